@@ -1,0 +1,64 @@
+/**
+ * The resolved, frozen configuration the gateway runs on. Produced once by the loader from
+ * the YAML file (see `schema.ts` for the file's shape, which is the single source of truth
+ * for keys and defaults); consumed by routing, the request stage and the response pipeline.
+ *
+ * Units are in the names: `_bytes` are bytes, `_ms` are milliseconds.
+ */
+
+/** How duplicated JSON text in tool results is handled (ARCHITECTURE §5). */
+export type DedupeTextMode = 'summary' | 'off';
+
+/** The limits in force for one exchange. Resolved call -> tool -> agent -> defaults -> built-in. */
+export interface Limits {
+  /** Whole serialized MCP message (JSON body, or the cumulative bytes of one request's SSE stream). */
+  readonly max_response_bytes: number;
+  /** Data bytes of one SSE event. Default: the response limit. Never above the response limit once resolved for a call. */
+  readonly max_sse_event_bytes: number;
+  /** Maximum nesting depth of JSON arrays/objects in a message, an SSE event's data, or a content[].text item. */
+  readonly max_json_depth: number;
+  /** Maximum number of JSON values (objects, arrays, scalars) in one of the above. */
+  readonly max_json_nodes: number;
+  /** A JSON response, from sending the request to its last byte. */
+  readonly response_deadline_ms: number;
+  /** SSE: longest time with no byte from the seller (comments count). */
+  readonly sse_idle_timeout_ms: number;
+  /** SSE: the whole stream of one request. */
+  readonly sse_deadline_ms: number;
+  readonly dedupe_text: DedupeTextMode;
+}
+
+/** Per-tool overrides (keys of `agents.<name>.tools.<tool>`). */
+export type ToolOverrides = Partial<Limits>;
+
+export interface AgentConfig {
+  /** The key under `agents:` (matches `/agents/<name>/mcp`). */
+  readonly name: string;
+  /** The seller's MCP endpoint. */
+  readonly url: URL;
+  /** Headers set on every upstream request, `${VAR}` already expanded. Lower-cased names. They replace the host's header of the same name. */
+  readonly headers: Readonly<Record<string, string>>;
+  /** Bound on the host's request body. */
+  readonly max_request_bytes: number;
+  /** Ceiling for `X-Max-Response-Bytes`; undefined means "the limit resolved for that call" (a call may only lower it). */
+  readonly max_call_response_bytes: number | undefined;
+  /** Content codings the gateway asks this seller for, in order (`identity` allowed). */
+  readonly accept_encoding: readonly string[];
+  /** true only when the config explicitly opts out of TLS certificate verification (logged loudly at start-up). */
+  readonly tls_insecure_skip_verify: boolean;
+  /** Limits for this agent with defaults applied (no tool, no call). */
+  readonly limits: Limits;
+  /** Per-tool overrides, keyed by tool name. */
+  readonly tools: Readonly<Record<string, ToolOverrides>>;
+}
+
+export interface GatewayConfig {
+  readonly listen: { readonly host: string; readonly port: number };
+  /** Defaults with built-ins applied. */
+  readonly defaults: Limits & { readonly max_request_bytes: number };
+  readonly agents: ReadonlyMap<string, AgentConfig>;
+  readonly resume: { readonly secret: string | undefined; readonly ttl_ms: number };
+  readonly log_level: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  /** Absolute path of the file this came from, if any (for logs and reload). */
+  readonly source: string | undefined;
+}
