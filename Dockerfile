@@ -1,0 +1,31 @@
+# syntax=docker/dockerfile:1
+#
+# adcp-buyer-gateway as a container. Two stages: compile TypeScript with the full dependency
+# tree, then run the compiled output with production dependencies only, as the unprivileged
+# `node` user.
+#
+# The image has no config baked in: mount one at /etc/adcp-buyer-gateway/gateway.yaml (see
+# docker/docker-compose.yml). Inside a container the config must say `listen.host: 0.0.0.0`:
+# 127.0.0.1 there is the container's own loopback, unreachable from the buyer's container.
+
+# ---- build ---------------------------------------------------------------------------------
+FROM node:22-bookworm-slim AS build
+WORKDIR /app
+COPY package.json package-lock.json ./
+# --ignore-scripts: `prepare` would run the build before the sources are here; it runs below.
+RUN npm ci --ignore-scripts
+COPY tsconfig.json tsconfig.build.json ./
+COPY src ./src
+RUN npm run build
+
+# ---- runtime -------------------------------------------------------------------------------
+FROM node:22-bookworm-slim
+ENV NODE_ENV=production
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --omit=dev --ignore-scripts && npm cache clean --force
+COPY --from=build /app/dist ./dist
+USER node
+EXPOSE 8787
+ENTRYPOINT ["node","dist/main.js"]
+CMD ["--config","/etc/adcp-buyer-gateway/gateway.yaml"]

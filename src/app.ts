@@ -1,0 +1,98 @@
+/**
+ * buildApp(config) -> a Fastify instance serving the gateway. Never listens: `main.ts` and
+ * the tests call `listen`.
+ *
+ * Routes:
+ * - `POST | GET | DELETE /agents/<agent>/mcp` -> the agent's seller (MCP Streamable HTTP);
+ * - any other method there -> 405 with a JSON-RPC error body; any other path -> 404.
+ */
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyError } from 'fastify';
+import replyFrom from '@fastify/reply-from';
+import type { Logger } from 'pino';
+import type { GatewayConfig } from './config/types.js';
+import { refuse } from './errors/local-reply.js';
+import { createLogger } from './observability/logger.js';
+import { createUpstreamDispatcher } from './routing/dispatcher.js';
+import { createMcpHandler } from './routing/handler.js';
+
+export interface BuildAppOptions {
+  /** A pino logger, or `false` to silence logs. Default: a pino logger at `config.log_level`. */
+  logger?: Logger | false;
+}
+
+/** Methods MCP Streamable HTTP uses on the MCP endpoint. */
+const MCP_METHODS = ['POST', 'GET', 'DELETE'] as const;
+const OTHER_METHODS = ['PUT', 'PATCH', 'OPTIONS', 'HEAD'] as const;
+
+export async function buildApp(config: GatewayConfig, opts: BuildAppOptions = {}): Promise<FastifyInstance> {
+  const logger = opts.logger === false ? createLogger('silent') : (opts.logger ?? createLogger(config.log_level));
+  let current = config;
+  const bodyLimit = Math.max(config.defaults.max_request_bytes, ...[...config.agents.values()].map((a) => a.max_request_bytes));
+
+  const app = Fastify({
+    loggerInstance: logger as FastifyBaseLogger,
+    // One log line per exchange comes from the handler; Fastify's own request lines are off.
+    logController: new LogController({ disableRequestLogging: true }),
+    bodyLimit,
+    exposeHeadRoutes: false,
+    return503OnClosing: true,
+  });
+
+  for (const agent of config.agents.values()) {
+    if (agent.tls_insecure_skip_verify) {
+      logger.warn({ agent: agent.name, url: agent.url.origin }, 'TLS certificate verification is OFF for this agent (tls_insecure_skip_verify: true). Never use this in production.');
+    }
+  }
+  const upstream = createUpstreamDispatcher((origin) => {
+    for (const agent of current.agents.values()) if (agent.tls_insecure_skip_verify && agent.url.origin === origin) return true;
+    return false;
+  });
+
+  await app.register(replyFrom, { undici: upstream.dispatcher as never, disableRequestLogging: true, retryMethods: [] });
+  app.addHook('onClose', async () => upstream.close());
+
+  // Request bodies are kept as the original bytes: the gateway forwards exactly what the host sent.
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, body, done) => done(null, body));
+
+  app.setErrorHandler((error: FastifyError, request, reply) => {
+    if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
+      return refuse(reply, 'request_too_large', null, `Request body is over max_request_bytes (${bodyLimit}).`, undefined, { limit_bytes: bodyLimit });
+    }
+    if (error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500) {
+      return refuse(reply, 'invalid_request', null, `Invalid Request: ${error.message}`);
+    }
+    request.log.error({ err: error }, 'unhandled error');
+    return refuse(reply, 'internal_error', null, 'Internal error in the gateway.');
+  });
+  app.setNotFoundHandler((request, reply) =>
+    refuse(reply, 'not_found', null, `No route for ${request.method} ${request.url.split('?')[0]}: MCP endpoints are /agents/<agent>/mcp.`),
+  );
+
+  const handler = createMcpHandler({ getConfig: () => current, upstream, log: logger });
+  app.route({ method: [...MCP_METHODS], url: '/agents/:agent/mcp', handler });
+  app.route({
+    method: [...OTHER_METHODS],
+    url: '/agents/:agent/mcp',
+    handler: (_request, reply) => {
+      reply.header('allow', MCP_METHODS.join(', '));
+      return refuse(reply, 'method_not_allowed', null, `Method not allowed: MCP endpoints accept ${MCP_METHODS.join(', ')}.`);
+    },
+  });
+
+  app.decorate('gatewayConfig', {
+    getter: () => current,
+  });
+  // Swapping the config object applies to new requests only; in-flight exchanges keep theirs.
+  app.decorate('setGatewayConfig', (next: GatewayConfig) => {
+    current = next;
+  });
+  return app;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    readonly gatewayConfig: GatewayConfig;
+    setGatewayConfig(next: GatewayConfig): void;
+  }
+}

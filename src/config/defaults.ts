@@ -1,0 +1,96 @@
+/**
+ * Built-in defaults and bounds for the gateway configuration, with their units.
+ *
+ * These are the values used when neither the YAML file's `defaults:` block nor an agent or
+ * tool sets a key. `schema.ts` uses the bounds; `load.ts` applies the defaults;
+ * `docs/configuration.md` documents the same numbers (a unit test keeps keys in sync).
+ */
+import type { DedupeTextMode, GatewayConfig } from './types.js';
+
+/** 1 KiB in bytes. */
+export const KiB = 1024;
+/** 1 MiB in bytes. */
+export const MiB = 1024 * KiB;
+/** 1 GiB in bytes. */
+export const GiB = 1024 * MiB;
+/** One second in milliseconds. */
+export const SECOND_MS = 1000;
+/** One hour in milliseconds. */
+export const HOUR_MS = 3600 * SECOND_MS;
+
+/**
+ * The protocol-wide ceiling on a *default* response limit: 4 MiB (4,194,304 bytes).
+ *
+ * Source: AdCP "MCP response extraction", section "Size Limits": "4 MiB is the MCP default
+ * and is also the protocol-wide ceiling on a default, so a client raises the limit for a
+ * specific agent or a specific call rather than shipping a larger default." Hence
+ * `defaults.max_response_bytes` may not exceed it, while an agent, a tool or a call may.
+ */
+export const SPEC_DEFAULT_RESPONSE_CEILING_BYTES = 4 * MiB;
+
+/** Inclusive bounds of every numeric key, by kind. */
+export const BOUNDS = Object.freeze({
+  /** Any `*_bytes` key: 1 byte .. 1 GiB. */
+  bytes: Object.freeze({ min: 1, max: GiB }),
+  /** Any `*_ms` key: 1 ms .. 24 h. */
+  ms: Object.freeze({ min: 1, max: 24 * HOUR_MS }),
+  /** `max_json_depth`: nesting levels. */
+  depth: Object.freeze({ min: 1, max: 10_000 }),
+  /** `max_json_nodes`: JSON values counted. */
+  nodes: Object.freeze({ min: 1, max: 100_000_000 }),
+  /** `listen.port`: 0 asks the OS for a free port. */
+  port: Object.freeze({ min: 0, max: 65_535 }),
+});
+
+/** Minimum length (characters) of a resume secret, from the config or the environment. */
+export const MIN_RESUME_SECRET_LENGTH = 32;
+
+/** Environment variable that supplies the resume secret when `resume.secret` is absent. */
+export const RESUME_SECRET_ENV = 'ADCP_GATEWAY_RESUME_SECRET';
+/** Environment variable naming the config file when `--config` is not given. */
+export const CONFIG_PATH_ENV = 'ADCP_GATEWAY_CONFIG';
+/** Config file used when neither `--config` nor `ADCP_GATEWAY_CONFIG` is given (relative to the cwd). */
+export const DEFAULT_CONFIG_PATH = 'config/gateway.yaml';
+
+/** Content codings an agent's `accept_encoding` may list. */
+export const CONTENT_CODINGS = ['gzip', 'deflate', 'br', 'identity'] as const;
+export type ContentCoding = (typeof CONTENT_CODINGS)[number];
+
+/** Log levels accepted by `log_level` (pino's). */
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = GatewayConfig['log_level'];
+
+/** `dedupe_text` modes. */
+export const DEDUPE_TEXT_MODES = ['summary', 'off'] as const satisfies readonly DedupeTextMode[];
+
+/**
+ * Built-in values of the `defaults:` block.
+ * `max_sse_event_bytes` has no fixed built-in: when no level sets it, it follows the
+ * response limit resolved for the exchange.
+ */
+export const BUILTIN_DEFAULTS = Object.freeze({
+  /** bytes: the spec's recommended client safety limit (and the ceiling on a default). */
+  max_response_bytes: SPEC_DEFAULT_RESPONSE_CEILING_BYTES,
+  /** levels */
+  max_json_depth: 64,
+  /** JSON values */
+  max_json_nodes: 100_000,
+  /** ms: 30 s */
+  response_deadline_ms: 30 * SECOND_MS,
+  /** ms: 5 min */
+  sse_idle_timeout_ms: 300 * SECOND_MS,
+  /** ms: 1 h */
+  sse_deadline_ms: HOUR_MS,
+  /** bytes: 4 MiB */
+  max_request_bytes: 4 * MiB,
+  dedupe_text: 'summary' as DedupeTextMode,
+});
+
+/** Built-in `listen:` address. */
+export const DEFAULT_LISTEN = Object.freeze({ host: '127.0.0.1', port: 8787 });
+/** Built-in `log_level`. */
+export const DEFAULT_LOG_LEVEL: LogLevel = 'info';
+/** Built-in `resume.ttl_ms`: 1 h. */
+export const DEFAULT_RESUME_TTL_MS = HOUR_MS;
+/** Built-in `accept_encoding` of an agent. */
+export const DEFAULT_ACCEPT_ENCODING: readonly ContentCoding[] = Object.freeze(['gzip', 'deflate', 'br']);

@@ -1,0 +1,571 @@
+/**
+ * The config loader: YAML text -> validated, resolved, deep-frozen `GatewayConfig`.
+ *
+ * Steps, each collecting problems rather than stopping at the first:
+ * 1. YAML syntax (line:column from `yaml`'s parser; duplicate keys are errors). A file with
+ *    syntax errors stops here: its tree can't be trusted for the next steps.
+ * 2. Build a plain tree from the YAML nodes (null-prototype mappings, so keys like
+ *    `__proto__` stay data), expanding `${VAR}` in every string value and remembering where
+ *    each path sits in the file.
+ * 3. Validate against the one schema (`schema.ts`); unknown keys get a "did you mean".
+ * 4. Cross-checks that need the environment (the resume secret from the environment).
+ * 5. Resolve defaults (call > tool > agent > defaults > built-in; see `resolve.ts`) and freeze.
+ *
+ * Problems never echo a secret: values under `headers`, `resume.secret`, and any value that
+ * came from an environment variable are described by type only.
+ */
+import { readFile } from 'node:fs/promises';
+import { resolve as resolvePath } from 'node:path';
+import { isAlias, isMap, isScalar, isSeq, LineCounter, parseDocument, type Document, type Node as YamlNode } from 'yaml';
+import type { z } from 'zod';
+import {
+  BUILTIN_DEFAULTS,
+  DEFAULT_ACCEPT_ENCODING,
+  DEFAULT_LISTEN,
+  DEFAULT_LOG_LEVEL,
+  DEFAULT_RESUME_TTL_MS,
+  MIN_RESUME_SECRET_LENGTH,
+  RESUME_SECRET_ENV,
+} from './defaults.js';
+import { expandEnv } from './env.js';
+import { RESOLUTION, resolveLevel, type AgentResolution, type ResolvedLevel } from './resolve.js';
+import { agentSchema, configSchema, knownKeysAt, LIMIT_KEYS, type RawAgent, type RawConfig, type RawTool } from './schema.js';
+import type { AgentConfig, GatewayConfig, Limits, ToolOverrides } from './types.js';
+
+/** One problem in a config file. `path` is the YAML path (`agents.acme.max_response_bytes`, `""` for the file itself); line and column are 1-based. */
+export interface ConfigProblem {
+  path: string;
+  message: string;
+  line?: number;
+  column?: number;
+}
+
+/**
+ * Thrown by `parseConfig` and `loadConfigFile` with every problem found (never just the first).
+ * `source` is the file name as the caller gave it (or the `source` label), if any.
+ */
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+  readonly problems: ConfigProblem[];
+  readonly source: string | undefined;
+
+  constructor(problems: ConfigProblem[], source?: string) {
+    super('');
+    this.problems = problems;
+    this.source = source;
+    this.message = this.format();
+  }
+
+  /**
+   * A human-readable report, one problem per line:
+   * ```
+   * config/gateway.yaml: 2 problems
+   *   agents.acme.max_response_bytes (line 12, column 25): expected an integer >= 1 and <= 1073741824 (1 GiB), got "big"
+   *   line 3, column 1: YAML syntax: ...
+   * ```
+   */
+  format(): string {
+    const n = this.problems.length;
+    const head = `${this.source ?? 'config'}: ${n} problem${n === 1 ? '' : 's'}`;
+    const lines = this.problems.map((p) => {
+      const at = p.line === undefined ? '' : `line ${p.line}${p.column === undefined ? '' : `, column ${p.column}`}`;
+      if (p.path === '') return `  ${at === '' ? '' : `${at}: `}${p.message}`;
+      return `  ${p.path}${at === '' ? '' : ` (${at})`}: ${p.message}`;
+    });
+    return [head, ...lines].join('\n');
+  }
+}
+
+/** Options of `parseConfig`. */
+export interface ParseConfigOptions {
+  /** Variables for `${VAR}` and `ADCP_GATEWAY_RESUME_SECRET`. Default: `process.env`. */
+  env?: NodeJS.ProcessEnv;
+  /** Where the text came from: used in `ConfigError` and stored as `GatewayConfig.source`. */
+  source?: string;
+}
+
+/**
+ * Parses, validates and resolves a config file's text.
+ *
+ * @param text the YAML text (UTF-8 string).
+ * @param opts `env` (default `process.env`) and `source` (a file name or label).
+ * @returns the frozen `GatewayConfig` (`source` = `opts.source`).
+ * @throws ConfigError with every problem (YAML syntax, schema, `${VAR}`, resume secret).
+ */
+export function parseConfig(text: string, opts: ParseConfigOptions = {}): GatewayConfig {
+  return buildConfig(text, opts.env ?? process.env, opts.source, opts.source);
+}
+
+/**
+ * Reads and parses a config file.
+ *
+ * @param path the file (relative to the cwd, or absolute).
+ * @param opts `env` (default `process.env`).
+ * @returns the frozen `GatewayConfig`, `source` = the absolute path.
+ * @throws ConfigError when the file can't be read (missing, a directory, no permission) or
+ *   is invalid; `ConfigError.source` is `path` as given.
+ */
+export async function loadConfigFile(path: string, opts: { env?: NodeJS.ProcessEnv } = {}): Promise<GatewayConfig> {
+  const absolute = resolvePath(path);
+  let text: string;
+  try {
+    text = await readFile(absolute, 'utf8');
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    const why =
+      code === 'ENOENT' ? 'file not found' : code === 'EISDIR' ? 'is a directory' : code === 'EACCES' ? 'permission denied' : (err as Error).message;
+    throw new ConfigError([{ path: '', message: `cannot read ${absolute}: ${why}` }], path);
+  }
+  return buildConfig(text, opts.env ?? process.env, absolute, path);
+}
+
+// ---------------------------------------------------------------------------------------
+// Building the tree from YAML nodes
+
+type Segment = string | number;
+
+interface Located {
+  /** Offset of the mapping key, when the value sits under one. */
+  key?: number;
+  /** Offset of the value node. */
+  value?: number;
+}
+
+/** Bound on values produced from the document (aliases can multiply a small file). */
+const MAX_TREE_VALUES = 200_000;
+
+class TreeBuilder {
+  readonly positions = new Map<string, Located>();
+  /** Paths whose string value came (partly) from an environment variable. */
+  readonly expanded = new Set<string>();
+  /** Paths whose `${VAR}` expansion failed (schema issues there would be noise). */
+  readonly envFailed = new Set<string>();
+  readonly problems: ConfigProblem[] = [];
+  private count = 0;
+  private tooLarge = false;
+  private readonly active = new Set<YamlNode>();
+
+  constructor(
+    private readonly doc: Document,
+    private readonly lines: LineCounter,
+    private readonly env: NodeJS.ProcessEnv,
+  ) {}
+
+  problem(path: readonly Segment[], message: string, offset: number | undefined): void {
+    this.problems.push(withPosition({ path: formatPath(path), message }, this.lines, offset));
+  }
+
+  build(node: unknown, path: Segment[], keyOffset?: number): unknown {
+    const id = pathKey(path);
+    const located: Located = { key: keyOffset };
+    this.positions.set(id, located);
+    if (node === null || node === undefined) return null;
+    const n = node as YamlNode;
+    located.value = n.range?.[0];
+    if (++this.count > MAX_TREE_VALUES) {
+      if (!this.tooLarge) this.problem(path, `the document expands to more than ${MAX_TREE_VALUES} values (aliases?)`, n.range?.[0]);
+      this.tooLarge = true;
+      return null;
+    }
+    if (isAlias(n)) {
+      const target = n.resolve(this.doc);
+      if (target === undefined) {
+        this.problem(path, `unresolved alias *${n.source}`, n.range?.[0]);
+        return null;
+      }
+      if (this.active.has(target)) {
+        this.problem(path, `alias *${n.source} refers to itself`, n.range?.[0]);
+        return null;
+      }
+      this.active.add(target);
+      try {
+        const value = this.build(target, path, keyOffset);
+        // Point at the alias, not at the anchor, for problems on this path itself.
+        this.positions.set(id, { key: keyOffset, value: n.range?.[0] });
+        return value;
+      } finally {
+        this.active.delete(target);
+      }
+    }
+    if (isScalar(n)) {
+      const value = n.value;
+      if (typeof value !== 'string') return value;
+      const result = expandEnv(value, this.env);
+      if (result.expanded) this.expanded.add(id);
+      if (!result.ok) {
+        this.envFailed.add(id);
+        for (const p of result.problems) {
+          this.problem(
+            path,
+            p.kind === 'missing'
+              ? `environment variable \`${p.name}\` is not set`
+              : 'malformed `${...}` reference: expected ${NAME} with NAME of letters, digits and _ (write $${ for a literal ${)',
+            n.range?.[0],
+          );
+        }
+        return value;
+      }
+      return result.value;
+    }
+    if (isSeq(n)) {
+      return n.items.map((item, index) => this.build(item, [...path, index]));
+    }
+    if (isMap(n)) {
+      const out: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
+      for (const pair of n.items) {
+        const keyNode = pair.key as YamlNode | null;
+        const keyAt = keyNode?.range?.[0] ?? (pair.value as YamlNode | null)?.range?.[0];
+        const key = scalarKey(keyNode);
+        if (key === undefined) {
+          this.problem(path, 'mapping keys must be plain strings', keyAt);
+          continue;
+        }
+        if (Object.hasOwn(out, key)) {
+          // yaml reports duplicates of identical keys; this catches e.g. `1:` and `"1":`.
+          this.problem([...path, key], `duplicate key \`${key}\``, keyAt);
+          continue;
+        }
+        out[key] = this.build(pair.value, [...path, key], keyAt);
+      }
+      return out;
+    }
+    this.problem(path, 'unsupported YAML node', (n as { range?: [number] }).range?.[0]);
+    return null;
+  }
+}
+
+function scalarKey(node: YamlNode | null): string | undefined {
+  if (node === null || !isScalar(node)) return undefined;
+  if (typeof node.value === 'string') return node.value;
+  if (node.value === null) return undefined;
+  // A plain key like `123` or `true`: keep the text as written.
+  return typeof node.source === 'string' && node.source !== '' ? node.source : String(node.value);
+}
+
+function pathKey(path: readonly PropertyKey[]): string {
+  return JSON.stringify(path.map((s) => (typeof s === 'symbol' ? String(s) : s)));
+}
+
+/** `agents.acme.tools["get.products"].max_response_bytes`, `agents.acme.accept_encoding[1]`. */
+export function formatPath(path: readonly PropertyKey[]): string {
+  let out = '';
+  for (const segment of path) {
+    if (typeof segment === 'number') out += `[${segment}]`;
+    else if (typeof segment === 'string' && /^[A-Za-z0-9_-]+$/.test(segment)) out += out === '' ? segment : `.${segment}`;
+    else out += `[${JSON.stringify(String(segment))}]`;
+  }
+  return out;
+}
+
+function withPosition(problem: ConfigProblem, lines: LineCounter, offset: number | undefined): ConfigProblem {
+  if (offset === undefined) return problem;
+  const { line, col } = lines.linePos(offset);
+  return { ...problem, line, column: col };
+}
+
+// ---------------------------------------------------------------------------------------
+// Schema issues -> problems
+
+function isSecretPath(path: readonly PropertyKey[]): boolean {
+  return (
+    (path.length === 2 && path[0] === 'resume' && path[1] === 'secret') ||
+    (path.length >= 3 && path[0] === 'agents' && path[2] === 'headers')
+  );
+}
+
+/** What was found, for "got ...". Secrets and environment-derived strings are described by type only. */
+function describe(value: unknown, secret: boolean): string {
+  if (value === null) return 'null (an empty value)';
+  if (typeof value === 'string') {
+    if (secret) return 'a string';
+    const shown = value.length > 40 ? `${value.slice(0, 40)}…` : value;
+    return JSON.stringify(shown);
+  }
+  if (typeof value === 'number') return Number.isNaN(value) ? '.nan' : Number.isFinite(value) ? String(value) : value > 0 ? '.inf' : '-.inf';
+  if (typeof value === 'boolean') return String(value);
+  if (Array.isArray(value)) return 'a list';
+  if (typeof value === 'object') return 'a mapping';
+  return typeof value;
+}
+
+function lookup(tree: unknown, path: readonly PropertyKey[]): { found: boolean; value: unknown; parentIsObject: boolean } {
+  let current: unknown = tree;
+  let parentIsObject = true;
+  for (const segment of path) {
+    if (current === null || typeof current !== 'object') return { found: false, value: undefined, parentIsObject: false };
+    parentIsObject = true;
+    const key = segment as string | number;
+    if (!Object.hasOwn(current, key)) return { found: false, value: undefined, parentIsObject };
+    current = (current as Record<string | number, unknown>)[key];
+  }
+  return { found: true, value: current, parentIsObject };
+}
+
+/** Optimal string alignment distance (Levenshtein with adjacent transpositions). */
+function editDistance(a: string, b: string): number {
+  const rows = a.length + 1;
+  const cols = b.length + 1;
+  const d: number[][] = Array.from({ length: rows }, (_, i) => Array.from({ length: cols }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)));
+  for (let i = 1; i < rows; i++) {
+    for (let j = 1; j < cols; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      const row = d[i] as number[];
+      const prev = d[i - 1] as number[];
+      let best = Math.min((prev[j] as number) + 1, (row[j - 1] as number) + 1, (prev[j - 1] as number) + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) best = Math.min(best, ((d[i - 2] as number[])[j - 2] as number) + 1);
+      row[j] = best;
+    }
+  }
+  return (d[rows - 1] as number[])[cols - 1] as number;
+}
+
+/**
+ * The known key a mistyped `key` most likely meant, or undefined. Case and `-`/`_` are
+ * ignored; otherwise within an edit distance of max(2, a quarter of the key's length).
+ */
+export function closestKey(key: string, known: readonly string[]): string | undefined {
+  const norm = (s: string): string => s.toLowerCase().replace(/-/g, '_');
+  const k = norm(key);
+  let best: string | undefined;
+  let bestDistance = Infinity;
+  for (const candidate of known) {
+    const distance = editDistance(k, norm(candidate));
+    if (distance < bestDistance) {
+      best = candidate;
+      bestDistance = distance;
+    }
+  }
+  return bestDistance <= Math.max(2, Math.floor(key.length / 4)) ? best : undefined;
+}
+
+const AGENT_ONLY_KEYS = new Set(Object.keys(agentSchema.shape).filter((k) => !(LIMIT_KEYS as readonly string[]).includes(k)));
+
+function unknownKeyMessage(key: string, path: readonly PropertyKey[]): string {
+  const known = knownKeysAt(path) ?? [];
+  const shown = JSON.stringify(key.slice(0, 80)).slice(1, -1);
+  // Per-tool blocks take only limit keys: say so when an agent key lands there.
+  const isTool = path.length === 4 && path[0] === 'agents' && path[2] === 'tools';
+  if (isTool && AGENT_ONLY_KEYS.has(key)) return `unknown key \`${shown}\`: \`${key}\` can be set on the agent, not per tool`;
+  const suggestion = closestKey(key, known);
+  if (suggestion !== undefined) return `unknown key \`${shown}\` (did you mean \`${suggestion}\`?)`;
+  return `unknown key \`${shown}\` (known keys: ${known.join(', ')})`;
+}
+
+function issuesToProblems(
+  issues: readonly z.core.$ZodIssue[],
+  tree: unknown,
+  builder: TreeBuilder,
+  lines: LineCounter,
+): ConfigProblem[] {
+  const out: ConfigProblem[] = [];
+  const positionOf = (path: readonly PropertyKey[], prefer: 'key' | 'value'): number | undefined => {
+    // The node itself, or the nearest ancestor that exists in the file.
+    for (let n = path.length; n >= 0; n--) {
+      const at = builder.positions.get(pathKey(path.slice(0, n)));
+      if (at === undefined) continue;
+      if (n < path.length) return n === 0 ? undefined : (at.key ?? at.value);
+      return prefer === 'key' ? (at.key ?? at.value) : (at.value ?? at.key);
+    }
+    return undefined;
+  };
+  const add = (path: readonly PropertyKey[], message: string, prefer: 'key' | 'value'): void => {
+    out.push(withPosition({ path: formatPath(path), message }, lines, positionOf(path, prefer)));
+  };
+
+  for (const issue of issues) {
+    const path = issue.path;
+    if (builder.envFailed.has(pathKey(path))) continue;
+    if (issue.code === 'unrecognized_keys') {
+      for (const key of issue.keys) add([...path, key], unknownKeyMessage(key, path), 'key');
+      continue;
+    }
+    if (issue.code === 'custom') {
+      const atKey = (issue.params as { at?: string } | undefined)?.at === 'key';
+      add(path, issue.message, atKey ? 'key' : 'value');
+      continue;
+    }
+    const found = lookup(tree, path);
+    if (!found.found && found.parentIsObject) {
+      const key = String(path[path.length - 1] ?? '');
+      const hint = path.length === 1 && key === 'agents' ? ' (at least one agent is required)' : '';
+      add(path, path.length === 0 ? issue.message : `missing required key \`${key}\`${hint}`, 'key');
+      continue;
+    }
+    const fromEnv = builder.expanded.has(pathKey(path));
+    const secret = isSecretPath(path) || fromEnv;
+    let got = `, got ${describe(found.value, secret)}`;
+    if (typeof found.value === 'string' && isSecretPath(path)) {
+      got = ''; // a secret's problem is its length or characters: "got a string" adds nothing
+    } else if (typeof found.value === 'string' && fromEnv) {
+      got = ', got a string from ${...} (a substituted value is always a string)';
+    }
+    add(path, `${issue.message}${got}`, 'value');
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------
+// Resolution and freezing
+
+/**
+ * A URL whose setters throw, so the frozen config's agent URL can't be changed in place
+ * (`Object.freeze` does not protect a URL's internal state). `searchParams` returns a copy.
+ */
+class FrozenURL extends URL {}
+for (const name of ['href', 'protocol', 'username', 'password', 'host', 'hostname', 'port', 'pathname', 'search', 'hash']) {
+  const descriptor = Object.getOwnPropertyDescriptor(URL.prototype, name);
+  Object.defineProperty(FrozenURL.prototype, name, {
+    get: descriptor?.get,
+    set: frozenUrl,
+    enumerable: descriptor?.enumerable ?? true,
+    configurable: false,
+  });
+}
+Object.defineProperty(FrozenURL.prototype, 'searchParams', {
+  get(this: URL): URLSearchParams {
+    return new URLSearchParams(this.search);
+  },
+  enumerable: true,
+  configurable: false,
+});
+
+function frozenUrl(): never {
+  throw new TypeError('the config is frozen: copy the URL (new URL(agent.url)) before changing it');
+}
+
+/** A Map whose mutators throw (`Object.freeze` does not protect a Map's entries). */
+class FrozenMap<K, V> extends Map<K, V> {
+  constructor(entries: Iterable<readonly [K, V]>) {
+    super();
+    for (const [k, v] of entries) super.set(k, v);
+    Object.freeze(this);
+  }
+  override set(_key: K, _value: V): this {
+    throw new TypeError('the config is frozen: agents cannot be added or replaced');
+  }
+  override delete(_key: K): boolean {
+    throw new TypeError('the config is frozen: agents cannot be removed');
+  }
+  override clear(): void {
+    throw new TypeError('the config is frozen: agents cannot be removed');
+  }
+}
+
+function overridesOf(raw: Partial<Record<keyof Limits, unknown>>): ToolOverrides {
+  const out: Record<string, unknown> = {};
+  for (const key of LIMIT_KEYS) {
+    if (raw[key] !== undefined) out[key] = raw[key];
+  }
+  return Object.freeze(out) as ToolOverrides;
+}
+
+function resolveAgent(name: string, raw: RawAgent, defaultsLevel: ResolvedLevel, defaultRequestBytes: number): AgentConfig {
+  const agentLevel = resolveLevel(defaultsLevel, overridesOf(raw));
+  const rawTools: Record<string, RawTool> = raw.tools ?? {};
+  const tools: Record<string, ToolOverrides> = Object.create(null) as Record<string, ToolOverrides>;
+  const toolLevels = new Map<string, ResolvedLevel>();
+  for (const tool of Object.keys(rawTools)) {
+    const overrides = overridesOf(rawTools[tool] as RawTool);
+    tools[tool] = overrides;
+    toolLevels.set(tool, resolveLevel(agentLevel, overrides));
+  }
+  const headers: Record<string, string> = Object.create(null) as Record<string, string>;
+  const rawHeaders: Record<string, string> = raw.headers ?? {};
+  for (const header of Object.keys(rawHeaders)) headers[header.toLowerCase()] = rawHeaders[header] as string;
+
+  const resolution: AgentResolution = Object.freeze({ agent: agentLevel, tools: new FrozenMap(toolLevels) });
+  const agent: AgentConfig = {
+    name,
+    url: Object.freeze(new FrozenURL(raw.url)),
+    headers: Object.freeze(headers),
+    max_request_bytes: raw.max_request_bytes ?? defaultRequestBytes,
+    max_call_response_bytes: raw.max_call_response_bytes,
+    accept_encoding: Object.freeze([...(raw.accept_encoding ?? DEFAULT_ACCEPT_ENCODING)]),
+    tls_insecure_skip_verify: raw.tls_insecure_skip_verify === true,
+    limits: agentLevel.limits,
+    tools: Object.freeze(tools),
+  };
+  Object.defineProperty(agent, RESOLUTION, { value: resolution, enumerable: false, writable: false, configurable: false });
+  return Object.freeze(agent);
+}
+
+function resolveConfig(raw: RawConfig, env: NodeJS.ProcessEnv, source: string | undefined): GatewayConfig {
+  const d = raw.defaults ?? {};
+  const builtinLevel: ResolvedLevel = {
+    limits: {
+      max_response_bytes: BUILTIN_DEFAULTS.max_response_bytes,
+      max_sse_event_bytes: BUILTIN_DEFAULTS.max_response_bytes,
+      max_json_depth: BUILTIN_DEFAULTS.max_json_depth,
+      max_json_nodes: BUILTIN_DEFAULTS.max_json_nodes,
+      response_deadline_ms: BUILTIN_DEFAULTS.response_deadline_ms,
+      sse_idle_timeout_ms: BUILTIN_DEFAULTS.sse_idle_timeout_ms,
+      sse_deadline_ms: BUILTIN_DEFAULTS.sse_deadline_ms,
+      dedupe_text: BUILTIN_DEFAULTS.dedupe_text,
+    },
+    sseEventExplicit: undefined,
+  };
+  const defaultsLevel = resolveLevel(builtinLevel, overridesOf(d));
+  const maxRequestBytes = d.max_request_bytes ?? BUILTIN_DEFAULTS.max_request_bytes;
+
+  const agents: [string, AgentConfig][] = [];
+  const rawAgents: Record<string, RawAgent> = raw.agents ?? {};
+  for (const name of Object.keys(rawAgents)) {
+    agents.push([name, resolveAgent(name, rawAgents[name] as RawAgent, defaultsLevel, maxRequestBytes)]);
+  }
+  const envSecret = env[RESUME_SECRET_ENV];
+  return Object.freeze({
+    listen: Object.freeze({ host: raw.listen?.host ?? DEFAULT_LISTEN.host, port: raw.listen?.port ?? DEFAULT_LISTEN.port }),
+    defaults: Object.freeze({ ...defaultsLevel.limits, max_request_bytes: maxRequestBytes }),
+    agents: new FrozenMap(agents),
+    resume: Object.freeze({
+      secret: raw.resume?.secret ?? (typeof envSecret === 'string' && envSecret !== '' ? envSecret : undefined),
+      ttl_ms: raw.resume?.ttl_ms ?? DEFAULT_RESUME_TTL_MS,
+    }),
+    log_level: raw.log_level ?? DEFAULT_LOG_LEVEL,
+    source,
+  });
+}
+
+// ---------------------------------------------------------------------------------------
+
+function sortProblems(problems: ConfigProblem[]): ConfigProblem[] {
+  return problems
+    .map((p, i) => ({ p, i }))
+    .sort((a, b) => (a.p.line ?? Infinity) - (b.p.line ?? Infinity) || (a.p.column ?? 0) - (b.p.column ?? 0) || a.i - b.i)
+    .map(({ p }) => p);
+}
+
+function buildConfig(text: string, env: NodeJS.ProcessEnv, source: string | undefined, label: string | undefined): GatewayConfig {
+  const lines = new LineCounter();
+  const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true });
+  const yamlProblems = [...doc.errors, ...doc.warnings].map((e) =>
+    withPosition({ path: '', message: `YAML: ${e.message.split('\n')[0] ?? e.message}` }, lines, e.pos[0]),
+  );
+  if (yamlProblems.length > 0) throw new ConfigError(sortProblems(yamlProblems), label);
+
+  const builder = new TreeBuilder(doc, lines, env);
+  const tree = builder.build(doc.contents, []);
+  const problems: ConfigProblem[] = [...builder.problems];
+  if (tree === null) {
+    problems.push({ path: '', message: 'the file is empty: at least an `agents:` block with one agent is required' });
+    throw new ConfigError(problems, label);
+  }
+
+  const parsed = configSchema.safeParse(tree);
+  if (!parsed.success) problems.push(...issuesToProblems(parsed.error.issues, tree, builder, lines));
+
+  // The resume secret may come from the environment instead of the file: same rule.
+  const fileSecret = lookup(tree, ['resume', 'secret']);
+  const envSecret = env[RESUME_SECRET_ENV];
+  if (!fileSecret.found && typeof envSecret === 'string' && envSecret !== '' && envSecret.length < MIN_RESUME_SECRET_LENGTH) {
+    problems.push({
+      path: 'resume.secret',
+      message: `the environment variable ${RESUME_SECRET_ENV} must be at least ${MIN_RESUME_SECRET_LENGTH} characters long`,
+    });
+  }
+
+  if (problems.length > 0 || !parsed.success) throw new ConfigError(sortProblems(problems), label);
+  // The schema only validates (no transforms), so the validated tree is the raw config; use
+  // our own null-prototype tree rather than zod's copy so names like `__proto__` stay data.
+  return resolveConfig(tree as RawConfig, env, source);
+}

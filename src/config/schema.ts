@@ -1,0 +1,343 @@
+/**
+ * THE schema of the YAML config file (snake_case keys, units in names). Single source of
+ * truth for which keys exist, their types and bounds; the raw types are inferred from it.
+ *
+ * - Every object is strict: an unknown key is an error (a typo in a limit name must never
+ *   fall back silently to a default).
+ * - Every key is optional except `agents` and `agents.<agent>.url`: `load.ts` applies the
+ *   built-ins of `defaults.ts` and resolves the levels (call > tool > agent > defaults > built-in).
+ * - The schema has no transforms or defaults: it only validates. The loader builds the
+ *   frozen `GatewayConfig` (see `types.ts`) from the validated tree.
+ * - Messages say what is expected; the loader adds the YAML path, the line and column, and
+ *   what was found (never echoing secrets).
+ *
+ * The reference for every key is `docs/configuration.md`; a unit test checks that the doc
+ * and `listSchemaKeyPaths()` list the same keys.
+ */
+import * as z from 'zod';
+import {
+  BOUNDS,
+  CONTENT_CODINGS,
+  DEDUPE_TEXT_MODES,
+  LOG_LEVELS,
+  MIN_RESUME_SECRET_LENGTH,
+  SPEC_DEFAULT_RESPONSE_CEILING_BYTES,
+} from './defaults.js';
+
+/** Agent names become a URL path segment: `/agents/<name>/mcp`. */
+export const AGENT_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+/** MCP tool-name charset. */
+export const TOOL_NAME_PATTERN = /^[A-Za-z0-9_.-]{1,128}$/;
+/** RFC 9110 `token` (header field names). */
+export const HEADER_NAME_PATTERN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+/** Header values: no control characters except HTAB, nothing outside Latin-1 (what Node/undici accept). */
+const HEADER_VALUE_PATTERN = /^[\t\x20-\x7e\x80-\xff]*$/;
+
+/**
+ * Header names an agent's `headers:` may not set, with the reason. Hop-by-hop headers are
+ * per-connection; `host` comes from the agent's `url`; `content-length` is computed;
+ * `x-max-response-bytes` is the gateway's own per-call header and is never forwarded;
+ * `accept-encoding` is set from the agent's `accept_encoding` key.
+ */
+export const FORBIDDEN_HEADERS: ReadonlyMap<string, string> = new Map([
+  ['connection', 'a hop-by-hop header'],
+  ['keep-alive', 'a hop-by-hop header'],
+  ['transfer-encoding', 'a hop-by-hop header'],
+  ['te', 'a hop-by-hop header'],
+  ['trailer', 'a hop-by-hop header'],
+  ['upgrade', 'a hop-by-hop header'],
+  ['host', 'set from the agent `url`'],
+  ['content-length', 'computed by the gateway'],
+  ['x-max-response-bytes', "the gateway's per-call limit header, never forwarded"],
+  ['accept-encoding', 'set from the agent key `accept_encoding`'],
+]);
+
+/** Why a header name may not be configured, or undefined when it may. `name` is lower-cased. */
+export function forbiddenHeaderReason(name: string): string | undefined {
+  const reason = FORBIDDEN_HEADERS.get(name);
+  if (reason !== undefined) return reason;
+  if (name.startsWith('proxy-')) return 'a hop-by-hop header (proxy-*)';
+  return undefined;
+}
+
+/** A custom issue about a mapping key (a name) rather than its value: the loader points at the key. */
+const KEY_ISSUE = { at: 'key' } as const;
+/** Run a refinement even when inner values had problems, so every problem is reported at once. */
+const ALWAYS = { when: () => true };
+
+function intIn(min: number, max: number, note = ''): z.ZodNumber {
+  const error = `expected an integer >= ${min} and <= ${max}${note}`;
+  return z.number({ error }).int({ error }).min(min, { error }).max(max, { error });
+}
+
+/** Any `*_bytes` key: 1 .. 1 GiB. */
+const bytes = intIn(BOUNDS.bytes.min, BOUNDS.bytes.max, ' (1 GiB)');
+/** Any `*_ms` key: 1 ms .. 24 h. */
+const ms = intIn(BOUNDS.ms.min, BOUNDS.ms.max, ' (24 h)');
+const depth = intIn(BOUNDS.depth.min, BOUNDS.depth.max);
+const nodes = intIn(BOUNDS.nodes.min, BOUNDS.nodes.max);
+const port = intIn(BOUNDS.port.min, BOUNDS.port.max);
+
+/** `defaults.max_response_bytes`: the spec's 4 MiB ceiling on a default (agents and tools may go higher). */
+const DEFAULT_RESPONSE_BYTES_EXPECTED = `expected an integer >= 1 and <= ${SPEC_DEFAULT_RESPONSE_CEILING_BYTES} (4 MiB)`;
+const defaultResponseBytes = z
+  .number({ error: DEFAULT_RESPONSE_BYTES_EXPECTED })
+  .int({ error: DEFAULT_RESPONSE_BYTES_EXPECTED })
+  .min(1, { error: DEFAULT_RESPONSE_BYTES_EXPECTED })
+  .max(SPEC_DEFAULT_RESPONSE_CEILING_BYTES, {
+    error:
+      `a default may not exceed ${SPEC_DEFAULT_RESPONSE_CEILING_BYTES} bytes (4 MiB), the protocol-wide ceiling on a default ` +
+      '(AdCP MCP response extraction, "Size Limits"); raise max_response_bytes for a specific agent or tool instead',
+  });
+
+const oneOf = (values: readonly string[]): string => `expected one of ${values.join(', ')}`;
+
+const dedupeText = z.enum(DEDUPE_TEXT_MODES, { error: oneOf(DEDUPE_TEXT_MODES) });
+
+/** The `Limits` keys: allowed in `defaults`, on an agent and per tool. */
+const limitShape = {
+  max_response_bytes: bytes.optional(),
+  max_sse_event_bytes: bytes.optional(),
+  max_json_depth: depth.optional(),
+  max_json_nodes: nodes.optional(),
+  response_deadline_ms: ms.optional(),
+  sse_idle_timeout_ms: ms.optional(),
+  sse_deadline_ms: ms.optional(),
+  dedupe_text: dedupeText.optional(),
+};
+
+const url = z.string({ error: 'expected an absolute http: or https: URL' }).superRefine((value, ctx) => {
+  // Messages never echo the URL: it could carry credentials or come from a secret variable.
+  let parsed: URL;
+  try {
+    parsed = new URL(value);
+  } catch {
+    ctx.addIssue({ code: 'custom', message: 'is not a valid absolute URL (expected http:// or https://...)' });
+    return;
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
+    ctx.addIssue({ code: 'custom', message: `scheme must be http: or https:, got ${JSON.stringify(parsed.protocol.slice(0, 20))}` });
+  }
+  if (parsed.username !== '' || parsed.password !== '') {
+    ctx.addIssue({ code: 'custom', message: 'must not contain credentials (user:password@); send them with `headers` instead' });
+  }
+  if (value.includes('#')) {
+    ctx.addIssue({ code: 'custom', message: 'must not contain a fragment (#...)' });
+  }
+});
+
+const headerValue = z.string({ error: 'expected a string header value (quote numbers)' }).regex(HEADER_VALUE_PATTERN, {
+  error: 'header value contains characters not allowed in HTTP (control characters, line breaks or non-Latin-1)',
+});
+
+const headers = z
+  .record(z.string(), headerValue, { error: 'expected a mapping of header name to value' })
+  .superRefine((value, ctx) => {
+    if (typeof value !== 'object' || value === null) return;
+    const seen = new Map<string, string>();
+    for (const name of Object.keys(value)) {
+      const lower = name.toLowerCase();
+      if (!HEADER_NAME_PATTERN.test(name)) {
+        ctx.addIssue({ code: 'custom', path: [name], params: KEY_ISSUE, message: `invalid header name ${JSON.stringify(name)}: must be an HTTP token` });
+        continue;
+      }
+      const reason = forbiddenHeaderReason(lower);
+      if (reason !== undefined) {
+        ctx.addIssue({ code: 'custom', path: [name], params: KEY_ISSUE, message: `header \`${lower}\` may not be configured: ${reason}` });
+      }
+      const previous = seen.get(lower);
+      if (previous !== undefined) {
+        ctx.addIssue({
+          code: 'custom',
+          path: [name],
+          params: KEY_ISSUE,
+          message: `header \`${name}\` repeats \`${previous}\` (header names are case-insensitive)`,
+        });
+      } else {
+        seen.set(lower, name);
+      }
+    }
+  }, ALWAYS);
+
+const acceptEncoding = z
+  .array(z.enum(CONTENT_CODINGS, { error: oneOf(CONTENT_CODINGS) }), {
+    error: 'expected a list of content codings, such as [gzip, deflate, br] or [identity]',
+  })
+  .min(1, { error: 'must list at least one content coding (use [identity] for none)' })
+  .superRefine((value, ctx) => {
+    if (!Array.isArray(value)) return;
+    const seen = new Set<unknown>();
+    value.forEach((coding, index) => {
+      if (seen.has(coding)) ctx.addIssue({ code: 'custom', path: [index], message: `duplicate content coding ${JSON.stringify(coding)}` });
+      seen.add(coding);
+    });
+  }, ALWAYS);
+
+/** `agents.<agent>.tools.<tool>`: the `Limits` keys only. */
+export const toolSchema = z.strictObject(limitShape, { error: 'expected a mapping of limit keys' });
+
+const tools = z
+  .record(z.string(), toolSchema, { error: 'expected a mapping of tool name to limit overrides' })
+  .superRefine((value, ctx) => {
+    if (typeof value !== 'object' || value === null) return;
+    for (const name of Object.keys(value)) {
+      if (!TOOL_NAME_PATTERN.test(name)) {
+        ctx.addIssue({
+          code: 'custom',
+          path: [name],
+          params: KEY_ISSUE,
+          message: `invalid tool name ${JSON.stringify(name.slice(0, 140))}: must match ${TOOL_NAME_PATTERN.source}`,
+        });
+      }
+    }
+  }, ALWAYS);
+
+/** `agents.<agent>`. */
+export const agentSchema = z.strictObject(
+  {
+    url,
+    headers: headers.nullish(),
+    max_call_response_bytes: bytes.optional(),
+    max_request_bytes: bytes.optional(),
+    accept_encoding: acceptEncoding.optional(),
+    tls_insecure_skip_verify: z.boolean({ error: 'expected true or false' }).optional(),
+    ...limitShape,
+    tools: tools.nullish(),
+  },
+  { error: 'expected a mapping with at least `url`' },
+);
+
+const agents = z
+  .record(z.string(), agentSchema, { error: 'expected a mapping of agent name to agent' })
+  .nullable()
+  .superRefine((value, ctx) => {
+    if (value === null || (typeof value === 'object' && Object.keys(value).length === 0)) {
+      ctx.addIssue({ code: 'custom', message: 'at least one agent is required' });
+      return;
+    }
+    if (typeof value !== 'object') return;
+    for (const name of Object.keys(value)) {
+      if (!AGENT_NAME_PATTERN.test(name)) {
+        ctx.addIssue({
+          code: 'custom',
+          path: [name],
+          params: KEY_ISSUE,
+          message: `invalid agent name ${JSON.stringify(name.slice(0, 80))}: must match ${AGENT_NAME_PATTERN.source} (it is the path segment of /agents/<name>/mcp)`,
+        });
+      }
+    }
+  }, ALWAYS);
+
+/** `defaults`: the `Limits` keys plus `max_request_bytes`; `max_response_bytes` is capped at 4 MiB. */
+export const defaultsSchema = z.strictObject(
+  { ...limitShape, max_response_bytes: defaultResponseBytes.optional(), max_request_bytes: bytes.optional() },
+  { error: 'expected a mapping of limit keys' },
+);
+
+/** `listen`. */
+export const listenSchema = z.strictObject(
+  {
+    host: z.string({ error: 'expected a host name or IP address' }).min(1, { error: 'expected a host name or IP address' }).optional(),
+    port: port.optional(),
+  },
+  { error: 'expected a mapping with `host` and `port`' },
+);
+
+/** `resume`. */
+export const resumeSchema = z.strictObject(
+  {
+    // Never echo the value: it is a secret.
+    secret: z
+      .string({ error: `expected a string of at least ${MIN_RESUME_SECRET_LENGTH} characters` })
+      .min(MIN_RESUME_SECRET_LENGTH, { error: `must be at least ${MIN_RESUME_SECRET_LENGTH} characters long` })
+      .optional(),
+    ttl_ms: ms.optional(),
+  },
+  { error: 'expected a mapping with `secret` and `ttl_ms`' },
+);
+
+/** The whole file. */
+export const configSchema = z.strictObject(
+  {
+    listen: listenSchema.nullish(),
+    log_level: z.enum(LOG_LEVELS, { error: oneOf(LOG_LEVELS) }).optional(),
+    defaults: defaultsSchema.nullish(),
+    resume: resumeSchema.nullish(),
+    agents,
+  },
+  { error: 'expected a mapping (the file must have at least an `agents:` block)' },
+);
+
+/** The validated file, before defaults are applied. */
+export type RawConfig = z.infer<typeof configSchema>;
+/** One `agents.<agent>` entry as written. */
+export type RawAgent = z.infer<typeof agentSchema>;
+/** One `agents.<agent>.tools.<tool>` entry as written. */
+export type RawTool = z.infer<typeof toolSchema>;
+/** The `defaults` block as written. */
+export type RawDefaults = z.infer<typeof defaultsSchema>;
+
+/** The keys of `Limits` (allowed in `defaults`, on an agent, per tool). */
+export const LIMIT_KEYS = Object.freeze(Object.keys(limitShape)) as readonly (keyof typeof limitShape)[];
+
+/** Placeholder segment used for the user-named keys of a mapping, by the key that holds it. */
+const PLACEHOLDERS: Readonly<Record<string, string>> = { agents: '<agent>', tools: '<tool>' };
+
+function unwrap(schema: z.ZodType): z.ZodType {
+  let s: z.ZodType = schema;
+  while (s instanceof z.ZodOptional || s instanceof z.ZodNullable) s = s.unwrap() as z.ZodType;
+  return s;
+}
+
+/**
+ * Every key path of the schema, in declaration order, e.g. `listen`, `listen.host`,
+ * `agents.<agent>.tools.<tool>.max_response_bytes`. A mapping of user-chosen names holding
+ * objects (`agents`, `tools`) contributes a placeholder segment; `headers` is a leaf.
+ */
+export function listSchemaKeyPaths(): string[] {
+  const out: string[] = [];
+  const walk = (schema: z.ZodType, prefix: string): void => {
+    const s = unwrap(schema);
+    if (s instanceof z.ZodObject) {
+      for (const [key, child] of Object.entries(s.shape as Record<string, z.ZodType>)) {
+        const path = prefix === '' ? key : `${prefix}.${key}`;
+        out.push(path);
+        const inner = unwrap(child);
+        if (inner instanceof z.ZodRecord && unwrap(inner.valueType as z.ZodType) instanceof z.ZodObject) {
+          const placeholder = PLACEHOLDERS[key] ?? '<name>';
+          out.push(`${path}.${placeholder}`);
+          walk(inner.valueType as z.ZodType, `${path}.${placeholder}`);
+        } else {
+          walk(inner, path);
+        }
+      }
+    }
+  };
+  walk(configSchema, '');
+  return out;
+}
+
+/**
+ * The keys allowed in the object at `path` (a path into the YAML tree: strings for mapping
+ * keys, numbers for list indexes), or undefined when `path` does not lead to a strict object.
+ * Used to suggest the closest key for an unknown one.
+ */
+export function knownKeysAt(path: readonly PropertyKey[]): string[] | undefined {
+  let s: z.ZodType = configSchema;
+  for (const segment of path) {
+    s = unwrap(s);
+    if (s instanceof z.ZodObject) {
+      const child = (s.shape as Record<string, z.ZodType | undefined>)[String(segment)];
+      if (child === undefined) return undefined;
+      s = child;
+    } else if (s instanceof z.ZodRecord) {
+      s = s.valueType as z.ZodType;
+    } else if (s instanceof z.ZodArray) {
+      s = s.element as z.ZodType;
+    } else {
+      return undefined;
+    }
+  }
+  s = unwrap(s);
+  return s instanceof z.ZodObject ? Object.keys(s.shape as object) : undefined;
+}

@@ -1,0 +1,260 @@
+/**
+ * The ONE catalog of what the gateway answers on its own (ARCHITECTURE §3): the AdCP error
+ * codes it mints, the `details.reason` values with their code, and the refusals of a host's
+ * request. Data only; `src/mcp/local-error.ts` builds the messages from it and
+ * `docs/errors.md` documents it (a test keeps the two identical, both ways).
+ *
+ * Descriptions and sources are plain text without `|` (they are table cells in the doc).
+ */
+
+/** AdCP `recovery` values the gateway emits. */
+export type Recovery = 'transient' | 'correctable' | 'terminal';
+
+/** Methods whose request can be narrowed (`fields`, `max_results`, a cursor): the tool-result shape and `correctable` apply (ARCHITECTURE §3). */
+export const NARROWABLE_METHODS: readonly string[] = ['tools/call', 'tasks/result'];
+
+export interface AdcpCodeSpec {
+  /** JSON-RPC `error.code` for the non-tool shape (ARCHITECTURE §3; avoids -32000, -32001, -32002, -32042). */
+  readonly jsonRpcCode: number;
+  /** `recovery` when the method is in {@link NARROWABLE_METHODS}. */
+  readonly recoveryNarrowable: Recovery;
+  /** `recovery` for every other method. */
+  readonly recoveryOther: Recovery;
+  readonly description: string;
+  readonly source: string;
+}
+
+/** The AdCP error codes the gateway mints. */
+export const ADCP_CODES = {
+  RESPONSE_TOO_LARGE: {
+    jsonRpcCode: -32050,
+    recoveryNarrowable: 'correctable',
+    recoveryOther: 'terminal',
+    description: "The seller's answer broke a byte, JSON depth or JSON node bound; nothing of it was forwarded.",
+    source: 'mcp-response-extraction §Size Limits; ARCHITECTURE §3',
+  },
+  SERVICE_UNAVAILABLE: {
+    jsonRpcCode: -32027,
+    recoveryNarrowable: 'transient',
+    recoveryOther: 'transient',
+    description: 'The seller was too slow, unreachable, or did not answer with MCP.',
+    source: 'transport-errors §Reserved JSON-RPC Codes (-32027); ARCHITECTURE §3',
+  },
+} as const satisfies Record<string, AdcpCodeSpec>;
+
+export type AdcpCode = keyof typeof ADCP_CODES;
+
+/** Fields a minted error's `details` may carry besides `reason`. */
+export type DetailField =
+  | 'limit_bytes'
+  | 'observed_bytes'
+  | 'limit_depth'
+  | 'observed_depth'
+  | 'limit_nodes'
+  | 'observed_nodes'
+  | 'limit_ms'
+  | 'observed_ms'
+  | 'upstream_status';
+
+export interface ReasonSpec {
+  readonly code: AdcpCode;
+  /** `details` fields besides `reason`, in order; each is present when the stage knows it. */
+  readonly details: readonly DetailField[];
+  /** false only when the request never reached the seller, so no operation can have run. */
+  readonly mayHaveExecuted: boolean;
+  readonly description: string;
+  readonly source: string;
+}
+
+const BYTES: readonly DetailField[] = ['limit_bytes', 'observed_bytes'];
+const TIME: readonly DetailField[] = ['limit_ms', 'observed_ms'];
+const SIZE_LIMITS = 'mcp-response-extraction §Size Limits';
+
+/** `details.reason` values (snake_case, stable), each with its code. */
+export const REASONS = {
+  content_length: {
+    code: 'RESPONSE_TOO_LARGE',
+    details: BYTES,
+    mayHaveExecuted: true,
+    description: 'The seller announced a Content-Length over the limit (pre-check; observed_bytes is the announced length).',
+    source: `${SIZE_LIMITS} (pre-reject an over-limit Content-Length)`,
+  },
+  raw_bytes: {
+    code: 'RESPONSE_TOO_LARGE',
+    details: BYTES,
+    mayHaveExecuted: true,
+    description: 'The bytes received on the wire, before decoding, went over the limit.',
+    source: `${SIZE_LIMITS} (bound raw bytes as they arrive)`,
+  },
+  decoded_bytes: {
+    code: 'RESPONSE_TOO_LARGE',
+    details: BYTES,
+    mayHaveExecuted: true,
+    description: 'The body went over the limit once decompressed.',
+    source: `${SIZE_LIMITS} (bound decoded bytes)`,
+  },
+  sse_event: {
+    code: 'RESPONSE_TOO_LARGE',
+    details: BYTES,
+    mayHaveExecuted: true,
+    description: 'The data of one SSE event went over max_sse_event_bytes.',
+    source: `${SIZE_LIMITS} (the bound applies to each SSE event)`,
+  },
+  sse_cumulative: {
+    code: 'RESPONSE_TOO_LARGE',
+    details: BYTES,
+    mayHaveExecuted: true,
+    description: "All bytes of one request's SSE stream, counted across Last-Event-ID reconnects, went over the limit.",
+    source: `${SIZE_LIMITS} (cumulative per request, carried across resumption)`,
+  },
+  json_depth: {
+    code: 'RESPONSE_TOO_LARGE',
+    details: ['limit_depth', 'observed_depth', ...BYTES],
+    mayHaveExecuted: true,
+    description: 'The JSON nests arrays/objects deeper than max_json_depth (observed_depth is the limit plus one: the scan stops there).',
+    source: `${SIZE_LIMITS} (bound JSON depth after the cap passes)`,
+  },
+  json_nodes: {
+    code: 'RESPONSE_TOO_LARGE',
+    details: ['limit_nodes', 'observed_nodes', ...BYTES],
+    mayHaveExecuted: true,
+    description: 'The JSON holds more values than max_json_nodes (observed_nodes is the limit plus one: the scan stops there).',
+    source: `${SIZE_LIMITS} (bound JSON node count after the cap passes)`,
+  },
+  deadline_exceeded: {
+    code: 'SERVICE_UNAVAILABLE',
+    details: TIME,
+    mayHaveExecuted: true,
+    description: 'A JSON response did not arrive in full within response_deadline_ms.',
+    source: `${SIZE_LIMITS} (pair the cap with a deadline)`,
+  },
+  sse_idle: {
+    code: 'SERVICE_UNAVAILABLE',
+    details: TIME,
+    mayHaveExecuted: true,
+    description: 'The SSE stream sent no byte (comments included) for sse_idle_timeout_ms before the response arrived.',
+    source: 'ARCHITECTURE §3 and §5 (the gateway idle timeout replaces undici body timeout)',
+  },
+  sse_deadline: {
+    code: 'SERVICE_UNAVAILABLE',
+    details: TIME,
+    mayHaveExecuted: true,
+    description: "The request's SSE stream did not deliver the response within sse_deadline_ms.",
+    source: `${SIZE_LIMITS} (pair the cap with a deadline); ARCHITECTURE §3`,
+  },
+  upstream_unreachable: {
+    code: 'SERVICE_UNAVAILABLE',
+    details: [],
+    mayHaveExecuted: false,
+    description: 'No connection to the seller (DNS, connect or TLS failure): the request was not delivered.',
+    source: 'ARCHITECTURE §3',
+  },
+  upstream_reset: {
+    code: 'SERVICE_UNAVAILABLE',
+    details: [],
+    mayHaveExecuted: true,
+    description: 'The seller closed or reset the connection before its response was complete.',
+    source: 'ARCHITECTURE §3',
+  },
+  upstream_status: {
+    code: 'SERVICE_UNAVAILABLE',
+    details: ['upstream_status'],
+    mayHaveExecuted: true,
+    description: 'The seller answered with an HTTP 5xx status.',
+    source: 'ARCHITECTURE §3',
+  },
+  upstream_not_mcp: {
+    code: 'SERVICE_UNAVAILABLE',
+    details: ['upstream_status'],
+    mayHaveExecuted: true,
+    description: 'The seller answered 2xx but not with JSON or SSE, or with a body that is not a JSON-RPC message.',
+    source: 'ARCHITECTURE §3',
+  },
+  unsupported_encoding: {
+    code: 'SERVICE_UNAVAILABLE',
+    details: [],
+    mayHaveExecuted: true,
+    description: 'The seller used a Content-Encoding the gateway did not ask for or cannot decode.',
+    source: 'ARCHITECTURE §3',
+  },
+} as const satisfies Record<string, ReasonSpec>;
+
+export type AdcpErrorReason = keyof typeof REASONS;
+
+export interface RefusalSpec {
+  /** HTTP status of the refusal. */
+  readonly statusCode: number;
+  /** JSON-RPC `error.code` of its body. */
+  readonly jsonRpcCode: number;
+  readonly description: string;
+  readonly source: string;
+}
+
+/** JSON-RPC 2.0 standard codes used by refusals. */
+export const JSONRPC_PARSE_ERROR = -32700;
+export const JSONRPC_INVALID_REQUEST = -32600;
+export const JSONRPC_INTERNAL_ERROR = -32603;
+
+/**
+ * Refusals of a host's request, made before any seller is contacted (ARCHITECTURE §3), plus
+ * the two answers of the same shape that are not about a seller (`not_found`,
+ * `internal_error`); `error.data.reason` is the key.
+ */
+export const REFUSALS = {
+  not_found: {
+    statusCode: 404,
+    jsonRpcCode: JSONRPC_INVALID_REQUEST,
+    description: 'The path is not an MCP endpoint of the gateway (those are /agents/<agent>/mcp).',
+    source: 'ARCHITECTURE §1',
+  },
+  unknown_agent: {
+    statusCode: 404,
+    jsonRpcCode: JSONRPC_INVALID_REQUEST,
+    description: 'The path /agents/<agent>/mcp names no agent of the configuration.',
+    source: 'ARCHITECTURE §3',
+  },
+  request_too_large: {
+    statusCode: 413,
+    jsonRpcCode: JSONRPC_INVALID_REQUEST,
+    description: "The host's request body is over the agent's max_request_bytes.",
+    source: 'ARCHITECTURE §3',
+  },
+  parse_error: {
+    statusCode: 400,
+    jsonRpcCode: JSONRPC_PARSE_ERROR,
+    description: "The host's request body is not valid JSON.",
+    source: 'ARCHITECTURE §3; JSON-RPC 2.0 §5.1',
+  },
+  invalid_request: {
+    statusCode: 400,
+    jsonRpcCode: JSONRPC_INVALID_REQUEST,
+    description: 'The request is not a valid JSON-RPC message, or a gateway header is malformed (e.g. X-Max-Response-Bytes).',
+    source: 'ARCHITECTURE §3; JSON-RPC 2.0 §5.1',
+  },
+  method_not_allowed: {
+    statusCode: 405,
+    jsonRpcCode: JSONRPC_INVALID_REQUEST,
+    description: 'The HTTP method is not one the MCP endpoint takes (POST, GET, DELETE).',
+    source: 'ARCHITECTURE §3; MCP Streamable HTTP',
+  },
+  resume_token_invalid: {
+    statusCode: 400,
+    jsonRpcCode: JSONRPC_INVALID_REQUEST,
+    description: 'Last-Event-ID is not a resume token this gateway minted for this agent (format or signature).',
+    source: 'ARCHITECTURE §4',
+  },
+  resume_token_expired: {
+    statusCode: 400,
+    jsonRpcCode: JSONRPC_INVALID_REQUEST,
+    description: 'Last-Event-ID verified but is older than resume.ttl_ms.',
+    source: 'ARCHITECTURE §4',
+  },
+  internal_error: {
+    statusCode: 500,
+    jsonRpcCode: JSONRPC_INTERNAL_ERROR,
+    description: 'A fault in the gateway itself, before anything was sent to the host; the seller may have been contacted (logged).',
+    source: 'JSON-RPC 2.0 §5.1',
+  },
+} as const satisfies Record<string, RefusalSpec>;
+
+export type RefusalReason = keyof typeof REFUSALS;

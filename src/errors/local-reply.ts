@@ -1,0 +1,103 @@
+/**
+ * The ONE writer of responses the gateway makes up (ARCHITECTURE §3). Two kinds:
+ *
+ * 1. The seller's answer broke a bound (too large, too deep, too slow, unreachable, not MCP):
+ *    - nothing sent yet: HTTP 200 with a JSON-RPC message for the same id (a tool error
+ *      result for `tools/call`/`tasks/result`, a JSON-RPC error elsewhere); a request with no
+ *      id to answer (GET stream, notification, batch) gets 502 (504 for a deadline) with a
+ *      JSON-RPC error body, id null;
+ *    - SSE already started: one final `message` event with that JSON-RPC message, then end;
+ *    - neither possible (a plain body already partly sent): reset the connection, so a
+ *      truncated body never looks complete.
+ * 2. The host's request is refused before any seller is contacted: a 4xx status with a
+ *    JSON-RPC error body (`refuse`).
+ *
+ * Whichever outcome comes first wins: the exchange is marked finished and the upstream
+ * request aborted, so later upstream events are ignored.
+ */
+import type { FastifyReply } from 'fastify';
+import type { Exchange } from '../exchange.js';
+import { buildAdcpError, localErrorMessage, requestRefusal } from '../mcp/local-error.js';
+import type { AdcpErrorReason, RefusalReason } from './codes.js';
+import { encodeSseEvent } from '../response/sse-encode.js';
+import { GatewayAbortError } from './abort.js';
+
+/** What a local error needs to know beyond the exchange (docs/errors.md lists the reasons). */
+export interface LocalErrorInput {
+  reason: AdcpErrorReason;
+  limitBytes?: number;
+  observedBytes?: number;
+  limit?: number;
+  observed?: number;
+  limitMs?: number;
+  upstreamStatus?: number;
+}
+
+/** Response headers kept on a locally made answer (everything else the seller sent is dropped). */
+const KEPT_ON_LOCAL_REPLY = new Set(['mcp-session-id']);
+
+/**
+ * Answers the host with a minted AdCP error for this exchange, in whichever form is still
+ * possible (see file comment). No-op when the exchange is already finished.
+ */
+export function answerWithLocalError(exchange: Exchange, reply: FastifyReply, input: LocalErrorInput): void {
+  if (exchange.finished) return;
+  exchange.finished = true;
+  exchange.outcome = 'local_error';
+  exchange.reason = input.reason;
+  exchange.abortUpstream(new GatewayAbortError({ reason: 'finished' }));
+
+  const { rpc } = exchange;
+  const method = rpc.method ?? '';
+  const err = buildAdcpError({ ...input, method, ...(rpc.toolName !== undefined ? { toolName: rpc.toolName } : {}) });
+  const answerable = rpc.kind === 'request';
+  const message = localErrorMessage(answerable ? rpc.id : null, answerable ? method : '', err);
+  const body = JSON.stringify(message);
+  const raw = reply.raw;
+
+  if (exchange.sseStarted) {
+    if (!raw.writableEnded && !raw.destroyed) {
+      const frame = answerable ? encodeSseEvent({ event: 'message', data: body }) : '';
+      if (frame) {
+        exchange.bytesToHost += Buffer.byteLength(frame);
+        raw.write(frame);
+      }
+      raw.end();
+    }
+    return;
+  }
+  if (raw.headersSent || reply.sent) {
+    // A plain body is already partly out: a truncated body must never look complete.
+    raw.destroy(new Error(`local error after body started: ${input.reason}`));
+    return;
+  }
+  for (const name of Object.keys(reply.getHeaders())) {
+    if (!KEPT_ON_LOCAL_REPLY.has(name)) reply.removeHeader(name);
+  }
+  const status = answerable ? 200 : input.reason === 'deadline_exceeded' || input.reason === 'sse_deadline' ? 504 : 502;
+  exchange.bytesToHost += Buffer.byteLength(body);
+  reply.code(status).header('content-type', 'application/json').header('cache-control', 'no-store').send(body);
+}
+
+/**
+ * Refuses the host's request before any seller is contacted (ARCHITECTURE §3, second kind).
+ * `id` is the request's id when it could be read, else null.
+ */
+export function refuse(
+  reply: FastifyReply,
+  reason: RefusalReason,
+  id: string | number | null,
+  message: string,
+  exchange?: Exchange,
+  extra?: Record<string, unknown>,
+): FastifyReply {
+  const { statusCode, body } = requestRefusal(reason, id, message, extra);
+  const text = Buffer.from(JSON.stringify(body));
+  if (exchange) {
+    exchange.finished = true;
+    exchange.outcome = 'refused';
+    exchange.reason = reason;
+    exchange.bytesToHost += text.length;
+  }
+  return reply.code(statusCode).header('content-type', 'application/json').header('cache-control', 'no-store').send(text);
+}

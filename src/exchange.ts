@@ -1,0 +1,97 @@
+/**
+ * One exchange: a host's HTTP request to `/agents/<agent>/mcp`, the upstream request it
+ * becomes, and the response the host receives. Created by the route handler, read by the
+ * request stage (headers), the response pipeline (limits, counters) and the exchange log line.
+ *
+ * Lives outside `request/` and `response/` so that neither imports the other (ARCHITECTURE §2).
+ */
+import type { AgentConfig, Limits } from './config/types.js';
+
+/** The JSON-RPC facts the gateway reads from the request it forwards (ARCHITECTURE §2, gateway issue item 4). */
+export interface RpcPeek {
+  /** `request` (has id), `notification` (no id), `batch` (a JSON array), `none` (no body: GET/DELETE). */
+  readonly kind: 'request' | 'notification' | 'batch' | 'none';
+  /** The request id (string | number | null); null when the body has none. */
+  readonly id: string | number | null;
+  /** The JSON-RPC method, or undefined (batch, no body). */
+  readonly method: string | undefined;
+  /** `params.name` of a `tools/call` request. */
+  readonly toolName: string | undefined;
+}
+
+/** How the exchange ended, for the log line and metrics. */
+export type Outcome =
+  | 'ok' // seller's answer forwarded unchanged
+  | 'rewritten' // forwarded with normalization / dedupe applied
+  | 'local_error' // the gateway answered with a minted AdCP error
+  | 'refused' // the host's request was refused before any seller was contacted
+  | 'resumable_end' // SSE ended plainly after an event id, so the host resumes
+  | 'host_aborted'; // the host went away first
+
+export interface Exchange {
+  /** Process-unique key, used to find this exchange from the upstream dispatcher. */
+  readonly key: string;
+  readonly agent: AgentConfig;
+  readonly rpc: RpcPeek;
+  /** Limits in force for this exchange (call -> tool -> agent -> defaults). */
+  readonly limits: Limits;
+  /** The host's negotiated MCP revision (`MCP-Protocol-Version`; absent means 2025-03-26). */
+  readonly protocolVersion: string;
+  /** True when results may be normalized for this host: revision >= 2025-06-18 and dedupe_text != off. */
+  readonly normalize: boolean;
+  /** process.hrtime.bigint() when the handler started. */
+  readonly startedAt: bigint;
+  /** Bytes read from the seller, as on the wire (before decoding). */
+  bytesFromSeller: number;
+  /** Bytes of the seller's body after content decoding. */
+  bytesDecoded: number;
+  /** Body bytes written to the host. */
+  bytesToHost: number;
+  /** Bytes removed by dedupe/normalization. */
+  bytesSaved: number;
+  /** HTTP status the seller answered with, if any. */
+  upstreamStatus: number | undefined;
+  outcome: Outcome | undefined;
+  /** The reason of a local error or refusal (docs/errors.md). */
+  reason: string | undefined;
+  /** Normalization actions applied (`deduped`, `lifted`). */
+  actions: string[];
+  /** Aborts the upstream request, set once the dispatcher starts it. Safe to call repeatedly. */
+  abortUpstream: (reason: Error) => void;
+  /** True once the host's answer is settled (sent, being streamed to its end, or refused): later upstream events are ignored. */
+  finished: boolean;
+  /** True once SSE headers went to the host: a local error must then be a final SSE event. */
+  sseStarted: boolean;
+  /** Stream state for SSE resumption: the last event id forwarded to the host (undefined before any). */
+  lastEventIdSent: string | undefined;
+}
+
+let counter = 0;
+
+/** Makes the exchange record for a request whose agent, peek and limits are known. */
+export function createExchange(init: {
+  agent: AgentConfig;
+  rpc: RpcPeek;
+  limits: Limits;
+  protocolVersion: string;
+  normalize: boolean;
+}): Exchange {
+  counter = (counter + 1) % Number.MAX_SAFE_INTEGER;
+  return {
+    key: `${process.pid}-${counter}`,
+    ...init,
+    startedAt: process.hrtime.bigint(),
+    bytesFromSeller: 0,
+    bytesDecoded: 0,
+    bytesToHost: 0,
+    bytesSaved: 0,
+    upstreamStatus: undefined,
+    outcome: undefined,
+    reason: undefined,
+    actions: [],
+    abortUpstream: () => {},
+    finished: false,
+    sseStarted: false,
+    lastEventIdSent: undefined,
+  };
+}

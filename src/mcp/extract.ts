@@ -1,0 +1,218 @@
+/**
+ * AdCP data extraction from MCP messages: success data (`extractAdcpResponse`, the
+ * normative algorithm of `mcp-response-extraction.md` §Extraction Algorithm) and AdCP
+ * errors (`extractAdcpError`, the transport-errors page's MCP detection order as summarized
+ * in ARCHITECTURE §3).
+ *
+ * The text-fallback walk over `content[]` is written once here (`findTextObject`) and shared
+ * by extraction, error extraction and normalization (`normalize.ts`), so the size and
+ * structure bounds apply identically everywhere.
+ *
+ * Prototype safety (mcp-response-extraction §Prototype Pollution): objects returned here are
+ * the seller's own objects (as `JSON.parse` built them, where `"__proto__"` is a plain own
+ * key); nothing is merged or assigned, and only own properties are read.
+ */
+import { checkJsonBounds } from './json-bounds.js';
+import type { AdcpError, TextJsonBounds } from './types.js';
+
+/** 4 MiB: the spec's recommended client limit, and the default bound on one `content[].text` item (mcp-response-extraction §Size Limits). */
+export const DEFAULT_MAX_TEXT_BYTES = 4_194_304;
+
+/** Bounds of a valid extracted AdCP error (transport-errors page, `validate()`). */
+export const ADCP_ERROR_MAX_CODE_LENGTH = 64;
+export const ADCP_ERROR_MAX_BYTES = 4096;
+
+/** A JSON object: non-null, not an array. */
+export function isJsonObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+/** Reads an own property only (never the prototype chain). */
+export function ownValue(obj: object, key: string): unknown {
+  return Object.hasOwn(obj, key) ? (obj as Record<string, unknown>)[key] : undefined;
+}
+
+/** True when the object's only own key is `adcp_error` (an error response missing `isError`). */
+export function isAdcpErrorOnly(obj: Record<string, unknown>): boolean {
+  if (!Object.hasOwn(obj, 'adcp_error')) return false;
+  const keys = Object.keys(obj);
+  return keys.length === 1;
+}
+
+/**
+ * Whether `text` encodes to more than `maxBytes` UTF-8 bytes. O(1) for most inputs: one
+ * UTF-16 unit is at most 3 UTF-8 bytes and at least one, so `length * 3 <= max` is always
+ * within and `length > max` always over; only the band between is measured.
+ */
+export function utf8LengthExceeds(text: string, maxBytes: number): boolean {
+  if (text.length * 3 <= maxBytes) return false;
+  if (text.length > maxBytes) return true;
+  return Buffer.byteLength(text, 'utf8') > maxBytes;
+}
+
+/** Index of the first character that is not JSON whitespace, or -1. */
+function firstSignificant(text: string): number {
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c !== 0x20 && c !== 0x0a && c !== 0x0d && c !== 0x09) return i;
+  }
+  return -1;
+}
+
+/**
+ * Parses one `content[].text` value as a JSON object, under bounds. Returns the parsed
+ * object, or `undefined` when the value is not a non-empty string, is over
+ * `bounds.maxTextBytes` UTF-8 bytes (default 4 MiB), does not start (after JSON
+ * whitespace) with `{`, breaks `bounds.maxDepth` / `bounds.maxNodes` (checked only when
+ * given, before parsing), is not valid JSON, or parses to anything but a non-array object.
+ * Never throws on seller input.
+ *
+ * Rules: size check before `JSON.parse` (mcp-response-extraction §Size Limits); only
+ * non-array objects are accepted (§Client Library Requirements 3); structure bounds before
+ * parsing, over-bound text simply not lifted (ARCHITECTURE §5). The `{` pre-check only
+ * skips texts `JSON.parse` could never turn into an object.
+ */
+export function parseTextObject(text: unknown, bounds: TextJsonBounds = {}): Record<string, unknown> | undefined {
+  if (typeof text !== 'string' || text.length === 0) return undefined;
+  if (utf8LengthExceeds(text, bounds.maxTextBytes ?? DEFAULT_MAX_TEXT_BYTES)) return undefined;
+  const start = firstSignificant(text);
+  if (start === -1 || text.charCodeAt(start) !== 0x7b /* { */) return undefined;
+  if (bounds.maxDepth !== undefined || bounds.maxNodes !== undefined) {
+    const check = checkJsonBounds(text, { maxDepth: bounds.maxDepth ?? Infinity, maxNodes: bounds.maxNodes ?? Infinity });
+    if (!check.ok) return undefined;
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  return isJsonObject(parsed) ? parsed : undefined;
+}
+
+/** A `content[]` item whose text parsed to an accepted JSON object. */
+export interface TextObjectMatch {
+  /** Position of the item in `content`. */
+  index: number;
+  /** The parsed object (a fresh object from `JSON.parse`). */
+  value: Record<string, unknown>;
+}
+
+/**
+ * The text-fallback walk (mcp-response-extraction §Extraction Algorithm step 3), written
+ * once: iterates `content` in array order, considers items with own `type === 'text'`,
+ * parses each text with {@link parseTextObject} under `bounds`, and returns the first
+ * parsed object `accept` keeps. `null` when `content` is not an array or nothing matches.
+ */
+export function findTextObject(
+  content: unknown,
+  bounds: TextJsonBounds,
+  accept: (value: Record<string, unknown>) => boolean,
+): TextObjectMatch | null {
+  if (!Array.isArray(content)) return null;
+  for (let index = 0; index < content.length; index++) {
+    const item: unknown = content[index];
+    if (!isJsonObject(item) || ownValue(item, 'type') !== 'text') continue;
+    const value = parseTextObject(ownValue(item, 'text'), bounds);
+    if (value !== undefined && accept(value)) return { index, value };
+  }
+  return null;
+}
+
+/**
+ * The first `content[]` text item of a tool result whose text is liftable success data:
+ * within `bounds` (size always, default 4 MiB; depth/nodes when given), a JSON non-array
+ * object, and not `adcp_error`-only. This is step 3 of the extraction algorithm only:
+ * callers apply the `isError` and `structuredContent` steps first.
+ *
+ * `result`: anything; non-objects and results without a `content` array give `null`.
+ */
+export function findLiftableTextItem(result: unknown, bounds: TextJsonBounds = {}): TextObjectMatch | null {
+  if (!isJsonObject(result)) return null;
+  return findTextObject(ownValue(result, 'content'), bounds, (value) => !isAdcpErrorOnly(value));
+}
+
+/**
+ * Extracts AdCP success data from an MCP tool result (`CallToolResult`), exactly as
+ * mcp-response-extraction §Extraction Algorithm:
+ * 1. `isError` truthy -> `null` (error path is separate).
+ * 2. `structuredContent` a non-array object -> it (the same object), or `null` if its only
+ *    key is `adcp_error`.
+ * 3. Text fallback: the first `content[]` text item within `opts.maxTextBytes` UTF-8 bytes
+ *    (default 4 MiB; also `maxDepth`/`maxNodes` when given) that parses to a non-array
+ *    object which is not `adcp_error`-only.
+ * 4. Otherwise `null`.
+ *
+ * Never throws on seller input. The returned object may hold an own `"__proto__"` key: copy
+ * own keys, never `Object.assign` it onto state (§Prototype Pollution).
+ */
+export function extractAdcpResponse(result: unknown, opts: TextJsonBounds = {}): Record<string, unknown> | null {
+  if (!isJsonObject(result)) return null;
+  if (ownValue(result, 'isError')) return null;
+  const structured = ownValue(result, 'structuredContent');
+  if (isJsonObject(structured)) return isAdcpErrorOnly(structured) ? null : structured;
+  return findLiftableTextItem(result, opts)?.value ?? null;
+}
+
+/**
+ * Validates an `adcp_error` candidate (transport-errors page, `validate()`; ARCHITECTURE §3):
+ * a non-array object whose `code` is a string of 1–64 characters and whose
+ * `JSON.stringify` is at most 4096 UTF-8 bytes. Returns it unchanged, or `null`.
+ */
+export function validateAdcpError(candidate: unknown): AdcpError | null {
+  if (!isJsonObject(candidate)) return null;
+  const code = ownValue(candidate, 'code');
+  if (typeof code !== 'string' || code.length === 0 || code.length > ADCP_ERROR_MAX_CODE_LENGTH) return null;
+  let serialized: string;
+  try {
+    serialized = JSON.stringify(candidate);
+  } catch {
+    return null; // not JSON data (cycle, BigInt): no structured error
+  }
+  if (utf8LengthExceeds(serialized, ADCP_ERROR_MAX_BYTES)) return null;
+  return candidate as AdcpError;
+}
+
+/**
+ * Extracts an AdCP error from an MCP message: a tool result (`CallToolResult`) or a
+ * JSON-RPC response envelope (`{jsonrpc, id, result}` whose `result` is the tool result, or
+ * `{jsonrpc, id, error}`), as the transport-error-mapping vectors do.
+ *
+ * Detection order (ARCHITECTURE §3, from the transport-errors page):
+ * 1. `structuredContent.adcp_error`, only when `isError === true`;
+ * 2. JSON-RPC `error.data.adcp_error`;
+ * 3. the first `content[].text` item parsing to an object with a truthy `adcp_error` key,
+ *    only when `isError === true` (same walk and size bound as the success fallback;
+ *    `bounds` as in {@link parseTextObject}).
+ * The first candidate found decides: it is returned unchanged if {@link validateAdcpError}
+ * accepts it (raw values kept, e.g. an out-of-range `retry_after`), else `null`.
+ */
+export function extractAdcpError(message: unknown, bounds: TextJsonBounds = {}): AdcpError | null {
+  if (!isJsonObject(message)) return null;
+  const envelopeResult = ownValue(message, 'result');
+  const toolResult = isJsonObject(envelopeResult) ? envelopeResult : message;
+  const isError = ownValue(toolResult, 'isError') === true;
+
+  if (isError) {
+    const structured = ownValue(toolResult, 'structuredContent');
+    if (isJsonObject(structured)) {
+      const candidate = ownValue(structured, 'adcp_error');
+      if (candidate) return validateAdcpError(candidate);
+    }
+  }
+
+  const rpcError = ownValue(message, 'error');
+  if (isJsonObject(rpcError)) {
+    const data = ownValue(rpcError, 'data');
+    if (isJsonObject(data)) {
+      const candidate = ownValue(data, 'adcp_error');
+      if (candidate) return validateAdcpError(candidate);
+    }
+  }
+
+  if (isError) {
+    const match = findTextObject(ownValue(toolResult, 'content'), bounds, (value) => Boolean(ownValue(value, 'adcp_error')));
+    if (match) return validateAdcpError(ownValue(match.value, 'adcp_error'));
+  }
+  return null;
+}

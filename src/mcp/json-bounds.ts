@@ -1,0 +1,158 @@
+/**
+ * JSON structure bounds: nesting depth and node count, checked on the raw text before
+ * `JSON.parse` ever sees it.
+ *
+ * Why: the AdCP security page's response-size bounds (summarized in
+ * `mcp-response-extraction.md` §Size Limits) require a client to "bound JSON depth and node
+ * count after the cap passes". A body can be under the byte cap and still be 4 MiB of `[`
+ * (V8's recursive parser then throws `RangeError: Maximum call stack size exceeded`, or
+ * builds millions of tiny objects). ARCHITECTURE §5: a `content[].text` item over these
+ * bounds is simply not lifted, so the same scan guards the text fallback too.
+ */
+
+/** The bounds; `Infinity` disables one. Both must be non-negative integers or `Infinity`. */
+export interface JsonBoundsLimits {
+  /** Maximum nesting of arrays/objects; `{}` alone is depth 1, a bare scalar depth 0. */
+  readonly maxDepth: number;
+  /** Maximum number of JSON values (each object, array, string, number, true/false/null; object keys do not count). */
+  readonly maxNodes: number;
+}
+
+/** The outcome of {@link checkJsonBounds}. */
+export type JsonBoundsResult =
+  | { readonly ok: true; readonly depth: number; readonly nodes: number }
+  | {
+      readonly ok: false;
+      /** Same strings as the `details.reason` values of `src/errors/codes.ts`. */
+      readonly reason: 'json_depth' | 'json_nodes';
+      readonly limit: number;
+      /** Always `limit + 1`: the scan stops at the first breach. */
+      readonly observed: number;
+    };
+
+const TAB = 0x09;
+const LF = 0x0a;
+const CR = 0x0d;
+const SPACE = 0x20;
+const QUOTE = 0x22;
+const COMMA = 0x2c;
+const MINUS = 0x2d;
+const DIGIT_0 = 0x30;
+const DIGIT_9 = 0x39;
+const COLON = 0x3a;
+const LBRACKET = 0x5b;
+const BACKSLASH = 0x5c;
+const RBRACKET = 0x5d;
+const LOWER_F = 0x66;
+const LOWER_N = 0x6e;
+const LOWER_T = 0x74;
+const LBRACE = 0x7b;
+const RBRACE = 0x7d;
+/** `prev` before the first significant character. */
+const START = 0;
+
+function assertLimit(name: string, value: number): void {
+  if (!(value === Infinity || (Number.isInteger(value) && value >= 0))) {
+    throw new RangeError(`checkJsonBounds: ${name} must be a non-negative integer or Infinity, got ${String(value)}`);
+  }
+}
+
+/**
+ * Measures the nesting depth and node count of a JSON text, failing fast at the first
+ * breach of either limit.
+ *
+ * - Input: the JSON text as a string (read with `charCodeAt`) or as UTF-8 bytes (read
+ *   directly, no decoding: bytes >= 0x80 are never `"`, `\`, brackets or commas, so
+ *   multi-byte characters need no special case).
+ * - Counting: every value is one node (object, array, string, number, `true`, `false`,
+ *   `null`); object keys are not nodes. Depth is the maximum nesting of arrays/objects.
+ * - Syntax is NOT validated: the text still goes through `JSON.parse` afterwards. For valid
+ *   JSON the counts are exact; for invalid JSON they are whatever the scan saw (harmless,
+ *   since the parse rejects it).
+ * - Result: `{ ok: true, depth, nodes }`, or `{ ok: false, reason, limit, observed }` with
+ *   `observed === limit + 1`. When one character breaks both bounds (an opening bracket),
+ *   `json_depth` is reported.
+ * - Errors: `RangeError` when a limit is negative, fractional or NaN.
+ *
+ * Complexity: one forward pass, O(n) time, O(1) memory (no recursion, no per-token
+ * allocation). String bodies are skipped with the native `indexOf` (memchr); a quote
+ * preceded by an odd run of backslashes is escaped, and each backslash run is walked once,
+ * so escapes keep it linear. Outside strings each character costs a few comparisons.
+ * Hostile input stops early: 4 MiB of `[` or of `{"a":` stops after `maxDepth + 1`
+ * brackets; a flat array stops at node `maxNodes + 1`.
+ *
+ * How keys are told from values without a container stack: a string after `{` is a key,
+ * after `:` / `[` / start a value; after `,` it is a key only if the next significant
+ * character is `:`, so its count is settled at that character (or at the end).
+ */
+export function checkJsonBounds(input: string | Uint8Array, limits: JsonBoundsLimits): JsonBoundsResult {
+  const { maxDepth, maxNodes } = limits;
+  assertLimit('maxDepth', maxDepth);
+  assertLimit('maxNodes', maxNodes);
+
+  const str = typeof input === 'string' ? input : undefined;
+  const bytes = typeof input === 'string' ? undefined : input;
+  const n = input.length;
+
+  let depth = 0;
+  let maxSeenDepth = 0;
+  let nodes = 0;
+  /** Last significant character outside strings (whitespace skipped). */
+  let prev = START;
+  /** A string after `,` whose role (key or value) is settled by the next significant character. */
+  let pendingString = false;
+
+  for (let i = 0; i < n; i++) {
+    const c = str !== undefined ? str.charCodeAt(i) : (bytes as Uint8Array)[i] as number;
+    if (c === SPACE || c === LF || c === CR || c === TAB) continue;
+
+    if (pendingString) {
+      pendingString = false;
+      if (c !== COLON && ++nodes > maxNodes) return { ok: false, reason: 'json_nodes', limit: maxNodes, observed: nodes };
+    }
+
+    if (c === QUOTE) {
+      // Skip to the closing quote: the next `"` not preceded by an odd run of backslashes.
+      const open = i;
+      let from = i + 1;
+      for (;;) {
+        const q = str !== undefined ? str.indexOf('"', from) : (bytes as Uint8Array).indexOf(QUOTE, from);
+        if (q === -1) {
+          i = n; // unterminated: the parse will reject it
+          break;
+        }
+        let b = q - 1;
+        while (b > open && (str !== undefined ? str.charCodeAt(b) : (bytes as Uint8Array)[b]) === BACKSLASH) b--;
+        if (((q - 1 - b) & 1) === 0) {
+          i = q;
+          break;
+        }
+        from = q + 1;
+      }
+      if (prev === COMMA) pendingString = true;
+      else if (prev !== LBRACE && ++nodes > maxNodes) {
+        return { ok: false, reason: 'json_nodes', limit: maxNodes, observed: nodes };
+      }
+      prev = QUOTE;
+      continue;
+    }
+
+    if (c === LBRACKET || c === LBRACE) {
+      if (++depth > maxDepth) return { ok: false, reason: 'json_depth', limit: maxDepth, observed: depth };
+      if (depth > maxSeenDepth) maxSeenDepth = depth;
+      if (++nodes > maxNodes) return { ok: false, reason: 'json_nodes', limit: maxNodes, observed: nodes };
+    } else if (c === RBRACKET || c === RBRACE) {
+      if (depth > 0) depth--;
+    } else if (
+      (prev === START || prev === LBRACKET || prev === COMMA || prev === COLON) &&
+      ((c >= DIGIT_0 && c <= DIGIT_9) || c === MINUS || c === LOWER_T || c === LOWER_F || c === LOWER_N)
+    ) {
+      // First character of a number or literal; its later characters have prev = a scalar char.
+      if (++nodes > maxNodes) return { ok: false, reason: 'json_nodes', limit: maxNodes, observed: nodes };
+    }
+    prev = c;
+  }
+
+  if (pendingString && ++nodes > maxNodes) return { ok: false, reason: 'json_nodes', limit: maxNodes, observed: nodes };
+  return { ok: true, depth: maxSeenDepth, nodes };
+}

@@ -1,0 +1,214 @@
+/**
+ * The shapes of every answer the gateway makes up (ARCHITECTURE §3), as pure functions:
+ * the AdCP error it mints when a seller's answer breaks a bound, the JSON-RPC message that
+ * carries it (tool result or JSON-RPC error), and the refusal of a bad host request.
+ * Writing them to a socket (JSON body, final SSE event, reset) is the local-reply writer's
+ * job, not this module's. Codes, reasons and refusals come from `src/errors/codes.ts`.
+ */
+import { ADCP_CODES, NARROWABLE_METHODS, REASONS, REFUSALS } from '../errors/codes.js';
+import type { AdcpErrorReason, DetailField, Recovery, RefusalReason } from '../errors/codes.js';
+import { SDK_ID } from '../version.js';
+import type {
+  GatewayAdcpError,
+  GatewayErrorDetails,
+  JsonRpcErrorResponse,
+  JsonRpcId,
+  JsonRpcResultResponse,
+  ToolErrorResult,
+} from './types.js';
+
+/** Tool-name prefixes treated as read-only: an error on them needs no "re-read state" warning. */
+export const READ_ONLY_TOOL_PREFIXES: readonly string[] = ['get_', 'list_', 'search_', 'preview_', 'check_'];
+
+/** What went wrong, with the numbers the stage measured. Units in the names. */
+export interface BuildAdcpErrorInput {
+  reason: AdcpErrorReason;
+  /** JSON-RPC method of the host's request (`tools/call`, `tasks/result`, `tools/list`, …). */
+  method: string;
+  /** `params.name` of a `tools/call`, when known. */
+  toolName?: string;
+  /** Byte limit in force (every RESPONSE_TOO_LARGE reason). */
+  limitBytes?: number;
+  /** Bytes counted when the bound broke (for `content_length`, the announced length). */
+  observedBytes?: number;
+  /** Depth or node limit (`json_depth`, `json_nodes`). */
+  limit?: number;
+  /** Depth or node count when the scan stopped (`json_depth`, `json_nodes`). */
+  observed?: number;
+  /** Time limit in force, milliseconds (deadline and idle reasons). */
+  limitMs?: number;
+  /** Time elapsed, milliseconds, when known. */
+  observedMs?: number;
+  /** The seller's HTTP status (`upstream_status`, `upstream_not_mcp`). */
+  upstreamStatus?: number;
+}
+
+/** Whether the method's request can be narrowed and is answered with a tool result (`tools/call`, `tasks/result`). */
+export function isNarrowableMethod(method: string): boolean {
+  return NARROWABLE_METHODS.includes(method);
+}
+
+/**
+ * Whether a failed call may have changed state at the seller: a `tools/call` or
+ * `tasks/result` whose tool is unknown or not read-only (name not starting with
+ * {@link READ_ONLY_TOOL_PREFIXES}). Other methods (`tools/list`, `initialize`, …) never are.
+ */
+export function mayBeMutation(method: string, toolName: string | undefined): boolean {
+  if (!isNarrowableMethod(method)) return false;
+  return !(toolName !== undefined && READ_ONLY_TOOL_PREFIXES.some((prefix) => toolName.startsWith(prefix)));
+}
+
+function limitPhrase(value: number | undefined, unit: string, fallback: string): string {
+  return value === undefined ? fallback : `the ${value}-${unit} limit`;
+}
+
+function msPhrase(value: number | undefined, fallback: string): string {
+  return value === undefined ? fallback : `${value} ms`;
+}
+
+/** The first clause of each reason's message: only gateway-measured numbers, never seller text. */
+const MESSAGES: { readonly [R in AdcpErrorReason]: (d: GatewayErrorDetails) => string } = {
+  content_length: (d) =>
+    d.observed_bytes === undefined
+      ? `The seller announced a Content-Length over ${limitPhrase(d.limit_bytes, 'byte', 'the byte limit')}`
+      : `The seller announced a ${d.observed_bytes}-byte response (Content-Length), over ${limitPhrase(d.limit_bytes, 'byte', 'the byte limit')}`,
+  raw_bytes: (d) => `The seller's response exceeded ${limitPhrase(d.limit_bytes, 'byte', 'the byte limit')}`,
+  decoded_bytes: (d) => `The seller's response exceeded ${limitPhrase(d.limit_bytes, 'byte', 'the byte limit')} once decompressed`,
+  sse_event: (d) => `An SSE event from the seller exceeded ${limitPhrase(d.limit_bytes, 'byte', 'the byte limit')} for one event`,
+  sse_cumulative: (d) =>
+    `The seller's SSE stream for this request exceeded ${limitPhrase(d.limit_bytes, 'byte', 'the byte limit')} in total`,
+  json_depth: (d) => `The seller's response nests JSON deeper than ${limitPhrase(d.limit_depth, 'level', 'the depth limit')}`,
+  json_nodes: (d) => `The seller's response holds more JSON values than ${limitPhrase(d.limit_nodes, 'value', 'the node limit')}`,
+  deadline_exceeded: (d) => `The seller did not finish its response within ${msPhrase(d.limit_ms, 'the deadline')}`,
+  sse_idle: (d) => `The seller's SSE stream sent nothing for ${msPhrase(d.limit_ms, 'longer than the idle timeout')}`,
+  sse_deadline: (d) => `The seller's SSE stream did not deliver the response within ${msPhrase(d.limit_ms, 'the deadline')}`,
+  upstream_unreachable: () => 'The seller could not be reached',
+  upstream_reset: () => "The seller's connection closed before its response was complete",
+  upstream_status: (d) =>
+    d.upstream_status === undefined ? 'The seller answered with a server error' : `The seller answered with HTTP status ${d.upstream_status}`,
+  upstream_not_mcp: () => "The seller's answer was not an MCP JSON-RPC message",
+  unsupported_encoding: () => "The seller's response used a content encoding the gateway cannot decode",
+};
+
+const MUTATION_WARNING = '; the seller may have completed the operation, so re-read its state before retrying.';
+const NARROW_HINT = '; narrow the request with fields, max_results or a cursor.';
+
+/**
+ * Mints the AdCP error for a seller answer that broke a bound (ARCHITECTURE §3):
+ * `{ code, message, recovery, source: "sdk", sdk_id, details }`.
+ *
+ * - `code`: `REASONS[reason].code`.
+ * - `recovery`: RESPONSE_TOO_LARGE -> `correctable` on `tools/call` / `tasks/result` (the
+ *   request can be narrowed), else `terminal`; SERVICE_UNAVAILABLE -> `transient`.
+ * - `message`: one sentence under 256 UTF-8 bytes naming what happened and the limit; never
+ *   seller text. When the call may have changed state ({@link mayBeMutation}) and the request
+ *   reached the seller, it adds that the seller may have completed the operation, so re-read
+ *   state before retrying; otherwise a correctable error adds how to narrow the request.
+ * - `details`: `reason`, then the reason's fields (`REASONS[reason].details`) for which the
+ *   input has a finite number: `limit_bytes`/`observed_bytes` (bytes), `limit_depth`/
+ *   `observed_depth` or `limit_nodes`/`observed_nodes` (from `limit`/`observed`),
+ *   `limit_ms`/`observed_ms` (milliseconds), `upstream_status`. Under 500 bytes serialized.
+ *
+ * Throws `TypeError` for a reason that is not in the catalog (a programming error).
+ */
+export function buildAdcpError(input: BuildAdcpErrorInput): GatewayAdcpError {
+  if (!Object.hasOwn(REASONS, input.reason)) throw new TypeError(`buildAdcpError: unknown reason ${String(input.reason)}`);
+  const spec = REASONS[input.reason];
+  const values: { readonly [F in DetailField]: number | undefined } = {
+    limit_bytes: input.limitBytes,
+    observed_bytes: input.observedBytes,
+    limit_depth: input.limit,
+    observed_depth: input.observed,
+    limit_nodes: input.limit,
+    observed_nodes: input.observed,
+    limit_ms: input.limitMs,
+    observed_ms: input.observedMs,
+    upstream_status: input.upstreamStatus,
+  };
+  const details: GatewayErrorDetails = { reason: input.reason };
+  for (const field of spec.details) {
+    const value = values[field];
+    if (typeof value === 'number' && Number.isFinite(value)) details[field] = value;
+  }
+
+  const codeSpec = ADCP_CODES[spec.code];
+  const narrowable = isNarrowableMethod(input.method);
+  const recovery: Recovery = narrowable ? codeSpec.recoveryNarrowable : codeSpec.recoveryOther;
+  const suffix =
+    spec.mayHaveExecuted && mayBeMutation(input.method, input.toolName)
+      ? MUTATION_WARNING
+      : recovery === 'correctable'
+        ? NARROW_HINT
+        : '.';
+  return {
+    code: spec.code,
+    message: MESSAGES[input.reason](details) + suffix,
+    recovery,
+    source: 'sdk',
+    sdk_id: SDK_ID,
+    details,
+  };
+}
+
+/**
+ * The tool result carrying a minted error, for `tools/call` and `tasks/result`
+ * (ARCHITECTURE §3; transport-errors §Tool-Level Errors):
+ * `{ content: [{type:'text', text: '{"adcp_error":{…}}'}, {type:'text', text: <err.message>}], isError: true, structuredContent: { adcp_error: err } }`.
+ */
+export function toolErrorResult(err: GatewayAdcpError): ToolErrorResult {
+  return {
+    content: [
+      { type: 'text', text: JSON.stringify({ adcp_error: err }) },
+      { type: 'text', text: err.message },
+    ],
+    isError: true,
+    structuredContent: { adcp_error: err },
+  };
+}
+
+/**
+ * The JSON-RPC message answering request `id` with a minted error (ARCHITECTURE §3): for
+ * `tools/call` and `tasks/result`, `{jsonrpc:'2.0', id, result: toolErrorResult(err)}`; for
+ * every other method, `{jsonrpc:'2.0', id, error: {code, message: err.message, data: {adcp_error: err}}}`
+ * with `code` -32050 (RESPONSE_TOO_LARGE) or -32027 (SERVICE_UNAVAILABLE). The same object
+ * goes in an HTTP 200 JSON body or in a final SSE `message` event.
+ */
+export function localErrorMessage(
+  id: JsonRpcId,
+  method: string,
+  err: GatewayAdcpError,
+): JsonRpcResultResponse<ToolErrorResult> | JsonRpcErrorResponse<{ adcp_error: GatewayAdcpError }> {
+  if (isNarrowableMethod(method)) return { jsonrpc: '2.0', id, result: toolErrorResult(err) };
+  return {
+    jsonrpc: '2.0',
+    id,
+    error: { code: ADCP_CODES[err.code].jsonRpcCode, message: err.message, data: { adcp_error: err } },
+  };
+}
+
+/** `error.data` of a refusal: its `reason`, then any extra gateway-made fields. */
+export type RefusalData = { reason: RefusalReason } & Record<string, unknown>;
+
+/**
+ * A refusal of the host's request, made before any seller is contacted (ARCHITECTURE §3):
+ * `{ statusCode, body: {jsonrpc:'2.0', id, error: {code, message, data: {reason, ...extra}}} }`
+ * with the status and JSON-RPC code of `REFUSALS[kind]`. `id` is the request's id, or
+ * `null` when unknown (`undefined` becomes `null`). `message` is the gateway's sentence;
+ * `extra` fields are copied as own data (a `reason` key in it is ignored).
+ * Throws `TypeError` for a kind that is not in the catalog.
+ */
+export function requestRefusal(
+  kind: RefusalReason,
+  id: JsonRpcId | undefined,
+  message: string,
+  extra?: Record<string, unknown>,
+): { statusCode: number; body: JsonRpcErrorResponse<RefusalData> } {
+  if (!Object.hasOwn(REFUSALS, kind)) throw new TypeError(`requestRefusal: unknown refusal ${String(kind)}`);
+  const spec = REFUSALS[kind];
+  const extraEntries = extra === undefined ? [] : Object.entries(extra).filter(([key]) => key !== 'reason');
+  const data = Object.fromEntries([['reason', kind], ...extraEntries]) as RefusalData;
+  return {
+    statusCode: spec.statusCode,
+    body: { jsonrpc: '2.0', id: id ?? null, error: { code: spec.jsonRpcCode, message, data } },
+  };
+}

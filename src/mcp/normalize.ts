@@ -1,0 +1,119 @@
+/**
+ * Tool-result normalization (ARCHITECTURE §1.3 and §5): success data ends up in
+ * `structuredContent`, and `content[].text` copies of it are replaced by a terse summary.
+ *
+ * Pure: never mutates its input. Callers decide whether it applies at all (hosts on MCP
+ * 2025-06-18 or later, `dedupe_text` not `off`; ARCHITECTURE §5).
+ */
+import { findLiftableTextItem, isAdcpErrorOnly, isJsonObject, ownValue, parseTextObject } from './extract.js';
+import { jsonDeepEqual } from './deep-equal.js';
+import { summarizeStructuredContent } from './summary.js';
+
+/** Limits for normalization; the same bounds the gateway applies to whole messages. */
+export interface NormalizeOptions {
+  /** UTF-8 bytes of one text item; longer text is never parsed (mcp-response-extraction §Size Limits). */
+  maxTextBytes: number;
+  /** JSON nesting bound for a text item (ARCHITECTURE §5). */
+  maxDepth: number;
+  /** JSON node bound for a text item (ARCHITECTURE §5). */
+  maxNodes: number;
+}
+
+/** What {@link normalizeToolResult} did. */
+export interface NormalizeOutcome {
+  /** The input itself when `changed` is false, else a new result object. */
+  result: unknown;
+  changed: boolean;
+  /** `deduped`: text copies of the seller's structuredContent summarized; `lifted`: structuredContent built from text. */
+  action: 'none' | 'deduped' | 'lifted';
+  /** Number of text items whose `text` was replaced by a summary. */
+  replacedItems: number;
+}
+
+/**
+ * Normalizes an MCP tool result (`CallToolResult`).
+ *
+ * Left unchanged (the same object, `changed: false`, `action: 'none'`):
+ * - not an object, `isError` truthy (never strip the error JSON), or `content` not an array;
+ * - `structuredContent` present but not a non-array object (array, primitive, `null`: never
+ *   changed, ARCHITECTURE §5), or `adcp_error`-only (an error missing its `isError` flag,
+ *   whose JSON text hosts read);
+ * - nothing to replace or lift.
+ *
+ * `structuredContent` present (a non-array object): every `type: "text"` item whose text is
+ * within the bounds, parses, and is {@link jsonDeepEqual} to `structuredContent` gets its
+ * `text` replaced by {@link summarizeStructuredContent} (other item fields kept) ->
+ * `deduped`. `structuredContent` itself is never modified.
+ *
+ * `structuredContent` absent: the first liftable text item (the extraction algorithm's
+ * text fallback, {@link findLiftableTextItem}, with the same size and structure bounds;
+ * `adcp_error`-only objects are not liftable) becomes `structuredContent` (appended as the
+ * last key), and that item's text, plus any later text item deep-equal to it, becomes the
+ * summary -> `lifted`. Over-bound or non-object text is simply not lifted (no error).
+ *
+ * Always: items are never removed or reordered (so `content` never becomes empty), non-text
+ * items are untouched, and new objects are built by copying own keys in order
+ * (`Object.fromEntries`, which keeps an own `"__proto__"` key as data). The summary's byte
+ * count is the UTF-8 length of the text it replaces.
+ */
+export function normalizeToolResult(result: unknown, opts: NormalizeOptions): NormalizeOutcome {
+  const unchanged: NormalizeOutcome = { result, changed: false, action: 'none', replacedItems: 0 };
+  if (!isJsonObject(result) || ownValue(result, 'isError')) return unchanged;
+  const content = ownValue(result, 'content');
+  if (!Array.isArray(content)) return unchanged;
+
+  const structured = ownValue(result, 'structuredContent');
+  if (structured !== undefined) {
+    if (!isJsonObject(structured) || isAdcpErrorOnly(structured)) return unchanged;
+    const { items, replaced } = summarizeCopies(content, 0, structured, opts);
+    if (replaced === 0) return unchanged;
+    return { result: copyWith(result, items, undefined), changed: true, action: 'deduped', replacedItems: replaced };
+  }
+
+  const lift = findLiftableTextItem(result, opts);
+  if (lift === null) return unchanged;
+  const { items, replaced } = summarizeCopies(content, lift.index, lift.value, opts, lift.index);
+  return { result: copyWith(result, items, lift.value), changed: true, action: 'lifted', replacedItems: replaced };
+}
+
+/**
+ * Replaces, from `from` on, the text of every text item that parses (within bounds) to a
+ * value deep-equal to `structured`; the item at `knownCopy` (already parsed by the caller)
+ * is replaced without parsing it again. Returns the new array (the input array when nothing
+ * was replaced) and the count.
+ */
+function summarizeCopies(
+  content: readonly unknown[],
+  from: number,
+  structured: Record<string, unknown>,
+  opts: NormalizeOptions,
+  knownCopy = -1,
+): { items: unknown[]; replaced: number } {
+  let items: unknown[] | undefined;
+  let replaced = 0;
+  for (let i = from; i < content.length; i++) {
+    const item = content[i];
+    if (!isJsonObject(item) || ownValue(item, 'type') !== 'text') continue;
+    const text = ownValue(item, 'text');
+    if (i !== knownCopy) {
+      const parsed = parseTextObject(text, opts);
+      if (parsed === undefined || !jsonDeepEqual(parsed, structured)) continue;
+    }
+    const summary = summarizeStructuredContent(structured, Buffer.byteLength(text as string, 'utf8'));
+    items ??= content.slice();
+    items[i] = Object.fromEntries(Object.entries(item).map(([k, v]) => [k, k === 'text' ? summary : v]));
+    replaced++;
+  }
+  return { items: items ?? (content as unknown[]), replaced };
+}
+
+/** A copy of `result` (own keys, in order) with `content` replaced and, when given, `structuredContent` appended. */
+function copyWith(result: Record<string, unknown>, content: unknown[], structured: Record<string, unknown> | undefined): Record<string, unknown> {
+  const entries: [string, unknown][] = [];
+  for (const [key, value] of Object.entries(result)) {
+    if (key === 'content') entries.push([key, content]);
+    else if (structured === undefined || key !== 'structuredContent') entries.push([key, value]);
+  }
+  if (structured !== undefined) entries.push(['structuredContent', structured]);
+  return Object.fromEntries(entries);
+}

@@ -1,0 +1,74 @@
+/**
+ * The terse sentence that replaces a `content[].text` copy of `structuredContent`
+ * (ARCHITECTURE §1.3; mcp-response-extraction §structuredContent: when structuredContent
+ * carries the payload, content "MAY contain a terse human-readable summary").
+ */
+
+/** Upper bound of a summary, in UTF-8 bytes. */
+export const SUMMARY_MAX_BYTES = 200;
+
+/** A `status` value shown verbatim: AdCP task statuses are short ASCII tokens (`completed`, `input-required`). */
+const SAFE_STATUS = /^[A-Za-z0-9_-]{1,32}$/;
+/** A key shown verbatim: letters, digits, `_`, `-`, `.`, `$`; no spaces or punctuation that could carry a sentence. */
+const SAFE_KEY = /^[\p{L}\p{N}_.$-]{1,64}$/u;
+
+function utf8Bytes(text: string): number {
+  return Buffer.byteLength(text, 'utf8');
+}
+
+/**
+ * Summarizes a `structuredContent` object in one sentence of at most 200 UTF-8 bytes.
+ *
+ * Format (deterministic):
+ * `Result in structuredContent (<serializedBytes> bytes): [status=<status>; ]<key>[<n>], <key>, ….`
+ * - `status=<status>` when `value.status` is a string of 1–32 of `[A-Za-z0-9_-]`; the
+ *   `status` key is then not listed again.
+ * - Top-level own keys in their order; an array value adds `[<length>]`. No other value is
+ *   ever shown: seller data is a prompt-injection surface.
+ * - Keys that are not 1–64 letters/digits/`_`/`-`/`.`/`$` are not shown; they, and keys that
+ *   do not fit in 200 bytes, are counted in a final `+<n> more`.
+ * - An object with no keys: `no fields`.
+ * - Items are dropped whole, so the sentence is always cut on a character boundary.
+ *
+ * Example: `Result in structuredContent (48213 bytes): status=completed; products[25], message, next_cursor.`
+ *
+ * `serializedBytes`: UTF-8 length of the text being replaced (the caller measures it).
+ */
+export function summarizeStructuredContent(value: Record<string, unknown>, serializedBytes: number): string {
+  const head = `Result in structuredContent (${serializedBytes} bytes): `;
+  const status = Object.hasOwn(value, 'status') ? value.status : undefined;
+  const statusShown = typeof status === 'string' && SAFE_STATUS.test(status);
+  const statusSegment = statusShown ? `status=${status}` : '';
+
+  const keys = Object.keys(value);
+  const listed: string[] = [];
+  let more = 0;
+  let used = utf8Bytes(head) + statusSegment.length + 1; // + final "."
+  const moreReserve = utf8Bytes(`, +${keys.length} more`);
+
+  for (let k = 0; k < keys.length; k++) {
+    const key = keys[k] as string;
+    if (statusShown && key === 'status') continue;
+    if (!SAFE_KEY.test(key)) {
+      more++;
+      continue;
+    }
+    const item = value[key];
+    const segment = Array.isArray(item) ? `${key}[${item.length}]` : key;
+    const segmentBytes = utf8Bytes(segment) + (listed.length > 0 || statusShown ? 2 : 0);
+    const reserve = k === keys.length - 1 && more === 0 ? 0 : moreReserve;
+    if (used + segmentBytes + reserve > SUMMARY_MAX_BYTES) {
+      const statusLater = statusShown && keys.indexOf('status', k) !== -1 ? 1 : 0;
+      more += keys.length - k - statusLater;
+      break;
+    }
+    listed.push(segment);
+    used += segmentBytes;
+  }
+
+  let body = statusSegment;
+  if (listed.length > 0) body += (statusShown ? '; ' : '') + listed.join(', ');
+  if (more > 0) body += (listed.length > 0 ? ', ' : statusShown ? '; ' : '') + `+${more} more`;
+  if (body === '') body = 'no fields';
+  return `${head}${body}.`;
+}

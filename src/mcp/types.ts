@@ -1,0 +1,87 @@
+/**
+ * Shared types of the pure MCP/AdCP core (`src/mcp/`). No runtime code.
+ */
+import type { AdcpCode, AdcpErrorReason, Recovery } from '../errors/codes.js';
+
+export type { Recovery };
+
+/** A JSON-RPC request id as it appears on the wire; `null` when unknown (e.g. a parse error). */
+export type JsonRpcId = string | number | null;
+
+/**
+ * An AdCP error object as extracted from a seller's message: a string `code` of 1–64
+ * characters, every other field kept exactly as the seller sent it (transport-errors page:
+ * extraction returns raw values; clamping `retry_after` is the caller's job).
+ */
+export interface AdcpError {
+  code: string;
+  [key: string]: unknown;
+}
+
+/** `details` of an error the gateway mints (ARCHITECTURE §3). Which fields appear per reason: `REASONS[reason].details`. */
+export interface GatewayErrorDetails {
+  reason: AdcpErrorReason;
+  limit_bytes?: number;
+  observed_bytes?: number;
+  limit_depth?: number;
+  observed_depth?: number;
+  limit_nodes?: number;
+  observed_nodes?: number;
+  limit_ms?: number;
+  observed_ms?: number;
+  upstream_status?: number;
+}
+
+/** An AdCP error minted by the gateway (ARCHITECTURE §3): every field always present. */
+export interface GatewayAdcpError extends AdcpError {
+  code: AdcpCode;
+  /** One sentence, under 256 UTF-8 bytes, no seller-controlled text. */
+  message: string;
+  recovery: Recovery;
+  source: 'sdk';
+  /** `adcp-buyer-gateway@<version>` (`SDK_ID` of `src/version.ts`). */
+  sdk_id: string;
+  details: GatewayErrorDetails;
+}
+
+/** An MCP `text` content item. */
+export interface TextContent {
+  type: 'text';
+  text: string;
+  [key: string]: unknown;
+}
+
+/** The tool result the gateway answers with when it mints an error for `tools/call` / `tasks/result`. */
+export interface ToolErrorResult {
+  content: [TextContent, TextContent];
+  isError: true;
+  structuredContent: { adcp_error: GatewayAdcpError };
+}
+
+/** A JSON-RPC success response carrying a tool result. */
+export interface JsonRpcResultResponse<R = unknown> {
+  jsonrpc: '2.0';
+  id: JsonRpcId;
+  result: R;
+}
+
+/** A JSON-RPC error response. */
+export interface JsonRpcErrorResponse<D = unknown> {
+  jsonrpc: '2.0';
+  id: JsonRpcId;
+  error: { code: number; message: string; data: D };
+}
+
+/**
+ * Limits that decide whether a `content[].text` item may be JSON-parsed at all (text
+ * fallback, dedupe). Omitted fields: `maxTextBytes` defaults to 4 MiB, the structure bounds
+ * are not checked.
+ */
+export interface TextJsonBounds {
+  /** UTF-8 bytes of the text; longer text is skipped (mcp-response-extraction §Size Limits). */
+  maxTextBytes?: number;
+  /** JSON nesting bound checked before `JSON.parse` (ARCHITECTURE §5). */
+  maxDepth?: number;
+  /** JSON node bound checked before `JSON.parse` (ARCHITECTURE §5). */
+  maxNodes?: number;
+}

@@ -1,0 +1,54 @@
+/**
+ * Header policy, host -> seller (ARCHITECTURE §5 "Headers").
+ *
+ * - End-to-end headers pass unchanged: `Mcp-Session-Id`, `MCP-Protocol-Version`, `Mcp-Method`,
+ *   `Mcp-Name`, `Mcp-Param-*`, `Authorization`, `Accept`, `Content-Type`, cookies, and the rest.
+ * - Hop-by-hop headers (RFC 9110 §7.6.1) and those named in `Connection` are stripped
+ *   (@fastify/reply-from strips `Connection` and its list; this strips the fixed set).
+ * - `X-Max-Response-Bytes` is the gateway's own and is never forwarded.
+ * - `Accept-Encoding` is the gateway's choice, never the host's: the gateway decodes, so it
+ *   asks only for codings it can bound.
+ * - A header set in the agent's config replaces the host's header of the same name.
+ * - `Host` is the seller's (set by @fastify/reply-from from the agent URL).
+ */
+import type { AgentConfig } from '../config/types.js';
+
+/** Internal header carrying the exchange key to the upstream dispatcher; removed before sending. */
+export const EXCHANGE_HEADER = 'x-adcp-gateway-exchange';
+
+/** Request headers never forwarded to a seller. Lower-case. */
+export const STRIPPED_REQUEST_HEADERS: ReadonlySet<string> = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'proxy-authorization',
+  'proxy-authenticate',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+  // undici refuses to send `expect` (and Node already answered any 100-continue to the host).
+  'expect',
+  'x-max-response-bytes',
+  'accept-encoding',
+  EXCHANGE_HEADER,
+]);
+
+/**
+ * Rewrites the header object @fastify/reply-from built (a copy of the host's headers with
+ * `host` and `content-length` already set for the seller) in place and returns it.
+ */
+export function applyRequestHeaderPolicy(
+  headers: Record<string, string | string[] | undefined>,
+  agent: AgentConfig,
+  exchangeKey: string,
+  acceptEncoding: string,
+): Record<string, string | string[] | undefined> {
+  for (const name of Object.keys(headers)) {
+    if (STRIPPED_REQUEST_HEADERS.has(name)) delete headers[name];
+  }
+  for (const [name, value] of Object.entries(agent.headers)) headers[name] = value;
+  headers['accept-encoding'] = acceptEncoding;
+  headers[EXCHANGE_HEADER] = exchangeKey;
+  return headers;
+}

@@ -1,0 +1,89 @@
+/**
+ * The JSON path: bounded buffer -> structure bounds -> parse -> rewrite -> send
+ * (ARCHITECTURE §2). A body the rewrite leaves unchanged goes out as the seller's original
+ * bytes (no re-serialization).
+ *
+ * Invalid UTF-8 inside the body is decoded with U+FFFD replacement (WHATWG Encoding, as
+ * `Buffer#toString('utf8')` does) for parsing; when nothing is rewritten the seller's bytes
+ * are forwarded untouched.
+ */
+import type { FastifyReply } from 'fastify';
+import type { Readable } from 'node:stream';
+import type { Exchange } from '../exchange.js';
+import { answerWithLocalError } from '../errors/local-reply.js';
+import { checkJsonBounds } from '../mcp/json-bounds.js';
+import { readBoundedBody } from './read-body.js';
+import { rewriteResponse } from './rewrite.js';
+
+export interface UpstreamBody {
+  statusCode: number;
+  headers: Record<string, string | string[] | undefined>;
+  stream: Readable;
+}
+
+/** A 2xx `application/json` answer: the MCP message (or batch) the host waits for. */
+export async function handleJsonBody(exchange: Exchange, reply: FastifyReply, res: UpstreamBody): Promise<void> {
+  const { limits } = exchange;
+  const read = await readBoundedBody(exchange, res.stream, res.headers['content-length'], limits.max_response_bytes);
+  if (!read.ok) {
+    if (read.error) answerWithLocalError(exchange, reply, read.error);
+    return;
+  }
+  if (exchange.finished) return;
+  const body = read.body;
+  const bounds = checkJsonBounds(body, { maxDepth: limits.max_json_depth, maxNodes: limits.max_json_nodes });
+  if (!bounds.ok) {
+    answerWithLocalError(exchange, reply, {
+      reason: bounds.reason,
+      limitBytes: limits.max_response_bytes,
+      observedBytes: body.length,
+      limit: bounds.limit,
+      observed: bounds.observed,
+    });
+    return;
+  }
+  let message: unknown;
+  try {
+    message = JSON.parse(body.toString('utf8'));
+  } catch {
+    answerWithLocalError(exchange, reply, { reason: 'upstream_not_mcp', limitBytes: limits.max_response_bytes, observedBytes: body.length });
+    return;
+  }
+  if (!isJsonRpcPayload(message)) {
+    answerWithLocalError(exchange, reply, { reason: 'upstream_not_mcp', limitBytes: limits.max_response_bytes, observedBytes: body.length });
+    return;
+  }
+  const rewritten = rewriteResponse(exchange, message);
+  let out: Buffer = body;
+  if (rewritten.changed) {
+    out = Buffer.from(JSON.stringify(rewritten.message), 'utf8');
+    exchange.bytesSaved += body.length - out.length;
+    exchange.actions.push(rewritten.action);
+    reply.header('content-type', 'application/json');
+  }
+  sendBody(exchange, reply, res.statusCode, out, rewritten.changed ? 'rewritten' : 'ok');
+}
+
+/** A seller's 4xx (or other non-2xx, non-5xx) answer: passes through as it is, its body bounded (ARCHITECTURE §3). */
+export async function handlePassThroughBody(exchange: Exchange, reply: FastifyReply, res: UpstreamBody): Promise<void> {
+  const read = await readBoundedBody(exchange, res.stream, res.headers['content-length'], exchange.limits.max_response_bytes);
+  if (!read.ok) {
+    if (read.error) answerWithLocalError(exchange, reply, read.error);
+    return;
+  }
+  if (exchange.finished) return;
+  sendBody(exchange, reply, res.statusCode, read.body, 'ok');
+}
+
+function sendBody(exchange: Exchange, reply: FastifyReply, status: number, body: Buffer, outcome: 'ok' | 'rewritten'): void {
+  exchange.finished = true;
+  exchange.outcome = outcome;
+  exchange.bytesToHost += body.length;
+  reply.code(status).send(body);
+}
+
+/** A JSON-RPC message object (`jsonrpc: "2.0"`) or a non-empty batch of them. */
+function isJsonRpcPayload(v: unknown): boolean {
+  if (Array.isArray(v)) return v.length > 0 && v.every((m) => m !== null && typeof m === 'object' && (m as Record<string, unknown>).jsonrpc === '2.0');
+  return v !== null && typeof v === 'object' && (v as Record<string, unknown>).jsonrpc === '2.0';
+}

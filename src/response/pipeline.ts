@@ -1,0 +1,64 @@
+/**
+ * The response pipeline, seller -> host: the ORDER of the stages is written here once
+ * (ARCHITECTURE §2). Each stage lives in its own file.
+ *
+ *   1. status        5xx -> SERVICE_UNAVAILABLE `upstream_status`
+ *   2. encoding      only `identity` for now -> else `unsupported_encoding`
+ *   3. body kind     by Content-Type essence, never substring
+ *      - 2xx text/event-stream  -> sse-stage: event decode -> per-event + cumulative budget
+ *                                  -> structure bounds -> rewrite -> encode
+ *      - 2xx application/json   -> json-stage: bounded buffer (raw bytes) -> structure bounds
+ *                                  -> parse -> rewrite -> original bytes or re-serialized
+ *      - 2xx, no Content-Type   -> passed through, bounded (202 for a notification, DELETE)
+ *      - other 2xx (HTML, ...)  -> SERVICE_UNAVAILABLE `upstream_not_mcp`
+ *      - 4xx                    -> passed through as it is, body bounded
+ *      - 1xx/3xx                -> SERVICE_UNAVAILABLE `upstream_not_mcp`
+ */
+import type { FastifyBaseLogger, FastifyReply } from 'fastify';
+import type { Exchange } from '../exchange.js';
+import { answerWithLocalError } from '../errors/local-reply.js';
+import { bodyKind } from './content-type.js';
+import { handleJsonBody, handlePassThroughBody, type UpstreamBody } from './json-stage.js';
+import { handleSseBody } from './sse-stage.js';
+
+export interface PipelineHooks {
+  /** Called when an SSE stream starts: the JSON response deadline stops applying. */
+  onSseStart(): void;
+}
+
+export async function handleUpstreamResponse(
+  exchange: Exchange,
+  reply: FastifyReply,
+  res: UpstreamBody,
+  log: FastifyBaseLogger,
+  hooks: PipelineHooks,
+): Promise<void> {
+  exchange.upstreamStatus = res.statusCode;
+  if (exchange.finished) {
+    res.stream.destroy();
+    return;
+  }
+  const status = res.statusCode;
+  const limitBytes = exchange.limits.max_response_bytes;
+  const fail = (reason: 'upstream_status' | 'unsupported_encoding' | 'upstream_not_mcp'): void => {
+    res.stream.destroy();
+    answerWithLocalError(exchange, reply, { reason, limitBytes, observedBytes: 0, upstreamStatus: status });
+  };
+
+  if (status >= 500) return fail('upstream_status');
+  const encoding = String(res.headers['content-encoding'] ?? 'identity').trim().toLowerCase();
+  if (encoding !== 'identity' && encoding !== '') return fail('unsupported_encoding');
+
+  const kind = bodyKind(res.headers['content-type']);
+  if (status >= 200 && status < 300) {
+    if (kind === 'sse') {
+      hooks.onSseStart();
+      return handleSseBody(exchange, reply, res, log);
+    }
+    if (kind === 'json') return handleJsonBody(exchange, reply, res);
+    if (kind === 'none') return handlePassThroughBody(exchange, reply, res);
+    return fail('upstream_not_mcp');
+  }
+  if (status >= 400) return handlePassThroughBody(exchange, reply, res);
+  return fail('upstream_not_mcp');
+}

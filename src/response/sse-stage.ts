@@ -1,0 +1,213 @@
+/**
+ * The SSE path: event decode -> per-event + cumulative budget -> structure bounds -> rewrite
+ * -> encode (ARCHITECTURE §2). Each event is forwarded and flushed as soon as it is complete;
+ * nothing is buffered beyond the event being parsed.
+ *
+ * Bounds (spec: mcp-response-extraction.md, Size Limits; ARCHITECTURE §5):
+ * - cumulative: every byte of a request's stream (comments included) counts against
+ *   `max_response_bytes` -> `sse_cumulative`. Events completed before the limit point are
+ *   delivered; the bytes past it are never parsed. The standalone GET stream has no
+ *   cumulative bound (keep-alives there are normal).
+ * - per event: an event's data bytes against `max_sse_event_bytes` -> `sse_event`; the
+ *   parser's pending buffer is capped near that bound, so one endless `data:` line can't grow
+ *   memory past it.
+ * - structure: a `message` event's data is checked for depth/node bounds before JSON.parse.
+ * - time: `sse_idle_timeout_ms` (no byte at all) -> `sse_idle`, `sse_deadline_ms` (whole stream) -> `sse_deadline`.
+ *
+ * Ending: once the response to the request's id has passed, the host's stream ends and the
+ * upstream request is aborted (SDK servers may keep a resumed stream open: ARCHITECTURE §5).
+ * If the seller's stream ends or breaks after an event id was forwarded but before that
+ * response, the host's stream ends plainly so the client resumes with `Last-Event-ID`
+ * (ARCHITECTURE §3 exception); before any event id it is `upstream_reset`.
+ *
+ * A breach on the standalone GET stream (no request to answer) drops that one event, logs a
+ * warning and keeps the stream open: ending it would only make the client reconnect into
+ * the same event.
+ */
+import type { ServerResponse } from 'node:http';
+import type { FastifyBaseLogger, FastifyReply } from 'fastify';
+import { createParser, type EventSourceMessage, type ParseError } from 'eventsource-parser';
+import type { Exchange } from '../exchange.js';
+import { answerWithLocalError, type LocalErrorInput } from '../errors/local-reply.js';
+import { GatewayAbortError, findGatewayAbort } from '../errors/abort.js';
+import { checkJsonBounds } from '../mcp/json-bounds.js';
+import { ByteBudget } from './byte-budget.js';
+import { encodeSseComment, encodeSseEvent, encodeSseRetry } from './sse-encode.js';
+import { isResponseToExchange, rewriteResponse } from './rewrite.js';
+import type { UpstreamBody } from './json-stage.js';
+
+/** Slack over `max_sse_event_bytes` for the parser's pending line buffer (field names, line breaks). */
+export const SSE_PENDING_SLACK_BYTES = 64 * 1024;
+
+/** Response headers for an SSE stream to the host (ARCHITECTURE §5: never buffered or transformed). */
+export const SSE_RESPONSE_HEADERS: Readonly<Record<string, string>> = Object.freeze({
+  'content-type': 'text/event-stream',
+  'cache-control': 'no-cache, no-transform',
+  'x-accel-buffering': 'no',
+});
+
+export async function handleSseBody(
+  exchange: Exchange,
+  reply: FastifyReply,
+  res: UpstreamBody,
+  log: FastifyBaseLogger,
+): Promise<void> {
+  const { limits, rpc } = exchange;
+  const raw = reply.raw;
+  const isRequestStream = rpc.kind === 'request' || rpc.kind === 'batch';
+  const perEventLimit = limits.max_sse_event_bytes;
+  const cumulative = isRequestStream ? new ByteBudget(limits.max_response_bytes, 'sse_cumulative') : undefined;
+
+  // Headers go out now: the host sees its stream start before the first event.
+  reply.hijack();
+  const headers: Record<string, string | string[] | number> = {};
+  for (const [name, value] of Object.entries(reply.getHeaders())) if (value !== undefined) headers[name] = value as string | string[] | number;
+  Object.assign(headers, SSE_RESPONSE_HEADERS);
+  raw.writeHead(res.statusCode, headers);
+  raw.flushHeaders();
+  exchange.sseStarted = true;
+
+  let needDrain = false;
+  const write = (frame: string): void => {
+    if (exchange.finished || raw.writableEnded || raw.destroyed) return;
+    exchange.bytesToHost += Buffer.byteLength(frame);
+    if (!raw.write(frame)) needDrain = true;
+  };
+  const fail = (input: LocalErrorInput): void => {
+    if (isRequestStream) {
+      answerWithLocalError(exchange, reply, input);
+    } else {
+      log.warn({ agent: exchange.agent.name, reason: input.reason, observed_bytes: input.observedBytes }, 'standalone SSE stream: event dropped');
+      exchange.reason = input.reason;
+    }
+  };
+  const endPlainly = (outcome: 'ok' | 'rewritten' | 'resumable_end'): void => {
+    if (exchange.finished) return;
+    exchange.finished = true;
+    exchange.outcome = outcome;
+    exchange.abortUpstream(new GatewayAbortError({ reason: 'finished' }));
+    if (!raw.writableEnded) raw.end();
+  };
+
+  const onEvent = (ev: EventSourceMessage): void => {
+    if (exchange.finished) return;
+    let data = ev.data;
+    const dataBytes = Buffer.byteLength(data);
+    if (dataBytes > perEventLimit) {
+      fail({ reason: 'sse_event', limitBytes: perEventLimit, observedBytes: dataBytes });
+      return;
+    }
+    let final = false;
+    if ((ev.event === undefined || ev.event === 'message') && data !== '') {
+      const bounds = checkJsonBounds(data, { maxDepth: limits.max_json_depth, maxNodes: limits.max_json_nodes });
+      if (!bounds.ok) {
+        fail({ reason: bounds.reason, limitBytes: perEventLimit, observedBytes: dataBytes, limit: bounds.limit, observed: bounds.observed });
+        return;
+      }
+      let message: unknown;
+      try {
+        message = JSON.parse(data);
+      } catch {
+        message = undefined; // not JSON: forwarded as it is, the host's client decides
+      }
+      if (message !== undefined && isResponseToExchange(exchange, message)) {
+        final = true;
+        const rewritten = rewriteResponse(exchange, message);
+        if (rewritten.changed) {
+          data = JSON.stringify(rewritten.message);
+          exchange.bytesSaved += dataBytes - Buffer.byteLength(data);
+          exchange.actions.push(rewritten.action);
+        }
+      }
+    }
+    // Event ids pass through unchanged (resume tokens replace them with the resumption work).
+    write(encodeSseEvent({ id: ev.id, event: ev.event, data }));
+    if (ev.id !== undefined && ev.id !== '') exchange.lastEventIdSent = ev.id;
+    if (final) endPlainly(exchange.actions.length > 0 ? 'rewritten' : 'ok');
+  };
+
+  const parser = createParser({
+    onEvent,
+    onComment: (c) => write(encodeSseComment(c)),
+    onRetry: (ms) => write(encodeSseRetry(ms)),
+    onError: (err: ParseError) => {
+      if (err.type === 'max-buffer-size-exceeded') {
+        fail({ reason: 'sse_event', limitBytes: perEventLimit, observedBytes: perEventLimit + SSE_PENDING_SLACK_BYTES + 1 });
+      } else {
+        log.debug({ agent: exchange.agent.name, err: err.message }, 'ignored malformed SSE line');
+      }
+    },
+    maxBufferSize: perEventLimit + SSE_PENDING_SLACK_BYTES,
+  });
+  const decoder = new TextDecoder('utf-8');
+
+  let idleTimer: NodeJS.Timeout | undefined;
+  const armIdle = (): void => {
+    if (idleTimer) idleTimer.refresh();
+    else idleTimer = setTimeout(() => onTimeout({ reason: 'sse_idle', limitMs: limits.sse_idle_timeout_ms }), limits.sse_idle_timeout_ms);
+  };
+  const deadlineTimer = setTimeout(() => onTimeout({ reason: 'sse_deadline', limitMs: limits.sse_deadline_ms }), limits.sse_deadline_ms);
+  const onTimeout = (input: LocalErrorInput): void => {
+    if (exchange.finished) return;
+    if (isRequestStream) answerWithLocalError(exchange, reply, input);
+    else {
+      exchange.reason = input.reason;
+      endPlainly('resumable_end');
+    }
+  };
+  armIdle();
+
+  const stream = res.stream;
+  try {
+    for await (const chunk of stream as AsyncIterable<Buffer>) {
+      if (exchange.finished) break;
+      exchange.bytesFromSeller += chunk.length;
+      exchange.bytesDecoded += chunk.length;
+      armIdle();
+      if (cumulative) {
+        const fit = cumulative.take(chunk.length);
+        if (fit < chunk.length) {
+          if (fit > 0) parser.feed(decoder.decode(chunk.subarray(0, fit), { stream: true }));
+          answerWithLocalError(exchange, reply, { reason: 'sse_cumulative', limitBytes: cumulative.limit, observedBytes: cumulative.used });
+          break;
+        }
+      }
+      parser.feed(decoder.decode(chunk, { stream: true }));
+      if (exchange.finished) break;
+      if (needDrain) {
+        needDrain = false;
+        await drainOrClose(raw);
+      }
+    }
+    if (!exchange.finished) onUpstreamEnd();
+  } catch (err) {
+    if (!findGatewayAbort(err) && !exchange.finished) onUpstreamEnd();
+  } finally {
+    clearTimeout(deadlineTimer);
+    if (idleTimer) clearTimeout(idleTimer);
+    if (!stream.destroyed) stream.destroy();
+  }
+
+  function onUpstreamEnd(): void {
+    if (!isRequestStream) return endPlainly('ok');
+    if (exchange.lastEventIdSent !== undefined) return endPlainly('resumable_end');
+    answerWithLocalError(exchange, reply, {
+      reason: 'upstream_reset',
+      limitBytes: limits.max_response_bytes,
+      observedBytes: cumulative?.used ?? exchange.bytesFromSeller,
+    });
+  }
+}
+
+/** Resolves when the host's socket drains or closes (a host that disappears must not hang the loop). */
+function drainOrClose(raw: ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = (): void => {
+      raw.off('drain', done);
+      raw.off('close', done);
+      resolve();
+    };
+    raw.on('drain', done);
+    raw.on('close', done);
+  });
+}

@@ -1,0 +1,151 @@
+/**
+ * The `/agents/<agent>/mcp` handler: refuses what must be refused before any seller is
+ * contacted, builds the exchange, forwards through @fastify/reply-from, and hands the
+ * seller's answer to the response pipeline.
+ */
+import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify';
+import type { GatewayConfig } from '../config/types.js';
+import { parseMaxResponseBytesHeader, resolveCallLimits } from '../config/resolve.js';
+import { createExchange, type Exchange } from '../exchange.js';
+import { answerWithLocalError, refuse } from '../errors/local-reply.js';
+import { GatewayAbortError, findGatewayAbort } from '../errors/abort.js';
+import { checkJsonBounds } from '../mcp/json-bounds.js';
+import { exchangeLogFields } from '../observability/logger.js';
+import { applyRequestHeaderPolicy } from '../request/headers.js';
+import { NO_BODY, peekJsonRpc } from '../request/peek.js';
+import { hostReadsStructuredContent, protocolVersionOf } from '../request/revision.js';
+import { filterResponseHeaders } from '../response/headers.js';
+import { handleUpstreamResponse } from '../response/pipeline.js';
+import type { UpstreamDispatcher } from './dispatcher.js';
+
+export interface HandlerDeps {
+  getConfig(): GatewayConfig;
+  upstream: UpstreamDispatcher;
+  log: FastifyBaseLogger;
+}
+
+type McpRequest = FastifyRequest<{ Params: { agent: string } }>;
+
+export function createMcpHandler(deps: HandlerDeps) {
+  return async function mcpHandler(request: McpRequest, reply: FastifyReply): Promise<FastifyReply> {
+    const config = deps.getConfig();
+    const body = Buffer.isBuffer(request.body) ? request.body : undefined;
+    const agent = config.agents.get(request.params.agent);
+    if (!agent) {
+      const id = body ? idOf(body) : null;
+      return refuse(reply, 'unknown_agent', id, `Unknown agent "${truncate(request.params.agent)}": no such agent in the gateway config.`, undefined, {
+        agent: truncate(request.params.agent),
+      });
+    }
+
+    let rpc = NO_BODY;
+    if (request.method === 'POST') {
+      if (!body || body.length === 0) return refuse(reply, 'parse_error', null, 'Parse error: the request body is empty.');
+      if (body.length > agent.max_request_bytes) {
+        return refuse(reply, 'request_too_large', null, `Request body of ${body.length} bytes is over this agent's max_request_bytes (${agent.max_request_bytes}).`, undefined, {
+          limit_bytes: agent.max_request_bytes,
+          observed_bytes: body.length,
+        });
+      }
+      const bounds = checkJsonBounds(body, { maxDepth: agent.limits.max_json_depth, maxNodes: agent.limits.max_json_nodes });
+      if (!bounds.ok) {
+        return refuse(reply, 'invalid_request', null, `Invalid Request: the request body is over max_${bounds.reason} (${bounds.limit}).`);
+      }
+      const peek = peekJsonRpc(body);
+      if (!peek.ok) return refuse(reply, peek.kind, peek.id, peek.message);
+      rpc = peek.peek;
+    }
+
+    const callLimit = parseMaxResponseBytesHeader(request.headers['x-max-response-bytes']);
+    if (!callLimit.ok) return refuse(reply, 'invalid_request', rpc.id, `Invalid X-Max-Response-Bytes header: ${callLimit.message}`);
+    const limits = resolveCallLimits(agent, rpc.toolName, callLimit.value);
+    const protocolVersion = protocolVersionOf(request.headers['mcp-protocol-version']);
+    const exchange = createExchange({
+      agent,
+      rpc,
+      limits,
+      protocolVersion,
+      normalize: limits.dedupe_text !== 'off' && hostReadsStructuredContent(protocolVersion),
+    });
+
+    // The JSON response deadline runs from now to the last byte (an SSE stream swaps it for its own timers).
+    const deadline = setTimeout(() => {
+      answerWithLocalError(exchange, reply, { reason: 'deadline_exceeded', limitMs: limits.response_deadline_ms });
+    }, limits.response_deadline_ms);
+    deps.upstream.register(exchange.key, (abort) => {
+      exchange.abortUpstream = abort;
+      if (exchange.finished) abort(new GatewayAbortError({ reason: 'finished' }));
+    });
+    reply.raw.once('close', () => {
+      clearTimeout(deadline);
+      deps.upstream.unregister(exchange.key);
+      if (!exchange.finished) {
+        exchange.finished = true;
+        exchange.outcome = 'host_aborted';
+      }
+      exchange.abortUpstream(new GatewayAbortError({ reason: 'host_aborted' }));
+      deps.log.info(exchangeLogFields(exchange, reply.raw.statusCode), 'exchange');
+    });
+
+    const log = deps.log;
+    return reply.from(agent.url.href, {
+      ...(request.method === 'POST' ? { body, contentType: String(request.headers['content-type'] ?? 'application/json') } : {}),
+      rewriteRequestHeaders: (_req, headers) =>
+        applyRequestHeaderPolicy(headers as Record<string, string | string[] | undefined>, agent, exchange.key, 'identity') as typeof headers,
+      rewriteHeaders: (headers) => filterResponseHeaders(headers as Record<string, string | string[] | undefined>) as typeof headers,
+      onResponse: (_req, _rep, res) => {
+        handleUpstreamResponse(exchange, reply, res as never, log, { onSseStart: () => clearTimeout(deadline) }).then(
+          () => {
+            if (exchange.finished) clearTimeout(deadline);
+          },
+          (err: unknown) => internalError(exchange, reply, log, err),
+        );
+      },
+      onError: (_rep, { error }) => onUpstreamError(exchange, reply, error),
+    });
+  };
+}
+
+/** Maps a failure before the seller's response headers to a local error (ARCHITECTURE §3). */
+function onUpstreamError(exchange: Exchange, reply: FastifyReply, error: unknown): void {
+  if (exchange.finished || findGatewayAbort(error)) return;
+  const code = rootCode(error);
+  const reset = code === 'ECONNRESET' || code === 'UND_ERR_SOCKET' || code === 'EPIPE';
+  answerWithLocalError(exchange, reply, {
+    reason: reset ? 'upstream_reset' : 'upstream_unreachable',
+    limitBytes: exchange.limits.max_response_bytes,
+    observedBytes: 0,
+  });
+}
+
+function internalError(exchange: Exchange, reply: FastifyReply, log: FastifyBaseLogger, err: unknown): void {
+  log.error({ err, agent: exchange.agent.name }, 'response pipeline failed');
+  if (exchange.finished) return;
+  exchange.finished = true;
+  exchange.outcome = 'local_error';
+  exchange.reason = 'internal_error';
+  exchange.abortUpstream(new GatewayAbortError({ reason: 'finished' }));
+  if (exchange.sseStarted || reply.raw.headersSent) {
+    reply.raw.destroy();
+    return;
+  }
+  refuse(reply, 'internal_error', exchange.rpc.id, 'Internal error in the gateway.');
+}
+
+function rootCode(err: unknown): string | undefined {
+  let code: string | undefined;
+  for (let e: unknown = err, i = 0; e && i < 8; e = (e as { cause?: unknown }).cause, i++) {
+    const c = (e as { code?: unknown }).code;
+    if (typeof c === 'string') code = c;
+  }
+  return code;
+}
+
+function idOf(body: Buffer): string | number | null {
+  const peek = peekJsonRpc(body);
+  return peek.ok ? peek.peek.id : peek.id;
+}
+
+function truncate(s: string): string {
+  return s.length > 64 ? `${s.slice(0, 64)}…` : s;
+}

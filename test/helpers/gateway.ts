@@ -1,0 +1,70 @@
+/**
+ * Starts the real gateway (`buildApp` from src/app.ts) on 127.0.0.1, port 0, from a YAML
+ * string (parsed by the real config loader) or a ready `GatewayConfig`.
+ */
+import type { AddressInfo } from 'node:net';
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from '../../src/app.js';
+import { parseConfig } from '../../src/config/load.js';
+import type { GatewayConfig } from '../../src/config/types.js';
+import { withTimeout } from './timeout.js';
+
+export interface RunningGateway {
+  /** `http://127.0.0.1:<port>` */
+  readonly baseUrl: string;
+  /** `http://127.0.0.1:<port>/agents/<name>/mcp` */
+  agentUrl(name: string): string;
+  readonly app: FastifyInstance;
+  readonly config: GatewayConfig;
+  /** Closes the gateway, cutting any connection still open (an SSE GET stream a test forgot). */
+  close(): Promise<void>;
+}
+
+export async function startGateway(configOrYaml: string | GatewayConfig, env: NodeJS.ProcessEnv = {}): Promise<RunningGateway> {
+  const config = typeof configOrYaml === 'string' ? parseConfig(configOrYaml, { env, source: 'test.yaml' }) : configOrYaml;
+  const app = await buildApp(config, { logger: false });
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  const { port } = app.server.address() as AddressInfo;
+  const baseUrl = `http://127.0.0.1:${port}`;
+  let closing: Promise<void> | undefined;
+  return {
+    baseUrl,
+    agentUrl: (name) => `${baseUrl}/agents/${encodeURIComponent(name)}/mcp`,
+    app,
+    config,
+    close() {
+      closing ??= (async () => {
+        const closed = app.close();
+        app.server.closeAllConnections();
+        await withTimeout(closed, 5_000, 'gateway close');
+      })();
+      return closing;
+    },
+  };
+}
+
+export interface SellerUrls {
+  readonly url: string;
+  readonly sseUrl: string;
+}
+
+/**
+ * The YAML most e2e tests use: agent `demo` -> the seller's JSON endpoint, `demo-sse` -> its SSE
+ * endpoint. `defaults` and `agentExtra` are spliced in as YAML text (already indented by the caller).
+ */
+export function demoGatewayYaml(seller: SellerUrls, opts: { defaults?: Record<string, string | number>; agents?: string } = {}): string {
+  const defaults = Object.entries(opts.defaults ?? {})
+    .map(([k, v]) => `  ${k}: ${v}\n`)
+    .join('');
+  return [
+    'log_level: silent',
+    ...(defaults ? ['defaults:', defaults.trimEnd()] : []),
+    'agents:',
+    '  demo:',
+    `    url: ${seller.url}`,
+    '  demo-sse:',
+    `    url: ${seller.sseUrl}`,
+    ...(opts.agents ? [opts.agents.trimEnd()] : []),
+    '',
+  ].join('\n');
+}

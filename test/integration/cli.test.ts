@@ -1,0 +1,252 @@
+// The `adcp-buyer-gateway` bin as a real process: node --import tsx src/main.ts ...
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { createServer, type AddressInfo } from 'node:net';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
+
+const REPO = fileURLToPath(new URL('../../', import.meta.url));
+const MAIN = join(REPO, 'src/main.ts');
+// Absolute, so the CLI can run with a cwd outside the repo.
+const TSX = import.meta.resolve('tsx');
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs the CLI with `args`, a clean environment plus `env`, in `cwd`. */
+function run(args: string[], opts: { env?: NodeJS.ProcessEnv; cwd?: string } = {}): Promise<Run> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', TSX, MAIN, ...args], {
+      cwd: opts.cwd ?? REPO,
+      // Only what node needs: no ADCP_* leaking in from the developer's shell.
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, ...opts.env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (s: string) => (stdout += s));
+    child.stderr.setEncoding('utf8').on('data', (s: string) => (stderr += s));
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`CLI timed out: ${args.join(' ')}\n${stdout}\n${stderr}`));
+    }, 30_000);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+let dir: string;
+const file = (name: string): string => join(dir, name);
+
+const VALID = `listen: { port: 0 }
+defaults:
+  response_deadline_ms: 12345
+agents:
+  acme:
+    url: https://sales.acme.example/mcp
+    max_response_bytes: 8388608
+    tools:
+      list_products: { max_response_bytes: 1048576 }
+`;
+
+before(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'gw-cli-'));
+  await writeFile(file('valid.yaml'), VALID);
+  await writeFile(
+    file('invalid.yaml'),
+    [
+      'listen: { port: 70000 }',
+      'defaults:',
+      '  max_response_bytes: 8388608',
+      'agents:',
+      '  acme:',
+      '    url: ftp://sales.acme.example/mcp',
+      '    max_respons_bytes: 1',
+      '    tools:',
+      '      list_products: { max_response_bytes: 0 }',
+      '',
+    ].join('\n'),
+  );
+  await writeFile(file('env.yaml'), 'agents:\n  acme:\n    url: https://sales.acme.example/mcp\n    headers: { authorization: "Bearer ${ACME_TOKEN}" }\n');
+  await writeFile(file('other.yaml'), 'agents:\n  from-env:\n    url: http://127.0.0.1:3001/mcp\n');
+});
+
+after(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe('adcp-buyer-gateway CLI', { concurrency: true }, () => {
+  it('--help exits 0 and documents the flags, config order, env vars, exit codes and docs', async () => {
+    const { code, stdout } = await run(['--help']);
+    assert.equal(code, 0);
+    for (const text of ['--check-config', '--config <file>', 'ADCP_GATEWAY_CONFIG', 'ADCP_GATEWAY_RESUME_SECRET', 'config/gateway.yaml', 'Exit codes', 'docs/configuration.md']) {
+      assert.ok(stdout.includes(text), `help mentions ${text}`);
+    }
+  });
+
+  it('--version prints the package version', async () => {
+    const { code, stdout } = await run(['--version']);
+    assert.equal(code, 0);
+    assert.equal(stdout.trim(), '0.1.0');
+  });
+
+  it('an unknown option exits 2', async () => {
+    const { code, stderr } = await run(['--check-confg']);
+    assert.equal(code, 2);
+    assert.match(stderr, /unknown option '--check-confg'/);
+  });
+
+  it('--check-config on a valid file: exit 0, the table with resolved numbers', async () => {
+    const { code, stdout, stderr } = await run(['--config', file('valid.yaml'), '--check-config']);
+    assert.equal(stderr, '');
+    assert.equal(code, 0);
+    assert.match(stdout, /valid\.yaml: valid/);
+    const rows = stdout.split('\n');
+    const acme = rows.find((r) => r.startsWith('acme '));
+    assert.ok(acme, stdout);
+    assert.deepEqual(acme.split(/ {2,}/), [
+      'acme',
+      'https://sales.acme.example/mcp',
+      '8388608',
+      '8388608',
+      '64',
+      '100000',
+      '12345',
+      '300000',
+      '3600000',
+      'summary',
+      '4194304',
+      '8388608',
+      'gzip,deflate,br',
+    ]);
+    const tool = rows.find((r) => r.startsWith('acme/list_products '));
+    assert.ok(tool, stdout);
+    assert.deepEqual(tool.split(/ {2,}/).slice(0, 3), ['acme/list_products', '1048576', '1048576']);
+  });
+
+  it('--check-config on an invalid file: exit 2, every problem with its path on stderr', async () => {
+    const { code, stdout, stderr } = await run(['--config', file('invalid.yaml'), '--check-config']);
+    assert.equal(code, 2);
+    assert.equal(stdout, '');
+    assert.match(stderr, /invalid\.yaml: 5 problems\n/);
+    for (const path of [
+      'listen.port (line 1,',
+      'defaults.max_response_bytes (line 3,',
+      'agents.acme.url (line 6,',
+      'agents.acme.max_respons_bytes (line 7,',
+      'agents.acme.tools.list_products.max_response_bytes (line 9,',
+    ]) {
+      assert.ok(stderr.includes(`  ${path}`), `stderr lists ${path}:\n${stderr}`);
+    }
+    assert.match(stderr, /did you mean `max_response_bytes`/);
+  });
+
+  it('an invalid config at normal start also exits 2', async () => {
+    const { code, stderr } = await run(['--config', file('invalid.yaml')]);
+    assert.equal(code, 2);
+    assert.match(stderr, /5 problems/);
+  });
+
+  it('a missing ${VAR} is an error naming it; with it set the config is valid', async () => {
+    const missing = await run(['--config', file('env.yaml'), '--check-config']);
+    assert.equal(missing.code, 2);
+    assert.match(missing.stderr, /agents\.acme\.headers\.authorization \(line 4, column \d+\): environment variable `ACME_TOKEN` is not set/);
+
+    const set = await run(['--config', file('env.yaml'), '--check-config'], { env: { ACME_TOKEN: 'sekrit-token' } });
+    assert.equal(set.code, 0);
+    assert.doesNotMatch(set.stdout, /sekrit-token/);
+  });
+
+  it('ADCP_GATEWAY_CONFIG is used when --config is absent; --config wins over it', async () => {
+    const fromEnv = await run(['--check-config'], { env: { ADCP_GATEWAY_CONFIG: file('other.yaml') } });
+    assert.equal(fromEnv.code, 0);
+    assert.match(fromEnv.stdout, /^from-env {2,}http:\/\/127\.0\.0\.1:3001\/mcp/m);
+
+    const flagWins = await run(['--config', file('valid.yaml'), '--check-config'], { env: { ADCP_GATEWAY_CONFIG: file('other.yaml') } });
+    assert.equal(flagWins.code, 0);
+    assert.match(flagWins.stdout, /^acme /m);
+    assert.doesNotMatch(flagWins.stdout, /from-env/);
+  });
+
+  it('without --config or ADCP_GATEWAY_CONFIG it reads config/gateway.yaml in the cwd', async () => {
+    const inRepo = await run(['--check-config']);
+    assert.equal(inRepo.code, 0, inRepo.stderr);
+    assert.match(inRepo.stdout, /^config\/gateway\.yaml: valid/);
+    assert.match(inRepo.stdout, /^demo {2,}http:\/\/127\.0\.0\.1:3001\/mcp/m);
+
+    const elsewhere = await run(['--check-config'], { cwd: dir });
+    assert.equal(elsewhere.code, 2);
+    assert.match(elsewhere.stderr, /^config\/gateway\.yaml: 1 problem\n {2}cannot read .*config\/gateway\.yaml: file not found/);
+  });
+
+  it('a missing file named by --config exits 2', async () => {
+    const { code, stderr } = await run(['--config', file('nope.yaml'), '--check-config']);
+    assert.equal(code, 2);
+    assert.match(stderr, /file not found/);
+  });
+
+  it('reports the resume secret source without printing it', async () => {
+    const secret = 'r'.repeat(40);
+    const { code, stdout } = await run(['--config', file('valid.yaml'), '--check-config'], { env: { ADCP_GATEWAY_RESUME_SECRET: secret } });
+    assert.equal(code, 0);
+    assert.match(stdout, /resume secret: set/);
+    assert.doesNotMatch(stdout, /rrrrrrrr/);
+  });
+});
+
+describe('adcp-buyer-gateway serving', () => {
+  it('listens, logs the address as JSON, and exits 0 on SIGTERM', async () => {
+    const child = spawn(process.execPath, ['--import', TSX, MAIN, '--config', file('valid.yaml')], {
+      cwd: REPO,
+      env: { PATH: process.env.PATH, HOME: process.env.HOME },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    child.stdout.setEncoding('utf8');
+    const address = await new Promise<string>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`no listening line:\n${stdout}`)), 30_000);
+      child.stdout.on('data', (chunk: string) => {
+        stdout += chunk;
+        for (const line of stdout.split('\n')) {
+          if (!line.startsWith('{')) continue;
+          const entry = JSON.parse(line) as { msg?: string; address?: string };
+          if (entry.msg === 'gateway started' && typeof entry.address === 'string') {
+            clearTimeout(timer);
+            resolve(entry.address);
+          }
+        }
+      });
+      child.on('exit', (code) => reject(new Error(`exited early with ${code}:\n${stdout}`)));
+    });
+    assert.match(address, /^http:\/\/127\.0\.0\.1:\d+$/);
+    const closed = once(child, 'exit');
+    child.kill('SIGTERM');
+    const [code] = (await closed) as [number | null];
+    assert.equal(code, 0);
+  });
+
+  it('exits 1 when the port is taken', async () => {
+    const blocker = createServer();
+    blocker.listen(0, '127.0.0.1');
+    await once(blocker, 'listening');
+    try {
+      const { port } = blocker.address() as AddressInfo;
+      await writeFile(file('taken.yaml'), `listen: { host: 127.0.0.1, port: ${port} }\nagents:\n  acme:\n    url: http://127.0.0.1:3001/mcp\n`);
+      const { code, stderr } = await run(['--config', file('taken.yaml')]);
+      assert.equal(code, 1);
+      assert.match(stderr, /could not start: .*EADDRINUSE/);
+    } finally {
+      blocker.close();
+    }
+  });
+});

@@ -1,0 +1,60 @@
+/**
+ * A raw HTTP seller for integration tests: a real node:http server on 127.0.0.1 whose
+ * answer is whatever the test's handler writes, byte for byte (hostile framing included).
+ * Records every request it receives.
+ */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface SeenRequest {
+  method: string;
+  url: string;
+  headers: http.IncomingHttpHeaders;
+  body: Buffer;
+}
+
+export interface RawSeller {
+  url: string;
+  requests: SeenRequest[];
+  close(): Promise<void>;
+}
+
+export type RawHandler = (req: SeenRequest, res: http.ServerResponse) => void | Promise<void>;
+
+export async function startRawSeller(handler: RawHandler): Promise<RawSeller> {
+  const requests: SeenRequest[] = [];
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const seen = { method: req.method ?? '', url: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks) };
+      requests.push(seen);
+      Promise.resolve(handler(seen, res)).catch(() => res.destroy());
+    });
+  });
+  server.keepAliveTimeout = 1000;
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/mcp`,
+    requests,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/** A JSON-RPC `tools/call` response envelope around `result`. */
+export function toolResponse(id: string | number, result: unknown): string {
+  return JSON.stringify({ jsonrpc: '2.0', id, result });
+}
+
+/** Pads a tools/call response with a text item so the serialized message is exactly `bytes` long. */
+export function toolResponseOfSize(id: string | number, bytes: number): string {
+  const base = toolResponse(id, { content: [{ type: 'text', text: '' }] });
+  const pad = bytes - Buffer.byteLength(base);
+  if (pad < 0) throw new Error(`cannot make a message of ${bytes} bytes (minimum ${Buffer.byteLength(base)})`);
+  return toolResponse(id, { content: [{ type: 'text', text: 'x'.repeat(pad) }] });
+}

@@ -1,0 +1,606 @@
+// The YAML loader: defaults resolution, every validation rule (with its exact YAML path),
+// all problems at once, positions, typo suggestions, the 4 MiB rule, freezing.
+import assert from 'node:assert/strict';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { ConfigError, loadConfigFile, parseConfig, type ConfigProblem } from '../../src/config/load.js';
+import type { GatewayConfig } from '../../src/config/types.js';
+
+const MINIMAL = 'agents:\n  acme:\n    url: https://sales.acme.example/mcp\n';
+
+function problemsOf(yaml: string, env: NodeJS.ProcessEnv = {}): ConfigProblem[] {
+  try {
+    parseConfig(yaml, { env, source: 'test.yaml' });
+  } catch (err) {
+    assert.ok(err instanceof ConfigError, `expected ConfigError, got ${String(err)}`);
+    return err.problems;
+  }
+  assert.fail('expected the config to be rejected');
+}
+
+/** Asserts exactly one problem at `path` and that its message matches. Returns it. */
+function problemAt(problems: ConfigProblem[], path: string, message: RegExp): ConfigProblem {
+  const at = problems.filter((p) => p.path === path);
+  assert.equal(at.length, 1, `expected one problem at ${path}, got: ${JSON.stringify(problems, null, 1)}`);
+  const problem = at[0] as ConfigProblem;
+  assert.match(problem.message, message);
+  return problem;
+}
+
+/** A one-agent config with `agentExtra` lines (already indented by 4) under agent `acme`. */
+function agentYaml(...agentExtra: string[]): string {
+  return ['agents:', '  acme:', '    url: https://sales.acme.example/mcp', ...agentExtra, ''].join('\n');
+}
+
+describe('config defaults resolution', () => {
+  it('applies every built-in to a minimal file', () => {
+    const config = parseConfig(MINIMAL, { env: {} });
+    assert.deepEqual(config.listen, { host: '127.0.0.1', port: 8787 });
+    assert.equal(config.log_level, 'info');
+    assert.deepEqual(config.resume, { secret: undefined, ttl_ms: 3_600_000 });
+    assert.deepEqual(config.defaults, {
+      max_response_bytes: 4_194_304,
+      max_sse_event_bytes: 4_194_304,
+      max_json_depth: 64,
+      max_json_nodes: 100_000,
+      response_deadline_ms: 30_000,
+      sse_idle_timeout_ms: 300_000,
+      sse_deadline_ms: 3_600_000,
+      dedupe_text: 'summary',
+      max_request_bytes: 4_194_304,
+    });
+    const acme = config.agents.get('acme');
+    assert.ok(acme);
+    assert.equal(acme.name, 'acme');
+    assert.equal(acme.url.href, 'https://sales.acme.example/mcp');
+    assert.ok(acme.url instanceof URL);
+    assert.deepEqual({ ...acme.headers }, {});
+    assert.equal(acme.max_request_bytes, 4_194_304);
+    assert.equal(acme.max_call_response_bytes, undefined);
+    assert.deepEqual(acme.accept_encoding, ['gzip', 'deflate', 'br']);
+    assert.equal(acme.tls_insecure_skip_verify, false);
+    assert.deepEqual(acme.limits, {
+      max_response_bytes: 4_194_304,
+      max_sse_event_bytes: 4_194_304,
+      max_json_depth: 64,
+      max_json_nodes: 100_000,
+      response_deadline_ms: 30_000,
+      sse_idle_timeout_ms: 300_000,
+      sse_deadline_ms: 3_600_000,
+      dedupe_text: 'summary',
+    });
+    assert.deepEqual({ ...acme.tools }, {});
+    assert.equal(config.source, undefined);
+  });
+
+  it('resolves agent over defaults over built-ins, key by key', () => {
+    const config = parseConfig(
+      [
+        'listen: { host: 0.0.0.0, port: 0 }',
+        'log_level: debug',
+        'defaults:',
+        '  max_response_bytes: 2097152',
+        '  max_json_depth: 32',
+        '  response_deadline_ms: 5000',
+        '  max_request_bytes: 65536',
+        '  dedupe_text: "off"',
+        'resume: { ttl_ms: 60000 }',
+        'agents:',
+        '  acme:',
+        '    url: https://sales.acme.example/mcp',
+        '    max_response_bytes: 8388608',
+        '    max_json_nodes: 500',
+        '    max_request_bytes: 1024',
+        '    max_call_response_bytes: 16777216',
+        '    accept_encoding: [identity]',
+        '    tls_insecure_skip_verify: true',
+        '    headers: { Authorization: "Bearer x", X-Seat: "42" }',
+        '    tools:',
+        '      list_products: { max_response_bytes: 1048576, dedupe_text: summary }',
+        '  other:',
+        '    url: http://127.0.0.1:3001/mcp',
+        '',
+      ].join('\n'),
+      { env: {}, source: 'x.yaml' },
+    );
+    assert.deepEqual(config.listen, { host: '0.0.0.0', port: 0 });
+    assert.equal(config.log_level, 'debug');
+    assert.equal(config.resume.ttl_ms, 60_000);
+    assert.equal(config.source, 'x.yaml');
+    assert.equal(config.defaults.max_response_bytes, 2_097_152);
+    assert.equal(config.defaults.max_sse_event_bytes, 2_097_152);
+    assert.equal(config.defaults.max_request_bytes, 65_536);
+
+    const acme = config.agents.get('acme');
+    assert.ok(acme);
+    assert.deepEqual(acme.limits, {
+      max_response_bytes: 8_388_608,
+      max_sse_event_bytes: 8_388_608,
+      max_json_depth: 32,
+      max_json_nodes: 500,
+      response_deadline_ms: 5_000,
+      sse_idle_timeout_ms: 300_000,
+      sse_deadline_ms: 3_600_000,
+      dedupe_text: 'off',
+    });
+    assert.equal(acme.max_request_bytes, 1024);
+    assert.equal(acme.max_call_response_bytes, 16_777_216);
+    assert.deepEqual(acme.accept_encoding, ['identity']);
+    assert.equal(acme.tls_insecure_skip_verify, true);
+    assert.deepEqual({ ...acme.headers }, { authorization: 'Bearer x', 'x-seat': '42' });
+    // Tool overrides are kept as written (only the keys set).
+    assert.deepEqual({ ...acme.tools }, { list_products: { max_response_bytes: 1_048_576, dedupe_text: 'summary' } });
+
+    const other = config.agents.get('other');
+    assert.ok(other);
+    assert.equal(other.limits.max_response_bytes, 2_097_152);
+    assert.equal(other.limits.max_json_depth, 32);
+    assert.equal(other.limits.dedupe_text, 'off');
+    assert.equal(other.max_request_bytes, 65_536);
+    assert.deepEqual([...config.agents.keys()], ['acme', 'other']);
+  });
+
+  it('an explicit max_sse_event_bytes is capped by the response limit at each level', () => {
+    const config = parseConfig(
+      [
+        'defaults: { max_sse_event_bytes: 3000000, max_response_bytes: 2000000 }',
+        'agents:',
+        '  a: { url: "https://a.example/mcp" }',
+        '  b: { url: "https://b.example/mcp", max_response_bytes: 8000000 }',
+        '',
+      ].join('\n'),
+      { env: {} },
+    );
+    assert.equal(config.defaults.max_sse_event_bytes, 2_000_000);
+    assert.equal(config.agents.get('a')?.limits.max_sse_event_bytes, 2_000_000);
+    assert.equal(config.agents.get('b')?.limits.max_sse_event_bytes, 3_000_000);
+  });
+
+  it('treats empty container values as absent', () => {
+    const config = parseConfig('listen:\ndefaults:\nresume:\nagents:\n  acme:\n    url: https://a.example/mcp\n    headers:\n    tools:\n', {
+      env: {},
+    });
+    assert.equal(config.listen.port, 8787);
+    assert.deepEqual({ ...config.agents.get('acme')?.tools }, {});
+  });
+
+  it('accepts boundary values', () => {
+    const config = parseConfig(
+      agentYaml(
+        '    max_response_bytes: 1073741824',
+        '    max_sse_event_bytes: 1',
+        '    max_json_depth: 10000',
+        '    max_json_nodes: 100000000',
+        '    response_deadline_ms: 86400000',
+        '    sse_idle_timeout_ms: 1',
+      ).replace('agents:', 'listen: { port: 65535 }\ndefaults: { max_response_bytes: 4194304 }\nagents:'),
+      { env: {} },
+    );
+    const limits = config.agents.get('acme')?.limits;
+    assert.equal(limits?.max_response_bytes, 1_073_741_824);
+    assert.equal(limits?.max_sse_event_bytes, 1);
+    assert.equal(limits?.max_json_depth, 10_000);
+    assert.equal(limits?.max_json_nodes, 100_000_000);
+    assert.equal(limits?.response_deadline_ms, 86_400_000);
+    assert.equal(config.listen.port, 65_535);
+  });
+
+  it('keeps tool names like __proto__ and constructor as data', () => {
+    const config = parseConfig(agentYaml('    tools:', '      __proto__: { max_json_depth: 5 }', '      constructor: { max_json_depth: 6 }'), {
+      env: {},
+    });
+    const acme = config.agents.get('acme');
+    assert.ok(acme);
+    assert.deepEqual(Object.keys(acme.tools), ['__proto__', 'constructor']);
+    assert.equal(acme.tools['__proto__']?.max_json_depth, 5);
+    assert.equal(Object.getPrototypeOf(acme.tools), null);
+    assert.equal(({} as Record<string, unknown>).max_json_depth, undefined);
+  });
+});
+
+describe('config validation rules (each with its YAML path)', () => {
+  it('defaults.max_response_bytes above 4 MiB is an error naming the spec rule; an agent or tool may raise it', () => {
+    const problems = problemsOf(`defaults: { max_response_bytes: 4194305 }\n${MINIMAL}`);
+    const p = problemAt(problems, 'defaults.max_response_bytes', /may not exceed 4194304 bytes \(4 MiB\).*ceiling on a default.*Size Limits/);
+    assert.match(p.message, /got 4194305$/);
+    assert.equal(problems.length, 1);
+
+    const config = parseConfig(agentYaml('    max_response_bytes: 8388608', '    tools:', '      t: { max_response_bytes: 16777216 }'), { env: {} });
+    assert.equal(config.agents.get('acme')?.limits.max_response_bytes, 8_388_608);
+    assert.equal(config.agents.get('acme')?.tools['t']?.max_response_bytes, 16_777_216);
+  });
+
+  const byteKeys = ['max_response_bytes', 'max_sse_event_bytes', 'max_call_response_bytes', 'max_request_bytes'];
+  for (const key of byteKeys) {
+    it(`agents.acme.${key}: integer 1 .. 1 GiB`, () => {
+      for (const bad of ['0', '1073741825', '1.5', '"big"', '-1', 'true', '']) {
+        const problems = problemsOf(agentYaml(`    ${key}: ${bad}`));
+        problemAt(problems, `agents.acme.${key}`, /^expected an integer >= 1 and <= 1073741824 \(1 GiB\), got /);
+      }
+    });
+  }
+
+  it('reports what was found', () => {
+    assert.equal(
+      problemAt(problemsOf(agentYaml('    max_response_bytes: big')), 'agents.acme.max_response_bytes', /./).message,
+      'expected an integer >= 1 and <= 1073741824 (1 GiB), got "big"',
+    );
+    assert.match(problemAt(problemsOf(agentYaml('    max_response_bytes:')), 'agents.acme.max_response_bytes', /./).message, /got null/);
+    assert.match(problemAt(problemsOf(agentYaml('    max_response_bytes: 4_194_304')), 'agents.acme.max_response_bytes', /./).message, /got "4_194_304"/);
+    assert.match(problemAt(problemsOf(agentYaml('    max_response_bytes: [1]')), 'agents.acme.max_response_bytes', /./).message, /got a list/);
+  });
+
+  for (const key of ['response_deadline_ms', 'sse_idle_timeout_ms', 'sse_deadline_ms']) {
+    it(`${key}: integer 1 .. 24 h, at every level`, () => {
+      const problems = problemsOf(
+        [`defaults: { ${key}: 0 }`, 'agents:', '  acme:', '    url: https://a.example/mcp', `    ${key}: 86400001`, '    tools:', `      t: { ${key}: 2.5 }`, ''].join(
+          '\n',
+        ),
+      );
+      const msg = /^expected an integer >= 1 and <= 86400000 \(24 h\), got /;
+      problemAt(problems, `defaults.${key}`, msg);
+      problemAt(problems, `agents.acme.${key}`, msg);
+      problemAt(problems, `agents.acme.tools.t.${key}`, msg);
+      assert.equal(problems.length, 3);
+    });
+  }
+
+  it('resume.ttl_ms: integer 1 .. 24 h', () => {
+    problemAt(problemsOf(`resume: { ttl_ms: 0 }\n${MINIMAL}`), 'resume.ttl_ms', /^expected an integer >= 1 and <= 86400000 \(24 h\), got 0$/);
+  });
+
+  it('max_json_depth 1..10000 and max_json_nodes 1..100,000,000', () => {
+    const problems = problemsOf(agentYaml('    max_json_depth: 10001', '    max_json_nodes: 100000001'));
+    problemAt(problems, 'agents.acme.max_json_depth', /^expected an integer >= 1 and <= 10000, got 10001$/);
+    problemAt(problems, 'agents.acme.max_json_nodes', /^expected an integer >= 1 and <= 100000000, got 100000001$/);
+    problemAt(problemsOf(`defaults: { max_json_depth: 0 }\n${MINIMAL}`), 'defaults.max_json_depth', /got 0$/);
+  });
+
+  it('listen.port 0..65535, listen.host a non-empty string', () => {
+    problemAt(problemsOf(`listen: { port: 65536 }\n${MINIMAL}`), 'listen.port', /^expected an integer >= 0 and <= 65535, got 65536$/);
+    problemAt(problemsOf(`listen: { port: -1 }\n${MINIMAL}`), 'listen.port', /got -1$/);
+    problemAt(problemsOf(`listen: { host: "" }\n${MINIMAL}`), 'listen.host', /expected a host name or IP address/);
+  });
+
+  it('log_level and dedupe_text are enums', () => {
+    problemAt(problemsOf(`log_level: verbose\n${MINIMAL}`), 'log_level', /^expected one of fatal, error, warn, info, debug, trace, silent, got "verbose"$/);
+    problemAt(problemsOf(agentYaml('    tools:', '      t: { dedupe_text: full }')), 'agents.acme.tools.t.dedupe_text', /^expected one of summary, off, got "full"$/);
+    // YAML 1.2: `off` is a string, not a boolean.
+    assert.equal(parseConfig(agentYaml('    dedupe_text: off'), { env: {} }).agents.get('acme')?.limits.dedupe_text, 'off');
+  });
+
+  it('url: absolute http(s), no credentials, no fragment; never echoed', () => {
+    const cases: [string, RegExp][] = [
+      ['not a url', /not a valid absolute URL/],
+      ['/relative/mcp', /not a valid absolute URL/],
+      ['ftp://files.example/mcp', /scheme must be http: or https:, got "ftp:"/],
+      ['https://user:hunter2@sales.example/mcp', /must not contain credentials/],
+      ['https://sales.example/mcp#frag', /must not contain a fragment/],
+      ['https://sales.example/mcp#', /must not contain a fragment/],
+    ];
+    for (const [url, message] of cases) {
+      const problems = problemsOf(`agents:\n  acme:\n    url: "${url}"\n`);
+      const p = problemAt(problems, 'agents.acme.url', message);
+      if (url.includes('hunter2')) assert.doesNotMatch(p.message, /hunter2/);
+    }
+    problemAt(problemsOf('agents:\n  acme:\n    url: 42\n'), 'agents.acme.url', /^expected an absolute http: or https: URL, got 42$/);
+    assert.equal(parseConfig('agents:\n  a:\n    url: http://127.0.0.1:3001/mcp?x=1\n', { env: {} }).agents.get('a')?.url.search, '?x=1');
+  });
+
+  it('a missing url is reported at the agent path', () => {
+    const problems = problemsOf('agents:\n  acme:\n    headers: {}\n');
+    const p = problemAt(problems, 'agents.acme.url', /^missing required key `url`$/);
+    assert.equal(p.line, 2);
+  });
+
+  it('at least one agent', () => {
+    problemAt(problemsOf('agents: {}\n'), 'agents', /at least one agent is required/);
+    problemAt(problemsOf('agents:\n'), 'agents', /at least one agent is required/);
+    problemAt(problemsOf('log_level: info\n'), 'agents', /missing required key `agents` \(at least one agent is required\)/);
+    problemAt(problemsOf('agents: [a]\n'), 'agents', /expected a mapping of agent name to agent, got a list/);
+  });
+
+  it('agent names are URL-path-safe', () => {
+    const cases: [string, string][] = [
+      ['-lead', 'agents.-lead'],
+      ['has space', 'agents["has space"]'],
+      ['slash/name', 'agents["slash/name"]'],
+      ['a'.repeat(65), `agents.${'a'.repeat(65)}`],
+      ['é', 'agents["é"]'],
+    ];
+    for (const [name, path] of cases) {
+      const problems = problemsOf(`agents:\n  ${JSON.stringify(name)}:\n    url: https://a.example/mcp\n`);
+      problemAt(problems, path, /^invalid agent name .*must match \^\[A-Za-z0-9\]/);
+    }
+    for (const name of ['a', 'A.b_c-9', 'a'.repeat(64)]) parseConfig(`agents:\n  ${name}:\n    url: https://a.example/mcp\n`, { env: {} });
+  });
+
+  it('tool names use the MCP tool-name charset', () => {
+    const problems = problemsOf(agentYaml('    tools:', '      "bad tool": {}', `      "${'t'.repeat(129)}": {}`));
+    problemAt(problems, 'agents.acme.tools["bad tool"]', /^invalid tool name "bad tool": must match \^\[A-Za-z0-9_.-\]\{1,128\}\$$/);
+    problemAt(problems, `agents.acme.tools.${'t'.repeat(129)}`, /^invalid tool name/);
+    const ok = parseConfig(agentYaml('    tools:', '      get.products_v2-x: {}'), { env: {} });
+    assert.deepEqual(Object.keys(ok.agents.get('acme')?.tools ?? {}), ['get.products_v2-x']);
+  });
+
+  it('per-tool blocks take only the limit keys', () => {
+    const problems = problemsOf(agentYaml('    tools:', '      t: { url: "https://x.example", max_call_response_bytes: 5 }'));
+    problemAt(problems, 'agents.acme.tools.t.url', /^unknown key `url`: `url` can be set on the agent, not per tool$/);
+    problemAt(problems, 'agents.acme.tools.t.max_call_response_bytes', /can be set on the agent, not per tool/);
+  });
+
+  it('headers: HTTP token names, lower-cased; forbidden names', () => {
+    const forbidden = [
+      'Connection',
+      'keep-alive',
+      'Transfer-Encoding',
+      'te',
+      'trailer',
+      'upgrade',
+      'Proxy-Authorization',
+      'proxy-connection',
+      'Host',
+      'content-length',
+      'X-Max-Response-Bytes',
+      'accept-encoding',
+    ];
+    const problems = problemsOf(agentYaml('    headers:', ...forbidden.map((h) => `      ${h}: v`)));
+    for (const h of forbidden) problemAt(problems, `agents.acme.headers.${h}`, new RegExp(`^header \`${h.toLowerCase()}\` may not be configured: `));
+    assert.equal(problems.length, forbidden.length);
+
+    const more = problemsOf(agentYaml('    headers:', '      "x y": v', '      "x:y": v', '      Authorization: a', '      authorization: b', '      x-num: 42'));
+    problemAt(more, 'agents.acme.headers["x y"]', /^invalid header name "x y": must be an HTTP token$/);
+    problemAt(more, 'agents.acme.headers["x:y"]', /must be an HTTP token/);
+    problemAt(more, 'agents.acme.headers.authorization', /^header `authorization` repeats `Authorization` \(header names are case-insensitive\)$/);
+    problemAt(more, 'agents.acme.headers.x-num', /^expected a string header value \(quote numbers\), got 42$/);
+  });
+
+  it('header values may not contain line breaks and are never echoed', () => {
+    const problems = problemsOf(agentYaml('    headers:', '      x-secret: "tok\\r\\nInjected: yes"'));
+    const p = problemAt(problems, 'agents.acme.headers.x-secret', /not allowed in HTTP/);
+    assert.doesNotMatch(p.message, /tok|Injected/);
+  });
+
+  it('accept_encoding: gzip, deflate, br, identity, unique, non-empty', () => {
+    const problems = problemsOf(agentYaml('    accept_encoding: [gzip, zstd, gzip]'));
+    problemAt(problems, 'agents.acme.accept_encoding[1]', /^expected one of gzip, deflate, br, identity, got "zstd"$/);
+    problemAt(problems, 'agents.acme.accept_encoding[2]', /^duplicate content coding "gzip"$/);
+    problemAt(problemsOf(agentYaml('    accept_encoding: []')), 'agents.acme.accept_encoding', /at least one content coding/);
+    problemAt(problemsOf(agentYaml('    accept_encoding: gzip')), 'agents.acme.accept_encoding', /expected a list.*got "gzip"/);
+    assert.deepEqual(parseConfig(agentYaml('    accept_encoding: [br, identity]'), { env: {} }).agents.get('acme')?.accept_encoding, ['br', 'identity']);
+  });
+
+  it('tls_insecure_skip_verify is a boolean', () => {
+    problemAt(problemsOf(agentYaml('    tls_insecure_skip_verify: "yes"')), 'agents.acme.tls_insecure_skip_verify', /^expected true or false, got "yes"$/);
+  });
+
+  it('resume.secret: at least 32 characters, never echoed', () => {
+    const p = problemAt(problemsOf(`resume: { secret: "short-secret-value" }\n${MINIMAL}`), 'resume.secret', /^must be at least 32 characters long$/);
+    assert.doesNotMatch(p.message, /short-secret/);
+    const secret = 's'.repeat(32);
+    assert.equal(parseConfig(`resume: { secret: "${secret}" }\n${MINIMAL}`, { env: {} }).resume.secret, secret);
+  });
+
+  it('resume secret: config, else ADCP_GATEWAY_RESUME_SECRET, else undefined', () => {
+    const fromEnv = 'e'.repeat(40);
+    const fromFile = 'f'.repeat(40);
+    assert.equal(parseConfig(MINIMAL, { env: { ADCP_GATEWAY_RESUME_SECRET: fromEnv } }).resume.secret, fromEnv);
+    assert.equal(
+      parseConfig(`resume: { secret: "${fromFile}" }\n${MINIMAL}`, { env: { ADCP_GATEWAY_RESUME_SECRET: fromEnv } }).resume.secret,
+      fromFile,
+    );
+    assert.equal(parseConfig(MINIMAL, { env: {} }).resume.secret, undefined);
+    assert.equal(parseConfig(MINIMAL, { env: { ADCP_GATEWAY_RESUME_SECRET: '' } }).resume.secret, undefined);
+    const p = problemAt(problemsOf(MINIMAL, { ADCP_GATEWAY_RESUME_SECRET: 'too-short' }), 'resume.secret', /ADCP_GATEWAY_RESUME_SECRET must be at least 32/);
+    assert.doesNotMatch(p.message, /too-short/);
+  });
+
+  it('unknown keys are errors everywhere, with a typo suggestion', () => {
+    const problems = problemsOf(
+      [
+        'lisen: { port: 1 }',
+        'listen: { hots: x }',
+        'defaults: { max_respons_bytes: 1, Max_JSON_Depth: 3 }',
+        'resume: { sekret: x }',
+        'agents:',
+        '  acme:',
+        '    url: https://a.example/mcp',
+        '    max-response-bytes: 5',
+        '    zzzzzz: 1',
+        '    tools:',
+        '      t: { max_json_dept: 5 }',
+        '',
+      ].join('\n'),
+    );
+    problemAt(problems, 'lisen', /^unknown key `lisen` \(did you mean `listen`\?\)$/);
+    problemAt(problems, 'listen.hots', /did you mean `host`/);
+    problemAt(problems, 'defaults.max_respons_bytes', /^unknown key `max_respons_bytes` \(did you mean `max_response_bytes`\?\)$/);
+    problemAt(problems, 'defaults.Max_JSON_Depth', /did you mean `max_json_depth`/);
+    problemAt(problems, 'resume.sekret', /did you mean `secret`/);
+    problemAt(problems, 'agents.acme.max-response-bytes', /did you mean `max_response_bytes`/);
+    problemAt(problems, 'agents.acme.zzzzzz', /^unknown key `zzzzzz` \(known keys: url, headers, /);
+    problemAt(problems, 'agents.acme.tools.t.max_json_dept', /did you mean `max_json_depth`/);
+    assert.equal(problems.length, 8);
+  });
+
+  it('duplicate keys are errors, with a position', () => {
+    const problems = problemsOf(`${MINIMAL}log_level: info\nlog_level: debug\n`);
+    assert.equal(problems.length, 1);
+    assert.match(problems[0]?.message ?? '', /unique/);
+    assert.equal(problems[0]?.line, 5);
+    assert.equal(problems[0]?.column, 1);
+  });
+
+  it('YAML syntax errors have line and column', () => {
+    const problems = problemsOf('agents:\n  acme:\n    url: [https://a.example\n');
+    assert.ok(problems.length >= 1);
+    for (const p of problems) {
+      assert.equal(p.path, '');
+      assert.match(p.message, /^YAML: /);
+      assert.equal(typeof p.line, 'number');
+      assert.equal(typeof p.column, 'number');
+    }
+  });
+
+  it('an empty file or a non-mapping is an error', () => {
+    problemAt(problemsOf(''), '', /file is empty/);
+    problemAt(problemsOf('# only a comment\n'), '', /file is empty/);
+    problemAt(problemsOf('- a\n- b\n'), '', /expected a mapping.*got a list/);
+  });
+});
+
+describe('all problems at once, with positions', () => {
+  const yaml = [
+    'listen: { port: 99999 }', // 1
+    'defaults:', // 2
+    '  max_response_bytes: 8388608', // 3
+    'agents:', // 4
+    '  acme:', // 5
+    '    url: ftp://x.example/mcp', // 6
+    '    max_response_bytes: big', // 7
+    '    headers: { authorization: "Bearer ${ACME_TOKEN}" }', // 8
+    '    tools:', // 9
+    '      list_products:', // 10
+    '        max_response_bytes: 0', // 11
+    '        max_respons_bytes: 1', // 12
+    '',
+  ].join('\n');
+
+  it('reports every problem, sorted by position, each with line and column', () => {
+    const problems = problemsOf(yaml);
+    assert.deepEqual(
+      problems.map((p) => [p.path, p.line, p.column]),
+      [
+        ['listen.port', 1, 17],
+        ['defaults.max_response_bytes', 3, 23],
+        ['agents.acme.url', 6, 10],
+        ['agents.acme.max_response_bytes', 7, 25],
+        ['agents.acme.headers.authorization', 8, 31],
+        ['agents.acme.tools.list_products.max_response_bytes', 11, 29],
+        ['agents.acme.tools.list_products.max_respons_bytes', 12, 9],
+      ],
+    );
+  });
+
+  it('format() gives one line per problem under a count', () => {
+    let error: ConfigError | undefined;
+    try {
+      parseConfig(yaml, { env: {}, source: 'config/gateway.yaml' });
+    } catch (err) {
+      error = err as ConfigError;
+    }
+    assert.ok(error instanceof ConfigError);
+    assert.equal(error.source, 'config/gateway.yaml');
+    const text = error.format();
+    const lines = text.split('\n');
+    assert.equal(lines[0], 'config/gateway.yaml: 7 problems');
+    assert.equal(lines.length, 8);
+    assert.equal(lines[4], '  agents.acme.max_response_bytes (line 7, column 25): expected an integer >= 1 and <= 1073741824 (1 GiB), got "big"');
+    assert.equal(lines[5], '  agents.acme.headers.authorization (line 8, column 31): environment variable `ACME_TOKEN` is not set');
+    assert.equal(error.message, text);
+    assert.equal(new ConfigError([{ path: 'a', message: 'm' }]).format(), 'config: 1 problem\n  a: m');
+    assert.equal(new ConfigError([{ path: '', message: 'm', line: 2, column: 3 }], 'f.yaml').format(), 'f.yaml: 1 problem\n  line 2, column 3: m');
+  });
+});
+
+describe('the result is deeply frozen', () => {
+  const config: GatewayConfig = parseConfig(agentYaml('    headers: { x-a: b }', '    tools:', '      t: { max_json_depth: 5 }'), { env: {} });
+  const acme = config.agents.get('acme');
+  assert.ok(acme);
+
+  it('objects throw on mutation (strict mode)', () => {
+    type Writable = Record<string, unknown>;
+    assert.throws(() => {
+      (config as unknown as Writable).log_level = 'debug';
+    }, TypeError);
+    assert.throws(() => {
+      (config.listen as unknown as Writable).port = 1;
+    }, TypeError);
+    assert.throws(() => {
+      (config.defaults as unknown as Writable).max_response_bytes = 1;
+    }, TypeError);
+    assert.throws(() => {
+      (config.resume as unknown as Writable).secret = 'x';
+    }, TypeError);
+    assert.throws(() => {
+      (acme as unknown as Writable).max_request_bytes = 1;
+    }, TypeError);
+    assert.throws(() => {
+      (acme.limits as unknown as Writable).max_response_bytes = 1;
+    }, TypeError);
+    assert.throws(() => {
+      (acme.headers as Writable)['x-b'] = 'c';
+    }, TypeError);
+    assert.throws(() => {
+      (acme.tools as Writable)['u'] = {};
+    }, TypeError);
+    assert.throws(() => {
+      (acme.tools['t'] as Writable).max_json_depth = 6;
+    }, TypeError);
+    assert.throws(() => {
+      (acme.accept_encoding as string[]).push('identity');
+    }, TypeError);
+  });
+
+  it('the agents map and the url cannot be changed', () => {
+    const agents = config.agents as Map<string, unknown>;
+    assert.throws(() => agents.set('evil', {}), TypeError);
+    assert.throws(() => agents.delete('acme'), TypeError);
+    assert.throws(() => agents.clear(), TypeError);
+    assert.equal(config.agents.size, 1);
+    assert.throws(() => {
+      acme.url.pathname = '/other';
+    }, TypeError);
+    assert.throws(() => {
+      acme.url.href = 'https://evil.example/';
+    }, TypeError);
+    acme.url.searchParams.set('x', '1');
+    assert.equal(acme.url.href, 'https://sales.acme.example/mcp');
+    assert.equal(new URL(acme.url).href, 'https://sales.acme.example/mcp');
+    assert.equal(String(acme.url), 'https://sales.acme.example/mcp');
+  });
+});
+
+describe('loadConfigFile', () => {
+  it('reads a file; source is the absolute path', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'gw-config-'));
+    try {
+      const file = join(dir, 'g.yaml');
+      await writeFile(file, MINIMAL);
+      const config = await loadConfigFile(file, { env: {} });
+      assert.equal(config.source, file);
+      assert.equal(config.agents.get('acme')?.url.host, 'sales.acme.example');
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('a missing file or a directory is a ConfigError', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'gw-config-'));
+    try {
+      await assert.rejects(loadConfigFile(join(dir, 'nope.yaml'), { env: {} }), (err: unknown) => {
+        assert.ok(err instanceof ConfigError);
+        assert.equal(err.problems.length, 1);
+        assert.match(err.problems[0]?.message ?? '', /file not found/);
+        assert.equal(err.source, join(dir, 'nope.yaml'));
+        return true;
+      });
+      await assert.rejects(loadConfigFile(dir, { env: {} }), (err: unknown) => err instanceof ConfigError && /is a directory/.test(err.message));
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('an invalid file names the file as given', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'gw-config-'));
+    try {
+      const file = join(dir, 'bad.yaml');
+      await writeFile(file, 'agents: {}\n');
+      await assert.rejects(loadConfigFile(file, { env: {} }), (err: unknown) => err instanceof ConfigError && err.format().startsWith(`${file}: 1 problem\n`));
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});

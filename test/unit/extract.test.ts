@@ -1,0 +1,153 @@
+// extractAdcpResponse / extractAdcpError beyond the AdCP vectors: size bound in UTF-8 bytes,
+// structure bounds, prototype safety, envelopes, validation limits.
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import {
+  extractAdcpError,
+  extractAdcpResponse,
+  findLiftableTextItem,
+  parseTextObject,
+  utf8LengthExceeds,
+  validateAdcpError,
+} from '../../src/mcp/extract.js';
+
+const text = (t: string) => ({ type: 'text', text: t });
+
+describe('extractAdcpResponse', () => {
+  test('returns the seller structuredContent object itself', () => {
+    const structured = { status: 'completed', products: [] };
+    assert.equal(extractAdcpResponse({ content: [], structuredContent: structured }), structured);
+  });
+
+  test('array structuredContent falls through to the text fallback (spec step 2 takes non-array objects only)', () => {
+    const result = { content: [text('{"a":1}')], structuredContent: [{ a: 2 }] };
+    assert.deepEqual(extractAdcpResponse(result), { a: 1 });
+  });
+
+  test('non-objects and results without content give null', () => {
+    for (const value of [null, undefined, 1, 'x', [], {}, { content: 'x' }]) assert.equal(extractAdcpResponse(value), null);
+  });
+
+  test('isError truthy (not only true) gives null', () => {
+    assert.equal(extractAdcpResponse({ isError: 1, content: [text('{"a":1}')] }), null);
+  });
+
+  test('text over maxTextBytes is skipped; the bound is UTF-8 bytes, exactly at the limit passes', () => {
+    const t = '{"name":"éééé"}'; // 15 chars, 19 bytes
+    const bytes = Buffer.byteLength(t);
+    assert.equal(bytes, 19);
+    assert.deepEqual(extractAdcpResponse({ content: [text(t)] }, { maxTextBytes: bytes }), { name: 'éééé' });
+    assert.equal(extractAdcpResponse({ content: [text(t)] }, { maxTextBytes: bytes - 1 }), null);
+  });
+
+  test('an over-limit item is skipped and the next one is used', () => {
+    const result = { content: [text(`{"big":"${'x'.repeat(100)}"}`), text('{"small":1}')] };
+    assert.deepEqual(extractAdcpResponse(result, { maxTextBytes: 50 }), { small: 1 });
+  });
+
+  test('structure bounds, when given, skip over-deep or over-large text', () => {
+    const deep = { content: [text('{"a":{"b":{"c":1}}}')] };
+    assert.deepEqual(extractAdcpResponse(deep, { maxDepth: 3 }), { a: { b: { c: 1 } } });
+    assert.equal(extractAdcpResponse(deep, { maxDepth: 2 }), null);
+    assert.equal(extractAdcpResponse(deep, { maxNodes: 3 }), null);
+    assert.deepEqual(extractAdcpResponse(deep, { maxNodes: 4 }), { a: { b: { c: 1 } } });
+  });
+
+  test('non-text items and non-string text are ignored', () => {
+    const result = { content: [{ type: 'image', data: '{"a":1}' }, { type: 'text', text: 5 }, null, text(' \n{"ok":true}')] };
+    assert.deepEqual(extractAdcpResponse(result), { ok: true });
+  });
+
+  test('a __proto__ key in text stays own data and pollutes no prototype', () => {
+    const data = extractAdcpResponse({ content: [text('{"__proto__":{"polluted":1},"a":1}')] });
+    assert.ok(data);
+    assert.ok(Object.hasOwn(data, '__proto__'));
+    assert.deepEqual(Object.keys(data), ['__proto__', 'a']);
+    assert.equal(Object.getPrototypeOf(data), Object.prototype);
+    assert.equal((data as { polluted?: unknown }).polluted, undefined);
+    assert.equal(({} as { polluted?: unknown }).polluted, undefined);
+  });
+});
+
+describe('findLiftableTextItem / parseTextObject', () => {
+  test('returns the index of the first liftable item, skipping arrays, primitives and adcp_error-only', () => {
+    const result = {
+      content: [text('plain'), text('[1]'), text('"s"'), text('{"adcp_error":{"code":"X"}}'), { type: 'image' }, text('{"a":1}'), text('{"b":2}')],
+    };
+    assert.deepEqual(findLiftableTextItem(result), { index: 5, value: { a: 1 } });
+  });
+
+  test('parseTextObject rejects what JSON.parse cannot make an object', () => {
+    assert.equal(parseTextObject(''), undefined);
+    assert.equal(parseTextObject('   '), undefined);
+    assert.equal(parseTextObject('\uFEFF{}'), undefined);
+    assert.equal(parseTextObject('{bad'), undefined);
+    assert.equal(parseTextObject('null'), undefined);
+    assert.deepEqual(parseTextObject('\t{}\n'), {});
+  });
+
+  test('utf8LengthExceeds measures bytes only in the ambiguous band', () => {
+    assert.equal(utf8LengthExceeds('aaaa', 12), false);
+    assert.equal(utf8LengthExceeds('aaaa', 3), true);
+    assert.equal(utf8LengthExceeds('éé', 4), false);
+    assert.equal(utf8LengthExceeds('éé', 3), true);
+    assert.equal(utf8LengthExceeds('😀', 4), false);
+    assert.equal(utf8LengthExceeds('😀', 3), true);
+  });
+});
+
+describe('extractAdcpError', () => {
+  const adcpError = { code: 'RATE_LIMITED', message: 'Request rate exceeded', retry_after: 99999, recovery: 'transient' };
+
+  test('unwraps a JSON-RPC result envelope', () => {
+    const message = { jsonrpc: '2.0', id: 1, result: { isError: true, content: [], structuredContent: { adcp_error: adcpError } } };
+    assert.equal(extractAdcpError(message), adcpError);
+  });
+
+  test('reads JSON-RPC error.data.adcp_error, raw values kept', () => {
+    const message = { jsonrpc: '2.0', id: 1, error: { code: -32029, message: 'x', data: { adcp_error: adcpError } } };
+    assert.deepEqual(extractAdcpError(message), adcpError);
+  });
+
+  test('text fallback only when isError is true, and only objects with adcp_error', () => {
+    const t = JSON.stringify({ adcp_error: adcpError });
+    assert.deepEqual(extractAdcpError({ isError: true, content: [text('Oops.'), text('{"x":1}'), text(t)] }), adcpError);
+    assert.equal(extractAdcpError({ isError: 'true', content: [text(t)] }), null);
+    assert.equal(extractAdcpError({ content: [text(t)] }), null);
+  });
+
+  test('the first candidate found decides: an invalid structured error is not replaced by the text one', () => {
+    const message = { isError: true, content: [text(JSON.stringify({ adcp_error: adcpError }))], structuredContent: { adcp_error: { code: 7 } } };
+    assert.equal(extractAdcpError(message), null);
+  });
+
+  test('code must be a string of 1 to 64 characters', () => {
+    assert.ok(validateAdcpError({ code: 'X'.repeat(64) }));
+    assert.equal(validateAdcpError({ code: 'X'.repeat(65) }), null);
+    assert.equal(validateAdcpError({ code: '' }), null);
+    assert.equal(validateAdcpError({ code: 1 }), null);
+    assert.equal(validateAdcpError(['X']), null);
+  });
+
+  test('serialized size: exactly 4096 UTF-8 bytes passes, 4097 fails (bytes, not characters)', () => {
+    // {"code":"X","message":""} is 25 bytes; 2035 × é (2 bytes) + "a" fills 4071 more.
+    const at = { code: 'X', message: `${'é'.repeat(2035)}a` };
+    assert.equal(Buffer.byteLength(JSON.stringify(at)), 4096);
+    assert.equal(validateAdcpError(at), at);
+    const over = { code: 'X', message: `${'é'.repeat(2035)}aa` };
+    assert.equal(Buffer.byteLength(JSON.stringify(over)), 4097);
+    assert.ok(JSON.stringify(over).length < 4096, 'fewer characters than bytes');
+    assert.equal(validateAdcpError(over), null);
+  });
+
+  test('non-JSON values (cycles, BigInt) are not a structured error', () => {
+    const cyclic: Record<string, unknown> = { code: 'X' };
+    cyclic.self = cyclic;
+    assert.equal(validateAdcpError(cyclic), null);
+    assert.equal(validateAdcpError({ code: 'X', n: 1n }), null);
+  });
+
+  test('non-objects give null', () => {
+    for (const value of [null, undefined, 'x', 1, []]) assert.equal(extractAdcpError(value), null);
+  });
+});

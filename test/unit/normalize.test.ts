@@ -1,0 +1,216 @@
+// normalizeToolResult (ARCHITECTURE §1.3 and §5): duplicated JSON text replaced by a summary,
+// legacy text lifted into structuredContent, everything else left exactly as the seller sent it.
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { normalizeToolResult } from '../../src/mcp/normalize.js';
+import { summarizeStructuredContent } from '../../src/mcp/summary.js';
+import { extractAdcpResponse } from '../../src/mcp/extract.js';
+import { jsonDeepEqual } from '../../src/mcp/deep-equal.js';
+
+const LIMITS = { maxTextBytes: 4_194_304, maxDepth: 64, maxNodes: 100_000 };
+const text = (t: string, extra: Record<string, unknown> = {}) => ({ type: 'text', text: t, ...extra });
+const bytes = (s: string) => Buffer.byteLength(s, 'utf8');
+
+/** Runs normalization and checks it did not touch its input. */
+function run(result: unknown, limits = LIMITS) {
+  const before = structuredClone(result);
+  const out = normalizeToolResult(result, limits);
+  assert.deepStrictEqual(result, before, 'input mutated');
+  if (!out.changed) {
+    assert.equal(out.result, result, 'unchanged must return the same object');
+    assert.equal(out.action, 'none');
+    assert.equal(out.replacedItems, 0);
+  }
+  return out;
+}
+
+describe('dedupe (structuredContent present)', () => {
+  test('a JSON copy is replaced by the summary; a different second text is kept byte for byte', () => {
+    const structured = { status: 'completed', products: [{ id: 'p1', name: 'Ünïcode "q"' }], next_cursor: 'c2' };
+    const copy = JSON.stringify({ next_cursor: 'c2', products: [{ name: 'Ünïcode "q"', id: 'p1' }], status: 'completed' }, null, 2);
+    const other = 'Found 1 product.  {not json}';
+    const annotations = { audience: ['assistant'] };
+    const result = { content: [text(copy, { annotations, _meta: { k: 1 } }), text(other)], structuredContent: structured, _meta: { trace: 'x' } };
+
+    const out = run(result);
+    assert.equal(out.changed, true);
+    assert.equal(out.action, 'deduped');
+    assert.equal(out.replacedItems, 1);
+    const r = out.result as typeof result;
+    assert.deepEqual(Object.keys(r), ['content', 'structuredContent', '_meta']);
+    assert.equal(r.structuredContent, structured, 'structuredContent is the seller object, untouched');
+    assert.equal(r._meta, result._meta);
+    assert.deepEqual(r.content[0], {
+      type: 'text',
+      text: summarizeStructuredContent(structured, bytes(copy)),
+      annotations,
+      _meta: { k: 1 },
+    });
+    assert.equal(r.content[0]!.text, `Result in structuredContent (${bytes(copy)} bytes): status=completed; products[1], next_cursor.`);
+    assert.equal(r.content[1], result.content[1], 'the other item is the same object');
+    assert.equal(r.content[1]!.text, other);
+  });
+
+  test('every copy is replaced, each with its own byte count', () => {
+    const structured = { a: [1, 2] };
+    const compact = '{"a":[1,2]}';
+    const spaced = '{ "a" : [ 1 , 2 ] }';
+    const out = run({ content: [text(compact), text(spaced)], structuredContent: structured });
+    assert.equal(out.replacedItems, 2);
+    const content = (out.result as { content: { text: string }[] }).content;
+    assert.equal(content[0]!.text, 'Result in structuredContent (11 bytes): a[2].');
+    assert.equal(content[1]!.text, 'Result in structuredContent (19 bytes): a[2].');
+  });
+
+  test('text that differs from structuredContent (even slightly) is kept', () => {
+    for (const t of ['{"a":[2,1]}', '{"a":[1,2],"b":null}', '{"a":[1,"2"]}', '[{"a":[1,2]}]', 'a[2]']) {
+      run({ content: [text(t)], structuredContent: { a: [1, 2] } });
+    }
+  });
+
+  test('structuredContent that is an array, primitive or null is left alone', () => {
+    for (const structured of [[1], 'x', 1, null, true]) run({ content: [text(JSON.stringify(structured))], structuredContent: structured });
+    // not lifted either, even with a liftable text
+    run({ content: [text('{"a":1}')], structuredContent: null });
+  });
+
+  test('adcp_error-only structuredContent (an error missing isError) is left alone', () => {
+    const structured = { adcp_error: { code: 'RATE_LIMITED' } };
+    run({ content: [text(JSON.stringify(structured))], structuredContent: structured });
+  });
+
+  test('a copy over the bounds is kept', () => {
+    const structured = { a: { b: { c: 1 } } };
+    const copy = JSON.stringify(structured);
+    run({ content: [text(copy)], structuredContent: structured }, { ...LIMITS, maxDepth: 2 });
+    run({ content: [text(copy)], structuredContent: structured }, { ...LIMITS, maxNodes: 3 });
+    run({ content: [text(copy)], structuredContent: structured }, { ...LIMITS, maxTextBytes: bytes(copy) - 1 });
+    assert.equal(run({ content: [text(copy)], structuredContent: structured }, { ...LIMITS, maxTextBytes: bytes(copy) }).changed, true);
+  });
+});
+
+describe('lift (no structuredContent)', () => {
+  test('a legacy text-only result gets structuredContent and a summary', () => {
+    const t = '{"status":"completed","products":[{"product_id":"ctv_premium"}]}';
+    const result = { content: [text(t)], _meta: { x: 1 } };
+    const out = run(result);
+    assert.equal(out.action, 'lifted');
+    assert.equal(out.replacedItems, 1);
+    assert.deepStrictEqual(out.result, {
+      content: [text(`Result in structuredContent (${bytes(t)} bytes): status=completed; products[1].`)],
+      _meta: { x: 1 },
+      structuredContent: { status: 'completed', products: [{ product_id: 'ctv_premium' }] },
+    });
+    assert.deepEqual(Object.keys(out.result as object), ['content', '_meta', 'structuredContent'], 'structuredContent appended last');
+    assert.deepStrictEqual(extractAdcpResponse(out.result), extractAdcpResponse(result));
+  });
+
+  test('the first liftable item is lifted; earlier plain text and other items are untouched; later copies summarized', () => {
+    const image = { type: 'image', data: 'AAAA', mimeType: 'image/png' };
+    const result = {
+      content: [text('Here you go:'), image, text('[1,2]'), text('{"a":1}'), text('{ "a": 1 }'), text('{"a":2}')],
+    };
+    const out = run(result);
+    assert.equal(out.action, 'lifted');
+    assert.equal(out.replacedItems, 2);
+    const r = out.result as { content: unknown[]; structuredContent: unknown };
+    assert.deepEqual(r.structuredContent, { a: 1 });
+    assert.equal(r.content.length, 6);
+    assert.equal(r.content[0], result.content[0]);
+    assert.equal(r.content[1], image);
+    assert.equal(r.content[2], result.content[2]);
+    assert.deepEqual(r.content[3], text('Result in structuredContent (7 bytes): a.'));
+    assert.deepEqual(r.content[4], text('Result in structuredContent (10 bytes): a.'));
+    assert.equal(r.content[5], result.content[5]);
+  });
+
+  test('arrays, primitives, adcp_error-only objects and invalid JSON are not lifted', () => {
+    for (const t of ['[{"a":1}]', '"str"', '42', 'null', 'true', '{"adcp_error":{"code":"X"}}', '{"a":', 'plain words']) {
+      run({ content: [text(t)] });
+    }
+  });
+
+  test('isError results are never touched (the error JSON stays)', () => {
+    run({ isError: true, content: [text('{"adcp_error":{"code":"RATE_LIMITED"}}')] });
+    run({ isError: true, content: [text('{"a":1}')] });
+    const structured = { a: 1 };
+    run({ isError: true, content: [text('{"a":1}')], structuredContent: structured });
+  });
+
+  test('text over maxTextBytes, depth or nodes is simply not lifted; exactly at the limits it is', () => {
+    const t = '{"a":[[1]],"é":2}';
+    const n = bytes(t);
+    run({ content: [text(t)] }, { ...LIMITS, maxTextBytes: n - 1 });
+    run({ content: [text(t)] }, { ...LIMITS, maxDepth: 2 });
+    run({ content: [text(t)] }, { ...LIMITS, maxNodes: 4 });
+    assert.equal(run({ content: [text(t)] }, { maxTextBytes: n, maxDepth: 3, maxNodes: 5 }).action, 'lifted');
+    // plain text that starts with [[[ is not an error either
+    run({ content: [text('[[[[[[[[[[ not json')] }, { ...LIMITS, maxDepth: 3 });
+  });
+
+  test('a __proto__ key is lifted as own data; no prototype changes', () => {
+    const out = run({ content: [text('{"__proto__":{"polluted":1},"status":"completed"}')] });
+    const structured = (out.result as { structuredContent: Record<string, unknown> }).structuredContent;
+    assert.ok(Object.hasOwn(structured, '__proto__'));
+    assert.equal(Object.getPrototypeOf(structured), Object.prototype);
+    assert.equal(Object.getPrototypeOf(out.result), Object.prototype);
+    assert.equal(({} as { polluted?: unknown }).polluted, undefined);
+    assert.match(JSON.stringify(out.result), /"structuredContent":\{"__proto__":\{"polluted":1\},"status":"completed"\}/);
+  });
+
+  test('own __proto__ keys on the result and on items are copied as data', () => {
+    const result = JSON.parse('{"__proto__":{"x":1},"content":[{"type":"text","__proto__":{"y":2},"text":"{\\"a\\":1}"}]}') as object;
+    const out = run(result);
+    assert.equal(out.action, 'lifted');
+    const r = out.result as Record<string, unknown> & { content: Record<string, unknown>[] };
+    assert.deepEqual(Object.keys(r), ['__proto__', 'content', 'structuredContent']);
+    assert.equal(Object.getPrototypeOf(r), Object.prototype);
+    assert.deepEqual(Object.keys(r.content[0]!), ['type', '__proto__', 'text']);
+    assert.equal(Object.getPrototypeOf(r.content[0]), Object.prototype);
+    assert.equal(JSON.stringify(r.content[0]), '{"type":"text","__proto__":{"y":2},"text":"Result in structuredContent (7 bytes): a."}');
+  });
+});
+
+describe('left alone', () => {
+  test('non-objects, missing or non-array content', () => {
+    for (const value of [null, undefined, 'x', 1, [text('{"a":1}')], {}, { content: 'x' }, { content: { 0: text('{"a":1}') } }]) run(value);
+  });
+
+  test('empty content stays empty and unchanged', () => {
+    run({ content: [] });
+    run({ content: [], structuredContent: { a: 1 } });
+  });
+
+  test('a summary-only result with structuredContent', () => {
+    run({ content: [text('Found 3 products.')], structuredContent: { products: [1, 2, 3] } });
+  });
+});
+
+describe('jsonDeepEqual', () => {
+  test('key order independent, arrays ordered, types strict', () => {
+    assert.equal(jsonDeepEqual({ a: 1, b: [1, { c: null }] }, { b: [1, { c: null }], a: 1 }), true);
+    assert.equal(jsonDeepEqual([1, 2], [2, 1]), false);
+    assert.equal(jsonDeepEqual({ a: 1 }, { a: '1' }), false);
+    assert.equal(jsonDeepEqual({ a: 1 }, { a: 1, b: 2 }), false);
+    assert.equal(jsonDeepEqual({ 0: 'x' }, ['x']), false);
+    assert.equal(jsonDeepEqual(null, {}), false);
+    assert.equal(jsonDeepEqual(0, -0), true);
+    assert.equal(jsonDeepEqual('a', 'a'), true);
+  });
+
+  test('own keys only; an own __proto__ key compares as data', () => {
+    const inherited = Object.create({ a: 1 }) as object;
+    assert.equal(jsonDeepEqual(inherited, {}), true);
+    assert.equal(jsonDeepEqual({}, { a: 1 }), false);
+    const withProto = JSON.parse('{"__proto__":{"x":1}}') as object;
+    assert.equal(jsonDeepEqual(withProto, JSON.parse('{"__proto__":{"x":1}}')), true);
+    assert.equal(jsonDeepEqual(withProto, JSON.parse('{"__proto__":{"x":2}}')), false);
+    assert.equal(jsonDeepEqual(withProto, {}), false);
+  });
+
+  test('deep nesting does not overflow the stack', () => {
+    const deep = (n: number): unknown => JSON.parse('['.repeat(n) + ']'.repeat(n));
+    assert.equal(jsonDeepEqual(deep(100_000), deep(100_000)), true);
+    assert.equal(jsonDeepEqual(deep(100_000), deep(99_999)), false);
+  });
+});

@@ -1,0 +1,186 @@
+/**
+ * The container packaging agrees with the repository:
+ * - every file the Dockerfile COPYs from the build context exists and is not excluded by
+ *   .dockerignore;
+ * - the ENTRYPOINT runs the package's `bin` target, which the build produces from src/;
+ * - docker/docker-compose.yml mounts a config file that exists and parses with the real loader,
+ *   listens on 0.0.0.0 (not the container's own loopback) on the EXPOSEd port, and the command's
+ *   --config path is the mount target;
+ * - the buyer placeholder's URL names an agent the config defines.
+ */
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join, normalize, posix } from 'node:path';
+import { describe, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { parse as parseYaml } from 'yaml';
+import { parseConfig } from '../../src/config/load.js';
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const read = (p: string): string => readFileSync(join(ROOT, p), 'utf8');
+
+interface Instruction {
+  readonly keyword: string;
+  readonly args: string;
+  /** Index of the build stage (0-based) the instruction belongs to. */
+  readonly stage: number;
+}
+
+/** Dockerfile instructions, continuation lines joined, comments and parser directives dropped. */
+function parseDockerfile(text: string): Instruction[] {
+  const out: Instruction[] = [];
+  let stage = -1;
+  let pending = '';
+  for (const raw of text.split(/\r?\n/)) {
+    const line = raw.trim();
+    if (pending === '' && (line === '' || line.startsWith('#'))) continue;
+    if (line.startsWith('#')) continue; // a comment inside a continued instruction
+    if (line.endsWith('\\')) {
+      pending += `${line.slice(0, -1)} `;
+      continue;
+    }
+    const full = (pending + line).trim();
+    pending = '';
+    const m = /^(\S+)\s*(.*)$/.exec(full);
+    if (!m) continue;
+    const keyword = m[1]!.toUpperCase();
+    if (keyword === 'FROM') stage += 1;
+    out.push({ keyword, args: m[2]!, stage });
+  }
+  return out;
+}
+
+/** Arguments of an instruction in exec (JSON array) or shell form; `--flag=value` options separated out. */
+function splitArgs(args: string): { flags: string[]; values: string[] } {
+  const words = args.trim().startsWith('[') ? (JSON.parse(args) as string[]) : args.trim().split(/\s+/);
+  return { flags: words.filter((w) => w.startsWith('--')), values: words.filter((w) => !w.startsWith('--')) };
+}
+
+function execForm(inst: Instruction | undefined): string[] {
+  assert.ok(inst, 'instruction present');
+  assert.ok(inst.args.trim().startsWith('['), `${inst.keyword} uses the exec (JSON array) form`);
+  return JSON.parse(inst.args) as string[];
+}
+
+/** A minimal .dockerignore matcher: exact paths, directory prefixes and `*` globs (no `!` exceptions used here). */
+function dockerIgnored(path: string, patterns: string[]): boolean {
+  const p = posix.normalize(path.replace(/^\.\//, '')).replace(/\/$/, '');
+  return patterns.some((pattern) => {
+    const pat = pattern.replace(/^\.\//, '').replace(/\/$/, '');
+    if (!pat.includes('*')) return p === pat || p.startsWith(`${pat}/`);
+    const re = new RegExp(`^${pat.split('*').map((s) => s.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('[^/]*')}$`);
+    return re.test(p) || re.test(posix.basename(p));
+  });
+}
+
+/** `${NAME}` references in a YAML file's values (comments skipped; `$${` is a literal). */
+function referencedVars(yamlText: string): string[] {
+  const values = yamlText
+    .split(/\r?\n/)
+    .map((line) => line.replace(/^\s*#.*$/, '').replace(/\s+#.*$/, ''))
+    .join('\n');
+  return [...new Set([...values.matchAll(/(?<!\$)\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g)].map((m) => m[1]!))];
+}
+
+const dockerfile = parseDockerfile(read('Dockerfile'));
+const ignorePatterns = read('.dockerignore')
+  .split(/\r?\n/)
+  .map((l) => l.trim())
+  .filter((l) => l !== '' && !l.startsWith('#'));
+const pkg = JSON.parse(read('package.json')) as { bin: Record<string, string>; engines: { node: string } };
+const finalStage = Math.max(...dockerfile.map((i) => i.stage));
+const inFinal = (keyword: string): Instruction[] => dockerfile.filter((i) => i.stage === finalStage && i.keyword === keyword);
+
+describe('Dockerfile', () => {
+  test('every COPY source from the build context exists and is not .dockerignored', () => {
+    const copies = dockerfile.filter((i) => i.keyword === 'COPY' || i.keyword === 'ADD');
+    const fromContext = copies.filter((i) => !splitArgs(i.args).flags.some((f) => f.startsWith('--from')));
+    assert.ok(fromContext.length >= 3, 'the Dockerfile copies package files and sources from the context');
+    for (const inst of fromContext) {
+      const { values } = splitArgs(inst.args);
+      const sources = values.slice(0, -1);
+      assert.ok(sources.length > 0, `COPY ${inst.args} has a source`);
+      for (const source of sources) {
+        assert.ok(existsSync(join(ROOT, source)), `COPY source ${source} exists in the repository`);
+        assert.equal(dockerIgnored(source, ignorePatterns), false, `COPY source ${source} is not excluded by .dockerignore`);
+      }
+    }
+  });
+
+  test('two stages on node:22-bookworm-slim; the runtime stage installs production deps only and runs as node', () => {
+    const froms = dockerfile.filter((i) => i.keyword === 'FROM').map((i) => i.args.split(/\s+/)[0]);
+    assert.deepEqual(froms, ['node:22-bookworm-slim', 'node:22-bookworm-slim']);
+    const runs = inFinal('RUN').map((i) => i.args);
+    assert.ok(runs.some((r) => /npm ci\b.*--omit=dev\b.*--ignore-scripts\b/.test(r)), 'runtime stage: npm ci --omit=dev --ignore-scripts');
+    assert.deepEqual(inFinal('USER').map((i) => i.args.trim()), ['node']);
+    assert.deepEqual(inFinal('EXPOSE').map((i) => i.args.trim()), ['8787']);
+    const fromBuild = inFinal('COPY').filter((i) => splitArgs(i.args).flags.some((f) => f.startsWith('--from')));
+    assert.deepEqual(fromBuild.map((i) => splitArgs(i.args).values[0]), ['/app/dist']);
+  });
+
+  test("ENTRYPOINT runs the package's bin target, which the build emits from src/", () => {
+    const entrypoint = execForm(inFinal('ENTRYPOINT')[0]);
+    assert.equal(entrypoint.length, 2);
+    assert.equal(entrypoint[0], 'node');
+    const bins = Object.values(pkg.bin);
+    assert.equal(bins.length, 1);
+    assert.equal(normalize(entrypoint[1]!), normalize(bins[0]!));
+
+    // tsconfig.build.json compiles rootDir -> outDir; the bin target must be the output of a real source file.
+    const build = JSON.parse(read('tsconfig.build.json')) as { compilerOptions: { rootDir: string; outDir: string } };
+    const { rootDir, outDir } = build.compilerOptions;
+    const target = posix.normalize(bins[0]!.replace(/^\.\//, ''));
+    assert.ok(target.startsWith(`${posix.normalize(outDir)}/`), `${target} is under outDir ${outDir}`);
+    const source = posix.join(rootDir, target.slice(posix.normalize(outDir).length + 1)).replace(/\.js$/, '.ts');
+    assert.ok(existsSync(join(ROOT, source)), `${source} (compiled to ${target}) exists`);
+  });
+});
+
+describe('docker/docker-compose.yml', () => {
+  type Service = { command?: string[]; volumes?: string[]; environment?: Record<string, string>; expose?: string[] };
+  const compose = parseYaml(read('docker/docker-compose.yml')) as { services: Record<string, Service> };
+  const gateway = compose.services.gateway;
+
+  test('the gateway service mounts an existing config read-only, at the path its command and the image CMD use', () => {
+    assert.ok(gateway, 'a `gateway` service');
+    const mounts = (gateway.volumes ?? []).map((v) => v.split(':'));
+    const config = mounts.find(([, target]) => target?.endsWith('.yaml'));
+    assert.ok(config, 'a YAML file is mounted');
+    const [source, target, mode] = config;
+    assert.equal(mode, 'ro');
+    assert.ok(existsSync(join(ROOT, 'docker', source!)), `mounted file docker/${source} exists`);
+
+    const command = gateway.command ?? [];
+    assert.equal(command[command.indexOf('--config') + 1], target, 'compose command --config is the mount target');
+    const cmd = execForm(inFinal('CMD')[0]);
+    assert.equal(cmd[cmd.indexOf('--config') + 1], target, 'the image CMD --config is the mount target too');
+  });
+
+  test('the mounted config parses, listens on 0.0.0.0:8787, and every ${VAR} it uses is set by compose', () => {
+    const text = read('docker/gateway.yaml');
+    const vars = referencedVars(text);
+    const env: NodeJS.ProcessEnv = { ADCP_GATEWAY_RESUME_SECRET: 'x'.repeat(48) };
+    for (const name of vars) env[name] = `dummy-${name.toLowerCase()}`;
+    const config = parseConfig(text, { env, source: 'docker/gateway.yaml' });
+    assert.equal(config.listen.host, '0.0.0.0');
+    assert.equal(config.listen.port, 8787);
+    assert.ok(config.agents.size >= 1);
+    for (const name of vars) assert.ok(name in (gateway?.environment ?? {}), `compose sets ${name} for the gateway`);
+    assert.ok('ADCP_GATEWAY_RESUME_SECRET' in (gateway?.environment ?? {}), 'compose sets the resume secret');
+  });
+
+  test('the buyer placeholder reaches the gateway by service name, at an agent the config defines', () => {
+    const text = read('docker/gateway.yaml');
+    const env: NodeJS.ProcessEnv = { ADCP_GATEWAY_RESUME_SECRET: 'x'.repeat(48) };
+    for (const name of referencedVars(text)) env[name] = 'dummy';
+    const config = parseConfig(text, { env });
+    const others = Object.entries(compose.services).filter(([name]) => name !== 'gateway');
+    const urls = others.flatMap(([, s]) => Object.values(s.environment ?? {})).filter((v) => /^https?:\/\//.test(v));
+    assert.ok(urls.length >= 1, 'the buyer service is given the gateway URL');
+    for (const url of urls) {
+      const m = /^http:\/\/gateway:8787\/agents\/([^/]+)\/mcp$/.exec(url);
+      assert.ok(m, `${url} is http://gateway:8787/agents/<agent>/mcp`);
+      assert.ok(config.agents.has(m[1]!), `agent ${m[1]} is in docker/gateway.yaml`);
+    }
+  });
+});
