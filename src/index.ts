@@ -50,3 +50,11 @@ export type {
   RefusalReason,
   RefusalSpec,
 } from './errors/codes.js';
+
+// The gateway itself, for embedding (tests, custom launchers): build, configure, listen.
+export { buildApp } from './app.js';
+export type { BuildAppOptions } from './app.js';
+export { parseConfig, loadConfigFile, ConfigError } from './config/load.js';
+export type { ConfigProblem } from './config/load.js';
+export { resolveCallLimits } from './config/resolve.js';
+export type { GatewayConfig, AgentConfig, Limits, DedupeTextMode } from './config/types.js';

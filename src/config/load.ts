@@ -142,7 +142,8 @@ class TreeBuilder {
   readonly envFailed = new Set<string>();
   readonly problems: ConfigProblem[] = [];
   private count = 0;
-  private tooLarge = false;
+  /** Set when the tree hit MAX_TREE_VALUES: the rest of the document was not built. */
+  tooLarge = false;
   private readonly active = new Set<YamlNode>();
 
   constructor(
@@ -324,6 +325,7 @@ function editDistance(a: string, b: string): number {
  * ignored; otherwise within an edit distance of max(2, a quarter of the key's length).
  */
 export function closestKey(key: string, known: readonly string[]): string | undefined {
+  if (key.length > 100) return undefined; // no key is that long; don't spend time on it
   const norm = (s: string): string => s.toLowerCase().replace(/-/g, '_');
   const k = norm(key);
   let best: string | undefined;
@@ -546,6 +548,7 @@ function buildConfig(text: string, env: NodeJS.ProcessEnv, source: string | unde
   const builder = new TreeBuilder(doc, lines, env);
   const tree = builder.build(doc.contents, []);
   const problems: ConfigProblem[] = [...builder.problems];
+  if (builder.tooLarge) throw new ConfigError(sortProblems(problems), label);
   if (tree === null) {
     problems.push({ path: '', message: 'the file is empty: at least an `agents:` block with one agent is required' });
     throw new ConfigError(problems, label);

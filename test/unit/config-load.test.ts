@@ -451,6 +451,38 @@ describe('config validation rules (each with its YAML path)', () => {
   });
 });
 
+describe('YAML anchors and aliases', () => {
+  it('an alias shares a value between agents', () => {
+    const config = parseConfig(
+      [
+        'agents:',
+        '  a:',
+        '    url: https://a.example/mcp',
+        '    headers: &auth { authorization: "Bearer ${T}" }',
+        '  b:',
+        '    url: https://b.example/mcp',
+        '    headers: *auth',
+        '',
+      ].join('\n'),
+      { env: { T: 'tok' } },
+    );
+    assert.deepEqual({ ...config.agents.get('b')?.headers }, { authorization: 'Bearer tok' });
+  });
+
+  it('a self-referencing alias is an error', () => {
+    const problems = problemsOf('agents:\n  a: &x\n    url: https://a.example/mcp\n    tools: { t: *x }\n');
+    problemAt(problems, 'agents.a.tools.t.tools.t', /^alias \*x refers to itself$/);
+  });
+
+  it('an alias bomb is stopped with one problem', () => {
+    const lines = ['a0: &a0 [x, x, x, x, x, x, x, x, x, x]'];
+    for (let i = 1; i < 9; i++) lines.push(`a${i}: &a${i} [${Array(10).fill(`*a${i - 1}`).join(', ')}]`);
+    const problems = problemsOf(`${lines.join('\n')}\n`);
+    assert.equal(problems.length, 1);
+    assert.match(problems[0]?.message ?? '', /^the document expands to more than 200000 values/);
+  });
+});
+
 describe('all problems at once, with positions', () => {
   const yaml = [
     'listen: { port: 99999 }', // 1

@@ -1,0 +1,363 @@
+/**
+ * Resume tokens: the gateway's own SSE event ids (ARCHITECTURE §4).
+ *
+ * Every non-empty SSE event id forwarded to the host is replaced by a signed, opaque token
+ * that carries the seller's id and the stream's byte count. On a GET with `Last-Event-ID`
+ * the gateway verifies the token and seeds the request's cumulative budget from it, so
+ * neither the seller nor the client can reset the count with a reconnect (spec:
+ * mcp-response-extraction.md, Size Limits: the SSE bound is "carried across `Last-Event-ID`
+ * resumption rather than reset by it"). Stateless: any replica with the same secret
+ * verifies any token; no shared store.
+ *
+ * Pure: only `node:crypto`; no I/O, no clock other than the injected one.
+ *
+ * ## Token format (version 1)
+ *
+ * ```
+ * agw1.<base64url(payload JSON, UTF-8)>.<base64url(HMAC-SHA256(key, "agw1." + <payload part>))>
+ * ```
+ *
+ * - The MAC covers the token text up to the second dot (prefix and the base64url payload
+ *   as sent), so the signature is checked before anything is decoded, and any change to
+ *   the text (including a non-canonical re-encoding) fails it.
+ * - `key` = HKDF-SHA256(ikm = secret (a string as UTF-8), salt = empty,
+ *   info = "adcp-buyer-gateway resume v1", 32 bytes). The raw secret is never the MAC key.
+ * - The signature is the full 32-byte HMAC: 43 base64url characters, no padding.
+ * - The alphabet of the whole token is `[A-Za-z0-9_.-]`: no NUL, CR or LF (SSE `id:` rules;
+ *   WHATWG HTML §9.2.6 ignores an id containing NUL), no byte that needs HTTP header escaping.
+ * - At most {@link MAX_RESUME_TOKEN_LENGTH} characters.
+ *
+ * ## Payload: compact JSON with one-letter keys
+ *
+ * | key | field             | JSON type                 | absent means          |
+ * |-----|-------------------|---------------------------|-----------------------|
+ * | `u` | `upstreamId`      | non-empty string          | (required)            |
+ * | `a` | `agent`           | non-empty string          | (required)            |
+ * | `i` | `rpcId`           | string or finite number   | `null`                |
+ * | `m` | `method`          | string                    | `undefined`           |
+ * | `t` | `toolName`        | string                    | `undefined`           |
+ * | `b` | `usedBytes`       | non-negative safe integer | (required)            |
+ * | `l` | `limitBytes`      | non-negative safe integer | (required)            |
+ * | `v` | `protocolVersion` | non-empty string          | (required)            |
+ * | `s` | `streamStartedAt` | non-negative safe integer (Unix ms) | (required)  |
+ * | `n` | `issuedAt`        | non-negative safe integer (Unix ms) | (required)  |
+ *
+ * Any other key, a `null` in an optional key, a wrong type, or `b > l` makes the token
+ * invalid (strict envelope: it is our own format, so anything else is not one of ours).
+ *
+ * ## Verification order
+ *
+ * 1. syntax: a string of at most 4096 characters, the prefix, exactly two base64url parts,
+ *    a 43-character signature;
+ * 2. signature: HMAC recomputed, compared with `crypto.timingSafeEqual` (lengths first);
+ * 3. payload: JSON, strict shape (above); fields read by known key only (prototype-safe);
+ * 4. agent: must equal the agent of the URL the GET arrived on;
+ * 5. age: `now - issuedAt > ttlMs` -> `resume_token_expired`; `issuedAt - now > 60 s`
+ *    (beyond clock skew between replicas) -> `resume_token_invalid`.
+ *
+ * `verify` never throws; messages never carry the secret or payload contents.
+ */
+import { createHmac, hkdfSync, randomBytes, timingSafeEqual } from 'node:crypto';
+
+/** Prefix every token carries: the format version, and cheap rejection of raw seller ids. */
+export const RESUME_TOKEN_PREFIX: string = 'agw1.';
+
+/** Longest token (characters) `verify` looks at; anything longer is invalid outright. `mint` never exceeds it. */
+export const MAX_RESUME_TOKEN_LENGTH = 4096;
+
+/** How far (ms) `issuedAt` may lie in the future, for clock skew between replicas: 60 s. */
+export const RESUME_CLOCK_SKEW_MS = 60_000;
+
+/** Minimum secret size: 32 characters for a string (config/env), 32 bytes for a Buffer. */
+export const MIN_RESUME_SECRET_BYTES = 32;
+
+/** HKDF `info` for the version-1 MAC key. */
+const HKDF_INFO = 'adcp-buyer-gateway resume v1';
+/** HMAC-SHA256 output: 32 bytes = 43 base64url characters (unpadded). */
+const SIGNATURE_CHARS = 43;
+const BASE64URL = /^[A-Za-z0-9_-]+$/;
+/** SSE id rules: an id with NUL is ignored by clients; CR/LF end the field. */
+const FORBIDDEN_ID_CHARS = /[\0\r\n]/;
+const PAYLOAD_KEYS: ReadonlySet<string> = new Set(['u', 'a', 'i', 'm', 't', 'b', 'l', 'v', 's', 'n']);
+
+export interface ResumeState {
+  /** The seller's own event id (opaque; never parsed). */
+  readonly upstreamId: string;
+  /** Agent name the stream belongs to. */
+  readonly agent: string;
+  /** JSON-RPC id and method of the request that opened the stream (null/undefined for the standalone GET stream). */
+  readonly rpcId: string | number | null;
+  readonly method: string | undefined;
+  /** tools/call tool name, if any (errors and per-tool limits are tied to it). */
+  readonly toolName: string | undefined;
+  /** Cumulative bytes of this request's stream delivered so far, including the event carrying this token. */
+  readonly usedBytes: number;
+  /** The byte limit in force for that request (max_response_bytes after call/tool/agent resolution). */
+  readonly limitBytes: number;
+  /** The host's negotiated MCP revision for this stream (so normalization stays consistent after resume). */
+  readonly protocolVersion: string;
+  /** Unix ms when the stream (first response) started; the sse_deadline_ms runs from here across resumes. */
+  readonly streamStartedAt: number;
+  /** Unix ms when this token was minted; age is checked against ttl_ms. */
+  readonly issuedAt: number;
+}
+
+export interface ResumeCodecOptions {
+  /** Secret bytes or string (>= 32 chars when a string from config/env). */
+  secret: string | Buffer;
+  /** Max token age (ms) from issuedAt. */
+  ttlMs: number;
+  /** Clock (ms) — injectable for tests. Default Date.now. */
+  now?: () => number;
+}
+
+export type VerifyResult =
+  | { ok: true; state: ResumeState }
+  | { ok: false; reason: 'resume_token_invalid' | 'resume_token_expired'; message: string };
+
+export interface ResumeCodec {
+  /**
+   * Mints the token for one SSE event (issuedAt = the codec's clock, floored to an integer).
+   *
+   * The state is the gateway's own, except `upstreamId`, which the seller chose. For the
+   * standalone GET stream (no cumulative bound), pass `usedBytes: 0`.
+   *
+   * @throws {ResumeMintError} `resume_state_invalid` when the state breaks the payload shape
+   *   (empty `upstreamId`, one containing NUL/CR/LF, `usedBytes > limitBytes`, a negative or
+   *   non-integer number, ...): a token that `verify` would refuse is never minted;
+   *   `resume_token_too_long` when the token would exceed {@link MAX_RESUME_TOKEN_LENGTH}
+   *   (in practice an oversized seller event id).
+   */
+  mint(state: Omit<ResumeState, 'issuedAt'>): string;
+  /** `agent` is the agent of the URL the GET arrived on: a token minted for another agent is invalid. */
+  verify(token: string, agent: string): VerifyResult;
+}
+
+/** Why `mint` refused a state. */
+export type ResumeMintErrorCode = 'resume_state_invalid' | 'resume_token_too_long';
+
+/** Thrown by `mint` only (never by `verify`). The message names the field, never its value. */
+export class ResumeMintError extends Error {
+  override readonly name = 'ResumeMintError';
+  constructor(
+    readonly code: ResumeMintErrorCode,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** A random 32-byte secret for when none is configured (the app warns that resumption then won't survive a restart or cross replicas). */
+export function randomResumeSecret(): Buffer {
+  return randomBytes(MIN_RESUME_SECRET_BYTES);
+}
+
+/**
+ * Builds a codec. Options are validated here (undici style), so a bad secret or TTL fails
+ * at start-up, not on the first event.
+ *
+ * @throws {TypeError} the secret is not a string/Buffer, or `now` is not a function.
+ * @throws {RangeError} the secret is shorter than 32 characters (string) or 32 bytes (Buffer);
+ *   `ttlMs` is not a finite number >= 0.
+ */
+export function createResumeCodec(opts: ResumeCodecOptions): ResumeCodec {
+  const { secret, ttlMs } = opts;
+  let ikm: Buffer;
+  if (typeof secret === 'string') {
+    if (secret.length < MIN_RESUME_SECRET_BYTES) {
+      throw new RangeError(`resume secret must be at least ${MIN_RESUME_SECRET_BYTES} characters long`);
+    }
+    ikm = Buffer.from(secret, 'utf8');
+  } else if (Buffer.isBuffer(secret)) {
+    if (secret.length < MIN_RESUME_SECRET_BYTES) {
+      throw new RangeError(`resume secret must be at least ${MIN_RESUME_SECRET_BYTES} bytes long`);
+    }
+    ikm = secret;
+  } else {
+    throw new TypeError('resume secret must be a string or a Buffer');
+  }
+  if (typeof ttlMs !== 'number' || !Number.isFinite(ttlMs) || ttlMs < 0) {
+    throw new RangeError('resume ttlMs must be a finite number of milliseconds >= 0');
+  }
+  const now = opts.now ?? Date.now;
+  if (typeof now !== 'function') throw new TypeError('resume codec `now` must be a function');
+
+  // Derived once; the secret itself is not retained by the codec.
+  const key = Buffer.from(hkdfSync('sha256', ikm, Buffer.alloc(0), HKDF_INFO, 32));
+  const sign = (signed: string): string => createHmac('sha256', key).update(signed, 'latin1').digest('base64url');
+
+  return {
+    mint(state) {
+      const issuedAt = Math.floor(now());
+      const payload = encodePayload({ ...state, issuedAt });
+      const signed = RESUME_TOKEN_PREFIX + Buffer.from(payload, 'utf8').toString('base64url');
+      const token = `${signed}.${sign(signed)}`;
+      if (token.length > MAX_RESUME_TOKEN_LENGTH) {
+        throw new ResumeMintError(
+          'resume_token_too_long',
+          `resume token would be ${token.length} characters, over ${MAX_RESUME_TOKEN_LENGTH} (upstream event id too long?)`,
+        );
+      }
+      return token;
+    },
+
+    verify(token, agent) {
+      try {
+        return verifyToken(token, agent, sign, now(), ttlMs);
+      } catch {
+        // Defensive: nothing above is expected to throw, but verify never does.
+        return invalid('Last-Event-ID could not be verified as a resume token.');
+      }
+    },
+  };
+}
+
+function invalid(message: string): VerifyResult {
+  return { ok: false, reason: 'resume_token_invalid', message };
+}
+
+function verifyToken(
+  token: unknown,
+  agent: unknown,
+  sign: (signed: string) => string,
+  nowMs: number,
+  ttlMs: number,
+): VerifyResult {
+  // 1. Syntax.
+  if (typeof token !== 'string' || token.length === 0) {
+    return invalid('Last-Event-ID is empty or not a string.');
+  }
+  if (token.length > MAX_RESUME_TOKEN_LENGTH) {
+    return invalid(`Last-Event-ID is longer than ${MAX_RESUME_TOKEN_LENGTH} characters.`);
+  }
+  if (!token.startsWith(RESUME_TOKEN_PREFIX)) {
+    return invalid('Last-Event-ID is not a resume token minted by this gateway.');
+  }
+  const body = token.slice(RESUME_TOKEN_PREFIX.length);
+  const dot = body.indexOf('.');
+  if (dot <= 0 || body.indexOf('.', dot + 1) !== -1) {
+    return invalid('Last-Event-ID is not a well-formed resume token.');
+  }
+  const payloadPart = body.slice(0, dot);
+  const signaturePart = body.slice(dot + 1);
+  if (
+    signaturePart.length !== SIGNATURE_CHARS ||
+    !BASE64URL.test(payloadPart) ||
+    !BASE64URL.test(signaturePart) ||
+    payloadPart.length % 4 === 1 // no base64 encoding has this length
+  ) {
+    return invalid('Last-Event-ID is not a well-formed resume token.');
+  }
+
+  // 2. Signature, over the text as received (constant time; lengths checked first).
+  const signed = token.slice(0, RESUME_TOKEN_PREFIX.length + dot);
+  const expected = Buffer.from(sign(signed), 'latin1');
+  const given = Buffer.from(signaturePart, 'latin1');
+  if (expected.length !== given.length || !timingSafeEqual(expected, given)) {
+    return invalid('Last-Event-ID resume token signature does not verify.');
+  }
+
+  // 3. Payload shape.
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(Buffer.from(payloadPart, 'base64url').toString('utf8'));
+  } catch {
+    return invalid('Last-Event-ID resume token payload is malformed.');
+  }
+  const state = decodePayload(parsed);
+  if (state === undefined) {
+    return invalid('Last-Event-ID resume token payload is malformed.');
+  }
+
+  // 4. Agent.
+  if (typeof agent !== 'string' || state.agent !== agent) {
+    return invalid('Last-Event-ID resume token was minted for a different agent.');
+  }
+
+  // 5. Age.
+  if (nowMs - state.issuedAt > ttlMs) {
+    return { ok: false, reason: 'resume_token_expired', message: 'Last-Event-ID resume token has expired.' };
+  }
+  if (state.issuedAt - nowMs > RESUME_CLOCK_SKEW_MS) {
+    return invalid('Last-Event-ID resume token is issued in the future.');
+  }
+  return { ok: true, state };
+}
+
+// ---------------------------------------------------------------------------------------
+// Payload encoding. Both directions share the same checks, so mint never produces a token
+// that verify would refuse for its shape.
+
+const isCount = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v) && v >= 0;
+const isNonEmptyString = (v: unknown): v is string => typeof v === 'string' && v.length > 0;
+const isRpcId = (v: unknown): v is string | number =>
+  typeof v === 'string' || (typeof v === 'number' && Number.isFinite(v));
+
+/** The name of the first field that breaks the shape, or undefined when the state is valid. */
+function shapeProblem(s: ResumeState): string | undefined {
+  if (!isNonEmptyString(s.upstreamId) || FORBIDDEN_ID_CHARS.test(s.upstreamId)) return 'upstreamId';
+  if (!isNonEmptyString(s.agent)) return 'agent';
+  if (s.rpcId !== null && !isRpcId(s.rpcId)) return 'rpcId';
+  if (s.method !== undefined && typeof s.method !== 'string') return 'method';
+  if (s.toolName !== undefined && typeof s.toolName !== 'string') return 'toolName';
+  if (!isCount(s.usedBytes)) return 'usedBytes';
+  if (!isCount(s.limitBytes)) return 'limitBytes';
+  if (s.usedBytes > s.limitBytes) return 'usedBytes';
+  if (!isNonEmptyString(s.protocolVersion)) return 'protocolVersion';
+  if (!isCount(s.streamStartedAt)) return 'streamStartedAt';
+  if (!isCount(s.issuedAt)) return 'issuedAt';
+  return undefined;
+}
+
+function encodePayload(s: ResumeState): string {
+  const problem = shapeProblem(s);
+  if (problem !== undefined) {
+    throw new ResumeMintError('resume_state_invalid', `cannot mint a resume token: invalid ${problem}`);
+  }
+  // Key order fixed; optional keys omitted when null/undefined (shorter tokens).
+  const p: Record<string, string | number> = { u: s.upstreamId, a: s.agent };
+  if (s.rpcId !== null) p.i = s.rpcId;
+  if (s.method !== undefined) p.m = s.method;
+  if (s.toolName !== undefined) p.t = s.toolName;
+  p.b = s.usedBytes;
+  p.l = s.limitBytes;
+  p.v = s.protocolVersion;
+  p.s = s.streamStartedAt;
+  p.n = s.issuedAt;
+  return JSON.stringify(p);
+}
+
+/**
+ * Builds a state from parsed JSON, reading known keys only (own properties; a `__proto__`
+ * key from JSON.parse is an unknown key and makes the payload invalid). Undefined when the
+ * shape is wrong.
+ */
+function decodePayload(raw: unknown): ResumeState | undefined {
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return undefined;
+  for (const k of Object.keys(raw)) if (!PAYLOAD_KEYS.has(k)) return undefined;
+  const o = raw as Record<string, unknown>;
+  const own = (k: string): unknown => (Object.hasOwn(o, k) ? o[k] : undefined);
+  const has = (k: string): boolean => Object.hasOwn(o, k);
+
+  // Optional keys: absent means null/undefined; present must have the right type (no null).
+  const rpcId = own('i');
+  const method = own('m');
+  const toolName = own('t');
+  if (has('i') && !isRpcId(rpcId)) return undefined;
+  if (has('m') && typeof method !== 'string') return undefined;
+  if (has('t') && typeof toolName !== 'string') return undefined;
+
+  const state: ResumeState = {
+    upstreamId: own('u') as string,
+    agent: own('a') as string,
+    rpcId: has('i') ? (rpcId as string | number) : null,
+    method: method as string | undefined,
+    toolName: toolName as string | undefined,
+    usedBytes: own('b') as number,
+    limitBytes: own('l') as number,
+    protocolVersion: own('v') as string,
+    streamStartedAt: own('s') as number,
+    issuedAt: own('n') as number,
+  };
+  return shapeProblem(state) === undefined ? Object.freeze(state) : undefined;
+}

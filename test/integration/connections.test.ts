@@ -1,0 +1,78 @@
+/**
+ * Connection handling: a host that goes away aborts the upstream request at once
+ * (ARCHITECTURE §5: a stale upstream GET makes the seller answer 409 on every reconnect);
+ * a JSON-RPC batch is forwarded and bounded without a rewrite.
+ */
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import http from 'node:http';
+import type { ServerResponse } from 'node:http';
+import { startRawSeller, toolResponse, type RawSeller } from '../support/raw-seller.js';
+import { startGateway, type RunningGateway } from '../helpers/gateway.js';
+import { rawPost } from '../helpers/raw.js';
+
+let seller: RawSeller;
+let gw: RunningGateway;
+let answer: (res: ServerResponse) => void = () => {};
+
+before(async () => {
+  seller = await startRawSeller((_req, res) => answer(res));
+  gw = await startGateway(`log_level: silent\nagents:\n  s:\n    url: ${seller.url}\n    max_response_bytes: 2000\n`);
+});
+after(async () => {
+  await gw.close();
+  await seller.close();
+});
+
+describe('host disconnects', () => {
+  test('closing the host connection mid-SSE closes the upstream request', async () => {
+    let upstreamClosed!: () => void;
+    const closed = new Promise<void>((r) => (upstreamClosed = r));
+    answer = (res) => {
+      res.on('close', () => upstreamClosed());
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write('id: 1\ndata: {"jsonrpc":"2.0","method":"notifications/progress","params":{"progress":1,"progressToken":1}}\n\n');
+    };
+    await new Promise<void>((resolve, reject) => {
+      const req = http.request(gw.agentUrl('s'), { method: 'POST', headers: { 'content-type': 'application/json', accept: 'text/event-stream' } }, (res) => {
+        res.once('data', () => {
+          req.destroy();
+          resolve();
+        });
+      });
+      req.on('error', () => {});
+      req.on('close', () => resolve());
+      req.end('{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x"}}');
+      setTimeout(() => reject(new Error('no first event')), 5000).unref();
+    });
+    await closed; // resolves only if the gateway aborted the upstream request
+  });
+});
+
+describe('JSON-RPC batches', () => {
+  test('a batch response is forwarded byte for byte (no rewrite)', async () => {
+    const dup = { content: [{ type: 'text', text: '{"a":1}' }], structuredContent: { a: 1 } };
+    const body = `[${toolResponse(1, dup)},${toolResponse(2, dup)}]`;
+    answer = (res) => res.writeHead(200, { 'content-type': 'application/json' }).end(body);
+    const r = await rawPost(
+      gw.agentUrl('s'),
+      [
+        { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'x' } },
+        { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'x' } },
+      ],
+      { 'mcp-protocol-version': '2025-06-18' },
+    );
+    assert.equal(r.text(), body);
+  });
+
+  test('a batch response over the limit gets a JSON-RPC error with id null', async () => {
+    const big = `[${toolResponse(1, { content: [{ type: 'text', text: 'z'.repeat(3000) }] })}]`;
+    answer = (res) => res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(big) }).end(big);
+    const r = await rawPost(gw.agentUrl('s'), [{ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'x' } }]);
+    assert.equal(r.status, 502);
+    const m = r.json() as { id: unknown; error: { code: number; data: { adcp_error: { code: string; details: { reason: string } } } } };
+    assert.equal(m.id, null);
+    assert.equal(m.error.code, -32050);
+    assert.equal(m.error.data.adcp_error.details.reason, 'content_length');
+  });
+});
