@@ -14,6 +14,7 @@ import { refuse } from './errors/local-reply.js';
 import { createLogger } from './observability/logger.js';
 import { createUpstreamDispatcher } from './routing/dispatcher.js';
 import { createMcpHandler } from './routing/handler.js';
+import { createResumeCodec, randomResumeSecret } from './resume/token.js';
 
 export interface BuildAppOptions {
   /** A pino logger, or `false` to silence logs. Default: a pino logger at `config.log_level`. */
@@ -69,7 +70,13 @@ export async function buildApp(config: GatewayConfig, opts: BuildAppOptions = {}
     refuse(reply, 'not_found', null, `No route for ${request.method} ${request.url.split('?')[0]}: MCP endpoints are /agents/<agent>/mcp.`),
   );
 
-  const handler = createMcpHandler({ getConfig: () => current, upstream, log: logger });
+  if (config.resume.secret === undefined) {
+    logger.warn(
+      'No resume secret configured (resume.secret or ADCP_GATEWAY_RESUME_SECRET): using a random per-process secret, so SSE resumption will not survive a restart or work across replicas.',
+    );
+  }
+  const resume = createResumeCodec({ secret: config.resume.secret ?? randomResumeSecret(), ttlMs: config.resume.ttl_ms });
+  const handler = createMcpHandler({ getConfig: () => current, upstream, resume, log: logger });
   app.route({ method: [...MCP_METHODS], url: '/agents/:agent/mcp', handler });
   app.route({
     method: [...OTHER_METHODS],

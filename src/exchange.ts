@@ -64,6 +64,20 @@ export interface Exchange {
   sseStarted: boolean;
   /** Stream state for SSE resumption: the last event id forwarded to the host (undefined before any). */
   lastEventIdSent: string | undefined;
+  /**
+   * The SSE stream this exchange belongs to (ARCHITECTURE §4). A fresh stream starts at 0
+   * bytes now; a `Last-Event-ID` resume carries the count and start time from its token.
+   */
+  readonly stream: {
+    /** Unix ms when the request's stream started (sse_deadline_ms runs from here, across resumes). */
+    readonly startedAt: number;
+    /** Cumulative bytes already counted for this request's stream before this exchange. */
+    readonly usedBytes: number;
+    /** The seller's event id this exchange resumes after (sent upstream as Last-Event-ID). */
+    readonly resumeFrom: string | undefined;
+  };
+  /** Mints the event id forwarded to the host for a seller's event id; undefined when minting is impossible (the event then goes out without an id). */
+  readonly mintEventId: (upstreamId: string, usedBytes: number) => string | undefined;
 }
 
 let counter = 0;
@@ -75,6 +89,8 @@ export function createExchange(init: {
   limits: Limits;
   protocolVersion: string;
   normalize: boolean;
+  stream: Exchange['stream'];
+  mintEventId: Exchange['mintEventId'];
 }): Exchange {
   counter = (counter + 1) % Number.MAX_SAFE_INTEGER;
   return {

@@ -9,6 +9,8 @@
  * - `Accept-Encoding` is the gateway's choice, never the host's: the gateway decodes, so it
  *   asks only for codings it can bound.
  * - A header set in the agent's config replaces the host's header of the same name.
+ * - `Last-Event-ID` carries a gateway resume token on the host side; the seller gets back
+ *   its own event id from inside the verified token (ARCHITECTURE §4).
  * - `Host` is the seller's (set by @fastify/reply-from from the agent URL).
  */
 import type { AgentConfig } from '../config/types.js';
@@ -31,6 +33,8 @@ export const STRIPPED_REQUEST_HEADERS: ReadonlySet<string> = new Set([
   'expect',
   'x-max-response-bytes',
   'accept-encoding',
+  // Translated, never forwarded as the host sent it: the host holds gateway resume tokens (ARCHITECTURE §4).
+  'last-event-id',
   EXCHANGE_HEADER,
 ]);
 
@@ -43,12 +47,14 @@ export function applyRequestHeaderPolicy(
   agent: AgentConfig,
   exchangeKey: string,
   acceptEncoding: string,
+  lastEventId: string | undefined,
 ): Record<string, string | string[] | undefined> {
   for (const name of Object.keys(headers)) {
     if (STRIPPED_REQUEST_HEADERS.has(name)) delete headers[name];
   }
   for (const [name, value] of Object.entries(agent.headers)) headers[name] = value;
   headers['accept-encoding'] = acceptEncoding;
+  if (lastEventId !== undefined) headers['last-event-id'] = lastEventId;
   headers[EXCHANGE_HEADER] = exchangeKey;
   return headers;
 }

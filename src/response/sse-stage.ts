@@ -32,6 +32,7 @@ import { answerWithLocalError, type LocalErrorInput } from '../errors/local-repl
 import { GatewayAbortError, findGatewayAbort } from '../errors/abort.js';
 import { checkJsonBounds } from '../mcp/json-bounds.js';
 import { ByteBudget } from './byte-budget.js';
+import { SseBoundaryScanner } from './sse-boundaries.js';
 import { encodeSseComment, encodeSseEvent, encodeSseRetry } from './sse-encode.js';
 import { isResponseToExchange, rewriteResponse } from './rewrite.js';
 import type { UpstreamBody } from './json-stage.js';
@@ -56,7 +57,8 @@ export async function handleSseBody(
   const raw = reply.raw;
   const isRequestStream = rpc.kind === 'request' || rpc.kind === 'batch';
   const perEventLimit = limits.max_sse_event_bytes;
-  const cumulative = isRequestStream ? new ByteBudget(limits.max_response_bytes, 'sse_cumulative') : undefined;
+  // The request's count, seeded from its resume token on a Last-Event-ID reconnect.
+  const cumulative = isRequestStream ? new ByteBudget(limits.max_response_bytes, 'sse_cumulative', exchange.stream.usedBytes) : undefined;
 
   // Headers go out now: the host sees its stream start before the first event.
   reply.hijack();
@@ -120,9 +122,15 @@ export async function handleSseBody(
         }
       }
     }
-    // Event ids pass through unchanged (resume tokens replace them with the resumption work).
-    write(encodeSseEvent({ id: ev.id, event: ev.event, data }));
-    if (ev.id !== undefined && ev.id !== '') exchange.lastEventIdSent = ev.id;
+    // A non-empty seller id goes out as a resume token carrying the exact count through this
+    // event (the parser is fed one event block at a time); an empty `id:` passes unchanged.
+    let id = ev.id;
+    if (id !== undefined && id !== '') {
+      id = exchange.mintEventId(id, cumulative ? cumulative.used : 0);
+      if (id === undefined) log.warn({ agent: exchange.agent.name }, 'SSE event id could not be turned into a resume token: forwarded without an id');
+    }
+    write(encodeSseEvent({ id, event: ev.event, data }));
+    if (id !== undefined && id !== '') exchange.lastEventIdSent = id;
     if (final) endPlainly(exchange.actions.length > 0 ? 'rewritten' : 'ok');
   };
 
@@ -146,7 +154,9 @@ export async function handleSseBody(
     if (idleTimer) idleTimer.refresh();
     else idleTimer = setTimeout(() => onTimeout({ reason: 'sse_idle', limitMs: limits.sse_idle_timeout_ms }), limits.sse_idle_timeout_ms);
   };
-  const deadlineTimer = setTimeout(() => onTimeout({ reason: 'sse_deadline', limitMs: limits.sse_deadline_ms }), limits.sse_deadline_ms);
+  // sse_deadline_ms runs from the stream's first start, across resumes.
+  const deadlineLeft = Math.max(0, exchange.stream.startedAt + limits.sse_deadline_ms - Date.now());
+  const deadlineTimer = setTimeout(() => onTimeout({ reason: 'sse_deadline', limitMs: limits.sse_deadline_ms }), deadlineLeft);
   const onTimeout = (input: LocalErrorInput): void => {
     if (exchange.finished) return;
     if (isRequestStream) answerWithLocalError(exchange, reply, input);
@@ -157,6 +167,22 @@ export async function handleSseBody(
   };
   armIdle();
 
+  /** Counts and parses one slice; false once the cumulative bound broke. */
+  const feed = (slice: Buffer): boolean => {
+    if (cumulative) {
+      const fit = cumulative.take(slice.length);
+      if (fit < slice.length) {
+        // Events complete before the limit point are still delivered; nothing past it is parsed.
+        if (fit > 0) parser.feed(decoder.decode(slice.subarray(0, fit), { stream: true }));
+        answerWithLocalError(exchange, reply, { reason: 'sse_cumulative', limitBytes: cumulative.limit, observedBytes: cumulative.used });
+        return false;
+      }
+    }
+    parser.feed(decoder.decode(slice, { stream: true }));
+    return !exchange.finished;
+  };
+  const boundaries = new SseBoundaryScanner();
+
   const stream = res.stream;
   try {
     for await (const chunk of stream as AsyncIterable<Buffer>) {
@@ -164,16 +190,15 @@ export async function handleSseBody(
       exchange.bytesFromSeller += chunk.length;
       exchange.bytesDecoded += chunk.length;
       armIdle();
-      if (cumulative) {
-        const fit = cumulative.take(chunk.length);
-        if (fit < chunk.length) {
-          if (fit > 0) parser.feed(decoder.decode(chunk.subarray(0, fit), { stream: true }));
-          answerWithLocalError(exchange, reply, { reason: 'sse_cumulative', limitBytes: cumulative.limit, observedBytes: cumulative.used });
-          break;
-        }
+      let start = 0;
+      let open = true;
+      for (const end of boundaries.ends(chunk)) {
+        open = feed(chunk.subarray(start, end));
+        start = end;
+        if (!open) break;
       }
-      parser.feed(decoder.decode(chunk, { stream: true }));
-      if (exchange.finished) break;
+      if (open && start < chunk.length) open = feed(chunk.subarray(start));
+      if (!open || exchange.finished) break;
       if (needDrain) {
         needDrain = false;
         await drainOrClose(raw);

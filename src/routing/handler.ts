@@ -6,7 +6,7 @@
 import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify';
 import type { GatewayConfig } from '../config/types.js';
 import { parseMaxResponseBytesHeader, resolveCallLimits } from '../config/resolve.js';
-import { createExchange, type Exchange } from '../exchange.js';
+import { createExchange, type Exchange, type RpcPeek } from '../exchange.js';
 import { answerWithLocalError, refuse } from '../errors/local-reply.js';
 import { GatewayAbortError, findGatewayAbort } from '../errors/abort.js';
 import { checkJsonBounds } from '../mcp/json-bounds.js';
@@ -16,11 +16,13 @@ import { NO_BODY, peekJsonRpc } from '../request/peek.js';
 import { hostReadsStructuredContent, protocolVersionOf } from '../request/revision.js';
 import { filterResponseHeaders } from '../response/headers.js';
 import { handleUpstreamResponse } from '../response/pipeline.js';
+import type { ResumeCodec, ResumeState } from '../resume/token.js';
 import type { UpstreamDispatcher } from './dispatcher.js';
 
 export interface HandlerDeps {
   getConfig(): GatewayConfig;
   upstream: UpstreamDispatcher;
+  resume: ResumeCodec;
   log: FastifyBaseLogger;
 }
 
@@ -58,14 +60,49 @@ export function createMcpHandler(deps: HandlerDeps) {
 
     const callLimit = parseMaxResponseBytesHeader(request.headers['x-max-response-bytes']);
     if (!callLimit.ok) return refuse(reply, 'invalid_request', rpc.id, `Invalid X-Max-Response-Bytes header: ${callLimit.message}`);
-    const limits = resolveCallLimits(agent, rpc.toolName, callLimit.value);
-    const protocolVersion = protocolVersionOf(request.headers['mcp-protocol-version']);
+
+    // A Last-Event-ID is one of our resume tokens or nothing: a raw seller id would reset the count (ARCHITECTURE §4).
+    let resumed: ResumeState | undefined;
+    const lastEventId = request.headers['last-event-id'];
+    if (lastEventId !== undefined) {
+      const verified = deps.resume.verify(Array.isArray(lastEventId) ? lastEventId.join(',') : lastEventId, agent.name);
+      if (!verified.ok) return refuse(reply, verified.reason, rpc.id, verified.message);
+      resumed = verified.state;
+      if (request.method === 'GET') rpc = rpcOfResumedStream(resumed);
+    }
+
+    const limits = resolveCallLimits(agent, rpc.toolName, resumed ? resumed.limitBytes : callLimit.value);
+    const protocolVersion = resumed ? resumed.protocolVersion : protocolVersionOf(request.headers['mcp-protocol-version']);
+    const stream = {
+      startedAt: resumed ? resumed.streamStartedAt : Date.now(),
+      usedBytes: resumed ? resumed.usedBytes : 0,
+      resumeFrom: resumed?.upstreamId,
+    };
+    const requestStream = rpc.kind === 'request' || rpc.kind === 'batch';
     const exchange = createExchange({
       agent,
       rpc,
       limits,
       protocolVersion,
       normalize: limits.dedupe_text !== 'off' && hostReadsStructuredContent(protocolVersion),
+      stream,
+      mintEventId: (upstreamId, usedBytes) => {
+        try {
+          return deps.resume.mint({
+            upstreamId,
+            agent: agent.name,
+            rpcId: rpc.id,
+            method: rpc.kind === 'batch' ? BATCH_METHOD : rpc.method,
+            toolName: rpc.toolName,
+            usedBytes: requestStream ? usedBytes : 0,
+            limitBytes: limits.max_response_bytes,
+            protocolVersion,
+            streamStartedAt: stream.startedAt,
+          });
+        } catch {
+          return undefined;
+        }
+      },
     });
 
     // The JSON response deadline runs from now to the last byte (an SSE stream swaps it for its own timers).
@@ -91,7 +128,7 @@ export function createMcpHandler(deps: HandlerDeps) {
     return reply.from(agent.url.href, {
       ...(request.method === 'POST' ? { body, contentType: String(request.headers['content-type'] ?? 'application/json') } : {}),
       rewriteRequestHeaders: (_req, headers) =>
-        applyRequestHeaderPolicy(headers as Record<string, string | string[] | undefined>, agent, exchange.key, 'identity') as typeof headers,
+        applyRequestHeaderPolicy(headers as Record<string, string | string[] | undefined>, agent, exchange.key, 'identity', stream.resumeFrom) as typeof headers,
       rewriteHeaders: (headers) => filterResponseHeaders(headers as Record<string, string | string[] | undefined>) as typeof headers,
       onResponse: (_req, _rep, res) => {
         handleUpstreamResponse(exchange, reply, res as never, log, { onSseStart: () => clearTimeout(deadline) }).then(
@@ -130,6 +167,16 @@ function internalError(exchange: Exchange, reply: FastifyReply, log: FastifyBase
     return;
   }
   refuse(reply, 'internal_error', exchange.rpc.id, 'Internal error in the gateway.');
+}
+
+/** Marks a batch's stream in a resume token (a batch has no single method or id). */
+const BATCH_METHOD = '';
+
+/** The JSON-RPC facts of the stream a verified token resumes: a request's stream, or the standalone GET stream. */
+function rpcOfResumedStream(state: ResumeState): RpcPeek {
+  if (state.method === undefined) return NO_BODY;
+  if (state.method === BATCH_METHOD) return { kind: 'batch', id: null, method: undefined, toolName: undefined };
+  return { kind: 'request', id: state.rpcId, method: state.method, toolName: state.toolName };
 }
 
 function rootCode(err: unknown): string | undefined {
