@@ -10,6 +10,7 @@ import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, t
 import replyFrom from '@fastify/reply-from';
 import type { Logger } from 'pino';
 import type { GatewayConfig } from './config/types.js';
+import type { Exchange } from './exchange.js';
 import { refuse } from './errors/local-reply.js';
 import { createLogger } from './observability/logger.js';
 import { createUpstreamDispatcher } from './routing/dispatcher.js';
@@ -76,7 +77,18 @@ export async function buildApp(config: GatewayConfig, opts: BuildAppOptions = {}
     );
   }
   const resume = createResumeCodec({ secret: config.resume.secret ?? randomResumeSecret(), ttlMs: config.resume.ttl_ms });
-  const handler = createMcpHandler({ getConfig: () => current, upstream, resume, log: logger });
+  const streams = new Map<Exchange, () => void>();
+  const exchangeEndListeners: Array<(exchange: Exchange, hostStatus: number) => void> = [];
+  const handler = createMcpHandler({
+    getConfig: () => current,
+    upstream,
+    resume,
+    log: logger,
+    streams,
+    onExchangeEnd: (exchange, status) => {
+      for (const listener of exchangeEndListeners) listener(exchange, status);
+    },
+  });
   app.route({ method: [...MCP_METHODS], url: '/agents/:agent/mcp', handler });
   app.route({
     method: [...OTHER_METHODS],
@@ -87,19 +99,46 @@ export async function buildApp(config: GatewayConfig, opts: BuildAppOptions = {}
     },
   });
 
-  app.decorate('gatewayConfig', {
-    getter: () => current,
-  });
-  // Swapping the config object applies to new requests only; in-flight exchanges keep theirs.
-  app.decorate('setGatewayConfig', (next: GatewayConfig) => {
-    current = next;
-  });
+  const gateway: GatewayControl = {
+    get config() {
+      return current;
+    },
+    // Swapping the config object applies to new requests only; in-flight exchanges keep theirs.
+    setConfig(next) {
+      current = next;
+    },
+    get openStreams() {
+      return streams.size;
+    },
+    endStreams() {
+      const ends = [...streams.values()];
+      for (const end of ends) end();
+      return ends.length;
+    },
+    onExchangeEnd(listener) {
+      exchangeEndListeners.push(listener);
+    },
+  };
+  app.decorate('gateway', gateway);
   return app;
+}
+
+/** Control surface of a built gateway (main.ts: reload, shutdown; observability: metrics). */
+export interface GatewayControl {
+  /** The config new requests use. */
+  readonly config: GatewayConfig;
+  /** Applies a new config to new requests; in-flight exchanges keep the limits they started with. */
+  setConfig(next: GatewayConfig): void;
+  /** SSE streams to hosts open right now. */
+  readonly openStreams: number;
+  /** Ends every open SSE stream plainly (clients resume with their last token); returns how many. */
+  endStreams(): number;
+  /** Registers a listener called once per exchange when the host's response is over. */
+  onExchangeEnd(listener: (exchange: Exchange, hostStatus: number) => void): void;
 }
 
 declare module 'fastify' {
   interface FastifyInstance {
-    readonly gatewayConfig: GatewayConfig;
-    setGatewayConfig(next: GatewayConfig): void;
+    readonly gateway: GatewayControl;
   }
 }

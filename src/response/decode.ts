@@ -13,7 +13,7 @@
  *   `gzip, gzip` cannot inflate unbounded before the last layer sees it.
  * - Output is counted where zlib produces it (each decoder's readable side is read in
  *   flowing mode, paused after every chunk, with a 1-byte readable high-water mark), so at a
- *   breach everything a decoder ever produced has been counted: a decoder produces less than
+ *   breach everything a decoder ever produced has been counted: a decoder produces at most
  *   one chunk ({@link DECODER_CHUNK_BYTES}) past the limit, then is destroyed at once.
  * - The decoded chunk that crosses the limit is dropped, not split: nothing past the last
  *   whole chunk that fit is yielded (the caller answers with the error either way).
@@ -194,7 +194,7 @@ function isZlibHeader(cmf: number, flg: number): boolean {
  *   a source chunk crossed `raw`; that chunk is not decoded.
  * - `decoded_bytes` (`limitBytes: decoded.limit`, `observedBytes`: that layer's count): a
  *   layer's output crossed the limit. The crossing chunk is dropped (nothing of it is
- *   yielded); the decoders are destroyed synchronously, having produced less than
+ *   yielded); the decoders are destroyed synchronously, having produced at most
  *   {@link DECODER_CHUNK_BYTES} past the limit.
  * - `upstream_reset` (`message` from zlib): corrupt or truncated compressed data.
  * - `unsupported_encoding`: an unknown coding or more than {@link MAX_STACKED_CODINGS}

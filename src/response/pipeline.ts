@@ -22,8 +22,14 @@ import { handleJsonBody, handlePassThroughBody, type UpstreamBody } from './json
 import { handleSseBody } from './sse-stage.js';
 
 export interface PipelineHooks {
-  /** Called when an SSE stream starts: the JSON response deadline stops applying. */
-  onSseStart(): void;
+  /**
+   * Called when an SSE stream to the host starts (the JSON response deadline stops applying).
+   * `end` ends the host's stream plainly, as after a drop, so the client resumes with its
+   * last resume token (graceful shutdown uses it).
+   */
+  onSseStart(end: () => void): void;
+  /** Called once when that SSE stream is over, whatever ended it. */
+  onSseEnd(): void;
 }
 
 export async function handleUpstreamResponse(
@@ -51,10 +57,7 @@ export async function handleUpstreamResponse(
 
   const kind = bodyKind(res.headers['content-type']);
   if (status >= 200 && status < 300) {
-    if (kind === 'sse') {
-      hooks.onSseStart();
-      return handleSseBody(exchange, reply, res, log);
-    }
+    if (kind === 'sse') return handleSseBody(exchange, reply, res, log, hooks);
     if (kind === 'json') return handleJsonBody(exchange, reply, res);
     if (kind === 'none') return handlePassThroughBody(exchange, reply, res);
     return fail('upstream_not_mcp');

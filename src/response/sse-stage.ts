@@ -36,6 +36,7 @@ import { SseBoundaryScanner } from './sse-boundaries.js';
 import { encodeSseComment, encodeSseEvent, encodeSseRetry } from './sse-encode.js';
 import { isResponseToExchange, rewriteResponse } from './rewrite.js';
 import type { UpstreamBody } from './json-stage.js';
+import type { PipelineHooks } from './pipeline.js';
 
 /** Slack over `max_sse_event_bytes` for the parser's pending line buffer (field names, line breaks). */
 export const SSE_PENDING_SLACK_BYTES = 64 * 1024;
@@ -52,6 +53,7 @@ export async function handleSseBody(
   reply: FastifyReply,
   res: UpstreamBody,
   log: FastifyBaseLogger,
+  hooks: PipelineHooks,
 ): Promise<void> {
   const { limits, rpc } = exchange;
   const raw = reply.raw;
@@ -166,6 +168,7 @@ export async function handleSseBody(
     }
   };
   armIdle();
+  hooks.onSseStart(() => endPlainly('resumable_end'));
 
   /** Counts and parses one slice; false once the cumulative bound broke. */
   const feed = (slice: Buffer): boolean => {
@@ -208,6 +211,7 @@ export async function handleSseBody(
   } catch (err) {
     if (!findGatewayAbort(err) && !exchange.finished) onUpstreamEnd();
   } finally {
+    hooks.onSseEnd();
     clearTimeout(deadlineTimer);
     if (idleTimer) clearTimeout(idleTimer);
     if (!stream.destroyed) stream.destroy();

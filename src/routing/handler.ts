@@ -24,6 +24,10 @@ export interface HandlerDeps {
   upstream: UpstreamDispatcher;
   resume: ResumeCodec;
   log: FastifyBaseLogger;
+  /** Open SSE streams to hosts, each with the function that ends it plainly (graceful shutdown). */
+  streams: Map<Exchange, () => void>;
+  /** Called once per exchange when the host's response is over (metrics). After the log line. */
+  onExchangeEnd?: (exchange: Exchange, hostStatus: number) => void;
 }
 
 type McpRequest = FastifyRequest<{ Params: { agent: string } }>;
@@ -122,6 +126,7 @@ export function createMcpHandler(deps: HandlerDeps) {
       }
       exchange.abortUpstream(new GatewayAbortError({ reason: 'host_aborted' }));
       deps.log.info(exchangeLogFields(exchange, reply.raw.statusCode), 'exchange');
+      deps.onExchangeEnd?.(exchange, reply.raw.statusCode);
     });
 
     const log = deps.log;
@@ -131,7 +136,14 @@ export function createMcpHandler(deps: HandlerDeps) {
         applyRequestHeaderPolicy(headers as Record<string, string | string[] | undefined>, agent, exchange.key, 'identity', stream.resumeFrom) as typeof headers,
       rewriteHeaders: (headers) => filterResponseHeaders(headers as Record<string, string | string[] | undefined>) as typeof headers,
       onResponse: (_req, _rep, res) => {
-        handleUpstreamResponse(exchange, reply, res as never, log, { onSseStart: () => clearTimeout(deadline) }).then(
+        const hooks = {
+          onSseStart: (end: () => void) => {
+            clearTimeout(deadline);
+            deps.streams.set(exchange, end);
+          },
+          onSseEnd: () => void deps.streams.delete(exchange),
+        };
+        handleUpstreamResponse(exchange, reply, res as never, log, hooks).then(
           () => {
             if (exchange.finished) clearTimeout(deadline);
           },
