@@ -13,6 +13,7 @@ import type { Exchange } from '../exchange.js';
 import { answerWithLocalError } from '../errors/local-reply.js';
 import { checkJsonBounds } from '../mcp/json-bounds.js';
 import { readBoundedBody } from './read-body.js';
+import type { BodySource } from './body-source.js';
 import { rewriteResponse } from './rewrite.js';
 
 export interface UpstreamBody {
@@ -21,10 +22,17 @@ export interface UpstreamBody {
   stream: Readable;
 }
 
+/** The upstream response with its body opened for reading (decoded, bounded). */
+export interface UpstreamResponse {
+  statusCode: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: BodySource;
+}
+
 /** A 2xx `application/json` answer: the MCP message (or batch) the host waits for. */
-export async function handleJsonBody(exchange: Exchange, reply: FastifyReply, res: UpstreamBody): Promise<void> {
+export async function handleJsonBody(exchange: Exchange, reply: FastifyReply, res: UpstreamResponse): Promise<void> {
   const { limits } = exchange;
-  const read = await readBoundedBody(exchange, res.stream, res.headers['content-length'], limits.max_response_bytes);
+  const read = await readBoundedBody(exchange, res.body, res.headers['content-length'], limits.max_response_bytes);
   if (!read.ok) {
     if (read.error) answerWithLocalError(exchange, reply, read.error);
     return;
@@ -65,8 +73,8 @@ export async function handleJsonBody(exchange: Exchange, reply: FastifyReply, re
 }
 
 /** A seller's 4xx (or other non-2xx, non-5xx) answer: passes through as it is, its body bounded (ARCHITECTURE §3). */
-export async function handlePassThroughBody(exchange: Exchange, reply: FastifyReply, res: UpstreamBody): Promise<void> {
-  const read = await readBoundedBody(exchange, res.stream, res.headers['content-length'], exchange.limits.max_response_bytes);
+export async function handlePassThroughBody(exchange: Exchange, reply: FastifyReply, res: UpstreamResponse): Promise<void> {
+  const read = await readBoundedBody(exchange, res.body, res.headers['content-length'], exchange.limits.max_response_bytes);
   if (!read.ok) {
     if (read.error) answerWithLocalError(exchange, reply, read.error);
     return;

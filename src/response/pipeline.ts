@@ -3,7 +3,9 @@
  * (ARCHITECTURE §2). Each stage lives in its own file.
  *
  *   1. status        5xx -> SERVICE_UNAVAILABLE `upstream_status`
- *   2. encoding      only `identity` for now -> else `unsupported_encoding`
+ *   2. encoding      Content-Encoding parsed; an unknown coding -> `unsupported_encoding`;
+ *                    the body is then read through bounded decoders (decode.ts), raw and
+ *                    decoded bytes both counted (body-source.ts)
  *   3. body kind     by Content-Type essence, never substring
  *      - 2xx text/event-stream  -> sse-stage: event decode -> per-event + cumulative budget
  *                                  -> structure bounds -> rewrite -> encode
@@ -20,6 +22,8 @@ import { answerWithLocalError } from '../errors/local-reply.js';
 import { bodyKind } from './content-type.js';
 import { handleJsonBody, handlePassThroughBody, type UpstreamBody } from './json-stage.js';
 import { handleSseBody } from './sse-stage.js';
+import { parseContentEncoding } from './decode.js';
+import { openBodySource } from './body-source.js';
 
 export interface PipelineHooks {
   /**
@@ -52,16 +56,21 @@ export async function handleUpstreamResponse(
   };
 
   if (status >= 500) return fail('upstream_status');
-  const encoding = String(res.headers['content-encoding'] ?? 'identity').trim().toLowerCase();
-  if (encoding !== 'identity' && encoding !== '') return fail('unsupported_encoding');
+  const encoding = parseContentEncoding(res.headers['content-encoding']);
+  if (!encoding.ok) return fail('unsupported_encoding');
 
   const kind = bodyKind(res.headers['content-type']);
+  const sse = kind === 'sse' && status >= 200 && status < 300;
+  // SSE is bounded per event and cumulatively per request by its own stage (a standalone GET
+  // stream has no total); every other body is bounded raw and decoded by the response limit.
+  const body = openBodySource(res.stream, encoding.codings, sse ? Infinity : limitBytes);
+  const upstream = { statusCode: status, headers: res.headers, body };
   if (status >= 200 && status < 300) {
-    if (kind === 'sse') return handleSseBody(exchange, reply, res, log, hooks);
-    if (kind === 'json') return handleJsonBody(exchange, reply, res);
-    if (kind === 'none') return handlePassThroughBody(exchange, reply, res);
+    if (sse) return handleSseBody(exchange, reply, upstream, log, hooks);
+    if (kind === 'json') return handleJsonBody(exchange, reply, upstream);
+    if (kind === 'none') return handlePassThroughBody(exchange, reply, upstream);
     return fail('upstream_not_mcp');
   }
-  if (status >= 400) return handlePassThroughBody(exchange, reply, res);
+  if (status >= 400) return handlePassThroughBody(exchange, reply, upstream);
   return fail('upstream_not_mcp');
 }

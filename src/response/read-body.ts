@@ -4,46 +4,35 @@
  * rather than buffer-then-check, pre-reject an over-limit Content-Length").
  *
  * - `Content-Length` above the limit: rejected before a byte is read (`content_length`).
- * - Bytes counted as chunks arrive; the chunk that crosses the limit is dropped and the
- *   upstream request aborted (`raw_bytes`).
- * Returns the body, or undefined after the exchange was answered with a local error.
+ *   On an encoded body it is the wire length, so it is compared with the raw bound.
+ * - Raw and decoded bytes are counted as chunks arrive (body-source.ts); the chunk that
+ *   crosses a bound is dropped and the upstream request aborted (`raw_bytes`, `decoded_bytes`).
  */
-import type { Readable } from 'node:stream';
 import type { Exchange } from '../exchange.js';
 import type { LocalErrorInput } from '../errors/local-reply.js';
-import { findGatewayAbort } from '../errors/abort.js';
-import { ByteBudget } from './byte-budget.js';
+import { bodyErrorToLocal, recordCounts, type BodySource } from './body-source.js';
 
 export type ReadResult = { ok: true; body: Buffer } | { ok: false; error: LocalErrorInput | undefined };
 
 export async function readBoundedBody(
   exchange: Exchange,
-  stream: Readable,
+  source: BodySource,
   contentLength: string | string[] | undefined,
   limit: number,
 ): Promise<ReadResult> {
   const declared = typeof contentLength === 'string' && /^\d+$/.test(contentLength) ? Number(contentLength) : undefined;
   if (declared !== undefined && declared > limit) {
-    stream.destroy();
+    source.stream.destroy();
     return { ok: false, error: { reason: 'content_length', limitBytes: limit, observedBytes: declared } };
   }
-  const budget = new ByteBudget(limit, 'raw_bytes');
   const chunks: Buffer[] = [];
   try {
-    for await (const chunk of stream as AsyncIterable<Buffer>) {
-      exchange.bytesFromSeller += chunk.length;
-      if (budget.take(chunk.length) < chunk.length) {
-        stream.destroy();
-        return { ok: false, error: { reason: 'raw_bytes', limitBytes: limit, observedBytes: budget.used } };
-      }
-      chunks.push(chunk);
-    }
+    for await (const chunk of source.chunks) chunks.push(chunk);
   } catch (err) {
-    const ours = findGatewayAbort(err);
-    if (ours || exchange.finished) return { ok: false, error: undefined };
-    return { ok: false, error: { reason: 'upstream_reset', limitBytes: limit, observedBytes: budget.used } };
+    return { ok: false, error: bodyErrorToLocal(exchange, err, limit, source.decoded.used) };
+  } finally {
+    recordCounts(exchange, source);
   }
-  const body = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, budget.used);
-  exchange.bytesDecoded += body.length;
+  const body = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
   return { ok: true, body };
 }

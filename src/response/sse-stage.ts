@@ -29,13 +29,14 @@ import type { FastifyBaseLogger, FastifyReply } from 'fastify';
 import { createParser, type EventSourceMessage, type ParseError } from 'eventsource-parser';
 import type { Exchange } from '../exchange.js';
 import { answerWithLocalError, type LocalErrorInput } from '../errors/local-reply.js';
-import { GatewayAbortError, findGatewayAbort } from '../errors/abort.js';
+import { GatewayAbortError } from '../errors/abort.js';
 import { checkJsonBounds } from '../mcp/json-bounds.js';
 import { ByteBudget } from './byte-budget.js';
 import { SseBoundaryScanner } from './sse-boundaries.js';
 import { encodeSseComment, encodeSseEvent, encodeSseRetry } from './sse-encode.js';
 import { isResponseToExchange, rewriteResponse } from './rewrite.js';
-import type { UpstreamBody } from './json-stage.js';
+import type { UpstreamResponse } from './json-stage.js';
+import { bodyErrorToLocal, recordCounts } from './body-source.js';
 import type { PipelineHooks } from './pipeline.js';
 
 /** Slack over `max_sse_event_bytes` for the parser's pending line buffer (field names, line breaks). */
@@ -51,7 +52,7 @@ export const SSE_RESPONSE_HEADERS: Readonly<Record<string, string>> = Object.fre
 export async function handleSseBody(
   exchange: Exchange,
   reply: FastifyReply,
-  res: UpstreamBody,
+  res: UpstreamResponse,
   log: FastifyBaseLogger,
   hooks: PipelineHooks,
 ): Promise<void> {
@@ -186,12 +187,11 @@ export async function handleSseBody(
   };
   const boundaries = new SseBoundaryScanner();
 
-  const stream = res.stream;
+  const source = res.body;
   try {
-    for await (const chunk of stream as AsyncIterable<Buffer>) {
+    for await (const chunk of source.chunks) {
       if (exchange.finished) break;
-      exchange.bytesFromSeller += chunk.length;
-      exchange.bytesDecoded += chunk.length;
+      recordCounts(exchange, source);
       armIdle();
       let start = 0;
       let open = true;
@@ -209,12 +209,15 @@ export async function handleSseBody(
     }
     if (!exchange.finished) onUpstreamEnd();
   } catch (err) {
-    if (!findGatewayAbort(err) && !exchange.finished) onUpstreamEnd();
+    const local = bodyErrorToLocal(exchange, err, limits.max_response_bytes, cumulative?.used ?? source.decoded.used);
+    if (local && local.reason !== 'upstream_reset') fail(local);
+    if (!exchange.finished) onUpstreamEnd();
   } finally {
+    recordCounts(exchange, source);
     hooks.onSseEnd();
     clearTimeout(deadlineTimer);
     if (idleTimer) clearTimeout(idleTimer);
-    if (!stream.destroyed) stream.destroy();
+    if (!source.stream.destroyed) source.stream.destroy();
   }
 
   function onUpstreamEnd(): void {

@@ -133,7 +133,7 @@ export function createMcpHandler(deps: HandlerDeps) {
     return reply.from(agent.url.href, {
       ...(request.method === 'POST' ? { body, contentType: String(request.headers['content-type'] ?? 'application/json') } : {}),
       rewriteRequestHeaders: (_req, headers) =>
-        applyRequestHeaderPolicy(headers as Record<string, string | string[] | undefined>, agent, exchange.key, 'identity', stream.resumeFrom) as typeof headers,
+        applyRequestHeaderPolicy(headers as Record<string, string | string[] | undefined>, agent, exchange.key, acceptEncoding(agent.accept_encoding), stream.resumeFrom) as typeof headers,
       rewriteHeaders: (headers) => filterResponseHeaders(headers as Record<string, string | string[] | undefined>) as typeof headers,
       onResponse: (_req, _rep, res) => {
         const hooks = {
@@ -179,6 +179,12 @@ function internalError(exchange: Exchange, reply: FastifyReply, log: FastifyBase
     return;
   }
   refuse(reply, 'internal_error', exchange.rpc.id, 'Internal error in the gateway.');
+}
+
+/** The Accept-Encoding the gateway sends: the agent's codings, `identity` alone when none. */
+function acceptEncoding(codings: readonly string[]): string {
+  const list = codings.filter((c) => c !== 'identity');
+  return list.length === 0 ? 'identity' : list.join(', ');
 }
 
 /** Marks a batch's stream in a resume token (a batch has no single method or id). */

@@ -118,7 +118,7 @@ describe('header policy, host -> seller', () => {
     assert.equal(seen.headers['x-adcp-gateway-exchange'], undefined);
     assert.equal(seen.headers['keep-alive'], undefined);
     assert.equal(seen.headers.expect, undefined);
-    assert.equal(seen.headers['accept-encoding'], 'identity');
+    assert.equal(seen.headers['accept-encoding'], 'gzip, deflate, br');
     assert.equal(seen.headers['mcp-protocol-version'], '2025-06-18');
     assert.equal(seen.headers['mcp-session-id'], 'sess-1');
     assert.equal(seen.headers.host, new URL(seller.url).host);
