@@ -4,7 +4,9 @@
  *
  * Routes:
  * - `POST | GET | DELETE /agents/<agent>/mcp` -> the agent's seller (MCP Streamable HTTP);
- * - any other method there -> 405 with a JSON-RPC error body; any other path -> 404.
+ * - any other method there -> 405 with a JSON-RPC error body; any other path -> 404;
+ * - `GET /healthz`, `/readyz`, `/metrics` (src/ops/routes.ts), unless `ops_listen` puts them
+ *   on their own app (`app.gateway.opsApp`; `listenAll` in src/ops/listen.ts listens on both).
  */
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyError } from 'fastify';
 import replyFrom from '@fastify/reply-from';
@@ -12,7 +14,9 @@ import type { Logger } from 'pino';
 import type { GatewayConfig } from './config/types.js';
 import type { Exchange } from './exchange.js';
 import { refuse } from './errors/local-reply.js';
-import { createLogger } from './observability/logger.js';
+import { addLogSecrets, configSecrets, createLogger } from './observability/logger.js';
+import { createMetrics, type GatewayMetrics } from './observability/metrics.js';
+import { opsRoutes } from './ops/routes.js';
 import { createUpstreamDispatcher } from './routing/dispatcher.js';
 import { createMcpHandler } from './routing/handler.js';
 import { createResumeCodec, randomResumeSecret } from './resume/token.js';
@@ -29,6 +33,12 @@ const OTHER_METHODS = ['PUT', 'PATCH', 'OPTIONS', 'HEAD'] as const;
 export async function buildApp(config: GatewayConfig, opts: BuildAppOptions = {}): Promise<FastifyInstance> {
   const logger = opts.logger === false ? createLogger('silent') : (opts.logger ?? createLogger(config.log_level));
   let current = config;
+  // Secret values of the config in force are scrubbed from every log line (observability/logger.ts).
+  let secrets = { of: config, values: configSecrets(config) };
+  const removeLogSecrets = addLogSecrets(logger, () => {
+    if (secrets.of !== current) secrets = { of: current, values: configSecrets(current) };
+    return secrets.values;
+  });
   const bodyLimit = Math.max(config.defaults.max_request_bytes, ...[...config.agents.values()].map((a) => a.max_request_bytes));
 
   const app = Fastify({
@@ -79,6 +89,8 @@ export async function buildApp(config: GatewayConfig, opts: BuildAppOptions = {}
   const resume = createResumeCodec({ secret: config.resume.secret ?? randomResumeSecret(), ttlMs: config.resume.ttl_ms });
   const streams = new Map<Exchange, () => void>();
   const exchangeEndListeners: Array<(exchange: Exchange, hostStatus: number) => void> = [];
+  const metrics = createMetrics({ openStreams: () => streams.size });
+  exchangeEndListeners.push(metrics.observeExchange);
   const handler = createMcpHandler({
     getConfig: () => current,
     upstream,
@@ -97,6 +109,18 @@ export async function buildApp(config: GatewayConfig, opts: BuildAppOptions = {}
       reply.header('allow', MCP_METHODS.join(', '));
       return refuse(reply, 'method_not_allowed', null, `Method not allowed: MCP endpoints accept ${MCP_METHODS.join(', ')}.`);
     },
+  });
+
+  // Ops endpoints: on this app, or on their own app when ops_listen is set (listenAll listens on it).
+  let readyFlag = true;
+  const notReadyReason = (): string | undefined => (!readyFlag ? 'draining' : !app.server.listening ? 'not_listening' : undefined);
+  const opsApp = config.ops_listen
+    ? Fastify({ loggerInstance: logger as FastifyBaseLogger, logController: new LogController({ disableRequestLogging: true }), exposeHeadRoutes: false })
+    : undefined;
+  await (opsApp ?? app).register(opsRoutes, { metrics, notReadyReason });
+  app.addHook('onClose', async () => {
+    removeLogSecrets();
+    await opsApp?.close();
   });
 
   const gateway: GatewayControl = {
@@ -118,6 +142,11 @@ export async function buildApp(config: GatewayConfig, opts: BuildAppOptions = {}
     onExchangeEnd(listener) {
       exchangeEndListeners.push(listener);
     },
+    metrics,
+    opsApp,
+    setReady(ready) {
+      readyFlag = ready;
+    },
   };
   app.decorate('gateway', gateway);
   return app;
@@ -135,6 +164,12 @@ export interface GatewayControl {
   endStreams(): number;
   /** Registers a listener called once per exchange when the host's response is over. */
   onExchangeEnd(listener: (exchange: Exchange, hostStatus: number) => void): void;
+  /** This gateway's metrics (`/metrics`; `incDiscoveryOvershoot`, `incConfigReload`). */
+  readonly metrics: GatewayMetrics;
+  /** The app serving /healthz, /readyz and /metrics when `ops_listen` is set (`listenAll` listens on it; `app.close()` closes it), else undefined. */
+  readonly opsApp: FastifyInstance | undefined;
+  /** `false`: /readyz answers 503 (`draining`), e.g. from the start of a shutdown. Ready also requires the server to be listening. */
+  setReady(ready: boolean): void;
 }
 
 declare module 'fastify' {

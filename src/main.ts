@@ -1,34 +1,40 @@
 #!/usr/bin/env node
 /**
- * The `adcp-buyer-gateway` command: parse the command line, load the config, then either
- * check it (`--check-config`) or serve.
+ * The `adcp-buyer-gateway` command: parse the command line, load the config, then check it
+ * (`--check-config`), serve, or probe an agent (`probe <agent>`).
  *
  *   adcp-buyer-gateway [--config <file>] [--check-config]
+ *   adcp-buyer-gateway probe <agent> [--config <file>] [--json]
  *
- * Exit codes (`EXIT_CODES`): 0 ok, 1 runtime failure, 2 invalid config or command line.
+ * Serving: SIGHUP (and a change of the file on disk) reloads the config (src/reload.ts);
+ * SIGTERM/SIGINT shut down gracefully: not ready, stop accepting, end SSE streams plainly
+ * (resumable), let in-flight JSON finish, exit 0 -- or exit 1 after `shutdown_grace_ms`.
  *
- * Adding a subcommand (e.g. `probe <agent>`): add a `program.command('probe <agent>')` in
- * `buildProgram` whose action calls `loadConfigOrReport(configPathFrom(...))`; `--config`
- * is a root option, read from a subcommand with `command.optsWithGlobals()`.
+ * Exit codes (`EXIT_CODES`): 0 ok, 1 runtime failure, 2 invalid config or command line;
+ * `probe` has its own (`PROBE_EXIT`): 0 within target, 1 over target or an error, 2 usage.
  */
 import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { Command, CommanderError } from 'commander';
+import { Command, CommanderError, InvalidArgumentError } from 'commander';
 import type { FastifyInstance } from 'fastify';
-import type { Logger } from 'pino';
+import pino, { type Logger } from 'pino';
 import { buildApp } from './app.js';
 import { CONFIG_PATH_ENV, DEFAULT_CONFIG_PATH, MIN_RESUME_SECRET_LENGTH, RESUME_SECRET_ENV } from './config/defaults.js';
 import { ConfigError, loadConfigFile } from './config/load.js';
 import { formatLimitsTable } from './config/table.js';
 import type { GatewayConfig } from './config/types.js';
 import { createLogger } from './observability/logger.js';
+import { listenAll } from './ops/listen.js';
+import { DEFAULT_PROBE_TIMEOUT_MS, PROBE_EXIT, runProbe } from './probe/probe.js';
+import { formatProbeJson, formatProbeTable } from './probe/report.js';
+import { createReloader } from './reload.js';
 import { VERSION } from './version.js';
 
 /** Process exit codes. */
 export const EXIT_CODES = Object.freeze({
-  /** Success: `--check-config` found the config valid, or the server stopped on SIGTERM/SIGINT. */
+  /** Success: `--check-config` found the config valid, or the server stopped cleanly on SIGTERM/SIGINT. */
   OK: 0,
-  /** Runtime failure: the server could not start (port in use, ...) or failed to close. */
+  /** Runtime failure: the server could not start (port in use, ...), failed to close, or `shutdown_grace_ms` ran out. */
   FAILURE: 1,
   /** The config is invalid or unreadable, or the command line is wrong. */
   CONFIG: 2,
@@ -92,14 +98,24 @@ Environment:
                               per-process secret is used (resumption won't survive a restart)
   any \${VAR} that the config file references (e.g. seller tokens in headers)
 
+Signals (serving):
+  SIGHUP           reload the config file (a change of the file on disk does too); a
+                   valid file applies to new requests, an invalid one is logged and the
+                   running config stays; listen, ops_listen and resume need a restart
+  SIGTERM, SIGINT  graceful shutdown: stop accepting, end SSE streams (clients resume
+                   with their last event id), let in-flight requests finish, exit; after
+                   shutdown_grace_ms (default 10 s) exit 1 anyway; a second signal exits 1 now
+
 Exit codes:
-  0  --check-config: the config is valid; serving: stopped by SIGTERM or SIGINT
-  1  runtime failure (e.g. the port is in use)
+  0  --check-config: the config is valid; serving: stopped cleanly by SIGTERM or SIGINT
+  1  runtime failure (e.g. the port is in use), or shutdown_grace_ms ran out
   2  invalid or unreadable config file, or a bad command line
+  (probe: see adcp-buyer-gateway probe --help)
 
 Examples:
   adcp-buyer-gateway --check-config
   adcp-buyer-gateway --config /etc/adcp-buyer-gateway/gateway.yaml
+  adcp-buyer-gateway probe acme --config /etc/adcp-buyer-gateway/gateway.yaml
 
 Every config key, unit and default: docs/configuration.md
 `;
@@ -107,6 +123,37 @@ Every config key, unit and default: docs/configuration.md
 interface RootOptions {
   config?: string;
   checkConfig?: boolean;
+}
+
+interface ProbeCliOptions extends RootOptions {
+  json?: boolean;
+  timeoutMs?: number;
+  verbose?: boolean;
+}
+
+const PROBE_HELP = `
+Builds the gateway from the config in this process and listens on 127.0.0.1 on a free
+port (never on listen.port, so it runs beside a live gateway). Through the gateway's own
+pipeline it calls initialize, tools/list (following nextCursor, at most 1000 pages) and,
+when the seller lists it, get_adcp_capabilities, then prints each surface's bytes (what a
+host on the gateway receives) against the AdCP discovery size targets ("Managing response
+size"):
+  tools/list, per page                           131,072 bytes (128 KiB)
+  get_adcp_capabilities                           65,536 bytes (64 KiB)
+  media_buy.portfolio.publisher_domains            8,192 bytes
+  signals.data_provider_domains                    8,192 bytes
+  both counterparty-asserted fields together      16,384 bytes
+
+Exit codes:
+  0  every surface within its target
+  1  a surface over its target, or an error (e.g. RESPONSE_TOO_LARGE from the gateway)
+  2  bad command line, invalid config, or an agent the config does not have
+`;
+
+function parseTimeout(value: string): number {
+  const n = Number(value);
+  if (!/^\d+$/.test(value) || !Number.isSafeInteger(n) || n < 1) throw new InvalidArgumentError('expected an integer number of milliseconds >= 1');
+  return n;
 }
 
 /**
@@ -129,11 +176,45 @@ export function buildProgram(io: CliIo, setExit: (code: number) => void): Comman
       const config = await loadConfigOrReport(path, io);
       if (config === undefined) return setExit(EXIT_CODES.CONFIG);
       if (opts.checkConfig === true) return setExit(checkConfig(path, config, io));
-      const code = await serve(config, io);
+      const code = await serve(config, path, io);
       if (code !== undefined) setExit(code);
     });
-  // Subcommands go here (e.g. `probe <agent>`); see the file comment.
+  program
+    .command('probe')
+    .argument('<agent>', 'the agent to probe (a name under agents: in the config)')
+    .description("measure an agent's discovery responses against the AdCP size targets, through the gateway in-process")
+    .option('--json', 'print one JSON object instead of the table')
+    .option('--timeout-ms <ms>', `give up on one request after this long (default ${DEFAULT_PROBE_TIMEOUT_MS})`, parseTimeout)
+    .option('--verbose', "write the gateway's log (at the config's log_level) to stderr")
+    .configureHelp({ showGlobalOptions: true })
+    .addHelpText('after', PROBE_HELP)
+    .action(async (agent: string, _opts: unknown, command: Command) => {
+      const opts = command.optsWithGlobals<ProbeCliOptions>();
+      const path = configPathFrom(opts.config, io.env);
+      const config = await loadConfigOrReport(path, io);
+      if (config === undefined) return setExit(PROBE_EXIT.USAGE);
+      setExit(await probe(config, agent, opts, io));
+    });
   return program;
+}
+
+/** `probe <agent>`: the report on stdout, the gateway's errors on stderr. */
+async function probe(config: GatewayConfig, agent: string, opts: ProbeCliOptions, io: CliIo): Promise<number> {
+  if (!config.agents.has(agent)) {
+    io.stderr(`adcp-buyer-gateway probe: no agent ${JSON.stringify(agent)} in ${config.source ?? 'the config'} (agents: ${[...config.agents.keys()].join(', ')})\n`);
+    return PROBE_EXIT.USAGE;
+  }
+  // stdout carries the report only: the in-process gateway logs to stderr.
+  const logger = createLogger(opts.verbose === true ? config.log_level : 'error', { destination: pino.destination({ fd: 2, sync: true }) });
+  let report;
+  try {
+    report = await runProbe({ config, agent, logger, ...(opts.timeoutMs !== undefined ? { timeoutMs: opts.timeoutMs } : {}) });
+  } catch (err) {
+    io.stderr(`adcp-buyer-gateway probe: ${(err as Error).message}\n`);
+    return PROBE_EXIT.OVER_OR_ERROR;
+  }
+  io.stdout(opts.json === true ? formatProbeJson(report) : formatProbeTable(report));
+  return report.within_target ? PROBE_EXIT.WITHIN : PROBE_EXIT.OVER_OR_ERROR;
 }
 
 /** `--check-config` on a valid config: the summary and the table on stdout. */
@@ -151,38 +232,83 @@ function checkConfig(path: string, config: GatewayConfig, io: CliIo): number {
   return EXIT_CODES.OK;
 }
 
-/** Normal start: logger, app, listen, signal hook. Returns an exit code only on failure. */
-async function serve(config: GatewayConfig, io: CliIo): Promise<number | undefined> {
+/** Normal start: logger, app, listen, reload and shutdown hooks. Returns an exit code only on failure. */
+async function serve(config: GatewayConfig, path: string, io: CliIo): Promise<number | undefined> {
   const logger = createLogger(config.log_level);
   let app: FastifyInstance;
   try {
     app = await buildApp(config, { logger });
-    const address = await app.listen({ host: config.listen.host, port: config.listen.port });
-    logger.info({ address, config: config.source, agents: [...config.agents.keys()], version: VERSION }, 'gateway started');
+    const { address, opsAddress } = await listenAll(app, config);
+    logger.info(
+      { address, ...(opsAddress !== undefined ? { ops_address: opsAddress } : {}), config: config.source, agents: [...config.agents.keys()], version: VERSION },
+      'gateway started',
+    );
   } catch (err) {
     logger.fatal({ err }, 'could not start');
     io.stderr(`adcp-buyer-gateway: could not start: ${(err as Error).message}\n`);
     return EXIT_CODES.FAILURE;
   }
-  installShutdown(app, logger);
+  const reloader = createReloader({
+    path,
+    env: io.env,
+    control: app.gateway,
+    log: logger,
+    onResult: (result) => app.gateway.metrics.incConfigReload(result.ok ? 'ok' : 'error'),
+  });
+  const onHangup = (): void => {
+    logger.info({ signal: 'SIGHUP' }, 'reloading the config');
+    void reloader.reload('sighup');
+  };
+  process.on('SIGHUP', onHangup);
+  installShutdown(app, logger, () => {
+    process.off('SIGHUP', onHangup);
+    reloader.close();
+  });
   return undefined;
 }
 
+/** How often open SSE streams are ended again while shutting down (streams that started after the signal). */
+const SHUTDOWN_SWEEP_MS = 50;
+
 /**
- * The one shutdown hook: on SIGTERM or SIGINT close the app (stop accepting, let Fastify
- * finish) and exit 0; exit 1 if closing fails or on a second signal.
+ * The one shutdown hook. On SIGTERM or SIGINT:
+ * 1. stop reloading; /readyz answers 503 (`setReady(false)`);
+ * 2. `app.close()`: stop accepting; a request that still arrives on an open connection gets 503;
+ * 3. end every SSE stream to a host plainly (`endStreams`): its last event id is a resume
+ *    token the client reconnects with, to this gateway's successor or another replica; a
+ *    stream that starts while closing is ended too;
+ * 4. in-flight JSON exchanges finish; each connection is closed once its response is out;
+ * 5. exit 0 once everything is closed, or 1 after `shutdown_grace_ms` (of the config in
+ *    force), or at once on a second signal, or when closing fails.
  */
-function installShutdown(app: FastifyInstance, logger: Logger): void {
+function installShutdown(app: FastifyInstance, logger: Logger, beforeClose: () => void): void {
   let closing = false;
+  // A keep-alive connection whose response finished while closing would otherwise idle until its timeout.
+  app.gateway.onExchangeEnd(() => {
+    if (closing) setImmediate(() => app.server.closeIdleConnections());
+  });
   const onSignal = (signal: NodeJS.Signals): void => {
     if (closing) {
-      logger.warn({ signal }, 'second signal while closing: exiting now');
+      logger.warn({ signal }, 'second signal while shutting down: exiting now');
       process.exit(EXIT_CODES.FAILURE);
     }
     closing = true;
-    logger.info({ signal }, 'shutting down');
-    app.close().then(
+    const graceMs = app.gateway.config.shutdown_grace_ms;
+    beforeClose();
+    app.gateway.setReady(false);
+    const hardExit = setTimeout(() => {
+      logger.error({ grace_ms: graceMs, open_streams: app.gateway.openStreams }, 'shutdown_grace_ms is over with requests still open: exiting anyway');
+      process.exit(EXIT_CODES.FAILURE);
+    }, graceMs);
+    hardExit.unref();
+    const closed = app.close();
+    const ended = app.gateway.endStreams();
+    logger.info({ signal, grace_ms: graceMs, sse_streams_ended: ended }, 'shutting down');
+    const sweep = setInterval(() => app.gateway.endStreams(), SHUTDOWN_SWEEP_MS);
+    sweep.unref();
+    closed.then(
       () => {
+        clearInterval(sweep);
         logger.info('stopped');
         process.exit(EXIT_CODES.OK);
       },

@@ -92,5 +92,7 @@ export const DEFAULT_LISTEN = Object.freeze({ host: '127.0.0.1', port: 8787 });
 export const DEFAULT_LOG_LEVEL: LogLevel = 'info';
 /** Built-in `resume.ttl_ms`: 1 h. */
 export const DEFAULT_RESUME_TTL_MS = HOUR_MS;
+/** Built-in `shutdown_grace_ms`: 10 s from SIGTERM/SIGINT to a forced exit. */
+export const DEFAULT_SHUTDOWN_GRACE_MS = 10 * SECOND_MS;
 /** Built-in `accept_encoding` of an agent. */
 export const DEFAULT_ACCEPT_ENCODING: readonly ContentCoding[] = Object.freeze(['gzip', 'deflate', 'br']);

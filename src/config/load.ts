@@ -24,6 +24,7 @@ import {
   DEFAULT_LISTEN,
   DEFAULT_LOG_LEVEL,
   DEFAULT_RESUME_TTL_MS,
+  DEFAULT_SHUTDOWN_GRACE_MS,
   MIN_RESUME_SECRET_LENGTH,
   RESUME_SECRET_ENV,
 } from './defaults.js';
@@ -515,8 +516,11 @@ function resolveConfig(raw: RawConfig, env: NodeJS.ProcessEnv, source: string | 
     agents.push([name, resolveAgent(name, rawAgents[name] as RawAgent, defaultsLevel, maxRequestBytes)]);
   }
   const envSecret = env[RESUME_SECRET_ENV];
+  const listenHost = raw.listen?.host ?? DEFAULT_LISTEN.host;
   return Object.freeze({
-    listen: Object.freeze({ host: raw.listen?.host ?? DEFAULT_LISTEN.host, port: raw.listen?.port ?? DEFAULT_LISTEN.port }),
+    listen: Object.freeze({ host: listenHost, port: raw.listen?.port ?? DEFAULT_LISTEN.port }),
+    // ops_listen.host defaults to the gateway's own host.
+    ops_listen: raw.ops_listen ? Object.freeze({ host: raw.ops_listen.host ?? listenHost, port: raw.ops_listen.port }) : undefined,
     defaults: Object.freeze({ ...defaultsLevel.limits, max_request_bytes: maxRequestBytes }),
     agents: new FrozenMap(agents),
     resume: Object.freeze({
@@ -524,6 +528,7 @@ function resolveConfig(raw: RawConfig, env: NodeJS.ProcessEnv, source: string | 
       ttl_ms: raw.resume?.ttl_ms ?? DEFAULT_RESUME_TTL_MS,
     }),
     log_level: raw.log_level ?? DEFAULT_LOG_LEVEL,
+    shutdown_grace_ms: raw.shutdown_grace_ms ?? DEFAULT_SHUTDOWN_GRACE_MS,
     source,
   });
 }

@@ -4,8 +4,9 @@
  *
  * - Every object is strict: an unknown key is an error (a typo in a limit name must never
  *   fall back silently to a default).
- * - Every key is optional except `agents` and `agents.<agent>.url`: `load.ts` applies the
- *   built-ins of `defaults.ts` and resolves the levels (call > tool > agent > defaults > built-in).
+ * - Every key is optional except `agents`, `agents.<agent>.url` and `ops_listen.port` (when
+ *   `ops_listen` is given): `load.ts` applies the built-ins of `defaults.ts` and resolves
+ *   the levels (call > tool > agent > defaults > built-in).
  * - The schema has no transforms or defaults: it only validates. The loader builds the
  *   frozen `GatewayConfig` (see `types.ts`) from the validated tree.
  * - Messages say what is expected; the loader adds the YAML path, the line and column, and
@@ -243,6 +244,15 @@ export const listenSchema = z.strictObject(
   { error: 'expected a mapping with `host` and `port`' },
 );
 
+/** `ops_listen`: a separate listener for /healthz, /readyz and /metrics (absent: they are on `listen`). */
+export const opsListenSchema = z.strictObject(
+  {
+    host: z.string({ error: 'expected a host name or IP address' }).min(1, { error: 'expected a host name or IP address' }).optional(),
+    port,
+  },
+  { error: 'expected a mapping with `port` (and optionally `host`)' },
+);
+
 /** `resume`. */
 export const resumeSchema = z.strictObject(
   {
@@ -260,7 +270,9 @@ export const resumeSchema = z.strictObject(
 export const configSchema = z.strictObject(
   {
     listen: listenSchema.nullish(),
+    ops_listen: opsListenSchema.nullish(),
     log_level: z.enum(LOG_LEVELS, { error: oneOf(LOG_LEVELS) }).optional(),
+    shutdown_grace_ms: ms.optional(),
     defaults: defaultsSchema.nullish(),
     resume: resumeSchema.nullish(),
     agents,

@@ -54,11 +54,15 @@ export interface AgentConfig {
 
 export interface GatewayConfig {
   readonly listen: { readonly host: string; readonly port: number };
+  /** Separate listener for /healthz, /readyz and /metrics; undefined: they are served on `listen`. Read at start-up only. */
+  readonly ops_listen?: { readonly host: string; readonly port: number } | undefined;
   /** Defaults with built-ins applied. */
   readonly defaults: Limits & { readonly max_request_bytes: number };
   readonly agents: ReadonlyMap<string, AgentConfig>;
   readonly resume: { readonly secret: string | undefined; readonly ttl_ms: number };
   readonly log_level: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  /** On SIGTERM/SIGINT: how long in-flight exchanges may take before the process exits anyway. */
+  readonly shutdown_grace_ms: number;
   /** Absolute path of the file this came from, if any (for logs and reload). */
   readonly source: string | undefined;
 }

@@ -51,7 +51,7 @@ export function answerWithLocalError(exchange: Exchange, reply: FastifyReply, in
   const method = rpc.method ?? '';
   const err = buildAdcpError({ ...input, method, ...(rpc.toolName !== undefined ? { toolName: rpc.toolName } : {}) });
   const answerable = rpc.kind === 'request';
-  const message = localErrorMessage(answerable ? rpc.id : null, answerable ? method : '', err);
+  const message = localErrorMessage(answerable ? rpc.id : null, answerable ? method : '', err, exchange.protocolVersion);
   const body = JSON.stringify(message);
   const raw = reply.raw;
 

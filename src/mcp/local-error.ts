@@ -5,6 +5,7 @@
  * Writing them to a socket (JSON body, final SSE event, reset) is the local-reply writer's
  * job, not this module's. Codes, reasons and refusals come from `src/errors/codes.ts`.
  */
+import { STATELESS_SINCE, isRevisionAtLeast } from './revision.js';
 import { ADCP_CODES, NARROWABLE_METHODS, REASONS, REFUSALS } from '../errors/codes.js';
 import type { AdcpErrorReason, DetailField, Recovery, RefusalReason } from '../errors/codes.js';
 import { SDK_ID } from '../version.js';
@@ -172,13 +173,22 @@ export function toolErrorResult(err: GatewayAdcpError): ToolErrorResult {
  * every other method, `{jsonrpc:'2.0', id, error: {code, message: err.message, data: {adcp_error: err}}}`
  * with `code` -32050 (RESPONSE_TOO_LARGE) or -32027 (SERVICE_UNAVAILABLE). The same object
  * goes in an HTTP 200 JSON body or in a final SSE `message` event.
+ *
+ * `protocolVersion` is the host's MCP revision: from 2026-07-28 on every result carries
+ * `resultType` (MCP 2026-07-28 schema, `Result.resultType`; the 2.x SDK client rejects a
+ * result without it), so the tool error result gets `resultType: "complete"` there.
  */
 export function localErrorMessage(
   id: JsonRpcId,
   method: string,
   err: GatewayAdcpError,
+  protocolVersion?: string,
 ): JsonRpcResultResponse<ToolErrorResult> | JsonRpcErrorResponse<{ adcp_error: GatewayAdcpError }> {
-  if (isNarrowableMethod(method)) return { jsonrpc: '2.0', id, result: toolErrorResult(err) };
+  if (isNarrowableMethod(method)) {
+    const result = toolErrorResult(err);
+    if (protocolVersion !== undefined && isRevisionAtLeast(protocolVersion, STATELESS_SINCE)) result.resultType = 'complete';
+    return { jsonrpc: '2.0', id, result };
+  }
   return {
     jsonrpc: '2.0',
     id,

@@ -56,6 +56,8 @@ export interface ToolErrorResult {
   content: [TextContent, TextContent];
   isError: true;
   structuredContent: { adcp_error: GatewayAdcpError };
+  /** Present for hosts on MCP 2026-07-28 or later (every result carries it there). */
+  resultType?: 'complete';
 }
 
 /** A JSON-RPC success response carrying a tool result. */

@@ -1,56 +1,181 @@
 /**
- * Logging: pino, JSON lines. Secrets never reach a log: request/response header values that
- * carry credentials or session ids are redacted wherever they appear, and the exchange line
- * is built from known fields only (never from raw headers or bodies).
+ * Logging: pino, JSON lines. Secrets never reach a log, three ways:
+ *
+ * 1. Structure: the exchange line is built from known fields only (never from raw headers or
+ *    bodies); errors are serialized from an allowlist of fields (an error object carrying
+ *    request headers or a socket cannot leak them); `req`/`res` objects are reduced to
+ *    method, URL and status.
+ * 2. Paths: header values that carry credentials, cookies or session ids, and the resume
+ *    secret, are redacted wherever they appear at the usual paths (`REDACT_PATHS`).
+ * 3. Values: a logger made by `createLogger` scrubs the configured secrets (agent header
+ *    values, which may come from `${VAR}`, the query string of agent URLs, the resume
+ *    secret) from every line it writes, whatever field they ended up in. `buildApp`
+ *    registers its config's secrets with `addLogSecrets`.
  */
-import pino, { type Logger, type LoggerOptions } from 'pino';
+import pino, { type DestinationStream, type Logger, type LoggerOptions } from 'pino';
+import type { GatewayConfig } from '../config/types.js';
 import type { Exchange } from '../exchange.js';
+
+/** The text that replaces a redacted value. */
+export const REDACTED = '[redacted]';
+
+/** Header names whose values are credentials, cookies, session ids or resume tokens. */
+const SECRET_HEADERS = ['authorization', 'proxy-authorization', 'cookie', 'set-cookie', 'mcp-session-id', 'last-event-id', 'x-api-key'];
 
 /** Paths pino redacts in every log object. */
 export const REDACT_PATHS: readonly string[] = [
-  'req.headers.authorization',
-  'req.headers.cookie',
-  'req.headers["mcp-session-id"]',
-  'req.headers["last-event-id"]',
-  'res.headers["set-cookie"]',
-  'res.headers["mcp-session-id"]',
-  'headers.authorization',
-  'headers.cookie',
-  'headers["mcp-session-id"]',
+  ...SECRET_HEADERS.flatMap((h) => [`req.headers["${h}"]`, `res.headers["${h}"]`, `headers["${h}"]`, `*.headers["${h}"]`]),
+  'resume.secret',
+  '*.resume.secret',
+  'secret',
 ];
 
-export function loggerOptions(level: LoggerOptions['level']): LoggerOptions {
+/** Error fields kept in a log line. Anything else an error carries (headers, bodies, sockets, options) is dropped. */
+const ERROR_FIELDS = ['code', 'errno', 'syscall', 'address', 'port', 'statusCode'] as const;
+/** Bound on `cause` / `errors` nesting in a serialized error. */
+const MAX_ERROR_DEPTH = 4;
+
+/** pino `err` serializer: type, message, stack, a few known scalar fields, cause and aggregate errors. */
+export function serializeError(err: unknown, depth = 0): unknown {
+  if (!(err instanceof Error)) return { type: typeof err, message: typeof err === 'string' ? err : String(err) };
+  const out: Record<string, unknown> = { type: err.name, message: err.message, stack: err.stack };
+  const fields = err as unknown as Record<string, unknown>;
+  for (const key of ERROR_FIELDS) {
+    const value = fields[key];
+    if (typeof value === 'string' || typeof value === 'number') out[key] = value;
+  }
+  if (depth < MAX_ERROR_DEPTH) {
+    if (err.cause !== undefined) out.cause = serializeError(err.cause, depth + 1);
+    if (err instanceof AggregateError && Array.isArray(err.errors)) out.errors = err.errors.slice(0, 8).map((e) => serializeError(e, depth + 1));
+  }
+  return out;
+}
+
+interface RequestLike {
+  method?: unknown;
+  url?: unknown;
+}
+interface ReplyLike {
+  statusCode?: unknown;
+}
+
+/** pino serializers: errors by allowlist; requests and replies reduced to a few fields (never headers). */
+export const SERIALIZERS = Object.freeze({
+  err: (err: unknown) => serializeError(err),
+  req: (req: RequestLike) => ({ method: req?.method, url: typeof req?.url === 'string' ? req.url.split('?')[0] : undefined }),
+  res: (res: ReplyLike) => ({ statusCode: res?.statusCode }),
+});
+
+/** Values shorter than this are not scrubbed by value (too likely to be ordinary text); path redaction still applies. */
+export const MIN_SCRUBBED_LENGTH = 8;
+
+/** Holds the sources of secret values a logger scrubs from its output. */
+class SecretScrubber {
+  private readonly sources = new Set<() => readonly string[]>();
+
+  add(source: () => readonly string[]): () => void {
+    this.sources.add(source);
+    return () => void this.sources.delete(source);
+  }
+
+  scrub(line: string): string {
+    let out = line;
+    for (const source of this.sources) {
+      for (const secret of source()) if (out.includes(secret)) out = out.replaceAll(secret, REDACTED);
+    }
+    return out;
+  }
+}
+
+const scrubbers = new WeakMap<Logger, SecretScrubber>();
+
+export function loggerOptions(level: LoggerOptions['level'], scrubber?: { scrub(line: string): string }): LoggerOptions {
   return {
     level,
     base: { service: 'adcp-buyer-gateway' },
-    redact: { paths: [...REDACT_PATHS], censor: '[redacted]' },
+    redact: { paths: [...REDACT_PATHS], censor: REDACTED },
+    serializers: { ...SERIALIZERS },
     timestamp: pino.stdTimeFunctions.isoTime,
+    ...(scrubber ? { hooks: { streamWrite: (line: string) => scrubber.scrub(line) } } : {}),
   };
 }
 
-export function createLogger(level: LoggerOptions['level']): Logger {
-  return pino(loggerOptions(level));
+export interface CreateLoggerOptions {
+  /** Where lines go. Default: stdout. */
+  destination?: DestinationStream;
+}
+
+/** The gateway's logger: JSON lines, redaction, and value scrubbing of the secrets registered with `addLogSecrets`. */
+export function createLogger(level: LoggerOptions['level'], opts: CreateLoggerOptions = {}): Logger {
+  const scrubber = new SecretScrubber();
+  const options = loggerOptions(level, scrubber);
+  const logger = opts.destination === undefined ? pino(options) : pino(options, opts.destination);
+  scrubbers.set(logger, scrubber);
+  return logger;
 }
 
 /**
- * The one log line per exchange: agent, method, tool, request id, statuses, bytes (from
- * seller raw and decoded, to host, saved by dedupe), outcome, reason, duration in ms.
+ * Registers a source of secret values that `logger` (made by `createLogger`) replaces with
+ * `[redacted]` in every line; returns the function that unregisters it. A no-op for other
+ * loggers. The source is called per line: keep it cheap (memoize on the config object).
+ */
+export function addLogSecrets(logger: Logger, source: () => readonly string[]): () => void {
+  return scrubbers.get(logger)?.add(source) ?? (() => {});
+}
+
+/**
+ * The secret values of a config, as they could appear in a log line (raw and JSON-escaped):
+ * every agent header value (they may come from `${VAR}`) and its credential after an
+ * auth scheme (`Bearer <token>`), the query string of agent URLs, the resume secret.
+ * Values shorter than `MIN_SCRUBBED_LENGTH` are left out.
+ */
+export function configSecrets(config: GatewayConfig): string[] {
+  const values = new Set<string>();
+  const add = (value: string | undefined): void => {
+    if (value === undefined || value.length < MIN_SCRUBBED_LENGTH) return;
+    values.add(value);
+    values.add(JSON.stringify(value).slice(1, -1));
+  };
+  for (const agent of config.agents.values()) {
+    for (const value of Object.values(agent.headers)) {
+      add(value);
+      const credential = /^[A-Za-z][A-Za-z0-9._~+/-]*\s+(\S.*)$/.exec(value)?.[1];
+      add(credential);
+    }
+    add(agent.url.search.slice(1));
+  }
+  add(config.resume.secret);
+  // Longest first, so a value containing another is replaced whole.
+  return [...values].sort((a, b) => b.length - a.length);
+}
+
+/** Bound on a host-chosen string (method, tool name, string id) in the exchange line. */
+const MAX_LOGGED_STRING = 256;
+
+function bounded<T>(value: T): T | string {
+  return typeof value === 'string' && value.length > MAX_LOGGED_STRING ? `${value.slice(0, MAX_LOGGED_STRING)}…` : value;
+}
+
+/**
+ * The one log line per exchange (msg `exchange`). Always the same fields, `null` when not
+ * applicable: agent, method, tool, rpc_id (the JSON-RPC request id), status (to the host),
+ * upstream_status (from the seller), bytes_from_seller (raw, as on the wire), bytes_decoded,
+ * bytes_to_host, bytes_saved (by dedupe), outcome, reason, duration_ms.
  */
 export function exchangeLogFields(exchange: Exchange, hostStatus: number): Record<string, unknown> {
   return {
     agent: exchange.agent.name,
-    method: exchange.rpc.method,
-    tool: exchange.rpc.toolName,
-    rpc_id: exchange.rpc.id,
-    upstream_status: exchange.upstreamStatus,
+    method: bounded(exchange.rpc.method ?? null),
+    tool: bounded(exchange.rpc.toolName ?? null),
+    rpc_id: bounded(exchange.rpc.id),
     status: hostStatus,
+    upstream_status: exchange.upstreamStatus ?? null,
     bytes_from_seller: exchange.bytesFromSeller,
     bytes_decoded: exchange.bytesDecoded,
     bytes_to_host: exchange.bytesToHost,
     bytes_saved: exchange.bytesSaved,
-    actions: exchange.actions.length ? exchange.actions : undefined,
-    outcome: exchange.outcome,
-    reason: exchange.reason,
-    duration_ms: Number(process.hrtime.bigint() - exchange.startedAt) / 1e6,
+    outcome: exchange.outcome ?? null,
+    reason: exchange.reason ?? null,
+    duration_ms: Math.round(Number(process.hrtime.bigint() - exchange.startedAt) / 1e3) / 1e3,
   };
 }

@@ -20,12 +20,14 @@ export interface BodySource {
 }
 
 /**
- * @param limitBytes bound for both raw and decoded bytes; `Infinity` where another bound
- *   applies instead (the SSE stage's cumulative and per-event bounds).
+ * @param limitBytes bound for the raw bytes, and for the decoded bytes unless
+ *   `decodedLimitBytes` is given; `Infinity` where another bound applies instead (the SSE
+ *   stage's cumulative and per-event bounds).
+ * @param decodedLimitBytes bound for the bytes each decoding layer produces (decode.ts).
  */
-export function openBodySource(stream: Readable, codings: readonly string[], limitBytes: number): BodySource {
+export function openBodySource(stream: Readable, codings: readonly string[], limitBytes: number, decodedLimitBytes = limitBytes): BodySource {
   const raw = new ByteBudget(limitBytes, 'raw_bytes');
-  const decoded = new ByteBudget(limitBytes, 'decoded_bytes');
+  const decoded = new ByteBudget(decodedLimitBytes, 'decoded_bytes');
   return { chunks: decodeStream(stream as AsyncIterable<Buffer>, codings, raw, decoded), raw, decoded, stream };
 }
 
@@ -38,11 +40,13 @@ export function recordCounts(exchange: Exchange, source: BodySource): void {
 /**
  * Maps an error thrown while reading the body to the local error to answer with, or
  * undefined when the gateway itself aborted the read (the exchange is already answered).
+ * `limitBytes` is the response limit in force, reported as `limit_bytes` (a compressed SSE
+ * stream's decoded budget runs a slack over it: pipeline.ts).
  */
 export function bodyErrorToLocal(exchange: Exchange, err: unknown, limitBytes: number, observedBytes: number): LocalErrorInput | undefined {
   if (err instanceof DecodeError) {
     const f = err.failure;
-    if (f.reason === 'raw_bytes' || f.reason === 'decoded_bytes') return { reason: f.reason, limitBytes: f.limitBytes, observedBytes: f.observedBytes };
+    if (f.reason === 'raw_bytes' || f.reason === 'decoded_bytes') return { reason: f.reason, limitBytes, observedBytes: f.observedBytes };
     if (f.reason === 'unsupported_encoding') return { reason: 'unsupported_encoding' };
     return { reason: 'upstream_reset', limitBytes, observedBytes };
   }

@@ -50,15 +50,18 @@ export async function handleJsonBody(exchange: Exchange, reply: FastifyReply, re
     });
     return;
   }
+  // `upstream_not_mcp` reports the seller's status (its one details field, docs/errors.md), as
+  // the pipeline does for a 2xx that is not JSON (test/regressions/lying-content-length.test.ts).
+  const notMcp = { reason: 'upstream_not_mcp', limitBytes: limits.max_response_bytes, observedBytes: body.length, upstreamStatus: res.statusCode } as const;
   let message: unknown;
   try {
     message = JSON.parse(body.toString('utf8'));
   } catch {
-    answerWithLocalError(exchange, reply, { reason: 'upstream_not_mcp', limitBytes: limits.max_response_bytes, observedBytes: body.length });
+    answerWithLocalError(exchange, reply, notMcp);
     return;
   }
   if (!isJsonRpcPayload(message)) {
-    answerWithLocalError(exchange, reply, { reason: 'upstream_not_mcp', limitBytes: limits.max_response_bytes, observedBytes: body.length });
+    answerWithLocalError(exchange, reply, notMcp);
     return;
   }
   const rewritten = rewriteResponse(exchange, message);

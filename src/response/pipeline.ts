@@ -25,6 +25,9 @@ import { handleSseBody } from './sse-stage.js';
 import { parseContentEncoding } from './decode.js';
 import { openBodySource } from './body-source.js';
 
+/** Slack over the response limit for the decoded bytes of a compressed SSE request stream (see above); >= DECODER_CHUNK_BYTES. */
+export const SSE_DECODED_SLACK_BYTES = 64 * 1024;
+
 export interface PipelineHooks {
   /**
    * Called when an SSE stream to the host starts (the JSON response deadline stops applying).
@@ -61,9 +64,20 @@ export async function handleUpstreamResponse(
 
   const kind = bodyKind(res.headers['content-type']);
   const sse = kind === 'sse' && status >= 200 && status < 300;
-  // SSE is bounded per event and cumulatively per request by its own stage (a standalone GET
-  // stream has no total); every other body is bounded raw and decoded by the response limit.
-  const body = openBodySource(res.stream, encoding.codings, sse ? Infinity : limitBytes);
+  // Every non-SSE body is bounded raw and decoded by the response limit. SSE is bounded per
+  // event and cumulatively per request by its own stage, on the decoded bytes it parses (a
+  // standalone GET stream has no total). That count sees nothing of compressed data that
+  // decodes to little or nothing (a flood of empty deflate blocks, an outer layer inflating
+  // into one), so a request's compressed stream is also bounded where those bytes are: wire
+  // bytes at the limit, each decoding layer at the limit + SSE_DECODED_SLACK_BYTES, slack
+  // that lets the cumulative bound trip first on real output (it counts the final layer's
+  // chunks, which are at most DECODER_CHUNK_BYTES each). test/regressions/compressed-flood.test.ts
+  const requestStream = exchange.rpc.kind === 'request' || exchange.rpc.kind === 'batch';
+  const body = !sse
+    ? openBodySource(res.stream, encoding.codings, limitBytes)
+    : requestStream && encoding.codings.length > 0
+      ? openBodySource(res.stream, encoding.codings, limitBytes, limitBytes + SSE_DECODED_SLACK_BYTES)
+      : openBodySource(res.stream, encoding.codings, Infinity);
   const upstream = { statusCode: status, headers: res.headers, body };
   if (status >= 200 && status < 300) {
     if (sse) return handleSseBody(exchange, reply, upstream, log, hooks);

@@ -1,17 +1,37 @@
 /**
- * The rewrite stage: normalizes the seller's answer to the exchange's own `tools/call`
- * (ARCHITECTURE §1.3, §5; gateway issue item 9). Shared by the JSON and SSE paths.
+ * The rewrite stage: normalizes the tool result inside the seller's answer to the exchange's
+ * own request (ARCHITECTURE §1.3, §5). Shared by the JSON and SSE paths.
  *
  * Applies only when the host may read `structuredContent` and `dedupe_text` is not `off`
- * (`exchange.normalize`), the request was a `tools/call` and the message is the JSON-RPC
- * response carrying its id. Everything else is returned unchanged (`changed: false`), so the
- * caller sends the seller's original bytes.
+ * (`exchange.normalize`), and only to the JSON-RPC response carrying the request's id.
+ * Where a `CallToolResult` sits in that response depends on the method (MCP spec texts):
+ *
+ * | request          | revision      | the CallToolResult                                           |
+ * | ---------------- | ------------- | ------------------------------------------------------------ |
+ * | `tools/call`     | every         | `result` (unless `resultType` says it is not the tool's result: |
+ * |                  |               | `"task"` = a task handle, `"input_required"` = MRTR)          |
+ * | `tasks/result`   | 2025-11-25    | `result` ("the result structure matches the original request |
+ * |                  |               | type"; it carries `_meta["io.modelcontextprotocol/related-task"]`) |
+ * | `tasks/get`      | >= 2026-07-28 | `result.result`, only when `result.status` is `"completed"`   |
+ * |                  |               | (tasks extension, SEP-2663: `CompletedTask.result`)           |
+ *
+ * Nowhere else: a task handle (`CreateTaskResult`), a `tasks/get` of a working, failed or
+ * cancelled task, a 2025-11-25 `tasks/get` (a bare `Task`, no result), `tasks/list`,
+ * notifications (`notifications/tasks` also inlines results, on the subscriptions stream:
+ * not a response to the request), list results with their `nextCursor`, and batches all go
+ * out as the seller's bytes. Everything not rewritten is returned unchanged
+ * (`changed: false`), so the caller sends the seller's original bytes.
  */
+import { deliversTaskResultInTasksGet } from '../mcp/revision.js';
 import type { Exchange } from '../exchange.js';
 import { normalizeToolResult } from '../mcp/normalize.js';
 
-/** Methods whose result is a `CallToolResult` (tasks/result joins with the tasks work). */
-export const TOOL_RESULT_METHODS: ReadonlySet<string> = new Set(['tools/call']);
+/** Methods whose response `result` is a `CallToolResult`. */
+export const TOOL_RESULT_METHODS: ReadonlySet<string> = new Set(['tools/call', 'tasks/result']);
+
+/** The tasks extension's polling method: carries the final `CallToolResult` once completed (2026-07-28 on). */
+export const TASKS_GET_METHOD = 'tasks/get';
+
 
 export interface RewriteOutcome {
   changed: boolean;
@@ -25,27 +45,59 @@ const UNCHANGED = (message: unknown): RewriteOutcome => ({ changed: false, messa
 
 /** True when `message` is the JSON-RPC response (result or error) to the exchange's request. */
 export function isResponseToExchange(exchange: Exchange, message: unknown): boolean {
-  if (exchange.rpc.kind !== 'request' || message === null || typeof message !== 'object' || Array.isArray(message)) return false;
-  const m = message as Record<string, unknown>;
-  return m.id === exchange.rpc.id && (Object.hasOwn(m, 'result') || Object.hasOwn(m, 'error'));
+  if (exchange.rpc.kind !== 'request' || !isObject(message)) return false;
+  return message.id === exchange.rpc.id && (Object.hasOwn(message, 'result') || Object.hasOwn(message, 'error'));
 }
 
 export function rewriteResponse(exchange: Exchange, message: unknown): RewriteOutcome {
-  const { rpc, limits } = exchange;
-  if (!exchange.normalize || rpc.method === undefined || !TOOL_RESULT_METHODS.has(rpc.method)) return UNCHANGED(message);
-  if (!isResponseToExchange(exchange, message)) return UNCHANGED(message);
+  const { rpc } = exchange;
+  if (!exchange.normalize || rpc.method === undefined) return UNCHANGED(message);
+  const location = toolResultLocation(rpc.method, exchange.protocolVersion);
+  if (location === undefined || !isResponseToExchange(exchange, message)) return UNCHANGED(message);
   const m = message as Record<string, unknown>;
-  if (!Object.hasOwn(m, 'result')) return UNCHANGED(message);
-  const out = normalizeToolResult(m.result, {
+  const result = Object.hasOwn(m, 'result') ? m.result : undefined;
+  if (!isObject(result)) return UNCHANGED(message);
+
+  let toolResult: unknown;
+  if (location === 'result') {
+    // A tools/call answered with a task handle or an MRTR input request is not the tool's result.
+    if (Object.hasOwn(result, 'resultType') && result.resultType !== 'complete') return UNCHANGED(message);
+    toolResult = result;
+  } else {
+    if (result.status !== 'completed' || !Object.hasOwn(result, 'result')) return UNCHANGED(message);
+    toolResult = result.result;
+  }
+
+  const { limits } = exchange;
+  const out = normalizeToolResult(toolResult, {
     maxTextBytes: limits.max_response_bytes,
     maxDepth: limits.max_json_depth,
     maxNodes: limits.max_json_nodes,
   });
   if (!out.changed) return UNCHANGED(message);
-  // Copy own keys (never Object.assign seller data: ARCHITECTURE §5 prototype trap).
+  const nextResult = location === 'result' ? out.result : copyReplacing(result, 'result', out.result);
+  return { changed: true, message: copyReplacing(m, 'result', nextResult), action: out.action };
+}
+
+/**
+ * Where the `CallToolResult` sits in the response to `method` for a host on `protocolVersion`:
+ * `result`, `result.result` (a completed task in a 2026-07-28 `tasks/get`), or nowhere.
+ */
+export function toolResultLocation(method: string, protocolVersion: string): 'result' | 'result.result' | undefined {
+  if (TOOL_RESULT_METHODS.has(method)) return 'result';
+  if (method === TASKS_GET_METHOD && deliversTaskResultInTasksGet(protocolVersion)) return 'result.result';
+  return undefined;
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return v !== null && typeof v === 'object' && !Array.isArray(v);
+}
+
+/** A copy of `obj` (own keys, in order) with `key` replaced. Never Object.assign seller data (ARCHITECTURE §5 prototype trap). */
+function copyReplacing(obj: Record<string, unknown>, key: string, value: unknown): Record<string, unknown> {
   const next: Record<string, unknown> = {};
-  for (const key of Object.keys(m)) {
-    Object.defineProperty(next, key, { value: key === 'result' ? out.result : m[key], enumerable: true, writable: true, configurable: true });
+  for (const k of Object.keys(obj)) {
+    Object.defineProperty(next, k, { value: k === key ? value : obj[k], enumerable: true, writable: true, configurable: true });
   }
-  return { changed: true, message: next, action: out.action };
+  return next;
 }

@@ -21,8 +21,10 @@
  * (ARCHITECTURE §3 exception); before any event id it is `upstream_reset`.
  *
  * A breach on the standalone GET stream (no request to answer) drops that one event, logs a
- * warning and keeps the stream open: ending it would only make the client reconnect into
- * the same event.
+ * warning ("standalone SSE stream: event dropped", with the reason and observed_bytes; the
+ * exchange line carries the reason) and keeps the stream open: ending it would only make the
+ * client reconnect into the same event. That holds for an endless `data:` line too: the
+ * rest of that event is skipped up to the next blank line, then parsing resumes.
  */
 import type { ServerResponse } from 'node:http';
 import type { FastifyBaseLogger, FastifyReply } from 'fastify';
@@ -137,12 +139,18 @@ export async function handleSseBody(
     if (final) endPlainly(exchange.actions.length > 0 ? 'rewritten' : 'ok');
   };
 
+  /** True from a parser buffer-cap breach to the next event boundary (see `feed`). */
+  let skippingToBoundary = false;
   const parser = createParser({
     onEvent,
     onComment: (c) => write(encodeSseComment(c)),
     onRetry: (ms) => write(encodeSseRetry(ms)),
     onError: (err: ParseError) => {
       if (err.type === 'max-buffer-size-exceeded') {
+        // The parser is now terminated (it throws on the next feed). A request stream ends
+        // here (fail answers the request); the standalone GET stream drops the rest of this
+        // event and is reset at the next event boundary (see `feed`).
+        skippingToBoundary = true;
         fail({ reason: 'sse_event', limitBytes: perEventLimit, observedBytes: perEventLimit + SSE_PENDING_SLACK_BYTES + 1 });
       } else {
         log.debug({ agent: exchange.agent.name, err: err.message }, 'ignored malformed SSE line');
@@ -171,16 +179,34 @@ export async function handleSseBody(
   armIdle();
   hooks.onSseStart(() => endPlainly('resumable_end'));
 
-  /** Counts and parses one slice; false once the cumulative bound broke. */
-  const feed = (slice: Buffer): boolean => {
+  /**
+   * Counts and parses one slice; false once the cumulative bound broke. `atBoundary`: the
+   * slice ends with an event's blank line (SseBoundaryScanner).
+   *
+   * After the parser's buffer cap broke (an endless `data:` line), the rest of that event is
+   * dropped unparsed up to the next event boundary, where the parser and the UTF-8 decoder
+   * are reset, so later events on the standalone GET stream still flow (before this, the
+   * terminated parser threw on the next feed and ended the GET stream:
+   * test/regressions/get-stream-oversized-event.test.ts). Line endings that are CR only are
+   * not seen as boundaries (sse-boundaries.ts): on such a stream the rest is dropped.
+   */
+  const feed = (slice: Buffer, atBoundary: boolean): boolean => {
     if (cumulative) {
       const fit = cumulative.take(slice.length);
       if (fit < slice.length) {
         // Events complete before the limit point are still delivered; nothing past it is parsed.
-        if (fit > 0) parser.feed(decoder.decode(slice.subarray(0, fit), { stream: true }));
+        if (fit > 0 && !skippingToBoundary) parser.feed(decoder.decode(slice.subarray(0, fit), { stream: true }));
         answerWithLocalError(exchange, reply, { reason: 'sse_cumulative', limitBytes: cumulative.limit, observedBytes: cumulative.used });
         return false;
       }
+    }
+    if (skippingToBoundary) {
+      if (atBoundary) {
+        parser.reset();
+        decoder.decode(); // drop a partial character held from before the skipped bytes
+        skippingToBoundary = false;
+      }
+      return !exchange.finished;
     }
     parser.feed(decoder.decode(slice, { stream: true }));
     return !exchange.finished;
@@ -196,11 +222,11 @@ export async function handleSseBody(
       let start = 0;
       let open = true;
       for (const end of boundaries.ends(chunk)) {
-        open = feed(chunk.subarray(start, end));
+        open = feed(chunk.subarray(start, end), true);
         start = end;
         if (!open) break;
       }
-      if (open && start < chunk.length) open = feed(chunk.subarray(start));
+      if (open && start < chunk.length) open = feed(chunk.subarray(start), false);
       if (!open || exchange.finished) break;
       if (needDrain) {
         needDrain = false;

@@ -13,7 +13,7 @@ import { checkJsonBounds } from '../mcp/json-bounds.js';
 import { exchangeLogFields } from '../observability/logger.js';
 import { applyRequestHeaderPolicy } from '../request/headers.js';
 import { NO_BODY, peekJsonRpc } from '../request/peek.js';
-import { hostReadsStructuredContent, protocolVersionOf } from '../request/revision.js';
+import { hostReadsStructuredContent, protocolVersionOf } from '../mcp/revision.js';
 import { filterResponseHeaders } from '../response/headers.js';
 import { handleUpstreamResponse } from '../response/pipeline.js';
 import type { ResumeCodec, ResumeState } from '../resume/token.js';
@@ -113,7 +113,12 @@ export function createMcpHandler(deps: HandlerDeps) {
     const deadline = setTimeout(() => {
       answerWithLocalError(exchange, reply, { reason: 'deadline_exceeded', limitMs: limits.response_deadline_ms });
     }, limits.response_deadline_ms);
+    // Set when undici starts writing the request: the connection (DNS, TCP, TLS) is up, so
+    // from here on the seller may have received the request (undici calls onRequestStart
+    // from writeH1, on a connected socket; a connect failure never reaches it).
+    let requestStarted = false;
     deps.upstream.register(exchange.key, (abort) => {
+      requestStarted = true;
       exchange.abortUpstream = abort;
       if (exchange.finished) abort(new GatewayAbortError({ reason: 'finished' }));
     });
@@ -150,16 +155,22 @@ export function createMcpHandler(deps: HandlerDeps) {
           (err: unknown) => internalError(exchange, reply, log, err),
         );
       },
-      onError: (_rep, { error }) => onUpstreamError(exchange, reply, error),
+      onError: (_rep, { error }) => onUpstreamError(exchange, reply, error, requestStarted),
     });
   };
 }
 
-/** Maps a failure before the seller's response headers to a local error (ARCHITECTURE §3). */
-function onUpstreamError(exchange: Exchange, reply: FastifyReply, error: unknown): void {
+/**
+ * Maps a failure before the seller's response headers to a local error (ARCHITECTURE §3).
+ * `upstream_unreachable` says the request was NOT delivered (no "may have completed" warning),
+ * so it is only for failures before the request started: once it did, any failure (a reset,
+ * a response head undici cannot parse or over its header limit) is `upstream_reset`
+ * (test/regressions/unreadable-response-head.test.ts).
+ */
+function onUpstreamError(exchange: Exchange, reply: FastifyReply, error: unknown, requestStarted: boolean): void {
   if (exchange.finished || findGatewayAbort(error)) return;
   const code = rootCode(error);
-  const reset = code === 'ECONNRESET' || code === 'UND_ERR_SOCKET' || code === 'EPIPE';
+  const reset = requestStarted || code === 'ECONNRESET' || code === 'UND_ERR_SOCKET' || code === 'EPIPE';
   answerWithLocalError(exchange, reply, {
     reason: reset ? 'upstream_reset' : 'upstream_unreachable',
     limitBytes: exchange.limits.max_response_bytes,

@@ -49,7 +49,7 @@ describe('docs/configuration.md', () => {
     ]) {
       assert.ok(schema.includes(key), key);
     }
-    assert.equal(schema.length, 43);
+    assert.equal(schema.length, 47); // 43 + ops_listen (3) + shutdown_grace_ms (1)
   });
 });
 

@@ -1,0 +1,113 @@
+/**
+ * The child side of the bench's IPC: every server child (seller, pass-through, gateway)
+ * calls `serveChild` once it listens. It then
+ * - reports `{ type: 'ready', port }` to the parent;
+ * - answers `{ type: 'stats', seq, reset, gc }` with its CPU time (`process.cpuUsage()`), its
+ *   current and peak RSS, JS heap and Buffer memory since the last reset (sampled every
+ *   10 ms; the RSS peak also from the kernel's VmHWM, reset through /proc/self/clear_refs
+ *   where the kernel allows it, so a peak between two samples is not missed); with `gc`
+ *   (and --expose-gc) a full GC runs first, so it is billed to neither window;
+ * - on `{ type: 'shutdown' }` runs `close`, then exits 0 (so `--cpu-prof` writes its profile).
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+
+export interface ChildStats {
+  type: 'stats';
+  seq: number;
+  /** Microseconds of CPU (user + system) since the process started. */
+  cpuUs: number;
+  rssBytes: number;
+  /** Peak RSS since the last reset (max of the 10 ms samples and VmHWM when resettable). */
+  peakRssBytes: number;
+  /** Whether VmHWM could be reset, i.e. the peak is the kernel's exact high-water mark. */
+  exactPeak: boolean;
+  heapUsedBytes: number;
+  peakHeapUsedBytes: number;
+  arrayBuffersBytes: number;
+  peakArrayBuffersBytes: number;
+}
+
+export type ParentMessage = { type: 'stats'; seq: number; reset: boolean; gc?: boolean } | { type: 'shutdown' };
+export type ChildMessage = { type: 'ready'; port: number } | ChildStats | { type: 'error'; message: string };
+
+const SAMPLE_MS = 10;
+
+function readVmHwmBytes(): number | undefined {
+  try {
+    const m = /^VmHWM:\s+(\d+)\s+kB$/m.exec(readFileSync('/proc/self/status', 'utf8'));
+    return m ? Number(m[1]) * 1024 : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Resets VmHWM to the current RSS ("5" in clear_refs, Linux >= 4.0); false where not allowed. */
+function resetVmHwm(): boolean {
+  try {
+    writeFileSync('/proc/self/clear_refs', '5');
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export function serveChild(port: number, close: () => Promise<void>): void {
+  if (!process.send) throw new Error('bench child started without an IPC channel');
+  let peakRss = 0;
+  let peakHeap = 0;
+  let peakAb = 0;
+  let exact = resetVmHwm();
+  const sample = (): NodeJS.MemoryUsage => {
+    const m = process.memoryUsage();
+    if (m.rss > peakRss) peakRss = m.rss;
+    if (m.heapUsed > peakHeap) peakHeap = m.heapUsed;
+    if (m.arrayBuffers > peakAb) peakAb = m.arrayBuffers;
+    return m;
+  };
+  sample();
+  const timer = setInterval(sample, SAMPLE_MS);
+  timer.unref();
+
+  process.on('message', (raw: unknown) => {
+    const msg = raw as ParentMessage;
+    if (msg.type === 'stats') {
+      // Before a new window: a full GC, so garbage left by the previous case is not billed to
+      // the next one (run before the CPU reading: it falls in neither window).
+      if (msg.gc) (globalThis as { gc?: () => void }).gc?.();
+      const m = sample();
+      const cpu = process.cpuUsage();
+      const hwm = exact ? readVmHwmBytes() : undefined;
+      const stats: ChildStats = {
+        type: 'stats',
+        seq: msg.seq,
+        cpuUs: cpu.user + cpu.system,
+        rssBytes: m.rss,
+        peakRssBytes: Math.max(peakRss, hwm ?? 0),
+        exactPeak: hwm !== undefined,
+        heapUsedBytes: m.heapUsed,
+        peakHeapUsedBytes: peakHeap,
+        arrayBuffersBytes: m.arrayBuffers,
+        peakArrayBuffersBytes: peakAb,
+      };
+      if (msg.reset) {
+        exact = resetVmHwm();
+        const now = process.memoryUsage();
+        peakRss = now.rss;
+        peakHeap = now.heapUsed;
+        peakAb = now.arrayBuffers;
+      }
+      process.send!(stats);
+    } else if (msg.type === 'shutdown') {
+      clearInterval(timer);
+      const exitSoon = setTimeout(() => process.exit(0), 3_000);
+      exitSoon.unref();
+      close().then(
+        () => process.exit(0),
+        () => process.exit(0),
+      );
+    }
+  });
+  // The parent went away: don't linger.
+  process.on('disconnect', () => process.exit(0));
+  process.send({ type: 'ready', port } satisfies ChildMessage);
+}

@@ -1,0 +1,22 @@
+/**
+ * The gateway under test, in its own process: the real `buildApp` from src/app.ts with the
+ * bench's config (YAML in env `BENCH_GATEWAY_YAML`, parsed by the real loader), logs off
+ * (the pass-through logs nothing either). Started by the bench with
+ * `node --import tsx [--cpu-prof --cpu-prof-dir bench/profiles] bench/gateway-child.ts`.
+ */
+import type { AddressInfo } from 'node:net';
+import { buildApp } from '../src/app.js';
+import { parseConfig } from '../src/config/load.js';
+import { serveChild } from './child-stats.js';
+
+const yaml = process.env.BENCH_GATEWAY_YAML;
+if (!yaml) throw new Error('BENCH_GATEWAY_YAML is not set');
+
+const config = parseConfig(yaml, { env: {}, source: 'bench gateway config' });
+const app = await buildApp(config, { logger: false });
+await app.listen({ host: '127.0.0.1', port: 0 });
+serveChild((app.server.address() as AddressInfo).port, async () => {
+  const closed = app.close();
+  app.server.closeAllConnections();
+  await closed;
+});

@@ -1,0 +1,665 @@
+/**
+ * `npm run bench` (full) and `npm run bench:smoke` (`--quick`): one interleaved run on
+ * 127.0.0.1 of the same load against the seller directly, a plain Fastify +
+ * @fastify/reply-from pass-through, and the gateway; prints Markdown tables of medians over
+ * repetitions with ratios to the pass-through measured in the same repetition.
+ *
+ * Options:
+ *   --quick          1 repetition, ~50 requests per case, a few cases (CI smoke; < 30 s)
+ *   --reps N         repetitions (full default 5)
+ *   --only LIST      comma-separated groups: json,sse,memory,fairness,micro (default: all)
+ *   --filter REGEX   only the JSON/SSE one-event cases whose id matches (e.g. `json-b-1048576`)
+ *   --out FILE       also write the Markdown to FILE (e.g. bench/RESULTS.md)
+ *   --cpu-prof       start the gateway child with --cpu-prof --cpu-prof-dir bench/profiles
+ *
+ * Every load is bounded in count and time, every await has a timeout, and a watchdog ends
+ * the whole run (and every child it started) if it overruns. Progress goes to stderr; the
+ * tables go to stdout.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
+import os from 'node:os';
+import { join } from 'node:path';
+import {
+  FAIR_GOOD,
+  FLOOD_CASE,
+  FLOOD_EVENTS,
+  JSON_SIZES,
+  KiB,
+  MEMORY_LEGIT_A,
+  MEMORY_LEGIT_B,
+  MiB,
+  PROGRESS_CASE,
+  PROGRESS_EVENTS,
+  REQUEST_BODY,
+  REQUEST_HEADERS,
+  SSE_ONE_EVENT_SIZES,
+  VARIANTS,
+  allCases,
+  gatewayYaml,
+  jsonCaseId,
+  sizedMessage,
+  sse1CaseId,
+  type AttackCase,
+  type SizeSpec,
+  type Variant,
+} from './cases.js';
+import { BENCH_DIR, REPO_DIR, killAllChildren, livePids, runOnce, spawnTs, startChild, withTimeout, type BenchChild } from './children.js';
+import type { ChildStats } from './child-stats.js';
+import { callOnce, keepAliveAgent, sseCount, sseDelays } from './http-client.js';
+import { runLoad, type LoadResult } from './load.js';
+import type { MicroResult } from './micro.js';
+import type { AttackSummary } from './attacker.js';
+import { percentile } from './stats.js';
+import { cpuMark, foreignCores } from './machine.js';
+import {
+  renderMarkdown,
+  TARGETS,
+  type BenchResults,
+  type FairnessSample,
+  type MemoryRow,
+  type MemorySample,
+  type RunSample,
+  type Target,
+  type ThroughputCase,
+} from './report.js';
+
+// ---------------------------------------------------------------------------------------
+// Options
+
+type Group = 'json' | 'sse' | 'memory' | 'fairness' | 'micro';
+const ALL_GROUPS: readonly Group[] = ['json', 'sse', 'memory', 'fairness', 'micro'];
+
+interface Options {
+  quick: boolean;
+  reps: number;
+  groups: Set<Group>;
+  out: string | undefined;
+  cpuProf: boolean;
+  filter: RegExp | undefined;
+}
+
+function parseOptions(argv: string[]): Options {
+  const opts: Options = { quick: false, reps: 0, groups: new Set(ALL_GROUPS), out: undefined, cpuProf: false, filter: undefined };
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    const value = (): string => {
+      const v = argv[++i];
+      if (v === undefined) throw new Error(`${a} needs a value`);
+      return v;
+    };
+    if (a === '--quick') opts.quick = true;
+    else if (a === '--cpu-prof') opts.cpuProf = true;
+    else if (a === '--out') opts.out = value();
+    else if (a === '--filter') opts.filter = new RegExp(value());
+    else if (a === '--reps') {
+      opts.reps = Number(value());
+      if (!Number.isInteger(opts.reps) || opts.reps < 1 || opts.reps > 50) throw new Error('--reps must be an integer from 1 to 50');
+    } else if (a === '--only') {
+      const list = value().split(',').map((s) => s.trim()) as Group[];
+      for (const g of list) if (!ALL_GROUPS.includes(g)) throw new Error(`--only: unknown group ${g} (known: ${ALL_GROUPS.join(', ')})`);
+      opts.groups = new Set(list);
+    } else if (a === '--help' || a === '-h') {
+      process.stdout.write(readFileSync(new URL(import.meta.url), 'utf8').split('*/')[0]!.replace(/^\/\*\*|^ \* ?/gm, '') + '\n');
+      process.exit(0);
+    } else throw new Error(`unknown option ${a} (try --help)`);
+  }
+  if (opts.reps === 0) opts.reps = opts.quick ? 1 : 5;
+  return opts;
+}
+
+const opts = parseOptions(process.argv.slice(2));
+const started = performance.now();
+const log = (msg: string): void => void process.stderr.write(`[bench ${((performance.now() - started) / 1000).toFixed(1).padStart(6)} s] ${msg}\n`);
+
+// The whole run's bound: a hung step must not keep CI (or a laptop) busy forever.
+const WATCHDOG_MS = opts.quick ? 120_000 : 40 * 60_000;
+const watchdog = setTimeout(() => {
+  log(`watchdog: the run exceeded ${WATCHDOG_MS / 1000} s, stopping`);
+  killAllChildren();
+  process.exit(2);
+}, WATCHDOG_MS);
+watchdog.unref();
+for (const sig of ['SIGINT', 'SIGTERM'] as const) {
+  process.on(sig, () => {
+    killAllChildren();
+    process.exit(130);
+  });
+}
+
+// ---------------------------------------------------------------------------------------
+// Load shapes
+
+interface Shape {
+  connections: number;
+  amount: number;
+  durationMs: number;
+}
+
+function shapeFor(bytes: number): Shape {
+  if (opts.quick) return { connections: 2, amount: 50, durationMs: 2_000 };
+  if (bytes <= KiB) return { connections: 8, amount: 40_000, durationMs: 1_500 };
+  if (bytes <= 64 * KiB) return { connections: 8, amount: 20_000, durationMs: 1_500 };
+  if (bytes <= MiB) return { connections: 4, amount: 3_000, durationMs: 2_500 };
+  return { connections: 2, amount: 800, durationMs: 3_000 };
+}
+
+/** Average cores used by other processes during a repetition above which the bench warns. */
+const FOREIGN_LOAD_WARNING_CORES = 0.2;
+
+/** Before the first repetition, per case and target: enough requests for the JIT to settle on the hot paths. */
+const WARMUP: Shape = { connections: 4, amount: 2_000, durationMs: 700 };
+const DELAY_STREAMS = opts.quick ? 1 : 4;
+const DELAY_ROUNDS = opts.quick ? 1 : 3;
+const FLOOD_STREAMS = 4;
+/** The flood takes ~0.1 s direct: repeated so the figure is not one scheduler hiccup. */
+const FLOOD_ROUNDS = opts.quick ? 1 : 5;
+const MEMORY_CONCURRENCY = 50;
+const FAIR = { attacksInFlight: 20, rate: 500, connections: 4, amount: 1_500, durationMs: 3_500 };
+
+// ---------------------------------------------------------------------------------------
+// Processes
+
+interface Stack {
+  good: BenchChild;
+  attack: BenchChild;
+  pass: BenchChild;
+  gateway: BenchChild;
+  yaml: string;
+}
+
+async function startPass(good: string, attack: string): Promise<BenchChild> {
+  return startChild('pass-through', { module: 'passthrough.ts', env: { BENCH_SELLER_GOOD: good, BENCH_SELLER_ATTACK: attack }, nodeFlags: ['--expose-gc'] });
+}
+
+async function startGateway(yaml: string, profile: boolean): Promise<BenchChild> {
+  // --expose-gc: a full GC between cases (child-stats.ts), never during a measured run.
+  const nodeFlags: string[] = ['--expose-gc'];
+  if (profile) {
+    const dir = join(BENCH_DIR, 'profiles');
+    mkdirSync(dir, { recursive: true });
+    nodeFlags.push('--cpu-prof', '--cpu-prof-dir', dir);
+  }
+  return startChild('gateway', { module: 'gateway-child.ts', env: { BENCH_GATEWAY_YAML: yaml }, nodeFlags });
+}
+
+function urlOf(stack: Stack, target: Target, caseId: string): string {
+  if (target === 'direct') {
+    const seller = caseId.startsWith('attack-') ? stack.attack : stack.good;
+    return `${seller.baseUrl}/c/${caseId}/mcp`;
+  }
+  return `${(target === 'pass' ? stack.pass : stack.gateway).baseUrl}/agents/${caseId}/mcp`;
+}
+
+function childOf(stack: Stack, target: Target): BenchChild | undefined {
+  return target === 'pass' ? stack.pass : target === 'gateway' ? stack.gateway : undefined;
+}
+
+/** Rotates the target order per repetition so drift hits all three equally. */
+function orderFor(rep: number): Target[] {
+  const r = rep % TARGETS.length;
+  return [...TARGETS.slice(r), ...TARGETS.slice(0, r)];
+}
+
+// ---------------------------------------------------------------------------------------
+// Results
+
+const results: BenchResults = {
+  meta: {
+    date: new Date().toISOString(),
+    command: `node --import tsx bench/run.ts ${process.argv.slice(2).join(' ')}`.trim(),
+    repetitions: opts.reps,
+    quick: opts.quick,
+    machine: `${os.cpus()[0]?.model ?? 'unknown CPU'}, ${os.cpus().length} cores, ${(os.totalmem() / 1024 ** 3).toFixed(1)} GiB RAM`,
+    os: `${os.type()} ${os.release()} (${os.arch()})`,
+    node: process.version,
+    versions: packageVersions(),
+    git: gitDescription(),
+    exactPeaks: true,
+    loadAvgAtStart: os.loadavg()[0] ?? NaN,
+    foreignCores: { whole: NaN, perRep: [] },
+  },
+  throughput: [],
+  floor: [],
+  heap: [],
+  sseDelay: { direct: [], pass: [], gateway: [] },
+  flood: { direct: [], pass: [], gateway: [] },
+  floodConfig: { streams: FLOOD_STREAMS, eventsPerStream: FLOOD_EVENTS + 1, rounds: FLOOD_ROUNDS },
+  delayConfig: { streams: DELAY_STREAMS * DELAY_ROUNDS, eventsPerStream: PROGRESS_EVENTS + 1 },
+  memory: [],
+  fairness: [],
+  fairnessConfig: { attacksInFlight: FAIR.attacksInFlight, rate: FAIR.rate, connections: FAIR.connections },
+  warnings: [],
+};
+
+function packageVersions(): Record<string, string> {
+  const out: Record<string, string> = {};
+  const own = JSON.parse(readFileSync(join(REPO_DIR, 'package.json'), 'utf8')) as { name: string; version: string };
+  out[own.name] = own.version;
+  for (const name of ['fastify', '@fastify/reply-from', 'undici', 'autocannon', 'tsx']) {
+    try {
+      out[name] = (JSON.parse(readFileSync(join(REPO_DIR, 'node_modules', name, 'package.json'), 'utf8')) as { version: string }).version;
+    } catch {
+      out[name] = 'not installed';
+    }
+  }
+  return out;
+}
+
+function gitDescription(): string {
+  try {
+    const head = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: REPO_DIR, timeout: 5_000, encoding: 'utf8' }).trim();
+    const dirty = execFileSync('git', ['status', '--porcelain', '--untracked-files=no'], { cwd: REPO_DIR, timeout: 5_000, encoding: 'utf8' }).trim();
+    return dirty === '' ? `git ${head}` : `git ${head} with uncommitted changes in the working tree`;
+  } catch {
+    return 'not a git checkout';
+  }
+}
+
+function warn(msg: string): void {
+  if (!results.warnings.includes(msg)) results.warnings.push(msg);
+  log(`warning: ${msg}`);
+}
+
+function trackExact(s: ChildStats): void {
+  if (!s.exactPeak) results.meta.exactPeaks = false;
+}
+
+// ---------------------------------------------------------------------------------------
+// Throughput cases (JSON and SSE one-event)
+
+interface ThroughputSpec {
+  id: string;
+  group: 'json' | 'sse1';
+  variant: Variant;
+  size: SizeSpec;
+}
+
+function throughputSpecs(): ThroughputSpec[] {
+  const specs: ThroughputSpec[] = [];
+  if (opts.groups.has('json')) {
+    for (const size of JSON_SIZES) {
+      for (const variant of VARIANTS) {
+        if (opts.quick && (size.bytes !== KiB || variant === 'c')) continue;
+        specs.push({ id: jsonCaseId(variant, size), group: 'json', variant, size });
+      }
+    }
+  }
+  if (opts.groups.has('sse')) {
+    for (const size of SSE_ONE_EVENT_SIZES) {
+      for (const variant of ['a', 'b'] as const) {
+        if (opts.quick && (size.bytes !== KiB || variant === 'a')) continue;
+        specs.push({ id: sse1CaseId(variant, size), group: 'sse1', variant, size });
+      }
+    }
+  }
+  return opts.filter ? specs.filter((s) => opts.filter!.test(s.id)) : specs;
+}
+
+/** One request per target before any load: the figures must be of the intended path, not of an error. */
+async function checkCase(stack: Stack, spec: ThroughputSpec, tc: ThroughputCase): Promise<void> {
+  const agent = keepAliveAgent(1);
+  try {
+    const expected = sizedMessage(spec.variant, spec.size.bytes);
+    const bodies: Partial<Record<Target, Buffer>> = {};
+    for (const t of TARGETS) {
+      const r = await callOnce(urlOf(stack, t, spec.id), agent, 60_000);
+      bodies[t] = r.body;
+      if (r.status !== 200) warn(`${spec.id} via ${t}: check request answered HTTP ${r.status}`);
+    }
+    const text = (t: Target): string => bodies[t]?.toString('utf8') ?? '';
+    const data = (t: Target): string => (spec.group === 'sse1' ? (/^data: (.*)$/m.exec(text(t))?.[1] ?? '') : text(t));
+    if (data('direct') !== expected) warn(`${spec.id}: the seller did not send the expected message`);
+    if (data('pass') !== expected) warn(`${spec.id}: the pass-through changed the seller's message`);
+    const gw = data('gateway');
+    tc.gatewayBytes = Buffer.byteLength(gw);
+    if (gw.includes('"adcp_error"')) warn(`${spec.id}: the gateway answered with an error: ${gw.slice(0, 300)}`);
+    else if (spec.variant === 'a' && gw !== expected) warn(`${spec.id}: the gateway changed a result with nothing to rewrite`);
+    // A lifted 1 KiB result can be larger than the seller's (the summary is added); a deduped one is always smaller.
+    else if (spec.variant !== 'a' && !(gw.includes('"structuredContent"') && gw.includes('Result in structuredContent') && (spec.variant === 'c' || gw.length < expected.length))) {
+      warn(`${spec.id}: the gateway did not ${spec.variant === 'b' ? 'dedupe' : 'lift'} the result`);
+    }
+  } catch (err) {
+    warn(`${spec.id}: check failed: ${(err as Error).message}`);
+  } finally {
+    agent.destroy();
+  }
+}
+
+async function measured(stack: Stack, target: Target, run: () => Promise<LoadResult>): Promise<RunSample> {
+  const child = childOf(stack, target);
+  const before = child ? await child.stats(true) : undefined;
+  const r = await run();
+  const after = child ? await child.stats(false) : undefined;
+  if (after) trackExact(after);
+  return {
+    rps: r.rps,
+    p50Ms: r.p50Ms,
+    p99Ms: r.p99Ms,
+    ok: r.ok,
+    non2xx: r.non2xx,
+    errors: r.errors,
+    ...(before && after && r.ok > 0 ? { cpuUsPerReq: (after.cpuUs - before.cpuUs) / r.ok, peakRssBytes: after.peakRssBytes } : {}),
+  };
+}
+
+async function runThroughput(stack: Stack, spec: ThroughputSpec, tc: ThroughputCase, rep: number): Promise<void> {
+  const shape = shapeFor(spec.size.bytes);
+  for (const t of orderFor(rep)) {
+    const sample = await measured(stack, t, () => runLoad({ url: urlOf(stack, t, spec.id), body: REQUEST_BODY, headers: REQUEST_HEADERS, ...shape }));
+    tc.samples[t][rep] = sample;
+    if (sample.non2xx + sample.errors > 0) warn(`${spec.id} via ${t}, repetition ${rep + 1}: ${sample.non2xx} non-2xx, ${sample.errors} errors`);
+    log(`  ${spec.id.padEnd(16)} ${t.padEnd(8)} ${sample.rps.toFixed(0).padStart(7)} req/s  p50 ${sample.p50Ms.toFixed(2)} ms  p99 ${sample.p99Ms.toFixed(2)} ms${sample.cpuUsPerReq !== undefined ? `  ${sample.cpuUsPerReq.toFixed(0)} µs CPU/req` : ''}`);
+  }
+}
+
+// ---------------------------------------------------------------------------------------
+// SSE: delay per event, events per second
+
+async function runDelay(stack: Stack, rep: number): Promise<void> {
+  for (const t of orderFor(rep)) {
+    const agent = keepAliveAgent(DELAY_STREAMS);
+    const delays: number[] = [];
+    let events = 0;
+    try {
+      for (let round = 0; round < DELAY_ROUNDS; round++) {
+        const runs = await Promise.all(Array.from({ length: DELAY_STREAMS }, () => sseDelays(urlOf(stack, t, PROGRESS_CASE), agent, 15_000)));
+        for (const r of runs) {
+          delays.push(...r.delaysMs);
+          events += r.events;
+        }
+      }
+    } finally {
+      agent.destroy();
+    }
+    const expected = DELAY_STREAMS * DELAY_ROUNDS * (PROGRESS_EVENTS + 1);
+    if (delays.length !== expected) warn(`SSE delay via ${t}, repetition ${rep + 1}: ${delays.length} timestamped events, expected ${expected}`);
+    results.sseDelay[t][rep] = { p50Ms: percentile(delays, 50), p99Ms: percentile(delays, 99), maxMs: percentile(delays, 100), events };
+    log(`  sse-progress     ${t.padEnd(8)} delay p50 ${percentile(delays, 50).toFixed(2)} ms  p99 ${percentile(delays, 99).toFixed(2)} ms  max ${percentile(delays, 100).toFixed(2)} ms`);
+  }
+}
+
+async function runFlood(stack: Stack, rep: number): Promise<void> {
+  for (const t of orderFor(rep)) {
+    const agent = keepAliveAgent(FLOOD_STREAMS);
+    const child = childOf(stack, t);
+    try {
+      const before = child ? await child.stats(true) : undefined;
+      let elapsed = 0;
+      let events = 0;
+      for (let round = 0; round < FLOOD_ROUNDS; round++) {
+        const start = performance.now();
+        const counts = await Promise.all(Array.from({ length: FLOOD_STREAMS }, () => sseCount(urlOf(stack, t, FLOOD_CASE), agent, 30_000)));
+        elapsed += performance.now() - start;
+        events += counts.reduce((a, b) => a + b, 0);
+      }
+      const after = child ? await child.stats(false) : undefined;
+      const expected = FLOOD_ROUNDS * FLOOD_STREAMS * (FLOOD_EVENTS + 1);
+      if (events !== expected) warn(`SSE flood via ${t}, repetition ${rep + 1}: ${events} events, expected ${expected}`);
+      results.flood[t][rep] = {
+        eventsPerS: (events * 1000) / elapsed,
+        events,
+        ...(before && after ? { cpuUsPerEvent: (after.cpuUs - before.cpuUs) / events } : {}),
+      };
+      log(`  sse-flood        ${t.padEnd(8)} ${((events * 1000) / elapsed).toFixed(0).padStart(7)} events/s`);
+    } catch (err) {
+      warn(`SSE flood via ${t}, repetition ${rep + 1}: ${(err as Error).message}`);
+    } finally {
+      agent.destroy();
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------
+// Memory under attack (a fresh process per load)
+
+const MEMORY_LOADS: readonly { id: string; label: string; caseId: string; targets: Target[] }[] = [
+  { id: 'legit-a', label: 'legitimate 3 MiB (a)', caseId: MEMORY_LEGIT_A, targets: ['pass', 'gateway'] },
+  { id: 'legit-b', label: 'legitimate 3 MiB (b)', caseId: MEMORY_LEGIT_B, targets: ['pass', 'gateway'] },
+  { id: 'attack-json100', label: '100 MiB plain JSON', caseId: 'attack-json100', targets: ['gateway'] },
+  { id: 'attack-gzip100', label: 'gzip bomb (100 MiB decoded)', caseId: 'attack-gzip100', targets: ['gateway'] },
+  { id: 'attack-sse100', label: '100 MiB SSE event', caseId: 'attack-sse100', targets: ['gateway'] },
+];
+
+function outcomeOf(status: number, body: Buffer): string {
+  const head = body.subarray(0, 4096).toString('utf8');
+  const reason = /"reason":"([a-z_]+)"/.exec(head)?.[1];
+  if (head.includes('"adcp_error"')) return `${/"code":"([A-Z_]+)"/.exec(head)?.[1] ?? 'error'} (${reason ?? '?'})`;
+  if (status === 200 && body.length >= MiB) return 'result';
+  return `HTTP ${status}, ${body.length} bytes`;
+}
+
+async function runMemory(stack: Stack, rep: number): Promise<void> {
+  for (const load of MEMORY_LOADS) {
+    for (const target of load.targets) {
+      let row = results.memory.find((m) => m.id === load.id && m.target === target);
+      if (!row) {
+        row = { id: load.id, label: load.label, target, samples: [] } satisfies MemoryRow;
+        results.memory.push(row);
+      }
+      const child = target === 'gateway' ? await startGateway(stack.yaml, false) : await startPass(stack.good.baseUrl, stack.attack.baseUrl);
+      const warmAgent = keepAliveAgent(1);
+      const agent = new http.Agent({ keepAlive: false, maxSockets: MEMORY_CONCURRENCY });
+      try {
+        for (let i = 0; i < 5; i++) await callOnce(`${child.baseUrl}/agents/${FAIR_GOOD}/mcp`, warmAgent, 10_000);
+        warmAgent.destroy();
+        await new Promise((r) => setTimeout(r, 100));
+        const idle = await child.stats(true);
+        const calls = await Promise.all(
+          Array.from({ length: MEMORY_CONCURRENCY }, () => callOnce(`${child.baseUrl}/agents/${load.caseId}/mcp`, agent, 60_000).catch((err: Error) => err)),
+        );
+        const after = await child.stats(false);
+        trackExact(after);
+        const outcomes = new Map<string, number>();
+        const times: number[] = [];
+        for (const c of calls) {
+          const o = c instanceof Error ? `client error: ${c.message.slice(0, 80)}` : outcomeOf(c.status, c.body);
+          outcomes.set(o, (outcomes.get(o) ?? 0) + 1);
+          if (!(c instanceof Error)) times.push(c.elapsedMs);
+        }
+        const sample: MemorySample = {
+          peakRssBytes: after.peakRssBytes,
+          baseRssBytes: idle.rssBytes,
+          heapGrowthBytes: after.peakHeapUsedBytes - idle.heapUsedBytes,
+          peakArrayBuffersBytes: after.peakArrayBuffersBytes,
+          timeP50Ms: percentile(times, 50),
+          timeMaxMs: percentile(times, 100),
+          outcomes: [...outcomes].map(([o, n]) => `${n}× ${o}`).join(', '),
+          exactPeak: after.exactPeak,
+        };
+        row.samples[rep] = sample;
+        const unexpected = load.id.startsWith('legit') ? !(outcomes.get('result') === MEMORY_CONCURRENCY) : [...outcomes.keys()].some((o) => !o.startsWith('RESPONSE_TOO_LARGE'));
+        if (unexpected) warn(`memory ${load.id} via ${target}, repetition ${rep + 1}: ${sample.outcomes}`);
+        log(`  memory ${load.id.padEnd(15)} ${target.padEnd(8)} peak RSS ${(after.peakRssBytes / MiB).toFixed(0)} MiB (idle ${(idle.rssBytes / MiB).toFixed(0)})  time max ${sample.timeMaxMs.toFixed(0)} ms  ${sample.outcomes}`);
+      } catch (err) {
+        warn(`memory ${load.id} via ${target}, repetition ${rep + 1}: ${(err as Error).message}`);
+      } finally {
+        warmAgent.destroy();
+        agent.destroy();
+        await child.close();
+      }
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------
+// Fairness
+
+async function startAttack(stack: Stack): Promise<{ stop(): Promise<AttackSummary> }> {
+  const kinds: AttackCase[] = ['attack-deep', 'attack-nodes', 'attack-gzip100', 'attack-json100'];
+  const urls = Array.from({ length: FAIR.attacksInFlight }, (_, i) => urlOf(stack, 'gateway', kinds[i % kinds.length]!));
+  const child = spawnTs({ module: 'attacker.ts' });
+  const result = new Promise<AttackSummary>((resolve, reject) => {
+    child.on('message', (raw: unknown) => {
+      const msg = raw as { type: string; result?: AttackSummary };
+      if (msg.type === 'result') resolve(msg.result!);
+    });
+    child.once('exit', (code) => reject(new Error(`attacker exited (code ${code}) without a result`)));
+  });
+  result.catch(() => undefined);
+  await withTimeout(
+    new Promise<void>((resolve) => {
+      child.on('message', (raw: unknown) => {
+        if ((raw as { type: string }).type === 'started') resolve();
+      });
+      child.send({ type: 'start', urls, maxRequests: 200_000, maxMs: 20_000, requestTimeoutMs: 30_000 });
+    }),
+    15_000,
+    'attacker start',
+  );
+  return {
+    async stop() {
+      if (child.connected) child.send({ type: 'stop' });
+      try {
+        return await withTimeout(result, 35_000, 'attacker stop');
+      } finally {
+        if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+      }
+    },
+  };
+}
+
+async function runFairness(stack: Stack, rep: number): Promise<void> {
+  const url = urlOf(stack, 'gateway', FAIR_GOOD);
+  const load = (): Promise<LoadResult> =>
+    runLoad({ url, body: REQUEST_BODY, headers: REQUEST_HEADERS, connections: FAIR.connections, amount: FAIR.amount, durationMs: FAIR.durationMs, overallRate: FAIR.rate });
+  let base: LoadResult | undefined;
+  let attacked: LoadResult | undefined;
+  let summary: AttackSummary | undefined;
+  const underAttack = async (): Promise<void> => {
+    const attack = await startAttack(stack);
+    try {
+      await new Promise((r) => setTimeout(r, 300)); // let the attack ramp up
+      attacked = await load();
+    } finally {
+      summary = await attack.stop();
+    }
+  };
+  if (rep % 2 === 0) {
+    base = await load();
+    await underAttack();
+  } else {
+    await underAttack();
+    base = await load();
+  }
+  if (!attacked || !summary) return;
+  const sample: FairnessSample = {
+    baseP50Ms: base.p50Ms,
+    baseP99Ms: base.p99Ms,
+    attackP50Ms: attacked.p50Ms,
+    attackP99Ms: attacked.p99Ms,
+    attacksPerS: (summary.completed * 1000) / summary.elapsedMs,
+    attackReasons: Object.entries(summary.reasons)
+      .map(([k, n]) => `${n}× ${k}`)
+      .join(', '),
+    baseOk: base.ok,
+    attackOk: attacked.ok,
+  };
+  if (base.non2xx + base.errors + attacked.non2xx + attacked.errors > 0) warn(`fairness, repetition ${rep + 1}: non-2xx or errors on the well-behaved calls`);
+  results.fairness[rep] = sample;
+  log(`  fairness p99 ${base.p99Ms.toFixed(2)} ms -> ${attacked.p99Ms.toFixed(2)} ms under attack (${sample.attacksPerS.toFixed(0)} attacks/s)`);
+}
+
+// ---------------------------------------------------------------------------------------
+// Micro-benchmark of the floor
+
+async function runMicro(rep: number): Promise<void> {
+  const messages = opts.quick
+    ? [{ variant: 'b' as const, bytes: MiB }]
+    : (['a', 'b', 'c'] as const).flatMap((variant) => [MiB, 4 * MiB].map((bytes) => ({ variant, bytes })));
+  const heap = opts.quick || rep > 0 ? [] : [{ variant: 'a' as const, bytes: 3 * MiB }, { variant: 'b' as const, bytes: 3 * MiB }];
+  const result = await runOnce<MicroResult>('micro-benchmark', {
+    module: 'micro.ts',
+    nodeFlags: ['--expose-gc'],
+    timeoutMs: 120_000,
+    input: { type: 'run', messages, heap, maxMsPerMessage: opts.quick ? 200 : 1_000, maxIterations: opts.quick ? 3 : 40 },
+  });
+  results.floor[rep] = result.floor;
+  if (result.heap.length > 0) results.heap = result.heap;
+  log(`  floor ${result.floor.map((f) => `(${f.variant}) ${f.bytes / MiB} MiB ${f.mbPerS.toFixed(0)} MB/s`).join(', ')}`);
+}
+
+// ---------------------------------------------------------------------------------------
+// Main
+
+async function main(): Promise<void> {
+  const startMark = cpuMark([]);
+  log(`starting (${opts.quick ? 'quick' : 'full'}, ${opts.reps} repetition(s), groups: ${[...opts.groups].join(', ')})`);
+  const [good, attack] = await Promise.all([
+    startChild('seller', { module: 'seller.ts', args: ['good'] }),
+    startChild('attacking seller', { module: 'seller.ts', args: ['attack'], readyTimeoutMs: 60_000 }),
+  ]);
+  const yaml = gatewayYaml({ good: good.baseUrl, attack: attack.baseUrl });
+  const [pass, gateway] = await Promise.all([startPass(good.baseUrl, attack.baseUrl), startGateway(yaml, opts.cpuProf)]);
+  const stack: Stack = { good, attack, pass, gateway, yaml };
+  log(`seller ${good.baseUrl}, attacking seller ${attack.baseUrl}, pass-through ${pass.baseUrl}, gateway ${gateway.baseUrl} (pid ${gateway.pid})`);
+  if (allCases().length === 0) throw new Error('no cases');
+
+  try {
+    const specs = throughputSpecs();
+    const cases = specs.map(
+      (spec): ThroughputCase => ({
+        id: spec.id,
+        group: spec.group,
+        variant: spec.variant,
+        sizeLabel: spec.size.label,
+        messageBytes: spec.size.bytes,
+        connections: shapeFor(spec.size.bytes).connections,
+        samples: { direct: [], pass: [], gateway: [] },
+      }),
+    );
+    results.throughput = cases;
+
+    log('checks and warm-up');
+    for (let i = 0; i < specs.length; i++) {
+      await checkCase(stack, specs[i]!, cases[i]!);
+      for (const t of TARGETS) {
+        await runLoad({ url: urlOf(stack, t, specs[i]!.id), body: REQUEST_BODY, headers: REQUEST_HEADERS, ...WARMUP, amount: opts.quick ? 10 : WARMUP.amount });
+      }
+    }
+
+    for (let rep = 0; rep < opts.reps; rep++) {
+      log(`repetition ${rep + 1} of ${opts.reps}, order ${orderFor(rep).join(' -> ')}`);
+      const repMark = cpuMark(livePids());
+      if (opts.groups.has('micro')) await runMicro(rep);
+      for (let i = 0; i < specs.length; i++) await runThroughput(stack, specs[i]!, cases[i]!, rep);
+      if (opts.groups.has('sse')) {
+        await runDelay(stack, rep);
+        if (!opts.quick) await runFlood(stack, rep);
+      }
+      if (opts.groups.has('fairness') && !opts.quick) await runFairness(stack, rep);
+      if (opts.groups.has('memory') && !opts.quick) await runMemory(stack, rep);
+      const foreign = foreignCores(repMark, cpuMark(livePids()));
+      results.meta.foreignCores.perRep[rep] = foreign;
+      if (foreign > FOREIGN_LOAD_WARNING_CORES) {
+        warn(`repetition ${rep + 1}: other processes kept ${foreign.toFixed(2)} cores busy on average: its figures are disturbed`);
+      }
+    }
+  } finally {
+    await Promise.all([pass.close(), gateway.close(), good.close(), attack.close()]);
+  }
+
+  results.meta.wallSeconds = (performance.now() - started) / 1000;
+  results.meta.foreignCores.whole = foreignCores(startMark, cpuMark(livePids()));
+  const md = renderMarkdown(results);
+  process.stdout.write(md);
+  if (opts.out) {
+    writeFileSync(opts.out, md);
+    log(`wrote ${opts.out}`);
+  }
+  if (opts.cpuProf) log(`gateway CPU profile(s) in ${join(BENCH_DIR, 'profiles')}`);
+  log('done');
+}
+
+main().then(
+  () => {
+    clearTimeout(watchdog);
+    process.exit(0);
+  },
+  (err: unknown) => {
+    log(`failed: ${(err as Error).stack ?? String(err)}`);
+    killAllChildren();
+    process.exit(1);
+  },
+);

@@ -1,0 +1,172 @@
+/**
+ * Discovery size targets (AdCP 3.3 "Managing response size", section "Discovery surfaces")
+ * and the one function that measures a message against them.
+ *
+ * These are *targets*, not limits: a message over one is conformant and must still reach
+ * the host (the hard bound is the response limit, `max_response_bytes`). The gateway logs a
+ * warning and counts a metric for an overshoot; `adcp-buyer-gateway probe` reports it.
+ *
+ * Pure: no I/O, no Fastify or undici. Cheap: it returns `[]` at once for any method other
+ * than `tools/list` and `tools/call` of `get_adcp_capabilities`, and otherwise serializes at
+ * most the capabilities payload and two of its fields.
+ */
+import { extractAdcpResponse, isJsonObject, ownValue } from './extract.js';
+
+/**
+ * `tools/list`, per page: 131,072 bytes (128 KiB).
+ *
+ * > "For pageable reads and other read-only tasks that offer field projection, AdCP
+ * > producers SHOULD keep each serialized MCP response at or below **128 KiB (131,072
+ * > bytes)**." ... "| `tools/list` (per page) | 128 KiB | The interoperability target
+ * > above. Page size is the *server's* choice — MCP's `cursor` has no page-size parameter —
+ * > so a buyer cannot ask for less |"
+ */
+export const TOOLS_LIST_PAGE_TARGET_BYTES = 131_072;
+
+/**
+ * `get_adcp_capabilities`: 65,536 bytes (64 KiB), `MAX_CAPABILITIES_BYTES`.
+ *
+ * > "| `get_adcp_capabilities` | 64 KiB | `MAX_CAPABILITIES_BYTES`, a normative fetch budget
+ * > on the signing-key discovery path. Binding on any agent that signs |" ... "a document
+ * > above that budget fails with `request_signature_capabilities_unreachable` and the
+ * > agent's signing keys stop resolving"
+ */
+export const CAPABILITIES_TARGET_BYTES = 65_536;
+
+/**
+ * One counterparty-asserted field (`media_buy.portfolio.publisher_domains`,
+ * `signals.data_provider_domains`): 8,192 bytes.
+ *
+ * > "From 3.3 a normative byte budget caps any single counterparty-asserted field at 8,192
+ * > bytes and both together at 16,384, measured as uncompressed serialized JSON"
+ */
+export const COUNTERPARTY_FIELD_TARGET_BYTES = 8_192;
+
+/** Both counterparty-asserted fields together: 16,384 bytes (same quote as above). */
+export const COUNTERPARTY_FIELDS_TOTAL_TARGET_BYTES = 16_384;
+
+/** The tool whose result is the capabilities document. */
+export const CAPABILITIES_TOOL = 'get_adcp_capabilities';
+
+/** What a measurement is about. */
+export type DiscoverySurface =
+  | 'tools_list_page'
+  | 'get_adcp_capabilities'
+  | 'publisher_domains'
+  | 'data_provider_domains'
+  | 'counterparty_fields_total';
+
+/** Target of each surface, in bytes. */
+export const DISCOVERY_TARGETS: Readonly<Record<DiscoverySurface, number>> = Object.freeze({
+  tools_list_page: TOOLS_LIST_PAGE_TARGET_BYTES,
+  get_adcp_capabilities: CAPABILITIES_TARGET_BYTES,
+  publisher_domains: COUNTERPARTY_FIELD_TARGET_BYTES,
+  data_provider_domains: COUNTERPARTY_FIELD_TARGET_BYTES,
+  counterparty_fields_total: COUNTERPARTY_FIELDS_TOTAL_TARGET_BYTES,
+});
+
+/** Where each counterparty-asserted field sits in the capabilities document. */
+export const COUNTERPARTY_FIELD_PATHS: Readonly<Record<'publisher_domains' | 'data_provider_domains', readonly string[]>> = Object.freeze({
+  publisher_domains: Object.freeze(['media_buy', 'portfolio', 'publisher_domains']),
+  data_provider_domains: Object.freeze(['signals', 'data_provider_domains']),
+});
+
+export interface DiscoveryMeasurement {
+  readonly surface: DiscoverySurface;
+  /** UTF-8 bytes of the surface's uncompressed serialized JSON. */
+  readonly bytes: number;
+  readonly target_bytes: number;
+  /** `bytes > target_bytes` (exactly at the target is within it). */
+  readonly over: boolean;
+}
+
+export interface DiscoveryInput {
+  /** The JSON-RPC method of the request this message answers (`tools/list`, `tools/call`, ...). */
+  readonly method: string | undefined;
+  /** `params.name` of a `tools/call` request. */
+  readonly toolName: string | undefined;
+  /** The parsed JSON-RPC response message (one object; a batch array measures nothing). */
+  readonly message: unknown;
+  /**
+   * UTF-8 byte length of that message as serialized on the wire to the host: the JSON body,
+   * or the `data` of the SSE event that carried it. Used for `tools/list` only.
+   */
+  readonly bytes: number;
+}
+
+/**
+ * Measures one discovery response against the targets.
+ *
+ * Contract:
+ * - `method: 'tools/list'` and `message` a JSON-RPC success response (an object with a
+ *   `result` object): one `tools_list_page` measurement whose `bytes` is `input.bytes` (the
+ *   whole JSON-RPC message of that page, as the spec's "serialized MCP response").
+ * - `method: 'tools/call'`, `toolName: 'get_adcp_capabilities'`, and `message` a success
+ *   response whose result yields an AdCP payload (`extractAdcpResponse`: `structuredContent`,
+ *   else the first text item that parses to a JSON object; nothing when `isError`): a
+ *   `get_adcp_capabilities` measurement of `JSON.stringify(payload)` (compact: whitespace in
+ *   a text item does not count), then, for each counterparty-asserted field present in the
+ *   payload (own properties along `COUNTERPARTY_FIELD_PATHS`), its `JSON.stringify` bytes,
+ *   then `counterparty_fields_total` (their sum) when at least one is present.
+ * - Anything else (another method, an error response, a JSON-RPC error, a batch, a value
+ *   that is not an object): `[]`.
+ *
+ * Never throws on seller input (a value `JSON.stringify` cannot serialize, which a parsed
+ * JSON message never holds, measures nothing). `over` is `bytes > target_bytes`.
+ */
+export function measureDiscovery(input: DiscoveryInput): DiscoveryMeasurement[] {
+  const { method, message } = input;
+  if (method === 'tools/list') {
+    if (!isSuccess(message)) return [];
+    return [measurement('tools_list_page', input.bytes)];
+  }
+  if (method !== 'tools/call' || input.toolName !== CAPABILITIES_TOOL || !isSuccess(message)) return [];
+  const payload = extractAdcpResponse(ownValue(message, 'result'));
+  if (payload === null) return [];
+  const documentBytes = serializedBytes(payload);
+  if (documentBytes === undefined) return [];
+  const out = [measurement('get_adcp_capabilities', documentBytes)];
+  let total = 0;
+  let present = 0;
+  for (const surface of ['publisher_domains', 'data_provider_domains'] as const) {
+    const value = valueAt(payload, COUNTERPARTY_FIELD_PATHS[surface]);
+    if (value === undefined) continue;
+    const bytes = serializedBytes(value);
+    if (bytes === undefined) continue;
+    out.push(measurement(surface, bytes));
+    total += bytes;
+    present++;
+  }
+  if (present > 0) out.push(measurement('counterparty_fields_total', total));
+  return out;
+}
+
+function measurement(surface: DiscoverySurface, bytes: number): DiscoveryMeasurement {
+  const target_bytes = DISCOVERY_TARGETS[surface];
+  return { surface, bytes, target_bytes, over: bytes > target_bytes };
+}
+
+/** A JSON-RPC success response: an object with an own `result` object and no `error`. */
+function isSuccess(message: unknown): message is Record<string, unknown> {
+  return isJsonObject(message) && isJsonObject(ownValue(message, 'result')) && !Object.hasOwn(message, 'error');
+}
+
+/** Own-property walk; undefined when a step is missing or not an object. */
+function valueAt(root: Record<string, unknown>, path: readonly string[]): unknown {
+  let node: unknown = root;
+  for (const key of path) {
+    if (!isJsonObject(node)) return undefined;
+    node = ownValue(node, key);
+  }
+  return node;
+}
+
+function serializedBytes(value: unknown): number | undefined {
+  let text: string | undefined;
+  try {
+    text = JSON.stringify(value);
+  } catch {
+    return undefined;
+  }
+  return text === undefined ? undefined : Buffer.byteLength(text, 'utf8');
+}

@@ -1,0 +1,188 @@
+/**
+ * Prometheus metrics (prom-client), one registry per gateway instance: never the global
+ * registry, so tests and embedders can build many apps in one process.
+ *
+ * Label cardinality is bounded by construction: `agent` comes from the config, `method` from
+ * a fixed list of MCP method names (anything else is `other`), `outcome` and `reason` from
+ * the gateway's own catalogs, `surface` from a fixed list. Tool names, ids and anything else
+ * a host or seller chooses never become a label value.
+ */
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { REASONS } from '../errors/codes.js';
+import type { Exchange, Outcome, RpcPeek } from '../exchange.js';
+
+/** Prefix of every gateway metric (the process metrics keep their standard names). */
+export const METRIC_PREFIX = 'adcp_gateway_';
+
+/**
+ * JSON-RPC methods a host sends to an MCP server (revisions 2025-03-26 to 2026-07-28),
+ * kept as `method` label values. Everything else is counted as `other`.
+ */
+export const METHOD_LABELS: ReadonlySet<string> = new Set([
+  'initialize',
+  'ping',
+  'tools/list',
+  'tools/call',
+  'resources/list',
+  'resources/templates/list',
+  'resources/read',
+  'resources/subscribe',
+  'resources/unsubscribe',
+  'prompts/list',
+  'prompts/get',
+  'completion/complete',
+  'logging/setLevel',
+  'tasks/get',
+  'tasks/result',
+  'tasks/list',
+  'tasks/cancel',
+  'notifications/initialized',
+  'notifications/cancelled',
+  'notifications/progress',
+  'notifications/roots/list_changed',
+]);
+
+/** Discovery surfaces with a size target (AdCP "Managing response size", "Discovery responses stay small"); others are `other`. */
+export const DISCOVERY_SURFACES: ReadonlySet<string> = new Set(['tools/list', 'get_adcp_capabilities']);
+
+/** Duration buckets in seconds: 5 ms .. 60 s (longer SSE streams land in +Inf). */
+export const DURATION_BUCKETS_SECONDS: readonly number[] = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
+
+/**
+ * The `method` label of an exchange: a known MCP method name; `none` for a request without a
+ * JSON-RPC body (the GET stream, DELETE); `batch`; `response` for the host's answer to a
+ * server-initiated request; `other` for any other method.
+ */
+export function methodLabel(rpc: RpcPeek): string {
+  if (rpc.kind === 'none') return 'none';
+  if (rpc.kind === 'batch') return 'batch';
+  if (rpc.method === undefined) return 'response';
+  return METHOD_LABELS.has(rpc.method) ? rpc.method : 'other';
+}
+
+export interface CreateMetricsOptions {
+  /** Reads the number of SSE streams to hosts open right now (the `sse_streams_open` gauge). Default: always 0. */
+  openStreams?: () => number;
+}
+
+export interface GatewayMetrics {
+  /** This instance's registry (the default process metrics are registered on it too). */
+  readonly registry: Registry;
+  /** The exposition's content type (`text/plain; version=0.0.4; charset=utf-8`). */
+  readonly contentType: string;
+  /** The text exposition of every metric. */
+  render(): Promise<string>;
+  /** Counts one finished exchange: a listener for `app.gateway.onExchangeEnd`. */
+  observeExchange(exchange: Exchange): void;
+  /**
+   * Counts one discovery response over its size target (`surface`: `tools/list`,
+   * `get_adcp_capabilities`; anything else is counted as `other`).
+   */
+  incDiscoveryOvershoot(agent: string, surface: string): void;
+  /** Counts one config reload attempt. */
+  incConfigReload(result: 'ok' | 'error'): void;
+}
+
+/** A bounded `reason` label for a local error, or undefined when the exchange is no limit breach. */
+function breachReason(outcome: Outcome | undefined, reason: string | undefined): string | undefined {
+  if (outcome !== 'local_error' || reason === undefined) return undefined;
+  return Object.hasOwn(REASONS, reason) ? reason : undefined;
+}
+
+export function createMetrics(opts: CreateMetricsOptions = {}): GatewayMetrics {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  const registers = [registry];
+  const openStreams = opts.openStreams ?? (() => 0);
+
+  const exchanges = new Counter({
+    name: `${METRIC_PREFIX}exchanges_total`,
+    help: 'Exchanges (host request -> seller -> host response) by agent, MCP method and outcome.',
+    labelNames: ['agent', 'method', 'outcome'] as const,
+    registers,
+  });
+  const sellerBytes = new Counter({
+    name: `${METRIC_PREFIX}seller_bytes_total`,
+    help: 'Body bytes read from sellers: raw (as on the wire) and decoded (after content decoding).',
+    labelNames: ['agent', 'kind'] as const,
+    registers,
+  });
+  const hostBytes = new Counter({
+    name: `${METRIC_PREFIX}host_bytes_total`,
+    help: 'Body bytes written to hosts.',
+    labelNames: ['agent'] as const,
+    registers,
+  });
+  const dedupeSaved = new Counter({
+    name: `${METRIC_PREFIX}dedupe_saved_bytes_total`,
+    help: 'Bytes removed from tool results by dedupe and normalization.',
+    labelNames: ['agent'] as const,
+    registers,
+  });
+  const breaches = new Counter({
+    name: `${METRIC_PREFIX}limit_breaches_total`,
+    help: 'Exchanges answered with a minted AdCP error, by details.reason (docs/errors.md).',
+    labelNames: ['agent', 'reason'] as const,
+    registers,
+  });
+  const duration = new Histogram({
+    name: `${METRIC_PREFIX}exchange_duration_seconds`,
+    help: "Exchange duration, from the host's request to the end of the host's response.",
+    labelNames: ['agent', 'method'] as const,
+    buckets: [...DURATION_BUCKETS_SECONDS],
+    registers,
+  });
+  new Gauge({
+    name: `${METRIC_PREFIX}sse_streams_open`,
+    help: 'SSE streams to hosts open right now.',
+    registers,
+    collect() {
+      this.set(openStreams());
+    },
+  });
+  const resumes = new Counter({
+    name: `${METRIC_PREFIX}resumes_total`,
+    help: 'SSE streams resumed with a verified Last-Event-ID.',
+    labelNames: ['agent'] as const,
+    registers,
+  });
+  const overshoots = new Counter({
+    name: `${METRIC_PREFIX}discovery_size_overshoot_total`,
+    help: 'Discovery responses over their size target, by surface.',
+    labelNames: ['agent', 'surface'] as const,
+    registers,
+  });
+  const reloads = new Counter({
+    name: `${METRIC_PREFIX}config_reloads_total`,
+    help: 'Config reload attempts by result.',
+    labelNames: ['result'] as const,
+    registers,
+  });
+  reloads.inc({ result: 'ok' }, 0);
+  reloads.inc({ result: 'error' }, 0);
+
+  return {
+    registry,
+    contentType: registry.contentType,
+    render: () => registry.metrics(),
+    observeExchange(exchange) {
+      const agent = exchange.agent.name;
+      const method = methodLabel(exchange.rpc);
+      exchanges.inc({ agent, method, outcome: exchange.outcome ?? 'unknown' });
+      if (exchange.bytesFromSeller > 0) sellerBytes.inc({ agent, kind: 'raw' }, exchange.bytesFromSeller);
+      if (exchange.bytesDecoded > 0) sellerBytes.inc({ agent, kind: 'decoded' }, exchange.bytesDecoded);
+      if (exchange.bytesToHost > 0) hostBytes.inc({ agent }, exchange.bytesToHost);
+      if (exchange.bytesSaved > 0) dedupeSaved.inc({ agent }, exchange.bytesSaved);
+      const reason = breachReason(exchange.outcome, exchange.reason);
+      if (reason !== undefined) breaches.inc({ agent, reason });
+      if (exchange.stream.resumeFrom !== undefined) resumes.inc({ agent });
+      duration.observe({ agent, method }, Number(process.hrtime.bigint() - exchange.startedAt) / 1e9);
+    },
+    incDiscoveryOvershoot(agent, surface) {
+      overshoots.inc({ agent, surface: DISCOVERY_SURFACES.has(surface) ? surface : 'other' });
+    },
+    incConfigReload(result) {
+      reloads.inc({ result });
+    },
+  };
+}

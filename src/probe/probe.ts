@@ -1,0 +1,306 @@
+/**
+ * `adcp-buyer-gateway probe <agent>`: measures an agent's discovery surfaces against the
+ * AdCP size targets (`src/mcp/discovery-size.ts`), through the gateway's own pipeline.
+ *
+ * The gateway is built in-process from the config (`buildApp`) and listens on 127.0.0.1 on a
+ * free port, never on `listen` (so a probe runs beside a live gateway), then a raw JSON-RPC
+ * client (`rpc.ts`) talks to `/agents/<agent>/mcp` like a host would:
+ *
+ * 1. `initialize` (offering `PROBE_PROTOCOL_VERSION`), then `notifications/initialized`;
+ * 2. `tools/list`, following `nextCursor` to the end (at most `MAX_TOOLS_LIST_PAGES` pages);
+ * 3. `tools/call get_adcp_capabilities` with `{}`, when the tool is listed.
+ *
+ * Each response is measured on the bytes the gateway sent (after its normalization), so the
+ * report shows what a host on the gateway receives. A gateway local error
+ * (`RESPONSE_TOO_LARGE`, `SERVICE_UNAVAILABLE`, ...) or any other failure is a row of its own.
+ */
+import type { AddressInfo } from 'node:net';
+import type { Logger } from 'pino';
+import { buildApp } from '../app.js';
+import type { GatewayConfig } from '../config/types.js';
+import { CAPABILITIES_TOOL, DISCOVERY_TARGETS, measureDiscovery, type DiscoveryMeasurement, type DiscoverySurface } from '../mcp/discovery-size.js';
+import { extractAdcpError, isJsonObject, ownValue } from '../mcp/extract.js';
+import { VERSION } from '../version.js';
+import { createRpcClient, PROBE_PROTOCOL_VERSION, type RpcReply } from './rpc.js';
+
+/** Bound on `tools/list` pages followed: a seller that never stops paging must not keep the probe busy. */
+export const MAX_TOOLS_LIST_PAGES = 1000;
+/** Default per-request timeout of the probe's client (the gateway's own deadlines apply first). */
+export const DEFAULT_PROBE_TIMEOUT_MS = 60_000;
+
+/** Exit codes of `probe`. */
+export const PROBE_EXIT = Object.freeze({
+  /** Every surface within its target. */
+  WITHIN: 0,
+  /** A surface over its target, or an error. */
+  OVER_OR_ERROR: 1,
+  /** Bad command line, invalid config or unknown agent. */
+  USAGE: 2,
+});
+
+/** `info`: no target (initialize); `skipped`: not asked because `tools/list` did not complete. */
+export type RowStatus = 'pass' | 'over' | 'error' | 'info' | 'not_offered' | 'skipped';
+
+/** One line of the report. */
+export interface ProbeRow {
+  /** `initialize`, `tools_list_page`, or a `DiscoverySurface`. */
+  readonly surface: 'initialize' | DiscoverySurface;
+  /** `tools/list` page number (1-based). */
+  readonly page?: number;
+  /** How the response arrived. */
+  readonly transport?: 'json' | 'sse';
+  /** Bytes measured (undefined when nothing was received). */
+  readonly bytes?: number;
+  /** The target (null for `initialize`, which has none). */
+  readonly target_bytes: number | null;
+  readonly status: RowStatus;
+  /** For `status: error`: what went wrong, e.g. `RESPONSE_TOO_LARGE (content_length)`. */
+  readonly error?: string;
+  /** Tools on a `tools/list` page. */
+  readonly tools?: number;
+}
+
+export interface ProbeReport {
+  readonly agent: string;
+  /** The seller's endpoint, origin and path only (a query string may carry a key). */
+  readonly seller: string;
+  /** The MCP revision the seller negotiated, if `initialize` succeeded. */
+  readonly protocol_version: string | undefined;
+  readonly server: { readonly name?: string; readonly version?: string } | undefined;
+  readonly rows: readonly ProbeRow[];
+  readonly totals: {
+    readonly tools: number;
+    readonly tools_list_pages: number;
+    readonly tools_list_bytes: number;
+    /** Response messages received. */
+    readonly messages: number;
+    /** Their bytes together. */
+    readonly bytes: number;
+    readonly over: number;
+    readonly errors: number;
+  };
+  readonly within_target: boolean;
+}
+
+export interface ProbeOptions {
+  readonly config: GatewayConfig;
+  readonly agent: string;
+  /** The gateway's logger (the probe passes one writing to stderr). */
+  readonly logger: Logger | false;
+  readonly timeoutMs?: number;
+}
+
+/** Runs the probe. Throws only when the gateway cannot be built or started; the agent must exist in the config. */
+export async function runProbe(opts: ProbeOptions): Promise<ProbeReport> {
+  const agentConfig = opts.config.agents.get(opts.agent);
+  if (!agentConfig) throw new Error(`unknown agent ${JSON.stringify(opts.agent)}`);
+  const app = await buildApp(opts.config, { logger: opts.logger });
+  try {
+    await app.listen({ host: '127.0.0.1', port: 0 });
+    const { port } = app.server.address() as AddressInfo;
+    const url = `http://127.0.0.1:${port}/agents/${encodeURIComponent(opts.agent)}/mcp`;
+    // The probe's own guard: twice the largest response limit this agent may answer with, plus room for framing.
+    const maxBodyBytes = 2 * largestResponseLimit(opts.config, opts.agent) + 1024 * 1024;
+    const client = createRpcClient({ url, timeoutMs: opts.timeoutMs ?? DEFAULT_PROBE_TIMEOUT_MS, maxBodyBytes });
+    try {
+      return await probeAgent(client, opts.agent, `${agentConfig.url.origin}${agentConfig.url.pathname}`);
+    } finally {
+      await client.close();
+    }
+  } finally {
+    const closed = app.close();
+    app.server.closeAllConnections();
+    await closed;
+  }
+}
+
+async function probeAgent(client: ReturnType<typeof createRpcClient>, agent: string, seller: string): Promise<ProbeReport> {
+  const rows: ProbeRow[] = [];
+  const seen: { protocolVersion?: string; server?: ProbeReport['server']; tools: number } = { tools: 0 };
+  const report = (): ProbeReport => finish(agent, seller, seen.protocolVersion, seen.server, rows, seen.tools);
+
+  // 1. initialize
+  const init = await client.call('initialize', {
+    protocolVersion: PROBE_PROTOCOL_VERSION,
+    capabilities: {},
+    clientInfo: { name: 'adcp-buyer-gateway-probe', version: VERSION },
+  });
+  const initError = replyError(init);
+  if (initError !== undefined) {
+    rows.push({ surface: 'initialize', ...received(init), target_bytes: null, status: 'error', error: initError });
+    return report();
+  }
+  const initResult = ownValue(init.message as object, 'result') as Record<string, unknown>;
+  const negotiated = ownValue(initResult, 'protocolVersion');
+  const protocolVersion = typeof negotiated === 'string' ? negotiated : undefined;
+  if (protocolVersion !== undefined) seen.protocolVersion = protocolVersion;
+  const info = ownValue(initResult, 'serverInfo');
+  if (isJsonObject(info)) {
+    const name = ownValue(info, 'name');
+    const version = ownValue(info, 'version');
+    seen.server = { ...(typeof name === 'string' ? { name } : {}), ...(typeof version === 'string' ? { version } : {}) };
+  }
+  rows.push({ surface: 'initialize', ...received(init), target_bytes: null, status: 'info' });
+  const session = init.headers['mcp-session-id'];
+  client.setSession(typeof session === 'string' ? session : undefined, protocolVersion);
+  const initialized = await client.notify('notifications/initialized');
+  if (initialized < 200 || initialized > 299) {
+    rows.push({ surface: 'initialize', target_bytes: null, status: 'error', error: `notifications/initialized: HTTP ${initialized}` });
+    return report();
+  }
+
+  // 2. tools/list, every page
+  let cursor: string | undefined;
+  const cursors = new Set<string>();
+  let offersCapabilities = false;
+  let listed = false;
+  for (let page = 1; ; page++) {
+    if (page > MAX_TOOLS_LIST_PAGES) {
+      rows.push({ surface: 'tools_list_page', page, target_bytes: DISCOVERY_TARGETS.tools_list_page, status: 'error', error: `more than ${MAX_TOOLS_LIST_PAGES} pages: stopped` });
+      break;
+    }
+    const reply = await client.call('tools/list', cursor === undefined ? {} : { cursor });
+    const base = { surface: 'tools_list_page' as const, page, ...received(reply), target_bytes: DISCOVERY_TARGETS.tools_list_page };
+    const error = replyError(reply);
+    if (error !== undefined) {
+      rows.push({ ...base, status: 'error', error });
+      break;
+    }
+    const result = ownValue(reply.message as object, 'result') as Record<string, unknown>;
+    const tools = ownValue(result, 'tools');
+    if (!Array.isArray(tools)) {
+      rows.push({ ...base, status: 'error', error: 'result has no tools array' });
+      break;
+    }
+    seen.tools += tools.length;
+    if (tools.some((t) => isJsonObject(t) && ownValue(t, 'name') === CAPABILITIES_TOOL)) offersCapabilities = true;
+    const [m] = measureDiscovery({ method: 'tools/list', toolName: undefined, message: reply.message, bytes: reply.bytes });
+    rows.push({ ...base, status: statusOf(m), tools: tools.length });
+    const next = ownValue(result, 'nextCursor');
+    if (typeof next !== 'string' || next === '') {
+      listed = true;
+      break;
+    }
+    if (cursors.has(next)) {
+      rows.push({ surface: 'tools_list_page', page: page + 1, target_bytes: DISCOVERY_TARGETS.tools_list_page, status: 'error', error: 'nextCursor repeats an earlier cursor: stopped' });
+      break;
+    }
+    cursors.add(next);
+    cursor = next;
+  }
+
+  // 3. get_adcp_capabilities
+  const capsTarget = DISCOVERY_TARGETS.get_adcp_capabilities;
+  if (!offersCapabilities) {
+    rows.push({ surface: 'get_adcp_capabilities', target_bytes: capsTarget, status: listed ? 'not_offered' : 'skipped' });
+    return report();
+  }
+  const caps = await client.call('tools/call', { name: CAPABILITIES_TOOL, arguments: {} });
+  const capsError = replyError(caps);
+  if (capsError !== undefined) {
+    rows.push({ surface: 'get_adcp_capabilities', ...received(caps), target_bytes: capsTarget, status: 'error', error: capsError });
+    return report();
+  }
+  const measured = measureDiscovery({ method: 'tools/call', toolName: CAPABILITIES_TOOL, message: caps.message, bytes: caps.bytes });
+  if (measured.length === 0) {
+    rows.push({ surface: 'get_adcp_capabilities', ...received(caps), target_bytes: capsTarget, status: 'error', error: 'the result carries no AdCP payload' });
+    return report();
+  }
+  for (const m of measured) {
+    rows.push({ surface: m.surface, ...(m.surface === 'get_adcp_capabilities' ? { transport: transportOf(caps) } : {}), bytes: m.bytes, target_bytes: m.target_bytes, status: statusOf(m) });
+  }
+  return report();
+}
+
+function finish(
+  agent: string,
+  seller: string,
+  protocolVersion: string | undefined,
+  server: ProbeReport['server'],
+  rows: ProbeRow[],
+  tools: number,
+): ProbeReport {
+  const pages = rows.filter((r) => r.surface === 'tools_list_page' && r.status !== 'error');
+  // Messages: every row that is a whole response (the counterparty fields are parts of one).
+  const messages = rows.filter((r) => r.bytes !== undefined && (r.surface === 'initialize' || r.surface === 'tools_list_page' || r.surface === 'get_adcp_capabilities'));
+  const over = rows.filter((r) => r.status === 'over').length;
+  const errors = rows.filter((r) => r.status === 'error').length;
+  return {
+    agent,
+    seller,
+    protocol_version: protocolVersion,
+    server,
+    rows,
+    totals: {
+      tools,
+      tools_list_pages: pages.length,
+      tools_list_bytes: pages.reduce((s, r) => s + (r.bytes ?? 0), 0),
+      messages: messages.length,
+      bytes: messages.reduce((s, r) => s + (r.bytes ?? 0), 0),
+      over,
+      errors,
+    },
+    within_target: over === 0 && errors === 0,
+  };
+}
+
+function statusOf(m: DiscoveryMeasurement | undefined): RowStatus {
+  if (m === undefined) return 'error';
+  return m.over ? 'over' : 'pass';
+}
+
+function transportOf(reply: RpcReply): 'json' | 'sse' | undefined {
+  return reply.transport === 'none' ? undefined : reply.transport;
+}
+
+function received(reply: RpcReply): { transport?: 'json' | 'sse'; bytes?: number } {
+  const transport = transportOf(reply);
+  if (transport === undefined || reply.message === undefined) return transport === undefined ? {} : { transport };
+  return { transport, bytes: reply.bytes };
+}
+
+/**
+ * What went wrong with a reply, or undefined for a JSON-RPC success whose result is an
+ * object (and, for a tool call, not `isError`). An AdCP error (the gateway's or the
+ * seller's) reads `CODE (reason)`.
+ */
+export function replyError(reply: RpcReply): string | undefined {
+  const message = reply.message;
+  if (message === undefined) {
+    const status = reply.status === 0 ? '' : `HTTP ${reply.status}: `;
+    return `${status}${reply.problem ?? 'no response'}`;
+  }
+  const adcp = extractAdcpError(message);
+  if (adcp) {
+    const details = ownValue(adcp, 'details');
+    const reason = isJsonObject(details) ? ownValue(details, 'reason') : undefined;
+    return `${adcp.code}${typeof reason === 'string' ? ` (${reason})` : ''}`;
+  }
+  if (!isJsonObject(message)) return 'not a JSON-RPC response';
+  const error = ownValue(message, 'error');
+  if (isJsonObject(error)) {
+    const data = ownValue(error, 'data');
+    const reason = isJsonObject(data) ? ownValue(data, 'reason') : undefined;
+    const code = ownValue(error, 'code');
+    const text = ownValue(error, 'message');
+    const status = reply.status !== 200 ? `HTTP ${reply.status} ` : '';
+    return `${status}JSON-RPC ${String(code)}${typeof reason === 'string' ? ` ${reason}` : ''}${typeof text === 'string' ? `: ${text.slice(0, 120)}` : ''}`;
+  }
+  if (reply.status < 200 || reply.status > 299) return `HTTP ${reply.status}`;
+  const result = ownValue(message, 'result');
+  if (!isJsonObject(result)) return 'not a JSON-RPC response';
+  if (ownValue(result, 'isError') === true) {
+    const content = ownValue(result, 'content');
+    const first = Array.isArray(content) && isJsonObject(content[0]) ? ownValue(content[0], 'text') : undefined;
+    return `tool error${typeof first === 'string' ? `: ${first.slice(0, 120)}` : ''}`;
+  }
+  return undefined;
+}
+
+/** The largest response limit an exchange with this agent can have (agent, any tool, the call ceiling). */
+function largestResponseLimit(config: GatewayConfig, agentName: string): number {
+  const agent = config.agents.get(agentName);
+  if (!agent) return config.defaults.max_response_bytes;
+  const tools = Object.values(agent.tools).map((t) => t.max_response_bytes ?? 0);
+  return Math.max(agent.limits.max_response_bytes, agent.max_call_response_bytes ?? 0, ...tools);
+}

@@ -1,0 +1,208 @@
+/**
+ * A minimal MCP Streamable HTTP client for the probe: raw JSON-RPC over undici, no MCP SDK
+ * (the probe ships in the bin; the SDK is a devDependency). It speaks exactly what the
+ * probe needs: POST a request and read its response from an `application/json` body or
+ * from a `text/event-stream` (the event whose data is the JSON-RPC response for the
+ * request's id), POST a notification, DELETE the session.
+ *
+ * What it measures is what a host receives: the response message's bytes as the gateway
+ * sent them (the JSON body, or the `data` of the SSE event that carried the response).
+ */
+import { parse as parseContentType } from 'fast-content-type-parse';
+import { createParser, type EventSourceMessage } from 'eventsource-parser';
+import { request } from 'undici';
+
+/** The MCP revision the probe offers in `initialize` (the server may answer with an older one). */
+export const PROBE_PROTOCOL_VERSION = '2025-11-25';
+
+/** One JSON-RPC response as the probe received it. */
+export interface RpcReply {
+  /** HTTP status of the POST. */
+  readonly status: number;
+  /** `json` or `sse`: how the response arrived. `none` when there was no response message. */
+  readonly transport: 'json' | 'sse' | 'none';
+  /** The parsed JSON-RPC response, or undefined (HTTP error without a JSON body, stream without a response, ...). */
+  readonly message: unknown;
+  /** UTF-8 bytes of the response message (JSON body, or the SSE event's data). */
+  readonly bytes: number;
+  /** Response headers (lower-cased names). */
+  readonly headers: Readonly<Record<string, string | string[] | undefined>>;
+  /** Why no response message could be read, when `message` is undefined. */
+  readonly problem?: string;
+}
+
+export interface RpcClientOptions {
+  /** `http://127.0.0.1:<port>/agents/<agent>/mcp` */
+  readonly url: string;
+  /** Abort one HTTP exchange after this long (ms). */
+  readonly timeoutMs: number;
+  /** Stop reading a body after this many bytes (the gateway bounds what it sends; this guards the probe itself). */
+  readonly maxBodyBytes: number;
+}
+
+export interface RpcClient {
+  /** Sends a JSON-RPC request and waits for its response. */
+  call(method: string, params: Record<string, unknown>): Promise<RpcReply>;
+  /** Sends a JSON-RPC notification; resolves with the HTTP status. */
+  notify(method: string, params?: Record<string, unknown>): Promise<number>;
+  /** Session and revision for the following requests (from `initialize`). */
+  setSession(sessionId: string | undefined, protocolVersion: string | undefined): void;
+  /** DELETE the session, if any (errors ignored). */
+  close(): Promise<void>;
+}
+
+export function createRpcClient(opts: RpcClientOptions): RpcClient {
+  let nextId = 1;
+  let sessionId: string | undefined;
+  let protocolVersion: string | undefined;
+
+  const baseHeaders = (): Record<string, string> => ({
+    accept: 'application/json, text/event-stream',
+    ...(sessionId !== undefined ? { 'mcp-session-id': sessionId } : {}),
+    ...(protocolVersion !== undefined ? { 'mcp-protocol-version': protocolVersion } : {}),
+  });
+
+  async function post(message: Record<string, unknown>, id: number | undefined): Promise<RpcReply> {
+    const signal = AbortSignal.timeout(opts.timeoutMs);
+    const controller = new AbortController();
+    const onTimeout = (): void => controller.abort(signal.reason);
+    signal.addEventListener('abort', onTimeout, { once: true });
+    try {
+      const res = await request(opts.url, {
+        method: 'POST',
+        headers: { ...baseHeaders(), 'content-type': 'application/json' },
+        body: JSON.stringify(message),
+        signal: controller.signal,
+      });
+      const headers = res.headers as Record<string, string | string[] | undefined>;
+      const type = mediaType(headers['content-type']);
+      if (type === 'text/event-stream') {
+        const found = await readSseResponse(res.body, id, opts.maxBodyBytes, () => controller.abort());
+        return { status: res.statusCode, headers, ...found };
+      }
+      const body = await readBody(res.body, opts.maxBodyBytes, () => controller.abort());
+      if (body === undefined) return { status: res.statusCode, headers, transport: 'none', message: undefined, bytes: 0, problem: `body over ${opts.maxBodyBytes} bytes` };
+      if (body.length === 0) return { status: res.statusCode, headers, transport: 'none', message: undefined, bytes: 0 };
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(body.toString('utf8'));
+      } catch {
+        return { status: res.statusCode, headers, transport: 'json', message: undefined, bytes: body.length, problem: `not JSON (${type ?? 'no content-type'})` };
+      }
+      return { status: res.statusCode, headers, transport: 'json', message: parsed, bytes: body.length };
+    } catch (err) {
+      const reason = signal.aborted ? `no answer within ${opts.timeoutMs} ms` : `request failed: ${(err as Error).message}`;
+      return { status: 0, headers: {}, transport: 'none', message: undefined, bytes: 0, problem: reason };
+    } finally {
+      signal.removeEventListener('abort', onTimeout);
+    }
+  }
+
+  return {
+    call(method, params) {
+      const id = nextId++;
+      return post({ jsonrpc: '2.0', id, method, params }, id);
+    },
+    async notify(method, params) {
+      const reply = await post({ jsonrpc: '2.0', method, ...(params ? { params } : {}) }, undefined);
+      return reply.status;
+    },
+    setSession(id, version) {
+      sessionId = id;
+      protocolVersion = version;
+    },
+    async close() {
+      if (sessionId === undefined) return;
+      try {
+        const res = await request(opts.url, { method: 'DELETE', headers: baseHeaders(), signal: AbortSignal.timeout(opts.timeoutMs) });
+        await res.body.dump();
+      } catch {
+        // The session ends with the seller's own timeout.
+      }
+    },
+  };
+}
+
+function mediaType(value: string | string[] | undefined): string | undefined {
+  const v = Array.isArray(value) ? value[0] : value;
+  if (v === undefined) return undefined;
+  try {
+    return parseContentType(v).type;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Reads a whole body, or undefined past `max` bytes (the request is aborted then). */
+async function readBody(body: AsyncIterable<Buffer>, max: number, abort: () => void): Promise<Buffer | undefined> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    size += chunk.length;
+    if (size > max) {
+      abort();
+      return undefined;
+    }
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks);
+}
+
+/**
+ * Reads SSE events until the JSON-RPC response for `id` (or, for a notification, until the
+ * stream ends). Other events (progress, server requests) are skipped. Stops reading (and
+ * aborts) once the response is found.
+ */
+async function readSseResponse(
+  body: AsyncIterable<Buffer> & { destroy?: () => void },
+  id: number | undefined,
+  max: number,
+  abort: () => void,
+): Promise<Pick<RpcReply, 'transport' | 'message' | 'bytes' | 'problem'>> {
+  let found: { message: unknown; bytes: number } | undefined;
+  let lastEventId: string | undefined;
+  const onEvent = (ev: EventSourceMessage): void => {
+    if (found || (ev.event !== undefined && ev.event !== 'message') || ev.data === '') return;
+    if (ev.id !== undefined && ev.id !== '') lastEventId = ev.id;
+    let message: unknown;
+    try {
+      message = JSON.parse(ev.data);
+    } catch {
+      return;
+    }
+    if (id !== undefined && isResponseTo(message, id)) found = { message, bytes: Buffer.byteLength(ev.data, 'utf8') };
+  };
+  const parser = createParser({ onEvent, maxBufferSize: max });
+  const decoder = new TextDecoder('utf-8');
+  let size = 0;
+  try {
+    for await (const chunk of body) {
+      size += chunk.length;
+      if (size > max) {
+        abort();
+        return { transport: 'sse', message: undefined, bytes: 0, problem: `SSE stream over ${max} bytes` };
+      }
+      parser.feed(decoder.decode(chunk, { stream: true }));
+      if (found) break;
+    }
+  } catch (err) {
+    if (!found) return { transport: 'sse', message: undefined, bytes: 0, problem: `SSE stream failed: ${(err as Error).message}` };
+  }
+  if (found) {
+    abort();
+    return { transport: 'sse', ...found };
+  }
+  if (id === undefined) return { transport: 'sse', message: undefined, bytes: 0 };
+  return {
+    transport: 'sse',
+    message: undefined,
+    bytes: 0,
+    problem: lastEventId === undefined ? 'SSE stream ended without a response' : 'SSE stream ended without a response (resumable; the probe does not resume)',
+  };
+}
+
+function isResponseTo(message: unknown, id: number): boolean {
+  if (message === null || typeof message !== 'object' || Array.isArray(message)) return false;
+  const m = message as Record<string, unknown>;
+  return m.id === id && (Object.hasOwn(m, 'result') || Object.hasOwn(m, 'error'));
+}

@@ -1,0 +1,238 @@
+/**
+ * Config reload: on `SIGHUP` (wired in `main.ts`) and when the config file changes on disk.
+ *
+ * - The file is loaded exactly as at start-up (`loadConfigFile`). A valid file is applied
+ *   with `GatewayControl.setConfig`: requests that arrive from then on use it; an exchange in
+ *   flight keeps the limits it resolved when it started. The log says `config reloaded`
+ *   with the agent names (never a header value or the resume secret).
+ * - An invalid file is logged at error level with every problem (YAML path, line:column)
+ *   as `config reload failed`, and the running config stays.
+ * - Keys that only take effect at start-up (`listen`, `ops_listen`, `resume`, a
+ *   `max_request_bytes` above the request body limit the app was built with) are compared,
+ *   and a change is logged as a warning naming the key; the rest of the file applies.
+ *
+ * The watcher: `fs.watch` on the file's *directory* (editors save by writing a new file and
+ * renaming it over the old one, which replaces the inode a file watch would hold; a
+ * Kubernetes ConfigMap swaps a `..data` symlink in the same directory). Any event there
+ * schedules a debounced check; the check reads the file and reloads only when its bytes
+ * differ from the last text it loaded or rejected, so unrelated files in the directory and
+ * editors' multi-step saves cost one small read each, and one failure is logged once.
+ * `SIGHUP` always reloads (the environment or a referenced `${VAR}` may be what changed).
+ * Reloads never overlap: they run one after another, pending file checks coalesced.
+ */
+import { createHash } from 'node:crypto';
+import { watch, type FSWatcher } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { basename, dirname, resolve as resolvePath } from 'node:path';
+import type { Logger } from 'pino';
+import type { GatewayControl } from './app.js';
+import { ConfigError, loadConfigFile, type ConfigProblem } from './config/load.js';
+import type { GatewayConfig } from './config/types.js';
+
+/** What started a reload. */
+export type ReloadTrigger = 'sighup' | 'file' | 'manual';
+
+export type ReloadResult =
+  | { readonly ok: true; readonly trigger: ReloadTrigger; readonly config: GatewayConfig; readonly restartNeeded: readonly string[] }
+  | { readonly ok: false; readonly trigger: ReloadTrigger; readonly problems: readonly ConfigProblem[] };
+
+export interface ReloaderOptions {
+  /** The config file, as given on the command line (relative to the cwd, or absolute). */
+  path: string;
+  /** Environment for `${VAR}` and `ADCP_GATEWAY_RESUME_SECRET`. Default: `process.env`. */
+  env?: NodeJS.ProcessEnv;
+  /** The running gateway (`app.gateway`). */
+  control: Pick<GatewayControl, 'config' | 'setConfig'>;
+  log: Logger;
+  /** Watch the file for changes. Default true. */
+  watch?: boolean;
+  /** Quiet period after the last file event before the file is checked, in ms. Default 100. */
+  debounceMs?: number;
+  /**
+   * The config the app was built with (start-up only keys are compared with it).
+   * Default: `control.config` when the reloader is created.
+   */
+  startupConfig?: GatewayConfig;
+  /** Called after every reload attempt that read a file (metrics: `config_reloads_total`). */
+  onResult?: (result: ReloadResult) => void;
+}
+
+export interface Reloader {
+  /** Loads the file now and applies it when valid. Resolves when done; never rejects. */
+  reload(trigger?: ReloadTrigger): Promise<ReloadResult>;
+  /** Stops watching (pending and running reloads still finish). */
+  close(): void;
+}
+
+/** Default quiet period after a file event: 100 ms. */
+export const DEFAULT_RELOAD_DEBOUNCE_MS = 100;
+
+export function createReloader(opts: ReloaderOptions): Reloader {
+  const { control, log } = opts;
+  const env = opts.env ?? process.env;
+  const absolute = resolvePath(opts.path);
+  const startup = opts.startupConfig ?? control.config;
+  const startupBodyLimit = maxRequestBytes(startup);
+  const debounceMs = opts.debounceMs ?? DEFAULT_RELOAD_DEBOUNCE_MS;
+
+  /** Digest of the last text that was loaded or rejected: a file event with the same bytes is no change. */
+  let lastDigest: string | undefined;
+  let closed = false;
+
+  // Not seeded from the file now: it may already differ from the text the running config
+  // came from. The first file event therefore always loads (at worst the same config again).
+
+  async function attempt(trigger: ReloadTrigger, onlyIfChanged: boolean): Promise<ReloadResult | undefined> {
+    if (onlyIfChanged) {
+      let text: Buffer;
+      try {
+        text = await readFile(absolute);
+      } catch {
+        // Mid-rename, or deleted: the rename's own event (or the next one) will check again.
+        return undefined;
+      }
+      const d = digest(text);
+      if (d === lastDigest) return undefined;
+      lastDigest = d;
+    }
+    const previous = control.config;
+    let next: GatewayConfig;
+    try {
+      next = await loadConfigFile(absolute, { env });
+    } catch (err) {
+      const problems: ConfigProblem[] = err instanceof ConfigError ? err.problems : [{ path: '', message: (err as Error).message }];
+      if (!onlyIfChanged) await rememberText();
+      log.error(
+        {
+          trigger,
+          config: absolute,
+          problems: problems.map((p) => ({ path: p.path, ...(p.line === undefined ? {} : { line: p.line, column: p.column }), message: p.message })),
+        },
+        'config reload failed: keeping the running config',
+      );
+      return { ok: false, trigger, problems };
+    }
+    if (!onlyIfChanged) await rememberText();
+    const restartNeeded = restartOnlyChanges(startup, startupBodyLimit, next);
+    control.setConfig(next);
+    if (next.log_level !== previous.log_level) log.level = next.log_level;
+    const before = new Set(previous.agents.keys());
+    const agents = [...next.agents.keys()];
+    log.info(
+      {
+        trigger,
+        config: absolute,
+        agents,
+        added: agents.filter((a) => !before.has(a)),
+        removed: [...before].filter((a) => !next.agents.has(a)),
+      },
+      'config reloaded',
+    );
+    for (const key of restartNeeded) {
+      const what = key === 'max_request_bytes' ? `a \`max_request_bytes\` above ${startupBodyLimit} (the request body limit at start-up)` : `\`${key}\``;
+      log.warn({ key, config: absolute }, `config reload: ${what} only takes effect after a restart; the running value stays`);
+    }
+    for (const agent of next.agents.values()) {
+      if (agent.tls_insecure_skip_verify && previous.agents.get(agent.name)?.tls_insecure_skip_verify !== true) {
+        log.warn({ agent: agent.name, url: agent.url.origin }, 'TLS certificate verification is OFF for this agent (tls_insecure_skip_verify: true). Never use this in production.');
+      }
+    }
+    return { ok: true, trigger, config: next, restartNeeded };
+  }
+
+  async function rememberText(): Promise<void> {
+    try {
+      lastDigest = digest(await readFile(absolute));
+    } catch {
+      lastDigest = undefined;
+    }
+  }
+
+  /**
+   * Runs reloads one at a time, in order. File checks not started yet are coalesced into
+   * one; each forced reload (SIGHUP) runs.
+   */
+  let chain: Promise<unknown> = Promise.resolve();
+  let pendingFileCheck: Promise<ReloadResult | undefined> | undefined;
+  function schedule(trigger: ReloadTrigger, onlyIfChanged: boolean): Promise<ReloadResult | undefined> {
+    if (onlyIfChanged && pendingFileCheck) return pendingFileCheck;
+    const p = chain.then(async () => {
+      if (onlyIfChanged) pendingFileCheck = undefined;
+      try {
+        const result = await attempt(trigger, onlyIfChanged);
+        if (result) opts.onResult?.(result);
+        return result;
+      } catch (err) {
+        log.error({ err, trigger }, 'config reload failed unexpectedly: keeping the running config');
+        return undefined;
+      }
+    });
+    chain = p;
+    if (onlyIfChanged) pendingFileCheck = p;
+    return p;
+  }
+
+  let timer: NodeJS.Timeout | undefined;
+  let watcher: FSWatcher | undefined;
+  if (opts.watch !== false) {
+    const dir = dirname(absolute);
+    try {
+      watcher = watch(dir, { persistent: false }, () => {
+        if (closed) return;
+        if (timer) timer.refresh();
+        else
+          timer = setTimeout(() => {
+            timer = undefined;
+            if (!closed) void schedule('file', true);
+          }, debounceMs);
+      });
+      watcher.on('error', (err) => {
+        log.warn({ err, dir }, 'config file watch stopped: reload with SIGHUP');
+        watcher?.close();
+        watcher = undefined;
+      });
+      log.debug({ dir, file: basename(absolute) }, 'watching the config file for changes');
+    } catch (err) {
+      log.warn({ err, dir }, 'cannot watch the config file: reload with SIGHUP');
+    }
+  }
+
+  return {
+    async reload(trigger = 'manual') {
+      // A forced reload always reads and reports.
+      const result = await schedule(trigger, false);
+      return result ?? { ok: false, trigger, problems: [{ path: '', message: 'reload failed unexpectedly (see the log)' }] };
+    },
+    close() {
+      closed = true;
+      if (timer) clearTimeout(timer);
+      timer = undefined;
+      watcher?.close();
+      watcher = undefined;
+    },
+  };
+}
+
+function digest(text: Buffer | string): string {
+  return createHash('sha256').update(text).digest('hex');
+}
+
+/** The request body limit an app built from `config` enforces (what `buildApp` gives Fastify). */
+function maxRequestBytes(config: GatewayConfig): number {
+  return Math.max(config.defaults.max_request_bytes, ...[...config.agents.values()].map((a) => a.max_request_bytes));
+}
+
+/** Top-level keys read once, when the app is built or starts listening. */
+const STARTUP_ONLY_KEYS = ['listen', 'ops_listen', 'resume'] as const;
+
+/** Start-up-only keys whose value in `next` differs from the running one (compared, never printed). */
+function restartOnlyChanges(startup: GatewayConfig, startupBodyLimit: number, next: GatewayConfig): string[] {
+  const out: string[] = [];
+  for (const key of STARTUP_ONLY_KEYS) {
+    const was = (startup as unknown as Record<string, unknown>)[key];
+    const now = (next as unknown as Record<string, unknown>)[key];
+    if (JSON.stringify(was) !== JSON.stringify(now)) out.push(key);
+  }
+  if (maxRequestBytes(next) > startupBodyLimit) out.push('max_request_bytes');
+  return out;
+}

@@ -1,0 +1,71 @@
+/**
+ * Regression: a seller that sends its response headers, then nothing.
+ *
+ * Input: a tools/call answered with (a) `application/json` headers and no byte of body
+ * (response_deadline_ms 300); (b) `text/event-stream` headers and no byte at all, not even
+ * a comment (sse_idle_timeout_ms 200; response_deadline_ms and sse_deadline_ms 10 s, so only
+ * the idle timer can end it).
+ * Expectation: (a) SERVICE_UNAVAILABLE `deadline_exceeded`, details { limit_ms: 300 }, as
+ * the HTTP 200 JSON answer for the request id, exactly the minted message (703 bytes);
+ * (b) the host's SSE stream (already started) carries exactly one event, the final `message`
+ * event with SERVICE_UNAVAILABLE `sse_idle`, details { limit_ms: 200 }, for the request id,
+ * and ends: the host's body is exactly that frame (693 bytes).
+ */
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { expectedErrorFrame, expectedErrorJson, startHostileSeller, startObservedGateway, type HostileSeller, type ObservedGateway } from '../support/hostile-seller.js';
+import { rawPost, toolCall } from '../helpers/raw.js';
+import { TEST_TIMEOUT_MS } from '../helpers/timeout.js';
+
+let seller: HostileSeller;
+let gw: ObservedGateway;
+
+before(async () => {
+  seller = await startHostileSeller();
+  gw = await startObservedGateway(
+    [
+      'agents:',
+      '  json:',
+      `    url: ${seller.url('headers-then-silence')}`,
+      '    response_deadline_ms: 300',
+      '  sse:',
+      `    url: ${seller.url('headers-then-silence', { type: 'sse' })}`,
+      '    response_deadline_ms: 10000',
+      '    sse_idle_timeout_ms: 200',
+      '    sse_deadline_ms: 10000',
+      '',
+    ].join('\n'),
+  );
+});
+after(async () => {
+  await gw?.close();
+  await seller?.close();
+});
+
+const call = (agent: string, id: string) => rawPost(gw.agentUrl(agent), toolCall(id, 'get_products'), { 'mcp-protocol-version': '2025-06-18' });
+
+describe('headers then silence', { timeout: TEST_TIMEOUT_MS }, () => {
+  test('JSON headers, no body: deadline_exceeded', async () => {
+    const r = await call('json', 'j1');
+    assert.equal(r.status, 200);
+    assert.equal(r.headers.get('content-type')?.split(';')[0], 'application/json');
+    const expected = expectedErrorJson({ id: 'j1', method: 'tools/call', toolName: 'get_products', reason: 'deadline_exceeded', limitMs: 300 });
+    assert.equal(r.text(), expected);
+    assert.equal(r.bytes, 703);
+    const line = await gw.exchangeLine('json', 'j1');
+    assert.equal(line.reason, 'deadline_exceeded');
+    assert.equal(line.bytes_from_seller, 0);
+  });
+
+  test('SSE headers, then silence: sse_idle as the final event', async () => {
+    const r = await call('sse', 's1');
+    assert.equal(r.status, 200);
+    assert.equal(r.headers.get('content-type'), 'text/event-stream');
+    const expected = expectedErrorFrame({ id: 's1', method: 'tools/call', toolName: 'get_products', reason: 'sse_idle', limitMs: 200 });
+    assert.equal(r.text(), expected);
+    assert.equal(r.bytes, 693);
+    const line = await gw.exchangeLine('sse', 's1');
+    assert.equal(line.reason, 'sse_idle');
+    assert.equal(line.bytes_to_host, r.bytes);
+  });
+});

@@ -1,0 +1,53 @@
+/**
+ * Regression (not an error): the 2025-11-25 priming event and `retry:` through the gateway.
+ *
+ * Input: a tools/call answered over SSE the way SDK servers with an event store do: first the
+ * priming event `id: p-0` / `retry: 25` / `data: ` (an id with empty data), then the result
+ * event `id: p-1`.
+ * Expectation: the host gets `retry: 25` (sets its reconnection delay), the priming event
+ * with its id turned into a gateway resume token and its empty data kept, then the result
+ * event (id as a token), then the stream ends: exactly
+ * `retry: 25\n\n` + `id: <t0>\ndata: \n\n` + `id: <t1>\nevent: message\ndata: <result>\n\n`.
+ * The priming token is a working resume point: a GET with it as Last-Event-ID reaches the
+ * seller carrying `p-0` (the seller answers 405, passed through).
+ */
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { RESUME_TOKEN, messageFrame, resultMessage, startHostileSeller, startObservedGateway, type HostileSeller, type ObservedGateway } from '../support/hostile-seller.js';
+import { rawPost, toolCall } from '../helpers/raw.js';
+import { TEST_TIMEOUT_MS } from '../helpers/timeout.js';
+
+let seller: HostileSeller;
+let gw: ObservedGateway;
+
+before(async () => {
+  seller = await startHostileSeller();
+  gw = await startObservedGateway(['agents:', '  primed:', `    url: ${seller.url('sse-priming', { retry_ms: 25 })}`, ''].join('\n'));
+});
+after(async () => {
+  await gw?.close();
+  await seller?.close();
+});
+
+describe('priming event and retry', { timeout: TEST_TIMEOUT_MS }, () => {
+  test('pass through, ids as resume tokens', async () => {
+    const r = await rawPost(gw.agentUrl('primed'), toolCall('p', 'get_products'), { 'mcp-protocol-version': '2025-11-25' });
+    assert.equal(r.status, 200);
+    assert.equal(r.headers.get('content-type'), 'text/event-stream');
+    const tokens = [...r.text().matchAll(/^id: (.*)$/gm)].map((m) => m[1]!);
+    assert.equal(tokens.length, 2);
+    for (const t of tokens) assert.match(t, RESUME_TOKEN);
+    const result = resultMessage('p', { content: [{ type: 'text', text: 'primed' }] });
+    const expected = `retry: 25\n\nid: ${tokens[0]}\ndata: \n\n` + messageFrame(result, tokens[1]);
+    assert.equal(r.text(), expected);
+    assert.equal(r.bytes, Buffer.byteLength(expected));
+    const line = await gw.exchangeLine('primed', 'p');
+    assert.equal(line.outcome, 'ok');
+
+    const resumed = await fetch(gw.agentUrl('primed'), { headers: { accept: 'text/event-stream', 'last-event-id': tokens[0]!, 'mcp-protocol-version': '2025-11-25' } });
+    await resumed.arrayBuffer();
+    assert.equal(resumed.status, 405);
+    const get = seller.requestsFor('sse-priming').find((q) => q.method === 'GET');
+    assert.equal(get?.headers['last-event-id'], 'p-0');
+  });
+});

@@ -1,0 +1,161 @@
+/**
+ * Regression: an oversized tools/call result split across a reconnect, driven by a REAL MCP
+ * SDK 1.x client (@modelcontextprotocol/sdk StreamableHTTPClientTransport).
+ *
+ * How the 1.x client resumes a POST stream (node_modules/@modelcontextprotocol/sdk/dist/esm/
+ * client/streamableHttp.js, `_handleSseStream`): it remembers the id of every event (here,
+ * gateway resume tokens) and any `retry:`; when the POST's SSE stream ends or breaks after
+ * an event with an id and before the response, it schedules `_startOrAuthSse` after the
+ * server's `retry` delay: a GET with `Last-Event-ID: <last id>`, whose events it reads like
+ * the POST's (a response there resolves the pending call).
+ *
+ * Input (default limits, 4194304 bytes): initialize, notifications/initialized (the
+ * client's standalone GET gets the seller's 405), then callTool(get_products). The seller
+ * answers the POST over SSE: the priming event (`id: s1-0`, `retry: 30`, empty data), 6
+ * logging notifications of exactly 524288 bytes (3 MiB) with ids s1-1..s1-6, then the
+ * connection drops. The client resumes with the token of s1-6; the seller gets `s1-6` and
+ * replays 4 more events of 524288 bytes (2 MiB), s1-7..s1-10, and never answers.
+ * Expectation: the POST stream reaches the client whole and ends plainly; s1-7 ends at
+ * 3670043 bytes and is forwarded; s1-8 crosses 4194304: the client's callTool resolves with
+ * the gateway's tool error for the ORIGINAL request id, RESPONSE_TOO_LARGE `sse_cumulative`,
+ * limit_bytes 4194304, observed_bytes in (4194304, 4194331] (4194331 = the end of s1-8).
+ * Exactly 7 notifications reached the client. Bytes the host received, exactly: the POST
+ * body is `retry: 30\n\n` + the priming event + s1-1..s1-6 (ids as tokens); the GET body is
+ * s1-7 (id as token) + the error frame. The seller saw exactly one GET with Last-Event-ID.
+ */
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { LoggingMessageNotificationSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import {
+  MIB,
+  RESUME_TOKEN,
+  expectedErrorFrame,
+  notificationFrame,
+  startHostileSeller,
+  startObservedGateway,
+  withToken,
+  type HostileSeller,
+  type ObservedGateway,
+} from '../support/hostile-seller.js';
+import { TEST_TIMEOUT_MS, withTimeout } from '../helpers/timeout.js';
+
+const LIMIT = 4 * MIB;
+const EVENT = 512 * 1024;
+const PRIMING = 'id: s1-0\nretry: 30\ndata: \n\n';
+let seller: HostileSeller;
+let gw: ObservedGateway;
+
+before(async () => {
+  seller = await startHostileSeller();
+  gw = await startObservedGateway(
+    [
+      'resume:',
+      '  secret: hostile-resume-secret-0123456789abcdef',
+      'agents:',
+      '  split:',
+      `    url: ${seller.url('sse-reconnect', { priming: 1, retry_ms: 30, event_bytes: EVENT, first_events: 6, second_events: 4 })}`,
+      '',
+    ].join('\n'),
+  );
+});
+after(async () => {
+  await gw?.close();
+  await seller?.close();
+});
+
+interface Seen {
+  method: string;
+  lastEventId: string | null;
+  body: string | undefined;
+  status: number;
+  /** The whole response body as the client read it. */
+  text: Promise<string>;
+}
+
+/** A fetch that records every exchange and tees its body (the SDK reads one branch, the test the other). */
+function recordingFetch(seen: Seen[]): FetchLike {
+  return async (url, init) => {
+    const res = await fetch(url, init);
+    const headers = new Headers(init?.headers);
+    let body = res.body;
+    let text: Promise<string> = Promise.resolve('');
+    if (body) {
+      const [a, b] = body.tee();
+      body = a;
+      text = new Response(b).text();
+    }
+    seen.push({ method: init?.method ?? 'GET', lastEventId: headers.get('last-event-id'), body: typeof init?.body === 'string' ? init.body : undefined, status: res.status, text });
+    return new Response(body, { status: res.status, statusText: res.statusText, headers: res.headers });
+  };
+}
+
+describe('SSE resume with a real SDK client', { timeout: TEST_TIMEOUT_MS }, () => {
+  test('3 MiB, drop, resume, 2 MiB more: sse_cumulative for the original id at 4 MiB', async () => {
+    const seen: Seen[] = [];
+    const transport = new StreamableHTTPClientTransport(new URL(gw.agentUrl('split')), {
+      fetch: recordingFetch(seen),
+      // The server's retry (30 ms) sets the delay; maxRetries must be >= 1 for any reconnect.
+      reconnectionOptions: { initialReconnectionDelay: 30, maxReconnectionDelay: 100, reconnectionDelayGrowFactor: 1, maxRetries: 2 },
+    });
+    const client = new Client({ name: 'hostile-host', version: '1.0.0' });
+    const notes: number[] = [];
+    client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => void notes.push(String(n.params.data).length));
+    const tokens: string[] = [];
+    try {
+      await withTimeout(client.connect(transport), 10_000, 'connect');
+      const result = (await withTimeout(
+        client.callTool({ name: 'get_products', arguments: {} }, undefined, { onresumptiontoken: (t) => void tokens.push(t), timeout: 15_000 }),
+        15_000,
+        'callTool',
+      )) as CallToolResult;
+
+      const post = seen.find((s) => s.method === 'POST' && s.body?.includes('"tools/call"'));
+      assert.ok(post);
+      const rpcId = (JSON.parse(post.body!) as { id: number }).id;
+      assert.equal(result.isError, true);
+      const err = (result.structuredContent as { adcp_error: { code: string; recovery: string; details: { reason: string; limit_bytes: number; observed_bytes: number } } }).adcp_error;
+      assert.equal(err.code, 'RESPONSE_TOO_LARGE');
+      assert.equal(err.recovery, 'correctable');
+      assert.equal(err.details.reason, 'sse_cumulative');
+      assert.equal(err.details.limit_bytes, LIMIT);
+      const observed = err.details.observed_bytes;
+      const endOf8 = PRIMING.length + 8 * EVENT;
+      assert.equal(endOf8, 4194331);
+      assert.ok(observed > LIMIT && observed <= endOf8, `observed_bytes ${observed}`);
+      assert.deepEqual(notes.length, 7);
+
+      // The tokens the client stored: priming + 6 on the POST, 1 on the GET.
+      assert.equal(tokens.length, 8);
+      for (const t of tokens) assert.match(t, RESUME_TOKEN);
+      const postText = await withTimeout(post.text, 5_000, 'POST body');
+      const expectedPost = `retry: 30\n\nid: ${tokens[0]}\ndata: \n\n` + [1, 2, 3, 4, 5, 6].map((n) => withToken(notificationFrame(EVENT, `s1-${n}`), tokens[n]!)).join('');
+      assert.equal(postText.length, expectedPost.length);
+      assert.ok(postText === expectedPost, 'POST body differs');
+
+      const resumes = seen.filter((s) => s.method === 'GET' && s.lastEventId !== null);
+      assert.equal(resumes.length, 1);
+      assert.equal(resumes[0]!.lastEventId, tokens[6]);
+      assert.equal(resumes[0]!.status, 200);
+      const getText = await withTimeout(resumes[0]!.text, 5_000, 'GET body');
+      const expectedGet =
+        withToken(notificationFrame(EVENT, 's1-7'), tokens[7]!) +
+        expectedErrorFrame({ id: rpcId, method: 'tools/call', toolName: 'get_products', reason: 'sse_cumulative', limitBytes: LIMIT, observedBytes: observed });
+      assert.equal(getText.length, expectedGet.length);
+      assert.ok(getText === expectedGet, 'GET body differs');
+
+      const sellerGets = seller.requestsFor('sse-reconnect').filter((q) => q.method === 'GET' && q.headers['last-event-id'] !== undefined);
+      assert.deepEqual(
+        sellerGets.map((q) => q.headers['last-event-id']),
+        ['s1-6'],
+      );
+      const line = await gw.waitForLine((l) => l.msg === 'exchange' && l.method === 'tools/call' && l.reason === 'sse_cumulative');
+      assert.equal(line.rpc_id, rpcId);
+      assert.equal(line.bytes_to_host, Buffer.byteLength(getText));
+    } finally {
+      await client.close();
+    }
+  });
+});

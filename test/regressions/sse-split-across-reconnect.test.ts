@@ -1,0 +1,88 @@
+/**
+ * Regression: an oversized answer split across a reconnect (raw HTTP; the real SDK client
+ * version is sse-resume-sdk-client.test.ts).
+ *
+ * Input (max_response_bytes 8192): a tools/call answered over SSE with 3 events of 2000
+ * bytes with ids s1-1..s1-3, then the connection drops before any response. The host
+ * resumes with GET and Last-Event-ID (the gateway token of s1-3); the seller replays 2 more
+ * events of 2000 bytes (s1-4, s1-5).
+ * Expectation: the POST stream ends plainly after the 3 events (6000 bytes, ids turned into
+ * resume tokens): the host resumes. The seller gets its own id `s1-3` back. The count carries
+ * over: s1-4 ends at 8000 bytes and is forwarded; s1-5 crosses 8192: the final `message`
+ * event RESPONSE_TOO_LARGE `sse_cumulative` for the ORIGINAL request id, limit_bytes 8192,
+ * observed_bytes in (8192, 10000]. The resumed body is exactly s1-4 (with its token) + that
+ * frame.
+ */
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import {
+  RESUME_TOKEN,
+  expectedErrorFrame,
+  notificationFrame,
+  startHostileSeller,
+  startObservedGateway,
+  withToken,
+  type HostileSeller,
+  type ObservedGateway,
+} from '../support/hostile-seller.js';
+import { rawPost, sseMessages, toolCall } from '../helpers/raw.js';
+import { TEST_TIMEOUT_MS } from '../helpers/timeout.js';
+
+const LIMIT = 8192;
+const EVENT = 2000;
+let seller: HostileSeller;
+let gw: ObservedGateway;
+
+before(async () => {
+  seller = await startHostileSeller();
+  gw = await startObservedGateway(
+    [
+      'resume:',
+      '  secret: hostile-resume-secret-0123456789abcdef',
+      'agents:',
+      '  split:',
+      `    url: ${seller.url('sse-reconnect', { event_bytes: EVENT, first_events: 3, second_events: 2 })}`,
+      `    max_response_bytes: ${LIMIT}`,
+      '',
+    ].join('\n'),
+  );
+});
+after(async () => {
+  await gw?.close();
+  await seller?.close();
+});
+
+const idsOf = (text: string) => [...text.matchAll(/^id: (.*)$/gm)].map((m) => m[1]!);
+
+describe('oversized result split across a reconnect', { timeout: TEST_TIMEOUT_MS }, () => {
+  test('the replay crosses the limit: sse_cumulative for the original id', async () => {
+    const first = await rawPost(gw.agentUrl('split'), toolCall('r-1', 'get_products'), { 'mcp-protocol-version': '2025-11-25' });
+    assert.equal(first.status, 200);
+    const tokens = idsOf(first.text());
+    assert.equal(tokens.length, 3);
+    for (const t of tokens) assert.match(t, RESUME_TOKEN);
+    assert.equal(first.text(), [1, 2, 3].map((n, i) => withToken(notificationFrame(EVENT, `s1-${n}`), tokens[i]!)).join(''));
+    assert.equal(first.bytes, 6000 - 3 * 'id: s1-1\n'.length + tokens.reduce((n, t) => n + `id: ${t}\n`.length, 0));
+
+    const resumed = await fetch(gw.agentUrl('split'), {
+      headers: { accept: 'text/event-stream', 'last-event-id': tokens[2]!, 'mcp-protocol-version': '2025-11-25' },
+    });
+    assert.equal(resumed.status, 200);
+    const text = await resumed.text();
+    const get = seller.requestsFor('sse-reconnect').find((q) => q.method === 'GET');
+    assert.equal(get?.headers['last-event-id'], 's1-3');
+
+    const msgs = sseMessages(text);
+    assert.equal(msgs.length, 2);
+    const last = msgs[1] as { id: string; result: { structuredContent: { adcp_error: { details: { reason: string; observed_bytes: number } } } } };
+    assert.equal(last.id, 'r-1');
+    const observed = last.result.structuredContent.adcp_error.details.observed_bytes;
+    assert.ok(observed > LIMIT && observed <= 10_000, `observed_bytes ${observed}`);
+    const [token4] = idsOf(text);
+    assert.match(token4!, RESUME_TOKEN);
+    const frame = expectedErrorFrame({ id: 'r-1', method: 'tools/call', toolName: 'get_products', reason: 'sse_cumulative', limitBytes: LIMIT, observedBytes: observed });
+    const expected = withToken(notificationFrame(EVENT, 's1-4'), token4!) + frame;
+    assert.equal(text, expected);
+    assert.equal(Buffer.byteLength(text), Buffer.byteLength(expected));
+  });
+});

@@ -1,0 +1,78 @@
+/**
+ * Regression: a seller that receives the request, then answers something the gateway cannot
+ * read as an HTTP response.
+ *
+ * Input: a tools/call `create_media_buy` (a mutation) answered with (a) a 200 whose head
+ * carries 1 MiB of `x-junk-<n>` headers (over undici's 16 KiB header limit); (b) bytes that
+ * are not HTTP at all (`SMTP 220 …`). In both cases the seller HAS received the request.
+ * Expectation: SERVICE_UNAVAILABLE `upstream_reset`, recovery `transient`, for the request id,
+ * whose message warns that the seller may have completed the operation, so re-read its
+ * state before retrying; never `upstream_unreachable`, which tells the host the request was
+ * not delivered (a host would then safely retry a mutation that may have run). The host's
+ * body is exactly the minted message (944 bytes). Control: a closed port still gives
+ * `upstream_unreachable` (nothing was delivered).
+ * Bug fixed: every upstream error whose code was not ECONNRESET, UND_ERR_SOCKET or EPIPE was
+ * reported as `upstream_unreachable`, including HTTP parse errors after the request was
+ * written (src/routing/handler.ts).
+ */
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import net from 'node:net';
+import { expectedErrorJson, startHostileSeller, startObservedGateway, type HostileSeller, type ObservedGateway } from '../support/hostile-seller.js';
+import { rawPost, toolCall } from '../helpers/raw.js';
+import { TEST_TIMEOUT_MS } from '../helpers/timeout.js';
+
+let seller: HostileSeller;
+let gw: ObservedGateway;
+
+before(async () => {
+  seller = await startHostileSeller();
+  const probe = net.createServer();
+  await new Promise<void>((r) => probe.listen(0, '127.0.0.1', r));
+  const closedPort = (probe.address() as net.AddressInfo).port;
+  await new Promise<void>((r) => probe.close(() => r()));
+  gw = await startObservedGateway(
+    [
+      'agents:',
+      '  headers:',
+      `    url: ${seller.url('huge-headers', { header_bytes: 1024 * 1024 })}`,
+      '  garbage:',
+      `    url: ${seller.url('garbage-response')}`,
+      '  closed:',
+      `    url: http://127.0.0.1:${closedPort}/mcp`,
+      '',
+    ].join('\n'),
+  );
+});
+after(async () => {
+  await gw?.close();
+  await seller?.close();
+});
+
+const call = (agent: string, id: number) => rawPost(gw.agentUrl(agent), toolCall(id, 'create_media_buy', { budget: 1 }), { 'mcp-protocol-version': '2025-06-18' });
+
+describe('unreadable response head', { timeout: TEST_TIMEOUT_MS }, () => {
+  for (const [agent, mode, id] of [
+    ['headers', 'huge-headers', 1],
+    ['garbage', 'garbage-response', 2],
+  ] as const) {
+    test(`${agent}: delivered, so upstream_reset with the re-read warning`, async () => {
+      const r = await call(agent, id);
+      assert.equal(seller.requestsFor(mode).length, 1, 'the seller received the request');
+      assert.equal(r.status, 200);
+      const expected = expectedErrorJson({ id, method: 'tools/call', toolName: 'create_media_buy', reason: 'upstream_reset' });
+      assert.equal(r.text(), expected);
+      assert.equal(r.bytes, 944);
+      const err = (r.json() as { result: { structuredContent: { adcp_error: { message: string; recovery: string } } } }).result.structuredContent.adcp_error;
+      assert.match(err.message, /the seller may have completed the operation, so re-read its state before retrying\.$/);
+      const line = await gw.exchangeLine(agent, id);
+      assert.equal(line.reason, 'upstream_reset');
+    });
+  }
+
+  test('control: a closed port is upstream_unreachable (nothing delivered)', async () => {
+    const r = await call('closed', 3);
+    const expected = expectedErrorJson({ id: 3, method: 'tools/call', toolName: 'create_media_buy', reason: 'upstream_unreachable' });
+    assert.equal(r.text(), expected);
+  });
+});
