@@ -110,3 +110,52 @@ export async function sseCount(url: string, agent: http.Agent, timeoutMs: number
   });
   return events;
 }
+
+export interface PacedResult {
+  ok: number;
+  failed: number;
+  latenciesMs: number[];
+}
+
+/**
+ * Open-loop load for latency: one `tools/call` every 1000/`rate` ms whatever the previous
+ * ones are doing (so a slow answer cannot slow the load down and hide itself), on a
+ * keep-alive agent of `maxSockets` connections; latency runs from the call to the end of its
+ * response, waiting for a free connection included. Bounded by `count`, `durationMs` and a
+ * timeout per call. (autocannon's rate limit sends each second's requests in one burst, which
+ * measures the burst, not the gateway.)
+ */
+export async function pacedLoad(url: string, opts: { rate: number; count: number; durationMs: number; maxSockets: number; timeoutMs: number }): Promise<PacedResult> {
+  const agent = keepAliveAgent(opts.maxSockets);
+  const latenciesMs: number[] = [];
+  let ok = 0;
+  let failed = 0;
+  const pending: Promise<void>[] = [];
+  const start = performance.now();
+  const interval = 1000 / opts.rate;
+  try {
+    for (let i = 0; i < opts.count; i++) {
+      const due = start + i * interval;
+      if (due - start > opts.durationMs) break;
+      const wait = due - performance.now();
+      if (wait > 1) await new Promise((r) => setTimeout(r, wait));
+      pending.push(
+        callOnce(url, agent, opts.timeoutMs).then(
+          (r) => {
+            if (r.status >= 200 && r.status < 300) {
+              ok++;
+              latenciesMs.push(r.elapsedMs);
+            } else failed++;
+          },
+          () => {
+            failed++;
+          },
+        ),
+      );
+    }
+    await Promise.all(pending);
+  } finally {
+    agent.destroy();
+  }
+  return { ok, failed, latenciesMs };
+}

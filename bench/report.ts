@@ -23,6 +23,8 @@ export interface RunSample {
   cpuUsPerReq?: number;
   /** Child peak RSS during the run, bytes: pass-through and gateway only. */
   peakRssBytes?: number;
+  /** Cores other processes kept busy during the run (machine.ts). */
+  foreignCores?: number;
 }
 
 export interface ThroughputCase {
@@ -44,12 +46,14 @@ export interface DelaySample {
   p99Ms: number;
   maxMs: number;
   events: number;
+  foreignCores?: number;
 }
 
 export interface FloodSample {
   eventsPerS: number;
   events: number;
   cpuUsPerEvent?: number;
+  foreignCores?: number;
 }
 
 export interface MemorySample {
@@ -79,6 +83,7 @@ export interface FairnessSample {
   attackReasons: string;
   baseOk: number;
   attackOk: number;
+  foreignCores?: number;
 }
 
 export interface BenchMeta {
@@ -97,6 +102,9 @@ export interface BenchMeta {
   loadAvgAtStart: number;
   /** Average cores kept busy by processes outside the bench: whole run and per repetition. */
   foreignCores: { whole: number; perRep: number[] };
+  /** Runs done again because other processes disturbed them, and the threshold (cores). */
+  reruns: number;
+  rerunLimitCores: number;
 }
 
 export interface BenchResults {
@@ -297,7 +305,7 @@ function headerSection(r: BenchResults): string {
     `- Packages: ${versions}`,
     `- Source: ${m.git}`,
     `- Command: \`${m.command}\`; ${m.repetitions} repetition${m.repetitions === 1 ? '' : 's'}, interleaved (every case runs seller direct, pass-through and gateway back to back, order rotated per repetition)`,
-    `- Other load: processes outside the bench kept ${num(m.foreignCores.whole, 2)} cores busy on average during the run (per repetition: ${m.foreignCores.perRep.map((v) => num(v, 2)).join(', ') || '–'}); 1-minute load average at the start: ${num(m.loadAvgAtStart, 2)}`,
+    `- Other load: processes outside the bench kept ${num(m.foreignCores.whole, 2)} cores busy on average during the run (per repetition: ${m.foreignCores.perRep.map((v) => num(v, 2)).join(', ') || '–'}); 1-minute load average at the start: ${num(m.loadAvgAtStart, 2)}. A measured run during which other processes used more than ${num(m.rerunLimitCores, 2)} cores is run again (at most 3 attempts, bounded overall): ${m.reruns} re-run${m.reruns === 1 ? '' : 's'}; runs still disturbed after that are flagged ⚠ in the tables.`,
     `- Peak RSS: ${m.exactPeaks ? "the kernel's VmHWM, reset through /proc/self/clear_refs before each run (exact)" : 'sampled every 10 ms (VmHWM reset not allowed here: a peak between samples can be missed)'}`,
     '',
     'Figures are medians over repetitions, with min–max in parentheses. A ratio (×) is the median of the ratios taken within each repetition, against the pass-through (or the floor) measured in that same repetition. A verdict with `~` means the min–max of the ratio crosses the threshold: some repetitions disagree, so the result is at noise level.',
@@ -323,6 +331,7 @@ function throughputSection(r: BenchResults, group: 'json' | 'sse1'): string {
       const cpu = field(samples, (s) => s.cpuUsPerReq);
       const passCpu = field(c.samples.pass, (s) => s.cpuUsPerReq);
       const bad = samples.reduce((n, s) => n + (s ? s.non2xx + s.errors : 0), 0);
+      const disturbed = samples.filter((s) => s !== undefined && (s.foreignCores ?? 0) > r.meta.rerunLimitCores).length;
       rows.push([
         t === 'direct' ? `${c.sizeLabel} ${c.variant === 'a' ? '(a)' : `(${c.variant})`}` : '',
         t === 'direct' ? bytes(c.messageBytes) : t === 'gateway' && c.gatewayBytes !== undefined ? `→ ${bytes(c.gatewayBytes)}` : '',
@@ -334,7 +343,7 @@ function throughputSection(r: BenchResults, group: 'json' | 'sse1'): string {
         t === 'direct' ? '–' : withSpread(spread(cpu), count),
         t === 'gateway' ? ratio(median(ratios(cpu, passCpu))) : '–',
         t === 'direct' ? '–' : mib(median(field(samples, (s) => s.peakRssBytes))),
-        bad > 0 ? `⚠ ${bad} non-2xx/errors` : '',
+        [bad > 0 ? `⚠ ${bad} non-2xx/errors` : '', disturbed > 0 ? `⚠ ${disturbed} run${disturbed === 1 ? '' : 's'} disturbed` : ''].filter((x) => x !== '').join('; '),
       ]);
     }
   }
@@ -416,6 +425,11 @@ function mibLabel(b: number): string {
   return b >= MiB ? `${num(b / MiB, b % MiB === 0 ? 0 : 1)} MiB` : `${num(b / 1024, 0)} KiB`;
 }
 
+function disturbedNote(r: BenchResults, samples: readonly ({ foreignCores?: number } | undefined)[]): string {
+  const n = samples.filter((s) => s !== undefined && (s.foreignCores ?? 0) > r.meta.rerunLimitCores).length;
+  return n > 0 ? `⚠ ${n} run${n === 1 ? '' : 's'} disturbed` : '';
+}
+
 function sseDelaySection(r: BenchResults): string {
   if (!TARGETS.some((t) => r.sseDelay[t].some((s) => s !== undefined))) return '';
   const pass = r.sseDelay.pass;
@@ -431,6 +445,7 @@ function sseDelaySection(r: BenchResults): string {
       extra((x) => x.p50Ms),
       extra((x) => x.p99Ms),
       extra((x) => x.maxMs),
+      disturbedNote(r, s),
     ];
   });
   return [
@@ -438,7 +453,7 @@ function sseDelaySection(r: BenchResults): string {
     '',
     `${r.delayConfig.streams} streams per repetition, each ${r.delayConfig.eventsPerStream - 1} progress notifications 20 ms apart then the 1 KiB (b) result. The seller stamps every event (\`sent_at\`, \`performance.timeOrigin + performance.now()\`); the client records arrival − \`sent_at\`. *extra*: minus the pass-through's figure in the same repetition (any buffering shows here).`,
     '',
-    table(['via', 'events', 'delay p50 ms', 'p99 ms', 'max ms', 'extra p50 ms', 'extra p99 ms', 'extra max ms'], rows),
+    table(['via', 'events', 'delay p50 ms', 'p99 ms', 'max ms', 'extra p50 ms', 'extra p99 ms', 'extra max ms', 'notes'], rows),
   ].join('\n');
 }
 
@@ -456,6 +471,7 @@ function floodSection(r: BenchResults): string {
       t === 'pass' ? '1.00×' : withSpread(spread(ratios(field(s, (x) => x.eventsPerS), passRate)), ratio),
       t === 'direct' ? '–' : ms(median(cpu)),
       t === 'gateway' ? ratio(median(ratios(cpu, passCpu))) : '–',
+      disturbedNote(r, s),
     ];
   });
   return [
@@ -463,7 +479,7 @@ function floodSection(r: BenchResults): string {
     '',
     `${r.floodConfig.streams} concurrent streams of ${count(r.floodConfig.eventsPerStream - 1)} progress notifications (~190 bytes each, written 100 per write as fast as the socket takes them) then a 1 KiB result, ${r.floodConfig.rounds} rounds per repetition; events/s = all events ÷ the time until the last stream of each round ended. *CPU µs/event*: the process's CPU per event.`,
     '',
-    table(['via', 'events', 'events/s', '× pass', 'CPU µs/event', '× CPU'], rows),
+    table(['via', 'events', 'events/s', '× pass', 'CPU µs/event', '× CPU', 'notes'], rows),
   ].join('\n');
 }
 
@@ -492,7 +508,24 @@ function memorySection(r: BenchResults): string {
     "50 concurrent `tools/call` requests, each to a fresh process (started, warmed with 5 small calls, then measured). The attacking sellers each try to send 100 MiB: plain JSON without Content-Length, a gzip bomb (~100 KiB on the wire), one SSE event that never ends; the legitimate loads are 3 MiB results. The gateway's agents there use the default limits (4 MiB, 100,000 JSON nodes). *× legit (a)*: peak ÷ the gateway's peak under the legitimate (a) load in the same repetition. *JS heap growth*: peak `heapUsed` − idle (the parsed objects live there). *Buffers*: peak `arrayBuffers` (raw bodies). *time*: from sending to the end of each response (the error or the result). The pass-through is not run against the attacks: it has no bound and would stream 5 GiB.",
     '',
     table(['load', 'via', 'peak RSS MiB', 'idle RSS MiB', '× legit (a)', 'JS heap growth MiB', 'Buffers MiB', 'time p50 ms', 'time max ms', 'outcome (first repetition)'], rows),
+    ...parsedObjectsNote(r),
   ].join('\n');
+}
+
+/** How much of the (b) peak the parsed objects explain. */
+function parsedObjectsNote(r: BenchResults): string[] {
+  const b = r.memory.find((m) => m.id === 'legit-b' && m.target === 'gateway');
+  if (!b) return [];
+  const peak = median(field(b.samples, (x) => x.peakRssBytes));
+  const idle = median(field(b.samples, (x) => x.baseRssBytes));
+  const heap = median(field(b.samples, (x) => x.heapGrowthBytes));
+  const buffers = median(field(b.samples, (x) => x.peakArrayBuffersBytes));
+  const one = r.heap.find((h) => h.variant === 'b')?.parsedHeapBytes;
+  return [
+    '',
+    `50 concurrent 3 MiB (b) results through the gateway: peak RSS ${mib(peak)} MiB, ${mib(peak - idle)} MiB over idle; of that, the JS heap (parsed objects, decoded strings, the rewritten copy) grew by ${mib(heap)} MiB (${num((heap / (peak - idle)) * 100, 0)}% of the growth) and Buffers (raw bodies) peaked at ${mib(buffers)} MiB.` +
+      (one !== undefined && Number.isFinite(one) ? ` One parsed 3 MiB (b) message alone holds ${mib(one)} MiB of heap (50 at once: ${mib(one * 50)} MiB); the 10 ms heap samples can miss the very top.` : ''),
+  ];
 }
 
 function fairnessSection(r: BenchResults): string {
@@ -511,12 +544,14 @@ function fairnessSection(r: BenchResults): string {
       s.find((x) => x !== undefined)?.attackReasons ?? '–',
     ],
   ];
+  const note = disturbedNote(r, s);
   return [
     '## Fairness',
     '',
-    `1 KiB (a) calls to a well-behaved agent through the gateway at ${c.rate} requests/s over ${c.connections} connections, with no attack and while ${c.attacksInFlight} requests to attacking sellers are kept in flight (deep nesting, node bomb, gzip bomb, 100 MiB body; 5 each; each re-issued as soon as it ends, from a separate process). Order of the two runs alternates per repetition.`,
+    `1 KiB (a) calls to a well-behaved agent through the gateway, one every ${num(1000 / c.rate, 0)} ms (open loop: the pace holds while calls are slow) over up to ${c.connections} keep-alive connections, with no attack and while ${c.attacksInFlight} requests to attacking sellers are kept in flight (deep nesting, node bomb, gzip bomb, 100 MiB body; 5 each; each re-issued as soon as it ends, from a separate process). Order of the two runs alternates per repetition.`,
     '',
     table(['load', '1 KiB p50 ms', '1 KiB p99 ms', 'p99 ÷ no attack', '1 KiB calls', 'attacks/s', 'attack outcomes (first repetition)'], rows),
+    ...(note ? ['', note] : []),
   ].join('\n');
 }
 

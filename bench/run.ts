@@ -47,7 +47,7 @@ import {
 } from './cases.js';
 import { BENCH_DIR, REPO_DIR, killAllChildren, livePids, runOnce, spawnTs, startChild, withTimeout, type BenchChild } from './children.js';
 import type { ChildStats } from './child-stats.js';
-import { callOnce, keepAliveAgent, sseCount, sseDelays } from './http-client.js';
+import { callOnce, keepAliveAgent, pacedLoad, sseCount, sseDelays } from './http-client.js';
 import { runLoad, type LoadResult } from './load.js';
 import type { MicroResult } from './micro.js';
 import type { AttackSummary } from './attacker.js';
@@ -147,6 +147,29 @@ function shapeFor(bytes: number): Shape {
 
 /** Average cores used by other processes during a repetition above which the bench warns. */
 const FOREIGN_LOAD_WARNING_CORES = 0.2;
+/** A measured run during which other processes used more than this many cores (on average) is run again... */
+const RUN_FOREIGN_LIMIT_CORES = 0.25;
+/** ...at most this many times in all... */
+const MAX_ATTEMPTS = 3;
+/** ...within this budget of re-runs for the whole bench (bounds the total time on a busy machine). */
+let rerunsLeft = opts.quick ? 0 : 60;
+
+/**
+ * Runs `run`, measuring how much CPU other processes used meanwhile (machine.ts); a disturbed
+ * run is done again (bounded), and the last attempt is kept whatever it measured, with its
+ * figure so the report can flag it.
+ */
+async function undisturbed<T>(label: string, run: () => Promise<T>): Promise<{ value: T; foreign: number }> {
+  for (let attempt = 1; ; attempt++) {
+    const before = cpuMark(livePids());
+    const value = await run();
+    const foreign = foreignCores(before, cpuMark(livePids()));
+    if (!(foreign > RUN_FOREIGN_LIMIT_CORES) || attempt >= MAX_ATTEMPTS || rerunsLeft <= 0) return { value, foreign };
+    rerunsLeft--;
+    results.meta.reruns++;
+    log(`  ${label}: other processes used ${foreign.toFixed(2)} cores during the run: running it again`);
+  }
+}
 
 /** Before the first repetition, per case and target: enough requests for the JIT to settle on the hot paths. */
 const WARMUP: Shape = { connections: 4, amount: 2_000, durationMs: 700 };
@@ -156,7 +179,12 @@ const FLOOD_STREAMS = 4;
 /** The flood takes ~0.1 s direct: repeated so the figure is not one scheduler hiccup. */
 const FLOOD_ROUNDS = opts.quick ? 1 : 5;
 const MEMORY_CONCURRENCY = 50;
-const FAIR = { attacksInFlight: 20, rate: 500, connections: 4, amount: 1_500, durationMs: 3_500 };
+/**
+ * Fairness: a modest, evenly paced (open-loop) rate of 1 KiB calls over up to 50 connections,
+ * so the rate holds even when each call takes 100+ ms (a closed loop would slow down exactly
+ * when latency grows, and hide it).
+ */
+const FAIR = { attacksInFlight: 20, rate: 250, connections: 50, amount: 1_000, durationMs: 4_000 };
 
 // ---------------------------------------------------------------------------------------
 // Processes
@@ -218,6 +246,8 @@ const results: BenchResults = {
     git: gitDescription(),
     exactPeaks: true,
     loadAvgAtStart: os.loadavg()[0] ?? NaN,
+    reruns: 0,
+    rerunLimitCores: RUN_FOREIGN_LIMIT_CORES,
     foreignCores: { whole: NaN, perRep: [] },
   },
   throughput: [],
@@ -347,7 +377,10 @@ async function measured(stack: Stack, target: Target, run: () => Promise<LoadRes
 async function runThroughput(stack: Stack, spec: ThroughputSpec, tc: ThroughputCase, rep: number): Promise<void> {
   const shape = shapeFor(spec.size.bytes);
   for (const t of orderFor(rep)) {
-    const sample = await measured(stack, t, () => runLoad({ url: urlOf(stack, t, spec.id), body: REQUEST_BODY, headers: REQUEST_HEADERS, ...shape }));
+    const { value: sample, foreign } = await undisturbed(`${spec.id} via ${t}`, () =>
+      measured(stack, t, () => runLoad({ url: urlOf(stack, t, spec.id), body: REQUEST_BODY, headers: REQUEST_HEADERS, ...shape })),
+    );
+    sample.foreignCores = foreign;
     tc.samples[t][rep] = sample;
     if (sample.non2xx + sample.errors > 0) warn(`${spec.id} via ${t}, repetition ${rep + 1}: ${sample.non2xx} non-2xx, ${sample.errors} errors`);
     log(`  ${spec.id.padEnd(16)} ${t.padEnd(8)} ${sample.rps.toFixed(0).padStart(7)} req/s  p50 ${sample.p50Ms.toFixed(2)} ms  p99 ${sample.p99Ms.toFixed(2)} ms${sample.cpuUsPerReq !== undefined ? `  ${sample.cpuUsPerReq.toFixed(0)} µs CPU/req` : ''}`);
@@ -360,22 +393,27 @@ async function runThroughput(stack: Stack, spec: ThroughputSpec, tc: ThroughputC
 async function runDelay(stack: Stack, rep: number): Promise<void> {
   for (const t of orderFor(rep)) {
     const agent = keepAliveAgent(DELAY_STREAMS);
-    const delays: number[] = [];
+    let delays: number[] = [];
     let events = 0;
+    let foreign = NaN;
     try {
-      for (let round = 0; round < DELAY_ROUNDS; round++) {
-        const runs = await Promise.all(Array.from({ length: DELAY_STREAMS }, () => sseDelays(urlOf(stack, t, PROGRESS_CASE), agent, 15_000)));
-        for (const r of runs) {
-          delays.push(...r.delaysMs);
-          events += r.events;
+      ({ foreign } = await undisturbed(`sse-progress via ${t}`, async () => {
+        delays = [];
+        events = 0;
+        for (let round = 0; round < DELAY_ROUNDS; round++) {
+          const runs = await Promise.all(Array.from({ length: DELAY_STREAMS }, () => sseDelays(urlOf(stack, t, PROGRESS_CASE), agent, 15_000)));
+          for (const r of runs) {
+            delays.push(...r.delaysMs);
+            events += r.events;
+          }
         }
-      }
+      }));
     } finally {
       agent.destroy();
     }
     const expected = DELAY_STREAMS * DELAY_ROUNDS * (PROGRESS_EVENTS + 1);
     if (delays.length !== expected) warn(`SSE delay via ${t}, repetition ${rep + 1}: ${delays.length} timestamped events, expected ${expected}`);
-    results.sseDelay[t][rep] = { p50Ms: percentile(delays, 50), p99Ms: percentile(delays, 99), maxMs: percentile(delays, 100), events };
+    results.sseDelay[t][rep] = { p50Ms: percentile(delays, 50), p99Ms: percentile(delays, 99), maxMs: percentile(delays, 100), events, foreignCores: foreign };
     log(`  sse-progress     ${t.padEnd(8)} delay p50 ${percentile(delays, 50).toFixed(2)} ms  p99 ${percentile(delays, 99).toFixed(2)} ms  max ${percentile(delays, 100).toFixed(2)} ms`);
   }
 }
@@ -385,21 +423,28 @@ async function runFlood(stack: Stack, rep: number): Promise<void> {
     const agent = keepAliveAgent(FLOOD_STREAMS);
     const child = childOf(stack, t);
     try {
-      const before = child ? await child.stats(true) : undefined;
+      let before: ChildStats | undefined;
+      let after: ChildStats | undefined;
       let elapsed = 0;
       let events = 0;
-      for (let round = 0; round < FLOOD_ROUNDS; round++) {
-        const start = performance.now();
-        const counts = await Promise.all(Array.from({ length: FLOOD_STREAMS }, () => sseCount(urlOf(stack, t, FLOOD_CASE), agent, 30_000)));
-        elapsed += performance.now() - start;
-        events += counts.reduce((a, b) => a + b, 0);
-      }
-      const after = child ? await child.stats(false) : undefined;
+      const { foreign } = await undisturbed(`sse-flood via ${t}`, async () => {
+        before = child ? await child.stats(true) : undefined;
+        elapsed = 0;
+        events = 0;
+        for (let round = 0; round < FLOOD_ROUNDS; round++) {
+          const start = performance.now();
+          const counts = await Promise.all(Array.from({ length: FLOOD_STREAMS }, () => sseCount(urlOf(stack, t, FLOOD_CASE), agent, 30_000)));
+          elapsed += performance.now() - start;
+          events += counts.reduce((a, b) => a + b, 0);
+        }
+        after = child ? await child.stats(false) : undefined;
+      });
       const expected = FLOOD_ROUNDS * FLOOD_STREAMS * (FLOOD_EVENTS + 1);
       if (events !== expected) warn(`SSE flood via ${t}, repetition ${rep + 1}: ${events} events, expected ${expected}`);
       results.flood[t][rep] = {
         eventsPerS: (events * 1000) / elapsed,
         events,
+        foreignCores: foreign,
         ...(before && after ? { cpuUsPerEvent: (after.cpuUs - before.cpuUs) / events } : {}),
       };
       log(`  sse-flood        ${t.padEnd(8)} ${((events * 1000) / elapsed).toFixed(0).padStart(7)} events/s`);
@@ -522,8 +567,21 @@ async function startAttack(stack: Stack): Promise<{ stop(): Promise<AttackSummar
 
 async function runFairness(stack: Stack, rep: number): Promise<void> {
   const url = urlOf(stack, 'gateway', FAIR_GOOD);
-  const load = (): Promise<LoadResult> =>
-    runLoad({ url, body: REQUEST_BODY, headers: REQUEST_HEADERS, connections: FAIR.connections, amount: FAIR.amount, durationMs: FAIR.durationMs, overallRate: FAIR.rate });
+  const load = async (): Promise<LoadResult> => {
+    const r = await pacedLoad(url, { rate: FAIR.rate, count: FAIR.amount, durationMs: FAIR.durationMs, maxSockets: FAIR.connections, timeoutMs: 30_000 });
+    return {
+      ok: r.ok,
+      non2xx: r.failed,
+      errors: 0,
+      rps: NaN,
+      p50Ms: percentile(r.latenciesMs, 50),
+      p99Ms: percentile(r.latenciesMs, 99),
+      maxMs: percentile(r.latenciesMs, 100),
+      elapsedMs: NaN,
+      minBytes: NaN,
+      maxBytes: NaN,
+    };
+  };
   let base: LoadResult | undefined;
   let attacked: LoadResult | undefined;
   let summary: AttackSummary | undefined;
@@ -536,15 +594,25 @@ async function runFairness(stack: Stack, rep: number): Promise<void> {
       summary = await attack.stop();
     }
   };
+  let foreign = 0;
+  const baseline = async (): Promise<void> => {
+    const r = await undisturbed('fairness without attack', load);
+    base = r.value;
+    foreign = Math.max(foreign, r.foreign);
+  };
+  const attackedRun = async (): Promise<void> => {
+    foreign = Math.max(foreign, (await undisturbed('fairness under attack', underAttack)).foreign);
+  };
   if (rep % 2 === 0) {
-    base = await load();
-    await underAttack();
+    await baseline();
+    await attackedRun();
   } else {
-    await underAttack();
-    base = await load();
+    await attackedRun();
+    await baseline();
   }
-  if (!attacked || !summary) return;
+  if (!base || !attacked || !summary) return;
   const sample: FairnessSample = {
+    foreignCores: foreign,
     baseP50Ms: base.p50Ms,
     baseP99Ms: base.p99Ms,
     attackP50Ms: attacked.p50Ms,
@@ -569,12 +637,14 @@ async function runMicro(rep: number): Promise<void> {
     ? [{ variant: 'b' as const, bytes: MiB }]
     : (['a', 'b', 'c'] as const).flatMap((variant) => [MiB, 4 * MiB].map((bytes) => ({ variant, bytes })));
   const heap = opts.quick || rep > 0 ? [] : [{ variant: 'a' as const, bytes: 3 * MiB }, { variant: 'b' as const, bytes: 3 * MiB }];
-  const result = await runOnce<MicroResult>('micro-benchmark', {
-    module: 'micro.ts',
-    nodeFlags: ['--expose-gc'],
-    timeoutMs: 120_000,
-    input: { type: 'run', messages, heap, maxMsPerMessage: opts.quick ? 200 : 1_000, maxIterations: opts.quick ? 3 : 40 },
-  });
+  const { value: result } = await undisturbed('floor micro-benchmark', () =>
+    runOnce<MicroResult>('micro-benchmark', {
+      module: 'micro.ts',
+      nodeFlags: ['--expose-gc'],
+      timeoutMs: 120_000,
+      input: { type: 'run', messages, heap, maxMsPerMessage: opts.quick ? 200 : 1_000, maxIterations: opts.quick ? 3 : 40 },
+    }),
+  );
   results.floor[rep] = result.floor;
   if (result.heap.length > 0) results.heap = result.heap;
   log(`  floor ${result.floor.map((f) => `(${f.variant}) ${f.bytes / MiB} MiB ${f.mbPerS.toFixed(0)} MB/s`).join(', ')}`);

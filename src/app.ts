@@ -13,7 +13,7 @@ import replyFrom from '@fastify/reply-from';
 import type { Logger } from 'pino';
 import type { GatewayConfig } from './config/types.js';
 import type { Exchange } from './exchange.js';
-import { refuse } from './errors/local-reply.js';
+import { refuse, refusalReasonOf } from './errors/local-reply.js';
 import { addLogSecrets, configSecrets, createLogger } from './observability/logger.js';
 import { createMetrics, type GatewayMetrics } from './observability/metrics.js';
 import { opsRoutes } from './ops/routes.js';
@@ -97,9 +97,20 @@ export async function buildApp(config: GatewayConfig, opts: BuildAppOptions = {}
     resume,
     log: logger,
     streams,
+    metrics,
     onExchangeEnd: (exchange, status) => {
       for (const listener of exchangeEndListeners) listener(exchange, status);
     },
+  });
+  // One log line and one metric per refused host request (the seller was never contacted).
+  app.addHook('onResponse', (request, reply, done) => {
+    const reason = refusalReasonOf(reply);
+    if (reason !== undefined) {
+      metrics.incRefusal(reason);
+      const agent = (request.params as { agent?: unknown } | undefined)?.agent;
+      logger.info({ agent: typeof agent === 'string' ? agent.slice(0, 64) : null, http_method: request.method, status: reply.statusCode, outcome: 'refused', reason }, 'refused');
+    }
+    done();
   });
   app.route({ method: [...MCP_METHODS], url: '/agents/:agent/mcp', handler });
   app.route({

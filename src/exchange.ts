@@ -19,6 +19,24 @@ export interface RpcPeek {
   readonly toolName: string | undefined;
 }
 
+/**
+ * Methods whose SSE stream is long-lived by design and ended only by the client (MCP
+ * 2026-07-28 `subscriptions/listen`): like the standalone GET stream, it is bounded per
+ * event and by idle time, not cumulatively nor by `sse_deadline_ms`, which would cut a
+ * healthy stream.
+ */
+export const LONG_LIVED_STREAM_METHODS: ReadonlySet<string> = new Set(['subscriptions/listen']);
+
+/**
+ * True when the exchange's SSE stream carries the answer to a request (or a batch): it has
+ * the cumulative bound and `sse_deadline_ms`, and ends once the response has passed.
+ * False for the standalone GET stream and long-lived streams.
+ */
+export function isRequestStream(rpc: RpcPeek): boolean {
+  if (rpc.kind === 'batch') return true;
+  return rpc.kind === 'request' && !(rpc.method !== undefined && LONG_LIVED_STREAM_METHODS.has(rpc.method));
+}
+
 /** How the exchange ended, for the log line and metrics. */
 export type Outcome =
   | 'ok' // seller's answer forwarded unchanged

@@ -153,7 +153,7 @@ export const REASONS = {
     code: 'SERVICE_UNAVAILABLE',
     details: [],
     mayHaveExecuted: true,
-    description: 'The seller closed or reset the connection before its response was complete.',
+    description: 'The seller closed or reset the connection, or sent an unreadable response, after the request was delivered and before its response was complete.',
     source: 'ARCHITECTURE §3',
   },
   upstream_status: {

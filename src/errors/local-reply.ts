@@ -83,6 +83,14 @@ export function answerWithLocalError(exchange: Exchange, reply: FastifyReply, in
  * Refuses the host's request before any seller is contacted (ARCHITECTURE §3, second kind).
  * `id` is the request's id when it could be read, else null.
  */
+/** The refusal reason of each refused reply, for the one log line and metric per refusal (app.ts onResponse hook). */
+const refusals = new WeakMap<FastifyReply, RefusalReason>();
+
+/** The reason `reply` was refused with, or undefined when it was not a refusal. */
+export function refusalReasonOf(reply: FastifyReply): RefusalReason | undefined {
+  return refusals.get(reply);
+}
+
 export function refuse(
   reply: FastifyReply,
   reason: RefusalReason,
@@ -92,6 +100,7 @@ export function refuse(
   extra?: Record<string, unknown>,
 ): FastifyReply {
   const { statusCode, body } = requestRefusal(reason, id, message, extra);
+  refusals.set(reply, reason);
   const text = Buffer.from(JSON.stringify(body));
   if (exchange) {
     exchange.finished = true;

@@ -8,7 +8,8 @@
  * a host or seller chooses never become a label value.
  */
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import { REASONS } from '../errors/codes.js';
+import { REASONS, REFUSALS } from '../errors/codes.js';
+import { DISCOVERY_TARGETS } from '../mcp/discovery-size.js';
 import type { Exchange, Outcome, RpcPeek } from '../exchange.js';
 
 /** Prefix of every gateway metric (the process metrics keep their standard names). */
@@ -42,8 +43,11 @@ export const METHOD_LABELS: ReadonlySet<string> = new Set([
   'notifications/roots/list_changed',
 ]);
 
-/** Discovery surfaces with a size target (AdCP "Managing response size", "Discovery responses stay small"); others are `other`. */
-export const DISCOVERY_SURFACES: ReadonlySet<string> = new Set(['tools/list', 'get_adcp_capabilities']);
+/**
+ * Discovery surfaces with a size target (AdCP "Managing response size", "Discovery responses
+ * stay small"; the names of `DiscoverySurface` in src/mcp/discovery-size.ts); others are `other`.
+ */
+export const DISCOVERY_SURFACES: ReadonlySet<string> = new Set(Object.keys(DISCOVERY_TARGETS));
 
 /** Duration buckets in seconds: 5 ms .. 60 s (longer SSE streams land in +Inf). */
 export const DURATION_BUCKETS_SECONDS: readonly number[] = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
@@ -75,12 +79,16 @@ export interface GatewayMetrics {
   /** Counts one finished exchange: a listener for `app.gateway.onExchangeEnd`. */
   observeExchange(exchange: Exchange): void;
   /**
-   * Counts one discovery response over its size target (`surface`: `tools/list`,
-   * `get_adcp_capabilities`; anything else is counted as `other`).
+   * Counts one discovery surface over its size target (`surface`: a `DiscoverySurface`
+   * name; anything else is counted as `other`).
    */
   incDiscoveryOvershoot(agent: string, surface: string): void;
   /** Counts one config reload attempt. */
   incConfigReload(result: 'ok' | 'error'): void;
+  /** Counts one host request refused before any seller was contacted (`reason`: docs/errors.md refusals). */
+  incRefusal(reason: string): void;
+  /** Counts one SSE event dropped from a stream that answers no request (standalone GET, long-lived), by breach reason. */
+  incSseEventDropped(agent: string, reason: string): void;
 }
 
 /** A bounded `reason` label for a local error, or undefined when the exchange is no limit breach. */
@@ -158,6 +166,18 @@ export function createMetrics(opts: CreateMetricsOptions = {}): GatewayMetrics {
     labelNames: ['result'] as const,
     registers,
   });
+  const refusals = new Counter({
+    name: `${METRIC_PREFIX}refusals_total`,
+    help: 'Host requests refused before any seller was contacted, by reason (docs/errors.md).',
+    labelNames: ['reason'] as const,
+    registers,
+  });
+  const dropped = new Counter({
+    name: `${METRIC_PREFIX}sse_events_dropped_total`,
+    help: 'SSE events dropped from streams that answer no request (standalone GET, long-lived) for breaking a bound, by reason.',
+    labelNames: ['agent', 'reason'] as const,
+    registers,
+  });
   reloads.inc({ result: 'ok' }, 0);
   reloads.inc({ result: 'error' }, 0);
 
@@ -183,6 +203,12 @@ export function createMetrics(opts: CreateMetricsOptions = {}): GatewayMetrics {
     },
     incConfigReload(result) {
       reloads.inc({ result });
+    },
+    incRefusal(reason) {
+      refusals.inc({ reason: Object.hasOwn(REFUSALS, reason) ? reason : 'other' });
+    },
+    incSseEventDropped(agent, reason) {
+      dropped.inc({ agent, reason: Object.hasOwn(REASONS, reason) ? reason : 'other' });
     },
   };
 }

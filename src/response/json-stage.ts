@@ -14,6 +14,7 @@ import { answerWithLocalError } from '../errors/local-reply.js';
 import { checkJsonBounds } from '../mcp/json-bounds.js';
 import { readBoundedBody } from './read-body.js';
 import type { BodySource } from './body-source.js';
+import type { PipelineHooks } from './pipeline.js';
 import { rewriteResponse } from './rewrite.js';
 
 export interface UpstreamBody {
@@ -30,7 +31,7 @@ export interface UpstreamResponse {
 }
 
 /** A 2xx `application/json` answer: the MCP message (or batch) the host waits for. */
-export async function handleJsonBody(exchange: Exchange, reply: FastifyReply, res: UpstreamResponse): Promise<void> {
+export async function handleJsonBody(exchange: Exchange, reply: FastifyReply, res: UpstreamResponse, hooks: PipelineHooks): Promise<void> {
   const { limits } = exchange;
   const read = await readBoundedBody(exchange, res.body, res.headers['content-length'], limits.max_response_bytes);
   if (!read.ok) {
@@ -72,6 +73,7 @@ export async function handleJsonBody(exchange: Exchange, reply: FastifyReply, re
     exchange.actions.push(rewritten.action);
     reply.header('content-type', 'application/json');
   }
+  hooks.onResponseMessage(rewritten.message, out.length);
   sendBody(exchange, reply, res.statusCode, out, rewritten.changed ? 'rewritten' : 'ok');
 }
 

@@ -17,7 +17,7 @@
  *      - 1xx/3xx                -> SERVICE_UNAVAILABLE `upstream_not_mcp`
  */
 import type { FastifyBaseLogger, FastifyReply } from 'fastify';
-import type { Exchange } from '../exchange.js';
+import { isRequestStream, type Exchange } from '../exchange.js';
 import { answerWithLocalError } from '../errors/local-reply.js';
 import { bodyKind } from './content-type.js';
 import { handleJsonBody, handlePassThroughBody, type UpstreamBody } from './json-stage.js';
@@ -37,6 +37,14 @@ export interface PipelineHooks {
   onSseStart(end: () => void): void;
   /** Called once when that SSE stream is over, whatever ended it. */
   onSseEnd(): void;
+  /** An event broke a bound on a stream that answers no request and was dropped (sse-stage.ts). */
+  onSseEventDropped(reason: string): void;
+  /**
+   * The seller's response to the exchange's request, as forwarded: the parsed message (after
+   * any rewrite) and the UTF-8 bytes of it the host receives (JSON body or SSE event data).
+   * For observation only (discovery sizes); must not throw or change anything.
+   */
+  onResponseMessage(message: unknown, bytes: number): void;
 }
 
 export async function handleUpstreamResponse(
@@ -72,7 +80,7 @@ export async function handleUpstreamResponse(
   // bytes at the limit, each decoding layer at the limit + SSE_DECODED_SLACK_BYTES, slack
   // that lets the cumulative bound trip first on real output (it counts the final layer's
   // chunks, which are at most DECODER_CHUNK_BYTES each). test/regressions/compressed-flood.test.ts
-  const requestStream = exchange.rpc.kind === 'request' || exchange.rpc.kind === 'batch';
+  const requestStream = isRequestStream(exchange.rpc);
   const body = !sse
     ? openBodySource(res.stream, encoding.codings, limitBytes)
     : requestStream && encoding.codings.length > 0
@@ -81,7 +89,7 @@ export async function handleUpstreamResponse(
   const upstream = { statusCode: status, headers: res.headers, body };
   if (status >= 200 && status < 300) {
     if (sse) return handleSseBody(exchange, reply, upstream, log, hooks);
-    if (kind === 'json') return handleJsonBody(exchange, reply, upstream);
+    if (kind === 'json') return handleJsonBody(exchange, reply, upstream, hooks);
     if (kind === 'none') return handlePassThroughBody(exchange, reply, upstream);
     return fail('upstream_not_mcp');
   }

@@ -29,7 +29,7 @@
 import type { ServerResponse } from 'node:http';
 import type { FastifyBaseLogger, FastifyReply } from 'fastify';
 import { createParser, type EventSourceMessage, type ParseError } from 'eventsource-parser';
-import type { Exchange } from '../exchange.js';
+import { isRequestStream, type Exchange } from '../exchange.js';
 import { answerWithLocalError, type LocalErrorInput } from '../errors/local-reply.js';
 import { GatewayAbortError } from '../errors/abort.js';
 import { checkJsonBounds } from '../mcp/json-bounds.js';
@@ -60,10 +60,10 @@ export async function handleSseBody(
 ): Promise<void> {
   const { limits, rpc } = exchange;
   const raw = reply.raw;
-  const isRequestStream = rpc.kind === 'request' || rpc.kind === 'batch';
+  const requestStream = isRequestStream(rpc);
   const perEventLimit = limits.max_sse_event_bytes;
   // The request's count, seeded from its resume token on a Last-Event-ID reconnect.
-  const cumulative = isRequestStream ? new ByteBudget(limits.max_response_bytes, 'sse_cumulative', exchange.stream.usedBytes) : undefined;
+  const cumulative = requestStream ? new ByteBudget(limits.max_response_bytes, 'sse_cumulative', exchange.stream.usedBytes) : undefined;
 
   // Headers go out now: the host sees its stream start before the first event.
   reply.hijack();
@@ -81,11 +81,12 @@ export async function handleSseBody(
     if (!raw.write(frame)) needDrain = true;
   };
   const fail = (input: LocalErrorInput): void => {
-    if (isRequestStream) {
+    if (requestStream) {
       answerWithLocalError(exchange, reply, input);
     } else {
       log.warn({ agent: exchange.agent.name, reason: input.reason, observed_bytes: input.observedBytes }, 'standalone SSE stream: event dropped');
       exchange.reason = input.reason;
+      hooks.onSseEventDropped(input.reason);
     }
   };
   const endPlainly = (outcome: 'ok' | 'rewritten' | 'resumable_end'): void => {
@@ -120,11 +121,14 @@ export async function handleSseBody(
       if (message !== undefined && isResponseToExchange(exchange, message)) {
         final = true;
         const rewritten = rewriteResponse(exchange, message);
+        let outBytes = dataBytes;
         if (rewritten.changed) {
           data = JSON.stringify(rewritten.message);
-          exchange.bytesSaved += dataBytes - Buffer.byteLength(data);
+          outBytes = Buffer.byteLength(data);
+          exchange.bytesSaved += dataBytes - outBytes;
           exchange.actions.push(rewritten.action);
         }
+        hooks.onResponseMessage(rewritten.message, outBytes);
       }
     }
     // A non-empty seller id goes out as a resume token carrying the exact count through this
@@ -167,10 +171,14 @@ export async function handleSseBody(
   };
   // sse_deadline_ms runs from the stream's first start, across resumes.
   const deadlineLeft = Math.max(0, exchange.stream.startedAt + limits.sse_deadline_ms - Date.now());
-  const deadlineTimer = setTimeout(() => onTimeout({ reason: 'sse_deadline', limitMs: limits.sse_deadline_ms }), deadlineLeft);
+  // Only a request's stream has a deadline: the standalone GET stream and long-lived streams
+  // have no natural end (ARCHITECTURE §5); the idle timeout bounds them.
+  const deadlineTimer = requestStream
+    ? setTimeout(() => onTimeout({ reason: 'sse_deadline', limitMs: limits.sse_deadline_ms }), deadlineLeft)
+    : undefined;
   const onTimeout = (input: LocalErrorInput): void => {
     if (exchange.finished) return;
-    if (isRequestStream) answerWithLocalError(exchange, reply, input);
+    if (requestStream) answerWithLocalError(exchange, reply, input);
     else {
       exchange.reason = input.reason;
       endPlainly('resumable_end');
@@ -241,13 +249,13 @@ export async function handleSseBody(
   } finally {
     recordCounts(exchange, source);
     hooks.onSseEnd();
-    clearTimeout(deadlineTimer);
+    if (deadlineTimer) clearTimeout(deadlineTimer);
     if (idleTimer) clearTimeout(idleTimer);
     if (!source.stream.destroyed) source.stream.destroy();
   }
 
   function onUpstreamEnd(): void {
-    if (!isRequestStream) return endPlainly('ok');
+    if (!requestStream) return endPlainly('ok');
     if (exchange.lastEventIdSent !== undefined) return endPlainly('resumable_end');
     answerWithLocalError(exchange, reply, {
       reason: 'upstream_reset',

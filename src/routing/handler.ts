@@ -6,7 +6,7 @@
 import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify';
 import type { GatewayConfig } from '../config/types.js';
 import { parseMaxResponseBytesHeader, resolveCallLimits } from '../config/resolve.js';
-import { createExchange, type Exchange, type RpcPeek } from '../exchange.js';
+import { createExchange, isRequestStream, type Exchange, type RpcPeek } from '../exchange.js';
 import { answerWithLocalError, refuse } from '../errors/local-reply.js';
 import { GatewayAbortError, findGatewayAbort } from '../errors/abort.js';
 import { checkJsonBounds } from '../mcp/json-bounds.js';
@@ -18,6 +18,8 @@ import { filterResponseHeaders } from '../response/headers.js';
 import { handleUpstreamResponse } from '../response/pipeline.js';
 import type { ResumeCodec, ResumeState } from '../resume/token.js';
 import type { UpstreamDispatcher } from './dispatcher.js';
+import type { GatewayMetrics } from '../observability/metrics.js';
+import { CAPABILITIES_TOOL, measureDiscovery } from '../mcp/discovery-size.js';
 
 export interface HandlerDeps {
   getConfig(): GatewayConfig;
@@ -26,6 +28,7 @@ export interface HandlerDeps {
   log: FastifyBaseLogger;
   /** Open SSE streams to hosts, each with the function that ends it plainly (graceful shutdown). */
   streams: Map<Exchange, () => void>;
+  metrics: GatewayMetrics;
   /** Called once per exchange when the host's response is over (metrics). After the log line. */
   onExchangeEnd?: (exchange: Exchange, hostStatus: number) => void;
 }
@@ -82,7 +85,7 @@ export function createMcpHandler(deps: HandlerDeps) {
       usedBytes: resumed ? resumed.usedBytes : 0,
       resumeFrom: resumed?.upstreamId,
     };
-    const requestStream = rpc.kind === 'request' || rpc.kind === 'batch';
+    const requestStream = isRequestStream(rpc);
     const exchange = createExchange({
       agent,
       rpc,
@@ -147,6 +150,8 @@ export function createMcpHandler(deps: HandlerDeps) {
             deps.streams.set(exchange, end);
           },
           onSseEnd: () => void deps.streams.delete(exchange),
+          onSseEventDropped: (reason: string) => deps.metrics.incSseEventDropped(agent.name, reason),
+          onResponseMessage: (message: unknown, bytes: number) => observeDiscovery(exchange, message, bytes, deps),
         };
         handleUpstreamResponse(exchange, reply, res as never, log, hooks).then(
           () => {
@@ -158,6 +163,24 @@ export function createMcpHandler(deps: HandlerDeps) {
       onError: (_rep, { error }) => onUpstreamError(exchange, reply, error, requestStarted),
     });
   };
+}
+
+/**
+ * Discovery sizes (AdCP "Managing response size"): a `tools/list` page over 128 KiB, a
+ * `get_adcp_capabilities` document over 64 KiB, or a counterparty-asserted field over its
+ * budget is a warning and a metric, never a rejection below the limit.
+ */
+function observeDiscovery(exchange: Exchange, message: unknown, bytes: number, deps: HandlerDeps): void {
+  const { method, toolName } = exchange.rpc;
+  if (method !== 'tools/list' && toolName !== CAPABILITIES_TOOL) return;
+  for (const m of measureDiscovery({ method, toolName, message, bytes })) {
+    if (!m.over) continue;
+    deps.metrics.incDiscoveryOvershoot(exchange.agent.name, m.surface);
+    deps.log.warn(
+      { agent: exchange.agent.name, surface: m.surface, bytes: m.bytes, target_bytes: m.target_bytes },
+      'discovery response over its size target (AdCP managing-response-size)',
+    );
+  }
 }
 
 /**

@@ -239,21 +239,24 @@ describe('metrics after real exchanges', () => {
 });
 
 describe('metrics: counters for other parts of the gateway', () => {
-  test('discovery overshoots by bounded surface, config reloads by result', async () => {
+  test('discovery overshoots by bounded surface, refusals by bounded reason, config reloads by result', async () => {
     const metrics = createMetrics();
-    metrics.incDiscoveryOvershoot('s', 'tools/list');
-    metrics.incDiscoveryOvershoot('s', 'tools/list');
+    metrics.incDiscoveryOvershoot('s', 'tools_list_page');
+    metrics.incDiscoveryOvershoot('s', 'tools_list_page');
     metrics.incDiscoveryOvershoot('s', 'get_adcp_capabilities');
+    metrics.incRefusal('unknown_agent');
+    metrics.incRefusal('not-a-reason');
     metrics.incDiscoveryOvershoot('s', 'some_seller_tool');
     metrics.incConfigReload('ok');
     metrics.incConfigReload('error');
     metrics.incConfigReload('error');
     const samples = parseExposition(await metrics.render());
     assert.deepEqual(series(samples, 'adcp_gateway_discovery_size_overshoot_total'), {
-      'agent=s,surface=tools/list': 2,
+      'agent=s,surface=tools_list_page': 2,
       'agent=s,surface=get_adcp_capabilities': 1,
       'agent=s,surface=other': 1,
     });
+    assert.deepEqual(series(samples, 'adcp_gateway_refusals_total'), { 'reason=unknown_agent': 1, 'reason=other': 1 });
     assert.deepEqual(series(samples, 'adcp_gateway_config_reloads_total'), { 'result=ok': 1, 'result=error': 2 });
   });
 
