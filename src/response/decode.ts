@@ -31,6 +31,7 @@
  * ~14 MB RSS per open decoder at lgwin 24, ~2.8 MB at the encoders' default lgwin 22
  * (gzip/deflate windows are 32 KiB). Offer `br` only to agents that need it.
  */
+import { drainOrClose } from './drain.js';
 import type { Transform, TransformOptions } from 'node:stream';
 import zlib from 'node:zlib';
 import { ByteBudget } from './byte-budget.js';
@@ -385,15 +386,7 @@ class DecoderChain {
   private drained(i: number): Promise<void> {
     const decoder = this.decoders[i];
     if (decoder === undefined || this.stopped) return Promise.resolve();
-    return new Promise((resolve) => {
-      const done = (): void => {
-        decoder.off('drain', done);
-        decoder.off('close', done);
-        resolve();
-      };
-      decoder.on('drain', done);
-      decoder.on('close', done);
-    });
+    return drainOrClose(decoder);
   }
 
   /** Opens layer `i`'s decoder on its first input bytes and wires its output. */

@@ -26,7 +26,6 @@
  * client reconnect into the same event. That holds for an endless `data:` line too: the
  * rest of that event is skipped up to the next blank line, then parsing resumes.
  */
-import type { ServerResponse } from 'node:http';
 import type { FastifyBaseLogger, FastifyReply } from 'fastify';
 import { createParser, type EventSourceMessage, type ParseError } from 'eventsource-parser';
 import { isRequestStream, type Exchange } from '../exchange.js';
@@ -39,6 +38,7 @@ import { encodeSseComment, encodeSseEvent, encodeSseRetry } from './sse-encode.j
 import { isResponseToExchange, rewriteResponse } from './rewrite.js';
 import type { UpstreamResponse } from './json-stage.js';
 import { bodyErrorToLocal, recordCounts } from './body-source.js';
+import { drainOrClose } from './drain.js';
 import type { PipelineHooks } from './pipeline.js';
 
 /** Slack over `max_sse_event_bytes` for the parser's pending line buffer (field names, line breaks). */
@@ -263,17 +263,4 @@ export async function handleSseBody(
       observedBytes: cumulative?.used ?? exchange.bytesFromSeller,
     });
   }
-}
-
-/** Resolves when the host's socket drains or closes (a host that disappears must not hang the loop). */
-function drainOrClose(raw: ServerResponse): Promise<void> {
-  return new Promise((resolve) => {
-    const done = (): void => {
-      raw.off('drain', done);
-      raw.off('close', done);
-      resolve();
-    };
-    raw.on('drain', done);
-    raw.on('close', done);
-  });
 }
