@@ -30,7 +30,7 @@ export const ADCP_CODES = {
     jsonRpcCode: -32050,
     recoveryNarrowable: 'correctable',
     recoveryOther: 'terminal',
-    description: "The seller's answer broke a byte, JSON depth or JSON node bound; nothing of it was forwarded.",
+    description: "The seller's answer broke a byte, JSON depth or JSON node bound; the host gets this error instead of the answer (on SSE, events complete before the bound are forwarded first).",
     source: 'mcp-response-extraction §Size Limits; ARCHITECTURE §3',
   },
   SERVICE_UNAVAILABLE: {
@@ -160,15 +160,22 @@ export const REASONS = {
     code: 'SERVICE_UNAVAILABLE',
     details: ['upstream_status'],
     mayHaveExecuted: true,
-    description: 'The seller answered with an HTTP 5xx status.',
+    description: 'The seller answered with an HTTP 5xx status, or with any error status to a resumed request stream (whose request would otherwise never be answered).',
     source: 'ARCHITECTURE §3',
   },
   upstream_not_mcp: {
     code: 'SERVICE_UNAVAILABLE',
     details: ['upstream_status'],
     mayHaveExecuted: true,
-    description: 'The seller answered 2xx but not with JSON or SSE, or with a body that is not a JSON-RPC message.',
+    description: "The seller answered 2xx but not with JSON or SSE, or with a body that is not a JSON-RPC message or not the response to the request's id.",
     source: 'ARCHITECTURE §3',
+  },
+  gateway_shutdown: {
+    code: 'SERVICE_UNAVAILABLE',
+    details: [],
+    mayHaveExecuted: true,
+    description: 'The gateway shut down while the request\'s SSE stream had sent no event id to resume from.',
+    source: 'ARCHITECTURE §3 and §4',
   },
   unsupported_encoding: {
     code: 'SERVICE_UNAVAILABLE',

@@ -20,6 +20,7 @@ import type { Exchange } from '../exchange.js';
 import { buildAdcpError, localErrorMessage, requestRefusal } from '../mcp/local-error.js';
 import type { AdcpErrorReason, RefusalReason } from './codes.js';
 import { encodeSseEvent } from '../response/sse-encode.js';
+import { SSE_RESPONSE_HEADERS } from '../response/sse-headers.js';
 import { GatewayAbortError } from './abort.js';
 
 /** What a local error needs to know beyond the exchange (docs/errors.md lists the reasons). */
@@ -35,6 +36,12 @@ export interface LocalErrorInput {
 
 /** Response headers kept on a locally made answer (everything else the seller sent is dropped). */
 const KEPT_ON_LOCAL_REPLY = new Set(['mcp-session-id']);
+
+function keptHeaders(reply: FastifyReply): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(reply.getHeaders())) if (KEPT_ON_LOCAL_REPLY.has(name) && typeof value === 'string') out[name] = value;
+  return out;
+}
 
 /**
  * Answers the host with a minted AdCP error for this exchange, in whichever form is still
@@ -64,6 +71,16 @@ export function answerWithLocalError(exchange: Exchange, reply: FastifyReply, in
       }
       raw.end();
     }
+    return;
+  }
+  if (answerable && exchange.stream.resumeFrom !== undefined && !raw.headersSent && !reply.sent) {
+    // A Last-Event-ID resume is a GET whose client reads SSE, not JSON: the request it
+    // resumes is answered by one final event on a stream of its own.
+    const frame = encodeSseEvent({ event: 'message', data: body });
+    exchange.bytesToHost += Buffer.byteLength(frame);
+    reply.hijack();
+    raw.writeHead(200, { ...SSE_RESPONSE_HEADERS, ...keptHeaders(reply) });
+    raw.end(frame);
     return;
   }
   if (raw.headersSent || reply.sent) {

@@ -88,7 +88,8 @@ const MESSAGES: { readonly [R in AdcpErrorReason]: (d: GatewayErrorDetails) => s
   upstream_status: (d) =>
     d.upstream_status === undefined ? 'The seller answered with a server error' : `The seller answered with HTTP status ${d.upstream_status}`,
   upstream_not_mcp: () => "The seller's answer was not an MCP JSON-RPC message",
-  unsupported_encoding: () => "The seller's response used a content encoding the gateway cannot decode",
+  unsupported_encoding: () => "The seller's response used a content encoding the gateway did not ask for or cannot decode",
+  gateway_shutdown: () => 'The gateway shut down before the seller answered, with no point to resume the stream from',
 };
 
 const MUTATION_WARNING = '; the seller may have completed the operation, so re-read its state before retrying.';

@@ -15,7 +15,7 @@ import { checkJsonBounds } from '../mcp/json-bounds.js';
 import { readBoundedBody } from './read-body.js';
 import type { BodySource } from './body-source.js';
 import type { PipelineHooks } from './pipeline.js';
-import { rewriteResponse } from './rewrite.js';
+import { isResponseToExchange, rewriteResponse } from './rewrite.js';
 
 export interface UpstreamBody {
   statusCode: number;
@@ -61,7 +61,9 @@ export async function handleJsonBody(exchange: Exchange, reply: FastifyReply, re
     answerWithLocalError(exchange, reply, notMcp);
     return;
   }
-  if (!isJsonRpcPayload(message)) {
+  // A request is answered by the response carrying its id, nothing else: a wrong id, a
+  // batch for a single request (the host would wait for its id until it times out).
+  if (!isJsonRpcPayload(message) || (exchange.rpc.kind === 'request' && !isResponseToExchange(exchange, message))) {
     answerWithLocalError(exchange, reply, notMcp);
     return;
   }
@@ -78,14 +80,38 @@ export async function handleJsonBody(exchange: Exchange, reply: FastifyReply, re
 }
 
 /** A seller's 4xx (or other non-2xx, non-5xx) answer: passes through as it is, its body bounded (ARCHITECTURE §3). */
-export async function handlePassThroughBody(exchange: Exchange, reply: FastifyReply, res: UpstreamResponse): Promise<void> {
-  const read = await readBoundedBody(exchange, res.body, res.headers['content-length'], exchange.limits.max_response_bytes);
+export async function handlePassThroughBody(
+  exchange: Exchange,
+  reply: FastifyReply,
+  res: UpstreamResponse,
+  opts: { emptyOnly?: boolean; jsonBounds?: boolean } = {},
+): Promise<void> {
+  const { limits } = exchange;
+  const read = await readBoundedBody(exchange, res.body, res.headers['content-length'], limits.max_response_bytes);
   if (!read.ok) {
     if (read.error) answerWithLocalError(exchange, reply, read.error);
     return;
   }
   if (exchange.finished) return;
-  sendBody(exchange, reply, res.statusCode, read.body, 'ok');
+  const body = read.body;
+  if (opts.emptyOnly && body.length > 0 && exchange.rpc.kind !== 'none') {
+    answerWithLocalError(exchange, reply, { reason: 'upstream_not_mcp', limitBytes: limits.max_response_bytes, observedBytes: body.length, upstreamStatus: res.statusCode });
+    return;
+  }
+  if (opts.jsonBounds) {
+    const bounds = checkJsonBounds(body, { maxDepth: limits.max_json_depth, maxNodes: limits.max_json_nodes });
+    if (!bounds.ok) {
+      answerWithLocalError(exchange, reply, {
+        reason: bounds.reason,
+        limitBytes: limits.max_response_bytes,
+        observedBytes: body.length,
+        limit: bounds.limit,
+        observed: bounds.observed,
+      });
+      return;
+    }
+  }
+  sendBody(exchange, reply, res.statusCode, body, 'ok');
 }
 
 function sendBody(exchange: Exchange, reply: FastifyReply, status: number, body: Buffer, outcome: 'ok' | 'rewritten'): void {

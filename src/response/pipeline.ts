@@ -11,9 +11,11 @@
  *                                  -> structure bounds -> rewrite -> encode
  *      - 2xx application/json   -> json-stage: bounded buffer (raw bytes) -> structure bounds
  *                                  -> parse -> rewrite -> original bytes or re-serialized
- *      - 2xx, no Content-Type   -> passed through, bounded (202 for a notification, DELETE)
+ *      - 2xx, no Content-Type   -> passed through when empty (202 for a notification, DELETE);
+ *                                  a body there -> `upstream_not_mcp`
  *      - other 2xx (HTML, ...)  -> SERVICE_UNAVAILABLE `upstream_not_mcp`
- *      - 4xx                    -> passed through as it is, body bounded
+ *      - 4xx                    -> passed through as it is, body bounded (a JSON body also by
+ *                                  depth/nodes); to a resumed request stream -> `upstream_status`
  *      - 1xx/3xx                -> SERVICE_UNAVAILABLE `upstream_not_mcp`
  */
 import type { FastifyBaseLogger, FastifyReply } from 'fastify';
@@ -66,9 +68,14 @@ export async function handleUpstreamResponse(
     answerWithLocalError(exchange, reply, { reason, limitBytes, observedBytes: 0, upstreamStatus: status });
   };
 
+  const requestStream = isRequestStream(exchange.rpc);
   if (status >= 500) return fail('upstream_status');
+  // A resumed request stream the seller refuses (405, 404, ...) would leave the host's request
+  // unanswered forever: answer its id instead (found by a new user: the SDK client hung).
+  if (status >= 400 && requestStream && exchange.stream.resumeFrom !== undefined) return fail('upstream_status');
   const encoding = parseContentEncoding(res.headers['content-encoding']);
-  if (!encoding.ok) return fail('unsupported_encoding');
+  // Only codings the gateway asked this agent for (`accept_encoding`): anything else is refused, not decoded.
+  if (!encoding.ok || !encoding.codings.every((c) => exchange.agent.accept_encoding.includes(c))) return fail('unsupported_encoding');
 
   const kind = bodyKind(res.headers['content-type']);
   const sse = kind === 'sse' && status >= 200 && status < 300;
@@ -80,7 +87,6 @@ export async function handleUpstreamResponse(
   // bytes at the limit, each decoding layer at the limit + SSE_DECODED_SLACK_BYTES, slack
   // that lets the cumulative bound trip first on real output (it counts the final layer's
   // chunks, which are at most DECODER_CHUNK_BYTES each). test/regressions/compressed-flood.test.ts
-  const requestStream = isRequestStream(exchange.rpc);
   const body = !sse
     ? openBodySource(res.stream, encoding.codings, limitBytes)
     : requestStream && encoding.codings.length > 0
@@ -90,9 +96,10 @@ export async function handleUpstreamResponse(
   if (status >= 200 && status < 300) {
     if (sse) return handleSseBody(exchange, reply, upstream, log, hooks);
     if (kind === 'json') return handleJsonBody(exchange, reply, upstream, hooks);
-    if (kind === 'none') return handlePassThroughBody(exchange, reply, upstream);
+    // No Content-Type: fine for an empty 202/204/DELETE answer; a body there is not MCP.
+    if (kind === 'none') return handlePassThroughBody(exchange, reply, upstream, { emptyOnly: true });
     return fail('upstream_not_mcp');
   }
-  if (status >= 400) return handlePassThroughBody(exchange, reply, upstream);
+  if (status >= 400) return handlePassThroughBody(exchange, reply, upstream, { jsonBounds: kind === 'json' });
   return fail('upstream_not_mcp');
 }

@@ -21,10 +21,18 @@
  * not a response to the request), list results with their `nextCursor`, and batches all go
  * out as the seller's bytes. Everything not rewritten is returned unchanged
  * (`changed: false`), so the caller sends the seller's original bytes.
+ *
+ * Number precision: a changed message is re-serialized by the caller (`JSON.stringify`), so
+ * every number outside strings (in `structuredContent`, `_meta`, the id...) goes through a
+ * JavaScript double. When the seller's raw message has a number that can't survive that
+ * ({@link hasLossyNumber}: `9007199254740993` became `9007199254740992`,
+ * test/regressions/big-number-precision.test.ts), nothing is rewritten and the seller's bytes
+ * go out. Numbers inside text items are checked by `normalizeToolResult`.
  */
 import { deliversTaskResultInTasksGet } from '../mcp/revision.js';
 import type { Exchange } from '../exchange.js';
 import { normalizeToolResult } from '../mcp/normalize.js';
+import { hasLossyNumber } from '../mcp/json-numbers.js';
 
 /** Methods whose response `result` is a `CallToolResult`. */
 export const TOOL_RESULT_METHODS: ReadonlySet<string> = new Set(['tools/call', 'tasks/result']);
@@ -49,7 +57,16 @@ export function isResponseToExchange(exchange: Exchange, message: unknown): bool
   return message.id === exchange.rpc.id && (Object.hasOwn(message, 'result') || Object.hasOwn(message, 'error'));
 }
 
-export function rewriteResponse(exchange: Exchange, message: unknown): RewriteOutcome {
+/**
+ * Normalizes the tool result in `message`, the parsed form of `raw` when given.
+ *
+ * `raw`: the exact JSON text `message` was parsed from (the JSON path's body bytes, the SSE
+ * path's event data). A rewrite that would otherwise apply is refused (`changed: false`) when
+ * `raw` has a lossy number outside strings; checked only after normalization found something
+ * to change, so messages left alone cost nothing extra. Without `raw` no such check is made:
+ * every stage that re-serializes the outcome must pass it.
+ */
+export function rewriteResponse(exchange: Exchange, message: unknown, raw?: string | Uint8Array): RewriteOutcome {
   const { rpc } = exchange;
   if (!exchange.normalize || rpc.method === undefined) return UNCHANGED(message);
   const location = toolResultLocation(rpc.method, exchange.protocolVersion);
@@ -75,6 +92,8 @@ export function rewriteResponse(exchange: Exchange, message: unknown): RewriteOu
     maxNodes: limits.max_json_nodes,
   });
   if (!out.changed) return UNCHANGED(message);
+  // The caller would re-serialize the whole message through doubles: refuse if that loses digits.
+  if (raw !== undefined && hasLossyNumber(raw)) return UNCHANGED(message);
   const nextResult = location === 'result' ? out.result : copyReplacing(result, 'result', out.result);
   return { changed: true, message: copyReplacing(m, 'result', nextResult), action: out.action };
 }

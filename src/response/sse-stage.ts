@@ -39,17 +39,12 @@ import { isResponseToExchange, rewriteResponse } from './rewrite.js';
 import type { UpstreamResponse } from './json-stage.js';
 import { bodyErrorToLocal, recordCounts } from './body-source.js';
 import { drainOrClose } from './drain.js';
+import { SSE_RESPONSE_HEADERS } from './sse-headers.js';
 import type { PipelineHooks } from './pipeline.js';
 
 /** Slack over `max_sse_event_bytes` for the parser's pending line buffer (field names, line breaks). */
 export const SSE_PENDING_SLACK_BYTES = 64 * 1024;
 
-/** Response headers for an SSE stream to the host (ARCHITECTURE §5: never buffered or transformed). */
-export const SSE_RESPONSE_HEADERS: Readonly<Record<string, string>> = Object.freeze({
-  'content-type': 'text/event-stream',
-  'cache-control': 'no-cache, no-transform',
-  'x-accel-buffering': 'no',
-});
 
 export async function handleSseBody(
   exchange: Exchange,
@@ -185,7 +180,12 @@ export async function handleSseBody(
     }
   };
   armIdle();
-  hooks.onSseStart(() => endPlainly('resumable_end'));
+  // Shutdown: end plainly so the client resumes with its last token; a request stream that
+  // sent no event id yet has nothing to resume from, so its request is answered instead.
+  hooks.onSseStart(() => {
+    if (requestStream && exchange.lastEventIdSent === undefined) answerWithLocalError(exchange, reply, { reason: 'gateway_shutdown' });
+    else endPlainly('resumable_end');
+  });
 
   /**
    * Counts and parses one slice; false once the cumulative bound broke. `atBoundary`: the
@@ -241,6 +241,9 @@ export async function handleSseBody(
         await drainOrClose(raw);
       }
     }
+    // A last event ended by a lone CR (valid SSE line ending) is still pending in the parser:
+    // an LF completes that line ending; after a complete event it is a no-op blank line.
+    if (!exchange.finished && !skippingToBoundary) parser.feed('\n');
     if (!exchange.finished) onUpstreamEnd();
   } catch (err) {
     const local = bodyErrorToLocal(exchange, err, limits.max_response_bytes, cumulative?.used ?? source.decoded.used);

@@ -1,0 +1,134 @@
+/**
+ * Failures a new user found by trying to break the gateway (one test each, named after it).
+ * Input and expectation in each test's comment. Real gateway, raw seller on 127.0.0.1.
+ */
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import zlib from 'node:zlib';
+import type { ServerResponse } from 'node:http';
+import { startRawSeller, toolResponse, type RawSeller, type SeenRequest } from '../support/raw-seller.js';
+import { startGateway, type RunningGateway } from '../helpers/gateway.js';
+import { rawPost, sseMessages, toolCall } from '../helpers/raw.js';
+
+let seller: RawSeller;
+let gw: RunningGateway;
+let answer: (req: SeenRequest, res: ServerResponse) => void = () => {};
+
+before(async () => {
+  seller = await startRawSeller((req, res) => answer(req, res));
+  gw = await startGateway(
+    `log_level: silent\nresume:\n  secret: new-user-findings-secret-0123456789abc\nagents:\n  s:\n    url: ${seller.url}\n  plain:\n    url: ${seller.url}\n    accept_encoding: [identity]\n`,
+  );
+});
+after(async () => {
+  await gw.close();
+  await seller.close();
+});
+
+type Err = { code: string; details: Record<string, unknown> };
+const toolErr = (m: unknown) => (m as { result: { structuredContent: { adcp_error: Err } } }).result.structuredContent.adcp_error;
+const call = (id: number, agent = 's') => rawPost(gw.agentUrl(agent), toolCall(id, 'create_media_buy'), { 'mcp-protocol-version': '2025-11-25' });
+
+describe('found by a new user', () => {
+  test('shutdown before the first event id: the request is answered, not left to time out', async () => {
+    // Input: a tools/call answered over SSE with only `: ping` comments, then the gateway drains.
+    // Expectation: one final event, SERVICE_UNAVAILABLE gateway_shutdown, for the request id.
+    answer = (_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write(': ping\n\n');
+    };
+    const pending = call(31);
+    while (gw.app.gateway.openStreams === 0) await new Promise((r) => setTimeout(r, 10));
+    assert.equal(gw.app.gateway.endStreams(), 1);
+    const r = await pending;
+    const msgs = sseMessages(r.text());
+    assert.equal(msgs.length, 1);
+    assert.equal((msgs[0] as { id: number }).id, 31);
+    assert.equal(toolErr(msgs[0]).code, 'SERVICE_UNAVAILABLE');
+    assert.equal(toolErr(msgs[0]).details.reason, 'gateway_shutdown');
+  });
+
+  test('a resume the seller refuses (405) answers the original request over SSE', async () => {
+    // Input: the stream drops after event `s1`; the client's GET with the token gets 405 from the seller.
+    // Expectation: 200 text/event-stream with one final event for id 32: SERVICE_UNAVAILABLE upstream_status 405.
+    answer = (_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write('id: s1\ndata: \n\n');
+      setTimeout(() => res.destroy(), 20);
+    };
+    const opened = await call(32);
+    const token = /^id: (.*)$/m.exec(opened.text())![1]!;
+    answer = (_req, res) => res.writeHead(405, { allow: 'POST' }).end();
+    const resumed = await fetch(gw.agentUrl('s'), { headers: { accept: 'text/event-stream', 'last-event-id': token, 'mcp-protocol-version': '2025-11-25' } });
+    assert.equal(resumed.status, 200);
+    assert.equal(resumed.headers.get('content-type'), 'text/event-stream');
+    const msgs = sseMessages(await resumed.text());
+    assert.equal(msgs.length, 1);
+    assert.equal((msgs[0] as { id: number }).id, 32);
+    assert.deepEqual(toolErr(msgs[0]).details, { reason: 'upstream_status', upstream_status: 405 });
+  });
+
+  test('a 2xx body without Content-Type is not MCP (no depth bound could apply to it)', async () => {
+    // Input: 200, no Content-Type, a 20,000-deep JSON body. Expectation: upstream_not_mcp for the id.
+    const deep = '['.repeat(20_000) + ']'.repeat(20_000);
+    answer = (_req, res) => {
+      res.removeHeader('content-type');
+      res.writeHead(200, { 'content-length': deep.length }).end(deep);
+    };
+    const r = await call(33);
+    assert.equal(r.status, 200);
+    assert.deepEqual(toolErr(r.json()).details, { reason: 'upstream_not_mcp', upstream_status: 200 });
+  });
+
+  test('an empty 202 without Content-Type still passes (a notification)', async () => {
+    answer = (_req, res) => res.writeHead(202).end();
+    const r = await rawPost(gw.agentUrl('s'), { jsonrpc: '2.0', method: 'notifications/initialized' }, { 'mcp-protocol-version': '2025-11-25' });
+    assert.equal(r.status, 202);
+    assert.equal(r.bytes, 0);
+  });
+
+  test('a seller 4xx with a too-deep JSON body is bounded like any other answer', async () => {
+    const deep = '{"e":' + '['.repeat(5000) + ']'.repeat(5000) + '}';
+    answer = (_req, res) => res.writeHead(400, { 'content-type': 'application/json' }).end(deep);
+    const r = await call(34);
+    assert.equal(r.status, 200);
+    const e = toolErr(r.json());
+    assert.equal(e.code, 'RESPONSE_TOO_LARGE');
+    assert.equal(e.details.reason, 'json_depth');
+  });
+
+  test('an answer for another id, a duplicated id key, or a batch for one request is not MCP', async () => {
+    for (const body of [
+      toolResponse('some-other-id', { content: [] }),
+      '{"jsonrpc":"2.0","id":35,"id":"other","result":{"content":[]}}',
+      `[${toolResponse(35, { content: [] })}]`,
+    ]) {
+      answer = (_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(body);
+      const r = await call(35);
+      const m = r.json() as { id: number };
+      assert.equal(m.id, 35, body);
+      assert.equal(toolErr(m).details.reason, 'upstream_not_mcp', body);
+    }
+  });
+
+  test('SSE with CR-only line endings delivers its result', async () => {
+    const result = toolResponse(36, { content: [{ type: 'text', text: 'ok' }] });
+    answer = (_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.end(`event: message\rdata: ${result}\r\r`);
+    };
+    const r = await call(36);
+    const msgs = sseMessages(r.text());
+    assert.deepEqual(msgs, [JSON.parse(result)]);
+  });
+
+  test('a coding the agent did not ask for is refused, not decoded (accept_encoding: [identity])', async () => {
+    const gz = zlib.gzipSync(toolResponse(37, { content: [{ type: 'text', text: 'zipped' }] }));
+    answer = (req, res) => {
+      assert.equal(req.headers['accept-encoding'], 'identity');
+      res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip' }).end(gz);
+    };
+    const r = await call(37, 'plain');
+    assert.equal(toolErr(r.json()).details.reason, 'unsupported_encoding');
+  });
+});
