@@ -202,14 +202,17 @@ export function describeRevision(revision: '2025-03-26' | '2025-06-18' | '2025-1
       assert.deepEqual(last.result.structuredContent, { media_buy_id: 'mb_1', status: 'active' });
     });
 
-    test('the SDK client resumes a POST stream the seller closed, with the token as Last-Event-ID', { timeout: TEST_TIMEOUT_MS }, async () => {
+    // Generous bounds: the SDK client waits out the seller's `retry:` plus its own backoff before
+    // it resumes, which took > 10 s once on a loaded 2-core CI machine.
+    test('the SDK client resumes a POST stream the seller closed, with the token as Last-Event-ID', { timeout: 3 * TEST_TIMEOUT_MS }, async () => {
       const direct = await host(seller.url);
       const via = await host(gateway.agentUrl('seller'));
       const from = seller.requests.length;
       const progress: Progress[] = [];
-      const want = (await withTimeout(direct.client.callTool({ name: 'slow_report', arguments: { rows: 30 } }))) as CallToolResult;
+      const want = (await withTimeout(direct.client.callTool({ name: 'slow_report', arguments: { rows: 30 } }), 2 * TEST_TIMEOUT_MS)) as CallToolResult;
       const got = (await withTimeout(
-        via.client.callTool({ name: 'slow_report', arguments: { rows: 30 } }, undefined, { onprogress: (p) => progress.push(p) }),
+        via.client.callTool({ name: 'slow_report', arguments: { rows: 30 } }, undefined, { onprogress: (p) => progress.push(p), timeout: 2 * TEST_TIMEOUT_MS }),
+        2 * TEST_TIMEOUT_MS,
       )) as CallToolResult;
 
       assert.deepEqual(got.structuredContent, want.structuredContent);
