@@ -7,6 +7,7 @@
  */
 import { findLiftableTextItem, isAdcpErrorOnly, isJsonObject, ownValue, parseTextObject } from './extract.js';
 import { jsonDeepEqual } from './deep-equal.js';
+import { hasLossyNumber } from './json-numbers.js';
 import { summarizeStructuredContent } from './summary.js';
 
 /** Limits for normalization; the same bounds the gateway applies to whole messages. */
@@ -51,6 +52,15 @@ export interface NormalizeOutcome {
  * last key), and that item's text, plus any later text item deep-equal to it, becomes the
  * summary -> `lifted`. Over-bound or non-object text is simply not lifted (no error).
  *
+ * Number precision ({@link hasLossyNumber}): a text item whose JSON holds a number that
+ * JavaScript numbers can't reproduce exactly (`9007199254740993`, `12345678901234567890`,
+ * `0.1000000000000000055511151231257827`) is never a copy and never lifted: once parsed it
+ * may compare deep-equal to a less precise `structuredContent`, and it may be the only exact
+ * copy of the data. If the first liftable item is such a text, nothing is lifted (a later item
+ * is not lifted in its place: the text fallback reads the first). The seller's own
+ * `structuredContent` and the rest of the message are the caller's concern
+ * (`rewriteResponse` checks the raw message).
+ *
  * Always: items are never removed or reordered (so `content` never becomes empty), non-text
  * items are untouched, and new objects are built by copying own keys in order
  * (`Object.fromEntries`, which keeps an own `"__proto__"` key as data). The summary's byte
@@ -72,15 +82,17 @@ export function normalizeToolResult(result: unknown, opts: NormalizeOptions): No
 
   const lift = findLiftableTextItem(result, opts);
   if (lift === null) return unchanged;
+  // findLiftableTextItem only returns text items whose own `text` is a string.
+  if (hasLossyNumber(ownValue(content[lift.index] as object, 'text') as string)) return unchanged;
   const { items, replaced } = summarizeCopies(content, lift.index, lift.value, opts, lift.index);
   return { result: copyWith(result, items, lift.value), changed: true, action: 'lifted', replacedItems: replaced };
 }
 
 /**
  * Replaces, from `from` on, the text of every text item that parses (within bounds) to a
- * value deep-equal to `structured`; the item at `knownCopy` (already parsed by the caller)
- * is replaced without parsing it again. Returns the new array (the input array when nothing
- * was replaced) and the count.
+ * value deep-equal to `structured` and has no lossy number; the item at `knownCopy` (already
+ * parsed and checked by the caller) is replaced without parsing it again. Returns the new
+ * array (the input array when nothing was replaced) and the count.
  */
 function summarizeCopies(
   content: readonly unknown[],
@@ -98,6 +110,8 @@ function summarizeCopies(
     if (i !== knownCopy) {
       const parsed = parseTextObject(text, opts);
       if (parsed === undefined || !jsonDeepEqual(parsed, structured)) continue;
+      // Deep-equal as doubles is not equal as written: keep a text more precise than `structured`.
+      if (hasLossyNumber(text as string)) continue;
     }
     const summary = summarizeStructuredContent(structured, Buffer.byteLength(text as string, 'utf8'));
     items ??= content.slice();

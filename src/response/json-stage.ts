@@ -67,7 +67,7 @@ export async function handleJsonBody(exchange: Exchange, reply: FastifyReply, re
     answerWithLocalError(exchange, reply, notMcp);
     return;
   }
-  const rewritten = rewriteResponse(exchange, message);
+  const rewritten = rewriteResponse(exchange, message, body);
   let out: Buffer = body;
   if (rewritten.changed) {
     out = Buffer.from(JSON.stringify(rewritten.message), 'utf8');

@@ -115,7 +115,7 @@ export async function handleSseBody(
       }
       if (message !== undefined && isResponseToExchange(exchange, message)) {
         final = true;
-        const rewritten = rewriteResponse(exchange, message);
+        const rewritten = rewriteResponse(exchange, message, data);
         let outBytes = dataBytes;
         if (rewritten.changed) {
           data = JSON.stringify(rewritten.message);

@@ -44,9 +44,13 @@ describe('priming event and retry', { timeout: TEST_TIMEOUT_MS }, () => {
     const line = await gw.exchangeLine('primed', 'p');
     assert.equal(line.outcome, 'ok');
 
+    // The priming token is a resume point: the seller gets its own id back. This seller has no
+    // GET stream (405), so the resumed request's id is answered on the host's SSE stream instead
+    // of being left pending (regression: new-user-findings, "a resume the seller refuses").
     const resumed = await fetch(gw.agentUrl('primed'), { headers: { accept: 'text/event-stream', 'last-event-id': tokens[0]!, 'mcp-protocol-version': '2025-11-25' } });
-    await resumed.arrayBuffer();
-    assert.equal(resumed.status, 405);
+    const resumedText = await resumed.text();
+    assert.equal(resumed.status, 200);
+    assert.match(resumedText, /"id":"p".*"reason":"upstream_status","upstream_status":405/s);
     const get = seller.requestsFor('sse-priming').find((q) => q.method === 'GET');
     assert.equal(get?.headers['last-event-id'], 'p-0');
   });

@@ -85,7 +85,7 @@ describe('stacked encodings', { timeout: TEST_TIMEOUT_MS }, () => {
     const r = await call('five', 3);
     const expected = expectedErrorJson({ id: 3, method: 'tools/call', toolName: 'get_products', reason: 'unsupported_encoding' });
     assert.equal(r.text(), expected);
-    assert.equal(r.bytes, 731);
+    assert.equal(r.bytes, 788);
     const line = await gw.exchangeLine('five', 3);
     assert.equal(line.reason, 'unsupported_encoding');
     assert.equal(line.bytes_decoded, 0);

@@ -6,7 +6,7 @@
  * not a coding).
  * Expectation: SERVICE_UNAVAILABLE `unsupported_encoding`, recovery `transient`, for the
  * request id; the body is never passed through undecoded: the host's body is exactly the
- * minted message (731 bytes for the tools/call `get_products` with id 1).
+ * minted message (788 bytes for the tools/call `get_products` with id 1).
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -35,7 +35,7 @@ describe('unknown encoding', { timeout: TEST_TIMEOUT_MS }, () => {
       assert.equal(seller.requestsFor('unknown-encoding').at(-1)?.headers['accept-encoding'], 'gzip, deflate, br');
       const expected = expectedErrorJson({ id: 1, method: 'tools/call', toolName: 'get_products', reason: 'unsupported_encoding' });
       assert.equal(r.text(), expected);
-      assert.equal(r.bytes, 731);
+      assert.equal(r.bytes, 788);
       const m = r.json() as { id: number; result: { structuredContent: { adcp_error: { code: string; recovery: string } } } };
       assert.equal(m.id, 1);
       assert.equal(m.result.structuredContent.adcp_error.code, 'SERVICE_UNAVAILABLE');

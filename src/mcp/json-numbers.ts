@@ -1,0 +1,261 @@
+/**
+ * Number precision guard for rewrites: does a JSON text hold a number that would change if it
+ * went through JavaScript numbers (`JSON.parse`, then `JSON.stringify`)?
+ *
+ * Why: a rewrite (dedupe or lift, `normalize.ts` / `src/response/rewrite.ts`) re-serializes
+ * the whole message from parsed values, and replaces a `content[].text` item (which may hold
+ * the only exact copy of the data) with a summary. A seller's
+ * `"structuredContent":{"media_buy_id":9007199254740993}` reached the host as
+ * `9007199254740992`; a lifted text lost the same digit; `0.1000000000000000055511151231257827`
+ * became `0.1`; and a text `12345678901234567890` was "deep-equal" to a structuredContent
+ * `12345678901234567000` once both were doubles, so the more precise text was dropped as a
+ * copy (test/regressions/big-number-precision.test.ts). The fix is conservative: what can't
+ * round-trip is never rewritten, the seller's bytes go out as they are.
+ */
+
+const TAB = 0x09;
+const LF = 0x0a;
+const CR = 0x0d;
+const SPACE = 0x20;
+const QUOTE = 0x22;
+const PLUS = 0x2b;
+const MINUS = 0x2d;
+const DOT = 0x2e;
+const DIGIT_0 = 0x30;
+const DIGIT_9 = 0x39;
+const UPPER_E = 0x45;
+const BACKSLASH = 0x5c;
+const LOWER_E = 0x65;
+
+/**
+ * Any decimal with at most 15 significant digits survives decimal -> double -> shortest
+ * decimal with its value intact (DBL_DIG), as long as the double is normal (not subnormal,
+ * not infinite).
+ */
+const SAFE_SIGNIFICANT_DIGITS = 15;
+/**
+ * Decimal exponents of the first significant digit for which every value is a normal double:
+ * 1e-307 > 2.2250738585072014e-308 (smallest normal) and 9.99...e307 < 1.7976931348623157e308
+ * (largest finite). Outside this band the exact check decides.
+ */
+const MIN_SAFE_EXPONENT = -307;
+const MAX_SAFE_EXPONENT = 307;
+/** The shortest round-trip form of a double has at most 17 significant digits. */
+const MAX_SHORTEST_DIGITS = 17;
+/** `String(x)` writes an integer in full only below 1e21 (at most 21 digits), exponential above. */
+const MAX_FULL_INTEGER_DIGITS = 21;
+
+/**
+ * Whether a JSON text has a number token, outside strings, that `JSON.parse` followed by
+ * `JSON.stringify` would not reproduce with its exact value. Numbers inside strings (a
+ * `content[].text` holding JSON, an id written as `"9007199254740993"`) are never looked at:
+ * callers scan such an inner text separately.
+ *
+ * A token is lossless when:
+ * 1. it is an integer (no `.`, `e`, `E`) of at most 15 digits (below 2^53, exact); or
+ * 2. it has a fraction or exponent, at most 15 significant digits (leading and trailing zeros
+ *    not counted), and its value is zero or a normal double (decided from the decimal
+ *    exponent, without converting: no overflow to `Infinity`, no underflow to 0 or to a
+ *    subnormal); `1.50` -> `1.5`, `1E5` -> `100000`, `-0.0` -> `0` keep their value; or
+ * 3. otherwise it is already the shortest round-trip form of its double: for an integer,
+ *    `String(Number(token)) === token` (`9007199254740992`, `12345678901234567000`: re-emitted
+ *    byte for byte, still an integer); for a token with a fraction or exponent, the exact
+ *    decimal value of `String(Number(token))` equals the token's (`0.30000000000000004`,
+ *    `1e-320`, and other writers' spellings of a shortest form such as `3.4458332855285927e43`
+ *    or `1.2345678901234568E+16`, which only change notation).
+ *
+ * Everything else is lossy: `9007199254740993`, `12345678901234567890`, `1e400` (Infinity,
+ * emitted as `null`), `1e-400` (0), `0.1000000000000000055511151231257827`, anything with more
+ * than 17 significant digits, and integers whose shortest form is exponential
+ * (`1000000000000000000000` -> `1e+21`: an integer must stay an integer). `-0` counts as
+ * lossless (it becomes `0`, an equal value).
+ *
+ * Input: the JSON text as a string, or its UTF-8 bytes (read directly, no decoding: bytes
+ * >= 0x80 are never `"`, `\`, a digit or a sign). Syntax is not validated (the text has
+ * been, or will be, parsed); for invalid JSON the answer is whatever the scan saw.
+ *
+ * Complexity: one forward pass, O(n) time, no allocation except the rare rule-3 check (a few
+ * strings the size of the token, for tokens of 16-21 integer digits or 16-17 significant
+ * digits, or at the edges of the double range). Strings are skipped with the native
+ * `indexOf` like `checkJsonBounds`; each digit costs a few comparisons. Returns at the first
+ * lossy token.
+ */
+export function hasLossyNumber(input: string | Uint8Array): boolean {
+  const str = typeof input === 'string' ? input : undefined;
+  const bytes = typeof input === 'string' ? undefined : input;
+  const n = input.length;
+
+  for (let i = 0; i < n; i++) {
+    let c = str !== undefined ? str.charCodeAt(i) : (bytes as Uint8Array)[i] as number;
+    if (c === SPACE || c === LF || c === CR || c === TAB) continue;
+
+    if (c === QUOTE) {
+      // Skip to the closing quote: the next `"` not preceded by an odd run of backslashes.
+      const open = i;
+      let from = i + 1;
+      for (;;) {
+        const q = str !== undefined ? str.indexOf('"', from) : (bytes as Uint8Array).indexOf(QUOTE, from);
+        if (q === -1) return false; // unterminated string: no number after it
+        let b = q - 1;
+        while (b > open && (str !== undefined ? str.charCodeAt(b) : (bytes as Uint8Array)[b]) === BACKSLASH) b--;
+        if (((q - 1 - b) & 1) === 0) {
+          i = q;
+          break;
+        }
+        from = q + 1;
+      }
+      continue;
+    }
+
+    if (c !== MINUS && (c < DIGIT_0 || c > DIGIT_9)) continue;
+
+    // A number token: -?int(.frac)?([eE][+-]?exp)?
+    const start = i;
+    if (c === MINUS) {
+      i++;
+      c = i < n ? (str !== undefined ? str.charCodeAt(i) : (bytes as Uint8Array)[i] as number) : -1;
+    }
+    /** Mantissa digits seen (integer and fraction parts). */
+    let digits = 0;
+    let intDigits = 0;
+    /** Mantissa index of the first and last nonzero digit; -1 while all zero. */
+    let firstNonZero = -1;
+    let lastNonZero = -1;
+    let fractionOrExponent = false;
+    let exponent = 0;
+    let exponentNegative = false;
+    let part = 0; // 0 integer, 1 fraction, 2 exponent
+    for (; i < n; i++) {
+      c = str !== undefined ? str.charCodeAt(i) : (bytes as Uint8Array)[i] as number;
+      if (c >= DIGIT_0 && c <= DIGIT_9) {
+        if (part === 2) {
+          // A double, never clamped (a clamp could let leading zeros cancel a huge exponent):
+          // past 2^53 it is inexact, past 309 digits Infinity, both far outside the band below.
+          exponent = exponent * 10 + (c - DIGIT_0);
+        } else {
+          if (c !== DIGIT_0) {
+            if (firstNonZero === -1) firstNonZero = digits;
+            lastNonZero = digits;
+          }
+          digits++;
+          if (part === 0) intDigits++;
+        }
+      } else if (c === DOT && part === 0) {
+        part = 1;
+        fractionOrExponent = true;
+      } else if ((c === LOWER_E || c === UPPER_E) && part !== 2) {
+        part = 2;
+        fractionOrExponent = true;
+      } else if ((c === PLUS || c === MINUS) && part === 2) {
+        if (c === MINUS) exponentNegative = true;
+      } else {
+        break;
+      }
+    }
+    const end = i;
+    i--; // the loop's i++ lands on the character after the token
+
+    const significant = firstNonZero === -1 ? 0 : lastNonZero - firstNonZero + 1;
+    if (!fractionOrExponent) {
+      if (digits <= SAFE_SIGNIFICANT_DIGITS) continue;
+      if (digits > MAX_FULL_INTEGER_DIGITS || significant > MAX_SHORTEST_DIGITS) return true;
+      if (!integerRoundTrips(tokenText(input, start, end))) return true;
+    } else {
+      if (significant === 0) continue; // zero: stays an exact 0
+      if (significant <= SAFE_SIGNIFICANT_DIGITS) {
+        // Decimal exponent of the first significant digit: the value is in [10^e, 10^(e+1)).
+        const e = intDigits - 1 - firstNonZero + (exponentNegative ? -exponent : exponent);
+        if (e >= MIN_SAFE_EXPONENT && e <= MAX_SAFE_EXPONENT) continue;
+      } else if (significant > MAX_SHORTEST_DIGITS) {
+        return true;
+      }
+      if (!decimalRoundTrips(tokenText(input, start, end))) return true;
+    }
+  }
+  return false;
+}
+
+/** The token `input[start, end)` as a string (number tokens are ASCII). */
+function tokenText(input: string | Uint8Array, start: number, end: number): string {
+  if (typeof input === 'string') return input.slice(start, end);
+  if (Buffer.isBuffer(input)) return input.toString('latin1', start, end);
+  return Buffer.from(input.buffer, input.byteOffset, input.byteLength).toString('latin1', start, end);
+}
+
+/** Rule 3 for an integer token: re-emitted byte for byte. */
+function integerRoundTrips(token: string): boolean {
+  return String(Number(token)) === token;
+}
+
+/** Rule 3 for a token with a fraction or exponent: `JSON.stringify(JSON.parse(token))` has the same exact value. */
+function decimalRoundTrips(token: string): boolean {
+  const value = Number(token);
+  if (!Number.isFinite(value)) return false; // JSON.stringify writes null
+  const out = String(value);
+  return out === token || sameDecimalValue(out, token);
+}
+
+/**
+ * Whether two decimal literals (JSON number grammar, plus the `e+` that `String(number)`
+ * writes) have the same exact value: same sign, same significant digits (leading and trailing
+ * zeros aside) and the same decimal exponent of the first one. No allocation.
+ */
+function sameDecimalValue(a: string, b: string): boolean {
+  const ea = shape(a);
+  const na = shapeNegative;
+  const fa = shapeFirst;
+  const ca = shapeCount;
+  const eb = shape(b);
+  if (ca === 0 || shapeCount === 0) return ca === shapeCount; // zeros are equal whatever their sign
+  if (na !== shapeNegative || ca !== shapeCount || ea !== eb) return false;
+  let i = fa;
+  let j = shapeFirst;
+  for (let k = 0; k < ca; k++, i++, j++) {
+    if (a.charCodeAt(i) === DOT) i++;
+    if (b.charCodeAt(j) === DOT) j++;
+    if (a.charCodeAt(i) !== b.charCodeAt(j)) return false;
+  }
+  return true;
+}
+
+/** Outputs of {@link shape} besides its return value (module scratch: no allocation per call). */
+let shapeNegative = false;
+/** Index of the first nonzero mantissa digit. */
+let shapeFirst = 0;
+/** Significant digits, from the first to the last nonzero mantissa digit; 0 for a zero. */
+let shapeCount = 0;
+
+/** Reads a decimal literal's sign, first significant digit and count; returns the decimal exponent of that digit. */
+function shape(literal: string): number {
+  const n = literal.length;
+  let i = 0;
+  shapeNegative = literal.charCodeAt(0) === MINUS;
+  if (shapeNegative) i++;
+  let intDigits = 0;
+  let digits = 0;
+  let first = -1;
+  let firstDigit = -1;
+  let last = -1;
+  let inFraction = false;
+  for (; i < n; i++) {
+    const c = literal.charCodeAt(i);
+    if (c === DOT) {
+      inFraction = true;
+      continue;
+    }
+    if (c === LOWER_E || c === UPPER_E) break;
+    if (c !== DIGIT_0) {
+      if (first === -1) {
+        first = i;
+        firstDigit = digits;
+      }
+      last = digits;
+    }
+    digits++;
+    if (!inFraction) intDigits++;
+  }
+  shapeFirst = first;
+  shapeCount = first === -1 ? 0 : last - firstDigit + 1;
+  const explicit = i < n ? Number(literal.slice(i + 1)) : 0;
+  return intDigits - 1 - firstDigit + explicit;
+}
