@@ -156,7 +156,22 @@ export async function runOnce<T>(label: string, opts: StartOptions & { timeoutMs
       label,
     );
   } finally {
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-    live.delete(child);
+    await reaped(child, 5_000);
   }
+}
+
+/**
+ * Waits (bounded) for a child to exit, SIGKILLing it after `graceMs`: once its exit is seen,
+ * Node has reaped it, so its CPU time is in this process's cutime/cstime (machine.ts).
+ */
+export async function reaped(child: ChildProcess, graceMs: number): Promise<void> {
+  const gone = (): boolean => child.exitCode !== null || child.signalCode !== null;
+  if (!gone()) {
+    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+    await withTimeout(exited, graceMs, 'child exit').catch(() => {
+      child.kill('SIGKILL');
+      return withTimeout(exited, 5_000, 'child exit after SIGKILL').catch(() => undefined);
+    });
+  }
+  live.delete(child);
 }

@@ -96,6 +96,8 @@ export interface BenchMeta {
   node: string;
   versions: Record<string, string>;
   git: string;
+  /** Hash of the snapshot of src/ every gateway process of the run loaded. */
+  sourceSnapshot: string;
   wallSeconds?: number;
   exactPeaks: boolean;
   /** 1-minute load average when the run started. */
@@ -105,6 +107,8 @@ export interface BenchMeta {
   /** Runs done again because other processes disturbed them, and the threshold (cores). */
   reruns: number;
   rerunLimitCores: number;
+  /** Seconds spent waiting for other processes to calm down (before repetitions and re-runs). */
+  quietWaitSeconds: number;
 }
 
 export interface BenchResults {
@@ -303,9 +307,9 @@ function headerSection(r: BenchResults): string {
     `- Machine: ${m.machine}`,
     `- OS: ${m.os}; Node ${m.node}`,
     `- Packages: ${versions}`,
-    `- Source: ${m.git}`,
+    `- Source: ${m.git}; every gateway process ran the same snapshot of src/ taken at the start (sha256 ${m.sourceSnapshot}…)`,
     `- Command: \`${m.command}\`; ${m.repetitions} repetition${m.repetitions === 1 ? '' : 's'}, interleaved (every case runs seller direct, pass-through and gateway back to back, order rotated per repetition)`,
-    `- Other load: processes outside the bench kept ${num(m.foreignCores.whole, 2)} cores busy on average during the run (per repetition: ${m.foreignCores.perRep.map((v) => num(v, 2)).join(', ') || '–'}); 1-minute load average at the start: ${num(m.loadAvgAtStart, 2)}. A measured run during which other processes used more than ${num(m.rerunLimitCores, 2)} cores is run again (at most 3 attempts, bounded overall): ${m.reruns} re-run${m.reruns === 1 ? '' : 's'}; runs still disturbed after that are flagged ⚠ in the tables.`,
+    `- Other load: processes outside the bench kept ${num(m.foreignCores.whole, 2)} cores busy on average during the run (per repetition: ${m.foreignCores.perRep.map((v) => num(v, 2)).join(', ') || '–'}); 1-minute load average at the start: ${num(m.loadAvgAtStart, 2)}. A measured run during which other processes used more than ${num(m.rerunLimitCores, 2)} cores is run again (at most 3 attempts, bounded overall) once the machine is quiet again: ${m.reruns} re-run${m.reruns === 1 ? '' : 's'}, ${num(m.quietWaitSeconds, 0)} s spent waiting for quiet; runs still disturbed after that are flagged ⚠ in the tables.`,
     `- Peak RSS: ${m.exactPeaks ? "the kernel's VmHWM, reset through /proc/self/clear_refs before each run (exact)" : 'sampled every 10 ms (VmHWM reset not allowed here: a peak between samples can be missed)'}`,
     '',
     'Figures are medians over repetitions, with min–max in parentheses. A ratio (×) is the median of the ratios taken within each repetition, against the pass-through (or the floor) measured in that same repetition. A verdict with `~` means the min–max of the ratio crosses the threshold: some repetitions disagree, so the result is at noise level.',

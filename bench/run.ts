@@ -17,10 +17,11 @@
  * tables go to stdout.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, cpSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
 import http from 'node:http';
 import os from 'node:os';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import {
   FAIR_GOOD,
   FLOOD_CASE,
@@ -45,7 +46,7 @@ import {
   type SizeSpec,
   type Variant,
 } from './cases.js';
-import { BENCH_DIR, REPO_DIR, killAllChildren, livePids, runOnce, spawnTs, startChild, withTimeout, type BenchChild } from './children.js';
+import { BENCH_DIR, REPO_DIR, killAllChildren, livePids, reaped, runOnce, spawnTs, startChild, withTimeout, type BenchChild } from './children.js';
 import type { ChildStats } from './child-stats.js';
 import { callOnce, keepAliveAgent, pacedLoad, sseCount, sseDelays } from './http-client.js';
 import { runLoad, type LoadResult } from './load.js';
@@ -152,7 +153,37 @@ const RUN_FOREIGN_LIMIT_CORES = 0.25;
 /** ...at most this many times in all... */
 const MAX_ATTEMPTS = 3;
 /** ...within this budget of re-runs for the whole bench (bounds the total time on a busy machine). */
-let rerunsLeft = opts.quick ? 0 : 60;
+let rerunsLeft = opts.quick ? 0 : 40;
+/** Other load below which the machine counts as quiet, cores. */
+const QUIET_CORES = 0.1;
+/** Total time the bench may spend waiting for a quiet machine (before repetitions and re-runs). */
+let quietWaitLeftMs = opts.quick ? 0 : 240_000;
+
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * Waits until other processes have kept under QUIET_CORES busy for a whole second, at most
+ * `maxMs` (and within the run's overall waiting budget). Returns whether it got quiet.
+ */
+async function awaitQuiet(maxMs: number, why: string): Promise<boolean> {
+  const until = performance.now() + Math.min(maxMs, quietWaitLeftMs);
+  let waited = false;
+  while (true) {
+    const t0 = performance.now();
+    const a = cpuMark(livePids());
+    await sleep(1_000);
+    const foreign = foreignCores(a, cpuMark(livePids()));
+    if (foreign < QUIET_CORES) {
+      if (waited) log(`  quiet again (${why})`);
+      return true;
+    }
+    quietWaitLeftMs -= performance.now() - t0;
+    results.meta.quietWaitSeconds += (performance.now() - t0) / 1000;
+    if (!waited) log(`  waiting for other processes to calm down (${foreign.toFixed(2)} cores busy) before ${why}`);
+    waited = true;
+    if (performance.now() >= until || quietWaitLeftMs <= 0) return false;
+  }
+}
 
 /**
  * Runs `run`, measuring how much CPU other processes used meanwhile (machine.ts); a disturbed
@@ -168,6 +199,7 @@ async function undisturbed<T>(label: string, run: () => Promise<T>): Promise<{ v
     rerunsLeft--;
     results.meta.reruns++;
     log(`  ${label}: other processes used ${foreign.toFixed(2)} cores during the run: running it again`);
+    await awaitQuiet(20_000, `re-running ${label}`);
   }
 }
 
@@ -185,6 +217,39 @@ const MEMORY_CONCURRENCY = 50;
  * when latency grows, and hide it).
  */
 const FAIR = { attacksInFlight: 20, rate: 250, connections: 50, amount: 1_000, durationMs: 4_000 };
+
+// ---------------------------------------------------------------------------------------
+// The code under test: a snapshot of src/
+
+/**
+ * Copies src/ (with package.json, tsconfig.json and a node_modules link) to a temporary
+ * directory, so every gateway process this run starts (the main one, and a fresh one per
+ * memory load, minutes later) runs the same code even while others edit src/. Returns the
+ * directory and a short hash of the copied sources.
+ */
+function snapshotSources(): { dir: string; hash: string } {
+  const dir = mkdtempSync(join(os.tmpdir(), 'adcp-bench-src-'));
+  cpSync(join(REPO_DIR, 'src'), join(dir, 'src'), { recursive: true });
+  for (const f of ['package.json', 'tsconfig.json']) copyFileSync(join(REPO_DIR, f), join(dir, f));
+  symlinkSync(join(REPO_DIR, 'node_modules'), join(dir, 'node_modules'), 'dir');
+  const hash = createHash('sha256');
+  const walk = (d: string): void => {
+    for (const e of readdirSync(d, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
+      const p = join(d, e.name);
+      if (e.isDirectory()) walk(p);
+      else {
+        hash.update(relative(dir, p));
+        hash.update(readFileSync(p));
+      }
+    }
+  };
+  walk(join(dir, 'src'));
+  return { dir, hash: hash.digest('hex').slice(0, 12) };
+}
+
+const snapshot = snapshotSources();
+const removeSnapshot = (): void => rmSync(snapshot.dir, { recursive: true, force: true });
+process.on('exit', removeSnapshot);
 
 // ---------------------------------------------------------------------------------------
 // Processes
@@ -209,7 +274,7 @@ async function startGateway(yaml: string, profile: boolean): Promise<BenchChild>
     mkdirSync(dir, { recursive: true });
     nodeFlags.push('--cpu-prof', '--cpu-prof-dir', dir);
   }
-  return startChild('gateway', { module: 'gateway-child.ts', env: { BENCH_GATEWAY_YAML: yaml }, nodeFlags });
+  return startChild('gateway', { module: 'gateway-child.ts', env: { BENCH_GATEWAY_YAML: yaml, BENCH_SRC_DIR: join(snapshot.dir, 'src') }, nodeFlags });
 }
 
 function urlOf(stack: Stack, target: Target, caseId: string): string {
@@ -244,10 +309,12 @@ const results: BenchResults = {
     node: process.version,
     versions: packageVersions(),
     git: gitDescription(),
+    sourceSnapshot: '',
     exactPeaks: true,
     loadAvgAtStart: os.loadavg()[0] ?? NaN,
     reruns: 0,
     rerunLimitCores: RUN_FOREIGN_LIMIT_CORES,
+    quietWaitSeconds: 0,
     foreignCores: { whole: NaN, perRep: [] },
   },
   throughput: [],
@@ -483,16 +550,18 @@ async function runMemory(stack: Stack, rep: number): Promise<void> {
         row = { id: load.id, label: load.label, target, samples: [] } satisfies MemoryRow;
         results.memory.push(row);
       }
-      const child = target === 'gateway' ? await startGateway(stack.yaml, false) : await startPass(stack.good.baseUrl, stack.attack.baseUrl);
       const warmAgent = keepAliveAgent(1);
       const agent = new http.Agent({ keepAlive: false, maxSockets: MEMORY_CONCURRENCY });
+      let child: BenchChild | undefined;
       try {
-        for (let i = 0; i < 5; i++) await callOnce(`${child.baseUrl}/agents/${FAIR_GOOD}/mcp`, warmAgent, 10_000);
+        child = target === 'gateway' ? await startGateway(stack.yaml, false) : await startPass(stack.good.baseUrl, stack.attack.baseUrl);
+        const base = child.baseUrl;
+        for (let i = 0; i < 5; i++) await callOnce(`${base}/agents/${FAIR_GOOD}/mcp`, warmAgent, 10_000);
         warmAgent.destroy();
         await new Promise((r) => setTimeout(r, 100));
         const idle = await child.stats(true);
         const calls = await Promise.all(
-          Array.from({ length: MEMORY_CONCURRENCY }, () => callOnce(`${child.baseUrl}/agents/${load.caseId}/mcp`, agent, 60_000).catch((err: Error) => err)),
+          Array.from({ length: MEMORY_CONCURRENCY }, () => callOnce(`${base}/agents/${load.caseId}/mcp`, agent, 60_000).catch((err: Error) => err)),
         );
         const after = await child.stats(false);
         trackExact(after);
@@ -522,7 +591,7 @@ async function runMemory(stack: Stack, rep: number): Promise<void> {
       } finally {
         warmAgent.destroy();
         agent.destroy();
-        await child.close();
+        await child?.close();
       }
     }
   }
@@ -559,7 +628,7 @@ async function startAttack(stack: Stack): Promise<{ stop(): Promise<AttackSummar
       try {
         return await withTimeout(result, 35_000, 'attacker stop');
       } finally {
-        if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+        await reaped(child, 5_000);
       }
     },
   };
@@ -654,6 +723,7 @@ async function runMicro(rep: number): Promise<void> {
 // Main
 
 async function main(): Promise<void> {
+  results.meta.sourceSnapshot = snapshot.hash;
   const startMark = cpuMark([]);
   log(`starting (${opts.quick ? 'quick' : 'full'}, ${opts.reps} repetition(s), groups: ${[...opts.groups].join(', ')})`);
   const [good, attack] = await Promise.all([
@@ -691,6 +761,7 @@ async function main(): Promise<void> {
 
     for (let rep = 0; rep < opts.reps; rep++) {
       log(`repetition ${rep + 1} of ${opts.reps}, order ${orderFor(rep).join(' -> ')}`);
+      if (!opts.quick) await awaitQuiet(90_000, `repetition ${rep + 1}`);
       const repMark = cpuMark(livePids());
       if (opts.groups.has('micro')) await runMicro(rep);
       for (let i = 0; i < specs.length; i++) await runThroughput(stack, specs[i]!, cases[i]!, rep);

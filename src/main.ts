@@ -21,7 +21,7 @@ import pino, { type Logger } from 'pino';
 import { buildApp } from './app.js';
 import { CONFIG_PATH_ENV, DEFAULT_CONFIG_PATH, MIN_RESUME_SECRET_LENGTH, RESUME_SECRET_ENV } from './config/defaults.js';
 import { ConfigError, loadConfigFile } from './config/load.js';
-import { formatLimitsTable } from './config/table.js';
+import { configNotes, formatGatewaySection, formatLimitsTable } from './config/table.js';
 import type { GatewayConfig } from './config/types.js';
 import { createLogger } from './observability/logger.js';
 import { listenAll } from './ops/listen.js';
@@ -166,7 +166,7 @@ export function buildProgram(io: CliIo, setExit: (code: number) => void): Comman
     .version(VERSION, '-V, --version', 'print the version and exit')
     .helpOption('-h, --help', 'show this help and exit')
     .option('-c, --config <file>', `config file (default: $${CONFIG_PATH_ENV}, else ${DEFAULT_CONFIG_PATH})`)
-    .option('--check-config', 'validate the config, print the resolved limits per agent and tool, and exit')
+    .option('--check-config', 'validate the config, print the gateway settings and the resolved limits per agent and tool, and exit')
     .addHelpText('after', HELP_AFTER)
     .showSuggestionAfterError(true)
     .exitOverride()
@@ -217,18 +217,14 @@ async function probe(config: GatewayConfig, agent: string, opts: ProbeCliOptions
   return report.within_target ? PROBE_EXIT.WITHIN : PROBE_EXIT.OVER_OR_ERROR;
 }
 
-/** `--check-config` on a valid config: the summary and the table on stdout. */
+/**
+ * `--check-config` on a valid config, on stdout: `<path>: valid`, the gateway section, any
+ * warnings and notes, then the limits table, separated by blank lines. No secret is printed.
+ */
 function checkConfig(path: string, config: GatewayConfig, io: CliIo): number {
-  const lines = [`${path}: valid`, `listen: ${config.listen.host}:${config.listen.port}`];
-  if (config.resume.secret === undefined) {
-    lines.push(`resume secret: not set (resume.secret or ${RESUME_SECRET_ENV}); a random per-process secret will be used`);
-  } else {
-    lines.push(`resume secret: set (ttl_ms ${config.resume.ttl_ms})`);
-  }
-  for (const agent of config.agents.values()) {
-    if (agent.tls_insecure_skip_verify) lines.push(`WARNING: agent ${agent.name}: TLS certificate verification is OFF (tls_insecure_skip_verify)`);
-  }
-  io.stdout(`${lines.join('\n')}\n\n${formatLimitsTable(config)}\n`);
+  const notes = configNotes(config);
+  const blocks = [`${path}: valid`, formatGatewaySection(config), ...(notes.length > 0 ? [notes.join('\n')] : []), formatLimitsTable(config)];
+  io.stdout(`${blocks.join('\n\n')}\n`);
   return EXIT_CODES.OK;
 }
 
@@ -273,13 +269,15 @@ const SHUTDOWN_SWEEP_MS = 50;
 /**
  * The one shutdown hook. On SIGTERM or SIGINT:
  * 1. stop reloading; /readyz answers 503 (`setReady(false)`);
- * 2. `app.close()`: stop accepting; a request that still arrives on an open connection gets 503;
+ * 2. `app.close()`: stop listening (a new connection is refused) and close idle keep-alive
+ *    connections (a client that sends its next request on one sees the connection close);
  * 3. end every SSE stream to a host plainly (`endStreams`): its last event id is a resume
  *    token the client reconnects with, to this gateway's successor or another replica; a
  *    stream that starts while closing is ended too;
  * 4. in-flight JSON exchanges finish; each connection is closed once its response is out;
  * 5. exit 0 once everything is closed, or 1 after `shutdown_grace_ms` (of the config in
- *    force), or at once on a second signal, or when closing fails.
+ *    force: the connections still open are then closed by the exit, with no response), or at
+ *    once on a second signal, or when closing fails.
  */
 function installShutdown(app: FastifyInstance, logger: Logger, beforeClose: () => void): void {
   let closing = false;

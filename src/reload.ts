@@ -20,9 +20,9 @@
  * `SIGHUP` always reloads (the environment or a referenced `${VAR}` may be what changed).
  * Reloads never overlap: they run one after another, pending file checks coalesced.
  */
+import { readConfigText } from './config/load.js';
 import { createHash } from 'node:crypto';
 import { watch, type FSWatcher } from 'node:fs';
-import { readFile } from 'node:fs/promises';
 import { basename, dirname, resolve as resolvePath } from 'node:path';
 import type { Logger } from 'pino';
 import type { GatewayControl } from './app.js';
@@ -84,9 +84,10 @@ export function createReloader(opts: ReloaderOptions): Reloader {
 
   async function attempt(trigger: ReloadTrigger, onlyIfChanged: boolean): Promise<ReloadResult | undefined> {
     if (onlyIfChanged) {
-      let text: Buffer;
+      let text: string;
       try {
-        text = await readFile(absolute);
+        // Bounded like the loader's own read (a FIFO or a huge file must not block or grow memory).
+        text = await readConfigText(absolute);
       } catch {
         // Mid-rename, or deleted: the rename's own event (or the next one) will check again.
         return undefined;
@@ -142,7 +143,7 @@ export function createReloader(opts: ReloaderOptions): Reloader {
 
   async function rememberText(): Promise<void> {
     try {
-      lastDigest = digest(await readFile(absolute));
+      lastDigest = digest(await readConfigText(absolute));
     } catch {
       lastDigest = undefined;
     }

@@ -45,6 +45,13 @@ export const BOUNDS = Object.freeze({
 /** Minimum length (characters) of a resume secret, from the config or the environment. */
 export const MIN_RESUME_SECRET_LENGTH = 32;
 
+/**
+ * Largest config file the loader reads: 1 MiB (1,048,576 bytes). A real config is a few KiB;
+ * the cap keeps a wrong `--config` (a device, a huge file) from exhausting memory. The file
+ * is checked before reading (size, and that it is a regular file) and read with this cap.
+ */
+export const MAX_CONFIG_FILE_BYTES = MiB;
+
 /** Environment variable that supplies the resume secret when `resume.secret` is absent. */
 export const RESUME_SECRET_ENV = 'ADCP_GATEWAY_RESUME_SECRET';
 /** Environment variable naming the config file when `--config` is not given. */

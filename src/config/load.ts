@@ -2,6 +2,9 @@
  * The config loader: YAML text -> validated, resolved, deep-frozen `GatewayConfig`.
  *
  * Steps, each collecting problems rather than stopping at the first:
+ * 0. (`loadConfigFile`) the path must name a regular file of at most `MAX_CONFIG_FILE_BYTES`
+ *    (1 MiB); it is read with that cap, so a device, a FIFO or a huge file never blocks the
+ *    loader or fills memory. `parseConfig` applies the same size cap to its text.
  * 1. YAML syntax (line:column from `yaml`'s parser; duplicate keys are errors). A file with
  *    syntax errors stops here: its tree can't be trusted for the next steps.
  * 2. Build a plain tree from the YAML nodes (null-prototype mappings, so keys like
@@ -14,7 +17,9 @@
  * Problems never echo a secret: values under `headers`, `resume.secret`, and any value that
  * came from an environment variable are described by type only.
  */
-import { readFile } from 'node:fs/promises';
+import { constants as fsConstants, type Stats } from 'node:fs';
+import { open, stat, type FileHandle } from 'node:fs/promises';
+import { isIP } from 'node:net';
 import { resolve as resolvePath } from 'node:path';
 import { isAlias, isMap, isScalar, isSeq, LineCounter, parseDocument, type Document, type Node as YamlNode } from 'yaml';
 import type { z } from 'zod';
@@ -25,6 +30,7 @@ import {
   DEFAULT_LOG_LEVEL,
   DEFAULT_RESUME_TTL_MS,
   DEFAULT_SHUTDOWN_GRACE_MS,
+  MAX_CONFIG_FILE_BYTES,
   MIN_RESUME_SECRET_LENGTH,
   RESUME_SECRET_ENV,
 } from './defaults.js';
@@ -103,21 +109,81 @@ export function parseConfig(text: string, opts: ParseConfigOptions = {}): Gatewa
  * @param path the file (relative to the cwd, or absolute).
  * @param opts `env` (default `process.env`).
  * @returns the frozen `GatewayConfig`, `source` = the absolute path.
- * @throws ConfigError when the file can't be read (missing, a directory, no permission) or
- *   is invalid; `ConfigError.source` is `path` as given.
+ * @throws ConfigError when the file can't be read (missing, no permission), is not a regular
+ *   file (a directory, a FIFO, a device such as /dev/urandom), is larger than
+ *   `MAX_CONFIG_FILE_BYTES` (1 MiB), or is invalid; `ConfigError.source` is `path` as given.
  */
 export async function loadConfigFile(path: string, opts: { env?: NodeJS.ProcessEnv } = {}): Promise<GatewayConfig> {
   const absolute = resolvePath(path);
-  let text: string;
-  try {
-    text = await readFile(absolute, 'utf8');
-  } catch (err) {
+  const text = await readConfigText(absolute, path);
+  return buildConfig(text, opts.env ?? process.env, absolute, path);
+}
+
+/** What a path that is not a regular file is, for the error. */
+function fileKind(info: Stats): string {
+  if (info.isDirectory()) return 'it is a directory';
+  if (info.isFIFO()) return 'it is a FIFO (named pipe)';
+  if (info.isCharacterDevice()) return 'it is a character device';
+  if (info.isBlockDevice()) return 'it is a block device';
+  if (info.isSocket()) return 'it is a socket';
+  return 'it is not a file';
+}
+
+function tooLargeMessage(bytes: number | string): string {
+  return `config file is ${bytes} bytes; at most ${MAX_CONFIG_FILE_BYTES}`;
+}
+
+/**
+ * The text of the config file at `absolute`: a regular file (symbolic links followed) of at
+ * most `MAX_CONFIG_FILE_BYTES`, read with that cap. Throws `ConfigError` (source `label`).
+ *
+ * The path is checked with `stat` before it is opened, so a FIFO (whose `open` would wait for
+ * a writer) or a device (endless) is refused without reading; the opened handle is checked
+ * again (the path may have been swapped in between) and opened non-blocking for the same reason.
+ * Exported for code that re-reads the file (e.g. to compare its bytes) and wants the same bounds.
+ */
+export async function readConfigText(absolute: string, label: string = absolute): Promise<string> {
+  const fail = (message: string): ConfigError => new ConfigError([{ path: '', message }], label);
+  const cannotRead = (err: unknown): ConfigError => {
     const code = (err as NodeJS.ErrnoException).code;
     const why =
-      code === 'ENOENT' ? 'file not found' : code === 'EISDIR' ? 'is a directory' : code === 'EACCES' ? 'permission denied' : (err as Error).message;
-    throw new ConfigError([{ path: '', message: `cannot read ${absolute}: ${why}` }], path);
+      code === 'ENOENT' ? 'file not found' : code === 'EISDIR' ? 'not a regular file (it is a directory)' : code === 'EACCES' ? 'permission denied' : (err as Error).message;
+    return fail(`cannot read ${absolute}: ${why}`);
+  };
+  const check = (info: Stats): void => {
+    if (!info.isFile()) throw fail(`cannot read ${absolute}: not a regular file (${fileKind(info)})`);
+    if (info.size > MAX_CONFIG_FILE_BYTES) throw fail(tooLargeMessage(info.size));
+  };
+
+  try {
+    check(await stat(absolute));
+  } catch (err) {
+    throw err instanceof ConfigError ? err : cannotRead(err);
   }
-  return buildConfig(text, opts.env ?? process.env, absolute, path);
+  let handle: FileHandle;
+  try {
+    // O_NONBLOCK: should the path have become a FIFO since the stat, open must not wait for a writer.
+    handle = await open(absolute, fsConstants.O_RDONLY | fsConstants.O_NONBLOCK);
+  } catch (err) {
+    throw cannotRead(err);
+  }
+  try {
+    check(await handle.stat());
+    // One byte more than the cap: a file that grew past it since the stat is still refused.
+    const buffer = Buffer.allocUnsafe(MAX_CONFIG_FILE_BYTES + 1);
+    let filled = 0;
+    while (filled < buffer.length) {
+      const { bytesRead } = await handle.read(buffer, filled, buffer.length - filled, filled);
+      if (bytesRead === 0) break;
+      filled += bytesRead;
+    }
+    if (filled > MAX_CONFIG_FILE_BYTES) throw fail(tooLargeMessage(`more than ${MAX_CONFIG_FILE_BYTES}`));
+    return buffer.toString('utf8', 0, filled);
+  } catch (err) {
+    throw err instanceof ConfigError ? err : cannotRead(err);
+  } finally {
+    await handle.close();
+  }
 }
 
 // ---------------------------------------------------------------------------------------
@@ -542,7 +608,69 @@ function sortProblems(problems: ConfigProblem[]): ConfigProblem[] {
     .map(({ p }) => p);
 }
 
+/** `0.0.0.0` and `::` (any spelling): a listener there takes the port on every address. */
+function isWildcardHost(host: string): boolean {
+  return host === '0.0.0.0' || host === '::';
+}
+
+/** A host for comparison: lower-cased, brackets dropped, IPv6 in its canonical form. */
+function canonicalHost(host: string): string {
+  const bare = host.toLowerCase().replace(/^\[(.*)\]$/, '$1');
+  if (isIP(bare) !== 6) return bare;
+  try {
+    return new URL(`http://[${bare}]/`).hostname.slice(1, -1);
+  } catch {
+    return bare; // e.g. with a zone id (fe80::1%eth0), which URLs don't take
+  }
+}
+
+/**
+ * `ops_listen.port` equal to `listen.port` on an overlapping address (the same host, or
+ * either host a wildcard) would fail at start-up with EADDRINUSE: report it at
+ * `ops_listen.port` instead. Port 0 (any free port) never collides. Looks at the tree as
+ * written, so it runs alongside the schema's problems; values the schema rejects are skipped.
+ */
+function opsListenProblems(tree: unknown, builder: TreeBuilder, lines: LineCounter): ConfigProblem[] {
+  const ops = lookup(tree, ['ops_listen']);
+  if (!ops.found || ops.value === null || typeof ops.value !== 'object') return [];
+  const opsPort = lookup(tree, ['ops_listen', 'port']).value;
+  if (typeof opsPort !== 'number' || !Number.isInteger(opsPort) || opsPort <= 0 || opsPort > 65_535) return [];
+
+  const listenPortAt = lookup(tree, ['listen', 'port']);
+  const listenPort = listenPortAt.found ? listenPortAt.value : DEFAULT_LISTEN.port;
+  if (listenPort !== opsPort) return [];
+  const listenHostAt = lookup(tree, ['listen', 'host']);
+  const listenHost = listenHostAt.found ? listenHostAt.value : DEFAULT_LISTEN.host;
+  const opsHostAt = lookup(tree, ['ops_listen', 'host']);
+  const opsHost = opsHostAt.found ? opsHostAt.value : listenHost;
+  if (typeof listenHost !== 'string' || typeof opsHost !== 'string' || listenHost === '' || opsHost === '') return [];
+  const a = canonicalHost(listenHost);
+  const b = canonicalHost(opsHost);
+  if (a !== b && !isWildcardHost(a) && !isWildcardHost(b)) return [];
+
+  // Hosts are not echoed: like any string value they may come from a ${VAR}.
+  const where = a === b ? 'on the same host' : `and ${isWildcardHost(a) ? 'listen.host' : 'ops_listen.host'} is a wildcard address (0.0.0.0 or ::, every address)`;
+  const at = builder.positions.get(pathKey(['ops_listen', 'port']));
+  return [
+    withPosition(
+      {
+        path: 'ops_listen.port',
+        message:
+          `must differ from listen.port (${opsPort}${listenPortAt.found ? '' : ', the default'}) ${where}: ` +
+          'the second listener would fail with EADDRINUSE (use another port, or 0 for any free port)',
+      },
+      lines,
+      at?.value ?? at?.key,
+    ),
+  ];
+}
+
 function buildConfig(text: string, env: NodeJS.ProcessEnv, source: string | undefined, label: string | undefined): GatewayConfig {
+  // Same cap as loadConfigFile, for text given directly (parseConfig). A UTF-16 unit is 1 to 3
+  // UTF-8 bytes, so the length alone settles most cases without counting bytes.
+  if (text.length > MAX_CONFIG_FILE_BYTES || (text.length * 3 > MAX_CONFIG_FILE_BYTES && Buffer.byteLength(text, 'utf8') > MAX_CONFIG_FILE_BYTES)) {
+    throw new ConfigError([{ path: '', message: tooLargeMessage(Buffer.byteLength(text, 'utf8')) }], label);
+  }
   const lines = new LineCounter();
   const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true });
   const yamlProblems = [...doc.errors, ...doc.warnings].map((e) =>
@@ -554,8 +682,12 @@ function buildConfig(text: string, env: NodeJS.ProcessEnv, source: string | unde
   const tree = builder.build(doc.contents, []);
   const problems: ConfigProblem[] = [...builder.problems];
   if (builder.tooLarge) throw new ConfigError(sortProblems(problems), label);
-  if (tree === null) {
-    problems.push({ path: '', message: 'the file is empty: at least an `agents:` block with one agent is required' });
+  const contents = doc.contents as YamlNode | null;
+  if (contents === null || (isScalar(contents) && contents.value === null && contents.source === '' && contents.tag === undefined)) {
+    // Nothing but comments, whitespace or a document marker (`---`). An explicit `~` or
+    // `null` goes on to the schema, which says a mapping is expected.
+    const what = text.length === 0 ? 'the file is empty' : 'the file has no settings (only comments or whitespace)';
+    problems.push({ path: '', message: `${what}: at least an \`agents:\` block with one agent is required` });
     throw new ConfigError(problems, label);
   }
 
@@ -571,6 +703,8 @@ function buildConfig(text: string, env: NodeJS.ProcessEnv, source: string | unde
       message: `the environment variable ${RESUME_SECRET_ENV} must be at least ${MIN_RESUME_SECRET_LENGTH} characters long`,
     });
   }
+
+  problems.push(...opsListenProblems(tree, builder, lines));
 
   if (problems.length > 0 || !parsed.success) throw new ConfigError(sortProblems(problems), label);
   // The schema only validates (no transforms), so the validated tree is the raw config; use

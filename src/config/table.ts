@@ -1,6 +1,11 @@
 /**
- * The resolved limits as an aligned plain-text table (for `--check-config`).
+ * What `--check-config` prints for a valid config, as pure functions of the config:
+ * `formatGatewaySection` (listeners, log level, shutdown grace, resume), `configNotes`
+ * (warnings and notes, one line each) and `formatLimitsTable` (the resolved limits).
+ * Nothing here prints a secret: header values and the resume secret are never shown, and
+ * agent URLs are shown with their query (and userinfo) replaced by `[redacted]`.
  */
+import { RESUME_SECRET_ENV } from './defaults.js';
 import { resolveCallLimits } from './resolve.js';
 import type { AgentConfig, GatewayConfig, Limits } from './types.js';
 
@@ -21,16 +26,42 @@ export const LIMITS_TABLE_COLUMNS = [
   'accept_encoding',
 ] as const;
 
+/** The text that replaces a redacted part of a URL (the logger's word too). */
+const REDACTED = '[redacted]';
+
+/**
+ * An agent URL for display: the query string becomes `?[redacted]` and userinfo
+ * `[redacted]@` (the config refuses URLs with credentials, but this never relies on it), as
+ * the logs do; a fragment (refused too) becomes `#[redacted]`. Scheme, host, port and path are kept.
+ */
+export function displayUrl(url: URL): string {
+  const userinfo = url.username !== '' || url.password !== '' ? `${REDACTED}@` : '';
+  const query = url.search !== '' ? `?${REDACTED}` : '';
+  const fragment = url.hash !== '' ? `#${REDACTED}` : '';
+  return `${url.protocol}//${userinfo}${url.host}${url.pathname}${query}${fragment}`;
+}
+
 /** The highest response limit a call may ask for with `X-Max-Response-Bytes`. */
 function callCeiling(agent: AgentConfig, limits: Limits): number {
   const ceiling = agent.max_call_response_bytes;
   return ceiling === undefined ? limits.max_response_bytes : Math.max(ceiling, limits.max_response_bytes);
 }
 
+/** `max_call_response_bytes` set below the response limit it caps at this row (it then has no effect). */
+function ceilingBelowLimit(agent: AgentConfig, limits: Limits): boolean {
+  return agent.max_call_response_bytes !== undefined && agent.max_call_response_bytes < limits.max_response_bytes;
+}
+
+/** The `max_call_response_bytes` cell: the effective ceiling, plus the configured value when that is lower. */
+function callCeilingCell(agent: AgentConfig, limits: Limits): string {
+  const effective = String(callCeiling(agent, limits));
+  return ceilingBelowLimit(agent, limits) ? `${effective} (configured ${String(agent.max_call_response_bytes)})` : effective;
+}
+
 function row(label: string, agent: AgentConfig, limits: Limits, isAgentRow: boolean): string[] {
   return [
     label,
-    isAgentRow ? agent.url.href : '',
+    isAgentRow ? displayUrl(agent.url) : '',
     String(limits.max_response_bytes),
     String(limits.max_sse_event_bytes),
     String(limits.max_json_depth),
@@ -40,7 +71,7 @@ function row(label: string, agent: AgentConfig, limits: Limits, isAgentRow: bool
     String(limits.sse_deadline_ms),
     limits.dedupe_text,
     String(agent.max_request_bytes),
-    String(callCeiling(agent, limits)),
+    callCeilingCell(agent, limits),
     agent.accept_encoding.join(','),
   ];
 }
@@ -52,7 +83,9 @@ function row(label: string, agent: AgentConfig, limits: Limits, isAgentRow: bool
  * (`acme/list_products`, tools in file order), agents in file order. Columns:
  * `LIMITS_TABLE_COLUMNS`. All numbers are resolved values in the unit of the column name
  * (bytes, ms); `max_call_response_bytes` is the effective ceiling for `X-Max-Response-Bytes`
- * (the configured value, or the resolved response limit when unset or lower). Columns are
+ * (the configured value, or the resolved response limit when unset or lower); when the
+ * configured value is lower than that row's response limit it follows in parentheses,
+ * `4194304 (configured 1000)`. The url is `displayUrl`'s (query redacted). Columns are
  * left-aligned, separated by two spaces, with a dashed rule under the header; no trailing
  * spaces, no colors, no trailing newline. Pure: same config, same text.
  */
@@ -72,4 +105,68 @@ export function formatLimitsTable(config: GatewayConfig): string {
       .trimEnd();
   const [header, ...body] = rows;
   return [render(header ?? []), render(widths.map((w) => '-'.repeat(w))), ...body.map(render)].join('\n');
+}
+
+/** `host:port`, with an IPv6 host in brackets. */
+function hostPort(address: { readonly host: string; readonly port: number }): string {
+  const host = address.host.includes(':') && !address.host.startsWith('[') ? `[${address.host}]` : address.host;
+  return `${host}:${address.port}${address.port === 0 ? ' (any free port)' : ''}`;
+}
+
+/**
+ * The process-wide settings, aligned, under a `gateway` heading (no trailing newline):
+ * ```
+ * gateway
+ *   listen             127.0.0.1:8787
+ *   ops_listen         none (/healthz, /readyz, /metrics are served on listen)
+ *   log_level          info
+ *   shutdown_grace_ms  10000
+ *   resume secret      configured
+ *   resume ttl_ms      3600000
+ * ```
+ * The resume secret is `configured` (from `resume.secret` or the environment) or `random per
+ * process (warning: ...)`; its value is never printed. Pure: same config, same text.
+ */
+export function formatGatewaySection(config: GatewayConfig): string {
+  const rows: [string, string][] = [
+    ['listen', hostPort(config.listen)],
+    ['ops_listen', config.ops_listen === undefined ? 'none (/healthz, /readyz, /metrics are served on listen)' : hostPort(config.ops_listen)],
+    ['log_level', config.log_level],
+    ['shutdown_grace_ms', String(config.shutdown_grace_ms)],
+    [
+      'resume secret',
+      config.resume.secret === undefined
+        ? `random per process (warning: SSE resume tokens will not survive a restart or work across replicas; set resume.secret or ${RESUME_SECRET_ENV})`
+        : 'configured',
+    ],
+    ['resume ttl_ms', String(config.resume.ttl_ms)],
+  ];
+  const width = Math.max(...rows.map(([key]) => key.length));
+  return ['gateway', ...rows.map(([key, value]) => `  ${key.padEnd(width)}  ${value}`)].join('\n');
+}
+
+/**
+ * Warnings and notes about a valid config, one line each (empty when there is nothing to say):
+ * - `WARNING: agent <a>: TLS certificate verification is OFF (tls_insecure_skip_verify)`;
+ * - `note: <a>[/<tool>]: max_call_response_bytes <n> is below max_response_bytes <m>: ...`
+ *   for every agent or tool row whose response limit is above the agent's
+ *   `max_call_response_bytes` (valid, but then a call can lower its limit and never raise it).
+ */
+export function configNotes(config: GatewayConfig): string[] {
+  const out: string[] = [];
+  for (const agent of config.agents.values()) {
+    if (agent.tls_insecure_skip_verify) out.push(`WARNING: agent ${agent.name}: TLS certificate verification is OFF (tls_insecure_skip_verify)`);
+  }
+  for (const agent of config.agents.values()) {
+    const rows: [string, Limits][] = [[agent.name, agent.limits]];
+    for (const tool of Object.keys(agent.tools)) rows.push([`${agent.name}/${tool}`, resolveCallLimits(agent, tool, undefined)]);
+    for (const [label, limits] of rows) {
+      if (!ceilingBelowLimit(agent, limits)) continue;
+      out.push(
+        `note: ${label}: max_call_response_bytes ${String(agent.max_call_response_bytes)} is below max_response_bytes ${limits.max_response_bytes}: ` +
+          'X-Max-Response-Bytes can lower the limit but never raise it',
+      );
+    }
+  }
+  return out;
 }

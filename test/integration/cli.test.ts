@@ -1,6 +1,6 @@
 // The `adcp-buyer-gateway` bin as a real process: node --import tsx src/main.ts ...
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { createServer, type AddressInfo } from 'node:net';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -199,8 +199,88 @@ describe('adcp-buyer-gateway CLI', { concurrency: true }, () => {
     const secret = 'r'.repeat(40);
     const { code, stdout } = await run(['--config', file('valid.yaml'), '--check-config'], { env: { ADCP_GATEWAY_RESUME_SECRET: secret } });
     assert.equal(code, 0);
-    assert.match(stdout, /resume secret: set/);
+    assert.match(stdout, /^ {2}resume secret {6}configured$/m);
     assert.doesNotMatch(stdout, /rrrrrrrr/);
+
+    const without = await run(['--config', file('valid.yaml'), '--check-config']);
+    assert.equal(without.code, 0);
+    assert.match(without.stdout, /^ {2}resume secret {6}random per process \(warning: /m);
+  });
+
+  it('--check-config prints a gateway section above the table: listeners, log_level, shutdown grace, resume', async () => {
+    const secret = 'q'.repeat(40);
+    await writeFile(
+      file('gateway.yaml'),
+      `listen: { host: 127.0.0.1, port: 8080 }\nops_listen: { port: 9464 }\nlog_level: debug\nshutdown_grace_ms: 2500\nresume: { secret: "${secret}", ttl_ms: 60000 }\n${VALID.slice(VALID.indexOf('defaults:'))}`,
+    );
+    const { code, stdout, stderr } = await run(['--config', file('gateway.yaml'), '--check-config']);
+    assert.equal(stderr, '');
+    assert.equal(code, 0);
+    const blocks = stdout.split('\n\n');
+    assert.match(blocks[0] ?? '', /gateway\.yaml: valid$/);
+    assert.equal(
+      blocks[1],
+      [
+        'gateway',
+        '  listen             127.0.0.1:8080',
+        '  ops_listen         127.0.0.1:9464',
+        '  log_level          debug',
+        '  shutdown_grace_ms  2500',
+        '  resume secret      configured',
+        '  resume ttl_ms      60000',
+      ].join('\n'),
+    );
+    assert.match(blocks[2] ?? '', /^agent\/tool {2,}url /);
+    assert.doesNotMatch(stdout, /qqqqqqqq/);
+  });
+
+  it('--check-config shows agent URLs with the query redacted, and max_call_response_bytes as configured', async () => {
+    await writeFile(
+      file('query.yaml'),
+      'agents:\n  q:\n    url: http://127.0.0.1:1/mcp?key=abcdefghijkl\n    max_response_bytes: 8388608\n    max_call_response_bytes: 1000\n',
+    );
+    const { code, stdout } = await run(['--config', file('query.yaml'), '--check-config']);
+    assert.equal(code, 0);
+    assert.doesNotMatch(stdout, /abcdefghijkl|key=/);
+    assert.match(stdout, /^q {2,}http:\/\/127\.0\.0\.1:1\/mcp\?\[redacted\] {2,}8388608 /m);
+    assert.match(stdout, / 8388608 \(configured 1000\) {2,}gzip,deflate,br$/m);
+    assert.match(stdout, /^note: q: max_call_response_bytes 1000 is below max_response_bytes 8388608: /m);
+  });
+
+  it('ops_listen.port equal to listen.port is a config error (exit 2) at --check-config and at start', async () => {
+    await writeFile(file('clash.yaml'), `listen: { host: 0.0.0.0, port: 18787 }\nops_listen: { host: 127.0.0.1, port: 18787 }\n${VALID.slice(VALID.indexOf('agents:'))}`);
+    for (const args of [['--check-config'], []]) {
+      const { code, stdout, stderr } = await run(['--config', file('clash.yaml'), ...args]);
+      assert.equal(code, 2, stderr);
+      assert.equal(stdout, '');
+      assert.match(stderr, /clash\.yaml: 1 problem\n {2}ops_listen\.port \(line 2, column \d+\): must differ from listen\.port \(18787\)/);
+    }
+    // Port 0 on both (two different free ports) is fine: test/unit/config-load.test.ts.
+  });
+
+  it('--config naming a device, a FIFO or a huge file exits 2 at once, without reading it', async () => {
+    const urandom = await run(['--config', '/dev/urandom', '--check-config']);
+    assert.equal(urandom.code, 2);
+    assert.match(urandom.stderr, /^\/dev\/urandom: 1 problem\n {2}cannot read \/dev\/urandom: not a regular file \(it is a character device\)\n$/);
+
+    const fifo = file('fifo.yaml');
+    let haveFifo = true;
+    try {
+      execFileSync('mkfifo', [fifo], { stdio: 'ignore' });
+    } catch {
+      haveFifo = false;
+    }
+    if (haveFifo) {
+      const { code, stderr } = await run(['--config', fifo, '--check-config']);
+      assert.equal(code, 2);
+      assert.match(stderr, /not a regular file \(it is a FIFO \(named pipe\)\)/);
+    }
+
+    await writeFile(file('huge.yaml'), `${VALID}${`${'#'.repeat(99)}\n`.repeat(200_000)}`); // 20 MB of comments
+    const huge = await run(['--config', file('huge.yaml'), '--check-config']);
+    assert.equal(huge.code, 2);
+    assert.match(huge.stderr, new RegExp(`huge\\.yaml: 1 problem\\n {2}config file is ${VALID.length + 20_000_000} bytes; at most 1048576\\n$`));
+    // A file of only comments under the cap: "the file has no settings" (test/unit/config-load.test.ts).
   });
 });
 

@@ -1,10 +1,13 @@
 // The YAML loader: defaults resolution, every validation rule (with its exact YAML path),
 // all problems at once, positions, typo suggestions, the 4 MiB rule, freezing.
 import assert from 'node:assert/strict';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
+import { MAX_CONFIG_FILE_BYTES } from '../../src/config/defaults.js';
 import { ConfigError, loadConfigFile, parseConfig, type ConfigProblem } from '../../src/config/load.js';
 import type { GatewayConfig } from '../../src/config/types.js';
 
@@ -264,6 +267,39 @@ describe('config validation rules (each with its YAML path)', () => {
     problemAt(problemsOf(`listen: { host: "" }\n${MINIMAL}`), 'listen.host', /expected a host name or IP address/);
   });
 
+  it('ops_listen.port may not be listen.port on an overlapping address (it would fail with EADDRINUSE)', () => {
+    const conflict = (yaml: string, message: RegExp): ConfigProblem => problemAt(problemsOf(`${yaml}\n${MINIMAL}`), 'ops_listen.port', message);
+    // Same host: ops_listen.host defaults to listen.host.
+    const p = conflict('listen: { host: 127.0.0.1, port: 9000 }\nops_listen: { port: 9000 }', /^must differ from listen\.port \(9000\) on the same host: the second listener would fail with EADDRINUSE \(use another port, or 0 for any free port\)$/);
+    assert.deepEqual([p.line, p.column], [2, 21]);
+    // listen.port left at its default, 8787.
+    conflict('ops_listen: { port: 8787 }', /^must differ from listen\.port \(8787, the default\) on the same host:/);
+    // Either host a wildcard.
+    conflict('listen: { host: 0.0.0.0, port: 9000 }\nops_listen: { host: 127.0.0.1, port: 9000 }', /^must differ from listen\.port \(9000\) and listen\.host is a wildcard address \(0\.0\.0\.0 or ::, every address\):/);
+    conflict('listen: { host: 10.1.2.3, port: 9000 }\nops_listen: { host: "::", port: 9000 }', /and ops_listen\.host is a wildcard address/);
+    conflict('listen: { host: "[::]", port: 9000 }\nops_listen: { host: 127.0.0.1, port: 9000 }', /and listen\.host is a wildcard address/);
+    conflict('listen: { host: "0:0:0:0:0:0:0:0", port: 9000 }\nops_listen: { host: "::1", port: 9000 }', /and listen\.host is a wildcard address/);
+    // Hosts from ${VAR} are compared after expansion and never echoed.
+    const fromEnv = problemsOf(`listen: { host: "\${GW_HOST}", port: 9000 }\nops_listen: { port: 9000 }\n${MINIMAL}`, { GW_HOST: '10.9.8.7' });
+    assert.ok(!JSON.stringify(fromEnv).includes('10.9.8.7'));
+    problemAt(fromEnv, 'ops_listen.port', /on the same host/);
+    // The same host spelled differently.
+    conflict('listen: { host: "::1", port: 9000 }\nops_listen: { host: "0:0:0:0:0:0:0:1", port: 9000 }', /on the same host/);
+    conflict('listen: { host: LocalHost, port: 9000 }\nops_listen: { host: localhost, port: 9000 }', /on the same host/);
+    // Reported with the other problems at once.
+    const all = problemsOf(`listen: { port: 9000 }\nops_listen: { port: 9000 }\nlog_level: loud\n${MINIMAL}`);
+    assert.deepEqual(all.map((q) => q.path), ['ops_listen.port', 'log_level']);
+
+    const ok = (yaml: string): void => assert.doesNotThrow(() => parseConfig(`${yaml}\n${MINIMAL}`, { env: {} }), yaml);
+    ok('listen: { port: 0 }\nops_listen: { port: 0 }'); // ephemeral: two different free ports
+    ok('listen: { host: 0.0.0.0, port: 0 }\nops_listen: { port: 0 }');
+    ok('listen: { port: 9000 }\nops_listen: { port: 9001 }');
+    ok('listen: { host: 127.0.0.1, port: 9000 }\nops_listen: { host: 127.0.0.2, port: 9000 }');
+    ok('listen: { host: "::1", port: 9000 }\nops_listen: { host: 127.0.0.1, port: 9000 }');
+    // An invalid port is the schema's problem only.
+    problemAt(problemsOf(`listen: { port: 9000 }\nops_listen: { port: 9000.5 }\n${MINIMAL}`), 'ops_listen.port', /^expected an integer/);
+  });
+
   it('log_level and dedupe_text are enums', () => {
     problemAt(problemsOf(`log_level: verbose\n${MINIMAL}`), 'log_level', /^expected one of fatal, error, warn, info, debug, trace, silent, got "verbose"$/);
     problemAt(problemsOf(agentYaml('    tools:', '      t: { dedupe_text: full }')), 'agents.acme.tools.t.dedupe_text', /^expected one of summary, off, got "full"$/);
@@ -444,10 +480,39 @@ describe('config validation rules (each with its YAML path)', () => {
     }
   });
 
-  it('an empty file or a non-mapping is an error', () => {
-    problemAt(problemsOf(''), '', /file is empty/);
-    problemAt(problemsOf('# only a comment\n'), '', /file is empty/);
+  it('an empty file, a file of only comments or whitespace, or a non-mapping is an error', () => {
+    problemAt(problemsOf(''), '', /^the file is empty: at least an `agents:` block/);
+    for (const text of ['# only a comment\n', '\n   \n\t\n', '# a\n\n# b', '---\n# nothing\n']) {
+      problemAt(problemsOf(text), '', /^the file has no settings \(only comments or whitespace\): at least an `agents:` block/);
+    }
     problemAt(problemsOf('- a\n- b\n'), '', /expected a mapping.*got a list/);
+    problemAt(problemsOf('~\n'), '', /expected a mapping.*got null/);
+  });
+
+  it('text over MAX_CONFIG_FILE_BYTES (1 MiB) is refused before parsing', () => {
+    assert.equal(MAX_CONFIG_FILE_BYTES, 1_048_576);
+    const padding = `${'#'.repeat(99)}\n`.repeat(MAX_CONFIG_FILE_BYTES / 100 + 1);
+    const atCap = MINIMAL + padding.slice(0, MAX_CONFIG_FILE_BYTES - MINIMAL.length);
+    assert.equal(Buffer.byteLength(atCap), MAX_CONFIG_FILE_BYTES);
+    assert.ok(parseConfig(atCap, { env: {} }).agents.has('acme'), 'exactly 1 MiB is fine');
+    problemAt(problemsOf(`${atCap}#`), '', /^config file is 1048577 bytes; at most 1048576$/);
+    // Counted in UTF-8 bytes, not characters.
+    const multiByte = `${MINIMAL}#${'é'.repeat(MAX_CONFIG_FILE_BYTES / 2)}`;
+    problemAt(problemsOf(multiByte), '', new RegExp(`^config file is ${Buffer.byteLength(multiByte)} bytes; at most 1048576$`));
+  });
+
+  it('integers in any YAML 1.2 core-schema form (as documented)', () => {
+    const depth = (v: string): number | undefined => parseConfig(`defaults: { max_json_depth: ${v} }\n${MINIMAL}`, { env: {} }).defaults.max_json_depth;
+    assert.equal(depth('16'), 16);
+    assert.equal(depth('+16'), 16);
+    assert.equal(depth('0x10'), 16);
+    assert.equal(depth('0o20'), 16);
+    assert.equal(depth('020'), 20); // decimal: no YAML 1.1 octal
+    assert.equal(depth('1.6e1'), 16);
+    assert.equal(depth('16.0'), 16);
+    for (const v of ['"16"', '1_6', '0b10000', '16KiB', '16.5']) {
+      problemAt(problemsOf(`defaults: { max_json_depth: ${v} }\n${MINIMAL}`), 'defaults.max_json_depth', /^expected an integer >= 1 and <= 10000/);
+    }
   });
 });
 
@@ -620,6 +685,67 @@ describe('loadConfigFile', () => {
         return true;
       });
       await assert.rejects(loadConfigFile(dir, { env: {} }), (err: unknown) => err instanceof ConfigError && /is a directory/.test(err.message));
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('a path that is not a regular file is refused without reading it', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'gw-config-'));
+    try {
+      const rejectsWith = (path: string, message: RegExp): Promise<void> =>
+        assert.rejects(loadConfigFile(path, { env: {} }), (err: unknown) => {
+          assert.ok(err instanceof ConfigError, String(err));
+          assert.equal(err.problems.length, 1);
+          assert.match(err.problems[0]?.message ?? '', message);
+          return true;
+        });
+      await rejectsWith(dir, /^cannot read .*: not a regular file \(it is a directory\)$/);
+      // A device never ends: refused by its type, before any byte is read.
+      if (existsSync('/dev/urandom')) await rejectsWith('/dev/urandom', /^cannot read \/dev\/urandom: not a regular file \(it is a character device\)$/);
+      if (existsSync('/dev/null')) await rejectsWith('/dev/null', /not a regular file \(it is a character device\)/);
+      // A FIFO with no writer: opening it would block forever.
+      let fifo: string | undefined = join(dir, 'fifo.yaml');
+      try {
+        execFileSync('mkfifo', [fifo], { stdio: 'ignore' });
+      } catch {
+        fifo = undefined; // no mkfifo here
+      }
+      if (fifo !== undefined) await rejectsWith(fifo, /not a regular file \(it is a FIFO \(named pipe\)\)$/);
+      // A symbolic link to a regular file is fine (Kubernetes ConfigMaps are symlinks).
+      const real = join(dir, 'real.yaml');
+      await writeFile(real, MINIMAL);
+      await symlink(real, join(dir, 'link.yaml'));
+      assert.ok((await loadConfigFile(join(dir, 'link.yaml'), { env: {} })).agents.has('acme'));
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('a file over 1 MiB is refused from its size; a comment-only file says it has no settings', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'gw-config-'));
+    try {
+      const big = join(dir, 'big.yaml');
+      await writeFile(big, `${MINIMAL}${`# ${'x'.repeat(97)}\n`.repeat(200_000)}`); // ~20 MB of comments
+      await assert.rejects(loadConfigFile(big, { env: {} }), (err: unknown) => {
+        assert.ok(err instanceof ConfigError);
+        assert.deepEqual(err.problems, [{ path: '', message: `config file is ${MINIMAL.length + 20_000_000} bytes; at most 1048576` }]);
+        assert.equal(err.source, big);
+        return true;
+      });
+      const oneOver = join(dir, 'over.yaml');
+      await writeFile(oneOver, `${MINIMAL}${'#'.repeat(MAX_CONFIG_FILE_BYTES + 1 - MINIMAL.length)}`);
+      await assert.rejects(loadConfigFile(oneOver, { env: {} }), /config file is 1048577 bytes; at most 1048576/);
+      const atCap = join(dir, 'cap.yaml');
+      await writeFile(atCap, `${MINIMAL}${'#'.repeat(MAX_CONFIG_FILE_BYTES - MINIMAL.length)}`);
+      assert.ok((await loadConfigFile(atCap, { env: {} })).agents.has('acme'));
+
+      const comments = join(dir, 'comments.yaml');
+      await writeFile(comments, '# nothing yet\n\n   \n# still nothing\n');
+      await assert.rejects(loadConfigFile(comments, { env: {} }), /the file has no settings \(only comments or whitespace\)/);
+      const empty = join(dir, 'empty.yaml');
+      await writeFile(empty, '');
+      await assert.rejects(loadConfigFile(empty, { env: {} }), /the file is empty/);
     } finally {
       await rm(dir, { recursive: true, force: true });
     }

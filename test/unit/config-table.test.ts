@@ -1,8 +1,9 @@
-// formatLimitsTable: one row per agent and per configured tool, resolved numbers, aligned.
+// What --check-config prints: formatLimitsTable (one row per agent and per configured tool,
+// resolved numbers, aligned, URL queries redacted), formatGatewaySection, configNotes.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { parseConfig } from '../../src/config/load.js';
-import { formatLimitsTable, LIMITS_TABLE_COLUMNS } from '../../src/config/table.js';
+import { configNotes, displayUrl, formatGatewaySection, formatLimitsTable, LIMITS_TABLE_COLUMNS } from '../../src/config/table.js';
 
 const YAML = `agents:
   acme:
@@ -35,5 +36,103 @@ describe('formatLimitsTable', () => {
     for (const line of text.split('\n')) assert.equal(line, line.trimEnd());
     assert.ok(!text.includes('\u001b'), 'no ANSI escapes');
     assert.deepEqual(text.split('\n')[0]?.split(/ {2,}/), [...LIMITS_TABLE_COLUMNS]);
+  });
+});
+
+describe('agent URLs in the table', () => {
+  it('displayUrl replaces the query and userinfo with [redacted], keeps the rest', () => {
+    assert.equal(displayUrl(new URL('http://127.0.0.1:1/mcp?key=abcdefghijkl')), 'http://127.0.0.1:1/mcp?[redacted]');
+    assert.equal(displayUrl(new URL('https://user:pass@sales.example/a/b?x=1&y=2')), 'https://[redacted]@sales.example/a/b?[redacted]');
+    assert.equal(displayUrl(new URL('https://sales.example:8443/mcp')), 'https://sales.example:8443/mcp');
+    assert.equal(displayUrl(new URL('http://[::1]:3001/mcp?t=1')), 'http://[::1]:3001/mcp?[redacted]');
+    assert.equal(displayUrl(new URL('http://h.example/mcp#frag')), 'http://h.example/mcp#[redacted]');
+  });
+
+  it('the table never shows a query string', () => {
+    const config = parseConfig('agents:\n  q:\n    url: http://127.0.0.1:1/mcp?key=abcdefghijkl\n', { env: {} });
+    const text = formatLimitsTable(config);
+    assert.doesNotMatch(text, /abcdefghijkl|key=/);
+    assert.match(text, /^q {2,}http:\/\/127\.0\.0\.1:1\/mcp\?\[redacted\] {2,}4194304 /m);
+  });
+});
+
+describe('max_call_response_bytes below the limit it caps', () => {
+  const config = parseConfig(
+    `agents:
+  acme:
+    url: https://sales.acme.example/mcp
+    max_response_bytes: 8388608
+    max_call_response_bytes: 2000000
+    tools:
+      small: { max_response_bytes: 1000000 }
+      big: { max_response_bytes: 3000000 }
+`,
+    { env: {} },
+  );
+
+  it('is accepted, and shown as configured next to the effective ceiling', () => {
+    const cells = (label: string): string[] => {
+      const line = formatLimitsTable(config).split('\n').find((l) => l.startsWith(`${label} `));
+      assert.ok(line, label);
+      return line.split(/ {2,}/);
+    };
+    const column = LIMITS_TABLE_COLUMNS.indexOf('max_call_response_bytes');
+    assert.equal(cells('acme')[column], '8388608 (configured 2000000)');
+    assert.equal(cells('acme/small')[column - 1], '2000000'); // no url cell on tool rows
+    assert.equal(cells('acme/big')[column - 1], '3000000 (configured 2000000)');
+  });
+
+  it('gets a note per row it does not raise', () => {
+    assert.deepEqual(configNotes(config), [
+      'note: acme: max_call_response_bytes 2000000 is below max_response_bytes 8388608: X-Max-Response-Bytes can lower the limit but never raise it',
+      'note: acme/big: max_call_response_bytes 2000000 is below max_response_bytes 3000000: X-Max-Response-Bytes can lower the limit but never raise it',
+    ]);
+    assert.deepEqual(configNotes(parseConfig(YAML, { env: {} })), []);
+  });
+
+  it('configNotes warns about tls_insecure_skip_verify', () => {
+    const insecure = parseConfig('agents:\n  t:\n    url: https://x.example/mcp\n    tls_insecure_skip_verify: true\n', { env: {} });
+    assert.deepEqual(configNotes(insecure), ['WARNING: agent t: TLS certificate verification is OFF (tls_insecure_skip_verify)']);
+  });
+});
+
+describe('formatGatewaySection', () => {
+  const AGENT = 'agents:\n  a:\n    url: http://127.0.0.1:3001/mcp\n';
+
+  it('built-ins, no resume secret: a warning, never a value', () => {
+    assert.equal(
+      formatGatewaySection(parseConfig(AGENT, { env: {} })),
+      [
+        'gateway',
+        '  listen             127.0.0.1:8787',
+        '  ops_listen         none (/healthz, /readyz, /metrics are served on listen)',
+        '  log_level          info',
+        '  shutdown_grace_ms  10000',
+        '  resume secret      random per process (warning: SSE resume tokens will not survive a restart or work across replicas; set resume.secret or ADCP_GATEWAY_RESUME_SECRET)',
+        '  resume ttl_ms      3600000',
+      ].join('\n'),
+    );
+  });
+
+  it('every setting as configured; the secret is only "configured"', () => {
+    const secret = 's'.repeat(40);
+    const yaml = `listen: { host: "::1", port: 0 }\nops_listen: { host: 0.0.0.0, port: 9464 }\nlog_level: warn\nshutdown_grace_ms: 2500\nresume: { secret: "${secret}", ttl_ms: 60000 }\n${AGENT}`;
+    const text = formatGatewaySection(parseConfig(yaml, { env: {} }));
+    assert.equal(
+      text,
+      [
+        'gateway',
+        '  listen             [::1]:0 (any free port)',
+        '  ops_listen         0.0.0.0:9464',
+        '  log_level          warn',
+        '  shutdown_grace_ms  2500',
+        '  resume secret      configured',
+        '  resume ttl_ms      60000',
+      ].join('\n'),
+    );
+    assert.ok(!text.includes('ssss'), 'the secret is never printed');
+    const fromEnv = formatGatewaySection(parseConfig(AGENT, { env: { ADCP_GATEWAY_RESUME_SECRET: secret } }));
+    assert.match(fromEnv, /^ {2}resume secret {6}configured$/m);
+    assert.ok(!fromEnv.includes('ssss'));
   });
 });
