@@ -40,17 +40,7 @@ export async function handleJsonBody(exchange: Exchange, reply: FastifyReply, re
   }
   if (exchange.finished) return;
   const body = read.body;
-  const bounds = checkJsonBounds(body, { maxDepth: limits.max_json_depth, maxNodes: limits.max_json_nodes });
-  if (!bounds.ok) {
-    answerWithLocalError(exchange, reply, {
-      reason: bounds.reason,
-      limitBytes: limits.max_response_bytes,
-      observedBytes: body.length,
-      limit: bounds.limit,
-      observed: bounds.observed,
-    });
-    return;
-  }
+  if (answeredJsonBoundsBreach(exchange, reply, body)) return;
   // `upstream_not_mcp` reports the seller's status (its one details field, docs/errors.md), as
   // the pipeline does for a 2xx that is not JSON (test/regressions/lying-content-length.test.ts).
   const notMcp = { reason: 'upstream_not_mcp', limitBytes: limits.max_response_bytes, observedBytes: body.length, upstreamStatus: res.statusCode } as const;
@@ -98,20 +88,23 @@ export async function handlePassThroughBody(
     answerWithLocalError(exchange, reply, { reason: 'upstream_not_mcp', limitBytes: limits.max_response_bytes, observedBytes: body.length, upstreamStatus: res.statusCode });
     return;
   }
-  if (opts.jsonBounds) {
-    const bounds = checkJsonBounds(body, { maxDepth: limits.max_json_depth, maxNodes: limits.max_json_nodes });
-    if (!bounds.ok) {
-      answerWithLocalError(exchange, reply, {
-        reason: bounds.reason,
-        limitBytes: limits.max_response_bytes,
-        observedBytes: body.length,
-        limit: bounds.limit,
-        observed: bounds.observed,
-      });
-      return;
-    }
-  }
+  if (opts.jsonBounds && answeredJsonBoundsBreach(exchange, reply, body)) return;
   sendBody(exchange, reply, res.statusCode, body, 'ok');
+}
+
+/** Checks a whole JSON body's depth and node bounds; on a breach answers with json_depth/json_nodes and returns true. */
+function answeredJsonBoundsBreach(exchange: Exchange, reply: FastifyReply, body: Buffer): boolean {
+  const { limits } = exchange;
+  const bounds = checkJsonBounds(body, { maxDepth: limits.max_json_depth, maxNodes: limits.max_json_nodes });
+  if (bounds.ok) return false;
+  answerWithLocalError(exchange, reply, {
+    reason: bounds.reason,
+    limitBytes: limits.max_response_bytes,
+    observedBytes: body.length,
+    limit: bounds.limit,
+    observed: bounds.observed,
+  });
+  return true;
 }
 
 function sendBody(exchange: Exchange, reply: FastifyReply, status: number, body: Buffer, outcome: 'ok' | 'rewritten'): void {
