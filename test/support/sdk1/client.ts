@@ -21,8 +21,9 @@ export async function connectSdk1Host(url: string, protocolVersion: string): Pro
   const exchanges: HttpExchange[] = [];
   const transport = new StreamableHTTPClientTransport(new URL(url), {
     fetch: instrumentedFetch({ protocolVersion, onExchange: (e) => exchanges.push(e) }),
-    // Resumption on: one retry, short fixed delay (the seller's `retry:` wins when it sends one).
-    reconnectionOptions: { initialReconnectionDelay: 20, maxReconnectionDelay: 50, reconnectionDelayGrowFactor: 1, maxRetries: 2 },
+    // Resumption on: short delays (the seller's `retry:` wins when it sends one) and a few
+    // retries, so a loaded CI machine's transient failure does not strand the request.
+    reconnectionOptions: { initialReconnectionDelay: 20, maxReconnectionDelay: 500, reconnectionDelayGrowFactor: 2, maxRetries: 5 },
   });
   const client = new Client({ name: `host-${protocolVersion}`, version: '1.0.0' }, { capabilities: { tasks: { requests: {} } } });
   await withTimeout(client.connect(transport), 10_000, `connect ${url}`);

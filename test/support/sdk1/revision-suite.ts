@@ -219,16 +219,16 @@ export function describeRevision(revision: '2025-03-26' | '2025-06-18' | '2025-1
       assert.deepEqual(progress, [{ progress: 1, total: 2, message: 'queued' }]);
       // The result came back on a GET carrying the gateway's token...
       const resume = via.exchanges.filter((e) => e.method === 'GET' && e.requestHeaders['last-event-id'] !== undefined);
-      assert.equal(resume.length, 1);
-      assert.ok(resume[0]!.requestHeaders['last-event-id']!.startsWith(TOKEN_PREFIX));
-      assert.equal(resume[0]!.status, 200);
+      assert.ok(resume.length >= 1, 'the client resumed');
+      for (const r of resume) assert.ok(r.requestHeaders['last-event-id']!.startsWith(TOKEN_PREFIX));
+      assert.equal(resume.at(-1)!.status, 200);
       // ...which the seller received as its own event id, never as a token.
       const viaSession = via.transport.sessionId;
       const sellerResume = seller.requests
         .slice(from)
         .filter((r) => r.method === 'GET' && r.headers['mcp-session-id'] === viaSession && r.headers['last-event-id'] !== undefined);
-      assert.equal(sellerResume.length, 1);
-      const upstreamId = String(sellerResume[0]!.headers['last-event-id']);
+      assert.equal(sellerResume.length, resume.length, 'every resume reached the seller');
+      const upstreamId = String(sellerResume.at(-1)!.headers['last-event-id']);
       assert.ok(upstreamId.length > 0 && !upstreamId.startsWith(TOKEN_PREFIX), `seller got its own id: ${upstreamId}`);
       // Dedupe applied to the resumed result as to any other.
       assert.equal(got.content.length, 1);
