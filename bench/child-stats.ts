@@ -2,11 +2,10 @@
  * The child side of the bench's IPC: every server child (seller, pass-through, gateway)
  * calls `serveChild` once it listens. It then
  * - reports `{ type: 'ready', port }` to the parent;
- * - answers `{ type: 'stats', seq, reset, gc }` with its CPU time (`process.cpuUsage()`), its
+ * - answers `{ type: 'stats', seq, reset }` with its CPU time (`process.cpuUsage()`), its
  *   current and peak RSS, JS heap and Buffer memory since the last reset (sampled every
  *   10 ms; the RSS peak also from the kernel's VmHWM, reset through /proc/self/clear_refs
- *   where the kernel allows it, so a peak between two samples is not missed); with `gc`
- *   (and --expose-gc) a full GC runs first, so it is billed to neither window;
+ *   where the kernel allows it, so a peak between two samples is not missed);
  * - on `{ type: 'shutdown' }` runs `close`, then exits 0 (so `--cpu-prof` writes its profile).
  */
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -27,7 +26,7 @@ export interface ChildStats {
   peakArrayBuffersBytes: number;
 }
 
-export type ParentMessage = { type: 'stats'; seq: number; reset: boolean; gc?: boolean } | { type: 'shutdown' };
+export type ParentMessage = { type: 'stats'; seq: number; reset: boolean } | { type: 'shutdown' };
 export type ChildMessage = { type: 'ready'; port: number } | ChildStats | { type: 'error'; message: string };
 
 const SAMPLE_MS = 10;
@@ -71,9 +70,9 @@ export function serveChild(port: number, close: () => Promise<void>): void {
   process.on('message', (raw: unknown) => {
     const msg = raw as ParentMessage;
     if (msg.type === 'stats') {
-      // Before a new window: a full GC, so garbage left by the previous case is not billed to
-      // the next one (run before the CPU reading: it falls in neither window).
-      if (msg.gc) (globalThis as { gc?: () => void }).gc?.();
+      // No forced GC between windows: measured, a `gc()` here made the next run's requests
+      // ~3x as costly in CPU (the forced GC evidently discards compiled code), in both the
+      // pass-through and the gateway.
       const m = sample();
       const cpu = process.cpuUsage();
       const hwm = exact ? readVmHwmBytes() : undefined;

@@ -31,7 +31,7 @@ export interface BenchChild {
   readonly pid: number;
   readonly port: number;
   readonly baseUrl: string;
-  /** CPU and memory figures; `reset` starts a new peak window after reading (after a full GC when the child has --expose-gc). */
+  /** CPU and memory figures; `reset` starts a new peak window after reading. */
   stats(reset: boolean): Promise<ChildStats>;
   close(): Promise<void>;
 }
@@ -102,7 +102,7 @@ export async function startChild(label: string, opts: StartOptions): Promise<Ben
     stats(reset) {
       const n = ++seq;
       const p = new Promise<ChildStats>((resolve) => pending.set(n, resolve));
-      child.send({ type: 'stats', seq: n, reset, gc: reset } satisfies ParentMessage);
+      child.send({ type: 'stats', seq: n, reset } satisfies ParentMessage);
       return withTimeout(p, 10_000, `${label} stats`);
     },
     close() {

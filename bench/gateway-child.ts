@@ -2,7 +2,7 @@
  * The gateway under test, in its own process: the real `buildApp` from src/app.ts with the
  * bench's config (YAML in env `BENCH_GATEWAY_YAML`, parsed by the real loader), logs off
  * (the pass-through logs nothing either). Started by the bench with
- * `node --import tsx --expose-gc [--cpu-prof --cpu-prof-dir bench/profiles] bench/gateway-child.ts`.
+ * `node --import tsx [--cpu-prof --cpu-prof-dir bench/profiles] bench/gateway-child.ts`.
  *
  * `BENCH_SRC_DIR` points at the snapshot of src/ the bench took when it started (run.ts), so
  * every gateway process of one run runs the same code even while src/ is being edited;

@@ -152,12 +152,14 @@ const FOREIGN_LOAD_WARNING_CORES = 0.2;
 const RUN_FOREIGN_LIMIT_CORES = 0.25;
 /** ...at most this many times in all... */
 const MAX_ATTEMPTS = 3;
-/** ...within this budget of re-runs for the whole bench (bounds the total time on a busy machine). */
-let rerunsLeft = opts.quick ? 0 : 40;
+/** ...within this budget of re-runs per repetition (bounds the total time on a busy machine). */
+const RERUNS_PER_REP = opts.quick ? 0 : 10;
+let rerunsLeft = RERUNS_PER_REP;
 /** Other load below which the machine counts as quiet, cores. */
 const QUIET_CORES = 0.1;
-/** Total time the bench may spend waiting for a quiet machine (before repetitions and re-runs). */
-let quietWaitLeftMs = opts.quick ? 0 : 240_000;
+/** Time each repetition may spend waiting for a quiet machine (before it starts and before re-runs). */
+const QUIET_WAIT_PER_REP_MS = opts.quick ? 0 : 60_000;
+let quietWaitLeftMs = QUIET_WAIT_PER_REP_MS;
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
@@ -203,8 +205,15 @@ async function undisturbed<T>(label: string, run: () => Promise<T>): Promise<{ v
   }
 }
 
-/** Before the first repetition, per case and target: enough requests for the JIT to settle on the hot paths. */
-const WARMUP: Shape = { connections: 4, amount: 2_000, durationMs: 700 };
+/**
+ * Before the first repetition, per case and target, the case's own load for a while, so the
+ * JIT has settled on the hot paths (measured: a process's first 1.5 s of 1 KiB calls cost it
+ * 2-4x the CPU per request of later ones).
+ */
+function warmupFor(bytes: number): Shape {
+  const shape = shapeFor(bytes);
+  return opts.quick ? { ...shape, amount: 10 } : { ...shape, amount: Math.min(shape.amount, 10_000), durationMs: bytes <= 64 * KiB ? 1_500 : 1_000 };
+}
 const DELAY_STREAMS = opts.quick ? 1 : 4;
 const DELAY_ROUNDS = opts.quick ? 1 : 3;
 const FLOOD_STREAMS = 4;
@@ -263,12 +272,11 @@ interface Stack {
 }
 
 async function startPass(good: string, attack: string): Promise<BenchChild> {
-  return startChild('pass-through', { module: 'passthrough.ts', env: { BENCH_SELLER_GOOD: good, BENCH_SELLER_ATTACK: attack }, nodeFlags: ['--expose-gc'] });
+  return startChild('pass-through', { module: 'passthrough.ts', env: { BENCH_SELLER_GOOD: good, BENCH_SELLER_ATTACK: attack } });
 }
 
 async function startGateway(yaml: string, profile: boolean): Promise<BenchChild> {
-  // --expose-gc: a full GC between cases (child-stats.ts), never during a measured run.
-  const nodeFlags: string[] = ['--expose-gc'];
+  const nodeFlags: string[] = [];
   if (profile) {
     const dir = join(BENCH_DIR, 'profiles');
     mkdirSync(dir, { recursive: true });
@@ -755,13 +763,15 @@ async function main(): Promise<void> {
     for (let i = 0; i < specs.length; i++) {
       await checkCase(stack, specs[i]!, cases[i]!);
       for (const t of TARGETS) {
-        await runLoad({ url: urlOf(stack, t, specs[i]!.id), body: REQUEST_BODY, headers: REQUEST_HEADERS, ...WARMUP, amount: opts.quick ? 10 : WARMUP.amount });
+        await runLoad({ url: urlOf(stack, t, specs[i]!.id), body: REQUEST_BODY, headers: REQUEST_HEADERS, ...warmupFor(specs[i]!.size.bytes) });
       }
     }
 
     for (let rep = 0; rep < opts.reps; rep++) {
       log(`repetition ${rep + 1} of ${opts.reps}, order ${orderFor(rep).join(' -> ')}`);
-      if (!opts.quick) await awaitQuiet(90_000, `repetition ${rep + 1}`);
+      rerunsLeft = RERUNS_PER_REP;
+      quietWaitLeftMs = QUIET_WAIT_PER_REP_MS;
+      if (!opts.quick) await awaitQuiet(QUIET_WAIT_PER_REP_MS, `repetition ${rep + 1}`);
       const repMark = cpuMark(livePids());
       if (opts.groups.has('micro')) await runMicro(rep);
       for (let i = 0; i < specs.length; i++) await runThroughput(stack, specs[i]!, cases[i]!, rep);
