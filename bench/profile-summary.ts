@@ -28,6 +28,9 @@ function sourceOf(url: string): string {
     return `dep: ${rest[0]!.startsWith('@') ? `${rest[0]}/${rest[1]}` : rest[0]}`;
   }
   if (path.startsWith('node:')) return `node:${path.slice(5).split('/').slice(0, 2).join('/')}`;
+  // The gateway runs from the run's snapshot of src/ (run.ts): show it as src/.
+  const snap = /\/adcp-bench-src-[^/]+\/(.*)$/.exec(path);
+  if (snap) return snap[1]!;
   return path.startsWith(REPO_DIR) ? path.slice(REPO_DIR.length) : path;
 }
 
