@@ -48,6 +48,15 @@ export const COUNTERPARTY_FIELDS_TOTAL_TARGET_BYTES = 16_384;
 /** The tool whose result is the capabilities document. */
 export const CAPABILITIES_TOOL = 'get_adcp_capabilities';
 
+/**
+ * True when a response to this request is a discovery surface measured here (`tools/list`,
+ * or a `tools/call` of {@link CAPABILITIES_TOOL}): the stages parse and hand over the message
+ * only then (a response nobody measures is never parsed just to be observed).
+ */
+export function isDiscoveryRequest(method: string | undefined, toolName: string | undefined): boolean {
+  return method === 'tools/list' || toolName === CAPABILITIES_TOOL;
+}
+
 /** What a measurement is about. */
 export type DiscoverySurface =
   | 'tools_list_page'

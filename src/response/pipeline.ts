@@ -42,6 +42,12 @@ export interface PipelineHooks {
   /** An event broke a bound on a stream that answers no request and was dropped (sse-stage.ts). */
   onSseEventDropped(reason: string): void;
   /**
+   * True when {@link onResponseMessage} observes anything for this exchange (a discovery
+   * request, `isDiscoveryRequest`): otherwise a stage may skip parsing a body it forwards
+   * unchanged, and need not call it.
+   */
+  readonly wantsResponseMessage: boolean;
+  /**
    * The seller's response to the exchange's request, as forwarded: the parsed message (after
    * any rewrite) and the UTF-8 bytes of it the host receives (JSON body or SSE event data).
    * For observation only (discovery sizes); must not throw or change anything.

@@ -19,7 +19,7 @@ import { handleUpstreamResponse } from '../response/pipeline.js';
 import type { ResumeCodec, ResumeState } from '../resume/token.js';
 import type { UpstreamDispatcher } from './dispatcher.js';
 import type { GatewayMetrics } from '../observability/metrics.js';
-import { CAPABILITIES_TOOL, measureDiscovery } from '../mcp/discovery-size.js';
+import { isDiscoveryRequest, measureDiscovery } from '../mcp/discovery-size.js';
 
 export interface HandlerDeps {
   getConfig(): GatewayConfig;
@@ -151,6 +151,7 @@ export function createMcpHandler(deps: HandlerDeps) {
           },
           onSseEnd: () => void deps.streams.delete(exchange),
           onSseEventDropped: (reason: string) => deps.metrics.incSseEventDropped(agent.name, reason),
+          wantsResponseMessage: isDiscoveryRequest(exchange.rpc.method, exchange.rpc.toolName),
           onResponseMessage: (message: unknown, bytes: number) => observeDiscovery(exchange, message, bytes, deps),
         };
         handleUpstreamResponse(exchange, reply, res as never, log, hooks).then(
@@ -172,7 +173,7 @@ export function createMcpHandler(deps: HandlerDeps) {
  */
 function observeDiscovery(exchange: Exchange, message: unknown, bytes: number, deps: HandlerDeps): void {
   const { method, toolName } = exchange.rpc;
-  if (method !== 'tools/list' && toolName !== CAPABILITIES_TOOL) return;
+  if (!isDiscoveryRequest(method, toolName)) return;
   for (const m of measureDiscovery({ method, toolName, message, bytes })) {
     if (!m.over) continue;
     deps.metrics.incDiscoveryOvershoot(exchange.agent.name, m.surface);
