@@ -1,10 +1,11 @@
 /**
- * Parent side of the bench's child processes: fork a `.ts` module under `node --import tsx`
- * with an IPC channel, wait for `ready` (bounded), ask for stats (bounded), shut down
- * (bounded, then SIGKILL to that one pid). Every child started here is remembered so the
- * bench can end them all on exit.
+ * Parent side of the bench's child processes: fork a bench module's compiled JavaScript
+ * (compile.ts; `useCompiled` says where it is) under plain `node` with an IPC channel, wait
+ * for `ready` (bounded), ask for stats (bounded), shut down (bounded, then SIGKILL to that
+ * one pid). Every child started here is remembered so the bench can end them all on exit.
  */
 import { fork, type ChildProcess } from 'node:child_process';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ChildMessage, ChildStats, ParentMessage } from './child-stats.js';
 
@@ -51,19 +52,28 @@ export function killAllChildren(): void {
   live.clear();
 }
 
+let compiledOut: string | undefined;
+
+/** Sets the directory of the compiled run (compile.ts `CompiledSnapshot.out`) every child is started from. */
+export function useCompiled(out: string): void {
+  compiledOut = out;
+}
+
 export interface StartOptions {
-  /** Module under bench/ (e.g. `seller.ts`). */
+  /** Module under bench/ (e.g. `seller.ts`), one of compile.ts `CHILD_MODULES`; its compiled `.js` runs. */
   module: string;
   args?: string[];
   env?: Record<string, string>;
   /** Extra Node flags (`--cpu-prof`, `--expose-gc`). */
   nodeFlags?: string[];
   readyTimeoutMs?: number;
+  /** Run the module from this compiled tree instead of the one set with `useCompiled` (comparing two builds). */
+  compiledOut?: string;
 }
 
 /** Forks a child that reports `{type:'ready', port}` (server children, see child-stats.ts). */
 export async function startChild(label: string, opts: StartOptions): Promise<BenchChild> {
-  const child = spawnTs(opts);
+  const child = spawnChild(opts);
   const ready = await withTimeout(
     new Promise<number>((resolve, reject) => {
       const onMessage = (raw: unknown): void => {
@@ -125,11 +135,13 @@ export async function startChild(label: string, opts: StartOptions): Promise<Ben
   };
 }
 
-/** Forks a bench module under `node --import tsx`, stdout/stderr inherited, with IPC. */
-export function spawnTs(opts: StartOptions): ChildProcess {
-  const child = fork(new URL(opts.module, import.meta.url).pathname, opts.args ?? [], {
+/** Forks a bench module's compiled `.js` under plain `node`, stdout/stderr inherited, with IPC. Throws before `useCompiled`. */
+export function spawnChild(opts: StartOptions): ChildProcess {
+  const out = opts.compiledOut ?? compiledOut;
+  if (out === undefined) throw new Error('bench children: useCompiled(out) was not called');
+  const child = fork(join(out, 'bench', opts.module.replace(/\.ts$/, '.js')), opts.args ?? [], {
     cwd: REPO_DIR,
-    execArgv: ['--import', 'tsx', ...(opts.nodeFlags ?? [])],
+    execArgv: [...(opts.nodeFlags ?? [])],
     env: { ...process.env, ...opts.env },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
@@ -140,7 +152,7 @@ export function spawnTs(opts: StartOptions): ChildProcess {
 
 /** Runs a one-shot child that sends one result message and exits (micro-benchmark). */
 export async function runOnce<T>(label: string, opts: StartOptions & { timeoutMs: number; input?: unknown }): Promise<T> {
-  const child = spawnTs(opts);
+  const child = spawnChild(opts);
   try {
     return await withTimeout(
       new Promise<T>((resolve, reject) => {

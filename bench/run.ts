@@ -17,11 +17,10 @@
  * tables go to stdout.
  */
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, cpSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { createHash } from 'node:crypto';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
-import { join, relative } from 'node:path';
+import { join } from 'node:path';
 import {
   FAIR_GOOD,
   FLOOD_CASE,
@@ -46,7 +45,8 @@ import {
   type SizeSpec,
   type Variant,
 } from './cases.js';
-import { BENCH_DIR, REPO_DIR, killAllChildren, livePids, reaped, runOnce, spawnTs, startChild, withTimeout, type BenchChild } from './children.js';
+import { BENCH_DIR, REPO_DIR, killAllChildren, livePids, reaped, runOnce, spawnChild, startChild, useCompiled, withTimeout, type BenchChild } from './children.js';
+import { compileSnapshot } from './compile.js';
 import type { ChildStats } from './child-stats.js';
 import { callOnce, keepAliveAgent, pacedLoad, sseCount, sseDelays } from './http-client.js';
 import { runLoad, type LoadResult } from './load.js';
@@ -228,37 +228,14 @@ const MEMORY_CONCURRENCY = 50;
 const FAIR = { attacksInFlight: 20, rate: 250, connections: 50, amount: 1_000, durationMs: 4_000 };
 
 // ---------------------------------------------------------------------------------------
-// The code under test: a snapshot of src/
+// The code under test: src/ and the child modules, compiled once (compile.ts)
 
-/**
- * Copies src/ (with package.json, tsconfig.json and a node_modules link) to a temporary
- * directory, so every gateway process this run starts (the main one, and a fresh one per
- * memory load, minutes later) runs the same code even while others edit src/. Returns the
- * directory and a short hash of the copied sources.
- */
-function snapshotSources(): { dir: string; hash: string } {
-  const dir = mkdtempSync(join(os.tmpdir(), 'adcp-bench-src-'));
-  cpSync(join(REPO_DIR, 'src'), join(dir, 'src'), { recursive: true });
-  for (const f of ['package.json', 'tsconfig.json']) copyFileSync(join(REPO_DIR, f), join(dir, f));
-  symlinkSync(join(REPO_DIR, 'node_modules'), join(dir, 'node_modules'), 'dir');
-  const hash = createHash('sha256');
-  const walk = (d: string): void => {
-    for (const e of readdirSync(d, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
-      const p = join(d, e.name);
-      if (e.isDirectory()) walk(p);
-      else {
-        hash.update(relative(dir, p));
-        hash.update(readFileSync(p));
-      }
-    }
-  };
-  walk(join(dir, 'src'));
-  return { dir, hash: hash.digest('hex').slice(0, 12) };
-}
-
-const snapshot = snapshotSources();
+log('compiling a snapshot of src/ and the bench children with tsc');
+const snapshot = compileSnapshot();
 const removeSnapshot = (): void => rmSync(snapshot.dir, { recursive: true, force: true });
 process.on('exit', removeSnapshot);
+useCompiled(snapshot.out);
+log(`compiled in ${(snapshot.ms / 1000).toFixed(1)} s (sources sha256 ${snapshot.hash}…)${snapshot.diagnostics ? ': tsc reported type errors (see Warnings)' : ''}`);
 
 // ---------------------------------------------------------------------------------------
 // Processes
@@ -282,7 +259,7 @@ async function startGateway(yaml: string, profile: boolean): Promise<BenchChild>
     mkdirSync(dir, { recursive: true });
     nodeFlags.push('--cpu-prof', '--cpu-prof-dir', dir);
   }
-  return startChild('gateway', { module: 'gateway-child.ts', env: { BENCH_GATEWAY_YAML: yaml, BENCH_SRC_DIR: join(snapshot.dir, 'src') }, nodeFlags });
+  return startChild('gateway', { module: 'gateway-child.ts', env: { BENCH_GATEWAY_YAML: yaml }, nodeFlags });
 }
 
 function urlOf(stack: Stack, target: Target, caseId: string): string {
@@ -611,7 +588,7 @@ async function runMemory(stack: Stack, rep: number): Promise<void> {
 async function startAttack(stack: Stack): Promise<{ stop(): Promise<AttackSummary> }> {
   const kinds: AttackCase[] = ['attack-deep', 'attack-nodes', 'attack-gzip100', 'attack-json100'];
   const urls = Array.from({ length: FAIR.attacksInFlight }, (_, i) => urlOf(stack, 'gateway', kinds[i % kinds.length]!));
-  const child = spawnTs({ module: 'attacker.ts' });
+  const child = spawnChild({ module: 'attacker.ts' });
   const result = new Promise<AttackSummary>((resolve, reject) => {
     child.on('message', (raw: unknown) => {
       const msg = raw as { type: string; result?: AttackSummary };
@@ -732,6 +709,7 @@ async function runMicro(rep: number): Promise<void> {
 
 async function main(): Promise<void> {
   results.meta.sourceSnapshot = snapshot.hash;
+  if (snapshot.diagnostics) warn(`tsc reported errors compiling the snapshot (the emitted JavaScript ran anyway): ${snapshot.diagnostics.split('\n').slice(0, 3).join(' | ')}`);
   const startMark = cpuMark([]);
   log(`starting (${opts.quick ? 'quick' : 'full'}, ${opts.reps} repetition(s), groups: ${[...opts.groups].join(', ')})`);
   const [good, attack] = await Promise.all([

@@ -4,8 +4,8 @@
  * (bench/cases.ts), whatever the request's id. A real MCP SDK server would be the
  * bottleneck; this one only writes precomputed buffers.
  *
- * Started by the bench with `node --import tsx bench/seller.ts <good|attack>`; bodies are
- * built on a case's first request and cached (the first request is a check, not measured).
+ * Started by the bench, compiled (compile.ts), as `node <tmp>/out/bench/seller.js <good|attack>`;
+ * bodies are built on a case's first request and cached (the first request is a check, not measured).
  * SSE writes honour backpressure and stop when the connection closes; the attack bodies
  * (100 MiB plain, gzip bomb, 100 MiB SSE event, deep nesting, node bomb) stop as soon as the
  * gateway cuts the connection.

@@ -8,13 +8,13 @@
  * - `GET /healthz`, `/readyz`, `/metrics` (src/ops/routes.ts), unless `ops_listen` puts them
  *   on their own app (`app.gateway.opsApp`; `listenAll` in src/ops/listen.ts listens on both).
  */
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyError } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyServerOptions, type FastifyError } from 'fastify';
 import replyFrom from '@fastify/reply-from';
 import type { Logger } from 'pino';
 import type { GatewayConfig } from './config/types.js';
 import type { Exchange } from './exchange.js';
 import { refuse, refusalReasonOf } from './errors/local-reply.js';
-import { addLogSecrets, configSecrets, createLogger } from './observability/logger.js';
+import { addLogSecrets, configSecrets, createLogger, lazyChildLoggerFactory } from './observability/logger.js';
 import { createMetrics, type GatewayMetrics } from './observability/metrics.js';
 import { opsRoutes } from './ops/routes.js';
 import { createUpstreamDispatcher } from './routing/dispatcher.js';
@@ -45,6 +45,8 @@ export async function buildApp(config: GatewayConfig, opts: BuildAppOptions = {}
     loggerInstance: logger as FastifyBaseLogger,
     // One log line per exchange comes from the handler; Fastify's own request lines are off.
     logController: new LogController({ disableRequestLogging: true }),
+    // request.log is made on first use (most requests never log through it: observability/logger.ts).
+    childLoggerFactory: lazyChildLoggerFactory as unknown as NonNullable<FastifyServerOptions['childLoggerFactory']>,
     bodyLimit,
     exposeHeadRoutes: false,
     return503OnClosing: true,

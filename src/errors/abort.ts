@@ -2,15 +2,29 @@
  * The error the gateway aborts an upstream request with (deadline, host gone, limit hit).
  * Carrying the local-error input lets whichever callback sees the abort first report the
  * same reason.
+ *
+ * It is a signal between the gateway's own callbacks, never shown to a host or logged as a
+ * failure (`findGatewayAbort` recognizes it and the callback stays silent), so it captures
+ * no stack trace: its `stack` is the name and message only. Capturing one cost ~2% of a
+ * 1 KiB request's CPU (bench profile, one abort per exchange), for a trace that would only
+ * ever point at the gateway's own abort call.
  */
 import type { LocalErrorInput } from './local-reply.js';
 
+export type GatewayAbortInput = LocalErrorInput | { reason: 'host_aborted' } | { reason: 'finished' };
+
 export class GatewayAbortError extends Error {
-  override readonly name = 'GatewayAbortError';
-  constructor(readonly input: LocalErrorInput | { reason: 'host_aborted' } | { reason: 'finished' }) {
+  readonly input: GatewayAbortInput;
+  constructor(input: GatewayAbortInput) {
+    const limit = Error.stackTraceLimit;
+    Error.stackTraceLimit = 0;
     super(`aborted by the gateway: ${input.reason}`);
+    Error.stackTraceLimit = limit;
+    this.input = input;
   }
 }
+// On the prototype rather than per instance (the class-field form defines it on every error).
+Object.defineProperty(GatewayAbortError.prototype, 'name', { value: 'GatewayAbortError', writable: true, configurable: true, enumerable: false });
 
 /** Walks `error.cause` to find a GatewayAbortError, if the abort was ours. */
 export function findGatewayAbort(err: unknown): GatewayAbortError | undefined {

@@ -9,6 +9,7 @@
  * builds millions of tiny objects). ARCHITECTURE §5: a `content[].text` item over these
  * bounds is simply not lifted, so the same scan guards the text fallback too.
  */
+import { assertBoundLimit, TAB, LF, CR, SPACE, QUOTE, COMMA, MINUS, DIGIT_0, DIGIT_9, COLON, LBRACKET, BACKSLASH, RBRACKET, LOWER_F, LOWER_N, LOWER_T, LBRACE, RBRACE } from './json-bytes.js';
 
 /** The bounds; `Infinity` disables one. Both must be non-negative integers or `Infinity`. */
 export interface JsonBoundsLimits {
@@ -30,32 +31,9 @@ export type JsonBoundsResult =
       readonly observed: number;
     };
 
-const TAB = 0x09;
-const LF = 0x0a;
-const CR = 0x0d;
-const SPACE = 0x20;
-const QUOTE = 0x22;
-const COMMA = 0x2c;
-const MINUS = 0x2d;
-const DIGIT_0 = 0x30;
-const DIGIT_9 = 0x39;
-const COLON = 0x3a;
-const LBRACKET = 0x5b;
-const BACKSLASH = 0x5c;
-const RBRACKET = 0x5d;
-const LOWER_F = 0x66;
-const LOWER_N = 0x6e;
-const LOWER_T = 0x74;
-const LBRACE = 0x7b;
-const RBRACE = 0x7d;
 /** `prev` before the first significant character. */
 const START = 0;
 
-function assertLimit(name: string, value: number): void {
-  if (!(value === Infinity || (Number.isInteger(value) && value >= 0))) {
-    throw new RangeError(`checkJsonBounds: ${name} must be a non-negative integer or Infinity, got ${String(value)}`);
-  }
-}
 
 /**
  * Measures the nesting depth and node count of a JSON text, failing fast at the first
@@ -87,8 +65,8 @@ function assertLimit(name: string, value: number): void {
  */
 export function checkJsonBounds(input: string | Uint8Array, limits: JsonBoundsLimits): JsonBoundsResult {
   const { maxDepth, maxNodes } = limits;
-  assertLimit('maxDepth', maxDepth);
-  assertLimit('maxNodes', maxNodes);
+  assertBoundLimit('checkJsonBounds', 'maxDepth', maxDepth);
+  assertBoundLimit('checkJsonBounds', 'maxNodes', maxNodes);
 
   const str = typeof input === 'string' ? input : undefined;
   const bytes = typeof input === 'string' ? undefined : input;

@@ -12,20 +12,8 @@
  * copy (test/regressions/big-number-precision.test.ts). The fix is conservative: what can't
  * round-trip is never rewritten, the seller's bytes go out as they are.
  */
+import { TAB, LF, CR, SPACE, QUOTE, PLUS, MINUS, DOT, DIGIT_0, DIGIT_9, UPPER_E, BACKSLASH, LOWER_E } from './json-bytes.js';
 
-const TAB = 0x09;
-const LF = 0x0a;
-const CR = 0x0d;
-const SPACE = 0x20;
-const QUOTE = 0x22;
-const PLUS = 0x2b;
-const MINUS = 0x2d;
-const DOT = 0x2e;
-const DIGIT_0 = 0x30;
-const DIGIT_9 = 0x39;
-const UPPER_E = 0x45;
-const BACKSLASH = 0x5c;
-const LOWER_E = 0x65;
 
 /**
  * Any decimal with at most 15 significant digits survives decimal -> double -> shortest

@@ -18,6 +18,13 @@ export interface NormalizeOptions {
   maxDepth: number;
   /** JSON node bound for a text item (ARCHITECTURE §5). */
   maxNodes: number;
+  /**
+   * The seller's exact JSON text of this result's `structuredContent`, when the caller has
+   * it (the JSON stage's scan, json-scan.ts). A text item equal to it is a copy without
+   * being parsed and compared (a seller's `JSON.stringify(structuredContent)` text): the same
+   * text parses to the same value. Issue 5 (rewrite path within the parse + stringify floor).
+   */
+  structuredContentText?: string;
 }
 
 /** What {@link normalizeToolResult} did. */
@@ -75,7 +82,7 @@ export function normalizeToolResult(result: unknown, opts: NormalizeOptions): No
   const structured = ownValue(result, 'structuredContent');
   if (structured !== undefined) {
     if (!isJsonObject(structured) || isAdcpErrorOnly(structured)) return unchanged;
-    const { items, replaced } = summarizeCopies(content, 0, structured, opts);
+    const { items, replaced } = summarizeCopies(content, 0, structured, opts, -1, opts.structuredContentText);
     if (replaced === 0) return unchanged;
     return { result: copyWith(result, items, undefined), changed: true, action: 'deduped', replacedItems: replaced };
   }
@@ -91,7 +98,9 @@ export function normalizeToolResult(result: unknown, opts: NormalizeOptions): No
 /**
  * Replaces, from `from` on, the text of every text item that parses (within bounds) to a
  * value deep-equal to `structured` and has no lossy number; the item at `knownCopy` (already
- * parsed and checked by the caller) is replaced without parsing it again. Returns the new
+ * parsed and checked by the caller), and any text equal to `structuredText` (the seller's own
+ * JSON text of `structured`; its numbers are the caller's raw-message check), are replaced
+ * without parsing. Returns the new
  * array (the input array when nothing was replaced) and the count.
  */
 function summarizeCopies(
@@ -100,6 +109,7 @@ function summarizeCopies(
   structured: Record<string, unknown>,
   opts: NormalizeOptions,
   knownCopy = -1,
+  structuredText?: string,
 ): { items: unknown[]; replaced: number } {
   let items: unknown[] | undefined;
   let replaced = 0;
@@ -107,7 +117,7 @@ function summarizeCopies(
     const item = content[i];
     if (!isJsonObject(item) || ownValue(item, 'type') !== 'text') continue;
     const text = ownValue(item, 'text');
-    if (i !== knownCopy) {
+    if (i !== knownCopy && !(structuredText !== undefined && text === structuredText)) {
       const parsed = parseTextObject(text, opts);
       if (parsed === undefined || !jsonDeepEqual(parsed, structured)) continue;
       // Deep-equal as doubles is not equal as written: keep a text more precise than `structured`.

@@ -11,11 +11,12 @@ import type { FastifyReply } from 'fastify';
 import type { Readable } from 'node:stream';
 import type { Exchange } from '../exchange.js';
 import { answerWithLocalError } from '../errors/local-reply.js';
-import { checkJsonBounds } from '../mcp/json-bounds.js';
+import type { LocalErrorInput } from '../errors/local-reply.js';
+import { JsonScanner, type ByteRange, type JsonScanFailure, type JsonScanSummary, type TopMembers } from '../mcp/json-scan.js';
 import { readBoundedBody } from './read-body.js';
 import type { BodySource } from './body-source.js';
 import type { PipelineHooks } from './pipeline.js';
-import { isResponseToExchange, rewriteResponse } from './rewrite.js';
+import { isResponseToExchange, NUMBERS_ROUND_TRIP, rewriteResponse, toolResultLocation } from './rewrite.js';
 
 export interface UpstreamBody {
   statusCode: number;
@@ -30,20 +31,47 @@ export interface UpstreamResponse {
   body: BodySource;
 }
 
-/** A 2xx `application/json` answer: the MCP message (or batch) the host waits for. */
+/**
+ * A 2xx `application/json` answer: the MCP message (or batch) the host waits for.
+ *
+ * The body is scanned as it arrives (json-scan.ts: structure bounds, grammar, the message's
+ * top-level members, whether any `text` may hold JSON object text, whether any number may
+ * lose precision). When the scan proves the answer is the response to the exchange's request
+ * and that the rewrite cannot change it (normalization off for this host or method, or no
+ * text that could be JSON), the seller's bytes go out without `JSON.parse` (issue 5: "the
+ * gateway must not parse and re-serialize a body it leaves unchanged"). Otherwise the body is
+ * parsed and checked as before.
+ */
 export async function handleJsonBody(exchange: Exchange, reply: FastifyReply, res: UpstreamResponse, hooks: PipelineHooks): Promise<void> {
   const { limits } = exchange;
-  const read = await readBoundedBody(exchange, res.body, res.headers['content-length'], limits.max_response_bytes);
+  const scanner = newScanner(exchange);
+  const read = await readBoundedBody(exchange, res.body, res.headers['content-length'], limits.max_response_bytes, (chunk) =>
+    boundsBreach(exchange, scanner.feed(chunk)),
+  );
   if (!read.ok) {
     if (read.error) answerWithLocalError(exchange, reply, read.error);
     return;
   }
   if (exchange.finished) return;
   const body = read.body;
-  if (answeredJsonBoundsBreach(exchange, reply, body)) return;
   // `upstream_not_mcp` reports the seller's status (its one details field, docs/errors.md), as
   // the pipeline does for a 2xx that is not JSON (test/regressions/lying-content-length.test.ts).
   const notMcp = { reason: 'upstream_not_mcp', limitBytes: limits.max_response_bytes, observedBytes: body.length, upstreamStatus: res.statusCode } as const;
+  const scan = scanner.end();
+  if (!scan.ok) {
+    answerWithLocalError(exchange, reply, notMcp);
+    return;
+  }
+  if (scan.members !== undefined && scan.members.plainKeys && !hooks.wantsResponseMessage) {
+    if (!answersExchange(exchange, body, scan.members)) {
+      answerWithLocalError(exchange, reply, notMcp);
+      return;
+    }
+    if (!mayRewrite(exchange, scan)) {
+      sendBody(exchange, reply, res.statusCode, body, 'ok');
+      return;
+    }
+  }
   let message: unknown;
   try {
     message = JSON.parse(body.toString('utf8'));
@@ -57,7 +85,8 @@ export async function handleJsonBody(exchange: Exchange, reply: FastifyReply, re
     answerWithLocalError(exchange, reply, notMcp);
     return;
   }
-  const rewritten = rewriteResponse(exchange, message, body);
+  const sc = scan.members?.plainKeys ? scan.members.structuredContent : undefined;
+  const rewritten = rewriteResponse(exchange, message, scan.numberMayBeLossy ? body : NUMBERS_ROUND_TRIP, sc && body.toString('utf8', sc[0], sc[1]));
   let out: Buffer = body;
   if (rewritten.changed) {
     out = Buffer.from(JSON.stringify(rewritten.message), 'utf8');
@@ -65,7 +94,7 @@ export async function handleJsonBody(exchange: Exchange, reply: FastifyReply, re
     exchange.actions.push(rewritten.action);
     reply.header('content-type', 'application/json');
   }
-  hooks.onResponseMessage(rewritten.message, out.length);
+  if (hooks.wantsResponseMessage) hooks.onResponseMessage(rewritten.message, out.length);
   sendBody(exchange, reply, res.statusCode, out, rewritten.changed ? 'rewritten' : 'ok');
 }
 
@@ -77,7 +106,12 @@ export async function handlePassThroughBody(
   opts: { emptyOnly?: boolean; jsonBounds?: boolean } = {},
 ): Promise<void> {
   const { limits } = exchange;
-  const read = await readBoundedBody(exchange, res.body, res.headers['content-length'], limits.max_response_bytes);
+  // A JSON error body is bounded in depth and nodes as it arrives; it is not required to be
+  // valid (it passes through as it is), so the scan of an invalid one stops at its first
+  // syntax error: a host's parser stops there too.
+  const scanner = opts.jsonBounds ? newScanner(exchange) : undefined;
+  const inspect = scanner ? (chunk: Buffer) => boundsBreach(exchange, scanner.feed(chunk)) : undefined;
+  const read = await readBoundedBody(exchange, res.body, res.headers['content-length'], limits.max_response_bytes, inspect);
   if (!read.ok) {
     if (read.error) answerWithLocalError(exchange, reply, read.error);
     return;
@@ -88,23 +122,56 @@ export async function handlePassThroughBody(
     answerWithLocalError(exchange, reply, { reason: 'upstream_not_mcp', limitBytes: limits.max_response_bytes, observedBytes: body.length, upstreamStatus: res.statusCode });
     return;
   }
-  if (opts.jsonBounds && answeredJsonBoundsBreach(exchange, reply, body)) return;
   sendBody(exchange, reply, res.statusCode, body, 'ok');
 }
 
-/** Checks a whole JSON body's depth and node bounds; on a breach answers with json_depth/json_nodes and returns true. */
-function answeredJsonBoundsBreach(exchange: Exchange, reply: FastifyReply, body: Buffer): boolean {
-  const { limits } = exchange;
-  const bounds = checkJsonBounds(body, { maxDepth: limits.max_json_depth, maxNodes: limits.max_json_nodes });
-  if (bounds.ok) return false;
-  answerWithLocalError(exchange, reply, {
-    reason: bounds.reason,
-    limitBytes: limits.max_response_bytes,
-    observedBytes: body.length,
-    limit: bounds.limit,
-    observed: bounds.observed,
-  });
-  return true;
+function newScanner(exchange: Exchange): JsonScanner {
+  return new JsonScanner({ maxDepth: exchange.limits.max_json_depth, maxNodes: exchange.limits.max_json_nodes });
+}
+
+/**
+ * The local error for a depth/node breach the scan found (json_depth / json_nodes), or
+ * undefined (no failure, or a syntax failure: judged when the body is complete).
+ * `observed_bytes` is the body's bytes through the one that broke the bound.
+ */
+function boundsBreach(exchange: Exchange, failure: JsonScanFailure | undefined): LocalErrorInput | undefined {
+  if (failure === undefined || failure.reason === 'syntax') return undefined;
+  return {
+    reason: failure.reason,
+    limitBytes: exchange.limits.max_response_bytes,
+    observedBytes: failure.offset + 1,
+    limit: failure.limit,
+    observed: failure.observed,
+  };
+}
+
+/**
+ * The JSON-RPC checks of the parse path, answered from the scan's top-level members: a
+ * message (`jsonrpc: "2.0"`), and for a request the response carrying its id (`result` or
+ * `error`). Only the small `jsonrpc` and `id` values are parsed.
+ */
+function answersExchange(exchange: Exchange, body: Buffer, members: TopMembers): boolean {
+  if (valueAt(body, members.jsonrpc) !== '2.0') return false;
+  if (exchange.rpc.kind !== 'request') return true;
+  return (members.hasResult || members.hasError) && members.id !== undefined && valueAt(body, members.id) === exchange.rpc.id;
+}
+
+function valueAt(body: Buffer, range: ByteRange | undefined): unknown {
+  if (range === undefined) return undefined;
+  try {
+    return JSON.parse(body.toString('utf8', range[0], range[1]));
+  } catch {
+    return undefined; // a raw control character in a string (json-scan.ts does not look for them)
+  }
+}
+
+/** False when the rewrite stage provably leaves this answer unchanged (rewrite.ts, normalize.ts). */
+function mayRewrite(exchange: Exchange, scan: JsonScanSummary): boolean {
+  const { method } = exchange.rpc;
+  if (!exchange.normalize || method === undefined || toolResultLocation(method, exchange.protocolVersion) === undefined) return false;
+  // Normalization only ever parses text that starts with `{` (parseTextObject): without such
+  // a text there is nothing to dedupe and nothing to lift.
+  return scan.textMayHoldObject;
 }
 
 function sendBody(exchange: Exchange, reply: FastifyReply, status: number, body: Buffer, outcome: 'ok' | 'rewritten'): void {

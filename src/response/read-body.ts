@@ -7,6 +7,9 @@
  *   On an encoded body it is the wire length, so it is compared with the raw bound.
  * - Raw and decoded bytes are counted as chunks arrive (body-source.ts); the chunk that
  *   crosses a bound is dropped and the upstream request aborted (`raw_bytes`, `decoded_bytes`).
+ * - `inspect`, when given, sees each decoded chunk as it arrives (the JSON stage's structure
+ *   scan): an error it returns stops the read there, the upstream request is aborted, and the
+ *   error is the result (a 4 MiB `[[[...` fails at its 65th byte, not after 4 MiB).
  */
 import type { Exchange } from '../exchange.js';
 import type { LocalErrorInput } from '../errors/local-reply.js';
@@ -19,6 +22,7 @@ export async function readBoundedBody(
   source: BodySource,
   contentLength: string | string[] | undefined,
   limit: number,
+  inspect?: (chunk: Buffer) => LocalErrorInput | undefined,
 ): Promise<ReadResult> {
   const declared = typeof contentLength === 'string' && /^\d+$/.test(contentLength) ? Number(contentLength) : undefined;
   if (declared !== undefined && declared > limit) {
@@ -27,7 +31,14 @@ export async function readBoundedBody(
   }
   const chunks: Buffer[] = [];
   try {
-    for await (const chunk of source.chunks) chunks.push(chunk);
+    for await (const chunk of source.chunks) {
+      chunks.push(chunk);
+      const stop = inspect?.(chunk);
+      if (stop !== undefined) {
+        source.stream.destroy();
+        return { ok: false, error: stop };
+      }
+    }
   } catch (err) {
     return { ok: false, error: bodyErrorToLocal(exchange, err, limit, source.decoded.used) };
   } finally {

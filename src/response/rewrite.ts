@@ -58,15 +58,31 @@ export function isResponseToExchange(exchange: Exchange, message: unknown): bool
 }
 
 /**
+ * Passed as `raw` to {@link rewriteResponse} by a caller whose scan of the raw text proved
+ * that every number outside strings round-trips (json-scan.ts `numberMayBeLossy: false`),
+ * so the exact {@link hasLossyNumber} pass is skipped.
+ */
+export const NUMBERS_ROUND_TRIP: unique symbol = Symbol('numbers round-trip');
+
+/**
  * Normalizes the tool result in `message`, the parsed form of `raw` when given.
  *
  * `raw`: the exact JSON text `message` was parsed from (the JSON path's body bytes, the SSE
- * path's event data). A rewrite that would otherwise apply is refused (`changed: false`) when
+ * path's event data), or {@link NUMBERS_ROUND_TRIP}.
+ *
+ * `structuredContentText`: the seller's exact text of `result.structuredContent` in `raw`
+ * (json-scan.ts members), for the fast copy check of `normalizeToolResult`; used only where
+ * the `CallToolResult` is `result`. A rewrite that would otherwise apply is refused (`changed: false`) when
  * `raw` has a lossy number outside strings; checked only after normalization found something
  * to change, so messages left alone cost nothing extra. Without `raw` no such check is made:
  * every stage that re-serializes the outcome must pass it.
  */
-export function rewriteResponse(exchange: Exchange, message: unknown, raw?: string | Uint8Array): RewriteOutcome {
+export function rewriteResponse(
+  exchange: Exchange,
+  message: unknown,
+  raw?: string | Uint8Array | typeof NUMBERS_ROUND_TRIP,
+  structuredContentText?: string,
+): RewriteOutcome {
   const { rpc } = exchange;
   if (!exchange.normalize || rpc.method === undefined) return UNCHANGED(message);
   const location = toolResultLocation(rpc.method, exchange.protocolVersion);
@@ -90,10 +106,11 @@ export function rewriteResponse(exchange: Exchange, message: unknown, raw?: stri
     maxTextBytes: limits.max_response_bytes,
     maxDepth: limits.max_json_depth,
     maxNodes: limits.max_json_nodes,
+    ...(location === 'result' && structuredContentText !== undefined ? { structuredContentText } : {}),
   });
   if (!out.changed) return UNCHANGED(message);
   // The caller would re-serialize the whole message through doubles: refuse if that loses digits.
-  if (raw !== undefined && hasLossyNumber(raw)) return UNCHANGED(message);
+  if (raw !== undefined && raw !== NUMBERS_ROUND_TRIP && hasLossyNumber(raw)) return UNCHANGED(message);
   const nextResult = location === 'result' ? out.result : copyReplacing(result, 'result', out.result);
   return { changed: true, message: copyReplacing(m, 'result', nextResult), action: out.action };
 }

@@ -8,18 +8,65 @@
  * - an interceptor that ties each upstream request to its exchange, so the gateway can abort
  *   it when a deadline passes or the host disconnects (@fastify/reply-from passes no signal).
  */
+import type { IncomingHttpHeaders } from 'node:http';
+import type { Duplex } from 'node:stream';
 import { Agent, buildConnector, type Dispatcher } from 'undici';
 import { EXCHANGE_HEADER } from '../request/headers.js';
 
-/** Called when the upstream request starts; receives the function that aborts it. */
-export type AbortRegistry = Map<string, (abort: (reason: Error) => void) => void>;
+/** What the gateway learns about one upstream request (registered under its exchange key). */
+export interface UpstreamHooks {
+  /** The request starts (undici `onRequestStart`: connected, about to write); receives the function that aborts it. */
+  onStart(abort: (reason: Error) => void): void;
+  /**
+   * The request is over for undici (`onResponseEnd` or `onResponseError`): from here on
+   * aborting it is a no-op (undici ignores an abort of a completed or errored request), so
+   * the caller need not build an abort reason.
+   */
+  onEnd(): void;
+}
+
+export type AbortRegistry = Map<string, UpstreamHooks>;
 
 export interface UpstreamDispatcher {
   readonly dispatcher: Dispatcher;
-  /** Registers the exchange `key`; `onStart` receives the abort function when the request starts. */
-  register(key: string, onStart: (abort: (reason: Error) => void) => void): void;
+  /** Registers the exchange `key`; `hooks.onStart` receives the abort function when the request starts. */
+  register(key: string, hooks: UpstreamHooks): void;
   unregister(key: string): void;
   close(): Promise<void>;
+}
+
+/**
+ * The handler undici calls for a registered exchange's request: forwards every callback to
+ * @fastify/reply-from's handler and reports the start and the end. A class (one object per
+ * request, shared methods) rather than an object literal of closures.
+ */
+class ExchangeHandler implements Dispatcher.DispatchHandler {
+  constructor(
+    private readonly h: Dispatcher.DispatchHandler,
+    private readonly hooks: UpstreamHooks,
+  ) {}
+
+  onRequestStart(controller: Dispatcher.DispatchController, context: unknown): void {
+    this.hooks.onStart((reason) => controller.abort(reason));
+    return this.h.onRequestStart?.(controller, context);
+  }
+  onRequestUpgrade(controller: Dispatcher.DispatchController, statusCode: number, headers: IncomingHttpHeaders, socket: Duplex): void {
+    return this.h.onRequestUpgrade?.(controller, statusCode, headers, socket);
+  }
+  onResponseStart(controller: Dispatcher.DispatchController, statusCode: number, headers: IncomingHttpHeaders, statusMessage?: string): void {
+    return this.h.onResponseStart?.(controller, statusCode, headers, statusMessage);
+  }
+  onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
+    return this.h.onResponseData?.(controller, chunk);
+  }
+  onResponseEnd(controller: Dispatcher.DispatchController, trailers: IncomingHttpHeaders): void {
+    this.hooks.onEnd();
+    return this.h.onResponseEnd?.(controller, trailers);
+  }
+  onResponseError(controller: Dispatcher.DispatchController, err: Error): void {
+    this.hooks.onEnd();
+    return this.h.onResponseError?.(controller, err);
+  }
 }
 
 /**
@@ -42,36 +89,17 @@ export function createUpstreamDispatcher(isInsecureOrigin: (origin: string) => b
   const interceptor: Dispatcher.DispatcherComposeInterceptor = (dispatch) => (opts, handler) => {
     const headers = opts.headers as Record<string, string | string[] | undefined> | undefined;
     const key = headers?.[EXCHANGE_HEADER];
-    if (headers && key !== undefined) delete headers[EXCHANGE_HEADER];
-    const onStart = typeof key === 'string' ? pending.get(key) : undefined;
-    if (!onStart) return dispatch(opts, handler);
-    const h = handler as Dispatcher.DispatchHandler;
-    return dispatch(opts, {
-      onRequestStart(controller, context) {
-        onStart((reason) => controller.abort(reason));
-        return h.onRequestStart?.(controller, context);
-      },
-      onRequestUpgrade(controller, statusCode, hdrs, socket) {
-        return h.onRequestUpgrade?.(controller, statusCode, hdrs, socket);
-      },
-      onResponseStart(controller, statusCode, hdrs, statusMessage) {
-        return h.onResponseStart?.(controller, statusCode, hdrs, statusMessage);
-      },
-      onResponseData(controller, chunk) {
-        return h.onResponseData?.(controller, chunk);
-      },
-      onResponseEnd(controller, trailers) {
-        return h.onResponseEnd?.(controller, trailers);
-      },
-      onResponseError(controller, err) {
-        return h.onResponseError?.(controller, err);
-      },
-    });
+    // undefined rather than `delete`: undici skips undefined header values, and a delete
+    // turns the object into a slow dictionary-mode one for everything that reads it next.
+    if (headers && key !== undefined) headers[EXCHANGE_HEADER] = undefined;
+    const hooks = typeof key === 'string' ? pending.get(key) : undefined;
+    if (!hooks) return dispatch(opts, handler);
+    return dispatch(opts, new ExchangeHandler(handler as Dispatcher.DispatchHandler, hooks));
   };
 
   return {
     dispatcher: agent.compose(interceptor),
-    register: (key, onStart) => void pending.set(key, onStart),
+    register: (key, hooks) => void pending.set(key, hooks),
     unregister: (key) => void pending.delete(key),
     close: () => agent.close(),
   };

@@ -120,10 +120,19 @@ export function createMcpHandler(deps: HandlerDeps) {
     // from here on the seller may have received the request (undici calls onRequestStart
     // from writeH1, on a connected socket; a connect failure never reaches it).
     let requestStarted = false;
-    deps.upstream.register(exchange.key, (abort) => {
-      requestStarted = true;
-      exchange.abortUpstream = abort;
-      if (exchange.finished) abort(new GatewayAbortError({ reason: 'finished' }));
+    // Started and not yet ended for undici: only then can an abort do anything (undici ignores
+    // an abort of a completed or errored request), so only then is an abort reason built.
+    let upstreamInFlight = false;
+    deps.upstream.register(exchange.key, {
+      onStart(abort) {
+        requestStarted = true;
+        upstreamInFlight = true;
+        exchange.abortUpstream = abort;
+        if (exchange.finished) abort(new GatewayAbortError({ reason: 'finished' }));
+      },
+      onEnd() {
+        upstreamInFlight = false;
+      },
     });
     reply.raw.once('close', () => {
       clearTimeout(deadline);
@@ -132,14 +141,18 @@ export function createMcpHandler(deps: HandlerDeps) {
         exchange.finished = true;
         exchange.outcome = 'host_aborted';
       }
-      exchange.abortUpstream(new GatewayAbortError({ reason: 'host_aborted' }));
-      deps.log.info(exchangeLogFields(exchange, reply.raw.statusCode), 'exchange');
+      if (upstreamInFlight) exchange.abortUpstream(new GatewayAbortError({ reason: 'host_aborted' }));
+      if (isInfoEnabled(deps.log)) deps.log.info(exchangeLogFields(exchange, reply.raw.statusCode), 'exchange');
       deps.onExchangeEnd?.(exchange, reply.raw.statusCode);
     });
 
     const log = deps.log;
+    const post = request.method === 'POST';
+    // One object shape for every request (no conditional spread). @fastify/reply-from treats
+    // `body: undefined` as absent (it then forwards the request's own body, as before).
     return reply.from(agent.url.href, {
-      ...(request.method === 'POST' ? { body, contentType: String(request.headers['content-type'] ?? 'application/json') } : {}),
+      body: post ? body : undefined,
+      contentType: post ? String(request.headers['content-type'] ?? 'application/json') : undefined,
       rewriteRequestHeaders: (_req, headers) =>
         applyRequestHeaderPolicy(headers as Record<string, string | string[] | undefined>, agent, exchange.key, acceptEncoding(agent.accept_encoding), stream.resumeFrom) as typeof headers,
       rewriteHeaders: (headers) => filterResponseHeaders(headers as Record<string, string | string[] | undefined>) as typeof headers,
@@ -216,10 +229,28 @@ function internalError(exchange: Exchange, reply: FastifyReply, log: FastifyBase
   refuse(reply, 'internal_error', exchange.rpc.id, 'Internal error in the gateway.');
 }
 
+/** `acceptEncoding` per agent codings list (config objects are frozen, so the header value never changes). */
+const acceptEncodingCache = new WeakMap<readonly string[], string>();
+
 /** The Accept-Encoding the gateway sends: the agent's codings, `identity` alone when none. */
 function acceptEncoding(codings: readonly string[]): string {
-  const list = codings.filter((c) => c !== 'identity');
-  return list.length === 0 ? 'identity' : list.join(', ');
+  let value = acceptEncodingCache.get(codings);
+  if (value === undefined) {
+    const list = codings.filter((c) => c !== 'identity');
+    value = list.length === 0 ? 'identity' : list.join(', ');
+    acceptEncodingCache.set(codings, value);
+  }
+  return value;
+}
+
+/**
+ * Whether the exchange line would be written: skips building its fields when the level is
+ * above `info` (e.g. `logger: false`, which is pino at `silent`). Loggers without
+ * `isLevelEnabled` (not pino) always get the line.
+ */
+function isInfoEnabled(log: FastifyBaseLogger): boolean {
+  const enabled = (log as { isLevelEnabled?: (level: string) => boolean }).isLevelEnabled;
+  return typeof enabled !== 'function' || enabled.call(log, 'info');
 }
 
 /** Marks a batch's stream in a resume token (a batch has no single method or id). */

@@ -4,34 +4,22 @@
  * so the host receives fewer bytes than the seller sent.
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { describe, test } from 'node:test';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { startDemoSeller, type DemoSeller } from '../../examples/seller.js';
+import { startDemoSeller } from '../../examples/seller.js';
 import { connectClient } from '../helpers/client.js';
-import { demoGatewayYaml, startGateway, type RunningGateway } from '../helpers/gateway.js';
+import { demoGatewayYaml, startGateway } from '../helpers/gateway.js';
 import { rawPost, toolCall } from '../helpers/raw.js';
+import { useSellerAndGateway } from '../helpers/stack.js';
 import { TEST_TIMEOUT_MS, withTimeout } from '../helpers/timeout.js';
 
 describe('json dedupe', { timeout: TEST_TIMEOUT_MS }, () => {
-  let seller: DemoSeller;
-  let gateway: RunningGateway;
-  const clients: Client[] = [];
-
-  before(async () => {
-    seller = await startDemoSeller();
-    gateway = await startGateway(demoGatewayYaml(seller));
-  });
-  after(async () => {
-    await Promise.allSettled(clients.map((c) => c.close()));
-    await gateway?.close();
-    await seller?.close();
-  });
+  const stack = useSellerAndGateway(startDemoSeller, (seller) => startGateway(demoGatewayYaml(seller)));
 
   test('list_products via the gateway: same structuredContent, JSON copy replaced by a <= 200 byte summary', { timeout: TEST_TIMEOUT_MS }, async () => {
-    const direct = await connectClient(seller.url);
-    const viaGateway = await connectClient(gateway.agentUrl('demo'));
-    clients.push(direct, viaGateway);
+    const direct = await connectClient(stack.seller.url);
+    const viaGateway = await connectClient(stack.gateway.agentUrl('demo'));
+    stack.closeAfter(direct, viaGateway);
 
     const want = (await withTimeout(direct.callTool({ name: 'list_products', arguments: {} }))) as CallToolResult;
     const got = (await withTimeout(viaGateway.callTool({ name: 'list_products', arguments: {} }))) as CallToolResult;
@@ -56,8 +44,8 @@ describe('json dedupe', { timeout: TEST_TIMEOUT_MS }, () => {
 
   test('raw POST: fewer bytes to the host than from the seller, everything but the text unchanged', { timeout: TEST_TIMEOUT_MS }, async () => {
     const headers = { 'mcp-protocol-version': '2025-06-18' };
-    const direct = await withTimeout(rawPost(seller.url, toolCall(7, 'list_products'), headers));
-    const viaGateway = await withTimeout(rawPost(gateway.agentUrl('demo'), toolCall(7, 'list_products'), headers));
+    const direct = await withTimeout(rawPost(stack.seller.url, toolCall(7, 'list_products'), headers));
+    const viaGateway = await withTimeout(rawPost(stack.gateway.agentUrl('demo'), toolCall(7, 'list_products'), headers));
     assert.equal(direct.status, 200);
     assert.equal(viaGateway.status, 200);
     assert.equal(viaGateway.headers.get('content-type')?.split(';')[0], 'application/json');

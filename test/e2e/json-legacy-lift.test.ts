@@ -3,33 +3,21 @@
  * content[0].text gets that JSON lifted into `structuredContent`; content never ends up empty.
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { describe, test } from 'node:test';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { startDemoSeller, type DemoSeller } from '../../examples/seller.js';
+import { startDemoSeller } from '../../examples/seller.js';
 import { connectClient } from '../helpers/client.js';
-import { demoGatewayYaml, startGateway, type RunningGateway } from '../helpers/gateway.js';
+import { demoGatewayYaml, startGateway } from '../helpers/gateway.js';
+import { useSellerAndGateway } from '../helpers/stack.js';
 import { TEST_TIMEOUT_MS, withTimeout } from '../helpers/timeout.js';
 
 describe('json legacy lift', { timeout: TEST_TIMEOUT_MS }, () => {
-  let seller: DemoSeller;
-  let gateway: RunningGateway;
-  const clients: Client[] = [];
-
-  before(async () => {
-    seller = await startDemoSeller();
-    gateway = await startGateway(demoGatewayYaml(seller));
-  });
-  after(async () => {
-    await Promise.allSettled(clients.map((c) => c.close()));
-    await gateway?.close();
-    await seller?.close();
-  });
+  const stack = useSellerAndGateway(startDemoSeller, (seller) => startGateway(demoGatewayYaml(seller)));
 
   test('get_products_legacy gets structuredContent equal to the JSON in its text', { timeout: TEST_TIMEOUT_MS }, async () => {
-    const direct = await connectClient(seller.url);
-    const viaGateway = await connectClient(gateway.agentUrl('demo'));
-    clients.push(direct, viaGateway);
+    const direct = await connectClient(stack.seller.url);
+    const viaGateway = await connectClient(stack.gateway.agentUrl('demo'));
+    stack.closeAfter(direct, viaGateway);
 
     const want = (await withTimeout(direct.callTool({ name: 'get_products_legacy', arguments: {} }))) as CallToolResult;
     const got = (await withTimeout(viaGateway.callTool({ name: 'get_products_legacy', arguments: {} }))) as CallToolResult;

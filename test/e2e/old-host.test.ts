@@ -3,34 +3,22 @@
  * so the gateway must hand it the seller's result untouched: no dedupe, no lift, the same bytes.
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { describe, test } from 'node:test';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { startDemoSeller, type DemoSeller } from '../../examples/seller.js';
+import { startDemoSeller } from '../../examples/seller.js';
 import { connectClient, exchangeLog } from '../helpers/client.js';
-import { demoGatewayYaml, startGateway, type RunningGateway } from '../helpers/gateway.js';
+import { demoGatewayYaml, startGateway } from '../helpers/gateway.js';
 import { rawPost, toolCall } from '../helpers/raw.js';
+import { useSellerAndGateway } from '../helpers/stack.js';
 import { TEST_TIMEOUT_MS, withTimeout } from '../helpers/timeout.js';
 
 describe('old host (2025-03-26)', { timeout: TEST_TIMEOUT_MS }, () => {
-  let seller: DemoSeller;
-  let gateway: RunningGateway;
-  const clients: Client[] = [];
-
-  before(async () => {
-    seller = await startDemoSeller();
-    gateway = await startGateway(demoGatewayYaml(seller));
-  });
-  after(async () => {
-    await Promise.allSettled(clients.map((c) => c.close()));
-    await gateway?.close();
-    await seller?.close();
-  });
+  const stack = useSellerAndGateway(startDemoSeller, (seller) => startGateway(demoGatewayYaml(seller)));
 
   for (const tool of ['list_products', 'get_products_legacy'] as const) {
     test(`raw POST without MCP-Protocol-Version: ${tool} body is byte-identical to the direct call`, { timeout: TEST_TIMEOUT_MS }, async () => {
-      const direct = await withTimeout(rawPost(seller.url, toolCall(3, tool)));
-      const viaGateway = await withTimeout(rawPost(gateway.agentUrl('demo'), toolCall(3, tool)));
+      const direct = await withTimeout(rawPost(stack.seller.url, toolCall(3, tool)));
+      const viaGateway = await withTimeout(rawPost(stack.gateway.agentUrl('demo'), toolCall(3, tool)));
       assert.equal(direct.status, 200);
       assert.equal(viaGateway.status, 200);
       assert.ok(direct.bytes > 20_000);
@@ -41,9 +29,9 @@ describe('old host (2025-03-26)', { timeout: TEST_TIMEOUT_MS }, () => {
 
   test('SDK client negotiating 2025-03-26: results equal the seller\'s, text copies intact', { timeout: TEST_TIMEOUT_MS }, async () => {
     const log = exchangeLog();
-    const direct = await connectClient(seller.url, { protocolVersion: '2025-03-26' });
-    const viaGateway = await connectClient(gateway.agentUrl('demo'), { protocolVersion: '2025-03-26', onExchange: log.onExchange });
-    clients.push(direct, viaGateway);
+    const direct = await connectClient(stack.seller.url, { protocolVersion: '2025-03-26' });
+    const viaGateway = await connectClient(stack.gateway.agentUrl('demo'), { protocolVersion: '2025-03-26', onExchange: log.onExchange });
+    stack.closeAfter(direct, viaGateway);
 
     for (const name of ['list_products', 'get_products_legacy']) {
       const want = (await withTimeout(direct.callTool({ name, arguments: {} }))) as CallToolResult;

@@ -3,27 +3,20 @@
  * tool (`agents.<name>.tools.<tool>.max_response_bytes` in YAML).
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { before, describe, test } from 'node:test';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { startDemoSeller, type DemoSeller } from '../../examples/seller.js';
+import { startDemoSeller } from '../../examples/seller.js';
 import { connectClient } from '../helpers/client.js';
-import { demoGatewayYaml, startGateway, type RunningGateway } from '../helpers/gateway.js';
+import { demoGatewayYaml, startGateway } from '../helpers/gateway.js';
 import { rawPost, toolCall } from '../helpers/raw.js';
+import { useSellerAndGateway } from '../helpers/stack.js';
 import { TEST_TIMEOUT_MS, withTimeout } from '../helpers/timeout.js';
 
 type TooLarge = { adcp_error: { code: string; recovery: string; details: { limit_bytes: number; observed_bytes: number; reason: string } } };
 
 describe('per-call and per-tool limits', { timeout: TEST_TIMEOUT_MS }, () => {
-  let seller: DemoSeller;
-  let gateway: RunningGateway;
-  /** Bytes the seller sends for list_products as the SDK client's first tools/call (id 1). */
-  let listProductsBytes: number;
-  const clients: Client[] = [];
-
-  before(async () => {
-    seller = await startDemoSeller();
-    gateway = await startGateway(
+  const stack = useSellerAndGateway(startDemoSeller, (seller) =>
+    startGateway(
       demoGatewayYaml(seller, {
         agents: [
           '  demo-tools:',
@@ -33,20 +26,20 @@ describe('per-call and per-tool limits', { timeout: TEST_TIMEOUT_MS }, () => {
           '        max_response_bytes: 2000',
         ].join('\n'),
       }),
-    );
-    const direct = await rawPost(seller.url, toolCall(1, 'list_products'), { 'mcp-protocol-version': '2025-11-25' });
+    ),
+  );
+  /** Bytes the seller sends for list_products as the SDK client's first tools/call (id 1). */
+  let listProductsBytes: number;
+
+  before(async () => {
+    const direct = await rawPost(stack.seller.url, toolCall(1, 'list_products'), { 'mcp-protocol-version': '2025-11-25' });
     assert.equal(direct.status, 200);
     listProductsBytes = direct.bytes;
   });
-  after(async () => {
-    await Promise.allSettled(clients.map((c) => c.close()));
-    await gateway?.close();
-    await seller?.close();
-  });
 
   test('X-Max-Response-Bytes: 1000 makes list_products fail with limit_bytes 1000', { timeout: TEST_TIMEOUT_MS }, async () => {
-    const client = await connectClient(gateway.agentUrl('demo'), { headers: { 'X-Max-Response-Bytes': '1000' } });
-    clients.push(client);
+    const client = await connectClient(stack.gateway.agentUrl('demo'), { headers: { 'X-Max-Response-Bytes': '1000' } });
+    stack.closeAfter(client);
     const result = (await withTimeout(client.callTool({ name: 'list_products', arguments: {} }))) as CallToolResult;
     assert.equal(result.isError, true);
     const err = (result.structuredContent as TooLarge).adcp_error;
@@ -65,16 +58,16 @@ describe('per-call and per-tool limits', { timeout: TEST_TIMEOUT_MS }, () => {
   });
 
   test('the same call without the header succeeds (control)', { timeout: TEST_TIMEOUT_MS }, async () => {
-    const client = await connectClient(gateway.agentUrl('demo'));
-    clients.push(client);
+    const client = await connectClient(stack.gateway.agentUrl('demo'));
+    stack.closeAfter(client);
     const result = (await withTimeout(client.callTool({ name: 'list_products', arguments: {} }))) as CallToolResult;
     assert.equal(result.isError, undefined);
     assert.equal((result.structuredContent as { products: unknown[] }).products.length, 16);
   });
 
   test('a per-tool max_response_bytes in YAML applies to that tool only', { timeout: TEST_TIMEOUT_MS }, async () => {
-    const client = await connectClient(gateway.agentUrl('demo-tools'));
-    clients.push(client);
+    const client = await connectClient(stack.gateway.agentUrl('demo-tools'));
+    stack.closeAfter(client);
     const result = (await withTimeout(client.callTool({ name: 'list_products', arguments: {} }))) as CallToolResult;
     assert.equal(result.isError, true);
     const err = (result.structuredContent as TooLarge).adcp_error;

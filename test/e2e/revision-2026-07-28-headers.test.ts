@@ -5,29 +5,23 @@
  * them. Asserted at the seller.
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import { startGateway, type RunningGateway } from '../helpers/gateway.js';
+import { before, describe, test } from 'node:test';
+import { startGateway } from '../helpers/gateway.js';
+import { useSellerAndGateway } from '../helpers/stack.js';
 import { TEST_TIMEOUT_MS, withTimeout } from '../helpers/timeout.js';
 import { gatewayYamlFor } from '../support/sdk1/revision-suite.js';
 import { connectSdk2Host, MODERN, modernPost, envelope, type Sdk2Host } from '../support/sdk2/client.js';
-import { sdk2Products, startSdk2Seller, TASKS_EXTENSION, type Sdk2Seller } from '../support/sdk2/seller.js';
+import { sdk2Products, startSdk2Seller, TASKS_EXTENSION } from '../support/sdk2/seller.js';
 
 const MIRRORED = ['mcp-protocol-version', 'mcp-method', 'mcp-name', 'accept', 'content-type'];
 
 describe(`MCP ${MODERN} request headers and _meta reach the seller unchanged`, { timeout: TEST_TIMEOUT_MS * 2 }, () => {
-  let seller: Sdk2Seller;
-  let gateway: RunningGateway;
+  const stack = useSellerAndGateway(startSdk2Seller, (seller) => startGateway(gatewayYamlFor(seller.url)));
   let h: Sdk2Host;
 
   before(async () => {
-    seller = await startSdk2Seller();
-    gateway = await startGateway(gatewayYamlFor(seller.url));
-    h = await connectSdk2Host(gateway.agentUrl('seller'), { 'x-max-response-bytes': '1000000' });
-  });
-  after(async () => {
-    await h?.close();
-    await gateway?.close();
-    await seller?.close();
+    h = await connectSdk2Host(stack.gateway.agentUrl('seller'), { 'x-max-response-bytes': '1000000' });
+    stack.closeAfter(h);
   });
 
   test('SDK 2.x tools/call: Mcp-Method, Mcp-Name, Mcp-Param-Region (Base64 sentinel) and the body, as sent', { timeout: TEST_TIMEOUT_MS }, async () => {
@@ -40,7 +34,7 @@ describe(`MCP ${MODERN} request headers and _meta reach the seller unchanged`, {
     assert.deepEqual(result.structuredContent, sdk2Products('Zürich'));
 
     const sent = h.exchanges.filter((e) => e.requestHeaders['mcp-method'] === 'tools/call').at(-1)!;
-    const got = seller.requests.filter((r) => r.headers['mcp-method'] === 'tools/call').at(-1)!;
+    const got = stack.seller.requests.filter((r) => r.headers['mcp-method'] === 'tools/call').at(-1)!;
     assert.equal(sent.requestHeaders['mcp-param-region'], `=?base64?${Buffer.from('Zürich').toString('base64')}?=`);
     for (const name of [...MIRRORED, 'mcp-param-region']) assert.equal(got.headers[name], sent.requestHeaders[name], name);
     assert.equal(got.headers['mcp-protocol-version'], MODERN);
@@ -62,9 +56,9 @@ describe(`MCP ${MODERN} request headers and _meta reach the seller unchanged`, {
       'mcp-param-greeting': '=?base64?SGVsbG8sIOS4lueVjA==?=',
     };
     const params = { name: 'list_products', arguments: { region: 'us-west1' }, _meta: envelope() };
-    const res = await withTimeout(modernPost(gateway.agentUrl('seller'), 11, 'tools/call', params, extra));
+    const res = await withTimeout(modernPost(stack.gateway.agentUrl('seller'), 11, 'tools/call', params, extra));
     assert.equal(res.status, 200);
-    const got = seller.requests.at(-1)!;
+    const got = stack.seller.requests.at(-1)!;
     assert.equal(got.headers['mcp-param-region'], 'us-west1');
     assert.equal(got.headers['mcp-param-tenant-id'], 'acme-42');
     assert.equal(got.headers['mcp-param-greeting'], '=?base64?SGVsbG8sIOS4lueVjA==?=');
@@ -74,12 +68,12 @@ describe(`MCP ${MODERN} request headers and _meta reach the seller unchanged`, {
 
     // The tasks extension routes on Mcp-Name = params.taskId.
     const task = await withTimeout(
-      modernPost(gateway.agentUrl('seller'), 12, 'tools/call', { name: 'build_report', arguments: {}, _meta: envelope({ [TASKS_EXTENSION]: {} }) }),
+      modernPost(stack.gateway.agentUrl('seller'), 12, 'tools/call', { name: 'build_report', arguments: {}, _meta: envelope({ [TASKS_EXTENSION]: {} }) }),
     );
     const taskId = (task.json() as { result: { taskId: string } }).result.taskId;
-    const poll = await withTimeout(modernPost(gateway.agentUrl('seller'), 13, 'tasks/get', { taskId, _meta: envelope({ [TASKS_EXTENSION]: {} }) }));
+    const poll = await withTimeout(modernPost(stack.gateway.agentUrl('seller'), 13, 'tasks/get', { taskId, _meta: envelope({ [TASKS_EXTENSION]: {} }) }));
     assert.equal(poll.status, 200);
-    const seen = seller.requests.at(-1)!;
+    const seen = stack.seller.requests.at(-1)!;
     assert.equal(seen.headers['mcp-method'], 'tasks/get');
     assert.equal(seen.headers['mcp-name'], taskId);
   });

@@ -5,47 +5,36 @@
  * gateway must carry all of that through unchanged and still normalize results.
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import { startGateway, type RunningGateway } from '../helpers/gateway.js';
+import { describe, test } from 'node:test';
+import { startGateway } from '../helpers/gateway.js';
+import { useSellerAndGateway } from '../helpers/stack.js';
 import { TEST_TIMEOUT_MS, withTimeout } from '../helpers/timeout.js';
 import { gatewayYamlFor } from '../support/sdk1/revision-suite.js';
 import { connectSdk2Host, MODERN, modernPost, envelope, type Sdk2Host } from '../support/sdk2/client.js';
-import { SDK2_TOOLS, sdk2PageCursor, sdk2Products, SDK2_TOOLS_PAGE_SIZE, startSdk2Seller, type Sdk2Seller } from '../support/sdk2/seller.js';
+import { SDK2_TOOLS, sdk2PageCursor, sdk2Products, SDK2_TOOLS_PAGE_SIZE, startSdk2Seller } from '../support/sdk2/seller.js';
 
 type ToolResult = { content: { type: string; text?: string }[]; structuredContent?: unknown; isError?: boolean; _meta?: unknown };
 
 describe(`MCP ${MODERN}: SDK 2.x host -> gateway -> SDK 2.x seller`, { timeout: TEST_TIMEOUT_MS * 3 }, () => {
-  let seller: Sdk2Seller;
-  let gateway: RunningGateway;
-  const hosts: Sdk2Host[] = [];
+  const stack = useSellerAndGateway(startSdk2Seller, (seller) => startGateway(gatewayYamlFor(seller.url)));
   const host = async (url: string): Promise<Sdk2Host> => {
     const h = await connectSdk2Host(url);
-    hosts.push(h);
+    stack.closeAfter(h);
     return h;
   };
 
-  before(async () => {
-    seller = await startSdk2Seller();
-    gateway = await startGateway(gatewayYamlFor(seller.url));
-  });
-  after(async () => {
-    await Promise.allSettled(hosts.map((h) => h.close()));
-    await gateway?.close();
-    await seller?.close();
-  });
-
   test('connect: the server/discover probe negotiates 2026-07-28; no session is minted or needed', { timeout: TEST_TIMEOUT_MS }, async () => {
-    const from = seller.requests.length;
-    const h = await host(gateway.agentUrl('seller'));
+    const from = stack.seller.requests.length;
+    const h = await host(stack.gateway.agentUrl('seller'));
     assert.equal(h.client.getProtocolEra(), 'modern');
-    const probe = seller.requests[from]!;
+    const probe = stack.seller.requests[from]!;
     assert.equal(probe.method, 'POST');
     assert.equal(probe.headers['mcp-protocol-version'], MODERN);
     assert.equal(probe.headers['mcp-method'], 'server/discover');
     assert.equal((JSON.parse(probe.body.toString()) as { method: string }).method, 'server/discover');
     // No initialize anywhere, no session id either way.
-    assert.ok(seller.requests.slice(from).every((r) => !r.body.toString().includes('"initialize"')));
-    assert.ok(seller.requests.slice(from).every((r) => r.headers['mcp-session-id'] === undefined));
+    assert.ok(stack.seller.requests.slice(from).every((r) => !r.body.toString().includes('"initialize"')));
+    assert.ok(stack.seller.requests.slice(from).every((r) => r.headers['mcp-session-id'] === undefined));
     assert.ok(h.exchanges.every((e) => e.requestHeaders['mcp-session-id'] === undefined));
   });
 
@@ -56,8 +45,8 @@ describe(`MCP ${MODERN}: SDK 2.x host -> gateway -> SDK 2.x seller`, { timeout: 
     let id = 1;
     do {
       const params = { ...(cursor !== undefined ? { cursor } : {}), _meta: envelope() };
-      const direct = await withTimeout(modernPost(seller.url, id, 'tools/list', params));
-      const via = await withTimeout(modernPost(gateway.agentUrl('seller'), id, 'tools/list', params));
+      const direct = await withTimeout(modernPost(stack.seller.url, id, 'tools/list', params));
+      const via = await withTimeout(modernPost(stack.gateway.agentUrl('seller'), id, 'tools/list', params));
       assert.equal(via.status, 200);
       assert.ok(via.body.equals(direct.body), `page ${id}: the seller's bytes`);
       cursors.push(cursor);
@@ -68,11 +57,11 @@ describe(`MCP ${MODERN}: SDK 2.x host -> gateway -> SDK 2.x seller`, { timeout: 
     assert.deepEqual(cursors, [undefined, ...Array.from({ length: pageCount - 1 }, (_, i) => sdk2PageCursor(i + 2))]);
 
     // The SDK 2.x client follows nextCursor itself: the seller sees every cursor exactly.
-    const from = seller.requests.length;
-    const h = await host(gateway.agentUrl('seller'));
+    const from = stack.seller.requests.length;
+    const h = await host(stack.gateway.agentUrl('seller'));
     const listed = await withTimeout(h.client.listTools());
     assert.deepEqual(listed.tools.map((t) => t.name), SDK2_TOOLS.map((t) => t.name));
-    const seen = seller.requests
+    const seen = stack.seller.requests
       .slice(from)
       .filter((r) => r.headers['mcp-method'] === 'tools/list')
       .map((r) => (JSON.parse(r.body.toString()) as { params?: { cursor?: string } }).params?.cursor);
@@ -80,8 +69,8 @@ describe(`MCP ${MODERN}: SDK 2.x host -> gateway -> SDK 2.x seller`, { timeout: 
   });
 
   test('tools/call: duplicated JSON text replaced by a summary; resultType and _meta kept', { timeout: TEST_TIMEOUT_MS }, async () => {
-    const direct = await host(seller.url);
-    const via = await host(gateway.agentUrl('seller'));
+    const direct = await host(stack.seller.url);
+    const via = await host(stack.gateway.agentUrl('seller'));
     const want = (await withTimeout(direct.client.callTool({ name: 'list_products', arguments: { region: 'us-west1' } }))) as ToolResult;
     const got = (await withTimeout(via.client.callTool({ name: 'list_products', arguments: { region: 'us-west1' } }))) as ToolResult;
     assert.deepEqual(want.structuredContent, sdk2Products('us-west1'));
@@ -93,8 +82,8 @@ describe(`MCP ${MODERN}: SDK 2.x host -> gateway -> SDK 2.x seller`, { timeout: 
 
     // On the wire: only the text changed; resultType "complete" is still there for the SDK to read.
     const params = { name: 'list_products', arguments: { region: 'us-west1' }, _meta: envelope() };
-    const raw = await withTimeout(modernPost(gateway.agentUrl('seller'), 7, 'tools/call', params, { 'mcp-param-region': 'us-west1' }));
-    const sellerBody = JSON.parse(seller.requests.at(-1)!.response!.body.toString()) as { result: Record<string, unknown> };
+    const raw = await withTimeout(modernPost(stack.gateway.agentUrl('seller'), 7, 'tools/call', params, { 'mcp-param-region': 'us-west1' }));
+    const sellerBody = JSON.parse(stack.seller.requests.at(-1)!.response!.body.toString()) as { result: Record<string, unknown> };
     const hostBody = raw.json() as { result: Record<string, unknown> };
     assert.equal(hostBody.result.resultType, 'complete');
     assert.deepEqual({ ...hostBody.result, content: null }, { ...sellerBody.result, content: null });
@@ -107,8 +96,8 @@ describe(`MCP ${MODERN}: SDK 2.x host -> gateway -> SDK 2.x seller`, { timeout: 
   test('no GET stream and no DELETE in this revision: the seller\'s 405 answers pass through', { timeout: TEST_TIMEOUT_MS }, async () => {
     for (const method of ['GET', 'DELETE'] as const) {
       const headers = { 'mcp-protocol-version': MODERN, accept: 'application/json, text/event-stream' };
-      const direct = await withTimeout(fetch(seller.url, { method, headers }));
-      const via = await withTimeout(fetch(gateway.agentUrl('seller'), { method, headers }));
+      const direct = await withTimeout(fetch(stack.seller.url, { method, headers }));
+      const via = await withTimeout(fetch(stack.gateway.agentUrl('seller'), { method, headers }));
       const [d, v] = [Buffer.from(await direct.arrayBuffer()), Buffer.from(await via.arrayBuffer())];
       assert.equal(direct.status, 405);
       assert.equal(via.status, 405, method);
@@ -118,9 +107,9 @@ describe(`MCP ${MODERN}: SDK 2.x host -> gateway -> SDK 2.x seller`, { timeout: 
 
   test('an Mcp-Session-Id an older client sends is forwarded as is (the seller ignores it)', { timeout: TEST_TIMEOUT_MS }, async () => {
     const params = { name: 'get_media_buy', arguments: { media_buy_id: 'mb_1' }, _meta: envelope() };
-    const res = await withTimeout(modernPost(gateway.agentUrl('seller'), 3, 'tools/call', params, { 'mcp-session-id': 'stale-session' }));
+    const res = await withTimeout(modernPost(stack.gateway.agentUrl('seller'), 3, 'tools/call', params, { 'mcp-session-id': 'stale-session' }));
     assert.equal(res.status, 200);
-    assert.equal(seller.requests.at(-1)!.headers['mcp-session-id'], 'stale-session');
+    assert.equal(stack.seller.requests.at(-1)!.headers['mcp-session-id'], 'stale-session');
     assert.equal(res.headers.get('mcp-session-id'), null);
   });
 
@@ -129,7 +118,7 @@ describe(`MCP ${MODERN}: SDK 2.x host -> gateway -> SDK 2.x seller`, { timeout: 
     { timeout: TEST_TIMEOUT_MS },
     async () => {
       const limited = await startGateway(
-        [gatewayYamlFor(seller.url).trimEnd(), '    tools:', '      list_products:', '        max_response_bytes: 400', ''].join('\n'),
+        [gatewayYamlFor(stack.seller.url).trimEnd(), '    tools:', '      list_products:', '        max_response_bytes: 400', ''].join('\n'),
       );
       try {
         const h = await host(limited.agentUrl('seller'));

@@ -4,32 +4,27 @@
  * result event just as it does to a JSON body.
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult, Progress } from '@modelcontextprotocol/sdk/types.js';
-import { startDemoSeller, type DemoSeller } from '../../examples/seller.js';
+import { startDemoSeller } from '../../examples/seller.js';
 import { connectClient, exchangeLog } from '../helpers/client.js';
-import { demoGatewayYaml, startGateway, type RunningGateway } from '../helpers/gateway.js';
+import { demoGatewayYaml, startGateway } from '../helpers/gateway.js';
 import { rawSession, sseMessages } from '../helpers/raw.js';
+import { useSellerAndGateway } from '../helpers/stack.js';
 import { TEST_TIMEOUT_MS, withTimeout } from '../helpers/timeout.js';
 
 describe('sse result', { timeout: TEST_TIMEOUT_MS }, () => {
-  let seller: DemoSeller;
-  let gateway: RunningGateway;
+  const stack = useSellerAndGateway(startDemoSeller, (seller) => startGateway(demoGatewayYaml(seller)));
   let direct: Client;
   let viaGateway: Client;
   const gatewayLog = exchangeLog();
 
   before(async () => {
-    seller = await startDemoSeller();
-    gateway = await startGateway(demoGatewayYaml(seller));
-    direct = await connectClient(seller.sseUrl);
-    viaGateway = await connectClient(gateway.agentUrl('demo-sse'), { onExchange: gatewayLog.onExchange });
-  });
-  after(async () => {
-    await Promise.allSettled([direct?.close(), viaGateway?.close()]);
-    await gateway?.close();
-    await seller?.close();
+    direct = await connectClient(stack.seller.sseUrl);
+    stack.closeAfter(direct);
+    viaGateway = await connectClient(stack.gateway.agentUrl('demo-sse'), { onExchange: gatewayLog.onExchange });
+    stack.closeAfter(viaGateway);
   });
 
   test('list_creative_formats: progress notifications and the deduped result arrive over SSE', { timeout: TEST_TIMEOUT_MS }, async () => {
@@ -65,7 +60,7 @@ describe('sse result', { timeout: TEST_TIMEOUT_MS }, () => {
   });
 
   test('raw SSE through the gateway: three events, two progress notifications then the result', { timeout: TEST_TIMEOUT_MS }, async () => {
-    const session = await withTimeout(rawSession(gateway.agentUrl('demo-sse')));
+    const session = await withTimeout(rawSession(stack.gateway.agentUrl('demo-sse')));
     const res = await withTimeout(
       session.post({ jsonrpc: '2.0', id: 'f-1', method: 'tools/call', params: { name: 'list_creative_formats', arguments: {}, _meta: { progressToken: 'p-1' } } }),
     );
@@ -83,7 +78,7 @@ describe('sse result', { timeout: TEST_TIMEOUT_MS }, () => {
 
   test('list_products over SSE: deduped, fewer bytes to the host than from the seller', { timeout: TEST_TIMEOUT_MS }, async () => {
     const sellerLog = exchangeLog();
-    const counted = await connectClient(seller.sseUrl, { onExchange: sellerLog.onExchange });
+    const counted = await connectClient(stack.seller.sseUrl, { onExchange: sellerLog.onExchange });
     try {
       const want = (await withTimeout(counted.callTool({ name: 'list_products', arguments: {} }))) as CallToolResult;
       const got = (await withTimeout(viaGateway.callTool({ name: 'list_products', arguments: {} }))) as CallToolResult;

@@ -9,14 +9,15 @@
  *   and otherwise untouched, `nextCursor` included.
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { CallToolResultSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { startGateway, type RunningGateway } from '../helpers/gateway.js';
+import { startGateway } from '../helpers/gateway.js';
 import { rawPost, rawSession, sseMessages, type RawResponse } from '../helpers/raw.js';
+import { useSellerAndGateway } from '../helpers/stack.js';
 import { TEST_TIMEOUT_MS, withTimeout } from '../helpers/timeout.js';
-import { connectSdk1Host, type Sdk1Host } from '../support/sdk1/client.js';
+import { connectSdk1Host } from '../support/sdk1/client.js';
 import { gatewayYamlFor } from '../support/sdk1/revision-suite.js';
-import { startSdk1Seller, type Sdk1Seller } from '../support/sdk1/seller.js';
+import { startSdk1Seller } from '../support/sdk1/seller.js';
 
 const REVISION = '2025-11-25';
 const RELATED_TASK = 'io.modelcontextprotocol/related-task';
@@ -45,24 +46,12 @@ function masked(value: unknown): unknown {
 }
 
 describe(`tasks (${REVISION}): task handles, tasks/result, tasks/get, tasks/list through the gateway`, { timeout: TEST_TIMEOUT_MS * 3 }, () => {
-  let seller: Sdk1Seller;
-  let gateway: RunningGateway;
-  const hosts: Sdk1Host[] = [];
-
-  before(async () => {
-    seller = await startSdk1Seller();
-    gateway = await startGateway(gatewayYamlFor(seller.url));
-  });
-  after(async () => {
-    await Promise.allSettled(hosts.map((h) => h.close()));
-    await gateway?.close();
-    await seller?.close();
-  });
+  const stack = useSellerAndGateway(startSdk1Seller, (seller) => startGateway(gatewayYamlFor(seller.url)));
 
   test('SDK client callToolStream with a task: the handle passes through, the result is deduped', { timeout: TEST_TIMEOUT_MS }, async () => {
     const run = async (url: string): Promise<{ kinds: string[]; result: CallToolResult; task: unknown }> => {
       const h = await connectSdk1Host(url, REVISION);
-      hosts.push(h);
+      stack.closeAfter(h);
       const kinds: string[] = [];
       let result: CallToolResult | undefined;
       let task: unknown;
@@ -76,8 +65,8 @@ describe(`tasks (${REVISION}): task handles, tasks/result, tasks/get, tasks/list
       assert.ok(result);
       return { kinds, result, task };
     };
-    const direct = await withTimeout(run(seller.url));
-    const via = await withTimeout(run(gateway.agentUrl('seller')));
+    const direct = await withTimeout(run(stack.seller.url));
+    const via = await withTimeout(run(stack.gateway.agentUrl('seller')));
     assert.equal(via.kinds[0], 'taskCreated');
     assert.equal(via.kinds.at(-1), 'result');
     assert.deepEqual(masked(via.task), masked(direct.task));
@@ -88,8 +77,8 @@ describe(`tasks (${REVISION}): task handles, tasks/result, tasks/get, tasks/list
   });
 
   test('raw: the handle, tasks/get and tasks/result against the seller\'s own answers', { timeout: TEST_TIMEOUT_MS }, async () => {
-    const direct = await session(seller.url);
-    const via = await session(gateway.agentUrl('seller'));
+    const direct = await session(stack.seller.url);
+    const via = await session(stack.gateway.agentUrl('seller'));
     const call = { name: 'build_report', arguments: { rows: 8 }, task: { ttl: 60_000 } };
     const [d1, v1] = [await withTimeout(direct(1, 'tools/call', call)), await withTimeout(via(1, 'tools/call', call))];
     assert.deepEqual(Object.keys(v1.result!).filter((k) => k !== '_meta'), ['task']);
@@ -113,7 +102,7 @@ describe(`tasks (${REVISION}): task handles, tasks/result, tasks/get, tasks/list
   });
 
   test('tasks/list: bounded, and its nextCursor passes through', { timeout: TEST_TIMEOUT_MS }, async () => {
-    const via = await session(gateway.agentUrl('seller'));
+    const via = await session(stack.gateway.agentUrl('seller'));
     for (let i = 0; i < 11; i++) await withTimeout(via(100 + i, 'tools/call', { name: 'build_report', arguments: { rows: 1 }, task: { ttl: 60_000 } }));
     const page1 = await withTimeout(via(200, 'tasks/list', {}));
     const cursor = page1.result!.nextCursor as string;
@@ -122,7 +111,7 @@ describe(`tasks (${REVISION}): task handles, tasks/result, tasks/get, tasks/list
     const page2 = await withTimeout(via(201, 'tasks/list', { cursor }));
     assert.equal((page2.result!.tasks as unknown[]).length, 1);
     assert.equal(page2.result!.nextCursor, undefined);
-    const listed = seller.requests.filter((r) => r.rpcMethod === 'tasks/list').map((r) => (r.body as { params: { cursor?: string } }).params.cursor);
+    const listed = stack.seller.requests.filter((r) => r.rpcMethod === 'tasks/list').map((r) => (r.body as { params: { cursor?: string } }).params.cursor);
     assert.deepEqual(listed.slice(-2), [undefined, cursor]);
 
     const tooLarge = await withTimeout(via(202, 'tasks/list', {}, { 'x-max-response-bytes': '400' }));
@@ -132,7 +121,7 @@ describe(`tasks (${REVISION}): task handles, tasks/result, tasks/get, tasks/list
   });
 
   test('over the limit: tasks/result gets a tool error result, tasks/get a JSON-RPC error', { timeout: TEST_TIMEOUT_MS }, async () => {
-    const via = await session(gateway.agentUrl('seller'));
+    const via = await session(stack.gateway.agentUrl('seller'));
     const created = await withTimeout(via(1, 'tools/call', { name: 'build_report', arguments: { rows: 400 }, task: { ttl: 60_000 } }));
     const taskId = (created.result!.task as { taskId: string }).taskId;
 

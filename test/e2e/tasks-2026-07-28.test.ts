@@ -9,28 +9,28 @@
  * for `tasks/get` (a custom-method request).
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import { z } from 'zod';
-import { startGateway, type RunningGateway } from '../helpers/gateway.js';
+import { startGateway } from '../helpers/gateway.js';
+import { useSellerAndGateway } from '../helpers/stack.js';
 import { TEST_TIMEOUT_MS, withTimeout } from '../helpers/timeout.js';
 import { gatewayYamlFor } from '../support/sdk1/revision-suite.js';
 import { connectSdk2Host, envelope, modernPost, type Sdk2Host } from '../support/sdk2/client.js';
-import { doublePayload, sdk2Report, startSdk2Seller, TASKS_EXTENSION, type Sdk2Seller } from '../support/sdk2/seller.js';
+import { doublePayload, sdk2Report, startSdk2Seller, TASKS_EXTENSION } from '../support/sdk2/seller.js';
 
 type Answer = { id: number; result?: Record<string, unknown>; error?: { code: number; data?: { adcp_error?: { code: string; recovery: string } } } };
 
 describe('tasks (2026-07-28 extension): the result inside tasks/get', { timeout: TEST_TIMEOUT_MS * 3 }, () => {
-  let seller: Sdk2Seller;
-  let gateway: RunningGateway;
+  const stack = useSellerAndGateway(startSdk2Seller, (seller) => startGateway(gatewayYamlFor(seller.url)));
   let sdkHost: Sdk2Host;
   const meta = (): Record<string, unknown> => envelope({ [TASKS_EXTENSION]: {} });
   let nextId = 1;
 
   /** POSTs through the gateway; returns the host's body and the seller's own body for that request. */
   async function viaGateway(method: string, params: Record<string, unknown>, extra: Record<string, string> = {}): Promise<{ host: Buffer; seller: Buffer; answer: Answer }> {
-    const res = await withTimeout(modernPost(gateway.agentUrl('seller'), nextId++, method, { ...params, _meta: meta() }, extra));
+    const res = await withTimeout(modernPost(stack.gateway.agentUrl('seller'), nextId++, method, { ...params, _meta: meta() }, extra));
     assert.equal(res.status, 200);
-    const sent = seller.requests.at(-1)!.response!;
+    const sent = stack.seller.requests.at(-1)!.response!;
     return { host: res.body, seller: sent.body, answer: res.json() as Answer };
   }
   async function newTask(): Promise<string> {
@@ -43,14 +43,8 @@ describe('tasks (2026-07-28 extension): the result inside tasks/get', { timeout:
   }
 
   before(async () => {
-    seller = await startSdk2Seller();
-    gateway = await startGateway(gatewayYamlFor(seller.url));
-    sdkHost = await connectSdk2Host(gateway.agentUrl('seller'));
-  });
-  after(async () => {
-    await sdkHost?.close();
-    await gateway?.close();
-    await seller?.close();
+    sdkHost = await connectSdk2Host(stack.gateway.agentUrl('seller'));
+    stack.closeAfter(sdkHost);
   });
 
   test('a completed task: result.result deduped, every other field exactly the seller\'s', { timeout: TEST_TIMEOUT_MS }, async () => {
@@ -58,7 +52,7 @@ describe('tasks (2026-07-28 extension): the result inside tasks/get', { timeout:
     const working = await viaGateway('tasks/get', { taskId });
     assert.ok(working.host.equals(working.seller), 'a working task is untouched');
 
-    seller.setTask(taskId, { status: 'completed', result: doublePayload(sdk2Report(20)) });
+    stack.seller.setTask(taskId, { status: 'completed', result: doublePayload(sdk2Report(20)) });
     const done = await viaGateway('tasks/get', { taskId });
     const want = (JSON.parse(done.seller.toString()) as Answer).result!;
     const got = done.answer.result!;
@@ -92,7 +86,7 @@ describe('tasks (2026-07-28 extension): the result inside tasks/get', { timeout:
     ] as const;
     for (const state of cases) {
       const taskId = await newTask();
-      seller.setTask(taskId, state as never);
+      stack.seller.setTask(taskId, state as never);
       const answer = await viaGateway('tasks/get', { taskId });
       assert.ok(answer.host.equals(answer.seller), `${state.status}: untouched`);
     }
@@ -100,8 +94,8 @@ describe('tasks (2026-07-28 extension): the result inside tasks/get', { timeout:
 
   test('over the limit: tasks/get is answered with a JSON-RPC error (-32050, terminal)', { timeout: TEST_TIMEOUT_MS }, async () => {
     const taskId = await newTask();
-    seller.setTask(taskId, { status: 'completed', result: doublePayload(sdk2Report(400)) });
-    const res = await withTimeout(modernPost(gateway.agentUrl('seller'), nextId++, 'tasks/get', { taskId, _meta: meta() }, { 'x-max-response-bytes': '2000' }));
+    stack.seller.setTask(taskId, { status: 'completed', result: doublePayload(sdk2Report(400)) });
+    const res = await withTimeout(modernPost(stack.gateway.agentUrl('seller'), nextId++, 'tasks/get', { taskId, _meta: meta() }, { 'x-max-response-bytes': '2000' }));
     assert.equal(res.status, 200);
     const answer = res.json() as Answer;
     assert.equal(answer.error?.code, -32050);

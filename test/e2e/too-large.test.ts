@@ -4,14 +4,14 @@
  * No throw, no hang, no truncated body.
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { describe, test } from 'node:test';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { startDemoSeller, type DemoSeller } from '../../examples/seller.js';
+import { startDemoSeller } from '../../examples/seller.js';
 import { SDK_ID } from '../../src/version.js';
 import { connectClient } from '../helpers/client.js';
-import { demoGatewayYaml, startGateway, type RunningGateway } from '../helpers/gateway.js';
+import { demoGatewayYaml, startGateway } from '../helpers/gateway.js';
 import { rawPost, toolCall } from '../helpers/raw.js';
+import { useSellerAndGateway } from '../helpers/stack.js';
 import { TEST_TIMEOUT_MS, withTimeout } from '../helpers/timeout.js';
 
 const FOUR_MIB = 4_194_304;
@@ -49,29 +49,17 @@ function assertTooLarge(result: CallToolResult): AdcpError {
 }
 
 describe('response too large', { timeout: TEST_TIMEOUT_MS }, () => {
-  let seller: DemoSeller;
-  let gateway: RunningGateway;
-  const clients: Client[] = [];
-
-  before(async () => {
-    seller = await startDemoSeller();
-    gateway = await startGateway(demoGatewayYaml(seller));
-  });
-  after(async () => {
-    await Promise.allSettled(clients.map((c) => c.close()));
-    await gateway?.close();
-    await seller?.close();
-  });
+  const stack = useSellerAndGateway(startDemoSeller, (seller) => startGateway(demoGatewayYaml(seller)));
 
   test('JSON: rejected on the Content-Length pre-check, callTool resolves with the error', { timeout: TEST_TIMEOUT_MS }, async () => {
     // What the seller sends for the same call (the SDK client's first tools/call has id 1).
-    const direct = await withTimeout(rawPost(seller.url, toolCall(1, 'get_media_buy_delivery'), { 'mcp-protocol-version': '2025-11-25' }));
+    const direct = await withTimeout(rawPost(stack.seller.url, toolCall(1, 'get_media_buy_delivery'), { 'mcp-protocol-version': '2025-11-25' }));
     assert.equal(direct.status, 200);
     assert.ok(direct.bytes > FOUR_MIB);
     assert.equal(Number(direct.headers.get('content-length')), direct.bytes);
 
-    const client = await connectClient(gateway.agentUrl('demo'));
-    clients.push(client);
+    const client = await connectClient(stack.gateway.agentUrl('demo'));
+    stack.closeAfter(client);
     const result = (await withTimeout(client.callTool({ name: 'get_media_buy_delivery', arguments: {} }))) as CallToolResult;
     const err = assertTooLarge(result);
     // The SDK's JSON answer declares its length, so the header pre-check fires before any body
@@ -81,8 +69,8 @@ describe('response too large', { timeout: TEST_TIMEOUT_MS }, () => {
   });
 
   test('JSON: a narrowed request (rows: 100) passes', { timeout: TEST_TIMEOUT_MS }, async () => {
-    const client = await connectClient(gateway.agentUrl('demo'));
-    clients.push(client);
+    const client = await connectClient(stack.gateway.agentUrl('demo'));
+    stack.closeAfter(client);
     const result = (await withTimeout(client.callTool({ name: 'get_media_buy_delivery', arguments: { rows: 100 } }))) as CallToolResult;
     assert.equal(result.isError, undefined);
     const sc = result.structuredContent as { media_buy_deliveries: Array<{ by_geo: unknown[] }> };
@@ -90,8 +78,8 @@ describe('response too large', { timeout: TEST_TIMEOUT_MS }, () => {
   });
 
   test('SSE: the cumulative stream budget fires, callTool resolves with the error', { timeout: TEST_TIMEOUT_MS }, async () => {
-    const client = await connectClient(gateway.agentUrl('demo-sse'));
-    clients.push(client);
+    const client = await connectClient(stack.gateway.agentUrl('demo-sse'));
+    stack.closeAfter(client);
     const result = (await withTimeout(client.callTool({ name: 'get_media_buy_delivery', arguments: {} }))) as CallToolResult;
     const err = assertTooLarge(result);
     // The result is one ~5 MB SSE event. Two bounds apply: the stream's cumulative bytes

@@ -3,32 +3,22 @@
 // per case, prints its Markdown tables and exits 0. No figure is checked: the bench is run by
 // hand, timing assertions have no place in the test suite.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { describe, it } from 'node:test';
-import { fileURLToPath } from 'node:url';
+import { captureOutput, spawnTsx } from '../helpers/process.js';
 
-const REPO = fileURLToPath(new URL('../../', import.meta.url));
-const TSX = import.meta.resolve('tsx');
 /** The quick mode takes ~10-20 s; the backstop leaves room for a busy CI machine. */
 const RUN_TIMEOUT_MS = 120_000;
 
 describe('bench smoke (bench/run.ts --quick)', () => {
   it('runs the quick mode to completion and prints the tables', { timeout: RUN_TIMEOUT_MS + 10_000 }, async () => {
-    const child = spawn(process.execPath, ['--import', TSX, 'bench/run.ts', '--quick'], {
-      cwd: REPO,
-      env: { PATH: process.env.PATH, HOME: process.env.HOME },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (s: string) => (stdout += s));
-    child.stderr.setEncoding('utf8').on('data', (s: string) => (stderr += s));
+    const child = spawnTsx('bench/run.ts', ['--quick']);
+    const out = captureOutput(child);
     const code = await new Promise<number | null>((resolve, reject) => {
       const timer = setTimeout(() => {
         // SIGTERM lets the bench end the children it started; SIGKILL is the backstop.
         child.kill('SIGTERM');
         setTimeout(() => child.kill('SIGKILL'), 5_000).unref();
-        reject(new Error(`bench --quick did not finish within ${RUN_TIMEOUT_MS} ms\n${stderr}`));
+        reject(new Error(`bench --quick did not finish within ${RUN_TIMEOUT_MS} ms\n${out.stderr}`));
       }, RUN_TIMEOUT_MS);
       child.on('error', reject);
       child.on('exit', (c) => {
@@ -36,9 +26,9 @@ describe('bench smoke (bench/run.ts --quick)', () => {
         resolve(c);
       });
     });
-    assert.equal(code, 0, `bench --quick exited ${code}\n${stderr}`);
-    assert.match(stdout, /^# adcp-buyer-gateway benchmark/m);
-    assert.match(stdout, /^\| case \| bytes \| via \| req\/s \|/m, 'the throughput table header');
-    assert.match(stdout, /^\| target \| figure \| measured \| threshold \| result \|/m, 'the targets table header');
+    assert.equal(code, 0, `bench --quick exited ${code}\n${out.stderr}`);
+    assert.match(out.stdout, /^# adcp-buyer-gateway benchmark/m);
+    assert.match(out.stdout, /^\| case \| bytes \| via \| req\/s \|/m, 'the throughput table header');
+    assert.match(out.stdout, /^\| target \| figure \| measured \| threshold \| result \|/m, 'the targets table header');
   });
 });

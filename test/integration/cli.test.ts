@@ -1,49 +1,13 @@
 // The `adcp-buyer-gateway` bin as a real process: node --import tsx src/main.ts ...
 import assert from 'node:assert/strict';
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { once } from 'node:events';
 import { createServer, type AddressInfo } from 'node:net';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { fileURLToPath } from 'node:url';
-
-const REPO = fileURLToPath(new URL('../../', import.meta.url));
-const MAIN = join(REPO, 'src/main.ts');
-// Absolute, so the CLI can run with a cwd outside the repo.
-const TSX = import.meta.resolve('tsx');
-
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-/** Runs the CLI with `args`, a clean environment plus `env`, in `cwd`. */
-function run(args: string[], opts: { env?: NodeJS.ProcessEnv; cwd?: string } = {}): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', TSX, MAIN, ...args], {
-      cwd: opts.cwd ?? REPO,
-      // Only what node needs: no ADCP_* leaking in from the developer's shell.
-      env: { PATH: process.env.PATH, HOME: process.env.HOME, ...opts.env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (s: string) => (stdout += s));
-    child.stderr.setEncoding('utf8').on('data', (s: string) => (stderr += s));
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`CLI timed out: ${args.join(' ')}\n${stdout}\n${stderr}`));
-    }, 30_000);
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
+import { runCli, startGatewayProcess } from '../helpers/process.js';
 
 let dir: string;
 const file = (name: string): string => join(dir, name);
@@ -87,7 +51,7 @@ after(async () => {
 
 describe('adcp-buyer-gateway CLI', { concurrency: true }, () => {
   it('--help exits 0 and documents the flags, config order, env vars, exit codes and docs', async () => {
-    const { code, stdout } = await run(['--help']);
+    const { code, stdout } = await runCli(['--help']);
     assert.equal(code, 0);
     for (const text of ['--check-config', '--config <file>', 'ADCP_GATEWAY_CONFIG', 'ADCP_GATEWAY_RESUME_SECRET', 'config/gateway.yaml', 'Exit codes', 'docs/configuration.md']) {
       assert.ok(stdout.includes(text), `help mentions ${text}`);
@@ -95,19 +59,19 @@ describe('adcp-buyer-gateway CLI', { concurrency: true }, () => {
   });
 
   it('--version prints the package version', async () => {
-    const { code, stdout } = await run(['--version']);
+    const { code, stdout } = await runCli(['--version']);
     assert.equal(code, 0);
     assert.equal(stdout.trim(), '0.1.0');
   });
 
   it('an unknown option exits 2', async () => {
-    const { code, stderr } = await run(['--check-confg']);
+    const { code, stderr } = await runCli(['--check-confg']);
     assert.equal(code, 2);
     assert.match(stderr, /unknown option '--check-confg'/);
   });
 
   it('--check-config on a valid file: exit 0, the table with resolved numbers', async () => {
-    const { code, stdout, stderr } = await run(['--config', file('valid.yaml'), '--check-config']);
+    const { code, stdout, stderr } = await runCli(['--config', file('valid.yaml'), '--check-config']);
     assert.equal(stderr, '');
     assert.equal(code, 0);
     assert.match(stdout, /valid\.yaml: valid/);
@@ -135,7 +99,7 @@ describe('adcp-buyer-gateway CLI', { concurrency: true }, () => {
   });
 
   it('--check-config on an invalid file: exit 2, every problem with its path on stderr', async () => {
-    const { code, stdout, stderr } = await run(['--config', file('invalid.yaml'), '--check-config']);
+    const { code, stdout, stderr } = await runCli(['--config', file('invalid.yaml'), '--check-config']);
     assert.equal(code, 2);
     assert.equal(stdout, '');
     assert.match(stderr, /invalid\.yaml: 5 problems\n/);
@@ -152,57 +116,57 @@ describe('adcp-buyer-gateway CLI', { concurrency: true }, () => {
   });
 
   it('an invalid config at normal start also exits 2', async () => {
-    const { code, stderr } = await run(['--config', file('invalid.yaml')]);
+    const { code, stderr } = await runCli(['--config', file('invalid.yaml')]);
     assert.equal(code, 2);
     assert.match(stderr, /5 problems/);
   });
 
   it('a missing ${VAR} is an error naming it; with it set the config is valid', async () => {
-    const missing = await run(['--config', file('env.yaml'), '--check-config']);
+    const missing = await runCli(['--config', file('env.yaml'), '--check-config']);
     assert.equal(missing.code, 2);
     assert.match(missing.stderr, /agents\.acme\.headers\.authorization \(line 4, column \d+\): environment variable `ACME_TOKEN` is not set/);
 
-    const set = await run(['--config', file('env.yaml'), '--check-config'], { env: { ACME_TOKEN: 'sekrit-token' } });
+    const set = await runCli(['--config', file('env.yaml'), '--check-config'], { env: { ACME_TOKEN: 'sekrit-token' } });
     assert.equal(set.code, 0);
     assert.doesNotMatch(set.stdout, /sekrit-token/);
   });
 
   it('ADCP_GATEWAY_CONFIG is used when --config is absent; --config wins over it', async () => {
-    const fromEnv = await run(['--check-config'], { env: { ADCP_GATEWAY_CONFIG: file('other.yaml') } });
+    const fromEnv = await runCli(['--check-config'], { env: { ADCP_GATEWAY_CONFIG: file('other.yaml') } });
     assert.equal(fromEnv.code, 0);
     assert.match(fromEnv.stdout, /^from-env {2,}http:\/\/127\.0\.0\.1:3001\/mcp/m);
 
-    const flagWins = await run(['--config', file('valid.yaml'), '--check-config'], { env: { ADCP_GATEWAY_CONFIG: file('other.yaml') } });
+    const flagWins = await runCli(['--config', file('valid.yaml'), '--check-config'], { env: { ADCP_GATEWAY_CONFIG: file('other.yaml') } });
     assert.equal(flagWins.code, 0);
     assert.match(flagWins.stdout, /^acme /m);
     assert.doesNotMatch(flagWins.stdout, /from-env/);
   });
 
   it('without --config or ADCP_GATEWAY_CONFIG it reads config/gateway.yaml in the cwd', async () => {
-    const inRepo = await run(['--check-config']);
+    const inRepo = await runCli(['--check-config']);
     assert.equal(inRepo.code, 0, inRepo.stderr);
     assert.match(inRepo.stdout, /^config\/gateway\.yaml: valid/);
     assert.match(inRepo.stdout, /^demo {2,}http:\/\/127\.0\.0\.1:3001\/mcp/m);
 
-    const elsewhere = await run(['--check-config'], { cwd: dir });
+    const elsewhere = await runCli(['--check-config'], { cwd: dir });
     assert.equal(elsewhere.code, 2);
     assert.match(elsewhere.stderr, /^config\/gateway\.yaml: 1 problem\n {2}cannot read .*config\/gateway\.yaml: file not found/);
   });
 
   it('a missing file named by --config exits 2', async () => {
-    const { code, stderr } = await run(['--config', file('nope.yaml'), '--check-config']);
+    const { code, stderr } = await runCli(['--config', file('nope.yaml'), '--check-config']);
     assert.equal(code, 2);
     assert.match(stderr, /file not found/);
   });
 
   it('reports the resume secret source without printing it', async () => {
     const secret = 'r'.repeat(40);
-    const { code, stdout } = await run(['--config', file('valid.yaml'), '--check-config'], { env: { ADCP_GATEWAY_RESUME_SECRET: secret } });
+    const { code, stdout } = await runCli(['--config', file('valid.yaml'), '--check-config'], { env: { ADCP_GATEWAY_RESUME_SECRET: secret } });
     assert.equal(code, 0);
     assert.match(stdout, /^ {2}resume secret {6}configured$/m);
     assert.doesNotMatch(stdout, /rrrrrrrr/);
 
-    const without = await run(['--config', file('valid.yaml'), '--check-config']);
+    const without = await runCli(['--config', file('valid.yaml'), '--check-config']);
     assert.equal(without.code, 0);
     assert.match(without.stdout, /^ {2}resume secret {6}random per process \(warning: /m);
   });
@@ -213,7 +177,7 @@ describe('adcp-buyer-gateway CLI', { concurrency: true }, () => {
       file('gateway.yaml'),
       `listen: { host: 127.0.0.1, port: 8080 }\nops_listen: { port: 9464 }\nlog_level: debug\nshutdown_grace_ms: 2500\nresume: { secret: "${secret}", ttl_ms: 60000 }\n${VALID.slice(VALID.indexOf('defaults:'))}`,
     );
-    const { code, stdout, stderr } = await run(['--config', file('gateway.yaml'), '--check-config']);
+    const { code, stdout, stderr } = await runCli(['--config', file('gateway.yaml'), '--check-config']);
     assert.equal(stderr, '');
     assert.equal(code, 0);
     const blocks = stdout.split('\n\n');
@@ -239,7 +203,7 @@ describe('adcp-buyer-gateway CLI', { concurrency: true }, () => {
       file('query.yaml'),
       'agents:\n  q:\n    url: http://127.0.0.1:1/mcp?key=abcdefghijkl\n    max_response_bytes: 8388608\n    max_call_response_bytes: 1000\n',
     );
-    const { code, stdout } = await run(['--config', file('query.yaml'), '--check-config']);
+    const { code, stdout } = await runCli(['--config', file('query.yaml'), '--check-config']);
     assert.equal(code, 0);
     assert.doesNotMatch(stdout, /abcdefghijkl|key=/);
     assert.match(stdout, /^q {2,}http:\/\/127\.0\.0\.1:1\/mcp\?\[redacted\] {2,}8388608 /m);
@@ -250,7 +214,7 @@ describe('adcp-buyer-gateway CLI', { concurrency: true }, () => {
   it('ops_listen.port equal to listen.port is a config error (exit 2) at --check-config and at start', async () => {
     await writeFile(file('clash.yaml'), `listen: { host: 0.0.0.0, port: 18787 }\nops_listen: { host: 127.0.0.1, port: 18787 }\n${VALID.slice(VALID.indexOf('agents:'))}`);
     for (const args of [['--check-config'], []]) {
-      const { code, stdout, stderr } = await run(['--config', file('clash.yaml'), ...args]);
+      const { code, stdout, stderr } = await runCli(['--config', file('clash.yaml'), ...args]);
       assert.equal(code, 2, stderr);
       assert.equal(stdout, '');
       assert.match(stderr, /clash\.yaml: 1 problem\n {2}ops_listen\.port \(line 2, column \d+\): must differ from listen\.port \(18787\)/);
@@ -259,7 +223,7 @@ describe('adcp-buyer-gateway CLI', { concurrency: true }, () => {
   });
 
   it('--config naming a device, a FIFO or a huge file exits 2 at once, without reading it', async () => {
-    const urandom = await run(['--config', '/dev/urandom', '--check-config']);
+    const urandom = await runCli(['--config', '/dev/urandom', '--check-config']);
     assert.equal(urandom.code, 2);
     assert.match(urandom.stderr, /^\/dev\/urandom: 1 problem\n {2}cannot read \/dev\/urandom: not a regular file \(it is a character device\)\n$/);
 
@@ -271,13 +235,13 @@ describe('adcp-buyer-gateway CLI', { concurrency: true }, () => {
       haveFifo = false;
     }
     if (haveFifo) {
-      const { code, stderr } = await run(['--config', fifo, '--check-config']);
+      const { code, stderr } = await runCli(['--config', fifo, '--check-config']);
       assert.equal(code, 2);
       assert.match(stderr, /not a regular file \(it is a FIFO \(named pipe\)\)/);
     }
 
     await writeFile(file('huge.yaml'), `${VALID}${`${'#'.repeat(99)}\n`.repeat(200_000)}`); // 20 MB of comments
-    const huge = await run(['--config', file('huge.yaml'), '--check-config']);
+    const huge = await runCli(['--config', file('huge.yaml'), '--check-config']);
     assert.equal(huge.code, 2);
     assert.match(huge.stderr, new RegExp(`huge\\.yaml: 1 problem\\n {2}config file is ${VALID.length + 20_000_000} bytes; at most 1048576\\n$`));
     // A file of only comments under the cap: "the file has no settings" (test/unit/config-load.test.ts).
@@ -286,33 +250,14 @@ describe('adcp-buyer-gateway CLI', { concurrency: true }, () => {
 
 describe('adcp-buyer-gateway serving', () => {
   it('listens, logs the address as JSON, and exits 0 on SIGTERM', async () => {
-    const child = spawn(process.execPath, ['--import', TSX, MAIN, '--config', file('valid.yaml')], {
-      cwd: REPO,
-      env: { PATH: process.env.PATH, HOME: process.env.HOME },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    child.stdout.setEncoding('utf8');
-    const address = await new Promise<string>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`no listening line:\n${stdout}`)), 30_000);
-      child.stdout.on('data', (chunk: string) => {
-        stdout += chunk;
-        for (const line of stdout.split('\n')) {
-          if (!line.startsWith('{')) continue;
-          const entry = JSON.parse(line) as { msg?: string; address?: string };
-          if (entry.msg === 'gateway started' && typeof entry.address === 'string') {
-            clearTimeout(timer);
-            resolve(entry.address);
-          }
-        }
-      });
-      child.on('exit', (code) => reject(new Error(`exited early with ${code}:\n${stdout}`)));
-    });
-    assert.match(address, /^http:\/\/127\.0\.0\.1:\d+$/);
-    const closed = once(child, 'exit');
-    child.kill('SIGTERM');
-    const [code] = (await closed) as [number | null];
-    assert.equal(code, 0);
+    const gw = await startGatewayProcess(file('valid.yaml'));
+    try {
+      assert.match(gw.address, /^http:\/\/127\.0\.0\.1:\d+$/);
+      gw.child.kill('SIGTERM');
+      assert.equal(await gw.exited, 0);
+    } finally {
+      gw.kill();
+    }
   });
 
   it('exits 1 when the port is taken', async () => {
@@ -322,7 +267,7 @@ describe('adcp-buyer-gateway serving', () => {
     try {
       const { port } = blocker.address() as AddressInfo;
       await writeFile(file('taken.yaml'), `listen: { host: 127.0.0.1, port: ${port} }\nagents:\n  acme:\n    url: http://127.0.0.1:3001/mcp\n`);
-      const { code, stderr } = await run(['--config', file('taken.yaml')]);
+      const { code, stderr } = await runCli(['--config', file('taken.yaml')]);
       assert.equal(code, 1);
       assert.match(stderr, /could not start: .*EADDRINUSE/);
     } finally {

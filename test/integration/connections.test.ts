@@ -3,26 +3,18 @@
  * (ARCHITECTURE §5: a stale upstream GET makes the seller answer 409 on every reconnect);
  * a JSON-RPC batch is forwarded and bounded without a rewrite.
  */
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { ServerResponse } from 'node:http';
-import { startRawSeller, toolResponse, type RawSeller } from '../support/raw-seller.js';
-import { startGateway, type RunningGateway } from '../helpers/gateway.js';
+import { startRawSeller, toolResponse } from '../support/raw-seller.js';
+import { startGateway } from '../helpers/gateway.js';
 import { rawPost } from '../helpers/raw.js';
+import { useSellerAndGateway } from '../helpers/stack.js';
 
-let seller: RawSeller;
-let gw: RunningGateway;
 let answer: (res: ServerResponse) => void = () => {};
 
-before(async () => {
-  seller = await startRawSeller((_req, res) => answer(res));
-  gw = await startGateway(`log_level: silent\nagents:\n  s:\n    url: ${seller.url}\n    max_response_bytes: 2000\n`);
-});
-after(async () => {
-  await gw.close();
-  await seller.close();
-});
+const stack = useSellerAndGateway(() => startRawSeller((_req, res) => answer(res)), (seller) => startGateway(`log_level: silent\nagents:\n  s:\n    url: ${seller.url}\n    max_response_bytes: 2000\n`));
 
 describe('host disconnects', () => {
   test('closing the host connection mid-SSE closes the upstream request', async () => {
@@ -34,7 +26,7 @@ describe('host disconnects', () => {
       res.write('id: 1\ndata: {"jsonrpc":"2.0","method":"notifications/progress","params":{"progress":1,"progressToken":1}}\n\n');
     };
     await new Promise<void>((resolve, reject) => {
-      const req = http.request(gw.agentUrl('s'), { method: 'POST', headers: { 'content-type': 'application/json', accept: 'text/event-stream' } }, (res) => {
+      const req = http.request(stack.gateway.agentUrl('s'), { method: 'POST', headers: { 'content-type': 'application/json', accept: 'text/event-stream' } }, (res) => {
         res.once('data', () => {
           req.destroy();
           resolve();
@@ -55,7 +47,7 @@ describe('JSON-RPC batches', () => {
     const body = `[${toolResponse(1, dup)},${toolResponse(2, dup)}]`;
     answer = (res) => res.writeHead(200, { 'content-type': 'application/json' }).end(body);
     const r = await rawPost(
-      gw.agentUrl('s'),
+      stack.gateway.agentUrl('s'),
       [
         { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'x' } },
         { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'x' } },
@@ -68,7 +60,7 @@ describe('JSON-RPC batches', () => {
   test('a batch response over the limit gets a JSON-RPC error with id null', async () => {
     const big = `[${toolResponse(1, { content: [{ type: 'text', text: 'z'.repeat(3000) }] })}]`;
     answer = (res) => res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(big) }).end(big);
-    const r = await rawPost(gw.agentUrl('s'), [{ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'x' } }]);
+    const r = await rawPost(stack.gateway.agentUrl('s'), [{ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'x' } }]);
     assert.equal(r.status, 502);
     const m = r.json() as { id: unknown; error: { code: number; data: { adcp_error: { code: string; details: { reason: string } } } } };
     assert.equal(m.id, null);

@@ -6,10 +6,11 @@
  * stream to a host, no exchange without its log line). The per-misbehaviour details live in
  * test/regressions/.
  */
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { MIB, resultMessage, startHostileSeller, startObservedGateway, type HostileMode, type HostileSeller, type ObservedGateway } from '../support/hostile-seller.js';
+import { MIB, resultMessage, startHostileSeller, startObservedGateway, type HostileMode } from '../support/hostile-seller.js';
 import { rawPost, sseMessages, toolCall } from '../helpers/raw.js';
+import { useSellerAndGateway } from '../helpers/stack.js';
 import { TEST_TIMEOUT_MS } from '../helpers/timeout.js';
 
 interface Case {
@@ -45,25 +46,17 @@ const CASES: Case[] = [
   { agent: 'flood', mode: 'compressed-flood', params: { mib: 1, sse: 1 }, reason: 'raw_bytes' },
 ];
 
-let seller: HostileSeller;
-let gw: ObservedGateway;
-
-before(async () => {
-  seller = await startHostileSeller();
+const stack = useSellerAndGateway(startHostileSeller, async (seller) => {
   const yaml = ['agents:', '  ok:', `    url: ${seller.url('ok', { text: 'fine' })}`];
   for (const c of CASES) {
     yaml.push(`  ${c.agent}:`, `    url: ${seller.url(c.mode, c.params)}`, `    max_response_bytes: ${c.max ?? 4096}`, ...(c.limits ?? []).map((l) => `    ${l}`));
   }
-  gw = await startObservedGateway(yaml.join('\n') + '\n');
-});
-after(async () => {
-  await gw?.close();
-  await seller?.close();
+  return startObservedGateway(yaml.join('\n') + '\n');
 });
 
 type Answer = { id: number; result: { isError?: boolean; content: Array<{ text: string }>; structuredContent?: { adcp_error: { details: { reason: string } } } } };
 
-const call = (agent: string, id: number) => rawPost(gw.agentUrl(agent), toolCall(id, 'get_products'), { 'mcp-protocol-version': '2025-06-18' });
+const call = (agent: string, id: number) => rawPost(stack.gateway.agentUrl(agent), toolCall(id, 'get_products'), { 'mcp-protocol-version': '2025-06-18' });
 
 describe('hostile matrix', { timeout: TEST_TIMEOUT_MS }, () => {
   test('every misbehaviour at once: each call gets its own reason for its own id; the good agent is unaffected', async () => {
@@ -84,12 +77,12 @@ describe('hostile matrix', { timeout: TEST_TIMEOUT_MS }, () => {
     const again = await call('ok', 1000);
     assert.equal(again.text(), okBody);
     for (const [i, c] of CASES.entries()) {
-      const line = await gw.exchangeLine(c.agent, i + 1);
+      const line = await stack.gateway.exchangeLine(c.agent, i + 1);
       assert.equal(line.reason, c.reason, c.agent);
     }
     // The SSE stage unregisters its stream in a `finally` that may run just after the log line:
     // bounded wait (at most 100 x 20 ms).
-    for (let i = 0; i < 100 && gw.app.gateway.openStreams > 0; i++) await new Promise((r) => setTimeout(r, 20));
-    assert.equal(gw.app.gateway.openStreams, 0);
+    for (let i = 0; i < 100 && stack.gateway.app.gateway.openStreams > 0; i++) await new Promise((r) => setTimeout(r, 20));
+    assert.equal(stack.gateway.app.gateway.openStreams, 0);
   });
 });

@@ -3,28 +3,20 @@
  * past fails with the right code and reason, a lying Content-Length fails), through the real
  * gateway against a real HTTP seller on 127.0.0.1.
  */
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startRawSeller, toolResponseOfSize, type RawSeller } from '../support/raw-seller.js';
-import { startGateway, type RunningGateway } from '../helpers/gateway.js';
+import { startRawSeller, toolResponseOfSize } from '../support/raw-seller.js';
+import { startGateway } from '../helpers/gateway.js';
 import { rawPost, toolCall } from '../helpers/raw.js';
+import { useSellerAndGateway } from '../helpers/stack.js';
 
 const LIMIT = 4096;
-let seller: RawSeller;
-let gw: RunningGateway;
 /** What the seller does for the next request: set per test. */
 let answer: (res: import('node:http').ServerResponse) => void = () => {};
 
-before(async () => {
-  seller = await startRawSeller((_req, res) => answer(res));
-  gw = await startGateway(`log_level: silent\nagents:\n  s:\n    url: ${seller.url}\n    max_response_bytes: ${LIMIT}\n`);
-});
-after(async () => {
-  await gw.close();
-  await seller.close();
-});
+const stack = useSellerAndGateway(() => startRawSeller((_req, res) => answer(res)), (seller) => startGateway(`log_level: silent\nagents:\n  s:\n    url: ${seller.url}\n    max_response_bytes: ${LIMIT}\n`));
 
-const call = (id: number) => rawPost(gw.agentUrl('s'), toolCall(id, 'list_products'), { 'mcp-protocol-version': '2025-06-18' });
+const call = (id: number) => rawPost(stack.gateway.agentUrl('s'), toolCall(id, 'list_products'), { 'mcp-protocol-version': '2025-06-18' });
 
 function adcpError(body: unknown): Record<string, unknown> {
   const r = (body as { result: { isError: boolean; structuredContent: { adcp_error: Record<string, unknown> } } }).result;

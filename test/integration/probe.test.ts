@@ -4,22 +4,17 @@
  * tools/list page is 200 KiB and whose capabilities document is 70 KiB.
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import { startDemoSeller, type DemoSeller } from '../../examples/seller.js';
 import { parseConfig } from '../../src/config/load.js';
 import { runProbe, type ProbeReport } from '../../src/probe/probe.js';
+import { runCli } from '../helpers/process.js';
 import { startRawSeller, type RawSeller } from '../support/raw-seller.js';
-
-const REPO = fileURLToPath(new URL('../../', import.meta.url));
-const MAIN = join(REPO, 'src/main.ts');
-const TSX = import.meta.resolve('tsx');
 
 const PAGE_2_BYTES = 200 * 1024;
 const CAPS_BYTES = 70 * 1024;
@@ -126,35 +121,6 @@ const config = () => parseConfig(AGENTS(), { env: {}, source: 'probe.yaml' });
 
 const summary = (report: ProbeReport) => report.rows.map((r) => [r.surface, r.page ?? null, r.bytes ?? null, r.target_bytes, r.status, r.error ?? null]);
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-function cli(args: string[], cwd = REPO): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', TSX, MAIN, ...args], {
-      cwd,
-      env: { PATH: process.env.PATH, HOME: process.env.HOME },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (s: string) => (stdout += s));
-    child.stderr.setEncoding('utf8').on('data', (s: string) => (stderr += s));
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`probe timed out: ${args.join(' ')}\n${stdout}\n${stderr}`));
-    }, 30_000);
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
-
 describe('runProbe', { concurrency: true }, () => {
   it('demo seller, JSON endpoint: initialize and one tools/list page, no capabilities tool, all within target', async () => {
     const report = await runProbe({ config: config(), agent: 'demo', logger: false });
@@ -235,7 +201,7 @@ describe('runProbe', { concurrency: true }, () => {
 
 describe('adcp-buyer-gateway probe (CLI)', { concurrency: true }, () => {
   it('prints the aligned table against the demo seller and exits 0', async () => {
-    const { code, stdout, stderr } = await cli(['probe', 'demo', '--config', join(dir, 'gateway.yaml')]);
+    const { code, stdout, stderr } = await runCli(['probe', 'demo', '--config', join(dir, 'gateway.yaml')]);
     assert.equal(code, 0, stderr);
     assert.equal(stderr, '');
     const lines = stdout.split('\n');
@@ -255,7 +221,7 @@ describe('adcp-buyer-gateway probe (CLI)', { concurrency: true }, () => {
   });
 
   it('--json prints one JSON object; over target exits 1', async () => {
-    const { code, stdout } = await cli(['probe', 'raw', '--json', '--config', join(dir, 'gateway.yaml')]);
+    const { code, stdout } = await runCli(['probe', 'raw', '--json', '--config', join(dir, 'gateway.yaml')]);
     assert.equal(code, 1);
     assert.equal(stdout.split('\n').length, 2, 'one line');
     const out = JSON.parse(stdout) as { agent: string; within_target: boolean; totals: { over: number }; surfaces: Array<{ surface: string; bytes?: number; status: string }> };
@@ -273,7 +239,7 @@ describe('adcp-buyer-gateway probe (CLI)', { concurrency: true }, () => {
   });
 
   it('a gateway local error exits 1 with its code and reason in the table', async () => {
-    const { code, stdout } = await cli(['probe', 'raw-small', '--config', join(dir, 'gateway.yaml')]);
+    const { code, stdout } = await runCli(['probe', 'raw-small', '--config', join(dir, 'gateway.yaml')]);
     assert.equal(code, 1);
     assert.match(stdout, /^tools\/list page 2 .* error: RESPONSE_TOO_LARGE \(content_length\)$/m);
     assert.match(stdout, /\nresult: 1 error\n$/);
@@ -287,7 +253,7 @@ describe('adcp-buyer-gateway probe (CLI)', { concurrency: true }, () => {
       const { port } = blocker.address() as AddressInfo;
       const file = join(dir, 'busy.yaml');
       await writeFile(file, `listen: { host: 127.0.0.1, port: ${port} }\nagents:\n  demo:\n    url: ${demo.url}\n`);
-      const { code, stdout } = await cli(['probe', 'demo', '--json', '--config', file]);
+      const { code, stdout } = await runCli(['probe', 'demo', '--json', '--config', file]);
       assert.equal(code, 0);
       assert.equal((JSON.parse(stdout) as { within_target: boolean }).within_target, true);
     } finally {
@@ -296,22 +262,22 @@ describe('adcp-buyer-gateway probe (CLI)', { concurrency: true }, () => {
   });
 
   it('an unknown agent, a missing agent argument or an invalid config exits 2', async () => {
-    const unknown = await cli(['probe', 'nope', '--config', join(dir, 'gateway.yaml')]);
+    const unknown = await runCli(['probe', 'nope', '--config', join(dir, 'gateway.yaml')]);
     assert.equal(unknown.code, 2);
     assert.equal(unknown.stdout, '');
     assert.match(unknown.stderr, /no agent "nope" in .*gateway\.yaml \(agents: demo, demo-sse, raw, raw-small, raw-caps-small\)/);
 
-    const missing = await cli(['probe', '--config', join(dir, 'gateway.yaml')]);
+    const missing = await runCli(['probe', '--config', join(dir, 'gateway.yaml')]);
     assert.equal(missing.code, 2);
     assert.match(missing.stderr, /missing required argument 'agent'/);
 
-    const invalid = await cli(['probe', 'demo', '--config', join(dir, 'nope.yaml')]);
+    const invalid = await runCli(['probe', 'demo', '--config', join(dir, 'nope.yaml')]);
     assert.equal(invalid.code, 2);
     assert.match(invalid.stderr, /file not found/);
   });
 
   it('probe --help documents the targets and exit codes', async () => {
-    const { code, stdout } = await cli(['probe', '--help']);
+    const { code, stdout } = await runCli(['probe', '--help']);
     assert.equal(code, 0);
     for (const text of ['<agent>', '--json', '--config', '131,072', '65,536', '8,192', '16,384', 'Exit codes', 'never on listen.port']) {
       assert.ok(stdout.includes(text), `help mentions ${text}:\n${stdout}`);

@@ -5,24 +5,19 @@
  * named in a warning. Then the real process: SIGHUP reloads, a broken file does not.
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
 import type { ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import pino from 'pino';
 import { loadConfigFile } from '../../src/config/load.js';
 import { createReloader, type Reloader } from '../../src/reload.js';
 import { startGateway, type RunningGateway } from '../helpers/gateway.js';
+import { startGatewayProcess, type GatewayProcess } from '../helpers/process.js';
 import { rawPost, toolCall } from '../helpers/raw.js';
 import { withTimeout } from '../helpers/timeout.js';
 import { startRawSeller, toolResponseOfSize, type RawSeller } from '../support/raw-seller.js';
-
-const REPO = fileURLToPath(new URL('../../', import.meta.url));
-const MAIN = join(REPO, 'src/main.ts');
-const TSX = import.meta.resolve('tsx');
 
 const LIMIT_A = 8192;
 const LIMIT_B = 4096;
@@ -236,40 +231,16 @@ describe('reload in the real process', () => {
     const dir = await mkdtemp(join(tmpdir(), 'gw-reload-proc-'));
     const file = join(dir, 'gateway.yaml');
     await writeFile(file, `listen: { host: 127.0.0.1, port: 0 }\nlog_level: info\nagents:\n  s:\n    url: ${seller.url}\n    max_response_bytes: ${LIMIT_A}\n`);
-    const child = spawn(process.execPath, ['--import', TSX, MAIN, '--config', file], {
-      cwd: REPO,
-      env: { PATH: process.env.PATH, HOME: process.env.HOME },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    const entries: LogEntry[] = [];
-    const waiters: Array<{ msg: string; resolve: (e: LogEntry) => void }> = [];
-    let buffered = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-      buffered += chunk;
-      let nl: number;
-      while ((nl = buffered.indexOf('\n')) >= 0) {
-        const line = buffered.slice(0, nl);
-        buffered = buffered.slice(nl + 1);
-        if (!line.startsWith('{')) continue;
-        const entry = JSON.parse(line) as LogEntry;
-        entries.push(entry);
-        for (const w of waiters.filter((w) => entry.msg.startsWith(w.msg))) {
-          waiters.splice(waiters.indexOf(w), 1);
-          w.resolve(entry);
-        }
-      }
-    });
-    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-    const waitFor = (msg: string) => withTimeout(new Promise<LogEntry>((resolve) => waiters.push({ msg, resolve })), 30_000, `log "${msg}"`);
+    let gw: GatewayProcess | undefined;
     try {
-      const started = await waitFor('gateway started');
-      const url = `${String(started.address)}/agents/s/mcp`;
+      gw = await startGatewayProcess(file);
+      const url = `${gw.address}/agents/s/mcp`;
 
-      const reloaded = waitFor('config reloaded');
-      child.kill('SIGHUP');
+      const reloaded = gw.waitForLog('config reloaded');
+      gw.child.kill('SIGHUP');
       assert.equal((await reloaded).trigger, 'sighup');
 
-      const failed = waitFor('config reload failed');
+      const failed = gw.waitForLog('config reload failed');
       await replaceFile(file, 'agents:\n  s:\n    url: ftp://nope\n');
       const problem = await failed;
       assert.deepEqual(
@@ -281,10 +252,10 @@ describe('reload in the real process', () => {
       assert.equal(ok.status, 200);
       assert.equal(ok.bytes, BODY_BYTES);
 
-      child.kill('SIGTERM');
-      assert.equal(await withTimeout(exited, 30_000, 'exit'), 0);
+      gw.child.kill('SIGTERM');
+      assert.equal(await withTimeout(gw.exited, 30_000, 'exit'), 0);
     } finally {
-      if (child.exitCode === null) child.kill('SIGKILL');
+      gw?.kill();
       await rm(dir, { recursive: true, force: true });
     }
   });

@@ -3,39 +3,35 @@
  * JSON-RPC error body for the request's id (or null), and the seller sees nothing.
  * Also the host -> seller header policy (ARCHITECTURE §5).
  */
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startRawSeller, toolResponse, type RawSeller } from '../support/raw-seller.js';
-import { startGateway, type RunningGateway } from '../helpers/gateway.js';
+import { startRawSeller, toolResponse } from '../support/raw-seller.js';
+import { startGateway } from '../helpers/gateway.js';
 import http from 'node:http';
 import { rawPost, toolCall } from '../helpers/raw.js';
+import { useSellerAndGateway } from '../helpers/stack.js';
 
-let seller: RawSeller;
-let gw: RunningGateway;
-
-before(async () => {
-  seller = await startRawSeller((req, res) => {
-    const id = (JSON.parse(req.body.toString() || '{}') as { id?: number }).id ?? null;
-    res.writeHead(200, { 'content-type': 'application/json' }).end(toolResponse(id as number, { content: [{ type: 'text', text: 'ok' }] }));
-  });
-  gw = await startGateway(
-    [
-      'log_level: silent',
-      'agents:',
-      '  s:',
-      `    url: ${seller.url}`,
-      '    max_request_bytes: 1000',
-      '    headers:',
-      '      authorization: Bearer ${SELLER_TOKEN}',
-      '',
-    ].join('\n'),
-    { SELLER_TOKEN: 'from-config' },
-  );
-});
-after(async () => {
-  await gw.close();
-  await seller.close();
-});
+const stack = useSellerAndGateway(
+  () =>
+    startRawSeller((req, res) => {
+      const id = (JSON.parse(req.body.toString() || '{}') as { id?: number }).id ?? null;
+      res.writeHead(200, { 'content-type': 'application/json' }).end(toolResponse(id as number, { content: [{ type: 'text', text: 'ok' }] }));
+    }),
+  (seller) =>
+    startGateway(
+      [
+        'log_level: silent',
+        'agents:',
+        '  s:',
+        `    url: ${seller.url}`,
+        '    max_request_bytes: 1000',
+        '    headers:',
+        '      authorization: Bearer ${SELLER_TOKEN}',
+        '',
+      ].join('\n'),
+      { SELLER_TOKEN: 'from-config' },
+    ),
+);
 
 function refusal(body: unknown) {
   return body as { jsonrpc: string; id: unknown; error: { code: number; message: string; data: { reason: string } } };
@@ -43,30 +39,30 @@ function refusal(body: unknown) {
 
 describe('refusals', () => {
   test('a body over max_request_bytes is 413 with a JSON-RPC error; the seller is never contacted', async () => {
-    const before = seller.requests.length;
-    const r = await rawPost(gw.agentUrl('s'), toolCall(1, 'x', { pad: 'p'.repeat(2000) }));
+    const before = stack.seller.requests.length;
+    const r = await rawPost(stack.gateway.agentUrl('s'), toolCall(1, 'x', { pad: 'p'.repeat(2000) }));
     assert.equal(r.status, 413);
     assert.equal(r.headers.get('content-type'), 'application/json');
     const b = refusal(r.json());
     assert.equal(b.jsonrpc, '2.0');
     assert.equal(b.id, null);
     assert.equal(b.error.data.reason, 'request_too_large');
-    assert.equal(seller.requests.length, before);
+    assert.equal(stack.seller.requests.length, before);
   });
 
   test('malformed JSON is 400 with -32700 and id null', async () => {
-    const before = seller.requests.length;
-    const r = await rawPost(gw.agentUrl('s'), '{"jsonrpc":"2.0","id":1,');
+    const before = stack.seller.requests.length;
+    const r = await rawPost(stack.gateway.agentUrl('s'), '{"jsonrpc":"2.0","id":1,');
     assert.equal(r.status, 400);
     const b = refusal(r.json());
     assert.equal(b.error.code, -32700);
     assert.equal(b.id, null);
     assert.equal(b.error.data.reason, 'parse_error');
-    assert.equal(seller.requests.length, before);
+    assert.equal(stack.seller.requests.length, before);
   });
 
   test('an invalid X-Max-Response-Bytes is 400 invalid_request for the request id', async () => {
-    const r = await rawPost(gw.agentUrl('s'), toolCall(9, 'x'), { 'x-max-response-bytes': '12abc' });
+    const r = await rawPost(stack.gateway.agentUrl('s'), toolCall(9, 'x'), { 'x-max-response-bytes': '12abc' });
     assert.equal(r.status, 400);
     const b = refusal(r.json());
     assert.equal(b.id, 9);
@@ -75,14 +71,14 @@ describe('refusals', () => {
   });
 
   test('PUT on an MCP endpoint is 405 with Allow', async () => {
-    const res = await fetch(gw.agentUrl('s'), { method: 'PUT', body: '{}', headers: { 'content-type': 'application/json' } });
+    const res = await fetch(stack.gateway.agentUrl('s'), { method: 'PUT', body: '{}', headers: { 'content-type': 'application/json' } });
     assert.equal(res.status, 405);
     assert.equal(res.headers.get('allow'), 'POST, GET, DELETE');
     assert.equal(refusal(await res.json()).error.data.reason, 'method_not_allowed');
   });
 
   test('another path is 404 not_found with a JSON-RPC body', async () => {
-    const res = await fetch(`${gw.baseUrl}/mcp`, { method: 'POST', body: '{}', headers: { 'content-type': 'application/json' } });
+    const res = await fetch(`${stack.gateway.baseUrl}/mcp`, { method: 'POST', body: '{}', headers: { 'content-type': 'application/json' } });
     assert.equal(res.status, 404);
     assert.equal(refusal(await res.json()).error.data.reason, 'not_found');
   });
@@ -91,7 +87,7 @@ describe('refusals', () => {
 describe('header policy, host -> seller', () => {
   test('config headers replace the host’s, gateway headers are not forwarded, hop-by-hop stripped', async () => {
     const status = await new Promise<number>((resolve, reject) => {
-      const req = http.request(gw.agentUrl('s'), {
+      const req = http.request(stack.gateway.agentUrl('s'), {
       method: 'POST',
       headers: {
       'content-type': 'application/json',
@@ -112,7 +108,7 @@ describe('header policy, host -> seller', () => {
       req.end(JSON.stringify(toolCall(2, 'x')));
     });
     assert.equal(status, 200);
-    const seen = seller.requests.at(-1)!;
+    const seen = stack.seller.requests.at(-1)!;
     assert.equal(seen.headers.authorization, 'Bearer from-config');
     assert.equal(seen.headers['x-max-response-bytes'], undefined);
     assert.equal(seen.headers['x-adcp-gateway-exchange'], undefined);
@@ -121,7 +117,7 @@ describe('header policy, host -> seller', () => {
     assert.equal(seen.headers['accept-encoding'], 'gzip, deflate, br');
     assert.equal(seen.headers['mcp-protocol-version'], '2025-06-18');
     assert.equal(seen.headers['mcp-session-id'], 'sess-1');
-    assert.equal(seen.headers.host, new URL(seller.url).host);
+    assert.equal(seen.headers.host, new URL(stack.seller.url).host);
     assert.equal(seen.body.toString(), JSON.stringify(toolCall(2, 'x')));
   });
 });

@@ -5,21 +5,17 @@
  * a request that hangs past shutdown_grace_ms makes it exit 1.
  */
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import type { ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import { startGateway } from '../helpers/gateway.js';
+import { startGatewayProcess, type GatewayProcess } from '../helpers/process.js';
 import { sseMessages, toolCall } from '../helpers/raw.js';
 import { withTimeout } from '../helpers/timeout.js';
 import { startRawSeller, toolResponse, type RawSeller, type SeenRequest } from '../support/raw-seller.js';
 
-const REPO = fileURLToPath(new URL('../../', import.meta.url));
-const MAIN = join(REPO, 'src/main.ts');
-const TSX = import.meta.resolve('tsx');
 const SECRET = 'shutdown-test-resume-secret-0123456789';
 
 let seller: RawSeller;
@@ -45,56 +41,12 @@ after(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-interface LogEntry {
-  msg?: string;
-  level?: number;
-  [key: string]: unknown;
-}
-
-interface Gateway {
-  child: ChildProcessWithoutNullStreams;
-  url: string;
-  logs: LogEntry[];
-  waitForLog(msg: string): Promise<LogEntry>;
-  exited: Promise<number | null>;
-}
-
-async function startGatewayProcess(name: string, extra: string): Promise<Gateway> {
+/** The gateway as its own process on `<name>.yaml`: resume secret SECRET, `extra` YAML, agent `s` -> the seller. */
+async function startNamedGateway(name: string, extra: string): Promise<GatewayProcess & { url: string }> {
   const file = join(dir, `${name}.yaml`);
   await writeFile(file, `listen: { host: 127.0.0.1, port: 0 }\nlog_level: info\nresume:\n  secret: ${SECRET}\n${extra}agents:\n  s:\n    url: ${seller.url}\n`);
-  const child = spawn(process.execPath, ['--import', TSX, MAIN, '--config', file], {
-    cwd: REPO,
-    env: { PATH: process.env.PATH, HOME: process.env.HOME },
-    stdio: ['pipe', 'pipe', 'pipe'],
-  });
-  const logs: LogEntry[] = [];
-  const waiters: Array<{ msg: string; resolve: (e: LogEntry) => void }> = [];
-  let buffered = '';
-  child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-    buffered += chunk;
-    let nl: number;
-    while ((nl = buffered.indexOf('\n')) >= 0) {
-      const line = buffered.slice(0, nl);
-      buffered = buffered.slice(nl + 1);
-      if (!line.startsWith('{')) continue;
-      const entry = JSON.parse(line) as LogEntry;
-      logs.push(entry);
-      for (const w of waiters.filter((w) => w.msg === entry.msg)) {
-        waiters.splice(waiters.indexOf(w), 1);
-        w.resolve(entry);
-      }
-    }
-  });
-  let stderr = '';
-  child.stderr.setEncoding('utf8').on('data', (s: string) => (stderr += s));
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  const waitForLog = (msg: string): Promise<LogEntry> => {
-    const found = logs.find((e) => e.msg === msg);
-    if (found) return Promise.resolve(found);
-    return withTimeout(new Promise<LogEntry>((resolve) => waiters.push({ msg, resolve })), 30_000, `log "${msg}"; stderr: ${stderr}`);
-  };
-  const started = await Promise.race([waitForLog('gateway started'), exited.then((code) => Promise.reject(new Error(`exited ${code}: ${stderr}`)))]);
-  return { child, url: `${String(started.address)}/agents/s/mcp`, logs, waitForLog, exited };
+  const gw = await startGatewayProcess(file, { stdin: 'pipe' });
+  return { ...gw, url: `${gw.address}/agents/s/mcp` };
 }
 
 const post = (url: string, message: unknown) =>
@@ -138,7 +90,7 @@ describe('graceful shutdown (SIGTERM)', () => {
       // ... and the seller keeps the stream open.
     });
 
-    const gw = await startGatewayProcess('clean', 'shutdown_grace_ms: 60000\n');
+    const gw = await startNamedGateway('clean', 'shutdown_grace_ms: 60000\n');
     try {
       const jsonResponse = post(gw.url, toolCall(1, 'slow_json'));
       await jsonAtSeller;
@@ -194,7 +146,7 @@ describe('graceful shutdown (SIGTERM)', () => {
         await fresh.close();
       }
     } finally {
-      if (gw.child.exitCode === null) gw.child.kill('SIGKILL');
+      gw.kill();
     }
   });
 
@@ -203,7 +155,7 @@ describe('graceful shutdown (SIGTERM)', () => {
     const atSeller = new Promise<void>((resolve) => (arrived = resolve));
     behaviours.set('hang', () => arrived()); // never answers
 
-    const gw = await startGatewayProcess('hang', 'shutdown_grace_ms: 300\n');
+    const gw = await startNamedGateway('hang', 'shutdown_grace_ms: 300\n');
     try {
       const pending = post(gw.url, toolCall(7, 'hang')).then(
         (r) => r.status,
@@ -217,7 +169,7 @@ describe('graceful shutdown (SIGTERM)', () => {
       assert.equal(line.grace_ms, 300);
       assert.equal(await pending, 'reset');
     } finally {
-      if (gw.child.exitCode === null) gw.child.kill('SIGKILL');
+      gw.kill();
     }
   });
 
@@ -225,7 +177,7 @@ describe('graceful shutdown (SIGTERM)', () => {
     let arrived!: () => void;
     const atSeller = new Promise<void>((resolve) => (arrived = resolve));
     behaviours.set('hang2', () => arrived());
-    const gw = await startGatewayProcess('twice', 'shutdown_grace_ms: 60000\n');
+    const gw = await startNamedGateway('twice', 'shutdown_grace_ms: 60000\n');
     try {
       void post(gw.url, toolCall(8, 'hang2')).catch(() => {});
       await atSeller;
@@ -235,7 +187,7 @@ describe('graceful shutdown (SIGTERM)', () => {
       assert.equal(await withTimeout(gw.exited, 30_000, 'exit'), 1);
       assert.ok(gw.logs.some((e) => e.msg === 'second signal while shutting down: exiting now'));
     } finally {
-      if (gw.child.exitCode === null) gw.child.kill('SIGKILL');
+      gw.kill();
     }
   });
 });

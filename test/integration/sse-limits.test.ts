@@ -3,31 +3,25 @@
  * past; events forwarded as they arrive; ending after the response; a drop after an event id
  * ends plainly (the client resumes) and before any id is SERVICE_UNAVAILABLE.
  */
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ServerResponse } from 'node:http';
-import { startRawSeller, type RawSeller } from '../support/raw-seller.js';
-import { startGateway, type RunningGateway } from '../helpers/gateway.js';
+import { startRawSeller } from '../support/raw-seller.js';
+import { startGateway } from '../helpers/gateway.js';
 import { rawPost, sseMessages, toolCall } from '../helpers/raw.js';
+import { useSellerAndGateway } from '../helpers/stack.js';
 
 const LIMIT = 8192;
 const EVENT_LIMIT = 2048;
-let seller: RawSeller;
-let gw: RunningGateway;
 let answer: (res: ServerResponse) => void = () => {};
 
-before(async () => {
-  seller = await startRawSeller((_req, res) => answer(res));
-  gw = await startGateway(
+const stack = useSellerAndGateway(() => startRawSeller((_req, res) => answer(res)), (seller) =>
+  startGateway(
     `log_level: silent\nagents:\n  s:\n    url: ${seller.url}\n    max_response_bytes: ${LIMIT}\n    max_sse_event_bytes: ${EVENT_LIMIT}\n`,
-  );
-});
-after(async () => {
-  await gw.close();
-  await seller.close();
-});
+  ),
+);
 
-const call = (id: number) => rawPost(gw.agentUrl('s'), toolCall(id, 'list_products'), { 'mcp-protocol-version': '2025-06-18' });
+const call = (id: number) => rawPost(stack.gateway.agentUrl('s'), toolCall(id, 'list_products'), { 'mcp-protocol-version': '2025-06-18' });
 const sseHead = (res: ServerResponse) => res.writeHead(200, { 'content-type': 'text/event-stream' });
 /** A `message` event whose data is a tools/call response exactly `dataBytes` long. */
 function resultEvent(id: number, dataBytes: number, eventId?: string): string {

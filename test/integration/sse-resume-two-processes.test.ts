@@ -5,19 +5,16 @@
  * only the resume secret, and the cumulative count carried by the token still holds.
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import type { ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import { startGateway, type RunningGateway } from '../helpers/gateway.js';
+import { startGatewayProcess } from '../helpers/process.js';
 import { rawPost, sseMessages, toolCall } from '../helpers/raw.js';
-import { withTimeout } from '../helpers/timeout.js';
 import { startRawSeller, type RawSeller, type SeenRequest } from '../support/raw-seller.js';
 
-const REPO = fileURLToPath(new URL('../../', import.meta.url));
 const SECRET = 'two-process-resume-secret-0123456789abcdef';
 const LIMIT = 8192;
 let seller: RawSeller;
@@ -43,25 +40,9 @@ after(async () => {
 test('a stream started on one gateway process resumes on another; the count holds', { timeout: 60_000 }, async () => {
   const file = join(dir, 'a.yaml');
   await writeFile(file, `listen: { host: 127.0.0.1, port: 0 }\nlog_level: info\nresume:\n  secret: ${SECRET}\n${agentYaml()}`);
-  const child = spawn(process.execPath, ['--import', import.meta.resolve('tsx'), join(REPO, 'src/main.ts'), '--config', file], {
-    cwd: REPO,
-    env: { PATH: process.env.PATH, HOME: process.env.HOME },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const gw = await startGatewayProcess(file);
   try {
-    const address = await withTimeout(
-      new Promise<string>((resolve, reject) => {
-        let out = '';
-        child.stdout.setEncoding('utf8').on('data', (s: string) => {
-          out += s;
-          const m = out.match(/"msg":"gateway started"/) && out.match(/"address":"([^"]+)"/);
-          if (m) resolve(m[1]!);
-        });
-        child.on('exit', (code) => reject(new Error(`gateway exited ${code}`)));
-      }),
-      30_000,
-      'gateway process start',
-    );
+    const address = gw.address;
 
     const first = progress('s1', 3000);
     answer = (_req, res) => {
@@ -89,6 +70,6 @@ test('a stream started on one gateway process resumes on another; the count hold
     assert.equal(msgs[1]!.result!.structuredContent.adcp_error.details.limit_bytes, LIMIT);
     assert.ok(Buffer.byteLength(first) + 2 * Buffer.byteLength(replay) > LIMIT && Buffer.byteLength(first) + Buffer.byteLength(replay) <= LIMIT);
   } finally {
-    child.kill('SIGTERM');
+    gw.child.kill('SIGTERM');
   }
 });

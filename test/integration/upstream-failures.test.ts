@@ -3,27 +3,25 @@
  * (ARCHITECTURE §3), a seller's own 4xx and JSON-RPC errors pass through unchanged, and the
  * gateway keeps serving other agents.
  */
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import net from 'node:net';
 import type { ServerResponse } from 'node:http';
-import { startRawSeller, toolResponse, type RawSeller } from '../support/raw-seller.js';
-import { startGateway, type RunningGateway } from '../helpers/gateway.js';
+import { startRawSeller, toolResponse } from '../support/raw-seller.js';
+import { startGateway } from '../helpers/gateway.js';
 import { rawPost, toolCall } from '../helpers/raw.js';
+import { useSellerAndGateway } from '../helpers/stack.js';
 
-let seller: RawSeller;
-let gw: RunningGateway;
 let closedPort: number;
 let answer: (res: ServerResponse) => void = () => {};
 
-before(async () => {
-  seller = await startRawSeller((_req, res) => answer(res));
+const stack = useSellerAndGateway(() => startRawSeller((_req, res) => answer(res)), async (seller) => {
   // A port with nothing listening: bind, read the port, close.
   const probe = net.createServer();
   await new Promise<void>((r) => probe.listen(0, '127.0.0.1', r));
   closedPort = (probe.address() as net.AddressInfo).port;
   await new Promise<void>((r) => probe.close(() => r()));
-  gw = await startGateway(
+  return startGateway(
     [
       'log_level: silent',
       'agents:',
@@ -36,14 +34,10 @@ before(async () => {
     ].join('\n'),
   );
 });
-after(async () => {
-  await gw.close();
-  await seller.close();
-});
 
 type ToolErr = { id: unknown; result: { isError: boolean; structuredContent: { adcp_error: { code: string; recovery: string; details: Record<string, unknown> } } } };
 const call = (agent: string, id: number, method = 'tools/call') =>
-  rawPost(gw.agentUrl(agent), method === 'tools/call' ? toolCall(id, 'get_media_buys') : { jsonrpc: '2.0', id, method, params: {} }, {
+  rawPost(stack.gateway.agentUrl(agent), method === 'tools/call' ? toolCall(id, 'get_media_buys') : { jsonrpc: '2.0', id, method, params: {} }, {
     'mcp-protocol-version': '2025-06-18',
   });
 

@@ -10,27 +10,22 @@
  * `recovery`, `retry_after` and `details` kept (extraction spec rule 4: such a result is an
  * error missing its flag, for the host to handle).
  */
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { resultMessage, startHostileSeller, startObservedGateway, type HostileSeller, type ObservedGateway } from '../support/hostile-seller.js';
+import { resultMessage, startHostileSeller, startObservedGateway } from '../support/hostile-seller.js';
 import { rawPost, toolCall } from '../helpers/raw.js';
+import { useSellerAndGateway } from '../helpers/stack.js';
 import { TEST_TIMEOUT_MS } from '../helpers/timeout.js';
 
-let seller: HostileSeller;
-let gw: ObservedGateway;
+const stack = useSellerAndGateway(startHostileSeller, (seller) =>
 
-before(async () => {
-  seller = await startHostileSeller();
-  gw = await startObservedGateway(['agents:', '  err:', `    url: ${seller.url('adcp-error-only')}`, ''].join('\n'));
-});
-after(async () => {
-  await gw?.close();
-  await seller?.close();
-});
+  startObservedGateway(['agents:', '  err:', `    url: ${seller.url('adcp-error-only')}`, ''].join('\n')),
+
+);
 
 describe('structuredContent with only adcp_error, no isError', { timeout: TEST_TIMEOUT_MS }, () => {
   test('passes through byte for byte', async () => {
-    const r = await rawPost(gw.agentUrl('err'), toolCall(4, 'get_products'), { 'mcp-protocol-version': '2025-06-18' });
+    const r = await rawPost(stack.gateway.agentUrl('err'), toolCall(4, 'get_products'), { 'mcp-protocol-version': '2025-06-18' });
     const err = { adcp_error: { code: 'RATE_LIMITED', message: 'Slow down.', recovery: 'transient', retry_after: 30, details: { scope: 'account' } } };
     const want = resultMessage(4, { content: [{ type: 'text', text: JSON.stringify(err) }], structuredContent: err });
     assert.equal(r.status, 200);
@@ -38,7 +33,7 @@ describe('structuredContent with only adcp_error, no isError', { timeout: TEST_T
     assert.equal(r.bytes, Buffer.byteLength(want));
     const m = r.json() as { result: Record<string, unknown> };
     assert.equal(Object.hasOwn(m.result, 'isError'), false);
-    const line = await gw.exchangeLine('err', 4);
+    const line = await stack.gateway.exchangeLine('err', 4);
     assert.equal(line.outcome, 'ok');
     assert.equal(line.reason, null);
     assert.equal(line.bytes_saved, 0);

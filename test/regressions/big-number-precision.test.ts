@@ -22,27 +22,23 @@
  * (e) over SSE need the stages to pass the raw message to rewriteResponse
  * (src/response/json-stage.ts, src/response/sse-stage.ts).
  */
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ServerResponse } from 'node:http';
-import { startRawSeller, type RawSeller } from '../support/raw-seller.js';
-import { startObservedGateway, type ObservedGateway } from '../support/hostile-seller.js';
+import { startRawSeller } from '../support/raw-seller.js';
+import { startObservedGateway } from '../support/hostile-seller.js';
 import { rawPost, toolCall } from '../helpers/raw.js';
+import { useSellerAndGateway } from '../helpers/stack.js';
 import { TEST_TIMEOUT_MS } from '../helpers/timeout.js';
 
-let seller: RawSeller;
-let gw: ObservedGateway;
 /** What the seller answers to the next request (set by each test). */
 let answer: (res: ServerResponse) => void = (res) => res.writeHead(500).end();
 
-before(async () => {
-  seller = await startRawSeller((_req, res) => answer(res));
-  gw = await startObservedGateway(['agents:', '  seller:', `    url: ${seller.url}`, ''].join('\n'));
-});
-after(async () => {
-  await gw?.close();
-  await seller?.close();
-});
+const stack = useSellerAndGateway(() => startRawSeller((_req, res) => answer(res)), (seller) =>
+
+  startObservedGateway(['agents:', '  seller:', `    url: ${seller.url}`, ''].join('\n')),
+
+);
 
 /** A tools/call response written by hand: the exact bytes matter (JSON.stringify would already round the numbers). */
 function response(id: number, result: string): string {
@@ -51,7 +47,7 @@ function response(id: number, result: string): string {
 /** A text content item whose text is `json` (escaped as a JSON string). */
 const textItem = (json: string): string => `{"type":"text","text":${JSON.stringify(json)}}`;
 
-const call = (id: number) => rawPost(gw.agentUrl('seller'), toolCall(id, 'create_media_buy'), { 'mcp-protocol-version': '2025-06-18' });
+const call = (id: number) => rawPost(stack.gateway.agentUrl('seller'), toolCall(id, 'create_media_buy'), { 'mcp-protocol-version': '2025-06-18' });
 
 function answerJson(body: string): void {
   answer = (res) => res.writeHead(200, { 'content-type': 'application/json' }).end(body);
@@ -64,7 +60,7 @@ async function assertUntouched(id: number, sellerBody: string): Promise<void> {
   const r = await call(id);
   assert.equal(r.status, 200);
   assert.equal(r.text(), sellerBody, 'the host gets the seller bytes unchanged');
-  const line = await gw.exchangeLine('seller', id);
+  const line = await stack.gateway.exchangeLine('seller', id);
   assert.equal(line.outcome, 'ok');
   assert.equal(line.bytes_saved, 0);
 }
@@ -77,7 +73,7 @@ describe('numbers that do not survive doubles are never rewritten (JSON)', { tim
     assert.equal(r.status, 200);
     const summary = 'Result in structuredContent (33 bytes): media_buy_id.';
     assert.equal(r.text(), response(1, `{"content":[${textItem(summary)}],"structuredContent":${payload}}`));
-    assert.equal((await gw.exchangeLine('seller', 1)).outcome, 'rewritten');
+    assert.equal((await stack.gateway.exchangeLine('seller', 1)).outcome, 'rewritten');
   });
 
   test('(a) dedupe: structuredContent and text 9007199254740993', async () => {
@@ -127,7 +123,7 @@ describe('numbers that do not survive doubles are never rewritten (SSE)', { time
     const r = await call(11);
     const summary = 'Result in structuredContent (33 bytes): media_buy_id.';
     assert.equal(r.text(), `event: message\ndata: ${response(11, `{"content":[${textItem(summary)}],"structuredContent":${payload}}`)}\n\n`);
-    assert.equal((await gw.exchangeLine('seller', 11)).outcome, 'rewritten');
+    assert.equal((await stack.gateway.exchangeLine('seller', 11)).outcome, 'rewritten');
   });
 
   for (const [id, name, text, structured] of [
@@ -141,7 +137,7 @@ describe('numbers that do not survive doubles are never rewritten (SSE)', { time
       assert.equal(r.status, 200);
       assert.equal(r.headers.get('content-type'), 'text/event-stream');
       assert.equal(r.text(), `event: message\ndata: ${data}\n\n`);
-      const line = await gw.exchangeLine('seller', id);
+      const line = await stack.gateway.exchangeLine('seller', id);
       assert.equal(line.outcome, 'ok');
       assert.equal(line.bytes_saved, 0);
     });

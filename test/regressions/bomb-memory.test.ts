@@ -10,21 +10,21 @@
  * stream's cumulative bound counts the decoded bytes), for the request id. The memory
  * benchmark of the performance issue measures RSS; this test pins the count that bounds it.
  */
-import { after, before, describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { GIB, MIB, gzipBomb, startHostileSeller, startObservedGateway, type HostileSeller, type ObservedGateway } from '../support/hostile-seller.js';
+import { GIB, MIB, gzipBomb, startHostileSeller, startObservedGateway } from '../support/hostile-seller.js';
 import { rawPost, sseMessages, toolCall } from '../helpers/raw.js';
+import { useSellerAndGateway } from '../helpers/stack.js';
 import { TEST_TIMEOUT_MS } from '../helpers/timeout.js';
 
 const LIMIT = 4 * MIB;
 const SLACK = 64 * 1024;
-let seller: HostileSeller;
-let gw: ObservedGateway;
 
 before(async () => {
   await Promise.all([gzipBomb(GIB), gzipBomb(64 * MIB)]);
-  seller = await startHostileSeller();
-  gw = await startObservedGateway(
+});
+const stack = useSellerAndGateway(startHostileSeller, (seller) =>
+  startObservedGateway(
     [
       'agents:',
       '  bomb-64m:',
@@ -35,14 +35,10 @@ before(async () => {
       `    url: ${seller.url('gzip-bomb', { zeros: GIB, sse: 1 })}`,
       '',
     ].join('\n'),
-  );
-});
-after(async () => {
-  await gw?.close();
-  await seller?.close();
-});
+  ),
+);
 
-const call = (agent: string, id: number) => rawPost(gw.agentUrl(agent), toolCall(id, 'get_products'), { 'mcp-protocol-version': '2025-06-18' });
+const call = (agent: string, id: number) => rawPost(stack.gateway.agentUrl(agent), toolCall(id, 'get_products'), { 'mcp-protocol-version': '2025-06-18' });
 
 describe('bomb memory', { timeout: TEST_TIMEOUT_MS }, () => {
   for (const [agent, id] of [
@@ -54,7 +50,7 @@ describe('bomb memory', { timeout: TEST_TIMEOUT_MS }, () => {
       const m = r.json() as { id: number; result: { structuredContent: { adcp_error: { details: { reason: string } } } } };
       assert.equal(m.id, id);
       assert.equal(m.result.structuredContent.adcp_error.details.reason, 'decoded_bytes');
-      const line = await gw.exchangeLine(agent, id);
+      const line = await stack.gateway.exchangeLine(agent, id);
       assert.equal(line.reason, 'decoded_bytes');
       const decoded = line.bytes_decoded as number;
       assert.ok(decoded > LIMIT && decoded <= LIMIT + SLACK, `bytes_decoded ${decoded}`);
@@ -66,7 +62,7 @@ describe('bomb memory', { timeout: TEST_TIMEOUT_MS }, () => {
     const [m] = sseMessages(r.text()) as Array<{ id: number; result: { structuredContent: { adcp_error: { details: { reason: string } } } } }>;
     assert.equal(m?.id, 3);
     assert.equal(m?.result.structuredContent.adcp_error.details.reason, 'sse_cumulative');
-    const line = await gw.exchangeLine('bomb-1g-sse', 3);
+    const line = await stack.gateway.exchangeLine('bomb-1g-sse', 3);
     assert.equal(line.reason, 'sse_cumulative');
     const decoded = line.bytes_decoded as number;
     assert.ok(decoded > LIMIT && decoded <= LIMIT + SLACK, `bytes_decoded ${decoded}`);

@@ -9,30 +9,26 @@
  * the host; the exchange log line says reason decoded_bytes with bytes_decoded ==
  * observed_bytes.
  */
-import { after, before, describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { DECODER_CHUNK_BYTES } from '../../src/response/decode.js';
-import { MIB, expectedErrorJson, brotliBomb, startHostileSeller, startObservedGateway, type HostileSeller, type ObservedGateway } from '../support/hostile-seller.js';
+import { MIB, expectedErrorJson, brotliBomb, startHostileSeller, startObservedGateway } from '../support/hostile-seller.js';
 import { rawPost, toolCall } from '../helpers/raw.js';
+import { useSellerAndGateway } from '../helpers/stack.js';
 import { TEST_TIMEOUT_MS } from '../helpers/timeout.js';
 
 const LIMIT = 4 * MIB;
-let seller: HostileSeller;
-let gw: ObservedGateway;
 
 before(async () => {
   await brotliBomb(); // made once (a few seconds), before the clock of any test starts
-  seller = await startHostileSeller();
-  gw = await startObservedGateway(['agents:', '  bomb:', `    url: ${seller.url('brotli-bomb')}`, ''].join('\n'));
 });
-after(async () => {
-  await gw?.close();
-  await seller?.close();
-});
+const stack = useSellerAndGateway(startHostileSeller, (seller) =>
+  startObservedGateway(['agents:', '  bomb:', `    url: ${seller.url('brotli-bomb')}`, ''].join('\n')),
+);
 
 describe('brotli bomb', { timeout: TEST_TIMEOUT_MS }, () => {
   test('decoded_bytes near the limit, the host gets only the error', async () => {
-    const r = await rawPost(gw.agentUrl('bomb'), toolCall('br', 'get_products'), { 'mcp-protocol-version': '2025-06-18' });
+    const r = await rawPost(stack.gateway.agentUrl('bomb'), toolCall('br', 'get_products'), { 'mcp-protocol-version': '2025-06-18' });
     assert.equal(r.status, 200);
     assert.equal(r.headers.get('content-encoding'), null);
     const m = r.json() as { id: string; result: { structuredContent: { adcp_error: { code: string; details: { reason: string; observed_bytes: number } } } } };
@@ -44,7 +40,7 @@ describe('brotli bomb', { timeout: TEST_TIMEOUT_MS }, () => {
     const expected = expectedErrorJson({ id: 'br', method: 'tools/call', toolName: 'get_products', reason: 'decoded_bytes', limitBytes: LIMIT, observedBytes: observed });
     assert.equal(r.text(), expected);
     assert.equal(r.bytes, Buffer.byteLength(expected));
-    const line = await gw.exchangeLine('bomb', 'br');
+    const line = await stack.gateway.exchangeLine('bomb', 'br');
     assert.equal(line.reason, 'decoded_bytes');
     assert.equal(line.bytes_decoded, observed);
     assert.equal(line.bytes_to_host, r.bytes);

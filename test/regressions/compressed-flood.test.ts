@@ -16,25 +16,22 @@
  * cumulative bound on the final output), so such a stream was read and inflated without
  * any bound until sse_idle_timeout_ms (5 min by default), then ended `sse_idle`.
  */
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { DECODER_CHUNK_BYTES } from '../../src/response/decode.js';
 import { SSE_DECODED_SLACK_BYTES } from '../../src/response/pipeline.js';
-import { startHostileSeller, startObservedGateway, type HostileSeller, type ObservedGateway } from '../support/hostile-seller.js';
+import { startHostileSeller, startObservedGateway } from '../support/hostile-seller.js';
 import { rawPost, sseMessages, toolCall } from '../helpers/raw.js';
+import { useSellerAndGateway } from '../helpers/stack.js';
 import { TEST_TIMEOUT_MS } from '../helpers/timeout.js';
 
 const LIMIT = 65536;
 /** Upper bound of one network read as undici hands it over (the raw overshoot unit). */
 const READ = 256 * 1024;
-let seller: HostileSeller;
-let gw: ObservedGateway;
-
-before(async () => {
-  seller = await startHostileSeller();
+const stack = useSellerAndGateway(startHostileSeller, async (seller) => {
   const agent = (name: string, params: Record<string, string | number>) =>
     [`  ${name}:`, `    url: ${seller.url('compressed-flood', params)}`, `    max_response_bytes: ${LIMIT}`, '    sse_idle_timeout_ms: 3000'].join('\n');
-  gw = await startObservedGateway(
+  return startObservedGateway(
     [
       'agents:',
       agent('json-wire', { mib: 8 }),
@@ -45,15 +42,11 @@ before(async () => {
     ].join('\n'),
   );
 });
-after(async () => {
-  await gw?.close();
-  await seller?.close();
-});
 
 type ToolError = { id: number; result: { structuredContent: { adcp_error: { code: string; details: { reason: string; limit_bytes: number; observed_bytes: number } } } } };
 
 async function errorOf(agent: string, id: number, sse: boolean): Promise<ToolError['result']['structuredContent']['adcp_error']> {
-  const r = await rawPost(gw.agentUrl(agent), toolCall(id, 'get_products'), { 'mcp-protocol-version': '2025-06-18' });
+  const r = await rawPost(stack.gateway.agentUrl(agent), toolCall(id, 'get_products'), { 'mcp-protocol-version': '2025-06-18' });
   assert.equal(r.status, 200);
   const m = (sse ? sseMessages(r.text()) : [r.json()]) as ToolError[];
   assert.equal(m.length, 1);
@@ -70,7 +63,7 @@ describe('compressed flood', { timeout: TEST_TIMEOUT_MS }, () => {
       assert.equal(err.details.reason, 'raw_bytes');
       assert.equal(err.details.limit_bytes, LIMIT);
       assert.ok(err.details.observed_bytes > LIMIT && err.details.observed_bytes <= LIMIT + READ, `observed_bytes ${err.details.observed_bytes}`);
-      const line = await gw.exchangeLine(`${kind}-wire`, 1);
+      const line = await stack.gateway.exchangeLine(`${kind}-wire`, 1);
       assert.equal(line.reason, 'raw_bytes');
       assert.equal(line.bytes_decoded, 0);
     });
@@ -82,7 +75,7 @@ describe('compressed flood', { timeout: TEST_TIMEOUT_MS }, () => {
       assert.equal(err.details.limit_bytes, LIMIT);
       const most = LIMIT + (sse ? SSE_DECODED_SLACK_BYTES : 0) + DECODER_CHUNK_BYTES;
       assert.ok(err.details.observed_bytes > LIMIT && err.details.observed_bytes <= most, `observed_bytes ${err.details.observed_bytes}`);
-      const line = await gw.exchangeLine(`${kind}-middle`, 2);
+      const line = await stack.gateway.exchangeLine(`${kind}-middle`, 2);
       assert.equal(line.reason, 'decoded_bytes');
       assert.equal(line.bytes_decoded, 0);
     });

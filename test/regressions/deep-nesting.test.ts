@@ -7,23 +7,22 @@
  * 4194240 bytes as the data of one SSE event.
  * Expectation: the structure scan stops at depth 65 without ever calling JSON.parse (no
  * stack overflow, no crash): RESPONSE_TOO_LARGE `json_depth`, limit_depth 64,
- * observed_depth 65, limit_bytes 4194304, observed_bytes the message length, for the request
- * id; the host's body is exactly the minted message (as JSON, 1036 bytes for (a), or as the only
- * SSE event).
+ * observed_depth 65, limit_bytes 4194304, for the request id; the host's body is exactly the
+ * minted message (as JSON, 1026 bytes for (a), or as the only SSE event). JSON bodies are
+ * scanned as they arrive (issue 5): observed_bytes is the message's bytes through the bracket
+ * at depth 65, and the gateway stops reading the seller there (bytes_from_seller well under
+ * 4 MiB). In one SSE event, observed_bytes is the event's data length.
  */
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { MIB, expectedErrorFrame, expectedErrorJson, startHostileSeller, startObservedGateway, type HostileSeller, type ObservedGateway } from '../support/hostile-seller.js';
+import { MIB, expectedErrorFrame, expectedErrorJson, startHostileSeller, startObservedGateway } from '../support/hostile-seller.js';
 import { rawPost, toolCall } from '../helpers/raw.js';
+import { useSellerAndGateway } from '../helpers/stack.js';
 import { TEST_TIMEOUT_MS } from '../helpers/timeout.js';
 
 const LIMIT = 4 * MIB;
-let seller: HostileSeller;
-let gw: ObservedGateway;
-
-before(async () => {
-  seller = await startHostileSeller();
-  gw = await startObservedGateway(
+const stack = useSellerAndGateway(startHostileSeller, (seller) =>
+  startObservedGateway(
     [
       'agents:',
       '  arrays:',
@@ -34,14 +33,15 @@ before(async () => {
       `    url: ${seller.url('deep-nesting', { shape: 'array', sse: 1, bytes: LIMIT - 64 })}`,
       '',
     ].join('\n'),
-  );
-});
-after(async () => {
-  await gw?.close();
-  await seller?.close();
-});
+  ),
+);
 
-const call = (agent: string, id: number) => rawPost(gw.agentUrl(agent), toolCall(id, 'get_products'), { 'mcp-protocol-version': '2025-06-18' });
+const call = (agent: string, id: number) => rawPost(stack.gateway.agentUrl(agent), toolCall(id, 'get_products'), { 'mcp-protocol-version': '2025-06-18' });
+/** Bytes of the seller's message through the opening bracket at depth 65 (the top-level object is depth 1). */
+function bytesThroughDepth65(id: number, shape: string): number {
+  return `{"jsonrpc":"2.0","id":${id},"result":`.length + 64 * shape.length - (shape.length - 1);
+}
+
 /** The seller's message length for `shape` (see the hostile seller's deep-nesting mode). */
 function messageBytes(id: number, shape: string, bytes: number): number {
   const prefix = `{"jsonrpc":"2.0","id":${id},"result":`.length;
@@ -50,25 +50,28 @@ function messageBytes(id: number, shape: string, bytes: number): number {
 
 describe('deep nesting', { timeout: TEST_TIMEOUT_MS }, () => {
   test('4 MiB of [ : json_depth at depth 65', async () => {
-    const observedBytes = messageBytes(1, '[', LIMIT);
-    assert.equal(observedBytes, 4194304);
+    assert.equal(messageBytes(1, '[', LIMIT), 4194304);
+    const observedBytes = bytesThroughDepth65(1, '[');
+    assert.equal(observedBytes, 97);
     const r = await call('arrays', 1);
     const expected = expectedErrorJson({ id: 1, method: 'tools/call', toolName: 'get_products', reason: 'json_depth', limit: 64, observed: 65, limitBytes: LIMIT, observedBytes });
     assert.equal(r.text(), expected);
-    assert.equal(r.bytes, 1036);
-    const line = await gw.exchangeLine('arrays', 1);
+    assert.equal(r.bytes, 1026);
+    const line = await stack.gateway.exchangeLine('arrays', 1);
     assert.equal(line.reason, 'json_depth');
-    assert.equal(line.bytes_from_seller, observedBytes);
+    // Stopped at the chunk holding the breach, not after the whole 4 MiB.
+    assert.ok((line.bytes_from_seller as number) >= observedBytes && (line.bytes_from_seller as number) < LIMIT / 2, String(line.bytes_from_seller));
   });
 
   test('4 MiB of {"a": : json_depth at depth 65', async () => {
-    const observedBytes = messageBytes(2, '{"a":', LIMIT);
-    assert.equal(observedBytes, 4194303);
+    assert.equal(messageBytes(2, '{"a":', LIMIT), 4194303);
+    const observedBytes = bytesThroughDepth65(2, '{"a":');
+    assert.equal(observedBytes, 349);
     const r = await call('objects', 2);
     const expected = expectedErrorJson({ id: 2, method: 'tools/call', toolName: 'get_products', reason: 'json_depth', limit: 64, observed: 65, limitBytes: LIMIT, observedBytes });
     assert.equal(r.text(), expected);
     assert.equal(r.bytes, Buffer.byteLength(expected));
-    const line = await gw.exchangeLine('objects', 2);
+    const line = await stack.gateway.exchangeLine('objects', 2);
     assert.equal(line.reason, 'json_depth');
   });
 
@@ -79,7 +82,7 @@ describe('deep nesting', { timeout: TEST_TIMEOUT_MS }, () => {
     const frame = expectedErrorFrame({ id: 3, method: 'tools/call', toolName: 'get_products', reason: 'json_depth', limit: 64, observed: 65, limitBytes: LIMIT, observedBytes });
     assert.equal(r.text(), frame);
     assert.equal(r.bytes, Buffer.byteLength(frame));
-    const line = await gw.exchangeLine('sse', 3);
+    const line = await stack.gateway.exchangeLine('sse', 3);
     assert.equal(line.reason, 'json_depth');
   });
 });

@@ -9,23 +9,18 @@
  * products[2], next_cursor."), the other text is kept byte for byte, structuredContent is
  * untouched, nothing is removed or reordered. The host's body is exactly that message.
  */
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { resultMessage, startHostileSeller, startObservedGateway, type HostileSeller, type ObservedGateway } from '../support/hostile-seller.js';
+import { resultMessage, startHostileSeller, startObservedGateway } from '../support/hostile-seller.js';
 import { rawPost, toolCall } from '../helpers/raw.js';
+import { useSellerAndGateway } from '../helpers/stack.js';
 import { TEST_TIMEOUT_MS } from '../helpers/timeout.js';
 
-let seller: HostileSeller;
-let gw: ObservedGateway;
+const stack = useSellerAndGateway(startHostileSeller, (seller) =>
 
-before(async () => {
-  seller = await startHostileSeller();
-  gw = await startObservedGateway(['agents:', '  dup:', `    url: ${seller.url('duplicate-text')}`, ''].join('\n'));
-});
-after(async () => {
-  await gw?.close();
-  await seller?.close();
-});
+  startObservedGateway(['agents:', '  dup:', `    url: ${seller.url('duplicate-text')}`, ''].join('\n')),
+
+);
 
 describe('duplicated payload text plus another text', { timeout: TEST_TIMEOUT_MS }, () => {
   test('the copy is summarized, the other text kept byte for byte', async () => {
@@ -36,11 +31,11 @@ describe('duplicated payload text plus another text', { timeout: TEST_TIMEOUT_MS
     assert.equal(Buffer.byteLength(JSON.stringify(payload)), 121);
     const want = resultMessage(5, { content: [{ type: 'text', text: summary }, { type: 'text', text: other }], structuredContent: payload });
 
-    const r = await rawPost(gw.agentUrl('dup'), toolCall(5, 'get_products'), { 'mcp-protocol-version': '2025-06-18' });
+    const r = await rawPost(stack.gateway.agentUrl('dup'), toolCall(5, 'get_products'), { 'mcp-protocol-version': '2025-06-18' });
     assert.equal(r.status, 200);
     assert.equal(r.text(), want);
     assert.equal(r.bytes, Buffer.byteLength(want));
-    const line = await gw.exchangeLine('dup', 5);
+    const line = await stack.gateway.exchangeLine('dup', 5);
     assert.equal(line.outcome, 'rewritten');
     assert.equal(line.bytes_saved, Buffer.byteLength(sellerBody) - Buffer.byteLength(want));
   });

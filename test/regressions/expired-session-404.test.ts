@@ -7,38 +7,33 @@
  * client re-initializes on a 404: ARCHITECTURE §3), not turned into a minted error; then
  * `initialize` through the gateway gets a new session id from the seller.
  */
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startHostileSeller, startObservedGateway, type HostileSeller, type ObservedGateway } from '../support/hostile-seller.js';
+import { startHostileSeller, startObservedGateway } from '../support/hostile-seller.js';
 import { rawPost, toolCall } from '../helpers/raw.js';
+import { useSellerAndGateway } from '../helpers/stack.js';
 import { TEST_TIMEOUT_MS } from '../helpers/timeout.js';
 
-let seller: HostileSeller;
-let gw: ObservedGateway;
+const stack = useSellerAndGateway(startHostileSeller, (seller) =>
 
-before(async () => {
-  seller = await startHostileSeller();
-  gw = await startObservedGateway(['agents:', '  gone:', `    url: ${seller.url('expired-session')}`, ''].join('\n'));
-});
-after(async () => {
-  await gw?.close();
-  await seller?.close();
-});
+  startObservedGateway(['agents:', '  gone:', `    url: ${seller.url('expired-session')}`, ''].join('\n')),
+
+);
 
 describe('expired session 404', { timeout: TEST_TIMEOUT_MS }, () => {
   test('the 404 passes through byte for byte, and the host can re-initialize', async () => {
-    const r = await rawPost(gw.agentUrl('gone'), toolCall(9, 'get_products'), { 'mcp-protocol-version': '2025-06-18', 'mcp-session-id': 'hostile-old' });
+    const r = await rawPost(stack.gateway.agentUrl('gone'), toolCall(9, 'get_products'), { 'mcp-protocol-version': '2025-06-18', 'mcp-session-id': 'hostile-old' });
     const body = '{"jsonrpc":"2.0","id":9,"error":{"code":-32001,"message":"Session not found"}}';
     assert.equal(r.status, 404);
     assert.equal(r.text(), body);
     assert.equal(r.bytes, 78);
-    assert.equal(seller.requestsFor('expired-session').at(-1)?.headers['mcp-session-id'], 'hostile-old');
-    const line = await gw.exchangeLine('gone', 9);
+    assert.equal(stack.seller.requestsFor('expired-session').at(-1)?.headers['mcp-session-id'], 'hostile-old');
+    const line = await stack.gateway.exchangeLine('gone', 9);
     assert.equal(line.outcome, 'ok');
     assert.equal(line.reason, null);
     assert.equal(line.status, 404);
 
-    const init = await rawPost(gw.agentUrl('gone'), {
+    const init = await rawPost(stack.gateway.agentUrl('gone'), {
       jsonrpc: '2.0',
       id: 0,
       method: 'initialize',

@@ -18,18 +18,15 @@
  * Bug fixed: after the parser's buffer cap terminated it (g4), the next chunk made the
  * parser throw, which ended the GET stream: g5 and g6 were lost and the client reconnected.
  */
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { RESUME_TOKEN, messageFrame, startHostileSeller, startObservedGateway, withToken, type HostileSeller, type ObservedGateway } from '../support/hostile-seller.js';
+import { RESUME_TOKEN, messageFrame, startHostileSeller, startObservedGateway, withToken } from '../support/hostile-seller.js';
 import { sseMessages } from '../helpers/raw.js';
+import { useSellerAndGateway } from '../helpers/stack.js';
 import { TEST_TIMEOUT_MS, withTimeout } from '../helpers/timeout.js';
 
-let seller: HostileSeller;
-let gw: ObservedGateway;
-
-before(async () => {
-  seller = await startHostileSeller();
-  gw = await startObservedGateway(
+const stack = useSellerAndGateway(startHostileSeller, (seller) =>
+  startObservedGateway(
     [
       'agents:',
       '  notes:',
@@ -38,18 +35,14 @@ before(async () => {
       '    max_sse_event_bytes: 2048',
       '',
     ].join('\n'),
-  );
-});
-after(async () => {
-  await gw?.close();
-  await seller?.close();
-});
+  ),
+);
 
 const note = (n: number) => messageFrame(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: `g${n}` } }), `g${n}`);
 
 describe('standalone GET stream: an event over the per-event bound', { timeout: TEST_TIMEOUT_MS }, () => {
   test('is dropped and logged; the stream stays open and later events flow', async () => {
-    const res = await fetch(gw.agentUrl('notes'), { headers: { accept: 'text/event-stream', 'mcp-protocol-version': '2025-11-25' } });
+    const res = await fetch(stack.gateway.agentUrl('notes'), { headers: { accept: 'text/event-stream', 'mcp-protocol-version': '2025-11-25' } });
     assert.equal(res.status, 200);
     assert.equal(res.headers.get('content-type'), 'text/event-stream');
     const text = await withTimeout(res.text(), 10_000, 'GET stream');
@@ -66,13 +59,13 @@ describe('standalone GET stream: an event over the per-event bound', { timeout: 
     assert.equal(text, expected);
     assert.equal(Buffer.byteLength(text), Buffer.byteLength(expected));
 
-    const gets = seller.requestsFor('get-stream').filter((q) => q.method === 'GET');
+    const gets = stack.seller.requestsFor('get-stream').filter((q) => q.method === 'GET');
     assert.equal(gets.length, 1);
-    const line = await gw.waitForLine((l) => l.msg === 'exchange' && l.agent === 'notes');
+    const line = await stack.gateway.waitForLine((l) => l.msg === 'exchange' && l.agent === 'notes');
     assert.equal(line.outcome, 'ok');
     assert.equal(line.reason, 'sse_event');
     assert.equal(line.bytes_to_host, Buffer.byteLength(text));
-    const drops = gw.lines.filter((l) => l.msg === 'standalone SSE stream: event dropped');
+    const drops = stack.gateway.lines.filter((l) => l.msg === 'standalone SSE stream: event dropped');
     assert.deepEqual(
       drops.map((l) => [l.level, l.agent, l.reason, l.observed_bytes]),
       [

@@ -11,18 +11,15 @@
  * event with SERVICE_UNAVAILABLE `sse_idle`, details { limit_ms: 200 }, for the request id,
  * and ends: the host's body is exactly that frame (693 bytes).
  */
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { expectedErrorFrame, expectedErrorJson, startHostileSeller, startObservedGateway, type HostileSeller, type ObservedGateway } from '../support/hostile-seller.js';
+import { expectedErrorFrame, expectedErrorJson, startHostileSeller, startObservedGateway } from '../support/hostile-seller.js';
 import { rawPost, toolCall } from '../helpers/raw.js';
+import { useSellerAndGateway } from '../helpers/stack.js';
 import { TEST_TIMEOUT_MS } from '../helpers/timeout.js';
 
-let seller: HostileSeller;
-let gw: ObservedGateway;
-
-before(async () => {
-  seller = await startHostileSeller();
-  gw = await startObservedGateway(
+const stack = useSellerAndGateway(startHostileSeller, (seller) =>
+  startObservedGateway(
     [
       'agents:',
       '  json:',
@@ -35,14 +32,10 @@ before(async () => {
       '    sse_deadline_ms: 10000',
       '',
     ].join('\n'),
-  );
-});
-after(async () => {
-  await gw?.close();
-  await seller?.close();
-});
+  ),
+);
 
-const call = (agent: string, id: string) => rawPost(gw.agentUrl(agent), toolCall(id, 'get_products'), { 'mcp-protocol-version': '2025-06-18' });
+const call = (agent: string, id: string) => rawPost(stack.gateway.agentUrl(agent), toolCall(id, 'get_products'), { 'mcp-protocol-version': '2025-06-18' });
 
 describe('headers then silence', { timeout: TEST_TIMEOUT_MS }, () => {
   test('JSON headers, no body: deadline_exceeded', async () => {
@@ -52,7 +45,7 @@ describe('headers then silence', { timeout: TEST_TIMEOUT_MS }, () => {
     const expected = expectedErrorJson({ id: 'j1', method: 'tools/call', toolName: 'get_products', reason: 'deadline_exceeded', limitMs: 300 });
     assert.equal(r.text(), expected);
     assert.equal(r.bytes, 703);
-    const line = await gw.exchangeLine('json', 'j1');
+    const line = await stack.gateway.exchangeLine('json', 'j1');
     assert.equal(line.reason, 'deadline_exceeded');
     assert.equal(line.bytes_from_seller, 0);
   });
@@ -64,7 +57,7 @@ describe('headers then silence', { timeout: TEST_TIMEOUT_MS }, () => {
     const expected = expectedErrorFrame({ id: 's1', method: 'tools/call', toolName: 'get_products', reason: 'sse_idle', limitMs: 200 });
     assert.equal(r.text(), expected);
     assert.equal(r.bytes, 693);
-    const line = await gw.exchangeLine('sse', 's1');
+    const line = await stack.gateway.exchangeLine('sse', 's1');
     assert.equal(line.reason, 'sse_idle');
     assert.equal(line.bytes_to_host, r.bytes);
   });

@@ -9,40 +9,35 @@
  * bytes), the tools/list as a JSON-RPC error -32027 carrying data.adcp_error. No byte of the
  * page reaches the host.
  */
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { expectedErrorJson, startHostileSeller, startObservedGateway, type HostileSeller, type ObservedGateway } from '../support/hostile-seller.js';
+import { expectedErrorJson, startHostileSeller, startObservedGateway } from '../support/hostile-seller.js';
 import { rawPost, toolCall } from '../helpers/raw.js';
+import { useSellerAndGateway } from '../helpers/stack.js';
 import { TEST_TIMEOUT_MS } from '../helpers/timeout.js';
 
-let seller: HostileSeller;
-let gw: ObservedGateway;
+const stack = useSellerAndGateway(startHostileSeller, (seller) =>
 
-before(async () => {
-  seller = await startHostileSeller();
-  gw = await startObservedGateway(['agents:', '  html:', `    url: ${seller.url('html-200')}`, ''].join('\n'));
-});
-after(async () => {
-  await gw?.close();
-  await seller?.close();
-});
+  startObservedGateway(['agents:', '  html:', `    url: ${seller.url('html-200')}`, ''].join('\n')),
+
+);
 
 describe('HTML error page with 200', { timeout: TEST_TIMEOUT_MS }, () => {
   test('tools/call: upstream_not_mcp as a tool error result', async () => {
-    const r = await rawPost(gw.agentUrl('html'), toolCall(1, 'get_products'), { 'mcp-protocol-version': '2025-06-18' });
+    const r = await rawPost(stack.gateway.agentUrl('html'), toolCall(1, 'get_products'), { 'mcp-protocol-version': '2025-06-18' });
     assert.equal(r.status, 200);
     assert.equal(r.headers.get('content-type')?.split(';')[0], 'application/json');
     const expected = expectedErrorJson({ id: 1, method: 'tools/call', toolName: 'get_products', reason: 'upstream_not_mcp', upstreamStatus: 200 });
     assert.equal(r.text(), expected);
     assert.equal(r.bytes, 709);
     assert.ok(!r.text().includes('log in'));
-    const line = await gw.exchangeLine('html', 1);
+    const line = await stack.gateway.exchangeLine('html', 1);
     assert.equal(line.reason, 'upstream_not_mcp');
     assert.equal(line.upstream_status, 200);
   });
 
   test('tools/list: upstream_not_mcp as JSON-RPC error -32027', async () => {
-    const r = await rawPost(gw.agentUrl('html'), { jsonrpc: '2.0', id: 'l', method: 'tools/list', params: {} }, { 'mcp-protocol-version': '2025-06-18' });
+    const r = await rawPost(stack.gateway.agentUrl('html'), { jsonrpc: '2.0', id: 'l', method: 'tools/list', params: {} }, { 'mcp-protocol-version': '2025-06-18' });
     assert.equal(r.status, 200);
     const expected = expectedErrorJson({ id: 'l', method: 'tools/list', reason: 'upstream_not_mcp', upstreamStatus: 200 });
     assert.equal(r.text(), expected);

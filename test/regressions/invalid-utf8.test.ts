@@ -12,27 +12,20 @@
  * summary; the host's body is that re-serialized message, valid UTF-8. (b) Nothing to
  * rewrite: the seller's bytes are forwarded untouched, invalid bytes included.
  */
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startHostileSeller, startObservedGateway, type HostileSeller, type ObservedGateway } from '../support/hostile-seller.js';
+import { startHostileSeller, startObservedGateway } from '../support/hostile-seller.js';
 import { rawPost, toolCall } from '../helpers/raw.js';
+import { useSellerAndGateway } from '../helpers/stack.js';
 import { TEST_TIMEOUT_MS } from '../helpers/timeout.js';
 
-let seller: HostileSeller;
-let gw: ObservedGateway;
-
-before(async () => {
-  seller = await startHostileSeller();
-  gw = await startObservedGateway(
+const stack = useSellerAndGateway(startHostileSeller, (seller) =>
+  startObservedGateway(
     ['agents:', '  lift:', `    url: ${seller.url('invalid-utf8', { shape: 'lift' })}`, '  plain:', `    url: ${seller.url('invalid-utf8', { shape: 'plain' })}`, ''].join('\n'),
-  );
-});
-after(async () => {
-  await gw?.close();
-  await seller?.close();
-});
+  ),
+);
 
-const call = (agent: string, id: number) => rawPost(gw.agentUrl(agent), toolCall(id, 'get_products'), { 'mcp-protocol-version': '2025-06-18' });
+const call = (agent: string, id: number) => rawPost(stack.gateway.agentUrl(agent), toolCall(id, 'get_products'), { 'mcp-protocol-version': '2025-06-18' });
 
 describe('invalid UTF-8 inside a JSON string', { timeout: TEST_TIMEOUT_MS }, () => {
   test('lifted with U+FFFD replacement', async () => {
@@ -50,7 +43,7 @@ describe('invalid UTF-8 inside a JSON string', { timeout: TEST_TIMEOUT_MS }, () 
     assert.equal(r.text(), expected);
     assert.equal(r.bytes, 174);
     assert.equal(Buffer.from(r.body.toString('utf8'), 'utf8').equals(r.body), true, 'the host gets valid UTF-8');
-    const line = await gw.exchangeLine('lift', 1);
+    const line = await stack.gateway.exchangeLine('lift', 1);
     assert.equal(line.outcome, 'rewritten');
     assert.equal(line.reason, null);
   });
@@ -68,7 +61,7 @@ describe('invalid UTF-8 inside a JSON string', { timeout: TEST_TIMEOUT_MS }, () 
     ]);
     assert.equal(r.body.equals(want), true);
     assert.equal(r.bytes, want.length);
-    const line = await gw.exchangeLine('plain', 2);
+    const line = await stack.gateway.exchangeLine('plain', 2);
     assert.equal(line.outcome, 'ok');
   });
 });

@@ -12,28 +12,21 @@
  * (the body ended short). (c) RESPONSE_TOO_LARGE `content_length`, observed_bytes 10000000,
  * decided on the header. Each time the host's body is exactly the minted message for the id.
  */
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { expectedErrorJson, startHostileSeller, startObservedGateway, type HostileSeller, type ObservedGateway } from '../support/hostile-seller.js';
+import { expectedErrorJson, startHostileSeller, startObservedGateway } from '../support/hostile-seller.js';
 import { rawPost, toolCall } from '../helpers/raw.js';
+import { useSellerAndGateway } from '../helpers/stack.js';
 import { TEST_TIMEOUT_MS } from '../helpers/timeout.js';
 
 const LIMIT = 4096;
-let seller: HostileSeller;
-let gw: ObservedGateway;
-
-before(async () => {
-  seller = await startHostileSeller();
+const stack = useSellerAndGateway(startHostileSeller, async (seller) => {
   const agent = (name: string, claim: number) =>
     [`  ${name}:`, `    url: ${seller.url('lying-length', { bytes: 2000, claim })}`, `    max_response_bytes: ${LIMIT}`].join('\n');
-  gw = await startObservedGateway(['agents:', agent('smaller', 100), agent('larger', 3000), agent('larger-over-limit', 10_000_000), ''].join('\n'));
-});
-after(async () => {
-  await gw?.close();
-  await seller?.close();
+  return startObservedGateway(['agents:', agent('smaller', 100), agent('larger', 3000), agent('larger-over-limit', 10_000_000), ''].join('\n'));
 });
 
-const call = (agent: string, id: number) => rawPost(gw.agentUrl(agent), toolCall(id, 'get_products'), { 'mcp-protocol-version': '2025-06-18' });
+const call = (agent: string, id: number) => rawPost(stack.gateway.agentUrl(agent), toolCall(id, 'get_products'), { 'mcp-protocol-version': '2025-06-18' });
 
 describe('lying Content-Length', { timeout: TEST_TIMEOUT_MS }, () => {
   test('smaller than the body: only the announced bytes are read, and they are no MCP message (upstream_not_mcp)', async () => {
@@ -42,7 +35,7 @@ describe('lying Content-Length', { timeout: TEST_TIMEOUT_MS }, () => {
     assert.equal(r.status, 200);
     assert.equal(r.text(), expected);
     assert.equal(r.bytes, 709);
-    const line = await gw.exchangeLine('smaller', 1);
+    const line = await stack.gateway.exchangeLine('smaller', 1);
     assert.equal(line.reason, 'upstream_not_mcp');
     assert.equal(line.bytes_from_seller, 100);
     assert.equal(line.bytes_to_host, r.bytes);
@@ -54,7 +47,7 @@ describe('lying Content-Length', { timeout: TEST_TIMEOUT_MS }, () => {
     assert.equal(r.status, 200);
     assert.equal(r.text(), expected);
     assert.equal(r.bytes, Buffer.byteLength(expected));
-    const line = await gw.exchangeLine('larger', 2);
+    const line = await stack.gateway.exchangeLine('larger', 2);
     assert.equal(line.reason, 'upstream_reset');
     assert.equal(line.bytes_from_seller, 2000);
   });
@@ -64,7 +57,7 @@ describe('lying Content-Length', { timeout: TEST_TIMEOUT_MS }, () => {
     const expected = expectedErrorJson({ id: 3, method: 'tools/call', toolName: 'get_products', reason: 'content_length', limitBytes: LIMIT, observedBytes: 10_000_000 });
     assert.equal(r.text(), expected);
     assert.equal(r.bytes, Buffer.byteLength(expected));
-    const line = await gw.exchangeLine('larger-over-limit', 3);
+    const line = await stack.gateway.exchangeLine('larger-over-limit', 3);
     assert.equal(line.reason, 'content_length');
     assert.equal(line.bytes_from_seller, 0);
   });

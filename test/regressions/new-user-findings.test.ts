@@ -2,32 +2,26 @@
  * Failures a new user found by trying to break the gateway (one test each, named after it).
  * Input and expectation in each test's comment. Real gateway, raw seller on 127.0.0.1.
  */
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import zlib from 'node:zlib';
 import type { ServerResponse } from 'node:http';
-import { startRawSeller, toolResponse, type RawSeller, type SeenRequest } from '../support/raw-seller.js';
-import { startGateway, type RunningGateway } from '../helpers/gateway.js';
+import { startRawSeller, toolResponse, type SeenRequest } from '../support/raw-seller.js';
+import { startGateway } from '../helpers/gateway.js';
 import { rawPost, sseMessages, toolCall } from '../helpers/raw.js';
+import { useSellerAndGateway } from '../helpers/stack.js';
 
-let seller: RawSeller;
-let gw: RunningGateway;
 let answer: (req: SeenRequest, res: ServerResponse) => void = () => {};
 
-before(async () => {
-  seller = await startRawSeller((req, res) => answer(req, res));
-  gw = await startGateway(
+const stack = useSellerAndGateway(() => startRawSeller((req, res) => answer(req, res)), (seller) =>
+  startGateway(
     `log_level: silent\nresume:\n  secret: new-user-findings-secret-0123456789abc\nagents:\n  s:\n    url: ${seller.url}\n  plain:\n    url: ${seller.url}\n    accept_encoding: [identity]\n`,
-  );
-});
-after(async () => {
-  await gw.close();
-  await seller.close();
-});
+  ),
+);
 
 type Err = { code: string; details: Record<string, unknown> };
 const toolErr = (m: unknown) => (m as { result: { structuredContent: { adcp_error: Err } } }).result.structuredContent.adcp_error;
-const call = (id: number, agent = 's') => rawPost(gw.agentUrl(agent), toolCall(id, 'create_media_buy'), { 'mcp-protocol-version': '2025-11-25' });
+const call = (id: number, agent = 's') => rawPost(stack.gateway.agentUrl(agent), toolCall(id, 'create_media_buy'), { 'mcp-protocol-version': '2025-11-25' });
 
 describe('found by a new user', () => {
   test('shutdown before the first event id: the request is answered, not left to time out', async () => {
@@ -38,8 +32,8 @@ describe('found by a new user', () => {
       res.write(': ping\n\n');
     };
     const pending = call(31);
-    while (gw.app.gateway.openStreams === 0) await new Promise((r) => setTimeout(r, 10));
-    assert.equal(gw.app.gateway.endStreams(), 1);
+    while (stack.gateway.app.gateway.openStreams === 0) await new Promise((r) => setTimeout(r, 10));
+    assert.equal(stack.gateway.app.gateway.endStreams(), 1);
     const r = await pending;
     const msgs = sseMessages(r.text());
     assert.equal(msgs.length, 1);
@@ -49,7 +43,7 @@ describe('found by a new user', () => {
   });
 
   test('a resume the seller refuses (405) answers the original request over SSE', async () => {
-    // Input: the stream drops after event `s1`; the client's GET with the token gets 405 from the seller.
+    // Input: the stream drops after event `s1`; the client's GET with the token gets 405 from the stack.seller.
     // Expectation: 200 text/event-stream with one final event for id 32: SERVICE_UNAVAILABLE upstream_status 405.
     answer = (_req, res) => {
       res.writeHead(200, { 'content-type': 'text/event-stream' });
@@ -59,7 +53,7 @@ describe('found by a new user', () => {
     const opened = await call(32);
     const token = /^id: (.*)$/m.exec(opened.text())![1]!;
     answer = (_req, res) => res.writeHead(405, { allow: 'POST' }).end();
-    const resumed = await fetch(gw.agentUrl('s'), { headers: { accept: 'text/event-stream', 'last-event-id': token, 'mcp-protocol-version': '2025-11-25' } });
+    const resumed = await fetch(stack.gateway.agentUrl('s'), { headers: { accept: 'text/event-stream', 'last-event-id': token, 'mcp-protocol-version': '2025-11-25' } });
     assert.equal(resumed.status, 200);
     assert.equal(resumed.headers.get('content-type'), 'text/event-stream');
     const msgs = sseMessages(await resumed.text());
@@ -82,7 +76,7 @@ describe('found by a new user', () => {
 
   test('an empty 202 without Content-Type still passes (a notification)', async () => {
     answer = (_req, res) => res.writeHead(202).end();
-    const r = await rawPost(gw.agentUrl('s'), { jsonrpc: '2.0', method: 'notifications/initialized' }, { 'mcp-protocol-version': '2025-11-25' });
+    const r = await rawPost(stack.gateway.agentUrl('s'), { jsonrpc: '2.0', method: 'notifications/initialized' }, { 'mcp-protocol-version': '2025-11-25' });
     assert.equal(r.status, 202);
     assert.equal(r.bytes, 0);
   });

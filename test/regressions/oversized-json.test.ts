@@ -10,20 +10,17 @@
  * one read], counted as the bytes arrive. recovery `correctable` (a tools/call can be
  * narrowed). The host's body is byte for byte the minted message (its length asserted).
  */
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { MIB, expectedErrorJson, startHostileSeller, startObservedGateway, type HostileSeller, type ObservedGateway } from '../support/hostile-seller.js';
+import { MIB, expectedErrorJson, startHostileSeller, startObservedGateway } from '../support/hostile-seller.js';
 import { rawPost, toolCall } from '../helpers/raw.js';
+import { useSellerAndGateway } from '../helpers/stack.js';
 import { TEST_TIMEOUT_MS } from '../helpers/timeout.js';
 
 const LIMIT = 4 * MIB;
 const BODY = 5 * MIB;
-let seller: HostileSeller;
-let gw: ObservedGateway;
-
-before(async () => {
-  seller = await startHostileSeller();
-  gw = await startObservedGateway(
+const stack = useSellerAndGateway(startHostileSeller, (seller) =>
+  startObservedGateway(
     [
       'agents:',
       '  with-length:',
@@ -32,18 +29,14 @@ before(async () => {
       `    url: ${seller.url('oversized-json', { bytes: BODY, content_length: 0 })}`,
       '',
     ].join('\n'),
-  );
-});
-after(async () => {
-  await gw?.close();
-  await seller?.close();
-});
+  ),
+);
 
 type ToolError = { id: unknown; result: { isError: boolean; structuredContent: { adcp_error: { code: string; recovery: string; details: Record<string, number | string> } } } };
 
 describe('oversized JSON', { timeout: TEST_TIMEOUT_MS }, () => {
   test('with Content-Length: content_length, refused on the header', async () => {
-    const r = await rawPost(gw.agentUrl('with-length'), toolCall('big-1', 'get_products'), { 'mcp-protocol-version': '2025-06-18' });
+    const r = await rawPost(stack.gateway.agentUrl('with-length'), toolCall('big-1', 'get_products'), { 'mcp-protocol-version': '2025-06-18' });
     assert.equal(r.status, 200);
     const expected = expectedErrorJson({ id: 'big-1', method: 'tools/call', toolName: 'get_products', reason: 'content_length', limitBytes: LIMIT, observedBytes: BODY });
     assert.equal(r.text(), expected);
@@ -61,14 +54,14 @@ describe('oversized JSON', { timeout: TEST_TIMEOUT_MS }, () => {
       "The seller announced a 5242880-byte response (Content-Length), over the 4194304-byte limit; narrow the request with fields, max_results or a cursor.",
     );
     assert.equal(r.bytes, 1053);
-    const line = await gw.exchangeLine('with-length', 'big-1');
+    const line = await stack.gateway.exchangeLine('with-length', 'big-1');
     assert.equal(line.outcome, 'local_error');
     assert.equal(line.reason, 'content_length');
     assert.equal(line.bytes_to_host, r.bytes);
   });
 
   test('without Content-Length: raw_bytes, counted as the bytes arrive', async () => {
-    const r = await rawPost(gw.agentUrl('chunked'), toolCall(2, 'get_products'), { 'mcp-protocol-version': '2025-06-18' });
+    const r = await rawPost(stack.gateway.agentUrl('chunked'), toolCall(2, 'get_products'), { 'mcp-protocol-version': '2025-06-18' });
     assert.equal(r.status, 200);
     const m = r.json() as ToolError;
     const observed = m.result.structuredContent.adcp_error.details.observed_bytes as number;
@@ -76,7 +69,7 @@ describe('oversized JSON', { timeout: TEST_TIMEOUT_MS }, () => {
     const expected = expectedErrorJson({ id: 2, method: 'tools/call', toolName: 'get_products', reason: 'raw_bytes', limitBytes: LIMIT, observedBytes: observed });
     assert.equal(r.text(), expected);
     assert.equal(r.bytes, Buffer.byteLength(expected));
-    const line = await gw.exchangeLine('chunked', 2);
+    const line = await stack.gateway.exchangeLine('chunked', 2);
     assert.equal(line.reason, 'raw_bytes');
     assert.equal(line.bytes_from_seller, observed);
     assert.equal(line.bytes_to_host, r.bytes);

@@ -9,28 +9,23 @@
  * polluted in the gateway's process (this test runs in it): `({}).polluted` is undefined and
  * Object.prototype has no `polluted`. The host's body is exactly that message (263 bytes).
  */
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startHostileSeller, startObservedGateway, type HostileSeller, type ObservedGateway } from '../support/hostile-seller.js';
+import { startHostileSeller, startObservedGateway } from '../support/hostile-seller.js';
 import { rawPost, toolCall } from '../helpers/raw.js';
+import { useSellerAndGateway } from '../helpers/stack.js';
 import { TEST_TIMEOUT_MS } from '../helpers/timeout.js';
 
-let seller: HostileSeller;
-let gw: ObservedGateway;
+const stack = useSellerAndGateway(startHostileSeller, (seller) =>
 
-before(async () => {
-  seller = await startHostileSeller();
-  gw = await startObservedGateway(['agents:', '  proto:', `    url: ${seller.url('proto-keys')}`, ''].join('\n'));
-});
-after(async () => {
-  await gw?.close();
-  await seller?.close();
-});
+  startObservedGateway(['agents:', '  proto:', `    url: ${seller.url('proto-keys')}`, ''].join('\n')),
+
+);
 
 describe('__proto__ and constructor keys', { timeout: TEST_TIMEOUT_MS }, () => {
   test('kept as plain data, nothing polluted', async () => {
     const payload = '{"__proto__":{"polluted":"yes"},"constructor":{"prototype":{"polluted":"yes"}},"products":[]}';
-    const r = await rawPost(gw.agentUrl('proto'), toolCall(3, 'get_products'), { 'mcp-protocol-version': '2025-06-18' });
+    const r = await rawPost(stack.gateway.agentUrl('proto'), toolCall(3, 'get_products'), { 'mcp-protocol-version': '2025-06-18' });
     assert.equal(r.status, 200);
     // Built as text: an object literal with a `__proto__` key would set a prototype instead.
     const summary = `Result in structuredContent (${Buffer.byteLength(payload)} bytes): __proto__, constructor, products[0].`;
@@ -45,7 +40,7 @@ describe('__proto__ and constructor keys', { timeout: TEST_TIMEOUT_MS }, () => {
     assert.equal(({} as Record<string, unknown>).polluted, undefined);
     assert.equal(Object.hasOwn(Object.prototype, 'polluted'), false);
     assert.equal((Object.prototype.constructor as unknown as { polluted?: unknown }).polluted, undefined);
-    const line = await gw.exchangeLine('proto', 3);
+    const line = await stack.gateway.exchangeLine('proto', 3);
     assert.equal(line.outcome, 'rewritten');
   });
 });

@@ -8,37 +8,30 @@
  * SERVICE_UNAVAILABLE `upstream_not_mcp` with details { upstream_status: 307 } (then 302),
  * for the request id, exactly the minted message (711 bytes).
  */
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { expectedErrorJson, startHostileSeller, startObservedGateway, type HostileSeller, type ObservedGateway } from '../support/hostile-seller.js';
+import { expectedErrorJson, startHostileSeller, startObservedGateway } from '../support/hostile-seller.js';
 import { rawPost, toolCall } from '../helpers/raw.js';
+import { useSellerAndGateway } from '../helpers/stack.js';
 import { TEST_TIMEOUT_MS } from '../helpers/timeout.js';
 
-let seller: HostileSeller;
-let gw: ObservedGateway;
-
-before(async () => {
-  seller = await startHostileSeller();
-  gw = await startObservedGateway(
+const stack = useSellerAndGateway(startHostileSeller, (seller) =>
+  startObservedGateway(
     ['agents:', '  r307:', `    url: ${seller.url('redirect', { status: 307 })}`, '  r302:', `    url: ${seller.url('redirect', { status: 302 })}`, ''].join('\n'),
-  );
-});
-after(async () => {
-  await gw?.close();
-  await seller?.close();
-});
+  ),
+);
 
 describe('redirects', { timeout: TEST_TIMEOUT_MS }, () => {
   for (const status of [307, 302]) {
     test(`${status}: not followed, upstream_not_mcp`, async () => {
-      const r = await rawPost(gw.agentUrl(`r${status}`), toolCall(status, 'get_products'), { 'mcp-protocol-version': '2025-06-18' });
+      const r = await rawPost(stack.gateway.agentUrl(`r${status}`), toolCall(status, 'get_products'), { 'mcp-protocol-version': '2025-06-18' });
       assert.equal(r.status, 200);
       assert.equal(r.headers.get('location'), null);
       const expected = expectedErrorJson({ id: status, method: 'tools/call', toolName: 'get_products', reason: 'upstream_not_mcp', upstreamStatus: status });
       assert.equal(r.text(), expected);
       assert.equal(r.bytes, 711);
-      assert.equal(seller.requestsFor('ok').length, 0, 'the Location was never requested');
-      const line = await gw.exchangeLine(`r${status}`, status);
+      assert.equal(stack.seller.requestsFor('ok').length, 0, 'the Location was never requested');
+      const line = await stack.gateway.exchangeLine(`r${status}`, status);
       assert.equal(line.reason, 'upstream_not_mcp');
       assert.equal(line.upstream_status, status);
     });

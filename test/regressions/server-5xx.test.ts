@@ -7,30 +7,23 @@
  * 500), recovery `transient`, for the request id; the seller's body never reaches the host:
  * the host's body is exactly the minted message (676 bytes).
  */
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { expectedErrorJson, startHostileSeller, startObservedGateway, type HostileSeller, type ObservedGateway } from '../support/hostile-seller.js';
+import { expectedErrorJson, startHostileSeller, startObservedGateway } from '../support/hostile-seller.js';
 import { rawPost, toolCall } from '../helpers/raw.js';
+import { useSellerAndGateway } from '../helpers/stack.js';
 import { TEST_TIMEOUT_MS } from '../helpers/timeout.js';
 
-let seller: HostileSeller;
-let gw: ObservedGateway;
-
-before(async () => {
-  seller = await startHostileSeller();
-  gw = await startObservedGateway(
+const stack = useSellerAndGateway(startHostileSeller, (seller) =>
+  startObservedGateway(
     ['agents:', '  s503:', `    url: ${seller.url('server-error', { status: 503 })}`, '  s500:', `    url: ${seller.url('server-error', { status: 500 })}`, ''].join('\n'),
-  );
-});
-after(async () => {
-  await gw?.close();
-  await seller?.close();
-});
+  ),
+);
 
 describe('5xx', { timeout: TEST_TIMEOUT_MS }, () => {
   for (const status of [503, 500]) {
     test(`${status}: upstream_status, no seller byte`, async () => {
-      const r = await rawPost(gw.agentUrl(`s${status}`), toolCall(status, 'get_products'), { 'mcp-protocol-version': '2025-06-18' });
+      const r = await rawPost(stack.gateway.agentUrl(`s${status}`), toolCall(status, 'get_products'), { 'mcp-protocol-version': '2025-06-18' });
       assert.equal(r.status, 200);
       const expected = expectedErrorJson({ id: status, method: 'tools/call', toolName: 'get_products', reason: 'upstream_status', upstreamStatus: status });
       assert.equal(r.text(), expected);
@@ -40,7 +33,7 @@ describe('5xx', { timeout: TEST_TIMEOUT_MS }, () => {
       assert.equal(m.id, status);
       assert.equal(m.result.structuredContent.adcp_error.code, 'SERVICE_UNAVAILABLE');
       assert.equal(m.result.structuredContent.adcp_error.recovery, 'transient');
-      const line = await gw.exchangeLine(`s${status}`, status);
+      const line = await stack.gateway.exchangeLine(`s${status}`, status);
       assert.equal(line.reason, 'upstream_status');
       assert.equal(line.upstream_status, status);
     });

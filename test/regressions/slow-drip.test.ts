@@ -9,29 +9,22 @@
  * that message (949 bytes), none of the dripped bytes; the upstream request is aborted (the
  * seller sees its connection close), so the drip stops.
  */
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { expectedErrorJson, startHostileSeller, startObservedGateway, type HostileSeller, type ObservedGateway } from '../support/hostile-seller.js';
+import { expectedErrorJson, startHostileSeller, startObservedGateway } from '../support/hostile-seller.js';
 import { rawPost, toolCall } from '../helpers/raw.js';
+import { useSellerAndGateway } from '../helpers/stack.js';
 import { TEST_TIMEOUT_MS } from '../helpers/timeout.js';
 
-let seller: HostileSeller;
-let gw: ObservedGateway;
-
-before(async () => {
-  seller = await startHostileSeller();
-  gw = await startObservedGateway(
+const stack = useSellerAndGateway(startHostileSeller, (seller) =>
+  startObservedGateway(
     ['agents:', '  drip:', `    url: ${seller.url('slow-drip', { interval_ms: 50 })}`, '    response_deadline_ms: 300', ''].join('\n'),
-  );
-});
-after(async () => {
-  await gw?.close();
-  await seller?.close();
-});
+  ),
+);
 
 describe('slow drip', { timeout: TEST_TIMEOUT_MS }, () => {
   test('one byte per 50 ms against a 300 ms deadline: deadline_exceeded', async () => {
-    const r = await rawPost(gw.agentUrl('drip'), toolCall(7, 'create_media_buy', { budget: 1 }), { 'mcp-protocol-version': '2025-06-18' });
+    const r = await rawPost(stack.gateway.agentUrl('drip'), toolCall(7, 'create_media_buy', { budget: 1 }), { 'mcp-protocol-version': '2025-06-18' });
     assert.equal(r.status, 200);
     const expected = expectedErrorJson({ id: 7, method: 'tools/call', toolName: 'create_media_buy', reason: 'deadline_exceeded', limitMs: 300 });
     assert.equal(r.text(), expected);
@@ -44,7 +37,7 @@ describe('slow drip', { timeout: TEST_TIMEOUT_MS }, () => {
     assert.equal(err.recovery, 'transient');
     assert.deepEqual(err.details, { reason: 'deadline_exceeded', limit_ms: 300 });
     assert.match(err.message, /the seller may have completed the operation, so re-read its state before retrying\.$/);
-    const line = await gw.exchangeLine('drip', 7);
+    const line = await stack.gateway.exchangeLine('drip', 7);
     assert.equal(line.outcome, 'local_error');
     assert.equal(line.reason, 'deadline_exceeded');
     assert.equal(line.bytes_to_host, r.bytes);

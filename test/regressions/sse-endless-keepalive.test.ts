@@ -9,18 +9,15 @@
  * final `message` event for the request id. The host's body is k forwarded comments
  * (`: keepalive\n`, 12 bytes each, k >= 1) then exactly that frame (761 bytes): nothing else.
  */
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { expectedErrorFrame, startHostileSeller, startObservedGateway, type HostileSeller, type ObservedGateway } from '../support/hostile-seller.js';
+import { expectedErrorFrame, startHostileSeller, startObservedGateway } from '../support/hostile-seller.js';
 import { rawPost, toolCall } from '../helpers/raw.js';
+import { useSellerAndGateway } from '../helpers/stack.js';
 import { TEST_TIMEOUT_MS } from '../helpers/timeout.js';
 
-let seller: HostileSeller;
-let gw: ObservedGateway;
-
-before(async () => {
-  seller = await startHostileSeller();
-  gw = await startObservedGateway(
+const stack = useSellerAndGateway(startHostileSeller, (seller) =>
+  startObservedGateway(
     [
       'agents:',
       '  ka:',
@@ -29,16 +26,12 @@ before(async () => {
       '    sse_deadline_ms: 2500',
       '',
     ].join('\n'),
-  );
-});
-after(async () => {
-  await gw?.close();
-  await seller?.close();
-});
+  ),
+);
 
 describe('endless keep-alive comments', { timeout: TEST_TIMEOUT_MS }, () => {
   test('end by sse_deadline, not sse_idle', async () => {
-    const r = await rawPost(gw.agentUrl('ka'), toolCall(11, 'get_products'), { 'mcp-protocol-version': '2025-06-18' });
+    const r = await rawPost(stack.gateway.agentUrl('ka'), toolCall(11, 'get_products'), { 'mcp-protocol-version': '2025-06-18' });
     assert.equal(r.status, 200);
     const frame = expectedErrorFrame({ id: 11, method: 'tools/call', toolName: 'get_products', reason: 'sse_deadline', limitMs: 2500 });
     assert.equal(Buffer.byteLength(frame), 761);
@@ -48,7 +41,7 @@ describe('endless keep-alive comments', { timeout: TEST_TIMEOUT_MS }, () => {
     assert.match(head, /^(: keepalive\n)+$/);
     const k = head.length / ': keepalive\n'.length;
     assert.equal(r.bytes, k * 12 + 761);
-    const line = await gw.exchangeLine('ka', 11);
+    const line = await stack.gateway.exchangeLine('ka', 11);
     assert.equal(line.reason, 'sse_deadline');
     assert.equal(line.bytes_to_host, r.bytes);
   });

@@ -9,7 +9,7 @@
  * its id turned into a resume token; (b) RESPONSE_TOO_LARGE `sse_event`, limit_bytes 1024,
  * observed_bytes 2000, for the request id, as the only event (991 bytes).
  */
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
   RESUME_TOKEN,
@@ -19,18 +19,13 @@ import {
   startHostileSeller,
   startObservedGateway,
   withToken,
-  type HostileSeller,
-  type ObservedGateway,
 } from '../support/hostile-seller.js';
 import { rawPost, toolCall } from '../helpers/raw.js';
+import { useSellerAndGateway } from '../helpers/stack.js';
 import { TEST_TIMEOUT_MS } from '../helpers/timeout.js';
 
-let seller: HostileSeller;
-let gw: ObservedGateway;
-
-before(async () => {
-  seller = await startHostileSeller();
-  gw = await startObservedGateway(
+const stack = useSellerAndGateway(startHostileSeller, (seller) =>
+  startObservedGateway(
     [
       'agents:',
       '  small:',
@@ -40,14 +35,10 @@ before(async () => {
       '    max_sse_event_bytes: 1024',
       '',
     ].join('\n'),
-  );
-});
-after(async () => {
-  await gw?.close();
-  await seller?.close();
-});
+  ),
+);
 
-const call = (agent: string, id: number) => rawPost(gw.agentUrl(agent), toolCall(id, 'get_products'), { 'mcp-protocol-version': '2025-06-18' });
+const call = (agent: string, id: number) => rawPost(stack.gateway.agentUrl(agent), toolCall(id, 'get_products'), { 'mcp-protocol-version': '2025-06-18' });
 
 describe('SSE with odd casing and parameters', { timeout: TEST_TIMEOUT_MS }, () => {
   test('a normal event passes as SSE', async () => {
@@ -66,7 +57,7 @@ describe('SSE with odd casing and parameters', { timeout: TEST_TIMEOUT_MS }, () 
     const frame = expectedErrorFrame({ id: 2, method: 'tools/call', toolName: 'get_products', reason: 'sse_event', limitBytes: 1024, observedBytes: 2000 });
     assert.equal(r.text(), frame);
     assert.equal(r.bytes, 991);
-    const line = await gw.exchangeLine('big', 2);
+    const line = await stack.gateway.exchangeLine('big', 2);
     assert.equal(line.reason, 'sse_event');
   });
 });

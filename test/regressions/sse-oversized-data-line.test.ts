@@ -10,29 +10,22 @@
  * slack, so the gateway does not wait for the line to end: limit_bytes 2048, observed_bytes
  * 67585. The host's body is exactly that frame each time (no seller byte).
  */
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { SSE_PENDING_SLACK_BYTES } from '../../src/response/sse-stage.js';
-import { expectedErrorFrame, startHostileSeller, startObservedGateway, type HostileSeller, type ObservedGateway } from '../support/hostile-seller.js';
+import { expectedErrorFrame, startHostileSeller, startObservedGateway } from '../support/hostile-seller.js';
 import { rawPost, toolCall } from '../helpers/raw.js';
+import { useSellerAndGateway } from '../helpers/stack.js';
 import { TEST_TIMEOUT_MS } from '../helpers/timeout.js';
 
 const EVENT_LIMIT = 2048;
-let seller: HostileSeller;
-let gw: ObservedGateway;
-
-before(async () => {
-  seller = await startHostileSeller();
+const stack = useSellerAndGateway(startHostileSeller, async (seller) => {
   const agent = (name: string, params: Record<string, string | number>) =>
     [`  ${name}:`, `    url: ${seller.url('sse-data-line', params)}`, '    max_response_bytes: 1048576', `    max_sse_event_bytes: ${EVENT_LIMIT}`].join('\n');
-  gw = await startObservedGateway(['agents:', agent('line', { bytes: 5000 }), agent('endless', { bytes: 200_000, endless: 1 }), ''].join('\n'));
-});
-after(async () => {
-  await gw?.close();
-  await seller?.close();
+  return startObservedGateway(['agents:', agent('line', { bytes: 5000 }), agent('endless', { bytes: 200_000, endless: 1 }), ''].join('\n'));
 });
 
-const call = (agent: string, id: number) => rawPost(gw.agentUrl(agent), toolCall(id, 'get_products'), { 'mcp-protocol-version': '2025-06-18' });
+const call = (agent: string, id: number) => rawPost(stack.gateway.agentUrl(agent), toolCall(id, 'get_products'), { 'mcp-protocol-version': '2025-06-18' });
 
 describe('oversized single SSE event on one data: line', { timeout: TEST_TIMEOUT_MS }, () => {
   test('a 5000-byte data line against a 2048-byte event limit: sse_event, observed 5000', async () => {
@@ -41,7 +34,7 @@ describe('oversized single SSE event on one data: line', { timeout: TEST_TIMEOUT
     const frame = expectedErrorFrame({ id: 1, method: 'tools/call', toolName: 'get_products', reason: 'sse_event', limitBytes: EVENT_LIMIT, observedBytes: 5000 });
     assert.equal(r.text(), frame);
     assert.equal(r.bytes, 991);
-    const line = await gw.exchangeLine('line', 1);
+    const line = await stack.gateway.exchangeLine('line', 1);
     assert.equal(line.reason, 'sse_event');
     assert.equal(line.bytes_to_host, r.bytes);
   });
@@ -52,7 +45,7 @@ describe('oversized single SSE event on one data: line', { timeout: TEST_TIMEOUT
     const frame = expectedErrorFrame({ id: 2, method: 'tools/call', toolName: 'get_products', reason: 'sse_event', limitBytes: EVENT_LIMIT, observedBytes: EVENT_LIMIT + SSE_PENDING_SLACK_BYTES + 1 });
     assert.equal(r.text(), frame);
     assert.equal(r.bytes, 993);
-    const line = await gw.exchangeLine('endless', 2);
+    const line = await stack.gateway.exchangeLine('endless', 2);
     assert.equal(line.reason, 'sse_event');
   });
 });

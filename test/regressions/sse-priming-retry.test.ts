@@ -11,27 +11,22 @@
  * The priming token is a working resume point: a GET with it as Last-Event-ID reaches the
  * seller carrying `p-0` (the seller answers 405, passed through).
  */
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { RESUME_TOKEN, messageFrame, resultMessage, startHostileSeller, startObservedGateway, type HostileSeller, type ObservedGateway } from '../support/hostile-seller.js';
+import { RESUME_TOKEN, messageFrame, resultMessage, startHostileSeller, startObservedGateway } from '../support/hostile-seller.js';
 import { rawPost, toolCall } from '../helpers/raw.js';
+import { useSellerAndGateway } from '../helpers/stack.js';
 import { TEST_TIMEOUT_MS } from '../helpers/timeout.js';
 
-let seller: HostileSeller;
-let gw: ObservedGateway;
+const stack = useSellerAndGateway(startHostileSeller, (seller) =>
 
-before(async () => {
-  seller = await startHostileSeller();
-  gw = await startObservedGateway(['agents:', '  primed:', `    url: ${seller.url('sse-priming', { retry_ms: 25 })}`, ''].join('\n'));
-});
-after(async () => {
-  await gw?.close();
-  await seller?.close();
-});
+  startObservedGateway(['agents:', '  primed:', `    url: ${seller.url('sse-priming', { retry_ms: 25 })}`, ''].join('\n')),
+
+);
 
 describe('priming event and retry', { timeout: TEST_TIMEOUT_MS }, () => {
   test('pass through, ids as resume tokens', async () => {
-    const r = await rawPost(gw.agentUrl('primed'), toolCall('p', 'get_products'), { 'mcp-protocol-version': '2025-11-25' });
+    const r = await rawPost(stack.gateway.agentUrl('primed'), toolCall('p', 'get_products'), { 'mcp-protocol-version': '2025-11-25' });
     assert.equal(r.status, 200);
     assert.equal(r.headers.get('content-type'), 'text/event-stream');
     const tokens = [...r.text().matchAll(/^id: (.*)$/gm)].map((m) => m[1]!);
@@ -41,17 +36,17 @@ describe('priming event and retry', { timeout: TEST_TIMEOUT_MS }, () => {
     const expected = `retry: 25\n\nid: ${tokens[0]}\ndata: \n\n` + messageFrame(result, tokens[1]);
     assert.equal(r.text(), expected);
     assert.equal(r.bytes, Buffer.byteLength(expected));
-    const line = await gw.exchangeLine('primed', 'p');
+    const line = await stack.gateway.exchangeLine('primed', 'p');
     assert.equal(line.outcome, 'ok');
 
     // The priming token is a resume point: the seller gets its own id back. This seller has no
     // GET stream (405), so the resumed request's id is answered on the host's SSE stream instead
     // of being left pending (regression: new-user-findings, "a resume the seller refuses").
-    const resumed = await fetch(gw.agentUrl('primed'), { headers: { accept: 'text/event-stream', 'last-event-id': tokens[0]!, 'mcp-protocol-version': '2025-11-25' } });
+    const resumed = await fetch(stack.gateway.agentUrl('primed'), { headers: { accept: 'text/event-stream', 'last-event-id': tokens[0]!, 'mcp-protocol-version': '2025-11-25' } });
     const resumedText = await resumed.text();
     assert.equal(resumed.status, 200);
     assert.match(resumedText, /"id":"p".*"reason":"upstream_status","upstream_status":405/s);
-    const get = seller.requestsFor('sse-priming').find((q) => q.method === 'GET');
+    const get = stack.seller.requestsFor('sse-priming').find((q) => q.method === 'GET');
     assert.equal(get?.headers['last-event-id'], 'p-0');
   });
 });

@@ -23,7 +23,7 @@
  * body is `retry: 30\n\n` + the priming event + s1-1..s1-6 (ids as tokens); the GET body is
  * s1-7 (id as token) + the error frame. The seller saw exactly one GET with Last-Event-ID.
  */
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -37,20 +37,15 @@ import {
   startHostileSeller,
   startObservedGateway,
   withToken,
-  type HostileSeller,
-  type ObservedGateway,
 } from '../support/hostile-seller.js';
+import { useSellerAndGateway } from '../helpers/stack.js';
 import { TEST_TIMEOUT_MS, withTimeout } from '../helpers/timeout.js';
 
 const LIMIT = 4 * MIB;
 const EVENT = 512 * 1024;
 const PRIMING = 'id: s1-0\nretry: 30\ndata: \n\n';
-let seller: HostileSeller;
-let gw: ObservedGateway;
-
-before(async () => {
-  seller = await startHostileSeller();
-  gw = await startObservedGateway(
+const stack = useSellerAndGateway(startHostileSeller, (seller) =>
+  startObservedGateway(
     [
       'resume:',
       '  secret: hostile-resume-secret-0123456789abcdef',
@@ -59,12 +54,8 @@ before(async () => {
       `    url: ${seller.url('sse-reconnect', { priming: 1, retry_ms: 30, event_bytes: EVENT, first_events: 6, second_events: 4 })}`,
       '',
     ].join('\n'),
-  );
-});
-after(async () => {
-  await gw?.close();
-  await seller?.close();
-});
+  ),
+);
 
 interface Seen {
   method: string;
@@ -95,7 +86,7 @@ function recordingFetch(seen: Seen[]): FetchLike {
 describe('SSE resume with a real SDK client', { timeout: TEST_TIMEOUT_MS }, () => {
   test('3 MiB, drop, resume, 2 MiB more: sse_cumulative for the original id at 4 MiB', async () => {
     const seen: Seen[] = [];
-    const transport = new StreamableHTTPClientTransport(new URL(gw.agentUrl('split')), {
+    const transport = new StreamableHTTPClientTransport(new URL(stack.gateway.agentUrl('split')), {
       fetch: recordingFetch(seen),
       // The server's retry (30 ms) sets the delay; maxRetries must be >= 1 for any reconnect.
       reconnectionOptions: { initialReconnectionDelay: 30, maxReconnectionDelay: 100, reconnectionDelayGrowFactor: 1, maxRetries: 2 },
@@ -146,12 +137,12 @@ describe('SSE resume with a real SDK client', { timeout: TEST_TIMEOUT_MS }, () =
       assert.equal(getText.length, expectedGet.length);
       assert.ok(getText === expectedGet, 'GET body differs');
 
-      const sellerGets = seller.requestsFor('sse-reconnect').filter((q) => q.method === 'GET' && q.headers['last-event-id'] !== undefined);
+      const sellerGets = stack.seller.requestsFor('sse-reconnect').filter((q) => q.method === 'GET' && q.headers['last-event-id'] !== undefined);
       assert.deepEqual(
         sellerGets.map((q) => q.headers['last-event-id']),
         ['s1-6'],
       );
-      const line = await gw.waitForLine((l) => l.msg === 'exchange' && l.method === 'tools/call' && l.reason === 'sse_cumulative');
+      const line = await stack.gateway.waitForLine((l) => l.msg === 'exchange' && l.method === 'tools/call' && l.reason === 'sse_cumulative');
       assert.equal(line.rpc_id, rpcId);
       assert.equal(line.bytes_to_host, Buffer.byteLength(getText));
     } finally {

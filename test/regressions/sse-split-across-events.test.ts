@@ -10,31 +10,24 @@
  * in (65536, 65536 + 1024] (counted through the slice that crossed), and the stream ends.
  * The host's body is exactly 64 x 1024 bytes + that frame.
  */
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { expectedErrorFrame, notificationFrame, startHostileSeller, startObservedGateway, type HostileSeller, type ObservedGateway } from '../support/hostile-seller.js';
+import { expectedErrorFrame, notificationFrame, startHostileSeller, startObservedGateway } from '../support/hostile-seller.js';
 import { rawPost, sseMessages, toolCall } from '../helpers/raw.js';
+import { useSellerAndGateway } from '../helpers/stack.js';
 import { TEST_TIMEOUT_MS } from '../helpers/timeout.js';
 
 const LIMIT = 65536;
 const EVENT = 1024;
-let seller: HostileSeller;
-let gw: ObservedGateway;
-
-before(async () => {
-  seller = await startHostileSeller();
-  gw = await startObservedGateway(
+const stack = useSellerAndGateway(startHostileSeller, (seller) =>
+  startObservedGateway(
     ['agents:', '  many:', `    url: ${seller.url('sse-many-events', { count: 100, event_bytes: EVENT })}`, `    max_response_bytes: ${LIMIT}`, ''].join('\n'),
-  );
-});
-after(async () => {
-  await gw?.close();
-  await seller?.close();
-});
+  ),
+);
 
 describe('oversized result split across many events', { timeout: TEST_TIMEOUT_MS }, () => {
   test('sse_cumulative at the limit point, the events before it delivered', async () => {
-    const r = await rawPost(gw.agentUrl('many'), toolCall('m-1', 'get_products'), { 'mcp-protocol-version': '2025-06-18' });
+    const r = await rawPost(stack.gateway.agentUrl('many'), toolCall('m-1', 'get_products'), { 'mcp-protocol-version': '2025-06-18' });
     const msgs = sseMessages(r.text());
     assert.equal(msgs.length, 65);
     const last = msgs.at(-1) as { id: string; result: { structuredContent: { adcp_error: { details: { reason: string; observed_bytes: number } } } } };
@@ -46,7 +39,7 @@ describe('oversized result split across many events', { timeout: TEST_TIMEOUT_MS
     const expected = notificationFrame(EVENT).repeat(LIMIT / EVENT) + frame;
     assert.equal(r.text(), expected);
     assert.equal(r.bytes, 64 * 1024 + Buffer.byteLength(frame));
-    const line = await gw.exchangeLine('many', 'm-1');
+    const line = await stack.gateway.exchangeLine('many', 'm-1');
     assert.equal(line.reason, 'sse_cumulative');
     assert.equal(line.bytes_to_host, r.bytes);
   });

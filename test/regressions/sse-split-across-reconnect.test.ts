@@ -13,7 +13,7 @@
  * observed_bytes in (8192, 10000]. The resumed body is exactly s1-4 (with its token) + that
  * frame.
  */
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
   RESUME_TOKEN,
@@ -22,20 +22,15 @@ import {
   startHostileSeller,
   startObservedGateway,
   withToken,
-  type HostileSeller,
-  type ObservedGateway,
 } from '../support/hostile-seller.js';
 import { rawPost, sseMessages, toolCall } from '../helpers/raw.js';
+import { useSellerAndGateway } from '../helpers/stack.js';
 import { TEST_TIMEOUT_MS } from '../helpers/timeout.js';
 
 const LIMIT = 8192;
 const EVENT = 2000;
-let seller: HostileSeller;
-let gw: ObservedGateway;
-
-before(async () => {
-  seller = await startHostileSeller();
-  gw = await startObservedGateway(
+const stack = useSellerAndGateway(startHostileSeller, (seller) =>
+  startObservedGateway(
     [
       'resume:',
       '  secret: hostile-resume-secret-0123456789abcdef',
@@ -45,18 +40,14 @@ before(async () => {
       `    max_response_bytes: ${LIMIT}`,
       '',
     ].join('\n'),
-  );
-});
-after(async () => {
-  await gw?.close();
-  await seller?.close();
-});
+  ),
+);
 
 const idsOf = (text: string) => [...text.matchAll(/^id: (.*)$/gm)].map((m) => m[1]!);
 
 describe('oversized result split across a reconnect', { timeout: TEST_TIMEOUT_MS }, () => {
   test('the replay crosses the limit: sse_cumulative for the original id', async () => {
-    const first = await rawPost(gw.agentUrl('split'), toolCall('r-1', 'get_products'), { 'mcp-protocol-version': '2025-11-25' });
+    const first = await rawPost(stack.gateway.agentUrl('split'), toolCall('r-1', 'get_products'), { 'mcp-protocol-version': '2025-11-25' });
     assert.equal(first.status, 200);
     const tokens = idsOf(first.text());
     assert.equal(tokens.length, 3);
@@ -64,12 +55,12 @@ describe('oversized result split across a reconnect', { timeout: TEST_TIMEOUT_MS
     assert.equal(first.text(), [1, 2, 3].map((n, i) => withToken(notificationFrame(EVENT, `s1-${n}`), tokens[i]!)).join(''));
     assert.equal(first.bytes, 6000 - 3 * 'id: s1-1\n'.length + tokens.reduce((n, t) => n + `id: ${t}\n`.length, 0));
 
-    const resumed = await fetch(gw.agentUrl('split'), {
+    const resumed = await fetch(stack.gateway.agentUrl('split'), {
       headers: { accept: 'text/event-stream', 'last-event-id': tokens[2]!, 'mcp-protocol-version': '2025-11-25' },
     });
     assert.equal(resumed.status, 200);
     const text = await resumed.text();
-    const get = seller.requestsFor('sse-reconnect').find((q) => q.method === 'GET');
+    const get = stack.seller.requestsFor('sse-reconnect').find((q) => q.method === 'GET');
     assert.equal(get?.headers['last-event-id'], 's1-3');
 
     const msgs = sseMessages(text);

@@ -13,7 +13,7 @@
  * before any decoder is made. (d) passes: the host gets the decoded message byte for byte,
  * without Content-Encoding. In (a)-(c) the host's body is exactly the minted message.
  */
-import { after, before, describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { DECODER_CHUNK_BYTES } from '../../src/response/decode.js';
 import {
@@ -24,20 +24,18 @@ import {
   resultMessage,
   startHostileSeller,
   startObservedGateway,
-  type HostileSeller,
-  type ObservedGateway,
 } from '../support/hostile-seller.js';
 import { rawPost, toolCall } from '../helpers/raw.js';
+import { useSellerAndGateway } from '../helpers/stack.js';
 import { TEST_TIMEOUT_MS } from '../helpers/timeout.js';
 
 const LIMIT = 4 * MIB;
-let seller: HostileSeller;
-let gw: ObservedGateway;
 
 before(async () => {
   await Promise.all([gzipBomb(), middleLayerBomb()]);
-  seller = await startHostileSeller();
-  gw = await startObservedGateway(
+});
+const stack = useSellerAndGateway(startHostileSeller, (seller) =>
+  startObservedGateway(
     [
       'agents:',
       '  inner:',
@@ -50,14 +48,10 @@ before(async () => {
       `    url: ${seller.url('stacked-encodings', { depth: 4 })}`,
       '',
     ].join('\n'),
-  );
-});
-after(async () => {
-  await gw?.close();
-  await seller?.close();
-});
+  ),
+);
 
-const call = (agent: string, id: number) => rawPost(gw.agentUrl(agent), toolCall(id, 'get_products'), { 'mcp-protocol-version': '2025-06-18' });
+const call = (agent: string, id: number) => rawPost(stack.gateway.agentUrl(agent), toolCall(id, 'get_products'), { 'mcp-protocol-version': '2025-06-18' });
 type ToolError = { id: number; result: { structuredContent: { adcp_error: { code: string; details: { reason: string; observed_bytes: number } } } } };
 
 async function assertDecodedBreach(agent: string, id: number): Promise<void> {
@@ -71,7 +65,7 @@ async function assertDecodedBreach(agent: string, id: number): Promise<void> {
   const expected = expectedErrorJson({ id, method: 'tools/call', toolName: 'get_products', reason: 'decoded_bytes', limitBytes: LIMIT, observedBytes: observed });
   assert.equal(r.text(), expected);
   assert.equal(r.bytes, Buffer.byteLength(expected));
-  const line = await gw.exchangeLine(agent, id);
+  const line = await stack.gateway.exchangeLine(agent, id);
   assert.equal(line.reason, 'decoded_bytes');
   assert.ok((line.bytes_decoded as number) <= LIMIT + DECODER_CHUNK_BYTES, `bytes_decoded ${String(line.bytes_decoded)}`);
 }
@@ -86,7 +80,7 @@ describe('stacked encodings', { timeout: TEST_TIMEOUT_MS }, () => {
     const expected = expectedErrorJson({ id: 3, method: 'tools/call', toolName: 'get_products', reason: 'unsupported_encoding' });
     assert.equal(r.text(), expected);
     assert.equal(r.bytes, 788);
-    const line = await gw.exchangeLine('five', 3);
+    const line = await stack.gateway.exchangeLine('five', 3);
     assert.equal(line.reason, 'unsupported_encoding');
     assert.equal(line.bytes_decoded, 0);
   });

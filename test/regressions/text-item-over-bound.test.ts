@@ -8,27 +8,20 @@
  * Expectation: the text is simply not lifted (ARCHITECTURE §5): the result passes through
  * byte for byte, no structuredContent is synthesized, no error.
  */
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { resultMessage, startHostileSeller, startObservedGateway, type HostileSeller, type ObservedGateway } from '../support/hostile-seller.js';
+import { resultMessage, startHostileSeller, startObservedGateway } from '../support/hostile-seller.js';
 import { rawPost, toolCall } from '../helpers/raw.js';
+import { useSellerAndGateway } from '../helpers/stack.js';
 import { TEST_TIMEOUT_MS } from '../helpers/timeout.js';
 
-let seller: HostileSeller;
-let gw: ObservedGateway;
-
-before(async () => {
-  seller = await startHostileSeller();
-  gw = await startObservedGateway(
+const stack = useSellerAndGateway(startHostileSeller, (seller) =>
+  startObservedGateway(
     ['agents:', '  deep:', `    url: ${seller.url('text-over-bound', { depth: 100 })}`, '  wide:', `    url: ${seller.url('text-over-bound', { shape: 'nodes', count: 100_001 })}`, ''].join('\n'),
-  );
-});
-after(async () => {
-  await gw?.close();
-  await seller?.close();
-});
+  ),
+);
 
-const call = (agent: string, id: number) => rawPost(gw.agentUrl(agent), toolCall(id, 'get_products'), { 'mcp-protocol-version': '2025-06-18' });
+const call = (agent: string, id: number) => rawPost(stack.gateway.agentUrl(agent), toolCall(id, 'get_products'), { 'mcp-protocol-version': '2025-06-18' });
 
 describe('a text item over a structure bound', { timeout: TEST_TIMEOUT_MS }, () => {
   test('100 deep: not lifted, passed through', async () => {
@@ -37,7 +30,7 @@ describe('a text item over a structure bound', { timeout: TEST_TIMEOUT_MS }, () 
     assert.equal(r.status, 200);
     assert.equal(r.text(), want);
     assert.equal(r.bytes, 874);
-    const line = await gw.exchangeLine('deep', 1);
+    const line = await stack.gateway.exchangeLine('deep', 1);
     assert.equal(line.outcome, 'ok');
     assert.equal(line.reason, null);
   });
@@ -47,7 +40,7 @@ describe('a text item over a structure bound', { timeout: TEST_TIMEOUT_MS }, () 
     const r = await call('wide', 2);
     assert.equal(r.text(), want);
     assert.equal(r.bytes, Buffer.byteLength(want));
-    const line = await gw.exchangeLine('wide', 2);
+    const line = await stack.gateway.exchangeLine('wide', 2);
     assert.equal(line.outcome, 'ok');
   });
 });

@@ -8,31 +8,27 @@
  * request id; the body is never passed through undecoded: the host's body is exactly the
  * minted message (788 bytes for the tools/call `get_products` with id 1).
  */
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { expectedErrorJson, startHostileSeller, startObservedGateway, type HostileSeller, type ObservedGateway } from '../support/hostile-seller.js';
+import { expectedErrorJson, startHostileSeller, startObservedGateway } from '../support/hostile-seller.js';
 import { rawPost, toolCall } from '../helpers/raw.js';
+import { useSellerAndGateway } from '../helpers/stack.js';
 import { TEST_TIMEOUT_MS } from '../helpers/timeout.js';
 
-let seller: HostileSeller;
-let gw: ObservedGateway;
 const CODINGS = ['zstd', 'compress', 'gzip;q=1'];
 
-before(async () => {
-  seller = await startHostileSeller();
-  gw = await startObservedGateway(['agents:', ...CODINGS.map((c, i) => `  c${i}:\n    url: ${seller.url('unknown-encoding', { coding: c })}`), ''].join('\n'));
-});
-after(async () => {
-  await gw?.close();
-  await seller?.close();
-});
+const stack = useSellerAndGateway(startHostileSeller, (seller) =>
+
+  startObservedGateway(['agents:', ...CODINGS.map((c, i) => `  c${i}:\n    url: ${seller.url('unknown-encoding', { coding: c })}`), ''].join('\n')),
+
+);
 
 describe('unknown encoding', { timeout: TEST_TIMEOUT_MS }, () => {
   for (const [i, coding] of CODINGS.entries()) {
     test(`Content-Encoding: ${coding} -> unsupported_encoding`, async () => {
-      const r = await rawPost(gw.agentUrl(`c${i}`), toolCall(1, 'get_products'), { 'mcp-protocol-version': '2025-06-18' });
+      const r = await rawPost(stack.gateway.agentUrl(`c${i}`), toolCall(1, 'get_products'), { 'mcp-protocol-version': '2025-06-18' });
       assert.equal(r.status, 200);
-      assert.equal(seller.requestsFor('unknown-encoding').at(-1)?.headers['accept-encoding'], 'gzip, deflate, br');
+      assert.equal(stack.seller.requestsFor('unknown-encoding').at(-1)?.headers['accept-encoding'], 'gzip, deflate, br');
       const expected = expectedErrorJson({ id: 1, method: 'tools/call', toolName: 'get_products', reason: 'unsupported_encoding' });
       assert.equal(r.text(), expected);
       assert.equal(r.bytes, 788);
@@ -40,7 +36,7 @@ describe('unknown encoding', { timeout: TEST_TIMEOUT_MS }, () => {
       assert.equal(m.id, 1);
       assert.equal(m.result.structuredContent.adcp_error.code, 'SERVICE_UNAVAILABLE');
       assert.equal(m.result.structuredContent.adcp_error.recovery, 'transient');
-      const line = await gw.exchangeLine(`c${i}`, 1);
+      const line = await stack.gateway.exchangeLine(`c${i}`, 1);
       assert.equal(line.reason, 'unsupported_encoding');
     });
   }

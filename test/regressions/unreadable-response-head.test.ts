@@ -15,23 +15,20 @@
  * reported as `upstream_unreachable`, including HTTP parse errors after the request was
  * written (src/routing/handler.ts).
  */
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import net from 'node:net';
-import { expectedErrorJson, startHostileSeller, startObservedGateway, type HostileSeller, type ObservedGateway } from '../support/hostile-seller.js';
+import { expectedErrorJson, startHostileSeller, startObservedGateway } from '../support/hostile-seller.js';
 import { rawPost, toolCall } from '../helpers/raw.js';
+import { useSellerAndGateway } from '../helpers/stack.js';
 import { TEST_TIMEOUT_MS } from '../helpers/timeout.js';
 
-let seller: HostileSeller;
-let gw: ObservedGateway;
-
-before(async () => {
-  seller = await startHostileSeller();
+const stack = useSellerAndGateway(startHostileSeller, async (seller) => {
   const probe = net.createServer();
   await new Promise<void>((r) => probe.listen(0, '127.0.0.1', r));
   const closedPort = (probe.address() as net.AddressInfo).port;
   await new Promise<void>((r) => probe.close(() => r()));
-  gw = await startObservedGateway(
+  return startObservedGateway(
     [
       'agents:',
       '  headers:',
@@ -44,12 +41,8 @@ before(async () => {
     ].join('\n'),
   );
 });
-after(async () => {
-  await gw?.close();
-  await seller?.close();
-});
 
-const call = (agent: string, id: number) => rawPost(gw.agentUrl(agent), toolCall(id, 'create_media_buy', { budget: 1 }), { 'mcp-protocol-version': '2025-06-18' });
+const call = (agent: string, id: number) => rawPost(stack.gateway.agentUrl(agent), toolCall(id, 'create_media_buy', { budget: 1 }), { 'mcp-protocol-version': '2025-06-18' });
 
 describe('unreadable response head', { timeout: TEST_TIMEOUT_MS }, () => {
   for (const [agent, mode, id] of [
@@ -58,14 +51,14 @@ describe('unreadable response head', { timeout: TEST_TIMEOUT_MS }, () => {
   ] as const) {
     test(`${agent}: delivered, so upstream_reset with the re-read warning`, async () => {
       const r = await call(agent, id);
-      assert.equal(seller.requestsFor(mode).length, 1, 'the seller received the request');
+      assert.equal(stack.seller.requestsFor(mode).length, 1, 'the seller received the request');
       assert.equal(r.status, 200);
       const expected = expectedErrorJson({ id, method: 'tools/call', toolName: 'create_media_buy', reason: 'upstream_reset' });
       assert.equal(r.text(), expected);
       assert.equal(r.bytes, 944);
       const err = (r.json() as { result: { structuredContent: { adcp_error: { message: string; recovery: string } } } }).result.structuredContent.adcp_error;
       assert.match(err.message, /the seller may have completed the operation, so re-read its state before retrying\.$/);
-      const line = await gw.exchangeLine(agent, id);
+      const line = await stack.gateway.exchangeLine(agent, id);
       assert.equal(line.reason, 'upstream_reset');
     });
   }

@@ -11,14 +11,15 @@
  * the SDK client resuming a POST stream the seller closed.
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ToolListChangedNotificationSchema, type CallToolResult, type ListToolsResult, type Progress } from '@modelcontextprotocol/sdk/types.js';
-import { startGateway, type RunningGateway } from '../../helpers/gateway.js';
+import { startGateway } from '../../helpers/gateway.js';
 import { rawPost, rawSession } from '../../helpers/raw.js';
+import { useSellerAndGateway } from '../../helpers/stack.js';
 import { TEST_TIMEOUT_MS, withTimeout } from '../../helpers/timeout.js';
 import { connectSdk1Host, type Sdk1Host } from './client.js';
-import { pageCursor, productsPayload, SELLER_RETRY_MS, startSdk1Seller, TOOL_DEFINITIONS, TOOLS_PAGE_SIZE, type Sdk1Seller } from './seller.js';
+import { pageCursor, productsPayload, SELLER_RETRY_MS, startSdk1Seller, TOOL_DEFINITIONS, TOOLS_PAGE_SIZE } from './seller.js';
 
 /** Resume tokens the gateway mints start with this (ARCHITECTURE §4). */
 export const TOKEN_PREFIX = 'agw1.';
@@ -40,34 +41,22 @@ const readsStructuredContent = (revision: string): boolean => revision >= '2025-
 
 export function describeRevision(revision: '2025-03-26' | '2025-06-18' | '2025-11-25'): void {
   describe(`MCP ${revision}: SDK 1.x host -> gateway -> SDK 1.x seller`, { timeout: TEST_TIMEOUT_MS * 3 }, () => {
-    let seller: Sdk1Seller;
-    let gateway: RunningGateway;
-    const hosts: Sdk1Host[] = [];
+    const stack = useSellerAndGateway(startSdk1Seller, (seller) => startGateway(gatewayYamlFor(seller.url)));
     const host = async (url: string): Promise<Sdk1Host> => {
       const h = await connectSdk1Host(url, revision);
-      hosts.push(h);
+      stack.closeAfter(h);
       return h;
     };
 
-    before(async () => {
-      seller = await startSdk1Seller();
-      gateway = await startGateway(gatewayYamlFor(seller.url));
-    });
-    after(async () => {
-      await Promise.allSettled(hosts.map((h) => h.close()));
-      await gateway?.close();
-      await seller?.close();
-    });
-
     test('initialize: the revision is negotiated and the seller\'s session id reaches the host', { timeout: TEST_TIMEOUT_MS }, async () => {
-      const from = seller.requests.length;
-      const h = await host(gateway.agentUrl('seller'));
+      const from = stack.seller.requests.length;
+      const h = await host(stack.gateway.agentUrl('seller'));
       const sessionId = h.transport.sessionId;
       assert.ok(sessionId, 'the host holds a session id');
-      assert.ok(seller.sessionIds().includes(sessionId), 'it is the seller\'s own id, unchanged');
+      assert.ok(stack.seller.sessionIds().includes(sessionId), 'it is the seller\'s own id, unchanged');
       assert.equal(h.transport.protocolVersion, revision);
 
-      const seen = seller.requests.slice(from);
+      const seen = stack.seller.requests.slice(from);
       const init = seen.find((r) => r.rpcMethod === 'initialize');
       assert.equal((init?.body as { params: { protocolVersion: string } }).params.protocolVersion, revision);
       const after = seen.filter((r) => r.rpcMethod !== 'initialize');
@@ -80,9 +69,9 @@ export function describeRevision(revision: '2025-03-26' | '2025-06-18' | '2025-1
     });
 
     test('tools/list: every page and its nextCursor pass through untouched', { timeout: TEST_TIMEOUT_MS }, async () => {
-      const direct = await host(seller.url);
-      const via = await host(gateway.agentUrl('seller'));
-      const from = seller.requests.length;
+      const direct = await host(stack.seller.url);
+      const via = await host(stack.gateway.agentUrl('seller'));
+      const from = stack.seller.requests.length;
       const pages: ListToolsResult[] = [];
       let cursor: string | undefined;
       do {
@@ -99,7 +88,7 @@ export function describeRevision(revision: '2025-03-26' | '2025-06-18' | '2025-1
       assert.deepEqual(pages.flatMap((p) => p.tools.map((t) => t.name)), TOOL_DEFINITIONS.map((t) => t.name));
       // The cursors reached the seller through the gateway exactly as the seller minted them.
       const viaSession = via.transport.sessionId;
-      const cursorsSeen = seller.requests
+      const cursorsSeen = stack.seller.requests
         .slice(from)
         .filter((r) => r.rpcMethod === 'tools/list' && r.headers['mcp-session-id'] === viaSession)
         .map((r) => (r.body as { params?: { cursor?: string } }).params?.cursor);
@@ -112,8 +101,8 @@ export function describeRevision(revision: '2025-03-26' | '2025-06-18' | '2025-1
         : 'tools/call: the seller\'s result reaches the host untouched (no structuredContent on 2025-03-26)',
       { timeout: TEST_TIMEOUT_MS },
       async () => {
-        const direct = await host(seller.url);
-        const via = await host(gateway.agentUrl('seller'));
+        const direct = await host(stack.seller.url);
+        const via = await host(stack.gateway.agentUrl('seller'));
         const want = (await withTimeout(direct.client.callTool({ name: 'list_products', arguments: {} }))) as CallToolResult;
         const got = (await withTimeout(via.client.callTool({ name: 'list_products', arguments: {} }))) as CallToolResult;
         assert.deepEqual(want.structuredContent, productsPayload());
@@ -135,7 +124,7 @@ export function describeRevision(revision: '2025-03-26' | '2025-06-18' | '2025-1
     );
 
     test('standalone GET stream: a server notification with no request reaches the host', { timeout: TEST_TIMEOUT_MS }, async () => {
-      const via = await host(gateway.agentUrl('seller'));
+      const via = await host(stack.gateway.agentUrl('seller'));
       let received!: () => void;
       const got = new Promise<void>((resolve) => (received = resolve));
       via.client.setNotificationHandler(ToolListChangedNotificationSchema, () => received());
@@ -145,31 +134,31 @@ export function describeRevision(revision: '2025-03-26' | '2025-06-18' | '2025-1
       const get = via.exchanges.find((e) => e.method === 'GET');
       assert.equal(get?.contentType?.split(';')[0], 'text/event-stream');
       assert.equal(get?.requestHeaders['mcp-session-id'], via.transport.sessionId);
-      await seller.notifyToolListChanged();
+      await stack.seller.notifyToolListChanged();
       await withTimeout(got, 5_000, 'notifications/tools/list_changed');
     });
 
     test('DELETE ends the session at the seller; the seller\'s 404 for it then passes through', { timeout: TEST_TIMEOUT_MS }, async () => {
-      const via = await host(gateway.agentUrl('seller'));
+      const via = await host(stack.gateway.agentUrl('seller'));
       const sessionId = via.transport.sessionId!;
       await withTimeout(via.transport.terminateSession());
       const del = via.exchanges.find((e) => e.method === 'DELETE');
       assert.equal(del?.status, 200);
       assert.equal(del?.requestHeaders['mcp-session-id'], sessionId);
-      await until(() => !seller.sessionIds().includes(sessionId), 'the seller to drop the session');
+      await until(() => !stack.seller.sessionIds().includes(sessionId), 'the seller to drop the session');
 
       const headers: Record<string, string> = { 'mcp-session-id': sessionId, ...(revision === '2025-03-26' ? {} : { 'mcp-protocol-version': revision }) };
       const call = { jsonrpc: '2.0', id: 9, method: 'tools/list', params: {} };
-      const direct = await withTimeout(rawPost(seller.url, call, headers));
-      const viaGateway = await withTimeout(rawPost(gateway.agentUrl('seller'), call, headers));
+      const direct = await withTimeout(rawPost(stack.seller.url, call, headers));
+      const viaGateway = await withTimeout(rawPost(stack.gateway.agentUrl('seller'), call, headers));
       assert.equal(direct.status, 404);
       assert.equal(viaGateway.status, 404);
       assert.ok(viaGateway.body.equals(direct.body), 'the seller\'s 404 body, byte for byte');
     });
 
     test('an expired session: the seller\'s 404 reaches the SDK client as a 404', { timeout: TEST_TIMEOUT_MS }, async () => {
-      const via = await host(gateway.agentUrl('seller'));
-      await seller.expireSessions();
+      const via = await host(stack.gateway.agentUrl('seller'));
+      await stack.seller.expireSessions();
       await assert.rejects(
         withTimeout(via.client.callTool({ name: 'get_media_buy', arguments: { media_buy_id: 'mb_1' } })),
         (err: unknown) => err instanceof StreamableHTTPError && err.code === 404,
@@ -182,7 +171,7 @@ export function describeRevision(revision: '2025-03-26' | '2025-06-18' | '2025-1
     if (revision < '2025-11-25') return;
 
     test('priming event: its id is a signed resume token, its data empty, the seller\'s retry: forwarded', { timeout: TEST_TIMEOUT_MS }, async () => {
-      const session = await rawSession(gateway.agentUrl('seller'), revision);
+      const session = await rawSession(stack.gateway.agentUrl('seller'), revision);
       const res = await withTimeout(session.post({ jsonrpc: '2.0', id: 5, method: 'tools/call', params: { name: 'get_media_buy', arguments: { media_buy_id: 'mb_1' } } }));
       assert.equal(res.status, 200);
       assert.equal(res.headers.get('content-type')?.split(';')[0], 'text/event-stream');
@@ -205,9 +194,9 @@ export function describeRevision(revision: '2025-03-26' | '2025-06-18' | '2025-1
     // Generous bounds: the SDK client waits out the seller's `retry:` plus its own backoff before
     // it resumes, which took > 10 s once on a loaded 2-core CI machine.
     test('the SDK client resumes a POST stream the seller closed, with the token as Last-Event-ID', { timeout: 3 * TEST_TIMEOUT_MS }, async () => {
-      const direct = await host(seller.url);
-      const via = await host(gateway.agentUrl('seller'));
-      const from = seller.requests.length;
+      const direct = await host(stack.seller.url);
+      const via = await host(stack.gateway.agentUrl('seller'));
+      const from = stack.seller.requests.length;
       const progress: Progress[] = [];
       const want = (await withTimeout(direct.client.callTool({ name: 'slow_report', arguments: { rows: 30 } }), 2 * TEST_TIMEOUT_MS)) as CallToolResult;
       const got = (await withTimeout(
@@ -224,7 +213,7 @@ export function describeRevision(revision: '2025-03-26' | '2025-06-18' | '2025-1
       assert.equal(resume.at(-1)!.status, 200);
       // ...which the seller received as its own event id, never as a token.
       const viaSession = via.transport.sessionId;
-      const sellerResume = seller.requests
+      const sellerResume = stack.seller.requests
         .slice(from)
         .filter((r) => r.method === 'GET' && r.headers['mcp-session-id'] === viaSession && r.headers['last-event-id'] !== undefined);
       assert.equal(sellerResume.length, resume.length, 'every resume reached the seller');

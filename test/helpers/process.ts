@@ -1,0 +1,142 @@
+/**
+ * The gateway (or another repo script) as a real child process: `node --import tsx <script>`,
+ * run from the repo with a clean environment, for the CLI, probe, reload, shutdown and
+ * two-process tests.
+ */
+import { spawn, type ChildProcessByStdio } from 'node:child_process';
+import { join } from 'node:path';
+import type { Readable, Writable } from 'node:stream';
+import { fileURLToPath } from 'node:url';
+import { withTimeout } from './timeout.js';
+
+/** The repository root (the cwd the CLI runs in unless a test says otherwise). */
+export const REPO = fileURLToPath(new URL('../../', import.meta.url));
+/** The `adcp-buyer-gateway` bin, run from source. */
+export const MAIN = join(REPO, 'src/main.ts');
+// Absolute, so the CLI can run with a cwd outside the repo.
+const TSX = import.meta.resolve('tsx');
+
+/** How long a CLI run, or a gateway process's start, may take before the test gives up. */
+const PROCESS_TIMEOUT_MS = 30_000;
+
+export interface SpawnOptions {
+  /** Default: the repo. */
+  cwd?: string;
+  /** Added to the clean environment (PATH and HOME only: no ADCP_* leaking in from the developer's shell). */
+  env?: NodeJS.ProcessEnv;
+  /** The child's stdin: `ignore` (default) or an open pipe nobody writes to. */
+  stdin?: 'ignore' | 'pipe';
+}
+
+export type ChildProcess = ChildProcessByStdio<Writable | null, Readable, Readable>;
+
+/** `node --import tsx <script> ...args`, stdout and stderr piped. */
+export function spawnTsx(script: string, args: readonly string[], opts: SpawnOptions = {}): ChildProcess {
+  const argv = ['--import', TSX, script, ...args];
+  const options = { cwd: opts.cwd ?? REPO, env: { PATH: process.env.PATH, HOME: process.env.HOME, ...opts.env } };
+  return opts.stdin === 'pipe'
+    ? spawn(process.execPath, argv, { ...options, stdio: ['pipe', 'pipe', 'pipe'] })
+    : spawn(process.execPath, argv, { ...options, stdio: ['ignore', 'pipe', 'pipe'] });
+}
+
+/** Everything the child has written so far, as text. */
+export function captureOutput(child: ChildProcess): { readonly stdout: string; readonly stderr: string } {
+  const out = { stdout: '', stderr: '' };
+  child.stdout.setEncoding('utf8').on('data', (s: string) => (out.stdout += s));
+  child.stderr.setEncoding('utf8').on('data', (s: string) => (out.stderr += s));
+  return out;
+}
+
+export interface CliRun {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs the CLI (src/main.ts) with `args` to its end; SIGKILL and a rejection after 30 s. */
+export function runCli(args: readonly string[], opts: Omit<SpawnOptions, 'stdin'> = {}): Promise<CliRun> {
+  return new Promise((resolve, reject) => {
+    const child = spawnTsx(MAIN, args, opts);
+    const out = captureOutput(child);
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`CLI timed out: ${args.join(' ')}\n${out.stdout}\n${out.stderr}`));
+    }, PROCESS_TIMEOUT_MS);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout: out.stdout, stderr: out.stderr });
+    });
+  });
+}
+
+/** One JSON log line of the gateway process. */
+export interface LogEntry {
+  msg?: string;
+  level?: number;
+  [key: string]: unknown;
+}
+
+export interface GatewayProcess {
+  readonly child: ChildProcess;
+  /** `http://127.0.0.1:<port>`, from the `gateway started` line. */
+  readonly address: string;
+  /** Every JSON line on stdout so far. */
+  readonly logs: LogEntry[];
+  /** The first line whose `msg` starts with `msg`, already logged or when it is (30 s at most). */
+  waitForLog(msg: string): Promise<LogEntry>;
+  /** The exit code, once the process has exited. */
+  readonly exited: Promise<number | null>;
+  /** SIGKILL, unless it has already exited (for `finally`). */
+  kill(): void;
+}
+
+/**
+ * Starts the gateway (src/main.ts) on `configFile` and waits for its `gateway started` line.
+ * The config must log at info (the default) so that line is written.
+ */
+export async function startGatewayProcess(configFile: string, opts: Pick<SpawnOptions, 'stdin'> = {}): Promise<GatewayProcess> {
+  const child = spawnTsx(MAIN, ['--config', configFile], opts);
+  const logs: LogEntry[] = [];
+  const waiters: Array<{ msg: string; resolve: (e: LogEntry) => void }> = [];
+  const matches = (entry: LogEntry, msg: string): boolean => entry.msg?.startsWith(msg) === true;
+  let buffered = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+    buffered += chunk;
+    let nl: number;
+    while ((nl = buffered.indexOf('\n')) >= 0) {
+      const line = buffered.slice(0, nl);
+      buffered = buffered.slice(nl + 1);
+      if (!line.startsWith('{')) continue;
+      const entry = JSON.parse(line) as LogEntry;
+      logs.push(entry);
+      for (const w of waiters.filter((w) => matches(entry, w.msg))) {
+        waiters.splice(waiters.indexOf(w), 1);
+        w.resolve(entry);
+      }
+    }
+  });
+  let stderr = '';
+  child.stderr.setEncoding('utf8').on('data', (s: string) => (stderr += s));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  const waitForLog = (msg: string): Promise<LogEntry> => {
+    const found = logs.find((e) => matches(e, msg));
+    if (found) return Promise.resolve(found);
+    return withTimeout(new Promise<LogEntry>((resolve) => waiters.push({ msg, resolve })), PROCESS_TIMEOUT_MS, `log "${msg}"; stderr: ${stderr}`);
+  };
+  const kill = (): void => {
+    if (child.exitCode === null) child.kill('SIGKILL');
+  };
+  let started: LogEntry;
+  try {
+    started = await Promise.race([waitForLog('gateway started'), exited.then((code) => Promise.reject(new Error(`exited ${code}: ${stderr}`)))]);
+  } catch (err) {
+    kill();
+    throw err;
+  }
+  if (typeof started.address !== 'string') {
+    kill();
+    throw new Error(`no address in the "gateway started" line: ${JSON.stringify(started)}`);
+  }
+  return { child, address: started.address, logs, waitForLog, exited, kill };
+}

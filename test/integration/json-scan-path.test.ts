@@ -1,0 +1,76 @@
+/**
+ * The JSON stage decides from its streamed scan (src/mcp/json-scan.ts) when a body goes out
+ * as the seller's bytes without `JSON.parse` (issue 5), and falls back to the parse path
+ * whenever the scan cannot be sure. Each case: what the seller sends, what the host gets
+ * (exact bytes). Real gateway, raw seller on 127.0.0.1.
+ */
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { ServerResponse } from 'node:http';
+import { startRawSeller, type SeenRequest } from '../support/raw-seller.js';
+import { startGateway } from '../helpers/gateway.js';
+import { rawPost, toolCall } from '../helpers/raw.js';
+import { useSellerAndGateway } from '../helpers/stack.js';
+
+let body = '';
+const stack = useSellerAndGateway(
+  () => startRawSeller((_req: SeenRequest, res: ServerResponse) => void res.writeHead(200, { 'content-type': 'application/json' }).end(body)),
+  (seller) => startGateway(`log_level: silent\nagents:\n  s:\n    url: ${seller.url}\n`),
+);
+
+const call = (id: number) => rawPost(stack.gateway.agentUrl('s'), toolCall(id, 'get_products'), { 'mcp-protocol-version': '2025-06-18' });
+type Err = { code: string; details: Record<string, unknown> };
+const toolErr = (m: unknown) => (m as { result: { structuredContent: { adcp_error: Err } } }).result.structuredContent.adcp_error;
+
+describe('JSON stage: scan-decided fast path and its fallbacks', () => {
+  test('nothing to rewrite: the seller bytes, whitespace and key order intact', async () => {
+    body = '{ "id" : 1 ,"jsonrpc":"2.0", "result":{"content":[{"type":"text","text":"Found 2 products."}],"structuredContent":{"n": 1.50}} }';
+    const r = await call(1);
+    assert.equal(r.text(), body);
+  });
+
+  test('an escaped top-level key is read by the parse path: "\\u0069d" is the id', async () => {
+    body = '{"jsonrpc":"2.0","\\u0069d":2,"result":{"content":[{"type":"text","text":"ok"}]}}';
+    assert.equal((await call(2)).text(), body);
+    // ...and a later escaped id that differs makes it an answer to another request.
+    body = '{"jsonrpc":"2.0","id":3,"\\u0069d":99,"result":{"content":[]}}';
+    assert.equal(toolErr((await call(3)).json()).details.reason, 'upstream_not_mcp');
+  });
+
+  test('not JSON-RPC 2.0, or no result/error for the id: upstream_not_mcp', async () => {
+    for (const [id, b] of [
+      [4, '{"jsonrpc":"1.0","id":4,"result":{}}'],
+      [5, '{"jsonrpc":"2.0","id":5}'],
+      [6, '{"id":6,"result":{}}'],
+      [7, '{"jsonrpc":"2.0","id":"7","result":{}}'],
+    ] as const) {
+      body = b;
+      assert.equal(toolErr((await call(id)).json()).details.reason, 'upstream_not_mcp', b);
+    }
+  });
+
+  test('invalid JSON after a valid prefix: upstream_not_mcp with the whole body observed', async () => {
+    body = '{"jsonrpc":"2.0","id":8,"result":{"content":[]}}}';
+    const e = toolErr((await call(8)).json());
+    assert.deepEqual(e.details, { reason: 'upstream_not_mcp', upstream_status: 200 });
+  });
+
+  test('a text that is the exact JSON of structuredContent is deduped (no parse); a reformatted copy too (parse)', async () => {
+    const sc = { products: [{ id: 'p1', price: 12.5 }], total: 1 };
+    body = JSON.stringify({ jsonrpc: '2.0', id: 9, result: { content: [{ type: 'text', text: JSON.stringify(sc) }], structuredContent: sc } });
+    const exact = (await call(9)).json() as { result: { content: { text: string }[]; structuredContent: unknown } };
+    assert.deepEqual(exact.result.structuredContent, sc);
+    assert.notEqual(exact.result.content[0]!.text, JSON.stringify(sc));
+    body = JSON.stringify({ jsonrpc: '2.0', id: 10, result: { content: [{ type: 'text', text: JSON.stringify(sc, null, 2) }], structuredContent: sc } });
+    const pretty = (await call(10)).json() as { result: { content: { text: string }[] } };
+    assert.equal(exact.result.content[0]!.text, `Result in structuredContent (${JSON.stringify(sc).length} bytes): products[1], total.`);
+    assert.equal(pretty.result.content[0]!.text, `Result in structuredContent (${JSON.stringify(sc, null, 2).length} bytes): products[1], total.`);
+  });
+
+  test('a text equal to an earlier, replaced structuredContent is not a copy (duplicate keys: the last wins)', async () => {
+    const first = '{"a":1}';
+    body = `{"jsonrpc":"2.0","id":11,"result":{"structuredContent":${first},"content":[{"type":"text","text":${JSON.stringify(first)}}],"structuredContent":{"a":2}}}`;
+    const r = (await call(11)).json() as { result: { content: { text: string }[] } };
+    assert.equal(r.result.content[0]!.text, first, 'kept: it is not a copy of {"a":2}');
+  });
+});
