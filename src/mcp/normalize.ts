@@ -5,7 +5,7 @@
  * Pure: never mutates its input. Callers decide whether it applies at all (hosts on MCP
  * 2025-06-18 or later, `dedupe_text` not `off`; ARCHITECTURE §5).
  */
-import { findLiftableTextItem, isAdcpErrorOnly, isJsonObject, ownValue, parseTextObject } from './extract.js';
+import { findLiftableTextItem, isAdcpErrorOnly, isJsonObject, ownValue, parseTextObject, utf8LengthExceeds } from './extract.js';
 import { jsonDeepEqual } from './deep-equal.js';
 import { hasLossyNumber } from './json-numbers.js';
 import { summarizeStructuredContent } from './summary.js';
@@ -117,7 +117,10 @@ function summarizeCopies(
     const item = content[i];
     if (!isJsonObject(item) || ownValue(item, 'type') !== 'text') continue;
     const text = ownValue(item, 'text');
-    if (i !== knownCopy && !(structuredText !== undefined && text === structuredText)) {
+    // An exact copy of the seller's structuredContent text needs no parse; the text size bound
+    // still applies (invalid UTF-8 decodes to 3-byte U+FFFD: the text can outgrow its bytes).
+    const exactCopy = structuredText !== undefined && text === structuredText && !utf8LengthExceeds(text, opts.maxTextBytes);
+    if (i !== knownCopy && !exactCopy) {
       const parsed = parseTextObject(text, opts);
       if (parsed === undefined || !jsonDeepEqual(parsed, structured)) continue;
       // Deep-equal as doubles is not equal as written: keep a text more precise than `structured`.

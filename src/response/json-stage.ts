@@ -45,6 +45,9 @@ export interface UpstreamResponse {
 export async function handleJsonBody(exchange: Exchange, reply: FastifyReply, res: UpstreamResponse, hooks: PipelineHooks): Promise<void> {
   const { limits } = exchange;
   const scanner = newScanner(exchange);
+  // A depth/node breach stops the read there. A syntax error does not: the body is still read
+  // to its end under the byte bounds, so a bomb of non-JSON bytes is reported by the bound it
+  // breaks (decoded_bytes, raw_bytes), and a short invalid body as upstream_not_mcp.
   const read = await readBoundedBody(exchange, res.body, res.headers['content-length'], limits.max_response_bytes, (chunk) =>
     boundsBreach(exchange, scanner.feed(chunk)),
   );

@@ -12,13 +12,13 @@ import { startGateway } from '../helpers/gateway.js';
 import { rawPost, toolCall } from '../helpers/raw.js';
 import { useSellerAndGateway } from '../helpers/stack.js';
 
-let body = '';
+let body: string | Buffer = '';
 const stack = useSellerAndGateway(
   () => startRawSeller((_req: SeenRequest, res: ServerResponse) => void res.writeHead(200, { 'content-type': 'application/json' }).end(body)),
-  (seller) => startGateway(`log_level: silent\nagents:\n  s:\n    url: ${seller.url}\n`),
+  (seller) => startGateway(`log_level: silent\nagents:\n  s:\n    url: ${seller.url}\n  small:\n    url: ${seller.url}\n    max_response_bytes: 1000\n`),
 );
 
-const call = (id: number) => rawPost(stack.gateway.agentUrl('s'), toolCall(id, 'get_products'), { 'mcp-protocol-version': '2025-06-18' });
+const call = (id: number, agent = 's') => rawPost(stack.gateway.agentUrl(agent), toolCall(id, 'get_products'), { 'mcp-protocol-version': '2025-06-18' });
 type Err = { code: string; details: Record<string, unknown> };
 const toolErr = (m: unknown) => (m as { result: { structuredContent: { adcp_error: Err } } }).result.structuredContent.adcp_error;
 
@@ -72,5 +72,21 @@ describe('JSON stage: scan-decided fast path and its fallbacks', () => {
     body = `{"jsonrpc":"2.0","id":11,"result":{"structuredContent":${first},"content":[{"type":"text","text":${JSON.stringify(first)}}],"structuredContent":{"a":2}}}`;
     const r = (await call(11)).json() as { result: { content: { text: string }[] } };
     assert.equal(r.result.content[0]!.text, first, 'kept: it is not a copy of {"a":2}');
+  });
+
+  test('an exact copy whose decoded text outgrows the limit is not a copy (found in review: invalid UTF-8 decodes to 3-byte U+FFFD)', async () => {
+    // Input: max_response_bytes 1000; structuredContent {"a":"<0xFF x400>"} and a text of the
+    // same bytes (914-byte body). The text decodes to ~1,212 bytes, over the text bound, so
+    // it is never treated as a copy: the seller's bytes go out (as before the fast check).
+    const ff = Buffer.alloc(400, 0xff);
+    body = Buffer.concat([
+      Buffer.from('{"jsonrpc":"2.0","id":12,"result":{"structuredContent":{"a":"'),
+      ff,
+      Buffer.from('"},"content":[{"type":"text","text":"{\\"a\\":\\"'),
+      ff,
+      Buffer.from('\\"}"}]}}'),
+    ]);
+    const r = await call(12, 'small');
+    assert.equal(Buffer.compare(r.body, body as Buffer), 0);
   });
 });
