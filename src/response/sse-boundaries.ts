@@ -1,4 +1,29 @@
 /**
+ * Raw-byte helpers of the SSE stage (sse-stage.ts), all working on the seller's decoded body
+ * bytes as they arrive, before any text decoding:
+ *
+ * - {@link SseBoundaryScanner}: where event blocks end (blank lines), across chunk edges.
+ * - {@link SseIdFieldWatch}: whether an event that ends in a chunk may carry an `id:` field
+ *   (only such events need the exact byte count through their end: their resume token).
+ * - {@link SseLineFeeder}: hands complete lines to the parser as text and holds the
+ *   incomplete last line as raw bytes, capped.
+ *
+ * Line endings (WHATWG HTML §9.2.6): LF, CR LF, or CR alone.
+ */
+import { isAscii } from 'node:buffer';
+
+const LF = 0x0a;
+const CR = 0x0d;
+const LOWER_I = 0x69;
+const LOWER_D = 0x64;
+const COLON = 0x3a;
+/** The bytes every event-id line starts with (`id:`; a bare `id` line sets the empty id, which needs no token). */
+const ID_FIELD = Buffer.from('id:', 'latin1');
+/** An id line after a line break: searched from the line break, a byte rarer than `i` (memchr). */
+const LF_ID_FIELD = Buffer.from('\nid:', 'latin1');
+const CR_ID_FIELD = Buffer.from('\rid:', 'latin1');
+
+/**
  * Finds SSE event boundaries (blank lines) in raw bytes as they arrive, across chunk edges,
  * so the SSE stage can feed the parser one event block at a time and know the exact byte
  * count through the end of each event. That count is what a resume token carries: after a
@@ -9,22 +34,39 @@
  * are valid SSE but are not detected here: such a stream is then counted per chunk, which
  * can only over-count (never lets bytes through uncounted).
  */
-const LF = 0x0a;
-const CR = 0x0d;
-
 export class SseBoundaryScanner {
   /** The last two bytes of the stream before the current chunk (-1 when none). */
   private prev1 = -1;
   private prev2 = -1;
 
-  /** Offsets (exclusive ends) within `chunk` at which an event block ends, ascending. */
+  /** Offsets (exclusive ends) within `chunk` at which an event block ends, ascending; then moves past `chunk`. */
   ends(chunk: Uint8Array): number[] {
+    const out = this.endsIn(chunk);
+    this.advance(chunk);
+    return out;
+  }
+
+  /** Like {@link ends}, without moving past `chunk`. */
+  endsIn(chunk: Uint8Array): number[] {
     const out: number[] = [];
-    for (let i = chunk.indexOf(LF); i !== -1; i = chunk.indexOf(LF, i + 1)) {
-      const p1 = i >= 1 ? chunk[i - 1] : this.prev1;
-      const p2 = i >= 2 ? chunk[i - 2] : i === 1 ? this.prev1 : this.prev2;
-      if (p1 === LF || (p1 === CR && p2 === LF)) out.push(i + 1);
-    }
+    for (let i = chunk.indexOf(LF); i !== -1; i = chunk.indexOf(LF, i + 1)) if (this.endsAt(chunk, i)) out.push(i + 1);
+    return out;
+  }
+
+  /** The first of {@link endsIn}, or -1; without moving past `chunk`. */
+  firstEnd(chunk: Uint8Array): number {
+    for (let i = chunk.indexOf(LF); i !== -1; i = chunk.indexOf(LF, i + 1)) if (this.endsAt(chunk, i)) return i + 1;
+    return -1;
+  }
+
+  /** The last of {@link endsIn}, or -1; without moving past `chunk`. */
+  lastEnd(chunk: Uint8Array): number {
+    for (let i = chunk.lastIndexOf(LF); i !== -1; i = i > 0 ? chunk.lastIndexOf(LF, i - 1) : -1) if (this.endsAt(chunk, i)) return i + 1;
+    return -1;
+  }
+
+  /** Moves past `chunk`: call once per chunk, in stream order, after the queries about it. */
+  advance(chunk: Uint8Array): void {
     const n = chunk.length;
     if (n >= 2) {
       this.prev2 = chunk[n - 2]!;
@@ -33,6 +75,187 @@ export class SseBoundaryScanner {
       this.prev2 = this.prev1;
       this.prev1 = chunk[0]!;
     }
-    return out;
   }
+
+  /** Whether the LF at `i` ends a blank line (its line is empty: LF LF or LF CR LF). */
+  private endsAt(chunk: Uint8Array, i: number): boolean {
+    const p1 = i >= 1 ? chunk[i - 1] : this.prev1;
+    const p2 = i >= 2 ? chunk[i - 2] : i === 1 ? this.prev1 : this.prev2;
+    return p1 === LF || (p1 === CR && p2 === LF);
+  }
+}
+
+/**
+ * Tells, per chunk, whether an event that ends in it may carry an `id:` field: an `id:` line
+ * starts in the bytes since the last event boundary (this chunk's and the carried-over
+ * ones), also when split across chunk edges. Conservative: a split `i`|`d:` or `id`|`:` at a
+ * chunk edge counts wherever it is, and the stream's first chunk is searched for `id:`
+ * anywhere (a BOM may precede the first line). A false yes only costs the SSE stage its
+ * one-piece path for that chunk; a false no is impossible.
+ *
+ * Used by sse-stage.ts: an event with a non-empty id gets a resume token carrying the exact
+ * count through its end (ARCHITECTURE §4), so such chunks are parsed one event block at a
+ * time; chunks without one are parsed in one piece.
+ */
+export class SseIdFieldWatch {
+  private prev1 = -1;
+  private prev2 = -1;
+  /** An `id:` line started since the last boundary, before the current chunk. */
+  private open = false;
+
+  /**
+   * Call once per chunk, in stream order, with the chunk's last boundary end
+   * ({@link SseBoundaryScanner.lastEnd}, -1 when none). True when an event ending in
+   * `chunk` may have an id line.
+   */
+  check(chunk: Buffer, lastEnd: number): boolean {
+    const n = chunk.length;
+    if (n === 0) return this.open;
+    const first = this.firstIdLine(chunk);
+    const answer = this.open || first !== -1;
+    if (lastEnd === -1) this.open = answer;
+    // An id line after the last boundary: its line break is at lastEnd - 1 or later (a match
+    // at the chunk edge starts before any boundary of this chunk).
+    else this.open = first !== -1 && Math.max(chunk.lastIndexOf(LF_ID_FIELD), chunk.lastIndexOf(CR_ID_FIELD)) >= lastEnd - 1;
+    if (n >= 2) {
+      this.prev2 = chunk[n - 2]!;
+      this.prev1 = chunk[n - 1]!;
+    } else {
+      this.prev2 = this.prev1;
+      this.prev1 = chunk[0]!;
+    }
+    return answer;
+  }
+
+  /** Where an id line may start in `chunk` (0 for one begun before it), or -1. */
+  private firstIdLine(chunk: Buffer): number {
+    if (this.prev1 === -1) return chunk.indexOf(ID_FIELD);
+    const c0 = chunk[0];
+    const c1 = chunk.length > 1 ? chunk[1] : COLON;
+    if (this.prev2 === LOWER_I && this.prev1 === LOWER_D && c0 === COLON) return 0;
+    if (this.prev1 === LOWER_I && c0 === LOWER_D && c1 === COLON) return 0;
+    if ((this.prev1 === LF || this.prev1 === CR) && c0 === LOWER_I && c1 === LOWER_D && (chunk.length < 3 || chunk[2] === COLON)) return 0;
+    const lf = chunk.indexOf(LF_ID_FIELD);
+    const cr = chunk.indexOf(CR_ID_FIELD);
+    return lf === -1 ? cr : cr === -1 ? lf : Math.min(lf, cr);
+  }
+}
+
+/**
+ * Turns raw SSE bytes into text for the parser, line by line:
+ *
+ * - Complete lines (through the last LF or CR of a range) are decoded and handed to `sink`
+ *   at once, so nothing is delayed: comments and events go out as soon as their lines end.
+ * - The incomplete last line is held as the raw bytes it arrived in (views, no copy, no
+ *   concatenation), decoded only when its line ends. That bounds what one never-ending line
+ *   costs to its own bytes (the 100 MiB SSE attack: bench/README.md, Memory under attack),
+ *   instead of a decoded copy per chunk in the parser's buffer.
+ * - Cap: once the held line exceeds `maxLineBytes`, `push` returns false and drops it; the
+ *   caller reports the breach (sse-stage.ts: `sse_event`) and calls {@link reset} at the
+ *   next event boundary.
+ *
+ * Decoding is UTF-8 (TextDecoder, streaming, so a character split across chunks survives;
+ * a leading BOM is dropped as the WHATWG decoder does). A chunk of pure ASCII, met while the
+ * decoder holds no partial character, is decoded once as Latin-1 (identical for ASCII) and
+ * sliced per range; every other byte goes through the streaming decoder in order.
+ */
+export class SseLineFeeder {
+  private held: Buffer[] = [];
+  private heldBytes = 0;
+  private decoder = new TextDecoder('utf-8');
+  /** The decoder's last input byte was >= 0x80: it may hold the start of a character. */
+  private dirty = false;
+  /** No byte went through the decoder since it was made or reset (it would drop a BOM). */
+  private fresh = true;
+  /** The chunk whose ASCII test and text are cached below (valid for the ranges of one chunk). */
+  private cachedChunk: Buffer | undefined;
+  private cachedAscii = false;
+  private cachedText: string | undefined;
+
+  /**
+   * @param sink         receives decoded text, in stream order: whole lines, except the
+   *                     pieces of a held line ({@link flushHeld}, and before the rest of a
+   *                     line that ends later)
+   * @param maxLineBytes bound on the bytes of the held incomplete line (inclusive)
+   */
+  constructor(
+    private readonly sink: (text: string) => void,
+    readonly maxLineBytes: number,
+  ) {}
+
+  /** Bytes of the incomplete line held so far. */
+  get pendingBytes(): number {
+    return this.heldBytes;
+  }
+
+  /**
+   * Feeds `chunk[start, end)`. Returns false when the held incomplete line went over
+   * `maxLineBytes` (it is dropped, nothing of it reached the sink); true otherwise.
+   */
+  push(chunk: Buffer, start: number, end: number): boolean {
+    if (start >= end) return true;
+    // A chunk's first range: forget the cached text even for the same Buffer object (a source
+    // may hand out one buffer again with new bytes); later ranges of a chunk reuse it.
+    if (start === 0) this.cachedChunk = undefined;
+    const cut = lineEnd(chunk, start, end);
+    if (cut === start) return this.hold(chunk.subarray(start, end));
+    if (this.heldBytes > 0) this.flushHeld();
+    this.feed(chunk, start, cut);
+    return cut === end || this.hold(chunk.subarray(cut, end));
+  }
+
+  /** Hands the held incomplete line to the sink (end of stream). */
+  flushHeld(): void {
+    const held = this.held;
+    this.held = [];
+    this.heldBytes = 0;
+    for (const piece of held) this.feed(piece, 0, piece.length);
+  }
+
+  /** Drops the held line and any partial character in the decoder (after a skipped event). */
+  reset(): void {
+    this.held = [];
+    this.heldBytes = 0;
+    this.decoder.decode();
+    this.dirty = false;
+    this.fresh = true;
+  }
+
+  private hold(piece: Buffer): boolean {
+    this.heldBytes += piece.length;
+    if (this.heldBytes > this.maxLineBytes) {
+      this.held = [];
+      this.heldBytes = 0;
+      return false;
+    }
+    this.held.push(piece);
+    return true;
+  }
+
+  /** Decodes `chunk[start, end)` and hands it to the sink. */
+  private feed(chunk: Buffer, start: number, end: number): void {
+    if (!this.dirty && !this.fresh) {
+      if (chunk !== this.cachedChunk) {
+        this.cachedChunk = chunk;
+        this.cachedAscii = isAscii(chunk);
+        this.cachedText = undefined;
+      }
+      if (this.cachedAscii) {
+        const text = (this.cachedText ??= chunk.toString('latin1'));
+        this.sink(start === 0 && end === chunk.length ? text : text.slice(start, end));
+        return;
+      }
+    }
+    this.fresh = false;
+    this.dirty = chunk[end - 1]! >= 0x80;
+    this.sink(this.decoder.decode(chunk.subarray(start, end), { stream: true }));
+  }
+}
+
+/** The offset just past the last LF or CR in `chunk[start, end)`, or `start` when there is none. */
+function lineEnd(chunk: Buffer, start: number, end: number): number {
+  const last = chunk[end - 1];
+  if (last === LF || last === CR) return end;
+  const range = chunk.subarray(start, end);
+  return start + 1 + Math.max(range.lastIndexOf(LF), range.lastIndexOf(CR));
 }

@@ -32,3 +32,42 @@ export function encodeSseRetry(ms: number): string {
 export function encodeSseComment(text: string): string {
   return text === '' ? ':\n' : `: ${text}\n`;
 }
+
+/** What {@link SseFrameBatch.flush} writes to: the host's response (`ServerResponse`). */
+export interface SseSink {
+  write(chunk: string, encoding?: BufferEncoding): boolean;
+}
+
+/**
+ * The frames of one input chunk, written to the host in one write (ARCHITECTURE §5: SSE is
+ * never buffered: the SSE stage flushes after each input chunk, before it awaits the next
+ * one, so batching adds no delay; it saves a socket write per event: one write per event was
+ * most of the gateway's cost on a stream of small events, bench/README.md "SSE events/s").
+ */
+export class SseFrameBatch {
+  private text = '';
+
+  /** Adds one event, as {@link encodeSseEvent} writes it. */
+  event(ev: SseEventOut): void {
+    this.text += encodeSseEvent(ev);
+  }
+
+  /** Adds a frame already encoded (a comment, a `retry:`). */
+  frame(frame: string): void {
+    this.text += frame;
+  }
+
+  /**
+   * Writes what was added since the last flush in one `write`, if anything. Returns the bytes
+   * written and whether `sink` wants a drain (`write` returned false). Text that is all ASCII
+   * (as many UTF-8 bytes as characters) is written as Latin-1: the same bytes, copied without
+   * a UTF-8 encoding pass.
+   */
+  flush(sink: SseSink): { bytes: number; full: boolean } {
+    const text = this.text;
+    if (text === '') return { bytes: 0, full: false };
+    this.text = '';
+    const bytes = Buffer.byteLength(text);
+    return { bytes, full: !sink.write(text, bytes === text.length ? 'latin1' : 'utf8') };
+  }
+}

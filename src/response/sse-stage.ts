@@ -1,17 +1,30 @@
 /**
  * The SSE path: event decode -> per-event + cumulative budget -> structure bounds -> rewrite
- * -> encode (ARCHITECTURE §2). Each event is forwarded and flushed as soon as it is complete;
- * nothing is buffered beyond the event being parsed.
+ * -> encode (ARCHITECTURE §2). Nothing is buffered beyond the event being parsed: the events
+ * completed by one input chunk go to the host in one write as soon as that chunk is parsed,
+ * before the next chunk is awaited (one write per event cost more than all the rest on a
+ * stream of small events: bench/README.md "SSE events/s").
+ *
+ * Per event, only what the event can need: an event's data is JSON-parsed only when it may be
+ * the response to the request ({@link mayBeResponse}: the rewrite and the ending need it);
+ * progress notifications and the like get the size and structure bounds and the count. A
+ * chunk is parsed in one piece unless an event in it may carry an id (its resume token needs
+ * the exact count through its end) or it crosses the cumulative bound; then one event block
+ * at a time.
  *
  * Bounds (spec: mcp-response-extraction.md, Size Limits; ARCHITECTURE §5):
  * - cumulative: every byte of a request's stream (comments included) counts against
  *   `max_response_bytes` -> `sse_cumulative`. Events completed before the limit point are
  *   delivered; the bytes past it are never parsed. The standalone GET stream has no
  *   cumulative bound (keep-alives there are normal).
- * - per event: an event's data bytes against `max_sse_event_bytes` -> `sse_event`; the
- *   parser's pending buffer is capped near that bound, so one endless `data:` line can't grow
- *   memory past it.
- * - structure: a `message` event's data is checked for depth/node bounds before JSON.parse.
+ * - per event: an event's data bytes against `max_sse_event_bytes` -> `sse_event`. An
+ *   incomplete line waits as the raw bytes it arrived in (SseLineFeeder: no decoded copy, no
+ *   concatenation), capped at that bound + SSE_PENDING_SLACK_BYTES, and so is the parser's
+ *   own buffer (the data lines of the event so far): one endless `data:` line (the 100 MiB
+ *   attack) costs its bytes up to the cap, then `sse_event` (or `sse_cumulative` first, when
+ *   the response limit is the lower), without waiting for the line to end.
+ * - structure: a `message` event's data is checked for depth/node bounds before JSON.parse
+ *   (checkJsonBounds, skipped where {@link withinJsonBounds} proves it would pass).
  * - time: `sse_idle_timeout_ms` (no byte at all) -> `sse_idle`, `sse_deadline_ms` (whole stream) -> `sse_deadline`.
  *
  * Ending: once the response to the request's id has passed, the host's stream ends and the
@@ -31,10 +44,10 @@ import { createParser, type EventSourceMessage, type ParseError } from 'eventsou
 import { isRequestStream, type Exchange } from '../exchange.js';
 import { answerWithLocalError, type LocalErrorInput } from '../errors/local-reply.js';
 import { GatewayAbortError } from '../errors/abort.js';
-import { checkJsonBounds } from '../mcp/json-bounds.js';
+import { checkJsonBounds, type JsonBoundsLimits } from '../mcp/json-bounds.js';
 import { ByteBudget } from './byte-budget.js';
-import { SseBoundaryScanner } from './sse-boundaries.js';
-import { encodeSseComment, encodeSseEvent, encodeSseRetry } from './sse-encode.js';
+import { SseBoundaryScanner, SseIdFieldWatch, SseLineFeeder } from './sse-boundaries.js';
+import { SseFrameBatch, encodeSseComment, encodeSseRetry } from './sse-encode.js';
 import { isResponseToExchange, rewriteResponse } from './rewrite.js';
 import type { UpstreamResponse } from './json-stage.js';
 import { bodyErrorToLocal, recordCounts } from './body-source.js';
@@ -45,7 +58,42 @@ import type { PipelineHooks } from './pipeline.js';
 /** Slack over `max_sse_event_bytes` for the parser's pending line buffer (field names, line breaks). */
 export const SSE_PENDING_SLACK_BYTES = 64 * 1024;
 
+/**
+ * False when the JSON text `data` cannot parse to a JSON-RPC response, so it need not be
+ * parsed at all: a response has a `result` or an `error` member (JSON-RPC 2.0 §5), and the
+ * text of such a key holds `result` / `error` unless written with escapes (`\u0072` is the
+ * only kind that can spell a letter; RFC 8259 §7). Conservative: any text holding `resul`,
+ * `erro` or a backslash may be a response (a progress notification saying "no results" is
+ * parsed, and found not to be one). Not a syntax check: invalid JSON is forwarded either way.
+ */
+export function mayBeResponse(data: string): boolean {
+  return data.indexOf('\\') !== -1 || RESPONSE_KEYS.test(data);
+}
+/** Prefixes of both keys: a faster scan than the quoted keys (fewer candidate positions); false positives only cost a parse. */
+const RESPONSE_KEYS = /resul|erro/;
 
+/**
+ * True when `checkJsonBounds(text, limits)` (src/mcp/json-bounds.ts) cannot fail, proved
+ * without its scan: it counts at most one node per character (a value's first character, a
+ * string's opening quote) and one depth level per `[` or `{`, so a text no longer than
+ * `maxNodes` characters with at most `maxDepth` of those brackets anywhere (strings
+ * included) is within both bounds. False means "not proved": run the check. Costs a few
+ * native `indexOf` calls (it stops counting past `maxDepth`), against a character loop.
+ */
+export function withinJsonBounds(text: string, limits: JsonBoundsLimits): boolean {
+  if (text.length > limits.maxNodes) return false;
+  let brackets = 0;
+  for (let i = text.indexOf('{'); i !== -1; i = text.indexOf('{', i + 1)) if (++brackets > limits.maxDepth) return false;
+  for (let i = text.indexOf('['); i !== -1; i = text.indexOf('[', i + 1)) if (++brackets > limits.maxDepth) return false;
+  return true;
+}
+
+/**
+ * Streams a seller's `text/event-stream` body to the host through the SSE stages (module doc).
+ * Takes over the reply (`reply.hijack()`), writes the SSE headers at once, then the events;
+ * resolves when the host's stream is over, whatever ended it (never rejects: every failure is
+ * answered through the local-reply writer, ARCHITECTURE §3, or ends the stream plainly).
+ */
 export async function handleSseBody(
   exchange: Exchange,
   reply: FastifyReply,
@@ -69,15 +117,23 @@ export async function handleSseBody(
   raw.flushHeaders();
   exchange.sseStarted = true;
 
+  // Frames of the input chunk being processed, written to the host together when the chunk
+  // is done (flush), before the next chunk is awaited: batching without delay.
+  const batch = new SseFrameBatch();
   let needDrain = false;
-  const write = (frame: string): void => {
-    if (exchange.finished || raw.writableEnded || raw.destroyed) return;
-    exchange.bytesToHost += Buffer.byteLength(frame);
-    if (!raw.write(frame)) needDrain = true;
+  const flush = (): void => {
+    if (raw.writableEnded || raw.destroyed) return;
+    const { bytes, full } = batch.flush(raw);
+    exchange.bytesToHost += bytes;
+    if (full) needDrain = true;
+  };
+  const answer = (input: LocalErrorInput): void => {
+    flush();
+    answerWithLocalError(exchange, reply, input);
   };
   const fail = (input: LocalErrorInput): void => {
     if (requestStream) {
-      answerWithLocalError(exchange, reply, input);
+      answer(input);
     } else {
       log.warn({ agent: exchange.agent.name, reason: input.reason, observed_bytes: input.observedBytes }, 'standalone SSE stream: event dropped');
       exchange.reason = input.reason;
@@ -86,78 +142,102 @@ export async function handleSseBody(
   };
   const endPlainly = (outcome: 'ok' | 'rewritten' | 'resumable_end'): void => {
     if (exchange.finished) return;
+    flush();
     exchange.finished = true;
     exchange.outcome = outcome;
     exchange.abortUpstream(new GatewayAbortError({ reason: 'finished' }));
     if (!raw.writableEnded) raw.end();
   };
 
+  // Only a `request` can be answered by an event; `maxDataChars`: below it, an event's data
+  // cannot exceed the per-event bound (UTF-8 needs at most 3 bytes per UTF-16 unit).
+  const answerable = exchange.rpc.kind === 'request';
+  const maxDataChars = Math.floor(perEventLimit / 3);
+  const boundsLimits = { maxDepth: limits.max_json_depth, maxNodes: limits.max_json_nodes };
+
   const onEvent = (ev: EventSourceMessage): void => {
     if (exchange.finished) return;
     let data = ev.data;
-    const dataBytes = Buffer.byteLength(data);
+    // -1: not measured (short data, within the bound whatever its characters).
+    let dataBytes = data.length <= maxDataChars ? -1 : Buffer.byteLength(data);
     if (dataBytes > perEventLimit) {
       fail({ reason: 'sse_event', limitBytes: perEventLimit, observedBytes: dataBytes });
       return;
     }
     let final = false;
     if ((ev.event === undefined || ev.event === 'message') && data !== '') {
-      const bounds = checkJsonBounds(data, { maxDepth: limits.max_json_depth, maxNodes: limits.max_json_nodes });
-      if (!bounds.ok) {
+      const bounds = withinJsonBounds(data, boundsLimits) ? undefined : checkJsonBounds(data, boundsLimits);
+      if (bounds !== undefined && !bounds.ok) {
+        if (dataBytes < 0) dataBytes = Buffer.byteLength(data);
         fail({ reason: bounds.reason, limitBytes: perEventLimit, observedBytes: dataBytes, limit: bounds.limit, observed: bounds.observed });
         return;
       }
-      let message: unknown;
-      try {
-        message = JSON.parse(data);
-      } catch {
-        message = undefined; // not JSON: forwarded as it is, the host's client decides
-      }
-      if (message !== undefined && isResponseToExchange(exchange, message)) {
-        final = true;
-        const rewritten = rewriteResponse(exchange, message, data);
-        let outBytes = dataBytes;
-        if (rewritten.changed) {
-          data = JSON.stringify(rewritten.message);
-          outBytes = Buffer.byteLength(data);
-          exchange.bytesSaved += dataBytes - outBytes;
-          exchange.actions.push(rewritten.action);
+      // Parsed only when it may be the response to the request (mayBeResponse):
+      // anything else (progress notifications...) is forwarded as it is, parsed or not.
+      if (answerable && mayBeResponse(data)) {
+        let message: unknown;
+        try {
+          message = JSON.parse(data);
+        } catch {
+          message = undefined; // not JSON: forwarded as it is, the host's client decides
         }
-        hooks.onResponseMessage(rewritten.message, outBytes);
+        if (message !== undefined && isResponseToExchange(exchange, message)) {
+          final = true;
+          if (dataBytes < 0) dataBytes = Buffer.byteLength(data);
+          const rewritten = rewriteResponse(exchange, message, data);
+          let outBytes = dataBytes;
+          if (rewritten.changed) {
+            data = JSON.stringify(rewritten.message);
+            outBytes = Buffer.byteLength(data);
+            exchange.bytesSaved += dataBytes - outBytes;
+            exchange.actions.push(rewritten.action);
+          }
+          hooks.onResponseMessage(rewritten.message, outBytes);
+        }
       }
     }
     // A non-empty seller id goes out as a resume token carrying the exact count through this
-    // event (the parser is fed one event block at a time); an empty `id:` passes unchanged.
+    // event (a chunk that may hold an id line is fed one event block at a time: see `take`);
+    // an empty `id:` passes unchanged.
     let id = ev.id;
     if (id !== undefined && id !== '') {
       id = exchange.mintEventId(id, cumulative ? cumulative.used : 0);
       if (id === undefined) log.warn({ agent: exchange.agent.name }, 'SSE event id could not be turned into a resume token: forwarded without an id');
     }
-    write(encodeSseEvent({ id, event: ev.event, data }));
+    if (!exchange.finished) batch.event({ id, event: ev.event, data });
     if (id !== undefined && id !== '') exchange.lastEventIdSent = id;
     if (final) endPlainly(exchange.actions.length > 0 ? 'rewritten' : 'ok');
   };
 
-  /** True from a parser buffer-cap breach to the next event boundary (see `feed`). */
+  /** True from a per-event cap breach (an endless line) to the next event boundary (see `take`). */
   let skippingToBoundary = false;
+  const parserCapBreached = (): void => {
+    if (skippingToBoundary || exchange.finished) return;
+    // A request stream ends here (fail answers the request); the standalone GET stream drops
+    // the rest of this event and is reset at the next event boundary (see `take`).
+    skippingToBoundary = true;
+    fail({ reason: 'sse_event', limitBytes: perEventLimit, observedBytes: perEventLimit + SSE_PENDING_SLACK_BYTES + 1 });
+  };
   const parser = createParser({
     onEvent,
-    onComment: (c) => write(encodeSseComment(c)),
-    onRetry: (ms) => write(encodeSseRetry(ms)),
+    onComment: (c) => {
+      if (!exchange.finished) batch.frame(encodeSseComment(c));
+    },
+    onRetry: (ms) => {
+      if (!exchange.finished) batch.frame(encodeSseRetry(ms));
+    },
     onError: (err: ParseError) => {
-      if (err.type === 'max-buffer-size-exceeded') {
-        // The parser is now terminated (it throws on the next feed). A request stream ends
-        // here (fail answers the request); the standalone GET stream drops the rest of this
-        // event and is reset at the next event boundary (see `feed`).
-        skippingToBoundary = true;
-        fail({ reason: 'sse_event', limitBytes: perEventLimit, observedBytes: perEventLimit + SSE_PENDING_SLACK_BYTES + 1 });
-      } else {
-        log.debug({ agent: exchange.agent.name, err: err.message }, 'ignored malformed SSE line');
-      }
+      // The parser is then terminated (it throws on the next feed): `lines` stops feeding it.
+      if (err.type === 'max-buffer-size-exceeded') parserCapBreached();
+      else log.debug({ agent: exchange.agent.name, err: err.message }, 'ignored malformed SSE line');
     },
     maxBufferSize: perEventLimit + SSE_PENDING_SLACK_BYTES,
   });
-  const decoder = new TextDecoder('utf-8');
+  // Complete lines go to the parser as they arrive; an incomplete line waits as raw bytes,
+  // capped like the parser's own buffer (sse-boundaries.ts).
+  const lines = new SseLineFeeder((text) => {
+    if (!skippingToBoundary && !exchange.finished) parser.feed(text);
+  }, perEventLimit + SSE_PENDING_SLACK_BYTES);
 
   let idleTimer: NodeJS.Timeout | undefined;
   const armIdle = (): void => {
@@ -173,7 +253,7 @@ export async function handleSseBody(
     : undefined;
   const onTimeout = (input: LocalErrorInput): void => {
     if (exchange.finished) return;
-    if (requestStream) answerWithLocalError(exchange, reply, input);
+    if (requestStream) answer(input);
     else {
       exchange.reason = input.reason;
       endPlainly('resumable_end');
@@ -183,43 +263,69 @@ export async function handleSseBody(
   // Shutdown: end plainly so the client resumes with its last token; a request stream that
   // sent no event id yet has nothing to resume from, so its request is answered instead.
   hooks.onSseStart(() => {
-    if (requestStream && exchange.lastEventIdSent === undefined) answerWithLocalError(exchange, reply, { reason: 'gateway_shutdown' });
+    if (requestStream && exchange.lastEventIdSent === undefined) answer({ reason: 'gateway_shutdown' });
     else endPlainly('resumable_end');
   });
 
   /**
-   * Counts and parses one slice; false once the cumulative bound broke. `atBoundary`: the
-   * slice ends with an event's blank line (SseBoundaryScanner).
+   * Counts and parses `chunk[start, end)`; false once the stream is over (the cumulative
+   * bound broke, or the exchange finished). `atBoundary`: the range ends with an event's
+   * blank line (SseBoundaryScanner). The count is taken per range, so while an event's block
+   * is parsed `cumulative.used` is the exact count through its end (its resume token).
    *
-   * After the parser's buffer cap broke (an endless `data:` line), the rest of that event is
-   * dropped unparsed up to the next event boundary, where the parser and the UTF-8 decoder
-   * are reset, so later events on the standalone GET stream still flow (before this, the
-   * terminated parser threw on the next feed and ended the GET stream:
+   * After a per-event cap breach (an endless line), the rest of that event is dropped
+   * unparsed up to the next event boundary, where the parser and the line feeder (with its
+   * UTF-8 decoder) are reset, so later events on the standalone GET stream still flow (before
+   * this, the terminated parser threw on the next feed and ended the GET stream:
    * test/regressions/get-stream-oversized-event.test.ts). Line endings that are CR only are
    * not seen as boundaries (sse-boundaries.ts): on such a stream the rest is dropped.
    */
-  const feed = (slice: Buffer, atBoundary: boolean): boolean => {
+  const take = (chunk: Buffer, start: number, end: number, atBoundary: boolean): boolean => {
     if (cumulative) {
-      const fit = cumulative.take(slice.length);
-      if (fit < slice.length) {
+      const fit = cumulative.take(end - start);
+      if (fit < end - start) {
         // Events complete before the limit point are still delivered; nothing past it is parsed.
-        if (fit > 0 && !skippingToBoundary) parser.feed(decoder.decode(slice.subarray(0, fit), { stream: true }));
-        answerWithLocalError(exchange, reply, { reason: 'sse_cumulative', limitBytes: cumulative.limit, observedBytes: cumulative.used });
+        if (fit > 0 && !skippingToBoundary && !lines.push(chunk, start, start + fit)) parserCapBreached();
+        answer({ reason: 'sse_cumulative', limitBytes: cumulative.limit, observedBytes: cumulative.used });
         return false;
       }
     }
-    if (skippingToBoundary) {
-      if (atBoundary) {
-        parser.reset();
-        decoder.decode(); // drop a partial character held from before the skipped bytes
-        skippingToBoundary = false;
-      }
-      return !exchange.finished;
+    if (!skippingToBoundary && !lines.push(chunk, start, end)) parserCapBreached();
+    // Skipping (from before, or from a breach while completing the held line in this range):
+    // the dropped event ends at this boundary.
+    if (skippingToBoundary && atBoundary) {
+      parser.reset();
+      lines.reset();
+      skippingToBoundary = false;
     }
-    parser.feed(decoder.decode(slice, { stream: true }));
     return !exchange.finished;
   };
   const boundaries = new SseBoundaryScanner();
+  const idFields = new SseIdFieldWatch();
+
+  /**
+   * Parses one input chunk; false once the stream is over. Event blocks are taken one at a
+   * time where an event may carry an id (its resume token needs the count through its end),
+   * while skipping to a boundary, and where the cumulative bound breaks. Otherwise the chunk
+   * is taken in one piece, after the block that completes a held line (the only place where
+   * a cap breach can happen before the chunk's last boundary: test/unit/sse-stage-batching).
+   */
+  const takeChunk = (chunk: Buffer): boolean => {
+    const n = chunk.length;
+    const last = boundaries.lastEnd(chunk);
+    const withIds = idFields.check(chunk, last);
+    // The chunk that crosses the cumulative bound is also taken block by block: the error
+    // reports the count through the block that crossed (sse-split-across-events.test.ts).
+    const crossing = cumulative !== undefined && cumulative.used + n > cumulative.limit;
+    const ends = withIds || skippingToBoundary || crossing ? boundaries.endsIn(chunk) : lines.pendingBytes > 0 && last !== -1 ? [boundaries.firstEnd(chunk)] : [];
+    boundaries.advance(chunk);
+    let start = 0;
+    for (const end of ends) {
+      if (!take(chunk, start, end, true)) return false;
+      start = end;
+    }
+    return start < n ? take(chunk, start, n, last === n) : true;
+  };
 
   const source = res.body;
   try {
@@ -227,23 +333,22 @@ export async function handleSseBody(
       if (exchange.finished) break;
       recordCounts(exchange, source);
       armIdle();
-      let start = 0;
-      let open = true;
-      for (const end of boundaries.ends(chunk)) {
-        open = feed(chunk.subarray(start, end), true);
-        start = end;
-        if (!open) break;
-      }
-      if (open && start < chunk.length) open = feed(chunk.subarray(start), false);
+      const open = takeChunk(chunk);
+      flush();
       if (!open || exchange.finished) break;
       if (needDrain) {
         needDrain = false;
         await drainOrClose(raw);
       }
     }
-    // A last event ended by a lone CR (valid SSE line ending) is still pending in the parser:
-    // an LF completes that line ending; after a complete event it is a no-op blank line.
-    if (!exchange.finished && !skippingToBoundary) parser.feed('\n');
+    if (!exchange.finished && !skippingToBoundary) {
+      // An incomplete last line goes to the parser, then an LF: it completes a last event
+      // ended by a lone CR (valid SSE line ending), and after a complete event it is a no-op
+      // blank line.
+      lines.flushHeld();
+      if (!skippingToBoundary && !exchange.finished) parser.feed('\n');
+      flush();
+    }
     if (!exchange.finished) onUpstreamEnd();
   } catch (err) {
     const local = bodyErrorToLocal(exchange, err, limits.max_response_bytes, cumulative?.used ?? source.decoded.used);
@@ -260,7 +365,7 @@ export async function handleSseBody(
   function onUpstreamEnd(): void {
     if (!requestStream) return endPlainly('ok');
     if (exchange.lastEventIdSent !== undefined) return endPlainly('resumable_end');
-    answerWithLocalError(exchange, reply, {
+    answer({
       reason: 'upstream_reset',
       limitBytes: limits.max_response_bytes,
       observedBytes: cumulative?.used ?? exchange.bytesFromSeller,

@@ -1,0 +1,119 @@
+/**
+ * SseLineFeeder (src/response/sse-boundaries.ts): complete lines go to the parser at once as
+ * text; an incomplete last line waits as raw bytes, capped; UTF-8 survives any chunking.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { SseLineFeeder } from '../../src/response/sse-boundaries.js';
+
+function feeder(max = 1024): { f: SseLineFeeder; got: string[] } {
+  const got: string[] = [];
+  return { f: new SseLineFeeder((t) => got.push(t), max), got };
+}
+const push = (f: SseLineFeeder, s: string | Buffer): boolean => {
+  const b = typeof s === 'string' ? Buffer.from(s) : s;
+  return f.push(b, 0, b.length);
+};
+
+test('complete lines are handed over at once; the incomplete last line waits', () => {
+  const { f, got } = feeder();
+  assert.equal(push(f, 'event: message\ndata: {"a"'), true);
+  assert.deepEqual(got, ['event: message\n']);
+  assert.equal(f.pendingBytes, 10);
+  assert.equal(push(f, ':1}\n\n: keep'), true);
+  // The held line comes first, as its own piece, then the lines it completes.
+  assert.deepEqual(got, ['event: message\n', 'data: {"a"', ':1}\n\n']);
+  assert.equal(f.pendingBytes, 6);
+  f.flushHeld();
+  assert.deepEqual(got.slice(3), [': keep']);
+  assert.equal(f.pendingBytes, 0);
+});
+
+test('a range of a chunk: only those bytes', () => {
+  const { f, got } = feeder();
+  const b = Buffer.from('xxdata: 1\n\nyy');
+  f.push(b, 2, 11);
+  assert.deepEqual(got, ['data: 1\n\n']);
+});
+
+test('a CR is a line end too (a CR LF split across chunks included)', () => {
+  const { f, got } = feeder();
+  push(f, 'data: a\r');
+  push(f, '\ndata: b\r\r');
+  assert.deepEqual(got, ['data: a\r', '\ndata: b\r\r']);
+  assert.equal(f.pendingBytes, 0);
+});
+
+test('the held line is capped: exactly the cap is held, one byte more drops it', () => {
+  const { f, got } = feeder(10);
+  assert.equal(push(f, 'data: 1234'), true); // 10 bytes
+  assert.equal(f.pendingBytes, 10);
+  assert.equal(push(f, '5'), false);
+  assert.equal(f.pendingBytes, 0);
+  assert.deepEqual(got, []);
+});
+
+test('an endless line is held as the chunks it came in, never decoded', () => {
+  const { f, got } = feeder(64 * 1024 + 100);
+  const piece = Buffer.alloc(16 * 1024, 0x41);
+  for (let i = 0; i < 4; i++) assert.equal(f.push(piece, 0, piece.length), true);
+  assert.equal(f.pendingBytes, 64 * 1024);
+  assert.deepEqual(got, []);
+  assert.equal(f.push(piece, 0, piece.length), false);
+});
+
+test('UTF-8 characters split across chunks decode intact, also inside a held line', () => {
+  const text = 'data: é€😀 ünïcödé\n\ndata: plain\n\n';
+  const bytes = Buffer.from(text);
+  for (let cut1 = 1; cut1 < bytes.length - 1; cut1++) {
+    for (const cut2 of [cut1 + 1, Math.min(bytes.length - 1, cut1 + 7)]) {
+      const { f, got } = feeder();
+      f.push(bytes, 0, cut1);
+      f.push(bytes, cut1, cut2);
+      f.push(bytes, cut2, bytes.length);
+      assert.equal(got.join(''), text, `cuts at ${cut1}, ${cut2}`);
+    }
+  }
+});
+
+test('ASCII chunks after a non-ASCII one: the decoder state is honoured', () => {
+  const { f, got } = feeder();
+  const euro = Buffer.from('€'); // 3 bytes
+  push(f, Buffer.concat([Buffer.from('data: '), euro.subarray(0, 1)]));
+  push(f, euro.subarray(1, 3));
+  push(f, 'x\n\n');
+  push(f, 'data: y\n\n');
+  assert.equal(got.join(''), 'data: €x\n\ndata: y\n\n');
+});
+
+test('a BOM is dropped at the start of the stream only', () => {
+  const { f, got } = feeder();
+  push(f, Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('data: a\n\n')]));
+  push(f, Buffer.concat([Buffer.from('data: '), Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('b\n\n')]));
+  assert.equal(got.join(''), 'data: a\n\ndata: \ufeffb\n\n');
+});
+
+test('invalid UTF-8 becomes U+FFFD, as the streaming decoder makes it', () => {
+  const { f, got } = feeder();
+  push(f, Buffer.from([0x64, 0x61, 0x74, 0x61, 0x3a, 0x20, 0xff, 0x0a, 0x0a]));
+  assert.equal(got.join(''), 'data: \ufffd\n\n');
+});
+
+test('reset drops the held line and a partial character', () => {
+  const { f, got } = feeder();
+  push(f, Buffer.concat([Buffer.from('data: x'), Buffer.from('€').subarray(0, 2)]));
+  f.reset();
+  assert.equal(f.pendingBytes, 0);
+  push(f, 'data: y\n\n');
+  assert.deepEqual(got, ['data: y\n\n']);
+});
+
+test('one Buffer object handed out again with new bytes is decoded anew', () => {
+  const { f, got } = feeder();
+  const buf = Buffer.from('data: 1\n\n');
+  push(f, 'data: 0\n\n'); // past the decoder's first bytes: ASCII chunks take the cached path
+  f.push(buf, 0, buf.length);
+  buf.write('data: 2\n\n');
+  f.push(buf, 0, buf.length);
+  assert.deepEqual(got, ['data: 0\n\n', 'data: 1\n\n', 'data: 2\n\n']);
+});

@@ -1,0 +1,126 @@
+/**
+ * A socket-free harness for the SSE stage (src/response/sse-stage.ts): a real exchange
+ * (limits resolved from a YAML config by the real loader), the seller's body given as
+ * chunks, and a fake host response that records every write. For unit tests of exact bytes
+ * and write batching ("stages fed chunks, no sockets", ARCHITECTURE §6).
+ */
+import { Readable } from 'node:stream';
+import type { FastifyBaseLogger, FastifyReply } from 'fastify';
+import { parseConfig } from '../../src/config/load.js';
+import { resolveCallLimits } from '../../src/config/resolve.js';
+import { createExchange, type Exchange, type RpcPeek } from '../../src/exchange.js';
+import { openBodySource } from '../../src/response/body-source.js';
+import { handleSseBody } from '../../src/response/sse-stage.js';
+import type { PipelineHooks } from '../../src/response/pipeline.js';
+
+export interface StageRun {
+  readonly exchange: Exchange;
+  /** Every write to the host, in order, as UTF-8 text. */
+  readonly writes: string[];
+  /** The whole body the host received. */
+  readonly body: string;
+  readonly ended: boolean;
+  /** Response messages observed through the pipeline hook (discovery sizes). */
+  readonly observed: Array<{ message: unknown; bytes: number }>;
+  /** Warnings logged. */
+  readonly warnings: unknown[];
+}
+
+export interface StageOptions {
+  /** Agent YAML lines under `agents.s:` besides `url` (e.g. `max_response_bytes: 8192`). */
+  agentYaml?: string[];
+  rpc?: RpcPeek;
+  protocolVersion?: string;
+  /** Resume token minting; default: `tok(<upstream id>,<count>)`. */
+  mint?: (upstreamId: string, usedBytes: number) => string | undefined;
+  /** Count already used (a resumed stream). */
+  usedBytes?: number;
+  /** false: record no writes (for timing the stage alone). */
+  record?: boolean;
+  /** Called after each recorded write, with the writes so far. */
+  onWrite?: (writes: readonly string[]) => void;
+}
+
+export const TOOL_CALL: RpcPeek = { kind: 'request', id: 1, method: 'tools/call', toolName: 'get_products' };
+
+/**
+ * Runs the SSE stage over `chunks` (each one read from the seller as one chunk; an async
+ * iterable is read only as fast as the stage asks) and returns what the host got.
+ */
+export async function runSseStage(chunks: ReadonlyArray<string | Buffer> | AsyncIterable<Buffer>, opts: StageOptions = {}): Promise<StageRun> {
+  const yaml = ['log_level: silent', 'agents:', '  s:', '    url: http://127.0.0.1:9/mcp', ...(opts.agentYaml ?? []).map((l) => `    ${l}`), ''].join('\n');
+  const agent = parseConfig(yaml, { env: {}, source: 'sse-stage-kit' }).agents.get('s')!;
+  const rpc = opts.rpc ?? TOOL_CALL;
+  const limits = resolveCallLimits(agent, rpc.toolName, undefined);
+  const protocolVersion = opts.protocolVersion ?? '2025-06-18';
+  const exchange = createExchange({
+    agent,
+    rpc,
+    limits,
+    protocolVersion,
+    normalize: protocolVersion >= '2025-06-18' && limits.dedupe_text !== 'off',
+    stream: { startedAt: Date.now(), usedBytes: opts.usedBytes ?? 0, resumeFrom: undefined },
+    mintEventId: opts.mint ?? ((id, used) => `tok(${id},${used})`),
+  });
+  const writes: string[] = [];
+  let ended = false;
+  const raw = {
+    writableEnded: false,
+    destroyed: false,
+    headersSent: false,
+    writeHead() {
+      raw.headersSent = true;
+      return raw;
+    },
+    flushHeaders() {},
+    write(chunk: string | Buffer, encoding?: BufferEncoding) {
+      if (opts.record === false) return true;
+      const text = typeof chunk === 'string' ? Buffer.from(chunk, encoding ?? 'utf8').toString('utf8') : chunk.toString('utf8');
+      // Writes between cork() and uncork() reach the socket as one write.
+      if (raw.corked > 0 && raw.inCork) writes[writes.length - 1] += text;
+      else writes.push(text);
+      raw.inCork = raw.corked > 0;
+      opts.onWrite?.(writes);
+      return true;
+    },
+    end(chunk?: string | Buffer) {
+      if (chunk !== undefined) raw.write(chunk);
+      raw.writableEnded = true;
+      ended = true;
+    },
+    corked: 0,
+    inCork: false,
+    cork() {
+      raw.corked++;
+    },
+    uncork() {
+      raw.corked--;
+      if (raw.corked === 0) raw.inCork = false;
+    },
+    once() {
+      return raw;
+    },
+    on() {
+      return raw;
+    },
+    off() {
+      return raw;
+    },
+  };
+  const reply = { raw, hijack() {}, getHeaders: () => ({}), sent: false } as unknown as FastifyReply;
+  const warnings: unknown[] = [];
+  const log = { warn: (o: unknown) => warnings.push(o), debug() {}, info() {}, error() {} } as unknown as FastifyBaseLogger;
+  const observed: Array<{ message: unknown; bytes: number }> = [];
+  const hooks: PipelineHooks = {
+    onSseStart() {},
+    onSseEnd() {},
+    onSseEventDropped() {},
+    wantsResponseMessage: true,
+    onResponseMessage: (message, bytes) => observed.push({ message, bytes }),
+  };
+  const source = Symbol.asyncIterator in chunks ? chunks : chunks.map((c) => (typeof c === 'string' ? Buffer.from(c) : c));
+  const stream = Readable.from(source, { objectMode: true, highWaterMark: 1 });
+  const body = openBodySource(stream, [], Infinity);
+  await handleSseBody(exchange, reply, { statusCode: 200, headers: { 'content-type': 'text/event-stream' }, body }, log, hooks);
+  return { exchange, writes, body: writes.join(''), ended, observed, warnings };
+}
