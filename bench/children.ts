@@ -67,8 +67,6 @@ export interface StartOptions {
   /** Extra Node flags (`--cpu-prof`, `--expose-gc`). */
   nodeFlags?: string[];
   readyTimeoutMs?: number;
-  /** Run the module from this compiled tree instead of the one set with `useCompiled` (comparing two builds). */
-  compiledOut?: string;
 }
 
 /** Forks a child that reports `{type:'ready', port}` (server children, see child-stats.ts). */
@@ -117,31 +115,26 @@ export async function startChild(label: string, opts: StartOptions): Promise<Ben
     },
     close() {
       closing ??= (async () => {
-        if (child.exitCode !== null || child.signalCode !== null) return;
-        const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-        try {
-          child.send({ type: 'shutdown' } satisfies ParentMessage);
-        } catch {
-          /* channel already closed */
-        }
+        if (child.connected) child.send({ type: 'shutdown' } satisfies ParentMessage);
         // A --cpu-prof child needs a moment to write its profile.
-        await withTimeout(exited, 15_000, `${label} shutdown`).catch(() => {
-          child.kill('SIGKILL');
-        });
-        live.delete(child);
+        await reaped(child, 15_000);
       })();
       return closing;
     },
   };
 }
 
+/** `<out>/bench/<module as .js>` for a bench module name such as `seller.ts`. */
+export function compiledModule(out: string, module: string): string {
+  return join(out, 'bench', module.replace(/\.ts$/, '.js'));
+}
+
 /** Forks a bench module's compiled `.js` under plain `node`, stdout/stderr inherited, with IPC. Throws before `useCompiled`. */
 export function spawnChild(opts: StartOptions): ChildProcess {
-  const out = opts.compiledOut ?? compiledOut;
-  if (out === undefined) throw new Error('bench children: useCompiled(out) was not called');
-  const child = fork(join(out, 'bench', opts.module.replace(/\.ts$/, '.js')), opts.args ?? [], {
+  if (compiledOut === undefined) throw new Error('bench children: useCompiled(out) was not called');
+  const child = fork(compiledModule(compiledOut, opts.module), opts.args ?? [], {
     cwd: REPO_DIR,
-    execArgv: [...(opts.nodeFlags ?? [])],
+    execArgv: opts.nodeFlags ?? [],
     env: { ...process.env, ...opts.env },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });

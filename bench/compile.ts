@@ -21,7 +21,7 @@ import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import { join, relative } from 'node:path';
-import { REPO_DIR } from './children.js';
+import { REPO_DIR, compiledModule } from './children.js';
 
 /** Bench modules started as child processes (compiled with everything they import). */
 export const CHILD_MODULES = ['gateway-child.ts', 'passthrough.ts', 'seller.ts', 'attacker.ts', 'micro.ts'] as const;
@@ -42,23 +42,13 @@ export interface CompiledSnapshot {
   readonly ms: number;
 }
 
-/** `<out>/bench/<module as .js>` for a bench module name such as `seller.ts`. */
-export function compiledModule(out: string, module: string): string {
-  return join(out, 'bench', module.replace(/\.ts$/, '.js'));
-}
-
-/**
- * @param sourceDir a checkout to take src/, bench/, package.json and tsconfig.json from
- *   (default: this repository; e.g. an exported older commit, to compare two builds);
- *   node_modules is always this repository's.
- */
-export function compileSnapshot(sourceDir: string = REPO_DIR): CompiledSnapshot {
+export function compileSnapshot(): CompiledSnapshot {
   const t0 = performance.now();
   const dir = mkdtempSync(join(os.tmpdir(), 'adcp-bench-src-'));
   try {
-    cpSync(join(sourceDir, 'src'), join(dir, 'src'), { recursive: true });
-    cpSync(join(sourceDir, 'bench'), join(dir, 'bench'), { recursive: true, filter: (p) => !/\/bench\/profiles(\/|$)/.test(p) && !p.endsWith('.md') });
-    for (const f of ['package.json', 'tsconfig.json']) copyFileSync(join(sourceDir, f), join(dir, f));
+    cpSync(join(REPO_DIR, 'src'), join(dir, 'src'), { recursive: true });
+    cpSync(join(REPO_DIR, 'bench'), join(dir, 'bench'), { recursive: true, filter: (p) => !/\/bench\/profiles(\/|$)/.test(p) && !p.endsWith('.md') });
+    for (const f of ['package.json', 'tsconfig.json']) copyFileSync(join(REPO_DIR, f), join(dir, f));
     symlinkSync(join(REPO_DIR, 'node_modules'), join(dir, 'node_modules'), 'dir');
     const out = join(dir, 'out');
     writeFileSync(

@@ -4,9 +4,7 @@
  *
  *   node --import tsx bench/profile-summary.ts bench/profiles/CPU.<...>.0.001.cpuprofile [--top 25]
  *
- * (`.0.` in the name is the main thread. The bench runs the gateway compiled, under plain
- * node, so there is one file per gateway process; a gateway run under tsx also writes one
- * for tsx's loader thread.)
+ * (one file per gateway process: the bench runs the gateway compiled, under plain node.)
  */
 import { readFileSync } from 'node:fs';
 import { REPO_DIR } from './children.js';
@@ -31,7 +29,7 @@ function sourceOf(url: string): string {
   }
   if (path.startsWith('node:')) return `node:${path.slice(5).split('/').slice(0, 2).join('/')}`;
   // The gateway runs from the run's compiled snapshot (compile.ts, `<tmp>/out/src/...js`): show it as src/.
-  const snap = /\/adcp-bench-src-[^/]+\/(?:out\/)?(.*)$/.exec(path);
+  const snap = /\/adcp-bench-src-[^/]+\/out\/(.*)$/.exec(path);
   if (snap) return snap[1]!;
   return path.startsWith(REPO_DIR) ? path.slice(REPO_DIR.length) : path;
 }

@@ -96,7 +96,7 @@ export interface BenchMeta {
   node: string;
   versions: Record<string, string>;
   git: string;
-  /** Hash of the snapshot of src/ every gateway process of the run loaded. */
+  /** Hash of the sources (src/ and the bench children) compiled once for every child process of the run (compile.ts). */
   sourceSnapshot: string;
   wallSeconds?: number;
   exactPeaks: boolean;

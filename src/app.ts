@@ -11,7 +11,8 @@
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyServerOptions, type FastifyError } from 'fastify';
 import replyFrom from '@fastify/reply-from';
 import type { Logger } from 'pino';
-import type { GatewayConfig } from './config/types.js';
+import { requestBodyLimit } from './config/resolve.js';
+import type { AgentConfig, GatewayConfig } from './config/types.js';
 import type { Exchange } from './exchange.js';
 import { refuse, refusalReasonOf } from './errors/local-reply.js';
 import { addLogSecrets, configSecrets, createLogger, lazyChildLoggerFactory } from './observability/logger.js';
@@ -39,7 +40,7 @@ export async function buildApp(config: GatewayConfig, opts: BuildAppOptions = {}
     if (secrets.of !== current) secrets = { of: current, values: configSecrets(current) };
     return secrets.values;
   });
-  const bodyLimit = Math.max(config.defaults.max_request_bytes, ...[...config.agents.values()].map((a) => a.max_request_bytes));
+  const bodyLimit = requestBodyLimit(config);
 
   const app = Fastify({
     loggerInstance: logger as FastifyBaseLogger,
@@ -52,11 +53,7 @@ export async function buildApp(config: GatewayConfig, opts: BuildAppOptions = {}
     return503OnClosing: true,
   });
 
-  for (const agent of config.agents.values()) {
-    if (agent.tls_insecure_skip_verify) {
-      logger.warn({ agent: agent.name, url: agent.url.origin }, 'TLS certificate verification is OFF for this agent (tls_insecure_skip_verify: true). Never use this in production.');
-    }
-  }
+  for (const agent of config.agents.values()) if (agent.tls_insecure_skip_verify) warnInsecureAgent(logger, agent);
   const upstream = createUpstreamDispatcher((origin) => {
     for (const agent of current.agents.values()) if (agent.tls_insecure_skip_verify && agent.url.origin === origin) return true;
     return false;
@@ -163,6 +160,11 @@ export async function buildApp(config: GatewayConfig, opts: BuildAppOptions = {}
   };
   app.decorate('gateway', gateway);
   return app;
+}
+
+/** The start-up (and reload) warning for an agent with `tls_insecure_skip_verify: true`. */
+export function warnInsecureAgent(log: Logger, agent: AgentConfig): void {
+  log.warn({ agent: agent.name, url: agent.url.origin }, 'TLS certificate verification is OFF for this agent (tls_insecure_skip_verify: true). Never use this in production.');
 }
 
 /** Control surface of a built gateway (main.ts: reload, shutdown; observability: metrics). */

@@ -1,7 +1,8 @@
 /**
  * Config reload: on `SIGHUP` (wired in `main.ts`) and when the config file changes on disk.
  *
- * - The file is loaded exactly as at start-up (`loadConfigFile`). A valid file is applied
+ * - The file is loaded exactly as at start-up (`readConfigText` and `parseConfig`, what
+ *   `loadConfigFile` does), read once per reload. A valid file is applied
  *   with `GatewayControl.setConfig`: requests that arrive from then on use it; an exchange in
  *   flight keeps the limits it resolved when it started. The log says `config reloaded`
  *   with the agent names (never a header value or the resume secret).
@@ -20,13 +21,13 @@
  * `SIGHUP` always reloads (the environment or a referenced `${VAR}` may be what changed).
  * Reloads never overlap: they run one after another, pending file checks coalesced.
  */
-import { readConfigText } from './config/load.js';
 import { createHash } from 'node:crypto';
 import { watch, type FSWatcher } from 'node:fs';
 import { basename, dirname, resolve as resolvePath } from 'node:path';
 import type { Logger } from 'pino';
-import type { GatewayControl } from './app.js';
-import { ConfigError, loadConfigFile, type ConfigProblem } from './config/load.js';
+import { warnInsecureAgent, type GatewayControl } from './app.js';
+import { ConfigError, parseConfig, readConfigText, type ConfigProblem } from './config/load.js';
+import { requestBodyLimit } from './config/resolve.js';
 import type { GatewayConfig } from './config/types.js';
 
 /** What started a reload. */
@@ -72,7 +73,7 @@ export function createReloader(opts: ReloaderOptions): Reloader {
   const env = opts.env ?? process.env;
   const absolute = resolvePath(opts.path);
   const startup = opts.startupConfig ?? control.config;
-  const startupBodyLimit = maxRequestBytes(startup);
+  const startupBodyLimit = requestBodyLimit(startup);
   const debounceMs = opts.debounceMs ?? DEFAULT_RELOAD_DEBOUNCE_MS;
 
   /** Digest of the last text that was loaded or rejected: a file event with the same bytes is no change. */
@@ -83,37 +84,27 @@ export function createReloader(opts: ReloaderOptions): Reloader {
   // came from. The first file event therefore always loads (at worst the same config again).
 
   async function attempt(trigger: ReloadTrigger, onlyIfChanged: boolean): Promise<ReloadResult | undefined> {
-    if (onlyIfChanged) {
-      let text: string;
-      try {
-        // Bounded like the loader's own read (a FIFO or a huge file must not block or grow memory).
-        text = await readConfigText(absolute);
-      } catch {
-        // Mid-rename, or deleted: the rename's own event (or the next one) will check again.
-        return undefined;
-      }
-      const d = digest(text);
-      if (d === lastDigest) return undefined;
-      lastDigest = d;
+    // One bounded read (like the loader's own: a FIFO or a huge file must not block or grow
+    // memory); the same text is compared and parsed.
+    let text: string;
+    try {
+      text = await readConfigText(absolute);
+    } catch (err) {
+      // A file check: mid-rename, or deleted; the rename's own event (or the next one) will check again.
+      if (onlyIfChanged) return undefined;
+      lastDigest = undefined;
+      return failed(trigger, err);
     }
-    const previous = control.config;
+    const d = digest(text);
+    if (onlyIfChanged && d === lastDigest) return undefined;
+    lastDigest = d;
     let next: GatewayConfig;
     try {
-      next = await loadConfigFile(absolute, { env });
+      next = parseConfig(text, { env, source: absolute });
     } catch (err) {
-      const problems: ConfigProblem[] = err instanceof ConfigError ? err.problems : [{ path: '', message: (err as Error).message }];
-      if (!onlyIfChanged) await rememberText();
-      log.error(
-        {
-          trigger,
-          config: absolute,
-          problems: problems.map((p) => ({ path: p.path, ...(p.line === undefined ? {} : { line: p.line, column: p.column }), message: p.message })),
-        },
-        'config reload failed: keeping the running config',
-      );
-      return { ok: false, trigger, problems };
+      return failed(trigger, err);
     }
-    if (!onlyIfChanged) await rememberText();
+    const previous = control.config;
     const restartNeeded = restartOnlyChanges(startup, startupBodyLimit, next);
     control.setConfig(next);
     if (next.log_level !== previous.log_level) log.level = next.log_level;
@@ -134,19 +125,22 @@ export function createReloader(opts: ReloaderOptions): Reloader {
       log.warn({ key, config: absolute }, `config reload: ${what} only takes effect after a restart; the running value stays`);
     }
     for (const agent of next.agents.values()) {
-      if (agent.tls_insecure_skip_verify && previous.agents.get(agent.name)?.tls_insecure_skip_verify !== true) {
-        log.warn({ agent: agent.name, url: agent.url.origin }, 'TLS certificate verification is OFF for this agent (tls_insecure_skip_verify: true). Never use this in production.');
-      }
+      if (agent.tls_insecure_skip_verify && previous.agents.get(agent.name)?.tls_insecure_skip_verify !== true) warnInsecureAgent(log, agent);
     }
     return { ok: true, trigger, config: next, restartNeeded };
   }
 
-  async function rememberText(): Promise<void> {
-    try {
-      lastDigest = digest(await readConfigText(absolute));
-    } catch {
-      lastDigest = undefined;
-    }
+  function failed(trigger: ReloadTrigger, err: unknown): ReloadResult {
+    const problems: ConfigProblem[] = err instanceof ConfigError ? err.problems : [{ path: '', message: (err as Error).message }];
+    log.error(
+      {
+        trigger,
+        config: absolute,
+        problems: problems.map((p) => ({ path: p.path, ...(p.line === undefined ? {} : { line: p.line, column: p.column }), message: p.message })),
+      },
+      'config reload failed: keeping the running config',
+    );
+    return { ok: false, trigger, problems };
   }
 
   /**
@@ -218,11 +212,6 @@ function digest(text: Buffer | string): string {
   return createHash('sha256').update(text).digest('hex');
 }
 
-/** The request body limit an app built from `config` enforces (what `buildApp` gives Fastify). */
-function maxRequestBytes(config: GatewayConfig): number {
-  return Math.max(config.defaults.max_request_bytes, ...[...config.agents.values()].map((a) => a.max_request_bytes));
-}
-
 /** Top-level keys read once, when the app is built or starts listening. */
 const STARTUP_ONLY_KEYS = ['listen', 'ops_listen', 'resume'] as const;
 
@@ -234,6 +223,6 @@ function restartOnlyChanges(startup: GatewayConfig, startupBodyLimit: number, ne
     const now = (next as unknown as Record<string, unknown>)[key];
     if (JSON.stringify(was) !== JSON.stringify(now)) out.push(key);
   }
-  if (maxRequestBytes(next) > startupBodyLimit) out.push('max_request_bytes');
+  if (requestBodyLimit(next) > startupBodyLimit) out.push('max_request_bytes');
   return out;
 }

@@ -6,7 +6,16 @@
  * each `AgentConfig` under a private symbol; `resolveCallLimits` only picks the right
  * precomputed `Limits` and, when the call sets a response limit, makes one new object.
  */
-import type { AgentConfig, Limits } from './types.js';
+import type { AgentConfig, GatewayConfig, Limits } from './types.js';
+
+/**
+ * The request body limit of an app built from `config` (what `buildApp` gives Fastify): the
+ * largest `max_request_bytes` of the defaults and the agents. Each agent's own bound is
+ * checked per request.
+ */
+export function requestBodyLimit(config: GatewayConfig): number {
+  return Math.max(config.defaults.max_request_bytes, ...[...config.agents.values()].map((a) => a.max_request_bytes));
+}
 
 /**
  * Limits for one level (the agent, or one of its tools) resolved down to the built-ins, and

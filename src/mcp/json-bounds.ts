@@ -9,7 +9,7 @@
  * builds millions of tiny objects). ARCHITECTURE §5: a `content[].text` item over these
  * bounds is simply not lifted, so the same scan guards the text fallback too.
  */
-import { assertBoundLimit, TAB, LF, CR, SPACE, QUOTE, COMMA, MINUS, DIGIT_0, DIGIT_9, COLON, LBRACKET, BACKSLASH, RBRACKET, LOWER_F, LOWER_N, LOWER_T, LBRACE, RBRACE } from './json-bytes.js';
+import { assertBoundLimit, closingQuote, TAB, LF, CR, SPACE, QUOTE, COMMA, MINUS, DIGIT_0, DIGIT_9, COLON, LBRACKET, RBRACKET, LOWER_F, LOWER_N, LOWER_T, LBRACE, RBRACE } from './json-bytes.js';
 
 /** The bounds; `Infinity` disables one. Both must be non-negative integers or `Infinity`. */
 export interface JsonBoundsLimits {
@@ -53,9 +53,8 @@ const START = 0;
  * - Errors: `RangeError` when a limit is negative, fractional or NaN.
  *
  * Complexity: one forward pass, O(n) time, O(1) memory (no recursion, no per-token
- * allocation). String bodies are skipped with the native `indexOf` (memchr); a quote
- * preceded by an odd run of backslashes is escaped, and each backslash run is walked once,
- * so escapes keep it linear. Outside strings each character costs a few comparisons.
+ * allocation). String bodies are skipped with {@link closingQuote} (native `indexOf`,
+ * linear with escapes). Outside strings each character costs a few comparisons.
  * Hostile input stops early: 4 MiB of `[` or of `{"a":` stops after `maxDepth + 1`
  * brackets; a flat array stops at node `maxNodes + 1`.
  *
@@ -90,23 +89,8 @@ export function checkJsonBounds(input: string | Uint8Array, limits: JsonBoundsLi
     }
 
     if (c === QUOTE) {
-      // Skip to the closing quote: the next `"` not preceded by an odd run of backslashes.
-      const open = i;
-      let from = i + 1;
-      for (;;) {
-        const q = str !== undefined ? str.indexOf('"', from) : (bytes as Uint8Array).indexOf(QUOTE, from);
-        if (q === -1) {
-          i = n; // unterminated: the parse will reject it
-          break;
-        }
-        let b = q - 1;
-        while (b > open && (str !== undefined ? str.charCodeAt(b) : (bytes as Uint8Array)[b]) === BACKSLASH) b--;
-        if (((q - 1 - b) & 1) === 0) {
-          i = q;
-          break;
-        }
-        from = q + 1;
-      }
+      const close = closingQuote(input, i);
+      i = close === -1 ? n : close; // unterminated: the parse will reject it
       if (prev === COMMA) pendingString = true;
       else if (prev !== LBRACE && ++nodes > maxNodes) {
         return { ok: false, reason: 'json_nodes', limit: maxNodes, observed: nodes };

@@ -35,3 +35,24 @@ export function assertBoundLimit(owner: string, name: string, value: number): vo
     throw new RangeError(`${owner}: ${name} must be a non-negative integer or Infinity, got ${String(value)}`);
   }
 }
+
+/**
+ * Index of the `"` that closes the string opened at `open` (a `"` in `input`): the next `"`
+ * not preceded by an odd run of backslashes; -1 when the string is unterminated. Found with
+ * the native `indexOf` (memchr); each backslash run before a candidate is walked once, so
+ * escapes keep it linear. `input` is a JSON text as a string or as UTF-8 bytes (bytes >= 0x80
+ * are never `"` or `\`).
+ */
+export function closingQuote(input: string | Uint8Array, open: number): number {
+  const str = typeof input === 'string' ? input : undefined;
+  const bytes = typeof input === 'string' ? undefined : input;
+  let from = open + 1;
+  for (;;) {
+    const q = str !== undefined ? str.indexOf('"', from) : (bytes as Uint8Array).indexOf(QUOTE, from);
+    if (q === -1) return -1;
+    let b = q - 1;
+    while (b > open && (str !== undefined ? str.charCodeAt(b) : (bytes as Uint8Array)[b]) === BACKSLASH) b--;
+    if (((q - 1 - b) & 1) === 0) return q;
+    from = q + 1;
+  }
+}

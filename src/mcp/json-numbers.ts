@@ -12,7 +12,7 @@
  * copy (test/regressions/big-number-precision.test.ts). The fix is conservative: what can't
  * round-trip is never rewritten, the seller's bytes go out as they are.
  */
-import { TAB, LF, CR, SPACE, QUOTE, PLUS, MINUS, DOT, DIGIT_0, DIGIT_9, UPPER_E, BACKSLASH, LOWER_E } from './json-bytes.js';
+import { closingQuote, TAB, LF, CR, SPACE, QUOTE, PLUS, MINUS, DOT, DIGIT_0, DIGIT_9, UPPER_E, LOWER_E } from './json-bytes.js';
 
 
 /**
@@ -64,8 +64,8 @@ const MAX_FULL_INTEGER_DIGITS = 21;
  *
  * Complexity: one forward pass, O(n) time, no allocation except the rare rule-3 check (a few
  * strings the size of the token, for tokens of 16-21 integer digits or 16-17 significant
- * digits, or at the edges of the double range). Strings are skipped with the native
- * `indexOf` like `checkJsonBounds`; each digit costs a few comparisons. Returns at the first
+ * digits, or at the edges of the double range). Strings are skipped with
+ * {@link closingQuote} like `checkJsonBounds`; each digit costs a few comparisons. Returns at the first
  * lossy token.
  */
 export function hasLossyNumber(input: string | Uint8Array): boolean {
@@ -78,20 +78,9 @@ export function hasLossyNumber(input: string | Uint8Array): boolean {
     if (c === SPACE || c === LF || c === CR || c === TAB) continue;
 
     if (c === QUOTE) {
-      // Skip to the closing quote: the next `"` not preceded by an odd run of backslashes.
-      const open = i;
-      let from = i + 1;
-      for (;;) {
-        const q = str !== undefined ? str.indexOf('"', from) : (bytes as Uint8Array).indexOf(QUOTE, from);
-        if (q === -1) return false; // unterminated string: no number after it
-        let b = q - 1;
-        while (b > open && (str !== undefined ? str.charCodeAt(b) : (bytes as Uint8Array)[b]) === BACKSLASH) b--;
-        if (((q - 1 - b) & 1) === 0) {
-          i = q;
-          break;
-        }
-        from = q + 1;
-      }
+      const close = closingQuote(input, i);
+      if (close === -1) return false; // unterminated string: no number after it
+      i = close;
       continue;
     }
 

@@ -12,20 +12,20 @@
  * first byte over a bound (AdCP security, summarized in mcp-response-extraction.md §Size
  * Limits: "bound JSON depth and node count"), and leaves nothing to scan when the body ends.
  *
- * Grammar: RFC 8259 exactly as `JSON.parse(buf.toString('utf8'))` accepts it: whitespace is
- * space, tab, LF, CR; no BOM; strings reject raw control characters (< 0x20) and bad escapes
- * (`\u` needs 4 hex digits); numbers follow the RFC grammar (no leading zeros, no `+`, no
- * bare `.`); literals `true`, `false`, `null`. Bytes >= 0x80 are accepted inside strings
- * without UTF-8 validation (`toString('utf8')` maps invalid sequences to U+FFFD, which
- * `JSON.parse` accepts) and rejected outside them (as `JSON.parse` rejects any non-ASCII
- * character there).
+ * Grammar: RFC 8259 as `JSON.parse(buf.toString('utf8'))` accepts it: whitespace is space,
+ * tab, LF, CR; no BOM; strings reject bad escapes (`\u` needs 4 hex digits) but not raw
+ * control characters (< 0x20; see `scanString`: callers that rely on a value parse it);
+ * numbers follow the RFC grammar (no leading zeros, no `+`, no bare `.`); literals `true`,
+ * `false`, `null`. Bytes >= 0x80 are accepted inside strings without UTF-8 validation
+ * (`toString('utf8')` maps invalid sequences to U+FFFD, which `JSON.parse` accepts) and
+ * rejected outside them (as `JSON.parse` rejects any non-ASCII character there).
  *
  * Counting (same as {@link checkJsonBounds}): every value is one node (object, array, string,
  * number, `true`, `false`, `null`; object keys are not); depth is the nesting of
  * arrays/objects. At an opening bracket the depth bound is checked before the node bound.
  *
- * Cost: O(n) time, O(depth) memory; string contents (most of an MCP message) run through a
- * three-comparison loop per byte; no allocation per token.
+ * Cost: O(n) time, O(depth) memory; string contents (most of an MCP message) are skipped
+ * with the native `indexOf`; no allocation per token.
  */
 import { assertBoundLimit, TAB, LF, CR, SPACE, QUOTE, PLUS, COMMA, MINUS, DOT, SLASH, DIGIT_0, DIGIT_9, COLON, UPPER_E, LBRACKET, BACKSLASH, RBRACKET, LOWER_E, LBRACE, RBRACE } from './json-bytes.js';
 
@@ -135,9 +135,6 @@ const N_EXP = 7;
 /** Number tokens longer than this may not round-trip (see `numberMayBeLossy`). */
 const SAFE_NUMBER_CHARS = 15;
 
-/** 1 for a byte that continues a string as is: not `"`, `\\`, or a control character. */
-const PLAIN_STRING_BYTE = new Uint8Array(256);
-for (let b = SPACE; b < 256; b++) PLAIN_STRING_BYTE[b] = b === QUOTE || b === BACKSLASH ? 0 : 1;
 /** 1 for the byte after `\\` in a one-character escape: `"` `\\` `/` b f n r t. */
 const SIMPLE_ESCAPE = new Uint8Array(256);
 for (const b of [QUOTE, BACKSLASH, SLASH, 0x62, 0x66, 0x6e, 0x72, 0x74]) SIMPLE_ESCAPE[b] = 1;
@@ -175,8 +172,6 @@ export class JsonScanner {
 
   // The string being scanned.
   private stringIsKey = false;
-  /** The next content byte is the string's first (for `textMayHoldObject`). */
-  private stringFirst = false;
   private unicodeDigits = 0;
   /** Position in the current chunk of the next backslash at or after the scan (chunk length: none); -1 before the first look. */
   private nextBackslash = -1;
@@ -186,12 +181,15 @@ export class JsonScanner {
   private keyEscaped = false;
   /** The top-level key's text, while it is at most MEMBER_KEY_MAX plain bytes. */
   private memberKey = '';
-  // The member whose value comes next.
+  /**
+   * The member whose value comes next has key `text` (or an escaped key); kept for a string
+   * value until its first content byte is seen (for `textMayHoldObject`), cleared otherwise.
+   */
   private valueOfTextKey = false;
-  /** 1 `jsonrpc`, 2 `id`, 3 `result.structuredContent`, 0 none: the member whose value range is wanted next. */
+  /** 1 `jsonrpc`, 2 `id`, 3 `result.structuredContent`, 0 none: the member whose value range is wanted (next, or being captured). */
   private captureKey = 0;
+  /** Absolute start of the value being captured; -1 while none is. */
   private captureStart = -1;
-  private captureTarget = 0;
   private captureDepth = 0;
   /** The top-level `result` key was read; its value is next. */
   private resultPending = false;
@@ -220,11 +218,6 @@ export class JsonScanner {
     this.maxNodes = limits.maxNodes;
   }
 
-  /** Bytes fed so far. */
-  get scannedBytes(): number {
-    return this.consumed;
-  }
-
   feed(chunk: Uint8Array): JsonScanFailure | undefined {
     if (this.failure !== undefined) return this.failure;
     const n = chunk.length;
@@ -243,7 +236,7 @@ export class JsonScanner {
           if (b === 0x75 /* u */) {
             this.state = S_UNICODE;
             this.unicodeDigits = 0;
-          } else if (b === QUOTE || b === BACKSLASH || b === SLASH || b === 0x62 || b === 0x66 || b === 0x6e || b === 0x72 || b === 0x74) {
+          } else if (SIMPLE_ESCAPE[b] === 1) {
             this.state = S_STRING;
           } else return this.fail(i);
           i++;
@@ -330,10 +323,10 @@ export class JsonScanner {
   private scanString(chunk: Uint8Array, i: number): number {
     const n = chunk.length;
     const key = this.stringIsKey;
-    if (!key && this.stringFirst && i < n) {
-      this.stringFirst = false;
+    if (this.valueOfTextKey) {
+      // `i` is the value's first content byte (set only for string values; `feed` calls with i < n).
       const b = chunk[i]!;
-      if (this.valueOfTextKey && (b === LBRACE || b === SPACE || b === BACKSLASH)) this.textMayHoldObject = true;
+      if (b === LBRACE || b === SPACE || b === BACKSLASH) this.textMayHoldObject = true;
       this.valueOfTextKey = false;
     }
     let j = i;
@@ -457,18 +450,15 @@ export class JsonScanner {
   private beginValue(b: number, i: number): JsonScanFailure | undefined {
     const depth = this.stack.length;
     if (depth === 0) this.top = b === LBRACE ? 'object' : b === LBRACKET ? 'array' : 'scalar';
-    if (this.captureKey !== 0) {
+    if (this.captureKey !== 0 && this.captureStart < 0) {
       this.captureStart = this.consumed + i;
-      this.captureTarget = this.captureKey;
       this.captureDepth = depth;
-      this.captureKey = 0;
     }
     if (depth === 1) {
       this.inResult = this.resultPending && b === LBRACE;
       this.resultPending = false;
     }
-    const textKey = this.valueOfTextKey;
-    this.valueOfTextKey = false;
+    if (b !== QUOTE) this.valueOfTextKey = false;
 
     if (b === LBRACE || b === LBRACKET) {
       if (depth + 1 > this.maxDepth) return this.failBound('json_depth', this.maxDepth, i);
@@ -482,8 +472,6 @@ export class JsonScanner {
     if (b === QUOTE) {
       this.state = S_STRING;
       this.stringIsKey = false;
-      this.stringFirst = true;
-      this.valueOfTextKey = textKey;
       return undefined;
     }
     if (b === MINUS || (b >= DIGIT_0 && b <= DIGIT_9)) {
@@ -520,10 +508,11 @@ export class JsonScanner {
     this.state = depth === 0 ? S_DONE : S_AFTER_VALUE;
     if (this.captureStart < 0 || depth !== this.captureDepth) return;
     const range: ByteRange = [this.captureStart, absoluteEnd];
-    if (this.captureTarget === 1) this.jsonrpc = range;
-    else if (this.captureTarget === 2) this.id = range;
+    if (this.captureKey === 1) this.jsonrpc = range;
+    else if (this.captureKey === 2) this.id = range;
     else this.structuredContent = range;
     this.captureStart = -1;
+    this.captureKey = 0;
   }
 
   /** Whether `b` continues the number; advances the number state when it does. */

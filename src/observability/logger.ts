@@ -186,7 +186,8 @@ interface ChildCapable {
   child(bindings: Record<string, unknown>, options?: object): ChildCapable;
 }
 
-type LogMethod = (...args: unknown[]) => void;
+/** What a request's logger forwards to the real child: pino's log methods and `isLevelEnabled`. */
+const FORWARDED = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent', 'isLevelEnabled'] as const;
 
 /**
  * A request's logger (`request.log`, `reply.log`) that makes the real pino child
@@ -197,6 +198,19 @@ type LogMethod = (...args: unknown[]) => void;
  * Lines are the same as the eager child's: same bindings (`reqId`), serializers, redaction.
  */
 class LazyChildLogger {
+  static {
+    // One prototype method per forwarded name (Fastify checks the log methods are functions).
+    for (const name of FORWARDED) {
+      Object.defineProperty(LazyChildLogger.prototype, name, {
+        value(this: LazyChildLogger, ...args: unknown[]): unknown {
+          return (this.target as unknown as Record<string, (...a: unknown[]) => unknown>)[name]!(...args);
+        },
+        writable: true,
+        configurable: true,
+      });
+    }
+  }
+
   private real: ChildCapable | undefined;
   constructor(
     private readonly parent: ChildCapable,
@@ -212,30 +226,6 @@ class LazyChildLogger {
   }
   set level(level: string) {
     this.target.level = level;
-  }
-  fatal(...args: unknown[]): void {
-    (this.target as unknown as Record<string, LogMethod>).fatal!(...args);
-  }
-  error(...args: unknown[]): void {
-    (this.target as unknown as Record<string, LogMethod>).error!(...args);
-  }
-  warn(...args: unknown[]): void {
-    (this.target as unknown as Record<string, LogMethod>).warn!(...args);
-  }
-  info(...args: unknown[]): void {
-    (this.target as unknown as Record<string, LogMethod>).info!(...args);
-  }
-  debug(...args: unknown[]): void {
-    (this.target as unknown as Record<string, LogMethod>).debug!(...args);
-  }
-  trace(...args: unknown[]): void {
-    (this.target as unknown as Record<string, LogMethod>).trace!(...args);
-  }
-  silent(...args: unknown[]): void {
-    (this.target as unknown as Record<string, LogMethod>).silent!(...args);
-  }
-  isLevelEnabled(level: string): boolean {
-    return (this.target as unknown as { isLevelEnabled(level: string): boolean }).isLevelEnabled(level);
   }
   child(bindings: Record<string, unknown>, options?: object): ChildCapable {
     return this.target.child(bindings, options);

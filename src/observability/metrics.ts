@@ -97,42 +97,25 @@ function breachReason(outcome: Outcome | undefined, reason: string | undefined):
   return Object.hasOwn(REASONS, reason) ? reason : undefined;
 }
 
+/** `value` when it names an entry of `catalog` (docs/errors.md), else `other`. */
+function catalogLabel(catalog: object, value: string): string {
+  return Object.hasOwn(catalog, value) ? value : 'other';
+}
+
 export function createMetrics(opts: CreateMetricsOptions = {}): GatewayMetrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   const registers = [registry];
   const openStreams = opts.openStreams ?? (() => 0);
 
-  const exchanges = new Counter({
-    name: `${METRIC_PREFIX}exchanges_total`,
-    help: 'Exchanges (host request -> seller -> host response) by agent, MCP method and outcome.',
-    labelNames: ['agent', 'method', 'outcome'] as const,
-    registers,
-  });
-  const sellerBytes = new Counter({
-    name: `${METRIC_PREFIX}seller_bytes_total`,
-    help: 'Body bytes read from sellers: raw (as on the wire) and decoded (after content decoding).',
-    labelNames: ['agent', 'kind'] as const,
-    registers,
-  });
-  const hostBytes = new Counter({
-    name: `${METRIC_PREFIX}host_bytes_total`,
-    help: 'Body bytes written to hosts.',
-    labelNames: ['agent'] as const,
-    registers,
-  });
-  const dedupeSaved = new Counter({
-    name: `${METRIC_PREFIX}dedupe_saved_bytes_total`,
-    help: 'Bytes removed from tool results by dedupe and normalization.',
-    labelNames: ['agent'] as const,
-    registers,
-  });
-  const breaches = new Counter({
-    name: `${METRIC_PREFIX}limit_breaches_total`,
-    help: 'Exchanges answered with a minted AdCP error, by details.reason (docs/errors.md).',
-    labelNames: ['agent', 'reason'] as const,
-    registers,
-  });
+  const counter = <L extends string>(name: string, help: string, labelNames: readonly L[]): Counter<L> =>
+    new Counter({ name: `${METRIC_PREFIX}${name}`, help, labelNames, registers });
+
+  const exchanges = counter('exchanges_total', 'Exchanges (host request -> seller -> host response) by agent, MCP method and outcome.', ['agent', 'method', 'outcome']);
+  const sellerBytes = counter('seller_bytes_total', 'Body bytes read from sellers: raw (as on the wire) and decoded (after content decoding).', ['agent', 'kind']);
+  const hostBytes = counter('host_bytes_total', 'Body bytes written to hosts.', ['agent']);
+  const dedupeSaved = counter('dedupe_saved_bytes_total', 'Bytes removed from tool results by dedupe and normalization.', ['agent']);
+  const breaches = counter('limit_breaches_total', 'Exchanges answered with a minted AdCP error, by details.reason (docs/errors.md).', ['agent', 'reason']);
   const duration = new Histogram({
     name: `${METRIC_PREFIX}exchange_duration_seconds`,
     help: "Exchange duration, from the host's request to the end of the host's response.",
@@ -148,36 +131,15 @@ export function createMetrics(opts: CreateMetricsOptions = {}): GatewayMetrics {
       this.set(openStreams());
     },
   });
-  const resumes = new Counter({
-    name: `${METRIC_PREFIX}resumes_total`,
-    help: 'SSE streams resumed with a verified Last-Event-ID.',
-    labelNames: ['agent'] as const,
-    registers,
-  });
-  const overshoots = new Counter({
-    name: `${METRIC_PREFIX}discovery_size_overshoot_total`,
-    help: 'Discovery responses over their size target, by surface.',
-    labelNames: ['agent', 'surface'] as const,
-    registers,
-  });
-  const reloads = new Counter({
-    name: `${METRIC_PREFIX}config_reloads_total`,
-    help: 'Config reload attempts by result.',
-    labelNames: ['result'] as const,
-    registers,
-  });
-  const refusals = new Counter({
-    name: `${METRIC_PREFIX}refusals_total`,
-    help: 'Host requests refused before any seller was contacted, by reason (docs/errors.md).',
-    labelNames: ['reason'] as const,
-    registers,
-  });
-  const dropped = new Counter({
-    name: `${METRIC_PREFIX}sse_events_dropped_total`,
-    help: 'SSE events dropped from streams that answer no request (standalone GET, long-lived) for breaking a bound, by reason.',
-    labelNames: ['agent', 'reason'] as const,
-    registers,
-  });
+  const resumes = counter('resumes_total', 'SSE streams resumed with a verified Last-Event-ID.', ['agent']);
+  const overshoots = counter('discovery_size_overshoot_total', 'Discovery responses over their size target, by surface.', ['agent', 'surface']);
+  const reloads = counter('config_reloads_total', 'Config reload attempts by result.', ['result']);
+  const refusals = counter('refusals_total', 'Host requests refused before any seller was contacted, by reason (docs/errors.md).', ['reason']);
+  const dropped = counter(
+    'sse_events_dropped_total',
+    'SSE events dropped from streams that answer no request (standalone GET, long-lived) for breaking a bound, by reason.',
+    ['agent', 'reason'],
+  );
   reloads.inc({ result: 'ok' }, 0);
   reloads.inc({ result: 'error' }, 0);
 
@@ -205,10 +167,10 @@ export function createMetrics(opts: CreateMetricsOptions = {}): GatewayMetrics {
       reloads.inc({ result });
     },
     incRefusal(reason) {
-      refusals.inc({ reason: Object.hasOwn(REFUSALS, reason) ? reason : 'other' });
+      refusals.inc({ reason: catalogLabel(REFUSALS, reason) });
     },
     incSseEventDropped(agent, reason) {
-      dropped.inc({ agent, reason: Object.hasOwn(REASONS, reason) ? reason : 'other' });
+      dropped.inc({ agent, reason: catalogLabel(REASONS, reason) });
     },
   };
 }

@@ -17,7 +17,7 @@
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import { buildApp } from '../app.js';
-import type { GatewayConfig } from '../config/types.js';
+import type { AgentConfig, GatewayConfig } from '../config/types.js';
 import { CAPABILITIES_TOOL, DISCOVERY_TARGETS, measureDiscovery, type DiscoveryMeasurement, type DiscoverySurface } from '../mcp/discovery-size.js';
 import { extractAdcpError, isJsonObject, ownValue } from '../mcp/extract.js';
 import { VERSION } from '../version.js';
@@ -100,7 +100,7 @@ export async function runProbe(opts: ProbeOptions): Promise<ProbeReport> {
     const { port } = app.server.address() as AddressInfo;
     const url = `http://127.0.0.1:${port}/agents/${encodeURIComponent(opts.agent)}/mcp`;
     // The probe's own guard: twice the largest response limit this agent may answer with, plus room for framing.
-    const maxBodyBytes = 2 * largestResponseLimit(opts.config, opts.agent) + 1024 * 1024;
+    const maxBodyBytes = 2 * largestResponseLimit(agentConfig) + 1024 * 1024;
     const client = createRpcClient({ url, timeoutMs: opts.timeoutMs ?? DEFAULT_PROBE_TIMEOUT_MS, maxBodyBytes });
     try {
       return await probeAgent(client, opts.agent, `${agentConfig.url.origin}${agentConfig.url.pathname}`);
@@ -298,9 +298,7 @@ export function replyError(reply: RpcReply): string | undefined {
 }
 
 /** The largest response limit an exchange with this agent can have (agent, any tool, the call ceiling). */
-function largestResponseLimit(config: GatewayConfig, agentName: string): number {
-  const agent = config.agents.get(agentName);
-  if (!agent) return config.defaults.max_response_bytes;
+function largestResponseLimit(agent: AgentConfig): number {
   const tools = Object.values(agent.tools).map((t) => t.max_response_bytes ?? 0);
   return Math.max(agent.limits.max_response_bytes, agent.max_call_response_bytes ?? 0, ...tools);
 }

@@ -16,7 +16,7 @@ import { JsonScanner, type ByteRange, type JsonScanFailure, type JsonScanSummary
 import { readBoundedBody } from './read-body.js';
 import type { BodySource } from './body-source.js';
 import type { PipelineHooks } from './pipeline.js';
-import { isResponseToExchange, NUMBERS_ROUND_TRIP, rewriteResponse, toolResultLocation } from './rewrite.js';
+import { isResponseToExchange, rewriteResponse, toolResultLocation } from './rewrite.js';
 
 export interface UpstreamBody {
   statusCode: number;
@@ -43,23 +43,13 @@ export interface UpstreamResponse {
  * parsed and checked as before.
  */
 export async function handleJsonBody(exchange: Exchange, reply: FastifyReply, res: UpstreamResponse, hooks: PipelineHooks): Promise<void> {
-  const { limits } = exchange;
   const scanner = newScanner(exchange);
   // A depth/node breach stops the read there. A syntax error does not: the body is still read
   // to its end under the byte bounds, so a bomb of non-JSON bytes is reported by the bound it
   // breaks (decoded_bytes, raw_bytes), and a short invalid body as upstream_not_mcp.
-  const read = await readBoundedBody(exchange, res.body, res.headers['content-length'], limits.max_response_bytes, (chunk) =>
-    boundsBreach(exchange, scanner.feed(chunk)),
-  );
-  if (!read.ok) {
-    if (read.error) answerWithLocalError(exchange, reply, read.error);
-    return;
-  }
-  if (exchange.finished) return;
-  const body = read.body;
-  // `upstream_not_mcp` reports the seller's status (its one details field, docs/errors.md), as
-  // the pipeline does for a 2xx that is not JSON (test/regressions/lying-content-length.test.ts).
-  const notMcp = { reason: 'upstream_not_mcp', limitBytes: limits.max_response_bytes, observedBytes: body.length, upstreamStatus: res.statusCode } as const;
+  const body = await readBody(exchange, reply, res, scanner);
+  if (body === undefined) return;
+  const notMcp = notMcpError(exchange, res, body);
   const scan = scanner.end();
   if (!scan.ok) {
     answerWithLocalError(exchange, reply, notMcp);
@@ -89,7 +79,10 @@ export async function handleJsonBody(exchange: Exchange, reply: FastifyReply, re
     return;
   }
   const sc = scan.members?.plainKeys ? scan.members.structuredContent : undefined;
-  const rewritten = rewriteResponse(exchange, message, scan.numberMayBeLossy ? body : NUMBERS_ROUND_TRIP, sc && body.toString('utf8', sc[0], sc[1]));
+  const rewritten = rewriteResponse(exchange, message, body, {
+    numbersRoundTrip: !scan.numberMayBeLossy,
+    structuredContentText: sc && body.toString('utf8', sc[0], sc[1]),
+  });
   let out: Buffer = body;
   if (rewritten.changed) {
     out = Buffer.from(JSON.stringify(rewritten.message), 'utf8');
@@ -108,24 +101,40 @@ export async function handlePassThroughBody(
   res: UpstreamResponse,
   opts: { emptyOnly?: boolean; jsonBounds?: boolean } = {},
 ): Promise<void> {
-  const { limits } = exchange;
   // A JSON error body is bounded in depth and nodes as it arrives; it is not required to be
   // valid (it passes through as it is), so the scan of an invalid one stops at its first
   // syntax error: a host's parser stops there too.
-  const scanner = opts.jsonBounds ? newScanner(exchange) : undefined;
-  const inspect = scanner ? (chunk: Buffer) => boundsBreach(exchange, scanner.feed(chunk)) : undefined;
-  const read = await readBoundedBody(exchange, res.body, res.headers['content-length'], limits.max_response_bytes, inspect);
-  if (!read.ok) {
-    if (read.error) answerWithLocalError(exchange, reply, read.error);
-    return;
-  }
-  if (exchange.finished) return;
-  const body = read.body;
+  const body = await readBody(exchange, reply, res, opts.jsonBounds ? newScanner(exchange) : undefined);
+  if (body === undefined) return;
   if (opts.emptyOnly && body.length > 0 && exchange.rpc.kind !== 'none') {
-    answerWithLocalError(exchange, reply, { reason: 'upstream_not_mcp', limitBytes: limits.max_response_bytes, observedBytes: body.length, upstreamStatus: res.statusCode });
+    answerWithLocalError(exchange, reply, notMcpError(exchange, res, body));
     return;
   }
   sendBody(exchange, reply, res.statusCode, body, 'ok');
+}
+
+/**
+ * Reads the body under the response bounds, each chunk fed to `scanner` when given (a
+ * depth/node breach stops the read: readBoundedBody `inspect`). Undefined when the exchange
+ * was answered (a bound, a reset) or finished meanwhile.
+ */
+async function readBody(exchange: Exchange, reply: FastifyReply, res: UpstreamResponse, scanner: JsonScanner | undefined): Promise<Buffer | undefined> {
+  const inspect = scanner && ((chunk: Buffer) => boundsBreach(exchange, scanner.feed(chunk)));
+  const read = await readBoundedBody(exchange, res.body, res.headers['content-length'], exchange.limits.max_response_bytes, inspect);
+  if (!read.ok) {
+    if (read.error) answerWithLocalError(exchange, reply, read.error);
+    return undefined;
+  }
+  return exchange.finished ? undefined : read.body;
+}
+
+/**
+ * `upstream_not_mcp` for a read body. It reports the seller's status (its one details field,
+ * docs/errors.md), as the pipeline does for a 2xx that is not JSON
+ * (test/regressions/lying-content-length.test.ts).
+ */
+function notMcpError(exchange: Exchange, res: UpstreamResponse, body: Buffer): LocalErrorInput {
+  return { reason: 'upstream_not_mcp', limitBytes: exchange.limits.max_response_bytes, observedBytes: body.length, upstreamStatus: res.statusCode };
 }
 
 function newScanner(exchange: Exchange): JsonScanner {

@@ -31,6 +31,7 @@
  */
 import { deliversTaskResultInTasksGet } from '../mcp/revision.js';
 import type { Exchange } from '../exchange.js';
+import { isJsonObject } from '../mcp/extract.js';
 import { normalizeToolResult } from '../mcp/normalize.js';
 import { hasLossyNumber } from '../mcp/json-numbers.js';
 
@@ -53,43 +54,42 @@ const UNCHANGED = (message: unknown): RewriteOutcome => ({ changed: false, messa
 
 /** True when `message` is the JSON-RPC response (result or error) to the exchange's request. */
 export function isResponseToExchange(exchange: Exchange, message: unknown): boolean {
-  if (exchange.rpc.kind !== 'request' || !isObject(message)) return false;
+  if (exchange.rpc.kind !== 'request' || !isJsonObject(message)) return false;
   return message.id === exchange.rpc.id && (Object.hasOwn(message, 'result') || Object.hasOwn(message, 'error'));
 }
 
-/**
- * Passed as `raw` to {@link rewriteResponse} by a caller whose scan of the raw text proved
- * that every number outside strings round-trips (json-scan.ts `numberMayBeLossy: false`),
- * so the exact {@link hasLossyNumber} pass is skipped.
- */
-export const NUMBERS_ROUND_TRIP: unique symbol = Symbol('numbers round-trip');
+/** What a scan of the raw text already proved about it (the JSON stage's json-scan.ts summary). */
+export interface RawTextFacts {
+  /**
+   * Every number outside strings round-trips (json-scan.ts `numberMayBeLossy: false`): the
+   * exact {@link hasLossyNumber} pass over the raw text is skipped.
+   */
+  readonly numbersRoundTrip?: boolean;
+  /**
+   * The seller's exact text of `result.structuredContent` in the raw text (json-scan.ts
+   * members), for the fast copy check of `normalizeToolResult`; used only where the
+   * `CallToolResult` is `result`.
+   */
+  readonly structuredContentText?: string | undefined;
+}
 
 /**
- * Normalizes the tool result in `message`, the parsed form of `raw` when given.
+ * Normalizes the tool result in `message`, the parsed form of `raw` when given: the exact JSON
+ * text it was parsed from (the JSON path's body bytes, the SSE path's event data).
  *
- * `raw`: the exact JSON text `message` was parsed from (the JSON path's body bytes, the SSE
- * path's event data), or {@link NUMBERS_ROUND_TRIP}.
- *
- * `structuredContentText`: the seller's exact text of `result.structuredContent` in `raw`
- * (json-scan.ts members), for the fast copy check of `normalizeToolResult`; used only where
- * the `CallToolResult` is `result`. A rewrite that would otherwise apply is refused (`changed: false`) when
- * `raw` has a lossy number outside strings; checked only after normalization found something
- * to change, so messages left alone cost nothing extra. Without `raw` no such check is made:
- * every stage that re-serializes the outcome must pass it.
+ * A rewrite that would otherwise apply is refused (`changed: false`) when `raw` has a lossy
+ * number outside strings (unless `facts.numbersRoundTrip`); checked only after normalization
+ * found something to change, so messages left alone cost nothing extra. Without `raw` no such
+ * check is made: every stage that re-serializes the outcome must pass it.
  */
-export function rewriteResponse(
-  exchange: Exchange,
-  message: unknown,
-  raw?: string | Uint8Array | typeof NUMBERS_ROUND_TRIP,
-  structuredContentText?: string,
-): RewriteOutcome {
+export function rewriteResponse(exchange: Exchange, message: unknown, raw?: string | Uint8Array, facts: RawTextFacts = {}): RewriteOutcome {
   const { rpc } = exchange;
   if (!exchange.normalize || rpc.method === undefined) return UNCHANGED(message);
   const location = toolResultLocation(rpc.method, exchange.protocolVersion);
   if (location === undefined || !isResponseToExchange(exchange, message)) return UNCHANGED(message);
   const m = message as Record<string, unknown>;
   const result = Object.hasOwn(m, 'result') ? m.result : undefined;
-  if (!isObject(result)) return UNCHANGED(message);
+  if (!isJsonObject(result)) return UNCHANGED(message);
 
   let toolResult: unknown;
   if (location === 'result') {
@@ -102,6 +102,7 @@ export function rewriteResponse(
   }
 
   const { limits } = exchange;
+  const { structuredContentText } = facts;
   const out = normalizeToolResult(toolResult, {
     maxTextBytes: limits.max_response_bytes,
     maxDepth: limits.max_json_depth,
@@ -110,7 +111,7 @@ export function rewriteResponse(
   });
   if (!out.changed) return UNCHANGED(message);
   // The caller would re-serialize the whole message through doubles: refuse if that loses digits.
-  if (raw !== undefined && raw !== NUMBERS_ROUND_TRIP && hasLossyNumber(raw)) return UNCHANGED(message);
+  if (raw !== undefined && !facts.numbersRoundTrip && hasLossyNumber(raw)) return UNCHANGED(message);
   const nextResult = location === 'result' ? out.result : copyReplacing(result, 'result', out.result);
   return { changed: true, message: copyReplacing(m, 'result', nextResult), action: out.action };
 }
@@ -123,10 +124,6 @@ export function toolResultLocation(method: string, protocolVersion: string): 're
   if (TOOL_RESULT_METHODS.has(method)) return 'result';
   if (method === TASKS_GET_METHOD && deliversTaskResultInTasksGet(protocolVersion)) return 'result.result';
   return undefined;
-}
-
-function isObject(v: unknown): v is Record<string, unknown> {
-  return v !== null && typeof v === 'object' && !Array.isArray(v);
 }
 
 /** A copy of `obj` (own keys, in order) with `key` replaced. Never Object.assign seller data (ARCHITECTURE §5 prototype trap). */

@@ -22,6 +22,8 @@ const ID_FIELD = Buffer.from('id:', 'latin1');
 /** An id line after a line break: searched from the line break, a byte rarer than `i` (memchr). */
 const LF_ID_FIELD = Buffer.from('\nid:', 'latin1');
 const CR_ID_FIELD = Buffer.from('\rid:', 'latin1');
+/** UTF-8 byte order mark length (EF BB BF). */
+const BOM_BYTES = 3;
 
 /**
  * Finds SSE event boundaries (blank lines) in raw bytes as they arrive, across chunk edges,
@@ -89,9 +91,10 @@ export class SseBoundaryScanner {
  * Tells, per chunk, whether an event that ends in it may carry an `id:` field: an `id:` line
  * starts in the bytes since the last event boundary (this chunk's and the carried-over
  * ones), also when split across chunk edges. Conservative: a split `i`|`d:` or `id`|`:` at a
- * chunk edge counts wherever it is, and the stream's first chunk is searched for `id:`
- * anywhere (a BOM may precede the first line). A false yes only costs the SSE stage its
- * one-piece path for that chunk; a false no is impossible.
+ * chunk edge counts wherever it is, and a chunk that starts within the stream's first 3
+ * bytes is searched for `id:` anywhere (a BOM, itself possibly split over chunks, may precede
+ * the first line). A false yes only costs the SSE stage its one-piece path for that chunk; a
+ * false no is impossible.
  *
  * Used by sse-stage.ts: an event with a non-empty id gets a resume token carrying the exact
  * count through its end (ARCHITECTURE §4), so such chunks are parsed one event block at a
@@ -100,6 +103,8 @@ export class SseBoundaryScanner {
 export class SseIdFieldWatch {
   private prev1 = -1;
   private prev2 = -1;
+  /** Bytes of the stream before the current chunk. */
+  private seen = 0;
   /** An `id:` line started since the last boundary, before the current chunk. */
   private open = false;
 
@@ -111,12 +116,13 @@ export class SseIdFieldWatch {
   check(chunk: Buffer, lastEnd: number): boolean {
     const n = chunk.length;
     if (n === 0) return this.open;
-    const first = this.firstIdLine(chunk);
-    const answer = this.open || first !== -1;
+    const any = this.hasIdLine(chunk);
+    const answer = this.open || any;
     if (lastEnd === -1) this.open = answer;
     // An id line after the last boundary: its line break is at lastEnd - 1 or later (a match
-    // at the chunk edge starts before any boundary of this chunk).
-    else this.open = first !== -1 && Math.max(chunk.lastIndexOf(LF_ID_FIELD), chunk.lastIndexOf(CR_ID_FIELD)) >= lastEnd - 1;
+    // at the chunk edge or at the stream's start is before any boundary of this chunk).
+    else this.open = any && Math.max(chunk.lastIndexOf(LF_ID_FIELD), chunk.lastIndexOf(CR_ID_FIELD)) >= lastEnd - 1;
+    this.seen += n;
     if (n >= 2) {
       this.prev2 = chunk[n - 2]!;
       this.prev1 = chunk[n - 1]!;
@@ -127,17 +133,16 @@ export class SseIdFieldWatch {
     return answer;
   }
 
-  /** Where an id line may start in `chunk` (0 for one begun before it), or -1. */
-  private firstIdLine(chunk: Buffer): number {
-    if (this.prev1 === -1) return chunk.indexOf(ID_FIELD);
+  /** Whether an id line may start in `chunk` or be completed by it (begun before it). */
+  private hasIdLine(chunk: Buffer): boolean {
+    // The stream's first line may follow a BOM (3 bytes, possibly cut over chunks).
+    if (this.seen < BOM_BYTES && chunk.indexOf(ID_FIELD) !== -1) return true;
     const c0 = chunk[0];
     const c1 = chunk.length > 1 ? chunk[1] : COLON;
-    if (this.prev2 === LOWER_I && this.prev1 === LOWER_D && c0 === COLON) return 0;
-    if (this.prev1 === LOWER_I && c0 === LOWER_D && c1 === COLON) return 0;
-    if ((this.prev1 === LF || this.prev1 === CR) && c0 === LOWER_I && c1 === LOWER_D && (chunk.length < 3 || chunk[2] === COLON)) return 0;
-    const lf = chunk.indexOf(LF_ID_FIELD);
-    const cr = chunk.indexOf(CR_ID_FIELD);
-    return lf === -1 ? cr : cr === -1 ? lf : Math.min(lf, cr);
+    if (this.prev2 === LOWER_I && this.prev1 === LOWER_D && c0 === COLON) return true;
+    if (this.prev1 === LOWER_I && c0 === LOWER_D && c1 === COLON) return true;
+    if ((this.prev1 === LF || this.prev1 === CR) && c0 === LOWER_I && c1 === LOWER_D && (chunk.length < 3 || chunk[2] === COLON)) return true;
+    return chunk.indexOf(LF_ID_FIELD) !== -1 || chunk.indexOf(CR_ID_FIELD) !== -1;
   }
 }
 

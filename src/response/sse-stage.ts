@@ -197,7 +197,7 @@ export async function handleSseBody(
       }
     }
     // A non-empty seller id goes out as a resume token carrying the exact count through this
-    // event (a chunk that may hold an id line is fed one event block at a time: see `take`);
+    // event (a chunk that may hold an id line is fed one event block at a time: see `takeChunk`);
     // an empty `id:` passes unchanged.
     let id = ev.id;
     if (id !== undefined && id !== '') {

@@ -4,6 +4,7 @@
  * seller's answer to the response pipeline.
  */
 import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify';
+import type { Logger } from 'pino';
 import type { GatewayConfig } from '../config/types.js';
 import { parseMaxResponseBytesHeader, resolveCallLimits } from '../config/resolve.js';
 import { createExchange, isRequestStream, type Exchange, type RpcPeek } from '../exchange.js';
@@ -25,7 +26,8 @@ export interface HandlerDeps {
   getConfig(): GatewayConfig;
   upstream: UpstreamDispatcher;
   resume: ResumeCodec;
-  log: FastifyBaseLogger;
+  /** The app's pino logger (the exchange line, discovery warnings, pipeline failures). */
+  log: Logger;
   /** Open SSE streams to hosts, each with the function that ends it plainly (graceful shutdown). */
   streams: Map<Exchange, () => void>;
   metrics: GatewayMetrics;
@@ -142,7 +144,8 @@ export function createMcpHandler(deps: HandlerDeps) {
         exchange.outcome = 'host_aborted';
       }
       if (upstreamInFlight) exchange.abortUpstream(new GatewayAbortError({ reason: 'host_aborted' }));
-      if (isInfoEnabled(deps.log)) deps.log.info(exchangeLogFields(exchange, reply.raw.statusCode), 'exchange');
+      // Its fields are built only when the line is written (not at `silent`, e.g. `logger: false`).
+      if (deps.log.isLevelEnabled('info')) deps.log.info(exchangeLogFields(exchange, reply.raw.statusCode), 'exchange');
       deps.onExchangeEnd?.(exchange, reply.raw.statusCode);
     });
 
@@ -241,16 +244,6 @@ function acceptEncoding(codings: readonly string[]): string {
     acceptEncodingCache.set(codings, value);
   }
   return value;
-}
-
-/**
- * Whether the exchange line would be written: skips building its fields when the level is
- * above `info` (e.g. `logger: false`, which is pino at `silent`). Loggers without
- * `isLevelEnabled` (not pino) always get the line.
- */
-function isInfoEnabled(log: FastifyBaseLogger): boolean {
-  const enabled = (log as { isLevelEnabled?: (level: string) => boolean }).isLevelEnabled;
-  return typeof enabled !== 'function' || enabled.call(log, 'info');
 }
 
 /** Marks a batch's stream in a resume token (a batch has no single method or id). */

@@ -4,6 +4,7 @@
  */
 import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
+import type { Logger } from 'pino';
 import { buildApp } from '../../src/app.js';
 import { parseConfig } from '../../src/config/load.js';
 import type { GatewayConfig } from '../../src/config/types.js';
@@ -20,9 +21,16 @@ export interface RunningGateway {
   close(): Promise<void>;
 }
 
-export async function startGateway(configOrYaml: string | GatewayConfig, env: NodeJS.ProcessEnv = {}): Promise<RunningGateway> {
+export interface StartGatewayOptions {
+  /** Environment the YAML's `${VAR}` references resolve against (default: empty). */
+  env?: NodeJS.ProcessEnv;
+  /** Where the gateway logs (default: nowhere). */
+  logger?: Logger | false;
+}
+
+export async function startGateway(configOrYaml: string | GatewayConfig, { env = {}, logger = false }: StartGatewayOptions = {}): Promise<RunningGateway> {
   const config = typeof configOrYaml === 'string' ? parseConfig(configOrYaml, { env, source: 'test.yaml' }) : configOrYaml;
-  const app = await buildApp(config, { logger: false });
+  const app = await buildApp(config, { logger });
   await app.listen({ host: '127.0.0.1', port: 0 });
   const { port } = app.server.address() as AddressInfo;
   const baseUrl = `http://127.0.0.1:${port}`;
@@ -67,4 +75,20 @@ export function demoGatewayYaml(seller: SellerUrls, opts: { defaults?: Record<st
     ...(opts.agents ? [opts.agents.trimEnd()] : []),
     '',
   ].join('\n');
+}
+
+/** One agent of a gateway YAML: its URL, or its URL and per-agent settings. */
+export type AgentYaml = string | ({ url: string } & Record<string, string | number>);
+
+/**
+ * Gateway YAML text: the `head` lines (top-level settings, as YAML lines), then `agents:` with
+ * one entry per name: `url` first, then the agent's settings in the order given.
+ */
+export function agentsYaml(agents: Record<string, AgentYaml>, head: readonly string[] = []): string {
+  const lines = [...head, 'agents:'];
+  for (const [name, agent] of Object.entries(agents)) {
+    const { url, ...settings } = typeof agent === 'string' ? { url: agent } : agent;
+    lines.push(`  ${name}:`, `    url: ${url}`, ...Object.entries(settings).map(([key, value]) => `    ${key}: ${value}`));
+  }
+  return [...lines, ''].join('\n');
 }

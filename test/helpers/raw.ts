@@ -50,6 +50,11 @@ export function sseMessages(text: string): unknown[] {
   return out;
 }
 
+/** The `id:` values of an SSE body, in order. */
+export function sseIds(text: string): string[] {
+  return [...text.matchAll(/^id: (.*)$/gm)].map((m) => m[1]!);
+}
+
 /**
  * A raw stateful session (the seller's SSE endpoint needs initialize first): initialize, then
  * `notifications/initialized`, then `post(message)` with the session id and protocol header.

@@ -1,12 +1,11 @@
 // The `adcp-buyer-gateway` bin as a real process: node --import tsx src/main.ts ...
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { once } from 'node:events';
-import { createServer, type AddressInfo } from 'node:net';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { withTakenPort } from '../helpers/ports.js';
 import { runCli, startGatewayProcess } from '../helpers/process.js';
 
 let dir: string;
@@ -261,17 +260,11 @@ describe('adcp-buyer-gateway serving', () => {
   });
 
   it('exits 1 when the port is taken', async () => {
-    const blocker = createServer();
-    blocker.listen(0, '127.0.0.1');
-    await once(blocker, 'listening');
-    try {
-      const { port } = blocker.address() as AddressInfo;
+    await withTakenPort(async (port) => {
       await writeFile(file('taken.yaml'), `listen: { host: 127.0.0.1, port: ${port} }\nagents:\n  acme:\n    url: http://127.0.0.1:3001/mcp\n`);
       const { code, stderr } = await runCli(['--config', file('taken.yaml')]);
       assert.equal(code, 1);
       assert.match(stderr, /could not start: .*EADDRINUSE/);
-    } finally {
-      blocker.close();
-    }
+    });
   });
 });

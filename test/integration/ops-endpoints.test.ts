@@ -4,11 +4,11 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import net, { type AddressInfo } from 'node:net';
 import { buildApp } from '../../src/app.js';
 import { ConfigError, parseConfig } from '../../src/config/load.js';
 import { listenAll } from '../../src/ops/listen.js';
 import { startGateway, type RunningGateway } from '../helpers/gateway.js';
+import { withTakenPort } from '../helpers/ports.js';
 import { withTimeout } from '../helpers/timeout.js';
 
 const AGENTS = 'agents:\n  s:\n    url: http://127.0.0.1:9/mcp\n';
@@ -171,17 +171,12 @@ describe('listenAll', () => {
   });
 
   test('an ops port in use fails the start and closes the main listener', async () => {
-    const blocker = net.createServer();
-    await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
-    try {
-      const { port } = blocker.address() as AddressInfo;
+    await withTakenPort(async (port) => {
       const config = parseConfig(`log_level: silent\nlisten: { host: 127.0.0.1, port: 0 }\nops_listen: { port: ${port} }\n${AGENTS}`, { env: {} });
       const app = await buildApp(config, { logger: false });
       await assert.rejects(listenAll(app, config), (err: NodeJS.ErrnoException) => err.code === 'EADDRINUSE');
       assert.equal(app.server.listening, false);
-    } finally {
-      await new Promise<void>((resolve) => blocker.close(() => resolve()));
-    }
+    });
   });
 });
 

@@ -4,15 +4,14 @@
  * tools/list page is 200 KiB and whose capabilities document is 70 KiB.
  */
 import assert from 'node:assert/strict';
-import { once } from 'node:events';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { startDemoSeller, type DemoSeller } from '../../examples/seller.js';
 import { parseConfig } from '../../src/config/load.js';
 import { runProbe, type ProbeReport } from '../../src/probe/probe.js';
+import { withTakenPort } from '../helpers/ports.js';
 import { runCli } from '../helpers/process.js';
 import { startRawSeller, type RawSeller } from '../support/raw-seller.js';
 
@@ -246,19 +245,13 @@ describe('adcp-buyer-gateway probe (CLI)', { concurrency: true }, () => {
   });
 
   it('never binds listen.port: it runs while that port is taken', async () => {
-    const blocker = createServer();
-    blocker.listen(0, '127.0.0.1');
-    await once(blocker, 'listening');
-    try {
-      const { port } = blocker.address() as AddressInfo;
+    await withTakenPort(async (port) => {
       const file = join(dir, 'busy.yaml');
       await writeFile(file, `listen: { host: 127.0.0.1, port: ${port} }\nagents:\n  demo:\n    url: ${demo.url}\n`);
       const { code, stdout } = await runCli(['probe', 'demo', '--json', '--config', file]);
       assert.equal(code, 0);
       assert.equal((JSON.parse(stdout) as { within_target: boolean }).within_target, true);
-    } finally {
-      blocker.close();
-    }
+    });
   });
 
   it('an unknown agent, a missing agent argument or an invalid config exits 2', async () => {

@@ -29,7 +29,7 @@ const stack = useSellerAndGateway(
         '      authorization: Bearer ${SELLER_TOKEN}',
         '',
       ].join('\n'),
-      { SELLER_TOKEN: 'from-config' },
+      { env: { SELLER_TOKEN: 'from-config' } },
     ),
 );
 

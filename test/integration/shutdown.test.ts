@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { startGateway } from '../helpers/gateway.js';
 import { startGatewayProcess, type GatewayProcess } from '../helpers/process.js';
-import { sseMessages, toolCall } from '../helpers/raw.js';
+import { sseMessages, toolCall, sseIds } from '../helpers/raw.js';
 import { withTimeout } from '../helpers/timeout.js';
 import { startRawSeller, toolResponse, type RawSeller, type SeenRequest } from '../support/raw-seller.js';
 
@@ -68,8 +68,6 @@ async function readSse(reader: ReadableStreamDefaultReader<Uint8Array>, soFar: s
   return { text, ended: false };
 }
 
-const idsOf = (text: string) => [...text.matchAll(/^id: (.*)$/gm)].map((m) => m[1] ?? '');
-
 describe('graceful shutdown (SIGTERM)', () => {
   it('in-flight JSON completes, the SSE stream ends plainly with a resumable token, exit 0', async () => {
     let releaseJson!: () => void;
@@ -98,7 +96,7 @@ describe('graceful shutdown (SIGTERM)', () => {
       assert.equal(sse.status, 200);
       assert.match(sse.headers.get('content-type') ?? '', /^text\/event-stream/);
       const reader = sse.body!.getReader();
-      const first = await readSse(reader, '', (t) => idsOf(t).length === 1 && t.endsWith('\n\n'));
+      const first = await readSse(reader, '', (t) => sseIds(t).length === 1 && t.endsWith('\n\n'));
       assert.equal(first.ended, false);
 
       gw.child.kill('SIGTERM');
@@ -115,7 +113,7 @@ describe('graceful shutdown (SIGTERM)', () => {
         ['notifications/progress'],
       );
       assert.doesNotMatch(rest.text, /adcp_error/);
-      const token = idsOf(rest.text).at(-1) ?? '';
+      const token = sseIds(rest.text).at(-1) ?? '';
       assert.match(token, /^agw1\./);
 
       // The JSON exchange in flight completes.

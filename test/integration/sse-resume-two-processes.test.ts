@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { startGateway, type RunningGateway } from '../helpers/gateway.js';
 import { startGatewayProcess } from '../helpers/process.js';
-import { rawPost, sseMessages, toolCall } from '../helpers/raw.js';
+import { rawPost, sseMessages, toolCall, sseIds } from '../helpers/raw.js';
 import { startRawSeller, type RawSeller, type SeenRequest } from '../support/raw-seller.js';
 
 const SECRET = 'two-process-resume-secret-0123456789abcdef';
@@ -51,7 +51,7 @@ test('a stream started on one gateway process resumes on another; the count hold
       setTimeout(() => res.destroy(), 30);
     };
     const opened = await rawPost(`${address}/agents/s/mcp`, toolCall(7, 'list_products'), { 'mcp-protocol-version': '2025-11-25' });
-    const token = [...opened.text().matchAll(/^id: (.*)$/gm)].map((m) => m[1]!)[0]!;
+    const token = sseIds(opened.text())[0]!;
     assert.match(token, /^agw1\./);
 
     let seen: string | undefined;

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import type { ServerResponse } from 'node:http';
 import { startRawSeller, type RawSeller, type SeenRequest } from '../support/raw-seller.js';
 import { startGateway, type RunningGateway } from '../helpers/gateway.js';
-import { rawPost, sseMessages, toolCall } from '../helpers/raw.js';
+import { rawPost, sseMessages, toolCall, sseIds } from '../helpers/raw.js';
 
 const LIMIT = 8192;
 const SECRET = 'test-resume-secret-0123456789abcdef';
@@ -32,8 +32,6 @@ after(async () => {
 
 const progress = (id: string, n: number, pad: number) =>
   `id: ${id}\nevent: message\ndata: {"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":1,"progress":${n},"message":"${'p'.repeat(pad)}"}}\n\n`;
-const idsOf = (text: string) => [...text.matchAll(/^id: (.*)$/gm)].map((m) => m[1]!);
-
 async function openStream(gw: RunningGateway, rpcId: number): Promise<{ text: string; token: string; sent: number }> {
   const first = progress('s1', 1, 2000);
   answer = (_req, res) => {
@@ -42,7 +40,7 @@ async function openStream(gw: RunningGateway, rpcId: number): Promise<{ text: st
     setTimeout(() => res.destroy(), 30); // drop after an event id, before the response
   };
   const r = await rawPost(gw.agentUrl('s'), toolCall(rpcId, 'list_products'), { 'mcp-protocol-version': '2025-11-25' });
-  const ids = idsOf(r.text());
+  const ids = sseIds(r.text());
   assert.equal(ids.length, 1);
   return { text: r.text(), token: ids[0]!, sent: Buffer.byteLength(first) };
 }
@@ -104,7 +102,7 @@ describe('resume tokens', () => {
       msgs.map((m) => m.id ?? m.params?.progress),
       [2, 43],
     );
-    assert.equal(idsOf(text).length, 2);
+    assert.equal(sseIds(text).length, 2);
   });
 
   test('refused with 400 before the seller is contacted: raw seller id, tampered, other agent', async () => {

@@ -12,16 +12,11 @@
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { resultMessage, startHostileSeller, startObservedGateway } from '../support/hostile-seller.js';
+import { resultMessage, useHostileStack } from '../support/hostile-seller.js';
 import { rawPost, toolCall } from '../helpers/raw.js';
-import { useSellerAndGateway } from '../helpers/stack.js';
 import { TEST_TIMEOUT_MS } from '../helpers/timeout.js';
 
-const stack = useSellerAndGateway(startHostileSeller, (seller) =>
-
-  startObservedGateway(['agents:', '  err:', `    url: ${seller.url('adcp-error-only')}`, ''].join('\n')),
-
-);
+const stack = useHostileStack((seller) => ({ err: seller.url('adcp-error-only') }));
 
 describe('structuredContent with only adcp_error, no isError', { timeout: TEST_TIMEOUT_MS }, () => {
   test('passes through byte for byte', async () => {

@@ -28,16 +28,16 @@ import type { ServerResponse } from 'node:http';
 import { startRawSeller } from '../support/raw-seller.js';
 import { startObservedGateway } from '../support/hostile-seller.js';
 import { rawPost, toolCall } from '../helpers/raw.js';
+import { agentsYaml } from '../helpers/gateway.js';
 import { useSellerAndGateway } from '../helpers/stack.js';
 import { TEST_TIMEOUT_MS } from '../helpers/timeout.js';
 
 /** What the seller answers to the next request (set by each test). */
 let answer: (res: ServerResponse) => void = (res) => res.writeHead(500).end();
 
-const stack = useSellerAndGateway(() => startRawSeller((_req, res) => answer(res)), (seller) =>
-
-  startObservedGateway(['agents:', '  seller:', `    url: ${seller.url}`, ''].join('\n')),
-
+const stack = useSellerAndGateway(
+  () => startRawSeller((_req, res) => answer(res)),
+  (seller) => startObservedGateway(agentsYaml({ seller: seller.url })),
 );
 
 /** A tools/call response written by hand: the exact bytes matter (JSON.stringify would already round the numbers). */
@@ -49,97 +49,68 @@ const textItem = (json: string): string => `{"type":"text","text":${JSON.stringi
 
 const call = (id: number) => rawPost(stack.gateway.agentUrl('seller'), toolCall(id, 'create_media_buy'), { 'mcp-protocol-version': '2025-06-18' });
 
-function answerJson(body: string): void {
-  answer = (res) => res.writeHead(200, { 'content-type': 'application/json' }).end(body);
-}
-function answerSse(data: string): void {
-  answer = (res) => res.writeHead(200, { 'content-type': 'text/event-stream' }).end(`event: message\ndata: ${data}\n\n`);
-}
+/** A result whose text item is `text` and whose structuredContent is `structured`. */
+const withCopy = (text: string, structured = text): string => `{"content":[${textItem(text)}],"structuredContent":${structured}}`;
 
-async function assertUntouched(id: number, sellerBody: string): Promise<void> {
-  const r = await call(id);
-  assert.equal(r.status, 200);
-  assert.equal(r.text(), sellerBody, 'the host gets the seller bytes unchanged');
-  const line = await stack.gateway.exchangeLine('seller', id);
-  assert.equal(line.outcome, 'ok');
-  assert.equal(line.bytes_saved, 0);
-}
+/** How the seller sends a message, and the bytes the host gets for it when passed through unchanged. */
+const PATHS = {
+  JSON: { contentType: 'application/json', frame: (message: string) => message },
+  SSE: { contentType: 'text/event-stream', frame: (message: string) => `event: message\ndata: ${message}\n\n` },
+} as const;
 
-describe('numbers that do not survive doubles are never rewritten (JSON)', { timeout: TEST_TIMEOUT_MS }, () => {
-  test('control: a number that round-trips is still deduped', async () => {
-    const payload = '{"media_buy_id":9007199254740992}';
-    answerJson(response(1, `{"content":[${textItem(payload)}],"structuredContent":${payload}}`));
-    const r = await call(1);
-    assert.equal(r.status, 200);
-    const summary = 'Result in structuredContent (33 bytes): media_buy_id.';
-    assert.equal(r.text(), response(1, `{"content":[${textItem(summary)}],"structuredContent":${payload}}`));
-    assert.equal((await stack.gateway.exchangeLine('seller', 1)).outcome, 'rewritten');
-  });
+/** [JSON id, name, result, also over SSE (id + 10)] */
+const UNTOUCHED: ReadonlyArray<readonly [number, string, string, boolean]> = [
+  [2, '(a) dedupe: structuredContent and text 9007199254740993', withCopy('{"media_buy_id":9007199254740993}'), true],
+  [3, '(b) lift: 9007199254740993 only in the text', `{"content":[${textItem('{"media_buy_id":9007199254740993}')}]}`, false],
+  [4, '(c) dedupe: 0.1000000000000000055511151231257827', withCopy('{"budget_share":0.1000000000000000055511151231257827}'), false],
+  [5, '(d) a text more precise than structuredContent is not a copy', withCopy('{"n":12345678901234567890}', '{"n":12345678901234567000}'), false],
+  [
+    6,
+    '(e) an exact-looking text copy of a structuredContent holding 9007199254740993',
+    withCopy('{"media_buy_id":9007199254740992}', '{"media_buy_id":9007199254740993}'),
+    true,
+  ],
+  [
+    7,
+    '(f) an exact copy, with 9007199254740993 in result._meta',
+    `{"content":[${textItem('{"media_buy_id":"mb-1"}')}],"structuredContent":{"media_buy_id":"mb-1"},"_meta":{"seller_trace":9007199254740993}}`,
+    false,
+  ],
+];
 
-  test('(a) dedupe: structuredContent and text 9007199254740993', async () => {
-    const payload = '{"media_buy_id":9007199254740993}';
-    const body = response(2, `{"content":[${textItem(payload)}],"structuredContent":${payload}}`);
-    answerJson(body);
-    await assertUntouched(2, body);
-  });
+for (const [kind, { contentType, frame }] of Object.entries(PATHS)) {
+  const sse = kind === 'SSE';
+  const idOf = (id: number): number => (sse ? id + 10 : id);
+  const answerWith = (message: string): void => {
+    answer = (res) => res.writeHead(200, { 'content-type': contentType }).end(frame(message));
+  };
 
-  test('(b) lift: 9007199254740993 only in the text', async () => {
-    const body = response(3, `{"content":[${textItem('{"media_buy_id":9007199254740993}')}]}`);
-    answerJson(body);
-    await assertUntouched(3, body);
-  });
-
-  test('(c) dedupe: 0.1000000000000000055511151231257827', async () => {
-    const payload = '{"budget_share":0.1000000000000000055511151231257827}';
-    const body = response(4, `{"content":[${textItem(payload)}],"structuredContent":${payload}}`);
-    answerJson(body);
-    await assertUntouched(4, body);
-  });
-
-  test('(d) a text more precise than structuredContent is not a copy', async () => {
-    const body = response(5, `{"content":[${textItem('{"n":12345678901234567890}')}],"structuredContent":{"n":12345678901234567000}}`);
-    answerJson(body);
-    await assertUntouched(5, body);
-  });
-
-  test('(e) an exact-looking text copy of a structuredContent holding 9007199254740993', async () => {
-    const body = response(6, `{"content":[${textItem('{"media_buy_id":9007199254740992}')}],"structuredContent":{"media_buy_id":9007199254740993}}`);
-    answerJson(body);
-    await assertUntouched(6, body);
-  });
-
-  test('(f) an exact copy, with 9007199254740993 in result._meta', async () => {
-    const payload = '{"media_buy_id":"mb-1"}';
-    const body = response(7, `{"content":[${textItem(payload)}],"structuredContent":${payload},"_meta":{"seller_trace":9007199254740993}}`);
-    answerJson(body);
-    await assertUntouched(7, body);
-  });
-});
-
-describe('numbers that do not survive doubles are never rewritten (SSE)', { timeout: TEST_TIMEOUT_MS }, () => {
-  test('control: a number that round-trips is still deduped', async () => {
-    const payload = '{"media_buy_id":9007199254740992}';
-    answerSse(response(11, `{"content":[${textItem(payload)}],"structuredContent":${payload}}`));
-    const r = await call(11);
-    const summary = 'Result in structuredContent (33 bytes): media_buy_id.';
-    assert.equal(r.text(), `event: message\ndata: ${response(11, `{"content":[${textItem(summary)}],"structuredContent":${payload}}`)}\n\n`);
-    assert.equal((await stack.gateway.exchangeLine('seller', 11)).outcome, 'rewritten');
-  });
-
-  for (const [id, name, text, structured] of [
-    [12, '(a) dedupe: structuredContent and text 9007199254740993', '{"media_buy_id":9007199254740993}', '{"media_buy_id":9007199254740993}'],
-    [13, '(e) an exact-looking text copy of a structuredContent holding 9007199254740993', '{"media_buy_id":9007199254740992}', '{"media_buy_id":9007199254740993}'],
-  ] as const) {
-    test(`${name}: the event byte for byte`, async () => {
-      const data = response(id, `{"content":[${textItem(text)}],"structuredContent":${structured}}`);
-      answerSse(data);
+  describe(`numbers that do not survive doubles are never rewritten (${kind})`, { timeout: TEST_TIMEOUT_MS }, () => {
+    test('control: a number that round-trips is still deduped', async () => {
+      const id = idOf(1);
+      const payload = '{"media_buy_id":9007199254740992}';
+      answerWith(response(id, withCopy(payload)));
       const r = await call(id);
       assert.equal(r.status, 200);
-      assert.equal(r.headers.get('content-type'), 'text/event-stream');
-      assert.equal(r.text(), `event: message\ndata: ${data}\n\n`);
-      const line = await stack.gateway.exchangeLine('seller', id);
-      assert.equal(line.outcome, 'ok');
-      assert.equal(line.bytes_saved, 0);
+      const summary = 'Result in structuredContent (33 bytes): media_buy_id.';
+      assert.equal(r.text(), frame(response(id, withCopy(summary, payload))));
+      assert.equal((await stack.gateway.exchangeLine('seller', id)).outcome, 'rewritten');
     });
-  }
-});
+
+    for (const [jsonId, name, result, overSse] of UNTOUCHED) {
+      if (sse && !overSse) continue;
+      test(sse ? `${name}: the event byte for byte` : name, async () => {
+        const id = idOf(jsonId);
+        const sellerBody = frame(response(id, result));
+        answerWith(response(id, result));
+        const r = await call(id);
+        assert.equal(r.status, 200);
+        assert.equal(r.headers.get('content-type'), contentType);
+        assert.equal(r.text(), sellerBody, 'the host gets the seller bytes unchanged');
+        const line = await stack.gateway.exchangeLine('seller', id);
+        assert.equal(line.outcome, 'ok');
+        assert.equal(line.bytes_saved, 0);
+      });
+    }
+  });
+}

@@ -12,9 +12,8 @@
  */
 import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { GIB, MIB, gzipBomb, startHostileSeller, startObservedGateway } from '../support/hostile-seller.js';
+import { GIB, MIB, gzipBomb, useHostileStack } from '../support/hostile-seller.js';
 import { rawPost, sseMessages, toolCall } from '../helpers/raw.js';
-import { useSellerAndGateway } from '../helpers/stack.js';
 import { TEST_TIMEOUT_MS } from '../helpers/timeout.js';
 
 const LIMIT = 4 * MIB;
@@ -23,20 +22,11 @@ const SLACK = 64 * 1024;
 before(async () => {
   await Promise.all([gzipBomb(GIB), gzipBomb(64 * MIB)]);
 });
-const stack = useSellerAndGateway(startHostileSeller, (seller) =>
-  startObservedGateway(
-    [
-      'agents:',
-      '  bomb-64m:',
-      `    url: ${seller.url('gzip-bomb', { zeros: 64 * MIB })}`,
-      '  bomb-1g:',
-      `    url: ${seller.url('gzip-bomb', { zeros: GIB })}`,
-      '  bomb-1g-sse:',
-      `    url: ${seller.url('gzip-bomb', { zeros: GIB, sse: 1 })}`,
-      '',
-    ].join('\n'),
-  ),
-);
+const stack = useHostileStack((seller) => ({
+  'bomb-64m': seller.url('gzip-bomb', { zeros: 64 * MIB }),
+  'bomb-1g': seller.url('gzip-bomb', { zeros: GIB }),
+  'bomb-1g-sse': seller.url('gzip-bomb', { zeros: GIB, sse: 1 }),
+}));
 
 const call = (agent: string, id: number) => rawPost(stack.gateway.agentUrl(agent), toolCall(id, 'get_products'), { 'mcp-protocol-version': '2025-06-18' });
 

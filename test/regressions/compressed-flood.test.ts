@@ -20,27 +20,21 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { DECODER_CHUNK_BYTES } from '../../src/response/decode.js';
 import { SSE_DECODED_SLACK_BYTES } from '../../src/response/pipeline.js';
-import { startHostileSeller, startObservedGateway } from '../support/hostile-seller.js';
+import { useHostileStack } from '../support/hostile-seller.js';
 import { rawPost, sseMessages, toolCall } from '../helpers/raw.js';
-import { useSellerAndGateway } from '../helpers/stack.js';
 import { TEST_TIMEOUT_MS } from '../helpers/timeout.js';
 
 const LIMIT = 65536;
 /** Upper bound of one network read as undici hands it over (the raw overshoot unit). */
 const READ = 256 * 1024;
-const stack = useSellerAndGateway(startHostileSeller, async (seller) => {
-  const agent = (name: string, params: Record<string, string | number>) =>
-    [`  ${name}:`, `    url: ${seller.url('compressed-flood', params)}`, `    max_response_bytes: ${LIMIT}`, '    sse_idle_timeout_ms: 3000'].join('\n');
-  return startObservedGateway(
-    [
-      'agents:',
-      agent('json-wire', { mib: 8 }),
-      agent('sse-wire', { mib: 8, sse: 1 }),
-      agent('json-middle', { mib: 64, middle: 1 }),
-      agent('sse-middle', { mib: 64, middle: 1, sse: 1 }),
-      '',
-    ].join('\n'),
-  );
+const stack = useHostileStack((seller) => {
+  const agent = (params: Record<string, string | number>) => ({ url: seller.url('compressed-flood', params), max_response_bytes: LIMIT, sse_idle_timeout_ms: 3000 });
+  return {
+    'json-wire': agent({ mib: 8 }),
+    'sse-wire': agent({ mib: 8, sse: 1 }),
+    'json-middle': agent({ mib: 64, middle: 1 }),
+    'sse-middle': agent({ mib: 64, middle: 1, sse: 1 }),
+  };
 });
 
 type ToolError = { id: number; result: { structuredContent: { adcp_error: { code: string; details: { reason: string; limit_bytes: number; observed_bytes: number } } } } };

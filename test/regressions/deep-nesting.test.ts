@@ -15,26 +15,16 @@
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { MIB, expectedErrorFrame, expectedErrorJson, startHostileSeller, startObservedGateway } from '../support/hostile-seller.js';
+import { MIB, expectedErrorFrame, expectedErrorJson, useHostileStack } from '../support/hostile-seller.js';
 import { rawPost, toolCall } from '../helpers/raw.js';
-import { useSellerAndGateway } from '../helpers/stack.js';
 import { TEST_TIMEOUT_MS } from '../helpers/timeout.js';
 
 const LIMIT = 4 * MIB;
-const stack = useSellerAndGateway(startHostileSeller, (seller) =>
-  startObservedGateway(
-    [
-      'agents:',
-      '  arrays:',
-      `    url: ${seller.url('deep-nesting', { shape: 'array' })}`,
-      '  objects:',
-      `    url: ${seller.url('deep-nesting', { shape: 'object' })}`,
-      '  sse:',
-      `    url: ${seller.url('deep-nesting', { shape: 'array', sse: 1, bytes: LIMIT - 64 })}`,
-      '',
-    ].join('\n'),
-  ),
-);
+const stack = useHostileStack((seller) => ({
+  arrays: seller.url('deep-nesting', { shape: 'array' }),
+  objects: seller.url('deep-nesting', { shape: 'object' }),
+  sse: seller.url('deep-nesting', { shape: 'array', sse: 1, bytes: LIMIT - 64 }),
+}));
 
 const call = (agent: string, id: number) => rawPost(stack.gateway.agentUrl(agent), toolCall(id, 'get_products'), { 'mcp-protocol-version': '2025-06-18' });
 /** Bytes of the seller's message through the opening bracket at depth 65 (the top-level object is depth 1). */
@@ -49,31 +39,24 @@ function messageBytes(id: number, shape: string, bytes: number): number {
 }
 
 describe('deep nesting', { timeout: TEST_TIMEOUT_MS }, () => {
-  test('4 MiB of [ : json_depth at depth 65', async () => {
-    assert.equal(messageBytes(1, '[', LIMIT), 4194304);
-    const observedBytes = bytesThroughDepth65(1, '[');
-    assert.equal(observedBytes, 97);
-    const r = await call('arrays', 1);
-    const expected = expectedErrorJson({ id: 1, method: 'tools/call', toolName: 'get_products', reason: 'json_depth', limit: 64, observed: 65, limitBytes: LIMIT, observedBytes });
-    assert.equal(r.text(), expected);
-    assert.equal(r.bytes, 1026);
-    const line = await stack.gateway.exchangeLine('arrays', 1);
-    assert.equal(line.reason, 'json_depth');
-    // Stopped at the chunk holding the breach, not after the whole 4 MiB.
-    assert.ok((line.bytes_from_seller as number) >= observedBytes && (line.bytes_from_seller as number) < LIMIT / 2, String(line.bytes_from_seller));
-  });
-
-  test('4 MiB of {"a": : json_depth at depth 65', async () => {
-    assert.equal(messageBytes(2, '{"a":', LIMIT), 4194303);
-    const observedBytes = bytesThroughDepth65(2, '{"a":');
-    assert.equal(observedBytes, 349);
-    const r = await call('objects', 2);
-    const expected = expectedErrorJson({ id: 2, method: 'tools/call', toolName: 'get_products', reason: 'json_depth', limit: 64, observed: 65, limitBytes: LIMIT, observedBytes });
-    assert.equal(r.text(), expected);
-    assert.equal(r.bytes, Buffer.byteLength(expected));
-    const line = await stack.gateway.exchangeLine('objects', 2);
-    assert.equal(line.reason, 'json_depth');
-  });
+  for (const c of [
+    { agent: 'arrays', id: 1, shape: '[', messageBytes: 4194304, observedBytes: 97, hostBytes: 1026 },
+    { agent: 'objects', id: 2, shape: '{"a":', messageBytes: 4194303, observedBytes: 349, hostBytes: undefined },
+  ]) {
+    test(`4 MiB of ${c.shape} : json_depth at depth 65`, async () => {
+      assert.equal(messageBytes(c.id, c.shape, LIMIT), c.messageBytes);
+      assert.equal(bytesThroughDepth65(c.id, c.shape), c.observedBytes);
+      const r = await call(c.agent, c.id);
+      const expected = expectedErrorJson({ id: c.id, method: 'tools/call', toolName: 'get_products', reason: 'json_depth', limit: 64, observed: 65, limitBytes: LIMIT, observedBytes: c.observedBytes });
+      assert.equal(r.text(), expected);
+      assert.equal(r.bytes, Buffer.byteLength(expected));
+      if (c.hostBytes !== undefined) assert.equal(r.bytes, c.hostBytes);
+      const line = await stack.gateway.exchangeLine(c.agent, c.id);
+      assert.equal(line.reason, 'json_depth');
+      // Stopped at the chunk holding the breach, not after the whole 4 MiB.
+      assert.ok((line.bytes_from_seller as number) >= c.observedBytes && (line.bytes_from_seller as number) < LIMIT / 2, String(line.bytes_from_seller));
+    });
+  }
 
   test('the same in one SSE event: json_depth as the only event', async () => {
     const observedBytes = messageBytes(3, '[', LIMIT - 64);

@@ -11,16 +11,11 @@
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { resultMessage, startHostileSeller, startObservedGateway } from '../support/hostile-seller.js';
+import { resultMessage, useHostileStack } from '../support/hostile-seller.js';
 import { rawPost, toolCall } from '../helpers/raw.js';
-import { useSellerAndGateway } from '../helpers/stack.js';
 import { TEST_TIMEOUT_MS } from '../helpers/timeout.js';
 
-const stack = useSellerAndGateway(startHostileSeller, (seller) =>
-
-  startObservedGateway(['agents:', '  dup:', `    url: ${seller.url('duplicate-text')}`, ''].join('\n')),
-
-);
+const stack = useHostileStack((seller) => ({ dup: seller.url('duplicate-text') }));
 
 describe('duplicated payload text plus another text', { timeout: TEST_TIMEOUT_MS }, () => {
   test('the copy is summarized, the other text kept byte for byte', async () => {

@@ -9,16 +9,11 @@
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startHostileSeller, startObservedGateway } from '../support/hostile-seller.js';
+import { useHostileStack } from '../support/hostile-seller.js';
 import { rawPost, toolCall } from '../helpers/raw.js';
-import { useSellerAndGateway } from '../helpers/stack.js';
 import { TEST_TIMEOUT_MS } from '../helpers/timeout.js';
 
-const stack = useSellerAndGateway(startHostileSeller, (seller) =>
-
-  startObservedGateway(['agents:', '  gone:', `    url: ${seller.url('expired-session')}`, ''].join('\n')),
-
-);
+const stack = useHostileStack((seller) => ({ gone: seller.url('expired-session') }));
 
 describe('expired session 404', { timeout: TEST_TIMEOUT_MS }, () => {
   test('the 404 passes through byte for byte, and the host can re-initialize', async () => {

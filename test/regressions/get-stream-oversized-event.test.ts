@@ -20,23 +20,13 @@
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { RESUME_TOKEN, messageFrame, startHostileSeller, startObservedGateway, withToken } from '../support/hostile-seller.js';
-import { sseMessages } from '../helpers/raw.js';
-import { useSellerAndGateway } from '../helpers/stack.js';
+import { RESUME_TOKEN, messageFrame, withToken, useHostileStack } from '../support/hostile-seller.js';
+import { sseMessages, sseIds } from '../helpers/raw.js';
 import { TEST_TIMEOUT_MS, withTimeout } from '../helpers/timeout.js';
 
-const stack = useSellerAndGateway(startHostileSeller, (seller) =>
-  startObservedGateway(
-    [
-      'agents:',
-      '  notes:',
-      `    url: ${seller.url('get-stream', { event_bytes: 2048, endless_bytes: 100_000 })}`,
-      '    max_response_bytes: 1048576',
-      '    max_sse_event_bytes: 2048',
-      '',
-    ].join('\n'),
-  ),
-);
+const stack = useHostileStack((seller) => ({
+  notes: { url: seller.url('get-stream', { event_bytes: 2048, endless_bytes: 100_000 }), max_response_bytes: 1048576, max_sse_event_bytes: 2048 },
+}));
 
 const note = (n: number) => messageFrame(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: `g${n}` } }), `g${n}`);
 
@@ -52,7 +42,7 @@ describe('standalone GET stream: an event over the per-event bound', { timeout: 
       msgs.map((m) => m.params.data),
       ['g1', 'g3', 'g5', 'g6'],
     );
-    const tokens = [...text.matchAll(/^id: (.*)$/gm)].map((m) => m[1]!);
+    const tokens = sseIds(text);
     assert.equal(tokens.length, 4);
     for (const t of tokens) assert.match(t, RESUME_TOKEN);
     const expected = [1, 3, 5, 6].map((n, i) => withToken(note(n), tokens[i]!)).join('');

@@ -13,27 +13,14 @@
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { expectedErrorFrame, expectedErrorJson, startHostileSeller, startObservedGateway } from '../support/hostile-seller.js';
+import { expectedErrorFrame, expectedErrorJson, useHostileStack } from '../support/hostile-seller.js';
 import { rawPost, toolCall } from '../helpers/raw.js';
-import { useSellerAndGateway } from '../helpers/stack.js';
 import { TEST_TIMEOUT_MS } from '../helpers/timeout.js';
 
-const stack = useSellerAndGateway(startHostileSeller, (seller) =>
-  startObservedGateway(
-    [
-      'agents:',
-      '  json:',
-      `    url: ${seller.url('headers-then-silence')}`,
-      '    response_deadline_ms: 300',
-      '  sse:',
-      `    url: ${seller.url('headers-then-silence', { type: 'sse' })}`,
-      '    response_deadline_ms: 10000',
-      '    sse_idle_timeout_ms: 200',
-      '    sse_deadline_ms: 10000',
-      '',
-    ].join('\n'),
-  ),
-);
+const stack = useHostileStack((seller) => ({
+  json: { url: seller.url('headers-then-silence'), response_deadline_ms: 300 },
+  sse: { url: seller.url('headers-then-silence', { type: 'sse' }), response_deadline_ms: 10000, sse_idle_timeout_ms: 200, sse_deadline_ms: 10000 },
+}));
 
 const call = (agent: string, id: string) => rawPost(stack.gateway.agentUrl(agent), toolCall(id, 'get_products'), { 'mcp-protocol-version': '2025-06-18' });
 

@@ -11,16 +11,11 @@
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { expectedErrorJson, startHostileSeller, startObservedGateway } from '../support/hostile-seller.js';
+import { expectedErrorJson, useHostileStack } from '../support/hostile-seller.js';
 import { rawPost, toolCall } from '../helpers/raw.js';
-import { useSellerAndGateway } from '../helpers/stack.js';
 import { TEST_TIMEOUT_MS } from '../helpers/timeout.js';
 
-const stack = useSellerAndGateway(startHostileSeller, (seller) =>
-
-  startObservedGateway(['agents:', '  html:', `    url: ${seller.url('html-200')}`, ''].join('\n')),
-
-);
+const stack = useHostileStack((seller) => ({ html: seller.url('html-200') }));
 
 describe('HTML error page with 200', { timeout: TEST_TIMEOUT_MS }, () => {
   test('tools/call: upstream_not_mcp as a tool error result', async () => {

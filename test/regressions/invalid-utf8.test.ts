@@ -14,16 +14,11 @@
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startHostileSeller, startObservedGateway } from '../support/hostile-seller.js';
+import { useHostileStack } from '../support/hostile-seller.js';
 import { rawPost, toolCall } from '../helpers/raw.js';
-import { useSellerAndGateway } from '../helpers/stack.js';
 import { TEST_TIMEOUT_MS } from '../helpers/timeout.js';
 
-const stack = useSellerAndGateway(startHostileSeller, (seller) =>
-  startObservedGateway(
-    ['agents:', '  lift:', `    url: ${seller.url('invalid-utf8', { shape: 'lift' })}`, '  plain:', `    url: ${seller.url('invalid-utf8', { shape: 'plain' })}`, ''].join('\n'),
-  ),
-);
+const stack = useHostileStack((seller) => ({ lift: seller.url('invalid-utf8', { shape: 'lift' }), plain: seller.url('invalid-utf8', { shape: 'plain' }) }));
 
 const call = (agent: string, id: number) => rawPost(stack.gateway.agentUrl(agent), toolCall(id, 'get_products'), { 'mcp-protocol-version': '2025-06-18' });
 

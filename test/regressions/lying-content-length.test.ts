@@ -14,16 +14,14 @@
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { expectedErrorJson, startHostileSeller, startObservedGateway } from '../support/hostile-seller.js';
+import { expectedErrorJson, useHostileStack } from '../support/hostile-seller.js';
 import { rawPost, toolCall } from '../helpers/raw.js';
-import { useSellerAndGateway } from '../helpers/stack.js';
 import { TEST_TIMEOUT_MS } from '../helpers/timeout.js';
 
 const LIMIT = 4096;
-const stack = useSellerAndGateway(startHostileSeller, async (seller) => {
-  const agent = (name: string, claim: number) =>
-    [`  ${name}:`, `    url: ${seller.url('lying-length', { bytes: 2000, claim })}`, `    max_response_bytes: ${LIMIT}`].join('\n');
-  return startObservedGateway(['agents:', agent('smaller', 100), agent('larger', 3000), agent('larger-over-limit', 10_000_000), ''].join('\n'));
+const stack = useHostileStack((seller) => {
+  const agent = (claim: number) => ({ url: seller.url('lying-length', { bytes: 2000, claim }), max_response_bytes: LIMIT });
+  return { smaller: agent(100), larger: agent(3000), 'larger-over-limit': agent(10_000_000) };
 });
 
 const call = (agent: string, id: number) => rawPost(stack.gateway.agentUrl(agent), toolCall(id, 'get_products'), { 'mcp-protocol-version': '2025-06-18' });

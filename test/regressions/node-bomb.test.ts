@@ -12,15 +12,12 @@
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { MIB, expectedErrorJson, startHostileSeller, startObservedGateway } from '../support/hostile-seller.js';
+import { MIB, expectedErrorJson, useHostileStack } from '../support/hostile-seller.js';
 import { rawPost, toolCall } from '../helpers/raw.js';
-import { useSellerAndGateway } from '../helpers/stack.js';
 import { TEST_TIMEOUT_MS } from '../helpers/timeout.js';
 
 const LIMIT = 4 * MIB;
-const stack = useSellerAndGateway(startHostileSeller, (seller) =>
-  startObservedGateway(['agents:', '  nodes:', `    url: ${seller.url('node-bomb', { bytes: LIMIT })}`, ''].join('\n')),
-);
+const stack = useHostileStack((seller) => ({ nodes: seller.url('node-bomb', { bytes: LIMIT }) }));
 
 describe('node bomb', { timeout: TEST_TIMEOUT_MS }, () => {
   test('json_nodes at node 100001', async () => {

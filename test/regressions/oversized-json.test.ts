@@ -12,25 +12,16 @@
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { MIB, expectedErrorJson, startHostileSeller, startObservedGateway } from '../support/hostile-seller.js';
+import { MIB, expectedErrorJson, useHostileStack } from '../support/hostile-seller.js';
 import { rawPost, toolCall } from '../helpers/raw.js';
-import { useSellerAndGateway } from '../helpers/stack.js';
 import { TEST_TIMEOUT_MS } from '../helpers/timeout.js';
 
 const LIMIT = 4 * MIB;
 const BODY = 5 * MIB;
-const stack = useSellerAndGateway(startHostileSeller, (seller) =>
-  startObservedGateway(
-    [
-      'agents:',
-      '  with-length:',
-      `    url: ${seller.url('oversized-json', { bytes: BODY })}`,
-      '  chunked:',
-      `    url: ${seller.url('oversized-json', { bytes: BODY, content_length: 0 })}`,
-      '',
-    ].join('\n'),
-  ),
-);
+const stack = useHostileStack((seller) => ({
+  'with-length': seller.url('oversized-json', { bytes: BODY }),
+  chunked: seller.url('oversized-json', { bytes: BODY, content_length: 0 }),
+}));
 
 type ToolError = { id: unknown; result: { isError: boolean; structuredContent: { adcp_error: { code: string; recovery: string; details: Record<string, number | string> } } } };
 

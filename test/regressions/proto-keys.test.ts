@@ -11,16 +11,11 @@
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startHostileSeller, startObservedGateway } from '../support/hostile-seller.js';
+import { useHostileStack } from '../support/hostile-seller.js';
 import { rawPost, toolCall } from '../helpers/raw.js';
-import { useSellerAndGateway } from '../helpers/stack.js';
 import { TEST_TIMEOUT_MS } from '../helpers/timeout.js';
 
-const stack = useSellerAndGateway(startHostileSeller, (seller) =>
-
-  startObservedGateway(['agents:', '  proto:', `    url: ${seller.url('proto-keys')}`, ''].join('\n')),
-
-);
+const stack = useHostileStack((seller) => ({ proto: seller.url('proto-keys') }));
 
 describe('__proto__ and constructor keys', { timeout: TEST_TIMEOUT_MS }, () => {
   test('kept as plain data, nothing polluted', async () => {

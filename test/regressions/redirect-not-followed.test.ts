@@ -10,16 +10,11 @@
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { expectedErrorJson, startHostileSeller, startObservedGateway } from '../support/hostile-seller.js';
+import { expectedErrorJson, useHostileStack } from '../support/hostile-seller.js';
 import { rawPost, toolCall } from '../helpers/raw.js';
-import { useSellerAndGateway } from '../helpers/stack.js';
 import { TEST_TIMEOUT_MS } from '../helpers/timeout.js';
 
-const stack = useSellerAndGateway(startHostileSeller, (seller) =>
-  startObservedGateway(
-    ['agents:', '  r307:', `    url: ${seller.url('redirect', { status: 307 })}`, '  r302:', `    url: ${seller.url('redirect', { status: 302 })}`, ''].join('\n'),
-  ),
-);
+const stack = useHostileStack((seller) => ({ r307: seller.url('redirect', { status: 307 }), r302: seller.url('redirect', { status: 302 }) }));
 
 describe('redirects', { timeout: TEST_TIMEOUT_MS }, () => {
   for (const status of [307, 302]) {

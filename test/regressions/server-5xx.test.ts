@@ -9,16 +9,11 @@
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { expectedErrorJson, startHostileSeller, startObservedGateway } from '../support/hostile-seller.js';
+import { expectedErrorJson, useHostileStack } from '../support/hostile-seller.js';
 import { rawPost, toolCall } from '../helpers/raw.js';
-import { useSellerAndGateway } from '../helpers/stack.js';
 import { TEST_TIMEOUT_MS } from '../helpers/timeout.js';
 
-const stack = useSellerAndGateway(startHostileSeller, (seller) =>
-  startObservedGateway(
-    ['agents:', '  s503:', `    url: ${seller.url('server-error', { status: 503 })}`, '  s500:', `    url: ${seller.url('server-error', { status: 500 })}`, ''].join('\n'),
-  ),
-);
+const stack = useHostileStack((seller) => ({ s503: seller.url('server-error', { status: 503 }), s500: seller.url('server-error', { status: 500 }) }));
 
 describe('5xx', { timeout: TEST_TIMEOUT_MS }, () => {
   for (const status of [503, 500]) {

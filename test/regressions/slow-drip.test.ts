@@ -11,16 +11,11 @@
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { expectedErrorJson, startHostileSeller, startObservedGateway } from '../support/hostile-seller.js';
+import { expectedErrorJson, useHostileStack } from '../support/hostile-seller.js';
 import { rawPost, toolCall } from '../helpers/raw.js';
-import { useSellerAndGateway } from '../helpers/stack.js';
 import { TEST_TIMEOUT_MS } from '../helpers/timeout.js';
 
-const stack = useSellerAndGateway(startHostileSeller, (seller) =>
-  startObservedGateway(
-    ['agents:', '  drip:', `    url: ${seller.url('slow-drip', { interval_ms: 50 })}`, '    response_deadline_ms: 300', ''].join('\n'),
-  ),
-);
+const stack = useHostileStack((seller) => ({ drip: { url: seller.url('slow-drip', { interval_ms: 50 }), response_deadline_ms: 300 } }));
 
 describe('slow drip', { timeout: TEST_TIMEOUT_MS }, () => {
   test('one byte per 50 ms against a 300 ms deadline: deadline_exceeded', async () => {

@@ -11,23 +11,13 @@
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { expectedErrorFrame, startHostileSeller, startObservedGateway } from '../support/hostile-seller.js';
+import { expectedErrorFrame, useHostileStack } from '../support/hostile-seller.js';
 import { rawPost, toolCall } from '../helpers/raw.js';
-import { useSellerAndGateway } from '../helpers/stack.js';
 import { TEST_TIMEOUT_MS } from '../helpers/timeout.js';
 
-const stack = useSellerAndGateway(startHostileSeller, (seller) =>
-  startObservedGateway(
-    [
-      'agents:',
-      '  ka:',
-      `    url: ${seller.url('sse-keepalive-forever', { interval_ms: 20 })}`,
-      '    sse_idle_timeout_ms: 1000',
-      '    sse_deadline_ms: 2500',
-      '',
-    ].join('\n'),
-  ),
-);
+const stack = useHostileStack((seller) => ({
+  ka: { url: seller.url('sse-keepalive-forever', { interval_ms: 20 }), sse_idle_timeout_ms: 1000, sse_deadline_ms: 2500 },
+}));
 
 describe('endless keep-alive comments', { timeout: TEST_TIMEOUT_MS }, () => {
   test('end by sse_deadline, not sse_idle', async () => {

@@ -11,32 +11,14 @@
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import {
-  RESUME_TOKEN,
-  expectedErrorFrame,
-  messageFrame,
-  resultMessageOfSize,
-  startHostileSeller,
-  startObservedGateway,
-  withToken,
-} from '../support/hostile-seller.js';
+import { RESUME_TOKEN, expectedErrorFrame, messageFrame, resultMessageOfSize, withToken, useHostileStack } from '../support/hostile-seller.js';
 import { rawPost, toolCall } from '../helpers/raw.js';
-import { useSellerAndGateway } from '../helpers/stack.js';
 import { TEST_TIMEOUT_MS } from '../helpers/timeout.js';
 
-const stack = useSellerAndGateway(startHostileSeller, (seller) =>
-  startObservedGateway(
-    [
-      'agents:',
-      '  small:',
-      `    url: ${seller.url('sse-odd-content-type', { bytes: 300 })}`,
-      '  big:',
-      `    url: ${seller.url('sse-odd-content-type', { bytes: 2000 })}`,
-      '    max_sse_event_bytes: 1024',
-      '',
-    ].join('\n'),
-  ),
-);
+const stack = useHostileStack((seller) => ({
+  small: seller.url('sse-odd-content-type', { bytes: 300 }),
+  big: { url: seller.url('sse-odd-content-type', { bytes: 2000 }), max_sse_event_bytes: 1024 },
+}));
 
 const call = (agent: string, id: number) => rawPost(stack.gateway.agentUrl(agent), toolCall(id, 'get_products'), { 'mcp-protocol-version': '2025-06-18' });
 

@@ -13,16 +13,14 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { SSE_PENDING_SLACK_BYTES } from '../../src/response/sse-stage.js';
-import { expectedErrorFrame, startHostileSeller, startObservedGateway } from '../support/hostile-seller.js';
+import { expectedErrorFrame, useHostileStack } from '../support/hostile-seller.js';
 import { rawPost, toolCall } from '../helpers/raw.js';
-import { useSellerAndGateway } from '../helpers/stack.js';
 import { TEST_TIMEOUT_MS } from '../helpers/timeout.js';
 
 const EVENT_LIMIT = 2048;
-const stack = useSellerAndGateway(startHostileSeller, async (seller) => {
-  const agent = (name: string, params: Record<string, string | number>) =>
-    [`  ${name}:`, `    url: ${seller.url('sse-data-line', params)}`, '    max_response_bytes: 1048576', `    max_sse_event_bytes: ${EVENT_LIMIT}`].join('\n');
-  return startObservedGateway(['agents:', agent('line', { bytes: 5000 }), agent('endless', { bytes: 200_000, endless: 1 }), ''].join('\n'));
+const stack = useHostileStack((seller) => {
+  const agent = (params: Record<string, string | number>) => ({ url: seller.url('sse-data-line', params), max_response_bytes: 1048576, max_sse_event_bytes: EVENT_LIMIT });
+  return { line: agent({ bytes: 5000 }), endless: agent({ bytes: 200_000, endless: 1 }) };
 });
 
 const call = (agent: string, id: number) => rawPost(stack.gateway.agentUrl(agent), toolCall(id, 'get_products'), { 'mcp-protocol-version': '2025-06-18' });

@@ -13,23 +13,18 @@
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { RESUME_TOKEN, messageFrame, resultMessage, startHostileSeller, startObservedGateway } from '../support/hostile-seller.js';
-import { rawPost, toolCall } from '../helpers/raw.js';
-import { useSellerAndGateway } from '../helpers/stack.js';
+import { RESUME_TOKEN, messageFrame, resultMessage, useHostileStack } from '../support/hostile-seller.js';
+import { rawPost, toolCall, sseIds } from '../helpers/raw.js';
 import { TEST_TIMEOUT_MS } from '../helpers/timeout.js';
 
-const stack = useSellerAndGateway(startHostileSeller, (seller) =>
-
-  startObservedGateway(['agents:', '  primed:', `    url: ${seller.url('sse-priming', { retry_ms: 25 })}`, ''].join('\n')),
-
-);
+const stack = useHostileStack((seller) => ({ primed: seller.url('sse-priming', { retry_ms: 25 }) }));
 
 describe('priming event and retry', { timeout: TEST_TIMEOUT_MS }, () => {
   test('pass through, ids as resume tokens', async () => {
     const r = await rawPost(stack.gateway.agentUrl('primed'), toolCall('p', 'get_products'), { 'mcp-protocol-version': '2025-11-25' });
     assert.equal(r.status, 200);
     assert.equal(r.headers.get('content-type'), 'text/event-stream');
-    const tokens = [...r.text().matchAll(/^id: (.*)$/gm)].map((m) => m[1]!);
+    const tokens = sseIds(r.text());
     assert.equal(tokens.length, 2);
     for (const t of tokens) assert.match(t, RESUME_TOKEN);
     const result = resultMessage('p', { content: [{ type: 'text', text: 'primed' }] });

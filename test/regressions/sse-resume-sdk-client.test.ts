@@ -29,32 +29,15 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { LoggingMessageNotificationSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import {
-  MIB,
-  RESUME_TOKEN,
-  expectedErrorFrame,
-  notificationFrame,
-  startHostileSeller,
-  startObservedGateway,
-  withToken,
-} from '../support/hostile-seller.js';
-import { useSellerAndGateway } from '../helpers/stack.js';
+import { MIB, RESUME_TOKEN, expectedErrorFrame, notificationFrame, withToken, RESUME_YAML, useHostileStack } from '../support/hostile-seller.js';
 import { TEST_TIMEOUT_MS, withTimeout } from '../helpers/timeout.js';
 
 const LIMIT = 4 * MIB;
 const EVENT = 512 * 1024;
 const PRIMING = 'id: s1-0\nretry: 30\ndata: \n\n';
-const stack = useSellerAndGateway(startHostileSeller, (seller) =>
-  startObservedGateway(
-    [
-      'resume:',
-      '  secret: hostile-resume-secret-0123456789abcdef',
-      'agents:',
-      '  split:',
-      `    url: ${seller.url('sse-reconnect', { priming: 1, retry_ms: 30, event_bytes: EVENT, first_events: 6, second_events: 4 })}`,
-      '',
-    ].join('\n'),
-  ),
+const stack = useHostileStack(
+  (seller) => ({ split: seller.url('sse-reconnect', { priming: 1, retry_ms: 30, event_bytes: EVENT, first_events: 6, second_events: 4 }) }),
+  RESUME_YAML,
 );
 
 interface Seen {

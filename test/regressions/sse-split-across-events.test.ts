@@ -12,18 +12,13 @@
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { expectedErrorFrame, notificationFrame, startHostileSeller, startObservedGateway } from '../support/hostile-seller.js';
+import { expectedErrorFrame, notificationFrame, useHostileStack } from '../support/hostile-seller.js';
 import { rawPost, sseMessages, toolCall } from '../helpers/raw.js';
-import { useSellerAndGateway } from '../helpers/stack.js';
 import { TEST_TIMEOUT_MS } from '../helpers/timeout.js';
 
 const LIMIT = 65536;
 const EVENT = 1024;
-const stack = useSellerAndGateway(startHostileSeller, (seller) =>
-  startObservedGateway(
-    ['agents:', '  many:', `    url: ${seller.url('sse-many-events', { count: 100, event_bytes: EVENT })}`, `    max_response_bytes: ${LIMIT}`, ''].join('\n'),
-  ),
-);
+const stack = useHostileStack((seller) => ({ many: { url: seller.url('sse-many-events', { count: 100, event_bytes: EVENT }), max_response_bytes: LIMIT } }));
 
 describe('oversized result split across many events', { timeout: TEST_TIMEOUT_MS }, () => {
   test('sse_cumulative at the limit point, the events before it delivered', async () => {

@@ -15,41 +15,22 @@
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import {
-  RESUME_TOKEN,
-  expectedErrorFrame,
-  notificationFrame,
-  startHostileSeller,
-  startObservedGateway,
-  withToken,
-} from '../support/hostile-seller.js';
-import { rawPost, sseMessages, toolCall } from '../helpers/raw.js';
-import { useSellerAndGateway } from '../helpers/stack.js';
+import { RESUME_TOKEN, expectedErrorFrame, notificationFrame, withToken, RESUME_YAML, useHostileStack } from '../support/hostile-seller.js';
+import { rawPost, sseMessages, toolCall, sseIds } from '../helpers/raw.js';
 import { TEST_TIMEOUT_MS } from '../helpers/timeout.js';
 
 const LIMIT = 8192;
 const EVENT = 2000;
-const stack = useSellerAndGateway(startHostileSeller, (seller) =>
-  startObservedGateway(
-    [
-      'resume:',
-      '  secret: hostile-resume-secret-0123456789abcdef',
-      'agents:',
-      '  split:',
-      `    url: ${seller.url('sse-reconnect', { event_bytes: EVENT, first_events: 3, second_events: 2 })}`,
-      `    max_response_bytes: ${LIMIT}`,
-      '',
-    ].join('\n'),
-  ),
+const stack = useHostileStack(
+  (seller) => ({ split: { url: seller.url('sse-reconnect', { event_bytes: EVENT, first_events: 3, second_events: 2 }), max_response_bytes: LIMIT } }),
+  RESUME_YAML,
 );
-
-const idsOf = (text: string) => [...text.matchAll(/^id: (.*)$/gm)].map((m) => m[1]!);
 
 describe('oversized result split across a reconnect', { timeout: TEST_TIMEOUT_MS }, () => {
   test('the replay crosses the limit: sse_cumulative for the original id', async () => {
     const first = await rawPost(stack.gateway.agentUrl('split'), toolCall('r-1', 'get_products'), { 'mcp-protocol-version': '2025-11-25' });
     assert.equal(first.status, 200);
-    const tokens = idsOf(first.text());
+    const tokens = sseIds(first.text());
     assert.equal(tokens.length, 3);
     for (const t of tokens) assert.match(t, RESUME_TOKEN);
     assert.equal(first.text(), [1, 2, 3].map((n, i) => withToken(notificationFrame(EVENT, `s1-${n}`), tokens[i]!)).join(''));
@@ -69,7 +50,7 @@ describe('oversized result split across a reconnect', { timeout: TEST_TIMEOUT_MS
     assert.equal(last.id, 'r-1');
     const observed = last.result.structuredContent.adcp_error.details.observed_bytes;
     assert.ok(observed > LIMIT && observed <= 10_000, `observed_bytes ${observed}`);
-    const [token4] = idsOf(text);
+    const [token4] = sseIds(text);
     assert.match(token4!, RESUME_TOKEN);
     const frame = expectedErrorFrame({ id: 'r-1', method: 'tools/call', toolName: 'get_products', reason: 'sse_cumulative', limitBytes: LIMIT, observedBytes: observed });
     const expected = withToken(notificationFrame(EVENT, 's1-4'), token4!) + frame;

@@ -16,17 +16,8 @@
 import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { DECODER_CHUNK_BYTES } from '../../src/response/decode.js';
-import {
-  MIB,
-  expectedErrorJson,
-  gzipBomb,
-  middleLayerBomb,
-  resultMessage,
-  startHostileSeller,
-  startObservedGateway,
-} from '../support/hostile-seller.js';
+import { MIB, assertDecodedBytesError, expectedErrorJson, gzipBomb, middleLayerBomb, resultMessage, useHostileStack } from '../support/hostile-seller.js';
 import { rawPost, toolCall } from '../helpers/raw.js';
-import { useSellerAndGateway } from '../helpers/stack.js';
 import { TEST_TIMEOUT_MS } from '../helpers/timeout.js';
 
 const LIMIT = 4 * MIB;
@@ -34,37 +25,17 @@ const LIMIT = 4 * MIB;
 before(async () => {
   await Promise.all([gzipBomb(), middleLayerBomb()]);
 });
-const stack = useSellerAndGateway(startHostileSeller, (seller) =>
-  startObservedGateway(
-    [
-      'agents:',
-      '  inner:',
-      `    url: ${seller.url('stacked-encodings', { bomb: 'inner' })}`,
-      '  middle:',
-      `    url: ${seller.url('stacked-encodings', { bomb: 'middle' })}`,
-      '  five:',
-      `    url: ${seller.url('stacked-encodings', { depth: 5 })}`,
-      '  four:',
-      `    url: ${seller.url('stacked-encodings', { depth: 4 })}`,
-      '',
-    ].join('\n'),
-  ),
-);
+const stack = useHostileStack((seller) => ({
+  inner: seller.url('stacked-encodings', { bomb: 'inner' }),
+  middle: seller.url('stacked-encodings', { bomb: 'middle' }),
+  five: seller.url('stacked-encodings', { depth: 5 }),
+  four: seller.url('stacked-encodings', { depth: 4 }),
+}));
 
 const call = (agent: string, id: number) => rawPost(stack.gateway.agentUrl(agent), toolCall(id, 'get_products'), { 'mcp-protocol-version': '2025-06-18' });
-type ToolError = { id: number; result: { structuredContent: { adcp_error: { code: string; details: { reason: string; observed_bytes: number } } } } };
 
 async function assertDecodedBreach(agent: string, id: number): Promise<void> {
-  const r = await call(agent, id);
-  assert.equal(r.status, 200);
-  const m = r.json() as ToolError;
-  assert.equal(m.id, id);
-  assert.equal(m.result.structuredContent.adcp_error.details.reason, 'decoded_bytes');
-  const observed = m.result.structuredContent.adcp_error.details.observed_bytes;
-  assert.ok(observed > LIMIT && observed <= LIMIT + DECODER_CHUNK_BYTES, `observed_bytes ${observed}`);
-  const expected = expectedErrorJson({ id, method: 'tools/call', toolName: 'get_products', reason: 'decoded_bytes', limitBytes: LIMIT, observedBytes: observed });
-  assert.equal(r.text(), expected);
-  assert.equal(r.bytes, Buffer.byteLength(expected));
+  assertDecodedBytesError(await call(agent, id), id, LIMIT);
   const line = await stack.gateway.exchangeLine(agent, id);
   assert.equal(line.reason, 'decoded_bytes');
   assert.ok((line.bytes_decoded as number) <= LIMIT + DECODER_CHUNK_BYTES, `bytes_decoded ${String(line.bytes_decoded)}`);

@@ -10,16 +10,14 @@
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { resultMessage, startHostileSeller, startObservedGateway } from '../support/hostile-seller.js';
+import { resultMessage, useHostileStack } from '../support/hostile-seller.js';
 import { rawPost, toolCall } from '../helpers/raw.js';
-import { useSellerAndGateway } from '../helpers/stack.js';
 import { TEST_TIMEOUT_MS } from '../helpers/timeout.js';
 
-const stack = useSellerAndGateway(startHostileSeller, (seller) =>
-  startObservedGateway(
-    ['agents:', '  deep:', `    url: ${seller.url('text-over-bound', { depth: 100 })}`, '  wide:', `    url: ${seller.url('text-over-bound', { shape: 'nodes', count: 100_001 })}`, ''].join('\n'),
-  ),
-);
+const stack = useHostileStack((seller) => ({
+  deep: seller.url('text-over-bound', { depth: 100 }),
+  wide: seller.url('text-over-bound', { shape: 'nodes', count: 100_001 }),
+}));
 
 const call = (agent: string, id: number) => rawPost(stack.gateway.agentUrl(agent), toolCall(id, 'get_products'), { 'mcp-protocol-version': '2025-06-18' });
 

@@ -10,18 +10,13 @@
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { expectedErrorJson, startHostileSeller, startObservedGateway } from '../support/hostile-seller.js';
+import { expectedErrorJson, useHostileStack } from '../support/hostile-seller.js';
 import { rawPost, toolCall } from '../helpers/raw.js';
-import { useSellerAndGateway } from '../helpers/stack.js';
 import { TEST_TIMEOUT_MS } from '../helpers/timeout.js';
 
 const CODINGS = ['zstd', 'compress', 'gzip;q=1'];
 
-const stack = useSellerAndGateway(startHostileSeller, (seller) =>
-
-  startObservedGateway(['agents:', ...CODINGS.map((c, i) => `  c${i}:\n    url: ${seller.url('unknown-encoding', { coding: c })}`), ''].join('\n')),
-
-);
+const stack = useHostileStack((seller) => Object.fromEntries(CODINGS.map((c, i) => [`c${i}`, seller.url('unknown-encoding', { coding: c })])));
 
 describe('unknown encoding', { timeout: TEST_TIMEOUT_MS }, () => {
   for (const [i, coding] of CODINGS.entries()) {

@@ -17,28 +17,21 @@
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import net from 'node:net';
 import { expectedErrorJson, startHostileSeller, startObservedGateway } from '../support/hostile-seller.js';
 import { rawPost, toolCall } from '../helpers/raw.js';
+import { agentsYaml } from '../helpers/gateway.js';
+import { closedPort } from '../helpers/ports.js';
 import { useSellerAndGateway } from '../helpers/stack.js';
 import { TEST_TIMEOUT_MS } from '../helpers/timeout.js';
 
 const stack = useSellerAndGateway(startHostileSeller, async (seller) => {
-  const probe = net.createServer();
-  await new Promise<void>((r) => probe.listen(0, '127.0.0.1', r));
-  const closedPort = (probe.address() as net.AddressInfo).port;
-  await new Promise<void>((r) => probe.close(() => r()));
+  const closed = await closedPort();
   return startObservedGateway(
-    [
-      'agents:',
-      '  headers:',
-      `    url: ${seller.url('huge-headers', { header_bytes: 1024 * 1024 })}`,
-      '  garbage:',
-      `    url: ${seller.url('garbage-response')}`,
-      '  closed:',
-      `    url: http://127.0.0.1:${closedPort}/mcp`,
-      '',
-    ].join('\n'),
+    agentsYaml({
+      headers: seller.url('huge-headers', { header_bytes: 1024 * 1024 }),
+      garbage: seller.url('garbage-response'),
+      closed: `http://127.0.0.1:${closed}/mcp`,
+    }),
   );
 });
 

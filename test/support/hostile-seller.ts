@@ -70,16 +70,18 @@
  * | `garbage-response`      | reads the request, then answers bytes that are not HTTP at all               |
  * | `redirect`              | `status` [307] with `Location` -> this seller's `ok` mode (never followed)  |
  */
+import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import zlib from 'node:zlib';
-import type { FastifyInstance } from 'fastify';
 import { pino } from 'pino';
-import { buildApp } from '../../src/app.js';
-import { parseConfig } from '../../src/config/load.js';
-import type { AdcpErrorReason } from '../../src/errors/codes.js';
+import type { LocalErrorInput } from '../../src/errors/local-reply.js';
+import { DECODER_CHUNK_BYTES } from '../../src/response/decode.js';
 import { buildAdcpError, localErrorMessage } from '../../src/mcp/local-error.js';
+import { agentsYaml, startGateway, type AgentYaml, type RunningGateway } from '../helpers/gateway.js';
+import type { RawResponse } from '../helpers/raw.js';
+import { useSellerAndGateway, type SellerAndGateway } from '../helpers/stack.js';
 
 export const HOSTILE_MODES = [
   'ok',
@@ -738,25 +740,31 @@ function writeInPieces(ctx: Ctx, body: Buffer, chunk: number, end = true): void 
 // bytes_to_host, outcome, reason), and the exact answer the gateway must mint.
 // ---------------------------------------------------------------------------------------------
 
+/** The YAML head that turns SSE resumption on (resume tokens need a secret). */
+export const RESUME_YAML = ['resume:', '  secret: hostile-resume-secret-0123456789abcdef'] as const;
+
+/**
+ * The regression suites' setup (test/helpers/stack.ts): the hostile seller, then an observed
+ * gateway whose agents `agents(seller)` gives (YAML `head` lines first).
+ */
+export function useHostileStack(agents: (seller: HostileSeller) => Record<string, AgentYaml>, head?: readonly string[]): SellerAndGateway<HostileSeller, ObservedGateway> {
+  return useSellerAndGateway(startHostileSeller, (seller) => startObservedGateway(agentsYaml(agents(seller), head)));
+}
+
 /** One parsed pino line. */
 export type LogLine = Record<string, unknown> & { msg?: string; level?: number };
 
-export interface ObservedGateway {
-  readonly baseUrl: string;
-  agentUrl(name: string): string;
-  readonly app: FastifyInstance;
+export interface ObservedGateway extends RunningGateway {
   /** Every log line so far, parsed. */
   readonly lines: LogLine[];
   /** Resolves with the first line (already written or still to come) that matches, or rejects after `ms`. */
   waitForLine(match: (line: LogLine) => boolean, ms?: number): Promise<LogLine>;
   /** The `exchange` line of the exchange answering JSON-RPC id `rpcId` (by agent). */
   exchangeLine(agent: string, rpcId: RpcId, ms?: number): Promise<LogLine>;
-  close(): Promise<void>;
 }
 
-/** Starts the real gateway (`buildApp`) on 127.0.0.1:0 with a pino logger writing into memory, at `info`. */
+/** Starts the real gateway (test/helpers/gateway.ts) with a pino logger writing into memory, at `info`. */
 export async function startObservedGateway(yaml: string): Promise<ObservedGateway> {
-  const config = parseConfig(yaml, { env: {}, source: 'hostile.yaml' });
   const lines: LogLine[] = [];
   const waiters = new Set<{ match: (l: LogLine) => boolean; resolve: (l: LogLine) => void }>();
   const sink = new Writable({
@@ -775,11 +783,7 @@ export async function startObservedGateway(yaml: string): Promise<ObservedGatewa
       cb();
     },
   });
-  const logger = pino({ level: 'info' }, sink);
-  const app = await buildApp(config, { logger });
-  await app.listen({ host: '127.0.0.1', port: 0 });
-  const { port } = app.server.address() as AddressInfo;
-  const baseUrl = `http://127.0.0.1:${port}`;
+  const gateway = await startGateway(yaml, { logger: pino({ level: 'info' }, sink) });
   const waitForLine = (match: (l: LogLine) => boolean, ms = 5_000): Promise<LogLine> => {
     const found = lines.find(match);
     if (found) return Promise.resolve(found);
@@ -798,43 +802,41 @@ export async function startObservedGateway(yaml: string): Promise<ObservedGatewa
       waiters.add(w);
     });
   };
-  let closing: Promise<void> | undefined;
   return {
-    baseUrl,
-    agentUrl: (name) => `${baseUrl}/agents/${encodeURIComponent(name)}/mcp`,
-    app,
+    ...gateway,
     lines,
     waitForLine,
     exchangeLine: (agent, rpcId, ms) => waitForLine((l) => l.msg === 'exchange' && l.agent === agent && l.rpc_id === rpcId, ms),
-    close() {
-      closing ??= (async () => {
-        const closed = app.close();
-        app.server.closeAllConnections();
-        await closed;
-      })();
-      return closing;
-    },
   };
 }
 
 /** What a minted error is about: the request (id, method, tool) and the numbers the gateway measured. */
-export interface ExpectedError {
-  id: RpcId;
-  method: string;
-  toolName?: string;
-  reason: AdcpErrorReason;
-  limitBytes?: number;
-  observedBytes?: number;
-  limit?: number;
-  observed?: number;
-  limitMs?: number;
-  upstreamStatus?: number;
-}
+export type ExpectedError = LocalErrorInput & { id: RpcId; method: string; toolName?: string };
 
 /** The exact JSON-RPC message (as the gateway serializes it) answering a request with a minted error. */
 export function expectedErrorJson(e: ExpectedError): string {
   const { id, method, ...rest } = e;
   return JSON.stringify(localErrorMessage(id, method, buildAdcpError({ method, ...rest })));
+}
+
+/**
+ * Asserts that `r` is exactly the gateway's RESPONSE_TOO_LARGE `decoded_bytes` answer to a
+ * `get_products` tools/call with this id (HTTP 200, no Content-Encoding), observed_bytes within
+ * one decoder chunk past `limitBytes`; returns observed_bytes.
+ */
+export function assertDecodedBytesError(r: RawResponse, id: RpcId, limitBytes: number): number {
+  assert.equal(r.status, 200);
+  assert.equal(r.headers.get('content-encoding'), null);
+  const m = r.json() as { id: RpcId; result: { structuredContent: { adcp_error: { code: string; details: { reason: string; observed_bytes: number } } } } };
+  assert.equal(m.id, id);
+  assert.equal(m.result.structuredContent.adcp_error.code, 'RESPONSE_TOO_LARGE');
+  assert.equal(m.result.structuredContent.adcp_error.details.reason, 'decoded_bytes');
+  const observed = m.result.structuredContent.adcp_error.details.observed_bytes;
+  assert.ok(observed > limitBytes && observed <= limitBytes + DECODER_CHUNK_BYTES, `observed_bytes ${observed}`);
+  const expected = expectedErrorJson({ id, method: 'tools/call', toolName: 'get_products', reason: 'decoded_bytes', limitBytes, observedBytes: observed });
+  assert.equal(r.text(), expected);
+  assert.equal(r.bytes, Buffer.byteLength(expected));
+  return observed;
 }
 
 /** The same message as the final SSE event the gateway writes on a stream already started. */

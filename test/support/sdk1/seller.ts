@@ -15,8 +15,13 @@
  *   build_report      task-capable (`execution.taskSupport: "optional"`); result is the double payload,
  *                     `rows` sizes it
  *   slow_report       2025-11-25 resumption: sends a progress notification, closes its own SSE
- *                     stream (`closeSSEStream`), then returns the double payload, which the
- *                     client receives by resuming with `Last-Event-ID`
+ *                     stream (`closeSSEStream`), waits until the client's `Last-Event-ID`
+ *                     resume of that session is open (at most RESUME_WAIT_MS), then returns
+ *                     the double payload, which the client receives on the resumed stream.
+ *                     (Returning at once raced the SDK 1.x transport: a result stored while
+ *                     a resume is being replayed, before its stream is registered, is neither
+ *                     replayed nor written live; the client then timed out, ~1 run in 5 under
+ *                     load.)
  */
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -85,7 +90,13 @@ const doublePayload = (data: Record<string, unknown>): CallToolResult => ({
   structuredContent: data,
 });
 
-function buildServer(taskStore: InMemoryTaskStore): McpServer {
+/** How long `slow_report` waits for the client's resume before returning anyway (ms). */
+const RESUME_WAIT_MS = 20_000;
+
+/** Resolves once a `Last-Event-ID` GET of the session has its response open, or after `timeoutMs`. */
+type WaitForResume = (sessionId: string | undefined, timeoutMs: number) => Promise<void>;
+
+function buildServer(taskStore: InMemoryTaskStore, waitForResume: WaitForResume): McpServer {
   const server = new McpServer(
     { name: 'revision-seller-sdk1', version: '1.0.0' },
     {
@@ -118,6 +129,7 @@ function buildServer(taskStore: InMemoryTaskStore): McpServer {
       }
       // SEP-1699: the server ends the POST stream on purpose; the client resumes with Last-Event-ID.
       extra.closeSSEStream?.();
+      await waitForResume(extra.sessionId, RESUME_WAIT_MS);
       return doublePayload(reportPayload(rows ?? 20));
     },
   );
@@ -187,6 +199,26 @@ export async function startSdk1Seller(): Promise<Sdk1Seller> {
   const requests: SellerRequest[] = [];
   // One task store for the seller: task ids outlive the request that made them.
   const taskStore = new InMemoryTaskStore();
+  /** Per session: callbacks of `slow_report` calls waiting for the client's resume. */
+  const resumeWaiters = new Map<string, (() => void)[]>();
+  const waitForResume: WaitForResume = (sessionId, timeoutMs) =>
+    new Promise<void>((resolve) => {
+      if (sessionId === undefined) return resolve();
+      const timer = setTimeout(resolve, timeoutMs);
+      const list = resumeWaiters.get(sessionId) ?? [];
+      list.push(() => {
+        clearTimeout(timer);
+        resolve();
+      });
+      resumeWaiters.set(sessionId, list);
+    });
+  /** Wakes the session's waiters once the resumed stream's headers are out (the transport registered it before). */
+  const notifyResumed = async (sessionId: string, res: ServerResponse): Promise<void> => {
+    for (let i = 0; i < 2_500 && !res.headersSent && !res.destroyed; i++) await new Promise((r) => setTimeout(r, 2));
+    const list = resumeWaiters.get(sessionId) ?? [];
+    resumeWaiters.delete(sessionId);
+    for (const wake of list) wake();
+  };
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const header = req.headers['mcp-session-id'];
@@ -198,11 +230,13 @@ export async function startSdk1Seller(): Promise<Sdk1Seller> {
     if (sessionId !== undefined) {
       const session = sessions.get(sessionId);
       if (!session) return sendError(res, 404, -32001, 'Session not found');
+      const resumed = req.method === 'GET' && req.headers['last-event-id'] !== undefined ? notifyResumed(sessionId, res) : undefined;
       await session.transport.handleRequest(req, res, body);
+      await resumed;
       return;
     }
     if (req.method !== 'POST' || !isInitializeRequest(body)) return sendError(res, 400, -32000, 'Bad Request: Mcp-Session-Id header is required');
-    const server = buildServer(taskStore);
+    const server = buildServer(taskStore, waitForResume);
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       eventStore: new InMemoryEventStore(),
