@@ -118,3 +118,19 @@ export function checkJsonBounds(input: string | Uint8Array, limits: JsonBoundsLi
   if (pendingString && ++nodes > maxNodes) return { ok: false, reason: 'json_nodes', limit: maxNodes, observed: nodes };
   return { ok: true, depth: maxSeenDepth, nodes };
 }
+
+/**
+ * True when {@link checkJsonBounds}`(text, limits)` cannot fail, proved
+ * without its scan: it counts at most one node per character (a value's first character, a
+ * string's opening quote) and one depth level per `[` or `{`, so a text no longer than
+ * `maxNodes` characters with at most `maxDepth` of those brackets anywhere (strings
+ * included) is within both bounds. False means "not proved": run the check. Costs a few
+ * native `indexOf` calls (it stops counting past `maxDepth`), against a character loop.
+ */
+export function withinJsonBounds(text: string, limits: JsonBoundsLimits): boolean {
+  if (text.length > limits.maxNodes) return false;
+  let brackets = 0;
+  for (let i = text.indexOf('{'); i !== -1; i = text.indexOf('{', i + 1)) if (++brackets > limits.maxDepth) return false;
+  for (let i = text.indexOf('['); i !== -1; i = text.indexOf('[', i + 1)) if (++brackets > limits.maxDepth) return false;
+  return true;
+}

@@ -44,7 +44,7 @@ import { createParser, type EventSourceMessage, type ParseError } from 'eventsou
 import { isRequestStream, type Exchange } from '../exchange.js';
 import { answerWithLocalError, type LocalErrorInput } from '../errors/local-reply.js';
 import { GatewayAbortError } from '../errors/abort.js';
-import { checkJsonBounds, type JsonBoundsLimits } from '../mcp/json-bounds.js';
+import { checkJsonBounds, withinJsonBounds } from '../mcp/json-bounds.js';
 import { ByteBudget } from './byte-budget.js';
 import { SseBoundaryScanner, SseIdFieldWatch, SseLineFeeder } from './sse-boundaries.js';
 import { SseFrameBatch, encodeSseComment, encodeSseRetry } from './sse-encode.js';
@@ -71,22 +71,6 @@ export function mayBeResponse(data: string): boolean {
 }
 /** Prefixes of both keys: a faster scan than the quoted keys (fewer candidate positions); false positives only cost a parse. */
 const RESPONSE_KEYS = /resul|erro/;
-
-/**
- * True when `checkJsonBounds(text, limits)` (src/mcp/json-bounds.ts) cannot fail, proved
- * without its scan: it counts at most one node per character (a value's first character, a
- * string's opening quote) and one depth level per `[` or `{`, so a text no longer than
- * `maxNodes` characters with at most `maxDepth` of those brackets anywhere (strings
- * included) is within both bounds. False means "not proved": run the check. Costs a few
- * native `indexOf` calls (it stops counting past `maxDepth`), against a character loop.
- */
-export function withinJsonBounds(text: string, limits: JsonBoundsLimits): boolean {
-  if (text.length > limits.maxNodes) return false;
-  let brackets = 0;
-  for (let i = text.indexOf('{'); i !== -1; i = text.indexOf('{', i + 1)) if (++brackets > limits.maxDepth) return false;
-  for (let i = text.indexOf('['); i !== -1; i = text.indexOf('[', i + 1)) if (++brackets > limits.maxDepth) return false;
-  return true;
-}
 
 /**
  * Streams a seller's `text/event-stream` body to the host through the SSE stages (module doc).

@@ -7,7 +7,8 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mayBeResponse, withinJsonBounds } from '../../src/response/sse-stage.js';
+import { mayBeResponse } from '../../src/response/sse-stage.js';
+import { withinJsonBounds } from '../../src/mcp/json-bounds.js';
 import { checkJsonBounds } from '../../src/mcp/json-bounds.js';
 
 test('mayBeResponse: progress notifications are not responses; every response is a candidate', () => {
