@@ -173,7 +173,7 @@ function valueAt(body: Buffer, range: ByteRange | undefined): unknown {
   try {
     return JSON.parse(body.toString('utf8', range[0], range[1]));
   } catch {
-    return undefined; // a raw control character in a string (json-scan.ts does not look for them)
+    return undefined; // not reached after a successful scan (json-scan.ts checks the whole grammar); no throw if it were
   }
 }
 

@@ -1,0 +1,850 @@
+// AssemblyScript source of the JSON scan core: compiled to WebAssembly by `npm run build:wasm`
+// (scripts/build-wasm.ts) into src/mcp/json-scan-wasm.ts, which src/mcp/json-scan.ts loads.
+// test/unit/json-scan-wasm-build.test.ts fails when that file is not what this source compiles to.
+//
+// One incremental, validating pass over a JSON text fed in chunks: the RFC 8259 grammar as
+// `JSON.parse(bytes.toString('utf8'))` accepts it, the depth/node bounds, and the facts the
+// JSON stage needs (src/mcp/json-scan.ts documents them: top-level `jsonrpc`/`id` ranges,
+// `result`/`error` presence, `result.structuredContent` range, `textMayHoldObject`,
+// `numberMayBeLossy`). String contents, most of an MCP message, are skipped 16 bytes at a
+// time with SIMD compares (quote, backslash, control character).
+//
+// Why WebAssembly (issue 5, measured): the same scan in JavaScript ran at ~1.8 ms per MiB of
+// a get_products result, more than the whole pass-through proxy spends on that MiB; a plain
+// JavaScript byte loop alone costs ~1.3 ms/MiB on the reference machine.
+//
+// Protocol with the JavaScript side (all offsets in bytes):
+// - `chunkPtr()`: where the caller copies a chunk (at most CHUNK_CAPACITY bytes) before `scan`.
+// - `statePtr()`: the scanner state, I32_SLOTS int32 slots (the last ones hold the bytes of
+//   the key being read) then F64_SLOTS float64 slots (slot numbers below, mirrored in
+//   src/mcp/json-scan.ts). The caller writes a scanner's
+//   saved state there before a call and reads it back after; one instance serves every
+//   scanner of the process, one call at a time.
+// - `stackPtr()`: the container stack, one bit per open array/object (1 = object), bit d for
+//   depth d + 1; `reserveStack(bytes)` grows memory so that many bytes fit.
+// - `scan(len)`: scans the chunk; returns the failure code (0 none).
+// - `finish()`: the end of the text; returns the failure code.
+
+// Int32 slots.
+const I_STATE: i32 = 0;
+const I_NUMBER_STATE: i32 = 1;
+const I_NUMBER_CHARS: i32 = 2;
+const I_LITERAL: i32 = 3;
+const I_LITERAL_POS: i32 = 4;
+const I_UNICODE_DIGITS: i32 = 5;
+const I_DEPTH: i32 = 6;
+const I_MAX_SEEN_DEPTH: i32 = 7;
+const I_NODES: i32 = 8;
+const I_TOP: i32 = 9;
+const I_STRING_IS_KEY: i32 = 10;
+const I_KEY_LENGTH: i32 = 11;
+const I_KEY_ESCAPED: i32 = 12;
+const I_VALUE_OF_TEXT_KEY: i32 = 13;
+const I_CAPTURE_KEY: i32 = 14;
+const I_CAPTURE_DEPTH: i32 = 15;
+const I_RESULT_PENDING: i32 = 16;
+const I_IN_RESULT: i32 = 17;
+const I_SC_ESCAPED_KEY: i32 = 18;
+const I_HAS_RESULT: i32 = 19;
+const I_HAS_ERROR: i32 = 20;
+const I_PLAIN_KEYS: i32 = 21;
+const I_TEXT_MAY_HOLD_OBJECT: i32 = 22;
+const I_NUMBER_MAY_BE_LOSSY: i32 = 23;
+const I_MAX_DEPTH: i32 = 24;
+const I_MAX_NODES: i32 = 25;
+const I_FAILURE: i32 = 26;
+const I_HAS_JSONRPC: i32 = 27;
+const I_HAS_ID: i32 = 28;
+const I_HAS_SC: i32 = 29;
+/** Slots 32..39 hold the first bytes of the key being read (up to 32 bytes, MEMBER_KEY_MAX used), so they travel with the state. */
+const I_KEY: i32 = 32;
+const I32_SLOTS: i32 = 40;
+// Float64 slots (absolute byte offsets in the text).
+const F_CONSUMED: i32 = 0;
+const F_CAPTURE_START: i32 = 1;
+const F_JSONRPC_START: i32 = 2;
+const F_JSONRPC_END: i32 = 3;
+const F_ID_START: i32 = 4;
+const F_ID_END: i32 = 5;
+const F_SC_START: i32 = 6;
+const F_SC_END: i32 = 7;
+const F_FAIL_OFFSET: i32 = 8;
+const F64_SLOTS: i32 = 16;
+
+// Failure codes.
+const FAIL_SYNTAX: i32 = 1;
+const FAIL_DEPTH: i32 = 2;
+const FAIL_NODES: i32 = 3;
+
+// Scan states (same meaning as the former JavaScript scanner's).
+const S_VALUE: i32 = 0; // a value (start, after `:`, after `,` in an array)
+const S_VALUE_OR_CLOSE: i32 = 1; // after `[`
+const S_KEY_OR_CLOSE: i32 = 2; // after `{`
+const S_KEY: i32 = 3; // after `,` in an object
+const S_COLON: i32 = 4; // after a key
+const S_AFTER_VALUE: i32 = 5; // `,` or the container's closing bracket
+const S_DONE: i32 = 6; // the top-level value is complete: whitespace only
+const S_STRING: i32 = 7;
+const S_ESCAPE: i32 = 8;
+const S_UNICODE: i32 = 9;
+const S_NUMBER: i32 = 10;
+const S_LITERAL: i32 = 11;
+
+// Number sub-states (RFC 8259 §6).
+const N_MINUS: i32 = 0; // after `-`: a digit must follow
+const N_ZERO: i32 = 1; // a leading 0: no more integer digits
+const N_INT: i32 = 2;
+const N_DOT: i32 = 3; // after `.`: a digit must follow
+const N_FRAC: i32 = 4;
+const N_EXP_MARK: i32 = 5; // after `e`/`E`: sign or digit
+const N_EXP_SIGN: i32 = 6; // after the exponent sign: a digit must follow
+const N_EXP: i32 = 7;
+
+/** Number tokens longer than this may not round-trip (`numberMayBeLossy`). */
+const SAFE_NUMBER_CHARS: i32 = 15;
+/** Longest top-level key the scan compares (`structuredContent`). */
+const MEMBER_KEY_MAX: i32 = 17;
+
+const TOP_OBJECT: i32 = 1;
+const TOP_ARRAY: i32 = 2;
+const TOP_SCALAR: i32 = 3;
+
+const CHUNK_CAPACITY: i32 = 65536;
+
+const STATE: usize = memory.data(I32_SLOTS * 4 + F64_SLOTS * 8, 16);
+const F64_BASE: usize = STATE + <usize>(I32_SLOTS * 4);
+const KEY: usize = STATE + <usize>(I_KEY * 4);
+// 16 bytes of slack past the capacity: the SIMD loads never read outside the area.
+const CHUNK: usize = memory.data(CHUNK_CAPACITY + 16, 16);
+// `true`, `false`, `null`, each at a fixed offset of 8.
+const LITERALS: usize = memory.data<u8>([0x74, 0x72, 0x75, 0x65, 0, 0, 0, 0, 0x66, 0x61, 0x6c, 0x73, 0x65, 0, 0, 0, 0x6e, 0x75, 0x6c, 0x6c, 0, 0, 0, 0]);
+const LITERAL_LENGTHS: usize = memory.data<u8>([4, 5, 4, 0]);
+// Key names compared at the top level and in `result`.
+const NAME_JSONRPC: usize = memory.data<u8>([0x6a, 0x73, 0x6f, 0x6e, 0x72, 0x70, 0x63]);
+const NAME_ID: usize = memory.data<u8>([0x69, 0x64]);
+const NAME_RESULT: usize = memory.data<u8>([0x72, 0x65, 0x73, 0x75, 0x6c, 0x74]);
+const NAME_ERROR: usize = memory.data<u8>([0x65, 0x72, 0x72, 0x6f, 0x72]);
+/** `text` as a little-endian u32. */
+const TEXT_U32: u32 = 0x74786574;
+const NAME_TEXT: usize = memory.data<u8>([0x74, 0x65, 0x78, 0x74]);
+const NAME_SC: usize = memory.data<u8>([0x73, 0x74, 0x72, 0x75, 0x63, 0x74, 0x75, 0x72, 0x65, 0x64, 0x43, 0x6f, 0x6e, 0x74, 0x65, 0x6e, 0x74]);
+
+const STACK: usize = (__heap_base + 15) & ~<usize>15;
+
+// The state, in globals while a call runs (loaded from / saved to STATE).
+let state: i32 = 0;
+let numberState: i32 = 0;
+let numberChars: i32 = 0;
+let literal: i32 = 0;
+let literalPos: i32 = 0;
+let unicodeDigits: i32 = 0;
+let depth: i32 = 0;
+let maxSeenDepth: i32 = 0;
+let nodes: i32 = 0;
+let top: i32 = 0;
+let stringIsKey: i32 = 0;
+let keyLength: i32 = 0;
+/** Within a call: where the current key's bytes start in the chunk (unescaped keys only). */
+let keyStart: usize = 0;
+/** Within a call: the key's bytes to compare (the chunk, or KEY when the key was cut by a chunk's end). */
+let keyPtr: usize = 0;
+let keyEscaped: i32 = 0;
+let valueOfTextKey: i32 = 0;
+let captureKey: i32 = 0;
+let captureDepth: i32 = 0;
+let resultPending: i32 = 0;
+let inResult: i32 = 0;
+let scEscapedKey: i32 = 0;
+let hasResult: i32 = 0;
+let hasError: i32 = 0;
+let plainKeys: i32 = 0;
+let textMayHoldObject: i32 = 0;
+let numberMayBeLossy: i32 = 0;
+let maxDepth: i32 = 0;
+let maxNodes: i32 = 0;
+let failure: i32 = 0;
+let hasJsonrpc: i32 = 0;
+let hasId: i32 = 0;
+let hasSc: i32 = 0;
+let consumed: f64 = 0;
+let captureStart: f64 = -1;
+let jsonrpcStart: f64 = 0;
+let jsonrpcEnd: f64 = 0;
+let idStart: f64 = 0;
+let idEnd: f64 = 0;
+let scStart: f64 = 0;
+let scEnd: f64 = 0;
+let failOffset: f64 = 0;
+
+export function chunkPtr(): usize {
+  return CHUNK;
+}
+export function chunkCapacity(): i32 {
+  return CHUNK_CAPACITY;
+}
+export function statePtr(): usize {
+  return STATE;
+}
+export function stackPtr(): usize {
+  return STACK;
+}
+
+/** Grows memory so that `bytes` of stack fit; false when memory cannot grow. */
+export function reserveStack(bytes: i32): bool {
+  const need = STACK + <usize>bytes;
+  const have = <usize>memory.size() << 16;
+  if (need <= have) return true;
+  const pages = <i32>((need - have + 0xffff) >> 16);
+  return memory.grow(pages) >= 0;
+}
+
+function getI(slot: i32): i32 {
+  return load<i32>(STATE + <usize>(slot << 2));
+}
+function setI(slot: i32, v: i32): void {
+  store<i32>(STATE + <usize>(slot << 2), v);
+}
+function getF(slot: i32): f64 {
+  return load<f64>(F64_BASE + <usize>(slot << 3));
+}
+function setF(slot: i32, v: f64): void {
+  store<f64>(F64_BASE + <usize>(slot << 3), v);
+}
+
+function loadState(): void {
+  state = getI(I_STATE);
+  numberState = getI(I_NUMBER_STATE);
+  numberChars = getI(I_NUMBER_CHARS);
+  literal = getI(I_LITERAL);
+  literalPos = getI(I_LITERAL_POS);
+  unicodeDigits = getI(I_UNICODE_DIGITS);
+  depth = getI(I_DEPTH);
+  maxSeenDepth = getI(I_MAX_SEEN_DEPTH);
+  nodes = getI(I_NODES);
+  top = getI(I_TOP);
+  stringIsKey = getI(I_STRING_IS_KEY);
+  keyLength = getI(I_KEY_LENGTH);
+  keyEscaped = getI(I_KEY_ESCAPED);
+  valueOfTextKey = getI(I_VALUE_OF_TEXT_KEY);
+  captureKey = getI(I_CAPTURE_KEY);
+  captureDepth = getI(I_CAPTURE_DEPTH);
+  resultPending = getI(I_RESULT_PENDING);
+  inResult = getI(I_IN_RESULT);
+  scEscapedKey = getI(I_SC_ESCAPED_KEY);
+  hasResult = getI(I_HAS_RESULT);
+  hasError = getI(I_HAS_ERROR);
+  plainKeys = getI(I_PLAIN_KEYS);
+  textMayHoldObject = getI(I_TEXT_MAY_HOLD_OBJECT);
+  numberMayBeLossy = getI(I_NUMBER_MAY_BE_LOSSY);
+  maxDepth = getI(I_MAX_DEPTH);
+  maxNodes = getI(I_MAX_NODES);
+  failure = getI(I_FAILURE);
+  hasJsonrpc = getI(I_HAS_JSONRPC);
+  hasId = getI(I_HAS_ID);
+  hasSc = getI(I_HAS_SC);
+  consumed = getF(F_CONSUMED);
+  captureStart = getF(F_CAPTURE_START);
+  jsonrpcStart = getF(F_JSONRPC_START);
+  jsonrpcEnd = getF(F_JSONRPC_END);
+  idStart = getF(F_ID_START);
+  idEnd = getF(F_ID_END);
+  scStart = getF(F_SC_START);
+  scEnd = getF(F_SC_END);
+  failOffset = getF(F_FAIL_OFFSET);
+}
+
+function saveState(): void {
+  setI(I_STATE, state);
+  setI(I_NUMBER_STATE, numberState);
+  setI(I_NUMBER_CHARS, numberChars);
+  setI(I_LITERAL, literal);
+  setI(I_LITERAL_POS, literalPos);
+  setI(I_UNICODE_DIGITS, unicodeDigits);
+  setI(I_DEPTH, depth);
+  setI(I_MAX_SEEN_DEPTH, maxSeenDepth);
+  setI(I_NODES, nodes);
+  setI(I_TOP, top);
+  setI(I_STRING_IS_KEY, stringIsKey);
+  setI(I_KEY_LENGTH, keyLength);
+  setI(I_KEY_ESCAPED, keyEscaped);
+  setI(I_VALUE_OF_TEXT_KEY, valueOfTextKey);
+  setI(I_CAPTURE_KEY, captureKey);
+  setI(I_CAPTURE_DEPTH, captureDepth);
+  setI(I_RESULT_PENDING, resultPending);
+  setI(I_IN_RESULT, inResult);
+  setI(I_SC_ESCAPED_KEY, scEscapedKey);
+  setI(I_HAS_RESULT, hasResult);
+  setI(I_HAS_ERROR, hasError);
+  setI(I_PLAIN_KEYS, plainKeys);
+  setI(I_TEXT_MAY_HOLD_OBJECT, textMayHoldObject);
+  setI(I_NUMBER_MAY_BE_LOSSY, numberMayBeLossy);
+  setI(I_MAX_DEPTH, maxDepth);
+  setI(I_MAX_NODES, maxNodes);
+  setI(I_FAILURE, failure);
+  setI(I_HAS_JSONRPC, hasJsonrpc);
+  setI(I_HAS_ID, hasId);
+  setI(I_HAS_SC, hasSc);
+  setF(F_CONSUMED, consumed);
+  setF(F_CAPTURE_START, captureStart);
+  setF(F_JSONRPC_START, jsonrpcStart);
+  setF(F_JSONRPC_END, jsonrpcEnd);
+  setF(F_ID_START, idStart);
+  setF(F_ID_END, idEnd);
+  setF(F_SC_START, scStart);
+  setF(F_SC_END, scEnd);
+  setF(F_FAIL_OFFSET, failOffset);
+}
+
+// ---------------------------------------------------------------------------------------
+
+/** Absolute offset of chunk position `p`. */
+function at(p: usize): f64 {
+  return consumed + <f64>(p - CHUNK);
+}
+
+function fail(p: usize): i32 {
+  failure = FAIL_SYNTAX;
+  failOffset = at(p);
+  return failure;
+}
+
+function failBound(code: i32, p: usize): i32 {
+  failure = code;
+  failOffset = at(p);
+  return failure;
+}
+
+function isDigit(b: i32): bool {
+  return <u32>(b - 0x30) <= 9;
+}
+
+function isHexDigit(b: i32): bool {
+  return <u32>(b - 0x30) <= 9 || <u32>((b | 0x20) - 0x61) <= 5;
+}
+
+/** The byte after `\` in a one-character escape: `"` `\` `/` b f n r t. */
+function isSimpleEscape(b: i32): bool {
+  return b == 0x22 || b == 0x5c || b == 0x2f || b == 0x62 || b == 0x66 || b == 0x6e || b == 0x72 || b == 0x74;
+}
+
+function numberAccepts(ns: i32): bool {
+  return ns == N_ZERO || ns == N_INT || ns == N_FRAC || ns == N_EXP;
+}
+
+/** Bit for depth `d` (1-based) of the container stack: 1 = object. */
+function stackKind(d: i32): i32 {
+  const i = d - 1;
+  return (<i32>load<u8>(STACK + <usize>(i >> 3)) >> (i & 7)) & 1;
+}
+
+function stackSet(d: i32, object: i32): void {
+  const i = d - 1;
+  const a = STACK + <usize>(i >> 3);
+  const bit = 1 << (i & 7);
+  const v = <i32>load<u8>(a);
+  store<u8>(a, object ? v | bit : v & ~bit);
+}
+
+function keyIs(name: usize, length: i32): bool {
+  if (keyLength != length) return false;
+  for (let k = 0; k < length; k++) if (load<u8>(keyPtr + <usize>k) != load<u8>(name + <usize>k)) return false;
+  return true;
+}
+
+/** First position in [p, end) holding `"`, `\` or a byte < 0x20; `end` when none. */
+function findSpecial(p: usize, end: usize): usize {
+  const quote = i8x16.splat(0x22);
+  const backslash = i8x16.splat(0x5c);
+  const space = i8x16.splat(0x20);
+  while (p + 16 <= end) {
+    const v = v128.load(p);
+    const hit = v128.or(v128.or(i8x16.eq(v, quote), i8x16.eq(v, backslash)), i8x16.lt_u(v, space));
+    const bits = i8x16.bitmask(hit);
+    if (bits != 0) return p + <usize>ctz(bits);
+    p += 16;
+  }
+  if (p < end) {
+    // The tail: read 16 bytes (the area has 16 bytes of slack) and ignore those past `end`.
+    const v = v128.load(p);
+    const hit = v128.or(v128.or(i8x16.eq(v, quote), i8x16.eq(v, backslash)), i8x16.lt_u(v, space));
+    const bits = i8x16.bitmask(hit) & ((1 << <i32>(end - p)) - 1);
+    if (bits != 0) return p + <usize>ctz(bits);
+  }
+  return end;
+}
+
+/** Keeps the key bytes [from, to) in KEY (a key cut by a chunk's end), at most MEMBER_KEY_MAX in all. */
+function keyBuffer(from: usize, to: usize): void {
+  let k = keyLength;
+  keyLength = k + <i32>(to - from);
+  for (let p = from; p < to && k < MEMBER_KEY_MAX; p++, k++) store<u8>(KEY + <usize>k, load<u8>(p));
+}
+
+/** The unescaped key ended at `q` (its closing quote): points `keyPtr` at its bytes. */
+function keyEnd(q: usize): void {
+  if (keyLength == 0) {
+    keyPtr = keyStart;
+    keyLength = <i32>(q - keyStart);
+  } else {
+    keyBuffer(keyStart, q);
+    keyPtr = KEY;
+  }
+}
+
+function keyDone(): void {
+  state = S_COLON;
+  valueOfTextKey = keyEscaped || keyIs(NAME_TEXT, 4) ? 1 : 0;
+  if (depth == 2 && inResult) {
+    if (keyEscaped) scEscapedKey = 1;
+    else if (keyIs(NAME_SC, MEMBER_KEY_MAX)) captureKey = 3;
+    return;
+  }
+  if (depth != 1) return;
+  captureKey = 0;
+  if (keyEscaped) {
+    plainKeys = 0;
+    return;
+  }
+  if (keyIs(NAME_JSONRPC, 7)) captureKey = 1;
+  else if (keyIs(NAME_ID, 2)) captureKey = 2;
+  else if (keyIs(NAME_RESULT, 6)) {
+    hasResult = 1;
+    resultPending = 1;
+    // A later `result` replaces an earlier one (JSON.parse: the last key wins).
+    hasSc = 0;
+    scEscapedKey = 0;
+  } else if (keyIs(NAME_ERROR, 5)) hasError = 1;
+}
+
+function valueDoneAt(absoluteEnd: f64): void {
+  state = depth == 0 ? S_DONE : S_AFTER_VALUE;
+  if (captureStart < 0 || depth != captureDepth) return;
+  if (captureKey == 1) {
+    hasJsonrpc = 1;
+    jsonrpcStart = captureStart;
+    jsonrpcEnd = absoluteEnd;
+  } else if (captureKey == 2) {
+    hasId = 1;
+    idStart = captureStart;
+    idEnd = absoluteEnd;
+  } else {
+    hasSc = 1;
+    scStart = captureStart;
+    scEnd = absoluteEnd;
+  }
+  captureStart = -1;
+  captureKey = 0;
+}
+
+/**
+ * String content from `p`; returns where to continue (a failure sets `failure`). Runs of
+ * plain bytes are skipped 16 at a time; an escape lying whole in the chunk is checked here,
+ * one cut by the chunk's end by the byte states of `scan`.
+ */
+function scanString(p: usize, end: usize): usize {
+  const key = stringIsKey;
+  if (valueOfTextKey) {
+    // `p` is the value's first content byte.
+    const b = load<u8>(p);
+    if (b == 0x7b || b == 0x20 || b == 0x5c) textMayHoldObject = 1;
+    valueOfTextKey = 0;
+  }
+  for (;;) {
+    const q = findSpecial(p, end);
+    if (q == end) {
+      if (key && !keyEscaped) keyBuffer(keyStart, end);
+      return end;
+    }
+    const b = <i32>load<u8>(q);
+    if (b == 0x22) {
+      if (key) {
+        if (!keyEscaped) keyEnd(q);
+        keyDone();
+      }
+      else valueDoneAt(at(q + 1));
+      return q + 1;
+    }
+    if (b != 0x5c) {
+      fail(q); // a raw control character
+      return end;
+    }
+    if (key) keyEscaped = 1;
+    if (q + 1 < end) {
+      const e = <i32>load<u8>(q + 1);
+      if (isSimpleEscape(e)) {
+        p = q + 2;
+        continue;
+      }
+      if (
+        e == 0x75 &&
+        q + 5 < end &&
+        isHexDigit(load<u8>(q + 2)) &&
+        isHexDigit(load<u8>(q + 3)) &&
+        isHexDigit(load<u8>(q + 4)) &&
+        isHexDigit(load<u8>(q + 5))
+      ) {
+        p = q + 6;
+        continue;
+      }
+    }
+    // The escape runs past the chunk, or is invalid: the byte states decide.
+    state = S_ESCAPE;
+    return q + 1;
+  }
+}
+
+/** Whether `b` continues the number; advances the number state when it does. */
+function numberContinues(b: i32): bool {
+  const digit = isDigit(b);
+  let next: i32;
+  switch (numberState) {
+    case N_MINUS:
+      if (!digit) return false;
+      next = b == 0x30 ? N_ZERO : N_INT;
+      break;
+    case N_ZERO:
+    case N_INT:
+      if (digit && numberState == N_INT) next = N_INT;
+      else if (b == 0x2e) next = N_DOT;
+      else if (b == 0x65 || b == 0x45) next = N_EXP_MARK;
+      else return false;
+      break;
+    case N_DOT:
+    case N_FRAC:
+      if (digit) next = N_FRAC;
+      else if (b == 0x65 || b == 0x45) {
+        if (numberState == N_DOT) return false;
+        next = N_EXP_MARK;
+      } else return false;
+      break;
+    case N_EXP_MARK:
+      if (b == 0x2b || b == 0x2d) next = N_EXP_SIGN;
+      else if (digit) next = N_EXP;
+      else return false;
+      break;
+    default: // N_EXP_SIGN, N_EXP
+      if (!digit) return false;
+      next = N_EXP;
+  }
+  numberState = next;
+  if (next == N_EXP_MARK || ++numberChars > SAFE_NUMBER_CHARS) numberMayBeLossy = 1;
+  return true;
+}
+
+function beginValue(b: i32, p: usize): i32 {
+  if (depth == 0) top = b == 0x7b ? TOP_OBJECT : b == 0x5b ? TOP_ARRAY : TOP_SCALAR;
+  if (captureKey != 0 && captureStart < 0) {
+    captureStart = at(p);
+    captureDepth = depth;
+  }
+  if (depth == 1) {
+    inResult = resultPending && b == 0x7b ? 1 : 0;
+    resultPending = 0;
+  }
+  if (b != 0x22) valueOfTextKey = 0;
+  if (b == 0x7b || b == 0x5b) {
+    if (depth + 1 > maxDepth) return failBound(FAIL_DEPTH, p);
+    if (++nodes > maxNodes) return failBound(FAIL_NODES, p);
+    depth++;
+    stackSet(depth, b == 0x7b ? 1 : 0);
+    if (depth > maxSeenDepth) maxSeenDepth = depth;
+    state = b == 0x7b ? S_KEY_OR_CLOSE : S_VALUE_OR_CLOSE;
+    return 0;
+  }
+  if (++nodes > maxNodes) return failBound(FAIL_NODES, p);
+  if (b == 0x22) {
+    state = S_STRING;
+    stringIsKey = 0;
+    return 0;
+  }
+  if (b == 0x2d || isDigit(b)) {
+    state = S_NUMBER;
+    numberState = b == 0x2d ? N_MINUS : b == 0x30 ? N_ZERO : N_INT;
+    numberChars = 1;
+    return 0;
+  }
+  for (let l = 0; l < 3; l++) {
+    if (b == <i32>load<u8>(LITERALS + <usize>(l << 3))) {
+      state = S_LITERAL;
+      literal = l;
+      literalPos = 1;
+      return 0;
+    }
+  }
+  return fail(p);
+}
+
+function beginKey(b: i32, p: usize): i32 {
+  if (b != 0x22) return fail(p);
+  state = S_STRING;
+  stringIsKey = 1;
+  keyLength = 0;
+  keyStart = p + 1;
+  keyEscaped = 0;
+  return 0;
+}
+
+function close(object: i32, p: usize): i32 {
+  if (depth == 0 || stackKind(depth) != object) return fail(p);
+  depth--;
+  if (depth == 1) inResult = 0;
+  valueDoneAt(at(p + 1));
+  return 0;
+}
+
+/** A significant byte in a structural state. Returns the failure code (0 none). */
+function structural(b: i32, p: usize): i32 {
+  switch (state) {
+    case S_VALUE:
+      return beginValue(b, p);
+    case S_VALUE_OR_CLOSE:
+      if (b == 0x5d) return close(0, p);
+      return beginValue(b, p);
+    case S_KEY_OR_CLOSE:
+      if (b == 0x7d) return close(1, p);
+      return beginKey(b, p);
+    case S_KEY:
+      return beginKey(b, p);
+    case S_COLON:
+      if (b != 0x3a) return fail(p);
+      state = S_VALUE;
+      return 0;
+    case S_AFTER_VALUE: {
+      if (b == 0x2c) {
+        state = stackKind(depth) ? S_KEY : S_VALUE;
+        return 0;
+      }
+      if (b == 0x7d) return close(1, p);
+      if (b == 0x5d) return close(0, p);
+      return fail(p);
+    }
+    default: // S_DONE: something after the top-level value
+      return fail(p);
+  }
+}
+
+/**
+ * The bytes of a number, a literal or an escape from `p` (states S_NUMBER, S_LITERAL,
+ * S_ESCAPE, S_UNICODE), until the token ends or the chunk does. Returns where to go on
+ * (a failure sets `failure`).
+ */
+function token(p: usize, end: usize): usize {
+  while (p < end) {
+    const s = state;
+    const b = <i32>load<u8>(p);
+    if (s == S_NUMBER) {
+      const ns = numberState;
+      if (ns == N_INT || ns == N_FRAC || ns == N_EXP) {
+        // A run of digits at once.
+        let k = p;
+        while (k < end && isDigit(load<u8>(k))) k++;
+        if (k > p) {
+          numberChars += <i32>(k - p);
+          if (numberChars > SAFE_NUMBER_CHARS) numberMayBeLossy = 1;
+          p = k;
+          continue;
+        }
+      }
+      if (numberContinues(b)) {
+        p++;
+        continue;
+      }
+      if (!numberAccepts(numberState)) {
+        fail(p);
+        return end;
+      }
+      valueDoneAt(at(p));
+      return p; // the byte that ended the number is structural: scanned by the caller
+    }
+    if (s == S_ESCAPE) {
+      if (b == 0x75) {
+        state = S_UNICODE;
+        unicodeDigits = 0;
+      } else if (isSimpleEscape(b)) {
+        state = S_STRING;
+        return p + 1;
+      } else {
+        fail(p);
+        return end;
+      }
+      p++;
+      continue;
+    }
+    if (s == S_UNICODE) {
+      if (!isHexDigit(b)) {
+        fail(p);
+        return end;
+      }
+      p++;
+      if (++unicodeDigits == 4) {
+        state = S_STRING;
+        return p;
+      }
+      continue;
+    }
+    // S_LITERAL
+    if (b != <i32>load<u8>(LITERALS + <usize>((literal << 3) + literalPos))) {
+      fail(p);
+      return end;
+    }
+    p++;
+    if (++literalPos == <i32>load<u8>(LITERAL_LENGTHS + <usize>literal)) {
+      valueDoneAt(at(p));
+      return p;
+    }
+  }
+  return end;
+}
+
+/**
+ * Scans the chunk. The hot state (state, depth, nodes) lives in locals; bytes at depth 3 and
+ * deeper (the bulk of a tool result: `result.structuredContent.…`, `result.content[i].…`)
+ * take the inline paths below, which do exactly what `structural` does there (no member of
+ * interest, no capture can start or end below depth 2). Everything else goes through the
+ * generic functions, with the locals written back first.
+ */
+function scanChunk(len: i32): i32 {
+  let p = CHUNK;
+  const end = CHUNK + <usize>len;
+  let s = state;
+  let d = depth;
+  let n = nodes;
+  while (p < end) {
+    if (s == S_STRING) {
+      if (d >= 3 && !valueOfTextKey) {
+        // A string with no escape that ends in this chunk, below depth 2.
+        const q = findSpecial(p, end);
+        if (q < end && load<u8>(q) == 0x22) {
+          if (!stringIsKey) {
+            s = S_AFTER_VALUE;
+            p = q + 1;
+            continue;
+          }
+          if (!keyEscaped && keyLength == 0) {
+            valueOfTextKey = q - keyStart == 4 && load<u32>(keyStart) == TEXT_U32 ? 1 : 0;
+            s = S_COLON;
+            p = q + 1;
+            continue;
+          }
+        }
+      }
+      state = s;
+      depth = d;
+      p = scanString(p, end);
+      if (failure != 0) return failure;
+      s = state;
+      continue;
+    }
+    const b = <i32>load<u8>(p);
+    if (s <= S_AFTER_VALUE && d >= 3) {
+      if (b == 0x22) {
+        if (s == S_KEY || s == S_KEY_OR_CLOSE) {
+          s = S_STRING;
+          stringIsKey = 1;
+          keyLength = 0;
+          keyEscaped = 0;
+          keyStart = p + 1;
+          p++;
+          continue;
+        }
+        if (s == S_VALUE || s == S_VALUE_OR_CLOSE) {
+          if (++n > maxNodes) {
+            nodes = n;
+            return failBound(FAIL_NODES, p);
+          }
+          s = S_STRING;
+          stringIsKey = 0;
+          p++;
+          continue;
+        }
+      } else if (b == 0x2c) {
+        if (s == S_AFTER_VALUE) {
+          s = stackKind(d) ? S_KEY : S_VALUE;
+          p++;
+          continue;
+        }
+      } else if (b == 0x3a) {
+        if (s == S_COLON) {
+          s = S_VALUE;
+          p++;
+          continue;
+        }
+      } else if (b == 0x7d || b == 0x5d) {
+        // A close that stays at depth >= 3 (the one back to depth 2 may end a capture: generic).
+        const object = b == 0x7d ? 1 : 0;
+        if (d > 3 && (s == S_AFTER_VALUE || (object ? s == S_KEY_OR_CLOSE : s == S_VALUE_OR_CLOSE)) && stackKind(d) == object) {
+          d--;
+          s = S_AFTER_VALUE;
+          p++;
+          continue;
+        }
+      } else if (b == 0x7b || b == 0x5b) {
+        if (s == S_VALUE || s == S_VALUE_OR_CLOSE) {
+          valueOfTextKey = 0;
+          if (d + 1 > maxDepth) {
+            nodes = n;
+            return failBound(FAIL_DEPTH, p);
+          }
+          if (++n > maxNodes) {
+            nodes = n;
+            return failBound(FAIL_NODES, p);
+          }
+          d++;
+          const object = b == 0x7b ? 1 : 0;
+          stackSet(d, object);
+          if (d > maxSeenDepth) maxSeenDepth = d;
+          s = object ? S_KEY_OR_CLOSE : S_VALUE_OR_CLOSE;
+          p++;
+          continue;
+        }
+      } else if (b == 0x20 || b == 0x0a || b == 0x0d || b == 0x09) {
+        p++;
+        continue;
+      }
+    }
+    // The generic path.
+    state = s;
+    depth = d;
+    nodes = n;
+    if (s >= S_ESCAPE) {
+      p = token(p, end);
+    } else if (b == 0x20 || b == 0x0a || b == 0x0d || b == 0x09) {
+      p++;
+    } else {
+      if (structural(b, p) != 0) return failure;
+      p++;
+    }
+    if (failure != 0) return failure;
+    s = state;
+    d = depth;
+    n = nodes;
+  }
+  state = s;
+  depth = d;
+  nodes = n;
+  consumed += <f64>len;
+  return 0;
+}
+
+/** Scans the `len` bytes at `chunkPtr()` with the state at `statePtr()`; returns the failure code (0 none). */
+export function scan(len: i32): i32 {
+  loadState();
+  keyStart = CHUNK; // a key cut by the previous chunk's end goes on here
+  const code = failure != 0 ? failure : scanChunk(len);
+  saveState();
+  return code;
+}
+
+/** The text ended: completes a top-level number, fails a text that ends inside a value. Returns the failure code. */
+export function finish(): i32 {
+  loadState();
+  if (failure == 0) {
+    if (state == S_NUMBER && numberAccepts(numberState)) valueDoneAt(consumed);
+    if (state != S_DONE) {
+      failure = FAIL_SYNTAX;
+      failOffset = consumed;
+    }
+  }
+  saveState();
+  return failure;
+}
