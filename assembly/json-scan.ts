@@ -56,9 +56,18 @@ const I_FAILURE: i32 = 26;
 const I_HAS_JSONRPC: i32 = 27;
 const I_HAS_ID: i32 = 28;
 const I_HAS_SC: i32 = 29;
-/** Slots 32..39 hold the first bytes of the key being read (up to 32 bytes, MEMBER_KEY_MAX used), so they travel with the state. */
-const I_KEY: i32 = 32;
-const I32_SLOTS: i32 = 40;
+// `result.content` (the last `content` of the last `result`), for the JSON stage's splice:
+const I_CONTENT_STATE: i32 = 30; // CONTENT_* below
+const I_ITEM_COUNT: i32 = 31; // elements begun in the content array
+const I_ITEMS_PLAIN: i32 = 32; // 0 once a key of an item object had an escape
+const I_ITEM_TEXT_BITS: i32 = 33; // bit k: item k (< MAX_ITEMS) has a string `text`, range in F_ITEM_TEXT
+const I_TEXT_PENDING: i32 = 34; // an item's `text` key was read: its value is next
+const I_TEXT_CAPTURE: i32 = 35; // that value is a string being read
+const I_HAS_RESULT_END: i32 = 36;
+const I_CONTENT_ARRAY: i32 = 37; // the last `content` of `result` is an array
+/** Slots 40..47 hold the first bytes of the key being read (up to 32 bytes, MEMBER_KEY_MAX used), so they travel with the state. */
+const I_KEY: i32 = 40;
+const I32_SLOTS: i32 = 48;
 // Float64 slots (absolute byte offsets in the text).
 const F_CONSUMED: i32 = 0;
 const F_CAPTURE_START: i32 = 1;
@@ -69,7 +78,16 @@ const F_ID_END: i32 = 5;
 const F_SC_START: i32 = 6;
 const F_SC_END: i32 = 7;
 const F_FAIL_OFFSET: i32 = 8;
-const F64_SLOTS: i32 = 16;
+const F_RESULT_END: i32 = 9; // the `}` that closes the last `result` object
+const F_ITEM_START: i32 = 10; // start of the item `text` string being read
+const F_ITEM_TEXT: i32 = 16; // [start, end) of item k's `text` string at 16 + 2k
+const F64_SLOTS: i32 = 48;
+/** Items of `result.content` whose `text` ranges are kept. */
+const MAX_ITEMS: i32 = 16;
+
+const CONTENT_NONE: i32 = 0;
+const CONTENT_PENDING: i32 = 1; // `content` key read in `result`: its value is next
+const CONTENT_OPEN: i32 = 2; // inside that array
 
 // Failure codes.
 const FAIL_SYNTAX: i32 = 1;
@@ -126,6 +144,7 @@ const NAME_RESULT: usize = memory.data<u8>([0x72, 0x65, 0x73, 0x75, 0x6c, 0x74])
 const NAME_ERROR: usize = memory.data<u8>([0x65, 0x72, 0x72, 0x6f, 0x72]);
 /** `text` as a little-endian u32. */
 const TEXT_U32: u32 = 0x74786574;
+const NAME_CONTENT: usize = memory.data<u8>([0x63, 0x6f, 0x6e, 0x74, 0x65, 0x6e, 0x74]);
 const NAME_TEXT: usize = memory.data<u8>([0x74, 0x65, 0x78, 0x74]);
 const NAME_SC: usize = memory.data<u8>([0x73, 0x74, 0x72, 0x75, 0x63, 0x74, 0x75, 0x72, 0x65, 0x64, 0x43, 0x6f, 0x6e, 0x74, 0x65, 0x6e, 0x74]);
 
@@ -166,6 +185,7 @@ let failure: i32 = 0;
 let hasJsonrpc: i32 = 0;
 let hasId: i32 = 0;
 let hasSc: i32 = 0;
+let contentState: i32 = 0;
 let consumed: f64 = 0;
 let captureStart: f64 = -1;
 let jsonrpcStart: f64 = 0;
@@ -242,6 +262,7 @@ function loadState(): void {
   hasJsonrpc = getI(I_HAS_JSONRPC);
   hasId = getI(I_HAS_ID);
   hasSc = getI(I_HAS_SC);
+  contentState = getI(I_CONTENT_STATE);
   consumed = getF(F_CONSUMED);
   captureStart = getF(F_CAPTURE_START);
   jsonrpcStart = getF(F_JSONRPC_START);
@@ -284,6 +305,7 @@ function saveState(): void {
   setI(I_HAS_JSONRPC, hasJsonrpc);
   setI(I_HAS_ID, hasId);
   setI(I_HAS_SC, hasSc);
+  setI(I_CONTENT_STATE, contentState);
   setF(F_CONSUMED, consumed);
   setF(F_CAPTURE_START, captureStart);
   setF(F_JSONRPC_START, jsonrpcStart);
@@ -391,12 +413,34 @@ function keyEnd(q: usize): void {
   }
 }
 
+/** A new `content` (or `result`): forget the items of any earlier one (JSON.parse: the last key wins). */
+function resetContent(): void {
+  setI(I_ITEM_COUNT, 0);
+  setI(I_ITEM_TEXT_BITS, 0);
+  setI(I_ITEMS_PLAIN, 1);
+  setI(I_CONTENT_ARRAY, 0);
+  setI(I_TEXT_PENDING, 0);
+}
+
 function keyDone(): void {
   state = S_COLON;
-  valueOfTextKey = keyEscaped || keyIs(NAME_TEXT, 4) ? 1 : 0;
+  const text = keyIs(NAME_TEXT, 4);
+  valueOfTextKey = keyEscaped || text ? 1 : 0;
+  if (depth == 4 && contentState == CONTENT_OPEN) {
+    // A key of an item object of result.content.
+    if (keyEscaped) setI(I_ITEMS_PLAIN, 0);
+    const k = getI(I_ITEM_COUNT) - 1;
+    if (text && k < MAX_ITEMS) setI(I_ITEM_TEXT_BITS, getI(I_ITEM_TEXT_BITS) & ~(1 << k));
+    setI(I_TEXT_PENDING, text ? 1 : 0);
+    return;
+  }
   if (depth == 2 && inResult) {
     if (keyEscaped) scEscapedKey = 1;
     else if (keyIs(NAME_SC, MEMBER_KEY_MAX)) captureKey = 3;
+    else if (keyIs(NAME_CONTENT, 7)) {
+      resetContent();
+      contentState = CONTENT_PENDING;
+    }
     return;
   }
   if (depth != 1) return;
@@ -413,11 +457,24 @@ function keyDone(): void {
     // A later `result` replaces an earlier one (JSON.parse: the last key wins).
     hasSc = 0;
     scEscapedKey = 0;
+    contentState = CONTENT_NONE;
+    resetContent();
+    setI(I_HAS_RESULT_END, 0);
   } else if (keyIs(NAME_ERROR, 5)) hasError = 1;
 }
 
 function valueDoneAt(absoluteEnd: f64): void {
   state = depth == 0 ? S_DONE : S_AFTER_VALUE;
+  if (depth == 4 && contentState == CONTENT_OPEN && getI(I_TEXT_CAPTURE)) {
+    // The string value of an item's `text` ended.
+    setI(I_TEXT_CAPTURE, 0);
+    const k = getI(I_ITEM_COUNT) - 1;
+    if (k < MAX_ITEMS) {
+      setF(F_ITEM_TEXT + 2 * k, getF(F_ITEM_START));
+      setF(F_ITEM_TEXT + 2 * k + 1, absoluteEnd);
+      setI(I_ITEM_TEXT_BITS, getI(I_ITEM_TEXT_BITS) | (1 << k));
+    }
+  }
   if (captureStart < 0 || depth != captureDepth) return;
   if (captureKey == 1) {
     hasJsonrpc = 1;
@@ -540,6 +597,21 @@ function beginValue(b: i32, p: usize): i32 {
   if (depth == 1) {
     inResult = resultPending && b == 0x7b ? 1 : 0;
     resultPending = 0;
+  } else if (contentState != CONTENT_NONE) {
+    if (depth == 2) {
+      // The value of result's `content`: items are kept only when it is an array.
+      contentState = contentState == CONTENT_PENDING && b == 0x5b ? CONTENT_OPEN : CONTENT_NONE;
+      setI(I_CONTENT_ARRAY, contentState == CONTENT_OPEN ? 1 : 0);
+    } else if (contentState == CONTENT_OPEN) {
+      if (depth == 3) setI(I_ITEM_COUNT, getI(I_ITEM_COUNT) + 1);
+      else if (depth == 4 && getI(I_TEXT_PENDING)) {
+        setI(I_TEXT_PENDING, 0);
+        if (b == 0x22) {
+          setI(I_TEXT_CAPTURE, 1);
+          setF(F_ITEM_START, at(p));
+        }
+      }
+    }
   }
   if (b != 0x22) valueOfTextKey = 0;
   if (b == 0x7b || b == 0x5b) {
@@ -551,6 +623,8 @@ function beginValue(b: i32, p: usize): i32 {
     state = b == 0x7b ? S_KEY_OR_CLOSE : S_VALUE_OR_CLOSE;
     return 0;
   }
+  // Only a byte that can start a value is a node: anything else is a syntax error, not a breach.
+  if (b != 0x22 && b != 0x2d && !isDigit(b) && b != 0x74 && b != 0x66 && b != 0x6e) return fail(p);
   if (++nodes > maxNodes) return failBound(FAIL_NODES, p);
   if (b == 0x22) {
     state = S_STRING;
@@ -587,7 +661,13 @@ function beginKey(b: i32, p: usize): i32 {
 function close(object: i32, p: usize): i32 {
   if (depth == 0 || stackKind(depth) != object) return fail(p);
   depth--;
-  if (depth == 1) inResult = 0;
+  if (depth == 1) {
+    if (inResult) {
+      setF(F_RESULT_END, at(p));
+      setI(I_HAS_RESULT_END, 1);
+    }
+    inResult = 0;
+  } else if (depth == 2 && contentState == CONTENT_OPEN) contentState = CONTENT_NONE;
   valueDoneAt(at(p + 1));
   return 0;
 }
@@ -711,7 +791,7 @@ function scanChunk(len: i32): i32 {
   let n = nodes;
   while (p < end) {
     if (s == S_STRING) {
-      if (d >= 3 && !valueOfTextKey) {
+      if (d >= 3 && !valueOfTextKey && contentState != CONTENT_OPEN) {
         // A string with no escape that ends in this chunk, below depth 2.
         const q = findSpecial(p, end);
         if (q < end && load<u8>(q) == 0x22) {
@@ -736,7 +816,7 @@ function scanChunk(len: i32): i32 {
       continue;
     }
     const b = <i32>load<u8>(p);
-    if (s <= S_AFTER_VALUE && d >= 3) {
+    if (s <= S_AFTER_VALUE && d >= 3 && contentState != CONTENT_OPEN) {
       if (b == 0x22) {
         if (s == S_KEY || s == S_KEY_OR_CLOSE) {
           s = S_STRING;

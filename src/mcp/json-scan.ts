@@ -85,6 +85,27 @@ export interface TopMembers {
    * be a later `structuredContent`).
    */
   readonly structuredContent: ByteRange | undefined;
+  /** A `result` member was seen and none of the last `result`'s keys is written with an escape. */
+  readonly resultPlainKeys: boolean;
+  /** Offset of the `}` that closes the last `result` (when it is an object). */
+  readonly resultEnd: number | undefined;
+  /** The last `result`'s last `content`, when it is an array. */
+  readonly content: ContentItems | undefined;
+}
+
+/**
+ * The items of `result.content` (the last `content` of the last `result`): where each
+ * item's `text` string is in the body, so that a rewrite can replace just those bytes
+ * (json-stage.ts splice). For an item object with several `text` keys, the last one (as
+ * JSON.parse keeps); undefined when that value is not a string or the item is not an object.
+ */
+export interface ContentItems {
+  /** Number of elements of the array. */
+  readonly count: number;
+  /** False when a key of an item object is written with an escape (`"te\u0078t"`): then a text range may be missing. */
+  readonly plainKeys: boolean;
+  /** Range of the `text` string (quotes included) of items 0 .. min(count, SCAN_CONTENT_ITEMS) - 1. */
+  readonly texts: readonly (ByteRange | undefined)[];
 }
 
 /** A complete, valid JSON text within the bounds. */
@@ -145,8 +166,13 @@ const I_HAS_JSONRPC = 27;
 const I_HAS_ID = 28;
 const I_HAS_SC = 29;
 const I_SC_ESCAPED_KEY = 18;
+const I_ITEM_COUNT = 31;
+const I_ITEMS_PLAIN = 32;
+const I_ITEM_TEXT_BITS = 33;
+const I_HAS_RESULT_END = 36;
+const I_CONTENT_ARRAY = 37;
 /** Int32 slots, the last 8 of which carry the bytes of the key being read. */
-const I32_SLOTS = 40;
+const I32_SLOTS = 48;
 const F_CAPTURE_START = 1;
 const F_JSONRPC_START = 2;
 const F_JSONRPC_END = 3;
@@ -155,7 +181,11 @@ const F_ID_END = 5;
 const F_SC_START = 6;
 const F_SC_END = 7;
 const F_FAIL_OFFSET = 8;
-const F64_SLOTS = 16;
+const F_RESULT_END = 9;
+const F_ITEM_TEXT = 16;
+const F64_SLOTS = 48;
+/** Items of `result.content` whose `text` ranges the scan keeps (assembly/json-scan.ts MAX_ITEMS). */
+export const SCAN_CONTENT_ITEMS = 16;
 
 const FAIL_SYNTAX = 1;
 const FAIL_DEPTH = 2;
@@ -263,6 +293,9 @@ export class JsonScanner {
               hasError: s[I_HAS_ERROR] === 1,
               plainKeys: s[I_PLAIN_KEYS] === 1,
               structuredContent: s[I_HAS_SC] && !s[I_SC_ESCAPED_KEY] ? [f[F_SC_START]!, f[F_SC_END]!] : undefined,
+              resultPlainKeys: s[I_HAS_RESULT] === 1 && s[I_SC_ESCAPED_KEY] === 0,
+              resultEnd: s[I_HAS_RESULT_END] ? f[F_RESULT_END]! : undefined,
+              content: s[I_CONTENT_ARRAY] ? contentItems(s, f) : undefined,
             }
           : undefined,
       textMayHoldObject: s[I_TEXT_MAY_HOLD_OBJECT] === 1,
@@ -307,6 +340,16 @@ export class JsonScanner {
     }
     return this.failure;
   }
+}
+
+function contentItems(s: Int32Array, f: Float64Array): ContentItems {
+  const count = s[I_ITEM_COUNT]!;
+  const bits = s[I_ITEM_TEXT_BITS]!;
+  const texts: (ByteRange | undefined)[] = [];
+  for (let k = 0; k < Math.min(count, SCAN_CONTENT_ITEMS); k++) {
+    texts.push(bits & (1 << k) ? [f[F_ITEM_TEXT + 2 * k]!, f[F_ITEM_TEXT + 2 * k + 1]!] : undefined);
+  }
+  return { count, plainKeys: s[I_ITEMS_PLAIN] === 1, texts };
 }
 
 /** Scans a whole JSON text at once (tests, and callers that already hold the bytes). */

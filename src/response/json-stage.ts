@@ -17,6 +17,7 @@ import { readBoundedBody } from './read-body.js';
 import type { BodySource } from './body-source.js';
 import type { PipelineHooks } from './pipeline.js';
 import { isResponseToExchange, rewriteResponse, toolResultLocation } from './rewrite.js';
+import { spliceRewrite } from './splice.js';
 
 export interface UpstreamBody {
   statusCode: number;
@@ -85,7 +86,8 @@ export async function handleJsonBody(exchange: Exchange, reply: FastifyReply, re
   });
   let out: Buffer = body;
   if (rewritten.changed) {
-    out = Buffer.from(JSON.stringify(rewritten.message), 'utf8');
+    const spliced = scan.members !== undefined && toolResultLocation(exchange.rpc.method!, exchange.protocolVersion) === 'result' ? spliceRewrite(body, scan.members, message, rewritten.message) : undefined;
+    out = spliced ?? Buffer.from(JSON.stringify(rewritten.message), 'utf8');
     exchange.bytesSaved += body.length - out.length;
     exchange.actions.push(rewritten.action);
     reply.header('content-type', 'application/json');

@@ -92,6 +92,7 @@ function textMembersHoldObject(v: unknown): boolean {
 test('agrees with JSON.parse, checkJsonBounds and hasLossyNumber on 20,000 fuzzed texts, whatever the chunk split', () => {
   const r = rng(20261130);
   let valid = 0;
+  let contentChecked = 0;
   for (let n = 0; n < 20_000; n++) {
     let text = genValue(r, 0);
     if (n % 2 === 1) text = mutate(r, text);
@@ -122,6 +123,17 @@ test('agrees with JSON.parse, checkJsonBounds and hasLossyNumber on 20,000 fuzze
       assert.equal(m.hasResult, Object.hasOwn(o, 'result'), text);
       assert.equal(m.hasError, Object.hasOwn(o, 'error'), text);
       const result = o.result;
+      if (m.resultPlainKeys && m.content !== undefined && m.content.plainKeys) {
+        const content = (result as Record<string, unknown>).content;
+        assert.ok(Array.isArray(content), text);
+        assert.equal(m.content.count, content.length, text);
+        m.content.texts.forEach((range, k) => {
+          const item = content[k] as Record<string, unknown> | null;
+          const own = item !== null && typeof item === 'object' && !Array.isArray(item) && typeof item.text === 'string' ? item.text : undefined;
+          assert.deepEqual(slice(range), own, text);
+        });
+        contentChecked++;
+      }
       if (m.structuredContent !== undefined) {
         assert.ok(result !== null && typeof result === 'object' && Object.hasOwn(result, 'structuredContent'), text);
         assert.deepEqual(slice(m.structuredContent), (result as Record<string, unknown>).structuredContent, text);
@@ -129,6 +141,7 @@ test('agrees with JSON.parse, checkJsonBounds and hasLossyNumber on 20,000 fuzze
     }
   }
   assert.ok(valid > 9_000, `valid cases: ${valid}`);
+  assert.ok(contentChecked > 0, `cases with result.content items: ${contentChecked}`);
 });
 
 test('bounds: stops at the first byte over max depth or max nodes, with that byte offset', () => {
@@ -160,7 +173,17 @@ test('members of a JSON-RPC message: ranges of jsonrpc and id, result and error 
   const body = Buffer.from('{"jsonrpc":"2.0","id":35,"id":"other","result":{"id":1}}');
   const s = scanJson(body, NO_LIMITS);
   assert.ok(s.ok);
-  assert.deepEqual(s.members, { jsonrpc: [11, 16], id: [30, 37], hasResult: true, hasError: false, plainKeys: true, structuredContent: undefined });
+  assert.deepEqual(s.members, {
+    jsonrpc: [11, 16],
+    id: [30, 37],
+    hasResult: true,
+    hasError: false,
+    plainKeys: true,
+    structuredContent: undefined,
+    resultPlainKeys: true,
+    resultEnd: body.length - 2,
+    content: undefined,
+  });
   const twice = '{"jsonrpc":"2.0","id":1,"result":{"structuredContent":{"a":1},"content":[],"structuredContent":{"b":[2]}}}';
   const sc = scanJson(Buffer.from(twice), NO_LIMITS);
   assert.ok(sc.ok);
@@ -234,4 +257,44 @@ test('scanners interleaved on the one core keep their own state', () => {
   }
   assert.deepEqual(sa.end(), scanJson(a, NO_LIMITS));
   assert.deepEqual(sb.end(), scanJson(b, { maxDepth: 5, maxNodes: 100 }));
+});
+
+test('result.content items: the range of each item text string (last text key wins), the end of result', () => {
+  const items = ['{"type":"text","text":"a\\"b"}', '{"type":"image","data":"eA=="}', '"x"', '{"text":1}', '{"text":"p","meta":{"text":"deep"},"text":"q"}', '{"text":"r","text":2}'];
+  const body = `{"jsonrpc":"2.0","id":1,"result":{"content":[${items.join(',')}],"isError":false}}`;
+  const s = scanJson(Buffer.from(body), NO_LIMITS);
+  assert.ok(s.ok);
+  const at = (needle: string, from = 0): [number, number] => {
+    const i = body.indexOf(needle, from);
+    return [i, i + needle.length];
+  };
+  assert.deepEqual(s.members!.content, { count: 6, plainKeys: true, texts: [at('"a\\"b"'), undefined, undefined, undefined, at('"q"'), undefined] });
+  assert.equal(s.members!.resultEnd, body.length - 2);
+  assert.equal(s.members!.resultPlainKeys, true);
+  // The last `content` wins; one that is not an array has no items.
+  const twiceBody = '{"result":{"content":[{"text":"a"}],"content":[{"text":"b"},{"text":"c"}]}}';
+  const twice = scanJson(Buffer.from(twiceBody), NO_LIMITS);
+  assert.ok(twice.ok);
+  const b = twiceBody.indexOf('"b"');
+  const c = twiceBody.indexOf('"c"');
+  assert.deepEqual(twice.members!.content, { count: 2, plainKeys: true, texts: [[b, b + 3], [c, c + 3]] });
+  const notArray = scanJson(Buffer.from('{"result":{"content":[{"text":"a"}],"content":{"text":"b"}}}'), NO_LIMITS);
+  assert.ok(notArray.ok);
+  assert.equal(notArray.members!.content, undefined);
+  const escaped = scanJson(Buffer.from('{"result":{"content":[{"t\\u0065xt":"a","text":"b"}]}}'), NO_LIMITS);
+  assert.ok(escaped.ok);
+  assert.equal(escaped.members!.content!.plainKeys, false);
+  const escapedResultKey = scanJson(Buffer.from('{"result":{"c\\u006fntent":[],"content":[]}}'), NO_LIMITS);
+  assert.ok(escapedResultKey.ok);
+  assert.equal(escapedResultKey.members!.resultPlainKeys, false);
+  const many = `{"result":{"content":[${Array.from({ length: 20 }, (_, i) => `{"text":"t${i}"}`).join(',')}]}}`;
+  const m = scanJson(Buffer.from(many), NO_LIMITS);
+  assert.ok(m.ok);
+  assert.equal(m.members!.content!.count, 20);
+  assert.equal(m.members!.content!.texts.length, 16);
+  assert.deepEqual(m.members!.content!.texts[15], [many.indexOf('"t15"'), many.indexOf('"t15"') + 5]);
+  const laterResult = scanJson(Buffer.from('{"result":{"content":[{"text":"a"}]},"result":{"x":1}}'), NO_LIMITS);
+  assert.ok(laterResult.ok);
+  assert.equal(laterResult.members!.content, undefined, 'a later result replaces the earlier one');
+  assert.equal(laterResult.members!.resultEnd, 52);
 });

@@ -1,0 +1,85 @@
+/**
+ * Writes a rewritten tool result as the seller's bytes with only the changed parts
+ * replaced, instead of re-serializing the whole message (issue 5: the rewrite path must do
+ * no more work than decode + parse + stringify + encode; `JSON.stringify` + encode of a
+ * 1 MiB message alone cost ~5 ms).
+ *
+ * What normalization changes (normalize.ts) is always: the `text` of some `result.content`
+ * items (replaced by a summary), and for a lift, `structuredContent` appended as the last
+ * key of `result`. The JSON scan (json-scan.ts members) gives the byte range of each item's
+ * `text` string and of the `}` closing `result`, so the output is:
+ *
+ *   seller bytes up to item k's text | JSON string of the summary | seller bytes ... |
+ *   `,"structuredContent":` + the lifted JSON text | `}` closing result | the rest
+ *
+ * The lifted JSON text is the seller's own text item (the value normalization parsed it
+ * into is exactly what a host's JSON.parse reads back), unless it holds a lone surrogate
+ * (UTF-8 could not carry it): then `JSON.stringify` of the parsed value.
+ *
+ * Everything else keeps the seller's bytes: whitespace, key order, number spellings.
+ * Returns undefined when the change is not of that shape or the scan lacks a range (escaped
+ * keys, more items than the scan keeps, a `tasks/get` result): the caller re-serializes.
+ */
+import type { TopMembers } from '../mcp/json-scan.js';
+import { isJsonObject } from '../mcp/extract.js';
+
+const SC_MEMBER = Buffer.from(',"structuredContent":');
+
+interface Edit {
+  start: number;
+  end: number;
+  bytes: Buffer;
+}
+
+/**
+ * @param body the seller's message bytes, as scanned
+ * @param before the parsed message; `after` the rewritten one (rewrite.ts, `result` location)
+ */
+export function spliceRewrite(body: Buffer, members: TopMembers, before: unknown, after: unknown): Buffer | undefined {
+  const items = members.content;
+  if (!members.plainKeys || !members.resultPlainKeys || items === undefined || !items.plainKeys) return undefined;
+  if (!isJsonObject(before) || !isJsonObject(after)) return undefined;
+  const oldResult = before.result;
+  const newResult = after.result;
+  if (!isJsonObject(oldResult) || !isJsonObject(newResult)) return undefined;
+  const oldContent = oldResult.content;
+  const newContent = newResult.content;
+  if (!Array.isArray(oldContent) || !Array.isArray(newContent) || oldContent.length !== items.count || newContent.length !== items.count) return undefined;
+
+  const edits: Edit[] = [];
+  let liftedText: string | undefined;
+  for (let i = 0; i < newContent.length; i++) {
+    if (newContent[i] === oldContent[i]) continue;
+    const range = items.texts[i];
+    const oldText = (oldContent[i] as Record<string, unknown>).text;
+    const newText = (newContent[i] as Record<string, unknown>).text;
+    if (range === undefined || typeof oldText !== 'string' || typeof newText !== 'string') return undefined;
+    liftedText ??= oldText;
+    edits.push({ start: range[0], end: range[1], bytes: Buffer.from(JSON.stringify(newText), 'utf8') });
+  }
+  const oldKeys = Object.keys(oldResult);
+  const newKeys = Object.keys(newResult);
+  const lifted = newKeys.length === oldKeys.length + 1 && newKeys[newKeys.length - 1] === 'structuredContent' && !Object.hasOwn(oldResult, 'structuredContent');
+  if (!lifted && newKeys.length !== oldKeys.length) return undefined;
+  for (let k = 0; k < oldKeys.length; k++) if (oldKeys[k] !== newKeys[k]) return undefined;
+  if (lifted) {
+    if (members.resultEnd === undefined || liftedText === undefined) return undefined;
+    const json = isWellFormed(liftedText) ? liftedText : JSON.stringify(newResult.structuredContent);
+    edits.push({ start: members.resultEnd, end: members.resultEnd, bytes: Buffer.concat([SC_MEMBER, Buffer.from(json, 'utf8')]) });
+  }
+  if (edits.length === 0) return undefined;
+  edits.sort((a, b) => a.start - b.start);
+  const parts: Buffer[] = [];
+  let at = 0;
+  for (const e of edits) {
+    parts.push(body.subarray(at, e.start), e.bytes);
+    at = e.end;
+  }
+  parts.push(body.subarray(at));
+  return Buffer.concat(parts);
+}
+
+/** `String.prototype.isWellFormed` (ES2024, in every supported Node; not in this lib's typings): no lone surrogate. */
+function isWellFormed(text: string): boolean {
+  return (text as string & { isWellFormed(): boolean }).isWellFormed();
+}

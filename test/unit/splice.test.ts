@@ -1,0 +1,85 @@
+/**
+ * spliceRewrite (src/response/splice.ts): a rewritten tool result written as the seller's
+ * bytes with only the replaced text strings and the appended structuredContent changed. The
+ * spliced bytes must parse to exactly what re-serializing the rewritten message gives.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { scanJson } from '../../src/mcp/json-scan.js';
+import { normalizeToolResult } from '../../src/mcp/normalize.js';
+import { spliceRewrite } from '../../src/response/splice.js';
+
+const LIMITS = { maxDepth: 64, maxNodes: 100_000 };
+const OPTS = { maxTextBytes: 4 * 1024 * 1024, maxDepth: 64, maxNodes: 100_000 };
+
+/** Normalizes the message's result; returns the rewritten message and the spliced bytes (or undefined). */
+function rewriteAndSplice(raw: string): { after: unknown; spliced: Buffer | undefined } {
+  const body = Buffer.from(raw, 'utf8');
+  const scan = scanJson(body, LIMITS);
+  assert.ok(scan.ok && scan.members);
+  const before = JSON.parse(raw) as Record<string, unknown>;
+  const out = normalizeToolResult(before.result, OPTS);
+  assert.ok(out.changed, 'the case must be one normalization changes');
+  const after = { ...before, result: out.result };
+  return { after, spliced: spliceRewrite(body, scan.members, before, after) };
+}
+
+test('dedupe: only the copy text changes; whitespace, key order and number spellings stay the seller bytes', () => {
+  const sc = { products: [{ id: 'p1', price: 12.50 }], total: 1 };
+  const raw = `{
+  "jsonrpc": "2.0", "id": 7,
+  "result": {
+    "content": [ {"type": "text", "text": ${JSON.stringify(JSON.stringify(sc))}}, {"type":"text","text":"Found 1 product."} ],
+    "structuredContent": {"products": [{"id": "p1", "price": 12.50}], "total": 1.0}
+  }
+}`;
+  const { after, spliced } = rewriteAndSplice(raw);
+  assert.ok(spliced);
+  assert.deepEqual(JSON.parse(spliced.toString('utf8')), JSON.parse(JSON.stringify(after)));
+  const summary = ((after as { result: { content: { text: string }[] } }).result.content[0]!).text;
+  const start = raw.indexOf('"text": "') + '"text": '.length;
+  const end = raw.indexOf('}"}', start) + 2;
+  assert.equal(spliced.toString('utf8'), raw.slice(0, start) + JSON.stringify(summary) + raw.slice(end), 'exact bytes: the seller message with one string replaced');
+  assert.match(spliced.toString('utf8'), /"price": 12\.50\}\], "total": 1\.0\}/, 'number spellings kept');
+});
+
+test('lift: structuredContent appended before the closing brace of result, as the seller own text', () => {
+  const text = '{ "products": [ {"id": "p1"} ],\n "note": "caf\u00e9" }';
+  const raw = `{"jsonrpc":"2.0","id":"a","result":{"content":[{"type":"text","text":${JSON.stringify(text)}}],"isError":false} }`;
+  const { after, spliced } = rewriteAndSplice(raw);
+  assert.ok(spliced);
+  const summary = ((after as { result: { content: { text: string }[] } }).result.content[0]!).text;
+  assert.equal(
+    spliced.toString('utf8'),
+    `{"jsonrpc":"2.0","id":"a","result":{"content":[{"type":"text","text":${JSON.stringify(summary)}}],"isError":false,"structuredContent":${text}} }`,
+  );
+  assert.deepEqual(JSON.parse(spliced.toString('utf8')), JSON.parse(JSON.stringify(after)));
+});
+
+test('lift of a text holding a lone surrogate: structuredContent is re-serialized (UTF-8 cannot carry it)', () => {
+  // The outer string's `\ud800` escape decodes to a lone surrogate inside the text.
+  const lone = '{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"{ \\"s\\":\\"\\ud800\\"}"}]}}';
+  const r = rewriteAndSplice(lone);
+  assert.ok(r.spliced);
+  assert.ok(r.spliced.toString('utf8').endsWith(',"structuredContent":{"s":"\\ud800"}}}'), 'JSON.stringify form, not the text (no space, escape kept)');
+  assert.deepEqual(JSON.parse(r.spliced.toString('utf8')), JSON.parse(JSON.stringify(r.after)));
+  // Escaped once more, the text holds the six characters `\ud800`: well-formed, spliced as written.
+  const escaped = '{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"{ \\"s\\":\\"\\\\ud800\\"}"}]}}';
+  const k = rewriteAndSplice(escaped);
+  assert.ok(k.spliced);
+  assert.ok(k.spliced.toString('utf8').endsWith(',"structuredContent":{ "s":"\\ud800"}}}'), 'the seller text, space kept');
+});
+
+test('not spliced (the caller re-serializes): escaped keys, an item past the 16 the scan keeps', () => {
+  const copy = JSON.stringify(JSON.stringify({ a: 1 }));
+  const escapedItemKey = `{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","t\\u0065xt":${copy}}],"structuredContent":{"a":1}}}`;
+  assert.equal(rewriteAndSplice(escapedItemKey).spliced, undefined);
+  const escapedResultKey = `{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":${copy}}],"structured\\u0043ontent":{"a":1}}}`;
+  assert.equal(rewriteAndSplice(escapedResultKey).spliced, undefined);
+  const items = Array.from({ length: 17 }, () => '{"type":"image","data":"eA=="}');
+  items.push(`{"type":"text","text":${copy}}`);
+  const late = `{"jsonrpc":"2.0","id":1,"result":{"content":[${items.join(',')}],"structuredContent":{"a":1}}}`;
+  assert.equal(rewriteAndSplice(late).spliced, undefined);
+  const early = `{"jsonrpc":"2.0","id":1,"result":{"content":[${[...items].reverse().join(',')}],"structuredContent":{"a":1}}}`;
+  assert.ok(rewriteAndSplice(early).spliced, 'a change within the first 16 items is spliced');
+});
