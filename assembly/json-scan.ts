@@ -880,6 +880,33 @@ function scanChunk(len: i32): i32 {
       } else if (b == 0x20 || b == 0x0a || b == 0x0d || b == 0x09) {
         p++;
         continue;
+      } else if ((b == 0x2d || isDigit(b)) && (s == S_VALUE || s == S_VALUE_OR_CLOSE)) {
+        // An integer that ends in this chunk (`-`? then `0` or [1-9][0-9]*, then `,` `}` `]` or
+        // whitespace); anything else (fraction, exponent, the chunk's end, an error) is left to
+        // the generic path from its first byte.
+        let k = b == 0x2d ? p + 1 : p;
+        if (k < end) {
+          const first = <i32>load<u8>(k);
+          if (first == 0x30) k++;
+          else if (isDigit(first)) {
+            k++;
+            while (k < end && isDigit(load<u8>(k))) k++;
+          }
+          if (k > p + (b == 0x2d ? 1 : 0) && k < end) {
+            const after = <i32>load<u8>(k);
+            if (after == 0x2c || after == 0x7d || after == 0x5d || after == 0x20 || after == 0x0a || after == 0x0d || after == 0x09) {
+              valueOfTextKey = 0;
+              if (++n > maxNodes) {
+                nodes = n;
+                return failBound(FAIL_NODES, p);
+              }
+              if (<i32>(k - p) > SAFE_NUMBER_CHARS) numberMayBeLossy = 1;
+              s = S_AFTER_VALUE;
+              p = k;
+              continue;
+            }
+          }
+        }
       }
     }
     // The generic path.
