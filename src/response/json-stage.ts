@@ -108,7 +108,11 @@ export async function handlePassThroughBody(
   // syntax error: a host's parser stops there too.
   const body = await readBody(exchange, reply, res, opts.jsonBounds ? newScanner(exchange) : undefined);
   if (body === undefined) return;
-  if (opts.emptyOnly && body.length > 0 && exchange.rpc.kind !== 'none') {
+  // No Content-Type: fine for the empty answer to a notification, a response or a DELETE; a
+  // body there is not MCP, and neither is an empty answer to a request, whose host waits
+  // for a response carrying its id (MCP Streamable HTTP: a request is answered with JSON or
+  // SSE). Found by a new user: the SDK client hung on a 202 until its own timeout.
+  if (opts.emptyOnly && exchange.rpc.kind !== 'none' && (body.length > 0 || exchange.rpc.kind === 'request')) {
     answerWithLocalError(exchange, reply, notMcpError(exchange, res, body));
     return;
   }
@@ -192,7 +196,9 @@ function sendBody(exchange: Exchange, reply: FastifyReply, status: number, body:
   exchange.finished = true;
   exchange.outcome = outcome;
   exchange.bytesToHost += body.length;
-  reply.code(status).send(body);
+  // An empty answer goes out without a body (Fastify would label an empty Buffer application/octet-stream).
+  if (body.length === 0) reply.code(status).send();
+  else reply.code(status).send(body);
 }
 
 /** A JSON-RPC message object (`jsonrpc: "2.0"`) or a non-empty batch of them. */

@@ -18,8 +18,10 @@
  *
  * Everything else keeps the seller's bytes: whitespace, key order, number spellings.
  * Returns undefined when the change is not of that shape or the scan lacks a range (escaped
- * keys, more items than the scan keeps, a `tasks/get` result): the caller re-serializes.
+ * keys, more items than the scan keeps, a `tasks/get` result), or when the body is not valid
+ * UTF-8 (a rewritten body always is): the caller re-serializes.
  */
+import { isUtf8 } from 'node:buffer';
 import type { TopMembers } from '../mcp/json-scan.js';
 import { isJsonObject } from '../mcp/extract.js';
 
@@ -38,6 +40,9 @@ interface Edit {
 export function spliceRewrite(body: Buffer, members: TopMembers, before: unknown, after: unknown): Buffer | undefined {
   const items = members.content;
   if (!members.plainKeys || !members.resultPlainKeys || items === undefined || !items.plainKeys) return undefined;
+  // A rewritten body is valid UTF-8 (re-serialized from the U+FFFD-decoded parse): invalid
+  // bytes kept outside the spliced parts would break that (test/regressions/invalid-utf8.test.ts).
+  if (!isUtf8(body)) return undefined;
   if (!isJsonObject(before) || !isJsonObject(after)) return undefined;
   const oldResult = before.result;
   const newResult = after.result;

@@ -81,6 +81,44 @@ describe('found by a new user', () => {
     assert.equal(r.bytes, 0);
   });
 
+  test('an empty 2xx answer to a request is not MCP: the host gets an error for its id, not a hang', async () => {
+    // Input: a tools/call answered with 202 (empty), 204, or an empty 200, none with a Content-Type.
+    // Expectation: upstream_not_mcp for the id (the SDK client used to wait for its own timeout).
+    for (const status of [202, 204, 200]) {
+      answer = (_req, res) => {
+        res.removeHeader('content-type');
+        res.writeHead(status).end();
+      };
+      const r = await call(40 + status);
+      assert.equal(r.status, 200, String(status));
+      const m = r.json() as { id: number };
+      assert.equal(m.id, 40 + status);
+      assert.deepEqual(toolErr(m).details, { reason: 'upstream_not_mcp', upstream_status: status });
+    }
+  });
+
+  test('an empty 202 to a notification goes out without a Content-Type', async () => {
+    answer = (_req, res) => res.writeHead(202).end();
+    const r = await rawPost(stack.gateway.agentUrl('s'), { jsonrpc: '2.0', method: 'notifications/initialized' }, { 'mcp-protocol-version': '2025-11-25' });
+    assert.equal(r.status, 202);
+    assert.equal(r.headers.get('content-type'), null);
+  });
+
+  test('a deduped message with invalid UTF-8 outside the copy is re-serialized: the host gets valid UTF-8', async () => {
+    // Input: structuredContent {"name":"caf<E9>"} (Latin-1 byte), and a text item that is its exact copy.
+    // Expectation: deduped, the body re-serialized (U+FFFD for the byte), not the seller bytes spliced.
+    const sc = Buffer.concat([Buffer.from('{"name":"caf'), Buffer.from([0xe9]), Buffer.from('"}')]);
+    const text = Buffer.concat([Buffer.from('{\\"name\\":\\"caf'), Buffer.from([0xe9]), Buffer.from('\\"}')]);
+    const body = Buffer.concat([Buffer.from('{"jsonrpc":"2.0","id":37,"result":{"content":[{"type":"text","text":"'), text, Buffer.from('"}],"structuredContent":'), sc, Buffer.from('}}')]);
+    answer = (_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(body);
+    const r = await call(37);
+    assert.equal(r.status, 200);
+    const m = r.json() as { result: { content: { text: string }[]; structuredContent: unknown } };
+    assert.deepEqual(m.result.structuredContent, { name: 'caf\uFFFD' });
+    assert.match(m.result.content[0]!.text, /^Result in structuredContent \(/);
+    assert.equal(Buffer.from(r.body.toString('utf8'), 'utf8').equals(r.body), true, 'valid UTF-8');
+  });
+
   test('a seller 4xx with a too-deep JSON body is bounded like any other answer', async () => {
     const deep = '{"e":' + '['.repeat(5000) + ']'.repeat(5000) + '}';
     answer = (_req, res) => res.writeHead(400, { 'content-type': 'application/json' }).end(deep);
