@@ -16,7 +16,11 @@
  * into is exactly what a host's JSON.parse reads back), unless it holds a lone surrogate
  * (UTF-8 could not carry it): then `JSON.stringify` of the parsed value.
  *
- * Everything else keeps the seller's bytes: whitespace, key order, number spellings.
+ * Everything else keeps the seller's bytes: whitespace, key order, number spellings. So the
+ * output parses (JSON.parse) to the re-serialized rewrite except where the seller's own
+ * bytes say more than a re-serialization would: `-0` stays `-0` (re-serialized: `0`), and a
+ * duplicate key stays in place (an earlier `content` or `text` of the seller's is kept as
+ * written; JSON.parse reads the last one, which is the one rewritten). Found in review.
  * Returns undefined when the change is not of that shape or the scan lacks a range (escaped
  * keys, more items than the scan keeps, a `tasks/get` result), or when the body is not valid
  * UTF-8 (a rewritten body always is): the caller re-serializes.

@@ -1,7 +1,8 @@
 /**
  * spliceRewrite (src/response/splice.ts): a rewritten tool result written as the seller's
  * bytes with only the replaced text strings and the appended structuredContent changed. The
- * spliced bytes must parse to exactly what re-serializing the rewritten message gives.
+ * spliced bytes must parse to what re-serializing the rewritten message gives (up to a
+ * seller's `-0`, kept as written: splice.ts).
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
