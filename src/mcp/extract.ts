@@ -13,6 +13,7 @@
  * key); nothing is merged or assigned, and only own properties are read.
  */
 import { checkJsonBounds } from './json-bounds.js';
+import { scanJson } from './json-scan.js';
 import type { AdcpError, TextJsonBounds } from './types.js';
 
 /** 4 MiB: the spec's recommended client limit, and the default bound on one `content[].text` item (mcp-response-extraction §Size Limits). */
@@ -77,9 +78,17 @@ export function parseTextObject(text: unknown, bounds: TextJsonBounds = {}): Rec
   if (utf8LengthExceeds(text, bounds.maxTextBytes ?? DEFAULT_MAX_TEXT_BYTES)) return undefined;
   const start = firstSignificant(text);
   if (start === -1 || text.charCodeAt(start) !== 0x7b /* { */) return undefined;
+  let facts: ParsedTextFacts | undefined;
   if (bounds.maxDepth !== undefined || bounds.maxNodes !== undefined) {
-    const check = checkJsonBounds(text, { maxDepth: bounds.maxDepth ?? Infinity, maxNodes: bounds.maxNodes ?? Infinity });
-    if (!check.ok) return undefined;
+    const limits = { maxDepth: bounds.maxDepth ?? Infinity, maxNodes: bounds.maxNodes ?? Infinity };
+    if (text.length >= SCAN_TEXT_CHARS) {
+      // One validating pass over the UTF-8 bytes: the bounds, and whether a number may lose
+      // precision (the callers' next check). Invalid JSON fails here instead of in JSON.parse.
+      const bytes = Buffer.from(text, 'utf8');
+      const scan = scanJson(bytes, limits);
+      if (!scan.ok) return undefined;
+      facts = { bytes, numbersRoundTrip: !scan.numberMayBeLossy };
+    } else if (!checkJsonBounds(text, limits).ok) return undefined;
   }
   let parsed: unknown;
   try {
@@ -87,7 +96,33 @@ export function parseTextObject(text: unknown, bounds: TextJsonBounds = {}): Rec
   } catch {
     return undefined;
   }
-  return isJsonObject(parsed) ? parsed : undefined;
+  if (!isJsonObject(parsed)) return undefined;
+  if (facts !== undefined) textFacts.set(parsed, facts);
+  return parsed;
+}
+
+/**
+ * Texts at least this long (UTF-16 units) are bounds-checked by the WebAssembly scan of their
+ * UTF-8 bytes (json-scan.ts) instead of `checkJsonBounds`: one pass that also proves whether
+ * every number round-trips, and whose bytes a lift writes out as `structuredContent`
+ * (response/splice.ts). Issue 5: on a 1 MiB legacy text, checkJsonBounds + hasLossyNumber cost
+ * ~2.6 ms, the scan ~0.5 ms (plus ~1 ms of encoding the splice needs anyway).
+ */
+const SCAN_TEXT_CHARS = 16 * 1024;
+
+/** What the scan of a text proved, for the object {@link parseTextObject} parsed it into. */
+export interface ParsedTextFacts {
+  /** The text's UTF-8 bytes. */
+  readonly bytes: Buffer;
+  /** No number in the text can lose precision through a double (json-scan.ts `numberMayBeLossy: false`). */
+  readonly numbersRoundTrip: boolean;
+}
+
+const textFacts = new WeakMap<object, ParsedTextFacts>();
+
+/** The scan facts of a long text that {@link parseTextObject} parsed into `value` (undefined for other objects). */
+export function parsedTextFacts(value: object): ParsedTextFacts | undefined {
+  return textFacts.get(value);
 }
 
 /** A `content[]` item whose text parsed to an accepted JSON object. */

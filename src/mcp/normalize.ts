@@ -5,7 +5,7 @@
  * Pure: never mutates its input. Callers decide whether it applies at all (hosts on MCP
  * 2025-06-18 or later, `dedupe_text` not `off`; ARCHITECTURE §5).
  */
-import { findLiftableTextItem, isAdcpErrorOnly, isJsonObject, ownValue, parseTextObject, utf8LengthExceeds } from './extract.js';
+import { findLiftableTextItem, isAdcpErrorOnly, isJsonObject, ownValue, parsedTextFacts, parseTextObject, utf8LengthExceeds } from './extract.js';
 import { jsonDeepEqual } from './deep-equal.js';
 import { hasLossyNumber } from './json-numbers.js';
 import { summarizeStructuredContent } from './summary.js';
@@ -90,7 +90,7 @@ export function normalizeToolResult(result: unknown, opts: NormalizeOptions): No
   const lift = findLiftableTextItem(result, opts);
   if (lift === null) return unchanged;
   // findLiftableTextItem only returns text items whose own `text` is a string.
-  if (hasLossyNumber(ownValue(content[lift.index] as object, 'text') as string)) return unchanged;
+  if (!parsedTextFacts(lift.value)?.numbersRoundTrip && hasLossyNumber(ownValue(content[lift.index] as object, 'text') as string)) return unchanged;
   const { items, replaced } = summarizeCopies(content, lift.index, lift.value, opts, lift.index);
   return { result: copyWith(result, items, lift.value), changed: true, action: 'lifted', replacedItems: replaced };
 }
@@ -124,7 +124,7 @@ function summarizeCopies(
       const parsed = parseTextObject(text, opts);
       if (parsed === undefined || !jsonDeepEqual(parsed, structured)) continue;
       // Deep-equal as doubles is not equal as written: keep a text more precise than `structured`.
-      if (hasLossyNumber(text as string)) continue;
+      if (!parsedTextFacts(parsed)?.numbersRoundTrip && hasLossyNumber(text as string)) continue;
     }
     const summary = summarizeStructuredContent(structured, Buffer.byteLength(text as string, 'utf8'));
     items ??= content.slice();

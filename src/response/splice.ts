@@ -27,7 +27,7 @@
  */
 import { isUtf8 } from 'node:buffer';
 import type { TopMembers } from '../mcp/json-scan.js';
-import { isJsonObject } from '../mcp/extract.js';
+import { isJsonObject, parsedTextFacts } from '../mcp/extract.js';
 
 const SC_MEMBER = Buffer.from(',"structuredContent":');
 
@@ -73,8 +73,11 @@ export function spliceRewrite(body: Buffer, members: TopMembers, before: unknown
   for (let k = 0; k < oldKeys.length; k++) if (oldKeys[k] !== newKeys[k]) return undefined;
   if (lifted) {
     if (members.resultEnd === undefined || liftedText === undefined) return undefined;
-    const json = isWellFormed(liftedText) ? liftedText : JSON.stringify(newResult.structuredContent);
-    edits.push({ start: members.resultEnd, end: members.resultEnd, bytes: Buffer.concat([SC_MEMBER, Buffer.from(json, 'utf8')]) });
+    const sc = newResult.structuredContent;
+    const json = !isWellFormed(liftedText)
+      ? Buffer.from(JSON.stringify(sc), 'utf8')
+      : ((isJsonObject(sc) ? parsedTextFacts(sc)?.bytes : undefined) ?? Buffer.from(liftedText, 'utf8'));
+    edits.push({ start: members.resultEnd, end: members.resultEnd, bytes: Buffer.concat([SC_MEMBER, json]) });
   }
   if (edits.length === 0) return undefined;
   edits.sort((a, b) => a.start - b.start);

@@ -18,6 +18,7 @@ import assert from 'node:assert/strict';
 import { JsonScanner, scanJson, SCAN_CONTENT_ITEMS, type ByteRange, type ContentItems, type JsonScanFailure, type JsonScanLimits, type JsonScanResult } from '../../src/mcp/json-scan.js';
 import { checkJsonBounds } from '../../src/mcp/json-bounds.js';
 import { hasLossyNumber } from '../../src/mcp/json-numbers.js';
+import { parses, rng, textMembersHoldObject } from '../helpers/json-fuzz.js';
 
 const NO_LIMITS: JsonScanLimits = { maxDepth: Infinity, maxNodes: Infinity };
 /** The core's buffer (json-scan.ts splits bigger chunks at this size). */
@@ -26,17 +27,6 @@ const CORE_CHUNK = 65536;
 // ---------------------------------------------------------------------------------------
 // Seeded randomness.
 
-/** Mulberry32. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 type Rng = () => number;
 const int = (r: Rng, n: number): number => Math.floor(r() * n);
 const pick = <T>(r: Rng, xs: readonly T[]): T => xs[int(r, xs.length)]!;
@@ -311,25 +301,6 @@ function reference(b: Uint8Array, limits: JsonScanLimits): JsonScanResult {
 
 // ---------------------------------------------------------------------------------------
 // Cross-checks of the reference with the project's own references (on valid texts).
-
-function parses(bytes: Buffer): { ok: true; value: unknown } | { ok: false } {
-  try {
-    return { ok: true, value: JSON.parse(bytes.toString('utf8')) };
-  } catch {
-    return { ok: false };
-  }
-}
-
-function textMembersHoldObject(v: unknown): boolean {
-  if (Array.isArray(v)) return v.some(textMembersHoldObject);
-  if (v === null || typeof v !== 'object') return false;
-  for (const [k, child] of Object.entries(v)) {
-    // What extract.ts parseTextObject would try: `{` after JSON whitespace only.
-    if (k === 'text' && typeof child === 'string' && /^[ \t\n\r]*\{/.test(child)) return true;
-    if (textMembersHoldObject(child)) return true;
-  }
-  return false;
-}
 
 /** Checks the reference's unbounded answer against JSON.parse, checkJsonBounds, hasLossyNumber and the parsed value. */
 function crossCheckReference(bytes: Buffer, ref: JsonScanResult, label: string): void {

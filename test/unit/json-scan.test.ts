@@ -9,20 +9,10 @@ import assert from 'node:assert/strict';
 import { JsonScanner, scanJson, type JsonScanResult } from '../../src/mcp/json-scan.js';
 import { checkJsonBounds } from '../../src/mcp/json-bounds.js';
 import { hasLossyNumber } from '../../src/mcp/json-numbers.js';
+import { parses, rng, textMembersHoldObject } from '../helpers/json-fuzz.js';
 
 const NO_LIMITS = { maxDepth: Infinity, maxNodes: Infinity };
 
-/** Mulberry32: a small seeded PRNG so every run sees the same cases. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const STRINGS = ['', 'text', 'id', 'jsonrpc', 'result', '{"a":1}', ' {"b":[2]}', 'é ☃ 😀', 'q"uote', 'back\\slash', 'tab\there', '\u0000', 'ünïcode'];
 const KEYS = ['text', 'id', 'jsonrpc', 'result', 'error', 'type', 'content', 'structuredContent', '__proto__', 't\u0065xt', 'a', ''];
@@ -69,24 +59,6 @@ function scanInChunks(bytes: Buffer, cuts: number[], limits = NO_LIMITS): JsonSc
     from = cut;
   }
   return scanner.end();
-}
-
-function parses(bytes: Buffer): { ok: true; value: unknown } | { ok: false } {
-  try {
-    return { ok: true, value: JSON.parse(bytes.toString('utf8')) };
-  } catch {
-    return { ok: false };
-  }
-}
-
-function textMembersHoldObject(v: unknown): boolean {
-  if (Array.isArray(v)) return v.some(textMembersHoldObject);
-  if (v === null || typeof v !== 'object') return false;
-  for (const [k, child] of Object.entries(v)) {
-    if (k === 'text' && typeof child === 'string' && child.trimStart().startsWith('{')) return true;
-    if (textMembersHoldObject(child)) return true;
-  }
-  return false;
 }
 
 test('agrees with JSON.parse, checkJsonBounds and hasLossyNumber on 20,000 fuzzed texts, whatever the chunk split', () => {

@@ -214,3 +214,26 @@ describe('jsonDeepEqual', () => {
     assert.equal(jsonDeepEqual(deep(100_000), deep(99_999)), false);
   });
 });
+
+describe('long texts (>= 16 Ki chars: bounds and number checks by the WebAssembly scan, extract.ts)', () => {
+  const OPTS = { maxTextBytes: 4 * 1024 * 1024, maxDepth: 8, maxNodes: 100_000 };
+  const pad = 'x'.repeat(20_000);
+  const lift = (text: string) => normalizeToolResult({ content: [{ type: 'text', text }] }, OPTS);
+
+  test('a long legacy text is lifted, as a short one is', () => {
+    const out = lift(JSON.stringify({ note: pad, n: 12.5, rows: [1, 2] }));
+    assert.equal(out.action, 'lifted');
+    assert.deepEqual((out.result as { structuredContent: unknown }).structuredContent, { note: pad, n: 12.5, rows: [1, 2] });
+  });
+
+  test('a long text with a number a double cannot hold is not lifted (the scan flags it, the exact check decides)', () => {
+    assert.equal(lift(`{"note":"${pad}","id":12345678901234567890}`).changed, false);
+    assert.equal(lift(`{"note":"${pad}","id":1234567890123456,"e":1e2}`).action, 'lifted', '16 digits and an exponent that do round-trip');
+  });
+
+  test('a long text over the depth bound, or not JSON, is not lifted', () => {
+    assert.equal(lift(`{"note":"${pad}","deep":${'['.repeat(8)}${']'.repeat(8)}}`).changed, false);
+    assert.equal(lift(`{"note":"${pad}","bad":[1,]}`).changed, false);
+    assert.equal(lift(`{"note":"${pad}\u0001"}`).changed, false, 'a raw control character (JSON.parse refuses it too)');
+  });
+});
