@@ -31,6 +31,8 @@ export interface LocalErrorInput {
   limit?: number;
   observed?: number;
   limitMs?: number;
+  /** Milliseconds that passed before the time bound fired (deadline_exceeded, sse_deadline, sse_idle). */
+  observedMs?: number;
   upstreamStatus?: number;
 }
 

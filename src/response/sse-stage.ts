@@ -40,6 +40,7 @@
  * rest of that event is skipped up to the next blank line, then parsing resumes.
  */
 import type { FastifyBaseLogger, FastifyReply } from 'fastify';
+import { elapsedMs } from '../errors/elapsed.js';
 import { createParser, type EventSourceMessage, type ParseError } from 'eventsource-parser';
 import { isRequestStream, type Exchange } from '../exchange.js';
 import { answerWithLocalError, type LocalErrorInput } from '../errors/local-reply.js';
@@ -224,16 +225,24 @@ export async function handleSseBody(
   }, perEventLimit + SSE_PENDING_SLACK_BYTES);
 
   let idleTimer: NodeJS.Timeout | undefined;
+  /** When the stream last sent a byte (performance.now ms): `observed_ms` of sse_idle. */
+  let lastByteAt = performance.now();
   const armIdle = (): void => {
+    lastByteAt = performance.now();
     if (idleTimer) idleTimer.refresh();
-    else idleTimer = setTimeout(() => onTimeout({ reason: 'sse_idle', limitMs: limits.sse_idle_timeout_ms }), limits.sse_idle_timeout_ms);
+    else {
+      idleTimer = setTimeout(
+        () => onTimeout({ reason: 'sse_idle', limitMs: limits.sse_idle_timeout_ms, observedMs: elapsedMs(lastByteAt, limits.sse_idle_timeout_ms) }),
+        limits.sse_idle_timeout_ms,
+      );
+    }
   };
   // sse_deadline_ms runs from the stream's first start, across resumes.
   const deadlineLeft = Math.max(0, exchange.stream.startedAt + limits.sse_deadline_ms - Date.now());
   // Only a request's stream has a deadline: the standalone GET stream and long-lived streams
   // have no natural end (ARCHITECTURE §5); the idle timeout bounds them.
   const deadlineTimer = requestStream
-    ? setTimeout(() => onTimeout({ reason: 'sse_deadline', limitMs: limits.sse_deadline_ms }), deadlineLeft)
+    ? setTimeout(() => onTimeout({ reason: 'sse_deadline', limitMs: limits.sse_deadline_ms, observedMs: Math.max(limits.sse_deadline_ms, Date.now() - exchange.stream.startedAt) }), deadlineLeft)
     : undefined;
   const onTimeout = (input: LocalErrorInput): void => {
     if (exchange.finished) return;

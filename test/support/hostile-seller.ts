@@ -813,6 +813,19 @@ export async function startObservedGateway(yaml: string): Promise<ObservedGatewa
 /** What a minted error is about: the request (id, method, tool) and the numbers the gateway measured. */
 export type ExpectedError = LocalErrorInput & { id: RpcId; method: string; toolName?: string };
 
+/**
+ * The `observed_ms` a timed-out answer reports (deadline_exceeded, sse_deadline, sse_idle),
+ * checked to be at least `limitMs` (the bound fired after its time, never before), so the
+ * test can build the exact expected bytes with it.
+ */
+export function observedMsAtLeast(text: string, limitMs: number): number {
+  const m = /"observed_ms":(\d+)/.exec(text.replace(/\\"/g, '"'));
+  if (m === null) throw new Error(`no observed_ms in ${text.slice(0, 200)}`);
+  const observed = Number(m[1]);
+  if (!(observed >= limitMs)) throw new Error(`observed_ms ${observed} is under limit_ms ${limitMs}`);
+  return observed;
+}
+
 /** The exact JSON-RPC message (as the gateway serializes it) answering a request with a minted error. */
 export function expectedErrorJson(e: ExpectedError): string {
   const { id, method, ...rest } = e;
