@@ -6,7 +6,9 @@
  * compiler is a devDependency.
  *
  * `--check`: compiles and exits 1 (naming the fix) when the committed file differs from what
- * the source compiles to. test/unit/json-scan-wasm-build.test.ts runs the same check.
+ * the source compiles to. test/unit/json-scan-wasm-build.test.ts runs the same check, which is
+ * why package.json pins the compiler exactly (`assemblyscript` 0.28.20): another version may
+ * emit other bytes for the same source.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
