@@ -1,9 +1,9 @@
 /**
- * `observed_ms` of a time bound that fired (deadline_exceeded, sse_idle): the milliseconds
- * since `from` (a `performance.now()` reading), never reported under `limitMs`. A Node timer
- * fires on the event loop's cached clock, which can lag `performance.now()` by up to a
+ * `observed_ms` of a time bound that fired (deadline_exceeded, sse_deadline, sse_idle): the
+ * elapsed milliseconds, rounded, never reported under `limitMs`. A Node timer fires on the
+ * event loop's cached clock, which can lag `performance.now()` and `Date.now()` by up to a
  * millisecond: measured, an sse_idle of 200 ms read 199.x.
  */
-export function elapsedMs(from: number, limitMs: number): number {
-  return Math.max(limitMs, Math.round(performance.now() - from));
+export function observedMs(elapsed: number, limitMs: number): number {
+  return Math.max(limitMs, Math.round(elapsed));
 }

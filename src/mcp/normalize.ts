@@ -90,7 +90,7 @@ export function normalizeToolResult(result: unknown, opts: NormalizeOptions): No
   const lift = findLiftableTextItem(result, opts);
   if (lift === null) return unchanged;
   // findLiftableTextItem only returns text items whose own `text` is a string.
-  if (!parsedTextFacts(lift.value)?.numbersRoundTrip && hasLossyNumber(ownValue(content[lift.index] as object, 'text') as string)) return unchanged;
+  if (mayLoseDigits(ownValue(content[lift.index] as object, 'text') as string, lift.value)) return unchanged;
   const { items, replaced } = summarizeCopies(content, lift.index, lift.value, opts, lift.index);
   return { result: copyWith(result, items, lift.value), changed: true, action: 'lifted', replacedItems: replaced };
 }
@@ -124,7 +124,7 @@ function summarizeCopies(
       const parsed = parseTextObject(text, opts);
       if (parsed === undefined || !jsonDeepEqual(parsed, structured)) continue;
       // Deep-equal as doubles is not equal as written: keep a text more precise than `structured`.
-      if (!parsedTextFacts(parsed)?.numbersRoundTrip && hasLossyNumber(text as string)) continue;
+      if (mayLoseDigits(text as string, parsed)) continue;
     }
     const summary = summarizeStructuredContent(structured, Buffer.byteLength(text as string, 'utf8'));
     items ??= content.slice();
@@ -132,6 +132,15 @@ function summarizeCopies(
     replaced++;
   }
   return { items: items ?? (content as unknown[]), replaced };
+}
+
+/**
+ * Whether `text` (which parsed into `parsed`) holds a number a double cannot reproduce
+ * ({@link hasLossyNumber}); skipped when the scan of a long text already proved none can
+ * (extract.ts parsedTextFacts).
+ */
+function mayLoseDigits(text: string, parsed: object): boolean {
+  return !parsedTextFacts(parsed)?.numbersRoundTrip && hasLossyNumber(text);
 }
 
 /** A copy of `result` (own keys, in order) with `content` replaced and, when given, `structuredContent` appended. */

@@ -40,7 +40,7 @@
  * rest of that event is skipped up to the next blank line, then parsing resumes.
  */
 import type { FastifyBaseLogger, FastifyReply } from 'fastify';
-import { elapsedMs } from '../errors/elapsed.js';
+import { observedMs } from '../errors/elapsed.js';
 import { createParser, type EventSourceMessage, type ParseError } from 'eventsource-parser';
 import { isRequestStream, type Exchange } from '../exchange.js';
 import { answerWithLocalError, type LocalErrorInput } from '../errors/local-reply.js';
@@ -232,7 +232,7 @@ export async function handleSseBody(
     if (idleTimer) idleTimer.refresh();
     else {
       idleTimer = setTimeout(
-        () => onTimeout({ reason: 'sse_idle', limitMs: limits.sse_idle_timeout_ms, observedMs: elapsedMs(lastByteAt, limits.sse_idle_timeout_ms) }),
+        () => onTimeout({ reason: 'sse_idle', limitMs: limits.sse_idle_timeout_ms, observedMs: observedMs(performance.now() - lastByteAt, limits.sse_idle_timeout_ms) }),
         limits.sse_idle_timeout_ms,
       );
     }
@@ -242,7 +242,7 @@ export async function handleSseBody(
   // Only a request's stream has a deadline: the standalone GET stream and long-lived streams
   // have no natural end (ARCHITECTURE §5); the idle timeout bounds them.
   const deadlineTimer = requestStream
-    ? setTimeout(() => onTimeout({ reason: 'sse_deadline', limitMs: limits.sse_deadline_ms, observedMs: Math.max(limits.sse_deadline_ms, Date.now() - exchange.stream.startedAt) }), deadlineLeft)
+    ? setTimeout(() => onTimeout({ reason: 'sse_deadline', limitMs: limits.sse_deadline_ms, observedMs: observedMs(Date.now() - exchange.stream.startedAt, limits.sse_deadline_ms) }), deadlineLeft)
     : undefined;
   const onTimeout = (input: LocalErrorInput): void => {
     if (exchange.finished) return;

@@ -6,7 +6,7 @@
 import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import type { GatewayConfig } from '../config/types.js';
-import { elapsedMs } from '../errors/elapsed.js';
+import { observedMs } from '../errors/elapsed.js';
 import { parseMaxResponseBytesHeader, resolveCallLimits } from '../config/resolve.js';
 import { createExchange, isRequestStream, type Exchange, type RpcPeek } from '../exchange.js';
 import { answerWithLocalError, refuse } from '../errors/local-reply.js';
@@ -118,7 +118,7 @@ export function createMcpHandler(deps: HandlerDeps) {
     // The JSON response deadline runs from now to the last byte (an SSE stream swaps it for its own timers).
     const deadlineFrom = performance.now();
     const deadline = setTimeout(() => {
-      answerWithLocalError(exchange, reply, { reason: 'deadline_exceeded', limitMs: limits.response_deadline_ms, observedMs: elapsedMs(deadlineFrom, limits.response_deadline_ms) });
+      answerWithLocalError(exchange, reply, { reason: 'deadline_exceeded', limitMs: limits.response_deadline_ms, observedMs: observedMs(performance.now() - deadlineFrom, limits.response_deadline_ms) });
     }, limits.response_deadline_ms);
     // Set when undici starts writing the request: the connection (DNS, TCP, TLS) is up, so
     // from here on the seller may have received the request (undici calls onRequestStart
