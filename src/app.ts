@@ -20,6 +20,7 @@ import { createMetrics, type GatewayMetrics } from './observability/metrics.js';
 import { opsRoutes } from './ops/routes.js';
 import { createUpstreamDispatcher } from './routing/dispatcher.js';
 import { createMcpHandler } from './routing/handler.js';
+import { AgentGuard } from './admission/agent-guard.js';
 import { createResumeCodec, randomResumeSecret } from './resume/token.js';
 
 export interface BuildAppOptions {
@@ -90,9 +91,14 @@ export async function buildApp(config: GatewayConfig, opts: BuildAppOptions = {}
   const exchangeEndListeners: Array<(exchange: Exchange, hostStatus: number) => void> = [];
   const metrics = createMetrics({ openStreams: () => streams.size });
   exchangeEndListeners.push(metrics.observeExchange);
+  // Per-agent backoff and buffered-bytes cap (src/admission/agent-guard.ts); state survives reloads.
+  const guard = new AgentGuard((agent, consecutiveBreaches, backoffMs) =>
+    logger.warn({ agent, consecutive_breaches: consecutiveBreaches, backoff_ms: backoffMs }, 'agent backing off: its answers keep breaking size limits'),
+  );
   const handler = createMcpHandler({
     getConfig: () => current,
     upstream,
+    guard,
     resume,
     log: logger,
     streams,

@@ -6,6 +6,7 @@
  * Lives outside `request/` and `response/` so that neither imports the other (ARCHITECTURE §2).
  */
 import type { AgentConfig, Limits } from './config/types.js';
+import type { AgentGuard } from './admission/agent-guard.js';
 
 /** The JSON-RPC facts the gateway reads from the request it forwards (ARCHITECTURE §2, gateway issue item 4). */
 export interface RpcPeek {
@@ -94,6 +95,8 @@ export interface Exchange {
     /** The seller's event id this exchange resumes after (sent upstream as Last-Event-ID). */
     readonly resumeFrom: string | undefined;
   };
+  /** The agent guard whose buffered-bytes cap the body readers count against (src/admission/agent-guard.ts); absent in unit tests. */
+  guard?: AgentGuard | undefined;
   /** Mints the event id forwarded to the host for a seller's event id; undefined when minting is impossible (the event then goes out without an id). */
   readonly mintEventId: (upstreamId: string, usedBytes: number) => string | undefined;
 }

@@ -38,6 +38,8 @@ export const BOUNDS = Object.freeze({
   depth: Object.freeze({ min: 1, max: 10_000 }),
   /** `max_json_nodes`: JSON values counted. */
   nodes: Object.freeze({ min: 1, max: 100_000_000 }),
+  /** `backoff_after_breaches`: consecutive breaches; 0 turns the backoff off. */
+  breaches: Object.freeze({ min: 0, max: 1_000 }),
   /** `listen.port`: 0 asks the OS for a free port. */
   port: Object.freeze({ min: 0, max: 65_535 }),
 });
@@ -91,6 +93,21 @@ export const BUILTIN_DEFAULTS = Object.freeze({
   /** bytes: 4 MiB */
   max_request_bytes: 4 * MiB,
   dedupe_text: 'summary' as DedupeTextMode,
+});
+
+/**
+ * Built-in values of the agent guard's keys (src/admission/agent-guard.ts), settable in
+ * `defaults:` and per agent.
+ */
+export const BUILTIN_GUARD = Object.freeze({
+  /** bytes: 64 MiB of response bodies held at once per agent (16 default-limit responses). */
+  max_buffered_response_bytes: 64 * MiB,
+  /** consecutive RESPONSE_TOO_LARGE answers before the agent backs off */
+  backoff_after_breaches: 3,
+  /** ms: the first backoff */
+  backoff_base_ms: 250,
+  /** ms: the longest backoff (it doubles per further breach) */
+  backoff_max_ms: 10 * SECOND_MS,
 });
 
 /** Built-in `listen:` address. */

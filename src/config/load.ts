@@ -25,6 +25,7 @@ import { isAlias, isMap, isScalar, isSeq, LineCounter, parseDocument, type Docum
 import type { z } from 'zod';
 import {
   BUILTIN_DEFAULTS,
+  BUILTIN_GUARD,
   DEFAULT_ACCEPT_ENCODING,
   DEFAULT_LISTEN,
   DEFAULT_LOG_LEVEL,
@@ -38,6 +39,7 @@ import { expandEnv } from './env.js';
 import { RESOLUTION, resolveLevel, type AgentResolution, type ResolvedLevel } from './resolve.js';
 import { agentSchema, configSchema, knownKeysAt, LIMIT_KEYS, type RawAgent, type RawConfig, type RawTool } from './schema.js';
 import type { AgentConfig, GatewayConfig, Limits, ToolOverrides } from './types.js';
+import type { GuardSettings } from '../admission/agent-guard.js';
 
 /** One problem in a config file. `path` is the YAML path (`agents.acme.max_response_bytes`, `""` for the file itself); line and column are 1-based. */
 export interface ConfigProblem {
@@ -528,7 +530,17 @@ function overridesOf(raw: Partial<Record<keyof Limits, unknown>>): ToolOverrides
   return Object.freeze(out) as ToolOverrides;
 }
 
-function resolveAgent(name: string, raw: RawAgent, defaultsLevel: ResolvedLevel, defaultRequestBytes: number): AgentConfig {
+/** The guard keys set on `raw` over `base` (defaults: the built-ins; an agent: the resolved defaults). */
+function resolveGuard(raw: Partial<GuardSettings>, base: GuardSettings): GuardSettings {
+  return Object.freeze({
+    max_buffered_response_bytes: raw.max_buffered_response_bytes ?? base.max_buffered_response_bytes,
+    backoff_after_breaches: raw.backoff_after_breaches ?? base.backoff_after_breaches,
+    backoff_base_ms: raw.backoff_base_ms ?? base.backoff_base_ms,
+    backoff_max_ms: raw.backoff_max_ms ?? base.backoff_max_ms,
+  });
+}
+
+function resolveAgent(name: string, raw: RawAgent, defaultsLevel: ResolvedLevel, defaultRequestBytes: number, defaultGuard: GuardSettings): AgentConfig {
   const agentLevel = resolveLevel(defaultsLevel, overridesOf(raw));
   const rawTools: Record<string, RawTool> = raw.tools ?? {};
   const tools: Record<string, ToolOverrides> = Object.create(null) as Record<string, ToolOverrides>;
@@ -551,6 +563,7 @@ function resolveAgent(name: string, raw: RawAgent, defaultsLevel: ResolvedLevel,
     max_call_response_bytes: raw.max_call_response_bytes,
     accept_encoding: Object.freeze([...(raw.accept_encoding ?? DEFAULT_ACCEPT_ENCODING)]),
     tls_insecure_skip_verify: raw.tls_insecure_skip_verify === true,
+    guard: resolveGuard(raw, defaultGuard),
     limits: agentLevel.limits,
     tools: Object.freeze(tools),
   };
@@ -575,11 +588,12 @@ function resolveConfig(raw: RawConfig, env: NodeJS.ProcessEnv, source: string | 
   };
   const defaultsLevel = resolveLevel(builtinLevel, overridesOf(d));
   const maxRequestBytes = d.max_request_bytes ?? BUILTIN_DEFAULTS.max_request_bytes;
+  const defaultGuard = resolveGuard(d, BUILTIN_GUARD);
 
   const agents: [string, AgentConfig][] = [];
   const rawAgents: Record<string, RawAgent> = raw.agents ?? {};
   for (const name of Object.keys(rawAgents)) {
-    agents.push([name, resolveAgent(name, rawAgents[name] as RawAgent, defaultsLevel, maxRequestBytes)]);
+    agents.push([name, resolveAgent(name, rawAgents[name] as RawAgent, defaultsLevel, maxRequestBytes, defaultGuard)]);
   }
   const envSecret = env[RESUME_SECRET_ENV];
   const listenHost = raw.listen?.host ?? DEFAULT_LISTEN.host;
@@ -587,7 +601,7 @@ function resolveConfig(raw: RawConfig, env: NodeJS.ProcessEnv, source: string | 
     listen: Object.freeze({ host: listenHost, port: raw.listen?.port ?? DEFAULT_LISTEN.port }),
     // ops_listen.host defaults to the gateway's own host.
     ops_listen: raw.ops_listen ? Object.freeze({ host: raw.ops_listen.host ?? listenHost, port: raw.ops_listen.port }) : undefined,
-    defaults: Object.freeze({ ...defaultsLevel.limits, max_request_bytes: maxRequestBytes }),
+    defaults: Object.freeze({ ...defaultsLevel.limits, ...defaultGuard, max_request_bytes: maxRequestBytes }),
     agents: new FrozenMap(agents),
     resume: Object.freeze({
       secret: raw.resume?.secret ?? (typeof envSecret === 'string' && envSecret !== '' ? envSecret : undefined),

@@ -78,6 +78,15 @@ const ms = intIn(BOUNDS.ms.min, BOUNDS.ms.max, ' (24 h)');
 const depth = intIn(BOUNDS.depth.min, BOUNDS.depth.max);
 const nodes = intIn(BOUNDS.nodes.min, BOUNDS.nodes.max);
 const port = intIn(BOUNDS.port.min, BOUNDS.port.max);
+const breaches = intIn(BOUNDS.breaches.min, BOUNDS.breaches.max, ' (0 turns the backoff off)');
+
+/** The agent guard's keys (src/admission/agent-guard.ts): allowed in `defaults` and on an agent, not per tool. */
+const guardShape = {
+  max_buffered_response_bytes: bytes.optional(),
+  backoff_after_breaches: breaches.optional(),
+  backoff_base_ms: ms.optional(),
+  backoff_max_ms: ms.optional(),
+};
 
 /** `defaults.max_response_bytes`: the spec's 4 MiB ceiling on a default (agents and tools may go higher). */
 const DEFAULT_RESPONSE_BYTES_EXPECTED = `expected an integer >= 1 and <= ${SPEC_DEFAULT_RESPONSE_CEILING_BYTES} (4 MiB)`;
@@ -203,6 +212,7 @@ export const agentSchema = z.strictObject(
     accept_encoding: acceptEncoding.optional(),
     tls_insecure_skip_verify: z.boolean({ error: 'expected true or false' }).optional(),
     ...limitShape,
+    ...guardShape,
     tools: tools.nullish(),
   },
   { error: 'expected a mapping with at least `url`' },
@@ -229,9 +239,9 @@ const agents = z
     }
   }, ALWAYS);
 
-/** `defaults`: the `Limits` keys plus `max_request_bytes`; `max_response_bytes` is capped at 4 MiB. */
+/** `defaults`: the `Limits` keys plus `max_request_bytes` and the guard keys; `max_response_bytes` is capped at 4 MiB. */
 export const defaultsSchema = z.strictObject(
-  { ...limitShape, max_response_bytes: defaultResponseBytes.optional(), max_request_bytes: bytes.optional() },
+  { ...limitShape, max_response_bytes: defaultResponseBytes.optional(), max_request_bytes: bytes.optional(), ...guardShape },
   { error: 'expected a mapping of limit keys' },
 );
 

@@ -6,6 +6,8 @@
  * Units are in the names: `_bytes` are bytes, `_ms` are milliseconds.
  */
 
+import type { GuardSettings } from '../admission/agent-guard.js';
+
 /** How duplicated JSON text in tool results is handled (ARCHITECTURE §5). */
 export type DedupeTextMode = 'summary' | 'off';
 
@@ -46,6 +48,8 @@ export interface AgentConfig {
   readonly accept_encoding: readonly string[];
   /** true only when the config explicitly opts out of TLS certificate verification (logged loudly at start-up). */
   readonly tls_insecure_skip_verify: boolean;
+  /** The agent guard's settings (buffered bytes, backoff after breaches), defaults applied. */
+  readonly guard: GuardSettings;
   /** Limits for this agent with defaults applied (no tool, no call). */
   readonly limits: Limits;
   /** Per-tool overrides, keyed by tool name. */
@@ -57,7 +61,7 @@ export interface GatewayConfig {
   /** Separate listener for /healthz, /readyz and /metrics; undefined: they are served on `listen`. Read at start-up only. */
   readonly ops_listen?: { readonly host: string; readonly port: number } | undefined;
   /** Defaults with built-ins applied. */
-  readonly defaults: Limits & { readonly max_request_bytes: number };
+  readonly defaults: Limits & GuardSettings & { readonly max_request_bytes: number };
   readonly agents: ReadonlyMap<string, AgentConfig>;
   readonly resume: { readonly secret: string | undefined; readonly ttl_ms: number };
   readonly log_level: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';

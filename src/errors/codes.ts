@@ -149,6 +149,14 @@ export const REASONS = {
     description: 'No connection to the seller (DNS, connect or TLS failure): the request was not delivered.',
     source: 'ARCHITECTURE §3',
   },
+  agent_backoff: {
+    code: 'SERVICE_UNAVAILABLE',
+    details: [],
+    mayHaveExecuted: false,
+    description:
+      "The agent backs off: its answers kept breaking size or structure bounds (backoff_after_breaches), so the gateway sends one probe request after each backoff and answers the requests that waited for it without sending them when it breaches again, or when the wait reaches response_deadline_ms. A clean answer ends the backoff.",
+    source: 'issue 5 (fairness: a hostile seller must not stall other agents); docs/configuration.md backoff_after_breaches',
+  },
   upstream_reset: {
     code: 'SERVICE_UNAVAILABLE',
     details: [],

@@ -22,6 +22,8 @@ import type { ResumeCodec, ResumeState } from '../resume/token.js';
 import type { UpstreamDispatcher } from './dispatcher.js';
 import type { GatewayMetrics } from '../observability/metrics.js';
 import { isDiscoveryRequest, measureDiscovery } from '../mcp/discovery-size.js';
+import type { AgentGuard, GuardOutcome } from '../admission/agent-guard.js';
+import { REASONS } from '../errors/codes.js';
 
 export interface HandlerDeps {
   getConfig(): GatewayConfig;
@@ -32,6 +34,8 @@ export interface HandlerDeps {
   /** Open SSE streams to hosts, each with the function that ends it plainly (graceful shutdown). */
   streams: Map<Exchange, () => void>;
   metrics: GatewayMetrics;
+  /** Per-agent backoff after bound breaches and buffered-bytes cap. */
+  guard: AgentGuard;
   /** Called once per exchange when the host's response is over (metrics). After the log line. */
   onExchangeEnd?: (exchange: Exchange, hostStatus: number) => void;
 }
@@ -51,7 +55,8 @@ export function createMcpHandler(deps: HandlerDeps) {
     }
 
     let rpc = NO_BODY;
-    if (request.method === 'POST') {
+    const post = request.method === 'POST';
+    if (post) {
       if (!body || body.length === 0) return refuse(reply, 'parse_error', null, 'Parse error: the request body is empty.');
       if (body.length > agent.max_request_bytes) {
         return refuse(reply, 'request_too_large', null, `Request body of ${body.length} bytes is over this agent's max_request_bytes (${agent.max_request_bytes}).`, undefined, {
@@ -115,11 +120,12 @@ export function createMcpHandler(deps: HandlerDeps) {
       },
     });
 
-    // The JSON response deadline runs from now to the last byte (an SSE stream swaps it for its own timers).
-    const deadlineFrom = performance.now();
-    const deadline = setTimeout(() => {
-      answerWithLocalError(exchange, reply, { reason: 'deadline_exceeded', limitMs: limits.response_deadline_ms, observedMs: observedMs(performance.now() - deadlineFrom, limits.response_deadline_ms) });
-    }, limits.response_deadline_ms);
+    exchange.guard = deps.guard;
+    // A request to an agent that backs off waits its turn (agent-guard.ts); a resumed stream,
+    // the standalone GET stream and notifications are never held back.
+    const gate = post && (rpc.kind === 'request' || rpc.kind === 'batch') ? deps.guard.admit(agent.name, agent.guard, limits.response_deadline_ms) : undefined;
+    let admission = gate !== undefined && !('admitted' in gate) ? gate : undefined;
+    let deadline: NodeJS.Timeout | undefined = undefined; // set once admitted
     // Set when undici starts writing the request: the connection (DNS, TCP, TLS) is up, so
     // from here on the seller may have received the request (undici calls onRequestStart
     // from writeH1, on a connected socket; a connect failure never reaches it).
@@ -141,18 +147,39 @@ export function createMcpHandler(deps: HandlerDeps) {
     reply.raw.once('close', () => {
       clearTimeout(deadline);
       deps.upstream.unregister(exchange.key);
+      if (gate !== undefined && 'admitted' in gate) gate.cancel();
       if (!exchange.finished) {
         exchange.finished = true;
         exchange.outcome = 'host_aborted';
       }
+      if (admission !== undefined) deps.guard.finish(admission, guardOutcome(exchange));
       if (upstreamInFlight) exchange.abortUpstream(new GatewayAbortError({ reason: 'host_aborted' }));
       // Its fields are built only when the line is written (not at `silent`, e.g. `logger: false`).
       if (deps.log.isLevelEnabled('info')) deps.log.info(exchangeLogFields(exchange, reply.raw.statusCode), 'exchange');
       deps.onExchangeEnd?.(exchange, reply.raw.statusCode);
     });
 
+    if (gate !== undefined && 'admitted' in gate) {
+      const granted = await gate.admitted;
+      if (exchange.finished) {
+        // The host went away while waiting; a turn granted at that moment is given back.
+        if (granted !== undefined) deps.guard.finish(granted, 'other');
+        return reply;
+      }
+      admission = granted;
+      if (admission === undefined) {
+        answerWithLocalError(exchange, reply, { reason: 'agent_backoff' });
+        return reply;
+      }
+    }
+
+    // The JSON response deadline runs from now to the last byte (an SSE stream swaps it for its own timers).
+    const deadlineFrom = performance.now();
+    deadline = setTimeout(() => {
+      answerWithLocalError(exchange, reply, { reason: 'deadline_exceeded', limitMs: limits.response_deadline_ms, observedMs: observedMs(performance.now() - deadlineFrom, limits.response_deadline_ms) });
+    }, limits.response_deadline_ms);
+
     const log = deps.log;
-    const post = request.method === 'POST';
     // One object shape for every request (no conditional spread). @fastify/reply-from treats
     // `body: undefined` as absent (it then forwards the request's own body, as before).
     return reply.from(agent.url.href, {
@@ -182,6 +209,14 @@ export function createMcpHandler(deps: HandlerDeps) {
       onError: (_rep, { error }) => onUpstreamError(exchange, reply, error, requestStarted),
     });
   };
+}
+
+/** How an exchange counts for its agent's backoff: a size/structure bound broken, a clean answer, or neither. */
+function guardOutcome(exchange: Exchange): GuardOutcome {
+  if (exchange.outcome === 'ok' || exchange.outcome === 'rewritten') return 'clean';
+  const reason = exchange.reason;
+  if (reason !== undefined && Object.hasOwn(REASONS, reason) && REASONS[reason as keyof typeof REASONS].code === 'RESPONSE_TOO_LARGE') return 'breach';
+  return 'other';
 }
 
 /**

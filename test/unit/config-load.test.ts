@@ -53,6 +53,10 @@ describe('config defaults resolution', () => {
       sse_deadline_ms: 3_600_000,
       dedupe_text: 'summary',
       max_request_bytes: 4_194_304,
+      max_buffered_response_bytes: 67_108_864,
+      backoff_after_breaches: 3,
+      backoff_base_ms: 250,
+      backoff_max_ms: 10_000,
     });
     const acme = config.agents.get('acme');
     assert.ok(acme);
@@ -64,6 +68,7 @@ describe('config defaults resolution', () => {
     assert.equal(acme.max_call_response_bytes, undefined);
     assert.deepEqual(acme.accept_encoding, ['gzip', 'deflate', 'br']);
     assert.equal(acme.tls_insecure_skip_verify, false);
+    assert.deepEqual(acme.guard, { max_buffered_response_bytes: 67_108_864, backoff_after_breaches: 3, backoff_base_ms: 250, backoff_max_ms: 10_000 });
     assert.deepEqual(acme.limits, {
       max_response_bytes: 4_194_304,
       max_sse_event_bytes: 4_194_304,
@@ -224,6 +229,26 @@ describe('config validation rules (each with its YAML path)', () => {
       }
     });
   }
+
+  it('agent guard keys: set in defaults or per agent, not per tool; backoff_after_breaches 0 .. 1000', () => {
+    const config = parseConfig(
+      [
+        'defaults: { max_buffered_response_bytes: 1048576, backoff_after_breaches: 0 }',
+        'agents:',
+        '  acme: { url: https://a.example/mcp, backoff_after_breaches: 5, backoff_base_ms: 10, backoff_max_ms: 20 }',
+        '  other: { url: https://b.example/mcp }',
+        '',
+      ].join('\n'),
+      { env: {} },
+    );
+    assert.deepEqual(config.agents.get('acme')?.guard, { max_buffered_response_bytes: 1_048_576, backoff_after_breaches: 5, backoff_base_ms: 10, backoff_max_ms: 20 });
+    assert.deepEqual(config.agents.get('other')?.guard, { max_buffered_response_bytes: 1_048_576, backoff_after_breaches: 0, backoff_base_ms: 250, backoff_max_ms: 10_000 });
+    for (const bad of ['-1', '1001', '1.5', '"x"']) {
+      problemAt(problemsOf(agentYaml(`    backoff_after_breaches: ${bad}`)), 'agents.acme.backoff_after_breaches', /^expected an integer >= 0 and <= 1000 \(0 turns the backoff off\), got /);
+    }
+    problemAt(problemsOf(agentYaml('    max_buffered_response_bytes: 0')), 'agents.acme.max_buffered_response_bytes', /^expected an integer >= 1 and <= 1073741824 \(1 GiB\), got 0$/);
+    problemAt(problemsOf(agentYaml('    tools:', '      t: { backoff_base_ms: 5 }')), 'agents.acme.tools.t.backoff_base_ms', /./);
+  });
 
   it('reports what was found', () => {
     assert.equal(

@@ -4,6 +4,7 @@ import { describe, it } from 'node:test';
 import { parseConfig } from '../../src/config/load.js';
 import { parseMaxResponseBytesHeader, resolveCallLimits } from '../../src/config/resolve.js';
 import type { AgentConfig, Limits } from '../../src/config/types.js';
+import { BUILTIN_GUARD } from '../../src/config/defaults.js';
 
 const MiB = 1024 * 1024;
 
@@ -153,6 +154,7 @@ describe('resolveCallLimits', () => {
       max_call_response_bytes: undefined,
       accept_encoding: ['identity'],
       tls_insecure_skip_verify: false,
+      guard: BUILTIN_GUARD,
       limits: { ...BASE, max_response_bytes: 5000, max_sse_event_bytes: 5000 },
       tools: { t: { max_response_bytes: 100 } },
     };

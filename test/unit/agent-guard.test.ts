@@ -1,0 +1,159 @@
+// The agent guard's two mechanisms, without sockets: backoff after bound breaches and the
+// buffered-bytes cap (src/admission/agent-guard.ts).
+import assert from 'node:assert/strict';
+import { EventEmitter } from 'node:events';
+import { describe, it } from 'node:test';
+import { AgentGuard, type Admission, type GuardSettings, type PendingAdmission } from '../../src/admission/agent-guard.js';
+
+const SETTINGS: GuardSettings = { max_buffered_response_bytes: 100, backoff_after_breaches: 2, backoff_base_ms: 20, backoff_max_ms: 40 };
+
+function immediate(a: Admission | PendingAdmission): Admission {
+  assert.ok(!('admitted' in a), 'admitted at once');
+  return a;
+}
+function pending(a: Admission | PendingAdmission): PendingAdmission {
+  assert.ok('admitted' in a, 'waits');
+  return a;
+}
+const settled = async <T>(p: Promise<T>): Promise<boolean> => {
+  let done = false;
+  void p.then(() => (done = true));
+  await new Promise((r) => setImmediate(r));
+  return done;
+};
+
+describe('backoff after bound breaches', () => {
+  it('admits at once until N consecutive breaches, then one probe at a time after the backoff', async () => {
+    const backoffs: Array<[string, number, number]> = [];
+    const guard = new AgentGuard((agent, n, ms) => backoffs.push([agent, n, ms]));
+    const a = immediate(guard.admit('s', SETTINGS, 5_000));
+    const b = immediate(guard.admit('s', SETTINGS, 5_000));
+    const straggler = immediate(guard.admit('s', SETTINGS, 5_000));
+    assert.equal(a.probe, false);
+    guard.finish(a, 'breach');
+    assert.equal(guard.isBackingOff('s'), false);
+    guard.finish(b, 'breach');
+    assert.equal(guard.isBackingOff('s'), true);
+    assert.deepEqual(backoffs, [['s', 2, 20]]);
+    guard.finish(straggler, 'breach'); // admitted before the backoff: does not deepen it
+    assert.deepEqual(backoffs, [['s', 2, 20]]);
+
+    // Within the backoff: everyone waits, in arrival order.
+    const first = pending(guard.admit('s', SETTINGS, 5_000));
+    const second = pending(guard.admit('s', SETTINGS, 5_000));
+    const probe = await first.admitted;
+    assert.deepEqual(probe, { agent: 's', probe: true });
+    assert.equal(await settled(second.admitted), false, 'one probe at a time');
+    // Another agent is never held back.
+    assert.equal(immediate(guard.admit('other', SETTINGS, 5_000)).probe, false);
+
+    guard.finish(probe!, 'breach'); // the backoff doubles, capped at backoff_max_ms ...
+    assert.deepEqual(backoffs.at(-1), ['s', 4, 40]);
+    assert.equal(await second.admitted, undefined, '... and who waited for that probe is answered at once');
+    const probe2 = await pending(guard.admit('s', SETTINGS, 5_000)).admitted;
+    assert.equal(probe2?.probe, true);
+    const third = pending(guard.admit('s', SETTINGS, 5_000));
+    guard.finish(probe2!, 'clean'); // the first clean answer ends the backoff and releases everyone
+    assert.deepEqual(await third.admitted, { agent: 's', probe: false });
+    assert.equal(guard.isBackingOff('s'), false);
+    assert.equal(immediate(guard.admit('s', SETTINGS, 5_000)).probe, false);
+  });
+
+  it('other outcomes neither count nor reset', () => {
+    const guard = new AgentGuard();
+    guard.finish(immediate(guard.admit('s', SETTINGS, 1_000)), 'breach');
+    guard.finish(immediate(guard.admit('s', SETTINGS, 1_000)), 'other');
+    assert.equal(guard.isBackingOff('s'), false);
+    guard.finish(immediate(guard.admit('s', SETTINGS, 1_000)), 'breach');
+    assert.equal(guard.isBackingOff('s'), true);
+  });
+
+  it('backoff_after_breaches 0 never backs off', () => {
+    const guard = new AgentGuard();
+    const off = { ...SETTINGS, backoff_after_breaches: 0 };
+    for (let i = 0; i < 10; i++) guard.finish(immediate(guard.admit('s', off, 1_000)), 'breach');
+    assert.equal(guard.isBackingOff('s'), false);
+  });
+
+  it('a wait longer than maxWaitMs resolves undefined; cancel gives the place up', async () => {
+    const guard = new AgentGuard();
+    const slow = { ...SETTINGS, backoff_after_breaches: 1, backoff_base_ms: 60_000, backoff_max_ms: 60_000 };
+    guard.finish(immediate(guard.admit('s', slow, 1_000)), 'breach');
+    assert.equal(await pending(guard.admit('s', slow, 10)).admitted, undefined);
+    const cancelled = pending(guard.admit('s', slow, 60_000));
+    cancelled.cancel();
+    assert.equal(await cancelled.admitted, undefined);
+    cancelled.cancel(); // safe twice
+  });
+});
+
+describe('buffered response bytes', () => {
+  it('the oldest response always reads on; a younger one waits while the agent is over its cap', async () => {
+    const guard = new AgentGuard();
+    const older = guard.lease('s', SETTINGS);
+    const younger = guard.lease('s', SETTINGS);
+    older.add(80);
+    younger.add(20);
+    assert.equal(guard.heldBytes('s'), 100);
+    assert.equal(younger.mustWait, false, 'at the cap is not over it');
+    younger.add(1);
+    assert.equal(younger.mustWait, true);
+    older.add(500);
+    assert.equal(older.mustWait, false, 'the oldest never waits');
+    const wait = younger.ready();
+    assert.equal(await settled(wait), false);
+    older.release();
+    assert.equal(guard.heldBytes('s'), 21);
+    assert.equal(await settled(wait), true);
+    younger.release();
+    younger.release(); // safe twice
+    assert.equal(guard.heldBytes('s'), 0);
+  });
+
+  it('a waiting response becomes the oldest when the older one is released, even over the cap', async () => {
+    const guard = new AgentGuard();
+    const a = guard.lease('s', SETTINGS);
+    const b = guard.lease('s', SETTINGS);
+    const c = guard.lease('s', SETTINGS);
+    a.add(10);
+    b.add(200);
+    c.add(200);
+    const bWait = b.ready();
+    const cWait = c.ready();
+    a.release(); // b is now the oldest: it reads on although the agent holds 400 > 100
+    assert.equal(await settled(bWait), true);
+    assert.equal(await settled(cWait), false);
+    b.release();
+    assert.equal(await settled(cWait), true);
+    c.release();
+  });
+
+  it('ready(stream) also resolves when the stream closes (the request was aborted)', async () => {
+    const guard = new AgentGuard();
+    const a = guard.lease('s', SETTINGS);
+    const b = guard.lease('s', SETTINGS);
+    a.add(200);
+    b.add(1);
+    const stream = new EventEmitter();
+    const wait = b.ready(stream);
+    assert.equal(await settled(wait), false);
+    stream.emit('close');
+    assert.equal(await settled(wait), true);
+    assert.equal(stream.listenerCount('close'), 0);
+    b.release();
+    a.release();
+    assert.equal(guard.heldBytes('s'), 0);
+  });
+
+  it('agents have separate caps', () => {
+    const guard = new AgentGuard();
+    const a = guard.lease('a', SETTINGS);
+    guard.lease('a', SETTINGS).add(1);
+    a.add(1_000);
+    const other = guard.lease('b', SETTINGS);
+    const other2 = guard.lease('b', SETTINGS);
+    other.add(1);
+    other2.add(1);
+    assert.equal(other2.mustWait, false);
+  });
+});
