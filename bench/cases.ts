@@ -288,11 +288,17 @@ export function allCases(): CaseDef[] {
 export const BENCH_AGENT_LIMITS = Object.freeze({ max_response_bytes: 16 * MiB, max_json_nodes: 1_000_000 });
 
 /** The gateway's YAML config for the bench. */
-export function gatewayYaml(sellers: { good: string; attack: string }): string {
+/**
+ * The gateway config of a run. `guard: false` (`--no-guard`) turns the agent guard off
+ * (`backoff_after_breaches: 0`, a 1 GiB buffered-bytes cap) to measure the pipeline itself
+ * under the full attack rate.
+ */
+export function gatewayYaml(sellers: { good: string; attack: string }, guard = true): string {
   const lines = [
     'log_level: silent',
     'resume:',
     '  secret: "bench-resume-secret-0123456789abcdef0123456789"',
+    ...(guard ? [] : ['defaults:', '  backoff_after_breaches: 0', '  max_buffered_response_bytes: 1073741824']),
     'agents:',
   ];
   for (const c of allCases()) {

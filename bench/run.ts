@@ -11,6 +11,9 @@
  *   --filter REGEX   only the JSON/SSE one-event cases whose id matches (e.g. `json-b-1048576`)
  *   --out FILE       also write the Markdown to FILE (e.g. bench/RESULTS.md)
  *   --cpu-prof       start the gateway child with --cpu-prof --cpu-prof-dir bench/profiles
+ *   --no-guard       turn the gateway's agent guard off (no backoff after breaches, 1 GiB
+ *                    buffered-bytes cap): the memory and fairness cases then measure the
+ *                    pipeline itself under the full attack rate
  *
  * Every load is bounded in count and time, every await has a timeout, and a watchdog ends
  * the whole run (and every child it started) if it overruns. Progress goes to stderr; the
@@ -79,10 +82,11 @@ interface Options {
   out: string | undefined;
   cpuProf: boolean;
   filter: RegExp | undefined;
+  guard: boolean;
 }
 
 function parseOptions(argv: string[]): Options {
-  const opts: Options = { quick: false, reps: 0, groups: new Set(ALL_GROUPS), out: undefined, cpuProf: false, filter: undefined };
+  const opts: Options = { quick: false, reps: 0, groups: new Set(ALL_GROUPS), out: undefined, cpuProf: false, filter: undefined, guard: true };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
     const value = (): string => {
@@ -92,6 +96,7 @@ function parseOptions(argv: string[]): Options {
     };
     if (a === '--quick') opts.quick = true;
     else if (a === '--cpu-prof') opts.cpuProf = true;
+    else if (a === '--no-guard') opts.guard = false;
     else if (a === '--out') opts.out = value();
     else if (a === '--filter') opts.filter = new RegExp(value());
     else if (a === '--reps') {
@@ -716,7 +721,7 @@ async function main(): Promise<void> {
     startChild('seller', { module: 'seller.ts', args: ['good'] }),
     startChild('attacking seller', { module: 'seller.ts', args: ['attack'], readyTimeoutMs: 60_000 }),
   ]);
-  const yaml = gatewayYaml({ good: good.baseUrl, attack: attack.baseUrl });
+  const yaml = gatewayYaml({ good: good.baseUrl, attack: attack.baseUrl }, opts.guard);
   const [pass, gateway] = await Promise.all([startPass(good.baseUrl, attack.baseUrl), startGateway(yaml, opts.cpuProf)]);
   const stack: Stack = { good, attack, pass, gateway, yaml };
   log(`seller ${good.baseUrl}, attacking seller ${attack.baseUrl}, pass-through ${pass.baseUrl}, gateway ${gateway.baseUrl} (pid ${gateway.pid})`);

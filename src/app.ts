@@ -92,8 +92,8 @@ export async function buildApp(config: GatewayConfig, opts: BuildAppOptions = {}
   const metrics = createMetrics({ openStreams: () => streams.size });
   exchangeEndListeners.push(metrics.observeExchange);
   // Per-agent backoff and buffered-bytes cap (src/admission/agent-guard.ts); state survives reloads.
-  const guard = new AgentGuard((agent, consecutiveBreaches, backoffMs) =>
-    logger.warn({ agent, consecutive_breaches: consecutiveBreaches, backoff_ms: backoffMs }, 'agent backing off: its answers keep breaking size limits'),
+  const guard = new AgentGuard((agent, kind, consecutiveBreaches, backoffMs) =>
+    logger.warn({ agent, call: kind, consecutive_breaches: consecutiveBreaches, backoff_ms: backoffMs }, 'agent backing off: its answers keep breaking size limits'),
   );
   const handler = createMcpHandler({
     getConfig: () => current,
@@ -146,10 +146,12 @@ export async function buildApp(config: GatewayConfig, opts: BuildAppOptions = {}
     // Swapping the config object applies to new requests only; in-flight exchanges keep theirs.
     setConfig(next) {
       current = next;
+      guard.applySettings(next.agents); // a running backoff follows the new settings at once
     },
     get openStreams() {
       return streams.size;
     },
+    guard,
     endStreams() {
       const ends = [...streams.values()];
       for (const end of ends) end();
@@ -191,6 +193,8 @@ export interface GatewayControl {
   readonly opsApp: FastifyInstance | undefined;
   /** `false`: /readyz answers 503 (`draining`), e.g. from the start of a shutdown. Ready also requires the server to be listening. */
   setReady(ready: boolean): void;
+  /** The per-agent backoff and buffered-bytes cap (src/admission/agent-guard.ts): its state, for metrics and tests. */
+  readonly guard: AgentGuard;
 }
 
 declare module 'fastify' {

@@ -1,32 +1,36 @@
 /**
  * Per-agent protection of the gateway and of the other agents from one hostile seller
  * (issue 5, "Memory under attack" and "Fairness"; ARCHITECTURE §5: other agents are
- * unaffected). Two mechanisms, both keyed by agent name, both state kept across config
- * reloads (the settings are read on each call):
+ * unaffected). Two mechanisms; their state is kept across config reloads (keyed by agent
+ * name) while the settings are read on every call, so a reload applies at once:
  *
  * 1. **Backoff after bound breaches** (`backoff_after_breaches`, `backoff_base_ms`,
- *    `backoff_max_ms`). A seller whose answers keep breaking a size or structure bound
- *    (`RESPONSE_TOO_LARGE`: raw/decoded bytes, JSON depth/nodes, SSE bounds) costs the
- *    gateway CPU and memory on every attempt, and a host that retries at once keeps the
- *    gateway's one event loop busy for every other agent. After N consecutive breaches the
- *    agent backs off (a circuit breaker): when the backoff has passed, ONE request (the
- *    oldest waiting, in arrival order) is sent as a probe while the others wait for its
- *    outcome. A clean probe (forwarded or rewritten) ends the backoff and releases them
+ *    `backoff_max_ms`), per agent AND per call kind (the JSON-RPC method, and for
+ *    `tools/call` the tool name: one tool whose answers are too large does not hold back the
+ *    agent's other tools). A seller whose answers keep breaking a size or structure bound
+ *    (`RESPONSE_TOO_LARGE`) costs the gateway CPU and memory on every attempt, and a host that
+ *    retries at once keeps the gateway's one event loop busy for every other agent. After N
+ *    consecutive breaches the call kind backs off (a circuit breaker): once the backoff has
+ *    passed, ONE request (the oldest waiting) is sent as a probe while the others wait for
+ *    its outcome. A clean probe (forwarded or rewritten) ends the backoff and releases them
  *    all; a probe that breaches again doubles the backoff (up to the maximum) and the
- *    requests that waited for it are answered `agent_backoff` at once, never sent. A request
- *    that waits longer than its `response_deadline_ms` gets the same answer. Requests
- *    admitted before the backoff began do not deepen it. Other outcomes (5xx, timeouts,
- *    resets) neither count nor reset. So a host that retries a hostile seller at once gets
- *    an answer per backoff period instead of keeping the event loop busy.
- * 2. **Buffered response bytes** (`max_buffered_response_bytes`). The response bytes the
- *    gateway holds for all of the agent's in-flight requests at once (JSON bodies while they
- *    are received). A request whose next chunk would find the agent over the cap waits
- *    before reading it (TCP back-pressure on that seller), except the agent's oldest
- *    holding request, which always proceeds, so the agent always makes progress. Waiting
- *    counts against the request's own deadline as usual.
+ *    requests that waited for it are answered `agent_backoff` at once, never sent. A probe
+ *    whose answer starts as an SSE stream frees the probe slot then (a long healthy stream
+ *    must not hold the queue), its final outcome still counting. A request that waits longer
+ *    than its `response_deadline_ms`, or finds {@link MAX_WAITERS} already waiting, gets
+ *    `agent_backoff` too. Requests admitted before the backoff began do not deepen it.
+ *    Other outcomes (5xx, timeouts, resets) neither count nor reset. So a host retrying a
+ *    hostile seller gets an answer per backoff period instead of keeping the loop busy.
+ * 2. **Buffered response bytes** (`max_buffered_response_bytes`), per agent. The response
+ *    bytes the gateway holds for all of the agent's in-flight responses while they are
+ *    received (JSON bodies; an SSE stream's incomplete event). A response whose next chunk
+ *    would find the agent over the cap waits before reading it (TCP back-pressure on that
+ *    seller), except the agent's oldest holding response, which always proceeds, so the
+ *    agent always makes progress. The bound is therefore the cap + the oldest response
+ *    (up to its `max_response_bytes`) + one chunk per other response in flight.
  *
- * The fast paths (no backoff, under the cap) are synchronous and allocate nothing but the
- * lease object.
+ * The fast paths (no backoff, under the cap) are synchronous and allocate only the
+ * admission and lease objects.
  */
 
 /** The guard's settings for one agent (resolved config, `AgentConfig.guard`). */
@@ -44,16 +48,27 @@ export interface GuardSettings {
 /** How an exchange ended, as far as the backoff is concerned. */
 export type GuardOutcome = 'breach' | 'clean' | 'other';
 
-/** A request admitted to its agent; give it back with {@link AgentGuard.finish}. */
+/** Most requests that may wait for one backing-off call kind; more are answered `agent_backoff` at once. */
+export const MAX_WAITERS = 256;
+/** Most call kinds tracked per agent; further kinds share one bucket. */
+export const MAX_KINDS_PER_AGENT = 64;
+/** The bucket of call kinds past {@link MAX_KINDS_PER_AGENT}. */
+const OVERFLOW_KIND = '\u0000other';
+
+/** A request admitted to its agent; give it back with {@link AgentGuard.finish}, exactly once. */
 export interface Admission {
   readonly agent: string;
-  /** True when admitted as the one probe of a backing-off agent. */
+  /** The call kind it counts for (method, or `tools/call` + tool name). */
+  readonly kind: string;
+  /** True when admitted as the probe of a backing-off call kind. */
   readonly probe: boolean;
+  /** True while this probe holds its kind's probe slot. */
+  holdsSlot: boolean;
 }
 
-/** What {@link AgentGuard.admit} returns while the agent backs off. */
+/** What {@link AgentGuard.admit} returns while the call kind backs off. */
 export interface PendingAdmission {
-  /** Resolves with the admission, or undefined (`agent_backoff`): the probe it waited for breached, or the wait bound passed. */
+  /** Resolves with the admission, or undefined (`agent_backoff`): the probe it waited for breached, the wait bound passed, or the queue was full. */
   readonly admitted: Promise<Admission | undefined>;
   /** Gives up the place in the queue (the host went away). Safe after the promise settled. */
   cancel(): void;
@@ -61,36 +76,59 @@ export interface PendingAdmission {
 
 interface Waiter {
   resolve(admission: Admission | undefined): void;
-  timer: NodeJS.Timeout;
+  timer: NodeJS.Timeout | undefined;
   done: boolean;
 }
 
-class AgentState {
-  settings: GuardSettings;
+/** The breaker of one (agent, call kind). */
+class Breaker {
   consecutiveBreaches = 0;
+  /** The backoff in force (0: none yet); the effective one is capped by the current settings. */
   backoffMs = 0;
-  /** performance.now() before which no probe starts. */
-  openUntil = 0;
+  /** performance.now() of the breach that set the backoff. */
+  backoffFrom = 0;
   probing = false;
   waiters: Waiter[] = [];
   pumpTimer: NodeJS.Timeout | undefined;
+
+  constructor(
+    readonly agent: AgentState,
+    readonly kind: string,
+  ) {}
+
+  get backingOff(): boolean {
+    const n = this.agent.settings.backoff_after_breaches;
+    return n > 0 && this.consecutiveBreaches >= n;
+  }
+
+  /** performance.now() before which no probe starts (from the settings in force now). */
+  get openUntil(): number {
+    return this.backoffFrom + Math.min(this.backoffMs, this.agent.settings.backoff_max_ms);
+  }
+}
+
+class AgentState {
+  readonly breakers = new Map<string, Breaker>();
   heldBytes = 0;
+  /** Times a lease had to wait (since start). */
+  bufferWaits = 0;
   /** Leases holding bytes or waiting, oldest first (a Set keeps insertion order). */
   readonly leases = new Set<BufferLease>();
   blocked: BufferLease[] = [];
 
-  constructor(settings: GuardSettings) {
-    this.settings = settings;
-  }
-
-  get backingOff(): boolean {
-    const n = this.settings.backoff_after_breaches;
-    return n > 0 && this.consecutiveBreaches >= n;
-  }
+  constructor(
+    readonly name: string,
+    public settings: GuardSettings,
+  ) {}
 }
 
-/** Called when an agent starts or deepens a backoff (for the log line). */
-export type BackoffListener = (agent: string, consecutiveBreaches: number, backoffMs: number) => void;
+/** Called when a call kind starts or deepens a backoff (for the log line). */
+export type BackoffListener = (agent: string, kind: string, consecutiveBreaches: number, backoffMs: number) => void;
+
+/** The call kind of a request, for {@link AgentGuard.admit}: the method, plus the tool name of a `tools/call`. */
+export function callKind(method: string | undefined, toolName: string | undefined): string {
+  return toolName === undefined ? (method ?? '') : `${method ?? ''} ${toolName}`;
+}
 
 export class AgentGuard {
   private readonly agents = new Map<string, AgentState>();
@@ -100,64 +138,100 @@ export class AgentGuard {
   private state(agent: string, settings: GuardSettings): AgentState {
     let s = this.agents.get(agent);
     if (s === undefined) {
-      s = new AgentState(settings);
+      s = new AgentState(agent, settings);
       this.agents.set(agent, s);
-    } else {
+    } else if (s.settings !== settings) {
+      // A reload: the new settings apply at once (a shorter backoff, a disabled backoff).
       s.settings = settings;
+      for (const b of s.breakers.values()) if (b.waiters.length > 0) this.pump(b);
+      for (const lease of s.blocked.slice()) if (!lease.mustWait) lease.wake?.();
     }
     return s;
   }
 
-  /**
-   * Admits a request to `agent`: at once (an {@link Admission}) unless the agent backs off,
-   * then a {@link PendingAdmission} that resolves when its turn comes, or with undefined
-   * after `maxWaitMs`.
-   */
-  admit(agent: string, settings: GuardSettings, maxWaitMs: number): Admission | PendingAdmission {
-    const s = this.state(agent, settings);
-    if (!s.backingOff) return { agent, probe: false };
-    if (s.waiters.length === 0 && !s.probing && performance.now() >= s.openUntil) {
-      s.probing = true;
-      return { agent, probe: true };
+  /** Applies reloaded settings to the agents it knows (`agents`: name -> config with `guard`). */
+  applySettings(agents: ReadonlyMap<string, { readonly guard: GuardSettings }>): void {
+    for (const [name, agent] of agents) if (this.agents.has(name)) this.state(name, agent.guard);
+  }
+
+  private breaker(s: AgentState, kind: string): Breaker {
+    let b = s.breakers.get(kind);
+    if (b === undefined) {
+      if (s.breakers.size >= MAX_KINDS_PER_AGENT) return this.breaker(s, OVERFLOW_KIND);
+      b = new Breaker(s, kind);
+      s.breakers.set(kind, b);
     }
+    return b;
+  }
+
+  /**
+   * Admits a request of call kind `kind` (see {@link callKind}) to `agent`: at once (an
+   * {@link Admission}) unless that kind backs off, then a {@link PendingAdmission} that
+   * resolves when its turn comes, or with undefined (answer `agent_backoff`).
+   * @param maxWaitMs longest wait, in ms (the request's `response_deadline_ms`)
+   */
+  admit(agent: string, kind: string, settings: GuardSettings, maxWaitMs: number): Admission | PendingAdmission {
+    const b = this.breaker(this.state(agent, settings), kind);
+    if (!b.backingOff) return { agent, kind: b.kind, probe: false, holdsSlot: false };
+    if (b.waiters.length === 0 && !b.probing && performance.now() >= b.openUntil) {
+      b.probing = true;
+      return { agent, kind: b.kind, probe: true, holdsSlot: true };
+    }
+    if (b.waiters.length >= MAX_WAITERS) return { admitted: Promise.resolve(undefined), cancel: () => {} };
     let waiter!: Waiter;
     const admitted = new Promise<Admission | undefined>((resolve) => {
-      waiter = { resolve, timer: setTimeout(() => this.drop(s, waiter, undefined), maxWaitMs), done: false };
+      waiter = { resolve, timer: undefined, done: false };
     });
-    s.waiters.push(waiter);
-    this.pump(agent, s);
-    return { admitted, cancel: () => this.drop(s, waiter, undefined) };
+    waiter.timer = setTimeout(() => this.drop(b, waiter, undefined), maxWaitMs);
+    b.waiters.push(waiter);
+    this.pump(b);
+    return { admitted, cancel: () => this.drop(b, waiter, undefined) };
+  }
+
+  /**
+   * The probe's answer started as an SSE stream within bounds: it gives up its probe slot
+   * now, so the next waiter may go; its final outcome still counts through {@link finish}.
+   */
+  probeStreaming(admission: Admission): void {
+    if (!admission.holdsSlot) return;
+    const b = this.agents.get(admission.agent)?.breakers.get(admission.kind);
+    admission.holdsSlot = false;
+    if (b === undefined) return;
+    b.probing = false;
+    this.pump(b);
   }
 
   /** Records how an admitted request ended, and lets the next one in. Call exactly once per admission. */
   finish(admission: Admission, outcome: GuardOutcome): void {
-    const s = this.agents.get(admission.agent);
-    if (s === undefined) return;
-    if (admission.probe) s.probing = false;
+    const b = this.agents.get(admission.agent)?.breakers.get(admission.kind);
+    if (b === undefined) return;
+    if (admission.holdsSlot) {
+      admission.holdsSlot = false;
+      b.probing = false;
+    }
     if (outcome === 'clean') {
-      s.consecutiveBreaches = 0;
-      s.backoffMs = 0;
-      s.openUntil = 0;
+      b.consecutiveBreaches = 0;
+      b.backoffMs = 0;
     } else if (outcome === 'breach') {
-      const wasBackingOff = s.backingOff;
-      s.consecutiveBreaches++;
+      const wasBackingOff = b.backingOff;
+      b.consecutiveBreaches++;
       // The backoff starts at the Nth breach and doubles on each probe's breach; a request
       // admitted before the backoff began (still in flight then) does not deepen it.
-      if (s.backingOff && (!wasBackingOff || admission.probe)) {
-        const { backoff_base_ms: base, backoff_max_ms: max } = s.settings;
-        s.backoffMs = Math.min(max, s.backoffMs === 0 ? base : s.backoffMs * 2);
-        s.openUntil = performance.now() + s.backoffMs;
-        this.onBackoff?.(admission.agent, s.consecutiveBreaches, s.backoffMs);
+      if (b.backingOff && (!wasBackingOff || admission.probe)) {
+        const { backoff_base_ms: base, backoff_max_ms: max } = b.agent.settings;
+        b.backoffMs = Math.min(max, b.backoffMs === 0 ? base : b.backoffMs * 2);
+        b.backoffFrom = performance.now();
+        this.onBackoff?.(admission.agent, admission.kind, b.consecutiveBreaches, b.backoffMs);
       }
       // The requests that waited for this probe are answered now (not sent).
-      if (admission.probe) for (const w of s.waiters.slice()) this.drop(s, w, undefined);
+      if (admission.probe) for (const w of b.waiters.slice()) this.drop(b, w, undefined);
     }
-    this.pump(admission.agent, s);
+    this.pump(b);
   }
 
-  /** True while `agent` backs off (for tests and the ops view). */
-  isBackingOff(agent: string): boolean {
-    return this.agents.get(agent)?.backingOff ?? false;
+  /** True while `agent`'s call kind `kind` backs off (tests, the ops view). */
+  isBackingOff(agent: string, kind: string): boolean {
+    return this.agents.get(agent)?.breakers.get(kind)?.backingOff ?? false;
   }
 
   /** Opens the buffer lease of one response of `agent` (see {@link BufferLease}). */
@@ -173,46 +247,77 @@ export class AgentGuard {
     return this.agents.get(agent)?.heldBytes ?? 0;
   }
 
-  private drop(s: AgentState, waiter: Waiter, admission: Admission | undefined): void {
+  /** How many times one of `agent`'s responses had to wait for the buffered-bytes cap (since start). */
+  bufferWaits(agent: string): number {
+    return this.agents.get(agent)?.bufferWaits ?? 0;
+  }
+
+  /**
+   * Whole seconds (at least 1) until `agent`'s call kind `kind` may send its next probe, for
+   * `retry_after` on `agent_backoff`; undefined when it does not back off.
+   */
+  retryAfterS(agent: string, kind: string): number | undefined {
+    const b = this.agents.get(agent)?.breakers.get(kind);
+    if (b === undefined || !b.backingOff) return undefined;
+    return Math.max(1, Math.ceil((b.openUntil - performance.now()) / 1000));
+  }
+
+  /** Requests of `agent`'s call kind `kind` waiting for their turn now. */
+  waiting(agent: string, kind: string): number {
+    return this.agents.get(agent)?.breakers.get(kind)?.waiters.length ?? 0;
+  }
+
+  /** Agents with guard state, for the metrics: name, bytes held, waits so far, call kinds backing off now. */
+  *snapshot(): Generator<{ agent: string; heldBytes: number; bufferWaits: number; backingOff: number }> {
+    for (const s of this.agents.values()) {
+      let backingOff = 0;
+      for (const b of s.breakers.values()) if (b.backingOff) backingOff++;
+      yield { agent: s.name, heldBytes: s.heldBytes, bufferWaits: s.bufferWaits, backingOff };
+    }
+  }
+
+  private drop(b: Breaker, waiter: Waiter, admission: Admission | undefined): void {
     if (waiter.done) return;
     waiter.done = true;
     clearTimeout(waiter.timer);
-    const i = s.waiters.indexOf(waiter);
-    if (i >= 0) s.waiters.splice(i, 1);
+    const i = b.waiters.indexOf(waiter);
+    if (i >= 0) b.waiters.splice(i, 1);
     waiter.resolve(admission);
   }
 
-  private pump(agent: string, s: AgentState): void {
-    if (s.pumpTimer !== undefined) {
-      clearTimeout(s.pumpTimer);
-      s.pumpTimer = undefined;
+  private pump(b: Breaker): void {
+    if (b.pumpTimer !== undefined) {
+      clearTimeout(b.pumpTimer);
+      b.pumpTimer = undefined;
     }
-    if (!s.backingOff) {
-      for (const w of s.waiters.slice()) this.drop(s, w, { agent, probe: false });
+    const agent = b.agent.name;
+    if (!b.backingOff) {
+      for (const w of b.waiters.slice()) this.drop(b, w, { agent, kind: b.kind, probe: false, holdsSlot: false });
       return;
     }
-    if (s.probing || s.waiters.length === 0) return;
-    const wait = s.openUntil - performance.now();
+    if (b.probing || b.waiters.length === 0) return;
+    const wait = b.openUntil - performance.now();
     if (wait > 0) {
-      s.pumpTimer = setTimeout(() => this.pump(agent, s), Math.ceil(wait));
-      s.pumpTimer.unref();
+      b.pumpTimer = setTimeout(() => this.pump(b), Math.ceil(wait));
+      b.pumpTimer.unref();
       return;
     }
-    s.probing = true;
-    this.drop(s, s.waiters[0]!, { agent, probe: true });
+    b.probing = true;
+    this.drop(b, b.waiters[0]!, { agent, kind: b.kind, probe: true, holdsSlot: true });
   }
 }
 
 /**
  * The bytes one response holds while it is received, counted against its agent's
- * `max_buffered_response_bytes`. Use: `add(chunk.length)` for each chunk kept, then
- * `if (lease.mustWait) await lease.ready()` before reading the next one; `release()` once,
- * when the bytes are no longer held (any outcome).
+ * `max_buffered_response_bytes`. Use: `add(chunk.length)` for each chunk kept (or `set(n)`
+ * for the bytes held now), then `if (lease.mustWait) await lease.ready(stream)` before
+ * reading the next chunk; `release()` once, when the bytes are no longer held (any outcome).
  */
 export class BufferLease {
   held = 0;
   private released = false;
-  private wake: (() => void) | undefined;
+  /** Set while waiting in {@link ready}. */
+  wake: (() => void) | undefined;
 
   constructor(private readonly s: AgentState) {}
 
@@ -222,6 +327,15 @@ export class BufferLease {
     this.s.heldBytes += n;
   }
 
+  /** Sets the bytes held to `n` (a stream that forwards as it goes holds only its incomplete event). */
+  set(n: number): void {
+    if (this.released) return;
+    const lower = n < this.held;
+    this.s.heldBytes += n - this.held;
+    this.held = n;
+    if (lower) this.wakeOthers();
+  }
+
   /** True when this response must wait before reading more: the agent is over its cap and this is not its oldest response. */
   get mustWait(): boolean {
     return !this.released && this.s.heldBytes > this.s.settings.max_buffered_response_bytes && this.s.leases.values().next().value !== this;
@@ -229,10 +343,11 @@ export class BufferLease {
 
   /**
    * Resolves once this response may read on (at once when it need not wait), or when
-   * `stream` closes (the request was aborted meanwhile: the caller's next read fails).
+   * `stream` closes or has closed (the request was aborted: the caller's next read fails).
    */
-  ready(stream?: Pick<NodeJS.EventEmitter, 'once' | 'off'>): Promise<void> {
-    if (!this.mustWait) return Promise.resolve();
+  ready(stream?: Pick<NodeJS.EventEmitter, 'once' | 'off'> & { readonly destroyed?: boolean }): Promise<void> {
+    if (!this.mustWait || stream?.destroyed === true) return Promise.resolve();
+    this.s.bufferWaits++;
     return new Promise<void>((resolve) => {
       const done = (): void => {
         stream?.off('close', done);
@@ -250,14 +365,19 @@ export class BufferLease {
   release(): void {
     if (this.released) return;
     this.released = true;
-    const s = this.s;
-    s.heldBytes -= this.held;
+    this.s.heldBytes -= this.held;
     this.held = 0;
-    s.leases.delete(this);
+    this.s.leases.delete(this);
     this.wake?.();
-    // Wake, in arrival order, every waiting response that may now read on (each may then
-    // overshoot the cap by the one chunk it reads before it checks again).
-    for (const lease of s.blocked.slice()) {
+    this.wakeOthers();
+  }
+
+  /**
+   * Wakes, in arrival order, every waiting response that may now read on (each may then
+   * overshoot the cap by the one chunk it reads before it checks again).
+   */
+  private wakeOthers(): void {
+    for (const lease of this.s.blocked.slice()) {
       if (!lease.mustWait) lease.wake?.();
     }
   }

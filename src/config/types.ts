@@ -21,7 +21,7 @@ export interface Limits {
   readonly max_json_depth: number;
   /** Maximum number of JSON values (objects, arrays, scalars) in one of the above. */
   readonly max_json_nodes: number;
-  /** A JSON response, from sending the request to its last byte. */
+  /** A JSON response, from the host's request reaching the gateway (a backoff wait included) to its last byte. */
   readonly response_deadline_ms: number;
   /** SSE: longest time with no byte from the seller (comments count). */
   readonly sse_idle_timeout_ms: number;

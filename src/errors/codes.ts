@@ -154,7 +154,7 @@ export const REASONS = {
     details: [],
     mayHaveExecuted: false,
     description:
-      "The agent backs off: its answers kept breaking size or structure bounds (backoff_after_breaches), so the gateway sends one probe request after each backoff and answers the requests that waited for it without sending them when it breaches again, or when the wait reaches response_deadline_ms. A clean answer ends the backoff.",
+      "The agent backs off for this kind of call (its method, or its tool for tools/call): those answers kept breaking size or structure bounds (backoff_after_breaches), so the gateway sends one probe request after each backoff and answers the requests that waited for it without sending them when it breaches again, when the wait reaches response_deadline_ms, or when 256 already wait. A clean answer ends the backoff.",
     source: 'issue 5 (fairness: a hostile seller must not stall other agents); docs/configuration.md backoff_after_breaches',
   },
   upstream_reset: {

@@ -34,6 +34,8 @@ export interface LocalErrorInput {
   /** Milliseconds that passed before the time bound fired (deadline_exceeded, sse_deadline, sse_idle). */
   observedMs?: number;
   upstreamStatus?: number;
+  /** Seconds after which a retry may succeed (`retry_after`; agent_backoff). */
+  retryAfterS?: number;
 }
 
 /** Response headers kept on a locally made answer (everything else the seller sent is dropped). */

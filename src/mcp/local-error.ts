@@ -42,6 +42,8 @@ export interface BuildAdcpErrorInput {
   observedMs?: number;
   /** The seller's HTTP status (`upstream_status`, `upstream_not_mcp`). */
   upstreamStatus?: number;
+  /** Whole seconds after which a retry may succeed; becomes `retry_after` (agent_backoff: when the next probe may go). */
+  retryAfterS?: number;
 }
 
 /** Whether the method's request can be narrowed and is answered with a tool result (`tools/call`, `tasks/result`). */
@@ -143,7 +145,7 @@ export function buildAdcpError(input: BuildAdcpErrorInput): GatewayAdcpError {
       : recovery === 'correctable'
         ? NARROW_HINT
         : '.';
-  return {
+  const err: GatewayAdcpError = {
     code: spec.code,
     message: MESSAGES[input.reason](details) + suffix,
     recovery,
@@ -151,6 +153,8 @@ export function buildAdcpError(input: BuildAdcpErrorInput): GatewayAdcpError {
     sdk_id: SDK_ID,
     details,
   };
+  if (input.retryAfterS !== undefined && Number.isInteger(input.retryAfterS) && input.retryAfterS >= 1) err.retry_after = input.retryAfterS;
+  return err;
 }
 
 /**

@@ -32,7 +32,7 @@ export interface GatewayErrorDetails {
   upstream_status?: number;
 }
 
-/** An AdCP error minted by the gateway (ARCHITECTURE §3): every field always present. */
+/** An AdCP error minted by the gateway (ARCHITECTURE §3): every field always present but `retry_after`. */
 export interface GatewayAdcpError extends AdcpError {
   code: AdcpCode;
   /** One sentence, under 256 UTF-8 bytes, no seller-controlled text. */
@@ -42,6 +42,8 @@ export interface GatewayAdcpError extends AdcpError {
   /** `adcp-buyer-gateway@<version>` (`SDK_ID` of `src/version.ts`). */
   sdk_id: string;
   details: GatewayErrorDetails;
+  /** Whole seconds after which a retry may succeed; only when the gateway knows it (`agent_backoff`). */
+  retry_after?: number;
 }
 
 /** An MCP `text` content item. */

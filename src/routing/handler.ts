@@ -22,7 +22,7 @@ import type { ResumeCodec, ResumeState } from '../resume/token.js';
 import type { UpstreamDispatcher } from './dispatcher.js';
 import type { GatewayMetrics } from '../observability/metrics.js';
 import { isDiscoveryRequest, measureDiscovery } from '../mcp/discovery-size.js';
-import type { AgentGuard, GuardOutcome } from '../admission/agent-guard.js';
+import { callKind, type AgentGuard, type GuardOutcome } from '../admission/agent-guard.js';
 import { REASONS } from '../errors/codes.js';
 
 export interface HandlerDeps {
@@ -87,6 +87,12 @@ export function createMcpHandler(deps: HandlerDeps) {
     }
 
     const limits = resolveCallLimits(agent, rpc.toolName, resumed ? resumed.limitBytes : callLimit.value);
+    // A byte bound the host itself lowered (X-Max-Response-Bytes) is not the seller's fault: not a breach for the backoff.
+    const configured = callLimit.value === undefined ? limits : resolveCallLimits(agent, rpc.toolName, undefined);
+    const hostLowered = {
+      bytes: limits.max_response_bytes < configured.max_response_bytes,
+      sseEvent: limits.max_sse_event_bytes < configured.max_sse_event_bytes,
+    };
     const protocolVersion = resumed ? resumed.protocolVersion : protocolVersionOf(request.headers['mcp-protocol-version']);
     const stream = {
       startedAt: resumed ? resumed.streamStartedAt : Date.now(),
@@ -123,7 +129,9 @@ export function createMcpHandler(deps: HandlerDeps) {
     exchange.guard = deps.guard;
     // A request to an agent that backs off waits its turn (agent-guard.ts); a resumed stream,
     // the standalone GET stream and notifications are never held back.
-    const gate = post && (rpc.kind === 'request' || rpc.kind === 'batch') ? deps.guard.admit(agent.name, agent.guard, limits.response_deadline_ms) : undefined;
+    const arrivedAt = performance.now();
+    const gate =
+      post && (rpc.kind === 'request' || rpc.kind === 'batch') ? deps.guard.admit(agent.name, callKind(rpc.method, rpc.toolName), agent.guard, limits.response_deadline_ms) : undefined;
     let admission = gate !== undefined && !('admitted' in gate) ? gate : undefined;
     let deadline: NodeJS.Timeout | undefined = undefined; // set once admitted
     // Set when undici starts writing the request: the connection (DNS, TCP, TLS) is up, so
@@ -144,7 +152,8 @@ export function createMcpHandler(deps: HandlerDeps) {
         upstreamInFlight = false;
       },
     });
-    reply.raw.once('close', () => {
+    // `on`, not `once`: a response emits 'close' once, and `once` costs a wrapper and a removal per request.
+    reply.raw.on('close', () => {
       clearTimeout(deadline);
       deps.upstream.unregister(exchange.key);
       if (gate !== undefined && 'admitted' in gate) gate.cancel();
@@ -152,7 +161,7 @@ export function createMcpHandler(deps: HandlerDeps) {
         exchange.finished = true;
         exchange.outcome = 'host_aborted';
       }
-      if (admission !== undefined) deps.guard.finish(admission, guardOutcome(exchange));
+      if (admission !== undefined) deps.guard.finish(admission, guardOutcome(exchange, hostLowered));
       if (upstreamInFlight) exchange.abortUpstream(new GatewayAbortError({ reason: 'host_aborted' }));
       // Its fields are built only when the line is written (not at `silent`, e.g. `logger: false`).
       if (deps.log.isLevelEnabled('info')) deps.log.info(exchangeLogFields(exchange, reply.raw.statusCode), 'exchange');
@@ -168,16 +177,20 @@ export function createMcpHandler(deps: HandlerDeps) {
       }
       admission = granted;
       if (admission === undefined) {
-        answerWithLocalError(exchange, reply, { reason: 'agent_backoff' });
+        const retryAfterS = deps.guard.retryAfterS(agent.name, callKind(rpc.method, rpc.toolName));
+        answerWithLocalError(exchange, reply, { reason: 'agent_backoff', ...(retryAfterS !== undefined ? { retryAfterS } : {}) });
         return reply;
       }
     }
 
-    // The JSON response deadline runs from now to the last byte (an SSE stream swaps it for its own timers).
-    const deadlineFrom = performance.now();
-    deadline = setTimeout(() => {
-      answerWithLocalError(exchange, reply, { reason: 'deadline_exceeded', limitMs: limits.response_deadline_ms, observedMs: observedMs(performance.now() - deadlineFrom, limits.response_deadline_ms) });
-    }, limits.response_deadline_ms);
+    // The JSON response deadline runs from the host's request (a backoff wait included) to
+    // the last byte; an SSE stream swaps it for its own timers.
+    deadline = setTimeout(
+      () => {
+        answerWithLocalError(exchange, reply, { reason: 'deadline_exceeded', limitMs: limits.response_deadline_ms, observedMs: observedMs(performance.now() - arrivedAt, limits.response_deadline_ms) });
+      },
+      Math.max(0, limits.response_deadline_ms - (performance.now() - arrivedAt)),
+    );
 
     const log = deps.log;
     // One object shape for every request (no conditional spread). @fastify/reply-from treats
@@ -187,11 +200,13 @@ export function createMcpHandler(deps: HandlerDeps) {
       contentType: post ? String(request.headers['content-type'] ?? 'application/json') : undefined,
       rewriteRequestHeaders: (_req, headers) =>
         applyRequestHeaderPolicy(headers as Record<string, string | string[] | undefined>, agent, exchange.key, acceptEncoding(agent.accept_encoding), stream.resumeFrom) as typeof headers,
-      rewriteHeaders: (headers) => filterResponseHeaders(headers as Record<string, string | string[] | undefined>) as typeof headers,
+      rewriteHeaders: filterResponseHeaders,
       onResponse: (_req, _rep, res) => {
         const hooks = {
           onSseStart: (end: () => void) => {
             clearTimeout(deadline);
+            // A probe answered with a stream frees its slot now; its final outcome still counts.
+            if (admission !== undefined) deps.guard.probeStreaming(admission);
             deps.streams.set(exchange, end);
           },
           onSseEnd: () => void deps.streams.delete(exchange),
@@ -211,12 +226,21 @@ export function createMcpHandler(deps: HandlerDeps) {
   };
 }
 
-/** How an exchange counts for its agent's backoff: a size/structure bound broken, a clean answer, or neither. */
-function guardOutcome(exchange: Exchange): GuardOutcome {
+/**
+ * How an exchange counts for its agent's backoff: a size/structure bound broken
+ * (`RESPONSE_TOO_LARGE`), a clean answer, or neither. A byte bound the host lowered itself
+ * with X-Max-Response-Bytes does not count (the seller may be answering normally): the
+ * message bounds when the response limit was lowered, `sse_event` when the event limit was
+ * (it follows the response limit unless configured); depth and node bounds always count.
+ */
+function guardOutcome(exchange: Exchange, hostLowered: { bytes: boolean; sseEvent: boolean }): GuardOutcome {
   if (exchange.outcome === 'ok' || exchange.outcome === 'rewritten') return 'clean';
   const reason = exchange.reason;
-  if (reason !== undefined && Object.hasOwn(REASONS, reason) && REASONS[reason as keyof typeof REASONS].code === 'RESPONSE_TOO_LARGE') return 'breach';
-  return 'other';
+  if (reason === undefined || !Object.hasOwn(REASONS, reason)) return 'other';
+  if (REASONS[reason as keyof typeof REASONS].code !== 'RESPONSE_TOO_LARGE') return 'other';
+  if (reason === 'sse_event') return hostLowered.sseEvent ? 'other' : 'breach';
+  if (reason === 'json_depth' || reason === 'json_nodes') return 'breach';
+  return hostLowered.bytes ? 'other' : 'breach';
 }
 
 /**

@@ -3,8 +3,10 @@
 import assert from 'node:assert/strict';
 import { EventEmitter } from 'node:events';
 import { describe, it } from 'node:test';
-import { AgentGuard, type Admission, type GuardSettings, type PendingAdmission } from '../../src/admission/agent-guard.js';
+import { AgentGuard, MAX_WAITERS, callKind, type Admission, type GuardSettings, type PendingAdmission } from '../../src/admission/agent-guard.js';
 
+/** The call kind most tests use. */
+const K = 'tools/call get_products';
 const SETTINGS: GuardSettings = { max_buffered_response_bytes: 100, backoff_after_breaches: 2, backoff_base_ms: 20, backoff_max_ms: 40 };
 
 function immediate(a: Admission | PendingAdmission): Admission {
@@ -25,65 +27,137 @@ const settled = async <T>(p: Promise<T>): Promise<boolean> => {
 describe('backoff after bound breaches', () => {
   it('admits at once until N consecutive breaches, then one probe at a time after the backoff', async () => {
     const backoffs: Array<[string, number, number]> = [];
-    const guard = new AgentGuard((agent, n, ms) => backoffs.push([agent, n, ms]));
-    const a = immediate(guard.admit('s', SETTINGS, 5_000));
-    const b = immediate(guard.admit('s', SETTINGS, 5_000));
-    const straggler = immediate(guard.admit('s', SETTINGS, 5_000));
+    const guard = new AgentGuard((agent, kind, n, ms) => {
+      assert.equal(kind, K);
+      backoffs.push([agent, n, ms]);
+    });
+    const a = immediate(guard.admit('s', K, SETTINGS, 5_000));
+    const b = immediate(guard.admit('s', K, SETTINGS, 5_000));
+    const straggler = immediate(guard.admit('s', K, SETTINGS, 5_000));
     assert.equal(a.probe, false);
     guard.finish(a, 'breach');
-    assert.equal(guard.isBackingOff('s'), false);
+    assert.equal(guard.isBackingOff('s', K), false);
     guard.finish(b, 'breach');
-    assert.equal(guard.isBackingOff('s'), true);
+    assert.equal(guard.isBackingOff('s', K), true);
     assert.deepEqual(backoffs, [['s', 2, 20]]);
     guard.finish(straggler, 'breach'); // admitted before the backoff: does not deepen it
     assert.deepEqual(backoffs, [['s', 2, 20]]);
 
     // Within the backoff: everyone waits, in arrival order.
-    const first = pending(guard.admit('s', SETTINGS, 5_000));
-    const second = pending(guard.admit('s', SETTINGS, 5_000));
+    const first = pending(guard.admit('s', K, SETTINGS, 5_000));
+    const second = pending(guard.admit('s', K, SETTINGS, 5_000));
     const probe = await first.admitted;
-    assert.deepEqual(probe, { agent: 's', probe: true });
+    assert.deepEqual(probe, { agent: 's', kind: K, probe: true, holdsSlot: true });
     assert.equal(await settled(second.admitted), false, 'one probe at a time');
     // Another agent is never held back.
-    assert.equal(immediate(guard.admit('other', SETTINGS, 5_000)).probe, false);
+    assert.equal(immediate(guard.admit('other', K, SETTINGS, 5_000)).probe, false);
 
     guard.finish(probe!, 'breach'); // the backoff doubles, capped at backoff_max_ms ...
     assert.deepEqual(backoffs.at(-1), ['s', 4, 40]);
     assert.equal(await second.admitted, undefined, '... and who waited for that probe is answered at once');
-    const probe2 = await pending(guard.admit('s', SETTINGS, 5_000)).admitted;
+    const probe2 = await pending(guard.admit('s', K, SETTINGS, 5_000)).admitted;
     assert.equal(probe2?.probe, true);
-    const third = pending(guard.admit('s', SETTINGS, 5_000));
+    const third = pending(guard.admit('s', K, SETTINGS, 5_000));
     guard.finish(probe2!, 'clean'); // the first clean answer ends the backoff and releases everyone
-    assert.deepEqual(await third.admitted, { agent: 's', probe: false });
-    assert.equal(guard.isBackingOff('s'), false);
-    assert.equal(immediate(guard.admit('s', SETTINGS, 5_000)).probe, false);
+    assert.deepEqual(await third.admitted, { agent: 's', kind: K, probe: false, holdsSlot: false });
+    assert.equal(guard.isBackingOff('s', K), false);
+    assert.equal(immediate(guard.admit('s', K, SETTINGS, 5_000)).probe, false);
   });
 
   it('other outcomes neither count nor reset', () => {
     const guard = new AgentGuard();
-    guard.finish(immediate(guard.admit('s', SETTINGS, 1_000)), 'breach');
-    guard.finish(immediate(guard.admit('s', SETTINGS, 1_000)), 'other');
-    assert.equal(guard.isBackingOff('s'), false);
-    guard.finish(immediate(guard.admit('s', SETTINGS, 1_000)), 'breach');
-    assert.equal(guard.isBackingOff('s'), true);
+    guard.finish(immediate(guard.admit('s', K, SETTINGS, 1_000)), 'breach');
+    guard.finish(immediate(guard.admit('s', K, SETTINGS, 1_000)), 'other');
+    assert.equal(guard.isBackingOff('s', K), false);
+    guard.finish(immediate(guard.admit('s', K, SETTINGS, 1_000)), 'breach');
+    assert.equal(guard.isBackingOff('s', K), true);
   });
 
   it('backoff_after_breaches 0 never backs off', () => {
     const guard = new AgentGuard();
     const off = { ...SETTINGS, backoff_after_breaches: 0 };
-    for (let i = 0; i < 10; i++) guard.finish(immediate(guard.admit('s', off, 1_000)), 'breach');
-    assert.equal(guard.isBackingOff('s'), false);
+    for (let i = 0; i < 10; i++) guard.finish(immediate(guard.admit('s', K, off, 1_000)), 'breach');
+    assert.equal(guard.isBackingOff('s', K), false);
   });
 
   it('a wait longer than maxWaitMs resolves undefined; cancel gives the place up', async () => {
     const guard = new AgentGuard();
     const slow = { ...SETTINGS, backoff_after_breaches: 1, backoff_base_ms: 60_000, backoff_max_ms: 60_000 };
-    guard.finish(immediate(guard.admit('s', slow, 1_000)), 'breach');
-    assert.equal(await pending(guard.admit('s', slow, 10)).admitted, undefined);
-    const cancelled = pending(guard.admit('s', slow, 60_000));
+    guard.finish(immediate(guard.admit('s', K, slow, 1_000)), 'breach');
+    assert.equal(await pending(guard.admit('s', K, slow, 10)).admitted, undefined);
+    const cancelled = pending(guard.admit('s', K, slow, 60_000));
     cancelled.cancel();
     assert.equal(await cancelled.admitted, undefined);
     cancelled.cancel(); // safe twice
+  });
+});
+
+describe('backoff: call kinds, streams, reloads, bounds', () => {
+  const ONE: GuardSettings = { ...SETTINGS, backoff_after_breaches: 1, backoff_base_ms: 60_000, backoff_max_ms: 60_000 };
+
+  it('one call kind backing off does not hold back the agent\'s other kinds', () => {
+    const guard = new AgentGuard();
+    guard.finish(immediate(guard.admit('s', 'tools/call list_creative_formats', ONE, 1_000)), 'breach');
+    assert.equal(guard.isBackingOff('s', 'tools/call list_creative_formats'), true);
+    assert.equal(immediate(guard.admit('s', K, ONE, 1_000)).probe, false);
+    assert.equal(callKind('tools/call', 'get_products'), K);
+    assert.equal(callKind('tools/list', undefined), 'tools/list');
+  });
+
+  it('a probe answered with a stream frees the slot: the next waiter goes; the stream\'s breach still doubles the backoff', async () => {
+    const backoffs: number[] = [];
+    const guard = new AgentGuard((_a, _k, _n, ms) => backoffs.push(ms));
+    const quick = { ...SETTINGS, backoff_after_breaches: 1, backoff_base_ms: 1, backoff_max_ms: 60_000 };
+    guard.finish(immediate(guard.admit('s', K, quick, 1_000)), 'breach');
+    await new Promise((r) => setTimeout(r, 5));
+    const first = immediate(guard.admit('s', K, quick, 5_000));
+    assert.equal(first.probe, true);
+    const next = pending(guard.admit('s', K, quick, 5_000));
+    assert.equal(await settled(next.admitted), false);
+    guard.probeStreaming(first);
+    const second = await next.admitted;
+    assert.equal(second?.probe, true, 'the next waiter is the next probe');
+    const third = pending(guard.admit('s', K, quick, 5_000));
+    guard.finish(first, 'breach');
+    assert.deepEqual(backoffs, [1, 2]);
+    assert.equal(await third.admitted, undefined, 'who waited is answered when a probe breaches');
+    guard.finish(second!, 'clean');
+    assert.equal(guard.isBackingOff('s', K), false);
+  });
+
+  it('a probe that ends otherwise (5xx, timeout) hands the probe to the next waiter', async () => {
+    const guard = new AgentGuard();
+    const quick = { ...SETTINGS, backoff_after_breaches: 1, backoff_base_ms: 1, backoff_max_ms: 1 };
+    guard.finish(immediate(guard.admit('s', K, quick, 1_000)), 'breach');
+    await new Promise((r) => setTimeout(r, 5));
+    const probe = immediate(guard.admit('s', K, quick, 5_000));
+    const next = pending(guard.admit('s', K, quick, 5_000));
+    guard.finish(probe, 'other');
+    assert.equal((await next.admitted)?.probe, true);
+  });
+
+  it('a reload applies at once: a shorter backoff_max_ms cuts a running backoff; backoff_after_breaches 0 releases the waiters', async () => {
+    const guard = new AgentGuard();
+    guard.finish(immediate(guard.admit('s', K, ONE, 1_000)), 'breach'); // a 60 s backoff
+    const waiting = pending(guard.admit('s', K, ONE, 60_000));
+    assert.equal(await settled(waiting.admitted), false);
+    const shorter = { ...ONE, backoff_max_ms: 1 };
+    guard.applySettings(new Map([['s', { guard: shorter }]])); // what the app does on a reload
+    assert.equal((await waiting.admitted)?.probe, true);
+
+    const guard2 = new AgentGuard();
+    guard2.finish(immediate(guard2.admit('s', K, ONE, 1_000)), 'breach');
+    const w2 = pending(guard2.admit('s', K, ONE, 60_000));
+    guard2.applySettings(new Map([['s', { guard: { ...ONE, backoff_after_breaches: 0 } }]]));
+    assert.deepEqual(await w2.admitted, { agent: 's', kind: K, probe: false, holdsSlot: false });
+  });
+
+  it(`at most ${MAX_WAITERS} requests wait per call kind; the next is answered at once`, async () => {
+    const guard = new AgentGuard();
+    guard.finish(immediate(guard.admit('s', K, ONE, 1_000)), 'breach');
+    const waiting = Array.from({ length: MAX_WAITERS }, () => pending(guard.admit('s', K, ONE, 60_000)));
+    assert.equal(await pending(guard.admit('s', K, ONE, 60_000)).admitted, undefined);
+    for (const w of waiting) w.cancel();
   });
 });
 
@@ -142,6 +216,23 @@ describe('buffered response bytes', () => {
     assert.equal(stream.listenerCount('close'), 0);
     b.release();
     a.release();
+    assert.equal(guard.heldBytes('s'), 0);
+  });
+
+  it('set(n) replaces the held count; lowering it wakes who may now read on', async () => {
+    const guard = new AgentGuard();
+    const a = guard.lease('s', SETTINGS);
+    const b = guard.lease('s', SETTINGS);
+    a.set(90);
+    b.set(30);
+    assert.equal(guard.heldBytes('s'), 120);
+    const wait = b.ready();
+    assert.equal(await settled(wait), false);
+    a.set(40);
+    assert.equal(guard.heldBytes('s'), 70);
+    assert.equal(await settled(wait), true);
+    a.release();
+    b.release();
     assert.equal(guard.heldBytes('s'), 0);
   });
 

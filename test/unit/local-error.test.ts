@@ -221,3 +221,15 @@ describe('requestRefusal', () => {
     assert.throws(() => requestRefusal('nope' as RefusalReason, null, 'x'), TypeError);
   });
 });
+
+describe('retry_after', () => {
+  test('retry_after (whole seconds >= 1) follows details when given; anything else is left out', () => {
+    const err = buildAdcpError({ reason: 'agent_backoff', method: 'tools/call', toolName: 'get_products', retryAfterS: 3 });
+    assert.deepEqual(Object.keys(err), ['code', 'message', 'recovery', 'source', 'sdk_id', 'details', 'retry_after']);
+    assert.equal(err.retry_after, 3);
+    assert.deepEqual(err.details, { reason: 'agent_backoff' });
+    for (const bad of [0, 1.5, -1, Number.NaN]) {
+      assert.equal('retry_after' in buildAdcpError({ reason: 'agent_backoff', method: 'tools/call', retryAfterS: bad }), false, String(bad));
+    }
+  });
+});
