@@ -24,6 +24,12 @@
 //   depth d + 1; `reserveStack(bytes)` grows memory so that many bytes fit.
 // - `scan(len)`: scans the chunk; returns the failure code (0 none).
 // - `finish()`: the end of the text; returns the failure code.
+// - A JSON string's content as a JSON text of its own (the text of a legacy tool result, which
+//   the JSON stage lifts into `structuredContent` without a JS string; src/mcp/json-scan.ts
+//   scanStringText): `textRegion(len, stackBytes)` makes room past the stack and returns
+//   where the caller copies the string's content (no quotes); `unescapeText(len)` decodes its
+//   escapes into UTF-8 at `textOut()`; `scanText(len)` scans those bytes in one call, like
+//   `scan` but in place, with the top-level member table (I_TABLE) recorded when asked.
 
 // Int32 slots.
 const I_STATE: i32 = 0;
@@ -65,6 +71,9 @@ const I_TEXT_PENDING: i32 = 34; // an item's `text` key was read: its value is n
 const I_TEXT_CAPTURE: i32 = 35; // that value is a string being read
 const I_HAS_RESULT_END: i32 = 36;
 const I_CONTENT_ARRAY: i32 = 37; // the last `content` of `result` is an array
+// The top-level member table (a text being lifted: its keys, array lengths, `status`):
+const I_TABLE: i32 = 38; // 1: record the members of a top-level object in TABLE
+const I_TABLE_COUNT: i32 = 39; // members begun (past MAX_MEMBERS only counted)
 /** Slots 40..47 hold the first bytes of the key being read (up to 32 bytes, MEMBER_KEY_MAX used), so they travel with the state. */
 const I_KEY: i32 = 40;
 const I32_SLOTS: i32 = 48;
@@ -84,6 +93,20 @@ const F_ITEM_TEXT: i32 = 16; // [start, end) of item k's `text` string at 16 + 2
 const F64_SLOTS: i32 = 48;
 /** Items of `result.content` whose `text` ranges are kept. */
 const MAX_ITEMS: i32 = 16;
+/** Members of a top-level object recorded in TABLE. */
+const MAX_MEMBERS: i32 = 64;
+/**
+ * Int32 fields of a TABLE entry (offsets in the scanned text): the key's string (quotes
+ * included) [start, end), the value [start, end), the value's first byte, and for an array
+ * value its number of elements.
+ */
+const MEMBER_FIELDS: i32 = 6;
+const M_KEY_START: i32 = 0;
+const M_KEY_END: i32 = 1;
+const M_VALUE_START: i32 = 2;
+const M_VALUE_END: i32 = 3;
+const M_FIRST: i32 = 4;
+const M_ELEMENTS: i32 = 5;
 
 const CONTENT_NONE: i32 = 0;
 const CONTENT_PENDING: i32 = 1; // `content` key read in `result`: its value is next
@@ -134,6 +157,7 @@ const F64_BASE: usize = STATE + <usize>(I32_SLOTS * 4);
 const KEY: usize = STATE + <usize>(I_KEY * 4);
 // 16 bytes of slack past the capacity: the SIMD loads never read outside the area.
 const CHUNK: usize = memory.data(CHUNK_CAPACITY + 16, 16);
+const TABLE: usize = memory.data(MAX_MEMBERS * MEMBER_FIELDS * 4, 16);
 // `true`, `false`, `null`, each at a fixed offset of 8.
 const LITERALS: usize = memory.data<u8>([0x74, 0x72, 0x75, 0x65, 0, 0, 0, 0, 0x66, 0x61, 0x6c, 0x73, 0x65, 0, 0, 0, 0x6e, 0x75, 0x6c, 0x6c, 0, 0, 0, 0]);
 const LITERAL_LENGTHS: usize = memory.data<u8>([4, 5, 4, 0]);
@@ -186,6 +210,13 @@ let hasJsonrpc: i32 = 0;
 let hasId: i32 = 0;
 let hasSc: i32 = 0;
 let contentState: i32 = 0;
+let table: i32 = 0;
+let tableCount: i32 = 0;
+/** Within a call: where the bytes being scanned start (CHUNK, or the text region's output). */
+let base: usize = CHUNK;
+/** The text region (textRegion): the string content copied in, its unescaped bytes out. */
+let textIn: usize = 0;
+let textOutPtr: usize = 0;
 let consumed: f64 = 0;
 let captureStart: f64 = -1;
 let jsonrpcStart: f64 = 0;
@@ -263,6 +294,8 @@ function loadState(): void {
   hasId = getI(I_HAS_ID);
   hasSc = getI(I_HAS_SC);
   contentState = getI(I_CONTENT_STATE);
+  table = getI(I_TABLE);
+  tableCount = getI(I_TABLE_COUNT);
   consumed = getF(F_CONSUMED);
   captureStart = getF(F_CAPTURE_START);
   jsonrpcStart = getF(F_JSONRPC_START);
@@ -306,6 +339,8 @@ function saveState(): void {
   setI(I_HAS_ID, hasId);
   setI(I_HAS_SC, hasSc);
   setI(I_CONTENT_STATE, contentState);
+  setI(I_TABLE, table);
+  setI(I_TABLE_COUNT, tableCount);
   setF(F_CONSUMED, consumed);
   setF(F_CAPTURE_START, captureStart);
   setF(F_JSONRPC_START, jsonrpcStart);
@@ -321,7 +356,7 @@ function saveState(): void {
 
 /** Absolute offset of chunk position `p`. */
 function at(p: usize): f64 {
-  return consumed + <f64>(p - CHUNK);
+  return consumed + <f64>(p - base);
 }
 
 function fail(p: usize): i32 {
@@ -422,6 +457,16 @@ function resetContent(): void {
   setI(I_TEXT_PENDING, 0);
 }
 
+/** Field `field` of the current (last begun) TABLE entry. */
+function memberField(field: i32): usize {
+  return TABLE + <usize>(((tableCount - 1) * MEMBER_FIELDS + field) << 2);
+}
+
+/** Sets a field of the current TABLE entry (entries past MAX_MEMBERS are not kept). */
+function memberSet(field: i32, v: i32): void {
+  if (tableCount <= MAX_MEMBERS) store<i32>(memberField(field), v);
+}
+
 function keyDone(): void {
   state = S_COLON;
   const text = keyIs(NAME_TEXT, 4);
@@ -465,6 +510,7 @@ function keyDone(): void {
 
 function valueDoneAt(absoluteEnd: f64): void {
   state = depth == 0 ? S_DONE : S_AFTER_VALUE;
+  if (table && depth == 1 && top == TOP_OBJECT) memberSet(M_VALUE_END, <i32>absoluteEnd);
   if (depth == 4 && contentState == CONTENT_OPEN && getI(I_TEXT_CAPTURE)) {
     // The string value of an item's `text` ended.
     setI(I_TEXT_CAPTURE, 0);
@@ -516,6 +562,7 @@ function scanString(p: usize, end: usize): usize {
     if (b == 0x22) {
       if (key) {
         if (!keyEscaped) keyEnd(q);
+        if (table && depth == 1) memberSet(M_KEY_END, <i32>at(q + 1));
         keyDone();
       }
       else valueDoneAt(at(q + 1));
@@ -594,6 +641,13 @@ function beginValue(b: i32, p: usize): i32 {
     captureStart = at(p);
     captureDepth = depth;
   }
+  if (table && top == TOP_OBJECT) {
+    if (depth == 1) {
+      memberSet(M_VALUE_START, <i32>at(p));
+      memberSet(M_FIRST, b);
+      memberSet(M_ELEMENTS, 0);
+    } else if (depth == 2 && !stackKind(2) && tableCount <= MAX_MEMBERS) memberSet(M_ELEMENTS, load<i32>(memberField(M_ELEMENTS)) + 1);
+  }
   if (depth == 1) {
     inResult = resultPending && b == 0x7b ? 1 : 0;
     resultPending = 0;
@@ -650,6 +704,10 @@ function beginValue(b: i32, p: usize): i32 {
 
 function beginKey(b: i32, p: usize): i32 {
   if (b != 0x22) return fail(p);
+  if (table && depth == 1) {
+    tableCount++;
+    memberSet(M_KEY_START, <i32>at(p));
+  }
   state = S_STRING;
   stringIsKey = 1;
   keyLength = 0;
@@ -784,8 +842,8 @@ function token(p: usize, end: usize): usize {
  * generic functions, with the locals written back first.
  */
 function scanChunk(len: i32): i32 {
-  let p = CHUNK;
-  const end = CHUNK + <usize>len;
+  let p = base;
+  const end = base + <usize>len;
   let s = state;
   let d = depth;
   let n = nodes;
@@ -936,6 +994,7 @@ function scanChunk(len: i32): i32 {
 /** Scans the `len` bytes at `chunkPtr()` with the state at `statePtr()`; returns the failure code (0 none). */
 export function scan(len: i32): i32 {
   loadState();
+  base = CHUNK;
   keyStart = CHUNK; // a key cut by the previous chunk's end goes on here
   const code = failure != 0 ? failure : scanChunk(len);
   saveState();
@@ -954,4 +1013,155 @@ export function finish(): i32 {
   }
   saveState();
   return failure;
+}
+
+// ---------------------------------------------------------------------------------------
+// A JSON string's content as a JSON text (the text of a legacy tool result).
+
+export function tablePtr(): usize {
+  return TABLE;
+}
+export function maxMembers(): i32 {
+  return MAX_MEMBERS;
+}
+export function textOut(): usize {
+  return textOutPtr;
+}
+
+/**
+ * Makes room for a string content of `len` bytes past `stackBytes` of container stack: the
+ * input area (returned; the caller copies the content there) and the output area
+ * (`textOut()`), each with 16 bytes of slack for the SIMD loads. 0 when memory cannot grow.
+ */
+export function textRegion(len: i32, stackBytes: i32): usize {
+  const inPtr = (STACK + <usize>stackBytes + 31) & ~<usize>15;
+  const outPtr = (inPtr + <usize>len + 31) & ~<usize>15;
+  const need = outPtr + <usize>len + 16;
+  const have = <usize>memory.size() << 16;
+  if (need > have && memory.grow(<i32>((need - have + 0xffff) >> 16)) < 0) return 0;
+  textIn = inPtr;
+  textOutPtr = outPtr;
+  return inPtr;
+}
+
+function hex4(p: usize): i32 {
+  let v = 0;
+  for (let k: usize = 0; k < 4; k++) {
+    const b = <i32>load<u8>(p + k);
+    if (!isHexDigit(b)) return -1;
+    v = (v << 4) | (b <= 0x39 ? b - 0x30 : (b | 0x20) - 0x61 + 10);
+  }
+  return v;
+}
+
+/** The byte a one-character escape stands for, or -1. */
+function simpleEscape(e: i32): i32 {
+  switch (e) {
+    case 0x22:
+    case 0x5c:
+    case 0x2f:
+      return e;
+    case 0x62:
+      return 0x08;
+    case 0x66:
+      return 0x0c;
+    case 0x6e:
+      return 0x0a;
+    case 0x72:
+      return 0x0d;
+    case 0x74:
+      return 0x09;
+    default:
+      return -1;
+  }
+}
+
+/**
+ * Decodes the `len` bytes of string content at the input area (JSON escapes, RFC 8259 §7)
+ * into UTF-8 at `textOut()`; other bytes are copied as they are. Returns the output length,
+ * or -1 for a lone surrogate (`\ud800` not followed by a low-surrogate escape, or a low one
+ * alone: no UTF-8 for it) or a malformed escape (not after a successful scan).
+ */
+export function unescapeText(len: i32): i32 {
+  let r = textIn;
+  const end = textIn + <usize>len;
+  let w = textOutPtr;
+  const backslash = i8x16.splat(0x5c);
+  while (r < end) {
+    if (r + 16 <= end) {
+      // 16 bytes at once; those from the first backslash on are written again below.
+      const v = v128.load(r);
+      v128.store(w, v);
+      const bits = i8x16.bitmask(i8x16.eq(v, backslash));
+      if (bits == 0) {
+        r += 16;
+        w += 16;
+        continue;
+      }
+      const k = <usize>ctz(bits);
+      r += k;
+      w += k;
+    } else {
+      const b = load<u8>(r);
+      if (b != 0x5c) {
+        store<u8>(w, b);
+        r++;
+        w++;
+        continue;
+      }
+    }
+    // An escape at r.
+    if (r + 1 >= end) return -1;
+    const e = <i32>load<u8>(r + 1);
+    if (e != 0x75) {
+      const c = simpleEscape(e);
+      if (c < 0) return -1;
+      store<u8>(w, <u8>c);
+      w++;
+      r += 2;
+      continue;
+    }
+    if (r + 6 > end) return -1;
+    let cp = hex4(r + 2);
+    if (cp < 0) return -1;
+    r += 6;
+    if (cp >= 0xd800 && cp <= 0xdfff) {
+      if (cp >= 0xdc00 || r + 6 > end || load<u8>(r) != 0x5c || load<u8>(r + 1) != 0x75) return -1;
+      const low = hex4(r + 2);
+      if (low < 0xdc00 || low > 0xdfff) return -1;
+      cp = 0x10000 + ((cp - 0xd800) << 10) + (low - 0xdc00);
+      r += 6;
+    }
+    if (cp < 0x80) {
+      store<u8>(w, <u8>cp);
+      w++;
+    } else if (cp < 0x800) {
+      store<u8>(w, <u8>(0xc0 | (cp >> 6)));
+      store<u8>(w + 1, <u8>(0x80 | (cp & 0x3f)));
+      w += 2;
+    } else if (cp < 0x10000) {
+      store<u8>(w, <u8>(0xe0 | (cp >> 12)));
+      store<u8>(w + 1, <u8>(0x80 | ((cp >> 6) & 0x3f)));
+      store<u8>(w + 2, <u8>(0x80 | (cp & 0x3f)));
+      w += 3;
+    } else {
+      store<u8>(w, <u8>(0xf0 | (cp >> 18)));
+      store<u8>(w + 1, <u8>(0x80 | ((cp >> 12) & 0x3f)));
+      store<u8>(w + 2, <u8>(0x80 | ((cp >> 6) & 0x3f)));
+      store<u8>(w + 3, <u8>(0x80 | (cp & 0x3f)));
+      w += 4;
+    }
+  }
+  return <i32>(w - textOutPtr);
+}
+
+/** Scans the `len` unescaped bytes at `textOut()` as one whole chunk, with the state at `statePtr()`; returns the failure code (0 none). */
+export function scanText(len: i32): i32 {
+  loadState();
+  base = textOutPtr;
+  keyStart = base;
+  const code = failure != 0 ? failure : scanChunk(len);
+  saveState();
+  base = CHUNK;
+  return code;
 }

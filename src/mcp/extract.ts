@@ -72,6 +72,10 @@ function firstSignificant(text: string): number {
  * non-array objects are accepted (§Client Library Requirements 3); structure bounds before
  * parsing, over-bound text simply not lifted (ARCHITECTURE §5). The `{` pre-check only
  * skips texts `JSON.parse` could never turn into an object.
+ *
+ * lift-text.ts judgeStringText gives the same verdict from the bytes of the text's JSON string
+ * (the JSON stage's lift without parsing): a change of rule here is a change there too
+ * (test/unit/lift-splice.test.ts compares the two paths' output).
  */
 export function parseTextObject(text: unknown, bounds: TextJsonBounds = {}): Record<string, unknown> | undefined {
   if (typeof text !== 'string' || text.length === 0) return undefined;

@@ -33,6 +33,9 @@
  * (and its container stack, one bit per open bracket) in and out around the call.
  *
  * Cost: O(n) time, O(depth) memory (depth / 8 bytes), no allocation per token or per chunk.
+ *
+ * Also {@link scanStringText}: a JSON string of a scanned body (a legacy tool result's text)
+ * decoded and scanned as a JSON text of its own in the same core, for the lift without parsing.
  */
 import { assertBoundLimit } from './json-bytes.js';
 import { JSON_SCAN_WASM_BASE64 } from './json-scan-wasm.js';
@@ -149,6 +152,12 @@ interface ScanCore {
   reserveStack(bytes: number): number;
   scan(len: number): number;
   finish(): number;
+  tablePtr(): number;
+  maxMembers(): number;
+  textRegion(len: number, stackBytes: number): number;
+  textOut(): number;
+  unescapeText(len: number): number;
+  scanText(len: number): number;
 }
 
 const I_DEPTH = 6;
@@ -171,6 +180,8 @@ const I_ITEMS_PLAIN = 32;
 const I_ITEM_TEXT_BITS = 33;
 const I_HAS_RESULT_END = 36;
 const I_CONTENT_ARRAY = 37;
+const I_TABLE = 38;
+const I_TABLE_COUNT = 39;
 /** Int32 slots, the last 8 of which carry the bytes of the key being read. */
 const I32_SLOTS = 48;
 const F_CAPTURE_START = 1;
@@ -207,6 +218,11 @@ const CHUNK_CAPACITY = core.chunkCapacity();
 const STATE_I32 = core.statePtr() >> 2;
 const STATE_F64 = (core.statePtr() + I32_SLOTS * 4) >> 3;
 const STACK_PTR = core.stackPtr();
+const TABLE_I32 = core.tablePtr() >> 2;
+/** Members of a top-level object the text scan records (assembly/json-scan.ts MAX_MEMBERS). */
+export const SCAN_TEXT_MEMBERS = core.maxMembers();
+/** Int32 fields per member (assembly/json-scan.ts MEMBER_FIELDS). */
+const MEMBER_FIELDS = 6;
 let stackReserved = 0;
 
 /** Views of the core's memory, renewed when it grows (a grown memory detaches the old buffer). */
@@ -303,6 +319,25 @@ export class JsonScanner {
     };
   }
 
+  /**
+   * Scans the `len` bytes at the core's text output (scanStringText) as the whole text, with
+   * the top-level member table recorded; then {@link end}. Internal to this module.
+   */
+  scanTextOutput(len: number): JsonScanResult {
+    if (this.failure !== undefined) return this.failure;
+    this.i32[I_TABLE] = 1;
+    this.enter((Math.min(this.i32[I_MAX_DEPTH]!, len) >> 3) + 1);
+    const code = core.scanText(len);
+    this.leave();
+    if (code !== 0) return this.fail(code);
+    return this.end();
+  }
+
+  /** Members begun at the top level of a text scanned by {@link scanTextOutput}. */
+  tableCount(): number {
+    return this.i32[I_TABLE_COUNT]!;
+  }
+
   /** Copies this scanner's state and stack into the core (room for `stackBytes` of stack). */
   private enter(stackBytes: number): typeof views {
     if (stackBytes > stackReserved) {
@@ -357,4 +392,96 @@ export function scanJson(bytes: Uint8Array, limits: JsonScanLimits): JsonScanRes
   const scanner = new JsonScanner(limits);
   scanner.feed(bytes);
   return scanner.end();
+}
+
+/**
+ * A top-level member of an object text, as {@link scanStringText} records it: offsets in the
+ * text's unescaped UTF-8 bytes. Duplicate keys each have an entry, in the order written.
+ */
+export interface TextMember {
+  /** The key's JSON string, quotes included. */
+  readonly key: ByteRange;
+  /** The value's JSON text. */
+  readonly value: ByteRange;
+  /** The value's first byte (`{`, `[`, `"`, `-`, a digit, `t`, `f`, `n`). */
+  readonly first: number;
+  /** For an array value, its number of elements (else 0). */
+  readonly elements: number;
+}
+
+/** What {@link scanStringText} found: a JSON object text within the bounds. */
+export interface ObjectTextScan {
+  /**
+   * The string's value as UTF-8 (what `Buffer.from(JSON.parse(string), 'utf8')` gives): a view
+   * of the WebAssembly memory, valid only until the next call into this module (any scanner's
+   * `feed`/`end`, the next scanStringText): copy it out before. No copy is made here because the
+   * caller copies it once, into the message it writes (a 1 MiB copy into a fresh buffer costs
+   * ~0.6 ms, most of it page faults).
+   */
+  readonly bytes: Uint8Array;
+  /** As in {@link JsonScanSummary}: false proves every number of the text round-trips. */
+  readonly numberMayBeLossy: boolean;
+  /** The object's members in the order written. */
+  readonly members: readonly TextMember[];
+}
+
+/**
+ * The JSON string at `body[range]` (quotes included, as a successful scan of `body` gave its
+ * range; `body` valid UTF-8) read as a JSON text of its own, without a JavaScript string: its
+ * escapes decoded to UTF-8 and the result scanned under `limits` (the same pass as
+ * {@link scanJson}), recording the top-level members.
+ *
+ * Returns the object text's facts; `null` when the text is not a JSON object within the
+ * limits (does not start with `{` after JSON whitespace, invalid, over a bound: the text
+ * `JSON.parse` + the bounds would refuse); `undefined` when it cannot tell exactly: the
+ * string holds a lone surrogate (`\ud800` alone: its JavaScript text has no UTF-8), the object
+ * has more than {@link SCAN_TEXT_MEMBERS} members, or memory cannot grow for it.
+ *
+ * Why (issue 5, the (c) rewrite path): lifting a legacy 1 MiB text by `toString` +
+ * `JSON.parse` of the message, `Buffer.from` and `JSON.parse` of the text cost ~7 ms; this
+ * pass ~1 ms (src/response/lift-splice.ts).
+ *
+ * Memory: the core's memory grows to hold the string and its decoded bytes (twice its length,
+ * so at most twice the response byte bound) and keeps that size for the process's life.
+ */
+export function scanStringText(body: Uint8Array, range: ByteRange, limits: JsonScanLimits): ObjectTextScan | null | undefined {
+  const len = range[1] - range[0] - 2;
+  if (len <= 0) return null;
+  const scanner = new JsonScanner(limits);
+  const stackBytes = (Math.min(toCoreBound(limits.maxDepth), len) >> 3) + 1;
+  if (stackBytes > stackReserved) {
+    if (!core.reserveStack(stackBytes)) return undefined;
+    stackReserved = stackBytes;
+  }
+  const inPtr = core.textRegion(len, stackBytes);
+  if (inPtr === 0) return undefined;
+  currentViews().u8.set(body.subarray(range[0] + 1, range[1] - 1), inPtr);
+  const outLen = core.unescapeText(len);
+  if (outLen < 0) return undefined;
+  const out = core.textOut();
+  const u8 = currentViews().u8;
+  let first = out;
+  while (first < out + outLen && isJsonSpace(u8[first]!)) first++;
+  if (first === out + outLen || u8[first] !== 0x7b) return null;
+  const scan = scanner.scanTextOutput(outLen);
+  if (!scan.ok || scan.top !== 'object') return null;
+  const count = scanner.tableCount();
+  if (count > SCAN_TEXT_MEMBERS) return undefined;
+  const v = currentViews();
+  const bytes = v.u8.subarray(out, out + outLen);
+  const members: TextMember[] = [];
+  for (let m = 0; m < count; m++) {
+    const at = TABLE_I32 + m * MEMBER_FIELDS;
+    members.push({
+      key: [v.i32[at]!, v.i32[at + 1]!],
+      value: [v.i32[at + 2]!, v.i32[at + 3]!],
+      first: v.i32[at + 4]!,
+      elements: v.i32[at + 5]!,
+    });
+  }
+  return { bytes, numberMayBeLossy: scan.numberMayBeLossy, members };
+}
+
+function isJsonSpace(b: number): boolean {
+  return b === 0x20 || b === 0x0a || b === 0x0d || b === 0x09;
 }

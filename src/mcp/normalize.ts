@@ -72,6 +72,10 @@ export interface NormalizeOutcome {
  * items are untouched, and new objects are built by copying own keys in order
  * (`Object.fromEntries`, which keeps an own `"__proto__"` key as data). The summary's byte
  * count is the UTF-8 length of the text it replaces.
+ *
+ * The JSON stage lifts most legacy results without calling this (response/lift-splice.ts, which
+ * follows these rules from the scan and declines whatever it cannot decide): a change of rule
+ * here is a change there too (test/unit/lift-splice.test.ts compares the two paths' output).
  */
 export function normalizeToolResult(result: unknown, opts: NormalizeOptions): NormalizeOutcome {
   const unchanged: NormalizeOutcome = { result, changed: false, action: 'none', replacedItems: 0 };

@@ -35,12 +35,39 @@ function utf8Bytes(text: string): number {
  * `serializedBytes`: UTF-8 length of the text being replaced (the caller measures it).
  */
 export function summarizeStructuredContent(value: Record<string, unknown>, serializedBytes: number): string {
+  return summarizeShape(
+    {
+      keys: Object.keys(value),
+      status: Object.hasOwn(value, 'status') ? value.status : undefined,
+      arrayLength: (key) => {
+        const item = value[key];
+        return Array.isArray(item) ? item.length : undefined;
+      },
+    },
+    serializedBytes,
+  );
+}
+
+/** What a summary shows of an object: its own keys (`Object.keys` order), its `status` value, and which values are arrays. */
+export interface SummaryShape {
+  readonly keys: readonly string[];
+  /** The own `status` value (undefined when absent; only a string can be shown). */
+  readonly status: unknown;
+  /** The length of the value of `key` (one of `keys`) when it is an array, else undefined. */
+  arrayLength(key: string): number | undefined;
+}
+
+/**
+ * {@link summarizeStructuredContent} from the shape of the object instead of the object: the
+ * same sentence (the lift of a legacy text reads the shape from the scan of the text's bytes,
+ * without parsing it: src/response/lift-splice.ts).
+ */
+export function summarizeShape(shape: SummaryShape, serializedBytes: number): string {
   const head = `Result in structuredContent (${serializedBytes} bytes): `;
-  const status = Object.hasOwn(value, 'status') ? value.status : undefined;
+  const { status, keys } = shape;
   const statusShown = typeof status === 'string' && SAFE_STATUS.test(status);
   const statusSegment = statusShown ? `status=${status}` : '';
 
-  const keys = Object.keys(value);
   const listed: string[] = [];
   let more = 0;
   let used = utf8Bytes(head) + statusSegment.length + 1; // + final "."
@@ -53,8 +80,8 @@ export function summarizeStructuredContent(value: Record<string, unknown>, seria
       more++;
       continue;
     }
-    const item = value[key];
-    const segment = Array.isArray(item) ? `${key}[${item.length}]` : key;
+    const length = shape.arrayLength(key);
+    const segment = length !== undefined ? `${key}[${length}]` : key;
     const segmentBytes = utf8Bytes(segment) + (listed.length > 0 || statusShown ? 2 : 0);
     const reserve = k === keys.length - 1 && more === 0 ? 0 : moreReserve;
     if (used + segmentBytes + reserve > SUMMARY_MAX_BYTES) {

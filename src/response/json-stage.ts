@@ -18,6 +18,7 @@ import type { BodySource } from './body-source.js';
 import type { PipelineHooks } from './pipeline.js';
 import { isResponseToExchange, rewriteResponse, toolResultLocation } from './rewrite.js';
 import { spliceRewrite } from './splice.js';
+import { spliceLegacyLift } from './lift-splice.js';
 
 export interface UpstreamBody {
   statusCode: number;
@@ -40,8 +41,10 @@ export interface UpstreamResponse {
  * lose precision). When the scan proves the answer is the response to the exchange's request
  * and that the rewrite cannot change it (normalization off for this host or method, or no
  * text that could be JSON), the seller's bytes go out without `JSON.parse` (issue 5: "the
- * gateway must not parse and re-serialize a body it leaves unchanged"). Otherwise the body is
- * parsed and checked as before.
+ * gateway must not parse and re-serialize a body it leaves unchanged"). A legacy text-only
+ * result whose lift the scan can decide is lifted without `JSON.parse` (lift-splice.ts: the
+ * parse path's exact bytes; issue 5, the (c) rewrite path). Otherwise the body is parsed and
+ * checked as before.
  */
 export async function handleJsonBody(exchange: Exchange, reply: FastifyReply, res: UpstreamResponse, hooks: PipelineHooks): Promise<void> {
   const scanner = newScanner(exchange);
@@ -63,6 +66,15 @@ export async function handleJsonBody(exchange: Exchange, reply: FastifyReply, re
     }
     if (!mayRewrite(exchange, scan)) {
       sendBody(exchange, reply, res.statusCode, body, 'ok');
+      return;
+    }
+    // A legacy text-only result: lifted from the scan, the parse path's exact bytes (lift-splice.ts).
+    const lifted = spliceLegacyLift(exchange, body, scan);
+    if (lifted !== undefined) {
+      exchange.bytesSaved += body.length - lifted.length;
+      exchange.actions.push('lifted');
+      reply.header('content-type', 'application/json');
+      sendBody(exchange, reply, res.statusCode, lifted, 'rewritten');
       return;
     }
   }

@@ -29,7 +29,8 @@ import { isUtf8 } from 'node:buffer';
 import type { TopMembers } from '../mcp/json-scan.js';
 import { isJsonObject, parsedTextFacts } from '../mcp/extract.js';
 
-const SC_MEMBER = Buffer.from(',"structuredContent":');
+/** What a lift appends to `result` before the lifted JSON text. */
+export const SC_MEMBER = Buffer.from(',"structuredContent":');
 
 interface Edit {
   start: number;

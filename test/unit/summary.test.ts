@@ -3,7 +3,7 @@
 // short status token.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { summarizeStructuredContent, SUMMARY_MAX_BYTES } from '../../src/mcp/summary.js';
+import { summarizeShape, summarizeStructuredContent, SUMMARY_MAX_BYTES } from '../../src/mcp/summary.js';
 
 const bytes = (s: string) => Buffer.byteLength(s, 'utf8');
 
@@ -59,4 +59,16 @@ test('many keys and a large byte count stay within 200 bytes', () => {
   const summary = summarizeStructuredContent(value, Number.MAX_SAFE_INTEGER);
   assert.ok(bytes(summary) <= SUMMARY_MAX_BYTES);
   assert.match(summary, /, \+\d+ more\.$/);
+});
+
+test('summarizeShape: the same sentence from the shape alone (keys, status, array lengths)', () => {
+  const value = { status: 'completed', products: [1, 2], message: 'hi', '0': [], 'bad key': 1 };
+  const shape = {
+    keys: Object.keys(value),
+    status: 'completed',
+    arrayLength: (key: string): number | undefined => ({ products: 2, '0': 0 })[key],
+  };
+  assert.equal(summarizeShape(shape, 99), summarizeStructuredContent(value, 99));
+  assert.equal(summarizeShape(shape, 99), 'Result in structuredContent (99 bytes): status=completed; 0[0], products[2], message, +1 more.');
+  assert.equal(summarizeShape({ keys: [], status: undefined, arrayLength: () => undefined }, 2), 'Result in structuredContent (2 bytes): no fields.');
 });

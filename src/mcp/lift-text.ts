@@ -1,0 +1,82 @@
+/**
+ * Whether a legacy tool result's `content[].text` is liftable, decided from the bytes of its
+ * JSON string in the seller's message without parsing it (json-scan.ts scanStringText): the
+ * same answer as {@link parseTextObject} + the lift's checks in normalize.ts (not
+ * `adcp_error`-only, numbers that round-trip), plus what the summary shows of the object
+ * (summary.ts {@link summarizeShape}).
+ *
+ * Why (issue 5, the (c) rewrite path): `JSON.parse` of a 1 MiB text alone costs ~3.7 ms, more
+ * than half the decode + parse + stringify + encode floor; the lift writes the text's own
+ * bytes as `structuredContent` (response/splice.ts), so the parsed object is never needed.
+ */
+import { scanStringText, type ByteRange, type TextMember } from './json-scan.js';
+import type { SummaryShape } from './summary.js';
+import type { TextJsonBounds } from './types.js';
+import { DEFAULT_MAX_TEXT_BYTES } from './extract.js';
+import { hasLossyNumber } from './json-numbers.js';
+
+/** A liftable text: its UTF-8 bytes (the lifted `structuredContent` as written) and its shape. */
+export interface LiftableText {
+  /** A view valid only until the next call into json-scan.ts (see scanStringText): copy it before. */
+  readonly bytes: Uint8Array;
+  readonly shape: SummaryShape;
+}
+
+/** Longest `status` string (as written, quotes included) read: a longer one holds more than the 32 characters a summary shows. */
+const STATUS_MAX_WRITTEN = 6 * 32 + 2;
+
+/**
+ * The text held by the JSON string at `body[range]` (a `content[].text` value of a valid
+ * UTF-8 message, quotes included), judged as the lift judges it:
+ * - a {@link LiftableText}: `parseTextObject(text, bounds)` gives an object that is not
+ *   `adcp_error`-only and whose numbers all round-trip through a double;
+ * - `'skip'`: `parseTextObject` gives no object, or an `adcp_error`-only one (the text
+ *   fallback goes on to the next item);
+ * - `'unknown'`: not decided here (a lone surrogate, more members than the scan records, a
+ *   number that loses digits through a double: the lift is refused, normalize.ts): the
+ *   caller takes the parse path.
+ *
+ * `bounds.maxDepth` / `maxNodes` absent means unbounded (parseTextObject checks them only when
+ * given, and the scan checks the same grammar `JSON.parse` does).
+ */
+export function judgeStringText(body: Uint8Array, range: ByteRange, bounds: TextJsonBounds): LiftableText | 'skip' | 'unknown' {
+  const scan = scanStringText(body, range, { maxDepth: bounds.maxDepth ?? Infinity, maxNodes: bounds.maxNodes ?? Infinity });
+  if (scan === undefined) return 'unknown';
+  // Without a lone surrogate the text's UTF-8 length is the decoded bytes' length.
+  if (scan === null || scan.bytes.length > (bounds.maxTextBytes ?? DEFAULT_MAX_TEXT_BYTES)) return 'skip';
+  const { bytes, members } = scan;
+  // The object JSON.parse would build, as member indexes: the last of duplicate keys wins and
+  // keeps the first one's place; integer keys first (Object.keys order). No prototype, so an
+  // own `__proto__` key is plain data, as JSON.parse makes it.
+  const byKey: Record<string, number> = Object.create(null) as Record<string, number>;
+  for (let m = 0; m < members.length; m++) {
+    const key = JSON.parse(utf8(bytes, members[m]!.key)) as string;
+    byKey[key] = m;
+  }
+  const keys = Object.keys(byKey);
+  if (keys.length === 1 && keys[0] === 'adcp_error') return 'skip';
+  // The scan flags a long number or an exponent; the exact check decides (normalize.ts mayLoseDigits).
+  if (scan.numberMayBeLossy && hasLossyNumber(bytes)) return 'unknown';
+  const member = (key: string): TextMember | undefined => (Object.hasOwn(byKey, key) ? members[byKey[key]!] : undefined);
+  return {
+    bytes,
+    shape: {
+      keys,
+      status: stringValue(bytes, member('status')),
+      arrayLength: (key) => {
+        const m = member(key);
+        return m !== undefined && m.first === 0x5b /* [ */ ? m.elements : undefined;
+      },
+    },
+  };
+}
+
+/** The member's string value when it is a string short enough to be shown, else undefined (a summary shows neither). */
+function stringValue(bytes: Uint8Array, m: TextMember | undefined): string | undefined {
+  if (m === undefined || m.first !== 0x22 /* " */ || m.value[1] - m.value[0] > STATUS_MAX_WRITTEN) return undefined;
+  return JSON.parse(utf8(bytes, m.value)) as string;
+}
+
+function utf8(bytes: Uint8Array, [start, end]: ByteRange): string {
+  return Buffer.from(bytes.buffer, bytes.byteOffset + start, end - start).toString('utf8');
+}

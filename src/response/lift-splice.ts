@@ -1,0 +1,112 @@
+/**
+ * The lift of a legacy text-only tool result (ARCHITECTURE §5; mcp-response-extraction
+ * §Extraction Algorithm step 3) written without `JSON.parse` of the message or of the text:
+ * the same bytes the parse path (rewrite.ts -> normalize.ts -> splice.ts) sends, for the
+ * answers whose outcome can be told from the scan alone; `undefined` for every other answer,
+ * which the caller then takes through the parse path.
+ *
+ * How: the JSON scan of the body (json-scan.ts members) gives the byte range of each
+ * `result.content[k].text` string (the first SCAN_CONTENT_ITEMS items). The message with those
+ * strings elided (each replaced by `""`) is a few hundred bytes: parsed, it answers every
+ * check of the parse path (the response to the exchange's request, `resultType`, `isError`,
+ * no `structuredContent`, the items' `type`s, texts past the located ones). The located texts
+ * are judged from their bytes (mcp/lift-text.ts: decoded and scanned in WebAssembly, with the
+ * top-level members the summary shows). The output is then what splice.ts writes for the lift:
+ * the seller's bytes with the lifted item's text replaced by the summary and
+ * `,"structuredContent":` + the text's bytes appended to `result`.
+ *
+ * Why (issue 5, the (c) rewrite path must cost no more than decode + parse + stringify +
+ * encode of the message, ~5-7 ms per MiB): measured in process on the bench's 1 and 4 MiB
+ * legacy messages, the parse path cost ~9-10.5 ms/MiB after the body scan, this one
+ * ~1.4-2.4 ms/MiB (decode + scan of the text ~1 ms, the output message most of the rest). Through the gateway, the
+ * CPU it adds over the pass-through went from 0.41-0.88× the floor to 0.85-1.75× (1 MiB) and
+ * from 0.52-0.65× to 1.03-1.43× (4 MiB), over 4 noisy bench runs.
+ *
+ * Handled here, the parse path otherwise: a `tools/call` / `tasks/result` response to the
+ * exchange's request (a `CallToolResult` at `result`), every key unescaped, no number outside
+ * strings that may lose digits, a valid UTF-8 body, a lifted text with no lone surrogate, at
+ * most SCAN_TEXT_MEMBERS members and numbers that round-trip, and no text item after it that
+ * holds an object (it might be a copy, which needs the parsed value to compare).
+ */
+import { isUtf8 } from 'node:buffer';
+import type { Exchange } from '../exchange.js';
+import type { ByteRange, JsonScanSummary } from '../mcp/json-scan.js';
+import { isAdcpErrorOnly, isJsonObject, ownValue, parseTextObject } from '../mcp/extract.js';
+import { judgeStringText } from '../mcp/lift-text.js';
+import { summarizeShape, type SummaryShape } from '../mcp/summary.js';
+import { isResponseToExchange, toolResultLocation } from './rewrite.js';
+import { SC_MEMBER } from './splice.js';
+
+/**
+ * The lifted message bytes, or undefined (the caller takes the parse path).
+ *
+ * @param body the seller's message bytes; `scan` its successful scan
+ */
+export function spliceLegacyLift(exchange: Exchange, body: Buffer, scan: JsonScanSummary): Buffer | undefined {
+  const members = scan.members;
+  const items = members?.content;
+  const { rpc, limits } = exchange;
+  if (members === undefined || items === undefined || !members.plainKeys || !members.resultPlainKeys || !items.plainKeys) return undefined;
+  if (members.structuredContent !== undefined || members.resultEnd === undefined || scan.numberMayBeLossy) return undefined;
+  if (!exchange.normalize || rpc.kind !== 'request' || rpc.method === undefined || toolResultLocation(rpc.method, exchange.protocolVersion) !== 'result') return undefined;
+  // The text strings the scan located (the first SCAN_CONTENT_ITEMS items') are judged from their bytes.
+  const located: ByteRange[] = items.texts.filter((range) => range !== undefined);
+  if (located.length === 0 || !isUtf8(body)) return undefined;
+
+  const message = parseElided(body, located);
+  if (!isJsonObject(message) || message.jsonrpc !== '2.0' || !isResponseToExchange(exchange, message)) return undefined;
+  const result = ownValue(message, 'result');
+  if (!isJsonObject(result) || ownValue(result, 'isError') || Object.hasOwn(result, 'structuredContent')) return undefined;
+  if (Object.hasOwn(result, 'resultType') && result.resultType !== 'complete') return undefined;
+  const content = ownValue(result, 'content');
+  if (!Array.isArray(content) || content.length !== items.count) return undefined;
+
+  // The text fallback's walk (extract.ts findTextObject), then the copies' (normalize.ts summarizeCopies).
+  const bounds = { maxTextBytes: limits.max_response_bytes, maxDepth: limits.max_json_depth, maxNodes: limits.max_json_nodes };
+  let lift: { index: number; shape: SummaryShape; bytes: Uint8Array } | undefined;
+  let liftCopied = false;
+  for (let i = 0; i < content.length; i++) {
+    const item: unknown = content[i];
+    if (!isJsonObject(item) || ownValue(item, 'type') !== 'text') continue;
+    if (lift !== undefined && !liftCopied) {
+      // The lifted bytes are a view of the scan's memory, which the next scan may overwrite or grow.
+      lift.bytes = Buffer.from(lift.bytes);
+      liftCopied = true;
+    }
+    const range = items.texts[i];
+    if (range !== undefined) {
+      const judged = judgeStringText(body, range, bounds);
+      if (judged === 'skip') continue; // no object, or adcp_error-only: neither lifted nor a copy
+      if (judged === 'unknown' || lift !== undefined) return undefined; // undecided, or may be a copy of the lifted object
+      lift = { index: i, shape: judged.shape, bytes: judged.bytes };
+      continue;
+    }
+    const parsed = parseTextObject(ownValue(item, 'text'), bounds);
+    if (parsed === undefined || (lift === undefined && isAdcpErrorOnly(parsed))) continue;
+    return undefined; // a short text to lift, or one that may be a copy
+  }
+  if (lift === undefined) return undefined;
+
+  const { bytes, shape } = lift;
+  const text = items.texts[lift.index]!;
+  const summary = Buffer.from(JSON.stringify(summarizeShape(shape, bytes.length)), 'utf8');
+  const end = members.resultEnd;
+  // One copy of each part into the message (no intermediate copy of the lifted bytes).
+  return Buffer.concat([body.subarray(0, text[0]), summary, body.subarray(text[1], end), SC_MEMBER, bytes, body.subarray(end)]);
+}
+
+/** `JSON.parse` of `body` with each of `ranges` (string values, in order) replaced by `""`; undefined if it does not parse. */
+function parseElided(body: Buffer, ranges: readonly ByteRange[]): unknown {
+  let json = '';
+  let at = 0;
+  for (const [start, end] of ranges) {
+    json += `${body.toString('utf8', at, start)}""`;
+    at = end;
+  }
+  json += body.toString('utf8', at);
+  try {
+    return JSON.parse(json);
+  } catch {
+    return undefined; // not reached after a successful scan
+  }
+}

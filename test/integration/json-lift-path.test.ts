@@ -1,0 +1,43 @@
+/**
+ * The JSON stage lifts a legacy text-only result from its scan (src/response/lift-splice.ts,
+ * issue 5) and sends exactly what the parse path sends; answers it cannot decide (a lone
+ * surrogate in the text, a later text item that may be a copy) still get the parse path's
+ * lift. Each case: what the seller sends, what the host gets (exact bytes). Real gateway, raw
+ * seller on 127.0.0.1.
+ */
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { ServerResponse } from 'node:http';
+import { startRawSeller, type SeenRequest } from '../support/raw-seller.js';
+import { startGateway } from '../helpers/gateway.js';
+import { rawPost, toolCall } from '../helpers/raw.js';
+import { useSellerAndGateway } from '../helpers/stack.js';
+
+let body = '';
+const stack = useSellerAndGateway(
+  () => startRawSeller((_req: SeenRequest, res: ServerResponse) => void res.writeHead(200, { 'content-type': 'application/json' }).end(body)),
+  (seller) => startGateway(`log_level: silent\nagents:\n  s:\n    url: ${seller.url}\n`),
+);
+
+const call = (id: number) => rawPost(stack.gateway.agentUrl('s'), toolCall(id, 'get_products'), { 'mcp-protocol-version': '2025-06-18' });
+const item = (text: string): string => `{"type":"text","text":${JSON.stringify(text)}}`;
+const summary = (text: string, fields: string): string => JSON.stringify(`Result in structuredContent (${Buffer.byteLength(text)} bytes): ${fields}.`);
+
+describe('JSON stage: the legacy lift from the scan', () => {
+  test('the text becomes structuredContent as written (escapes decoded), the item a summary; the rest the seller bytes', async () => {
+    const text = '{ "status": "completed", "products": [ {"id": "p1", "name": "caf\u00e9 \ud83d\ude00", "price": 12.50} ], "note": "a\\"b" }';
+    // The seller writes some characters of the text as escapes (`\u00e9`, a surrogate pair).
+    const written = JSON.stringify(text).replace('\u00e9', '\\u00e9').replace('\ud83d\ude00', '\\ud83d\\ude00');
+    body = `{"jsonrpc":"2.0", "id":1, "result":{"content":[{"type":"text","text":${written}}, ${item('Found 1 product.')}], "isError":false}}`;
+    const r = await call(1);
+    assert.equal(r.text(), `{"jsonrpc":"2.0", "id":1, "result":{"content":[{"type":"text","text":${summary(text, 'status=completed; products[1], note')}}, ${item('Found 1 product.')}], "isError":false,"structuredContent":${text}}}`);
+  });
+
+  test('undecided from the scan, lifted by the parse path: a lone surrogate, a later text that may be a copy', async () => {
+    body = `{"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"{\\"s\\":\\"\\ud800\\"}"}]}}`;
+    assert.equal((await call(2)).text(), `{"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":${summary('{"s":"\ud800"}', 's')}}],"structuredContent":{"s":"\\ud800"}}}`);
+    const text = '{"a":1}';
+    body = `{"jsonrpc":"2.0","id":3,"result":{"content":[${item(text)},${item(text)}]}}`;
+    assert.equal((await call(3)).text(), `{"jsonrpc":"2.0","id":3,"result":{"content":[{"type":"text","text":${summary(text, 'a')}},{"type":"text","text":${summary(text, 'a')}}],"structuredContent":${text}}}`);
+  });
+});
