@@ -95,6 +95,11 @@ export async function buildApp(config: GatewayConfig, opts: BuildAppOptions = {}
   const guard = new AgentGuard((agent, kind, consecutiveBreaches, backoffMs) =>
     logger.warn({ agent, call: kind, consecutive_breaches: consecutiveBreaches, backoff_ms: backoffMs }, 'agent backing off: its answers keep breaking size limits'),
   );
+  // Shutting down: requests waiting out a backoff are answered now, never sent.
+  app.addHook('preClose', (done) => {
+    guard.close();
+    done();
+  });
   const handler = createMcpHandler({
     getConfig: () => current,
     upstream,

@@ -21,7 +21,7 @@ import pino, { type Logger } from 'pino';
 import { buildApp } from './app.js';
 import { CONFIG_PATH_ENV, DEFAULT_CONFIG_PATH, MIN_RESUME_SECRET_LENGTH, RESUME_SECRET_ENV } from './config/defaults.js';
 import { ConfigError, loadConfigFile } from './config/load.js';
-import { configNotes, formatGatewaySection, formatLimitsTable } from './config/table.js';
+import { configNotes, formatGatewaySection, formatGuardTable, formatLimitsTable } from './config/table.js';
 import type { GatewayConfig } from './config/types.js';
 import { createLogger } from './observability/logger.js';
 import { listenAll } from './ops/listen.js';
@@ -219,11 +219,12 @@ async function probe(config: GatewayConfig, agent: string, opts: ProbeCliOptions
 
 /**
  * `--check-config` on a valid config, on stdout: `<path>: valid`, the gateway section, any
- * warnings and notes, then the limits table, separated by blank lines. No secret is printed.
+ * warnings and notes, then the limits table and the agent guard table, separated by blank
+ * lines. No secret is printed.
  */
 function checkConfig(path: string, config: GatewayConfig, io: CliIo): number {
   const notes = configNotes(config);
-  const blocks = [`${path}: valid`, formatGatewaySection(config), ...(notes.length > 0 ? [notes.join('\n')] : []), formatLimitsTable(config)];
+  const blocks = [`${path}: valid`, formatGatewaySection(config), ...(notes.length > 0 ? [notes.join('\n')] : []), formatLimitsTable(config), formatGuardTable(config)];
   io.stdout(`${blocks.join('\n\n')}\n`);
   return EXIT_CODES.OK;
 }

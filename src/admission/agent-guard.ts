@@ -16,9 +16,11 @@
  *    all; a probe that breaches again doubles the backoff (up to the maximum) and the
  *    requests that waited for it are answered `agent_backoff` at once, never sent. A probe
  *    whose answer starts as an SSE stream frees the probe slot then (a long healthy stream
- *    must not hold the queue), its final outcome still counting. A request that waits longer
- *    than its `response_deadline_ms`, or finds {@link MAX_WAITERS} already waiting, gets
- *    `agent_backoff` too. Requests admitted before the backoff began do not deepen it.
+ *    must not hold the queue; the next probe goes one backoff later), its final outcome
+ *    still counting. A request that waits longer than its `response_deadline_ms`, finds
+ *    {@link MAX_WAITERS} already waiting, is granted too late to finish
+ *    ({@link tooLateToSend}), or waits when the gateway shuts down ({@link AgentGuard.close})
+ *    gets `agent_backoff` too. Requests admitted before the backoff began do not deepen it.
  *    Other outcomes (5xx, timeouts, resets) neither count nor reset. So a host retrying a
  *    hostile seller gets an answer per backoff period instead of keeping the loop busy.
  * 2. **Buffered response bytes** (`max_buffered_response_bytes`), per agent. The response
@@ -130,8 +132,25 @@ export function callKind(method: string | undefined, toolName: string | undefine
   return toolName === undefined ? (method ?? '') : `${method ?? ''} ${toolName}`;
 }
 
+/**
+ * A request granted its turn with less than this share of its `response_deadline_ms` left
+ * (capped at {@link MIN_SEND_MS}) is answered `agent_backoff` instead of being sent: it could
+ * not finish in time, and a mutating call sent only to time out would leave the host unsure
+ * whether it ran (found by a new user: waiters sent with ~0 ms left after a slow probe).
+ */
+export const MIN_SEND_SHARE = 0.25;
+/** ms: the most time left that still counts as too late ({@link MIN_SEND_SHARE}). */
+export const MIN_SEND_MS = 1_000;
+
+/** True when a request with `remainingMs` of its `deadlineMs` left should not be sent. */
+export function tooLateToSend(remainingMs: number, deadlineMs: number): boolean {
+  return remainingMs < Math.min(MIN_SEND_MS, deadlineMs * MIN_SEND_SHARE);
+}
+
 export class AgentGuard {
   private readonly agents = new Map<string, AgentState>();
+  /** Set by {@link close}: no request waits any more. */
+  private closed = false;
 
   constructor(private readonly onBackoff?: BackoffListener) {}
 
@@ -157,9 +176,13 @@ export class AgentGuard {
   private breaker(s: AgentState, kind: string): Breaker {
     let b = s.breakers.get(kind);
     if (b === undefined) {
-      if (s.breakers.size >= MAX_KINDS_PER_AGENT) return this.breaker(s, OVERFLOW_KIND);
-      b = new Breaker(s, kind);
-      s.breakers.set(kind, b);
+      // Past MAX_KINDS_PER_AGENT kinds, new kinds share one bucket (which is always created).
+      const key = s.breakers.size >= MAX_KINDS_PER_AGENT ? OVERFLOW_KIND : kind;
+      b = s.breakers.get(key);
+      if (b === undefined) {
+        b = new Breaker(s, key);
+        s.breakers.set(key, b);
+      }
     }
     return b;
   }
@@ -177,7 +200,7 @@ export class AgentGuard {
       b.probing = true;
       return { agent, kind: b.kind, probe: true, holdsSlot: true };
     }
-    if (b.waiters.length >= MAX_WAITERS) return { admitted: Promise.resolve(undefined), cancel: () => {} };
+    if (b.waiters.length >= MAX_WAITERS || this.closed) return { admitted: Promise.resolve(undefined), cancel: () => {} };
     let waiter!: Waiter;
     const admitted = new Promise<Admission | undefined>((resolve) => {
       waiter = { resolve, timer: undefined, done: false };
@@ -198,6 +221,9 @@ export class AgentGuard {
     admission.holdsSlot = false;
     if (b === undefined) return;
     b.probing = false;
+    // The next probe still waits one backoff from now: a seller streaming bombs gets one
+    // request per backoff, a healthy stream's clean end releases everyone.
+    if (b.backingOff) b.backoffFrom = performance.now();
     this.pump(b);
   }
 
@@ -227,6 +253,22 @@ export class AgentGuard {
       if (admission.probe) for (const w of b.waiters.slice()) this.drop(b, w, undefined);
     }
     this.pump(b);
+  }
+
+  /**
+   * The gateway is shutting down: every waiting request is answered now (undefined:
+   * `agent_backoff`, never sent) and no request waits from here on (found by a new user:
+   * waiters hung through the shutdown grace, and a probe could still go out while draining).
+   */
+  close(): void {
+    this.closed = true;
+    for (const s of this.agents.values()) {
+      for (const b of s.breakers.values()) {
+        clearTimeout(b.pumpTimer);
+        b.pumpTimer = undefined;
+        for (const w of b.waiters.slice()) this.drop(b, w, undefined);
+      }
+    }
   }
 
   /** True while `agent`'s call kind `kind` backs off (tests, the ops view). */
@@ -295,7 +337,7 @@ export class AgentGuard {
       for (const w of b.waiters.slice()) this.drop(b, w, { agent, kind: b.kind, probe: false, holdsSlot: false });
       return;
     }
-    if (b.probing || b.waiters.length === 0) return;
+    if (b.probing || b.waiters.length === 0 || this.closed) return;
     const wait = b.openUntil - performance.now();
     if (wait > 0) {
       b.pumpTimer = setTimeout(() => this.pump(b), Math.ceil(wait));

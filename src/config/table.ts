@@ -1,7 +1,8 @@
 /**
  * What `--check-config` prints for a valid config, as pure functions of the config:
  * `formatGatewaySection` (listeners, log level, shutdown grace, resume), `configNotes`
- * (warnings and notes, one line each) and `formatLimitsTable` (the resolved limits).
+ * (warnings and notes, one line each), `formatLimitsTable` (the resolved limits) and
+ * `formatGuardTable` (each agent's guard settings).
  * Nothing here prints a secret: header values and the resume secret are never shown, and
  * agent URLs are shown with their query (and userinfo) replaced by `[redacted]`.
  */
@@ -97,7 +98,36 @@ export function formatLimitsTable(config: GatewayConfig): string {
       rows.push(row(`${agent.name}/${tool}`, agent, resolveCallLimits(agent, tool, undefined), false));
     }
   }
-  const widths = LIMITS_TABLE_COLUMNS.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length)));
+  return alignedTable(rows);
+}
+
+/** Column headers of {@link formatGuardTable}, in order. */
+export const GUARD_TABLE_COLUMNS = ['agent', 'max_buffered_response_bytes', 'backoff_after_breaches', 'backoff_base_ms', 'backoff_max_ms'] as const;
+
+/**
+ * The agent guard's resolved settings (src/admission/agent-guard.ts), one row per agent in
+ * file order, columns {@link GUARD_TABLE_COLUMNS}; `backoff_after_breaches` 0 shows as
+ * `0 (off)`. Same layout as {@link formatLimitsTable}.
+ */
+export function formatGuardTable(config: GatewayConfig): string {
+  const rows: string[][] = [[...GUARD_TABLE_COLUMNS]];
+  for (const agent of config.agents.values()) {
+    const g = agent.guard;
+    rows.push([
+      agent.name,
+      String(g.max_buffered_response_bytes),
+      g.backoff_after_breaches === 0 ? '0 (off)' : String(g.backoff_after_breaches),
+      String(g.backoff_base_ms),
+      String(g.backoff_max_ms),
+    ]);
+  }
+  return alignedTable(rows);
+}
+
+/** Rows (the first is the header) left-aligned in columns two spaces apart, a dashed rule under the header, no trailing spaces. */
+function alignedTable(rows: readonly (readonly string[])[]): string {
+  const columns = rows[0]?.length ?? 0;
+  const widths = Array.from({ length: columns }, (_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length)));
   const render = (cells: readonly string[]): string =>
     cells
       .map((cell, i) => cell.padEnd(widths[i] ?? 0))
@@ -150,7 +180,10 @@ export function formatGatewaySection(config: GatewayConfig): string {
  * - `WARNING: agent <a>: TLS certificate verification is OFF (tls_insecure_skip_verify)`;
  * - `note: <a>[/<tool>]: max_call_response_bytes <n> is below max_response_bytes <m>: ...`
  *   for every agent or tool row whose response limit is above the agent's
- *   `max_call_response_bytes` (valid, but then a call can lower its limit and never raise it).
+ *   `max_call_response_bytes` (valid, but then a call can lower its limit and never raise it);
+ * - `note: <a>: backoff_base_ms <b> is above backoff_max_ms <m>: every backoff is <m> ms`;
+ * - `note: <a>: response_deadline_ms <d> is not above backoff_max_ms <m>: ...` (waiting
+ *   requests would time out before the next probe).
  */
 export function configNotes(config: GatewayConfig): string[] {
   const out: string[] = [];
@@ -165,6 +198,19 @@ export function configNotes(config: GatewayConfig): string[] {
       out.push(
         `note: ${label}: max_call_response_bytes ${String(agent.max_call_response_bytes)} is below max_response_bytes ${limits.max_response_bytes}: ` +
           'X-Max-Response-Bytes can lower the limit but never raise it',
+      );
+    }
+  }
+  for (const agent of config.agents.values()) {
+    const g = agent.guard;
+    if (g.backoff_after_breaches === 0) continue;
+    if (g.backoff_base_ms > g.backoff_max_ms) {
+      out.push(`note: ${agent.name}: backoff_base_ms ${g.backoff_base_ms} is above backoff_max_ms ${g.backoff_max_ms}: every backoff is ${g.backoff_max_ms} ms`);
+    }
+    if (agent.limits.response_deadline_ms <= g.backoff_max_ms) {
+      out.push(
+        `note: ${agent.name}: response_deadline_ms ${agent.limits.response_deadline_ms} is not above backoff_max_ms ${g.backoff_max_ms}: ` +
+          'during a long backoff, waiting requests are answered agent_backoff before the next probe',
       );
     }
   }

@@ -22,7 +22,7 @@ import type { ResumeCodec, ResumeState } from '../resume/token.js';
 import type { UpstreamDispatcher } from './dispatcher.js';
 import type { GatewayMetrics } from '../observability/metrics.js';
 import { isDiscoveryRequest, measureDiscovery } from '../mcp/discovery-size.js';
-import { callKind, type AgentGuard, type GuardOutcome } from '../admission/agent-guard.js';
+import { callKind, tooLateToSend, type AgentGuard, type GuardOutcome } from '../admission/agent-guard.js';
 import { REASONS } from '../errors/codes.js';
 
 export interface HandlerDeps {
@@ -175,7 +175,12 @@ export function createMcpHandler(deps: HandlerDeps) {
         if (granted !== undefined) deps.guard.finish(granted, 'other');
         return reply;
       }
-      admission = granted;
+      // Granted too late to finish within the deadline: not sent; the turn passes on.
+      if (granted !== undefined && tooLateToSend(limits.response_deadline_ms - (performance.now() - arrivedAt), limits.response_deadline_ms)) {
+        deps.guard.finish(granted, 'other');
+      } else {
+        admission = granted;
+      }
       if (admission === undefined) {
         const retryAfterS = deps.guard.retryAfterS(agent.name, callKind(rpc.method, rpc.toolName));
         answerWithLocalError(exchange, reply, { reason: 'agent_backoff', ...(retryAfterS !== undefined ? { retryAfterS } : {}) });

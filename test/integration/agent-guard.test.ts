@@ -223,3 +223,28 @@ describe('agent guard', () => {
   });
 });
 
+
+describe('agent guard at shutdown', () => {
+  test('requests waiting out a backoff are answered agent_backoff when the gateway closes, never sent (found by a new user: they hung through the grace)', async () => {
+    const seller = await startRawSeller((req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' }).end(toolResponse(idOf(req), { content: [{ type: 'text', text: 'x'.repeat(4096) }] }));
+    });
+    const gw = await startGateway(
+      `log_level: silent\nagents:\n  s: { url: ${seller.url}, max_response_bytes: 1024, backoff_after_breaches: 1, backoff_base_ms: 600000, backoff_max_ms: 600000 }\n`,
+    );
+    try {
+      const post = (id: number) => rawPost(gw.agentUrl('s'), toolCall(id, 'get_products'), HEADERS);
+      assert.equal(reasonOf((await post(1)).text()), 'raw_bytes');
+      const waiting = post(2);
+      await until('it waits', () => gw.app.gateway.guard.waiting('s', 'tools/call get_products') === 1);
+      const closed = gw.app.close(); // as the SIGTERM handler does (src/main.ts)
+      const r = await waiting;
+      assert.equal(reasonOf(r.text()), 'agent_backoff');
+      assert.equal(seller.requests.length, 1, 'never sent');
+      await closed;
+    } finally {
+      await gw.close();
+      await seller.close();
+    }
+  });
+});

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { EventEmitter } from 'node:events';
 import { describe, it } from 'node:test';
-import { AgentGuard, MAX_WAITERS, callKind, type Admission, type GuardSettings, type PendingAdmission } from '../../src/admission/agent-guard.js';
+import { AgentGuard, MAX_KINDS_PER_AGENT, MAX_WAITERS, callKind, tooLateToSend, type Admission, type GuardSettings, type PendingAdmission } from '../../src/admission/agent-guard.js';
 
 /** The call kind most tests use. */
 const K = 'tools/call get_products';
@@ -150,6 +150,35 @@ describe('backoff: call kinds, streams, reloads, bounds', () => {
     const w2 = pending(guard2.admit('s', K, ONE, 60_000));
     guard2.applySettings(new Map([['s', { guard: { ...ONE, backoff_after_breaches: 0 } }]]));
     assert.deepEqual(await w2.admitted, { agent: 's', kind: K, probe: false, holdsSlot: false });
+  });
+
+  it('close() (shutdown) answers every waiting request and lets none wait from then on (found by a new user: waiters hung through the shutdown grace)', async () => {
+    const guard = new AgentGuard();
+    guard.finish(immediate(guard.admit('s', K, ONE, 1_000)), 'breach');
+    const waiting = [pending(guard.admit('s', K, ONE, 60_000)), pending(guard.admit('s', K, ONE, 60_000))];
+    guard.close();
+    for (const w of waiting) assert.equal(await w.admitted, undefined);
+    assert.equal(await pending(guard.admit('s', K, ONE, 60_000)).admitted, undefined);
+    assert.equal(immediate(guard.admit('s', 'tools/call other', ONE, 1_000)).probe, false, 'a kind that does not back off still goes');
+  });
+
+  it('tooLateToSend: less than a quarter of the deadline left, at most 1 s (found by a new user: waiters sent with ~0 ms left)', () => {
+    assert.equal(tooLateToSend(0, 30_000), true);
+    assert.equal(tooLateToSend(999, 30_000), true);
+    assert.equal(tooLateToSend(1_000, 30_000), false);
+    assert.equal(tooLateToSend(49, 200), true);
+    assert.equal(tooLateToSend(50, 200), false);
+    assert.equal(tooLateToSend(-5, 200), true);
+  });
+
+  it(`past ${MAX_KINDS_PER_AGENT} call kinds, new kinds share one bucket (found by a new user: the 65th kind overflowed the stack)`, () => {
+    const guard = new AgentGuard();
+    for (let i = 0; i < MAX_KINDS_PER_AGENT + 10; i++) guard.finish(immediate(guard.admit('s', `tools/call t${i}`, SETTINGS, 1_000)), 'clean');
+    const late = immediate(guard.admit('s', 'tools/call t999', ONE, 1_000));
+    assert.equal(late.kind, '\u0000other');
+    guard.finish(late, 'breach');
+    assert.equal(immediate(guard.admit('s', 'tools/call t0', ONE, 1_000)).probe, false, 'a kind seen before keeps its own breaker');
+    assert.equal('admitted' in guard.admit('s', 'tools/call t1000', ONE, 1_000), true, 'the shared bucket backs off');
   });
 
   it(`at most ${MAX_WAITERS} requests wait per call kind; the next is answered at once`, async () => {

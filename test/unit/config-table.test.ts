@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { parseConfig } from '../../src/config/load.js';
-import { configNotes, displayUrl, formatGatewaySection, formatLimitsTable, LIMITS_TABLE_COLUMNS } from '../../src/config/table.js';
+import { configNotes, displayUrl, formatGatewaySection, formatGuardTable, formatLimitsTable, GUARD_TABLE_COLUMNS, LIMITS_TABLE_COLUMNS } from '../../src/config/table.js';
 
 const YAML = `agents:
   acme:
@@ -36,6 +36,34 @@ describe('formatLimitsTable', () => {
     for (const line of text.split('\n')) assert.equal(line, line.trimEnd());
     assert.ok(!text.includes('\u001b'), 'no ANSI escapes');
     assert.deepEqual(text.split('\n')[0]?.split(/ {2,}/), [...LIMITS_TABLE_COLUMNS]);
+  });
+});
+
+describe('formatGuardTable and the guard notes', () => {
+  it('prints each agent\'s guard settings, aligned, 0 as off', () => {
+    const config = parseConfig(
+      'agents:\n  acme: { url: https://a.example/mcp }\n  quiet: { url: https://b.example/mcp, backoff_after_breaches: 0, max_buffered_response_bytes: 1048576 }\n',
+      { env: {} },
+    );
+    assert.equal(
+      formatGuardTable(config),
+      [
+        'agent  max_buffered_response_bytes  backoff_after_breaches  backoff_base_ms  backoff_max_ms',
+        '-----  ---------------------------  ----------------------  ---------------  --------------',
+        'acme   67108864                     3                       250              10000',
+        'quiet  1048576                      0 (off)                 250              10000',
+      ].join('\n'),
+    );
+    assert.deepEqual(formatGuardTable(config).split('\n')[0]?.split(/ {2,}/), [...GUARD_TABLE_COLUMNS]);
+    assert.deepEqual(configNotes(config), []);
+  });
+
+  it('notes a base above the maximum, and a deadline a backoff outlasts (found by a new user: neither was visible)', () => {
+    const config = parseConfig('agents:\n  a: { url: https://a.example/mcp, backoff_base_ms: 20000, backoff_max_ms: 30000, response_deadline_ms: 30000 }\n  b: { url: https://b.example/mcp, backoff_base_ms: 5000, backoff_max_ms: 1000 }\n', { env: {} });
+    assert.deepEqual(configNotes(config), [
+      'note: a: response_deadline_ms 30000 is not above backoff_max_ms 30000: during a long backoff, waiting requests are answered agent_backoff before the next probe',
+      'note: b: backoff_base_ms 5000 is above backoff_max_ms 1000: every backoff is 1000 ms',
+    ]);
   });
 });
 
