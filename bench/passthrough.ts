@@ -2,7 +2,8 @@
  * The floor of our stack: a plain Fastify + @fastify/reply-from pass-through (its own
  * process), with no inspection at all. Same framework, same proxy plugin, the same undici
  * Agent settings as the gateway's upstream dispatcher (no body or headers timeout), the
- * request body kept as bytes like the gateway does; the seller's response is piped through.
+ * request body kept and forwarded as bytes like the gateway does; the seller's response is
+ * piped through.
  *
  * `POST /agents/<case>/mcp` -> `<seller>/c/<case>/mcp`, where `<seller>` is the attacking
  * seller for `attack-*` cases and the good one otherwise (env `BENCH_SELLER_GOOD`,
@@ -26,7 +27,10 @@ app.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, body, done) => done(
 app.post<{ Params: { agent: string } }>('/agents/:agent/mcp', (request, reply) => {
   const agent = request.params.agent;
   const base = agent.startsWith('attack-') ? attack : good;
-  return reply.from(`${base}/c/${encodeURIComponent(agent)}/mcp`);
+  // The request's bytes as they came, like the gateway: without `body`, @fastify/reply-from
+  // re-encodes a Buffer body of an application/json request with JSON.stringify (the seller
+  // then got `{"type":"Buffer","data":[123,34,...]}`, ~4x the bytes, and the floor paid for it).
+  return reply.from(`${base}/c/${encodeURIComponent(agent)}/mcp`, { body: request.body as Buffer, contentType: String(request.headers['content-type'] ?? 'application/json') });
 });
 app.addHook('onClose', async () => dispatcher.close());
 

@@ -11,6 +11,7 @@
  *   --filter REGEX   only the JSON/SSE one-event cases whose id matches (e.g. `json-b-1048576`)
  *   --out FILE       also write the Markdown to FILE (e.g. bench/RESULTS.md)
  *   --cpu-prof       start the gateway child with --cpu-prof --cpu-prof-dir bench/profiles
+ *   --cpu-prof-pass  the same for the pass-through child (compare the two profiles)
  *   --no-guard       turn the gateway's agent guard off (no backoff after breaches, 1 GiB
  *                    buffered-bytes cap): the memory and fairness cases then measure the
  *                    pipeline itself under the full attack rate
@@ -81,12 +82,13 @@ interface Options {
   groups: Set<Group>;
   out: string | undefined;
   cpuProf: boolean;
+  cpuProfPass: boolean;
   filter: RegExp | undefined;
   guard: boolean;
 }
 
 function parseOptions(argv: string[]): Options {
-  const opts: Options = { quick: false, reps: 0, groups: new Set(ALL_GROUPS), out: undefined, cpuProf: false, filter: undefined, guard: true };
+  const opts: Options = { quick: false, reps: 0, groups: new Set(ALL_GROUPS), out: undefined, cpuProf: false, cpuProfPass: false, filter: undefined, guard: true };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
     const value = (): string => {
@@ -96,6 +98,7 @@ function parseOptions(argv: string[]): Options {
     };
     if (a === '--quick') opts.quick = true;
     else if (a === '--cpu-prof') opts.cpuProf = true;
+    else if (a === '--cpu-prof-pass') opts.cpuProfPass = true;
     else if (a === '--no-guard') opts.guard = false;
     else if (a === '--out') opts.out = value();
     else if (a === '--filter') opts.filter = new RegExp(value());
@@ -253,18 +256,20 @@ interface Stack {
   yaml: string;
 }
 
-async function startPass(good: string, attack: string): Promise<BenchChild> {
-  return startChild('pass-through', { module: 'passthrough.ts', env: { BENCH_SELLER_GOOD: good, BENCH_SELLER_ATTACK: attack } });
+async function startPass(good: string, attack: string, profile = false): Promise<BenchChild> {
+  return startChild('pass-through', { module: 'passthrough.ts', env: { BENCH_SELLER_GOOD: good, BENCH_SELLER_ATTACK: attack }, nodeFlags: profileFlags(profile) });
 }
 
 async function startGateway(yaml: string, profile: boolean): Promise<BenchChild> {
-  const nodeFlags: string[] = [];
-  if (profile) {
-    const dir = join(BENCH_DIR, 'profiles');
-    mkdirSync(dir, { recursive: true });
-    nodeFlags.push('--cpu-prof', '--cpu-prof-dir', dir);
-  }
-  return startChild('gateway', { module: 'gateway-child.ts', env: { BENCH_GATEWAY_YAML: yaml }, nodeFlags });
+  return startChild('gateway', { module: 'gateway-child.ts', env: { BENCH_GATEWAY_YAML: yaml }, nodeFlags: profileFlags(profile) });
+}
+
+/** `--cpu-prof --cpu-prof-dir bench/profiles` when asked (the profile is written when the child exits). */
+function profileFlags(profile: boolean): string[] {
+  if (!profile) return [];
+  const dir = join(BENCH_DIR, 'profiles');
+  mkdirSync(dir, { recursive: true });
+  return ['--cpu-prof', '--cpu-prof-dir', dir];
 }
 
 function urlOf(stack: Stack, target: Target, caseId: string): string {
@@ -722,9 +727,9 @@ async function main(): Promise<void> {
     startChild('attacking seller', { module: 'seller.ts', args: ['attack'], readyTimeoutMs: 60_000 }),
   ]);
   const yaml = gatewayYaml({ good: good.baseUrl, attack: attack.baseUrl }, opts.guard);
-  const [pass, gateway] = await Promise.all([startPass(good.baseUrl, attack.baseUrl), startGateway(yaml, opts.cpuProf)]);
+  const [pass, gateway] = await Promise.all([startPass(good.baseUrl, attack.baseUrl, opts.cpuProfPass), startGateway(yaml, opts.cpuProf)]);
   const stack: Stack = { good, attack, pass, gateway, yaml };
-  log(`seller ${good.baseUrl}, attacking seller ${attack.baseUrl}, pass-through ${pass.baseUrl}, gateway ${gateway.baseUrl} (pid ${gateway.pid})`);
+  log(`seller ${good.baseUrl}, attacking seller ${attack.baseUrl}, pass-through ${pass.baseUrl} (pid ${pass.pid}), gateway ${gateway.baseUrl} (pid ${gateway.pid})`);
   if (allCases().length === 0) throw new Error('no cases');
 
   try {
@@ -782,7 +787,7 @@ async function main(): Promise<void> {
     writeFileSync(opts.out, md);
     log(`wrote ${opts.out}`);
   }
-  if (opts.cpuProf) log(`gateway CPU profile(s) in ${join(BENCH_DIR, 'profiles')}`);
+  if (opts.cpuProf || opts.cpuProfPass) log(`CPU profile(s) in ${join(BENCH_DIR, 'profiles')} (file names carry the pid)`);
   log('done');
 }
 

@@ -15,7 +15,7 @@ import { requestBodyLimit } from './config/resolve.js';
 import type { AgentConfig, GatewayConfig } from './config/types.js';
 import type { Exchange } from './exchange.js';
 import { refuse, refusalReasonOf } from './errors/local-reply.js';
-import { addLogSecrets, configSecrets, createLogger, lazyChildLoggerFactory } from './observability/logger.js';
+import { addLogSecrets, configSecrets, createLogger, lazyChildLoggerFactory, plainInfoWriter } from './observability/logger.js';
 import { createMetrics, type GatewayMetrics } from './observability/metrics.js';
 import { opsRoutes } from './ops/routes.js';
 import { createUpstreamDispatcher } from './routing/dispatcher.js';
@@ -89,12 +89,13 @@ export async function buildApp(config: GatewayConfig, opts: BuildAppOptions = {}
   const resume = createResumeCodec({ secret: config.resume.secret ?? randomResumeSecret(), ttlMs: config.resume.ttl_ms });
   const streams = new Map<Exchange, () => void>();
   const exchangeEndListeners: Array<(exchange: Exchange, hostStatus: number) => void> = [];
-  const metrics = createMetrics({ openStreams: () => streams.size });
-  exchangeEndListeners.push(metrics.observeExchange);
   // Per-agent backoff and buffered-bytes cap (src/admission/agent-guard.ts); state survives reloads.
   const guard = new AgentGuard((agent, kind, consecutiveBreaches, backoffMs) =>
     logger.warn({ agent, call: kind, consecutive_breaches: consecutiveBreaches, backoff_ms: backoffMs }, 'agent backing off: its answers keep breaking size limits'),
   );
+  const metrics = createMetrics({ openStreams: () => streams.size, guard: () => guard.snapshot() });
+  exchangeEndListeners.push(metrics.observeExchange);
+
   // Shutting down: requests waiting out a backoff are answered now, never sent.
   app.addHook('preClose', (done) => {
     guard.close();
@@ -113,12 +114,13 @@ export async function buildApp(config: GatewayConfig, opts: BuildAppOptions = {}
     },
   });
   // One log line and one metric per refused host request (the seller was never contacted).
+  const logInfo = plainInfoWriter(logger);
   app.addHook('onResponse', (request, reply, done) => {
     const reason = refusalReasonOf(reply);
     if (reason !== undefined) {
       metrics.incRefusal(reason);
       const agent = (request.params as { agent?: unknown } | undefined)?.agent;
-      logger.info({ agent: typeof agent === 'string' ? agent.slice(0, 64) : null, http_method: request.method, status: reply.statusCode, outcome: 'refused', reason }, 'refused');
+      logInfo({ agent: typeof agent === 'string' ? agent.slice(0, 64) : null, http_method: request.method, status: reply.statusCode, outcome: 'refused', reason }, 'refused');
     }
     done();
   });

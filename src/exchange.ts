@@ -102,6 +102,8 @@ export interface Exchange {
 }
 
 let counter = 0;
+/** `<pid>-`: exchange keys are unique within the process (and readable across processes in logs). */
+const KEY_PREFIX = `${process.pid}-`;
 
 /** Makes the exchange record for a request whose agent, peek and limits are known. */
 export function createExchange(init: {
@@ -114,9 +116,16 @@ export function createExchange(init: {
   mintEventId: Exchange['mintEventId'];
 }): Exchange {
   counter = (counter + 1) % Number.MAX_SAFE_INTEGER;
+  // Fields listed one by one (no spread): one object shape, built without a copy loop.
   return {
-    key: `${process.pid}-${counter}`,
-    ...init,
+    key: `${KEY_PREFIX}${counter}`,
+    agent: init.agent,
+    rpc: init.rpc,
+    limits: init.limits,
+    protocolVersion: init.protocolVersion,
+    normalize: init.normalize,
+    stream: init.stream,
+    mintEventId: init.mintEventId,
     startedAt: process.hrtime.bigint(),
     bytesFromSeller: 0,
     bytesDecoded: 0,
@@ -130,5 +139,6 @@ export function createExchange(init: {
     finished: false,
     sseStarted: false,
     lastEventIdSent: undefined,
+    guard: undefined,
   };
 }

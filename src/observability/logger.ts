@@ -180,6 +180,43 @@ export function exchangeLogFields(exchange: Exchange, hostStatus: number): Recor
   };
 }
 
+/** First segments of the literal `REDACT_PATHS` (`req`, `res`, `headers`, `resume`, `secret`). */
+const REDACTED_TOP_KEYS: ReadonlySet<string> = new Set(REDACT_PATHS.map((p) => /^[^.[]+/.exec(p)![0]).filter((k) => k !== '*'));
+
+/** `String.prototype.isWellFormed` (Node 20; the ES2024 lib is not in tsconfig). */
+interface WellFormed {
+  isWellFormed(): boolean;
+}
+
+/**
+ * Writes lines of scalar fields (the exchange line, the refusal line) at `info`, when
+ * `logger` has `info` enabled (checked per line, so a reload's level change applies). Same
+ * output as `logger.info(fields, msg)`, without pino's path redaction, which cannot match
+ * such a line but costs ~40 µs a line: with a `*.` path pino runs @pinojs/redact on every
+ * top-level value, re-parsing its paths each time (bench profile, issue 5). Value scrubbing
+ * (`addLogSecrets`) still applies: it hooks the stream, which the child shares.
+ *
+ * A line redaction could change goes through `logger` itself: a field holding an object, a
+ * field named by a redact path (`secret`, ...), or a string with a lone surrogate (pino
+ * writes a short one raw, U+FFFD on the wire, where the redaction path escapes it).
+ */
+export function plainInfoWriter(logger: Logger): (fields: Record<string, unknown>, msg: string) => void {
+  let plain: Logger | undefined;
+  return (fields, msg) => {
+    if (!logger.isLevelEnabled('info')) return;
+    for (const key in fields) {
+      const value = fields[key];
+      const redactable =
+        REDACTED_TOP_KEYS.has(key) || (typeof value === 'string' ? !(value as unknown as WellFormed).isWellFormed() : value !== null && typeof value === 'object');
+      if (redactable) {
+        logger.info(fields, msg);
+        return;
+      }
+    }
+    (plain ??= logger.child({}, { redact: [], level: 'info' })).info(fields, msg);
+  };
+}
+
 /** The part of a pino logger a request's child logger needs (pino's `Logger`, fastify's `FastifyBaseLogger`). */
 interface ChildCapable {
   level: string;

@@ -64,9 +64,22 @@ export function methodLabel(rpc: RpcPeek): string {
   return METHOD_LABELS.has(rpc.method) ? rpc.method : 'other';
 }
 
+/** One agent's agent-guard state (src/admission/agent-guard.ts `AgentGuard.snapshot`). */
+export interface GuardSample {
+  readonly agent: string;
+  /** Response bytes held for the agent's in-flight responses now. */
+  readonly heldBytes: number;
+  /** Times one of its responses waited for `max_buffered_response_bytes`, since start. */
+  readonly bufferWaits: number;
+  /** Call kinds (method, or tool) of the agent backing off now. */
+  readonly backingOff: number;
+}
+
 export interface CreateMetricsOptions {
   /** Reads the number of SSE streams to hosts open right now (the `sse_streams_open` gauge). Default: always 0. */
   openStreams?: () => number;
+  /** Reads the agent guard's state, per agent (the `agent_*` metrics). Default: none. */
+  guard?: () => Iterable<GuardSample>;
 }
 
 export interface GatewayMetrics {
@@ -129,6 +142,38 @@ export function createMetrics(opts: CreateMetricsOptions = {}): GatewayMetrics {
     registers,
     collect() {
       this.set(openStreams());
+    },
+  });
+  const guard = opts.guard ?? (() => []);
+  new Gauge({
+    name: `${METRIC_PREFIX}agent_buffered_response_bytes`,
+    help: "Response bytes held right now for an agent's in-flight responses (max_buffered_response_bytes).",
+    labelNames: ['agent'] as const,
+    registers,
+    collect() {
+      for (const g of guard()) this.set({ agent: g.agent }, g.heldBytes);
+    },
+  });
+  new Gauge({
+    name: `${METRIC_PREFIX}agent_calls_backing_off`,
+    help: 'Kinds of call (method, or tool) of an agent backing off right now after bound breaches (backoff_after_breaches).',
+    labelNames: ['agent'] as const,
+    registers,
+    collect() {
+      for (const g of guard()) this.set({ agent: g.agent }, g.backingOff);
+    },
+  });
+  const bufferWaitsSeen = new Map<string, number>();
+  new Counter({
+    name: `${METRIC_PREFIX}agent_buffer_waits_total`,
+    help: "Times one of an agent's responses waited before reading on, its agent being over max_buffered_response_bytes.",
+    labelNames: ['agent'] as const,
+    registers,
+    collect() {
+      for (const g of guard()) {
+        this.inc({ agent: g.agent }, g.bufferWaits - (bufferWaitsSeen.get(g.agent) ?? 0));
+        bufferWaitsSeen.set(g.agent, g.bufferWaits);
+      }
     },
   });
   const resumes = counter('resumes_total', 'SSE streams resumed with a verified Last-Event-ID.', ['agent']);

@@ -41,6 +41,13 @@ export const STRIPPED_REQUEST_HEADERS: ReadonlySet<string> = new Set([
 /**
  * Rewrites the header object @fastify/reply-from built (a copy of the host's headers with
  * `host` and `content-length` already set for the seller) in place and returns it.
+ *
+ * A stripped header is set to `undefined`, not deleted: undici sends no field for an
+ * undefined value, and a `delete` turns the object into a slow dictionary-mode one for
+ * everything that reads it next (@fastify/reply-from copies it, undici walks it). A header
+ * the gateway sets (`accept-encoding`, `last-event-id`, the agent's) keeps the position the
+ * host's field of that name had, if any (field order across names carries no meaning, RFC
+ * 9110 §5.3).
  */
 export function applyRequestHeaderPolicy(
   headers: Record<string, string | string[] | undefined>,
@@ -49,10 +56,11 @@ export function applyRequestHeaderPolicy(
   acceptEncoding: string,
   lastEventId: string | undefined,
 ): Record<string, string | string[] | undefined> {
-  for (const name of Object.keys(headers)) {
-    if (STRIPPED_REQUEST_HEADERS.has(name)) delete headers[name];
+  for (const name in headers) {
+    if (STRIPPED_REQUEST_HEADERS.has(name) && headers[name] !== undefined) headers[name] = undefined;
   }
-  for (const [name, value] of Object.entries(agent.headers)) headers[name] = value;
+  const configured = agent.headers;
+  for (const name in configured) headers[name] = configured[name];
   headers['accept-encoding'] = acceptEncoding;
   if (lastEventId !== undefined) headers['last-event-id'] = lastEventId;
   headers[EXCHANGE_HEADER] = exchangeKey;

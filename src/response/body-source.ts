@@ -17,6 +17,11 @@ export interface BodySource {
   readonly decoded: ByteBudget;
   /** The upstream stream itself (destroy it to stop reading without consuming `chunks`). */
   readonly stream: Readable;
+  /**
+   * True while {@link readDirect} may read the body instead of `chunks`: no content coding,
+   * `chunks` never touched, the stream still readable.
+   */
+  readonly direct: boolean;
 }
 
 /**
@@ -26,9 +31,103 @@ export interface BodySource {
  * @param decodedLimitBytes bound for the bytes each decoding layer produces (decode.ts).
  */
 export function openBodySource(stream: Readable, codings: readonly string[], limitBytes: number, decodedLimitBytes = limitBytes): BodySource {
-  const raw = new ByteBudget(limitBytes, 'raw_bytes');
-  const decoded = new ByteBudget(decodedLimitBytes, 'decoded_bytes');
-  return { chunks: decodeStream(stream as AsyncIterable<Buffer>, codings, raw, decoded), raw, decoded, stream };
+  return new OpenBody(stream, codings, new ByteBudget(limitBytes, 'raw_bytes'), new ByteBudget(decodedLimitBytes, 'decoded_bytes'));
+}
+
+class OpenBody implements BodySource {
+  private generator: AsyncGenerator<Buffer> | undefined;
+  constructor(
+    readonly stream: Readable,
+    private readonly codings: readonly string[],
+    readonly raw: ByteBudget,
+    readonly decoded: ByteBudget,
+  ) {}
+
+  /** Made on first use (decode.ts `decodeStream`), so a body read by `readDirect` never builds it. */
+  get chunks(): AsyncGenerator<Buffer> {
+    return (this.generator ??= decodeStream(this.stream as AsyncIterable<Buffer>, this.codings, this.raw, this.decoded));
+  }
+
+  get direct(): boolean {
+    return this.codings.length === 0 && this.generator === undefined && this.stream.readable;
+  }
+}
+
+/** The bytes a response holds against its agent's cap (admission/agent-guard.ts `BufferLease`). */
+export interface HeldBytes {
+  add(n: number): void;
+  readonly mustWait: boolean;
+  /** Resolves when reading may go on, or when `stream` closes. */
+  ready(stream: Readable): Promise<void>;
+}
+
+/**
+ * Reads a body whose `direct` is true to its end with the stream's own events, into
+ * `chunks`: what `for await (const chunk of source.chunks)` does for an uncoded body (each
+ * chunk counted into `raw`, then `decoded`, as it arrives; the crossing chunk dropped), at a
+ * fraction of the cost of two stacked async iterators for a small body (issue 5: a 1 KiB
+ * answer was ~5 µs of promises and iterator bookkeeping).
+ *
+ * Each kept chunk is added to `hold`; when it then must wait, the stream is paused until
+ * `hold.ready` (as the loop awaits it before reading on).
+ *
+ * Resolves with undefined at the end of the body, or with what `inspect` returned to stop
+ * the read (the stream is then destroyed). Rejects as the iteration throws: a DecodeError
+ * `raw_bytes` / `decoded_bytes` (the stream is destroyed), the stream's error, or
+ * ERR_STREAM_PREMATURE_CLOSE when it closes before its end.
+ */
+export function readDirect<T>(source: BodySource, chunks: Buffer[], inspect?: (chunk: Buffer) => T | undefined, hold?: HeldBytes): Promise<T | undefined> {
+  const { stream, raw, decoded } = source;
+  return new Promise<T | undefined>((resolve, reject) => {
+    // Listeners stay attached once settled (they then do nothing): destroying an unfinished
+    // undici body emits a RequestAbortedError, which must find an 'error' listener; and a
+    // removal per request costs more than a no-op call on a stream that is over anyway.
+    let settled = false;
+    const settle = (): boolean => {
+      if (settled) return false;
+      settled = true;
+      return true;
+    };
+    const fail = (err: Error): void => {
+      settle();
+      stream.destroy();
+      reject(err);
+    };
+    const onData = (chunk: Buffer): void => {
+      if (settled) return;
+      const n = chunk.length;
+      if (raw.take(n) < n) return fail(new DecodeError({ reason: 'raw_bytes', limitBytes: raw.limit, observedBytes: raw.used }));
+      if (decoded.take(n) < n) return fail(new DecodeError({ reason: 'decoded_bytes', limitBytes: decoded.limit, observedBytes: decoded.used }));
+      chunks.push(chunk);
+      const stop = inspect?.(chunk);
+      if (stop !== undefined) {
+        settle();
+        stream.destroy();
+        resolve(stop);
+        return;
+      }
+      if (hold !== undefined) {
+        hold.add(n);
+        if (hold.mustWait) {
+          stream.pause();
+          void hold.ready(stream).then(() => stream.resume());
+        }
+      }
+    };
+    const onEnd = (): void => {
+      if (settle()) resolve(undefined);
+    };
+    const onError = (err: Error): void => {
+      if (settle()) reject(err);
+    };
+    const onClose = (): void => {
+      if (settle()) reject(Object.assign(new Error('Premature close'), { code: 'ERR_STREAM_PREMATURE_CLOSE' }));
+    };
+    stream.on('data', onData);
+    stream.on('end', onEnd);
+    stream.on('error', onError);
+    stream.on('close', onClose);
+  });
 }
 
 /** Copies the body's counts onto the exchange (for the log line and metrics). */

@@ -21,8 +21,8 @@ export function filterResponseHeaders(
   headers: Record<string, string | string[] | undefined>,
 ): Record<string, string | string[] | undefined> {
   const out: Record<string, string | string[] | undefined> = {};
-  for (const [name, value] of Object.entries(headers)) {
-    if (!STRIPPED_RESPONSE_HEADERS.has(name)) out[name] = value;
+  for (const name in headers) {
+    if (!STRIPPED_RESPONSE_HEADERS.has(name)) out[name] = headers[name];
   }
   return out;
 }

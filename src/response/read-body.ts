@@ -16,7 +16,7 @@
  */
 import type { Exchange } from '../exchange.js';
 import type { LocalErrorInput } from '../errors/local-reply.js';
-import { bodyErrorToLocal, recordCounts, type BodySource } from './body-source.js';
+import { bodyErrorToLocal, readDirect, recordCounts, type BodySource } from './body-source.js';
 
 export type ReadResult = { ok: true; body: Buffer } | { ok: false; error: LocalErrorInput | undefined };
 
@@ -36,6 +36,11 @@ export async function readBoundedBody(
   // The agent's buffered-bytes cap: over it, wait before reading on (back-pressure on this seller).
   const lease = exchange.guard?.lease(exchange.agent.name, exchange.agent.guard);
   try {
+    if (source.direct) {
+      const stop = await readDirect(source, chunks, inspect, lease);
+      if (stop !== undefined) return { ok: false, error: stop };
+      return { ok: true, body: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks) };
+    }
     for await (const chunk of source.chunks) {
       chunks.push(chunk);
       const stop = inspect?.(chunk);

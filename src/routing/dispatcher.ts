@@ -39,7 +39,57 @@ export interface UpstreamDispatcher {
  * The handler undici calls for a registered exchange's request: forwards every callback to
  * @fastify/reply-from's handler and reports the start and the end. A class (one object per
  * request, shared methods) rather than an object literal of closures.
+ *
+ * It speaks undici's legacy handler API (`onConnect(abort)` ... `onComplete`), the API of
+ * the handler it wraps (undici's `request()` handler, which @fastify/reply-from uses): undici
+ * then calls it directly. A new-API wrapper made undici adapt each callback twice (an
+ * UnwrapHandler around it, a WrapHandler inside it, parsing the response headers twice),
+ * ~2 µs a request (issue 5). `onConnect` is where undici's new-API `onRequestStart` comes
+ * from (writeH1, on a connected socket), and `abort` is the function its controller calls.
  */
+class LegacyExchangeHandler {
+  constructor(
+    private readonly h: LegacyHandler,
+    private readonly hooks: UpstreamHooks,
+  ) {}
+
+  onConnect(abort: (reason?: Error) => void, context?: unknown): void {
+    this.hooks.onStart(abort);
+    return this.h.onConnect(abort, context);
+  }
+  onHeaders(statusCode: number, rawHeaders: Buffer[], resume: () => void, statusMessage?: string): boolean {
+    return this.h.onHeaders!(statusCode, rawHeaders, resume, statusMessage);
+  }
+  onData(chunk: Buffer): boolean {
+    return this.h.onData!(chunk);
+  }
+  onComplete(trailers: Buffer[] | null): void {
+    this.hooks.onEnd();
+    return this.h.onComplete!(trailers);
+  }
+  onError(err: Error): void {
+    this.hooks.onEnd();
+    return this.h.onError(err);
+  }
+  onUpgrade(statusCode: number, rawHeaders: Buffer[], socket: Duplex): void {
+    return this.h.onUpgrade!(statusCode, rawHeaders, socket);
+  }
+}
+
+/** undici's legacy dispatch handler, as `core/request.js` calls it (`assertRequestHandler`). */
+interface LegacyHandler {
+  onConnect(abort: (reason?: Error) => void, context?: unknown): void;
+  onError(err: Error): void;
+  onHeaders?(statusCode: number, rawHeaders: Buffer[], resume: () => void, statusMessage?: string): boolean;
+  onData?(chunk: Buffer): boolean;
+  onComplete?(trailers: Buffer[] | null): void;
+  onUpgrade?(statusCode: number, rawHeaders: Buffer[], socket: Duplex): void;
+  onBodySent?(chunk: unknown): void;
+  onRequestSent?(): void;
+  onResponseStarted?(): void;
+}
+
+/** The same for a handler on undici's new API (`onRequestStart` ...): not what reply-from passes today, kept for any other caller. */
 class ExchangeHandler implements Dispatcher.DispatchHandler {
   constructor(
     private readonly h: Dispatcher.DispatchHandler,
@@ -70,35 +120,67 @@ class ExchangeHandler implements Dispatcher.DispatchHandler {
 }
 
 /**
+ * Wraps `handler` for the exchange its request names (EXCHANGE_HEADER, removed here), or
+ * returns it as is. A legacy handler's optional callbacks are copied only when it has them,
+ * so undici sees the same set of callbacks as on the handler itself.
+ */
+function wrapForExchange(pending: AbortRegistry, opts: Dispatcher.DispatchOptions, handler: Dispatcher.DispatchHandler): Dispatcher.DispatchHandler {
+  const headers = opts.headers as Record<string, string | string[] | undefined> | undefined;
+  const key = headers?.[EXCHANGE_HEADER];
+  // undefined rather than `delete`: undici skips undefined header values, and a delete
+  // turns the object into a slow dictionary-mode one for everything that reads it next.
+  if (headers && key !== undefined) headers[EXCHANGE_HEADER] = undefined;
+  const hooks = typeof key === 'string' ? pending.get(key) : undefined;
+  if (!hooks) return handler;
+  if (typeof handler.onRequestStart === 'function') return new ExchangeHandler(handler, hooks);
+  const legacy = handler as unknown as LegacyHandler;
+  const wrapped = new LegacyExchangeHandler(legacy, hooks) as unknown as Record<string, unknown>;
+  for (const name of OPTIONAL_LEGACY_CALLBACKS) {
+    const fn = legacy[name];
+    if (typeof fn === 'function') wrapped[name] = (...args: unknown[]) => (fn as (...a: unknown[]) => unknown).apply(legacy, args);
+  }
+  return wrapped as unknown as Dispatcher.DispatchHandler;
+}
+
+/** Legacy callbacks undici calls only when the handler has them (api-request's handler has none). */
+const OPTIONAL_LEGACY_CALLBACKS = ['onBodySent', 'onRequestSent', 'onResponseStarted'] as const;
+
+/** The undici Agent whose `dispatch` ties a request to its exchange (no `compose`: a Proxy and a handler adapter per request). */
+class ExchangeAgent extends Agent {
+  constructor(
+    options: Agent.Options,
+    private readonly pending: AbortRegistry,
+  ) {
+    super(options);
+  }
+
+  override dispatch(opts: Agent.DispatchOptions, handler: Dispatcher.DispatchHandler): boolean {
+    return super.dispatch(opts, wrapForExchange(this.pending, opts, handler));
+  }
+}
+
+/**
  * @param isInsecureOrigin tells whether an origin (`https://host:port`) belongs to an agent that
  *   opted out of TLS verification. Read per connection, so a config reload applies to new connections.
  */
 export function createUpstreamDispatcher(isInsecureOrigin: (origin: string) => boolean): UpstreamDispatcher {
   const secure = buildConnector({ rejectUnauthorized: true });
   const insecure = buildConnector({ rejectUnauthorized: false });
-  const agent = new Agent({
-    bodyTimeout: 0,
-    headersTimeout: 0,
-    connect(opts, cb) {
-      const origin = `${opts.protocol}//${opts.hostname}:${opts.port || (opts.protocol === 'https:' ? 443 : 80)}`;
-      return (opts.protocol === 'https:' && isInsecureOrigin(origin) ? insecure : secure)(opts, cb);
-    },
-  });
   const pending: AbortRegistry = new Map();
-
-  const interceptor: Dispatcher.DispatcherComposeInterceptor = (dispatch) => (opts, handler) => {
-    const headers = opts.headers as Record<string, string | string[] | undefined> | undefined;
-    const key = headers?.[EXCHANGE_HEADER];
-    // undefined rather than `delete`: undici skips undefined header values, and a delete
-    // turns the object into a slow dictionary-mode one for everything that reads it next.
-    if (headers && key !== undefined) headers[EXCHANGE_HEADER] = undefined;
-    const hooks = typeof key === 'string' ? pending.get(key) : undefined;
-    if (!hooks) return dispatch(opts, handler);
-    return dispatch(opts, new ExchangeHandler(handler as Dispatcher.DispatchHandler, hooks));
-  };
+  const agent = new ExchangeAgent(
+    {
+      bodyTimeout: 0,
+      headersTimeout: 0,
+      connect(opts, cb) {
+        const origin = `${opts.protocol}//${opts.hostname}:${opts.port || (opts.protocol === 'https:' ? 443 : 80)}`;
+        return (opts.protocol === 'https:' && isInsecureOrigin(origin) ? insecure : secure)(opts, cb);
+      },
+    },
+    pending,
+  );
 
   return {
-    dispatcher: agent.compose(interceptor),
+    dispatcher: agent,
     register: (key, hooks) => void pending.set(key, hooks),
     unregister: (key) => void pending.delete(key),
     close: () => agent.close(),

@@ -12,7 +12,7 @@ import { createExchange, isRequestStream, type Exchange, type RpcPeek } from '..
 import { answerWithLocalError, refuse } from '../errors/local-reply.js';
 import { GatewayAbortError, findGatewayAbort } from '../errors/abort.js';
 import { checkJsonBounds } from '../mcp/json-bounds.js';
-import { exchangeLogFields } from '../observability/logger.js';
+import { exchangeLogFields, plainInfoWriter } from '../observability/logger.js';
 import { applyRequestHeaderPolicy } from '../request/headers.js';
 import { NO_BODY, peekJsonRpc } from '../request/peek.js';
 import { hostReadsStructuredContent, protocolVersionOf } from '../mcp/revision.js';
@@ -43,6 +43,7 @@ export interface HandlerDeps {
 type McpRequest = FastifyRequest<{ Params: { agent: string } }>;
 
 export function createMcpHandler(deps: HandlerDeps) {
+  const logInfo = plainInfoWriter(deps.log);
   return async function mcpHandler(request: McpRequest, reply: FastifyReply): Promise<FastifyReply> {
     const config = deps.getConfig();
     const body = Buffer.isBuffer(request.body) ? request.body : undefined;
@@ -164,7 +165,7 @@ export function createMcpHandler(deps: HandlerDeps) {
       if (admission !== undefined) deps.guard.finish(admission, guardOutcome(exchange, hostLowered));
       if (upstreamInFlight) exchange.abortUpstream(new GatewayAbortError({ reason: 'host_aborted' }));
       // Its fields are built only when the line is written (not at `silent`, e.g. `logger: false`).
-      if (deps.log.isLevelEnabled('info')) deps.log.info(exchangeLogFields(exchange, reply.raw.statusCode), 'exchange');
+      if (deps.log.isLevelEnabled('info')) logInfo(exchangeLogFields(exchange, reply.raw.statusCode), 'exchange');
       deps.onExchangeEnd?.(exchange, reply.raw.statusCode);
     });
 

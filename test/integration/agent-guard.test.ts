@@ -218,8 +218,15 @@ describe('agent guard', () => {
       assert.equal(r.status, 200);
       assert.equal(r.text(), toolResponse(20 + i, { content: [{ type: 'text', text: 'y'.repeat(CHUNKY_BYTES) }] }));
     }
-    assert.ok(guard().bufferWaits('chunky') > waitsBefore, 'responses waited for the cap');
+    const waits = guard().bufferWaits('chunky');
+    assert.ok(waits > waitsBefore, 'responses waited for the cap');
     assert.equal(guard().heldBytes('chunky'), 0, 'nothing is held once they are done');
+    // The same state on /metrics.
+    const metrics = await (await fetch(`${stack.gateway.baseUrl}/metrics`)).text();
+    assert.match(metrics, new RegExp(`^adcp_gateway_agent_buffer_waits_total\\{agent="chunky"\\} ${waits}$`, 'm'));
+    assert.match(metrics, /^adcp_gateway_agent_buffered_response_bytes\{agent="chunky"\} 0$/m);
+    assert.match(metrics, /^adcp_gateway_agent_calls_backing_off\{agent="slow"\} 1$/m, 'the slow agent still backs off (10-minute backoff)');
+    assert.match(metrics, /^adcp_gateway_agent_calls_backing_off\{agent="good"\} 0$/m);
   });
 });
 

@@ -1,0 +1,113 @@
+/**
+ * The upstream dispatcher (routing/dispatcher.ts) ties a request to its exchange through
+ * EXCHANGE_HEADER: the seller never sees that header, the exchange's hooks get the start
+ * (with a working abort) and the end, on undici's legacy handler API (what undici's
+ * `request()` and so @fastify/reply-from use) and on its new one.
+ */
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Dispatcher } from 'undici';
+import { createUpstreamDispatcher } from '../../src/routing/dispatcher.js';
+import { EXCHANGE_HEADER } from '../../src/request/headers.js';
+
+let server: http.Server;
+let origin: string;
+const seen: http.IncomingHttpHeaders[] = [];
+
+before(async () => {
+  server = http.createServer((req, res) => {
+    seen.push(req.headers);
+    if (req.url === '/hang') {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.write('{');
+      return;
+    }
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end('{"ok":true}');
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+after(async () => {
+  server.closeAllConnections();
+  await new Promise((r) => server.close(r));
+});
+
+function recorder(): { events: string[]; abort: ((reason: Error) => void) | undefined; hooks: { onStart(abort: (reason: Error) => void): void; onEnd(): void } } {
+  const rec = {
+    events: [] as string[],
+    abort: undefined as ((reason: Error) => void) | undefined,
+    hooks: {
+      onStart(abort: (reason: Error) => void) {
+        rec.events.push('start');
+        rec.abort = abort;
+      },
+      onEnd() {
+        rec.events.push('end');
+      },
+    },
+  };
+  return rec;
+}
+
+test('legacy handler (undici request()): hooks see start and end; the header never reaches the seller', async () => {
+  const upstream = createUpstreamDispatcher(() => false);
+  const rec = recorder();
+  upstream.register('k-1', rec.hooks);
+  const res = await upstream.dispatcher.request({ origin, path: '/ok', method: 'POST', headers: { [EXCHANGE_HEADER]: 'k-1', 'x-other': 'y' }, body: '{}' });
+  assert.equal(await res.body.text(), '{"ok":true}');
+  assert.deepEqual(rec.events, ['start', 'end']);
+  assert.equal(seen.at(-1)![EXCHANGE_HEADER], undefined);
+  assert.equal(seen.at(-1)!['x-other'], 'y');
+  upstream.unregister('k-1');
+  await upstream.close();
+});
+
+test('legacy handler: the abort given at the start ends the request with its reason', async () => {
+  const upstream = createUpstreamDispatcher(() => false);
+  const rec = recorder();
+  upstream.register('k-2', rec.hooks);
+  const res = await upstream.dispatcher.request({ origin, path: '/hang', method: 'GET', headers: { [EXCHANGE_HEADER]: 'k-2' } });
+  const reason = new Error('gateway stops it');
+  rec.abort!(reason);
+  rec.abort!(new Error('twice is a no-op'));
+  await assert.rejects(res.body.text(), (err: unknown) => err === reason);
+  assert.deepEqual(rec.events, ['start', 'end']);
+  await upstream.close();
+});
+
+test('an unregistered key or no header: the request goes as is', async () => {
+  const upstream = createUpstreamDispatcher(() => false);
+  const res = await upstream.dispatcher.request({ origin, path: '/ok', method: 'GET', headers: { [EXCHANGE_HEADER]: 'unknown' } });
+  assert.equal(await res.body.text(), '{"ok":true}');
+  assert.equal(seen.at(-1)![EXCHANGE_HEADER], undefined);
+  await upstream.close();
+});
+
+test('new-API handler (onRequestStart ...): hooks see start and end', async () => {
+  const upstream = createUpstreamDispatcher(() => false);
+  const rec = recorder();
+  upstream.register('k-3', rec.hooks);
+  const chunks: Buffer[] = [];
+  await new Promise<void>((resolve, reject) => {
+    const handler: Dispatcher.DispatchHandler = {
+      onRequestStart() {},
+      onResponseStart() {},
+      onResponseData(_c, chunk) {
+        chunks.push(chunk);
+      },
+      onResponseEnd() {
+        resolve();
+      },
+      onResponseError(_c, err) {
+        reject(err);
+      },
+    };
+    upstream.dispatcher.dispatch({ origin, path: '/ok', method: 'GET', headers: { [EXCHANGE_HEADER]: 'k-3' } }, handler);
+  });
+  assert.equal(Buffer.concat(chunks).toString(), '{"ok":true}');
+  assert.deepEqual(rec.events, ['start', 'end']);
+  await upstream.close();
+});
