@@ -25,7 +25,7 @@
  *    hostile seller gets an answer per backoff period instead of keeping the loop busy.
  * 2. **Buffered response bytes** (`max_buffered_response_bytes`), per agent. The response
  *    bytes the gateway holds for all of the agent's in-flight responses while they are
- *    received (JSON bodies; an SSE stream's incomplete event). A response whose next chunk
+ *    received (JSON bodies; an SSE stream's incomplete line). A response whose next chunk
  *    would find the agent over the cap waits before reading it (TCP back-pressure on that
  *    seller), except the agent's oldest holding response, which always proceeds, so the
  *    agent always makes progress. The bound is therefore the cap + the oldest response
@@ -114,7 +114,11 @@ class AgentState {
   heldBytes = 0;
   /** Times a lease had to wait (since start). */
   bufferWaits = 0;
-  /** Leases holding bytes or waiting, oldest first (a Set keeps insertion order). */
+  /**
+   * Leases holding bytes, in the order they started holding (a Set keeps insertion order):
+   * the first always reads on. A lease holding nothing is not in it (an idle SSE stream must
+   * not be the one exempt while the others wait: nothing would ever be released).
+   */
   readonly leases = new Set<BufferLease>();
   blocked: BufferLease[] = [];
 
@@ -278,10 +282,7 @@ export class AgentGuard {
 
   /** Opens the buffer lease of one response of `agent` (see {@link BufferLease}). */
   lease(agent: string, settings: GuardSettings): BufferLease {
-    const s = this.state(agent, settings);
-    const lease = new BufferLease(s);
-    s.leases.add(lease);
-    return lease;
+    return new BufferLease(this.state(agent, settings));
   }
 
   /** Bytes currently held for `agent`'s responses. */
@@ -364,17 +365,20 @@ export class BufferLease {
   constructor(private readonly s: AgentState) {}
 
   add(n: number): void {
-    if (this.released) return;
+    if (this.released || n <= 0) return;
+    if (this.held === 0) this.s.leases.add(this);
     this.held += n;
     this.s.heldBytes += n;
   }
 
-  /** Sets the bytes held to `n` (a stream that forwards as it goes holds only its incomplete event). */
+  /** Sets the bytes held to `n` (a stream that forwards as it goes holds only its incomplete line). */
   set(n: number): void {
-    if (this.released) return;
+    if (this.released || n === this.held) return;
     const lower = n < this.held;
+    if (this.held === 0) this.s.leases.add(this);
     this.s.heldBytes += n - this.held;
     this.held = n;
+    if (n === 0) this.s.leases.delete(this);
     if (lower) this.wakeOthers();
   }
 

@@ -145,24 +145,23 @@ export function createMetrics(opts: CreateMetricsOptions = {}): GatewayMetrics {
     },
   });
   const guard = opts.guard ?? (() => []);
-  new Gauge({
-    name: `${METRIC_PREFIX}agent_buffered_response_bytes`,
-    help: "Response bytes held right now for an agent's in-flight responses (max_buffered_response_bytes).",
-    labelNames: ['agent'] as const,
-    registers,
-    collect() {
-      for (const g of guard()) this.set({ agent: g.agent }, g.heldBytes);
-    },
-  });
-  new Gauge({
-    name: `${METRIC_PREFIX}agent_calls_backing_off`,
-    help: 'Kinds of call (method, or tool) of an agent backing off right now after bound breaches (backoff_after_breaches).',
-    labelNames: ['agent'] as const,
-    registers,
-    collect() {
-      for (const g of guard()) this.set({ agent: g.agent }, g.backingOff);
-    },
-  });
+  /** A per-agent gauge read from the guard's state when /metrics is scraped. */
+  const guardGauge = (name: string, help: string, value: (g: GuardSample) => number): void =>
+    void new Gauge({
+      name: `${METRIC_PREFIX}${name}`,
+      help,
+      labelNames: ['agent'] as const,
+      registers,
+      collect() {
+        for (const g of guard()) this.set({ agent: g.agent }, value(g));
+      },
+    });
+  guardGauge('agent_buffered_response_bytes', "Response bytes held right now for an agent's in-flight responses (max_buffered_response_bytes).", (g) => g.heldBytes);
+  guardGauge(
+    'agent_calls_backing_off',
+    'Kinds of call (method, or tool) of an agent backing off right now after bound breaches (backoff_after_breaches).',
+    (g) => g.backingOff,
+  );
   const bufferWaitsSeen = new Map<string, number>();
   new Counter({
     name: `${METRIC_PREFIX}agent_buffer_waits_total`,

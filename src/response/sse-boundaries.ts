@@ -10,7 +10,7 @@
  *
  * Line endings (WHATWG HTML §9.2.6): LF, CR LF, or CR alone.
  */
-import { isAscii } from 'node:buffer';
+import { isAscii, isUtf8 } from 'node:buffer';
 
 const LF = 0x0a;
 const CR = 0x0d;
@@ -152,9 +152,10 @@ export class SseIdFieldWatch {
  * - Complete lines (through the last LF or CR of a range) are decoded and handed to `sink`
  *   at once, so nothing is delayed: comments and events go out as soon as their lines end.
  * - The incomplete last line is held as the raw bytes it arrived in (views, no copy, no
- *   concatenation), decoded only when its line ends. That bounds what one never-ending line
- *   costs to its own bytes (the 100 MiB SSE attack: bench/README.md, Memory under attack),
- *   instead of a decoded copy per chunk in the parser's buffer.
+ *   concatenation), and only when its line ends is it joined into one buffer, decoded once
+ *   and handed over whole (the parser then joins no pieces). That bounds what one
+ *   never-ending line costs to its own bytes (the 100 MiB SSE attack: bench/README.md,
+ *   Memory under attack), instead of a decoded copy per chunk in the parser's buffer.
  * - Cap: once the held line exceeds `maxLineBytes`, `push` returns false and drops it; the
  *   caller reports the breach (sse-stage.ts: `sse_event`) and calls {@link reset} at the
  *   next event boundary.
@@ -167,6 +168,7 @@ export class SseIdFieldWatch {
 export class SseLineFeeder {
   private held: Buffer[] = [];
   private heldBytes = 0;
+  private completed: CompletedLine | undefined;
   private decoder = new TextDecoder('utf-8');
   /** The decoder's last input byte was >= 0x80: it may hold the start of a character. */
   private dirty = false;
@@ -178,9 +180,9 @@ export class SseLineFeeder {
   private cachedText: string | undefined;
 
   /**
-   * @param sink         receives decoded text, in stream order: whole lines, except the
-   *                     pieces of a held line ({@link flushHeld}, and before the rest of a
-   *                     line that ends later)
+   * @param sink         receives decoded text, in stream order: whole lines (a held line
+   *                     alone, with its line break; at the end of the stream,
+   *                     {@link flushHeld}, without one)
    * @param maxLineBytes bound on the bytes of the held incomplete line (inclusive)
    */
   constructor(
@@ -204,23 +206,53 @@ export class SseLineFeeder {
     if (start === 0) this.cachedChunk = undefined;
     const cut = lineEnd(chunk, start, end);
     if (cut === start) return this.hold(chunk.subarray(start, end));
-    if (this.heldBytes > 0) this.flushHeld();
-    this.feed(chunk, start, cut);
+    let from = start;
+    if (this.heldBytes > 0) {
+      // The held line ends at the range's first line break: handed over whole, with the
+      // break (without it, the parser would hold the line and join it with the next text).
+      from = firstBreak(chunk, start, cut) + 1;
+      this.completeHeld(chunk.subarray(start, from));
+    }
+    if (from < cut) this.feed(chunk, from, cut);
     return cut === end || this.hold(chunk.subarray(cut, end));
   }
 
   /** Hands the held incomplete line to the sink (end of stream). */
   flushHeld(): void {
-    const held = this.held;
-    this.held = [];
-    this.heldBytes = 0;
-    for (const piece of held) this.feed(piece, 0, piece.length);
+    if (this.heldBytes > 0) this.completeHeld(EMPTY);
+  }
+
+  /**
+   * The last `data:` line that was held over chunk edges and then handed to the sink whole,
+   * once (the next call returns undefined until another one completes): its bytes without
+   * the line break, the length of the text the sink got for them, and whether those bytes
+   * are valid UTF-8 (then they are exactly the UTF-8 encoding of that text, less a BOM the
+   * decoder dropped at the stream's start). The SSE stage reuses them as the event's data
+   * bytes (sse-stage.ts) instead of encoding the parsed text again.
+   */
+  takeCompletedLine(): CompletedLine | undefined {
+    const line = this.completed;
+    this.completed = undefined;
+    return line;
+  }
+
+  /**
+   * Notes that the stream's bytes so far went to the host without this feeder (whole event
+   * blocks the SSE stage forwarded raw): the stream's start is past, so a later U+FEFF is a
+   * character, not a BOM to drop. Call only at an event boundary (nothing held).
+   */
+  passedRaw(): void {
+    if (!this.fresh) return;
+    // The decoder has seen no byte: it would drop a leading U+FEFF as a BOM.
+    this.decoder = new TextDecoder('utf-8', { ignoreBOM: true });
+    this.fresh = false;
   }
 
   /** Drops the held line and any partial character in the decoder (after a skipped event). */
   reset(): void {
     this.held = [];
     this.heldBytes = 0;
+    this.completed = undefined;
     this.decoder.decode();
     this.dirty = false;
     this.fresh = true;
@@ -237,8 +269,30 @@ export class SseLineFeeder {
     return true;
   }
 
+  /**
+   * The held line and `rest` (its end through its line break; empty at the end of the
+   * stream) as one buffer, decoded once and handed to the sink.
+   */
+  private completeHeld(rest: Buffer): void {
+    const pieces = rest.length > 0 ? [...this.held, rest] : this.held;
+    const all = pieces.length === 1 ? pieces[0]! : Buffer.concat(pieces, this.heldBytes + rest.length);
+    this.held = [];
+    this.heldBytes = 0;
+    const text = this.decode(all, 0, all.length);
+    const breakBytes = rest.length > 0 ? 1 : 0;
+    const line = all.subarray(0, all.length - breakBytes);
+    this.completed = startsWithData(line)
+      ? { bytes: line, textLength: text.length - breakBytes, utf8: all === this.cachedChunk && this.cachedAscii ? true : isUtf8(line) }
+      : undefined;
+    this.sink(text);
+  }
+
   /** Decodes `chunk[start, end)` and hands it to the sink. */
   private feed(chunk: Buffer, start: number, end: number): void {
+    this.sink(this.decode(chunk, start, end));
+  }
+
+  private decode(chunk: Buffer, start: number, end: number): string {
     if (!this.dirty && !this.fresh) {
       if (chunk !== this.cachedChunk) {
         this.cachedChunk = chunk;
@@ -247,14 +301,38 @@ export class SseLineFeeder {
       }
       if (this.cachedAscii) {
         const text = (this.cachedText ??= chunk.toString('latin1'));
-        this.sink(start === 0 && end === chunk.length ? text : text.slice(start, end));
-        return;
+        return start === 0 && end === chunk.length ? text : text.slice(start, end);
       }
     }
     this.fresh = false;
     this.dirty = chunk[end - 1]! >= 0x80;
-    this.sink(this.decoder.decode(chunk.subarray(start, end), { stream: true }));
+    return this.decoder.decode(chunk.subarray(start, end), { stream: true });
   }
+}
+
+/** See {@link SseLineFeeder.takeCompletedLine}. */
+export interface CompletedLine {
+  /** The line's bytes, line break excluded. */
+  readonly bytes: Buffer;
+  /** UTF-16 length of the text the sink got for it. */
+  readonly textLength: number;
+  /** `bytes` is valid UTF-8. */
+  readonly utf8: boolean;
+}
+
+const EMPTY = Buffer.alloc(0);
+const DATA_FIELD = Buffer.from('data:', 'latin1');
+
+function startsWithData(line: Buffer): boolean {
+  return line.length >= DATA_FIELD.length && line.compare(DATA_FIELD, 0, DATA_FIELD.length, 0, DATA_FIELD.length) === 0;
+}
+
+/** The offset of the first LF or CR in `chunk[start, end)` (there is one). */
+function firstBreak(chunk: Buffer, start: number, end: number): number {
+  const range = chunk.subarray(start, end);
+  const lf = range.indexOf(LF);
+  const cr = range.indexOf(CR);
+  return start + (lf === -1 ? cr : cr === -1 ? lf : Math.min(lf, cr));
 }
 
 /** The offset just past the last LF or CR in `chunk[start, end)`, or `start` when there is none. */

@@ -12,15 +12,21 @@ export interface SseEventOut {
 }
 
 export function encodeSseEvent(ev: SseEventOut): string {
-  let out = '';
-  if (ev.id !== undefined) out += ev.id === '' ? 'id\n' : `id: ${ev.id}\n`;
-  if (ev.event !== undefined) out += `event: ${ev.event}\n`;
+  let out = eventHead(ev);
   if (ev.data.indexOf('\n') === -1) {
     out += `data: ${ev.data}\n`;
   } else {
     for (const line of ev.data.split('\n')) out += `data: ${line}\n`;
   }
   return out + '\n';
+}
+
+/** The `id:` and `event:` lines of an event. */
+function eventHead(ev: Omit<SseEventOut, 'data'>): string {
+  let out = '';
+  if (ev.id !== undefined) out += ev.id === '' ? 'id\n' : `id: ${ev.id}\n`;
+  if (ev.event !== undefined) out += `event: ${ev.event}\n`;
+  return out;
 }
 
 /** A `retry:` field on its own (sets the client's reconnection time; dispatches no event). */
@@ -35,21 +41,67 @@ export function encodeSseComment(text: string): string {
 
 /** What {@link SseFrameBatch.flush} writes to: the host's response (`ServerResponse`). */
 export interface SseSink {
-  write(chunk: string, encoding?: BufferEncoding): boolean;
+  write(chunk: string | Uint8Array, encoding?: BufferEncoding): boolean;
+  /** Several writes between `cork` and `uncork` reach the socket together (one `writev`). */
+  cork?(): void;
+  uncork?(): void;
 }
+
+const LF = 0x0a;
 
 /**
  * The frames of one input chunk, written to the host in one write (ARCHITECTURE §5: SSE is
  * never buffered: the SSE stage flushes after each input chunk, before it awaits the next
  * one, so batching adds no delay; it saves a socket write per event: one write per event was
  * most of the gateway's cost on a stream of small events, bench/README.md "SSE events/s").
+ *
+ * Frames are text, or bytes: an event whose data is held as UTF-8 bytes ({@link eventBytes}),
+ * or an event block forwarded as the seller's bytes ({@link raw}). Bytes are never copied: a
+ * flush of several parts writes them corked (one `writev` on the socket).
  */
 export class SseFrameBatch {
   private text = '';
+  /** Parts before `text`, in order, when the batch holds bytes. */
+  private parts: Array<string | Buffer> = [];
+  /** The chunk of the raw range being extended (its first block is the last part), and the range's end. */
+  private rawChunk: Buffer | undefined;
+  private rawEnd = 0;
 
   /** Adds one event, as {@link encodeSseEvent} writes it. */
   event(ev: SseEventOut): void {
     this.text += encodeSseEvent(ev);
+  }
+
+  /**
+   * Adds one event whose data is the UTF-8 bytes `data`: the same bytes as
+   * {@link encodeSseEvent} writes for `data.toString('utf8')` when `data` is valid UTF-8
+   * (each LF-separated line of it in its own `data:` line), without decoding it.
+   */
+  eventBytes(ev: Omit<SseEventOut, 'data'>, data: Buffer): void {
+    this.text += eventHead(ev);
+    let at = 0;
+    for (let lf = data.indexOf(LF); lf !== -1; lf = data.indexOf(LF, at)) {
+      this.text += 'data: ';
+      this.bytes(data.subarray(at, lf));
+      this.text += '\n';
+      at = lf + 1;
+    }
+    this.text += 'data: ';
+    this.bytes(data.subarray(at));
+    this.text += '\n\n';
+  }
+
+  /** Adds `chunk[start, end)` as it is (event blocks the stage forwards as the seller's bytes). */
+  raw(chunk: Buffer, start: number, end: number): void {
+    if (start >= end) return;
+    // The next block of the same chunk extends the pending range (one view at the end).
+    if (this.rawChunk === chunk && this.rawEnd === start && this.text === '') {
+      this.rawEnd = end;
+      return;
+    }
+    this.bytes(chunk.subarray(start, end));
+    this.rawChunk = chunk;
+    this.rawEnd = end;
   }
 
   /** Adds a frame already encoded (a comment, a `retry:`). */
@@ -58,16 +110,63 @@ export class SseFrameBatch {
   }
 
   /**
-   * Writes what was added since the last flush in one `write`, if anything. Returns the bytes
-   * written and whether `sink` wants a drain (`write` returned false). Text that is all ASCII
-   * (as many UTF-8 bytes as characters) is written as Latin-1: the same bytes, copied without
-   * a UTF-8 encoding pass.
+   * Writes what was added since the last flush, if anything, in one `write` (text alone,
+   * or one byte part alone) or corked writes. Returns the bytes written and whether `sink`
+   * wants a drain (a `write` returned false). Text that is all ASCII (as many UTF-8 bytes as
+   * characters) is written as Latin-1: the same bytes, copied without a UTF-8 encoding pass.
    */
   flush(sink: SseSink): { bytes: number; full: boolean } {
-    const text = this.text;
-    if (text === '') return { bytes: 0, full: false };
+    this.closeRaw();
+    if (this.parts.length === 0) {
+      const text = this.text;
+      if (text === '') return { bytes: 0, full: false };
+      this.text = '';
+      return writeText(sink, text);
+    }
+    if (this.text !== '') this.parts.push(this.text);
+    const parts = this.parts;
+    this.parts = [];
     this.text = '';
-    const bytes = Buffer.byteLength(text);
-    return { bytes, full: !sink.write(text, bytes === text.length ? 'latin1' : 'utf8') };
+    if (parts.length === 1) return writePart(sink, parts[0]!);
+    let bytes = 0;
+    let full = false;
+    sink.cork?.();
+    for (const part of parts) {
+      const w = writePart(sink, part);
+      bytes += w.bytes;
+      full ||= w.full;
+    }
+    sink.uncork?.();
+    return { bytes, full };
   }
+
+  private bytes(b: Buffer): void {
+    this.closeRaw();
+    if (b.length === 0) return;
+    if (this.text !== '') {
+      this.parts.push(this.text);
+      this.text = '';
+    }
+    this.parts.push(b);
+  }
+
+  /** Ends the pending raw range: its view replaces the last part (the range's first block). */
+  private closeRaw(): void {
+    const chunk = this.rawChunk;
+    if (chunk === undefined) return;
+    this.rawChunk = undefined;
+    const last = this.parts.length - 1;
+    const first = this.parts[last] as Buffer;
+    const start = first.byteOffset - chunk.byteOffset;
+    if (start + first.length !== this.rawEnd) this.parts[last] = chunk.subarray(start, this.rawEnd);
+  }
+}
+
+function writePart(sink: SseSink, part: string | Buffer): { bytes: number; full: boolean } {
+  return typeof part === 'string' ? writeText(sink, part) : { bytes: part.length, full: !sink.write(part) };
+}
+
+function writeText(sink: SseSink, text: string): { bytes: number; full: boolean } {
+  const bytes = Buffer.byteLength(text);
+  return { bytes, full: !sink.write(text, bytes === text.length ? 'latin1' : 'utf8') };
 }

@@ -5,12 +5,20 @@
  * before the next chunk is awaited (one write per event cost more than all the rest on a
  * stream of small events: bench/README.md "SSE events/s").
  *
- * Per event, only what the event can need: an event's data is JSON-parsed only when it may be
- * the response to the request ({@link mayBeResponse}: the rewrite and the ending need it);
- * progress notifications and the like get the size and structure bounds and the count. A
- * chunk is parsed in one piece unless an event in it may carry an id (its resume token needs
- * the exact count through its end) or it crosses the cumulative bound; then one event block
- * at a time.
+ * Per event, only what the event can need (issue 5, bench/README.md "SSE events/s" and
+ * "SSE one-event results"):
+ * - Event blocks the gateway neither reads nor changes (no id, cannot be the response, in
+ *   the exact form the encoder writes, provably within every bound) are forwarded as the
+ *   seller's bytes, unparsed: sse-raw-events.ts decides, byte for byte, conservatively.
+ *   eventsource-parser stays the parser of every other event.
+ * - An event's data is JSON-parsed only when it may be the response to the request
+ *   ({@link mayBeResponse}: the rewrite and the ending need it), and not even then when the
+ *   WebAssembly scan of its bytes proves what the parse would (sse-message.ts); the data's
+ *   bytes go out as they are, or spliced for a dedupe. Progress notifications and the like
+ *   get the size and structure bounds and the count.
+ * - A chunk without CR is planned block by block (raw or parsed); otherwise it is parsed in
+ *   one piece unless an event in it may carry an id (its resume token needs the exact count
+ *   through its end) or it crosses the cumulative bound; then one event block at a time.
  *
  * Bounds (spec: mcp-response-extraction.md, Size Limits; ARCHITECTURE §5):
  * - cumulative: every byte of a request's stream (comments included) counts against
@@ -24,8 +32,12 @@
  *   attack) costs its bytes up to the cap, then `sse_event` (or `sse_cumulative` first, when
  *   the response limit is the lower), without waiting for the line to end.
  * - structure: a `message` event's data is checked for depth/node bounds before JSON.parse
- *   (checkJsonBounds, skipped where {@link withinJsonBounds} proves it would pass).
+ *   (the scan of sse-message.ts, skipped where {@link withinJsonBounds} proves it would
+ *   pass; a raw block proves it from its bytes).
  * - time: `sse_idle_timeout_ms` (no byte at all) -> `sse_idle`, `sse_deadline_ms` (whole stream) -> `sse_deadline`.
+ * - memory: the incomplete line held counts against the agent's `max_buffered_response_bytes`
+ *   (src/admission/agent-guard.ts): over it, the next chunk is read once the agent's other
+ *   responses release enough (no idle timeout meanwhile).
  *
  * Ending: once the response to the request's id has passed, the host's stream ends and the
  * upstream request is aborted (SDK servers may keep a resumed stream open: ARCHITECTURE §5).
@@ -45,11 +57,12 @@ import { createParser, type EventSourceMessage, type ParseError } from 'eventsou
 import { isRequestStream, type Exchange } from '../exchange.js';
 import { answerWithLocalError, type LocalErrorInput } from '../errors/local-reply.js';
 import { GatewayAbortError } from '../errors/abort.js';
-import { checkJsonBounds, withinJsonBounds } from '../mcp/json-bounds.js';
+import { withinJsonBounds } from '../mcp/json-bounds.js';
 import { ByteBudget } from './byte-budget.js';
-import { SseBoundaryScanner, SseIdFieldWatch, SseLineFeeder } from './sse-boundaries.js';
+import { SseBoundaryScanner, SseIdFieldWatch, SseLineFeeder, type CompletedLine } from './sse-boundaries.js';
 import { SseFrameBatch, encodeSseComment, encodeSseRetry } from './sse-encode.js';
-import { isResponseToExchange, rewriteResponse } from './rewrite.js';
+import { planRawEvents } from './sse-raw-events.js';
+import { inspectEventData } from './sse-message.js';
 import type { UpstreamResponse } from './json-stage.js';
 import { bodyErrorToLocal, recordCounts } from './body-source.js';
 import { drainOrClose } from './drain.js';
@@ -58,6 +71,8 @@ import type { PipelineHooks } from './pipeline.js';
 
 /** Slack over `max_sse_event_bytes` for the parser's pending line buffer (field names, line breaks). */
 export const SSE_PENDING_SLACK_BYTES = 64 * 1024;
+
+const CR = 0x0d;
 
 /**
  * False when the JSON text `data` cannot parse to a JSON-RPC response, so it need not be
@@ -72,6 +87,24 @@ export function mayBeResponse(data: string): boolean {
 }
 /** Prefixes of both keys: a faster scan than the quoted keys (fewer candidate positions); false positives only cost a parse. */
 const RESPONSE_KEYS = /resul|erro/;
+
+/**
+ * The UTF-8 bytes of an event's `data` taken from `line`, the event's data line that the line
+ * feeder handed over whole after holding it (sse-boundaries.ts takeCompletedLine), or
+ * undefined when they cannot be proved to be exactly those bytes. The parser dispatches an
+ * event at its blank line, so the first event after that line was handed over is the one it
+ * belongs to; `data` is then that line's value (after `data:` and one optional space) when
+ * their lengths match (a second data line would add its text and an LF), and the line's
+ * valid UTF-8 bytes are the encoding of that text.
+ */
+export function dataBytesOf(data: string, line: CompletedLine | undefined): Buffer | undefined {
+  if (line === undefined || !line.utf8) return undefined;
+  const valueStart = line.bytes[DATA_FIELD_LENGTH] === SPACE ? DATA_FIELD_LENGTH + 1 : DATA_FIELD_LENGTH;
+  return data.length === line.textLength - valueStart ? line.bytes.subarray(valueStart) : undefined;
+}
+/** `data:`; the bytes of the line are ASCII up to and including its optional space. */
+const DATA_FIELD_LENGTH = 5;
+const SPACE = 0x20;
 
 /**
  * Streams a seller's `text/event-stream` body to the host through the SSE stages (module doc).
@@ -141,43 +174,39 @@ export async function handleSseBody(
   const boundsLimits = { maxDepth: limits.max_json_depth, maxNodes: limits.max_json_nodes };
 
   const onEvent = (ev: EventSourceMessage): void => {
+    // The event's one data line, when it was held over chunk edges: its bytes are the data's.
+    const line = lines.takeCompletedLine();
     if (exchange.finished) return;
-    let data = ev.data;
-    // -1: not measured (short data, within the bound whatever its characters).
-    let dataBytes = data.length <= maxDataChars ? -1 : Buffer.byteLength(data);
+    const data = ev.data;
+    // Short data is within the bound whatever its characters: not measured.
+    const dataBytes = data.length <= maxDataChars ? -1 : Buffer.byteLength(data);
     if (dataBytes > perEventLimit) {
       fail({ reason: 'sse_event', limitBytes: perEventLimit, observedBytes: dataBytes });
       return;
     }
     let final = false;
+    /** The data as UTF-8 bytes to send instead of `data`, when the checks produced them. */
+    let out: Buffer | undefined;
     if ((ev.event === undefined || ev.event === 'message') && data !== '') {
-      const bounds = withinJsonBounds(data, boundsLimits) ? undefined : checkJsonBounds(data, boundsLimits);
-      if (bounds !== undefined && !bounds.ok) {
-        if (dataBytes < 0) dataBytes = Buffer.byteLength(data);
-        fail({ reason: bounds.reason, limitBytes: perEventLimit, observedBytes: dataBytes, limit: bounds.limit, observed: bounds.observed });
-        return;
-      }
-      // Parsed only when it may be the response to the request (mayBeResponse):
-      // anything else (progress notifications...) is forwarded as it is, parsed or not.
-      if (answerable && mayBeResponse(data)) {
-        let message: unknown;
-        try {
-          message = JSON.parse(data);
-        } catch {
-          message = undefined; // not JSON: forwarded as it is, the host's client decides
+      // Parsed only when it may be the response to the request (mayBeResponse): anything else
+      // (progress notifications...) is forwarded as it is, after the structure bounds (proved
+      // by withinJsonBounds, else scanned: sse-message.ts).
+      const candidate = answerable && mayBeResponse(data);
+      if (candidate || !withinJsonBounds(data, boundsLimits)) {
+        const verdict = inspectEventData(exchange, data, { ...boundsLimits, mayBeResponse: candidate, wantsMessage: hooks.wantsResponseMessage }, dataBytesOf(data, line));
+        if (verdict.kind === 'breach') {
+          fail({ reason: verdict.reason, limitBytes: perEventLimit, observedBytes: verdict.dataBytes, limit: verdict.limit, observed: verdict.observed });
+          return;
         }
-        if (message !== undefined && isResponseToExchange(exchange, message)) {
+        if (verdict.kind === 'forward') out = verdict.bytes;
+        else {
           final = true;
-          if (dataBytes < 0) dataBytes = Buffer.byteLength(data);
-          const rewritten = rewriteResponse(exchange, message, data);
-          let outBytes = dataBytes;
-          if (rewritten.changed) {
-            data = JSON.stringify(rewritten.message);
-            outBytes = Buffer.byteLength(data);
-            exchange.bytesSaved += dataBytes - outBytes;
-            exchange.actions.push(rewritten.action);
+          out = verdict.out;
+          if (verdict.changed) {
+            exchange.bytesSaved += verdict.dataBytes - out.length;
+            exchange.actions.push(verdict.action);
           }
-          hooks.onResponseMessage(rewritten.message, outBytes);
+          if (verdict.message !== undefined) hooks.onResponseMessage(verdict.message, out.length);
         }
       }
     }
@@ -189,7 +218,10 @@ export async function handleSseBody(
       id = exchange.mintEventId(id, cumulative ? cumulative.used : 0);
       if (id === undefined) log.warn({ agent: exchange.agent.name }, 'SSE event id could not be turned into a resume token: forwarded without an id');
     }
-    if (!exchange.finished) batch.event({ id, event: ev.event, data });
+    if (!exchange.finished) {
+      if (out !== undefined) batch.eventBytes({ id, event: ev.event }, out);
+      else batch.event({ id, event: ev.event, data });
+    }
     if (id !== undefined && id !== '') exchange.lastEventIdSent = id;
     if (final) endPlainly(exchange.actions.length > 0 ? 'rewritten' : 'ok');
   };
@@ -295,13 +327,22 @@ export async function handleSseBody(
   };
   const boundaries = new SseBoundaryScanner();
   const idFields = new SseIdFieldWatch();
+  /** The bytes so far are whole event blocks: the parser and the line feeder hold nothing. */
+  let atEventStart = true;
+  const rawLimits = { maxEventBytes: perEventLimit, maxDepth: limits.max_json_depth, maxNodes: limits.max_json_nodes, answerable };
 
   /**
-   * Parses one input chunk; false once the stream is over. Event blocks are taken one at a
-   * time where an event may carry an id (its resume token needs the count through its end),
-   * while skipping to a boundary, and where the cumulative bound breaks. Otherwise the chunk
-   * is taken in one piece, after the block that completes a held line (the only place where
-   * a cap breach can happen before the chunk's last boundary: test/unit/sse-stage-batching).
+   * Parses one input chunk; false once the stream is over.
+   *
+   * A chunk with a complete event block and no CR (and not crossing the cumulative bound,
+   * not skipping) is planned block by block (sse-raw-events.ts): blocks the gateway neither
+   * reads nor changes go to the host as the seller's bytes, unparsed; the others are parsed,
+   * those that may carry an id one block at a time (the resume token's exact count).
+   *
+   * Otherwise event blocks are taken one at a time where an event may carry an id, while
+   * skipping to a boundary, and where the cumulative bound breaks; else the chunk is taken in
+   * one piece, after the block that completes a held line (the only place where a cap
+   * breach can happen before the chunk's last boundary: test/unit/sse-stage-batching).
    */
   const takeChunk = (chunk: Buffer): boolean => {
     const n = chunk.length;
@@ -310,6 +351,13 @@ export async function handleSseBody(
     // The chunk that crosses the cumulative bound is also taken block by block: the error
     // reports the count through the block that crossed (sse-split-across-events.test.ts).
     const crossing = cumulative !== undefined && cumulative.used + n > cumulative.limit;
+    const fromEventStart = atEventStart;
+    atEventStart = last === n;
+    if (last !== -1 && !skippingToBoundary && !crossing && chunk.indexOf(CR) === -1) {
+      const from = fromEventStart ? 0 : boundaries.firstEnd(chunk);
+      boundaries.advance(chunk);
+      return takePlanned(chunk, from, last, withIds);
+    }
     const ends = withIds || skippingToBoundary || crossing ? boundaries.endsIn(chunk) : lines.pendingBytes > 0 && last !== -1 ? [boundaries.firstEnd(chunk)] : [];
     boundaries.advance(chunk);
     let start = 0;
@@ -320,7 +368,36 @@ export async function handleSseBody(
     return start < n ? take(chunk, start, n, last === n) : true;
   };
 
+  /**
+   * `takeChunk` for a chunk without CR whose first event start is `from` (0, or the end of
+   * the block that completes what earlier chunks began) and last boundary `last`.
+   */
+  const takePlanned = (chunk: Buffer, from: number, last: number, withIds: boolean): boolean => {
+    if (from > 0 && !take(chunk, 0, from, true)) return false;
+    const plan = planRawEvents(chunk, from, rawLimits);
+    /** Start of the parsed blocks not taken yet. */
+    let pending = from;
+    let blockStart = from;
+    for (let k = 0; k < plan.ends.length; k++) {
+      const end = plan.ends[k]!;
+      if (plan.raw[k]) {
+        if (pending < blockStart && !take(chunk, pending, blockStart, true)) return false;
+        cumulative?.take(end - blockStart); // fits: the chunk does not cross the bound
+        batch.raw(chunk, blockStart, end);
+        lines.passedRaw();
+        pending = end;
+      } else if (withIds) {
+        if (!take(chunk, pending, end, true)) return false;
+        pending = end;
+      }
+      blockStart = end;
+    }
+    return pending < chunk.length ? take(chunk, pending, chunk.length, last === chunk.length) : true;
+  };
+
   const source = res.body;
+  // The agent's buffered-bytes cap counts the incomplete line this stream holds (agent-guard.ts).
+  const lease = exchange.guard?.lease(exchange.agent.name, exchange.agent.guard);
   try {
     for await (const chunk of source.chunks) {
       if (exchange.finished) break;
@@ -332,6 +409,16 @@ export async function handleSseBody(
       if (needDrain) {
         needDrain = false;
         await drainOrClose(raw);
+      }
+      if (lease !== undefined) {
+        lease.set(lines.pendingBytes);
+        if (lease.mustWait) {
+          // The gateway, not the seller, is the one not reading: no idle timeout meanwhile.
+          clearTimeout(idleTimer);
+          idleTimer = undefined;
+          await lease.ready(source.stream);
+          armIdle();
+        }
       }
     }
     if (!exchange.finished && !skippingToBoundary) {
@@ -348,6 +435,7 @@ export async function handleSseBody(
     if (local && local.reason !== 'upstream_reset') fail(local);
     if (!exchange.finished) onUpstreamEnd();
   } finally {
+    lease?.release();
     recordCounts(exchange, source);
     hooks.onSseEnd();
     if (deadlineTimer) clearTimeout(deadlineTimer);

@@ -45,6 +45,17 @@ async function answer(req: SeenRequest, res: ServerResponse): Promise<void> {
     res.writeHead(200, json).end(toolResponse(id, { content: [{ type: 'text', text }] }));
     return;
   }
+  if (req.url.startsWith('/ssechunky')) {
+    // One SSE event whose 64 KiB data line arrives 4 KiB at a time.
+    const frame = `data: ${toolResponse(id, { content: [{ type: 'text', text: 'z'.repeat(CHUNKY_BYTES) }] })}\n\n`;
+    res.writeHead(200, { 'content-type': 'text/event-stream' });
+    for (let i = 0; i < frame.length; i += 4096) {
+      res.write(frame.slice(i, i + 4096));
+      await new Promise((r) => setImmediate(r));
+    }
+    res.end();
+    return;
+  }
   if (req.url.startsWith('/chunky')) {
     // A 64 KiB result written 4 KiB at a time, yielding between writes.
     const body = toolResponse(id, { content: [{ type: 'text', text: 'y'.repeat(CHUNKY_BYTES) }] });
@@ -74,6 +85,7 @@ const stack = useSellerAndGateway(
         `  streams: { ${bad}, backoff_after_breaches: 1, backoff_base_ms: 1, backoff_max_ms: 1 }`,
         `  good: { url: ${base}/good/mcp }`,
         `  chunky: { url: ${base}/chunky/mcp, max_buffered_response_bytes: 1024, accept_encoding: [identity] }`,
+        `  ssechunky: { url: ${base}/ssechunky/mcp, max_buffered_response_bytes: 1024, accept_encoding: [identity], dedupe_text: off }`,
         '',
       ].join('\n'),
     );
@@ -230,6 +242,19 @@ describe('agent guard', () => {
   });
 });
 
+
+describe('agent guard: SSE', () => {
+  test('the incomplete line of an SSE stream counts against the cap: concurrent streams wait for it and all complete, byte for byte', async () => {
+    const waitsBefore = guard().bufferWaits('ssechunky');
+    const results = await Promise.all([50, 51, 52, 53].map((id) => call('ssechunky', id)));
+    for (const [i, r] of results.entries()) {
+      const msgs = sseMessages(r.text());
+      assert.deepEqual(msgs, [JSON.parse(toolResponse(50 + i, { content: [{ type: 'text', text: 'z'.repeat(CHUNKY_BYTES) }] }))]);
+    }
+    assert.ok(guard().bufferWaits('ssechunky') > waitsBefore, 'streams waited for the cap');
+    assert.equal(guard().heldBytes('ssechunky'), 0);
+  });
+});
 
 describe('agent guard at shutdown', () => {
   test('requests waiting out a backoff are answered agent_backoff when the gateway closes, never sent (found by a new user: they hung through the grace)', async () => {

@@ -265,6 +265,26 @@ describe('buffered response bytes', () => {
     assert.equal(guard.heldBytes('s'), 0);
   });
 
+  it('a lease that holds nothing is never the exempt one (an idle SSE stream opened first must not leave the others waiting forever)', async () => {
+    const guard = new AgentGuard();
+    const idle = guard.lease('s', SETTINGS); // e.g. the standalone GET stream, between lines
+    const a = guard.lease('s', SETTINGS);
+    const b = guard.lease('s', SETTINGS);
+    a.add(200);
+    b.add(1);
+    assert.equal(idle.mustWait, true, 'over the cap, it waits before reading more like any other');
+    assert.equal(a.mustWait, false, 'the oldest lease that holds bytes reads on');
+    assert.equal(b.mustWait, true);
+    // A stream whose line completes holds nothing again and gives up its place.
+    a.set(0);
+    assert.equal(b.mustWait, false);
+    b.set(500);
+    idle.set(10);
+    assert.equal(idle.mustWait, true, 'it joins at the end when it holds again');
+    for (const l of [idle, a, b]) l.release();
+    assert.equal(guard.heldBytes('s'), 0);
+  });
+
   it('agents have separate caps', () => {
     const guard = new AgentGuard();
     const a = guard.lease('a', SETTINGS);

@@ -21,8 +21,8 @@ test('complete lines are handed over at once; the incomplete last line waits', (
   assert.deepEqual(got, ['event: message\n']);
   assert.equal(f.pendingBytes, 10);
   assert.equal(push(f, ':1}\n\n: keep'), true);
-  // The held line comes first, as its own piece, then the lines it completes.
-  assert.deepEqual(got, ['event: message\n', 'data: {"a"', ':1}\n\n']);
+  // The held line comes first, whole, with its line break, then the lines after it.
+  assert.deepEqual(got, ['event: message\n', 'data: {"a":1}\n', '\n']);
   assert.equal(f.pendingBytes, 6);
   f.flushHeld();
   assert.deepEqual(got.slice(3), [': keep']);
@@ -116,4 +116,51 @@ test('one Buffer object handed out again with new bytes is decoded anew', () => 
   buf.write('data: 2\n\n');
   f.push(buf, 0, buf.length);
   assert.deepEqual(got, ['data: 0\n\n', 'data: 1\n\n', 'data: 2\n\n']);
+});
+
+test('a data line held over chunk edges is handed over whole, and its bytes are kept for the stage once', () => {
+  const { f, got } = feeder();
+  push(f, 'event: message\ndata: {"a":');
+  push(f, '"é"');
+  push(f, '}\n\n');
+  assert.deepEqual(got, ['event: message\n', 'data: {"a":"é"}\n', '\n']);
+  const line = f.takeCompletedLine()!;
+  assert.equal(line.bytes.toString(), 'data: {"a":"é"}');
+  assert.equal(line.textLength, 'data: {"a":"é"}'.length);
+  assert.equal(line.utf8, true);
+  assert.equal(f.takeCompletedLine(), undefined, 'once');
+});
+
+test('no completed line for a line that was not held, a held line that is not data, or after reset', () => {
+  const { f } = feeder();
+  push(f, 'data: 1\n\n');
+  assert.equal(f.takeCompletedLine(), undefined);
+  push(f, ': a comm');
+  push(f, 'ent\n');
+  assert.equal(f.takeCompletedLine(), undefined);
+  push(f, 'data: x');
+  push(f, 'y\n');
+  f.reset();
+  assert.equal(f.takeCompletedLine(), undefined);
+});
+
+test('a completed line: invalid UTF-8 is flagged; the end of the stream completes a held line', () => {
+  const { f, got } = feeder();
+  push(f, 'data: 0\n\n');
+  push(f, Buffer.from([0x64, 0x61, 0x74, 0x61, 0x3a, 0xff]));
+  push(f, '\n\n');
+  assert.equal(f.takeCompletedLine()!.utf8, false);
+  push(f, 'data: la');
+  push(f, 'st');
+  f.flushHeld();
+  assert.equal(got[got.length - 1], 'data: last');
+  assert.equal(f.takeCompletedLine()!.bytes.toString(), 'data: last');
+});
+
+test('a held line ended by CR LF: handed over through the CR, the LF comes with the rest', () => {
+  const { f, got } = feeder();
+  push(f, 'data: a');
+  push(f, 'b\r\ndata: c\n\n');
+  assert.deepEqual(got, ['data: ab\r', '\ndata: c\n\n']);
+  assert.equal(f.takeCompletedLine()!.bytes.toString(), 'data: ab');
 });

@@ -24,6 +24,8 @@ export interface StageRun {
   readonly observed: Array<{ message: unknown; bytes: number }>;
   /** Warnings logged. */
   readonly warnings: unknown[];
+  /** The writes given as bytes (not text), as given: the raw path writes views of the seller's chunks. */
+  readonly buffers: Buffer[];
 }
 
 export interface StageOptions {
@@ -39,6 +41,8 @@ export interface StageOptions {
   record?: boolean;
   /** Called after each recorded write, with the writes so far. */
   onWrite?: (writes: readonly string[]) => void;
+  /** PipelineHooks.wantsResponseMessage (default true: the response is parsed and observed). */
+  wantsResponseMessage?: boolean;
 }
 
 export const TOOL_CALL: RpcPeek = { kind: 'request', id: 1, method: 'tools/call', toolName: 'get_products' };
@@ -63,6 +67,7 @@ export async function runSseStage(chunks: ReadonlyArray<string | Buffer> | Async
     mintEventId: opts.mint ?? ((id, used) => `tok(${id},${used})`),
   });
   const writes: string[] = [];
+  const buffers: Buffer[] = [];
   let ended = false;
   const raw = {
     writableEnded: false,
@@ -75,6 +80,7 @@ export async function runSseStage(chunks: ReadonlyArray<string | Buffer> | Async
     flushHeaders() {},
     write(chunk: string | Buffer, encoding?: BufferEncoding) {
       if (opts.record === false) return true;
+      if (typeof chunk !== 'string') buffers.push(chunk);
       const text = typeof chunk === 'string' ? Buffer.from(chunk, encoding ?? 'utf8').toString('utf8') : chunk.toString('utf8');
       // Writes between cork() and uncork() reach the socket as one write.
       if (raw.corked > 0 && raw.inCork) writes[writes.length - 1] += text;
@@ -115,12 +121,12 @@ export async function runSseStage(chunks: ReadonlyArray<string | Buffer> | Async
     onSseStart() {},
     onSseEnd() {},
     onSseEventDropped() {},
-    wantsResponseMessage: true,
+    wantsResponseMessage: opts.wantsResponseMessage ?? true,
     onResponseMessage: (message, bytes) => observed.push({ message, bytes }),
   };
   const source = Symbol.asyncIterator in chunks ? chunks : chunks.map((c) => (typeof c === 'string' ? Buffer.from(c) : c));
   const stream = Readable.from(source, { objectMode: true, highWaterMark: 1 });
   const body = openBodySource(stream, [], Infinity);
   await handleSseBody(exchange, reply, { statusCode: 200, headers: { 'content-type': 'text/event-stream' }, body }, log, hooks);
-  return { exchange, writes, body: writes.join(''), ended, observed, warnings };
+  return { exchange, writes, body: writes.join(''), ended, observed, warnings, buffers };
 }

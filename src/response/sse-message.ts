@@ -1,0 +1,109 @@
+/**
+ * What the SSE stage (sse-stage.ts) does with a `message` event's data that needs more than
+ * the cheap tests (it may be the response to the request, or it is too large for
+ * json-bounds.ts withinJsonBounds to prove the structure bounds): the same checks and
+ * rewrite as before, done on the data's UTF-8 bytes the way the JSON path does them
+ * (json-stage.ts), so that a large event costs about what a JSON body does.
+ *
+ * - Structure bounds: the WebAssembly scan (json-scan.ts) instead of checkJsonBounds. Data
+ *   the scan finds not to be JSON gets checkJsonBounds, as before: that check counts past a
+ *   syntax error, and the verdict must not depend on which check ran.
+ * - The response: when the scan's top-level members prove the data is (or is not) the
+ *   response to the request and the rewrite provably leaves it unchanged, there is no
+ *   `JSON.parse`, and its bytes go out as they are (issue 5: "the gateway must not parse
+ *   and re-serialize a body it leaves unchanged"). Otherwise it is parsed and rewritten as
+ *   before, and a rewritten tool result is spliced into the seller's bytes (splice.ts)
+ *   where it can be, instead of re-serialized.
+ *
+ * Measured on the bench's 1 MiB one-event results: checkJsonBounds + JSON.parse +
+ * JSON.stringify + a UTF-8 encode were ~10 ms of the gateway's ~11 ms per request.
+ */
+import type { Exchange } from '../exchange.js';
+import { checkJsonBounds } from '../mcp/json-bounds.js';
+import { scanJson, type ByteRange, type JsonScanSummary } from '../mcp/json-scan.js';
+import { isResponseToExchange, rewriteResponse, toolResultLocation } from './rewrite.js';
+import { spliceRewrite } from './splice.js';
+
+/** The outcome of {@link inspectEventData}. */
+export type EventDataVerdict =
+  /** A structure bound broke: `json_depth` or `json_nodes` (limit, observed as json-bounds.ts). */
+  | { readonly kind: 'breach'; readonly reason: 'json_depth' | 'json_nodes'; readonly limit: number; readonly observed: number; readonly dataBytes: number }
+  /** Not the response: the data goes out as it is, as `bytes` when given (its UTF-8 bytes). */
+  | { readonly kind: 'forward'; readonly bytes: Buffer | undefined }
+  /**
+   * The response to the request: `out` is the data to send (the seller's bytes when not
+   * `changed`). `message` is the parsed message as sent, or undefined when it was not parsed
+   * (only when the caller said it does not want it).
+   */
+  | {
+      readonly kind: 'response';
+      readonly out: Buffer;
+      readonly dataBytes: number;
+      readonly changed: boolean;
+      readonly action: 'none' | 'deduped' | 'lifted';
+      readonly message: unknown;
+    };
+
+export interface EventDataOptions {
+  readonly maxDepth: number;
+  readonly maxNodes: number;
+  /** The data may be the response (the stage's mayBeResponse, on a stream answering a request). */
+  readonly mayBeResponse: boolean;
+  /** The caller needs the parsed response message (PipelineHooks.wantsResponseMessage). */
+  readonly wantsMessage: boolean;
+}
+
+/**
+ * Checks a `message` event's data and, when it is the response to the exchange's request,
+ * rewrites it (module doc). Same verdicts as checkJsonBounds + JSON.parse + isResponseToExchange
+ * + rewriteResponse on the text; errors: none thrown (invalid JSON is forwarded). `dataBytes`:
+ * the UTF-8 encoding of `data` when the caller has it (else it is encoded here).
+ */
+export function inspectEventData(exchange: Exchange, data: string, opts: EventDataOptions, dataBytes?: Buffer): EventDataVerdict {
+  const bytes = dataBytes ?? Buffer.from(data, 'utf8');
+  const limits = { maxDepth: opts.maxDepth, maxNodes: opts.maxNodes };
+  const scan = scanJson(bytes, limits);
+  if (!scan.ok) {
+    if (scan.reason !== 'syntax') return { kind: 'breach', reason: scan.reason, limit: scan.limit, observed: scan.observed, dataBytes: bytes.length };
+    const bounds = checkJsonBounds(data, limits);
+    if (!bounds.ok) return { kind: 'breach', reason: bounds.reason, limit: bounds.limit, observed: bounds.observed, dataBytes: bytes.length };
+    return { kind: 'forward', bytes }; // not JSON (JSON.parse would throw): forwarded, the host's client decides
+  }
+  const members = scan.members;
+  // Only an object can be a response (isResponseToExchange).
+  if (!opts.mayBeResponse || members === undefined) return { kind: 'forward', bytes };
+  if (members.plainKeys && !opts.wantsMessage) {
+    if (!(members.hasResult || members.hasError) || valueAt(bytes, members.id) !== exchange.rpc.id) return { kind: 'forward', bytes };
+    if (!mayRewrite(exchange, scan)) return { kind: 'response', out: bytes, dataBytes: bytes.length, changed: false, action: 'none', message: undefined };
+  }
+  const message: unknown = JSON.parse(data);
+  if (!isResponseToExchange(exchange, message)) return { kind: 'forward', bytes };
+  const sc = members.plainKeys ? members.structuredContent : undefined;
+  const rewritten = rewriteResponse(exchange, message, bytes, {
+    numbersRoundTrip: !scan.numberMayBeLossy,
+    structuredContentText: sc && bytes.toString('utf8', sc[0], sc[1]),
+  });
+  let out: Buffer = bytes;
+  if (rewritten.changed) {
+    const spliced = toolResultLocation(exchange.rpc.method!, exchange.protocolVersion) === 'result' ? spliceRewrite(bytes, members, message, rewritten.message) : undefined;
+    out = spliced ?? Buffer.from(JSON.stringify(rewritten.message), 'utf8');
+  }
+  return { kind: 'response', out, dataBytes: bytes.length, changed: rewritten.changed, action: rewritten.action, message: rewritten.message };
+}
+
+/** False when the rewrite stage provably leaves this response unchanged (as json-stage.ts mayRewrite). */
+function mayRewrite(exchange: Exchange, scan: JsonScanSummary): boolean {
+  const { method } = exchange.rpc;
+  if (!exchange.normalize || method === undefined || toolResultLocation(method, exchange.protocolVersion) === undefined) return false;
+  // Normalization only ever parses text that starts with `{` (extract.ts parseTextObject).
+  return scan.textMayHoldObject;
+}
+
+function valueAt(bytes: Buffer, range: ByteRange | undefined): unknown {
+  if (range === undefined) return undefined;
+  try {
+    return JSON.parse(bytes.toString('utf8', range[0], range[1]));
+  } catch {
+    return undefined; // not reached after a successful scan
+  }
+}

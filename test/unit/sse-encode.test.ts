@@ -1,0 +1,80 @@
+/**
+ * The SSE frame batch (src/response/sse-encode.ts) with byte parts: an event whose data is
+ * bytes is written exactly as encodeSseEvent writes its text, raw blocks of one chunk
+ * become one view of it, and a flush of several parts is one corked write sequence.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { SseFrameBatch, encodeSseEvent, type SseSink } from '../../src/response/sse-encode.js';
+
+/** A sink recording what each write got and the cork state around it. */
+function sink(): SseSink & { calls: Array<{ chunk: string | Uint8Array; corked: boolean }>; text: () => string } {
+  let corked = 0;
+  const calls: Array<{ chunk: string | Uint8Array; corked: boolean }> = [];
+  return {
+    calls,
+    write(chunk, encoding) {
+      calls.push({ chunk: typeof chunk === 'string' ? Buffer.from(chunk, encoding).toString('utf8') : chunk, corked: corked > 0 });
+      return true;
+    },
+    cork() {
+      corked++;
+    },
+    uncork() {
+      corked--;
+    },
+    text: () => calls.map((c) => (typeof c.chunk === 'string' ? c.chunk : Buffer.from(c.chunk).toString('utf8'))).join(''),
+  };
+}
+
+test('eventBytes writes the bytes encodeSseEvent writes for their text, one data line per LF', () => {
+  for (const data of ['{"a":1}', '', '{\n  "a": "é✓"\n}', '\n', 'x\n\ny']) {
+    for (const head of [{}, { event: 'message' }, { id: 'tok', event: 'message' }, { id: '' }]) {
+      const batch = new SseFrameBatch();
+      batch.eventBytes(head, Buffer.from(data));
+      const s = sink();
+      const { bytes } = batch.flush(s);
+      const expected = encodeSseEvent({ ...head, data });
+      assert.equal(s.text(), expected, JSON.stringify({ data, head }));
+      assert.equal(bytes, Buffer.byteLength(expected));
+    }
+  }
+});
+
+test('raw blocks of one chunk, added in order, are written as one view of it', () => {
+  const chunk = Buffer.from('data: 1\n\ndata: 2\n\ndata: 3\n\n');
+  const batch = new SseFrameBatch();
+  batch.raw(chunk, 0, 9);
+  batch.raw(chunk, 9, 18);
+  batch.raw(chunk, 18, 27);
+  const s = sink();
+  assert.deepEqual(batch.flush(s), { bytes: 27, full: false });
+  assert.equal(s.calls.length, 1);
+  const view = s.calls[0]!.chunk as Buffer;
+  assert.equal(view.buffer, chunk.buffer);
+  assert.equal(view.byteOffset, chunk.byteOffset);
+  assert.equal(view.length, 27);
+});
+
+test('text and bytes: one corked sequence, in order, with the byte count', () => {
+  const chunk = Buffer.from('data: 1\n\ndata: 2\n\n');
+  const batch = new SseFrameBatch();
+  batch.raw(chunk, 0, 9);
+  batch.frame(': c\n');
+  batch.raw(chunk, 9, 18);
+  batch.event({ event: 'message', data: 'é' });
+  const s = sink();
+  const { bytes } = batch.flush(s);
+  assert.equal(s.text(), 'data: 1\n\n: c\ndata: 2\n\nevent: message\ndata: é\n\n');
+  assert.equal(bytes, Buffer.byteLength(s.text()));
+  assert.ok(s.calls.length > 1 && s.calls.every((c) => c.corked));
+  // Emptied: the next flush writes nothing.
+  assert.deepEqual(batch.flush(s), { bytes: 0, full: false });
+});
+
+test('a write that wants a drain is reported', () => {
+  const batch = new SseFrameBatch();
+  batch.raw(Buffer.from('data: 1\n\n'), 0, 9);
+  const calls: unknown[] = [];
+  assert.deepEqual(batch.flush({ write: (c) => (calls.push(c), false) }), { bytes: 9, full: true });
+});

@@ -1,0 +1,123 @@
+/**
+ * The byte-level plan of the SSE fast path (src/response/sse-raw-events.ts): which complete
+ * event blocks of a chunk may go to the host as the seller's bytes. Raw only when the block
+ * is in the form sse-encode.ts writes, has no id, provably respects every bound (tested at
+ * exactly the limit) and cannot be the response; everything else is planned for the parser.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { planRawEvents, type RawEventLimits } from '../../src/response/sse-raw-events.js';
+
+const LIMITS: RawEventLimits = { maxEventBytes: 4096, maxDepth: 8, maxNodes: 4096, answerable: true };
+const progress = (n: number): string =>
+  `event: message\ndata: {"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"p","progress":${n},"total":100}}\n\n`;
+
+/** The plan as [block text, raw] pairs, plus the bytes left after the last block. */
+function plan(text: string | Buffer, limits: RawEventLimits = LIMITS, from = 0): { blocks: Array<[string, boolean]>; tail: string } {
+  const chunk = typeof text === 'string' ? Buffer.from(text) : text;
+  const p = planRawEvents(chunk, from, limits);
+  assert.equal(p.ends.length, p.raw.length);
+  const blocks: Array<[string, boolean]> = [];
+  let at = from;
+  for (let k = 0; k < p.ends.length; k++) {
+    blocks.push([chunk.toString('utf8', at, p.ends[k]), p.raw[k]!]);
+    at = p.ends[k]!;
+  }
+  return { blocks, tail: chunk.toString('utf8', at) };
+}
+
+test('canonical blocks without id are raw; the incomplete tail is not planned', () => {
+  const multi = 'data: {"a":\ndata: 1}\n\n';
+  const noType = 'data: {"x":1}\n\n';
+  const emptyValue = 'data: \n\n';
+  const r = plan(progress(1) + multi + noType + emptyValue + 'event: message\ndata: {"y"');
+  assert.deepEqual(r.blocks, [
+    [progress(1), true],
+    [multi, true],
+    [noType, true],
+    [emptyValue, true],
+  ]);
+  assert.equal(r.tail, 'event: message\ndata: {"y"');
+});
+
+test('blocks the encoder would not write byte for byte, or that carry an id, are for the parser', () => {
+  const slow = [
+    ': keepalive\n\n', // a comment: written without the blank line
+    'id: 7\ndata: {}\n\n', // an id: its resume token is minted
+    'id\ndata: {}\n\n', // an empty id
+    'data: {}\nid: 7\n\n',
+    'idx: 1\ndata: {}\n\n', // an unknown field starting with i
+    'retry: 10\ndata: {}\n\n',
+    'data:{}\n\n', // no space after the colon: re-encoded with one
+    'data:\n\n',
+    'event:message\ndata: {}\n\n',
+    'event: \ndata: {}\n\n', // an empty type: dropped by the parser
+    'data: {}\nevent: message\n\n', // the type after the data: re-encoded first
+    'event: a\nevent: b\ndata: {}\n\n',
+    'event: message\n\n', // no data: dispatches nothing
+    'data: {}\n: note\n\n', // a comment inside an event
+    'foo: bar\ndata: {}\n\n',
+    '\n', // a lone blank line
+    '\ufeffdata: {}\n\n', // a BOM (only possible at the stream's start)
+  ];
+  for (const block of slow) {
+    const r = plan(progress(1) + block + progress(2));
+    assert.deepEqual(r.blocks, [[progress(1), true], [block, false], [progress(2), true]], JSON.stringify(block));
+  }
+});
+
+test('the event bound and the node bound hold at exactly the limit', () => {
+  const head = 'data: "';
+  const block = (bytes: number): string => `${head}${'x'.repeat(bytes - head.length - 3)}"\n\n`;
+  assert.equal(Buffer.byteLength(block(100)), 100);
+  for (const limits of [
+    { ...LIMITS, maxEventBytes: 100 },
+    { ...LIMITS, maxNodes: 100 },
+  ]) {
+    assert.deepEqual(plan(block(100), limits).blocks, [[block(100), true]]);
+    assert.deepEqual(plan(block(101), limits).blocks, [[block(101), false]]);
+  }
+});
+
+test('the depth bound: at most max_json_depth brackets in the block, strings and every line included', () => {
+  const block = (open: number): string => `event: message\ndata: ${'['.repeat(open)}\ndata: "{"${']'.repeat(open)}\n\n`;
+  assert.deepEqual(plan(block(7)).blocks, [[block(7), true]]); // 7 + the `{` in the string = 8
+  assert.deepEqual(plan(block(8)).blocks, [[block(8), false]]);
+  const braces = 'data: {"a":{"b":{"c":{}}}}\n\n';
+  assert.deepEqual(plan(braces, { ...LIMITS, maxDepth: 4 }).blocks, [[braces, true]]);
+  assert.deepEqual(plan(braces, { ...LIMITS, maxDepth: 3 }).blocks, [[braces, false]]);
+});
+
+test('on a stream answering a request, anything that may be the response is for the parser', () => {
+  // The response has an `id` key: `"id"` written plainly, or with an escape (a backslash).
+  const maybe = ['data: {"id":1,"result":{}}\n\n', 'data: {"id":1,"error":{}}\n\n', 'data: {"\\u0069d":1,"result":{}}\n\n', 'data: {"x":"\\n","result":{}}\n\n', 'data: {"id":7}\n\n', 'event: message\ndata: {\ndata: "id": 1}\n\n'];
+  for (const block of maybe) {
+    const stream = progress(1) + block + progress(2);
+    assert.deepEqual(plan(stream).blocks, [[progress(1), true], [block, false], [progress(2), true]], block);
+    assert.deepEqual(plan(stream, { ...LIMITS, answerable: false }).blocks, [[progress(1), true], [block, true], [progress(2), true]], block);
+  }
+  // Without an id key it cannot be the response, whatever else it says.
+  const notResponse = ['data: {"result":{},"error":{}}\n\n', 'data: {"message":"no results"}\n\n', 'event: error\ndata: {}\n\n'];
+  for (const block of notResponse) assert.deepEqual(plan(progress(1) + block).blocks, [[progress(1), true], [block, true]], block);
+  // A hint in the incomplete tail, or in an earlier block, does not taint the others.
+  const r = plan(`data: {"id":1}\n\n${progress(1)}${progress(2)}data: {"id"`);
+  assert.deepEqual(r.blocks, [['data: {"id":1}\n\n', false], [progress(1), true], [progress(2), true]]);
+});
+
+test('UTF-8: valid multi-byte text stays raw; an invalid byte anywhere in the planned blocks makes them all parsed', () => {
+  const accented = 'data: {"m":"café ✓ 𝄞"}\n\n';
+  assert.deepEqual(plan(progress(1) + accented).blocks, [[progress(1), true], [accented, true]]);
+  const invalid = Buffer.concat([Buffer.from(progress(1)), Buffer.from('data: {"m":"'), Buffer.from([0xff]), Buffer.from('"}\n\n')]);
+  assert.deepEqual(
+    plan(invalid).blocks.map(([, raw]) => raw),
+    [false, false],
+  );
+  // An invalid byte in the incomplete tail (a character cut at the chunk's end) does not count.
+  const cut = Buffer.concat([Buffer.from(progress(1) + 'data: "'), Buffer.from('✓').subarray(0, 2)]);
+  assert.deepEqual(plan(cut).blocks, [[progress(1), true]]);
+});
+
+test('planning starts at `from`', () => {
+  const stream = 'x"}\n\n' + progress(1);
+  assert.deepEqual(plan(stream, LIMITS, 5), { blocks: [[progress(1), true]], tail: '' });
+});

@@ -1,0 +1,120 @@
+/**
+ * The response event on the SSE path (src/response/sse-message.ts through the stage, fed
+ * chunks, no sockets): bounds by the WebAssembly scan (checkJsonBounds for data that is not
+ * JSON), the seller's bytes forwarded without a parse when the rewrite provably leaves them
+ * unchanged, a dedupe spliced into the seller's bytes.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { runSseStage } from './sse-stage-kit.js';
+import { dataBytesOf } from '../../src/response/sse-stage.js';
+import type { CompletedLine } from '../../src/response/sse-boundaries.js';
+
+const progress = (n: number): string =>
+  `event: message\ndata: {"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"p","progress":${n},"total":100}}\n\n`;
+const event = (data: string): string => `event: message\ndata: ${data.split('\n').join('\ndata: ')}\n\n`;
+const sc = { products: Array.from({ length: 40 }, (_, i) => ({ id: `p${i}`, name: `Product ${i}`, price: 12.5 + i })) };
+
+/** The event's bytes cut into chunks of `size` (a long data line arrives in pieces). */
+function pieces(text: string, size: number): Buffer[] {
+  const b = Buffer.from(text);
+  const out: Buffer[] = [];
+  for (let at = 0; at < b.length; at += size) out.push(b.subarray(at, at + size));
+  return out;
+}
+
+test('a response the rewrite leaves unchanged goes out as the seller bytes, unparsed, however it is cut', async () => {
+  const data = JSON.stringify({ jsonrpc: '2.0', id: 1, result: { content: [{ type: 'text', text: 'Found 40 products.' }], structuredContent: sc } });
+  const stream = progress(1) + event(data);
+  for (const size of [7, 64, 1000, stream.length]) {
+    const r = await runSseStage(pieces(stream, size), { wantsResponseMessage: false });
+    assert.equal(r.body, stream, `chunks of ${size}`);
+    assert.equal(r.exchange.outcome, 'ok');
+    assert.deepEqual(r.observed, [], 'not parsed for the hook');
+  }
+  // Observed when the pipeline wants the message (discovery): parsed, same bytes.
+  const seen = await runSseStage([stream]);
+  assert.equal(seen.body, stream);
+  assert.deepEqual(seen.observed, [{ message: JSON.parse(data), bytes: Buffer.byteLength(data) }]);
+});
+
+test('a pretty-printed response over several data lines goes out line for line', async () => {
+  const data = JSON.stringify({ jsonrpc: '2.0', id: 1, result: { content: [{ type: 'text', text: 'ok ✓' }], structuredContent: { a: [1, 2] } } }, null, 2);
+  const r = await runSseStage([progress(1) + event(data)], { wantsResponseMessage: false });
+  assert.equal(r.body, progress(1) + event(data));
+});
+
+test('a dedupe is spliced into the seller bytes: its spacing and number spellings stay', async () => {
+  const text = JSON.stringify(sc);
+  const data = `{"jsonrpc": "2.0", "id": 1, "result": {"structuredContent": ${text}, "content": [{"type": "text", "text": ${JSON.stringify(text)}}], "_meta": {"n": 1.50}}}`;
+  for (const wantsResponseMessage of [false, true]) {
+    const r = await runSseStage([progress(1), event(data)], { wantsResponseMessage });
+    assert.equal(r.exchange.outcome, 'rewritten');
+    assert.deepEqual(r.exchange.actions, ['deduped']);
+    const out = /^event: message\ndata: (.*)\n\n$/.exec(r.writes[1]!)![1]!;
+    const summary = (JSON.parse(out) as { result: { content: Array<{ text: string }> } }).result.content[0]!.text;
+    assert.equal(out, data.replace(JSON.stringify(text), JSON.stringify(summary)));
+    assert.equal(r.exchange.bytesSaved, Buffer.byteLength(data) - Buffer.byteLength(out));
+    if (wantsResponseMessage) assert.deepEqual(r.observed, [{ message: JSON.parse(out), bytes: Buffer.byteLength(out) }]);
+  }
+});
+
+test('a response with an escaped key is parsed: still the response', async () => {
+  const data = '{"jsonrpc":"2.0","\\u0069d":1,"result":{"content":[{"type":"text","text":"x"}]}}';
+  const r = await runSseStage([progress(1) + event(data) + progress(2)], { wantsResponseMessage: false });
+  assert.equal(r.body, progress(1) + event(data));
+  assert.equal(r.ended, true);
+});
+
+test('data that only looks like the response is forwarded and the stream goes on', async () => {
+  const other = ['{"jsonrpc":"2.0","id":2,"result":{}}', '{"jsonrpc":"2.0","method":"n","params":{"result":1}}', '[{"jsonrpc":"2.0","id":1,"result":{}}]', '"result"', 'not json: result'];
+  const done = event('{"jsonrpc":"2.0","id":1,"result":{"content":[]}}');
+  for (const data of other) {
+    const r = await runSseStage([progress(1) + event(data) + done], { wantsResponseMessage: false });
+    assert.equal(r.body, progress(1) + event(data) + done, data);
+  }
+});
+
+test('structure bounds of a possible response: the scan, exact at the limit', async () => {
+  const nested = (depth: number): string => `{"jsonrpc":"2.0","id":1,"result":{"x":${'['.repeat(depth - 2)}${']'.repeat(depth - 2)}}}`;
+  const agentYaml = ['max_json_depth: 10'];
+  const ok = await runSseStage([event(nested(10))], { agentYaml, wantsResponseMessage: false });
+  assert.equal(ok.body, event(nested(10)));
+  const over = await runSseStage([event(nested(11))], { agentYaml, wantsResponseMessage: false });
+  assert.equal(over.exchange.reason, 'json_depth');
+  assert.ok(over.body.includes(`"details":{"reason":"json_depth","limit_depth":10,"observed_depth":11,"limit_bytes":4194304,"observed_bytes":${nested(11).length}}`));
+});
+
+test('data that is not JSON is judged by checkJsonBounds, which counts past the syntax error', async () => {
+  // A syntax error first, then 12 levels: the scan stops at the error, checkJsonBounds does not.
+  const data = `{"jsonrpc":"2.0","id":1,"result":{x ${'['.repeat(12)}`;
+  const r = await runSseStage([event(data)], { agentYaml: ['max_json_depth: 10'], wantsResponseMessage: false });
+  assert.equal(r.exchange.reason, 'json_depth');
+  // Within the bounds it is forwarded as it is (the host's client decides).
+  const small = `{"jsonrpc":"2.0","id":1,"result":{x ${'['.repeat(3)}`;
+  const done = event('{"jsonrpc":"2.0","id":1,"result":{"content":[]}}');
+  const fwd = await runSseStage([event(small) + done], { agentYaml: ['max_json_depth: 10'], wantsResponseMessage: false });
+  assert.equal(fwd.body, event(small) + done);
+});
+
+test('a long notification the cheap test cannot prove within the node bound is scanned, and passes or fails exactly', async () => {
+  const note = (values: number): string => `{"jsonrpc":"2.0","method":"n","params":{"v":[${Array.from({ length: values }, () => '"' + 'x'.repeat(20) + '"').join(',')}]}}`;
+  // Nodes: the message, "2.0", "n", params, v, then the values: 5 + values.
+  const agentYaml = ['max_json_nodes: 60'];
+  const done = event('{"jsonrpc":"2.0","id":1,"result":{"content":[]}}');
+  const ok = await runSseStage([event(note(55)) + done], { agentYaml, wantsResponseMessage: false });
+  assert.equal(ok.body, event(note(55)) + done);
+  const over = await runSseStage([event(note(56)) + done], { agentYaml, wantsResponseMessage: false });
+  assert.equal(over.exchange.reason, 'json_nodes');
+});
+
+test('dataBytesOf: the held line value is the data only when it is its one data line, in valid UTF-8', () => {
+  const line = (text: string, utf8 = true): CompletedLine => ({ bytes: Buffer.from(text), textLength: text.length, utf8 });
+  assert.equal(dataBytesOf('{"a":1}', line('data: {"a":1}'))!.toString(), '{"a":1}');
+  assert.equal(dataBytesOf('{"a":1}', line('data:{"a":1}'))!.toString(), '{"a":1}');
+  assert.equal(dataBytesOf(' {"a":1}', line('data:  {"a":1}'))!.toString(), ' {"a":1}');
+  assert.equal(dataBytesOf('"é✓"', line('data: "é✓"'))!.toString(), '"é✓"');
+  assert.equal(dataBytesOf('x\n{"a":1}', line('data: {"a":1}')), undefined, 'a second data line');
+  assert.equal(dataBytesOf('{"a":1}', line('data: {"a":1}', false)), undefined, 'not valid UTF-8');
+  assert.equal(dataBytesOf('{"a":1}', undefined), undefined);
+});
