@@ -423,6 +423,7 @@ export class BufferLease {
    * overshoot the cap by the one chunk it reads before it checks again).
    */
   private wakeOthers(): void {
+    if (this.s.blocked.length === 0) return;
     for (const lease of this.s.blocked.slice()) {
       if (!lease.mustWait) lease.wake?.();
     }
