@@ -273,6 +273,8 @@ describe('agent guard at shutdown', () => {
       const r = await waiting;
       assert.equal(reasonOf(r.text()), 'agent_backoff');
       assert.equal(seller.requests.length, 1, 'never sent');
+      // The answer leaves its keep-alive connection open: cut it (close would wait for its idle timeout).
+      gw.app.server.closeAllConnections();
       await closed;
     } finally {
       await gw.close();
