@@ -96,7 +96,7 @@ export interface Exchange {
     readonly resumeFrom: string | undefined;
   };
   /** The agent guard whose buffered-bytes cap the body readers count against (src/admission/agent-guard.ts); absent in unit tests. */
-  guard?: AgentGuard | undefined;
+  readonly guard?: AgentGuard | undefined;
   /** Mints the event id forwarded to the host for a seller's event id; undefined when minting is impossible (the event then goes out without an id). */
   readonly mintEventId: (upstreamId: string, usedBytes: number) => string | undefined;
 }
@@ -113,6 +113,8 @@ export function createExchange(init: {
   protocolVersion: string;
   normalize: boolean;
   stream: Exchange['stream'];
+  /** Absent in unit tests: then no buffered-bytes cap applies. */
+  guard?: AgentGuard;
   mintEventId: Exchange['mintEventId'];
 }): Exchange {
   counter = (counter + 1) % Number.MAX_SAFE_INTEGER;
@@ -139,6 +141,6 @@ export function createExchange(init: {
     finished: false,
     sseStarted: false,
     lastEventIdSent: undefined,
-    guard: undefined,
+    guard: init.guard,
   };
 }

@@ -183,11 +183,6 @@ export function exchangeLogFields(exchange: Exchange, hostStatus: number): Recor
 /** First segments of the literal `REDACT_PATHS` (`req`, `res`, `headers`, `resume`, `secret`). */
 const REDACTED_TOP_KEYS: ReadonlySet<string> = new Set(REDACT_PATHS.map((p) => /^[^.[]+/.exec(p)![0]).filter((k) => k !== '*'));
 
-/** `String.prototype.isWellFormed` (Node 20; the ES2024 lib is not in tsconfig). */
-interface WellFormed {
-  isWellFormed(): boolean;
-}
-
 /**
  * Writes lines of scalar fields (the exchange line, the refusal line) at `info`, when
  * `logger` has `info` enabled (checked per line, so a reload's level change applies). Same
@@ -207,7 +202,7 @@ export function plainInfoWriter(logger: Logger): (fields: Record<string, unknown
     for (const key in fields) {
       const value = fields[key];
       const redactable =
-        REDACTED_TOP_KEYS.has(key) || (typeof value === 'string' ? !(value as unknown as WellFormed).isWellFormed() : value !== null && typeof value === 'object');
+        REDACTED_TOP_KEYS.has(key) || (typeof value === 'string' ? !value.isWellFormed() : value !== null && typeof value === 'object');
       if (redactable) {
         logger.info(fields, msg);
         return;

@@ -8,7 +8,8 @@ import type { Exchange } from '../exchange.js';
 import type { LocalErrorInput } from '../errors/local-reply.js';
 import { findGatewayAbort } from '../errors/abort.js';
 import { ByteBudget } from './byte-budget.js';
-import { DecodeError, decodeStream } from './decode.js';
+import { DecodeError, budgetError, decodeStream } from './decode.js';
+import type { BufferLease } from '../admission/agent-guard.js';
 
 export interface BodySource {
   /** Decoded chunks. Throws DecodeError on a raw/decoded breach or corrupt data; other errors (an abort) propagate. */
@@ -53,13 +54,8 @@ class OpenBody implements BodySource {
   }
 }
 
-/** The bytes a response holds against its agent's cap (admission/agent-guard.ts `BufferLease`). */
-export interface HeldBytes {
-  add(n: number): void;
-  readonly mustWait: boolean;
-  /** Resolves when reading may go on, or when `stream` closes. */
-  ready(stream: Readable): Promise<void>;
-}
+/** The bytes a response holds against its agent's cap. */
+export type HeldBytes = Pick<BufferLease, 'add' | 'mustWait' | 'ready'>;
 
 /**
  * Reads a body whose `direct` is true to its end with the stream's own events, into
@@ -96,8 +92,8 @@ export function readDirect<T>(source: BodySource, chunks: Buffer[], inspect?: (c
     const onData = (chunk: Buffer): void => {
       if (settled) return;
       const n = chunk.length;
-      if (raw.take(n) < n) return fail(new DecodeError({ reason: 'raw_bytes', limitBytes: raw.limit, observedBytes: raw.used }));
-      if (decoded.take(n) < n) return fail(new DecodeError({ reason: 'decoded_bytes', limitBytes: decoded.limit, observedBytes: decoded.used }));
+      if (raw.take(n) < n) return fail(budgetError(raw, 'raw_bytes'));
+      if (decoded.take(n) < n) return fail(budgetError(decoded, 'decoded_bytes'));
       chunks.push(chunk);
       const stop = inspect?.(chunk);
       if (stop !== undefined) {

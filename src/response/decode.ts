@@ -257,7 +257,7 @@ function countOrThrow(budget: ByteBudget, reason: BudgetFailure, n: number): voi
   if (budget.take(n) < n) throw budgetError(budget, reason);
 }
 
-function budgetError(budget: ByteBudget, reason: BudgetFailure): DecodeError {
+export function budgetError(budget: ByteBudget, reason: BudgetFailure): DecodeError {
   return new DecodeError({ reason, limitBytes: budget.limit, observedBytes: budget.used });
 }
 

@@ -12,13 +12,13 @@ import type { Readable } from 'node:stream';
 import type { Exchange } from '../exchange.js';
 import { answerWithLocalError } from '../errors/local-reply.js';
 import type { LocalErrorInput } from '../errors/local-reply.js';
-import { JsonScanner, type ByteRange, type JsonScanFailure, type JsonScanSummary, type TopMembers } from '../mcp/json-scan.js';
+import { JsonScanner, type JsonScanFailure, type TopMembers } from '../mcp/json-scan.js';
 import { readBoundedBody } from './read-body.js';
 import type { BodySource } from './body-source.js';
 import type { PipelineHooks } from './pipeline.js';
-import { isResponseToExchange, rewriteResponse, toolResultLocation } from './rewrite.js';
-import { spliceRewrite } from './splice.js';
+import { isResponseToExchange } from './rewrite.js';
 import { spliceLegacyLift } from './lift-splice.js';
+import { mayRewrite, rewriteScanned, valueAt } from './scanned-message.js';
 
 export interface UpstreamBody {
   statusCode: number;
@@ -91,15 +91,8 @@ export async function handleJsonBody(exchange: Exchange, reply: FastifyReply, re
     answerWithLocalError(exchange, reply, notMcp);
     return;
   }
-  const sc = scan.members?.plainKeys ? scan.members.structuredContent : undefined;
-  const rewritten = rewriteResponse(exchange, message, body, {
-    numbersRoundTrip: !scan.numberMayBeLossy,
-    structuredContentText: sc && body.toString('utf8', sc[0], sc[1]),
-  });
-  let out: Buffer = body;
+  const { rewritten, out } = rewriteScanned(exchange, message, body, scan);
   if (rewritten.changed) {
-    const spliced = scan.members !== undefined && toolResultLocation(exchange.rpc.method!, exchange.protocolVersion) === 'result' ? spliceRewrite(body, scan.members, message, rewritten.message) : undefined;
-    out = spliced ?? Buffer.from(JSON.stringify(rewritten.message), 'utf8');
     exchange.bytesSaved += body.length - out.length;
     exchange.actions.push(rewritten.action);
     reply.header('content-type', 'application/json');
@@ -184,24 +177,6 @@ function answersExchange(exchange: Exchange, body: Buffer, members: TopMembers):
   if (valueAt(body, members.jsonrpc) !== '2.0') return false;
   if (exchange.rpc.kind !== 'request') return true;
   return (members.hasResult || members.hasError) && members.id !== undefined && valueAt(body, members.id) === exchange.rpc.id;
-}
-
-function valueAt(body: Buffer, range: ByteRange | undefined): unknown {
-  if (range === undefined) return undefined;
-  try {
-    return JSON.parse(body.toString('utf8', range[0], range[1]));
-  } catch {
-    return undefined; // not reached after a successful scan (json-scan.ts checks the whole grammar); no throw if it were
-  }
-}
-
-/** False when the rewrite stage provably leaves this answer unchanged (rewrite.ts, normalize.ts). */
-function mayRewrite(exchange: Exchange, scan: JsonScanSummary): boolean {
-  const { method } = exchange.rpc;
-  if (!exchange.normalize || method === undefined || toolResultLocation(method, exchange.protocolVersion) === undefined) return false;
-  // Normalization only ever parses text that starts with `{` (parseTextObject): without such
-  // a text there is nothing to dedupe and nothing to lift.
-  return scan.textMayHoldObject;
 }
 
 function sendBody(exchange: Exchange, reply: FastifyReply, status: number, body: Buffer, outcome: 'ok' | 'rewritten'): void {

@@ -75,7 +75,7 @@ export function spliceRewrite(body: Buffer, members: TopMembers, before: unknown
   if (lifted) {
     if (members.resultEnd === undefined || liftedText === undefined) return undefined;
     const sc = newResult.structuredContent;
-    const json = !isWellFormed(liftedText)
+    const json = !liftedText.isWellFormed()
       ? Buffer.from(JSON.stringify(sc), 'utf8')
       : ((isJsonObject(sc) ? parsedTextFacts(sc)?.bytes : undefined) ?? Buffer.from(liftedText, 'utf8'));
     edits.push({ start: members.resultEnd, end: members.resultEnd, bytes: Buffer.concat([SC_MEMBER, json]) });
@@ -92,7 +92,3 @@ export function spliceRewrite(body: Buffer, members: TopMembers, before: unknown
   return Buffer.concat(parts);
 }
 
-/** `String.prototype.isWellFormed` (ES2024, in every supported Node; not in this lib's typings): no lone surrogate. */
-function isWellFormed(text: string): boolean {
-  return (text as string & { isWellFormed(): boolean }).isWellFormed();
-}

@@ -20,9 +20,9 @@
  */
 import type { Exchange } from '../exchange.js';
 import { checkJsonBounds } from '../mcp/json-bounds.js';
-import { scanJson, type ByteRange, type JsonScanSummary } from '../mcp/json-scan.js';
-import { isResponseToExchange, rewriteResponse, toolResultLocation } from './rewrite.js';
-import { spliceRewrite } from './splice.js';
+import { scanJson } from '../mcp/json-scan.js';
+import { isResponseToExchange } from './rewrite.js';
+import { mayRewrite, rewriteScanned, valueAt } from './scanned-message.js';
 
 /** The outcome of {@link inspectEventData}. */
 export type EventDataVerdict =
@@ -78,32 +78,6 @@ export function inspectEventData(exchange: Exchange, data: string, opts: EventDa
   }
   const message: unknown = JSON.parse(data);
   if (!isResponseToExchange(exchange, message)) return { kind: 'forward', bytes };
-  const sc = members.plainKeys ? members.structuredContent : undefined;
-  const rewritten = rewriteResponse(exchange, message, bytes, {
-    numbersRoundTrip: !scan.numberMayBeLossy,
-    structuredContentText: sc && bytes.toString('utf8', sc[0], sc[1]),
-  });
-  let out: Buffer = bytes;
-  if (rewritten.changed) {
-    const spliced = toolResultLocation(exchange.rpc.method!, exchange.protocolVersion) === 'result' ? spliceRewrite(bytes, members, message, rewritten.message) : undefined;
-    out = spliced ?? Buffer.from(JSON.stringify(rewritten.message), 'utf8');
-  }
+  const { rewritten, out } = rewriteScanned(exchange, message, bytes, scan);
   return { kind: 'response', out, dataBytes: bytes.length, changed: rewritten.changed, action: rewritten.action, message: rewritten.message };
-}
-
-/** False when the rewrite stage provably leaves this response unchanged (as json-stage.ts mayRewrite). */
-function mayRewrite(exchange: Exchange, scan: JsonScanSummary): boolean {
-  const { method } = exchange.rpc;
-  if (!exchange.normalize || method === undefined || toolResultLocation(method, exchange.protocolVersion) === undefined) return false;
-  // Normalization only ever parses text that starts with `{` (extract.ts parseTextObject).
-  return scan.textMayHoldObject;
-}
-
-function valueAt(bytes: Buffer, range: ByteRange | undefined): unknown {
-  if (range === undefined) return undefined;
-  try {
-    return JSON.parse(bytes.toString('utf8', range[0], range[1]));
-  } catch {
-    return undefined; // not reached after a successful scan
-  }
 }

@@ -88,12 +88,6 @@ export function createMcpHandler(deps: HandlerDeps) {
     }
 
     const limits = resolveCallLimits(agent, rpc.toolName, resumed ? resumed.limitBytes : callLimit.value);
-    // A byte bound the host itself lowered (X-Max-Response-Bytes) is not the seller's fault: not a breach for the backoff.
-    const configured = callLimit.value === undefined ? limits : resolveCallLimits(agent, rpc.toolName, undefined);
-    const hostLowered = {
-      bytes: limits.max_response_bytes < configured.max_response_bytes,
-      sseEvent: limits.max_sse_event_bytes < configured.max_sse_event_bytes,
-    };
     const protocolVersion = resumed ? resumed.protocolVersion : protocolVersionOf(request.headers['mcp-protocol-version']);
     const stream = {
       startedAt: resumed ? resumed.streamStartedAt : Date.now(),
@@ -108,6 +102,7 @@ export function createMcpHandler(deps: HandlerDeps) {
       protocolVersion,
       normalize: limits.dedupe_text !== 'off' && hostReadsStructuredContent(protocolVersion),
       stream,
+      guard: deps.guard,
       mintEventId: (upstreamId, usedBytes) => {
         try {
           return deps.resume.mint({
@@ -127,12 +122,12 @@ export function createMcpHandler(deps: HandlerDeps) {
       },
     });
 
-    exchange.guard = deps.guard;
     // A request to an agent that backs off waits its turn (agent-guard.ts); a resumed stream,
     // the standalone GET stream and notifications are never held back.
     const arrivedAt = performance.now();
-    const gate =
-      post && (rpc.kind === 'request' || rpc.kind === 'batch') ? deps.guard.admit(agent.name, callKind(rpc.method, rpc.toolName), agent.guard, limits.response_deadline_ms) : undefined;
+    const kind = callKind(rpc.method, rpc.toolName);
+    const gate = post && (rpc.kind === 'request' || rpc.kind === 'batch') ? deps.guard.admit(agent.name, kind, agent.guard, limits.response_deadline_ms) : undefined;
+    const pending = gate !== undefined && 'admitted' in gate ? gate : undefined;
     let admission = gate !== undefined && !('admitted' in gate) ? gate : undefined;
     let deadline: NodeJS.Timeout | undefined = undefined; // set once admitted
     // Set when undici starts writing the request: the connection (DNS, TCP, TLS) is up, so
@@ -157,20 +152,20 @@ export function createMcpHandler(deps: HandlerDeps) {
     reply.raw.on('close', () => {
       clearTimeout(deadline);
       deps.upstream.unregister(exchange.key);
-      if (gate !== undefined && 'admitted' in gate) gate.cancel();
+      pending?.cancel();
       if (!exchange.finished) {
         exchange.finished = true;
         exchange.outcome = 'host_aborted';
       }
-      if (admission !== undefined) deps.guard.finish(admission, guardOutcome(exchange, hostLowered));
+      if (admission !== undefined) deps.guard.finish(admission, guardOutcome(exchange, callLimit.value !== undefined));
       if (upstreamInFlight) exchange.abortUpstream(new GatewayAbortError({ reason: 'host_aborted' }));
       // Its fields are built only when the line is written (not at `silent`, e.g. `logger: false`).
       if (deps.log.isLevelEnabled('info')) logInfo(exchangeLogFields(exchange, reply.raw.statusCode), 'exchange');
       deps.onExchangeEnd?.(exchange, reply.raw.statusCode);
     });
 
-    if (gate !== undefined && 'admitted' in gate) {
-      const granted = await gate.admitted;
+    if (pending !== undefined) {
+      const granted = await pending.admitted;
       if (exchange.finished) {
         // The host went away while waiting; a turn granted at that moment is given back.
         if (granted !== undefined) deps.guard.finish(granted, 'other');
@@ -183,7 +178,7 @@ export function createMcpHandler(deps: HandlerDeps) {
         admission = granted;
       }
       if (admission === undefined) {
-        const retryAfterS = deps.guard.retryAfterS(agent.name, callKind(rpc.method, rpc.toolName));
+        const retryAfterS = deps.guard.retryAfterS(agent.name, kind);
         answerWithLocalError(exchange, reply, { reason: 'agent_backoff', ...(retryAfterS !== undefined ? { retryAfterS } : {}) });
         return reply;
       }
@@ -235,18 +230,21 @@ export function createMcpHandler(deps: HandlerDeps) {
 /**
  * How an exchange counts for its agent's backoff: a size/structure bound broken
  * (`RESPONSE_TOO_LARGE`), a clean answer, or neither. A byte bound the host lowered itself
- * with X-Max-Response-Bytes does not count (the seller may be answering normally): the
- * message bounds when the response limit was lowered, `sse_event` when the event limit was
- * (it follows the response limit unless configured); depth and node bounds always count.
+ * with X-Max-Response-Bytes (`callLimitSet`) does not count (the seller may be answering
+ * normally): the message bounds when the response limit was lowered, `sse_event` when the
+ * event limit was (it follows the response limit unless configured); depth and node bounds
+ * always count. The configured limits are resolved only in that rare case.
  */
-function guardOutcome(exchange: Exchange, hostLowered: { bytes: boolean; sseEvent: boolean }): GuardOutcome {
+function guardOutcome(exchange: Exchange, callLimitSet: boolean): GuardOutcome {
   if (exchange.outcome === 'ok' || exchange.outcome === 'rewritten') return 'clean';
   const reason = exchange.reason;
   if (reason === undefined || !Object.hasOwn(REASONS, reason)) return 'other';
   if (REASONS[reason as keyof typeof REASONS].code !== 'RESPONSE_TOO_LARGE') return 'other';
-  if (reason === 'sse_event') return hostLowered.sseEvent ? 'other' : 'breach';
-  if (reason === 'json_depth' || reason === 'json_nodes') return 'breach';
-  return hostLowered.bytes ? 'other' : 'breach';
+  if (reason === 'json_depth' || reason === 'json_nodes' || !callLimitSet) return 'breach';
+  const { limits } = exchange;
+  const configured = resolveCallLimits(exchange.agent, exchange.rpc.toolName, undefined);
+  const lowered = reason === 'sse_event' ? limits.max_sse_event_bytes < configured.max_sse_event_bytes : limits.max_response_bytes < configured.max_response_bytes;
+  return lowered ? 'other' : 'breach';
 }
 
 /**
