@@ -88,7 +88,7 @@ export async function buildApp(config: GatewayConfig, opts: BuildAppOptions = {}
   }
   const resume = createResumeCodec({ secret: config.resume.secret ?? randomResumeSecret(), ttlMs: config.resume.ttl_ms });
   const streams = new Map<Exchange, () => void>();
-  const exchangeEndListeners: Array<(exchange: Exchange, hostStatus: number) => void> = [];
+  const exchangeEndListeners: Array<(exchange: Exchange, hostStatus: number | null) => void> = [];
   // Per-agent backoff and buffered-bytes cap (src/admission/agent-guard.ts); state survives reloads.
   const guard = new AgentGuard((agent, kind, consecutiveBreaches, backoffMs) =>
     logger.warn({ agent, call: kind, consecutive_breaches: consecutiveBreaches, backoff_ms: backoffMs }, 'agent backing off: its answers keep breaking size limits'),
@@ -96,10 +96,18 @@ export async function buildApp(config: GatewayConfig, opts: BuildAppOptions = {}
   const metrics = createMetrics({ openStreams: () => streams.size, guard: () => guard.snapshot() });
   exchangeEndListeners.push(metrics.observeExchange);
 
-  // Shutting down: requests waiting out a backoff are answered now, never sent.
+  // Shutting down: requests waiting out a backoff are answered now, never sent; and a
+  // keep-alive connection whose answer goes out while closing is closed once it is idle
+  // (Fastify closes only the connections idle when close starts: the others would wait for
+  // their keepAliveTimeout, 72 s, and the process with them).
+  let closing = false;
   app.addHook('preClose', (done) => {
+    closing = true;
     guard.close();
     done();
+  });
+  exchangeEndListeners.push(() => {
+    if (closing) setImmediate(() => app.server.closeIdleConnections());
   });
   const handler = createMcpHandler({
     getConfig: () => current,
@@ -192,8 +200,11 @@ export interface GatewayControl {
   readonly openStreams: number;
   /** Ends every open SSE stream plainly (clients resume with their last token); returns how many. */
   endStreams(): number;
-  /** Registers a listener called once per exchange when the host's response is over. */
-  onExchangeEnd(listener: (exchange: Exchange, hostStatus: number) => void): void;
+  /**
+   * Registers a listener called once per exchange when the host's response is over, with the
+   * HTTP status sent to the host (null when the host went away before any response head).
+   */
+  onExchangeEnd(listener: (exchange: Exchange, hostStatus: number | null) => void): void;
   /** This gateway's metrics (`/metrics`; `incDiscoveryOvershoot`, `incConfigReload`). */
   readonly metrics: GatewayMetrics;
   /** The app serving /healthz, /readyz and /metrics when `ops_listen` is set (`listenAll` listens on it; `app.close()` closes it), else undefined. */

@@ -275,17 +275,14 @@ const SHUTDOWN_SWEEP_MS = 50;
  * 3. end every SSE stream to a host plainly (`endStreams`): its last event id is a resume
  *    token the client reconnects with, to this gateway's successor or another replica; a
  *    stream that starts while closing is ended too;
- * 4. in-flight JSON exchanges finish; each connection is closed once its response is out;
+ * 4. in-flight JSON exchanges finish; each connection is closed once its response is out
+ *    (buildApp's preClose hook: src/app.ts);
  * 5. exit 0 once everything is closed, or 1 after `shutdown_grace_ms` (of the config in
  *    force: the connections still open are then closed by the exit, with no response), or at
  *    once on a second signal, or when closing fails.
  */
 function installShutdown(app: FastifyInstance, logger: Logger, beforeClose: () => void): void {
   let closing = false;
-  // A keep-alive connection whose response finished while closing would otherwise idle until its timeout.
-  app.gateway.onExchangeEnd(() => {
-    if (closing) setImmediate(() => app.server.closeIdleConnections());
-  });
   const onSignal = (signal: NodeJS.Signals): void => {
     if (closing) {
       logger.warn({ signal }, 'second signal while shutting down: exiting now');

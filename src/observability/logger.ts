@@ -158,11 +158,12 @@ function bounded<T>(value: T): T | string {
 
 /**
  * The one log line per exchange (msg `exchange`). Always the same fields, `null` when not
- * applicable: agent, method, tool, rpc_id (the JSON-RPC request id), status (to the host),
+ * applicable: agent, method, tool, rpc_id (the JSON-RPC request id), status (to the host;
+ * null when the host went away before any response head),
  * upstream_status (from the seller), bytes_from_seller (raw, as on the wire), bytes_decoded,
  * bytes_to_host, bytes_saved (by dedupe), outcome, reason, duration_ms.
  */
-export function exchangeLogFields(exchange: Exchange, hostStatus: number): Record<string, unknown> {
+export function exchangeLogFields(exchange: Exchange, hostStatus: number | null): Record<string, unknown> {
   return {
     agent: exchange.agent.name,
     method: bounded(exchange.rpc.method ?? null),

@@ -36,8 +36,11 @@ export interface HandlerDeps {
   metrics: GatewayMetrics;
   /** Per-agent backoff after bound breaches and buffered-bytes cap. */
   guard: AgentGuard;
-  /** Called once per exchange when the host's response is over (metrics). After the log line. */
-  onExchangeEnd?: (exchange: Exchange, hostStatus: number) => void;
+  /**
+   * Called once per exchange when the host's response is over (metrics). After the log line.
+   * `hostStatus`: the HTTP status sent to the host, or null when no response head was sent.
+   */
+  onExchangeEnd?: (exchange: Exchange, hostStatus: number | null) => void;
 }
 
 type McpRequest = FastifyRequest<{ Params: { agent: string } }>;
@@ -159,9 +162,11 @@ export function createMcpHandler(deps: HandlerDeps) {
       }
       if (admission !== undefined) deps.guard.finish(admission, guardOutcome(exchange, callLimit.value !== undefined));
       if (upstreamInFlight) exchange.abortUpstream(new GatewayAbortError({ reason: 'host_aborted' }));
+      // null when no response head went out (the host went away first): `statusCode` would say 200.
+      const hostStatus = reply.raw.headersSent ? reply.raw.statusCode : null;
       // Its fields are built only when the line is written (not at `silent`, e.g. `logger: false`).
-      if (deps.log.isLevelEnabled('info')) logInfo(exchangeLogFields(exchange, reply.raw.statusCode), 'exchange');
-      deps.onExchangeEnd?.(exchange, reply.raw.statusCode);
+      if (deps.log.isLevelEnabled('info')) logInfo(exchangeLogFields(exchange, hostStatus), 'exchange');
+      deps.onExchangeEnd?.(exchange, hostStatus);
     });
 
     if (pending !== undefined) {
