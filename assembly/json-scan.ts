@@ -7,19 +7,22 @@
 // JSON stage needs (src/mcp/json-scan.ts documents them: top-level `jsonrpc`/`id` ranges,
 // `result`/`error` presence, `result.structuredContent` range, `textMayHoldObject`,
 // `numberMayBeLossy`). String contents, most of an MCP message, are skipped 16 bytes at a
-// time with SIMD compares (quote, backslash, control character).
+// time (a long string: 64) with SIMD compares (quote, backslash, control character); below
+// depth 2, compact members (`"key":"value",`) are read in one run and numbers whole.
 //
 // Why WebAssembly (issue 5, measured): the same scan in JavaScript ran at ~1.8 ms per MiB of
 // a get_products result, more than the whole pass-through proxy spends on that MiB; a plain
 // JavaScript byte loop alone costs ~1.3 ms/MiB on the reference machine.
 //
 // Protocol with the JavaScript side (all offsets in bytes):
-// - `chunkPtr()`: where the caller copies a chunk (at most CHUNK_CAPACITY bytes) before `scan`.
+// - `chunkPtr()`: where the caller copies a chunk (at most CHUNK_CAPACITY bytes) before `scan`
+//   (which writes 4 zero bytes right after it, in the area's slack: scanChunk).
 // - `statePtr()`: the scanner state, I32_SLOTS int32 slots (the last ones hold the bytes of
 //   the key being read) then F64_SLOTS float64 slots (slot numbers below, mirrored in
-//   src/mcp/json-scan.ts). The caller writes a scanner's
-//   saved state there before a call and reads it back after; one instance serves every
-//   scanner of the process, one call at a time.
+//   src/mcp/json-scan.ts). The state of the scanner being fed is
+//   there during a call (the caller keeps it there between calls of the same scanner and
+//   swaps states when another scanner is fed); one instance serves every scanner of the
+//   process, one call at a time.
 // - `stackPtr()`: the container stack, one bit per open array/object (1 = object), bit d for
 //   depth d + 1; `reserveStack(bytes)` grows memory so that many bytes fit.
 // - `scan(len)`: scans the chunk; returns the failure code (0 none).
@@ -408,23 +411,54 @@ function keyIs(name: usize, length: i32): bool {
   return true;
 }
 
-/** First position in [p, end) holding `"`, `\` or a byte < 0x20; `end` when none. */
+/**
+ * The splats `specialLanes` compares with, loaded from memory once per call of a scanning
+ * function: as `v128.const`s, V8 rebuilds each one (three instructions) at every use.
+ */
+const SPECIAL_CONSTANTS: usize = memory.data<u8>([
+  2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+  0x20, 0x20, 0x20, 0x20, 0x20, 0x20, 0x20, 0x20, 0x20, 0x20, 0x20, 0x20, 0x20, 0x20, 0x20, 0x20,
+  0x5c, 0x5c, 0x5c, 0x5c, 0x5c, 0x5c, 0x5c, 0x5c, 0x5c, 0x5c, 0x5c, 0x5c, 0x5c, 0x5c, 0x5c, 0x5c,
+], 16);
+
+/**
+ * Lanes of `v` holding `"`, `\` or a byte < 0x20 (all ones there); `two`, `space`,
+ * `backslash`: those bytes splatted (SPECIAL_CONSTANTS).
+ */
+function specialLanes(v: v128, two: v128, space: v128, backslash: v128): v128 {
+  // `b ^ 0x02 <= 0x20` is `b < 0x20 || b == 0x22`; `x <= 0x20` as `min(x, 0x20) == x` (two
+  // x64 instructions: V8 lowers `lt_u` to four).
+  const x = v128.xor(v, two);
+  return v128.or(i8x16.eq(i8x16.min_u(x, space), x), i8x16.eq(v, backslash));
+}
+
+/**
+ * First position in [p, end) holding `"`, `\` or a byte < 0x20; `end` when none. 16 bytes,
+ * then 64 at a time (a long string), then 16.
+ */
 function findSpecial(p: usize, end: usize): usize {
-  const quote = i8x16.splat(0x22);
-  const backslash = i8x16.splat(0x5c);
-  const space = i8x16.splat(0x20);
-  while (p + 16 <= end) {
-    const v = v128.load(p);
-    const hit = v128.or(v128.or(i8x16.eq(v, quote), i8x16.eq(v, backslash)), i8x16.lt_u(v, space));
-    const bits = i8x16.bitmask(hit);
+  const two = v128.load(SPECIAL_CONSTANTS);
+  const space = v128.load(SPECIAL_CONSTANTS, 16);
+  const backslash = v128.load(SPECIAL_CONSTANTS, 32);
+  if (p + 16 <= end) {
+    const bits = i8x16.bitmask(specialLanes(v128.load(p), two, space, backslash));
     if (bits != 0) return p + <usize>ctz(bits);
     p += 16;
+    while (p + 64 <= end) {
+      const a = v128.or(specialLanes(v128.load(p), two, space, backslash), specialLanes(v128.load(p, 16), two, space, backslash));
+      const b = v128.or(specialLanes(v128.load(p, 32), two, space, backslash), specialLanes(v128.load(p, 48), two, space, backslash));
+      if (v128.any_true(v128.or(a, b))) break;
+      p += 64;
+    }
+    while (p + 16 <= end) {
+      const bits = i8x16.bitmask(specialLanes(v128.load(p), two, space, backslash));
+      if (bits != 0) return p + <usize>ctz(bits);
+      p += 16;
+    }
   }
   if (p < end) {
     // The tail: read 16 bytes (the area has 16 bytes of slack) and ignore those past `end`.
-    const v = v128.load(p);
-    const hit = v128.or(v128.or(i8x16.eq(v, quote), i8x16.eq(v, backslash)), i8x16.lt_u(v, space));
-    const bits = i8x16.bitmask(hit) & ((1 << <i32>(end - p)) - 1);
+    const bits = i8x16.bitmask(specialLanes(v128.load(p), two, space, backslash)) & ((1 << <i32>(end - p)) - 1);
     if (bits != 0) return p + <usize>ctz(bits);
   }
   return end;
@@ -834,6 +868,14 @@ function token(p: usize, end: usize): usize {
   return end;
 }
 
+/** A key's string begins (its content at `at`), in the inline paths of `scanChunk`. */
+function beginKeyAt(at: usize): void {
+  stringIsKey = 1;
+  keyLength = 0;
+  keyEscaped = 0;
+  keyStart = at;
+}
+
 /**
  * Scans the chunk. The hot state (state, depth, nodes) lives in locals; bytes at depth 3 and
  * deeper (the bulk of a tool result: `result.structuredContent.…`, `result.content[i].…`)
@@ -844,26 +886,105 @@ function token(p: usize, end: usize): usize {
 function scanChunk(len: i32): i32 {
   let p = base;
   const end = base + <usize>len;
+  // Four zero bytes past the end, in the area's slack: a compact-member look-ahead of up to 3
+  // bytes reads one of them at or past `end` (a control character: no match) instead of
+  // testing the bound first.
+  store<u32>(end, 0);
+  const two = v128.load(SPECIAL_CONSTANTS);
+  const space = v128.load(SPECIAL_CONSTANTS, 16);
+  const backslash = v128.load(SPECIAL_CONSTANTS, 32);
   let s = state;
   let d = depth;
   let n = nodes;
   while (p < end) {
     if (s == S_STRING) {
       if (d >= 3 && !valueOfTextKey && contentState != CONTENT_OPEN) {
-        // A string with no escape that ends in this chunk, below depth 2.
-        const q = findSpecial(p, end);
-        if (q < end && load<u8>(q) == 0x22) {
-          if (!stringIsKey) {
+        if (!stringIsKey) {
+          // A string value with no escape that ends in this chunk, below depth 2. Its end: the
+          // first 16 bytes looked at here (most strings are shorter; when `end` is among them,
+          // the zero byte there stops the search), the rest by findSpecial (written out at each
+          // of the three places: binaryen does not inline a function used more than twice).
+          const qBits = i8x16.bitmask(specialLanes(v128.load(p), two, space, backslash));
+          const q = qBits != 0 ? p + <usize>ctz(qBits) : p + 16 < end ? findSpecial(p + 16, end) : end;
+          if (load<u8>(q) == 0x22) {
+            p = q + 1;
+            // Compact JSON: `,` then the next member's key, read on here.
+            if (load<u8>(p) == 0x2c) {
+              if (!stackKind(d)) {
+                s = S_VALUE;
+                p++;
+                continue;
+              }
+              if (load<u8>(p + 1) == 0x22) {
+                beginKeyAt(p + 2);
+                p += 2;
+                continue;
+              }
+              s = S_KEY;
+              p++;
+              continue;
+            }
             s = S_AFTER_VALUE;
-            p = q + 1;
             continue;
           }
-          if (!keyEscaped && keyLength == 0) {
-            valueOfTextKey = q - keyStart == 4 && load<u32>(keyStart) == TEXT_U32 ? 1 : 0;
-            s = S_COLON;
-            p = q + 1;
-            continue;
+          // An escape or a control character (scanString from there), or the chunk's end.
+          p = q;
+          if (q == end) continue;
+        } else if (!keyEscaped && keyLength == 0) {
+          // A run of compact members `"key":"value",` read here, key by key; it stops (the
+          // state set for the loop to go on) at anything else: another kind of value, a `text`
+          // key (its value is looked at: scanString), an escape, whitespace, the chunk's end.
+          let k = p; // the key's first content byte
+          for (;;) {
+            const qBits = i8x16.bitmask(specialLanes(v128.load(k), two, space, backslash));
+            const q = qBits != 0 ? k + <usize>ctz(qBits) : k + 16 < end ? findSpecial(k + 16, end) : end;
+            if (load<u8>(q) != 0x22) {
+              // The key goes on past the chunk (q == end: scanString keeps its bytes), or
+              // holds an escape or a control character.
+              keyStart = k;
+              p = q;
+              break;
+            }
+            const textKey = q - k == 4 && load<u32>(k) == TEXT_U32 ? 1 : 0;
+            if (load<u8>(q + 1) != 0x3a) {
+              valueOfTextKey = textKey;
+              s = S_COLON;
+              p = q + 1;
+              break;
+            }
+            if (textKey || load<u8>(q + 2) != 0x22) {
+              valueOfTextKey = textKey;
+              s = S_VALUE;
+              p = q + 2;
+              break;
+            }
+            if (++n > maxNodes) {
+              nodes = n;
+              return failBound(FAIL_NODES, q + 2);
+            }
+            const rFrom = q + 3;
+            const rBits = i8x16.bitmask(specialLanes(v128.load(rFrom), two, space, backslash));
+            const r = rBits != 0 ? rFrom + <usize>ctz(rBits) : rFrom + 16 < end ? findSpecial(rFrom + 16, end) : end;
+            if (load<u8>(r) != 0x22) {
+              // The value goes on past the chunk (r == end), or holds an escape or a control
+              // character.
+              stringIsKey = 0;
+              p = r;
+              break;
+            }
+            if (load<u8>(r + 1) != 0x2c) {
+              s = S_AFTER_VALUE;
+              p = r + 1;
+              break;
+            }
+            if (load<u8>(r + 2) != 0x22) {
+              s = S_KEY;
+              p = r + 2;
+              break;
+            }
+            k = r + 3;
           }
+          if (s != S_STRING || (p == end && !stringIsKey)) continue;
         }
       }
       state = s;
@@ -878,10 +999,7 @@ function scanChunk(len: i32): i32 {
       if (b == 0x22) {
         if (s == S_KEY || s == S_KEY_OR_CLOSE) {
           s = S_STRING;
-          stringIsKey = 1;
-          keyLength = 0;
-          keyEscaped = 0;
-          keyStart = p + 1;
+          beginKeyAt(p + 1);
           p++;
           continue;
         }
@@ -912,8 +1030,25 @@ function scanChunk(len: i32): i32 {
         const object = b == 0x7d ? 1 : 0;
         if (d > 3 && (s == S_AFTER_VALUE || (object ? s == S_KEY_OR_CLOSE : s == S_VALUE_OR_CLOSE)) && stackKind(d) == object) {
           d--;
-          s = S_AFTER_VALUE;
           p++;
+          // Compact JSON: `,` then the next member's key, read on here.
+          if (load<u8>(p) == 0x2c) {
+            if (!stackKind(d)) {
+              s = S_VALUE;
+              p++;
+              continue;
+            }
+            if (load<u8>(p + 1) == 0x22) {
+              s = S_STRING;
+              beginKeyAt(p + 2);
+              p += 2;
+              continue;
+            }
+            s = S_KEY;
+            p++;
+            continue;
+          }
+          s = S_AFTER_VALUE;
           continue;
         }
       } else if (b == 0x7b || b == 0x5b) {
@@ -931,38 +1066,73 @@ function scanChunk(len: i32): i32 {
           const object = b == 0x7b ? 1 : 0;
           stackSet(d, object);
           if (d > maxSeenDepth) maxSeenDepth = d;
-          s = object ? S_KEY_OR_CLOSE : S_VALUE_OR_CLOSE;
           p++;
+          // The first key, or a string first element, read on here.
+          if (load<u8>(p) == 0x22) {
+            if (object) {
+              s = S_STRING;
+              beginKeyAt(p + 1);
+              p++;
+              continue;
+            }
+            if (++n > maxNodes) {
+              nodes = n;
+              return failBound(FAIL_NODES, p);
+            }
+            s = S_STRING;
+            stringIsKey = 0;
+            p++;
+            continue;
+          }
+          s = object ? S_KEY_OR_CLOSE : S_VALUE_OR_CLOSE;
           continue;
         }
       } else if (b == 0x20 || b == 0x0a || b == 0x0d || b == 0x09) {
         p++;
         continue;
       } else if ((b == 0x2d || isDigit(b)) && (s == S_VALUE || s == S_VALUE_OR_CLOSE)) {
-        // An integer that ends in this chunk (`-`? then `0` or [1-9][0-9]*, then `,` `}` `]` or
-        // whitespace); anything else (fraction, exponent, the chunk's end, an error) is left to
-        // the generic path from its first byte.
+        // A number that ends in this chunk (RFC 8259 §6: `-`? then `0` or [1-9][0-9]*, then
+        // `.` [0-9]+ or not, then [eE] [+-]? [0-9]+ or not; then `,` `}` `]` or whitespace).
+        // Anything else (a bad number, the chunk's end) is left to the generic path from its
+        // first byte. The digit runs stop at the zero byte past `end` at the latest.
         let k = b == 0x2d ? p + 1 : p;
-        if (k < end) {
-          const first = <i32>load<u8>(k);
-          if (first == 0x30) k++;
-          else if (isDigit(first)) {
-            k++;
-            while (k < end && isDigit(load<u8>(k))) k++;
-          }
-          if (k > p + (b == 0x2d ? 1 : 0) && k < end) {
-            const after = <i32>load<u8>(k);
-            if (after == 0x2c || after == 0x7d || after == 0x5d || after == 0x20 || after == 0x0a || after == 0x0d || after == 0x09) {
-              valueOfTextKey = 0;
-              if (++n > maxNodes) {
-                nodes = n;
-                return failBound(FAIL_NODES, p);
-              }
-              if (<i32>(k - p) > SAFE_NUMBER_CHARS) numberMayBeLossy = 1;
-              s = S_AFTER_VALUE;
-              p = k;
-              continue;
+        const first = <i32>load<u8>(k);
+        let ok = true;
+        let exponent = false;
+        if (first == 0x30) k++;
+        else if (isDigit(first)) {
+          k++;
+          while (isDigit(load<u8>(k))) k++;
+        } else ok = false;
+        if (ok && load<u8>(k) == 0x2e) {
+          if (isDigit(load<u8>(k + 1))) {
+            k += 2;
+            while (isDigit(load<u8>(k))) k++;
+          } else ok = false;
+        }
+        if (ok && (<i32>load<u8>(k) | 0x20) == 0x65) {
+          let e = k + 1;
+          const sign = <i32>load<u8>(e);
+          if (sign == 0x2b || sign == 0x2d) e++;
+          if (isDigit(load<u8>(e))) {
+            e++;
+            while (isDigit(load<u8>(e))) e++;
+            k = e;
+            exponent = true;
+          } else ok = false;
+        }
+        if (ok && k < end) {
+          const after = <i32>load<u8>(k);
+          if (after == 0x2c || after == 0x7d || after == 0x5d || after == 0x20 || after == 0x0a || after == 0x0d || after == 0x09) {
+            valueOfTextKey = 0;
+            if (++n > maxNodes) {
+              nodes = n;
+              return failBound(FAIL_NODES, p);
             }
+            if (exponent || <i32>(k - p) > SAFE_NUMBER_CHARS) numberMayBeLossy = 1;
+            s = S_AFTER_VALUE;
+            p = k;
+            continue;
           }
         }
       }

@@ -26,13 +26,17 @@
  *
  * Implementation: the scan itself is WebAssembly (assembly/json-scan.ts, compiled into
  * json-scan-wasm.ts by `npm run build:wasm`): string contents, most of an MCP message, are
- * skipped 16 bytes at a time with SIMD compares. Measured on the bench's 1 MiB get_products
- * result (bench/RESULTS.md): ~0.4 ms/MiB, against ~1.8 ms/MiB for the same scan in
- * JavaScript (a plain JavaScript byte loop alone costs ~1.3 ms/MiB there). One module
- * instance serves every scanner of the process: each `feed` copies the scanner's small state
- * (and its container stack, one bit per open bracket) in and out around the call.
+ * skipped 16 (a long string: 64) bytes at a time with SIMD compares, and compact members
+ * (`"key":"value",`) are read in one run. Measured on the bench's 4 MiB get_products result
+ * (64 KiB chunks, the chunk copies included): ~0.5 ms/MiB on a loaded reference machine
+ * where the scan before that work took ~0.8 ms/MiB (callgrind: 15 against 26 million
+ * instructions per 4 MiB); the same scan in JavaScript ran at ~1.8 ms/MiB. One module
+ * instance serves every scanner of the process: the scanner that ran last keeps its small
+ * state (and its container stack, one bit per open bracket) in the core's memory, and
+ * another scanner's call first saves it out (see `owner`).
  *
- * Cost: O(n) time, O(depth) memory (depth / 8 bytes), no allocation per token or per chunk.
+ * Cost: O(n) time, O(depth) memory (depth / 8 bytes), no allocation per token or per chunk,
+ * none per scanner unless scanners are fed in turn.
  *
  * Also {@link scanStringText}: a JSON string of a scanned body (a legacy tool result's text)
  * decoded and scanned as a JSON text of its own in the same core, for the lift without parsing.
@@ -215,8 +219,10 @@ const wasm = (globalThis as unknown as { WebAssembly: WasmApi }).WebAssembly;
 const core = new wasm.Instance(new wasm.Module(Buffer.from(JSON_SCAN_WASM_BASE64, 'base64')), {}).exports as ScanCore;
 const CHUNK_PTR = core.chunkPtr();
 const CHUNK_CAPACITY = core.chunkCapacity();
-const STATE_I32 = core.statePtr() >> 2;
-const STATE_F64 = (core.statePtr() + I32_SLOTS * 4) >> 3;
+const STATE_PTR = core.statePtr();
+const STATE_I32 = STATE_PTR >> 2;
+const STATE_F64 = (STATE_PTR + I32_SLOTS * 4) >> 3;
+const STATE_BYTES = I32_SLOTS * 4 + F64_SLOTS * 8;
 const STACK_PTR = core.stackPtr();
 const TABLE_I32 = core.tablePtr() >> 2;
 /** Members of a top-level object the text scan records (assembly/json-scan.ts MAX_MEMBERS). */
@@ -232,12 +238,44 @@ function makeViews(): { buffer: ArrayBuffer; u8: Uint8Array; i32: Int32Array; f6
   return { buffer, u8: new Uint8Array(buffer), i32: new Int32Array(buffer), f64: new Float64Array(buffer) };
 }
 function currentViews(): typeof views {
-  if (views.buffer !== core.memory.buffer) views = makeViews();
+  // Growing the memory detaches its old buffer, and a view of a detached buffer has length 0
+  // (cheaper to look at than `memory.buffer`, a call into the engine's API).
+  if (views.u8.length === 0) views = makeViews();
   return views;
 }
 
 function toCoreBound(limit: number): number {
   return limit >= UNBOUNDED ? UNBOUNDED : limit;
+}
+
+/** A scanner's state while another one holds the core (JsonScanner `save`). */
+interface SavedState {
+  readonly i32: Int32Array;
+  readonly f64: Float64Array;
+  /** The container stack, one bit per open array/object (grown as needed). */
+  stack: Uint8Array;
+}
+
+/**
+ * The scanner whose state (slots and container stack) is in the core's memory, or undefined.
+ * A scanner's state stays there between its calls while no other scanner runs (the usual
+ * case: one response's chunks in a row); another scanner's call first saves it out
+ * (JsonScanner `own`). Issue 5, 1 KiB results: copying the state in and out around every
+ * call, through three typed arrays allocated per response, cost more than scanning the KiB.
+ */
+let owner: JsonScanner | undefined;
+
+/** Saves the state of the scanner in the core, if any (before the core's memory past the stack is reused). */
+function releaseCore(): void {
+  owner?.save(currentViews());
+}
+
+/** Makes room for `stackBytes` of container stack; false when memory cannot grow. */
+function reserveStack(stackBytes: number): boolean {
+  if (stackBytes <= stackReserved) return true;
+  if (!core.reserveStack(stackBytes)) return false;
+  stackReserved = stackBytes;
+  return true;
 }
 
 /**
@@ -246,41 +284,46 @@ function toCoreBound(limit: number): number {
  * - `feed(chunk)`: scans the chunk; returns the failure once the body is known to be
  *   invalid or over a bound (later calls return the same failure and scan nothing).
  * - `end()`: the summary of a complete valid body, or the failure (a body that ends inside
- *   a value is a `syntax` failure at offset = its length).
+ *   a value is a `syntax` failure at offset = its length); the same object on later calls.
+ *   After a successful `end()`, `feed` throws (the body was complete).
  * - Errors: the constructor throws `RangeError` for a negative, fractional or NaN limit;
  *   `feed` throws `RangeError` if the core cannot grow its memory for the container stack
  *   (only with an unbounded depth, past ~4 GiB of open brackets).
+ *
+ * Any number of scanners may be fed in turn (interleaved responses), or abandoned mid-body
+ * (an aborted request): each keeps its own state (see {@link owner}); nothing is allocated
+ * per scanner unless another scanner runs between two of its calls.
  */
 export class JsonScanner {
   private readonly maxDepth: number;
   private readonly maxNodes: number;
   private failure: JsonScanFailure | undefined;
-  private readonly i32 = new Int32Array(I32_SLOTS);
-  private readonly f64 = new Float64Array(F64_SLOTS);
-  /** The container stack, one bit per open array/object (grown as needed). */
-  private stack = new Uint8Array(16);
+  private summary: JsonScanSummary | undefined;
+  /** Members counted by a text scan (scanTextOutput), kept at its end. */
+  private members = 0;
+  /** This scanner's state while another one holds the core; undefined before it ever did. */
+  private saved: SavedState | undefined;
 
   constructor(limits: JsonScanLimits) {
     assertBoundLimit('JsonScanner', 'maxDepth', limits.maxDepth);
     assertBoundLimit('JsonScanner', 'maxNodes', limits.maxNodes);
     this.maxDepth = limits.maxDepth;
     this.maxNodes = limits.maxNodes;
-    this.i32[I_PLAIN_KEYS] = 1;
-    this.i32[I_MAX_DEPTH] = toCoreBound(limits.maxDepth);
-    this.i32[I_MAX_NODES] = toCoreBound(limits.maxNodes);
-    this.f64[F_CAPTURE_START] = -1;
   }
 
   feed(chunk: Uint8Array): JsonScanFailure | undefined {
     if (this.failure !== undefined) return this.failure;
+    // Its state is gone once it ended (save() keeps none): more bytes are a caller's bug.
+    if (this.summary !== undefined) throw new Error('JsonScanner: feed after a successful end()');
     for (let from = 0; from < chunk.length; from += CHUNK_CAPACITY) {
-      const part = chunk.subarray(from, Math.min(chunk.length, from + CHUNK_CAPACITY));
+      const part = chunk.length <= CHUNK_CAPACITY ? chunk : chunk.subarray(from, Math.min(chunk.length, from + CHUNK_CAPACITY));
+      let v = this.own();
       // The stack may grow by one level per byte, up to the depth bound.
-      const depthAfter = Math.min(this.i32[I_MAX_DEPTH]!, this.i32[I_DEPTH]! + part.length);
-      const v = this.enter((depthAfter >> 3) + 1);
+      const depthAfter = Math.min(v.i32[STATE_I32 + I_MAX_DEPTH]!, v.i32[STATE_I32 + I_DEPTH]! + part.length);
+      if (!reserveStack((depthAfter >> 3) + 1)) throw new RangeError(`JsonScanner: cannot grow memory for a stack of ${(depthAfter >> 3) + 1} bytes`);
+      v = currentViews();
       v.u8.set(part, CHUNK_PTR);
       const code = core.scan(part.length);
-      this.leave();
       if (code !== 0) return this.fail(code);
     }
     return undefined;
@@ -288,35 +331,40 @@ export class JsonScanner {
 
   end(): JsonScanResult {
     if (this.failure !== undefined) return this.failure;
-    this.enter((this.i32[I_DEPTH]! >> 3) + 1);
+    if (this.summary !== undefined) return this.summary;
+    this.own();
     const code = core.finish();
-    this.leave();
     if (code !== 0) return this.fail(code);
-    const s = this.i32;
-    const f = this.f64;
-    const top = s[I_TOP] === TOP_OBJECT ? 'object' : s[I_TOP] === TOP_ARRAY ? 'array' : 'scalar';
-    return {
+    const { i32, f64 } = currentViews();
+    const s = STATE_I32;
+    const f = STATE_F64;
+    const topKind = i32[s + I_TOP];
+    const top = topKind === TOP_OBJECT ? 'object' : topKind === TOP_ARRAY ? 'array' : 'scalar';
+    const hasResult = i32[s + I_HAS_RESULT] === 1;
+    this.members = i32[s + I_TABLE_COUNT]!;
+    this.summary = {
       ok: true,
-      depth: s[I_MAX_SEEN_DEPTH]!,
-      nodes: s[I_NODES]!,
+      depth: i32[s + I_MAX_SEEN_DEPTH]!,
+      nodes: i32[s + I_NODES]!,
       top,
       members:
         top === 'object'
           ? {
-              jsonrpc: s[I_HAS_JSONRPC] ? [f[F_JSONRPC_START]!, f[F_JSONRPC_END]!] : undefined,
-              id: s[I_HAS_ID] ? [f[F_ID_START]!, f[F_ID_END]!] : undefined,
-              hasResult: s[I_HAS_RESULT] === 1,
-              hasError: s[I_HAS_ERROR] === 1,
-              plainKeys: s[I_PLAIN_KEYS] === 1,
-              structuredContent: s[I_HAS_SC] && !s[I_SC_ESCAPED_KEY] ? [f[F_SC_START]!, f[F_SC_END]!] : undefined,
-              resultPlainKeys: s[I_HAS_RESULT] === 1 && s[I_SC_ESCAPED_KEY] === 0,
-              resultEnd: s[I_HAS_RESULT_END] ? f[F_RESULT_END]! : undefined,
-              content: s[I_CONTENT_ARRAY] ? contentItems(s, f) : undefined,
+              jsonrpc: i32[s + I_HAS_JSONRPC] ? [f64[f + F_JSONRPC_START]!, f64[f + F_JSONRPC_END]!] : undefined,
+              id: i32[s + I_HAS_ID] ? [f64[f + F_ID_START]!, f64[f + F_ID_END]!] : undefined,
+              hasResult,
+              hasError: i32[s + I_HAS_ERROR] === 1,
+              plainKeys: i32[s + I_PLAIN_KEYS] === 1,
+              structuredContent: i32[s + I_HAS_SC] && !i32[s + I_SC_ESCAPED_KEY] ? [f64[f + F_SC_START]!, f64[f + F_SC_END]!] : undefined,
+              resultPlainKeys: hasResult && i32[s + I_SC_ESCAPED_KEY] === 0,
+              resultEnd: i32[s + I_HAS_RESULT_END] ? f64[f + F_RESULT_END]! : undefined,
+              content: i32[s + I_CONTENT_ARRAY] ? contentItems(i32, f64) : undefined,
             }
           : undefined,
-      textMayHoldObject: s[I_TEXT_MAY_HOLD_OBJECT] === 1,
-      numberMayBeLossy: s[I_NUMBER_MAY_BE_LOSSY] === 1,
+      textMayHoldObject: i32[s + I_TEXT_MAY_HOLD_OBJECT] === 1,
+      numberMayBeLossy: i32[s + I_NUMBER_MAY_BE_LOSSY] === 1,
     };
+    return this.summary;
   }
 
   /**
@@ -325,49 +373,64 @@ export class JsonScanner {
    */
   scanTextOutput(len: number): JsonScanResult {
     if (this.failure !== undefined) return this.failure;
-    this.i32[I_TABLE] = 1;
-    this.enter((Math.min(this.i32[I_MAX_DEPTH]!, len) >> 3) + 1);
+    const v = this.own();
+    v.i32[STATE_I32 + I_TABLE] = 1;
+    // Reserved by scanStringText before it laid out the text region (reserving more here would not move it).
     const code = core.scanText(len);
-    this.leave();
     if (code !== 0) return this.fail(code);
     return this.end();
   }
 
   /** Members begun at the top level of a text scanned by {@link scanTextOutput}. */
   tableCount(): number {
-    return this.i32[I_TABLE_COUNT]!;
+    return this.members;
   }
 
-  /** Copies this scanner's state and stack into the core (room for `stackBytes` of stack). */
-  private enter(stackBytes: number): typeof views {
-    if (stackBytes > stackReserved) {
-      if (!core.reserveStack(stackBytes)) throw new RangeError(`JsonScanner: cannot grow memory for a stack of ${stackBytes} bytes`);
-      stackReserved = stackBytes;
-    }
+  /**
+   * Puts this scanner's state in the core (saving the state of the scanner there first),
+   * and returns the views of the core's memory.
+   */
+  private own(): typeof views {
     const v = currentViews();
-    v.i32.set(this.i32, STATE_I32);
-    v.f64.set(this.f64, STATE_F64);
-    const used = (this.i32[I_DEPTH]! + 7) >> 3;
-    if (used > 0) v.u8.set(this.stack.subarray(0, used), STACK_PTR);
+    if (owner === this) return v;
+    owner?.save(v);
+    const saved = this.saved;
+    if (saved === undefined) {
+      // A new scanner: the initial state.
+      v.u8.fill(0, STATE_PTR, STATE_PTR + STATE_BYTES);
+      v.i32[STATE_I32 + I_PLAIN_KEYS] = 1;
+      v.i32[STATE_I32 + I_MAX_DEPTH] = toCoreBound(this.maxDepth);
+      v.i32[STATE_I32 + I_MAX_NODES] = toCoreBound(this.maxNodes);
+      v.f64[STATE_F64 + F_CAPTURE_START] = -1;
+    } else {
+      v.i32.set(saved.i32, STATE_I32);
+      v.f64.set(saved.f64, STATE_F64);
+      const used = (saved.i32[I_DEPTH]! + 7) >> 3;
+      // The core's memory held this stack before (reserved stack only grows).
+      if (used > 0) v.u8.set(saved.stack.subarray(0, used), STACK_PTR);
+    }
+    // eslint-disable-next-line @typescript-eslint/no-this-alias -- the core's one owner (see `owner`)
+    owner = this;
     return v;
   }
 
-  /** Copies the core's state and stack back into this scanner. */
-  private leave(): void {
-    const v = currentViews();
-    this.i32.set(v.i32.subarray(STATE_I32, STATE_I32 + I32_SLOTS));
-    this.f64.set(v.f64.subarray(STATE_F64, STATE_F64 + F64_SLOTS));
-    const used = (this.i32[I_DEPTH]! + 7) >> 3;
-    if (used > this.stack.length) {
-      const grown = new Uint8Array(Math.max(used, this.stack.length * 2));
-      grown.set(this.stack);
-      this.stack = grown;
-    }
-    if (used > 0) this.stack.set(v.u8.subarray(STACK_PTR, STACK_PTR + used));
+  /** Copies this scanner's state out of the core (another scanner is about to use it). Internal. */
+  save(v: typeof views): void {
+    owner = undefined;
+    // A scanner that failed or ended reads nothing from the core again.
+    if (this.failure !== undefined || this.summary !== undefined) return;
+    let saved = this.saved;
+    if (saved === undefined) saved = this.saved = { i32: new Int32Array(I32_SLOTS), f64: new Float64Array(F64_SLOTS), stack: new Uint8Array(16) };
+    saved.i32.set(v.i32.subarray(STATE_I32, STATE_I32 + I32_SLOTS));
+    saved.f64.set(v.f64.subarray(STATE_F64, STATE_F64 + F64_SLOTS));
+    const used = (saved.i32[I_DEPTH]! + 7) >> 3;
+    if (used > saved.stack.length) saved.stack = new Uint8Array(Math.max(used, saved.stack.length * 2));
+    if (used > 0) saved.stack.set(v.u8.subarray(STACK_PTR, STACK_PTR + used));
   }
 
+  /** The failure the core reported (this scanner owns the core). */
   private fail(code: number): JsonScanFailure {
-    const offset = this.f64[F_FAIL_OFFSET]!;
+    const offset = currentViews().f64[STATE_F64 + F_FAIL_OFFSET]!;
     if (code === FAIL_SYNTAX) this.failure = { ok: false, reason: 'syntax', offset };
     else {
       const limit = code === FAIL_DEPTH ? this.maxDepth : this.maxNodes;
@@ -377,14 +440,15 @@ export class JsonScanner {
   }
 }
 
-function contentItems(s: Int32Array, f: Float64Array): ContentItems {
-  const count = s[I_ITEM_COUNT]!;
-  const bits = s[I_ITEM_TEXT_BITS]!;
+/** The content items recorded in the core's state (its owner ended). */
+function contentItems(i32: Int32Array, f64: Float64Array): ContentItems {
+  const count = i32[STATE_I32 + I_ITEM_COUNT]!;
+  const bits = i32[STATE_I32 + I_ITEM_TEXT_BITS]!;
   const texts: (ByteRange | undefined)[] = [];
   for (let k = 0; k < Math.min(count, SCAN_CONTENT_ITEMS); k++) {
-    texts.push(bits & (1 << k) ? [f[F_ITEM_TEXT + 2 * k]!, f[F_ITEM_TEXT + 2 * k + 1]!] : undefined);
+    texts.push(bits & (1 << k) ? [f64[STATE_F64 + F_ITEM_TEXT + 2 * k]!, f64[STATE_F64 + F_ITEM_TEXT + 2 * k + 1]!] : undefined);
   }
-  return { count, plainKeys: s[I_ITEMS_PLAIN] === 1, texts };
+  return { count, plainKeys: i32[STATE_I32 + I_ITEMS_PLAIN] === 1, texts };
 }
 
 /** Scans a whole JSON text at once (tests, and callers that already hold the bytes). */
@@ -449,10 +513,9 @@ export function scanStringText(body: Uint8Array, range: ByteRange, limits: JsonS
   if (len <= 0) return null;
   const scanner = new JsonScanner(limits);
   const stackBytes = (Math.min(toCoreBound(limits.maxDepth), len) >> 3) + 1;
-  if (stackBytes > stackReserved) {
-    if (!core.reserveStack(stackBytes)) return undefined;
-    stackReserved = stackBytes;
-  }
+  if (!reserveStack(stackBytes)) return undefined;
+  // The text region lies past `stackBytes` of stack, where a deeper scanner's stack may be.
+  releaseCore();
   const inPtr = core.textRegion(len, stackBytes);
   if (inPtr === 0) return undefined;
   currentViews().u8.set(body.subarray(range[0] + 1, range[1] - 1), inPtr);

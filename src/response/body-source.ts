@@ -57,6 +57,11 @@ class OpenBody implements BodySource {
 /** The bytes a response holds against its agent's cap. */
 export type HeldBytes = Pick<BufferLease, 'add' | 'mustWait' | 'ready'>;
 
+/** Where {@link readDirect} keeps each chunk it reads (an array, or read-body.ts BodyBytes). */
+export interface ChunkSink {
+  push(chunk: Buffer): unknown;
+}
+
 /**
  * Reads a body whose `direct` is true to its end with the stream's own events, into
  * `chunks`: what `for await (const chunk of source.chunks)` does for an uncoded body (each
@@ -72,7 +77,7 @@ export type HeldBytes = Pick<BufferLease, 'add' | 'mustWait' | 'ready'>;
  * `raw_bytes` / `decoded_bytes` (the stream is destroyed), the stream's error, or
  * ERR_STREAM_PREMATURE_CLOSE when it closes before its end.
  */
-export function readDirect<T>(source: BodySource, chunks: Buffer[], inspect?: (chunk: Buffer) => T | undefined, hold?: HeldBytes): Promise<T | undefined> {
+export function readDirect<T>(source: BodySource, chunks: ChunkSink, inspect?: (chunk: Buffer) => T | undefined, hold?: HeldBytes): Promise<T | undefined> {
   const { stream, raw, decoded } = source;
   return new Promise<T | undefined>((resolve, reject) => {
     // Listeners stay attached once settled (they then do nothing): destroying an unfinished

@@ -14,11 +14,12 @@ import { answerWithLocalError } from '../errors/local-reply.js';
 import type { LocalErrorInput } from '../errors/local-reply.js';
 import { JsonScanner, type JsonScanFailure, type TopMembers } from '../mcp/json-scan.js';
 import { readBoundedBody } from './read-body.js';
+import { bodyPool } from './body-pool.js';
 import type { BodySource } from './body-source.js';
 import type { PipelineHooks } from './pipeline.js';
 import { isResponseToExchange } from './rewrite.js';
 import { spliceLegacyLift } from './lift-splice.js';
-import { mayRewrite, rewriteScanned, valueAt } from './scanned-message.js';
+import { jsonValueIs, mayRewrite, rewriteScanned } from './scanned-message.js';
 
 export interface UpstreamBody {
   statusCode: number;
@@ -53,6 +54,18 @@ export async function handleJsonBody(exchange: Exchange, reply: FastifyReply, re
   // breaks (decoded_bytes, raw_bytes), and a short invalid body as upstream_not_mcp.
   const body = await readBody(exchange, reply, res, scanner);
   if (body === undefined) return;
+  try {
+    answerFromBody(exchange, reply, res, hooks, scanner, body);
+  } finally {
+    // A pooled body's buffer serves a later body once this response is over (body-pool.ts).
+    // answerFromBody is synchronous and every answer it sends is `body` itself or a copy
+    // (splice, lift, serialization), so nothing reads the buffer after that.
+    bodyPool.recycleAfterSend(reply.raw, body);
+  }
+}
+
+/** The rest of {@link handleJsonBody} once the body is read: synchronous (see there). */
+function answerFromBody(exchange: Exchange, reply: FastifyReply, res: UpstreamResponse, hooks: PipelineHooks, scanner: JsonScanner, body: Buffer): void {
   const notMcp = notMcpError(exchange, res, body);
   const scan = scanner.end();
   if (!scan.ok) {
@@ -113,6 +126,8 @@ export async function handlePassThroughBody(
   // syntax error: a host's parser stops there too.
   const body = await readBody(exchange, reply, res, opts.jsonBounds ? newScanner(exchange) : undefined);
   if (body === undefined) return;
+  // Given back once this response is over (body-pool.ts); what follows is synchronous.
+  bodyPool.recycleAfterSend(reply.raw, body);
   // No Content-Type: fine for the empty answer to a notification, a response or a DELETE; a
   // body there is not MCP, and neither is an empty answer to a request, whose host waits
   // for a response carrying its id (MCP Streamable HTTP: a request is answered with JSON or
@@ -171,12 +186,12 @@ function boundsBreach(exchange: Exchange, failure: JsonScanFailure | undefined):
 /**
  * The JSON-RPC checks of the parse path, answered from the scan's top-level members: a
  * message (`jsonrpc: "2.0"`), and for a request the response carrying its id (`result` or
- * `error`). Only the small `jsonrpc` and `id` values are parsed.
+ * `error`). Only the small `jsonrpc` and `id` values are read (scanned-message.ts jsonValueIs).
  */
 function answersExchange(exchange: Exchange, body: Buffer, members: TopMembers): boolean {
-  if (valueAt(body, members.jsonrpc) !== '2.0') return false;
+  if (!jsonValueIs(body, members.jsonrpc, '2.0')) return false;
   if (exchange.rpc.kind !== 'request') return true;
-  return (members.hasResult || members.hasError) && members.id !== undefined && valueAt(body, members.id) === exchange.rpc.id;
+  return (members.hasResult || members.hasError) && members.id !== undefined && jsonValueIs(body, members.id, exchange.rpc.id);
 }
 
 function sendBody(exchange: Exchange, reply: FastifyReply, status: number, body: Buffer, outcome: 'ok' | 'rewritten'): void {

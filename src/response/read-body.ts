@@ -17,6 +17,7 @@
 import type { Exchange } from '../exchange.js';
 import type { LocalErrorInput } from '../errors/local-reply.js';
 import { bodyErrorToLocal, readDirect, recordCounts, type BodySource } from './body-source.js';
+import { bodyPool } from './body-pool.js';
 
 export type ReadResult = { ok: true; body: Buffer } | { ok: false; error: LocalErrorInput | undefined };
 
@@ -32,14 +33,15 @@ export async function readBoundedBody(
     source.stream.destroy();
     return { ok: false, error: { reason: 'content_length', limitBytes: limit, observedBytes: declared } };
   }
-  const chunks: Buffer[] = [];
+  // A declared length is the body's length only when nothing decodes it.
+  const chunks = new BodyBytes(source.direct ? declared : undefined);
   // The agent's buffered-bytes cap: over it, wait before reading on (back-pressure on this seller).
   const lease = exchange.guard?.lease(exchange.agent.name, exchange.agent.guard);
   try {
     if (source.direct) {
       const stop = await readDirect(source, chunks, inspect, lease);
       if (stop !== undefined) return { ok: false, error: stop };
-      return { ok: true, body: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks) };
+      return { ok: true, body: chunks.body() };
     }
     for await (const chunk of source.chunks) {
       chunks.push(chunk);
@@ -59,6 +61,56 @@ export async function readBoundedBody(
     lease?.release();
     recordCounts(exchange, source);
   }
-  const body = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
-  return { ok: true, body };
+  return { ok: true, body: chunks.body() };
+}
+
+/**
+ * The body's bytes as they arrive, made into one Buffer at the end.
+ *
+ * With a declared length (`Content-Length`, already checked against the limit), a body that
+ * does not come whole in its first chunk is copied, chunk by chunk as it arrives, into one
+ * buffer of that length (from body-pool.ts for a large one, given back once its response is
+ * over): the chunks are then garbage as soon as they are scanned, and no second copy of the
+ * whole body is made at its end (issue 5, JSON (a) at 4 MiB: holding the chunks for the
+ * whole response and `Buffer.concat`-ing them cost a copy and a V8 mark-compact every few
+ * responses, for the external memory held). The buffer is allocated when the first chunk
+ * arrives, uninitialized, its pages touched only as bytes are copied in: a declared length
+ * that never arrives costs address space (and counts in V8's external memory, which paces
+ * its collections), not resident memory. Only the bytes copied in are ever exposed.
+ *
+ * Without one (chunked transfer, a decoded body), or past it (not reached: the HTTP parser
+ * frames the body by it), the chunks are kept and concatenated at the end.
+ */
+export class BodyBytes {
+  private buffer: Buffer | undefined;
+  private filled = 0;
+  private readonly chunks: Buffer[] = [];
+
+  /** @param declared the body's declared length in bytes, when known */
+  constructor(private readonly declared?: number) {}
+
+  push(chunk: Buffer): void {
+    const n = chunk.length;
+    if (this.buffer !== undefined) {
+      if (this.filled + n <= this.buffer.length) {
+        chunk.copy(this.buffer, this.filled);
+        this.filled += n;
+        return;
+      }
+      this.chunks.push(this.buffer.subarray(0, this.filled));
+      this.buffer = undefined;
+    } else if (this.chunks.length === 0 && this.declared !== undefined && n < this.declared) {
+      this.buffer = bodyPool.take(this.declared) ?? Buffer.allocUnsafe(this.declared);
+      chunk.copy(this.buffer, 0);
+      this.filled = n;
+      return;
+    }
+    this.chunks.push(chunk);
+  }
+
+  /** All the bytes pushed, in order (the first chunk itself when it is the only one). */
+  body(): Buffer {
+    if (this.buffer !== undefined) return this.filled === this.buffer.length ? this.buffer : this.buffer.subarray(0, this.filled);
+    return this.chunks.length === 1 ? this.chunks[0]! : Buffer.concat(this.chunks);
+  }
 }

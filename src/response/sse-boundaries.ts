@@ -20,7 +20,7 @@ const COLON = 0x3a;
 /** The bytes every event-id line starts with (`id:`; a bare `id` line sets the empty id, which needs no token). */
 const ID_FIELD = Buffer.from('id:', 'latin1');
 /** An id line after a line break: searched from the line break, a byte rarer than `i` (memchr). */
-const LF_ID_FIELD = Buffer.from('\nid:', 'latin1');
+export const LF_ID_FIELD = Buffer.from('\nid:', 'latin1');
 const CR_ID_FIELD = Buffer.from('\rid:', 'latin1');
 /** UTF-8 byte order mark length (EF BB BF). */
 const BOM_BYTES = 3;
@@ -122,15 +122,46 @@ export class SseIdFieldWatch {
     // An id line after the last boundary: its line break is at lastEnd - 1 or later (a match
     // at the chunk edge or at the stream's start is before any boundary of this chunk).
     else this.open = any && Math.max(chunk.lastIndexOf(LF_ID_FIELD), chunk.lastIndexOf(CR_ID_FIELD)) >= lastEnd - 1;
+    this.moveOver(chunk);
+    return answer;
+  }
+
+  /**
+   * Moves past `chunk` without answering for it, for a chunk whose events before `lastEnd`
+   * (its last boundary, {@link SseBoundaryScanner.lastEnd}) the caller checks for id lines
+   * itself (sse-stage.ts, the planned path: {@link mayStartWithId} and its own search):
+   * only the bytes after that boundary are searched. With `lastEnd` -1, {@link check}.
+   */
+  pass(chunk: Buffer, lastEnd: number): void {
+    if (lastEnd === -1) {
+      this.check(chunk, lastEnd);
+      return;
+    }
+    // An id line after the last boundary: its line break is at lastEnd - 1 or later.
+    this.open = chunk.indexOf(LF_ID_FIELD, lastEnd - 1) !== -1 || chunk.indexOf(CR_ID_FIELD, lastEnd - 1) !== -1;
+    this.moveOver(chunk);
+  }
+
+  /**
+   * Whether an id line may start at `chunk[0]`, for a chunk that starts at an event start
+   * (the stream's, or just after a boundary): `id:` there, or, at the stream's start, `id:`
+   * anywhere (a BOM may come first). Call before moving past `chunk`.
+   */
+  mayStartWithId(chunk: Buffer): boolean {
+    if (this.seen < BOM_BYTES) return chunk.indexOf(ID_FIELD) !== -1;
+    return chunk.length >= ID_FIELD.length && chunk[0] === LOWER_I && chunk[1] === LOWER_D && chunk[2] === COLON;
+  }
+
+  private moveOver(chunk: Buffer): void {
+    const n = chunk.length;
     this.seen += n;
     if (n >= 2) {
       this.prev2 = chunk[n - 2]!;
       this.prev1 = chunk[n - 1]!;
-    } else {
+    } else if (n === 1) {
       this.prev2 = this.prev1;
       this.prev1 = chunk[0]!;
     }
-    return answer;
   }
 
   /** Whether an id line may start in `chunk` or be completed by it (begun before it). */
@@ -161,9 +192,11 @@ export class SseIdFieldWatch {
  *   next event boundary.
  *
  * Decoding is UTF-8 (TextDecoder, streaming, so a character split across chunks survives;
- * a leading BOM is dropped as the WHATWG decoder does). A chunk of pure ASCII, met while the
- * decoder holds no partial character, is decoded once as Latin-1 (identical for ASCII) and
- * sliced per range; every other byte goes through the streaming decoder in order.
+ * a leading BOM is dropped as the WHATWG decoder does). ASCII bytes, met while the decoder
+ * holds no partial character, are decoded as Latin-1 (identical for ASCII): a chunk's first
+ * range alone (often its only one, a few lines: the SSE stage forwards the others raw), at
+ * its second range the rest of the chunk once, sliced per range. Every other byte goes
+ * through the streaming decoder in order.
  */
 export class SseLineFeeder {
   private held: Buffer[] = [];
@@ -174,10 +207,13 @@ export class SseLineFeeder {
   private dirty = false;
   /** No byte went through the decoder since it was made or reset (it would drop a BOM). */
   private fresh = true;
-  /** The chunk whose ASCII test and text are cached below (valid for the ranges of one chunk). */
+  /** The chunk whose bytes from `cachedFrom` on are ASCII-tested and decoded once (for the ranges of one chunk). */
   private cachedChunk: Buffer | undefined;
+  private cachedFrom = 0;
   private cachedAscii = false;
   private cachedText: string | undefined;
+  /** The chunk a range was last decoded from (its second range makes it the cached chunk). */
+  private lastChunk: Buffer | undefined;
 
   /**
    * @param sink         receives decoded text, in stream order: whole lines (a held line
@@ -203,7 +239,7 @@ export class SseLineFeeder {
     if (start >= end) return true;
     // A chunk's first range: forget the cached text even for the same Buffer object (a source
     // may hand out one buffer again with new bytes); later ranges of a chunk reuse it.
-    if (start === 0) this.cachedChunk = undefined;
+    if (start === 0) this.nextChunk();
     const cut = lineEnd(chunk, start, end);
     if (cut === start) return this.hold(chunk.subarray(start, end));
     let from = start;
@@ -215,6 +251,16 @@ export class SseLineFeeder {
     }
     if (from < cut) this.feed(chunk, from, cut);
     return cut === end || this.hold(chunk.subarray(cut, end));
+  }
+
+  /**
+   * Forgets what was cached about the last chunk: call before pushing ranges of a new chunk
+   * when its first range may not start at 0 (a source may hand out one Buffer object again
+   * with new bytes).
+   */
+  nextChunk(): void {
+    this.cachedChunk = undefined;
+    this.lastChunk = undefined;
   }
 
   /** Hands the held incomplete line to the sink (end of stream). */
@@ -281,9 +327,7 @@ export class SseLineFeeder {
     const text = this.decode(all, 0, all.length);
     const breakBytes = rest.length > 0 ? 1 : 0;
     const line = all.subarray(0, all.length - breakBytes);
-    this.completed = startsWithData(line)
-      ? { bytes: line, textLength: text.length - breakBytes, utf8: all === this.cachedChunk && this.cachedAscii ? true : isUtf8(line) }
-      : undefined;
+    this.completed = startsWithData(line) ? new HeldDataLine(line, text.length - breakBytes) : undefined;
     this.sink(text);
   }
 
@@ -294,14 +338,24 @@ export class SseLineFeeder {
 
   private decode(chunk: Buffer, start: number, end: number): string {
     if (!this.dirty && !this.fresh) {
-      if (chunk !== this.cachedChunk) {
-        this.cachedChunk = chunk;
-        this.cachedAscii = isAscii(chunk);
-        this.cachedText = undefined;
+      if (chunk !== this.cachedChunk || start < this.cachedFrom) {
+        if (chunk !== this.lastChunk) {
+          // A chunk's first range: tested and decoded alone (often its only one).
+          this.lastChunk = chunk;
+          const whole = start === 0 && end === chunk.length;
+          if (isAscii(whole ? chunk : chunk.subarray(start, end))) return whole ? chunk.toString('latin1') : chunk.toString('latin1', start, end);
+        } else {
+          // Its second range: the rest of the chunk, tested and decoded once, sliced per range.
+          this.cachedChunk = chunk;
+          this.cachedFrom = start;
+          this.cachedAscii = isAscii(start === 0 ? chunk : chunk.subarray(start));
+          this.cachedText = undefined;
+        }
       }
-      if (this.cachedAscii) {
-        const text = (this.cachedText ??= chunk.toString('latin1'));
-        return start === 0 && end === chunk.length ? text : text.slice(start, end);
+      if (chunk === this.cachedChunk && start >= this.cachedFrom && this.cachedAscii) {
+        const from = this.cachedFrom;
+        const text = (this.cachedText ??= chunk.toString('latin1', from));
+        return start === from && end === chunk.length ? text : text.slice(start - from, end - from);
       }
     }
     this.fresh = false;
@@ -316,8 +370,20 @@ export interface CompletedLine {
   readonly bytes: Buffer;
   /** UTF-16 length of the text the sink got for it. */
   readonly textLength: number;
-  /** `bytes` is valid UTF-8. */
+  /** `bytes` is valid UTF-8 (tested when first asked: most completed lines are never looked at). */
   readonly utf8: boolean;
+}
+
+class HeldDataLine implements CompletedLine {
+  private valid: boolean | undefined;
+  constructor(
+    readonly bytes: Buffer,
+    readonly textLength: number,
+  ) {}
+
+  get utf8(): boolean {
+    return (this.valid ??= isAscii(this.bytes) || isUtf8(this.bytes));
+  }
 }
 
 const EMPTY = Buffer.alloc(0);

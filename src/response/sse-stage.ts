@@ -59,7 +59,7 @@ import { answerWithLocalError, type LocalErrorInput } from '../errors/local-repl
 import { GatewayAbortError } from '../errors/abort.js';
 import { withinJsonBounds } from '../mcp/json-bounds.js';
 import { ByteBudget } from './byte-budget.js';
-import { SseBoundaryScanner, SseIdFieldWatch, SseLineFeeder, type CompletedLine } from './sse-boundaries.js';
+import { LF_ID_FIELD, SseBoundaryScanner, SseIdFieldWatch, SseLineFeeder, type CompletedLine } from './sse-boundaries.js';
 import { SseFrameBatch, encodeSseComment, encodeSseRetry } from './sse-encode.js';
 import { planRawEvents } from './sse-raw-events.js';
 import { inspectEventData } from './sse-message.js';
@@ -335,8 +335,8 @@ export async function handleSseBody(
    * Parses one input chunk; false once the stream is over.
    *
    * A chunk with a complete event block and no CR (and not crossing the cumulative bound,
-   * not skipping) is planned block by block (sse-raw-events.ts): blocks the gateway neither
-   * reads nor changes go to the host as the seller's bytes, unparsed; the others are parsed,
+   * not skipping) is planned (sse-raw-events.ts): runs of blocks the gateway neither reads
+   * nor changes go to the host as the seller's bytes, unparsed; the other blocks are parsed,
    * those that may carry an id one block at a time (the resume token's exact count).
    *
    * Otherwise event blocks are taken one at a time where an event may carry an id, while
@@ -346,8 +346,8 @@ export async function handleSseBody(
    */
   const takeChunk = (chunk: Buffer): boolean => {
     const n = chunk.length;
+    lines.nextChunk();
     const last = boundaries.lastEnd(chunk);
-    const withIds = idFields.check(chunk, last);
     // The chunk that crosses the cumulative bound is also taken block by block: the error
     // reports the count through the block that crossed (sse-split-across-events.test.ts).
     const crossing = cumulative !== undefined && cumulative.used + n > cumulative.limit;
@@ -356,8 +356,12 @@ export async function handleSseBody(
     if (last !== -1 && !skippingToBoundary && !crossing && chunk.indexOf(CR) === -1) {
       const from = fromEventStart ? 0 : boundaries.firstEnd(chunk);
       boundaries.advance(chunk);
-      return takePlanned(chunk, from, last, withIds);
+      // An id line at the chunk's start, seen before moving past it (takePlanned's search starts after it).
+      const idAtStart = from === 0 && idFields.mayStartWithId(chunk);
+      idFields.pass(chunk, last);
+      return takePlanned(chunk, from, last, idAtStart);
     }
+    const withIds = idFields.check(chunk, last);
     const ends = withIds || skippingToBoundary || crossing ? boundaries.endsIn(chunk) : lines.pendingBytes > 0 && last !== -1 ? [boundaries.firstEnd(chunk)] : [];
     boundaries.advance(chunk);
     let start = 0;
@@ -371,26 +375,40 @@ export async function handleSseBody(
   /**
    * `takeChunk` for a chunk without CR whose first event start is `from` (0, or the end of
    * the block that completes what earlier chunks began) and last boundary `last`.
+   * `idAtStart`: an id line may start at the chunk's first byte (`from` 0 only).
+   *
+   * Blocks for the parser are taken together, up to the next raw run, unless one may carry
+   * an id line (a search for `\nid:` from the first such block, one per id line after it):
+   * then one at a time, so its resume token counts exactly through its end.
    */
-  const takePlanned = (chunk: Buffer, from: number, last: number, withIds: boolean): boolean => {
+  const takePlanned = (chunk: Buffer, from: number, last: number, idAtStart: boolean): boolean => {
     if (from > 0 && !take(chunk, 0, from, true)) return false;
     const plan = planRawEvents(chunk, from, rawLimits);
+    /** The next `\nid:`, searched from the line break before the segment looked at (-2: not searched yet; the chunk's length: none). */
+    let idLine = -2;
     /** Start of the parsed blocks not taken yet. */
     let pending = from;
-    let blockStart = from;
+    let segmentStart = from;
     for (let k = 0; k < plan.ends.length; k++) {
       const end = plan.ends[k]!;
       if (plan.raw[k]) {
-        if (pending < blockStart && !take(chunk, pending, blockStart, true)) return false;
-        cumulative?.take(end - blockStart); // fits: the chunk does not cross the bound
-        batch.raw(chunk, blockStart, end);
+        if (pending < segmentStart && !take(chunk, pending, segmentStart, true)) return false;
+        cumulative?.take(end - segmentStart); // fits: the chunk does not cross the bound
+        batch.raw(chunk, segmentStart, end);
         lines.passedRaw();
         pending = end;
-      } else if (withIds) {
-        if (!take(chunk, pending, end, true)) return false;
-        pending = end;
+      } else {
+        if (idLine < segmentStart - 1) {
+          idLine = chunk.indexOf(LF_ID_FIELD, Math.max(0, segmentStart - 1));
+          if (idLine === -1) idLine = chunk.length;
+        }
+        // An id line starts in the segment after a line break in it (or the one before it).
+        if (idLine < end - 1 || (segmentStart === 0 && idAtStart)) {
+          if (!take(chunk, pending, end, true)) return false;
+          pending = end;
+        }
       }
-      blockStart = end;
+      segmentStart = end;
     }
     return pending < chunk.length ? take(chunk, pending, chunk.length, last === chunk.length) : true;
   };

@@ -119,3 +119,26 @@ test('a scanner fed around it is not disturbed (its state travels with it)', () 
   assert.ok(out);
   assert.deepEqual(Buffer.from(out.bytes), Buffer.from(JSON.stringify({ deep: [[[{ a: 1 }]]] })));
 });
+
+test('a text scanned while another scanner is deep in its body leaves that scanner intact (its stack lives in the core)', () => {
+  // A body 900 levels deep of mixed kinds, fed in two halves; between them, texts are read
+  // (scanStringText lays its region out just past its own small stack, over the deeper
+  // scanner's) and another scanner is fed and abandoned mid-body.
+  const open = Array.from({ length: 900 }, (_, i) => (i % 3 === 0 ? '{"k":' : '[')).join('');
+  const close = Array.from({ length: 900 }, (_, i) => (i % 3 === 0 ? '}' : ']')).reverse().join('');
+  const body = Buffer.from(`${open}"x"${close}`);
+  const limits = { maxDepth: 1000, maxNodes: 100_000 };
+  const deep = new JsonScanner(limits);
+  assert.equal(deep.feed(body.subarray(0, open.length + 2)), undefined);
+  // The deep scanner still holds the core here: the text's region (past its ~3-byte stack)
+  // lies over the deep one's 113 bytes of stack.
+  const text = Buffer.from(JSON.stringify({ t: JSON.stringify({ a: [1, 2, { b: 'cc' }] }) }));
+  const lifted = scanStringText(text, [5, text.length - 1], limits);
+  assert.ok(lifted);
+  assert.equal(Buffer.from(lifted.bytes).toString(), JSON.stringify({ a: [1, 2, { b: 'cc' }] }));
+  const abandoned = new JsonScanner(limits);
+  abandoned.feed(Buffer.from('{"a":[[[{"b":'));
+  assert.equal(deep.feed(body.subarray(open.length + 2)), undefined);
+  assert.deepEqual(deep.end(), scanJson(body, limits));
+  assert.equal((deep.end() as { depth: number }).depth, 900);
+});

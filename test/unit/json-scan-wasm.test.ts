@@ -585,6 +585,36 @@ test('fast path (depth >= 3) and generic path agree: the same value wrapped in 0
   }
 });
 
+test('compact members at depth >= 3 (the inline `":"`, `","`, `{"`, `["`, `},"` paths): every node bound, every cut', () => {
+  // Each transition scanChunk reads on inline (a key then `:` then a string; a string then `,`
+  // then a key; an opening bracket then a key or a string; a close then `,` then a key), with
+  // whitespace, a non-string value or another byte where the inline path must step aside.
+  const inners = [
+    '{"k1":"v1","k2":["s1","s2"],"k3":{"x":"y"},"k4":[{"t":"u"},{"t":"w"}],"k5":"z"}',
+    '{"a":"b","text":"{x","c":["d",{"text":" y"},"e"],"f":{"g":{"h":"i"}},"j":[["k"],["l","m"]]}',
+    '{"a" :"b","c": "d","e":"f" ,"g":"h", "i":"j","k":{ "l":"m"},"n":[ "o"],"p":{"q":1},"r":["s",2]}',
+    '{"a":"b","c":1,"d":true,"e":null,"f":-2,"g":"h"}',
+    '[{"a":"b"},{"c":"d"},"e",["f"],{}]',
+    '{"a":"b","c":"d"x',
+    '{"a":"b",x}',
+    '{"a":"b""c":"d"}',
+    '{"a":{"b":"c"},]}',
+    '{"a":["b"],"c":{"d":"e"},}',
+  ];
+  for (const inner of inners) {
+    for (const wrap of [['{"a":{"b":{"c":', '}}}'], ['[[[', ']]]'], ['{"result":{"structuredContent":{"p":', '}}}']]) {
+      const bytes = bytesOf(wrap[0]! + inner + wrap[1]!);
+      const all = reference(bytes, NO_LIMITS);
+      const maxNodes = all.ok ? all.nodes : 40;
+      const cutsList: number[][] = [];
+      for (let c = 1; c < bytes.length; c++) cutsList.push([c]);
+      check(bytes, NO_LIMITS, cutsList);
+      for (let nodes = 0; nodes <= maxNodes; nodes++) check(bytes, { maxDepth: Infinity, maxNodes: nodes }, [cutsList[nodes % cutsList.length]!, [nodes + 1, nodes + 2]]);
+      for (let depth = 3; depth <= 7; depth++) check(bytes, { maxDepth: depth, maxNodes: Infinity }, [[depth * 3]]);
+    }
+  }
+});
+
 test('escapes, control characters and high bytes at every offset around chunk cuts and 16-byte SIMD blocks', () => {
   const specials = ['\\"', '\\\\', '\\/', '\\u00e9', '\\uABCD', '\\x', '\\u12', '\\u12"', '\\u', '\\', '\x01', '\x1f', '\x00', '\x7f', '\x80', '\xff', '\xc3', bin('€'), '"'];
   const contexts: [string, string][] = [
@@ -644,6 +674,8 @@ test('numbers of every grammar shape, in every context, cut at every offset', ()
     ['{"jsonrpc":"2.0","id":', ',"result":{}}'],
     ['[[[[', ',1]]]]'],
     ['{"a":[[[{"b":', '}]]]}'],
+    ['[[[[', ' ]]]]'],
+    ['[[[{"a":', '\r\n,"b":1}]]]'],
     ['{"result":{"structuredContent":', '}}'],
   ];
   for (const shape of shapes) {
@@ -779,6 +811,14 @@ test('feeding after a failure changes nothing (same object), and does not distur
     other.feed(good.subarray(20));
     assert.deepEqual(other.end(), reference(good, NO_LIMITS));
   }
+  // A body that ended: end() again gives the same summary; more bytes are a caller's bug.
+  const done = new JsonScanner(NO_LIMITS);
+  done.feed(good);
+  const summary = done.end();
+  assert.ok(summary.ok);
+  new JsonScanner(NO_LIMITS).feed(Buffer.from('[')); // another scanner holds the core now
+  assert.equal(done.end(), summary);
+  assert.throws(() => done.feed(Buffer.from(' ')), /feed after a successful end/);
   // A body that ends early: end() fails; end() again gives the same failure.
   const s = new JsonScanner(NO_LIMITS);
   assert.equal(s.feed(Buffer.from('{"a":[1')), undefined);

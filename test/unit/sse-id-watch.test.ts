@@ -66,3 +66,36 @@ test('firstEnd, lastEnd and endsIn agree with ends over any chunking', () => {
     }
   }
 });
+
+test('pass: moving past a chunk without asking leaves the watch where check would', () => {
+  // Every stream cut at every offset: after `pass` on the first chunk, the second chunk gets
+  // the same answer as after `check` (the carried-over id line included).
+  const streams = ['data: a\n\nid: 42\ndata: b\n\ndata: c\n\n', 'data: a\n\ndata: b\n\nid: 7\n', 'data: a\n\ndata: x\ni', 'data: a\n\ndata: x\nid', 'id: 1\ndata: a\n\nid: 2\n'];
+  for (const stream of streams) {
+    for (let cut = 1; cut < stream.length; cut++) {
+      const a = Buffer.from(stream.slice(0, cut));
+      const b = Buffer.from(stream.slice(cut));
+      const last = new SseBoundaryScanner().lastEnd(a);
+      const checked = new SseIdFieldWatch();
+      const passed = new SseIdFieldWatch();
+      checked.check(a, last);
+      passed.pass(a, last);
+      const lastB = (() => {
+        const s = new SseBoundaryScanner();
+        s.advance(a);
+        return s.lastEnd(b);
+      })();
+      assert.equal(passed.check(b, lastB), checked.check(b, lastB), `${JSON.stringify(stream)} cut ${cut}`);
+    }
+  }
+});
+
+test('mayStartWithId: an id line at the chunk start, or anywhere in the stream first bytes (a BOM may come first)', () => {
+  const w = new SseIdFieldWatch();
+  assert.equal(w.mayStartWithId(Buffer.from('\ufeffid: 1\ndata: a\n\n')), true);
+  assert.equal(w.mayStartWithId(Buffer.from('data: a\n\n')), false);
+  w.pass(Buffer.from('data: a\n\n'), 9);
+  assert.equal(w.mayStartWithId(Buffer.from('id: 2\ndata: b\n\n')), true);
+  assert.equal(w.mayStartWithId(Buffer.from('data: b\n\nid: 2\n')), false, 'later id lines are found by the caller');
+  assert.equal(w.mayStartWithId(Buffer.from('id')), false, 'too short to hold `id:`');
+});

@@ -164,3 +164,31 @@ test('a held line ended by CR LF: handed over through the CR, the LF comes with 
   assert.deepEqual(got, ['data: ab\r', '\ndata: c\n\n']);
   assert.equal(f.takeCompletedLine()!.bytes.toString(), 'data: ab');
 });
+
+test('ranges of one chunk: each decoded alone or from the cached rest, the same text either way', () => {
+  const chunk = Buffer.from('data: a\n\ndata: é\n\ndata: b\n\ndata: c\n\n');
+  const ends = [9, 19, 28, chunk.length];
+  for (let first = 0; first < ends.length; first++) {
+    const { f, got } = feeder();
+    push(f, 'data: 0\n\n'); // past the stream's first bytes (the BOM check)
+    let at = first === 0 ? 0 : ends[first - 1]!;
+    for (const end of ends.slice(first)) {
+      f.push(chunk, at, end);
+      at = end;
+    }
+    assert.equal(got.slice(1).join(''), chunk.toString('utf8', first === 0 ? 0 : ends[first - 1]!), `from range ${first}`);
+  }
+});
+
+test('nextChunk: a Buffer object handed out again is decoded anew even when its first range is not at 0', () => {
+  const { f, got } = feeder();
+  push(f, 'data: 0\n\n');
+  const buf = Buffer.from('xxxxdata: 1\n\ndata: 2\n\n');
+  f.push(buf, 4, 13);
+  f.push(buf, 13, buf.length);
+  // New bytes, pushed from the offset the cached text started at.
+  buf.write('yyyydata: 3\n\ndata: 4\n\n');
+  f.nextChunk();
+  f.push(buf, 13, buf.length);
+  assert.deepEqual(got, ['data: 0\n\n', 'data: 1\n\n', 'data: 2\n\n', 'data: 4\n\n']);
+});

@@ -3,6 +3,7 @@
  * event blocks of a chunk may go to the host as the seller's bytes. Raw only when the block
  * is in the form sse-encode.ts writes, has no id, provably respects every bound (tested at
  * exactly the limit) and cannot be the response; everything else is planned for the parser.
+ * Consecutive raw blocks come as one segment.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -12,7 +13,11 @@ const LIMITS: RawEventLimits = { maxEventBytes: 4096, maxDepth: 8, maxNodes: 409
 const progress = (n: number): string =>
   `event: message\ndata: {"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"p","progress":${n},"total":100}}\n\n`;
 
-/** The plan as [block text, raw] pairs, plus the bytes left after the last block. */
+/**
+ * The plan as [block text, raw] pairs, plus the bytes left after the last block. The plan's
+ * runs of raw blocks are one segment each: they are compared with the expected blocks
+ * through {@link runs}.
+ */
 function plan(text: string | Buffer, limits: RawEventLimits = LIMITS, from = 0): { blocks: Array<[string, boolean]>; tail: string } {
   const chunk = typeof text === 'string' ? Buffer.from(text) : text;
   const p = planRawEvents(chunk, from, limits);
@@ -20,10 +25,23 @@ function plan(text: string | Buffer, limits: RawEventLimits = LIMITS, from = 0):
   const blocks: Array<[string, boolean]> = [];
   let at = from;
   for (let k = 0; k < p.ends.length; k++) {
+    assert.ok(p.ends[k]! > at, 'segments are not empty');
+    if (k > 0) assert.ok(!(p.raw[k] && p.raw[k - 1]), 'consecutive raw blocks are one segment');
     blocks.push([chunk.toString('utf8', at, p.ends[k]), p.raw[k]!]);
     at = p.ends[k]!;
   }
   return { blocks, tail: chunk.toString('utf8', at) };
+}
+
+/** Expected blocks as the plan gives them: consecutive raw blocks joined into one segment. */
+function runs(blocks: Array<[string, boolean]>): Array<[string, boolean]> {
+  const out: Array<[string, boolean]> = [];
+  for (const [text, raw] of blocks) {
+    const last = out[out.length - 1];
+    if (raw && last !== undefined && last[1]) last[0] += text;
+    else out.push([text, raw]);
+  }
+  return out;
 }
 
 test('canonical blocks without id are raw; the incomplete tail is not planned', () => {
@@ -31,12 +49,16 @@ test('canonical blocks without id are raw; the incomplete tail is not planned', 
   const noType = 'data: {"x":1}\n\n';
   const emptyValue = 'data: \n\n';
   const r = plan(progress(1) + multi + noType + emptyValue + 'event: message\ndata: {"y"');
-  assert.deepEqual(r.blocks, [
-    [progress(1), true],
-    [multi, true],
-    [noType, true],
-    [emptyValue, true],
-  ]);
+  assert.deepEqual(
+    r.blocks,
+    runs([
+      [progress(1), true],
+      [multi, true],
+      [noType, true],
+      [emptyValue, true],
+    ]),
+  );
+  assert.equal(r.blocks.length, 1);
   assert.equal(r.tail, 'event: message\ndata: {"y"');
 });
 
@@ -94,23 +116,29 @@ test('on a stream answering a request, anything that may be the response is for 
   for (const block of maybe) {
     const stream = progress(1) + block + progress(2);
     assert.deepEqual(plan(stream).blocks, [[progress(1), true], [block, false], [progress(2), true]], block);
-    assert.deepEqual(plan(stream, { ...LIMITS, answerable: false }).blocks, [[progress(1), true], [block, true], [progress(2), true]], block);
+    assert.deepEqual(plan(stream, { ...LIMITS, answerable: false }).blocks, runs([[progress(1), true], [block, true], [progress(2), true]]), block);
   }
   // Without an id key it cannot be the response, whatever else it says.
   const notResponse = ['data: {"result":{},"error":{}}\n\n', 'data: {"message":"no results"}\n\n', 'event: error\ndata: {}\n\n'];
-  for (const block of notResponse) assert.deepEqual(plan(progress(1) + block).blocks, [[progress(1), true], [block, true]], block);
+  for (const block of notResponse) assert.deepEqual(plan(progress(1) + block).blocks, runs([[progress(1), true], [block, true]]), block);
   // A hint in the incomplete tail, or in an earlier block, does not taint the others.
   const r = plan(`data: {"id":1}\n\n${progress(1)}${progress(2)}data: {"id"`);
-  assert.deepEqual(r.blocks, [['data: {"id":1}\n\n', false], [progress(1), true], [progress(2), true]]);
+  assert.deepEqual(r.blocks, runs([['data: {"id":1}\n\n', false], [progress(1), true], [progress(2), true]]));
 });
 
 test('UTF-8: valid multi-byte text stays raw; an invalid byte anywhere in the planned blocks makes them all parsed', () => {
   const accented = 'data: {"m":"café ✓ 𝄞"}\n\n';
-  assert.deepEqual(plan(progress(1) + accented).blocks, [[progress(1), true], [accented, true]]);
+  assert.deepEqual(plan(progress(1) + accented).blocks, runs([[progress(1), true], [accented, true]]));
   const invalid = Buffer.concat([Buffer.from(progress(1)), Buffer.from('data: {"m":"'), Buffer.from([0xff]), Buffer.from('"}\n\n')]);
   assert.deepEqual(
     plan(invalid).blocks.map(([, raw]) => raw),
-    [false, false],
+    [false],
+  );
+  // Only the run that holds it: a block for the parser in between keeps the others raw.
+  const split = Buffer.concat([invalid, Buffer.from(': c\n\n' + progress(2))]);
+  assert.deepEqual(
+    plan(split).blocks.map(([, raw]) => raw),
+    [false, false, true],
   );
   // An invalid byte in the incomplete tail (a character cut at the chunk's end) does not count.
   const cut = Buffer.concat([Buffer.from(progress(1) + 'data: "'), Buffer.from('✓').subarray(0, 2)]);
@@ -120,4 +148,81 @@ test('UTF-8: valid multi-byte text stays raw; an invalid byte anywhere in the pl
 test('planning starts at `from`', () => {
   const stream = 'x"}\n\n' + progress(1);
   assert.deepEqual(plan(stream, LIMITS, 5), { blocks: [[progress(1), true]], tail: '' });
+});
+
+test('`event: message` and other types: the same plan either way the event line is found', () => {
+  const typed = (type: string): string => `event: ${type}\ndata: {"x":1}\n\n`;
+  for (const type of ['message', 'messages', 'messag', 'm', 'message2', 'progress']) {
+    const r = plan(progress(1) + typed(type) + progress(2) + 'event: message');
+    assert.deepEqual(r.blocks, [[progress(1) + typed(type) + progress(2), true]], type);
+    assert.equal(r.tail, 'event: message');
+  }
+  // `event: message` cut before its line break, or with nothing after the line break: incomplete.
+  for (const tail of ['event: message', 'event: message\n', 'event: messag']) {
+    assert.deepEqual(plan(progress(1) + tail), { blocks: [[progress(1), true]], tail }, JSON.stringify(tail));
+  }
+  // An event without data dispatches nothing: for the parser.
+  assert.deepEqual(plan(progress(1) + 'event: message\n\n' + progress(2)).blocks, [
+    [progress(1), true],
+    ['event: message\n\n', false],
+    [progress(2), true],
+  ]);
+});
+
+test('response hints: each block holding one is for the parser, wherever the hints are and however many', () => {
+  const quoteId = 'data: {"a":{"id":2}}\n\n';
+  const slash = 'data: {"a":"\\\\"}\n\n';
+  const both = 'data: {"id":1,"m":"\\"x\\""}\n\ndata: {"id":2}\n\n';
+  const r = plan(slash + progress(1) + quoteId + quoteId + progress(2) + both + progress(3) + 'data: {"id"');
+  assert.deepEqual(r.blocks, [
+    [slash, false],
+    [progress(1), true],
+    [quoteId, false],
+    [quoteId, false],
+    [progress(2), true],
+    ['data: {"id":1,"m":"\\"x\\""}\n\n', false],
+    ['data: {"id":2}\n\n', false],
+    [progress(3), true],
+  ]);
+  // Before `from`: not part of the plan, does not taint the first block.
+  const head = 'data: {"id":9}\n\n';
+  assert.deepEqual(plan(head + progress(1), LIMITS, Buffer.byteLength(head)).blocks, [[progress(1), true]]);
+  // `_id"` keys (AdCP ids) and `"identifier` are not the `id` key: `"identifier"` holds `"id` (parsed), `"product_id"` does not.
+  assert.deepEqual(plan('data: {"product_id":"p1"}\n\n').blocks, [['data: {"product_id":"p1"}\n\n', true]]);
+  assert.deepEqual(plan('data: {"identifier":"p1"}\n\n').blocks, [['data: {"identifier":"p1"}\n\n', false]]);
+});
+
+test('the plan equals a block-by-block reference over random mixes of blocks', () => {
+  const kinds = [
+    progress(7),
+    'data: {"x":[1,[2]]}\n\n',
+    'event: update\ndata: {"a":\ndata: 1}\n\n',
+    ': keepalive\n\n',
+    'id: 5\ndata: {}\n\n',
+    'data:{"y":2}\n\n',
+    'data: {"id":3,"result":{}}\n\n',
+    'data: {"s":"\\\\"}\n\n',
+    `data: ${'['.repeat(9)}${']'.repeat(9)}\n\n`,
+    'data: "café ✓"\n\n',
+    'event: message\n\n',
+    'data: \n\n',
+  ];
+  /** The obvious per-block rules (module doc of sse-raw-events.ts), on the block's text. */
+  const rawRef = (block: string, limits: RawEventLimits): boolean => {
+    const canonical = /^(event: [^\n]+\n)?(data: [^\n]*\n)+\n$/.test(block);
+    const brackets = (block.match(/[{[]/g) ?? []).length;
+    const hint = limits.answerable && (block.includes('"id') || block.includes('\\'));
+    return canonical && Buffer.byteLength(block) <= Math.min(limits.maxEventBytes, limits.maxNodes) && brackets <= limits.maxDepth && !hint;
+  };
+  let seed = 7;
+  const rand = (n: number): number => {
+    seed = (seed * 1103515245 + 12345) % 2147483648;
+    return seed % n;
+  };
+  for (let round = 0; round < 300; round++) {
+    const limits = { ...LIMITS, answerable: rand(2) === 0, maxDepth: 4 + rand(8) };
+    const blocks = Array.from({ length: 1 + rand(12) }, () => kinds[rand(kinds.length)]!);
+    const tail = ['', 'event: message\ndata: {"z"', 'data: {"id"', 'event: mess'][rand(4)]!;
+    assert.deepEqual(plan(blocks.join('') + tail, limits).blocks, runs(blocks.map((b) => [b, rawRef(b, limits)])), `round ${round}: ${JSON.stringify(blocks)}`);
+  }
 });

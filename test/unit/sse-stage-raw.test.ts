@@ -150,3 +150,35 @@ test('standalone GET stream: nothing can be the response, every canonical block 
   assert.equal(r.buffers.length, 1);
   assert.ok(isViewOf(r.buffers[0]!, chunk));
 });
+
+test('id lines in planned chunks: a token counts through its own event, wherever the id line is', async () => {
+  const idEvent = (id: string, n: number): string => `id: ${id}\ndata: {"n":${n}}\n\n`;
+  const parsedA = ': c\n\n'; // parsed, no id: taken with the blocks around it
+  const parsedB = 'data:{"b":2}\n\n';
+  // The second chunk starts at an event start with an id line (nothing of it before the chunk).
+  const first = progress(1);
+  const second = idEvent('x', 1) + parsedA + parsedB + progress(2) + 'id: y\n' + progress(3) + parsedA + idEvent('z', 2) + progress(4) + result(1);
+  const r = await runSseStage([first, second]);
+  const through = (s: string): number => Buffer.byteLength(first + second.slice(0, second.indexOf(s) + s.length));
+  assert.equal(
+    r.body,
+    first +
+      `id: tok(x,${through(idEvent('x', 1))})\ndata: {"n":1}\n\n` +
+      ': c\n' +
+      'data: {"b":2}\n\n' +
+      progress(2) +
+      `id: tok(y,${through('id: y\n' + progress(3))})\n` +
+      progress(3) +
+      ': c\n' +
+      `id: tok(z,${through(idEvent('z', 2))})\ndata: {"n":2}\n\n` +
+      progress(4) +
+      result(1),
+  );
+  assert.equal(r.exchange.lastEventIdSent, `tok(z,${through(idEvent('z', 2))})`);
+  // The same bytes in one chunk, and cut at every offset: the same tokens.
+  const whole = Buffer.from(first + second);
+  assert.equal((await runSseStage([whole])).body, r.body);
+  for (let i = 1; i < whole.length; i += 3) {
+    assert.equal((await runSseStage([whole.subarray(0, i), whole.subarray(i)])).body, r.body, `cut at ${i}`);
+  }
+});

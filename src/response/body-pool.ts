@@ -1,0 +1,102 @@
+/**
+ * Reused buffers for the large response bodies the JSON stage reads whole (read-body.ts
+ * BodyBytes, json-stage.ts).
+ *
+ * Why (issue 5, JSON (a) at 4 MiB, measured with --trace-gc): a fresh 4 MiB buffer per
+ * response outlives a few scavenges while the body arrives, is promoted, and is freed only
+ * by a mark-compact; V8 starts one whenever the external memory allocated since the last
+ * one passes its soft limit, so about every fifth 4 MiB response paid a 5-20 ms
+ * mark-compact. A buffer given back once its response is over and taken by the next body
+ * costs no allocation at all (gateway CPU per 4 MiB (a) response in the bench: ~20 ms
+ * before, ~8 ms with this and the scan work).
+ *
+ * Safety: a buffer is lent to one body at a time. It is given back only by
+ * {@link BodyPool.recycleAfterSend}, once the host's response to that body's exchange has
+ * closed (sent whole, or its connection gone: either way nothing reads the buffer again), and
+ * at most once (the lent mark is cleared when the give-back is scheduled). The JSON stage
+ * schedules it once the body is answered, synchronously, with the body itself or with a copy
+ * (json-stage.ts); a body abandoned on the way (a bound, a reset) is never given back: its
+ * buffer is garbage like any other. A taker sees only the bytes it wrote itself (BodyBytes
+ * exposes `[0, filled)`), never an earlier body's.
+ *
+ * Memory: buffers are sized by power-of-two classes from {@link POOLED_MIN_BYTES}; the idle
+ * buffers together hold at most {@link POOL_IDLE_MAX_BYTES} (a buffer given back past that is
+ * dropped), so the pool keeps at most that much resident for the process's life.
+ */
+
+/** Smallest body taken from the pool: below this a fresh buffer is cheap for the collector. */
+export const POOLED_MIN_BYTES = 256 * 1024;
+/** Most bytes the idle buffers hold together; also the largest class pooled. */
+export const POOL_IDLE_MAX_BYTES = 32 * 1024 * 1024;
+
+/** What {@link BodyPool.recycleAfterSend} watches: the host's response (`reply.raw`). */
+export interface ClosingResponse {
+  once(event: 'close', listener: () => void): unknown;
+}
+
+export class BodyPool {
+  /** Idle buffers by capacity (a power of two). */
+  private readonly idle = new Map<number, Buffer[]>();
+  private idleBytes = 0;
+  /** Backing stores lent out and not yet scheduled for return. */
+  private readonly lent = new WeakSet<ArrayBuffer>();
+
+  /**
+   * @param minBytes  smallest size served
+   * @param maxIdleBytes  most bytes kept idle (and the largest capacity served)
+   */
+  constructor(
+    readonly minBytes = POOLED_MIN_BYTES,
+    readonly maxIdleBytes = POOL_IDLE_MAX_BYTES,
+  ) {}
+
+  /**
+   * A buffer of at least `size` bytes (its length is its class's capacity, its contents
+   * whatever an earlier body left), lent until given back; undefined when `size` is outside
+   * the pooled range (the caller allocates its own).
+   */
+  take(size: number): Buffer | undefined {
+    if (size < this.minBytes || size > this.maxIdleBytes) return undefined;
+    const capacity = classOf(size);
+    let buffer = this.idle.get(capacity)?.pop();
+    if (buffer !== undefined) this.idleBytes -= capacity;
+    else buffer = Buffer.allocUnsafeSlow(capacity);
+    this.lent.add(buffer.buffer as ArrayBuffer);
+    return buffer;
+  }
+
+  /**
+   * Gives `body`'s buffer back once `response` has closed, when `body` is a view of a buffer
+   * lent by {@link take} and not already scheduled; otherwise does nothing. Call it once
+   * `body` is answered: handed to `response` as it is, or no longer read by anything (the
+   * answer a copy); nothing may keep a reference to it past the response's close.
+   */
+  recycleAfterSend(response: ClosingResponse, body: Buffer): void {
+    const store = body.buffer as ArrayBuffer;
+    if (!this.lent.has(store)) return;
+    this.lent.delete(store);
+    response.once('close', () => this.give(store));
+  }
+
+  /** Bytes held by idle buffers (tests, metrics). */
+  get idleByteCount(): number {
+    return this.idleBytes;
+  }
+
+  private give(store: ArrayBuffer): void {
+    const capacity = store.byteLength;
+    if (this.idleBytes + capacity > this.maxIdleBytes) return;
+    let list = this.idle.get(capacity);
+    if (list === undefined) this.idle.set(capacity, (list = []));
+    list.push(Buffer.from(store, 0, capacity));
+    this.idleBytes += capacity;
+  }
+}
+
+/** The power of two at or above `size`. */
+function classOf(size: number): number {
+  return 2 ** Math.ceil(Math.log2(size));
+}
+
+/** The process's pool (one event loop: no locking needed). */
+export const bodyPool = new BodyPool();

@@ -1,0 +1,132 @@
+/**
+ * read-body.ts BodyBytes (a body copied into one buffer of its declared length as it
+ * arrives) and body-pool.ts BodyPool (those buffers reused once their response is sent):
+ * the exact bytes whatever the chunking, no byte of an earlier body ever exposed, a buffer
+ * lent to one body at a time and given back once.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { EventEmitter } from 'node:events';
+import { BodyBytes } from '../../src/response/read-body.js';
+import { BodyPool, bodyPool, POOLED_MIN_BYTES } from '../../src/response/body-pool.js';
+
+const bytes = (n: number, seed: number): Buffer => {
+  const b = Buffer.allocUnsafe(n);
+  for (let i = 0; i < n; i++) b[i] = (i * 31 + seed) & 0xff;
+  return b;
+};
+
+function fill(declared: number | undefined, body: Buffer, cuts: number[]): BodyBytes {
+  const sink = new BodyBytes(declared);
+  let from = 0;
+  for (const to of [...cuts, body.length]) {
+    sink.push(body.subarray(from, to));
+    from = to;
+  }
+  return sink;
+}
+
+test('BodyBytes: the same bytes for every chunking, with or without a declared length', () => {
+  const body = bytes(1000, 7);
+  for (const cuts of [[], [1], [999], [10, 500, 501], Array.from({ length: 99 }, (_, i) => (i + 1) * 10)]) {
+    for (const declared of [undefined, 1000]) assert.deepEqual(fill(declared, body, cuts).body(), body, `cuts ${cuts.length}, declared ${declared}`);
+  }
+});
+
+test('BodyBytes: a body whole in its first chunk is that chunk (no copy)', () => {
+  const body = bytes(300, 1);
+  const sink = new BodyBytes(300);
+  sink.push(body);
+  assert.equal(sink.body(), body);
+});
+
+test('BodyBytes: with a declared length, one buffer of that length filled in place (no concat)', () => {
+  const body = bytes(4096, 3);
+  const sink = fill(4096, body, [1000, 2000, 3000]);
+  const out = sink.body();
+  assert.deepEqual(out, body);
+  assert.equal(out.length, 4096);
+  // The chunks were copied: changing them afterwards does not change the body.
+  const again = bytes(4096, 3);
+  const chunks = [again.subarray(0, 2048), again.subarray(2048)];
+  const s2 = new BodyBytes(4096);
+  for (const c of chunks) s2.push(c);
+  again.fill(0);
+  assert.deepEqual(s2.body(), body);
+});
+
+test('BodyBytes: fewer bytes than declared gives exactly the bytes received', () => {
+  const body = bytes(500, 9);
+  assert.deepEqual(fill(4096, body, [100, 200]).body(), body);
+  assert.equal(fill(4096, body, [100, 200]).body().length, 500);
+});
+
+test('BodyBytes: more bytes than declared falls back to the chunks, bytes intact', () => {
+  const body = bytes(3000, 5);
+  assert.deepEqual(fill(1000, body, [600, 1200, 2000]).body(), body);
+});
+
+test('BodyBytes: an empty body', () => {
+  assert.equal(new BodyBytes(0).body().length, 0);
+  assert.equal(new BodyBytes(undefined).body().length, 0);
+});
+
+test('BodyBytes: a pooled buffer reused by a shorter body exposes none of the earlier bytes', () => {
+  const first = bytes(POOLED_MIN_BYTES + 5000, 11);
+  const a = fill(first.length, first, [65536, 131072]);
+  const aBody = a.body();
+  assert.deepEqual(aBody, first);
+  const response = new EventEmitter();
+  bodyPool.recycleAfterSend(response, aBody);
+  response.emit('close');
+  const second = bytes(POOLED_MIN_BYTES + 10, 200);
+  const b = fill(second.length, second, [65536]);
+  const bBody = b.body();
+  assert.equal(bBody.buffer, aBody.buffer, 'the buffer was reused');
+  assert.equal(bBody.length, second.length);
+  assert.deepEqual(bBody, second);
+});
+
+test('BodyPool: buffers by power-of-two class, only in the pooled range', () => {
+  const pool = new BodyPool(1024, 1 << 20);
+  assert.equal(pool.take(1023), undefined);
+  assert.equal(pool.take((1 << 20) + 1), undefined);
+  assert.equal(pool.take(1024)!.length, 1024);
+  assert.equal(pool.take(1025)!.length, 2048);
+  assert.equal(pool.take(1 << 20)!.length, 1 << 20);
+});
+
+test('BodyPool: a buffer comes back only after its response closes, and only once', () => {
+  const pool = new BodyPool(1024, 1 << 20);
+  const a = pool.take(3000)!;
+  const body = a.subarray(0, 3000);
+  const response = new EventEmitter();
+  pool.recycleAfterSend(response, body);
+  pool.recycleAfterSend(response, body); // a second schedule is ignored
+  assert.notEqual(pool.take(3000)!.buffer, a.buffer, 'not before the response closed');
+  response.emit('close');
+  response.emit('close');
+  assert.equal(pool.idleByteCount, 4096);
+  assert.equal(pool.take(3000)!.buffer, a.buffer);
+  assert.equal(pool.idleByteCount, 0);
+  assert.notEqual(pool.take(3000)!.buffer, a.buffer, 'given back once, taken once');
+});
+
+test('BodyPool: a body not lent by the pool is never taken in', () => {
+  const pool = new BodyPool(1024, 1 << 20);
+  const response = new EventEmitter();
+  pool.recycleAfterSend(response, Buffer.alloc(4096));
+  response.emit('close');
+  assert.equal(pool.idleByteCount, 0);
+});
+
+test('BodyPool: idle buffers are capped; one given back past the cap is dropped', () => {
+  const pool = new BodyPool(1024, 8192);
+  const taken = [pool.take(4096)!, pool.take(4096)!, pool.take(4096)!];
+  for (const b of taken) {
+    const response = new EventEmitter();
+    pool.recycleAfterSend(response, b);
+    response.emit('close');
+  }
+  assert.equal(pool.idleByteCount, 8192);
+});
