@@ -6,7 +6,7 @@
  * Lives outside `request/` and `response/` so that neither imports the other (ARCHITECTURE §2).
  */
 import type { AgentConfig, Limits } from './config/types.js';
-import type { AgentGuard } from './admission/agent-guard.js';
+import type { AgentGuard, BufferLease } from './admission/agent-guard.js';
 
 /** The JSON-RPC facts the gateway reads from the request it forwards (ARCHITECTURE §2, gateway issue item 4). */
 export interface RpcPeek {
@@ -97,6 +97,14 @@ export interface Exchange {
   };
   /** The agent guard whose buffered-bytes cap the body readers count against (src/admission/agent-guard.ts); absent in unit tests. */
   readonly guard?: AgentGuard | undefined;
+  /**
+   * The call kind under which the body reader's buffer lease may shed this exchange while
+   * that kind backs off (agent-guard.ts, load shedding); set by the handler once the request
+   * is admitted, never for a probe.
+   */
+  shedKind: string | undefined;
+  /** The body reader's buffer lease ({@link openBufferLease}), released when the host's answer closes. */
+  bufferLease: BufferLease | undefined;
   /** Mints the event id forwarded to the host for a seller's event id; undefined when minting is impossible (the event then goes out without an id). */
   readonly mintEventId: (upstreamId: string, usedBytes: number) => string | undefined;
 }
@@ -142,5 +150,18 @@ export function createExchange(init: {
     sseStarted: false,
     lastEventIdSent: undefined,
     guard: init.guard,
+    shedKind: undefined,
+    bufferLease: undefined,
   };
+}
+
+/**
+ * Opens the buffer lease the exchange's body reader counts its held bytes in (agent-guard.ts
+ * `BufferLease`), with the exchange's load shedding; undefined without a guard (unit tests).
+ * The handler releases it when the host's answer closes, so a reader still waiting for room
+ * then (a deadline or a host that left) is woken and stops (read-body.ts).
+ */
+export function openBufferLease(exchange: Exchange): BufferLease | undefined {
+  if (exchange.guard === undefined) return undefined;
+  return (exchange.bufferLease = exchange.guard.lease(exchange.agent.name, exchange.agent.guard, exchange.shedKind));
 }

@@ -30,6 +30,15 @@
  *    seller), except the agent's oldest holding response, which always proceeds, so the
  *    agent always makes progress. The bound is therefore the cap + the oldest response
  *    (up to its `max_response_bytes`) + one chunk per other response in flight.
+ *    **Load shedding**: a response that must wait while its call kind backs off (mechanism 1)
+ *    is not waited for: its lease is shed ({@link BufferLease.shedRetryAfterS} set, its
+ *    bytes released; the reader stops and answers `agent_backoff_shed`, docs/errors.md),
+ *    and so is every response already waiting when its kind starts backing off. Those
+ *    answers come from the seller whose recent answers to the same kind broke bounds, and
+ *    each would hold up to its `max_response_bytes` (issue 5, "Memory under attack": 50
+ *    concurrent 100 MiB answers read 4 MiB each, 200 MiB of buffers for V8 to collect, where
+ *    shedding reads about the cap's worth). A response reading on within the cap, the
+ *    agent's oldest, and a probe (its outcome decides the backoff) are never shed.
  *
  * The fast paths (no backoff, under the cap) are synchronous and allocate only the
  * admission and lease objects.
@@ -49,6 +58,21 @@ export interface GuardSettings {
 
 /** How an exchange ended, as far as the backoff is concerned. */
 export type GuardOutcome = 'breach' | 'clean' | 'other';
+
+/**
+ * A body reader's signal that its response was shed (module doc, load shedding): thrown or
+ * rejected by the reader, mapped to `agent_backoff_shed` with `retry_after` = `retryAfterS`
+ * (body-source.ts `bodyErrorToLocal`). No stack: a signal between the gateway's own parts.
+ */
+export class LoadShedError extends Error {
+  constructor(readonly retryAfterS: number) {
+    const limit = Error.stackTraceLimit;
+    Error.stackTraceLimit = 0;
+    super('answer shed: its call kind backs off and its agent is over max_buffered_response_bytes');
+    Error.stackTraceLimit = limit;
+  }
+}
+Object.defineProperty(LoadShedError.prototype, 'name', { value: 'LoadShedError', writable: true, configurable: true, enumerable: false });
 
 /** Most requests that may wait for one backing-off call kind; more are answered `agent_backoff` at once. */
 export const MAX_WAITERS = 256;
@@ -82,8 +106,8 @@ interface Waiter {
   done: boolean;
 }
 
-/** The breaker of one (agent, call kind). */
-class Breaker {
+/** The breaker of one (agent, call kind); internal to the guard (exported for {@link BufferLease}'s type only). */
+export class Breaker {
   consecutiveBreaches = 0;
   /** The backoff in force (0: none yet); the effective one is capped by the current settings. */
   backoffMs = 0;
@@ -106,6 +130,11 @@ class Breaker {
   /** performance.now() before which no probe starts (from the settings in force now). */
   get openUntil(): number {
     return this.backoffFrom + Math.min(this.backoffMs, this.agent.settings.backoff_max_ms);
+  }
+
+  /** Whole seconds (at least 1) until the next probe may go: `retry_after`. */
+  get retryAfterS(): number {
+    return Math.max(1, Math.ceil((this.openUntil - performance.now()) / 1000));
   }
 }
 
@@ -255,6 +284,8 @@ export class AgentGuard {
       }
       // The requests that waited for this probe are answered now (not sent).
       if (admission.probe) for (const w of b.waiters.slice()) this.drop(b, w, undefined);
+      // Responses of this kind waiting for buffer room are not worth holding any more.
+      if (b.backingOff) for (const lease of b.agent.blocked.slice()) if (lease.breaker === b) lease.shedNow();
     }
     this.pump(b);
   }
@@ -280,9 +311,14 @@ export class AgentGuard {
     return this.agents.get(agent)?.breakers.get(kind)?.backingOff ?? false;
   }
 
-  /** Opens the buffer lease of one response of `agent` (see {@link BufferLease}). */
-  lease(agent: string, settings: GuardSettings): BufferLease {
-    return new BufferLease(this.state(agent, settings));
+  /**
+   * Opens the buffer lease of one response of `agent` (see {@link BufferLease}); with
+   * `shedKind` (its call kind, {@link callKind}), the response is shed instead of waiting
+   * while that kind backs off (module doc, load shedding). Never give a probe's kind.
+   */
+  lease(agent: string, settings: GuardSettings, shedKind?: string): BufferLease {
+    const s = this.state(agent, settings);
+    return new BufferLease(s, shedKind === undefined ? undefined : this.breaker(s, shedKind));
   }
 
   /** Bytes currently held for `agent`'s responses. */
@@ -301,8 +337,7 @@ export class AgentGuard {
    */
   retryAfterS(agent: string, kind: string): number | undefined {
     const b = this.agents.get(agent)?.breakers.get(kind);
-    if (b === undefined || !b.backingOff) return undefined;
-    return Math.max(1, Math.ceil((b.openUntil - performance.now()) / 1000));
+    return b === undefined || !b.backingOff ? undefined : b.retryAfterS;
   }
 
   /** Requests of `agent`'s call kind `kind` waiting for their turn now. */
@@ -361,8 +396,18 @@ export class BufferLease {
   private released = false;
   /** Set while waiting in {@link ready}. */
   wake: (() => void) | undefined;
+  /**
+   * Set once the response is shed (module doc, load shedding): whole seconds until its kind's
+   * next probe (`retry_after`). The reader checks it after {@link ready} and stops with a
+   * {@link LoadShedError}.
+   */
+  shedRetryAfterS: number | undefined = undefined;
 
-  constructor(private readonly s: AgentState) {}
+  constructor(
+    private readonly s: AgentState,
+    /** The breaker of the response's call kind, when it may be shed. */
+    readonly breaker?: Breaker,
+  ) {}
 
   add(n: number): void {
     if (this.released || n <= 0) return;
@@ -388,11 +433,18 @@ export class BufferLease {
   }
 
   /**
-   * Resolves once this response may read on (at once when it need not wait), or when
-   * `stream` closes or has closed (the request was aborted: the caller's next read fails).
+   * Resolves once this response may read on (at once when it need not wait), when it is
+   * released or shed, or when `stream` (the seller's body) closes or has closed before its
+   * end (the request was aborted: the caller's next read fails). A body that has ENDED still
+   * waits: its decoders may hold a bomb's worth of output (found in the bench: a gzip bomb's
+   * few KiB arrive whole at once, and the decoded bytes went past the cap unchecked); its
+   * exchange's end releases it (exchange.ts `openBufferLease`).
    */
-  ready(stream?: Pick<NodeJS.EventEmitter, 'once' | 'off'> & { readonly destroyed?: boolean }): Promise<void> {
-    if (!this.mustWait || stream?.destroyed === true) return Promise.resolve();
+  ready(stream?: Pick<NodeJS.EventEmitter, 'once' | 'off'> & { readonly destroyed?: boolean; readonly readableEnded?: boolean }): Promise<void> {
+    if (!this.mustWait) return Promise.resolve();
+    const ended = stream?.readableEnded === true;
+    if (stream?.destroyed === true && !ended) return Promise.resolve();
+    if (this.breaker?.backingOff === true && this.shedNow()) return Promise.resolve();
     this.s.bufferWaits++;
     return new Promise<void>((resolve) => {
       const done = (): void => {
@@ -404,8 +456,19 @@ export class BufferLease {
       };
       this.wake = done;
       this.s.blocked.push(this);
-      stream?.once('close', done);
+      if (!ended) stream?.once('close', done);
     });
+  }
+
+  /**
+   * Sheds this response (module doc, load shedding): sets {@link shedRetryAfterS}, releases
+   * the bytes it holds and ends its wait. False when it may not be shed or is released.
+   */
+  shedNow(): boolean {
+    if (this.breaker === undefined || this.released) return false;
+    this.shedRetryAfterS = this.breaker.retryAfterS;
+    this.release();
+    return true;
   }
 
   release(): void {

@@ -157,6 +157,14 @@ export const REASONS = {
       "The agent backs off for this kind of call (its method, or its tool for tools/call): those answers kept breaking size or structure bounds (backoff_after_breaches), so the gateway sends one probe request after each backoff and answers the requests that waited for it without sending them when it breaches again, when the wait reaches response_deadline_ms, or when 256 already wait. A clean answer ends the backoff.",
     source: 'issue 5 (fairness: a hostile seller must not stall other agents); docs/configuration.md backoff_after_breaches',
   },
+  agent_backoff_shed: {
+    code: 'SERVICE_UNAVAILABLE',
+    details: [],
+    mayHaveExecuted: true,
+    description:
+      "The request was sent, but its answer was waiting for room under the agent's max_buffered_response_bytes while that kind of call backs off (backoff_after_breaches): the gateway stopped reading it instead of holding it (load shedding). Answers that read on within the cap, and the agent's oldest, are never shed.",
+    source: 'issue 5 (memory under attack: 50 concurrent 100 MiB answers); docs/configuration.md max_buffered_response_bytes',
+  },
   upstream_reset: {
     code: 'SERVICE_UNAVAILABLE',
     details: [],

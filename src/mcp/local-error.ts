@@ -87,6 +87,7 @@ const MESSAGES: { readonly [R in AdcpErrorReason]: (d: GatewayErrorDetails) => s
   sse_deadline: (d) => `The seller's SSE stream did not deliver the response within ${msPhrase(d.limit_ms, 'the deadline')}`,
   upstream_unreachable: () => 'The seller could not be reached',
   agent_backoff: () => "The gateway did not send this request: the seller's recent answers kept breaking size limits, so it is backing off",
+  agent_backoff_shed: () => "The gateway stopped reading the seller's answer: its recent answers kept breaking size limits and the agent's buffer was full",
   upstream_reset: () => "The seller's connection closed before its response was complete",
   upstream_status: (d) =>
     d.upstream_status === undefined ? 'The seller answered with a server error' : `The seller answered with HTTP status ${d.upstream_status}`,

@@ -9,7 +9,7 @@ import type { LocalErrorInput } from '../errors/local-reply.js';
 import { findGatewayAbort } from '../errors/abort.js';
 import { ByteBudget } from './byte-budget.js';
 import { DecodeError, budgetError, decodeStream } from './decode.js';
-import type { BufferLease } from '../admission/agent-guard.js';
+import { LoadShedError, type BufferLease } from '../admission/agent-guard.js';
 
 export interface BodySource {
   /** Decoded chunks. Throws DecodeError on a raw/decoded breach or corrupt data; other errors (an abort) propagate. */
@@ -55,7 +55,7 @@ class OpenBody implements BodySource {
 }
 
 /** The bytes a response holds against its agent's cap. */
-export type HeldBytes = Pick<BufferLease, 'add' | 'mustWait' | 'ready'>;
+export type HeldBytes = Pick<BufferLease, 'add' | 'mustWait' | 'ready'> & { readonly shedRetryAfterS?: number | undefined };
 
 /** Where {@link readDirect} keeps each chunk it reads (an array, or read-body.ts BodyBytes). */
 export interface ChunkSink {
@@ -111,7 +111,10 @@ export function readDirect<T>(source: BodySource, chunks: ChunkSink, inspect?: (
         hold.add(n);
         if (hold.mustWait) {
           stream.pause();
-          void hold.ready(stream).then(() => stream.resume());
+          void hold.ready(stream).then(() => {
+            if (hold.shedRetryAfterS === undefined) stream.resume();
+            else fail(new LoadShedError(hold.shedRetryAfterS));
+          });
         }
       }
     };
@@ -144,6 +147,7 @@ export function recordCounts(exchange: Exchange, source: BodySource): void {
  * stream's decoded budget runs a slack over it: pipeline.ts).
  */
 export function bodyErrorToLocal(exchange: Exchange, err: unknown, limitBytes: number, observedBytes: number): LocalErrorInput | undefined {
+  if (err instanceof LoadShedError) return { reason: 'agent_backoff_shed', retryAfterS: err.retryAfterS };
   if (err instanceof DecodeError) {
     const f = err.failure;
     if (f.reason === 'raw_bytes' || f.reason === 'decoded_bytes') return { reason: f.reason, limitBytes, observedBytes: f.observedBytes };

@@ -14,10 +14,11 @@
  *   scan): an error it returns stops the read there, the upstream request is aborted, and the
  *   error is the result (a 4 MiB `[[[...` fails at its 65th byte, not after 4 MiB).
  */
-import type { Exchange } from '../exchange.js';
+import { openBufferLease, type Exchange } from '../exchange.js';
 import type { LocalErrorInput } from '../errors/local-reply.js';
 import { bodyErrorToLocal, readDirect, recordCounts, type BodySource } from './body-source.js';
 import { bodyPool } from './body-pool.js';
+import { LoadShedError } from '../admission/agent-guard.js';
 
 export type ReadResult = { ok: true; body: Buffer } | { ok: false; error: LocalErrorInput | undefined };
 
@@ -36,7 +37,7 @@ export async function readBoundedBody(
   // A declared length is the body's length only when nothing decodes it.
   const chunks = new BodyBytes(source.direct ? declared : undefined);
   // The agent's buffered-bytes cap: over it, wait before reading on (back-pressure on this seller).
-  const lease = exchange.guard?.lease(exchange.agent.name, exchange.agent.guard);
+  const lease = openBufferLease(exchange);
   try {
     if (source.direct) {
       const stop = await readDirect(source, chunks, inspect, lease);
@@ -52,7 +53,16 @@ export async function readBoundedBody(
       }
       if (lease !== undefined) {
         lease.add(chunk.length);
-        if (lease.mustWait) await lease.ready(source.stream);
+        if (lease.mustWait) {
+          await lease.ready(source.stream);
+          // Shed, or its exchange ended, while it waited: stop here. Leaving the loop closes the
+          // decoders, which would otherwise inflate what they hold up to the limit.
+          if (lease.shedRetryAfterS !== undefined) throw new LoadShedError(lease.shedRetryAfterS);
+          if (exchange.finished) {
+            source.stream.destroy();
+            return { ok: false, error: undefined };
+          }
+        }
       }
     }
   } catch (err) {

@@ -54,7 +54,7 @@
 import type { FastifyBaseLogger, FastifyReply } from 'fastify';
 import { observedMs } from '../errors/elapsed.js';
 import { createParser, type EventSourceMessage, type ParseError } from 'eventsource-parser';
-import { isRequestStream, type Exchange } from '../exchange.js';
+import { isRequestStream, openBufferLease, type Exchange } from '../exchange.js';
 import { answerWithLocalError, type LocalErrorInput } from '../errors/local-reply.js';
 import { GatewayAbortError } from '../errors/abort.js';
 import { withinJsonBounds } from '../mcp/json-bounds.js';
@@ -415,7 +415,7 @@ export async function handleSseBody(
 
   const source = res.body;
   // The agent's buffered-bytes cap counts the incomplete line this stream holds (agent-guard.ts).
-  const lease = exchange.guard?.lease(exchange.agent.name, exchange.agent.guard);
+  const lease = openBufferLease(exchange);
   try {
     for await (const chunk of source.chunks) {
       if (exchange.finished) break;
@@ -435,6 +435,11 @@ export async function handleSseBody(
           clearTimeout(idleTimer);
           idleTimer = undefined;
           await lease.ready(source.stream);
+          // Shed while it waited (agent-guard.ts, load shedding): the events so far went out.
+          if (lease.shedRetryAfterS !== undefined) {
+            answer({ reason: 'agent_backoff_shed', retryAfterS: lease.shedRetryAfterS });
+            break;
+          }
           armIdle();
         }
       }

@@ -154,6 +154,8 @@ export function createMcpHandler(deps: HandlerDeps) {
     // `on`, not `once`: a response emits 'close' once, and `once` costs a wrapper and a removal per request.
     reply.raw.on('close', () => {
       clearTimeout(deadline);
+      // A body reader still waiting for buffer room (a deadline, a host that left) stops now.
+      exchange.bufferLease?.release();
       deps.upstream.unregister(exchange.key);
       pending?.cancel();
       if (!exchange.finished) {
@@ -188,6 +190,10 @@ export function createMcpHandler(deps: HandlerDeps) {
         return reply;
       }
     }
+
+    // Its answer is shed rather than held when it waits for buffer room while its kind backs
+    // off (agent-guard.ts, load shedding); never a probe: its outcome decides the backoff.
+    if (admission !== undefined && !admission.probe) exchange.shedKind = admission.kind;
 
     // The JSON response deadline runs from the host's request (a backoff wait included) to
     // the last byte; an SSE stream swaps it for its own timers.

@@ -40,8 +40,14 @@ async function endlessEvent(id: unknown, res: ServerResponse): Promise<void> {
   while (written < 100 * MiB && !closed) {
     written += FILL.length;
     if (!res.write(FILL)) await new Promise<void>((resolve) => {
-      res.once('drain', resolve);
-      res.once('close', resolve);
+      // Each wait's listeners go when it ends (left behind, they piled up: MaxListenersExceededWarning).
+      const done = (): void => {
+        res.off('drain', done);
+        res.off('close', done);
+        resolve();
+      };
+      res.once('drain', done);
+      res.once('close', done);
     });
   }
   res.destroy();
