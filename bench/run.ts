@@ -228,6 +228,8 @@ const FLOOD_STREAMS = 4;
 /** The flood takes ~0.1 s direct: repeated so the figure is not one scheduler hiccup. */
 const FLOOD_ROUNDS = opts.quick ? 1 : 5;
 const MEMORY_CONCURRENCY = 50;
+/** The agent guard's answers an attack may get besides RESPONSE_TOO_LARGE (src/admission/agent-guard.ts). */
+const EXPECTED_GUARD_ANSWERS = new Set(['SERVICE_UNAVAILABLE (agent_backoff)', 'SERVICE_UNAVAILABLE (agent_backoff_shed)']);
 /**
  * Fairness: a modest, evenly paced (open-loop) rate of 1 KiB calls over up to 50 connections,
  * so the rate holds even when each call takes 100+ ms (a closed loop would slow down exactly
@@ -578,7 +580,7 @@ async function runMemory(stack: Stack, rep: number): Promise<void> {
           exactPeak: after.exactPeak,
         };
         row.samples[rep] = sample;
-        const unexpected = load.id.startsWith('legit') ? !(outcomes.get('result') === MEMORY_CONCURRENCY) : [...outcomes.keys()].some((o) => !o.startsWith('RESPONSE_TOO_LARGE') && o !== 'SERVICE_UNAVAILABLE (agent_backoff)');
+        const unexpected = load.id.startsWith('legit') ? !(outcomes.get('result') === MEMORY_CONCURRENCY) : [...outcomes.keys()].some((o) => !o.startsWith('RESPONSE_TOO_LARGE') && !EXPECTED_GUARD_ANSWERS.has(o));
         if (unexpected) warn(`memory ${load.id} via ${target}, repetition ${rep + 1}: ${sample.outcomes}`);
         log(`  memory ${load.id.padEnd(15)} ${target.padEnd(8)} peak RSS ${(after.peakRssBytes / MiB).toFixed(0)} MiB (idle ${(idle.rssBytes / MiB).toFixed(0)})  time max ${sample.timeMaxMs.toFixed(0)} ms  ${sample.outcomes}`);
       } catch (err) {
