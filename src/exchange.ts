@@ -75,7 +75,11 @@ export interface Exchange {
   reason: string | undefined;
   /** Normalization actions applied (`deduped`, `lifted`). */
   actions: string[];
-  /** Aborts the upstream request, set once the dispatcher starts it. Safe to call repeatedly. */
+  /**
+   * Aborts the upstream request, set once the dispatcher starts it. Safe to call repeatedly
+   * (a no-op once undici has completed the request). A normal end passes the shared
+   * `GATEWAY_FINISHED` (errors/abort.ts): no error is built per exchange.
+   */
   abortUpstream: (reason: Error) => void;
   /** True once the host's answer is settled (sent, being streamed to its end, or refused): later upstream events are ignored. */
   finished: boolean;

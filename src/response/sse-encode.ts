@@ -50,14 +50,24 @@ export interface SseSink {
 const LF = 0x0a;
 
 /**
+ * Largest data, in bytes, that {@link SseFrameBatch.eventBytes} copies to frame its event in
+ * one Buffer (a 16 KiB copy costs about what a write part does); larger data goes out as
+ * its own part, uncopied.
+ */
+export const SMALL_EVENT_DATA_BYTES = 16 * 1024;
+
+/**
  * The frames of one input chunk, written to the host in one write (ARCHITECTURE §5: SSE is
  * never buffered: the SSE stage flushes after each input chunk, before it awaits the next
  * one, so batching adds no delay; it saves a socket write per event: one write per event was
  * most of the gateway's cost on a stream of small events, bench/README.md "SSE events/s").
  *
  * Frames are text, or bytes: an event whose data is held as UTF-8 bytes ({@link eventBytes}),
- * or an event block forwarded as the seller's bytes ({@link raw}). Bytes are never copied: a
- * flush of several parts writes them corked (one `writev` on the socket).
+ * or an event block forwarded as the seller's bytes ({@link raw}). Raw blocks and large data
+ * are never copied: a flush of several parts writes them corked (one `writev` on the socket);
+ * the data of a small one-line event is copied once, to frame it in one Buffer (each write
+ * to an HTTP response costs an HTTP chunk's framing and a pass through the socket's write
+ * path: issue 5, one-event answers).
  */
 export class SseFrameBatch {
   private text = '';
@@ -75,10 +85,28 @@ export class SseFrameBatch {
   /**
    * Adds one event whose data is the UTF-8 bytes `data`: the same bytes as
    * {@link encodeSseEvent} writes for `data.toString('utf8')` when `data` is valid UTF-8
-   * (each LF-separated line of it in its own `data:` line), without decoding it.
+   * (each LF-separated line of it in its own `data:` line), without decoding it. One line of
+   * at most {@link SMALL_EVENT_DATA_BYTES} is copied into one Buffer with the text added
+   * before it (the usual response event: a batch ending with it is one write); other data
+   * is added as views of `data`, between text parts.
    */
   eventBytes(ev: Omit<SseEventOut, 'data'>, data: Buffer): void {
     this.text += eventHead(ev);
+    if (data.length <= SMALL_EVENT_DATA_BYTES && data.indexOf(LF) === -1) {
+      // One data line, small: the text before it, its field name, the data and the blank
+      // line as one Buffer (one copy of the data), so that a batch ending with it (a one-event
+      // answer) is one `write`, not three corked ones each framed as an HTTP chunk.
+      const before = this.text + 'data: ';
+      this.text = '';
+      const head = Buffer.byteLength(before);
+      const out = Buffer.allocUnsafe(head + data.length + 2);
+      out.write(before, 0, head, 'utf8');
+      data.copy(out, head);
+      out[out.length - 2] = LF;
+      out[out.length - 1] = LF;
+      this.bytes(out);
+      return;
+    }
     let at = 0;
     for (let lf = data.indexOf(LF); lf !== -1; lf = data.indexOf(LF, at)) {
       this.text += 'data: ';

@@ -56,7 +56,7 @@ import { observedMs } from '../errors/elapsed.js';
 import { createParser, type EventSourceMessage, type ParseError } from 'eventsource-parser';
 import { isRequestStream, openBufferLease, type Exchange } from '../exchange.js';
 import { answerWithLocalError, type LocalErrorInput } from '../errors/local-reply.js';
-import { GatewayAbortError } from '../errors/abort.js';
+import { GATEWAY_FINISHED } from '../errors/abort.js';
 import { withinJsonBounds } from '../mcp/json-bounds.js';
 import { ByteBudget } from './byte-budget.js';
 import { LF_ID_FIELD, SseBoundaryScanner, SseIdFieldWatch, SseLineFeeder, type CompletedLine } from './sse-boundaries.js';
@@ -66,6 +66,7 @@ import { inspectEventData } from './sse-message.js';
 import type { UpstreamResponse } from './json-stage.js';
 import { bodyErrorToLocal, recordCounts } from './body-source.js';
 import { drainOrClose } from './drain.js';
+import { releaseBody } from './decode.js';
 import { SSE_RESPONSE_HEADERS } from './sse-headers.js';
 import type { PipelineHooks } from './pipeline.js';
 
@@ -108,7 +109,9 @@ const SPACE = 0x20;
 
 /**
  * Streams a seller's `text/event-stream` body to the host through the SSE stages (module doc).
- * Takes over the reply (`reply.hijack()`), writes the SSE headers at once, then the events;
+ * Takes over the reply (`reply.hijack()`), commits the SSE headers at once (they leave with
+ * the first events written in the same turn of the event loop, else alone at its end), then
+ * writes the events;
  * resolves when the host's stream is over, whatever ended it (never rejects: every failure is
  * answered through the local-reply writer, ARCHITECTURE §3, or ends the stream plainly).
  */
@@ -126,13 +129,25 @@ export async function handleSseBody(
   // The request's count, seeded from its resume token on a Last-Event-ID reconnect.
   const cumulative = requestStream ? new ByteBudget(limits.max_response_bytes, 'sse_cumulative', exchange.stream.usedBytes) : undefined;
 
-  // Headers go out now: the host sees its stream start before the first event.
+  // The head is committed now and goes out with the first bytes written in this turn of the
+  // event loop (a one-event answer that arrived with its head: head, event and end in one
+  // socket write); alone at the end of this turn otherwise, so that the host sees its stream
+  // start before the first event of a slow stream.
   reply.hijack();
   const headers: Record<string, string | string[] | number> = {};
   for (const [name, value] of Object.entries(reply.getHeaders())) if (value !== undefined) headers[name] = value as string | string[] | number;
   Object.assign(headers, SSE_RESPONSE_HEADERS);
   raw.writeHead(res.statusCode, headers);
-  raw.flushHeaders();
+  let headTimer: NodeJS.Immediate | undefined = setImmediate(() => {
+    headTimer = undefined;
+    if (!raw.writableEnded && !raw.destroyed) raw.flushHeaders();
+  });
+  /** The head went out with bytes written, or the stream is over: nothing left for the timer to do. */
+  const headSent = (): void => {
+    if (headTimer === undefined) return;
+    clearImmediate(headTimer);
+    headTimer = undefined;
+  };
   exchange.sseStarted = true;
 
   // Frames of the input chunk being processed, written to the host together when the chunk
@@ -142,6 +157,8 @@ export async function handleSseBody(
   const flush = (): void => {
     if (raw.writableEnded || raw.destroyed) return;
     const { bytes, full } = batch.flush(raw);
+    if (bytes === 0) return;
+    headSent();
     exchange.bytesToHost += bytes;
     if (full) needDrain = true;
   };
@@ -160,11 +177,16 @@ export async function handleSseBody(
   };
   const endPlainly = (outcome: 'ok' | 'rewritten' | 'resumable_end'): void => {
     if (exchange.finished) return;
+    // Corked through the end: the last events and the end (and a head not sent yet) leave in
+    // one socket write (`end()` uncorks).
+    const corked = !raw.writableEnded && !raw.destroyed;
+    if (corked) raw.cork();
     flush();
     exchange.finished = true;
     exchange.outcome = outcome;
-    exchange.abortUpstream(new GatewayAbortError({ reason: 'finished' }));
+    exchange.abortUpstream(GATEWAY_FINISHED);
     if (!raw.writableEnded) raw.end();
+    else if (corked) raw.uncork();
   };
 
   // Only a `request` can be answered by an event; `maxDataChars`: below it, an event's data
@@ -458,12 +480,14 @@ export async function handleSseBody(
     if (local && local.reason !== 'upstream_reset') fail(local);
     if (!exchange.finished) onUpstreamEnd();
   } finally {
+    headSent();
     lease?.release();
     recordCounts(exchange, source);
     hooks.onSseEnd();
     if (deadlineTimer) clearTimeout(deadlineTimer);
     if (idleTimer) clearTimeout(idleTimer);
-    if (!source.stream.destroyed) source.stream.destroy();
+    // An upstream request that ended whole is left to end; one still open is aborted (decode.ts).
+    releaseBody(source.stream);
   }
 
   function onUpstreamEnd(): void {
