@@ -37,6 +37,7 @@ export const STRIPPED_REQUEST_HEADERS: ReadonlySet<string> = new Set([
   'last-event-id',
   EXCHANGE_HEADER,
 ]);
+const STRIPPED_NAMES: readonly string[] = [...STRIPPED_REQUEST_HEADERS];
 
 /**
  * Rewrites the header object @fastify/reply-from built (a copy of the host's headers with
@@ -56,8 +57,12 @@ export function applyRequestHeaderPolicy(
   acceptEncoding: string,
   lastEventId: string | undefined,
 ): Record<string, string | string[] | undefined> {
-  for (const name in headers) {
-    if (STRIPPED_REQUEST_HEADERS.has(name) && headers[name] !== undefined) headers[name] = undefined;
+  // Each stripped name looked up, rather than every header name walked: the object comes in
+  // dictionary mode (reply-from deletes `connection` from its copy), where a for-in walk
+  // builds and sorts a key list per request (issue 5, 1 KiB results: ~1 µs).
+  for (let k = 0; k < STRIPPED_NAMES.length; k++) {
+    const name = STRIPPED_NAMES[k]!;
+    if (headers[name] !== undefined) headers[name] = undefined;
   }
   const configured = agent.headers;
   for (const name in configured) headers[name] = configured[name];

@@ -1,0 +1,77 @@
+/**
+ * The per-exchange counters are tallied between reads (metrics.ts ExchangeTally): every read
+ * of the registry, whole or one metric, sees exactly the counts of the exchanges ended
+ * before it, and a second read adds nothing twice.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createMetrics } from '../../src/observability/metrics.js';
+import type { Exchange } from '../../src/exchange.js';
+
+function exchange(agent: string, over: Partial<Exchange> = {}): Exchange {
+  return {
+    agent: { name: agent },
+    rpc: { kind: 'request', id: 1, method: 'tools/call', toolName: 't' },
+    outcome: 'ok',
+    reason: undefined,
+    bytesFromSeller: 10,
+    bytesDecoded: 20,
+    bytesToHost: 5,
+    bytesSaved: 0,
+    stream: { startedAt: 0, usedBytes: 0, resumeFrom: undefined },
+    startedAt: process.hrtime.bigint(),
+    ...over,
+  } as unknown as Exchange;
+}
+
+/** `name{labels} value` lines of the exposition for `name` (histogram lines excluded). */
+function lines(text: string, name: string): string[] {
+  return text
+    .split('\n')
+    .filter((l) => l.startsWith(`${name}{`) || l.startsWith(`${name} `))
+    .sort();
+}
+
+test('tallied counters: exact values at every read, nothing counted twice', async () => {
+  const m = createMetrics();
+  m.observeExchange(exchange('a'));
+  m.observeExchange(exchange('a', { outcome: 'local_error', reason: 'raw_bytes', bytesDecoded: 0, bytesSaved: 7 }));
+  m.observeExchange(exchange('b', { stream: { startedAt: 0, usedBytes: 0, resumeFrom: 'e1' }, bytesFromSeller: 0, bytesDecoded: 0, bytesToHost: 0 }));
+  let text = await m.render();
+  assert.deepEqual(lines(text, 'adcp_gateway_exchanges_total'), [
+    'adcp_gateway_exchanges_total{agent="a",method="tools/call",outcome="local_error"} 1',
+    'adcp_gateway_exchanges_total{agent="a",method="tools/call",outcome="ok"} 1',
+    'adcp_gateway_exchanges_total{agent="b",method="tools/call",outcome="ok"} 1',
+  ]);
+  assert.deepEqual(lines(text, 'adcp_gateway_seller_bytes_total'), [
+    'adcp_gateway_seller_bytes_total{agent="a",kind="decoded"} 20',
+    'adcp_gateway_seller_bytes_total{agent="a",kind="raw"} 20',
+  ]);
+  assert.deepEqual(lines(text, 'adcp_gateway_host_bytes_total'), ['adcp_gateway_host_bytes_total{agent="a"} 10']);
+  assert.deepEqual(lines(text, 'adcp_gateway_dedupe_saved_bytes_total'), ['adcp_gateway_dedupe_saved_bytes_total{agent="a"} 7']);
+  assert.deepEqual(lines(text, 'adcp_gateway_limit_breaches_total'), ['adcp_gateway_limit_breaches_total{agent="a",reason="raw_bytes"} 1']);
+  assert.deepEqual(lines(text, 'adcp_gateway_resumes_total'), ['adcp_gateway_resumes_total{agent="b"} 1']);
+  assert.deepEqual(lines(text, 'adcp_gateway_exchange_duration_seconds_count'), [
+    'adcp_gateway_exchange_duration_seconds_count{agent="a",method="tools/call"} 2',
+    'adcp_gateway_exchange_duration_seconds_count{agent="b",method="tools/call"} 1',
+  ]);
+
+  // A second read without exchanges in between: the same gateway values.
+  const gateway = (t: string): string[] => t.split('\n').filter((l) => l.startsWith('adcp_gateway_'));
+  assert.deepEqual(gateway(await m.render()), gateway(text));
+
+  // More exchanges, read through one metric only: flushed there too.
+  m.observeExchange(exchange('a'));
+  m.observeExchange(exchange('a'));
+  const one = await m.registry.getSingleMetric('adcp_gateway_host_bytes_total')!.get();
+  assert.deepEqual(
+    one.values.map((v) => [v.labels, v.value]),
+    [[{ agent: 'a' }, 20]],
+  );
+  text = await m.render();
+  assert.ok(lines(text, 'adcp_gateway_exchanges_total').includes('adcp_gateway_exchanges_total{agent="a",method="tools/call",outcome="ok"} 3'));
+  assert.deepEqual(lines(text, 'adcp_gateway_seller_bytes_total'), [
+    'adcp_gateway_seller_bytes_total{agent="a",kind="decoded"} 60',
+    'adcp_gateway_seller_bytes_total{agent="a",kind="raw"} 40',
+  ]);
+});
