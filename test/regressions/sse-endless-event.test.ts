@@ -25,6 +25,7 @@ import { startGateway } from '../helpers/gateway.js';
 import { rawPost, sseMessages, toolCall } from '../helpers/raw.js';
 import { useSellerAndGateway } from '../helpers/stack.js';
 import { TEST_TIMEOUT_MS } from '../helpers/timeout.js';
+import { drainOrClose } from '../../src/response/drain.js';
 
 const MiB = 1024 * 1024;
 const FILL = Buffer.alloc(64 * 1024, 0x41);
@@ -39,16 +40,8 @@ async function endlessEvent(id: unknown, res: ServerResponse): Promise<void> {
   res.once('close', () => (closed = true));
   while (written < 100 * MiB && !closed) {
     written += FILL.length;
-    if (!res.write(FILL)) await new Promise<void>((resolve) => {
-      // Each wait's listeners go when it ends (left behind, they piled up: MaxListenersExceededWarning).
-      const done = (): void => {
-        res.off('drain', done);
-        res.off('close', done);
-        resolve();
-      };
-      res.once('drain', done);
-      res.once('close', done);
-    });
+    // drainOrClose removes its listeners when the wait ends (left behind, they piled up: MaxListenersExceededWarning).
+    if (!res.write(FILL)) await drainOrClose(res);
   }
   res.destroy();
 }
