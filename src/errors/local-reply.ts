@@ -21,7 +21,7 @@ import { buildAdcpError, localErrorMessage, requestRefusal } from '../mcp/local-
 import type { AdcpErrorReason, RefusalReason } from './codes.js';
 import { encodeSseEvent } from '../response/sse-encode.js';
 import { SSE_RESPONSE_HEADERS } from '../response/sse-headers.js';
-import { GatewayAbortError } from './abort.js';
+import { GATEWAY_FINISHED } from './abort.js';
 
 /** What a local error needs to know beyond the exchange (docs/errors.md lists the reasons). */
 export interface LocalErrorInput {
@@ -56,7 +56,7 @@ export function answerWithLocalError(exchange: Exchange, reply: FastifyReply, in
   exchange.finished = true;
   exchange.outcome = 'local_error';
   exchange.reason = input.reason;
-  exchange.abortUpstream(new GatewayAbortError({ reason: 'finished' }));
+  exchange.abortUpstream(GATEWAY_FINISHED);
 
   const { rpc } = exchange;
   const method = rpc.method ?? '';

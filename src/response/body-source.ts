@@ -134,6 +134,111 @@ export function readDirect<T>(source: BodySource, chunks: ChunkSink, inspect?: (
   });
 }
 
+/**
+ * The chunks of a body whose `direct` is true, for a reader that awaits between chunks (the
+ * SSE stage: drains, the agent guard's lease): what `for await (const chunk of
+ * source.chunks)` gives for an uncoded body, chunk for chunk, without its two stacked async
+ * iterators (decode.ts's generator over Node's stream iterator and its end-of-stream
+ * watcher: ~7 µs of a 1 KiB one-event SSE answer, issue 5). Built on the stream's own
+ * `read()` and 'readable', as Node's iterator is: a chunk already buffered is taken with no
+ * promise at all, and the first wait is one microtask (a one-event answer arrives whole
+ * with its head, and undici pushes its body just after handing the response out).
+ *
+ * - Each chunk is counted into `raw`, then `decoded`, as it is taken; a breach throws the
+ *   DecodeError `raw_bytes` / `decoded_bytes` and the chunk is dropped.
+ * - Back-pressure: the stream is read only when {@link read} is called, so a reader that
+ *   waits leaves the bytes in the stream, which then stops its source (undici pauses the
+ *   socket).
+ * - The end: {@link read} returns undefined after 'end'. An error: {@link read} throws the
+ *   stream's error, or ERR_STREAM_PREMATURE_CLOSE when it closed before its end (also when
+ *   it was destroyed before this reader was made).
+ * - The reader does not close the stream: the caller releases it when done, whatever ended
+ *   the loop (decode.ts `releaseBody`). Its listeners stay attached (they do nothing once
+ *   the stream is over): destroying an unfinished undici body emits a RequestAbortedError,
+ *   which must find an 'error' listener.
+ */
+export class DirectChunks {
+  /** undefined while the body runs; null after its end; else what ended it. */
+  private over: Error | null | undefined = undefined;
+  private wake: (() => void) | undefined = undefined;
+  private listening = false;
+  private readonly stream: Readable;
+  /**
+   * False until the first {@link wait}, which lasts the rest of this turn only: undici hands
+   * out a response while parsing its head, and pushes the body bytes parsed with it (a small
+   * answer's whole body, and its end) just after, in the same turn. Nothing else (no timer,
+   * no I/O) can happen meanwhile, so a caller need not arm its timers for that wait.
+   */
+  waited = false;
+
+  constructor(private readonly source: BodySource) {
+    const stream = (this.stream = source.stream);
+    if (stream.destroyed) this.over = stream.errored ?? (stream.readableEnded ? null : prematureClose());
+    stream.on('end', () => this.settle(null));
+    stream.on('error', (err: Error) => this.settle(err));
+    stream.on('close', () => this.settle(prematureClose));
+  }
+
+  /**
+   * The next chunk, counted: a Buffer when one is buffered now; null when none is (then
+   * {@link wait} and call again); undefined at the end. Throws as described above.
+   */
+  read(): Buffer | null | undefined {
+    const over = this.over;
+    if (over === undefined) {
+      const chunk = this.stream.read() as Buffer | null;
+      if (chunk === null) return null;
+      const n = chunk.length;
+      const { raw, decoded } = this.source;
+      if (raw.take(n) < n) throw budgetError(raw, 'raw_bytes');
+      if (decoded.take(n) < n) throw budgetError(decoded, 'decoded_bytes');
+      return chunk;
+    }
+    if (over === null) return undefined;
+    throw over;
+  }
+
+  /**
+   * Resolves once {@link read} may have something new: a chunk, the end, or an error. The
+   * first wait only lets the current turn of the event loop finish (one microtask, see
+   * {@link waited}); the later ones wait for the stream's events.
+   */
+  wait(): Promise<void> {
+    if (!this.waited) {
+      this.waited = true;
+      return RESOLVED;
+    }
+    if (this.over !== undefined) return RESOLVED;
+    if (!this.listening) {
+      // Attached on the first wait only: a body taken whole never needs the event.
+      this.listening = true;
+      this.stream.on('readable', () => this.notify());
+    }
+    return new Promise<void>((resolve) => {
+      this.wake = resolve;
+    });
+  }
+
+  /** `over` is the end (null), an error, or the premature close maker (called only if it is the first). */
+  private settle(over: Error | null | (() => Error)): void {
+    if (this.over !== undefined) return;
+    this.over = typeof over === 'function' ? over() : over;
+    this.notify();
+  }
+
+  private notify(): void {
+    const wake = this.wake;
+    this.wake = undefined;
+    wake?.();
+  }
+}
+
+const RESOLVED: Promise<void> = Promise.resolve();
+
+function prematureClose(): Error {
+  return Object.assign(new Error('Premature close'), { code: 'ERR_STREAM_PREMATURE_CLOSE' });
+}
+
 /** Copies the body's counts onto the exchange (for the log line and metrics). */
 export function recordCounts(exchange: Exchange, source: BodySource): void {
   exchange.bytesFromSeller = source.raw.used;

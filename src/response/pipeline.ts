@@ -24,7 +24,7 @@ import { answerWithLocalError } from '../errors/local-reply.js';
 import { bodyKind } from './content-type.js';
 import { handleJsonBody, handlePassThroughBody, type UpstreamBody } from './json-stage.js';
 import { handleSseBody } from './sse-stage.js';
-import { parseContentEncoding } from './decode.js';
+import { parseContentEncoding, releaseBody } from './decode.js';
 import { openBodySource } from './body-source.js';
 
 /** Slack over the response limit for the decoded bytes of a compressed SSE request stream (see above); >= DECODER_CHUNK_BYTES. */
@@ -64,13 +64,13 @@ export async function handleUpstreamResponse(
 ): Promise<void> {
   exchange.upstreamStatus = res.statusCode;
   if (exchange.finished) {
-    res.stream.destroy();
+    releaseBody(res.stream);
     return;
   }
   const status = res.statusCode;
   const limitBytes = exchange.limits.max_response_bytes;
   const fail = (reason: 'upstream_status' | 'unsupported_encoding' | 'upstream_not_mcp'): void => {
-    res.stream.destroy();
+    releaseBody(res.stream);
     answerWithLocalError(exchange, reply, { reason, limitBytes, observedBytes: 0, upstreamStatus: status });
   };
 

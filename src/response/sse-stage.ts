@@ -62,9 +62,9 @@ import { ByteBudget } from './byte-budget.js';
 import { LF_ID_FIELD, SseBoundaryScanner, SseIdFieldWatch, SseLineFeeder, type CompletedLine } from './sse-boundaries.js';
 import { SseFrameBatch, encodeSseComment, encodeSseRetry } from './sse-encode.js';
 import { planRawEvents } from './sse-raw-events.js';
-import { inspectEventData } from './sse-message.js';
+import { inspectEventData, type EventDataOptions } from './sse-message.js';
 import type { UpstreamResponse } from './json-stage.js';
-import { bodyErrorToLocal, recordCounts } from './body-source.js';
+import { DirectChunks, bodyErrorToLocal, recordCounts } from './body-source.js';
 import { drainOrClose } from './drain.js';
 import { releaseBody } from './decode.js';
 import { SSE_RESPONSE_HEADERS } from './sse-headers.js';
@@ -131,19 +131,21 @@ export async function handleSseBody(
 
   // The head is committed now and goes out with the first bytes written in this turn of the
   // event loop (a one-event answer that arrived with its head: head, event and end in one
-  // socket write); alone at the end of this turn otherwise, so that the host sees its stream
-  // start before the first event of a slow stream.
+  // socket write); alone at the end of this turn otherwise (when the stage first waits:
+  // `startTimers`), so that the host sees its stream start before the first event of a slow
+  // stream.
   reply.hijack();
-  const headers: Record<string, string | string[] | number> = {};
-  for (const [name, value] of Object.entries(reply.getHeaders())) if (value !== undefined) headers[name] = value as string | string[] | number;
+  // Fastify's getHeaders() is a fresh shallow copy: written into, with no second copy.
+  const headers = reply.getHeaders();
+  for (const name in headers) if (headers[name] === undefined) delete headers[name];
   Object.assign(headers, SSE_RESPONSE_HEADERS);
-  raw.writeHead(res.statusCode, headers);
-  let headTimer: NodeJS.Immediate | undefined = setImmediate(() => {
-    headTimer = undefined;
-    if (!raw.writableEnded && !raw.destroyed) raw.flushHeaders();
-  });
+  raw.writeHead(res.statusCode, headers as Record<string, string | string[] | number>);
+  /** The head has not gone out with bytes written, and the stream is not over. */
+  let headPending = true;
+  let headTimer: NodeJS.Immediate | undefined;
   /** The head went out with bytes written, or the stream is over: nothing left for the timer to do. */
   const headSent = (): void => {
+    headPending = false;
     if (headTimer === undefined) return;
     clearImmediate(headTimer);
     headTimer = undefined;
@@ -194,6 +196,10 @@ export async function handleSseBody(
   const answerable = exchange.rpc.kind === 'request';
   const maxDataChars = Math.floor(perEventLimit / 3);
   const boundsLimits = { maxDepth: limits.max_json_depth, maxNodes: limits.max_json_nodes };
+  // inspectEventData's options, made at the first event that needs each (not per event).
+  const wantsMessage = hooks.wantsResponseMessage;
+  let responseOpts: EventDataOptions | undefined;
+  let otherOpts: EventDataOptions | undefined;
 
   const onEvent = (ev: EventSourceMessage): void => {
     // The event's one data line, when it was held over chunk edges: its bytes are the data's.
@@ -215,7 +221,8 @@ export async function handleSseBody(
       // by withinJsonBounds, else scanned: sse-message.ts).
       const candidate = answerable && mayBeResponse(data);
       if (candidate || !withinJsonBounds(data, boundsLimits)) {
-        const verdict = inspectEventData(exchange, data, { ...boundsLimits, mayBeResponse: candidate, wantsMessage: hooks.wantsResponseMessage }, dataBytesOf(data, line));
+        const opts = candidate ? (responseOpts ??= { ...boundsLimits, mayBeResponse: true, wantsMessage }) : (otherOpts ??= { ...boundsLimits, mayBeResponse: false, wantsMessage });
+        const verdict = inspectEventData(exchange, data, opts, dataBytesOf(data, line));
         if (verdict.kind === 'breach') {
           fail({ reason: verdict.reason, limitBytes: perEventLimit, observedBytes: verdict.dataBytes, limit: verdict.limit, observed: verdict.observed });
           return;
@@ -281,23 +288,54 @@ export async function handleSseBody(
   let idleTimer: NodeJS.Timeout | undefined;
   /** When the stream last sent a byte (performance.now ms): `observed_ms` of sse_idle. */
   let lastByteAt = performance.now();
+  /** A byte came: the idle time restarts from now. */
   const armIdle = (): void => {
     lastByteAt = performance.now();
-    if (idleTimer) idleTimer.refresh();
+    if (!timersOn) return;
+    if (idleTimer !== undefined && !idleShort) idleTimer.refresh();
     else {
-      idleTimer = setTimeout(
-        () => onTimeout({ reason: 'sse_idle', limitMs: limits.sse_idle_timeout_ms, observedMs: observedMs(performance.now() - lastByteAt, limits.sse_idle_timeout_ms) }),
-        limits.sse_idle_timeout_ms,
-      );
+      clearTimeout(idleTimer);
+      idleTimer = setIdleTimer(limits.sse_idle_timeout_ms);
+      idleShort = false;
     }
   };
-  // sse_deadline_ms runs from the stream's first start, across resumes.
-  const deadlineLeft = Math.max(0, exchange.stream.startedAt + limits.sse_deadline_ms - Date.now());
-  // Only a request's stream has a deadline: the standalone GET stream and long-lived streams
-  // have no natural end (ARCHITECTURE §5); the idle timeout bounds them.
-  const deadlineTimer = requestStream
-    ? setTimeout(() => onTimeout({ reason: 'sse_deadline', limitMs: limits.sse_deadline_ms, observedMs: observedMs(Date.now() - exchange.stream.startedAt, limits.sse_deadline_ms) }), deadlineLeft)
-    : undefined;
+  /** The idle timer runs for less than the idle timeout (the first one: `startTimers`); it is replaced, not refreshed. */
+  let idleShort = false;
+  const setIdleTimer = (ms: number): NodeJS.Timeout =>
+    setTimeout(
+      () => onTimeout({ reason: 'sse_idle', limitMs: limits.sse_idle_timeout_ms, observedMs: observedMs(performance.now() - lastByteAt, limits.sse_idle_timeout_ms) }),
+      ms,
+    );
+  let deadlineTimer: NodeJS.Timeout | undefined;
+  /**
+   * The timers, made when the stage first waits (for the seller, a drain, the agent guard):
+   * they can fire only while it waits, and a one-event answer that arrived whole is over
+   * before that, so it makes none (issue 5). The head's flush at the end of this turn, the
+   * idle timer (from then on restarted at every chunk, as the bytes arrive), and the deadline,
+   * at the same instant as if set at the start.
+   */
+  let timersOn = false;
+  const startTimers = (): void => {
+    if (timersOn) return;
+    timersOn = true;
+    if (headPending) {
+      headTimer = setImmediate(() => {
+        headTimer = undefined;
+        if (!raw.writableEnded && !raw.destroyed) raw.flushHeaders();
+      });
+    }
+    // The idle time still runs from the last byte (or the start): not restarted here.
+    const idleLeft = Math.max(0, Math.ceil(limits.sse_idle_timeout_ms - (performance.now() - lastByteAt)));
+    idleShort = idleLeft < limits.sse_idle_timeout_ms;
+    idleTimer = setIdleTimer(idleLeft);
+    // sse_deadline_ms runs from the stream's first start, across resumes. Only a request's
+    // stream has a deadline: the standalone GET stream and long-lived streams have no
+    // natural end (ARCHITECTURE §5); the idle timeout bounds them.
+    if (requestStream) {
+      const deadlineLeft = Math.max(0, exchange.stream.startedAt + limits.sse_deadline_ms - Date.now());
+      deadlineTimer = setTimeout(() => onTimeout({ reason: 'sse_deadline', limitMs: limits.sse_deadline_ms, observedMs: observedMs(Date.now() - exchange.stream.startedAt, limits.sse_deadline_ms) }), deadlineLeft);
+    }
+  };
   const onTimeout = (input: LocalErrorInput): void => {
     if (exchange.finished) return;
     if (requestStream) answer(input);
@@ -306,7 +344,6 @@ export async function handleSseBody(
       endPlainly('resumable_end');
     }
   };
-  armIdle();
   // Shutdown: end plainly so the client resumes with its last token; a request stream that
   // sent no event id yet has nothing to resume from, so its request is answered instead.
   hooks.onSseStart(() => {
@@ -438,9 +475,25 @@ export async function handleSseBody(
   const source = res.body;
   // The agent's buffered-bytes cap counts the incomplete line this stream holds (agent-guard.ts).
   const lease = openBufferLease(exchange);
+  // An uncoded body is read with the stream's own read() (body-source.ts DirectChunks: no
+  // async iterator); a coded one through its decoders (decode.ts).
+  const direct = source.direct ? new DirectChunks(source) : undefined;
+  const decodedChunks = direct === undefined ? source.chunks : undefined;
+  if (decodedChunks !== undefined) startTimers(); // its first chunk is awaited
   try {
-    for await (const chunk of source.chunks) {
-      if (exchange.finished) break;
+    while (true) {
+      let chunk: Buffer | null | undefined;
+      if (direct !== undefined) {
+        while ((chunk = direct.read()) === null) {
+          // The first wait is the rest of this turn (DirectChunks.waited): no timer could fire.
+          if (direct.waited) startTimers();
+          await direct.wait();
+        }
+      } else {
+        const next = await decodedChunks!.next();
+        chunk = next.done === true ? undefined : next.value;
+      }
+      if (chunk === undefined || exchange.finished) break;
       recordCounts(exchange, source);
       armIdle();
       const open = takeChunk(chunk);
@@ -448,12 +501,14 @@ export async function handleSseBody(
       if (!open || exchange.finished) break;
       if (needDrain) {
         needDrain = false;
+        startTimers();
         await drainOrClose(raw);
       }
       if (lease !== undefined) {
         lease.set(lines.pendingBytes);
         if (lease.mustWait) {
           // The gateway, not the seller, is the one not reading: no idle timeout meanwhile.
+          startTimers();
           clearTimeout(idleTimer);
           idleTimer = undefined;
           await lease.ready(source.stream);
@@ -480,6 +535,8 @@ export async function handleSseBody(
     if (local && local.reason !== 'upstream_reset') fail(local);
     if (!exchange.finished) onUpstreamEnd();
   } finally {
+    // Closes the decoders' generator as `for await` would (a no-op once it is done).
+    if (decodedChunks !== undefined) await decodedChunks.return(undefined);
     headSent();
     lease?.release();
     recordCounts(exchange, source);

@@ -10,7 +10,7 @@ import { observedMs } from '../errors/elapsed.js';
 import { parseMaxResponseBytesHeader, resolveCallLimits } from '../config/resolve.js';
 import { createExchange, isRequestStream, type Exchange, type RpcPeek } from '../exchange.js';
 import { answerWithLocalError, refuse } from '../errors/local-reply.js';
-import { GatewayAbortError, findGatewayAbort } from '../errors/abort.js';
+import { GATEWAY_FINISHED, GatewayAbortError, findGatewayAbort } from '../errors/abort.js';
 import { checkJsonBounds } from '../mcp/json-bounds.js';
 import { exchangeLogFields, plainInfoWriter } from '../observability/logger.js';
 import { applyRequestHeaderPolicy } from '../request/headers.js';
@@ -149,7 +149,7 @@ export function createMcpHandler(deps: HandlerDeps) {
         requestStarted = true;
         upstreamInFlight = true;
         exchange.abortUpstream = abort;
-        if (exchange.finished) abort(new GatewayAbortError({ reason: 'finished' }));
+        if (exchange.finished) abort(GATEWAY_FINISHED);
       },
       onEnd() {
         upstreamInFlight = false;
@@ -304,7 +304,7 @@ function internalError(exchange: Exchange, reply: FastifyReply, log: FastifyBase
   exchange.finished = true;
   exchange.outcome = 'local_error';
   exchange.reason = 'internal_error';
-  exchange.abortUpstream(new GatewayAbortError({ reason: 'finished' }));
+  exchange.abortUpstream(GATEWAY_FINISHED);
   if (exchange.sseStarted || reply.raw.headersSent) {
     reply.raw.destroy();
     return;
