@@ -58,10 +58,7 @@ export async function readBoundedBody(
           // Shed, or its exchange ended, while it waited: stop here. Leaving the loop closes the
           // decoders, which would otherwise inflate what they hold up to the limit.
           if (lease.shedRetryAfterS !== undefined) throw new LoadShedError(lease.shedRetryAfterS);
-          if (exchange.finished) {
-            source.stream.destroy();
-            return { ok: false, error: undefined };
-          }
+          if (exchange.finished) return { ok: false, error: undefined };
         }
       }
     }

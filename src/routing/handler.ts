@@ -14,7 +14,7 @@ import { GATEWAY_FINISHED, GatewayAbortError, findGatewayAbort } from '../errors
 import { checkJsonBounds } from '../mcp/json-bounds.js';
 import { exchangeLogFields, plainInfoWriter } from '../observability/logger.js';
 import { applyRequestHeaderPolicy } from '../request/headers.js';
-import { NO_BODY, peekJsonRpc, quickPeek } from '../request/peek.js';
+import { NO_BODY, peekJsonRpc } from '../request/peek.js';
 import { hostReadsStructuredContent, protocolVersionOf } from '../mcp/revision.js';
 import { filterResponseHeaders } from '../response/headers.js';
 import { handleUpstreamResponse } from '../response/pipeline.js';
@@ -68,15 +68,11 @@ export function createMcpHandler(deps: HandlerDeps) {
           observed_bytes: body.length,
         });
       }
-      // The usual request in one pass (quickPeek); anything else the usual way: bounds, then parse.
-      let peek = quickPeek(body, agent.limits.max_json_depth, agent.limits.max_json_nodes);
-      if (peek === undefined) {
-        const bounds = checkJsonBounds(body, { maxDepth: agent.limits.max_json_depth, maxNodes: agent.limits.max_json_nodes });
-        if (!bounds.ok) {
-          return refuse(reply, 'invalid_request', null, `Invalid Request: the request body is over max_${bounds.reason} (${bounds.limit}).`);
-        }
-        peek = peekJsonRpc(body);
+      const bounds = checkJsonBounds(body, { maxDepth: agent.limits.max_json_depth, maxNodes: agent.limits.max_json_nodes });
+      if (!bounds.ok) {
+        return refuse(reply, 'invalid_request', null, `Invalid Request: the request body is over max_${bounds.reason} (${bounds.limit}).`);
       }
+      const peek = peekJsonRpc(body);
       if (!peek.ok) return refuse(reply, peek.kind, peek.id, peek.message);
       rpc = peek.peek;
     }
