@@ -32,6 +32,8 @@ export interface LoadResult {
   p99Ms: number;
   maxMs: number;
   elapsedMs: number;
+  /** Every 2xx response's latency, ms (in arrival order): slices of one run are merged before taking percentiles. */
+  latenciesMs: number[];
   /** Smallest and largest response (headers + body) seen, bytes: a local error shows up as a size change. */
   minBytes: number;
   maxBytes: number;
@@ -91,6 +93,7 @@ export async function runLoad(opts: LoadOptions): Promise<LoadResult> {
     p99Ms: percentile(latencies, 99),
     maxMs: percentile(latencies, 100),
     elapsedMs,
+    latenciesMs: latencies,
     minBytes: minBytes === Infinity ? 0 : minBytes,
     maxBytes,
   };

@@ -90,6 +90,8 @@ export interface BenchMeta {
   date: string;
   command: string;
   repetitions: number;
+  /** Slices per target per repetition of a throughput case (targets take turns slice by slice). */
+  throughputSlices: number;
   quick: boolean;
   machine: string;
   os: string;
@@ -308,7 +310,7 @@ function headerSection(r: BenchResults): string {
     `- OS: ${m.os}; Node ${m.node}`,
     `- Packages: ${versions}`,
     `- Source: ${m.git}; every child process ran the same JavaScript, compiled with tsc at the start from a snapshot of src/ and bench/ and run under plain node (sources sha256 ${m.sourceSnapshot}…)`,
-    `- Command: \`${m.command}\`; ${m.repetitions} repetition${m.repetitions === 1 ? '' : 's'}, interleaved (every case runs seller direct, pass-through and gateway back to back, order rotated per repetition)`,
+    `- Command: \`${m.command}\`; ${m.repetitions} repetition${m.repetitions === 1 ? '' : 's'}, interleaved: in a JSON or SSE one-event case the seller direct, the pass-through and the gateway take turns in ${m.throughputSlices} slice${m.throughputSlices === 1 ? "" : "s"} per repetition (order rotated every slice; a target's figures for a repetition are its slices' sums); the other loads run target after target, order rotated per repetition`,
     `- Other load: processes outside the bench kept ${num(m.foreignCores.whole, 2)} cores busy on average during the run (per repetition: ${m.foreignCores.perRep.map((v) => num(v, 2)).join(', ') || '–'}); 1-minute load average at the start: ${num(m.loadAvgAtStart, 2)}. A measured run during which other processes used more than ${num(m.rerunLimitCores, 2)} cores is run again (at most 3 attempts, 10 re-runs per repetition) once the machine is quiet again: ${m.reruns} re-run${m.reruns === 1 ? '' : 's'}, ${num(m.quietWaitSeconds, 0)} s spent waiting for quiet; runs still disturbed after that are flagged ⚠ in the tables.`,
     `- Peak RSS: ${m.exactPeaks ? "the kernel's VmHWM, reset through /proc/self/clear_refs before each run (exact)" : 'sampled every 10 ms (VmHWM reset not allowed here: a peak between samples can be missed)'}`,
     '',

@@ -222,6 +222,16 @@ function warmupFor(bytes: number): Shape {
   const shape = shapeFor(bytes);
   return opts.quick ? { ...shape, amount: 10 } : { ...shape, amount: Math.min(shape.amount, 10_000), durationMs: bytes <= 64 * KiB ? 1_500 : 1_000 };
 }
+/**
+ * Slices per target per repetition of a throughput case: the three targets take turns slice
+ * by slice (order rotated each slice), each slice a `1/THROUGHPUT_SLICES` share of the case's
+ * load shape, and a target's figures for the repetition are the sum of its slices. Why: on
+ * the 2-core reference VM the speed of the machine drifts on the scale of seconds (seen: the
+ * pass-through's own CPU per 1 KiB request 76 µs in one 1.5 s run, 190 µs in the next); run
+ * back to back as whole runs, the gateway and the pass-through met different machines and a
+ * 1 KiB ratio moved by ±40% between repetitions. Interleaved finely, both meet the same drift.
+ */
+const THROUGHPUT_SLICES = opts.quick ? 1 : 6;
 const DELAY_STREAMS = opts.quick ? 1 : 4;
 const DELAY_ROUNDS = opts.quick ? 1 : 3;
 const FLOOD_STREAMS = 4;
@@ -300,6 +310,7 @@ const results: BenchResults = {
     date: new Date().toISOString(),
     command: `node --import tsx bench/run.ts ${process.argv.slice(2).join(' ')}`.trim(),
     repetitions: opts.reps,
+    throughputSlices: THROUGHPUT_SLICES,
     quick: opts.quick,
     machine: `${os.cpus()[0]?.model ?? 'unknown CPU'}, ${os.cpus().length} cores, ${(os.totalmem() / 1024 ** 3).toFixed(1)} GiB RAM`,
     os: `${os.type()} ${os.release()} (${os.arch()})`,
@@ -421,30 +432,69 @@ async function checkCase(stack: Stack, spec: ThroughputSpec, tc: ThroughputCase)
   }
 }
 
-async function measured(stack: Stack, target: Target, run: () => Promise<LoadResult>): Promise<RunSample> {
-  const child = childOf(stack, target);
-  const before = child ? await child.stats(true) : undefined;
-  const r = await run();
-  const after = child ? await child.stats(false) : undefined;
-  if (after) trackExact(after);
-  return {
-    rps: r.rps,
-    p50Ms: r.p50Ms,
-    p99Ms: r.p99Ms,
-    ok: r.ok,
-    non2xx: r.non2xx,
-    errors: r.errors,
-    ...(before && after && r.ok > 0 ? { cpuUsPerReq: (after.cpuUs - before.cpuUs) / r.ok, peakRssBytes: after.peakRssBytes } : {}),
-  };
+/** One target's sums over the slices of one repetition. */
+class SliceSums {
+  ok = 0;
+  non2xx = 0;
+  errors = 0;
+  elapsedMs = 0;
+  cpuUs = 0;
+  cpuKnown = true;
+  peakRssBytes = 0;
+  readonly latenciesMs: number[] = [];
+
+  add(r: LoadResult, before: ChildStats | undefined, after: ChildStats | undefined): void {
+    this.ok += r.ok;
+    this.non2xx += r.non2xx;
+    this.errors += r.errors;
+    this.elapsedMs += r.elapsedMs;
+    for (const ms of r.latenciesMs) this.latenciesMs.push(ms);
+    if (before && after) {
+      this.cpuUs += after.cpuUs - before.cpuUs;
+      this.peakRssBytes = Math.max(this.peakRssBytes, after.peakRssBytes);
+    } else {
+      this.cpuKnown = false;
+    }
+  }
+
+  sample(foreignCores: number): RunSample {
+    return {
+      rps: this.elapsedMs > 0 ? (this.ok * 1000) / this.elapsedMs : NaN,
+      p50Ms: percentile(this.latenciesMs, 50),
+      p99Ms: percentile(this.latenciesMs, 99),
+      ok: this.ok,
+      non2xx: this.non2xx,
+      errors: this.errors,
+      ...(this.cpuKnown && this.ok > 0 ? { cpuUsPerReq: this.cpuUs / this.ok, peakRssBytes: this.peakRssBytes } : {}),
+      foreignCores,
+    };
+  }
 }
 
 async function runThroughput(stack: Stack, spec: ThroughputSpec, tc: ThroughputCase, rep: number): Promise<void> {
   const shape = shapeFor(spec.size.bytes);
+  const slice: Shape = {
+    connections: shape.connections,
+    amount: Math.max(shape.connections, Math.ceil(shape.amount / THROUGHPUT_SLICES)),
+    durationMs: Math.ceil(shape.durationMs / THROUGHPUT_SLICES),
+  };
+  let sums = new Map<Target, SliceSums>();
+  const { foreign } = await undisturbed(`${spec.id}`, async () => {
+    sums = new Map(TARGETS.map((t) => [t, new SliceSums()]));
+    for (let s = 0; s < THROUGHPUT_SLICES; s++) {
+      for (const t of orderFor(rep + s)) {
+        const child = childOf(stack, t);
+        // The peak RSS is reset at a target's first slice only: its peak is over the whole repetition.
+        const before = child ? await child.stats(s === 0) : undefined;
+        const r = await runLoad({ url: urlOf(stack, t, spec.id), body: REQUEST_BODY, headers: REQUEST_HEADERS, ...slice });
+        const after = child ? await child.stats(false) : undefined;
+        if (after) trackExact(after);
+        sums.get(t)!.add(r, before, after);
+      }
+    }
+  });
   for (const t of orderFor(rep)) {
-    const { value: sample, foreign } = await undisturbed(`${spec.id} via ${t}`, () =>
-      measured(stack, t, () => runLoad({ url: urlOf(stack, t, spec.id), body: REQUEST_BODY, headers: REQUEST_HEADERS, ...shape })),
-    );
-    sample.foreignCores = foreign;
+    const sample = sums.get(t)!.sample(foreign);
     tc.samples[t][rep] = sample;
     if (sample.non2xx + sample.errors > 0) warn(`${spec.id} via ${t}, repetition ${rep + 1}: ${sample.non2xx} non-2xx, ${sample.errors} errors`);
     log(`  ${spec.id.padEnd(16)} ${t.padEnd(8)} ${sample.rps.toFixed(0).padStart(7)} req/s  p50 ${sample.p50Ms.toFixed(2)} ms  p99 ${sample.p99Ms.toFixed(2)} ms${sample.cpuUsPerReq !== undefined ? `  ${sample.cpuUsPerReq.toFixed(0)} µs CPU/req` : ''}`);
@@ -644,6 +694,7 @@ async function runFairness(stack: Stack, rep: number): Promise<void> {
       p99Ms: percentile(r.latenciesMs, 99),
       maxMs: percentile(r.latenciesMs, 100),
       elapsedMs: NaN,
+      latenciesMs: r.latenciesMs,
       minBytes: NaN,
       maxBytes: NaN,
     };
