@@ -24,8 +24,15 @@
  * dropped), so the pool keeps at most that much resident for the process's life.
  */
 
-/** Smallest body taken from the pool: below this a fresh buffer is cheap for the collector. */
-export const POOLED_MIN_BYTES = 256 * 1024;
+/**
+ * Smallest body taken from the pool. Was 256 KiB; at 64 KiB a fresh buffer per response still
+ * cost the collector dearly (issue 5, JSON (a) 64 KiB, bench with --cpu-prof: GC self time
+ * 971 ms in the gateway against 233 ms in the pass-through over the same load; gateway CPU per
+ * response 677-864 µs against the pass-through's 277-297). Pooled from 16 KiB: 374-516 µs
+ * against 318-396 (p99 10.5-13.7 ms, was 19-23). Smaller bodies mostly arrive in one chunk,
+ * which is the body as it is (read-body.ts BodyBytes): no buffer is made for them at all.
+ */
+export const POOLED_MIN_BYTES = 16 * 1024;
 /** Most bytes the idle buffers hold together; also the largest class pooled. */
 export const POOL_IDLE_MAX_BYTES = 32 * 1024 * 1024;
 
