@@ -90,8 +90,10 @@ export async function buildApp(config: GatewayConfig, opts: BuildAppOptions = {}
   const streams = new Map<Exchange, () => void>();
   const exchangeEndListeners: Array<(exchange: Exchange, hostStatus: number | null) => void> = [];
   // Per-agent backoff and buffered-bytes cap (src/admission/agent-guard.ts); state survives reloads.
-  const guard = new AgentGuard((agent, kind, consecutiveBreaches, backoffMs) =>
-    logger.warn({ agent, call: kind, consecutive_breaches: consecutiveBreaches, backoff_ms: backoffMs }, 'agent backing off: its answers keep breaking size limits'),
+  const guard = new AgentGuard(
+    (agent, kind, consecutiveBreaches, backoffMs) =>
+      logger.warn({ agent, call: kind, consecutive_breaches: consecutiveBreaches, backoff_ms: backoffMs }, 'agent backing off: its answers keep breaking size limits'),
+    (agent, kind) => logger.info({ agent, call: kind }, 'agent backoff ended: an answer came within limits'),
   );
   const metrics = createMetrics({ openStreams: () => streams.size, guard: () => guard.snapshot() });
   exchangeEndListeners.push(metrics.observeExchange);

@@ -76,10 +76,17 @@ Object.defineProperty(LoadShedError.prototype, 'name', { value: 'LoadShedError',
 
 /** Most requests that may wait for one backing-off call kind; more are answered `agent_backoff` at once. */
 export const MAX_WAITERS = 256;
-/** Most call kinds tracked per agent; further kinds share one bucket. */
+/**
+ * Most call kinds with breach history tracked per agent (memory bound: the host chooses the
+ * tool names). Only a kind that breached takes a place, and gives it back on its next clean
+ * answer; when the table is full, a kind that holds nothing back (below the breach count, or
+ * past its backoff with no probe and no request waiting) makes room. Past that (every place
+ * held by a kind holding calls back now), a new kind's breaches are not tracked: it is never
+ * held back, its answers still cut at their limits and bounded by the buffered-bytes cap.
+ * Found by a new user: with one shared bucket past 64 kinds, once 64 tools had breached, every
+ * new tool name (healthy ones too) waited out that bucket's backoff and got `agent_backoff`.
+ */
 export const MAX_KINDS_PER_AGENT = 64;
-/** The bucket of call kinds past {@link MAX_KINDS_PER_AGENT}. */
-const OVERFLOW_KIND = '\u0000other';
 
 /** A request admitted to its agent; give it back with {@link AgentGuard.finish}, exactly once. */
 export interface Admission {
@@ -132,6 +139,15 @@ export class Breaker {
     return this.backoffFrom + Math.min(this.backoffMs, this.agent.settings.backoff_max_ms);
   }
 
+  /**
+   * True while this kind holds calls back at `now`: backing off and within its backoff, or
+   * with a probe out or requests waiting. A breaker that does not may give its place up
+   * (AgentGuard.breakerForBreach).
+   */
+  holdsBack(now: number): boolean {
+    return this.backingOff && (now < this.openUntil || this.probing || this.waiters.length > 0);
+  }
+
   /** Whole seconds (at least 1) until the next probe may go: `retry_after`. */
   get retryAfterS(): number {
     return Math.max(1, Math.ceil((this.openUntil - performance.now()) / 1000));
@@ -159,6 +175,8 @@ class AgentState {
 
 /** Called when a call kind starts or deepens a backoff (for the log line). */
 export type BackoffListener = (agent: string, kind: string, consecutiveBreaches: number, backoffMs: number) => void;
+/** Called when a clean answer (a probe's, or one admitted before the backoff) ends a call kind's backoff (for the log line). */
+export type RecoveryListener = (agent: string, kind: string) => void;
 
 /** The call kind of a request, for {@link AgentGuard.admit}: the method, plus the tool name of a `tools/call`. */
 export function callKind(method: string | undefined, toolName: string | undefined): string {
@@ -185,7 +203,10 @@ export class AgentGuard {
   /** Set by {@link close}: no request waits any more. */
   private closed = false;
 
-  constructor(private readonly onBackoff?: BackoffListener) {}
+  constructor(
+    private readonly onBackoff?: BackoffListener,
+    private readonly onRecovered?: RecoveryListener,
+  ) {}
 
   private state(agent: string, settings: GuardSettings): AgentState {
     let s = this.agents.get(agent);
@@ -206,17 +227,27 @@ export class AgentGuard {
     for (const [name, agent] of agents) if (this.agents.has(name)) this.state(name, agent.guard);
   }
 
-  private breaker(s: AgentState, kind: string): Breaker {
+  /**
+   * The breaker of a kind that breached: its own, or a new one (in a place made free when the
+   * table is full, {@link MAX_KINDS_PER_AGENT}); undefined when every place holds calls back.
+   */
+  private breakerForBreach(s: AgentState, kind: string): Breaker | undefined {
     let b = s.breakers.get(kind);
-    if (b === undefined) {
-      // Past MAX_KINDS_PER_AGENT kinds, new kinds share one bucket (which is always created).
-      const key = s.breakers.size >= MAX_KINDS_PER_AGENT ? OVERFLOW_KIND : kind;
-      b = s.breakers.get(key);
-      if (b === undefined) {
-        b = new Breaker(s, key);
-        s.breakers.set(key, b);
+    if (b !== undefined) return b;
+    if (s.breakers.size >= MAX_KINDS_PER_AGENT) {
+      const now = performance.now();
+      let idle: Breaker | undefined;
+      for (const other of s.breakers.values()) {
+        if (!other.holdsBack(now)) {
+          idle = other;
+          break;
+        }
       }
+      if (idle === undefined) return undefined;
+      s.breakers.delete(idle.kind);
     }
+    b = new Breaker(s, kind);
+    s.breakers.set(kind, b);
     return b;
   }
 
@@ -227,8 +258,9 @@ export class AgentGuard {
    * @param maxWaitMs longest wait, in ms (the request's `response_deadline_ms`)
    */
   admit(agent: string, kind: string, settings: GuardSettings, maxWaitMs: number): Admission | PendingAdmission {
-    const b = this.breaker(this.state(agent, settings), kind);
-    if (!b.backingOff) return { agent, kind: b.kind, probe: false, holdsSlot: false };
+    // A kind without breach history has no breaker (and takes no place): admitted at once.
+    const b = this.state(agent, settings).breakers.get(kind);
+    if (b === undefined || !b.backingOff) return { agent, kind, probe: false, holdsSlot: false };
     if (b.waiters.length === 0 && !b.probing && performance.now() >= b.openUntil) {
       b.probing = true;
       return { agent, kind: b.kind, probe: true, holdsSlot: true };
@@ -262,15 +294,23 @@ export class AgentGuard {
 
   /** Records how an admitted request ended, and lets the next one in. Call exactly once per admission. */
   finish(admission: Admission, outcome: GuardOutcome): void {
-    const b = this.agents.get(admission.agent)?.breakers.get(admission.kind);
+    const s = this.agents.get(admission.agent);
+    if (s === undefined) return;
+    const b = outcome === 'breach' ? this.breakerForBreach(s, admission.kind) : s.breakers.get(admission.kind);
     if (b === undefined) return;
     if (admission.holdsSlot) {
       admission.holdsSlot = false;
       b.probing = false;
     }
     if (outcome === 'clean') {
+      const wasBackingOff = b.backingOff;
       b.consecutiveBreaches = 0;
       b.backoffMs = 0;
+      if (wasBackingOff) this.onRecovered?.(admission.agent, admission.kind);
+      // The requests waiting are let in (pump), and the kind gives its place back.
+      this.pump(b);
+      if (!b.probing && b.waiters.length === 0) s.breakers.delete(b.kind);
+      return;
     } else if (outcome === 'breach') {
       const wasBackingOff = b.backingOff;
       b.consecutiveBreaches++;
@@ -285,7 +325,7 @@ export class AgentGuard {
       // The requests that waited for this probe are answered now (not sent).
       if (admission.probe) for (const w of b.waiters.slice()) this.drop(b, w, undefined);
       // Responses of this kind waiting for buffer room are not worth holding any more.
-      if (b.backingOff) for (const lease of b.agent.blocked.slice()) if (lease.breaker === b) lease.shedNow();
+      if (b.backingOff) for (const lease of b.agent.blocked.slice()) if (lease.shedKind === b.kind) lease.shedNow();
     }
     this.pump(b);
   }
@@ -317,8 +357,7 @@ export class AgentGuard {
    * while that kind backs off (module doc, load shedding). Never give a probe's kind.
    */
   lease(agent: string, settings: GuardSettings, shedKind?: string): BufferLease {
-    const s = this.state(agent, settings);
-    return new BufferLease(s, shedKind === undefined ? undefined : this.breaker(s, shedKind));
+    return new BufferLease(this.state(agent, settings), shedKind);
   }
 
   /** Bytes currently held for `agent`'s responses. */
@@ -345,11 +384,16 @@ export class AgentGuard {
     return this.agents.get(agent)?.breakers.get(kind)?.waiters.length ?? 0;
   }
 
-  /** Agents with guard state, for the metrics: name, bytes held, waits so far, call kinds backing off now. */
+  /**
+   * Agents with guard state, for the metrics: name, bytes held, waits so far, and the call
+   * kinds holding calls back now (in their backoff, or with a probe out or requests waiting;
+   * a kind whose backoff ran out with no call since is not counted: its next call goes).
+   */
   *snapshot(): Generator<{ agent: string; heldBytes: number; bufferWaits: number; backingOff: number }> {
+    const now = performance.now();
     for (const s of this.agents.values()) {
       let backingOff = 0;
-      for (const b of s.breakers.values()) if (b.backingOff) backingOff++;
+      for (const b of s.breakers.values()) if (b.backingOff && b.holdsBack(now)) backingOff++;
       yield { agent: s.name, heldBytes: s.heldBytes, bufferWaits: s.bufferWaits, backingOff };
     }
   }
@@ -405,9 +449,14 @@ export class BufferLease {
 
   constructor(
     private readonly s: AgentState,
-    /** The breaker of the response's call kind, when it may be shed. */
-    readonly breaker?: Breaker,
+    /** The response's call kind ({@link callKind}), when it may be shed. */
+    readonly shedKind?: string,
   ) {}
+
+  /** The breaker of {@link shedKind} now (a kind gets one at its first breach). */
+  private get breaker(): Breaker | undefined {
+    return this.shedKind === undefined ? undefined : this.s.breakers.get(this.shedKind);
+  }
 
   add(n: number): void {
     if (this.released || n <= 0) return;
@@ -465,8 +514,9 @@ export class BufferLease {
    * the bytes it holds and ends its wait. False when it may not be shed or is released.
    */
   shedNow(): boolean {
-    if (this.breaker === undefined || this.released) return false;
-    this.shedRetryAfterS = this.breaker.retryAfterS;
+    const breaker = this.breaker;
+    if (breaker === undefined || this.released) return false;
+    this.shedRetryAfterS = breaker.retryAfterS;
     this.release();
     return true;
   }

@@ -171,14 +171,66 @@ describe('backoff: call kinds, streams, reloads, bounds', () => {
     assert.equal(tooLateToSend(-5, 200), true);
   });
 
-  it(`past ${MAX_KINDS_PER_AGENT} call kinds, new kinds share one bucket (found by a new user: the 65th kind overflowed the stack)`, () => {
+  /** One breach backs off for 1 ms (its backoff runs out at once). */
+  const SHORT: GuardSettings = { ...SETTINGS, backoff_after_breaches: 1, backoff_base_ms: 1, backoff_max_ms: 1 };
+  const snapshotOf = (guard: AgentGuard, agent: string) => [...guard.snapshot()].find((x) => x.agent === agent);
+
+  it(`new-user trial: after more than ${MAX_KINDS_PER_AGENT} tools backed off and their backoffs ran out, healthy new tools go at once and a new breaching tool backs off on its own`, async () => {
     const guard = new AgentGuard();
-    for (let i = 0; i < MAX_KINDS_PER_AGENT + 10; i++) guard.finish(immediate(guard.admit('s', `tools/call t${i}`, SETTINGS, 1_000)), 'clean');
-    const late = immediate(guard.admit('s', 'tools/call t999', ONE, 1_000));
-    assert.equal(late.kind, '\u0000other');
-    guard.finish(late, 'breach');
-    assert.equal(immediate(guard.admit('s', 'tools/call t0', ONE, 1_000)).probe, false, 'a kind seen before keeps its own breaker');
-    assert.equal('admitted' in guard.admit('s', 'tools/call t1000', ONE, 1_000), true, 'the shared bucket backs off');
+    for (let i = 0; i < MAX_KINDS_PER_AGENT + 6; i++) guard.finish(immediate(guard.admit('s', `tools/call bad${i}`, SHORT, 1_000)), 'breach');
+    await new Promise((r) => setTimeout(r, 20));
+    // Their backoffs ran out with no call since: nothing is held back, the gauge says so.
+    assert.equal(snapshotOf(guard, 's')?.backingOff, 0);
+    for (const name of ['okA', 'okB', 'okC']) {
+      const a = immediate(guard.admit('s', `tools/call ${name}`, ONE, 1_000));
+      assert.deepEqual(a, { agent: 's', kind: `tools/call ${name}`, probe: false, holdsSlot: false });
+      guard.finish(a, 'clean');
+    }
+    // A new breaching tool takes the place of one whose backoff ran out (the settings now: 60 s).
+    guard.finish(immediate(guard.admit('s', 'tools/call worse', ONE, 1_000)), 'breach');
+    assert.equal(guard.isBackingOff('s', 'tools/call worse'), true);
+    assert.equal(snapshotOf(guard, 's')?.backingOff, 1);
+    const held = pending(guard.admit('s', 'tools/call worse', ONE, 60_000));
+    assert.equal(immediate(guard.admit('s', 'tools/call okD', ONE, 1_000)).probe, false, 'other tools still go');
+    held.cancel();
+    assert.equal(await held.admitted, undefined);
+  });
+
+  it('a call kind that never breached takes no place: 100 healthy tools, then one breaching tool backs off alone', () => {
+    const guard = new AgentGuard();
+    for (let i = 0; i < 100; i++) guard.finish(immediate(guard.admit('s', `tools/call t${i}`, ONE, 1_000)), 'clean');
+    guard.finish(immediate(guard.admit('s', 'tools/call bad', ONE, 1_000)), 'breach');
+    assert.equal(guard.isBackingOff('s', 'tools/call bad'), true);
+    assert.equal(immediate(guard.admit('s', 'tools/call t5', ONE, 1_000)).probe, false);
+  });
+
+  it(`with all ${MAX_KINDS_PER_AGENT} places holding calls back, a further kind's breaches are not tracked: it is never held back`, () => {
+    const guard = new AgentGuard();
+    for (let i = 0; i < MAX_KINDS_PER_AGENT; i++) guard.finish(immediate(guard.admit('s', `tools/call bad${i}`, ONE, 1_000)), 'breach');
+    assert.equal(snapshotOf(guard, 's')?.backingOff, MAX_KINDS_PER_AGENT);
+    guard.finish(immediate(guard.admit('s', 'tools/call extra', ONE, 1_000)), 'breach');
+    assert.equal(guard.isBackingOff('s', 'tools/call extra'), false);
+    assert.equal(immediate(guard.admit('s', 'tools/call extra', ONE, 1_000)).probe, false);
+    const held = pending(guard.admit('s', 'tools/call bad0', ONE, 60_000));
+    held.cancel();
+  });
+
+  it('a clean probe ends the backoff (the recovery listener is told once) and gives the place back', async () => {
+    const recovered: string[] = [];
+    const guard = new AgentGuard(undefined, (agent, kind) => recovered.push(`${agent} ${kind}`));
+    guard.finish(immediate(guard.admit('s', K, SHORT, 1_000)), 'breach');
+    await new Promise((r) => setTimeout(r, 20));
+    const probe = immediate(guard.admit('s', K, SHORT, 1_000));
+    assert.equal(probe.probe, true);
+    const waiter = pending(guard.admit('s', K, SHORT, 60_000));
+    guard.finish(probe, 'clean');
+    assert.deepEqual(recovered, [`s ${K}`]);
+    assert.deepEqual(await waiter.admitted, { agent: 's', kind: K, probe: false, holdsSlot: false }, 'who waited goes');
+    guard.finish(immediate(guard.admit('s', K, SHORT, 1_000)), 'clean');
+    assert.deepEqual(recovered, [`s ${K}`], 'told once');
+    // Its place was given back: 64 other kinds can back off, all tracked.
+    for (let i = 0; i < MAX_KINDS_PER_AGENT; i++) guard.finish(immediate(guard.admit('s', `tools/call bad${i}`, ONE, 1_000)), 'breach');
+    assert.equal(guard.isBackingOff('s', `tools/call bad${MAX_KINDS_PER_AGENT - 1}`), true);
   });
 
   it(`at most ${MAX_WAITERS} requests wait per call kind; the next is answered at once`, async () => {
