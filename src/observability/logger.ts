@@ -162,6 +162,13 @@ function bounded<T>(value: T): T | string {
  * null when the host went away before any response head),
  * upstream_status (from the seller), bytes_from_seller (raw, as on the wire), bytes_decoded,
  * bytes_to_host, bytes_saved (by dedupe), outcome, reason, duration_ms.
+ *
+ * The body counts are of what was read (body-source.ts `recordCounts`; 0 for a body refused
+ * unread). bytes_from_seller: every wire byte read, the chunk that crossed a bound included.
+ * bytes_decoded: the bytes that passed the raw bound and were decoded (uncoded: the same
+ * bytes; coded: the last layer's output, its crossing chunk included on a decoded_bytes
+ * breach). After a raw_bytes breach the crossing chunk is not in bytes_decoded, so it is
+ * less than bytes_from_seller by at least that chunk (README, Logs).
  */
 export function exchangeLogFields(exchange: Exchange, hostStatus: number | null): Record<string, unknown> {
   return {

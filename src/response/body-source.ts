@@ -8,7 +8,7 @@ import type { Exchange } from '../exchange.js';
 import type { LocalErrorInput } from '../errors/local-reply.js';
 import { findGatewayAbort } from '../errors/abort.js';
 import { ByteBudget } from './byte-budget.js';
-import { DecodeError, budgetError, decodeStream } from './decode.js';
+import { DecodeError, countUncodedChunk, decodeStream } from './decode.js';
 import { LoadShedError, type BufferLease } from '../admission/agent-guard.js';
 
 export interface BodySource {
@@ -97,8 +97,8 @@ export function readDirect<T>(source: BodySource, chunks: ChunkSink, inspect?: (
     const onData = (chunk: Buffer): void => {
       if (settled) return;
       const n = chunk.length;
-      if (raw.take(n) < n) return fail(budgetError(raw, 'raw_bytes'));
-      if (decoded.take(n) < n) return fail(budgetError(decoded, 'decoded_bytes'));
+      const breach = countUncodedChunk(raw, decoded, n);
+      if (breach !== undefined) return fail(breach);
       chunks.push(chunk);
       const stop = inspect?.(chunk);
       if (stop !== undefined) {
@@ -188,10 +188,8 @@ export class DirectChunks {
     if (over === undefined) {
       const chunk = this.stream.read() as Buffer | null;
       if (chunk === null) return null;
-      const n = chunk.length;
-      const { raw, decoded } = this.source;
-      if (raw.take(n) < n) throw budgetError(raw, 'raw_bytes');
-      if (decoded.take(n) < n) throw budgetError(decoded, 'decoded_bytes');
+      const breach = countUncodedChunk(this.source.raw, this.source.decoded, chunk.length);
+      if (breach !== undefined) throw breach;
       return chunk;
     }
     if (over === null) return undefined;
