@@ -65,6 +65,17 @@ describe('formatGuardTable and the guard notes', () => {
       'note: b: backoff_base_ms 5000 is above backoff_max_ms 1000: every backoff is 1000 ms',
     ]);
   });
+
+  it('notes a deadline that leaves less than the send margin after the longest backoff (found by a new user: 10500 against 10000 drew no note)', () => {
+    const config = parseConfig(
+      'agents:\n  a: { url: https://a.example/mcp, response_deadline_ms: 10500 }\n  b: { url: https://b.example/mcp, response_deadline_ms: 11000 }\n  c: { url: https://c.example/mcp, backoff_max_ms: 1000, response_deadline_ms: 1200 }\n',
+      { env: {} },
+    );
+    assert.deepEqual(configNotes(config), [
+      'note: a: response_deadline_ms 10500 leaves less than 1000 ms after backoff_max_ms 10000: during a long backoff, a waiting request gets its turn too late to be sent and is answered agent_backoff',
+      'note: c: response_deadline_ms 1200 leaves less than 300 ms after backoff_max_ms 1000: during a long backoff, a waiting request gets its turn too late to be sent and is answered agent_backoff',
+    ]);
+  });
 });
 
 describe('agent URLs in the table', () => {
