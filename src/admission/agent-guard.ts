@@ -311,7 +311,8 @@ export class AgentGuard {
       this.pump(b);
       if (!b.probing && b.waiters.length === 0) s.breakers.delete(b.kind);
       return;
-    } else if (outcome === 'breach') {
+    }
+    if (outcome === 'breach') {
       const wasBackingOff = b.backingOff;
       b.consecutiveBreaches++;
       // The backoff starts at the Nth breach and doubles on each probe's breach; a request
@@ -393,7 +394,7 @@ export class AgentGuard {
     const now = performance.now();
     for (const s of this.agents.values()) {
       let backingOff = 0;
-      for (const b of s.breakers.values()) if (b.backingOff && b.holdsBack(now)) backingOff++;
+      for (const b of s.breakers.values()) if (b.holdsBack(now)) backingOff++;
       yield { agent: s.name, heldBytes: s.heldBytes, bufferWaits: s.bufferWaits, backingOff };
     }
   }

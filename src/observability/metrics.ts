@@ -121,12 +121,11 @@ export function createMetrics(opts: CreateMetricsOptions = {}): GatewayMetrics {
   const registers = [registry];
   const openStreams = opts.openStreams ?? (() => 0);
 
-  const counter = <L extends string>(name: string, help: string, labelNames: readonly L[]): Counter<L> =>
-    new Counter({ name: `${METRIC_PREFIX}${name}`, help, labelNames, registers });
+  const counter = <L extends string>(name: string, help: string, labelNames: readonly L[], collect?: () => void): Counter<L> =>
+    new Counter({ name: `${METRIC_PREFIX}${name}`, help, labelNames, registers, ...(collect ? { collect } : {}) });
   // The per-exchange counters are tallied in plain numbers (ExchangeTally) and added to
   // prom-client when any of them is read (`collect`, which prom-client calls before reading).
-  const tallied = <L extends string>(name: string, help: string, labelNames: readonly L[]): Counter<L> =>
-    new Counter({ name: `${METRIC_PREFIX}${name}`, help, labelNames, registers, collect: () => tally.flush() });
+  const tallied = <L extends string>(name: string, help: string, labelNames: readonly L[]): Counter<L> => counter(name, help, labelNames, () => tally.flush());
 
   const exchanges = tallied('exchanges_total', 'Exchanges (host request -> seller -> host response) by agent, MCP method and outcome.', ['agent', 'method', 'outcome']);
   const sellerBytes = tallied('seller_bytes_total', 'Body bytes read from sellers: raw (as on the wire) and decoded (after content decoding).', ['agent', 'kind']);
@@ -275,10 +274,10 @@ class ExchangeTally {
     let byOutcome = counts.exchanges.get(method);
     if (byOutcome === undefined) counts.exchanges.set(method, (byOutcome = new Map()));
     byOutcome.set(outcome, (byOutcome.get(outcome) ?? 0) + 1);
-    if (exchange.bytesFromSeller > 0) counts.raw += exchange.bytesFromSeller;
-    if (exchange.bytesDecoded > 0) counts.decoded += exchange.bytesDecoded;
-    if (exchange.bytesToHost > 0) counts.toHost += exchange.bytesToHost;
-    if (exchange.bytesSaved > 0) counts.saved += exchange.bytesSaved;
+    counts.raw += exchange.bytesFromSeller;
+    counts.decoded += exchange.bytesDecoded;
+    counts.toHost += exchange.bytesToHost;
+    counts.saved += exchange.bytesSaved;
     const reason = breachReason(exchange.outcome, exchange.reason);
     if (reason !== undefined) counts.breaches.set(reason, (counts.breaches.get(reason) ?? 0) + 1);
     if (exchange.stream.resumeFrom !== undefined) counts.resumes++;

@@ -288,24 +288,25 @@ export async function handleSseBody(
   let idleTimer: NodeJS.Timeout | undefined;
   /** When the stream last sent a byte (performance.now ms): `observed_ms` of sse_idle. */
   let lastByteAt = performance.now();
-  /** A byte came: the idle time restarts from now. */
+  /** A byte came: the idle time restarts from now (the running timer finds out when it fires). */
   const armIdle = (): void => {
     lastByteAt = performance.now();
-    if (!timersOn) return;
-    if (idleTimer !== undefined && !idleShort) idleTimer.refresh();
-    else {
-      clearTimeout(idleTimer);
-      idleTimer = setIdleTimer(limits.sse_idle_timeout_ms);
-      idleShort = false;
-    }
+    if (timersOn && idleTimer === undefined) idleTimer = setIdleTimer(limits.sse_idle_timeout_ms);
   };
-  /** The idle timer runs for less than the idle timeout (the first one: `startTimers`); it is replaced, not refreshed. */
-  let idleShort = false;
-  const setIdleTimer = (ms: number): NodeJS.Timeout =>
-    setTimeout(
-      () => onTimeout({ reason: 'sse_idle', limitMs: limits.sse_idle_timeout_ms, observedMs: observedMs(performance.now() - lastByteAt, limits.sse_idle_timeout_ms) }),
-      ms,
-    );
+  /**
+   * One timer per idle period, not one per chunk: when it fires it answers `sse_idle` if no
+   * byte came for sse_idle_timeout_ms, else it waits again for what is left of that time.
+   */
+  const setIdleTimer = (ms: number): NodeJS.Timeout => setTimeout(onIdleTimer, ms);
+  const onIdleTimer = (): void => {
+    const idleMs = performance.now() - lastByteAt;
+    if (idleMs < limits.sse_idle_timeout_ms) {
+      idleTimer = setIdleTimer(Math.ceil(limits.sse_idle_timeout_ms - idleMs));
+      return;
+    }
+    idleTimer = undefined;
+    onTimeout({ reason: 'sse_idle', limitMs: limits.sse_idle_timeout_ms, observedMs: observedMs(idleMs, limits.sse_idle_timeout_ms) });
+  };
   let deadlineTimer: NodeJS.Timeout | undefined;
   /**
    * The timers, made when the stage first waits (for the seller, a drain, the agent guard):
@@ -325,9 +326,7 @@ export async function handleSseBody(
       });
     }
     // The idle time still runs from the last byte (or the start): not restarted here.
-    const idleLeft = Math.max(0, Math.ceil(limits.sse_idle_timeout_ms - (performance.now() - lastByteAt)));
-    idleShort = idleLeft < limits.sse_idle_timeout_ms;
-    idleTimer = setIdleTimer(idleLeft);
+    idleTimer = setIdleTimer(Math.max(0, Math.ceil(limits.sse_idle_timeout_ms - (performance.now() - lastByteAt))));
     // sse_deadline_ms runs from the stream's first start, across resumes. Only a request's
     // stream has a deadline: the standalone GET stream and long-lived streams have no
     // natural end (ARCHITECTURE §5); the idle timeout bounds them.
