@@ -21,6 +21,7 @@ import { opsRoutes } from './ops/routes.js';
 import { createUpstreamDispatcher } from './routing/dispatcher.js';
 import { createMcpHandler } from './routing/handler.js';
 import { AgentGuard } from './admission/agent-guard.js';
+import { InFlightTable } from './inflight-table.js';
 import { createResumeCodec, randomResumeSecret } from './resume/token.js';
 
 export interface BuildAppOptions {
@@ -87,7 +88,7 @@ export async function buildApp(config: GatewayConfig, opts: BuildAppOptions = {}
     );
   }
   const resume = createResumeCodec({ secret: config.resume.secret ?? randomResumeSecret(), ttlMs: config.resume.ttl_ms });
-  const streams = new Map<Exchange, () => void>();
+  const streams = new InFlightTable<() => void>();
   const exchangeEndListeners: Array<(exchange: Exchange, hostStatus: number | null) => void> = [];
   // Per-agent backoff and buffered-bytes cap (src/admission/agent-guard.ts); state survives reloads.
   const guard = new AgentGuard(
@@ -170,7 +171,7 @@ export async function buildApp(config: GatewayConfig, opts: BuildAppOptions = {}
     },
     guard,
     endStreams() {
-      const ends = [...streams.values()];
+      const ends = streams.values();
       for (const end of ends) end();
       return ends.length;
     },

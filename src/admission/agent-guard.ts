@@ -160,12 +160,35 @@ class AgentState {
   /** Times a lease had to wait (since start). */
   bufferWaits = 0;
   /**
-   * Leases holding bytes, in the order they started holding (a Set keeps insertion order):
-   * the first always reads on. A lease holding nothing is not in it (an idle SSE stream must
-   * not be the one exempt while the others wait: nothing would ever be released).
+   * Leases holding bytes, in the order they started holding: a list linked through the
+   * leases themselves, of which the first always reads on. A lease holding nothing is not in
+   * it (an idle SSE stream must not be the one exempt while the others wait: nothing would
+   * ever be released). Not a `Set`: leases join and leave it per response, and under that
+   * churn V8 chains a Set's rebuilt tables, keeping old leases alive until a mark-compact
+   * once one table is old (inflight-table.ts); and {@link BufferLease.mustWait}, read per
+   * chunk, gets the first without making an iterator.
    */
-  readonly leases = new Set<BufferLease>();
+  firstLease: BufferLease | undefined = undefined;
+  lastLease: BufferLease | undefined = undefined;
   blocked: BufferLease[] = [];
+
+  /** Appends `lease` to the holding list (it must not be in it). */
+  linkLease(lease: BufferLease): void {
+    lease.prevLease = this.lastLease;
+    if (this.lastLease === undefined) this.firstLease = lease;
+    else this.lastLease.nextLease = lease;
+    this.lastLease = lease;
+  }
+
+  /** Removes `lease` from the holding list (it must be in it) and clears its links. */
+  unlinkLease(lease: BufferLease): void {
+    const { prevLease, nextLease } = lease;
+    if (prevLease === undefined) this.firstLease = nextLease;
+    else prevLease.nextLease = nextLease;
+    if (nextLease === undefined) this.lastLease = prevLease;
+    else nextLease.prevLease = prevLease;
+    lease.prevLease = lease.nextLease = undefined;
+  }
 
   constructor(
     readonly name: string,
@@ -437,7 +460,11 @@ export class AgentGuard {
  * reading the next chunk; `release()` once, when the bytes are no longer held (any outcome).
  */
 export class BufferLease {
+  /** Bytes held now; the lease is in its agent's holding list exactly while this is above 0. */
   held = 0;
+  /** Neighbours in the agent's holding list ({@link AgentState.firstLease}). */
+  prevLease: BufferLease | undefined = undefined;
+  nextLease: BufferLease | undefined = undefined;
   private released = false;
   /** Set while waiting in {@link ready}. */
   wake: (() => void) | undefined;
@@ -461,7 +488,7 @@ export class BufferLease {
 
   add(n: number): void {
     if (this.released || n <= 0) return;
-    if (this.held === 0) this.s.leases.add(this);
+    if (this.held === 0) this.s.linkLease(this);
     this.held += n;
     this.s.heldBytes += n;
   }
@@ -470,16 +497,16 @@ export class BufferLease {
   set(n: number): void {
     if (this.released || n === this.held) return;
     const lower = n < this.held;
-    if (this.held === 0) this.s.leases.add(this);
+    if (this.held === 0) this.s.linkLease(this);
     this.s.heldBytes += n - this.held;
     this.held = n;
-    if (n === 0) this.s.leases.delete(this);
+    if (n === 0) this.s.unlinkLease(this);
     if (lower) this.wakeOthers();
   }
 
   /** True when this response must wait before reading more: the agent is over its cap and this is not its oldest response. */
   get mustWait(): boolean {
-    return !this.released && this.s.heldBytes > this.s.settings.max_buffered_response_bytes && this.s.leases.values().next().value !== this;
+    return !this.released && this.s.heldBytes > this.s.settings.max_buffered_response_bytes && this.s.firstLease !== this;
   }
 
   /**
@@ -526,8 +553,8 @@ export class BufferLease {
     if (this.released) return;
     this.released = true;
     this.s.heldBytes -= this.held;
+    if (this.held > 0) this.s.unlinkLease(this);
     this.held = 0;
-    this.s.leases.delete(this);
     this.wake?.();
     this.wakeOthers();
   }

@@ -12,6 +12,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { Agent, buildConnector, type Dispatcher } from 'undici';
 import { EXCHANGE_HEADER } from '../request/headers.js';
+import { InFlightTable } from '../inflight-table.js';
 
 /** What the gateway learns about one upstream request (registered under its exchange key). */
 export interface UpstreamHooks {
@@ -25,7 +26,8 @@ export interface UpstreamHooks {
   onEnd(): void;
 }
 
-export type AbortRegistry = Map<string, UpstreamHooks>;
+/** Each registered exchange's hooks by exchange key (an {@link InFlightTable}, not a `Map`: see there). */
+export type AbortRegistry = InFlightTable<UpstreamHooks>;
 
 export interface UpstreamDispatcher {
   readonly dispatcher: Dispatcher;
@@ -166,7 +168,7 @@ class ExchangeAgent extends Agent {
 export function createUpstreamDispatcher(isInsecureOrigin: (origin: string) => boolean): UpstreamDispatcher {
   const secure = buildConnector({ rejectUnauthorized: true });
   const insecure = buildConnector({ rejectUnauthorized: false });
-  const pending: AbortRegistry = new Map();
+  const pending: AbortRegistry = new InFlightTable();
   const agent = new ExchangeAgent(
     {
       bodyTimeout: 0,

@@ -20,6 +20,7 @@ import { filterResponseHeaders } from '../response/headers.js';
 import { handleUpstreamResponse } from '../response/pipeline.js';
 import type { ResumeCodec, ResumeState } from '../resume/token.js';
 import type { UpstreamDispatcher } from './dispatcher.js';
+import type { InFlightTable } from '../inflight-table.js';
 import type { GatewayMetrics } from '../observability/metrics.js';
 import { isDiscoveryRequest, measureDiscovery } from '../mcp/discovery-size.js';
 import { callKind, tooLateToSend, type AgentGuard, type GuardOutcome } from '../admission/agent-guard.js';
@@ -32,7 +33,7 @@ export interface HandlerDeps {
   /** The app's pino logger (the exchange line, discovery warnings, pipeline failures). */
   log: Logger;
   /** Open SSE streams to hosts, each with the function that ends it plainly (graceful shutdown). */
-  streams: Map<Exchange, () => void>;
+  streams: InFlightTable<() => void>;
   metrics: GatewayMetrics;
   /** Per-agent backoff after bound breaches and buffered-bytes cap. */
   guard: AgentGuard;
@@ -219,9 +220,9 @@ export function createMcpHandler(deps: HandlerDeps) {
             clearTimeout(deadline);
             // A probe answered with a stream frees its slot now; its final outcome still counts.
             if (admission !== undefined) deps.guard.probeStreaming(admission);
-            deps.streams.set(exchange, end);
+            deps.streams.set(exchange.key, end);
           },
-          onSseEnd: () => void deps.streams.delete(exchange),
+          onSseEnd: () => void deps.streams.delete(exchange.key),
           onSseEventDropped: (reason: string) => deps.metrics.incSseEventDropped(agent.name, reason),
           wantsResponseMessage: isDiscoveryRequest(exchange.rpc.method, exchange.rpc.toolName),
           onResponseMessage: (message: unknown, bytes: number) => observeDiscovery(exchange, message, bytes, deps),

@@ -283,6 +283,26 @@ describe('buffered response bytes', () => {
     c.release();
   });
 
+  it('a response that stops holding bytes leaves the order; when it holds again it is the youngest', () => {
+    const guard = new AgentGuard();
+    const [a, b, c] = [guard.lease('s', SETTINGS), guard.lease('s', SETTINGS), guard.lease('s', SETTINGS)];
+    a.add(50);
+    b.add(50);
+    c.add(50);
+    b.set(0); // a stream that forwarded its last line: holds nothing, leaves the middle
+    b.set(60); // holds again: behind c
+    a.release();
+    assert.deepEqual([c.mustWait, b.mustWait], [false, true], 'c is now the oldest, b waits');
+    c.release();
+    assert.equal(b.mustWait, false, 'b alone');
+    b.release();
+    const d = guard.lease('s', SETTINGS);
+    d.add(500);
+    assert.equal(d.mustWait, false, 'the list was emptied: d is the oldest');
+    d.release();
+    assert.equal(guard.heldBytes('s'), 0);
+  });
+
   it('ready(stream) also resolves when the stream closes (the request was aborted)', async () => {
     const guard = new AgentGuard();
     const a = guard.lease('s', SETTINGS);
