@@ -43,6 +43,7 @@
  */
 import { assertBoundLimit } from './json-bytes.js';
 import { JSON_SCAN_WASM_BASE64 } from './json-scan-wasm.js';
+import { instantiateWasmCore } from './wasm-core.js';
 
 /** The bounds; `Infinity` disables one. */
 export interface JsonScanLimits {
@@ -210,13 +211,7 @@ const TOP_ARRAY = 2;
 /** A bound at or above this is no bound (the core counts in int32). */
 const UNBOUNDED = 0x7fffffff;
 
-/** The part of the WebAssembly JS API used here (the global exists in every Node; lib ES2023 and @types/node 20 do not declare it). */
-interface WasmApi {
-  Module: new (bytes: Uint8Array) => object;
-  Instance: new (module: object, imports: object) => { exports: unknown };
-}
-const wasm = (globalThis as unknown as { WebAssembly: WasmApi }).WebAssembly;
-const core = new wasm.Instance(new wasm.Module(Buffer.from(JSON_SCAN_WASM_BASE64, 'base64')), {}).exports as ScanCore;
+const core = instantiateWasmCore<ScanCore>(JSON_SCAN_WASM_BASE64);
 const CHUNK_PTR = core.chunkPtr();
 const CHUNK_CAPACITY = core.chunkCapacity();
 const STATE_PTR = core.statePtr();

@@ -28,6 +28,10 @@
  *
  * Anything else (and any doubt) is the slow path: eventsource-parser stays the parser of
  * every event whose content the gateway reads or changes.
+ *
+ * {@link planRawEvents} is the reference: the SSE stage plans with the WebAssembly planner
+ * (sse-raw-plan.ts planRawEventsFast, the same plan in one SIMD pass), which falls back to it
+ * for a block larger than its 64 KiB window.
  */
 import { isAscii, isUtf8 } from 'node:buffer';
 

@@ -9,7 +9,8 @@
  * "SSE one-event results"):
  * - Event blocks the gateway neither reads nor changes (no id, cannot be the response, in
  *   the exact form the encoder writes, provably within every bound) are forwarded as the
- *   seller's bytes, unparsed: sse-raw-events.ts decides, byte for byte, conservatively.
+ *   seller's bytes, unparsed: sse-raw-events.ts decides, byte for byte, conservatively (its
+ *   plan computed in one WebAssembly pass per chunk window: sse-raw-plan.ts).
  *   eventsource-parser stays the parser of every other event.
  * - An event's data is JSON-parsed only when it may be the response to the request
  *   ({@link mayBeResponse}: the rewrite and the ending need it), and not even then when the
@@ -61,7 +62,7 @@ import { withinJsonBounds } from '../mcp/json-bounds.js';
 import { ByteBudget } from './byte-budget.js';
 import { LF_ID_FIELD, SseBoundaryScanner, SseIdFieldWatch, SseLineFeeder, type CompletedLine } from './sse-boundaries.js';
 import { SseFrameBatch, encodeSseComment, encodeSseRetry } from './sse-encode.js';
-import { planRawEvents } from './sse-raw-events.js';
+import { planRawEventsFast } from './sse-raw-plan.js';
 import { inspectEventData, type EventDataOptions } from './sse-message.js';
 import type { UpstreamResponse } from './json-stage.js';
 import { DirectChunks, bodyErrorToLocal, recordCounts } from './body-source.js';
@@ -441,7 +442,7 @@ export async function handleSseBody(
    */
   const takePlanned = (chunk: Buffer, from: number, last: number, idAtStart: boolean): boolean => {
     if (from > 0 && !take(chunk, 0, from, true)) return false;
-    const plan = planRawEvents(chunk, from, rawLimits);
+    const plan = planRawEventsFast(chunk, from, rawLimits);
     /** The next `\nid:`, searched from the line break before the segment looked at (-2: not searched yet; the chunk's length: none). */
     let idLine = -2;
     /** Start of the parsed blocks not taken yet. */

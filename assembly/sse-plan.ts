@@ -1,0 +1,172 @@
+// AssemblyScript source of the SSE raw-event planner: compiled to WebAssembly by
+// `npm run build:wasm` (scripts/build-wasm.ts) into src/response/sse-plan-wasm.ts, which
+// src/response/sse-raw-plan.ts loads. test/unit/json-scan-wasm-build.test.ts fails when that
+// file is not what this source compiles to.
+//
+// The same plan as src/response/sse-raw-events.ts planRawEvents (its module doc gives the
+// rules and their sources), in one pass over a window of a chunk instead of several native
+// searches per event: 16 bytes at a time, the lanes holding LF, `{`, `[`, a backslash, `d`
+// (then checked for the `"i` of `"id` before it: `d` is rarer in JSON-RPC than `"`), or a
+// byte >= 0x80 found with SIMD compares (one mask; most 16-byte runs have none), then those
+// lanes handled in order: an LF ends a line (the optional first `event: <type>` line, `data: `
+// lines, the blank line that ends the block), the others are counted in the block.
+//
+// Why (issue 5, bench/README.md "SSE events/s"): on the flood of small progress
+// notifications, planRawEvents' searches (one per line, one per bracket, the `"id` search)
+// were ~0.14 CPU µs per event of the gateway's ~0.55.
+//
+// Protocol with the JavaScript side (offsets in bytes, relative to the window):
+// - `windowPtr()`: where the caller copies the window (at most WINDOW_CAPACITY bytes);
+//   `plan` writes 32 zero bytes after it (the last 16-byte load reads past its end).
+// - `plan(len, atChunkStart, maxBytes, maxDepth, answerable)`: plans the complete event
+//   blocks of the window from its first byte (an event start), returns the number of
+//   segments written at `segmentsPtr()`: int32 pairs (exclusive end, flags), flags bit 0 =
+//   raw, bit 1 = the segment holds a byte >= 0x80 (the caller checks it is valid UTF-8).
+//   `plannedEnd()`: the end of the last block planned (0: none). It stops early (the caller
+//   plans on from `plannedEnd()`) when MAX_SEGMENTS - 2 segments are written.
+//   `atChunkStart`: the window starts at the chunk's first byte, where a lone LF (the end of
+//   a blank line whose first LF came in the previous chunk) ends the plan.
+
+const WINDOW_CAPACITY: i32 = 65536;
+const MAX_SEGMENTS: i32 = 4096;
+
+const WINDOW: usize = memory.data(WINDOW_CAPACITY + 32, 16);
+const SEGMENTS: usize = memory.data(MAX_SEGMENTS * 8, 16);
+
+/** Splats of LF, `{`, `[`, backslash, `d` (loaded once per call: as `v128.const`s V8 rebuilds each at every use). */
+const SPLATS: usize = memory.data<u8>([
+  0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a,
+  0x7b, 0x7b, 0x7b, 0x7b, 0x7b, 0x7b, 0x7b, 0x7b, 0x7b, 0x7b, 0x7b, 0x7b, 0x7b, 0x7b, 0x7b, 0x7b,
+  0x5b, 0x5b, 0x5b, 0x5b, 0x5b, 0x5b, 0x5b, 0x5b, 0x5b, 0x5b, 0x5b, 0x5b, 0x5b, 0x5b, 0x5b, 0x5b,
+  0x5c, 0x5c, 0x5c, 0x5c, 0x5c, 0x5c, 0x5c, 0x5c, 0x5c, 0x5c, 0x5c, 0x5c, 0x5c, 0x5c, 0x5c, 0x5c,
+  0x64, 0x64, 0x64, 0x64, 0x64, 0x64, 0x64, 0x64, 0x64, 0x64, 0x64, 0x64, 0x64, 0x64, 0x64, 0x64,
+], 16);
+
+/** `even` and `data` as little-endian u32, `t: ` / `: ` as u16 / u8 checks below. */
+const EVEN_U32: u32 = 0x6e657665;
+const DATA_U32: u32 = 0x61746164;
+/** `t: ` after `even` (little-endian u16 `t:` then a space). */
+const T_COLON_U16: u16 = 0x3a74;
+/** `"i` as little-endian u16. */
+const QUOTE_I_U16: u16 = 0x6922;
+const LF: u8 = 0x0a;
+/** `: ` as little-endian u16. */
+const COLON_SPACE_U16: u16 = 0x203a;
+
+let planned: i32 = 0;
+
+export function windowPtr(): usize {
+  return WINDOW;
+}
+export function windowCapacity(): i32 {
+  return WINDOW_CAPACITY;
+}
+export function segmentsPtr(): usize {
+  return SEGMENTS;
+}
+export function plannedEnd(): i32 {
+  return planned;
+}
+
+/** See the module doc. */
+export function plan(len: i32, atChunkStart: i32, maxBytes: i32, maxDepth: i32, answerable: i32): i32 {
+  v128.store(WINDOW + <usize>len, i8x16.splat(0));
+  v128.store(WINDOW + <usize>len, i8x16.splat(0), 16);
+  const lfS = v128.load(SPLATS);
+  const braceS = v128.load(SPLATS, 16);
+  const bracketS = v128.load(SPLATS, 32);
+  const backslashS = v128.load(SPLATS, 48);
+  const dS = v128.load(SPLATS, 64);
+  const hints = answerable != 0;
+  planned = 0;
+  let count = 0;
+  // A raw run is being extended (it ends at `planned`), and whether it holds a byte >= 0x80.
+  let runOpen = false;
+  let runHigh = false;
+  // The block and line being read.
+  let blockStart = 0;
+  let lineStart = 0;
+  let firstLine = true;
+  let bad = false;
+  let sawData = false;
+  let brackets = 0;
+  let hint = false;
+  let high = false;
+  for (let p = 0; p < len; p += 16) {
+    const ptr = WINDOW + <usize>p;
+    const v = v128.load(ptr);
+    // One mask of the lanes to look at: LF, `{`, `[`, a backslash, `d` (the end of `"id`), >= 0x80.
+    const marks = v128.or(
+      v128.or(i8x16.eq(v, lfS), v128.or(i8x16.eq(v, braceS), i8x16.eq(v, bracketS))),
+      v128.or(v128.or(i8x16.eq(v, backslashS), i8x16.eq(v, dS)), v),
+    );
+    let bits = i8x16.bitmask(marks);
+    if (bits == 0) continue;
+    if (len - p < 16) bits &= (1 << (len - p)) - 1;
+    while (bits != 0) {
+      const i = p + ctz(bits);
+      bits &= bits - 1;
+      const c = load<u8>(WINDOW + <usize>i);
+      if (c != LF) {
+        if (c == 0x7b || c == 0x5b) brackets++;
+        else if (c >= 0x80) high = true;
+        else if (c == 0x5c) hint = hints;
+        // `d`: a hint when `"i` comes before it in this block (before the window: not planned).
+        else if (hints && i - 2 >= blockStart && load<u16>(WINDOW + <usize>(i - 2)) == QUOTE_I_U16) hint = true;
+        continue;
+      }
+      if (i == lineStart) {
+        // The blank line: the block ends here.
+        const end = i + 1;
+        if (i == 0 && atChunkStart != 0) return count; // a lone LF at the chunk's start: not planned
+        const ok = !bad && sawData && end - blockStart <= maxBytes && brackets <= maxDepth && !hint;
+        if (ok) {
+          runOpen = true;
+          if (high) runHigh = true;
+        } else {
+          if (runOpen) {
+            store<i32>(SEGMENTS + (<usize>count << 3), blockStart);
+            store<i32>(SEGMENTS + (<usize>count << 3), runHigh ? 3 : 1, 4);
+            count++;
+            runOpen = false;
+            runHigh = false;
+          }
+          store<i32>(SEGMENTS + (<usize>count << 3), end);
+          store<i32>(SEGMENTS + (<usize>count << 3), high ? 2 : 0, 4);
+          count++;
+        }
+        planned = end;
+        blockStart = end;
+        lineStart = end;
+        firstLine = true;
+        bad = false;
+        sawData = false;
+        brackets = 0;
+        hint = false;
+        high = false;
+        if (count >= MAX_SEGMENTS - 2) return closeRun(count, runOpen, runHigh);
+      } else {
+        if (!bad) {
+          const at = WINDOW + <usize>lineStart;
+          const length = i - lineStart;
+          if (firstLine && length >= 8 && load<u32>(at) == EVEN_U32 && load<u16>(at, 4) == T_COLON_U16 && load<u8>(at, 6) == 0x20) {
+            // `event: <non-empty type>` (its byte 7 is not the LF, which is further on).
+          } else if (length >= 6 && load<u32>(at) == DATA_U32 && load<u16>(at, 4) == COLON_SPACE_U16) {
+            sawData = true;
+          } else bad = true;
+        }
+        firstLine = false;
+        lineStart = i + 1;
+      }
+    }
+  }
+  return closeRun(count, runOpen, runHigh);
+}
+
+/** Writes the open raw run (through `planned`) as a segment; returns the segment count. */
+function closeRun(count: i32, runOpen: bool, runHigh: bool): i32 {
+  if (!runOpen) return count;
+  store<i32>(SEGMENTS + (<usize>count << 3), planned);
+  store<i32>(SEGMENTS + (<usize>count << 3), runHigh ? 3 : 1, 4);
+  return count + 1;
+}

@@ -1,0 +1,130 @@
+/**
+ * The WebAssembly raw-event planner (src/response/sse-raw-plan.ts planRawEventsFast) gives
+ * exactly the plan of the reference (src/response/sse-raw-events.ts planRawEvents, whose own
+ * tests give the rules): same segment ends, same raw flags, for chunks cut at every byte,
+ * planned from every event start, random mixes of blocks under random limits, chunks over
+ * the planner's 64 KiB window (blocks across window edges at every offset), more segments
+ * than the planner writes per call, and a block larger than a window.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { planRawEvents, type RawEventLimits } from '../../src/response/sse-raw-events.js';
+import { planRawEventsFast } from '../../src/response/sse-raw-plan.js';
+
+const LIMITS: RawEventLimits = { maxEventBytes: 4096, maxDepth: 8, maxNodes: 4096, answerable: true };
+const progress = (n: number): string =>
+  `event: message\ndata: {"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"p","progress":${n},"total":100}}\n\n`;
+
+/** Block kinds, raw and not (each rule of the reference's module doc), for the mixes. */
+const KINDS = [
+  progress(7),
+  'data: {"x":[1,[2]]}\n\n',
+  'event: update\ndata: {"a":\ndata: 1}\n\n',
+  ': keepalive\n\n',
+  'id: 5\ndata: {}\n\n',
+  'id\ndata: {}\n\n',
+  'data:{"y":2}\n\n',
+  'data:\n\n',
+  'data: \n\n',
+  'event:message\ndata: {}\n\n',
+  'event: \ndata: {}\n\n',
+  'data: {}\nevent: message\n\n',
+  'event: a\nevent: b\ndata: {}\n\n',
+  'event: message\n\n',
+  'event: x\n\n',
+  'data: {}\n: note\n\n',
+  'foo: bar\ndata: {}\n\n',
+  'data: {"id":3,"result":{}}\n\n',
+  'data: {"a":{"id":2}}\n\n',
+  'data: {"product_id":"p1"}\n\n',
+  'data: {"s":"\\\\"}\n\n',
+  `data: ${'['.repeat(9)}${']'.repeat(9)}\n\n`,
+  `data: {"d":${'{'.repeat(5)}${'}'.repeat(5)}}\n\n`,
+  'data: "café ✓ 𝄞"\n\n',
+  '\n',
+  'event: messages\ndata: {"m":"ok"}\n\n',
+  `data: "${'x'.repeat(120)}"\n\n`,
+];
+const INVALID = Buffer.concat([Buffer.from('data: {"m":"'), Buffer.from([0xff]), Buffer.from('"}\n\n')]);
+const TAILS = ['', 'event: message\ndata: {"z"', 'data: {"id"', 'event: mess', 'data: "é', '\n', 'event: message\n'];
+
+function assertSame(chunk: Buffer, from: number, limits: RawEventLimits, what: string): void {
+  const expected = planRawEvents(chunk, from, limits);
+  const got = planRawEventsFast(chunk, from, limits);
+  assert.deepEqual(got, expected, what);
+}
+
+let seed = 11;
+const rand = (n: number): number => {
+  seed = (seed * 1103515245 + 12345) % 2147483648;
+  return seed % n;
+};
+const randomLimits = (): RawEventLimits => ({
+  answerable: rand(2) === 0,
+  maxDepth: 2 + rand(10),
+  maxEventBytes: [4096, 60, 120, 150][rand(4)]!,
+  maxNodes: [4096, 100, 140][rand(3)]!,
+});
+const randomStream = (blocks: number): Buffer =>
+  Buffer.concat([
+    ...Array.from({ length: blocks }, () => (rand(20) === 0 ? INVALID : Buffer.from(KINDS[rand(KINDS.length)]!))),
+    Buffer.from(TAILS[rand(TAILS.length)]!),
+  ]);
+
+test('random mixes of blocks under random limits: the reference plan, from every event start', () => {
+  for (let round = 0; round < 400; round++) {
+    const limits = randomLimits();
+    const chunk = randomStream(1 + rand(14));
+    const reference = planRawEvents(chunk, 0, limits);
+    assertSame(chunk, 0, limits, `round ${round}: ${JSON.stringify(chunk.toString('latin1'))}`);
+    // Every later event start the reference found (a lone LF chunk start stops it there).
+    for (const from of reference.ends) if (from < chunk.length) assertSame(chunk, from, limits, `round ${round} from ${from}`);
+  }
+});
+
+test('a stream cut at every byte: each piece planned as a chunk of its own gives the reference plan', () => {
+  const stream = Buffer.concat([Buffer.from(progress(1) + 'id: 4\ndata: {}\n\n' + 'data: "café"\n\n' + ': c\n\n' + '\n' + progress(2) + 'data: {"id":1}\n\n'), INVALID, Buffer.from(progress(3))]);
+  for (const answerable of [true, false]) {
+    const limits = { ...LIMITS, answerable };
+    for (let cut = 0; cut <= stream.length; cut++) {
+      assertSame(stream.subarray(0, cut), 0, limits, `head ${cut}`);
+      assertSame(stream.subarray(cut), 0, limits, `rest from ${cut}`);
+    }
+  }
+});
+
+test('chunks over one 64 KiB window: blocks across the window edge at every offset near it', () => {
+  const event = progress(42); // ~130 bytes
+  for (let pad = 0; pad < Buffer.byteLength(event) + 2; pad++) {
+    // A first block whose size moves the window edge through the following blocks, byte by byte.
+    const first = `data: "${'x'.repeat(65_300 + pad)}"\n\n`;
+    const chunk = Buffer.from(first + event.repeat(8) + 'data: "é"\n\n' + event.repeat(4) + 'event: message\ndata: {');
+    assertSame(chunk, 0, { ...LIMITS, maxEventBytes: 1 << 20, maxNodes: 1 << 20 }, `pad ${pad}`);
+    assertSame(chunk, 0, LIMITS, `pad ${pad}, the first block over the bound`);
+  }
+  // Many windows of raw blocks (one raw run across them), and of blocks for the parser.
+  assertSame(Buffer.from(event.repeat(2000)), 0, LIMITS, 'raw run over several windows');
+  assertSame(Buffer.from('data: {"id":1}\n\n'.repeat(12_000)), 0, LIMITS, 'parser blocks over several windows');
+});
+
+test('more segments than one planner call writes, and a block larger than a window', () => {
+  // Alternating raw and parser blocks: two segments per pair, ~9,000 in 40 KiB.
+  assertSame(Buffer.from(('data: 1\n\n' + ': c\n\n').repeat(4600)), 0, LIMITS, 'alternating');
+  assertSame(Buffer.from('\n'.repeat(9000)), 1, LIMITS, 'lone blank lines');
+  // One block over 64 KiB, raw under a large bound: the reference plans the chunk.
+  const big = `data: "${'y'.repeat(70_000)}"\n\n`;
+  for (const limits of [LIMITS, { ...LIMITS, maxEventBytes: 1 << 20, maxNodes: 1 << 20 }]) {
+    assertSame(Buffer.from(progress(1) + big + progress(2)), 0, limits, 'big block');
+    assertSame(Buffer.from(big.slice(0, 68_000)), 0, limits, 'big incomplete block');
+  }
+});
+
+test('invalid UTF-8 in a raw run joined across a window edge sends the whole run to the parser', () => {
+  const event = progress(5);
+  const head = Buffer.from(event.repeat(Math.ceil(65_536 / Buffer.byteLength(event)) - 1));
+  const chunk = Buffer.concat([head, INVALID, Buffer.from(event.repeat(3))]);
+  const plan = planRawEventsFast(chunk, 0, LIMITS);
+  assert.deepEqual(plan.raw, [false]);
+  assertSame(chunk, 0, LIMITS, 'invalid after a window edge');
+  assertSame(Buffer.concat([Buffer.from('data: "é"\n\n'), head, Buffer.from(event)]), 0, LIMITS, 'valid multi-byte text before a window edge');
+});
