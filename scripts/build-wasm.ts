@@ -19,9 +19,6 @@ import { parseArgs } from 'node:util';
 import asc from 'assemblyscript/asc';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
-export const WASM_SOURCE = 'assembly/json-scan.ts';
-export const WASM_MODULE = join(ROOT, 'src/mcp/json-scan-wasm.ts');
-
 /** One WebAssembly core: its source, the generated module, the constant and what it is (its docstring). */
 export interface WasmCore {
   readonly source: string;
@@ -32,7 +29,7 @@ export interface WasmCore {
 
 /** Every core `npm run build:wasm` compiles. */
 export const WASM_CORES: readonly WasmCore[] = [
-  { source: WASM_SOURCE, module: WASM_MODULE, constant: 'JSON_SCAN_WASM_BASE64', what: 'The JSON scan core' },
+  { source: 'assembly/json-scan.ts', module: join(ROOT, 'src/mcp/json-scan-wasm.ts'), constant: 'JSON_SCAN_WASM_BASE64', what: 'The JSON scan core' },
   { source: 'assembly/sse-plan.ts', module: join(ROOT, 'src/response/sse-plan-wasm.ts'), constant: 'SSE_PLAN_WASM_BASE64', what: 'The SSE raw-event planner' },
 ];
 
@@ -42,16 +39,11 @@ export const WASM_CORES: readonly WasmCore[] = [
  */
 const ASC_FLAGS = ['-O3', '--runtime', 'stub', '--use', 'abort=', '--enable', 'simd', '--noAssert'];
 
-/** Compiles the JSON scan core; resolves to the .wasm bytes, rejects with the compiler's diagnostics. */
-export async function compileJsonScanWasm(): Promise<Uint8Array> {
-  return compileWasm(WASM_SOURCE);
-}
-
 /** Compiles the core at `source` (relative to the repository); resolves to the .wasm bytes, rejects with the compiler's diagnostics. */
 export async function compileWasm(source: string): Promise<Uint8Array> {
   let binary: Uint8Array | undefined;
   let diagnostics = '';
-  const { error } = await asc.main([source, ...ASC_FLAGS, '--outFile', 'json-scan.wasm'], {
+  const { error } = await asc.main([source, ...ASC_FLAGS, '--outFile', source.replace(/^.*\//, '').replace(/\.ts$/, '.wasm')], {
     readFile: (name, baseDir) => {
       try {
         return readFileSync(join(ROOT, baseDir, name), 'utf8');
@@ -70,8 +62,8 @@ export async function compileWasm(source: string): Promise<Uint8Array> {
   return binary;
 }
 
-/** The TypeScript module that carries `bytes`, compiled from `core` (default: the JSON scan core). */
-export function wasmModuleText(bytes: Uint8Array, core: WasmCore = WASM_CORES[0]!): string {
+/** The TypeScript module that carries `bytes`, compiled from `core`. */
+export function wasmModuleText(bytes: Uint8Array, core: WasmCore): string {
   const sha = createHash('sha256').update(bytes).digest('hex');
   const base64 = Buffer.from(bytes).toString('base64');
   return [

@@ -43,7 +43,7 @@
  */
 import { assertBoundLimit } from './json-bytes.js';
 import { JSON_SCAN_WASM_BASE64 } from './json-scan-wasm.js';
-import { instantiateWasmCore } from './wasm-core.js';
+import { instantiateWasmCore, WASM_INT32_MAX as UNBOUNDED } from './wasm-core.js';
 
 /** The bounds; `Infinity` disables one. */
 export interface JsonScanLimits {
@@ -208,8 +208,6 @@ const FAIL_DEPTH = 2;
 const TOP_OBJECT = 1;
 const TOP_ARRAY = 2;
 
-/** A bound at or above this is no bound (the core counts in int32). */
-const UNBOUNDED = 0x7fffffff;
 
 const core = instantiateWasmCore<ScanCore>(JSON_SCAN_WASM_BASE64);
 const CHUNK_PTR = core.chunkPtr();

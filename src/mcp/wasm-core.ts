@@ -15,3 +15,6 @@ export function instantiateWasmCore<T>(base64: string): T {
   const wasm = (globalThis as unknown as { WebAssembly: WasmApi }).WebAssembly;
   return new wasm.Instance(new wasm.Module(Buffer.from(base64, 'base64')), {}).exports as T;
 }
+
+/** The cores count in int32: a bound at or above this is no bound (pass this instead). */
+export const WASM_INT32_MAX = 0x7fffffff;

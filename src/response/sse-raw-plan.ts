@@ -17,7 +17,7 @@
  */
 import { isUtf8 } from 'node:buffer';
 import { SSE_PLAN_WASM_BASE64 } from './sse-plan-wasm.js';
-import { instantiateWasmCore } from '../mcp/wasm-core.js';
+import { instantiateWasmCore, WASM_INT32_MAX as INT32_MAX } from '../mcp/wasm-core.js';
 import { planRawEvents, type RawEventLimits, type RawEventPlan } from './sse-raw-events.js';
 
 /** The planner's exports (assembly/sse-plan.ts documents the protocol). */
@@ -40,8 +40,6 @@ const segments = new Int32Array(core.memory.buffer, core.segmentsPtr());
 /** Segment flags (assembly/sse-plan.ts). */
 const RAW = 1;
 const HIGH = 2;
-/** The planner counts in int32: a larger bound is no bound there either. */
-const INT32_MAX = 0x7fffffff;
 
 /** {@link planRawEvents}, by the WebAssembly planner (module doc); same preconditions, same result. */
 export function planRawEventsFast(chunk: Buffer, from: number, limits: RawEventLimits): RawEventPlan {
