@@ -14,6 +14,11 @@ export interface RpcPeek {
   readonly kind: 'request' | 'notification' | 'batch' | 'none';
   /** The request id (string | number | null); null when the body has none. */
   readonly id: string | number | null;
+  /**
+   * The id's JSON text as the host wrote it, when it is a number a double cannot carry
+   * exactly (request/peek.ts); minted answers are written with it (errors/json-rpc-text.ts).
+   */
+  readonly idText: string | undefined;
   /** The JSON-RPC method, or undefined (batch, no body). */
   readonly method: string | undefined;
   /** `params.name` of a `tools/call` request. */

@@ -17,6 +17,7 @@
  */
 import type { FastifyReply } from 'fastify';
 import type { Exchange } from '../exchange.js';
+import { stringifyJsonRpc, type JsonRpcIdRef } from './json-rpc-text.js';
 import { buildAdcpError, localErrorMessage, requestRefusal } from '../mcp/local-error.js';
 import type { AdcpErrorReason, RefusalReason } from './codes.js';
 import { encodeSseEvent } from '../response/sse-encode.js';
@@ -63,7 +64,7 @@ export function answerWithLocalError(exchange: Exchange, reply: FastifyReply, in
   const err = buildAdcpError({ ...input, method, ...(rpc.toolName !== undefined ? { toolName: rpc.toolName } : {}) });
   const answerable = rpc.kind === 'request';
   const message = localErrorMessage(answerable ? rpc.id : null, answerable ? method : '', err, exchange.protocolVersion);
-  const body = JSON.stringify(message);
+  const body = stringifyJsonRpc(message, answerable ? rpc.idText : undefined);
   const raw = reply.raw;
 
   if (exchange.sseStarted) {
@@ -100,10 +101,6 @@ export function answerWithLocalError(exchange: Exchange, reply: FastifyReply, in
   reply.code(status).header('content-type', 'application/json').header('cache-control', 'no-store').send(body);
 }
 
-/**
- * Refuses the host's request before any seller is contacted (ARCHITECTURE §3, second kind).
- * `id` is the request's id when it could be read, else null.
- */
 /** The refusal reason of each refused reply, for the one log line and metric per refusal (app.ts onResponse hook). */
 const refusals = new WeakMap<FastifyReply, RefusalReason>();
 
@@ -112,17 +109,22 @@ export function refusalReasonOf(reply: FastifyReply): RefusalReason | undefined 
   return refusals.get(reply);
 }
 
+/**
+ * Refuses the host's request before any seller is contacted (ARCHITECTURE §3, second kind).
+ * `id`: the request's id as the peek read it (its exact text for a big number), or null when
+ * it could not be read.
+ */
 export function refuse(
   reply: FastifyReply,
   reason: RefusalReason,
-  id: string | number | null,
+  id: JsonRpcIdRef | null,
   message: string,
   exchange?: Exchange,
   extra?: Record<string, unknown>,
 ): FastifyReply {
-  const { statusCode, body } = requestRefusal(reason, id, message, extra);
+  const { statusCode, body } = requestRefusal(reason, id === null ? null : id.id, message, extra);
   refusals.set(reply, reason);
-  const text = Buffer.from(JSON.stringify(body));
+  const text = Buffer.from(stringifyJsonRpc(body, id?.idText));
   if (exchange) {
     exchange.finished = true;
     exchange.outcome = 'refused';

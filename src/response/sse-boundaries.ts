@@ -181,7 +181,9 @@ export class SseIdFieldWatch {
  * Turns raw SSE bytes into text for the parser, line by line:
  *
  * - Complete lines (through the last LF or CR of a range) are decoded and handed to `sink`
- *   at once, so nothing is delayed: comments and events go out as soon as their lines end.
+ *   at once, so nothing is delayed: comments and events go out as soon as their lines end
+ *   (a CR that ends the text goes to the sink as CR LF, so that the parser need not wait
+ *   for the next byte: {@link emit}).
  * - The incomplete last line is held as the raw bytes it arrived in (views, no copy, no
  *   concatenation), and only when its line ends is it joined into one buffer, decoded once
  *   and handed over whole (the parser then joins no pieces). That bounds what one
@@ -225,6 +227,11 @@ export class SseLineFeeder {
   private cachedText: string | undefined;
   /** The chunk a range was last decoded from (its second range makes it the cached chunk). */
   private lastChunk: Buffer | undefined;
+  /**
+   * The last text handed to the sink ended with a CR, sent on as CR LF: an LF that starts the
+   * next text belongs to that line break and is dropped (see {@link emit}).
+   */
+  private afterCr = false;
 
   /**
    * @param sink         receives decoded text, in stream order: whole lines (a held line
@@ -280,6 +287,17 @@ export class SseLineFeeder {
   }
 
   /**
+   * End of stream: hands over the held incomplete line, then a line break, which completes a
+   * last line that had none (its event is dispatched when that line was blank or ended a
+   * block already ended by a CR; WHATWG HTML §9.2.6). After a CR it is the LF of a CR LF
+   * and changes nothing.
+   */
+  finish(): void {
+    this.flushHeld();
+    this.emit('\n');
+  }
+
+  /**
    * The last `data:` line that was held over chunk edges and then handed to the sink whole,
    * once (the next call returns undefined until another one completes): its bytes without
    * the line break, the length of the text the sink got for them, and whether those bytes
@@ -299,6 +317,7 @@ export class SseLineFeeder {
    * character, not a BOM to drop. Call only at an event boundary (nothing held).
    */
   passedRaw(): void {
+    this.afterCr = false;
     if (!this.fresh) return;
     // Nothing was decoded yet: a leading U+FEFF would be dropped as a BOM.
     this.keepBom = true;
@@ -310,6 +329,7 @@ export class SseLineFeeder {
     this.held = [];
     this.heldBytes = 0;
     this.completed = undefined;
+    this.afterCr = false;
     // A flushed decoder is a new one (WHATWG Encoding, decode()): dropped, made again on demand.
     this.decoder = undefined;
     this.dirty = false;
@@ -340,12 +360,36 @@ export class SseLineFeeder {
     const breakBytes = rest.length > 0 ? 1 : 0;
     const line = all.subarray(0, all.length - breakBytes);
     this.completed = startsWithData(line) ? new HeldDataLine(line, text.length - breakBytes) : undefined;
-    this.sink(text);
+    this.emit(text);
   }
 
   /** Decodes `chunk[start, end)` and hands it to the sink. */
   private feed(chunk: Buffer, start: number, end: number): void {
-    this.sink(this.decode(chunk, start, end));
+    this.emit(this.decode(chunk, start, end));
+  }
+
+  /**
+   * Hands `text` to the sink with a CR that ends it sent on as CR LF, so that the line it
+   * ends is complete now: a lone CR ends a line (WHATWG HTML §9.2.6), but a parser that sees
+   * a CR last must wait for the next text to know whether an LF follows (eventsource-parser
+   * does), and a seller may send nothing more for minutes. The LF that may start the next
+   * text then belongs to that CR and is dropped. Reported failure: an event ended by CRs was
+   * held until the seller's next line (3 s late), and a final result ending in `\r\r` then
+   * silence got `sse_idle` (test/regressions/sse-cr-line-endings.test.ts).
+   */
+  private emit(text: string): void {
+    if (this.afterCr) {
+      this.afterCr = false;
+      if (text.charCodeAt(0) === LF) {
+        if (text.length === 1) return;
+        text = text.slice(1);
+      }
+    }
+    if (text.charCodeAt(text.length - 1) === CR) {
+      this.afterCr = true;
+      text += '\n';
+    }
+    this.sink(text);
   }
 
   private decode(chunk: Buffer, start: number, end: number): string {

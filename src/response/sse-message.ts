@@ -5,9 +5,12 @@
  * rewrite as before, done on the data's UTF-8 bytes the way the JSON path does them
  * (json-stage.ts), so that a large event costs about what a JSON body does.
  *
- * - Structure bounds: the WebAssembly scan (json-scan.ts) instead of checkJsonBounds. Data
- *   the scan finds not to be JSON gets checkJsonBounds, as before: that check counts past a
- *   syntax error, and the verdict must not depend on which check ran.
+ * - Structure bounds: the WebAssembly scan (json-scan.ts), which validates the grammar as it
+ *   counts. Data that stops being JSON before it breaks a bound is not JSON: it is forwarded
+ *   as the seller sent it (docs/errors.md), like a JSON body that does so gets
+ *   `upstream_not_mcp` rather than `json_depth`. A parser of the host reads no deeper than
+ *   the scan did before failing at the same byte. Reported failure: plain-text data holding
+ *   65 `[` got `json_depth` (test/regressions/sse-new-user-findings.test.ts).
  * - The response: when the scan's top-level members prove the data is (or is not) the
  *   response to the request and the rewrite provably leaves it unchanged, there is no
  *   `JSON.parse`, and its bytes go out as they are (issue 5: "the gateway must not parse
@@ -19,7 +22,6 @@
  * JSON.stringify + a UTF-8 encode were ~10 ms of the gateway's ~11 ms per request.
  */
 import type { Exchange } from '../exchange.js';
-import { checkJsonBounds } from '../mcp/json-bounds.js';
 import { scanJson } from '../mcp/json-scan.js';
 import { isResponseToExchange } from './rewrite.js';
 import { mayRewrite, rewriteScanned, valueAt } from './scanned-message.js';
@@ -55,8 +57,8 @@ export interface EventDataOptions {
 
 /**
  * Checks a `message` event's data and, when it is the response to the exchange's request,
- * rewrites it (module doc). Same verdicts as checkJsonBounds + JSON.parse + isResponseToExchange
- * + rewriteResponse on the text; errors: none thrown (invalid JSON is forwarded). `dataBytes`:
+ * rewrites it (module doc). Same verdicts as a validating bounds check + JSON.parse +
+ * isResponseToExchange + rewriteResponse on the text; errors: none thrown (invalid JSON is forwarded). `dataBytes`:
  * the UTF-8 encoding of `data` when the caller has it (else it is encoded here).
  */
 export function inspectEventData(exchange: Exchange, data: string, opts: EventDataOptions, dataBytes?: Buffer): EventDataVerdict {
@@ -64,14 +66,14 @@ export function inspectEventData(exchange: Exchange, data: string, opts: EventDa
   const limits = { maxDepth: opts.maxDepth, maxNodes: opts.maxNodes };
   const scan = scanJson(bytes, limits);
   if (!scan.ok) {
-    if (scan.reason !== 'syntax') return { kind: 'breach', reason: scan.reason, limit: scan.limit, observed: scan.observed, dataBytes: bytes.length };
-    const bounds = checkJsonBounds(data, limits);
-    if (!bounds.ok) return { kind: 'breach', reason: bounds.reason, limit: bounds.limit, observed: bounds.observed, dataBytes: bytes.length };
-    return { kind: 'forward', bytes }; // not JSON (JSON.parse would throw): forwarded, the host's client decides
+    // Not JSON (JSON.parse would throw): forwarded, the host's client decides (module doc).
+    if (scan.reason === 'syntax') return { kind: 'forward', bytes };
+    return { kind: 'breach', reason: scan.reason, limit: scan.limit, observed: scan.observed, dataBytes: bytes.length };
   }
+  if (!opts.mayBeResponse) return { kind: 'forward', bytes };
   const members = scan.members;
-  // Only an object can be a response (isResponseToExchange).
-  if (!opts.mayBeResponse || members === undefined) return { kind: 'forward', bytes };
+  // Only an object can be a response (isResponseToExchange), or hold it: a batch.
+  if (members === undefined) return batchVerdict(exchange, data, bytes);
   if (members.plainKeys && !opts.wantsMessage) {
     if (!(members.hasResult || members.hasError) || valueAt(bytes, members.id) !== exchange.rpc.id) return { kind: 'forward', bytes };
     if (!mayRewrite(exchange, scan)) return { kind: 'response', out: bytes, dataBytes: bytes.length, changed: false, action: 'none', message: undefined };
@@ -81,3 +83,21 @@ export function inspectEventData(exchange: Exchange, data: string, opts: EventDa
   const { rewritten, out } = rewriteScanned(exchange, message, bytes, scan);
   return { kind: 'response', out, dataBytes: bytes.length, changed: rewritten.changed, action: rewritten.action, message: rewritten.message };
 }
+
+/**
+ * Data that is valid JSON but not an object: the response when it is a batch (an array)
+ * holding the response to the request. MCP 2025-03-26 Streamable HTTP lets a server batch
+ * the responses it streams ("These responses MAY be batched"), so such a batch answers the
+ * request and ends its stream; it goes out as the seller's bytes (batches are never
+ * rewritten: rewrite.ts). Anything else is forwarded. Reported failure: a batch holding the
+ * result was forwarded, then the stream's end brought `upstream_reset` for the same id
+ * (test/regressions/sse-new-user-findings.test.ts).
+ */
+function batchVerdict(exchange: Exchange, data: string, bytes: Buffer): EventDataVerdict {
+  // Valid JSON (scanned): only JSON whitespace can come before its first token.
+  if (!data.trimStart().startsWith('[')) return { kind: 'forward', bytes };
+  const message: unknown = JSON.parse(data);
+  if (!Array.isArray(message) || !message.some((member) => isResponseToExchange(exchange, member))) return { kind: 'forward', bytes };
+  return { kind: 'response', out: bytes, dataBytes: bytes.length, changed: false, action: 'none', message };
+}
+

@@ -242,10 +242,14 @@ export async function handleSseBody(
     }
     // A non-empty seller id goes out as a resume token carrying the exact count through this
     // event (a chunk that may hold an id line is fed one event block at a time: see `takeChunk`);
-    // an empty `id:` passes unchanged.
+    // an empty `id:` passes unchanged. In the range that crosses the cumulative bound only the
+    // bytes up to the limit are parsed (`take`), so an event dispatched there ends within it:
+    // its count is at most the limit (counting through the limit point only over-counts; a
+    // token cannot carry more than its limit). Reported failure: such an event with CR-only
+    // line endings lost its id (test/regressions/sse-new-user-findings.test.ts).
     let id = ev.id;
     if (id !== undefined && id !== '') {
-      id = exchange.mintEventId(id, cumulative ? cumulative.used : 0);
+      id = exchange.mintEventId(id, cumulative ? Math.min(cumulative.used, cumulative.limit) : 0);
       if (id === undefined) log.warn({ agent: exchange.agent.name }, 'SSE event id could not be turned into a resume token: forwarded without an id');
     }
     if (!exchange.finished) {
@@ -522,11 +526,8 @@ export async function handleSseBody(
       }
     }
     if (!exchange.finished && !skippingToBoundary) {
-      // An incomplete last line goes to the parser, then an LF: it completes a last event
-      // ended by a lone CR (valid SSE line ending), and after a complete event it is a no-op
-      // blank line.
-      lines.flushHeld();
-      if (!skippingToBoundary && !exchange.finished) parser.feed('\n');
+      // An incomplete last line goes to the parser, then a line break (SseLineFeeder.finish).
+      lines.finish();
       flush();
     }
     if (!exchange.finished) onUpstreamEnd();

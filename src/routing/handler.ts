@@ -8,6 +8,7 @@ import type { Logger } from 'pino';
 import type { GatewayConfig } from '../config/types.js';
 import { observedMs } from '../errors/elapsed.js';
 import { parseMaxResponseBytesHeader, resolveCallLimits } from '../config/resolve.js';
+import type { JsonRpcIdRef } from '../errors/json-rpc-text.js';
 import { createExchange, isRequestStream, type Exchange, type RpcPeek } from '../exchange.js';
 import { answerWithLocalError, refuse } from '../errors/local-reply.js';
 import { GATEWAY_FINISHED, GatewayAbortError, findGatewayAbort } from '../errors/abort.js';
@@ -53,8 +54,7 @@ export function createMcpHandler(deps: HandlerDeps) {
     const body = Buffer.isBuffer(request.body) ? request.body : undefined;
     const agent = config.agents.get(request.params.agent);
     if (!agent) {
-      const id = body ? idOf(body) : null;
-      return refuse(reply, 'unknown_agent', id, `Unknown agent "${truncate(request.params.agent)}": no such agent in the gateway config.`, undefined, {
+      return refuse(reply, 'unknown_agent', body ? idOf(body) : null, `Unknown agent "${truncate(request.params.agent)}": no such agent in the gateway config.`, undefined, {
         agent: truncate(request.params.agent),
       });
     }
@@ -74,19 +74,19 @@ export function createMcpHandler(deps: HandlerDeps) {
         return refuse(reply, 'invalid_request', null, `Invalid Request: the request body is over max_${bounds.reason} (${bounds.limit}).`);
       }
       const peek = peekJsonRpc(body);
-      if (!peek.ok) return refuse(reply, peek.kind, peek.id, peek.message);
+      if (!peek.ok) return refuse(reply, peek.kind, peek, peek.message);
       rpc = peek.peek;
     }
 
     const callLimit = parseMaxResponseBytesHeader(request.headers['x-max-response-bytes']);
-    if (!callLimit.ok) return refuse(reply, 'invalid_request', rpc.id, `Invalid X-Max-Response-Bytes header: ${callLimit.message}`);
+    if (!callLimit.ok) return refuse(reply, 'invalid_request', rpc, `Invalid X-Max-Response-Bytes header: ${callLimit.message}`);
 
     // A Last-Event-ID is one of our resume tokens or nothing: a raw seller id would reset the count (ARCHITECTURE §4).
     let resumed: ResumeState | undefined;
     const lastEventId = request.headers['last-event-id'];
     if (lastEventId !== undefined) {
       const verified = deps.resume.verify(Array.isArray(lastEventId) ? lastEventId.join(',') : lastEventId, agent.name);
-      if (!verified.ok) return refuse(reply, verified.reason, rpc.id, verified.message);
+      if (!verified.ok) return refuse(reply, verified.reason, rpc, verified.message);
       resumed = verified.state;
       if (request.method === 'GET') rpc = rpcOfResumedStream(resumed);
     }
@@ -306,7 +306,7 @@ function internalError(exchange: Exchange, reply: FastifyReply, log: FastifyBase
     reply.raw.destroy();
     return;
   }
-  refuse(reply, 'internal_error', exchange.rpc.id, 'Internal error in the gateway.');
+  refuse(reply, 'internal_error', exchange.rpc, 'Internal error in the gateway.');
 }
 
 /** `acceptEncoding` per agent codings list (config objects are frozen, so the header value never changes). */
@@ -329,8 +329,9 @@ const BATCH_METHOD = '';
 /** The JSON-RPC facts of the stream a verified token resumes: a request's stream, or the standalone GET stream. */
 function rpcOfResumedStream(state: ResumeState): RpcPeek {
   if (state.method === undefined) return NO_BODY;
-  if (state.method === BATCH_METHOD) return { kind: 'batch', id: null, method: undefined, toolName: undefined };
-  return { kind: 'request', id: state.rpcId, method: state.method, toolName: state.toolName };
+  if (state.method === BATCH_METHOD) return { kind: 'batch', id: null, idText: undefined, method: undefined, toolName: undefined };
+  // A token carries the id as parsed (a number beyond the safe integers is not exact there).
+  return { kind: 'request', id: state.rpcId, idText: undefined, method: state.method, toolName: state.toolName };
 }
 
 function rootCode(err: unknown): string | undefined {
@@ -342,9 +343,9 @@ function rootCode(err: unknown): string | undefined {
   return code;
 }
 
-function idOf(body: Buffer): string | number | null {
+function idOf(body: Buffer): JsonRpcIdRef {
   const peek = peekJsonRpc(body);
-  return peek.ok ? peek.peek.id : peek.id;
+  return peek.ok ? peek.peek : peek;
 }
 
 function truncate(s: string): string {

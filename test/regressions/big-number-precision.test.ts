@@ -114,3 +114,42 @@ for (const [kind, { contentType, frame }] of Object.entries(PATHS)) {
     }
   });
 }
+
+describe('a request id that a double cannot carry comes back exactly in minted answers', { timeout: TEST_TIMEOUT_MS }, () => {
+  // Reported failure: the host's id 9007199254740993 was answered as 9007199254740992 in the
+  // gateway's own errors (it reads the request with JSON.parse), so the host never matched them.
+  const BIG = '9007199254740993';
+  const post = (body: string, headers: Record<string, string> = {}) =>
+    rawPost(stack.gateway.agentUrl('seller'), body, { 'mcp-protocol-version': '2025-06-18', ...headers });
+  const callBody = `{"jsonrpc":"2.0","id":${BIG},"method":"tools/call","params":{"name":"create_media_buy","arguments":{}}}`;
+
+  test('a local error (the seller answers 503): the tool error result carries the id as sent', async () => {
+    answer = (res) => res.writeHead(503).end();
+    const r = await post(callBody);
+    assert.equal(r.status, 200);
+    assert.ok(r.text().startsWith(`{"jsonrpc":"2.0","id":${BIG},"result":`), r.text().slice(0, 80));
+  });
+
+  test('a local error as the final SSE event carries the id as sent', async () => {
+    answer = (res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.end(': only a comment\n\n');
+    };
+    const r = await post(callBody);
+    assert.match(r.text(), new RegExp(`^data: \\{"jsonrpc":"2\\.0","id":${BIG},"result":`, 'm'));
+  });
+
+  test('a refusal (a bad X-Max-Response-Bytes) carries the id as sent; an id written 1e3 stays the parsed value', async () => {
+    const r = await post(callBody, { 'x-max-response-bytes': 'lots' });
+    assert.equal(r.status, 400);
+    assert.ok(r.text().startsWith(`{"jsonrpc":"2.0","id":${BIG},"error":`), r.text().slice(0, 80));
+    const exact = await post(callBody.replace(BIG, '1e3'), { 'x-max-response-bytes': 'lots' });
+    assert.ok(exact.text().startsWith('{"jsonrpc":"2.0","id":1000,"error":'), exact.text().slice(0, 80));
+  });
+
+  test('an invalid request with a big id (jsonrpc "1.0") is refused with the id as sent', async () => {
+    const r = await post(callBody.replace('"2.0"', '"1.0"'));
+    assert.equal(r.status, 400);
+    assert.ok(r.text().startsWith(`{"jsonrpc":"2.0","id":${BIG},"error":`), r.text().slice(0, 80));
+  });
+});

@@ -4,6 +4,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { createParser } from 'eventsource-parser';
 import { SseLineFeeder } from '../../src/response/sse-boundaries.js';
 
 function feeder(max = 1024): { f: SseLineFeeder; got: string[] } {
@@ -36,12 +37,25 @@ test('a range of a chunk: only those bytes', () => {
   assert.deepEqual(got, ['data: 1\n\n']);
 });
 
-test('a CR is a line end too (a CR LF split across chunks included)', () => {
+test('a CR is a line end too (a CR LF split across chunks included): a last CR goes out as CR LF, its LF is dropped', () => {
   const { f, got } = feeder();
   push(f, 'data: a\r');
   push(f, '\ndata: b\r\r');
-  assert.deepEqual(got, ['data: a\r', '\ndata: b\r\r']);
+  push(f, '\n');
+  push(f, '\n');
+  assert.deepEqual(got, ['data: a\r\n', 'data: b\r\r\n', '\n']);
   assert.equal(f.pendingBytes, 0);
+});
+
+test('finish: a line break after the held line, nothing after a last CR', () => {
+  const a = feeder();
+  push(a.f, 'data: a\n\ndata: b');
+  a.f.finish();
+  assert.deepEqual(a.got, ['data: a\n\n', 'data: b', '\n']);
+  const b = feeder();
+  push(b.f, 'data: a\r\r');
+  b.f.finish();
+  assert.deepEqual(b.got, ['data: a\r\r\n']);
 });
 
 test('the held line is capped: exactly the cap is held, one byte more drops it', () => {
@@ -157,11 +171,11 @@ test('a completed line: invalid UTF-8 is flagged; the end of the stream complete
   assert.equal(f.takeCompletedLine()!.bytes.toString(), 'data: last');
 });
 
-test('a held line ended by CR LF: handed over through the CR, the LF comes with the rest', () => {
+test('a held line ended by CR LF: handed over through the CR (as CR LF), the LF is dropped from the rest', () => {
   const { f, got } = feeder();
   push(f, 'data: a');
   push(f, 'b\r\ndata: c\n\n');
-  assert.deepEqual(got, ['data: ab\r', '\ndata: c\n\n']);
+  assert.deepEqual(got, ['data: ab\r\n', 'data: c\n\n']);
   assert.equal(f.takeCompletedLine()!.bytes.toString(), 'data: ab');
 });
 
@@ -191,4 +205,62 @@ test('nextChunk: a Buffer object handed out again is decoded anew even when its 
   f.nextChunk();
   f.push(buf, 13, buf.length);
   assert.deepEqual(got, ['data: 0\n\n', 'data: 1\n\n', 'data: 2\n\n', 'data: 4\n\n']);
+});
+
+/**
+ * The events a WHATWG SSE parser has dispatched once it has read `text` (HTML §9.2.6): lines
+ * end at CR LF, LF or CR (a CR that ends the text ends a line: it needs no next byte); a
+ * blank line dispatches the event when it has data. Only `data`, `id` and `event` matter here.
+ */
+function dispatchedBy(text: string): { data: string; id?: string; event?: string }[] {
+  const out: { data: string; id?: string; event?: string }[] = [];
+  let data: string[] = [];
+  let id: string | undefined;
+  let event: string | undefined;
+  const re = /([^\r\n]*)(\r\n|\r|\n)/y;
+  for (let m = re.exec(text); m !== null; m = re.exec(text)) {
+    const line = m[1]!;
+    if (line === '') {
+      if (data.length > 0) out.push({ data: data.join('\n'), ...(id === undefined ? {} : { id }), ...(event === undefined ? {} : { event }) });
+      data = [];
+      id = undefined;
+      event = undefined;
+      continue;
+    }
+    const colon = line.indexOf(':');
+    if (colon === 0) continue;
+    const field = colon === -1 ? line : line.slice(0, colon);
+    const value = colon === -1 ? '' : line.slice(line[colon + 1] === ' ' ? colon + 2 : colon + 1);
+    if (field === 'data') data.push(value);
+    else if (field === 'id') id = value;
+    else if (field === 'event') event = value || undefined;
+  }
+  return out;
+}
+
+test('regression "an event ended by CRs waits for the next line": through eventsource-parser, every event is dispatched as soon as its last line break arrives, at every split and with every line ending', () => {
+  let seed = 7;
+  const rand = (n: number): number => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) % n);
+  const lines = ['data: {"a":1}', 'data:b', 'id: 7', ': ping', 'event: e', 'data: é'];
+  const endings = ['\n', '\r', '\r\n'];
+  for (let round = 0; round < 60; round++) {
+    let text = '';
+    for (let e = 0; e < 3; e++) {
+      for (let l = 1 + rand(3); l > 0; l--) text += lines[rand(lines.length)]! + endings[rand(3)]!;
+      text += endings[rand(3)]!;
+    }
+    const bytes = Buffer.from(text);
+    for (let k = 0; k <= bytes.length; k++) {
+      const events: { data: string; id?: string; event?: string }[] = [];
+      const parser = createParser({ onEvent: (ev) => events.push({ data: ev.data, ...(ev.id === undefined ? {} : { id: ev.id }), ...(ev.event === undefined ? {} : { event: ev.event }) }) });
+      const f = new SseLineFeeder((t) => parser.feed(t), 1024);
+      f.push(bytes, 0, k);
+      const prefix = bytes.subarray(0, k).toString();
+      // A split inside a character: the reference sees the complete characters only.
+      assert.deepEqual(events, dispatchedBy(prefix.replace(/\uFFFD$/, '')), `${JSON.stringify(text)} split at ${k}`);
+      f.nextChunk();
+      f.push(bytes, k, bytes.length);
+      assert.deepEqual(events, dispatchedBy(text), `${JSON.stringify(text)} split at ${k}, whole`);
+    }
+  }
 });

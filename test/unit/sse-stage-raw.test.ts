@@ -143,7 +143,7 @@ test('after the response, the rest of its chunk is not forwarded', async () => {
 });
 
 test('standalone GET stream: nothing can be the response, every canonical block is raw', async () => {
-  const GET_STREAM = { kind: 'none', id: null, method: undefined, toolName: undefined } as const;
+  const GET_STREAM = { kind: 'none', id: null, idText: undefined, method: undefined, toolName: undefined } as const;
   const chunk = Buffer.from(progress(1) + result(1) + progress(2));
   const r = await runSseStage([chunk], { rpc: GET_STREAM });
   assert.equal(r.body, chunk.toString());

@@ -67,7 +67,7 @@ test('a response with an escaped key is parsed: still the response', async () =>
 });
 
 test('data that only looks like the response is forwarded and the stream goes on', async () => {
-  const other = ['{"jsonrpc":"2.0","id":2,"result":{}}', '{"jsonrpc":"2.0","method":"n","params":{"result":1}}', '[{"jsonrpc":"2.0","id":1,"result":{}}]', '"result"', 'not json: result'];
+  const other = ['{"jsonrpc":"2.0","id":2,"result":{}}', '{"jsonrpc":"2.0","method":"n","params":{"result":1}}', '[{"jsonrpc":"2.0","id":2,"result":{}}]', '["result"]', '"result"', 'not json: result'];
   const done = event('{"jsonrpc":"2.0","id":1,"result":{"content":[]}}');
   for (const data of other) {
     const r = await runSseStage([progress(1) + event(data) + done], { wantsResponseMessage: false });
@@ -85,16 +85,27 @@ test('structure bounds of a possible response: the scan, exact at the limit', as
   assert.ok(over.body.includes(`"details":{"reason":"json_depth","limit_depth":10,"observed_depth":11,"limit_bytes":4194304,"observed_bytes":${nested(11).length}}`));
 });
 
-test('data that is not JSON is judged by checkJsonBounds, which counts past the syntax error', async () => {
-  // A syntax error first, then 12 levels: the scan stops at the error, checkJsonBounds does not.
-  const data = `{"jsonrpc":"2.0","id":1,"result":{x ${'['.repeat(12)}`;
-  const r = await runSseStage([event(data)], { agentYaml: ['max_json_depth: 10'], wantsResponseMessage: false });
-  assert.equal(r.exchange.reason, 'json_depth');
-  // Within the bounds it is forwarded as it is (the host's client decides).
-  const small = `{"jsonrpc":"2.0","id":1,"result":{x ${'['.repeat(3)}`;
+test('data that stops being JSON before it breaks a bound is forwarded as it is; JSON that breaks one first is not', async () => {
+  // A syntax error first, then 12 levels (max 10): not JSON, so no depth bound applies (a
+  // host parser fails at the same byte, no deeper): forwarded, the host's client decides.
   const done = event('{"jsonrpc":"2.0","id":1,"result":{"content":[]}}');
-  const fwd = await runSseStage([event(small) + done], { agentYaml: ['max_json_depth: 10'], wantsResponseMessage: false });
-  assert.equal(fwd.body, event(small) + done);
+  for (const data of [`{"jsonrpc":"2.0","id":1,"result":{x ${'['.repeat(12)}`, `error: ${'['.repeat(12)}`, `{"jsonrpc":"2.0","id":1,"result":{x ${'['.repeat(3)}`]) {
+    const fwd = await runSseStage([event(data) + done], { agentYaml: ['max_json_depth: 10'], wantsResponseMessage: false });
+    assert.equal(fwd.body, event(data) + done, data);
+  }
+  // 11 levels of valid JSON so far, then the syntax error: the bound broke first.
+  const deep = `{"jsonrpc":"2.0","id":1,"result":${'['.repeat(10)} x`;
+  const r = await runSseStage([event(deep)], { agentYaml: ['max_json_depth: 10'], wantsResponseMessage: false });
+  assert.equal(r.exchange.reason, 'json_depth');
+});
+
+test('a batch holding the response is the response: forwarded as it is, and the stream ends there (MCP 2025-03-26)', async () => {
+  for (const data of ['[{"jsonrpc":"2.0","id":1,"result":{"content":[]}}]', ' [{"jsonrpc":"2.0","method":"n"},{"jsonrpc":"2.0","id":1,"error":{"code":-1,"message":"m"}}]']) {
+    const r = await runSseStage([progress(1) + event(data) + progress(2)], { wantsResponseMessage: false });
+    assert.equal(r.body, progress(1) + event(data), data);
+    assert.equal(r.ended, true);
+    assert.equal(r.exchange.outcome, 'ok');
+  }
 });
 
 test('a long notification the cheap test cannot prove within the node bound is scanned, and passes or fails exactly', async () => {
