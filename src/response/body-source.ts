@@ -141,7 +141,9 @@ export function readDirect<T>(source: BodySource, chunks: ChunkSink, inspect?: (
  * iterators (decode.ts's generator over Node's stream iterator and its end-of-stream
  * watcher: ~7 µs of a 1 KiB one-event SSE answer, issue 5). Built on the stream's own
  * `read()` and 'readable', as Node's iterator is: a chunk already buffered is taken with no
- * promise at all, and the first wait is one microtask (a one-event answer arrives whole
+ * promise at all, one chunk at a time as it arrived (not all buffered chunks concatenated,
+ * as `read()` and Node's iterator give them: {@link firstBufferedLength}), and the first
+ * wait is one microtask (a one-event answer arrives whole
  * with its head, and undici pushes its body just after handing the response out).
  *
  * - Each chunk is counted into `raw`, then `decoded`, as it is taken; a breach throws the
@@ -186,7 +188,8 @@ export class DirectChunks {
   read(): Buffer | null | undefined {
     const over = this.over;
     if (over === undefined) {
-      const chunk = this.stream.read() as Buffer | null;
+      // One buffered chunk at a time, as it arrived: no concatenation (firstBufferedLength).
+      const chunk = this.stream.read(firstBufferedLength(this.stream)) as Buffer | null;
       if (chunk === null) return null;
       const breach = countUncodedChunk(this.source.raw, this.source.decoded, chunk.length);
       if (breach !== undefined) throw breach;
@@ -259,4 +262,31 @@ export function bodyErrorToLocal(exchange: Exchange, err: unknown, limitBytes: n
   }
   if (findGatewayAbort(err) || exchange.finished) return undefined;
   return { reason: 'upstream_reset', limitBytes, observedBytes };
+}
+
+/** The part of a Readable's internal state {@link firstBufferedLength} reads (Node >= 20.18: an array and an index; earlier: a linked list). */
+interface ReadableBufferState {
+  readonly buffer?: readonly ({ readonly length: number } | undefined)[] | { readonly head?: { readonly data: { readonly length: number } } | null };
+  readonly bufferIndex?: number;
+}
+
+/**
+ * The length of the first chunk buffered in `stream`, for `stream.read(n)` to take exactly
+ * that chunk (Node's fromList returns it as it is), or undefined (then `read()` takes all).
+ *
+ * Why (issue 5, bench/README.md "SSE events/s"): `read()` without a size concatenates every
+ * buffered chunk into a new Buffer, a copy of each byte and a fresh ArrayBuffer per read
+ * whenever the gateway is a few chunks behind; on a flood of small events those external
+ * allocations drove the gateway's mark-compacts (13 against the pass-through's 7) and its
+ * CPU per event (1.35 against 0.82 µs, same-session bench). A piped pass-through takes
+ * chunks one by one. Node has no public "size of the next chunk", so this reads the
+ * stream's internal buffer, defensively: any answer other than a length in
+ * [1, readableLength] is undefined, and `read(n)` with such an n returns exactly n bytes
+ * whatever the internals are, so a change in them can only cost the copy again.
+ */
+function firstBufferedLength(stream: Readable): number | undefined {
+  const state = (stream as unknown as { _readableState?: ReadableBufferState })._readableState;
+  const buffer = state?.buffer;
+  const n = Array.isArray(buffer) ? buffer[state!.bufferIndex ?? 0]?.length : (buffer as Exclude<ReadableBufferState['buffer'], readonly unknown[]>)?.head?.data.length;
+  return typeof n === 'number' && n > 0 && n <= stream.readableLength ? n : undefined;
 }

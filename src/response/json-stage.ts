@@ -66,6 +66,16 @@ export async function handleJsonBody(exchange: Exchange, reply: FastifyReply, re
 
 /** The rest of {@link handleJsonBody} once the body is read: synchronous (see there). */
 function answerFromBody(exchange: Exchange, reply: FastifyReply, res: UpstreamResponse, hooks: PipelineHooks, scanner: JsonScanner, body: Buffer): void {
+  // Nothing waits for an answer to a notification, a host's response or a batch of them: an
+  // empty body is their answer whatever its Content-Type (MCP Streamable HTTP: 202 Accepted,
+  // no body). Reported failure: the Python MCP SDK answers every notification `202` with
+  // `Content-Type: application/json` and no body, and the gateway made that a 502
+  // upstream_not_mcp, so the SDK client could not connect
+  // (test/regressions/new-user-findings.test.ts).
+  if (body.length === 0 && exchange.rpc.kind !== 'request') {
+    sendBody(exchange, reply, res.statusCode, body, 'ok');
+    return;
+  }
   const notMcp = notMcpError(exchange, res, body);
   const scan = scanner.end();
   if (!scan.ok) {

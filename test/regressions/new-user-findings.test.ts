@@ -97,6 +97,29 @@ describe('found by a new user', () => {
     }
   });
 
+  test('a notification answered 202 with Content-Type application/json and no body passes (the Python MCP SDK answers so)', async () => {
+    // Input: notifications/initialized (and a batch of two notifications, and a host's response
+    // to a server request) answered 202 or 200 with `content-type: application/json`, no body.
+    // Expectation: the same status, no body (was: 502 upstream_not_mcp; the SDK client's connect() failed).
+    const bodies: unknown[] = [
+      { jsonrpc: '2.0', method: 'notifications/initialized' },
+      [{ jsonrpc: '2.0', method: 'notifications/initialized' }, { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 1 } }],
+      { jsonrpc: '2.0', id: 'srv-1', result: {} },
+    ];
+    for (const status of [202, 200]) {
+      for (const body of bodies) {
+        answer = (_req, res) => res.writeHead(status, { 'content-type': 'application/json' }).end();
+        const r = await rawPost(stack.gateway.agentUrl('s'), body, { 'mcp-protocol-version': '2025-11-25' });
+        assert.equal(r.status, status, JSON.stringify(body));
+        assert.equal(r.bytes, 0);
+      }
+    }
+    // A request answered so is still not MCP: its host waits for a response.
+    answer = (_req, res) => res.writeHead(202, { 'content-type': 'application/json' }).end();
+    const r = await call(49);
+    assert.deepEqual(toolErr(r.json()).details, { reason: 'upstream_not_mcp', upstream_status: 202 });
+  });
+
   test('an empty 202 to a notification goes out without a Content-Type', async () => {
     answer = (_req, res) => res.writeHead(202).end();
     const r = await rawPost(stack.gateway.agentUrl('s'), { jsonrpc: '2.0', method: 'notifications/initialized' }, { 'mcp-protocol-version': '2025-11-25' });

@@ -87,9 +87,9 @@ test('a chunk over the raw or decoded budget throws the DecodeError and is not h
   stream.push(a);
   stream.push(b);
   stream.push(null);
-  // Node's read() hands out what is buffered as one chunk, as its async iterator does.
+  // Chunks are taken one at a time: the first fits, the second breaks the budget.
   const got = await readAll(new DirectChunks(openBodySource(stream, [], a.length + 1)));
-  assert.deepEqual(got.chunks, []);
+  assert.deepEqual(got.chunks, [a.toString()]);
   assert.ok(got.thrown instanceof DecodeError);
   assert.deepEqual(got.thrown.failure, { reason: 'raw_bytes', limitBytes: a.length + 1, observedBytes: a.length + b.length });
 
@@ -149,4 +149,18 @@ test('the first wait is the rest of this turn: a body pushed just after its head
   assert.equal(stream.listenerCount('readable'), 0, "no 'readable' listener was needed");
   assert.equal(reader.read()?.toString(), a.toString());
   assert.deepEqual(await readAll(reader), { chunks: [] });
+});
+
+test('buffered chunks are taken one at a time, the very Buffers pushed (no concatenation copy)', async () => {
+  // Bench "SSE events/s": read() without a size concatenated every buffered chunk into a
+  // fresh Buffer; the copies drove the gateway's GC on floods of small events.
+  const stream = new Readable({ read() {} });
+  const pushed = [a, b, Buffer.from('data: 3\n\n')];
+  for (const chunk of pushed) stream.push(chunk);
+  stream.push(null);
+  const source = openBodySource(stream, [], Infinity);
+  const reader = new DirectChunks(source);
+  for (const chunk of pushed) assert.equal(reader.read(), chunk);
+  assert.deepEqual(await readAll(reader), { chunks: [] });
+  assert.equal(source.raw.used, a.length + b.length + 9);
 });
