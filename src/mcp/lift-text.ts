@@ -45,14 +45,13 @@ export function judgeStringText(body: Uint8Array, range: ByteRange, bounds: Text
   // Without a lone surrogate the text's UTF-8 length is the decoded bytes' length.
   if (scan === null || scan.bytes.length > (bounds.maxTextBytes ?? DEFAULT_MAX_TEXT_BYTES)) return 'skip';
   const { bytes, members } = scan;
+  // One Buffer view of the text for every key and value read below (not one per read).
+  const view = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length);
   // The object JSON.parse would build, as member indexes: the last of duplicate keys wins and
   // keeps the first one's place; integer keys first (Object.keys order). No prototype, so an
   // own `__proto__` key is plain data, as JSON.parse makes it.
   const byKey: Record<string, number> = Object.create(null) as Record<string, number>;
-  for (let m = 0; m < members.length; m++) {
-    const key = JSON.parse(utf8(bytes, members[m]!.key)) as string;
-    byKey[key] = m;
-  }
+  for (let m = 0; m < members.length; m++) byKey[jsonString(view, members[m]!.key)] = m;
   const keys = Object.keys(byKey);
   if (keys.length === 1 && keys[0] === 'adcp_error') return 'skip';
   // The scan flags a long number or an exponent; the exact check decides (normalize.ts mayLoseDigits).
@@ -62,7 +61,7 @@ export function judgeStringText(body: Uint8Array, range: ByteRange, bounds: Text
     bytes,
     shape: {
       keys,
-      status: stringValue(bytes, member('status')),
+      status: stringValue(view, member('status')),
       arrayLength: (key) => {
         const m = member(key);
         return m !== undefined && m.first === 0x5b /* [ */ ? m.elements : undefined;
@@ -72,11 +71,21 @@ export function judgeStringText(body: Uint8Array, range: ByteRange, bounds: Text
 }
 
 /** The member's string value when it is a string short enough to be shown, else undefined (a summary shows neither). */
-function stringValue(bytes: Uint8Array, m: TextMember | undefined): string | undefined {
+function stringValue(view: Buffer, m: TextMember | undefined): string | undefined {
   if (m === undefined || m.first !== 0x22 /* " */ || m.value[1] - m.value[0] > STATUS_MAX_WRITTEN) return undefined;
-  return JSON.parse(utf8(bytes, m.value)) as string;
+  return jsonString(view, m.value);
 }
 
-function utf8(bytes: Uint8Array, [start, end]: ByteRange): string {
-  return Buffer.from(bytes.buffer, bytes.byteOffset + start, end - start).toString('utf8');
+/**
+ * The value of the JSON string at `view[start, end)` (quotes included; scanned valid, so no
+ * raw control character): what `JSON.parse` gives for its UTF-8 text. Without a backslash
+ * that is the UTF-8 text between the quotes (ASCII quotes never split a character, and
+ * without `\u` escapes no lone surrogate can appear), decoded without `JSON.parse` (issue 5,
+ * 1 KiB legacy results: a key read cost a Buffer view and a parse).
+ */
+function jsonString(view: Buffer, [start, end]: ByteRange): string {
+  for (let i = start + 1; i < end - 1; i++) {
+    if (view[i] === 0x5c /* backslash */) return JSON.parse(view.toString('utf8', start, end)) as string;
+  }
+  return view.toString('utf8', start + 1, end - 1);
 }

@@ -15,7 +15,11 @@
  */
 import type { AgentConfig } from '../config/types.js';
 
-/** Internal header carrying the exchange key to the upstream dispatcher; removed before sending. */
+/**
+ * A header name reserved for the gateway (it once carried the exchange key to the upstream
+ * dispatcher, which now gets the exchange's hooks with the header object itself:
+ * routing/dispatcher.ts `withUpstreamHooks`): a host's header of that name is never forwarded.
+ */
 export const EXCHANGE_HEADER = 'x-adcp-gateway-exchange';
 
 /** Request headers never forwarded to a seller. Lower-case. */
@@ -53,7 +57,6 @@ const STRIPPED_NAMES: readonly string[] = [...STRIPPED_REQUEST_HEADERS];
 export function applyRequestHeaderPolicy(
   headers: Record<string, string | string[] | undefined>,
   agent: AgentConfig,
-  exchangeKey: string,
   acceptEncoding: string,
   lastEventId: string | undefined,
 ): Record<string, string | string[] | undefined> {
@@ -68,6 +71,5 @@ export function applyRequestHeaderPolicy(
   for (const name in configured) headers[name] = configured[name];
   headers['accept-encoding'] = acceptEncoding;
   if (lastEventId !== undefined) headers['last-event-id'] = lastEventId;
-  headers[EXCHANGE_HEADER] = exchangeKey;
   return headers;
 }

@@ -38,7 +38,8 @@ function isId(v: unknown): v is string | number | null {
 }
 
 /**
- * Parses a request body (UTF-8 JSON) into a peek.
+ * Parses a request body (UTF-8 JSON bytes; `text`: their decoding, when the caller has it)
+ * into a peek.
  * - not JSON -> `parse_error` (JSON-RPC -32700, HTTP 400);
  * - JSON but not a JSON-RPC message (not an object/array, no string `method` on a non-response)
  *   -> `invalid_request` (-32600, HTTP 400), with the id when one could be read;
@@ -47,10 +48,10 @@ function isId(v: unknown): v is string | number | null {
  * `elicitation/create`) is a valid body: it is forwarded as a `notification`-kind peek.
  * Structure bounds are checked by the caller before this runs.
  */
-export function peekJsonRpc(body: Buffer): PeekResult {
+export function peekJsonRpc(body: Buffer, text: string = body.toString('utf8')): PeekResult {
   let msg: unknown;
   try {
-    msg = JSON.parse(body.toString('utf8'));
+    msg = JSON.parse(text);
   } catch {
     return { ok: false, kind: 'parse_error', message: 'Parse error: the request body is not valid JSON.', id: null, idText: undefined };
   }

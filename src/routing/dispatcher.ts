@@ -6,15 +6,15 @@
  *   deadlines and SSE idle timeout: ARCHITECTURE §5) and no headers timeout (the exchange
  *   deadline covers the wait for headers);
  * - an interceptor that ties each upstream request to its exchange, so the gateway can abort
- *   it when a deadline passes or the host disconnects (@fastify/reply-from passes no signal).
+ *   it when a deadline passes or the host disconnects (@fastify/reply-from passes no signal):
+ *   the exchange's {@link UpstreamHooks} ride in the request's header object under the
+ *   {@link UPSTREAM_HOOKS} symbol ({@link withUpstreamHooks}).
  */
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { Agent, buildConnector, type Dispatcher } from 'undici';
-import { EXCHANGE_HEADER } from '../request/headers.js';
-import { InFlightTable } from '../inflight-table.js';
 
-/** What the gateway learns about one upstream request (registered under its exchange key). */
+/** What the gateway learns about one upstream request (carried by its headers: {@link withUpstreamHooks}). */
 export interface UpstreamHooks {
   /** The request starts (undici `onRequestStart`: connected, about to write); receives the function that aborts it. */
   onStart(abort: (reason: Error) => void): void;
@@ -26,19 +26,39 @@ export interface UpstreamHooks {
   onEnd(): void;
 }
 
-/** Each registered exchange's hooks by exchange key (an {@link InFlightTable}, not a `Map`: see there). */
-export type AbortRegistry = InFlightTable<UpstreamHooks>;
+/**
+ * The header-object key under which a request carries its exchange's {@link UpstreamHooks}
+ * to the dispatcher. A symbol, so it is never a header: @fastify/reply-from copies the
+ * object it gets back from `rewriteRequestHeaders` with `Object.assign` (symbols included)
+ * and hands the copy to undici as `opts.headers`, whose `dispatch` is where the hooks are
+ * read; undici itself walks header names with `Object.keys`, which skips symbols.
+ *
+ * Why not a table of hooks by exchange key, with the key in a header (as before): inserting
+ * a fresh string key into a dictionary-mode object (and deleting it) per request cost ~2 µs
+ * of a 1 KiB request's CPU (issue 5), for a lookup the header object can carry itself.
+ */
+export const UPSTREAM_HOOKS: unique symbol = Symbol('adcp-gateway upstream hooks');
+
+/** A request header object that may carry an exchange's hooks. */
+type HeadersWithHooks = Record<string, string | string[] | undefined> & { [UPSTREAM_HOOKS]?: UpstreamHooks | undefined };
+
+/**
+ * Attaches `hooks` to a request's header object (in place) and returns it: the dispatcher
+ * calls `hooks.onStart` when undici starts that request and `hooks.onEnd` when it is over.
+ */
+export function withUpstreamHooks<H extends Record<string, string | string[] | undefined>>(headers: H, hooks: UpstreamHooks): H {
+  (headers as HeadersWithHooks)[UPSTREAM_HOOKS] = hooks;
+  return headers;
+}
 
 export interface UpstreamDispatcher {
+  /** The undici Agent for every seller request; a request whose headers carry {@link UPSTREAM_HOOKS} reports to them. */
   readonly dispatcher: Dispatcher;
-  /** Registers the exchange `key`; `hooks.onStart` receives the abort function when the request starts. */
-  register(key: string, hooks: UpstreamHooks): void;
-  unregister(key: string): void;
   close(): Promise<void>;
 }
 
 /**
- * The handler undici calls for a registered exchange's request: forwards every callback to
+ * The handler undici calls for a request that carries its exchange's hooks: forwards every callback to
  * @fastify/reply-from's handler and reports the start and the end. A class (one object per
  * request, shared methods) rather than an object literal of closures.
  *
@@ -122,18 +142,17 @@ class ExchangeHandler implements Dispatcher.DispatchHandler {
 }
 
 /**
- * Wraps `handler` for the exchange its request names (EXCHANGE_HEADER, removed here), or
- * returns it as is. A legacy handler's optional callbacks are copied only when it has them,
- * so undici sees the same set of callbacks as on the handler itself.
+ * Wraps `handler` for the exchange whose hooks its request's headers carry
+ * ({@link UPSTREAM_HOOKS}, cleared here), or returns it as is. A legacy handler's optional
+ * callbacks are copied only when it has them, so undici sees the same set of callbacks as
+ * on the handler itself.
  */
-function wrapForExchange(pending: AbortRegistry, opts: Dispatcher.DispatchOptions, handler: Dispatcher.DispatchHandler): Dispatcher.DispatchHandler {
-  const headers = opts.headers as Record<string, string | string[] | undefined> | undefined;
-  const key = headers?.[EXCHANGE_HEADER];
-  // undefined rather than `delete`: undici skips undefined header values, and a delete
-  // turns the object into a slow dictionary-mode one for everything that reads it next.
-  if (headers && key !== undefined) headers[EXCHANGE_HEADER] = undefined;
-  const hooks = typeof key === 'string' ? pending.get(key) : undefined;
-  if (!hooks) return handler;
+function wrapForExchange(opts: Dispatcher.DispatchOptions, handler: Dispatcher.DispatchHandler): Dispatcher.DispatchHandler {
+  const headers = opts.headers as HeadersWithHooks | undefined;
+  const hooks = headers?.[UPSTREAM_HOOKS];
+  if (hooks === undefined) return handler;
+  // undefined rather than `delete`: the object keeps its shape for what reads it next.
+  headers![UPSTREAM_HOOKS] = undefined;
   if (typeof handler.onRequestStart === 'function') return new ExchangeHandler(handler, hooks);
   const legacy = handler as unknown as LegacyHandler;
   const wrapped = new LegacyExchangeHandler(legacy, hooks) as unknown as Record<string, unknown>;
@@ -149,15 +168,8 @@ const OPTIONAL_LEGACY_CALLBACKS = ['onBodySent', 'onRequestSent', 'onResponseSta
 
 /** The undici Agent whose `dispatch` ties a request to its exchange (no `compose`: a Proxy and a handler adapter per request). */
 class ExchangeAgent extends Agent {
-  constructor(
-    options: Agent.Options,
-    private readonly pending: AbortRegistry,
-  ) {
-    super(options);
-  }
-
   override dispatch(opts: Agent.DispatchOptions, handler: Dispatcher.DispatchHandler): boolean {
-    return super.dispatch(opts, wrapForExchange(this.pending, opts, handler));
+    return super.dispatch(opts, wrapForExchange(opts, handler));
   }
 }
 
@@ -168,23 +180,17 @@ class ExchangeAgent extends Agent {
 export function createUpstreamDispatcher(isInsecureOrigin: (origin: string) => boolean): UpstreamDispatcher {
   const secure = buildConnector({ rejectUnauthorized: true });
   const insecure = buildConnector({ rejectUnauthorized: false });
-  const pending: AbortRegistry = new InFlightTable();
-  const agent = new ExchangeAgent(
-    {
-      bodyTimeout: 0,
-      headersTimeout: 0,
-      connect(opts, cb) {
-        const origin = `${opts.protocol}//${opts.hostname}:${opts.port || (opts.protocol === 'https:' ? 443 : 80)}`;
-        return (opts.protocol === 'https:' && isInsecureOrigin(origin) ? insecure : secure)(opts, cb);
-      },
+  const agent = new ExchangeAgent({
+    bodyTimeout: 0,
+    headersTimeout: 0,
+    connect(opts, cb) {
+      const origin = `${opts.protocol}//${opts.hostname}:${opts.port || (opts.protocol === 'https:' ? 443 : 80)}`;
+      return (opts.protocol === 'https:' && isInsecureOrigin(origin) ? insecure : secure)(opts, cb);
     },
-    pending,
-  );
+  });
 
   return {
     dispatcher: agent,
-    register: (key, hooks) => void pending.set(key, hooks),
-    unregister: (key) => void pending.delete(key),
     close: () => agent.close(),
   };
 }

@@ -12,7 +12,7 @@ import type { JsonRpcIdRef } from '../errors/json-rpc-text.js';
 import { createExchange, isRequestStream, type Exchange, type RpcPeek } from '../exchange.js';
 import { answerWithLocalError, refuse } from '../errors/local-reply.js';
 import { GATEWAY_FINISHED, GatewayAbortError, findGatewayAbort } from '../errors/abort.js';
-import { checkJsonBounds } from '../mcp/json-bounds.js';
+import { checkJsonBounds, withinJsonBounds } from '../mcp/json-bounds.js';
 import { exchangeLogFields, plainInfoWriter } from '../observability/logger.js';
 import { applyRequestHeaderPolicy } from '../request/headers.js';
 import { NO_BODY, peekJsonRpc } from '../request/peek.js';
@@ -20,7 +20,7 @@ import { hostReadsStructuredContent, protocolVersionOf } from '../mcp/revision.j
 import { filterResponseHeaders } from '../response/headers.js';
 import { handleUpstreamResponse } from '../response/pipeline.js';
 import type { ResumeCodec, ResumeState } from '../resume/token.js';
-import type { UpstreamDispatcher } from './dispatcher.js';
+import { withUpstreamHooks, type UpstreamDispatcher, type UpstreamHooks } from './dispatcher.js';
 import type { InFlightTable } from '../inflight-table.js';
 import type { GatewayMetrics } from '../observability/metrics.js';
 import { isDiscoveryRequest, measureDiscovery } from '../mcp/discovery-size.js';
@@ -49,7 +49,12 @@ type McpRequest = FastifyRequest<{ Params: { agent: string } }>;
 
 export function createMcpHandler(deps: HandlerDeps) {
   const logInfo = plainInfoWriter(deps.log);
-  return async function mcpHandler(request: McpRequest, reply: FastifyReply): Promise<FastifyReply> {
+  // Not `async`: a request its agent's guard admits at once (nearly all) is forwarded in the
+  // same turn and the reply itself is returned (Fastify awaits it through `reply.then`, as
+  // it awaited the async function's promise that adopted it), without the promise and the
+  // thenable job an async function adds per request (issue 5). Only a request that waits
+  // for its turn returns a promise.
+  return function mcpHandler(request: McpRequest, reply: FastifyReply): FastifyReply | Promise<FastifyReply> {
     const config = deps.getConfig();
     const body = Buffer.isBuffer(request.body) ? request.body : undefined;
     const agent = config.agents.get(request.params.agent);
@@ -69,11 +74,18 @@ export function createMcpHandler(deps: HandlerDeps) {
           observed_bytes: body.length,
         });
       }
-      const bounds = checkJsonBounds(body, { maxDepth: agent.limits.max_json_depth, maxNodes: agent.limits.max_json_nodes });
-      if (!bounds.ok) {
-        return refuse(reply, 'invalid_request', null, `Invalid Request: the request body is over max_${bounds.reason} (${bounds.limit}).`);
+      // Decoded once, for the bounds proof and the peek. A small request is proved within the
+      // bounds by counting its brackets (withinJsonBounds: a few native indexOf calls); only a
+      // body that proof cannot settle pays the character scan (issue 5, 1 KiB results).
+      const text = body.toString('utf8');
+      const boundsLimits = { maxDepth: agent.limits.max_json_depth, maxNodes: agent.limits.max_json_nodes };
+      if (!withinJsonBounds(text, boundsLimits)) {
+        const bounds = checkJsonBounds(body, boundsLimits);
+        if (!bounds.ok) {
+          return refuse(reply, 'invalid_request', null, `Invalid Request: the request body is over max_${bounds.reason} (${bounds.limit}).`);
+        }
       }
-      const peek = peekJsonRpc(body);
+      const peek = peekJsonRpc(body, text);
       if (!peek.ok) return refuse(reply, peek.kind, peek, peek.message);
       rpc = peek.peek;
     }
@@ -141,7 +153,8 @@ export function createMcpHandler(deps: HandlerDeps) {
     // Started and not yet ended for undici: only then can an abort do anything (undici ignores
     // an abort of a completed or errored request), so only then is an abort reason built.
     let upstreamInFlight = false;
-    deps.upstream.register(exchange.key, {
+    // Given to the dispatcher with the request's headers (rewriteRequestHeaders below).
+    const upstreamHooks: UpstreamHooks = {
       onStart(abort) {
         requestStarted = true;
         upstreamInFlight = true;
@@ -151,13 +164,12 @@ export function createMcpHandler(deps: HandlerDeps) {
       onEnd() {
         upstreamInFlight = false;
       },
-    });
+    };
     // `on`, not `once`: a response emits 'close' once, and `once` costs a wrapper and a removal per request.
     reply.raw.on('close', () => {
       clearTimeout(deadline);
       // A body reader still waiting for buffer room (a deadline, a host that left) stops now.
       exchange.bufferLease?.release();
-      deps.upstream.unregister(exchange.key);
       pending?.cancel();
       if (!exchange.finished) {
         exchange.finished = true;
@@ -172,8 +184,59 @@ export function createMcpHandler(deps: HandlerDeps) {
       deps.onExchangeEnd?.(exchange, hostStatus);
     });
 
-    if (pending !== undefined) {
-      const granted = await pending.admitted;
+    /** Sends the admitted request to the seller (reply-from), its answer to the response pipeline. */
+    const forward = (): FastifyReply => {
+      // Its answer is shed rather than held when it waits for buffer room while its kind backs
+      // off (agent-guard.ts, load shedding); never a probe: its outcome decides the backoff.
+      if (admission !== undefined && !admission.probe) exchange.shedKind = admission.kind;
+
+      // The JSON response deadline runs from the host's request (a backoff wait included) to
+      // the last byte; an SSE stream swaps it for its own timers.
+      deadline = setTimeout(
+        () => {
+          answerWithLocalError(exchange, reply, { reason: 'deadline_exceeded', limitMs: limits.response_deadline_ms, observedMs: observedMs(performance.now() - arrivedAt, limits.response_deadline_ms) });
+        },
+        Math.max(0, limits.response_deadline_ms - (performance.now() - arrivedAt)),
+      );
+
+      const log = deps.log;
+      // One object shape for every request (no conditional spread). @fastify/reply-from treats
+      // `body: undefined` as absent (it then forwards the request's own body, as before).
+      return reply.from(agent.url.href, {
+        body: post ? body : undefined,
+        contentType: post ? String(request.headers['content-type'] ?? 'application/json') : undefined,
+        rewriteRequestHeaders: (_req, headers) =>
+          withUpstreamHooks(
+            applyRequestHeaderPolicy(headers as Record<string, string | string[] | undefined>, agent, acceptEncoding(agent.accept_encoding), stream.resumeFrom),
+            upstreamHooks,
+          ) as typeof headers,
+        rewriteHeaders: filterResponseHeaders,
+        onResponse: (_req, _rep, res) => {
+          const hooks = {
+            onSseStart: (end: () => void) => {
+              clearTimeout(deadline);
+              // A probe answered with a stream frees its slot now; its final outcome still counts.
+              if (admission !== undefined) deps.guard.probeStreaming(admission);
+              deps.streams.set(exchange.key, end);
+            },
+            onSseEnd: () => void deps.streams.delete(exchange.key),
+            onSseEventDropped: (reason: string) => deps.metrics.incSseEventDropped(agent.name, reason),
+            wantsResponseMessage: isDiscoveryRequest(exchange.rpc.method, exchange.rpc.toolName),
+            onResponseMessage: (message: unknown, bytes: number) => observeDiscovery(exchange, message, bytes, deps),
+          };
+          handleUpstreamResponse(exchange, reply, res as never, log, hooks).then(
+            () => {
+              if (exchange.finished) clearTimeout(deadline);
+            },
+            (err: unknown) => internalError(exchange, reply, log, err),
+          );
+        },
+        onError: (_rep, { error }) => onUpstreamError(exchange, reply, error, requestStarted),
+      });
+    };
+
+    if (pending === undefined) return forward();
+    return pending.admitted.then((granted) => {
       if (exchange.finished) {
         // The host went away while waiting; a turn granted at that moment is given back.
         if (granted !== undefined) deps.guard.finish(granted, 'other');
@@ -190,51 +253,7 @@ export function createMcpHandler(deps: HandlerDeps) {
         answerWithLocalError(exchange, reply, { reason: 'agent_backoff', ...(retryAfterS !== undefined ? { retryAfterS } : {}) });
         return reply;
       }
-    }
-
-    // Its answer is shed rather than held when it waits for buffer room while its kind backs
-    // off (agent-guard.ts, load shedding); never a probe: its outcome decides the backoff.
-    if (admission !== undefined && !admission.probe) exchange.shedKind = admission.kind;
-
-    // The JSON response deadline runs from the host's request (a backoff wait included) to
-    // the last byte; an SSE stream swaps it for its own timers.
-    deadline = setTimeout(
-      () => {
-        answerWithLocalError(exchange, reply, { reason: 'deadline_exceeded', limitMs: limits.response_deadline_ms, observedMs: observedMs(performance.now() - arrivedAt, limits.response_deadline_ms) });
-      },
-      Math.max(0, limits.response_deadline_ms - (performance.now() - arrivedAt)),
-    );
-
-    const log = deps.log;
-    // One object shape for every request (no conditional spread). @fastify/reply-from treats
-    // `body: undefined` as absent (it then forwards the request's own body, as before).
-    return reply.from(agent.url.href, {
-      body: post ? body : undefined,
-      contentType: post ? String(request.headers['content-type'] ?? 'application/json') : undefined,
-      rewriteRequestHeaders: (_req, headers) =>
-        applyRequestHeaderPolicy(headers as Record<string, string | string[] | undefined>, agent, exchange.key, acceptEncoding(agent.accept_encoding), stream.resumeFrom) as typeof headers,
-      rewriteHeaders: filterResponseHeaders,
-      onResponse: (_req, _rep, res) => {
-        const hooks = {
-          onSseStart: (end: () => void) => {
-            clearTimeout(deadline);
-            // A probe answered with a stream frees its slot now; its final outcome still counts.
-            if (admission !== undefined) deps.guard.probeStreaming(admission);
-            deps.streams.set(exchange.key, end);
-          },
-          onSseEnd: () => void deps.streams.delete(exchange.key),
-          onSseEventDropped: (reason: string) => deps.metrics.incSseEventDropped(agent.name, reason),
-          wantsResponseMessage: isDiscoveryRequest(exchange.rpc.method, exchange.rpc.toolName),
-          onResponseMessage: (message: unknown, bytes: number) => observeDiscovery(exchange, message, bytes, deps),
-        };
-        handleUpstreamResponse(exchange, reply, res as never, log, hooks).then(
-          () => {
-            if (exchange.finished) clearTimeout(deadline);
-          },
-          (err: unknown) => internalError(exchange, reply, log, err),
-        );
-      },
-      onError: (_rep, { error }) => onUpstreamError(exchange, reply, error, requestStarted),
+      return forward();
     });
   };
 }

@@ -1,16 +1,15 @@
 /**
  * The upstream dispatcher (routing/dispatcher.ts) ties a request to its exchange through
- * EXCHANGE_HEADER: the seller never sees that header, the exchange's hooks get the start
- * (with a working abort) and the end, on undici's legacy handler API (what undici's
- * `request()` and so @fastify/reply-from use) and on its new one.
+ * the hooks its header object carries (withUpstreamHooks): the seller never sees them, the
+ * exchange's hooks get the start (with a working abort) and the end, on undici's legacy
+ * handler API (what undici's `request()` and so @fastify/reply-from use) and on its new one.
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Dispatcher } from 'undici';
-import { createUpstreamDispatcher } from '../../src/routing/dispatcher.js';
-import { EXCHANGE_HEADER } from '../../src/request/headers.js';
+import { createUpstreamDispatcher, withUpstreamHooks } from '../../src/routing/dispatcher.js';
 
 let server: http.Server;
 let origin: string;
@@ -52,24 +51,23 @@ function recorder(): { events: string[]; abort: ((reason: Error) => void) | unde
   return rec;
 }
 
-test('legacy handler (undici request()): hooks see start and end; the header never reaches the seller', async () => {
+test('legacy handler (undici request()): hooks see start and end; the seller gets the headers alone', async () => {
   const upstream = createUpstreamDispatcher(() => false);
   const rec = recorder();
-  upstream.register('k-1', rec.hooks);
-  const res = await upstream.dispatcher.request({ origin, path: '/ok', method: 'POST', headers: { [EXCHANGE_HEADER]: 'k-1', 'x-other': 'y' }, body: '{}' });
+  // As @fastify/reply-from passes them: a copy (Object.assign) of what rewriteRequestHeaders returned.
+  const headers = Object.assign({}, withUpstreamHooks({ 'x-other': 'y' }, rec.hooks));
+  const res = await upstream.dispatcher.request({ origin, path: '/ok', method: 'POST', headers, body: '{}' });
   assert.equal(await res.body.text(), '{"ok":true}');
   assert.deepEqual(rec.events, ['start', 'end']);
-  assert.equal(seen.at(-1)![EXCHANGE_HEADER], undefined);
-  assert.equal(seen.at(-1)!['x-other'], 'y');
-  upstream.unregister('k-1');
+  const { host, connection, 'content-length': length, ...rest } = seen.at(-1)!;
+  assert.deepEqual([host, connection, length, rest], [new URL(origin).host, 'keep-alive', '2', { 'x-other': 'y' }]);
   await upstream.close();
 });
 
 test('legacy handler: the abort given at the start ends the request with its reason', async () => {
   const upstream = createUpstreamDispatcher(() => false);
   const rec = recorder();
-  upstream.register('k-2', rec.hooks);
-  const res = await upstream.dispatcher.request({ origin, path: '/hang', method: 'GET', headers: { [EXCHANGE_HEADER]: 'k-2' } });
+  const res = await upstream.dispatcher.request({ origin, path: '/hang', method: 'GET', headers: withUpstreamHooks({}, rec.hooks) });
   const reason = new Error('gateway stops it');
   rec.abort!(reason);
   rec.abort!(new Error('twice is a no-op'));
@@ -78,18 +76,17 @@ test('legacy handler: the abort given at the start ends the request with its rea
   await upstream.close();
 });
 
-test('an unregistered key or no header: the request goes as is', async () => {
+test('no hooks: the request goes as is', async () => {
   const upstream = createUpstreamDispatcher(() => false);
-  const res = await upstream.dispatcher.request({ origin, path: '/ok', method: 'GET', headers: { [EXCHANGE_HEADER]: 'unknown' } });
+  const res = await upstream.dispatcher.request({ origin, path: '/ok', method: 'GET', headers: { 'x-other': 'z' } });
   assert.equal(await res.body.text(), '{"ok":true}');
-  assert.equal(seen.at(-1)![EXCHANGE_HEADER], undefined);
+  assert.equal(seen.at(-1)!['x-other'], 'z');
   await upstream.close();
 });
 
 test('new-API handler (onRequestStart ...): hooks see start and end', async () => {
   const upstream = createUpstreamDispatcher(() => false);
   const rec = recorder();
-  upstream.register('k-3', rec.hooks);
   const chunks: Buffer[] = [];
   await new Promise<void>((resolve, reject) => {
     const handler: Dispatcher.DispatchHandler = {
@@ -105,7 +102,7 @@ test('new-API handler (onRequestStart ...): hooks see start and end', async () =
         reject(err);
       },
     };
-    upstream.dispatcher.dispatch({ origin, path: '/ok', method: 'GET', headers: { [EXCHANGE_HEADER]: 'k-3' } }, handler);
+    upstream.dispatcher.dispatch({ origin, path: '/ok', method: 'GET', headers: withUpstreamHooks({}, rec.hooks) }, handler);
   });
   assert.equal(Buffer.concat(chunks).toString(), '{"ok":true}');
   assert.deepEqual(rec.events, ['start', 'end']);
