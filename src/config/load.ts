@@ -686,7 +686,9 @@ function buildConfig(text: string, env: NodeJS.ProcessEnv, source: string | unde
     throw new ConfigError([{ path: '', message: tooLargeMessage(Buffer.byteLength(text, 'utf8')) }], label);
   }
   const lines = new LineCounter();
-  const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true });
+  // Duplicate keys are reported by the TreeBuilder, with their YAML path, next to every other
+  // problem (yaml's own check names only a position, and stops everything else).
+  const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: false });
   const yamlProblems = [...doc.errors, ...doc.warnings].map((e) =>
     withPosition({ path: '', message: `YAML: ${e.message.split('\n')[0] ?? e.message}` }, lines, e.pos[0]),
   );

@@ -489,9 +489,19 @@ describe('config validation rules (each with its YAML path)', () => {
   it('duplicate keys are errors, with a position', () => {
     const problems = problemsOf(`${MINIMAL}log_level: info\nlog_level: debug\n`);
     assert.equal(problems.length, 1);
-    assert.match(problems[0]?.message ?? '', /unique/);
-    assert.equal(problems[0]?.line, 5);
-    assert.equal(problems[0]?.column, 1);
+    const p = problemAt(problems, 'log_level', /^duplicate key `log_level`$/);
+    assert.equal(p.line, 5);
+    assert.equal(p.column, 1);
+  });
+
+  it('regression "a duplicate key hides every other problem": reported with its YAML path, next to the others', () => {
+    // Input: a duplicated defaults key and a misspelt agent key. Was: only
+    // "line 3, column 3: YAML: Map keys must be unique", with no path.
+    const problems = problemsOf('defaults:\n  max_json_depth: 10\n  max_json_depth: 20\nagents:\n  a:\n    url: http://127.0.0.1:9/mcp\n    max_respons_bytes: 5\n');
+    assert.equal(problems.length, 2, JSON.stringify(problems));
+    const dup = problemAt(problems, 'defaults.max_json_depth', /^duplicate key `max_json_depth`$/);
+    assert.equal(dup.line, 3);
+    problemAt(problems, 'agents.a.max_respons_bytes', /max_response_bytes/);
   });
 
   it('YAML syntax errors have line and column', () => {
