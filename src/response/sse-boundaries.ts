@@ -288,9 +288,9 @@ export class SseLineFeeder {
 
   /**
    * End of stream: hands over the held incomplete line, then a line break, which completes a
-   * last line that had none (its event is dispatched when that line was blank or ended a
-   * block already ended by a CR; WHATWG HTML §9.2.6). After a CR it is the LF of a CR LF
-   * and changes nothing.
+   * last line that had none. Lenient where WHATWG HTML §9.2.6 discards: an event whose last
+   * line ended with LF (or was completed here) but got no blank line is dispatched. After a
+   * CR the line break is the LF of a CR LF and changes nothing.
    */
   finish(): void {
     this.flushHeld();
@@ -375,9 +375,11 @@ export class SseLineFeeder {
    * does), and a seller may send nothing more for minutes. The LF that may start the next
    * text then belongs to that CR and is dropped. Reported failure: an event ended by CRs was
    * held until the seller's next line (3 s late), and a final result ending in `\r\r` then
-   * silence got `sse_idle` (test/regressions/sse-cr-line-endings.test.ts).
+   * silence got `sse_idle` (test/regressions/sse-new-user-findings.test.ts).
    */
   private emit(text: string): void {
+    // Nothing decoded (a partial character held): the state after a CR stays as it is.
+    if (text === '') return;
     if (this.afterCr) {
       this.afterCr = false;
       if (text.charCodeAt(0) === LF) {

@@ -6,11 +6,11 @@
  * (json-stage.ts), so that a large event costs about what a JSON body does.
  *
  * - Structure bounds: the WebAssembly scan (json-scan.ts), which validates the grammar as it
- *   counts. Data that stops being JSON before it breaks a bound is not JSON: it is forwarded
- *   as the seller sent it (docs/errors.md), like a JSON body that does so gets
- *   `upstream_not_mcp` rather than `json_depth`. A parser of the host reads no deeper than
- *   the scan did before failing at the same byte. Reported failure: plain-text data holding
- *   65 `[` got `json_depth` (test/regressions/sse-new-user-findings.test.ts).
+ *   counts. Data that is not JSON and does not start as a JSON array or object (plain text)
+ *   is forwarded as the seller sent it (docs/errors.md): reported failure, plain-text data
+ *   holding 65 `[` got `json_depth` (test/regressions/sse-new-user-findings.test.ts). Data
+ *   that starts as an array or object but is not JSON gets checkJsonBounds, which counts
+ *   past the syntax error: a lenient host parser reads `[NaN, [[[...` on (review of be8fed7).
  * - The response: when the scan's top-level members prove the data is (or is not) the
  *   response to the request and the rewrite provably leaves it unchanged, there is no
  *   `JSON.parse`, and its bytes go out as they are (issue 5: "the gateway must not parse
@@ -22,6 +22,7 @@
  * JSON.stringify + a UTF-8 encode were ~10 ms of the gateway's ~11 ms per request.
  */
 import type { Exchange } from '../exchange.js';
+import { checkJsonBounds } from '../mcp/json-bounds.js';
 import { scanJson } from '../mcp/json-scan.js';
 import { isResponseToExchange } from './rewrite.js';
 import { mayRewrite, rewriteScanned, valueAt } from './scanned-message.js';
@@ -66,9 +67,14 @@ export function inspectEventData(exchange: Exchange, data: string, opts: EventDa
   const limits = { maxDepth: opts.maxDepth, maxNodes: opts.maxNodes };
   const scan = scanJson(bytes, limits);
   if (!scan.ok) {
-    // Not JSON (JSON.parse would throw): forwarded, the host's client decides (module doc).
-    if (scan.reason === 'syntax') return { kind: 'forward', bytes };
-    return { kind: 'breach', reason: scan.reason, limit: scan.limit, observed: scan.observed, dataBytes: bytes.length };
+    if (scan.reason !== 'syntax') return { kind: 'breach', reason: scan.reason, limit: scan.limit, observed: scan.observed, dataBytes: bytes.length };
+    // Not JSON. Data that starts as a JSON array or object may still be read by a lenient
+    // parser (`NaN`, `Infinity`: Python's json.loads reads on), so it is counted past the
+    // error (checkJsonBounds); anything else is text, forwarded as it is (module doc).
+    if (!startsAsContainer(data)) return { kind: 'forward', bytes };
+    const bounds = checkJsonBounds(data, limits);
+    if (!bounds.ok) return { kind: 'breach', reason: bounds.reason, limit: bounds.limit, observed: bounds.observed, dataBytes: bytes.length };
+    return { kind: 'forward', bytes };
   }
   if (!opts.mayBeResponse) return { kind: 'forward', bytes };
   const members = scan.members;
@@ -101,3 +107,9 @@ function batchVerdict(exchange: Exchange, data: string, bytes: Buffer): EventDat
   return { kind: 'response', out: bytes, dataBytes: bytes.length, changed: false, action: 'none', message };
 }
 
+
+/** The data's first non-whitespace character is `[` or `{`. */
+function startsAsContainer(data: string): boolean {
+  const c = data.trimStart().charCodeAt(0);
+  return c === 0x5b || c === 0x7b;
+}

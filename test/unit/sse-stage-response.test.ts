@@ -85,18 +85,29 @@ test('structure bounds of a possible response: the scan, exact at the limit', as
   assert.ok(over.body.includes(`"details":{"reason":"json_depth","limit_depth":10,"observed_depth":11,"limit_bytes":4194304,"observed_bytes":${nested(11).length}}`));
 });
 
-test('data that stops being JSON before it breaks a bound is forwarded as it is; JSON that breaks one first is not', async () => {
-  // A syntax error first, then 12 levels (max 10): not JSON, so no depth bound applies (a
-  // host parser fails at the same byte, no deeper): forwarded, the host's client decides.
+test('plain text that is not JSON is forwarded as it is; data that starts as an array or object is counted past a syntax error', async () => {
+  // Text (not starting with `[` or `{`) holding 12 levels (max 10): forwarded, the host's client decides.
   const done = event('{"jsonrpc":"2.0","id":1,"result":{"content":[]}}');
-  for (const data of [`{"jsonrpc":"2.0","id":1,"result":{x ${'['.repeat(12)}`, `error: ${'['.repeat(12)}`, `{"jsonrpc":"2.0","id":1,"result":{x ${'['.repeat(3)}`]) {
+  for (const data of [`error: ${'['.repeat(12)}`, `result: {x ${'{'.repeat(12)}`, `{"jsonrpc":"2.0","id":1,"result":{x ${'['.repeat(3)}`]) {
     const fwd = await runSseStage([event(data) + done], { agentYaml: ['max_json_depth: 10'], wantsResponseMessage: false });
     assert.equal(fwd.body, event(data) + done, data);
   }
-  // 11 levels of valid JSON so far, then the syntax error: the bound broke first.
-  const deep = `{"jsonrpc":"2.0","id":1,"result":${'['.repeat(10)} x`;
-  const r = await runSseStage([event(deep)], { agentYaml: ['max_json_depth: 10'], wantsResponseMessage: false });
-  assert.equal(r.exchange.reason, 'json_depth');
+  // Review of be8fed7: a lenient parser (Python's json.loads) reads NaN / Infinity and goes on.
+  const bombs = [
+    `{"jsonrpc":"2.0","id":1,"result":${'['.repeat(10)} x`,
+    `{"jsonrpc":"2.0","id":1,"result":{x ${'['.repeat(12)}`,
+    ` [NaN,${'['.repeat(12)}${']'.repeat(12)}]`,
+    `{"error":Infinity,"y":[${'0,'.repeat(30)}0]}`,
+  ];
+  for (const data of bombs) {
+    const r = await runSseStage([event(data)], { agentYaml: ['max_json_depth: 10', 'max_json_nodes: 20'], wantsResponseMessage: false });
+    assert.ok(r.exchange.reason === 'json_depth' || r.exchange.reason === 'json_nodes', `${data}: ${r.exchange.reason}`);
+  }
+});
+
+test('review of be8fed7: a stream ending with a CR and then an incomplete character dispatches no unfinished event', async () => {
+  const r = await runSseStage([Buffer.from('data: {"jsonrpc":"2.0","id":1,"result":{"content":[]}}\r'), Buffer.from([0xe2])], { wantsResponseMessage: false });
+  assert.equal(r.exchange.reason, 'upstream_reset');
 });
 
 test('a batch holding the response is the response: forwarded as it is, and the stream ends there (MCP 2025-03-26)', async () => {
