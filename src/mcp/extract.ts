@@ -51,8 +51,8 @@ export function utf8LengthExceeds(text: string, maxBytes: number): boolean {
   return Buffer.byteLength(text, 'utf8') > maxBytes;
 }
 
-/** Index of the first character that is not JSON whitespace, or -1. */
-function firstSignificant(text: string): number {
+/** Index of the first character that is not JSON whitespace (RFC 8259 §2), or -1. */
+export function firstSignificant(text: string): number {
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (c !== 0x20 && c !== 0x0a && c !== 0x0d && c !== 0x09) return i;

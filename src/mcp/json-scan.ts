@@ -208,7 +208,6 @@ const FAIL_DEPTH = 2;
 const TOP_OBJECT = 1;
 const TOP_ARRAY = 2;
 
-
 const core = instantiateWasmCore<ScanCore>(JSON_SCAN_WASM_BASE64);
 const CHUNK_PTR = core.chunkPtr();
 const CHUNK_CAPACITY = core.chunkCapacity();

@@ -66,13 +66,8 @@ export async function handleJsonBody(exchange: Exchange, reply: FastifyReply, re
 
 /** The rest of {@link handleJsonBody} once the body is read: synchronous (see there). */
 function answerFromBody(exchange: Exchange, reply: FastifyReply, res: UpstreamResponse, hooks: PipelineHooks, scanner: JsonScanner, body: Buffer): void {
-  // Nothing waits for an answer to a notification, a host's response or a batch of them: an
-  // empty body is their answer whatever its Content-Type (MCP Streamable HTTP: 202 Accepted,
-  // no body). Reported failure: the Python MCP SDK answers every notification `202` with
-  // `Content-Type: application/json` and no body, and the gateway made that a 502
-  // upstream_not_mcp, so the SDK client could not connect
-  // (test/regressions/new-user-findings.test.ts).
-  if (body.length === 0 && exchange.rpc.kind !== 'request') {
+  // An empty answer to anything but a request, whatever its Content-Type (isEmptyAnswerToNonRequest).
+  if (isEmptyAnswerToNonRequest(exchange, body)) {
     sendBody(exchange, reply, res.statusCode, body, 'ok');
     return;
   }
@@ -142,7 +137,7 @@ export async function handlePassThroughBody(
   // body there is not MCP, and neither is an empty answer to a request, whose host waits
   // for a response carrying its id (MCP Streamable HTTP: a request is answered with JSON or
   // SSE). Found by a new user: the SDK client hung on a 202 until its own timeout.
-  if (opts.emptyOnly && exchange.rpc.kind !== 'none' && (body.length > 0 || exchange.rpc.kind === 'request')) {
+  if (opts.emptyOnly && exchange.rpc.kind !== 'none' && !isEmptyAnswerToNonRequest(exchange, body)) {
     answerWithLocalError(exchange, reply, notMcpError(exchange, res, body));
     return;
   }
@@ -211,6 +206,18 @@ function sendBody(exchange: Exchange, reply: FastifyReply, status: number, body:
   // An empty answer goes out without a body (Fastify would label an empty Buffer application/octet-stream).
   if (body.length === 0) reply.code(status).send();
   else reply.code(status).send(body);
+}
+
+/**
+ * An empty body answering a notification, a host's response or a batch of them: nothing waits
+ * for an answer to those, so an empty body is their answer whatever its Content-Type (MCP
+ * Streamable HTTP: 202 Accepted, no body); a request's host waits for its response. Reported
+ * failure: the Python MCP SDK answers every notification `202` with `Content-Type:
+ * application/json` and no body, the gateway made that a 502 upstream_not_mcp, and the SDK
+ * client could not connect (test/regressions/new-user-findings.test.ts).
+ */
+function isEmptyAnswerToNonRequest(exchange: Exchange, body: Buffer): boolean {
+  return body.length === 0 && exchange.rpc.kind !== 'request';
 }
 
 /** A JSON-RPC message object (`jsonrpc: "2.0"`) or a non-empty batch of them. */

@@ -236,7 +236,7 @@ export class SseLineFeeder {
   /**
    * @param sink         receives decoded text, in stream order: whole lines (a held line
    *                     alone, with its line break; at the end of the stream,
-   *                     {@link flushHeld}, without one)
+   *                     {@link finish}, without one)
    * @param maxLineBytes bound on the bytes of the held incomplete line (inclusive)
    */
   constructor(
@@ -281,11 +281,6 @@ export class SseLineFeeder {
     this.lastChunk = undefined;
   }
 
-  /** Hands the held incomplete line to the sink (end of stream). */
-  flushHeld(): void {
-    if (this.heldBytes > 0) this.completeHeld(EMPTY);
-  }
-
   /**
    * End of stream: hands over the held incomplete line, then a line break, which completes a
    * last line that had none. Lenient where WHATWG HTML §9.2.6 discards: an event whose last
@@ -293,7 +288,7 @@ export class SseLineFeeder {
    * CR the line break is the LF of a CR LF and changes nothing.
    */
   finish(): void {
-    this.flushHeld();
+    if (this.heldBytes > 0) this.completeHeld(EMPTY);
     this.emit('\n');
   }
 
@@ -314,10 +309,10 @@ export class SseLineFeeder {
   /**
    * Notes that the stream's bytes so far went to the host without this feeder (whole event
    * blocks the SSE stage forwarded raw): the stream's start is past, so a later U+FEFF is a
-   * character, not a BOM to drop. Call only at an event boundary (nothing held).
+   * character, not a BOM to drop. Call only at an event boundary (nothing held; the last
+   * byte fed was the LF of a blank line, so no CR's LF is awaited either).
    */
   passedRaw(): void {
-    this.afterCr = false;
     if (!this.fresh) return;
     // Nothing was decoded yet: a leading U+FEFF would be dropped as a BOM.
     this.keepBom = true;

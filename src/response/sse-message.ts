@@ -23,6 +23,8 @@
  */
 import type { Exchange } from '../exchange.js';
 import { checkJsonBounds } from '../mcp/json-bounds.js';
+import { firstSignificant } from '../mcp/extract.js';
+import { LBRACE, LBRACKET } from '../mcp/json-bytes.js';
 import { scanJson } from '../mcp/json-scan.js';
 import { isResponseToExchange } from './rewrite.js';
 import { mayRewrite, rewriteScanned, valueAt } from './scanned-message.js';
@@ -100,16 +102,19 @@ export function inspectEventData(exchange: Exchange, data: string, opts: EventDa
  * (test/regressions/sse-new-user-findings.test.ts).
  */
 function batchVerdict(exchange: Exchange, data: string, bytes: Buffer): EventDataVerdict {
-  // Valid JSON (scanned): only JSON whitespace can come before its first token.
-  if (!data.trimStart().startsWith('[')) return { kind: 'forward', bytes };
+  if (firstChar(data) !== LBRACKET) return { kind: 'forward', bytes };
   const message: unknown = JSON.parse(data);
   if (!Array.isArray(message) || !message.some((member) => isResponseToExchange(exchange, member))) return { kind: 'forward', bytes };
   return { kind: 'response', out: bytes, dataBytes: bytes.length, changed: false, action: 'none', message };
 }
 
-
-/** The data's first non-whitespace character is `[` or `{`. */
+/** The data's first character after JSON whitespace starts an array or an object. */
 function startsAsContainer(data: string): boolean {
-  const c = data.trimStart().charCodeAt(0);
-  return c === 0x5b || c === 0x7b;
+  const c = firstChar(data);
+  return c === LBRACKET || c === LBRACE;
+}
+
+/** The UTF-16 code of `data`'s first character after JSON whitespace (NaN when none). */
+function firstChar(data: string): number {
+  return data.charCodeAt(firstSignificant(data));
 }

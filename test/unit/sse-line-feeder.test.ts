@@ -25,8 +25,8 @@ test('complete lines are handed over at once; the incomplete last line waits', (
   // The held line comes first, whole, with its line break, then the lines after it.
   assert.deepEqual(got, ['event: message\n', 'data: {"a":1}\n', '\n']);
   assert.equal(f.pendingBytes, 6);
-  f.flushHeld();
-  assert.deepEqual(got.slice(3), [': keep']);
+  f.finish();
+  assert.deepEqual(got.slice(3), [': keep', '\n']);
   assert.equal(f.pendingBytes, 0);
 });
 
@@ -166,8 +166,8 @@ test('a completed line: invalid UTF-8 is flagged; the end of the stream complete
   assert.equal(f.takeCompletedLine()!.utf8, false);
   push(f, 'data: la');
   push(f, 'st');
-  f.flushHeld();
-  assert.equal(got[got.length - 1], 'data: last');
+  f.finish();
+  assert.deepEqual(got.slice(-2), ['data: last', '\n']);
   assert.equal(f.takeCompletedLine()!.bytes.toString(), 'data: last');
 });
 
