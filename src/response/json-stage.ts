@@ -18,8 +18,7 @@ import { bodyPool } from './body-pool.js';
 import type { BodySource } from './body-source.js';
 import type { PipelineHooks } from './pipeline.js';
 import { isResponseToExchange } from './rewrite.js';
-import { spliceLegacyLift } from './lift-splice.js';
-import { jsonValueIs, mayRewrite, rewriteScanned } from './scanned-message.js';
+import { jsonValueIs, mayRewrite, rewriteScanned, spliceScanned } from './scanned-message.js';
 
 export interface UpstreamBody {
   statusCode: number;
@@ -44,8 +43,9 @@ export interface UpstreamResponse {
  * text that could be JSON), the seller's bytes go out without `JSON.parse` (issue 5: "the
  * gateway must not parse and re-serialize a body it leaves unchanged"). A legacy text-only
  * result whose lift the scan can decide is lifted without `JSON.parse` (lift-splice.ts: the
- * parse path's exact bytes; issue 5, the (c) rewrite path). Otherwise the body is parsed and
- * checked as before.
+ * parse path's exact bytes; issue 5, the (c) rewrite path), and a text copy of
+ * `structuredContent` the scan can tell is deduped so too (dedupe-splice.ts, the (b) path).
+ * Otherwise the body is parsed and checked as before.
  */
 export async function handleJsonBody(exchange: Exchange, reply: FastifyReply, res: UpstreamResponse, hooks: PipelineHooks): Promise<void> {
   const scanner = newScanner(exchange);
@@ -86,13 +86,14 @@ function answerFromBody(exchange: Exchange, reply: FastifyReply, res: UpstreamRe
       sendBody(exchange, reply, res.statusCode, body, 'ok');
       return;
     }
-    // A legacy text-only result: lifted from the scan, the parse path's exact bytes (lift-splice.ts).
-    const lifted = spliceLegacyLift(exchange, body, scan);
-    if (lifted !== undefined) {
-      exchange.bytesSaved += body.length - lifted.length;
-      exchange.actions.push('lifted');
+    // A text copy of structuredContent deduped, or a legacy text-only result lifted, from the
+    // scan: the parse path's exact bytes (dedupe-splice.ts, lift-splice.ts).
+    const spliced = spliceScanned(exchange, body, scan);
+    if (spliced !== undefined) {
+      exchange.bytesSaved += body.length - spliced.out.length;
+      exchange.actions.push(spliced.action);
       reply.header('content-type', 'application/json');
-      sendBody(exchange, reply, res.statusCode, lifted, 'rewritten');
+      sendBody(exchange, reply, res.statusCode, spliced.out, 'rewritten');
       return;
     }
   }
@@ -206,6 +207,8 @@ function sendBody(exchange: Exchange, reply: FastifyReply, status: number, body:
   // An empty answer goes out without a body (Fastify would label an empty Buffer application/octet-stream).
   if (body.length === 0) reply.code(status).send();
   else reply.code(status).send(body);
+  // A pooled buffer (the seller's body, or a rewrite written into one: body-pool.ts concat) serves another body once this response is over.
+  bodyPool.recycleAfterSend(reply.raw, body);
 }
 
 /**

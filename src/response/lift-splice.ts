@@ -5,15 +5,11 @@
  * answers whose outcome can be told from the scan alone; `undefined` for every other answer,
  * which the caller then takes through the parse path.
  *
- * How: the JSON scan of the body (json-scan.ts members) gives the byte range of each
- * `result.content[k].text` string (the first SCAN_CONTENT_ITEMS items). The message with those
- * strings elided (each replaced by `""`) is a few hundred bytes: parsed, it answers every
- * check of the parse path (the response to the exchange's request, `resultType`, `isError`,
- * no `structuredContent`, the items' `type`s, texts past the located ones). The located texts
- * are judged from their bytes (mcp/lift-text.ts: decoded and scanned in WebAssembly, with the
- * top-level members the summary shows). The output is then what splice.ts writes for the lift:
- * the seller's bytes with the lifted item's text replaced by the summary and
- * `,"structuredContent":` + the text's bytes appended to `result`.
+ * How: scanned-result.ts answers the parse path's checks from the message with its located
+ * texts elided. The located texts are judged from their bytes (mcp/lift-text.ts: decoded and
+ * scanned in WebAssembly, with the top-level members the summary shows). The output is then
+ * what splice.ts writes for the lift: the seller's bytes with the lifted item's text replaced
+ * by the summary and `,"structuredContent":` + the text's bytes appended to `result`.
  *
  * Why (issue 5, the (c) rewrite path must cost no more than decode + parse + stringify +
  * encode of the message, ~5-7 ms per MiB): measured in process on the bench's 1 and 4 MiB
@@ -22,19 +18,18 @@
  * CPU it adds over the pass-through went from 0.41-0.88× the floor to 0.85-1.75× (1 MiB) and
  * from 0.52-0.65× to 1.03-1.43× (4 MiB), over 4 noisy bench runs.
  *
- * Handled here, the parse path otherwise: a `tools/call` / `tasks/result` response to the
- * exchange's request (a `CallToolResult` at `result`), every key unescaped, no number outside
- * strings that may lose digits, a valid UTF-8 body, a lifted text with no lone surrogate, at
- * most SCAN_TEXT_MEMBERS members and numbers that round-trip, and no text item after it that
- * holds an object (it might be a copy, which needs the parsed value to compare).
+ * Handled here, the parse path otherwise: what scanned-result.ts handles, with no
+ * `structuredContent`, a lifted text with no lone surrogate, at most SCAN_TEXT_MEMBERS members
+ * and numbers that round-trip, and no text item after it that holds an object (it might be a
+ * copy, which needs the parsed value to compare).
  */
-import { isUtf8 } from 'node:buffer';
 import type { Exchange } from '../exchange.js';
-import type { ByteRange, JsonScanSummary } from '../mcp/json-scan.js';
+import type { JsonScanSummary } from '../mcp/json-scan.js';
 import { isAdcpErrorOnly, isJsonObject, ownValue, parseTextObject } from '../mcp/extract.js';
 import { judgeStringText } from '../mcp/lift-text.js';
 import { summarizeShape, type SummaryShape } from '../mcp/summary.js';
-import { isResponseToExchange, toolResultLocation } from './rewrite.js';
+import { scannedToolResult } from './scanned-result.js';
+import { bodyPool } from './body-pool.js';
 import { SC_MEMBER } from './splice.js';
 
 /**
@@ -43,26 +38,13 @@ import { SC_MEMBER } from './splice.js';
  * @param body the seller's message bytes; `scan` its successful scan
  */
 export function spliceLegacyLift(exchange: Exchange, body: Buffer, scan: JsonScanSummary): Buffer | undefined {
-  const members = scan.members;
-  const items = members?.content;
-  const { rpc, limits } = exchange;
-  if (members === undefined || items === undefined || !members.plainKeys || !members.resultPlainKeys || !items.plainKeys) return undefined;
-  if (members.structuredContent !== undefined || members.resultEnd === undefined || scan.numberMayBeLossy) return undefined;
-  if (!exchange.normalize || rpc.kind !== 'request' || rpc.method === undefined || toolResultLocation(rpc.method, exchange.protocolVersion) !== 'result') return undefined;
-  // The text strings the scan located (the first SCAN_CONTENT_ITEMS items') are judged from their bytes.
-  const located: ByteRange[] = items.texts.filter((range) => range !== undefined);
-  if (located.length === 0 || !isUtf8(body)) return undefined;
-
-  const message = parseElided(body, located);
-  if (!isJsonObject(message) || message.jsonrpc !== '2.0' || !isResponseToExchange(exchange, message)) return undefined;
-  const result = ownValue(message, 'result');
-  if (!isJsonObject(result) || ownValue(result, 'isError') || Object.hasOwn(result, 'structuredContent')) return undefined;
-  if (Object.hasOwn(result, 'resultType') && result.resultType !== 'complete') return undefined;
-  const content = ownValue(result, 'content');
-  if (!Array.isArray(content) || content.length !== items.count) return undefined;
+  if (scan.members?.structuredContent !== undefined) return undefined;
+  const found = scannedToolResult(exchange, body, scan);
+  const end = found?.members.resultEnd;
+  if (found === undefined || end === undefined || Object.hasOwn(found.result, 'structuredContent')) return undefined;
+  const { items, content, bounds } = found;
 
   // The text fallback's walk (extract.ts findTextObject), then the copies' (normalize.ts summarizeCopies).
-  const bounds = { maxTextBytes: limits.max_response_bytes, maxDepth: limits.max_json_depth, maxNodes: limits.max_json_nodes };
   let lift: { index: number; shape: SummaryShape; bytes: Uint8Array } | undefined;
   let liftCopied = false;
   for (let i = 0; i < content.length; i++) {
@@ -90,23 +72,6 @@ export function spliceLegacyLift(exchange: Exchange, body: Buffer, scan: JsonSca
   const { bytes, shape } = lift;
   const text = items.texts[lift.index]!;
   const summary = Buffer.from(JSON.stringify(summarizeShape(shape, bytes.length)), 'utf8');
-  const end = members.resultEnd;
   // One copy of each part into the message (no intermediate copy of the lifted bytes).
-  return Buffer.concat([body.subarray(0, text[0]), summary, body.subarray(text[1], end), SC_MEMBER, bytes, body.subarray(end)]);
-}
-
-/** `JSON.parse` of `body` with each of `ranges` (string values, in order) replaced by `""`; undefined if it does not parse. */
-function parseElided(body: Buffer, ranges: readonly ByteRange[]): unknown {
-  let json = '';
-  let at = 0;
-  for (const [start, end] of ranges) {
-    json += `${body.toString('utf8', at, start)}""`;
-    at = end;
-  }
-  json += body.toString('utf8', at);
-  try {
-    return JSON.parse(json);
-  } catch {
-    return undefined; // not reached after a successful scan
-  }
+  return bodyPool.concat([body.subarray(0, text[0]), summary, body.subarray(text[1], end), SC_MEMBER, bytes, body.subarray(end)]);
 }

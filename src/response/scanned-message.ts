@@ -10,6 +10,8 @@ import type { Exchange } from '../exchange.js';
 import type { ByteRange, JsonScanSummary, TopMembers } from '../mcp/json-scan.js';
 import { rewriteResponse, toolResultLocation } from './rewrite.js';
 import { spliceRewrite } from './splice.js';
+import { spliceDedupe } from './dedupe-splice.js';
+import { spliceLegacyLift } from './lift-splice.js';
 
 /** The JSON value at `range` of `bytes` (a small member such as `jsonrpc` or `id`), or undefined. */
 export function valueAt(bytes: Buffer, range: ByteRange | undefined): unknown {
@@ -89,4 +91,17 @@ export function rewriteScanned(exchange: Exchange, message: unknown, bytes: Buff
   if (!rewritten.changed) return { rewritten, out: bytes };
   const spliced = members !== undefined && toolResultLocation(exchange.rpc.method!, exchange.protocolVersion) === 'result' ? spliceRewrite(bytes, members, message, rewritten.message) : undefined;
   return { rewritten, out: spliced ?? Buffer.from(JSON.stringify(rewritten.message), 'utf8') };
+}
+
+/**
+ * The rewrite of a scanned tool result told from the scan alone, without `JSON.parse`: a text
+ * copy of `structuredContent` deduped (dedupe-splice.ts) or a legacy text-only result lifted
+ * (lift-splice.ts), as the parse path's exact bytes; undefined when the scan cannot tell (the
+ * caller then parses: {@link rewriteScanned}). Call only after {@link mayRewrite}, for a
+ * message whose keys the caller's checks read as plain.
+ */
+export function spliceScanned(exchange: Exchange, bytes: Buffer, scan: JsonScanSummary): { out: Buffer; action: 'deduped' | 'lifted' } | undefined {
+  const dedupe = scan.members?.structuredContent !== undefined;
+  const out = dedupe ? spliceDedupe(exchange, bytes, scan) : spliceLegacyLift(exchange, bytes, scan);
+  return out && { out, action: dedupe ? 'deduped' : 'lifted' };
 }

@@ -28,6 +28,7 @@
 import { isUtf8 } from 'node:buffer';
 import type { TopMembers } from '../mcp/json-scan.js';
 import { isJsonObject, parsedTextFacts } from '../mcp/extract.js';
+import { bodyPool } from './body-pool.js';
 
 /** What a lift appends to `result` before the lifted JSON text. */
 export const SC_MEMBER = Buffer.from(',"structuredContent":');
@@ -89,6 +90,6 @@ export function spliceRewrite(body: Buffer, members: TopMembers, before: unknown
     at = e.end;
   }
   parts.push(body.subarray(at));
-  return Buffer.concat(parts);
+  return bodyPool.concat(parts);
 }
 

@@ -16,7 +16,8 @@
  *   `JSON.parse`, and its bytes go out as they are (issue 5: "the gateway must not parse
  *   and re-serialize a body it leaves unchanged"). Otherwise it is parsed and rewritten as
  *   before, and a rewritten tool result is spliced into the seller's bytes (splice.ts)
- *   where it can be, instead of re-serialized.
+ *   where it can be, instead of re-serialized. A dedupe or lift the scan can decide is
+ *   written without parsing, as the JSON path does (scanned-message.ts spliceScanned).
  *
  * Measured on the bench's 1 MiB one-event results: checkJsonBounds + JSON.parse +
  * JSON.stringify + a UTF-8 encode were ~10 ms of the gateway's ~11 ms per request.
@@ -27,7 +28,7 @@ import { firstSignificant } from '../mcp/extract.js';
 import { LBRACE, LBRACKET } from '../mcp/json-bytes.js';
 import { scanJson } from '../mcp/json-scan.js';
 import { isResponseToExchange } from './rewrite.js';
-import { mayRewrite, rewriteScanned, valueAt } from './scanned-message.js';
+import { mayRewrite, rewriteScanned, spliceScanned, valueAt } from './scanned-message.js';
 
 /** The outcome of {@link inspectEventData}. */
 export type EventDataVerdict =
@@ -85,6 +86,8 @@ export function inspectEventData(exchange: Exchange, data: string, opts: EventDa
   if (members.plainKeys && !opts.wantsMessage) {
     if (!(members.hasResult || members.hasError) || valueAt(bytes, members.id) !== exchange.rpc.id) return { kind: 'forward', bytes };
     if (!mayRewrite(exchange, scan)) return { kind: 'response', out: bytes, dataBytes: bytes.length, changed: false, action: 'none', message: undefined };
+    const spliced = spliceScanned(exchange, bytes, scan);
+    if (spliced !== undefined) return { kind: 'response', out: spliced.out, dataBytes: bytes.length, changed: true, action: spliced.action, message: undefined };
   }
   const message: unknown = JSON.parse(data);
   if (!isResponseToExchange(exchange, message)) return { kind: 'forward', bytes };

@@ -68,6 +68,7 @@ import type { UpstreamResponse } from './json-stage.js';
 import { DirectChunks, bodyErrorToLocal, recordCounts } from './body-source.js';
 import { drainOrClose } from './drain.js';
 import { releaseBody } from './decode.js';
+import { bodyPool } from './body-pool.js';
 import { SSE_RESPONSE_HEADERS } from './sse-headers.js';
 import type { PipelineHooks } from './pipeline.js';
 
@@ -256,6 +257,8 @@ export async function handleSseBody(
       if (out !== undefined) batch.eventBytes({ id, event: ev.event }, out);
       else batch.event({ id, event: ev.event, data });
     }
+    // A rewrite written into a pooled buffer (body-pool.ts concat) serves another body once the stream is over.
+    if (out !== undefined) bodyPool.recycleAfterSend(raw, out);
     if (id !== undefined && id !== '') exchange.lastEventIdSent = id;
     if (final) endPlainly(exchange.actions.length > 0 ? 'rewritten' : 'ok');
   };

@@ -112,6 +112,27 @@ test('BodyPool: a buffer comes back only after its response closes, and only onc
   assert.notEqual(pool.take(3000)!.buffer, a.buffer, 'given back once, taken once');
 });
 
+test('BodyPool concat: the parts in a lent buffer in the pooled range (given back after its response), a plain Buffer below it', () => {
+  const pool = new BodyPool(1024, 1 << 20);
+  const parts = [bytes(700, 1), Buffer.alloc(0), bytes(500, 2), bytes(300, 3)];
+  const out = pool.concat(parts);
+  assert.deepEqual(out, Buffer.concat(parts));
+  assert.equal(out.length, 1500);
+  assert.equal(out.buffer.byteLength, 2048, 'a view of a 2 KiB class buffer');
+  const response = new EventEmitter();
+  pool.recycleAfterSend(response, out);
+  response.emit('close');
+  assert.equal(pool.idleByteCount, 2048);
+  const again = pool.concat([bytes(1100, 4)]);
+  assert.equal(again.buffer, out.buffer, 'the next rewrite reuses it');
+  assert.deepEqual(again, bytes(1100, 4));
+  const small = pool.concat([bytes(10, 5), bytes(20, 6)]);
+  assert.deepEqual(small, Buffer.concat([bytes(10, 5), bytes(20, 6)]));
+  pool.recycleAfterSend(response, small);
+  response.emit('close');
+  assert.equal(pool.idleByteCount, 0, 'a buffer the pool did not lend is never taken in');
+});
+
 test('BodyPool: a body not lent by the pool is never taken in', () => {
   const pool = new BodyPool(1024, 1 << 20);
   const response = new EventEmitter();

@@ -1,9 +1,10 @@
 /**
- * The JSON stage lifts a legacy text-only result from its scan (src/response/lift-splice.ts,
- * issue 5) and sends exactly what the parse path sends; answers it cannot decide (a lone
- * surrogate in the text, a later text item that may be a copy) still get the parse path's
- * lift. Each case: what the seller sends, what the host gets (exact bytes). Real gateway, raw
- * seller on 127.0.0.1.
+ * The JSON stage lifts a legacy text-only result (src/response/lift-splice.ts) and dedupes a
+ * text copy of structuredContent (src/response/dedupe-splice.ts) from its scan (issue 5) and
+ * sends exactly what the parse path sends; answers it cannot decide (a lone surrogate in the
+ * text, a later text item that may be a copy, a copy with other spacing) still get the parse
+ * path's rewrite. Each case: what the seller sends, what the host gets (exact bytes). Real
+ * gateway, raw seller on 127.0.0.1.
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -39,5 +40,22 @@ describe('JSON stage: the legacy lift from the scan', () => {
     const text = '{"a":1}';
     body = `{"jsonrpc":"2.0","id":3,"result":{"content":[${item(text)},${item(text)}]}}`;
     assert.equal((await call(3)).text(), `{"jsonrpc":"2.0","id":3,"result":{"content":[{"type":"text","text":${summary(text, 'a')}},{"type":"text","text":${summary(text, 'a')}}],"structuredContent":${text}}}`);
+  });
+});
+
+describe('JSON stage: the dedupe from the scan', () => {
+  test("a seller's JSON.stringify(structuredContent) text becomes the summary; everything else the seller bytes", async () => {
+    const sc = JSON.stringify({ status: 'completed', products: [{ id: 'p1', name: 'caf\u00e9 "q"\n' }], next_cursor: null });
+    body = `{"jsonrpc":"2.0","id":4,"result":{"content":[${item(sc)}, ${item('Found 1 product.')}],"structuredContent":${sc}, "isError":false}}`;
+    const r = await call(4);
+    assert.equal(r.status, 200);
+    assert.equal(r.text(), `{"jsonrpc":"2.0","id":4,"result":{"content":[{"type":"text","text":${summary(sc, 'status=completed; products[1], next_cursor')}}, ${item('Found 1 product.')}],"structuredContent":${sc}, "isError":false}}`);
+    assert.equal(r.headers.get('content-length'), String(Buffer.byteLength(r.text())));
+  });
+
+  test('a copy with other spacing is deduped by the parse path, the same way', async () => {
+    const sc = '{"a":1,"b":[true]}';
+    body = `{"jsonrpc":"2.0","id":5,"result":{"content":[${item('{ "b": [true], "a": 1 }')}],"structuredContent":${sc}}}`;
+    assert.equal((await call(5)).text(), `{"jsonrpc":"2.0","id":5,"result":{"content":[{"type":"text","text":${summary('{ "b": [true], "a": 1 }', 'a, b[1]')}}],"structuredContent":${sc}}}`);
   });
 });

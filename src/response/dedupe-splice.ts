@@ -1,0 +1,80 @@
+/**
+ * The dedupe of a tool result whose `content[].text` repeats its `structuredContent`
+ * (ARCHITECTURE §1.3, §5: "strips the duplicated JSON text") written without `JSON.parse` of
+ * the message or of the text: the same bytes the parse path (rewrite.ts -> normalize.ts
+ * summarizeCopies -> splice.ts) sends, for the answers whose outcome can be told from the scan
+ * alone; `undefined` for every other answer, which the caller then takes through the parse
+ * path.
+ *
+ * How: scanned-result.ts answers the parse path's checks from the message with its located
+ * texts and its `structuredContent` elided. Each located text is decoded and scanned from its
+ * bytes (mcp/lift-text.ts judgeStringText). A text whose decoded UTF-8 bytes are exactly the
+ * seller's bytes of `structuredContent` (what a seller's `JSON.stringify(structuredContent)`
+ * gives) is a copy: the same text parses to the same value, which is the parse path's
+ * exact-copy rule (normalize.ts `structuredContentText`). Its string is replaced by the
+ * summary of that value (summary.ts summarizeShape, from the text's scanned members), as
+ * splice.ts writes it.
+ *
+ * Declined (the parse path decides): what scanned-result.ts declines; `structuredContent` not
+ * an object; a text holding an object that is not byte-equal to `structuredContent` (it may
+ * still be deep-equal: another key order, spacing or number spelling); a text the judge leaves
+ * undecided (a lone surrogate, more members than the scan records, a number that loses
+ * digits); an unlocated text (past SCAN_CONTENT_ITEMS items) holding an object; no copy.
+ * Texts that hold no object, are over a bound, or are `adcp_error`-only are no copy in either
+ * path (an `adcp_error`-only `structuredContent` is never deduped: no text equal to it is
+ * counted, so nothing is found and the parse path leaves it).
+ *
+ * Why (issue 5, the (b) case): the parse path's `JSON.parse` of the whole message, the
+ * copies of the result objects and the object diff of splice.ts were most of the cost of a
+ * deduped 1 KiB result, and `JSON.parse` of a 4 MiB one alone ~15 ms.
+ */
+import type { Exchange } from '../exchange.js';
+import type { ByteRange, JsonScanSummary } from '../mcp/json-scan.js';
+import { LBRACE } from '../mcp/json-bytes.js';
+import { isJsonObject, ownValue, parseTextObject } from '../mcp/extract.js';
+import { judgeStringText } from '../mcp/lift-text.js';
+import { summarizeShape } from '../mcp/summary.js';
+import { scannedToolResult } from './scanned-result.js';
+import { bodyPool } from './body-pool.js';
+
+/**
+ * The deduped message bytes, or undefined (the caller takes the parse path).
+ *
+ * @param body the seller's message bytes; `scan` its successful scan
+ */
+export function spliceDedupe(exchange: Exchange, body: Buffer, scan: JsonScanSummary): Buffer | undefined {
+  const sc = scan.members?.structuredContent;
+  if (sc === undefined || body[sc[0]] !== LBRACE) return undefined;
+  const found = scannedToolResult(exchange, body, scan);
+  if (found === undefined) return undefined;
+  const { items, content, bounds } = found;
+  const structured = body.subarray(sc[0], sc[1]);
+
+  // normalize.ts summarizeCopies, from the first item on.
+  const copies: ByteRange[] = [];
+  let summary: Buffer | undefined;
+  for (let i = 0; i < content.length; i++) {
+    const item: unknown = content[i];
+    if (!isJsonObject(item) || ownValue(item, 'type') !== 'text') continue;
+    const range = items.texts[i];
+    if (range === undefined) {
+      if (parseTextObject(ownValue(item, 'text'), bounds) === undefined) continue;
+      return undefined; // an object: it may be a copy
+    }
+    const judged = judgeStringText(body, range, bounds);
+    if (judged === 'skip') continue;
+    // Compared now: the judged bytes are a view of the scan's memory, which the next judge reuses.
+    if (judged === 'unknown' || !structured.equals(judged.bytes)) return undefined;
+    summary ??= Buffer.from(JSON.stringify(summarizeShape(judged.shape, judged.bytes.length)), 'utf8');
+    copies.push(range);
+  }
+  if (summary === undefined) return undefined;
+  const parts: Buffer[] = [];
+  let at = 0;
+  for (const [start, end] of copies) {
+    parts.push(body.subarray(at, start), summary);
+    at = end;
+  }
+  parts.push(body.subarray(at));
+  return bodyPool.concat(parts);
+}

@@ -1,0 +1,82 @@
+/**
+ * The parse path's output, and generated JSON texts, for the tests of the scan-based rewrites
+ * (test/unit/lift-splice.test.ts, test/unit/dedupe-splice.test.ts): objects with duplicate,
+ * integer-like, escaped, `__proto__` and non-ASCII keys, JSON whitespace, and string literals
+ * with some characters written as escapes, from a seeded PRNG so every run sees the same cases.
+ */
+import assert from 'node:assert/strict';
+import type { Exchange } from '../../src/exchange.js';
+import { scanJson } from '../../src/mcp/json-scan.js';
+import { rewriteResponse, toolResultLocation } from '../../src/response/rewrite.js';
+import { spliceRewrite } from '../../src/response/splice.js';
+import { rng } from './json-fuzz.js';
+
+export interface Limits {
+  max_response_bytes: number;
+  max_json_depth: number;
+  max_json_nodes: number;
+}
+export const LIMITS: Limits = { max_response_bytes: 1 << 22, max_json_depth: 64, max_json_nodes: 100_000 };
+
+export function exchange(limits: Limits = LIMITS, method = 'tools/call', id: unknown = 7): Exchange {
+  return { rpc: { kind: 'request', id, method, toolName: undefined }, protocolVersion: '2025-06-18', normalize: true, limits } as unknown as Exchange;
+}
+
+/** What the JSON stage's parse path sends (json-stage.ts: rewriteResponse, then spliceRewrite or JSON.stringify): the rewritten bytes, or undefined for the seller's own. */
+export function parsePath(ex: Exchange, body: Buffer): Buffer | undefined {
+  const scan = scanJson(body, { maxDepth: ex.limits.max_json_depth, maxNodes: ex.limits.max_json_nodes });
+  assert.ok(scan.ok);
+  const message: unknown = JSON.parse(body.toString('utf8'));
+  const sc = scan.members?.plainKeys ? scan.members.structuredContent : undefined;
+  const rewritten = rewriteResponse(ex, message, body, { numbersRoundTrip: !scan.numberMayBeLossy, structuredContentText: sc && body.toString('utf8', sc[0], sc[1]) });
+  if (!rewritten.changed) return undefined;
+  const spliced = scan.members !== undefined && toolResultLocation(ex.rpc.method!, ex.protocolVersion) === 'result' ? spliceRewrite(body, scan.members, message, rewritten.message) : undefined;
+  return spliced ?? Buffer.from(JSON.stringify(rewritten.message), 'utf8');
+}
+
+const KEYS = ['status', 'products', 'message', 'adcp_error', '__proto__', '0', '7', '4294967295', 'caf\u00e9', 'a b', 'x'.repeat(70), 'next_cursor', 'errors', 'k\ud83d\ude00'];
+
+export function generator(seed: number): { text: () => string; string: (s: string) => string; pick: <T>(a: readonly T[]) => T; chance: (p: number) => boolean; int: (n: number) => number } {
+  const r = rng(seed);
+  const chance = (p: number): boolean => r() < p;
+  const pick = <T>(a: readonly T[]): T => a[Math.floor(r() * a.length)]!;
+  const ws = (): string => (chance(0.3) ? pick([' ', '\n', '\t', '\r\n  ']) : '');
+  /** A JSON string literal of `s`, some characters written as escapes. */
+  const string = (s: string): string => {
+    let out = '"';
+    for (const ch of s) {
+      const cp = ch.codePointAt(0)!;
+      if (ch === '"' || ch === '\\' || cp < 0x20) out += JSON.stringify(ch).slice(1, -1);
+      else if (chance(0.05)) out += ch.length === 2 ? `\\u${ch.charCodeAt(0).toString(16)}\\u${ch.charCodeAt(1).toString(16).toUpperCase()}` : `\\u${cp.toString(16).padStart(4, '0')}`;
+      else if (ch === '/' && chance(0.5)) out += '\\/';
+      else out += ch;
+    }
+    return `${out}"`;
+  };
+  const scalar = (): string =>
+    pick([
+      () => String(Math.floor(r() * 1000)),
+      () => '-0',
+      () => (chance(0.1) ? '1.25e3' : '1.25'),
+      () => (chance(0.1) ? '12345678901234567890' : '-17'),
+      () => 'true',
+      () => 'null',
+      () => string(pick(['completed', 'input-required', 'caf\u00e9', 'a"b\\c\n', '\ud83d\ude00', 'x'.repeat(40), '', '</script>'])),
+    ])();
+  const value = (depth: number): string => {
+    if (depth > 3 || chance(0.5)) return scalar();
+    if (chance(0.5)) {
+      const n = Math.floor(r() * 4);
+      return `[${ws()}${Array.from({ length: n }, () => value(depth + 1)).join(`,${ws()}`)}${ws()}]`;
+    }
+    const n = Math.floor(r() * 3);
+    return `{${Array.from({ length: n }, () => `${string(pick(KEYS))}:${ws()}${value(depth + 1)}`).join(',')}}`;
+  };
+  const text = (): string => {
+    const n = Math.floor(r() * 5);
+    const members = Array.from({ length: n }, () => `${ws()}${string(pick(KEYS))}${ws()}:${ws()}${value(1)}`);
+    if (chance(0.7)) members.splice(Math.floor(r() * (n + 1)), 0, `"pad":${string('x'.repeat(Math.floor(r() * 100)))}`);
+    return `${ws()}{${members.join(',')}${ws()}}${ws()}`;
+  };
+  return { text, string, pick, chance, int: (n) => Math.floor(r() * n) };
+}

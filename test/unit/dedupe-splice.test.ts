@@ -1,0 +1,149 @@
+/**
+ * spliceDedupe (src/response/dedupe-splice.ts): the dedupe of a text copy of
+ * `structuredContent` from the scan, without JSON.parse of the message or the text, must send
+ * exactly the bytes the parse path sends (json-stage.ts: rewriteResponse, then spliceRewrite
+ * or JSON.stringify) whenever it answers, and must answer the common shape: a seller's
+ * `JSON.stringify(structuredContent)` in `content[0].text` (the bench's (b) case).
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { Exchange } from '../../src/exchange.js';
+import { scanJson } from '../../src/mcp/json-scan.js';
+import { spliceDedupe } from '../../src/response/dedupe-splice.js';
+import { LIMITS, exchange, generator, parsePath } from '../helpers/tool-result-fuzz.js';
+
+function fastPath(ex: Exchange, body: Buffer): Buffer | undefined {
+  const scan = scanJson(body, { maxDepth: ex.limits.max_json_depth, maxNodes: ex.limits.max_json_nodes });
+  assert.ok(scan.ok);
+  return spliceDedupe(ex, body, scan);
+}
+
+const message = (content: string, sc: string, extra = ''): Buffer =>
+  Buffer.from(`{"jsonrpc":"2.0","id":7,"result":{"content":[${content}],"structuredContent":${sc}${extra}}}`, 'utf8');
+const textItem = (text: string): string => `{"type":"text","text":${JSON.stringify(text)}}`;
+const summary = (text: string, fields: string): string => JSON.stringify(`Result in structuredContent (${Buffer.byteLength(text)} bytes): ${fields}.`);
+
+test('a JSON.stringify copy of structuredContent is deduped from the scan: the parse path bytes exactly', () => {
+  const data = { status: 'completed', products: [{ id: 'p1', name: 'caf\u00e9 \ud83d\ude00 "q" \\ /\n', price: 12.5 }, { id: 'p2' }], message: 'Found 2 products.' };
+  const sc = JSON.stringify(data);
+  const body = message(`${textItem(sc)},${textItem('Found 2 products.')}`, sc, ',"isError":false');
+  const fast = fastPath(exchange(), body);
+  assert.ok(fast, 'the common shape is handled');
+  assert.equal(
+    fast.toString('utf8'),
+    `{"jsonrpc":"2.0","id":7,"result":{"content":[{"type":"text","text":${summary(sc, 'status=completed; products[2], message')}},${textItem('Found 2 products.')}],"structuredContent":${sc},"isError":false}}`,
+  );
+  assert.deepEqual(fast, parsePath(exchange(), body));
+});
+
+test('every copy is replaced, other items kept; structuredContent before content; escapes the seller chose in the text', () => {
+  const sc = '{"a":[1,2,3],"b":"x\\u00e9\\/y","c":{"d":null}}';
+  // The text's string holds the structuredContent bytes exactly, its characters written with other escapes.
+  const written = `"${sc.replace(/\\/g, '\\\\').replace(/"/g, '\\u0022').replace('a', '\\u0061')}"`;
+  assert.equal(JSON.parse(written), sc);
+  const items = [`{"type":"text","text":${written}}`, '{"type":"image","data":"eA==","mimeType":"image/png"}', textItem('Found it.'), `{"text":${JSON.stringify(sc)},"type":"text"}`, textItem(sc)];
+  const body = Buffer.from(`{"jsonrpc":"2.0","id":7,"result":{"structuredContent":${sc},"content":[${items.join(',')}]}}`, 'utf8');
+  const fast = fastPath(exchange(), body);
+  assert.ok(fast);
+  const s = summary(sc, 'a[3], b, c');
+  assert.equal(
+    fast.toString('utf8'),
+    `{"jsonrpc":"2.0","id":7,"result":{"structuredContent":${sc},"content":[{"type":"text","text":${s}},${items[1]},${items[2]},{"text":${s},"type":"text"},{"type":"text","text":${s}}]}}`,
+  );
+  assert.deepEqual(fast, parsePath(exchange(), body));
+});
+
+test('a long result (4 MiB class, the text scanned in WebAssembly): the parse path bytes exactly', () => {
+  const products = Array.from({ length: 400 }, (_, k) => ({ id: `p${k}`, name: `Caf\u00e9 \ud83d\ude00 "${k}"\n`, price: k / 4, tags: ['a/b', '\\'] }));
+  const sc = JSON.stringify({ status: 'completed', products, message: 'x'.repeat(1000) });
+  const body = message(`${textItem(sc)},${textItem('Found 400 products.')}`, sc);
+  const fast = fastPath(exchange(), body);
+  assert.ok(fast);
+  assert.deepEqual(fast, parsePath(exchange(), body));
+});
+
+test('declined (the parse path decides): deep-equal but not byte-equal copies, odd results, numbers, surrogates, unlocated objects, no copy', () => {
+  const sc = '{"a":1,"b":[true]}';
+  const cases: [string, Buffer][] = [
+    ['another key order', message(textItem('{"b":[true],"a":1}'), sc)],
+    ['spaces', message(textItem('{"a": 1, "b": [true]}'), sc)],
+    ['another number spelling', message(textItem('{"a":1.0,"b":[true]}'), sc)],
+    ['a copy after a deep-equal one', message(`${textItem('{"b":[true],"a":1}')},${textItem(sc)}`, sc)],
+    ['an error result', message(textItem(sc), sc, ',"isError":true')],
+    ['a task handle', message(textItem(sc), sc, ',"resultType":"task"')],
+    ['structuredContent an array', message(textItem('[1]'), '[1]')],
+    ['structuredContent null', message(textItem(sc), 'null')],
+    ['adcp_error-only structuredContent', message(textItem('{"adcp_error":{"code":"X"}}'), '{"adcp_error":{"code":"X"}}')],
+    ['a lossy number', message(textItem('{"n":12345678901234567890}'), '{"n":12345678901234567890}')],
+    // The text's own escape decodes to a lone surrogate (deep-equal to structuredContent, no byte copy of it).
+    ['a lone surrogate', message('{"type":"text","text":"{\\"s\\":\\"\\ud800\\"}"}', '{"s":"\\ud800"}')],
+    ['an object past the located items', message([...Array<string>(16).fill(textItem('x')), textItem(sc)].join(','), sc)],
+    ['no copy', message(textItem('Found 1.'), sc)],
+    ['no located text', message('{"type":"image","data":"eA=="}', sc)],
+  ];
+  for (const [name, body] of cases) assert.equal(fastPath(exchange(), body), undefined, name);
+  assert.equal(fastPath(exchange(LIMITS, 'tools/call', 8), message(textItem(sc), sc)), undefined, 'another id');
+  assert.equal(fastPath(exchange(LIMITS, 'tools/list'), message(textItem(sc), sc)), undefined, 'not a tool result');
+  const head = Buffer.from(`{"jsonrpc":"2.0","id":7,"result":{"content":[${textItem(sc)}],"structuredContent":${sc},"note":"`, 'utf8');
+  assert.equal(fastPath(exchange(), Buffer.concat([head, Buffer.from([0xff]), Buffer.from('"}}')])), undefined, 'invalid UTF-8');
+  // The parse path dedupes the deep-equal ones: declining them loses nothing.
+  assert.ok(parsePath(exchange(), message(textItem('{"b":[true],"a":1}'), sc)));
+  assert.ok(parsePath(exchange(), message('{"type":"text","text":"{\\"s\\":\\"\\ud800\\"}"}', '{"s":"\\ud800"}')));
+  // An escape written inside the copied JSON (the text holds `\ud800` as six characters) is plain bytes: a copy.
+  const escaped = message('{"type":"text","text":"{\\"s\\":\\"\\\\ud800\\"}"}', '{"s":"\\ud800"}');
+  assert.deepEqual(fastPath(exchange(), escaped), parsePath(exchange(), escaped));
+  assert.ok(fastPath(exchange(), escaped));
+});
+
+test('texts that are no copy (not an object, invalid, over a bound, adcp_error-only) are left, as the parse path leaves them', () => {
+  const pad = 'x'.repeat(80);
+  const sc = JSON.stringify({ ok: true, pad });
+  const left = [textItem(`[1,2,"${pad}"]`), textItem(`{"a": "${pad}"`), textItem(JSON.stringify({ adcp_error: { code: 'X', pad } })), textItem(JSON.stringify({ deep: [[[[[[[[pad]]]]]]]] })), textItem(`not json ${pad}`)];
+  const limits = { ...LIMITS, max_json_depth: 8 };
+  for (const other of left) {
+    const body = message(`${other},${textItem(sc)}`, sc);
+    const fast = fastPath(exchange(limits), body);
+    assert.ok(fast, other);
+    assert.deepEqual(fast, parsePath(exchange(limits), body));
+  }
+});
+
+test('randomized results with structuredContent: whenever the fast path answers, the parse path bytes exactly', () => {
+  let answered = 0;
+  let deduped = 0;
+  let total = 0;
+  for (let seed = 1; seed <= 1500; seed++) {
+    const g = generator(seed);
+    // The seller's structuredContent as written, and texts: its exact bytes (as string literals
+    // with varied escapes), another object, or plain text.
+    const sc = g.text().trim();
+    const items: string[] = [];
+    const count = 1 + g.int(3);
+    for (let k = 0; k < count; k++) {
+      items.push(
+        g.pick([
+          () => `{"type":"text","text":${g.string(sc)}}`,
+          () => `{"type":"text","text":${g.string(sc)}}`,
+          () => `{"type":"text","text":${g.string(g.text())}}`,
+          () => '{"type":"text","text":"Found 2 products."}',
+          () => '{"type":"image","data":"eA==","mimeType":"image/png"}',
+          () => `{"type":"resource","text":${g.string(sc)}}`,
+          () => `{"text":${g.string(g.text())},"type":"text","text":${g.string(sc)}}`,
+        ])(),
+      );
+    }
+    const extra = g.pick(['', ',"isError":false', ',"isError":true', ',"resultType":"complete"', ',"_meta":{"k":1}']);
+    const result = g.chance(0.5) ? `"content":[${items.join(',')}],"structuredContent":${sc}${extra}` : `"structuredContent":${sc},"content":[${items.join(',')}]${extra}`;
+    const body = Buffer.from(`{"jsonrpc":"2.0","id":7,"result":{${result}}}`, 'utf8');
+    const limits = g.pick([LIMITS, { ...LIMITS, max_json_nodes: 40 }, { ...LIMITS, max_json_depth: 5 }]);
+    if (!scanJson(body, { maxDepth: limits.max_json_depth, maxNodes: limits.max_json_nodes }).ok) continue;
+    total++;
+    const fast = fastPath(exchange(limits), body);
+    if (parsePath(exchange(limits), body) !== undefined) deduped++;
+    if (fast === undefined) continue;
+    answered++;
+    assert.deepEqual(fast.toString('utf8'), parsePath(exchange(limits), body)?.toString('utf8'), `seed ${seed}: ${body.toString()}`);
+  }
+  // Declined: a lossy number, an error result, a later text holding another object...
+  assert.ok(total > 800 && answered > deduped / 2, `answered ${answered} of ${total}, the parse path deduped ${deduped}`);
+});
