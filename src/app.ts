@@ -14,6 +14,7 @@ import type { Logger } from 'pino';
 import { requestBodyLimit } from './config/resolve.js';
 import type { AgentConfig, GatewayConfig } from './config/types.js';
 import type { Exchange } from './exchange.js';
+import { answerClientError, type ClientErrorReason } from './errors/client-error.js';
 import { refuse, refusalReasonOf } from './errors/local-reply.js';
 import { addLogSecrets, configSecrets, createLogger, lazyChildLoggerFactory, plainInfoWriter } from './observability/logger.js';
 import { createMetrics, type GatewayMetrics } from './observability/metrics.js';
@@ -43,8 +44,16 @@ export async function buildApp(config: GatewayConfig, opts: BuildAppOptions = {}
     return secrets.values;
   });
   const bodyLimit = requestBodyLimit(config);
+  /** Logs and counts a request Node's HTTP parser rejected (set once the metrics exist, below). */
+  let clientRefused = (_reason: ClientErrorReason, _status: number, _code: string | undefined): void => {};
 
   const app = Fastify({
+    // A request the HTTP parser rejects (an oversized head, a malformed request) is refused
+    // like any other, in JSON-RPC (errors/client-error.ts), not with Fastify's own body.
+    clientErrorHandler: (err: Error & { code?: string }, socket) => {
+      const refused = answerClientError(err, socket);
+      if (refused !== undefined) clientRefused(refused.reason, refused.statusCode, err.code);
+    },
     loggerInstance: logger as FastifyBaseLogger,
     // One log line per exchange comes from the handler; Fastify's own request lines are off.
     logController: new LogController({ disableRequestLogging: true }),
@@ -135,6 +144,10 @@ export async function buildApp(config: GatewayConfig, opts: BuildAppOptions = {}
     }
     done();
   });
+  clientRefused = (reason, status, code) => {
+    metrics.incRefusal(reason);
+    logInfo({ agent: null, http_method: null, status, outcome: 'refused', reason, http_error: code ?? null }, 'refused');
+  };
   app.route({ method: [...MCP_METHODS], url: '/agents/:agent/mcp', handler });
   app.route({
     method: [...OTHER_METHODS],

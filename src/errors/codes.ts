@@ -254,6 +254,24 @@ export const REFUSALS = {
     description: 'The request is not a valid JSON-RPC message, or a gateway header is malformed (e.g. X-Max-Response-Bytes).',
     source: 'ARCHITECTURE §3; JSON-RPC 2.0 §5.1',
   },
+  request_header_too_large: {
+    statusCode: 431,
+    jsonRpcCode: JSONRPC_INVALID_REQUEST,
+    description: "The host's request head (request line and headers) is over Node's maximum header size (16 KiB unless --max-http-header-size says otherwise); answered by the HTTP server, id null, connection closed.",
+    source: 'RFC 6585 §5; found by a new user (Fastify answered with its own non-JSON-RPC body)',
+  },
+  request_timeout: {
+    statusCode: 408,
+    jsonRpcCode: JSONRPC_INVALID_REQUEST,
+    description: "The host did not send its whole request in the HTTP server's request timeout; answered by the HTTP server, id null, connection closed.",
+    source: 'RFC 9110 §15.5.9',
+  },
+  malformed_http: {
+    statusCode: 400,
+    jsonRpcCode: JSONRPC_INVALID_REQUEST,
+    description: "Node's HTTP parser rejected the request (a malformed request line, header or chunked body) before it reached the gateway; id null, connection closed.",
+    source: 'RFC 9112',
+  },
   method_not_allowed: {
     statusCode: 405,
     jsonRpcCode: JSONRPC_INVALID_REQUEST,
