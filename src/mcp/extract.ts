@@ -74,8 +74,9 @@ export function firstSignificant(text: string): number {
  * skips texts `JSON.parse` could never turn into an object.
  *
  * lift-text.ts judgeStringText gives the same verdict from the bytes of the text's JSON string
- * (the JSON stage's lift without parsing): a change of rule here is a change there too
- * (test/unit/lift-splice.test.ts compares the two paths' output).
+ * (the lift and the dedupe without parsing: response/lift-splice.ts, response/dedupe-splice.ts):
+ * a change of rule here is a change there too (test/unit/lift-splice.test.ts and
+ * test/unit/dedupe-splice.test.ts compare the paths' output).
  */
 export function parseTextObject(text: unknown, bounds: TextJsonBounds = {}): Record<string, unknown> | undefined {
   if (typeof text !== 'string' || text.length === 0) return undefined;

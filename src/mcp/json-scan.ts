@@ -495,7 +495,7 @@ export interface ObjectTextScan {
  *
  * Why (issue 5, the (c) rewrite path): lifting a legacy 1 MiB text by `toString` +
  * `JSON.parse` of the message, `Buffer.from` and `JSON.parse` of the text cost ~7 ms; this
- * pass ~1 ms (src/response/lift-splice.ts).
+ * pass ~1 ms (src/response/lift-splice.ts; the dedupe of a byte copy too: dedupe-splice.ts).
  *
  * Memory: the core's memory grows to hold the string and its decoded bytes (twice its length,
  * so at most twice the response byte bound) and keeps that size for the process's life.

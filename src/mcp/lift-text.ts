@@ -1,5 +1,6 @@
 /**
- * Whether a legacy tool result's `content[].text` is liftable, decided from the bytes of its
+ * Whether a legacy tool result's `content[].text` is liftable (or, for the dedupe of a byte
+ * copy of `structuredContent`, what it holds: response/dedupe-splice.ts), decided from the bytes of its
  * JSON string in the seller's message without parsing it (json-scan.ts scanStringText): the
  * same answer as {@link parseTextObject} + the lift's checks in normalize.ts (not
  * `adcp_error`-only, numbers that round-trip), plus what the summary shows of the object

@@ -73,9 +73,11 @@ export interface NormalizeOutcome {
  * (`Object.fromEntries`, which keeps an own `"__proto__"` key as data). The summary's byte
  * count is the UTF-8 length of the text it replaces.
  *
- * The JSON stage lifts most legacy results without calling this (response/lift-splice.ts, which
- * follows these rules from the scan and declines whatever it cannot decide): a change of rule
- * here is a change there too (test/unit/lift-splice.test.ts compares the two paths' output).
+ * The JSON and SSE stages lift most legacy results, and dedupe most byte copies of
+ * `structuredContent`, without calling this (response/lift-splice.ts, response/dedupe-splice.ts,
+ * which follow these rules from the scan and decline whatever they cannot decide): a change of
+ * rule here is a change there too (test/unit/lift-splice.test.ts and
+ * test/unit/dedupe-splice.test.ts compare the paths' output).
  */
 export function normalizeToolResult(result: unknown, opts: NormalizeOptions): NormalizeOutcome {
   const unchanged: NormalizeOutcome = { result, changed: false, action: 'none', replacedItems: 0 };

@@ -59,8 +59,9 @@ export interface SummaryShape {
 
 /**
  * {@link summarizeStructuredContent} from the shape of the object instead of the object: the
- * same sentence (the lift of a legacy text reads the shape from the scan of the text's bytes,
- * without parsing it: src/response/lift-splice.ts).
+ * same sentence (the lift of a legacy text and the dedupe of a byte copy read the shape from
+ * the scan of the text's bytes, without parsing it: src/response/lift-splice.ts,
+ * src/response/dedupe-splice.ts).
  */
 export function summarizeShape(shape: SummaryShape, serializedBytes: number): string {
   const head = `Result in structuredContent (${serializedBytes} bytes): `;

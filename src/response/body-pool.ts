@@ -1,6 +1,7 @@
 /**
  * Reused buffers for the large response bodies the JSON stage reads whole (read-body.ts
- * BodyBytes, json-stage.ts).
+ * BodyBytes, json-stage.ts), and for the rewritten answers written from them ({@link
+ * BodyPool.concat}: dedupe-splice.ts, lift-splice.ts, splice.ts; JSON and SSE stages).
  *
  * Why (issue 5, JSON (a) at 4 MiB, measured with --trace-gc): a fresh 4 MiB buffer per
  * response outlives a few scavenges while the body arrives, is promoted, and is freed only
@@ -15,7 +16,9 @@
  * closed (sent whole, or its connection gone: either way nothing reads the buffer again), and
  * at most once (the lent mark is cleared when the give-back is scheduled). The JSON stage
  * schedules it once the body is answered, synchronously, with the body itself or with a copy
- * (json-stage.ts); a body abandoned on the way (a bound, a reset) is never given back: its
+ * (json-stage.ts), and schedules a rewritten answer's buffer once it is sent (sendBody); the
+ * SSE stage schedules a rewritten event's buffer once it is queued for the host (the host's
+ * response closes only after its writes are flushed or dropped); a body abandoned on the way (a bound, a reset) is never given back: its
  * buffer is garbage like any other. A taker sees only the bytes it wrote itself (BodyBytes
  * exposes `[0, filled)`), never an earlier body's.
  *

@@ -41,6 +41,8 @@ export function spliceLegacyLift(exchange: Exchange, body: Buffer, scan: JsonSca
   if (scan.members?.structuredContent !== undefined) return undefined;
   const found = scannedToolResult(exchange, body, scan);
   const end = found?.members.resultEnd;
+  // (No `structuredContent` in the scan of a `result` with plain keys means none in the parse:
+  // the last check only guards that invariant.)
   if (found === undefined || end === undefined || Object.hasOwn(found.result, 'structuredContent')) return undefined;
   const { items, content, bounds } = found;
 

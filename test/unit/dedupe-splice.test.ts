@@ -95,17 +95,37 @@ test('declined (the parse path decides): deep-equal but not byte-equal copies, o
   assert.ok(fastPath(exchange(), escaped));
 });
 
-test('texts that are no copy (not an object, invalid, over a bound, adcp_error-only) are left, as the parse path leaves them', () => {
+test('texts that hold no object are left (as the parse path leaves them); other objects are left to the parse path, told apart by their first bytes', () => {
   const pad = 'x'.repeat(80);
   const sc = JSON.stringify({ ok: true, pad });
-  const left = [textItem(`[1,2,"${pad}"]`), textItem(`{"a": "${pad}"`), textItem(JSON.stringify({ adcp_error: { code: 'X', pad } })), textItem(JSON.stringify({ deep: [[[[[[[[pad]]]]]]]] })), textItem(`not json ${pad}`)];
-  const limits = { ...LIMITS, max_json_depth: 8 };
-  for (const other of left) {
+  const plain = [textItem(`[1,2,"${pad}"]`), textItem(`not json ${pad}`), textItem(''), textItem(' \n\t '), textItem(`  [{"ok":true}] ${pad}`), '{"type":"text","text":"\\n Found it."}'];
+  for (const other of plain) {
     const body = message(`${other},${textItem(sc)}`, sc);
-    const fast = fastPath(exchange(limits), body);
+    const fast = fastPath(exchange(), body);
     assert.ok(fast, other);
-    assert.deepEqual(fast, parsePath(exchange(limits), body));
+    assert.deepEqual(fast, parsePath(exchange(), body));
   }
+  // Objects that are no byte copy, whatever the parse path then makes of them (invalid, over a
+  // bound, adcp_error-only, pretty-printed, another key order, leading whitespace, a copy
+  // differing only past the first 64 bytes, a shorter text).
+  const objects = [
+    textItem(`{"a": "${pad}"`),
+    textItem(JSON.stringify({ adcp_error: { code: 'X', pad } })),
+    textItem(JSON.stringify({ deep: [[[[[[[[pad]]]]]]]] })),
+    textItem(JSON.stringify({ ok: true, pad }, null, 2)),
+    textItem(JSON.stringify({ pad, ok: true })),
+    textItem(` ${sc}`),
+    '{"type":"text","text":"\\n' + JSON.stringify(sc).slice(1) + '}',
+    textItem(sc.replace(/x"}$/, 'y"}')),
+    textItem('{"ok":true}'),
+  ];
+  const limits = { ...LIMITS, max_json_depth: 8 };
+  for (const other of objects) {
+    const body = message(`${other},${textItem(sc)}`, sc);
+    assert.equal(fastPath(exchange(limits), body), undefined, other);
+  }
+  // The pretty-printed copy is deduped by the parse path.
+  assert.ok(parsePath(exchange(), message(`${textItem(JSON.stringify({ ok: true, pad }, null, 2))},${textItem(sc)}`, sc)));
 });
 
 test('randomized results with structuredContent: whenever the fast path answers, the parse path bytes exactly', () => {
