@@ -34,6 +34,29 @@ export function parsePath(ex: Exchange, body: Buffer): Buffer | undefined {
   return spliced ?? Buffer.from(JSON.stringify(rewritten.message), 'utf8');
 }
 
+/**
+ * Counts of a randomized comparison of a scan-based rewrite with the parse path: `check`
+ * skips a body the scan refuses, and asserts the fast path's bytes are the parse path's
+ * whenever the fast path answers.
+ */
+export class ParsePathComparison {
+  total = 0;
+  answered = 0;
+  /** Bodies the parse path rewrites. */
+  rewritten = 0;
+
+  check(ex: Exchange, body: Buffer, fastPath: (ex: Exchange, body: Buffer) => Buffer | undefined, label: string): void {
+    if (!scanJson(body, { maxDepth: ex.limits.max_json_depth, maxNodes: ex.limits.max_json_nodes }).ok) return;
+    this.total++;
+    const parsed = parsePath(ex, body);
+    if (parsed !== undefined) this.rewritten++;
+    const fast = fastPath(ex, body);
+    if (fast === undefined) return;
+    this.answered++;
+    assert.deepEqual(fast.toString('utf8'), parsed?.toString('utf8'), `${label}: ${body.toString()}`);
+  }
+}
+
 const KEYS = ['status', 'products', 'message', 'adcp_error', '__proto__', '0', '7', '4294967295', 'caf\u00e9', 'a b', 'x'.repeat(70), 'next_cursor', 'errors', 'k\ud83d\ude00'];
 
 export function generator(seed: number): { text: () => string; string: (s: string) => string; pick: <T>(a: readonly T[]) => T; chance: (p: number) => boolean; int: (n: number) => number } {
