@@ -15,6 +15,7 @@ import { requestBodyLimit } from './config/resolve.js';
 import type { AgentConfig, GatewayConfig } from './config/types.js';
 import type { Exchange } from './exchange.js';
 import { answerClientError, type ClientErrorReason } from './errors/client-error.js';
+import type { RefusalReason } from './errors/codes.js';
 import { refuse, refusalReasonOf } from './errors/local-reply.js';
 import { addLogSecrets, configSecrets, createLogger, lazyChildLoggerFactory, plainInfoWriter } from './observability/logger.js';
 import { createMetrics, type GatewayMetrics } from './observability/metrics.js';
@@ -133,21 +134,22 @@ export async function buildApp(config: GatewayConfig, opts: BuildAppOptions = {}
       for (const listener of exchangeEndListeners) listener(exchange, status);
     },
   });
-  // One log line and one metric per refused host request (the seller was never contacted).
+  // One log line and one metric per refused host request (the seller was never contacted):
+  // refused by a route (refusalReasonOf), or by the HTTP parser before any route (clientRefused).
   const logInfo = plainInfoWriter(logger);
+  const recordRefusal = (reason: RefusalReason, fields: Record<string, unknown>): void => {
+    metrics.incRefusal(reason);
+    logInfo({ ...fields, outcome: 'refused', reason }, 'refused');
+  };
   app.addHook('onResponse', (request, reply, done) => {
     const reason = refusalReasonOf(reply);
     if (reason !== undefined) {
-      metrics.incRefusal(reason);
       const agent = (request.params as { agent?: unknown } | undefined)?.agent;
-      logInfo({ agent: typeof agent === 'string' ? agent.slice(0, 64) : null, http_method: request.method, status: reply.statusCode, outcome: 'refused', reason }, 'refused');
+      recordRefusal(reason, { agent: typeof agent === 'string' ? agent.slice(0, 64) : null, http_method: request.method, status: reply.statusCode });
     }
     done();
   });
-  clientRefused = (reason, status, code) => {
-    metrics.incRefusal(reason);
-    logInfo({ agent: null, http_method: null, status, outcome: 'refused', reason, http_error: code ?? null }, 'refused');
-  };
+  clientRefused = (reason, status, code) => recordRefusal(reason, { agent: null, http_method: null, status, http_error: code ?? null });
   app.route({ method: [...MCP_METHODS], url: '/agents/:agent/mcp', handler });
   app.route({
     method: [...OTHER_METHODS],

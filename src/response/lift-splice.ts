@@ -40,10 +40,9 @@ import { SC_MEMBER } from './splice.js';
 export function spliceLegacyLift(exchange: Exchange, body: Buffer, scan: JsonScanSummary): Buffer | undefined {
   if (scan.members?.structuredContent !== undefined) return undefined;
   const found = scannedToolResult(exchange, body, scan);
+  // No `structuredContent` in the scan of a `result` with plain keys (scannedToolResult) is none in the parse either.
   const end = found?.members.resultEnd;
-  // (No `structuredContent` in the scan of a `result` with plain keys means none in the parse:
-  // the last check only guards that invariant.)
-  if (found === undefined || end === undefined || Object.hasOwn(found.result, 'structuredContent')) return undefined;
+  if (found === undefined || end === undefined) return undefined;
   const { items, content, bounds } = found;
 
   // The text fallback's walk (extract.ts findTextObject), then the copies' (normalize.ts summarizeCopies).

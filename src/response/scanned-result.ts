@@ -31,8 +31,6 @@ import { isResponseToExchange, toolResultLocation } from './rewrite.js';
 export interface ScannedToolResult {
   readonly members: TopMembers;
   readonly items: ContentItems;
-  /** `result` parsed from the elided message: `structuredContent` (when scanned) reads `""`. */
-  readonly result: Record<string, unknown>;
   /** `result.content` parsed from the elided message: each located text reads `""`. */
   readonly content: readonly unknown[];
   /** The bounds normalization applies to a text (normalize.ts NormalizeOptions). */
@@ -63,7 +61,7 @@ export function scannedToolResult(exchange: Exchange, body: Buffer, scan: JsonSc
   const content = ownValue(result, 'content');
   if (!Array.isArray(content) || content.length !== items.count) return undefined;
   const bounds = { maxTextBytes: limits.max_response_bytes, maxDepth: limits.max_json_depth, maxNodes: limits.max_json_nodes };
-  return { members, items, result, content, bounds };
+  return { members, items, content, bounds };
 }
 
 /**

@@ -236,6 +236,9 @@ export async function handleSseBody(
           if (verdict.changed) {
             exchange.bytesSaved += verdict.dataBytes - out.length;
             exchange.actions.push(verdict.action);
+            // A rewrite may be written into a pooled buffer (body-pool.ts concat): it serves
+            // another body once the host's response has closed (its writes flushed or dropped).
+            bodyPool.recycleAfterSend(raw, out);
           }
           if (verdict.message !== undefined) hooks.onResponseMessage(verdict.message, out.length);
         }
@@ -257,8 +260,6 @@ export async function handleSseBody(
       if (out !== undefined) batch.eventBytes({ id, event: ev.event }, out);
       else batch.event({ id, event: ev.event, data });
     }
-    // A rewrite written into a pooled buffer (body-pool.ts concat) serves another body once the stream is over.
-    if (out !== undefined) bodyPool.recycleAfterSend(raw, out);
     if (id !== undefined && id !== '') exchange.lastEventIdSent = id;
     if (final) endPlainly(exchange.actions.length > 0 ? 'rewritten' : 'ok');
   };
