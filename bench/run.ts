@@ -12,6 +12,10 @@
  *   --out FILE       also write the Markdown to FILE (e.g. bench/RESULTS.md)
  *   --cpu-prof       start the gateway child with --cpu-prof --cpu-prof-dir bench/profiles
  *   --cpu-prof-pass  the same for the pass-through child (compare the two profiles)
+ *   --node-flags F   extra Node flags (space-separated, each starting with --) for every
+ *                    gateway and pass-through process, alike so that the comparison stays
+ *                    fair: a V8 setting (`--max-semi-space-size=32`) or a diagnosis
+ *                    (`--trace-gc`, `--trace-deopt`; their lines go to stdout with the pid)
  *   --no-guard       turn the gateway's agent guard off (no backoff after breaches, 1 GiB
  *                    buffered-bytes cap): the memory and fairness cases then measure the
  *                    pipeline itself under the full attack rate
@@ -83,12 +87,21 @@ interface Options {
   out: string | undefined;
   cpuProf: boolean;
   cpuProfPass: boolean;
+  /** `--node-flags`: added to every gateway and pass-through child's Node flags. */
+  nodeFlags: string[];
   filter: RegExp | undefined;
   guard: boolean;
 }
 
+/** `--node-flags` value: whitespace-separated flags, each `--name` or `--name=value`. */
+function parseNodeFlags(value: string): string[] {
+  const flags = value.split(/\s+/).filter((f) => f !== '');
+  for (const f of flags) if (!/^--[a-z0-9][a-z0-9_-]*(=\S+)?$/i.test(f)) throw new Error(`--node-flags: "${f}" is not a Node flag (--name or --name=value)`);
+  return flags;
+}
+
 function parseOptions(argv: string[]): Options {
-  const opts: Options = { quick: false, reps: 0, groups: new Set(ALL_GROUPS), out: undefined, cpuProf: false, cpuProfPass: false, filter: undefined, guard: true };
+  const opts: Options = { quick: false, reps: 0, groups: new Set(ALL_GROUPS), out: undefined, cpuProf: false, cpuProfPass: false, nodeFlags: [], filter: undefined, guard: true };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
     const value = (): string => {
@@ -101,6 +114,7 @@ function parseOptions(argv: string[]): Options {
     else if (a === '--cpu-prof-pass') opts.cpuProfPass = true;
     else if (a === '--no-guard') opts.guard = false;
     else if (a === '--out') opts.out = value();
+    else if (a === '--node-flags') opts.nodeFlags.push(...parseNodeFlags(value()));
     else if (a === '--filter') opts.filter = new RegExp(value());
     else if (a === '--reps') {
       opts.reps = Number(value());
@@ -280,12 +294,15 @@ async function startGateway(yaml: string, profile: boolean): Promise<BenchChild>
   return startChild('gateway', { module: 'gateway-child.ts', env: { BENCH_GATEWAY_YAML: yaml }, nodeFlags: profileFlags(profile) });
 }
 
-/** `--cpu-prof --cpu-prof-dir bench/profiles` when asked (the profile is written when the child exits). */
+/**
+ * A server child's Node flags: `--node-flags`, then `--cpu-prof --cpu-prof-dir
+ * bench/profiles` when asked (the profile is written when the child exits).
+ */
 function profileFlags(profile: boolean): string[] {
-  if (!profile) return [];
+  if (!profile) return opts.nodeFlags;
   const dir = join(BENCH_DIR, 'profiles');
   mkdirSync(dir, { recursive: true });
-  return ['--cpu-prof', '--cpu-prof-dir', dir];
+  return [...opts.nodeFlags, '--cpu-prof', '--cpu-prof-dir', dir];
 }
 
 function urlOf(stack: Stack, target: Target, caseId: string): string {

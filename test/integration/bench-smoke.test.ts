@@ -11,7 +11,8 @@ const RUN_TIMEOUT_MS = 120_000;
 
 describe('bench smoke (bench/run.ts --quick)', () => {
   it('runs the quick mode to completion and prints the tables', { timeout: RUN_TIMEOUT_MS + 10_000 }, async () => {
-    const child = spawnTsx('bench/run.ts', ['--quick']);
+    // --node-flags reaches the server children: V8's GC trace lines appear on stdout.
+    const child = spawnTsx('bench/run.ts', ['--quick', '--node-flags', '--trace-gc']);
     const out = captureOutput(child);
     const code = await new Promise<number | null>((resolve, reject) => {
       const timer = setTimeout(() => {
@@ -30,5 +31,15 @@ describe('bench smoke (bench/run.ts --quick)', () => {
     assert.match(out.stdout, /^# adcp-buyer-gateway benchmark/m);
     assert.match(out.stdout, /^\| case \| bytes \| via \| req\/s \|/m, 'the throughput table header');
     assert.match(out.stdout, /^\| target \| figure \| measured \| threshold \| result \|/m, 'the targets table header');
+    assert.match(out.stdout, /^\[\d+:0x[0-9a-f]+\]\s+\d+ ms: (Scavenge|Mark-Compact)/m, 'a --trace-gc line from a child');
+  });
+
+  it('refuses a --node-flags value that is not a Node flag, before starting anything', { timeout: 30_000 }, async () => {
+    const child = spawnTsx('bench/run.ts', ['--node-flags', '--trace-gc ; rm']);
+    const out = captureOutput(child);
+    const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+    assert.notEqual(code, 0);
+    assert.match(out.stderr, /--node-flags: ";" is not a Node flag \(--name or --name=value\)/);
+    assert.doesNotMatch(out.stderr, /compiling a snapshot/);
   });
 });
