@@ -5,8 +5,9 @@
 // One incremental, validating pass over a JSON text fed in chunks: the RFC 8259 grammar as
 // `JSON.parse(bytes.toString('utf8'))` accepts it, the depth/node bounds, and the facts the
 // JSON stage needs (src/mcp/json-scan.ts documents them: top-level `jsonrpc`/`id` ranges,
-// `result`/`error` presence, `result.structuredContent` range, `textMayHoldObject`,
-// `numberMayBeLossy`). String contents, most of an MCP message, are skipped 16 bytes at a
+// `result`/`error` presence, `result.structuredContent` range, the ranges of
+// `result.isError`, `result.resultType` and of each `result.content` item's `text` and `type`
+// strings, `textMayHoldObject`, `numberMayBeLossy`). String contents, most of an MCP message, are skipped 16 bytes at a
 // time (a long string: 64) with SIMD compares (quote, backslash, control character); below
 // depth 2, compact members (`"key":"value",`) are read in one run and numbers whole.
 //
@@ -17,8 +18,8 @@
 // Protocol with the JavaScript side (all offsets in bytes):
 // - `chunkPtr()`: where the caller copies a chunk (at most CHUNK_CAPACITY bytes) before `scan`
 //   (which writes 4 zero bytes right after it, in the area's slack: scanChunk).
-// - `statePtr()`: the scanner state, I32_SLOTS int32 slots (the last ones hold the bytes of
-//   the key being read) then F64_SLOTS float64 slots (slot numbers below, mirrored in
+// - `statePtr()`: the scanner state, I32_SLOTS int32 slots (eight of them, from I_KEY, hold
+//   the bytes of the key being read) then F64_SLOTS float64 slots (slot numbers below, mirrored in
 //   src/mcp/json-scan.ts). The state of the scanner being fed is
 //   there during a call (the caller keeps it there between calls of the same scanner and
 //   swaps states when another scanner is fed); one instance serves every scanner of the
@@ -79,7 +80,13 @@ const I_TABLE: i32 = 38; // 1: record the members of a top-level object in TABLE
 const I_TABLE_COUNT: i32 = 39; // members begun (past MAX_MEMBERS only counted)
 /** Slots 40..47 hold the first bytes of the key being read (up to 32 bytes, MEMBER_KEY_MAX used), so they travel with the state. */
 const I_KEY: i32 = 40;
-const I32_SLOTS: i32 = 48;
+// The checks of a tool result read from the scan (src/response/scanned-result.ts):
+const I_ITEM_TYPE_BITS: i32 = 48; // bit k: item k (< MAX_ITEMS) has a string `type`, range in F_ITEM_TYPE
+const I_TYPE_PENDING: i32 = 49; // an item's `type` key was read: its value is next
+const I_TYPE_CAPTURE: i32 = 50; // that value is a string being read
+const I_HAS_IS_ERROR: i32 = 51; // the last `result` has an `isError` member, range in F_IS_ERROR_*
+const I_HAS_RESULT_TYPE: i32 = 52; // the last `result` has a `resultType` member, range in F_RESULT_TYPE_*
+const I32_SLOTS: i32 = 56;
 // Float64 slots (absolute byte offsets in the text).
 const F_CONSUMED: i32 = 0;
 const F_CAPTURE_START: i32 = 1;
@@ -92,8 +99,14 @@ const F_SC_END: i32 = 7;
 const F_FAIL_OFFSET: i32 = 8;
 const F_RESULT_END: i32 = 9; // the `}` that closes the last `result` object
 const F_ITEM_START: i32 = 10; // start of the item `text` string being read
+const F_TYPE_START: i32 = 11; // start of the item `type` string being read
+const F_IS_ERROR_START: i32 = 12; // [start, end) of the last `result`'s last `isError` value
+const F_IS_ERROR_END: i32 = 13;
+const F_RESULT_TYPE_START: i32 = 14; // [start, end) of the last `result`'s last `resultType` value
+const F_RESULT_TYPE_END: i32 = 15;
 const F_ITEM_TEXT: i32 = 16; // [start, end) of item k's `text` string at 16 + 2k
-const F64_SLOTS: i32 = 48;
+const F_ITEM_TYPE: i32 = 48; // [start, end) of item k's `type` string at 48 + 2k
+const F64_SLOTS: i32 = 80;
 /** Items of `result.content` whose `text` ranges are kept. */
 const MAX_ITEMS: i32 = 16;
 /** Members of a top-level object recorded in TABLE. */
@@ -173,6 +186,9 @@ const NAME_ERROR: usize = memory.data<u8>([0x65, 0x72, 0x72, 0x6f, 0x72]);
 const TEXT_U32: u32 = 0x74786574;
 const NAME_CONTENT: usize = memory.data<u8>([0x63, 0x6f, 0x6e, 0x74, 0x65, 0x6e, 0x74]);
 const NAME_TEXT: usize = memory.data<u8>([0x74, 0x65, 0x78, 0x74]);
+const NAME_TYPE: usize = memory.data<u8>([0x74, 0x79, 0x70, 0x65]);
+const NAME_IS_ERROR: usize = memory.data<u8>([0x69, 0x73, 0x45, 0x72, 0x72, 0x6f, 0x72]);
+const NAME_RESULT_TYPE: usize = memory.data<u8>([0x72, 0x65, 0x73, 0x75, 0x6c, 0x74, 0x54, 0x79, 0x70, 0x65]);
 const NAME_SC: usize = memory.data<u8>([0x73, 0x74, 0x72, 0x75, 0x63, 0x74, 0x75, 0x72, 0x65, 0x64, 0x43, 0x6f, 0x6e, 0x74, 0x65, 0x6e, 0x74]);
 
 const STACK: usize = (__heap_base + 15) & ~<usize>15;
@@ -486,9 +502,11 @@ function keyEnd(q: usize): void {
 function resetContent(): void {
   setI(I_ITEM_COUNT, 0);
   setI(I_ITEM_TEXT_BITS, 0);
+  setI(I_ITEM_TYPE_BITS, 0);
   setI(I_ITEMS_PLAIN, 1);
   setI(I_CONTENT_ARRAY, 0);
   setI(I_TEXT_PENDING, 0);
+  setI(I_TYPE_PENDING, 0);
 }
 
 /** Field `field` of the current (last begun) TABLE entry. */
@@ -511,11 +529,17 @@ function keyDone(): void {
     const k = getI(I_ITEM_COUNT) - 1;
     if (text && k < MAX_ITEMS) setI(I_ITEM_TEXT_BITS, getI(I_ITEM_TEXT_BITS) & ~(1 << k));
     setI(I_TEXT_PENDING, text ? 1 : 0);
+    // A later `type` replaces an earlier one (JSON.parse: the last key wins), whatever its value.
+    const type = !keyEscaped && !text && keyIs(NAME_TYPE, 4);
+    if (type && k < MAX_ITEMS) setI(I_ITEM_TYPE_BITS, getI(I_ITEM_TYPE_BITS) & ~(1 << k));
+    setI(I_TYPE_PENDING, type ? 1 : 0);
     return;
   }
   if (depth == 2 && inResult) {
     if (keyEscaped) scEscapedKey = 1;
     else if (keyIs(NAME_SC, MEMBER_KEY_MAX)) captureKey = 3;
+    else if (keyIs(NAME_IS_ERROR, 7)) captureKey = 4;
+    else if (keyIs(NAME_RESULT_TYPE, 10)) captureKey = 5;
     else if (keyIs(NAME_CONTENT, 7)) {
       resetContent();
       contentState = CONTENT_PENDING;
@@ -535,6 +559,8 @@ function keyDone(): void {
     resultPending = 1;
     // A later `result` replaces an earlier one (JSON.parse: the last key wins).
     hasSc = 0;
+    setI(I_HAS_IS_ERROR, 0);
+    setI(I_HAS_RESULT_TYPE, 0);
     scEscapedKey = 0;
     contentState = CONTENT_NONE;
     resetContent();
@@ -554,6 +580,15 @@ function valueDoneAt(absoluteEnd: f64): void {
       setF(F_ITEM_TEXT + 2 * k + 1, absoluteEnd);
       setI(I_ITEM_TEXT_BITS, getI(I_ITEM_TEXT_BITS) | (1 << k));
     }
+  } else if (depth == 4 && contentState == CONTENT_OPEN && getI(I_TYPE_CAPTURE)) {
+    // The string value of an item's `type` ended.
+    setI(I_TYPE_CAPTURE, 0);
+    const k = getI(I_ITEM_COUNT) - 1;
+    if (k < MAX_ITEMS) {
+      setF(F_ITEM_TYPE + 2 * k, getF(F_TYPE_START));
+      setF(F_ITEM_TYPE + 2 * k + 1, absoluteEnd);
+      setI(I_ITEM_TYPE_BITS, getI(I_ITEM_TYPE_BITS) | (1 << k));
+    }
   }
   if (captureStart < 0 || depth != captureDepth) return;
   if (captureKey == 1) {
@@ -564,10 +599,18 @@ function valueDoneAt(absoluteEnd: f64): void {
     hasId = 1;
     idStart = captureStart;
     idEnd = absoluteEnd;
-  } else {
+  } else if (captureKey == 3) {
     hasSc = 1;
     scStart = captureStart;
     scEnd = absoluteEnd;
+  } else if (captureKey == 4) {
+    setI(I_HAS_IS_ERROR, 1);
+    setF(F_IS_ERROR_START, captureStart);
+    setF(F_IS_ERROR_END, absoluteEnd);
+  } else {
+    setI(I_HAS_RESULT_TYPE, 1);
+    setF(F_RESULT_TYPE_START, captureStart);
+    setF(F_RESULT_TYPE_END, absoluteEnd);
   }
   captureStart = -1;
   captureKey = 0;
@@ -697,6 +740,12 @@ function beginValue(b: i32, p: usize): i32 {
         if (b == 0x22) {
           setI(I_TEXT_CAPTURE, 1);
           setF(F_ITEM_START, at(p));
+        }
+      } else if (depth == 4 && getI(I_TYPE_PENDING)) {
+        setI(I_TYPE_PENDING, 0);
+        if (b == 0x22) {
+          setI(I_TYPE_CAPTURE, 1);
+          setF(F_TYPE_START, at(p));
         }
       }
     }

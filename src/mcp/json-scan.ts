@@ -97,6 +97,14 @@ export interface TopMembers {
   readonly resultPlainKeys: boolean;
   /** Offset of the `}` that closes the last `result` (when it is an object). */
   readonly resultEnd: number | undefined;
+  /**
+   * Range of the last `result`'s last `isError` value (any JSON value), or undefined: absent,
+   * or `result` is not an object. Read only when `resultPlainKeys` (an escaped key may be
+   * another `isError`).
+   */
+  readonly isError: ByteRange | undefined;
+  /** Range of the last `result`'s last `resultType` value (any JSON value), as `isError`. */
+  readonly resultType: ByteRange | undefined;
   /** The last `result`'s last `content`, when it is an array. */
   readonly content: ContentItems | undefined;
 }
@@ -114,6 +122,12 @@ export interface ContentItems {
   readonly plainKeys: boolean;
   /** Range of the `text` string (quotes included) of items 0 .. min(count, SCAN_CONTENT_ITEMS) - 1. */
   readonly texts: readonly (ByteRange | undefined)[];
+  /**
+   * Range of the `type` string (quotes included) of the same items: the last `type` key's
+   * value, undefined when that value is not a string, when the item has no `type` or is not
+   * an object.
+   */
+  readonly types: readonly (ByteRange | undefined)[];
 }
 
 /** A complete, valid JSON text within the bounds. */
@@ -187,8 +201,11 @@ const I_HAS_RESULT_END = 36;
 const I_CONTENT_ARRAY = 37;
 const I_TABLE = 38;
 const I_TABLE_COUNT = 39;
-/** Int32 slots, the last 8 of which carry the bytes of the key being read. */
-const I32_SLOTS = 48;
+const I_ITEM_TYPE_BITS = 48;
+const I_HAS_IS_ERROR = 51;
+const I_HAS_RESULT_TYPE = 52;
+/** Int32 slots (8 of them, from 40, carry the bytes of the key being read). */
+const I32_SLOTS = 56;
 const F_CAPTURE_START = 1;
 const F_JSONRPC_START = 2;
 const F_JSONRPC_END = 3;
@@ -198,8 +215,13 @@ const F_SC_START = 6;
 const F_SC_END = 7;
 const F_FAIL_OFFSET = 8;
 const F_RESULT_END = 9;
+const F_IS_ERROR_START = 12;
+const F_IS_ERROR_END = 13;
+const F_RESULT_TYPE_START = 14;
+const F_RESULT_TYPE_END = 15;
 const F_ITEM_TEXT = 16;
-const F64_SLOTS = 48;
+const F_ITEM_TYPE = 48;
+const F64_SLOTS = 80;
 /** Items of `result.content` whose `text` ranges the scan keeps (assembly/json-scan.ts MAX_ITEMS). */
 export const SCAN_CONTENT_ITEMS = 16;
 
@@ -350,6 +372,8 @@ export class JsonScanner {
               structuredContent: i32[s + I_HAS_SC] && !i32[s + I_SC_ESCAPED_KEY] ? [f64[f + F_SC_START]!, f64[f + F_SC_END]!] : undefined,
               resultPlainKeys: hasResult && i32[s + I_SC_ESCAPED_KEY] === 0,
               resultEnd: i32[s + I_HAS_RESULT_END] ? f64[f + F_RESULT_END]! : undefined,
+              isError: i32[s + I_HAS_IS_ERROR] ? [f64[f + F_IS_ERROR_START]!, f64[f + F_IS_ERROR_END]!] : undefined,
+              resultType: i32[s + I_HAS_RESULT_TYPE] ? [f64[f + F_RESULT_TYPE_START]!, f64[f + F_RESULT_TYPE_END]!] : undefined,
               content: i32[s + I_CONTENT_ARRAY] ? contentItems(i32, f64) : undefined,
             }
           : undefined,
@@ -436,11 +460,14 @@ export class JsonScanner {
 function contentItems(i32: Int32Array, f64: Float64Array): ContentItems {
   const count = i32[STATE_I32 + I_ITEM_COUNT]!;
   const bits = i32[STATE_I32 + I_ITEM_TEXT_BITS]!;
+  const typeBits = i32[STATE_I32 + I_ITEM_TYPE_BITS]!;
   const texts: (ByteRange | undefined)[] = [];
+  const types: (ByteRange | undefined)[] = [];
   for (let k = 0; k < Math.min(count, SCAN_CONTENT_ITEMS); k++) {
     texts.push(bits & (1 << k) ? [f64[STATE_F64 + F_ITEM_TEXT + 2 * k]!, f64[STATE_F64 + F_ITEM_TEXT + 2 * k + 1]!] : undefined);
+    types.push(typeBits & (1 << k) ? [f64[STATE_F64 + F_ITEM_TYPE + 2 * k]!, f64[STATE_F64 + F_ITEM_TYPE + 2 * k + 1]!] : undefined);
   }
-  return { count, plainKeys: i32[STATE_I32 + I_ITEMS_PLAIN] === 1, texts };
+  return { count, plainKeys: i32[STATE_I32 + I_ITEMS_PLAIN] === 1, texts, types };
 }
 
 /** Scans a whole JSON text at once (tests, and callers that already hold the bytes). */

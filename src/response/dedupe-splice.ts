@@ -6,8 +6,8 @@
  * alone; `undefined` for every other answer, which the caller then takes through the parse
  * path.
  *
- * How: scanned-result.ts answers the parse path's checks from the message with its located
- * texts and its `structuredContent` elided. Each located text is decoded and scanned from its
+ * How: scanned-result.ts answers the parse path's checks from the scan's ranges (the
+ * response's id, `isError`, `resultType`, the items' `type`s). Each located text is decoded and scanned from its
  * bytes (mcp/lift-text.ts judgeStringText). A text whose decoded UTF-8 bytes are exactly the
  * seller's bytes of `structuredContent` (what a seller's `JSON.stringify(structuredContent)`
  * gives) is a copy: the same text parses to the same value, which is the parse path's
@@ -19,7 +19,7 @@
  * an object; a text holding an object that is not byte-equal to `structuredContent` (it may
  * still be deep-equal: another key order, spacing or number spelling); a text the judge leaves
  * undecided (a lone surrogate, more members than the scan records, a number that loses
- * digits); an unlocated text (past SCAN_CONTENT_ITEMS items) holding an object; no copy.
+ * digits); no copy.
  * Texts that hold no object, are over a bound, or are `adcp_error`-only are no copy in either
  * path (an `adcp_error`-only `structuredContent` is never deduped: no text equal to it is
  * counted, so nothing is found and the parse path leaves it).
@@ -31,10 +31,9 @@
 import type { Exchange } from '../exchange.js';
 import type { ByteRange, JsonScanSummary } from '../mcp/json-scan.js';
 import { BACKSLASH, CR, LBRACE, LF, SPACE, TAB } from '../mcp/json-bytes.js';
-import { isJsonObject, ownValue, parseTextObject } from '../mcp/extract.js';
 import { judgeStringText } from '../mcp/lift-text.js';
 import { summarizeShape } from '../mcp/summary.js';
-import { scannedToolResult } from './scanned-result.js';
+import { isTextItem, scannedToolResult } from './scanned-result.js';
 import { bodyPool } from './body-pool.js';
 
 /**
@@ -47,20 +46,16 @@ export function spliceDedupe(exchange: Exchange, body: Buffer, scan: JsonScanSum
   if (sc === undefined || body[sc[0]] !== LBRACE) return undefined;
   const found = scannedToolResult(exchange, body, scan);
   if (found === undefined) return undefined;
-  const { items, content, bounds } = found;
+  const { items, bounds } = found;
   const structured = body.subarray(sc[0], sc[1]);
 
   // normalize.ts summarizeCopies, from the first item on.
   const copies: ByteRange[] = [];
   let summary: Buffer | undefined;
-  for (let i = 0; i < content.length; i++) {
-    const item: unknown = content[i];
-    if (!isJsonObject(item) || ownValue(item, 'type') !== 'text') continue;
+  for (let i = 0; i < items.count; i++) {
     const range = items.texts[i];
-    if (range === undefined) {
-      if (parseTextObject(ownValue(item, 'text'), bounds) === undefined) continue;
-      return undefined; // an object: it may be a copy
-    }
+    // Not a text item, or one whose `text` is no string: neither extracted nor a copy.
+    if (range === undefined || !isTextItem(body, items, i)) continue;
     // A text whose first bytes already tell it apart is judged without decoding it whole.
     const prefix = textPrefixVerdict(body, range, structured);
     if (prefix === 'not_object') continue;

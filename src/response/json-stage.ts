@@ -18,7 +18,8 @@ import { bodyPool } from './body-pool.js';
 import type { BodySource } from './body-source.js';
 import type { PipelineHooks } from './pipeline.js';
 import { isResponseToExchange } from './rewrite.js';
-import { jsonValueIs, mayRewrite, rewriteScanned, spliceScanned } from './scanned-message.js';
+import { mayRewrite, rewriteScanned, spliceScanned } from './scanned-message.js';
+import { jsonValueIs } from './json-value-at.js';
 
 export interface UpstreamBody {
   statusCode: number;
@@ -192,7 +193,7 @@ function boundsBreach(exchange: Exchange, failure: JsonScanFailure | undefined):
 /**
  * The JSON-RPC checks of the parse path, answered from the scan's top-level members: a
  * message (`jsonrpc: "2.0"`), and for a request the response carrying its id (`result` or
- * `error`). Only the small `jsonrpc` and `id` values are read (scanned-message.ts jsonValueIs).
+ * `error`). Only the small `jsonrpc` and `id` values are read (json-value-at.ts jsonValueIs).
  */
 function answersExchange(exchange: Exchange, body: Buffer, members: TopMembers): boolean {
   if (!jsonValueIs(body, members.jsonrpc, '2.0')) return false;

@@ -5,8 +5,8 @@
  * answers whose outcome can be told from the scan alone; `undefined` for every other answer,
  * which the caller then takes through the parse path.
  *
- * How: scanned-result.ts answers the parse path's checks from the message with its located
- * texts elided. The located texts are judged from their bytes (mcp/lift-text.ts: decoded and
+ * How: scanned-result.ts answers the parse path's checks from the scan's ranges (the
+ * response's id, `isError`, `resultType`, the items' `type`s). The located texts are judged from their bytes (mcp/lift-text.ts: decoded and
  * scanned in WebAssembly, with the top-level members the summary shows). The output is then
  * what splice.ts writes for the lift: the seller's bytes with the lifted item's text replaced
  * by the summary and `,"structuredContent":` + the text's bytes appended to `result`.
@@ -25,10 +25,9 @@
  */
 import type { Exchange } from '../exchange.js';
 import type { JsonScanSummary } from '../mcp/json-scan.js';
-import { isAdcpErrorOnly, isJsonObject, ownValue, parseTextObject } from '../mcp/extract.js';
 import { judgeStringText } from '../mcp/lift-text.js';
 import { summarizeShape, type SummaryShape } from '../mcp/summary.js';
-import { scannedToolResult } from './scanned-result.js';
+import { isTextItem, scannedToolResult } from './scanned-result.js';
 import { bodyPool } from './body-pool.js';
 import { SC_MEMBER } from './splice.js';
 
@@ -43,30 +42,24 @@ export function spliceLegacyLift(exchange: Exchange, body: Buffer, scan: JsonSca
   // No `structuredContent` in the scan of a `result` with plain keys (scannedToolResult) is none in the parse either.
   const end = found?.members.resultEnd;
   if (found === undefined || end === undefined) return undefined;
-  const { items, content, bounds } = found;
+  const { items, bounds } = found;
 
   // The text fallback's walk (extract.ts findTextObject), then the copies' (normalize.ts summarizeCopies).
   let lift: { index: number; shape: SummaryShape; bytes: Uint8Array } | undefined;
   let liftCopied = false;
-  for (let i = 0; i < content.length; i++) {
-    const item: unknown = content[i];
-    if (!isJsonObject(item) || ownValue(item, 'type') !== 'text') continue;
+  for (let i = 0; i < items.count; i++) {
+    const range = items.texts[i];
+    // Not a text item, or one whose `text` is no string: neither lifted nor a copy.
+    if (range === undefined || !isTextItem(body, items, i)) continue;
     if (lift !== undefined && !liftCopied) {
       // The lifted bytes are a view of the scan's memory, which the next scan may overwrite or grow.
       lift.bytes = Buffer.from(lift.bytes);
       liftCopied = true;
     }
-    const range = items.texts[i];
-    if (range !== undefined) {
-      const judged = judgeStringText(body, range, bounds);
-      if (judged === 'skip') continue; // no object, or adcp_error-only: neither lifted nor a copy
-      if (judged === 'unknown' || lift !== undefined) return undefined; // undecided, or may be a copy of the lifted object
-      lift = { index: i, shape: judged.shape, bytes: judged.bytes };
-      continue;
-    }
-    const parsed = parseTextObject(ownValue(item, 'text'), bounds);
-    if (parsed === undefined || (lift === undefined && isAdcpErrorOnly(parsed))) continue;
-    return undefined; // a short text to lift, or one that may be a copy
+    const judged = judgeStringText(body, range, bounds);
+    if (judged === 'skip') continue; // no object, or adcp_error-only: neither lifted nor a copy
+    if (judged === 'unknown' || lift !== undefined) return undefined; // undecided, or may be a copy of the lifted object
+    lift = { index: i, shape: judged.shape, bytes: judged.bytes };
   }
   if (lift === undefined) return undefined;
 

@@ -1,47 +1,46 @@
 /**
  * The checks the two scan-based rewrites share (lift-splice.ts: the lift of a legacy text-only
  * result; dedupe-splice.ts: the dedupe of a text copy of `structuredContent`): whether the
- * scanned answer is a tool result those rewrites may handle, answered without `JSON.parse` of
- * the whole message. Both then write the parse path's exact bytes (rewrite.ts -> normalize.ts
- * -> splice.ts) or decline (`undefined`: the caller takes the parse path).
+ * scanned answer is a tool result those rewrites may handle, answered without `JSON.parse`.
+ * Both then write the parse path's exact bytes (rewrite.ts -> normalize.ts -> splice.ts) or
+ * decline (`undefined`: the caller takes the parse path).
  *
- * How: the JSON scan of the body (json-scan.ts members) gives the byte range of each
- * `result.content[k].text` string (the first SCAN_CONTENT_ITEMS items) and of
- * `result.structuredContent`. The message with those ranges elided (each replaced by `""`)
- * is a few hundred bytes: parsed, it answers every check of the parse path that does not
- * need the elided values (the response to the exchange's request, `resultType`, `isError`,
- * the items' `type`s, texts past the located ones). Issue 5 (1 KiB to 4 MiB tool results:
- * the parse path's `JSON.parse` of the message was its largest cost).
+ * How: the JSON scan of the body (json-scan.ts members) gives the byte ranges of the top-level
+ * `jsonrpc` and `id`, of `result.isError`, `result.resultType` and `result.structuredContent`,
+ * and of each `result.content[k].text` and `.type` string (the first SCAN_CONTENT_ITEMS
+ * items), each the last one written, as `JSON.parse` keeps. The checks of the parse path that
+ * do not need the texts (the response to the exchange's request, `resultType`, `isError`,
+ * the items' `type`s) read those small values from the bytes (json-value-at.ts). Issue 5
+ * (1 KiB to 4 MiB tool results): until 2026-12-01 they parsed the message with the texts and
+ * `structuredContent` elided, which cost 9-15 µs of gateway CPU per 1 KiB (b) result in the
+ * bench (bench/README.md, "A cost in process is not the cost in the bench").
  *
  * Handled, else undefined: a `tools/call` / `tasks/result` response to the exchange's request
  * (a `CallToolResult` at `result`), normalization on for this host, every key unescaped, no
  * number outside strings that may lose digits (the parse path's raw-message check,
  * rewrite.ts), a valid UTF-8 body (splice.ts re-serializes otherwise), at least one located
- * text, `result` an object without a truthy `isError` and with `resultType` absent or
- * `"complete"`, `content` an array of the scanned count.
+ * text, at most SCAN_CONTENT_ITEMS items, `result` an object without a truthy `isError` and
+ * with `resultType` absent or `"complete"`, `content` an array.
  */
 import { isUtf8 } from 'node:buffer';
 import type { Exchange } from '../exchange.js';
-import type { ByteRange, ContentItems, JsonScanSummary, TopMembers } from '../mcp/json-scan.js';
-import { isJsonObject, ownValue } from '../mcp/extract.js';
+import { SCAN_CONTENT_ITEMS, type ByteRange, type ContentItems, type JsonScanSummary, type TopMembers } from '../mcp/json-scan.js';
 import type { TextJsonBounds } from '../mcp/types.js';
-import { isResponseToExchange, toolResultLocation } from './rewrite.js';
+import { toolResultLocation } from './rewrite.js';
+import { jsonValueIs } from './json-value-at.js';
 
 /** A scanned tool result that passed the shared checks. */
 export interface ScannedToolResult {
   readonly members: TopMembers;
+  /** `result.content`: every item is located (`count` <= SCAN_CONTENT_ITEMS). */
   readonly items: ContentItems;
-  /** `result.content` parsed from the elided message: each located text reads `""`. */
-  readonly content: readonly unknown[];
   /** The bounds normalization applies to a text (normalize.ts NormalizeOptions). */
   readonly bounds: Required<TextJsonBounds>;
 }
 
 /**
- * The tool result of the scanned `body`, or undefined when the scan-based rewrites do not
- * handle it (see the module docs).
- *
- * @param body the seller's message bytes; `scan` its successful scan (json-scan.ts)
+ * The shared checks for `body` (the seller's message bytes) and its successful `scan`; the
+ * scan's members and the text bounds when they pass, else undefined.
  */
 export function scannedToolResult(exchange: Exchange, body: Buffer, scan: JsonScanSummary): ScannedToolResult | undefined {
   const members = scan.members;
@@ -49,43 +48,37 @@ export function scannedToolResult(exchange: Exchange, body: Buffer, scan: JsonSc
   const { rpc, limits } = exchange;
   if (members === undefined || items === undefined || !members.plainKeys || !members.resultPlainKeys || !items.plainKeys || scan.numberMayBeLossy) return undefined;
   if (!exchange.normalize || rpc.kind !== 'request' || rpc.method === undefined || toolResultLocation(rpc.method, exchange.protocolVersion) !== 'result') return undefined;
-  const elided: ByteRange[] = items.texts.filter((range) => range !== undefined);
-  if (elided.length === 0 || !isUtf8(body)) return undefined;
-  if (members.structuredContent !== undefined) elided.push(members.structuredContent);
-
-  const message = parseElided(body, elided);
-  if (!isJsonObject(message) || message.jsonrpc !== '2.0' || !isResponseToExchange(exchange, message)) return undefined;
-  const result = ownValue(message, 'result');
-  if (!isJsonObject(result) || ownValue(result, 'isError')) return undefined;
-  if (Object.hasOwn(result, 'resultType') && result.resultType !== 'complete') return undefined;
-  const content = ownValue(result, 'content');
-  if (!Array.isArray(content) || content.length !== items.count) return undefined;
+  // Items past the located ones would need their values: the parse path decides.
+  if (items.count > SCAN_CONTENT_ITEMS || !items.texts.some((range) => range !== undefined)) return undefined;
+  // The response to the request (rewrite.ts isResponseToExchange), whose `result` is an object.
+  if (!jsonValueIs(body, members.jsonrpc, '2.0') || !jsonValueIs(body, members.id, rpc.id) || members.resultEnd === undefined) return undefined;
+  if (isTruthy(body, members.isError)) return undefined;
+  if (members.resultType !== undefined && !jsonValueIs(body, members.resultType, 'complete')) return undefined;
+  if (!isUtf8(body)) return undefined;
   const bounds = { maxTextBytes: limits.max_response_bytes, maxDepth: limits.max_json_depth, maxNodes: limits.max_json_nodes };
-  return { members, items, content, bounds };
+  return { members, items, bounds };
 }
 
 /**
- * `JSON.parse` of `body` with each of `ranges` (string or object values, not overlapping, in
- * any order) replaced by `""`; undefined if it does not parse. The kept bytes are gathered
- * into one buffer and decoded once.
+ * Whether item `k` of a checked result is a text item: an object whose (last) `type` is the
+ * string `"text"` (normalize.ts: only those are extracted or deduped). A scanned item with no
+ * `type` range is not one: it is no object, has no `type`, or a `type` that is no string.
  */
-function parseElided(body: Buffer, ranges: ByteRange[]): unknown {
-  ranges.sort((a, b) => a[0] - b[0]);
-  let length = body.length;
-  for (const [start, end] of ranges) length -= end - start - 2;
-  const kept = Buffer.allocUnsafe(length);
-  let at = 0;
-  let out = 0;
-  for (const [start, end] of ranges) {
-    out += body.copy(kept, out, at, start);
-    kept[out++] = 0x22;
-    kept[out++] = 0x22;
-    at = end;
-  }
-  body.copy(kept, out, at);
-  try {
-    return JSON.parse(kept.toString('utf8'));
-  } catch {
-    return undefined; // not reached after a successful scan
-  }
+export function isTextItem(body: Buffer, items: ContentItems, k: number): boolean {
+  return jsonValueIs(body, items.types[k], 'text');
+}
+
+/**
+ * JavaScript truthiness of the JSON value at `range` (undefined: absent, falsy), as the parse
+ * path's `if (result.isError)` reads it: `false`, `null`, `""` and any spelling of zero are
+ * falsy; every other value is truthy (an escape always stands for a character, so only `""`
+ * is the empty string).
+ */
+function isTruthy(body: Buffer, range: ByteRange | undefined): boolean {
+  if (range === undefined) return false;
+  const first = body[range[0]];
+  if (first === 0x66 /* f */ || first === 0x6e /* n */) return false;
+  if (first === 0x22 /* " */) return range[1] - range[0] > 2;
+  if (first === 0x2d /* - */ || (first! >= 0x30 && first! <= 0x39)) return Number(body.toString('latin1', range[0], range[1])) !== 0;
+  return true; // true, an object, an array
 }

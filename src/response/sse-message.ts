@@ -28,7 +28,8 @@ import { firstSignificant } from '../mcp/extract.js';
 import { LBRACE, LBRACKET } from '../mcp/json-bytes.js';
 import { scanJson } from '../mcp/json-scan.js';
 import { isResponseToExchange } from './rewrite.js';
-import { mayRewrite, rewriteScanned, spliceScanned, valueAt } from './scanned-message.js';
+import { mayRewrite, rewriteScanned, spliceScanned } from './scanned-message.js';
+import { valueAt } from './json-value-at.js';
 
 /** The outcome of {@link inspectEventData}. */
 export type EventDataVerdict =

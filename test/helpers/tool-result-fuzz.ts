@@ -57,6 +57,48 @@ export class ParsePathComparison {
   }
 }
 
+/**
+ * `result` members beside `content` that the shared checks read from the scan
+ * (src/response/scanned-result.ts): `isError` and `resultType` in many JSON spellings, the
+ * last of duplicates winning, as `JSON.parse` keeps.
+ */
+export const RESULT_EXTRAS: readonly string[] = [
+  '',
+  ',"isError":false',
+  ',"isError":true',
+  ',"isError":0',
+  ',"isError":-0.0',
+  ',"isError":1e-400',
+  ',"isError":2',
+  ',"isError":""',
+  ',"isError":"no"',
+  ',"isError":"\\u0000"',
+  ',"isError":null',
+  ',"isError":{}',
+  ',"isError":[]',
+  ',"isError":true,"isError":false',
+  ',"isError":false,"isError":1',
+  ',"resultType":"complete"',
+  ',"resultType":"compl\\u0065te"',
+  ',"resultType":"task"',
+  ',"resultType":null',
+  ',"resultType":"task","resultType":"complete"',
+  ',"_meta":{"k":1}',
+];
+
+/** An item holding `text` (a JSON string literal) whose `type` is spelled otherwise, repeated, not a string, or absent. */
+export function typeVariantItem(g: ReturnType<typeof generator>, text: string): string {
+  return g.pick([
+    `{"type":"t\\u0065xt","text":${text}}`,
+    `{"type":"text","type":"image","text":${text}}`,
+    `{"type":"image","text":${text},"type":"text"}`,
+    `{"type":1,"text":${text}}`,
+    `{"type":["text"],"text":${text}}`,
+    `{"text":${text}}`,
+    `{"type":"text","text":${text},"type":null}`,
+  ]);
+}
+
 const KEYS = ['status', 'products', 'message', 'adcp_error', '__proto__', '0', '7', '4294967295', 'caf\u00e9', 'a b', 'x'.repeat(70), 'next_cursor', 'errors', 'k\ud83d\ude00'];
 
 export function generator(seed: number): { text: () => string; string: (s: string) => string; pick: <T>(a: readonly T[]) => T; chance: (p: number) => boolean; int: (n: number) => number } {

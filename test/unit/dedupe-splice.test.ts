@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import type { Exchange } from '../../src/exchange.js';
 import { scanJson } from '../../src/mcp/json-scan.js';
 import { spliceDedupe } from '../../src/response/dedupe-splice.js';
-import { LIMITS, ParsePathComparison, exchange, generator, parsePath } from '../helpers/tool-result-fuzz.js';
+import { LIMITS, ParsePathComparison, RESULT_EXTRAS, exchange, generator, parsePath, typeVariantItem } from '../helpers/tool-result-fuzz.js';
 
 function fastPath(ex: Exchange, body: Buffer): Buffer | undefined {
   const scan = scanJson(body, { maxDepth: ex.limits.max_json_depth, maxNodes: ex.limits.max_json_nodes });
@@ -147,10 +147,11 @@ test('randomized results with structuredContent: whenever the fast path answers,
           () => '{"type":"image","data":"eA==","mimeType":"image/png"}',
           () => `{"type":"resource","text":${g.string(sc)}}`,
           () => `{"text":${g.string(g.text())},"type":"text","text":${g.string(sc)}}`,
+          () => typeVariantItem(g, g.string(sc)),
         ])(),
       );
     }
-    const extra = g.pick(['', ',"isError":false', ',"isError":true', ',"resultType":"complete"', ',"_meta":{"k":1}']);
+    const extra = g.pick(RESULT_EXTRAS);
     const result = g.chance(0.5) ? `"content":[${items.join(',')}],"structuredContent":${sc}${extra}` : `"structuredContent":${sc},"content":[${items.join(',')}]${extra}`;
     const body = Buffer.from(`{"jsonrpc":"2.0","id":7,"result":{${result}}}`, 'utf8');
     const limits = g.pick([LIMITS, { ...LIMITS, max_json_nodes: 40 }, { ...LIMITS, max_json_depth: 5 }]);

@@ -65,11 +65,14 @@ function reference(b: Uint8Array, limits: JsonScanLimits): JsonScanResult {
     /** A key of the last `result` is written with an escape. */
     resultEscaped: false,
     resultEnd: undefined as number | undefined,
+    isError: undefined as ByteRange | undefined,
+    resultType: undefined as ByteRange | undefined,
     content: undefined as ContentItems | undefined,
     // The `content` array being read:
     count: 0,
     itemsPlain: true,
     texts: [] as (ByteRange | undefined)[],
+    types: [] as (ByteRange | undefined)[],
   };
   const syntax = (at: number): never => {
     throw new Stop({ ok: false, reason: 'syntax', offset: at });
@@ -173,6 +176,8 @@ function reference(b: Uint8Array, limits: JsonScanLimits): JsonScanResult {
           m.sc = undefined;
           m.resultEscaped = false;
           m.resultEnd = undefined;
+          m.isError = undefined;
+          m.resultType = undefined;
           m.content = undefined;
           child = 'result';
         } else if (key.raw === 'error') m.hasError = true;
@@ -185,13 +190,17 @@ function reference(b: Uint8Array, limits: JsonScanLimits): JsonScanResult {
       } else if (role === 'item') {
         if (key.escaped) m.itemsPlain = false;
         if (plain('text')) m.texts[m.count - 1] = undefined;
+        if (plain('type')) m.types[m.count - 1] = undefined;
       }
       const kind = readValue(child, key.escaped || key.raw === 'text');
       const range: ByteRange = [start, i];
       if (role === 'top' && plain('jsonrpc')) m.jsonrpc = range;
       if (role === 'top' && plain('id')) m.id = range;
       if (role === 'result' && plain('structuredContent')) m.sc = range;
+      if (role === 'result' && plain('isError')) m.isError = range;
+      if (role === 'result' && plain('resultType')) m.resultType = range;
       if (role === 'item' && plain('text') && kind === 0x22) m.texts[m.count - 1] = range;
+      if (role === 'item' && plain('type') && kind === 0x22) m.types[m.count - 1] = range;
       skipWs();
       const c = peek();
       if (c === 0x7d) {
@@ -242,9 +251,13 @@ function reference(b: Uint8Array, limits: JsonScanLimits): JsonScanResult {
           m.count = 0;
           m.itemsPlain = true;
           m.texts = [];
+          m.types = [];
         }
         readArrayBody(role);
-        if (role === 'content') m.content = { count: m.count, plainKeys: m.itemsPlain, texts: Array.from({ length: Math.min(m.count, SCAN_CONTENT_ITEMS) }, (_, k) => m.texts[k]) };
+        if (role === 'content') {
+          const kept = Math.min(m.count, SCAN_CONTENT_ITEMS);
+          m.content = { count: m.count, plainKeys: m.itemsPlain, texts: Array.from({ length: kept }, (_, k) => m.texts[k]), types: Array.from({ length: kept }, (_, k) => m.types[k]) };
+        }
       }
       depth--;
       return c;
@@ -291,6 +304,8 @@ function reference(b: Uint8Array, limits: JsonScanLimits): JsonScanResult {
             structuredContent: m.resultEscaped ? undefined : m.sc,
             resultPlainKeys: m.hasResult && !m.resultEscaped,
             resultEnd: m.resultEnd,
+            isError: m.isError,
+            resultType: m.resultType,
             content: m.content,
           }
         : undefined,
@@ -329,6 +344,11 @@ function crossCheckReference(bytes: Buffer, ref: JsonScanResult, label: string):
     assert.ok(result !== null && typeof result === 'object' && Object.hasOwn(result, 'structuredContent'), label);
     assert.deepEqual(slice(sc), result.structuredContent, label);
   }
+  const ownOf = (x: unknown, key: string): unknown => (x !== null && typeof x === 'object' && !Array.isArray(x) && Object.hasOwn(x, key) ? (x as Record<string, unknown>)[key] : undefined);
+  if (ref.members!.resultPlainKeys) {
+    assert.deepEqual(slice(ref.members!.isError), ownOf(result, 'isError'), `isError: ${label}`);
+    assert.deepEqual(slice(ref.members!.resultType), ownOf(result, 'resultType'), `resultType: ${label}`);
+  }
   const content = ref.members!.content;
   if (ref.members!.resultPlainKeys && content !== undefined) {
     assert.ok(Array.isArray(result.content), label);
@@ -339,6 +359,10 @@ function crossCheckReference(bytes: Buffer, ref: JsonScanResult, label: string):
         const item = (result.content as unknown[])[k] as Record<string, unknown> | null;
         const own = item !== null && typeof item === 'object' && !Array.isArray(item) && typeof item.text === 'string' ? item.text : undefined;
         assert.deepEqual(slice(range), own, label);
+      });
+      content.types.forEach((range, k) => {
+        const type = ownOf((result.content as unknown[])[k], 'type');
+        assert.deepEqual(slice(range), typeof type === 'string' ? type : undefined, `type ${k}: ${label}`);
       });
     }
   }
@@ -465,7 +489,10 @@ function genEnvelope(r: Rng, target: number): string {
     const k = r();
     if (k < 0.1) return genScalar(r);
     if (k < 0.15) return `[{"text":"${genStringBody(r)}"}]`;
-    const members = [`"type":"text"`, `"text":${r() < 0.8 ? `"${genStringBody(r)}"` : genValue(r, 4, 6)}`];
+    const type = r() < 0.8 ? '"text"' : pick(r, ['"image"', '"t\\u0065xt"', '"Text"', '""', '1', 'null', '{"type":"text"}', '["text"]']);
+    const members = [`"type":${type}`, `"text":${r() < 0.8 ? `"${genStringBody(r)}"` : genValue(r, 4, 6)}`];
+    if (r() < 0.1) members.push(`"type":${pick(r, ['"text"', '"resource"', 'false', `"${genStringBody(r)}"`])}`);
+    if (r() < 0.1) members.splice(0, 1); // no type
     if (r() < 0.2) members.push(`"text":${r() < 0.7 ? `"${genStringBody(r)}"` : genScalar(r)}`);
     if (r() < 0.1) members.push(`"meta":{"text":"${genStringBody(r)}"}`);
     if (r() < 0.05) members.push(`"${pick(r, ['t\\u0065xt', 'te\\u0078t', 'typ\\u0065'])}":"{}"`);
@@ -476,8 +503,11 @@ function genEnvelope(r: Rng, target: number): string {
     `"content"${ws()}:${ws()}${r() < 0.9 ? items() : genScalar(r)}`,
     `"structuredContent":${ws()}${r() < 0.7 ? `{"text":"${genStringBody(r)}","n":${genNumber(r)},"deep":${inner()}}` : genScalar(r)}`,
     `"${genKey(r)}":${inner()}`,
-    `"isError":${pick(r, LITERALS)}`,
+    `"isError":${r() < 0.7 ? pick(r, LITERALS) : pick(r, ['0', '-0', '1', '0.0', '""', '"x"', '[]', '{}', genValue(r, 3, 5)])}`,
   ];
+  if (r() < 0.3) resultMembers.push(`"resultType":${pick(r, ['"complete"', '"partial"', '"compl\\u0065te"', 'null', '1', '{"a":"complete"}'])}`);
+  if (r() < 0.1) resultMembers.push(`"isError":${pick(r, LITERALS)}`);
+  if (r() < 0.05) resultMembers.push(`"is\\u0045rror":true`);
   if (r() < 0.2) resultMembers.push(`"structuredContent":${inner()}`);
   if (r() < 0.1) resultMembers.push(`"structured\\u0043ontent":{}`);
   if (r() < 0.1) resultMembers.push(`"content":${r() < 0.7 ? items() : genScalar(r)}`);

@@ -154,6 +154,8 @@ test('members of a JSON-RPC message: ranges of jsonrpc and id, result and error 
     structuredContent: undefined,
     resultPlainKeys: true,
     resultEnd: body.length - 2,
+    isError: undefined,
+    resultType: undefined,
     content: undefined,
   });
   const twice = '{"jsonrpc":"2.0","id":1,"result":{"structuredContent":{"a":1},"content":[],"structuredContent":{"b":[2]}}}';
@@ -240,7 +242,13 @@ test('result.content items: the range of each item text string (last text key wi
     const i = body.indexOf(needle, from);
     return [i, i + needle.length];
   };
-  assert.deepEqual(s.members!.content, { count: 6, plainKeys: true, texts: [at('"a\\"b"'), undefined, undefined, undefined, at('"q"'), undefined] });
+  assert.deepEqual(s.members!.content, {
+    count: 6,
+    plainKeys: true,
+    texts: [at('"a\\"b"'), undefined, undefined, undefined, at('"q"'), undefined],
+    types: [at('"text"'), at('"image"'), undefined, undefined, undefined, undefined],
+  });
+  assert.deepEqual(s.members!.isError, at('false'));
   assert.equal(s.members!.resultEnd, body.length - 2);
   assert.equal(s.members!.resultPlainKeys, true);
   // The last `content` wins; one that is not an array has no items.
@@ -249,7 +257,7 @@ test('result.content items: the range of each item text string (last text key wi
   assert.ok(twice.ok);
   const b = twiceBody.indexOf('"b"');
   const c = twiceBody.indexOf('"c"');
-  assert.deepEqual(twice.members!.content, { count: 2, plainKeys: true, texts: [[b, b + 3], [c, c + 3]] });
+  assert.deepEqual(twice.members!.content, { count: 2, plainKeys: true, texts: [[b, b + 3], [c, c + 3]], types: [undefined, undefined] });
   const notArray = scanJson(Buffer.from('{"result":{"content":[{"text":"a"}],"content":{"text":"b"}}}'), NO_LIMITS);
   assert.ok(notArray.ok);
   assert.equal(notArray.members!.content, undefined);
@@ -269,4 +277,38 @@ test('result.content items: the range of each item text string (last text key wi
   assert.ok(laterResult.ok);
   assert.equal(laterResult.members!.content, undefined, 'a later result replaces the earlier one');
   assert.equal(laterResult.members!.resultEnd, 52);
+});
+
+test('result.isError, result.resultType and each item type: the range of the last one written, as JSON.parse keeps', () => {
+  const body =
+    '{"id":1,"isError":true,"result":{"isError":{"isError":true},"resultType":"task","content":[' +
+    '{"type":"image","type":"t\\u0065xt"},{"type":"text","type":7},{"type":"text","x":{"type":"y"}},{"y":{"type":"z"}},["type"]' +
+    '],"structuredContent":{"isError":true,"resultType":"x"},"isError":0,"resultType":"complete"}}';
+  const s = scanJson(Buffer.from(body), NO_LIMITS);
+  assert.ok(s.ok);
+  const at = (needle: string, from = 0): [number, number] => {
+    const i = body.indexOf(needle, from);
+    return [i, i + needle.length];
+  };
+  assert.deepEqual(s.members!.isError, at('0', body.indexOf('"isError":0') + 10), 'the last isError of result, not the top-level or a nested one');
+  assert.deepEqual(s.members!.resultType, at('"complete"'));
+  // Item 0: the last type (escaped value: its range all the same); 1: a number last (none);
+  // 2: its own type, not the nested one; 3: only a nested type; 4: not an object.
+  assert.deepEqual(s.members!.content!.types, [at('"t\\u0065xt"'), undefined, at('"text"', body.indexOf('{"type":"text","x"')), undefined, undefined]);
+  const cut = Buffer.from(body);
+  for (let k = 1; k < cut.length; k++) {
+    const scanner = new JsonScanner(NO_LIMITS);
+    scanner.feed(cut.subarray(0, k));
+    scanner.feed(cut.subarray(k));
+    assert.deepEqual(scanner.end(), s, `cut at ${k}`);
+  }
+  // A later result forgets them; a result that is no object has none.
+  const later = scanJson(Buffer.from('{"result":{"isError":true,"resultType":"task","content":[{"type":"text"}]},"result":{"content":[{}]}}'), NO_LIMITS);
+  assert.ok(later.ok);
+  assert.equal(later.members!.isError, undefined);
+  assert.equal(later.members!.resultType, undefined);
+  assert.deepEqual(later.members!.content!.types, [undefined]);
+  const scalar = scanJson(Buffer.from('{"result":"isError"}'), NO_LIMITS);
+  assert.ok(scalar.ok);
+  assert.equal(scalar.members!.isError, undefined);
 });

@@ -1,5 +1,5 @@
 /**
- * scanned-message.ts jsonValueIs: the JSON stage's `jsonrpc` / `id` checks read from the bytes
+ * json-value-at.ts jsonValueIs: the JSON stage's `jsonrpc` / `id` checks read from the bytes
  * (issue 5, 1 KiB fixed cost). It must answer exactly `valueAt(bytes, range) === expected`
  * (JSON.parse of the value) for every way a value can be written: the byte fast paths
  * (integers up to 15 digits, `null`, unescaped printable ASCII strings) and the parse they
@@ -7,7 +7,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { jsonValueIs, valueAt } from '../../src/response/scanned-message.js';
+import { jsonValueIs, valueAt } from '../../src/response/json-value-at.js';
 import { scanJson, type ByteRange } from '../../src/mcp/json-scan.js';
 
 const WRITTEN = [

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import type { Exchange } from '../../src/exchange.js';
 import { scanJson } from '../../src/mcp/json-scan.js';
 import { spliceLegacyLift } from '../../src/response/lift-splice.js';
-import { LIMITS, ParsePathComparison, exchange, generator, parsePath } from '../helpers/tool-result-fuzz.js';
+import { LIMITS, ParsePathComparison, RESULT_EXTRAS, exchange, generator, parsePath, typeVariantItem } from '../helpers/tool-result-fuzz.js';
 
 function fastPath(ex: Exchange, body: Buffer): Buffer | undefined {
   const scan = scanJson(body, { maxDepth: ex.limits.max_json_depth, maxNodes: ex.limits.max_json_nodes });
@@ -62,11 +62,15 @@ test('numbers the scan flags but that round-trip (an exponent, 17 digits) are li
   }
 });
 
-test('texts past the 16 items the scan locates are parsed: one that holds no object does not stop the lift', () => {
+test('a result of more items than the 16 the scan locates is left to the parse path, which lifts it', () => {
   const body = message([textItem('{"a":1}'), ...Array<string>(16).fill('{"type":"image","data":"eA=="}'), textItem('Found 1 product.')].join(','));
-  const fast = fastPath(exchange(), body);
+  assert.equal(fastPath(exchange(), body), undefined);
+  assert.ok(parsePath(exchange(), body), 'the parse path lifts it');
+  // 16 items in all: the fast path's, the parse path's bytes.
+  const sixteen = message([textItem('{"a":1}'), ...Array<string>(14).fill('{"type":"image","data":"eA=="}'), textItem('Found 1 product.')].join(','));
+  const fast = fastPath(exchange(), sixteen);
   assert.ok(fast);
-  assert.deepEqual(fast, parsePath(exchange(), body));
+  assert.deepEqual(fast, parsePath(exchange(), sixteen));
 });
 
 test('a long text (the scan path of parseTextObject, >= 16 Ki characters): the parse path bytes exactly', () => {
@@ -137,10 +141,11 @@ test('randomized legacy results: whenever the fast path answers, the parse path 
           () => '{"type":"image","data":"eA==","mimeType":"image/png"}',
           () => `{"type":"resource","text":${g.string(g.text())}}`,
           () => `{"text":${g.string(g.text())},"type":"text","text":${g.string(g.text())}}`,
+          () => typeVariantItem(g, g.string(g.text() + 'x'.repeat(70))),
         ])(),
       );
     }
-    const extra = g.pick(['', ',"isError":false', ',"isError":true', ',"resultType":"complete"', ',"_meta":{"k":1}', ',"structuredContent":null']);
+    const extra = g.pick([...RESULT_EXTRAS, ',"structuredContent":null']);
     const body = Buffer.from(`{"jsonrpc":"2.0","id":7,"result":{"content":[${items.join(',')}]${extra}}}`, 'utf8');
     const limits = g.pick([LIMITS, { ...LIMITS, max_json_nodes: 12 }, { ...LIMITS, max_json_depth: 3 }, { ...LIMITS, max_response_bytes: 120 }]);
     comparison.check(exchange(limits), body, fastPath, `seed ${seed}`);
