@@ -70,9 +70,9 @@ export function spliceDedupe(exchange: Exchange, body: Buffer, scan: JsonScanSum
   if (summary === undefined) return undefined;
   const parts: Buffer[] = [];
   let at = 0;
-  for (const [start, end] of copies) {
-    parts.push(body.subarray(at, start), summary);
-    at = end;
+  for (let k = 0; k < copies.length; k++) {
+    parts.push(body.subarray(at, copies[k]![0]), summary);
+    at = copies[k]![1];
   }
   parts.push(body.subarray(at));
   return bodyPool.concat(parts);
