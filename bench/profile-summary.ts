@@ -1,8 +1,11 @@
 /**
  * Where the gateway's time goes, from a `--cpu-prof` profile: self time by function and by
  * source (our files one by one, dependencies by package, V8/Node internals and GC apart).
+ * Where it allocates, from an `--alloc-prof` profile (child-stats.ts): sampled bytes
+ * allocated by function and by source, the same way.
  *
  *   node --import tsx bench/profile-summary.ts bench/profiles/CPU.<...>.0.001.cpuprofile [--top 25]
+ *   node --import tsx bench/profile-summary.ts bench/profiles/ALLOC.<pid>.heapprofile [--top 25]
  *
  * (one file per gateway process: the bench runs the gateway compiled, under plain node.)
  */
@@ -17,6 +20,12 @@ interface Profile {
   nodes: ProfileNode[];
   samples: number[];
   timeDeltas: number[];
+}
+/** V8's sampling heap profile (HeapProfiler.stopSampling): a call tree whose nodes carry the sampled bytes allocated there. */
+interface HeapNode {
+  callFrame: ProfileNode['callFrame'];
+  selfSize: number;
+  children: HeapNode[];
 }
 
 function sourceOf(url: string): string {
@@ -40,10 +49,15 @@ function main(): void {
   const topAt = args.indexOf('--top');
   const top = topAt === -1 ? 25 : Number(args[topAt + 1]);
   if (!file) {
-    process.stderr.write('usage: node --import tsx bench/profile-summary.ts <file.cpuprofile> [--top N]\n');
+    process.stderr.write('usage: node --import tsx bench/profile-summary.ts <file.cpuprofile | file.heapprofile> [--top N]\n');
     process.exit(2);
   }
-  const profile = JSON.parse(readFileSync(file, 'utf8')) as Profile;
+  const parsed = JSON.parse(readFileSync(file, 'utf8')) as Profile | { head: HeapNode };
+  if ('head' in parsed) {
+    summarizeAllocations(parsed.head, top);
+    return;
+  }
+  const profile = parsed;
   const byId = new Map(profile.nodes.map((n) => [n.id, n] as const));
   const byFunction = new Map<string, number>();
   const bySource = new Map<string, number>();
@@ -64,12 +78,7 @@ function main(): void {
     const src = functionName === '(garbage collector)' ? '(garbage collector)' : sourceOf(url);
     bySource.set(src, (bySource.get(src) ?? 0) + dt);
   });
-  const rows = (m: Map<string, number>): string =>
-    [...m]
-      .sort((a, b) => b[1] - a[1])
-      .slice(0, top)
-      .map(([k, us]) => `| ${(us / 1000).toFixed(0)} | ${((us / total) * 100).toFixed(1)}% | ${k.replace(/\|/g, '\\|')} |`)
-      .join('\n');
+  const rows = (m: Map<string, number>): string => table(m, total, top, (us) => (us / 1000).toFixed(0));
   process.stdout.write(
     [
       `Busy ${(total / 1e6).toFixed(2)} s, idle ${(idle / 1e6).toFixed(2)} s.`,
@@ -81,6 +90,47 @@ function main(): void {
       '| self ms | share | function |',
       '| --- | --- | --- |',
       rows(byFunction),
+      '',
+    ].join('\n'),
+  );
+}
+
+/** Markdown rows of `m` (key -> amount), largest first, with each amount's share of `total`. */
+function table(m: Map<string, number>, total: number, top: number, format: (v: number) => string): string {
+  return [...m]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, top)
+    .map(([k, v]) => `| ${format(v)} | ${((v / total) * 100).toFixed(1)}% | ${k.replace(/\|/g, '\\|')} |`)
+    .join('\n');
+}
+
+/** The allocation profile's sampled bytes by function and by source (where they were allocated, not their callers). */
+function summarizeAllocations(head: HeapNode, top: number): void {
+  const byFunction = new Map<string, number>();
+  const bySource = new Map<string, number>();
+  let total = 0;
+  const stack = [head];
+  for (let node = stack.pop(); node !== undefined; node = stack.pop()) {
+    stack.push(...node.children);
+    if (node.selfSize === 0) continue;
+    const { functionName, url, lineNumber } = node.callFrame;
+    total += node.selfSize;
+    const fn = `${functionName || '(anonymous)'} ${url ? `${sourceOf(url)}:${lineNumber + 1}` : ''}`.trim();
+    byFunction.set(fn, (byFunction.get(fn) ?? 0) + node.selfSize);
+    bySource.set(sourceOf(url), (bySource.get(sourceOf(url)) ?? 0) + node.selfSize);
+  }
+  const mib = (bytes: number): string => (bytes / 2 ** 20).toFixed(1);
+  process.stdout.write(
+    [
+      `Sampled allocations: ${mib(total)} MiB in all (objects the GC collected included).`,
+      '',
+      '| MiB | share | source |',
+      '| --- | --- | --- |',
+      table(bySource, total, top, mib),
+      '',
+      '| MiB | share | function |',
+      '| --- | --- | --- |',
+      table(byFunction, total, top, mib),
       '',
     ].join('\n'),
   );

@@ -12,6 +12,9 @@
  *   --out FILE       also write the Markdown to FILE (e.g. bench/RESULTS.md)
  *   --cpu-prof       start the gateway child with --cpu-prof --cpu-prof-dir bench/profiles
  *   --cpu-prof-pass  the same for the pass-through child (compare the two profiles)
+ *   --alloc-prof     sample where the gateway child allocates (V8's sampling heap profiler,
+ *                    objects the GC collected included) into bench/profiles/ALLOC.<pid>.heapprofile
+ *   --alloc-prof-pass  the same for the pass-through child
  *   --node-flags F   extra Node flags (space-separated, each starting with --) for every
  *                    gateway and pass-through process, alike so that the comparison stays
  *                    fair: a V8 setting (`--max-semi-space-size=32`) or a diagnosis
@@ -55,7 +58,7 @@ import {
 } from './cases.js';
 import { BENCH_DIR, REPO_DIR, killAllChildren, livePids, reaped, runOnce, spawnChild, startChild, useCompiled, withTimeout, type BenchChild } from './children.js';
 import { compileSnapshot } from './compile.js';
-import type { ChildStats } from './child-stats.js';
+import { ALLOC_PROFILE_DIR_ENV, type ChildStats } from './child-stats.js';
 import { callOnce, keepAliveAgent, pacedLoad, sseCount, sseDelays } from './http-client.js';
 import { runLoad, type LoadResult } from './load.js';
 import type { MicroResult } from './micro.js';
@@ -87,6 +90,8 @@ interface Options {
   out: string | undefined;
   cpuProf: boolean;
   cpuProfPass: boolean;
+  allocProf: boolean;
+  allocProfPass: boolean;
   /** `--node-flags`: added to every gateway and pass-through child's Node flags. */
   nodeFlags: string[];
   filter: RegExp | undefined;
@@ -101,7 +106,7 @@ function parseNodeFlags(value: string): string[] {
 }
 
 function parseOptions(argv: string[]): Options {
-  const opts: Options = { quick: false, reps: 0, groups: new Set(ALL_GROUPS), out: undefined, cpuProf: false, cpuProfPass: false, nodeFlags: [], filter: undefined, guard: true };
+  const opts: Options = { quick: false, reps: 0, groups: new Set(ALL_GROUPS), out: undefined, cpuProf: false, cpuProfPass: false, allocProf: false, allocProfPass: false, nodeFlags: [], filter: undefined, guard: true };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
     const value = (): string => {
@@ -112,6 +117,8 @@ function parseOptions(argv: string[]): Options {
     if (a === '--quick') opts.quick = true;
     else if (a === '--cpu-prof') opts.cpuProf = true;
     else if (a === '--cpu-prof-pass') opts.cpuProfPass = true;
+    else if (a === '--alloc-prof') opts.allocProf = true;
+    else if (a === '--alloc-prof-pass') opts.allocProfPass = true;
     else if (a === '--no-guard') opts.guard = false;
     else if (a === '--out') opts.out = value();
     else if (a === '--node-flags') opts.nodeFlags.push(...parseNodeFlags(value()));
@@ -286,12 +293,20 @@ interface Stack {
   yaml: string;
 }
 
-async function startPass(good: string, attack: string, profile = false): Promise<BenchChild> {
-  return startChild('pass-through', { module: 'passthrough.ts', env: { BENCH_SELLER_GOOD: good, BENCH_SELLER_ATTACK: attack }, nodeFlags: profileFlags(profile) });
+async function startPass(good: string, attack: string, profile = false, alloc = false): Promise<BenchChild> {
+  return startChild('pass-through', { module: 'passthrough.ts', env: { BENCH_SELLER_GOOD: good, BENCH_SELLER_ATTACK: attack, ...allocEnv(alloc) }, nodeFlags: profileFlags(profile) });
 }
 
-async function startGateway(yaml: string, profile: boolean): Promise<BenchChild> {
-  return startChild('gateway', { module: 'gateway-child.ts', env: { BENCH_GATEWAY_YAML: yaml }, nodeFlags: profileFlags(profile) });
+async function startGateway(yaml: string, profile: boolean, alloc = false): Promise<BenchChild> {
+  return startChild('gateway', { module: 'gateway-child.ts', env: { BENCH_GATEWAY_YAML: yaml, ...allocEnv(alloc) }, nodeFlags: profileFlags(profile) });
+}
+
+/** The env that makes a child sample its allocations into bench/profiles (child-stats.ts), when asked. */
+function allocEnv(alloc: boolean): Record<string, string> {
+  if (!alloc) return {};
+  const dir = join(BENCH_DIR, 'profiles');
+  mkdirSync(dir, { recursive: true });
+  return { [ALLOC_PROFILE_DIR_ENV]: dir };
 }
 
 /**
@@ -815,7 +830,7 @@ async function main(): Promise<void> {
     startChild('attacking seller', { module: 'seller.ts', args: ['attack'], readyTimeoutMs: 60_000 }),
   ]);
   const yaml = gatewayYaml({ good: good.baseUrl, attack: attack.baseUrl }, opts.guard);
-  const [pass, gateway] = await Promise.all([startPass(good.baseUrl, attack.baseUrl, opts.cpuProfPass), startGateway(yaml, opts.cpuProf)]);
+  const [pass, gateway] = await Promise.all([startPass(good.baseUrl, attack.baseUrl, opts.cpuProfPass, opts.allocProfPass), startGateway(yaml, opts.cpuProf, opts.allocProf)]);
   const stack: Stack = { good, attack, pass, gateway, yaml };
   log(`seller ${good.baseUrl}, attacking seller ${attack.baseUrl}, pass-through ${pass.baseUrl} (pid ${pass.pid}), gateway ${gateway.baseUrl} (pid ${gateway.pid})`);
   if (allCases().length === 0) throw new Error('no cases');
@@ -876,6 +891,7 @@ async function main(): Promise<void> {
     log(`wrote ${opts.out}`);
   }
   if (opts.cpuProf || opts.cpuProfPass) log(`CPU profile(s) in ${join(BENCH_DIR, 'profiles')} (file names carry the pid)`);
+  if (opts.allocProf || opts.allocProfPass) log(`allocation profile(s) in ${join(BENCH_DIR, 'profiles')} (ALLOC.<pid>.heapprofile)`);
   log('done');
 }
 

@@ -4,7 +4,9 @@
 // hand, timing assertions have no place in the test suite.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { captureOutput, spawnTsx } from '../helpers/process.js';
+import { existsSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { REPO, captureOutput, spawnTsx } from '../helpers/process.js';
 
 /** The quick mode takes ~10-20 s; the backstop leaves room for a busy CI machine. */
 const RUN_TIMEOUT_MS = 120_000;
@@ -12,7 +14,8 @@ const RUN_TIMEOUT_MS = 120_000;
 describe('bench smoke (bench/run.ts --quick)', () => {
   it('runs the quick mode to completion and prints the tables', { timeout: RUN_TIMEOUT_MS + 10_000 }, async () => {
     // --node-flags reaches the server children: V8's GC trace lines appear on stdout.
-    const child = spawnTsx('bench/run.ts', ['--quick', '--node-flags', '--trace-gc']);
+    // --alloc-prof: the gateway child writes its allocation profile, which profile-summary.ts reads.
+    const child = spawnTsx('bench/run.ts', ['--quick', '--node-flags', '--trace-gc', '--alloc-prof']);
     const out = captureOutput(child);
     const code = await new Promise<number | null>((resolve, reject) => {
       const timer = setTimeout(() => {
@@ -32,6 +35,16 @@ describe('bench smoke (bench/run.ts --quick)', () => {
     assert.match(out.stdout, /^\| case \| bytes \| via \| req\/s \|/m, 'the throughput table header');
     assert.match(out.stdout, /^\| target \| figure \| measured \| threshold \| result \|/m, 'the targets table header');
     assert.match(out.stdout, /^\[\d+:0x[0-9a-f]+\]\s+\d+ ms: (Scavenge|Mark-Compact)/m, 'a --trace-gc line from a child');
+    const pid = /gateway http:\/\/127\.0\.0\.1:\d+ \(pid (\d+)\)/.exec(out.stderr)?.[1];
+    assert.ok(pid, out.stderr);
+    const profile = join(REPO, 'bench', 'profiles', `ALLOC.${pid}.heapprofile`);
+    assert.ok(existsSync(profile), `${profile} written`);
+    const summary = spawnTsx('bench/profile-summary.ts', [profile, '--top', '5']);
+    const summaryOut = captureOutput(summary);
+    assert.equal(await new Promise<number | null>((resolve) => summary.on('exit', resolve)), 0, summaryOut.stderr);
+    assert.match(summaryOut.stdout, /^Sampled allocations: \d+\.\d MiB in all/m);
+    assert.match(summaryOut.stdout, /^\| MiB \| share \| function \|$/m);
+    rmSync(profile);
   });
 
   it('refuses a --node-flags value that is not a Node flag, before starting anything', { timeout: 30_000 }, async () => {
