@@ -107,7 +107,7 @@ const F_RESULT_TYPE_END: i32 = 15;
 const F_ITEM_TEXT: i32 = 16; // [start, end) of item k's `text` string at 16 + 2k
 const F_ITEM_TYPE: i32 = 48; // [start, end) of item k's `type` string at 48 + 2k
 const F64_SLOTS: i32 = 80;
-/** Items of `result.content` whose `text` ranges are kept. */
+/** Items of `result.content` whose `text` and `type` ranges are kept (the scan-based rewrites decline a result with more). */
 const MAX_ITEMS: i32 = 16;
 /** Members of a top-level object recorded in TABLE. */
 const MAX_MEMBERS: i32 = 64;

@@ -222,7 +222,7 @@ const F_RESULT_TYPE_END = 15;
 const F_ITEM_TEXT = 16;
 const F_ITEM_TYPE = 48;
 const F64_SLOTS = 80;
-/** Items of `result.content` whose `text` ranges the scan keeps (assembly/json-scan.ts MAX_ITEMS). */
+/** Items of `result.content` whose `text` and `type` ranges the scan keeps (assembly/json-scan.ts MAX_ITEMS); the scan-based rewrites decline a result with more. */
 export const SCAN_CONTENT_ITEMS = 16;
 
 const FAIL_SYNTAX = 1;

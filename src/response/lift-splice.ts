@@ -6,8 +6,9 @@
  * which the caller then takes through the parse path.
  *
  * How: scanned-result.ts answers the parse path's checks from the scan's ranges (the
- * response's id, `isError`, `resultType`, the items' `type`s). The located texts are judged from their bytes (mcp/lift-text.ts: decoded and
- * scanned in WebAssembly, with the top-level members the summary shows). The output is then
+ * response's `jsonrpc` and id, `isError`, `resultType`, the items' `type`s). The located
+ * texts are judged from their bytes (mcp/lift-text.ts: decoded and scanned in WebAssembly,
+ * with the top-level members the summary shows). The output is then
  * what splice.ts writes for the lift: the seller's bytes with the lifted item's text replaced
  * by the summary and `,"structuredContent":` + the text's bytes appended to `result`.
  *

@@ -32,7 +32,7 @@ import { jsonValueIs } from './json-value-at.js';
 /** A scanned tool result that passed the shared checks. */
 export interface ScannedToolResult {
   readonly members: TopMembers;
-  /** `result.content`: every item is located (`count` <= SCAN_CONTENT_ITEMS). */
+  /** `result.content`, `count` <= SCAN_CONTENT_ITEMS: each item's `text` and `type` range is known (undefined when not a string). */
   readonly items: ContentItems;
   /** The bounds normalization applies to a text (normalize.ts NormalizeOptions). */
   readonly bounds: Required<TextJsonBounds>;

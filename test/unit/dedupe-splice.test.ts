@@ -62,7 +62,7 @@ test('a long result (4 MiB class, the text scanned in WebAssembly): the parse pa
   assert.deepEqual(fast, parsePath(exchange(), body));
 });
 
-test('declined (the parse path decides): deep-equal but not byte-equal copies, odd results, numbers, surrogates, unlocated objects, no copy', () => {
+test('declined (the parse path decides): deep-equal but not byte-equal copies, odd results, numbers, surrogates, more items than the scan locates, no copy', () => {
   const sc = '{"a":1,"b":[true]}';
   const cases: [string, Buffer][] = [
     ['another key order', message(textItem('{"b":[true],"a":1}'), sc)],
@@ -77,7 +77,7 @@ test('declined (the parse path decides): deep-equal but not byte-equal copies, o
     ['a lossy number', message(textItem('{"n":12345678901234567890}'), '{"n":12345678901234567890}')],
     // The text's own escape decodes to a lone surrogate (deep-equal to structuredContent, no byte copy of it).
     ['a lone surrogate', message('{"type":"text","text":"{\\"s\\":\\"\\ud800\\"}"}', '{"s":"\\ud800"}')],
-    ['an object past the located items', message([...Array<string>(16).fill(textItem('x')), textItem(sc)].join(','), sc)],
+    ['more items than the 16 the scan locates (a copy among them)', message([...Array<string>(16).fill(textItem('x')), textItem(sc)].join(','), sc)],
     ['no copy', message(textItem('Found 1.'), sc)],
     ['no located text', message('{"type":"image","data":"eA=="}', sc)],
   ];
