@@ -568,27 +568,28 @@ function keyDone(): void {
   } else if (keyIs(NAME_ERROR, 5)) hasError = 1;
 }
 
+/**
+ * The captured string of the current item (`text` or `type`) ended at `absoluteEnd`: clears
+ * `captureFlag` and, for items below MAX_ITEMS, keeps its range (from the F64 slot `startSlot`)
+ * at `ranges` + 2k and sets bit k of `bits`.
+ */
+function endItemString(captureFlag: i32, startSlot: i32, ranges: i32, bits: i32, absoluteEnd: f64): void {
+  setI(captureFlag, 0);
+  const k = getI(I_ITEM_COUNT) - 1;
+  if (k < MAX_ITEMS) {
+    setF(ranges + 2 * k, getF(startSlot));
+    setF(ranges + 2 * k + 1, absoluteEnd);
+    setI(bits, getI(bits) | (1 << k));
+  }
+}
+
 function valueDoneAt(absoluteEnd: f64): void {
   state = depth == 0 ? S_DONE : S_AFTER_VALUE;
   if (table && depth == 1 && top == TOP_OBJECT) memberSet(M_VALUE_END, <i32>absoluteEnd);
-  if (depth == 4 && contentState == CONTENT_OPEN && getI(I_TEXT_CAPTURE)) {
-    // The string value of an item's `text` ended.
-    setI(I_TEXT_CAPTURE, 0);
-    const k = getI(I_ITEM_COUNT) - 1;
-    if (k < MAX_ITEMS) {
-      setF(F_ITEM_TEXT + 2 * k, getF(F_ITEM_START));
-      setF(F_ITEM_TEXT + 2 * k + 1, absoluteEnd);
-      setI(I_ITEM_TEXT_BITS, getI(I_ITEM_TEXT_BITS) | (1 << k));
-    }
-  } else if (depth == 4 && contentState == CONTENT_OPEN && getI(I_TYPE_CAPTURE)) {
-    // The string value of an item's `type` ended.
-    setI(I_TYPE_CAPTURE, 0);
-    const k = getI(I_ITEM_COUNT) - 1;
-    if (k < MAX_ITEMS) {
-      setF(F_ITEM_TYPE + 2 * k, getF(F_TYPE_START));
-      setF(F_ITEM_TYPE + 2 * k + 1, absoluteEnd);
-      setI(I_ITEM_TYPE_BITS, getI(I_ITEM_TYPE_BITS) | (1 << k));
-    }
+  if (depth == 4 && contentState == CONTENT_OPEN) {
+    // The string value of an item's `text` or `type` ended.
+    if (getI(I_TEXT_CAPTURE)) endItemString(I_TEXT_CAPTURE, F_ITEM_START, F_ITEM_TEXT, I_ITEM_TEXT_BITS, absoluteEnd);
+    else if (getI(I_TYPE_CAPTURE)) endItemString(I_TYPE_CAPTURE, F_TYPE_START, F_ITEM_TYPE, I_ITEM_TYPE_BITS, absoluteEnd);
   }
   if (captureStart < 0 || depth != captureDepth) return;
   if (captureKey == 1) {
