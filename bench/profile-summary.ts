@@ -73,10 +73,9 @@ function main(): void {
       return;
     }
     total += dt;
-    const fn = `${functionName || '(anonymous)'} ${url ? `${sourceOf(url)}:${lineNumber + 1}` : ''}`.trim();
-    byFunction.set(fn, (byFunction.get(fn) ?? 0) + dt);
-    const src = functionName === '(garbage collector)' ? '(garbage collector)' : sourceOf(url);
-    bySource.set(src, (bySource.get(src) ?? 0) + dt);
+    const src = sourceOf(url);
+    add(byFunction, functionLabel(functionName, url && src, lineNumber), dt);
+    add(bySource, functionName === '(garbage collector)' ? '(garbage collector)' : src, dt);
   });
   const rows = (m: Map<string, number>): string => table(m, total, top, (us) => (us / 1000).toFixed(0));
   process.stdout.write(
@@ -93,6 +92,15 @@ function main(): void {
       '',
     ].join('\n'),
   );
+}
+
+/** `name source:line` (`source` empty for V8's own frames). */
+function functionLabel(name: string, source: string, lineNumber: number): string {
+  return `${name || '(anonymous)'} ${source ? `${source}:${lineNumber + 1}` : ''}`.trim();
+}
+
+function add(m: Map<string, number>, key: string, amount: number): void {
+  m.set(key, (m.get(key) ?? 0) + amount);
 }
 
 /** Markdown rows of `m` (key -> amount), largest first, with each amount's share of `total`. */
@@ -115,9 +123,9 @@ function summarizeAllocations(head: HeapNode, top: number): void {
     if (node.selfSize === 0) continue;
     const { functionName, url, lineNumber } = node.callFrame;
     total += node.selfSize;
-    const fn = `${functionName || '(anonymous)'} ${url ? `${sourceOf(url)}:${lineNumber + 1}` : ''}`.trim();
-    byFunction.set(fn, (byFunction.get(fn) ?? 0) + node.selfSize);
-    bySource.set(sourceOf(url), (bySource.get(sourceOf(url)) ?? 0) + node.selfSize);
+    const src = sourceOf(url);
+    add(byFunction, functionLabel(functionName, url && src, lineNumber), node.selfSize);
+    add(bySource, src, node.selfSize);
   }
   const mib = (bytes: number): string => (bytes / 2 ** 20).toFixed(1);
   process.stdout.write(

@@ -18,8 +18,8 @@
  * schedules it once the body is answered, synchronously, with the body itself or with a copy
  * (json-stage.ts), and schedules a rewritten answer's buffer once it is sent (sendBody); the
  * SSE stage schedules a rewritten event's buffer once it is queued for the host (the host's
- * response closes only after its writes are flushed or dropped); a body abandoned on the way (a bound, a reset) is never given back: its
- * buffer is garbage like any other. A taker sees only the bytes it wrote itself (BodyBytes
+ * response closes only after its writes are flushed or dropped); a body abandoned on the way
+ * (a bound, a reset) is never given back: its buffer is garbage like any other. A taker sees only the bytes it wrote itself (BodyBytes
  * exposes `[0, filled)`), never an earlier body's.
  *
  * Memory: buffers are sized by power-of-two classes from {@link POOLED_MIN_BYTES}; the idle

@@ -8,9 +8,9 @@
  *
  * How: scanned-result.ts answers the parse path's checks from the scan's ranges (the
  * response's `jsonrpc` and id, `isError`, `resultType`, the items' `type`s). Each located
- * text is decoded and scanned from its bytes (mcp/lift-text.ts judgeStringText). A text whose decoded UTF-8 bytes are exactly the
- * seller's bytes of `structuredContent` (what a seller's `JSON.stringify(structuredContent)`
- * gives) is a copy: the same text parses to the same value, which is the parse path's
+ * text is decoded and scanned from its bytes (mcp/lift-text.ts judgeStringText). A text
+ * whose decoded UTF-8 bytes are exactly the seller's bytes of `structuredContent` (what a
+ * seller's `JSON.stringify(structuredContent)` gives) is a copy: the same text parses to the same value, which is the parse path's
  * exact-copy rule (normalize.ts `structuredContentText`). Its string is replaced by the
  * summary of that value (summary.ts summarizeShape, from the text's scanned members), as
  * splice.ts writes it.
