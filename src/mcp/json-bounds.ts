@@ -126,8 +126,10 @@ export function checkJsonBounds(input: string | Uint8Array, limits: JsonBoundsLi
  * `maxNodes` characters with at most `maxDepth` of those brackets anywhere (strings
  * included) is within both bounds. False means "not proved": run the check. Costs a few
  * native `indexOf` calls (it stops counting past `maxDepth`), against a character loop.
+ * `text` may be the UTF-8 bytes instead: their length is at least the text's (UTF-16) length,
+ * and a bracket's byte comes only from that bracket, so true still proves it.
  */
-export function withinJsonBounds(text: string, limits: JsonBoundsLimits): boolean {
+export function withinJsonBounds(text: string | Buffer, limits: JsonBoundsLimits): boolean {
   if (text.length > limits.maxNodes) return false;
   let brackets = 0;
   for (let i = text.indexOf('{'); i !== -1; i = text.indexOf('{', i + 1)) if (++brackets > limits.maxDepth) return false;

@@ -143,6 +143,15 @@ export class SseIdFieldWatch {
   }
 
   /**
+   * Moves past bytes of an event block known to hold no id line (sse-stage.ts: a block held
+   * as bytes, sse-held-block.ts), without searching them.
+   */
+  passWithoutId(chunk: Buffer): void {
+    this.open = false;
+    this.moveOver(chunk);
+  }
+
+  /**
    * Whether an id line may start at `chunk[0]`, for a chunk that starts at an event start
    * (the stream's, or just after a boundary): `id:` there, or, at the stream's start, `id:`
    * anywhere (a BOM may come first). Call before moving past `chunk`.

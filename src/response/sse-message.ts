@@ -24,8 +24,7 @@
  */
 import type { Exchange } from '../exchange.js';
 import { checkJsonBounds } from '../mcp/json-bounds.js';
-import { firstSignificant } from '../mcp/extract.js';
-import { LBRACE, LBRACKET } from '../mcp/json-bytes.js';
+import { CR, LBRACE, LBRACKET, LF, SPACE, TAB } from '../mcp/json-bytes.js';
 import { scanJson } from '../mcp/json-scan.js';
 import { isResponseToExchange } from './rewrite.js';
 import { mayRewrite, rewriteScanned, spliceScanned } from './scanned-message.js';
@@ -64,10 +63,13 @@ export interface EventDataOptions {
  * Checks a `message` event's data and, when it is the response to the exchange's request,
  * rewrites it (module doc). Same verdicts as a validating bounds check + JSON.parse +
  * isResponseToExchange + rewriteResponse on the text; errors: none thrown (invalid JSON is forwarded). `dataBytes`:
- * the UTF-8 encoding of `data` when the caller has it (else it is encoded here).
+ * the UTF-8 encoding of `data` when the caller has it (else it is encoded here); without
+ * `data`, valid UTF-8 (decoded here only when the text is needed: a parse).
  */
-export function inspectEventData(exchange: Exchange, data: string, opts: EventDataOptions, dataBytes?: Buffer): EventDataVerdict {
-  const bytes = dataBytes ?? Buffer.from(data, 'utf8');
+export function inspectEventData(exchange: Exchange, data: string | undefined, opts: EventDataOptions, dataBytes?: Buffer): EventDataVerdict {
+  const bytes = dataBytes ?? Buffer.from(data!, 'utf8');
+  /** The data as text: given, or decoded from its bytes when first needed (valid UTF-8: the caller's precondition). */
+  const text = (): string => (data ??= bytes.toString('utf8'));
   const limits = { maxDepth: opts.maxDepth, maxNodes: opts.maxNodes };
   const scan = scanJson(bytes, limits);
   if (!scan.ok) {
@@ -75,22 +77,22 @@ export function inspectEventData(exchange: Exchange, data: string, opts: EventDa
     // Not JSON. Data that starts as a JSON array or object may still be read by a lenient
     // parser (`NaN`, `Infinity`: Python's json.loads reads on), so it is counted past the
     // error (checkJsonBounds); anything else is text, forwarded as it is (module doc).
-    if (!startsAsContainer(data)) return { kind: 'forward', bytes };
-    const bounds = checkJsonBounds(data, limits);
+    if (!startsAsContainer(bytes)) return { kind: 'forward', bytes };
+    const bounds = checkJsonBounds(bytes, limits);
     if (!bounds.ok) return { kind: 'breach', reason: bounds.reason, limit: bounds.limit, observed: bounds.observed, dataBytes: bytes.length };
     return { kind: 'forward', bytes };
   }
   if (!opts.mayBeResponse) return { kind: 'forward', bytes };
   const members = scan.members;
   // Only an object can be a response (isResponseToExchange), or hold it: a batch.
-  if (members === undefined) return batchVerdict(exchange, data, bytes);
+  if (members === undefined) return batchVerdict(exchange, text, bytes);
   if (members.plainKeys && !opts.wantsMessage) {
     if (!(members.hasResult || members.hasError) || valueAt(bytes, members.id) !== exchange.rpc.id) return { kind: 'forward', bytes };
     if (!mayRewrite(exchange, scan)) return { kind: 'response', out: bytes, dataBytes: bytes.length, changed: false, action: 'none', message: undefined };
     const spliced = spliceScanned(exchange, bytes, scan);
     if (spliced !== undefined) return { kind: 'response', out: spliced.out, dataBytes: bytes.length, changed: true, action: spliced.action, message: undefined };
   }
-  const message: unknown = JSON.parse(data);
+  const message: unknown = JSON.parse(text());
   if (!isResponseToExchange(exchange, message)) return { kind: 'forward', bytes };
   const { rewritten, out } = rewriteScanned(exchange, message, bytes, scan);
   return { kind: 'response', out, dataBytes: bytes.length, changed: rewritten.changed, action: rewritten.action, message: rewritten.message };
@@ -105,20 +107,24 @@ export function inspectEventData(exchange: Exchange, data: string, opts: EventDa
  * result was forwarded, then the stream's end brought `upstream_reset` for the same id
  * (test/regressions/sse-new-user-findings.test.ts).
  */
-function batchVerdict(exchange: Exchange, data: string, bytes: Buffer): EventDataVerdict {
-  if (firstChar(data) !== LBRACKET) return { kind: 'forward', bytes };
-  const message: unknown = JSON.parse(data);
+function batchVerdict(exchange: Exchange, text: () => string, bytes: Buffer): EventDataVerdict {
+  if (firstByte(bytes) !== LBRACKET) return { kind: 'forward', bytes };
+  const message: unknown = JSON.parse(text());
   if (!Array.isArray(message) || !message.some((member) => isResponseToExchange(exchange, member))) return { kind: 'forward', bytes };
   return { kind: 'response', out: bytes, dataBytes: bytes.length, changed: false, action: 'none', message };
 }
 
 /** The data's first character after JSON whitespace starts an array or an object. */
-function startsAsContainer(data: string): boolean {
-  const c = firstChar(data);
+function startsAsContainer(bytes: Buffer): boolean {
+  const c = firstByte(bytes);
   return c === LBRACKET || c === LBRACE;
 }
 
-/** The UTF-16 code of `data`'s first character after JSON whitespace (NaN when none). */
-function firstChar(data: string): number {
-  return data.charCodeAt(firstSignificant(data));
+/** The data's first byte after JSON whitespace (undefined when none): a bracket's byte comes only from that bracket. */
+function firstByte(bytes: Buffer): number | undefined {
+  for (let i = 0; i < bytes.length; i++) {
+    const c = bytes[i]!;
+    if (c !== SPACE && c !== LF && c !== CR && c !== TAB) return c;
+  }
+  return undefined;
 }

@@ -11,7 +11,11 @@
  *   the exact form the encoder writes, provably within every bound) are forwarded as the
  *   seller's bytes, unparsed: sse-raw-events.ts decides, byte for byte, conservatively (its
  *   plan computed in one WebAssembly pass per chunk window: sse-raw-plan.ts).
- *   eventsource-parser stays the parser of every other event.
+ *   eventsource-parser stays the parser of every other event but one kind:
+ * - An event block spanning chunks in the form MCP servers write (`event: message`, one
+ *   `data: ` line, the blank line) is held as the seller's bytes and dispatched from them when
+ *   its blank line arrives (sse-held-block.ts): no decoded copy of a large event, no parser;
+ *   a block that turns out to have another form goes to the line feeder as it arrived.
  * - An event's data is JSON-parsed only when it may be the response to the request
  *   ({@link mayBeResponse}: the rewrite and the ending need it), and not even then when the
  *   WebAssembly scan of its bytes proves what the parse would (sse-message.ts); the data's
@@ -63,6 +67,7 @@ import { ByteBudget } from './byte-budget.js';
 import { LF_ID_FIELD, SseBoundaryScanner, SseIdFieldWatch, SseLineFeeder, type CompletedLine } from './sse-boundaries.js';
 import { SseFrameBatch, encodeSseComment, encodeSseRetry } from './sse-encode.js';
 import { planRawEventsFast } from './sse-raw-plan.js';
+import { HELD, NOT_HELD, SseHeldBlock } from './sse-held-block.js';
 import { inspectEventData, type EventDataOptions } from './sse-message.js';
 import type { UpstreamResponse } from './json-stage.js';
 import { DirectChunks, bodyErrorToLocal, recordCounts } from './body-source.js';
@@ -85,9 +90,13 @@ const CR = 0x0d;
  * `erro` or a backslash may be a response (a progress notification saying "no results" is
  * parsed, and found not to be one). Not a syntax check: invalid JSON is forwarded either way.
  */
-export function mayBeResponse(data: string): boolean {
-  return data.indexOf('\\') !== -1 || RESPONSE_KEYS.test(data);
+export function mayBeResponse(data: string | Buffer): boolean {
+  if (typeof data === 'string') return data.indexOf('\\') !== -1 || RESPONSE_KEYS.test(data);
+  // UTF-8 bytes: an ASCII letter's byte comes only from that letter. The keys first: in a
+  // response they come early, and the backslash search reads the whole data when there is none.
+  return data.indexOf('resul') !== -1 || data.indexOf('erro') !== -1 || data.indexOf(BACKSLASH) !== -1;
 }
+const BACKSLASH = 0x5c;
 /** Prefixes of both keys: a faster scan than the quoted keys (fewer candidate positions); false positives only cost a parse. */
 const RESPONSE_KEYS = /resul|erro/;
 
@@ -203,13 +212,21 @@ export async function handleSseBody(
   let responseOpts: EventDataOptions | undefined;
   let otherOpts: EventDataOptions | undefined;
 
+  /** An event from eventsource-parser. */
   const onEvent = (ev: EventSourceMessage): void => {
     // The event's one data line, when it was held over chunk edges: its bytes are the data's.
     const line = lines.takeCompletedLine();
     if (exchange.finished) return;
-    const data = ev.data;
+    deliver(ev.event, ev.id, ev.data, dataBytesOf(ev.data, line));
+  };
+
+  /**
+   * One event to the host, after its checks and rewrite: `data` as text, or `bytes` (its
+   * UTF-8 encoding, when the caller has it), or both.
+   */
+  const deliver = (event: string | undefined, id: string | undefined, data: string | undefined, bytes: Buffer | undefined): void => {
     // Short data is within the bound whatever its characters: not measured.
-    const dataBytes = data.length <= maxDataChars ? -1 : Buffer.byteLength(data);
+    const dataBytes = bytes !== undefined ? bytes.length : data!.length <= maxDataChars ? -1 : Buffer.byteLength(data!);
     if (dataBytes > perEventLimit) {
       fail({ reason: 'sse_event', limitBytes: perEventLimit, observedBytes: dataBytes });
       return;
@@ -217,14 +234,15 @@ export async function handleSseBody(
     let final = false;
     /** The data as UTF-8 bytes to send instead of `data`, when the checks produced them. */
     let out: Buffer | undefined;
-    if ((ev.event === undefined || ev.event === 'message') && data !== '') {
+    const content = data ?? bytes!;
+    if ((event === undefined || event === 'message') && content.length > 0) {
       // Parsed only when it may be the response to the request (mayBeResponse): anything else
       // (progress notifications...) is forwarded as it is, after the structure bounds (proved
       // by withinJsonBounds, else scanned: sse-message.ts).
-      const candidate = answerable && mayBeResponse(data);
-      if (candidate || !withinJsonBounds(data, boundsLimits)) {
+      const candidate = answerable && mayBeResponse(content);
+      if (candidate || !withinJsonBounds(content, boundsLimits)) {
         const opts = candidate ? (responseOpts ??= { ...boundsLimits, mayBeResponse: true, wantsMessage }) : (otherOpts ??= { ...boundsLimits, mayBeResponse: false, wantsMessage });
-        const verdict = inspectEventData(exchange, data, opts, dataBytesOf(data, line));
+        const verdict = inspectEventData(exchange, data, opts, bytes);
         if (verdict.kind === 'breach') {
           fail({ reason: verdict.reason, limitBytes: perEventLimit, observedBytes: verdict.dataBytes, limit: verdict.limit, observed: verdict.observed });
           return;
@@ -244,6 +262,7 @@ export async function handleSseBody(
         }
       }
     }
+    if (out === undefined && data === undefined) out = bytes;
     // A non-empty seller id goes out as a resume token carrying the exact count through this
     // event (a chunk that may hold an id line is fed one event block at a time: see `takeChunk`);
     // an empty `id:` passes unchanged. In the range that crosses the cumulative bound only the
@@ -251,14 +270,13 @@ export async function handleSseBody(
     // its count is at most the limit (counting through the limit point only over-counts; a
     // token cannot carry more than its limit). Reported failure: such an event with CR-only
     // line endings lost its id (test/regressions/sse-new-user-findings.test.ts).
-    let id = ev.id;
     if (id !== undefined && id !== '') {
       id = exchange.mintEventId(id, cumulative ? Math.min(cumulative.used, cumulative.limit) : 0);
       if (id === undefined) log.warn({ agent: exchange.agent.name }, 'SSE event id could not be turned into a resume token: forwarded without an id');
     }
     if (!exchange.finished) {
-      if (out !== undefined) batch.eventBytes({ id, event: ev.event }, out);
-      else batch.event({ id, event: ev.event, data });
+      if (out !== undefined) batch.eventBytes({ id, event }, out);
+      else batch.event({ id, event, data: data! });
     }
     if (id !== undefined && id !== '') exchange.lastEventIdSent = id;
     if (final) endPlainly(exchange.actions.length > 0 ? 'rewritten' : 'ok');
@@ -392,6 +410,8 @@ export async function handleSseBody(
     }
     return !exchange.finished;
   };
+  /** An event block spanning chunks, held as bytes while it is in the form MCP servers write (sse-held-block.ts). */
+  const held = new SseHeldBlock(lines.maxLineBytes);
   const boundaries = new SseBoundaryScanner();
   const idFields = new SseIdFieldWatch();
   /** The bytes so far are whole event blocks: the parser and the line feeder hold nothing. */
@@ -413,11 +433,45 @@ export async function handleSseBody(
    */
   const takeChunk = (chunk: Buffer): boolean => {
     const n = chunk.length;
-    lines.nextChunk();
-    const last = boundaries.lastEnd(chunk);
-    // The chunk that crosses the cumulative bound is also taken block by block: the error
+    // The chunk that crossed the cumulative bound is also taken block by block: the error
     // reports the count through the block that crossed (sse-split-across-events.test.ts).
     const crossing = cumulative !== undefined && cumulative.used + n > cumulative.limit;
+    if (held.bytes > 0) {
+      const end = crossing ? NOT_HELD : held.extend(chunk);
+      if (end === HELD) {
+        passHeld(chunk);
+        return true;
+      }
+      const ev = end === NOT_HELD ? undefined : held.complete(chunk, end);
+      if (ev === undefined) {
+        // Not in the held form after all: the feeder takes the held bytes as if they came now
+        // (they are within its cap: the held block's bound is the same).
+        releaseHeld();
+      } else {
+        const head = end === n ? chunk : chunk.subarray(0, end);
+        passHeld(head);
+        atEventStart = true;
+        lines.passedRaw();
+        deliver(ev.event, undefined, undefined, ev.data);
+        // The host's stream is over (the answer, or an error): nothing reads the data after it.
+        if (exchange.finished) bodyPool.recycleAfterSend(raw, ev.data);
+        return !exchange.finished && (end === n || takeChunk(chunk.subarray(end)));
+      }
+    }
+    lines.nextChunk();
+    const last = boundaries.lastEnd(chunk);
+    // The event that starts after the chunk's last boundary and goes on past it, in the form
+    // held as bytes (sse-held-block.ts): the chunk up to that start is taken alone.
+    const tail = last !== -1 ? last : atEventStart ? 0 : -1;
+    const valueAt = tail !== -1 && tail < n && !skippingToBoundary && !crossing ? held.valueOffset(chunk, tail) : -1;
+    if (valueAt !== -1) {
+      if (tail > 0 && !takeChunk(chunk.subarray(0, tail))) return false;
+      const rest = tail === 0 ? chunk : chunk.subarray(tail);
+      held.begin(rest, valueAt);
+      passHeld(rest);
+      atEventStart = false;
+      return true;
+    }
     const fromEventStart = atEventStart;
     atEventStart = last === n;
     if (last !== -1 && !skippingToBoundary && !crossing && chunk.indexOf(CR) === -1) {
@@ -437,6 +491,20 @@ export async function handleSseBody(
       start = end;
     }
     return start < n ? take(chunk, start, n, last === n) : true;
+  };
+
+  /**
+   * Counts bytes that went to the held block (they never cross the cumulative bound: a chunk
+   * that would is given to the feeder instead) and moves the scanners past them.
+   */
+  const passHeld = (bytes: Buffer): void => {
+    cumulative?.take(bytes.length);
+    boundaries.advance(bytes);
+    idFields.passWithoutId(bytes);
+  };
+  /** The held bytes to the line feeder, in order, as if they had just arrived. */
+  const releaseHeld = (): void => {
+    for (const piece of held.release()) lines.push(piece, 0, piece.length);
   };
 
   /**
@@ -513,7 +581,7 @@ export async function handleSseBody(
         await drainOrClose(raw);
       }
       if (lease !== undefined) {
-        lease.set(lines.pendingBytes);
+        lease.set(lines.pendingBytes + held.bytes);
         if (lease.mustWait) {
           // The gateway, not the seller, is the one not reading: no idle timeout meanwhile.
           startTimers();
@@ -531,6 +599,7 @@ export async function handleSseBody(
     }
     if (!exchange.finished && !skippingToBoundary) {
       // An incomplete last line goes to the parser, then a line break (SseLineFeeder.finish).
+      releaseHeld();
       lines.finish();
       flush();
     }
