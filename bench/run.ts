@@ -8,7 +8,8 @@
  *   --quick          1 repetition, ~50 requests per case, a few cases (CI smoke; < 30 s)
  *   --reps N         repetitions (full default 5)
  *   --only LIST      comma-separated groups: json,sse,memory,fairness,micro (default: all)
- *   --filter REGEX   only the JSON/SSE one-event cases whose id matches (e.g. `json-b-1048576`)
+ *   --filter REGEX   only the loads whose id matches: JSON/SSE one-event cases (e.g. `json-b-1048576`,
+ *                    `sse1-a-1024`), `sse-progress`, `sse-flood`
  *   --out FILE       also write the Markdown to FILE (e.g. bench/RESULTS.md)
  *   --cpu-prof       start the gateway child with --cpu-prof --cpu-prof-dir bench/profiles
  *   --cpu-prof-pass  the same for the pass-through child (compare the two profiles)
@@ -435,7 +436,12 @@ function throughputSpecs(): ThroughputSpec[] {
       }
     }
   }
-  return opts.filter ? specs.filter((s) => opts.filter!.test(s.id)) : specs;
+  return specs.filter((s) => selected(s.id));
+}
+
+/** Whether `--filter` (if given) selects the load with this id: a one-event case, `sse-progress` or `sse-flood`. */
+function selected(id: string): boolean {
+  return opts.filter === undefined || opts.filter.test(id);
 }
 
 /** One request per target before any load: the figures must be of the intended path, not of an error. */
@@ -867,8 +873,8 @@ async function main(): Promise<void> {
       if (opts.groups.has('micro')) await runMicro(rep);
       for (let i = 0; i < specs.length; i++) await runThroughput(stack, specs[i]!, cases[i]!, rep);
       if (opts.groups.has('sse')) {
-        await runDelay(stack, rep);
-        if (!opts.quick) await runFlood(stack, rep);
+        if (selected(PROGRESS_CASE)) await runDelay(stack, rep);
+        if (!opts.quick && selected(FLOOD_CASE)) await runFlood(stack, rep);
       }
       if (opts.groups.has('fairness') && !opts.quick) await runFairness(stack, rep);
       if (opts.groups.has('memory') && !opts.quick) await runMemory(stack, rep);
