@@ -81,6 +81,7 @@ import type { PipelineHooks } from './pipeline.js';
 export const SSE_PENDING_SLACK_BYTES = 64 * 1024;
 
 const CR = 0x0d;
+const LF = 0x0a;
 
 /**
  * False when the JSON text `data` cannot parse to a JSON-RPC response, so it need not be
@@ -448,14 +449,22 @@ export async function handleSseBody(
         // (they are within its cap: the held block's bound is the same).
         releaseHeld();
       } else {
-        const head = end === n ? chunk : chunk.subarray(0, end);
+        // Blank lines right after the block dispatch nothing: moved past with it, so that the
+        // rest is not planned as a chunk's start (where a lone LF ends the plan: its events,
+        // id'd ones included, would then be parsed together up to the chunk's end).
+        let after = end;
+        while (after < n && chunk[after] === LF) after++;
+        const head = after === n ? chunk : chunk.subarray(0, after);
         passHeld(head);
         atEventStart = true;
         lines.passedRaw();
+        // The parser would have been fed this block: its first-feed check (it drops a leading
+        // "\u00ef\u00bb\u00bf", a BOM's bytes read as Latin-1) must not apply to the next text.
+        parser.feed('');
         deliver(ev.event, undefined, undefined, ev.data);
         // The host's stream is over (the answer, or an error): nothing reads the data after it.
         if (exchange.finished) bodyPool.recycleAfterSend(raw, ev.data);
-        return !exchange.finished && (end === n || takeChunk(chunk.subarray(end)));
+        return !exchange.finished && (after === n || takeChunk(chunk.subarray(after)));
       }
     }
     lines.nextChunk();
