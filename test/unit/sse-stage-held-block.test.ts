@@ -7,7 +7,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { runSseStage, type StageOptions } from './sse-stage-kit.js';
+import { runSseStage, type StageOptions, cut } from './sse-stage-kit.js';
 import { HELD, NOT_HELD, SseHeldBlock } from '../../src/response/sse-held-block.js';
 import { SSE_PENDING_SLACK_BYTES } from '../../src/response/sse-stage.js';
 
@@ -28,17 +28,6 @@ const bigNote = (filler: number): string => `{"jsonrpc":"2.0","method":"notifica
 function every(bytes: Buffer, size: number): Buffer[] {
   const out: Buffer[] = [];
   for (let at = 0; at < bytes.length; at += size) out.push(bytes.subarray(at, at + size));
-  return out;
-}
-
-/** `bytes` cut at the given offsets. */
-function cut(bytes: Buffer, at: readonly number[]): Buffer[] {
-  const out: Buffer[] = [];
-  let from = 0;
-  for (const p of [...at, bytes.length]) {
-    out.push(bytes.subarray(from, p));
-    from = p;
-  }
   return out;
 }
 

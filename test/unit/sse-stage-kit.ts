@@ -130,3 +130,14 @@ export async function runSseStage(chunks: ReadonlyArray<string | Buffer> | Async
   await handleSseBody(exchange, reply, { statusCode: 200, headers: { 'content-type': 'text/event-stream' }, body }, log, hooks);
   return { exchange, writes, body: writes.join(''), ended, observed, warnings, buffers };
 }
+
+/** `bytes` cut at the given offsets. */
+export function cut(bytes: Buffer, at: readonly number[]): Buffer[] {
+  const out: Buffer[] = [];
+  let from = 0;
+  for (const p of [...at, bytes.length]) {
+    out.push(bytes.subarray(from, p));
+    from = p;
+  }
+  return out;
+}

@@ -6,23 +6,12 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { runSseStage, TOOL_CALL } from './sse-stage-kit.js';
+import { runSseStage, TOOL_CALL, cut } from './sse-stage-kit.js';
 
 const progress = (n: number): string =>
   `event: message\ndata: {"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"p","progress":${n},"total":100}}\n\n`;
 const result = (id: number, text = 'done'): string =>
   `event: message\ndata: {"jsonrpc":"2.0","id":${id},"result":{"content":[{"type":"text","text":"${text}"}]}}\n\n`;
-
-/** `bytes` cut at the given offsets. */
-function cut(bytes: Buffer, at: readonly number[]): Buffer[] {
-  const out: Buffer[] = [];
-  let from = 0;
-  for (const p of [...at, bytes.length]) {
-    out.push(bytes.subarray(from, p));
-    from = p;
-  }
-  return out;
-}
 
 /** Whether `b` is a view into `chunk`'s bytes (not a copy). */
 function isViewOf(b: Buffer, chunk: Buffer): boolean {
