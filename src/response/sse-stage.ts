@@ -484,7 +484,10 @@ export async function handleSseBody(
     const fromEventStart = atEventStart;
     atEventStart = last === n;
     if (last !== -1 && !skippingToBoundary && !crossing && chunk.indexOf(CR) === -1) {
-      const from = fromEventStart ? 0 : boundaries.firstEnd(chunk);
+      // Blank lines at an event start dispatch nothing; the planner, which stops at a lone LF
+      // at a chunk's start, begins after them (else an id event after them was parsed with the
+      // rest of the chunk, its token counted through the chunk's end: review of 6e630d2).
+      const from = fromEventStart ? leadingLfs(chunk) : boundaries.firstEnd(chunk);
       boundaries.advance(chunk);
       // An id line at the chunk's start, seen before moving past it (takePlanned's search starts after it).
       const idAtStart = from === 0 && idFields.mayStartWithId(chunk);
@@ -639,4 +642,11 @@ export async function handleSseBody(
       observedBytes: cumulative?.used ?? exchange.bytesFromSeller,
     });
   }
+}
+
+/** The number of LF bytes at the start of `chunk`. */
+function leadingLfs(chunk: Buffer): number {
+  let k = 0;
+  while (k < chunk.length && chunk[k] === LF) k++;
+  return k;
 }

@@ -171,3 +171,13 @@ test('id lines in planned chunks: a token counts through its own event, wherever
     assert.equal((await runSseStage([whole.subarray(0, i), whole.subarray(i)])).body, r.body, `cut at ${i}`);
   }
 });
+
+test('a chunk that starts with blank lines at an event start: an id event after them gets the exact count', async () => {
+  // Review of 6e630d2: the planner stops at a lone LF at a chunk's start, so the id event was
+  // parsed with the rest of the chunk and its token counted through the chunk's end.
+  const first = progress(1);
+  const second = '\n\nid: 99\ndata: {"n":1}\n\n' + progress(2) + progress(3);
+  const r = await runSseStage([first, second, result(1)]);
+  const exact = Buffer.byteLength(first + '\n\nid: 99\ndata: {"n":1}\n\n');
+  assert.equal(r.body, first + `id: tok(99,${exact})\ndata: {"n":1}\n\n` + progress(2) + progress(3) + result(1));
+});
