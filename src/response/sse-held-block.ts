@@ -24,10 +24,9 @@
  * made of them (the feeder's own cap and the parser's bound then apply as before).
  */
 import { isAscii, isUtf8 } from 'node:buffer';
+import { CR, LF } from '../mcp/json-bytes.js';
 import { bodyPool } from './body-pool.js';
 
-const LF = 0x0a;
-const CR = 0x0d;
 const MESSAGE_LINE = Buffer.from('event: message\n', 'latin1');
 const DATA_FIELD = Buffer.from('data: ', 'latin1');
 

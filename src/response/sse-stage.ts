@@ -63,6 +63,7 @@ import { isRequestStream, openBufferLease, type Exchange } from '../exchange.js'
 import { answerWithLocalError, type LocalErrorInput } from '../errors/local-reply.js';
 import { GATEWAY_FINISHED } from '../errors/abort.js';
 import { withinJsonBounds } from '../mcp/json-bounds.js';
+import { BACKSLASH, CR, LF } from '../mcp/json-bytes.js';
 import { ByteBudget } from './byte-budget.js';
 import { LF_ID_FIELD, SseBoundaryScanner, SseIdFieldWatch, SseLineFeeder, type CompletedLine } from './sse-boundaries.js';
 import { SseFrameBatch, encodeSseComment, encodeSseRetry } from './sse-encode.js';
@@ -80,8 +81,6 @@ import type { PipelineHooks } from './pipeline.js';
 /** Slack over `max_sse_event_bytes` for the parser's pending line buffer (field names, line breaks). */
 export const SSE_PENDING_SLACK_BYTES = 64 * 1024;
 
-const CR = 0x0d;
-const LF = 0x0a;
 
 /**
  * False when the JSON text `data` cannot parse to a JSON-RPC response, so it need not be
@@ -97,7 +96,6 @@ export function mayBeResponse(data: string | Buffer): boolean {
   // response they come early, and the backslash search reads the whole data when there is none.
   return data.indexOf('resul') !== -1 || data.indexOf('erro') !== -1 || data.indexOf(BACKSLASH) !== -1;
 }
-const BACKSLASH = 0x5c;
 /** Prefixes of both keys: a faster scan than the quoted keys (fewer candidate positions); false positives only cost a parse. */
 const RESPONSE_KEYS = /resul|erro/;
 
@@ -449,13 +447,8 @@ export async function handleSseBody(
         // (they are within its cap: the held block's bound is the same).
         releaseHeld();
       } else {
-        // Blank lines right after the block dispatch nothing: moved past with it, so that the
-        // rest is not planned as a chunk's start (where a lone LF ends the plan: its events,
-        // id'd ones included, would then be parsed together up to the chunk's end).
-        let after = end;
-        while (after < n && chunk[after] === LF) after++;
-        const head = after === n ? chunk : chunk.subarray(0, after);
-        passHeld(head);
+        // The rest starts at an event start (blank lines there: see leadingLfs).
+        passHeld(end === n ? chunk : chunk.subarray(0, end));
         atEventStart = true;
         lines.passedRaw();
         // The parser would have been fed this block: its first-feed check (it drops a leading
@@ -464,7 +457,7 @@ export async function handleSseBody(
         deliver(ev.event, undefined, undefined, ev.data);
         // The host's stream is over (the answer, or an error): nothing reads the data after it.
         if (exchange.finished) bodyPool.recycleAfterSend(raw, ev.data);
-        return !exchange.finished && (after === n || takeChunk(chunk.subarray(after)));
+        return !exchange.finished && (end === n || takeChunk(chunk.subarray(end)));
       }
     }
     lines.nextChunk();
