@@ -51,7 +51,7 @@ export function spliceDedupe(exchange: Exchange, body: Buffer, scan: JsonScanSum
 
   // normalize.ts summarizeCopies, from the first item on.
   const copies: ByteRange[] = [];
-  let summary: Buffer | undefined;
+  let summary: string | undefined; // its JSON string, written into the result by concat
   for (let i = 0; i < items.count; i++) {
     const range = items.texts[i];
     // Not a text item, or one whose `text` is no string: neither extracted nor a copy.
@@ -64,11 +64,11 @@ export function spliceDedupe(exchange: Exchange, body: Buffer, scan: JsonScanSum
     if (judged === 'skip') continue;
     // Compared now: the judged bytes are a view of the scan's memory, which the next judge reuses.
     if (judged === 'unknown' || !structured.equals(judged.bytes)) return undefined;
-    summary ??= Buffer.from(JSON.stringify(summarizeShape(judged.shape, judged.bytes.length)), 'utf8');
+    summary ??= JSON.stringify(summarizeShape(judged.shape, judged.bytes.length));
     copies.push(range);
   }
   if (summary === undefined) return undefined;
-  const parts: Buffer[] = [];
+  const parts: (Buffer | string)[] = [];
   let at = 0;
   for (let k = 0; k < copies.length; k++) {
     parts.push(body.subarray(at, copies[k]![0]), summary);

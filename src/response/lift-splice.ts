@@ -66,7 +66,7 @@ export function spliceLegacyLift(exchange: Exchange, body: Buffer, scan: JsonSca
 
   const { bytes, shape } = lift;
   const text = items.texts[lift.index]!;
-  const summary = Buffer.from(JSON.stringify(summarizeShape(shape, bytes.length)), 'utf8');
+  const summary = JSON.stringify(summarizeShape(shape, bytes.length));
   // One copy of each part into the message (no intermediate copy of the lifted bytes).
   return bodyPool.concat([body.subarray(0, text[0]), summary, body.subarray(text[1], end), SC_MEMBER, bytes, body.subarray(end)]);
 }
