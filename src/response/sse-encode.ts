@@ -42,33 +42,12 @@ export function encodeSseComment(text: string): string {
 /** What {@link SseFrameBatch.flush} writes to: the host's response (`ServerResponse`). */
 export interface SseSink {
   write(chunk: string | Uint8Array, encoding?: BufferEncoding): boolean;
-  /** Several writes between `cork` and `uncork` reach the socket together (one `writev`): see {@link corkForThisTick}. */
+  /** Several writes between `cork` and `uncork` reach the socket together (one `writev`). */
   cork?(): void;
   uncork?(): void;
 }
 
 const LF = 0x0a;
-
-/**
- * Corks `sink` until the end of this tick (uncorked on `process.nextTick`): the parts of a
- * flush, and the writes of any later flush made in the same tick (the next input chunk when
- * it was already read), reach the socket together, in one `writev`. This is what Node's HTTP
- * response does itself for a write made while its socket is not corked (`_http_outgoing.js`
- * `write_`); a cork undone at the end of the flush instead sent each multi-part flush at once
- * and the next chunk's write in a second `writev` (bench sse-flood: the gateway made 13,098
- * `writev` calls where the pass-through made 9,840 for the same events, and they were its
- * largest cost: issue 5, SSE events/s). `end()` uncorks the socket fully; an `uncork` after
- * that, or on a destroyed response, does nothing.
- */
-function corkForThisTick(sink: SseSink): void {
-  if (sink.cork === undefined || sink.uncork === undefined) return;
-  sink.cork();
-  process.nextTick(uncorkSink, sink);
-}
-
-function uncorkSink(sink: SseSink): void {
-  sink.uncork!();
-}
 
 /**
  * Largest data, in bytes, that {@link SseFrameBatch.eventBytes} copies to frame its event in
@@ -85,8 +64,7 @@ export const SMALL_EVENT_DATA_BYTES = 16 * 1024;
  *
  * Frames are text, or bytes: an event whose data is held as UTF-8 bytes ({@link eventBytes}),
  * or an event block forwarded as the seller's bytes ({@link raw}). Raw blocks and large data
- * are never copied: a flush of several parts writes them corked until the end of the tick
- * (one `writev` on the socket, with the flushes after it in that tick: corkForThisTick);
+ * are never copied: a flush of several parts writes them corked (one `writev` on the socket);
  * the data of a small one-line event is copied once, to frame it in one Buffer (each write
  * to an HTTP response costs an HTTP chunk's framing and a pass through the socket's write
  * path: issue 5, one-event answers).
@@ -180,12 +158,13 @@ export class SseFrameBatch {
     if (parts.length === 1) return writePart(sink, parts[0]!);
     let bytes = 0;
     let full = false;
-    corkForThisTick(sink);
+    sink.cork?.();
     for (const part of parts) {
       const w = writePart(sink, part);
       bytes += w.bytes;
       full ||= w.full;
     }
+    sink.uncork?.();
     return { bytes, full };
   }
 
