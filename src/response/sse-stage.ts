@@ -189,16 +189,18 @@ export async function handleSseBody(
   };
   const endPlainly = (outcome: 'ok' | 'rewritten' | 'resumable_end'): void => {
     if (exchange.finished) return;
-    // Corked through the end: the last events and the end (and a head not sent yet) leave in
-    // one socket write (`end()` uncorks).
+    // The last events are written corked, and uncorked before `end()`: Node 22 and 24 send
+    // the terminating chunk before the writes a corked response holds (nodejs/node#50167),
+    // so the host lost the last events and a keep-alive client read them as the next
+    // response (found by review, 2026-12-01; the test kit's `end` checks it for every test).
     const corked = !raw.writableEnded && !raw.destroyed;
     if (corked) raw.cork();
     flush();
     exchange.finished = true;
     exchange.outcome = outcome;
     exchange.abortUpstream(GATEWAY_FINISHED);
+    if (corked) raw.uncork();
     if (!raw.writableEnded) raw.end();
-    else if (corked) raw.uncork();
   };
 
   // Only a `request` can be answered by an event; `maxDataChars`: below it, an event's data

@@ -4,6 +4,7 @@
  * chunks, and a fake host response that records every write. For unit tests of exact bytes
  * and write batching ("stages fed chunks, no sockets", ARCHITECTURE §6).
  */
+import assert from 'node:assert/strict';
 import { Readable } from 'node:stream';
 import type { FastifyBaseLogger, FastifyReply } from 'fastify';
 import { parseConfig } from '../../src/config/load.js';
@@ -69,6 +70,7 @@ export async function runSseStage(chunks: ReadonlyArray<string | Buffer> | Async
   const writes: string[] = [];
   const buffers: Buffer[] = [];
   let ended = false;
+  let endedCorked = false;
   const raw = {
     writableEnded: false,
     destroyed: false,
@@ -90,6 +92,9 @@ export async function runSseStage(chunks: ReadonlyArray<string | Buffer> | Async
       return true;
     },
     end(chunk?: string | Buffer) {
+      // Node 22/24 send the terminating chunk before writes held by a corked response
+      // (nodejs/node#50167): the stage must never end a corked response.
+      if (raw.corked > 0) endedCorked = true;
       if (chunk !== undefined) raw.write(chunk);
       raw.writableEnded = true;
       ended = true;
@@ -128,6 +133,7 @@ export async function runSseStage(chunks: ReadonlyArray<string | Buffer> | Async
   const stream = Readable.from(source, { objectMode: true, highWaterMark: 1 });
   const body = openBodySource(stream, [], Infinity);
   await handleSseBody(exchange, reply, { statusCode: 200, headers: { 'content-type': 'text/event-stream' }, body }, log, hooks);
+  assert.equal(endedCorked, false, 'end() was called on a corked response (Node 22/24 then send the terminating chunk before the corked writes)');
   return { exchange, writes, body: writes.join(''), ended, observed, warnings, buffers };
 }
 
