@@ -189,18 +189,20 @@ export async function handleSseBody(
   };
   const endPlainly = (outcome: 'ok' | 'rewritten' | 'resumable_end'): void => {
     if (exchange.finished) return;
-    // The last events are written corked, and uncorked before `end()`: Node 22 and 24 send
-    // the terminating chunk before the writes a corked response holds (nodejs/node#50167),
-    // so the host lost the last events and a keep-alive client read them as the next
-    // response (found by review, 2026-12-01; the test kit's `end` checks it for every test).
-    const corked = !raw.writableEnded && !raw.destroyed;
-    if (corked) raw.cork();
+    // Corked through the end: the last events and the end (and a head not sent yet) leave in
+    // one socket write (`end()` fully uncorks the connection). The *socket* is corked, not
+    // the response: on Node 22 and 24 a corked response holds its chunked writes itself and
+    // `end()` sends the terminating chunk before them (nodejs/node#50167), so the host lost
+    // the last events and a keep-alive client read them as the next response (found by
+    // review, 2026-12-01; the test kit's `end` checks it in every SSE stage test).
+    const socket = !raw.writableEnded && !raw.destroyed ? raw.socket : null;
+    socket?.cork();
     flush();
     exchange.finished = true;
     exchange.outcome = outcome;
     exchange.abortUpstream(GATEWAY_FINISHED);
-    if (corked) raw.uncork();
     if (!raw.writableEnded) raw.end();
+    else socket?.uncork();
   };
 
   // Only a `request` can be answered by an event; `maxDataChars`: below it, an event's data

@@ -93,9 +93,13 @@ export async function runSseStage(chunks: ReadonlyArray<string | Buffer> | Async
     },
     end(chunk?: string | Buffer) {
       // Node 22/24 send the terminating chunk before writes held by a corked response
-      // (nodejs/node#50167): the stage must never end a corked response.
-      if (raw.corked > 0) endedCorked = true;
+      // (nodejs/node#50167): the stage must never end a corked response. A corked socket is
+      // fine: end() fully uncorks it, after the last write.
+      if (raw.corked - socket.corked > 0) endedCorked = true;
       if (chunk !== undefined) raw.write(chunk);
+      raw.corked -= socket.corked;
+      socket.corked = 0;
+      if (raw.corked === 0) raw.inCork = false;
       raw.writableEnded = true;
       ended = true;
     },
@@ -108,6 +112,18 @@ export async function runSseStage(chunks: ReadonlyArray<string | Buffer> | Async
       raw.corked--;
       if (raw.corked === 0) raw.inCork = false;
     },
+    /** The connection: its cork counts in `corked` too (one write), as on Node 20. */
+    socket: {
+      corked: 0,
+      cork() {
+        socket.corked++;
+        raw.corked++;
+      },
+      uncork() {
+        socket.corked--;
+        raw.uncork();
+      },
+    },
     once() {
       return raw;
     },
@@ -118,6 +134,7 @@ export async function runSseStage(chunks: ReadonlyArray<string | Buffer> | Async
       return raw;
     },
   };
+  const socket = raw.socket;
   const reply = { raw, hijack() {}, getHeaders: () => ({}), sent: false } as unknown as FastifyReply;
   const warnings: unknown[] = [];
   const log = { warn: (o: unknown) => warnings.push(o), debug() {}, info() {}, error() {} } as unknown as FastifyBaseLogger;
