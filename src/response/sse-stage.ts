@@ -81,7 +81,6 @@ import type { PipelineHooks } from './pipeline.js';
 /** Slack over `max_sse_event_bytes` for the parser's pending line buffer (field names, line breaks). */
 export const SSE_PENDING_SLACK_BYTES = 64 * 1024;
 
-
 /**
  * False when the JSON text `data` cannot parse to a JSON-RPC response, so it need not be
  * parsed at all: a response has a `result` or an `error` member (JSON-RPC 2.0 §5), and the
@@ -309,6 +308,12 @@ export async function handleSseBody(
     },
     maxBufferSize: perEventLimit + SSE_PENDING_SLACK_BYTES,
   });
+  // eventsource-parser drops "\u00ef\u00bb\u00bf" (a BOM's bytes read as Latin-1) from the start
+  // of the first text it is fed after creation or reset. Its text here is decoded UTF-8, where
+  // those are the seller's characters, and which text comes first depends on the chunking
+  // (raw-forwarded and held blocks never reach it): fed an empty text first, it drops nothing.
+  const startParser = (): void => parser.feed('');
+  startParser();
   // Complete lines go to the parser as they arrive; an incomplete line waits as raw bytes,
   // capped like the parser's own buffer (sse-boundaries.ts).
   const lines = new SseLineFeeder((text) => {
@@ -408,6 +413,7 @@ export async function handleSseBody(
     // the dropped event ends at this boundary.
     if (skippingToBoundary && atBoundary) {
       parser.reset();
+      startParser();
       lines.reset();
       skippingToBoundary = false;
     }
@@ -455,9 +461,6 @@ export async function handleSseBody(
         passHeld(end === n ? chunk : chunk.subarray(0, end));
         atEventStart = true;
         lines.passedRaw();
-        // The parser would have been fed this block: its first-feed check (it drops a leading
-        // "\u00ef\u00bb\u00bf", a BOM's bytes read as Latin-1) must not apply to the next text.
-        parser.feed('');
         deliver(ev.event, undefined, undefined, ev.data);
         // The host's stream is over (the answer, or an error): nothing reads the data after it.
         if (exchange.finished) bodyPool.recycleAfterSend(raw, ev.data);

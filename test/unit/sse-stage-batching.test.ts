@@ -167,3 +167,14 @@ test('a rewritten response (deduped text) and the bytes it saved', async () => {
   const out = r.writes[1]!;
   assert.equal(r.exchange.bytesSaved, Buffer.byteLength(data) - Buffer.byteLength(/data: (.*)\n\n$/.exec(out)![1]!));
 });
+
+test('standalone GET stream: after a dropped event the parser is reset, and a next line starting with "ï»¿" is not taken for a BOM', async () => {
+  // eventsource-parser drops "\u00ef\u00bb\u00bf" from the first text it gets after a reset;
+  // decoded UTF-8, those are the seller's characters: "\u00ef\u00bb\u00bfdata" is an unknown field.
+  const lines = Array.from({ length: 40 }, () => `data: ${'d'.repeat(994)}\n`).join('');
+  const note = (n: number): string => `event: message\ndata: {"jsonrpc":"2.0","method":"notifications/message","params":{"data":"g${n}"}}\n\n`;
+  const chunks = [note(1) + 'event: message\n' + lines + 'data: ' + 'x'.repeat(30000), 'xx\n\n\u00ef\u00bb\u00bfdata: {"x":1}\n\n' + note(2)];
+  const r = await runSseStage(chunks, { rpc: GET_STREAM, agentYaml: ['max_response_bytes: 1048576', 'max_sse_event_bytes: 2048'] });
+  assert.equal(r.body, note(1) + note(2));
+  assert.equal(r.exchange.reason, 'sse_event');
+});

@@ -84,10 +84,11 @@ export async function runSseStage(chunks: ReadonlyArray<string | Buffer> | Async
       if (opts.record === false) return true;
       if (typeof chunk !== 'string') buffers.push(chunk);
       const text = typeof chunk === 'string' ? Buffer.from(chunk, encoding ?? 'utf8').toString('utf8') : chunk.toString('utf8');
-      // Writes between cork() and uncork() reach the socket as one write.
-      if (raw.corked > 0 && raw.inCork) writes[writes.length - 1] += text;
+      // Writes made while the response or its socket is corked reach the socket as one write.
+      const corked = raw.corked + socket.corked > 0;
+      if (corked && raw.inCork) writes[writes.length - 1] += text;
       else writes.push(text);
-      raw.inCork = raw.corked > 0;
+      raw.inCork = corked;
       opts.onWrite?.(writes);
       return true;
     },
@@ -95,9 +96,8 @@ export async function runSseStage(chunks: ReadonlyArray<string | Buffer> | Async
       // Node 22/24 send the terminating chunk before writes held by a corked response
       // (nodejs/node#50167): the stage must never end a corked response. A corked socket is
       // fine: end() fully uncorks it, after the last write.
-      if (raw.corked - socket.corked > 0) endedCorked = true;
+      if (raw.corked > 0) endedCorked = true;
       if (chunk !== undefined) raw.write(chunk);
-      raw.corked -= socket.corked;
       socket.corked = 0;
       if (raw.corked === 0) raw.inCork = false;
       raw.writableEnded = true;
@@ -110,18 +110,17 @@ export async function runSseStage(chunks: ReadonlyArray<string | Buffer> | Async
     },
     uncork() {
       raw.corked--;
-      if (raw.corked === 0) raw.inCork = false;
+      if (raw.corked + socket.corked === 0) raw.inCork = false;
     },
-    /** The connection: its cork counts in `corked` too (one write), as on Node 20. */
+    /** The connection: corked, it joins writes as a corked response does; `end()` uncorks it fully. */
     socket: {
       corked: 0,
       cork() {
         socket.corked++;
-        raw.corked++;
       },
       uncork() {
         socket.corked--;
-        raw.uncork();
+        if (raw.corked + socket.corked === 0) raw.inCork = false;
       },
     },
     once() {
