@@ -17,8 +17,6 @@ function sink(): SseSink & { chunks: Array<string | Uint8Array>; text: () => str
       chunks.push(typeof chunk === 'string' ? Buffer.from(chunk, encoding).toString('utf8') : chunk);
       return true;
     },
-    cork() {},
-    uncork() {},
     text: () => chunks.map((c) => (typeof c === 'string' ? c : Buffer.from(c).toString('utf8'))).join(''),
   };
 }

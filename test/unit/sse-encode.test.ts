@@ -1,27 +1,31 @@
 /**
  * The SSE frame batch (src/response/sse-encode.ts) with byte parts: an event whose data is
  * bytes is written exactly as encodeSseEvent writes its text, raw blocks of one chunk
- * become one view of it, and a flush of several parts is one corked write sequence.
+ * become one view of it, and a flush of several parts is written with the socket corked to the
+ * end of the tick.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { SseFrameBatch, encodeSseEvent, type SseSink } from '../../src/response/sse-encode.js';
 
-/** A sink recording what each write got and the cork state around it. */
+/** A sink recording what each write got and its socket's cork state around it. */
 function sink(): SseSink & { calls: Array<{ chunk: string | Uint8Array; corked: boolean }>; text: () => string } {
-  let corked = 0;
+  const socket = {
+    writableCorked: 0,
+    cork() {
+      socket.writableCorked++;
+    },
+    uncork() {
+      if (socket.writableCorked > 0) socket.writableCorked--;
+    },
+  };
   const calls: Array<{ chunk: string | Uint8Array; corked: boolean }> = [];
   return {
     calls,
+    socket,
     write(chunk, encoding) {
-      calls.push({ chunk: typeof chunk === 'string' ? Buffer.from(chunk, encoding).toString('utf8') : chunk, corked: corked > 0 });
+      calls.push({ chunk: typeof chunk === 'string' ? Buffer.from(chunk, encoding).toString('utf8') : chunk, corked: socket.writableCorked > 0 });
       return true;
-    },
-    cork() {
-      corked++;
-    },
-    uncork() {
-      corked--;
     },
     text: () => calls.map((c) => (typeof c.chunk === 'string' ? c.chunk : Buffer.from(c.chunk).toString('utf8'))).join(''),
   };
@@ -56,7 +60,7 @@ test('raw blocks of one chunk, added in order, are written as one view of it', (
   assert.equal(view.length, 27);
 });
 
-test('text and bytes: one corked sequence, in order, with the byte count', () => {
+test('text and bytes: written in order with the socket corked, uncorked at the end of the tick, with the byte count', async () => {
   const chunk = Buffer.from('data: 1\n\ndata: 2\n\n');
   const batch = new SseFrameBatch();
   batch.raw(chunk, 0, 9);
@@ -68,6 +72,9 @@ test('text and bytes: one corked sequence, in order, with the byte count', () =>
   assert.equal(s.text(), 'data: 1\n\n: c\ndata: 2\n\nevent: message\ndata: é\n\n');
   assert.equal(bytes, Buffer.byteLength(s.text()));
   assert.ok(s.calls.length > 1 && s.calls.every((c) => c.corked));
+  assert.equal(s.socket!.writableCorked, 1, 'still corked: a later flush of this tick joins the same writev');
+  await new Promise((resolve) => process.nextTick(resolve));
+  assert.equal(s.socket!.writableCorked, 0);
   // Emptied: the next flush writes nothing.
   assert.deepEqual(batch.flush(s), { bytes: 0, full: false });
 });

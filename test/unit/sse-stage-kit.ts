@@ -85,7 +85,7 @@ export async function runSseStage(chunks: ReadonlyArray<string | Buffer> | Async
       if (typeof chunk !== 'string') buffers.push(chunk);
       const text = typeof chunk === 'string' ? Buffer.from(chunk, encoding ?? 'utf8').toString('utf8') : chunk.toString('utf8');
       // Writes made while the response or its socket is corked reach the socket as one write.
-      const corked = raw.corked + socket.corked > 0;
+      const corked = raw.corked + socket.writableCorked > 0;
       if (corked && raw.inCork) writes[writes.length - 1] += text;
       else writes.push(text);
       raw.inCork = corked;
@@ -98,7 +98,7 @@ export async function runSseStage(chunks: ReadonlyArray<string | Buffer> | Async
       // fine: end() fully uncorks it, after the last write.
       if (raw.corked > 0) endedCorked = true;
       if (chunk !== undefined) raw.write(chunk);
-      socket.corked = 0;
+      socket.writableCorked = 0;
       if (raw.corked === 0) raw.inCork = false;
       raw.writableEnded = true;
       ended = true;
@@ -110,17 +110,21 @@ export async function runSseStage(chunks: ReadonlyArray<string | Buffer> | Async
     },
     uncork() {
       raw.corked--;
-      if (raw.corked + socket.corked === 0) raw.inCork = false;
+      if (raw.corked + socket.writableCorked === 0) raw.inCork = false;
     },
-    /** The connection: corked, it joins writes as a corked response does; `end()` uncorks it fully. */
+    /**
+     * The connection: corked, it joins writes as a corked response does; `end()` uncorks it
+     * fully; `uncork` when not corked does nothing (as `net.Socket`'s).
+     */
     socket: {
-      corked: 0,
+      writableCorked: 0,
       cork() {
-        socket.corked++;
+        socket.writableCorked++;
       },
       uncork() {
-        socket.corked--;
-        if (raw.corked + socket.corked === 0) raw.inCork = false;
+        if (socket.writableCorked === 0) return;
+        socket.writableCorked--;
+        if (raw.corked + socket.writableCorked === 0) raw.inCork = false;
       },
     },
     once() {
