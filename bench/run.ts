@@ -245,6 +245,25 @@ function warmupFor(bytes: number): Shape {
   return opts.quick ? { ...shape, amount: 10 } : { ...shape, amount: Math.min(shape.amount, 10_000), durationMs: bytes <= 64 * KiB ? 1_500 : 1_000 };
 }
 /**
+ * The warm-up loads (the JSON cases', the SSE loads') are run again, in rounds, until this
+ * long after the servers started (at most {@link WARMUP_SETTLE_ROUNDS} rounds). Why (2026-12-01, `perf record` on
+ * both children, `--only json --filter 'json-[abc]-1024$'`): TurboFan was still compiling for
+ * ~20 s after the start, 20-40% of each process's CPU in its first seconds of load, and the
+ * first repetition after the per-case warm-up alone cost both processes up to 1.8x the CPU per
+ * request of the later ones (1 KiB (b): pass-through 559 then 302-311 µs, gateway 728 then
+ * 331-375). The gateway has more code to compile, so a cold repetition also lowered its ratio.
+ */
+const WARMUP_SETTLE_MS = 20_000;
+const WARMUP_SETTLE_ROUNDS = 10;
+/**
+ * Untimed rounds of the SSE flood per target before the first repetition. Why (2026-12-01):
+ * with no warm-up the first repetition of `--only sse --filter sse-flood` was the cold one:
+ * events/s of the first vs the second repetition, four runs: pass-through 620-695k vs
+ * 840-951k, gateway 457-541k vs 640-857k (ratio 0.70-0.85 vs 0.73-0.97).
+ */
+const FLOOD_WARMUP_ROUNDS = 3;
+
+/**
  * Slices per target per repetition of a throughput case: the three targets take turns slice
  * by slice (order rotated each slice), each slice a `1/THROUGHPUT_SLICES` share of the case's
  * load shape, and a target's figures for the repetition are the sum of its slices. Why: on
@@ -580,6 +599,27 @@ async function runDelay(stack: Stack, rep: number): Promise<void> {
  * throughput case: run target after target, the pass-through and the gateway met different
  * machines (the ratio ranged 0.69x-1.13x within one full run at 89e07ed).
  */
+/**
+ * Warm-up of the SSE loads that are selected: {@link FLOOD_WARMUP_ROUNDS} untimed flood rounds
+ * and one round of progress streams per target, nothing recorded (a failure is left to the
+ * measured runs to report).
+ */
+async function warmSse(stack: Stack): Promise<void> {
+  for (const t of TARGETS) {
+    const agent = keepAliveAgent(Math.max(FLOOD_STREAMS, DELAY_STREAMS));
+    try {
+      if (selected(PROGRESS_CASE)) await Promise.all(Array.from({ length: DELAY_STREAMS }, () => sseDelays(urlOf(stack, t, PROGRESS_CASE), agent, 15_000)));
+      for (let round = 0; selected(FLOOD_CASE) && round < FLOOD_WARMUP_ROUNDS; round++) {
+        await Promise.all(Array.from({ length: FLOOD_STREAMS }, () => sseCount(urlOf(stack, t, FLOOD_CASE), agent, 30_000)));
+      }
+    } catch (err) {
+      warn(`SSE warm-up via ${t}: ${(err as Error).message}`);
+    } finally {
+      agent.destroy();
+    }
+  }
+}
+
 async function runFlood(stack: Stack, rep: number): Promise<void> {
   const agents = new Map(TARGETS.map((t) => [t, keepAliveAgent(FLOOD_STREAMS)]));
   const sums = new Map(TARGETS.map((t) => [t, { elapsed: 0, events: 0, cpuUs: 0, foreign: 0, failed: false }]));
@@ -857,12 +897,23 @@ async function main(): Promise<void> {
     results.throughput = cases;
 
     log('checks and warm-up');
-    for (let i = 0; i < specs.length; i++) {
-      await checkCase(stack, specs[i]!, cases[i]!);
-      for (const t of TARGETS) {
-        await runLoad({ url: urlOf(stack, t, specs[i]!.id), body: REQUEST_BODY, headers: REQUEST_HEADERS, ...warmupFor(specs[i]!.size.bytes) });
+    const serversUpAt = performance.now();
+    const warmJson = async (): Promise<void> => {
+      for (const spec of specs) {
+        for (const t of TARGETS) await runLoad({ url: urlOf(stack, t, spec.id), body: REQUEST_BODY, headers: REQUEST_HEADERS, ...warmupFor(spec.size.bytes) });
       }
-    }
+    };
+    const warmSseLoads = opts.groups.has('sse') && !opts.quick && (selected(FLOOD_CASE) || selected(PROGRESS_CASE));
+    const warmAll = async (): Promise<void> => {
+      await warmJson();
+      if (warmSseLoads) await warmSse(stack);
+    };
+    for (let i = 0; i < specs.length; i++) await checkCase(stack, specs[i]!, cases[i]!);
+    await warmAll();
+    // Until the JIT has settled (WARMUP_SETTLE_MS): the same warm-up loads again, in rounds.
+    const warms = specs.length > 0 || warmSseLoads;
+    for (let round = 0; !opts.quick && warms && performance.now() - serversUpAt < WARMUP_SETTLE_MS && round < WARMUP_SETTLE_ROUNDS; round++) await warmAll();
+    log(`warm-up done ${((performance.now() - serversUpAt) / 1000).toFixed(1)} s after the servers started`);
 
     for (let rep = 0; rep < opts.reps; rep++) {
       log(`repetition ${rep + 1} of ${opts.reps}, order ${orderFor(rep).join(' -> ')}`);
