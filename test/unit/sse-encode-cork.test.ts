@@ -40,6 +40,16 @@ function countSocketWrites(socket: Socket): { count: () => number } {
   return { count: () => n };
 }
 
+/** A multi-part flush: two raw blocks of one chunk around a comment (`data: 1`, `: between`, `data: 2`). */
+function flushThreeParts(res: http.ServerResponse): void {
+  const chunk = Buffer.from('data: 1\n\ndata: 2\n\n');
+  const batch = new SseFrameBatch();
+  batch.raw(chunk, 0, 9);
+  batch.frame(': between\n');
+  batch.raw(chunk, 9, 18);
+  batch.flush(res);
+}
+
 test('a multi-part flush and the next flush in the same tick go out in one socket write (sse-flood writev count)', async () => {
   const received: Buffer[] = [];
   let writes = -1;
@@ -48,12 +58,7 @@ test('a multi-part flush and the next flush in the same tick go out in one socke
     res.flushHeaders();
     setImmediate(() => {
       const counter = countSocketWrites(res.socket!);
-      const chunk = Buffer.from('data: 1\n\ndata: 2\n\n');
-      const first = new SseFrameBatch();
-      first.raw(chunk, 0, 9);
-      first.frame(': between\n');
-      first.raw(chunk, 9, 18);
-      first.flush(res);
+      flushThreeParts(res);
       const second = new SseFrameBatch();
       second.frame('data: 3\n\n');
       second.flush(res);
@@ -87,12 +92,7 @@ test('a multi-part flush then end() in the same tick: the events, then the termi
     res.writeHead(200, { 'content-type': 'text/event-stream' });
     res.write(': open\n');
     setImmediate(() => {
-      const chunk = Buffer.from('data: 1\n\ndata: 2\n\n');
-      const batch = new SseFrameBatch();
-      batch.raw(chunk, 0, 9);
-      batch.frame(': between\n');
-      batch.raw(chunk, 9, 18);
-      batch.flush(res);
+      flushThreeParts(res);
       res.end('data: last\n\n');
     });
   });
