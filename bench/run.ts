@@ -246,12 +246,13 @@ function warmupFor(bytes: number): Shape {
 }
 /**
  * The warm-up loads (the JSON cases', the SSE loads') are run again, in rounds, until this
- * long after the servers started (at most {@link WARMUP_SETTLE_ROUNDS} rounds). Why (2026-12-01, `perf record` on
- * both children, `--only json --filter 'json-[abc]-1024$'`): TurboFan was still compiling for
- * ~20 s after the start, 20-40% of each process's CPU in its first seconds of load, and the
- * first repetition after the per-case warm-up alone cost both processes up to 1.8x the CPU per
- * request of the later ones (1 KiB (b): pass-through 559 then 302-311 µs, gateway 728 then
- * 331-375). The gateway has more code to compile, so a cold repetition also lowered its ratio.
+ * long after the servers started (at most {@link WARMUP_SETTLE_ROUNDS} rounds). Why
+ * (2026-12-01, `perf record` on both children, `--only json --filter 'json-[abc]-1024$'`):
+ * TurboFan was still compiling for ~20 s after the start, 20-40% of each process's CPU in its
+ * first seconds of load, and the first repetition after the per-case warm-up alone cost both
+ * processes up to 1.8x the CPU per request of the later ones (1 KiB (b): pass-through 559
+ * then 302-311 µs, gateway 728 then 331-375). The gateway has more code to compile, so a cold
+ * repetition also lowered its ratio.
  */
 const WARMUP_SETTLE_MS = 20_000;
 const WARMUP_SETTLE_ROUNDS = 10;
@@ -594,12 +595,6 @@ async function runDelay(stack: Stack, rep: number): Promise<void> {
 }
 
 /**
- * SSE events/s: FLOOD_ROUNDS rounds of FLOOD_STREAMS concurrent streams per target, the
- * targets taking turns round by round (order rotated each round), like the slices of a
- * throughput case: run target after target, the pass-through and the gateway met different
- * machines (the ratio ranged 0.69x-1.13x within one full run at 89e07ed).
- */
-/**
  * Warm-up of the SSE loads that are selected: {@link FLOOD_WARMUP_ROUNDS} untimed flood rounds
  * and one round of progress streams per target, nothing recorded (a failure is left to the
  * measured runs to report).
@@ -620,6 +615,12 @@ async function warmSse(stack: Stack): Promise<void> {
   }
 }
 
+/**
+ * SSE events/s: FLOOD_ROUNDS rounds of FLOOD_STREAMS concurrent streams per target, the
+ * targets taking turns round by round (order rotated each round), like the slices of a
+ * throughput case: run target after target, the pass-through and the gateway met different
+ * machines (the ratio ranged 0.69x-1.13x within one full run at 89e07ed).
+ */
 async function runFlood(stack: Stack, rep: number): Promise<void> {
   const agents = new Map(TARGETS.map((t) => [t, keepAliveAgent(FLOOD_STREAMS)]));
   const sums = new Map(TARGETS.map((t) => [t, { elapsed: 0, events: 0, cpuUs: 0, foreign: 0, failed: false }]));

@@ -171,9 +171,10 @@ export class SseFrameBatch {
 
   /**
    * Writes what was added since the last flush, if anything, in one `write` (text alone,
-   * or one byte part alone) or writes on a corked socket. Returns the bytes written and whether `sink`
-   * wants a drain (a `write` returned false). Text that is all ASCII (as many UTF-8 bytes as
-   * characters) is written as Latin-1: the same bytes, copied without a UTF-8 encoding pass.
+   * or one byte part alone) or several on a corked socket. Returns the bytes written and
+   * whether `sink` wants a drain (a `write` returned false). Text that is all ASCII (as many
+   * UTF-8 bytes as characters) is written as Latin-1: the same bytes, copied without a UTF-8
+   * encoding pass.
    */
   flush(sink: SseSink): { bytes: number; full: boolean } {
     this.closeRaw();
