@@ -53,6 +53,8 @@ export interface FloodSample {
   eventsPerS: number;
   events: number;
   cpuUsPerEvent?: number;
+  /** Mark-compacts the process made during the repetition's rounds (child-stats.ts majorGcs). */
+  majorGcs?: number;
   foreignCores?: number;
 }
 
@@ -477,15 +479,16 @@ function floodSection(r: BenchResults): string {
       t === 'pass' ? '1.00×' : withSpread(spread(ratios(field(s, (x) => x.eventsPerS), passRate)), ratio),
       t === 'direct' ? '–' : ms(median(cpu)),
       t === 'gateway' ? ratio(median(ratios(cpu, passCpu))) : '–',
+      t === 'direct' ? '–' : field(s, (x) => x.majorGcs).filter(Number.isFinite).join(', ') || '–',
       disturbedNote(r, s),
     ];
   });
   return [
     '## SSE: events per second',
     '',
-    `${r.floodConfig.streams} concurrent streams of ${count(r.floodConfig.eventsPerStream - 1)} progress notifications (~190 bytes each, written 100 per write as fast as the socket takes them) then a 1 KiB result, ${r.floodConfig.rounds} rounds per repetition; events/s = all events ÷ the time until the last stream of each round ended. *CPU µs/event*: the process's CPU per event.`,
+    `${r.floodConfig.streams} concurrent streams of ${count(r.floodConfig.eventsPerStream - 1)} progress notifications (~190 bytes each, written 100 per write as fast as the socket takes them) then a 1 KiB result, ${r.floodConfig.rounds} rounds per repetition; events/s = all events ÷ the time until the last stream of each round ended. *CPU µs/event*: the process's CPU per event. *mark-compacts*: V8 major GCs the process made during the rounds, per repetition (V8 starts them on the external memory of socket reads, more in some runs than others, in either process: a run where one process made many more than the other says why its ratio moved).`,
     '',
-    table(['via', 'events', 'events/s', '× pass', 'CPU µs/event', '× CPU', 'notes'], rows),
+    table(['via', 'events', 'events/s', '× pass', 'CPU µs/event', '× CPU', 'mark-compacts', 'notes'], rows),
   ].join('\n');
 }
 

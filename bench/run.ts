@@ -623,7 +623,7 @@ async function warmSse(stack: Stack): Promise<void> {
  */
 async function runFlood(stack: Stack, rep: number): Promise<void> {
   const agents = new Map(TARGETS.map((t) => [t, keepAliveAgent(FLOOD_STREAMS)]));
-  const sums = new Map(TARGETS.map((t) => [t, { elapsed: 0, events: 0, cpuUs: 0, foreign: 0, failed: false }]));
+  const sums = new Map(TARGETS.map((t) => [t, { elapsed: 0, events: 0, cpuUs: 0, majorGcs: 0, foreign: 0, failed: false }]));
   try {
     for (let round = 0; round < FLOOD_ROUNDS; round++) {
       for (const t of orderFor(rep + round)) {
@@ -637,11 +637,17 @@ async function runFlood(stack: Stack, rep: number): Promise<void> {
             const counts = await Promise.all(Array.from({ length: FLOOD_STREAMS }, () => sseCount(urlOf(stack, t, FLOOD_CASE), agents.get(t)!, 30_000)));
             const elapsed = performance.now() - start;
             const after = child ? await child.stats(false) : undefined;
-            return { elapsed, events: counts.reduce((a, b) => a + b, 0), cpuUs: before && after ? after.cpuUs - before.cpuUs : 0 };
+            return {
+              elapsed,
+              events: counts.reduce((a, b) => a + b, 0),
+              cpuUs: before && after ? after.cpuUs - before.cpuUs : 0,
+              majorGcs: before && after ? after.majorGcs - before.majorGcs : 0,
+            };
           });
           sum.elapsed += value.elapsed;
           sum.events += value.events;
           sum.cpuUs += value.cpuUs;
+          sum.majorGcs += value.majorGcs;
           sum.foreign = Math.max(sum.foreign, foreign);
         } catch (err) {
           sum.failed = true;
@@ -661,7 +667,7 @@ async function runFlood(stack: Stack, rep: number): Promise<void> {
       eventsPerS: (sum.events * 1000) / sum.elapsed,
       events: sum.events,
       foreignCores: sum.foreign,
-      ...(childOf(stack, t) ? { cpuUsPerEvent: sum.cpuUs / sum.events } : {}),
+      ...(childOf(stack, t) ? { cpuUsPerEvent: sum.cpuUs / sum.events, majorGcs: sum.majorGcs } : {}),
     };
     log(`  sse-flood        ${t.padEnd(8)} ${((sum.events * 1000) / sum.elapsed).toFixed(0).padStart(7)} events/s`);
   }
