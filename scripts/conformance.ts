@@ -14,7 +14,9 @@
  *   gateway keep running on this Node: the product supports Node >= 20.18.1.
  *
  * Options: `--scenario <name>` (repeatable) to run a subset, `--verbose` to show the runner's
- * output. Environment: `CONFORMANCE_NODE=/path/to/node22` to use a Node 22 you already have.
+ * output, `--print-node` to print the path of the runner's Node >= 22 (installing it as above
+ * when needed; progress on stderr) and exit: .ci/run runs the SSE tests on it. Environment:
+ * `CONFORMANCE_NODE=/path/to/node22` to use a Node 22 you already have.
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -59,7 +61,11 @@ function versionOf(nodeBin: string): string {
   return out.status === 0 ? out.stdout.trim() : '';
 }
 
-/** A Node >= 22 for the runner: CONFORMANCE_NODE, this Node, or the pinned binary package in .cache/node22. */
+/**
+ * A Node >= 22 for the runner: CONFORMANCE_NODE, this Node, or the pinned binary package in
+ * .cache/node22 (installed on first use; its progress goes to stderr, so `--print-node`
+ * prints the path alone on stdout).
+ */
 function runnerNode(): string {
   const fromEnv = process.env.CONFORMANCE_NODE;
   if (fromEnv) {
@@ -74,7 +80,7 @@ function runnerNode(): string {
   const cache = join(root, '.cache', 'node22');
   const bin = join(cache, 'node_modules', pkg, 'bin', 'node');
   if (versionOf(bin) !== `v${RUNNER_NODE_VERSION}`) {
-    log(`installing Node ${RUNNER_NODE_VERSION} for the conformance runner (${pkg}) into .cache/node22 ...`);
+    process.stderr.write(`installing Node ${RUNNER_NODE_VERSION} for the conformance runner (${pkg}) into .cache/node22 ...\n`);
     mkdirSync(cache, { recursive: true });
     // Its own project root, so npm never touches the repository's package.json or lockfile.
     writeFileSync(join(cache, 'package.json'), `${JSON.stringify({ name: 'conformance-node22', private: true }, null, 2)}\n`);
@@ -83,7 +89,7 @@ function runnerNode(): string {
     const install = spawnSync(
       cmd,
       [...args, 'install', '--prefix', cache, '--no-save', '--no-package-lock', '--no-audit', '--no-fund', '--loglevel=error', `${pkg}@${RUNNER_NODE_VERSION}`],
-      { stdio: 'inherit' },
+      { stdio: ['ignore', process.stderr, process.stderr] },
     );
     if (install.status !== 0) throw new Error(`npm install ${pkg}@${RUNNER_NODE_VERSION} failed`);
     if (versionOf(bin) !== `v${RUNNER_NODE_VERSION}`) throw new Error(`${bin} is not Node ${RUNNER_NODE_VERSION} after install`);
@@ -142,8 +148,14 @@ const ANSI_COLOR = new RegExp(`${String.fromCharCode(27)}\\[[0-9;]*m`, 'g');
 const cell = (g: Grade): string => (g.graded ? `${g.passed}/${g.total}${g.warnings ? ` (${g.warnings} warn)` : ''}` : 'not graded');
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { scenario: { type: 'string', multiple: true }, verbose: { type: 'boolean', default: false } } });
+  const { values } = parseArgs({
+    options: { scenario: { type: 'string', multiple: true }, verbose: { type: 'boolean', default: false }, 'print-node': { type: 'boolean', default: false } },
+  });
   const node = runnerNode();
+  if (values['print-node']) {
+    process.stdout.write(`${node}\n`);
+    return;
+  }
   const runner = require.resolve('@modelcontextprotocol/conformance/dist/index.js');
   const suiteVersion = packageVersion('@modelcontextprotocol/conformance');
   const pinned = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { devDependencies: Record<string, string> }).devDependencies[
