@@ -8,11 +8,16 @@
  * - an interceptor that ties each upstream request to its exchange, so the gateway can abort
  *   it when a deadline passes or the host disconnects (@fastify/reply-from passes no signal):
  *   the exchange's {@link UpstreamHooks} ride in the request's header object under the
- *   {@link UPSTREAM_HOOKS} symbol ({@link withUpstreamHooks}).
+ *   {@link UPSTREAM_HOOKS} symbol ({@link withUpstreamHooks});
+ * - for an exchange's plain JSON answer (2xx, JSON media type, no Content-Encoding), a
+ *   {@link LightBody} in place of undici's `Readable` body (light-body.ts says why and what
+ *   it supports); every other answer keeps undici's body.
  */
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { Agent, buildConnector, type Dispatcher } from 'undici';
+import { Agent, buildConnector, util, type Dispatcher } from 'undici';
+import { bodyKind } from '../response/content-type.js';
+import { LightBody } from './light-body.js';
 
 /** What the gateway learns about one upstream request (carried by its headers: {@link withUpstreamHooks}). */
 export interface UpstreamHooks {
@@ -70,33 +75,66 @@ export interface UpstreamDispatcher {
  * from (writeH1, on a connected socket), and `abort` is the function its controller calls.
  */
 class LegacyExchangeHandler {
+  private abort: ((reason?: Error) => void) | undefined;
+  /** Set when this response's body is a {@link LightBody}: the wrapped handler then sees nothing more. */
+  private light: LightBody | undefined;
+
   constructor(
     private readonly h: LegacyHandler,
     private readonly hooks: UpstreamHooks,
+    /** The `request()` callback the wrapped handler would call, when known ({@link ExchangeAgent.request}). */
+    private readonly respond: RequestCallback | undefined,
   ) {}
 
   onConnect(abort: (reason?: Error) => void, context?: unknown): void {
+    this.abort = abort;
     this.hooks.onStart(abort);
     return this.h.onConnect(abort, context);
   }
   onHeaders(statusCode: number, rawHeaders: Buffer[], resume: () => void, statusMessage?: string): boolean {
+    if (this.respond !== undefined && statusCode >= 200 && statusCode < 300) {
+      const headers = util.parseHeaders(rawHeaders) as Record<string, string | string[] | undefined>;
+      // Exactly the answers the pipeline reads with the JSON stage's direct reader (pipeline.ts).
+      if (headers['content-encoding'] === undefined && bodyKind(headers['content-type']) === 'json') {
+        const abort = this.abort!;
+        const body = (this.light = new LightBody(resume, (reason) => abort(reason)));
+        try {
+          this.respond(null, { statusCode, statusText: statusMessage, headers, trailers: {}, opaque: null, body, context: undefined });
+        } catch (err) {
+          // As undici's request handler does: the body is destroyed, the error thrown again outside undici.
+          body.destroy(err as Error);
+          queueMicrotask(() => {
+            throw err;
+          });
+        }
+        return true;
+      }
+    }
     return this.h.onHeaders!(statusCode, rawHeaders, resume, statusMessage);
   }
   onData(chunk: Buffer): boolean {
+    if (this.light !== undefined) return this.light.push(chunk);
     return this.h.onData!(chunk);
   }
   onComplete(trailers: Buffer[] | null): void {
     this.hooks.onEnd();
+    if (this.light !== undefined) return this.light.end();
     return this.h.onComplete!(trailers);
   }
   onError(err: Error): void {
     this.hooks.onEnd();
+    const light = this.light;
+    // As undici's request handler does: after what is already queued to run.
+    if (light !== undefined) return queueMicrotask(() => light.fail(err));
     return this.h.onError(err);
   }
   onUpgrade(statusCode: number, rawHeaders: Buffer[], socket: Duplex): void {
     return this.h.onUpgrade!(statusCode, rawHeaders, socket);
   }
 }
+
+/** The callback of undici's `request(opts, callback)`, as @fastify/reply-from passes it. */
+type RequestCallback = (err: Error | null, data?: Dispatcher.ResponseData | Record<string, unknown>) => void;
 
 /** undici's legacy dispatch handler, as `core/request.js` calls it (`assertRequestHandler`). */
 interface LegacyHandler {
@@ -147,7 +185,7 @@ class ExchangeHandler implements Dispatcher.DispatchHandler {
  * callbacks are copied only when it has them, so undici sees the same set of callbacks as
  * on the handler itself.
  */
-function wrapForExchange(opts: Dispatcher.DispatchOptions, handler: Dispatcher.DispatchHandler): Dispatcher.DispatchHandler {
+function wrapForExchange(opts: Dispatcher.DispatchOptions, handler: Dispatcher.DispatchHandler, respond: RequestCallback | undefined): Dispatcher.DispatchHandler {
   const headers = opts.headers as HeadersWithHooks | undefined;
   const hooks = headers?.[UPSTREAM_HOOKS];
   if (hooks === undefined) return handler;
@@ -155,7 +193,7 @@ function wrapForExchange(opts: Dispatcher.DispatchOptions, handler: Dispatcher.D
   headers![UPSTREAM_HOOKS] = undefined;
   if (typeof handler.onRequestStart === 'function') return new ExchangeHandler(handler, hooks);
   const legacy = handler as unknown as LegacyHandler;
-  const wrapped = new LegacyExchangeHandler(legacy, hooks) as unknown as Record<string, unknown>;
+  const wrapped = new LegacyExchangeHandler(legacy, hooks, respond) as unknown as Record<string, unknown>;
   for (const name of OPTIONAL_LEGACY_CALLBACKS) {
     const fn = legacy[name];
     if (typeof fn === 'function') wrapped[name] = (...args: unknown[]) => (fn as (...a: unknown[]) => unknown).apply(legacy, args);
@@ -166,10 +204,30 @@ function wrapForExchange(opts: Dispatcher.DispatchOptions, handler: Dispatcher.D
 /** Legacy callbacks undici calls only when the handler has them (api-request's handler has none). */
 const OPTIONAL_LEGACY_CALLBACKS = ['onBodySent', 'onRequestSent', 'onResponseStarted'] as const;
 
-/** The undici Agent whose `dispatch` ties a request to its exchange (no `compose`: a Proxy and a handler adapter per request). */
+/**
+ * The undici Agent whose `dispatch` ties a request to its exchange (no `compose`: a Proxy and
+ * a handler adapter per request), and whose `request` lets that tie give a plain JSON answer
+ * a {@link LightBody}: `request(opts, callback)` dispatches synchronously (undici
+ * `api-request.js`), so the callback it was given is the one its handler would call, and
+ * `dispatch` hands it to the exchange's wrapper.
+ */
 class ExchangeAgent extends Agent {
+  private pendingCallback: RequestCallback | undefined;
+
+  override request(...args: unknown[]): never {
+    const callback = args[1];
+    this.pendingCallback = typeof callback === 'function' ? (callback as RequestCallback) : undefined;
+    try {
+      return (super.request as (...a: unknown[]) => never)(...args);
+    } finally {
+      this.pendingCallback = undefined;
+    }
+  }
+
   override dispatch(opts: Agent.DispatchOptions, handler: Dispatcher.DispatchHandler): boolean {
-    return super.dispatch(opts, wrapForExchange(opts, handler));
+    const respond = this.pendingCallback;
+    this.pendingCallback = undefined;
+    return super.dispatch(opts, wrapForExchange(opts, handler, respond));
   }
 }
 

@@ -9,7 +9,9 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Dispatcher } from 'undici';
+import { Readable } from 'node:stream';
 import { createUpstreamDispatcher, withUpstreamHooks } from '../../src/routing/dispatcher.js';
+import { LightBody } from '../../src/routing/light-body.js';
 
 let server: http.Server;
 let origin: string;
@@ -18,6 +20,12 @@ const seen: http.IncomingHttpHeaders[] = [];
 before(async () => {
   server = http.createServer((req, res) => {
     seen.push(req.headers);
+    if (req.url?.startsWith('/kind/')) {
+      const [, , status, type, coding] = req.url.split('/');
+      res.writeHead(Number(status), { 'content-type': decodeURIComponent(type!), ...(coding ? { 'content-encoding': coding } : {}) });
+      res.end('{"ok":true}');
+      return;
+    }
     if (req.url === '/hang') {
       res.writeHead(200, { 'content-type': 'application/json' });
       res.write('{');
@@ -105,6 +113,77 @@ test('new-API handler (onRequestStart ...): hooks see start and end', async () =
     upstream.dispatcher.dispatch({ origin, path: '/ok', method: 'GET', headers: withUpstreamHooks({}, rec.hooks) }, handler);
   });
   assert.equal(Buffer.concat(chunks).toString(), '{"ok":true}');
+  assert.deepEqual(rec.events, ['start', 'end']);
+  await upstream.close();
+});
+
+/** `request(opts, callback)`, as @fastify/reply-from calls it. */
+function requestWithCallback(dispatcher: Dispatcher, opts: Dispatcher.RequestOptions): Promise<Dispatcher.ResponseData> {
+  return new Promise((resolve, reject) => dispatcher.request(opts, (err, data) => (err ? reject(err) : resolve(data))));
+}
+
+async function readAll(body: NodeJS.EventEmitter): Promise<string> {
+  const chunks: Buffer[] = [];
+  await new Promise<void>((resolve, reject) => {
+    body.on('data', (c: Buffer) => chunks.push(c));
+    body.on('end', resolve);
+    body.on('error', reject);
+  });
+  return Buffer.concat(chunks).toString();
+}
+
+test('request() with a callback: a plain 2xx JSON answer of an exchange gets a LightBody, other answers undici\'s Readable', async () => {
+  const upstream = createUpstreamDispatcher(() => false);
+  const cases: Array<[path: string, light: boolean]> = [
+    ['/kind/200/application%2Fjson', true],
+    ['/kind/200/application%2Fjson%3B%20charset%3Dutf-8', true],
+    ['/kind/202/application%2Fvnd.x%2Bjson', true],
+    ['/kind/200/text%2Fevent-stream', false],
+    ['/kind/200/application%2Fjson/gzip', false], // not decodable as sent: only the class matters here
+    ['/kind/404/application%2Fjson', false],
+    ['/kind/200/text%2Fhtml', false],
+  ];
+  for (const [path, light] of cases) {
+    const rec = recorder();
+    const res = await requestWithCallback(upstream.dispatcher, { origin, path, method: 'POST', headers: withUpstreamHooks({}, rec.hooks), body: '{}' });
+    assert.equal(res.body instanceof LightBody, light, path);
+    assert.equal(res.body instanceof Readable, !light, path);
+    assert.equal(await readAll(res.body), '{"ok":true}', path);
+    assert.deepEqual(rec.events, ['start', 'end'], path);
+    assert.equal(typeof res.headers['content-type'], 'string', path);
+  }
+  // Without an exchange's hooks, and in the promise form: undici's own body.
+  const plain = await requestWithCallback(upstream.dispatcher, { origin, path: '/ok', method: 'GET', headers: {} });
+  assert.ok(plain.body instanceof Readable);
+  await plain.body.text();
+  const promised = await upstream.dispatcher.request({ origin, path: '/ok', method: 'GET', headers: withUpstreamHooks({}, recorder().hooks) });
+  assert.ok(promised.body instanceof Readable);
+  await promised.body.text();
+  await upstream.close();
+});
+
+test('LightBody: the abort given at the start ends the request; the body errors with its reason', async () => {
+  const upstream = createUpstreamDispatcher(() => false);
+  const rec = recorder();
+  const res = await requestWithCallback(upstream.dispatcher, { origin, path: '/hang', method: 'GET', headers: withUpstreamHooks({}, rec.hooks) });
+  assert.ok(res.body instanceof LightBody);
+  const read = readAll(res.body);
+  const reason = new Error('gateway stops it');
+  rec.abort!(reason);
+  await assert.rejects(read, (err: unknown) => err === reason);
+  assert.deepEqual(rec.events, ['start', 'end']);
+  await upstream.close();
+});
+
+test('LightBody: destroying it before its end aborts the upstream request (the seller sees the connection close)', async () => {
+  const upstream = createUpstreamDispatcher(() => false);
+  const rec = recorder();
+  const res = await requestWithCallback(upstream.dispatcher, { origin, path: '/hang', method: 'GET', headers: withUpstreamHooks({}, rec.hooks) });
+  const closed = new Promise<void>((r) => res.body.on('close', () => r()));
+  res.body.destroy();
+  await closed;
+  // undici reports the aborted request to the exchange's hooks as its end.
+  for (let i = 0; i < 50 && rec.events.length < 2; i++) await new Promise((r) => setTimeout(r, 10));
   assert.deepEqual(rec.events, ['start', 'end']);
   await upstream.close();
 });
