@@ -16,7 +16,7 @@ import type { AgentConfig, GatewayConfig } from './config/types.js';
 import type { Exchange } from './exchange.js';
 import { answerClientError, type ClientErrorReason } from './errors/client-error.js';
 import type { RefusalReason } from './errors/codes.js';
-import { refuse, refusalReasonOf } from './errors/local-reply.js';
+import { REFUSAL_LISTENER, refuse, type RefusalListener } from './errors/local-reply.js';
 import { addLogSecrets, configSecrets, createLogger, lazyChildLoggerFactory, plainInfoWriter } from './observability/logger.js';
 import { createMetrics, type GatewayMetrics } from './observability/metrics.js';
 import { opsRoutes } from './ops/routes.js';
@@ -135,20 +135,19 @@ export async function buildApp(config: GatewayConfig, opts: BuildAppOptions = {}
     },
   });
   // One log line and one metric per refused host request (the seller was never contacted):
-  // refused by a route (refusalReasonOf), or by the HTTP parser before any route (clientRefused).
+  // refused by a route (`refuse` calls the app's REFUSAL_LISTENER), or by the HTTP parser
+  // before any route (clientRefused).
   const logInfo = plainInfoWriter(logger);
   const recordRefusal = (reason: RefusalReason, fields: Record<string, unknown>): void => {
     metrics.incRefusal(reason);
     logInfo({ ...fields, outcome: 'refused', reason }, 'refused');
   };
-  app.addHook('onResponse', (request, reply, done) => {
-    const reason = refusalReasonOf(reply);
-    if (reason !== undefined) {
-      const agent = (request.params as { agent?: unknown } | undefined)?.agent;
-      recordRefusal(reason, { agent: typeof agent === 'string' ? agent.slice(0, 64) : null, http_method: request.method, status: reply.statusCode });
-    }
-    done();
-  });
+  const onRefusal: RefusalListener = (reply, reason, status) => {
+    const request = reply.request;
+    const agent = (request.params as { agent?: unknown } | undefined)?.agent;
+    recordRefusal(reason, { agent: typeof agent === 'string' ? agent.slice(0, 64) : null, http_method: request.method, status });
+  };
+  app.decorate(REFUSAL_LISTENER, onRefusal);
   clientRefused = (reason, status, code) => recordRefusal(reason, { agent: null, http_method: null, status, http_error: code ?? null });
   app.route({ method: [...MCP_METHODS], url: '/agents/:agent/mcp', handler });
   app.route({

@@ -101,13 +101,20 @@ export function answerWithLocalError(exchange: Exchange, reply: FastifyReply, in
   reply.code(status).header('content-type', 'application/json').header('cache-control', 'no-store').send(body);
 }
 
-/** The refusal reason of each refused reply, for the one log line and metric per refusal (app.ts onResponse hook). */
-const refusals = new WeakMap<FastifyReply, RefusalReason>();
+/**
+ * Called once per refusal, as it is sent: the one log line and metric per refused request
+ * (app.ts). Set on the Fastify instance under {@link REFUSAL_LISTENER} (`app.decorate`), so
+ * every route of the app and of its plugins finds it through `reply.server`.
+ */
+export type RefusalListener = (reply: FastifyReply, reason: RefusalReason, statusCode: number) => void;
 
-/** The reason `reply` was refused with, or undefined when it was not a refusal. */
-export function refusalReasonOf(reply: FastifyReply): RefusalReason | undefined {
-  return refusals.get(reply);
-}
+/**
+ * The decoration name of an app's {@link RefusalListener}. Why not an `onResponse` hook that
+ * asks each reply whether it was a refusal (as before): the hook ran for every request, and
+ * Fastify's hook runner per response was a measurable part of a 1 KiB answer's fixed cost
+ * (issue 5), for the few requests that are refused.
+ */
+export const REFUSAL_LISTENER: unique symbol = Symbol('adcp-gateway refusal listener');
 
 /**
  * Refuses the host's request before any seller is contacted (ARCHITECTURE §3, second kind).
@@ -123,7 +130,7 @@ export function refuse(
   extra?: Record<string, unknown>,
 ): FastifyReply {
   const { statusCode, body } = requestRefusal(reason, id === null ? null : id.id, message, extra);
-  refusals.set(reply, reason);
+  (reply.server as unknown as { [REFUSAL_LISTENER]?: RefusalListener })[REFUSAL_LISTENER]?.(reply, reason, statusCode);
   const text = Buffer.from(stringifyJsonRpc(body, id?.idText));
   if (exchange) {
     exchange.finished = true;

@@ -191,12 +191,15 @@ export function createMcpHandler(deps: HandlerDeps) {
       if (admission !== undefined && !admission.probe) exchange.shedKind = admission.kind;
 
       // The JSON response deadline runs from the host's request (a backoff wait included) to
-      // the last byte; an SSE stream swaps it for its own timers.
+      // the last byte; an SSE stream swaps it for its own timers. In whole milliseconds, up
+      // (timers fire no sooner anyway): Node keeps one timer list per distinct duration, and a
+      // fractional duration, different for nearly every request, made and dropped a list (a
+      // priority-queue insert and removal) per request (issue 5).
       deadline = setTimeout(
         () => {
           answerWithLocalError(exchange, reply, { reason: 'deadline_exceeded', limitMs: limits.response_deadline_ms, observedMs: observedMs(performance.now() - arrivedAt, limits.response_deadline_ms) });
         },
-        Math.max(0, limits.response_deadline_ms - (performance.now() - arrivedAt)),
+        Math.max(0, Math.ceil(limits.response_deadline_ms - (performance.now() - arrivedAt))),
       );
 
       const log = deps.log;
