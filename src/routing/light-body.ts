@@ -6,8 +6,9 @@
  * `Readable` (its `BodyReadable`), and Node's stream machinery (construction, `push`, `read`,
  * the end and close ticks, `destroy`, end-of-stream bookkeeping) was the largest single part
  * of what a small answer costs the gateway over a pass-through: with this body, the gateway's
- * CPU per 1 KiB answer went from ~1.29x the pass-through's to ~1.19x (bench, alternating A/B
- * runs). Such a body is read by the JSON stage only through the stream's events
+ * CPU per 1 KiB answer went from a median of 1.24x the pass-through's to 1.16x (bench/README.md,
+ * "What the gateway adds at 1 KiB"). Such a body is read by the JSON stage only through the
+ * stream's events
  * (body-source.ts `readDirect`), so it needs only what that reader, `releaseBody`, the
  * buffered-bytes lease and @fastify/reply-from use:
  *
@@ -159,6 +160,8 @@ export class LightBody extends EventEmitter {
 
   private flush(): void {
     this.flushScheduled = false;
+    // Nothing is delivered before a reader attached a `data` listener (or called `resume`).
+    if (!this.flowing) return;
     while (this.queue.length > 0 && !this.paused && !this.destroyed) this.emit('data', this.queue.shift());
     if (this.paused || this.destroyed || this.queue.length > 0) return;
     if (this.complete) {

@@ -37,6 +37,19 @@ test('chunks before a data listener wait in order; the seller waits until they a
   assert.deepEqual(log, ['data a', 'data b', 'resume-upstream']);
 });
 
+test('a body complete before its reader attaches keeps every chunk and its end for it', async () => {
+  const { b, log } = body();
+  b.push(Buffer.from('a'));
+  b.push(Buffer.from('b'));
+  b.end();
+  await tick();
+  await tick();
+  assert.deepEqual(log, []); // no reader yet: nothing delivered, nothing lost
+  listen(b, log);
+  await tick();
+  assert.deepEqual(log, ['data a', 'data b', 'end', 'close']);
+});
+
 test('flowing: a chunk is delivered at once and the seller reads on', () => {
   const { b, log } = body();
   listen(b, log);
