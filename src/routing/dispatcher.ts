@@ -13,6 +13,7 @@
  *   {@link LightBody} in place of undici's `Readable` body (light-body.ts says why and what
  *   it supports); every other answer keeps undici's body.
  */
+import type { AsyncResource } from 'node:async_hooks';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { Agent, buildConnector, util, type Dispatcher } from 'undici';
@@ -98,8 +99,16 @@ class LegacyExchangeHandler {
       if (headers['content-encoding'] === undefined && bodyKind(headers['content-type']) === 'json') {
         const abort = this.abort!;
         const body = (this.light = new LightBody(resume, (reason) => abort(reason)));
+        const data = { statusCode, statusText: statusMessage, headers, trailers: {}, opaque: null, body, context: undefined };
         try {
-          this.respond(null, { statusCode, statusText: statusMessage, headers, trailers: {}, opaque: null, body, context: undefined });
+          // In the async context of the request it answers, as undici's handler (an
+          // AsyncResource) runs it: undici calls onHeaders in the context of the pooled socket,
+          // which is that of whichever request opened the connection; AsyncLocalStorage users
+          // (tracing, a logger mixin) would credit this answer's work to that request.
+          // test/regressions/light-body-async-context.test.ts
+          const scope = this.h as Partial<AsyncResource>;
+          if (typeof scope.runInAsyncScope === 'function') scope.runInAsyncScope(this.respond, null, null, data);
+          else this.respond(null, data);
         } catch (err) {
           // As undici's request handler does: the body is destroyed, the error thrown again outside undici.
           body.destroy(err as Error);

@@ -16,9 +16,11 @@
  *   listener is attached (chunks that arrive before are queued, as a `Readable` holds them);
  * - `pause()` / `resume()`: while paused, or while chunks are queued, the seller's socket
  *   is not read (the handler's `onData` returns false; undici's `resume` continues it);
- * - `destroy(err?)`: stops reading; a body not yet complete aborts the upstream request
- *   (with `err`, or a RequestAbortedError-like error), a complete one does not; `error` (only
- *   with `err`) then `close` follow on the next tick, as Node's `destroy` emits them;
+ * - `destroy(err?)`: stops delivering; a body not yet complete aborts the upstream request
+ *   (with `err`, or a RequestAbortedError-like error) once the chunks undici is parsing are
+ *   through, so a message whose end is among them completes and keeps its connection; a
+ *   complete one aborts nothing; `error` (only with `err`) then `close` follow on the next
+ *   tick, as Node's `destroy` emits them;
  * - `readable`, `destroyed`, `readableEnded`;
  * - async iteration, for a reader that does not use the events (a body already failed when
  *   it is opened: body-source.ts `direct` is then false): through a `Readable` made then.
@@ -37,6 +39,11 @@ function requestAborted(): Error {
 
 /** An event listener, as `EventEmitter#on` takes it. */
 type Listener = Parameters<EventEmitter['on']>[1];
+
+/** What a Readable destroyed before its end gives its reader. */
+function prematureClose(): Error {
+  return Object.assign(new Error('Premature close'), { code: 'ERR_STREAM_PREMATURE_CLOSE' });
+}
 
 export class LightBody extends EventEmitter {
   /** True until the end is emitted or the body is destroyed. */
@@ -97,7 +104,8 @@ export class LightBody extends EventEmitter {
    * nothing is queued; queued otherwise. False when the seller's socket should wait.
    */
   push(chunk: Buffer): boolean {
-    if (this.destroyed) return false;
+    // Dropped; the parse goes on to the message's end or the pending abort (destroy).
+    if (this.destroyed) return true;
     if (this.flowing && !this.paused && this.queue.length === 0) {
       this.emit('data', chunk);
       if (!this.paused) return true;
@@ -110,8 +118,8 @@ export class LightBody extends EventEmitter {
 
   /** The seller's body is complete (undici `onComplete`). */
   end(): void {
-    if (this.destroyed) return;
     this.complete = true;
+    if (this.destroyed) return;
     if (this.flowing && !this.paused && this.queue.length === 0) this.emitEnd();
     else this.scheduleFlush();
   }
@@ -124,7 +132,18 @@ export class LightBody extends EventEmitter {
 
   destroy(err?: Error): this {
     if (this.destroyed) return this;
-    if (!this.complete) this.abortUpstream(err ?? requestAborted());
+    if (!this.complete) {
+      // Aborted once the chunks undici is parsing now are through (a microtask runs after its
+      // parse of what the socket gave): when they hold the message's end, the request is
+      // complete by then and its connection stays in the pool. A reader that stops at the
+      // first chunk of an answer that arrived whole (a bound broken) would otherwise cost the
+      // seller connection (test/regressions/light-body-breach-keeps-connection.test.ts); a
+      // Readable delivered that chunk a tick later, after undici had seen the end.
+      const reason = err ?? requestAborted();
+      queueMicrotask(() => {
+        if (!this.complete) this.abortUpstream(reason);
+      });
+    }
     this.settle(err);
     return this;
   }
@@ -186,7 +205,7 @@ export class LightBody extends EventEmitter {
       return readable;
     }
     if (this.destroyed) {
-      readable.destroy(this.failure ?? Object.assign(new Error('Premature close'), { code: 'ERR_STREAM_PREMATURE_CLOSE' }));
+      readable.destroy(this.failure ?? prematureClose());
       return readable;
     }
     this.on('data', (chunk: Buffer) => {
@@ -194,6 +213,10 @@ export class LightBody extends EventEmitter {
     });
     this.on('end', () => readable.push(null));
     this.on('error', (err: Error) => readable.destroy(err));
+    // Destroyed without an error and before its end: the iteration fails, as a Readable's would.
+    this.on('close', () => {
+      if (!this.readableEnded && !readable.destroyed) readable.destroy(prematureClose());
+    });
     return readable;
   }
 }

@@ -89,19 +89,32 @@ test('end: after the queued chunks, end then close on the next tick; nothing abo
   assert.deepEqual(aborts, []);
 });
 
-test('destroy() before the end aborts the upstream request, then close alone', async () => {
+test('destroy() before the end aborts the upstream request once the parse in progress is through, then close alone', async () => {
   const { b, log, aborts } = body();
   listen(b, log);
   b.push(Buffer.from('a'));
   b.destroy();
-  assert.equal(aborts.length, 1);
-  assert.equal((aborts[0] as Error & { code?: string }).code, 'UND_ERR_ABORTED');
   assert.equal(b.destroyed, true);
   assert.equal(b.readable, false);
+  // Chunks undici parses meanwhile are dropped, and it is not asked to wait.
+  assert.equal(b.push(Buffer.from('late')), true);
+  assert.deepEqual(aborts, []);
+  await Promise.resolve();
+  assert.equal(aborts.length, 1);
+  assert.equal((aborts[0] as (Error & { code?: string }) | undefined)?.code, 'UND_ERR_ABORTED');
   await tick();
   assert.deepEqual(log, ['data a', 'close']);
-  assert.equal(b.push(Buffer.from('late')), false);
+});
+
+test('destroy() then the message end in the same parse: nothing aborted (the connection stays in the pool)', async () => {
+  const { b, log, aborts } = body();
+  listen(b, log);
+  b.push(Buffer.from('a'));
+  b.destroy();
+  b.push(Buffer.from('rest'));
+  b.end();
   await tick();
+  assert.deepEqual(aborts, []);
   assert.deepEqual(log, ['data a', 'close']);
 });
 
@@ -111,8 +124,8 @@ test('destroy(err) aborts with err; error then close', async () => {
   const reason = new Error('stop');
   b.destroy(reason);
   b.destroy(new Error('twice is a no-op'));
-  assert.deepEqual(aborts, [reason]);
   await tick();
+  assert.deepEqual(aborts, [reason]);
   assert.deepEqual(log, ['error stop', 'close']);
 });
 
@@ -146,7 +159,7 @@ test('a failure with no error listener emits close alone (no uncaught error)', a
   assert.deepEqual(log, ['close']);
 });
 
-test('async iteration: the chunks, then the end; a failed body rejects with its error', async () => {
+test('async iteration: the chunks, then the end; a failed body rejects with its error', { timeout: 5_000 }, async () => {
   const { b } = body();
   b.push(Buffer.from('a'));
   b.push(Buffer.from('b'));
@@ -172,4 +185,12 @@ test('async iteration: the chunks, then the end; a failed body rejects with its 
     })(),
     (err: Error & { code?: string }) => err.code === 'ERR_STREAM_PREMATURE_CLOSE',
   );
+
+  // Destroyed while iterated: the iteration fails, as a Readable's does.
+  const { b: iterated } = body();
+  iterated.push(Buffer.from('a'));
+  const read = (async () => {
+    for await (const _ of iterated) iterated.destroy();
+  })();
+  await assert.rejects(read, (err: Error & { code?: string }) => err.code === 'ERR_STREAM_PREMATURE_CLOSE');
 });
