@@ -53,32 +53,24 @@ async function withSeller(body: (id: number) => string, run: (gw: RunningGateway
 
 const reasonOf = (m: unknown): string => (m as { result: { structuredContent: { adcp_error: { details: { reason: string } } } } }).result.structuredContent.adcp_error.details.reason;
 
+/** Three tool calls whose whole answers break `reason`: each answered with it, over one seller connection never closed. */
+async function threeBreachesOneConnection(body: (id: number) => string, reason: string): Promise<void> {
+  await withSeller(body, async (gw, stats) => {
+    for (let i = 1; i <= 3; i++) {
+      const r = await rawPost(gw.agentUrl('s'), toolCall(i, 't'), { 'mcp-protocol-version': '2025-06-18' });
+      assert.equal(reasonOf(r.json()), reason);
+    }
+    assert.equal(stats.closes, 0, 'the seller saw its connection closed');
+    assert.equal(stats.connections, 1);
+  });
+}
+
 describe('a whole answer that breaks a bound keeps its seller connection', () => {
   test('raw_bytes (no Content-Length): three answers, one connection', { timeout: 20_000 }, async () => {
-    await withSeller(
-      (id) => JSON.stringify({ jsonrpc: '2.0', id, result: { content: [{ type: 'text', text: 'x'.repeat(5000) }] } }),
-      async (gw, stats) => {
-        for (let i = 1; i <= 3; i++) {
-          const r = await rawPost(gw.agentUrl('s'), toolCall(i, 't'), { 'mcp-protocol-version': '2025-06-18' });
-          assert.equal(reasonOf(r.json()), 'raw_bytes');
-        }
-        assert.equal(stats.closes, 0, 'the seller saw its connection closed');
-        assert.equal(stats.connections, 1);
-      },
-    );
+    await threeBreachesOneConnection((id) => JSON.stringify({ jsonrpc: '2.0', id, result: { content: [{ type: 'text', text: 'x'.repeat(5000) }] } }), 'raw_bytes');
   });
 
   test('json_depth: three answers, one connection', { timeout: 20_000 }, async () => {
-    await withSeller(
-      () => '['.repeat(100) + ']'.repeat(100),
-      async (gw, stats) => {
-        for (let i = 1; i <= 3; i++) {
-          const r = await rawPost(gw.agentUrl('s'), toolCall(i, 't'), { 'mcp-protocol-version': '2025-06-18' });
-          assert.equal(reasonOf(r.json()), 'json_depth');
-        }
-        assert.equal(stats.closes, 0, 'the seller saw its connection closed');
-        assert.equal(stats.connections, 1);
-      },
-    );
+    await threeBreachesOneConnection(() => '['.repeat(100) + ']'.repeat(100), 'json_depth');
   });
 });
