@@ -125,7 +125,7 @@ export function readDirect<T>(source: BodySource, chunks: ChunkSink, inspect?: (
       if (settle()) reject(err);
     };
     const onClose = (): void => {
-      if (settle()) reject(Object.assign(new Error('Premature close'), { code: 'ERR_STREAM_PREMATURE_CLOSE' }));
+      if (settle()) reject(prematureClose());
     };
     stream.on('data', onData);
     stream.on('end', onEnd);
@@ -236,7 +236,8 @@ export class DirectChunks {
 
 const RESOLVED: Promise<void> = Promise.resolve();
 
-function prematureClose(): Error {
+/** The error a Node `Readable` gives its reader when it closes before its end (`ERR_STREAM_PREMATURE_CLOSE`). */
+export function prematureClose(): Error {
   return Object.assign(new Error('Premature close'), { code: 'ERR_STREAM_PREMATURE_CLOSE' });
 }
 

@@ -97,8 +97,7 @@ class LegacyExchangeHandler {
       const headers = util.parseHeaders(rawHeaders) as Record<string, string | string[] | undefined>;
       // Exactly the answers the pipeline reads with the JSON stage's direct reader (pipeline.ts).
       if (headers['content-encoding'] === undefined && bodyKind(headers['content-type']) === 'json') {
-        const abort = this.abort!;
-        const body = (this.light = new LightBody(resume, (reason) => abort(reason)));
+        const body = (this.light = new LightBody(resume, this.abort!));
         const data = { statusCode, statusText: statusMessage, headers, trailers: {}, opaque: null, body, context: undefined };
         try {
           // In the async context of the request it answers, as undici's handler (an

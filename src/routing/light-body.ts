@@ -17,7 +17,7 @@
  * - `pause()` / `resume()`: while paused, or while chunks are queued, the seller's socket
  *   is not read (the handler's `onData` returns false; undici's `resume` continues it);
  * - `destroy(err?)`: stops delivering; a body not yet complete aborts the upstream request
- *   (with `err`, or a RequestAbortedError-like error) once the chunks undici is parsing are
+ *   (with `err`, or undici's RequestAbortedError) once the chunks undici is parsing are
  *   through, so a message whose end is among them completes and keeps its connection; a
  *   complete one aborts nothing; `error` (only with `err`) then `close` follow on the next
  *   tick, as Node's `destroy` emits them;
@@ -31,23 +31,13 @@
  */
 import { EventEmitter } from 'node:events';
 import { Readable } from 'node:stream';
-
-/** The error a body destroyed before its end gives the upstream request (undici's RequestAbortedError has this code). */
-function requestAborted(): Error {
-  return Object.assign(new Error('Request aborted'), { name: 'AbortError', code: 'UND_ERR_ABORTED' });
-}
+import { errors } from 'undici';
+import { prematureClose } from '../response/body-source.js';
 
 /** An event listener, as `EventEmitter#on` takes it. */
 type Listener = Parameters<EventEmitter['on']>[1];
 
-/** What a Readable destroyed before its end gives its reader. */
-function prematureClose(): Error {
-  return Object.assign(new Error('Premature close'), { code: 'ERR_STREAM_PREMATURE_CLOSE' });
-}
-
 export class LightBody extends EventEmitter {
-  /** True until the end is emitted or the body is destroyed. */
-  readable = true;
   /** True once destroyed: by `destroy`, an upstream error, or after the end. */
   destroyed = false;
   /** True once `end` was emitted. */
@@ -72,6 +62,11 @@ export class LightBody extends EventEmitter {
     private readonly abortUpstream: (reason: Error) => void,
   ) {
     super();
+  }
+
+  /** True until the end is emitted or the body is destroyed. */
+  get readable(): boolean {
+    return !this.destroyed;
   }
 
   override on(event: string | symbol, listener: Listener): this {
@@ -139,7 +134,7 @@ export class LightBody extends EventEmitter {
       // first chunk of an answer that arrived whole (a bound broken) would otherwise cost the
       // seller connection (test/regressions/light-body-breach-keeps-connection.test.ts); a
       // Readable delivered that chunk a tick later, after undici had seen the end.
-      const reason = err ?? requestAborted();
+      const reason = err ?? new errors.RequestAbortedError();
       queueMicrotask(() => {
         if (!this.complete) this.abortUpstream(reason);
       });
@@ -154,7 +149,6 @@ export class LightBody extends EventEmitter {
 
   private settle(err: Error | undefined): void {
     this.destroyed = true;
-    this.readable = false;
     this.failure = err;
     this.queue.length = 0;
     process.nextTick(() => {
@@ -164,7 +158,6 @@ export class LightBody extends EventEmitter {
   }
 
   private emitEnd(): void {
-    this.readable = false;
     this.readableEnded = true;
     this.destroyed = true;
     this.emit('end');
