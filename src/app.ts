@@ -75,8 +75,13 @@ export async function buildApp(config: GatewayConfig, opts: BuildAppOptions = {}
   app.addHook('onClose', async () => upstream.close());
 
   // Request bodies are kept as the original bytes: the gateway forwards exactly what the host sent.
+  // The same parser is also registered under `application/json`, the media type MCP requests
+  // carry: Fastify caches the parser it finds for a named type, but finds the catch-all anew
+  // for every request (a ContentType parse and three lookups, ~0.8 µs; issue 5).
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, body, done) => done(null, body));
+  const keepBytes = (_req: unknown, body: Buffer | string, done: (err: null, body: Buffer | string) => void): void => done(null, body);
+  app.addContentTypeParser('*', { parseAs: 'buffer' }, keepBytes);
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, keepBytes);
 
   app.setErrorHandler((error: FastifyError, request, reply) => {
     if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {

@@ -7,7 +7,8 @@
  * the gateway's own catalogs, `surface` from a fixed list. Tool names, ids and anything else
  * a host or seller chooses never become a label value.
  */
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
+import { TalliedHistogram } from './tallied-histogram.js';
 import { REASONS, REFUSALS } from '../errors/codes.js';
 import { DISCOVERY_TARGETS } from '../mcp/discovery-size.js';
 import type { Exchange, Outcome, RpcPeek } from '../exchange.js';
@@ -132,11 +133,11 @@ export function createMetrics(opts: CreateMetricsOptions = {}): GatewayMetrics {
   const hostBytes = tallied('host_bytes_total', 'Body bytes written to hosts.', ['agent']);
   const dedupeSaved = tallied('dedupe_saved_bytes_total', 'Bytes removed from tool results by dedupe and normalization.', ['agent']);
   const breaches = tallied('limit_breaches_total', 'Exchanges answered with a minted AdCP error, by details.reason (docs/errors.md).', ['agent', 'reason']);
-  const duration = new Histogram({
+  const duration = new TalliedHistogram({
     name: `${METRIC_PREFIX}exchange_duration_seconds`,
     help: "Exchange duration, from the host's request to the end of the host's response.",
-    labelNames: ['agent', 'method'] as const,
-    buckets: [...DURATION_BUCKETS_SECONDS],
+    labelNames: ['agent', 'method'],
+    buckets: DURATION_BUCKETS_SECONDS,
     registers,
   });
   new Gauge({
@@ -190,8 +191,6 @@ export function createMetrics(opts: CreateMetricsOptions = {}): GatewayMetrics {
   reloads.inc({ result: 'ok' }, 0);
   reloads.inc({ result: 'error' }, 0);
   const tally = new ExchangeTally({ exchanges, sellerBytes, hostBytes, dedupeSaved, breaches, resumes });
-  /** The duration histogram's label objects, one per agent and method (prom-client keeps a reference, never changes it). */
-  const durationLabels = new LabelCache<{ agent: string; method: string }>();
 
   return {
     registry,
@@ -201,8 +200,7 @@ export function createMetrics(opts: CreateMetricsOptions = {}): GatewayMetrics {
       const agent = exchange.agent.name;
       const method = methodLabel(exchange.rpc);
       tally.add(exchange, agent, method);
-      const labels = durationLabels.get(agent, method, () => ({ agent, method }));
-      duration.observe(labels, Number(process.hrtime.bigint() - exchange.startedAt) / 1e9);
+      duration.observe(agent, method, Number(process.hrtime.bigint() - exchange.startedAt) / 1e9);
     },
     incDiscoveryOvershoot(agent, surface) {
       overshoots.inc({ agent, surface: DISCOVERY_SURFACES.has(surface) ? surface : 'other' });
@@ -217,19 +215,6 @@ export function createMetrics(opts: CreateMetricsOptions = {}): GatewayMetrics {
       dropped.inc({ agent, reason: catalogLabel(REASONS, reason) });
     },
   };
-}
-
-/** Label objects by two label values (made once each; bounded like the series themselves). */
-class LabelCache<T> {
-  private readonly byFirst = new Map<string, Map<string, T>>();
-
-  get(first: string, second: string, make: () => T): T {
-    let inner = this.byFirst.get(first);
-    if (inner === undefined) this.byFirst.set(first, (inner = new Map()));
-    let labels = inner.get(second);
-    if (labels === undefined) inner.set(second, (labels = make()));
-    return labels;
-  }
 }
 
 /** One agent's counts since the last flush. */
