@@ -23,6 +23,8 @@ export interface RunSample {
   cpuUsPerReq?: number;
   /** Child peak RSS during the run, bytes: pass-through and gateway only. */
   peakRssBytes?: number;
+  /** Mark-compacts (V8 major GCs) the child made during the run (child-stats.ts majorGcs): pass-through and gateway only. */
+  majorGcs?: number;
   /** Cores other processes kept busy during the run (machine.ts). */
   foreignCores?: number;
 }
@@ -351,6 +353,7 @@ function throughputSection(r: BenchResults, group: 'json' | 'sse1'): string {
         t === 'direct' ? '–' : withSpread(spread(cpu), count),
         t === 'gateway' ? ratio(median(ratios(cpu, passCpu))) : '–',
         t === 'direct' ? '–' : mib(median(field(samples, (s) => s.peakRssBytes))),
+        t === 'direct' ? '–' : field(samples, (s) => s.majorGcs).filter(Number.isFinite).join(', ') || '–',
         [bad > 0 ? `⚠ ${bad} non-2xx/errors` : '', disturbed > 0 ? `⚠ ${disturbed} run${disturbed === 1 ? '' : 's'} disturbed` : ''].filter((x) => x !== '').join('; '),
       ]);
     }
@@ -363,9 +366,9 @@ function throughputSection(r: BenchResults, group: 'json' | 'sse1'): string {
   return [
     title,
     '',
-    `Closed-loop load (autocannon), connections per size: ${conns}. *bytes*: the seller's message (→ what the gateway sent to the host). *CPU µs/req*: CPU time (user + system) of the pass-through or gateway process per response; *×CPU*: gateway ÷ pass-through. *peak RSS*: that process during the run.`,
+    `Closed-loop load (autocannon), connections per size: ${conns}. *bytes*: the seller's message (→ what the gateway sent to the host). *CPU µs/req*: CPU time (user + system) of the pass-through or gateway process per response; *×CPU*: gateway ÷ pass-through. *peak RSS*: that process during the run. *mark-compacts*: V8 major GCs the process made during each repetition's run (V8 starts them on the external memory of socket reads when its young generation is large; a run where one process made many more than the other says why its ratio moved: bench/README.md, "Mark-compacts").`,
     '',
-    table(['case', 'bytes', 'via', 'req/s', '× pass', 'p50 ms', 'p99 ms', 'CPU µs/req', '× CPU', 'peak RSS MiB', 'notes'], rows),
+    table(['case', 'bytes', 'via', 'req/s', '× pass', 'p50 ms', 'p99 ms', 'CPU µs/req', '× CPU', 'peak RSS MiB', 'mark-compacts', 'notes'], rows),
   ].join('\n');
 }
 

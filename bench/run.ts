@@ -503,6 +503,7 @@ class SliceSums {
   cpuUs = 0;
   cpuKnown = true;
   peakRssBytes = 0;
+  majorGcs = 0;
   readonly latenciesMs: number[] = [];
 
   add(r: LoadResult, before: ChildStats | undefined, after: ChildStats | undefined): void {
@@ -514,6 +515,7 @@ class SliceSums {
     if (before && after) {
       this.cpuUs += after.cpuUs - before.cpuUs;
       this.peakRssBytes = Math.max(this.peakRssBytes, after.peakRssBytes);
+      this.majorGcs += after.majorGcs - before.majorGcs;
     } else {
       this.cpuKnown = false;
     }
@@ -527,7 +529,7 @@ class SliceSums {
       ok: this.ok,
       non2xx: this.non2xx,
       errors: this.errors,
-      ...(this.cpuKnown && this.ok > 0 ? { cpuUsPerReq: this.cpuUs / this.ok, peakRssBytes: this.peakRssBytes } : {}),
+      ...(this.cpuKnown && this.ok > 0 ? { cpuUsPerReq: this.cpuUs / this.ok, peakRssBytes: this.peakRssBytes, majorGcs: this.majorGcs } : {}),
       foreignCores,
     };
   }

@@ -33,6 +33,9 @@ describe('bench smoke (bench/run.ts --quick)', () => {
     assert.equal(code, 0, `bench --quick exited ${code}\n${out.stderr}`);
     assert.match(out.stdout, /^# adcp-buyer-gateway benchmark/m);
     assert.match(out.stdout, /^\| case \| bytes \| via \| req\/s \|/m, 'the throughput table header');
+    // The mark-compacts each server process made in the run, a count per repetition (bench/README.md "Mark-compacts").
+    assert.match(out.stdout, /\| peak RSS MiB \| mark-compacts \| notes \|$/m, 'the mark-compacts column');
+    assert.match(out.stdout, /^\| [^|]*\| [^|]*\| gateway \|(?: [^|]*\|){7} \d+(?:, \d+)* \|/m, 'a gateway row with its mark-compact count');
     assert.match(out.stdout, /^\| target \| figure \| measured \| threshold \| result \|/m, 'the targets table header');
     assert.match(out.stdout, /^\[\d+:0x[0-9a-f]+\]\s+\d+ ms: (Scavenge|Mark-Compact)/m, 'a --trace-gc line from a child');
     const pid = /gateway http:\/\/127\.0\.0\.1:\d+ \(pid (\d+)\)/.exec(out.stderr)?.[1];
