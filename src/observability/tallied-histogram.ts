@@ -7,9 +7,13 @@
  * Why not prom-client's `Histogram` (issue 5, 1 KiB results): its `observe` builds a label
  * hash string, checks every label name and counts the bucket under a number-as-string key,
  * on every call. Under the gateway's load that was the largest single piece of the work the
- * gateway adds per request (perf: ~2% of its CPU in `observeExchange`; removing the call moved
- * the gateway ÷ pass-through CPU ratio by ~4% in an A/B). Here an observation is two Map
- * lookups, a scan of the bounds and three additions.
+ * gateway adds per request (perf: ~2% of its CPU in `observeExchange`). Here an observation
+ * is two Map lookups, a scan of the bounds and three additions: gateway ÷ pass-through CPU
+ * per 1 KiB request, 3 alternating A/B rounds, median 1.19× -> 1.11× (with the body-parser
+ * cache of app.ts).
+ *
+ * Unlike prom-client's, it does not validate the (constant) metric and label names, and it
+ * ignores a non-finite value where prom-client throws.
  */
 import type { Registry } from 'prom-client';
 
