@@ -174,6 +174,15 @@ function table(head: string[], rows: string[][]): string {
   return [line(head), line(head.map(() => '---')), ...rows.map(line)].join('\n');
 }
 
+/** What the *mark-compacts* columns say, after what they count. */
+const MARK_COMPACTS_WHY =
+  '(V8 starts them on the external memory of socket reads, more in some runs than others, in either process: a run where one process made many more than the other says why its ratio moved; bench/README.md, "Mark-compacts").';
+
+/** A *mark-compacts* cell: the count of each repetition, comma-separated; – when none was measured. */
+function majorGcsCell(samples: readonly ({ majorGcs?: number } | undefined)[]): string {
+  return field(samples, (s) => s.majorGcs).filter(Number.isFinite).join(', ') || '–';
+}
+
 function field<T>(xs: readonly (T | undefined)[], f: (x: T) => number | undefined): number[] {
   return xs.map((x) => (x === undefined ? NaN : (f(x) ?? NaN)));
 }
@@ -353,7 +362,7 @@ function throughputSection(r: BenchResults, group: 'json' | 'sse1'): string {
         t === 'direct' ? '–' : withSpread(spread(cpu), count),
         t === 'gateway' ? ratio(median(ratios(cpu, passCpu))) : '–',
         t === 'direct' ? '–' : mib(median(field(samples, (s) => s.peakRssBytes))),
-        t === 'direct' ? '–' : field(samples, (s) => s.majorGcs).filter(Number.isFinite).join(', ') || '–',
+        t === 'direct' ? '–' : majorGcsCell(samples),
         [bad > 0 ? `⚠ ${bad} non-2xx/errors` : '', disturbed > 0 ? `⚠ ${disturbed} run${disturbed === 1 ? '' : 's'} disturbed` : ''].filter((x) => x !== '').join('; '),
       ]);
     }
@@ -366,7 +375,7 @@ function throughputSection(r: BenchResults, group: 'json' | 'sse1'): string {
   return [
     title,
     '',
-    `Closed-loop load (autocannon), connections per size: ${conns}. *bytes*: the seller's message (→ what the gateway sent to the host). *CPU µs/req*: CPU time (user + system) of the pass-through or gateway process per response; *×CPU*: gateway ÷ pass-through. *peak RSS*: that process during the run. *mark-compacts*: V8 major GCs the process made during each repetition's run (V8 starts them on the external memory of socket reads when its young generation is large; a run where one process made many more than the other says why its ratio moved: bench/README.md, "Mark-compacts").`,
+    `Closed-loop load (autocannon), connections per size: ${conns}. *bytes*: the seller's message (→ what the gateway sent to the host). *CPU µs/req*: CPU time (user + system) of the pass-through or gateway process per response; *×CPU*: gateway ÷ pass-through. *peak RSS*: that process during the run. *mark-compacts*: V8 major GCs the process made during each repetition's run ${MARK_COMPACTS_WHY}`,
     '',
     table(['case', 'bytes', 'via', 'req/s', '× pass', 'p50 ms', 'p99 ms', 'CPU µs/req', '× CPU', 'peak RSS MiB', 'mark-compacts', 'notes'], rows),
   ].join('\n');
@@ -482,14 +491,14 @@ function floodSection(r: BenchResults): string {
       t === 'pass' ? '1.00×' : withSpread(spread(ratios(field(s, (x) => x.eventsPerS), passRate)), ratio),
       t === 'direct' ? '–' : ms(median(cpu)),
       t === 'gateway' ? ratio(median(ratios(cpu, passCpu))) : '–',
-      t === 'direct' ? '–' : field(s, (x) => x.majorGcs).filter(Number.isFinite).join(', ') || '–',
+      t === 'direct' ? '–' : majorGcsCell(s),
       disturbedNote(r, s),
     ];
   });
   return [
     '## SSE: events per second',
     '',
-    `${r.floodConfig.streams} concurrent streams of ${count(r.floodConfig.eventsPerStream - 1)} progress notifications (~190 bytes each, written 100 per write as fast as the socket takes them) then a 1 KiB result, ${r.floodConfig.rounds} rounds per repetition; events/s = all events ÷ the time until the last stream of each round ended. *CPU µs/event*: the process's CPU per event. *mark-compacts*: V8 major GCs the process made during the rounds, per repetition (V8 starts them on the external memory of socket reads, more in some runs than others, in either process: a run where one process made many more than the other says why its ratio moved).`,
+    `${r.floodConfig.streams} concurrent streams of ${count(r.floodConfig.eventsPerStream - 1)} progress notifications (~190 bytes each, written 100 per write as fast as the socket takes them) then a 1 KiB result, ${r.floodConfig.rounds} rounds per repetition; events/s = all events ÷ the time until the last stream of each round ended. *CPU µs/event*: the process's CPU per event. *mark-compacts*: V8 major GCs the process made during the rounds, per repetition ${MARK_COMPACTS_WHY}`,
     '',
     table(['via', 'events', 'events/s', '× pass', 'CPU µs/event', '× CPU', 'mark-compacts', 'notes'], rows),
   ].join('\n');
