@@ -25,6 +25,13 @@ export interface RunSample {
   peakRssBytes?: number;
   /** Mark-compacts (V8 major GCs) the child made during the run (child-stats.ts majorGcs): pass-through and gateway only. */
   majorGcs?: number;
+  /**
+   * The seller's CPU (user + system) per 2xx response of this target's load, µs: every target
+   * (throughput cases). Why: on 2 cores the seller and the load generator share the CPU with
+   * the proxy, and after the larger cases the seller's cost per 1 KiB response rose ~20%
+   * (bench/README.md, "Seller CPU").
+   */
+  sellerCpuUsPerReq?: number;
   /** Cores other processes kept busy during the run (machine.ts). */
   foreignCores?: number;
 }
@@ -361,6 +368,7 @@ function throughputSection(r: BenchResults, group: 'json' | 'sse1'): string {
         ms(median(field(samples, (s) => s.p99Ms))),
         t === 'direct' ? '–' : withSpread(spread(cpu), count),
         t === 'gateway' ? ratio(median(ratios(cpu, passCpu))) : '–',
+        withSpread(spread(field(samples, (s) => s.sellerCpuUsPerReq)), count),
         t === 'direct' ? '–' : mib(median(field(samples, (s) => s.peakRssBytes))),
         t === 'direct' ? '–' : majorGcsCell(samples),
         [bad > 0 ? `⚠ ${bad} non-2xx/errors` : '', disturbed > 0 ? `⚠ ${disturbed} run${disturbed === 1 ? '' : 's'} disturbed` : ''].filter((x) => x !== '').join('; '),
@@ -375,9 +383,9 @@ function throughputSection(r: BenchResults, group: 'json' | 'sse1'): string {
   return [
     title,
     '',
-    `Closed-loop load (autocannon), connections per size: ${conns}. *bytes*: the seller's message (→ what the gateway sent to the host). *CPU µs/req*: CPU time (user + system) of the pass-through or gateway process per response; *×CPU*: gateway ÷ pass-through. *peak RSS*: that process during the run. *mark-compacts*: V8 major GCs the process made during each repetition's run ${MARK_COMPACTS_WHY}`,
+    `Closed-loop load (autocannon), connections per size: ${conns}. *bytes*: the seller's message (→ what the gateway sent to the host). *CPU µs/req*: CPU time (user + system) of the pass-through or gateway process per response; *×CPU*: gateway ÷ pass-through. *seller CPU µs/req*: the seller's CPU time per response of that row's load (the seller, the load generator and the proxy share the cores, so a row's req/s depends on it too; it rises when the run has served larger results before: bench/README.md, "Seller CPU"). *peak RSS*: that process during the run. *mark-compacts*: V8 major GCs the process made during each repetition's run ${MARK_COMPACTS_WHY}`,
     '',
-    table(['case', 'bytes', 'via', 'req/s', '× pass', 'p50 ms', 'p99 ms', 'CPU µs/req', '× CPU', 'peak RSS MiB', 'mark-compacts', 'notes'], rows),
+    table(['case', 'bytes', 'via', 'req/s', '× pass', 'p50 ms', 'p99 ms', 'CPU µs/req', '× CPU', 'seller CPU µs/req', 'peak RSS MiB', 'mark-compacts', 'notes'], rows),
   ].join('\n');
 }
 

@@ -504,9 +504,12 @@ class SliceSums {
   cpuKnown = true;
   peakRssBytes = 0;
   majorGcs = 0;
+  sellerCpuUs = 0;
+  sellerCpuKnown = true;
   readonly latenciesMs: number[] = [];
 
-  add(r: LoadResult, before: ChildStats | undefined, after: ChildStats | undefined): void {
+  /** `seller`: the seller's stats before and after the slice (its CPU for this target's load). */
+  add(r: LoadResult, before: ChildStats | undefined, after: ChildStats | undefined, seller: [ChildStats, ChildStats] | undefined): void {
     this.ok += r.ok;
     this.non2xx += r.non2xx;
     this.errors += r.errors;
@@ -519,6 +522,8 @@ class SliceSums {
     } else {
       this.cpuKnown = false;
     }
+    if (seller) this.sellerCpuUs += seller[1].cpuUs - seller[0].cpuUs;
+    else this.sellerCpuKnown = false;
   }
 
   sample(foreignCores: number): RunSample {
@@ -530,6 +535,7 @@ class SliceSums {
       non2xx: this.non2xx,
       errors: this.errors,
       ...(this.cpuKnown && this.ok > 0 ? { cpuUsPerReq: this.cpuUs / this.ok, peakRssBytes: this.peakRssBytes, majorGcs: this.majorGcs } : {}),
+      ...(this.sellerCpuKnown && this.ok > 0 ? { sellerCpuUsPerReq: this.sellerCpuUs / this.ok } : {}),
       foreignCores,
     };
   }
@@ -550,10 +556,12 @@ async function runThroughput(stack: Stack, spec: ThroughputSpec, tc: ThroughputC
         const child = childOf(stack, t);
         // The peak RSS is reset at a target's first slice only: its peak is over the whole repetition.
         const before = child ? await child.stats(s === 0) : undefined;
+        const sellerBefore = await stack.good.stats(false);
         const r = await runLoad({ url: urlOf(stack, t, spec.id), body: REQUEST_BODY, headers: REQUEST_HEADERS, ...slice });
+        const sellerAfter = await stack.good.stats(false);
         const after = child ? await child.stats(false) : undefined;
         if (after) trackExact(after);
-        sums.get(t)!.add(r, before, after);
+        sums.get(t)!.add(r, before, after, [sellerBefore, sellerAfter]);
       }
     }
   });

@@ -34,8 +34,10 @@ describe('bench smoke (bench/run.ts --quick)', () => {
     assert.match(out.stdout, /^# adcp-buyer-gateway benchmark/m);
     assert.match(out.stdout, /^\| case \| bytes \| via \| req\/s \|/m, 'the throughput table header');
     // The mark-compacts each server process made in the run, a count per repetition (bench/README.md "Mark-compacts").
-    assert.match(out.stdout, /\| peak RSS MiB \| mark-compacts \| notes \|$/m, 'the mark-compacts column');
-    assert.match(out.stdout, /^\| [^|]*\| [^|]*\| gateway \|(?: [^|]*\|){7} \d+(?:, \d+)* \|/m, 'a gateway row with its mark-compact count');
+    assert.match(out.stdout, /\| × CPU \| seller CPU µs\/req \| peak RSS MiB \| mark-compacts \| notes \|$/m, 'the seller CPU and mark-compacts columns');
+    assert.match(out.stdout, /^\| [^|]*\| [^|]*\| gateway \|(?: [^|]*\|){8} \d+(?:, \d+)* \|/m, 'a gateway row with its mark-compact count');
+    // The seller's CPU per response, measured for every target, the seller direct included (bench/README.md "Seller CPU").
+    assert.match(out.stdout, /^\| [^|]*\| [^|]*\| seller direct \|(?: [^|]*\|){6} \d[\d,.]* (?:\([^|]*\) )?\|/m, 'a seller-direct row with the seller CPU per response');
     assert.match(out.stdout, /^\| target \| figure \| measured \| threshold \| result \|/m, 'the targets table header');
     assert.match(out.stdout, /^\[\d+:0x[0-9a-f]+\]\s+\d+ ms: (Scavenge|Mark-Compact)/m, 'a --trace-gc line from a child');
     const pid = /gateway http:\/\/127\.0\.0\.1:\d+ \(pid (\d+)\)/.exec(out.stderr)?.[1];
