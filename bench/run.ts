@@ -505,11 +505,10 @@ class SliceSums {
   peakRssBytes = 0;
   majorGcs = 0;
   sellerCpuUs = 0;
-  sellerCpuKnown = true;
   readonly latenciesMs: number[] = [];
 
   /** `seller`: the seller's stats before and after the slice (its CPU for this target's load). */
-  add(r: LoadResult, before: ChildStats | undefined, after: ChildStats | undefined, seller: [ChildStats, ChildStats] | undefined): void {
+  add(r: LoadResult, before: ChildStats | undefined, after: ChildStats | undefined, seller: readonly [ChildStats, ChildStats]): void {
     this.ok += r.ok;
     this.non2xx += r.non2xx;
     this.errors += r.errors;
@@ -522,8 +521,7 @@ class SliceSums {
     } else {
       this.cpuKnown = false;
     }
-    if (seller) this.sellerCpuUs += seller[1].cpuUs - seller[0].cpuUs;
-    else this.sellerCpuKnown = false;
+    this.sellerCpuUs += seller[1].cpuUs - seller[0].cpuUs;
   }
 
   sample(foreignCores: number): RunSample {
@@ -535,7 +533,7 @@ class SliceSums {
       non2xx: this.non2xx,
       errors: this.errors,
       ...(this.cpuKnown && this.ok > 0 ? { cpuUsPerReq: this.cpuUs / this.ok, peakRssBytes: this.peakRssBytes, majorGcs: this.majorGcs } : {}),
-      ...(this.sellerCpuKnown && this.ok > 0 ? { sellerCpuUsPerReq: this.sellerCpuUs / this.ok } : {}),
+      ...(this.ok > 0 ? { sellerCpuUsPerReq: this.sellerCpuUs / this.ok } : {}),
       foreignCores,
     };
   }
