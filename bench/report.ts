@@ -577,7 +577,7 @@ function fairnessSection(r: BenchResults): string {
   return [
     '## Fairness',
     '',
-    `1 KiB (a) calls to a well-behaved agent through a gateway process of its own (not the one in the tables above: the attacks' aftermath stays out of them), one every ${num(1000 / c.rate, 0)} ms (open loop: the pace holds while calls are slow) over up to ${c.connections} keep-alive connections, with no attack and while ${c.attacksInFlight} requests to attacking sellers are kept in flight (deep nesting, node bomb, gzip bomb, 100 MiB body; 5 each; each re-issued as soon as it ends, from a separate process). Order of the two runs alternates per repetition.`,
+    `1 KiB (a) calls to a well-behaved agent through a gateway process of its own (not the one of the JSON and SSE tables: the attacks' aftermath stays out of them), one every ${num(1000 / c.rate, 0)} ms (open loop: the pace holds while calls are slow) over up to ${c.connections} keep-alive connections, with no attack and while ${c.attacksInFlight} requests to attacking sellers are kept in flight (deep nesting, node bomb, gzip bomb, 100 MiB body; 5 each; each re-issued as soon as it ends, from a separate process). Order of the two runs alternates per repetition.`,
     '',
     table(['load', '1 KiB p50 ms', '1 KiB p99 ms', 'p99 ÷ no attack', '1 KiB calls', 'attacks/s', 'attack outcomes (first repetition)'], rows),
     ...(note ? ['', note] : []),

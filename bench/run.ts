@@ -805,15 +805,19 @@ let fairGateway: BenchChild | undefined;
 
 async function fairnessStack(mainStack: Stack): Promise<Stack> {
   if (fairGateway === undefined) {
-    const child = await startGateway(mainStack.yaml, false);
+    const child = await startGateway(mainStack.yaml, opts.cpuProf, opts.allocProf);
     fairGateway = child;
     // The fairness figures are p99s, and a cold process's first calls are its slowest: the
     // 1 KiB path is warmed as the main gateway's is (warmupFor), a few rounds, the last ones
-    // under the attack too (its error paths; a first run of `--only fairness` without that:
-    // p99 25 ms without the attack and 647 ms under it, against 6 and 8 ms in the next
-    // repetition). The agents' backoff is then what it is in every later repetition.
+    // under the attack too (its error paths; a first run of `--only fairness` with the 1 KiB
+    // warm-up alone: p99 25 ms without the attack and 647 ms under it, against 6 and 8 ms in
+    // the next repetition). The agents' backoff is then what it is in every later repetition.
+    // Profiled like the main gateway when asked (`--cpu-prof`, `--alloc-prof`: one file per pid).
     const stack = { ...mainStack, gateway: child };
-    const warm = (): Promise<LoadResult> => runLoad({ url: urlOf(stack, 'gateway', FAIR_GOOD), body: REQUEST_BODY, headers: REQUEST_HEADERS, ...warmupFor(KiB) });
+    const warm = async (): Promise<void> => {
+      const r = await runLoad({ url: urlOf(stack, 'gateway', FAIR_GOOD), body: REQUEST_BODY, headers: REQUEST_HEADERS, ...warmupFor(KiB) });
+      if (r.non2xx + r.errors > 0) warn(`fairness gateway warm-up: ${r.non2xx} non-2xx answers and ${r.errors} errors on the well-behaved calls`);
+    };
     for (let round = 0; round < FAIR_WARMUP_ROUNDS; round++) await warm();
     const attack = await startAttack(stack);
     try {
