@@ -801,33 +801,44 @@ async function startAttack(stack: Stack): Promise<{ stop(): Promise<AttackSummar
  * then meet every later repetition's JSON and SSE loads with a history the pass-through (never
  * attacked) does not have (the memory loads already get fresh processes).
  */
-let fairGateway: BenchChild | undefined;
+let fairStack: Stack | undefined;
 
 async function fairnessStack(mainStack: Stack): Promise<Stack> {
-  if (fairGateway === undefined) {
+  if (fairStack === undefined) {
     const child = await startGateway(mainStack.yaml, opts.cpuProf, opts.allocProf);
-    fairGateway = child;
+    const stack = (fairStack = { ...mainStack, gateway: child });
     // The fairness figures are p99s, and a cold process's first calls are its slowest: the
     // 1 KiB path is warmed as the main gateway's is (warmupFor), a few rounds, the last ones
     // under the attack too (its error paths; a first run of `--only fairness` with the 1 KiB
     // warm-up alone: p99 25 ms without the attack and 647 ms under it, against 6 and 8 ms in
     // the next repetition). The agents' backoff is then what it is in every later repetition.
     // Profiled like the main gateway when asked (`--cpu-prof`, `--alloc-prof`: one file per pid).
-    const stack = { ...mainStack, gateway: child };
-    const warm = async (): Promise<void> => {
-      const r = await runLoad({ url: urlOf(stack, 'gateway', FAIR_GOOD), body: REQUEST_BODY, headers: REQUEST_HEADERS, ...warmupFor(KiB) });
-      if (r.non2xx + r.errors > 0) warn(`fairness gateway warm-up: ${r.non2xx} non-2xx answers and ${r.errors} errors on the well-behaved calls`);
+    const warmRounds = async (): Promise<void> => {
+      for (let round = 0; round < FAIR_WARMUP_ROUNDS; round++) {
+        const r = await runLoad({ url: urlOf(stack, 'gateway', FAIR_GOOD), body: REQUEST_BODY, headers: REQUEST_HEADERS, ...warmupFor(KiB) });
+        if (r.non2xx + r.errors > 0) warn(`fairness gateway warm-up: ${r.non2xx} non-2xx answers and ${r.errors} errors on the well-behaved calls`);
+      }
     };
-    for (let round = 0; round < FAIR_WARMUP_ROUNDS; round++) await warm();
-    const attack = await startAttack(stack);
-    try {
-      for (let round = 0; round < FAIR_WARMUP_ROUNDS; round++) await warm();
-    } finally {
-      await attack.stop();
-    }
+    await warmRounds();
+    await underAttack(stack, warmRounds);
     log(`  fairness gateway ${child.baseUrl} (pid ${child.pid}) started and warmed`);
   }
-  return { ...mainStack, gateway: fairGateway };
+  return fairStack;
+}
+
+/** Runs `run` while the attacker keeps the fairness attacks in flight against `stack`'s gateway (after a 300 ms ramp-up), then stops it. */
+async function underAttack<T>(stack: Stack, run: () => Promise<T>): Promise<{ value: T; summary: AttackSummary }> {
+  const attack = await startAttack(stack);
+  let value: T;
+  let summary: AttackSummary;
+  try {
+    await new Promise((r) => setTimeout(r, 300)); // let the attack ramp up
+    value = await run();
+  } finally {
+    // Stopped whatever `run` did; its summary is what the fairness row reports.
+    summary = await attack.stop();
+  }
+  return { value, summary };
 }
 
 async function runFairness(mainStack: Stack, rep: number): Promise<void> {
@@ -852,14 +863,8 @@ async function runFairness(mainStack: Stack, rep: number): Promise<void> {
   let base: LoadResult | undefined;
   let attacked: LoadResult | undefined;
   let summary: AttackSummary | undefined;
-  const underAttack = async (): Promise<void> => {
-    const attack = await startAttack(stack);
-    try {
-      await new Promise((r) => setTimeout(r, 300)); // let the attack ramp up
-      attacked = await load();
-    } finally {
-      summary = await attack.stop();
-    }
+  const loadUnderAttack = async (): Promise<void> => {
+    ({ value: attacked, summary } = await underAttack(stack, load));
   };
   let foreign = 0;
   const baseline = async (): Promise<void> => {
@@ -868,7 +873,7 @@ async function runFairness(mainStack: Stack, rep: number): Promise<void> {
     foreign = Math.max(foreign, r.foreign);
   };
   const attackedRun = async (): Promise<void> => {
-    foreign = Math.max(foreign, (await undisturbed('fairness under attack', underAttack)).foreign);
+    foreign = Math.max(foreign, (await undisturbed('fairness under attack', loadUnderAttack)).foreign);
   };
   if (rep % 2 === 0) {
     await baseline();
@@ -990,7 +995,7 @@ async function main(): Promise<void> {
       }
     }
   } finally {
-    await Promise.all([pass.close(), gateway.close(), good.close(), attack.close(), fairGateway?.close()]);
+    await Promise.all([pass.close(), gateway.close(), good.close(), attack.close(), fairStack?.gateway.close()]);
   }
 
   results.meta.wallSeconds = (performance.now() - started) / 1000;
