@@ -313,8 +313,6 @@ export class JsonScanner {
   private readonly maxNodes: number;
   private failure: JsonScanFailure | undefined;
   private summary: JsonScanSummary | undefined;
-  /** Members counted by a text scan (scanTextOutput), kept at its end. */
-  private members = 0;
   /** This scanner's state while another one holds the core; undefined before it ever did. */
   private saved: SavedState | undefined;
 
@@ -355,7 +353,6 @@ export class JsonScanner {
     const topKind = i32[s + I_TOP];
     const top = topKind === TOP_OBJECT ? 'object' : topKind === TOP_ARRAY ? 'array' : 'scalar';
     const hasResult = i32[s + I_HAS_RESULT] === 1;
-    this.members = i32[s + I_TABLE_COUNT]!;
     this.summary = {
       ok: true,
       depth: i32[s + I_MAX_SEEN_DEPTH]!,
@@ -384,25 +381,6 @@ export class JsonScanner {
   }
 
   /**
-   * Scans the `len` bytes at the core's text output (scanStringText) as the whole text, with
-   * the top-level member table recorded; then {@link end}. Internal to this module.
-   */
-  scanTextOutput(len: number): JsonScanResult {
-    if (this.failure !== undefined) return this.failure;
-    const v = this.own();
-    v.i32[STATE_I32 + I_TABLE] = 1;
-    // Reserved by scanStringText before it laid out the text region (reserving more here would not move it).
-    const code = core.scanText(len);
-    if (code !== 0) return this.fail(code);
-    return this.end();
-  }
-
-  /** Members begun at the top level of a text scanned by {@link scanTextOutput}. */
-  tableCount(): number {
-    return this.members;
-  }
-
-  /**
    * Puts this scanner's state in the core (saving the state of the scanner there first),
    * and returns the views of the core's memory.
    */
@@ -412,12 +390,7 @@ export class JsonScanner {
     owner?.save(v);
     const saved = this.saved;
     if (saved === undefined) {
-      // A new scanner: the initial state.
-      v.u8.fill(0, STATE_PTR, STATE_PTR + STATE_BYTES);
-      v.i32[STATE_I32 + I_PLAIN_KEYS] = 1;
-      v.i32[STATE_I32 + I_MAX_DEPTH] = toCoreBound(this.maxDepth);
-      v.i32[STATE_I32 + I_MAX_NODES] = toCoreBound(this.maxNodes);
-      v.f64[STATE_F64 + F_CAPTURE_START] = -1;
+      initialState(v, this.maxDepth, this.maxNodes); // a new scanner
     } else {
       v.i32.set(saved.i32, STATE_I32);
       v.f64.set(saved.f64, STATE_F64);
@@ -454,6 +427,15 @@ export class JsonScanner {
     }
     return this.failure;
   }
+}
+
+/** Writes a new scan's state into the core (a new scanner's, or a text scan's: scanStringText). */
+function initialState(v: typeof views, maxDepth: number, maxNodes: number): void {
+  v.u8.fill(0, STATE_PTR, STATE_PTR + STATE_BYTES);
+  v.i32[STATE_I32 + I_PLAIN_KEYS] = 1;
+  v.i32[STATE_I32 + I_MAX_DEPTH] = toCoreBound(maxDepth);
+  v.i32[STATE_I32 + I_MAX_NODES] = toCoreBound(maxNodes);
+  v.f64[STATE_F64 + F_CAPTURE_START] = -1;
 }
 
 /** The content items recorded in the core's state (its owner ended). */
@@ -528,12 +510,14 @@ export interface ObjectTextScan {
  * so at most twice the response byte bound) and keeps that size for the process's life.
  */
 export function scanStringText(body: Uint8Array, range: ByteRange, limits: JsonScanLimits): ObjectTextScan | null | undefined {
+  assertBoundLimit('scanStringText', 'maxDepth', limits.maxDepth);
+  assertBoundLimit('scanStringText', 'maxNodes', limits.maxNodes);
   const len = range[1] - range[0] - 2;
   if (len <= 0) return null;
-  const scanner = new JsonScanner(limits);
   const stackBytes = (Math.min(toCoreBound(limits.maxDepth), len) >> 3) + 1;
   if (!reserveStack(stackBytes)) return undefined;
-  // The text region lies past `stackBytes` of stack, where a deeper scanner's stack may be.
+  // The text region lies past `stackBytes` of stack, where a deeper scanner's stack may be;
+  // and the text's scan uses the state slots: whichever scanner is in the core moves out.
   releaseCore();
   const inPtr = core.textRegion(len, stackBytes);
   if (inPtr === 0) return undefined;
@@ -541,16 +525,16 @@ export function scanStringText(body: Uint8Array, range: ByteRange, limits: JsonS
   const outLen = core.unescapeText(len);
   if (outLen < 0) return undefined;
   const out = core.textOut();
-  const u8 = currentViews().u8;
-  let first = out;
-  while (first < out + outLen && isJsonSpace(u8[first]!)) first++;
-  if (first === out + outLen || u8[first] !== 0x7b) return null;
-  const scan = scanner.scanTextOutput(outLen);
-  if (!scan.ok || scan.top !== 'object') return null;
-  const count = scanner.tableCount();
-  if (count > SCAN_TEXT_MEMBERS) return undefined;
   const v = currentViews();
-  const bytes = v.u8.subarray(out, out + outLen);
+  let first = out;
+  while (first < out + outLen && isJsonSpace(v.u8[first]!)) first++;
+  if (first === out + outLen || v.u8[first] !== 0x7b) return null;
+  // A scan of its own, with the top-level member table (not a JsonScanner: none of its summary is needed).
+  initialState(v, limits.maxDepth, limits.maxNodes);
+  v.i32[STATE_I32 + I_TABLE] = 1;
+  if (core.scanText(outLen) !== 0 || core.finish() !== 0 || v.i32[STATE_I32 + I_TOP] !== TOP_OBJECT) return null;
+  const count = v.i32[STATE_I32 + I_TABLE_COUNT]!;
+  if (count > SCAN_TEXT_MEMBERS) return undefined;
   const members: TextMember[] = [];
   for (let m = 0; m < count; m++) {
     const at = TABLE_I32 + m * MEMBER_FIELDS;
@@ -561,7 +545,7 @@ export function scanStringText(body: Uint8Array, range: ByteRange, limits: JsonS
       elements: v.i32[at + 5]!,
     });
   }
-  return { bytes, numberMayBeLossy: scan.numberMayBeLossy, members };
+  return { bytes: v.u8.subarray(out, out + outLen), numberMayBeLossy: v.i32[STATE_I32 + I_NUMBER_MAY_BE_LOSSY] === 1, members };
 }
 
 function isJsonSpace(b: number): boolean {

@@ -27,7 +27,7 @@
 import type { Exchange } from '../exchange.js';
 import type { JsonScanSummary } from '../mcp/json-scan.js';
 import { judgeStringText } from '../mcp/lift-text.js';
-import { summarizeShape, type SummaryShape } from '../mcp/summary.js';
+import { summaryJsonString, type SummaryShape } from '../mcp/summary.js';
 import { isTextItem, scannedToolResult } from './scanned-result.js';
 import { bodyPool } from './body-pool.js';
 import { SC_MEMBER } from './splice.js';
@@ -66,7 +66,10 @@ export function spliceLegacyLift(exchange: Exchange, body: Buffer, scan: JsonSca
 
   const { bytes, shape } = lift;
   const text = items.texts[lift.index]!;
-  const summary = JSON.stringify(summarizeShape(shape, bytes.length));
+  const summary = summaryJsonString(shape, bytes.length);
   // One copy of each part into the message (no intermediate copy of the lifted bytes).
-  return bodyPool.concat([body.subarray(0, text[0]), summary, body.subarray(text[1], end), SC_MEMBER, bytes, body.subarray(end)]);
+  return bodyPool.splice(body, [
+    { start: text[0], end: text[1], insert: [summary] },
+    { start: end, end, insert: [SC_MEMBER, bytes] },
+  ]);
 }

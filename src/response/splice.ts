@@ -28,16 +28,10 @@
 import { isUtf8 } from 'node:buffer';
 import type { TopMembers } from '../mcp/json-scan.js';
 import { isJsonObject, parsedTextFacts } from '../mcp/extract.js';
-import { bodyPool } from './body-pool.js';
+import { bodyPool, type SpliceEdit } from './body-pool.js';
 
 /** What a lift appends to `result` before the lifted JSON text. */
 export const SC_MEMBER = Buffer.from(',"structuredContent":');
-
-interface Edit {
-  start: number;
-  end: number;
-  bytes: Buffer;
-}
 
 /**
  * @param body the seller's message bytes, as scanned
@@ -57,7 +51,7 @@ export function spliceRewrite(body: Buffer, members: TopMembers, before: unknown
   const newContent = newResult.content;
   if (!Array.isArray(oldContent) || !Array.isArray(newContent) || oldContent.length !== items.count || newContent.length !== items.count) return undefined;
 
-  const edits: Edit[] = [];
+  const edits: SpliceEdit[] = [];
   let liftedText: string | undefined;
   for (let i = 0; i < newContent.length; i++) {
     if (newContent[i] === oldContent[i]) continue;
@@ -66,7 +60,7 @@ export function spliceRewrite(body: Buffer, members: TopMembers, before: unknown
     const newText = (newContent[i] as Record<string, unknown>).text;
     if (range === undefined || typeof oldText !== 'string' || typeof newText !== 'string') return undefined;
     liftedText ??= oldText;
-    edits.push({ start: range[0], end: range[1], bytes: Buffer.from(JSON.stringify(newText), 'utf8') });
+    edits.push({ start: range[0], end: range[1], insert: [JSON.stringify(newText)] });
   }
   const oldKeys = Object.keys(oldResult);
   const newKeys = Object.keys(newResult);
@@ -76,20 +70,11 @@ export function spliceRewrite(body: Buffer, members: TopMembers, before: unknown
   if (lifted) {
     if (members.resultEnd === undefined || liftedText === undefined) return undefined;
     const sc = newResult.structuredContent;
-    const json = !liftedText.isWellFormed()
-      ? Buffer.from(JSON.stringify(sc), 'utf8')
-      : ((isJsonObject(sc) ? parsedTextFacts(sc)?.bytes : undefined) ?? Buffer.from(liftedText, 'utf8'));
-    edits.push({ start: members.resultEnd, end: members.resultEnd, bytes: Buffer.concat([SC_MEMBER, json]) });
+    const json = !liftedText.isWellFormed() ? JSON.stringify(sc) : ((isJsonObject(sc) ? parsedTextFacts(sc)?.bytes : undefined) ?? liftedText);
+    edits.push({ start: members.resultEnd, end: members.resultEnd, insert: [SC_MEMBER, json] });
   }
   if (edits.length === 0) return undefined;
   edits.sort((a, b) => a.start - b.start);
-  const parts: Buffer[] = [];
-  let at = 0;
-  for (const e of edits) {
-    parts.push(body.subarray(at, e.start), e.bytes);
-    at = e.end;
-  }
-  parts.push(body.subarray(at));
-  return bodyPool.concat(parts);
+  return bodyPool.splice(body, edits);
 }
 

@@ -133,6 +133,41 @@ test('BodyPool concat: the parts in a lent buffer in the pooled range (given bac
   assert.equal(pool.idleByteCount, 0, 'a buffer the pool did not lend is never taken in');
 });
 
+test('BodyPool splice: the source with each range replaced by its parts (strings as UTF-8), in a lent buffer in the pooled range', () => {
+  const pool = new BodyPool(1024, 1 << 20);
+  const source = bytes(1500, 7);
+  const splice = (edits: { start: number; end: number; insert: (Uint8Array | string)[] }[]): Buffer => {
+    // What it must equal: the parts between the edits and the inserts, concatenated.
+    const parts: Buffer[] = [];
+    let from = 0;
+    for (const e of edits) {
+      parts.push(source.subarray(from, e.start), ...e.insert.map((p) => (typeof p === 'string' ? Buffer.from(p, 'utf8') : Buffer.from(p))));
+      from = e.end;
+    }
+    parts.push(source.subarray(from));
+    const out = pool.splice(source, edits);
+    assert.deepEqual(out, Buffer.concat(parts));
+    return out;
+  };
+  // Replacements at the start and the end, an insertion, a deletion, a multi-byte string.
+  const out = splice([
+    { start: 0, end: 10, insert: ['"é語"'] },
+    { start: 600, end: 600, insert: [bytes(40, 8), 'x'] },
+    { start: 700, end: 900, insert: [] },
+    { start: 1490, end: 1500, insert: [Buffer.from(',"k":')] },
+  ]);
+  assert.equal(out.length, 1500 - 10 + 7 + 41 - 200 - 10 + 5);
+  assert.equal(out.buffer.byteLength, 2048, 'a view of a 2 KiB class buffer');
+  // No edit: a copy; below the pooled range: a plain Buffer of its own.
+  assert.equal(splice([]).buffer.byteLength, 2048);
+  const small = splice([{ start: 0, end: 1400, insert: ['"summary"'] }]);
+  assert.equal(small.length, 109);
+  const response = new EventEmitter();
+  pool.recycleAfterSend(response, small);
+  response.emit('close');
+  assert.equal(pool.idleByteCount, 0, 'not lent by the pool');
+});
+
 test('BodyPool: a body not lent by the pool is never taken in', () => {
   const pool = new BodyPool(1024, 1 << 20);
   const response = new EventEmitter();

@@ -95,7 +95,7 @@ test('declined (the parse path decides): deep-equal but not byte-equal copies, o
   assert.ok(fastPath(exchange(), escaped));
 });
 
-test('texts that hold no object are left (as the parse path leaves them); other objects are left to the parse path, told apart by their first bytes', () => {
+test('texts that hold no object are left (as the parse path leaves them); other objects are left to the parse path, long ones told apart by their first bytes', () => {
   const pad = 'x'.repeat(80);
   const sc = JSON.stringify({ ok: true, pad });
   const plain = [textItem(`[1,2,"${pad}"]`), textItem(`not json ${pad}`), textItem(''), textItem(' \n\t '), textItem(`  [{"ok":true}] ${pad}`), '{"type":"text","text":"\\n Found it."}'];
@@ -108,7 +108,7 @@ test('texts that hold no object are left (as the parse path leaves them); other 
   // Objects that are no byte copy, whatever the parse path then makes of them (invalid, over a
   // bound, adcp_error-only, pretty-printed, another key order, leading whitespace, a copy
   // differing only past the first 64 bytes, a shorter text).
-  const objects = [
+  const objectsWith = (pad: string, sc: string): string[] => [
     textItem(`{"a": "${pad}"`),
     textItem(JSON.stringify({ adcp_error: { code: 'X', pad } })),
     textItem(JSON.stringify({ deep: [[[[[[[[pad]]]]]]]] })),
@@ -120,10 +120,24 @@ test('texts that hold no object are left (as the parse path leaves them); other 
     textItem('{"ok":true}'),
   ];
   const limits = { ...LIMITS, max_json_depth: 8 };
-  for (const other of objects) {
-    const body = message(`${other},${textItem(sc)}`, sc);
-    assert.equal(fastPath(exchange(limits), body), undefined, other);
+  // Over 4 KiB: the first bytes tell each one apart, and the fast path declines.
+  const longPad = 'x'.repeat(5000);
+  const longSc = JSON.stringify({ ok: true, pad: longPad });
+  for (const other of objectsWith(longPad, longSc)) {
+    const body = message(`${other},${textItem(longSc)}`, longSc);
+    assert.equal(fastPath(exchange(limits), body), undefined, other.slice(0, 80));
   }
+  // Shorter ones are judged whole: declined, or (an object the parse path passes over too:
+  // invalid, over a bound, adcp_error-only) passed over, and the copy after it deduped as the parse path does.
+  let passedOver = 0;
+  for (const other of objectsWith(pad, sc)) {
+    const body = message(`${other},${textItem(sc)}`, sc);
+    const fast = fastPath(exchange(limits), body);
+    if (fast === undefined) continue;
+    passedOver++;
+    assert.deepEqual(fast, parsePath(exchange(limits), body), other);
+  }
+  assert.equal(passedOver, 3, 'the invalid, the adcp_error-only and the too-deep object');
   // The pretty-printed copy is deduped by the parse path.
   assert.ok(parsePath(exchange(), message(`${textItem(JSON.stringify({ ok: true, pad }, null, 2))},${textItem(sc)}`, sc)));
 });

@@ -3,7 +3,7 @@
 // short status token.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { summarizeShape, summarizeStructuredContent, SUMMARY_MAX_BYTES } from '../../src/mcp/summary.js';
+import { summarizeShape, summarizeStructuredContent, summaryJsonString, SUMMARY_MAX_BYTES } from '../../src/mcp/summary.js';
 
 const bytes = (s: string) => Buffer.byteLength(s, 'utf8');
 
@@ -71,4 +71,25 @@ test('summarizeShape: the same sentence from the shape alone (keys, status, arra
   assert.equal(summarizeShape(shape, 99), summarizeStructuredContent(value, 99));
   assert.equal(summarizeShape(shape, 99), 'Result in structuredContent (99 bytes): status=completed; 0[0], products[2], message, +1 more.');
   assert.equal(summarizeShape({ keys: [], status: undefined, arrayLength: () => undefined }, 2), 'Result in structuredContent (2 bytes): no fields.');
+});
+
+test('summaryJsonString is JSON.stringify of the sentence, for keys and statuses of any characters', () => {
+  // Characters JSON.stringify escapes, and neighbours of the classes the summary shows.
+  const pool = ['"', '\\', '\n', '\u0000', '\u001f', '\u007f', '\u2028', '\u2029', '\ud800', '\udfff', '\ud83d\ude00', 'é', '語', '٣', 'Ⅻ', '_', '.', '$', '-', ' ', ',', 'a', 'Z', '9'];
+  let seed = 7;
+  const next = (n: number): number => {
+    seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648;
+    return seed % n;
+  };
+  const word = (): string => Array.from({ length: 1 + next(4) }, () => pool[next(pool.length)]).join('');
+  let shown = 0;
+  for (let round = 0; round < 2000; round++) {
+    const keys = Array.from({ length: next(6) }, word);
+    const status = next(3) === 0 ? word() : 'completed';
+    const shape = { keys, status, arrayLength: (key: string): number | undefined => (key.length % 2 === 0 ? key.length : undefined) };
+    const json = summaryJsonString(shape, round);
+    assert.equal(json, JSON.stringify(summarizeShape(shape, round)), JSON.stringify(keys));
+    if (!json.includes('no fields') && !/: (status=completed[.;]|\+\d+ more\.)/.test(json)) shown++;
+  }
+  assert.ok(shown > 100, `${shown} rounds showed a generated key`);
 });
