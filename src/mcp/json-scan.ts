@@ -521,7 +521,7 @@ export function scanStringText(body: Uint8Array, range: ByteRange, limits: JsonS
   releaseCore();
   const inPtr = core.textRegion(len, stackBytes);
   if (inPtr === 0) return undefined;
-  currentViews().u8.set(body.subarray(range[0] + 1, range[1] - 1), inPtr);
+  currentViews().u8.set(new Uint8Array(body.buffer, body.byteOffset + range[0] + 1, len), inPtr); // a plain view: cheaper than a Buffer's `subarray`
   const outLen = core.unescapeText(len);
   if (outLen < 0) return undefined;
   const out = core.textOut();

@@ -1,7 +1,8 @@
 /**
  * Reused buffers for the large response bodies the JSON stage reads whole (read-body.ts
  * BodyBytes, json-stage.ts), and for the rewritten answers written from them ({@link
- * BodyPool.concat}: dedupe-splice.ts, lift-splice.ts, splice.ts; JSON and SSE stages).
+ * BodyPool.splice}: dedupe-splice.ts, lift-splice.ts, splice.ts; {@link BodyPool.concat}: an
+ * SSE event's data held across chunks, sse-held-block.ts; JSON and SSE stages).
  *
  * Why (issue 5, JSON (a) at 4 MiB, measured with --trace-gc): a fresh 4 MiB buffer per
  * response outlives a few scavenges while the body arrives, is promoted, and is freed only
@@ -91,15 +92,13 @@ export class BodyPool {
   /**
    * `Buffer.concat(parts)`, written into a buffer lent by {@link take} when the total is in the
    * pooled range (then give it back with {@link recycleAfterSend} once sent; one never given
-   * back is garbage like any other). For a rewritten answer (dedupe-splice.ts, lift-splice.ts,
-   * splice.ts): a fresh output buffer per response freed only by a collection, and a rewrite
-   * left too little other garbage for the scavenges that free them (issue 5, bench
-   * `json-b-65536` with --trace-gc: 50 mark-compacts in 15 s once the dedupe stopped parsing,
-   * 1 before).
+   * back is garbage like any other). Why pooled (issue 5, bench `json-b-65536` with
+   * --trace-gc: 50 mark-compacts in 15 s once the dedupe stopped parsing, 1 before): a fresh
+   * output buffer per rewritten answer is freed only by a collection, and a rewrite left too
+   * little other garbage for the scavenges that free them.
    *
-   * A string part is written as its UTF-8 bytes, straight into the result: a short JSON text
-   * such as a summary (issue 5, 1 KiB (b) and (c): `Buffer.from` of the summary cost more
-   * than the copy of the rest of the message).
+   * A string part is written as its UTF-8 bytes, straight into the result (issue 5, 1 KiB (b)
+   * and (c): `Buffer.from` of the summary cost more than the copy of the rest of the message).
    */
   concat(parts: readonly (Uint8Array | string)[]): Buffer {
     let size = 0;
@@ -167,7 +166,7 @@ export interface SpliceEdit {
   readonly insert: readonly (Uint8Array | string)[];
 }
 
-/** The bytes a part of {@link BodyPool.concat} takes: a string's UTF-8 length. */
+/** The bytes a part of {@link BodyPool.concat} or {@link BodyPool.splice} takes: a string's UTF-8 length. */
 function partLength(part: Uint8Array | string): number {
   return typeof part === 'string' ? Buffer.byteLength(part, 'utf8') : part.length;
 }

@@ -75,12 +75,15 @@ export function spliceDedupe(exchange: Exchange, body: Buffer, scan: JsonScanSum
 /** Decoded bytes of a text compared with `structuredContent` before it is decoded whole ({@link textPrefixVerdict}). */
 const PREFIX_BYTES = 64;
 /**
- * Texts up to this many bytes (as written) are judged whole without {@link textPrefixVerdict}
- * first: the judge of a few KiB costs little more than the prefix walk, which is all overhead
- * for a copy (issue 5, 1 KiB (b): ~0.3 µs, ~6% of the dedupe in a loop). The output is the
- * same either way: a text the prefix tells apart is no byte copy, so the judge and the
- * comparison pass over it (no object, or one the parse path passes over too: invalid, over a
- * bound, `adcp_error`-only) or decline the answer (test/unit/dedupe-splice.test.ts).
+ * A text whose JSON string (quotes included) is at most this many bytes is judged whole
+ * without {@link textPrefixVerdict} first: the judge of a few KiB costs little more than the
+ * prefix walk, which is all overhead for a copy (issue 5, 1 KiB (b): ~0.3 µs, ~6% of the
+ * dedupe in a loop). The output is the same either way: a text the prefix tells apart is no
+ * byte copy, so the judge and the comparison pass over it (no object, or one the parse path
+ * passes over too: invalid, over a bound, `adcp_error`-only) or decline the answer
+ * (test/unit/dedupe-splice.test.ts). One kind of answer now goes to the parse path where the
+ * prefix check let this path answer: a short text that is no object but holds a lone surrogate
+ * escape (the judge cannot decode it and says `'unknown'`); slower, not different.
  */
 const PREFIX_CHECK_MIN_BYTES = 4096;
 

@@ -208,7 +208,7 @@ function sendBody(exchange: Exchange, reply: FastifyReply, status: number, body:
   // An empty answer goes out without a body (Fastify would label an empty Buffer application/octet-stream).
   if (body.length === 0) reply.code(status).send();
   else reply.code(status).send(body);
-  // A pooled buffer (the seller's body, or a rewrite written into one: body-pool.ts concat) serves another body once this response is over.
+  // A pooled buffer (the seller's body, or a rewrite written into one: body-pool.ts splice) serves another body once this response is over.
   bodyPool.recycleAfterSend(reply.raw, body);
 }
 

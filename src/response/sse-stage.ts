@@ -256,7 +256,7 @@ export async function handleSseBody(
           if (verdict.changed) {
             exchange.bytesSaved += verdict.dataBytes - out.length;
             exchange.actions.push(verdict.action);
-            // A rewrite may be written into a pooled buffer (body-pool.ts concat): it serves
+            // A rewrite may be written into a pooled buffer (body-pool.ts splice): it serves
             // another body once the host's response has closed (its writes flushed or dropped).
             bodyPool.recycleAfterSend(raw, out);
           }

@@ -98,7 +98,18 @@ test('declined (the parse path decides): deep-equal but not byte-equal copies, o
 test('texts that hold no object are left (as the parse path leaves them); other objects are left to the parse path, long ones told apart by their first bytes', () => {
   const pad = 'x'.repeat(80);
   const sc = JSON.stringify({ ok: true, pad });
-  const plain = [textItem(`[1,2,"${pad}"]`), textItem(`not json ${pad}`), textItem(''), textItem(' \n\t '), textItem(`  [{"ok":true}] ${pad}`), '{"type":"text","text":"\\n Found it."}'];
+  const long = 'y'.repeat(5000); // past the 4 KiB under which texts skip the prefix check
+  const plain = [
+    textItem(`[1,2,"${pad}"]`),
+    textItem(`not json ${pad}`),
+    textItem(''),
+    textItem(' \n\t '),
+    textItem(`  [{"ok":true}] ${pad}`),
+    '{"type":"text","text":"\\n Found it."}',
+    textItem(`not json ${long}`),
+    textItem(`  [{"ok":true}] ${long}`),
+    textItem(' '.repeat(5000)),
+  ];
   for (const other of plain) {
     const body = message(`${other},${textItem(sc)}`, sc);
     const fast = fastPath(exchange(), body);

@@ -76,12 +76,19 @@ test('summarizeShape: the same sentence from the shape alone (keys, status, arra
 test('summaryJsonString is JSON.stringify of the sentence, for keys and statuses of any characters', () => {
   // Characters JSON.stringify escapes, and neighbours of the classes the summary shows.
   const pool = ['"', '\\', '\n', '\u0000', '\u001f', '\u007f', '\u2028', '\u2029', '\ud800', '\udfff', '\ud83d\ude00', 'é', '語', '٣', 'Ⅻ', '_', '.', '$', '-', ' ', ',', 'a', 'Z', '9'];
+  // A 32-bit LCG in integer arithmetic; its high bits pick (the low ones cycle quickly).
   let seed = 7;
   const next = (n: number): number => {
-    seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648;
-    return seed % n;
+    seed = (Math.imul(seed, 1_103_515_245) + 12_345) >>> 0;
+    return (seed >>> 16) % n;
   };
-  const word = (): string => Array.from({ length: 1 + next(4) }, () => pool[next(pool.length)]).join('');
+  const drawn = new Set<number>();
+  const word = (): string =>
+    Array.from({ length: 1 + next(4) }, () => {
+      const k = next(pool.length);
+      drawn.add(k);
+      return pool[k];
+    }).join('');
   let shown = 0;
   for (let round = 0; round < 2000; round++) {
     const keys = Array.from({ length: next(6) }, word);
@@ -92,4 +99,5 @@ test('summaryJsonString is JSON.stringify of the sentence, for keys and statuses
     if (!json.includes('no fields') && !/: (status=completed[.;]|\+\d+ more\.)/.test(json)) shown++;
   }
   assert.ok(shown > 100, `${shown} rounds showed a generated key`);
+  assert.equal(drawn.size, pool.length, 'every character of the pool was drawn');
 });
