@@ -101,18 +101,13 @@ export class BodyPool {
    * and (c): `Buffer.from` of the summary cost more than the copy of the rest of the message).
    */
   concat(parts: readonly (Uint8Array | string)[]): Buffer {
-    let size = 0;
-    for (const part of parts) size += partLength(part);
-    const lent = this.output(size);
-    let at = 0;
-    for (const part of parts) at = put(lent, at, part);
-    return lent;
+    return this.splice(NOTHING, [{ start: 0, end: 0, insert: parts }]);
   }
 
   /**
    * `source` with each edit's range `[start, end)` replaced by its `insert` parts, written
-   * into one buffer as {@link concat} writes (pooled when the total is in range; a string part
-   * as its UTF-8 bytes). `edits` are in ascending order of `start` and do not overlap (an
+   * into one buffer as {@link concat} describes (pooled when the total is in range; a string
+   * part as its UTF-8 bytes; concat is this with no source). `edits` are in ascending order of `start` and do not overlap (an
    * insertion has `start === end`); the bytes between them are copied from `source` with no
    * intermediate view.
    *
@@ -126,7 +121,9 @@ export class BodyPool {
       size -= edit.end - edit.start;
       for (const part of edit.insert) size += partLength(part);
     }
-    const lent = this.output(size);
+    // Exactly `size` bytes: a view of a lent buffer in the pooled range, else a fresh one.
+    const pooled = this.take(size);
+    const lent = pooled === undefined ? Buffer.allocUnsafe(size) : pooled.subarray(0, size);
     let at = 0;
     let from = 0;
     for (const edit of edits) {
@@ -138,11 +135,6 @@ export class BodyPool {
     return lent;
   }
 
-  /** A buffer of exactly `size` bytes for {@link concat} / {@link splice}: a view of a lent one in the pooled range, else a fresh one. */
-  private output(size: number): Buffer {
-    const lent = this.take(size);
-    return lent === undefined ? Buffer.allocUnsafe(size) : lent.subarray(0, size);
-  }
 
   /** Bytes held by idle buffers (tests, metrics). */
   get idleByteCount(): number {
@@ -166,7 +158,10 @@ export interface SpliceEdit {
   readonly insert: readonly (Uint8Array | string)[];
 }
 
-/** The bytes a part of {@link BodyPool.concat} or {@link BodyPool.splice} takes: a string's UTF-8 length. */
+/** The source {@link BodyPool.concat} splices its parts into. */
+const NOTHING = Buffer.alloc(0);
+
+/** The bytes a part of {@link BodyPool.splice} takes: a string's UTF-8 length. */
 function partLength(part: Uint8Array | string): number {
   return typeof part === 'string' ? Buffer.byteLength(part, 'utf8') : part.length;
 }
