@@ -52,6 +52,20 @@ describe('bench smoke (bench/run.ts --quick)', () => {
     rmSync(profile);
   });
 
+  it('bench/scan.ts --quick (npm run bench:scan) prints the scan table, one row per shape; a bad --rounds is refused', { timeout: 60_000 }, async () => {
+    const child = spawnTsx('bench/scan.ts', ['--quick']);
+    const out = captureOutput(child);
+    assert.equal(await new Promise<number | null>((resolve) => child.on('exit', resolve)), 0, out.stderr);
+    assert.match(out.stdout, /^# JSON structure scan by content shape$/m);
+    assert.match(out.stdout, /^\| shape \| bytes \| scan MB\/s \| parse MB\/s \| scan ÷ parse \| what \|$/m);
+    const rows = out.stdout.split('\n').filter((l) => /^\| [a-z_() ]+ \| [\d,]+ \| [\d,]+ \([\d,]+–[\d,]+\) \| [\d,]+ \(/.test(l));
+    assert.deepEqual(rows.map((l) => l.split(' | ')[0]), ['| get_products (a)', '| delivery report', '| short strings', '| integers', '| literals']);
+    const bad = spawnTsx('bench/scan.ts', ['--rounds', '0']);
+    const badOut = captureOutput(bad);
+    assert.equal(await new Promise<number | null>((resolve) => bad.on('exit', resolve)), 2);
+    assert.match(badOut.stderr, /^--rounds must be an integer from 1 to 100 \(got 0\)$/m);
+  });
+
   it('refuses a --node-flags value that is not a Node flag, before starting anything', { timeout: 30_000 }, async () => {
     const child = spawnTsx('bench/run.ts', ['--node-flags', '--trace-gc ; rm']);
     const out = captureOutput(child);

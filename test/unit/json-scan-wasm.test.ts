@@ -733,6 +733,40 @@ test('literals, whole and cut by chunk ends, at depths 0..5', () => {
   }
 });
 
+test('literals at depth >= 3 (the inline literal path of scanChunk): every kind and neighbour, bad spellings, every node bound, every cut', () => {
+  // The inline path reads `true` / `null` / `fals` as one 4-byte word (and the `e` of
+  // `false`); a literal cut by a chunk's end reads the zero bytes past it and goes generic.
+  const inners = [
+    '[true,false,null,true,false,null]',
+    '[1,true,"s",false,{},null,[]]',
+    '{"a":true,"b":false,"c":null,"text":true,"d":[null]}',
+    '[true ,false\n,\tnull ]',
+    '[truex]',
+    '[falsee]',
+    '[nulll]',
+    '[tru]',
+    '[fals,true]',
+    '[nul]',
+    '[trUe]',
+    '[falsy]',
+    '[null"x"]',
+    '{"a":truefalse}',
+  ];
+  for (const inner of inners) {
+    for (const wrap of [['[[', ']]'], ['{"a":{"b":', '}}'], ['{"result":{"structuredContent":{"p":', '}}}']]) {
+      const bytes = bytesOf(wrap[0]! + inner + wrap[1]!);
+      const all = reference(bytes, NO_LIMITS);
+      const maxNodes = all.ok ? all.nodes : 20;
+      const cutsList: number[][] = [];
+      for (let c = 1; c < bytes.length; c++) cutsList.push([c]);
+      for (let c = 1; c + 1 < bytes.length; c++) cutsList.push([c, c + 1]);
+      check(bytes, NO_LIMITS, cutsList);
+      for (let nodes = 0; nodes <= maxNodes; nodes++) check(bytes, { maxDepth: Infinity, maxNodes: nodes }, [[], cutsList[nodes % cutsList.length]!]);
+      assert.deepEqual(byteByByte(bytes, NO_LIMITS), all, `bytewise ${show(bytes)}`);
+    }
+  }
+});
+
 test('member keys (text, id, jsonrpc, result, error, structuredContent) at depth 1, 2 and 3+, cut at every pair of offsets', () => {
   const texts = [
     '{"jsonrpc":"2.0","id":7,"result":{"structuredContent":{"text":"{x"},"content":[{"type":"text","text":" {}"}]},"error":null}',
