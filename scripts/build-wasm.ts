@@ -17,6 +17,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import asc from 'assemblyscript/asc';
+import { isEntryPoint } from '../src/entry-point.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 /** One WebAssembly core: its source, the generated module, the constant and what it is (its docstring). */
@@ -97,4 +98,4 @@ async function main(): Promise<void> {
   }
 }
 
-if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) await main();
+if (isEntryPoint(import.meta.url)) await main();

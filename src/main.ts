@@ -13,8 +13,6 @@
  * Exit codes (`EXIT_CODES`): 0 ok, 1 runtime failure, 2 invalid config or command line;
  * `probe` has its own (`PROBE_EXIT`): 0 within target, 1 over target or an error, 2 usage.
  */
-import { realpathSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
 import type { FastifyInstance } from 'fastify';
 import pino, { type Logger } from 'pino';
@@ -29,6 +27,7 @@ import { DEFAULT_PROBE_TIMEOUT_MS, PROBE_EXIT, runProbe } from './probe/probe.js
 import { formatProbeJson, formatProbeTable } from './probe/report.js';
 import { createReloader } from './reload.js';
 import { VERSION } from './version.js';
+import { isEntryPoint } from './entry-point.js';
 
 /** Process exit codes. */
 export const EXIT_CODES = Object.freeze({
@@ -343,17 +342,7 @@ export async function main(argv: readonly string[] = process.argv, io: CliIo = p
   return exitCode;
 }
 
-function isEntryPoint(): boolean {
-  const script = process.argv[1];
-  if (script === undefined) return false;
-  try {
-    return realpathSync(script) === realpathSync(fileURLToPath(import.meta.url));
-  } catch {
-    return false;
-  }
-}
-
-if (isEntryPoint()) {
+if (isEntryPoint(import.meta.url)) {
   const code = await main();
   if (code !== undefined) process.exitCode = code;
 }
