@@ -141,8 +141,10 @@ function main(): void {
     process.stdout.write(USAGE);
     return;
   }
+  // Digits only: Number() would also take `0x10` or `1e1` (found by a new user).
+  if (values.rounds !== undefined && !/^\d{1,3}$/.test(values.rounds)) throw new Error(`--rounds must be an integer from 1 to 100 (got ${values.rounds})`);
   const rounds = Number(values.rounds ?? (values.quick ? 3 : 15));
-  if (!Number.isInteger(rounds) || rounds < 1 || rounds > 100) throw new Error(`--rounds must be an integer from 1 to 100 (got ${values.rounds})`);
+  if (rounds < 1 || rounds > 100) throw new Error(`--rounds must be an integer from 1 to 100 (got ${values.rounds})`);
   const size = values.quick ? 64 * 1024 : MiB;
   const list = shapes(size).filter((s) => !values.quick || s.label !== 'node bomb');
   process.stdout.write(renderScanTable(measure(list, rounds), rounds));

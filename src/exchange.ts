@@ -7,6 +7,7 @@
  */
 import type { AgentConfig, Limits } from './config/types.js';
 import type { AgentGuard, BufferLease } from './admission/agent-guard.js';
+import type { BodySource } from './response/body-source.js';
 
 /** The JSON-RPC facts the gateway reads from the request it forwards (ARCHITECTURE §2, gateway issue item 4). */
 export interface RpcPeek {
@@ -69,6 +70,13 @@ export interface Exchange {
   bytesFromSeller: number;
   /** Bytes of the seller's body after content decoding. */
   bytesDecoded: number;
+  /**
+   * The seller's body as the stages read it (set by the pipeline), so that the counts above
+   * can be taken when the exchange ends even while a read is still waiting: a body the
+   * deadline cut short was logged with `bytes_from_seller: 0` (found by a new user,
+   * test/regressions/stalled-body-counts.test.ts).
+   */
+  bodySource: BodySource | undefined;
   /** Body bytes written to the host. */
   bytesToHost: number;
   /** Bytes removed by dedupe/normalization. */
@@ -148,6 +156,7 @@ export function createExchange(init: {
     startedAt: process.hrtime.bigint(),
     bytesFromSeller: 0,
     bytesDecoded: 0,
+    bodySource: undefined,
     bytesToHost: 0,
     bytesSaved: 0,
     upstreamStatus: undefined,

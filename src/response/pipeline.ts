@@ -98,6 +98,7 @@ export async function handleUpstreamResponse(
     : requestStream && encoding.codings.length > 0
       ? openBodySource(res.stream, encoding.codings, limitBytes, limitBytes + SSE_DECODED_SLACK_BYTES)
       : openBodySource(res.stream, encoding.codings, Infinity);
+  exchange.bodySource = body;
   const upstream = { statusCode: status, headers: res.headers, body };
   if (status >= 200 && status < 300) {
     if (sse) return handleSseBody(exchange, reply, upstream, log, hooks);

@@ -18,6 +18,7 @@ import { applyRequestHeaderPolicy } from '../request/headers.js';
 import { NO_BODY, peekJsonRpc } from '../request/peek.js';
 import { hostReadsStructuredContent, protocolVersionOf } from '../mcp/revision.js';
 import { filterResponseHeaders } from '../response/headers.js';
+import { recordCounts } from '../response/body-source.js';
 import { handleUpstreamResponse } from '../response/pipeline.js';
 import type { ResumeCodec, ResumeState } from '../resume/token.js';
 import { withUpstreamHooks, type UpstreamDispatcher, type UpstreamHooks } from './dispatcher.js';
@@ -177,6 +178,9 @@ export function createMcpHandler(deps: HandlerDeps) {
       }
       if (admission !== undefined) deps.guard.finish(admission, guardOutcome(exchange, callLimit.value !== undefined));
       if (upstreamInFlight) exchange.abortUpstream(new GatewayAbortError({ reason: 'host_aborted' }));
+      // What was read of the seller's body so far: a read still waiting (a deadline, a host that
+      // left) has not recorded its counts yet.
+      if (exchange.bodySource !== undefined) recordCounts(exchange, exchange.bodySource);
       // null when no response head went out (the host went away first): `statusCode` would say 200.
       const hostStatus = reply.raw.headersSent ? reply.raw.statusCode : null;
       // Its fields are built only when the line is written (not at `silent`, e.g. `logger: false`).
