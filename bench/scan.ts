@@ -79,9 +79,8 @@ function scanOnce(bytes: Buffer): void {
   if (!scanner.end().ok) throw new Error('bench:scan: a shape did not scan as valid JSON');
 }
 
-let sink = 0;
 function parseOnce(bytes: Buffer): void {
-  sink += (JSON.parse(bytes.toString('utf8')) as object) === null ? 1 : 0;
+  JSON.parse(bytes.toString('utf8'));
 }
 
 export interface ShapeFigure {
@@ -148,7 +147,6 @@ function main(): void {
   const size = values.quick ? 64 * 1024 : MiB;
   const list = shapes(size).filter((s) => !values.quick || s.label !== 'node bomb');
   process.stdout.write(renderScanTable(measure(list, rounds), rounds));
-  if (sink < 0) process.stdout.write('');
 }
 
 if (isEntryPoint(import.meta.url)) {

@@ -71,9 +71,10 @@ export interface Exchange {
   /** Bytes of the seller's body after content decoding. */
   bytesDecoded: number;
   /**
-   * The seller's body as the stages read it (set by the pipeline), so that the counts above
-   * can be taken when the exchange ends even while a read is still waiting: a body the
-   * deadline cut short was logged with `bytes_from_seller: 0` (found by a new user,
+   * The seller's body as the stages read it (set by the pipeline). The two counts above are
+   * taken from it once, when the exchange ends (routing/handler.ts, body-source.ts
+   * recordCounts), not by the stages: a body the deadline cut short, its read still waiting,
+   * was logged with `bytes_from_seller: 0` (found by a new user,
    * test/regressions/stalled-body-counts.test.ts).
    */
   bodySource: BodySource | undefined;

@@ -107,9 +107,9 @@ export class BodyPool {
   /**
    * `source` with each edit's range `[start, end)` replaced by its `insert` parts, written
    * into one buffer as {@link concat} describes (pooled when the total is in range; a string
-   * part as its UTF-8 bytes; concat is this with no source). `edits` are in ascending order of `start` and do not overlap (an
-   * insertion has `start === end`); the bytes between them are copied from `source` with no
-   * intermediate view.
+   * part as its UTF-8 bytes; concat is this with no source). `edits` are in ascending order
+   * of `start` and do not overlap (an insertion has `start === end`); the bytes between them
+   * are copied from `source` with no intermediate view.
    *
    * Why (issue 5, 1 KiB (b) and (c)): the `subarray` views of the seller's bytes that
    * {@link concat} needs, each a `Buffer` object, were about half of the ~1.4 µs the output
@@ -134,7 +134,6 @@ export class BodyPool {
     source.copy(lent, at, from);
     return lent;
   }
-
 
   /** Bytes held by idle buffers (tests, metrics). */
   get idleByteCount(): number {

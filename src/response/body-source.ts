@@ -241,7 +241,10 @@ export function prematureClose(): Error {
   return Object.assign(new Error('Premature close'), { code: 'ERR_STREAM_PREMATURE_CLOSE' });
 }
 
-/** Copies the body's counts onto the exchange (for the log line and metrics). */
+/**
+ * Copies the body's counts onto the exchange, for the log line and metrics: once, when the
+ * exchange ends (routing/handler.ts), whatever ended it, a read still waiting included.
+ */
 export function recordCounts(exchange: Exchange, source: BodySource): void {
   exchange.bytesFromSeller = source.raw.used;
   exchange.bytesDecoded = source.decoded.used;

@@ -16,7 +16,7 @@
  */
 import { openBufferLease, type Exchange } from '../exchange.js';
 import type { LocalErrorInput } from '../errors/local-reply.js';
-import { bodyErrorToLocal, readDirect, recordCounts, type BodySource } from './body-source.js';
+import { bodyErrorToLocal, readDirect, type BodySource } from './body-source.js';
 import { bodyPool } from './body-pool.js';
 import { LoadShedError } from '../admission/agent-guard.js';
 
@@ -66,7 +66,6 @@ export async function readBoundedBody(
     return { ok: false, error: bodyErrorToLocal(exchange, err, limit, source.decoded.used) };
   } finally {
     lease?.release();
-    recordCounts(exchange, source);
   }
   return { ok: true, body: chunks.body() };
 }

@@ -71,7 +71,7 @@ import { planRawEventsFast } from './sse-raw-plan.js';
 import { HELD, NOT_HELD, SseHeldBlock } from './sse-held-block.js';
 import { inspectEventData, type EventDataOptions } from './sse-message.js';
 import type { UpstreamResponse } from './json-stage.js';
-import { DirectChunks, bodyErrorToLocal, recordCounts } from './body-source.js';
+import { DirectChunks, bodyErrorToLocal } from './body-source.js';
 import { drainOrClose } from './drain.js';
 import { releaseBody } from './decode.js';
 import { bodyPool } from './body-pool.js';
@@ -582,7 +582,6 @@ export async function handleSseBody(
         chunk = next.done === true ? undefined : next.value;
       }
       if (chunk === undefined || exchange.finished) break;
-      recordCounts(exchange, source);
       armIdle();
       const open = takeChunk(chunk);
       flush();
@@ -625,7 +624,6 @@ export async function handleSseBody(
     if (decodedChunks !== undefined) await decodedChunks.return(undefined);
     headSent();
     lease?.release();
-    recordCounts(exchange, source);
     hooks.onSseEnd();
     if (deadlineTimer) clearTimeout(deadlineTimer);
     if (idleTimer) clearTimeout(idleTimer);
@@ -639,7 +637,7 @@ export async function handleSseBody(
     answer({
       reason: 'upstream_reset',
       limitBytes: limits.max_response_bytes,
-      observedBytes: cumulative?.used ?? exchange.bytesFromSeller,
+      observedBytes: cumulative?.used ?? source.raw.used,
     });
   }
 }
