@@ -43,6 +43,9 @@
  * - memory: the incomplete line held counts against the agent's `max_buffered_response_bytes`
  *   (src/admission/agent-guard.ts): over it, the next chunk is read once the agent's other
  *   responses release enough (no idle timeout meanwhile).
+ * - host back-pressure: once the host's response holds {@link SSE_HOST_BUFFER_BYTES} written
+ *   but not yet taken by its socket, the next chunk is read after it drains (TCP back-pressure
+ *   on the seller, whose bytes then wait in the kernel, not in the gateway).
  *
  * Ending: once the response to the request's id has passed, the host's stream ends and the
  * upstream request is aborted (SDK servers may keep a resumed stream open: ARCHITECTURE §5).
@@ -80,6 +83,25 @@ import type { PipelineHooks } from './pipeline.js';
 
 /** Slack over `max_sse_event_bytes` for the parser's pending line buffer (field names, line breaks). */
 export const SSE_PENDING_SLACK_BYTES = 64 * 1024;
+
+/**
+ * Bytes the host's response may hold (`writableLength`: written, not yet taken by its socket)
+ * before the SSE stage stops reading the seller until the response drains. At most this plus
+ * one input chunk (a socket read: <= 64 KiB; a decoded piece: <= 16 KiB) wait per stream.
+ *
+ * Why not the response's own signal (`write()` false, at the socket's high-water mark: 16 KiB
+ * on Node 20, 64 KiB from Node 22, this bound): undici hands the stage one chunk per HTTP
+ * chunk of the seller, so one socket read of a stream of ~18 KB seller writes is ~2-3
+ * chunks, and on Node 20 each write passed 16 KiB. Waiting for the drain after each one sent
+ * every chunk in its own `writev` in a later turn of the event loop. Reading on while under
+ * this bound, the chunks of one read leave in one `writev` (corkSocketForThisTick).
+ *
+ * Measured (issue 5, bench sse-flood: 4 streams of 10,000 ~190-byte events, Node 20, strace):
+ * the gateway's `writev` calls carried ~17.7 KB each, as the pass-through's, and now ~62 KB
+ * (3.5x fewer per byte); its CPU per event went from 0.94-1.02 to 0.82-0.85 µs
+ * (bench/README.md "SSE events/s"). Tests: test/integration/sse-host-backpressure.test.ts.
+ */
+export const SSE_HOST_BUFFER_BYTES = 64 * 1024;
 
 /**
  * False when the JSON text `data` cannot parse to a JSON-RPC response, so it need not be
@@ -171,7 +193,7 @@ export async function handleSseBody(
     if (bytes === 0) return;
     headSent();
     exchange.bytesToHost += bytes;
-    if (full) needDrain = true;
+    if (full && raw.writableLength >= SSE_HOST_BUFFER_BYTES) needDrain = true;
   };
   const answer = (input: LocalErrorInput): void => {
     flush();

@@ -21,6 +21,7 @@ import { startRawSeller } from '../support/raw-seller.js';
 import { startGateway } from '../helpers/gateway.js';
 import { useSellerAndGateway } from '../helpers/stack.js';
 import { SseFrameBatch, type SseSink } from '../../src/response/sse-encode.js';
+import { parseResponses } from '../helpers/http-wire.js';
 
 const LIMIT = 200 * 1024;
 const EVENT_LIMIT = 64 * 1024;
@@ -131,56 +132,6 @@ function post(id: number): string {
     `POST /agents/s/mcp HTTP/1.1\r\nHost: 127.0.0.1\r\ncontent-type: application/json\r\naccept: application/json, text/event-stream\r\n` +
     `mcp-protocol-version: 2025-06-18\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`
   );
-}
-
-interface Parsed {
-  status: number;
-  headers: Record<string, string>;
-  body: string;
-}
-
-/** Parses exactly `n` HTTP/1.1 responses from `wire`; returns them and any bytes left after. */
-function parseResponses(wire: Buffer, n: number): { responses: Parsed[]; rest: string } {
-  const s = wire.toString('latin1');
-  let at = 0;
-  const responses: Parsed[] = [];
-  for (let r = 0; r < n; r++) {
-    const headEnd = s.indexOf('\r\n\r\n', at);
-    assert.ok(headEnd !== -1, `response ${r}: no head in ${JSON.stringify(s.slice(at, at + 200))}`);
-    const [statusLine, ...lines] = s.slice(at, headEnd).split('\r\n');
-    const m = /^HTTP\/1\.1 (\d{3}) /.exec(statusLine!);
-    assert.ok(m, `response ${r}: bad status line ${JSON.stringify(statusLine)} (at ${at})`);
-    const headers: Record<string, string> = {};
-    for (const l of lines) {
-      const i = l.indexOf(':');
-      headers[l.slice(0, i).toLowerCase()] = l.slice(i + 1).trim();
-    }
-    at = headEnd + 4;
-    let body = '';
-    if (headers['transfer-encoding'] === 'chunked') {
-      for (;;) {
-        const eol = s.indexOf('\r\n', at);
-        const size = Number.parseInt(s.slice(at, eol), 16);
-        assert.ok(Number.isInteger(size) && /^[0-9a-f]+$/i.test(s.slice(at, eol)), `response ${r}: chunk size at ${at}: ${JSON.stringify(s.slice(at, at + 20))}`);
-        at = eol + 2;
-        if (size === 0) {
-          assert.equal(s.slice(at, at + 2), '\r\n', `response ${r}: after terminator`);
-          at += 2;
-          break;
-        }
-        body += s.slice(at, at + size);
-        at += size;
-        assert.equal(s.slice(at, at + 2), '\r\n', `response ${r}: chunk end`);
-        at += 2;
-      }
-    } else {
-      const len = Number(headers['content-length'] ?? '0');
-      body = s.slice(at, at + len);
-      at += len;
-    }
-    responses.push({ status: Number(m[1]), headers, body: Buffer.from(body, 'latin1').toString('utf8') });
-  }
-  return { responses, rest: s.slice(at) };
 }
 
 /** Sends `requests` on one connection (all at once if `pipelined`, else each after the previous response completed) and returns the wire. */

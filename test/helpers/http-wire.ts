@@ -1,0 +1,56 @@
+/**
+ * HTTP/1.1 responses read off a raw wire (net.connect), for tests of exact framing: the
+ * status line, the headers, the body (chunked or by Content-Length), and the bytes left
+ * after the last response.
+ */
+import assert from 'node:assert/strict';
+
+export interface Parsed {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+/** Parses exactly `n` HTTP/1.1 responses from `wire`; returns them and any bytes left after. */
+export function parseResponses(wire: Buffer, n: number): { responses: Parsed[]; rest: string } {
+  const s = wire.toString('latin1');
+  let at = 0;
+  const responses: Parsed[] = [];
+  for (let r = 0; r < n; r++) {
+    const headEnd = s.indexOf('\r\n\r\n', at);
+    assert.ok(headEnd !== -1, `response ${r}: no head in ${JSON.stringify(s.slice(at, at + 200))}`);
+    const [statusLine, ...lines] = s.slice(at, headEnd).split('\r\n');
+    const m = /^HTTP\/1\.1 (\d{3}) /.exec(statusLine!);
+    assert.ok(m, `response ${r}: bad status line ${JSON.stringify(statusLine)} (at ${at})`);
+    const headers: Record<string, string> = {};
+    for (const l of lines) {
+      const i = l.indexOf(':');
+      headers[l.slice(0, i).toLowerCase()] = l.slice(i + 1).trim();
+    }
+    at = headEnd + 4;
+    let body = '';
+    if (headers['transfer-encoding'] === 'chunked') {
+      for (;;) {
+        const eol = s.indexOf('\r\n', at);
+        const size = Number.parseInt(s.slice(at, eol), 16);
+        assert.ok(Number.isInteger(size) && /^[0-9a-f]+$/i.test(s.slice(at, eol)), `response ${r}: chunk size at ${at}: ${JSON.stringify(s.slice(at, at + 20))}`);
+        at = eol + 2;
+        if (size === 0) {
+          assert.equal(s.slice(at, at + 2), '\r\n', `response ${r}: after terminator`);
+          at += 2;
+          break;
+        }
+        body += s.slice(at, at + size);
+        at += size;
+        assert.equal(s.slice(at, at + 2), '\r\n', `response ${r}: chunk end`);
+        at += 2;
+      }
+    } else {
+      const len = Number(headers['content-length'] ?? '0');
+      body = s.slice(at, at + len);
+      at += len;
+    }
+    responses.push({ status: Number(m[1]), headers, body: Buffer.from(body, 'latin1').toString('utf8') });
+  }
+  return { responses, rest: s.slice(at) };
+}
