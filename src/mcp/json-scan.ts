@@ -460,8 +460,9 @@ export function scanJson(bytes: Uint8Array, limits: JsonScanLimits): JsonScanRes
 }
 
 /**
- * A top-level member of an object text, as {@link scanStringText} records it: offsets in the
- * text's unescaped UTF-8 bytes. Duplicate keys each have an entry, in the order written.
+ * A top-level member of an object text, as {@link scanStringText} and {@link scanTopMembers}
+ * record it: offsets in the bytes scanned (for scanStringText, the text's unescaped UTF-8
+ * bytes). Duplicate keys each have an entry, in the order written.
  */
 export interface TextMember {
   /** The key's JSON string, quotes included. */
@@ -530,10 +531,63 @@ export function scanStringText(body: Uint8Array, range: ByteRange, limits: JsonS
   while (first < out + outLen && isJsonSpace(v.u8[first]!)) first++;
   if (first === out + outLen || v.u8[first] !== 0x7b) return null;
   // A scan of its own, with the top-level member table (not a JsonScanner: none of its summary is needed).
+  const scan = scanTextOut(outLen, limits);
+  if (scan === undefined) return undefined;
+  if (scan === null || scan.top !== 'object') return null;
+  return { bytes: v.u8.subarray(out, out + outLen), numberMayBeLossy: v.i32[STATE_I32 + I_NUMBER_MAY_BE_LOSSY] === 1, members: scan.members };
+}
+
+/** What {@link scanTopMembers} found: a JSON text within the bounds. */
+export interface TopMembersScan {
+  /** Kind of the top-level value. */
+  readonly top: 'object' | 'array' | 'scalar';
+  /** Values in the text, the top-level one included (an empty array: 1). */
+  readonly nodes: number;
+  /** For an object, its members in the order written (offsets in the bytes scanned); empty otherwise. */
+  readonly members: readonly TextMember[];
+}
+
+/**
+ * `bytes` (a whole JSON text) scanned under `limits` in one pass, recording the members of a
+ * top-level object, as {@link scanStringText} records a text's (no JavaScript value is made).
+ *
+ * Returns the facts; `null` when the bytes are not a JSON text within the limits (empty,
+ * invalid, over a bound: {@link scanJson} would fail); `undefined` when it cannot tell
+ * exactly: the object has more than {@link SCAN_TEXT_MEMBERS} members, or memory cannot grow.
+ *
+ * Why (issue 5, 1 KiB results): the JSON-RPC peek of every host request (request/peek.ts)
+ * was `JSON.parse` of the whole body, the largest single cost of the gateway's own code per
+ * 1 KiB request (~7 µs of ~290 in the bench, CPU profile); and it parsed every argument of a
+ * large request (a 4 MiB `sync_creatives`) only to read three members.
+ *
+ * Memory: as scanStringText (the same region of the core, twice the length of `bytes`).
+ */
+export function scanTopMembers(bytes: Uint8Array, limits: JsonScanLimits): TopMembersScan | null | undefined {
+  assertBoundLimit('scanTopMembers', 'maxDepth', limits.maxDepth);
+  assertBoundLimit('scanTopMembers', 'maxNodes', limits.maxNodes);
+  const len = bytes.length;
+  if (len === 0) return null;
+  const stackBytes = (Math.min(toCoreBound(limits.maxDepth), len) >> 3) + 1;
+  if (!reserveStack(stackBytes)) return undefined;
+  releaseCore();
+  if (core.textRegion(len, stackBytes) === 0) return undefined;
+  currentViews().u8.set(bytes, core.textOut());
+  return scanTextOut(len, limits);
+}
+
+/**
+ * Scans the `len` bytes at the core's `textOut()` as one JSON text under `limits`, with the
+ * top-level member table: null when invalid or over a bound, undefined when an object has
+ * more members than the table keeps.
+ */
+function scanTextOut(len: number, limits: JsonScanLimits): TopMembersScan | null | undefined {
+  const v = currentViews();
   initialState(v, limits.maxDepth, limits.maxNodes);
   v.i32[STATE_I32 + I_TABLE] = 1;
-  if (core.scanText(outLen) !== 0 || core.finish() !== 0 || v.i32[STATE_I32 + I_TOP] !== TOP_OBJECT) return null;
-  const count = v.i32[STATE_I32 + I_TABLE_COUNT]!;
+  if (core.scanText(len) !== 0 || core.finish() !== 0) return null;
+  const topCode = v.i32[STATE_I32 + I_TOP];
+  const top = topCode === TOP_OBJECT ? 'object' : topCode === TOP_ARRAY ? 'array' : 'scalar';
+  const count = top === 'object' ? v.i32[STATE_I32 + I_TABLE_COUNT]! : 0;
   if (count > SCAN_TEXT_MEMBERS) return undefined;
   const members: TextMember[] = [];
   for (let m = 0; m < count; m++) {
@@ -545,7 +599,7 @@ export function scanStringText(body: Uint8Array, range: ByteRange, limits: JsonS
       elements: v.i32[at + 5]!,
     });
   }
-  return { bytes: v.u8.subarray(out, out + outLen), numberMayBeLossy: v.i32[STATE_I32 + I_NUMBER_MAY_BE_LOSSY] === 1, members };
+  return { top, nodes: v.i32[STATE_I32 + I_NODES]!, members };
 }
 
 function isJsonSpace(b: number): boolean {

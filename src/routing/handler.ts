@@ -12,7 +12,6 @@ import type { JsonRpcIdRef } from '../errors/json-rpc-text.js';
 import { createExchange, isRequestStream, type Exchange, type RpcPeek } from '../exchange.js';
 import { answerWithLocalError, refuse } from '../errors/local-reply.js';
 import { GATEWAY_FINISHED, GatewayAbortError, findGatewayAbort } from '../errors/abort.js';
-import { checkJsonBounds, withinJsonBounds } from '../mcp/json-bounds.js';
 import { exchangeLogFields, plainInfoWriter } from '../observability/logger.js';
 import { applyRequestHeaderPolicy } from '../request/headers.js';
 import { NO_BODY, peekJsonRpc } from '../request/peek.js';
@@ -75,18 +74,8 @@ export function createMcpHandler(deps: HandlerDeps) {
           observed_bytes: body.length,
         });
       }
-      // Decoded once, for the bounds proof and the peek. A small request is proved within the
-      // bounds by counting its brackets (withinJsonBounds: a few native indexOf calls); only a
-      // body that proof cannot settle pays the character scan (issue 5, 1 KiB results).
-      const text = body.toString('utf8');
-      const boundsLimits = { maxDepth: agent.limits.max_json_depth, maxNodes: agent.limits.max_json_nodes };
-      if (!withinJsonBounds(text, boundsLimits)) {
-        const bounds = checkJsonBounds(body, boundsLimits);
-        if (!bounds.ok) {
-          return refuse(reply, 'invalid_request', null, `Invalid Request: the request body is over max_${bounds.reason} (${bounds.limit}).`);
-        }
-      }
-      const peek = peekJsonRpc(body, text);
+      // The structure bounds first, then the JSON-RPC facts (request/peek.ts).
+      const peek = peekJsonRpc(body, { maxDepth: agent.limits.max_json_depth, maxNodes: agent.limits.max_json_nodes });
       if (!peek.ok) return refuse(reply, peek.kind, peek, peek.message);
       rpc = peek.peek;
     }

@@ -81,4 +81,20 @@ describe('per-call and per-tool limits', { timeout: TEST_TIMEOUT_MS }, () => {
     assert.equal(other.isError, undefined);
     assert.equal((other.structuredContent as { products: unknown[] }).products.length, 12);
   });
+
+  test('a large request is tied to its tool as well (its peek read by the structure scan)', { timeout: TEST_TIMEOUT_MS }, async () => {
+    // ~100 KB of arguments: over PEEK_SCAN_MIN_BYTES, so the tool name comes from the scan's
+    // member table (request/peek.ts), not from JSON.parse.
+    const brief = 'CTV inventory, sports; '.repeat(4_500);
+    const client = await connectClient(stack.gateway.agentUrl('demo-tools'));
+    stack.closeAfter(client);
+    const result = (await withTimeout(client.callTool({ name: 'list_products', arguments: { brief } }))) as CallToolResult;
+    assert.equal(result.isError, true);
+    const err = (result.structuredContent as TooLarge).adcp_error;
+    assert.equal(err.code, 'RESPONSE_TOO_LARGE');
+    assert.equal(err.details.limit_bytes, 2000);
+    // Another tool with the same arguments: the agent's limit, the seller's answer.
+    const other = (await withTimeout(client.callTool({ name: 'get_products_legacy', arguments: { brief } }))) as CallToolResult;
+    assert.equal(other.isError, undefined);
+  });
 });

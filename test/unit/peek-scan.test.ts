@@ -1,0 +1,250 @@
+/**
+ * The request peek's two readings (src/request/peek.ts): the scan (the structure scan's member
+ * table, the usual reading) gives exactly what the parse (`JSON.parse` of the whole body, the
+ * reference) gives, for every body: each outcome and edge by hand, then seeded random
+ * JSON-RPC bodies and byte mutations of them. Also that the scan reading is the one taken
+ * where it can decide (else a regression to the parse would pass unnoticed).
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { peekByParse, peekByScan, peekJsonRpc } from '../../src/request/peek.js';
+import { scanTopMembers } from '../../src/mcp/json-scan.js';
+import { rng } from '../helpers/json-fuzz.js';
+
+const BOUNDS = { maxDepth: 64, maxNodes: 100_000 };
+
+/** The scan reading, when it decides, equals the parse reading; so does peekJsonRpc. Returns whether the scan decided. */
+function same(body: Buffer | string, bounds: { maxDepth: number; maxNodes: number } | undefined = BOUNDS, label?: string): boolean {
+  const bytes = typeof body === 'string' ? Buffer.from(body) : body;
+  const reference = peekByParse(bytes, bounds);
+  const byScan = peekByScan(bytes, bounds);
+  const name = label ?? bytes.toString('latin1').slice(0, 200);
+  if (byScan !== undefined) assert.deepEqual(byScan, reference, name);
+  assert.deepEqual(peekJsonRpc(bytes, bounds), reference, name);
+  return byScan !== undefined;
+}
+
+const HAND: string[] = [
+  // requests, notifications, responses
+  '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_products","arguments":{"brief":"CTV"}}}',
+  '{"jsonrpc":"2.0","id":"a-1","method":"tools/list"}',
+  '{"jsonrpc":"2.0","method":"notifications/initialized"}',
+  '{"jsonrpc":"2.0","id":7,"result":{}}',
+  '{"jsonrpc":"2.0","id":7,"error":{"code":-1,"message":"no"}}',
+  '{"jsonrpc":"2.0","id":7}',
+  '  \n\t{ "jsonrpc" : "2.0" , "id" : 1 , "method" : "ping" }\r\n',
+  // batches and non-objects
+  '[]',
+  ' [ ] ',
+  '[{"jsonrpc":"2.0","id":1,"method":"ping"}]',
+  '[1]',
+  'null',
+  '1',
+  '"x"',
+  'true',
+  // not JSON
+  '',
+  '{',
+  '{"jsonrpc":"2.0","id":1,"method":"ping"',
+  '{"jsonrpc":"2.0","id":1,"method":"ping"}x',
+  "{'jsonrpc':'2.0'}",
+  '{"a":1,}',
+  '\ufeff{"jsonrpc":"2.0","id":1,"method":"ping"}',
+  // jsonrpc
+  '{"jsonrpc":"1.0","id":1,"method":"ping"}',
+  '{"jsonrpc":2.0,"id":1,"method":"ping"}',
+  '{"id":1,"method":"ping"}',
+  '{"jsonrpc":"2\\u002e0","id":1,"method":"ping"}',
+  '{"jsonrpc":"1.0","jsonrpc":"2.0","id":1,"method":"ping"}',
+  '{"jsonrpc":"2.0","jsonrpc":"1.0","id":1,"method":"ping"}',
+  '{"jsonrpc":"2.0 ","id":1,"method":"ping"}',
+  // method
+  '{"jsonrpc":"2.0","id":1,"method":1}',
+  '{"jsonrpc":"2.0","id":1,"method":null,"result":1}',
+  '{"jsonrpc":"2.0","id":1,"method":"a","method":"tools/call","params":{"name":"t"}}',
+  '{"jsonrpc":"2.0","id":1,"method":"tools\\/call","params":{"name":"t"}}',
+  '{"jsonrpc":"2.0","id":1,"method":"\\u0074ools/call","params":{"name":"t"}}',
+  '{"jsonrpc":"2.0","id":1,"method":"méthode/ünïcode"}',
+  '{"jsonrpc":"2.0","id":1,"method":"emoji/😀"}',
+  '{"jsonrpc":"2.0","id":1,"method":"\\ud800"}',
+  // id
+  '{"jsonrpc":"2.0","id":null,"method":"ping"}',
+  '{"jsonrpc":"2.0","id":-0,"method":"ping"}',
+  '{"jsonrpc":"2.0","id":1.5e3,"method":"ping"}',
+  '{"jsonrpc":"2.0","id":1e400,"method":"ping"}',
+  '{"jsonrpc":"2.0","id":-1e400,"method":"ping"}',
+  '{"jsonrpc":"2.0","id":9007199254740993,"method":"ping"}',
+  '{"jsonrpc":"2.0","id":-12345678901234567890.5,"method":"ping"}',
+  '{"jsonrpc":"2.0","id":0.1,"method":"ping"}',
+  '{"jsonrpc":"2.0","id":{},"method":"ping"}',
+  '{"jsonrpc":"2.0","id":[1],"method":"ping"}',
+  '{"jsonrpc":"2.0","id":true,"method":"ping"}',
+  '{"jsonrpc":"2.0","id":false,"method":"ping"}',
+  '{"jsonrpc":"2.0","id":true,"result":1}',
+  '{"jsonrpc":"1.0","id":true,"method":"ping"}',
+  '{"jsonrpc":"2.0","id":"a\\"b\\\\c\\n","method":"ping"}',
+  '{"jsonrpc":"2.0","id":1,"id":"two","method":"ping"}',
+  '{"jsonrpc":"2.0","id":{},"id":3,"method":"ping"}',
+  '{"jsonrpc":"2.0","\\u0069d":9007199254740993,"method":"ping"}',
+  '{"jsonrpc":"2.0","id":9007199254740993,"id":9007199254740995,"method":"ping"}',
+  // params and the tool name
+  '{"jsonrpc":"2.0","id":1,"method":"tools/call"}',
+  '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":null}',
+  '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":[]}',
+  '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":["name"]}',
+  '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":"x"}',
+  '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{}}',
+  '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":7}}',
+  '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"a","name":"b"}}',
+  '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"a\\u0062"}}',
+  '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"n\\u0061me":"hidden"}}',
+  '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"arguments":{"name":"inner"}}}',
+  '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"__proto__":{"name":"p"}}}',
+  '{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"name":"ignored"}}',
+  '{"jsonrpc":"2.0","id":1,"params":{"name":"before"},"method":"tools/call"}',
+  '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"a"},"params":{"name":"b"}}',
+  '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"a"},"params":[]}',
+  // other keys, escapes in other keys
+  '{"jsonrpc":"2.0","id":1,"method":"ping","x\\u0079z":1}',
+  '{"jsonrpc":"2.0","id":1,"method":"ping","names":"n","ids":2,"nam":3}',
+  '{"res\\u0075lt":1,"jsonrpc":"2.0","id":1}',
+];
+
+test('every hand-written body: the scan reading equals the parse reading', () => {
+  for (const body of HAND) {
+    same(body);
+    same(body, undefined);
+    same(body, { maxDepth: 1, maxNodes: 5 });
+  }
+});
+
+test('bodies at and over the bounds', () => {
+  const deep = (n: number) => `{"jsonrpc":"2.0","id":1,"method":"x","params":{"a":${'['.repeat(n)}${']'.repeat(n)}}}`;
+  for (const n of [60, 61, 62, 63, 64, 100]) same(deep(n), BOUNDS, `depth ${n}`);
+  const wide = (n: number) => `{"jsonrpc":"2.0","id":1,"method":"x","params":[${Array.from({ length: n }, () => '0').join(',')}]}`;
+  for (const n of [10, 95, 96, 97, 200]) {
+    same(wide(n), { maxDepth: 64, maxNodes: 100 }, `width ${n}`);
+    same(wide(n), { maxDepth: 64, maxNodes: 100_000 }, `width ${n}`);
+  }
+  // Invalid and over a bound: the bound is reported (it is checked first).
+  same('{"jsonrpc":"2.0",' + '['.repeat(100), BOUNDS);
+  // Brackets inside strings count for the proof but not for the bound.
+  same(`{"jsonrpc":"2.0","id":1,"method":"${'['.repeat(100)}"}`, BOUNDS);
+});
+
+test('more members than the scan records: the parse decides, the same way', () => {
+  const many = (n: number, at: number) => {
+    const members = Array.from({ length: n }, (_, k) => `"k${k}":${k}`);
+    members.splice(at, 0, '"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"t"}');
+    return `{${members.join(',')}}`;
+  };
+  for (const n of [60, 61, 62, 63, 64, 65, 200]) for (const at of [0, n]) same(many(n, at));
+  const manyParams = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{${Array.from({ length: 100 }, (_, k) => `"a${k}":1`).join(',')},"name":"last"}}`;
+  same(manyParams);
+  assert.deepEqual(peekJsonRpc(Buffer.from(manyParams), BOUNDS), { ok: true, peek: { kind: 'request', id: 1, idText: undefined, method: 'tools/call', toolName: 'last' } });
+});
+
+test('malformed UTF-8 in strings: the same U+FFFD as the parse', () => {
+  const prefix = Buffer.from('{"jsonrpc":"2.0","id":"');
+  const mid = Buffer.from('","method":"tools/call","params":{"name":"');
+  const end = Buffer.from('"}}');
+  for (const bad of [[0xff], [0xc3], [0xe2, 0x82], [0xf0, 0x9f, 0x98], [0xed, 0xa0, 0x80], [0xc0, 0xaf]]) {
+    same(Buffer.concat([prefix, Buffer.from(bad), mid, Buffer.from('t'), end]));
+    same(Buffer.concat([prefix, Buffer.from('i'), mid, Buffer.from(bad), end]));
+  }
+});
+
+test('the scan reading decides every valid body without escaped keys or too many members', () => {
+  const body = Buffer.from('{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_products"}}');
+  const scan = scanTopMembers(body, BOUNDS);
+  assert.ok(scan);
+  assert.deepEqual(
+    scan.members.map((m) => body.toString('latin1', m.key[0], m.key[1])),
+    ['"jsonrpc"', '"id"', '"method"', '"params"'],
+  );
+  assert.deepEqual(peekByScan(body, BOUNDS), { ok: true, peek: { kind: 'request', id: 1, idText: undefined, method: 'tools/call', toolName: 'get_products' } });
+  // Each hand-written body the parse accepts, within the bounds, with plain keys: decided by the scan.
+  for (const text of HAND) {
+    const bytes = Buffer.from(text);
+    const parsed = (() => {
+      try {
+        return JSON.parse(text) as unknown;
+      } catch {
+        return undefined;
+      }
+    })();
+    // (an escape in a key, or anywhere here: skipped)
+    if (parsed === undefined || text.includes('\\u00')) continue;
+    assert.notEqual(peekByScan(bytes, BOUNDS), undefined, text);
+  }
+  // Left to the parse: not JSON, an escaped key, over a bound.
+  assert.equal(peekByScan(Buffer.from('{"jsonrpc":"2.0",'), BOUNDS), undefined);
+  assert.equal(peekByScan(Buffer.from('{"jsonrpc":"2.0","\\u0069d":1,"method":"ping"}'), BOUNDS), undefined);
+  assert.equal(peekByScan(Buffer.from('{"jsonrpc":"2.0","id":1,"method":"ping","p":[[[]]]}'), { maxDepth: 2, maxNodes: 100 }), undefined);
+});
+
+// ---------------------------------------------------------------------------------------
+// Random JSON-RPC bodies and byte mutations of them
+
+const KEYS = ['jsonrpc', 'id', 'method', 'params', 'result', 'error', 'name', 'x', '\\u0069d', 'meth\\u006fd', 'na\\u006de'];
+const STRINGS = ['2.0', '1.0', 'tools/call', 'tools/list', 'ping', '', 'get_products', 'a\\"b', '\\u0032.0', 'tools\\/call', 'é', '😀'];
+
+function value(r: () => number, depth: number): string {
+  const k = Math.floor(r() * 10);
+  if (depth > 3 || k < 3) return `"${STRINGS[Math.floor(r() * STRINGS.length)]!}"`;
+  if (k === 3) return ['0', '-1', '1.5', '9007199254740993', '1e400', '-0', '12e-3'][Math.floor(r() * 7)]!;
+  if (k === 4) return ['true', 'false', 'null'][Math.floor(r() * 3)]!;
+  if (k === 5) return `[${Array.from({ length: Math.floor(r() * 3) }, () => value(r, depth + 1)).join(',')}]`;
+  return object(r, depth + 1);
+}
+
+function object(r: () => number, depth: number): string {
+  const n = Math.floor(r() * 6);
+  const members: string[] = [];
+  for (let i = 0; i < n; i++) members.push(`"${KEYS[Math.floor(r() * KEYS.length)]!}":${value(r, depth)}`);
+  return `{${members.join(r() < 0.2 ? ' , ' : ',')}}`;
+}
+
+function message(r: () => number): string {
+  const parts: string[] = [];
+  if (r() < 0.9) parts.push(`"jsonrpc":${r() < 0.85 ? '"2.0"' : value(r, 2)}`);
+  if (r() < 0.8) parts.push(`"id":${value(r, 3)}`);
+  if (r() < 0.85) parts.push(`"method":${r() < 0.6 ? '"tools/call"' : value(r, 3)}`);
+  if (r() < 0.8) parts.push(`"params":${r() < 0.7 ? `{"name":${value(r, 3)},"arguments":${object(r, 1)}}` : value(r, 1)}`);
+  if (r() < 0.3) parts.push(`"${KEYS[Math.floor(r() * KEYS.length)]!}":${value(r, 1)}`);
+  for (let i = parts.length - 1; i > 0; i--) {
+    const j = Math.floor(r() * (i + 1));
+    [parts[i], parts[j]] = [parts[j]!, parts[i]!];
+  }
+  const body = `{${parts.join(',')}}`;
+  return r() < 0.1 ? `[${body}]` : body;
+}
+
+test('random JSON-RPC bodies: the scan reading equals the parse reading', () => {
+  const r = rng(0x5ca11);
+  let decided = 0;
+  const n = 4000;
+  for (let i = 0; i < n; i++) {
+    const body = message(r);
+    if (same(body, BOUNDS, `#${i} ${body}`)) decided++;
+    if (i % 10 === 0) same(body, { maxDepth: 3, maxNodes: 12 }, `#${i} tight ${body}`);
+  }
+  // Most of them without the parse (the rest have an escaped key somewhere at the top).
+  assert.ok(decided > n / 2, `the scan decided ${decided} of ${n}`);
+});
+
+test('random byte mutations of those bodies: the same answer, invalid ones included', () => {
+  const r = rng(0xb17e5);
+  const bytesOf = [0x22, 0x5c, 0x7b, 0x7d, 0x5b, 0x5d, 0x3a, 0x2c, 0x20, 0x30, 0x65, 0x2d, 0x75, 0x00, 0xff, 0xc3];
+  for (let i = 0; i < 4000; i++) {
+    const body = Buffer.from(message(r));
+    const mutated = Buffer.from(body);
+    for (let m = 1 + Math.floor(r() * 3); m > 0; m--) {
+      const at = Math.floor(r() * mutated.length);
+      if (r() < 0.7) mutated[at] = bytesOf[Math.floor(r() * bytesOf.length)]!;
+      else mutated[at] = Math.floor(r() * 256);
+    }
+    const cut = r() < 0.2 ? mutated.subarray(0, Math.floor(r() * mutated.length)) : mutated;
+    same(cut, BOUNDS, `#${i} ${cut.toString('latin1')}`);
+  }
+});
