@@ -555,10 +555,10 @@ export interface TopMembersScan {
  * invalid, over a bound: {@link scanJson} would fail); `undefined` when it cannot tell
  * exactly: the object has more than {@link SCAN_TEXT_MEMBERS} members, or memory cannot grow.
  *
- * Why (issue 5, 1 KiB results): the JSON-RPC peek of every host request (request/peek.ts)
- * was `JSON.parse` of the whole body, the largest single cost of the gateway's own code per
- * 1 KiB request (~7 µs of ~290 in the bench, CPU profile); and it parsed every argument of a
- * large request (a 4 MiB `sync_creatives`) only to read three members.
+ * Why (issue 5): the JSON-RPC peek of a host request (request/peek.ts) was `JSON.parse` of
+ * the whole body, every argument of a large request (a 4 MiB `sync_creatives`) made a
+ * JavaScript value only to read three members: 71-99 ms of the event loop there, 11 ms
+ * with this (request/peek.ts PEEK_SCAN_MIN_BYTES).
  *
  * Memory: as scanStringText (the same region of the core, twice the length of `bytes`).
  */

@@ -8,8 +8,9 @@
  * - the scan, for larger bodies: the body's structure scan in WebAssembly records the
  *   top-level members (mcp/json-scan.ts scanTopMembers) and only `jsonrpc`, `method`, `id`
  *   and `params.name` are decoded, from their bytes; it leaves undecided invalid JSON, a body
- *   over a bound, a key written with an escape, more members than the scan records. Both
- *   give the same answer for every body (test/unit/peek-scan.test.ts compares them).
+ *   over a bound, a key written with an escape, more members than the scan records (at the
+ *   top, or in a `tools/call`'s `params`). Both give the same answer for every body
+ *   (test/unit/peek-scan.test.ts compares them).
  *
  * Why (issue 5): a large request (a `sync_creatives` with many creatives) was parsed whole,
  * every argument made a JavaScript value, to read three members, with the event loop held
@@ -52,7 +53,10 @@ export function peekJsonRpc(body: Buffer, bounds?: JsonBoundsLimits): PeekResult
  * of two WebAssembly passes, the top level and `params`). Measured (Node 20, best of 7 loops,
  * `tools/call` bodies whose arguments are creatives objects), scan time ÷ parse time: 110
  * bytes 1.77, 285 bytes 1.05, 461 bytes 0.76, 813 bytes 0.58, 1.5 KB 0.43, 2.9 KB 0.24,
- * 11.5 KB 0.18, 367 KB 0.13 (1.0 against 7.4 ms). The bench's 187-byte request is parsed.
+ * 11.5 KB 0.18, 367 KB 0.13 (1.0 against 7.4 ms); 4 MB 11 ms against 71-99 ms. The
+ * crossover depends on the shape: `JSON.parse` reads long strings fast (a review measured
+ * 1.19 at 813 bytes of one long string), so a body of a few hundred bytes costs about the
+ * same either way. The bench's 187-byte request (1.7-2.1 by the scan) is parsed.
  */
 export const PEEK_SCAN_MIN_BYTES = 512;
 

@@ -85,9 +85,11 @@ import type { PipelineHooks } from './pipeline.js';
 export const SSE_PENDING_SLACK_BYTES = 64 * 1024;
 
 /**
- * Bytes the host's response may hold (`writableLength`: written, not yet taken by its socket)
- * before the SSE stage stops reading the seller until the response drains. At most this plus
- * one input chunk (a socket read: <= 64 KiB; a decoded piece: <= 16 KiB) wait per stream.
+ * Bytes the host's response may hold (`writableLength`: written to it and not yet sent, the
+ * socket's write buffer included) before the SSE stage stops reading the seller until the
+ * response drains. At most this plus what one input chunk completes wait per stream: the
+ * chunk (a socket read: <= 64 KiB; a decoded piece: <= 16 KiB), or an event held across
+ * chunks that it completes (up to `max_sse_event_bytes`, as before this bound).
  *
  * Why not the response's own signal (`write()` false, at the socket's high-water mark: 16 KiB
  * on Node 20, 64 KiB from Node 22, this bound): undici hands the stage one chunk per HTTP

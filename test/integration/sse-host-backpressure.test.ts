@@ -5,10 +5,11 @@
  *   though each passes the response's 16 KiB high-water mark. Reported (issue 5, bench
  *   sse-flood, strace): the stage waited for a drain after every such write, so each chunk
  *   went in its own `writev`, a turn of the event loop later; the gateway made as many
- *   `writev` calls as the pass-through, each ~17.7 KB;
+ *   `writev` calls as the pass-through, each ~17.7 KB. (Only Node 20's 16 KiB high-water
+ *   mark made that happen: from Node 22 it is 64 KiB, the bound itself.)
  * - a host that stops reading stops the gateway reading the seller: the seller's writes
- *   block while the gateway holds little, and once the host reads again every event
- *   arrives, intact and in order, then the result.
+ *   block while the gateway's socket to the host holds at most the bound and a chunk, and
+ *   once the host reads again every event arrives, intact and in order, then the result.
  */
 import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -62,6 +63,8 @@ function post(id: number): string {
  * (`_write` / `_writev`), by the host's port.
  */
 const hostWrites = new Map<number, Buffer[]>();
+/** The gateway's socket to each host, by the host's port. */
+const hostSockets = new Map<number, net.Socket>();
 
 /** A raw host connection (`socket.pause()`/`resume()` stop and restart reading); `done`: the wire once the response ended. */
 function host(id: number): { socket: net.Socket; connected: Promise<void>; done: Promise<Buffer> } {
@@ -98,6 +101,7 @@ describe('SSE host back-pressure (SSE_HOST_BUFFER_BYTES)', () => {
     stack.gateway.app.server.on('connection', (socket: net.Socket) => {
       const writes: Buffer[] = [];
       hostWrites.set(socket.remotePort!, writes);
+      hostSockets.set(socket.remotePort!, socket);
       type Chunk = { chunk: Buffer | string; encoding: BufferEncoding };
       const s = socket as unknown as {
         _write(chunk: Buffer | string, encoding: BufferEncoding, cb: (err?: Error) => void): void;
@@ -189,12 +193,15 @@ describe('SSE host back-pressure (SSE_HOST_BUFFER_BYTES)', () => {
     });
     const h = host(id);
     await h.connected;
+    const port = h.socket.localPort!;
     h.socket.pause();
     h.socket.write(post(id));
     const at = await blockedAt;
     // What can wait between the seller's writes and the paused host is kernel socket buffers
     // (a few MiB each way on loopback) and, in the gateway, at most this bound plus a chunk.
     assert.ok(at < 64 * 1024 * 1024, `the seller wrote ${at} bytes before blocking (of ${OFFER_BYTES} offered)`);
+    const held = hostSockets.get(port)!.writableLength;
+    assert.ok(held > 0 && held <= SSE_HOST_BUFFER_BYTES + 64 * 1024, `the gateway holds ${held} bytes for the paused host`);
     finish();
     h.socket.resume();
     const { responses, rest } = parseResponses(await h.done, 1);

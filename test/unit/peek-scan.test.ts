@@ -8,7 +8,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { peekByParse, peekByScan, peekJsonRpc } from '../../src/request/peek.js';
-import { scanTopMembers } from '../../src/mcp/json-scan.js';
+import { JsonScanner, scanJson, scanTopMembers } from '../../src/mcp/json-scan.js';
 import { rng } from '../helpers/json-fuzz.js';
 
 const BOUNDS = { maxDepth: 64, maxNodes: 100_000 };
@@ -104,6 +104,10 @@ const HAND: string[] = [
   '{"jsonrpc":"2.0","id":1,"params":{"name":"before"},"method":"tools/call"}',
   '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"a"},"params":{"name":"b"}}',
   '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"a"},"params":[]}',
+  // strings over 64 bytes (another search for escapes), with and without one
+  `{"jsonrpc":"2.0","id":"${'L'.repeat(70)}\\u0000","method":"${'m'.repeat(80)}\\n"}`,
+  `{"jsonrpc":"2.0","id":"${'L'.repeat(70)}","method":"tools/call","params":{"name":"${'n'.repeat(90)}\\"q"}}`,
+  `{"jsonrpc":"2.0","id":"${'L'.repeat(70)}","method":"tools/call","params":{"name":"${'n'.repeat(90)}"}}`,
   // other keys, escapes in other keys
   '{"jsonrpc":"2.0","id":1,"method":"ping","x\\u0079z":1}',
   '{"jsonrpc":"2.0","id":1,"method":"ping","names":"n","ids":2,"nam":3}',
@@ -181,6 +185,24 @@ test('the scan reading decides every valid body without escaped keys or too many
   assert.equal(peekByScan(Buffer.from('{"jsonrpc":"2.0",'), BOUNDS), undefined);
   assert.equal(peekByScan(Buffer.from('{"jsonrpc":"2.0","\\u0069d":1,"method":"ping"}'), BOUNDS), undefined);
   assert.equal(peekByScan(Buffer.from('{"jsonrpc":"2.0","id":1,"method":"ping","p":[[[]]]}'), { maxDepth: 2, maxNodes: 100 }), undefined);
+});
+
+test('a response scan cut mid-body by a peek ends as if scanned alone', () => {
+  // The peek's scan shares the WebAssembly core with the response scanners (json-scan.ts
+  // releaseCore): a response whose chunks are being scanned must not see the peek.
+  const response = Buffer.from(
+    JSON.stringify({ jsonrpc: '2.0', id: 3, result: { structuredContent: { products: [{ id: 'p', deep: [[[[1, 'x', { a: null }]]]] }] }, content: [{ type: 'text', text: '{"a":1}' }] } }),
+  );
+  const request = Buffer.from(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","arguments":{"x":"${'y'.repeat(600)}"}}}`);
+  const limits = { maxDepth: 64, maxNodes: 100_000 };
+  const alone = scanJson(response, limits);
+  for (let cut = 1; cut < response.length; cut += 7) {
+    const scanner = new JsonScanner(limits);
+    scanner.feed(response.subarray(0, cut));
+    assert.notEqual(peekByScan(request, BOUNDS), undefined);
+    scanner.feed(response.subarray(cut));
+    assert.deepEqual(scanner.end(), alone, `cut at ${cut}`);
+  }
 });
 
 // ---------------------------------------------------------------------------------------
