@@ -17,11 +17,11 @@ import assert from 'node:assert/strict';
 import net from 'node:net';
 import zlib from 'node:zlib';
 import type { ServerResponse } from 'node:http';
-import { startRawSeller } from '../support/raw-seller.js';
+import { startIdDispatchingSeller, type IdAnswer } from '../support/raw-seller.js';
 import { startGateway } from '../helpers/gateway.js';
 import { useSellerAndGateway } from '../helpers/stack.js';
 import { SseFrameBatch, type SseSink } from '../../src/response/sse-encode.js';
-import { parseResponses } from '../helpers/http-wire.js';
+import { parseResponses, toolCallRequest as post } from '../helpers/http-wire.js';
 
 const LIMIT = 200 * 1024;
 const EVENT_LIMIT = 64 * 1024;
@@ -39,16 +39,9 @@ after(() => {
   SseFrameBatch.prototype.flush = origFlush;
 });
 
-type Answer = (res: ServerResponse, id: number) => void;
-const answers = new Map<number, Answer>();
+const answers = new Map<number, IdAnswer>();
 const stack = useSellerAndGateway(
-  () =>
-    startRawSeller((req, res) => {
-      const id = (JSON.parse(req.body.toString('utf8')) as { id: number }).id;
-      const a = answers.get(id);
-      if (a) a(res, id);
-      else res.writeHead(500).end();
-    }),
+  () => startIdDispatchingSeller(answers),
   (seller) =>
     startGateway(
       `log_level: silent\nagents:\n  s:\n    url: ${seller.url}\n    max_response_bytes: ${LIMIT}\n    max_sse_event_bytes: ${EVENT_LIMIT}\n`,
@@ -68,7 +61,7 @@ const oversized = (id: number) => `event: message\ndata: ${JSON.stringify({ json
 /** A mixed chunk: raw blocks, an id event (parsed), a comment, a large event (its own parts). */
 const mixed = (k: number) => progress(k) + withId(k) + ': c\n\n' + progress(k + 1) + bigNote(k, 20_000) + progress(k + 2);
 
-const scenarios: Record<string, Answer> = {
+const scenarios: Record<string, IdAnswer> = {
   // A multi-part flush, then sse_event's answer and end() in the same tick (same chunk).
   sseEventSameChunk: (res, id) => {
     sseHead(res);
@@ -125,14 +118,6 @@ const scenarios: Record<string, Answer> = {
     setImmediate(() => res.destroy());
   },
 };
-
-function post(id: number): string {
-  const body = JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'x', arguments: {} } });
-  return (
-    `POST /agents/s/mcp HTTP/1.1\r\nHost: 127.0.0.1\r\ncontent-type: application/json\r\naccept: application/json, text/event-stream\r\n` +
-    `mcp-protocol-version: 2025-06-18\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`
-  );
-}
 
 /** Sends `requests` on one connection (all at once if `pipelined`, else each after the previous response completed) and returns the wire. */
 async function exchange(ids: number[], pipelined: boolean, timeoutMs = 10_000): Promise<Buffer> {

@@ -15,10 +15,10 @@ import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import net from 'node:net';
 import type { ServerResponse } from 'node:http';
-import { startRawSeller } from '../support/raw-seller.js';
+import { startIdDispatchingSeller, type IdAnswer } from '../support/raw-seller.js';
 import { startGateway } from '../helpers/gateway.js';
 import { useSellerAndGateway } from '../helpers/stack.js';
-import { parseResponses } from '../helpers/http-wire.js';
+import { parseResponses, toolCallRequest as post } from '../helpers/http-wire.js';
 import { sseMessages } from '../helpers/raw.js';
 import { SSE_HOST_BUFFER_BYTES } from '../../src/response/sse-stage.js';
 
@@ -36,27 +36,12 @@ const sseHead = (res: ServerResponse): void => {
 /** 18,000 bytes: over Node's 16 KiB high-water mark, three of them in one 64 KiB socket read. */
 const EVENT_BYTES = 18_000;
 
-type Answer = (res: ServerResponse, id: number) => void;
-const answers = new Map<number, Answer>();
+const answers = new Map<number, IdAnswer>();
 const stack = useSellerAndGateway(
-  () =>
-    startRawSeller((req, res) => {
-      const id = (JSON.parse(req.body.toString('utf8')) as { id: number }).id;
-      const answer = answers.get(id);
-      if (answer) answer(res, id);
-      else res.writeHead(500).end();
-    }),
+  () => startIdDispatchingSeller(answers),
   // The whole stream fits the response bound: only back-pressure can stop the seller.
   (seller) => startGateway(`log_level: silent\nagents:\n  s:\n    url: ${seller.url}\n    max_response_bytes: 1073741824\n`),
 );
-
-function post(id: number): string {
-  const body = JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'x', arguments: {} } });
-  return (
-    `POST /agents/s/mcp HTTP/1.1\r\nHost: 127.0.0.1\r\ncontent-type: application/json\r\naccept: application/json, text/event-stream\r\n` +
-    `mcp-protocol-version: 2025-06-18\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`
-  );
-}
 
 /**
  * The bytes the gateway's socket to each host was given, one entry per socket write

@@ -58,3 +58,19 @@ export function toolResponseOfSize(id: string | number, bytes: number): string {
   if (pad < 0) throw new Error(`cannot make a message of ${bytes} bytes (minimum ${Buffer.byteLength(base)})`);
   return toolResponse(id, { content: [{ type: 'text', text: 'x'.repeat(pad) }] });
 }
+
+/** How a test answers the request with JSON-RPC id `id` ({@link startIdDispatchingSeller}). */
+export type IdAnswer = (res: http.ServerResponse, id: number) => void;
+
+/**
+ * A raw seller that answers each JSON-RPC request with the test's answer for its id (from
+ * `answers`, set before the request is sent), or HTTP 500 when there is none.
+ */
+export function startIdDispatchingSeller(answers: ReadonlyMap<number, IdAnswer>): Promise<RawSeller> {
+  return startRawSeller((req, res) => {
+    const id = (JSON.parse(req.body.toString('utf8')) as { id: number }).id;
+    const answer = answers.get(id);
+    if (answer) answer(res, id);
+    else res.writeHead(500).end();
+  });
+}
