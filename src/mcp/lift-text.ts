@@ -11,6 +11,7 @@
  * bytes as `structuredContent` (response/splice.ts), so the parsed object is never needed.
  */
 import { scanStringText, type ByteRange, type TextMember } from './json-scan.js';
+import { jsonString, memberIndexes } from './text-members.js';
 import type { SummaryShape } from './summary.js';
 import type { TextJsonBounds } from './types.js';
 import { DEFAULT_MAX_TEXT_BYTES } from './extract.js';
@@ -71,18 +72,7 @@ export function judgeStringText(body: Uint8Array, range: ByteRange, bounds: Text
 }
 
 /**
- * The object `JSON.parse` would build from the text, as member indexes by key: the last of
- * duplicate keys wins and keeps the first one's place (a Map's `set` does both; a Map also
- * keeps `__proto__` as plain data, as JSON.parse does).
- */
-function memberIndexes(view: Buffer, members: readonly TextMember[]): Map<string, number> {
-  const byKey = new Map<string, number>();
-  for (let m = 0; m < members.length; m++) byKey.set(jsonString(view, members[m]!.key), m);
-  return byKey;
-}
-
-/**
- * `Object.keys` of the object {@link memberIndexes} describes: the keys in the Map's order,
+ * `Object.keys` of the object memberIndexes (text-members.ts) describes: the keys in the Map's order,
  * except that array-index keys (`"0"`, `"7"`; only a key starting with a digit can be one)
  * come first in ascending order, as `Object.keys` lists them.
  *
@@ -103,18 +93,4 @@ function objectKeys(byKey: Map<string, number>): string[] {
 function stringValue(view: Buffer, m: TextMember | undefined): string | undefined {
   if (m === undefined || m.first !== 0x22 /* " */ || m.value[1] - m.value[0] > STATUS_MAX_WRITTEN) return undefined;
   return jsonString(view, m.value);
-}
-
-/**
- * The value of the JSON string at `view[start, end)` (quotes included; scanned valid, so no
- * raw control character): what `JSON.parse` gives for its UTF-8 text. Without a backslash
- * that is the UTF-8 text between the quotes (ASCII quotes never split a character, and
- * without `\u` escapes no lone surrogate can appear), decoded without `JSON.parse` (issue 5,
- * 1 KiB legacy results: a key read cost a Buffer view and a parse).
- */
-function jsonString(view: Buffer, [start, end]: ByteRange): string {
-  for (let i = start + 1; i < end - 1; i++) {
-    if (view[i] === 0x5c /* backslash */) return JSON.parse(view.toString('utf8', start, end)) as string;
-  }
-  return view.toString('utf8', start + 1, end - 1);
 }

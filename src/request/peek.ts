@@ -7,10 +7,10 @@
  *   {@link PEEK_SCAN_MIN_BYTES}, every body the scan leaves undecided, and is the reference;
  * - the scan, for larger bodies: the body's structure scan in WebAssembly records the
  *   top-level members (mcp/json-scan.ts scanTopMembers) and only `jsonrpc`, `method`, `id`
- *   and `params.name` are decoded, from their bytes; it leaves undecided invalid JSON, a body
- *   over a bound, a key written with an escape, more members than the scan records (at the
- *   top, or in a `tools/call`'s `params`). Both give the same answer for every body
- *   (test/unit/peek-scan.test.ts compares them).
+ *   and `params.name` are decoded, from their bytes (mcp/text-members.ts, as the lift reads a
+ *   text's members); it leaves undecided invalid JSON, a body over a bound, more members than
+ *   the scan records (at the top, or in a `tools/call`'s `params`). Both give the same answer
+ *   for every body (test/unit/peek-scan.test.ts compares them).
  *
  * Why (issue 5): a large request (a `sync_creatives` with many creatives) was parsed whole,
  * every argument made a JavaScript value, to read three members, with the event loop held
@@ -23,6 +23,7 @@
 import type { RpcPeek } from '../exchange.js';
 import { scanJson, scanTopMembers, type ByteRange, type TextMember } from '../mcp/json-scan.js';
 import { hasLossyNumber } from '../mcp/json-numbers.js';
+import { jsonString, memberIndexes } from '../mcp/text-members.js';
 import { checkJsonBounds, withinJsonBounds, type JsonBoundsLimits } from '../mcp/json-bounds.js';
 
 export const NO_BODY: RpcPeek = Object.freeze({ kind: 'none', id: null, idText: undefined, method: undefined, toolName: undefined });
@@ -49,21 +50,20 @@ export function peekJsonRpc(body: Buffer, bounds?: JsonBoundsLimits): PeekResult
 }
 
 /**
- * Smallest body the scan reads (below it, `JSON.parse` costs less than the scan's fixed cost
- * of two WebAssembly passes, the top level and `params`). Measured (Node 20, best of 7 loops,
- * `tools/call` bodies whose arguments are creatives objects), scan time ÷ parse time: 110
- * bytes 1.77, 285 bytes 1.05, 461 bytes 0.76, 813 bytes 0.58, 1.5 KB 0.43, 2.9 KB 0.24,
- * 11.5 KB 0.18, 367 KB 0.13 (1.0 against 7.4 ms); 4 MB 11 ms against 71-99 ms. The
- * crossover depends on the shape: `JSON.parse` reads long strings fast (a review measured
- * 1.19 at 813 bytes of one long string), so a body of a few hundred bytes costs about the
- * same either way. The bench's 187-byte request (1.7-2.1 by the scan) is parsed.
+ * Smallest body the scan reads (below it, `JSON.parse` costs less than the scan's fixed cost:
+ * two WebAssembly passes, the top level and `params`, and every key of both decoded).
+ * Measured (Node 20, best of 7 loops, `tools/call` bodies whose arguments are creatives
+ * objects), scan time ÷ parse time: 110 bytes 3.17, 285 bytes 1.75, 461 bytes 1.21, 813
+ * bytes 0.80, 1.5 KB 0.62, 2.9 KB 0.24, 11.5 KB 0.19; 4 MB 7-11 ms against 49-61 ms. The
+ * crossover depends on the shape (`JSON.parse` reads long strings fast); above 1 KiB the
+ * scan wins for any shape measured. The bench's 187-byte request is parsed.
  */
-export const PEEK_SCAN_MIN_BYTES = 512;
+export const PEEK_SCAN_MIN_BYTES = 1024;
 
 /**
  * {@link peekJsonRpc} from the structure scan's member table, or undefined when the scan
- * cannot decide (then {@link peekByParse} does): not JSON, over a bound, a key written with
- * an escape, more members than the scan records. On a JSON text the scan's bounds are
+ * cannot decide (then {@link peekByParse} does): not JSON, over a bound, more members than
+ * the scan records. On a JSON text the scan's bounds are
  * checkJsonBounds' (the same depth and value count: test/unit/json-scan-wasm.test.ts), so a
  * body the scan passes is one the parse reading passes too.
  */
@@ -186,117 +186,67 @@ function lossyText(body: Buffer, range: ByteRange): string | undefined {
 // The scan reading
 
 const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
 const LBRACE = 0x7b;
 const LOWER_N = 0x6e;
 
 /**
- * The facts from the scan's member table (offsets in `body`), or undefined when only the
- * parse can tell: a key written with an escape (it may spell `id`), `params` of a
- * `tools/call` undecided by its own scan. Members are read as `JSON.parse` keeps them: the
- * last of duplicate keys wins.
+ * The facts from the scan's member table (offsets in `body`), read as `JSON.parse` keeps the
+ * members (mcp/text-members.ts: the last of duplicate keys wins, escaped keys decoded); or
+ * undefined when `params` of a `tools/call` has more members than its scan records.
  */
 function factsOfScan(body: Buffer, top: 'object' | 'array' | 'scalar', nodes: number, members: readonly TextMember[]): BodyFacts | undefined {
   if (top === 'array') return { top, emptyArray: nodes === 1 };
   if (top === 'scalar') return { top };
-  let jsonrpc: TextMember | undefined;
-  let method: TextMember | undefined;
-  let idMember: TextMember | undefined;
-  let params: TextMember | undefined;
-  let responseMembers = false;
-  for (const m of members) {
-    const name = keyName(body, m.key);
-    if (name === ESCAPED) return undefined;
-    if (name === 'jsonrpc') jsonrpc = m;
-    else if (name === 'method') method = m;
-    else if (name === 'id') idMember = m;
-    else if (name === 'params') params = m;
-    else if (name === 'result' || name === 'error') responseMembers = true;
-  }
-  const methodText = method !== undefined && method.first === QUOTE ? stringValue(body, method.value) : undefined;
+  const byKey = memberIndexes(body, members);
+  const member = (key: string): TextMember | undefined => {
+    const m = byKey.get(key);
+    return m === undefined ? undefined : members[m];
+  };
+  const jsonrpc = member('jsonrpc');
+  const method = member('method');
+  const idMember = member('id');
+  const params = member('params');
+  const methodText = method !== undefined && method.first === QUOTE ? jsonString(body, method.value) : undefined;
   let id: string | number | null = null;
   let idValid = true;
   let idText: string | undefined;
   if (idMember !== undefined) {
-    const [start, end] = idMember.value;
     const first = idMember.first;
-    if (first === QUOTE) id = stringValue(body, idMember.value);
+    if (first === QUOTE) id = jsonString(body, idMember.value);
     else if (first === LOWER_N) id = null;
     else if (first === 0x2d || (first >= 0x30 && first <= 0x39)) {
       // A JSON number's text is a JavaScript numeric literal with the same value (`Number`
       // and `JSON.parse` round alike; too large a magnitude is Infinity in both).
-      const text = body.toString('latin1', start, end);
-      const n = Number(text);
+      const n = Number(body.toString('latin1', idMember.value[0], idMember.value[1]));
       if (Number.isFinite(n)) {
         id = n;
-        if (!Number.isSafeInteger(n)) idText = lossyText(body, idMember.value);
+        // As idTextOf: only when every top-level key is written plain.
+        if (!Number.isSafeInteger(n) && members.every((m) => !hasBackslash(body, m.key))) idText = lossyText(body, idMember.value);
       } else idValid = false;
     } else idValid = false; // an object, an array, true or false
   }
   let toolName: string | undefined;
   if (methodText === 'tools/call' && params !== undefined && params.first === LBRACE) {
-    const inner = scanTopMembers(body.subarray(params.value[0], params.value[1]), UNBOUNDED);
+    const view = body.subarray(params.value[0], params.value[1]);
+    const inner = scanTopMembers(view, UNBOUNDED);
     if (inner == null) return undefined;
-    let name: TextMember | undefined;
-    for (const m of inner.members) {
-      const key = keyName(body, [params.value[0] + m.key[0], params.value[0] + m.key[1]]);
-      if (key === ESCAPED) return undefined;
-      if (key === 'name') name = m;
-    }
-    if (name !== undefined && name.first === QUOTE) toolName = stringValue(body, [params.value[0] + name.value[0], params.value[0] + name.value[1]]);
+    const name = inner.members[memberIndexes(view, inner.members).get('name') ?? -1];
+    if (name !== undefined && name.first === QUOTE) toolName = jsonString(view, name.value);
   }
   return {
     top,
-    jsonrpcIs20: jsonrpc !== undefined && jsonrpc.first === QUOTE && stringValue(body, jsonrpc.value) === '2.0',
+    jsonrpcIs20: jsonrpc !== undefined && jsonrpc.first === QUOTE && jsonString(body, jsonrpc.value) === '2.0',
     method: methodText,
     hasId: idMember !== undefined,
     idValid,
     id: idValid ? id : null,
     idText,
-    responseMembers,
+    responseMembers: byKey.has('result') || byKey.has('error'),
     toolName,
   };
 }
 
-/** A key written with an escape: only `JSON.parse` can say which member it is. */
-const ESCAPED = Symbol('escaped key');
-/** The keys the peek reads, by their length in bytes (quotes excluded). */
-const KEYS_BY_LENGTH: ReadonlyMap<number, readonly string[]> = new Map([
-  [2, ['id']],
-  [4, ['name']],
-  [5, ['error']],
-  [6, ['method', 'params', 'result']],
-  [7, ['jsonrpc']],
-]);
-
-/** The key at `range` (a JSON string, quotes included) when it is one the peek reads; ESCAPED when it holds an escape; else undefined. */
-function keyName(body: Buffer, range: ByteRange): string | typeof ESCAPED | undefined {
-  const start = range[0] + 1;
-  const end = range[1] - 1;
-  for (let i = start; i < end; i++) if (body[i] === BACKSLASH) return ESCAPED;
-  const candidates = KEYS_BY_LENGTH.get(end - start);
-  if (candidates === undefined) return undefined;
-  for (const key of candidates) {
-    let k = 0;
-    while (k < key.length && body[start + k] === key.charCodeAt(k)) k++;
-    if (k === key.length) return key;
-  }
-  return undefined;
-}
-
-/**
- * The value of the JSON string at `range` (quotes included, scanned valid): its bytes
- * decoded as UTF-8 when it has no escape (what `JSON.parse` gives: the text between the
- * quotes is the value, a malformed byte decoding to U+FFFD as in the whole body's decoding),
- * else `JSON.parse` of the string alone.
- */
-function stringValue(body: Buffer, range: ByteRange): string {
-  const [start, end] = range;
-  const escaped = end - start > 64 ? body.subarray(start, end).indexOf(BACKSLASH) !== -1 : hasBackslash(body, start, end);
-  return escaped ? (JSON.parse(body.toString('utf8', start, end)) as string) : body.toString('utf8', start + 1, end - 1);
-}
-
-function hasBackslash(body: Buffer, start: number, end: number): boolean {
-  for (let i = start; i < end; i++) if (body[i] === BACKSLASH) return true;
+function hasBackslash(body: Buffer, [start, end]: ByteRange): boolean {
+  for (let i = start; i < end; i++) if (body[i] === 0x5c) return true;
   return false;
 }
