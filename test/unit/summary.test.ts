@@ -101,3 +101,34 @@ test('summaryJsonString is JSON.stringify of the sentence, for keys and statuses
   assert.ok(shown > 100, `${shown} rounds showed a generated key`);
   assert.equal(drawn.size, pool.length, 'every character of the pool was drawn');
 });
+
+test('a key is shown exactly when it matches /^[\\p{L}\\p{N}_.$-]{1,64}$/u, a status when it matches /^[A-Za-z0-9_-]{1,32}$/ (the rules as documented; the code tests them with character loops)', () => {
+  const KEY = /^[\p{L}\p{N}_.$-]{1,64}$/u;
+  const STATUS = /^[A-Za-z0-9_-]{1,32}$/;
+  const pool = ['a', 'Z', '0', '9', '_', '.', '$', '-', ' ', ',', '/', '@', '`', '{', '~', '\u007f', '\u0080', 'é', '語', '٣', 'Ⅻ', '\u00a0', '\u2028', '\ud800', '\udfff', '\ud83d\ude00', '\ud835\udc00'];
+  let seed = 11;
+  const next = (n: number): number => {
+    seed = (Math.imul(seed, 1_103_515_245) + 12_345) >>> 0;
+    return (seed >>> 16) % n;
+  };
+  const lengths = [0, 1, 2, 31, 32, 33, 63, 64, 65, 128, 129];
+  let keysShown = 0;
+  let statusesShown = 0;
+  for (let round = 0; round < 3000; round++) {
+    const length = lengths[next(lengths.length)]!;
+    // Mostly one character repeated, sometimes one odd character in it: the loops' early exits.
+    const fill = pool[next(8)]!;
+    const chars = Array.from({ length }, () => fill);
+    if (length > 0 && next(2) === 0) chars[next(length)] = pool[next(pool.length)]!;
+    const word = chars.join('');
+    const keySummary = summarizeShape({ keys: [word], status: undefined, arrayLength: () => undefined }, 1);
+    const keyShown = keySummary === `Result in structuredContent (1 bytes): ${word}.`;
+    assert.equal(keyShown, KEY.test(word) && Buffer.byteLength(keySummary) <= SUMMARY_MAX_BYTES, JSON.stringify(word));
+    const statusSummary = summarizeShape({ keys: [], status: word, arrayLength: () => undefined }, 1);
+    const statusShown = statusSummary === `Result in structuredContent (1 bytes): status=${word}.`;
+    assert.equal(statusShown, STATUS.test(word), JSON.stringify(word));
+    if (keyShown) keysShown++;
+    if (statusShown) statusesShown++;
+  }
+  assert.ok(keysShown > 300 && statusesShown > 300, `${keysShown} keys, ${statusesShown} statuses shown`);
+});
