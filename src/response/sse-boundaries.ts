@@ -241,6 +241,9 @@ export class SseLineFeeder {
    * next text belongs to that line break and is dropped (see {@link emit}).
    */
   private afterCr = false;
+  /** The last character handed to the sink (before an LF added after a CR), -1 at the start or after a reset. */
+  private lastCode = -1;
+  private expectingLf = false;
 
   /**
    * @param sink         receives decoded text, in stream order: whole lines (a held line
@@ -252,6 +255,21 @@ export class SseLineFeeder {
     private readonly sink: (text: string) => void,
     readonly maxLineBytes: number,
   ) {}
+
+  /**
+   * True only while the sink is handed a text whose last character is a CR that is the last
+   * byte of the stream so far and follows an LF (a line ended by CR LF, then a CR): in a stream
+   * with CR LF line endings, that CR ends the event's blank line and the LF of its CR LF is
+   * still to come, in the next chunk (CR LF is one line break: WHATWG HTML §9.2.6). The sink
+   * gets the line complete at once ({@link emit}), so an event the parser dispatches there
+   * would be counted without that LF: the SSE stage counts it in the event's resume token
+   * (sse-stage.ts `tokenCount`; reported failure: a token one byte short,
+   * test/regressions/sse-crlf-split-token-undercount.test.ts). When no LF follows (a lone CR
+   * after an LF-ended line) that token counts one byte more than came: never fewer.
+   */
+  get lfExpected(): boolean {
+    return this.expectingLf;
+  }
 
   /** Bytes of the incomplete line held so far. */
   get pendingBytes(): number {
@@ -274,9 +292,9 @@ export class SseLineFeeder {
       // The held line ends at the range's first line break: handed over whole, with the
       // break (without it, the parser would hold the line and join it with the next text).
       from = firstBreak(chunk, start, cut) + 1;
-      this.completeHeld(chunk.subarray(start, from));
+      this.completeHeld(chunk.subarray(start, from), from === end);
     }
-    if (from < cut) this.feed(chunk, from, cut);
+    if (from < cut) this.feed(chunk, from, cut, cut === end);
     return cut === end || this.hold(chunk.subarray(cut, end));
   }
 
@@ -297,8 +315,8 @@ export class SseLineFeeder {
    * CR the line break is the LF of a CR LF and changes nothing.
    */
   finish(): void {
-    if (this.heldBytes > 0) this.completeHeld(EMPTY);
-    this.emit('\n');
+    if (this.heldBytes > 0) this.completeHeld(EMPTY, false);
+    this.emit('\n', false);
   }
 
   /**
@@ -322,6 +340,7 @@ export class SseLineFeeder {
    * byte fed was the LF of a blank line, so no CR's LF is awaited either).
    */
   passedRaw(): void {
+    this.lastCode = LF;
     if (!this.fresh) return;
     // Nothing was decoded yet: a leading U+FEFF would be dropped as a BOM.
     this.keepBom = true;
@@ -334,6 +353,7 @@ export class SseLineFeeder {
     this.heldBytes = 0;
     this.completed = undefined;
     this.afterCr = false;
+    this.lastCode = -1;
     // A flushed decoder is a new one (WHATWG Encoding, decode()): dropped, made again on demand.
     this.decoder = undefined;
     this.dirty = false;
@@ -355,7 +375,7 @@ export class SseLineFeeder {
    * The held line and `rest` (its end through its line break; empty at the end of the
    * stream) as one buffer, decoded once and handed to the sink.
    */
-  private completeHeld(rest: Buffer): void {
+  private completeHeld(rest: Buffer, rangeEnd: boolean): void {
     const pieces = rest.length > 0 ? [...this.held, rest] : this.held;
     const all = pieces.length === 1 ? pieces[0]! : Buffer.concat(pieces, this.heldBytes + rest.length);
     this.held = [];
@@ -364,12 +384,12 @@ export class SseLineFeeder {
     const breakBytes = rest.length > 0 ? 1 : 0;
     const line = all.subarray(0, all.length - breakBytes);
     this.completed = startsWithData(line) ? new HeldDataLine(line, text.length - breakBytes) : undefined;
-    this.emit(text);
+    this.emit(text, rangeEnd);
   }
 
-  /** Decodes `chunk[start, end)` and hands it to the sink. */
-  private feed(chunk: Buffer, start: number, end: number): void {
-    this.emit(this.decode(chunk, start, end));
+  /** Decodes `chunk[start, end)` and hands it to the sink (`rangeEnd`: `end` is the end of the range pushed). */
+  private feed(chunk: Buffer, start: number, end: number, rangeEnd: boolean): void {
+    this.emit(this.decode(chunk, start, end), rangeEnd);
   }
 
   /**
@@ -380,22 +400,34 @@ export class SseLineFeeder {
    * text then belongs to that CR and is dropped. Reported failure: an event ended by CRs was
    * held until the seller's next line (3 s late), and a final result ending in `\r\r` then
    * silence got `sse_idle` (test/regressions/sse-new-user-findings.test.ts).
+   *
+   * `rangeEnd`: the text ends with the last byte of the range pushed (so a CR that ends it
+   * is the last byte of the stream so far); see {@link lfExpected}.
    */
-  private emit(text: string): void {
+  private emit(text: string, rangeEnd: boolean): void {
     // Nothing decoded (a partial character held): the state after a CR stays as it is.
     if (text === '') return;
+    const n = text.length;
+    const beforeLast = n >= 2 ? text.charCodeAt(n - 2) : this.lastCode;
+    this.lastCode = text.charCodeAt(n - 1);
     if (this.afterCr) {
       this.afterCr = false;
       if (text.charCodeAt(0) === LF) {
-        if (text.length === 1) return;
+        if (n === 1) return;
         text = text.slice(1);
       }
     }
-    if (text.charCodeAt(text.length - 1) === CR) {
-      this.afterCr = true;
-      text += '\n';
+    if (this.lastCode !== CR) {
+      this.sink(text);
+      return;
     }
-    this.sink(text);
+    this.afterCr = true;
+    this.expectingLf = rangeEnd && beforeLast === LF;
+    try {
+      this.sink(text + '\n');
+    } finally {
+      this.expectingLf = false;
+    }
   }
 
   private decode(chunk: Buffer, start: number, end: number): string {

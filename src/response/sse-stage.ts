@@ -290,14 +290,15 @@ export async function handleSseBody(
     }
     if (out === undefined && data === undefined) out = bytes;
     // A non-empty seller id goes out as a resume token carrying the exact count through this
-    // event (a chunk that may hold an id line is fed one event block at a time: see `takeChunk`);
-    // an empty `id:` passes unchanged. In the range that crosses the cumulative bound only the
-    // bytes up to the limit are parsed (`take`), so an event dispatched there ends within it:
-    // its count is at most the limit (counting through the limit point only over-counts; a
-    // token cannot carry more than its limit). Reported failure: such an event with CR-only
-    // line endings lost its id (test/regressions/sse-new-user-findings.test.ts).
+    // event (a chunk that may hold an id line is fed one event block at a time: see `takeChunk`;
+    // the LF of a CR LF cut from its CR: `tokenCount`); an empty `id:` passes unchanged. In the
+    // range that crosses the cumulative bound only the bytes up to the limit are parsed
+    // (`take`), so an event dispatched there ends within it: its count is at most the limit
+    // (counting through the limit point only over-counts; a token cannot carry more than its
+    // limit). Reported failure: such an event with CR-only line endings lost its id
+    // (test/regressions/sse-new-user-findings.test.ts).
     if (id !== undefined && id !== '') {
-      id = exchange.mintEventId(id, cumulative ? Math.min(cumulative.used, cumulative.limit) : 0);
+      id = exchange.mintEventId(id, tokenCount());
       if (id === undefined) log.warn({ agent: exchange.agent.name }, 'SSE event id could not be turned into a resume token: forwarded without an id');
     }
     if (!exchange.finished) {
@@ -307,6 +308,14 @@ export async function handleSseBody(
     if (id !== undefined && id !== '') exchange.lastEventIdSent = id;
     if (final) endPlainly(exchange.actions.length > 0 ? 'rewritten' : 'ok');
   };
+
+  /**
+   * The count a resume token minted now carries: the request's bytes through the end of the
+   * event being dispatched (0 on the standalone GET stream), at most the limit (see `deliver`).
+   * An event dispatched at a CR that is the last byte so far, in a stream with CR LF line
+   * endings, ends with the LF still to come (SseLineFeeder.lfExpected): that LF is counted.
+   */
+  const tokenCount = (): number => (cumulative ? Math.min(cumulative.used + (lines.lfExpected ? 1 : 0), cumulative.limit) : 0);
 
   /** True from a per-event cap breach (an endless line) to the next event boundary (see `take`). */
   let skippingToBoundary = false;

@@ -44,6 +44,30 @@ test('a priming event alone, its blank line arriving with the close: still its t
   }
 });
 
+test('CR LF line endings cut anywhere, between a CR and its LF too: every token counts through its event block', async () => {
+  // test/regressions/sse-crlf-split-token-undercount.test.ts: a CR at a chunk's end that
+  // ends a blank line gets its event dispatched at once, its LF counted in the token.
+  const bytes = Buffer.from((PRIMING + progress).replaceAll('\n', '\r\n'));
+  const priming = Buffer.byteLength(PRIMING.replaceAll('\n', '\r\n'));
+  for (const chunks of cuts(bytes)) {
+    const r = await runSseStage(chunks);
+    const label = JSON.stringify(chunks.map((c) => c.length));
+    assert.deepEqual([...r.body.matchAll(/^id: tok\((\w+),(\d+)\)$/gm)].map((m) => [m[1], Number(m[2])]), [['p1', priming], ['p2', bytes.length]], label);
+    assert.equal(r.exchange.outcome, 'resumable_end', label);
+  }
+});
+
+test('a lone CR after a line ended by LF, at a chunk end: the token counts the LF that may follow (one byte over when none does)', async () => {
+  const event = 'id: e1\ndata: x\n\r';
+  for (const [chunks, count] of [
+    [[event, '\n'], event.length + 1],
+    [[event, 'data: y\n\n'], event.length + 1],
+  ] as const) {
+    const r = await runSseStage(chunks);
+    assert.deepEqual([...r.body.matchAll(/^id: tok\((\w+),(\d+)\)$/gm)].map((m) => [m[1], Number(m[2])]), [['e1', count]], JSON.stringify(chunks));
+  }
+});
+
 test('a BOM cut over the first chunks: the id after it gets the exact count', async () => {
   // No id after the first event: nothing else would make the stage feed event by event.
   const bytes = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(PRIMING + progress.replace('id: p2\n', ''))]);

@@ -264,3 +264,28 @@ test('regression "an event ended by CRs waits for the next line": through events
     }
   }
 });
+
+test('lfExpected: only during the sink call for a text ending with a CR after an LF, that CR the last byte pushed', () => {
+  // sse-stage.ts counts that LF in the resume token of an event dispatched at that CR
+  // (test/regressions/sse-crlf-split-token-undercount.test.ts).
+  const seen: Array<[string, boolean]> = [];
+  const f: SseLineFeeder = new SseLineFeeder((t) => seen.push([t, f.lfExpected]), 1024);
+  const cases: Array<[string, boolean]> = [
+    ['data: a\r\n\r', true], // CR LF endings, the blank line's LF still to come
+    ['\ndata: b\r\r', false], // lone CRs: no LF expected
+    ['data: c\n\r', true], // a CR after an LF-ended line (one byte over if no LF follows)
+    ['\ndata: d\r\n\rdata: e', false], // the CR is followed by another byte of the range
+  ];
+  for (const [bytes, expected] of cases) {
+    seen.length = 0;
+    push(f, bytes);
+    assert.equal(seen.at(-1)![1], expected, JSON.stringify(bytes));
+  }
+  assert.equal(f.lfExpected, false, 'false once the sink returned');
+  // A text of one CR: the character before it is the last of the text before.
+  const g: SseLineFeeder = new SseLineFeeder((t) => seen.push([t, g.lfExpected]), 1024);
+  seen.length = 0;
+  push(g, 'data: f\r\n');
+  push(g, '\r');
+  assert.deepEqual(seen, [['data: f\r\n', false], ['\r\n', true]]);
+});
