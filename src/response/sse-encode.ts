@@ -29,6 +29,15 @@ function eventHead(ev: Omit<SseEventOut, 'data'>): string {
   return out;
 }
 
+/**
+ * An `id` field on its own, then the blank line: sets the client's last event ID and
+ * dispatches no event (WHATWG HTML §9.2.6, "dispatch the event": the id is set before an
+ * empty data buffer returns). An empty string is written as an empty `id` field.
+ */
+export function encodeSseIdOnly(id: string): string {
+  return eventHead({ id }) + '\n';
+}
+
 /** A `retry:` field on its own (sets the client's reconnection time; dispatches no event). */
 export function encodeSseRetry(ms: number): string {
   return `retry: ${ms}\n\n`;

@@ -21,6 +21,8 @@
  *   WebAssembly scan of its bytes proves what the parse would (sse-message.ts); the data's
  *   bytes go out as they are, or spliced for a dedupe. Progress notifications and the like
  *   get the size and structure bounds and the count.
+ * - A block with an id and no data dispatches no event but sets the host's last event ID
+ *   (WHATWG HTML §9.2.6): it goes out as its id alone, a resume token (sse-id-only.ts).
  * - A chunk without CR is planned block by block (raw or parsed); otherwise it is parsed in
  *   one piece unless an event in it may carry an id (its resume token needs the exact count
  *   through its end) or it crosses the cumulative bound; then one event block at a time.
@@ -69,7 +71,8 @@ import { withinJsonBounds } from '../mcp/json-bounds.js';
 import { BACKSLASH, CR, LF } from '../mcp/json-bytes.js';
 import { ByteBudget } from './byte-budget.js';
 import { LF_ID_FIELD, SseBoundaryScanner, SseIdFieldWatch, SseLineFeeder, type CompletedLine } from './sse-boundaries.js';
-import { SseFrameBatch, encodeSseComment, encodeSseRetry } from './sse-encode.js';
+import { SseFrameBatch, encodeSseComment, encodeSseIdOnly, encodeSseRetry } from './sse-encode.js';
+import { SseIdOnlyBlocks } from './sse-id-only.js';
 import { planRawEventsFast } from './sse-raw-plan.js';
 import { HELD, NOT_HELD, SseHeldBlock } from './sse-held-block.js';
 import { inspectEventData, type EventDataOptions } from './sse-message.js';
@@ -242,6 +245,7 @@ export async function handleSseBody(
   const onEvent = (ev: EventSourceMessage): void => {
     // The event's one data line, when it was held over chunk edges: its bytes are the data's.
     const line = lines.takeCompletedLine();
+    idOnly.eventDispatched();
     if (exchange.finished) return;
     deliver(ev.event, ev.id, ev.data, dataBytesOf(ev.data, line));
   };
@@ -347,10 +351,29 @@ export async function handleSseBody(
   // (raw-forwarded and held blocks never reach it): fed an empty text first, it drops nothing.
   const startParser = (): void => parser.feed('');
   startParser();
-  // Complete lines go to the parser as they arrive; an incomplete line waits as raw bytes,
-  // capped like the parser's own buffer (sse-boundaries.ts).
-  const lines = new SseLineFeeder((text) => {
+  /**
+   * A block with an id and no data (sse-id-only.ts): its id alone to the host, as a resume
+   * token carrying the count through the block (as an event's id: `deliver`), or an empty id
+   * unchanged. It dispatches no event, so no per-event or structure bound applies; its bytes
+   * count like every other byte (`take`).
+   */
+  const onIdOnly = (id: string): void => {
+    if (skippingToBoundary || exchange.finished) return;
+    const out = id === '' ? id : exchange.mintEventId(id, tokenCount());
+    if (out === undefined) {
+      log.warn({ agent: exchange.agent.name }, 'SSE event id could not be turned into a resume token: id-only block dropped');
+      return;
+    }
+    batch.frame(encodeSseIdOnly(out));
+    if (out !== '') exchange.lastEventIdSent = out;
+  };
+  const idOnly = new SseIdOnlyBlocks((text) => {
     if (!skippingToBoundary && !exchange.finished) parser.feed(text);
+  }, onIdOnly);
+  // Complete lines go to the parser as they arrive (through `idOnly`); an incomplete line
+  // waits as raw bytes, capped like the parser's own buffer (sse-boundaries.ts).
+  const lines = new SseLineFeeder((text) => {
+    if (!skippingToBoundary && !exchange.finished) idOnly.feed(text);
   }, perEventLimit + SSE_PENDING_SLACK_BYTES);
 
   let idleTimer: NodeJS.Timeout | undefined;
@@ -448,6 +471,7 @@ export async function handleSseBody(
       parser.reset();
       startParser();
       lines.reset();
+      idOnly.reset();
       skippingToBoundary = false;
     }
     return !exchange.finished;

@@ -1,0 +1,157 @@
+/**
+ * Blocks with an `id` field and no `data` (src/response/sse-id-only.ts, wired in
+ * src/response/sse-stage.ts): forwarded as their id alone, a resume token carrying the count
+ * through the block (WHATWG HTML §9.2.6: such a block sets the last event ID and dispatches
+ * nothing). Reported failure: test/regressions/sse-id-only-block-drops-id.test.ts.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createParser } from 'eventsource-parser';
+import { SseIdOnlyBlocks } from '../../src/response/sse-id-only.js';
+import { runSseStage } from './sse-stage-kit.js';
+
+const GET_STREAM = { kind: 'none', id: null, idText: undefined, method: undefined, toolName: undefined } as const;
+const PROGRESS = '{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"t","progress":1}}';
+
+/** Every way to cut `bytes` into two chunks, and into three with a one-byte middle. */
+function cuts(bytes: Buffer): Buffer[][] {
+  const out: Buffer[][] = [[bytes]];
+  for (let a = 1; a < bytes.length; a++) {
+    out.push([bytes.subarray(0, a), bytes.subarray(a)]);
+    if (a + 1 < bytes.length) out.push([bytes.subarray(0, a), bytes.subarray(a, a + 1), bytes.subarray(a + 1)]);
+  }
+  return out;
+}
+
+/** What the host gets for the seller's `input`, for each way to cut it (request stream unless `opts.rpc`). */
+async function hostBodies(input: string, opts: Parameters<typeof runSseStage>[1] = {}): Promise<Array<{ label: string; body: string }>> {
+  const out: Array<{ label: string; body: string }> = [];
+  for (const chunks of cuts(Buffer.from(input))) {
+    const r = await runSseStage(chunks, opts);
+    out.push({ label: JSON.stringify(chunks.map((c) => c.toString('latin1'))), body: r.body });
+  }
+  return out;
+}
+
+/** What the host gets for the seller's `input`: the same body however it is cut. */
+async function hostBodyEveryCut(input: string, opts: Parameters<typeof runSseStage>[1] = {}): Promise<string> {
+  const bodies = await hostBodies(input, opts);
+  for (const { label, body } of bodies) assert.equal(body, bodies[0]!.body, label);
+  return bodies[0]!.body;
+}
+
+test('an id-only block goes out as its token, counted through its blank line, however it is cut and whatever its line endings', async () => {
+  for (const eol of ['\n', '\r\n', '\r']) {
+    const first = `id: e1${eol}data: ${PROGRESS}${eol}${eol}`;
+    const idOnly = `id: e2${eol}${eol}`;
+    const used = 100 + Buffer.byteLength(first + idOnly);
+    // A CR-only stream is counted through the chunk (sse-boundaries.ts): e1's count is exact with LF and CR LF only.
+    const e1 = eol === '\r' ? '\\d+' : String(100 + Buffer.byteLength(first));
+    for (const { label, body } of await hostBodies(first + idOnly, { usedBytes: 100 })) {
+      assert.match(body, new RegExp(`^id: tok\\(e1,${e1}\\)\\ndata: .*\\n\\nid: tok\\(e2,${used}\\)\\n\\n$`), label);
+    }
+  }
+});
+
+test('what an id-only block may hold besides its id: an event type, a comment, a retry; the last valid id wins', async () => {
+  const cases: Array<[string, string]> = [
+    ['id: a\nevent: ping\n\n', 'id: tok(a,19)\n\n'],
+    ['id: a\n: keep\n\n', ': keep\nid: tok(a,14)\n\n'],
+    ['id: a\nretry: 50\n\n', 'retry: 50\n\nid: tok(a,17)\n\n'],
+    ['id: a\nid: b\n\n', 'id: tok(b,13)\n\n'],
+    ['id: a\nid: b\0c\n\n', 'id: tok(a,15)\n\n'],
+    ['id:a\n\n', 'id: tok(a,6)\n\n'],
+    ['id:  a\n\n', 'id: tok( a,8)\n\n'],
+  ];
+  for (const [input, expected] of cases) {
+    assert.equal(await hostBodyEveryCut(input), expected, JSON.stringify(input));
+  }
+  // An empty id passes unchanged (ARCHITECTURE §4). On the standalone GET stream: an empty id
+  // gives the host nothing to resume from, so a request stream would end upstream_reset.
+  for (const input of ['id\n\n', 'id:\n\n', 'id: \n\n']) {
+    assert.equal(await hostBodyEveryCut(input, { rpc: GET_STREAM }), 'id\n\n', JSON.stringify(input));
+  }
+});
+
+test('not id-only blocks: no id frame', async () => {
+  // An id with NUL is ignored (the block has no id); fields whose names start with `id`.
+  // On the standalone GET stream: a request stream without an id would end upstream_reset.
+  for (const input of ['id: a\0b\n\n', 'idx: 1\n\n', 'ids\n\n', 'id : 1\n\n']) {
+    assert.equal(await hostBodyEveryCut(input, { rpc: GET_STREAM }), '', JSON.stringify(input));
+  }
+  const cases: Array<[string, string]> = [
+    // The data before the id line, the id after it, or both in one line each: one event with its token.
+    ['data: x\nid: 5\n\n', 'id: tok(5,15)\ndata: x\n\n'],
+    ['id: 5\ndata: x\n\n', 'id: tok(5,15)\ndata: x\n\n'],
+    ['id: 5\ndata:\n\n', 'id: tok(5,13)\ndata: \n\n'],
+    // An id-only block, then an event with an id; an event, then an id-only block.
+    ['id: a\n\nid: b\ndata: x\n\n', 'id: tok(a,7)\n\nid: tok(b,22)\ndata: x\n\n'],
+    ['data: x\n\nid: a\n\n', 'data: x\n\nid: tok(a,16)\n\n'],
+  ];
+  for (const [input, expected] of cases) {
+    assert.equal(await hostBodyEveryCut(input), expected, JSON.stringify(input));
+  }
+});
+
+test('the stream ends after an id-only block: resumable, not upstream_reset', async () => {
+  const r = await runSseStage(['id: p1\nretry: 25\n\n']);
+  assert.equal(r.body, 'retry: 25\n\nid: tok(p1,18)\n\n');
+  assert.equal(r.exchange.outcome, 'resumable_end');
+  assert.equal(r.exchange.lastEventIdSent, 'tok(p1,18)');
+});
+
+test('the standalone GET stream: an id-only block gets a token with count 0', async () => {
+  const r = await runSseStage(['id: g1\n\n', `data: ${PROGRESS}\n\n`], { rpc: GET_STREAM });
+  assert.equal(r.body, `id: tok(g1,0)\n\ndata: ${PROGRESS}\n\n`);
+});
+
+test('the cumulative bound: an id-only block ending at the limit goes out; one whose blank line is past it does not', async () => {
+  const at = await runSseStage(['id: a\n\n', 'id: b\n\n'], { agentYaml: ['max_response_bytes: 14'] });
+  assert.match(at.body, /^id: tok\(a,7\)\n\nid: tok\(b,14\)\n\n$/);
+  const over = await runSseStage(['id: a\n\n', 'id: b\n\n'], { agentYaml: ['max_response_bytes: 13'] });
+  assert.match(over.body, /^id: tok\(a,7\)\n\nevent: message\ndata: .*"sse_cumulative".*\n\n$/);
+});
+
+test('a token that cannot be minted: the id-only block is dropped, with a warning', async () => {
+  const r = await runSseStage(['id: a\n\n', `data: ${PROGRESS}\n\n`], { mint: () => undefined });
+  assert.equal(r.body.startsWith(`data: ${PROGRESS}\n\n`), true, r.body);
+  assert.equal(r.warnings.length, 1);
+});
+
+test('SseIdOnlyBlocks: the parser gets the text unchanged but for a lone CR sent as CR LF where the text is cut', () => {
+  const input = 'data: x\r\rid: 2\r\r: c\rid: 3\rdata: y\r\r';
+  const fed: string[] = [];
+  const events: Array<string | undefined> = [];
+  const ids: string[] = [];
+  const parser = createParser({ onEvent: (ev) => (events.push(ev.id), blocks.eventDispatched()) });
+  const blocks = new SseIdOnlyBlocks(
+    (t) => (fed.push(t), parser.feed(t)),
+    (id) => ids.push(id),
+  );
+  blocks.feed(input + '\n'); // as the line feeder hands a text ending with a CR
+  assert.deepEqual(ids, ['2']);
+  assert.deepEqual(events, [undefined, '3']);
+  assert.deepEqual(fed, ['data: x\r\r\n', 'id: 2\r\r\n', ': c\r\n', 'id: 3\rdata: y\r\r\n']);
+});
+
+test('at the stream end, an id-only block gets what an event gets: its last line ended, it goes out; unended, not', async () => {
+  // SseLineFeeder.finish is lenient for `data: x\n` then the end (dispatched): the same for an id.
+  for (const [chunks, expected] of [
+    [['id: a\n'], 'id: tok(a,0)\n\n'],
+    [['data: x\n'], 'data: x\n\n'],
+    [['id: a'], ''],
+    [['data: x'], ''],
+    [['data: x\n', 'id: a\n'], 'id: tok(a,0)\ndata: x\n\n'],
+  ] as const) {
+    const r = await runSseStage(chunks, { rpc: GET_STREAM });
+    assert.equal(r.body, expected, JSON.stringify(chunks));
+  }
+});
+
+test('the standalone GET stream: after an event dropped for its size (an endless line included), an id-only block goes out', async () => {
+  const yaml = ['max_sse_event_bytes: 100'];
+  const parsedTooBig = await runSseStage(['id: q\n', `data: ${'x'.repeat(200)}\n\n`, 'id: a\n\n', 'data: y\n\n'], { rpc: GET_STREAM, agentYaml: yaml });
+  assert.equal(parsedTooBig.body, 'id: tok(a,0)\n\ndata: y\n\n');
+  const overTheCap = await runSseStage([`id: q\ndata: ${'x'.repeat(70_000)}`, 'x\n\nid: a\n\n', 'data: y\n\n'], { rpc: GET_STREAM, agentYaml: yaml });
+  assert.equal(overTheCap.body, 'id: tok(a,0)\n\ndata: y\n\n');
+});
