@@ -176,7 +176,7 @@ export class SseIdFieldWatch {
   /** Whether an id line may start in `chunk` or be completed by it (begun before it). */
   private hasIdLine(chunk: Buffer): boolean {
     // The stream's first line may follow a BOM (3 bytes, possibly cut over chunks).
-    if (this.seen < BOM_BYTES && chunk.indexOf(ID_FIELD) !== -1) return true;
+    if (this.seen <= BOM_BYTES && chunk.indexOf(ID_FIELD) !== -1) return true;
     const c0 = chunk[0];
     const c1 = chunk.length > 1 ? chunk[1] : COLON;
     if (this.prev2 === LOWER_I && this.prev1 === LOWER_D && c0 === COLON) return true;
@@ -258,14 +258,16 @@ export class SseLineFeeder {
 
   /**
    * True only while the sink is handed a text whose last character is a CR that is the last
-   * byte of the stream so far and follows an LF (a line ended by CR LF, then a CR): in a stream
+   * byte of the stream so far and follows a line break (a line ended by CR LF or by CR, then
+   * a CR: the CR of a blank line): in a stream
    * with CR LF line endings, that CR ends the event's blank line and the LF of its CR LF is
    * still to come, in the next chunk (CR LF is one line break: WHATWG HTML §9.2.6). The sink
    * gets the line complete at once ({@link emit}), so an event the parser dispatches there
    * would be counted without that LF: the SSE stage counts it in the event's resume token
    * (sse-stage.ts `tokenCount`; reported failure: a token one byte short,
-   * test/regressions/sse-crlf-split-token-undercount.test.ts). When no LF follows (a lone CR
-   * after an LF-ended line) that token counts one byte more than came: never fewer.
+   * test/regressions/sse-crlf-split-token-undercount.test.ts; after a CR-ended line:
+   * test/regressions/sse-lone-cr-then-crlf-split-token.test.ts). When no LF follows (a
+   * CR-only stream) that token counts one byte more than came: never fewer.
    */
   get lfExpected(): boolean {
     return this.expectingLf;
@@ -422,7 +424,7 @@ export class SseLineFeeder {
       return;
     }
     this.afterCr = true;
-    this.expectingLf = rangeEnd && beforeLast === LF;
+    this.expectingLf = rangeEnd && (beforeLast === LF || beforeLast === CR);
     try {
       this.sink(text + '\n');
     } finally {

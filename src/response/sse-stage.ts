@@ -355,10 +355,12 @@ export async function handleSseBody(
    * A block with an id and no data (sse-id-only.ts): its id alone to the host, as a resume
    * token carrying the count through the block (as an event's id: `deliver`), or an empty id
    * unchanged. It dispatches no event, so no per-event or structure bound applies; its bytes
-   * count like every other byte (`take`).
+   * count like every other byte (`take`). Not at the stream's end: the blank line
+   * SseLineFeeder.finish adds is none of the seller's, and a block the response cut off sets
+   * no last event ID (WHATWG HTML §9.2.6; test/regressions/sse-truncated-block-id-token.test.ts).
    */
   const onIdOnly = (id: string): void => {
-    if (skippingToBoundary || exchange.finished) return;
+    if (streamEnded || skippingToBoundary || exchange.finished) return;
     const out = id === '' ? id : exchange.mintEventId(id, tokenCount());
     if (out === undefined) {
       log.warn({ agent: exchange.agent.name }, 'SSE event id could not be turned into a resume token: id-only block dropped');
@@ -367,6 +369,8 @@ export async function handleSseBody(
     batch.frame(encodeSseIdOnly(out));
     if (out !== '') exchange.lastEventIdSent = out;
   };
+  /** The seller's stream ended (`onIdOnly`). */
+  let streamEnded = false;
   const idOnly = new SseIdOnlyBlocks((text) => {
     if (!skippingToBoundary && !exchange.finished) parser.feed(text);
   }, onIdOnly);
@@ -668,6 +672,7 @@ export async function handleSseBody(
     if (!exchange.finished && !skippingToBoundary) {
       // An incomplete last line goes to the parser, then a line break (SseLineFeeder.finish).
       releaseHeld();
+      streamEnded = true;
       lines.finish();
       flush();
     }

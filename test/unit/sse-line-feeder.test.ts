@@ -265,14 +265,15 @@ test('regression "an event ended by CRs waits for the next line": through events
   }
 });
 
-test('lfExpected: only during the sink call for a text ending with a CR after an LF, that CR the last byte pushed', () => {
+test('lfExpected: only during the sink call for a text ending with a CR after a line break, that CR the last byte pushed', () => {
   // sse-stage.ts counts that LF in the resume token of an event dispatched at that CR
   // (test/regressions/sse-crlf-split-token-undercount.test.ts).
   const seen: Array<[string, boolean]> = [];
   const f: SseLineFeeder = new SseLineFeeder((t) => seen.push([t, f.lfExpected]), 1024);
   const cases: Array<[string, boolean]> = [
     ['data: a\r\n\r', true], // CR LF endings, the blank line's LF still to come
-    ['\ndata: b\r\r', false], // lone CRs: no LF expected
+    ['\ndata: b\r\r', true], // a CR after a lone CR: an LF may follow (a CR LF blank line after a CR-ended line; one byte over if not)
+    ['\ndata: b2\r', false], // a CR ending a data line: no blank line, no event here
     ['data: c\n\r', true], // a CR after an LF-ended line (one byte over if no LF follows)
     ['\ndata: d\r\n\rdata: e', false], // the CR is followed by another byte of the range
   ];

@@ -1,0 +1,111 @@
+/**
+ * A reference model of what the host should get for a seller's SSE bytes
+ * (WHATWG HTML §9.2.6 line/field rules, eventsource-parser 3 per-block ids), with each token's
+ * exact count (the byte offset just past the block's blank line, CR LF counted whole). At the
+ * end of the stream a block with data and a last line ended by LF is dispatched (the line
+ * feeder's leniency, sse-boundaries.ts finish); an id-only block there is discarded.
+ * Written in a review of the id-only fix (2026-12-02); test/unit/sse-token-*.test.ts use it.
+ */
+export interface ModelOut {
+  body: string;
+  tokens: Array<[string, number]>;
+}
+
+export function model(bytes: Buffer, usedBase = 0): ModelOut {
+  const text = bytes.toString('latin1'); // ASCII inputs only
+  let body = '';
+  const tokens: Array<[string, number]> = [];
+  let id: string | undefined;
+  let event: string | undefined;
+  let data: string[] = [];
+  let i = 0;
+  const n = text.length;
+  while (i < n) {
+    let j = i;
+    while (j < n && text[j] !== '\n' && text[j] !== '\r') j++;
+    if (j === n) break; // incomplete last line: never dispatched (the stage is lenient only at the end with LF)
+    const line = text.slice(i, j);
+    let next = j + 1;
+    if (text[j] === '\r' && text[j + 1] === '\n') next = j + 2;
+    if (line === '') {
+      const end = usedBase + next;
+      if (data.length > 0) {
+        if (id !== undefined) {
+          if (id === '') body += 'id\n';
+          else {
+            body += `id: tok(${id},${end})\n`;
+            tokens.push([id, end]);
+          }
+        }
+        if (event !== undefined) body += `event: ${event}\n`;
+        for (const d of data) body += `data: ${d}\n`;
+        body += '\n';
+      } else if (id !== undefined) {
+        if (id === '') body += 'id\n\n';
+        else {
+          body += `id: tok(${id},${end})\n\n`;
+          tokens.push([id, end]);
+        }
+      }
+      id = undefined;
+      event = undefined;
+      data = [];
+    } else if (line[0] === ':') {
+      const c = line.slice(line[1] === ' ' ? 2 : 1);
+      body += c === '' ? ':\n' : `: ${c}\n`;
+    } else {
+      const colon = line.indexOf(':');
+      const field = colon === -1 ? line : line.slice(0, colon);
+      const value = colon === -1 ? '' : line.slice(colon + (line[colon + 1] === ' ' ? 2 : 1));
+      if (field === 'id') {
+        if (!value.includes('\0')) id = value;
+      } else if (field === 'data') data.push(value);
+      else if (field === 'event') event = value || undefined;
+      else if (field === 'retry' && /^\d+$/.test(value)) body += `retry: ${Number(value)}\n\n`;
+    }
+    i = next;
+  }
+  // The stage's end-of-stream leniency (SseLineFeeder.finish): a stream that ends with LF gets
+  // a blank line, so a last block with data is dispatched; a last block without data is
+  // discarded (WHATWG HTML §9.2.6: no blank line, no last event ID).
+  if (n > 0 && text[n - 1] === '\n' && i === n && data.length > 0) {
+    const end = usedBase + n;
+    if (id !== undefined) {
+      if (id === '') body += 'id\n';
+      else {
+        body += `id: tok(${id},${end})\n`;
+        tokens.push([id, end]);
+      }
+    }
+    if (event !== undefined) body += `event: ${event}\n`;
+    for (const d of data) body += `data: ${d}\n`;
+    body += '\n';
+  }
+  return { body, tokens };
+}
+
+/** Every way to cut `bytes` into two chunks, and into three. */
+export function* allCuts(bytes: Buffer, three: boolean): Generator<Buffer[]> {
+  yield [bytes];
+  for (let a = 1; a < bytes.length; a++) {
+    yield [bytes.subarray(0, a), bytes.subarray(a)];
+    if (three) for (let b = a + 1; b < bytes.length; b++) yield [bytes.subarray(0, a), bytes.subarray(a, b), bytes.subarray(b)];
+  }
+}
+
+/** Deterministic pseudo-random chunkings. */
+export function* randomCuts(bytes: Buffer, count: number, seed = 1): Generator<Buffer[]> {
+  let s = seed >>> 0;
+  const rnd = (): number => ((s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 32);
+  for (let k = 0; k < count; k++) {
+    const out: Buffer[] = [];
+    let at = 0;
+    const maxLen = 1 + Math.floor(rnd() * 12);
+    while (at < bytes.length) {
+      const len = 1 + Math.floor(rnd() * maxLen);
+      out.push(bytes.subarray(at, at + len));
+      at += len;
+    }
+    yield out;
+  }
+}

@@ -1,0 +1,82 @@
+/**
+ * Resume tokens: the SSE stage against the reference model (test/helpers/sse-token-model.ts), for every cut into 2 and 3 chunks and
+ * random chunkings: the host body (tokens with exact counts) must not depend on the cuts.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { runSseStage } from './sse-stage-kit.js';
+import { allCuts, model, randomCuts } from '../helpers/sse-token-model.js';
+
+const GET_STREAM = { kind: 'none', id: null, idText: undefined, method: undefined, toolName: undefined } as const;
+const PROGRESS = '{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"t","progress":1}}';
+
+const BLOCKS = [
+  `event: message\ndata: ${PROGRESS}\n\n`,
+  'id: x1\n\n',
+  'data: a\n\n',
+  'id: e1\ndata: b\n\n',
+  ': c\nid: x2\n\n',
+  'id: x3\nretry: 10\n\n',
+  'event: foo\nid: x4\n\n',
+  'id\n\n',
+  'id: a\0b\n\n',
+  'id: y1\nid: y2\n\n',
+  'event: only\n\n',
+  'id:\n\n',
+  'id: z\ndata: c\n\n',
+  'id: q\n\n',
+];
+
+async function check(input: string, label: string, opts: { three: boolean; random: number; eolExact: boolean; rpc?: typeof GET_STREAM }): Promise<string[]> {
+  const bytes = Buffer.from(input, 'latin1');
+  const expected = model(bytes, 0);
+  const failures: string[] = [];
+  const run = async (chunks: Buffer[]): Promise<void> => {
+    const r = await runSseStage(chunks, opts.rpc ? { rpc: opts.rpc } : {});
+    const body = opts.rpc ? r.body.replace(/tok\(([^,]*),\d+\)/g, 'tok($1,*)') : r.body;
+    const exp = opts.rpc ? expected.body.replace(/tok\(([^,]*),\d+\)/g, 'tok($1,*)') : expected.body;
+    if (body !== exp) failures.push(`${label} cuts=${JSON.stringify(chunks.map((c) => c.toString('latin1')))}\n  expected ${JSON.stringify(exp)}\n  actual   ${JSON.stringify(body)}`);
+  };
+  for (const chunks of allCuts(bytes, opts.three)) {
+    await run(chunks);
+    if (failures.length > 5) return failures;
+  }
+  for (const chunks of randomCuts(bytes, opts.random)) {
+    await run(chunks);
+    if (failures.length > 5) return failures;
+  }
+  return failures;
+}
+
+test('LF stream with id-only blocks between events: every 2-cut and random chunkings give the model', async () => {
+  const input = BLOCKS.join('');
+  const f = await check(input, 'LF', { three: false, random: 300, eolExact: true });
+  assert.deepEqual(f, []);
+});
+
+test('CR LF stream: every 2-cut and random chunkings give the model', async () => {
+  const input = BLOCKS.join('').replaceAll('\n', '\r\n');
+  const f = await check(input, 'CRLF', { three: false, random: 300, eolExact: true });
+  assert.deepEqual(f, []);
+});
+
+test('short CR LF streams: every 3-cut', async () => {
+  for (const input of ['id: a\r\n\r\nid: b\r\ndata: x\r\n\r\n', ': c\r\nid: a\r\n\r\ndata: y\r\n\r\nid: q\r\n\r\n', 'data: a\r\n\r\nid: b\r\nretry: 5\r\n\r\n']) {
+    const f = await check(input, 'CRLF3', { three: true, random: 0, eolExact: true });
+    assert.deepEqual(f, []);
+  }
+});
+
+test('short LF streams: every 3-cut', async () => {
+  for (const input of ['id: a\n\nid: b\ndata: x\n\n', `event: message\ndata: ${PROGRESS}\n\nid: a\n\nevent: message\ndata: ${PROGRESS}\n\n`, 'data: a\n\nid: b\nretry: 5\n\n']) {
+    const f = await check(input, 'LF3', { three: true, random: 0, eolExact: true });
+    assert.deepEqual(f, []);
+  }
+});
+
+test('GET stream (no counts): CR-only and mixed endings, ids only checked', async () => {
+  for (const input of [BLOCKS.join('').replaceAll('\n', '\r'), BLOCKS.map((b, k) => b.replaceAll('\n', ['\n', '\r\n', '\r'][k % 3]!)).join('')]) {
+    const f = await check(input, 'GET', { three: false, random: 200, eolExact: false, rpc: GET_STREAM });
+    assert.deepEqual(f, []);
+  }
+});
