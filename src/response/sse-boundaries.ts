@@ -266,7 +266,7 @@ export class SseLineFeeder {
    * would be counted without that LF: the SSE stage counts it in the event's resume token
    * (sse-stage.ts `tokenCount`; reported failure: a token one byte short,
    * test/regressions/sse-crlf-split-token-undercount.test.ts; after a CR-ended line:
-   * test/regressions/sse-lone-cr-then-crlf-split-token.test.ts). When no LF follows (a
+   * test/regressions/sse-crlf-split-token-undercount.test.ts). When no LF follows (a
    * CR-only stream) that token counts one byte more than came: never fewer.
    */
   get lfExpected(): boolean {

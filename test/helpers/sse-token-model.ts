@@ -18,6 +18,23 @@ export function model(bytes: Buffer, usedBase = 0): ModelOut {
   let id: string | undefined;
   let event: string | undefined;
   let data: string[] = [];
+  /** The block ends at `end` (the request's count through it): an event with data, or an id alone. */
+  const dispatch = (end: number): void => {
+    if (id !== undefined) {
+      if (id === '') body += 'id\n';
+      else {
+        body += `id: tok(${id},${end})\n`;
+        tokens.push([id, end]);
+      }
+    }
+    if (data.length === 0) {
+      if (id !== undefined) body += '\n';
+      return;
+    }
+    if (event !== undefined) body += `event: ${event}\n`;
+    for (const d of data) body += `data: ${d}\n`;
+    body += '\n';
+  };
   let i = 0;
   const n = text.length;
   while (i < n) {
@@ -28,25 +45,7 @@ export function model(bytes: Buffer, usedBase = 0): ModelOut {
     let next = j + 1;
     if (text[j] === '\r' && text[j + 1] === '\n') next = j + 2;
     if (line === '') {
-      const end = usedBase + next;
-      if (data.length > 0) {
-        if (id !== undefined) {
-          if (id === '') body += 'id\n';
-          else {
-            body += `id: tok(${id},${end})\n`;
-            tokens.push([id, end]);
-          }
-        }
-        if (event !== undefined) body += `event: ${event}\n`;
-        for (const d of data) body += `data: ${d}\n`;
-        body += '\n';
-      } else if (id !== undefined) {
-        if (id === '') body += 'id\n\n';
-        else {
-          body += `id: tok(${id},${end})\n\n`;
-          tokens.push([id, end]);
-        }
-      }
+      dispatch(usedBase + next);
       id = undefined;
       event = undefined;
       data = [];
@@ -68,20 +67,18 @@ export function model(bytes: Buffer, usedBase = 0): ModelOut {
   // The stage's end-of-stream leniency (SseLineFeeder.finish): a stream that ends with LF gets
   // a blank line, so a last block with data is dispatched; a last block without data is
   // discarded (WHATWG HTML §9.2.6: no blank line, no last event ID).
-  if (n > 0 && text[n - 1] === '\n' && i === n && data.length > 0) {
-    const end = usedBase + n;
-    if (id !== undefined) {
-      if (id === '') body += 'id\n';
-      else {
-        body += `id: tok(${id},${end})\n`;
-        tokens.push([id, end]);
-      }
-    }
-    if (event !== undefined) body += `event: ${event}\n`;
-    for (const d of data) body += `data: ${d}\n`;
-    body += '\n';
-  }
+  if (n > 0 && text[n - 1] === '\n' && i === n && data.length > 0) dispatch(usedBase + n);
   return { body, tokens };
+}
+
+/** Every way to cut `bytes` into two or three chunks (three: the second is one byte). */
+export function cutsWithOneByteMiddle(bytes: Buffer): Buffer[][] {
+  const out: Buffer[][] = [[bytes]];
+  for (let a = 1; a < bytes.length; a++) {
+    out.push([bytes.subarray(0, a), bytes.subarray(a)]);
+    if (a + 1 < bytes.length) out.push([bytes.subarray(0, a), bytes.subarray(a, a + 1), bytes.subarray(a + 1)]);
+  }
+  return out;
 }
 
 /** Every way to cut `bytes` into two chunks, and into three. */

@@ -15,6 +15,11 @@
  * gets `Last-Event-ID: e1` on both resumes; the first resume delivers the result as sent
  * (4096 bytes in all: at the limit; with the token one byte short, the second too), the second answers the original id with
  * RESPONSE_TOO_LARGE `sse_cumulative`, limit_bytes 4096, observed_bytes 4097.
+ *
+ * Second reported failure (review of that fix, 2026-12-02): the same under-count when the
+ * lines before the blank line end with a lone CR (`id: e1\rdata: <progress>\r\r`, then `\n`;
+ * WHATWG HTML §9.2.6 allows CR, LF or CR LF per line), and for an id-only block
+ * (`id: e2\r\r`, then `\n`): the fix had counted the LF only after an LF-ended line.
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -38,10 +43,6 @@ const stack = useSellerAndGateway(
 );
 
 const PROGRESS = JSON.stringify({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 't', progress: 1 } });
-/** The event up to the CR of its blank line: the seller's first write. */
-const FIRST_WRITE = `id: e1\r\ndata: ${PROGRESS}\r\n\r`;
-/** The event's bytes, the LF of its blank line (the second write) included. */
-const EVENT_BYTES = Buffer.byteLength(FIRST_WRITE) + 1;
 
 /** POSTs the tools/call and reads the host's stream; `onEvent` runs once the event's blank line arrived. */
 async function postAndRead(onEvent: () => void): Promise<string> {
@@ -84,35 +85,60 @@ async function resumeWithResult(token: string, eventBytes: number): Promise<{ te
   return { text: await res.text(), lastEventId, event };
 }
 
+/** The seller writes `first`, then, once the host read the event, the LF of its blank line and ends; returns the host's stream. */
+async function splitBlankLine(first: string): Promise<string> {
+  let second!: () => void;
+  answer = (_req, res) => {
+    res.writeHead(200, { 'content-type': 'text/event-stream' });
+    res.write(first);
+    second = () => res.end('\n');
+  };
+  return withTimeout(postAndRead(() => second()), undefined, 'the POST stream');
+}
+
+function verifiedState(token: string): { usedBytes: number; limitBytes: number } {
+  const verified = createResumeCodec({ secret: SECRET, ttlMs: 60_000 }).verify(token, 's');
+  assert.ok(verified.ok, 'the token verifies');
+  return verified.state;
+}
+
 describe('1-byte resume-token under-count with CR LF split', { timeout: TEST_TIMEOUT_MS }, () => {
-  test('the token counts the LF of a CR LF cut between chunks; the limit trips at its exact byte after a resume', async () => {
-    let second!: () => void;
-    answer = (_req, res) => {
-      res.writeHead(200, { 'content-type': 'text/event-stream' });
-      res.write(FIRST_WRITE);
-      second = () => res.end('\n');
-    };
-    const text = await withTimeout(postAndRead(() => second()), undefined, 'the POST stream');
+  // The event up to the CR of its blank line (the seller's first write): lines ended by CR LF, then by lone CRs.
+  for (const [endings, firstWrite] of [
+    ['CR LF', `id: e1\r\ndata: ${PROGRESS}\r\n\r`],
+    ['lone CR', `id: e1\rdata: ${PROGRESS}\r\r`],
+  ] as const) {
+    test(`lines ended by ${endings}: the token counts the LF of the blank line's CR LF cut between chunks; the limit trips at its exact byte after a resume`, async () => {
+      // The event's bytes, the LF of its blank line (the second write) included.
+      const eventBytes = Buffer.byteLength(firstWrite) + 1;
+      const text = await splitBlankLine(firstWrite);
+      const [token] = sseIds(text);
+      assert.equal(text, `id: ${token}\ndata: ${PROGRESS}\n\n`);
+      const state = verifiedState(token!);
+      assert.equal(state.usedBytes, eventBytes);
+      assert.equal(state.limitBytes, LIMIT);
+
+      // At the limit: delivered as sent (line endings LF), no error.
+      const atLimit = await withTimeout(resumeWithResult(token!, LIMIT - eventBytes), undefined, 'resume at the limit');
+      assert.equal(atLimit.lastEventId, 'e1');
+      assert.equal(atLimit.text, atLimit.event);
+
+      // One byte past it: sse_cumulative for the original request id, at the exact byte.
+      const over = await withTimeout(resumeWithResult(token!, LIMIT - eventBytes + 1), undefined, 'resume one byte over');
+      assert.equal(over.lastEventId, 'e1');
+      const msgs = sseMessages(over.text) as Array<{ id: number; result: { structuredContent: { adcp_error: { code: string; details: unknown } } } }>;
+      assert.equal(msgs.length, 1);
+      assert.equal(msgs[0]!.id, RPC_ID);
+      assert.equal(msgs[0]!.result.structuredContent.adcp_error.code, 'RESPONSE_TOO_LARGE');
+      assert.deepEqual(msgs[0]!.result.structuredContent.adcp_error.details, { reason: 'sse_cumulative', limit_bytes: LIMIT, observed_bytes: LIMIT + 1 });
+    });
+  }
+
+  test('an id-only block `id: e2\\r\\r`, then `\\n`: its token counts the LF', async () => {
+    const first = `data: ${PROGRESS}\n\nid: e2\r\r`;
+    const text = await splitBlankLine(first);
     const [token] = sseIds(text);
-    assert.equal(text, `id: ${token}\ndata: ${PROGRESS}\n\n`);
-
-    const verified = createResumeCodec({ secret: SECRET, ttlMs: 60_000 }).verify(token!, 's');
-    assert.ok(verified.ok, 'the token verifies');
-    assert.equal(verified.state.usedBytes, EVENT_BYTES);
-    assert.equal(verified.state.limitBytes, LIMIT);
-
-    // At the limit: delivered as sent (line endings LF), no error.
-    const atLimit = await withTimeout(resumeWithResult(token!, LIMIT - EVENT_BYTES), undefined, 'resume at the limit');
-    assert.equal(atLimit.lastEventId, 'e1');
-    assert.equal(atLimit.text, atLimit.event);
-
-    // One byte past it: sse_cumulative for the original request id, at the exact byte.
-    const over = await withTimeout(resumeWithResult(token!, LIMIT - EVENT_BYTES + 1), undefined, 'resume one byte over');
-    assert.equal(over.lastEventId, 'e1');
-    const msgs = sseMessages(over.text) as Array<{ id: number; result: { structuredContent: { adcp_error: { code: string; details: unknown } } } }>;
-    assert.equal(msgs.length, 1);
-    assert.equal(msgs[0]!.id, RPC_ID);
-    assert.equal(msgs[0]!.result.structuredContent.adcp_error.code, 'RESPONSE_TOO_LARGE');
-    assert.deepEqual(msgs[0]!.result.structuredContent.adcp_error.details, { reason: 'sse_cumulative', limit_bytes: LIMIT, observed_bytes: LIMIT + 1 });
+    assert.equal(text, `data: ${PROGRESS}\n\nid: ${token}\n\n`);
+    assert.equal(verifiedState(token!).usedBytes, Buffer.byteLength(first) + 1);
   });
 });

@@ -10,24 +10,16 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { SseIdFieldWatch } from '../../src/response/sse-boundaries.js';
 import { runSseStage } from './sse-stage-kit.js';
+import { cutsWithOneByteMiddle } from '../helpers/sse-token-model.js';
 
 const PRIMING = 'id: p1\nretry: 25\ndata: \n\n';
 const progress = 'event: message\nid: p2\ndata: {"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"t","progress":1,"total":2}}\n\n';
 
-/** Every way to cut `bytes` into two or three chunks (three: the second is one byte). */
-function cuts(bytes: Buffer): Buffer[][] {
-  const out: Buffer[][] = [[bytes]];
-  for (let a = 1; a < bytes.length; a++) {
-    out.push([bytes.subarray(0, a), bytes.subarray(a)]);
-    if (a + 1 < bytes.length) out.push([bytes.subarray(0, a), bytes.subarray(a, a + 1), bytes.subarray(a + 1)]);
-  }
-  return out;
-}
 
 test('a priming event, then the stream closes: its token goes out and the stream ends resumable, however it is cut', async () => {
   const bytes = Buffer.from(PRIMING + progress);
   const through = [Buffer.byteLength(PRIMING), bytes.length];
-  for (const chunks of cuts(bytes)) {
+  for (const chunks of cutsWithOneByteMiddle(bytes)) {
     const r = await runSseStage(chunks);
     const label = JSON.stringify(chunks.map((c) => c.length));
     assert.deepEqual([...r.body.matchAll(/^id: tok\((\w+),(\d+)\)$/gm)].map((m) => [m[1], Number(m[2])]), [['p1', through[0]], ['p2', through[1]]], label);
@@ -49,7 +41,7 @@ test('CR LF line endings cut anywhere, between a CR and its LF too: every token 
   // ends a blank line gets its event dispatched at once, its LF counted in the token.
   const bytes = Buffer.from((PRIMING + progress).replaceAll('\n', '\r\n'));
   const priming = Buffer.byteLength(PRIMING.replaceAll('\n', '\r\n'));
-  for (const chunks of cuts(bytes)) {
+  for (const chunks of cutsWithOneByteMiddle(bytes)) {
     const r = await runSseStage(chunks);
     const label = JSON.stringify(chunks.map((c) => c.length));
     assert.deepEqual([...r.body.matchAll(/^id: tok\((\w+),(\d+)\)$/gm)].map((m) => [m[1], Number(m[2])]), [['p1', priming], ['p2', bytes.length]], label);
@@ -74,7 +66,7 @@ test('a BOM cut over the first chunks: the id after it gets the exact count', as
   // Also: the BOM cut, and the id line complete (nothing held) in the chunk that ends the BOM.
   const idLineEnd = 3 + 'id: p1\n'.length;
   const split = [1, 2].map((a) => [bytes.subarray(0, a), bytes.subarray(a, idLineEnd), bytes.subarray(idLineEnd)]);
-  for (const chunks of [...cuts(bytes), ...split]) {
+  for (const chunks of [...cutsWithOneByteMiddle(bytes), ...split]) {
     const r = await runSseStage(chunks);
     assert.deepEqual(
       [...r.body.matchAll(/^id: tok\((\w+),(\d+)\)$/gm)].map((m) => [m[1], Number(m[2])]),

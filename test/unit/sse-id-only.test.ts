@@ -9,24 +9,16 @@ import assert from 'node:assert/strict';
 import { createParser } from 'eventsource-parser';
 import { SseIdOnlyBlocks } from '../../src/response/sse-id-only.js';
 import { runSseStage } from './sse-stage-kit.js';
+import { cutsWithOneByteMiddle } from '../helpers/sse-token-model.js';
 
 const GET_STREAM = { kind: 'none', id: null, idText: undefined, method: undefined, toolName: undefined } as const;
 const PROGRESS = '{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"t","progress":1}}';
 
-/** Every way to cut `bytes` into two chunks, and into three with a one-byte middle. */
-function cuts(bytes: Buffer): Buffer[][] {
-  const out: Buffer[][] = [[bytes]];
-  for (let a = 1; a < bytes.length; a++) {
-    out.push([bytes.subarray(0, a), bytes.subarray(a)]);
-    if (a + 1 < bytes.length) out.push([bytes.subarray(0, a), bytes.subarray(a, a + 1), bytes.subarray(a + 1)]);
-  }
-  return out;
-}
 
 /** What the host gets for the seller's `input`, for each way to cut it (request stream unless `opts.rpc`). */
 async function hostBodies(input: string, opts: Parameters<typeof runSseStage>[1] = {}): Promise<Array<{ label: string; body: string }>> {
   const out: Array<{ label: string; body: string }> = [];
-  for (const chunks of cuts(Buffer.from(input))) {
+  for (const chunks of cutsWithOneByteMiddle(Buffer.from(input))) {
     const r = await runSseStage(chunks, opts);
     out.push({ label: JSON.stringify(chunks.map((c) => c.toString('latin1'))), body: r.body });
   }

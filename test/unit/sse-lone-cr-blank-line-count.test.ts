@@ -1,7 +1,7 @@
 /**
  * A line ended by a lone CR, then the blank line's CR LF cut between chunks: the token counts
  * the LF still to come (sse-boundaries.ts lfExpected). Was one byte short
- * (test/regressions/sse-lone-cr-then-crlf-split-token.test.ts).
+ * (test/regressions/sse-crlf-split-token-undercount.test.ts).
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
