@@ -102,6 +102,10 @@ export async function handleUpstreamResponse(
   const upstream = { statusCode: status, headers: res.headers, body };
   if (status >= 200 && status < 300) {
     if (sse) return handleSseBody(exchange, reply, upstream, log, hooks);
+    // A resumed stream is answered with SSE (MCP Streamable HTTP: the GET that resumes gets the
+    // stream's events, or 405): a JSON body there would reach the host outside the request's
+    // cumulative count (reported by a new user: 293 bytes after 161 of a 300-byte limit).
+    if (exchange.stream.resumeFrom !== undefined) return fail('upstream_not_mcp');
     if (kind === 'json') return handleJsonBody(exchange, reply, upstream, hooks);
     // No Content-Type: fine for an empty 202/204/DELETE answer; a body there is not MCP.
     if (kind === 'none') return handlePassThroughBody(exchange, reply, upstream, { emptyOnly: true });

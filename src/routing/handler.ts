@@ -84,13 +84,17 @@ export function createMcpHandler(deps: HandlerDeps) {
     if (!callLimit.ok) return refuse(reply, 'invalid_request', rpc, `Invalid X-Max-Response-Bytes header: ${callLimit.message}`);
 
     // A Last-Event-ID is one of our resume tokens or nothing: a raw seller id would reset the count (ARCHITECTURE §4).
+    // Only a GET resumes a stream (MCP Streamable HTTP, "Resumability and Redelivery"): on a
+    // POST the header is dropped, neither verified nor forwarded (a new user's POST carrying an
+    // old token had that stream's count charged to a new request:
+    // test/regressions/sse-resume-method-and-body.test.ts).
     let resumed: ResumeState | undefined;
-    const lastEventId = request.headers['last-event-id'];
+    const lastEventId = request.method === 'GET' ? request.headers['last-event-id'] : undefined;
     if (lastEventId !== undefined) {
       const verified = deps.resume.verify(Array.isArray(lastEventId) ? lastEventId.join(',') : lastEventId, agent.name);
       if (!verified.ok) return refuse(reply, verified.reason, rpc, verified.message);
       resumed = verified.state;
-      if (request.method === 'GET') rpc = rpcOfResumedStream(resumed);
+      rpc = rpcOfResumedStream(resumed);
     }
 
     const limits = resolveCallLimits(agent, rpc.toolName, resumed ? resumed.limitBytes : callLimit.value);
