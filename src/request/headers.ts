@@ -73,3 +73,22 @@ export function applyRequestHeaderPolicy(
   if (lastEventId !== undefined) headers['last-event-id'] = lastEventId;
   return headers;
 }
+
+/**
+ * Whether a seller's SSE event id can be sent back to it exactly in a `Last-Event-ID` header
+ * (applyRequestHeaderPolicy), so that a resume token carrying it can be resumed: printable
+ * ASCII, spaces and tabs only inside it. A header value is sent as Latin-1 bytes (the seller
+ * sent its id as UTF-8: `é` would come back as another byte string), undici refuses
+ * characters above U+00FF and control characters, and HTTP parsers strip a value's leading
+ * and trailing whitespace (RFC 9110 §5.5). The SSE stage forwards an event whose id fails
+ * this without an id, and drops such an id-only block, as it does when no token can be minted.
+ * Reported failure (a new user, 2026-12-02): ids like `é\u2028😀` got tokens, and the resume
+ * then answered `upstream_unreachable` (undici: "invalid last-event-id header") without
+ * contacting the seller (test/regressions/sse-resume-method-and-body.test.ts).
+ */
+export function isResumableEventId(id: string): boolean {
+  return RESUMABLE_EVENT_ID.test(id);
+}
+
+/** Printable ASCII, with spaces and tabs only between printable characters. */
+const RESUMABLE_EVENT_ID = /^[\x21-\x7e](?:[\x20-\x7e\t]*[\x21-\x7e])?$/;

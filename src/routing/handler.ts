@@ -13,7 +13,7 @@ import { createExchange, isRequestStream, type Exchange, type RpcPeek } from '..
 import { answerWithLocalError, refuse } from '../errors/local-reply.js';
 import { GATEWAY_FINISHED, GatewayAbortError, findGatewayAbort } from '../errors/abort.js';
 import { exchangeLogFields, plainInfoWriter } from '../observability/logger.js';
-import { applyRequestHeaderPolicy } from '../request/headers.js';
+import { applyRequestHeaderPolicy, isResumableEventId } from '../request/headers.js';
 import { NO_BODY, peekJsonRpc } from '../request/peek.js';
 import { hostReadsStructuredContent, protocolVersionOf } from '../mcp/revision.js';
 import { filterResponseHeaders } from '../response/headers.js';
@@ -114,6 +114,8 @@ export function createMcpHandler(deps: HandlerDeps) {
       stream,
       guard: deps.guard,
       mintEventId: (upstreamId, usedBytes) => {
+        // An id the seller could not get back exactly in a Last-Event-ID header is not made a token.
+        if (!isResumableEventId(upstreamId)) return undefined;
         try {
           return deps.resume.mint({
             upstreamId,

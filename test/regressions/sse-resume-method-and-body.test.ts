@@ -9,6 +9,10 @@
  *   that stream's count charged to it (`sse_cumulative` at 361 bytes where its own stream was
  *   200) and the seller got `Last-Event-ID: e1` on the POST. Only a GET resumes: on a POST the
  *   header is dropped, neither verified nor forwarded.
+ * - "Seller ids with non-ASCII characters can never be resumed": ids like `é\u2028😀` got
+ *   tokens, and the resume answered `upstream_unreachable` (undici refused the header) without
+ *   contacting the seller. An id a Last-Event-ID header cannot carry back exactly is no longer
+ *   made a token (request/headers.ts isResumableEventId): the event goes out without an id.
  *
  * Input (agent `s`, max_response_bytes 300; raw seller on 127.0.0.1): a tools/call (id 41)
  * answered over SSE with `id: e1` and a progress event, then the connection dropped; the
@@ -86,5 +90,30 @@ describe('SSE resumption: only a GET resumes, and only with SSE', { timeout: TES
     // Not verified either: a token that is no token does not refuse the POST.
     const garbage = await rawPost(stack.gateway.agentUrl('s'), toolCall(44, 'get_products'), { ...HEADERS, 'last-event-id': 'not-a-token' });
     assert.equal(garbage.status, 200);
+  });
+
+  test('seller ids with non-ASCII characters can never be resumed: such ids are not made tokens', async () => {
+    const ids = ['é\u2028😀', ' lead', 'trail\t', 'a b'];
+    const note = '{"jsonrpc":"2.0","method":"n"}';
+    answer = (_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      // `id:  lead`: one space after the colon is dropped, the id is " lead".
+      res.end(ids.map((id) => `id: ${id}\ndata: ${note}\n\n`).join('') + `data: ${toolResponse(45, { ok: true })}\n\n`);
+    };
+    const r = await rawPost(stack.gateway.agentUrl('s'), toolCall(45, 'get_products'), HEADERS);
+    const text = r.text();
+    const tokens = sseIds(text);
+    assert.equal(tokens.length, 1, text);
+    assert.equal(text.split('\n\n')[3], `id: ${tokens[0]}\ndata: ${note}`, 'only the printable-ASCII id got a token');
+    for (const block of text.split('\n\n').slice(0, 3)) assert.equal(block, `data: ${note}`);
+    let lastEventId: unknown;
+    answer = (req, res) => {
+      lastEventId = req.headers['last-event-id'];
+      res.writeHead(200, { 'content-type': 'text/event-stream' }).end(`data: ${toolResponse(45, { ok: true })}\n\n`);
+    };
+    const resumed = await fetch(stack.gateway.agentUrl('s'), { headers: { accept: 'text/event-stream', 'last-event-id': tokens[0]!, ...HEADERS } });
+    assert.equal(resumed.status, 200);
+    await resumed.text();
+    assert.equal(lastEventId, 'a b');
   });
 });
