@@ -183,7 +183,7 @@ export const REASONS = {
     code: 'SERVICE_UNAVAILABLE',
     details: ['upstream_status'],
     mayHaveExecuted: true,
-    description: "The seller answered 2xx but not with JSON or SSE (an empty answer to a request included: its host waits for a response; an empty answer to a notification passes, whatever its Content-Type), or answered 1xx/3xx (redirects are never followed), or with a body that is not a JSON-RPC message or not the response to the request's id. A JSON body is scanned as it arrives, so a body that stops being JSON before it breaks a depth/node bound gets this reason (once read in full under the byte bounds), not `json_depth`/`json_nodes`.",
+    description: "The seller answered 2xx but not with JSON or SSE (an empty answer to a request included: its host waits for a response; an empty answer to a notification passes, whatever its Content-Type), or answered 1xx/3xx (redirects are never followed), or with a body that is not a JSON-RPC message or not the response to the request's id, or answered the GET that resumes a stream (`Last-Event-ID`) with anything but SSE (that body would escape the request's cumulative count). A JSON body is scanned as it arrives, so a body that stops being JSON before it breaks a depth/node bound gets this reason (once read in full under the byte bounds), not `json_depth`/`json_nodes`.",
     source: 'ARCHITECTURE §3',
   },
   gateway_shutdown: {
