@@ -25,6 +25,7 @@ import { scanJson, scanTopMembers, type ByteRange, type TextMember } from '../mc
 import { hasLossyNumber } from '../mcp/json-numbers.js';
 import { jsonString, memberIndexes } from '../mcp/text-members.js';
 import { checkJsonBounds, withinJsonBounds, type JsonBoundsLimits } from '../mcp/json-bounds.js';
+import { BACKSLASH, DIGIT_0, DIGIT_9, LBRACE, LOWER_N, MINUS, QUOTE } from '../mcp/json-bytes.js';
 
 export const NO_BODY: RpcPeek = Object.freeze({ kind: 'none', id: null, idText: undefined, method: undefined, toolName: undefined });
 
@@ -185,10 +186,6 @@ function lossyText(body: Buffer, range: ByteRange): string | undefined {
 // ---------------------------------------------------------------------------------------
 // The scan reading
 
-const QUOTE = 0x22;
-const LBRACE = 0x7b;
-const LOWER_N = 0x6e;
-
 /**
  * The facts from the scan's member table (offsets in `body`), read as `JSON.parse` keeps the
  * members (mcp/text-members.ts: the last of duplicate keys wins, escaped keys decoded); or
@@ -214,7 +211,7 @@ function factsOfScan(body: Buffer, top: 'object' | 'array' | 'scalar', nodes: nu
     const first = idMember.first;
     if (first === QUOTE) id = jsonString(body, idMember.value);
     else if (first === LOWER_N) id = null;
-    else if (first === 0x2d || (first >= 0x30 && first <= 0x39)) {
+    else if (first === MINUS || (first >= DIGIT_0 && first <= DIGIT_9)) {
       // A JSON number's text is a JavaScript numeric literal with the same value (`Number`
       // and `JSON.parse` round alike; too large a magnitude is Infinity in both).
       const n = Number(body.toString('latin1', idMember.value[0], idMember.value[1]));
@@ -247,6 +244,6 @@ function factsOfScan(body: Buffer, top: 'object' | 'array' | 'scalar', nodes: nu
 }
 
 function hasBackslash(body: Buffer, [start, end]: ByteRange): boolean {
-  for (let i = start; i < end; i++) if (body[i] === 0x5c) return true;
+  for (let i = start; i < end; i++) if (body[i] === BACKSLASH) return true;
   return false;
 }

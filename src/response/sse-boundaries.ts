@@ -259,15 +259,13 @@ export class SseLineFeeder {
   /**
    * True only while the sink is handed a text whose last character is a CR that is the last
    * byte of the stream so far and follows a line break (a line ended by CR LF or by CR, then
-   * a CR: the CR of a blank line): in a stream
-   * with CR LF line endings, that CR ends the event's blank line and the LF of its CR LF is
-   * still to come, in the next chunk (CR LF is one line break: WHATWG HTML §9.2.6). The sink
-   * gets the line complete at once ({@link emit}), so an event the parser dispatches there
-   * would be counted without that LF: the SSE stage counts it in the event's resume token
-   * (sse-stage.ts `tokenCount`; reported failure: a token one byte short,
-   * test/regressions/sse-crlf-split-token-undercount.test.ts; after a CR-ended line:
-   * test/regressions/sse-crlf-split-token-undercount.test.ts). When no LF follows (a
-   * CR-only stream) that token counts one byte more than came: never fewer.
+   * the CR of a blank line): with CR LF blank lines, the LF of that CR LF is still to come, in
+   * the next chunk (CR LF is one line break: WHATWG HTML §9.2.6). The sink gets the line
+   * complete at once ({@link emit}), so an event the parser dispatches there would be counted
+   * without that LF: the SSE stage counts it in the event's resume token (sse-stage.ts
+   * `tokenCount`; reported failure: a token one byte short, after an LF-ended and after a
+   * CR-ended line: test/regressions/sse-crlf-split-token-undercount.test.ts). When no LF
+   * follows (a CR-only stream) that token counts one byte more than came: never fewer.
    */
   get lfExpected(): boolean {
     return this.expectingLf;

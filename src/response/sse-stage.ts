@@ -301,10 +301,7 @@ export async function handleSseBody(
     // (counting through the limit point only over-counts; a token cannot carry more than its
     // limit). Reported failure: such an event with CR-only line endings lost its id
     // (test/regressions/sse-new-user-findings.test.ts).
-    if (id !== undefined && id !== '') {
-      id = exchange.mintEventId(id, tokenCount());
-      if (id === undefined) log.warn({ agent: exchange.agent.name }, 'SSE event id could not be turned into a resume token: forwarded without an id');
-    }
+    if (id !== undefined) id = hostEventId(id, 'forwarded without an id');
     if (!exchange.finished) {
       if (out !== undefined) batch.eventBytes({ id, event }, out);
       else batch.event({ id, event, data: data! });
@@ -316,10 +313,23 @@ export async function handleSseBody(
   /**
    * The count a resume token minted now carries: the request's bytes through the end of the
    * event being dispatched (0 on the standalone GET stream), at most the limit (see `deliver`).
-   * An event dispatched at a CR that is the last byte so far, in a stream with CR LF line
-   * endings, ends with the LF still to come (SseLineFeeder.lfExpected): that LF is counted.
+   * An event dispatched at the CR of its blank line, the last byte so far, may end with the
+   * LF of a CR LF still to come (SseLineFeeder.lfExpected): that LF is counted.
    */
   const tokenCount = (): number => (cumulative ? Math.min(cumulative.used + (lines.lfExpected ? 1 : 0), cumulative.limit) : 0);
+
+  /**
+   * The id the host gets for a seller's event id (an event's: `deliver`; an id-only block's:
+   * `onIdOnly`): a resume token carrying {@link tokenCount}, an empty id unchanged; undefined,
+   * with a warning saying what happens to the event (`what`), when no token can be made (an
+   * id a Last-Event-ID header cannot carry back, a token over 4096 characters: routing/handler.ts).
+   */
+  const hostEventId = (sellerId: string, what: string): string | undefined => {
+    if (sellerId === '') return sellerId;
+    const token = exchange.mintEventId(sellerId, tokenCount());
+    if (token === undefined) log.warn({ agent: exchange.agent.name }, `SSE event id could not be turned into a resume token: ${what}`);
+    return token;
+  };
 
   /** True from a per-event cap breach (an endless line) to the next event boundary (see `take`). */
   let skippingToBoundary = false;
@@ -361,11 +371,8 @@ export async function handleSseBody(
    */
   const onIdOnly = (id: string): void => {
     if (streamEnded || skippingToBoundary || exchange.finished) return;
-    const out = id === '' ? id : exchange.mintEventId(id, tokenCount());
-    if (out === undefined) {
-      log.warn({ agent: exchange.agent.name }, 'SSE event id could not be turned into a resume token: id-only block dropped');
-      return;
-    }
+    const out = hostEventId(id, 'id-only block dropped');
+    if (out === undefined) return;
     batch.frame(encodeSseIdOnly(out));
     if (out !== '') exchange.lastEventIdSent = out;
   };
