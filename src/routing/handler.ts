@@ -49,12 +49,15 @@ type McpRequest = FastifyRequest<{ Params: { agent: string } }>;
 
 export function createMcpHandler(deps: HandlerDeps) {
   const logInfo = plainInfoWriter(deps.log);
-  // Not `async`: a request its agent's guard admits at once (nearly all) is forwarded in the
-  // same turn and the reply itself is returned (Fastify awaits it through `reply.then`, as
-  // it awaited the async function's promise that adopted it), without the promise and the
-  // thenable job an async function adds per request (issue 5). Only a request that waits
-  // for its turn returns a promise.
-  return function mcpHandler(request: McpRequest, reply: FastifyReply): FastifyReply | Promise<FastifyReply> {
+  // Not `async`, and nothing returned for a request forwarded at once (nearly all): the
+  // handler has sent or will send the reply itself (Fastify's callback style, as for any
+  // synchronous handler that calls `reply.send`). Returning the reply made Fastify await it
+  // through `reply.then`, which watches the response with `stream.finished` (listeners on
+  // finish, end, error and close added and removed per request), and an async function
+  // added a promise and a thenable job on top (issue 5, 1 KiB results). A request that waits
+  // for its turn returns a promise of the reply: Fastify would answer a promise of nothing
+  // itself, with an empty body.
+  return function mcpHandler(request: McpRequest, reply: FastifyReply): FastifyReply | Promise<FastifyReply> | undefined {
     const config = deps.getConfig();
     const body = Buffer.isBuffer(request.body) ? request.body : undefined;
     const agent = config.agents.get(request.params.agent);
@@ -237,7 +240,10 @@ export function createMcpHandler(deps: HandlerDeps) {
       });
     };
 
-    if (pending === undefined) return forward();
+    if (pending === undefined) {
+      forward();
+      return undefined;
+    }
     return pending.admitted.then((granted) => {
       if (exchange.finished) {
         // The host went away while waiting; a turn granted at that moment is given back.
