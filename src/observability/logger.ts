@@ -15,6 +15,7 @@
 import pino, { type DestinationStream, type Logger, type LoggerOptions } from 'pino';
 import type { GatewayConfig } from '../config/types.js';
 import type { Exchange } from '../exchange.js';
+import { stdoutLogDestination } from './log-destination.js';
 
 /** The text that replaces a redacted value. */
 export const REDACTED = '[redacted]';
@@ -101,7 +102,7 @@ export function loggerOptions(level: LoggerOptions['level'], scrubber?: { scrub(
 }
 
 export interface CreateLoggerOptions {
-  /** Where lines go. Default: stdout. */
+  /** Where lines go. Default: stdout, through the process's one `stdoutLogDestination` (log-destination.ts: never hangs the exit). */
   destination?: DestinationStream;
 }
 
@@ -109,7 +110,7 @@ export interface CreateLoggerOptions {
 export function createLogger(level: LoggerOptions['level'], opts: CreateLoggerOptions = {}): Logger {
   const scrubber = new SecretScrubber();
   const options = loggerOptions(level, scrubber);
-  const logger = opts.destination === undefined ? pino(options) : pino(options, opts.destination);
+  const logger = pino(options, opts.destination ?? stdoutLogDestination());
   scrubbers.set(logger, scrubber);
   return logger;
 }
