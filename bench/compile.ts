@@ -42,13 +42,18 @@ export interface CompiledSnapshot {
   readonly ms: number;
 }
 
-export function compileSnapshot(): CompiledSnapshot {
+/**
+ * Copies src/ and bench/ of `root` (default: this repository; bench/ab.ts passes a worktree of
+ * another revision) to a temporary directory and compiles the child modules there with this
+ * repository's tsc and node_modules.
+ */
+export function compileSnapshot(root: string = REPO_DIR): CompiledSnapshot {
   const t0 = performance.now();
   const dir = mkdtempSync(join(os.tmpdir(), 'adcp-bench-src-'));
   try {
-    cpSync(join(REPO_DIR, 'src'), join(dir, 'src'), { recursive: true });
-    cpSync(join(REPO_DIR, 'bench'), join(dir, 'bench'), { recursive: true, filter: (p) => !/\/bench\/profiles(\/|$)/.test(p) && !p.endsWith('.md') });
-    for (const f of ['package.json', 'tsconfig.json']) copyFileSync(join(REPO_DIR, f), join(dir, f));
+    cpSync(join(root, 'src'), join(dir, 'src'), { recursive: true });
+    cpSync(join(root, 'bench'), join(dir, 'bench'), { recursive: true, filter: (p) => !/\/bench\/profiles(\/|$)/.test(p) && !p.endsWith('.md') });
+    for (const f of ['package.json', 'tsconfig.json']) copyFileSync(join(root, f), join(dir, f));
     symlinkSync(join(REPO_DIR, 'node_modules'), join(dir, 'node_modules'), 'dir');
     const out = join(dir, 'out');
     writeFileSync(

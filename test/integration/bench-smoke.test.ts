@@ -4,6 +4,7 @@
 // hand, timing assertions have no place in the test suite.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { execFileSync } from 'node:child_process';
 import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { REPO, captureOutput, spawnTsx } from '../helpers/process.js';
@@ -50,6 +51,36 @@ describe('bench smoke (bench/run.ts --quick)', () => {
     assert.match(summaryOut.stdout, /^Sampled allocations: \d+\.\d MiB in all/m);
     assert.match(summaryOut.stdout, /^\| MiB \| share \| function \|$/m);
     rmSync(profile);
+  });
+
+  it('bench/ab.ts --quick (npm run bench:ab) compares the working tree with HEAD and prints its table; a bad option is refused', { timeout: RUN_TIMEOUT_MS + 10_000 }, async () => {
+    const child = spawnTsx('bench/ab.ts', ['--quick', '--cases', 'a,b']);
+    const out = captureOutput(child);
+    const code = await new Promise<number | null>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        child.kill('SIGTERM');
+        setTimeout(() => child.kill('SIGKILL'), 5_000).unref();
+        reject(new Error(`bench/ab.ts --quick did not finish within ${RUN_TIMEOUT_MS} ms\n${out.stderr}`));
+      }, RUN_TIMEOUT_MS);
+      child.on('error', reject);
+      child.on('exit', (c) => {
+        clearTimeout(timer);
+        resolve(c);
+      });
+    });
+    assert.equal(code, 0, `bench/ab.ts --quick exited ${code}\n${out.stderr}`);
+    assert.match(out.stdout, /^# Gateway A\/B: working tree \(head\) against HEAD \(base, [0-9a-f]+\)$/m);
+    assert.match(out.stdout, /^\| case \| pass-through µs\/req \| base µs\/req \| head µs\/req \| base ÷ pass \| head ÷ pass \| head ÷ base \(median\) \| geomean ± 2 s\.e\. \| head cheaper \|$/m);
+    assert.match(out.stdout, /^\| 1 KiB \(a\) \| \d/m);
+    assert.match(out.stdout, /^\| 1 KiB \(b\) \| \d[^\n]*\| [01] of 1 \|$/m);
+    // The temporary worktree of the base revision is gone.
+    const worktrees = execFileSync('git', ['worktree', 'list'], { cwd: REPO, encoding: 'utf8' });
+    assert.doesNotMatch(worktrees, /adcp-bench-ab-/);
+
+    const bad = spawnTsx('bench/ab.ts', ['--rounds', '0']);
+    const badOut = captureOutput(bad);
+    assert.equal(await new Promise<number | null>((resolve) => bad.on('exit', resolve)), 2);
+    assert.match(badOut.stderr, /^--rounds must be an integer from 1 to 100, got "0"$/m);
   });
 
   it('bench/scan.ts --quick (npm run bench:scan) prints the scan table, one row per shape; a bad --rounds is refused', { timeout: 60_000 }, async () => {

@@ -1,0 +1,235 @@
+/**
+ * `npm run bench:ab`: the gateway of the working tree against the gateway of another git
+ * revision, side by side in one run on 127.0.0.1, in CPU time per request: the instrument for
+ * a change worth a few percent of a 1 KiB request, which the full bench's req/s ratios cannot
+ * show (bench/README.md, "A/B of two versions").
+ *
+ *   npm run bench:ab -- [--base REV] [--cases a,b,c] [--rounds N] [--requests N] [--quick]
+ *
+ * Processes (compiled as the full bench compiles them: compile.ts): one seller, one
+ * pass-through, the gateway of `--base` (default HEAD: the last commit, so the comparison is
+ * what the uncommitted changes do) and the gateway of the working tree. `--base` is checked
+ * out into a temporary git worktree, removed at the end. Every case is the full bench's 1 KiB
+ * JSON case of that variant (cases.ts). After a warm-up (~20 s: every target and case in
+ * turn), each round sends each case `--requests` requests to every target in turn (the two
+ * gateways' order alternating by round), and reads each process's CPU time around its load.
+ *
+ * Output (Markdown, stdout): per case the CPU µs per response of each target (median over
+ * rounds), each gateway ÷ the pass-through, and head ÷ base: the median of the per-round
+ * ratios, their geometric mean ± two standard errors, and in how many rounds head was the
+ * cheaper. Progress on stderr.
+ *
+ * Bounded: every load stops at its request count or after 60 s; the run's watchdog (5 min
+ * plus twice the loads' time at 1,000 requests/s; 2 min with --quick) ends it and every
+ * child; SIGINT/SIGTERM end the children too.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { REPO_DIR, killAllChildren, startChild, useCompiled, type BenchChild } from './children.js';
+import { compileSnapshot, type CompiledSnapshot } from './compile.js';
+import { REQUEST_BODY, REQUEST_HEADERS, gatewayYaml } from './cases.js';
+import { runLoad } from './load.js';
+import { median } from './stats.js';
+
+const USAGE = `Usage: npm run bench:ab -- [--base REV] [--cases a,b,c] [--rounds N] [--requests N] [--quick]
+
+Compares the gateway of the working tree (head) with the gateway of git revision REV
+(base; default HEAD), beside a pass-through, in CPU time per 1 KiB request.
+
+  --base REV      git revision to compare with (default HEAD)
+  --cases LIST    1 KiB JSON cases, of a (nothing to rewrite), b (deduped), c (lifted); default a,b,c
+  --rounds N      rounds, 1 to 100 (default 16)
+  --requests N    requests per load, 100 to 100000 (default 4000)
+  --quick         1 round of 200 requests after a short warm-up (the CI smoke test; figures meaningless)
+  --help          this text
+`;
+
+interface Options {
+  base: string;
+  variants: string[];
+  rounds: number;
+  requests: number;
+  warmupMs: number;
+  quick: boolean;
+}
+
+function intOption(name: string, raw: string | undefined, fallback: number, lo: number, hi: number): number {
+  if (raw === undefined) return fallback;
+  const n = Number(raw);
+  if (!/^\d+$/.test(raw) || n < lo || n > hi) throw new Error(`--${name} must be an integer from ${lo} to ${hi}, got "${raw}"`);
+  return n;
+}
+
+function parseOptions(argv: string[]): Options | undefined {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      base: { type: 'string' },
+      cases: { type: 'string' },
+      rounds: { type: 'string' },
+      requests: { type: 'string' },
+      quick: { type: 'boolean' },
+      help: { type: 'boolean' },
+    },
+    strict: true,
+  });
+  if (values.help) return undefined;
+  const variants = (values.cases ?? 'a,b,c').split(',').map((v) => v.trim());
+  for (const v of variants) if (v !== 'a' && v !== 'b' && v !== 'c') throw new Error(`--cases takes a, b and c, got "${v}"`);
+  const quick = values.quick === true;
+  return {
+    base: values.base ?? 'HEAD',
+    variants,
+    rounds: intOption('rounds', values.rounds, quick ? 1 : 16, 1, 100),
+    requests: intOption('requests', values.requests, quick ? 200 : 4000, 100, 100_000),
+    warmupMs: quick ? 0 : 20_000,
+    quick,
+  };
+}
+
+let opts: Options | undefined;
+try {
+  opts = parseOptions(process.argv.slice(2));
+} catch (err) {
+  process.stderr.write(`${err instanceof Error ? err.message : String(err)}\n${USAGE}`);
+  process.exit(2);
+}
+if (opts === undefined) {
+  process.stdout.write(USAGE);
+  process.exit(0);
+}
+const options: Options = opts;
+
+const started = performance.now();
+const log = (msg: string): void => void process.stderr.write(`[ab ${((performance.now() - started) / 1000).toFixed(1).padStart(6)} s] ${msg}\n`);
+
+const temporary: string[] = [];
+let worktree: string | undefined;
+function cleanUp(): void {
+  killAllChildren();
+  for (const dir of temporary) rmSync(dir, { recursive: true, force: true });
+  if (worktree !== undefined) {
+    try {
+      execFileSync('git', ['worktree', 'remove', '--force', worktree], { cwd: REPO_DIR, stdio: 'ignore' });
+    } catch {
+      rmSync(worktree, { recursive: true, force: true });
+    }
+  }
+}
+
+// 5 minutes (compiles, start, warm-up) plus twice the loads' time at 1,000 requests/s, each at most its 60 s bound.
+const LOADS = options.rounds * options.variants.length * 3;
+const WATCHDOG_MS = options.quick ? 120_000 : 5 * 60_000 + 2 * LOADS * Math.min(60_000, options.requests);
+const watchdog = setTimeout(() => {
+  log(`watchdog: the run exceeded ${WATCHDOG_MS / 1000} s, stopping`);
+  cleanUp();
+  process.exit(2);
+}, WATCHDOG_MS);
+watchdog.unref();
+for (const sig of ['SIGINT', 'SIGTERM'] as const) {
+  process.on(sig, () => {
+    cleanUp();
+    process.exit(130);
+  });
+}
+
+interface Target {
+  label: 'pass-through' | 'base' | 'head';
+  child: BenchChild;
+}
+
+/** CPU µs per response of `target` for one load of `requests` requests to the 1 KiB case of `variant`. */
+async function measure(target: Target, variant: string, requests: number): Promise<number> {
+  const before = await target.child.stats(false);
+  const r = await runLoad({
+    url: `${target.child.baseUrl}/agents/json-${variant}-1024/mcp`,
+    body: REQUEST_BODY,
+    headers: REQUEST_HEADERS,
+    connections: 8,
+    amount: requests,
+    durationMs: 60_000,
+  });
+  const after = await target.child.stats(false);
+  if (r.non2xx > 0 || r.errors > 0 || r.ok === 0) throw new Error(`${target.label}, case ${variant}: ${r.ok} answers, ${r.non2xx} not 2xx, ${r.errors} errors`);
+  return (after.cpuUs - before.cpuUs) / r.ok;
+}
+
+const fmt = (n: number, digits = 1): string => n.toFixed(digits);
+
+function report(samples: Map<string, Record<Target['label'], number[]>>, baseRev: string): string {
+  const lines = [
+    `# Gateway A/B: working tree (head) against ${options.base} (base, ${baseRev})`,
+    '',
+    `- ${options.rounds} round(s) of ${options.requests} requests per load, 8 connections, 1 KiB JSON cases; Node ${process.version}`,
+    '- CPU µs/req: user + system CPU time of the process per response, median over rounds. head ÷ base: per round, then median; geomean ± 2 standard errors of the per-round ratios; rounds where head was the cheaper.',
+    '',
+    '| case | pass-through µs/req | base µs/req | head µs/req | base ÷ pass | head ÷ pass | head ÷ base (median) | geomean ± 2 s.e. | head cheaper |',
+    '| --- | --- | --- | --- | --- | --- | --- | --- | --- |',
+  ];
+  for (const [variant, s] of samples) {
+    const per = (a: number[], b: number[]): number[] => a.map((x, i) => x / b[i]!);
+    const hb = per(s.head, s.base);
+    const logs = hb.map(Math.log);
+    const mean = logs.reduce((a, b) => a + b, 0) / logs.length;
+    const sd = logs.length > 1 ? Math.sqrt(logs.reduce((a, b) => a + (b - mean) ** 2, 0) / (logs.length - 1)) : 0;
+    const se2 = (2 * sd) / Math.sqrt(logs.length);
+    lines.push(
+      `| 1 KiB (${variant}) | ${fmt(median(s['pass-through']))} | ${fmt(median(s.base))} | ${fmt(median(s.head))} | ${fmt(median(per(s.base, s['pass-through'])), 3)}× | ${fmt(median(per(s.head, s['pass-through'])), 3)}× | ${fmt(median(hb), 3)}× | ${fmt(Math.exp(mean), 3)}× (${fmt(Math.exp(mean - se2), 3)}–${fmt(Math.exp(mean + se2), 3)}) | ${hb.filter((r) => r < 1).length} of ${hb.length} |`,
+    );
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+async function main(): Promise<void> {
+  const baseRev = execFileSync('git', ['rev-parse', '--short', `${options.base}^{commit}`], { cwd: REPO_DIR, encoding: 'utf8' }).trim();
+  const parent = mkdtempSync(join(os.tmpdir(), 'adcp-bench-ab-'));
+  temporary.push(parent);
+  worktree = join(parent, 'base');
+  execFileSync('git', ['worktree', 'add', '--detach', worktree, baseRev], { cwd: REPO_DIR, stdio: 'ignore' });
+  log(`base ${options.base} (${baseRev}) checked out in ${worktree}; compiling base and head`);
+  const snapshots: Record<'base' | 'head', CompiledSnapshot> = { base: compileSnapshot(worktree), head: compileSnapshot() };
+  temporary.push(snapshots.base.dir, snapshots.head.dir);
+  for (const side of ['base', 'head'] as const) if (snapshots[side].diagnostics) log(`${side}: tsc reported type errors (it still emitted):\n${snapshots[side].diagnostics}`);
+
+  useCompiled(snapshots.head.out);
+  const seller = await startChild('seller', { module: 'seller.ts', args: ['good'] });
+  const yaml = gatewayYaml({ good: seller.baseUrl, attack: seller.baseUrl });
+  const targets: Target[] = [{ label: 'pass-through', child: await startChild('pass-through', { module: 'passthrough.ts', env: { BENCH_SELLER_GOOD: seller.baseUrl } }) }];
+  for (const side of ['base', 'head'] as const) {
+    useCompiled(snapshots[side].out);
+    targets.push({ label: side, child: await startChild(`gateway ${side}`, { module: 'gateway-child.ts', env: { BENCH_GATEWAY_YAML: yaml } }) });
+  }
+  log(`started: ${targets.map((t) => `${t.label} pid ${t.child.pid}`).join(', ')}`);
+
+  const warmEnd = performance.now() + options.warmupMs;
+  for (let round = 0; round < 10 && (round === 0 || performance.now() < warmEnd); round++) {
+    for (const t of targets) for (const v of options.variants) await measure(t, v, Math.min(2000, options.requests));
+  }
+  log('warm-up done');
+
+  const samples = new Map<string, Record<Target['label'], number[]>>(options.variants.map((v) => [v, { 'pass-through': [], base: [], head: [] }]));
+  for (let round = 0; round < options.rounds; round++) {
+    const order = round % 2 === 0 ? targets : [targets[0]!, targets[2]!, targets[1]!];
+    for (const v of options.variants) for (const t of order) samples.get(v)![t.label].push(await measure(t, v, options.requests));
+    log(`round ${round + 1} of ${options.rounds}`);
+  }
+  process.stdout.write(report(samples, baseRev));
+  for (const t of targets) await t.child.close();
+  await seller.close();
+}
+
+main().then(
+  () => {
+    cleanUp();
+    clearTimeout(watchdog);
+    process.exit(0);
+  },
+  (err: unknown) => {
+    log(`failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+    cleanUp();
+    process.exit(1);
+  },
+);
