@@ -4,20 +4,27 @@
  * a change worth a few percent of a 1 KiB request, which the full bench's req/s ratios cannot
  * show (bench/README.md, "A/B of two versions").
  *
- *   npm run bench:ab -- [--base REV] [--cases a,b,c] [--rounds N] [--requests N] [--quick]
+ *   npm run bench:ab -- [--base REV] [--cases a,b,c] [--runs N] [--rounds N] [--requests N] [--quick]
  *
- * Processes (compiled as the full bench compiles them: compile.ts): one seller, one
- * pass-through, the gateway of `--base` (default HEAD: the last commit, so the comparison is
- * what the uncommitted changes do) and the gateway of the working tree. `--base` is checked
- * out into a temporary git worktree, removed at the end. Every case is the full bench's 1 KiB
- * JSON case of that variant (cases.ts). After a warm-up (~20 s: every target and case in
- * turn), each round sends each case `--requests` requests to every target in turn (the two
+ * Processes (compiled as the full bench compiles them: compile.ts): one seller and, for each
+ * of `--runs` runs (default 3), a fresh pass-through, the gateway of `--base` (default HEAD:
+ * the last commit, so the comparison is what the uncommitted changes do) and the gateway of
+ * the working tree. `--base` is checked out into a temporary git worktree, removed at the end.
+ * Every case is the full bench's 1 KiB JSON case of that variant (cases.ts). In each run,
+ * after a warm-up (~20 s: every target and case in turn), each of `--rounds` rounds (default
+ * 12) sends each case `--requests` requests (default 4,000) to every target in turn (the two
  * gateways' order alternating by round), and reads each process's CPU time around its load.
  *
+ * Why runs with fresh processes: the same two versions measured three times, 16 rounds
+ * each, gave head ÷ base medians of 0.87-0.90×, then 0.94-0.97×, then 0.97-1.01× (the
+ * reply.then change, d936c5f): a process's speed differs by a few percent from one start to
+ * the next (its JIT decisions, where its memory lies), and every round of a run shares it,
+ * so the run, not the round, is the independent unit.
+ *
  * Output (Markdown, stdout): per case the CPU µs per response of each target (median over
- * rounds), each gateway ÷ the pass-through, and head ÷ base: the median of the per-round
- * ratios, their geometric mean ± two standard errors, and in how many rounds head was the
- * cheaper. Progress on stderr.
+ * all rounds), each gateway ÷ the pass-through, head ÷ base per run (geometric mean of its
+ * paired rounds) and over all runs (± two standard errors between runs), and in how many
+ * rounds head was the cheaper. Progress on stderr.
  *
  * Bounded: every load stops at its request count or after 60 s; the run's watchdog (5 min
  * plus twice the loads' time at 1,000 requests/s; 2 min with --quick) ends it and every
@@ -34,22 +41,24 @@ import { REQUEST_BODY, REQUEST_HEADERS, gatewayYaml } from './cases.js';
 import { runLoad } from './load.js';
 import { median } from './stats.js';
 
-const USAGE = `Usage: npm run bench:ab -- [--base REV] [--cases a,b,c] [--rounds N] [--requests N] [--quick]
+const USAGE = `Usage: npm run bench:ab -- [--base REV] [--cases a,b,c] [--runs N] [--rounds N] [--requests N] [--quick]
 
 Compares the gateway of the working tree (head) with the gateway of git revision REV
 (base; default HEAD), beside a pass-through, in CPU time per 1 KiB request.
 
   --base REV      git revision to compare with (default HEAD)
   --cases LIST    1 KiB JSON cases, of a (nothing to rewrite), b (deduped), c (lifted); default a,b,c
-  --rounds N      rounds, 1 to 100 (default 16)
+  --runs N        runs, each with fresh pass-through and gateway processes, 1 to 10 (default 3)
+  --rounds N      rounds per run, 1 to 100 (default 12)
   --requests N    requests per load, 100 to 100000 (default 4000)
-  --quick         1 round of 200 requests after a short warm-up (the CI smoke test; figures meaningless)
+  --quick         1 run of 1 round of 200 requests after a short warm-up (the CI smoke test; figures meaningless)
   --help          this text
 `;
 
 interface Options {
   base: string;
   variants: string[];
+  runs: number;
   rounds: number;
   requests: number;
   warmupMs: number;
@@ -69,6 +78,7 @@ function parseOptions(argv: string[]): Options | undefined {
     options: {
       base: { type: 'string' },
       cases: { type: 'string' },
+      runs: { type: 'string' },
       rounds: { type: 'string' },
       requests: { type: 'string' },
       quick: { type: 'boolean' },
@@ -83,7 +93,8 @@ function parseOptions(argv: string[]): Options | undefined {
   return {
     base: values.base ?? 'HEAD',
     variants,
-    rounds: intOption('rounds', values.rounds, quick ? 1 : 16, 1, 100),
+    runs: intOption('runs', values.runs, quick ? 1 : 3, 1, 10),
+    rounds: intOption('rounds', values.rounds, quick ? 1 : 12, 1, 100),
     requests: intOption('requests', values.requests, quick ? 200 : 4000, 100, 100_000),
     warmupMs: quick ? 0 : 20_000,
     quick,
@@ -121,8 +132,8 @@ function cleanUp(): void {
 }
 
 // 5 minutes (compiles, start, warm-up) plus twice the loads' time at 1,000 requests/s, each at most its 60 s bound.
-const LOADS = options.rounds * options.variants.length * 3;
-const WATCHDOG_MS = options.quick ? 120_000 : 5 * 60_000 + 2 * LOADS * Math.min(60_000, options.requests);
+const LOADS = options.runs * options.rounds * options.variants.length * 3;
+const WATCHDOG_MS = options.quick ? 120_000 : 5 * 60_000 + options.runs * 60_000 + 2 * LOADS * Math.min(60_000, options.requests);
 const watchdog = setTimeout(() => {
   log(`watchdog: the run exceeded ${WATCHDOG_MS / 1000} s, stopping`);
   cleanUp();
@@ -159,25 +170,41 @@ async function measure(target: Target, variant: string, requests: number): Promi
 
 const fmt = (n: number, digits = 1): string => n.toFixed(digits);
 
-function report(samples: Map<string, Record<Target['label'], number[]>>, baseRev: string): string {
+/** CPU µs per response of each target, per round, for one case: one array per run. */
+type CaseSamples = Record<Target['label'], number[][]>;
+
+function geomean(values: readonly number[]): number {
+  return Math.exp(values.reduce((a, v) => a + Math.log(v), 0) / values.length);
+}
+
+/** Two standard errors of the mean of `logs`, as a factor (0 for a single value). */
+function twoSe(logs: readonly number[]): number {
+  if (logs.length < 2) return 0;
+  const mean = logs.reduce((a, b) => a + b, 0) / logs.length;
+  const sd = Math.sqrt(logs.reduce((a, b) => a + (b - mean) ** 2, 0) / (logs.length - 1));
+  return (2 * sd) / Math.sqrt(logs.length);
+}
+
+function report(samples: Map<string, CaseSamples>, baseRev: string): string {
   const lines = [
     `# Gateway A/B: working tree (head) against ${options.base} (base, ${baseRev})`,
     '',
-    `- ${options.rounds} round(s) of ${options.requests} requests per load, 8 connections, 1 KiB JSON cases; Node ${process.version}`,
-    '- CPU µs/req: user + system CPU time of the process per response, median over rounds. head ÷ base: per round, then median; geomean ± 2 standard errors of the per-round ratios; rounds where head was the cheaper.',
+    `- ${options.runs} run(s) of ${options.rounds} round(s), ${options.requests} requests per load, 8 connections, 1 KiB JSON cases; Node ${process.version}`,
+    '- CPU µs/req: user + system CPU time of the process per response, median over all rounds. head ÷ base: per round, paired; "per run" is the geometric mean of one run\'s rounds (each run has its own processes, whose speed differs by a few percent from start to start); "all runs" is the geometric mean of those, ± two standard errors between runs; "head cheaper" counts rounds.',
     '',
-    '| case | pass-through µs/req | base µs/req | head µs/req | base ÷ pass | head ÷ pass | head ÷ base (median) | geomean ± 2 s.e. | head cheaper |',
+    '| case | pass-through µs/req | base µs/req | head µs/req | base ÷ pass | head ÷ pass | head ÷ base per run | head ÷ base, all runs | head cheaper |',
     '| --- | --- | --- | --- | --- | --- | --- | --- | --- |',
   ];
   for (const [variant, s] of samples) {
+    const all = (label: Target['label']): number[] => s[label].flat();
     const per = (a: number[], b: number[]): number[] => a.map((x, i) => x / b[i]!);
-    const hb = per(s.head, s.base);
-    const logs = hb.map(Math.log);
-    const mean = logs.reduce((a, b) => a + b, 0) / logs.length;
-    const sd = logs.length > 1 ? Math.sqrt(logs.reduce((a, b) => a + (b - mean) ** 2, 0) / (logs.length - 1)) : 0;
-    const se2 = (2 * sd) / Math.sqrt(logs.length);
+    const perRun = s.head.map((head, r) => geomean(per(head, s.base[r]!)));
+    const allRounds = per(all('head'), all('base'));
+    const g = geomean(perRun);
+    const se = twoSe(perRun.map(Math.log));
+    const spread = options.runs > 1 ? ` (${fmt(g * Math.exp(-se), 3)}–${fmt(g * Math.exp(se), 3)})` : '';
     lines.push(
-      `| 1 KiB (${variant}) | ${fmt(median(s['pass-through']))} | ${fmt(median(s.base))} | ${fmt(median(s.head))} | ${fmt(median(per(s.base, s['pass-through'])), 3)}× | ${fmt(median(per(s.head, s['pass-through'])), 3)}× | ${fmt(median(hb), 3)}× | ${fmt(Math.exp(mean), 3)}× (${fmt(Math.exp(mean - se2), 3)}–${fmt(Math.exp(mean + se2), 3)}) | ${hb.filter((r) => r < 1).length} of ${hb.length} |`,
+      `| 1 KiB (${variant}) | ${fmt(median(all('pass-through')))} | ${fmt(median(all('base')))} | ${fmt(median(all('head')))} | ${fmt(median(per(all('base'), all('pass-through'))), 3)}× | ${fmt(median(per(all('head'), all('pass-through'))), 3)}× | ${perRun.map((r) => `${fmt(r, 3)}×`).join(', ')} | ${fmt(g, 3)}×${spread} | ${allRounds.filter((r) => r < 1).length} of ${allRounds.length} |`,
     );
   }
   return `${lines.join('\n')}\n`;
@@ -197,27 +224,29 @@ async function main(): Promise<void> {
   useCompiled(snapshots.head.out);
   const seller = await startChild('seller', { module: 'seller.ts', args: ['good'] });
   const yaml = gatewayYaml({ good: seller.baseUrl, attack: seller.baseUrl });
-  const targets: Target[] = [{ label: 'pass-through', child: await startChild('pass-through', { module: 'passthrough.ts', env: { BENCH_SELLER_GOOD: seller.baseUrl } }) }];
-  for (const side of ['base', 'head'] as const) {
-    useCompiled(snapshots[side].out);
-    targets.push({ label: side, child: await startChild(`gateway ${side}`, { module: 'gateway-child.ts', env: { BENCH_GATEWAY_YAML: yaml } }) });
-  }
-  log(`started: ${targets.map((t) => `${t.label} pid ${t.child.pid}`).join(', ')}`);
+  const samples = new Map<string, CaseSamples>(options.variants.map((v) => [v, { 'pass-through': [], base: [], head: [] }]));
+  for (let run = 0; run < options.runs; run++) {
+    useCompiled(snapshots.head.out);
+    const targets: Target[] = [{ label: 'pass-through', child: await startChild('pass-through', { module: 'passthrough.ts', env: { BENCH_SELLER_GOOD: seller.baseUrl } }) }];
+    for (const side of ['base', 'head'] as const) {
+      useCompiled(snapshots[side].out);
+      targets.push({ label: side, child: await startChild(`gateway ${side}`, { module: 'gateway-child.ts', env: { BENCH_GATEWAY_YAML: yaml } }) });
+    }
+    log(`run ${run + 1} of ${options.runs}: ${targets.map((t) => `${t.label} pid ${t.child.pid}`).join(', ')}`);
 
-  const warmEnd = performance.now() + options.warmupMs;
-  for (let round = 0; round < 10 && (round === 0 || performance.now() < warmEnd); round++) {
-    for (const t of targets) for (const v of options.variants) await measure(t, v, Math.min(2000, options.requests));
-  }
-  log('warm-up done');
-
-  const samples = new Map<string, Record<Target['label'], number[]>>(options.variants.map((v) => [v, { 'pass-through': [], base: [], head: [] }]));
-  for (let round = 0; round < options.rounds; round++) {
-    const order = round % 2 === 0 ? targets : [targets[0]!, targets[2]!, targets[1]!];
-    for (const v of options.variants) for (const t of order) samples.get(v)![t.label].push(await measure(t, v, options.requests));
-    log(`round ${round + 1} of ${options.rounds}`);
+    const warmEnd = performance.now() + options.warmupMs;
+    for (let round = 0; round < 10 && (round === 0 || performance.now() < warmEnd); round++) {
+      for (const t of targets) for (const v of options.variants) await measure(t, v, Math.min(2000, options.requests));
+    }
+    for (const s of samples.values()) for (const t of targets) s[t.label].push([]);
+    for (let round = 0; round < options.rounds; round++) {
+      const order = round % 2 === 0 ? targets : [targets[0]!, targets[2]!, targets[1]!];
+      for (const v of options.variants) for (const t of order) samples.get(v)![t.label][run]!.push(await measure(t, v, options.requests));
+    }
+    log(`run ${run + 1} of ${options.runs}: ${options.rounds} round(s) done`);
+    for (const t of targets) await t.child.close();
   }
   process.stdout.write(report(samples, baseRev));
-  for (const t of targets) await t.child.close();
   await seller.close();
 }
 

@@ -70,7 +70,7 @@ describe('bench smoke (bench/run.ts --quick)', () => {
     });
     assert.equal(code, 0, `bench/ab.ts --quick exited ${code}\n${out.stderr}`);
     assert.match(out.stdout, /^# Gateway A\/B: working tree \(head\) against HEAD \(base, [0-9a-f]+\)$/m);
-    assert.match(out.stdout, /^\| case \| pass-through µs\/req \| base µs\/req \| head µs\/req \| base ÷ pass \| head ÷ pass \| head ÷ base \(median\) \| geomean ± 2 s\.e\. \| head cheaper \|$/m);
+    assert.match(out.stdout, /^\| case \| pass-through µs\/req \| base µs\/req \| head µs\/req \| base ÷ pass \| head ÷ pass \| head ÷ base per run \| head ÷ base, all runs \| head cheaper \|$/m);
     assert.match(out.stdout, /^\| 1 KiB \(a\) \| \d/m);
     assert.match(out.stdout, /^\| 1 KiB \(b\) \| \d[^\n]*\| [01] of 1 \|$/m);
     // The temporary worktree of the base revision is gone.
