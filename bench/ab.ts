@@ -35,7 +35,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { REPO_DIR, killAllChildren, startChild, useCompiled, type BenchChild } from './children.js';
+import { REPO_DIR, guardRun, killAllChildren, startChild, useCompiled, type BenchChild } from './children.js';
 import { compileSnapshot, type CompiledSnapshot } from './compile.js';
 import { REQUEST_BODY, REQUEST_HEADERS, gatewayYaml } from './cases.js';
 import { runLoad } from './load.js';
@@ -134,18 +134,7 @@ function cleanUp(): void {
 // 5 minutes (compiles, start, warm-up) plus twice the loads' time at 1,000 requests/s, each at most its 60 s bound.
 const LOADS = options.runs * options.rounds * options.variants.length * 3;
 const WATCHDOG_MS = options.quick ? 120_000 : 5 * 60_000 + options.runs * 60_000 + 2 * LOADS * Math.min(60_000, options.requests);
-const watchdog = setTimeout(() => {
-  log(`watchdog: the run exceeded ${WATCHDOG_MS / 1000} s, stopping`);
-  cleanUp();
-  process.exit(2);
-}, WATCHDOG_MS);
-watchdog.unref();
-for (const sig of ['SIGINT', 'SIGTERM'] as const) {
-  process.on(sig, () => {
-    cleanUp();
-    process.exit(130);
-  });
-}
+const watchdog = guardRun(WATCHDOG_MS, log, cleanUp);
 
 interface Target {
   label: 'pass-through' | 'base' | 'head';

@@ -52,6 +52,27 @@ export function killAllChildren(): void {
   live.clear();
 }
 
+/**
+ * Bounds a bench run: past `ms` it logs, runs `cleanUp` (default: every child killed) and
+ * exits 2; SIGINT and SIGTERM run `cleanUp` and exit 130. Returns the watchdog (unref'd:
+ * clear it when the run ends).
+ */
+export function guardRun(ms: number, log: (msg: string) => void, cleanUp: () => void = killAllChildren): NodeJS.Timeout {
+  const watchdog = setTimeout(() => {
+    log(`watchdog: the run exceeded ${ms / 1000} s, stopping`);
+    cleanUp();
+    process.exit(2);
+  }, ms);
+  watchdog.unref();
+  for (const sig of ['SIGINT', 'SIGTERM'] as const) {
+    process.on(sig, () => {
+      cleanUp();
+      process.exit(130);
+    });
+  }
+  return watchdog;
+}
+
 let compiledOut: string | undefined;
 
 /** Sets the directory of the compiled run (compile.ts `CompiledSnapshot.out`) every child is started from. */

@@ -57,7 +57,7 @@ import {
   type SizeSpec,
   type Variant,
 } from './cases.js';
-import { BENCH_DIR, REPO_DIR, killAllChildren, livePids, reaped, runOnce, spawnChild, startChild, useCompiled, withTimeout, type BenchChild } from './children.js';
+import { BENCH_DIR, REPO_DIR, guardRun, killAllChildren, livePids, reaped, runOnce, spawnChild, startChild, useCompiled, withTimeout, type BenchChild } from './children.js';
 import { compileSnapshot } from './compile.js';
 import { ALLOC_PROFILE_DIR_ENV, type ChildStats } from './child-stats.js';
 import { callOnce, keepAliveAgent, pacedLoad, sseCount, sseDelays } from './http-client.js';
@@ -146,18 +146,7 @@ const log = (msg: string): void => void process.stderr.write(`[bench ${((perform
 
 // The whole run's bound: a hung step must not keep CI (or a laptop) busy forever.
 const WATCHDOG_MS = opts.quick ? 120_000 : 40 * 60_000;
-const watchdog = setTimeout(() => {
-  log(`watchdog: the run exceeded ${WATCHDOG_MS / 1000} s, stopping`);
-  killAllChildren();
-  process.exit(2);
-}, WATCHDOG_MS);
-watchdog.unref();
-for (const sig of ['SIGINT', 'SIGTERM'] as const) {
-  process.on(sig, () => {
-    killAllChildren();
-    process.exit(130);
-  });
-}
+const watchdog = guardRun(WATCHDOG_MS, log);
 
 // ---------------------------------------------------------------------------------------
 // Load shapes
