@@ -87,7 +87,7 @@ function parseOptions(argv: string[]): Options | undefined {
     strict: true,
   });
   if (values.help) return undefined;
-  const variants = (values.cases ?? 'a,b,c').split(',').map((v) => v.trim());
+  const variants = [...new Set((values.cases ?? 'a,b,c').split(',').map((v) => v.trim()))];
   for (const v of variants) if (v !== 'a' && v !== 'b' && v !== 'c') throw new Error(`--cases takes a, b and c, got "${v}"`);
   const quick = values.quick === true;
   return {
@@ -206,8 +206,13 @@ async function main(): Promise<void> {
   worktree = join(parent, 'base');
   execFileSync('git', ['worktree', 'add', '--detach', worktree, baseRev], { cwd: REPO_DIR, stdio: 'ignore' });
   log(`base ${options.base} (${baseRev}) checked out in ${worktree}; compiling base and head`);
-  const snapshots: Record<'base' | 'head', CompiledSnapshot> = { base: compileSnapshot(worktree), head: compileSnapshot() };
-  temporary.push(snapshots.base.dir, snapshots.head.dir);
+  // Each directory is listed for clean-up as soon as it exists: an interrupted head compile
+  // left the finished base snapshot behind (found by a new user).
+  const base = compileSnapshot(worktree);
+  temporary.push(base.dir);
+  const head = compileSnapshot();
+  temporary.push(head.dir);
+  const snapshots: Record<'base' | 'head', CompiledSnapshot> = { base, head };
   for (const side of ['base', 'head'] as const) if (snapshots[side].diagnostics) log(`${side}: tsc reported type errors (it still emitted):\n${snapshots[side].diagnostics}`);
 
   useCompiled(snapshots.head.out);
