@@ -28,6 +28,7 @@ import { formatProbeJson, formatProbeTable } from './probe/report.js';
 import { createReloader } from './reload.js';
 import { VERSION } from './version.js';
 import { isEntryPoint } from './entry-point.js';
+import { keepExitCodeOnClosedOutput } from './ops/closed-output.js';
 
 /** Process exit codes. */
 export const EXIT_CODES = Object.freeze({
@@ -343,6 +344,7 @@ export async function main(argv: readonly string[] = process.argv, io: CliIo = p
 }
 
 if (isEntryPoint(import.meta.url)) {
+  keepExitCodeOnClosedOutput(EXIT_CODES.FAILURE);
   const code = await main();
   if (code !== undefined) process.exitCode = code;
 }

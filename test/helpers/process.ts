@@ -4,6 +4,7 @@
  * two-process tests.
  */
 import { spawn, type ChildProcessByStdio } from 'node:child_process';
+import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
@@ -16,8 +17,34 @@ export const MAIN = join(REPO, 'src/main.ts');
 // Absolute, so the CLI can run with a cwd outside the repo.
 const TSX = import.meta.resolve('tsx');
 
-/** How long a CLI run, or a gateway process's start, may take before the test gives up. */
-const PROCESS_TIMEOUT_MS = 30_000;
+/**
+ * How long a CLI run, or a gateway process's start, may take before the test gives up. A hang
+ * guard, not a timing: a run takes ~1 s of CPU (tsx compiles the sources), and 30 s was too
+ * little when another suite shared the 2-core CI machine (reported failure: 8-9 CLI spawn
+ * timeouts in a fresh-clone run beside `.ci/run`).
+ */
+export const PROCESS_TIMEOUT_MS = 90_000;
+
+/** A test's own backstop around runs that may queue for a slot (see `runSlot`). */
+export const PROCESS_TEST_TIMEOUT_MS = 3 * PROCESS_TIMEOUT_MS;
+
+// Run-to-end children (runCli, runScript) one test process runs at once, one per core: a
+// `concurrency: true` describe of 14 CLI tests started 14 tsx compiles together, and each one's
+// 30 s clock ran while the others took the CPU. Queued runs start their clock when they start.
+const RUN_SLOTS = Math.max(1, availableParallelism());
+let runsActive = 0;
+const runsWaiting: Array<() => void> = [];
+
+async function runSlot<T>(run: () => Promise<T>): Promise<T> {
+  if (runsActive >= RUN_SLOTS) await new Promise<void>((resolve) => runsWaiting.push(resolve));
+  runsActive += 1;
+  try {
+    return await run();
+  } finally {
+    runsActive -= 1;
+    runsWaiting.shift()?.();
+  }
+}
 
 export interface SpawnOptions {
   /** Default: the repo. */
@@ -53,21 +80,45 @@ export interface CliRun {
   stderr: string;
 }
 
-/** Runs the CLI (src/main.ts) with `args` to its end; SIGKILL and a rejection after 30 s. */
-export function runCli(args: readonly string[], opts: Omit<SpawnOptions, 'stdin'> = {}): Promise<CliRun> {
-  return new Promise((resolve, reject) => {
-    const child = spawnTsx(MAIN, args, opts);
-    const out = captureOutput(child);
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`CLI timed out: ${args.join(' ')}\n${out.stdout}\n${out.stderr}`));
-    }, PROCESS_TIMEOUT_MS);
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout: out.stdout, stderr: out.stderr });
-    });
-  });
+export interface RunOptions extends Omit<SpawnOptions, 'stdin'> {
+  /**
+   * `pipe` (default): captured. `closed`: the read end is closed at once, long before the
+   * child (~1 s to start) writes, as when its reader has left (`| head -1`): writes fail with EPIPE.
+   */
+  stdout?: 'pipe' | 'closed';
+}
+
+/** Runs the CLI (src/main.ts) with `args` to its end (see `runScript`). */
+export function runCli(args: readonly string[], opts: RunOptions = {}): Promise<CliRun> {
+  return runScript(MAIN, args, opts);
+}
+
+/**
+ * Runs `node --import tsx <script> ...args` to its end and resolves with its exit code and
+ * output. At most one such run per core at a time in this process (later ones queue); SIGKILL
+ * and a rejection after PROCESS_TIMEOUT_MS of running.
+ */
+export function runScript(script: string, args: readonly string[], opts: RunOptions = {}): Promise<CliRun> {
+  return runSlot(
+    () =>
+      new Promise<CliRun>((resolve, reject) => {
+        const child = spawnTsx(script, args, opts);
+        const out = captureOutput(child);
+        if (opts.stdout === 'closed') child.stdout.destroy();
+        const timer = setTimeout(() => {
+          child.kill('SIGKILL');
+          reject(new Error(`${script} timed out after ${PROCESS_TIMEOUT_MS} ms: ${args.join(' ')}\n${out.stdout}\n${out.stderr}`));
+        }, PROCESS_TIMEOUT_MS);
+        child.on('error', (err) => {
+          clearTimeout(timer);
+          reject(err);
+        });
+        child.on('close', (code) => {
+          clearTimeout(timer);
+          resolve({ code, stdout: out.stdout, stderr: out.stderr });
+        });
+      }),
+  );
 }
 
 /** One JSON log line of the gateway process. */

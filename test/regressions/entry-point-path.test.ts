@@ -9,15 +9,8 @@ import { after, before, describe, it } from 'node:test';
 import { mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { REPO, captureOutput, spawnTsx } from '../helpers/process.js';
+import { PROCESS_TEST_TIMEOUT_MS, REPO, runScript as run } from '../helpers/process.js';
 import { VERSION } from '../../src/version.js';
-
-async function run(script: string, args: readonly string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawnTsx(script, args);
-  const out = captureOutput(child);
-  const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
-  return { code, stdout: out.stdout, stderr: out.stderr };
-}
 
 describe('a script run from a path with a space, through a symlink, still runs (src/entry-point.ts)', () => {
   let dir = '';
@@ -29,19 +22,19 @@ describe('a script run from a path with a space, through a symlink, still runs (
   });
   after(() => rmSync(dir, { recursive: true, force: true }));
 
-  it('bench/scan.ts refuses a bad --rounds with exit code 2 (it printed nothing and exited 0)', { timeout: 30_000 }, async () => {
+  it('bench/scan.ts refuses a bad --rounds with exit code 2 (it printed nothing and exited 0)', { timeout: PROCESS_TEST_TIMEOUT_MS }, async () => {
     const r = await run(join(checkout, 'bench', 'scan.ts'), ['--rounds', '0']);
     assert.equal(r.code, 2, r.stderr);
     assert.match(r.stderr, /^--rounds must be an integer from 1 to 100 \(got 0\)$/m);
   });
 
-  it('the CLI (src/main.ts) prints its version', { timeout: 30_000 }, async () => {
+  it('the CLI (src/main.ts) prints its version', { timeout: PROCESS_TEST_TIMEOUT_MS }, async () => {
     const r = await run(join(checkout, 'src', 'main.ts'), ['--version']);
     assert.equal(r.code, 0, r.stderr);
     assert.equal(r.stdout.trim(), VERSION);
   });
 
-  it('scripts/build-wasm.ts prints its usage for --help', { timeout: 30_000 }, async () => {
+  it('scripts/build-wasm.ts prints its usage for --help', { timeout: PROCESS_TEST_TIMEOUT_MS }, async () => {
     const r = await run(join(checkout, 'scripts', 'build-wasm.ts'), ['--help']);
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stdout, /^Usage: npm run build:wasm \[-- --check\]$/m);

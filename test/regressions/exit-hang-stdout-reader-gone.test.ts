@@ -14,11 +14,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { REPO, spawnTsx, type ChildProcess } from '../helpers/process.js';
+import { PROCESS_TIMEOUT_MS, REPO, spawnTsx, type ChildProcess } from '../helpers/process.js';
 
 const SCRIPT = join(REPO, 'test/support/log-then-exit.ts');
-/** Far more than the child needs (tsx start-up and a ~2 s bounded exit flush included): past it, the child hung at exit. */
-const EXIT_BOUND_MS = 20_000;
+/** Far more than the child needs (tsx start-up and a ~2 s bounded exit flush included, on a loaded machine): past it, the child hung at exit. */
+const EXIT_BOUND_MS = PROCESS_TIMEOUT_MS;
 const TEST_OPTIONS = { timeout: EXIT_BOUND_MS + 10_000 };
 
 interface Run {
