@@ -251,7 +251,7 @@ export const REFUSALS = {
   invalid_request: {
     statusCode: 400,
     jsonRpcCode: JSONRPC_INVALID_REQUEST,
-    description: 'The request is not a valid JSON-RPC message, or a gateway header is malformed (e.g. X-Max-Response-Bytes).',
+    description: "The request is not a valid JSON-RPC message, is over the agent's `max_json_depth` or `max_json_nodes`, or a gateway header is malformed (e.g. X-Max-Response-Bytes).",
     source: 'ARCHITECTURE §3; JSON-RPC 2.0 §5.1',
   },
   request_header_too_large: {

@@ -85,7 +85,10 @@ export function peekByParse(body: Buffer, bounds?: JsonBoundsLimits): PeekResult
   const text = body.toString('utf8');
   if (bounds !== undefined && !withinJsonBounds(text, bounds)) {
     const b = checkJsonBounds(body, bounds);
-    if (!b.ok) return refusal('invalid_request', `Invalid Request: the request body is over max_${b.reason} (${b.limit}).`, null, undefined);
+    if (!b.ok) {
+      const { id, idText } = idOfOverBoundBody(body);
+      return refusal('invalid_request', `Invalid Request: the request body is over max_${b.reason} (${b.limit}).`, id, idText);
+    }
   }
   let msg: unknown;
   try {
@@ -154,6 +157,22 @@ function decide(f: BodyFacts): PeekResult {
   }
   if (!f.idValid) return refusal('invalid_request', 'Invalid Request: "id" must be a string, a number or null.', null, undefined);
   return { ok: true, peek: { kind: f.hasId ? 'request' : 'notification', id, idText, method: f.method, toolName: f.toolName } };
+}
+
+/**
+ * The top-level id of a body refused for a structure bound (`max_json_depth`,
+ * `max_json_nodes`), so the host can match the refusal to its request: JSON-RPC 2.0 §5
+ * allows id null only "if there was an error in detecting the id" (reported failure:
+ * test/regressions/request-over-json-bound-keeps-id.test.ts). Read by the scan without
+ * bounds, as the scan reading reads it: no JavaScript value is made, the depth needs no call
+ * stack, and the cost is linear in a body already within `max_request_bytes`. Null when the
+ * body is not a JSON object, its id is not a string, a finite number or null, or the scan
+ * cannot tell (more members than it records).
+ */
+function idOfOverBoundBody(body: Buffer): { id: string | number | null; idText: string | undefined } {
+  const scan = scanTopMembers(body, UNBOUNDED);
+  const facts = scan == null ? undefined : factsOfScan(body, scan.top, scan.nodes, scan.members);
+  return facts?.top === 'object' && facts.idValid ? { id: facts.id, idText: facts.idText } : { id: null, idText: undefined };
 }
 
 function refusal(kind: 'parse_error' | 'invalid_request', message: string, id: string | number | null, idText: string | undefined): PeekResult {
