@@ -20,6 +20,7 @@ import { filterResponseHeaders } from '../response/headers.js';
 import { recordCounts } from '../response/body-source.js';
 import { handleUpstreamResponse } from '../response/pipeline.js';
 import type { ResumeCodec, ResumeState } from '../resume/token.js';
+import { mergeQuery } from './query.js';
 import { withUpstreamHooks, type UpstreamDispatcher, type UpstreamHooks } from './dispatcher.js';
 import type { InFlightTable } from '../inflight-table.js';
 import type { GatewayMetrics } from '../observability/metrics.js';
@@ -216,6 +217,8 @@ export function createMcpHandler(deps: HandlerDeps) {
             upstreamHooks,
           ) as typeof headers,
         rewriteHeaders: filterResponseHeaders,
+        // Only an agent URL with a query needs merging (query.ts); otherwise reply-from forwards the host's.
+        queryString: agent.url.search === '' ? undefined : mergeQuery,
         onResponse: (_req, _rep, res) => {
           const hooks = {
             onSseStart: (end: () => void) => {
