@@ -242,6 +242,12 @@ export const REFUSALS = {
     description: "The host's request body is over the agent's max_request_bytes.",
     source: 'ARCHITECTURE §3',
   },
+  unsupported_content_encoding: {
+    statusCode: 415,
+    jsonRpcCode: JSONRPC_INVALID_REQUEST,
+    description: "The host's request body has a Content-Encoding other than identity: request bodies are read and forwarded uncompressed (the answer carries Accept-Encoding: identity).",
+    source: 'RFC 9110 §12.5.3, §15.5.16; found by a new user (a gzip body was refused as parse_error)',
+  },
   parse_error: {
     statusCode: 400,
     jsonRpcCode: JSONRPC_PARSE_ERROR,

@@ -72,6 +72,12 @@ export function createMcpHandler(deps: HandlerDeps) {
     const post = request.method === 'POST';
     if (post) {
       if (!body || body.length === 0) return refuse(reply, 'parse_error', null, 'Parse error: the request body is empty.');
+      // A compressed body cannot be read (nor its id): refused, not mistaken for bad JSON.
+      const coding = request.headers['content-encoding'];
+      if (coding !== undefined && coding.trim().toLowerCase() !== 'identity') {
+        reply.header('accept-encoding', 'identity');
+        return refuse(reply, 'unsupported_content_encoding', null, `Unsupported Content-Encoding "${truncate(coding)}" on the request: send the JSON body uncompressed.`);
+      }
       if (body.length > agent.max_request_bytes) {
         return refuse(reply, 'request_too_large', null, `Request body of ${body.length} bytes is over this agent's max_request_bytes (${agent.max_request_bytes}).`, undefined, {
           limit_bytes: agent.max_request_bytes,
