@@ -61,6 +61,10 @@ export async function buildApp(config: GatewayConfig, opts: BuildAppOptions = {}
     // request.log is made on first use (most requests never log through it: observability/logger.ts).
     childLoggerFactory: lazyChildLoggerFactory as unknown as NonNullable<FastifyServerOptions['childLoggerFactory']>,
     bodyLimit,
+    // A host has request_timeout_ms to send a whole request (408 request_timeout after it:
+    // errors/client-error.ts); Fastify's default turns Node's request timeout off.
+    requestTimeout: config.request_timeout_ms,
+    http: { headersTimeout: headersTimeoutMs(config.request_timeout_ms), connectionsCheckingInterval: CONNECTIONS_CHECK_MS },
     exposeHeadRoutes: false,
     return503OnClosing: true,
   });
@@ -183,6 +187,8 @@ export async function buildApp(config: GatewayConfig, opts: BuildAppOptions = {}
     // Swapping the config object applies to new requests only; in-flight exchanges keep theirs.
     setConfig(next) {
       current = next;
+      app.server.requestTimeout = next.request_timeout_ms;
+      app.server.headersTimeout = headersTimeoutMs(next.request_timeout_ms);
       guard.applySettings(next.agents); // a running backoff follows the new settings at once
     },
     get openStreams() {
@@ -241,4 +247,16 @@ declare module 'fastify' {
   interface FastifyInstance {
     readonly gateway: GatewayControl;
   }
+}
+
+/**
+ * How often Node's HTTP server checks its connections against `request_timeout_ms` (its
+ * default, 30 s, would let a request overrun its timeout by up to that much): the timeout
+ * fires within a second of its time.
+ */
+const CONNECTIONS_CHECK_MS = 1_000;
+
+/** Node's head timeout: its default 60 s, or the request timeout when that is shorter (the head is part of the request). */
+function headersTimeoutMs(requestTimeoutMs: number): number {
+  return Math.min(60_000, requestTimeoutMs);
 }

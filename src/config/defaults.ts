@@ -118,5 +118,12 @@ export const DEFAULT_LOG_LEVEL: LogLevel = 'info';
 export const DEFAULT_RESUME_TTL_MS = HOUR_MS;
 /** Built-in `shutdown_grace_ms`: 10 s from SIGTERM/SIGINT to a forced exit. */
 export const DEFAULT_SHUTDOWN_GRACE_MS = 10 * SECOND_MS;
+/**
+ * Built-in `request_timeout_ms`: 30 s for a host to send one whole request. Fastify turns
+ * Node's own request timeout off, so a host that sent a head and then dribbled (or never sent)
+ * its body held its connection forever (found by a new user: `request_timeout` was
+ * documented without a duration). A request body is at most `max_request_bytes` on a local link.
+ */
+export const DEFAULT_REQUEST_TIMEOUT_MS = 30 * SECOND_MS;
 /** Built-in `accept_encoding` of an agent. */
 export const DEFAULT_ACCEPT_ENCODING: readonly ContentCoding[] = Object.freeze(['gzip', 'deflate', 'br']);

@@ -31,6 +31,7 @@ import {
   DEFAULT_LOG_LEVEL,
   DEFAULT_RESUME_TTL_MS,
   DEFAULT_SHUTDOWN_GRACE_MS,
+  DEFAULT_REQUEST_TIMEOUT_MS,
   MAX_CONFIG_FILE_BYTES,
   MIN_RESUME_SECRET_LENGTH,
   RESUME_SECRET_ENV,
@@ -609,6 +610,7 @@ function resolveConfig(raw: RawConfig, env: NodeJS.ProcessEnv, source: string | 
     }),
     log_level: raw.log_level ?? DEFAULT_LOG_LEVEL,
     shutdown_grace_ms: raw.shutdown_grace_ms ?? DEFAULT_SHUTDOWN_GRACE_MS,
+    request_timeout_ms: raw.request_timeout_ms ?? DEFAULT_REQUEST_TIMEOUT_MS,
     source,
   });
 }

@@ -283,6 +283,7 @@ export const configSchema = z.strictObject(
     ops_listen: opsListenSchema.nullish(),
     log_level: z.enum(LOG_LEVELS, { error: oneOf(LOG_LEVELS) }).optional(),
     shutdown_grace_ms: ms.optional(),
+    request_timeout_ms: ms.optional(),
     defaults: defaultsSchema.nullish(),
     resume: resumeSchema.nullish(),
     agents,

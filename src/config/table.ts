@@ -148,12 +148,13 @@ function hostPort(address: { readonly host: string; readonly port: number }): st
  * The process-wide settings, aligned, under a `gateway` heading (no trailing newline):
  * ```
  * gateway
- *   listen             127.0.0.1:8787
- *   ops_listen         none (/healthz, /readyz, /metrics are served on listen)
- *   log_level          info
- *   shutdown_grace_ms  10000
- *   resume secret      configured
- *   resume ttl_ms      3600000
+ *   listen              127.0.0.1:8787
+ *   ops_listen          none (/healthz, /readyz, /metrics are served on listen)
+ *   log_level           info
+ *   shutdown_grace_ms   10000
+ *   request_timeout_ms  30000
+ *   resume secret       configured
+ *   resume ttl_ms       3600000
  * ```
  * The resume secret is `configured` (from `resume.secret` or the environment) or `random per
  * process (warning: ...)`; its value is never printed. Pure: same config, same text.
@@ -164,6 +165,7 @@ export function formatGatewaySection(config: GatewayConfig): string {
     ['ops_listen', config.ops_listen === undefined ? 'none (/healthz, /readyz, /metrics are served on listen)' : hostPort(config.ops_listen)],
     ['log_level', config.log_level],
     ['shutdown_grace_ms', String(config.shutdown_grace_ms)],
+    ['request_timeout_ms', String(config.request_timeout_ms)],
     [
       'resume secret',
       config.resume.secret === undefined

@@ -67,6 +67,11 @@ export interface GatewayConfig {
   readonly log_level: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   /** On SIGTERM/SIGINT: how long in-flight exchanges may take before the process exits anyway. */
   readonly shutdown_grace_ms: number;
+  /**
+   * How long a host may take to send one whole request (head and body), in ms, before it is
+   * answered 408 `request_timeout` and its connection closed (Node's `server.requestTimeout`).
+   */
+  readonly request_timeout_ms: number;
   /** Absolute path of the file this came from, if any (for logs and reload). */
   readonly source: string | undefined;
 }

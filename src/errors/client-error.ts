@@ -28,7 +28,7 @@ export function clientErrorReason(code: string | undefined): ClientErrorReason {
 
 const MESSAGES: Readonly<Record<ClientErrorReason, string>> = {
   request_header_too_large: 'Request header fields too large: the request line and headers are over the HTTP server maximum.',
-  request_timeout: 'Request timeout: the whole request did not arrive in time.',
+  request_timeout: 'Request timeout: the whole request did not arrive within request_timeout_ms.',
   malformed_http: 'Bad request: the HTTP request is malformed.',
 };
 

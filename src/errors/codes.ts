@@ -269,7 +269,7 @@ export const REFUSALS = {
   request_timeout: {
     statusCode: 408,
     jsonRpcCode: JSONRPC_INVALID_REQUEST,
-    description: "The host did not send its whole request in the HTTP server's request timeout; answered by the HTTP server, id null, connection closed.",
+    description: 'The host did not send its whole request (head and body) within `request_timeout_ms` (default 30 s); answered by the HTTP server, id null, connection closed.',
     source: 'RFC 9110 §15.5.9',
   },
   malformed_http: {

@@ -143,35 +143,37 @@ describe('formatGatewaySection', () => {
       formatGatewaySection(parseConfig(AGENT, { env: {} })),
       [
         'gateway',
-        '  listen             127.0.0.1:8787',
-        '  ops_listen         none (/healthz, /readyz, /metrics are served on listen)',
-        '  log_level          info',
-        '  shutdown_grace_ms  10000',
-        '  resume secret      random per process (warning: SSE resume tokens will not survive a restart or work across replicas; set resume.secret or ADCP_GATEWAY_RESUME_SECRET)',
-        '  resume ttl_ms      3600000',
+        '  listen              127.0.0.1:8787',
+        '  ops_listen          none (/healthz, /readyz, /metrics are served on listen)',
+        '  log_level           info',
+        '  shutdown_grace_ms   10000',
+        '  request_timeout_ms  30000',
+        '  resume secret       random per process (warning: SSE resume tokens will not survive a restart or work across replicas; set resume.secret or ADCP_GATEWAY_RESUME_SECRET)',
+        '  resume ttl_ms       3600000',
       ].join('\n'),
     );
   });
 
   it('every setting as configured; the secret is only "configured"', () => {
     const secret = 's'.repeat(40);
-    const yaml = `listen: { host: "::1", port: 0 }\nops_listen: { host: 0.0.0.0, port: 9464 }\nlog_level: warn\nshutdown_grace_ms: 2500\nresume: { secret: "${secret}", ttl_ms: 60000 }\n${AGENT}`;
+    const yaml = `listen: { host: "::1", port: 0 }\nops_listen: { host: 0.0.0.0, port: 9464 }\nlog_level: warn\nshutdown_grace_ms: 2500\nrequest_timeout_ms: 5000\nresume: { secret: "${secret}", ttl_ms: 60000 }\n${AGENT}`;
     const text = formatGatewaySection(parseConfig(yaml, { env: {} }));
     assert.equal(
       text,
       [
         'gateway',
-        '  listen             [::1]:0 (any free port)',
-        '  ops_listen         0.0.0.0:9464',
-        '  log_level          warn',
-        '  shutdown_grace_ms  2500',
-        '  resume secret      configured',
-        '  resume ttl_ms      60000',
+        '  listen              [::1]:0 (any free port)',
+        '  ops_listen          0.0.0.0:9464',
+        '  log_level           warn',
+        '  shutdown_grace_ms   2500',
+        '  request_timeout_ms  5000',
+        '  resume secret       configured',
+        '  resume ttl_ms       60000',
       ].join('\n'),
     );
     assert.ok(!text.includes('ssss'), 'the secret is never printed');
     const fromEnv = formatGatewaySection(parseConfig(AGENT, { env: { ADCP_GATEWAY_RESUME_SECRET: secret } }));
-    assert.match(fromEnv, /^ {2}resume secret {6}configured$/m);
+    assert.match(fromEnv, /^ {2}resume secret {7}configured$/m);
     assert.ok(!fromEnv.includes('ssss'));
   });
 });

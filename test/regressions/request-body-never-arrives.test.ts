@@ -1,0 +1,72 @@
+/**
+ * Reported failure (a new user's trial, 2026-12-02, "request_timeout does not say its
+ * duration"): looking into it, there was none. Fastify turns Node's request timeout off, so a
+ * host that sent a request head with `Content-Length: 100` and then 10 bytes, or nothing, held
+ * its connection open forever; only a head slower than Node's 60 s head timeout got the 408.
+ * Now `request_timeout_ms` (default 30 s) bounds the whole request: past it the host gets
+ * 408 `request_timeout` in JSON-RPC, and the connection is closed. Measured here with a
+ * 1-second timeout (no timing is asserted: the test waits for the answer, bounded).
+ */
+import assert from 'node:assert/strict';
+import { connect } from 'node:net';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { after, before, describe, test } from 'node:test';
+import { agentsYaml, startGateway, type RunningGateway } from '../helpers/gateway.js';
+import { TEST_TIMEOUT_MS, withTimeout } from '../helpers/timeout.js';
+
+describe('a host request whose body never arrives', { timeout: TEST_TIMEOUT_MS }, () => {
+  let seller: Server;
+  let sellerHits = 0;
+  let gateway: RunningGateway;
+  before(async () => {
+    seller = createServer((_req, res) => {
+      sellerHits += 1;
+      res.writeHead(500).end();
+    });
+    await new Promise<void>((resolve) => seller.listen(0, '127.0.0.1', resolve));
+    gateway = await startGateway(agentsYaml({ acme: `http://127.0.0.1:${(seller.address() as AddressInfo).port}/mcp` }, ['log_level: silent', 'request_timeout_ms: 1000']));
+  });
+  after(async () => {
+    await gateway?.close();
+    seller?.closeAllConnections();
+    await new Promise<void>((resolve) => seller.close(() => resolve()));
+  });
+
+  /** Sends `head` then `partial` on a raw socket and resolves with everything the gateway writes until it closes. */
+  function sendPartial(partial: string): Promise<string> {
+    const url = new URL(gateway.agentUrl('acme'));
+    return new Promise<string>((resolve, reject) => {
+      const socket = connect(Number(url.port), url.hostname);
+      let got = '';
+      socket.setEncoding('utf8');
+      socket.on('data', (s: string) => (got += s));
+      socket.on('error', reject);
+      socket.on('close', () => resolve(got));
+      socket.write(
+        `POST ${url.pathname} HTTP/1.1\r\nhost: ${url.host}\r\ncontent-type: application/json\r\naccept: application/json, text/event-stream\r\ncontent-length: 100\r\n\r\n${partial}`,
+      );
+    });
+  }
+
+  const expectedBody = JSON.stringify({
+    jsonrpc: '2.0',
+    id: null,
+    error: { code: -32600, message: 'Request timeout: the whole request did not arrive within request_timeout_ms.', data: { reason: 'request_timeout' } },
+  });
+
+  for (const [label, partial] of [
+    ['10 of its 100 bytes', '{"jsonrpc"'],
+    ['none of its 100 bytes', ''],
+  ] as const) {
+    test(`${label}: 408 request_timeout, then the connection is closed (it stayed open forever)`, { timeout: TEST_TIMEOUT_MS }, async () => {
+      sellerHits = 0;
+      const answer = await withTimeout(sendPartial(partial), TEST_TIMEOUT_MS - 2_000, 'the answer and the close');
+      const [head, body] = answer.split('\r\n\r\n');
+      assert.match(head ?? '', /^HTTP\/1\.1 408 Request Timeout\r\n/);
+      assert.match(head ?? '', /\r\nconnection: close(\r\n|$)/);
+      assert.equal(body, expectedBody);
+      assert.equal(sellerHits, 0);
+    });
+  }
+});
