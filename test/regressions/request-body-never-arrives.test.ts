@@ -13,6 +13,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { agentsYaml, startGateway, type RunningGateway } from '../helpers/gateway.js';
+import { rawPost, sseMessages, toolCall } from '../helpers/raw.js';
 import { TEST_TIMEOUT_MS, withTimeout } from '../helpers/timeout.js';
 
 describe('a host request whose body never arrives', { timeout: TEST_TIMEOUT_MS }, () => {
@@ -20,12 +21,18 @@ describe('a host request whose body never arrives', { timeout: TEST_TIMEOUT_MS }
   let sellerHits = 0;
   let gateway: RunningGateway;
   before(async () => {
-    seller = createServer((_req, res) => {
+    seller = createServer((req, res) => {
       sellerHits += 1;
-      res.writeHead(500).end();
+      if (req.url !== '/slow-sse') return void res.writeHead(500).end();
+      // A result streamed over 2.5 s, well past the 1 s request timeout: the timeout covers the request only.
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      const progress = (n: number): string => `event: message\ndata: {"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"p","progress":${n}}}\n\n`;
+      res.write(progress(1));
+      setTimeout(() => res.write(progress(2)), 1_200);
+      setTimeout(() => res.end('event: message\ndata: {"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"done"}]}}\n\n'), 2_500);
     });
     await new Promise<void>((resolve) => seller.listen(0, '127.0.0.1', resolve));
-    gateway = await startGateway(agentsYaml({ acme: `http://127.0.0.1:${(seller.address() as AddressInfo).port}/mcp` }, ['log_level: silent', 'request_timeout_ms: 1000']));
+    gateway = await startGateway(agentsYaml({ acme: `http://127.0.0.1:${(seller.address() as AddressInfo).port}/mcp`, slow: `http://127.0.0.1:${(seller.address() as AddressInfo).port}/slow-sse` }, ['log_level: silent', 'request_timeout_ms: 1000']));
   });
   after(async () => {
     await gateway?.close();
@@ -69,4 +76,10 @@ describe('a host request whose body never arrives', { timeout: TEST_TIMEOUT_MS }
       assert.equal(sellerHits, 0);
     });
   }
+
+  test('a request sent whole and answered with an SSE stream that lasts longer than request_timeout_ms is not cut', { timeout: TEST_TIMEOUT_MS }, async () => {
+    const res = await withTimeout(rawPost(gateway.agentUrl('slow'), toolCall(1, 'get_products'), { 'mcp-protocol-version': '2025-11-25' }));
+    assert.equal(res.status, 200);
+    assert.deepEqual(sseMessages(res.text()).slice(-1), [{ jsonrpc: '2.0', id: 1, result: { content: [{ type: 'text', text: 'done' }] } }]);
+  });
 });
