@@ -21,7 +21,7 @@ import { addLogSecrets, configSecrets, createLogger, lazyChildLoggerFactory, pla
 import { createMetrics, type GatewayMetrics } from './observability/metrics.js';
 import { opsRoutes } from './ops/routes.js';
 import { createUpstreamDispatcher } from './routing/dispatcher.js';
-import { createMcpHandler } from './routing/handler.js';
+import { createMcpHandler, type OpenExchangeEnd } from './routing/handler.js';
 import { AgentGuard } from './admission/agent-guard.js';
 import { InFlightTable } from './inflight-table.js';
 import { createResumeCodec, randomResumeSecret } from './resume/token.js';
@@ -108,6 +108,7 @@ export async function buildApp(config: GatewayConfig, opts: BuildAppOptions = {}
   }
   const resume = createResumeCodec({ secret: config.resume.secret ?? randomResumeSecret(), ttlMs: config.resume.ttl_ms });
   const streams = new InFlightTable<() => void>();
+  const openExchanges = new InFlightTable<OpenExchangeEnd>();
   const exchangeEndListeners: Array<(exchange: Exchange, hostStatus: number | null) => void> = [];
   // Per-agent backoff and buffered-bytes cap (src/admission/agent-guard.ts); state survives reloads.
   const guard = new AgentGuard(
@@ -138,6 +139,7 @@ export async function buildApp(config: GatewayConfig, opts: BuildAppOptions = {}
     resume,
     log: logger,
     streams,
+    openExchanges,
     metrics,
     onExchangeEnd: (exchange, status) => {
       for (const listener of exchangeEndListeners) listener(exchange, status);
@@ -200,6 +202,11 @@ export async function buildApp(config: GatewayConfig, opts: BuildAppOptions = {}
       for (const end of ends) end();
       return ends.length;
     },
+    cutOpenExchanges() {
+      const ends = openExchanges.values();
+      for (const end of ends) end(true);
+      return ends.length;
+    },
     onExchangeEnd(listener) {
       exchangeEndListeners.push(listener);
     },
@@ -229,8 +236,18 @@ export interface GatewayControl {
   /** Ends every open SSE stream plainly (clients resume with their last token); returns how many. */
   endStreams(): number;
   /**
-   * Registers a listener called once per exchange when the host's response is over, with the
-   * HTTP status sent to the host (null when the host went away before any response head).
+   * For a shutdown's forced exit, called just before `process.exit` (main.ts): ends every
+   * exchange whose host answer is still open (not yet `close`d) with outcome `shutdown_cut`,
+   * writing its `exchange` line (synchronously, into the log destination's buffer, which the
+   * exit flushes) and calling the `onExchangeEnd` listeners; returns how many. Their
+   * connections are left open, for the exit to close. Source: a new user's trial, where such
+   * exchanges wrote no line (test/regressions/shutdown-grace-cut-exchange-logged.test.ts).
+   */
+  cutOpenExchanges(): number;
+  /**
+   * Registers a listener called once per exchange when the host's response is over (or a
+   * shutdown's forced exit cut it first: `cutOpenExchanges`), with the HTTP status sent to
+   * the host (null when no response head went out).
    */
   onExchangeEnd(listener: (exchange: Exchange, hostStatus: number | null) => void): void;
   /** This gateway's metrics (`/metrics`; `incDiscoveryOvershoot`, `incConfigReload`). */

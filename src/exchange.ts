@@ -51,7 +51,8 @@ export type Outcome =
   | 'local_error' // the gateway answered with a minted AdCP error
   | 'refused' // the host's request was refused before any seller was contacted
   | 'resumable_end' // SSE ended plainly after an event id, so the host resumes
-  | 'host_aborted'; // the host went away first
+  | 'host_aborted' // the host went away first
+  | 'shutdown_cut'; // still open when a shutdown's forced exit came (shutdown_grace_ms over, a second signal): the exit closes the host's connection
 
 export interface Exchange {
   /** Process-unique key, used to find this exchange from the upstream dispatcher. */

@@ -1,8 +1,8 @@
 /**
  * A string-keyed table of entries that live as long as one request or stream: set when it
  * starts, deleted when it ends, thousands of times a second. The gateway's in-flight
- * registries use it (app.ts: the open SSE streams) instead of a `Map`. (The upstream
- * requests' hooks no longer need a table: each request's headers carry them,
+ * registries use it (app.ts: the open SSE streams, the open exchanges) instead of a `Map`.
+ * (The upstream requests' hooks no longer need a table: each request's headers carry them,
  * routing/dispatcher.ts `withUpstreamHooks`.)
  *
  * Why not a `Map` (issue 5, "the gateway gets ~2x slower on small requests after large

@@ -279,23 +279,37 @@ const SHUTDOWN_SWEEP_MS = 50;
  *    (buildApp's preClose hook: src/app.ts);
  * 5. exit 0 once everything is closed, or 1 after `shutdown_grace_ms` (of the config in
  *    force: the connections still open are then closed by the exit, with no response), or at
- *    once on a second signal, or when closing fails.
+ *    once on a second signal, or when closing fails. Before such a forced exit each exchange
+ *    still open writes its `exchange` line, outcome `shutdown_cut`, and the exit's own line
+ *    says how many (`exchanges_cut`); they wrote none (a new user's trial).
  */
 function installShutdown(app: FastifyInstance, logger: Logger, beforeClose: () => void): void {
   let closing = false;
-  const onSignal = (signal: NodeJS.Signals): void => {
-    if (closing) {
-      logger.warn({ signal }, 'second signal while shutting down: exiting now');
-      process.exit(EXIT_CODES.FAILURE);
+  /**
+   * Exits 1 now: first the line of each exchange still open, then `msg` with `exchanges_cut`
+   * (how many; null if cutting them threw, which never stops the exit). The lines are in the
+   * log destination's buffer, which it flushes synchronously at exit (log-destination.ts).
+   */
+  const forcedExit = (level: 'warn' | 'error', fields: Record<string, unknown>, msg: string): never => {
+    let cut: number | null = null;
+    try {
+      cut = app.gateway.cutOpenExchanges();
+    } catch (err) {
+      logger.error({ err }, 'could not end the open exchanges before exiting');
     }
+    logger[level]({ ...fields, exchanges_cut: cut }, msg);
+    process.exit(EXIT_CODES.FAILURE);
+  };
+  const onSignal = (signal: NodeJS.Signals): void => {
+    if (closing) return forcedExit('warn', { signal }, 'second signal while shutting down: exiting now');
     closing = true;
     const graceMs = app.gateway.config.shutdown_grace_ms;
     beforeClose();
     app.gateway.setReady(false);
-    const hardExit = setTimeout(() => {
-      logger.error({ grace_ms: graceMs, open_streams: app.gateway.openStreams }, 'shutdown_grace_ms is over with requests still open: exiting anyway');
-      process.exit(EXIT_CODES.FAILURE);
-    }, graceMs);
+    const hardExit = setTimeout(
+      () => forcedExit('error', { grace_ms: graceMs, open_streams: app.gateway.openStreams }, 'shutdown_grace_ms is over with requests still open: exiting anyway'),
+      graceMs,
+    );
     hardExit.unref();
     const closed = app.close();
     const ended = app.gateway.endStreams();
@@ -308,10 +322,7 @@ function installShutdown(app: FastifyInstance, logger: Logger, beforeClose: () =
         logger.info('stopped');
         process.exit(EXIT_CODES.OK);
       },
-      (err: unknown) => {
-        logger.error({ err }, 'error while closing');
-        process.exit(EXIT_CODES.FAILURE);
-      },
+      (err: unknown) => forcedExit('error', { err }, 'error while closing'),
     );
   };
   process.on('SIGTERM', onSignal);

@@ -36,17 +36,31 @@ export interface HandlerDeps {
   log: Logger;
   /** Open SSE streams to hosts, each with the function that ends it plainly (graceful shutdown). */
   streams: InFlightTable<() => void>;
+  /**
+   * Exchanges whose host answer is still open, by `Exchange.key`, each with its end function:
+   * called with `true` (app.ts `cutOpenExchanges`, just before a shutdown's forced exit) it
+   * ends the exchange as `shutdown_cut` and writes its line at once.
+   */
+  openExchanges: InFlightTable<OpenExchangeEnd>;
   metrics: GatewayMetrics;
   /** Per-agent backoff after bound breaches and buffered-bytes cap. */
   guard: AgentGuard;
   /**
-   * Called once per exchange when the host's response is over (metrics). After the log line.
+   * Called once per exchange when the host's response is over, or when a shutdown cut it
+   * first (`openExchanges`), for metrics. After the log line.
    * `hostStatus`: the HTTP status sent to the host, or null when no response head was sent.
    */
   onExchangeEnd?: (exchange: Exchange, hostStatus: number | null) => void;
 }
 
 type McpRequest = FastifyRequest<{ Params: { agent: string } }>;
+
+/**
+ * Ends an exchange's record once: its exchange line, then the `onExchangeEnd` listeners.
+ * No argument when the host's answer closes (Node's `close` event passes none); `true` when a
+ * shutdown's forced exit cuts the exchange first (its connection is left to the exit).
+ */
+export type OpenExchangeEnd = (cutByShutdown?: true) => void;
 
 export function createMcpHandler(deps: HandlerDeps) {
   const logInfo = plainInfoWriter(deps.log);
@@ -171,18 +185,26 @@ export function createMcpHandler(deps: HandlerDeps) {
         upstreamInFlight = false;
       },
     };
-    // `on`, not `once`: a response emits 'close' once, and `once` costs a wrapper and a removal per request.
-    reply.raw.on('close', () => {
+    // One function for the close of the host's answer and for a shutdown's cut, whichever
+    // comes first: an exchange the forced exit cut wrote no line at all (a new user's trial,
+    // test/regressions/shutdown-grace-cut-exchange-logged.test.ts).
+    const end: OpenExchangeEnd = (cutByShutdown) => {
+      if (!deps.openExchanges.delete(exchange.key)) return; // ended already
       clearTimeout(deadline);
       // A body reader still waiting for buffer room (a deadline, a host that left) stops now.
       exchange.bufferLease?.release();
       pending?.cancel();
-      if (!exchange.finished) {
+      if (cutByShutdown === true) {
+        // Even a settled answer: the host gets none of what is still unwritten, its reason (a minted error's) stays.
+        exchange.finished = true;
+        exchange.outcome = 'shutdown_cut';
+      } else if (!exchange.finished) {
         exchange.finished = true;
         exchange.outcome = 'host_aborted';
       }
       if (admission !== undefined) deps.guard.finish(admission, guardOutcome(exchange, callLimit.value !== undefined));
-      if (upstreamInFlight) exchange.abortUpstream(new GatewayAbortError({ reason: 'host_aborted' }));
+      // On a cut the exit closes the upstream connection: an abort now would only run its callbacks.
+      if (upstreamInFlight && cutByShutdown !== true) exchange.abortUpstream(new GatewayAbortError({ reason: 'host_aborted' }));
       // What was read of the seller's body so far: a read still waiting (a deadline, a host that
       // left) has not recorded its counts yet.
       if (exchange.bodySource !== undefined) recordCounts(exchange, exchange.bodySource);
@@ -191,7 +213,10 @@ export function createMcpHandler(deps: HandlerDeps) {
       // Its fields are built only when the line is written (not at `silent`, e.g. `logger: false`).
       if (deps.log.isLevelEnabled('info')) logInfo(exchangeLogFields(exchange, hostStatus), 'exchange');
       deps.onExchangeEnd?.(exchange, hostStatus);
-    });
+    };
+    deps.openExchanges.set(exchange.key, end);
+    // `on`, not `once`: a response emits 'close' once, and `once` costs a wrapper and a removal per request.
+    reply.raw.on('close', end);
 
     /** Sends the admitted request to the seller (reply-from), its answer to the response pipeline. */
     const forward = (): FastifyReply => {
