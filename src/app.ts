@@ -8,7 +8,7 @@
  * - `GET /healthz`, `/readyz`, `/metrics` (src/ops/routes.ts), unless `ops_listen` puts them
  *   on their own app (`app.gateway.opsApp`; `listenAll` in src/ops/listen.ts listens on both).
  */
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyServerOptions, type FastifyError } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyServerOptions, type FastifyError } from 'fastify';
 import replyFrom from '@fastify/reply-from';
 import type { Logger } from 'pino';
 import { requestBodyLimit } from './config/resolve.js';
@@ -34,6 +34,14 @@ export interface BuildAppOptions {
 /** Methods MCP Streamable HTTP uses on the MCP endpoint. */
 const MCP_METHODS = ['POST', 'GET', 'DELETE'] as const;
 const OTHER_METHODS = ['PUT', 'PATCH', 'OPTIONS', 'HEAD'] as const;
+/** The path of an MCP endpoint, `/agents/<agent>/mcp` (as the route matches it). */
+const MCP_PATH = /^\/agents\/[^/]+\/mcp$/;
+
+/** 405 `method_not_allowed` with `Allow` (RFC 9110 §15.5.6) for any method but the MCP ones on an MCP endpoint. */
+function refuseMethod(reply: FastifyReply): FastifyReply {
+  reply.header('allow', MCP_METHODS.join(', '));
+  return refuse(reply, 'method_not_allowed', null, `Method not allowed: MCP endpoints accept ${MCP_METHODS.join(', ')}.`);
+}
 
 export async function buildApp(config: GatewayConfig, opts: BuildAppOptions = {}): Promise<FastifyInstance> {
   const logger = opts.logger === false ? createLogger('silent') : (opts.logger ?? createLogger(config.log_level));
@@ -97,9 +105,13 @@ export async function buildApp(config: GatewayConfig, opts: BuildAppOptions = {}
     request.log.error({ err: error }, 'unhandled error');
     return refuse(reply, 'internal_error', null, 'Internal error in the gateway.');
   });
-  app.setNotFoundHandler((request, reply) =>
-    refuse(reply, 'not_found', null, `No route for ${request.method} ${request.url.split('?')[0]}: MCP endpoints are /agents/<agent>/mcp.`),
-  );
+  app.setNotFoundHandler((request, reply) => {
+    const path = request.url.split('?')[0] ?? '';
+    // A method Fastify does not route at all (TRACE, CONNECT, PROPFIND, ...) on an MCP
+    // endpoint: 405 as for PUT (below), not 404 (found by a new user).
+    if (MCP_PATH.test(path)) return refuseMethod(reply);
+    return refuse(reply, 'not_found', null, `No route for ${request.method} ${path}: MCP endpoints are /agents/<agent>/mcp.`);
+  });
 
   if (config.resume.secret === undefined) {
     logger.warn(
@@ -164,10 +176,7 @@ export async function buildApp(config: GatewayConfig, opts: BuildAppOptions = {}
   app.route({
     method: [...OTHER_METHODS],
     url: '/agents/:agent/mcp',
-    handler: (_request, reply) => {
-      reply.header('allow', MCP_METHODS.join(', '));
-      return refuse(reply, 'method_not_allowed', null, `Method not allowed: MCP endpoints accept ${MCP_METHODS.join(', ')}.`);
-    },
+    handler: (_request, reply) => refuseMethod(reply),
   });
 
   // Ops endpoints: on this app, or on their own app when ops_listen is set (listenAll listens on it).

@@ -10,6 +10,7 @@ import { startGateway } from '../helpers/gateway.js';
 import http from 'node:http';
 import { rawPost, toolCall } from '../helpers/raw.js';
 import { useSellerAndGateway } from '../helpers/stack.js';
+import { withTimeout } from '../helpers/timeout.js';
 
 const stack = useSellerAndGateway(
   () =>
@@ -76,6 +77,24 @@ describe('refusals', () => {
     assert.equal(res.headers.get('allow'), 'POST, GET, DELETE');
     assert.equal(refusal(await res.json()).error.data.reason, 'method_not_allowed');
   });
+
+  // Found by a new user: methods Fastify does not route (TRACE, PROPFIND, ...) fell to the 404 handler.
+  for (const method of ['TRACE', 'PROPFIND']) {
+    test(`${method} on an MCP endpoint is 405 with Allow too (it was 404 not_found)`, async () => {
+      const url = new URL(stack.gateway.agentUrl('s'));
+      const res = await withTimeout(
+        new Promise<{ status: number | undefined; allow: string | undefined; body: string }>((resolve, reject) => {
+          const req = http.request({ host: url.hostname, port: url.port, method, path: url.pathname }, (r) => {
+            let body = '';
+            r.setEncoding('utf8').on('data', (c: string) => (body += c)).on('end', () => resolve({ status: r.statusCode, allow: r.headers.allow, body }));
+          });
+          req.on('error', reject).end();
+        }),
+      );
+      assert.deepEqual({ status: res.status, allow: res.allow }, { status: 405, allow: 'POST, GET, DELETE' });
+      assert.equal(refusal(JSON.parse(res.body)).error.data.reason, 'method_not_allowed');
+    });
+  }
 
   test('another path is 404 not_found with a JSON-RPC body', async () => {
     const res = await fetch(`${stack.gateway.baseUrl}/mcp`, { method: 'POST', body: '{}', headers: { 'content-type': 'application/json' } });
