@@ -37,7 +37,7 @@ export const ADCP_CODES = {
     jsonRpcCode: -32027,
     recoveryNarrowable: 'transient',
     recoveryOther: 'transient',
-    description: 'The seller was too slow, unreachable, or did not answer with MCP.',
+    description: 'The seller was too slow, unreachable, or did not answer with MCP; or the host stopped reading the SSE stream until its deadline ran out.',
     source: 'transport-errors §Reserved JSON-RPC Codes (-32027); ARCHITECTURE §3',
   },
 } as const satisfies Record<string, AdcpCodeSpec>;
@@ -132,7 +132,7 @@ export const REASONS = {
     code: 'SERVICE_UNAVAILABLE',
     details: TIME,
     mayHaveExecuted: true,
-    description: 'The SSE stream sent no byte (comments included) for sse_idle_timeout_ms before the response arrived.',
+    description: 'The SSE stream sent no byte (comments included) for sse_idle_timeout_ms before the response arrived, counted while the gateway was waiting for the seller (not while a host that stopped reading held the stream back: host_not_reading).',
     source: 'ARCHITECTURE §3 and §5 (the gateway idle timeout replaces undici body timeout)',
   },
   sse_deadline: {
@@ -141,6 +141,14 @@ export const REASONS = {
     mayHaveExecuted: true,
     description: "The request's SSE stream did not deliver the response within sse_deadline_ms.",
     source: `${SIZE_LIMITS} (pair the cap with a deadline); ARCHITECTURE §3`,
+  },
+  host_not_reading: {
+    code: 'SERVICE_UNAVAILABLE',
+    details: TIME,
+    mayHaveExecuted: true,
+    description:
+      "The request's SSE stream reached sse_deadline_ms while the gateway was waiting for the host to read what it had already written (the seller is not read meanwhile, so no sse_idle time runs): the host's connection is reset, as the final event could not reach it.",
+    source: 'reported by a new user (a host that stopped reading was logged and counted as the seller going silent, sse_idle); ARCHITECTURE §3 (neither possible: reset)',
   },
   upstream_unreachable: {
     code: 'SERVICE_UNAVAILABLE',

@@ -7,6 +7,8 @@
  *      id to answer (GET stream, notification, batch) gets 502 (504 for a deadline) with a
  *      JSON-RPC error body, id null;
  *    - SSE already started: one final `message` event with that JSON-RPC message, then end;
+ *      but a host that stopped reading (`host_not_reading`) cannot take it: its connection is
+ *      reset, so its stream never looks complete and nothing waits on it any longer;
  *    - neither possible (a plain body already partly sent): reset the connection, so a
  *      truncated body never looks complete.
  * 2. The host's request is refused before any seller is contacted: a 4xx status with a
@@ -32,7 +34,7 @@ export interface LocalErrorInput {
   limit?: number;
   observed?: number;
   limitMs?: number;
-  /** Milliseconds that passed before the time bound fired (deadline_exceeded, sse_deadline, sse_idle). */
+  /** Milliseconds that passed before the time bound fired (deadline_exceeded, sse_deadline, sse_idle, host_not_reading). */
   observedMs?: number;
   upstreamStatus?: number;
   /** Seconds after which a retry may succeed (`retry_after`; agent_backoff). */
@@ -68,6 +70,12 @@ export function answerWithLocalError(exchange: Exchange, reply: FastifyReply, in
   const raw = reply.raw;
 
   if (exchange.sseStarted) {
+    if (input.reason === 'host_not_reading') {
+      // Written, the frame would wait behind the bytes the host is not reading, and so would
+      // the response's close (the exchange line, the stream's clean-up): unbounded.
+      raw.destroy();
+      return;
+    }
     if (!raw.writableEnded && !raw.destroyed) {
       const frame = answerable ? encodeSseEvent({ event: 'message', data: body }) : '';
       if (frame) {

@@ -85,6 +85,7 @@ const MESSAGES: { readonly [R in AdcpErrorReason]: (d: GatewayErrorDetails) => s
   deadline_exceeded: (d) => `The seller did not finish its response within ${msPhrase(d.limit_ms, 'the deadline')}`,
   sse_idle: (d) => `The seller's SSE stream sent nothing for ${msPhrase(d.limit_ms, 'longer than the idle timeout')}`,
   sse_deadline: (d) => `The seller's SSE stream did not deliver the response within ${msPhrase(d.limit_ms, 'the deadline')}`,
+  host_not_reading: (d) => `The host stopped reading the SSE stream, so the response was not delivered within ${msPhrase(d.limit_ms, 'the deadline')}`,
   upstream_unreachable: () => 'The seller could not be reached',
   agent_backoff: () => "The gateway did not send this request: the seller's recent answers kept breaking size limits, so it is backing off",
   agent_backoff_shed: () => "The gateway stopped reading the seller's answer: its recent answers kept breaking size limits and the agent's buffer was full",

@@ -41,13 +41,21 @@
  * - structure: a `message` event's data is checked for depth/node bounds before JSON.parse
  *   (the scan of sse-message.ts, skipped where {@link withinJsonBounds} proves it would
  *   pass; a raw block proves it from its bytes).
- * - time: `sse_idle_timeout_ms` (no byte at all) -> `sse_idle`, `sse_deadline_ms` (whole stream) -> `sse_deadline`.
+ * - time: `sse_idle_timeout_ms` (no byte at all while the stage waits for the seller) ->
+ *   `sse_idle`, `sse_deadline_ms` (whole stream) -> `sse_deadline`, or `host_not_reading`
+ *   when it runs out while the stage waits for the host (below).
  * - memory: the incomplete line held counts against the agent's `max_buffered_response_bytes`
  *   (src/admission/agent-guard.ts): over it, the next chunk is read once the agent's other
  *   responses release enough (no idle timeout meanwhile).
  * - host back-pressure: once the host's response holds {@link SSE_HOST_BUFFER_BYTES} written
  *   but not yet taken by its socket, the next chunk is read after it drains (TCP back-pressure
- *   on the seller, whose bytes then wait in the kernel, not in the gateway).
+ *   on the seller, whose bytes then wait in the kernel, not in the gateway). The seller is
+ *   not waited for meanwhile, so its idle time does not run: a host that stops reading is
+ *   bounded by `sse_deadline_ms` alone (the standalone GET and long-lived streams, which have
+ *   none, stay open until it reads or leaves), and a deadline that runs out then is
+ *   `host_not_reading` (its connection reset: errors/local-reply.ts). Reported failure: such
+ *   a host was logged and counted as the seller's `sse_idle`
+ *   (test/regressions/sse-host-stops-reading-not-seller-idle.test.ts).
  *
  * Ending: once the response to the request's id has passed, the host's stream ends and the
  * upstream request is aborted (SDK servers may keep a resumed stream open: ARCHITECTURE §5).
@@ -388,9 +396,14 @@ export async function handleSseBody(
   }, perEventLimit + SSE_PENDING_SLACK_BYTES);
 
   let idleTimer: NodeJS.Timeout | undefined;
-  /** When the stream last sent a byte (performance.now ms): `observed_ms` of sse_idle. */
+  /**
+   * When the stage last got a byte from the seller, or last began waiting for one after the
+   * host drained (performance.now ms): `observed_ms` of sse_idle.
+   */
   let lastByteAt = performance.now();
-  /** A byte came: the idle time restarts from now (the running timer finds out when it fires). */
+  /** The stage waits for the host to drain its response (the seller is not read meanwhile). */
+  let waitingForHost = false;
+  /** A byte came, or the host drained: the idle time restarts from now (the running timer finds out when it fires). */
   const armIdle = (): void => {
     lastByteAt = performance.now();
     if (timersOn && idleTimer === undefined) idleTimer = setIdleTimer(limits.sse_idle_timeout_ms);
@@ -401,6 +414,11 @@ export async function handleSseBody(
    */
   const setIdleTimer = (ms: number): NodeJS.Timeout => setTimeout(onIdleTimer, ms);
   const onIdleTimer = (): void => {
+    if (waitingForHost) {
+      // Not the seller's silence: the timer is made again once the host drains (armIdle).
+      idleTimer = undefined;
+      return;
+    }
     const idleMs = performance.now() - lastByteAt;
     if (idleMs < limits.sse_idle_timeout_ms) {
       idleTimer = setIdleTimer(Math.ceil(limits.sse_idle_timeout_ms - idleMs));
@@ -431,10 +449,13 @@ export async function handleSseBody(
     idleTimer = setIdleTimer(Math.max(0, Math.ceil(limits.sse_idle_timeout_ms - (performance.now() - lastByteAt))));
     // sse_deadline_ms runs from the stream's first start, across resumes. Only a request's
     // stream has a deadline: the standalone GET stream and long-lived streams have no
-    // natural end (ARCHITECTURE §5); the idle timeout bounds them.
+    // natural end (ARCHITECTURE §5); the idle timeout bounds the seller's silence on them.
     if (requestStream) {
       const deadlineLeft = Math.max(0, exchange.stream.startedAt + limits.sse_deadline_ms - Date.now());
-      deadlineTimer = setTimeout(() => onTimeout({ reason: 'sse_deadline', limitMs: limits.sse_deadline_ms, observedMs: observedMs(Date.now() - exchange.stream.startedAt, limits.sse_deadline_ms) }), deadlineLeft);
+      deadlineTimer = setTimeout(() => {
+        const observed = observedMs(Date.now() - exchange.stream.startedAt, limits.sse_deadline_ms);
+        onTimeout({ reason: waitingForHost ? 'host_not_reading' : 'sse_deadline', limitMs: limits.sse_deadline_ms, observedMs: observed });
+      }, deadlineLeft);
     }
   };
   const onTimeout = (input: LocalErrorInput): void => {
@@ -657,7 +678,11 @@ export async function handleSseBody(
       if (needDrain) {
         needDrain = false;
         startTimers();
+        // The host, not the seller, holds the stream back: no idle time runs (onIdleTimer).
+        waitingForHost = true;
         await drainOrClose(raw);
+        waitingForHost = false;
+        armIdle();
       }
       if (lease !== undefined) {
         lease.set(lines.pendingBytes + held.bytes);
