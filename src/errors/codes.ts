@@ -147,7 +147,7 @@ export const REASONS = {
     details: TIME,
     mayHaveExecuted: true,
     description:
-      "The request's SSE stream reached sse_deadline_ms while the gateway was waiting for the host to read what it had already written (the seller is not read meanwhile, so no sse_idle time runs): the host's connection is reset, as the final event could not reach it.",
+      "The host took none of what the gateway had written to its SSE stream for sse_idle_timeout_ms, or sse_deadline_ms ran out while the gateway waited for it (the seller is not read meanwhile, so it is not its sse_idle): the host's connection is reset, as the final event could not reach it.",
     source: 'reported by a new user (a host that stopped reading was logged and counted as the seller going silent, sse_idle); ARCHITECTURE §3 (neither possible: reset)',
   },
   upstream_unreachable: {

@@ -42,19 +42,18 @@
  *   (the scan of sse-message.ts, skipped where {@link withinJsonBounds} proves it would
  *   pass; a raw block proves it from its bytes).
  * - time: `sse_idle_timeout_ms` (no byte at all while the stage waits for the seller) ->
- *   `sse_idle`, `sse_deadline_ms` (whole stream) -> `sse_deadline`, or `host_not_reading`
- *   when it runs out while the stage waits for the host (below).
+ *   `sse_idle`, `sse_deadline_ms` (whole stream) -> `sse_deadline`; either one running out
+ *   while the stage waits for the host (below) -> `host_not_reading`.
  * - memory: the incomplete line held counts against the agent's `max_buffered_response_bytes`
  *   (src/admission/agent-guard.ts): over it, the next chunk is read once the agent's other
  *   responses release enough (no idle timeout meanwhile).
  * - host back-pressure: once the host's response holds {@link SSE_HOST_BUFFER_BYTES} written
  *   but not yet taken by its socket, the next chunk is read after it drains (TCP back-pressure
  *   on the seller, whose bytes then wait in the kernel, not in the gateway). The seller is
- *   not waited for meanwhile, so its idle time does not run: a host that stops reading is
- *   bounded by `sse_deadline_ms` alone (the standalone GET and long-lived streams, which have
- *   none, stay open until it reads or leaves), and a deadline that runs out then is
- *   `host_not_reading` (its connection reset: errors/local-reply.ts). Reported failure: such
- *   a host was logged and counted as the seller's `sse_idle`
+ *   not waited for meanwhile, so the idle time is the host's: `sse_idle_timeout_ms` without
+ *   a drain, or `sse_deadline_ms` running out during the wait, is `host_not_reading` (its
+ *   connection reset: errors/local-reply.ts). Reported failure: such a host was logged and
+ *   counted as the seller's `sse_idle`
  *   (test/regressions/sse-host-stops-reading-not-seller-idle.test.ts).
  *
  * Ending: once the response to the request's id has passed, the host's stream ends and the
@@ -397,11 +396,15 @@ export async function handleSseBody(
 
   let idleTimer: NodeJS.Timeout | undefined;
   /**
-   * When the stage last got a byte from the seller, or last began waiting for one after the
-   * host drained (performance.now ms): `observed_ms` of sse_idle.
+   * When the stream last made progress (performance.now ms): a byte from the seller, the host
+   * draining its response, or the start of a wait for the host. `observed_ms` of sse_idle and
+   * of an idle host_not_reading.
    */
   let lastByteAt = performance.now();
-  /** The stage waits for the host to drain its response (the seller is not read meanwhile). */
+  /**
+   * The stage waits for the host to drain its response (the seller is not read meanwhile):
+   * idle time then is the host's, not the seller's (`host_not_reading`).
+   */
   let waitingForHost = false;
   /** A byte came, or the host drained: the idle time restarts from now (the running timer finds out when it fires). */
   const armIdle = (): void => {
@@ -409,23 +412,21 @@ export async function handleSseBody(
     if (timersOn && idleTimer === undefined) idleTimer = setIdleTimer(limits.sse_idle_timeout_ms);
   };
   /**
-   * One timer per idle period, not one per chunk: when it fires it answers `sse_idle` if no
-   * byte came for sse_idle_timeout_ms, else it waits again for what is left of that time.
+   * One timer per idle period, not one per chunk: when it fires it answers if the stream made
+   * no progress for sse_idle_timeout_ms, else it waits again for what is left of that time.
+   * The answer blames the side waited for: `sse_idle` (the seller sent nothing) or
+   * `host_not_reading` (the host took nothing of what was written: a standalone GET stream,
+   * which has no deadline, is bounded by this alone).
    */
   const setIdleTimer = (ms: number): NodeJS.Timeout => setTimeout(onIdleTimer, ms);
   const onIdleTimer = (): void => {
-    if (waitingForHost) {
-      // Not the seller's silence: the timer is made again once the host drains (armIdle).
-      idleTimer = undefined;
-      return;
-    }
     const idleMs = performance.now() - lastByteAt;
     if (idleMs < limits.sse_idle_timeout_ms) {
       idleTimer = setIdleTimer(Math.ceil(limits.sse_idle_timeout_ms - idleMs));
       return;
     }
     idleTimer = undefined;
-    onTimeout({ reason: 'sse_idle', limitMs: limits.sse_idle_timeout_ms, observedMs: observedMs(idleMs, limits.sse_idle_timeout_ms) });
+    onTimeout({ reason: waitingForHost ? 'host_not_reading' : 'sse_idle', limitMs: limits.sse_idle_timeout_ms, observedMs: observedMs(idleMs, limits.sse_idle_timeout_ms) });
   };
   let deadlineTimer: NodeJS.Timeout | undefined;
   /**
@@ -678,8 +679,9 @@ export async function handleSseBody(
       if (needDrain) {
         needDrain = false;
         startTimers();
-        // The host, not the seller, holds the stream back: no idle time runs (onIdleTimer).
+        // The host, not the seller, holds the stream back: its idle time starts now (onIdleTimer).
         waitingForHost = true;
+        armIdle();
         await drainOrClose(raw);
         waitingForHost = false;
         armIdle();

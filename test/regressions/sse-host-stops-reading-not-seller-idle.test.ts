@@ -8,23 +8,24 @@
  * Input: seller -> gateway -> raw host (net.connect), all on 127.0.0.1. The seller answers a
  * tools/call with SSE: up to EVENTS progress notifications (no id) of EVENT_BYTES each,
  * written as fast as TCP lets it, then the result. The host reads its first bytes (the head)
- * and stops reading (`socket.pause()`). sse_idle_timeout_ms 200; sse_deadline_ms 3000 (agent
- * `s`) or 20000 (agent `r`).
+ * and stops reading (`socket.pause()`). Agent `s`: sse_idle_timeout_ms 200, sse_deadline_ms
+ * 60000; agent `d`: 60000 and 3000; agent `r`: 2000 and 60000.
  * Expectation:
- * 1. (agent `s`) the host never reads again until the gateway gives up: that is at the
- *    deadline, not the idle timeout, with reason `host_not_reading` (outcome `local_error`,
+ * 1. (agents `s`, `d`) the host never reads again until the gateway gives up: at the idle
+ *    timeout (`s`) or the deadline (`d`), whichever the host's stall reaches first (the other
+ *    is past the test's own timeout), with reason `host_not_reading` (outcome `local_error`,
  *    status 200, upstream_status 200) in the exchange line and in
  *    `adcp_gateway_limit_breaches_total`, and `sse_idle` nowhere; the seller's request is
  *    aborted while it still had events to send; the host's connection is closed without the
  *    end of the chunked body or a final event (only whole progress events, in order, before).
- * 2. (agent `r`) the host stops reading for longer than the idle timeout, then reads again:
- *    the stream goes on, every event arrives in order, then the result (outcome `ok`).
+ * 2. (agent `r`) the host stops reading for a while (shorter than its idle timeout), then
+ *    reads again: the stream goes on, every event arrives in order, then the result (outcome `ok`).
  * Before the fix: (1) ended `sse_idle` 200 ms into the stall, its exchange line written only
- * once the host read again; (2) ended `sse_idle` after 275 of the 2049 messages. Measured
- * after it (Node 20, loaded 2-core VM): (1) ended at 3008 ms, ~4.35 MB (272 events) written
- * to the host and 560 of the seller's events sent when it gave up.
- * Timeouts here are hang guards; the waits (3 x the idle timeout) only make the host's stall
- * longer than the idle timeout. The buffers fill well within the 3000 ms deadline (~60 ms).
+ * once the host read again; (2), with a 200 ms idle timeout, ended `sse_idle` after 275 of
+ * the 2049 messages. Measured after it (Node 20, loaded 2-core VM): `d` ended at 3008 ms,
+ * ~4.35 MB (272 events) written to the host and 560 of the seller's events sent.
+ * Timeouts here are hang guards; the wait of case 2 (600 ms) only makes the host's stall
+ * real. The buffers fill well within the 3000 ms deadline (~60 ms).
  */
 import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -85,8 +86,9 @@ function startStreamingSeller(): Promise<RawSeller> {
 const stack = useSellerAndGateway(startStreamingSeller, (seller) =>
   startObservedGateway(
     agentsYaml({
-      s: { url: seller.url, sse_idle_timeout_ms: IDLE_MS, sse_deadline_ms: 3000, max_response_bytes: 1073741824 },
-      r: { url: seller.url, sse_idle_timeout_ms: IDLE_MS, sse_deadline_ms: 20000, max_response_bytes: 1073741824 },
+      s: { url: seller.url, sse_idle_timeout_ms: IDLE_MS, sse_deadline_ms: 60000, max_response_bytes: 1073741824 },
+      d: { url: seller.url, sse_idle_timeout_ms: 60000, sse_deadline_ms: 3000, max_response_bytes: 1073741824 },
+      r: { url: seller.url, sse_idle_timeout_ms: 10 * IDLE_MS, sse_deadline_ms: 60000, max_response_bytes: 1073741824 },
     }),
   ),
 );
@@ -193,41 +195,49 @@ describe('an SSE host that stops reading is not the seller going idle', { timeou
     gw().app.server.on('connection', (socket: net.Socket) => hostSockets.set(socket.remotePort!, socket));
   });
 
-  test('a host that never reads again: host_not_reading at the deadline, its connection closed', async () => {
-    const host = await stalledHost('s', 1);
-    await gatewayWaitsForHost(host);
-    const seller = streams.get(1)!;
-    await withTimeout(seller.closed, 15_000, 'the gateway ending the seller request');
-    assert.equal(seller.ended, false, 'the seller still had events to send when the gateway gave up');
-    assert.ok(seller.events < EVENTS, `the seller wrote ${seller.events} of ${EVENTS} events`);
+  for (const [agent, id, bound] of [
+    ['s', 1, 'the idle timeout'],
+    ['d', 3, 'the deadline'],
+  ] as const) {
+    test(`a host that never reads again: host_not_reading at ${bound}, its connection closed`, async () => {
+      const host = await stalledHost(agent, id);
+      await gatewayWaitsForHost(host);
+      const seller = streams.get(id)!;
+      await withTimeout(seller.closed, 15_000, 'the gateway ending the seller request');
+      assert.equal(seller.ended, false, 'the seller still had events to send when the gateway gave up');
+      assert.ok(seller.events < EVENTS, `the seller wrote ${seller.events} of ${EVENTS} events`);
 
-    // The host reads again (the exchange line is written once the host's response closes).
-    const { wire, closed } = await readRest(host);
-    const line = await gw().exchangeLine('s', 1, 10_000);
-    assert.deepEqual(
-      { outcome: line.outcome, reason: line.reason, status: line.status, upstream_status: line.upstream_status },
-      { outcome: 'local_error', reason: 'host_not_reading', status: 200, upstream_status: 200 },
-    );
-    assert.deepEqual(gw().lines.filter((l) => l.reason === 'sse_idle'), []);
-    assert.deepEqual(await breachSeries(), ['adcp_gateway_limit_breaches_total{agent="s",reason="host_not_reading"} 1']);
+      // The host reads again (the exchange line is written once the host's response closes).
+      const { wire, closed } = await readRest(host);
+      const line = await gw().exchangeLine(agent, id, 10_000);
+      assert.deepEqual(
+        { outcome: line.outcome, reason: line.reason, status: line.status, upstream_status: line.upstream_status },
+        { outcome: 'local_error', reason: 'host_not_reading', status: 200, upstream_status: 200 },
+      );
+      assert.deepEqual(gw().lines.filter((l) => l.reason === 'sse_idle'), []);
+      assert.deepEqual(
+        (await breachSeries()).filter((l) => l.includes(`agent="${agent}"`)),
+        [`adcp_gateway_limit_breaches_total{agent="${agent}",reason="host_not_reading"} 1`],
+      );
 
-    assert.equal(closed, true, 'the gateway closed the connection');
-    const { head, body, terminated } = partialChunkedBody(wire);
-    assert.match(head, /^HTTP\/1\.1 200 /);
-    assert.match(head, /\r\ncontent-type: text\/event-stream\r\n/i);
-    assert.equal(terminated, false, 'a stream cut short never looks complete');
-    const events = wholeEvents(body);
-    assert.ok(events.length > 0 && events.length <= seller.events, `${events.length} whole events`);
-    events.forEach((m, k) => {
-      assert.equal(m.id, undefined, 'no final event for the request');
-      assert.equal(m.params?.progress, k + 1);
+      assert.equal(closed, true, 'the gateway closed the connection');
+      const { head, body, terminated } = partialChunkedBody(wire);
+      assert.match(head, /^HTTP\/1\.1 200 /);
+      assert.match(head, /\r\ncontent-type: text\/event-stream\r\n/i);
+      assert.equal(terminated, false, 'a stream cut short never looks complete');
+      const events = wholeEvents(body);
+      assert.ok(events.length > 0 && events.length <= seller.events, `${events.length} whole events`);
+      events.forEach((m, k) => {
+        assert.equal(m.id, undefined, 'no final event for the request');
+        assert.equal(m.params?.progress, k + 1);
+      });
     });
-  });
+  }
 
-  test('a host that stops reading longer than the idle timeout, then reads: the whole stream, then the result', async () => {
+  test('a host that stops reading for a while (within its idle timeout), then reads: the whole stream, then the result', async () => {
     const host = await stalledHost('r', 2);
     await gatewayWaitsForHost(host);
-    // The stall goes on past the idle timeout (a lower bound: the host is paused throughout).
+    // The stall goes on for a while (a lower bound: the host is paused throughout).
     await new Promise((resolve) => setTimeout(resolve, 3 * IDLE_MS));
     assert.equal(streams.get(2)!.ended, false, 'the seller is held back by the host');
 
