@@ -114,6 +114,17 @@ if (opts === undefined) {
 }
 const options: Options = opts;
 
+/** `--base` as a short commit id; a name git cannot resolve is a usage error (exit 2), not a git stack trace (found by a new user). */
+function resolveBase(base: string): string {
+  try {
+    return execFileSync('git', ['rev-parse', '--verify', '--quiet', '--short', `${base}^{commit}`], { cwd: REPO_DIR, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+  } catch {
+    process.stderr.write(`--base "${base}" is not a commit of this repository (git rev-parse found none)\n${USAGE}`);
+    process.exit(2);
+  }
+}
+const baseRev = resolveBase(options.base);
+
 const started = performance.now();
 const log = (msg: string): void => void process.stderr.write(`[ab ${((performance.now() - started) / 1000).toFixed(1).padStart(6)} s] ${msg}\n`);
 
@@ -200,7 +211,6 @@ function report(samples: Map<string, CaseSamples>, baseRev: string): string {
 }
 
 async function main(): Promise<void> {
-  const baseRev = execFileSync('git', ['rev-parse', '--short', `${options.base}^{commit}`], { cwd: REPO_DIR, encoding: 'utf8' }).trim();
   const parent = mkdtempSync(join(os.tmpdir(), 'adcp-bench-ab-'));
   temporary.push(parent);
   worktree = join(parent, 'base');

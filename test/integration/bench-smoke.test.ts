@@ -7,7 +7,7 @@ import { describe, it } from 'node:test';
 import { execFileSync } from 'node:child_process';
 import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { REPO, captureOutput, spawnTsx } from '../helpers/process.js';
+import { REPO, captureOutput, runScript, spawnTsx } from '../helpers/process.js';
 
 /** The quick mode takes ~10-20 s; the backstop leaves room for a busy CI machine. */
 const RUN_TIMEOUT_MS = 120_000;
@@ -81,6 +81,12 @@ describe('bench smoke (bench/run.ts --quick)', () => {
     const badOut = captureOutput(bad);
     assert.equal(await new Promise<number | null>((resolve) => bad.on('exit', resolve)), 2);
     assert.match(badOut.stderr, /^--rounds must be an integer from 1 to 100, got "0"$/m);
+
+    // A --base git cannot resolve: a usage error, not git's stack trace (found by a new user).
+    const badBase = await runScript('bench/ab.ts', ['--base', 'no-such-rev-0123']);
+    assert.equal(badBase.code, 2, badBase.stderr);
+    assert.match(badBase.stderr, /^--base "no-such-rev-0123" is not a commit of this repository \(git rev-parse found none\)\nUsage: npm run bench:ab/);
+    assert.doesNotMatch(badBase.stderr, /\n {4}at /);
   });
 
   it('bench/scan.ts --quick (npm run bench:scan) prints the scan table, one row per shape; a bad --rounds is refused', { timeout: 60_000 }, async () => {
