@@ -109,7 +109,7 @@ export interface Exchange {
   readonly stream: {
     /** Unix ms when the request's stream started (sse_deadline_ms runs from here, across resumes). */
     readonly startedAt: number;
-    /** Cumulative bytes already counted for this request's stream before this exchange. */
+    /** Cumulative bytes already counted for this request's stream before this exchange (what its resume tokens added included: sse-stage.ts chargeToken). */
     readonly usedBytes: number;
     /** The seller's event id this exchange resumes after (sent upstream as Last-Event-ID). */
     readonly resumeFrom: string | undefined;

@@ -13,7 +13,7 @@ export type DedupeTextMode = 'summary' | 'off';
 
 /** The limits in force for one exchange. Resolved call -> tool -> agent -> defaults -> built-in. */
 export interface Limits {
-  /** Whole serialized MCP message (JSON body, or the cumulative bytes of one request's SSE stream). */
+  /** Whole serialized MCP message (JSON body, or the cumulative bytes of one request's SSE stream, what its resume tokens add included). */
   readonly max_response_bytes: number;
   /** Data bytes of one SSE event. Default: the response limit. Never above the response limit once resolved for a call. */
   readonly max_sse_event_bytes: number;

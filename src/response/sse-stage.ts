@@ -29,9 +29,12 @@
  *
  * Bounds (spec: mcp-response-extraction.md, Size Limits; ARCHITECTURE §5):
  * - cumulative: every byte of a request's stream (comments included) counts against
- *   `max_response_bytes` -> `sse_cumulative`. Events completed before the limit point are
- *   delivered; the bytes past it are never parsed. The standalone GET stream has no
- *   cumulative bound (keep-alives there are normal).
+ *   `max_response_bytes` -> `sse_cumulative`, and so does what each resume token adds to the
+ *   host's stream (its length over the seller id's: `chargeToken`), so the host never receives
+ *   more than the bound however the seller's events are shaped. Events completed before the
+ *   limit point are delivered; the bytes past it are never parsed; an event whose token takes
+ *   the stream over is not delivered. The standalone GET stream has no cumulative bound
+ *   (keep-alives there are normal).
  * - per event: an event's data bytes against `max_sse_event_bytes` -> `sse_event`. An
  *   incomplete line waits as the raw bytes it arrived in (SseLineFeeder: no decoded copy, no
  *   concatenation), capped at that bound + SSE_PENDING_SLACK_BYTES, and so is the parser's
@@ -82,7 +85,7 @@ import { SseFrameBatch, encodeSseComment, encodeSseIdOnly, encodeSseRetry } from
 import { SseIdOnlyBlocks } from './sse-id-only.js';
 import { planRawEventsFast } from './sse-raw-plan.js';
 import { HELD, NOT_HELD, SseHeldBlock } from './sse-held-block.js';
-import { inspectEventData, type EventDataOptions } from './sse-message.js';
+import { inspectEventData, type EventDataOptions, type EventDataVerdict } from './sse-message.js';
 import type { UpstreamResponse } from './json-stage.js';
 import { DirectChunks, bodyErrorToLocal } from './body-source.js';
 import { drainOrClose } from './drain.js';
@@ -271,6 +274,7 @@ export async function handleSseBody(
     let final = false;
     /** The data as UTF-8 bytes to send instead of `data`, when the checks produced them. */
     let out: Buffer | undefined;
+    let verdict: EventDataVerdict | undefined;
     const content = data ?? bytes!;
     if ((event === undefined || event === 'message') && content.length > 0) {
       // Parsed only when it may be the response to the request (mayBeResponse): anything else
@@ -279,27 +283,13 @@ export async function handleSseBody(
       const candidate = answerable && mayBeResponse(content);
       if (candidate || !withinJsonBounds(content, boundsLimits)) {
         const opts = candidate ? (responseOpts ??= { ...boundsLimits, mayBeResponse: true, wantsMessage }) : (otherOpts ??= { ...boundsLimits, mayBeResponse: false, wantsMessage });
-        const verdict = inspectEventData(exchange, data, opts, bytes);
+        verdict = inspectEventData(exchange, data, opts, bytes);
         if (verdict.kind === 'breach') {
           fail({ reason: verdict.reason, limitBytes: perEventLimit, observedBytes: verdict.dataBytes, limit: verdict.limit, observed: verdict.observed });
           return;
         }
-        if (verdict.kind === 'forward') out = verdict.bytes;
-        else {
-          final = true;
-          out = verdict.out;
-          if (verdict.changed) {
-            exchange.bytesSaved += verdict.dataBytes - out.length;
-            exchange.actions.push(verdict.action);
-            // A rewrite may be written into a pooled buffer (body-pool.ts splice): it serves
-            // another body once the host's response has closed (its writes flushed or dropped).
-            bodyPool.recycleAfterSend(raw, out);
-          }
-          if (verdict.message !== undefined) hooks.onResponseMessage(verdict.message, out.length);
-        }
       }
     }
-    if (out === undefined && data === undefined) out = bytes;
     // A non-empty seller id goes out as a resume token carrying the exact count through this
     // event (a chunk that may hold an id line is fed one event block at a time: see `takeChunk`;
     // the LF of a CR LF cut from its CR: `tokenCount`); an empty `id:` passes unchanged. In the
@@ -307,19 +297,36 @@ export async function handleSseBody(
     // (`take`), so an event dispatched there ends within it: its count is at most the limit
     // (counting through the limit point only over-counts; a token cannot carry more than its
     // limit). Reported failure: such an event with CR-only line endings lost its id
-    // (test/regressions/sse-new-user-findings.test.ts).
+    // (test/regressions/sse-new-user-findings.test.ts). The token is minted once the event
+    // passed its own bounds and before a response is recorded as delivered: when its length
+    // takes the stream over the cumulative bound (`chargeToken`), the exchange is finished and
+    // the event is not delivered.
     if (id !== undefined) id = hostEventId(id, 'forwarded without an id');
-    if (!exchange.finished) {
-      if (out !== undefined) batch.eventBytes({ id, event }, out);
-      else batch.event({ id, event, data: data! });
+    if (exchange.finished) return;
+    if (verdict?.kind === 'forward') out = verdict.bytes;
+    else if (verdict?.kind === 'response') {
+      final = true;
+      out = verdict.out;
+      if (verdict.changed) {
+        exchange.bytesSaved += verdict.dataBytes - out.length;
+        exchange.actions.push(verdict.action);
+        // A rewrite may be written into a pooled buffer (body-pool.ts splice): it serves
+        // another body once the host's response has closed (its writes flushed or dropped).
+        bodyPool.recycleAfterSend(raw, out);
+      }
+      if (verdict.message !== undefined) hooks.onResponseMessage(verdict.message, out.length);
     }
+    if (out === undefined && data === undefined) out = bytes;
+    if (out !== undefined) batch.eventBytes({ id, event }, out);
+    else batch.event({ id, event, data: data! });
     if (id !== undefined && id !== '') exchange.lastEventIdSent = id;
     if (final) endPlainly(exchange.actions.length > 0 ? 'rewritten' : 'ok');
   };
 
   /**
    * The count a resume token minted now carries: the request's bytes through the end of the
-   * event being dispatched (0 on the standalone GET stream), at most the limit (see `deliver`).
+   * event being dispatched, the earlier tokens' added lengths included (`chargeToken`; 0 on the
+   * standalone GET stream), at most the limit (see `deliver`).
    * An event dispatched at the CR of its blank line, the last byte so far, may end with the
    * LF of a CR LF still to come (SseLineFeeder.lfExpected): that LF is counted.
    */
@@ -335,7 +342,35 @@ export async function handleSseBody(
     if (sellerId === '') return sellerId;
     const token = exchange.mintEventId(sellerId, tokenCount());
     if (token === undefined) log.warn({ agent: exchange.agent.name }, `SSE event id could not be turned into a resume token: ${what}`);
+    else if (cumulative !== undefined) chargeToken(token, sellerId);
     return token;
+  };
+
+  /**
+   * Counts what a resume token adds to the host's stream (a request's stream only): its length
+   * (ASCII) over the UTF-8 length of the seller id it replaces. The cumulative bound protects
+   * the host, so it counts the bytes the host receives: a token is ~230-310 characters, and a
+   * seller sending id-only blocks (`id: 1` and a blank line, 7 bytes) made the host receive
+   * ~32x `max_response_bytes` (14.7x with one-byte data events) while the bound counted the
+   * seller's bytes only (reported failure, from a review of the resume tokens:
+   * test/regressions/sse-resume-token-amplification.test.ts). Over the bound:
+   * `sse_cumulative` (the caller's event is then not delivered: the exchange is finished).
+   *
+   * `observed_bytes` is the count with the token: through the event (the LF of a CR LF still
+   * to come included, as in {@link tokenCount}, so the outcome does not depend on where the
+   * seller's chunks are cut), or through the range that crossed the bound when the event was
+   * dispatched in it (`take`: its bytes are counted already, and no token fits there). A
+   * token's count is taken before its own length is added (a token cannot carry a count that
+   * includes itself), so the next token's count includes it, and a resume counts from at most
+   * one token's length (≤ 4096 bytes) short.
+   */
+  const chargeToken = (token: string, sellerId: string): void => {
+    const added = token.length - Buffer.byteLength(sellerId);
+    if (added <= 0) return;
+    const budget = cumulative!;
+    const through = budget.used + (lines.lfExpected && !budget.exceeded ? 1 : 0) + added;
+    budget.take(added);
+    if (through > budget.limit) answer({ reason: 'sse_cumulative', limitBytes: budget.limit, observedBytes: through });
   };
 
   /** True from a per-event cap breach (an endless line) to the next event boundary (see `take`). */
@@ -379,7 +414,7 @@ export async function handleSseBody(
   const onIdOnly = (id: string): void => {
     if (streamEnded || skippingToBoundary || exchange.finished) return;
     const out = hostEventId(id, 'id-only block dropped');
-    if (out === undefined) return;
+    if (out === undefined || exchange.finished) return;
     batch.frame(encodeSseIdOnly(out));
     if (out !== '') exchange.lastEventIdSent = out;
   };
@@ -566,6 +601,9 @@ export async function handleSseBody(
     if (valueAt !== -1) {
       if (tail > 0 && !takeChunk(chunk.subarray(0, tail))) return false;
       const rest = tail === 0 ? chunk : chunk.subarray(tail);
+      // The resume tokens of the blocks before it may have taken the room (chargeToken): the
+      // rest then crosses the bound (`take` answers; it completes no event).
+      if (cumulative !== undefined && cumulative.used + rest.length > cumulative.limit) return take(rest, 0, rest.length, false);
       held.begin(rest, valueAt);
       passHeld(rest);
       atEventStart = false;
@@ -597,7 +635,8 @@ export async function handleSseBody(
 
   /**
    * Counts bytes that went to the held block (they never cross the cumulative bound: a chunk
-   * that would is given to the feeder instead) and moves the scanners past them.
+   * that would, or whose held tail would once the resume tokens before it are counted, is
+   * given to the feeder instead) and moves the scanners past them.
    */
   const passHeld = (bytes: Buffer): void => {
     cumulative?.take(bytes.length);
@@ -630,7 +669,11 @@ export async function handleSseBody(
       const end = plan.ends[k]!;
       if (plan.raw[k]) {
         if (pending < segmentStart && !take(chunk, pending, segmentStart, true)) return false;
-        cumulative?.take(end - segmentStart); // fits: the chunk does not cross the bound
+        // The chunk's seller bytes fit, but the resume tokens of blocks before this run may
+        // have taken the room (chargeToken): then the run is parsed up to the limit point and
+        // the request answered (`take`), as any range that crosses the bound.
+        if (cumulative !== undefined && cumulative.used + (end - segmentStart) > cumulative.limit) return take(chunk, segmentStart, end, true);
+        cumulative?.take(end - segmentStart);
         batch.raw(chunk, segmentStart, end);
         lines.passedRaw();
         pending = end;

@@ -90,7 +90,11 @@ export interface ResumeState {
   readonly method: string | undefined;
   /** tools/call tool name, if any (errors and per-tool limits are tied to it). */
   readonly toolName: string | undefined;
-  /** Cumulative bytes of this request's stream delivered so far, including the event carrying this token. */
+  /**
+   * The request's cumulative count so far: its stream's bytes through the event carrying this
+   * token, plus what every earlier token of the stream added to the host's stream (a token's
+   * length over the seller id's; src/response/sse-stage.ts chargeToken), across resumes.
+   */
   readonly usedBytes: number;
   /** The byte limit in force for that request (max_response_bytes after call/tool/agent resolution). */
   readonly limitBytes: number;

@@ -1,39 +1,73 @@
 /**
  * A reference model of what the host should get for a seller's SSE bytes
  * (WHATWG HTML §9.2.6 line/field rules, eventsource-parser 3 per-block ids), with each token's
- * exact count (the byte offset just past the block's blank line, CR LF counted whole). At the
- * end of the stream a block with data and a last line ended by LF is dispatched (the line
- * feeder's leniency, sse-boundaries.ts finish); an id-only block there is discarded.
+ * exact count, in the tokens the unit kit mints (test/unit/sse-stage-kit.ts: `tok(<id>,<count>)`).
+ * At the end of the stream a block with data and a last line ended by LF is dispatched (the
+ * line feeder's leniency, sse-boundaries.ts finish); an id-only block there is discarded.
  * Written in a review of the id-only fix (2026-12-02); test/unit/sse-token-*.test.ts use it.
+ *
+ * A token's count (src/response/sse-stage.ts tokenCount, chargeToken) is the request's count
+ * through its block: `usedBase` + the byte offset just past the block's blank line (CR LF
+ * counted whole) + what every earlier token added to the host's stream (its text's length
+ * minus its seller id's), at most `limit`. Its own length is not in it: the next token's count
+ * includes it.
+ *
+ * With a `limit` (max_response_bytes), the model stops where the stage answers
+ * `sse_cumulative` (`over`): at a block whose dispatching byte (the blank line's LF, or its
+ * CR with CR LF) lies past the limit, or whose token's added length takes the count through
+ * the block past it (that token is not delivered). `tokens` and `over` are then exact for LF
+ * and CR LF endings; `body` is compared only when the stream stays within the limit.
  */
 export interface ModelOut {
   body: string;
   tokens: Array<[string, number]>;
+  /** The stream goes over `limit`: the stage answers sse_cumulative after the tokens listed. */
+  over: boolean;
 }
 
-export function model(bytes: Buffer, usedBase = 0): ModelOut {
+/** The kit's token for a seller id and a count (test/unit/sse-stage-kit.ts). */
+export const kitToken = (id: string, count: number): string => `tok(${id},${count})`;
+/** What a kit token adds to the host's stream over the seller id it replaces (ASCII ids). */
+export const kitTokenAdded = (id: string, count: number): number => kitToken(id, count).length - id.length;
+
+export function model(bytes: Buffer, usedBase = 0, limit = Infinity): ModelOut {
   const text = bytes.toString('latin1'); // ASCII inputs only
   let body = '';
   const tokens: Array<[string, number]> = [];
   let id: string | undefined;
   let event: string | undefined;
   let data: string[] = [];
-  /** The block ends at `end` (the request's count through it): an event with data, or an id alone. */
-  const dispatch = (end: number): void => {
+  /** What the tokens so far added to the host's stream (counted like the seller's bytes). */
+  let added = 0;
+  let over = false;
+  /**
+   * The block's blank line starts at offset `at` and ends at `end` (stream offsets): an event
+   * with data, or an id alone. False when the stream goes over the limit here.
+   */
+  const dispatch = (at: number, end: number): boolean => {
+    // The byte that dispatches the block (the blank line's first) must be within the limit.
+    if (usedBase + at + 1 + added > limit) return false;
+    const count = Math.min(usedBase + end + added, limit);
+    let tokenLine: string | undefined;
     if (id !== undefined) {
-      if (id === '') body += 'id\n';
+      if (id === '') tokenLine = 'id\n';
       else {
-        body += `id: tok(${id},${end})\n`;
-        tokens.push([id, end]);
+        const more = kitTokenAdded(id, count);
+        if (usedBase + end + added + more > limit) return false;
+        added += more;
+        tokenLine = `id: ${kitToken(id, count)}\n`;
+        tokens.push([id, count]);
       }
     }
+    if (tokenLine !== undefined) body += tokenLine;
     if (data.length === 0) {
       if (id !== undefined) body += '\n';
-      return;
+      return true;
     }
     if (event !== undefined) body += `event: ${event}\n`;
     for (const d of data) body += `data: ${d}\n`;
     body += '\n';
+    return true;
   };
   let i = 0;
   const n = text.length;
@@ -45,7 +79,10 @@ export function model(bytes: Buffer, usedBase = 0): ModelOut {
     let next = j + 1;
     if (text[j] === '\r' && text[j + 1] === '\n') next = j + 2;
     if (line === '') {
-      dispatch(usedBase + next);
+      if (!dispatch(j, next)) {
+        over = true;
+        break;
+      }
       id = undefined;
       event = undefined;
       data = [];
@@ -67,8 +104,10 @@ export function model(bytes: Buffer, usedBase = 0): ModelOut {
   // The stage's end-of-stream leniency (SseLineFeeder.finish): a stream that ends with LF gets
   // a blank line, so a last block with data is dispatched; a last block without data is
   // discarded (WHATWG HTML §9.2.6: no blank line, no last event ID).
-  if (n > 0 && text[n - 1] === '\n' && i === n && data.length > 0) dispatch(usedBase + n);
-  return { body, tokens };
+  if (!over && n > 0 && text[n - 1] === '\n' && i === n && data.length > 0 && !dispatch(n - 1, n)) over = true;
+  // Within the limit so far: the stream goes over it only if its last bytes (an incomplete block) do.
+  if (!over && usedBase + n + added > limit) over = true;
+  return { body, tokens, over };
 }
 
 /** Every way to cut `bytes` into two or three chunks (three: the second is one byte). */

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import type { ServerResponse } from 'node:http';
 import { startRawSeller } from '../support/raw-seller.js';
 import { startGateway } from '../helpers/gateway.js';
-import { rawPost, sseMessages, toolCall } from '../helpers/raw.js';
+import { rawPost, sseIds, sseMessages, toolCall } from '../helpers/raw.js';
 import { useSellerAndGateway } from '../helpers/stack.js';
 
 const LIMIT = 8192;
@@ -66,14 +66,21 @@ describe('SSE per-event bound', () => {
 });
 
 describe('SSE cumulative bound', () => {
-  test('a stream of exactly max_response_bytes passes; its events arrive', async () => {
-    const progress = (n: number) => `event: message\ndata: {"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":1,"progress":${n}}}\n\n`;
+  const progress = (n: number) => `event: message\ndata: {"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":1,"progress":${n}}}\n\n`;
+  /** Progress events, a comment as padding, then the result (with `eventId`, if any): exactly `total` bytes. */
+  function streamOf(id: number, total: number, eventId?: string): string {
     let head = '';
     for (let i = 0; Buffer.byteLength(head) < LIMIT - 1500; i++) head += progress(i);
-    const last = resultEvent(3, 1000, 'r');
-    const pad = LIMIT - Buffer.byteLength(head) - Buffer.byteLength(last);
+    const last = resultEvent(id, 1000, eventId);
+    const pad = total - Buffer.byteLength(head) - Buffer.byteLength(last);
     const stream = head + ':' + 'k'.repeat(pad - 2) + '\n' + last;
-    assert.equal(Buffer.byteLength(stream), LIMIT);
+    assert.equal(Buffer.byteLength(stream), total);
+    return stream;
+  }
+
+  test('a stream of exactly max_response_bytes passes; its events arrive', async () => {
+    // No event id: the seller's bytes are the whole count (a token's length would add to it: below).
+    const stream = streamOf(3, LIMIT);
     answer = (res) => {
       sseHead(res);
       res.end(stream);
@@ -84,8 +91,45 @@ describe('SSE cumulative bound', () => {
     assert.equal((msgs.at(-1) as { result: { isError?: boolean } }).result.isError, undefined);
   });
 
+  test('a resume token counts what it adds to the host\'s stream: exactly at the limit with it passes, one byte past fails', async () => {
+    // The result carries `id: r`: its token (~230-310 characters) replaces `r` for the host.
+    // Seller bytes exactly at the limit: the token takes the stream past it, so the result is
+    // not delivered, and observed_bytes tells what the token added.
+    const send = (stream: string) => (answer = (res) => {
+      sseHead(res);
+      res.end(stream);
+    });
+    send(streamOf(30, LIMIT, 'r'));
+    const over = await call(30);
+    const overMsgs = sseMessages(over.text());
+    assert.deepEqual(sseIds(over.text()), []);
+    const e = errorOf(overMsgs);
+    assert.equal(e.id, 30);
+    assert.equal(e.result.structuredContent.adcp_error.details.reason, 'sse_cumulative');
+    assert.equal(e.result.structuredContent.adcp_error.details.limit_bytes, LIMIT);
+    const added = (e.result.structuredContent.adcp_error.details.observed_bytes as number) - LIMIT;
+    assert.ok(added > 200 && added < 400, `a token adds ${added} bytes`);
+    assert.ok(!overMsgs.some((m) => (m as { id?: number }).id === 30 && !(m as { result: { isError?: boolean } }).result.isError), 'the result is not delivered');
+
+    // The seller's bytes `added` short of the limit: with its token, exactly the limit. Passes.
+    send(streamOf(31, LIMIT - added, 'r'));
+    const at = await call(31);
+    const atMsgs = sseMessages(at.text());
+    assert.equal((atMsgs.at(-1) as { id: number }).id, 31);
+    assert.equal((atMsgs.at(-1) as { result: { isError?: boolean } }).result.isError, undefined);
+    const [token] = sseIds(at.text());
+    assert.equal(token!.length - 'r'.length, added, 'the same token length: the count has as many digits');
+
+    // One byte more: one byte past.
+    send(streamOf(32, LIMIT - added + 1, 'r'));
+    const past = errorOf(sseMessages((await call(32)).text()));
+    assert.equal(past.id, 32);
+    assert.deepEqual(past.result.structuredContent.adcp_error.details, { reason: 'sse_cumulative', limit_bytes: LIMIT, observed_bytes: LIMIT + 1 });
+  });
+
   test('one byte past fails with sse_cumulative at the limit point, events before it delivered', async () => {
-    const small = (n: number) => `id: p${n}\nevent: message\ndata: {"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":1,"progress":${n}}}\n\n`;
+    // No event ids: the count is the seller's bytes (with ids: the next test).
+    const small = (n: number) => `event: message\ndata: {"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":1,"progress":${n}}}\n\n`;
     let stream = '';
     for (let i = 0; Buffer.byteLength(stream) < LIMIT + 1; i++) stream += small(i);
     answer = (res) => {
@@ -102,8 +146,47 @@ describe('SSE cumulative bound', () => {
     assert.equal(m.result.structuredContent.adcp_error.details.limit_bytes, LIMIT);
     // Every complete event that fit within LIMIT bytes was forwarded before the error.
     let fits = 0;
-    for (let used = 0, i = 0; used + Buffer.byteLength(small(i)) <= LIMIT; used += Buffer.byteLength(small(i)), i++) fits++;
+    let fitBytes = 0;
+    for (let i = 0; fitBytes + Buffer.byteLength(small(i)) <= LIMIT; fitBytes += Buffer.byteLength(small(i)), i++) fits++;
     assert.equal(msgs.length, fits + 1);
+    assert.equal(r.text().slice(0, fitBytes), stream.slice(0, fitBytes), 'those events as the seller sent them');
+  });
+
+  test('events with ids: each token counts what it adds; the event whose token crosses the limit is not delivered', async () => {
+    const small = (n: number) => `id: p${n}\nevent: message\ndata: {"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":1,"progress":${n}}}\n\n`;
+    let stream = '';
+    for (let i = 0; Buffer.byteLength(stream) < LIMIT + 1; i++) stream += small(i);
+    answer = (res) => {
+      sseHead(res);
+      res.write(stream);
+    };
+    const r = await call(9);
+    const msgs = sseMessages(r.text());
+    const tokens = sseIds(r.text());
+    assert.equal(msgs.length, tokens.length + 1);
+    // A token's payload (src/resume/token.ts: agw1.<base64url JSON>.<signature>) and its length for another payload.
+    const payload = (t: string) => JSON.parse(Buffer.from(t.split('.')[1]!, 'base64url').toString('utf8')) as Record<string, unknown>;
+    const tokenLength = (p: Record<string, unknown>) => 'agw1.'.length + Buffer.from(JSON.stringify(p)).toString('base64url').length + 1 + 43;
+    // Each delivered token's count: the seller's bytes through its event and what the earlier tokens added.
+    let offset = 0;
+    let added = 0;
+    for (let i = 0; i < tokens.length; i++) {
+      offset += Buffer.byteLength(small(i));
+      assert.equal(payload(tokens[i]!).b, offset + added, `token ${i}`);
+      assert.equal(tokenLength(payload(tokens[i]!)), tokens[i]!.length);
+      added += tokens[i]!.length - `p${i}`.length;
+      assert.ok(offset + added <= LIMIT);
+    }
+    // The next event: its bytes cross the limit (observed: the count through them), or its token
+    // does (observed: with the token; the event is not delivered).
+    const k = tokens.length;
+    const count = offset + Buffer.byteLength(small(k)) + added;
+    const nextAdded = tokenLength({ ...payload(tokens[k - 1]!), u: `p${k}`, b: Math.min(count, LIMIT) }) - `p${k}`.length;
+    const e = errorOf(msgs);
+    assert.equal(e.id, 9);
+    assert.equal(e.result.structuredContent.adcp_error.details.reason, 'sse_cumulative');
+    assert.equal(e.result.structuredContent.adcp_error.details.observed_bytes, count > LIMIT ? count : count + nextAdded);
+    assert.ok(count + nextAdded > LIMIT);
   });
 });
 

@@ -10,7 +10,8 @@
  * `id: e1` + a progress event, then `id: e2\n\n` (no data), in one write; the seller then ends
  * the response. The host resumes with the last id it got.
  * Expectation: the host gets exactly `id: <t1>\ndata: <progress>\n\nid: <t2>\n\n` (both ids
- * resume tokens), its stream ends plainly; t2 carries the count through the id-only block;
+ * resume tokens), its stream ends plainly; t2 carries the count through the id-only block (with
+ * what t1 added to the host's stream over `e1`: test/regressions/sse-resume-token-amplification.test.ts);
  * resuming with t2, the seller gets `Last-Event-ID: e2`, and its result reaches the host as sent.
  */
 import { describe, test } from 'node:test';
@@ -56,7 +57,7 @@ describe('an id-only SSE block drops its id', { timeout: TEST_TIMEOUT_MS }, () =
       states.map((v) => (v.ok ? [v.state.upstreamId, v.state.usedBytes] : v.reason)),
       [
         ['e1', Buffer.byteLength(FIRST)],
-        ['e2', Buffer.byteLength(FIRST + ID_ONLY)],
+        ['e2', Buffer.byteLength(FIRST + ID_ONLY) + tokens[0]!.length - 'e1'.length],
       ],
     );
 

@@ -9,15 +9,17 @@ import { startRawSeller, toolResponse, type SeenRequest } from '../support/raw-s
 import { startGateway } from '../helpers/gateway.js';
 import { rawPost, sseIds, sseMessages, toolCall } from '../helpers/raw.js';
 import { useSellerAndGateway } from '../helpers/stack.js';
+import { createResumeCodec } from '../../src/resume/token.js';
 
 let answer: (req: SeenRequest, res: ServerResponse) => void = () => {};
 
 /** `max_response_bytes` of agent `small` (the cumulative bound of a request's SSE stream). */
 const SMALL_LIMIT = 4096;
 
+const SECRET = 'sse-new-user-findings-secret-0123456789';
 const stack = useSellerAndGateway(() => startRawSeller((req, res) => answer(req, res)), (seller) =>
   startGateway(
-    `log_level: silent\nresume:\n  secret: sse-new-user-findings-secret-0123456789\nagents:\n  s:\n    url: ${seller.url}\n    sse_idle_timeout_ms: 1500\n  small:\n    url: ${seller.url}\n    max_response_bytes: ${SMALL_LIMIT}\n`,
+    `log_level: silent\nresume:\n  secret: ${SECRET}\nagents:\n  s:\n    url: ${seller.url}\n    sse_idle_timeout_ms: 1500\n  small:\n    url: ${seller.url}\n    max_response_bytes: ${SMALL_LIMIT}\n`,
   ),
 );
 
@@ -26,6 +28,23 @@ const toolErr = (m: unknown) => (m as { result: { structuredContent: { adcp_erro
 const HEADERS = { 'mcp-protocol-version': '2025-11-25' };
 const progress = (n: number): string => JSON.stringify({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 't', progress: n } });
 const SSE_HEAD = { 'content-type': 'text/event-stream' };
+/**
+ * The length of the resume token the gateway mints for seller id `upstreamId` on agent
+ * `small` (a tools/call create_media_buy with id `rpcId`, count `usedBytes`): minted with the
+ * real codec and its secret (the times have 13 digits whatever they are).
+ */
+const tokenLength = (upstreamId: string, rpcId: number, usedBytes: number): number =>
+  createResumeCodec({ secret: SECRET, ttlMs: 60_000 }).mint({
+    upstreamId,
+    agent: 'small',
+    rpcId,
+    method: 'tools/call',
+    toolName: 'create_media_buy',
+    usedBytes,
+    limitBytes: SMALL_LIMIT,
+    protocolVersion: HEADERS['mcp-protocol-version'],
+    streamStartedAt: Date.now(),
+  }).length;
 
 /** Reads an SSE response as it arrives; `until(text)` is checked after each chunk. */
 async function readUntil(url: string, id: number, until: (text: string) => boolean, onMatch: () => void): Promise<string> {
@@ -70,28 +89,69 @@ describe('SSE, found by a new user', () => {
     assert.deepEqual(sseMessages(text), [JSON.parse(progress(1)), JSON.parse(result)]);
   });
 
-  test('an event with an id near the cumulative limit, with CR endings, is forwarded with its id before sse_cumulative', async () => {
+  test('an event with an id near the cumulative limit, with CR endings, is never forwarded without its id', async () => {
     // Input (agent `small`, max_response_bytes 4096): `id: e1\r` + a progress event ending `\r\r`
     // whose last byte is exactly byte 4096 of the stream, then one more event in the same write.
-    // Expectation: the progress event with an id (a resume token), then RESPONSE_TOO_LARGE
-    // sse_cumulative for the request, with observed_bytes 4096 (the count where the bound broke).
+    // Reported failure: the progress event went out without its id. Expectation since resume
+    // tokens count toward the bound (test/regressions/sse-resume-token-amplification.test.ts):
+    // that event's token would take the host's stream past 4096 bytes, so the event is not
+    // delivered at all, and the request gets RESPONSE_TOO_LARGE sse_cumulative with
+    // observed_bytes the count where the bound broke: the write's bytes (CR-only endings: it
+    // is counted whole, sse-boundaries.ts) plus what e1's token (its count capped at 4096)
+    // would have added over `e1`.
     const head = `id: e1\rdata: `;
     const tail = '\r\r';
     const open = `${head}${progress(1).slice(0, -1)},"pad":"`;
     const first = `${open}${'x'.repeat(SMALL_LIMIT - open.length - `"}${tail}`.length)}"}${tail}`;
     assert.equal(Buffer.byteLength(first), SMALL_LIMIT);
+    const second = `data: ${progress(2)}\r\r`;
     answer = (_req, res) => {
       res.writeHead(200, SSE_HEAD);
-      res.write(first + `data: ${progress(2)}\r\r`);
+      res.write(first + second);
     };
     const r = await rawPost(stack.gateway.agentUrl('small'), toolCall(52, 'create_media_buy'), HEADERS);
     const msgs = sseMessages(r.text());
+    assert.equal(msgs.length, 1, r.text().slice(0, 200));
+    assert.deepEqual(sseIds(r.text()), []);
+    assert.ok(!r.text().includes('pad'), 'the progress event is not forwarded, with or without its id');
+    assert.equal((msgs[0] as { id: number }).id, 52);
+    const added = tokenLength('e1', 52, SMALL_LIMIT) - 'e1'.length;
+    assert.deepEqual(toolErr(msgs[0]).details, { reason: 'sse_cumulative', limit_bytes: SMALL_LIMIT, observed_bytes: SMALL_LIMIT + Buffer.byteLength(second) + added });
+  });
+
+  test('an event with an id and CR endings whose token ends exactly at the cumulative limit is forwarded with its id', async () => {
+    // Input (agent `small`, max_response_bytes 4096): the same progress event with `id: e1`
+    // and CR endings, padded so that its bytes, the LF that may follow its last CR (counted
+    // while the seller's next byte is unknown: sse-boundaries.ts lfExpected) and what its
+    // token adds over `e1` are exactly 4096; 100 ms later, one more event.
+    // Expectation: the progress event with its resume token (carrying the count before the
+    // token), then RESPONSE_TOO_LARGE sse_cumulative with observed_bytes the count through the
+    // second write (4095 + what the token added + that write).
+    const added = tokenLength('e1', 53, SMALL_LIMIT) - 'e1'.length;
+    const head = `id: e1\rdata: `;
+    const tail = '\r\r';
+    const open = `${head}${progress(1).slice(0, -1)},"pad":"`;
+    const size = SMALL_LIMIT - 1 - added;
+    const first = `${open}${'x'.repeat(size - open.length - `"}${tail}`.length)}"}${tail}`;
+    assert.equal(Buffer.byteLength(first), size);
+    const second = `data: ${progress(2)}\r\r`;
+    answer = (_req, res) => {
+      res.writeHead(200, SSE_HEAD);
+      res.write(first);
+      setTimeout(() => res.write(second), 100);
+    };
+    const r = await rawPost(stack.gateway.agentUrl('small'), toolCall(53, 'create_media_buy'), HEADERS);
+    const msgs = sseMessages(r.text());
     assert.equal(msgs.length, 2);
     assert.equal((msgs[0] as { params: { progress: number } }).params.progress, 1);
-    assert.equal(sseIds(r.text()).length, 1, JSON.stringify(r.text().slice(0, 80)));
-    assert.notEqual(sseIds(r.text())[0], 'e1'); // a resume token, not the seller's id
-    assert.equal((msgs[1] as { id: number }).id, 52);
-    assert.deepEqual(toolErr(msgs[1]).details, { reason: 'sse_cumulative', limit_bytes: SMALL_LIMIT, observed_bytes: SMALL_LIMIT + Buffer.byteLength(`data: ${progress(2)}\r\r`) });
+    const ids = sseIds(r.text());
+    assert.equal(ids.length, 1, JSON.stringify(r.text().slice(0, 80)));
+    assert.equal(ids[0]!.length - 'e1'.length, added);
+    const state = createResumeCodec({ secret: SECRET, ttlMs: 60_000 }).verify(ids[0]!, 'small');
+    assert.ok(state.ok);
+    assert.equal(state.state.usedBytes, size + 1);
+    assert.equal((msgs[1] as { id: number }).id, 53);
+    assert.deepEqual(toolErr(msgs[1]).details, { reason: 'sse_cumulative', limit_bytes: SMALL_LIMIT, observed_bytes: size + added + Buffer.byteLength(second) });
   });
 
   test('plain-text event data with 65+ brackets is forwarded as sent, not json_depth', async () => {

@@ -14,9 +14,11 @@
  *   contacting the seller. An id a Last-Event-ID header cannot carry back exactly is no longer
  *   made a token (request/headers.ts isResumableEventId): the event goes out without an id.
  *
- * Input (agent `s`, max_response_bytes 300; raw seller on 127.0.0.1): a tools/call (id 41)
+ * Input (agent `s`, max_response_bytes 600; raw seller on 127.0.0.1): a tools/call (id 41)
  * answered over SSE with `id: e1` and a progress event, then the connection dropped; the
- * token of that event; then the requests below.
+ * token of that event; then the requests below. (The reports were made with a 300-byte limit;
+ * since resume tokens count toward the bound, the first stream is its 97-byte event plus what
+ * its ~235-character token adds: 600 leaves room for it.)
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -27,7 +29,7 @@ import { rawPost, sseIds, sseMessages, toolCall } from '../helpers/raw.js';
 import { useSellerAndGateway } from '../helpers/stack.js';
 import { TEST_TIMEOUT_MS } from '../helpers/timeout.js';
 
-const LIMIT = 300;
+const LIMIT = 600;
 const HEADERS = { 'mcp-protocol-version': '2025-11-25' };
 const PROGRESS = JSON.stringify({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 't', progress: 1 } });
 
@@ -74,10 +76,12 @@ describe('SSE resumption: only a GET resumes, and only with SSE', { timeout: TES
 
   test('a Last-Event-ID on a POST is acted on: now dropped (not verified, not forwarded, no count carried)', async () => {
     const token = await droppedStreamToken(42);
-    // The new request's own stream: 250 bytes, within the 300-byte limit alone, over it with the token's count.
+    // The new request's own stream: 550 bytes, within the 600-byte limit alone, over it with the
+    // token's count (97: the first stream's event; its own length is counted from the next token on).
     const result = `data: ${toolResponse(43, { ok: true })}\n\n`;
-    const event = result.length < 250 ? `: ${'p'.repeat(250 - result.length - 3)}\n${result}` : result;
-    assert.equal(Buffer.byteLength(event), 250);
+    const event = result.length < 550 ? `: ${'p'.repeat(550 - result.length - 3)}\n${result}` : result;
+    assert.equal(Buffer.byteLength(event), 550);
+    assert.ok(550 + Buffer.byteLength(`id: e1\ndata: ${PROGRESS}\n\n`) > LIMIT);
     let lastEventId: unknown = 'unset';
     answer = (req, res) => {
       lastEventId = req.headers['last-event-id'];

@@ -16,9 +16,13 @@
  * connection drops. The client resumes with the token of s1-6; the seller gets `s1-6` and
  * replays 4 more events of 524288 bytes (2 MiB), s1-7..s1-10, and never answers.
  * Expectation: the POST stream reaches the client whole and ends plainly; s1-7 ends at
- * 3670043 bytes and is forwarded; s1-8 crosses 4194304: the client's callTool resolves with
- * the gateway's tool error for the ORIGINAL request id, RESPONSE_TOO_LARGE `sse_cumulative`,
- * limit_bytes 4194304, observed_bytes in (4194304, 4194331] (4194331 = the end of s1-8).
+ * 3670043 seller bytes and is forwarded, its token carrying that count plus what the tokens of
+ * s1-0..s1-5 added to the host's stream (a token's length over its seller id's; s1-6's token
+ * carries the count before its own length, so the resume counts from one token's length
+ * short); s1-8 crosses 4194304: the client's callTool resolves with the gateway's tool error
+ * for the ORIGINAL request id, RESPONSE_TOO_LARGE `sse_cumulative`, limit_bytes 4194304,
+ * observed_bytes in (4194304, 4194331 + what the tokens of s1-0..s1-5 and s1-7 added]
+ * (4194331 = the end of s1-8).
  * Exactly 7 notifications reached the client. Bytes the host received, exactly: the POST
  * body is `retry: 30\n\n` + the priming event + s1-1..s1-6 (ids as tokens); the GET body is
  * s1-7 (id as token) + the error frame. The seller saw exactly one GET with Last-Event-ID.
@@ -31,6 +35,7 @@ import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { LoggingMessageNotificationSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { MIB, RESUME_TOKEN, expectedErrorFrame, notificationFrame, withToken, RESUME_YAML, useHostileStack } from '../support/hostile-seller.js';
 import { TEST_TIMEOUT_MS, withTimeout } from '../helpers/timeout.js';
+import { createResumeCodec } from '../../src/resume/token.js';
 
 const LIMIT = 4 * MIB;
 const EVENT = 512 * 1024;
@@ -98,12 +103,19 @@ describe('SSE resume with a real SDK client', { timeout: TEST_TIMEOUT_MS }, () =
       const observed = err.details.observed_bytes;
       const endOf8 = PRIMING.length + 8 * EVENT;
       assert.equal(endOf8, 4194331);
-      assert.ok(observed > LIMIT && observed <= endOf8, `observed_bytes ${observed}`);
       assert.deepEqual(notes.length, 7);
 
       // The tokens the client stored: priming + 6 on the POST, 1 on the GET.
       assert.equal(tokens.length, 8);
       for (const t of tokens) assert.match(t, RESUME_TOKEN);
+      // What each token added to the host's stream over its seller id (`s1-0`..`s1-7`: 4 bytes).
+      const added = tokens.map((t) => t.length - 's1-0'.length);
+      const beforeResume = added.slice(0, 6).reduce((a, b) => a + b, 0);
+      const codec = createResumeCodec({ secret: RESUME_YAML[1].split(': ')[1]!, ttlMs: 60_000 });
+      const state7 = codec.verify(tokens[7]!, 'split');
+      assert.ok(state7.ok);
+      assert.equal(state7.state.usedBytes, PRIMING.length + 7 * EVENT + beforeResume);
+      assert.ok(observed > LIMIT && observed <= endOf8 + beforeResume + added[7]!, `observed_bytes ${observed}`);
       const postText = await withTimeout(post.text, 5_000, 'POST body');
       const expectedPost = `retry: 30\n\nid: ${tokens[0]}\ndata: \n\n` + [1, 2, 3, 4, 5, 6].map((n) => withToken(notificationFrame(EVENT, `s1-${n}`), tokens[n]!)).join('');
       assert.equal(postText.length, expectedPost.length);

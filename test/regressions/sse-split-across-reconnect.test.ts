@@ -2,16 +2,20 @@
  * Regression: an oversized answer split across a reconnect (raw HTTP; the real SDK client
  * version is sse-resume-sdk-client.test.ts).
  *
- * Input (max_response_bytes 8192): a tools/call answered over SSE with 3 events of 2000
+ * Input (max_response_bytes 9216): a tools/call answered over SSE with 3 events of 2000
  * bytes with ids s1-1..s1-3, then the connection drops before any response. The host
  * resumes with GET and Last-Event-ID (the gateway token of s1-3); the seller replays 2 more
  * events of 2000 bytes (s1-4, s1-5).
  * Expectation: the POST stream ends plainly after the 3 events (6000 bytes, ids turned into
  * resume tokens): the host resumes. The seller gets its own id `s1-3` back. The count carries
- * over: s1-4 ends at 8000 bytes and is forwarded; s1-5 crosses 8192: the final `message`
- * event RESPONSE_TOO_LARGE `sse_cumulative` for the ORIGINAL request id, limit_bytes 8192,
- * observed_bytes in (8192, 10000]. The resumed body is exactly s1-4 (with its token) + that
- * frame.
+ * over, with what the resume tokens added to the host's streams (a token's length over its
+ * seller id's; s1-3's token carries the count before its own length, so a resume counts from
+ * one token's length short): s1-4 ends at 8000 seller bytes + ~700 for the tokens of s1-1,
+ * s1-2 and s1-4, and is forwarded; s1-5 crosses 9216 (the limit was 8192 before tokens
+ * counted; raised so that s1-4 and its token still fit): the final `message` event
+ * RESPONSE_TOO_LARGE `sse_cumulative` for the ORIGINAL request id, limit_bytes 9216,
+ * observed_bytes exactly 10000 + what the tokens of s1-1, s1-2 and s1-4 added. The resumed
+ * body is exactly s1-4 (with its token) + that frame.
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -19,7 +23,7 @@ import { RESUME_TOKEN, expectedErrorFrame, notificationFrame, withToken, RESUME_
 import { rawPost, sseMessages, toolCall, sseIds } from '../helpers/raw.js';
 import { TEST_TIMEOUT_MS } from '../helpers/timeout.js';
 
-const LIMIT = 8192;
+const LIMIT = 9216;
 const EVENT = 2000;
 const stack = useHostileStack(
   (seller) => ({ split: { url: seller.url('sse-reconnect', { event_bytes: EVENT, first_events: 3, second_events: 2 }), max_response_bytes: LIMIT } }),
@@ -49,9 +53,11 @@ describe('oversized result split across a reconnect', { timeout: TEST_TIMEOUT_MS
     const last = msgs[1] as { id: string; result: { structuredContent: { adcp_error: { details: { reason: string; observed_bytes: number } } } } };
     assert.equal(last.id, 'r-1');
     const observed = last.result.structuredContent.adcp_error.details.observed_bytes;
-    assert.ok(observed > LIMIT && observed <= 10_000, `observed_bytes ${observed}`);
     const [token4] = sseIds(text);
     assert.match(token4!, RESUME_TOKEN);
+    const added = (token: string): number => token.length - 's1-1'.length;
+    assert.equal(observed, 10_000 + added(tokens[0]!) + added(tokens[1]!) + added(token4!));
+    assert.ok(8000 + added(tokens[0]!) + added(tokens[1]!) + added(token4!) <= LIMIT, 's1-4 and its token fit');
     const frame = expectedErrorFrame({ id: 'r-1', method: 'tools/call', toolName: 'get_products', reason: 'sse_cumulative', limitBytes: LIMIT, observedBytes: observed });
     const expected = withToken(notificationFrame(EVENT, 's1-4'), token4!) + frame;
     assert.equal(text, expected);

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { createParser } from 'eventsource-parser';
 import { SseIdOnlyBlocks } from '../../src/response/sse-id-only.js';
 import { runSseStage } from './sse-stage-kit.js';
-import { cutsWithOneByteMiddle } from '../helpers/sse-token-model.js';
+import { cutsWithOneByteMiddle, kitTokenAdded } from '../helpers/sse-token-model.js';
 
 const GET_STREAM = { kind: 'none', id: null, idText: undefined, method: undefined, toolName: undefined } as const;
 const PROGRESS = '{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"t","progress":1}}';
@@ -36,9 +36,11 @@ test('an id-only block goes out as its token, counted through its blank line, ho
   for (const eol of ['\n', '\r\n', '\r']) {
     const first = `id: e1${eol}data: ${PROGRESS}${eol}${eol}`;
     const idOnly = `id: e2${eol}${eol}`;
-    const used = 100 + Buffer.byteLength(first + idOnly);
+    // e2's count includes what e1's token added to the host's stream (sse-stage.ts chargeToken);
+    // e1's count has three digits however a CR-only stream over-counts it (at most `used` + 1).
+    const used = 100 + Buffer.byteLength(first + idOnly) + kitTokenAdded('e1', 100 + Buffer.byteLength(first));
     // A CR-only stream is counted through the chunk (sse-boundaries.ts): e1's count is exact with LF and CR LF only.
-    const e1 = eol === '\r' ? '\\d+' : String(100 + Buffer.byteLength(first));
+    const e1 = eol === '\r' ? '\\d{3}' : String(100 + Buffer.byteLength(first));
     // A CR-only stream cut after the last CR is counted one byte over (an LF may follow it: sse-boundaries.ts lfExpected).
     const e2 = eol === '\r' ? `(?:${used}|${used + 1})` : String(used);
     for (const { label, body } of await hostBodies(first + idOnly, { usedBytes: 100 })) {
@@ -78,8 +80,9 @@ test('not id-only blocks: no id frame', async () => {
     ['data: x\nid: 5\n\n', 'id: tok(5,15)\ndata: x\n\n'],
     ['id: 5\ndata: x\n\n', 'id: tok(5,15)\ndata: x\n\n'],
     ['id: 5\ndata:\n\n', 'id: tok(5,13)\ndata: \n\n'],
-    // An id-only block, then an event with an id; an event, then an id-only block.
-    ['id: a\n\nid: b\ndata: x\n\n', 'id: tok(a,7)\n\nid: tok(b,22)\ndata: x\n\n'],
+    // An id-only block, then an event with an id; an event, then an id-only block. b's count:
+    // its 22 bytes, and the 7 that a's token added (`tok(a,7)` for `a`).
+    ['id: a\n\nid: b\ndata: x\n\n', 'id: tok(a,7)\n\nid: tok(b,29)\ndata: x\n\n'],
     ['data: x\n\nid: a\n\n', 'data: x\n\nid: tok(a,16)\n\n'],
   ];
   for (const [input, expected] of cases) {
@@ -100,10 +103,19 @@ test('the standalone GET stream: an id-only block gets a token with count 0', as
 });
 
 test('the cumulative bound: an id-only block ending at the limit goes out; one whose blank line is past it does not', async () => {
-  const at = await runSseStage(['id: a\n\n', 'id: b\n\n'], { agentYaml: ['max_response_bytes: 14'] });
-  assert.match(at.body, /^id: tok\(a,7\)\n\nid: tok\(b,14\)\n\n$/);
-  const over = await runSseStage(['id: a\n\n', 'id: b\n\n'], { agentYaml: ['max_response_bytes: 13'] });
+  // The count: a's 7 bytes, the 7 its token `tok(a,7)` adds over `a`, b's 7 bytes (21: b's
+  // count), the 8 its token `tok(b,21)` adds over `b`: 29 (sse-stage.ts chargeToken).
+  const at = await runSseStage(['id: a\n\n', 'id: b\n\n'], { agentYaml: ['max_response_bytes: 29'] });
+  assert.equal(at.body, 'id: tok(a,7)\n\nid: tok(b,21)\n\n');
+  assert.equal(at.exchange.outcome, 'resumable_end');
+  // One byte less: b's block is within the limit, its token is not: b is not delivered.
+  const tokenOver = await runSseStage(['id: a\n\n', 'id: b\n\n'], { agentYaml: ['max_response_bytes: 28'] });
+  assert.match(tokenOver.body, /^id: tok\(a,7\)\n\nevent: message\ndata: .*"sse_cumulative".*\n\n$/);
+  assert.match(tokenOver.body, /"limit_bytes":28,"observed_bytes":29/);
+  // b's blank line past the limit: cut at the limit point, b never dispatched.
+  const over = await runSseStage(['id: a\n\n', 'id: b\n\n'], { agentYaml: ['max_response_bytes: 20'] });
   assert.match(over.body, /^id: tok\(a,7\)\n\nevent: message\ndata: .*"sse_cumulative".*\n\n$/);
+  assert.match(over.body, /"limit_bytes":20,"observed_bytes":21/);
 });
 
 test('a token that cannot be minted: the id-only block is dropped, with a warning', async () => {

@@ -8,6 +8,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { SSE_PENDING_SLACK_BYTES } from '../../src/response/sse-stage.js';
 import { runSseStage, TOOL_CALL } from './sse-stage-kit.js';
+import { kitTokenAdded } from '../helpers/sse-token-model.js';
 
 const progress = (n: number): string =>
   `event: message\ndata: {"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"p","progress":${n},"total":100}}\n\n`;
@@ -64,10 +65,14 @@ test('resume tokens carry the exact count through their event, however the chunk
   const stream = events.join('');
   const expectedCounts = new Map<string, number>();
   let at = 0;
+  // A token's count: the bytes through its event and what the earlier tokens added to the host's stream (sse-stage.ts chargeToken).
+  let added = 0;
   for (const e of events) {
     at += Buffer.byteLength(e);
     const id = /id: (\w)/.exec(e)?.[1];
-    if (id !== undefined) expectedCounts.set(id, at);
+    if (id === undefined) continue;
+    expectedCounts.set(id, at + added);
+    added += kitTokenAdded(id, at + added);
   }
   const bytes = Buffer.from(stream);
   for (const size of [1, 2, 3, 5, 64, 1000]) {

@@ -7,6 +7,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { runSseStage, TOOL_CALL, cut } from './sse-stage-kit.js';
+import { kitTokenAdded } from '../helpers/sse-token-model.js';
 
 const progress = (n: number): string =>
   `event: message\ndata: {"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"p","progress":${n},"total":100}}\n\n`;
@@ -43,9 +44,10 @@ test('cut at every offset into two chunks, at many pairs into three, and byte by
     progress(1) + 'id: a\n' + progress(2) + progress(3) + ': c\n\n' + 'data: {"m":"café"}\n\n' + 'event: message\ndata: {"a":\ndata: 1}\n\n' + 'id: b\n' + progress(4) + progress(5) + result(1);
   const bytes = Buffer.from(stream);
   const expected = (await runSseStage([bytes])).body;
-  // The parse + encode path's output: tokens count through their event, the comment loses its blank line.
+  // The parse + encode path's output: tokens count through their event (b's count includes
+  // what a's token added: sse-stage.ts chargeToken), the comment loses its blank line.
   const countA = Buffer.byteLength(progress(1) + 'id: a\n' + progress(2));
-  const countB = Buffer.byteLength(stream) - Buffer.byteLength(progress(5) + result(1));
+  const countB = Buffer.byteLength(stream) - Buffer.byteLength(progress(5) + result(1)) + kitTokenAdded('a', countA);
   assert.equal(
     expected,
     progress(1) + `id: tok(a,${countA})\n` + progress(2) + progress(3) + ': c\n' + 'data: {"m":"café"}\n\n' + 'event: message\ndata: {"a":\ndata: 1}\n\n' + `id: tok(b,${countB})\n` + progress(4) + progress(5) + result(1),
@@ -149,21 +151,25 @@ test('id lines in planned chunks: a token counts through its own event, wherever
   const second = idEvent('x', 1) + parsedA + parsedB + progress(2) + 'id: y\n' + progress(3) + parsedA + idEvent('z', 2) + progress(4) + result(1);
   const r = await runSseStage([first, second]);
   const through = (s: string): number => Buffer.byteLength(first + second.slice(0, second.indexOf(s) + s.length));
+  // Each count includes what the earlier tokens added to the host's stream (sse-stage.ts chargeToken).
+  const x = through(idEvent('x', 1));
+  const y = through('id: y\n' + progress(3)) + kitTokenAdded('x', x);
+  const z = through(idEvent('z', 2)) + kitTokenAdded('x', x) + kitTokenAdded('y', y);
   assert.equal(
     r.body,
     first +
-      `id: tok(x,${through(idEvent('x', 1))})\ndata: {"n":1}\n\n` +
+      `id: tok(x,${x})\ndata: {"n":1}\n\n` +
       ': c\n' +
       'data: {"b":2}\n\n' +
       progress(2) +
-      `id: tok(y,${through('id: y\n' + progress(3))})\n` +
+      `id: tok(y,${y})\n` +
       progress(3) +
       ': c\n' +
-      `id: tok(z,${through(idEvent('z', 2))})\ndata: {"n":2}\n\n` +
+      `id: tok(z,${z})\ndata: {"n":2}\n\n` +
       progress(4) +
       result(1),
   );
-  assert.equal(r.exchange.lastEventIdSent, `tok(z,${through(idEvent('z', 2))})`);
+  assert.equal(r.exchange.lastEventIdSent, `tok(z,${z})`);
   // The same bytes in one chunk, and cut at every offset: the same tokens.
   const whole = Buffer.from(first + second);
   assert.equal((await runSseStage([whole])).body, r.body);

@@ -1,0 +1,139 @@
+/**
+ * Reported failure (review of the resume tokens): a hostile seller amplifies what the host
+ * receives far past `max_response_bytes`. On a request's SSE stream the gateway replaces every
+ * non-empty seller event id with its own signed resume token (~230-310 characters), while the
+ * cumulative bound counted only the seller's bytes: a seller sending id-only blocks
+ * (`id: 1\n\n`, 7 bytes) made the host receive ~32x the bound (14.7x with one-byte data
+ * events), and the bound exists to protect the host.
+ * Now (src/response/sse-stage.ts chargeToken) the bound counts, on a request's stream, the
+ * seller's bytes plus what each token adds to the host's stream (its length over the seller
+ * id's); a token's count is the count before its own length (the next token's includes it).
+ *
+ * Input (raw seller on 127.0.0.1, agent max_response_bytes 262144): a tools/call answered over
+ * SSE with 20,000 id-only blocks `id: <n>\n\n` (n = 1..20000, 208,894 bytes), then the result;
+ * and with 12,000 one-byte data events with ids `id: <n>\ndata: x\n\n` (216,894 bytes), then
+ * the result. Both are within 262144 bytes as the seller sent them.
+ * Was: the host received all of it with every id a token (~225-235 characters here), then the
+ * result: ~4.76 MB and ~2.95 MB (~18x and ~11x the bound). Now ~263 KB each: the blocks up
+ * to 262144 bytes and the ~800-byte error event.
+ * Expected: the host gets only whole blocks, with their tokens, of at most 262144 bytes in
+ * all (exactly the count the gateway kept: the last token's count plus its own added length),
+ * then one final `message` event: RESPONSE_TOO_LARGE `sse_cumulative` for the request's id,
+ * limit_bytes 262144, observed_bytes the count with the next block and its token; never the
+ * result. The body is at most the limit plus that final event.
+ */
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { ServerResponse } from 'node:http';
+import { startRawSeller, toolResponse, type SeenRequest } from '../support/raw-seller.js';
+import { startGateway } from '../helpers/gateway.js';
+import { rawPost, sseIds, sseMessages, toolCall } from '../helpers/raw.js';
+import { useSellerAndGateway } from '../helpers/stack.js';
+import { TEST_TIMEOUT_MS, withTimeout } from '../helpers/timeout.js';
+import { createResumeCodec } from '../../src/resume/token.js';
+
+const LIMIT = 262_144;
+const SECRET = 'sse-token-amplification-secret-0123456789';
+const HEADERS = { 'mcp-protocol-version': '2025-11-25' };
+const codec = createResumeCodec({ secret: SECRET, ttlMs: 60_000 });
+
+let answer: (req: SeenRequest, res: ServerResponse) => void = () => {};
+const stack = useSellerAndGateway(
+  () => startRawSeller((req, res) => answer(req, res)),
+  (seller) => startGateway(`log_level: silent\nresume:\n  secret: ${SECRET}\nagents:\n  s:\n    url: ${seller.url}\n    max_response_bytes: ${LIMIT}\n`),
+);
+
+type Err = { code: string; details: Record<string, unknown> };
+
+/**
+ * Sends `blocks(1..count)` then the result for `rpcId`, and checks what the host got
+ * (file comment). `blockOf(n)`: the seller's block with id `n`; `hostBlockOf(token, n)`: the
+ * host's block for it.
+ */
+async function check(rpcId: number, count: number, blockOf: (n: number) => string, hostBlockOf: (token: string, n: number) => string): Promise<void> {
+  let stream = '';
+  for (let n = 1; n <= count; n++) stream += blockOf(n);
+  const result = `event: message\ndata: ${toolResponse(rpcId, { content: [{ type: 'text', text: 'done' }] })}\n\n`;
+  assert.ok(Buffer.byteLength(stream + result) <= LIMIT, 'the seller stays within the bound');
+  answer = (_req, res) => {
+    res.writeHead(200, { 'content-type': 'text/event-stream' });
+    res.end(stream + result);
+  };
+  const r = await withTimeout(rawPost(stack.gateway.agentUrl('s'), toolCall(rpcId, 'get_products'), HEADERS), undefined, 'the POST');
+  assert.equal(r.status, 200);
+  const text = r.text();
+  // Was: several MB, the result at the end.
+  assert.ok(r.bytes <= LIMIT + 4096, `the host got ${r.bytes} bytes`);
+
+  // The final event: the error for the request, and nothing after it.
+  const finalAt = text.lastIndexOf('event: message\n');
+  assert.ok(finalAt > 0, `a final event after the blocks (host got ${r.bytes} bytes)`);
+  const finalEvent = text.slice(finalAt);
+  const [final, ...more] = sseMessages(finalEvent);
+  assert.deepEqual(more, []);
+  const msg = final as { id: number; result: { isError: boolean; structuredContent: { adcp_error: Err } } };
+  assert.equal(msg.id, rpcId);
+  assert.equal(msg.result.isError, true);
+  const err = msg.result.structuredContent.adcp_error;
+  assert.equal(err.code, 'RESPONSE_TOO_LARGE');
+  assert.equal(err.details.reason, 'sse_cumulative');
+  assert.equal(err.details.limit_bytes, LIMIT);
+  assert.ok(r.bytes <= LIMIT + Buffer.byteLength(finalEvent), `host got ${r.bytes} bytes`);
+
+  // Before it: whole blocks 1..k, each with its token, exactly as the gateway counted them.
+  const forwarded = text.slice(0, finalAt);
+  const tokens = sseIds(forwarded);
+  const k = tokens.length;
+  assert.ok(k > 0 && k < count);
+  assert.equal(forwarded, tokens.map((t, i) => hostBlockOf(t, i + 1)).join(''));
+  assert.ok(Buffer.byteLength(forwarded) <= LIMIT);
+  let sellerBytes = 0;
+  let added = 0;
+  for (let i = 0; i < k; i++) {
+    const state = codec.verify(tokens[i]!, 's');
+    assert.ok(state.ok, `token ${i + 1}`);
+    assert.equal(state.state.upstreamId, String(i + 1));
+    sellerBytes += Buffer.byteLength(blockOf(i + 1));
+    // Its count: the seller's bytes through its block and what the earlier tokens added.
+    assert.equal(state.state.usedBytes, sellerBytes + added, `token ${i + 1}`);
+    added += tokens[i]!.length - String(i + 1).length;
+  }
+  // What the host got before the error is the count the gateway kept.
+  assert.equal(Buffer.byteLength(forwarded), sellerBytes + added);
+  // The next block (or its token) is where the count went over the bound.
+  const through = sellerBytes + added + Buffer.byteLength(blockOf(k + 1));
+  const nextToken = codec.mint({
+    upstreamId: String(k + 1),
+    agent: 's',
+    rpcId,
+    method: 'tools/call',
+    toolName: 'get_products',
+    usedBytes: Math.min(through, LIMIT),
+    limitBytes: LIMIT,
+    protocolVersion: HEADERS['mcp-protocol-version'],
+    streamStartedAt: Date.now(),
+  });
+  const observed = through > LIMIT ? through : through + nextToken.length - String(k + 1).length;
+  assert.ok(observed > LIMIT);
+  assert.equal(err.details.observed_bytes, observed);
+}
+
+describe('resume tokens amplify the host stream past max_response_bytes', { timeout: TEST_TIMEOUT_MS }, () => {
+  test('20,000 id-only blocks: at most 256 KiB of blocks with their tokens, then sse_cumulative', async () => {
+    await check(
+      61,
+      20_000,
+      (n) => `id: ${n}\n\n`,
+      (token) => `id: ${token}\n\n`,
+    );
+  });
+
+  test('12,000 one-byte data events with ids: at most 256 KiB of events with their tokens, then sse_cumulative', async () => {
+    await check(
+      62,
+      12_000,
+      (n) => `id: ${n}\ndata: x\n\n`,
+      (token) => `id: ${token}\ndata: x\n\n`,
+    );
+  });
+});
