@@ -48,7 +48,7 @@ export function isRequestStream(rpc: RpcPeek): boolean {
 export type Outcome =
   | 'ok' // seller's answer forwarded unchanged
   | 'rewritten' // forwarded with normalization / dedupe applied
-  | 'local_error' // the gateway answered with a minted AdCP error
+  | 'local_error' // the gateway answered with a minted AdCP error, or cut a host that did not take what it wrote (host_not_reading)
   | 'refused' // the host's request was refused before any seller was contacted
   | 'resumable_end' // SSE ended plainly after an event id, so the host resumes
   | 'host_aborted' // the host went away first

@@ -37,7 +37,7 @@ export const ADCP_CODES = {
     jsonRpcCode: -32027,
     recoveryNarrowable: 'transient',
     recoveryOther: 'transient',
-    description: 'The seller was too slow, unreachable, or did not answer with MCP; or the host stopped reading the SSE stream until its deadline ran out.',
+    description: 'The seller was too slow, unreachable, or did not answer with MCP; or the host did not take what the gateway wrote to it in time (host_not_reading).',
     source: 'transport-errors §Reserved JSON-RPC Codes (-32027); ARCHITECTURE §3',
   },
 } as const satisfies Record<string, AdcpCodeSpec>;
@@ -147,8 +147,8 @@ export const REASONS = {
     details: TIME,
     mayHaveExecuted: true,
     description:
-      "The host took none of what the gateway had written to its SSE stream for sse_idle_timeout_ms, or sse_deadline_ms ran out while the gateway waited for it (the seller is not read meanwhile, so it is not its sse_idle): the host's connection is reset, as the final event could not reach it.",
-    source: 'reported by a new user (a host that stopped reading was logged and counted as the seller going silent, sse_idle); ARCHITECTURE §3 (neither possible: reset)',
+      "The host did not take what the gateway wrote to it. While an SSE stream runs: none of it for sse_idle_timeout_ms, or sse_deadline_ms ran out while the gateway waited for it (the seller is not read meanwhile, so it is not its sse_idle). Once the gateway has ended the answer (a JSON body; an SSE stream's last event and end): not all of it by the end of response_deadline_ms (JSON) or within sse_idle_timeout_ms of the end (SSE). The host's connection is then reset, as the rest could not reach it; after an ended answer, this reason and outcome local_error replace the answer's own in the exchange line and the metrics.",
+    source: 'reported by a new user (a host that stopped reading was logged and counted as the seller going silent, sse_idle); an ended answer the host never took held its connection and bytes for good, with no exchange line (test/regressions/host-never-reads-the-answer.test.ts); ARCHITECTURE §3 (neither possible: reset)',
   },
   upstream_unreachable: {
     code: 'SERVICE_UNAVAILABLE',

@@ -496,7 +496,11 @@ export async function handleSseBody(
   };
   const onTimeout = (input: LocalErrorInput): void => {
     if (exchange.finished) return;
-    if (requestStream) answer(input);
+    // A host that is not reading cannot take a plain end either: it would wait behind the
+    // bytes already written, and this stage in its drain wait, for good (the standalone GET
+    // stream wrote no exchange line and held its connection until the host left). So its
+    // connection is reset on every stream (errors/local-reply.ts), as on a request's.
+    if (requestStream || input.reason === 'host_not_reading') answer(input);
     else {
       exchange.reason = input.reason;
       endPlainly('resumable_end');

@@ -229,12 +229,36 @@ export function createMcpHandler(deps: HandlerDeps) {
       // (timers fire no sooner anyway): Node keeps one timer list per distinct duration, and a
       // fractional duration, different for nearly every request, made and dropped a list (a
       // priority-queue insert and removal) per request (issue 5).
-      deadline = setTimeout(
-        () => {
+      //
+      // The same timer, and the same function, then bound the host taking an answer the
+      // gateway has ended (`settled` below): the rest of the deadline for a JSON answer,
+      // sse_idle_timeout_ms from the end for an SSE stream. A host that has not taken it all
+      // by then gets its connection destroyed, and the exchange ends as `host_not_reading`.
+      // Without this, an answer Node could not write straight into the socket (the host not
+      // reading; up to max_response_bytes held) never finished: its 'close' never came, so
+      // the exchange wrote no line, was never counted, and held its connection and bytes for
+      // good (test/regressions/host-never-reads-the-answer.test.ts).
+      const onDeadline = (): void => {
+        if (!exchange.finished) {
           answerWithLocalError(exchange, reply, { reason: 'deadline_exceeded', limitMs: limits.response_deadline_ms, observedMs: observedMs(performance.now() - arrivedAt, limits.response_deadline_ms) });
-        },
-        Math.max(0, Math.ceil(limits.response_deadline_ms - (performance.now() - arrivedAt))),
-      );
+          return;
+        }
+        const raw = reply.raw;
+        // Taken whole, or already closing (its 'close' ends the exchange as it is), or not on
+        // the connection (see `settled`).
+        if (raw.writableFinished || raw.destroyed || raw.socket === null) return;
+        // The seller's answer counts for its agent's backoff as what it was (guardOutcome),
+        // not as the host's stall: finished now, before the outcome is the host's.
+        if (admission !== undefined) {
+          deps.guard.finish(admission, guardOutcome(exchange, callLimit.value !== undefined));
+          admission = undefined;
+        }
+        exchange.outcome = 'local_error';
+        exchange.reason = 'host_not_reading';
+        // Its 'close' writes the exchange line (`end`).
+        raw.destroy();
+      };
+      deadline = setTimeout(onDeadline, Math.max(0, Math.ceil(limits.response_deadline_ms - (performance.now() - arrivedAt))));
 
       const log = deps.log;
       // One object shape for every request (no conditional spread). @fastify/reply-from treats
@@ -265,7 +289,17 @@ export function createMcpHandler(deps: HandlerDeps) {
           };
           handleUpstreamResponse(exchange, reply, res as never, log, hooks).then(
             () => {
-              if (exchange.finished) clearTimeout(deadline);
+              if (!exchange.finished) return;
+              // `settled`: the answer is ended. Nearly always Node wrote it straight into the
+              // socket (`writableFinished` at once): no timer is left. Otherwise the host has
+              // the rest of the deadline (JSON: the timer runs on) or sse_idle_timeout_ms from
+              // now (SSE, whose stage cleared the deadline) to take it (`onDeadline`). Not an
+              // answer queued behind an earlier response on its connection (HTTP/1.1
+              // pipelining, `socket` null): the host may be reading that one, which is bounded
+              // on its own, and a cut would end it too.
+              const raw = reply.raw;
+              if (raw.writableFinished || raw.destroyed || raw.socket === null) clearTimeout(deadline);
+              else if (exchange.sseStarted) deadline = setTimeout(onDeadline, limits.sse_idle_timeout_ms);
             },
             (err: unknown) => internalError(exchange, reply, log, err),
           );

@@ -9,12 +9,15 @@
  * tools/call with SSE: up to EVENTS progress notifications (no id) of EVENT_BYTES each,
  * written as fast as TCP lets it, then the result. The host reads its first bytes (the head)
  * and stops reading (`socket.pause()`). Agent `s`: sse_idle_timeout_ms 200, sse_deadline_ms
- * 60000; agent `d`: 60000 and 3000; agent `r`: 2000 and 60000.
+ * 60000; agent `d`: 60000 and 3000; agent `r`: 2000 and 60000. Agent `g`: the host opens the
+ * standalone GET stream instead, the seller streams the same notifications (no result),
+ * sse_idle_timeout_ms 200 (such a stream has no deadline).
  * Expectation:
- * 1. (agents `s`, `d`) the host never reads again until the gateway gives up: at the idle
- *    timeout (`s`) or the deadline (`d`), whichever the host's stall reaches first (the other
- *    is past the test's own timeout), with reason `host_not_reading` (outcome `local_error`,
- *    status 200, upstream_status 200) in the exchange line and in
+ * 1. (agents `s`, `d`, `g`) the host never reads again until the gateway gives up: at the
+ *    idle timeout (`s`, `g`) or the deadline (`d`), whichever the host's stall reaches first
+ *    (the other is past the test's own timeout), with reason `host_not_reading` (outcome
+ *    `local_error`, status 200, upstream_status 200) in the exchange line, written while the
+ *    host still does not read, and in
  *    `adcp_gateway_limit_breaches_total`, and `sse_idle` nowhere; the seller's request is
  *    aborted while it still had events to send; the host's connection is closed without the
  *    end of the chunked body or a final event (only whole progress events, in order, before).
@@ -22,7 +25,10 @@
  *    reads again: the stream goes on, every event arrives in order, then the result (outcome `ok`).
  * Before the fix: (1) ended `sse_idle` 200 ms into the stall, its exchange line written only
  * once the host read again; (2), with a 200 ms idle timeout, ended `sse_idle` after 275 of
- * the 2049 messages. Measured after it (Node 20, loaded 2-core VM): `d` ended at 3008 ms,
+ * the 2049 messages. Before the fix of `g` (daef0fa: the standalone GET stream was ended
+ * plainly, an end that waited behind the unread bytes, with the stage parked in its drain
+ * wait): no exchange line until the host read again or left (then `resumable_end`), the
+ * connection held meanwhile. Measured after it (Node 20, loaded 2-core VM): `d` ended at 3008 ms,
  * ~4.35 MB (272 events) written to the host and 560 of the seller's events sent.
  * Timeouts here are hang guards; the wait of case 2 (600 ms) only makes the host's stall
  * real. The buffers fill well within the 3000 ms deadline (~60 ms).
@@ -62,9 +68,12 @@ interface SellerStream {
 }
 const streams = new Map<number, SellerStream>();
 
+/** The key of the standalone GET stream in `streams` (it answers no id). */
+const GET_STREAM = 0;
+
 function startStreamingSeller(): Promise<RawSeller> {
   return startRawSeller((req, res) => {
-    const id = (JSON.parse(req.body.toString('utf8')) as { id: number }).id;
+    const id = req.method === 'GET' ? GET_STREAM : (JSON.parse(req.body.toString('utf8')) as { id: number }).id;
     let isClosed = false;
     const s: SellerStream = { events: 0, ended: false, closed: new Promise((resolve) => res.once('close', resolve)) };
     void s.closed.then(() => (isClosed = true));
@@ -78,7 +87,7 @@ function startStreamingSeller(): Promise<RawSeller> {
       }
       if (isClosed) return;
       s.ended = true;
-      res.end(result(id));
+      res.end(id === GET_STREAM ? '' : result(id));
     })();
   });
 }
@@ -89,6 +98,7 @@ const stack = useSellerAndGateway(startStreamingSeller, (seller) =>
       s: { url: seller.url, sse_idle_timeout_ms: IDLE_MS, sse_deadline_ms: 60000, max_response_bytes: 1073741824 },
       d: { url: seller.url, sse_idle_timeout_ms: 60000, sse_deadline_ms: 3000, max_response_bytes: 1073741824 },
       r: { url: seller.url, sse_idle_timeout_ms: 10 * IDLE_MS, sse_deadline_ms: 60000, max_response_bytes: 1073741824 },
+      g: { url: seller.url, sse_idle_timeout_ms: IDLE_MS },
     }),
   ),
 );
@@ -105,13 +115,17 @@ function post(agent: string, id: number): string {
   );
 }
 
+function getStream(agent: string): string {
+  return `GET /agents/${agent}/mcp HTTP/1.1\r\nHost: 127.0.0.1\r\naccept: text/event-stream\r\nmcp-protocol-version: 2025-06-18\r\n\r\n`;
+}
+
 interface StalledHost {
   socket: net.Socket;
   /** Every byte the host read. */
   wire: Buffer[];
 }
 
-/** A host that sends a tools/call, reads the first bytes of the answer, and stops reading. */
+/** A host that sends a tools/call (or opens the standalone GET stream), reads the first bytes of the answer, and stops reading. */
 async function stalledHost(agent: string, id: number): Promise<StalledHost> {
   const socket = net.connect(Number(new URL(gw().baseUrl).port), '127.0.0.1');
   const wire: Buffer[] = [];
@@ -123,7 +137,7 @@ async function stalledHost(agent: string, id: number): Promise<StalledHost> {
       resolve();
     });
   });
-  socket.write(post(agent, id));
+  socket.write(id === GET_STREAM ? getStream(agent) : post(agent, id));
   await withTimeout(first, 10_000, 'the response head');
   return { socket, wire };
 }
@@ -198,6 +212,7 @@ describe('an SSE host that stops reading is not the seller going idle', { timeou
   for (const [agent, id, bound] of [
     ['s', 1, 'the idle timeout'],
     ['d', 3, 'the deadline'],
+    ['g', GET_STREAM, 'the idle timeout, on the standalone GET stream'],
   ] as const) {
     test(`a host that never reads again: host_not_reading at ${bound}, its connection closed`, async () => {
       const host = await stalledHost(agent, id);
@@ -207,9 +222,9 @@ describe('an SSE host that stops reading is not the seller going idle', { timeou
       assert.equal(seller.ended, false, 'the seller still had events to send when the gateway gave up');
       assert.ok(seller.events < EVENTS, `the seller wrote ${seller.events} of ${EVENTS} events`);
 
-      // The host reads again (the exchange line is written once the host's response closes).
+      // The exchange is over (its line written) while the host still does not read.
+      const line = await gw().exchangeLine(agent, id === GET_STREAM ? null : id, 10_000);
       const { wire, closed } = await readRest(host);
-      const line = await gw().exchangeLine(agent, id, 10_000);
       assert.deepEqual(
         { outcome: line.outcome, reason: line.reason, status: line.status, upstream_status: line.upstream_status },
         { outcome: 'local_error', reason: 'host_not_reading', status: 200, upstream_status: 200 },
