@@ -6,13 +6,13 @@
 import assert from 'node:assert/strict';
 
 /**
- * The raw HTTP/1.1 text of a `tools/call` (tool `x`, JSON-RPC id `id`) POSTed to agent `s` by
- * a host on MCP 2025-06-18 that accepts JSON or SSE.
+ * The raw HTTP/1.1 text of a `tools/call` (tool `x`, JSON-RPC id `id`) POSTed to `agent`
+ * (default `s`) by a host on MCP 2025-06-18 that accepts JSON or SSE.
  */
-export function toolCallRequest(id: number): string {
+export function toolCallRequest(id: number, agent = 's'): string {
   const body = JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'x', arguments: {} } });
   return (
-    `POST /agents/s/mcp HTTP/1.1\r\nHost: 127.0.0.1\r\ncontent-type: application/json\r\naccept: application/json, text/event-stream\r\n` +
+    `POST /agents/${agent}/mcp HTTP/1.1\r\nHost: 127.0.0.1\r\ncontent-type: application/json\r\naccept: application/json, text/event-stream\r\n` +
     `mcp-protocol-version: 2025-06-18\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`
   );
 }

@@ -140,7 +140,7 @@ async function exchange(ids: number[], pipelined: boolean, timeoutMs = 10_000): 
     };
     socket.on('connect', () => {
       if (pipelined) {
-        socket.write(ids.map(post).join(''));
+        socket.write(ids.map((id) => post(id)).join(''));
         sent = ids.length;
       } else {
         socket.write(post(ids[0]!));

@@ -50,7 +50,7 @@ import { startRawSeller, type RawSeller } from '../support/raw-seller.js';
 import { startObservedGateway, type ObservedGateway } from '../support/hostile-seller.js';
 import { agentsYaml } from '../helpers/gateway.js';
 import { useSellerAndGateway } from '../helpers/stack.js';
-import { parseResponses } from '../helpers/http-wire.js';
+import { parseResponses, toolCallRequest } from '../helpers/http-wire.js';
 import { sseMessages } from '../helpers/raw.js';
 import { TEST_TIMEOUT_MS, withTimeout } from '../helpers/timeout.js';
 
@@ -138,14 +138,6 @@ const gw = (): ObservedGateway => stack.gateway;
 /** The gateway's socket to each host, by the host's port. */
 const hostSockets = new Map<number, net.Socket>();
 
-function post(agent: string, id: number): string {
-  const body = JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'x', arguments: {} } });
-  return (
-    `POST /agents/${agent}/mcp HTTP/1.1\r\nHost: 127.0.0.1\r\ncontent-type: application/json\r\naccept: application/json, text/event-stream\r\n` +
-    `mcp-protocol-version: 2025-06-18\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`
-  );
-}
-
 /** A host that sends a tools/call and reads nothing (paused before any byte arrives). */
 async function pausedHost(agent: string, id: number): Promise<net.Socket> {
   const socket = net.connect(Number(new URL(gw().baseUrl).port), '127.0.0.1');
@@ -158,7 +150,7 @@ async function pausedHost(agent: string, id: number): Promise<net.Socket> {
     10_000,
     'connect',
   );
-  socket.write(post(agent, id));
+  socket.write(toolCallRequest(id, agent));
   return socket;
 }
 
@@ -322,7 +314,7 @@ describe('a host that never reads the answer the gateway ended', () => {
     socket.on('error', () => {});
     // Two requests at once (HTTP/1.1 pipelining): the stream (21), then a JSON call (22) whose
     // answer waits behind the stream on the connection.
-    socket.write(post('p', 21) + post('p', 22));
+    socket.write(toolCallRequest(21, 'p') + toolCallRequest(22, 'p'));
     // At most 1000 looks, 10 ms apart (a hang guard, not a timing).
     const seen = (): boolean => stack.seller.requests.some((r) => r.body.includes('"id":22'));
     for (let k = 0; k < 1000 && !seen(); k++) await new Promise((resolve) => setTimeout(resolve, 10));

@@ -40,7 +40,7 @@ import { startRawSeller, type RawSeller } from '../support/raw-seller.js';
 import { startObservedGateway, type ObservedGateway } from '../support/hostile-seller.js';
 import { agentsYaml } from '../helpers/gateway.js';
 import { useSellerAndGateway } from '../helpers/stack.js';
-import { parseResponses } from '../helpers/http-wire.js';
+import { parseResponses, toolCallRequest } from '../helpers/http-wire.js';
 import { sseMessages } from '../helpers/raw.js';
 import { TEST_TIMEOUT_MS, withTimeout } from '../helpers/timeout.js';
 import { drainOrClose } from '../../src/response/drain.js';
@@ -107,14 +107,6 @@ const gw = (): ObservedGateway => stack.gateway;
 /** The gateway's socket to each host, by the host's port. */
 const hostSockets = new Map<number, net.Socket>();
 
-function post(agent: string, id: number): string {
-  const body = JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'x', arguments: {} } });
-  return (
-    `POST /agents/${agent}/mcp HTTP/1.1\r\nHost: 127.0.0.1\r\ncontent-type: application/json\r\naccept: application/json, text/event-stream\r\n` +
-    `mcp-protocol-version: 2025-06-18\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`
-  );
-}
-
 function getStream(agent: string): string {
   return `GET /agents/${agent}/mcp HTTP/1.1\r\nHost: 127.0.0.1\r\naccept: text/event-stream\r\nmcp-protocol-version: 2025-06-18\r\n\r\n`;
 }
@@ -137,7 +129,7 @@ async function stalledHost(agent: string, id: number): Promise<StalledHost> {
       resolve();
     });
   });
-  socket.write(id === GET_STREAM ? getStream(agent) : post(agent, id));
+  socket.write(id === GET_STREAM ? getStream(agent) : toolCallRequest(id, agent));
   await withTimeout(first, 10_000, 'the response head');
   return { socket, wire };
 }
