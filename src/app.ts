@@ -121,6 +121,16 @@ export async function buildApp(config: GatewayConfig, opts: BuildAppOptions = {}
   const resume = createResumeCodec({ secret: config.resume.secret ?? randomResumeSecret(), ttlMs: config.resume.ttl_ms });
   const streams = new InFlightTable<() => void>();
   const openExchanges = new InFlightTable<OpenExchangeEnd>();
+  // Node's server.close() (Fastify's close, on SIGTERM) also closes every connection it deems
+  // idle, and a response already ended counts as idle while its bytes are still queued for a
+  // slow host: a 12 MB answer was cut after ~4 MB and logged `ok` (a new user's trial:
+  // test/regressions/shutdown-cuts-answer-being-written.test.ts). So while any exchange is
+  // open, idle connections are left for later: each exchange that ends while closing closes
+  // the idle ones again (exchangeEndListeners below), the last one with none left open.
+  const closeIdleConnections = app.server.closeIdleConnections.bind(app.server);
+  app.server.closeIdleConnections = (): void => {
+    if (openExchanges.size === 0) closeIdleConnections();
+  };
   const exchangeEndListeners: Array<(exchange: Exchange, hostStatus: number | null) => void> = [];
   // Per-agent backoff and buffered-bytes cap (src/admission/agent-guard.ts); state survives reloads.
   const guard = new AgentGuard(
