@@ -8,6 +8,7 @@
  * - `GET /healthz`, `/readyz`, `/metrics` (src/ops/routes.ts), unless `ops_listen` puts them
  *   on their own app (`app.gateway.opsApp`; `listenAll` in src/ops/listen.ts listens on both).
  */
+import type { Socket } from 'node:net';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyServerOptions, type FastifyError } from 'fastify';
 import replyFrom from '@fastify/reply-from';
 import type { Logger } from 'pino';
@@ -98,6 +99,15 @@ export async function buildApp(config: GatewayConfig, opts: BuildAppOptions = {}
   app.setErrorHandler((error: FastifyError, request, reply) => {
     if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
       return refuse(reply, 'request_too_large', null, `Request body is over max_request_bytes (${bodyLimit}).`, undefined, { limit_bytes: bodyLimit });
+    }
+    // A body that failed after its head (it never finished arriving within request_timeout_ms,
+    // a malformed chunk): Node's HTTP server has answered it already (408, 400: errors/
+    // client-error.ts) and is closing the connection. A second refusal would be logged and
+    // counted for an answer never sent (a new user's trial: two `refused` lines per request).
+    const socket = request.raw.socket as Socket | null;
+    if (socket === null || socket.destroyed || socket.writableEnded) {
+      reply.hijack();
+      return;
     }
     if (error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500) {
       return refuse(reply, 'invalid_request', null, `Invalid Request: ${error.message}`);

@@ -1,0 +1,69 @@
+/**
+ * Reported failure (a new user's trial, 2026-12-02): a request whose body failed after its
+ * head arrived (`Content-Length: 100` and 25 bytes until request_timeout_ms; a malformed
+ * chunk size) got the right answer from Node's HTTP server (408 `request_timeout`, 400
+ * `malformed_http`), but two `refused` lines were logged and two refusals counted: the second,
+ * `invalid_request` 400, for an answer that was never sent (Fastify's error handler refused it
+ * again on the closing connection). The README: "A request refused before any seller is
+ * contacted writes one `"msg":"refused"` line". Now exactly one line and one count.
+ */
+import assert from 'node:assert/strict';
+import net from 'node:net';
+import { describe, test } from 'node:test';
+import { startRawSeller } from '../support/raw-seller.js';
+import { startObservedGateway, type ObservedGateway } from '../support/hostile-seller.js';
+import { agentsYaml } from '../helpers/gateway.js';
+import { useSellerAndGateway } from '../helpers/stack.js';
+import { TEST_TIMEOUT_MS, withTimeout } from '../helpers/timeout.js';
+
+const stack = useSellerAndGateway(
+  () => startRawSeller((_req, res) => void res.writeHead(500).end()),
+  (seller) => startObservedGateway(agentsYaml({ ok: seller.url }, ['request_timeout_ms: 1000'])),
+);
+const gw = (): ObservedGateway => stack.gateway;
+
+/** Writes `text` on a raw connection and resolves with all the gateway answers once it closes. */
+function exchange(text: string): Promise<string> {
+  const url = new URL(gw().baseUrl);
+  return new Promise<string>((resolve, reject) => {
+    const socket = net.connect(Number(url.port), url.hostname);
+    let got = '';
+    socket.setEncoding('utf8');
+    socket.on('data', (s: string) => (got += s));
+    socket.on('error', reject);
+    socket.on('close', () => resolve(got));
+    socket.write(text);
+  });
+}
+
+async function refusals(): Promise<string[]> {
+  const text = await (await fetch(`${gw().baseUrl}/metrics`)).text();
+  return text.split('\n').filter((l) => l.startsWith('adcp_gateway_refusals_total{'));
+}
+
+describe('a request body that fails after its head is refused once', { timeout: TEST_TIMEOUT_MS }, () => {
+  const head = 'POST /agents/ok/mcp HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\n';
+  for (const [label, text, status, reason] of [
+    ['25 of 100 bytes, then nothing: 408 request_timeout', `${head}content-length: 100\r\n\r\n{"jsonrpc":"2.0","id":1,"`, 408, 'request_timeout'],
+    ['a malformed chunk size: 400 malformed_http', `${head}transfer-encoding: chunked\r\n\r\nZZ\r\nabc\r\n`, 400, 'malformed_http'],
+  ] as const) {
+    test(`${label}, one refused line and one count (there were two)`, async () => {
+      const before = gw().lines.length;
+      const answer = await withTimeout(exchange(text), TEST_TIMEOUT_MS - 5_000, 'the answer and the close');
+      assert.match(answer, new RegExp(`^HTTP/1\\.1 ${status} `));
+      assert.match(answer, new RegExp(`"reason":"${reason}"`));
+      // Both refusals came before the connection closed (the second from its closing); the
+      // metrics are read after the close.
+      const counts = await refusals();
+      const refused = gw().lines.slice(before).filter((l) => l.msg === 'refused');
+      assert.deepEqual(
+        refused.map((l) => ({ reason: l.reason, status: l.status })),
+        [{ reason, status }],
+      );
+      assert.deepEqual(
+        counts.filter((l) => l.includes(`reason="${reason}"`) || l.includes('reason="invalid_request"')),
+        [`adcp_gateway_refusals_total{reason="${reason}"} 1`],
+      );
+    });
+  }
+});
