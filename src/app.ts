@@ -73,7 +73,9 @@ export async function buildApp(config: GatewayConfig, opts: BuildAppOptions = {}
     // A host has request_timeout_ms to send a whole request (408 request_timeout after it:
     // errors/client-error.ts); Fastify's default turns Node's request timeout off.
     requestTimeout: config.request_timeout_ms,
-    http: { headersTimeout: headersTimeoutMs(config.request_timeout_ms), connectionsCheckingInterval: CONNECTIONS_CHECK_MS },
+    // Node answers an HTTP/1.1 request without Host with a bare 400 and tells no one (no log
+    // line, no count, no JSON-RPC body: a new user's trial); the handler refuses it instead.
+    http: { headersTimeout: headersTimeoutMs(config.request_timeout_ms), connectionsCheckingInterval: CONNECTIONS_CHECK_MS, requireHostHeader: false },
     exposeHeadRoutes: false,
     return503OnClosing: true,
   });

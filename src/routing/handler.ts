@@ -82,6 +82,11 @@ export function createMcpHandler(deps: HandlerDeps) {
       });
     }
 
+    // RFC 9112 §3.2: an HTTP/1.1 request without Host is a 400 (Node's own check is off: app.ts).
+    if (request.headers.host === undefined && request.raw.httpVersion === '1.1') {
+      reply.header('connection', 'close');
+      return refuse(reply, 'malformed_http', null, 'Bad request: an HTTP/1.1 request must carry a Host header.');
+    }
     let rpc = NO_BODY;
     const post = request.method === 'POST';
     if (post) {

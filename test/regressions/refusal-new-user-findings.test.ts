@@ -1,4 +1,7 @@
 /**
+ * Refusals, found by a new user (2026-12-02): a body that fails after its head is refused
+ * once; an HTTP/1.1 request without Host gets the documented refusal.
+ *
  * Reported failure (a new user's trial, 2026-12-02): a request whose body failed after its
  * head arrived (`Content-Length: 100` and 25 bytes until request_timeout_ms; a malformed
  * chunk size) got the right answer from Node's HTTP server (408 `request_timeout`, 400
@@ -66,4 +69,38 @@ describe('a request body that fails after its head is refused once', { timeout: 
       );
     });
   }
+});
+
+/**
+ * Reported in the same trial: an HTTP/1.1 request without a Host header got Node's bare 400
+ * (chunked, empty body), with no log line and no count. RFC 9112 §3.2 makes it a 400: it is
+ * now the documented `malformed_http` refusal, in JSON-RPC, logged and counted, the
+ * connection closed. An HTTP/1.0 request needs no Host.
+ */
+describe('an HTTP/1.1 request without Host', { timeout: TEST_TIMEOUT_MS }, () => {
+  test('400 malformed_http in JSON-RPC, one refused line, connection closed', async () => {
+    const before = gw().lines.length;
+    const body = '{"jsonrpc":"2.0","id":1,"method":"ping"}';
+    const answer = await withTimeout(exchange(`POST /agents/ok/mcp HTTP/1.1\r\ncontent-type: application/json\r\ncontent-length: ${body.length}\r\n\r\n${body}`), undefined, 'the answer');
+    const [head, json] = answer.split('\r\n\r\n');
+    assert.match(head ?? '', /^HTTP\/1\.1 400 Bad Request\r\n/);
+    assert.match(head ?? '', /\r\nconnection: close(\r\n|$)/i);
+    assert.equal(
+      json,
+      JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Bad request: an HTTP/1.1 request must carry a Host header.', data: { reason: 'malformed_http' } } }),
+    );
+    const refused = gw().lines.slice(before).filter((l) => l.msg === 'refused');
+    assert.deepEqual(
+      refused.map((l) => ({ reason: l.reason, status: l.status, agent: l.agent })),
+      [{ reason: 'malformed_http', status: 400, agent: 'ok' }],
+    );
+  });
+
+  test('HTTP/1.0 without Host is served', async () => {
+    const body = '{"jsonrpc":"2.0","id":1,"method":"ping"}';
+    const answer = await withTimeout(exchange(`POST /agents/ok/mcp HTTP/1.0\r\ncontent-type: application/json\r\ncontent-length: ${body.length}\r\n\r\n${body}`), undefined, 'the answer');
+    // The seller answers 500 to everything: the gateway forwarded it.
+    assert.doesNotMatch(answer, /malformed_http/);
+    assert.match(answer, /^HTTP\/1\.1 \d{3} /);
+  });
 });
