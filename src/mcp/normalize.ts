@@ -8,7 +8,7 @@
 import { findLiftableTextItem, isAdcpErrorOnly, isJsonObject, ownValue, parsedTextFacts, parseTextObject, utf8LengthExceeds } from './extract.js';
 import { jsonDeepEqual } from './deep-equal.js';
 import { hasLossyNumber } from './json-numbers.js';
-import { summarizeStructuredContent } from './summary.js';
+import { SUMMARY_JSON_MAX_BYTES, summarizeStructuredContent } from './summary.js';
 
 /** Limits for normalization; the same bounds the gateway applies to whole messages. */
 export interface NormalizeOptions {
@@ -25,6 +25,13 @@ export interface NormalizeOptions {
    * text parses to the same value. Issue 5 (rewrite path within the parse + stringify floor).
    */
   structuredContentText?: string;
+  /**
+   * The UTF-8 length of content item `index`'s `text` JSON string (quotes included) as the
+   * seller wrote it, when the caller located it (the JSON scan's ranges, json-scan.ts
+   * ContentItems.texts); undefined when not known: then the length `JSON.stringify` writes is
+   * used (what a re-serialized answer carries). For {@link summaryShortens}.
+   */
+  writtenTextBytes?: (index: number) => number | undefined;
 }
 
 /** What {@link normalizeToolResult} did. */
@@ -51,13 +58,18 @@ export interface NormalizeOutcome {
  * `structuredContent` present (a non-array object): every `type: "text"` item whose text is
  * within the bounds, parses, and is {@link jsonDeepEqual} to `structuredContent` gets its
  * `text` replaced by {@link summarizeStructuredContent} (other item fields kept) ->
- * `deduped`. `structuredContent` itself is never modified.
+ * `deduped`, when that makes it shorter ({@link summaryShortens}: a copy no longer than its
+ * summary is kept as written, so a dedupe never grows an answer; none replaced: unchanged).
+ * `structuredContent` itself is never modified.
  *
  * `structuredContent` absent: the first liftable text item (the extraction algorithm's
  * text fallback, {@link findLiftableTextItem}, with the same size and structure bounds;
  * `adcp_error`-only objects are not liftable) becomes `structuredContent` (appended as the
- * last key), and that item's text, plus any later text item deep-equal to it, becomes the
- * summary -> `lifted`. Over-bound or non-object text is simply not lifted (no error).
+ * last key), and that item's text becomes the summary (whatever its length), as does any
+ * later text item deep-equal to it that is longer than its summary -> `lifted`. (The lift adds
+ * the object once more, so a lifted answer is longer than the seller's when the text was
+ * short: by at most `,"structuredContent":` + the summary's JSON string minus the quotes and
+ * escapes the text's string spent, under ~220 bytes, once per answer.) Over-bound or non-object text is simply not lifted (no error).
  *
  * Number precision ({@link hasLossyNumber}): a text item whose JSON holds a number that
  * JavaScript numbers can't reproduce exactly (`9007199254740993`, `12345678901234567890`,
@@ -103,7 +115,8 @@ export function normalizeToolResult(result: unknown, opts: NormalizeOptions): No
 
 /**
  * Replaces, from `from` on, the text of every text item that parses (within bounds) to a
- * value deep-equal to `structured` and has no lossy number; the item at `knownCopy` (already
+ * value deep-equal to `structured`, has no lossy number and is longer than its summary
+ * ({@link summaryShortens}); the item at `knownCopy` (already
  * parsed and checked by the caller), and any text equal to `structuredText` (the seller's own
  * JSON text of `structured`; its numbers are the caller's raw-message check), are replaced
  * without parsing. Returns the new
@@ -132,12 +145,53 @@ function summarizeCopies(
       // Deep-equal as doubles is not equal as written: keep a text more precise than `structured`.
       if (mayLoseDigits(text as string, parsed)) continue;
     }
-    const summary = summarizeStructuredContent(structured, Buffer.byteLength(text as string, 'utf8'));
+    const textBytes = Buffer.byteLength(text as string, 'utf8');
+    const summary = summarizeStructuredContent(structured, textBytes);
+    // The lifted item always becomes the summary (the lift's own rule); a copy only when that shortens it.
+    if (i !== knownCopy && !summaryShortens(summary, text as string, textBytes, opts.writtenTextBytes?.(i))) continue;
     items ??= content.slice();
     items[i] = Object.fromEntries(Object.entries(item).map(([k, v]) => [k, k === 'text' ? summary : v]));
     replaced++;
   }
   return { items: items ?? (content as unknown[]), replaced };
+}
+
+/**
+ * Whether replacing a copy's `text` by `summary` makes the item shorter: the summary's JSON
+ * string (quotes included; it holds nothing JSON escapes, summary.ts summaryJsonString) has
+ * fewer UTF-8 bytes than the text's JSON string as the seller wrote it (`written`, when the
+ * caller located it) or else as `JSON.stringify` writes it. A copy no longer than its summary
+ * is kept as written, so a dedupe never grows an answer (reported failure: 20,000 copies of
+ * `{"a":1}`, 700,075 bytes from the seller, reached the host as 1,340,075 bytes, over the
+ * per-call limit it was within; test/regressions/dedupe-summary-longer-than-text.test.ts).
+ * dedupe-splice.ts applies the same rule to the seller's bytes.
+ *
+ * Constant time for a text longer than any summary (`textBytes`, its UTF-8 length, already
+ * measured, bounds its JSON string from below); a shorter one is measured (at most ~200
+ * characters).
+ */
+function summaryShortens(summary: string, text: string, textBytes: number, written: number | undefined): boolean {
+  if (written === undefined && textBytes + 2 > SUMMARY_JSON_MAX_BYTES) return true;
+  const length = written ?? jsonStringBytes(text);
+  return length > SUMMARY_JSON_MAX_BYTES || Buffer.byteLength(summary, 'utf8') + 2 < length;
+}
+
+/** UTF-8 bytes of `JSON.stringify(text)` (quotes included), counted without building it. */
+function jsonStringBytes(text: string): number {
+  let n = 2;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x22 || c === 0x5c || c === 0x08 || c === 0x09 || c === 0x0a || c === 0x0c || c === 0x0d) n += 2;
+    else if (c < 0x20) n += 6;
+    else if (c < 0x80) n += 1;
+    else if (c < 0x800) n += 2;
+    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < text.length && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
+      n += 4; // a surrogate pair: one 4-byte character
+      i++;
+    } else if (c >= 0xd800 && c <= 0xdfff) n += 6; // a lone surrogate: JSON.stringify writes `\udxxx`
+    else n += 3;
+  }
+  return n;
 }
 
 /**

@@ -1,11 +1,15 @@
 /**
  * The terse sentence that replaces a `content[].text` copy of `structuredContent`
  * (ARCHITECTURE §1.3; mcp-response-extraction §structuredContent: when structuredContent
- * carries the payload, content "MAY contain a terse human-readable summary").
+ * carries the payload, content "MAY contain a terse human-readable summary"), where that
+ * makes the item shorter: a copy whose JSON string is no longer than the sentence's stays as
+ * the seller wrote it (normalize.ts summaryShortens, response/dedupe-splice.ts).
  */
 
 /** Upper bound of a summary, in UTF-8 bytes. */
 export const SUMMARY_MAX_BYTES = 200;
+/** Upper bound of a summary's JSON string (quotes included: it holds no character JSON escapes, {@link summaryJsonString}), in UTF-8 bytes. */
+export const SUMMARY_JSON_MAX_BYTES = SUMMARY_MAX_BYTES + 2;
 
 /** A `status` value shown verbatim: AdCP task statuses are short ASCII tokens (`completed`, `input-required`): 1-32 of `[A-Za-z0-9_-]`. */
 const STATUS_MAX_CHARS = 32;

@@ -13,7 +13,9 @@
  * seller's `JSON.stringify(structuredContent)` gives) is a copy: the same text parses to the same value, which is the parse path's
  * exact-copy rule (normalize.ts `structuredContentText`). Its string is replaced by the
  * summary of that value (summary.ts summarizeShape, from the text's scanned members), as
- * splice.ts writes it.
+ * splice.ts writes it, when the summary's JSON string is shorter than the text's JSON string
+ * as the seller wrote it (the range's length, at hand); a copy no longer than its summary is
+ * kept as written (normalize.ts summaryShortens: a dedupe never grows an answer).
  *
  * Declined (the parse path decides): what scanned-result.ts declines; `structuredContent` not
  * an object; a text holding an object that is not byte-equal to `structuredContent` (it may
@@ -32,12 +34,13 @@ import type { Exchange } from '../exchange.js';
 import type { ByteRange, JsonScanSummary } from '../mcp/json-scan.js';
 import { BACKSLASH, CR, LBRACE, LF, SPACE, TAB } from '../mcp/json-bytes.js';
 import { judgeStringText } from '../mcp/lift-text.js';
-import { summaryJsonString } from '../mcp/summary.js';
+import { SUMMARY_JSON_MAX_BYTES, summaryJsonString } from '../mcp/summary.js';
 import { isTextItem, scannedToolResult } from './scanned-result.js';
 import { bodyPool, type SpliceEdit } from './body-pool.js';
 
 /**
- * The deduped message bytes, or undefined (the caller takes the parse path).
+ * The deduped message bytes; `body` itself when every copy is kept (each no longer than its
+ * summary: the answer is unchanged); or undefined (the caller takes the parse path).
  *
  * @param body the seller's message bytes; `scan` its successful scan
  */
@@ -52,6 +55,7 @@ export function spliceDedupe(exchange: Exchange, body: Buffer, scan: JsonScanSum
   // normalize.ts summarizeCopies, from the first item on.
   const edits: SpliceEdit[] = [];
   let insert: string[] | undefined; // the summary's JSON string, the same for every copy
+  let insertBytes = -1; // its UTF-8 length, measured when first needed (-1: not yet)
   for (let i = 0; i < items.count; i++) {
     const range = items.texts[i];
     // Not a text item, or one whose `text` is no string: neither extracted nor a copy.
@@ -67,9 +71,18 @@ export function spliceDedupe(exchange: Exchange, body: Buffer, scan: JsonScanSum
     // Compared now: the judged bytes are a view of the scan's memory, which the next judge reuses.
     if (judged === 'unknown' || !structured.equals(judged.bytes)) return undefined;
     insert ??= [summaryJsonString(judged.shape, judged.bytes.length)];
+    // A copy no longer than its summary stays as the seller wrote it (normalize.ts summaryShortens):
+    // a string over SUMMARY_JSON_MAX_BYTES is always longer (one comparison: the bench's 1 KiB
+    // copy); a shorter one is compared with the summary's UTF-8 length, measured once.
+    const written = range[1] - range[0];
+    if (written <= SUMMARY_JSON_MAX_BYTES) {
+      if (insertBytes < 0) insertBytes = Buffer.byteLength(insert[0]!, 'utf8');
+      if (written <= insertBytes) continue;
+    }
     edits.push({ start: range[0], end: range[1], insert });
   }
-  return insert === undefined ? undefined : bodyPool.splice(body, edits);
+  if (insert === undefined) return undefined;
+  return edits.length === 0 ? body : bodyPool.splice(body, edits);
 }
 
 /** Decoded bytes of a text compared with `structuredContent` before it is decoded whole ({@link textPrefixVerdict}). */

@@ -90,6 +90,10 @@ function answerFromBody(exchange: Exchange, reply: FastifyReply, res: UpstreamRe
     // A text copy of structuredContent deduped, or a legacy text-only result lifted, from the
     // scan: the parse path's exact bytes (dedupe-splice.ts, lift-splice.ts).
     const spliced = spliceScanned(exchange, body, scan);
+    if (spliced?.action === 'none') {
+      sendBody(exchange, reply, res.statusCode, body, 'ok');
+      return;
+    }
     if (spliced !== undefined) {
       exchange.bytesSaved += body.length - spliced.out.length;
       exchange.actions.push(spliced.action);

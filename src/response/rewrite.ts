@@ -71,6 +71,12 @@ export interface RawTextFacts {
    * `CallToolResult` is `result`.
    */
   readonly structuredContentText?: string | undefined;
+  /**
+   * The UTF-8 length of `result.content[index].text`'s JSON string as written in the raw text,
+   * where the scan located it (normalize.ts NormalizeOptions.writtenTextBytes); used only where
+   * the `CallToolResult` is `result`.
+   */
+  readonly writtenTextBytes?: ((index: number) => number | undefined) | undefined;
 }
 
 /**
@@ -102,12 +108,13 @@ export function rewriteResponse(exchange: Exchange, message: unknown, raw?: stri
   }
 
   const { limits } = exchange;
-  const { structuredContentText } = facts;
+  const { structuredContentText, writtenTextBytes } = facts;
   const out = normalizeToolResult(toolResult, {
     maxTextBytes: limits.max_response_bytes,
     maxDepth: limits.max_json_depth,
     maxNodes: limits.max_json_nodes,
     ...(location === 'result' && structuredContentText !== undefined ? { structuredContentText } : {}),
+    ...(location === 'result' && writtenTextBytes !== undefined ? { writtenTextBytes } : {}),
   });
   if (!out.changed) return UNCHANGED(message);
   // The caller would re-serialize the whole message through doubles: refuse if that loses digits.

@@ -31,24 +31,39 @@ export function mayRewrite(exchange: Exchange, scan: JsonScanSummary): boolean {
 export function rewriteScanned(exchange: Exchange, message: unknown, bytes: Buffer, scan: JsonScanSummary): { rewritten: ReturnType<typeof rewriteResponse>; out: Buffer } {
   const members: TopMembers | undefined = scan.members;
   const sc = members?.plainKeys ? members.structuredContent : undefined;
+  // The seller's length of each located text (splice.ts reads the same ranges under the same conditions).
+  const texts = members?.plainKeys && members.resultPlainKeys && members.content?.plainKeys ? members.content.texts : undefined;
   const rewritten = rewriteResponse(exchange, message, bytes, {
     numbersRoundTrip: !scan.numberMayBeLossy,
     structuredContentText: sc && bytes.toString('utf8', sc[0], sc[1]),
+    writtenTextBytes: texts && ((index) => {
+      const range = texts[index];
+      return range && range[1] - range[0];
+    }),
   });
   if (!rewritten.changed) return { rewritten, out: bytes };
   const spliced = members !== undefined && toolResultLocation(exchange.rpc.method!, exchange.protocolVersion) === 'result' ? spliceRewrite(bytes, members, message, rewritten.message) : undefined;
-  return { rewritten, out: spliced ?? Buffer.from(JSON.stringify(rewritten.message), 'utf8') };
+  if (spliced !== undefined) return { rewritten, out: spliced };
+  const out = Buffer.from(JSON.stringify(rewritten.message), 'utf8');
+  // A dedupe never grows an answer (normalize.ts summaryShortens): a re-serialization can,
+  // where the seller's bytes are not valid UTF-8 (each invalid byte decodes to the 3-byte
+  // U+FFFD: 100,366 bytes with 100,000 of them became 300,292, found in review). Then the
+  // seller's bytes go out unchanged, as for any answer not rewritten.
+  if (rewritten.action === 'deduped' && out.length > bytes.length) return { rewritten: { changed: false, message, action: 'none' }, out: bytes };
+  return { rewritten, out };
 }
 
 /**
  * The rewrite of a scanned tool result told from the scan alone, without `JSON.parse`: a text
  * copy of `structuredContent` deduped (dedupe-splice.ts) or a legacy text-only result lifted
- * (lift-splice.ts), as the parse path's exact bytes; undefined when the scan cannot tell (the
+ * (lift-splice.ts), as the parse path's exact bytes (`action: 'none'`, `out` = `bytes`: the
+ * answer is left unchanged, every copy being no longer than its summary); undefined when the scan cannot tell (the
  * caller then parses: {@link rewriteScanned}). Call only after {@link mayRewrite}, for a
  * message whose keys the caller's checks read as plain.
  */
-export function spliceScanned(exchange: Exchange, bytes: Buffer, scan: JsonScanSummary): { out: Buffer; action: 'deduped' | 'lifted' } | undefined {
+export function spliceScanned(exchange: Exchange, bytes: Buffer, scan: JsonScanSummary): { out: Buffer; action: 'deduped' | 'lifted' | 'none' } | undefined {
   const dedupe = scan.members?.structuredContent !== undefined;
   const out = dedupe ? spliceDedupe(exchange, bytes, scan) : spliceLegacyLift(exchange, bytes, scan);
-  return out && { out, action: dedupe ? 'deduped' : 'lifted' };
+  // `bytes` itself: copies found, each kept as written (no longer than its summary): unchanged.
+  return out && { out, action: out === bytes ? 'none' : dedupe ? 'deduped' : 'lifted' };
 }

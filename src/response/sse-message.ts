@@ -90,7 +90,7 @@ export function inspectEventData(exchange: Exchange, data: string | undefined, o
     if (!(members.hasResult || members.hasError) || valueAt(bytes, members.id) !== exchange.rpc.id) return { kind: 'forward', bytes };
     if (!mayRewrite(exchange, scan)) return { kind: 'response', out: bytes, dataBytes: bytes.length, changed: false, action: 'none', message: undefined };
     const spliced = spliceScanned(exchange, bytes, scan);
-    if (spliced !== undefined) return { kind: 'response', out: spliced.out, dataBytes: bytes.length, changed: true, action: spliced.action, message: undefined };
+    if (spliced !== undefined) return { kind: 'response', out: spliced.out, dataBytes: bytes.length, changed: spliced.action !== 'none', action: spliced.action, message: undefined };
   }
   const message: unknown = JSON.parse(text());
   if (!isResponseToExchange(exchange, message)) return { kind: 'forward', bytes };

@@ -56,7 +56,8 @@ describe('JSON stage: scan-decided fast path and its fallbacks', () => {
   });
 
   test('a text that is the exact JSON of structuredContent is deduped (no parse); a reformatted copy too (parse)', async () => {
-    const sc = { products: [{ id: 'p1', price: 12.5 }], total: 1 };
+    // Long enough that its summary is shorter than each copy (a shorter copy is kept as written).
+    const sc = { products: [{ id: 'p1', price: 12.5, name: 'Premium sports CTV, prime time' }], total: 1 };
     body = JSON.stringify({ jsonrpc: '2.0', id: 9, result: { content: [{ type: 'text', text: JSON.stringify(sc) }], structuredContent: sc } });
     const exact = (await call(9)).json() as { result: { content: { text: string }[]; structuredContent: unknown } };
     assert.deepEqual(exact.result.structuredContent, sc);
@@ -68,10 +69,12 @@ describe('JSON stage: scan-decided fast path and its fallbacks', () => {
   });
 
   test('a text equal to an earlier, replaced structuredContent is not a copy (duplicate keys: the last wins)', async () => {
-    const first = '{"a":1}';
-    body = `{"jsonrpc":"2.0","id":11,"result":{"structuredContent":${first},"content":[{"type":"text","text":${JSON.stringify(first)}}],"structuredContent":{"a":2}}}`;
+    // Longer than a summary, so that a copy would be replaced.
+    const note = 'A note long enough that a copy of this object is longer than its summary.';
+    const first = `{"a":1,"note":"${note}"}`;
+    body = `{"jsonrpc":"2.0","id":11,"result":{"structuredContent":${first},"content":[{"type":"text","text":${JSON.stringify(first)}}],"structuredContent":{"a":2,"note":"${note}"}}}`;
     const r = (await call(11)).json() as { result: { content: { text: string }[] } };
-    assert.equal(r.result.content[0]!.text, first, 'kept: it is not a copy of {"a":2}');
+    assert.equal(r.result.content[0]!.text, first, 'kept: it is not a copy of {"a":2,...}');
   });
 
   test('an exact copy whose decoded text outgrows the limit is not a copy (found in review: invalid UTF-8 decodes to 3-byte U+FFFD)', async () => {

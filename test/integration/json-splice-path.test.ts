@@ -39,7 +39,8 @@ describe('JSON stage: the legacy lift from the scan', () => {
     assert.equal((await call(2)).text(), `{"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":${summary('{"s":"\ud800"}', 's')}}],"structuredContent":{"s":"\\ud800"}}}`);
     const text = '{"a":1}';
     body = `{"jsonrpc":"2.0","id":3,"result":{"content":[${item(text)},${item(text)}]}}`;
-    assert.equal((await call(3)).text(), `{"jsonrpc":"2.0","id":3,"result":{"content":[{"type":"text","text":${summary(text, 'a')}},{"type":"text","text":${summary(text, 'a')}}],"structuredContent":${text}}}`);
+    // The lifted item becomes the summary; the later copy, shorter than its summary, stays as written.
+    assert.equal((await call(3)).text(), `{"jsonrpc":"2.0","id":3,"result":{"content":[{"type":"text","text":${summary(text, 'a')}},${item(text)}],"structuredContent":${text}}}`);
   });
 });
 
@@ -54,8 +55,11 @@ describe('JSON stage: the dedupe from the scan', () => {
   });
 
   test('a copy with other spacing is deduped by the parse path, the same way', async () => {
-    const sc = '{"a":1,"b":[true]}';
-    body = `{"jsonrpc":"2.0","id":5,"result":{"content":[${item('{ "b": [true], "a": 1 }')}],"structuredContent":${sc}}}`;
-    assert.equal((await call(5)).text(), `{"jsonrpc":"2.0","id":5,"result":{"content":[{"type":"text","text":${summary('{ "b": [true], "a": 1 }', 'a, b[1]')}}],"structuredContent":${sc}}}`);
+    // Longer than its summary (a shorter copy is kept as written).
+    const note = 'A note long enough that the summary is the shorter text.';
+    const sc = `{"a":1,"b":[true],"note":"${note}"}`;
+    const copy = `{ "b": [true], "note": "${note}", "a": 1 }`;
+    body = `{"jsonrpc":"2.0","id":5,"result":{"content":[${item(copy)}],"structuredContent":${sc}}}`;
+    assert.equal((await call(5)).text(), `{"jsonrpc":"2.0","id":5,"result":{"content":[{"type":"text","text":${summary(copy, 'a, b[1], note')}}],"structuredContent":${sc}}}`);
   });
 });

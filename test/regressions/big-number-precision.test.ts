@@ -88,11 +88,12 @@ for (const [kind, { contentType, frame }] of Object.entries(PATHS)) {
   describe(`numbers that do not survive doubles are never rewritten (${kind})`, { timeout: TEST_TIMEOUT_MS }, () => {
     test('control: a number that round-trips is still deduped', async () => {
       const id = idOf(1);
-      const payload = '{"media_buy_id":9007199254740992}';
+      // With a message long enough that the summary is shorter than the copy (a shorter copy is kept as written).
+      const payload = '{"media_buy_id":9007199254740992,"message":"Media buy created; delivery starts on the flight date."}';
       answerWith(response(id, withCopy(payload)));
       const r = await call(id);
       assert.equal(r.status, 200);
-      const summary = 'Result in structuredContent (33 bytes): media_buy_id.';
+      const summary = `Result in structuredContent (${Buffer.byteLength(payload)} bytes): media_buy_id, message.`;
       assert.equal(r.text(), frame(response(id, withCopy(summary, payload))));
       assert.equal((await stack.gateway.exchangeLine('seller', id)).outcome, 'rewritten');
     });

@@ -130,14 +130,16 @@ describe('found by a new user', () => {
   test('a deduped message with invalid UTF-8 outside the copy is re-serialized: the host gets valid UTF-8', async () => {
     // Input: structuredContent {"name":"caf<E9>"} (Latin-1 byte), and a text item that is its exact copy.
     // Expectation: deduped, the body re-serialized (U+FFFD for the byte), not the seller bytes spliced.
-    const sc = Buffer.concat([Buffer.from('{"name":"caf'), Buffer.from([0xe9]), Buffer.from('"}')]);
-    const text = Buffer.concat([Buffer.from('{\\"name\\":\\"caf'), Buffer.from([0xe9]), Buffer.from('\\"}')]);
+    // (A note makes the copy longer than its summary: a shorter copy is kept as written.)
+    const note = 'A note long enough that the summary is the shorter text.';
+    const sc = Buffer.concat([Buffer.from('{"name":"caf'), Buffer.from([0xe9]), Buffer.from(`","note":"${note}"}`)]);
+    const text = Buffer.concat([Buffer.from('{\\"name\\":\\"caf'), Buffer.from([0xe9]), Buffer.from(`\\",\\"note\\":\\"${note}\\"}`)]);
     const body = Buffer.concat([Buffer.from('{"jsonrpc":"2.0","id":37,"result":{"content":[{"type":"text","text":"'), text, Buffer.from('"}],"structuredContent":'), sc, Buffer.from('}}')]);
     answer = (_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(body);
     const r = await call(37);
     assert.equal(r.status, 200);
     const m = r.json() as { result: { content: { text: string }[]; structuredContent: unknown } };
-    assert.deepEqual(m.result.structuredContent, { name: 'caf\uFFFD' });
+    assert.deepEqual(m.result.structuredContent, { name: 'caf\uFFFD', note });
     assert.match(m.result.content[0]!.text, /^Result in structuredContent \(/);
     assert.equal(Buffer.from(r.body.toString('utf8'), 'utf8').equals(r.body), true, 'valid UTF-8');
   });

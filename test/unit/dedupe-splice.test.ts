@@ -86,13 +86,26 @@ test('declined (the parse path decides): deep-equal but not byte-equal copies, o
   assert.equal(fastPath(exchange(LIMITS, 'tools/list'), message(textItem(sc), sc)), undefined, 'not a tool result');
   const head = Buffer.from(`{"jsonrpc":"2.0","id":7,"result":{"content":[${textItem(sc)}],"structuredContent":${sc},"note":"`, 'utf8');
   assert.equal(fastPath(exchange(), Buffer.concat([head, Buffer.from([0xff]), Buffer.from('"}}')])), undefined, 'invalid UTF-8');
-  // The parse path dedupes the deep-equal ones: declining them loses nothing.
-  assert.ok(parsePath(exchange(), message(textItem('{"b":[true],"a":1}'), sc)));
-  assert.ok(parsePath(exchange(), message('{"type":"text","text":"{\\"s\\":\\"\\ud800\\"}"}', '{"s":"\\ud800"}')));
+  // The parse path dedupes the deep-equal ones: declining them loses nothing. (Copies longer
+  // than their summary here: a shorter copy is kept as written, by both paths.)
+  const pad = 'p'.repeat(60);
+  assert.ok(parsePath(exchange(), message(textItem(`{"b":[true],"a":1,"pad":"${pad}"}`), `{"a":1,"b":[true],"pad":"${pad}"}`)));
+  assert.equal(parsePath(exchange(), message(textItem('{"b":[true],"a":1}'), sc)), undefined, 'a deep-equal copy shorter than its summary is kept');
+  assert.ok(parsePath(exchange(), message(`{"type":"text","text":"{\\"s\\":\\"\\ud800\\",\\"pad\\":\\"${pad}\\"}"}`, `{"s":"\\ud800","pad":"${pad}"}`)));
   // An escape written inside the copied JSON (the text holds `\ud800` as six characters) is plain bytes: a copy.
-  const escaped = message('{"type":"text","text":"{\\"s\\":\\"\\\\ud800\\"}"}', '{"s":"\\ud800"}');
+  const escaped = message(`{"type":"text","text":"{\\"s\\":\\"\\\\ud800\\",\\"pad\\":\\"${pad}\\"}"}`, `{"s":"\\ud800","pad":"${pad}"}`);
   assert.deepEqual(fastPath(exchange(), escaped), parsePath(exchange(), escaped));
   assert.ok(fastPath(exchange(), escaped));
+});
+
+test('a dedupe the parse path would re-serialize longer (invalid UTF-8 elsewhere: U+FFFD is 3 bytes) sends the seller bytes', () => {
+  const sc = JSON.stringify({ a: 1, message: 'm'.repeat(100) });
+  const head = Buffer.from(`{"jsonrpc":"2.0","id":7,"result":{"structuredContent":${sc},"content":[${textItem(sc)},{"type":"text","text":"`, 'utf8');
+  const invalid = (n: number): Buffer => Buffer.concat([head, Buffer.alloc(n, 0xff), Buffer.from('"}]}}')]);
+  assert.equal(fastPath(exchange(), invalid(1000)), undefined, 'not valid UTF-8: the parse path decides');
+  assert.equal(parsePath(exchange(), invalid(1000)), undefined, '1,000 invalid bytes would become 3,000: unchanged');
+  const shorter = parsePath(exchange(), invalid(10));
+  assert.ok(shorter && shorter.length < invalid(10).length, 'a few: the re-serialized dedupe is shorter, and sent');
 });
 
 test('texts that hold no object are left (as the parse path leaves them); other objects are left to the parse path, long ones told apart by their first bytes', () => {

@@ -240,14 +240,16 @@ describe('normalizeToolResult with lossy numbers in text', () => {
   });
 
   test('only the lossy copy is kept; an exact copy next to it is still deduped', () => {
-    const structured = { n: 0.1 };
-    const result = { content: [text('{"n":0.1000000000000000055511151231257827}'), text('{"n":0.1}')], structuredContent: structured };
+    // A message long enough that its summary is shorter than the exact copy (a shorter copy is kept anyway).
+    const message = 'A rate of one tenth, as the seller computed it for this buy.';
+    const structured = { n: 0.1, message };
+    const result = { content: [text(`{"n":0.1000000000000000055511151231257827,"message":"${message}"}`), text(`{"n":0.1,"message":"${message}"}`)], structuredContent: structured };
     const out = normalizeToolResult(result, LIMITS);
     assert.equal(out.action, 'deduped');
     assert.equal(out.replacedItems, 1);
     const content = (out.result as { content: { text: string }[] }).content;
     assert.equal(content[0], result.content[0]);
-    assert.match(content[1]!.text, /^Result in structuredContent \(9 bytes\)/);
+    assert.match(content[1]!.text, /^Result in structuredContent \(82 bytes\)/);
   });
 
   test('lossless numbers still dedupe and lift', () => {
@@ -269,6 +271,9 @@ function exchange(): Exchange {
   } as unknown as Exchange;
 }
 
+/** A value that makes a copy longer than its summary (a shorter copy is kept as written: normalize.ts summaryShortens). */
+const LONG = 'A message long enough that its summary is shorter than this copy.';
+
 describe('rewriteResponse checks the raw message', () => {
   const lossyRaw = '{"jsonrpc":"2.0","id":7,"result":{"content":[{"type":"text","text":"{\\"media_buy_id\\":9007199254740993}"}],"structuredContent":{"media_buy_id":9007199254740993}}}';
 
@@ -283,14 +288,14 @@ describe('rewriteResponse checks the raw message', () => {
   });
 
   test('a lossy number elsewhere in the message (_meta) also stops the rewrite', () => {
-    const raw = '{"jsonrpc":"2.0","id":7,"result":{"content":[{"type":"text","text":"{\\"a\\":1}"}],"structuredContent":{"a":1},"_meta":{"trace":18446744073709551615}}}';
+    const raw = `{"jsonrpc":"2.0","id":7,"result":{"content":[{"type":"text","text":"{\\"a\\":1,\\"message\\":\\"${LONG}\\"}"}],"structuredContent":{"a":1,"message":"${LONG}"},"_meta":{"trace":18446744073709551615}}}`;
     assert.equal(rewriteResponse(exchange(), JSON.parse(raw), raw).changed, false);
     // Without the raw text the parsed message cannot tell: the rewrite happens.
     assert.equal(rewriteResponse(exchange(), JSON.parse(raw)).changed, true);
   });
 
   test('a lossless raw message is rewritten as before', () => {
-    const raw = '{"jsonrpc":"2.0","id":7,"result":{"content":[{"type":"text","text":"{\\"media_buy_id\\":9007199254740992}"}],"structuredContent":{"media_buy_id":9007199254740992}}}';
+    const raw = `{"jsonrpc":"2.0","id":7,"result":{"content":[{"type":"text","text":"{\\"media_buy_id\\":9007199254740992,\\"message\\":\\"${LONG}\\"}"}],"structuredContent":{"media_buy_id":9007199254740992,"message":"${LONG}"}}}`;
     const out = rewriteResponse(exchange(), JSON.parse(raw), Buffer.from(raw));
     assert.equal(out.changed, true);
     assert.equal(out.action, 'deduped');
@@ -304,7 +309,7 @@ describe('rewriteResponse checks the raw message', () => {
     } as unknown as Uint8Array;
     const message = { jsonrpc: '2.0', id: 7, result: { content: [text('plain words')], structuredContent: { a: 1 } } };
     assert.equal(rewriteResponse(exchange(), message, untouchable).changed, false);
-    const dup = { jsonrpc: '2.0', id: 7, result: { content: [text('{"a":1}')], structuredContent: { a: 1 } } };
+    const dup = { jsonrpc: '2.0', id: 7, result: { content: [text(JSON.stringify({ a: 1, message: LONG }))], structuredContent: { a: 1, message: LONG } } };
     assert.throws(() => rewriteResponse(exchange(), dup, untouchable), /raw scanned/);
   });
 });

@@ -52,14 +52,50 @@ describe('dedupe (structuredContent present)', () => {
   });
 
   test('every copy is replaced, each with its own byte count', () => {
-    const structured = { a: [1, 2] };
-    const compact = '{"a":[1,2]}';
-    const spaced = '{ "a" : [ 1 , 2 ] }';
+    const note = 'A note long enough that the summary is shorter than each copy.';
+    const structured = { a: [1, 2], note };
+    const compact = `{"a":[1,2],"note":"${note}"}`;
+    const spaced = `{ "a" : [ 1 , 2 ] , "note" : "${note}" }`;
     const out = run({ content: [text(compact), text(spaced)], structuredContent: structured });
     assert.equal(out.replacedItems, 2);
     const content = (out.result as { content: { text: string }[] }).content;
-    assert.equal(content[0]!.text, 'Result in structuredContent (11 bytes): a[2].');
-    assert.equal(content[1]!.text, 'Result in structuredContent (19 bytes): a[2].');
+    assert.equal(content[0]!.text, `Result in structuredContent (${bytes(compact)} bytes): a[2], note.`);
+    assert.equal(content[1]!.text, `Result in structuredContent (${bytes(spaced)} bytes): a[2], note.`);
+  });
+
+  test('a copy no longer than its summary is kept as written (a dedupe never grows the answer); longer copies next to it are replaced', () => {
+    const structured = { a: 1 };
+    const short = '{"a":1}';
+    const long = `{ "a" :${' '.repeat(60)}1 }`;
+    // JSON strings: the summary's is 43 bytes, the short copy's 11.
+    assert.equal(JSON.stringify(summarizeStructuredContent(structured, bytes(short))).length, 43);
+    run({ content: [text(short), text(short)], structuredContent: structured });
+    const result = { content: [text(short), text(long), text(short)], structuredContent: structured };
+    const out = run(result);
+    assert.equal(out.replacedItems, 1);
+    const r = out.result as { content: unknown[] };
+    assert.equal(r.content[0], result.content[0]);
+    assert.deepEqual(r.content[1], text(`Result in structuredContent (${bytes(long)} bytes): a.`));
+    assert.equal(r.content[2], result.content[2]);
+    // The boundary: a copy whose JSON string is as long as the summary's is kept; one byte longer, replaced.
+    const summaryOf = (t: string): number => JSON.stringify(summarizeStructuredContent(structured, bytes(t))).length;
+    const padded = (n: number): string => `{"a":${' '.repeat(n)}1}`;
+    let n = 0;
+    while (JSON.stringify(padded(n)).length < summaryOf(padded(n))) n++;
+    assert.equal(JSON.stringify(padded(n)).length, summaryOf(padded(n)));
+    assert.equal(run({ content: [text(padded(n))], structuredContent: structured }).changed, false, 'as long: kept');
+    assert.equal(run({ content: [text(padded(n + 1))], structuredContent: structured }).changed, true, 'one byte longer: replaced');
+    // The seller's written length decides when given (its escapes count): the same text written longer is replaced.
+    const written = JSON.stringify(short).length;
+    assert.equal(normalizeToolResult({ content: [text(short)], structuredContent: structured }, { ...LIMITS, writtenTextBytes: () => written }).changed, false);
+    assert.equal(normalizeToolResult({ content: [text(short)], structuredContent: structured }, { ...LIMITS, writtenTextBytes: () => 44 }).changed, true);
+    // Without it, characters JSON escapes count as JSON.stringify writes them: a 40-byte text
+    // (42 with quotes, under its 44-byte summary) written as 78 bytes is replaced.
+    const quoted = { q: '"'.repeat(16) };
+    assert.equal(bytes(JSON.stringify(quoted)), 40);
+    assert.equal(JSON.stringify(JSON.stringify(quoted)).length, 78);
+    assert.equal(JSON.stringify(summarizeStructuredContent(quoted, 40)).length, 44);
+    assert.equal(run({ content: [text(JSON.stringify(quoted))], structuredContent: quoted }).changed, true);
   });
 
   test('text that differs from structuredContent (even slightly) is kept', () => {
@@ -80,7 +116,8 @@ describe('dedupe (structuredContent present)', () => {
   });
 
   test('a copy over the bounds is kept', () => {
-    const structured = { a: { b: { c: 1 } } };
+    // Long enough that its summary is shorter (a shorter copy is kept anyway).
+    const structured = { a: { b: { c: 1 } }, n: 'x'.repeat(60) };
     const copy = JSON.stringify(structured);
     run({ content: [text(copy)], structuredContent: structured }, { ...LIMITS, maxDepth: 2 });
     run({ content: [text(copy)], structuredContent: structured }, { ...LIMITS, maxNodes: 3 });
@@ -107,21 +144,24 @@ describe('lift (no structuredContent)', () => {
 
   test('the first liftable item is lifted; earlier plain text and other items are untouched; later copies summarized', () => {
     const image = { type: 'image', data: 'AAAA', mimeType: 'image/png' };
+    const spaced = `{ "a": 1${' '.repeat(60)}}`;
     const result = {
-      content: [text('Here you go:'), image, text('[1,2]'), text('{"a":1}'), text('{ "a": 1 }'), text('{"a":2}')],
+      content: [text('Here you go:'), image, text('[1,2]'), text('{"a":1}'), text(spaced), text('{"a":2}'), text('{ "a": 1 }')],
     };
     const out = run(result);
     assert.equal(out.action, 'lifted');
     assert.equal(out.replacedItems, 2);
     const r = out.result as { content: unknown[]; structuredContent: unknown };
     assert.deepEqual(r.structuredContent, { a: 1 });
-    assert.equal(r.content.length, 6);
+    assert.equal(r.content.length, 7);
     assert.equal(r.content[0], result.content[0]);
     assert.equal(r.content[1], image);
     assert.equal(r.content[2], result.content[2]);
+    // The lifted item always becomes the summary, even when longer (the lift's rule); a later copy only when shorter.
     assert.deepEqual(r.content[3], text('Result in structuredContent (7 bytes): a.'));
-    assert.deepEqual(r.content[4], text('Result in structuredContent (10 bytes): a.'));
+    assert.deepEqual(r.content[4], text(`Result in structuredContent (${bytes(spaced)} bytes): a.`));
     assert.equal(r.content[5], result.content[5]);
+    assert.equal(r.content[6], result.content[6], 'a later copy shorter than its summary is kept');
   });
 
   test('arrays, primitives, adcp_error-only objects and invalid JSON are not lifted', () => {

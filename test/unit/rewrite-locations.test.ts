@@ -8,7 +8,8 @@ import type { Exchange } from '../../src/exchange.js';
 import { STATELESS_SINCE, deliversTaskResultInTasksGet, hostReadsStructuredContent, protocolVersionOf } from '../../src/mcp/revision.js';
 import { rewriteResponse, toolResultLocation } from '../../src/response/rewrite.js';
 
-const data = { status: 'completed', items: [1, 2, 3] };
+// Long enough that its summary is shorter than its copy (a shorter copy is kept as written: normalize.ts summaryShortens).
+const data = { status: 'completed', items: [1, 2, 3], message: 'Three items matched the brief; each is listed in items.' };
 const dup = (): Record<string, unknown> => ({ content: [{ type: 'text', text: JSON.stringify(data) }], structuredContent: data });
 
 function exchange(method: string, protocolVersion: string, normalize = true): Exchange {

@@ -26,12 +26,13 @@ function rewriteAndSplice(raw: string): { after: unknown; spliced: Buffer | unde
 }
 
 test('dedupe: only the copy text changes; whitespace, key order and number spellings stay the seller bytes', () => {
-  const sc = { products: [{ id: 'p1', price: 12.50 }], total: 1 };
+  // Long enough that its summary is shorter than the copy (a shorter copy is kept as written: normalize.ts summaryShortens).
+  const sc = { products: [{ id: 'p1', price: 12.50, name: 'Premium sports CTV, prime time' }], total: 1 };
   const raw = `{
   "jsonrpc": "2.0", "id": 7,
   "result": {
     "content": [ {"type": "text", "text": ${JSON.stringify(JSON.stringify(sc))}}, {"type":"text","text":"Found 1 product."} ],
-    "structuredContent": {"products": [{"id": "p1", "price": 12.50}], "total": 1.0}
+    "structuredContent": {"products": [{"id": "p1", "price": 12.50, "name": "Premium sports CTV, prime time"}], "total": 1.0}
   }
 }`;
   const { after, spliced } = rewriteAndSplice(raw);
@@ -41,7 +42,7 @@ test('dedupe: only the copy text changes; whitespace, key order and number spell
   const start = raw.indexOf('"text": "') + '"text": '.length;
   const end = raw.indexOf('}"}', start) + 2;
   assert.equal(spliced.toString('utf8'), raw.slice(0, start) + JSON.stringify(summary) + raw.slice(end), 'exact bytes: the seller message with one string replaced');
-  assert.match(spliced.toString('utf8'), /"price": 12\.50\}\], "total": 1\.0\}/, 'number spellings kept');
+  assert.match(spliced.toString('utf8'), /"price": 12\.50, "name": "Premium sports CTV, prime time"\}\], "total": 1\.0\}/, 'number spellings kept');
 });
 
 test('lift: structuredContent appended before the closing brace of result, as the seller own text', () => {
@@ -72,15 +73,17 @@ test('lift of a text holding a lone surrogate: structuredContent is re-serialize
 });
 
 test('not spliced (the caller re-serializes): escaped keys, an item past the 16 the scan keeps', () => {
-  const copy = JSON.stringify(JSON.stringify({ a: 1 }));
-  const escapedItemKey = `{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","t\\u0065xt":${copy}}],"structuredContent":{"a":1}}}`;
+  // Longer than its summary (a shorter copy is kept as written).
+  const sc = JSON.stringify({ a: 1, message: 'A message long enough that its summary is shorter.' });
+  const copy = JSON.stringify(sc);
+  const escapedItemKey = `{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","t\\u0065xt":${copy}}],"structuredContent":${sc}}}`;
   assert.equal(rewriteAndSplice(escapedItemKey).spliced, undefined);
-  const escapedResultKey = `{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":${copy}}],"structured\\u0043ontent":{"a":1}}}`;
+  const escapedResultKey = `{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":${copy}}],"structured\\u0043ontent":${sc}}}`;
   assert.equal(rewriteAndSplice(escapedResultKey).spliced, undefined);
   const items = Array.from({ length: 17 }, () => '{"type":"image","data":"eA=="}');
   items.push(`{"type":"text","text":${copy}}`);
-  const late = `{"jsonrpc":"2.0","id":1,"result":{"content":[${items.join(',')}],"structuredContent":{"a":1}}}`;
+  const late = `{"jsonrpc":"2.0","id":1,"result":{"content":[${items.join(',')}],"structuredContent":${sc}}}`;
   assert.equal(rewriteAndSplice(late).spliced, undefined);
-  const early = `{"jsonrpc":"2.0","id":1,"result":{"content":[${[...items].reverse().join(',')}],"structuredContent":{"a":1}}}`;
+  const early = `{"jsonrpc":"2.0","id":1,"result":{"content":[${[...items].reverse().join(',')}],"structuredContent":${sc}}}`;
   assert.ok(rewriteAndSplice(early).spliced, 'a change within the first 16 items is spliced');
 });

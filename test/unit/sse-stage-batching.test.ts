@@ -163,7 +163,8 @@ test('standalone GET stream: an event over the parser cap is dropped and the eve
 });
 
 test('a rewritten response (deduped text) and the bytes it saved', async () => {
-  const sc = { products: [{ id: 'p1', name: 'CTV' }] };
+  // Long enough that its summary is shorter than the copy (a shorter copy is kept as written).
+  const sc = { products: [{ id: 'p1', name: 'Premium sports CTV, prime time, national reach' }] };
   const data = JSON.stringify({ jsonrpc: '2.0', id: 1, result: { structuredContent: sc, content: [{ type: 'text', text: JSON.stringify(sc) }] } });
   const r = await runSseStage([progress(1), `event: message\ndata: ${data}\n\n`], { rpc: TOOL_CALL });
   assert.equal(r.writes[0], progress(1));
@@ -171,6 +172,7 @@ test('a rewritten response (deduped text) and the bytes it saved', async () => {
   assert.deepEqual(r.exchange.actions, ['deduped']);
   const out = r.writes[1]!;
   assert.equal(r.exchange.bytesSaved, Buffer.byteLength(data) - Buffer.byteLength(/data: (.*)\n\n$/.exec(out)![1]!));
+  assert.ok(r.exchange.bytesSaved > 0);
 });
 
 test('standalone GET stream: after a dropped event the parser is reset, and a next line starting with "ï»¿" is not taken for a BOM', async () => {

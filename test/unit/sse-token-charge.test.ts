@@ -53,7 +53,8 @@ test('an event held as bytes after a token in the same chunk: bounded with the t
 
 test('a response whose token takes the stream over: not delivered, not observed, no rewrite recorded', async () => {
   // A result whose text duplicates its structuredContent (deduped when delivered), with `id: r`.
-  const sc = { products: [{ id: 'p1' }] };
+  // (Long enough that its summary is shorter than the copy: a shorter copy is kept as written.)
+  const sc = { products: [{ id: 'p1', name: 'Premium sports CTV, prime time, national reach' }] };
   const result = JSON.stringify({ jsonrpc: '2.0', id: 1, result: { content: [{ type: 'text', text: JSON.stringify(sc) }], structuredContent: sc } });
   const event = `id: r\nevent: message\ndata: ${result}\n\n`;
   const count = event.length;
