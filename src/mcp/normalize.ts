@@ -172,26 +172,9 @@ function summarizeCopies(
  */
 function summaryShortens(summary: string, text: string, textBytes: number, written: number | undefined): boolean {
   if (written === undefined && textBytes + 2 > SUMMARY_JSON_MAX_BYTES) return true;
-  const length = written ?? jsonStringBytes(text);
+  // Not located: the length a re-serialization writes (a short text here: at most ~200 characters).
+  const length = written ?? Buffer.byteLength(JSON.stringify(text), 'utf8');
   return length > SUMMARY_JSON_MAX_BYTES || Buffer.byteLength(summary, 'utf8') + 2 < length;
-}
-
-/** UTF-8 bytes of `JSON.stringify(text)` (quotes included), counted without building it. */
-function jsonStringBytes(text: string): number {
-  let n = 2;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c === 0x22 || c === 0x5c || c === 0x08 || c === 0x09 || c === 0x0a || c === 0x0c || c === 0x0d) n += 2;
-    else if (c < 0x20) n += 6;
-    else if (c < 0x80) n += 1;
-    else if (c < 0x800) n += 2;
-    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < text.length && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
-      n += 4; // a surrogate pair: one 4-byte character
-      i++;
-    } else if (c >= 0xd800 && c <= 0xdfff) n += 6; // a lone surrogate: JSON.stringify writes `\udxxx`
-    else n += 3;
-  }
-  return n;
 }
 
 /**

@@ -9,40 +9,30 @@
  */
 import assert from 'node:assert/strict';
 import { connect } from 'node:net';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { after, before, describe, test } from 'node:test';
-import { agentsYaml, startGateway, type RunningGateway } from '../helpers/gateway.js';
+import { describe, test } from 'node:test';
+import { startRawSeller } from '../support/raw-seller.js';
+import { agentsYaml, startGateway } from '../helpers/gateway.js';
+import { useSellerAndGateway } from '../helpers/stack.js';
 import { rawPost, sseMessages, toolCall } from '../helpers/raw.js';
 import { TEST_TIMEOUT_MS, withTimeout } from '../helpers/timeout.js';
 
 describe('a host request whose body never arrives', { timeout: TEST_TIMEOUT_MS }, () => {
-  let seller: Server;
-  let sellerHits = 0;
-  let gateway: RunningGateway;
-  before(async () => {
-    seller = createServer((req, res) => {
-      sellerHits += 1;
-      if (req.url !== '/slow-sse') return void res.writeHead(500).end();
-      // A result streamed over 2.5 s, well past the 1 s request timeout: the timeout covers the request only.
-      res.writeHead(200, { 'content-type': 'text/event-stream' });
-      const progress = (n: number): string => `event: message\ndata: {"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"p","progress":${n}}}\n\n`;
-      res.write(progress(1));
-      setTimeout(() => res.write(progress(2)), 1_200);
-      setTimeout(() => res.end('event: message\ndata: {"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"done"}]}}\n\n'), 2_500);
-    });
-    await new Promise<void>((resolve) => seller.listen(0, '127.0.0.1', resolve));
-    gateway = await startGateway(agentsYaml({ acme: `http://127.0.0.1:${(seller.address() as AddressInfo).port}/mcp`, slow: `http://127.0.0.1:${(seller.address() as AddressInfo).port}/slow-sse` }, ['log_level: silent', 'request_timeout_ms: 1000']));
-  });
-  after(async () => {
-    await gateway?.close();
-    seller?.closeAllConnections();
-    await new Promise<void>((resolve) => seller.close(() => resolve()));
-  });
-
+  const stack = useSellerAndGateway(
+    () =>
+      startRawSeller((req, res) => {
+        if (req.url !== '/slow-sse') return void res.writeHead(500).end();
+        // A result streamed over 2.5 s, well past the 1 s request timeout: the timeout covers the request only.
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        const progress = (n: number): string => `event: message\ndata: {"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"p","progress":${n}}}\n\n`;
+        res.write(progress(1));
+        setTimeout(() => res.write(progress(2)), 1_200);
+        setTimeout(() => res.end('event: message\ndata: {"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"done"}]}}\n\n'), 2_500);
+      }),
+    (seller) => startGateway(agentsYaml({ acme: seller.url, slow: new URL('/slow-sse', seller.url).href }, ['log_level: silent', 'request_timeout_ms: 1000'])),
+  );
   /** Sends `head` then `partial` on a raw socket and resolves with everything the gateway writes until it closes. */
   function sendPartial(partial: string): Promise<string> {
-    const url = new URL(gateway.agentUrl('acme'));
+    const url = new URL(stack.gateway.agentUrl('acme'));
     return new Promise<string>((resolve, reject) => {
       const socket = connect(Number(url.port), url.hostname);
       let got = '';
@@ -67,18 +57,18 @@ describe('a host request whose body never arrives', { timeout: TEST_TIMEOUT_MS }
     ['none of its 100 bytes', ''],
   ] as const) {
     test(`${label}: 408 request_timeout, then the connection is closed (it stayed open forever)`, { timeout: TEST_TIMEOUT_MS }, async () => {
-      sellerHits = 0;
+      const before = stack.seller.requests.length;
       const answer = await withTimeout(sendPartial(partial), TEST_TIMEOUT_MS - 2_000, 'the answer and the close');
       const [head, body] = answer.split('\r\n\r\n');
       assert.match(head ?? '', /^HTTP\/1\.1 408 Request Timeout\r\n/);
       assert.match(head ?? '', /\r\nconnection: close(\r\n|$)/);
       assert.equal(body, expectedBody);
-      assert.equal(sellerHits, 0);
+      assert.equal(stack.seller.requests.length, before);
     });
   }
 
   test('a request sent whole and answered with an SSE stream that lasts longer than request_timeout_ms is not cut', { timeout: TEST_TIMEOUT_MS }, async () => {
-    const res = await withTimeout(rawPost(gateway.agentUrl('slow'), toolCall(1, 'get_products'), { 'mcp-protocol-version': '2025-11-25' }));
+    const res = await withTimeout(rawPost(stack.gateway.agentUrl('slow'), toolCall(1, 'get_products'), { 'mcp-protocol-version': '2025-11-25' }));
     assert.equal(res.status, 200);
     assert.deepEqual(sseMessages(res.text()).slice(-1), [{ jsonrpc: '2.0', id: 1, result: { content: [{ type: 'text', text: 'done' }] } }]);
   });

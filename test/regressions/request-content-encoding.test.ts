@@ -7,36 +7,24 @@
  * seller never sees it. An explicit `identity` is forwarded as usual.
  */
 import assert from 'node:assert/strict';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { gzipSync } from 'node:zlib';
-import { after, before, describe, test } from 'node:test';
-import { agentsYaml, startGateway, type RunningGateway } from '../helpers/gateway.js';
+import { describe, test } from 'node:test';
+import { startRawSeller } from '../support/raw-seller.js';
+import { agentsYaml, startGateway } from '../helpers/gateway.js';
+import { useSellerAndGateway } from '../helpers/stack.js';
 import { toolCall } from '../helpers/raw.js';
 import { TEST_TIMEOUT_MS, withTimeout } from '../helpers/timeout.js';
 
 describe('a request body with a Content-Encoding', { timeout: TEST_TIMEOUT_MS }, () => {
-  let seller: Server;
-  let sellerHits = 0;
-  let gateway: RunningGateway;
-  before(async () => {
-    seller = createServer((req, res) => {
-      sellerHits += 1;
-      req.resume().on('end', () => res.writeHead(200, { 'content-type': 'application/json' }).end('{"jsonrpc":"2.0","id":1,"result":{}}'));
-    });
-    await new Promise<void>((resolve) => seller.listen(0, '127.0.0.1', resolve));
-    gateway = await startGateway(agentsYaml({ acme: `http://127.0.0.1:${(seller.address() as AddressInfo).port}/mcp` }, ['log_level: silent']));
-  });
-  after(async () => {
-    await gateway?.close();
-    seller?.closeAllConnections();
-    await new Promise<void>((resolve) => seller.close(() => resolve()));
-  });
+  const stack = useSellerAndGateway(
+    () => startRawSeller((_req, res) => void res.writeHead(200, { 'content-type': 'application/json' }).end('{"jsonrpc":"2.0","id":1,"result":{}}')),
+    (seller) => startGateway(agentsYaml({ acme: seller.url }, ['log_level: silent'])),
+  );
 
   const json = Buffer.from(JSON.stringify(toolCall(1, 'get_products')));
   const post = (body: Buffer, coding: string): Promise<Response> =>
     withTimeout(
-      fetch(gateway.agentUrl('acme'), {
+      fetch(stack.gateway.agentUrl('acme'), {
         method: 'POST',
         headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'content-encoding': coding, 'mcp-protocol-version': '2025-11-25' },
         body,
@@ -50,7 +38,7 @@ describe('a request body with a Content-Encoding', { timeout: TEST_TIMEOUT_MS },
     ['gzip, identity', gzipSync(json)],
   ] as const) {
     test(`Content-Encoding: ${coding} -> 415 unsupported_content_encoding, Accept-Encoding: identity, the seller not contacted`, { timeout: TEST_TIMEOUT_MS }, async () => {
-      sellerHits = 0;
+      const before = stack.seller.requests.length;
       const res = await post(body, coding);
       assert.equal(res.status, 415);
       assert.equal(res.headers.get('accept-encoding'), 'identity');
@@ -62,15 +50,15 @@ describe('a request body with a Content-Encoding', { timeout: TEST_TIMEOUT_MS },
           error: { code: -32600, message: `Unsupported Content-Encoding "${coding}" on the request: send the JSON body uncompressed.`, data: { reason: 'unsupported_content_encoding' } },
         }),
       );
-      assert.equal(sellerHits, 0);
+      assert.equal(stack.seller.requests.length, before);
     });
   }
 
   test('Content-Encoding: identity is forwarded as usual', { timeout: TEST_TIMEOUT_MS }, async () => {
-    sellerHits = 0;
+    const before = stack.seller.requests.length;
     const res = await post(json, 'identity');
     assert.equal(res.status, 200);
     assert.equal(await res.text(), '{"jsonrpc":"2.0","id":1,"result":{}}');
-    assert.equal(sellerHits, 1);
+    assert.equal(stack.seller.requests.length, before + 1);
   });
 });
