@@ -55,8 +55,6 @@ export type Outcome =
   | 'shutdown_cut'; // still open when a shutdown's forced exit came (shutdown_grace_ms over, a second signal): the exit closes the host's connection
 
 export interface Exchange {
-  /** Process-unique key, used to find this exchange from the upstream dispatcher. */
-  readonly key: string;
   readonly agent: AgentConfig;
   readonly rpc: RpcPeek;
   /** Limits in force for this exchange (call -> tool -> agent -> defaults). */
@@ -128,10 +126,6 @@ export interface Exchange {
   readonly mintEventId: (upstreamId: string, usedBytes: number) => string | undefined;
 }
 
-let counter = 0;
-/** `<pid>-`: exchange keys are unique within the process (and readable across processes in logs). */
-const KEY_PREFIX = `${process.pid}-`;
-
 /** Makes the exchange record for a request whose agent, peek and limits are known. */
 export function createExchange(init: {
   agent: AgentConfig;
@@ -144,10 +138,8 @@ export function createExchange(init: {
   guard?: AgentGuard;
   mintEventId: Exchange['mintEventId'];
 }): Exchange {
-  counter = (counter + 1) % Number.MAX_SAFE_INTEGER;
   // Fields listed one by one (no spread): one object shape, built without a copy loop.
   return {
-    key: `${KEY_PREFIX}${counter}`,
     agent: init.agent,
     rpc: init.rpc,
     limits: init.limits,

@@ -37,7 +37,7 @@ export interface HandlerDeps {
   /** Open SSE streams to hosts, each with the function that ends it plainly (graceful shutdown). */
   streams: InFlightTable<() => void>;
   /**
-   * Exchanges whose host answer is still open, by `Exchange.key`, each with its end function:
+   * Exchanges whose host answer is still open, each as its end function:
    * called with `true` (app.ts `cutOpenExchanges`, just before a shutdown's forced exit) it
    * ends the exchange as `shutdown_cut` and writes its line at once.
    */
@@ -194,7 +194,7 @@ export function createMcpHandler(deps: HandlerDeps) {
     // comes first: an exchange the forced exit cut wrote no line at all (a new user's trial,
     // test/regressions/shutdown-grace-cut-exchange-logged.test.ts).
     const end: OpenExchangeEnd = (cutByShutdown) => {
-      if (!deps.openExchanges.delete(exchange.key)) return; // ended already
+      if (!deps.openExchanges.remove(openSlot, end)) return; // ended already
       clearTimeout(deadline);
       // A body reader still waiting for buffer room (a deadline, a host that left) stops now.
       exchange.bufferLease?.release();
@@ -219,7 +219,7 @@ export function createMcpHandler(deps: HandlerDeps) {
       if (deps.log.isLevelEnabled('info')) logInfo(exchangeLogFields(exchange, hostStatus), 'exchange');
       deps.onExchangeEnd?.(exchange, hostStatus);
     };
-    deps.openExchanges.set(exchange.key, end);
+    const openSlot = deps.openExchanges.add(end);
     // `on`, not `once`: a response emits 'close' once, and `once` costs a wrapper and a removal per request.
     reply.raw.on('close', end);
 
@@ -280,14 +280,20 @@ export function createMcpHandler(deps: HandlerDeps) {
         // Only an agent URL with a query needs merging (query.ts); otherwise reply-from forwards the host's.
         queryString: agent.url.search === '' ? undefined : mergeQuery,
         onResponse: (_req, _rep, res) => {
+          // The stream's entry in `deps.streams` (graceful shutdown ends it plainly).
+          let streamSlot = 0;
+          let streamEnd: (() => void) | undefined;
           const hooks = {
             onSseStart: (end: () => void) => {
               clearTimeout(deadline);
               // A probe answered with a stream frees its slot now; its final outcome still counts.
               if (admission !== undefined) deps.guard.probeStreaming(admission);
-              deps.streams.set(exchange.key, end);
+              streamSlot = deps.streams.add(end);
+              streamEnd = end;
             },
-            onSseEnd: () => void deps.streams.delete(exchange.key),
+            onSseEnd: () => {
+              if (streamEnd !== undefined) deps.streams.remove(streamSlot, streamEnd);
+            },
             onSseEventDropped: (reason: string) => deps.metrics.incSseEventDropped(agent.name, reason),
             wantsResponseMessage: isDiscoveryRequest(exchange.rpc.method, exchange.rpc.toolName),
             onResponseMessage: (message: unknown, bytes: number) => observeDiscovery(exchange, message, bytes, deps),
