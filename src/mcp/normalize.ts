@@ -69,7 +69,10 @@ export interface NormalizeOutcome {
  * later text item deep-equal to it that is longer than its summary -> `lifted`. (The lift adds
  * the object once more, so a lifted answer is longer than the seller's when the text was
  * short: by at most `,"structuredContent":` + the summary's JSON string minus the quotes and
- * escapes the text's string spent, under ~220 bytes, once per answer.) Over-bound or non-object text is simply not lifted (no error).
+ * escapes the text's string spent, under ~220 bytes, once per answer. Pure, this function
+ * knows no limit: the JSON and SSE stages send the seller's answer instead of a lift that would
+ * not fit `max_response_bytes`, response/rewrite-room.ts.) Over-bound or non-object text is
+ * simply not lifted (no error).
  *
  * Number precision ({@link hasLossyNumber}): a text item whose JSON holds a number that
  * JavaScript numbers can't reproduce exactly (`9007199254740993`, `12345678901234567890`,

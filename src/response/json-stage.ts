@@ -20,6 +20,7 @@ import type { PipelineHooks } from './pipeline.js';
 import { isResponseToExchange } from './rewrite.js';
 import { mayRewrite, rewriteScanned, spliceScanned } from './scanned-message.js';
 import { jsonValueIs } from './json-value-at.js';
+import { bodyRewriteFits } from './rewrite-room.js';
 
 export interface UpstreamBody {
   statusCode: number;
@@ -47,6 +48,9 @@ export interface UpstreamResponse {
  * parse path's exact bytes; issue 5, the (c) rewrite path), and a text copy of
  * `structuredContent` the scan can tell is deduped so too (dedupe-splice.ts, the (b) path).
  * Otherwise the body is parsed and checked as before.
+ *
+ * A rewritten body longer than `max_response_bytes` (a lift of a short text: rewrite-room.ts)
+ * is not sent: the seller's body goes out unchanged, outcome `ok`.
  */
 export async function handleJsonBody(exchange: Exchange, reply: FastifyReply, res: UpstreamResponse, hooks: PipelineHooks): Promise<void> {
   const scanner = newScanner(exchange);
@@ -90,7 +94,9 @@ function answerFromBody(exchange: Exchange, reply: FastifyReply, res: UpstreamRe
     // A text copy of structuredContent deduped, or a legacy text-only result lifted, from the
     // scan: the parse path's exact bytes (dedupe-splice.ts, lift-splice.ts).
     const spliced = spliceScanned(exchange, body, scan);
-    if (spliced?.action === 'none') {
+    if (spliced !== undefined && (spliced.action === 'none' || !bodyRewriteFits(spliced.out.length, exchange.limits.max_response_bytes))) {
+      // Unchanged, or a lift that would not fit the limit (rewrite-room.ts): the seller's bytes.
+      bodyPool.recycleAfterSend(reply.raw, spliced.out);
       sendBody(exchange, reply, res.statusCode, body, 'ok');
       return;
     }
@@ -115,7 +121,13 @@ function answerFromBody(exchange: Exchange, reply: FastifyReply, res: UpstreamRe
     answerWithLocalError(exchange, reply, notMcp);
     return;
   }
-  const { rewritten, out } = rewriteScanned(exchange, message, body, scan);
+  let { rewritten, out } = rewriteScanned(exchange, message, body, scan);
+  if (rewritten.changed && !bodyRewriteFits(out.length, exchange.limits.max_response_bytes)) {
+    // A lift that would not fit the limit (rewrite-room.ts): the seller's bytes, as parsed.
+    bodyPool.recycleAfterSend(reply.raw, out);
+    rewritten = { changed: false, message, action: 'none' };
+    out = body;
+  }
   if (rewritten.changed) {
     exchange.bytesSaved += body.length - out.length;
     exchange.actions.push(rewritten.action);

@@ -19,6 +19,9 @@
  * CPU it adds over the pass-through went from 0.41-0.88× the floor to 0.85-1.75× (1 MiB) and
  * from 0.52-0.65× to 1.03-1.43× (4 MiB), over 4 noisy bench runs.
  *
+ * The output is longer than `body` when the text was short (normalize.ts: up to ~220 bytes):
+ * whether it fits the limit is the stage's check (rewrite-room.ts), on its length.
+ *
  * Handled here, the parse path otherwise: what scanned-result.ts handles, with no
  * `structuredContent`, a lifted text with no lone surrogate, at most SCAN_TEXT_MEMBERS members
  * and numbers that round-trip, and no text item after it that holds an object (it might be a

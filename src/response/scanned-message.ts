@@ -4,7 +4,8 @@
  * change the message at all, and the rewrite itself written as bytes (the seller's bytes
  * spliced where splice.ts can, else re-serialized). One place, so that both stages follow
  * the same rules (issue 5: "the gateway must not parse and re-serialize a body it leaves
- * unchanged").
+ * unchanged"). Whether a rewritten answer fits the exchange's limits is each stage's check
+ * (rewrite-room.ts), which knows what the host has received.
  */
 import type { Exchange } from '../exchange.js';
 import type { JsonScanSummary, TopMembers } from '../mcp/json-scan.js';

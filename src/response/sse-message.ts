@@ -39,7 +39,9 @@ export type EventDataVerdict =
   /**
    * The response to the request: `out` is the data to send (the seller's bytes when not
    * `changed`). `message` is the parsed message as sent, or undefined when it was not parsed
-   * (only when the caller said it does not want it).
+   * (only when the caller said it does not want it). `bytes` and `sellerMessage` are the
+   * seller's data and its parsed message (undefined when not parsed), sent instead of `out`
+   * and `message` when the rewrite does not fit (rewrite-room.ts, the stage decides).
    */
   | {
       readonly kind: 'response';
@@ -48,6 +50,8 @@ export type EventDataVerdict =
       readonly changed: boolean;
       readonly action: 'none' | 'deduped' | 'lifted';
       readonly message: unknown;
+      readonly bytes: Buffer;
+      readonly sellerMessage: unknown;
     };
 
 export interface EventDataOptions {
@@ -88,14 +92,17 @@ export function inspectEventData(exchange: Exchange, data: string | undefined, o
   if (members === undefined) return batchVerdict(exchange, text, bytes);
   if (members.plainKeys && !opts.wantsMessage) {
     if (!(members.hasResult || members.hasError) || valueAt(bytes, members.id) !== exchange.rpc.id) return { kind: 'forward', bytes };
-    if (!mayRewrite(exchange, scan)) return { kind: 'response', out: bytes, dataBytes: bytes.length, changed: false, action: 'none', message: undefined };
+    if (!mayRewrite(exchange, scan)) return unchangedResponse(bytes, undefined);
     const spliced = spliceScanned(exchange, bytes, scan);
-    if (spliced !== undefined) return { kind: 'response', out: spliced.out, dataBytes: bytes.length, changed: spliced.action !== 'none', action: spliced.action, message: undefined };
+    if (spliced !== undefined) {
+      const changed = spliced.action !== 'none';
+      return { kind: 'response', out: spliced.out, dataBytes: bytes.length, changed, action: spliced.action, message: undefined, bytes, sellerMessage: undefined };
+    }
   }
   const message: unknown = JSON.parse(text());
   if (!isResponseToExchange(exchange, message)) return { kind: 'forward', bytes };
   const { rewritten, out } = rewriteScanned(exchange, message, bytes, scan);
-  return { kind: 'response', out, dataBytes: bytes.length, changed: rewritten.changed, action: rewritten.action, message: rewritten.message };
+  return { kind: 'response', out, dataBytes: bytes.length, changed: rewritten.changed, action: rewritten.action, message: rewritten.message, bytes, sellerMessage: message };
 }
 
 /**
@@ -111,7 +118,12 @@ function batchVerdict(exchange: Exchange, text: () => string, bytes: Buffer): Ev
   if (firstByte(bytes) !== LBRACKET) return { kind: 'forward', bytes };
   const message: unknown = JSON.parse(text());
   if (!Array.isArray(message) || !message.some((member) => isResponseToExchange(exchange, member))) return { kind: 'forward', bytes };
-  return { kind: 'response', out: bytes, dataBytes: bytes.length, changed: false, action: 'none', message };
+  return unchangedResponse(bytes, message);
+}
+
+/** The response verdict for data the rewrite leaves as the seller wrote it. */
+function unchangedResponse(bytes: Buffer, message: unknown): EventDataVerdict {
+  return { kind: 'response', out: bytes, dataBytes: bytes.length, changed: false, action: 'none', message, bytes, sellerMessage: message };
 }
 
 /** The data's first character after JSON whitespace starts an array or an object. */

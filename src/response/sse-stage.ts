@@ -34,7 +34,10 @@
  *   more than the bound however the seller's events are shaped. Events completed before the
  *   limit point are delivered; the bytes past it are never parsed; an event whose token takes
  *   the stream over is not delivered. The standalone GET stream has no cumulative bound
- *   (keep-alives there are normal).
+ *   (keep-alives there are normal). A rewrite of the response event counts too: a lift whose
+ *   added bytes would take the count (this event's token included) over the bound, or whose
+ *   data would be over `max_sse_event_bytes`, is not made; the seller's data goes out
+ *   (rewrite-room.ts eventRewriteFits).
  * - per event: an event's data bytes against `max_sse_event_bytes` -> `sse_event`. An
  *   incomplete line waits as the raw bytes it arrived in (SseLineFeeder: no decoded copy, no
  *   concatenation), capped at that bound + SSE_PENDING_SLACK_BYTES, and so is the parser's
@@ -92,6 +95,7 @@ import { drainOrClose } from './drain.js';
 import { releaseBody } from './decode.js';
 import { bodyPool } from './body-pool.js';
 import { SSE_RESPONSE_HEADERS } from './sse-headers.js';
+import { eventRewriteFits } from './rewrite-room.js';
 import type { PipelineHooks } from './pipeline.js';
 
 /** Slack over `max_sse_event_bytes` for the parser's pending line buffer (field names, line breaks). */
@@ -307,14 +311,26 @@ export async function handleSseBody(
     else if (verdict?.kind === 'response') {
       final = true;
       out = verdict.out;
+      let message = verdict.message;
       if (verdict.changed) {
-        exchange.bytesSaved += verdict.dataBytes - out.length;
-        exchange.actions.push(verdict.action);
         // A rewrite may be written into a pooled buffer (body-pool.ts splice): it serves
         // another body once the host's response has closed (its writes flushed or dropped).
         bodyPool.recycleAfterSend(raw, out);
+        // A lift that would not fit (rewrite-room.ts): the seller's data goes out instead. It is
+        // judged on the stream's count as the bound keeps it: the seller's bytes through this
+        // event, with what every resume token added (this event's, charged above, included).
+        if (!eventRewriteFits(out.length, verdict.dataBytes, perEventLimit, cumulative, lines.lfExpected ? 1 : 0)) {
+          out = verdict.bytes;
+          message = verdict.sellerMessage;
+        } else {
+          exchange.bytesSaved += verdict.dataBytes - out.length;
+          exchange.actions.push(verdict.action);
+          // The count goes on with the bytes sent (this event's token was minted before: a
+          // token's count leaves out its own event's rewrite, and this event ends the stream).
+          if (cumulative !== undefined) cumulative.used += out.length - verdict.dataBytes;
+        }
       }
-      if (verdict.message !== undefined) hooks.onResponseMessage(verdict.message, out.length);
+      if (message !== undefined) hooks.onResponseMessage(message, out.length);
     }
     if (out === undefined && data === undefined) out = bytes;
     if (out !== undefined) batch.eventBytes({ id, event }, out);
