@@ -51,7 +51,7 @@ export type Outcome =
   | 'local_error' // the gateway answered with a minted AdCP error, or cut a host that did not take what it wrote (host_not_reading)
   | 'refused' // the host's request was refused before any seller was contacted
   | 'resumable_end' // SSE ended plainly after an event id, so the host resumes
-  | 'host_aborted' // the host went away first
+  | 'host_aborted' // the host went away before its answer was all written: before it was settled, or while Node still wrote a forwarded one (routing/answer-cut.ts)
   | 'shutdown_cut'; // still open when a shutdown's forced exit came (shutdown_grace_ms over, a second signal): the exit closes the host's connection
 
 export interface Exchange {
@@ -77,7 +77,12 @@ export interface Exchange {
    * test/regressions/stalled-body-counts.test.ts).
    */
   bodySource: BodySource | undefined;
-  /** Body bytes written to the host. */
+  /**
+   * Body bytes handed to the host's response (headers and chunked framing not included). The
+   * body written to the host's connection for a whole answer; for `host_aborted`, what was
+   * handed over before the host left (a JSON body whole), not what the host read: Node does
+   * not say how much of a failed write went out (README, Logs).
+   */
   bytesToHost: number;
   /** Bytes removed by dedupe/normalization. */
   bytesSaved: number;

@@ -170,6 +170,9 @@ function bounded<T>(value: T): T | string {
  * bytes; coded: the last layer's output, its crossing chunk included on a decoded_bytes
  * breach). After a raw_bytes breach the crossing chunk is not in bytes_decoded, so it is
  * less than bytes_from_seller by at least that chunk (README, Logs).
+ *
+ * bytes_to_host is the body handed to the host's response (exchange.ts `bytesToHost`): for
+ * `host_aborted`, what was handed over before the host left, not what it read.
  */
 export function exchangeLogFields(exchange: Exchange, hostStatus: number | null): Record<string, unknown> {
   return {

@@ -27,6 +27,7 @@ import type { GatewayMetrics } from '../observability/metrics.js';
 import { isDiscoveryRequest, measureDiscovery } from '../mcp/discovery-size.js';
 import { callKind, tooLateToSend, type AgentGuard, type GuardOutcome } from '../admission/agent-guard.js';
 import { REASONS } from '../errors/codes.js';
+import { hostLeftMidAnswer } from './answer-cut.js';
 
 export interface HandlerDeps {
   getConfig(): GatewayConfig;
@@ -207,7 +208,11 @@ export function createMcpHandler(deps: HandlerDeps) {
         exchange.finished = true;
         exchange.outcome = 'host_aborted';
       }
+      // A settled answer the host left before Node had written it all (answer-cut.ts).
+      const leftMidAnswer = hostLeftMidAnswer(exchange.outcome, request.raw);
+      // The seller's answer counts for its agent's backoff as what it was, not as the host's leaving (as in `onDeadline`).
       if (admission !== undefined) deps.guard.finish(admission, guardOutcome(exchange, callLimit.value !== undefined));
+      if (leftMidAnswer) exchange.outcome = 'host_aborted';
       // On a cut the exit closes the upstream connection: an abort now would only run its callbacks.
       if (upstreamInFlight && cutByShutdown !== true) exchange.abortUpstream(new GatewayAbortError({ reason: 'host_aborted' }));
       // What was read of the seller's body so far: a read still waiting (a deadline, a host that
