@@ -18,6 +18,8 @@ export interface CapturedLog {
   entries: LogEntry[];
   /** The `nth` (1-based) entry whose message starts with `msg`, now or when it is logged (10 s at most). */
   waitFor(msg: string, nth?: number): Promise<LogEntry>;
+  /** The first entry `test` accepts, now or when it is logged (10 s at most; `label` names it in the timeout). */
+  waitUntil(test: (e: LogEntry) => boolean, label: string): Promise<LogEntry>;
 }
 
 /** A plain pino logger at `level` (default `debug`) writing into `entries`. */
@@ -49,5 +51,10 @@ export function captureLog(level: pino.LevelWithSilent = 'debug'): CapturedLog {
       `log "${msg}" #${nth}`,
     );
   };
-  return { logger, entries, waitFor };
+  const waitUntil = (test: (e: LogEntry) => boolean, label: string): Promise<LogEntry> => {
+    const found = entries.find(test);
+    if (found) return Promise.resolve(found);
+    return withTimeout(new Promise<LogEntry>((resolve) => waiters.push({ test, resolve })), 10_000, `log ${label}`);
+  };
+  return { logger, entries, waitFor, waitUntil };
 }
