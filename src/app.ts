@@ -18,7 +18,7 @@ import type { Exchange } from './exchange.js';
 import { answerClientError, type ClientErrorReason } from './errors/client-error.js';
 import type { RefusalReason } from './errors/codes.js';
 import { REFUSAL_LISTENER, refuse, type RefusalListener } from './errors/local-reply.js';
-import { addLogSecrets, configSecrets, createLogger, lazyChildLoggerFactory, plainInfoWriter } from './observability/logger.js';
+import { addLogSecrets, addLogUrlQueries, configSecrets, configUrlQueryPrefixes, createLogger, lazyChildLoggerFactory, plainInfoWriter } from './observability/logger.js';
 import { createMetrics, type GatewayMetrics } from './observability/metrics.js';
 import { opsRoutes } from './ops/routes.js';
 import { createUpstreamDispatcher } from './routing/dispatcher.js';
@@ -47,12 +47,13 @@ function refuseMethod(reply: FastifyReply): FastifyReply {
 export async function buildApp(config: GatewayConfig, opts: BuildAppOptions = {}): Promise<FastifyInstance> {
   const logger = opts.logger === false ? createLogger('silent') : (opts.logger ?? createLogger(config.log_level));
   let current = config;
-  // Secret values of the config in force are scrubbed from every log line (observability/logger.ts).
-  let secrets = { of: config, values: configSecrets(config) };
-  const removeLogSecrets = addLogSecrets(logger, () => {
-    if (secrets.of !== current) secrets = { of: current, values: configSecrets(current) };
-    return secrets.values;
-  });
+  // Secret values of the config in force, and the queries of its agent URLs, are scrubbed
+  // from every log line (observability/logger.ts); computed once per config.
+  const secretsOf = (of: GatewayConfig) => ({ of, values: configSecrets(of), queryPrefixes: configUrlQueryPrefixes(of) });
+  let secrets = secretsOf(config);
+  const currentSecrets = (): ReturnType<typeof secretsOf> => (secrets.of === current ? secrets : (secrets = secretsOf(current)));
+  const removeLogSecrets = addLogSecrets(logger, () => currentSecrets().values);
+  const removeLogUrlQueries = addLogUrlQueries(logger, () => currentSecrets().queryPrefixes);
   const bodyLimit = requestBodyLimit(config);
   /** Logs and counts a request Node's HTTP parser rejected (set once the metrics exist, below). */
   let clientRefused = (_reason: ClientErrorReason, _status: number, _code: string | undefined): void => {};
@@ -210,6 +211,7 @@ export async function buildApp(config: GatewayConfig, opts: BuildAppOptions = {}
   await (opsApp ?? app).register(opsRoutes, { metrics, notReadyReason });
   app.addHook('onClose', async () => {
     removeLogSecrets();
+    removeLogUrlQueries();
     await opsApp?.close();
   });
 

@@ -21,6 +21,7 @@ import { CONFIG_PATH_ENV, DEFAULT_CONFIG_PATH, MIN_RESUME_SECRET_LENGTH, RESUME_
 import { ConfigError, loadConfigFile } from './config/load.js';
 import { configNotes, formatGatewaySection, formatGuardTable, formatLimitsTable } from './config/table.js';
 import type { GatewayConfig } from './config/types.js';
+import { exitAfterLogFlush } from './observability/exit-after-log.js';
 import { createLogger } from './observability/logger.js';
 import { listenAll } from './ops/listen.js';
 import { DEFAULT_PROBE_TIMEOUT_MS, PROBE_EXIT, runProbe } from './probe/probe.js';
@@ -268,7 +269,9 @@ async function serve(config: GatewayConfig, path: string, io: CliIo): Promise<nu
 const SHUTDOWN_SWEEP_MS = 50;
 
 /**
- * The one shutdown hook. On SIGTERM or SIGINT:
+ * The one shutdown hook. Every exit it makes goes through `exitAfterLogFlush`
+ * (observability/exit-after-log.ts): the lines written before it, its own last, reach
+ * stdout in that order. On SIGTERM or SIGINT:
  * 1. stop reloading; /readyz answers 503 (`setReady(false)`);
  * 2. `app.close()`: stop listening (a new connection is refused) and close idle keep-alive
  *    connections (a client that sends its next request on one sees the connection close);
@@ -286,11 +289,18 @@ const SHUTDOWN_SWEEP_MS = 50;
 function installShutdown(app: FastifyInstance, logger: Logger, beforeClose: () => void): void {
   let closing = false;
   /**
-   * Exits 1 now: first the line of each exchange still open, then `msg` with `exchanges_cut`
-   * (how many; null if cutting them threw, which never stops the exit). The lines are in the
-   * log destination's buffer, which it flushes synchronously at exit (log-destination.ts).
+   * Set by the first exit: while it waits for the log to be written out, nothing else
+   * exits or logs (a third signal, the grace timer, or the close finishing meanwhile).
    */
-  const forcedExit = (level: 'warn' | 'error', fields: Record<string, unknown>, msg: string): never => {
+  let exiting = false;
+  /**
+   * Exits 1: first the line of each exchange still open, then `msg` with `exchanges_cut`
+   * (how many; null if cutting them threw, which never stops the exit), then the exit once
+   * those lines are out (`exitAfterLogFlush`).
+   */
+  const forcedExit = (level: 'warn' | 'error', fields: Record<string, unknown>, msg: string): void => {
+    if (exiting) return;
+    exiting = true;
     let cut: number | null = null;
     try {
       cut = app.gateway.cutOpenExchanges();
@@ -298,7 +308,7 @@ function installShutdown(app: FastifyInstance, logger: Logger, beforeClose: () =
       logger.error({ err }, 'could not end the open exchanges before exiting');
     }
     logger[level]({ ...fields, exchanges_cut: cut }, msg);
-    process.exit(EXIT_CODES.FAILURE);
+    exitAfterLogFlush(logger, EXIT_CODES.FAILURE);
   };
   const onSignal = (signal: NodeJS.Signals): void => {
     if (closing) return forcedExit('warn', { signal }, 'second signal while shutting down: exiting now');
@@ -319,8 +329,10 @@ function installShutdown(app: FastifyInstance, logger: Logger, beforeClose: () =
     closed.then(
       () => {
         clearInterval(sweep);
+        if (exiting) return; // a forced exit is on its way
+        exiting = true;
         logger.info('stopped');
-        process.exit(EXIT_CODES.OK);
+        exitAfterLogFlush(logger, EXIT_CODES.OK);
       },
       (err: unknown) => forcedExit('error', { err }, 'error while closing'),
     );

@@ -7,7 +7,10 @@
  *   flight keeps the limits it resolved when it started. The log says `config reloaded`
  *   with the agent names (never a header value or the resume secret).
  * - An invalid file is logged at error level with every problem (YAML path, line:column)
- *   as `config reload failed`, and the running config stays.
+ *   as `config reload failed`, and the running config stays. So is a file that cannot be
+ *   read (deleted, no permission, over the 1 MiB cap, not a regular file): its one problem
+ *   names the file and why, and `code` is the system error code when there is one
+ *   (`ENOENT`: the file is missing). The same for SIGHUP and for a file change.
  * - Keys that only take effect at start-up (`listen`, `ops_listen`, `resume`, a
  *   `max_request_bytes` above the request body limit the app was built with) are compared,
  *   and a change is logged as a warning naming the key; the rest of the file applies.
@@ -17,7 +20,15 @@
  * Kubernetes ConfigMap swaps a `..data` symlink in the same directory). Any event there
  * schedules a debounced check; the check reads the file and reloads only when its bytes
  * differ from the last text it loaded or rejected, so unrelated files in the directory and
- * editors' multi-step saves cost one small read each, and one failure is logged once.
+ * editors' multi-step saves cost one small read each, and one failure is logged once. A
+ * check that cannot read the file is logged unless it fails exactly as the last failure
+ * logged did (same problems, same code) with no successful load in between: editors and
+ * unrelated files fire many events, and an oversized or missing file would otherwise repeat
+ * its line for each (a debug line, `REPEATED_FAILURE_MSG`, says a check found it again).
+ * Such a check also forgets the last text, so the next file that reads is loaded and logged
+ * whatever its bytes: an operator who restores the file sees `config reloaded`.
+ * (Before, a file check dropped every read error silently: only SIGHUP reported it, a new
+ * user's trial: test/regressions/config-watch-read-error-silent.test.ts.)
  * `SIGHUP` always reloads (the environment or a referenced `${VAR}` may be what changed).
  * Reloads never overlap: they run one after another, pending file checks coalesced.
  */
@@ -54,7 +65,11 @@ export interface ReloaderOptions {
    * Default: `control.config` when the reloader is created.
    */
   startupConfig?: GatewayConfig;
-  /** Called after every reload attempt that read a file (metrics: `config_reloads_total`). */
+  /**
+   * Called after every reload attempt that is logged, applied or failed (metrics:
+   * `config_reloads_total`); not for a file check that finds no change, nor one that
+   * repeats the failure last logged.
+   */
   onResult?: (result: ReloadResult) => void;
 }
 
@@ -68,6 +83,9 @@ export interface Reloader {
 /** Default quiet period after a file event: 100 ms. */
 export const DEFAULT_RELOAD_DEBOUNCE_MS = 100;
 
+/** The debug line of a file check that failed exactly as the failure last logged (which is not logged again). */
+export const REPEATED_FAILURE_MSG = 'config file check: the same failure as last logged, not logged again';
+
 export function createReloader(opts: ReloaderOptions): Reloader {
   const { control, log } = opts;
   const env = opts.env ?? process.env;
@@ -78,6 +96,8 @@ export function createReloader(opts: ReloaderOptions): Reloader {
 
   /** Digest of the last text that was loaded or rejected: a file event with the same bytes is no change. */
   let lastDigest: string | undefined;
+  /** The failure last logged (its code and problems, as JSON), until a load succeeds: a file check that fails the same way stays quiet. */
+  let lastFailure: string | undefined;
   let closed = false;
 
   // Not seeded from the file now: it may already differ from the text the running config
@@ -90,10 +110,12 @@ export function createReloader(opts: ReloaderOptions): Reloader {
     try {
       text = await readConfigText(absolute);
     } catch (err) {
-      // A file check: mid-rename, or deleted; the rename's own event (or the next one) will check again.
-      if (onlyIfChanged) return undefined;
+      // Whatever the file holds once it reads again is new: loaded and logged.
       lastDigest = undefined;
-      return failed(trigger, err);
+      // A file check reports it too (deleted, unreadable, oversized), once. An editor that
+      // saves by rename never leaves the path missing; one that deletes and rewrites may be
+      // caught in between, and the rewrite's own event then loads the file (`config reloaded`).
+      return failed(trigger, err, onlyIfChanged);
     }
     const d = digest(text);
     if (onlyIfChanged && d === lastDigest) return undefined;
@@ -107,6 +129,7 @@ export function createReloader(opts: ReloaderOptions): Reloader {
     const previous = control.config;
     const restartNeeded = restartOnlyChanges(startup, startupBodyLimit, next);
     control.setConfig(next);
+    lastFailure = undefined;
     if (next.log_level !== previous.log_level) log.level = next.log_level;
     const before = new Set(previous.agents.keys());
     const agents = [...next.agents.keys()];
@@ -130,16 +153,22 @@ export function createReloader(opts: ReloaderOptions): Reloader {
     return { ok: true, trigger, config: next, restartNeeded };
   }
 
-  function failed(trigger: ReloadTrigger, err: unknown): ReloadResult {
+  /**
+   * Logs a failed reload (error level, every problem with its YAML path; `code` when the
+   * file could not be read) and returns its result; with `quietIfRepeated` (a file check),
+   * a failure the same as the last one logged is not logged again and returns undefined.
+   */
+  function failed(trigger: ReloadTrigger, err: unknown, quietIfRepeated = false): ReloadResult | undefined {
     const problems: ConfigProblem[] = err instanceof ConfigError ? err.problems : [{ path: '', message: (err as Error).message }];
-    log.error(
-      {
-        trigger,
-        config: absolute,
-        problems: problems.map((p) => ({ path: p.path, ...(p.line === undefined ? {} : { line: p.line, column: p.column }), message: p.message })),
-      },
-      'config reload failed: keeping the running config',
-    );
+    const code = err instanceof ConfigError ? err.code : undefined;
+    const logged = problems.map((p) => ({ path: p.path, ...(p.line === undefined ? {} : { line: p.line, column: p.column }), message: p.message }));
+    const key = JSON.stringify([code ?? null, logged]);
+    if (quietIfRepeated && key === lastFailure) {
+      log.debug({ trigger, config: absolute }, REPEATED_FAILURE_MSG);
+      return undefined;
+    }
+    lastFailure = key;
+    log.error({ trigger, config: absolute, ...(code === undefined ? {} : { code }), problems: logged }, 'config reload failed: keeping the running config');
     return { ok: false, trigger, problems };
   }
 

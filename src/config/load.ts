@@ -53,16 +53,22 @@ export interface ConfigProblem {
 /**
  * Thrown by `parseConfig` and `loadConfigFile` with every problem found (never just the first).
  * `source` is the file name as the caller gave it (or the `source` label), if any.
+ * `code` is the system error code when the file could not be opened or read (`ENOENT`: it
+ * does not exist; `EACCES`, `EISDIR`, ...), so a caller can tell a missing file from an
+ * invalid one without parsing the message; undefined when the file was read, or refused
+ * for its size or kind (a directory found by `stat`, a FIFO), or the text is invalid.
  */
 export class ConfigError extends Error {
   override readonly name = 'ConfigError';
   readonly problems: ConfigProblem[];
   readonly source: string | undefined;
+  readonly code: string | undefined;
 
-  constructor(problems: ConfigProblem[], source?: string) {
+  constructor(problems: ConfigProblem[], source?: string, opts: { code?: string } = {}) {
     super('');
     this.problems = problems;
     this.source = source;
+    this.code = opts.code;
     this.message = this.format();
   }
 
@@ -114,7 +120,8 @@ export function parseConfig(text: string, opts: ParseConfigOptions = {}): Gatewa
  * @returns the frozen `GatewayConfig`, `source` = the absolute path.
  * @throws ConfigError when the file can't be read (missing, no permission), is not a regular
  *   file (a directory, a FIFO, a device such as /dev/urandom), is larger than
- *   `MAX_CONFIG_FILE_BYTES` (1 MiB), or is invalid; `ConfigError.source` is `path` as given.
+ *   `MAX_CONFIG_FILE_BYTES` (1 MiB), or is invalid; `ConfigError.source` is `path` as given,
+ *   `ConfigError.code` the system error code of a file that could not be read (`ENOENT`, ...).
  */
 export async function loadConfigFile(path: string, opts: { env?: NodeJS.ProcessEnv } = {}): Promise<GatewayConfig> {
   const absolute = resolvePath(path);
@@ -138,7 +145,9 @@ function tooLargeMessage(bytes: number | string): string {
 
 /**
  * The text of the config file at `absolute`: a regular file (symbolic links followed) of at
- * most `MAX_CONFIG_FILE_BYTES`, read with that cap. Throws `ConfigError` (source `label`).
+ * most `MAX_CONFIG_FILE_BYTES`, read with that cap. Throws `ConfigError` (source `label`),
+ * with `code` the system error code when the file could not be opened or read (`ENOENT`
+ * for a missing file, `EACCES`, ...).
  *
  * The path is checked with `stat` before it is opened, so a FIFO (whose `open` would wait for
  * a writer) or a device (endless) is refused without reading; the opened handle is checked
@@ -146,12 +155,13 @@ function tooLargeMessage(bytes: number | string): string {
  * Exported for code that re-reads the file (e.g. to compare its bytes) and wants the same bounds.
  */
 export async function readConfigText(absolute: string, label: string = absolute): Promise<string> {
-  const fail = (message: string): ConfigError => new ConfigError([{ path: '', message }], label);
+  const fail = (message: string, code?: string): ConfigError => new ConfigError([{ path: '', message }], label, code === undefined ? {} : { code });
   const cannotRead = (err: unknown): ConfigError => {
     const code = (err as NodeJS.ErrnoException).code;
     const why =
       code === 'ENOENT' ? 'file not found' : code === 'EISDIR' ? 'not a regular file (it is a directory)' : code === 'EACCES' ? 'permission denied' : (err as Error).message;
-    return fail(`cannot read ${absolute}: ${why}`);
+    // The code is kept: the message alone would leave a caller parsing English to tell why.
+    return fail(`cannot read ${absolute}: ${why}`, typeof code === 'string' ? code : undefined);
   };
   const check = (info: Stats): void => {
     if (!info.isFile()) throw fail(`cannot read ${absolute}: not a regular file (${fileKind(info)})`);

@@ -253,7 +253,7 @@ export const REFUSALS = {
   unsupported_content_encoding: {
     statusCode: 415,
     jsonRpcCode: JSONRPC_INVALID_REQUEST,
-    description: "The host's request body has a Content-Encoding other than identity: request bodies are read and forwarded uncompressed (the answer carries Accept-Encoding: identity).",
+    description: "The host's request body has a Content-Encoding other than identity: request bodies are read and forwarded uncompressed (the answer carries Accept-Encoding: identity); id null (a body with a Content-Encoding is never read, so its id is unknown).",
     source: 'RFC 9110 §12.5.3, §15.5.16; found by a new user (a gzip body was refused as parse_error)',
   },
   parse_error: {

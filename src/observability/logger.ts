@@ -8,14 +8,16 @@
  * 2. Paths: header values that carry credentials, cookies or session ids, and the resume
  *    secret, are redacted wherever they appear at the usual paths (`REDACT_PATHS`).
  * 3. Values: a logger made by `createLogger` scrubs the configured secrets (agent header
- *    values, which may come from `${VAR}`, the query string of agent URLs, the resume
- *    secret) from every line it writes, whatever field they ended up in. `buildApp`
- *    registers its config's secrets with `addLogSecrets`.
+ *    values, which may come from `${VAR}`, the query parameters of agent URLs, the resume
+ *    secret) from every line it writes, whatever field they ended up in, and the whole
+ *    query of an agent URL written in a line (url-query-redaction.ts). `buildApp`
+ *    registers its config's with `addLogSecrets` and `addLogUrlQueries`.
  */
 import pino, { type DestinationStream, type Logger, type LoggerOptions } from 'pino';
 import type { GatewayConfig } from '../config/types.js';
 import type { Exchange } from '../exchange.js';
 import { stdoutLogDestination } from './log-destination.js';
+import { queryPrefixOf, querySecretTexts, redactQueriesAfter } from './url-query-redaction.js';
 
 /** The text that replaces a redacted value. */
 export const REDACTED = '[redacted]';
@@ -70,17 +72,27 @@ export const SERIALIZERS = Object.freeze({
 /** Values shorter than this are not scrubbed by value (too likely to be ordinary text); path redaction still applies. */
 export const MIN_SCRUBBED_LENGTH = 8;
 
-/** Holds the sources of secret values a logger scrubs from its output. */
+/** Holds the sources of secret values, and of URLs whose queries are secret, a logger scrubs from its output. */
 class SecretScrubber {
   private readonly sources = new Set<() => readonly string[]>();
+  private readonly querySources = new Set<() => readonly string[]>();
 
   add(source: () => readonly string[]): () => void {
     this.sources.add(source);
     return () => void this.sources.delete(source);
   }
 
+  addQueries(source: () => readonly string[]): () => void {
+    this.querySources.add(source);
+    return () => void this.querySources.delete(source);
+  }
+
   scrub(line: string): string {
     let out = line;
+    // URLs first: their whole query goes, short values included.
+    for (const source of this.querySources) {
+      for (const prefix of source()) if (out.includes(prefix)) out = redactQueriesAfter(out, prefix, REDACTED);
+    }
     for (const source of this.sources) {
       for (const secret of source()) if (out.includes(secret)) out = out.replaceAll(secret, REDACTED);
     }
@@ -125,10 +137,31 @@ export function addLogSecrets(logger: Logger, source: () => readonly string[]): 
 }
 
 /**
+ * Registers a source of URL prefixes (`<origin><path>?`, `configUrlQueryPrefixes`) after
+ * which `logger` (made by `createLogger`) replaces the query, to the URL's end, with
+ * `[redacted]` in every line (url-query-redaction.ts); returns the function that unregisters
+ * it. A no-op for other loggers. Called per line, as `addLogSecrets`'s source.
+ */
+export function addLogUrlQueries(logger: Logger, source: () => readonly string[]): () => void {
+  return scrubbers.get(logger)?.addQueries(source) ?? (() => {});
+}
+
+/** The query prefixes of a config's agent URLs that have a query (`addLogUrlQueries`), each once. */
+export function configUrlQueryPrefixes(config: GatewayConfig): string[] {
+  const prefixes = new Set<string>();
+  for (const agent of config.agents.values()) {
+    const prefix = queryPrefixOf(agent.url);
+    if (prefix !== undefined) prefixes.add(prefix);
+  }
+  return [...prefixes];
+}
+
+/**
  * The secret values of a config, as they could appear in a log line (raw and JSON-escaped):
  * every agent header value (they may come from `${VAR}`) and its credential after an
- * auth scheme (`Bearer <token>`), the query string of agent URLs, the resume secret.
- * Values shorter than `MIN_SCRUBBED_LENGTH` are left out.
+ * auth scheme (`Bearer <token>`), the query string of agent URLs and each of its
+ * `name=value` pairs and values (as written, decoded, re-encoded: url-query-redaction.ts),
+ * the resume secret. Values shorter than `MIN_SCRUBBED_LENGTH` are left out.
  */
 export function configSecrets(config: GatewayConfig): string[] {
   const values = new Set<string>();
@@ -144,6 +177,7 @@ export function configSecrets(config: GatewayConfig): string[] {
       add(credential);
     }
     add(agent.url.search.slice(1));
+    for (const text of querySecretTexts(agent.url)) add(text);
   }
   add(config.resume.secret);
   // Longest first, so a value containing another is replaced whole.

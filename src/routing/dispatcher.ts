@@ -11,7 +11,10 @@
  *   {@link UPSTREAM_HOOKS} symbol ({@link withUpstreamHooks});
  * - for an exchange's plain JSON answer (2xx, JSON media type, no Content-Encoding), a
  *   {@link LightBody} in place of undici's `Readable` body (light-body.ts says why and what
- *   it supports); every other answer keeps undici's body.
+ *   it supports); every other answer keeps undici's body;
+ * - a failure before the response head goes to the exchange's `onFailure` hook, not to
+ *   @fastify/reply-from's callback, which would log it as a `response errored` warning with
+ *   a stack beside the exchange line that reports it ({@link UpstreamHooks.onFailure}).
  */
 import type { AsyncResource } from 'node:async_hooks';
 import type { IncomingHttpHeaders } from 'node:http';
@@ -30,6 +33,19 @@ export interface UpstreamHooks {
    * the caller need not build an abort reason.
    */
   onEnd(): void;
+  /**
+   * The request failed before its response head (connect, TLS, a reset, a head undici
+   * cannot parse, or the gateway's own abort): the exchange answers for it. When set, such an
+   * error is given here and not to the wrapped legacy handler, so the `request()` callback
+   * (@fastify/reply-from's) never runs for it: reply-from logs every error it gets as a
+   * `response errored` warning with a stack, whatever its options say (index.js, 12.6.5),
+   * beside the exchange line that already reports the failure (a new user's trial:
+   * test/regressions/response-errored-duplicate-warning.test.ts). Called after what is
+   * already queued (a microtask) and in the request's async context, as undici's own handler
+   * calls that callback. Not called for an error after the head: that one reaches the body.
+   * Undefined: every error goes to the wrapped handler.
+   */
+  onFailure?(err: Error): void;
 }
 
 /**
@@ -79,6 +95,8 @@ class LegacyExchangeHandler {
   private abort: ((reason?: Error) => void) | undefined;
   /** Set when this response's body is a {@link LightBody}: the wrapped handler then sees nothing more. */
   private light: LightBody | undefined;
+  /** Set once a final (2xx-5xx) response head was handed on: from then on an error belongs to the body. */
+  private responded = false;
 
   constructor(
     private readonly h: LegacyHandler,
@@ -93,6 +111,8 @@ class LegacyExchangeHandler {
     return this.h.onConnect(abort, context);
   }
   onHeaders(statusCode: number, rawHeaders: Buffer[], resume: () => void, statusMessage?: string): boolean {
+    // undici's request handler answers its callback on a final head only (a 1xx is informational).
+    if (statusCode >= 200) this.responded = true;
     if (this.respond !== undefined && statusCode >= 200 && statusCode < 300) {
       const headers = util.parseHeaders(rawHeaders) as Record<string, string | string[] | undefined>;
       // Exactly the answers the pipeline reads with the JSON stage's direct reader (pipeline.ts).
@@ -134,6 +154,18 @@ class LegacyExchangeHandler {
     const light = this.light;
     // As undici's request handler does: after what is already queued to run.
     if (light !== undefined) return queueMicrotask(() => light.fail(err));
+    const onFailure = this.hooks.onFailure;
+    if (!this.responded && onFailure !== undefined) {
+      // Instead of the wrapped handler, whose only work before a head is calling back (no
+      // response body yet; reply-from's request body is a string or a Buffer, and it passes
+      // no abort signal): nothing of it is left to release.
+      const scope = this.h as Partial<AsyncResource>;
+      queueMicrotask(() => {
+        if (typeof scope.runInAsyncScope === 'function') scope.runInAsyncScope(onFailure, this.hooks, err);
+        else onFailure.call(this.hooks, err);
+      });
+      return;
+    }
     return this.h.onError(err);
   }
   onUpgrade(statusCode: number, rawHeaders: Buffer[], socket: Duplex): void {
@@ -157,7 +189,11 @@ interface LegacyHandler {
   onResponseStarted?(): void;
 }
 
-/** The same for a handler on undici's new API (`onRequestStart` ...): not what reply-from passes today, kept for any other caller. */
+/**
+ * The same for a handler on undici's new API (`onRequestStart` ...): not what reply-from
+ * passes today, kept for any other caller. Every error goes to that handler (`onFailure` is
+ * for reply-from's callback, which this API has not).
+ */
 class ExchangeHandler implements Dispatcher.DispatchHandler {
   constructor(
     private readonly h: Dispatcher.DispatchHandler,

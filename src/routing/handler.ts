@@ -22,6 +22,7 @@ import { handleUpstreamResponse } from '../response/pipeline.js';
 import type { ResumeCodec, ResumeState } from '../resume/token.js';
 import { mergeQuery } from './query.js';
 import { withUpstreamHooks, type UpstreamDispatcher, type UpstreamHooks } from './dispatcher.js';
+import { isTransportFailure, rootCode } from './upstream-failure.js';
 import type { InFlightTable } from '../inflight-table.js';
 import type { GatewayMetrics } from '../observability/metrics.js';
 import { isDiscoveryRequest, measureDiscovery } from '../mcp/discovery-size.js';
@@ -190,6 +191,18 @@ export function createMcpHandler(deps: HandlerDeps) {
       onEnd() {
         upstreamInFlight = false;
       },
+      // A failure before the response head, given here rather than to reply-from (which
+      // would log it again: dispatcher.ts). Only a cause the exchange line cannot name is
+      // logged, once; a transport failure's reason says it all (upstream-failure.ts).
+      onFailure(error) {
+        if (!exchange.finished && findGatewayAbort(error) === undefined && !isTransportFailure(error)) {
+          deps.log.warn(
+            { err: error, agent: agent.name, reason: upstreamFailureReason(error, requestStarted) },
+            'upstream request failed with an unexpected error',
+          );
+        }
+        onUpstreamError(exchange, reply, error, requestStarted);
+      },
     };
     // One function for the close of the host's answer and for a shutdown's cut, whichever
     // comes first: an exchange the forced exit cut wrote no line at all (a new user's trial,
@@ -320,6 +333,8 @@ export function createMcpHandler(deps: HandlerDeps) {
             (err: unknown) => internalError(exchange, reply, log, err),
           );
         },
+        // Errors that never reached the dispatcher (undici refused the request before
+        // dispatching it): reply-from has logged them (`response errored`), as unexpected.
         onError: (_rep, { error }) => onUpstreamError(exchange, reply, error, requestStarted),
       });
     };
@@ -397,13 +412,17 @@ function observeDiscovery(exchange: Exchange, message: unknown, bytes: number, d
  */
 function onUpstreamError(exchange: Exchange, reply: FastifyReply, error: unknown, requestStarted: boolean): void {
   if (exchange.finished || findGatewayAbort(error)) return;
-  const code = rootCode(error);
-  const reset = requestStarted || code === 'ECONNRESET' || code === 'UND_ERR_SOCKET' || code === 'EPIPE';
   answerWithLocalError(exchange, reply, {
-    reason: reset ? 'upstream_reset' : 'upstream_unreachable',
+    reason: upstreamFailureReason(error, requestStarted),
     limitBytes: exchange.limits.max_response_bytes,
     observedBytes: 0,
   });
+}
+
+/** The reason of a failure before the response head (see `onUpstreamError`). */
+function upstreamFailureReason(error: unknown, requestStarted: boolean): 'upstream_reset' | 'upstream_unreachable' {
+  const code = rootCode(error);
+  return requestStarted || code === 'ECONNRESET' || code === 'UND_ERR_SOCKET' || code === 'EPIPE' ? 'upstream_reset' : 'upstream_unreachable';
 }
 
 function internalError(exchange: Exchange, reply: FastifyReply, log: FastifyBaseLogger, err: unknown): void {
@@ -443,15 +462,6 @@ function rpcOfResumedStream(state: ResumeState): RpcPeek {
   if (state.method === BATCH_METHOD) return { kind: 'batch', id: null, idText: undefined, method: undefined, toolName: undefined };
   // A token carries the id as parsed (a number beyond the safe integers is not exact there).
   return { kind: 'request', id: state.rpcId, idText: undefined, method: state.method, toolName: state.toolName };
-}
-
-function rootCode(err: unknown): string | undefined {
-  let code: string | undefined;
-  for (let e: unknown = err, i = 0; e && i < 8; e = (e as { cause?: unknown }).cause, i++) {
-    const c = (e as { code?: unknown }).code;
-    if (typeof c === 'string') code = c;
-  }
-  return code;
 }
 
 function idOf(body: Buffer): JsonRpcIdRef {

@@ -10,9 +10,9 @@ import type { ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import pino from 'pino';
 import { loadConfigFile } from '../../src/config/load.js';
 import { createReloader, type Reloader } from '../../src/reload.js';
+import { captureLog } from '../helpers/capture-log.js';
 import { startGateway, type RunningGateway } from '../helpers/gateway.js';
 import { startGatewayProcess, type GatewayProcess } from '../helpers/process.js';
 import { rawPost, toolCall } from '../helpers/raw.js';
@@ -42,47 +42,6 @@ before(async () => {
   });
 });
 after(() => seller.close());
-
-interface LogEntry {
-  level: number;
-  msg: string;
-  [key: string]: unknown;
-}
-
-/** A pino logger whose lines the test can wait for. */
-function captureLog() {
-  const entries: LogEntry[] = [];
-  const waiters: Array<{ test: (e: LogEntry) => boolean; resolve: (e: LogEntry) => void }> = [];
-  const logger = pino(
-    { level: 'debug' },
-    {
-      write(line: string) {
-        const entry = JSON.parse(line) as LogEntry;
-        entries.push(entry);
-        for (const w of [...waiters]) {
-          if (w.test(entry)) {
-            waiters.splice(waiters.indexOf(w), 1);
-            w.resolve(entry);
-          }
-        }
-      },
-    },
-  );
-  /** The `nth` (1-based) entry with this message, now or when it is logged. */
-  const waitFor = (msg: string, nth = 1): Promise<LogEntry> => {
-    const seen = entries.filter((e) => e.msg.startsWith(msg));
-    if (seen.length >= nth) return Promise.resolve(seen[nth - 1]!);
-    let count = seen.length;
-    return withTimeout(
-      new Promise<LogEntry>((resolve) =>
-        waiters.push({ test: (e) => e.msg.startsWith(msg) && ++count === nth, resolve }),
-      ),
-      10_000,
-      `log "${msg}" #${nth}`,
-    );
-  };
-  return { logger, entries, waitFor };
-}
 
 const yaml = (limit: number, extra = '') => `log_level: silent\n${extra}agents:\n  s:\n    url: ${seller.url}\n    max_response_bytes: ${limit}\n`;
 

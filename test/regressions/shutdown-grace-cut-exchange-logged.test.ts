@@ -12,6 +12,11 @@
  * Expected: exit 1; one `exchange` line per exchange, the answered one `ok`, each cut one
  * with its agent, method, tool and id, `status` null (no response head went out) and
  * `outcome` `shutdown_cut`; the exit's error line counts them (`exchanges_cut`).
+ *
+ * And in that order on stdout: every exchange line before the exit's own line, the last one.
+ * The cut lines were seen after it (their timestamps earlier): the first one's asynchronous
+ * write was still in flight on libuv's thread pool when the exit flushed the lines queued
+ * behind it synchronously, the exit's line included (a new user's trial, second signal).
  */
 import assert from 'node:assert/strict';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -128,6 +133,16 @@ function assertExchangeLines(logs: LogEntry[]): void {
   }
 }
 
+/** Every exchange line comes before the exit's line (`exitMsg`) in stdout, and the exit's line is the last one. */
+function assertExitLineLast(logs: LogEntry[], exitMsg: string): void {
+  const order = JSON.stringify(logs.map((e) => [e.msg, e.time, e.rpc_id ?? null]));
+  const exitAt = logs.findIndex((e) => e.msg === exitMsg);
+  assert.equal(exitAt, logs.length - 1, `the exit's line is the last: ${order}`);
+  const exchangesAt = logs.flatMap((e, i) => (e.msg === 'exchange' ? [i] : []));
+  assert.equal(exchangesAt.length, 3, order);
+  for (const i of exchangesAt) assert.ok(i < exitAt, `exchange line ${i} after the exit's line ${exitAt}: ${order}`);
+}
+
 describe('an exchange cut by the forced exit of a shutdown writes its exchange line', () => {
   it('shutdown_grace_ms runs out: exit 1, a shutdown_cut line per open exchange', OPTIONS, async () => {
     const gw = await startTwoAgentGateway('grace', 200);
@@ -142,6 +157,7 @@ describe('an exchange cut by the forced exit of a shutdown writes its exchange l
       assert.ok(over, JSON.stringify(gw.logs.map((e) => e.msg)));
       assert.equal(over.grace_ms, 200);
       assert.equal(over.exchanges_cut, 2);
+      assertExitLineLast(gw.logs, GRACE_OVER);
     } finally {
       gw.kill();
     }
@@ -161,6 +177,7 @@ describe('an exchange cut by the forced exit of a shutdown writes its exchange l
       const second = gw.logs.find((e) => e.msg === SECOND_SIGNAL);
       assert.ok(second, JSON.stringify(gw.logs.map((e) => e.msg)));
       assert.equal(second.exchanges_cut, 2);
+      assertExitLineLast(gw.logs, SECOND_SIGNAL);
     } finally {
       gw.kill();
     }

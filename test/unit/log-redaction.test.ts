@@ -1,15 +1,16 @@
 /**
  * Secrets never reach a log: the host's Authorization, Cookie and Mcp-Session-Id, an agent
  * header from `${SELLER_TOKEN}`, the resume secret. Captures every line the real logger
- * writes (level trace) while real exchanges go through the gateway, including
- * @fastify/reply-from's "response errored" warning for an unreachable seller, and checks the
- * exchange line's fields and byte counts.
+ * writes (level trace) while real exchanges go through the gateway (an unreachable seller
+ * included: its exchange line is its only line) and a real undici connection error logged
+ * through it, and checks the exchange line's fields and byte counts.
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
+import { request } from 'undici';
 import { buildApp } from '../../src/app.js';
 import { parseConfig } from '../../src/config/load.js';
 import { configSecrets, createLogger, MIN_SCRUBBED_LENGTH, REDACTED, serializeError } from '../../src/observability/logger.js';
@@ -87,6 +88,12 @@ before(async () => {
   });
   logger.warn({ err }, 'error with request headers');
   logger.warn({ note: `value ${SELLER_KEY} somewhere` }, 'secret in free text');
+  // A real connection error (socket fields and all), as a warning about a seller would carry it.
+  const refused: unknown = await request('http://127.0.0.1:9/mcp', { headers: { authorization: `Bearer ${SELLER_TOKEN}` } }).then(
+    () => assert.fail('port 9 answered'),
+    (e: unknown) => e,
+  );
+  logger.warn({ err: refused }, 'a real connection error');
 });
 after(async () => {
   await withTimeout(app.close(), 5_000, 'close');
@@ -135,9 +142,15 @@ describe('log redaction', () => {
     assert.equal(toPlain?.headers['mcp-session-id'], HOST_SESSION);
   });
 
-  test("reply-from's warning for an unreachable seller was logged", () => {
-    const warn = logged().find((l) => l.msg === 'response errored');
-    assert.ok(warn, 'the warn path ran');
+  test('an unreachable seller writes its exchange line only (no reply-from "response errored" warning)', () => {
+    const all = logged();
+    assert.deepEqual(all.filter((l) => l.msg === 'response errored'), []);
+    assert.deepEqual(all.filter((l) => l.agent === 'dead').map((l) => l.msg), ['exchange']);
+  });
+
+  test('a real connection error is logged with its allowlisted fields only', () => {
+    const warn = logged().find((l) => l.msg === 'a real connection error');
+    assert.ok(warn, 'logged');
     assert.deepEqual(Object.keys(warn.err as object).sort(), ['address', 'code', 'errno', 'message', 'port', 'stack', 'syscall', 'type']);
   });
 

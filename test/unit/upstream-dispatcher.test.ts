@@ -187,3 +187,26 @@ test('LightBody: destroying it before its end aborts the upstream request (the s
   assert.deepEqual(rec.events, ['start', 'end']);
   await upstream.close();
 });
+
+test("legacy handler with onFailure: a failure before the head goes there, not to request()'s callback; without it, to the callback", async () => {
+  const upstream = createUpstreamDispatcher(() => false);
+  // A port nothing listens on: bind, read the port, close.
+  const probe = http.createServer();
+  await new Promise<void>((r) => probe.listen(0, '127.0.0.1', r));
+  const closed = `http://127.0.0.1:${(probe.address() as AddressInfo).port}`;
+  await new Promise((r) => probe.close(r));
+
+  const failures: Error[] = [];
+  let calledBack = 0;
+  const failed = new Promise<void>((resolve) => {
+    const hooks = { ...recorder().hooks, onFailure: (err: Error) => void (failures.push(err), resolve()) };
+    upstream.dispatcher.request({ origin: closed, path: '/mcp', method: 'POST', headers: withUpstreamHooks({}, hooks), body: '{}' }, () => void calledBack++);
+  });
+  await failed;
+  // The wrapped handler's callback would have been queued with it: a macrotask later it has not run.
+  await new Promise((r) => setImmediate(r));
+  assert.deepEqual([failures.length, (failures[0] as NodeJS.ErrnoException).code, calledBack], [1, 'ECONNREFUSED', 0]);
+
+  await assert.rejects(requestWithCallback(upstream.dispatcher, { origin: closed, path: '/mcp', method: 'POST', headers: withUpstreamHooks({}, recorder().hooks), body: '{}' }), { code: 'ECONNREFUSED' });
+  await upstream.close();
+});

@@ -1,0 +1,64 @@
+/**
+ * Failures of an upstream request before its response head: which ones the exchange line
+ * explains by itself.
+ *
+ * The exchange line names such a failure by its reason only (`upstream_unreachable`: not
+ * delivered; `upstream_reset`: delivered, then cut; routing/handler.ts). That is the whole
+ * story for a transport failure (connection refused or reset, a timeout, a name that does
+ * not resolve, a response head undici cannot parse): nothing more is logged for it (a new
+ * user's trial: @fastify/reply-from's `response errored` warning with a stack repeated each
+ * one, test/regressions/response-errored-duplicate-warning.test.ts). Any other error (a TLS
+ * certificate or protocol failure, an error of undici or of the gateway itself) also gets a
+ * warning naming it: the reason alone would hide what to fix.
+ */
+
+/**
+ * System and undici error codes of transport failures (Node `net`/`dns` errno codes; undici
+ * `UND_ERR_*` socket and client codes). Parser errors of a response head (`HPE_*`, llhttp)
+ * are matched by their prefix.
+ */
+export const TRANSPORT_FAILURE_CODES: ReadonlySet<string> = new Set([
+  // Connecting, or the connection cut.
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ECONNABORTED',
+  'EPIPE',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'EHOSTDOWN',
+  'ENETUNREACH',
+  'ENETDOWN',
+  'ENETRESET',
+  'EADDRNOTAVAIL',
+  // Name resolution.
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EAI_FAIL',
+  'ENODATA',
+  // undici: the other side closed the socket, connect timeout, a response head over its
+  // size limit, a request on a client closed or destroyed (the gateway shutting down).
+  'UND_ERR_SOCKET',
+  'UND_ERR_CONNECT_TIMEOUT',
+  'UND_ERR_HEADERS_OVERFLOW',
+  'UND_ERR_CLOSED',
+  'UND_ERR_DESTROYED',
+]);
+
+/** Bound on the `cause` chain walked (a cycle must not loop). */
+const MAX_CAUSE_DEPTH = 8;
+
+/** The innermost string `code` along `err.cause` (undici and reply-from wrap the system error), or undefined. */
+export function rootCode(err: unknown): string | undefined {
+  let code: string | undefined;
+  for (let e: unknown = err, i = 0; e && i < MAX_CAUSE_DEPTH; e = (e as { cause?: unknown }).cause, i++) {
+    const c = (e as { code?: unknown }).code;
+    if (typeof c === 'string') code = c;
+  }
+  return code;
+}
+
+/** Whether `err` is a transport failure the exchange line's reason fully explains (see the module docs). */
+export function isTransportFailure(err: unknown): boolean {
+  const code = rootCode(err);
+  return code !== undefined && (TRANSPORT_FAILURE_CODES.has(code) || code.startsWith('HPE_'));
+}
