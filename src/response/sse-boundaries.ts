@@ -41,6 +41,11 @@ export class SseBoundaryScanner {
   private prev1 = -1;
   private prev2 = -1;
 
+  /** The last byte of the stream before the current chunk, and the one before it (-1: none). */
+  get lastBytes(): [number, number] {
+    return [this.prev1, this.prev2];
+  }
+
   /** Offsets (exclusive ends) within `chunk` at which an event block ends, ascending; then moves past `chunk`. */
   ends(chunk: Uint8Array): number[] {
     const out = this.endsIn(chunk);
@@ -515,4 +520,38 @@ function lineEnd(chunk: Buffer, start: number, end: number): number {
   if (last === LF || last === CR) return end;
   const range = chunk.subarray(start, end);
   return start + 1 + Math.max(range.lastIndexOf(LF), range.lastIndexOf(CR));
+}
+
+/**
+ * Offsets (exclusive ends) within `chunk` at which an event block ends with any line endings,
+ * CR alone included (WHATWG HTML §9.2.6: a blank line is a line break right after another;
+ * CR LF is one break), ascending: a superset of {@link SseBoundaryScanner.endsIn}, which
+ * leaves out blank lines ended by a CR alone. A block whose blank line is a CR LF ends after
+ * its LF (after its CR when the LF is in the next chunk: that chunk's offset 1 then ends it).
+ * `prev1`, `prev2`: the stream's last two bytes before `chunk` (-1: none; the stream's start
+ * is a line start). For the SSE stage's per-block count on chunks holding a CR
+ * (sse-stage.ts chargeEncoding); one native search per line break kind.
+ */
+export function blankLineEnds(chunk: Uint8Array, prev1: number, prev2: number): number[] {
+  const out: number[] = [];
+  const at = (k: number): number => (k >= 0 ? chunk[k]! : k === -1 ? prev1 : prev2);
+  const isBreak = (b: number): boolean => b === LF || b === CR || b === -1;
+  let cr = chunk.indexOf(CR);
+  let lf = chunk.indexOf(LF);
+  while (cr !== -1 || lf !== -1) {
+    const i = cr === -1 ? lf : lf === -1 ? cr : Math.min(cr, lf);
+    const b1 = at(i - 1);
+    if (chunk[i] === LF && b1 === CR) {
+      // The LF of a CR LF: when that CR was a blank line, its block ends after this LF.
+      if (isBreak(at(i - 2))) {
+        if (out.length > 0 && out[out.length - 1] === i) out[out.length - 1] = i + 1;
+        else out.push(i + 1);
+      }
+    } else if (isBreak(b1)) {
+      out.push(i + 1);
+    }
+    if (i === cr) cr = chunk.indexOf(CR, i + 1);
+    else lf = chunk.indexOf(LF, i + 1);
+  }
+  return out;
 }

@@ -11,9 +11,10 @@ export interface SseEventOut {
   data: string;
 }
 
-export function encodeSseEvent(ev: SseEventOut): string {
+/** `lines`: the number of LF-separated lines of `data` when the caller counted them (1: not searched again). */
+export function encodeSseEvent(ev: SseEventOut, lines?: number): string {
   let out = eventHead(ev);
-  if (ev.data.indexOf('\n') === -1) {
+  if (lines === 1 || (lines === undefined && ev.data.indexOf('\n') === -1)) {
     out += `data: ${ev.data}\n`;
   } else {
     for (const line of ev.data.split('\n')) out += `data: ${line}\n`;
@@ -118,9 +119,9 @@ export class SseFrameBatch {
   private rawChunk: Buffer | undefined;
   private rawEnd = 0;
 
-  /** Adds one event, as {@link encodeSseEvent} writes it. */
-  event(ev: SseEventOut): void {
-    this.text += encodeSseEvent(ev);
+  /** Adds one event, as {@link encodeSseEvent} writes it (`lines`: as there). */
+  event(ev: SseEventOut, lines?: number): void {
+    this.text += encodeSseEvent(ev, lines);
   }
 
   /**
@@ -129,11 +130,12 @@ export class SseFrameBatch {
    * (each LF-separated line of it in its own `data:` line), without decoding it. One line of
    * at most {@link SMALL_EVENT_DATA_BYTES} is copied into one Buffer with the text added
    * before it (the usual response event: a batch ending with it is one write); other data
-   * is added as views of `data`, between text parts.
+   * is added as views of `data`, between text parts. `lines`: the number of LF-separated lines
+   * of `data` when the caller counted them (1: not searched again).
    */
-  eventBytes(ev: Omit<SseEventOut, 'data'>, data: Buffer): void {
+  eventBytes(ev: Omit<SseEventOut, 'data'>, data: Buffer, lines?: number): void {
     this.text += eventHead(ev);
-    if (data.length <= SMALL_EVENT_DATA_BYTES && data.indexOf(LF) === -1) {
+    if (data.length <= SMALL_EVENT_DATA_BYTES && (lines === 1 || (lines === undefined && data.indexOf(LF) === -1))) {
       // One data line, small: the text before it, its field name, the data and the blank
       // line as one Buffer (one copy of the data), so that a batch ending with it (a one-event
       // answer) is one `write`, not three corked ones each framed as an HTTP chunk.

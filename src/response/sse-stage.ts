@@ -29,11 +29,18 @@
  *
  * Bounds (spec: mcp-response-extraction.md, Size Limits; ARCHITECTURE §5):
  * - cumulative: every byte of a request's stream (comments included) counts against
- *   `max_response_bytes` -> `sse_cumulative`, and so does what each resume token adds to the
- *   host's stream (its length over the seller id's: `chargeToken`), so the host never receives
- *   more than the bound however the seller's events are shaped. Events completed before the
- *   limit point are delivered; the bytes past it are never parsed; an event whose token takes
- *   the stream over is not delivered. The standalone GET stream has no cumulative bound
+ *   `max_response_bytes` -> `sse_cumulative`, and so does what the gateway adds to the host's
+ *   stream over those bytes: what each resume token adds (its length over the seller id's:
+ *   `chargeToken`), and what the re-encoding of a parsed event block adds over the block's
+ *   bytes when positive (`data:x` goes out as `data: x`, `id:`/`event:`/`:` the same, a
+ *   `retry:` on its own block, a last event's blank line, U+FFFD for invalid UTF-8:
+ *   `chargeEncoding`; raw-forwarded and held blocks go out as the seller's bytes and cost
+ *   nothing more). So the host never receives more than the bound however the seller's events
+ *   are shaped. A block's growth is counted against its own bytes (on a request's stream the
+ *   parsed blocks are taken one at a time: a block's slack does not pay for the next one's
+ *   growth) and before its token is minted (the token's count includes it). Events completed
+ *   before the limit point are delivered; the bytes past it are never parsed; an event whose
+ *   encoding or token takes the stream over is not delivered. The standalone GET stream has no cumulative bound
  *   (keep-alives there are normal). A rewrite of the response event counts too: a lift whose
  *   added bytes would take the count (this event's token included) over the bound, or whose
  *   data would be over `max_sse_event_bytes`, is not made; the seller's data goes out
@@ -83,8 +90,9 @@ import { GATEWAY_FINISHED } from '../errors/abort.js';
 import { withinJsonBounds } from '../mcp/json-bounds.js';
 import { BACKSLASH, CR, LF } from '../mcp/json-bytes.js';
 import { ByteBudget } from './byte-budget.js';
-import { LF_ID_FIELD, SseBoundaryScanner, SseIdFieldWatch, SseLineFeeder, type CompletedLine } from './sse-boundaries.js';
+import { LF_ID_FIELD, SseBoundaryScanner, SseIdFieldWatch, SseLineFeeder, blankLineEnds, type CompletedLine } from './sse-boundaries.js';
 import { SseFrameBatch, encodeSseComment, encodeSseIdOnly, encodeSseRetry } from './sse-encode.js';
+import { dataLineCount, encodedEventBytes, encodedIdOnlyBytes } from './sse-encoded-size.js';
 import { SseIdOnlyBlocks } from './sse-id-only.js';
 import { planRawEventsFast } from './sse-raw-plan.js';
 import { HELD, NOT_HELD, SseHeldBlock } from './sse-held-block.js';
@@ -153,6 +161,8 @@ export function dataBytesOf(data: string, line: CompletedLine | undefined): Buff
   const valueStart = line.bytes[DATA_FIELD_LENGTH] === SPACE ? DATA_FIELD_LENGTH + 1 : DATA_FIELD_LENGTH;
   return data.length === line.textLength - valueStart ? line.bytes.subarray(valueStart) : undefined;
 }
+/** UTF-8 length of the event type `message` (the usual one, not measured). */
+const MESSAGE_TYPE_BYTES = 7;
 /** `data:`; the bytes of the line are ASCII up to and including its optional space. */
 const DATA_FIELD_LENGTH = 5;
 const SPACE = 0x20;
@@ -305,6 +315,17 @@ export async function handleSseBody(
     // passed its own bounds and before a response is recorded as delivered: when its length
     // takes the stream over the cumulative bound (`chargeToken`), the exchange is finished and
     // the event is not delivered.
+    // What the encoding adds over the seller's block is charged first (`chargeEncoding`), so
+    // that this event's token counts it; the data as the seller sent it (a rewrite is counted
+    // below), the id as the seller's (the token's own addition: `chargeToken`).
+    const sellerData = verdict?.kind === 'response' ? verdict.bytes : verdict?.kind === 'forward' && verdict.bytes !== undefined ? verdict.bytes : content;
+    let dataLines: number | undefined;
+    if (cumulative !== undefined) {
+      dataLines = dataLineCount(sellerData);
+      const sellerDataBytes = typeof sellerData !== 'string' ? sellerData.length : dataBytes >= 0 ? dataBytes : Buffer.byteLength(sellerData);
+      const eventBytes = event === undefined ? -1 : event === 'message' ? MESSAGE_TYPE_BYTES : Buffer.byteLength(event);
+      if (!chargeEncoding(encodedEventBytes(id === undefined ? -1 : Buffer.byteLength(id), eventBytes, dataLines, sellerDataBytes))) return;
+    }
     if (id !== undefined) id = hostEventId(id, 'forwarded without an id');
     if (exchange.finished) return;
     if (verdict?.kind === 'forward') out = verdict.bytes;
@@ -333,8 +354,10 @@ export async function handleSseBody(
       if (message !== undefined) hooks.onResponseMessage(message, out.length);
     }
     if (out === undefined && data === undefined) out = bytes;
-    if (out !== undefined) batch.eventBytes({ id, event }, out);
-    else batch.event({ id, event, data: data! });
+    // The line count is the seller data's: a rewrite never adds a line break (JSON text as
+    // serialized has none; a splice keeps the seller's), so it is passed on only when it is that data.
+    if (out !== undefined) batch.eventBytes({ id, event }, out, out === sellerData ? dataLines : undefined);
+    else batch.event({ id, event, data: data! }, dataLines);
     if (id !== undefined && id !== '') exchange.lastEventIdSent = id;
     if (final) endPlainly(exchange.actions.length > 0 ? 'rewritten' : 'ok');
   };
@@ -389,6 +412,61 @@ export async function handleSseBody(
     if (through > budget.limit) answer({ reason: 'sse_cumulative', limitBytes: budget.limit, observedBytes: through });
   };
 
+  /**
+   * Seller bytes of the event block being parsed (all of the piece `take` handed the parser,
+   * or held: `passHeld`) that the frames written for it have not yet matched; set to 0 when
+   * a piece ends at an event boundary (a block's slack never pays for the next block's growth,
+   * in the pieces the stage takes one block at a time).
+   */
+  let room = 0;
+  /**
+   * A frame was matched against the LF of a CR LF still to come (`chargeEncoding`): the next
+   * range's first byte pays it when it is that LF (it is then no room for the next block);
+   * otherwise (a CR-only stream) the byte is charged then (`take`), as `tokenCount` counted it.
+   */
+  let lfDebt = false;
+
+  /**
+   * Counts what a frame the gateway encodes adds to the host's stream over the seller's bytes
+   * it came from (a request's stream only): `outBytes`, the frame's UTF-8 length as written
+   * with the seller's event id in place of its token (sse-encoded-size.ts; the token's own
+   * addition is `chargeToken`'s), over the {@link room} left, the LF of a CR LF still to come
+   * included (as `tokenCount` counts it). Only what goes over is charged; false when that
+   * takes the stream over the bound: the request is answered `sse_cumulative` and the caller
+   * does not write the frame. `observed_bytes` is the count with it, as in `chargeToken`
+   * (through the range that crossed the bound when the frame's block was parsed there).
+   *
+   * Why: the encoder normalizes the framing (`data:x` goes out as `data: x`, `id:`, `event:`,
+   * a comment `:x` the same; a `retry:` line becomes its own block; the stream's last event
+   * gets its blank line; invalid UTF-8 becomes U+FFFD, three bytes), and the bound, counting
+   * the seller's bytes, did not see it: 922 seller bytes with the limit at 922 reached the
+   * host as 943; `data:` lines of one character went 16.7% past the bound, bare `data` lines
+   * 40% (reported failure: test/regressions/sse-reencoding-past-limit.test.ts).
+   *
+   * Events and id-only blocks are charged before their token is minted (the token's count
+   * includes its block's growth); comments and `retry:` frames as they are parsed, against the
+   * block's bytes received so far. Cost: a subtraction and a comparison per frame, from
+   * lengths at hand (the data's line count is passed on to the encoder, which then does not
+   * search again).
+   */
+  const chargeEncoding = (outBytes: number): boolean => {
+    const budget = cumulative;
+    if (budget === undefined) return true;
+    const pending = lines.lfExpected && !lfDebt ? 1 : 0;
+    const added = outBytes - room - pending;
+    if (outBytes > room && pending === 1) lfDebt = true;
+    if (added <= 0) {
+      room = Math.max(0, room - outBytes);
+      return true;
+    }
+    room = 0;
+    const through = budget.used + (pending === 1 && !budget.exceeded ? 1 : 0) + added;
+    budget.take(added);
+    if (through <= budget.limit) return true;
+    answer({ reason: 'sse_cumulative', limitBytes: budget.limit, observedBytes: through });
+    return false;
+  };
+
   /** True from a per-event cap breach (an endless line) to the next event boundary (see `take`). */
   let skippingToBoundary = false;
   const parserCapBreached = (): void => {
@@ -401,10 +479,14 @@ export async function handleSseBody(
   const parser = createParser({
     onEvent,
     onComment: (c) => {
-      if (!exchange.finished) batch.frame(encodeSseComment(c));
+      if (exchange.finished) return;
+      const frame = encodeSseComment(c);
+      if (chargeEncoding(cumulative === undefined ? 0 : Buffer.byteLength(frame))) batch.frame(frame);
     },
     onRetry: (ms) => {
-      if (!exchange.finished) batch.frame(encodeSseRetry(ms));
+      if (exchange.finished) return;
+      const frame = encodeSseRetry(ms);
+      if (chargeEncoding(frame.length)) batch.frame(frame);
     },
     onError: (err: ParseError) => {
       // The parser is then terminated (it throws on the next feed): `lines` stops feeding it.
@@ -429,6 +511,7 @@ export async function handleSseBody(
    */
   const onIdOnly = (id: string): void => {
     if (streamEnded || skippingToBoundary || exchange.finished) return;
+    if (!chargeEncoding(encodedIdOnlyBytes(cumulative === undefined ? 0 : Buffer.byteLength(id)))) return;
     const out = hostEventId(id, 'id-only block dropped');
     if (out === undefined || exchange.finished) return;
     batch.frame(encodeSseIdOnly(out));
@@ -542,9 +625,14 @@ export async function handleSseBody(
    * test/regressions/get-stream-oversized-event.test.ts). Line endings that are CR only are
    * not seen as boundaries (sse-boundaries.ts): on such a stream the rest is dropped.
    */
-  const take = (chunk: Buffer, start: number, end: number, atBoundary: boolean): boolean => {
+  const take = (chunk: Buffer, start: number, end: number, atBoundary: boolean, blockEnd = atBoundary): boolean => {
     if (cumulative) {
-      const fit = cumulative.take(end - start);
+      // The LF a frame was matched against (`lfDebt`) pays it, or, not come, is charged now.
+      const debt = lfDebt && chunk[start] !== LF ? 1 : 0;
+      const paid = lfDebt && debt === 0 ? 1 : 0;
+      lfDebt = false;
+      const fit = Math.max(0, cumulative.take(end - start + debt) - debt);
+      room += Math.max(0, fit - paid);
       if (fit < end - start) {
         // Events complete before the limit point are still delivered; nothing past it is parsed.
         if (fit > 0 && !skippingToBoundary && !lines.push(chunk, start, start + fit)) parserCapBreached();
@@ -553,6 +641,8 @@ export async function handleSseBody(
       }
     }
     if (!skippingToBoundary && !lines.push(chunk, start, end)) parserCapBreached();
+    // The range's blocks are all written: the next block's growth is its own (`chargeEncoding`).
+    if (blockEnd) room = 0;
     // Skipping (from before, or from a breach while completing the held line in this range):
     // the dropped event ends at this boundary.
     if (skippingToBoundary && atBoundary) {
@@ -607,6 +697,7 @@ export async function handleSseBody(
         atEventStart = true;
         lines.passedRaw();
         deliver(ev.event, undefined, undefined, ev.data);
+        room = 0;
         // The host's stream is over (the answer, or an error): nothing reads the data after it.
         if (exchange.finished) bodyPool.recycleAfterSend(raw, ev.data);
         return !exchange.finished && (end === n || takeChunk(chunk.subarray(end)));
@@ -643,14 +734,20 @@ export async function handleSseBody(
       return takePlanned(chunk, from, last, idAtStart);
     }
     const withIds = idFields.check(chunk, last);
-    const ends = withIds || skippingToBoundary || crossing ? boundaries.endsIn(chunk) : lines.pendingBytes > 0 && last !== -1 ? [boundaries.firstEnd(chunk)] : [];
+    // On a request's stream a chunk with a CR is taken block by block, blank lines ended by a
+    // CR alone included (the boundary scanner leaves them out), so that each block's growth is
+    // counted against its own bytes (`chargeEncoding`); `ends` stay the boundaries `take`
+    // resets a skipped event at.
+    const blocks = cumulative !== undefined && chunk.indexOf(CR) !== -1 ? blankLineEnds(chunk, ...boundaries.lastBytes) : undefined;
+    const ends = blocks !== undefined || withIds || skippingToBoundary || crossing ? boundaries.endsIn(chunk) : lines.pendingBytes > 0 && last !== -1 ? [boundaries.firstEnd(chunk)] : [];
     boundaries.advance(chunk);
+    if (blocks !== undefined) return takeBlocks(chunk, blocks, ends);
     let start = 0;
     for (const end of ends) {
       if (!take(chunk, start, end, true)) return false;
       start = end;
     }
-    return start < n ? take(chunk, start, n, last === n) : true;
+    return takeRest(chunk, start, last);
   };
 
   /**
@@ -660,6 +757,7 @@ export async function handleSseBody(
    */
   const passHeld = (bytes: Buffer): void => {
     cumulative?.take(bytes.length);
+    room += bytes.length;
     boundaries.advance(bytes);
     idFields.passWithoutId(bytes);
   };
@@ -673,9 +771,14 @@ export async function handleSseBody(
    * the block that completes what earlier chunks began) and last boundary `last`.
    * `idAtStart`: an id line may start at the chunk's first byte (`from` 0 only).
    *
-   * Blocks for the parser are taken together, up to the next raw run, unless one may carry
-   * an id line (a search for `\nid:` from the first such block, one per id line after it):
-   * then one at a time, so its resume token counts exactly through its end.
+   * On a request's stream each segment of blocks for the parser (one block, or a run of
+   * canonical blocks holding invalid UTF-8: sse-raw-events.ts) is taken alone, so that what
+   * its encoding adds is counted against its own bytes (`chargeEncoding`: a block's slack,
+   * such as a comment-only block's dropped blank line, does not pay for the next one's growth,
+   * so the counts do not depend on where the seller's chunks are cut) and a resume token counts
+   * exactly through its event's end. On the standalone GET stream (no count) they are taken
+   * together, up to the next raw run, unless one may carry an id line (a search for `\nid:`
+   * from the first such block, one per id line after it): then one at a time.
    */
   const takePlanned = (chunk: Buffer, from: number, last: number, idAtStart: boolean): boolean => {
     if (from > 0 && !take(chunk, 0, from, true)) return false;
@@ -697,6 +800,9 @@ export async function handleSseBody(
         batch.raw(chunk, segmentStart, end);
         lines.passedRaw();
         pending = end;
+      } else if (cumulative !== undefined) {
+        if (!take(chunk, segmentStart, end, true)) return false;
+        pending = end;
       } else {
         if (idLine < segmentStart - 1) {
           idLine = chunk.indexOf(LF_ID_FIELD, Math.max(0, segmentStart - 1));
@@ -710,7 +816,44 @@ export async function handleSseBody(
       }
       segmentStart = end;
     }
-    return pending < chunk.length ? take(chunk, pending, chunk.length, last === chunk.length) : true;
+    return takeRest(chunk, pending, last);
+  };
+
+  /**
+   * Takes `chunk` in pieces ending at each of `blocks` (blankLineEnds, ascending), then its
+   * rest; a piece ending at one of `ends` (SseBoundaryScanner.endsIn, ascending) is taken as
+   * at a boundary.
+   */
+  const takeBlocks = (chunk: Buffer, blocks: number[], ends: number[]): boolean => {
+    let start = 0;
+    let k = 0;
+    for (const end of blocks) {
+      while (k < ends.length && ends[k]! < end) {
+        if (!take(chunk, start, ends[k]!, true)) return false;
+        start = ends[k++]!;
+      }
+      const atBoundary = k < ends.length && ends[k] === end;
+      if (atBoundary) k++;
+      if (!take(chunk, start, end, atBoundary, true)) return false;
+      start = end;
+    }
+    for (; k < ends.length; k++) {
+      if (!take(chunk, start, ends[k]!, true)) return false;
+      start = ends[k]!;
+    }
+    return start < chunk.length ? take(chunk, start, chunk.length, false) : true;
+  };
+
+  /**
+   * Takes `chunk[start, n)`, where `last` is the chunk's last event boundary (-1: none): the
+   * complete blocks, then the block that goes on in the next chunk on its own, so that its
+   * bytes are its own room (`chargeEncoding`) and not those of the blocks before it.
+   */
+  const takeRest = (chunk: Buffer, start: number, last: number): boolean => {
+    const n = chunk.length;
+    if (start >= n) return true;
+    if (last > start && last < n && !take(chunk, start, last, true)) return false;
+    return last > start && last < n ? take(chunk, last, n, false) : take(chunk, start, n, last === n);
   };
 
   const source = res.body;

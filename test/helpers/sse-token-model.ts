@@ -6,16 +6,21 @@
  * line feeder's leniency, sse-boundaries.ts finish); an id-only block there is discarded.
  * Written in a review of the id-only fix (2026-12-02); test/unit/sse-token-*.test.ts use it.
  *
- * A token's count (src/response/sse-stage.ts tokenCount, chargeToken) is the request's count
- * through its block: `usedBase` + the byte offset just past the block's blank line (CR LF
- * counted whole) + what every earlier token added to the host's stream (its text's length
- * minus its seller id's), at most `limit`. Its own length is not in it: the next token's count
- * includes it.
+ * A token's count (src/response/sse-stage.ts tokenCount, chargeToken, chargeEncoding) is the
+ * request's count through its block: `usedBase` + the byte offset just past the block's blank
+ * line (CR LF counted whole) + what every earlier token added to the host's stream (its text's
+ * length minus its seller id's) + what the encoding of every block so far, its own included,
+ * added over the block's bytes (the frames written for it, with seller ids in place of tokens,
+ * minus the block's bytes, when positive: `data:x` goes out as `data: x`), at most `limit`.
+ * Its own length is not in it: the next token's count includes it.
  *
  * With a `limit` (max_response_bytes), the model stops where the stage answers
  * `sse_cumulative` (`over`): at a block whose dispatching byte (the blank line's LF, or its
- * CR with CR LF) lies past the limit, or whose token's added length takes the count through
- * the block past it (that token is not delivered). `tokens` and `over` are then exact for LF
+ * CR with CR LF) lies past the limit, or whose encoding's growth or token's added length
+ * takes the count through the block past it (that block is not delivered). The growth is
+ * taken per block at its blank line: the stage charges a comment or `retry:` frame as it is
+ * parsed, against the block's bytes received by then, which is the same unless such a frame
+ * outgrows the block's bytes before it (none of the model tests' inputs). `tokens` and `over` are then exact for LF
  * and CR LF endings; `body` is compared only when the stream stays within the limit.
  */
 export interface ModelOut {
@@ -23,6 +28,8 @@ export interface ModelOut {
   tokens: Array<[string, number]>;
   /** The stream goes over `limit`: the stage answers sse_cumulative after the tokens listed. */
   over: boolean;
+  /** What the blocks' encoding added over their bytes, in all (counted: sse-stage.ts chargeEncoding). */
+  grown: number;
 }
 
 /** The kit's token for a seller id and a count (test/unit/sse-stage-kit.ts). */
@@ -37,8 +44,12 @@ export function model(bytes: Buffer, usedBase = 0, limit = Infinity): ModelOut {
   let id: string | undefined;
   let event: string | undefined;
   let data: string[] = [];
-  /** What the tokens so far added to the host's stream (counted like the seller's bytes). */
+  /** What the tokens and the blocks' encoding so far added to the host's stream (counted like the seller's bytes). */
   let added = 0;
+  /** Where the block being read starts (stream offset), and the bytes of the frames written for it so far (comments, `retry:`). */
+  let blockStart = 0;
+  let blockOut = 0;
+  let grown = 0;
   let over = false;
   /**
    * The block's blank line starts at offset `at` and ends at `end` (stream offsets): an event
@@ -47,6 +58,15 @@ export function model(bytes: Buffer, usedBase = 0, limit = Infinity): ModelOut {
   const dispatch = (at: number, end: number): boolean => {
     // The byte that dispatches the block (the blank line's first) must be within the limit.
     if (usedBase + at + 1 + added > limit) return false;
+    // The block's frames as written, seller id in place of a token, over the block's bytes.
+    const idLine = id === undefined ? '' : id === '' ? 'id\n' : `id: ${id}\n`;
+    const out = blockOut + (data.length > 0 ? idLine.length + (event === undefined ? 0 : `event: ${event}\n`.length) + data.reduce((n, d) => n + `data: ${d}\n`.length, 0) + 1 : id !== undefined ? idLine.length + 1 : 0);
+    const grow = out - (end - blockStart);
+    if (grow > 0) {
+      if (usedBase + end + added + grow > limit) return false;
+      added += grow;
+      grown += grow;
+    }
     const count = Math.min(usedBase + end + added, limit);
     let tokenLine: string | undefined;
     if (id !== undefined) {
@@ -86,9 +106,13 @@ export function model(bytes: Buffer, usedBase = 0, limit = Infinity): ModelOut {
       id = undefined;
       event = undefined;
       data = [];
+      blockStart = next;
+      blockOut = 0;
     } else if (line[0] === ':') {
       const c = line.slice(line[1] === ' ' ? 2 : 1);
-      body += c === '' ? ':\n' : `: ${c}\n`;
+      const frame = c === '' ? ':\n' : `: ${c}\n`;
+      body += frame;
+      blockOut += frame.length;
     } else {
       const colon = line.indexOf(':');
       const field = colon === -1 ? line : line.slice(0, colon);
@@ -97,7 +121,11 @@ export function model(bytes: Buffer, usedBase = 0, limit = Infinity): ModelOut {
         if (!value.includes('\0')) id = value;
       } else if (field === 'data') data.push(value);
       else if (field === 'event') event = value || undefined;
-      else if (field === 'retry' && /^\d+$/.test(value)) body += `retry: ${Number(value)}\n\n`;
+      else if (field === 'retry' && /^\d+$/.test(value)) {
+        const frame = `retry: ${Number(value)}\n\n`;
+        body += frame;
+        blockOut += frame.length;
+      }
     }
     i = next;
   }
@@ -107,7 +135,7 @@ export function model(bytes: Buffer, usedBase = 0, limit = Infinity): ModelOut {
   if (!over && n > 0 && text[n - 1] === '\n' && i === n && data.length > 0 && !dispatch(n - 1, n)) over = true;
   // Within the limit so far: the stream goes over it only if its last bytes (an incomplete block) do.
   if (!over && usedBase + n + added > limit) over = true;
-  return { body, tokens, over };
+  return { body, tokens, over, grown };
 }
 
 /** Every way to cut `bytes` into two or three chunks (three: the second is one byte). */

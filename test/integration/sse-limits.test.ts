@@ -67,13 +67,18 @@ describe('SSE per-event bound', () => {
 
 describe('SSE cumulative bound', () => {
   const progress = (n: number) => `event: message\ndata: {"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":1,"progress":${n}}}\n\n`;
-  /** Progress events, a comment as padding, then the result (with `eventId`, if any): exactly `total` bytes. */
+  /**
+   * Progress events, a comment as padding, then the result (with `eventId`, if any): exactly
+   * `total` bytes. The comment is written as the gateway writes it (`: ` and its text), so
+   * the host's stream is as long as the seller's (a `:k...` comment goes out one byte longer,
+   * and that byte counts: test/regressions/sse-reencoding-past-limit.test.ts).
+   */
   function streamOf(id: number, total: number, eventId?: string): string {
     let head = '';
     for (let i = 0; Buffer.byteLength(head) < LIMIT - 1500; i++) head += progress(i);
     const last = resultEvent(id, 1000, eventId);
     const pad = total - Buffer.byteLength(head) - Buffer.byteLength(last);
-    const stream = head + ':' + 'k'.repeat(pad - 2) + '\n' + last;
+    const stream = head + ': ' + 'k'.repeat(pad - 3) + '\n' + last;
     assert.equal(Buffer.byteLength(stream), total);
     return stream;
   }

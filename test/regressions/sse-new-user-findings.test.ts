@@ -96,9 +96,11 @@ describe('SSE, found by a new user', () => {
     // tokens count toward the bound (test/regressions/sse-resume-token-amplification.test.ts):
     // that event's token would take the host's stream past 4096 bytes, so the event is not
     // delivered at all, and the request gets RESPONSE_TOO_LARGE sse_cumulative with
-    // observed_bytes the count where the bound broke: the write's bytes (CR-only endings: it
-    // is counted whole, sse-boundaries.ts) plus what e1's token (its count capped at 4096)
-    // would have added over `e1`.
+    // observed_bytes the count where the bound broke: the event's 4096 bytes (a chunk with a
+    // CR is taken block by block on a request's stream, blank lines ended by a CR alone
+    // included: sse-stage.ts takeBlocks; it was counted whole before, the second event too),
+    // the LF that may follow its last CR (counted as the piece ends there: sse-boundaries.ts
+    // lfExpected), plus what e1's token (its count capped at 4096) would have added over `e1`.
     const head = `id: e1\rdata: `;
     const tail = '\r\r';
     const open = `${head}${progress(1).slice(0, -1)},"pad":"`;
@@ -116,7 +118,7 @@ describe('SSE, found by a new user', () => {
     assert.ok(!r.text().includes('pad'), 'the progress event is not forwarded, with or without its id');
     assert.equal((msgs[0] as { id: number }).id, 52);
     const added = tokenLength('e1', 52, SMALL_LIMIT) - 'e1'.length;
-    assert.deepEqual(toolErr(msgs[0]).details, { reason: 'sse_cumulative', limit_bytes: SMALL_LIMIT, observed_bytes: SMALL_LIMIT + Buffer.byteLength(second) + added });
+    assert.deepEqual(toolErr(msgs[0]).details, { reason: 'sse_cumulative', limit_bytes: SMALL_LIMIT, observed_bytes: SMALL_LIMIT + 1 + added });
   });
 
   test('an event with an id and CR endings whose token ends exactly at the cumulative limit is forwarded with its id', async () => {

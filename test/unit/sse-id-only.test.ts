@@ -53,10 +53,13 @@ test('what an id-only block may hold besides its id: an event type, a comment, a
   const cases: Array<[string, string]> = [
     ['id: a\nevent: ping\n\n', 'id: tok(a,19)\n\n'],
     ['id: a\n: keep\n\n', ': keep\nid: tok(a,14)\n\n'],
-    ['id: a\nretry: 50\n\n', 'retry: 50\n\nid: tok(a,17)\n\n'],
+    // The block's encoding adds a byte over its 17 (the `retry:` goes out as a block of its own,
+    // with a blank line), and its count has it (sse-stage.ts chargeEncoding).
+    ['id: a\nretry: 50\n\n', 'retry: 50\n\nid: tok(a,18)\n\n'],
     ['id: a\nid: b\n\n', 'id: tok(b,13)\n\n'],
     ['id: a\nid: b\0c\n\n', 'id: tok(a,15)\n\n'],
-    ['id:a\n\n', 'id: tok(a,6)\n\n'],
+    // `id:a` goes out as `id: a`: one byte over the seller's 6, counted.
+    ['id:a\n\n', 'id: tok(a,7)\n\n'],
     ['id:  a\n\n', 'id: tok( a,8)\n\n'],
   ];
   for (const [input, expected] of cases) {
@@ -79,7 +82,8 @@ test('not id-only blocks: no id frame', async () => {
     // The data before the id line, the id after it, or both in one line each: one event with its token.
     ['data: x\nid: 5\n\n', 'id: tok(5,15)\ndata: x\n\n'],
     ['id: 5\ndata: x\n\n', 'id: tok(5,15)\ndata: x\n\n'],
-    ['id: 5\ndata:\n\n', 'id: tok(5,13)\ndata: \n\n'],
+    // `data:` goes out as `data: `: one byte over the seller's 13, counted.
+    ['id: 5\ndata:\n\n', 'id: tok(5,14)\ndata: \n\n'],
     // An id-only block, then an event with an id; an event, then an id-only block. b's count:
     // its 22 bytes, and the 7 that a's token added (`tok(a,7)` for `a`).
     ['id: a\n\nid: b\ndata: x\n\n', 'id: tok(a,7)\n\nid: tok(b,29)\ndata: x\n\n'],
@@ -91,10 +95,11 @@ test('not id-only blocks: no id frame', async () => {
 });
 
 test('the stream ends after an id-only block: resumable, not upstream_reset', async () => {
+  // 18 seller bytes; the `retry:` block's blank line is the encoding's (1 byte, counted).
   const r = await runSseStage(['id: p1\nretry: 25\n\n']);
-  assert.equal(r.body, 'retry: 25\n\nid: tok(p1,18)\n\n');
+  assert.equal(r.body, 'retry: 25\n\nid: tok(p1,19)\n\n');
   assert.equal(r.exchange.outcome, 'resumable_end');
-  assert.equal(r.exchange.lastEventIdSent, 'tok(p1,18)');
+  assert.equal(r.exchange.lastEventIdSent, 'tok(p1,19)');
 });
 
 test('the standalone GET stream: an id-only block gets a token with count 0', async () => {

@@ -144,17 +144,19 @@ test('standalone GET stream: nothing can be the response, every canonical block 
 
 test('id lines in planned chunks: a token counts through its own event, wherever the id line is', async () => {
   const idEvent = (id: string, n: number): string => `id: ${id}\ndata: {"n":${n}}\n\n`;
-  const parsedA = ': c\n\n'; // parsed, no id: taken with the blocks around it
-  const parsedB = 'data:{"b":2}\n\n';
+  const parsedA = ': c\n\n'; // parsed, no id
+  const parsedB = 'data:{"b":2}\n\n'; // goes out as `data: {"b":2}`: one byte more, counted (sse-stage.ts chargeEncoding)
   // The second chunk starts at an event start with an id line (nothing of it before the chunk).
   const first = progress(1);
   const second = idEvent('x', 1) + parsedA + parsedB + progress(2) + 'id: y\n' + progress(3) + parsedA + idEvent('z', 2) + progress(4) + result(1);
   const r = await runSseStage([first, second]);
   const through = (s: string): number => Buffer.byteLength(first + second.slice(0, second.indexOf(s) + s.length));
-  // Each count includes what the earlier tokens added to the host's stream (sse-stage.ts chargeToken).
+  // Each count includes what the earlier tokens added to the host's stream (sse-stage.ts
+  // chargeToken) and the byte parsedB's encoding added (parsedA's dropped blank line does not
+  // pay for it: each block counts on its own, however the chunks are cut).
   const x = through(idEvent('x', 1));
-  const y = through('id: y\n' + progress(3)) + kitTokenAdded('x', x);
-  const z = through(idEvent('z', 2)) + kitTokenAdded('x', x) + kitTokenAdded('y', y);
+  const y = through('id: y\n' + progress(3)) + kitTokenAdded('x', x) + 1;
+  const z = through(idEvent('z', 2)) + kitTokenAdded('x', x) + kitTokenAdded('y', y) + 1;
   assert.equal(
     r.body,
     first +
