@@ -104,7 +104,7 @@ export const REASONS = {
     code: 'RESPONSE_TOO_LARGE',
     details: BYTES,
     mayHaveExecuted: true,
-    description: "One request's SSE stream went over the limit: all its bytes, plus what the gateway's resume tokens add to the host's stream (each token's length over the seller event id it replaces), counted across Last-Event-ID reconnects. The event whose token would cross the limit is not delivered.",
+    description: "One request's SSE stream went over the limit: all its bytes, plus what the gateway's resume tokens add to the host's stream (each token's length over the seller event id it replaces), plus what the gateway's re-encoding of an event block adds over the seller's bytes for it (e.g. `data: x` for `data:x`), counted across Last-Event-ID reconnects. The event whose encoding or token would cross the limit is not delivered.",
     source: `${SIZE_LIMITS} (cumulative per request, carried across resumption)`,
   },
   json_depth: {
