@@ -17,12 +17,27 @@ export const STRIPPED_RESPONSE_HEADERS: ReadonlySet<string> = new Set([
   'content-encoding',
 ]);
 
+/**
+ * The seller's response headers the host gets: all but {@link STRIPPED_RESPONSE_HEADERS} and
+ * the header names the seller's `Connection` header lists (its connection options: hop-by-hop
+ * too, RFC 9110 §7.6.1; they reached the host before, a new user's trial:
+ * test/regressions/delete-body-and-connection-headers.test.ts). Names are lowercase, as
+ * undici gives them. The usual `keep-alive` and `close` values are not parsed.
+ */
 export function filterResponseHeaders(
   headers: Record<string, string | string[] | undefined>,
 ): Record<string, string | string[] | undefined> {
+  const connection = headers.connection;
+  const named = connection === undefined || connection === 'keep-alive' || connection === 'close' ? undefined : connectionOptions(connection);
   const out: Record<string, string | string[] | undefined> = {};
   for (const name in headers) {
-    if (!STRIPPED_RESPONSE_HEADERS.has(name)) out[name] = headers[name];
+    if (!STRIPPED_RESPONSE_HEADERS.has(name) && (named === undefined || !named.includes(name))) out[name] = headers[name];
   }
   return out;
+}
+
+/** The header names a `Connection` header value lists (comma-separated tokens, any case), lowercase. */
+function connectionOptions(value: string | string[]): string[] {
+  const text = Array.isArray(value) ? value.join(',') : value;
+  return text.split(',').map((token) => token.trim().toLowerCase());
 }

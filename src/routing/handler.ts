@@ -285,10 +285,14 @@ export function createMcpHandler(deps: HandlerDeps) {
 
       const log = deps.log;
       // One object shape for every request (no conditional spread). @fastify/reply-from treats
-      // `body: undefined` as absent (it then forwards the request's own body, as before).
+      // `body: undefined` as absent. Any body the host sent (a POST's; a DELETE may carry one)
+      // goes out as its bytes with its Content-Type: left to reply-from, a Buffer body with a
+      // JSON type was re-encoded as `JSON.stringify` of the Buffer (`{"type":"Buffer",...}`: a
+      // new user's trial, test/regressions/delete-body-and-connection-headers.test.ts). Fastify
+      // reads no body on a GET (a bodyless method): `body` is undefined there.
       return reply.from(agent.url.href, {
-        body: post ? body : undefined,
-        contentType: post ? String(request.headers['content-type'] ?? 'application/json') : undefined,
+        body,
+        contentType: body === undefined ? undefined : String(request.headers['content-type'] ?? 'application/json'),
         rewriteRequestHeaders: (_req, headers) =>
           withUpstreamHooks(
             applyRequestHeaderPolicy(headers as Record<string, string | string[] | undefined>, agent, acceptEncoding(agent.accept_encoding), stream.resumeFrom),

@@ -27,6 +27,10 @@ const stack = useSellerAndGateway(() => startRawSeller((_req, res) => answer(res
       'agents:',
       '  s:',
       `    url: ${seller.url}`,
+      // Long enough for a loaded machine: only the deadline tests use the short one (`slow`).
+      '    response_deadline_ms: 20000',
+      '  slow:',
+      `    url: ${seller.url}`,
       '    response_deadline_ms: 300',
       '  down:',
       `    url: http://127.0.0.1:${closedPort}/mcp`,
@@ -81,7 +85,7 @@ describe('seller failures become SERVICE_UNAVAILABLE', () => {
       res.writeHead(200, { 'content-type': 'application/json' });
       res.write('{"jsonrpc":"2.0",');
     };
-    const m = (await call('s', 5)).json() as ToolErr;
+    const m = (await call('slow', 5)).json() as ToolErr;
     assert.equal(m.id, 5);
     assert.equal(m.result.structuredContent.adcp_error.details.reason, 'deadline_exceeded');
     assert.equal(m.result.structuredContent.adcp_error.details.limit_ms, 300);
@@ -89,7 +93,7 @@ describe('seller failures become SERVICE_UNAVAILABLE', () => {
 
   test('no headers at all: deadline_exceeded', async () => {
     answer = () => {};
-    const m = (await call('s', 6)).json() as ToolErr;
+    const m = (await call('slow', 6)).json() as ToolErr;
     assert.equal(m.result.structuredContent.adcp_error.details.reason, 'deadline_exceeded');
   });
 

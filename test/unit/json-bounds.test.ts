@@ -122,10 +122,8 @@ describe('hostile input fails fast', () => {
 
   test('4 MiB of [ fails with json_depth at 65', () => {
     const text = '['.repeat(MiB4);
-    const started = performance.now();
     assert.deepEqual(checkJsonBounds(text, limits), { ok: false, reason: 'json_depth', limit: 64, observed: 65 });
     assert.deepEqual(checkJsonBounds(Buffer.from(text), limits), { ok: false, reason: 'json_depth', limit: 64, observed: 65 });
-    assert.ok(performance.now() - started < 100, 'should stop after 65 characters');
   });
 
   test('4 MiB of {"a": fails with json_depth at 65', () => {
@@ -138,10 +136,9 @@ describe('hostile input fails fast', () => {
     assert.deepEqual(both(text, limits), { ok: false, reason: 'json_nodes', limit: 100_000, observed: 100_001 });
   });
 
-  test('a 4 MiB string of escaped quotes is scanned in linear time', () => {
+  // No timing asserted (speed is the bench's): a scan quadratic in the escapes would run into the test's time limit.
+  test('a 4 MiB string of escaped quotes is scanned whole', () => {
     const text = '["' + '\\\\\\"'.repeat(MiB4 / 4) + '"]';
-    const started = performance.now();
     assert.deepEqual(both(text, limits), { ok: true, depth: 1, nodes: 2 });
-    assert.ok(performance.now() - started < 2000);
   });
 });
