@@ -2,6 +2,7 @@
  * Raw HTTP for byte-level comparisons: the same JSON-RPC request POSTed directly at the seller
  * and through the gateway, bodies compared as bytes.
  */
+import assert from 'node:assert/strict';
 
 export interface RawResponse {
   readonly status: number;
@@ -48,6 +49,34 @@ export function sseMessages(text: string): unknown[] {
     if (data.length && data.join('\n').trim() !== '') out.push(JSON.parse(data.join('\n')));
   }
   return out;
+}
+
+/** An `adcp_error` as a final SSE error event carries it. */
+export interface SseAdcpError {
+  code: string;
+  details: Record<string, unknown>;
+}
+
+/**
+ * Splits a host's SSE body into what came before its final event and that event, which must
+ * be the last, a tool-result error for `rpcId` with code `RESPONSE_TOO_LARGE`, `reason` and
+ * `limit_bytes` `limit` (asserted). Returns the text before it, the event's text and its
+ * `adcp_error`.
+ */
+export function finalSseError(text: string, rpcId: number, limit: number, reason = 'sse_cumulative'): { forwarded: string; finalEvent: string; err: SseAdcpError } {
+  const finalAt = text.lastIndexOf('event: message\n');
+  assert.ok(finalAt >= 0, `a final error event (the host got ${Buffer.byteLength(text)} bytes)`);
+  const finalEvent = text.slice(finalAt);
+  const [final, ...more] = sseMessages(finalEvent);
+  assert.deepEqual(more, []);
+  const msg = final as { id: number; result: { isError: boolean; structuredContent: { adcp_error: SseAdcpError } } };
+  assert.equal(msg.id, rpcId);
+  assert.equal(msg.result.isError, true);
+  const err = msg.result.structuredContent.adcp_error;
+  assert.equal(err.code, 'RESPONSE_TOO_LARGE');
+  assert.equal(err.details.reason, reason);
+  assert.equal(err.details.limit_bytes, limit);
+  return { forwarded: text.slice(0, finalAt), finalEvent, err };
 }
 
 /** The `id:` values of an SSE body, in order. */

@@ -28,7 +28,7 @@ import assert from 'node:assert/strict';
 import type { ServerResponse } from 'node:http';
 import { startRawSeller, toolResponse, type SeenRequest } from '../support/raw-seller.js';
 import { startGateway } from '../helpers/gateway.js';
-import { rawPost, sseIds, sseMessages, toolCall } from '../helpers/raw.js';
+import { finalSseError, rawPost, sseIds, toolCall } from '../helpers/raw.js';
 import { useSellerAndGateway } from '../helpers/stack.js';
 import { TEST_TIMEOUT_MS, withTimeout } from '../helpers/timeout.js';
 import { createResumeCodec } from '../../src/resume/token.js';
@@ -53,7 +53,6 @@ const sellerBlock = (json: string, id: string | undefined): string => (id === un
 /** The host's block for it: what sse-encode.ts writes (`id: <token>`, `data: ` lines). */
 const hostBlock = (json: string, token: string | undefined): string => (token === undefined ? '' : `id: ${token}\n`) + pieces(json).map((p) => `data: ${p}\n`).join('') + '\n';
 
-type Err = { code: string; details: Record<string, unknown> };
 
 async function call(rpcId: number, body: string, limit: number): Promise<{ text: string; bytes: number }> {
   answer = (_req, res) => {
@@ -65,22 +64,6 @@ async function call(rpcId: number, body: string, limit: number): Promise<{ text:
   return { text: r.text(), bytes: r.bytes };
 }
 
-/** Splits the host's body into what came before its final event and that event (an sse_cumulative error). */
-function finalError(text: string, rpcId: number, limit: number): { forwarded: string; err: Err } {
-  const finalAt = text.lastIndexOf('event: message\n');
-  assert.ok(finalAt >= 0, 'a final error event');
-  const [final, ...more] = sseMessages(text.slice(finalAt));
-  assert.deepEqual(more, []);
-  const msg = final as { id: number; result: { isError: boolean; structuredContent: { adcp_error: Err } } };
-  assert.equal(msg.id, rpcId);
-  assert.equal(msg.result.isError, true);
-  const err = msg.result.structuredContent.adcp_error;
-  assert.equal(err.code, 'RESPONSE_TOO_LARGE');
-  assert.equal(err.details.reason, 'sse_cumulative');
-  assert.equal(err.details.limit_bytes, limit);
-  return { forwarded: text.slice(0, finalAt), err };
-}
-
 describe('re-encoded SSE events reach the host past max_response_bytes', { timeout: TEST_TIMEOUT_MS }, () => {
   test('data: lines without a space, no ids, limit at the seller bytes: at most the limit, then sse_cumulative', async () => {
     const rpcId = 71;
@@ -89,7 +72,7 @@ describe('re-encoded SSE events reach the host past max_response_bytes', { timeo
     const body = jsons.map((j) => sellerBlock(j, undefined)).join('') + sellerBlock(result, undefined);
     const limit = Buffer.byteLength(body);
     const r = await call(rpcId, body, limit);
-    const { forwarded } = finalError(r.text, rpcId, limit);
+    const { forwarded } = finalSseError(r.text, rpcId, limit);
     // Was: every event and the result, more bytes than the limit.
     assert.ok(Buffer.byteLength(forwarded) <= limit, `the host got ${Buffer.byteLength(forwarded)} bytes of events for a limit of ${limit}`);
     // Whole re-encoded events, in order, and not the result.
@@ -108,7 +91,7 @@ describe('re-encoded SSE events reach the host past max_response_bytes', { timeo
     const body = jsons.map((j, k) => sellerBlock(j, String(k + 1))).join('') + sellerBlock(result, undefined);
     const limit = Buffer.byteLength(body);
     const r = await call(rpcId, body, limit);
-    const { forwarded, err } = finalError(r.text, rpcId, limit);
+    const { forwarded, err } = finalSseError(r.text, rpcId, limit);
     assert.ok(Buffer.byteLength(forwarded) <= limit, `the host got ${Buffer.byteLength(forwarded)} bytes of events for a limit of ${limit}`);
     const tokens = sseIds(forwarded);
     const k = tokens.length;
@@ -151,7 +134,7 @@ describe('re-encoded SSE events reach the host past max_response_bytes', { timeo
     assert.equal(r.text, expected);
     assert.equal(r.bytes, hostBytes);
     const short = await call(rpcId, body, hostBytes - 1);
-    const { forwarded } = finalError(short.text, rpcId, hostBytes - 1);
+    const { forwarded } = finalSseError(short.text, rpcId, hostBytes - 1);
     assert.ok(Buffer.byteLength(forwarded) <= hostBytes - 1);
     assert.ok(!forwarded.includes('"done"'));
   });

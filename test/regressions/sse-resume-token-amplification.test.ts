@@ -27,7 +27,7 @@ import assert from 'node:assert/strict';
 import type { ServerResponse } from 'node:http';
 import { startRawSeller, toolResponse, type SeenRequest } from '../support/raw-seller.js';
 import { startGateway } from '../helpers/gateway.js';
-import { rawPost, sseIds, sseMessages, toolCall } from '../helpers/raw.js';
+import { finalSseError, rawPost, sseIds, toolCall } from '../helpers/raw.js';
 import { useSellerAndGateway } from '../helpers/stack.js';
 import { TEST_TIMEOUT_MS, withTimeout } from '../helpers/timeout.js';
 import { createResumeCodec } from '../../src/resume/token.js';
@@ -43,7 +43,6 @@ const stack = useSellerAndGateway(
   (seller) => startGateway(`log_level: silent\nresume:\n  secret: ${SECRET}\nagents:\n  s:\n    url: ${seller.url}\n    max_response_bytes: ${LIMIT}\n`),
 );
 
-type Err = { code: string; details: Record<string, unknown> };
 
 /**
  * Sends `blocks(1..count)` then the result for `rpcId`, and checks what the host got
@@ -66,22 +65,10 @@ async function check(rpcId: number, count: number, blockOf: (n: number) => strin
   assert.ok(r.bytes <= LIMIT + 4096, `the host got ${r.bytes} bytes`);
 
   // The final event: the error for the request, and nothing after it.
-  const finalAt = text.lastIndexOf('event: message\n');
-  assert.ok(finalAt > 0, `a final event after the blocks (host got ${r.bytes} bytes)`);
-  const finalEvent = text.slice(finalAt);
-  const [final, ...more] = sseMessages(finalEvent);
-  assert.deepEqual(more, []);
-  const msg = final as { id: number; result: { isError: boolean; structuredContent: { adcp_error: Err } } };
-  assert.equal(msg.id, rpcId);
-  assert.equal(msg.result.isError, true);
-  const err = msg.result.structuredContent.adcp_error;
-  assert.equal(err.code, 'RESPONSE_TOO_LARGE');
-  assert.equal(err.details.reason, 'sse_cumulative');
-  assert.equal(err.details.limit_bytes, LIMIT);
+  const { forwarded, finalEvent, err } = finalSseError(text, rpcId, LIMIT);
   assert.ok(r.bytes <= LIMIT + Buffer.byteLength(finalEvent), `host got ${r.bytes} bytes`);
 
   // Before it: whole blocks 1..k, each with its token, exactly as the gateway counted them.
-  const forwarded = text.slice(0, finalAt);
   const tokens = sseIds(forwarded);
   const k = tokens.length;
   assert.ok(k > 0 && k < count);
