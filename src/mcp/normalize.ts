@@ -7,6 +7,7 @@
  */
 import { findLiftableTextItem, isAdcpErrorOnly, isJsonObject, ownValue, parsedTextFacts, parseTextObject, utf8LengthExceeds } from './extract.js';
 import { jsonDeepEqual } from './deep-equal.js';
+import { collapsesDuplicateKeys } from './duplicate-keys.js';
 import { hasLossyNumber } from './json-numbers.js';
 import { SUMMARY_JSON_MAX_BYTES, summarizeStructuredContent } from './summary.js';
 
@@ -118,7 +119,7 @@ export function normalizeToolResult(result: unknown, opts: NormalizeOptions): No
 
 /**
  * Replaces, from `from` on, the text of every text item that parses (within bounds) to a
- * value deep-equal to `structured`, has no lossy number and is longer than its summary
+ * value deep-equal to `structured`, has no lossy number nor repeated key and is longer than its summary
  * ({@link summaryShortens}); the item at `knownCopy` (already
  * parsed and checked by the caller), and any text equal to `structuredText` (the seller's own
  * JSON text of `structured`; its numbers are the caller's raw-message check), are replaced
@@ -147,6 +148,8 @@ function summarizeCopies(
       if (parsed === undefined || !jsonDeepEqual(parsed, structured)) continue;
       // Deep-equal as doubles is not equal as written: keep a text more precise than `structured`.
       if (mayLoseDigits(text as string, parsed)) continue;
+      // A text with a repeated key holds a value `structured` has not (duplicate-keys.ts): no copy.
+      if (collapsesDuplicateKeys(text as string, parsed)) continue;
     }
     const textBytes = Buffer.byteLength(text as string, 'utf8');
     const summary = summarizeStructuredContent(structured, textBytes);
