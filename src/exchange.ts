@@ -35,13 +35,35 @@ export interface RpcPeek {
 export const LONG_LIVED_STREAM_METHODS: ReadonlySet<string> = new Set(['subscriptions/listen']);
 
 /**
- * True when the exchange's SSE stream carries the answer to a request (or a batch): it has
- * the cumulative bound and `sse_deadline_ms`, and ends once the response has passed.
- * False for the standalone GET stream and long-lived streams.
+ * True when the exchange's SSE stream carries the answer to a request (or a batch): its
+ * request waits for the response (a resumed stream the seller refuses is answered
+ * `upstream_status`, a drop before any event id `upstream_reset`, a shutdown before one
+ * `gateway_shutdown`), and the stream ends once the response has passed. False for streams
+ * that answer no request ({@link hasCumulativeBound} still bounds them), the standalone GET
+ * stream and long-lived streams.
  */
 export function isRequestStream(rpc: RpcPeek): boolean {
   if (rpc.kind === 'batch') return true;
   return rpc.kind === 'request' && !(rpc.method !== undefined && LONG_LIVED_STREAM_METHODS.has(rpc.method));
+}
+
+/**
+ * True when the exchange's SSE stream has the cumulative bound (`max_response_bytes` over the
+ * whole stream -> `sse_cumulative`, with what resume tokens and the re-encoding add, carried
+ * across `Last-Event-ID` resumes) and `sse_deadline_ms`; a breach ends it (sse-stage.ts).
+ * That is every stream answering a POST: a request's or a batch's ({@link isRequestStream}),
+ * and a stream answering a POSTed notification or JSON-RPC response (`kind: 'notification'`),
+ * whose breach ends it with the error for id null (docs/errors.md). False only for the
+ * standalone GET stream (`kind: 'none'`: nothing but server-initiated messages, no natural end)
+ * and long-lived streams ({@link LONG_LIVED_STREAM_METHODS}), which are ended by the client.
+ * (A DELETE has `kind: 'none'` too, but no SSE answer to it reaches the stage: pipeline.ts.)
+ *
+ * Reported failure (a new user's trial): a notification's or a response's SSE answer had no
+ * total bound: 271,567,770 bytes reached the host with the limit at 1,000,000
+ * (test/regressions/sse-notification-answer-unbounded.test.ts).
+ */
+export function hasCumulativeBound(rpc: RpcPeek): boolean {
+  return rpc.kind === 'notification' || isRequestStream(rpc);
 }
 
 /** How the exchange ended, for the log line and metrics. */
@@ -103,6 +125,11 @@ export interface Exchange {
   finished: boolean;
   /** True once SSE headers went to the host: a local error must then be a final SSE event. */
   sseStarted: boolean;
+  /**
+   * True for a DELETE (MCP Streamable HTTP: it ends the session). Its answer is never an SSE
+   * stream (pipeline.ts: `upstream_not_mcp`).
+   */
+  readonly endsSession: boolean;
   /** Stream state for SSE resumption: the last event id forwarded to the host (undefined before any). */
   lastEventIdSent: string | undefined;
   /**
@@ -141,6 +168,8 @@ export function createExchange(init: {
   stream: Exchange['stream'];
   /** Absent in unit tests: then no buffered-bytes cap applies. */
   guard?: AgentGuard;
+  /** The host's request is a DELETE ({@link Exchange.endsSession}); false when absent. */
+  endsSession?: boolean;
   mintEventId: Exchange['mintEventId'];
 }): Exchange {
   // Fields listed one by one (no spread): one object shape, built without a copy loop.
@@ -165,6 +194,7 @@ export function createExchange(init: {
     abortUpstream: () => {},
     finished: false,
     sseStarted: false,
+    endsSession: init.endsSession === true,
     lastEventIdSent: undefined,
     guard: init.guard,
     shedKind: undefined,

@@ -104,8 +104,8 @@ export const REASONS = {
     code: 'RESPONSE_TOO_LARGE',
     details: BYTES,
     mayHaveExecuted: true,
-    description: "One request's SSE stream went over the limit: all its bytes, plus what the gateway's resume tokens add to the host's stream (each token's length over the seller event id it replaces), plus what the gateway's re-encoding of an event block adds over the seller's bytes for it (e.g. `data: x` for `data:x`), counted across Last-Event-ID reconnects. The event whose encoding or token would cross the limit is not delivered.",
-    source: `${SIZE_LIMITS} (cumulative per request, carried across resumption)`,
+    description: "An SSE stream answering a POST (a request's, a batch's, a notification's or JSON-RPC response's; not the standalone GET stream nor a long-lived one) went over the limit: all its bytes, plus what the gateway's resume tokens add to the host's stream (each token's length over the seller event id it replaces), plus what the gateway's re-encoding of an event block adds over the seller's bytes for it (e.g. `data: x` for `data:x`), counted across Last-Event-ID reconnects. The event whose encoding or token would cross the limit is not delivered.",
+    source: `${SIZE_LIMITS} (cumulative per request, carried across resumption); a new user's trial (a notification's SSE answer had no total: test/regressions/sse-notification-answer-unbounded.test.ts)`,
   },
   json_depth: {
     code: 'RESPONSE_TOO_LARGE',
@@ -191,7 +191,7 @@ export const REASONS = {
     code: 'SERVICE_UNAVAILABLE',
     details: ['upstream_status'],
     mayHaveExecuted: true,
-    description: "The seller answered 2xx but not with JSON or SSE (an empty answer to a request included: its host waits for a response; an empty answer to a notification passes, whatever its Content-Type), or answered 1xx/3xx (redirects are never followed), or with a body that is not a JSON-RPC message or not the response to the request's id, or answered the GET that resumes a stream (`Last-Event-ID`) with anything but SSE (that body would escape the request's cumulative count). A JSON body is scanned as it arrives, so a body that stops being JSON before it breaks a depth/node bound gets this reason (once read in full under the byte bounds), not `json_depth`/`json_nodes`.",
+    description: "The seller answered 2xx but not with JSON or SSE (an empty answer to a request included: its host waits for a response; an empty answer to a notification passes, whatever its Content-Type), or answered 1xx/3xx (redirects are never followed), or with a body that is not a JSON-RPC message or not the response to the request's id, or answered the GET that resumes a stream (`Last-Event-ID`) with anything but SSE (that body would escape the request's cumulative count), or answered a DELETE (which ends the session) with SSE (MCP opens streams only on a POST and the GET; the SDK client never reads a DELETE's body). A JSON body is scanned as it arrives, so a body that stops being JSON before it breaks a depth/node bound gets this reason (once read in full under the byte bounds), not `json_depth`/`json_nodes`.",
     source: 'ARCHITECTURE §3',
   },
   gateway_shutdown: {

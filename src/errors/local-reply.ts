@@ -6,7 +6,8 @@
  *      result for `tools/call`/`tasks/result`, a JSON-RPC error elsewhere); a request with no
  *      id to answer (GET stream, notification, batch) gets 502 (504 for a deadline) with a
  *      JSON-RPC error body, id null;
- *    - SSE already started: one final `message` event with that JSON-RPC message, then end;
+ *    - SSE already started: one final `message` event with that JSON-RPC message (id null
+ *      on a stream answering no id: a notification's, a response's, a batch's), then end;
  *      but a host that stopped reading (`host_not_reading`) cannot take it: its connection is
  *      reset, so its stream never looks complete and nothing waits on it any longer;
  *    - neither possible (a plain body already partly sent): reset the connection, so a
@@ -77,7 +78,14 @@ export function answerWithLocalError(exchange: Exchange, reply: FastifyReply, in
       return;
     }
     if (!raw.writableEnded && !raw.destroyed) {
-      const frame = answerable ? encodeSseEvent({ event: 'message', data: body }) : '';
+      // A stream that answers no id (a POSTed notification's or JSON-RPC response's, a
+      // batch's) gets the same message for id null, the body it would get as HTTP 502 before
+      // anything was sent: the host learns why its stream ended (a plain end looked like a
+      // whole answer, and one after an event id invites a resume into the same bound; a reset
+      // looks like a network failure). Reported failure: such streams had no bound at all
+      // (test/regressions/sse-notification-answer-unbounded.test.ts). Not on the standalone
+      // GET stream (kind `none`): its breaches drop events and it ends plainly (sse-stage.ts).
+      const frame = rpc.kind !== 'none' ? encodeSseEvent({ event: 'message', data: body }) : '';
       if (frame) {
         exchange.bytesToHost += Buffer.byteLength(frame);
         raw.write(frame);

@@ -8,7 +8,8 @@
  *                    decoded bytes both counted (body-source.ts)
  *   3. body kind     by Content-Type essence, never substring
  *      - 2xx text/event-stream  -> sse-stage: event decode -> per-event + cumulative budget
- *                                  -> structure bounds -> rewrite -> encode
+ *                                  -> structure bounds -> rewrite -> encode; to a DELETE ->
+ *                                  `upstream_not_mcp` (below)
  *      - 2xx application/json   -> json-stage: bounded buffer (raw bytes) -> structure bounds
  *                                  -> parse -> rewrite -> original bytes or re-serialized
  *      - 2xx, no Content-Type   -> passed through when empty (202 for a notification, DELETE);
@@ -19,7 +20,7 @@
  *      - 1xx/3xx                -> SERVICE_UNAVAILABLE `upstream_not_mcp`
  */
 import type { FastifyBaseLogger, FastifyReply } from 'fastify';
-import { isRequestStream, type Exchange } from '../exchange.js';
+import { hasCumulativeBound, isRequestStream, type Exchange } from '../exchange.js';
 import { answerWithLocalError } from '../errors/local-reply.js';
 import { bodyKind } from './content-type.js';
 import { handleJsonBody, handlePassThroughBody, type UpstreamBody } from './json-stage.js';
@@ -85,17 +86,25 @@ export async function handleUpstreamResponse(
 
   const kind = bodyKind(res.headers['content-type']);
   const sse = kind === 'sse' && status >= 200 && status < 300;
+  // A DELETE ends the session (MCP Streamable HTTP, Session Management: the client "SHOULD
+  // send an HTTP DELETE ... to explicitly terminate the session"; the server answers it or
+  // 405). The spec opens SSE streams only on a POST (a request's answer) and on the GET
+  // that listens or resumes: a stream on a DELETE would carry messages for a session being
+  // ended, has no request to end it and no host to read it (the SDK client cancels the
+  // DELETE's body unread). Not MCP, so not forwarded: it was an unbounded stream (a new
+  // user's trial, test/regressions/sse-notification-answer-unbounded.test.ts).
+  if (sse && exchange.endsSession) return fail('upstream_not_mcp');
   // Every non-SSE body is bounded raw and decoded by the response limit. SSE is bounded per
-  // event and cumulatively per request by its own stage, on the decoded bytes it parses (a
-  // standalone GET stream has no total). That count sees nothing of compressed data that
-  // decodes to little or nothing (a flood of empty deflate blocks, an outer layer inflating
-  // into one), so a request's compressed stream is also bounded where those bytes are: wire
-  // bytes at the limit, each decoding layer at the limit + SSE_DECODED_SLACK_BYTES, slack
+  // event and cumulatively per stream by its own stage, on the decoded bytes it parses (the
+  // standalone GET stream and long-lived streams have no total: hasCumulativeBound). That
+  // count sees nothing of compressed data that decodes to little or nothing (a flood of empty
+  // deflate blocks, an outer layer inflating into one), so a bounded compressed stream is
+  // also bounded where those bytes are: wire bytes at the limit, each decoding layer at the limit + SSE_DECODED_SLACK_BYTES, slack
   // that lets the cumulative bound trip first on real output (it counts the final layer's
   // chunks, which are at most DECODER_CHUNK_BYTES each). test/regressions/compressed-flood.test.ts
   const body = !sse
     ? openBodySource(res.stream, encoding.codings, limitBytes)
-    : requestStream && encoding.codings.length > 0
+    : hasCumulativeBound(exchange.rpc) && encoding.codings.length > 0
       ? openBodySource(res.stream, encoding.codings, limitBytes, limitBytes + SSE_DECODED_SLACK_BYTES)
       : openBodySource(res.stream, encoding.codings, Infinity);
   exchange.bodySource = body;

@@ -28,7 +28,7 @@
  *   through its end) or it crosses the cumulative bound; then one event block at a time.
  *
  * Bounds (spec: mcp-response-extraction.md, Size Limits; ARCHITECTURE §5):
- * - cumulative: every byte of a request's stream (comments included) counts against
+ * - cumulative: every byte of a bounded stream (comments included) counts against
  *   `max_response_bytes` -> `sse_cumulative`, and so does what the gateway adds to the host's
  *   stream over those bytes: what each resume token adds (its length over the seller id's:
  *   `chargeToken`), and what the re-encoding of a parsed event block adds over the block's
@@ -36,12 +36,16 @@
  *   `retry:` on its own block, a last event's blank line, U+FFFD for invalid UTF-8:
  *   `chargeEncoding`; raw-forwarded and held blocks go out as the seller's bytes and cost
  *   nothing more). So the host never receives more than the bound however the seller's events
- *   are shaped. A block's growth is counted against its own bytes (on a request's stream the
+ *   are shaped. A block's growth is counted against its own bytes (on a bounded stream the
  *   parsed blocks are taken one at a time: a block's slack does not pay for the next one's
  *   growth) and before its token is minted (the token's count includes it). Events completed
  *   before the limit point are delivered; the bytes past it are never parsed; an event whose
- *   encoding or token takes the stream over is not delivered. The standalone GET stream has no cumulative bound
- *   (keep-alives there are normal). A rewrite of the response event counts too: a lift whose
+ *   encoding or token takes the stream over is not delivered. Bounded: every stream
+ *   answering a POST, a request's, a batch's, and a POSTed notification's or JSON-RPC
+ *   response's (exchange.ts hasCumulativeBound; these had no total: 271 MB reached the host
+ *   with the limit at 1 MB, test/regressions/sse-notification-answer-unbounded.test.ts). The
+ *   standalone GET stream and long-lived streams have no cumulative bound (keep-alives there
+ *   are normal). A rewrite of the response event counts too: a lift whose
  *   added bytes would take the count (this event's token included) over the bound, or whose
  *   data would be over `max_sse_event_bytes`, is not made; the seller's data goes out
  *   (rewrite-room.ts eventRewriteFits).
@@ -75,7 +79,10 @@
  * response, the host's stream ends plainly so the client resumes with `Last-Event-ID`
  * (ARCHITECTURE §3 exception); before any event id it is `upstream_reset`.
  *
- * A breach on the standalone GET stream (no request to answer) drops that one event, logs a
+ * A breach on a stream answering a POSTed notification or JSON-RPC response (no id to answer)
+ * ends it as on a request's stream, with one final event: the error for id null (the body
+ * such a POST gets as HTTP 502 before anything is sent; errors/local-reply.ts). A breach on
+ * the standalone GET stream (no request to answer) drops that one event, logs a
  * warning ("standalone SSE stream: event dropped", with the reason and observed_bytes; the
  * exchange line carries the reason) and keeps the stream open: ending it would only make the
  * client reconnect into the same event. That holds for an endless `data:` line too: the
@@ -84,7 +91,7 @@
 import type { FastifyBaseLogger, FastifyReply } from 'fastify';
 import { observedMs } from '../errors/elapsed.js';
 import { createParser, type EventSourceMessage, type ParseError } from 'eventsource-parser';
-import { isRequestStream, openBufferLease, type Exchange } from '../exchange.js';
+import { hasCumulativeBound, isRequestStream, openBufferLease, type Exchange } from '../exchange.js';
 import { answerWithLocalError, type LocalErrorInput } from '../errors/local-reply.js';
 import { GATEWAY_FINISHED } from '../errors/abort.js';
 import { withinJsonBounds } from '../mcp/json-bounds.js';
@@ -185,9 +192,13 @@ export async function handleSseBody(
   const { limits, rpc } = exchange;
   const raw = reply.raw;
   const requestStream = isRequestStream(rpc);
+  // Every stream but the standalone GET stream and long-lived ones: a breach ends it (`fail`),
+  // and it has the cumulative bound and the deadline (exchange.ts hasCumulativeBound). Decided
+  // once per stream: nothing more per event than a request's stream did before.
+  const bounded = hasCumulativeBound(rpc);
   const perEventLimit = limits.max_sse_event_bytes;
-  // The request's count, seeded from its resume token on a Last-Event-ID reconnect.
-  const cumulative = requestStream ? new ByteBudget(limits.max_response_bytes, 'sse_cumulative', exchange.stream.usedBytes) : undefined;
+  // The stream's count, seeded from its resume token on a Last-Event-ID reconnect.
+  const cumulative = bounded ? new ByteBudget(limits.max_response_bytes, 'sse_cumulative', exchange.stream.usedBytes) : undefined;
 
   // The head is committed now and goes out with the first bytes written in this turn of the
   // event loop (a one-event answer that arrived with its head: head, event and end in one
@@ -229,7 +240,7 @@ export async function handleSseBody(
     answerWithLocalError(exchange, reply, input);
   };
   const fail = (input: LocalErrorInput): void => {
-    if (requestStream) {
+    if (bounded) {
       answer(input);
     } else {
       log.warn({ agent: exchange.agent.name, reason: input.reason, observed_bytes: input.observedBytes }, 'standalone SSE stream: event dropped');
@@ -386,7 +397,7 @@ export async function handleSseBody(
   };
 
   /**
-   * Counts what a resume token adds to the host's stream (a request's stream only): its length
+   * Counts what a resume token adds to the host's stream (a bounded stream only): its length
    * (ASCII) over the UTF-8 length of the seller id it replaces. The cumulative bound protects
    * the host, so it counts the bytes the host receives: a token is ~230-310 characters, and a
    * seller sending id-only blocks (`id: 1` and a blank line, 7 bytes) made the host receive
@@ -428,7 +439,7 @@ export async function handleSseBody(
 
   /**
    * Counts what a frame the gateway encodes adds to the host's stream over the seller's bytes
-   * it came from (a request's stream only): `outBytes`, the frame's UTF-8 length as written
+   * it came from (a bounded stream only): `outBytes`, the frame's UTF-8 length as written
    * with the seller's event id in place of its token (sse-encoded-size.ts; the token's own
    * addition is `chargeToken`'s), over the {@link room} left, the LF of a CR LF still to come
    * included (as `tokenCount` counts it). Only what goes over is charged; false when that
@@ -471,7 +482,7 @@ export async function handleSseBody(
   let skippingToBoundary = false;
   const parserCapBreached = (): void => {
     if (skippingToBoundary || exchange.finished) return;
-    // A request stream ends here (fail answers the request); the standalone GET stream drops
+    // A bounded stream ends here (fail answers the request, or id null); the standalone GET stream drops
     // the rest of this event and is reset at the next event boundary (see `take`).
     skippingToBoundary = true;
     fail({ reason: 'sse_event', limitBytes: perEventLimit, observedBytes: perEventLimit + SSE_PENDING_SLACK_BYTES + 1 });
@@ -582,10 +593,11 @@ export async function handleSseBody(
     }
     // The idle time still runs from the last byte (or the start): not restarted here.
     idleTimer = setIdleTimer(Math.max(0, Math.ceil(limits.sse_idle_timeout_ms - (performance.now() - lastByteAt))));
-    // sse_deadline_ms runs from the stream's first start, across resumes. Only a request's
-    // stream has a deadline: the standalone GET stream and long-lived streams have no
-    // natural end (ARCHITECTURE §5); the idle timeout bounds the seller's silence on them.
-    if (requestStream) {
+    // sse_deadline_ms runs from the stream's first start, across resumes. Only a bounded
+    // stream has a deadline (a request's, a notification's: the cap paired with a deadline):
+    // the standalone GET stream and long-lived streams have no natural end (ARCHITECTURE §5);
+    // the idle timeout bounds the seller's silence on them.
+    if (bounded) {
       const deadlineLeft = Math.max(0, exchange.stream.startedAt + limits.sse_deadline_ms - Date.now());
       deadlineTimer = setTimeout(() => {
         const observed = observedMs(Date.now() - exchange.stream.startedAt, limits.sse_deadline_ms);
@@ -599,7 +611,7 @@ export async function handleSseBody(
     // bytes already written, and this stage in its drain wait, for good (the standalone GET
     // stream wrote no exchange line and held its connection until the host left). So its
     // connection is reset on every stream (errors/local-reply.ts), as on a request's.
-    if (requestStream || input.reason === 'host_not_reading') answer(input);
+    if (bounded || input.reason === 'host_not_reading') answer(input);
     else {
       exchange.reason = input.reason;
       endPlainly('resumable_end');

@@ -36,6 +36,7 @@
  * | `i` | `rpcId`           | string or finite number   | `null`                |
  * | `m` | `method`          | string                    | `undefined`           |
  * | `t` | `toolName`        | string                    | `undefined`           |
+ * | `r` | `answersNoRequest`| `true`                    | `false`               |
  * | `b` | `usedBytes`       | non-negative safe integer | (required)            |
  * | `l` | `limitBytes`      | non-negative safe integer | (required)            |
  * | `v` | `protocolVersion` | non-empty string          | (required)            |
@@ -78,7 +79,7 @@ const SIGNATURE_CHARS = 43;
 const BASE64URL = /^[A-Za-z0-9_-]+$/;
 /** SSE id rules: an id with NUL is ignored by clients; CR/LF end the field. */
 const FORBIDDEN_ID_CHARS = /[\0\r\n]/;
-const PAYLOAD_KEYS: ReadonlySet<string> = new Set(['u', 'a', 'i', 'm', 't', 'b', 'l', 'v', 's', 'n']);
+const PAYLOAD_KEYS: ReadonlySet<string> = new Set(['u', 'a', 'i', 'm', 't', 'r', 'b', 'l', 'v', 's', 'n']);
 
 export interface ResumeState {
   /** The seller's own event id (opaque; never parsed). */
@@ -90,6 +91,16 @@ export interface ResumeState {
   readonly method: string | undefined;
   /** tools/call tool name, if any (errors and per-tool limits are tied to it). */
   readonly toolName: string | undefined;
+  /**
+   * True for the stream answering a POSTed notification or JSON-RPC response (its `rpcId` and
+   * `method` are the POSTed message's, either may be absent): it answers no request, and has
+   * the cumulative bound like a request's (src/exchange.ts hasCumulativeBound). Absent
+   * (false) otherwise; tokens minted before it existed never carry it. Without it a resume
+   * could not tell such a stream from a request's with id null (`method` set) or from the
+   * standalone GET stream (a response's: no `method`), and began it without its count
+   * (test/regressions/sse-notification-answer-unbounded.test.ts).
+   */
+  readonly answersNoRequest?: boolean;
   /**
    * The request's cumulative count so far: its stream's bytes through the event carrying this
    * token, plus what every earlier token of the stream added to the host's stream (a token's
@@ -304,6 +315,7 @@ function shapeProblem(s: ResumeState): string | undefined {
   if (s.rpcId !== null && !isRpcId(s.rpcId)) return 'rpcId';
   if (s.method !== undefined && typeof s.method !== 'string') return 'method';
   if (s.toolName !== undefined && typeof s.toolName !== 'string') return 'toolName';
+  if (s.answersNoRequest !== undefined && typeof s.answersNoRequest !== 'boolean') return 'answersNoRequest';
   if (!isCount(s.usedBytes)) return 'usedBytes';
   if (!isCount(s.limitBytes)) return 'limitBytes';
   if (s.usedBytes > s.limitBytes) return 'usedBytes';
@@ -319,10 +331,11 @@ function encodePayload(s: ResumeState): string {
     throw new ResumeMintError('resume_state_invalid', `cannot mint a resume token: invalid ${problem}`);
   }
   // Key order fixed; optional keys omitted when null/undefined (shorter tokens).
-  const p: Record<string, string | number> = { u: s.upstreamId, a: s.agent };
+  const p: Record<string, string | number | boolean> = { u: s.upstreamId, a: s.agent };
   if (s.rpcId !== null) p.i = s.rpcId;
   if (s.method !== undefined) p.m = s.method;
   if (s.toolName !== undefined) p.t = s.toolName;
+  if (s.answersNoRequest === true) p.r = true;
   p.b = s.usedBytes;
   p.l = s.limitBytes;
   p.v = s.protocolVersion;
@@ -350,6 +363,8 @@ function decodePayload(raw: unknown): ResumeState | undefined {
   if (has('i') && !isRpcId(rpcId)) return undefined;
   if (has('m') && typeof method !== 'string') return undefined;
   if (has('t') && typeof toolName !== 'string') return undefined;
+  // Only `true` is ever written (false is the key's absence).
+  if (has('r') && own('r') !== true) return undefined;
 
   const state: ResumeState = {
     upstreamId: own('u') as string,
@@ -357,6 +372,7 @@ function decodePayload(raw: unknown): ResumeState | undefined {
     rpcId: has('i') ? (rpcId as string | number) : null,
     method: method as string | undefined,
     toolName: toolName as string | undefined,
+    ...(has('r') ? { answersNoRequest: true } : {}),
     usedBytes: own('b') as number,
     limitBytes: own('l') as number,
     protocolVersion: own('v') as string,

@@ -9,7 +9,7 @@ import type { GatewayConfig } from '../config/types.js';
 import { observedMs } from '../errors/elapsed.js';
 import { parseMaxResponseBytesHeader, resolveCallLimits } from '../config/resolve.js';
 import type { JsonRpcIdRef } from '../errors/json-rpc-text.js';
-import { createExchange, isRequestStream, type Exchange, type RpcPeek } from '../exchange.js';
+import { createExchange, hasCumulativeBound, type Exchange, type RpcPeek } from '../exchange.js';
 import { answerWithLocalError, refuse } from '../errors/local-reply.js';
 import { GATEWAY_FINISHED, GatewayAbortError, findGatewayAbort } from '../errors/abort.js';
 import { exchangeLogFields, plainInfoWriter } from '../observability/logger.js';
@@ -135,7 +135,10 @@ export function createMcpHandler(deps: HandlerDeps) {
       usedBytes: resumed ? resumed.usedBytes : 0,
       resumeFrom: resumed?.upstreamId,
     };
-    const requestStream = isRequestStream(rpc);
+    // Tokens of a stream with the cumulative bound carry its count (0 on the standalone GET
+    // stream, which counts nothing); a stream answering no request says so (resume/token.ts).
+    const bounded = hasCumulativeBound(rpc);
+    const answersNoRequest = rpc.kind === 'notification';
     const exchange = createExchange({
       agent,
       rpc,
@@ -144,6 +147,7 @@ export function createMcpHandler(deps: HandlerDeps) {
       normalize: limits.dedupe_text !== 'off' && hostReadsStructuredContent(protocolVersion),
       stream,
       guard: deps.guard,
+      endsSession: request.method === 'DELETE',
       mintEventId: (upstreamId, usedBytes) => {
         // An id the seller could not get back exactly in a Last-Event-ID header is not made a token.
         if (!isResumableEventId(upstreamId)) return undefined;
@@ -154,7 +158,8 @@ export function createMcpHandler(deps: HandlerDeps) {
             rpcId: rpc.id,
             method: rpc.kind === 'batch' ? BATCH_METHOD : rpc.method,
             toolName: rpc.toolName,
-            usedBytes: requestStream ? usedBytes : 0,
+            ...(answersNoRequest ? { answersNoRequest } : {}),
+            usedBytes: bounded ? usedBytes : 0,
             limitBytes: limits.max_response_bytes,
             protocolVersion,
             streamStartedAt: stream.startedAt,
@@ -460,8 +465,13 @@ function acceptEncoding(codings: readonly string[]): string {
 /** Marks a batch's stream in a resume token (a batch has no single method or id). */
 const BATCH_METHOD = '';
 
-/** The JSON-RPC facts of the stream a verified token resumes: a request's stream, or the standalone GET stream. */
+/**
+ * The JSON-RPC facts of the stream a verified token resumes: a request's stream, a POSTed
+ * notification's or response's (`notification`: bounded, errors for id null), or the
+ * standalone GET stream.
+ */
 function rpcOfResumedStream(state: ResumeState): RpcPeek {
+  if (state.answersNoRequest === true) return { kind: 'notification', id: state.rpcId, idText: undefined, method: state.method, toolName: state.toolName };
   if (state.method === undefined) return NO_BODY;
   if (state.method === BATCH_METHOD) return { kind: 'batch', id: null, idText: undefined, method: undefined, toolName: undefined };
   // A token carries the id as parsed (a number beyond the safe integers is not exact there).
