@@ -2,6 +2,7 @@
  * A pino logger whose JSON lines a test can read and wait for (no process, no stdout): the
  * lines as parsed objects (`entries`), in the order they were written.
  */
+import { Writable } from 'node:stream';
 import pino, { type Logger } from 'pino';
 import { withTimeout } from './timeout.js';
 
@@ -57,4 +58,20 @@ export function captureLog(level: pino.LevelWithSilent = 'debug'): CapturedLog {
     return withTimeout(new Promise<LogEntry>((resolve) => waiters.push({ test, resolve })), 10_000, `log ${label}`);
   };
   return { logger, entries, waitFor, waitUntil };
+}
+
+/**
+ * A stream that keeps every chunk written to it as a string, in order (`lines`): the
+ * destination for a logger a test builds itself (createLogger's `destination`), whose output
+ * it then reads as text.
+ */
+export function lineSink(): { lines: string[]; sink: Writable } {
+  const lines: string[] = [];
+  const sink = new Writable({
+    write(chunk: Buffer | string, _enc, cb) {
+      lines.push(String(chunk));
+      cb();
+    },
+  });
+  return { lines, sink };
 }

@@ -23,7 +23,6 @@ import assert from 'node:assert/strict';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Writable } from 'node:stream';
 import { after, before, describe, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
@@ -34,6 +33,7 @@ import { createReloader, type Reloader } from '../../src/reload.js';
 import { rawPost, toolCall } from '../helpers/raw.js';
 import { TEST_TIMEOUT_MS, withTimeout } from '../helpers/timeout.js';
 import { startRawSeller, toolResponse, type RawSeller } from '../support/raw-seller.js';
+import { lineSink } from '../helpers/capture-log.js';
 
 const OPTIONS = { timeout: TEST_TIMEOUT_MS };
 const SECRET = 's3cr3t';
@@ -47,13 +47,7 @@ let file: string;
 let app: FastifyInstance;
 let logger: Logger;
 let reloader: Reloader;
-const lines: string[] = [];
-const sink = new Writable({
-  write(chunk: Buffer | string, _enc, cb) {
-    lines.push(String(chunk));
-    cb();
-  },
-});
+const { lines, sink } = lineSink();
 const yaml = (x: number) => `log_level: trace\nagents:\n  s:\n    url: ${seller.url}?token=${SECRET}&x=${x}&k=${LONG_RAW}\n`;
 
 before(async () => {

@@ -8,7 +8,6 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { AddressInfo } from 'node:net';
-import { Writable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { request } from 'undici';
 import { buildApp } from '../../src/app.js';
@@ -17,6 +16,7 @@ import { configSecrets, createLogger, MIN_SCRUBBED_LENGTH, REDACTED, serializeEr
 import { startRawSeller, toolResponse, type RawSeller } from '../support/raw-seller.js';
 import { rawPost, toolCall } from '../helpers/raw.js';
 import { withTimeout } from '../helpers/timeout.js';
+import { lineSink } from '../helpers/capture-log.js';
 
 const HOST_AUTH = 'Bearer host-secret-4f1c9a';
 const HOST_COOKIE = 'sid=cookie-secret-77e2b0';
@@ -45,13 +45,7 @@ const EXCHANGE_FIELDS = [
 let seller: RawSeller;
 let app: FastifyInstance;
 let base: string;
-const lines: string[] = [];
-const sink = new Writable({
-  write(chunk: Buffer | string, _enc, cb) {
-    lines.push(String(chunk));
-    cb();
-  },
-});
+const { lines, sink } = lineSink();
 const data = { products: Array.from({ length: 10 }, (_, i) => ({ product_id: `p${i}` })) };
 const sellerBody = toolResponse(1, { content: [{ type: 'text', text: JSON.stringify(data) }], structuredContent: data });
 
