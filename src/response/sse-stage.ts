@@ -77,7 +77,11 @@
  * upstream request is aborted (SDK servers may keep a resumed stream open: ARCHITECTURE §5).
  * If the seller's stream ends or breaks after an event id was forwarded but before that
  * response, the host's stream ends plainly so the client resumes with `Last-Event-ID`
- * (ARCHITECTURE §3 exception); before any event id it is `upstream_reset`.
+ * (ARCHITECTURE §3 exception); before any event id it is `upstream_reset`. The resume token
+ * of the event carrying the response says so (`final`): a resume from it is answered with an
+ * empty stream without contacting the seller (routing/handler.ts), never with this stage's
+ * `upstream_reset` or `sse_idle` for an id the host has its answer for
+ * (test/regressions/sse-resume-from-final-response-token.test.ts).
  *
  * A breach on a stream answering a POSTed notification or JSON-RPC response (no id to answer)
  * ends it as on a request's stream, with one final event: the error for id null (the body
@@ -337,7 +341,7 @@ export async function handleSseBody(
       const eventBytes = event === undefined ? -1 : event === 'message' ? MESSAGE_TYPE_BYTES : Buffer.byteLength(event);
       if (!chargeEncoding(encodedEventBytes(id === undefined ? -1 : Buffer.byteLength(id), eventBytes, dataLines, sellerDataBytes))) return;
     }
-    if (id !== undefined) id = hostEventId(id, 'forwarded without an id');
+    if (id !== undefined) id = hostEventId(id, 'forwarded without an id', verdict?.kind === 'response');
     if (exchange.finished) return;
     if (verdict?.kind === 'forward') out = verdict.bytes;
     else if (verdict?.kind === 'response') {
@@ -387,10 +391,12 @@ export async function handleSseBody(
    * `onIdOnly`): a resume token carrying {@link tokenCount}, an empty id unchanged; undefined,
    * with a warning saying what happens to the event (`what`), when no token can be made (an
    * id a Last-Event-ID header cannot carry back, a token over 4096 characters: routing/handler.ts).
+   * `final`: the event carries the response to the request; its token says so, and a resume
+   * from it ends at once (resume/token.ts `final`).
    */
-  const hostEventId = (sellerId: string, what: string): string | undefined => {
+  const hostEventId = (sellerId: string, what: string, final = false): string | undefined => {
     if (sellerId === '') return sellerId;
-    const token = exchange.mintEventId(sellerId, tokenCount());
+    const token = exchange.mintEventId(sellerId, tokenCount(), final);
     if (token === undefined) log.warn({ agent: exchange.agent.name }, `SSE event id could not be turned into a resume token: ${what}`);
     else if (cumulative !== undefined) chargeToken(token, sellerId);
     return token;
