@@ -54,7 +54,8 @@
  *   concatenation), capped at that bound + SSE_PENDING_SLACK_BYTES, and so is the parser's
  *   own buffer (the data lines of the event so far): one endless `data:` line (the 100 MiB
  *   attack) costs its bytes up to the cap, then `sse_event` (or `sse_cumulative` first, when
- *   the response limit is the lower), without waiting for the line to end.
+ *   the response limit is the lower), without waiting for the line to end; its
+ *   `observed_bytes` is the line's bytes read by then (`parserCapBreached`).
  * - structure: a `message` event's data is checked for depth/node bounds before JSON.parse
  *   (the scan of sse-message.ts, skipped where {@link withinJsonBounds} proves it would
  *   pass; a raw block proves it from its bytes).
@@ -486,13 +487,27 @@ export async function handleSseBody(
 
   /** True from a per-event cap breach (an endless line) to the next event boundary (see `take`). */
   let skippingToBoundary = false;
-  const parserCapBreached = (): void => {
+  /**
+   * The per-event cap (`max_sse_event_bytes` + {@link SSE_PENDING_SLACK_BYTES}) broke before
+   * the event ended. `observedBytes`, the bytes of the line that broke it as read so far, its
+   * field name included, its line break not: for a line still incomplete over the line
+   * feeder's cap, through the end of the range that crossed (SseLineFeeder.droppedLineBytes);
+   * for the data of an event over the parser's buffer (eventsource-parser counts UTF-16
+   * units, and clears its buffer before it reports), the data line just handed over when the
+   * feeder held it across chunks (`takeCompletedLine`), and never less than the cap plus one
+   * (the least that data holds in bytes; all that is known when its lines came whole in one
+   * chunk). Before, the count stopped at the cap plus one, whatever had been read
+   * (test/regressions/sse-event-cap-observed-bytes.test.ts).
+   */
+  const parserCapBreached = (observedBytes: number): void => {
     if (skippingToBoundary || exchange.finished) return;
     // A bounded stream ends here (fail answers the request, or id null); the standalone GET stream drops
     // the rest of this event and is reset at the next event boundary (see `take`).
     skippingToBoundary = true;
-    fail({ reason: 'sse_event', limitBytes: perEventLimit, observedBytes: perEventLimit + SSE_PENDING_SLACK_BYTES + 1 });
+    fail({ reason: 'sse_event', limitBytes: perEventLimit, observedBytes });
   };
+  /** The line feeder dropped a line over its cap (`lines.push` returned false). */
+  const lineCapBreached = (): void => parserCapBreached(lines.droppedLineBytes);
   const parser = createParser({
     onEvent,
     onComment: (c) => {
@@ -507,7 +522,7 @@ export async function handleSseBody(
     },
     onError: (err: ParseError) => {
       // The parser is then terminated (it throws on the next feed): `lines` stops feeding it.
-      if (err.type === 'max-buffer-size-exceeded') parserCapBreached();
+      if (err.type === 'max-buffer-size-exceeded') parserCapBreached(Math.max(perEventLimit + SSE_PENDING_SLACK_BYTES + 1, lines.takeCompletedLine()?.bytes.length ?? 0));
       else log.debug({ agent: exchange.agent.name, err: err.message }, 'ignored malformed SSE line');
     },
     maxBufferSize: perEventLimit + SSE_PENDING_SLACK_BYTES,
@@ -653,12 +668,12 @@ export async function handleSseBody(
       room += Math.max(0, fit - paid);
       if (fit < end - start) {
         // Events complete before the limit point are still delivered; nothing past it is parsed.
-        if (fit > 0 && !skippingToBoundary && !lines.push(chunk, start, start + fit)) parserCapBreached();
+        if (fit > 0 && !skippingToBoundary && !lines.push(chunk, start, start + fit)) lineCapBreached();
         answer({ reason: 'sse_cumulative', limitBytes: cumulative.limit, observedBytes: cumulative.used });
         return false;
       }
     }
-    if (!skippingToBoundary && !lines.push(chunk, start, end)) parserCapBreached();
+    if (!skippingToBoundary && !lines.push(chunk, start, end)) lineCapBreached();
     // The range's blocks are all written: the next block's growth is its own (`chargeEncoding`).
     if (blockEnd) room = 0;
     // Skipping (from before, or from a breach while completing the held line in this range):
