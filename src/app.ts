@@ -1,5 +1,5 @@
 /**
- * buildApp(config) -> a Fastify instance serving the gateway. Never listens: `main.ts` and
+ * buildApp(config) -> a Fastify instance serving the gateway. Never listens: `cli.ts` and
  * the tests call `listen`.
  *
  * Routes:
@@ -258,7 +258,7 @@ export function warnInsecureAgent(log: Logger, agent: AgentConfig): void {
   log.warn({ agent: agent.name, url: agent.url.origin }, 'TLS certificate verification is OFF for this agent (tls_insecure_skip_verify: true). Never use this in production.');
 }
 
-/** Control surface of a built gateway (main.ts: reload, shutdown; observability: metrics). */
+/** Control surface of a built gateway (cli.ts: reload, shutdown; observability: metrics). */
 export interface GatewayControl {
   /** The config new requests use. */
   readonly config: GatewayConfig;
@@ -269,7 +269,7 @@ export interface GatewayControl {
   /** Ends every open SSE stream plainly (clients resume with their last token); returns how many. */
   endStreams(): number;
   /**
-   * For a shutdown's forced exit, called just before `process.exit` (main.ts): ends every
+   * For a shutdown's forced exit, called just before `process.exit` (cli.ts): ends every
    * exchange whose host answer is still open (not yet `close`d) with outcome `shutdown_cut`,
    * writing its `exchange` line (synchronously, into the log destination's buffer, which the
    * exit flushes) and calling the `onExchangeEnd` listeners; returns how many. Their

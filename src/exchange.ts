@@ -73,6 +73,7 @@ export type Outcome =
   | 'local_error' // the gateway answered with a minted AdCP error, or cut a host that did not take what it wrote (host_not_reading)
   | 'refused' // the host's request was refused before any seller was contacted
   | 'resumable_end' // SSE ended plainly after an event id, so the host resumes
+  | 'already_answered' // a Last-Event-ID resume from the token of the event that carried the response: an empty SSE stream, the seller not contacted (resume/token.ts `final`)
   | 'host_aborted' // the host went away before its answer was all written: before it was settled, or while Node still wrote a forwarded one (routing/answer-cut.ts)
   | 'shutdown_cut'; // still open when a shutdown's forced exit came (shutdown_grace_ms over, a second signal): the exit closes the host's connection
 
@@ -154,8 +155,12 @@ export interface Exchange {
   shedKind: string | undefined;
   /** The body reader's buffer lease ({@link openBufferLease}), released when the host's answer closes. */
   bufferLease: BufferLease | undefined;
-  /** Mints the event id forwarded to the host for a seller's event id; undefined when minting is impossible (the event then goes out without an id). */
-  readonly mintEventId: (upstreamId: string, usedBytes: number) => string | undefined;
+  /**
+   * Mints the event id forwarded to the host for a seller's event id; undefined when minting
+   * is impossible (the event then goes out without an id). `final`: the event carries the
+   * response to the stream's request (the token says so: resume/token.ts `final`).
+   */
+  readonly mintEventId: (upstreamId: string, usedBytes: number, final: boolean) => string | undefined;
 }
 
 /** Makes the exchange record for a request whose agent, peek and limits are known. */

@@ -1,5 +1,5 @@
 /**
- * Config reload: on `SIGHUP` (wired in `main.ts`) and when the config file changes on disk.
+ * Config reload: on `SIGHUP` (wired in `cli.ts`) and when the config file changes on disk.
  *
  * - The file is loaded exactly as at start-up (`readConfigText` and `parseConfig`, what
  *   `loadConfigFile` does), read once per reload. A valid file is applied

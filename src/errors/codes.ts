@@ -139,7 +139,7 @@ export const REASONS = {
     code: 'SERVICE_UNAVAILABLE',
     details: TIME,
     mayHaveExecuted: true,
-    description: "The request's SSE stream did not deliver the response within sse_deadline_ms.",
+    description: "An SSE stream answering a POST did not finish within sse_deadline_ms (from its start, across Last-Event-ID resumes): a request's did not deliver the response, a notification's or JSON-RPC response's did not end.",
     source: `${SIZE_LIMITS} (pair the cap with a deadline); ARCHITECTURE §3`,
   },
   host_not_reading: {

@@ -15,6 +15,9 @@
  * 2. The host's request is refused before any seller is contacted: a 4xx status with a
  *    JSON-RPC error body (`refuse`).
  *
+ * And one answer that is no error: the empty SSE stream a resume from the token of a
+ * response's event gets, the seller not contacted (`answerStreamOver`).
+ *
  * Whichever outcome comes first wins: the exchange is marked finished and the upstream
  * request aborted, so later upstream events are ignored.
  */
@@ -115,6 +118,28 @@ export function answerWithLocalError(exchange: Exchange, reply: FastifyReply, in
   const status = answerable ? 200 : input.reason === 'deadline_exceeded' || input.reason === 'sse_deadline' ? 504 : 502;
   exchange.bytesToHost += Buffer.byteLength(body);
   reply.code(status).header('content-type', 'application/json').header('cache-control', 'no-store').send(body);
+}
+
+/**
+ * Answers a `Last-Event-ID` resume from the token minted on the event that carried the
+ * response to the stream's request (resume/token.ts `final`): HTTP 200, the SSE headers (and
+ * no other: no seller answered), and the end, with nothing in the stream. MCP Streamable HTTP:
+ * once the response is sent, the server closes the stream for that request, so there is
+ * nothing to replay and nothing to wait for; the seller is not contacted. Not an error: the
+ * exchange ends with outcome `already_answered`, no reason, `bytes_to_host` 0.
+ *
+ * Reported failure: such a resume went to the seller, and the host got an `upstream_reset`
+ * error event (the seller replayed nothing and closed) or an `sse_idle` one (it kept the
+ * stream open) for the id it already had its answer for
+ * (test/regressions/sse-resume-from-final-response-token.test.ts).
+ */
+export function answerStreamOver(exchange: Exchange, reply: FastifyReply): void {
+  if (exchange.finished) return;
+  exchange.finished = true;
+  exchange.outcome = 'already_answered';
+  reply.hijack();
+  reply.raw.writeHead(200, SSE_RESPONSE_HEADERS);
+  reply.raw.end();
 }
 
 /**

@@ -69,7 +69,12 @@ function msPhrase(value: number | undefined, fallback: string): string {
   return value === undefined ? fallback : `${value} ms`;
 }
 
-/** The first clause of each reason's message: only gateway-measured numbers, never seller text. */
+/**
+ * The first clause of each reason's message: only gateway-measured numbers, never seller text.
+ * The SSE ones hold for every stream they end: a request's, and one answering a POSTed
+ * notification or JSON-RPC response, whose error goes out for id null (no "this request", no
+ * "the response": test/regressions/sse-error-message-names-a-request-on-notification-stream.test.ts).
+ */
 const MESSAGES: { readonly [R in AdcpErrorReason]: (d: GatewayErrorDetails) => string } = {
   content_length: (d) =>
     d.observed_bytes === undefined
@@ -78,13 +83,12 @@ const MESSAGES: { readonly [R in AdcpErrorReason]: (d: GatewayErrorDetails) => s
   raw_bytes: (d) => `The seller's response exceeded ${limitPhrase(d.limit_bytes, 'byte', 'the byte limit')}`,
   decoded_bytes: (d) => `The seller's response exceeded ${limitPhrase(d.limit_bytes, 'byte', 'the byte limit')} once decompressed`,
   sse_event: (d) => `An SSE event from the seller exceeded ${limitPhrase(d.limit_bytes, 'byte', 'the byte limit')} for one event`,
-  sse_cumulative: (d) =>
-    `The seller's SSE stream for this request exceeded ${limitPhrase(d.limit_bytes, 'byte', 'the byte limit')} in total`,
+  sse_cumulative: (d) => `The seller's SSE stream exceeded ${limitPhrase(d.limit_bytes, 'byte', 'the byte limit')} in total`,
   json_depth: (d) => `The seller's response nests JSON deeper than ${limitPhrase(d.limit_depth, 'level', 'the depth limit')}`,
   json_nodes: (d) => `The seller's response holds more JSON values than ${limitPhrase(d.limit_nodes, 'value', 'the node limit')}`,
   deadline_exceeded: (d) => `The seller did not finish its response within ${msPhrase(d.limit_ms, 'the deadline')}`,
   sse_idle: (d) => `The seller's SSE stream sent nothing for ${msPhrase(d.limit_ms, 'longer than the idle timeout')}`,
-  sse_deadline: (d) => `The seller's SSE stream did not deliver the response within ${msPhrase(d.limit_ms, 'the deadline')}`,
+  sse_deadline: (d) => `The seller's SSE stream did not finish within ${msPhrase(d.limit_ms, 'the deadline')}`,
   host_not_reading: (d) => `The host stopped reading the SSE stream, so the response was not delivered within ${msPhrase(d.limit_ms, 'the limit')}`,
   upstream_unreachable: () => 'The seller could not be reached',
   agent_backoff: () => "The gateway did not send this request: the seller's recent answers kept breaking size limits, so it is backing off",

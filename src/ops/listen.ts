@@ -1,6 +1,6 @@
 /**
  * Starts serving: the gateway on `listen`, then the ops endpoints on `ops_listen` when the
- * config has one (`buildApp` never listens; this is what `main.ts` calls).
+ * config has one (`buildApp` never listens; this is what `cli.ts` calls).
  */
 import type { FastifyInstance } from 'fastify';
 import type { GatewayConfig } from '../config/types.js';

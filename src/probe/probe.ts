@@ -22,21 +22,11 @@ import { CAPABILITIES_TOOL, DISCOVERY_TARGETS, measureDiscovery, type DiscoveryM
 import { extractAdcpError, isJsonObject, ownValue } from '../mcp/extract.js';
 import { VERSION } from '../version.js';
 import { createRpcClient, PROBE_PROTOCOL_VERSION, type RpcReply } from './rpc.js';
+import { DEFAULT_PROBE_TIMEOUT_MS } from './options.js';
 
 /** Bound on `tools/list` pages followed: a seller that never stops paging must not keep the probe busy. */
 export const MAX_TOOLS_LIST_PAGES = 1000;
-/** Default per-request timeout of the probe's client (the gateway's own deadlines apply first). */
-export const DEFAULT_PROBE_TIMEOUT_MS = 60_000;
-
-/** Exit codes of `probe`. */
-export const PROBE_EXIT = Object.freeze({
-  /** Every surface within its target. */
-  WITHIN: 0,
-  /** A surface over its target, or an error. */
-  OVER_OR_ERROR: 1,
-  /** Bad command line, invalid config or unknown agent. */
-  USAGE: 2,
-});
+export { DEFAULT_PROBE_TIMEOUT_MS, PROBE_EXIT } from './options.js';
 
 /** `info`: no target (initialize); `skipped`: not asked because `tools/list` did not complete. */
 export type RowStatus = 'pass' | 'over' | 'error' | 'info' | 'not_offered' | 'skipped';

@@ -282,6 +282,15 @@ export class SseLineFeeder {
   }
 
   /**
+   * The bytes of the line the last {@link push} that returned false dropped: all of it that
+   * was received, through the end of that push's range (field name included; over
+   * `maxLineBytes`). 0 before any. The `observed_bytes` of that breach (sse-stage.ts): the
+   * count went on to the end of what was read, not stopped at the cap (reported failure:
+   * test/regressions/sse-event-cap-observed-bytes.test.ts).
+   */
+  droppedLineBytes = 0;
+
+  /**
    * Feeds `chunk[start, end)`. Returns false when the held incomplete line went over
    * `maxLineBytes` (it is dropped, nothing of it reached the sink); true otherwise.
    */
@@ -368,6 +377,7 @@ export class SseLineFeeder {
   private hold(piece: Buffer): boolean {
     this.heldBytes += piece.length;
     if (this.heldBytes > this.maxLineBytes) {
+      this.droppedLineBytes = this.heldBytes;
       this.held = [];
       this.heldBytes = 0;
       return false;

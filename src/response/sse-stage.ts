@@ -54,7 +54,8 @@
  *   concatenation), capped at that bound + SSE_PENDING_SLACK_BYTES, and so is the parser's
  *   own buffer (the data lines of the event so far): one endless `data:` line (the 100 MiB
  *   attack) costs its bytes up to the cap, then `sse_event` (or `sse_cumulative` first, when
- *   the response limit is the lower), without waiting for the line to end.
+ *   the response limit is the lower), without waiting for the line to end; its
+ *   `observed_bytes` is the line's bytes read by then (`parserCapBreached`).
  * - structure: a `message` event's data is checked for depth/node bounds before JSON.parse
  *   (the scan of sse-message.ts, skipped where {@link withinJsonBounds} proves it would
  *   pass; a raw block proves it from its bytes).
@@ -77,7 +78,11 @@
  * upstream request is aborted (SDK servers may keep a resumed stream open: ARCHITECTURE §5).
  * If the seller's stream ends or breaks after an event id was forwarded but before that
  * response, the host's stream ends plainly so the client resumes with `Last-Event-ID`
- * (ARCHITECTURE §3 exception); before any event id it is `upstream_reset`.
+ * (ARCHITECTURE §3 exception); before any event id it is `upstream_reset`. The resume token
+ * of the event carrying the response says so (`final`): a resume from it is answered with an
+ * empty stream without contacting the seller (routing/handler.ts), never with this stage's
+ * `upstream_reset` or `sse_idle` for an id the host has its answer for
+ * (test/regressions/sse-resume-from-final-response-token.test.ts).
  *
  * A breach on a stream answering a POSTed notification or JSON-RPC response (no id to answer)
  * ends it as on a request's stream, with one final event: the error for id null (the body
@@ -337,7 +342,7 @@ export async function handleSseBody(
       const eventBytes = event === undefined ? -1 : event === 'message' ? MESSAGE_TYPE_BYTES : Buffer.byteLength(event);
       if (!chargeEncoding(encodedEventBytes(id === undefined ? -1 : Buffer.byteLength(id), eventBytes, dataLines, sellerDataBytes))) return;
     }
-    if (id !== undefined) id = hostEventId(id, 'forwarded without an id');
+    if (id !== undefined) id = hostEventId(id, 'forwarded without an id', verdict?.kind === 'response');
     if (exchange.finished) return;
     if (verdict?.kind === 'forward') out = verdict.bytes;
     else if (verdict?.kind === 'response') {
@@ -387,10 +392,12 @@ export async function handleSseBody(
    * `onIdOnly`): a resume token carrying {@link tokenCount}, an empty id unchanged; undefined,
    * with a warning saying what happens to the event (`what`), when no token can be made (an
    * id a Last-Event-ID header cannot carry back, a token over 4096 characters: routing/handler.ts).
+   * `final`: the event carries the response to the request; its token says so, and a resume
+   * from it ends at once (resume/token.ts `final`).
    */
-  const hostEventId = (sellerId: string, what: string): string | undefined => {
+  const hostEventId = (sellerId: string, what: string, final = false): string | undefined => {
     if (sellerId === '') return sellerId;
-    const token = exchange.mintEventId(sellerId, tokenCount());
+    const token = exchange.mintEventId(sellerId, tokenCount(), final);
     if (token === undefined) log.warn({ agent: exchange.agent.name }, `SSE event id could not be turned into a resume token: ${what}`);
     else if (cumulative !== undefined) chargeToken(token, sellerId);
     return token;
@@ -480,13 +487,27 @@ export async function handleSseBody(
 
   /** True from a per-event cap breach (an endless line) to the next event boundary (see `take`). */
   let skippingToBoundary = false;
-  const parserCapBreached = (): void => {
+  /**
+   * The per-event cap (`max_sse_event_bytes` + {@link SSE_PENDING_SLACK_BYTES}) broke before
+   * the event ended. `observedBytes`, the bytes of the line that broke it as read so far, its
+   * field name included, its line break not: for a line still incomplete over the line
+   * feeder's cap, through the end of the range that crossed (SseLineFeeder.droppedLineBytes);
+   * for the data of an event over the parser's buffer (eventsource-parser counts UTF-16
+   * units, and clears its buffer before it reports), the data line just handed over when the
+   * feeder held it across chunks (`takeCompletedLine`), and never less than the cap plus one
+   * (the least that data holds in bytes; all that is known when its lines came whole in one
+   * chunk). Before, the count stopped at the cap plus one, whatever had been read
+   * (test/regressions/sse-event-cap-observed-bytes.test.ts).
+   */
+  const parserCapBreached = (observedBytes: number): void => {
     if (skippingToBoundary || exchange.finished) return;
     // A bounded stream ends here (fail answers the request, or id null); the standalone GET stream drops
     // the rest of this event and is reset at the next event boundary (see `take`).
     skippingToBoundary = true;
-    fail({ reason: 'sse_event', limitBytes: perEventLimit, observedBytes: perEventLimit + SSE_PENDING_SLACK_BYTES + 1 });
+    fail({ reason: 'sse_event', limitBytes: perEventLimit, observedBytes });
   };
+  /** The line feeder dropped a line over its cap (`lines.push` returned false). */
+  const lineCapBreached = (): void => parserCapBreached(lines.droppedLineBytes);
   const parser = createParser({
     onEvent,
     onComment: (c) => {
@@ -501,7 +522,7 @@ export async function handleSseBody(
     },
     onError: (err: ParseError) => {
       // The parser is then terminated (it throws on the next feed): `lines` stops feeding it.
-      if (err.type === 'max-buffer-size-exceeded') parserCapBreached();
+      if (err.type === 'max-buffer-size-exceeded') parserCapBreached(Math.max(perEventLimit + SSE_PENDING_SLACK_BYTES + 1, lines.takeCompletedLine()?.bytes.length ?? 0));
       else log.debug({ agent: exchange.agent.name, err: err.message }, 'ignored malformed SSE line');
     },
     maxBufferSize: perEventLimit + SSE_PENDING_SLACK_BYTES,
@@ -647,12 +668,12 @@ export async function handleSseBody(
       room += Math.max(0, fit - paid);
       if (fit < end - start) {
         // Events complete before the limit point are still delivered; nothing past it is parsed.
-        if (fit > 0 && !skippingToBoundary && !lines.push(chunk, start, start + fit)) parserCapBreached();
+        if (fit > 0 && !skippingToBoundary && !lines.push(chunk, start, start + fit)) lineCapBreached();
         answer({ reason: 'sse_cumulative', limitBytes: cumulative.limit, observedBytes: cumulative.used });
         return false;
       }
     }
-    if (!skippingToBoundary && !lines.push(chunk, start, end)) parserCapBreached();
+    if (!skippingToBoundary && !lines.push(chunk, start, end)) lineCapBreached();
     // The range's blocks are all written: the next block's growth is its own (`chargeEncoding`).
     if (blockEnd) room = 0;
     // Skipping (from before, or from a breach while completing the held line in this range):

@@ -37,6 +37,7 @@
  * | `m` | `method`          | string                    | `undefined`           |
  * | `t` | `toolName`        | string                    | `undefined`           |
  * | `r` | `answersNoRequest`| `true`                    | `false`               |
+ * | `f` | `final`           | `true`                    | `false`               |
  * | `b` | `usedBytes`       | non-negative safe integer | (required)            |
  * | `l` | `limitBytes`      | non-negative safe integer | (required)            |
  * | `v` | `protocolVersion` | non-empty string          | (required)            |
@@ -45,6 +46,14 @@
  *
  * Any other key, a `null` in an optional key, a wrong type, or `b > l` makes the token
  * invalid (strict envelope: it is our own format, so anything else is not one of ours).
+ *
+ * Optional keys were added without a new version, so that every token an older replica
+ * minted stays valid here (its absent key means `false`). The other way round, a replica
+ * older than a key refuses a token that carries it (`resume_token_invalid`, HTTP 400) and
+ * accepts every token without it: `r` is on every token of a stream answering a POSTed
+ * notification or response (since 7a712c6), `f` only on the token of the event that
+ * carried a request's response, a stream the host has no need to resume (an older replica
+ * forwards every other token's resume as before).
  *
  * ## Verification order
  *
@@ -79,7 +88,7 @@ const SIGNATURE_CHARS = 43;
 const BASE64URL = /^[A-Za-z0-9_-]+$/;
 /** SSE id rules: an id with NUL is ignored by clients; CR/LF end the field. */
 const FORBIDDEN_ID_CHARS = /[\0\r\n]/;
-const PAYLOAD_KEYS: ReadonlySet<string> = new Set(['u', 'a', 'i', 'm', 't', 'r', 'b', 'l', 'v', 's', 'n']);
+const PAYLOAD_KEYS: ReadonlySet<string> = new Set(['u', 'a', 'i', 'm', 't', 'r', 'f', 'b', 'l', 'v', 's', 'n']);
 
 export interface ResumeState {
   /** The seller's own event id (opaque; never parsed). */
@@ -101,6 +110,18 @@ export interface ResumeState {
    * (test/regressions/sse-notification-answer-unbounded.test.ts).
    */
   readonly answersNoRequest?: boolean;
+  /**
+   * True on the token of the event that carried the response to the stream's request (a
+   * request's stream only): the stream is over there (MCP Streamable HTTP: once the response
+   * is sent, the server closes the stream), so a `Last-Event-ID` resume from it is answered
+   * with an SSE stream that ends at once, empty, without contacting the seller
+   * (routing/handler.ts; errors/local-reply.ts answerStreamOver). Absent (false) otherwise;
+   * tokens minted before it existed never carry it. Reported failure: such a resume was sent
+   * to the seller, which had nothing to replay, and the host got an `upstream_reset` (or, the
+   * seller's stream kept open, an `sse_idle`) error for the id it already had its answer for
+   * (test/regressions/sse-resume-from-final-response-token.test.ts).
+   */
+  readonly final?: boolean;
   /**
    * The request's cumulative count so far: its stream's bytes through the event carrying this
    * token, plus what every earlier token of the stream added to the host's stream (a token's
@@ -316,6 +337,7 @@ function shapeProblem(s: ResumeState): string | undefined {
   if (s.method !== undefined && typeof s.method !== 'string') return 'method';
   if (s.toolName !== undefined && typeof s.toolName !== 'string') return 'toolName';
   if (s.answersNoRequest !== undefined && typeof s.answersNoRequest !== 'boolean') return 'answersNoRequest';
+  if (s.final !== undefined && typeof s.final !== 'boolean') return 'final';
   if (!isCount(s.usedBytes)) return 'usedBytes';
   if (!isCount(s.limitBytes)) return 'limitBytes';
   if (s.usedBytes > s.limitBytes) return 'usedBytes';
@@ -336,6 +358,7 @@ function encodePayload(s: ResumeState): string {
   if (s.method !== undefined) p.m = s.method;
   if (s.toolName !== undefined) p.t = s.toolName;
   if (s.answersNoRequest === true) p.r = true;
+  if (s.final === true) p.f = true;
   p.b = s.usedBytes;
   p.l = s.limitBytes;
   p.v = s.protocolVersion;
@@ -365,6 +388,7 @@ function decodePayload(raw: unknown): ResumeState | undefined {
   if (has('t') && typeof toolName !== 'string') return undefined;
   // Only `true` is ever written (false is the key's absence).
   if (has('r') && own('r') !== true) return undefined;
+  if (has('f') && own('f') !== true) return undefined;
 
   const state: ResumeState = {
     upstreamId: own('u') as string,
@@ -373,6 +397,7 @@ function decodePayload(raw: unknown): ResumeState | undefined {
     method: method as string | undefined,
     toolName: toolName as string | undefined,
     ...(has('r') ? { answersNoRequest: true } : {}),
+    ...(has('f') ? { final: true } : {}),
     usedBytes: own('b') as number,
     limitBytes: own('l') as number,
     protocolVersion: own('v') as string,

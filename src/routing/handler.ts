@@ -10,7 +10,7 @@ import { observedMs } from '../errors/elapsed.js';
 import { parseMaxResponseBytesHeader, resolveCallLimits } from '../config/resolve.js';
 import type { JsonRpcIdRef } from '../errors/json-rpc-text.js';
 import { createExchange, hasCumulativeBound, type Exchange, type RpcPeek } from '../exchange.js';
-import { answerWithLocalError, refuse } from '../errors/local-reply.js';
+import { answerStreamOver, answerWithLocalError, refuse } from '../errors/local-reply.js';
 import { GATEWAY_FINISHED, GatewayAbortError, findGatewayAbort } from '../errors/abort.js';
 import { exchangeLogFields, plainInfoWriter } from '../observability/logger.js';
 import { applyRequestHeaderPolicy, isResumableEventId } from '../request/headers.js';
@@ -148,7 +148,7 @@ export function createMcpHandler(deps: HandlerDeps) {
       stream,
       guard: deps.guard,
       endsSession: request.method === 'DELETE',
-      mintEventId: (upstreamId, usedBytes) => {
+      mintEventId: (upstreamId, usedBytes, final) => {
         // An id the seller could not get back exactly in a Last-Event-ID header is not made a token.
         if (!isResumableEventId(upstreamId)) return undefined;
         try {
@@ -159,6 +159,7 @@ export function createMcpHandler(deps: HandlerDeps) {
             method: rpc.kind === 'batch' ? BATCH_METHOD : rpc.method,
             toolName: rpc.toolName,
             ...(answersNoRequest ? { answersNoRequest } : {}),
+            ...(final ? { final } : {}),
             usedBytes: bounded ? usedBytes : 0,
             limitBytes: limits.max_response_bytes,
             protocolVersion,
@@ -348,6 +349,12 @@ export function createMcpHandler(deps: HandlerDeps) {
       });
     };
 
+    // A resume from the token of the event that carried the response: that stream is over,
+    // the seller has nothing to replay (resume/token.ts `final`).
+    if (resumed?.final === true) {
+      answerStreamOver(exchange, reply);
+      return undefined;
+    }
     if (pending === undefined) {
       forward();
       return undefined;

@@ -211,6 +211,7 @@ describe('a lift that would not fit the limit is not made: the seller answer goe
 
   test('SSE: the response event with an id: what its resume token adds is counted before the lift', async () => {
     // The token's length is known in advance: base64url of its JSON payload (only digits vary).
+    // It is the response event's: it carries `final` (resume/token.ts).
     const tokenAdded = (id: number, usedBytes: number, limit: number): number =>
       codec.mint({
         upstreamId: '7',
@@ -218,6 +219,7 @@ describe('a lift that would not fit the limit is not made: the seller answer goe
         rpcId: id,
         method: 'tools/call',
         toolName: 'get_products',
+        final: true,
         usedBytes,
         limitBytes: limit,
         protocolVersion: PROTOCOL,

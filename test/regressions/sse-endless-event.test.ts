@@ -10,7 +10,9 @@
  * (a) default limits (4 MiB, the event bound equal to it): `sse_cumulative`, limit_bytes
  *     4194304;
  * (b) max_sse_event_bytes 1 MiB: `sse_event` at the line cap, limit_bytes 1048576,
- *     observed_bytes 1048576 + 65536 + 1;
+ *     observed_bytes the bytes of the line read when it broke the cap (1048576 + 65536):
+ *     over it, at most what the seller wrote (it was the cap + 1 whatever was read:
+ *     test/regressions/sse-event-cap-observed-bytes.test.ts);
  * and the gateway reads about that bound, not the 100 MiB: the seller could write far less
  * than 100 MiB (socket buffers hold a few MiB at most).
  * Before: the pending line was kept as decoded text, one string per chunk in the parser's
@@ -75,7 +77,10 @@ describe('an SSE event that never ends', { timeout: TEST_TIMEOUT_MS }, () => {
     assert.ok(r.text().startsWith(PROGRESS));
     const m = sseMessages(r.text())[1] as ErrorMessage;
     assert.equal(m.id, 22);
-    assert.deepEqual(m.result.structuredContent.adcp_error.details, { reason: 'sse_event', limit_bytes: MiB, observed_bytes: MiB + 65536 + 1 });
+    const { observed_bytes: observed, ...details } = m.result.structuredContent.adcp_error.details;
+    assert.deepEqual(details, { reason: 'sse_event', limit_bytes: MiB });
+    const lineHead = `data: {"jsonrpc":"2.0","id":22,"result":{"content":[{"type":"text","text":"`;
+    assert.ok(typeof observed === 'number' && observed > MiB + 65536 && observed <= lineHead.length + written, `observed_bytes ${String(observed)}`);
     assert.ok(written < 32 * MiB, `the seller wrote ${written} bytes`);
   });
 });

@@ -7,7 +7,7 @@
  * Expectation: comments reset the idle timer but not the deadline: the stream ends with
  * SERVICE_UNAVAILABLE `sse_deadline`, details { limit_ms: 2500, observed_ms >= 2500 }, recovery `transient`, as the
  * final `message` event for the request id. The host's body is k forwarded comments
- * (`: keepalive\n`, 12 bytes each, k >= 1) then exactly that frame (761 bytes): nothing else.
+ * (`: keepalive\n`, 12 bytes each, k >= 1) then exactly that frame (719 bytes with observed_ms left out): nothing else.
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -26,7 +26,7 @@ describe('endless keep-alive comments', { timeout: TEST_TIMEOUT_MS }, () => {
     const text = r.text();
     const observedMs = observedMsAtLeast(text, 2500);
     const frame = expectedErrorFrame({ id: 11, method: 'tools/call', toolName: 'get_products', reason: 'sse_deadline', limitMs: 2500, observedMs });
-    assert.equal(Buffer.byteLength(frame), 761 + 2 * `,"observed_ms":${observedMs}`.length + 2);
+    assert.equal(Buffer.byteLength(frame), 719 + 2 * `,"observed_ms":${observedMs}`.length + 2);
     assert.ok(text.endsWith(frame), text.slice(-300));
     const head = text.slice(0, text.length - frame.length);
     assert.match(head, /^(: keepalive\n)+$/);

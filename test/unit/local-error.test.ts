@@ -37,7 +37,7 @@ describe('buildAdcpError', () => {
     const err = buildAdcpError({ reason: 'sse_cumulative', method: 'tools/call', toolName: 'create_media_buy', limitBytes: 100, observedBytes: 101 });
     assert.equal(
       err.message,
-      "The seller's SSE stream for this request exceeded the 100-byte limit in total; the seller may have completed the operation, so re-read its state before retrying.",
+      "The seller's SSE stream exceeded the 100-byte limit in total; the seller may have completed the operation, so re-read its state before retrying.",
     );
     assert.equal(err.recovery, 'correctable');
   });

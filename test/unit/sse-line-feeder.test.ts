@@ -64,7 +64,16 @@ test('the held line is capped: exactly the cap is held, one byte more drops it',
   assert.equal(f.pendingBytes, 10);
   assert.equal(push(f, '5'), false);
   assert.equal(f.pendingBytes, 0);
+  assert.equal(f.droppedLineBytes, 11);
   assert.deepEqual(got, []);
+});
+
+test('a dropped line is counted through the end of the range that crossed the cap, not stopped at it', () => {
+  const { f } = feeder(10);
+  assert.equal(f.droppedLineBytes, 0);
+  assert.equal(push(f, 'data: 12'), true);
+  assert.equal(push(f, '345678'), false);
+  assert.equal(f.droppedLineBytes, 14);
 });
 
 test('an endless line is held as the chunks it came in, never decoded', () => {

@@ -123,14 +123,18 @@ function endless(head: string): { body: AsyncGenerator<Buffer>; pulled: () => nu
 
 test('a never-ending event fails at the per-event bound, having read only about that much', async () => {
   const eventLimit = 256 * 1024;
-  const { body, pulled } = endless(progress(1) + 'event: message\ndata: {"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"');
+  const lineHead = 'data: {"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"';
+  const { body, pulled } = endless(progress(1) + 'event: message\n' + lineHead);
   const r = await runSseStage(body, { agentYaml: ['max_response_bytes: 4194304', `max_sse_event_bytes: ${eventLimit}`] });
   const cap = eventLimit + SSE_PENDING_SLACK_BYTES;
+  // observed_bytes: the line's bytes read through the 64 KiB chunk that took it over the cap
+  // (test/regressions/sse-event-cap-observed-bytes.test.ts; it was the cap + 1).
+  const read = lineHead.length + Math.ceil((cap + 1 - lineHead.length) / (64 * 1024)) * 64 * 1024;
   assert.equal(r.writes[0], progress(1));
   const last = JSON.parse(/data: (.*)\n\n$/.exec(r.body)![1]!) as { id: number; result: { structuredContent: { adcp_error: { code: string; details: Record<string, unknown> } } } };
   assert.equal(last.id, 1);
   assert.equal(last.result.structuredContent.adcp_error.code, 'RESPONSE_TOO_LARGE');
-  assert.deepEqual(last.result.structuredContent.adcp_error.details, { reason: 'sse_event', limit_bytes: eventLimit, observed_bytes: cap + 1 });
+  assert.deepEqual(last.result.structuredContent.adcp_error.details, { reason: 'sse_event', limit_bytes: eventLimit, observed_bytes: read });
   // The line is held until it passes the cap: 320 KiB of 64 KiB chunks, then the one over.
   assert.ok(pulled() <= Math.ceil(cap / (64 * 1024)) + 1, `read ${pulled()} chunks`);
   assert.equal(r.exchange.reason, 'sse_event');

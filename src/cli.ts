@@ -1,0 +1,414 @@
+/**
+ * The `adcp-buyer-gateway` command (run by the bin, src/main.ts): parse the command line,
+ * load the config, then check it (`--check-config`), serve, or probe an agent (`probe <agent>`).
+ *
+ *   adcp-buyer-gateway [--config <file>] [--check-config]
+ *   adcp-buyer-gateway probe <agent> [--config <file>] [--json]
+ *
+ * Serving: SIGHUP (and a change of the file on disk) reloads the config (src/reload.ts);
+ * SIGTERM/SIGINT shut down gracefully: not ready, stop accepting, end SSE streams plainly
+ * (resumable), let in-flight JSON finish, exit 0 -- or exit 1 after `shutdown_grace_ms`.
+ *
+ * Exit codes (`EXIT_CODES`): 0 ok, 1 runtime failure, 2 invalid config or command line;
+ * `probe` has its own (`PROBE_EXIT`): 0 within target, 1 over target or an error, 2 usage.
+ *
+ * Stop signals (src/stop-signals.ts, installed by the bin before this module loads): held
+ * until the command is known; `--check-config` and `probe` give them their default action;
+ * serving, a signal during startup stops the process at once (`stopped during startup`, exit
+ * 0), one while it binds its ports waits for the graceful shutdown, installed once it listens.
+ * So that a stop during startup is prompt and `--check-config`, `--help` and `probe`'s usage
+ * errors are quick, the gateway itself (Fastify, undici, the pipeline) is loaded only by the
+ * command that runs it (`serve`, `probe`), after the config is loaded.
+ */
+import { Command, CommanderError, InvalidArgumentError } from 'commander';
+import type { FastifyInstance } from 'fastify';
+import type { Logger } from 'pino';
+import { CONFIG_PATH_ENV, DEFAULT_CONFIG_PATH, MIN_RESUME_SECRET_LENGTH, RESUME_SECRET_ENV } from './config/defaults.js';
+import { ConfigError, loadConfigFile } from './config/load.js';
+import { configNotes, formatGatewaySection, formatGuardTable, formatLimitsTable } from './config/table.js';
+import type { GatewayConfig } from './config/types.js';
+import { exitAfterLogFlush } from './observability/exit-after-log.js';
+import { DEFAULT_PROBE_TIMEOUT_MS, PROBE_EXIT } from './probe/options.js';
+import { VERSION } from './version.js';
+import { keepExitCodeOnClosedOutput } from './ops/closed-output.js';
+import { onStopSignal, restoreStopSignals } from './stop-signals.js';
+import { StartupStop } from './startup-stop.js';
+
+/** Process exit codes. */
+export const EXIT_CODES = Object.freeze({
+  /** Success: `--check-config` found the config valid, or the server stopped cleanly on SIGTERM/SIGINT. */
+  OK: 0,
+  /** Runtime failure: the server could not start (port in use, ...), failed to close, or `shutdown_grace_ms` ran out. */
+  FAILURE: 1,
+  /** The config is invalid or unreadable, or the command line is wrong. */
+  CONFIG: 2,
+});
+
+/** Where the CLI reads its environment and writes its text (swappable for tests). */
+export interface CliIo {
+  env: NodeJS.ProcessEnv;
+  stdout(text: string): void;
+  stderr(text: string): void;
+}
+
+const processIo: CliIo = {
+  env: process.env,
+  stdout: (text) => process.stdout.write(text),
+  stderr: (text) => process.stderr.write(text),
+};
+
+/**
+ * The config file to use: `--config`, else `$ADCP_GATEWAY_CONFIG` (when non-empty), else
+ * `config/gateway.yaml`. Relative paths are relative to the current directory.
+ */
+export function configPathFrom(flag: string | undefined, env: NodeJS.ProcessEnv): string {
+  if (flag !== undefined && flag !== '') return flag;
+  const fromEnv = env[CONFIG_PATH_ENV];
+  if (fromEnv !== undefined && fromEnv !== '') return fromEnv;
+  return DEFAULT_CONFIG_PATH;
+}
+
+/**
+ * Loads the config; on a `ConfigError` writes its report to stderr and returns undefined
+ * (the caller exits with `EXIT_CODES.CONFIG`). Other errors propagate.
+ */
+export async function loadConfigOrReport(path: string, io: CliIo): Promise<GatewayConfig | undefined> {
+  try {
+    return await loadConfigFile(path, { env: io.env });
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      io.stderr(`${err.format()}\n`);
+      return undefined;
+    }
+    throw err;
+  }
+}
+
+const HELP_AFTER = `
+A sidecar HTTP gateway between AdCP buyer MCP hosts and seller MCP servers. Point the
+host's MCP client at http://<listen.host>:<listen.port>/agents/<agent>/mcp; the gateway
+forwards to that agent's url, bounds every response as it streams (bytes, SSE events,
+deadlines, JSON depth and size), and normalizes tool results into structuredContent.
+
+Config file (the first one given is used):
+  1. --config <file>
+  2. $${CONFIG_PATH_ENV}
+  3. ${DEFAULT_CONFIG_PATH} (relative to the current directory)
+
+Environment:
+  ${CONFIG_PATH_ENV}         the config file, when --config is not given
+  ${RESUME_SECRET_ENV}  SSE resume-token secret (>= ${MIN_RESUME_SECRET_LENGTH} characters) when
+                              the file has no resume.secret; without either, a random
+                              per-process secret is used (resumption won't survive a restart)
+  any \${VAR} that the config file references (e.g. seller tokens in headers)
+
+Signals (serving):
+  SIGHUP           reload the config file (a change of the file on disk does too); a
+                   valid file applies to new requests, an invalid one is logged and the
+                   running config stays; listen, ops_listen and resume need a restart
+  SIGTERM, SIGINT  graceful shutdown: stop accepting, end SSE streams (clients resume
+                   with their last event id), let in-flight requests finish, exit; after
+                   shutdown_grace_ms (default 10 s) exit 1 anyway; a second signal exits 1 now;
+                   during startup, before it listens: exit 0 at once (stopped during startup)
+
+Exit codes:
+  0  --check-config: the config is valid; serving: stopped cleanly by SIGTERM or SIGINT
+     (during startup too)
+  1  runtime failure (e.g. the port is in use), or shutdown_grace_ms ran out
+  2  invalid or unreadable config file, or a bad command line
+  (probe: see adcp-buyer-gateway probe --help)
+
+Examples:
+  adcp-buyer-gateway --check-config
+  adcp-buyer-gateway --config /etc/adcp-buyer-gateway/gateway.yaml
+  adcp-buyer-gateway probe acme --config /etc/adcp-buyer-gateway/gateway.yaml
+
+Every config key, unit and default: docs/configuration.md
+`;
+
+interface RootOptions {
+  config?: string;
+  checkConfig?: boolean;
+}
+
+interface ProbeCliOptions extends RootOptions {
+  json?: boolean;
+  timeoutMs?: number;
+  verbose?: boolean;
+}
+
+const PROBE_HELP = `
+Builds the gateway from the config in this process and listens on 127.0.0.1 on a free
+port (never on listen.port, so it runs beside a live gateway). Through the gateway's own
+pipeline it calls initialize, tools/list (following nextCursor, at most 1000 pages) and,
+when the seller lists it, get_adcp_capabilities, then prints each surface's bytes (what a
+host on the gateway receives) against the AdCP discovery size targets ("Managing response
+size"):
+  tools/list, per page                           131,072 bytes (128 KiB)
+  get_adcp_capabilities                           65,536 bytes (64 KiB)
+  media_buy.portfolio.publisher_domains            8,192 bytes
+  signals.data_provider_domains                    8,192 bytes
+  both counterparty-asserted fields together      16,384 bytes
+
+Exit codes:
+  0  every surface within its target
+  1  a surface over its target, or an error (e.g. RESPONSE_TOO_LARGE from the gateway)
+  2  bad command line, invalid config, or an agent the config does not have
+`;
+
+function parseTimeout(value: string): number {
+  const n = Number(value);
+  if (!/^\d+$/.test(value) || !Number.isSafeInteger(n) || n < 1) throw new InvalidArgumentError('expected an integer number of milliseconds >= 1');
+  return n;
+}
+
+/**
+ * Builds the commander program. `setExit` receives the exit code of the action that ran;
+ * a long-running action (serving) sets nothing.
+ */
+export function buildProgram(io: CliIo, setExit: (code: number) => void): Command {
+  const program = new Command('adcp-buyer-gateway')
+    .description('Sidecar gateway between AdCP buyer MCP hosts and seller MCP servers: bounds and normalizes seller responses.')
+    .version(VERSION, '-V, --version', 'print the version and exit')
+    .helpOption('-h, --help', 'show this help and exit')
+    .option('-c, --config <file>', `config file (default: $${CONFIG_PATH_ENV}, else ${DEFAULT_CONFIG_PATH})`)
+    .option('--check-config', 'validate the config, print the gateway settings and the resolved limits per agent and tool, and exit')
+    .addHelpText('after', HELP_AFTER)
+    .showSuggestionAfterError(true)
+    .exitOverride()
+    .configureOutput({ writeOut: (s) => io.stdout(s), writeErr: (s) => io.stderr(s) })
+    .action(async (opts: RootOptions) => {
+      // Serving: a stop signal from here on stops the startup (startup-stop.ts); a check
+      // ends the default way, as any command line tool (stop-signals.ts).
+      const startup = opts.checkConfig === true ? undefined : new StartupStop(EXIT_CODES.OK);
+      if (startup === undefined) restoreStopSignals(true);
+      const path = configPathFrom(opts.config, io.env);
+      const config = await loadConfigOrReport(path, io);
+      if (startup?.stopping === true) return;
+      if (config === undefined) return setExit(EXIT_CODES.CONFIG);
+      if (startup === undefined) return setExit(checkConfig(path, config, io));
+      const code = await serve(config, path, io, startup);
+      if (code !== undefined) setExit(code);
+    });
+  program
+    .command('probe')
+    .argument('<agent>', 'the agent to probe (a name under agents: in the config)')
+    .description("measure an agent's discovery responses against the AdCP size targets, through the gateway in-process")
+    .option('--json', 'print one JSON object instead of the table')
+    .option('--timeout-ms <ms>', `give up on one request after this long (default ${DEFAULT_PROBE_TIMEOUT_MS})`, parseTimeout)
+    .option('--verbose', "write the gateway's log (at the config's log_level) to stderr")
+    .configureHelp({ showGlobalOptions: true })
+    .addHelpText('after', PROBE_HELP)
+    .action(async (agent: string, _opts: unknown, command: Command) => {
+      restoreStopSignals(true);
+      const opts = command.optsWithGlobals<ProbeCliOptions>();
+      const path = configPathFrom(opts.config, io.env);
+      const config = await loadConfigOrReport(path, io);
+      if (config === undefined) return setExit(PROBE_EXIT.USAGE);
+      setExit(await probe(config, agent, opts, io));
+    });
+  return program;
+}
+
+/** `probe <agent>`: the report on stdout, the gateway's errors on stderr. */
+async function probe(config: GatewayConfig, agent: string, opts: ProbeCliOptions, io: CliIo): Promise<number> {
+  if (!config.agents.has(agent)) {
+    io.stderr(`adcp-buyer-gateway probe: no agent ${JSON.stringify(agent)} in ${config.source ?? 'the config'} (agents: ${[...config.agents.keys()].join(', ')})\n`);
+    return PROBE_EXIT.USAGE;
+  }
+  const [{ default: pino }, { createLogger }, { runProbe }, { formatProbeJson, formatProbeTable }] = await Promise.all([
+    import('pino'),
+    import('./observability/logger.js'),
+    import('./probe/probe.js'),
+    import('./probe/report.js'),
+  ]);
+  // stdout carries the report only: the in-process gateway logs to stderr.
+  const logger = createLogger(opts.verbose === true ? config.log_level : 'error', { destination: pino.destination({ fd: 2, sync: true }) });
+  let report;
+  try {
+    report = await runProbe({ config, agent, logger, ...(opts.timeoutMs !== undefined ? { timeoutMs: opts.timeoutMs } : {}) });
+  } catch (err) {
+    io.stderr(`adcp-buyer-gateway probe: ${(err as Error).message}\n`);
+    return PROBE_EXIT.OVER_OR_ERROR;
+  }
+  io.stdout(opts.json === true ? formatProbeJson(report) : formatProbeTable(report));
+  return report.within_target ? PROBE_EXIT.WITHIN : PROBE_EXIT.OVER_OR_ERROR;
+}
+
+/**
+ * `--check-config` on a valid config, on stdout: `<path>: valid`, the gateway section, any
+ * warnings and notes, then the limits table and the agent guard table, separated by blank
+ * lines. No secret is printed.
+ */
+function checkConfig(path: string, config: GatewayConfig, io: CliIo): number {
+  const notes = configNotes(config);
+  const blocks = [`${path}: valid`, formatGatewaySection(config), ...(notes.length > 0 ? [notes.join('\n')] : []), formatLimitsTable(config), formatGuardTable(config)];
+  io.stdout(`${blocks.join('\n\n')}\n`);
+  return EXIT_CODES.OK;
+}
+
+/**
+ * Normal start: logger, app, listen, reload and shutdown hooks. Returns an exit code only on
+ * failure; undefined while it serves, or once `startup` is stopping (its exit is on its way:
+ * startup goes no further). The gateway's modules are loaded here, after the `starting` line
+ * (see the module comment).
+ */
+async function serve(config: GatewayConfig, path: string, io: CliIo, startup: StartupStop): Promise<number | undefined> {
+  const { createLogger } = await import('./observability/logger.js');
+  if (startup.stopping) return undefined;
+  const logger = createLogger(config.log_level);
+  startup.useLogger(logger);
+  logger.info({ config: config.source, version: VERSION }, 'starting');
+  let app: FastifyInstance;
+  let createReloader: typeof import('./reload.js').createReloader;
+  try {
+    const [{ buildApp }, { listenAll }, reload] = await Promise.all([import('./app.js'), import('./ops/listen.js'), import('./reload.js')]);
+    if (startup.stopping) return undefined;
+    createReloader = reload.createReloader;
+    app = await buildApp(config, { logger });
+    if (startup.stopping) return undefined;
+    // Binding: a stop signal now waits for the graceful shutdown, installed once it listens.
+    onStopSignal('hold');
+    const { address, opsAddress } = await listenAll(app, config);
+    logger.info(
+      { address, ...(opsAddress !== undefined ? { ops_address: opsAddress } : {}), config: config.source, agents: [...config.agents.keys()], version: VERSION },
+      'gateway started',
+    );
+  } catch (err) {
+    logger.fatal({ err }, 'could not start');
+    io.stderr(`adcp-buyer-gateway: could not start: ${(err as Error).message}\n`);
+    return EXIT_CODES.FAILURE;
+  }
+  const reloader = createReloader({
+    path,
+    env: io.env,
+    control: app.gateway,
+    log: logger,
+    onResult: (result) => app.gateway.metrics.incConfigReload(result.ok ? 'ok' : 'error'),
+  });
+  const onHangup = (): void => {
+    logger.info({ signal: 'SIGHUP' }, 'reloading the config');
+    void reloader.reload('sighup');
+  };
+  process.on('SIGHUP', onHangup);
+  installShutdown(app, logger, () => {
+    process.off('SIGHUP', onHangup);
+    reloader.close();
+  });
+  return undefined;
+}
+
+/** How often open SSE streams are ended again while shutting down (streams that started after the signal). */
+const SHUTDOWN_SWEEP_MS = 50;
+
+/**
+ * The one shutdown hook. Every exit it makes goes through `exitAfterLogFlush`
+ * (observability/exit-after-log.ts): the lines written before it, its own last, reach
+ * stdout in that order. On SIGTERM or SIGINT:
+ * 1. stop reloading; /readyz answers 503 (`setReady(false)`);
+ * 2. `app.close()`: stop listening (a new connection is refused) and close idle keep-alive
+ *    connections (a client that sends its next request on one sees the connection close);
+ * 3. end every SSE stream to a host plainly (`endStreams`): its last event id is a resume
+ *    token the client reconnects with, to this gateway's successor or another replica; a
+ *    stream that starts while closing is ended too;
+ * 4. in-flight JSON exchanges finish; each connection is closed once its response is out
+ *    (buildApp's preClose hook: src/app.ts);
+ * 5. exit 0 once everything is closed, or 1 after `shutdown_grace_ms` (of the config in
+ *    force: the connections still open are then closed by the exit, with no response), or at
+ *    once on a second signal, or when closing fails. Before such a forced exit each exchange
+ *    still open writes its `exchange` line, outcome `shutdown_cut`, and the exit's own line
+ *    says how many (`exchanges_cut`); they wrote none (a new user's trial).
+ */
+function installShutdown(app: FastifyInstance, logger: Logger, beforeClose: () => void): void {
+  let closing = false;
+  /**
+   * Set by the first exit: while it waits for the log to be written out, nothing else
+   * exits or logs (a third signal, the grace timer, or the close finishing meanwhile).
+   */
+  let exiting = false;
+  /**
+   * Exits 1: first the line of each exchange still open, then `msg` with `exchanges_cut`
+   * (how many; null if cutting them threw, which never stops the exit), then the exit once
+   * those lines are out (`exitAfterLogFlush`).
+   */
+  const forcedExit = (level: 'warn' | 'error', fields: Record<string, unknown>, msg: string): void => {
+    if (exiting) return;
+    exiting = true;
+    let cut: number | null = null;
+    try {
+      cut = app.gateway.cutOpenExchanges();
+    } catch (err) {
+      logger.error({ err }, 'could not end the open exchanges before exiting');
+    }
+    logger[level]({ ...fields, exchanges_cut: cut }, msg);
+    exitAfterLogFlush(logger, EXIT_CODES.FAILURE);
+  };
+  const onSignal = (signal: NodeJS.Signals): void => {
+    if (closing) return forcedExit('warn', { signal }, 'second signal while shutting down: exiting now');
+    closing = true;
+    const graceMs = app.gateway.config.shutdown_grace_ms;
+    beforeClose();
+    app.gateway.setReady(false);
+    const hardExit = setTimeout(
+      () => forcedExit('error', { grace_ms: graceMs, open_streams: app.gateway.openStreams }, 'shutdown_grace_ms is over with requests still open: exiting anyway'),
+      graceMs,
+    );
+    hardExit.unref();
+    const closed = app.close();
+    const ended = app.gateway.endStreams();
+    logger.info({ signal, grace_ms: graceMs, sse_streams_ended: ended }, 'shutting down');
+    const sweep = setInterval(() => app.gateway.endStreams(), SHUTDOWN_SWEEP_MS);
+    sweep.unref();
+    closed.then(
+      () => {
+        clearInterval(sweep);
+        if (exiting) return; // a forced exit is on its way
+        exiting = true;
+        logger.info('stopped');
+        exitAfterLogFlush(logger, EXIT_CODES.OK);
+      },
+      (err: unknown) => forcedExit('error', { err }, 'error while closing'),
+    );
+  };
+  // The process's stop-signal listeners are installed by the bin (src/stop-signals.ts); a
+  // signal that came while the ports were being bound is handed over now.
+  onStopSignal(onSignal);
+}
+
+/**
+ * Runs the CLI.
+ *
+ * @param argv full argv, as `process.argv` (node, script, args...).
+ * @param io environment and output streams (default: the process's).
+ * @returns the exit code, or undefined when the server is running (the process stays up).
+ */
+export async function main(argv: readonly string[] = process.argv, io: CliIo = processIo): Promise<number | undefined> {
+  let exitCode: number | undefined;
+  const program = buildProgram(io, (code) => {
+    exitCode = code;
+  });
+  try {
+    await program.parseAsync([...argv]);
+  } catch (err) {
+    if (err instanceof CommanderError) {
+      // --help and --version "fail" with exit code 0; usage errors are exit 2.
+      return err.exitCode === 0 ? EXIT_CODES.OK : EXIT_CODES.CONFIG;
+    }
+    io.stderr(`adcp-buyer-gateway: ${(err as Error).stack ?? String(err)}\n`);
+    return EXIT_CODES.FAILURE;
+  }
+  return exitCode;
+}
+
+/**
+ * The bin's run (src/main.ts): `main` on the process's argv and output; its exit code, once
+ * the command is over, becomes the process's (a stop signal held meanwhile is dropped: the
+ * command ended on its own).
+ */
+export async function runCli(): Promise<void> {
+  keepExitCodeOnClosedOutput(EXIT_CODES.FAILURE);
+  const code = await main();
+  if (code === undefined) return;
+  restoreStopSignals(false);
+  process.exitCode = code;
+}
