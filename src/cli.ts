@@ -31,7 +31,7 @@ import { exitAfterLogFlush } from './observability/exit-after-log.js';
 import { DEFAULT_PROBE_TIMEOUT_MS, PROBE_EXIT } from './probe/options.js';
 import { VERSION } from './version.js';
 import { keepExitCodeOnClosedOutput } from './ops/closed-output.js';
-import { onStopSignal, restoreStopSignals } from './stop-signals.js';
+import { onHangupSignal, onStopSignal, restoreStopSignals } from './stop-signals.js';
 import { StartupStop } from './startup-stop.js';
 
 /** Process exit codes. */
@@ -290,9 +290,10 @@ async function serve(config: GatewayConfig, path: string, io: CliIo, startup: St
     logger.info({ signal: 'SIGHUP' }, 'reloading the config');
     void reloader.reload('sighup');
   };
-  process.on('SIGHUP', onHangup);
+  // The bin's SIGHUP listener (src/stop-signals.ts): a SIGHUP held during startup reloads now.
+  onHangupSignal(onHangup);
   installShutdown(app, logger, () => {
-    process.off('SIGHUP', onHangup);
+    onHangupSignal('ignore');
     reloader.close();
   });
   return undefined;

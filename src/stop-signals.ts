@@ -42,6 +42,22 @@ const listener = (signal: NodeJS.Signals): void => {
 };
 
 /**
+ * SIGHUP, the serving gateway's config reload (src/cli.ts), from the bin's first statement
+ * too: `hold` until the reload is wired (a SIGHUP meanwhile is remembered, and the reload runs
+ * once it is: the file may have changed after startup read it), then the reload, then
+ * `ignore` once a shutdown has begun. Reported failure: a SIGHUP during startup (and during a
+ * graceful shutdown) had the default action, exit status 129 and no log line
+ * (test/regressions/stop-signal-during-startup.test.ts).
+ */
+let hangup: (() => void) | 'hold' | 'ignore' | 'default' = 'default';
+let hangupHeld = false;
+
+const hangupListener = (): void => {
+  if (typeof hangup === 'function') hangup();
+  else if (hangup === 'hold') hangupHeld = true;
+};
+
+/**
  * Installs the process's SIGTERM and SIGINT listeners, holding any signal until
  * {@link onStopSignal} sets a handler. Once per process: later calls do nothing.
  */
@@ -50,6 +66,22 @@ export function installStopSignals(): void {
   installed = true;
   disposition = 'hold';
   for (const signal of STOP_SIGNALS) process.on(signal, listener);
+  hangup = 'hold';
+  process.on('SIGHUP', hangupListener);
+}
+
+/**
+ * Sets what a SIGHUP does: `reload`, called for each (at once, before this returns, for one
+ * that came while held), or `'ignore'`. Does nothing before {@link installStopSignals} or
+ * after {@link restoreStopSignals}.
+ */
+export function onHangupSignal(reload: (() => void) | 'ignore'): void {
+  if (!installed || hangup === 'default') return;
+  hangup = reload;
+  if (typeof reload === 'function' && hangupHeld) {
+    hangupHeld = false;
+    reload();
+  }
 }
 
 /**
@@ -69,7 +101,7 @@ export function onStopSignal(handler: ((signal: StopSignal) => void) | 'hold'): 
 }
 
 /**
- * Gives SIGTERM and SIGINT back their default action (the listeners are removed). A signal
+ * Gives SIGTERM, SIGINT and SIGHUP back their default action (the listeners are removed). A signal
  * held so far is raised again when `reraise` is true (the process then dies by it), dropped
  * otherwise (the command ended on its own meanwhile).
  */
@@ -77,7 +109,12 @@ export function restoreStopSignals(reraise: boolean): void {
   if (!installed || disposition === 'default') return;
   disposition = 'default';
   for (const signal of STOP_SIGNALS) process.off(signal, listener);
+  hangup = 'default';
+  process.off('SIGHUP', hangupListener);
   const signal = held;
   held = undefined;
+  const hangupSignal = hangupHeld;
+  hangupHeld = false;
   if (reraise && signal !== undefined) process.kill(process.pid, signal);
+  if (reraise && hangupSignal) process.kill(process.pid, 'SIGHUP');
 }

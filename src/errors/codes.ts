@@ -132,7 +132,7 @@ export const REASONS = {
     code: 'SERVICE_UNAVAILABLE',
     details: TIME,
     mayHaveExecuted: true,
-    description: 'The SSE stream sent no byte (comments included) for sse_idle_timeout_ms before the response arrived, counted while the gateway was waiting for the seller (not while a host that stopped reading held the stream back: host_not_reading).',
+    description: 'The SSE stream sent no byte (comments included) for sse_idle_timeout_ms before the stream was over (on a request stream: before its response arrived), counted while the gateway was waiting for the seller (not while a host that stopped reading held the stream back: host_not_reading).',
     source: 'ARCHITECTURE §3 and §5 (the gateway idle timeout replaces undici body timeout)',
   },
   sse_deadline: {

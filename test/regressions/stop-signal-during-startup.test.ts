@@ -17,6 +17,9 @@
  * the signal came, its `shutting down` and `stopped` lines instead: the assertion follows
  * the log, never a clock).
  *
+ * SIGHUP (the config reload) likewise: during startup it had the default action (exit status
+ * 129, no line); now it is held and the reload runs once the gateway listens.
+ *
  * Not covered, and cannot be: a signal that arrives before Node has run the gateway's first
  * statement (Node's own start-up, plus tsx's here) ends it the default way. The last case
  * shows that window: a SIGTERM right after spawn ends it either that way, before any output,
@@ -105,6 +108,46 @@ describe('a stop signal during startup', { timeout: PROCESS_TEST_TIMEOUT_MS }, (
       assert.equal(r.lines[0]!.msg, 'starting');
     });
   }
+
+  it('SIGHUP once the first stdout line is out: held, the config reloaded once the gateway listens (was: exit status 129, no line)', async () => {
+    const child: ChildProcess = spawnTsx(MAIN, ['--config', config]);
+    const lines: LogEntry[] = [];
+    let stderr = '';
+    let buffered = '';
+    let hungUp = false;
+    let stopped = false;
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+      buffered += chunk;
+      let nl: number;
+      while ((nl = buffered.indexOf('\n')) >= 0) {
+        const line = JSON.parse(buffered.slice(0, nl)) as LogEntry;
+        lines.push(line);
+        buffered = buffered.slice(nl + 1);
+        if (!hungUp) {
+          hungUp = true;
+          child.kill('SIGHUP');
+        } else if (line.msg === 'config reloaded' && !stopped) {
+          stopped = true;
+          child.kill('SIGTERM');
+        }
+      }
+    });
+    child.stderr.setEncoding('utf8').on('data', (c: string) => (stderr += c));
+    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('close', (code, sig) => resolve({ code, signal: sig })));
+    try {
+      const { code, signal } = await withTimeout(exited, PROCESS_TIMEOUT_MS, `the gateway's exit; stderr: ${stderr}`);
+      const msgs = lines.map((l) => l.msg);
+      assert.deepEqual({ code, signal, stderr }, { code: 0, signal: null, stderr: '' }, msgs.join(', '));
+      assert.equal(msgs[0], 'starting');
+      // The held SIGHUP runs once the reload is wired, after the gateway listens: one reload.
+      const started = msgs.indexOf('gateway started');
+      assert.ok(started > 0, msgs.join(', '));
+      assert.deepEqual(msgs.slice(started + 1), ['reloading the config', 'config reloaded', 'shutting down', 'stopped']);
+      assert.equal(lines.at(-1 - 1 - 1)!.trigger, 'sighup');
+    } finally {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    }
+  });
 
   it('SIGTERM right after spawn: Node\'s own start-up may still take it the default way (before any output), else as above', async () => {
     const r = await run('SIGTERM', 'spawned');
