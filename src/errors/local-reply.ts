@@ -28,6 +28,7 @@ import { buildAdcpError, localErrorMessage, requestRefusal } from '../mcp/local-
 import type { AdcpErrorReason, RefusalReason } from './codes.js';
 import { encodeSseEvent } from '../response/sse-encode.js';
 import { SSE_RESPONSE_HEADERS } from '../response/sse-headers.js';
+import { resetHostConnection } from '../response/host-reset.js';
 import { GATEWAY_FINISHED } from './abort.js';
 
 /** What a local error needs to know beyond the exchange (docs/errors.md lists the reasons). */
@@ -76,8 +77,9 @@ export function answerWithLocalError(exchange: Exchange, reply: FastifyReply, in
   if (exchange.sseStarted) {
     if (input.reason === 'host_not_reading') {
       // Written, the frame would wait behind the bytes the host is not reading, and so would
-      // the response's close (the exchange line, the stream's clean-up): unbounded.
-      raw.destroy();
+      // the response's close (the exchange line, the stream's clean-up): unbounded. A reset
+      // also drops what the kernel holds for it (response/host-reset.ts).
+      resetHostConnection(raw);
       return;
     }
     if (!raw.writableEnded && !raw.destroyed) {
@@ -108,8 +110,8 @@ export function answerWithLocalError(exchange: Exchange, reply: FastifyReply, in
     return;
   }
   if (raw.headersSent || reply.sent) {
-    // A plain body is already partly out: a truncated body must never look complete.
-    raw.destroy(new Error(`local error after body started: ${input.reason}`));
+    // A plain body is already partly out: a truncated body must never look complete (reset: response/host-reset.ts).
+    resetHostConnection(raw);
     return;
   }
   for (const name of Object.keys(reply.getHeaders())) {

@@ -29,6 +29,7 @@ import { isDiscoveryRequest, measureDiscovery } from '../mcp/discovery-size.js';
 import { callKind, tooLateToSend, type AgentGuard, type GuardOutcome } from '../admission/agent-guard.js';
 import { REASONS } from '../errors/codes.js';
 import { hostLeftMidAnswer } from './answer-cut.js';
+import { resetHostConnection } from '../response/host-reset.js';
 
 export interface HandlerDeps {
   getConfig(): GatewayConfig;
@@ -284,8 +285,8 @@ export function createMcpHandler(deps: HandlerDeps) {
         }
         exchange.outcome = 'local_error';
         exchange.reason = 'host_not_reading';
-        // Its 'close' writes the exchange line (`end`).
-        raw.destroy();
+        // Its 'close' writes the exchange line (`end`); a reset drops what the kernel holds for it (host-reset.ts).
+        resetHostConnection(raw);
       };
       deadline = setTimeout(onDeadline, Math.max(0, Math.ceil(limits.response_deadline_ms - (performance.now() - arrivedAt))));
 
@@ -449,7 +450,7 @@ function internalError(exchange: Exchange, reply: FastifyReply, log: FastifyBase
   exchange.reason = 'internal_error';
   exchange.abortUpstream(GATEWAY_FINISHED);
   if (exchange.sseStarted || reply.raw.headersSent) {
-    reply.raw.destroy();
+    resetHostConnection(reply.raw);
     return;
   }
   refuse(reply, 'internal_error', exchange.rpc, 'Internal error in the gateway.');
