@@ -229,6 +229,9 @@ export async function buildApp(config: GatewayConfig, opts: BuildAppOptions = {}
     get openStreams() {
       return streams.size;
     },
+    get openExchanges() {
+      return openExchanges.size;
+    },
     guard,
     endStreams() {
       const ends = streams.values();
@@ -266,6 +269,8 @@ export interface GatewayControl {
   setConfig(next: GatewayConfig): void;
   /** SSE streams to hosts open right now. */
   readonly openStreams: number;
+  /** Exchanges whose host answer is not yet over (closed, or cut: `cutOpenExchanges`) right now. */
+  readonly openExchanges: number;
   /** Ends every open SSE stream plainly (clients resume with their last token); returns how many. */
   endStreams(): number;
   /**

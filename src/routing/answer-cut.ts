@@ -26,8 +26,13 @@ import type { Outcome } from '../exchange.js';
  * when the host's response closes (routing/handler.ts `end`): one property read, no listener.
  */
 export function hostLeftMidAnswer(outcome: Outcome | undefined, request: IncomingMessage): boolean {
-  if (outcome !== 'ok' && outcome !== 'rewritten' && outcome !== 'resumable_end') return false;
+  if (!isForwardedOutcome(outcome)) return false;
   // `socket` is typed non-null but is not guaranteed for every request object (e.g. a fake one).
   const socket = request.socket as IncomingMessage['socket'] | null;
   return socket !== null && socket.errored != null;
+}
+
+/** An answer forwarded from the seller (`ok`, `rewritten`, `resumable_end`): the outcomes a host that never got it all turns into `host_aborted`. */
+export function isForwardedOutcome(outcome: Outcome | undefined): boolean {
+  return outcome === 'ok' || outcome === 'rewritten' || outcome === 'resumable_end';
 }

@@ -28,7 +28,7 @@ import type { GatewayMetrics } from '../observability/metrics.js';
 import { isDiscoveryRequest, measureDiscovery } from '../mcp/discovery-size.js';
 import { callKind, tooLateToSend, type AgentGuard, type GuardOutcome } from '../admission/agent-guard.js';
 import { REASONS } from '../errors/codes.js';
-import { hostLeftMidAnswer } from './answer-cut.js';
+import { hostLeftMidAnswer, isForwardedOutcome } from './answer-cut.js';
 import { resetHostConnection } from '../response/host-reset.js';
 
 export interface HandlerDeps {
@@ -228,8 +228,10 @@ export function createMcpHandler(deps: HandlerDeps) {
         exchange.finished = true;
         exchange.outcome = 'host_aborted';
       }
-      // A settled answer the host left before Node had written it all (answer-cut.ts).
-      const leftMidAnswer = hostLeftMidAnswer(exchange.outcome, request.raw);
+      // A settled answer the host left before Node had written it all (answer-cut.ts), or
+      // that never left its queue on a connection that died (below).
+      const leftMidAnswer = hostLeftMidAnswer(exchange.outcome, request.raw) || (queuedOn !== null && isForwardedOutcome(exchange.outcome) && !reply.raw.writableFinished);
+      queuedOn?.off('close', onConnectionClose);
       // The seller's answer counts for its agent's backoff as what it was, not as the host's leaving (as in `onDeadline`).
       if (admission !== undefined) deps.guard.finish(admission, guardOutcome(exchange, callLimit.value !== undefined));
       if (leftMidAnswer) exchange.outcome = 'host_aborted';
@@ -238,8 +240,9 @@ export function createMcpHandler(deps: HandlerDeps) {
       // What was read of the seller's body so far: a read still waiting (a deadline, a host that
       // left) has not recorded its counts yet.
       if (exchange.bodySource !== undefined) recordCounts(exchange, exchange.bodySource);
-      // null when no response head went out (the host went away first): `statusCode` would say 200.
-      const hostStatus = reply.raw.headersSent ? reply.raw.statusCode : null;
+      // null when no response head went out (the host went away first, or the answer never
+      // left its queue on a pipelined connection): `statusCode` would say 200.
+      const hostStatus = reply.raw.headersSent && !stillQueued ? reply.raw.statusCode : null;
       // Its fields are built only when the line is written (not at `silent`, e.g. `logger: false`).
       if (deps.log.isLevelEnabled('info')) logInfo(exchangeLogFields(exchange, hostStatus), 'exchange');
       deps.onExchangeEnd?.(exchange, hostStatus);
@@ -247,6 +250,19 @@ export function createMcpHandler(deps: HandlerDeps) {
     const openSlot = deps.openExchanges.add(end);
     // `on`, not `once`: a response emits 'close' once, and `once` costs a wrapper and a removal per request.
     reply.raw.on('close', end);
+    // A response queued behind another on its connection (HTTP/1.1 pipelining: no socket
+    // yet) never emits 'close' when the connection dies before its turn (Node 20 and 22): its
+    // exchange never ended (no line, its entry and any backoff turn held for good). The
+    // connection's close ends it too; only such requests pay the listener (answer-cut.ts).
+    // Reported failure: test/regressions/pipelined-answer-connection-dies.test.ts.
+    const queuedOn = reply.raw.socket === null ? request.raw.socket : null;
+    // Until its turn comes (Node assigns it the connection: 'socket'), nothing of it reached the host.
+    let stillQueued = queuedOn !== null;
+    const onConnectionClose = (): void => end();
+    if (queuedOn !== null) {
+      queuedOn.once('close', onConnectionClose);
+      reply.raw.once('socket', () => (stillQueued = false));
+    }
 
     /** Sends the admitted request to the seller (reply-from), its answer to the response pipeline. */
     const forward = (): FastifyReply => {
