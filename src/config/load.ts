@@ -621,6 +621,7 @@ function resolveConfig(raw: RawConfig, env: NodeJS.ProcessEnv, source: string | 
     log_level: raw.log_level ?? DEFAULT_LOG_LEVEL,
     shutdown_grace_ms: raw.shutdown_grace_ms ?? DEFAULT_SHUTDOWN_GRACE_MS,
     request_timeout_ms: raw.request_timeout_ms ?? DEFAULT_REQUEST_TIMEOUT_MS,
+    allowed_origins: Object.freeze([...(raw.allowed_origins ?? [])]),
     source,
   });
 }

@@ -276,6 +276,23 @@ export const resumeSchema = z.strictObject(
   { error: 'expected a mapping with `secret` and `ttl_ms`' },
 );
 
+/**
+ * One `allowed_origins` entry: a browser origin exactly as browsers send it in `Origin`
+ * (scheme, host, port only when not the scheme's default; lower case; no path), e.g.
+ * `https://console.example.com`. Compared with the header as a string.
+ */
+const originSchema = z.string({ error: 'expected an origin string such as https://console.example.com' }).refine(
+  (s) => {
+    try {
+      const url = new URL(s);
+      return (url.protocol === 'http:' || url.protocol === 'https:') && url.origin === s;
+    } catch {
+      return false;
+    }
+  },
+  { error: 'expected an origin exactly as a browser sends it: http(s)://host[:port], lower case, no path or trailing slash (e.g. https://console.example.com)' },
+);
+
 /** The whole file. */
 export const configSchema = z.strictObject(
   {
@@ -284,6 +301,7 @@ export const configSchema = z.strictObject(
     log_level: z.enum(LOG_LEVELS, { error: oneOf(LOG_LEVELS) }).optional(),
     shutdown_grace_ms: ms.optional(),
     request_timeout_ms: ms.optional(),
+    allowed_origins: z.array(originSchema, { error: 'expected a list of origins' }).nullish(),
     defaults: defaultsSchema.nullish(),
     resume: resumeSchema.nullish(),
     agents,

@@ -153,6 +153,7 @@ function hostPort(address: { readonly host: string; readonly port: number }): st
  *   log_level           info
  *   shutdown_grace_ms   10000
  *   request_timeout_ms  30000
+ *   allowed_origins     none (a request with an Origin header is refused)
  *   resume secret       configured
  *   resume ttl_ms       3600000
  * ```
@@ -166,6 +167,7 @@ export function formatGatewaySection(config: GatewayConfig): string {
     ['log_level', config.log_level],
     ['shutdown_grace_ms', String(config.shutdown_grace_ms)],
     ['request_timeout_ms', String(config.request_timeout_ms)],
+    ['allowed_origins', config.allowed_origins.length === 0 ? 'none (a request with an Origin header is refused)' : config.allowed_origins.join(', ')],
     [
       'resume secret',
       config.resume.secret === undefined

@@ -72,6 +72,14 @@ export interface GatewayConfig {
    * answered 408 `request_timeout` and its connection closed (Node's `server.requestTimeout`).
    */
   readonly request_timeout_ms: number;
+  /**
+   * Browser origins whose requests are served (`Origin` header, compared exactly); a request
+   * with any other `Origin` is refused 403 `origin_not_allowed`. Empty (the default): every
+   * request that carries an `Origin` is refused; requests without one (buyer agents, SDK
+   * clients: not browsers) are served. MCP Streamable HTTP, Security Warning: servers MUST
+   * validate `Origin` (DNS rebinding).
+   */
+  readonly allowed_origins: readonly string[];
   /** Absolute path of the file this came from, if any (for logs and reload). */
   readonly source: string | undefined;
 }

@@ -238,6 +238,12 @@ export const REFUSALS = {
     description: 'The path is not an MCP endpoint of the gateway (those are /agents/<agent>/mcp).',
     source: 'ARCHITECTURE §1',
   },
+  origin_not_allowed: {
+    statusCode: 403,
+    jsonRpcCode: JSONRPC_INVALID_REQUEST,
+    description: "The request carries an Origin header (a browser's) that allowed_origins does not list; id null. Buyer agents send none; a web page reaching the gateway (DNS rebinding, a cross-site form) would otherwise use the agents' configured credentials.",
+    source: 'MCP Streamable HTTP, Security Warning (servers MUST validate the Origin header; 403 on an invalid one); found by a new user (a rebinding Host and Origin got the configured Authorization added)',
+  },
   unknown_agent: {
     statusCode: 404,
     jsonRpcCode: JSONRPC_INVALID_REQUEST,

@@ -78,6 +78,12 @@ export function createMcpHandler(deps: HandlerDeps) {
   return function mcpHandler(request: McpRequest, reply: FastifyReply): FastifyReply | Promise<FastifyReply> | undefined {
     const config = deps.getConfig();
     const body = Buffer.isBuffer(request.body) ? request.body : undefined;
+    // A browser's request (DNS rebinding, a cross-site page) never reaches a seller with the
+    // agents' credentials: MCP Streamable HTTP, Security Warning (403, id null).
+    const origin = request.headers.origin;
+    if (origin !== undefined && !config.allowed_origins.includes(origin)) {
+      return refuse(reply, 'origin_not_allowed', null, `Origin "${truncate(origin)}" is not allowed: the gateway serves buyer agents, not browsers (allowed_origins lists the browser origins it serves).`);
+    }
     const agent = config.agents.get(request.params.agent);
     if (!agent) {
       return refuse(reply, 'unknown_agent', body ? idOf(body) : null, `Unknown agent "${truncate(request.params.agent)}": no such agent in the gateway config.`, undefined, {

@@ -190,6 +190,7 @@ describe('adcp-buyer-gateway CLI', { concurrency: true }, () => {
         '  log_level           debug',
         '  shutdown_grace_ms   2500',
         '  request_timeout_ms  30000',
+        '  allowed_origins     none (a request with an Origin header is refused)',
         '  resume secret       configured',
         '  resume ttl_ms       60000',
       ].join('\n'),

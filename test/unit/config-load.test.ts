@@ -797,3 +797,21 @@ describe('loadConfigFile', () => {
     }
   });
 });
+
+describe('allowed_origins', () => {
+  it('defaults to none, and keeps the listed origins', () => {
+    assert.deepEqual(parseConfig(agentYaml(), { env: {} }).allowed_origins, []);
+    const config = parseConfig(['allowed_origins: ["https://console.example.com", "http://localhost:3000"]', agentYaml()].join('\n'), { env: {} });
+    assert.deepEqual(config.allowed_origins, ['https://console.example.com', 'http://localhost:3000']);
+  });
+
+  it('names each entry that is not an origin as a browser sends it', () => {
+    const problems = problemsOf(['allowed_origins:', '  - https://ok.example.com', '  - https://console.example.com/', '  - HTTPS://Upper.example.com', '  - "*"', '  - ftp://files.example.com', agentYaml()].join('\n'));
+    for (const k of [1, 2, 3, 4]) problemAt(problems, `allowed_origins[${k}]`, /^expected an origin exactly as a browser sends it: http\(s\):\/\/host\[:port\], lower case, no path or trailing slash/);
+    assert.equal(problems.length, 4, JSON.stringify(problems));
+  });
+
+  it('is a list', () => {
+    problemAt(problemsOf(['allowed_origins: https://console.example.com', agentYaml()].join('\n')), 'allowed_origins', /expected a list of origins/);
+  });
+});
