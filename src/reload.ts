@@ -15,16 +15,18 @@
  *   `max_request_bytes` above the request body limit the app was built with) are compared,
  *   and a change is logged as a warning naming the key; the rest of the file applies.
  *
- * The watcher: `fs.watch` on the file's *directory* (editors save by writing a new file and
- * renaming it over the old one, which replaces the inode a file watch would hold; a
- * Kubernetes ConfigMap swaps a `..data` symlink in the same directory). Any event there
- * schedules a debounced check; the check reads the file and reloads only when its bytes
- * differ from the last text it loaded or rejected, so unrelated files in the directory and
- * editors' multi-step saves cost one small read each, and one failure is logged once. A
- * check that cannot read the file is logged unless it fails exactly as the last failure
- * logged did (same problems, same code) with no successful load in between: editors and
- * unrelated files fire many events, and an oversized or missing file would otherwise repeat
- * its line for each (a debug line, `REPEATED_FAILURE_MSG`, says a check found it again).
+ * The watcher (src/config-watch.ts): `fs.watch` on the file's *directory* (editors save by
+ * renaming a new file over the old one; a Kubernetes ConfigMap swaps a `..data` symlink
+ * there). Only events for the file's name, or for a symlink its path goes through, count
+ * (an event with no filename counts); other files in the directory neither trigger nor delay
+ * a check. A check runs `debounceMs` after the last such event, or at the latest `maxDelayMs`
+ * after the first. It reads the file and reloads only when its bytes differ from the last
+ * text it loaded or rejected, so editors' multi-step saves cost one small read each, and one
+ * failure is logged once. A check that cannot read the file is logged unless it fails
+ * exactly as the last failure logged did (same problems, same code) with no successful load
+ * in between: editors fire several events per save, and an oversized or missing file would
+ * otherwise repeat its line for each (a debug line, `REPEATED_FAILURE_MSG`, says a check
+ * found it again).
  * Such a check also forgets the last text, so the next file that reads is loaded and logged
  * whatever its bytes: an operator who restores the file sees `config reloaded`.
  * (Before, a file check dropped every read error silently: only SIGHUP reported it, a new
@@ -33,10 +35,10 @@
  * Reloads never overlap: they run one after another, pending file checks coalesced.
  */
 import { createHash } from 'node:crypto';
-import { watch, type FSWatcher } from 'node:fs';
-import { basename, dirname, resolve as resolvePath } from 'node:path';
+import { resolve as resolvePath } from 'node:path';
 import type { Logger } from 'pino';
 import { warnInsecureAgent, type GatewayControl } from './app.js';
+import { watchConfigFile } from './config-watch.js';
 import { ConfigError, parseConfig, readConfigText, type ConfigProblem } from './config/load.js';
 import { requestBodyLimit } from './config/resolve.js';
 import type { GatewayConfig } from './config/types.js';
@@ -58,8 +60,13 @@ export interface ReloaderOptions {
   log: Logger;
   /** Watch the file for changes. Default true. */
   watch?: boolean;
-  /** Quiet period after the last file event before the file is checked, in ms. Default 100. */
+  /** Quiet period after the last file event that counts before the file is checked, in ms. Default 100. */
   debounceMs?: number;
+  /**
+   * Longest wait from the first file event that counts to the check, in ms, however often
+   * the file keeps changing (at least `debounceMs`). Default 1000.
+   */
+  maxDelayMs?: number;
   /**
    * The config the app was built with (start-up only keys are compared with it).
    * Default: `control.config` when the reloader is created.
@@ -82,6 +89,9 @@ export interface Reloader {
 
 /** Default quiet period after a file event: 100 ms. */
 export const DEFAULT_RELOAD_DEBOUNCE_MS = 100;
+
+/** Default longest wait from the first file event to the check: 1000 ms. */
+export const DEFAULT_RELOAD_MAX_DELAY_MS = 1000;
 
 /** The debug line of a file check that failed exactly as the failure last logged (which is not logged again). */
 export const REPEATED_FAILURE_MSG = 'config file check: the same failure as last logged, not logged again';
@@ -196,30 +206,18 @@ export function createReloader(opts: ReloaderOptions): Reloader {
     return p;
   }
 
-  let timer: NodeJS.Timeout | undefined;
-  let watcher: FSWatcher | undefined;
-  if (opts.watch !== false) {
-    const dir = dirname(absolute);
-    try {
-      watcher = watch(dir, { persistent: false }, () => {
-        if (closed) return;
-        if (timer) timer.refresh();
-        else
-          timer = setTimeout(() => {
-            timer = undefined;
+  const stopWatch =
+    opts.watch === false
+      ? undefined
+      : watchConfigFile({
+          file: absolute,
+          debounceMs,
+          maxDelayMs: opts.maxDelayMs ?? DEFAULT_RELOAD_MAX_DELAY_MS,
+          log,
+          onChange: () => {
             if (!closed) void schedule('file', true);
-          }, debounceMs);
-      });
-      watcher.on('error', (err) => {
-        log.warn({ err, dir }, 'config file watch stopped: reload with SIGHUP');
-        watcher?.close();
-        watcher = undefined;
-      });
-      log.debug({ dir, file: basename(absolute) }, 'watching the config file for changes');
-    } catch (err) {
-      log.warn({ err, dir }, 'cannot watch the config file: reload with SIGHUP');
-    }
-  }
+          },
+        });
 
   return {
     async reload(trigger = 'manual') {
@@ -229,10 +227,7 @@ export function createReloader(opts: ReloaderOptions): Reloader {
     },
     close() {
       closed = true;
-      if (timer) clearTimeout(timer);
-      timer = undefined;
-      watcher?.close();
-      watcher = undefined;
+      stopWatch?.();
     },
   };
 }
