@@ -15,6 +15,7 @@
  * The reference for every key is `docs/configuration.md`; a unit test checks that the doc
  * and `listSchemaKeyPaths()` list the same keys.
  */
+import { isIP } from 'node:net';
 import * as z from 'zod';
 import {
   BOUNDS,
@@ -246,9 +247,22 @@ export const defaultsSchema = z.strictObject(
 );
 
 /** `listen`. */
+/**
+ * A listen host: an IP address (`127.0.0.1`, `::1`, `0.0.0.0`, `::`), or a host name of
+ * letters, digits, hyphens, underscores and dots (labels of 1-63 characters, as RFC 1123 has
+ * them plus `_`, which container names carry and Docker's DNS resolves; `localhost`). Checked here so that `--check-config` does not call valid a host
+ * the gateway cannot listen on (a new user's trial: `listen.host: "not a host!"` passed the
+ * check, and startup then failed with ENOTFOUND, exit 1). Whether a name resolves is only
+ * known at startup.
+ */
+const hostSchema = z
+  .string({ error: 'expected a host name or IP address' })
+  .refine((h) => isIP(h) !== 0 || HOST_NAME.test(h), { error: 'expected a host name or IP address (letters, digits, hyphens, underscores and dots; or an IPv4 or IPv6 address such as 127.0.0.1 or ::1)' });
+const HOST_NAME = /^(?=.{1,253}$)[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,61}[A-Za-z0-9_])?(?:\.[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,61}[A-Za-z0-9_])?)*\.?$/;
+
 export const listenSchema = z.strictObject(
   {
-    host: z.string({ error: 'expected a host name or IP address' }).min(1, { error: 'expected a host name or IP address' }).optional(),
+    host: hostSchema.optional(),
     port: port.optional(),
   },
   { error: 'expected a mapping with `host` and `port`' },
@@ -257,7 +271,7 @@ export const listenSchema = z.strictObject(
 /** `ops_listen`: a separate listener for /healthz, /readyz and /metrics (absent: they are on `listen`). */
 export const opsListenSchema = z.strictObject(
   {
-    host: z.string({ error: 'expected a host name or IP address' }).min(1, { error: 'expected a host name or IP address' }).optional(),
+    host: hostSchema.optional(),
     port,
   },
   { error: 'expected a mapping with `port` (and optionally `host`)' },

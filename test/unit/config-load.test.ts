@@ -815,3 +815,19 @@ describe('allowed_origins', () => {
     problemAt(problemsOf(['allowed_origins: https://console.example.com', agentYaml()].join('\n')), 'allowed_origins', /expected a list of origins/);
   });
 });
+
+describe('listen.host and ops_listen.host', () => {
+  it('accept IP addresses and host names', () => {
+    for (const host of ['127.0.0.1', '::1', '0.0.0.0', '::', 'localhost', 'gateway', 'gw-1.internal.example', 'localhost.', 'project_gateway_1']) {
+      const config = parseConfig([`listen: { host: "${host}", port: 1 }`, `ops_listen: { host: "${host}", port: 2 }`, agentYaml()].join('\n'), { env: {} });
+      assert.equal(config.listen.host, host);
+    }
+  });
+
+  it('name a host no listener can take (a new user: "not a host!" was called valid, then startup failed with ENOTFOUND)', () => {
+    for (const host of ['not a host!', '', '-lead.example', 'a..b', 'http://127.0.0.1', '127.0.0.1:8787']) {
+      const problems = problemsOf([`listen: { host: "${host}" }`, `ops_listen: { host: "${host}", port: 2 }`, agentYaml()].join('\n'));
+      for (const path of ['listen.host', 'ops_listen.host']) problemAt(problems, path, /^expected a host name or IP address/);
+    }
+  });
+});
