@@ -19,6 +19,8 @@
  *   where it can be, instead of re-serialized. A dedupe or lift the scan can decide is
  *   written without parsing, as the JSON path does (scanned-message.ts spliceScanned).
  *
+ * - A response to another id (isForeignResponse): verdict `foreign`, never forwarded.
+ *
  * Measured on the bench's 1 MiB one-event results: checkJsonBounds + JSON.parse +
  * JSON.stringify + a UTF-8 encode were ~10 ms of the gateway's ~11 ms per request.
  */
@@ -26,6 +28,7 @@ import type { Exchange } from '../exchange.js';
 import { checkJsonBounds } from '../mcp/json-bounds.js';
 import { CR, LBRACE, LBRACKET, LF, SPACE, TAB } from '../mcp/json-bytes.js';
 import { scanJson } from '../mcp/json-scan.js';
+import { isJsonObject } from '../mcp/extract.js';
 import { isResponseToExchange } from './rewrite.js';
 import { mayRewrite, rewriteScanned, spliceScanned } from './scanned-message.js';
 import { valueAt } from './json-value-at.js';
@@ -36,6 +39,12 @@ export type EventDataVerdict =
   | { readonly kind: 'breach'; readonly reason: 'json_depth' | 'json_nodes'; readonly limit: number; readonly observed: number; readonly dataBytes: number }
   /** Not the response: the data goes out as it is, as `bytes` when given (its UTF-8 bytes). */
   | { readonly kind: 'forward'; readonly bytes: Buffer | undefined }
+  /**
+   * A JSON-RPC response to another id on a request's stream ({@link isForeignResponse}): it
+   * must not reach the host; the stage answers the request `upstream_not_mcp`. `dataBytes`:
+   * the data's UTF-8 length.
+   */
+  | { readonly kind: 'foreign'; readonly dataBytes: number }
   /**
    * The response to the request: `out` is the data to send (the seller's bytes when not
    * `changed`). `message` is the parsed message as sent, or undefined when it was not parsed
@@ -91,7 +100,9 @@ export function inspectEventData(exchange: Exchange, data: string | undefined, o
   // Only an object can be a response (isResponseToExchange), or hold it: a batch.
   if (members === undefined) return batchVerdict(exchange, text, bytes);
   if (members.plainKeys && !opts.wantsMessage) {
-    if (!(members.hasResult || members.hasError) || valueAt(bytes, members.id) !== exchange.rpc.id) return { kind: 'forward', bytes };
+    if (!(members.hasResult || members.hasError)) return { kind: 'forward', bytes };
+    // Another id: parsed below (a `method` member makes it a request, forwarded; rare).
+    if (valueAt(bytes, members.id) !== exchange.rpc.id) return parsedVerdict(exchange, JSON.parse(text()), bytes);
     if (!mayRewrite(exchange, scan)) return unchangedResponse(bytes, undefined);
     const spliced = spliceScanned(exchange, bytes, scan);
     if (spliced !== undefined) {
@@ -100,9 +111,38 @@ export function inspectEventData(exchange: Exchange, data: string | undefined, o
     }
   }
   const message: unknown = JSON.parse(text());
-  if (!isResponseToExchange(exchange, message)) return { kind: 'forward', bytes };
+  if (!isResponseToExchange(exchange, message)) return parsedVerdict(exchange, message, bytes);
   const { rewritten, out } = rewriteScanned(exchange, message, bytes, scan);
   return { kind: 'response', out, dataBytes: bytes.length, changed: rewritten.changed, action: rewritten.action, message: rewritten.message, bytes, sellerMessage: message };
+}
+
+/** The verdict for a parsed message that is not the response to the request: `foreign` or `forward`. */
+function parsedVerdict(exchange: Exchange, message: unknown, bytes: Buffer): EventDataVerdict {
+  return isForeignResponse(exchange, message) ? { kind: 'foreign', dataBytes: bytes.length } : { kind: 'forward', bytes };
+}
+
+/**
+ * True when `message`, on the stream answering the exchange's single request (`rpc.kind`
+ * 'request'), is a JSON-RPC response to another id: an object with an `id` member that is
+ * not the request's id (compared with `===`, as isResponseToExchange and the JSON path's
+ * answersExchange do: `"1"` is not `1`, `null` is not either), a `result` or an `error`
+ * member, and no `method` member (JSON-RPC 2.0 §4 and §5: that makes it a request or a
+ * notification, forwarded as before). A batch's stream carries several ids and is not
+ * judged here (nor an array: batchVerdict); nor is the standalone GET stream (not a request's).
+ *
+ * Why it must not reach the host: a client matches a response to its pending request by id
+ * alone, so a seller could answer call B on call A's stream, past B's own limits and
+ * rewrite (MCP 2025-03-26 Streamable HTTP: a POST's stream carries the response to that
+ * POST's request, and its other messages "SHOULD relate to the originating client
+ * request"). Reported failure (a new user's trial): an SDK client with two concurrent calls
+ * routed such a 200 KB response to call B, whose tool had a 2,000-byte limit, undeduped,
+ * while B's own exchange was logged host_aborted
+ * (test/regressions/sse-response-for-another-id.test.ts).
+ */
+export function isForeignResponse(exchange: Exchange, message: unknown): boolean {
+  if (exchange.rpc.kind !== 'request' || !isJsonObject(message)) return false;
+  if (Object.hasOwn(message, 'method') || !(Object.hasOwn(message, 'result') || Object.hasOwn(message, 'error'))) return false;
+  return Object.hasOwn(message, 'id') && message.id !== exchange.rpc.id;
 }
 
 /**

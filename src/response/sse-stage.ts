@@ -74,6 +74,12 @@
  *   counted as the seller's `sse_idle`
  *   (test/regressions/sse-host-stops-reading-not-seller-idle.test.ts).
  *
+ * A JSON-RPC response to another id on a request's stream (sse-message.ts isForeignResponse:
+ * a client routes a response by its id alone, so it would answer another pending call) is
+ * never forwarded: it ends the stream with `upstream_not_mcp` for the request's id, as the
+ * JSON path answers such a body (docs/errors.md); on a long-lived stream it is dropped as a
+ * breach is there (below). Reported failure: test/regressions/sse-response-for-another-id.test.ts.
+ *
  * Ending: once the response to the request's id has passed, the host's stream ends and the
  * upstream request is aborted (SDK servers may keep a resumed stream open: ARCHITECTURE §5).
  * If the seller's stream ends or breaks after an event id was forwarded but before that
@@ -316,6 +322,14 @@ export async function handleSseBody(
         verdict = inspectEventData(exchange, data, opts, bytes);
         if (verdict.kind === 'breach') {
           fail({ reason: verdict.reason, limitBytes: perEventLimit, observedBytes: verdict.dataBytes, limit: verdict.limit, observed: verdict.observed });
+          return;
+        }
+        // A response to another id (sse-message.ts isForeignResponse): the seller is not
+        // answering this request in MCP, as a JSON body with that id (json-stage.ts
+        // answersExchange): `upstream_not_mcp` for the request's id ends the stream. Dropping
+        // only the event would leave the request waiting on a seller that answers other ids.
+        if (verdict.kind === 'foreign') {
+          fail({ reason: 'upstream_not_mcp', limitBytes: perEventLimit, observedBytes: verdict.dataBytes, upstreamStatus: res.statusCode });
           return;
         }
       }
