@@ -2,7 +2,8 @@
  * Header policy, seller -> host. Hop-by-hop headers (RFC 9110 §7.6.1) never pass; framing
  * headers are the gateway's to set, because it may decode or rewrite the body
  * (ARCHITECTURE §5: "whenever a body is decoded or rewritten, drop Content-Encoding and
- * recompute Content-Length"). Everything else (`Mcp-Session-Id`, `Content-Type`, ...) passes.
+ * recompute Content-Length"); so are the CORS response headers, the gateway's policy as a
+ * browser sees it, not the seller's. Everything else (`Mcp-Session-Id`, `Content-Type`, ...) passes.
  */
 export const STRIPPED_RESPONSE_HEADERS: ReadonlySet<string> = new Set([
   'connection',
@@ -15,6 +16,15 @@ export const STRIPPED_RESPONSE_HEADERS: ReadonlySet<string> = new Set([
   'upgrade',
   'content-length',
   'content-encoding',
+  // A browser reads these as the gateway's own CORS policy: the seller's (`*`, credentials)
+  // must not decide which pages may read the gateway's answers (a new user's trial; the
+  // gateway serves no browser unless allowed_origins lists it, and answers no preflight).
+  'access-control-allow-origin',
+  'access-control-allow-credentials',
+  'access-control-allow-methods',
+  'access-control-allow-headers',
+  'access-control-expose-headers',
+  'access-control-max-age',
 ]);
 
 /**
