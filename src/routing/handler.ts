@@ -232,7 +232,10 @@ export function createMcpHandler(deps: HandlerDeps) {
         exchange.outcome = 'shutdown_cut';
       } else if (!exchange.finished) {
         exchange.finished = true;
-        exchange.outcome = 'host_aborted';
+        // The standalone GET stream (no request) has no end of its own: the host closing it
+        // is how it ends, not an abort (a new user's trial: every SDK client's close counted
+        // as host_aborted; test/regressions/get-stream-closed-by-host-not-aborted.test.ts).
+        exchange.outcome = exchange.rpc.kind === 'none' && exchange.sseStarted ? 'ok' : 'host_aborted';
       }
       // A settled answer the host left before Node had written it all (answer-cut.ts), or
       // that never left its queue on a connection that died (below).
