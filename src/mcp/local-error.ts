@@ -93,7 +93,9 @@ const MESSAGES: { readonly [R in AdcpErrorReason]: (d: GatewayErrorDetails) => s
   upstream_unreachable: () => 'The seller could not be reached',
   agent_backoff: () => "The gateway did not send this request: the seller's recent answers kept breaking size limits, so it is backing off",
   agent_backoff_shed: () => "The gateway stopped reading the seller's answer: its recent answers kept breaking size limits and the agent's buffer was full",
-  upstream_reset: () => "The seller's connection closed before its response was complete",
+  // Also a response head or framing undici cannot read (an oversized header, two
+  // Content-Lengths): not "the connection closed" (a new user's trial).
+  upstream_reset: () => "The seller's connection closed, or its response could not be read, before the response was complete",
   upstream_status: (d) =>
     d.upstream_status === undefined ? 'The seller answered with a server error' : `The seller answered with HTTP status ${d.upstream_status}`,
   upstream_not_mcp: () => "The seller's answer was not an MCP JSON-RPC message",

@@ -233,3 +233,8 @@ describe('retry_after', () => {
     }
   });
 });
+
+test('upstream_reset names both causes: a closed connection or an unreadable response (a new user: an oversized seller header read as "the connection closed")', () => {
+  const err = buildAdcpError({ reason: 'upstream_reset', method: 'tools/call' });
+  assert.match(err.message, /^The seller's connection closed, or its response could not be read, before the response was complete/);
+});
