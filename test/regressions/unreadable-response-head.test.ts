@@ -9,7 +9,7 @@
  * whose message warns that the seller may have completed the operation, so re-read its
  * state before retrying; never `upstream_unreachable`, which tells the host the request was
  * not delivered (a host would then safely retry a mutation that may have run). The host's
- * body is exactly the minted message (944 bytes). Control: a closed port still gives
+ * body is exactly the minted message (1,052 bytes). Control: a closed port still gives
  * `upstream_unreachable` (nothing was delivered).
  * Bug fixed: every upstream error whose code was not ECONNRESET, UND_ERR_SOCKET or EPIPE was
  * reported as `upstream_unreachable`, including HTTP parse errors after the request was
@@ -48,7 +48,7 @@ describe('unreadable response head', { timeout: TEST_TIMEOUT_MS }, () => {
       assert.equal(r.status, 200);
       const expected = expectedErrorJson({ id, method: 'tools/call', toolName: 'create_media_buy', reason: 'upstream_reset' });
       assert.equal(r.text(), expected);
-      assert.equal(r.bytes, 944);
+      assert.equal(r.bytes, 1052);
       const err = (r.json() as { result: { structuredContent: { adcp_error: { message: string; recovery: string } } } }).result.structuredContent.adcp_error;
       assert.match(err.message, /the seller may have completed the operation, so re-read its state before retrying\.$/);
       const line = await stack.gateway.exchangeLine(agent, id);
