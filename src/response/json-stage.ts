@@ -214,7 +214,8 @@ function boundsBreach(exchange: Exchange, failure: JsonScanFailure | undefined):
 function answersExchange(exchange: Exchange, body: Buffer, members: TopMembers): boolean {
   if (!jsonValueIs(body, members.jsonrpc, '2.0')) return false;
   if (exchange.rpc.kind !== 'request') return true;
-  return (members.hasResult || members.hasError) && members.id !== undefined && jsonValueIs(body, members.id, exchange.rpc.id);
+  // Exactly one of `result` and `error` (JSON-RPC 2.0 §5: never both; a new user's trial: a body with both was forwarded).
+  return members.hasResult !== members.hasError && members.id !== undefined && jsonValueIs(body, members.id, exchange.rpc.id);
 }
 
 function sendBody(exchange: Exchange, reply: FastifyReply, status: number, body: Buffer, outcome: 'ok' | 'rewritten'): void {

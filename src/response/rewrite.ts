@@ -55,7 +55,8 @@ const UNCHANGED = (message: unknown): RewriteOutcome => ({ changed: false, messa
 /** True when `message` is the JSON-RPC response (result or error) to the exchange's request. */
 export function isResponseToExchange(exchange: Exchange, message: unknown): boolean {
   if (exchange.rpc.kind !== 'request' || !isJsonObject(message)) return false;
-  return message.id === exchange.rpc.id && (Object.hasOwn(message, 'result') || Object.hasOwn(message, 'error'));
+  // Exactly one of `result` and `error`: JSON-RPC 2.0 §5 (both is no valid response).
+  return message.id === exchange.rpc.id && Object.hasOwn(message, 'result') !== Object.hasOwn(message, 'error');
 }
 
 /** What a scan of the raw text already proved about it (the JSON stage's json-scan.ts summary). */

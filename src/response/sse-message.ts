@@ -101,8 +101,9 @@ export function inspectEventData(exchange: Exchange, data: string | undefined, o
   if (members === undefined) return batchVerdict(exchange, text, bytes);
   if (members.plainKeys && !opts.wantsMessage) {
     if (!(members.hasResult || members.hasError)) return { kind: 'forward', bytes };
-    // Another id: parsed below (a `method` member makes it a request, forwarded; rare).
-    if (valueAt(bytes, members.id) !== exchange.rpc.id) return parsedVerdict(exchange, JSON.parse(text()), bytes);
+    // Another id, or both `result` and `error`: parsed below (a `method` member makes it a
+    // request, forwarded; rare).
+    if ((members.hasResult && members.hasError) || valueAt(bytes, members.id) !== exchange.rpc.id) return parsedVerdict(exchange, JSON.parse(text()), bytes);
     if (!mayRewrite(exchange, scan)) return unchangedResponse(bytes, undefined);
     const spliced = spliceScanned(exchange, bytes, scan);
     if (spliced !== undefined) {
@@ -123,7 +124,9 @@ function parsedVerdict(exchange: Exchange, message: unknown, bytes: Buffer): Eve
 
 /**
  * True when `message`, on the stream answering the exchange's single request (`rpc.kind`
- * 'request'), is a JSON-RPC response to another id: an object with an `id` member that is
+ * 'request'), holds both `result` and `error` (no valid response, whatever its id: JSON-RPC
+ * 2.0 §5; test/regressions/seller-response-with-result-and-error.test.ts), or is a JSON-RPC
+ * response to another id: an object with an `id` member that is
  * not the request's id (compared with `===`, as isResponseToExchange and the JSON path's
  * answersExchange do: `"1"` is not `1`, `null` is not either), a `result` or an `error`
  * member, and no `method` member (JSON-RPC 2.0 §4 and §5: that makes it a request or a
@@ -141,7 +144,13 @@ function parsedVerdict(exchange: Exchange, message: unknown, bytes: Buffer): Eve
  */
 export function isForeignResponse(exchange: Exchange, message: unknown): boolean {
   if (exchange.rpc.kind !== 'request' || !isJsonObject(message)) return false;
-  if (Object.hasOwn(message, 'method') || !(Object.hasOwn(message, 'result') || Object.hasOwn(message, 'error'))) return false;
+  const hasResult = Object.hasOwn(message, 'result');
+  const hasError = Object.hasOwn(message, 'error');
+  if (Object.hasOwn(message, 'method') || !(hasResult || hasError)) return false;
+  // Both: no valid response (JSON-RPC 2.0 §5: "Either the result member or error member MUST
+  // be included, but both members MUST NOT be included"), whatever its id; refused as the
+  // JSON path refuses it (a new user's trial: forwarded).
+  if (hasResult && hasError) return true;
   return Object.hasOwn(message, 'id') && message.id !== exchange.rpc.id;
 }
 
