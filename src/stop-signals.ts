@@ -1,5 +1,5 @@
 /**
- * SIGTERM and SIGINT from the bin's first statement on (src/main.ts), before the rest of the
+ * SIGTERM, SIGINT and SIGHUP from the bin's first statement on (src/main.ts), before the rest of the
  * gateway is loaded: no other import than Node's, so that nothing loads before the handlers
  * are in place.
  *
@@ -20,6 +20,12 @@
  * - the serving gateway stops during startup at once (`stopped during startup`, exit 0),
  *   then hands signals to its graceful shutdown once it listens.
  *
+ * SIGHUP, the serving gateway's config reload (src/cli.ts), is held the same way until the
+ * reload is wired ({@link onHangupSignal}: one that came meanwhile runs the reload then, as
+ * the file may have changed after startup read it), and ignored once a shutdown has begun.
+ * Reported failure: a SIGHUP during startup or a graceful shutdown had the default action,
+ * exit status 129 and no log line (same test file).
+ *
  * Node's own start-up, before the bin's first statement runs (some tens of milliseconds; more
  * under a loader such as tsx), is out of reach: a signal then still has the default action.
  */
@@ -28,60 +34,63 @@
 export const STOP_SIGNALS = ['SIGTERM', 'SIGINT'] as const;
 export type StopSignal = (typeof STOP_SIGNALS)[number];
 
-/** What is done with a stop signal: a handler, `hold` (keep the first for the next handler), or `default` (the default action). */
-type Disposition = ((signal: StopSignal) => void) | 'hold' | 'default';
+/**
+ * Where some signals go: a handler, `hold` (the first one waits for the next handler set),
+ * `ignore`, or `default` (no listener: the default action, before {@link installStopSignals}
+ * and after {@link restoreStopSignals}).
+ */
+class SignalRoute<S extends NodeJS.Signals> {
+  private to: ((signal: S) => void) | 'hold' | 'ignore' | 'default' = 'default';
+  private held: S | undefined;
+  private readonly listener = (signal: NodeJS.Signals): void => {
+    if (typeof this.to === 'function') this.to(signal as S);
+    else if (this.to === 'hold') this.held ??= signal as S;
+  };
 
-let disposition: Disposition = 'default';
-let held: StopSignal | undefined;
+  constructor(private readonly signals: readonly S[]) {}
+
+  /** Listens, holding what comes. */
+  install(): void {
+    this.to = 'hold';
+    for (const signal of this.signals) process.on(signal, this.listener);
+  }
+
+  /** Sends what comes to `to`; a held signal goes to a handler at once. No-op while `default`. */
+  route(to: ((signal: S) => void) | 'hold' | 'ignore'): void {
+    if (this.to === 'default') return;
+    this.to = to;
+    const held = this.held;
+    if (typeof to === 'function' && held !== undefined) {
+      this.held = undefined;
+      to(held);
+    }
+  }
+
+  /** Stops listening; returns the held signal (now dropped), if any. */
+  restore(): S | undefined {
+    if (this.to === 'default') return undefined;
+    this.to = 'default';
+    for (const signal of this.signals) process.off(signal, this.listener);
+    const held = this.held;
+    this.held = undefined;
+    return held;
+  }
+}
+
+const stops = new SignalRoute<StopSignal>(STOP_SIGNALS);
+const hangups = new SignalRoute<'SIGHUP'>(['SIGHUP']);
 let installed = false;
 
-const listener = (signal: NodeJS.Signals): void => {
-  const stop = signal as StopSignal;
-  if (typeof disposition === 'function') disposition(stop);
-  else if (disposition === 'hold') held ??= stop;
-};
-
 /**
- * SIGHUP, the serving gateway's config reload (src/cli.ts), from the bin's first statement
- * too: `hold` until the reload is wired (a SIGHUP meanwhile is remembered, and the reload runs
- * once it is: the file may have changed after startup read it), then the reload, then
- * `ignore` once a shutdown has begun. Reported failure: a SIGHUP during startup (and during a
- * graceful shutdown) had the default action, exit status 129 and no log line
- * (test/regressions/stop-signal-during-startup.test.ts).
- */
-let hangup: (() => void) | 'hold' | 'ignore' | 'default' = 'default';
-let hangupHeld = false;
-
-const hangupListener = (): void => {
-  if (typeof hangup === 'function') hangup();
-  else if (hangup === 'hold') hangupHeld = true;
-};
-
-/**
- * Installs the process's SIGTERM and SIGINT listeners, holding any signal until
- * {@link onStopSignal} sets a handler. Once per process: later calls do nothing.
+ * Installs the process's SIGTERM, SIGINT and SIGHUP listeners, holding any signal until
+ * {@link onStopSignal} / {@link onHangupSignal} set a handler. Once per process: later calls
+ * do nothing.
  */
 export function installStopSignals(): void {
   if (installed) return;
   installed = true;
-  disposition = 'hold';
-  for (const signal of STOP_SIGNALS) process.on(signal, listener);
-  hangup = 'hold';
-  process.on('SIGHUP', hangupListener);
-}
-
-/**
- * Sets what a SIGHUP does: `reload`, called for each (at once, before this returns, for one
- * that came while held), or `'ignore'`. Does nothing before {@link installStopSignals} or
- * after {@link restoreStopSignals}.
- */
-export function onHangupSignal(reload: (() => void) | 'ignore'): void {
-  if (!installed || hangup === 'default') return;
-  hangup = reload;
-  if (typeof reload === 'function' && hangupHeld) {
-    hangupHeld = false;
-    reload();
-  }
+  stops.install();
+  hangups.install();
 }
 
 /**
@@ -91,30 +100,25 @@ export function onHangupSignal(reload: (() => void) | 'ignore'): void {
  * {@link restoreStopSignals}.
  */
 export function onStopSignal(handler: ((signal: StopSignal) => void) | 'hold'): void {
-  if (!installed || disposition === 'default') return;
-  disposition = handler;
-  if (typeof handler === 'function' && held !== undefined) {
-    const signal = held;
-    held = undefined;
-    handler(signal);
-  }
+  stops.route(handler);
 }
 
 /**
- * Gives SIGTERM, SIGINT and SIGHUP back their default action (the listeners are removed). A signal
- * held so far is raised again when `reraise` is true (the process then dies by it), dropped
- * otherwise (the command ended on its own meanwhile).
+ * Sets what a SIGHUP does: `reload`, called for each (at once, before this returns, for one
+ * that came while held), or `'ignore'`. Does nothing before {@link installStopSignals} or
+ * after {@link restoreStopSignals}.
+ */
+export function onHangupSignal(reload: (() => void) | 'ignore'): void {
+  hangups.route(reload);
+}
+
+/**
+ * Gives SIGTERM, SIGINT and SIGHUP back their default action (the listeners are removed). A
+ * signal held so far is raised again when `reraise` is true (the process then dies by it),
+ * dropped otherwise (the command ended on its own meanwhile).
  */
 export function restoreStopSignals(reraise: boolean): void {
-  if (!installed || disposition === 'default') return;
-  disposition = 'default';
-  for (const signal of STOP_SIGNALS) process.off(signal, listener);
-  hangup = 'default';
-  process.off('SIGHUP', hangupListener);
-  const signal = held;
-  held = undefined;
-  const hangupSignal = hangupHeld;
-  hangupHeld = false;
-  if (reraise && signal !== undefined) process.kill(process.pid, signal);
-  if (reraise && hangupSignal) process.kill(process.pid, 'SIGHUP');
+  const held = [stops.restore(), hangups.restore()];
+  if (!reraise) return;
+  for (const signal of held) if (signal !== undefined) process.kill(process.pid, signal);
 }

@@ -143,15 +143,13 @@ function parsedVerdict(exchange: Exchange, message: unknown, bytes: Buffer): Eve
  * (test/regressions/sse-response-for-another-id.test.ts).
  */
 export function isForeignResponse(exchange: Exchange, message: unknown): boolean {
-  if (exchange.rpc.kind !== 'request' || !isJsonObject(message)) return false;
+  if (exchange.rpc.kind !== 'request' || !isJsonObject(message) || Object.hasOwn(message, 'method')) return false;
   const hasResult = Object.hasOwn(message, 'result');
   const hasError = Object.hasOwn(message, 'error');
-  if (Object.hasOwn(message, 'method') || !(hasResult || hasError)) return false;
-  // Both: no valid response (JSON-RPC 2.0 §5: "Either the result member or error member MUST
-  // be included, but both members MUST NOT be included"), whatever its id; refused as the
-  // JSON path refuses it (a new user's trial: forwarded).
-  if (hasResult && hasError) return true;
-  return Object.hasOwn(message, 'id') && message.id !== exchange.rpc.id;
+  if (!hasResult && !hasError) return false;
+  // Not the response (rewrite.ts isResponseToExchange: the request's id, exactly one of
+  // `result` and `error`, JSON-RPC 2.0 §5), and it carries an id or both members.
+  return !isResponseToExchange(exchange, message) && (Object.hasOwn(message, 'id') || (hasResult && hasError));
 }
 
 /**

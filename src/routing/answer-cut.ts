@@ -21,18 +21,23 @@ import type { IncomingMessage } from 'node:http';
 import type { Outcome } from '../exchange.js';
 
 /**
- * True when `outcome` is a forwarded answer's and the host's connection (the socket of
- * `request`, the host's HTTP request) failed before that answer was all written. Read once,
- * when the host's response closes (routing/handler.ts `end`): one property read, no listener.
+ * True when `outcome` is a forwarded answer's and it did not all reach the host's connection:
+ * the connection (the socket of `request`, the host's HTTP request) failed before it was all
+ * written, or the `response` never finished at all. The second is an answer queued behind
+ * another on a pipelined connection that died before its turn (Node gives it no 'close': its
+ * end comes from the connection's close, routing/handler.ts; reported failure:
+ * test/regressions/pipelined-answer-connection-dies.test.ts). Read once, when the exchange
+ * ends (routing/handler.ts `end`): two property reads, no listener.
  */
-export function hostLeftMidAnswer(outcome: Outcome | undefined, request: IncomingMessage): boolean {
+export function hostLeftMidAnswer(outcome: Outcome | undefined, request: IncomingMessage, response: { readonly writableFinished: boolean }): boolean {
   if (!isForwardedOutcome(outcome)) return false;
+  if (!response.writableFinished) return true;
   // `socket` is typed non-null but is not guaranteed for every request object (e.g. a fake one).
   const socket = request.socket as IncomingMessage['socket'] | null;
   return socket !== null && socket.errored != null;
 }
 
 /** An answer forwarded from the seller (`ok`, `rewritten`, `resumable_end`): the outcomes a host that never got it all turns into `host_aborted`. */
-export function isForwardedOutcome(outcome: Outcome | undefined): boolean {
+function isForwardedOutcome(outcome: Outcome | undefined): boolean {
   return outcome === 'ok' || outcome === 'rewritten' || outcome === 'resumable_end';
 }

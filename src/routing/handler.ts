@@ -28,7 +28,7 @@ import type { GatewayMetrics } from '../observability/metrics.js';
 import { isDiscoveryRequest, measureDiscovery } from '../mcp/discovery-size.js';
 import { callKind, tooLateToSend, type AgentGuard, type GuardOutcome } from '../admission/agent-guard.js';
 import { REASONS } from '../errors/codes.js';
-import { hostLeftMidAnswer, isForwardedOutcome } from './answer-cut.js';
+import { hostLeftMidAnswer } from './answer-cut.js';
 import { resetHostConnection } from '../response/host-reset.js';
 
 export interface HandlerDeps {
@@ -226,20 +226,22 @@ export function createMcpHandler(deps: HandlerDeps) {
       // A body reader still waiting for buffer room (a deadline, a host that left) stops now.
       exchange.bufferLease?.release();
       pending?.cancel();
+      // Settled before this end: the gateway had ended the answer (sent, or being written).
+      const settled = exchange.finished;
       if (cutByShutdown === true) {
         // Even a settled answer: the host gets none of what is still unwritten, its reason (a minted error's) stays.
         exchange.finished = true;
         exchange.outcome = 'shutdown_cut';
-      } else if (!exchange.finished) {
+      } else if (!settled) {
         exchange.finished = true;
         // The standalone GET stream (no request) has no end of its own: the host closing it
         // is how it ends, not an abort (a new user's trial: every SDK client's close counted
         // as host_aborted; test/regressions/get-stream-closed-by-host-not-aborted.test.ts).
         exchange.outcome = exchange.rpc.kind === 'none' && exchange.sseStarted ? 'ok' : 'host_aborted';
       }
-      // A settled answer the host left before Node had written it all (answer-cut.ts), or
-      // that never left its queue on a connection that died (below).
-      const leftMidAnswer = hostLeftMidAnswer(exchange.outcome, request.raw) || (queuedOn !== null && isForwardedOutcome(exchange.outcome) && !reply.raw.writableFinished);
+      // A settled answer the host left before Node had written it all, or that never left its
+      // queue on a connection that died (below; answer-cut.ts).
+      const leftMidAnswer = settled && hostLeftMidAnswer(exchange.outcome, request.raw, reply.raw);
       queuedOn?.off('close', onConnectionClose);
       // The seller's answer counts for its agent's backoff as what it was, not as the host's leaving (as in `onDeadline`).
       if (admission !== undefined) deps.guard.finish(admission, guardOutcome(exchange, callLimit.value !== undefined));

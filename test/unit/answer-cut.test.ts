@@ -15,17 +15,23 @@ import type { Outcome } from '../../src/exchange.js';
 function requestOn(socket: { errored: Error | null } | null): IncomingMessage {
   return { socket } as unknown as IncomingMessage;
 }
+const FINISHED = { writableFinished: true };
+const UNFINISHED = { writableFinished: false };
 const reset = Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' });
 
 test('a forwarded answer whose connection failed: the host left mid-answer', () => {
   for (const outcome of ['ok', 'rewritten', 'resumable_end'] as const) {
-    assert.equal(hostLeftMidAnswer(outcome, requestOn({ errored: reset })), true, outcome);
-    assert.equal(hostLeftMidAnswer(outcome, requestOn({ errored: null })), false, `${outcome}, a normal close`);
+    assert.equal(hostLeftMidAnswer(outcome, requestOn({ errored: reset }), FINISHED), true, outcome);
+    assert.equal(hostLeftMidAnswer(outcome, requestOn({ errored: null }), FINISHED), false, `${outcome}, a normal close`);
+    assert.equal(hostLeftMidAnswer(outcome, requestOn({ errored: null }), UNFINISHED), true, `${outcome}, never finished (a queued answer whose connection died)`);
   }
 });
 
 test('a gateway-made answer, an outcome already set by the host or a shutdown, or no socket: unchanged', () => {
   const kept: Array<Outcome | undefined> = ['local_error', 'refused', 'host_aborted', 'shutdown_cut', undefined];
-  for (const outcome of kept) assert.equal(hostLeftMidAnswer(outcome, requestOn({ errored: reset })), false, String(outcome));
-  assert.equal(hostLeftMidAnswer('ok', requestOn(null)), false);
+  for (const outcome of kept) {
+    assert.equal(hostLeftMidAnswer(outcome, requestOn({ errored: reset }), FINISHED), false, String(outcome));
+    assert.equal(hostLeftMidAnswer(outcome, requestOn({ errored: null }), UNFINISHED), false, `${String(outcome)}, never finished`);
+  }
+  assert.equal(hostLeftMidAnswer('ok', requestOn(null), FINISHED), false);
 });
