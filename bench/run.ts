@@ -255,7 +255,7 @@ const FLOOD_WARMUP_ROUNDS = 3;
 
 /**
  * Slices per target per repetition of a throughput case: the three targets take turns slice
- * by slice (order rotated each slice), each slice a `1/THROUGHPUT_SLICES` share of the case's
+ * by slice (each order of the three once in six slices: turnOrder), each slice a `1/THROUGHPUT_SLICES` share of the case's
  * load shape, and a target's figures for the repetition are the sum of its slices. Why: on
  * the 2-core reference VM the speed of the machine drifts on the scale of seconds (seen: the
  * pass-through's own CPU per 1 KiB request 76 µs in one 1.5 s run, 190 µs in the next); run
@@ -348,6 +348,23 @@ function childOf(stack: Stack, target: Target): BenchChild | undefined {
 function orderFor(rep: number): Target[] {
   const r = rep % TARGETS.length;
   return [...TARGETS.slice(r), ...TARGETS.slice(0, r)];
+}
+
+/**
+ * Every order of the three targets, for the turns within a repetition (throughput slices,
+ * flood rounds). A rotation only ({@link orderFor}) kept one cycle, so the gateway always
+ * ran right after the pass-through and right before the seller direct; whatever one load
+ * leaves to the next (the seller's garbage, the load generator's, the kernel's socket
+ * state) then fell on the same target every time. With all six orders, each target runs
+ * first, second and third twice in six turns and follows each other target as often.
+ */
+const ALL_ORDERS: readonly (readonly Target[])[] = TARGETS.flatMap((a) =>
+  TARGETS.filter((b) => b !== a).flatMap((b) => TARGETS.filter((c) => c !== a && c !== b).map((c) => [a, b, c])),
+);
+
+/** The target order of turn `turn` of repetition `rep`: each order of {@link ALL_ORDERS} once in six turns. */
+function turnOrder(rep: number, turn: number): readonly Target[] {
+  return ALL_ORDERS[(rep * 2 + turn) % ALL_ORDERS.length]!;
 }
 
 // ---------------------------------------------------------------------------------------
@@ -541,7 +558,7 @@ async function runThroughput(stack: Stack, spec: ThroughputSpec, tc: ThroughputC
   const { foreign } = await undisturbed(`${spec.id}`, async () => {
     sums = new Map(TARGETS.map((t) => [t, new SliceSums()]));
     for (let s = 0; s < THROUGHPUT_SLICES; s++) {
-      for (const t of orderFor(rep + s)) {
+      for (const t of turnOrder(rep, s)) {
         const child = childOf(stack, t);
         // The peak RSS is reset at a target's first slice only: its peak is over the whole repetition.
         const before = child ? await child.stats(s === 0) : undefined;
@@ -616,7 +633,7 @@ async function warmSse(stack: Stack): Promise<void> {
 
 /**
  * SSE events/s: FLOOD_ROUNDS rounds of FLOOD_STREAMS concurrent streams per target, the
- * targets taking turns round by round (order rotated each round), like the slices of a
+ * targets taking turns round by round (each order of the three once in six rounds: turnOrder), like the slices of a
  * throughput case: run target after target, the pass-through and the gateway met different
  * machines (the ratio ranged 0.69x-1.13x within one full run at 89e07ed).
  */
@@ -625,7 +642,7 @@ async function runFlood(stack: Stack, rep: number): Promise<void> {
   const sums = new Map(TARGETS.map((t) => [t, { elapsed: 0, events: 0, cpuUs: 0, majorGcs: 0, foreign: 0, failed: false }]));
   try {
     for (let round = 0; round < FLOOD_ROUNDS; round++) {
-      for (const t of orderFor(rep + round)) {
+      for (const t of turnOrder(rep, round)) {
         const sum = sums.get(t)!;
         if (sum.failed) continue;
         const child = childOf(stack, t);
