@@ -14,7 +14,7 @@
 
 /**
  * System and undici error codes of transport failures (Node `net`/`dns` errno codes; undici
- * `UND_ERR_*` socket and client codes). Parser errors of a response head (`HPE_*`, llhttp)
+ * `UND_ERR_*` socket, client and unreadable-response codes). Parser errors of a response head (`HPE_*`, llhttp)
  * are matched by their prefix.
  */
 export const TRANSPORT_FAILURE_CODES: ReadonlySet<string> = new Set([
@@ -40,6 +40,10 @@ export const TRANSPORT_FAILURE_CODES: ReadonlySet<string> = new Set([
   'UND_ERR_SOCKET',
   'UND_ERR_CONNECT_TIMEOUT',
   'UND_ERR_HEADERS_OVERFLOW',
+  // A response head undici cannot read because its length is contradictory (two different
+  // Content-Length values: undici reports the length mismatch instead of llhttp's HPE_ error;
+  // a new user's trial logged it as unexpected, with undici's stack).
+  'UND_ERR_RES_CONTENT_LENGTH_MISMATCH',
   'UND_ERR_CLOSED',
   'UND_ERR_DESTROYED',
 ]);

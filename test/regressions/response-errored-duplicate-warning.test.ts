@@ -7,11 +7,13 @@
  * gateway's own abort.
  *
  * Input: a real gateway app logging into a capture; a seller that resets the connection, one
- * that never answers (response_deadline_ms 300), a port nothing listens on, and an https
+ * that never answers (response_deadline_ms 300), one whose response head has two different
+ * Content-Length values (a later trial: undici's length-mismatch error got a warning with
+ * its stack), a port nothing listens on, and an https
  * agent URL on the seller's plain HTTP port (a TLS failure: a cause the exchange line cannot
  * name). After each failing request, a request the seller answers at once marks the end of
  * what the first one logged.
- * Expected: a reset, a deadline and an unreachable seller write exactly one line each, the
+ * Expected: a reset, a deadline, an unreadable head and an unreachable seller write exactly one line each, the
  * exchange line with its reason; no `response errored` line at all. The TLS failure writes its
  * exchange line and one warning of the gateway's own naming the agent and the error's code,
  * so an unexpected cause stays visible.
@@ -37,6 +39,7 @@ const stack = useSellerAndGateway(
     startRawSeller((req, res) => {
       const name = (JSON.parse(req.body.toString('utf8')) as { params: { name: string } }).params.name;
       if (name === 'reset') res.socket?.resetAndDestroy();
+      else if (name === 'two_lengths') res.socket?.end('HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 5\r\nContent-Length: 6\r\n\r\n{}');
       else if (name === 'hang') held.push(res);
       else res.writeHead(200, { 'content-type': 'application/json' }).end(toolResponse(1, { content: [{ type: 'text', text: 'ok' }] }));
     }),
@@ -84,6 +87,10 @@ describe('a failed upstream request is logged once, in its exchange line', () =>
     ['s', 'reset', 1, 'upstream_reset'],
     ['s', 'hang', 2, 'deadline_exceeded'],
     ['down', 'any', 3, 'upstream_unreachable'],
+    // A new user's trial: a head with two Content-Length values logged a warning with undici's
+    // stack (ResponseContentLengthMismatchError, UND_ERR_RES_CONTENT_LENGTH_MISMATCH): a
+    // response that cannot be read, which upstream_reset says.
+    ['s', 'two_lengths', 5, 'upstream_reset'],
   ] as const) {
     test(`${reason}: the exchange line and nothing else`, OPTIONS, async () => {
       const lines = await linesOf(agent, tool, id);
