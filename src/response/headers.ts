@@ -3,7 +3,8 @@
  * headers are the gateway's to set, because it may decode or rewrite the body
  * (ARCHITECTURE §5: "whenever a body is decoded or rewritten, drop Content-Encoding and
  * recompute Content-Length"); so are the CORS response headers, the gateway's policy as a
- * browser sees it, not the seller's. Everything else (`Mcp-Session-Id`, `Content-Type`, ...) passes.
+ * browser sees it, not the seller's. `Set-Cookie` passes scoped to the agent's route
+ * ({@link scopeSetCookies}). Everything else (`Mcp-Session-Id`, `Content-Type`, ...) passes.
  */
 export const STRIPPED_RESPONSE_HEADERS: ReadonlySet<string> = new Set([
   'connection',
@@ -36,6 +37,7 @@ export const STRIPPED_RESPONSE_HEADERS: ReadonlySet<string> = new Set([
  */
 export function filterResponseHeaders(
   headers: Record<string, string | string[] | undefined>,
+  agentName?: string,
 ): Record<string, string | string[] | undefined> {
   const connection = headers.connection;
   const named = connection === undefined || connection === 'keep-alive' || connection === 'close' ? undefined : connectionOptions(connection);
@@ -43,7 +45,47 @@ export function filterResponseHeaders(
   for (const name in headers) {
     if (!STRIPPED_RESPONSE_HEADERS.has(name) && (named === undefined || !named.includes(name))) out[name] = headers[name];
   }
+  const cookies = out['set-cookie'];
+  if (cookies !== undefined && agentName !== undefined) out['set-cookie'] = scopeSetCookies(cookies, agentCookiePath(agentName));
   return out;
+}
+
+/** The path every cookie of agent `agentName`'s seller is scoped to: its route, `/agents/<name>/mcp` (app.ts). */
+export function agentCookiePath(agentName: string): string {
+  return `/agents/${agentName}/mcp`;
+}
+
+/**
+ * A seller's `Set-Cookie` values scoped to its agent's route: each one's `Path` and `Domain`
+ * attributes are removed and `Path=<path>` is appended (RFC 6265 §5.2.3, §5.2.4: the last
+ * `Path` wins, and a cookie without `Domain` is host-only), every other attribute and the
+ * `name=value` pair kept as the seller wrote them.
+ *
+ * Why (a new user's trial, 2026-12-03): the gateway is one origin for every seller. A
+ * seller's `Set-Cookie: sess=…; Path=/` was stored by a host keeping cookies (Python's
+ * httpx and aiohttp clients do by default, and a browser) for the whole gateway, so the host
+ * sent it with its requests to every other agent, and the gateway forwarded it to those
+ * sellers: one seller's session cookie reached the others. Scoped to `/agents/<name>/mcp`, it
+ * goes back to its own seller only; a `Domain` naming the seller's host (which the host
+ * would refuse for the gateway's) no longer keeps a seller's sticky-session cookie from
+ * working. A `__Host-` cookie (which must have `Path=/`) is then refused by a browser rather
+ * than shared with every seller.
+ */
+export function scopeSetCookies(value: string | string[], path: string): string | string[] {
+  return Array.isArray(value) ? value.map((cookie) => scopeSetCookie(cookie, path)) : scopeSetCookie(value, path);
+}
+
+function scopeSetCookie(cookie: string, path: string): string {
+  const parts = cookie.split(';');
+  let out = parts[0]!;
+  for (let i = 1; i < parts.length; i++) {
+    const attribute = parts[i]!.trim();
+    if (attribute === '') continue;
+    const eq = attribute.indexOf('=');
+    const name = (eq === -1 ? attribute : attribute.slice(0, eq)).trim().toLowerCase();
+    if (name !== 'path' && name !== 'domain') out += `; ${attribute}`;
+  }
+  return `${out}; Path=${path}`;
 }
 
 /** The header names a `Connection` header value lists (comma-separated tokens, any case), lowercase. */

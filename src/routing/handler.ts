@@ -332,7 +332,7 @@ export function createMcpHandler(deps: HandlerDeps) {
             applyRequestHeaderPolicy(headers as Record<string, string | string[] | undefined>, agent, acceptEncoding(agent.accept_encoding), stream.resumeFrom),
             upstreamHooks,
           ) as typeof headers,
-        rewriteHeaders: filterResponseHeaders,
+        rewriteHeaders: (headers) => filterResponseHeaders(headers, agent.name),
         // Only an agent URL with a query needs merging (query.ts); otherwise reply-from forwards the host's.
         queryString: agent.url.search === '' ? undefined : mergeQuery,
         onResponse: (_req, _rep, res) => {
