@@ -265,7 +265,7 @@ export function createMcpHandler(deps: HandlerDeps) {
       // left its queue on a pipelined connection): `statusCode` would say 200.
       const hostStatus = reply.raw.headersSent && !stillQueued ? reply.raw.statusCode : null;
       // Its fields are built only when the line is written (not at `silent`, e.g. `logger: false`).
-      if (deps.log.isLevelEnabled('info')) logInfo(exchangeLogFields(exchange, hostStatus), 'exchange');
+      if (deps.log.isLevelEnabled('info')) logInfo(exchangeLogFields(exchange, hostStatus, request.method), 'exchange');
       deps.onExchangeEnd?.(exchange, hostStatus);
     };
     const openSlot = deps.openExchanges.add(end);
