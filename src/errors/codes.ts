@@ -271,8 +271,8 @@ export const REFUSALS = {
   invalid_request: {
     statusCode: 400,
     jsonRpcCode: JSONRPC_INVALID_REQUEST,
-    description: "The request is not a valid JSON-RPC message, is over the agent's `max_json_depth` or `max_json_nodes`, or a gateway header is malformed (e.g. X-Max-Response-Bytes).",
-    source: 'ARCHITECTURE §3; JSON-RPC 2.0 §5.1',
+    description: "The request is not a valid JSON-RPC message (a batch is one when it is not empty and each element is a request, a notification or a response by the rules for a single message; the message names the first element that is not, and the refusal has id null), is a batch from a host on MCP 2025-06-18 or later (`MCP-Protocol-Version`; those revisions have no batches), is over the agent's `max_json_depth` or `max_json_nodes`, or a gateway header is malformed (e.g. X-Max-Response-Bytes).",
+    source: "ARCHITECTURE §3; JSON-RPC 2.0 §5.1, §6; MCP 2025-06-18 changelog (JSON-RPC batching removed); a new user's trial (such batches were forwarded: test/regressions/batch-invalid-elements-forwarded.test.ts, batch-on-revision-without-batches.test.ts)",
   },
   request_header_too_large: {
     statusCode: 431,

@@ -20,6 +20,12 @@
  */
 export const DEFAULT_PROTOCOL_VERSION = '2025-03-26';
 export const STRUCTURED_CONTENT_SINCE = '2025-06-18';
+/**
+ * First revision without JSON-RPC batches: MCP 2025-06-18 changelog, "Remove support for
+ * JSON-RPC batching"; from it on a POST body is one JSON-RPC message (Streamable HTTP,
+ * "Sending Messages to the Server").
+ */
+export const NO_BATCHES_SINCE = '2025-06-18';
 /** First revision of the stateless era (SEP-2575) and of the tasks extension (SEP-2663). */
 export const STATELESS_SINCE = '2026-07-28';
 
@@ -36,6 +42,17 @@ export function protocolVersionOf(header: string | string[] | undefined): string
 /** True when `version` is a revision date at or after `since`. */
 export function isRevisionAtLeast(version: string, since: string): boolean {
   return REVISION.test(version) && version >= since;
+}
+
+/**
+ * True when the host's revision has JSON-RPC batches: before {@link NO_BATCHES_SINCE}, which
+ * includes a request without `MCP-Protocol-Version` (2025-03-26) and a header that is no
+ * revision date (older than every revision, as everywhere here: the seller, which must answer
+ * an unsupported version 400, judges it). A batch on a later revision is refused
+ * (routing/handler.ts; reported failure: test/regressions/batch-on-revision-without-batches.test.ts).
+ */
+export function hasBatches(version: string): boolean {
+  return !isRevisionAtLeast(version, NO_BATCHES_SINCE);
 }
 
 export function hostReadsStructuredContent(version: string): boolean {

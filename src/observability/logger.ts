@@ -17,6 +17,7 @@ import pino, { type DestinationStream, type Logger, type LoggerOptions } from 'p
 import type { GatewayConfig } from '../config/types.js';
 import type { Exchange } from '../exchange.js';
 import { stdoutLogDestination } from './log-destination.js';
+import { rpcKindLabel } from './metrics.js';
 import { queryPrefixOf, querySecretTexts, redactQueriesAfter } from './url-query-redaction.js';
 
 /** The text that replaces a redacted value. */
@@ -193,8 +194,10 @@ function bounded<T>(value: T): T | string {
 
 /**
  * The one log line per exchange (msg `exchange`). Always the same fields, `null` when not
- * applicable: agent, method, tool, rpc_id (the JSON-RPC request id), status (to the host;
- * null when the host went away before any response head),
+ * applicable: agent, http_method (the host's: `POST`, `GET`, `DELETE`), method, rpc_kind
+ * (metrics.ts `rpcKindLabel`: `request`, `notification`, `response`, `batch`, `none`; it tells
+ * apart the exchanges whose method is null), tool, rpc_id (the JSON-RPC request id), status
+ * (to the host; null when the host went away before any response head),
  * upstream_status (from the seller), bytes_from_seller (raw, as on the wire), bytes_decoded,
  * bytes_to_host, bytes_saved (by dedupe), outcome, reason, duration_ms.
  *
@@ -208,10 +211,12 @@ function bounded<T>(value: T): T | string {
  * bytes_to_host is the body handed to the host's response (exchange.ts `bytesToHost`): for
  * `host_aborted`, what was handed over before the host left, not what it read.
  */
-export function exchangeLogFields(exchange: Exchange, hostStatus: number | null): Record<string, unknown> {
+export function exchangeLogFields(exchange: Exchange, hostStatus: number | null, httpMethod: string): Record<string, unknown> {
   return {
     agent: exchange.agent.name,
+    http_method: httpMethod,
     method: bounded(exchange.rpc.method ?? null),
+    rpc_kind: rpcKindLabel(exchange.rpc),
     tool: bounded(exchange.rpc.toolName ?? null),
     rpc_id: bounded(exchange.rpc.id),
     status: hostStatus,

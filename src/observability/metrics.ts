@@ -54,15 +54,34 @@ export const DISCOVERY_SURFACES: ReadonlySet<string> = new Set(Object.keys(DISCO
 export const DURATION_BUCKETS_SECONDS: readonly number[] = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
 
 /**
+ * What the JSON-RPC body of an exchange is: `request` (a method and an id), `notification` (a
+ * method, no id), `response` (the host's answer to a server-initiated request: no method),
+ * `batch` (a JSON array), `none` (no JSON-RPC body: the standalone GET stream, DELETE). A
+ * resumed stream (GET with `Last-Event-ID`) has its original request's kind.
+ */
+export type RpcKindLabel = 'request' | 'notification' | 'response' | 'batch' | 'none';
+
+/**
+ * The exchange line's `rpc_kind` ({@link RpcKindLabel}). `batch`, `response` and `none` are
+ * also the exchange's `method` label ({@link methodLabel}), where there is no method to name.
+ * Reported failure (a new user's trial: the log said `"method": null` for all three):
+ * test/regressions/exchange-line-method-null-three-exchanges.test.ts.
+ */
+export function rpcKindLabel(rpc: RpcPeek): RpcKindLabel {
+  if (rpc.kind === 'none' || rpc.kind === 'batch') return rpc.kind;
+  return rpc.method === undefined ? 'response' : rpc.kind;
+}
+
+/**
  * The `method` label of an exchange: a known MCP method name; `none` for a request without a
  * JSON-RPC body (the GET stream, DELETE); `batch`; `response` for the host's answer to a
- * server-initiated request; `other` for any other method.
+ * server-initiated request (the {@link rpcKindLabel} of those three); `other` for any other
+ * method.
  */
 export function methodLabel(rpc: RpcPeek): string {
-  if (rpc.kind === 'none') return 'none';
-  if (rpc.kind === 'batch') return 'batch';
-  if (rpc.method === undefined) return 'response';
-  return METHOD_LABELS.has(rpc.method) ? rpc.method : 'other';
+  const method = rpc.kind === 'none' || rpc.kind === 'batch' ? undefined : rpc.method;
+  if (method === undefined) return rpcKindLabel(rpc);
+  return METHOD_LABELS.has(method) ? method : 'other';
 }
 
 /** One agent's agent-guard state (src/admission/agent-guard.ts `AgentGuard.snapshot`). */

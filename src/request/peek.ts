@@ -25,7 +25,7 @@ import { scanJson, scanTopMembers, type ByteRange, type TextMember } from '../mc
 import { hasLossyNumber } from '../mcp/json-numbers.js';
 import { jsonString, memberIndexes } from '../mcp/text-members.js';
 import { checkJsonBounds, withinJsonBounds, type JsonBoundsLimits } from '../mcp/json-bounds.js';
-import { BACKSLASH, DIGIT_0, DIGIT_9, LBRACE, LOWER_N, MINUS, QUOTE } from '../mcp/json-bytes.js';
+import { BACKSLASH, closingQuote, COMMA, CR, DIGIT_0, DIGIT_9, LBRACE, LBRACKET, LF, LOWER_F, LOWER_N, LOWER_T, MINUS, QUOTE, RBRACE, RBRACKET, SPACE, TAB } from '../mcp/json-bytes.js';
 
 export const NO_BODY: RpcPeek = Object.freeze({ kind: 'none', id: null, idText: undefined, method: undefined, toolName: undefined });
 
@@ -42,7 +42,14 @@ const UNBOUNDED = { maxDepth: Infinity, maxNodes: Infinity };
  * - not JSON -> `parse_error` (JSON-RPC -32700, HTTP 400);
  * - JSON but not a JSON-RPC message (not an object/array, no string `method` on a non-response)
  *   -> `invalid_request` (-32600, HTTP 400), with the id when one could be read;
- * - an array -> `batch` (forwarded and bounded, never rewritten).
+ * - an array (JSON-RPC 2.0 §6) -> `batch` (forwarded and bounded, never rewritten) when every
+ *   element is a JSON-RPC message by the rules for a single one (a request, a notification or
+ *   a host's response); an empty array, or one with an element that is not (a number, a nested
+ *   array, `{"a":1}`, an invalid id) -> `invalid_request`, id null, the message naming the first
+ *   such element and why: `Invalid Request: batch element 0 is not a JSON-RPC message (a
+ *   number, not an object).` Reported failure (a new user's trial: such batches reached the
+ *   seller): test/regressions/batch-invalid-elements-forwarded.test.ts. Whether the host's MCP
+ *   revision has batches at all is the handler's check (routing/handler.ts): it is a header's.
  * A JSON-RPC *response* sent by the host (answer to a server->client request such as
  * `elicitation/create`) is a valid body: it is forwarded as a `notification`-kind peek.
  */
@@ -96,9 +103,17 @@ export function peekByParse(body: Buffer, bounds?: JsonBoundsLimits): PeekResult
   } catch {
     return refusal('parse_error', 'Parse error: the request body is not valid JSON.', null, undefined);
   }
-  if (Array.isArray(msg)) return decide({ top: 'array', emptyArray: msg.length === 0 });
+  if (Array.isArray(msg)) return decide({ top: 'array', emptyArray: msg.length === 0, badElement: badElementOfValues(msg) });
   if (msg === null || typeof msg !== 'object') return decide({ top: 'scalar' });
-  const m = msg as Record<string, unknown>;
+  return decide(factsOfObject(msg as Record<string, unknown>, body));
+}
+
+/**
+ * The facts of a parsed JSON object, read as a JSON-RPC message. `body` (the whole body, whose
+ * top-level object `m` is) gives the id's exact text ({@link idTextOf}); undefined for a
+ * batch element, whose id the gateway does not keep.
+ */
+function factsOfObject(m: Record<string, unknown>, body: Buffer | undefined): ObjectFacts {
   const hasId = Object.hasOwn(m, 'id');
   const id = hasId && isId(m.id) ? m.id : null;
   let toolName: string | undefined;
@@ -106,57 +121,104 @@ export function peekByParse(body: Buffer, bounds?: JsonBoundsLimits): PeekResult
     const name = (m.params as Record<string, unknown>).name;
     if (typeof name === 'string') toolName = name;
   }
-  return decide({
+  return {
     top: 'object',
     jsonrpcIs20: m.jsonrpc === '2.0',
     method: typeof m.method === 'string' ? m.method : undefined,
     hasId,
     idValid: !hasId || isId(m.id),
     id,
-    idText: idTextOf(body, id),
+    idText: body === undefined ? undefined : idTextOf(body, id),
     responseMembers: Object.hasOwn(m, 'result') || Object.hasOwn(m, 'error'),
     toolName,
-  });
+  };
 }
 
 /** What a reading of the body establishes: the inputs of {@link decide}. */
 type BodyFacts =
-  | { readonly top: 'array'; readonly emptyArray: boolean }
-  | { readonly top: 'scalar' }
   | {
-      readonly top: 'object';
-      /** `jsonrpc` is the string `2.0`. */
-      readonly jsonrpcIs20: boolean;
-      /** `method` when it is a string. */
-      readonly method: string | undefined;
-      /** An `id` member is present (any value). */
-      readonly hasId: boolean;
-      /** No `id`, or a string, a finite number or null. */
-      readonly idValid: boolean;
-      /** The id when valid, else null. */
-      readonly id: string | number | null;
-      readonly idText: string | undefined;
-      /** A `result` or `error` member is present. */
-      readonly responseMembers: boolean;
-      /** `params.name` of a `tools/call` whose params is an object, when a string. */
-      readonly toolName: string | undefined;
-    };
+      readonly top: 'array';
+      readonly emptyArray: boolean;
+      /** The first element that is no JSON-RPC message, if any (none in an empty array). */
+      readonly badElement: BadElement | undefined;
+    }
+  | { readonly top: 'scalar' }
+  | ObjectFacts;
+
+/** A JSON object read as a JSON-RPC message. */
+interface ObjectFacts {
+  readonly top: 'object';
+  /** `jsonrpc` is the string `2.0`. */
+  readonly jsonrpcIs20: boolean;
+  /** `method` when it is a string. */
+  readonly method: string | undefined;
+  /** An `id` member is present (any value). */
+  readonly hasId: boolean;
+  /** No `id`, or a string, a finite number or null. */
+  readonly idValid: boolean;
+  /** The id when valid, else null. */
+  readonly id: string | number | null;
+  readonly idText: string | undefined;
+  /** A `result` or `error` member is present. */
+  readonly responseMembers: boolean;
+  /** `params.name` of a `tools/call` whose params is an object, when a string. */
+  readonly toolName: string | undefined;
+}
+
+/** A batch element that is no JSON-RPC message: its index (0-based) and why ({@link messageProblem}, or what it is instead of an object). */
+interface BadElement {
+  readonly index: number;
+  readonly problem: string;
+}
 
 function decide(f: BodyFacts): PeekResult {
   if (f.top === 'array') {
     if (f.emptyArray) return refusal('invalid_request', 'Invalid Request: empty JSON-RPC batch.', null, undefined);
+    const bad = f.badElement;
+    if (bad !== undefined) return refusal('invalid_request', `Invalid Request: batch element ${bad.index} is not a JSON-RPC message (${bad.problem}).`, null, undefined);
     return { ok: true, peek: { kind: 'batch', id: null, idText: undefined, method: undefined, toolName: undefined } };
   }
   if (f.top === 'scalar') return refusal('invalid_request', 'Invalid Request: a JSON-RPC message must be an object.', null, undefined);
   const { id, idText } = f;
-  if (!f.jsonrpcIs20) return refusal('invalid_request', 'Invalid Request: "jsonrpc" must be "2.0".', id, idText);
-  if (f.method === undefined) {
-    // The host answering a server-initiated request: forwarded as is.
-    if (f.responseMembers) return { ok: true, peek: { kind: 'notification', id, idText, method: undefined, toolName: undefined } };
-    return refusal('invalid_request', 'Invalid Request: "method" must be a string.', id, idText);
-  }
-  if (!f.idValid) return refusal('invalid_request', 'Invalid Request: "id" must be a string, a number or null.', null, undefined);
+  const problem = messageProblem(f);
+  // An invalid id is null here (ObjectFacts.id): the refusal then carries id null.
+  if (problem !== undefined) return refusal('invalid_request', `Invalid Request: ${problem}.`, id, idText);
+  // The host answering a server-initiated request: forwarded as is.
+  if (f.method === undefined) return { ok: true, peek: { kind: 'notification', id, idText, method: undefined, toolName: undefined } };
   return { ok: true, peek: { kind: f.hasId ? 'request' : 'notification', id, idText, method: f.method, toolName: f.toolName } };
+}
+
+/**
+ * Why an object is no JSON-RPC message, or undefined when it is one: a request or a
+ * notification (`jsonrpc` "2.0", a string `method`, a valid id or none), or a response (no
+ * `method`; a `result` or an `error`, its id not judged). The one rule for a single message
+ * and for each element of a batch (JSON-RPC 2.0 §4, §5, §6).
+ */
+function messageProblem(f: ObjectFacts): string | undefined {
+  if (!f.jsonrpcIs20) return '"jsonrpc" must be "2.0"';
+  if (f.method === undefined) return f.responseMembers ? undefined : '"method" must be a string';
+  return f.idValid ? undefined : '"id" must be a string, a number or null';
+}
+
+/** The first element of a parsed batch that is no JSON-RPC message ({@link messageProblem}), if any. */
+function badElementOfValues(batch: readonly unknown[]): BadElement | undefined {
+  for (let index = 0; index < batch.length; index++) {
+    const problem = problemOfValue(batch[index]);
+    if (problem !== undefined) return { index, problem };
+  }
+  return undefined;
+}
+
+function problemOfValue(v: unknown): string | undefined {
+  if (v === null || typeof v !== 'object' || Array.isArray(v)) return `${kindOfValue(v)}, not an object`;
+  return messageProblem(factsOfObject(v as Record<string, unknown>, undefined));
+}
+
+/** What a JSON value that is no object is, as a batch element's problem says it. */
+function kindOfValue(v: unknown): string {
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return 'an array';
+  return typeof v === 'string' ? 'a string' : typeof v === 'number' ? 'a number' : 'a boolean';
 }
 
 /**
@@ -171,8 +233,8 @@ function decide(f: BodyFacts): PeekResult {
  */
 function idOfOverBoundBody(body: Buffer): { id: string | number | null; idText: string | undefined } {
   const scan = scanTopMembers(body, UNBOUNDED);
-  const facts = scan == null ? undefined : factsOfScan(body, scan.top, scan.nodes, scan.members);
-  return facts?.top === 'object' && facts.idValid ? { id: facts.id, idText: facts.idText } : { id: null, idText: undefined };
+  const facts = scan?.top === 'object' ? objectFactsOfScan(body, scan.members, true) : undefined;
+  return facts?.idValid === true ? { id: facts.id, idText: facts.idText } : { id: null, idText: undefined };
 }
 
 function refusal(kind: 'parse_error' | 'invalid_request', message: string, id: string | number | null, idText: string | undefined): PeekResult {
@@ -208,11 +270,20 @@ function lossyText(body: Buffer, range: ByteRange): string | undefined {
 /**
  * The facts from the scan's member table (offsets in `body`), read as `JSON.parse` keeps the
  * members (mcp/text-members.ts: the last of duplicate keys wins, escaped keys decoded); or
- * undefined when `params` of a `tools/call` has more members than its scan records.
+ * undefined when `params` of a `tools/call` has more members than its scan records. A
+ * non-empty array has its elements read ({@link badElementOfText}).
  */
 function factsOfScan(body: Buffer, top: 'object' | 'array' | 'scalar', nodes: number, members: readonly TextMember[]): BodyFacts | undefined {
-  if (top === 'array') return { top, emptyArray: nodes === 1 };
+  if (top === 'array') return { top, emptyArray: nodes === 1, badElement: nodes === 1 ? undefined : badElementOfText(body) };
   if (top === 'scalar') return { top };
+  return objectFactsOfScan(body, members, true);
+}
+
+/**
+ * {@link factsOfScan} of an object. `readTool` false skips the tool name (and the scan of a
+ * `tools/call`'s `params` it takes): a batch element's is not kept.
+ */
+function objectFactsOfScan(body: Buffer, members: readonly TextMember[], readTool: boolean): ObjectFacts | undefined {
   const byKey = memberIndexes(body, members);
   const member = (key: string): TextMember | undefined => {
     const m = byKey.get(key);
@@ -242,7 +313,7 @@ function factsOfScan(body: Buffer, top: 'object' | 'array' | 'scalar', nodes: nu
     } else idValid = false; // an object, an array, true or false
   }
   let toolName: string | undefined;
-  if (methodText === 'tools/call' && params !== undefined && params.first === LBRACE) {
+  if (readTool && methodText === 'tools/call' && params !== undefined && params.first === LBRACE) {
     const view = body.subarray(params.value[0], params.value[1]);
     const inner = scanTopMembers(view, UNBOUNDED);
     if (inner == null) return undefined;
@@ -250,7 +321,7 @@ function factsOfScan(body: Buffer, top: 'object' | 'array' | 'scalar', nodes: nu
     if (name !== undefined && name.first === QUOTE) toolName = jsonString(view, name.value);
   }
   return {
-    top,
+    top: 'object',
     jsonrpcIs20: jsonrpc !== undefined && jsonrpc.first === QUOTE && jsonString(body, jsonrpc.value) === '2.0',
     method: methodText,
     hasId: idMember !== undefined,
@@ -265,4 +336,73 @@ function factsOfScan(body: Buffer, top: 'object' | 'array' | 'scalar', nodes: nu
 function hasBackslash(body: Buffer, [start, end]: ByteRange): boolean {
   for (let i = start; i < end; i++) if (body[i] === BACKSLASH) return true;
   return false;
+}
+
+/**
+ * The first element of the JSON array `body` that is no JSON-RPC message, read from its bytes
+ * as {@link badElementOfValues} reads the parsed array: an element that is not an object is
+ * told by its first byte; an object under {@link PEEK_SCAN_MIN_BYTES} is parsed (the same
+ * trade as for a whole body), a larger one scanned ({@link objectFactsOfScan}; parsed when it
+ * has more members than the scan records). Stops at the first such element.
+ */
+function badElementOfText(body: Buffer): BadElement | undefined {
+  let index = 0;
+  let bad: BadElement | undefined;
+  visitElements(body, (start, end) => {
+    const problem = problemOfElement(body, start, end);
+    if (problem !== undefined) bad = { index, problem };
+    index++;
+    return problem === undefined;
+  });
+  return bad;
+}
+
+function problemOfElement(body: Buffer, start: number, end: number): string | undefined {
+  const first = body[start]!;
+  if (first !== LBRACE) return `${kindOfFirstByte(first)}, not an object`;
+  if (end - start >= PEEK_SCAN_MIN_BYTES) {
+    const view = body.subarray(start, end);
+    const scan = scanTopMembers(view, UNBOUNDED);
+    const facts = scan == null ? undefined : objectFactsOfScan(view, scan.members, false);
+    if (facts !== undefined) return messageProblem(facts);
+  }
+  return problemOfValue(JSON.parse(body.toString('utf8', start, end)));
+}
+
+/** {@link kindOfValue} of a JSON value that is no object, from its first byte. */
+function kindOfFirstByte(first: number): string {
+  if (first === LBRACKET) return 'an array';
+  if (first === QUOTE) return 'a string';
+  if (first === LOWER_N) return 'null';
+  return first === LOWER_T || first === LOWER_F ? 'a boolean' : 'a number';
+}
+
+/**
+ * Calls `visit` with each element of the JSON array `body` (a whole JSON text the scan read
+ * as a non-empty array, so valid: nothing here checks the grammar), as the range
+ * [start, end) of its value without the whitespace around it, in order, until `visit`
+ * returns false. Strings are skipped with {@link closingQuote} (native `indexOf`); every other
+ * byte is looked at once.
+ */
+function visitElements(body: Buffer, visit: (start: number, end: number) => boolean): void {
+  let depth = 0;
+  let start = -1;
+  let end = -1;
+  // Only whitespace comes before the top-level `[`.
+  for (let i = body.indexOf(LBRACKET) + 1; i < body.length; i++) {
+    const b = body[i]!;
+    if (b === SPACE || b === LF || b === CR || b === TAB) continue;
+    if (depth === 0) {
+      if (b === COMMA || b === RBRACKET) {
+        if (!visit(start, end) || b === RBRACKET) return;
+        start = -1;
+        continue;
+      }
+      if (start < 0) start = i;
+    }
+    if (b === QUOTE) i = closingQuote(body, i);
+    else if (b === LBRACE || b === LBRACKET) depth++;
+    else if (b === RBRACE || b === RBRACKET) depth--;
+    end = i + 1;
+  }
 }

@@ -15,7 +15,7 @@ import { GATEWAY_FINISHED, GatewayAbortError, findGatewayAbort } from '../errors
 import { exchangeLogFields, plainInfoWriter } from '../observability/logger.js';
 import { applyRequestHeaderPolicy, isResumableEventId } from '../request/headers.js';
 import { NO_BODY, peekJsonRpc } from '../request/peek.js';
-import { hostReadsStructuredContent, protocolVersionOf } from '../mcp/revision.js';
+import { hasBatches, hostReadsStructuredContent, NO_BATCHES_SINCE, protocolVersionOf } from '../mcp/revision.js';
 import { filterResponseHeaders } from '../response/headers.js';
 import { recordCounts } from '../response/body-source.js';
 import { handleUpstreamResponse } from '../response/pipeline.js';
@@ -116,6 +116,16 @@ export function createMcpHandler(deps: HandlerDeps) {
       const peek = peekJsonRpc(body, { maxDepth: agent.limits.max_json_depth, maxNodes: agent.limits.max_json_nodes });
       if (!peek.ok) return refuse(reply, peek.kind, peek, peek.message);
       rpc = peek.peek;
+      // MCP removed batches in 2025-06-18: a batch from a host on that revision or later is
+      // no MCP message (a new user's trial: such batches were forwarded;
+      // test/regressions/batch-on-revision-without-batches.test.ts). The version is a
+      // revision date here (hasBatches), so quoting it is safe.
+      if (rpc.kind === 'batch') {
+        const version = protocolVersionOf(request.headers['mcp-protocol-version']);
+        if (!hasBatches(version)) {
+          return refuse(reply, 'invalid_request', null, `Invalid Request: MCP ${version} has no JSON-RPC batches (removed in ${NO_BATCHES_SINCE}): send each message in its own request.`);
+        }
+      }
     }
 
     const callLimit = parseMaxResponseBytesHeader(request.headers['x-max-response-bytes']);
@@ -255,7 +265,7 @@ export function createMcpHandler(deps: HandlerDeps) {
       // left its queue on a pipelined connection): `statusCode` would say 200.
       const hostStatus = reply.raw.headersSent && !stillQueued ? reply.raw.statusCode : null;
       // Its fields are built only when the line is written (not at `silent`, e.g. `logger: false`).
-      if (deps.log.isLevelEnabled('info')) logInfo(exchangeLogFields(exchange, hostStatus), 'exchange');
+      if (deps.log.isLevelEnabled('info')) logInfo(exchangeLogFields(exchange, hostStatus, request.method), 'exchange');
       deps.onExchangeEnd?.(exchange, hostStatus);
     };
     const openSlot = deps.openExchanges.add(end);

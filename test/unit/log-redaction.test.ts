@@ -28,7 +28,9 @@ const SECRETS = [HOST_AUTH, 'host-secret-4f1c9a', HOST_COOKIE, 'cookie-secret-77
 
 const EXCHANGE_FIELDS = [
   'agent',
+  'http_method',
   'method',
+  'rpc_kind',
   'tool',
   'rpc_id',
   'status',
@@ -182,7 +184,9 @@ describe('log redaction', () => {
       service: 'adcp-buyer-gateway',
       msg: 'exchange',
       agent: 's',
+      http_method: 'POST',
       method: 'tools/call',
+      rpc_kind: 'request',
       tool: 'list_products',
       rpc_id: 1,
       status: 200,

@@ -38,6 +38,27 @@ const HAND: string[] = [
   ' [ ] ',
   '[{"jsonrpc":"2.0","id":1,"method":"ping"}]',
   '[1]',
+  // batch elements (each judged as a single message; the first bad one is named)
+  '[1,{"jsonrpc":"2.0","id":1,"method":"ping"}]',
+  '[[{"jsonrpc":"2.0","id":1,"method":"ping"}]]',
+  '[{"jsonrpc":"2.0","id":1,"method":"ping"},{"a":1}]',
+  '[{"jsonrpc":"2.0","id":1,"method":"ping"} , {"jsonrpc":"2.0","id":{},"method":"ping"}]',
+  '[{"jsonrpc":"2.0","id":7}]',
+  '[{"jsonrpc":"2.0","id":true,"result":1}]',
+  '[{"jsonrpc":"2.0","method":"notifications/initialized"},{"jsonrpc":"2.0","id":"r","error":{"code":1,"message":"m"}}]',
+  '[null]',
+  '["x"]',
+  '[true]',
+  '[false]',
+  '[-1.5e3]',
+  '[{}]',
+  '[[]]',
+  '[{"jsonrpc":"2.0","id":"a\\"],[{","method":"p"}, "\\\\", 5]',
+  ' [ {"jsonrpc":"2.0","id":1,"method":"ping"} ,\n{"jsonrpc":"2.0","id":2,"method":"ping"} ] ',
+  '[{"jsonrpc":"2.0","id":1e400,"method":"ping"}]',
+  '[{"jsonrpc":"2\\u002e0","id":1,"method":"ping"}]',
+  '[{"jsonrpc":"2.0","jsonrpc":"1.0","id":1,"method":"ping"}]',
+  '[{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":7}}]',
   'null',
   '1',
   '"x"',
@@ -272,4 +293,55 @@ test('random byte mutations of those bodies: the same answer, invalid ones inclu
     const cut = r() < 0.2 ? mutated.subarray(0, Math.floor(r() * mutated.length)) : mutated;
     same(cut, BOUNDS, `#${i} ${cut.toString('latin1')}`);
   }
+});
+
+// ---------------------------------------------------------------------------------------
+// Batches: every element judged by the rules for one message
+
+test('a batch names its first element that is no JSON-RPC message, in both readings', () => {
+  const call = '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t"}}';
+  const refused = (message: string) => ({ ok: false, kind: 'invalid_request', message, id: null, idText: undefined });
+  const pad = (n: number) => `{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"t","arguments":{"a":"${'p'.repeat(n)}"}}}`;
+  for (const [body, expected] of [
+    [`[1,${call}]`, refused('Invalid Request: batch element 0 is not a JSON-RPC message (a number, not an object).')],
+    [`[[${call}]]`, refused('Invalid Request: batch element 0 is not a JSON-RPC message (an array, not an object).')],
+    [`[${call},{"a":1}]`, refused('Invalid Request: batch element 1 is not a JSON-RPC message ("jsonrpc" must be "2.0").')],
+    [`[${call},{"jsonrpc":"2.0","id":[],"method":"x"}]`, refused('Invalid Request: batch element 1 is not a JSON-RPC message ("id" must be a string, a number or null).')],
+    [`[${call},${call},{"jsonrpc":"2.0"}]`, refused('Invalid Request: batch element 2 is not a JSON-RPC message ("method" must be a string).')],
+    [`[${call},null]`, refused('Invalid Request: batch element 1 is not a JSON-RPC message (null, not an object).')],
+    // Over 1 KiB: the body and its large element read by the scan.
+    [`[${pad(2000)}, ${pad(10)} ,"]"]`, refused('Invalid Request: batch element 2 is not a JSON-RPC message (a string, not an object).')],
+    [`[${pad(2000)},{"jsonrpc":"2.0","id":1,"result":1},{"jsonrpc":"2.0","method":"n"}]`, { ok: true, peek: { kind: 'batch', id: null, idText: undefined, method: undefined, toolName: undefined } }],
+  ] as const) {
+    assert.ok(same(body), `the scan decides ${body.slice(0, 80)}`);
+    assert.deepEqual(peekJsonRpc(Buffer.from(body), BOUNDS), expected, body.slice(0, 80));
+  }
+});
+
+test('random batches, small and large elements: the scan reading equals the parse reading', () => {
+  const r = rng(0xba7c4);
+  const others = ['1', '-0.5', 'null', 'true', 'false', '"x"', '"]"', '[]', '[{"jsonrpc":"2.0","id":1,"method":"p"}]', '{}'];
+  const counts = { accepted: 0, refusedLater: 0, largeElements: 0 };
+  for (let i = 0; i < 1500; i++) {
+    const elements: string[] = [];
+    for (let n = 1 + Math.floor(r() * 5); n > 0; n--) {
+      const k = r();
+      if (k < 0.08) elements.push(others[Math.floor(r() * others.length)]!);
+      else {
+        let m = message(r).replace(/^\[(.*)\]$/s, '$1');
+        if (m.length > 2 && r() < 0.25) {
+          // Over PEEK_SCAN_MIN_BYTES: a large member first (the element is scanned), or many small ones (more than the scan records).
+          m = r() < 0.7 ? `{"pad":"${'q'.repeat(1100)}",${m.slice(1)}` : `{${Array.from({ length: 70 }, (_, j) => `"k${j}":"${'w'.repeat(20)}"`).join(',')},${m.slice(1)}`;
+          counts.largeElements++;
+        }
+        elements.push(m);
+      }
+    }
+    const body = `[${elements.join(r() < 0.3 ? ' ,\n ' : ',')}]`;
+    same(body, BOUNDS, `#${i} ${body.slice(0, 300)}`);
+    const result = peekJsonRpc(Buffer.from(body), BOUNDS);
+    if (result.ok) counts.accepted++;
+    else if (/batch element [1-9]/.test(result.message)) counts.refusedLater++;
+  }
+  assert.ok(counts.accepted > 50 && counts.refusedLater > 50 && counts.largeElements > 300, JSON.stringify(counts));
 });

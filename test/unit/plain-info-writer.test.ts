@@ -26,7 +26,9 @@ function withoutTime(line: string): string {
 
 const EXCHANGE = {
   agent: 'seller-a',
+  http_method: 'POST',
   method: 'tools/call',
+  rpc_kind: 'request',
   tool: 'get_"products"\\x',
   rpc_id: 7,
   status: 200,
