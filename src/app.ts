@@ -22,6 +22,7 @@ import { addLogSecrets, addLogUrlQueries, configSecrets, configUrlQueryPrefixes,
 import { createMetrics, type GatewayMetrics } from './observability/metrics.js';
 import { opsRoutes } from './ops/routes.js';
 import { createUpstreamDispatcher } from './routing/dispatcher.js';
+import { isLoopbackListenHost } from './request/browser-guard.js';
 import { createMcpHandler, type OpenExchangeEnd } from './routing/handler.js';
 import { AgentGuard } from './admission/agent-guard.js';
 import { InFlightTable } from './inflight-table.js';
@@ -169,6 +170,8 @@ export async function buildApp(config: GatewayConfig, opts: BuildAppOptions = {}
   });
   const handler = createMcpHandler({
     getConfig: () => current,
+    // `listen` is read at start-up only (a reload that changes it needs a restart).
+    loopbackListen: isLoopbackListenHost(config.listen.host),
     upstream,
     guard,
     resume,

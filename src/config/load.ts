@@ -622,6 +622,7 @@ function resolveConfig(raw: RawConfig, env: NodeJS.ProcessEnv, source: string | 
     shutdown_grace_ms: raw.shutdown_grace_ms ?? DEFAULT_SHUTDOWN_GRACE_MS,
     request_timeout_ms: raw.request_timeout_ms ?? DEFAULT_REQUEST_TIMEOUT_MS,
     allowed_origins: Object.freeze([...(raw.allowed_origins ?? [])]),
+    allowed_hosts: Object.freeze([...(raw.allowed_hosts ?? [])]),
     source,
   });
 }

@@ -307,6 +307,32 @@ const originSchema = z.string({ error: 'expected an origin string such as https:
   { error: 'expected an origin exactly as a browser sends it: http(s)://host[:port], lower case, no path or trailing slash (e.g. https://console.example.com)' },
 );
 
+/**
+ * One `allowed_hosts` entry: a host as clients send it in `Host`, `name` or `name:port`: a
+ * host name (letters, digits, hyphens, underscores, dots), an IPv4 address, or an IPv6
+ * address in brackets (`[fd00::1]`), written the way a URL writes it (lower case, IPv4 and
+ * IPv6 canonical), and a port of 1 .. 65535 without leading zeros. No scheme, path or
+ * wildcard. Matched by src/request/browser-guard.ts `isListedHost`.
+ */
+const allowedHostSchema = z.string({ error: 'expected a host string such as gateway.internal or gateway.internal:8787' }).refine(isAllowedHostEntry, {
+  error:
+    'expected a host as clients send it in the Host header: name or name:port, lower case, an IPv6 address in brackets, a port of 1 to 65535, no scheme, path or wildcard (e.g. gateway.internal or gateway.internal:8787)',
+});
+
+/** Whether `entry` is a valid `allowed_hosts` entry (see `allowedHostSchema`). */
+function isAllowedHostEntry(entry: string): boolean {
+  const m = /^(\[[^\]]*\]|[^:[\]]+)(?::([1-9][0-9]{0,4}))?$/.exec(entry);
+  if (m === null) return false;
+  const name = m[1] as string;
+  if (m[2] !== undefined && Number(m[2]) > BOUNDS.port.max) return false;
+  if (name.startsWith('[') ? isIP(name.slice(1, -1)) !== 6 : isIP(name) !== 4 && !HOST_NAME.test(name)) return false;
+  try {
+    return new URL(`http://${name}/`).hostname === name;
+  } catch {
+    return false;
+  }
+}
+
 /** The whole file. */
 export const configSchema = z.strictObject(
   {
@@ -316,6 +342,7 @@ export const configSchema = z.strictObject(
     shutdown_grace_ms: ms.optional(),
     request_timeout_ms: ms.optional(),
     allowed_origins: z.array(originSchema, { error: 'expected a list of origins' }).nullish(),
+    allowed_hosts: z.array(allowedHostSchema, { error: 'expected a list of host names' }).nullish(),
     defaults: defaultsSchema.nullish(),
     resume: resumeSchema.nullish(),
     agents,

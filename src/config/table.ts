@@ -9,6 +9,7 @@
 import { RESUME_SECRET_ENV } from './defaults.js';
 import { resolveCallLimits } from './resolve.js';
 import { MIN_SEND_MS, MIN_SEND_SHARE, tooLateToSend } from '../admission/agent-guard.js';
+import { isLoopbackListenHost } from '../request/browser-guard.js';
 import type { AgentConfig, GatewayConfig, Limits } from './types.js';
 
 /** Column headers, in order. */
@@ -153,7 +154,8 @@ function hostPort(address: { readonly host: string; readonly port: number }): st
  *   log_level           info
  *   shutdown_grace_ms   10000
  *   request_timeout_ms  30000
- *   allowed_origins     none (a request with an Origin header is refused)
+ *   allowed_origins     none (and localhost, 127.0.0.1, [::1]: any other Origin is refused)
+ *   allowed_hosts       none (and localhost, 127.0.0.1, [::1]: any other Host is refused, listen.host is loopback)
  *   resume secret       configured
  *   resume ttl_ms       3600000
  * ```
@@ -167,7 +169,8 @@ export function formatGatewaySection(config: GatewayConfig): string {
     ['log_level', config.log_level],
     ['shutdown_grace_ms', String(config.shutdown_grace_ms)],
     ['request_timeout_ms', String(config.request_timeout_ms)],
-    ['allowed_origins', config.allowed_origins.length === 0 ? 'none (a request with an Origin header is refused)' : config.allowed_origins.join(', ')],
+    ['allowed_origins', `${config.allowed_origins.length === 0 ? 'none' : config.allowed_origins.join(', ')} (and localhost, 127.0.0.1, [::1]: any other Origin is refused)`],
+    ['allowed_hosts', allowedHostsRow(config)],
     [
       'resume secret',
       config.resume.secret === undefined
@@ -178,6 +181,20 @@ export function formatGatewaySection(config: GatewayConfig): string {
   ];
   const width = Math.max(...rows.map(([key]) => key.length));
   return ['gateway', ...rows.map(([key, value]) => `  ${key.padEnd(width)}  ${value}`)].join('\n');
+}
+
+/**
+ * The `allowed_hosts` row: the listed hosts (or `none`), then what the `Host` check does, which
+ * depends on `listen.host` (src/request/browser-guard.ts `isHostAllowed`):
+ * `(and localhost, 127.0.0.1, [::1]: any other Host is refused, listen.host is loopback)`,
+ * the same with `allowed_hosts is set` at the end when the gateway listens elsewhere, or
+ * `(Host is not checked: listen.host is not loopback)`.
+ */
+function allowedHostsRow(config: GatewayConfig): string {
+  const listed = config.allowed_hosts.length === 0 ? 'none' : config.allowed_hosts.join(', ');
+  if (isLoopbackListenHost(config.listen.host)) return `${listed} (and localhost, 127.0.0.1, [::1]: any other Host is refused, listen.host is loopback)`;
+  if (config.allowed_hosts.length === 0) return 'none (Host is not checked: listen.host is not loopback)';
+  return `${listed} (and localhost, 127.0.0.1, [::1]: any other Host is refused, allowed_hosts is set)`;
 }
 
 /**

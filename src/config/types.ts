@@ -73,13 +73,25 @@ export interface GatewayConfig {
    */
   readonly request_timeout_ms: number;
   /**
-   * Browser origins whose requests are served (`Origin` header, compared exactly); a request
-   * with any other `Origin` is refused 403 `origin_not_allowed`. Empty (the default): every
-   * request that carries an `Origin` is refused; requests without one (buyer agents, SDK
-   * clients: not browsers) are served. MCP Streamable HTTP, Security Warning: servers MUST
+   * Browser origins whose requests are served (`Origin` header, compared exactly), beside the
+   * loopback origins, which are always served (`http` or `https`, `localhost`, `127.0.0.1` or
+   * `[::1]`, any port: src/request/browser-guard.ts `isLoopbackOrigin`; DNS rebinding cannot
+   * produce one). A request with any other `Origin` is refused 403 `origin_not_allowed`.
+   * Empty (the default): only loopback origins; requests without an `Origin` (buyer agents,
+   * SDK clients: not browsers) are served. MCP Streamable HTTP, Security Warning: servers MUST
    * validate `Origin` (DNS rebinding).
    */
   readonly allowed_origins: readonly string[];
+  /**
+   * Host names (`name` or `name:port`, lower case; src/config/schema.ts) whose `Host` header
+   * is served besides the loopback names `localhost`, `127.0.0.1` and `[::1]`. A request with
+   * another `Host` is refused 403 `host_not_allowed` when the gateway listens on a loopback
+   * address (`listen.host`, as at start-up) or this list is not empty; listening elsewhere
+   * (`0.0.0.0`) with the list empty, `Host` is not checked. Default empty. MCP Security Best
+   * Practices (DNS rebinding: a same-origin GET carries no `Origin`); reported failure:
+   * test/regressions/dns-rebinding-host-get-uses-credentials.test.ts.
+   */
+  readonly allowed_hosts: readonly string[];
   /** Absolute path of the file this came from, if any (for logs and reload). */
   readonly source: string | undefined;
 }

@@ -241,8 +241,14 @@ export const REFUSALS = {
   origin_not_allowed: {
     statusCode: 403,
     jsonRpcCode: JSONRPC_INVALID_REQUEST,
-    description: "The request carries an Origin header (a browser's) that allowed_origins does not list; id null. Buyer agents send none; a web page reaching the gateway (DNS rebinding, a cross-site form) would otherwise use the agents' configured credentials.",
+    description: "The request carries an Origin header (a browser's) that is neither a loopback origin (http or https, localhost, 127.0.0.1 or [::1], any port) nor listed in allowed_origins; id null. Buyer agents send none; a web page reaching the gateway (DNS rebinding, a cross-site form) would otherwise use the agents' configured credentials.",
     source: 'MCP Streamable HTTP, Security Warning (servers MUST validate the Origin header; 403 on an invalid one); found by a new user (a rebinding Host and Origin got the configured Authorization added)',
+  },
+  host_not_allowed: {
+    statusCode: 403,
+    jsonRpcCode: JSONRPC_INVALID_REQUEST,
+    description: 'The Host header names neither localhost, 127.0.0.1 or [::1] (any port) nor a host listed in allowed_hosts, and the gateway checks Host: it listens on a loopback address, or allowed_hosts is not empty; id null. After DNS rebinding a same-origin GET carries no Origin, only the attacker\'s host name in Host.',
+    source: "MCP Security Best Practices (local MCP server compromise: DNS rebinding; the TypeScript SDK's Host validation); found by a new user (a GET with a rebinding Host got the configured Authorization added)",
   },
   unknown_agent: {
     statusCode: 404,

@@ -14,6 +14,7 @@ import { answerStreamOver, answerWithLocalError, refuse } from '../errors/local-
 import { GATEWAY_FINISHED, GatewayAbortError, findGatewayAbort } from '../errors/abort.js';
 import { exchangeLogFields, plainInfoWriter } from '../observability/logger.js';
 import { applyRequestHeaderPolicy, isResumableEventId } from '../request/headers.js';
+import { isHostAllowed, isLoopbackOrigin } from '../request/browser-guard.js';
 import { NO_BODY, peekJsonRpc } from '../request/peek.js';
 import { hasBatches, hostReadsStructuredContent, NO_BATCHES_SINCE, protocolVersionOf } from '../mcp/revision.js';
 import { filterResponseHeaders } from '../response/headers.js';
@@ -33,6 +34,11 @@ import { resetHostConnection } from '../response/host-reset.js';
 
 export interface HandlerDeps {
   getConfig(): GatewayConfig;
+  /**
+   * Whether the gateway listens on a loopback address (`listen.host` at start-up:
+   * src/request/browser-guard.ts `isLoopbackListenHost`): then `Host` is always checked.
+   */
+  loopbackListen: boolean;
   upstream: UpstreamDispatcher;
   resume: ResumeCodec;
   /** The app's pino logger (the exchange line, discovery warnings, pipeline failures). */
@@ -67,6 +73,7 @@ export type OpenExchangeEnd = (cutByShutdown?: true) => void;
 
 export function createMcpHandler(deps: HandlerDeps) {
   const logInfo = plainInfoWriter(deps.log);
+  const loopbackListen = deps.loopbackListen;
   // Not `async`, and nothing returned for a request forwarded at once (nearly all): the
   // handler has sent or will send the reply itself (Fastify's callback style, as for any
   // synchronous handler that calls `reply.send`). Returning the reply made Fastify await it
@@ -80,9 +87,16 @@ export function createMcpHandler(deps: HandlerDeps) {
     const body = Buffer.isBuffer(request.body) ? request.body : undefined;
     // A browser's request (DNS rebinding, a cross-site page) never reaches a seller with the
     // agents' credentials: MCP Streamable HTTP, Security Warning (403, id null).
+    // A loopback origin is served too: DNS rebinding cannot produce one (browser-guard.ts).
     const origin = request.headers.origin;
-    if (origin !== undefined && !config.allowed_origins.includes(origin)) {
-      return refuse(reply, 'origin_not_allowed', null, `Origin "${truncate(origin)}" is not allowed: the gateway serves buyer agents, not browsers (allowed_origins lists the browser origins it serves).`);
+    if (origin !== undefined && !isLoopbackOrigin(origin) && !config.allowed_origins.includes(origin)) {
+      return refuse(reply, 'origin_not_allowed', null, `Origin "${truncate(origin)}" is not allowed: the gateway serves buyer agents, not browsers (allowed_origins lists the browser origins it serves besides localhost).`);
+    }
+    // A same-origin GET after DNS rebinding carries no Origin, but its Host names the
+    // attacker's host (MCP Security Best Practices; browser-guard.ts). 403, id null.
+    const host = request.headers.host;
+    if (!isHostAllowed(host, loopbackListen, config.allowed_hosts)) {
+      return refuse(reply, 'host_not_allowed', null, `Host "${truncate(host as string)}" is not allowed: the gateway serves localhost, 127.0.0.1 and [::1] (allowed_hosts lists other host names).`);
     }
     const agent = config.agents.get(request.params.agent);
     if (!agent) {
@@ -92,7 +106,7 @@ export function createMcpHandler(deps: HandlerDeps) {
     }
 
     // RFC 9112 §3.2: an HTTP/1.1 request without Host is a 400 (Node's own check is off: app.ts).
-    if (request.headers.host === undefined && request.raw.httpVersion === '1.1') {
+    if (host === undefined && request.raw.httpVersion === '1.1') {
       reply.header('connection', 'close');
       return refuse(reply, 'malformed_http', null, 'Bad request: an HTTP/1.1 request must carry a Host header.');
     }

@@ -12,8 +12,10 @@
  * a raw seller that records what it gets; POSTs of a tools/call (id 7) through node:http, so
  * that `Host` can be set.
  * Expected:
- * - rebinding (`Host` and `Origin` of the page's name), or any `Origin` at all with the
- *   default config: 403, a JSON-RPC error for id null (the spec's "no id"), reason
+ * - rebinding (`Host` and `Origin` of the page's name), or any `Origin` but a loopback one
+ *   (`http(s)://localhost`, `127.0.0.1`, `[::1]`, any port: accepted since the conformance
+ *   suite's scenario, test/regressions/conformance-dns-rebinding-localhost-origin.test.ts)
+ *   with the default config: 403, a JSON-RPC error for id null (the spec's "no id"), reason
  *   `origin_not_allowed`; the seller gets nothing; one `refused` log line;
  * - no `Origin` (a buyer agent, an SDK client): forwarded, credentials added, as before;
  * - an `Origin` listed in `allowed_origins`: forwarded; another one still refused.
@@ -70,9 +72,22 @@ describe('DNS rebinding: a browser Origin never reaches a seller with the config
     assert.equal(line.status, 403);
   });
 
-  test('any Origin, even the gateway\'s own address, is refused by default', OPTIONS, async () => {
-    const res = await post(stack.gateway.agentUrl('acme'), { origin: new URL(stack.gateway.baseUrl).origin });
-    assert.deepEqual({ status: res.status, reason: res.body.error?.data?.reason }, { status: 403, reason: 'origin_not_allowed' });
+  test('any Origin but a loopback one is refused by default, even with the gateway\'s port', OPTIONS, async () => {
+    const port = new URL(stack.gateway.baseUrl).port;
+    for (const origin of [`http://gateway.example:${port}`, `http://localhost.evil.example:${port}`, 'null', `http://127.0.0.1:${port}/`]) {
+      const res = await post(stack.gateway.agentUrl('acme'), { origin });
+      assert.deepEqual({ status: res.status, reason: res.body.error?.data?.reason }, { status: 403, reason: 'origin_not_allowed' }, origin);
+    }
+  });
+
+  // Since the conformance suite's dns-rebinding-protection scenario
+  // (test/regressions/conformance-dns-rebinding-localhost-origin.test.ts): a loopback origin
+  // cannot come from DNS rebinding, so it is served without being listed.
+  test('a loopback Origin (the gateway\'s own address, localhost, [::1], http or https) is served', OPTIONS, async () => {
+    for (const origin of [new URL(stack.gateway.baseUrl).origin, 'http://localhost:6274', 'https://[::1]:3000', 'http://127.0.0.1']) {
+      const res = await post(stack.gateway.agentUrl('acme'), { origin });
+      assert.deepEqual({ status: res.status, id: res.body.id }, { status: 200, id: 7 }, origin);
+    }
   });
 
   test('no Origin (a buyer agent): forwarded with the credentials, as before', OPTIONS, async () => {

@@ -816,6 +816,27 @@ describe('allowed_origins', () => {
   });
 });
 
+describe('allowed_hosts', () => {
+  it('defaults to none, and keeps the listed hosts', () => {
+    assert.deepEqual(parseConfig(agentYaml(), { env: {} }).allowed_hosts, []);
+    const hosts = ['gateway', 'gw.internal.example:8787', 'project_gateway_1', '10.0.0.5:8787', '[fd00::1]', '[::1]:8787', 'localhost', 'gw.example.'];
+    const config = parseConfig([`allowed_hosts: ${JSON.stringify(hosts)}`, agentYaml()].join('\n'), { env: {} });
+    assert.deepEqual(config.allowed_hosts, hosts);
+  });
+
+  it('names each entry that is not a host as a client sends it in Host', () => {
+    const bad = ['Gateway', 'http://gateway', 'gateway/mcp', '*.example.com', 'gateway:0', 'gateway:65536', 'gateway:080', 'gateway:', 'fd00::1', '[fd00::0:1]', '[FD00::1]', '127.1', 'a..b', '', 'gw:8787:1', 'user@gw'];
+    const problems = problemsOf(['allowed_hosts:', '  - gw.ok.example', ...bad.map((h) => `  - "${h}"`), agentYaml()].join('\n'));
+    bad.forEach((h, k) => problemAt(problems, `allowed_hosts[${k + 1}]`, /^expected a host as clients send it in the Host header: name or name:port, lower case, an IPv6 address in brackets, a port of 1 to 65535, no scheme, path or wildcard/));
+    assert.equal(problems.length, bad.length, JSON.stringify(problems));
+  });
+
+  it('is a list of strings', () => {
+    problemAt(problemsOf(['allowed_hosts: gateway', agentYaml()].join('\n')), 'allowed_hosts', /expected a list of host names/);
+    problemAt(problemsOf(['allowed_hosts: [8787]', agentYaml()].join('\n')), 'allowed_hosts[0]', /expected a host string such as gateway.internal or gateway.internal:8787/);
+  });
+});
+
 describe('listen.host and ops_listen.host', () => {
   it('accept IP addresses and host names', () => {
     for (const host of ['127.0.0.1', '::1', '0.0.0.0', '::', 'localhost', 'gateway', 'gw-1.internal.example', 'localhost.', 'project_gateway_1']) {

@@ -1,0 +1,159 @@
+/**
+ * DNS rebinding: which `Origin` and `Host` headers the MCP endpoint serves. Pure functions, no
+ * allocation on the paths every request takes (a header read and a few character comparisons:
+ * no `Origin`, and a `Host` that names a loopback address).
+ *
+ * Why both headers:
+ * - `Origin`: MCP Streamable HTTP, Security Warning ("Servers MUST validate the Origin header
+ *   on all incoming connections to prevent DNS rebinding attacks"). A browser sends it on a
+ *   cross-origin request and on every POST; buyer agents and SDK clients send none.
+ * - `Host`: after DNS rebinding a page at `http://rebind.evil.example:8790` is same-origin
+ *   with the gateway, and a same-origin GET carries no `Origin`; its `Host` still names the
+ *   page's host. MCP "Security Best Practices" (local MCP server compromise, DNS rebinding) and
+ *   the TypeScript SDK's `hostHeaderValidation` protect a server on localhost by accepting
+ *   only `localhost`, `127.0.0.1` and `[::1]` in `Host`. Reported failure:
+ *   test/regressions/dns-rebinding-host-get-uses-credentials.test.ts.
+ *
+ * A loopback name (`localhost`, `127.0.0.1`, `[::1]`) in either header cannot come from DNS
+ * rebinding: the rebound page's URL, and so its `Host` and `Origin`, carry the attacker's
+ * host name; only a page the buyer's own machine serves on a loopback address has a loopback
+ * origin (test/regressions/conformance-dns-rebinding-localhost-origin.test.ts).
+ */
+
+/** `[` */
+const OPEN_BRACKET = 0x5b;
+/** `:` */
+const COLON = 0x3a;
+const DIGIT_0 = 0x30;
+const DIGIT_9 = 0x39;
+const UPPER_A = 0x41;
+const UPPER_Z = 0x5a;
+/** Highest TCP port. */
+const MAX_PORT = 65_535;
+
+/**
+ * Where the host name of an authority `host[:port]` that starts at `start` of `value` ends
+ * (the index of its `:`, or `value.length`), or -1 when it is not one: an IPv6 literal without
+ * its `]`, or a port part that is not `:` and 1 to 5 digits up to 65535. A bracketed host ends
+ * after its `]`; any other ends at the first `:`. What follows the authority is not allowed
+ * (a path makes the whole of it the host name, which then matches nothing).
+ */
+export function hostNameEnd(value: string, start: number): number {
+  let end: number;
+  if (value.charCodeAt(start) === OPEN_BRACKET) {
+    const close = value.indexOf(']', start);
+    if (close === -1) return -1;
+    end = close + 1;
+  } else {
+    end = value.indexOf(':', start);
+    if (end === -1) return value.length;
+  }
+  if (end === value.length) return end;
+  if (value.charCodeAt(end) !== COLON) return -1;
+  const digits = value.length - end - 1;
+  if (digits < 1 || digits > 5) return -1;
+  let port = 0;
+  for (let i = end + 1; i < value.length; i++) {
+    const c = value.charCodeAt(i);
+    if (c < DIGIT_0 || c > DIGIT_9) return -1;
+    port = port * 10 + (c - DIGIT_0);
+  }
+  return port > MAX_PORT ? -1 : end;
+}
+
+/** Whether `value` from `start` is `lower` (a lower-case ASCII string), letters compared case-insensitively. */
+function matchesAt(value: string, start: number, lower: string): boolean {
+  if (value.length - start < lower.length) return false;
+  for (let i = 0; i < lower.length; i++) {
+    let c = value.charCodeAt(start + i);
+    if (c >= UPPER_A && c <= UPPER_Z) c += 0x20;
+    if (c !== lower.charCodeAt(i)) return false;
+  }
+  return true;
+}
+
+/**
+ * Whether the authority `host[:port]` at `start` of `value` names a loopback host: `localhost`
+ * (any letter case), `127.0.0.1` or `[::1]`, with no port or any port (1 to 5 digits, at most
+ * 65535). The names the MCP TypeScript SDK's `localhostHostValidation` accepts; nothing else
+ * (not `127.0.0.2`, `[0:0:0:0:0:0:0:1]`, `localhost.`): no browser writes those for a page the
+ * buyer's machine serves at `http://localhost` or `http://127.0.0.1`.
+ */
+export function isLoopbackAuthority(value: string, start: number): boolean {
+  const end = hostNameEnd(value, start);
+  const length = end - start;
+  if (length === 9) return matchesAt(value, start, 'localhost') || value.startsWith('127.0.0.1', start);
+  return length === 5 && value.startsWith('[::1]', start);
+}
+
+/**
+ * Whether an `Origin` header value is the origin of a page served on a loopback name:
+ * `http://` or `https://`, then a loopback authority ({@link isLoopbackAuthority}), nothing
+ * after it (origins have no path). E.g. `http://localhost:6274` (the MCP Inspector),
+ * `http://127.0.0.1:8787`, `https://[::1]`. Not `null` (an opaque origin: a sandboxed frame, a
+ * `file:` page). Accepted by default beside `allowed_origins`: DNS rebinding cannot produce
+ * such an origin (the rebound page's origin carries the attacker's host name).
+ */
+export function isLoopbackOrigin(origin: string): boolean {
+  const start = origin.startsWith('http://') ? 7 : origin.startsWith('https://') ? 8 : 0;
+  return start !== 0 && isLoopbackAuthority(origin, start);
+}
+
+/**
+ * Whether the gateway listening on `listenHost` (`listen.host`, as configured) listens on a
+ * loopback address only, and so checks `Host` by default: `localhost` (also with a trailing
+ * dot, and any `*.localhost` name, which RFC 6761 §6.3 reserves for loopback), an IPv4 address
+ * in 127.0.0.0/8, or `::1` (any spelling, and `::ffff:127.x.y.z`). A wildcard (`0.0.0.0`,
+ * `::`), another address or another host name is not loopback: its `Host` is checked only
+ * when `allowed_hosts` is not empty. Read once, at start-up (`listen` needs a restart).
+ */
+export function isLoopbackListenHost(listenHost: string): boolean {
+  const bare = listenHost.replace(/^\[(.*)\]$/, '$1');
+  let host: string;
+  try {
+    // Canonical: lower case, IPv4 shorthand (127.1) and IPv6 spellings written out one way.
+    host = new URL(`http://${bare.includes(':') ? `[${bare}]` : bare}/`).hostname;
+  } catch {
+    return false; // e.g. an IPv6 address with a zone id, which a URL does not take
+  }
+  if (host.endsWith('.')) host = host.slice(0, -1);
+  return host === 'localhost' || host.endsWith('.localhost') || LOOPBACK_IPV4.test(host) || host === '[::1]' || LOOPBACK_IPV4_MAPPED.test(host);
+}
+
+/** 127.0.0.0/8, as a URL writes an IPv4 address. */
+const LOOPBACK_IPV4 = /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/;
+/** `::ffff:127.x.y.z`, as a URL writes it (`[::ffff:7f00:1]`). */
+const LOOPBACK_IPV4_MAPPED = /^\[::ffff:7f[0-9a-f]{2}:[0-9a-f]{1,4}\]$/;
+
+/**
+ * Whether `host` (a `Host` header value) is listed in `allowedHosts` (`allowed_hosts`: lower
+ * case, each `name` or `name:port`, validated by the config schema). An entry without a port
+ * matches its name with any port or none; one with a port matches only that port. Names are
+ * compared case-insensitively. A `Host` whose port part is malformed matches nothing.
+ */
+export function isListedHost(host: string, allowedHosts: readonly string[]): boolean {
+  const end = hostNameEnd(host, 0);
+  if (end === -1) return false;
+  for (let i = 0; i < allowedHosts.length; i++) {
+    const entry = allowedHosts[i] as string;
+    if (entry.length === host.length ? matchesAt(host, 0, entry) : entry.length === end && hostNameEnd(entry, 0) === entry.length && matchesAt(host, 0, entry)) return true;
+  }
+  return false;
+}
+
+/**
+ * Whether a request with this `Host` header is served (the MCP endpoint's check, before any
+ * seller is contacted; refused otherwise with 403 `host_not_allowed`):
+ * - no `Host` (HTTP/1.0; HTTP/1.1 without one is refused 400 `malformed_http` on its own):
+ *   served. Every browser sends `Host`; a client that can leave it out could as well send an
+ *   allowed one.
+ * - `loopbackListen` false and `allowedHosts` empty (the gateway listens on `0.0.0.0`, a pod
+ *   IP...: it is meant to be reached under names it cannot know): served, unchecked.
+ * - otherwise: a loopback name ({@link isLoopbackAuthority}) or a listed host
+ *   ({@link isListedHost}).
+ */
+export function isHostAllowed(host: string | undefined, loopbackListen: boolean, allowedHosts: readonly string[]): boolean {
+  if (host === undefined) return true;
+  if (!loopbackListen && allowedHosts.length === 0) return true;
+  return isLoopbackAuthority(host, 0) || isListedHost(host, allowedHosts);
+}

@@ -1,0 +1,111 @@
+// src/request/browser-guard.ts: which Origin and Host headers the MCP endpoint serves (DNS
+// rebinding; test/regressions/dns-rebinding-host-get-uses-credentials.test.ts and
+// conformance-dns-rebinding-localhost-origin.test.ts run them through the gateway).
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { hostNameEnd, isHostAllowed, isListedHost, isLoopbackListenHost, isLoopbackOrigin } from '../../src/request/browser-guard.js';
+
+describe('hostNameEnd', () => {
+  test('the end of the name, or -1 for a malformed authority', () => {
+    const cases: [string, number][] = [
+      ['127.0.0.1:8787', 9],
+      ['localhost', 9],
+      ['[::1]:1', 5],
+      ['[::1]', 5],
+      ['gw:65535', 2],
+      ['gw:65536', -1],
+      ['gw:', -1],
+      ['gw:123456', -1],
+      ['gw:8a', -1],
+      ['[::1', -1],
+      ['[::1]x', -1],
+      ['', 0],
+    ];
+    for (const [value, end] of cases) assert.equal(hostNameEnd(value, 0), end, value);
+  });
+});
+
+describe('isLoopbackOrigin', () => {
+  test('http or https, localhost / 127.0.0.1 / [::1], any port or none, nothing after', () => {
+    for (const origin of ['http://localhost:6274', 'http://localhost', 'https://127.0.0.1', 'http://127.0.0.1:8787', 'http://[::1]:3000', 'https://[::1]', 'http://LocalHost:1']) {
+      assert.equal(isLoopbackOrigin(origin), true, origin);
+    }
+  });
+
+  test('anything else', () => {
+    for (const origin of [
+      'null',
+      'http://localhost.evil.example',
+      'http://localhost.',
+      'http://evil.localhost',
+      'http://127.0.0.2',
+      'http://127.0.0.1.nip.io',
+      'http://[0:0:0:0:0:0:0:1]',
+      'http://localhost/',
+      'http://localhost:',
+      'http://localhost:99999',
+      'http://user@localhost',
+      'ftp://localhost',
+      'HTTP://localhost',
+      'localhost',
+      '',
+    ]) {
+      assert.equal(isLoopbackOrigin(origin), false, origin);
+    }
+  });
+});
+
+describe('isLoopbackListenHost', () => {
+  test('loopback: localhost names, 127.0.0.0/8, ::1 (any spelling), ::ffff:127.x', () => {
+    for (const host of ['127.0.0.1', '127.1', '127.9.8.7', 'localhost', 'LocalHost', 'localhost.', 'gw.localhost', '::1', '0:0:0:0:0:0:0:1', '[::1]', '::ffff:127.0.0.1']) {
+      assert.equal(isLoopbackListenHost(host), true, host);
+    }
+  });
+
+  test('not loopback: wildcards, other addresses and names', () => {
+    for (const host of ['0.0.0.0', '::', '10.1.2.3', '128.0.0.1', 'gateway', 'localhost.example', '::ffff:7f:1', '::ffff:10.0.0.1', 'fe80::1%eth0']) {
+      assert.equal(isLoopbackListenHost(host), false, host);
+    }
+  });
+});
+
+describe('isListedHost', () => {
+  const listed = ['gw.internal', 'gw.example:8787', '[fd00::1]', '10.0.0.5:8787'];
+  test('a name without a port matches any port; with a port, that port only; case-insensitive', () => {
+    const cases: [string, boolean][] = [
+      ['gw.internal', true],
+      ['gw.internal:1', true],
+      ['GW.INTERNAL:8787', true],
+      ['gw.example:8787', true],
+      ['gw.example', false],
+      ['gw.example:8788', false],
+      ['[fd00::1]:9', true],
+      ['10.0.0.5:8787', true],
+      ['10.0.0.5', false],
+      ['x.gw.internal', false],
+      ['gw.internalx', false],
+      ['gw.internal:x', false],
+      ['gw.internal/', false],
+    ];
+    for (const [host, expected] of cases) assert.equal(isListedHost(host, listed), expected, host);
+  });
+});
+
+describe('isHostAllowed', () => {
+  test('no Host: served', () => {
+    assert.equal(isHostAllowed(undefined, true, []), true);
+  });
+
+  test('loopback listener: loopback names and listed hosts only', () => {
+    for (const host of ['127.0.0.1:8787', 'localhost', 'LOCALHOST:1', '[::1]:8787', '127.0.0.1']) assert.equal(isHostAllowed(host, true, []), true, host);
+    for (const host of ['rebind.evil.example:8790', '', 'localhost.evil.example', '127.0.0.1.nip.io', '127.0.0.2', 'localhost:0x1f']) assert.equal(isHostAllowed(host, true, []), false, host);
+    assert.equal(isHostAllowed('gw:1', true, ['gw']), true);
+  });
+
+  test('other listener: unchecked while allowed_hosts is empty, else loopback and listed only', () => {
+    assert.equal(isHostAllowed('rebind.evil.example:8790', false, []), true);
+    assert.equal(isHostAllowed('rebind.evil.example:8790', false, ['gateway']), false);
+    assert.equal(isHostAllowed('gateway:8787', false, ['gateway']), true);
+    assert.equal(isHostAllowed('localhost:8787', false, ['gateway']), true);
+  });
+});
