@@ -16,8 +16,11 @@ export interface RpcPeek {
   /** The request id (string | number | null); null when the body has none. */
   readonly id: string | number | null;
   /**
-   * The id's JSON text as the host wrote it, when it is a number a double cannot carry
-   * exactly (request/peek.ts); minted answers are written with it (errors/json-rpc-text.ts).
+   * The id's JSON text as the host wrote it, when it is a number `JSON.parse` changes
+   * (`9007199254740993`, `0.99999999999999999999`: request/peek.ts); undefined otherwise, and
+   * then `id` as JSON.stringify writes it has the host's exact value. Minted answers are
+   * written with it (errors/json-rpc-text.ts), a seller's response id is compared with it
+   * (response/json-value-at.ts isRequestId), and a resume token carries it (resume/token.ts `x`).
    */
   readonly idText: string | undefined;
   /** The JSON-RPC method, or undefined (batch, no body). */

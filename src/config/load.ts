@@ -220,6 +220,11 @@ class TreeBuilder {
   readonly expanded = new Set<string>();
   /** Paths whose `${VAR}` expansion failed (schema issues there would be noise). */
   readonly envFailed = new Set<string>();
+  /**
+   * The YAML text of each number value, by path (`1e30`, `9007199254740993`, `0x10`): what a
+   * problem shows as "got", not the double it became (`1e+30`, `9007199254740992`).
+   */
+  readonly numberTexts = new Map<string, string>();
   readonly problems: ConfigProblem[] = [];
   private count = 0;
   /** Set when the tree hit MAX_TREE_VALUES: the rest of the document was not built. */
@@ -270,6 +275,7 @@ class TreeBuilder {
     }
     if (isScalar(n)) {
       const value = n.value;
+      if (typeof value === 'number' && typeof n.source === 'string' && n.source !== '') this.numberTexts.set(id, n.source);
       if (typeof value !== 'string') return value;
       const result = expandEnv(value, this.env);
       if (result.expanded) this.expanded.add(id);
@@ -354,14 +360,20 @@ function isSecretPath(path: readonly PropertyKey[]): boolean {
   );
 }
 
-/** What was found, for "got ...". Secrets and environment-derived strings are described by type only. */
-function describe(value: unknown, secret: boolean): string {
+/**
+ * What was found, for "got ...". Secrets and environment-derived strings are described by type
+ * only. A number is shown as written in the YAML (`written`, its scalar's text: `1e30`, not
+ * `1e+30`; `9007199254740993`, not the double `9007199254740992`; a new user's trial), at most
+ * 40 characters; without it, as JavaScript writes the number.
+ */
+function describe(value: unknown, secret: boolean, written?: string): string {
   if (value === null) return 'null (an empty value)';
   if (typeof value === 'string') {
     if (secret) return 'a string';
     const shown = value.length > 40 ? `${value.slice(0, 40)}…` : value;
     return JSON.stringify(shown);
   }
+  if (typeof value === 'number' && written !== undefined) return written.length > 40 ? `${written.slice(0, 40)}…` : written;
   if (typeof value === 'number') return Number.isNaN(value) ? '.nan' : Number.isFinite(value) ? String(value) : value > 0 ? '.inf' : '-.inf';
   if (typeof value === 'boolean') return String(value);
   if (Array.isArray(value)) return 'a list';
@@ -475,7 +487,7 @@ function issuesToProblems(
     }
     const fromEnv = builder.expanded.has(pathKey(path));
     const secret = isSecretPath(path) || fromEnv;
-    let got = `, got ${describe(found.value, secret)}`;
+    let got = `, got ${describe(found.value, secret, builder.numberTexts.get(pathKey(path)))}`;
     if (typeof found.value === 'string' && isSecretPath(path)) {
       got = ''; // a secret's problem is its length or characters: "got a string" adds nothing
     } else if (typeof found.value === 'string' && fromEnv) {

@@ -69,7 +69,23 @@ const ALWAYS = { when: () => true };
 
 function intIn(min: number, max: number, note = ''): z.ZodNumber {
   const error = `expected an integer >= ${min} and <= ${max}${note}`;
-  return z.number({ error }).int({ error }).min(min, { error }).max(max, { error });
+  return integer(error).min(min, { error }).max(max, { error });
+}
+
+/**
+ * A number that must be an integer: a fraction is one `invalid_type` issue (`error`), and no
+ * check after it runs (one problem per key). The range is left to the caller's `min`/`max`.
+ *
+ * Not zod's `.int()`: besides the fraction, it reports a number outside the safe integers
+ * (|n| > 2^53 - 1) as its own `too_big`/`too_small` issue, next to the one the key's
+ * `max`/`min` reports, so `max_json_nodes: 1e30` was printed twice (a new user's trial,
+ * test/regressions/check-config-huge-number-reported-twice.test.ts). Every bound here is far
+ * below 2^53, so the range checks alone cover those numbers.
+ */
+function integer(error: string): z.ZodNumber {
+  return z.number({ error }).check((ctx) => {
+    if (!Number.isInteger(ctx.value)) ctx.issues.push({ code: 'invalid_type', expected: 'int', input: ctx.value, message: error, continue: false });
+  });
 }
 
 /** Any `*_bytes` key: 1 .. 1 GiB. */
@@ -91,9 +107,7 @@ const guardShape = {
 
 /** `defaults.max_response_bytes`: the spec's 4 MiB ceiling on a default (agents and tools may go higher). */
 const DEFAULT_RESPONSE_BYTES_EXPECTED = `expected an integer >= 1 and <= ${SPEC_DEFAULT_RESPONSE_CEILING_BYTES} (4 MiB)`;
-const defaultResponseBytes = z
-  .number({ error: DEFAULT_RESPONSE_BYTES_EXPECTED })
-  .int({ error: DEFAULT_RESPONSE_BYTES_EXPECTED })
+const defaultResponseBytes = integer(DEFAULT_RESPONSE_BYTES_EXPECTED)
   .min(1, { error: DEFAULT_RESPONSE_BYTES_EXPECTED })
   .max(SPEC_DEFAULT_RESPONSE_CEILING_BYTES, {
     error:

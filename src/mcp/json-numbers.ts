@@ -236,3 +236,48 @@ function shape(literal: string): number {
   const explicit = i < n ? Number(literal.slice(i + 1)) : 0;
   return intDigits - 1 - firstDigit + explicit;
 }
+
+/**
+ * Whether two JSON number texts have the same mathematical value, exactly (no double is
+ * involved): `1`, `1.0`, `1e0`, `10E-1` and `0.1e1` are equal, and `0` equals `-0`; but
+ * `9007199254740993` is not `9007199254740992`, nor `12345678901234567890123`
+ * `1.2345678901234568e+22`, though `JSON.parse` reads each pair as one double. Also reads the
+ * `e+` that `String(number)` writes (`1e+21`).
+ *
+ * Input: number tokens (the JSON grammar; not validated: a text that is not a number is equal
+ * only to the same text). Exponents of any length compare exactly. Allocates a few short
+ * strings: for the rare ids that are not small integers (response/json-value-at.ts
+ * isRequestId; JSON-RPC 2.0 §5, the response id "MUST be the same as the value of the id
+ * member in the Request Object"; test/regressions/response-id-compared-as-double.test.ts).
+ */
+export function sameJsonNumber(a: string, b: string): boolean {
+  return a === b || exactDecimal(a) === exactDecimal(b);
+}
+
+const EXPONENT = /^[+-]?\d+$/;
+
+/**
+ * A canonical text of the exact value of the number text `text`: `0` for any zero, else
+ * `[-]<digits>e<exponent>`, the significant digits (no leading or trailing zero) as an integer
+ * and the power of ten it is scaled by (`1.50` -> `15e-1`, `1e+21` -> `1e21`). A text that
+ * is not a number is returned as it is, with a leading `?` (never a canonical text).
+ */
+function exactDecimal(text: string): string {
+  const negative = text.charCodeAt(0) === MINUS;
+  let e = text.indexOf('e');
+  if (e === -1) e = text.indexOf('E');
+  const mantissa = text.slice(negative ? 1 : 0, e === -1 ? text.length : e);
+  const exponentText = e === -1 ? '0' : text.slice(e + 1);
+  const dot = mantissa.indexOf('.');
+  const digits = dot === -1 ? mantissa : mantissa.slice(0, dot) + mantissa.slice(dot + 1);
+  if (!EXPONENT.test(exponentText) || !/^\d+$/.test(digits)) return `?${text}`;
+  const intDigits = dot === -1 ? mantissa.length : dot;
+  let first = 0;
+  while (first < digits.length && digits.charCodeAt(first) === DIGIT_0) first++;
+  if (first === digits.length) return '0';
+  let last = digits.length;
+  while (digits.charCodeAt(last - 1) === DIGIT_0) last--;
+  // value = digits[first, last) as an integer x 10^(exponent + intDigits - last)
+  const scale = BigInt(exponentText) + BigInt(intDigits - last);
+  return `${negative ? '-' : ''}${digits.slice(first, last)}e${scale}`;
+}

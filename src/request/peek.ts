@@ -21,11 +21,12 @@
  * 2.0 §4 (request object), §5 (response object), §6 (batch).
  */
 import type { RpcPeek } from '../exchange.js';
-import { scanJson, scanTopMembers, type ByteRange, type TextMember } from '../mcp/json-scan.js';
+import { scanTopMembers, type ByteRange, type TextMember } from '../mcp/json-scan.js';
 import { hasLossyNumber } from '../mcp/json-numbers.js';
 import { jsonString, memberIndexes } from '../mcp/text-members.js';
 import { checkJsonBounds, withinJsonBounds, type JsonBoundsLimits } from '../mcp/json-bounds.js';
-import { BACKSLASH, closingQuote, COMMA, CR, DIGIT_0, DIGIT_9, LBRACE, LBRACKET, LF, LOWER_F, LOWER_N, LOWER_T, MINUS, QUOTE, RBRACE, RBRACKET, SPACE, TAB } from '../mcp/json-bytes.js';
+import { closingQuote, COLON, COMMA, CR, DIGIT_0, DIGIT_9, DOT, LBRACE, LBRACKET, LF, LOWER_E, LOWER_F, LOWER_N, LOWER_T, MINUS, QUOTE, RBRACE, RBRACKET, SPACE, TAB, UPPER_E } from '../mcp/json-bytes.js';
+import { writtenIdRanges } from '../mcp/written-ids.js';
 
 export const NO_BODY: RpcPeek = Object.freeze({ kind: 'none', id: null, idText: undefined, method: undefined, toolName: undefined });
 
@@ -105,15 +106,15 @@ export function peekByParse(body: Buffer, bounds?: JsonBoundsLimits): PeekResult
   }
   if (Array.isArray(msg)) return decide({ top: 'array', emptyArray: msg.length === 0, badElement: badElementOfValues(msg) });
   if (msg === null || typeof msg !== 'object') return decide({ top: 'scalar' });
-  return decide(factsOfObject(msg as Record<string, unknown>, body));
+  return decide(factsOfObject(msg as Record<string, unknown>, body, text));
 }
 
 /**
  * The facts of a parsed JSON object, read as a JSON-RPC message. `body` (the whole body, whose
- * top-level object `m` is) gives the id's exact text ({@link idTextOf}); undefined for a
- * batch element, whose id the gateway does not keep.
+ * top-level object `m` is, and `text` its decoding) gives the id's exact text
+ * ({@link idTextOf}); undefined for a batch element, whose id the gateway does not keep.
  */
-function factsOfObject(m: Record<string, unknown>, body: Buffer | undefined): ObjectFacts {
+function factsOfObject(m: Record<string, unknown>, body: Buffer | undefined, text = ''): ObjectFacts {
   const hasId = Object.hasOwn(m, 'id');
   const id = hasId && isId(m.id) ? m.id : null;
   let toolName: string | undefined;
@@ -128,7 +129,7 @@ function factsOfObject(m: Record<string, unknown>, body: Buffer | undefined): Ob
     hasId,
     idValid: !hasId || isId(m.id),
     id,
-    idText: body === undefined ? undefined : idTextOf(body, id),
+    idText: body === undefined ? undefined : idTextOf(body, text, id),
     responseMembers: Object.hasOwn(m, 'result') || Object.hasOwn(m, 'error'),
     toolName,
   };
@@ -246,17 +247,53 @@ function isId(v: unknown): v is string | number | null {
 }
 
 /**
- * The JSON text of the body's top-level `id` when it is a number that `JSON.parse` changed
- * (`9007199254740993` read as `9007199254740992`), so that a minted answer can carry it
- * exactly (errors/json-rpc-text.ts); undefined otherwise, and when the id cannot be found
- * by its plain key (a key written with escapes: the parsed value is used then). Only numbers
- * beyond the safe integers are looked at: every other id the host sends is exact.
+ * The JSON text of the body's top-level `id` (`body` as UTF-8 bytes, `text` decoded) when it
+ * is a number that `JSON.parse` changed (json-numbers.ts hasLossyNumber:
+ * `9007199254740993` read as `9007199254740992`, `0.99999999999999999999` as `1`, `1e-400` as
+ * `0`), so that a minted answer can carry it exactly (errors/json-rpc-text.ts) and a
+ * seller's answer is matched to it exactly (response/json-value-at.ts isRequestId);
+ * undefined otherwise (`1.0` and `1e0` are the `1` that JSON.stringify writes).
+ *
+ * Cost: a string id, or a safe integer written as digits (every real id), reads no more of
+ * the body than {@link idWrittenAsInteger}'s searches; any other number is found by a walk
+ * (mcp/written-ids.ts: keys written with escapes, duplicate keys as JSON.parse reads them).
  */
-function idTextOf(body: Buffer, id: string | number | null): string | undefined {
-  if (typeof id !== 'number' || Number.isSafeInteger(id)) return undefined;
-  const scan = scanJson(body, UNBOUNDED);
-  const range = scan.ok && scan.members?.plainKeys ? scan.members.id : undefined;
+function idTextOf(body: Buffer, text: string, id: string | number | null): string | undefined {
+  if (typeof id !== 'number' || (Number.isSafeInteger(id) && idWrittenAsInteger(text))) return undefined;
+  const range = writtenIdRanges(body)[0];
   return range === undefined ? undefined : lossyText(body, range);
+}
+
+/**
+ * Proves, with native string searches and no scan, that the top-level `id` of the JSON text
+ * `text` (a request `JSON.parse` read, whose `id` is a safe integer) is written as an integer
+ * token (`-`, digits): exact then, as no other text of a safe integer is. The proof: no `\u`
+ * escape occurs, so a key that decodes to `id` is written `"id"` (and those four characters
+ * cannot occur inside another string); and every `"id"` key whose value is a number has an
+ * integer token, the top-level one among them. False when it cannot tell (the caller then
+ * walks the body): a `\u` escape anywhere, an `id` number with a fraction or an exponent at
+ * any depth. Cost: one search for `\u` and one per `"id"` (one in a usual request).
+ */
+function idWrittenAsInteger(text: string): boolean {
+  if (text.includes('\\u')) return false;
+  for (let at = text.indexOf('"id"'); at !== -1; at = text.indexOf('"id"', at + 4)) {
+    let i = at + 4;
+    while (isJsonSpace(text.charCodeAt(i))) i++;
+    if (text.charCodeAt(i) !== COLON) continue; // the string "id" as a value
+    i++;
+    while (isJsonSpace(text.charCodeAt(i))) i++;
+    let c = text.charCodeAt(i);
+    if (c === MINUS) c = text.charCodeAt(++i);
+    if (c < DIGIT_0 || c > DIGIT_9) continue; // not a number
+    while (c >= DIGIT_0 && c <= DIGIT_9) c = text.charCodeAt(++i);
+    // After the digits of a valid text: a delimiter, or the `.`, `e` or `E` of a longer number.
+    if (c === DOT || c === LOWER_E || c === UPPER_E) return false;
+  }
+  return true;
+}
+
+function isJsonSpace(c: number): boolean {
+  return c === SPACE || c === TAB || c === LF || c === CR;
 }
 
 function lossyText(body: Buffer, range: ByteRange): string | undefined {
@@ -304,11 +341,12 @@ function objectFactsOfScan(body: Buffer, members: readonly TextMember[], readToo
     else if (first === MINUS || (first >= DIGIT_0 && first <= DIGIT_9)) {
       // A JSON number's text is a JavaScript numeric literal with the same value (`Number`
       // and `JSON.parse` round alike; too large a magnitude is Infinity in both).
-      const n = Number(body.toString('latin1', idMember.value[0], idMember.value[1]));
+      const written = body.toString('latin1', idMember.value[0], idMember.value[1]);
+      const n = Number(written);
       if (Number.isFinite(n)) {
         id = n;
-        // As idTextOf: only when every top-level key is written plain.
-        if (!Number.isSafeInteger(n) && members.every((m) => !hasBackslash(body, m.key))) idText = lossyText(body, idMember.value);
+        // As idTextOf: the text when JSON.parse would change the number.
+        if (hasLossyNumber(written)) idText = written;
       } else idValid = false;
     } else idValid = false; // an object, an array, true or false
   }
@@ -331,11 +369,6 @@ function objectFactsOfScan(body: Buffer, members: readonly TextMember[], readToo
     responseMembers: byKey.has('result') || byKey.has('error'),
     toolName,
   };
-}
-
-function hasBackslash(body: Buffer, [start, end]: ByteRange): boolean {
-  for (let i = start; i < end; i++) if (body[i] === BACKSLASH) return true;
-  return false;
 }
 
 /**

@@ -19,7 +19,7 @@ import type { BodySource } from './body-source.js';
 import type { PipelineHooks } from './pipeline.js';
 import { isResponseToExchange } from './rewrite.js';
 import { mayRewrite, rewriteScanned, spliceScanned } from './scanned-message.js';
-import { jsonValueIs } from './json-value-at.js';
+import { isRequestId, jsonValueIs } from './json-value-at.js';
 import { bodyRewriteFits } from './rewrite-room.js';
 
 export interface UpstreamBody {
@@ -117,7 +117,7 @@ function answerFromBody(exchange: Exchange, reply: FastifyReply, res: UpstreamRe
   }
   // A request is answered by the response carrying its id, nothing else: a wrong id, a
   // batch for a single request (the host would wait for its id until it times out).
-  if (!isJsonRpcPayload(message) || (exchange.rpc.kind === 'request' && !isResponseToExchange(exchange, message))) {
+  if (!isJsonRpcPayload(message) || (exchange.rpc.kind === 'request' && !isResponseToExchange(exchange, message, body, scan.members))) {
     answerWithLocalError(exchange, reply, notMcp);
     return;
   }
@@ -209,13 +209,15 @@ function boundsBreach(exchange: Exchange, failure: JsonScanFailure | undefined):
 /**
  * The JSON-RPC checks of the parse path, answered from the scan's top-level members: a
  * message (`jsonrpc: "2.0"`), and for a request the response carrying its id (`result` or
- * `error`). Only the small `jsonrpc` and `id` values are read (json-value-at.ts jsonValueIs).
+ * `error`). Only the small `jsonrpc` and `id` values are read (json-value-at.ts jsonValueIs,
+ * isRequestId: the id compared exactly, a number as written, not as a double; a new user's
+ * trial: test/regressions/response-id-compared-as-double.test.ts).
  */
 function answersExchange(exchange: Exchange, body: Buffer, members: TopMembers): boolean {
   if (!jsonValueIs(body, members.jsonrpc, '2.0')) return false;
   if (exchange.rpc.kind !== 'request') return true;
   // Exactly one of `result` and `error` (JSON-RPC 2.0 §5: never both; a new user's trial: a body with both was forwarded).
-  return members.hasResult !== members.hasError && members.id !== undefined && jsonValueIs(body, members.id, exchange.rpc.id);
+  return members.hasResult !== members.hasError && isRequestId(body, members.id, exchange.rpc);
 }
 
 function sendBody(exchange: Exchange, reply: FastifyReply, status: number, body: Buffer, outcome: 'ok' | 'rewritten'): void {

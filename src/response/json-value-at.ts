@@ -4,6 +4,8 @@
  * Shared by the JSON stage, the SSE stage and the scan-based rewrites (scanned-result.ts).
  */
 import type { ByteRange } from '../mcp/json-scan.js';
+import { sameJsonNumber } from '../mcp/json-numbers.js';
+import type { RpcPeek } from '../exchange.js';
 
 /** The JSON value at `range` of `bytes` (a small member such as `jsonrpc` or `id`), or undefined. */
 export function valueAt(bytes: Buffer, range: ByteRange | undefined): unknown {
@@ -58,4 +60,45 @@ export function jsonValueIs(bytes: Buffer, range: ByteRange | undefined, expecte
     return true; // `null` (the only valid 4-byte value starting with `n`)
   }
   return valueAt(bytes, range) === expected;
+}
+
+/**
+ * Whether the JSON value at `range` of `bytes` (a seller's response id) is the request's id
+ * `rpc` exactly, as JSON-RPC 2.0 §5 requires ("the same as the value of the id member in the
+ * Request Object"): a string the same string, null null, a number the same mathematical value
+ * (json-numbers.ts sameJsonNumber: `1.0` and `1e0` are `1`; `9007199254740993` is not
+ * `9007199254740992`). Not by `JSON.parse`: a double cannot tell such numbers apart, and a
+ * host with exact integers (Python, Go's json.Number) would never match the answer to its
+ * request (a new user's trial: test/regressions/response-id-compared-as-double.test.ts).
+ *
+ * The request's number is `rpc.idText` when the peek kept it (a number a double cannot carry:
+ * request/peek.ts), else the value of `rpc.id` as `JSON.stringify` writes it (the two are
+ * equal then). False when `range` is undefined (no id member).
+ *
+ * Cost: for a string, null, or a number written as an integer of up to 15 digits against a
+ * request id without `idText` (every real answer), {@link jsonValueIs}'s byte fast path, no
+ * allocation; any other number allocates its text and the request's for the exact comparison.
+ */
+export function isRequestId(bytes: Buffer, range: ByteRange | undefined, rpc: Pick<RpcPeek, 'id' | 'idText'>): boolean {
+  const id = rpc.id;
+  if (typeof id !== 'number') return jsonValueIs(bytes, range, id);
+  if (range === undefined) return false;
+  const start = range[0];
+  const end = range[1];
+  const first = bytes[start]!;
+  if (first !== 0x2d && (first < 0x30 || first > 0x39)) return false; // not a number
+  const negative = first === 0x2d;
+  let k = negative ? start + 1 : start;
+  if (rpc.idText === undefined && end - k >= 1 && end - k <= 15) {
+    let value = 0;
+    while (k < end) {
+      const digit = bytes[k]! - 0x30;
+      if (digit < 0 || digit > 9) break;
+      value = value * 10 + digit;
+      k++;
+    }
+    // An integer below 10^15 (exact as a double) against an id whose exact value is the double's.
+    if (k === end) return (negative ? -value : value) === id;
+  }
+  return sameJsonNumber(bytes.toString('latin1', start, end), rpc.idText ?? String(id));
 }

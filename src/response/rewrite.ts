@@ -34,6 +34,9 @@ import type { Exchange } from '../exchange.js';
 import { isJsonObject } from '../mcp/extract.js';
 import { normalizeToolResult } from '../mcp/normalize.js';
 import { hasLossyNumber } from '../mcp/json-numbers.js';
+import type { TopMembers } from '../mcp/json-scan.js';
+import { writtenIdRanges } from '../mcp/written-ids.js';
+import { isRequestId } from './json-value-at.js';
 
 /** Methods whose response `result` is a `CallToolResult`. */
 export const TOOL_RESULT_METHODS: ReadonlySet<string> = new Set(['tools/call', 'tasks/result']);
@@ -52,10 +55,31 @@ export interface RewriteOutcome {
 
 const UNCHANGED = (message: unknown): RewriteOutcome => ({ changed: false, message, action: 'none' });
 
-/** True when `message` is the JSON-RPC response (result or error) to the exchange's request. */
-export function isResponseToExchange(exchange: Exchange, message: unknown): boolean {
+/**
+ * True when `message`, parsed from the JSON text `bytes`, is the JSON-RPC response (result or
+ * error) to the exchange's request: an object with exactly one of `result` and `error`
+ * (JSON-RPC 2.0 §5: both is no valid response) whose `id` is the request's id exactly
+ * (json-value-at.ts isRequestId). A number is compared as written in `bytes`, not as parsed:
+ * `JSON.parse` reads `9007199254740992` and `9007199254740993` as one double (a new user's
+ * trial: test/regressions/response-id-compared-as-double.test.ts). `members`: the scan's
+ * top-level members of `bytes` when the caller has them (their `id` range is used when every
+ * key is written plain), else the id is found by a walk (mcp/written-ids.ts).
+ */
+export function isResponseToExchange(exchange: Exchange, message: unknown, bytes: Buffer, members: TopMembers | undefined): boolean {
+  if (!matchesRequestAsParsed(exchange, message)) return false;
+  // A string or null is exact as parsed; a number only proved the same double.
+  if (typeof exchange.rpc.id !== 'number') return true;
+  return isRequestId(bytes, members?.plainKeys ? members.id : writtenIdRanges(bytes)[0], exchange.rpc);
+}
+
+/**
+ * {@link isResponseToExchange} on the parsed message alone: the same shape and the same id as
+ * a JavaScript value. Exact for a string or null id; for a number a necessary condition only
+ * (two numbers that read as one double pass). For {@link rewriteResponse}, whose callers have
+ * decided the response exactly first.
+ */
+export function matchesRequestAsParsed(exchange: Exchange, message: unknown): boolean {
   if (exchange.rpc.kind !== 'request' || !isJsonObject(message)) return false;
-  // Exactly one of `result` and `error`: JSON-RPC 2.0 §5 (both is no valid response).
   return message.id === exchange.rpc.id && Object.hasOwn(message, 'result') !== Object.hasOwn(message, 'error');
 }
 
@@ -82,7 +106,10 @@ export interface RawTextFacts {
 
 /**
  * Normalizes the tool result in `message`, the parsed form of `raw` when given: the exact JSON
- * text it was parsed from (the JSON path's body bytes, the SSE path's event data).
+ * text it was parsed from (the JSON path's body bytes, the SSE path's event data). Only the
+ * response to the request is rewritten: the caller decides that with {@link
+ * isResponseToExchange} (its id compared exactly, which needs the raw text); here the parsed
+ * id is checked again.
  *
  * A rewrite that would otherwise apply is refused (`changed: false`) when `raw` has a lossy
  * number outside strings (unless `facts.numbersRoundTrip`); checked only after normalization
@@ -93,7 +120,8 @@ export function rewriteResponse(exchange: Exchange, message: unknown, raw?: stri
   const { rpc } = exchange;
   if (!exchange.normalize || rpc.method === undefined) return UNCHANGED(message);
   const location = toolResultLocation(rpc.method, exchange.protocolVersion);
-  if (location === undefined || !isResponseToExchange(exchange, message)) return UNCHANGED(message);
+  // The caller decided that this is the response (isResponseToExchange, the id exactly).
+  if (location === undefined || !matchesRequestAsParsed(exchange, message)) return UNCHANGED(message);
   const m = message as Record<string, unknown>;
   const result = Object.hasOwn(m, 'result') ? m.result : undefined;
   if (!isJsonObject(result)) return UNCHANGED(message);

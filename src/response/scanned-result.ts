@@ -27,7 +27,7 @@ import type { Exchange } from '../exchange.js';
 import { SCAN_CONTENT_ITEMS, type ByteRange, type ContentItems, type JsonScanSummary, type TopMembers } from '../mcp/json-scan.js';
 import type { TextJsonBounds } from '../mcp/types.js';
 import { toolResultLocation } from './rewrite.js';
-import { jsonValueIs } from './json-value-at.js';
+import { isRequestId, jsonValueIs } from './json-value-at.js';
 
 /** A scanned tool result that passed the shared checks. */
 export interface ScannedToolResult {
@@ -51,7 +51,7 @@ export function scannedToolResult(exchange: Exchange, body: Buffer, scan: JsonSc
   // Items past the located ones would need their values: the parse path decides.
   if (items.count > SCAN_CONTENT_ITEMS || !items.texts.some((range) => range !== undefined)) return undefined;
   // The response to the request (rewrite.ts isResponseToExchange), whose `result` is an object.
-  if (!jsonValueIs(body, members.jsonrpc, '2.0') || !jsonValueIs(body, members.id, rpc.id) || members.resultEnd === undefined) return undefined;
+  if (!jsonValueIs(body, members.jsonrpc, '2.0') || !isRequestId(body, members.id, rpc) || members.resultEnd === undefined) return undefined;
   if (isTruthy(body, members.isError)) return undefined;
   if (members.resultType !== undefined && !jsonValueIs(body, members.resultType, 'complete')) return undefined;
   if (!isUtf8(body)) return undefined;

@@ -27,11 +27,12 @@
 import type { Exchange } from '../exchange.js';
 import { checkJsonBounds } from '../mcp/json-bounds.js';
 import { CR, LBRACE, LBRACKET, LF, SPACE, TAB } from '../mcp/json-bytes.js';
-import { scanJson } from '../mcp/json-scan.js';
+import { scanJson, type TopMembers } from '../mcp/json-scan.js';
 import { isJsonObject } from '../mcp/extract.js';
-import { isResponseToExchange } from './rewrite.js';
+import { isResponseToExchange, matchesRequestAsParsed } from './rewrite.js';
 import { mayRewrite, rewriteScanned, spliceScanned } from './scanned-message.js';
-import { valueAt } from './json-value-at.js';
+import { isRequestId } from './json-value-at.js';
+import { writtenIdRanges } from '../mcp/written-ids.js';
 
 /** The outcome of {@link inspectEventData}. */
 export type EventDataVerdict =
@@ -101,9 +102,9 @@ export function inspectEventData(exchange: Exchange, data: string | undefined, o
   if (members === undefined) return batchVerdict(exchange, text, bytes);
   if (members.plainKeys && !opts.wantsMessage) {
     if (!(members.hasResult || members.hasError)) return { kind: 'forward', bytes };
-    // Another id, or both `result` and `error`: parsed below (a `method` member makes it a
-    // request, forwarded; rare).
-    if ((members.hasResult && members.hasError) || valueAt(bytes, members.id) !== exchange.rpc.id) return parsedVerdict(exchange, JSON.parse(text()), bytes);
+    // Another id (json-value-at.ts isRequestId: exactly, a number as written), or both
+    // `result` and `error`: parsed below (a `method` member makes it a request, forwarded; rare).
+    if ((members.hasResult && members.hasError) || !isRequestId(bytes, members.id, exchange.rpc)) return parsedVerdict(exchange, JSON.parse(text()), bytes, members);
     if (!mayRewrite(exchange, scan)) return unchangedResponse(bytes, undefined);
     const spliced = spliceScanned(exchange, bytes, scan);
     if (spliced !== undefined) {
@@ -112,14 +113,14 @@ export function inspectEventData(exchange: Exchange, data: string | undefined, o
     }
   }
   const message: unknown = JSON.parse(text());
-  if (!isResponseToExchange(exchange, message)) return parsedVerdict(exchange, message, bytes);
+  if (!isResponseToExchange(exchange, message, bytes, members)) return parsedVerdict(exchange, message, bytes, members);
   const { rewritten, out } = rewriteScanned(exchange, message, bytes, scan);
   return { kind: 'response', out, dataBytes: bytes.length, changed: rewritten.changed, action: rewritten.action, message: rewritten.message, bytes, sellerMessage: message };
 }
 
-/** The verdict for a parsed message that is not the response to the request: `foreign` or `forward`. */
-function parsedVerdict(exchange: Exchange, message: unknown, bytes: Buffer): EventDataVerdict {
-  return isForeignResponse(exchange, message) ? { kind: 'foreign', dataBytes: bytes.length } : { kind: 'forward', bytes };
+/** The verdict for a message parsed from `bytes` (scan members `members`) that is not the response to the request: `foreign` or `forward`. */
+function parsedVerdict(exchange: Exchange, message: unknown, bytes: Buffer, members: TopMembers | undefined): EventDataVerdict {
+  return isForeignResponse(exchange, message, bytes, members) ? { kind: 'foreign', dataBytes: bytes.length } : { kind: 'forward', bytes };
 }
 
 /**
@@ -127,8 +128,10 @@ function parsedVerdict(exchange: Exchange, message: unknown, bytes: Buffer): Eve
  * 'request'), holds both `result` and `error` (no valid response, whatever its id: JSON-RPC
  * 2.0 §5; test/regressions/seller-response-with-result-and-error.test.ts), or is a JSON-RPC
  * response to another id: an object with an `id` member that is
- * not the request's id (compared with `===`, as isResponseToExchange and the JSON path's
- * answersExchange do: `"1"` is not `1`, `null` is not either), a `result` or an `error`
+ * not the request's id (compared exactly, as isResponseToExchange and the JSON path's
+ * answersExchange do: `"1"` is not `1`, `null` is not either, and a number is compared as
+ * written in `bytes`, the JSON text `message` was parsed from, so `9007199254740992` is not
+ * `9007199254740993`: test/regressions/response-id-compared-as-double.test.ts), a `result` or an `error`
  * member, and no `method` member (JSON-RPC 2.0 §4 and §5: that makes it a request or a
  * notification, forwarded as before). A batch's stream carries several ids and is not
  * judged here (nor an array: batchVerdict); nor is the standalone GET stream (not a request's).
@@ -142,14 +145,14 @@ function parsedVerdict(exchange: Exchange, message: unknown, bytes: Buffer): Eve
  * while B's own exchange was logged host_aborted
  * (test/regressions/sse-response-for-another-id.test.ts).
  */
-export function isForeignResponse(exchange: Exchange, message: unknown): boolean {
+export function isForeignResponse(exchange: Exchange, message: unknown, bytes: Buffer, members: TopMembers | undefined): boolean {
   if (exchange.rpc.kind !== 'request' || !isJsonObject(message) || Object.hasOwn(message, 'method')) return false;
   const hasResult = Object.hasOwn(message, 'result');
   const hasError = Object.hasOwn(message, 'error');
   if (!hasResult && !hasError) return false;
   // Not the response (rewrite.ts isResponseToExchange: the request's id, exactly one of
   // `result` and `error`, JSON-RPC 2.0 §5), and it carries an id or both members.
-  return !isResponseToExchange(exchange, message) && (Object.hasOwn(message, 'id') || (hasResult && hasError));
+  return !isResponseToExchange(exchange, message, bytes, members) && (Object.hasOwn(message, 'id') || (hasResult && hasError));
 }
 
 /**
@@ -164,8 +167,24 @@ export function isForeignResponse(exchange: Exchange, message: unknown): boolean
 function batchVerdict(exchange: Exchange, text: () => string, bytes: Buffer): EventDataVerdict {
   if (firstByte(bytes) !== LBRACKET) return { kind: 'forward', bytes };
   const message: unknown = JSON.parse(text());
-  if (!Array.isArray(message) || !message.some((member) => isResponseToExchange(exchange, member))) return { kind: 'forward', bytes };
+  if (!Array.isArray(message) || !holdsResponse(exchange, message, bytes)) return { kind: 'forward', bytes };
   return unchangedResponse(bytes, message);
+}
+
+/**
+ * Whether the batch `message`, parsed from `bytes`, holds the response to the request
+ * (rewrite.ts isResponseToExchange for each element; a numeric id compared as written, its
+ * element's id found by mcp/written-ids.ts, only once an element matches as parsed).
+ */
+function holdsResponse(exchange: Exchange, message: readonly unknown[], bytes: Buffer): boolean {
+  let ids: ReturnType<typeof writtenIdRanges> | undefined;
+  for (let k = 0; k < message.length; k++) {
+    if (!matchesRequestAsParsed(exchange, message[k])) continue;
+    if (typeof exchange.rpc.id !== 'number') return true;
+    ids ??= writtenIdRanges(bytes);
+    if (isRequestId(bytes, ids[k], exchange.rpc)) return true;
+  }
+  return false;
 }
 
 /** The response verdict for data the rewrite leaves as the seller wrote it. */

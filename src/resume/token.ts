@@ -34,6 +34,7 @@
  * | `u` | `upstreamId`      | non-empty string          | (required)            |
  * | `a` | `agent`           | non-empty string          | (required)            |
  * | `i` | `rpcId`           | string or finite number   | `null`                |
+ * | `x` | `rpcIdText`       | JSON number text of `i`   | `undefined`           |
  * | `m` | `method`          | string                    | `undefined`           |
  * | `t` | `toolName`        | string                    | `undefined`           |
  * | `r` | `answersNoRequest`| `true`                    | `false`               |
@@ -44,8 +45,9 @@
  * | `s` | `streamStartedAt` | non-negative safe integer (Unix ms) | (required)  |
  * | `n` | `issuedAt`        | non-negative safe integer (Unix ms) | (required)  |
  *
- * Any other key, a `null` in an optional key, a wrong type, or `b > l` makes the token
- * invalid (strict envelope: it is our own format, so anything else is not one of ours).
+ * Any other key, a `null` in an optional key, a wrong type, `b > l`, or an `x` without a
+ * number `i` or that is not a JSON number reading as `i` makes the token invalid (strict
+ * envelope: it is our own format, so anything else is not one of ours).
  *
  * Optional keys were added without a new version, so that every token an older replica
  * minted stays valid here (its absent key means `false`). The other way round, a replica
@@ -53,7 +55,9 @@
  * accepts every token without it: `r` is on every token of a stream answering a POSTed
  * notification or response (since 7a712c6), `f` only on the token of the event that
  * carried a request's response, a stream the host has no need to resume (an older replica
- * forwards every other token's resume as before).
+ * forwards every other token's resume as before); `x` only on the tokens of a request whose
+ * id is a number a double cannot carry (`9007199254740993`). A token without `x` whose `i` is
+ * such a number (minted before `x`) resumes with the id as parsed.
  *
  * ## Verification order
  *
@@ -88,7 +92,9 @@ const SIGNATURE_CHARS = 43;
 const BASE64URL = /^[A-Za-z0-9_-]+$/;
 /** SSE id rules: an id with NUL is ignored by clients; CR/LF end the field. */
 const FORBIDDEN_ID_CHARS = /[\0\r\n]/;
-const PAYLOAD_KEYS: ReadonlySet<string> = new Set(['u', 'a', 'i', 'm', 't', 'r', 'f', 'b', 'l', 'v', 's', 'n']);
+const PAYLOAD_KEYS: ReadonlySet<string> = new Set(['u', 'a', 'i', 'x', 'm', 't', 'r', 'f', 'b', 'l', 'v', 's', 'n']);
+/** A JSON number text (RFC 8259 §6). */
+const JSON_NUMBER = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
 
 export interface ResumeState {
   /** The seller's own event id (opaque; never parsed). */
@@ -97,6 +103,14 @@ export interface ResumeState {
   readonly agent: string;
   /** JSON-RPC id and method of the request that opened the stream (null/undefined for the standalone GET stream). */
   readonly rpcId: string | number | null;
+  /**
+   * The JSON text of a numeric `rpcId` as the host wrote it, when `JSON.parse` changed it
+   * (`9007199254740993`, read as `9007199254740992`: request/peek.ts RpcPeek.idText); absent
+   * otherwise. A resumed stream matches the seller's response to it exactly and mints its
+   * errors with it, as the stream's first exchange did (a new user's trial:
+   * test/regressions/response-id-compared-as-double.test.ts).
+   */
+  readonly rpcIdText?: string;
   readonly method: string | undefined;
   /** tools/call tool name, if any (errors and per-tool limits are tied to it). */
   readonly toolName: string | undefined;
@@ -334,6 +348,9 @@ function shapeProblem(s: ResumeState): string | undefined {
   if (!isNonEmptyString(s.upstreamId) || FORBIDDEN_ID_CHARS.test(s.upstreamId)) return 'upstreamId';
   if (!isNonEmptyString(s.agent)) return 'agent';
   if (s.rpcId !== null && !isRpcId(s.rpcId)) return 'rpcId';
+  if (s.rpcIdText !== undefined && !(typeof s.rpcId === 'number' && typeof s.rpcIdText === 'string' && JSON_NUMBER.test(s.rpcIdText) && Number(s.rpcIdText) === s.rpcId)) {
+    return 'rpcIdText';
+  }
   if (s.method !== undefined && typeof s.method !== 'string') return 'method';
   if (s.toolName !== undefined && typeof s.toolName !== 'string') return 'toolName';
   if (s.answersNoRequest !== undefined && typeof s.answersNoRequest !== 'boolean') return 'answersNoRequest';
@@ -355,6 +372,7 @@ function encodePayload(s: ResumeState): string {
   // Key order fixed; optional keys omitted when null/undefined (shorter tokens).
   const p: Record<string, string | number | boolean> = { u: s.upstreamId, a: s.agent };
   if (s.rpcId !== null) p.i = s.rpcId;
+  if (s.rpcIdText !== undefined) p.x = s.rpcIdText;
   if (s.method !== undefined) p.m = s.method;
   if (s.toolName !== undefined) p.t = s.toolName;
   if (s.answersNoRequest === true) p.r = true;
@@ -381,9 +399,11 @@ function decodePayload(raw: unknown): ResumeState | undefined {
 
   // Optional keys: absent means null/undefined; present must have the right type (no null).
   const rpcId = own('i');
+  const rpcIdText = own('x');
   const method = own('m');
   const toolName = own('t');
   if (has('i') && !isRpcId(rpcId)) return undefined;
+  if (has('x') && typeof rpcIdText !== 'string') return undefined;
   if (has('m') && typeof method !== 'string') return undefined;
   if (has('t') && typeof toolName !== 'string') return undefined;
   // Only `true` is ever written (false is the key's absence).
@@ -394,6 +414,7 @@ function decodePayload(raw: unknown): ResumeState | undefined {
     upstreamId: own('u') as string,
     agent: own('a') as string,
     rpcId: has('i') ? (rpcId as string | number) : null,
+    ...(has('x') ? { rpcIdText: rpcIdText as string } : {}),
     method: method as string | undefined,
     toolName: toolName as string | undefined,
     ...(has('r') ? { answersNoRequest: true } : {}),

@@ -187,6 +187,7 @@ export function createMcpHandler(deps: HandlerDeps) {
             upstreamId,
             agent: agent.name,
             rpcId: rpc.id,
+            ...(rpc.idText !== undefined ? { rpcIdText: rpc.idText } : {}),
             method: rpc.kind === 'batch' ? BATCH_METHOD : rpc.method,
             toolName: rpc.toolName,
             ...(answersNoRequest ? { answersNoRequest } : {}),
@@ -530,11 +531,12 @@ const BATCH_METHOD = '';
  * standalone GET stream.
  */
 function rpcOfResumedStream(state: ResumeState): RpcPeek {
-  if (state.answersNoRequest === true) return { kind: 'notification', id: state.rpcId, idText: undefined, method: state.method, toolName: state.toolName };
+  if (state.answersNoRequest === true) return { kind: 'notification', id: state.rpcId, idText: state.rpcIdText, method: state.method, toolName: state.toolName };
   if (state.method === undefined) return NO_BODY;
   if (state.method === BATCH_METHOD) return { kind: 'batch', id: null, idText: undefined, method: undefined, toolName: undefined };
-  // A token carries the id as parsed (a number beyond the safe integers is not exact there).
-  return { kind: 'request', id: state.rpcId, idText: undefined, method: state.method, toolName: state.toolName };
+  // The id as the host wrote it when a double cannot carry it (resume/token.ts `x`): the
+  // seller's response is matched to it exactly, and errors carry it.
+  return { kind: 'request', id: state.rpcId, idText: state.rpcIdText, method: state.method, toolName: state.toolName };
 }
 
 function idOf(body: Buffer): JsonRpcIdRef {

@@ -8,24 +8,48 @@ import assert from 'node:assert/strict';
 import { peekJsonRpc } from '../../src/request/peek.js';
 import { stringifyJsonRpc } from '../../src/errors/json-rpc-text.js';
 
-const idText = (idJson: string, key = '"id"'): string | undefined => {
-  const r = peekJsonRpc(Buffer.from(`{"jsonrpc":"2.0",${key}:${idJson},"method":"ping"}`));
+/** The peek's idText for a request whose id member is written `key: idJson`; `params` pads the body (over 1 KiB: the scan reading). */
+const idText = (idJson: string, key = '"id"', params = '{}'): string | undefined => {
+  const r = peekJsonRpc(Buffer.from(`{"jsonrpc":"2.0",${key}:${idJson},"method":"ping","params":${params}}`));
   assert.equal(r.ok, true);
   return r.ok ? r.peek.idText : undefined;
 };
 
-test('idText: only for a number that JSON.parse changes', () => {
-  assert.equal(idText('9007199254740993'), '9007199254740993');
-  assert.equal(idText('-12345678901234567890'), '-12345678901234567890');
-  assert.equal(idText('9007199254740992'), undefined); // exact as a double
-  assert.equal(idText('42'), undefined);
-  assert.equal(idText('1.5'), undefined);
-  assert.equal(idText('1e3'), undefined); // the same value as 1000
-  assert.equal(idText('"9007199254740993"'), undefined); // a string id is exact already
-  // A key written with escapes: the id cannot be found by its plain key; the parsed value is used.
-  assert.equal(idText('9007199254740993', '"\\u0069d"'), undefined);
-  // The last of duplicate keys is the one JSON.parse keeps.
-  assert.equal(idText('9007199254740995', '"id":1,"id"'), '9007199254740995');
+const LARGE = `{"pad":"${'x'.repeat(1100)}"}`;
+
+for (const [reading, params] of [['JSON.parse', '{}'], ['scan (over 1 KiB)', LARGE]] as const) {
+  test(`idText (${reading} reading): only for a number that JSON.parse changes`, () => {
+    assert.equal(idText('9007199254740993', '"id"', params), '9007199254740993');
+    assert.equal(idText('-12345678901234567890', '"id"', params), '-12345678901234567890');
+    assert.equal(idText('9007199254740992', '"id"', params), undefined); // exact as a double
+    assert.equal(idText('42', '"id"', params), undefined);
+    assert.equal(idText('1.5', '"id"', params), undefined);
+    assert.equal(idText('1e3', '"id"', params), undefined); // the same value as 1000
+    assert.equal(idText('1.0', '"id"', params), undefined);
+    assert.equal(idText('"9007199254740993"', '"id"', params), undefined); // a string id is exact already
+    // Read by JSON.parse as a safe integer it is not (test/regressions/response-id-compared-as-double.test.ts).
+    assert.equal(idText('0.99999999999999999999', '"id"', params), '0.99999999999999999999');
+    assert.equal(idText('1e-400', '"id"', params), '1e-400');
+    // A key written with escapes is the id too (mcp/written-ids.ts).
+    assert.equal(idText('9007199254740993', '"\\u0069d"', params), '9007199254740993');
+    assert.equal(idText('0.99999999999999999999', '"\\u0069d"', params), '0.99999999999999999999');
+    // The last of duplicate keys is the one JSON.parse keeps.
+    assert.equal(idText('9007199254740995', '"id":1,"id"', params), '9007199254740995');
+    assert.equal(idText('1', '"id":1.00000000000000000001,"id"', params), undefined);
+    assert.equal(idText('1.00000000000000000001', '"id":1,"id"', params), '1.00000000000000000001');
+  });
+}
+
+test('idText of a safe integer id with other "id" members (nested, as a value) is read exactly', () => {
+  const body = (id: string, params: string): string | undefined => {
+    const r = peekJsonRpc(Buffer.from(`{"jsonrpc":"2.0","method":"tools/call","params":${params},"id":${id}}`));
+    assert.equal(r.ok, true);
+    return r.ok ? r.peek.idText : undefined;
+  };
+  assert.equal(body('7', '{"name":"id","arguments":{"id":"c-1","items":[{"id":3}]}}'), undefined);
+  assert.equal(body('7', '{"arguments":{"id":2.5}}'), undefined); // the walk finds the top-level id exact
+  assert.equal(body('0.99999999999999999999', '{"arguments":{"id":3}}'), '0.99999999999999999999');
+  assert.equal(body('1.00000000000000000001', '{"arguments":{"text":"\\u0041"}}'), '1.00000000000000000001');
 });
 
 test('idText of an invalid request is kept for its refusal', () => {

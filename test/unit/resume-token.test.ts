@@ -82,6 +82,9 @@ describe('resume token: round trip', () => {
     ],
     ['upstream id "__proto__"', { ...TYPICAL, upstreamId: '__proto__', toolName: 'constructor' }],
     ['unicode agent and tool names', { ...TYPICAL, agent: 'agënt-ü', toolName: 'créer_campagne' }],
+    // The id as the host wrote it, when a double cannot carry it (test/regressions/response-id-compared-as-double.test.ts).
+    ['rpcIdText of a big integer id', { ...TYPICAL, rpcId: 9007199254740992, rpcIdText: '9007199254740993' }],
+    ['rpcIdText of a fraction read as 1', { ...TYPICAL, rpcId: 1, rpcIdText: '0.99999999999999999999' }],
   ];
   for (const [name, state] of cases) {
     it(`preserves every field: ${name}`, () => {
@@ -276,7 +279,12 @@ describe('resume token: refusals', () => {
       ['array', [good]],
       ['null', null],
       ['number', 42],
-      ['unknown key', { ...good, x: 1 }],
+      ['unknown key', { ...good, z: 1 }],
+      ['number x', { ...good, i: 9007199254740992, x: 9007199254740992 }],
+      ['x with a string i', { ...good, i: '9007199254740993', x: '9007199254740993' }],
+      ['x without i', { ...good, i: undefined, x: '9007199254740993' }],
+      ['x that is not a JSON number', { ...good, i: 9007199254740992, x: '+9007199254740993' }],
+      ['x that does not read as i', { ...good, i: 9007199254740992, x: '9007199254740995' }],
       ['__proto__ key', JSON.parse(JSON.stringify(good).replace('{', '{"__proto__":{"polluted":true},'))],
       ['missing u', { ...good, u: undefined }],
       ['empty u', { ...good, u: '' }],
@@ -471,6 +479,9 @@ describe('resume token: options and mint validation', () => {
       ['agent', { agent: '' }],
       ['rpcId', { rpcId: Number.NaN }],
       ['rpcId', { rpcId: Infinity }],
+      ['rpcIdText', { rpcId: 'req-7', rpcIdText: '9007199254740993' }],
+      ['rpcIdText', { rpcId: 9007199254740992, rpcIdText: '9007199254740995' }],
+      ['rpcIdText', { rpcId: 9007199254740992, rpcIdText: ' 9007199254740993' }],
       ['usedBytes', { usedBytes: 4_194_305 }],
       ['usedBytes', { usedBytes: -1 }],
       ['usedBytes', { usedBytes: 1.5 }],
