@@ -6,6 +6,7 @@
  * - Hop-by-hop headers (RFC 9110 §7.6.1) and those named in `Connection` are stripped
  *   (@fastify/reply-from strips `Connection` and its list; this strips the fixed set).
  * - `X-Max-Response-Bytes` is the gateway's own and is never forwarded.
+ * - `Origin` and `Referer` (a browser page's) are the gateway's to check, never forwarded.
  * - `Accept-Encoding` is the gateway's choice, never the host's: the gateway decodes, so it
  *   asks only for codings it can bound.
  * - A header set in the agent's config replaces the host's header of the same name.
@@ -40,6 +41,14 @@ export const STRIPPED_REQUEST_HEADERS: ReadonlySet<string> = new Set([
   // Translated, never forwarded as the host sent it: the host holds gateway resume tokens (ARCHITECTURE §4).
   'last-event-id',
   EXCHANGE_HEADER,
+  // A browser page's, checked by the gateway (allowed_origins, loopback origins:
+  // request/browser-guard.ts) and answered by it: the seller is not the server the page
+  // talks to. Forwarded, `Origin: http://localhost:6274` made a seller that validates Origin
+  // (MCP Streamable HTTP requires it) refuse the local tool the gateway serves, and told every
+  // seller the buyer's local page (a new user's trial, 2026-12-03). An agent's configured
+  // header of either name is still sent.
+  'origin',
+  'referer',
 ]);
 const STRIPPED_NAMES: readonly string[] = [...STRIPPED_REQUEST_HEADERS];
 

@@ -58,8 +58,15 @@ export function agentCookiePath(agentName: string): string {
 /**
  * A seller's `Set-Cookie` values scoped to its agent's route: each one's `Path` and `Domain`
  * attributes are removed and `Path=<path>` is appended (RFC 6265 §5.2.3, §5.2.4: the last
- * `Path` wins, and a cookie without `Domain` is host-only), every other attribute and the
- * `name=value` pair kept as the seller wrote them.
+ * `Path` wins, and a cookie without `Domain` is host-only); `Secure` is removed too, except
+ * on a `__Secure-`/`__Host-` cookie or a `SameSite=None` one (a browser refuses those
+ * without it, and takes `Secure` cookies from `http://localhost` anyway); every other
+ * attribute and the `name=value` pair are kept as the seller wrote them.
+ *
+ * Why `Secure` goes: the seller is reached over HTTPS, but the host reaches the gateway over
+ * plain HTTP beside it; a cookie jar that keeps `Secure` cookies for HTTPS only (Python's
+ * `http.cookiejar`, under requests and httpx) stored a seller's `sid=A1; Secure` and never
+ * sent it back, so a sticky session broke (a new user's trial, 2026-12-03, finding 3).
  *
  * Why (a new user's trial, 2026-12-03): the gateway is one origin for every seller. A
  * seller's `Set-Cookie: sess=…; Path=/` was stored by a host keeping cookies (Python's
@@ -77,16 +84,31 @@ export function scopeSetCookies(value: string | string[], path: string): string 
 
 function scopeSetCookie(cookie: string, path: string): string {
   const parts = cookie.split(';');
-  let out = parts[0]!;
+  const pair = parts[0]!;
+  const attributes: string[] = [];
+  let secure = false;
+  let sameSiteNone = false;
   for (let i = 1; i < parts.length; i++) {
     const attribute = parts[i]!.trim();
     if (attribute === '') continue;
     const eq = attribute.indexOf('=');
     const name = (eq === -1 ? attribute : attribute.slice(0, eq)).trim().toLowerCase();
-    if (name !== 'path' && name !== 'domain') out += `; ${attribute}`;
+    if (name === 'path' || name === 'domain') continue;
+    if (name === 'secure') {
+      secure = true;
+      continue;
+    }
+    if (name === 'samesite' && eq !== -1 && attribute.slice(eq + 1).trim().toLowerCase() === 'none') sameSiteNone = true;
+    attributes.push(attribute);
   }
+  if (secure && (sameSiteNone || SECURE_PREFIX.test(pair.trimStart()))) attributes.push('Secure');
+  let out = pair;
+  for (const attribute of attributes) out += `; ${attribute}`;
   return `${out}; Path=${path}`;
 }
+
+/** Cookie names a browser takes only with `Secure` (`__Secure-`, `__Host-`; RFC 6265bis §4.1.3), matched as browsers do, in any case. */
+const SECURE_PREFIX = /^__(secure|host)-/i;
 
 /** The header names a `Connection` header value lists (comma-separated tokens, any case), lowercase. */
 function connectionOptions(value: string | string[]): string[] {

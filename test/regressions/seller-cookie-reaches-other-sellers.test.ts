@@ -7,10 +7,15 @@
  * others. Now each cookie is scoped to its agent's route, `Path=/agents/<name>/mcp`, and a
  * `Domain` is dropped (src/response/headers.ts scopeSetCookies).
  *
- * Input: a raw seller answering a tools/call (JSON, and an SSE stream) with two cookies,
- * one with `Path=/` and `Domain`, one with no attributes, through agent `acme`.
+ * A later trial (finding 3): a seller's `sid=A1; Secure` was kept `Secure`; the host reaches
+ * the gateway over plain HTTP, and Python's cookie jar (requests, httpx) never sent it back:
+ * the sticky session the README promised broke. `Secure` is dropped now (kept only where a
+ * browser requires it: `__Secure-`, `__Host-`, `SameSite=None`; test/unit/scope-set-cookie.test.ts).
+ *
+ * Input: a raw seller answering a tools/call (JSON, and an SSE stream) with three cookies,
+ * one with `Path=/` and `Domain`, one with no attributes, one `Secure`, through agent `acme`.
  * Expected: the host gets exactly those cookies with `Path=/agents/acme/mcp`, the `Domain`
- * gone, every other attribute as the seller wrote it; other headers pass unchanged.
+ * and `Secure` gone, every other attribute as the seller wrote it; other headers pass unchanged.
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
@@ -20,8 +25,8 @@ import { useSellerAndGateway } from '../helpers/stack.js';
 import { TEST_TIMEOUT_MS, withTimeout } from '../helpers/timeout.js';
 import { startRawSeller } from '../support/raw-seller.js';
 
-const COOKIES = ['sess=a-secret; Path=/; Domain=seller-a.example; HttpOnly; SameSite=Lax', 'lb=node-3'];
-const SCOPED = ['sess=a-secret; HttpOnly; SameSite=Lax; Path=/agents/acme/mcp', 'lb=node-3; Path=/agents/acme/mcp'];
+const COOKIES = ['sess=a-secret; Path=/; Domain=seller-a.example; HttpOnly; SameSite=Lax', 'lb=node-3', 'sid=A1; Secure'];
+const SCOPED = ['sess=a-secret; HttpOnly; SameSite=Lax; Path=/agents/acme/mcp', 'lb=node-3; Path=/agents/acme/mcp', 'sid=A1; Path=/agents/acme/mcp'];
 
 describe("a seller's cookies are scoped to its agent's route", () => {
   const stack = useSellerAndGateway(
