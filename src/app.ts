@@ -22,7 +22,7 @@ import { addLogSecrets, addLogUrlQueries, configSecrets, configUrlQueryPrefixes,
 import { createMetrics, type GatewayMetrics } from './observability/metrics.js';
 import { opsRoutes } from './ops/routes.js';
 import { createUpstreamDispatcher } from './routing/dispatcher.js';
-import { isLoopbackListenHost } from './request/browser-guard.js';
+import { isLoopbackListenHost, ownListenHosts } from './request/browser-guard.js';
 import { createMcpHandler, type OpenExchangeEnd } from './routing/handler.js';
 import { AgentGuard } from './admission/agent-guard.js';
 import { InFlightTable } from './inflight-table.js';
@@ -172,6 +172,7 @@ export async function buildApp(config: GatewayConfig, opts: BuildAppOptions = {}
     getConfig: () => current,
     // `listen` is read at start-up only (a reload that changes it needs a restart).
     loopbackListen: isLoopbackListenHost(config.listen.host),
+    ownHosts: ownListenHosts(config.listen.host),
     upstream,
     guard,
     resume,

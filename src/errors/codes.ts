@@ -296,7 +296,7 @@ export const REFUSALS = {
   malformed_http: {
     statusCode: 400,
     jsonRpcCode: JSONRPC_INVALID_REQUEST,
-    description: "Node's HTTP parser rejected the request (a malformed request line, header or chunked body) before it reached the gateway, or an HTTP/1.1 request to an MCP endpoint has no Host header (RFC 9112 §3.2); id null, connection closed.",
+    description: "Node's HTTP parser rejected the request (a malformed request line, header or chunked body) before it reached the gateway, or an HTTP/1.1 request to an MCP endpoint has no Host header, or any request to one has more than one (RFC 9112 §3.2); id null, connection closed.",
     source: 'RFC 9112',
   },
   method_not_allowed: {

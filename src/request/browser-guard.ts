@@ -152,8 +152,62 @@ export function isListedHost(host: string, allowedHosts: readonly string[]): boo
  * - otherwise: a loopback name ({@link isLoopbackAuthority}) or a listed host
  *   ({@link isListedHost}).
  */
-export function isHostAllowed(host: string | undefined, loopbackListen: boolean, allowedHosts: readonly string[]): boolean {
+export function isHostAllowed(host: string | undefined, loopbackListen: boolean, allowedHosts: readonly string[], ownHosts: readonly string[] = []): boolean {
   if (host === undefined) return true;
   if (!loopbackListen && allowedHosts.length === 0) return true;
-  return isLoopbackAuthority(host, 0) || isListedHost(host, allowedHosts);
+  return isLoopbackAuthority(host, 0) || isListedHost(host, allowedHosts) || isListedHost(host, ownHosts);
+}
+
+/**
+ * The `Host` names a gateway listening on `listenHost` serves besides the loopback names
+ * ({@link isHostAllowed} `ownHosts`): the listen address itself, as a client writes it in
+ * `Host` (lower case, an IPv6 address in brackets), when it is a loopback address the
+ * loopback names do not cover (`127.0.0.2`, `my.localhost`); none otherwise. Found by a new
+ * user's trial (2026-12-03, finding 5): `listen.host: 127.0.0.2` was taken as loopback, so
+ * `Host` was checked, and `Host: 127.0.0.2:8787`, what its own clients send, was refused.
+ */
+export function ownListenHosts(listenHost: string): readonly string[] {
+  if (!isLoopbackListenHost(listenHost)) return [];
+  const bare = listenHost.replace(/^\[(.*)\]$/, '$1').toLowerCase();
+  const written = bare.includes(':') ? `[${bare}]` : bare.endsWith('.') ? bare.slice(0, -1) : bare;
+  return isLoopbackAuthority(written, 0) ? [] : [written];
+}
+
+/**
+ * The `Host` field count of a request (`rawHeaders`: name, value, name, value...): more than
+ * one is a 400 (RFC 9112 §3.2: "A server MUST respond with a 400 (Bad Request) status code to
+ * any HTTP/1.1 request message that ... contains more than one Host header field"). Node keeps
+ * the first and drops the others, so `Host: localhost` then `Host: evil.example` passed the
+ * check with the first (a new user's trial, 2026-12-03, finding 4). One length comparison per
+ * field on the common path.
+ */
+export function hostFieldCount(rawHeaders: readonly string[]): number {
+  let count = 0;
+  for (let i = 0; i < rawHeaders.length; i += 2) {
+    const name = rawHeaders[i]!;
+    if (name.length === 4 && name.toLowerCase() === 'host') count++;
+  }
+  return count;
+}
+
+/**
+ * The authority of an absolute-form request target (`POST http://evil.example/agents/a/mcp`),
+ * which stands for the request's host in place of its `Host` field (RFC 9112 §3.2.2: a server
+ * MUST ignore `Host` then); undefined for the usual origin-form (`/agents/a/mcp`). A new
+ * user's trial (2026-12-03, finding 4): such a request with `Host: localhost` was served.
+ */
+export function absoluteFormAuthority(target: string): string | undefined {
+  if (target.charCodeAt(0) === 0x2f /* / */) return undefined;
+  const scheme = target.indexOf('://');
+  if (scheme === -1) return undefined;
+  const start = scheme + 3;
+  let end = target.length;
+  for (let i = start; i < target.length; i++) {
+    const c = target.charCodeAt(i);
+    if (c === 0x2f /* / */ || c === 0x3f /* ? */ || c === 0x23 /* # */) {
+      end = i;
+      break;
+    }
+  }
+  return target.slice(start, end);
 }

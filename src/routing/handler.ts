@@ -14,7 +14,7 @@ import { answerStreamOver, answerWithLocalError, refuse } from '../errors/local-
 import { GATEWAY_FINISHED, GatewayAbortError, findGatewayAbort } from '../errors/abort.js';
 import { exchangeLogFields, plainInfoWriter } from '../observability/logger.js';
 import { applyRequestHeaderPolicy, isResumableEventId } from '../request/headers.js';
-import { isHostAllowed, isLoopbackOrigin } from '../request/browser-guard.js';
+import { absoluteFormAuthority, hostFieldCount, isHostAllowed, isLoopbackOrigin } from '../request/browser-guard.js';
 import { NO_BODY, peekJsonRpc } from '../request/peek.js';
 import { hasBatches, hostReadsStructuredContent, NO_BATCHES_SINCE, protocolVersionOf } from '../mcp/revision.js';
 import { filterResponseHeaders } from '../response/headers.js';
@@ -39,6 +39,8 @@ export interface HandlerDeps {
    * src/request/browser-guard.ts `isLoopbackListenHost`): then `Host` is always checked.
    */
   loopbackListen: boolean;
+  /** The listen address itself, when a loopback one the loopback names do not cover (browser-guard.ts ownListenHosts). */
+  ownHosts: readonly string[];
   upstream: UpstreamDispatcher;
   resume: ResumeCodec;
   /** The app's pino logger (the exchange line, discovery warnings, pipeline failures). */
@@ -74,6 +76,7 @@ export type OpenExchangeEnd = (cutByShutdown?: true) => void;
 export function createMcpHandler(deps: HandlerDeps) {
   const logInfo = plainInfoWriter(deps.log);
   const loopbackListen = deps.loopbackListen;
+  const ownHosts = deps.ownHosts;
   // Not `async`, and nothing returned for a request forwarded at once (nearly all): the
   // handler has sent or will send the reply itself (Fastify's callback style, as for any
   // synchronous handler that calls `reply.send`). Returning the reply made Fastify await it
@@ -95,8 +98,14 @@ export function createMcpHandler(deps: HandlerDeps) {
     // A same-origin GET after DNS rebinding carries no Origin, but its Host names the
     // attacker's host (MCP Security Best Practices; browser-guard.ts). 403, id null.
     const host = request.headers.host;
-    if (!isHostAllowed(host, loopbackListen, config.allowed_hosts)) {
-      return refuse(reply, 'host_not_allowed', null, `Host "${truncate(host as string)}" is not allowed: the gateway serves localhost, 127.0.0.1 and [::1] (allowed_hosts lists other host names).`);
+    if (host !== undefined && hostFieldCount(request.raw.rawHeaders) > 1) {
+      reply.header('connection', 'close');
+      return refuse(reply, 'malformed_http', null, 'Bad request: a request must carry one Host header, not several (RFC 9112 §3.2).');
+    }
+    // An absolute-form target names the request's host in place of Host (RFC 9112 §3.2.2).
+    const effectiveHost = absoluteFormAuthority(request.raw.url ?? '/') ?? host;
+    if (!isHostAllowed(effectiveHost, loopbackListen, config.allowed_hosts, ownHosts)) {
+      return refuse(reply, 'host_not_allowed', null, `Host "${truncate(effectiveHost as string)}" is not allowed: the gateway serves localhost, 127.0.0.1 and [::1] (allowed_hosts lists other host names).`);
     }
     const agent = config.agents.get(request.params.agent);
     if (!agent) {

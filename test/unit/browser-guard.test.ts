@@ -3,7 +3,7 @@
 // conformance-dns-rebinding-localhost-origin.test.ts run them through the gateway).
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { hostNameEnd, isHostAllowed, isListedHost, isLoopbackListenHost, isLoopbackOrigin } from '../../src/request/browser-guard.js';
+import { absoluteFormAuthority, hostFieldCount, hostNameEnd, isHostAllowed, isListedHost, isLoopbackListenHost, isLoopbackOrigin, ownListenHosts } from '../../src/request/browser-guard.js';
 
 describe('hostNameEnd', () => {
   test('the end of the name, or -1 for a malformed authority', () => {
@@ -107,5 +107,39 @@ describe('isHostAllowed', () => {
     assert.equal(isHostAllowed('rebind.evil.example:8790', false, ['gateway']), false);
     assert.equal(isHostAllowed('gateway:8787', false, ['gateway']), true);
     assert.equal(isHostAllowed('localhost:8787', false, ['gateway']), true);
+  });
+});
+
+// A new user's trial (2026-12-03, finding 5): listen.host 127.0.0.2 checked Host and refused its own address.
+describe('ownListenHosts', () => {
+  test('a loopback listen address the loopback names do not cover is served as Host', () => {
+    assert.deepEqual(ownListenHosts('127.0.0.2'), ['127.0.0.2']);
+    assert.deepEqual(ownListenHosts('My.Localhost.'), ['my.localhost']);
+    assert.deepEqual(ownListenHosts('::ffff:127.0.0.3'), ['[::ffff:127.0.0.3]']);
+    assert.equal(isHostAllowed('127.0.0.2:8787', true, [], ownListenHosts('127.0.0.2')), true);
+    assert.equal(isHostAllowed('127.0.0.3:8787', true, [], ownListenHosts('127.0.0.2')), false);
+  });
+
+  test('none for the loopback names themselves and for a listener that is not loopback', () => {
+    for (const host of ['127.0.0.1', 'localhost', '::1', '[::1]', '0.0.0.0', '10.0.0.5', 'gateway']) assert.deepEqual(ownListenHosts(host), [], host);
+  });
+});
+
+// A new user's trial (2026-12-03, finding 4): two Host fields, and an absolute-form target.
+describe('hostFieldCount', () => {
+  test('counts Host fields in any case', () => {
+    assert.equal(hostFieldCount(['Host', 'localhost', 'Content-Type', 'x']), 1);
+    assert.equal(hostFieldCount(['host', 'a', 'HOST', 'b', 'Hosts', 'c']), 2);
+    assert.equal(hostFieldCount([]), 0);
+  });
+});
+
+describe('absoluteFormAuthority', () => {
+  test('the authority of an absolute-form target, undefined for the origin form', () => {
+    assert.equal(absoluteFormAuthority('/agents/a/mcp'), undefined);
+    assert.equal(absoluteFormAuthority('http://evil.example/agents/a/mcp'), 'evil.example');
+    assert.equal(absoluteFormAuthority('http://127.0.0.1:8787/agents/a/mcp?x=1'), '127.0.0.1:8787');
+    assert.equal(absoluteFormAuthority('https://[::1]:9'), '[::1]:9');
+    assert.equal(absoluteFormAuthority('*'), undefined);
   });
 });
