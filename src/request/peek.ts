@@ -41,16 +41,24 @@ const UNBOUNDED = { maxDepth: Infinity, maxNodes: Infinity };
  * - over `bounds` (depth or nodes; json-bounds.ts, checked first) -> `invalid_request`
  *   ("over max_json_depth (64)"), id null; no bound when `bounds` is undefined;
  * - not JSON -> `parse_error` (JSON-RPC -32700, HTTP 400);
- * - JSON but not a JSON-RPC message (not an object/array, no string `method` on a non-response)
- *   -> `invalid_request` (-32600, HTTP 400), with the id when one could be read;
+ * - JSON but not a JSON-RPC message ({@link messageProblem}: not an object, no string `method`
+ *   on a non-response, `params` not an object or an array, a response with both `result` and
+ *   `error` or a malformed `error`) -> `invalid_request` (-32600, HTTP 400), with the id when
+ *   one could be read; id null for a host's response (no `method`, a `result` or an `error`):
+ *   its id is one of the server's requests, and MCP Streamable HTTP has a refused response's
+ *   error carry no id;
  * - an array (JSON-RPC 2.0 §6) -> `batch` (forwarded and bounded, never rewritten) when every
  *   element is a JSON-RPC message by the rules for a single one (a request, a notification or
- *   a host's response); an empty array, or one with an element that is not (a number, a nested
- *   array, `{"a":1}`, an invalid id) -> `invalid_request`, id null, the message naming the first
- *   such element and why: `Invalid Request: batch element 0 is not a JSON-RPC message (a
- *   number, not an object).` Reported failure (a new user's trial: such batches reached the
- *   seller): test/regressions/batch-invalid-elements-forwarded.test.ts. Whether the host's MCP
- *   revision has batches at all is the handler's check (routing/handler.ts): it is a header's.
+ *   a host's response) and none is an `initialize` (MCP 2025-03-26, Lifecycle: "The
+ *   initialization request MUST NOT be part of a JSON-RPC batch"); an empty array, or one with
+ *   an element that is not (a number, a nested array, `{"a":1}`, an invalid id, `params: 5`)
+ *   or is an `initialize` -> `invalid_request`, id null, the message naming the first such
+ *   element and why: `Invalid Request: batch element 0 is not a JSON-RPC message (a number,
+ *   not an object).` Reported failures (a new user's trials: such bodies reached the seller):
+ *   test/regressions/batch-invalid-elements-forwarded.test.ts,
+ *   params-not-structured-forwarded.test.ts, host-response-result-and-error-forwarded.test.ts,
+ *   batch-initialize-forwarded.test.ts. Whether the host's MCP revision has batches at all is
+ *   the handler's check (routing/handler.ts): it is a header's.
  * A JSON-RPC *response* sent by the host (answer to a server->client request such as
  * `elicitation/create`) is a valid body: it is forwarded as a `notification`-kind peek.
  */
@@ -117,22 +125,37 @@ export function peekByParse(body: Buffer, bounds?: JsonBoundsLimits): PeekResult
 function factsOfObject(m: Record<string, unknown>, body: Buffer | undefined, text = ''): ObjectFacts {
   const hasId = Object.hasOwn(m, 'id');
   const id = hasId && isId(m.id) ? m.id : null;
+  const method = typeof m.method === 'string' ? m.method : undefined;
+  // JSON has no undefined: `params` is undefined only when absent.
+  const params = m.params;
+  const paramsStructured = params === undefined || (params !== null && typeof params === 'object');
   let toolName: string | undefined;
-  if (m.method === 'tools/call' && m.params !== null && typeof m.params === 'object') {
-    const name = (m.params as Record<string, unknown>).name;
+  if (method === 'tools/call' && params !== undefined && paramsStructured) {
+    const name = (params as Record<string, unknown>).name;
     if (typeof name === 'string') toolName = name;
   }
+  const hasError = Object.hasOwn(m, 'error');
   return {
     top: 'object',
     jsonrpcIs20: m.jsonrpc === '2.0',
-    method: typeof m.method === 'string' ? m.method : undefined,
+    method,
     hasId,
     idValid: !hasId || isId(m.id),
     id,
     idText: body === undefined ? undefined : idTextOf(body, text, id),
-    responseMembers: Object.hasOwn(m, 'result') || Object.hasOwn(m, 'error'),
+    hasResult: Object.hasOwn(m, 'result'),
+    hasError,
+    errorWellFormed: method !== undefined || !hasError || isErrorObject(m.error),
+    paramsStructured,
     toolName,
   };
+}
+
+/** JSON-RPC 2.0 §5.1: an error object has an integer `code` and a string `message` (a parsed value). */
+function isErrorObject(e: unknown): boolean {
+  if (e === null || typeof e !== 'object' || Array.isArray(e)) return false;
+  const { code, message } = e as Record<string, unknown>;
+  return Number.isInteger(code) && typeof message === 'string';
 }
 
 /** What a reading of the body establishes: the inputs of {@link decide}. */
@@ -160,30 +183,52 @@ interface ObjectFacts {
   /** The id when valid, else null. */
   readonly id: string | number | null;
   readonly idText: string | undefined;
-  /** A `result` or `error` member is present. */
-  readonly responseMembers: boolean;
+  /** A `result` member is present (any value). */
+  readonly hasResult: boolean;
+  /** An `error` member is present (any value). */
+  readonly hasError: boolean;
+  /**
+   * For a message with no `method` and an `error`: that error is an object with an integer
+   * `code` and a string `message` (JSON-RPC 2.0 §5.1). True otherwise (not judged).
+   */
+  readonly errorWellFormed: boolean;
+  /** No `params`, or an object or an array (JSON-RPC 2.0 §4.2: a Structured value). */
+  readonly paramsStructured: boolean;
   /** `params.name` of a `tools/call` whose params is an object, when a string. */
   readonly toolName: string | undefined;
 }
 
-/** A batch element that is no JSON-RPC message: its index (0-based) and why ({@link messageProblem}, or what it is instead of an object). */
+/**
+ * A batch element refused: its index (0-based) and why, as the refusal's message says it after
+ * `batch element <index> `: `is not a JSON-RPC message (<problem>)`, the problem
+ * {@link messageProblem}'s or what it is instead of an object; or the `initialize` rule's
+ * ({@link INITIALIZE_IN_BATCH}).
+ */
 interface BadElement {
   readonly index: number;
-  readonly problem: string;
+  readonly why: string;
 }
+
+/** Why a batch element that is an `initialize` is refused (MCP 2025-03-26, Lifecycle). */
+const INITIALIZE_IN_BATCH = 'is an "initialize" request, which must not be part of a JSON-RPC batch';
 
 function decide(f: BodyFacts): PeekResult {
   if (f.top === 'array') {
     if (f.emptyArray) return refusal('invalid_request', 'Invalid Request: empty JSON-RPC batch.', null, undefined);
     const bad = f.badElement;
-    if (bad !== undefined) return refusal('invalid_request', `Invalid Request: batch element ${bad.index} is not a JSON-RPC message (${bad.problem}).`, null, undefined);
+    if (bad !== undefined) return refusal('invalid_request', `Invalid Request: batch element ${bad.index} ${bad.why}.`, null, undefined);
     return { ok: true, peek: { kind: 'batch', id: null, idText: undefined, method: undefined, toolName: undefined } };
   }
   if (f.top === 'scalar') return refusal('invalid_request', 'Invalid Request: a JSON-RPC message must be an object.', null, undefined);
   const { id, idText } = f;
   const problem = messageProblem(f);
-  // An invalid id is null here (ObjectFacts.id): the refusal then carries id null.
-  if (problem !== undefined) return refusal('invalid_request', `Invalid Request: ${problem}.`, id, idText);
+  // An invalid id is null here (ObjectFacts.id): the refusal then carries id null. So does a
+  // host's response's: its id names a request of the server's, not one the host awaits
+  // (MCP Streamable HTTP: a refused response's error "has no id").
+  if (problem !== undefined) {
+    const response = isResponse(f);
+    return refusal('invalid_request', `Invalid Request: ${problem}.`, response ? null : id, response ? undefined : idText);
+  }
   // The host answering a server-initiated request: forwarded as is.
   if (f.method === undefined) return { ok: true, peek: { kind: 'notification', id, idText, method: undefined, toolName: undefined } };
   return { ok: true, peek: { kind: f.hasId ? 'request' : 'notification', id, idText, method: f.method, toolName: f.toolName } };
@@ -191,28 +236,56 @@ function decide(f: BodyFacts): PeekResult {
 
 /**
  * Why an object is no JSON-RPC message, or undefined when it is one: a request or a
- * notification (`jsonrpc` "2.0", a string `method`, a valid id or none), or a response (no
- * `method`; a `result` or an `error`, its id not judged). The one rule for a single message
- * and for each element of a batch (JSON-RPC 2.0 §4, §5, §6).
+ * notification (`jsonrpc` "2.0", a string `method`, a valid id or none, `params` absent or an
+ * object or an array: §4, §4.2), or a response (no `method`; exactly one of `result` and
+ * `error`, an `error` being an object with an integer `code` and a string `message`: §5,
+ * §5.1; its id not judged). The one rule for a single message and for each element of a batch
+ * (§6). For an ordinary request it reads three booleans of the facts, which the readings
+ * take from members they look up anyway.
  */
 function messageProblem(f: ObjectFacts): string | undefined {
   if (!f.jsonrpcIs20) return '"jsonrpc" must be "2.0"';
-  if (f.method === undefined) return f.responseMembers ? undefined : '"method" must be a string';
-  return f.idValid ? undefined : '"id" must be a string, a number or null';
+  if (f.method === undefined) {
+    if (!f.hasResult) return f.hasError ? (f.errorWellFormed ? undefined : ERROR_PROBLEM) : '"method" must be a string';
+    return f.hasError ? 'a response must carry "result" or "error", not both' : undefined;
+  }
+  if (!f.idValid) return '"id" must be a string, a number or null';
+  return f.paramsStructured ? undefined : '"params" must be an object or an array';
 }
 
-/** The first element of a parsed batch that is no JSON-RPC message ({@link messageProblem}), if any. */
+const ERROR_PROBLEM = '"error" must be an object with an integer "code" and a string "message"';
+
+/** The message is a host's response: no string `method`, a `result` or an `error`. */
+function isResponse(f: ObjectFacts): boolean {
+  return f.method === undefined && (f.hasResult || f.hasError);
+}
+
+/** The first element of a parsed batch that is refused ({@link elementWhy}), if any. */
 function badElementOfValues(batch: readonly unknown[]): BadElement | undefined {
   for (let index = 0; index < batch.length; index++) {
-    const problem = problemOfValue(batch[index]);
-    if (problem !== undefined) return { index, problem };
+    const why = whyOfValue(batch[index]);
+    if (why !== undefined) return { index, why };
   }
   return undefined;
 }
 
-function problemOfValue(v: unknown): string | undefined {
-  if (v === null || typeof v !== 'object' || Array.isArray(v)) return `${kindOfValue(v)}, not an object`;
-  return messageProblem(factsOfObject(v as Record<string, unknown>, undefined));
+function whyOfValue(v: unknown): string | undefined {
+  if (v === null || typeof v !== 'object' || Array.isArray(v)) return notAMessage(`${kindOfValue(v)}, not an object`);
+  return elementWhy(factsOfObject(v as Record<string, unknown>, undefined));
+}
+
+/**
+ * Why a batch element (an object) is refused, or undefined: it is no JSON-RPC message
+ * ({@link messageProblem}), or it is an `initialize` (MCP 2025-03-26, Lifecycle).
+ */
+function elementWhy(f: ObjectFacts): string | undefined {
+  const problem = messageProblem(f);
+  if (problem !== undefined) return notAMessage(problem);
+  return f.method === 'initialize' ? INITIALIZE_IN_BATCH : undefined;
+}
+
+function notAMessage(problem: string): string {
+  return `is not a JSON-RPC message (${problem})`;
 }
 
 /** What a JSON value that is no object is, as a batch element's problem says it. */
@@ -235,7 +308,8 @@ function kindOfValue(v: unknown): string {
 function idOfOverBoundBody(body: Buffer): { id: string | number | null; idText: string | undefined } {
   const scan = scanTopMembers(body, UNBOUNDED);
   const facts = scan?.top === 'object' ? objectFactsOfScan(body, scan.members, true) : undefined;
-  return facts?.idValid === true ? { id: facts.id, idText: facts.idText } : { id: null, idText: undefined };
+  // A host's response: id null, as decide() refuses one.
+  return facts?.idValid === true && !isResponse(facts) ? { id: facts.id, idText: facts.idText } : { id: null, idText: undefined };
 }
 
 function refusal(kind: 'parse_error' | 'invalid_request', message: string, id: string | number | null, idText: string | undefined): PeekResult {
@@ -307,8 +381,8 @@ function lossyText(body: Buffer, range: ByteRange): string | undefined {
 /**
  * The facts from the scan's member table (offsets in `body`), read as `JSON.parse` keeps the
  * members (mcp/text-members.ts: the last of duplicate keys wins, escaped keys decoded); or
- * undefined when `params` of a `tools/call` has more members than its scan records. A
- * non-empty array has its elements read ({@link badElementOfText}).
+ * undefined when `params` of a `tools/call`, or a response's `error`, has more members than
+ * its scan records. A non-empty array has its elements read ({@link badElementOfText}).
  */
 function factsOfScan(body: Buffer, top: 'object' | 'array' | 'scalar', nodes: number, members: readonly TextMember[]): BodyFacts | undefined {
   if (top === 'array') return { top, emptyArray: nodes === 1, badElement: nodes === 1 ? undefined : badElementOfText(body) };
@@ -350,6 +424,10 @@ function objectFactsOfScan(body: Buffer, members: readonly TextMember[], readToo
       } else idValid = false;
     } else idValid = false; // an object, an array, true or false
   }
+  // A response's error, judged only for a message with no method (the parse's factsOfObject).
+  const errorMember = methodText === undefined ? member('error') : undefined;
+  const errorWellFormed = errorMember === undefined ? true : isErrorObjectText(body, errorMember);
+  if (errorWellFormed === undefined) return undefined;
   let toolName: string | undefined;
   if (readTool && methodText === 'tools/call' && params !== undefined && params.first === LBRACE) {
     const view = body.subarray(params.value[0], params.value[1]);
@@ -366,40 +444,62 @@ function objectFactsOfScan(body: Buffer, members: readonly TextMember[], readToo
     idValid,
     id: idValid ? id : null,
     idText,
-    responseMembers: byKey.has('result') || byKey.has('error'),
+    hasResult: byKey.has('result'),
+    hasError: byKey.has('error'),
+    errorWellFormed,
+    paramsStructured: params === undefined || params.first === LBRACE || params.first === LBRACKET,
     toolName,
   };
 }
 
 /**
- * The first element of the JSON array `body` that is no JSON-RPC message, read from its bytes
- * as {@link badElementOfValues} reads the parsed array: an element that is not an object is
- * told by its first byte; an object under {@link PEEK_SCAN_MIN_BYTES} is parsed (the same
- * trade as for a whole body), a larger one scanned ({@link objectFactsOfScan}; parsed when it
- * has more members than the scan records). Stops at the first such element.
+ * {@link isErrorObject} of the member `error` of `body`, read from its bytes (the last of
+ * duplicate keys, escaped keys decoded, as JSON.parse keeps them); undefined when the error
+ * object has more members than the scan records.
+ */
+function isErrorObjectText(body: Buffer, error: TextMember): boolean | undefined {
+  if (error.first !== LBRACE) return false;
+  const view = body.subarray(error.value[0], error.value[1]);
+  const inner = scanTopMembers(view, UNBOUNDED);
+  if (inner == null) return undefined;
+  const byKey = memberIndexes(view, inner.members);
+  const code = inner.members[byKey.get('code') ?? -1];
+  const message = inner.members[byKey.get('message') ?? -1];
+  if (code === undefined || message === undefined || message.first !== QUOTE) return false;
+  if (code.first !== MINUS && (code.first < DIGIT_0 || code.first > DIGIT_9)) return false;
+  // A JSON number's text is a JavaScript numeric literal with the value JSON.parse gives it.
+  return Number.isInteger(Number(view.toString('latin1', code.value[0], code.value[1])));
+}
+
+/**
+ * The first element of the JSON array `body` that is refused ({@link elementWhy}), read from
+ * its bytes as {@link badElementOfValues} reads the parsed array: an element that is not an
+ * object is told by its first byte; an object under {@link PEEK_SCAN_MIN_BYTES} is parsed (the
+ * same trade as for a whole body), a larger one scanned ({@link objectFactsOfScan}; parsed when
+ * it has more members than the scan records). Stops at the first such element.
  */
 function badElementOfText(body: Buffer): BadElement | undefined {
   let index = 0;
   let bad: BadElement | undefined;
   visitElements(body, (start, end) => {
-    const problem = problemOfElement(body, start, end);
-    if (problem !== undefined) bad = { index, problem };
+    const why = whyOfElement(body, start, end);
+    if (why !== undefined) bad = { index, why };
     index++;
-    return problem === undefined;
+    return why === undefined;
   });
   return bad;
 }
 
-function problemOfElement(body: Buffer, start: number, end: number): string | undefined {
+function whyOfElement(body: Buffer, start: number, end: number): string | undefined {
   const first = body[start]!;
-  if (first !== LBRACE) return `${kindOfFirstByte(first)}, not an object`;
+  if (first !== LBRACE) return notAMessage(`${kindOfFirstByte(first)}, not an object`);
   if (end - start >= PEEK_SCAN_MIN_BYTES) {
     const view = body.subarray(start, end);
     const scan = scanTopMembers(view, UNBOUNDED);
     const facts = scan == null ? undefined : objectFactsOfScan(view, scan.members, false);
-    if (facts !== undefined) return messageProblem(facts);
+    if (facts !== undefined) return elementWhy(facts);
   }
-  return problemOfValue(JSON.parse(body.toString('utf8', start, end)));
+  return whyOfValue(JSON.parse(body.toString('utf8', start, end)));
 }
 
 /** {@link kindOfValue} of a JSON value that is no object, from its first byte. */

@@ -3,7 +3,11 @@
  * table, the usual reading) gives exactly what the parse (`JSON.parse` of the whole body, the
  * reference) gives, for every body: each outcome and edge by hand, then seeded random
  * JSON-RPC bodies and byte mutations of them. Also that the scan reading is the one taken
- * where it can decide (else a regression to the parse would pass unnoticed).
+ * where it can decide (else a regression to the parse would pass unnoticed), and the exact
+ * refusals of the one rule for a message and a batch element (`params` a Structured value, a
+ * host's response with exactly one of `result` and a well-formed `error`, no `initialize` in a
+ * batch: test/regressions/params-not-structured-forwarded.test.ts,
+ * host-response-result-and-error-forwarded.test.ts, batch-initialize-forwarded.test.ts).
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -133,6 +137,90 @@ const HAND: string[] = [
   '{"jsonrpc":"2.0","id":1,"method":"ping","x\\u0079z":1}',
   '{"jsonrpc":"2.0","id":1,"method":"ping","names":"n","ids":2,"nam":3}',
   '{"res\\u0075lt":1,"jsonrpc":"2.0","id":1}',
+  // params: absent, an object or an array (JSON-RPC 2.0 §4.2), for a request or a notification
+  '{"jsonrpc":"2.0","id":1,"method":"ping","params":5}',
+  '{"jsonrpc":"2.0","id":1,"method":"ping","params":"x"}',
+  '{"jsonrpc":"2.0","id":1,"method":"ping","params":true}',
+  '{"jsonrpc":"2.0","id":1,"method":"ping","params":false}',
+  '{"jsonrpc":"2.0","id":1,"method":"ping","params":null}',
+  '{"jsonrpc":"2.0","id":1,"method":"ping","params":-1e400}',
+  '{"jsonrpc":"2.0","method":"notifications/x","params":5}',
+  '{"jsonrpc":"2.0","id":9007199254740993,"method":"ping","params":5}',
+  '{"jsonrpc":"2.0","id":"s","method":"ping","params":[1]}',
+  '{"jsonrpc":"2.0","id":1,"method":"ping","params":{},"params":5}',
+  '{"jsonrpc":"2.0","id":1,"method":"ping","params":5,"params":[]}',
+  '{"jsonrpc":"2.0","id":1,"method":"ping","p\\u0061rams":5}',
+  '{"jsonrpc":"2.0","id":{},"method":"ping","params":5}',
+  '{"jsonrpc":"1.0","id":1,"method":"ping","params":5}',
+  '{"jsonrpc":"2.0","id":1,"result":1,"params":5}',
+  // a host's response: exactly one of result and error (§5), error an error object (§5.1)
+  '{"jsonrpc":"2.0","id":7,"result":{},"error":{"code":-1,"message":"no"}}',
+  '{"jsonrpc":"2.0","id":7,"result":null,"error":null}',
+  '{"jsonrpc":"2.0","id":7,"result":null}',
+  '{"jsonrpc":"2.0","id":7,"error":"x"}',
+  '{"jsonrpc":"2.0","id":7,"error":null}',
+  '{"jsonrpc":"2.0","id":7,"error":5}',
+  '{"jsonrpc":"2.0","id":7,"error":[]}',
+  '{"jsonrpc":"2.0","id":7,"error":[{"code":1,"message":"m"}]}',
+  '{"jsonrpc":"2.0","id":7,"error":{}}',
+  '{"jsonrpc":"2.0","id":7,"error":{"code":1}}',
+  '{"jsonrpc":"2.0","id":7,"error":{"message":"m"}}',
+  '{"jsonrpc":"2.0","id":7,"error":{"code":1.5,"message":"m"}}',
+  '{"jsonrpc":"2.0","id":7,"error":{"code":1.0,"message":"m"}}',
+  '{"jsonrpc":"2.0","id":7,"error":{"code":1e2,"message":"m"}}',
+  '{"jsonrpc":"2.0","id":7,"error":{"code":1E-2,"message":"m"}}',
+  '{"jsonrpc":"2.0","id":7,"error":{"code":-0,"message":"m"}}',
+  '{"jsonrpc":"2.0","id":7,"error":{"code":1e400,"message":"m"}}',
+  '{"jsonrpc":"2.0","id":7,"error":{"code":-1e400,"message":"m"}}',
+  '{"jsonrpc":"2.0","id":7,"error":{"code":1e-400,"message":"m"}}',
+  '{"jsonrpc":"2.0","id":7,"error":{"code":12345678901234567890.5,"message":"m"}}',
+  '{"jsonrpc":"2.0","id":7,"error":{"code":4503599627370495.5,"message":"m"}}',
+  '{"jsonrpc":"2.0","id":7,"error":{"code":"1","message":"m"}}',
+  '{"jsonrpc":"2.0","id":7,"error":{"code":true,"message":"m"}}',
+  '{"jsonrpc":"2.0","id":7,"error":{"code":null,"message":"m"}}',
+  '{"jsonrpc":"2.0","id":7,"error":{"code":[1],"message":"m"}}',
+  '{"jsonrpc":"2.0","id":7,"error":{"code":1,"message":5}}',
+  '{"jsonrpc":"2.0","id":7,"error":{"code":1,"message":null}}',
+  '{"jsonrpc":"2.0","id":7,"error":{"code":1,"message":{}}}',
+  '{"jsonrpc":"2.0","id":7,"error":{"code":1,"message":""}}',
+  '{"jsonrpc":"2.0","id":7,"error":{"code":1,"message":"m","data":[1]}}',
+  '{"jsonrpc":"2.0","id":7,"error":{"code":1,"message":"m","code":"x"}}',
+  '{"jsonrpc":"2.0","id":7,"error":{"code":"x","message":"m","code":2}}',
+  '{"jsonrpc":"2.0","id":7,"error":{"code":1,"message":"m","message":false}}',
+  '{"jsonrpc":"2.0","id":7,"error":{"c\\u006fde":1,"m\\u0065ssage":"m"}}',
+  '{"jsonrpc":"2.0","id":7,"error":{"code":1,"message":"a\\"b\\u0000"}}',
+  '{"jsonrpc":"2.0","id":7,"error":{"__proto__":{"code":1,"message":"m"}}}',
+  '{"jsonrpc":"2.0","id":7,"error":{"code":1,"message":"m"},"error":"x"}',
+  '{"jsonrpc":"2.0","id":7,"error":"x","error":{"code":1,"message":"m"}}',
+  '{"jsonrpc":"2.0","id":7,"\\u0065rror":"x"}',
+  '{"jsonrpc":"2.0","id":7,"r\\u0065sult":1,"error":{"code":1,"message":"m"}}',
+  '{"jsonrpc":"2.0","id":7,"method":"ping","result":1,"error":"x"}',
+  '{"jsonrpc":"2.0","id":7,"method":null,"error":"x"}',
+  '{"jsonrpc":"2.0","id":7,"method":5,"result":1,"error":{"code":1,"message":"m"}}',
+  '{"jsonrpc":"1.0","id":7,"result":{}}',
+  '{"jsonrpc":"2.0","id":true,"error":"x"}',
+  '{"jsonrpc":"2.0","id":9007199254740993,"error":"x"}',
+  '{"jsonrpc":"2.0","id":9007199254740993,"result":1,"error":1}',
+  '{"jsonrpc":"2.0","error":{"code":-32700,"message":"Parse error"},"id":null}',
+  // initialize: alone a request like any other, never in a batch (MCP 2025-03-26, Lifecycle)
+  '{"jsonrpc":"2.0","id":0,"method":"initialize","params":{}}',
+  '[{"jsonrpc":"2.0","id":0,"method":"initialize","params":{}}]',
+  '[{"jsonrpc":"2.0","method":"notifications/initialized"},{"jsonrpc":"2.0","id":0,"method":"initialize"}]',
+  '[{"jsonrpc":"2.0","method":"initialize"}]',
+  '[{"jsonrpc":"2.0","id":0,"method":"initiali\\u007ae"}]',
+  '[{"jsonrpc":"2.0","id":0,"method":"initialize","method":"ping"}]',
+  '[{"jsonrpc":"2.0","id":0,"method":"ping","method":"initialize"}]',
+  '[{"jsonrpc":"2.0","id":0,"method":"initialize","params":5}]',
+  '[{"jsonrpc":"2.0","id":0,"method":"initialize"},1]',
+  '[1,{"jsonrpc":"2.0","id":0,"method":"initialize"}]',
+  '[{"jsonrpc":"2.0","id":0,"method":"Initialize"},{"jsonrpc":"2.0","id":1,"method":"initialize "}]',
+  '[{"jsonrpc":"1.0","id":0,"method":"initialize"}]',
+  // batch elements by the same rules
+  '[{"jsonrpc":"2.0","id":0,"method":"notifications/initialized","params":"x"}]',
+  '[{"jsonrpc":"2.0","id":1,"method":"ping","params":[]},{"jsonrpc":"2.0","id":2,"method":"ping","params":null}]',
+  '[{"jsonrpc":"2.0","id":7,"result":1,"error":{"code":1,"message":"m"}}]',
+  '[{"jsonrpc":"2.0","id":7,"error":{"code":1,"message":"m"}},{"jsonrpc":"2.0","id":8,"error":{"code":1.5,"message":"m"}}]',
+  '[{"jsonrpc":"2.0","id":7,"error":"x"},{"jsonrpc":"2.0","id":0,"method":"initialize"}]',
 ];
 
 test('every hand-written body: the scan reading equals the parse reading', () => {
@@ -167,6 +255,22 @@ test('more members than the scan records: the parse decides, the same way', () =
   const manyParams = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{${Array.from({ length: 100 }, (_, k) => `"a${k}":1`).join(',')},"name":"last"}}`;
   same(manyParams);
   assert.deepEqual(peekJsonRpc(Buffer.from(manyParams), BOUNDS), { ok: true, peek: { kind: 'request', id: 1, idText: undefined, method: 'tools/call', toolName: 'last' } });
+  // A host's response whose error has more members than the scan records: the parse judges it.
+  const manyError = (code: string, message: string) =>
+    `{"jsonrpc":"2.0","id":7,"error":{${Array.from({ length: 100 }, (_, k) => `"d${k}":${k}`).join(',')},"code":${code},"message":${message}}}`;
+  for (const [code, message, ok] of [
+    ['1', '"m"', true],
+    ['1.5', '"m"', false],
+    ['1', '5', false],
+  ] as const) {
+    const body = manyError(code, message);
+    assert.equal(peekByScan(Buffer.from(body), BOUNDS), undefined);
+    same(body);
+    assert.equal(peekJsonRpc(Buffer.from(body), BOUNDS).ok, ok, body.slice(-40));
+    // ...and as a large batch element, after a small one.
+    same(`[{"jsonrpc":"2.0","method":"n"},${body}]`);
+    same(`[${body},{"jsonrpc":"2.0","id":0,"method":"initialize"}]`);
+  }
 });
 
 test('malformed UTF-8 in strings: the same U+FFFD as the parse', () => {
@@ -232,8 +336,10 @@ test('a response scan cut mid-body by a peek ends as if scanned alone', () => {
 // ---------------------------------------------------------------------------------------
 // Random JSON-RPC bodies and byte mutations of them
 
-const KEYS = ['jsonrpc', 'id', 'method', 'params', 'result', 'error', 'name', 'x', '\\u0069d', 'meth\\u006fd', 'na\\u006de'];
-const STRINGS = ['2.0', '1.0', 'tools/call', 'tools/list', 'ping', '', 'get_products', 'a\\"b', '\\u0032.0', 'tools\\/call', 'é', '😀'];
+const KEYS = ['jsonrpc', 'id', 'method', 'params', 'result', 'error', 'name', 'x', '\\u0069d', 'meth\\u006fd', 'na\\u006de', 'code', 'message'];
+const STRINGS = ['2.0', '1.0', 'tools/call', 'tools/list', 'ping', '', 'get_products', 'a\\"b', '\\u0032.0', 'tools\\/call', 'é', '😀', 'initialize', 'initiali\\u007ae'];
+/** Error codes: integers, integers written otherwise, fractions, too large, not numbers. */
+const CODES = ['-32000', '1', '0', '-0', '1.5', '1.0', '1e2', '1E-2', '1e400', '-32600.5', '12345678901234567890', '4503599627370495.5', '"1"', 'null', 'true', '[]'];
 
 function value(r: () => number, depth: number): string {
   const k = Math.floor(r() * 10);
@@ -251,12 +357,37 @@ function object(r: () => number, depth: number): string {
   return `{${members.join(r() < 0.2 ? ' , ' : ',')}}`;
 }
 
+/** An `error` member's value: mostly an object with a `code` and a `message`, right or wrong. */
+function errorValue(r: () => number): string {
+  if (r() < 0.15) return value(r, 2);
+  const members: string[] = [];
+  if (r() < 0.85) members.push(`"${r() < 0.1 ? 'c\\u006fde' : 'code'}":${CODES[Math.floor(r() * CODES.length)]!}`);
+  if (r() < 0.85) members.push(`"${r() < 0.1 ? 'm\\u0065ssage' : 'message'}":${r() < 0.8 ? `"${STRINGS[Math.floor(r() * STRINGS.length)]!}"` : value(r, 3)}`);
+  if (r() < 0.3) members.push(`"data":${value(r, 2)}`);
+  if (r() < 0.1) members.push(`"${r() < 0.5 ? 'code' : 'message'}":${r() < 0.5 ? CODES[Math.floor(r() * CODES.length)]! : value(r, 3)}`);
+  for (let i = members.length - 1; i > 0; i--) {
+    const j = Math.floor(r() * (i + 1));
+    [members[i], members[j]] = [members[j]!, members[i]!];
+  }
+  return `{${members.join(',')}}`;
+}
+
 function message(r: () => number): string {
   const parts: string[] = [];
   if (r() < 0.9) parts.push(`"jsonrpc":${r() < 0.85 ? '"2.0"' : value(r, 2)}`);
   if (r() < 0.8) parts.push(`"id":${value(r, 3)}`);
-  if (r() < 0.85) parts.push(`"method":${r() < 0.6 ? '"tools/call"' : value(r, 3)}`);
-  if (r() < 0.8) parts.push(`"params":${r() < 0.7 ? `{"name":${value(r, 3)},"arguments":${object(r, 1)}}` : value(r, 1)}`);
+  if (r() < 0.25) {
+    // A host's response (a method now and then): a result, an error, both or neither.
+    if (r() < 0.1) parts.push(`"method":${value(r, 3)}`);
+    if (r() < 0.6) parts.push(`"result":${value(r, 2)}`);
+    if (r() < 0.6) parts.push(`"error":${errorValue(r)}`);
+  } else {
+    const k = r();
+    if (k < 0.85) parts.push(`"method":${k < 0.5 ? '"tools/call"' : k < 0.6 ? '"initialize"' : value(r, 3)}`);
+    // params: an object, an array or (value) any JSON value, scalars included.
+    const p = r();
+    if (p < 0.8) parts.push(`"params":${p < 0.5 ? `{"name":${value(r, 3)},"arguments":${object(r, 1)}}` : p < 0.6 ? `[${value(r, 2)}]` : value(r, 1)}`);
+  }
   if (r() < 0.3) parts.push(`"${KEYS[Math.floor(r() * KEYS.length)]!}":${value(r, 1)}`);
   for (let i = parts.length - 1; i > 0; i--) {
     const j = Math.floor(r() * (i + 1));
@@ -270,13 +401,24 @@ test('random JSON-RPC bodies: the scan reading equals the parse reading', () => 
   const r = rng(0x5ca11);
   let decided = 0;
   const n = 4000;
+  // Each outcome of the one rule is met (else the generator has drifted).
+  const outcomes = { params: 0, both: 0, error: 0, response: 0, request: 0, initializeInBatch: 0 };
   for (let i = 0; i < n; i++) {
     const body = message(r);
     if (same(body, BOUNDS, `#${i} ${body}`)) decided++;
     if (i % 10 === 0) same(body, { maxDepth: 3, maxNodes: 12 }, `#${i} tight ${body}`);
+    const result = peekJsonRpc(Buffer.from(body), BOUNDS);
+    if (result.ok) {
+      if (result.peek.kind !== 'batch') outcomes[result.peek.method === undefined ? 'response' : 'request']++;
+    }
+    else if (result.message.includes('"params"')) outcomes.params++;
+    else if (result.message.includes('not both')) outcomes.both++;
+    else if (result.message.includes('"error" must')) outcomes.error++;
+    else if (result.message.includes('"initialize"')) outcomes.initializeInBatch++;
   }
   // Most of them without the parse (the rest have an escaped key somewhere at the top).
   assert.ok(decided > n / 2, `the scan decided ${decided} of ${n}`);
+  assert.ok(Object.values(outcomes).every((c) => c >= 10), JSON.stringify(outcomes));
 });
 
 test('random byte mutations of those bodies: the same answer, invalid ones included', () => {
@@ -292,6 +434,56 @@ test('random byte mutations of those bodies: the same answer, invalid ones inclu
     }
     const cut = r() < 0.2 ? mutated.subarray(0, Math.floor(r() * mutated.length)) : mutated;
     same(cut, BOUNDS, `#${i} ${cut.toString('latin1')}`);
+  }
+});
+
+// ---------------------------------------------------------------------------------------
+// The one rule for a message: params, a host's response, initialize in a batch
+
+test('params, a host response and initialize: the exact refusals, single and in a batch, in both readings', () => {
+  const refused = (message: string, id: string | number | null = null, idText?: string) => ({ ok: false, kind: 'invalid_request', message, id, idText });
+  const batch = { ok: true, peek: { kind: 'batch', id: null, idText: undefined, method: undefined, toolName: undefined } };
+  const PARAMS = 'Invalid Request: "params" must be an object or an array.';
+  const BOTH = 'a response must carry "result" or "error", not both';
+  const ERROR = '"error" must be an object with an integer "code" and a string "message"';
+  const INIT = (i: number) => `Invalid Request: batch element ${i} is an "initialize" request, which must not be part of a JSON-RPC batch.`;
+  const element = (i: number, problem: string) => `Invalid Request: batch element ${i} is not a JSON-RPC message (${problem}).`;
+  /** Over 1 KiB: a member that makes the body (or the element) large, read by the scan. */
+  const pad = `"pad":"${'p'.repeat(1100)}"`;
+  const call = '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t"}}';
+  for (const [body, expected] of [
+    ['{"jsonrpc":"2.0","id":5,"method":"tools/call","params":"x"}', refused(PARAMS, 5)],
+    [`{"jsonrpc":"2.0","id":"a",${pad},"method":"ping","params":5}`, refused(PARAMS, 'a')],
+    ['{"jsonrpc":"2.0","id":9007199254740993,"method":"ping","params":null}', refused(PARAMS, 9007199254740992, '9007199254740993')],
+    [`{"jsonrpc":"2.0","id":9007199254740993,${pad},"method":"ping","params":true}`, refused(PARAMS, 9007199254740992, '9007199254740993')],
+    ['{"jsonrpc":"2.0","method":"notifications/initialized","params":5}', refused(PARAMS)],
+    // The id is judged before params.
+    ['{"jsonrpc":"2.0","id":[],"method":"ping","params":5}', refused('Invalid Request: "id" must be a string, a number or null.')],
+    // A host's response: refused with id null.
+    ['{"jsonrpc":"2.0","id":7,"result":{},"error":{"code":1,"message":"m"}}', refused(`Invalid Request: ${BOTH}.`)],
+    [`{"jsonrpc":"2.0","id":7,${pad},"result":{},"error":{"code":1,"message":"m"}}`, refused(`Invalid Request: ${BOTH}.`)],
+    ['{"jsonrpc":"2.0","id":7,"error":"x"}', refused(`Invalid Request: ${ERROR}.`)],
+    [`{"jsonrpc":"2.0","id":7,${pad},"error":{"code":1.5,"message":"m"}}`, refused(`Invalid Request: ${ERROR}.`)],
+    [`{"jsonrpc":"2.0","id":7,"error":{${pad},"c\u006fde":-32000,"message":5}}`, refused(`Invalid Request: ${ERROR}.`)],
+    ['{"jsonrpc":"1.0","id":7,"result":{}}', refused('Invalid Request: "jsonrpc" must be "2.0".')],
+    // Accepted: a Structured params, a well-formed response, initialize alone.
+    ['{"jsonrpc":"2.0","id":5,"method":"ping","params":[]}', { ok: true, peek: { kind: 'request', id: 5, idText: undefined, method: 'ping', toolName: undefined } }],
+    [`{"jsonrpc":"2.0","id":7,${pad},"error":{"code":1e2,"message":"m","data":null}}`, { ok: true, peek: { kind: 'notification', id: 7, idText: undefined, method: undefined, toolName: undefined } }],
+    ['{"jsonrpc":"2.0","id":0,"method":"initialize","params":{}}', { ok: true, peek: { kind: 'request', id: 0, idText: undefined, method: 'initialize', toolName: undefined } }],
+    // Batches: the same rules for each element, and no initialize.
+    [`[${call},{"jsonrpc":"2.0","method":"n","params":5}]`, refused(element(1, '"params" must be an object or an array'))],
+    [`[{"jsonrpc":"2.0","method":"n",${pad},"params":"x"},${call}]`, refused(element(0, '"params" must be an object or an array'))],
+    [`[${call},{"jsonrpc":"2.0","id":7,"result":1,"error":{"code":1,"message":"m"}}]`, refused(element(1, BOTH))],
+    [`[${call},${call},{"jsonrpc":"2.0","id":7,${pad},"error":"x"}]`, refused(element(2, ERROR))],
+    [`[{"jsonrpc":"2.0","id":0,"method":"initialize"}]`, refused(INIT(0))],
+    [`[${call},{"jsonrpc":"2.0","id":0,${pad},"method":"initialize","params":{}}]`, refused(INIT(1))],
+    // The first refused element is named, whichever the rule.
+    [`[{"jsonrpc":"2.0","id":0,"method":"initialize"},{"jsonrpc":"2.0","method":"n","params":5}]`, refused(INIT(0))],
+    [`[{"jsonrpc":"2.0","method":"n","params":5},{"jsonrpc":"2.0","id":0,"method":"initialize"}]`, refused(element(0, '"params" must be an object or an array'))],
+    [`[${call},{"jsonrpc":"2.0","id":7,${pad},"error":{"code":-32000,"message":"m"}},{"jsonrpc":"2.0","id":2,"method":"ping","params":[]}]`, batch],
+  ] as const) {
+    assert.ok(same(body), `the scan decides ${body.slice(0, 80)}`);
+    assert.deepEqual(peekJsonRpc(Buffer.from(body), BOUNDS), expected, body.slice(0, 120));
   }
 });
 
@@ -321,7 +513,7 @@ test('a batch names its first element that is no JSON-RPC message, in both readi
 test('random batches, small and large elements: the scan reading equals the parse reading', () => {
   const r = rng(0xba7c4);
   const others = ['1', '-0.5', 'null', 'true', 'false', '"x"', '"]"', '[]', '[{"jsonrpc":"2.0","id":1,"method":"p"}]', '{}'];
-  const counts = { accepted: 0, refusedLater: 0, largeElements: 0 };
+  const counts = { accepted: 0, refusedLater: 0, largeElements: 0, initialize: 0, params: 0, response: 0 };
   for (let i = 0; i < 1500; i++) {
     const elements: string[] = [];
     for (let n = 1 + Math.floor(r() * 5); n > 0; n--) {
@@ -341,7 +533,13 @@ test('random batches, small and large elements: the scan reading equals the pars
     same(body, BOUNDS, `#${i} ${body.slice(0, 300)}`);
     const result = peekJsonRpc(Buffer.from(body), BOUNDS);
     if (result.ok) counts.accepted++;
-    else if (/batch element [1-9]/.test(result.message)) counts.refusedLater++;
+    else {
+      if (/batch element [1-9]/.test(result.message)) counts.refusedLater++;
+      if (result.message.includes('"initialize"')) counts.initialize++;
+      else if (result.message.includes('"params"')) counts.params++;
+      else if (/not both|"error" must/.test(result.message)) counts.response++;
+    }
   }
   assert.ok(counts.accepted > 50 && counts.refusedLater > 50 && counts.largeElements > 300, JSON.stringify(counts));
+  assert.ok(counts.initialize > 20 && counts.params > 20 && counts.response > 20, JSON.stringify(counts));
 });
