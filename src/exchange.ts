@@ -27,6 +27,22 @@ export interface RpcPeek {
   readonly method: string | undefined;
   /** `params.name` of a `tools/call` request. */
   readonly toolName: string | undefined;
+  /**
+   * Of a batch the host POSTed (`kind` 'batch'; absent on every other peek, so a single
+   * request's costs nothing): the id of each of its requests (the elements with a `method`
+   * and an `id`), in order, duplicates kept, `[]` when it has none (only notifications and
+   * responses). Its SSE stream is complete once each has its response
+   * (response/batch-answers.ts). Absent on a batch's stream resumed with `Last-Event-ID`: the
+   * token does not carry the ids (routing/handler.ts), so that stream ends as before.
+   * Reported failure: test/regressions/sse-batch-answer-never-ends-cleanly.test.ts.
+   */
+  readonly batchRequestIds?: readonly RpcIdRef[];
+}
+
+/** A JSON-RPC request id as the peek keeps it: the value, and its text when a double changes it (RpcPeek.idText). */
+export interface RpcIdRef {
+  readonly id: string | number | null;
+  readonly idText: string | undefined;
 }
 
 /**
@@ -41,7 +57,8 @@ export const LONG_LIVED_STREAM_METHODS: ReadonlySet<string> = new Set(['subscrip
  * True when the exchange's SSE stream carries the answer to a request (or a batch): its
  * request waits for the response (a resumed stream the seller refuses is answered
  * `upstream_status`, a drop before any event id `upstream_reset`, a shutdown before one
- * `gateway_shutdown`), and the stream ends once the response has passed. False for streams
+ * `gateway_shutdown`), and the stream ends once the response has passed (a batch's: once each
+ * of its requests has its response, response/batch-answers.ts). False for streams
  * that answer no request ({@link hasCumulativeBound} still bounds them), the standalone GET
  * stream and long-lived streams.
  */

@@ -260,9 +260,11 @@ const EXPONENT = /^[+-]?\d+$/;
  * A canonical text of the exact value of the number text `text`: `0` for any zero, else
  * `[-]<digits>e<exponent>`, the significant digits (no leading or trailing zero) as an integer
  * and the power of ten it is scaled by (`1.50` -> `15e-1`, `1e+21` -> `1e21`). A text that
- * is not a number is returned as it is, with a leading `?` (never a canonical text).
+ * is not a number is returned as it is, with a leading `?` (never a canonical text). Two
+ * number texts have the same value exactly when their canonical texts are equal
+ * ({@link sameJsonNumber}), so it keys a lookup of ids by value (response/batch-answers.ts).
  */
-function exactDecimal(text: string): string {
+export function exactDecimal(text: string): string {
   const negative = text.charCodeAt(0) === MINUS;
   let e = text.indexOf('e');
   if (e === -1) e = text.indexOf('E');

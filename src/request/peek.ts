@@ -20,7 +20,7 @@
  * a limit and an error can be tied to the request"); ARCHITECTURE §3 (refusals); JSON-RPC
  * 2.0 §4 (request object), §5 (response object), §6 (batch).
  */
-import type { RpcPeek } from '../exchange.js';
+import type { RpcIdRef, RpcPeek } from '../exchange.js';
 import { scanTopMembers, type ByteRange, type TextMember } from '../mcp/json-scan.js';
 import { hasLossyNumber } from '../mcp/json-numbers.js';
 import { jsonString, memberIndexes } from '../mcp/text-members.js';
@@ -59,6 +59,10 @@ const UNBOUNDED = { maxDepth: Infinity, maxNodes: Infinity };
  *   params-not-structured-forwarded.test.ts, host-response-result-and-error-forwarded.test.ts,
  *   batch-initialize-forwarded.test.ts. Whether the host's MCP revision has batches at all is
  *   the handler's check (routing/handler.ts): it is a header's.
+ *   A batch's peek keeps the ids of its requests (`batchRequestIds`: each element with a
+ *   `method` and an `id`, in order; `idText` as for a single request), from which its SSE
+ *   stream's end is judged (response/batch-answers.ts; reported failure:
+ *   test/regressions/sse-batch-answer-never-ends-cleanly.test.ts). Read only for batches.
  * A JSON-RPC *response* sent by the host (answer to a server->client request such as
  * `elicitation/create`) is a valid body: it is forwarded as a `notification`-kind peek.
  */
@@ -112,7 +116,7 @@ export function peekByParse(body: Buffer, bounds?: JsonBoundsLimits): PeekResult
   } catch {
     return refusal('parse_error', 'Parse error: the request body is not valid JSON.', null, undefined);
   }
-  if (Array.isArray(msg)) return decide({ top: 'array', emptyArray: msg.length === 0, badElement: badElementOfValues(msg) });
+  if (Array.isArray(msg)) return decide({ top: 'array', emptyArray: msg.length === 0, ...elementsOfValues(msg, body, text) });
   if (msg === null || typeof msg !== 'object') return decide({ top: 'scalar' });
   return decide(factsOfObject(msg as Record<string, unknown>, body, text));
 }
@@ -165,6 +169,8 @@ type BodyFacts =
       readonly emptyArray: boolean;
       /** The first element that is no JSON-RPC message, if any (none in an empty array). */
       readonly badElement: BadElement | undefined;
+      /** The ids of the requests among the elements, in order (RpcPeek.batchRequestIds); meaningless when there is a bad element. */
+      readonly requestIds: readonly RpcIdRef[];
     }
   | { readonly top: 'scalar' }
   | ObjectFacts;
@@ -217,7 +223,7 @@ function decide(f: BodyFacts): PeekResult {
     if (f.emptyArray) return refusal('invalid_request', 'Invalid Request: empty JSON-RPC batch.', null, undefined);
     const bad = f.badElement;
     if (bad !== undefined) return refusal('invalid_request', `Invalid Request: batch element ${bad.index} ${bad.why}.`, null, undefined);
-    return { ok: true, peek: { kind: 'batch', id: null, idText: undefined, method: undefined, toolName: undefined } };
+    return { ok: true, peek: { kind: 'batch', id: null, idText: undefined, method: undefined, toolName: undefined, batchRequestIds: f.requestIds } };
   }
   if (f.top === 'scalar') return refusal('invalid_request', 'Invalid Request: a JSON-RPC message must be an object.', null, undefined);
   const { id, idText } = f;
@@ -260,18 +266,38 @@ function isResponse(f: ObjectFacts): boolean {
   return f.method === undefined && (f.hasResult || f.hasError);
 }
 
-/** The first element of a parsed batch that is refused ({@link elementWhy}), if any. */
-function badElementOfValues(batch: readonly unknown[]): BadElement | undefined {
+/**
+ * The first element of the parsed batch `batch` that is refused ({@link elementWhy}), if any,
+ * and the ids of its requests ({@link isRequest}). `body` is the batch's JSON text (`text` its
+ * decoding): a numeric id `JSON.parse` may have changed gets its exact text from it, as
+ * {@link idTextOf} reads a single request's.
+ */
+function elementsOfValues(batch: readonly unknown[], body: Buffer, text: string): { badElement: BadElement | undefined; requestIds: RpcIdRef[] } {
+  const requestIds: RpcIdRef[] = [];
+  /** Every numeric `id` in the body is written as an integer token (idWrittenAsInteger), once asked. */
+  let integerIds: boolean | undefined;
+  let ranges: ReturnType<typeof writtenIdRanges> | undefined;
   for (let index = 0; index < batch.length; index++) {
-    const why = whyOfValue(batch[index]);
-    if (why !== undefined) return { index, why };
+    const v = batch[index];
+    if (v === null || typeof v !== 'object' || Array.isArray(v)) return { badElement: { index, why: notAMessage(`${kindOfValue(v)}, not an object`) }, requestIds };
+    const facts = factsOfObject(v as Record<string, unknown>, undefined);
+    const why = elementWhy(facts);
+    if (why !== undefined) return { badElement: { index, why }, requestIds };
+    if (!isRequest(facts)) continue;
+    const id = facts.id;
+    let idText: string | undefined;
+    if (typeof id === 'number' && !(Number.isSafeInteger(id) && (integerIds ??= idWrittenAsInteger(text)))) {
+      const range = (ranges ??= writtenIdRanges(body))[index];
+      idText = range === undefined ? undefined : lossyText(body, range);
+    }
+    requestIds.push({ id, idText });
   }
-  return undefined;
+  return { badElement: undefined, requestIds };
 }
 
-function whyOfValue(v: unknown): string | undefined {
-  if (v === null || typeof v !== 'object' || Array.isArray(v)) return notAMessage(`${kindOfValue(v)}, not an object`);
-  return elementWhy(factsOfObject(v as Record<string, unknown>, undefined));
+/** A JSON-RPC message that is a request: a `method` and an `id` (JSON-RPC 2.0 §4; a notification has no `id`). */
+function isRequest(f: ObjectFacts): boolean {
+  return f.method !== undefined && f.hasId;
 }
 
 /**
@@ -382,10 +408,10 @@ function lossyText(body: Buffer, range: ByteRange): string | undefined {
  * The facts from the scan's member table (offsets in `body`), read as `JSON.parse` keeps the
  * members (mcp/text-members.ts: the last of duplicate keys wins, escaped keys decoded); or
  * undefined when `params` of a `tools/call`, or a response's `error`, has more members than
- * its scan records. A non-empty array has its elements read ({@link badElementOfText}).
+ * its scan records. A non-empty array has its elements read ({@link elementsOfText}).
  */
 function factsOfScan(body: Buffer, top: 'object' | 'array' | 'scalar', nodes: number, members: readonly TextMember[]): BodyFacts | undefined {
-  if (top === 'array') return { top, emptyArray: nodes === 1, badElement: nodes === 1 ? undefined : badElementOfText(body) };
+  if (top === 'array') return nodes === 1 ? { top, emptyArray: true, badElement: undefined, requestIds: [] } : { top, emptyArray: false, ...elementsOfText(body) };
   if (top === 'scalar') return { top };
   return objectFactsOfScan(body, members, true);
 }
@@ -472,34 +498,45 @@ function isErrorObjectText(body: Buffer, error: TextMember): boolean | undefined
 }
 
 /**
- * The first element of the JSON array `body` that is refused ({@link elementWhy}), read from
- * its bytes as {@link badElementOfValues} reads the parsed array: an element that is not an
- * object is told by its first byte; an object under {@link PEEK_SCAN_MIN_BYTES} is parsed (the
- * same trade as for a whole body), a larger one scanned ({@link objectFactsOfScan}; parsed when
- * it has more members than the scan records). Stops at the first such element.
+ * The first element of the JSON array `body` that is refused ({@link elementWhy}), and the
+ * ids of its requests, read from its bytes as {@link elementsOfValues} reads the parsed array:
+ * an element that is not an object is told by its first byte; an object under
+ * {@link PEEK_SCAN_MIN_BYTES} is parsed (the same trade as for a whole body), a larger one
+ * scanned ({@link objectFactsOfScan}; parsed when it has more members than the scan records).
+ * Stops at the first such element.
  */
-function badElementOfText(body: Buffer): BadElement | undefined {
+function elementsOfText(body: Buffer): { badElement: BadElement | undefined; requestIds: RpcIdRef[] } {
   let index = 0;
-  let bad: BadElement | undefined;
+  let badElement: BadElement | undefined;
+  const requestIds: RpcIdRef[] = [];
   visitElements(body, (start, end) => {
-    const why = whyOfElement(body, start, end);
-    if (why !== undefined) bad = { index, why };
+    const facts = factsOfElement(body, start, end);
+    const why = typeof facts === 'string' ? facts : elementWhy(facts);
+    if (why !== undefined) badElement = { index, why };
+    else if (typeof facts !== 'string' && isRequest(facts)) requestIds.push({ id: facts.id, idText: facts.idText });
     index++;
     return why === undefined;
   });
-  return bad;
+  return { badElement, requestIds };
 }
 
-function whyOfElement(body: Buffer, start: number, end: number): string | undefined {
+/**
+ * The facts of the batch element `body[start, end)`, or why it is refused when it is no
+ * object. Its id's exact text (`idText`) is read from the element's own bytes, as a single
+ * request's from the body's.
+ */
+function factsOfElement(body: Buffer, start: number, end: number): ObjectFacts | string {
   const first = body[start]!;
   if (first !== LBRACE) return notAMessage(`${kindOfFirstByte(first)}, not an object`);
+  const view = body.subarray(start, end);
   if (end - start >= PEEK_SCAN_MIN_BYTES) {
-    const view = body.subarray(start, end);
     const scan = scanTopMembers(view, UNBOUNDED);
     const facts = scan == null ? undefined : objectFactsOfScan(view, scan.members, false);
-    if (facts !== undefined) return elementWhy(facts);
+    if (facts !== undefined) return facts;
   }
-  return whyOfValue(JSON.parse(body.toString('utf8', start, end)));
+  const text = view.toString('utf8');
+  // An object (its first byte is `{`; the body is valid JSON).
+  return factsOfObject(JSON.parse(text) as Record<string, unknown>, view, text);
 }
 
 /** {@link kindOfValue} of a JSON value that is no object, from its first byte. */

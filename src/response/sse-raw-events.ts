@@ -57,7 +57,7 @@ export interface RawEventLimits {
   readonly maxDepth: number;
   /** `max_json_nodes`. */
   readonly maxNodes: number;
-  /** The stream answers a request: blocks that may be its response stay on the slow path. */
+  /** The stream answers a request, or waits for a batch's responses: blocks that may be one stay on the slow path. */
   readonly answerable: boolean;
 }
 

@@ -82,6 +82,11 @@
  *
  * Ending: once the response to the request's id has passed, the host's stream ends and the
  * upstream request is aborted (SDK servers may keep a resumed stream open: ARCHITECTURE §5).
+ * A batch's stream ends so once each request in the batch has had its response
+ * (batch-answers.ts; MCP 2025-03-26: the server SHOULD close the stream after all responses
+ * have been sent), and a batch without requests ends normally with the seller's stream.
+ * Reported failure: every batch's stream ended with `upstream_reset`, or `resumable_end`,
+ * all its answers received (test/regressions/sse-batch-answer-never-ends-cleanly.test.ts).
  * If the seller's stream ends or breaks after an event id was forwarded but before that
  * response, the host's stream ends plainly so the client resumes with `Last-Event-ID`
  * (ARCHITECTURE §3 exception); before any event id it is `upstream_reset`. The resume token
@@ -122,6 +127,7 @@ import { releaseBody } from './decode.js';
 import { bodyPool } from './body-pool.js';
 import { SSE_RESPONSE_HEADERS } from './sse-headers.js';
 import { eventRewriteFits } from './rewrite-room.js';
+import { BatchAnswers } from './batch-answers.js';
 import type { PipelineHooks } from './pipeline.js';
 
 /** Slack over `max_sse_event_bytes` for the parser's pending line buffer (field names, line breaks). */
@@ -280,6 +286,12 @@ export async function handleSseBody(
   // Only a `request` can be answered by an event; `maxDataChars`: below it, an event's data
   // cannot exceed the per-event bound (UTF-8 needs at most 3 bytes per UTF-16 unit).
   const answerable = exchange.rpc.kind === 'request';
+  // A batch's stream (not one resumed: its token does not carry the ids) is answered once
+  // each of its requests has had its response (batch-answers.ts); made for batches only.
+  const batchIds = exchange.rpc.batchRequestIds;
+  const batchAnswers = batchIds === undefined ? undefined : new BatchAnswers(batchIds);
+  /** The stream waits for a batch's responses: events that may hold one are read. */
+  const awaitsBatch = batchAnswers !== undefined && !batchAnswers.done;
   const maxDataChars = Math.floor(perEventLimit / 3);
   const boundsLimits = { maxDepth: limits.max_json_depth, maxNodes: limits.max_json_nodes };
   // inspectEventData's options, made at the first event that needs each (not per event).
@@ -333,6 +345,9 @@ export async function handleSseBody(
           return;
         }
       }
+      // On a batch's stream: the responses it holds, once within the structure bounds (proved
+      // above, or scanned: the verdict). The one that completes the batch ends the stream.
+      if (awaitsBatch && mayBeResponse(content)) final = batchAnswers.take(verdict?.kind === 'forward' && verdict.bytes !== undefined ? verdict.bytes : content);
     }
     // A non-empty seller id goes out as a resume token carrying the exact count through this
     // event (a chunk that may hold an id line is fed one event block at a time: see `takeChunk`;
@@ -356,7 +371,7 @@ export async function handleSseBody(
       const eventBytes = event === undefined ? -1 : event === 'message' ? MESSAGE_TYPE_BYTES : Buffer.byteLength(event);
       if (!chargeEncoding(encodedEventBytes(id === undefined ? -1 : Buffer.byteLength(id), eventBytes, dataLines, sellerDataBytes))) return;
     }
-    if (id !== undefined) id = hostEventId(id, 'forwarded without an id', verdict?.kind === 'response');
+    if (id !== undefined) id = hostEventId(id, 'forwarded without an id', final || verdict?.kind === 'response');
     if (exchange.finished) return;
     if (verdict?.kind === 'forward') out = verdict.bytes;
     else if (verdict?.kind === 'response') {
@@ -707,7 +722,8 @@ export async function handleSseBody(
   const idFields = new SseIdFieldWatch();
   /** The bytes so far are whole event blocks: the parser and the line feeder hold nothing. */
   let atEventStart = true;
-  const rawLimits = { maxEventBytes: perEventLimit, maxDepth: limits.max_json_depth, maxNodes: limits.max_json_nodes, answerable };
+  // A block that may hold a batch's response is read too (sse-raw-events.ts `answerable`).
+  const rawLimits = { maxEventBytes: perEventLimit, maxDepth: limits.max_json_depth, maxNodes: limits.max_json_nodes, answerable: answerable || awaitsBatch };
 
   /**
    * Parses one input chunk; false once the stream is over.
@@ -981,7 +997,8 @@ export async function handleSseBody(
   }
 
   function onUpstreamEnd(): void {
-    if (!requestStream) return endPlainly('ok');
+    // A batch without requests waits for nothing: its stream ends as a notification's.
+    if (!requestStream || batchAnswers?.done === true) return endPlainly('ok');
     if (exchange.lastEventIdSent !== undefined) return endPlainly('resumable_end');
     answer({
       reason: 'upstream_reset',

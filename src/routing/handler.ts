@@ -536,8 +536,10 @@ const BATCH_METHOD = '';
 
 /**
  * The JSON-RPC facts of the stream a verified token resumes: a request's stream, a POSTed
- * notification's or response's (`notification`: bounded, errors for id null), or the
- * standalone GET stream.
+ * notification's or response's (`notification`: bounded, errors for id null), a batch's
+ * (without `batchRequestIds`: the token does not carry them, so the stream cannot tell when
+ * the batch is answered and ends as an unanswered one: sse-stage.ts), or the standalone GET
+ * stream.
  */
 function rpcOfResumedStream(state: ResumeState): RpcPeek {
   if (state.answersNoRequest === true) return { kind: 'notification', id: state.rpcId, idText: state.rpcIdText, method: state.method, toolName: state.toolName };

@@ -503,11 +503,54 @@ test('a batch names its first element that is no JSON-RPC message, in both readi
     [`[${call},null]`, refused('Invalid Request: batch element 1 is not a JSON-RPC message (null, not an object).')],
     // Over 1 KiB: the body and its large element read by the scan.
     [`[${pad(2000)}, ${pad(10)} ,"]"]`, refused('Invalid Request: batch element 2 is not a JSON-RPC message (a string, not an object).')],
-    [`[${pad(2000)},{"jsonrpc":"2.0","id":1,"result":1},{"jsonrpc":"2.0","method":"n"}]`, { ok: true, peek: { kind: 'batch', id: null, idText: undefined, method: undefined, toolName: undefined } }],
+    [`[${pad(2000)},{"jsonrpc":"2.0","id":1,"result":1},{"jsonrpc":"2.0","method":"n"}]`, { ok: true, peek: { kind: 'batch', id: null, idText: undefined, method: undefined, toolName: undefined, batchRequestIds: [{ id: 9, idText: undefined }] } }],
   ] as const) {
     assert.ok(same(body), `the scan decides ${body.slice(0, 80)}`);
     assert.deepEqual(peekJsonRpc(Buffer.from(body), BOUNDS), expected, body.slice(0, 80));
   }
+});
+
+test('a batch keeps the ids of its requests, exactly, in both readings (sse-batch-answer-never-ends-cleanly)', () => {
+  const ids = (body: string) => {
+    assert.ok(same(body), `the scan decides ${body.slice(0, 80)}`);
+    const result = peekJsonRpc(Buffer.from(body), BOUNDS);
+    assert.ok(result.ok && result.peek.kind === 'batch', body.slice(0, 80));
+    return result.peek.batchRequestIds;
+  };
+  const big = (id: string) => `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":"t","arguments":{"a":"${'p'.repeat(1200)}"}}}`;
+  const note = '{"jsonrpc":"2.0","method":"notifications/initialized"}';
+  const response = '{"jsonrpc":"2.0","id":5,"result":{}}';
+  // Each batch as it is (parsed), then with a large request appended (the body over 1 KiB: scanned).
+  for (const padded of [false, true]) {
+    const wrap = (batch: string) => (padded ? `${batch.slice(0, -1)},${big('"pad"')}]` : batch);
+    const tail = padded ? [{ id: 'pad', idText: undefined }] : [];
+    assert.deepEqual(ids(wrap('[{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","id":2,"method":"tools/list"}]')), [{ id: 1, idText: undefined }, { id: 2, idText: undefined }, ...tail]);
+    // Notifications and responses are no requests; id null is one; duplicates kept, in order.
+    assert.deepEqual(ids(wrap(`[${note},${response},{"jsonrpc":"2.0","id":null,"method":"p"},{"jsonrpc":"2.0","id":"a","method":"p"},{"jsonrpc":"2.0","id":"a","method":"p"}]`)), [
+      { id: null, idText: undefined },
+      { id: 'a', idText: undefined },
+      { id: 'a', idText: undefined },
+      ...tail,
+    ]);
+    assert.deepEqual(ids(wrap(`[${note},${response}]`)), tail);
+    // Numbers a double changes keep their text; 1.0 and 1e0 are the 1 JSON.stringify writes.
+    assert.deepEqual(ids(wrap('[{"jsonrpc":"2.0","id":9007199254740993,"method":"p"},{"jsonrpc":"2.0","id":1.0,"method":"p"},{"jsonrpc":"2.0","\\u0069d":1e0,"method":"p"},{"jsonrpc":"2.0","id":0.10000000000000000001,"method":"p"}]')), [
+      { id: 9007199254740992, idText: '9007199254740993' },
+      { id: 1, idText: undefined },
+      { id: 1, idText: undefined },
+      { id: 0.1, idText: '0.10000000000000000001' },
+      ...tail,
+    ]);
+  }
+  // Large elements (scanned), their ids' texts read from their own bytes.
+  assert.deepEqual(ids(`[${big('12345678901234567890123')},${note},${big('"x"')},${big('7')}]`), [
+    { id: Number('12345678901234567890123'), idText: '12345678901234567890123' },
+    { id: 'x', idText: undefined },
+    { id: 7, idText: undefined },
+  ]);
+  // Single messages carry no such field.
+  const single = peekJsonRpc(Buffer.from('{"jsonrpc":"2.0","id":1,"method":"ping"}'), BOUNDS);
+  assert.ok(single.ok && !('batchRequestIds' in single.peek));
 });
 
 test('random batches, small and large elements: the scan reading equals the parse reading', () => {

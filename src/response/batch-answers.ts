@@ -1,0 +1,110 @@
+/**
+ * When a JSON-RPC batch's SSE stream has answered the batch: every request in it (an element
+ * with a `method` and an `id`: request/peek.ts RpcPeek.batchRequestIds) has had its response,
+ * an event whose data is a JSON-RPC response with that id, or an array holding such
+ * responses (MCP 2025-03-26 Streamable HTTP: "These responses MAY be batched"). The SSE stage
+ * (sse-stage.ts) then ends the host's stream as it ends a single request's once its response
+ * has passed: outcome `ok`, the event's resume token `final`, the upstream request aborted.
+ *
+ * Source: MCP 2025-03-26 Streamable HTTP, "Sending Messages to the Server": the server SHOULD
+ * close the SSE stream after all JSON-RPC responses have been sent. Reported failure (a new
+ * user's trial): a batch's stream closed after both of its answers brought the host an extra
+ * error event for id null (`upstream_reset`), or ended `resumable_end` when the events had ids
+ * (test/regressions/sse-batch-answer-never-ends-cleanly.test.ts).
+ *
+ * A response is what a single request's stream takes as one (rewrite.ts
+ * isResponseToExchange): an object with exactly one of `result` and `error` and the id.
+ * Ids compare exactly, as for a single request (json-value-at.ts isRequestId): a string the
+ * same string (escapes decoded), `null` only `null`, a number the same mathematical value as
+ * written, never through a double (`2.0` answers `2`; `9007199254740992` does not answer
+ * `9007199254740993`). A batch holding one id twice waits for two responses with it; a
+ * response to an id not awaited (another id, one already answered) is ignored: a batch's
+ * stream carries several ids and is not judged by them (docs/errors.md).
+ */
+import type { RpcIdRef } from '../exchange.js';
+import { isJsonObject } from '../mcp/extract.js';
+import { exactDecimal } from '../mcp/json-numbers.js';
+import { writtenIdRanges } from '../mcp/written-ids.js';
+
+/**
+ * The responses a batch's stream still waits for. Made once per stream, only for a batch
+ * (a single request's stream never makes one); cost per event that may be a response
+ * (sse-stage.ts mayBeResponse): one `JSON.parse` of its data, plus one walk of its bytes
+ * (mcp/written-ids.ts) when a response id is a number.
+ */
+export class BatchAnswers {
+  /** How many requests still wait for a response, by the key of their id ({@link idKey}). */
+  private readonly awaited = new Map<string, number>();
+  /** Requests still without their response. */
+  private left: number;
+
+  /** `ids`: the batch's request ids (RpcPeek.batchRequestIds); none: nothing to wait for. */
+  constructor(ids: readonly RpcIdRef[]) {
+    for (const ref of ids) {
+      const key = idKey(ref.id, ref.idText);
+      this.awaited.set(key, (this.awaited.get(key) ?? 0) + 1);
+    }
+    this.left = ids.length;
+  }
+
+  /** Every request of the batch has had its response (at once for a batch without requests). */
+  get done(): boolean {
+    return this.left === 0;
+  }
+
+  /**
+   * Marks the requests that the event data `data` (its text, or its UTF-8 bytes) answers: a
+   * response, or an array of messages holding responses. Data that is not JSON, or holds no
+   * awaited response, changes nothing. Returns {@link done}. Errors: none thrown. The caller
+   * has checked the data against the structure bounds (max_json_depth, max_json_nodes).
+   */
+  take(data: string | Buffer): boolean {
+    if (this.left === 0) return true;
+    const text = typeof data === 'string' ? data : data.toString('utf8');
+    let message: unknown;
+    try {
+      message = JSON.parse(text);
+    } catch {
+      return false;
+    }
+    let ids: ReturnType<typeof writtenIdRanges> | undefined;
+    /** The text of the number id of message `k` as written (the bytes walked once, when first needed). */
+    const writtenId = (k: number, parsed: number): string => {
+      const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
+      const range = (ids ??= writtenIdRanges(bytes))[k];
+      return range === undefined ? String(parsed) : bytes.toString('latin1', range[0], range[1]);
+    };
+    if (Array.isArray(message)) {
+      for (let k = 0; k < message.length && this.left > 0; k++) this.answer(message[k], k, writtenId);
+    } else {
+      this.answer(message, 0, writtenId);
+    }
+    return this.left === 0;
+  }
+
+  /** Counts `m` (message `k` of the data) when it is a response to an awaited id. */
+  private answer(m: unknown, k: number, writtenId: (k: number, parsed: number) => string): void {
+    if (!isJsonObject(m) || Object.hasOwn(m, 'result') === Object.hasOwn(m, 'error') || !Object.hasOwn(m, 'id')) return;
+    const id = m.id;
+    let key: string;
+    if (typeof id === 'number') key = idKey(id, writtenId(k, id));
+    else if (typeof id === 'string' || id === null) key = idKey(id, undefined);
+    else return;
+    const count = this.awaited.get(key);
+    if (count === undefined) return;
+    if (count === 1) this.awaited.delete(key);
+    else this.awaited.set(key, count - 1);
+    this.left--;
+  }
+}
+
+/**
+ * The lookup key of a JSON-RPC id: equal keys for exactly the same id. A number's is its exact
+ * value (json-numbers.ts exactDecimal) of `text`, its JSON text as written when a double may
+ * have changed it (RpcPeek.idText, a response's written id), else of the double itself.
+ */
+function idKey(id: string | number | null, text: string | undefined): string {
+  if (typeof id === 'string') return `s${id}`;
+  if (id === null) return 'z';
+  return `n${exactDecimal(text ?? String(id))}`;
+}
