@@ -442,7 +442,11 @@ test('random byte mutations of those bodies: the same answer, invalid ones inclu
 
 test('params, a host response and initialize: the exact refusals, single and in a batch, in both readings', () => {
   const refused = (message: string, id: string | number | null = null, idText?: string) => ({ ok: false, kind: 'invalid_request', message, id, idText });
-  const batch = { ok: true, peek: { kind: 'batch', id: null, idText: undefined, method: undefined, toolName: undefined } };
+  // The one accepted batch below: its requests are ids 1 and 2 (the response, id 7, is none).
+  const batch = {
+    ok: true,
+    peek: { kind: 'batch', id: null, idText: undefined, method: undefined, toolName: undefined, batchRequestIds: [{ id: 1, idText: undefined }, { id: 2, idText: undefined }] },
+  };
   const PARAMS = 'Invalid Request: "params" must be an object or an array.';
   const BOTH = 'a response must carry "result" or "error", not both';
   const ERROR = '"error" must be an object with an integer "code" and a string "message"';
