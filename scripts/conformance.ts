@@ -125,14 +125,18 @@ function clientScenarios(node: string, runner: string): string[] {
 }
 
 async function runScenario(node: string, runner: string, scenario: string, mode: 'direct' | 'gateway', verbose: boolean): Promise<Grade> {
+  // The runner splits --command on spaces and appends the server URL.
+  const command = [process.execPath, '--import', 'tsx', 'test/conformance/client.ts', '--mode', mode].join(' ');
+  return runGraded(node, (outDir) => [runner, 'client', '--command', command, '--scenario', scenario, '--timeout', String(SCENARIO_TIMEOUT_MS), '-o', outDir], verbose);
+}
+
+/** Runs the conformance runner (`node` with `argsFor(outDir)`) into a temporary directory, then its grade ({@link gradeOf}); the directory is removed. */
+async function runGraded(node: string, argsFor: (outDir: string) => string[], verbose: boolean): Promise<Grade> {
   const outDir = mkdtempSync(join(tmpdir(), 'adcp-conformance-'));
   try {
-    // The runner splits --command on spaces and appends the server URL.
-    const command = [process.execPath, '--import', 'tsx', 'test/conformance/client.ts', '--mode', mode].join(' ');
-    const args = [runner, 'client', '--command', command, '--scenario', scenario, '--timeout', String(SCENARIO_TIMEOUT_MS), '-o', outDir];
     const output: Buffer[] = [];
     await new Promise<void>((done) => {
-      const child = spawn(node, args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, FORCE_COLOR: '0', NO_COLOR: '1' } });
+      const child = spawn(node, argsFor(outDir), { cwd: root, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, FORCE_COLOR: '0', NO_COLOR: '1' } });
       child.stdout.on('data', (c: Buffer) => output.push(c));
       child.stderr.on('data', (c: Buffer) => output.push(c));
       child.on('close', () => done());
@@ -162,24 +166,7 @@ function gradeOf(outDir: string, output: Buffer[], verbose: boolean): Grade {
 
 /** Runs one server scenario against `url` (the gateway's MCP endpoint); its grade. */
 async function runServerScenario(node: string, runner: string, scenario: string, url: string, verbose: boolean): Promise<Grade> {
-  const outDir = mkdtempSync(join(tmpdir(), 'adcp-conformance-'));
-  try {
-    const output: Buffer[] = [];
-    await new Promise<void>((done) => {
-      const child = spawn(node, [runner, 'server', '--url', url, '--scenario', scenario, '-o', outDir], {
-        cwd: root,
-        stdio: ['ignore', 'pipe', 'pipe'],
-        env: { ...process.env, FORCE_COLOR: '0', NO_COLOR: '1' },
-      });
-      child.stdout.on('data', (c: Buffer) => output.push(c));
-      child.stderr.on('data', (c: Buffer) => output.push(c));
-      child.on('close', () => done());
-      child.on('error', () => done());
-    });
-    return gradeOf(outDir, output, verbose);
-  } finally {
-    rmSync(outDir, { recursive: true, force: true });
-  }
+  return runGraded(node, (outDir) => [runner, 'server', '--url', url, '--scenario', scenario, '-o', outDir], verbose);
 }
 
 /** The server scenarios' grades, with the gateway (on 127.0.0.1, an SDK 1.x seller behind it) as the server. */

@@ -43,19 +43,9 @@ export function jsonValueIs(bytes: Buffer, range: ByteRange | undefined, expecte
       if (k === expected.length) return true;
     }
   } else if (typeof expected === 'number') {
-    let k = bytes[start] === 0x2d ? start + 1 : start;
-    const negative = k > start;
-    if (end - k >= 1 && end - k <= 15) {
-      let value = 0;
-      while (k < end) {
-        const digit = bytes[k]! - 0x30;
-        if (digit < 0 || digit > 9) break;
-        value = value * 10 + digit;
-        k++;
-      }
-      // An integer below 10^15: exactly the number JSON.parse reads.
-      if (k === end) return (negative ? -value : value) === expected;
-    }
+    // An integer below 10^15: exactly the number JSON.parse reads.
+    const value = smallIntegerAt(bytes, start, end);
+    if (value !== undefined) return value === expected;
   } else if (end - start === 4 && bytes[start] === 0x6e) {
     return true; // `null` (the only valid 4-byte value starting with `n`)
   }
@@ -87,18 +77,28 @@ export function isRequestId(bytes: Buffer, range: ByteRange | undefined, rpc: Pi
   const end = range[1];
   const first = bytes[start]!;
   if (first !== 0x2d && (first < 0x30 || first > 0x39)) return false; // not a number
-  const negative = first === 0x2d;
-  let k = negative ? start + 1 : start;
-  if (rpc.idText === undefined && end - k >= 1 && end - k <= 15) {
-    let value = 0;
-    while (k < end) {
-      const digit = bytes[k]! - 0x30;
-      if (digit < 0 || digit > 9) break;
-      value = value * 10 + digit;
-      k++;
-    }
+  if (rpc.idText === undefined) {
     // An integer below 10^15 (exact as a double) against an id whose exact value is the double's.
-    if (k === end) return (negative ? -value : value) === id;
+    const value = smallIntegerAt(bytes, start, end);
+    if (value !== undefined) return value === id;
   }
   return sameJsonNumber(bytes.toString('latin1', start, end), rpc.idText ?? String(id));
+}
+
+/**
+ * The value of `bytes[start, end)` when it is written as an integer of 1 to 15 digits with an
+ * optional `-` (below 10^15: exact as a double, and the number `JSON.parse` reads), else
+ * undefined (a fraction, an exponent, more digits, not a number). No allocation.
+ */
+function smallIntegerAt(bytes: Buffer, start: number, end: number): number | undefined {
+  const negative = bytes[start] === 0x2d;
+  let k = negative ? start + 1 : start;
+  if (end - k < 1 || end - k > 15) return undefined;
+  let value = 0;
+  for (; k < end; k++) {
+    const digit = bytes[k]! - 0x30;
+    if (digit < 0 || digit > 9) return undefined;
+    value = value * 10 + digit;
+  }
+  return negative ? -value : value;
 }

@@ -25,6 +25,7 @@ import { useSellerAndGateway } from '../helpers/stack.js';
 import { TEST_TIMEOUT_MS } from '../helpers/timeout.js';
 import { startRawSeller } from '../support/raw-seller.js';
 import { startObservedGateway } from '../support/hostile-seller.js';
+import { assertRefusedUnsent } from '../helpers/refused-unsent.js';
 
 const RESULT = '{"jsonrpc":"2.0","id":"elicit-1","result":{"action":"accept","content":{"ok":true}}}';
 const BOTH_MESSAGE = 'a response must carry \\"result\\" or \\"error\\", not both';
@@ -61,16 +62,7 @@ describe('host-response-result-and-error-forwarded', { timeout: TEST_TIMEOUT_MS 
   );
 
   for (const [label, body, expected] of CASES) {
-    test(`${label}: 400 invalid_request, id null, the seller not contacted`, async () => {
-      const seen = stack.seller.requests.length;
-      const lines = stack.gateway.lines.length;
-      const r = await rawPost(stack.gateway.agentUrl('s'), body);
-      assert.equal(r.status, 400);
-      assert.equal(r.text(), expected);
-      assert.equal(stack.seller.requests.length, seen, 'the seller was contacted');
-      const refused = await stack.gateway.waitForLine((l) => l.msg === 'refused' && stack.gateway.lines.indexOf(l) >= lines);
-      assert.deepEqual({ reason: refused.reason, status: refused.status }, { reason: 'invalid_request', status: 400 });
-    });
+    test(`${label}: 400 invalid_request, id null, the seller not contacted`, () => assertRefusedUnsent(stack, 's', body, expected));
   }
 
   test('control: a result, a well-formed error and a batch of both are forwarded as written', async () => {

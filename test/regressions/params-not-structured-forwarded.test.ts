@@ -23,6 +23,7 @@ import { useSellerAndGateway } from '../helpers/stack.js';
 import { TEST_TIMEOUT_MS } from '../helpers/timeout.js';
 import { startRawSeller } from '../support/raw-seller.js';
 import { startObservedGateway } from '../support/hostile-seller.js';
+import { assertRefusedUnsent } from '../helpers/refused-unsent.js';
 
 const CALL = '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_products","arguments":{"brief":"CTV"}}}';
 const PAD = 'n'.repeat(1500);
@@ -70,16 +71,7 @@ describe('params-not-structured-forwarded', { timeout: TEST_TIMEOUT_MS }, () => 
   );
 
   for (const [label, body, expected] of CASES) {
-    test(`params ${label}: 400 invalid_request, the seller not contacted`, async () => {
-      const seen = stack.seller.requests.length;
-      const lines = stack.gateway.lines.length;
-      const r = await rawPost(stack.gateway.agentUrl('s'), body);
-      assert.equal(r.status, 400);
-      assert.equal(r.text(), expected);
-      assert.equal(stack.seller.requests.length, seen, 'the seller was contacted');
-      const refused = await stack.gateway.waitForLine((l) => l.msg === 'refused' && stack.gateway.lines.indexOf(l) >= lines);
-      assert.deepEqual({ reason: refused.reason, status: refused.status }, { reason: 'invalid_request', status: 400 });
-    });
+    test(`params ${label}: 400 invalid_request, the seller not contacted`, () => assertRefusedUnsent(stack, 's', body, expected));
   }
 
   test('control: params [] and {}, alone and in a batch, are forwarded as written', async () => {
