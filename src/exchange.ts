@@ -37,6 +37,17 @@ export interface RpcPeek {
    * Reported failure: test/regressions/sse-batch-answer-never-ends-cleanly.test.ts.
    */
   readonly batchRequestIds?: readonly RpcIdRef[];
+  /**
+   * Of a batch (`kind` 'batch'; absent on every other peek): for each element, in order, the
+   * tool name it would be resolved with if sent alone: `params.name` of a `tools/call` (a
+   * request or a notification) when a string, undefined for any other element (the agent's
+   * level). The batch's limits are, limit by limit, the strictest of those levels
+   * (config/resolve.ts resolveBatchLimits). On a batch's stream resumed with `Last-Event-ID`:
+   * the configured tools among them as its token carries them (routing/handler.ts
+   * batchLevelsText). Reported failure (a reviewer: a batch escaped its tools' limits):
+   * test/regressions/batch-escapes-tool-limits.test.ts.
+   */
+  readonly batchToolNames?: readonly (string | undefined)[];
 }
 
 /** A JSON-RPC request id as the peek keeps it: the value, and its text when a double changes it (RpcPeek.idText). */

@@ -36,7 +36,7 @@
  * | `i` | `rpcId`           | string or finite number   | `null`                |
  * | `x` | `rpcIdText`       | JSON number text of `i`   | `undefined`           |
  * | `m` | `method`          | string                    | `undefined`           |
- * | `t` | `toolName`        | string                    | `undefined`           |
+ * | `t` | `toolName`        | string (1)                | `undefined`           |
  * | `r` | `answersNoRequest`| `true`                    | `false`               |
  * | `f` | `final`           | `true`                    | `false`               |
  * | `b` | `usedBytes`       | non-negative safe integer | (required)            |
@@ -44,6 +44,11 @@
  * | `v` | `protocolVersion` | non-empty string          | (required)            |
  * | `s` | `streamStartedAt` | non-negative safe integer (Unix ms) | (required)  |
  * | `n` | `issuedAt`        | non-negative safe integer (Unix ms) | (required)  |
+ *
+ * (1) On a batch's token (`m` the empty string) `t` names the levels the batch's limits came
+ * from: its configured tools, joined by `,`, after an empty name when the agent's own level
+ * took part too (routing/handler.ts batchLevelsText); a replica older than that reads the
+ * batch's token as before and ignores it (the agent's level).
  *
  * Any other key, a `null` in an optional key, a wrong type, `b > l`, or an `x` without a
  * number `i` or that is not a JSON number reading as `i` makes the token invalid (strict
