@@ -20,7 +20,8 @@ import { hasBatches, hostReadsStructuredContent, NO_BATCHES_SINCE, protocolVersi
 import { filterResponseHeaders } from '../response/headers.js';
 import { recordCounts } from '../response/body-source.js';
 import { handleUpstreamResponse } from '../response/pipeline.js';
-import type { ResumeCodec, ResumeState } from '../resume/token.js';
+import { MAX_AWAITED_CHARS, type ResumeCodec, type ResumeState } from '../resume/token.js';
+import { idsOfAwaitedKeys } from '../response/batch-answers.js';
 import { mergeQuery } from './query.js';
 import { withUpstreamHooks, type UpstreamDispatcher, type UpstreamHooks } from './dispatcher.js';
 import { isTransportFailure, rootCode } from './upstream-failure.js';
@@ -190,24 +191,34 @@ export function createMcpHandler(deps: HandlerDeps) {
       stream,
       guard: deps.guard,
       endsSession: request.method === 'DELETE',
-      mintEventId: (upstreamId, usedBytes, final) => {
+      mintEventId: (upstreamId, usedBytes, final, awaited) => {
         // An id the seller could not get back exactly in a Last-Event-ID header is not made a token.
         if (!isResumableEventId(upstreamId)) return undefined;
+        const state = {
+          upstreamId,
+          agent: agent.name,
+          rpcId: rpc.id,
+          ...(rpc.idText !== undefined ? { rpcIdText: rpc.idText } : {}),
+          method: rpc.kind === 'batch' ? BATCH_METHOD : rpc.method,
+          toolName: rpc.kind === 'batch' ? batchLevels : rpc.toolName,
+          ...(answersNoRequest ? { answersNoRequest } : {}),
+          ...(final ? { final } : {}),
+          usedBytes: bounded ? usedBytes : 0,
+          limitBytes: limits.max_response_bytes,
+          protocolVersion,
+          streamStartedAt: stream.startedAt,
+        };
+        // A batch's requests still awaited ride along when they fit (resume/token.ts `w`); a
+        // token they would take over its length goes without them, as before.
+        if (awaited !== undefined && !final && JSON.stringify(awaited).length <= MAX_AWAITED_CHARS) {
+          try {
+            return deps.resume.mint({ ...state, awaited });
+          } catch {
+            // Minted below without them.
+          }
+        }
         try {
-          return deps.resume.mint({
-            upstreamId,
-            agent: agent.name,
-            rpcId: rpc.id,
-            ...(rpc.idText !== undefined ? { rpcIdText: rpc.idText } : {}),
-            method: rpc.kind === 'batch' ? BATCH_METHOD : rpc.method,
-            toolName: rpc.kind === 'batch' ? batchLevels : rpc.toolName,
-            ...(answersNoRequest ? { answersNoRequest } : {}),
-            ...(final ? { final } : {}),
-            usedBytes: bounded ? usedBytes : 0,
-            limitBytes: limits.max_response_bytes,
-            protocolVersion,
-            streamStartedAt: stream.startedAt,
-          });
+          return deps.resume.mint(state);
         } catch {
           return undefined;
         }
@@ -574,16 +585,28 @@ function batchLevelsText(agent: AgentConfig, toolNames: readonly (string | undef
 /**
  * The JSON-RPC facts of the stream a verified token resumes: a request's stream, a POSTed
  * notification's or response's (`notification`: bounded, errors for id null), a batch's
- * (its levels from `t`: {@link batchLevelsText}; without `batchRequestIds`: the token does not
- * carry them, so the stream cannot tell when the batch is answered and ends as an unanswered
- * one: sse-stage.ts), or the standalone GET stream.
+ * (its levels from `t`: {@link batchLevelsText}; its requests still awaited from `w`, so that
+ * the stream ends once they are answered, as the first one would have: sse-stage.ts; a token
+ * without `w` gives none, and the stream then ends as an unanswered batch's), or the
+ * standalone GET stream. Reported failure (a reviewer: a resumed batch stream did not know
+ * its request ids): test/regressions/sse-batch-resumed-stream-never-ends-cleanly.test.ts.
  */
 function rpcOfResumedStream(state: ResumeState): RpcPeek {
   if (state.answersNoRequest === true) return { kind: 'notification', id: state.rpcId, idText: state.rpcIdText, method: state.method, toolName: state.toolName };
   if (state.method === undefined) return NO_BODY;
   if (state.method === BATCH_METHOD) {
     const batchToolNames = state.toolName?.split(',').map((name) => (name === '' ? undefined : name));
-    return { kind: 'batch', id: null, idText: undefined, method: undefined, toolName: undefined, ...(batchToolNames !== undefined ? { batchToolNames } : {}) };
+    // The requests still awaited when the token was minted (resume/token.ts `w`), when it carries them.
+    const batchRequestIds = state.awaited === undefined ? undefined : idsOfAwaitedKeys(state.awaited);
+    return {
+      kind: 'batch',
+      id: null,
+      idText: undefined,
+      method: undefined,
+      toolName: undefined,
+      ...(batchRequestIds !== undefined ? { batchRequestIds } : {}),
+      ...(batchToolNames !== undefined ? { batchToolNames } : {}),
+    };
   }
   // The id as the host wrote it when a double cannot carry it (resume/token.ts `x`): the
   // seller's response is matched to it exactly, and errors carry it.
