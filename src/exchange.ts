@@ -32,11 +32,24 @@ export interface RpcPeek {
    * request's costs nothing): the id of each of its requests (the elements with a `method`
    * and an `id`), in order, duplicates kept, `[]` when it has none (only notifications and
    * responses). Its SSE stream is complete once each has its response
-   * (response/batch-answers.ts). Absent on a batch's stream resumed with `Last-Event-ID`: the
-   * token does not carry the ids (routing/handler.ts), so that stream ends as before.
-   * Reported failure: test/regressions/sse-batch-answer-never-ends-cleanly.test.ts.
+   * (response/batch-answers.ts). On a batch's stream resumed with `Last-Event-ID`: the requests
+   * still awaited when its token was minted (resume/token.ts `w`), or absent when the token
+   * does not carry them (routing/handler.ts), and that stream then ends as an unanswered one.
+   * Reported failures: test/regressions/sse-batch-answer-never-ends-cleanly.test.ts,
+   * sse-batch-resumed-stream-never-ends-cleanly.test.ts.
    */
   readonly batchRequestIds?: readonly RpcIdRef[];
+  /**
+   * Of a batch (`kind` 'batch'; absent on every other peek): for each element, in order, the
+   * tool name it would be resolved with if sent alone: `params.name` of a `tools/call` (a
+   * request or a notification) when a string, undefined for any other element (the agent's
+   * level). The batch's limits are, limit by limit, the strictest of those levels
+   * (config/resolve.ts resolveBatchLimits). On a batch's stream resumed with `Last-Event-ID`:
+   * the configured tools among them as its token carries them (routing/handler.ts
+   * batchLevelsText). Reported failure (a reviewer: a batch escaped its tools' limits):
+   * test/regressions/batch-escapes-tool-limits.test.ts.
+   */
+  readonly batchToolNames?: readonly (string | undefined)[];
 }
 
 /** A JSON-RPC request id as the peek keeps it: the value, and its text when a double changes it (RpcPeek.idText). */
@@ -179,8 +192,11 @@ export interface Exchange {
    * Mints the event id forwarded to the host for a seller's event id; undefined when minting
    * is impossible (the event then goes out without an id). `final`: the event carries the
    * response to the stream's request (the token says so: resume/token.ts `final`).
+   * `awaited`: on a batch's stream whose ids are known, the requests still without their
+   * response after this event (response/batch-answers.ts awaitedKeys; resume/token.ts `w`),
+   * else undefined.
    */
-  readonly mintEventId: (upstreamId: string, usedBytes: number, final: boolean) => string | undefined;
+  readonly mintEventId: (upstreamId: string, usedBytes: number, final: boolean, awaited: readonly string[] | undefined) => string | undefined;
 }
 
 /** Makes the exchange record for a request whose agent, peek and limits are known. */

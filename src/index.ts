@@ -56,5 +56,5 @@ export { buildApp } from './app.js';
 export type { BuildAppOptions } from './app.js';
 export { parseConfig, loadConfigFile, ConfigError } from './config/load.js';
 export type { ConfigProblem } from './config/load.js';
-export { resolveCallLimits } from './config/resolve.js';
+export { resolveBatchLimits, resolveCallLimits } from './config/resolve.js';
 export type { GatewayConfig, AgentConfig, Limits, DedupeTextMode } from './config/types.js';

@@ -108,6 +108,70 @@ function resolutionOf(agent: AgentConfig): AgentResolution {
 export function resolveCallLimits(agent: AgentConfig, toolName: string | undefined, callMaxResponseBytes: number | undefined): Limits {
   const resolution = resolutionOf(agent);
   const level = (toolName === undefined ? undefined : resolution.tools.get(toolName)) ?? resolution.agent;
+  return withCallLimit(agent, level, callMaxResponseBytes);
+}
+
+/**
+ * The limits in force for a JSON-RPC batch (MCP 2025-03-26): limit by limit, the strictest of
+ * the levels its elements would each get if sent alone, then the call's
+ * `X-Max-Response-Bytes` applied as for a single call ({@link resolveCallLimits}).
+ *
+ * Why the strictest: a batch has one answer (a JSON array, or one SSE stream), bounded as one
+ * message, and the gateway mints one error for the whole batch (id null), so one number per
+ * limit applies to all of it. Only the smallest keeps each part within its own element's
+ * limit: the answer to a `tools/call` of a tool with `max_response_bytes: 1048576` can be no
+ * larger inside a batch than alone, so wrapping a call in a batch never loosens a limit.
+ * Reported failure (a reviewer: a batch escaped its tools' limits: a batch got its agent's
+ * limits whatever tools it called; test/regressions/batch-escapes-tool-limits.test.ts).
+ *
+ * @param agent the agent the batch is routed to.
+ * @param toolNames per element (RpcPeek.batchToolNames): the tool of a `tools/call`, undefined
+ *   for any other element (the agent's level). A name with no `tools:` entry is the agent's
+ *   level. Undefined or empty: the agent's level.
+ * @param callMaxResponseBytes as for {@link resolveCallLimits} (bytes, or undefined).
+ * @returns frozen `Limits`: `max_response_bytes`, `max_json_depth`, `max_json_nodes`,
+ *   `response_deadline_ms`, `sse_idle_timeout_ms` and `sse_deadline_ms` the minimum over the
+ *   levels; `max_sse_event_bytes` the smallest explicit event limit of any level, capped by the
+ *   resulting response limit (so the minimum of the levels' event limits without a call value);
+ *   `dedupe_text` `off` when any level has it off (a batch is never rewritten anyway:
+ *   response/rewrite.ts). The call value then applies to that response limit, its ceiling the
+ *   agent's `max_call_response_bytes`. One level (every element the agent's, or one tool's):
+ *   that level's precomputed object, as for a single call. Never throws.
+ */
+export function resolveBatchLimits(agent: AgentConfig, toolNames: readonly (string | undefined)[] | undefined, callMaxResponseBytes: number | undefined): Limits {
+  const resolution = resolutionOf(agent);
+  let first: ResolvedLevel | undefined;
+  let more: Set<ResolvedLevel> | undefined;
+  for (const name of toolNames ?? []) {
+    const level = (name === undefined ? undefined : resolution.tools.get(name)) ?? resolution.agent;
+    if (first === undefined) first = level;
+    else if (level !== first) (more ??= new Set()).add(level);
+  }
+  const level = first === undefined ? resolution.agent : more === undefined ? first : strictestLevel([first, ...more]);
+  return withCallLimit(agent, level, callMaxResponseBytes);
+}
+
+/** Limit by limit, the strictest of `levels` (at least two): see {@link resolveBatchLimits}. */
+function strictestLevel(levels: readonly ResolvedLevel[]): ResolvedLevel {
+  const min = (pick: (l: Limits) => number): number => Math.min(...levels.map((l) => pick(l.limits)));
+  const explicit = levels.map((l) => l.sseEventExplicit).filter((e): e is number => e !== undefined);
+  const sseEventExplicit = explicit.length === 0 ? undefined : Math.min(...explicit);
+  const max_response_bytes = min((l) => l.max_response_bytes);
+  const limits: Limits = Object.freeze({
+    max_response_bytes,
+    max_sse_event_bytes: sseEventLimit(sseEventExplicit, max_response_bytes),
+    max_json_depth: min((l) => l.max_json_depth),
+    max_json_nodes: min((l) => l.max_json_nodes),
+    response_deadline_ms: min((l) => l.response_deadline_ms),
+    sse_idle_timeout_ms: min((l) => l.sse_idle_timeout_ms),
+    sse_deadline_ms: min((l) => l.sse_deadline_ms),
+    dedupe_text: levels.some((l) => l.limits.dedupe_text === 'off') ? 'off' : 'summary',
+  });
+  return Object.freeze({ limits, sseEventExplicit });
+}
+
+/** `level`'s limits with the call's response limit applied (see {@link resolveCallLimits}). */
+function withCallLimit(agent: AgentConfig, level: ResolvedLevel, callMaxResponseBytes: number | undefined): Limits {
   const base = level.limits;
   if (callMaxResponseBytes === undefined) return base;
   const resolved = base.max_response_bytes;

@@ -62,7 +62,11 @@ const UNBOUNDED = { maxDepth: Infinity, maxNodes: Infinity };
  *   A batch's peek keeps the ids of its requests (`batchRequestIds`: each element with a
  *   `method` and an `id`, in order; `idText` as for a single request), from which its SSE
  *   stream's end is judged (response/batch-answers.ts; reported failure:
- *   test/regressions/sse-batch-answer-never-ends-cleanly.test.ts). Read only for batches.
+ *   test/regressions/sse-batch-answer-never-ends-cleanly.test.ts), and each element's tool
+ *   name (`batchToolNames`: `params.name` of a `tools/call`, undefined for any other element,
+ *   in order), from which its limits are resolved (config/resolve.ts resolveBatchLimits; a
+ *   reviewer: a batch escaped its tools' limits,
+ *   test/regressions/batch-escapes-tool-limits.test.ts). Read only for batches.
  * A JSON-RPC *response* sent by the host (answer to a server->client request such as
  * `elicitation/create`) is a valid body: it is forwarded as a `notification`-kind peek.
  */
@@ -171,6 +175,8 @@ type BodyFacts =
       readonly badElement: BadElement | undefined;
       /** The ids of the requests among the elements, in order (RpcPeek.batchRequestIds); meaningless when there is a bad element. */
       readonly requestIds: readonly RpcIdRef[];
+      /** Each element's tool name, in order (RpcPeek.batchToolNames); meaningless when there is a bad element. */
+      readonly toolNames: readonly (string | undefined)[];
     }
   | { readonly top: 'scalar' }
   | ObjectFacts;
@@ -223,7 +229,7 @@ function decide(f: BodyFacts): PeekResult {
     if (f.emptyArray) return refusal('invalid_request', 'Invalid Request: empty JSON-RPC batch.', null, undefined);
     const bad = f.badElement;
     if (bad !== undefined) return refusal('invalid_request', `Invalid Request: batch element ${bad.index} ${bad.why}.`, null, undefined);
-    return { ok: true, peek: { kind: 'batch', id: null, idText: undefined, method: undefined, toolName: undefined, batchRequestIds: f.requestIds } };
+    return { ok: true, peek: { kind: 'batch', id: null, idText: undefined, method: undefined, toolName: undefined, batchRequestIds: f.requestIds, batchToolNames: f.toolNames } };
   }
   if (f.top === 'scalar') return refusal('invalid_request', 'Invalid Request: a JSON-RPC message must be an object.', null, undefined);
   const { id, idText } = f;
@@ -272,17 +278,19 @@ function isResponse(f: ObjectFacts): boolean {
  * decoding): a numeric id `JSON.parse` may have changed gets its exact text from it, as
  * {@link idTextOf} reads a single request's.
  */
-function elementsOfValues(batch: readonly unknown[], body: Buffer, text: string): { badElement: BadElement | undefined; requestIds: RpcIdRef[] } {
+function elementsOfValues(batch: readonly unknown[], body: Buffer, text: string): Elements {
   const requestIds: RpcIdRef[] = [];
+  const toolNames: (string | undefined)[] = [];
   /** Every numeric `id` in the body is written as an integer token (idWrittenAsInteger), once asked. */
   let integerIds: boolean | undefined;
   let ranges: ReturnType<typeof writtenIdRanges> | undefined;
   for (let index = 0; index < batch.length; index++) {
     const v = batch[index];
-    if (v === null || typeof v !== 'object' || Array.isArray(v)) return { badElement: { index, why: notAMessage(`${kindOfValue(v)}, not an object`) }, requestIds };
+    if (v === null || typeof v !== 'object' || Array.isArray(v)) return { badElement: { index, why: notAMessage(`${kindOfValue(v)}, not an object`) }, requestIds, toolNames };
     const facts = factsOfObject(v as Record<string, unknown>, undefined);
     const why = elementWhy(facts);
-    if (why !== undefined) return { badElement: { index, why }, requestIds };
+    if (why !== undefined) return { badElement: { index, why }, requestIds, toolNames };
+    toolNames.push(facts.toolName);
     if (!isRequest(facts)) continue;
     const id = facts.id;
     let idText: string | undefined;
@@ -292,7 +300,14 @@ function elementsOfValues(batch: readonly unknown[], body: Buffer, text: string)
     }
     requestIds.push({ id, idText });
   }
-  return { badElement: undefined, requestIds };
+  return { badElement: undefined, requestIds, toolNames };
+}
+
+/** What the readings of a batch's elements give ({@link elementsOfValues}, {@link elementsOfText}). */
+interface Elements {
+  badElement: BadElement | undefined;
+  requestIds: RpcIdRef[];
+  toolNames: (string | undefined)[];
 }
 
 /** A JSON-RPC message that is a request: a `method` and an `id` (JSON-RPC 2.0 §4; a notification has no `id`). */
@@ -333,7 +348,7 @@ function kindOfValue(v: unknown): string {
  */
 function idOfOverBoundBody(body: Buffer): { id: string | number | null; idText: string | undefined } {
   const scan = scanTopMembers(body, UNBOUNDED);
-  const facts = scan?.top === 'object' ? objectFactsOfScan(body, scan.members, true) : undefined;
+  const facts = scan?.top === 'object' ? objectFactsOfScan(body, scan.members) : undefined;
   // A host's response: id null, as decide() refuses one.
   return facts?.idValid === true && !isResponse(facts) ? { id: facts.id, idText: facts.idText } : { id: null, idText: undefined };
 }
@@ -411,16 +426,16 @@ function lossyText(body: Buffer, range: ByteRange): string | undefined {
  * its scan records. A non-empty array has its elements read ({@link elementsOfText}).
  */
 function factsOfScan(body: Buffer, top: 'object' | 'array' | 'scalar', nodes: number, members: readonly TextMember[]): BodyFacts | undefined {
-  if (top === 'array') return nodes === 1 ? { top, emptyArray: true, badElement: undefined, requestIds: [] } : { top, emptyArray: false, ...elementsOfText(body) };
+  if (top === 'array') return nodes === 1 ? { top, emptyArray: true, badElement: undefined, requestIds: [], toolNames: [] } : { top, emptyArray: false, ...elementsOfText(body) };
   if (top === 'scalar') return { top };
-  return objectFactsOfScan(body, members, true);
+  return objectFactsOfScan(body, members);
 }
 
 /**
- * {@link factsOfScan} of an object. `readTool` false skips the tool name (and the scan of a
- * `tools/call`'s `params` it takes): a batch element's is not kept.
+ * {@link factsOfScan} of an object (a whole body, or a batch element: each element's tool name
+ * is kept too, for the batch's limits: RpcPeek.batchToolNames).
  */
-function objectFactsOfScan(body: Buffer, members: readonly TextMember[], readTool: boolean): ObjectFacts | undefined {
+function objectFactsOfScan(body: Buffer, members: readonly TextMember[]): ObjectFacts | undefined {
   const byKey = memberIndexes(body, members);
   const member = (key: string): TextMember | undefined => {
     const m = byKey.get(key);
@@ -455,7 +470,7 @@ function objectFactsOfScan(body: Buffer, members: readonly TextMember[], readToo
   const errorWellFormed = errorMember === undefined ? true : isErrorObjectText(body, errorMember);
   if (errorWellFormed === undefined) return undefined;
   let toolName: string | undefined;
-  if (readTool && methodText === 'tools/call' && params !== undefined && params.first === LBRACE) {
+  if (methodText === 'tools/call' && params !== undefined && params.first === LBRACE) {
     const view = body.subarray(params.value[0], params.value[1]);
     const inner = scanTopMembers(view, UNBOUNDED);
     if (inner == null) return undefined;
@@ -505,19 +520,23 @@ function isErrorObjectText(body: Buffer, error: TextMember): boolean | undefined
  * scanned ({@link objectFactsOfScan}; parsed when it has more members than the scan records).
  * Stops at the first such element.
  */
-function elementsOfText(body: Buffer): { badElement: BadElement | undefined; requestIds: RpcIdRef[] } {
+function elementsOfText(body: Buffer): Elements {
   let index = 0;
   let badElement: BadElement | undefined;
   const requestIds: RpcIdRef[] = [];
+  const toolNames: (string | undefined)[] = [];
   visitElements(body, (start, end) => {
     const facts = factsOfElement(body, start, end);
     const why = typeof facts === 'string' ? facts : elementWhy(facts);
     if (why !== undefined) badElement = { index, why };
-    else if (typeof facts !== 'string' && isRequest(facts)) requestIds.push({ id: facts.id, idText: facts.idText });
+    else if (typeof facts !== 'string') {
+      toolNames.push(facts.toolName);
+      if (isRequest(facts)) requestIds.push({ id: facts.id, idText: facts.idText });
+    }
     index++;
     return why === undefined;
   });
-  return { badElement, requestIds };
+  return { badElement, requestIds, toolNames };
 }
 
 /**
@@ -531,7 +550,7 @@ function factsOfElement(body: Buffer, start: number, end: number): ObjectFacts |
   const view = body.subarray(start, end);
   if (end - start >= PEEK_SCAN_MIN_BYTES) {
     const scan = scanTopMembers(view, UNBOUNDED);
-    const facts = scan == null ? undefined : objectFactsOfScan(view, scan.members, false);
+    const facts = scan == null ? undefined : objectFactsOfScan(view, scan.members);
     if (facts !== undefined) return facts;
   }
   const text = view.toString('utf8');

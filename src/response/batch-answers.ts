@@ -53,6 +53,19 @@ export class BatchAnswers {
   }
 
   /**
+   * The requests still without their response, as the keys of their ids (one per request: an
+   * id awaited twice is listed twice), in the order first awaited: what a resume token carries
+   * (resume/token.ts `w`) so that the batch's stream resumed with `Last-Event-ID` knows what it
+   * still waits for ({@link idsOfAwaitedKeys}). Opaque outside this file. Cost: one array of
+   * the requests left, made per call (a batch's tokens only).
+   */
+  awaitedKeys(): string[] {
+    const keys: string[] = [];
+    for (const [key, count] of this.awaited) for (let k = 0; k < count; k++) keys.push(key);
+    return keys;
+  }
+
+  /**
    * Marks the requests that the event data `data` (its text, or its UTF-8 bytes) answers: a
    * response, or an array of messages holding responses. Data that is not JSON, or holds no
    * awaited response, changes nothing. Returns {@link done}. Errors: none thrown. The caller
@@ -97,6 +110,30 @@ export class BatchAnswers {
     this.left--;
   }
 }
+
+/**
+ * The request ids of {@link BatchAnswers.awaitedKeys}'s keys, from which a `BatchAnswers` that
+ * waits for the same responses is made (a batch's stream resumed with `Last-Event-ID`:
+ * routing/handler.ts); undefined when a key is not one {@link idKey} makes (a token minted by
+ * another format: the resumed stream then does not know the ids, as before). A number's
+ * `idText` is its exact value's canonical text (json-numbers.ts exactDecimal, a JSON number
+ * text), so its key is the same again.
+ */
+export function idsOfAwaitedKeys(keys: readonly string[]): RpcIdRef[] | undefined {
+  const ids: RpcIdRef[] = [];
+  for (const key of keys) {
+    const kind = key.charAt(0);
+    const rest = key.slice(1);
+    if (kind === 's') ids.push({ id: rest, idText: undefined });
+    else if (key === 'z') ids.push({ id: null, idText: undefined });
+    else if (kind === 'n' && CANONICAL_NUMBER.test(rest) && Number.isFinite(Number(rest))) ids.push({ id: Number(rest), idText: rest });
+    else return undefined;
+  }
+  return ids;
+}
+
+/** json-numbers.ts exactDecimal's canonical texts: `0`, or `[-]<digits without leading or trailing 0>e<exponent>`. */
+const CANONICAL_NUMBER = /^(?:0|-?[1-9](?:\d*[1-9])?e(?:0|-?[1-9]\d*))$/;
 
 /**
  * The lookup key of a JSON-RPC id: equal keys for exactly the same id. A number's is its exact

@@ -71,7 +71,7 @@ export async function handleJsonBody(exchange: Exchange, reply: FastifyReply, re
 
 /** The rest of {@link handleJsonBody} once the body is read: synchronous (see there). */
 function answerFromBody(exchange: Exchange, reply: FastifyReply, res: UpstreamResponse, hooks: PipelineHooks, scanner: JsonScanner, body: Buffer): void {
-  // An empty answer to anything but a request, whatever its Content-Type (isEmptyAnswerToNonRequest).
+  // An empty answer to anything but a request (or a batch holding one), whatever its Content-Type (isEmptyAnswerToNonRequest).
   if (isEmptyAnswerToNonRequest(exchange, body)) {
     sendBody(exchange, reply, res.statusCode, body, 'ok');
     return;
@@ -151,10 +151,11 @@ export async function handlePassThroughBody(
   if (body === undefined) return;
   // Given back once this response is over (body-pool.ts); what follows is synchronous.
   bodyPool.recycleAfterSend(reply.raw, body);
-  // No Content-Type: fine for the empty answer to a notification, a response or a DELETE; a
-  // body there is not MCP, and neither is an empty answer to a request, whose host waits
-  // for a response carrying its id (MCP Streamable HTTP: a request is answered with JSON or
-  // SSE). Found by a new user: the SDK client hung on a 202 until its own timeout.
+  // No Content-Type: fine for the empty answer to a notification, a response (or a batch of
+  // only those) or a DELETE; a body there is not MCP, and neither is an empty answer to a
+  // request, whose host waits for a response carrying its id (MCP Streamable HTTP: a request
+  // is answered with JSON or SSE), or to a batch holding one. Found by a new user: the SDK
+  // client hung on a 202 until its own timeout.
   if (opts.emptyOnly && exchange.rpc.kind !== 'none' && !isEmptyAnswerToNonRequest(exchange, body)) {
     answerWithLocalError(exchange, reply, notMcpError(exchange, res, body));
     return;
@@ -232,15 +233,22 @@ function sendBody(exchange: Exchange, reply: FastifyReply, status: number, body:
 }
 
 /**
- * An empty body answering a notification, a host's response or a batch of them: nothing waits
- * for an answer to those, so an empty body is their answer whatever its Content-Type (MCP
- * Streamable HTTP: 202 Accepted, no body); a request's host waits for its response. Reported
- * failure: the Python MCP SDK answers every notification `202` with `Content-Type:
- * application/json` and no body, the gateway made that a 502 upstream_not_mcp, and the SDK
- * client could not connect (test/regressions/new-user-findings.test.ts).
+ * An empty body answering a notification, a host's response or a batch of only those: nothing
+ * waits for an answer to those, so an empty body is their answer whatever its Content-Type
+ * (MCP Streamable HTTP: 202 Accepted, no body); a request's host waits for its response, and
+ * so does a batch's holding a request (an element with a `method` and an `id`: MCP 2025-03-26
+ * Streamable HTTP answers a POST holding any request with SSE or JSON, 202 only one holding
+ * none). Reported failures: the Python MCP SDK answers every notification `202` with
+ * `Content-Type: application/json` and no body, the gateway made that a 502 upstream_not_mcp,
+ * and the SDK client could not connect (test/regressions/new-user-findings.test.ts); a batch
+ * holding requests answered with an empty 202 went to the host as it was, logged `ok`, its
+ * requests never answered (a reviewer: test/regressions/batch-empty-202-answer-ok.test.ts).
  */
 function isEmptyAnswerToNonRequest(exchange: Exchange, body: Buffer): boolean {
-  return body.length === 0 && exchange.rpc.kind !== 'request';
+  if (body.length !== 0) return false;
+  const rpc = exchange.rpc;
+  // A batch's stream resumed with Last-Event-ID has no ids (routing/handler.ts), but its answer is SSE or an error (pipeline.ts).
+  return rpc.kind === 'batch' ? (rpc.batchRequestIds?.length ?? 0) === 0 : rpc.kind !== 'request';
 }
 
 /** A JSON-RPC message object (`jsonrpc: "2.0"`) or a non-empty batch of them. */

@@ -87,6 +87,9 @@
  * have been sent), and a batch without requests ends normally with the seller's stream.
  * Reported failure: every batch's stream ended with `upstream_reset`, or `resumable_end`,
  * all its answers received (test/regressions/sse-batch-answer-never-ends-cleanly.test.ts).
+ * A batch's tokens carry the requests still awaited after their event (`mintEventId`'s
+ * `awaited`; resume/token.ts `w`), so a resumed batch's stream ends so too (a reviewer:
+ * test/regressions/sse-batch-resumed-stream-never-ends-cleanly.test.ts).
  * If the seller's stream ends or breaks after an event id was forwarded but before that
  * response, the host's stream ends plainly so the client resumes with `Last-Event-ID`
  * (ARCHITECTURE §3 exception); before any event id it is `upstream_reset`. The resume token
@@ -286,8 +289,9 @@ export async function handleSseBody(
   // Only a `request` can be answered by an event; `maxDataChars`: below it, an event's data
   // cannot exceed the per-event bound (UTF-8 needs at most 3 bytes per UTF-16 unit).
   const answerable = exchange.rpc.kind === 'request';
-  // A batch's stream (not one resumed: its token does not carry the ids) is answered once
-  // each of its requests has had its response (batch-answers.ts); made for batches only.
+  // A batch's stream is answered once each of its requests has had its response
+  // (batch-answers.ts; on a resumed one, those its token says were still awaited: resume/token.ts
+  // `w`; a token without them gives no ids); made for batches only.
   const batchIds = exchange.rpc.batchRequestIds;
   const batchAnswers = batchIds === undefined ? undefined : new BatchAnswers(batchIds);
   /** The stream waits for a batch's responses: events that may hold one are read. */
@@ -426,7 +430,7 @@ export async function handleSseBody(
    */
   const hostEventId = (sellerId: string, what: string, final = false): string | undefined => {
     if (sellerId === '') return sellerId;
-    const token = exchange.mintEventId(sellerId, tokenCount(), final);
+    const token = exchange.mintEventId(sellerId, tokenCount(), final, batchAnswers?.awaitedKeys());
     if (token === undefined) log.warn({ agent: exchange.agent.name }, `SSE event id could not be turned into a resume token: ${what}`);
     else if (cumulative !== undefined) chargeToken(token, sellerId);
     return token;

@@ -36,14 +36,26 @@
  * | `i` | `rpcId`           | string or finite number   | `null`                |
  * | `x` | `rpcIdText`       | JSON number text of `i`   | `undefined`           |
  * | `m` | `method`          | string                    | `undefined`           |
- * | `t` | `toolName`        | string                    | `undefined`           |
+ * | `t` | `toolName`        | string (1)                | `undefined`           |
  * | `r` | `answersNoRequest`| `true`                    | `false`               |
  * | `f` | `final`           | `true`                    | `false`               |
+ * | `w` | `awaited`         | array of strings (2)      | `undefined`           |
  * | `b` | `usedBytes`       | non-negative safe integer | (required)            |
  * | `l` | `limitBytes`      | non-negative safe integer | (required)            |
  * | `v` | `protocolVersion` | non-empty string          | (required)            |
  * | `s` | `streamStartedAt` | non-negative safe integer (Unix ms) | (required)  |
  * | `n` | `issuedAt`        | non-negative safe integer (Unix ms) | (required)  |
+ *
+ * (1) On a batch's token (`m` the empty string) `t` names the levels the batch's limits came
+ * from: its configured tools, joined by `,`, after an empty name when the agent's own level
+ * took part too (routing/handler.ts batchLevelsText); a replica older than that reads the
+ * batch's token as before and ignores it (the agent's level).
+ *
+ * (2) Only on a batch's token: the requests of the batch still without their response after
+ * the token's event, as opaque keys of their ids (response/batch-answers.ts awaitedKeys), so
+ * that the batch's stream resumed from it ends once they are answered; absent when the batch's
+ * ids are not known or the list would be over {@link MAX_AWAITED_CHARS} (the resumed stream
+ * then ends as an unanswered batch's, as before `w`).
  *
  * Any other key, a `null` in an optional key, a wrong type, `b > l`, or an `x` without a
  * number `i` or that is not a JSON number reading as `i` makes the token invalid (strict
@@ -56,7 +68,8 @@
  * notification or response (since 7a712c6), `f` only on the token of the event that
  * carried a request's response, a stream the host has no need to resume (an older replica
  * forwards every other token's resume as before); `x` only on the tokens of a request whose
- * id is a number a double cannot carry (`9007199254740993`). A token without `x` whose `i` is
+ * id is a number a double cannot carry (`9007199254740993`); `w` only on a batch's tokens
+ * (MCP 2025-03-26 only). A token without `x` whose `i` is
  * such a number (minted before `x`) resumes with the id as parsed.
  *
  * ## Verification order
@@ -92,7 +105,16 @@ const SIGNATURE_CHARS = 43;
 const BASE64URL = /^[A-Za-z0-9_-]+$/;
 /** SSE id rules: an id with NUL is ignored by clients; CR/LF end the field. */
 const FORBIDDEN_ID_CHARS = /[\0\r\n]/;
-const PAYLOAD_KEYS: ReadonlySet<string> = new Set(['u', 'a', 'i', 'x', 'm', 't', 'r', 'f', 'b', 'l', 'v', 's', 'n']);
+const PAYLOAD_KEYS: ReadonlySet<string> = new Set(['u', 'a', 'i', 'x', 'm', 't', 'r', 'f', 'w', 'b', 'l', 'v', 's', 'n']);
+
+/**
+ * Most characters of `w` (its JSON text) a token carries: a batch whose awaited ids take more
+ * gets tokens without it (a resume then ends as an unanswered batch's). Keeps the token well
+ * under {@link MAX_RESUME_TOKEN_LENGTH} (base64url makes 1024 about 1366 characters) for any
+ * seller event id that fitted without it, and bounds what the list adds to the host's stream
+ * per event (a token counts toward the stream's cumulative bound).
+ */
+export const MAX_AWAITED_CHARS = 1024;
 /** A JSON number text (RFC 8259 §6). */
 const JSON_NUMBER = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
 
@@ -136,6 +158,17 @@ export interface ResumeState {
    * (test/regressions/sse-resume-from-final-response-token.test.ts).
    */
   readonly final?: boolean;
+  /**
+   * Of a batch's stream only: its requests still without their response after this token's
+   * event, as opaque keys of their ids (response/batch-answers.ts awaitedKeys; duplicates
+   * kept), so that the stream resumed from this token ends once they are answered, as the
+   * first one would have (MCP 2025-03-26: the server SHOULD close the stream after all
+   * responses). Absent when unknown (tokens minted before it existed, a batch whose list is
+   * over {@link MAX_AWAITED_CHARS}): the resumed stream then waits for nothing it can tell.
+   * Reported failure (a reviewer: a resumed batch SSE stream did not know its request ids and
+   * could not end `ok`): test/regressions/sse-batch-resumed-stream-never-ends-cleanly.test.ts.
+   */
+  readonly awaited?: readonly string[];
   /**
    * The request's cumulative count so far: its stream's bytes through the event carrying this
    * token, plus what every earlier token of the stream added to the host's stream (a token's
@@ -355,6 +388,7 @@ function shapeProblem(s: ResumeState): string | undefined {
   if (s.toolName !== undefined && typeof s.toolName !== 'string') return 'toolName';
   if (s.answersNoRequest !== undefined && typeof s.answersNoRequest !== 'boolean') return 'answersNoRequest';
   if (s.final !== undefined && typeof s.final !== 'boolean') return 'final';
+  if (s.awaited !== undefined && !(Array.isArray(s.awaited) && s.awaited.every((k) => typeof k === 'string'))) return 'awaited';
   if (!isCount(s.usedBytes)) return 'usedBytes';
   if (!isCount(s.limitBytes)) return 'limitBytes';
   if (s.usedBytes > s.limitBytes) return 'usedBytes';
@@ -370,13 +404,14 @@ function encodePayload(s: ResumeState): string {
     throw new ResumeMintError('resume_state_invalid', `cannot mint a resume token: invalid ${problem}`);
   }
   // Key order fixed; optional keys omitted when null/undefined (shorter tokens).
-  const p: Record<string, string | number | boolean> = { u: s.upstreamId, a: s.agent };
+  const p: Record<string, string | number | boolean | readonly string[]> = { u: s.upstreamId, a: s.agent };
   if (s.rpcId !== null) p.i = s.rpcId;
   if (s.rpcIdText !== undefined) p.x = s.rpcIdText;
   if (s.method !== undefined) p.m = s.method;
   if (s.toolName !== undefined) p.t = s.toolName;
   if (s.answersNoRequest === true) p.r = true;
   if (s.final === true) p.f = true;
+  if (s.awaited !== undefined) p.w = s.awaited;
   p.b = s.usedBytes;
   p.l = s.limitBytes;
   p.v = s.protocolVersion;
@@ -409,6 +444,8 @@ function decodePayload(raw: unknown): ResumeState | undefined {
   // Only `true` is ever written (false is the key's absence).
   if (has('r') && own('r') !== true) return undefined;
   if (has('f') && own('f') !== true) return undefined;
+  const awaited = own('w');
+  if (has('w') && !(Array.isArray(awaited) && awaited.every((k) => typeof k === 'string'))) return undefined;
 
   const state: ResumeState = {
     upstreamId: own('u') as string,
@@ -419,6 +456,7 @@ function decodePayload(raw: unknown): ResumeState | undefined {
     toolName: toolName as string | undefined,
     ...(has('r') ? { answersNoRequest: true } : {}),
     ...(has('f') ? { final: true } : {}),
+    ...(has('w') ? { awaited: Object.freeze([...(awaited as string[])]) } : {}),
     usedBytes: own('b') as number,
     limitBytes: own('l') as number,
     protocolVersion: own('v') as string,

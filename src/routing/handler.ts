@@ -5,9 +5,9 @@
  */
 import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
-import type { GatewayConfig } from '../config/types.js';
+import type { AgentConfig, GatewayConfig, Limits } from '../config/types.js';
 import { observedMs } from '../errors/elapsed.js';
-import { parseMaxResponseBytesHeader, resolveCallLimits } from '../config/resolve.js';
+import { parseMaxResponseBytesHeader, resolveBatchLimits, resolveCallLimits } from '../config/resolve.js';
 import type { JsonRpcIdRef } from '../errors/json-rpc-text.js';
 import { createExchange, hasCumulativeBound, type Exchange, type RpcPeek } from '../exchange.js';
 import { answerStreamOver, answerWithLocalError, refuse } from '../errors/local-reply.js';
@@ -20,7 +20,8 @@ import { hasBatches, hostReadsStructuredContent, NO_BATCHES_SINCE, protocolVersi
 import { filterResponseHeaders } from '../response/headers.js';
 import { recordCounts } from '../response/body-source.js';
 import { handleUpstreamResponse } from '../response/pipeline.js';
-import type { ResumeCodec, ResumeState } from '../resume/token.js';
+import { MAX_AWAITED_CHARS, type ResumeCodec, type ResumeState } from '../resume/token.js';
+import { idsOfAwaitedKeys } from '../response/batch-answers.js';
 import { mergeQuery } from './query.js';
 import { withUpstreamHooks, type UpstreamDispatcher, type UpstreamHooks } from './dispatcher.js';
 import { isTransportFailure, rootCode } from './upstream-failure.js';
@@ -168,7 +169,7 @@ export function createMcpHandler(deps: HandlerDeps) {
       rpc = rpcOfResumedStream(resumed);
     }
 
-    const limits = resolveCallLimits(agent, rpc.toolName, resumed ? resumed.limitBytes : callLimit.value);
+    const limits = limitsOf(agent, rpc, resumed ? resumed.limitBytes : callLimit.value);
     const protocolVersion = resumed ? resumed.protocolVersion : protocolVersionOf(request.headers['mcp-protocol-version']);
     const stream = {
       startedAt: resumed ? resumed.streamStartedAt : Date.now(),
@@ -178,6 +179,8 @@ export function createMcpHandler(deps: HandlerDeps) {
     // Tokens of a stream with the cumulative bound carry its count (0 on the standalone GET
     // stream, which counts nothing); a stream answering no request says so (resume/token.ts).
     const bounded = hasCumulativeBound(rpc);
+    // A batch's tokens carry the levels its limits came from (batchLevelsText); made for batches only.
+    const batchLevels = rpc.kind === 'batch' ? batchLevelsText(agent, rpc.batchToolNames) : undefined;
     const answersNoRequest = rpc.kind === 'notification';
     const exchange = createExchange({
       agent,
@@ -188,24 +191,34 @@ export function createMcpHandler(deps: HandlerDeps) {
       stream,
       guard: deps.guard,
       endsSession: request.method === 'DELETE',
-      mintEventId: (upstreamId, usedBytes, final) => {
+      mintEventId: (upstreamId, usedBytes, final, awaited) => {
         // An id the seller could not get back exactly in a Last-Event-ID header is not made a token.
         if (!isResumableEventId(upstreamId)) return undefined;
+        const state = {
+          upstreamId,
+          agent: agent.name,
+          rpcId: rpc.id,
+          ...(rpc.idText !== undefined ? { rpcIdText: rpc.idText } : {}),
+          method: rpc.kind === 'batch' ? BATCH_METHOD : rpc.method,
+          toolName: rpc.kind === 'batch' ? batchLevels : rpc.toolName,
+          ...(answersNoRequest ? { answersNoRequest } : {}),
+          ...(final ? { final } : {}),
+          usedBytes: bounded ? usedBytes : 0,
+          limitBytes: limits.max_response_bytes,
+          protocolVersion,
+          streamStartedAt: stream.startedAt,
+        };
+        // A batch's requests still awaited ride along when they fit (resume/token.ts `w`); a
+        // token they would take over its length goes without them, as before.
+        if (awaited !== undefined && !final && JSON.stringify(awaited).length <= MAX_AWAITED_CHARS) {
+          try {
+            return deps.resume.mint({ ...state, awaited });
+          } catch {
+            // Minted below without them.
+          }
+        }
         try {
-          return deps.resume.mint({
-            upstreamId,
-            agent: agent.name,
-            rpcId: rpc.id,
-            ...(rpc.idText !== undefined ? { rpcIdText: rpc.idText } : {}),
-            method: rpc.kind === 'batch' ? BATCH_METHOD : rpc.method,
-            toolName: rpc.toolName,
-            ...(answersNoRequest ? { answersNoRequest } : {}),
-            ...(final ? { final } : {}),
-            usedBytes: bounded ? usedBytes : 0,
-            limitBytes: limits.max_response_bytes,
-            protocolVersion,
-            streamStartedAt: stream.startedAt,
-          });
+          return deps.resume.mint(state);
         } catch {
           return undefined;
         }
@@ -458,7 +471,7 @@ function guardOutcome(exchange: Exchange, callLimitSet: boolean): GuardOutcome {
   if (REASONS[reason as keyof typeof REASONS].code !== 'RESPONSE_TOO_LARGE') return 'other';
   if (reason === 'json_depth' || reason === 'json_nodes' || !callLimitSet) return 'breach';
   const { limits } = exchange;
-  const configured = resolveCallLimits(exchange.agent, exchange.rpc.toolName, undefined);
+  const configured = limitsOf(exchange.agent, exchange.rpc, undefined);
   const lowered = reason === 'sse_event' ? limits.max_sse_event_bytes < configured.max_sse_event_bytes : limits.max_response_bytes < configured.max_response_bytes;
   return lowered ? 'other' : 'breach';
 }
@@ -531,20 +544,70 @@ function acceptEncoding(codings: readonly string[]): string {
   return value;
 }
 
+/**
+ * The limits in force for a request (config/resolve.ts): a batch's, the strictest of its
+ * elements' levels (resolveBatchLimits; a reviewer: a batch escaped its tools' limits,
+ * test/regressions/batch-escapes-tool-limits.test.ts); any other's, its tool's or its agent's
+ * (resolveCallLimits). `call`: the `X-Max-Response-Bytes` value (bytes), or a resumed
+ * stream's limit, or undefined.
+ */
+function limitsOf(agent: AgentConfig, rpc: RpcPeek, call: number | undefined): Limits {
+  return rpc.kind === 'batch' ? resolveBatchLimits(agent, rpc.batchToolNames, call) : resolveCallLimits(agent, rpc.toolName, call);
+}
+
 /** Marks a batch's stream in a resume token (a batch has no single method or id). */
 const BATCH_METHOD = '';
 
 /**
+ * What a batch's resume tokens carry in `t` (resume/token.ts `toolName`), so that a stream
+ * resumed with `Last-Event-ID` gets the batch's limits again ({@link limitsOf}), as a single
+ * request's gets its tool's from its token: the batch's tools that have a `tools:` entry
+ * (`toolNames`: RpcPeek.batchToolNames), each once, in order, joined by `,` (a configured
+ * tool name has none: `^[A-Za-z0-9_.-]{1,128}$`, config/schema.ts), after an empty name when
+ * any element is at the agent's level (another method, a tool without an entry):
+ * `,get_products` is the agent's level and get_products', `get_products` get_products' alone.
+ * Undefined when every element is at the agent's level (as on tokens minted before: the
+ * agent's level). A replica older than this ignores `t` on a batch's token (agent's level).
+ * Read back by {@link rpcOfResumedStream}. Names are those configured when the stream
+ * started; the resumed stream resolves them against the config then in force.
+ */
+function batchLevelsText(agent: AgentConfig, toolNames: readonly (string | undefined)[] | undefined): string | undefined {
+  let agentLevel = false;
+  const tools = new Set<string>();
+  for (const name of toolNames ?? []) {
+    if (name !== undefined && Object.hasOwn(agent.tools, name)) tools.add(name);
+    else agentLevel = true;
+  }
+  if (tools.size === 0) return undefined;
+  return `${agentLevel ? ',' : ''}${[...tools].join(',')}`;
+}
+
+/**
  * The JSON-RPC facts of the stream a verified token resumes: a request's stream, a POSTed
  * notification's or response's (`notification`: bounded, errors for id null), a batch's
- * (without `batchRequestIds`: the token does not carry them, so the stream cannot tell when
- * the batch is answered and ends as an unanswered one: sse-stage.ts), or the standalone GET
- * stream.
+ * (its levels from `t`: {@link batchLevelsText}; its requests still awaited from `w`, so that
+ * the stream ends once they are answered, as the first one would have: sse-stage.ts; a token
+ * without `w` gives none, and the stream then ends as an unanswered batch's), or the
+ * standalone GET stream. Reported failure (a reviewer: a resumed batch stream did not know
+ * its request ids): test/regressions/sse-batch-resumed-stream-never-ends-cleanly.test.ts.
  */
 function rpcOfResumedStream(state: ResumeState): RpcPeek {
   if (state.answersNoRequest === true) return { kind: 'notification', id: state.rpcId, idText: state.rpcIdText, method: state.method, toolName: state.toolName };
   if (state.method === undefined) return NO_BODY;
-  if (state.method === BATCH_METHOD) return { kind: 'batch', id: null, idText: undefined, method: undefined, toolName: undefined };
+  if (state.method === BATCH_METHOD) {
+    const batchToolNames = state.toolName?.split(',').map((name) => (name === '' ? undefined : name));
+    // The requests still awaited when the token was minted (resume/token.ts `w`), when it carries them.
+    const batchRequestIds = state.awaited === undefined ? undefined : idsOfAwaitedKeys(state.awaited);
+    return {
+      kind: 'batch',
+      id: null,
+      idText: undefined,
+      method: undefined,
+      toolName: undefined,
+      ...(batchRequestIds !== undefined ? { batchRequestIds } : {}),
+      ...(batchToolNames !== undefined ? { batchToolNames } : {}),
+    };
+  }
   // The id as the host wrote it when a double cannot carry it (resume/token.ts `x`): the
   // seller's response is matched to it exactly, and errors carry it.
   return { kind: 'request', id: state.rpcId, idText: state.rpcIdText, method: state.method, toolName: state.toolName };

@@ -5,7 +5,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { BatchAnswers } from '../../src/response/batch-answers.js';
+import { BatchAnswers, idsOfAwaitedKeys } from '../../src/response/batch-answers.js';
 import type { RpcIdRef } from '../../src/exchange.js';
 
 const ref = (id: string | number | null, idText?: string): RpcIdRef => ({ id, idText });
@@ -54,4 +54,25 @@ test('no response: not JSON, a request, both result and error, no id, nested arr
     '',
   ]) assert.equal(a.take(data), false, data);
   assert.equal(a.done, false);
+});
+
+test('awaitedKeys and idsOfAwaitedKeys: a resumed stream waits for exactly what was left (sse-batch-resumed-stream-never-ends-cleanly)', () => {
+  const a = new BatchAnswers([ref(2), ref(9007199254740992, '9007199254740993'), ref('a'), ref('a'), ref(null), ref(0.1, '0.10000000000000000001'), ref(-0)]);
+  assert.equal(a.take(ok('"a"')), false);
+  const keys = a.awaitedKeys();
+  // One key per request left (an id awaited twice is listed twice), in the order first awaited.
+  assert.equal(keys.length, 6);
+  const ids = idsOfAwaitedKeys(keys);
+  assert.ok(ids !== undefined);
+  const resumed = new BatchAnswers(ids);
+  assert.deepEqual(resumed.awaitedKeys(), keys);
+  // The same rule as the first stream's: exact ids, one response each.
+  for (const miss of [ok('9007199254740992'), ok('"2"'), ok('0.1'), ok('2')]) resumed.take(miss);
+  assert.equal(resumed.done, false);
+  assert.equal(resumed.take(`[${ok('9007199254740993')},${ok('"a"')},${ok('null')},${ok('0.10000000000000000001')}]`), false);
+  assert.equal(resumed.take(ok('0e5')), true);
+  assert.deepEqual(resumed.awaitedKeys(), []);
+  // Keys of no id the gateway makes: not ids (the resumed stream then knows none).
+  for (const bad of [['x1'], ['n1.5'], ['n01e0'], ['n1e400'], ['z', '']]) assert.equal(idsOfAwaitedKeys(bad), undefined, JSON.stringify(bad));
+  assert.deepEqual(idsOfAwaitedKeys([]), []);
 });

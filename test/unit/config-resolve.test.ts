@@ -1,8 +1,9 @@
-// resolveCallLimits (call > tool > agent > defaults > built-in) and the X-Max-Response-Bytes parser.
+// resolveCallLimits (call > tool > agent > defaults > built-in), resolveBatchLimits (the strictest of a
+// batch's levels) and the X-Max-Response-Bytes parser.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { parseConfig } from '../../src/config/load.js';
-import { parseMaxResponseBytesHeader, resolveCallLimits } from '../../src/config/resolve.js';
+import { parseMaxResponseBytesHeader, resolveBatchLimits, resolveCallLimits } from '../../src/config/resolve.js';
 import type { AgentConfig, Limits } from '../../src/config/types.js';
 import { BUILTIN_GUARD } from '../../src/config/defaults.js';
 
@@ -161,6 +162,75 @@ describe('resolveCallLimits', () => {
     assert.deepEqual(resolveCallLimits(handBuilt, 't', undefined), { ...BASE, max_response_bytes: 100, max_sse_event_bytes: 100 });
     assert.deepEqual(resolveCallLimits(handBuilt, undefined, 10), { ...BASE, max_response_bytes: 10, max_sse_event_bytes: 10 });
     assert.equal(resolveCallLimits(handBuilt, undefined, 10_000).max_response_bytes, 5000);
+  });
+});
+
+describe('resolveBatchLimits (a reviewer: a batch escaped its tools\' limits)', () => {
+  const agent = agentFrom(
+    [
+      'defaults: { max_json_depth: 32 }',
+      'agents:',
+      '  acme:',
+      '    url: https://a.example/mcp',
+      '    max_response_bytes: 8388608', // 8 MiB
+      '    response_deadline_ms: 10000',
+      '    tools:',
+      '      list_products: { max_response_bytes: 1048576, max_json_nodes: 500 }', // 1 MiB
+      '      get_report: { max_response_bytes: 16777216, max_json_depth: 10, dedupe_text: "off", sse_idle_timeout_ms: 1000 }',
+      '      t: { max_sse_event_bytes: 65536 }',
+      '',
+    ].join('\n'),
+  );
+
+  it('no element at a tool\'s level (none, other methods, unconfigured tools): the agent\'s precomputed limits', () => {
+    for (const names of [undefined, [], [undefined], [undefined, 'get_products', 'constructor', '__proto__']]) {
+      assert.equal(resolveBatchLimits(agent, names, undefined), agent.limits);
+    }
+  });
+
+  it('one level: that level\'s precomputed limits, as for a single call of the tool', () => {
+    assert.equal(resolveBatchLimits(agent, ['list_products'], undefined), resolveCallLimits(agent, 'list_products', undefined));
+    assert.equal(resolveBatchLimits(agent, ['get_report', 'get_report'], undefined), resolveCallLimits(agent, 'get_report', undefined));
+  });
+
+  it('several levels: limit by limit the strictest, frozen', () => {
+    const limits = resolveBatchLimits(agent, ['list_products', undefined, 'get_report'], undefined);
+    assert.deepEqual(limits, {
+      ...BASE,
+      max_response_bytes: 1 * MiB,
+      max_sse_event_bytes: 1 * MiB,
+      max_json_depth: 10,
+      max_json_nodes: 500,
+      sse_idle_timeout_ms: 1000,
+      dedupe_text: 'off',
+    });
+    assert.ok(Object.isFrozen(limits));
+    // A looser tool and the agent: the agent's bound wins where it is the smaller.
+    assert.deepEqual(resolveBatchLimits(agent, ['get_report', undefined], undefined), { ...BASE, max_json_depth: 10, dedupe_text: 'off', sse_idle_timeout_ms: 1000 });
+  });
+
+  it('the SSE event limit: the smallest explicit one of any level, capped by the resulting response limit', () => {
+    assert.equal(resolveBatchLimits(agent, ['t', 'get_report'], undefined).max_sse_event_bytes, 65_536);
+    assert.equal(resolveBatchLimits(agent, ['t', 'list_products'], 1000).max_sse_event_bytes, 1000);
+    assert.equal(resolveBatchLimits(agent, ['get_report', 'list_products'], undefined).max_sse_event_bytes, 1 * MiB);
+  });
+
+  it('X-Max-Response-Bytes applies as for one call: lowers it; raises it only up to max_call_response_bytes', () => {
+    assert.equal(resolveBatchLimits(agent, ['list_products', undefined], 1000).max_response_bytes, 1000);
+    assert.equal(resolveBatchLimits(agent, ['list_products', undefined], 2 * MiB).max_response_bytes, 1 * MiB);
+    const ceiling = agentFrom(
+      [
+        'agents:',
+        '  acme:',
+        '    url: https://a.example/mcp',
+        '    max_call_response_bytes: 3145728', // 3 MiB
+        '    tools:',
+        '      list_products: { max_response_bytes: 1048576 }',
+        '',
+      ].join('\n'),
+    );
+    assert.equal(resolveBatchLimits(ceiling, ['list_products', undefined], 2 * MiB).max_response_bytes, 2 * MiB);
+    assert.equal(resolveBatchLimits(ceiling, ['list_products', undefined], 8 * MiB).max_response_bytes, 3 * MiB);
   });
 });
 

@@ -445,7 +445,15 @@ test('params, a host response and initialize: the exact refusals, single and in 
   // The one accepted batch below: its requests are ids 1 and 2 (the response, id 7, is none).
   const batch = {
     ok: true,
-    peek: { kind: 'batch', id: null, idText: undefined, method: undefined, toolName: undefined, batchRequestIds: [{ id: 1, idText: undefined }, { id: 2, idText: undefined }] },
+    peek: {
+      kind: 'batch',
+      id: null,
+      idText: undefined,
+      method: undefined,
+      toolName: undefined,
+      batchRequestIds: [{ id: 1, idText: undefined }, { id: 2, idText: undefined }],
+      batchToolNames: ['t', undefined, undefined],
+    },
   };
   const PARAMS = 'Invalid Request: "params" must be an object or an array.';
   const BOTH = 'a response must carry "result" or "error", not both';
@@ -507,7 +515,7 @@ test('a batch names its first element that is no JSON-RPC message, in both readi
     [`[${call},null]`, refused('Invalid Request: batch element 1 is not a JSON-RPC message (null, not an object).')],
     // Over 1 KiB: the body and its large element read by the scan.
     [`[${pad(2000)}, ${pad(10)} ,"]"]`, refused('Invalid Request: batch element 2 is not a JSON-RPC message (a string, not an object).')],
-    [`[${pad(2000)},{"jsonrpc":"2.0","id":1,"result":1},{"jsonrpc":"2.0","method":"n"}]`, { ok: true, peek: { kind: 'batch', id: null, idText: undefined, method: undefined, toolName: undefined, batchRequestIds: [{ id: 9, idText: undefined }] } }],
+    [`[${pad(2000)},{"jsonrpc":"2.0","id":1,"result":1},{"jsonrpc":"2.0","method":"n"}]`, { ok: true, peek: { kind: 'batch', id: null, idText: undefined, method: undefined, toolName: undefined, batchRequestIds: [{ id: 9, idText: undefined }], batchToolNames: ['t', undefined, undefined] } }],
   ] as const) {
     assert.ok(same(body), `the scan decides ${body.slice(0, 80)}`);
     assert.deepEqual(peekJsonRpc(Buffer.from(body), BOUNDS), expected, body.slice(0, 80));
@@ -555,6 +563,26 @@ test('a batch keeps the ids of its requests, exactly, in both readings (sse-batc
   // Single messages carry no such field.
   const single = peekJsonRpc(Buffer.from('{"jsonrpc":"2.0","id":1,"method":"ping"}'), BOUNDS);
   assert.ok(single.ok && !('batchRequestIds' in single.peek));
+});
+
+test('a batch keeps each element\'s tool name, in order, in both readings (batch-escapes-tool-limits)', () => {
+  const tools = (body: string) => {
+    assert.ok(same(body), `the scan decides ${body.slice(0, 80)}`);
+    const result = peekJsonRpc(Buffer.from(body), BOUNDS);
+    assert.ok(result.ok && result.peek.kind === 'batch', body.slice(0, 80));
+    return result.peek.batchToolNames;
+  };
+  const call = (name: string, extra = '') => `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{${extra}"name":${name}}}`;
+  const big = (name: string) => call(name, `"arguments":{"a":"${'p'.repeat(1200)}"},`);
+  const note = '{"jsonrpc":"2.0","method":"notifications/initialized"}';
+  // A tools/call (a request, or a notification) has its tool; anything else, or a name that is no string, none.
+  assert.deepEqual(tools(`[${call('"a"')},${note},{"jsonrpc":"2.0","id":5,"result":{}},${call('7')},{"jsonrpc":"2.0","method":"tools/call","params":{"name":"b"}},${call('"a"')}]`), ['a', undefined, undefined, undefined, 'b', 'a']);
+  // Large elements (scanned): the name read from the element's params, escapes decoded, the last duplicate key.
+  assert.deepEqual(tools(`[${big('"x"')},${note},${big('"\\u0079"')},${call('"z"', '"name":"w",')}]`), ['x', undefined, 'y', 'z']);
+  assert.deepEqual(tools(`[${note},{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{"name":"n"}}]`), [undefined, undefined]);
+  // Single messages carry no such field.
+  const single = peekJsonRpc(Buffer.from(call('"a"')), BOUNDS);
+  assert.ok(single.ok && !('batchToolNames' in single.peek));
 });
 
 test('random batches, small and large elements: the scan reading equals the parse reading', () => {

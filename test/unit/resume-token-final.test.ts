@@ -61,3 +61,21 @@ test("an older replica's token (no `f`) verifies; `f` other than true is invalid
 test('mint refuses a non-boolean final', () => {
   assert.throws(() => codec.mint({ ...base, final: 1 } as unknown as Omit<ResumeState, 'issuedAt'>), (e: unknown) => e instanceof ResumeMintError && e.code === 'resume_state_invalid' && /final/.test(e.message));
 });
+
+test('a batch\'s token may carry the requests still awaited (`w`, after `f`\'s place, before the counts); absent, none; anything but an array of strings is invalid', () => {
+  const batch = { ...base, rpcId: null, method: '', toolName: undefined };
+  const token = codec.mint({ ...batch, awaited: ['n2e0', 'sa', 'z'] });
+  assert.deepEqual(Object.keys(payloadOf(token)), ['u', 'a', 'm', 'w', 'b', 'l', 'v', 's', 'n']);
+  const v = codec.verify(token, 'a');
+  assert.ok(v.ok);
+  assert.deepEqual(v.state.awaited, ['n2e0', 'sa', 'z']);
+  assert.ok(Object.isFrozen(v.state.awaited));
+  const empty = codec.verify(codec.mint({ ...batch, awaited: [] }), 'a');
+  assert.ok(empty.ok);
+  assert.deepEqual(empty.state.awaited, []);
+  const without = codec.verify(codec.mint(batch), 'a');
+  assert.ok(without.ok && !('awaited' in without.state));
+  const p = payloadOf(token);
+  for (const w of [null, 'n2e0', [1], [null], {}]) assert.deepEqual(codec.verify(signed({ ...p, w }), 'a').ok, false, JSON.stringify(w));
+  assert.throws(() => codec.mint({ ...batch, awaited: [1] } as unknown as Omit<ResumeState, 'issuedAt'>), (e: unknown) => e instanceof ResumeMintError && /awaited/.test(e.message));
+});
