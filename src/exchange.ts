@@ -8,6 +8,7 @@
 import type { AgentConfig, Limits } from './config/types.js';
 import type { AgentGuard, BufferLease } from './admission/agent-guard.js';
 import type { BodySource } from './response/body-source.js';
+import type { TextBoundReason } from './mcp/types.js';
 
 /** The JSON-RPC facts the gateway reads from the request it forwards (ARCHITECTURE §2, gateway issue item 4). */
 export interface RpcPeek {
@@ -150,6 +151,16 @@ export interface Exchange {
   /** Normalization actions applied (`deduped`, `lifted`). */
   actions: string[];
   /**
+   * Set when the response's tool result was left unlifted because of a bound (normalize.ts
+   * `NormalizeOutcome.textNotLifted`, recorded by response/rewrite.ts rewriteResponse, the one
+   * place the JSON and SSE paths decide a result is not lifted): the reason of the first text
+   * item that may hold a JSON object and was skipped, `text_bytes`, `json_depth` or
+   * `json_nodes`; undefined otherwise (the common case). The exchange line's `text_not_lifted`
+   * and `adcp_gateway_texts_not_lifted_total` (README, Logs and Metrics). Source: a reviewer,
+   * "a text over the bounds was silently not lifted".
+   */
+  textNotLifted: TextBoundReason | undefined;
+  /**
    * Aborts the upstream request, set once the dispatcher starts it. Safe to call repeatedly
    * (a no-op once undici has completed the request). A normal end passes the shared
    * `GATEWAY_FINISHED` (errors/abort.ts): no error is built per exchange.
@@ -232,6 +243,7 @@ export function createExchange(init: {
     outcome: undefined,
     reason: undefined,
     actions: [],
+    textNotLifted: undefined,
     abortUpstream: () => {},
     finished: false,
     sseStarted: false,

@@ -7,7 +7,9 @@ export {
   extractAdcpResponse,
   extractAdcpError,
   findLiftableTextItem,
+  findLiftableTextOrBound,
   parseTextObject,
+  readTextObject,
   validateAdcpError,
 } from './mcp/extract.js';
 export type { TextObjectMatch } from './mcp/extract.js';
@@ -35,6 +37,7 @@ export type {
   JsonRpcId,
   JsonRpcResultResponse,
   TextContent,
+  TextBoundReason,
   TextJsonBounds,
   ToolErrorResult,
 } from './mcp/types.js';

@@ -14,7 +14,7 @@
  */
 import { checkJsonBounds } from './json-bounds.js';
 import { scanJson } from './json-scan.js';
-import type { AdcpError, TextJsonBounds } from './types.js';
+import type { AdcpError, TextBoundReason, TextJsonBounds } from './types.js';
 
 /** 4 MiB: the spec's recommended client limit, and the default bound on one `content[].text` item (mcp-response-extraction §Size Limits). */
 export const DEFAULT_MAX_TEXT_BYTES = 4_194_304;
@@ -66,7 +66,8 @@ export function firstSignificant(text: string): number {
  * `bounds.maxTextBytes` UTF-8 bytes (default 4 MiB), does not start (after JSON
  * whitespace) with `{`, breaks `bounds.maxDepth` / `bounds.maxNodes` (checked only when
  * given, before parsing), is not valid JSON, or parses to anything but a non-array object.
- * Never throws on seller input.
+ * Never throws on seller input. {@link readTextObject} gives the same answer and also says
+ * which bound, when one decided.
  *
  * Rules: size check before `JSON.parse` (mcp-response-extraction §Size Limits); only
  * non-array objects are accepted (§Client Library Requirements 3); structure bounds before
@@ -79,10 +80,42 @@ export function firstSignificant(text: string): number {
  * test/unit/dedupe-splice.test.ts compare the paths' output).
  */
 export function parseTextObject(text: unknown, bounds: TextJsonBounds = {}): Record<string, unknown> | undefined {
+  const read = readTextObject(text, bounds);
+  return typeof read === 'string' ? undefined : read;
+}
+
+/**
+ * {@link parseTextObject}, saying why when a bound, not the text's content, kept it from being
+ * read: the parsed object; a {@link TextBoundReason} for a text that may hold a JSON object and
+ * was skipped for a bound; `undefined` for every other text (not a non-empty string, not
+ * starting with `{` after JSON whitespace, not JSON, not an object). Never throws on seller
+ * input.
+ *
+ * A reason is given only for a text whose first character after JSON whitespace is `{`, in
+ * the order the rules apply:
+ * - `text_bytes`: over `bounds.maxTextBytes` UTF-8 bytes (default 4 MiB). Nothing more of it
+ *   is read (the size is checked before anything else, mcp-response-extraction §Size Limits),
+ *   so it is named whatever the rest holds: not JSON, or over a structure bound too;
+ * - `json_depth` / `json_nodes`: within the size, and valid JSON up to the value that broke
+ *   that bound (when both break at one bracket, `json_depth`), as the validating scan
+ *   (json-scan.ts) reads it. Whatever follows that value is not read: the text may be invalid
+ *   after it, or `adcp_error`-only (callers cannot tell, and need not: it was skipped). A text
+ *   that is not JSON before any bound breaks (`{"a": oops [[[[…`) is no JSON, not over a
+ *   bound, as the scan-based paths (json-scan.ts scanStringText) judge it.
+ *
+ * Cost: none over parseTextObject for a text that is read or is no JSON (no allocation: a
+ * reason is a string constant); a text over a structure bound is scanned once more, its UTF-8
+ * bytes by the validating scan, when it is shorter than 16 Ki characters (the bound check of
+ * those texts, `checkJsonBounds`, counts on past a syntax error).
+ *
+ * Source: a reviewer, "a text over the bounds was silently not lifted": normalize.ts reports
+ * the reason (`NormalizeOutcome.textNotLifted`), the gateway logs and counts it
+ * (test/regressions/text-over-bounds-not-lifted-silently.test.ts).
+ */
+export function readTextObject(text: unknown, bounds: TextJsonBounds = {}): Record<string, unknown> | TextBoundReason | undefined {
   if (typeof text !== 'string' || text.length === 0) return undefined;
-  if (utf8LengthExceeds(text, bounds.maxTextBytes ?? DEFAULT_MAX_TEXT_BYTES)) return undefined;
-  const start = firstSignificant(text);
-  if (start === -1 || text.charCodeAt(start) !== 0x7b /* { */) return undefined;
+  if (utf8LengthExceeds(text, bounds.maxTextBytes ?? DEFAULT_MAX_TEXT_BYTES)) return startsAsObject(text) ? 'text_bytes' : undefined;
+  if (!startsAsObject(text)) return undefined;
   let facts: ParsedTextFacts | undefined;
   if (bounds.maxDepth !== undefined || bounds.maxNodes !== undefined) {
     const limits = { maxDepth: bounds.maxDepth ?? Infinity, maxNodes: bounds.maxNodes ?? Infinity };
@@ -91,9 +124,9 @@ export function parseTextObject(text: unknown, bounds: TextJsonBounds = {}): Rec
       // precision (the callers' next check). Invalid JSON fails here instead of in JSON.parse.
       const bytes = Buffer.from(text, 'utf8');
       const scan = scanJson(bytes, limits);
-      if (!scan.ok) return undefined;
+      if (!scan.ok) return scan.reason === 'syntax' ? undefined : scan.reason;
       facts = { bytes, numbersRoundTrip: !scan.numberMayBeLossy };
-    } else if (!checkJsonBounds(text, limits).ok) return undefined;
+    } else if (!checkJsonBounds(text, limits).ok) return scannedBoundReason(Buffer.from(text, 'utf8'), limits);
   }
   let parsed: unknown;
   try {
@@ -104,6 +137,22 @@ export function parseTextObject(text: unknown, bounds: TextJsonBounds = {}): Rec
   if (!isJsonObject(parsed)) return undefined;
   if (facts !== undefined) textFacts.set(parsed, facts);
   return parsed;
+}
+
+/**
+ * The bound `bytes` (a whole JSON text) breaks as the validating scan reads it (json-scan.ts):
+ * `json_depth` / `json_nodes`, or undefined when it is invalid before any bound breaks, or is
+ * within both (checkJsonBounds, which does not validate, said otherwise).
+ */
+function scannedBoundReason(bytes: Uint8Array, limits: { maxDepth: number; maxNodes: number }): TextBoundReason | undefined {
+  const scan = scanJson(bytes, limits);
+  return scan.ok || scan.reason === 'syntax' ? undefined : scan.reason;
+}
+
+/** The text's first character after JSON whitespace is `{`: the only texts `JSON.parse` can make an object of. */
+function startsAsObject(text: string): boolean {
+  const start = firstSignificant(text);
+  return start !== -1 && text.charCodeAt(start) === 0x7b /* { */;
 }
 
 /**
@@ -149,14 +198,31 @@ export function findTextObject(
   bounds: TextJsonBounds,
   accept: (value: Record<string, unknown>) => boolean,
 ): TextObjectMatch | null {
+  const found = walkTextObjects(content, bounds, accept);
+  return typeof found === 'string' ? null : found;
+}
+
+/**
+ * {@link findTextObject}, and when nothing matches, why the walk may have missed one: the
+ * {@link TextBoundReason} of the first text item skipped for a bound ({@link readTextObject}),
+ * else `null`. A match wins over any earlier skipped item (the spec skips it, and the walk's
+ * answer is the match). No allocation for the reason (a string constant).
+ */
+function walkTextObjects(
+  content: unknown,
+  bounds: TextJsonBounds,
+  accept: (value: Record<string, unknown>) => boolean,
+): TextObjectMatch | TextBoundReason | null {
   if (!Array.isArray(content)) return null;
+  let skipped: TextBoundReason | null = null;
   for (let index = 0; index < content.length; index++) {
     const item: unknown = content[index];
     if (!isJsonObject(item) || ownValue(item, 'type') !== 'text') continue;
-    const value = parseTextObject(ownValue(item, 'text'), bounds);
-    if (value !== undefined && accept(value)) return { index, value };
+    const value = readTextObject(ownValue(item, 'text'), bounds);
+    if (typeof value === 'string') skipped ??= value;
+    else if (value !== undefined && accept(value)) return { index, value };
   }
-  return null;
+  return skipped;
 }
 
 /**
@@ -168,8 +234,23 @@ export function findTextObject(
  * `result`: anything; non-objects and results without a `content` array give `null`.
  */
 export function findLiftableTextItem(result: unknown, bounds: TextJsonBounds = {}): TextObjectMatch | null {
+  const found = findLiftableTextOrBound(result, bounds);
+  return typeof found === 'string' ? null : found;
+}
+
+/**
+ * {@link findLiftableTextItem}, saying why when it finds nothing and a bound may be the cause:
+ * the match; else the {@link TextBoundReason} of the first text item that may hold a JSON
+ * object and was skipped for a bound ({@link readTextObject}); else `null` (no item, or none
+ * but texts that are not JSON objects or are `adcp_error`-only). A text over a bound before
+ * the match does not count: it was skipped, as the spec says, and the match is lifted.
+ *
+ * Source: a reviewer, "a text over the bounds was silently not lifted" (normalize.ts
+ * `NormalizeOutcome.textNotLifted`).
+ */
+export function findLiftableTextOrBound(result: unknown, bounds: TextJsonBounds = {}): TextObjectMatch | TextBoundReason | null {
   if (!isJsonObject(result)) return null;
-  return findTextObject(ownValue(result, 'content'), bounds, (value) => !isAdcpErrorOnly(value));
+  return walkTextObjects(ownValue(result, 'content'), bounds, (value) => !isAdcpErrorOnly(value));
 }
 
 /**

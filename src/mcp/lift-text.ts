@@ -33,7 +33,9 @@ const STATUS_MAX_WRITTEN = 6 * 32 + 2;
  * - a {@link LiftableText}: `parseTextObject(text, bounds)` gives an object that is not
  *   `adcp_error`-only and whose numbers all round-trip through a double;
  * - `'skip'`: `parseTextObject` gives no object, or an `adcp_error`-only one (the text
- *   fallback goes on to the next item);
+ *   fallback goes on to the next item). It does not say whether a bound decided: a result
+ *   with no lifted text goes to the parse path (lift-splice.ts), where extract.ts
+ *   readTextObject says so (the exchange's `text_not_lifted`);
  * - `'unknown'`: not decided here (a lone surrogate, more members than the scan records, a
  *   number that loses digits through a double: the lift is refused, normalize.ts): the
  *   caller takes the parse path.

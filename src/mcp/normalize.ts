@@ -5,11 +5,12 @@
  * Pure: never mutates its input. Callers decide whether it applies at all (hosts on MCP
  * 2025-06-18 or later, `dedupe_text` not `off`; ARCHITECTURE §5).
  */
-import { findLiftableTextItem, isAdcpErrorOnly, isJsonObject, ownValue, parsedTextFacts, parseTextObject, utf8LengthExceeds } from './extract.js';
+import { findLiftableTextOrBound, isAdcpErrorOnly, isJsonObject, ownValue, parsedTextFacts, parseTextObject, utf8LengthExceeds } from './extract.js';
 import { jsonDeepEqual } from './deep-equal.js';
 import { collapsesDuplicateKeys } from './duplicate-keys.js';
 import { hasLossyNumber } from './json-numbers.js';
 import { SUMMARY_JSON_MAX_BYTES, summarizeStructuredContent } from './summary.js';
+import type { TextBoundReason } from './types.js';
 
 /** Limits for normalization; the same bounds the gateway applies to whole messages. */
 export interface NormalizeOptions {
@@ -44,6 +45,21 @@ export interface NormalizeOutcome {
   action: 'none' | 'deduped' | 'lifted';
   /** Number of text items whose `text` was replaced by a summary. */
   replacedItems: number;
+  /**
+   * Present only when nothing was lifted and a bound may be why: the result has no
+   * `structuredContent`, and the text fallback found no liftable object
+   * (extract.ts findLiftableTextOrBound) but skipped a text item that may hold one (it starts
+   * with `{`) for a bound: `text_bytes` (over `maxTextBytes` UTF-8 bytes), `json_depth` (over
+   * `maxDepth` levels) or `json_nodes` (over `maxNodes` values), that of the first such item
+   * (extract.ts readTextObject says exactly which texts). Absent whenever a text was lifted
+   * (an over-bound item before it was only skipped, as the spec says), for a result with
+   * `structuredContent` or `isError`, and when the lift was refused for another cause (a number
+   * that loses digits). The result is then unchanged (`changed: false`, the same object).
+   *
+   * Source: a reviewer, "a text over the bounds was silently not lifted": the gateway logs it
+   * (`text_not_lifted`) and counts it (`adcp_gateway_texts_not_lifted_total`).
+   */
+  textNotLifted?: TextBoundReason;
 }
 
 /**
@@ -64,7 +80,7 @@ export interface NormalizeOutcome {
  * `structuredContent` itself is never modified.
  *
  * `structuredContent` absent: the first liftable text item (the extraction algorithm's
- * text fallback, {@link findLiftableTextItem}, with the same size and structure bounds;
+ * text fallback, {@link findLiftableTextOrBound}, with the same size and structure bounds;
  * `adcp_error`-only objects are not liftable) becomes `structuredContent` (appended as the
  * last key), and that item's text becomes the summary (whatever its length), as does any
  * later text item deep-equal to it that is longer than its summary -> `lifted`. (The lift adds
@@ -73,7 +89,8 @@ export interface NormalizeOutcome {
  * escapes the text's string spent, under ~220 bytes, once per answer. Pure, this function
  * knows no limit: the JSON and SSE stages send the seller's answer instead of a lift that would
  * not fit `max_response_bytes`, response/rewrite-room.ts.) Over-bound or non-object text is
- * simply not lifted (no error).
+ * simply not lifted (no error); when nothing else is lifted either, the outcome says which
+ * bound the first such text broke (`textNotLifted`).
  *
  * Number precision ({@link hasLossyNumber}): a text item whose JSON holds a number that
  * JavaScript numbers can't reproduce exactly (`9007199254740993`, `12345678901234567890`,
@@ -109,9 +126,11 @@ export function normalizeToolResult(result: unknown, opts: NormalizeOptions): No
     return { result: copyWith(result, items, undefined), changed: true, action: 'deduped', replacedItems: replaced };
   }
 
-  const lift = findLiftableTextItem(result, opts);
+  const lift = findLiftableTextOrBound(result, opts);
   if (lift === null) return unchanged;
-  // findLiftableTextItem only returns text items whose own `text` is a string.
+  // Nothing liftable, and the first text that may have been is over a bound: say which.
+  if (typeof lift === 'string') return { result, changed: false, action: 'none', replacedItems: 0, textNotLifted: lift };
+  // findLiftableTextOrBound only matches text items whose own `text` is a string.
   if (mayLoseDigits(ownValue(content[lift.index] as object, 'text') as string, lift.value)) return unchanged;
   const { items, replaced } = summarizeCopies(content, lift.index, lift.value, opts, lift.index);
   return { result: copyWith(result, items, lift.value), changed: true, action: 'lifted', replacedItems: replaced };

@@ -89,3 +89,15 @@ export interface TextJsonBounds {
   /** JSON node bound checked before `JSON.parse` (ARCHITECTURE §5). */
   maxNodes?: number;
 }
+
+/**
+ * Why a `content[].text` that may hold a JSON object (its first character after JSON
+ * whitespace is `{`) was not read as one because of a bound, not because of what it holds
+ * (extract.ts readTextObject): `text_bytes`, its UTF-8 bytes over `maxTextBytes`; `json_depth`
+ * / `json_nodes`, its JSON over `maxDepth` / `maxNodes` (the strings of the
+ * `details.reason` values of the same whole-message bounds, src/errors/codes.ts). The spec
+ * skips such an item (mcp-response-extraction §Extraction Algorithm step 3); the gateway says
+ * so in its exchange line (`text_not_lifted`) and metrics. Source: a reviewer, "a text over the
+ * bounds was silently not lifted" (test/regressions/text-over-bounds-not-lifted-silently.test.ts).
+ */
+export type TextBoundReason = 'text_bytes' | 'json_depth' | 'json_nodes';

@@ -194,7 +194,7 @@ function bounded<T>(value: T): T | string {
 
 /**
  * The one log line per exchange (msg `exchange`). Always the same fields, `null` when not
- * applicable: agent, http_method (the host's: `POST`, `GET`, `DELETE`), method, rpc_kind
+ * applicable (but one, below): agent, http_method (the host's: `POST`, `GET`, `DELETE`), method, rpc_kind
  * (metrics.ts `rpcKindLabel`: `request`, `notification`, `response`, `batch`, `none`; it tells
  * apart the exchanges whose method is null), tool, rpc_id (the JSON-RPC request id), status
  * (to the host; null when the host went away before any response head),
@@ -210,9 +210,14 @@ function bounded<T>(value: T): T | string {
  *
  * bytes_to_host is the body handed to the host's response (exchange.ts `bytesToHost`): for
  * `host_aborted`, what was handed over before the host left, not what it read.
+ *
+ * One field only when it applies (absent otherwise, so the common line is unchanged):
+ * text_not_lifted, the reason a tool result was left unlifted (exchange.ts `textNotLifted`:
+ * `text_bytes`, `json_depth` or `json_nodes`, the bound the first text that may hold its JSON
+ * broke). Source: a reviewer, "a text over the bounds was silently not lifted".
  */
 export function exchangeLogFields(exchange: Exchange, hostStatus: number | null, httpMethod: string): Record<string, unknown> {
-  return {
+  const fields: Record<string, unknown> = {
     agent: exchange.agent.name,
     http_method: httpMethod,
     method: bounded(exchange.rpc.method ?? null),
@@ -229,6 +234,8 @@ export function exchangeLogFields(exchange: Exchange, hostStatus: number | null,
     reason: exchange.reason ?? null,
     duration_ms: Math.round(Number(process.hrtime.bigint() - exchange.startedAt) / 1e3) / 1e3,
   };
+  if (exchange.textNotLifted !== undefined) fields.text_not_lifted = exchange.textNotLifted;
+  return fields;
 }
 
 /** First segments of the literal `REDACT_PATHS` (`req`, `res`, `headers`, `resume`, `secret`). */

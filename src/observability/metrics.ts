@@ -4,7 +4,8 @@
  *
  * Label cardinality is bounded by construction: `agent` comes from the config, `method` from
  * a fixed list of MCP method names (anything else is `other`), `outcome` and `reason` from
- * the gateway's own catalogs, `surface` from a fixed list. Tool names, ids and anything else
+ * the gateway's own catalogs (a text bound's three reasons: mcp/types.ts TextBoundReason),
+ * `surface` from a fixed list. Tool names, ids and anything else
  * a host or seller chooses never become a label value.
  */
 import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
@@ -152,6 +153,11 @@ export function createMetrics(opts: CreateMetricsOptions = {}): GatewayMetrics {
   const hostBytes = tallied('host_bytes_total', 'Body bytes written to hosts.', ['agent']);
   const dedupeSaved = tallied('dedupe_saved_bytes_total', 'Bytes removed from tool results by dedupe and normalization.', ['agent']);
   const breaches = tallied('limit_breaches_total', 'Exchanges answered with a minted AdCP error, by details.reason (docs/errors.md).', ['agent', 'reason']);
+  const textsNotLifted = tallied(
+    'texts_not_lifted_total',
+    'Tool results left unlifted because the first text that may hold their JSON object was over a bound (text_bytes, json_depth, json_nodes); one per result.',
+    ['agent', 'reason'],
+  );
   const duration = new TalliedHistogram({
     name: `${METRIC_PREFIX}exchange_duration_seconds`,
     help: "Exchange duration, from the host's request to the end of the host's response.",
@@ -209,7 +215,7 @@ export function createMetrics(opts: CreateMetricsOptions = {}): GatewayMetrics {
   );
   reloads.inc({ result: 'ok' }, 0);
   reloads.inc({ result: 'error' }, 0);
-  const tally = new ExchangeTally({ exchanges, sellerBytes, hostBytes, dedupeSaved, breaches, resumes });
+  const tally = new ExchangeTally({ exchanges, sellerBytes, hostBytes, dedupeSaved, breaches, textsNotLifted, resumes });
 
   return {
     registry,
@@ -242,6 +248,8 @@ class AgentCounts {
   readonly exchanges = new Map<string, Map<string, number>>();
   /** Breaches by `reason` label. */
   readonly breaches = new Map<string, number>();
+  /** Results not lifted for a bound, by `reason` label (exchange.ts `textNotLifted`). */
+  readonly textsNotLifted = new Map<string, number>();
   raw = 0;
   decoded = 0;
   toHost = 0;
@@ -255,6 +263,7 @@ interface TalliedCounters {
   hostBytes: Counter<'agent'>;
   dedupeSaved: Counter<'agent'>;
   breaches: Counter<'agent' | 'reason'>;
+  textsNotLifted: Counter<'agent' | 'reason'>;
   resumes: Counter<'agent'>;
 }
 
@@ -284,6 +293,9 @@ class ExchangeTally {
     counts.saved += exchange.bytesSaved;
     const reason = breachReason(exchange.outcome, exchange.reason);
     if (reason !== undefined) counts.breaches.set(reason, (counts.breaches.get(reason) ?? 0) + 1);
+    // Rare (a text over a bound, nothing lifted): one property read on every other exchange.
+    const notLifted = exchange.textNotLifted;
+    if (notLifted !== undefined) counts.textsNotLifted.set(notLifted, (counts.textsNotLifted.get(notLifted) ?? 0) + 1);
     if (exchange.stream.resumeFrom !== undefined) counts.resumes++;
   }
 
@@ -297,6 +309,8 @@ class ExchangeTally {
       }
       for (const [reason, n] of counts.breaches) if (n > 0) c.breaches.inc({ agent, reason }, n);
       counts.breaches.clear();
+      for (const [reason, n] of counts.textsNotLifted) if (n > 0) c.textsNotLifted.inc({ agent, reason }, n);
+      counts.textsNotLifted.clear();
       if (counts.raw > 0) c.sellerBytes.inc({ agent, kind: 'raw' }, counts.raw);
       if (counts.decoded > 0) c.sellerBytes.inc({ agent, kind: 'decoded' }, counts.decoded);
       if (counts.toHost > 0) c.hostBytes.inc({ agent }, counts.toHost);

@@ -26,6 +26,13 @@
  * `structuredContent`, a lifted text with no lone surrogate, at most SCAN_TEXT_MEMBERS members
  * and numbers that round-trip, and no text item after it that holds an object (it might be a
  * copy, which needs the parsed value to compare).
+ *
+ * Not lifted: a result with no liftable text is always declined (`undefined`), whatever its
+ * texts hold, so the parse path decides it, and it alone records a text skipped for a bound
+ * (rewrite.ts -> normalize.ts `textNotLifted`: the exchange line's `text_not_lifted`). An
+ * over-bound text before the lifted one is skipped here as there (the judge's `'skip'`), and
+ * counts in neither. A reviewer: "a text over the bounds was silently not lifted"
+ * (test/regressions/text-over-bounds-not-lifted-silently.test.ts).
  */
 import type { Exchange } from '../exchange.js';
 import type { JsonScanSummary } from '../mcp/json-scan.js';

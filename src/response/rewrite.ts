@@ -115,6 +115,13 @@ export interface RawTextFacts {
  * number outside strings (unless `facts.numbersRoundTrip`); checked only after normalization
  * found something to change, so messages left alone cost nothing extra. Without `raw` no such
  * check is made: every stage that re-serializes the outcome must pass it.
+ *
+ * A tool result left unlifted because a text that may hold its JSON was over a bound
+ * (normalize.ts `NormalizeOutcome.textNotLifted`) is recorded on the exchange
+ * (`exchange.textNotLifted`: the exchange line's `text_not_lifted`, the metric
+ * `adcp_gateway_texts_not_lifted_total`). This is the one place the JSON and SSE paths decide
+ * that a result is not lifted: the scan-based lift (lift-splice.ts) lifts or declines, never
+ * decides "not lifted". Source: a reviewer, "a text over the bounds was silently not lifted".
  */
 export function rewriteResponse(exchange: Exchange, message: unknown, raw?: string | Uint8Array, facts: RawTextFacts = {}): RewriteOutcome {
   const { rpc } = exchange;
@@ -145,7 +152,11 @@ export function rewriteResponse(exchange: Exchange, message: unknown, raw?: stri
     ...(location === 'result' && structuredContentText !== undefined ? { structuredContentText } : {}),
     ...(location === 'result' && writtenTextBytes !== undefined ? { writtenTextBytes } : {}),
   });
-  if (!out.changed) return UNCHANGED(message);
+  if (!out.changed) {
+    // Not lifted because of a bound: the JSON and SSE stages both decide it here (lift-splice.ts declines every result it does not lift).
+    if (out.textNotLifted !== undefined) exchange.textNotLifted = out.textNotLifted;
+    return UNCHANGED(message);
+  }
   // The caller would re-serialize the whole message through doubles: refuse if that loses digits.
   if (raw !== undefined && !facts.numbersRoundTrip && hasLossyNumber(raw)) return UNCHANGED(message);
   const nextResult = location === 'result' ? out.result : copyReplacing(result, 'result', out.result);

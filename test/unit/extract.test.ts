@@ -6,7 +6,9 @@ import {
   extractAdcpError,
   extractAdcpResponse,
   findLiftableTextItem,
+  findLiftableTextOrBound,
   parseTextObject,
+  readTextObject,
   utf8LengthExceeds,
   validateAdcpError,
 } from '../../src/mcp/extract.js';
@@ -93,6 +95,81 @@ describe('findLiftableTextItem / parseTextObject', () => {
     assert.equal(utf8LengthExceeds('éé', 3), true);
     assert.equal(utf8LengthExceeds('😀', 4), false);
     assert.equal(utf8LengthExceeds('😀', 3), true);
+  });
+});
+
+describe('readTextObject / findLiftableTextOrBound: which bound kept a text from being read', () => {
+  // A reviewer: "a text over the bounds was silently not lifted"
+  // (test/regressions/text-over-bounds-not-lifted-silently.test.ts).
+  const deep = (depth: number) => '{"a":'.repeat(depth) + '1' + '}'.repeat(depth);
+  const wide = (nodes: number) => `{"a":[${Array<string>(nodes - 2).fill('0').join(',')}]}`;
+  const BOUNDS = { maxTextBytes: 1000, maxDepth: 4, maxNodes: 10 };
+  /** Long enough for the WebAssembly scan's branch of the bound check (>= 16 Ki characters). */
+  const pad = `"pad":"${'x'.repeat(17_000)}",`;
+  const LONG = { ...BOUNDS, maxTextBytes: 100_000 };
+
+  test('over a bound: text_bytes, json_depth, json_nodes; exactly at each bound: the object', () => {
+    assert.equal(readTextObject(`{"a":"${'x'.repeat(993)}"}`, BOUNDS), 'text_bytes', '1001 bytes');
+    assert.deepEqual(readTextObject(`{"a":"${'x'.repeat(992)}"}`, BOUNDS), { a: 'x'.repeat(992) }, '1000 bytes');
+    assert.equal(readTextObject(`{"a":"${'é'.repeat(497)}"}`, BOUNDS), 'text_bytes', 'UTF-8 bytes, not characters');
+    assert.equal(readTextObject(deep(5), BOUNDS), 'json_depth');
+    assert.deepEqual(readTextObject(deep(4), BOUNDS), { a: { a: { a: { a: 1 } } } });
+    assert.equal(readTextObject(wide(11), BOUNDS), 'json_nodes');
+    assert.deepEqual(readTextObject(wide(10), BOUNDS), { a: Array<number>(8).fill(0) });
+    // Long texts: the same reasons from the scan that bounds them.
+    assert.equal(readTextObject(`{${pad}"d":${'['.repeat(4)}${']'.repeat(4)}}`, LONG), 'json_depth');
+    assert.equal(readTextObject(`{${pad}"n":[0,0,0,0,0,0,0,0,0]}`, LONG), 'json_nodes');
+    assert.deepEqual(Object.keys(readTextObject(`{${pad}"n":[0,0,0,0,0,0,0]}`, LONG) as object), ['pad', 'n']);
+  });
+
+  test('the size is named first; at one bracket over both structure bounds, json_depth', () => {
+    assert.equal(readTextObject(`{"a":${'['.repeat(10)}"${'x'.repeat(1000)}"${']'.repeat(10)}}`, BOUNDS), 'text_bytes');
+    // The 5th level's bracket is the 11th value.
+    assert.equal(readTextObject('{"a":[0,0,0,0,0,0,[[[0]]]]}', { maxDepth: 4, maxNodes: 10 }), 'json_depth');
+    assert.equal(readTextObject('{"a":[0,0,0,0,0,0,0,[[[0]]]]}', { maxDepth: 4, maxNodes: 10 }), 'json_nodes');
+  });
+
+  test('only a text that may hold an object has a reason: one not starting with {, or not JSON before the bound, has none', () => {
+    for (const t of [`[${'['.repeat(10)}`, `"${'x'.repeat(2000)}"`, `plain ${'x'.repeat(2000)}`, '[[[[[[[[ not json', '']) {
+      assert.equal(readTextObject(t, BOUNDS), undefined, t.slice(0, 30));
+    }
+    // Short and long: a count that skips the syntax error would call these too deep (checkJsonBounds).
+    assert.equal(readTextObject(`{"a": oops ${'['.repeat(10)}`, BOUNDS), undefined);
+    assert.equal(readTextObject(`{${pad}"a": oops ${'['.repeat(10)}`, LONG), undefined);
+    assert.equal(readTextObject('{"a":1} [[[[[[[[[[', BOUNDS), undefined, 'a complete object, then trailing brackets');
+    // Not read past the bound: what follows it is not judged (invalid, here).
+    assert.equal(readTextObject(`${deep(5)} oops`, BOUNDS), 'json_depth');
+    // Over the size nothing is read: a text starting with { is named whatever follows.
+    assert.equal(readTextObject(`{${'x'.repeat(2000)}`, BOUNDS), 'text_bytes');
+    assert.equal(readTextObject(5, BOUNDS), undefined);
+  });
+
+  test('structure bounds not given: never json_depth or json_nodes', () => {
+    assert.deepEqual(readTextObject(deep(100), { maxTextBytes: 10_000 }), JSON.parse(deep(100)));
+    assert.equal(readTextObject(`{"a":"${'x'.repeat(100)}"}`, { maxTextBytes: 50 }), 'text_bytes');
+  });
+
+  test('parseTextObject is readTextObject without the reason', () => {
+    const texts = [deep(5), deep(4), wide(11), wide(10), `{"a":"${'x'.repeat(993)}"}`, '{bad', '[1]', `{"a": oops ${'['.repeat(10)}`, '{"adcp_error":{"code":"X"}}'];
+    for (const t of texts) {
+      const read = readTextObject(t, BOUNDS);
+      assert.deepEqual(parseTextObject(t, BOUNDS), typeof read === 'string' ? undefined : read, t.slice(0, 30));
+    }
+  });
+
+  test('findLiftableTextOrBound: the match wins; else the first item skipped for a bound; else null', () => {
+    const liftable = text('{"ok":true}');
+    assert.deepEqual(findLiftableTextOrBound({ content: [text(deep(5)), liftable] }, BOUNDS), { index: 1, value: { ok: true } });
+    assert.equal(findLiftableTextOrBound({ content: [text('plain'), text(wide(11)), text(deep(5))] }, BOUNDS), 'json_nodes');
+    assert.equal(findLiftableTextOrBound({ content: [text(deep(5)), text('{"adcp_error":{"code":"X"}}')] }, BOUNDS), 'json_depth', 'nothing liftable after it');
+    // Not text items, non-string text: never a reason.
+    assert.equal(findLiftableTextOrBound({ content: [{ type: 'image', data: deep(5) }, { type: 'text', text: 5 }, text('{bad')] }, BOUNDS), null);
+    assert.equal(findLiftableTextOrBound({ content: 'x' }, BOUNDS), null);
+    assert.equal(findLiftableTextOrBound(null, BOUNDS), null);
+    // findLiftableTextItem and the extraction: the same walk, no reason.
+    assert.equal(findLiftableTextItem({ content: [text(deep(5))] }, BOUNDS), null);
+    assert.equal(extractAdcpResponse({ content: [text(deep(5))] }, BOUNDS), null);
+    assert.equal(extractAdcpError({ isError: true, content: [text(deep(5))] }, BOUNDS), null);
   });
 });
 

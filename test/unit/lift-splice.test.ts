@@ -122,11 +122,52 @@ test('skipped texts (not an object, invalid, over a bound, adcp_error-only) leav
   }
 });
 
+test('no liftable text: declined whatever the texts hold; the parse path decides, and records the first text over a bound', () => {
+  // A reviewer: "a text over the bounds was silently not lifted" (rewrite.ts records it, for the JSON and SSE paths).
+  const limits = { ...LIMITS, max_json_depth: 6, max_json_nodes: 40 };
+  const deep = '{"a":'.repeat(7) + '1' + '}'.repeat(7);
+  const wide = `{"a":[${Array<string>(39).fill('0').join(',')}]}`;
+  const cases: [string[], string | undefined][] = [
+    [[textItem(deep)], 'json_depth'],
+    [[textItem('Found 2.'), textItem(wide), textItem(deep)], 'json_nodes'],
+    [[textItem(deep), textItem('{"adcp_error":{"code":"X"}}')], 'json_depth'],
+    [[textItem('{bad'), textItem('[1]'), textItem(`{"a": oops ${'['.repeat(9)}`)], undefined],
+  ];
+  for (const [items, reason] of cases) {
+    const body = message(items.join(','));
+    const fast = exchange(limits);
+    assert.equal(fastPath(fast, body), undefined, items.join());
+    assert.equal(fast.textNotLifted, undefined, 'the fast path records nothing');
+    const parsed = exchange(limits);
+    assert.equal(parsePath(parsed, body), undefined);
+    assert.equal(parsed.textNotLifted, reason, items.join());
+    // Normalization off for the host: nothing is decided, nothing recorded.
+    const off = { ...exchange(limits), normalize: false } as Exchange;
+    assert.equal(parsePath(off, body), undefined);
+    assert.equal(off.textNotLifted, undefined);
+  }
+  // Over a bound, then a liftable text: lifted by both paths, recorded by neither.
+  const body = message(`${textItem(deep)},${textItem(JSON.stringify({ ok: true, pad: 'x'.repeat(80) }))}`);
+  for (const path of [fastPath, parsePath]) {
+    const ex = exchange(limits);
+    assert.ok(path(ex, body));
+    assert.equal(ex.textNotLifted, undefined);
+  }
+  // Invalid UTF-8 (the fast path declines it): 300 bytes that decode to 900, over a 500-byte text bound.
+  const invalid = Buffer.concat([Buffer.from('{"jsonrpc":"2.0","id":7,"result":{"content":[{"type":"text","text":"{\\"a\\":\\"'), Buffer.alloc(300, 0xff), Buffer.from('\\"}"}]}}')]);
+  const small = { ...limits, max_response_bytes: 500 };
+  assert.equal(fastPath(exchange(small), invalid), undefined);
+  const ex = exchange(small);
+  assert.equal(parsePath(ex, invalid), undefined);
+  assert.equal(ex.textNotLifted, 'text_bytes');
+});
+
 // ---------------------------------------------------------------------------------------
 // Randomized: generated legacy results, the fast path's bytes against the parse path's.
 
 test('randomized legacy results: whenever the fast path answers, the parse path bytes exactly', () => {
   const comparison = new ParsePathComparison();
+  let notLifted = 0;
   for (let seed = 1; seed <= 1500; seed++) {
     const g = generator(seed);
     const items: string[] = [];
@@ -149,7 +190,15 @@ test('randomized legacy results: whenever the fast path answers, the parse path 
     const body = Buffer.from(`{"jsonrpc":"2.0","id":7,"result":{"content":[${items.join(',')}]${extra}}}`, 'utf8');
     const limits = g.pick([LIMITS, { ...LIMITS, max_json_nodes: 12 }, { ...LIMITS, max_json_depth: 3 }, { ...LIMITS, max_response_bytes: 120 }]);
     comparison.check(exchange(limits), body, fastPath, `seed ${seed}`);
+    // A result the parse path leaves unlifted for a bound is one the fast path declines.
+    const parsed = exchange(limits);
+    if (scanJson(body, { maxDepth: limits.max_json_depth, maxNodes: limits.max_json_nodes }).ok) parsePath(parsed, body);
+    if (parsed.textNotLifted !== undefined) {
+      notLifted++;
+      assert.equal(fastPath(exchange(limits), body), undefined, `seed ${seed}: ${body.toString()}`);
+    }
   }
+  assert.ok(notLifted > 20, `${notLifted} results not lifted for a bound`);
   // Declined: no long text, a lossy number, `structuredContent: null`, a later text holding an object...
   const { total, answered, rewritten } = comparison;
   assert.ok(total > 800 && answered > rewritten / 2, `answered ${answered} of ${total}, the parse path lifted ${rewritten}`);

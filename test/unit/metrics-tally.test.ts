@@ -75,3 +75,31 @@ test('tallied counters: exact values at every read, nothing counted twice', asyn
     'adcp_gateway_seller_bytes_total{agent="a",kind="raw"} 40',
   ]);
 });
+
+test('texts_not_lifted_total: tallied by agent and reason from exchange.textNotLifted; no series for exchanges without one', async () => {
+  // A reviewer: "a text over the bounds was silently not lifted".
+  const m = createMetrics();
+  m.observeExchange(exchange('a'));
+  m.observeExchange(exchange('a', { outcome: 'rewritten' }));
+  let text = await m.render();
+  assert.deepEqual(lines(text, 'adcp_gateway_texts_not_lifted_total'), []);
+  m.observeExchange(exchange('a', { textNotLifted: 'json_depth' }));
+  m.observeExchange(exchange('a', { textNotLifted: 'json_depth' }));
+  m.observeExchange(exchange('a', { textNotLifted: 'text_bytes' }));
+  m.observeExchange(exchange('b', { textNotLifted: 'json_nodes' }));
+  text = await m.render();
+  assert.deepEqual(lines(text, 'adcp_gateway_texts_not_lifted_total'), [
+    'adcp_gateway_texts_not_lifted_total{agent="a",reason="json_depth"} 2',
+    'adcp_gateway_texts_not_lifted_total{agent="a",reason="text_bytes"} 1',
+    'adcp_gateway_texts_not_lifted_total{agent="b",reason="json_nodes"} 1',
+  ]);
+  // Read again, and after one more: nothing counted twice.
+  m.observeExchange(exchange('b', { textNotLifted: 'json_nodes' }));
+  text = await m.render();
+  assert.deepEqual(lines(text, 'adcp_gateway_texts_not_lifted_total'), [
+    'adcp_gateway_texts_not_lifted_total{agent="a",reason="json_depth"} 2',
+    'adcp_gateway_texts_not_lifted_total{agent="a",reason="text_bytes"} 1',
+    'adcp_gateway_texts_not_lifted_total{agent="b",reason="json_nodes"} 2',
+  ]);
+  assert.match(text, /^# TYPE adcp_gateway_texts_not_lifted_total counter$/m);
+});

@@ -188,6 +188,45 @@ describe('lift (no structuredContent)', () => {
     run({ content: [text('[[[[[[[[[[ not json')] }, { ...LIMITS, maxDepth: 3 });
   });
 
+  test('textNotLifted: nothing lifted, and the first text that may have held the object was over a bound', () => {
+    // A reviewer: "a text over the bounds was silently not lifted".
+    const t = '{"a":[[1]],"é":2}';
+    const n = bytes(t);
+    for (const [limits, reason] of [
+      [{ ...LIMITS, maxTextBytes: n - 1 }, 'text_bytes'],
+      [{ ...LIMITS, maxDepth: 2 }, 'json_depth'],
+      [{ ...LIMITS, maxNodes: 4 }, 'json_nodes'],
+    ] as const) {
+      const result = { content: [text('Found 1.'), text(t), text('{"adcp_error":{"code":"X"}}')] };
+      const out = run(result, limits);
+      assert.equal(out.changed, false);
+      assert.equal(out.result, result);
+      assert.equal(out.textNotLifted, reason);
+    }
+    // The first such text decides.
+    assert.equal(run({ content: [text(t), text('{"a":[[[1]]]}')] }, { ...LIMITS, maxDepth: 2, maxNodes: 4 }).textNotLifted, 'json_depth');
+  });
+
+  test('no textNotLifted: lifted (an over-bound text before it only skipped), exactly at the bounds, not JSON, structuredContent, isError, a lossy number', () => {
+    const deep = '{"a":[[1]]}';
+    const limits = { ...LIMITS, maxDepth: 2 };
+    const lifted = run({ content: [text(deep), text('{"ok":true}')] }, limits);
+    assert.equal(lifted.action, 'lifted');
+    assert.equal('textNotLifted' in lifted, false);
+    assert.equal('textNotLifted' in run({ content: [text(deep)] }, { ...LIMITS, maxDepth: 3 }), false);
+    for (const result of [
+      { content: [text('plain'), text('{bad'), text(`{"a": oops ${'['.repeat(9)}`)] },
+      { content: [text(deep)], structuredContent: { ok: true } },
+      { content: [text(deep)], isError: true },
+      { content: [text(deep), text('{"n":12345678901234567890}')] },
+      { content: [] },
+    ]) {
+      const out = run(result, limits);
+      assert.equal(out.changed, false);
+      assert.equal('textNotLifted' in out, false, JSON.stringify(result));
+    }
+  });
+
   test('a __proto__ key is lifted as own data; no prototype changes', () => {
     const out = run({ content: [text('{"__proto__":{"polluted":1},"status":"completed"}')] });
     const structured = (out.result as { structuredContent: Record<string, unknown> }).structuredContent;
@@ -273,6 +312,8 @@ describe('long texts (>= 16 Ki chars: bounds and number checks by the WebAssembl
 
   test('a long text over the depth bound, or not JSON, is not lifted', () => {
     assert.equal(lift(`{"note":"${pad}","deep":${'['.repeat(8)}${']'.repeat(8)}}`).changed, false);
+    assert.equal(lift(`{"note":"${pad}","deep":${'['.repeat(8)}${']'.repeat(8)}}`).textNotLifted, 'json_depth');
+    assert.equal(lift(`{"note":"${pad}","bad":[1,]}`).textNotLifted, undefined);
     assert.equal(lift(`{"note":"${pad}","bad":[1,]}`).changed, false);
     assert.equal(lift(`{"note":"${pad}\u0001"}`).changed, false, 'a raw control character (JSON.parse refuses it too)');
   });

@@ -1,0 +1,60 @@
+/**
+ * exchangeLogFields (observability/logger.ts): the exchange line's fields. `text_not_lifted`
+ * appears only when a tool result was left unlifted because of a text bound (exchange.ts
+ * `textNotLifted`), so the common line keeps exactly its fields (a reviewer: "a text over the
+ * bounds was silently not lifted"; test/regressions/text-over-bounds-not-lifted-silently.test.ts).
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { Exchange } from '../../src/exchange.js';
+import { exchangeLogFields } from '../../src/observability/logger.js';
+
+const FIELDS = [
+  'agent',
+  'http_method',
+  'method',
+  'rpc_kind',
+  'tool',
+  'rpc_id',
+  'status',
+  'upstream_status',
+  'bytes_from_seller',
+  'bytes_decoded',
+  'bytes_to_host',
+  'bytes_saved',
+  'outcome',
+  'reason',
+  'duration_ms',
+];
+
+function exchange(over: Partial<Exchange> = {}): Exchange {
+  return {
+    agent: { name: 'a' },
+    rpc: { kind: 'request', id: 1, idText: undefined, method: 'tools/call', toolName: 'get_products' },
+    outcome: 'ok',
+    reason: undefined,
+    upstreamStatus: 200,
+    bytesFromSeller: 10,
+    bytesDecoded: 10,
+    bytesToHost: 10,
+    bytesSaved: 0,
+    textNotLifted: undefined,
+    startedAt: process.hrtime.bigint(),
+    ...over,
+  } as unknown as Exchange;
+}
+
+test('the common line: the same fields, no text_not_lifted', () => {
+  assert.deepEqual(Object.keys(exchangeLogFields(exchange(), 200, 'POST')), FIELDS);
+  assert.deepEqual(Object.keys(exchangeLogFields(exchange({ outcome: 'rewritten' }), 200, 'POST')), FIELDS);
+});
+
+test('text_not_lifted: the reason, after the other fields, only when set', () => {
+  for (const reason of ['text_bytes', 'json_depth', 'json_nodes'] as const) {
+    const fields = exchangeLogFields(exchange({ textNotLifted: reason }), 200, 'POST');
+    assert.deepEqual(Object.keys(fields), [...FIELDS, 'text_not_lifted']);
+    assert.equal(fields.text_not_lifted, reason);
+    assert.equal(fields.outcome, 'ok');
+    assert.equal(fields.reason, null, 'not an error: `reason` stays null');
+  }
+});
