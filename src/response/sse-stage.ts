@@ -78,7 +78,9 @@
  * a client routes a response by its id alone, so it would answer another pending call) is
  * never forwarded: it ends the stream with `upstream_not_mcp` for the request's id, as the
  * JSON path answers such a body (docs/errors.md); on a long-lived stream it is dropped as a
- * breach is there (below). Reported failure: test/regressions/sse-response-for-another-id.test.ts.
+ * breach is there (below). So is a message with a `method` beside its `result` or `error`
+ * (no request either). Reported failures: test/regressions/sse-response-for-another-id.test.ts,
+ * sse-method-and-result-for-another-id-forwarded.test.ts.
  *
  * Ending: once the response to the request's id has passed, the host's stream ends and the
  * upstream request is aborted (SDK servers may keep a resumed stream open: ARCHITECTURE §5).

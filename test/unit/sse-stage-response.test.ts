@@ -78,12 +78,16 @@ test('data that only looks like the response is forwarded and the stream goes on
 
 test('a response to another id ends the stream with upstream_not_mcp for the request (test/regressions/sse-response-for-another-id.test.ts)', async () => {
   const done = event('{"jsonrpc":"2.0","id":1,"result":{"content":[]}}');
-  for (const wantsResponseMessage of [false, true]) {
-    const r = await runSseStage([progress(1) + event('{"jsonrpc":"2.0","id":2,"result":{}}') + done], { wantsResponseMessage });
-    assert.equal(r.exchange.reason, 'upstream_not_mcp');
-    assert.ok(r.body.startsWith(progress(1) + 'event: message\ndata: {"jsonrpc":"2.0","id":1,"result":'));
-    assert.ok(r.body.endsWith('"details":{"reason":"upstream_not_mcp","upstream_status":200}}}}}\n\n'));
-    assert.ok(!r.body.includes('"id":2'));
+  // Alone; with a `method` beside its `result` (sse-method-and-result-for-another-id-forwarded).
+  const foreign = ['{"jsonrpc":"2.0","id":2,"result":{}}', '{"jsonrpc":"2.0","id":2,"method":"n","result":{}}'];
+  for (const data of foreign) {
+    for (const wantsResponseMessage of [false, true]) {
+      const r = await runSseStage([progress(1) + event(data) + done], { wantsResponseMessage });
+      assert.equal(r.exchange.reason, 'upstream_not_mcp', data);
+      assert.ok(r.body.startsWith(progress(1) + 'event: message\ndata: {"jsonrpc":"2.0","id":1,"result":'), data);
+      assert.ok(r.body.endsWith('"details":{"reason":"upstream_not_mcp","upstream_status":200}}}}}\n\n'), data);
+      assert.ok(!r.body.includes('"id":2'), data);
+    }
   }
 });
 
