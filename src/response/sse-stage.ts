@@ -79,8 +79,10 @@
  * never forwarded: it ends the stream with `upstream_not_mcp` for the request's id, as the
  * JSON path answers such a body (docs/errors.md); on a long-lived stream it is dropped as a
  * breach is there (below). So is a message with a `method` beside its `result` or `error`
- * (no request either). Reported failures: test/regressions/sse-response-for-another-id.test.ts,
- * sse-method-and-result-for-another-id-forwarded.test.ts.
+ * (no request either), and an array holding such a response, the request's own response in
+ * it or not. Reported failures: test/regressions/sse-response-for-another-id.test.ts,
+ * sse-method-and-result-for-another-id-forwarded.test.ts,
+ * sse-batch-shaped-response-for-another-id-forwarded.test.ts.
  *
  * Ending: once the response to the request's id has passed, the host's stream ends and the
  * upstream request is aborted (SDK servers may keep a resumed stream open: ARCHITECTURE §5).
@@ -338,10 +340,11 @@ export async function handleSseBody(
           fail({ reason: verdict.reason, limitBytes: perEventLimit, observedBytes: verdict.dataBytes, limit: verdict.limit, observed: verdict.observed });
           return;
         }
-        // A response to another id (sse-message.ts isForeignResponse): the seller is not
-        // answering this request in MCP, as a JSON body with that id (json-stage.ts
-        // answersExchange): `upstream_not_mcp` for the request's id ends the stream. Dropping
-        // only the event would leave the request waiting on a seller that answers other ids.
+        // A response to another id, alone or in an array (sse-message.ts isForeignResponse,
+        // batchVerdict): the seller is not answering this request in MCP, as a JSON body with
+        // that id (json-stage.ts answersExchange): `upstream_not_mcp` for the request's id ends
+        // the stream. Dropping only the event would leave the request waiting on a seller that
+        // answers other ids.
         if (verdict.kind === 'foreign') {
           fail({ reason: 'upstream_not_mcp', limitBytes: perEventLimit, observedBytes: verdict.dataBytes, upstreamStatus: res.statusCode });
           return;
