@@ -477,6 +477,17 @@ export async function handleSseBody(
    * otherwise (a CR-only stream) the byte is charged then (`take`), as `tokenCount` counted it.
    */
   let lfDebt = false;
+  /**
+   * The last range ended a block at the CR of its blank line, the LF of a CR LF maybe still to
+   * come: when the next range starts with it, that LF is the ended block's byte (its slack, as
+   * `tokenCount` counted it), no room for the next block's growth. Reported failure (found
+   * when growing `retry:` frames made the fuzz of test/unit/sse-token-fuzz.test.ts hit it):
+   * after `: c\r\r`, the LF of that CR LF arriving at the start of a chunk with no event
+   * boundary was taken as room for the next block, whose growth (`id:B` goes out as `id: B`)
+   * was charged a byte short, its token's count 12 for the model's 13
+   * (test/unit/sse-token-model-cuts.test.ts).
+   */
+  let endedBlockLf = false;
 
   /**
    * Counts what a frame the gateway encodes adds to the host's stream over the seller's bytes
@@ -694,10 +705,13 @@ export async function handleSseBody(
    */
   const take = (chunk: Buffer, start: number, end: number, atBoundary: boolean, blockEnd = atBoundary): boolean => {
     if (cumulative) {
-      // The LF a frame was matched against (`lfDebt`) pays it, or, not come, is charged now.
-      const debt = lfDebt && chunk[start] !== LF ? 1 : 0;
-      const paid = lfDebt && debt === 0 ? 1 : 0;
+      // The LF a frame was matched against (`lfDebt`) pays it, or, not come, is charged now;
+      // the LF of an ended block's CR LF (`endedBlockLf`) is no room either.
+      const lfFirst = chunk[start] === LF;
+      const debt = lfDebt && !lfFirst ? 1 : 0;
+      const paid = (lfDebt || endedBlockLf) && lfFirst ? 1 : 0;
       lfDebt = false;
+      endedBlockLf = false;
       const fit = Math.max(0, cumulative.take(end - start + debt) - debt);
       room += Math.max(0, fit - paid);
       if (fit < end - start) {
@@ -709,7 +723,10 @@ export async function handleSseBody(
     }
     if (!skippingToBoundary && !lines.push(chunk, start, end)) lineCapBreached();
     // The range's blocks are all written: the next block's growth is its own (`chargeEncoding`).
-    if (blockEnd) room = 0;
+    if (blockEnd) {
+      room = 0;
+      endedBlockLf = cumulative !== undefined && chunk[end - 1] === CR;
+    }
     // Skipping (from before, or from a breach while completing the held line in this range):
     // the dropped event ends at this boundary.
     if (skippingToBoundary && atBoundary) {
