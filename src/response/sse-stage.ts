@@ -33,16 +33,16 @@
  *   stream over those bytes: what each resume token adds (its length over the seller id's:
  *   `chargeToken`), and what the re-encoding of a parsed event block adds over the block's
  *   bytes when positive (`data:x` goes out as `data: x`, `id:`/`event:`/`:` the same, a
- *   `retry:` on its own block, a last event's blank line, U+FFFD for invalid UTF-8:
- *   `chargeEncoding`; raw-forwarded and held blocks go out as the seller's bytes and cost
- *   nothing more). So the host never receives more than the bound however the seller's events
- *   are shaped. A block's growth is counted against its own bytes (on a bounded stream the
- *   parsed blocks are taken one at a time: a block's slack does not pay for the next one's
- *   growth) and before its token is minted (the token's count includes it). Events completed
- *   before the limit point are delivered; the bytes past it are never parsed; an event whose
- *   encoding or token takes the stream over is not delivered. Bounded: every stream
- *   answering a POST, a request's, a batch's, and a POSTed notification's or JSON-RPC
- *   response's (exchange.ts hasCumulativeBound; these had no total: 271 MB reached the host
+ *   `retry:` on its own block with its value clamped, a last event's blank line, U+FFFD for
+ *   invalid UTF-8: `chargeEncoding`; raw-forwarded and held blocks go out as the seller's
+ *   bytes and cost nothing more). So the host never receives more than the bound however the
+ *   seller's events are shaped. A block's growth is counted against its own bytes (on a
+ *   bounded stream the parsed blocks are taken one at a time: a block's slack does not pay
+ *   for the next one's growth) and before its token is minted (the token's count includes
+ *   it). Events completed before the limit point are delivered; the bytes past it are never
+ *   parsed; an event whose encoding or token takes the stream over is not delivered. Bounded:
+ *   every stream answering a POST, a request's, a batch's, and a POSTed notification's or
+ *   JSON-RPC response's (exchange.ts hasCumulativeBound; these had no total: 271 MB reached the host
  *   with the limit at 1 MB, test/regressions/sse-notification-answer-unbounded.test.ts). The
  *   standalone GET stream and long-lived streams have no cumulative bound (keep-alives there
  *   are normal). A rewrite of the response event counts too: a lift whose
@@ -118,7 +118,7 @@ import { withinJsonBounds } from '../mcp/json-bounds.js';
 import { BACKSLASH, CR, LF } from '../mcp/json-bytes.js';
 import { ByteBudget } from './byte-budget.js';
 import { LF_ID_FIELD, SseBoundaryScanner, SseIdFieldWatch, SseLineFeeder, blankLineEnds, type CompletedLine } from './sse-boundaries.js';
-import { SseFrameBatch, encodeSseComment, encodeSseIdOnly, encodeSseRetry } from './sse-encode.js';
+import { SseFrameBatch, clampSseRetryMs, encodeSseComment, encodeSseIdOnly, encodeSseRetry } from './sse-encode.js';
 import { dataLineCount, encodedEventBytes, encodedIdOnlyBytes } from './sse-encoded-size.js';
 import { SseIdOnlyBlocks } from './sse-id-only.js';
 import { planRawEventsFast } from './sse-raw-plan.js';
@@ -500,11 +500,12 @@ export async function handleSseBody(
    * (through the range that crossed the bound when the frame's block was parsed there).
    *
    * Why: the encoder normalizes the framing (`data:x` goes out as `data: x`, `id:`, `event:`,
-   * a comment `:x` the same; a `retry:` line becomes its own block; the stream's last event
-   * gets its blank line; invalid UTF-8 becomes U+FFFD, three bytes), and the bound, counting
-   * the seller's bytes, did not see it: 922 seller bytes with the limit at 922 reached the
-   * host as 943; `data:` lines of one character went 16.7% past the bound, bare `data` lines
-   * 40% (reported failure: test/regressions/sse-reencoding-past-limit.test.ts).
+   * a comment `:x` the same; a `retry:` line becomes its own block, its value clamped to
+   * [SSE_RETRY_MIN_MS, SSE_RETRY_MAX_MS] (`retry: 1` goes out as `retry: 500`); the stream's
+   * last event gets its blank line; invalid UTF-8 becomes U+FFFD, three bytes), and the bound,
+   * counting the seller's bytes, did not see it: 922 seller bytes with the limit at 922
+   * reached the host as 943; `data:` lines of one character went 16.7% past the bound, bare
+   * `data` lines 40% (reported failure: test/regressions/sse-reencoding-past-limit.test.ts).
    *
    * Events and id-only blocks are charged before their token is minted (the token's count
    * includes its block's growth); comments and `retry:` frames as they are parsed, against the
@@ -562,7 +563,9 @@ export async function handleSseBody(
     },
     onRetry: (ms) => {
       if (exchange.finished) return;
-      const frame = encodeSseRetry(ms);
+      // Clamped (sse-encode.ts clampSseRetryMs: a seller's `retry: 1` made the host reconnect
+      // every millisecond); what the clamped frame adds over the seller's bytes is charged.
+      const frame = encodeSseRetry(clampSseRetryMs(ms));
       if (chargeEncoding(frame.length)) batch.frame(frame);
     },
     onError: (err: ParseError) => {
