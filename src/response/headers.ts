@@ -3,8 +3,11 @@
  * headers are the gateway's to set, because it may decode or rewrite the body
  * (ARCHITECTURE §5: "whenever a body is decoded or rewritten, drop Content-Encoding and
  * recompute Content-Length"); so are the CORS response headers, the gateway's policy as a
- * browser sees it, not the seller's. `Set-Cookie` passes scoped to the agent's route
- * ({@link scopeSetCookies}). Everything else (`Mcp-Session-Id`, `Content-Type`, ...) passes.
+ * browser sees it, not the seller's; and the headers that point the host at another URL
+ * (`Location`, `Content-Location`, `Refresh`), which its client could follow past the
+ * gateway. `Set-Cookie` passes scoped to the agent's route ({@link scopeSetCookies}).
+ * Everything else (`Mcp-Session-Id`, `Content-Type`, ...) passes. Names are lowercase (as
+ * undici gives them): one Set lookup per header.
  */
 export const STRIPPED_RESPONSE_HEADERS: ReadonlySet<string> = new Set([
   'connection',
@@ -26,6 +29,15 @@ export const STRIPPED_RESPONSE_HEADERS: ReadonlySet<string> = new Set([
   'access-control-allow-headers',
   'access-control-expose-headers',
   'access-control-max-age',
+  // URLs the seller chooses for the host to go to: a redirect target (a 201's, or any
+  // answer's), the body's own URL, a reload after a delay. The host's HTTP client (or a host
+  // that acts on them) could follow one past the gateway, to a URL of the seller's choosing,
+  // with whatever credentials the host adds, outside every bound. 3xx answers are refused
+  // (`upstream_not_mcp`); these went out on every other answer (a reviewer:
+  // test/regressions/seller-location-header-reaches-host.test.ts). MCP Streamable HTTP uses none.
+  'location',
+  'content-location',
+  'refresh',
 ]);
 
 /**

@@ -39,9 +39,53 @@ export function encodeSseIdOnly(id: string): string {
   return eventHead({ id }) + '\n';
 }
 
-/** A `retry:` field on its own (sets the client's reconnection time; dispatches no event). */
+/**
+ * A `retry:` field on its own (sets the client's reconnection time; dispatches no event), then
+ * the blank line. `ms` is written as given: the SSE stage passes a seller's value through
+ * {@link clampSseRetryMs} first.
+ */
 export function encodeSseRetry(ms: number): string {
   return `retry: ${ms}\n\n`;
+}
+
+/**
+ * Least reconnection time, in milliseconds, the gateway forwards in a `retry:` field; a
+ * seller's lower value (`retry: 0`, `retry: 1`) goes out as this ({@link clampSseRetryMs}).
+ *
+ * Why: `retry:` sets how long the host's EventSource or MCP SDK client waits before it
+ * reconnects (WHATWG HTML §9.2.6; the MCP SDK client uses the server's value as is), so a
+ * seller's `retry: 1` made the host reconnect every millisecond, hammering the gateway and
+ * the seller (source: a reviewer: a seller's retry: 1 made the host reconnect every
+ * millisecond; test/regressions/sse-retry-field-passes-through.test.ts). At this bound a
+ * stream reconnects at most twice a second. Why not 1000 ms: the MCP conformance suite's
+ * `sse-retry` scenario (SEP-1699, run through the gateway in CI: `npm run conformance`) sends
+ * `retry: 500` and grades a reconnect after more than twice that as a failure; a seller's
+ * value of 500 ms or more is forwarded unchanged.
+ */
+export const SSE_RETRY_MIN_MS = 500;
+
+/**
+ * Greatest reconnection time, in milliseconds (5 minutes), the gateway forwards in a `retry:`
+ * field; a seller's higher value (`retry: 86400000`, or more digits than a double holds,
+ * which was written `retry: 1e+23`, a value no client reads) goes out as this
+ * ({@link clampSseRetryMs}).
+ *
+ * Why: a seller must not make a host wait for good before it resumes a stream that carries
+ * its pending answer (same source as {@link SSE_RETRY_MIN_MS}). Five minutes is the default
+ * `sse_idle_timeout_ms`, the longest a seller may leave a stream silent, and well within the
+ * default resume token lifetime (`resume.ttl_ms`, 1 h), so a token is still valid when the
+ * host comes back.
+ */
+export const SSE_RETRY_MAX_MS = 5 * 60 * 1000;
+
+/**
+ * A seller's `retry:` value (`ms`: a non-negative integer as eventsource-parser's `onRetry`
+ * gives it, which may be `Infinity` or past 2^53 for a value of many digits) as the gateway
+ * forwards it, in milliseconds: clamped to [{@link SSE_RETRY_MIN_MS}, {@link SSE_RETRY_MAX_MS}],
+ * an integer the encoder writes in plain digits. Errors: none.
+ */
+export function clampSseRetryMs(ms: number): number {
+  return ms < SSE_RETRY_MIN_MS ? SSE_RETRY_MIN_MS : ms > SSE_RETRY_MAX_MS ? SSE_RETRY_MAX_MS : ms;
 }
 
 /** A comment line (keep-alive). Comments carry no data and dispatch nothing. */

@@ -4,7 +4,8 @@
  * over the seller's bytes (sse-stage.ts `chargeEncoding`) without encoding twice.
  *
  * Why: the encoder writes normalized framing (`data: `, `id: `, `event: ` with a space, LF
- * line endings, a blank line after each event, `retry:` on its own block). A seller that
+ * line endings, a blank line after each event, `retry:` on its own block with its value
+ * clamped: sse-encode.ts clampSseRetryMs; its frame is measured as written). A seller that
  * writes `data:x` (no space) made each such line one byte longer on the host's stream than
  * the bytes the cumulative bound counted (reported failure: 922 seller bytes with the limit at
  * 922 reached the host as 943; test/regressions/sse-reencoding-past-limit.test.ts).

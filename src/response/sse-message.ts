@@ -19,7 +19,8 @@
  *   where it can be, instead of re-serialized. A dedupe or lift the scan can decide is
  *   written without parsing, as the JSON path does (scanned-message.ts spliceScanned).
  *
- * - A response to another id (isForeignResponse): verdict `foreign`, never forwarded.
+ * - A response to another id (isForeignResponse), a message with `method` beside `result`
+ *   or `error` included, or a batch holding one: verdict `foreign`, never forwarded.
  *
  * Measured on the bench's 1 MiB one-event results: checkJsonBounds + JSON.parse +
  * JSON.stringify + a UTF-8 encode were ~10 ms of the gateway's ~11 ms per request.
@@ -41,9 +42,10 @@ export type EventDataVerdict =
   /** Not the response: the data goes out as it is, as `bytes` when given (its UTF-8 bytes). */
   | { readonly kind: 'forward'; readonly bytes: Buffer | undefined }
   /**
-   * A JSON-RPC response to another id on a request's stream ({@link isForeignResponse}): it
-   * must not reach the host; the stage answers the request `upstream_not_mcp`. `dataBytes`:
-   * the data's UTF-8 length.
+   * A JSON-RPC response to another id on a request's stream ({@link isForeignResponse}; a
+   * `method` beside its `result` or `error` included), or a batch holding one (batchVerdict):
+   * it must not reach the host; the stage answers the request `upstream_not_mcp`.
+   * `dataBytes`: the data's UTF-8 length.
    */
   | { readonly kind: 'foreign'; readonly dataBytes: number }
   /**
@@ -103,7 +105,8 @@ export function inspectEventData(exchange: Exchange, data: string | undefined, o
   if (members.plainKeys && !opts.wantsMessage) {
     if (!(members.hasResult || members.hasError)) return { kind: 'forward', bytes };
     // Another id (json-value-at.ts isRequestId: exactly, a number as written), or both
-    // `result` and `error`: parsed below (a `method` member makes it a request, forwarded; rare).
+    // `result` and `error`: parsed below, and never forwarded (a `method` member beside them
+    // changes nothing: isForeignResponse).
     if ((members.hasResult && members.hasError) || !isRequestId(bytes, members.id, exchange.rpc)) return parsedVerdict(exchange, JSON.parse(text()), bytes, members);
     if (!mayRewrite(exchange, scan)) return unchangedResponse(bytes, undefined);
     const spliced = spliceScanned(exchange, bytes, scan);
@@ -125,16 +128,10 @@ function parsedVerdict(exchange: Exchange, message: unknown, bytes: Buffer, memb
 
 /**
  * True when `message`, on the stream answering the exchange's single request (`rpc.kind`
- * 'request'), holds both `result` and `error` (no valid response, whatever its id: JSON-RPC
- * 2.0 §5; test/regressions/seller-response-with-result-and-error.test.ts), or is a JSON-RPC
- * response to another id: an object with an `id` member that is
- * not the request's id (compared exactly, as isResponseToExchange and the JSON path's
- * answersExchange do: `"1"` is not `1`, `null` is not either, and a number is compared as
- * written in `bytes`, the JSON text `message` was parsed from, so `9007199254740992` is not
- * `9007199254740993`: test/regressions/response-id-compared-as-double.test.ts), a `result` or an `error`
- * member, and no `method` member (JSON-RPC 2.0 §4 and §5: that makes it a request or a
- * notification, forwarded as before). A batch's stream carries several ids and is not
- * judged here (nor an array: batchVerdict); nor is the standalone GET stream (not a request's).
+ * 'request'), is an object with a `result` or an `error` member that is not the response to
+ * the request ({@link mayBeForeign}). A batch's stream carries several ids and is not judged
+ * here (nor is an array: batchVerdict judges each element); nor is the standalone GET stream
+ * (not a request's).
  *
  * Why it must not reach the host: a client matches a response to its pending request by id
  * alone, so a seller could answer call B on call A's stream, past B's own limits and
@@ -146,13 +143,36 @@ function parsedVerdict(exchange: Exchange, message: unknown, bytes: Buffer, memb
  * (test/regressions/sse-response-for-another-id.test.ts).
  */
 export function isForeignResponse(exchange: Exchange, message: unknown, bytes: Buffer, members: TopMembers | undefined): boolean {
-  if (exchange.rpc.kind !== 'request' || !isJsonObject(message) || Object.hasOwn(message, 'method')) return false;
+  if (exchange.rpc.kind !== 'request' || !isJsonObject(message)) return false;
+  return mayBeForeign(message) && !isResponseToExchange(exchange, message, bytes, members);
+}
+
+/**
+ * True when the JSON-RPC message object `message` is a response to another id unless it is
+ * the response to the request (the caller checks that: rewrite.ts isResponseToExchange, or
+ * its exact check for a batch's element, {@link batchResponses}): it has a `result` or an
+ * `error` member, and an `id` member (a client routes it by that id) or both members (no
+ * valid response, whatever its id: JSON-RPC 2.0 §5;
+ * test/regressions/seller-response-with-result-and-error.test.ts). Ids compare exactly, as
+ * the JSON path's answersExchange does: `"1"` is not `1`, `null` is not either, a number as
+ * written, so `9007199254740992` is not `9007199254740993`
+ * (test/regressions/response-id-compared-as-double.test.ts).
+ *
+ * A `method` member beside `result` or `error` changes nothing: such a message is neither a
+ * request or notification (JSON-RPC 2.0 §4 has no `result` or `error`) nor a response (§5
+ * has no `method`), and a client that looks for `result`/`error` first takes it for the
+ * response to the call with its id. Only a message without `result` and `error` is a request
+ * or notification, forwarded. Reported failure (a reviewer): `{"id":8,"method":...,"result":...}`
+ * on request 7's stream was forwarded
+ * (test/regressions/sse-method-and-result-for-another-id-forwarded.test.ts). With the request's
+ * own id and one of the two members, it is the response, as in a JSON body (json-stage.ts
+ * answersExchange does not look at `method` either).
+ */
+function mayBeForeign(message: Record<string, unknown>): boolean {
   const hasResult = Object.hasOwn(message, 'result');
   const hasError = Object.hasOwn(message, 'error');
   if (!hasResult && !hasError) return false;
-  // Not the response (rewrite.ts isResponseToExchange: the request's id, exactly one of
-  // `result` and `error`, JSON-RPC 2.0 §5), and it carries an id or both members.
-  return !isResponseToExchange(exchange, message, bytes, members) && (Object.hasOwn(message, 'id') || (hasResult && hasError));
+  return Object.hasOwn(message, 'id') || (hasResult && hasError);
 }
 
 /**
@@ -160,31 +180,49 @@ export function isForeignResponse(exchange: Exchange, message: unknown, bytes: B
  * holding the response to the request. MCP 2025-03-26 Streamable HTTP lets a server batch
  * the responses it streams ("These responses MAY be batched"), so such a batch answers the
  * request and ends its stream; it goes out as the seller's bytes (batches are never
- * rewritten: rewrite.ts). Anything else is forwarded. Reported failure: a batch holding the
- * result was forwarded, then the stream's end brought `upstream_reset` for the same id
+ * rewritten: rewrite.ts). Reported failure: a batch holding the result was forwarded, then the
+ * stream's end brought `upstream_reset` for the same id
  * (test/regressions/sse-new-user-findings.test.ts).
+ *
+ * A batch holding a response to another id ({@link mayBeForeign}, element by element) is
+ * `foreign`, as that response alone would be, the request's own response in it or not: a
+ * client routes each element by its id, and the seller's bytes cannot go out without it.
+ * Reported failure (a reviewer): `[{"id":8,"result":...}]` on request 7's stream was
+ * forwarded, and `[<response to 7>, <response to 8>]` went out as the response
+ * (test/regressions/sse-batch-shaped-response-for-another-id-forwarded.test.ts). Anything else
+ * (requests and notifications only, a scalar) is forwarded.
  */
 function batchVerdict(exchange: Exchange, text: () => string, bytes: Buffer): EventDataVerdict {
-  if (firstByte(bytes) !== LBRACKET) return { kind: 'forward', bytes };
+  if (exchange.rpc.kind !== 'request' || firstByte(bytes) !== LBRACKET) return { kind: 'forward', bytes };
   const message: unknown = JSON.parse(text());
-  if (!Array.isArray(message) || !holdsResponse(exchange, message, bytes)) return { kind: 'forward', bytes };
-  return unchangedResponse(bytes, message);
+  if (!Array.isArray(message)) return { kind: 'forward', bytes };
+  const held = batchResponses(exchange, message, bytes);
+  if (held === 'foreign') return { kind: 'foreign', dataBytes: bytes.length };
+  return held === 'response' ? unchangedResponse(bytes, message) : { kind: 'forward', bytes };
 }
 
 /**
- * Whether the batch `message`, parsed from `bytes`, holds the response to the request
- * (rewrite.ts isResponseToExchange for each element; a numeric id compared as written, its
- * element's id found by mcp/written-ids.ts, only once an element matches as parsed).
+ * What the batch `message`, parsed from `bytes`, holds for the request: `foreign` when an
+ * element is a response to another id ({@link mayBeForeign}), else `response` when one is
+ * the response to the request (rewrite.ts matchesRequestAsParsed, then, for a numeric id,
+ * the id as written: its element's found by mcp/written-ids.ts, once an element matches as
+ * parsed), else `none`.
  */
-function holdsResponse(exchange: Exchange, message: readonly unknown[], bytes: Buffer): boolean {
+function batchResponses(exchange: Exchange, message: readonly unknown[], bytes: Buffer): 'foreign' | 'response' | 'none' {
   let ids: ReturnType<typeof writtenIdRanges> | undefined;
+  let answered = false;
   for (let k = 0; k < message.length; k++) {
-    if (!matchesRequestAsParsed(exchange, message[k])) continue;
-    if (typeof exchange.rpc.id !== 'number') return true;
-    ids ??= writtenIdRanges(bytes);
-    if (isRequestId(bytes, ids[k], exchange.rpc)) return true;
+    const element = message[k];
+    if (!isJsonObject(element)) continue;
+    let answers = matchesRequestAsParsed(exchange, element);
+    if (answers && typeof exchange.rpc.id === 'number') {
+      ids ??= writtenIdRanges(bytes);
+      answers = isRequestId(bytes, ids[k], exchange.rpc);
+    }
+    if (answers) answered = true;
+    else if (mayBeForeign(element)) return 'foreign';
   }
-  return false;
+  return answered ? 'response' : 'none';
 }
 
 /** The response verdict for data the rewrite leaves as the seller wrote it. */

@@ -33,16 +33,16 @@
  *   stream over those bytes: what each resume token adds (its length over the seller id's:
  *   `chargeToken`), and what the re-encoding of a parsed event block adds over the block's
  *   bytes when positive (`data:x` goes out as `data: x`, `id:`/`event:`/`:` the same, a
- *   `retry:` on its own block, a last event's blank line, U+FFFD for invalid UTF-8:
- *   `chargeEncoding`; raw-forwarded and held blocks go out as the seller's bytes and cost
- *   nothing more). So the host never receives more than the bound however the seller's events
- *   are shaped. A block's growth is counted against its own bytes (on a bounded stream the
- *   parsed blocks are taken one at a time: a block's slack does not pay for the next one's
- *   growth) and before its token is minted (the token's count includes it). Events completed
- *   before the limit point are delivered; the bytes past it are never parsed; an event whose
- *   encoding or token takes the stream over is not delivered. Bounded: every stream
- *   answering a POST, a request's, a batch's, and a POSTed notification's or JSON-RPC
- *   response's (exchange.ts hasCumulativeBound; these had no total: 271 MB reached the host
+ *   `retry:` on its own block with its value clamped, a last event's blank line, U+FFFD for
+ *   invalid UTF-8: `chargeEncoding`; raw-forwarded and held blocks go out as the seller's
+ *   bytes and cost nothing more). So the host never receives more than the bound however the
+ *   seller's events are shaped. A block's growth is counted against its own bytes (on a
+ *   bounded stream the parsed blocks are taken one at a time: a block's slack does not pay
+ *   for the next one's growth) and before its token is minted (the token's count includes
+ *   it). Events completed before the limit point are delivered; the bytes past it are never
+ *   parsed; an event whose encoding or token takes the stream over is not delivered. Bounded:
+ *   every stream answering a POST, a request's, a batch's, and a POSTed notification's or
+ *   JSON-RPC response's (exchange.ts hasCumulativeBound; these had no total: 271 MB reached the host
  *   with the limit at 1 MB, test/regressions/sse-notification-answer-unbounded.test.ts). The
  *   standalone GET stream and long-lived streams have no cumulative bound (keep-alives there
  *   are normal). A rewrite of the response event counts too: a lift whose
@@ -78,7 +78,11 @@
  * a client routes a response by its id alone, so it would answer another pending call) is
  * never forwarded: it ends the stream with `upstream_not_mcp` for the request's id, as the
  * JSON path answers such a body (docs/errors.md); on a long-lived stream it is dropped as a
- * breach is there (below). Reported failure: test/regressions/sse-response-for-another-id.test.ts.
+ * breach is there (below). So is a message with a `method` beside its `result` or `error`
+ * (no request either), and an array holding such a response, the request's own response in
+ * it or not. Reported failures: test/regressions/sse-response-for-another-id.test.ts,
+ * sse-method-and-result-for-another-id-forwarded.test.ts,
+ * sse-batch-shaped-response-for-another-id-forwarded.test.ts.
  *
  * Ending: once the response to the request's id has passed, the host's stream ends and the
  * upstream request is aborted (SDK servers may keep a resumed stream open: ARCHITECTURE §5).
@@ -117,7 +121,7 @@ import { withinJsonBounds } from '../mcp/json-bounds.js';
 import { BACKSLASH, CR, LF } from '../mcp/json-bytes.js';
 import { ByteBudget } from './byte-budget.js';
 import { LF_ID_FIELD, SseBoundaryScanner, SseIdFieldWatch, SseLineFeeder, blankLineEnds, type CompletedLine } from './sse-boundaries.js';
-import { SseFrameBatch, encodeSseComment, encodeSseIdOnly, encodeSseRetry } from './sse-encode.js';
+import { SseFrameBatch, clampSseRetryMs, encodeSseComment, encodeSseIdOnly, encodeSseRetry } from './sse-encode.js';
 import { dataLineCount, encodedEventBytes, encodedIdOnlyBytes } from './sse-encoded-size.js';
 import { SseIdOnlyBlocks } from './sse-id-only.js';
 import { planRawEventsFast } from './sse-raw-plan.js';
@@ -340,10 +344,11 @@ export async function handleSseBody(
           fail({ reason: verdict.reason, limitBytes: perEventLimit, observedBytes: verdict.dataBytes, limit: verdict.limit, observed: verdict.observed });
           return;
         }
-        // A response to another id (sse-message.ts isForeignResponse): the seller is not
-        // answering this request in MCP, as a JSON body with that id (json-stage.ts
-        // answersExchange): `upstream_not_mcp` for the request's id ends the stream. Dropping
-        // only the event would leave the request waiting on a seller that answers other ids.
+        // A response to another id, alone or in an array (sse-message.ts isForeignResponse,
+        // batchVerdict): the seller is not answering this request in MCP, as a JSON body with
+        // that id (json-stage.ts answersExchange): `upstream_not_mcp` for the request's id ends
+        // the stream. Dropping only the event would leave the request waiting on a seller that
+        // answers other ids.
         if (verdict.kind === 'foreign') {
           fail({ reason: 'upstream_not_mcp', limitBytes: perEventLimit, observedBytes: verdict.dataBytes, upstreamStatus: res.statusCode });
           return;
@@ -476,6 +481,17 @@ export async function handleSseBody(
    * otherwise (a CR-only stream) the byte is charged then (`take`), as `tokenCount` counted it.
    */
   let lfDebt = false;
+  /**
+   * The last range ended a block at the CR of its blank line, the LF of a CR LF maybe still to
+   * come: when the next range starts with it, that LF is the ended block's byte (its slack, as
+   * `tokenCount` counted it), no room for the next block's growth. Reported failure (found
+   * when growing `retry:` frames made the fuzz of test/unit/sse-token-fuzz.test.ts hit it):
+   * after `: c\r\r`, the LF of that CR LF arriving at the start of a chunk with no event
+   * boundary was taken as room for the next block, whose growth (`id:B` goes out as `id: B`)
+   * was charged a byte short, its token's count 12 for the model's 13
+   * (test/unit/sse-token-model-cuts.test.ts).
+   */
+  let endedBlockLf = false;
 
   /**
    * Counts what a frame the gateway encodes adds to the host's stream over the seller's bytes
@@ -488,11 +504,12 @@ export async function handleSseBody(
    * (through the range that crossed the bound when the frame's block was parsed there).
    *
    * Why: the encoder normalizes the framing (`data:x` goes out as `data: x`, `id:`, `event:`,
-   * a comment `:x` the same; a `retry:` line becomes its own block; the stream's last event
-   * gets its blank line; invalid UTF-8 becomes U+FFFD, three bytes), and the bound, counting
-   * the seller's bytes, did not see it: 922 seller bytes with the limit at 922 reached the
-   * host as 943; `data:` lines of one character went 16.7% past the bound, bare `data` lines
-   * 40% (reported failure: test/regressions/sse-reencoding-past-limit.test.ts).
+   * a comment `:x` the same; a `retry:` line becomes its own block, its value clamped to
+   * [SSE_RETRY_MIN_MS, SSE_RETRY_MAX_MS] (`retry: 1` goes out as `retry: 500`); the stream's
+   * last event gets its blank line; invalid UTF-8 becomes U+FFFD, three bytes), and the bound,
+   * counting the seller's bytes, did not see it: 922 seller bytes with the limit at 922
+   * reached the host as 943; `data:` lines of one character went 16.7% past the bound, bare
+   * `data` lines 40% (reported failure: test/regressions/sse-reencoding-past-limit.test.ts).
    *
    * Events and id-only blocks are charged before their token is minted (the token's count
    * includes its block's growth); comments and `retry:` frames as they are parsed, against the
@@ -550,7 +567,9 @@ export async function handleSseBody(
     },
     onRetry: (ms) => {
       if (exchange.finished) return;
-      const frame = encodeSseRetry(ms);
+      // Clamped (sse-encode.ts clampSseRetryMs: a seller's `retry: 1` made the host reconnect
+      // every millisecond); what the clamped frame adds over the seller's bytes is charged.
+      const frame = encodeSseRetry(clampSseRetryMs(ms));
       if (chargeEncoding(frame.length)) batch.frame(frame);
     },
     onError: (err: ParseError) => {
@@ -693,10 +712,13 @@ export async function handleSseBody(
    */
   const take = (chunk: Buffer, start: number, end: number, atBoundary: boolean, blockEnd = atBoundary): boolean => {
     if (cumulative) {
-      // The LF a frame was matched against (`lfDebt`) pays it, or, not come, is charged now.
-      const debt = lfDebt && chunk[start] !== LF ? 1 : 0;
-      const paid = lfDebt && debt === 0 ? 1 : 0;
+      // The LF a frame was matched against (`lfDebt`) pays it, or, not come, is charged now;
+      // the LF of an ended block's CR LF (`endedBlockLf`) is no room either.
+      const lfFirst = chunk[start] === LF;
+      const debt = lfDebt && !lfFirst ? 1 : 0;
+      const paid = (lfDebt || endedBlockLf) && lfFirst ? 1 : 0;
       lfDebt = false;
+      endedBlockLf = false;
       const fit = Math.max(0, cumulative.take(end - start + debt) - debt);
       room += Math.max(0, fit - paid);
       if (fit < end - start) {
@@ -708,7 +730,10 @@ export async function handleSseBody(
     }
     if (!skippingToBoundary && !lines.push(chunk, start, end)) lineCapBreached();
     // The range's blocks are all written: the next block's growth is its own (`chargeEncoding`).
-    if (blockEnd) room = 0;
+    if (blockEnd) {
+      room = 0;
+      endedBlockLf = cumulative !== undefined && chunk[end - 1] === CR;
+    }
     // Skipping (from before, or from a breach while completing the held line in this range):
     // the dropped event ends at this boundary.
     if (skippingToBoundary && atBoundary) {

@@ -11,7 +11,8 @@
  * line (CR LF counted whole) + what every earlier token added to the host's stream (its text's
  * length minus its seller id's) + what the encoding of every block so far, its own included,
  * added over the block's bytes (the frames written for it, with seller ids in place of tokens,
- * minus the block's bytes, when positive: `data:x` goes out as `data: x`), at most `limit`.
+ * minus the block's bytes, when positive: `data:x` goes out as `data: x`, `retry: 5` as
+ * `retry: 500`), at most `limit`.
  * Its own length is not in it: the next token's count includes it.
  *
  * With a `limit` (max_response_bytes), the model stops where the stage answers
@@ -23,6 +24,8 @@
  * outgrows the block's bytes before it (none of the model tests' inputs). `tokens` and `over` are then exact for LF
  * and CR LF endings; `body` is compared only when the stream stays within the limit.
  */
+import { SSE_RETRY_MAX_MS, SSE_RETRY_MIN_MS } from '../../src/response/sse-encode.js';
+
 export interface ModelOut {
   body: string;
   tokens: Array<[string, number]>;
@@ -122,7 +125,8 @@ export function model(bytes: Buffer, usedBase = 0, limit = Infinity): ModelOut {
       } else if (field === 'data') data.push(value);
       else if (field === 'event') event = value || undefined;
       else if (field === 'retry' && /^\d+$/.test(value)) {
-        const frame = `retry: ${Number(value)}\n\n`;
+        // Clamped to [SSE_RETRY_MIN_MS, SSE_RETRY_MAX_MS] (src/response/sse-encode.ts clampSseRetryMs).
+        const frame = `retry: ${Math.min(SSE_RETRY_MAX_MS, Math.max(SSE_RETRY_MIN_MS, Number(value)))}\n\n`;
         body += frame;
         blockOut += frame.length;
       }

@@ -4,10 +4,12 @@
  * Input: a tools/call answered over SSE the way SDK servers with an event store do: first the
  * priming event `id: p-0` / `retry: 25` / `data: ` (an id with empty data), then the result
  * event `id: p-1`.
- * Expectation: the host gets `retry: 25` (sets its reconnection delay), the priming event
+ * Expectation: the host gets `retry: 500` (sets its reconnection delay: the seller's 25 clamped
+ * to the gateway's least, sse-encode.ts SSE_RETRY_MIN_MS;
+ * test/regressions/sse-retry-field-passes-through.test.ts), the priming event
  * with its id turned into a gateway resume token and its empty data kept, then the result
  * event (id as a token), then the stream ends: exactly
- * `retry: 25\n\n` + `id: <t0>\ndata: \n\n` + `id: <t1>\nevent: message\ndata: <result>\n\n`.
+ * `retry: 500\n\n` + `id: <t0>\ndata: \n\n` + `id: <t1>\nevent: message\ndata: <result>\n\n`.
  * The priming token is a working resume point: a GET with it as Last-Event-ID reaches the
  * seller carrying `p-0` (the seller answers 405, passed through).
  */
@@ -28,7 +30,7 @@ describe('priming event and retry', { timeout: TEST_TIMEOUT_MS }, () => {
     assert.equal(tokens.length, 2);
     for (const t of tokens) assert.match(t, RESUME_TOKEN);
     const result = resultMessage('p', { content: [{ type: 'text', text: 'primed' }] });
-    const expected = `retry: 25\n\nid: ${tokens[0]}\ndata: \n\n` + messageFrame(result, tokens[1]);
+    const expected = `retry: 500\n\nid: ${tokens[0]}\ndata: \n\n` + messageFrame(result, tokens[1]);
     assert.equal(r.text(), expected);
     assert.equal(r.bytes, Buffer.byteLength(expected));
     const line = await stack.gateway.exchangeLine('primed', 'p');

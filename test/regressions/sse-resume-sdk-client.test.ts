@@ -24,7 +24,8 @@
  * observed_bytes in (4194304, 4194331 + what the tokens of s1-0..s1-5 and s1-7 added]
  * (4194331 = the end of s1-8).
  * Exactly 7 notifications reached the client. Bytes the host received, exactly: the POST
- * body is `retry: 30\n\n` + the priming event + s1-1..s1-6 (ids as tokens); the GET body is
+ * body is `retry: 500\n\n` (the seller's 30 clamped: sse-retry-field-passes-through.test.ts)
+ * + the priming event + s1-1..s1-6 (ids as tokens); the GET body is
  * s1-7 (id as token) + the error frame. The seller saw exactly one GET with Last-Event-ID.
  */
 import { describe, test } from 'node:test';
@@ -43,9 +44,10 @@ const PRIMING = 'id: s1-0\nretry: 30\ndata: \n\n';
 /**
  * What the gateway's encoding of the priming block adds over its bytes (with the seller's id
  * in place of the token): its `retry:` goes out as a block of its own, with a blank line the
- * seller did not send (1 byte, counted: sse-stage.ts chargeEncoding).
+ * seller did not send, its value clamped to 500 (2 bytes, counted: sse-stage.ts chargeEncoding,
+ * sse-encode.ts clampSseRetryMs).
  */
-const PRIMING_GROWTH = 'retry: 30\n\nid: s1-0\ndata: \n\n'.length - PRIMING.length;
+const PRIMING_GROWTH = 'retry: 500\n\nid: s1-0\ndata: \n\n'.length - PRIMING.length;
 const stack = useHostileStack(
   (seller) => ({ split: seller.url('sse-reconnect', { priming: 1, retry_ms: 30, event_bytes: EVENT, first_events: 6, second_events: 4 }) }),
   RESUME_YAML,
@@ -82,7 +84,8 @@ describe('SSE resume with a real SDK client', { timeout: TEST_TIMEOUT_MS }, () =
     const seen: Seen[] = [];
     const transport = new StreamableHTTPClientTransport(new URL(stack.gateway.agentUrl('split')), {
       fetch: recordingFetch(seen),
-      // The server's retry (30 ms) sets the delay; maxRetries must be >= 1 for any reconnect.
+      // The server's retry (30 ms, clamped to 500 by the gateway) sets the delay; maxRetries
+      // must be >= 1 for any reconnect.
       reconnectionOptions: { initialReconnectionDelay: 30, maxReconnectionDelay: 100, reconnectionDelayGrowFactor: 1, maxRetries: 2 },
     });
     const client = new Client({ name: 'hostile-host', version: '1.0.0' });
@@ -120,11 +123,11 @@ describe('SSE resume with a real SDK client', { timeout: TEST_TIMEOUT_MS }, () =
       const codec = createResumeCodec({ secret: RESUME_YAML[1].split(': ')[1]!, ttlMs: 60_000 });
       const state7 = codec.verify(tokens[7]!, 'split');
       assert.ok(state7.ok);
-      assert.equal(PRIMING_GROWTH, 1);
+      assert.equal(PRIMING_GROWTH, 2);
       assert.equal(state7.state.usedBytes, PRIMING.length + PRIMING_GROWTH + 7 * EVENT + beforeResume);
       assert.ok(observed > LIMIT && observed <= endOf8 + PRIMING_GROWTH + beforeResume + added[7]!, `observed_bytes ${observed}`);
       const postText = await withTimeout(post.text, 5_000, 'POST body');
-      const expectedPost = `retry: 30\n\nid: ${tokens[0]}\ndata: \n\n` + [1, 2, 3, 4, 5, 6].map((n) => withToken(notificationFrame(EVENT, `s1-${n}`), tokens[n]!)).join('');
+      const expectedPost = `retry: 500\n\nid: ${tokens[0]}\ndata: \n\n` + [1, 2, 3, 4, 5, 6].map((n) => withToken(notificationFrame(EVENT, `s1-${n}`), tokens[n]!)).join('');
       assert.equal(postText.length, expectedPost.length);
       assert.ok(postText === expectedPost, 'POST body differs');
 

@@ -2,7 +2,7 @@
  * The exact id comparison (test/regressions/response-id-compared-as-double.test.ts):
  * json-numbers.ts sameJsonNumber, mcp/written-ids.ts writtenIdRanges and json-value-at.ts
  * isRequestId, the byte fast path of which must not allocate or parse; a batch on the SSE
- * path (sse-message.ts holdsResponse).
+ * path (sse-message.ts batchResponses).
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -145,14 +145,19 @@ test('SSE: a batch answers the request only when an element carries its id exact
   const rpc = { ...TOOL_CALL, id: 9007199254740992, idText: '9007199254740993' };
   const event = (data: string): string => `event: message\ndata: ${data}\n\n`;
   const answer = (id: string): string => `{"jsonrpc":"2.0","id":${id},"result":{"content":[{"type":"text","text":"for ${id}"}]}}`;
-  // A batch for the id below: not the response, forwarded; the stream goes on to the response.
-  const other = event(`[${answer('9007199254740992')}]`);
+  const note = '{"jsonrpc":"2.0","method":"notifications/message","params":{}}';
   const own = event(answer('9007199254740993'));
-  const r = await runSseStage([other + own + event('{"jsonrpc":"2.0","method":"notifications/message","params":{}}')], { rpc });
-  assert.equal(r.body, other + own);
-  assert.equal(r.exchange.outcome, 'ok');
+  // A batch holding a response for the id below (the same double, another id), alone or beside
+  // the response: a response to another id, never forwarded; upstream_not_mcp for the id as
+  // the host wrote it (test/regressions/sse-batch-shaped-response-for-another-id-forwarded.test.ts).
+  for (const batch of [`[${answer('9007199254740992')}]`, `[${answer('9007199254740992')},{"jsonrpc":"2.0","\\u0069d":9007199254740993,"result":{}}]`]) {
+    const r = await runSseStage([event(batch) + own], { rpc });
+    assert.equal(r.exchange.reason, 'upstream_not_mcp', batch);
+    assert.ok(r.body.startsWith('event: message\ndata: {"jsonrpc":"2.0","id":9007199254740993,"result":{"content":[{"type":"text","text":"{\\"adcp_error\\"'), batch);
+    assert.ok(!r.body.includes('for 9007199254740992'), batch);
+  }
   // A batch holding the response (its id written exactly, escaped key included) answers it: the stream ends there.
-  const batch = event(`[${answer('9007199254740992')},{"jsonrpc":"2.0","\\u0069d":9007199254740993,"result":{}}]`);
+  const batch = event(`[${note},{"jsonrpc":"2.0","\\u0069d":9007199254740993,"result":{}}]`);
   const b = await runSseStage([batch + own], { rpc });
   assert.equal(b.body, batch);
   assert.equal(b.exchange.outcome, 'ok');

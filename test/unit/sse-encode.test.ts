@@ -6,7 +6,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { SseFrameBatch, encodeSseEvent, type SseSink } from '../../src/response/sse-encode.js';
+import { SSE_RETRY_MAX_MS, SSE_RETRY_MIN_MS, SseFrameBatch, clampSseRetryMs, encodeSseEvent, encodeSseRetry, type SseSink } from '../../src/response/sse-encode.js';
 
 /** A sink recording what each write got and its socket's cork state around it. */
 function sink(): SseSink & { calls: Array<{ chunk: string | Uint8Array; corked: boolean }>; text: () => string } {
@@ -84,4 +84,15 @@ test('a write that wants a drain is reported', () => {
   batch.raw(Buffer.from('data: 1\n\n'), 0, 9);
   const calls: unknown[] = [];
   assert.deepEqual(batch.flush({ write: (c) => (calls.push(c), false) }), { bytes: 9, full: true });
+});
+
+test('a retry: value is clamped to [SSE_RETRY_MIN_MS, SSE_RETRY_MAX_MS], written in plain digits (test/regressions/sse-retry-field-passes-through.test.ts)', () => {
+  assert.deepEqual([SSE_RETRY_MIN_MS, SSE_RETRY_MAX_MS], [500, 300_000]);
+  const cases: Array<[number, number]> = [
+    [0, 500], [1, 500], [499, 500], [500, 500], [501, 501], [299_999, 299_999], [300_000, 300_000], [300_001, 300_000],
+    // eventsource-parser's parseInt of 24 digits, and of 400.
+    [1e23, 300_000], [Infinity, 300_000],
+  ];
+  for (const [ms, out] of cases) assert.equal(clampSseRetryMs(ms), out, String(ms));
+  assert.equal(encodeSseRetry(clampSseRetryMs(1e23)), 'retry: 300000\n\n');
 });

@@ -13,16 +13,19 @@ import { runSseStage } from './sse-stage-kit.js';
 import { cutsWithOneByteMiddle, kitTokenAdded } from '../helpers/sse-token-model.js';
 
 const PRIMING = 'id: p1\nretry: 25\ndata: \n\n';
-/** The priming block's count: its bytes and the byte its encoding adds (the `retry:` goes out as a block of its own: sse-stage.ts chargeEncoding). */
-const PRIMING_COUNT = Buffer.byteLength('retry: 25\n\nid: p1\ndata: \n\n');
+/**
+ * The priming block's count: its bytes and the 2 its encoding adds (the `retry:` goes out as a
+ * block of its own, its value clamped to 500: sse-encode.ts clampSseRetryMs; sse-stage.ts chargeEncoding).
+ */
+const PRIMING_COUNT = Buffer.byteLength('retry: 500\n\nid: p1\ndata: \n\n');
 const progress = 'event: message\nid: p2\ndata: {"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"t","progress":1,"total":2}}\n\n';
 
 
 test('a priming event, then the stream closes: its token goes out and the stream ends resumable, however it is cut', async () => {
   const bytes = Buffer.from(PRIMING + progress);
   // p2's count includes what p1's token added to the host's stream (sse-stage.ts chargeToken).
-  assert.equal(PRIMING_COUNT, Buffer.byteLength(PRIMING) + 1);
-  const through = [PRIMING_COUNT, bytes.length + 1 + kitTokenAdded('p1', PRIMING_COUNT)];
+  assert.equal(PRIMING_COUNT, Buffer.byteLength(PRIMING) + 2);
+  const through = [PRIMING_COUNT, bytes.length + 2 + kitTokenAdded('p1', PRIMING_COUNT)];
   for (const chunks of cutsWithOneByteMiddle(bytes)) {
     const r = await runSseStage(chunks);
     const label = JSON.stringify(chunks.map((c) => c.length));
@@ -35,7 +38,7 @@ test('a priming event, then the stream closes: its token goes out and the stream
 test('a priming event alone, its blank line arriving with the close: still its token, still resumable', async () => {
   for (const chunks of [[PRIMING], [PRIMING.slice(0, -1), '\n'], [PRIMING.slice(0, -2), '\n\n']]) {
     const r = await runSseStage(chunks);
-    assert.match(r.body, new RegExp(`^retry: 25\\n\\nid: tok\\(p1,${PRIMING_COUNT}\\)\\ndata: \\n\\n$`));
+    assert.match(r.body, new RegExp(`^retry: 500\\n\\nid: tok\\(p1,${PRIMING_COUNT}\\)\\ndata: \\n\\n$`));
     assert.equal(r.exchange.outcome, 'resumable_end');
   }
 });

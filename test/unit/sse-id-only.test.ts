@@ -53,9 +53,10 @@ test('what an id-only block may hold besides its id: an event type, a comment, a
   const cases: Array<[string, string]> = [
     ['id: a\nevent: ping\n\n', 'id: tok(a,19)\n\n'],
     ['id: a\n: keep\n\n', ': keep\nid: tok(a,14)\n\n'],
-    // The block's encoding adds a byte over its 17 (the `retry:` goes out as a block of its own,
-    // with a blank line), and its count has it (sse-stage.ts chargeEncoding).
-    ['id: a\nretry: 50\n\n', 'retry: 50\n\nid: tok(a,18)\n\n'],
+    // The block's encoding adds 2 bytes over its 17 (the `retry:` goes out as a block of its
+    // own, with a blank line, its value clamped to 500: sse-encode.ts clampSseRetryMs), and its
+    // count has them (sse-stage.ts chargeEncoding).
+    ['id: a\nretry: 50\n\n', 'retry: 500\n\nid: tok(a,19)\n\n'],
     ['id: a\nid: b\n\n', 'id: tok(b,13)\n\n'],
     ['id: a\nid: b\0c\n\n', 'id: tok(a,15)\n\n'],
     // `id:a` goes out as `id: a`: one byte over the seller's 6, counted.
@@ -95,11 +96,12 @@ test('not id-only blocks: no id frame', async () => {
 });
 
 test('the stream ends after an id-only block: resumable, not upstream_reset', async () => {
-  // 18 seller bytes; the `retry:` block's blank line is the encoding's (1 byte, counted).
+  // 18 seller bytes; the `retry:` block's blank line is the encoding's, and so is the digit its
+  // value clamped to 500 adds (2 bytes, counted).
   const r = await runSseStage(['id: p1\nretry: 25\n\n']);
-  assert.equal(r.body, 'retry: 25\n\nid: tok(p1,19)\n\n');
+  assert.equal(r.body, 'retry: 500\n\nid: tok(p1,20)\n\n');
   assert.equal(r.exchange.outcome, 'resumable_end');
-  assert.equal(r.exchange.lastEventIdSent, 'tok(p1,19)');
+  assert.equal(r.exchange.lastEventIdSent, 'tok(p1,20)');
 });
 
 test('the standalone GET stream: an id-only block gets a token with count 0', async () => {

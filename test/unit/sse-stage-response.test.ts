@@ -67,8 +67,8 @@ test('a response with an escaped key is parsed: still the response', async () =>
 });
 
 test('data that only looks like the response is forwarded and the stream goes on', async () => {
-  // A response to another id is not forwarded: the next test.
-  const other = ['{"jsonrpc":"2.0","method":"n","params":{"result":1}}', '[{"jsonrpc":"2.0","id":2,"result":{}}]', '["result"]', '"result"', 'not json: result'];
+  // A response to another id, alone or in a batch, is not forwarded: the next test.
+  const other = ['{"jsonrpc":"2.0","method":"n","params":{"result":1}}', '[{"jsonrpc":"2.0","method":"n","params":{"result":1}}]', '["result"]', '"result"', 'not json: result'];
   const done = event('{"jsonrpc":"2.0","id":1,"result":{"content":[]}}');
   for (const data of other) {
     const r = await runSseStage([progress(1) + event(data) + done], { wantsResponseMessage: false });
@@ -78,12 +78,22 @@ test('data that only looks like the response is forwarded and the stream goes on
 
 test('a response to another id ends the stream with upstream_not_mcp for the request (test/regressions/sse-response-for-another-id.test.ts)', async () => {
   const done = event('{"jsonrpc":"2.0","id":1,"result":{"content":[]}}');
-  for (const wantsResponseMessage of [false, true]) {
-    const r = await runSseStage([progress(1) + event('{"jsonrpc":"2.0","id":2,"result":{}}') + done], { wantsResponseMessage });
-    assert.equal(r.exchange.reason, 'upstream_not_mcp');
-    assert.ok(r.body.startsWith(progress(1) + 'event: message\ndata: {"jsonrpc":"2.0","id":1,"result":'));
-    assert.ok(r.body.endsWith('"details":{"reason":"upstream_not_mcp","upstream_status":200}}}}}\n\n'));
-    assert.ok(!r.body.includes('"id":2'));
+  // Alone; with a `method` beside its `result` (sse-method-and-result-for-another-id-forwarded);
+  // in a batch, the request's own response in it or not (sse-batch-shaped-response-for-another-id-forwarded).
+  const foreign = [
+    '{"jsonrpc":"2.0","id":2,"result":{}}',
+    '{"jsonrpc":"2.0","id":2,"method":"n","result":{}}',
+    '[{"jsonrpc":"2.0","id":2,"result":{}}]',
+    '[{"jsonrpc":"2.0","id":1,"result":{"content":[]}},{"jsonrpc":"2.0","id":2,"result":{}}]',
+  ];
+  for (const data of foreign) {
+    for (const wantsResponseMessage of [false, true]) {
+      const r = await runSseStage([progress(1) + event(data) + done], { wantsResponseMessage });
+      assert.equal(r.exchange.reason, 'upstream_not_mcp', data);
+      assert.ok(r.body.startsWith(progress(1) + 'event: message\ndata: {"jsonrpc":"2.0","id":1,"result":'), data);
+      assert.ok(r.body.endsWith('"details":{"reason":"upstream_not_mcp","upstream_status":200}}}}}\n\n'), data);
+      assert.ok(!r.body.includes('"id":2'), data);
+    }
   }
 });
 

@@ -74,6 +74,17 @@ test('short LF streams: every 3-cut', async () => {
   }
 });
 
+test('a CR LF blank line split after a CR-ended line: its LF is the ended block\'s, no room for the next block: every 3-cut', async () => {
+  // Reported failure (found when growing `retry:` frames made the fuzz hit it): the LF of
+  // `\r\r\n` arriving at the start of a chunk without an event boundary was taken as room for
+  // the next block, whose growth (`id:B` goes out as `id: B`) was then charged a byte short
+  // (`: c\r\r` | `\nid:B\n` | `\n`: token count 12, the model's 13). sse-stage.ts `endedBlockLf`.
+  for (const input of [': c\r\r\nid:B\n\n', 'id: A\r\r\nid:B\n\n', 'id: A\r\r\ndata:x\nid: B\n\n']) {
+    const f = await check(input, 'CR CRLF', { three: true, random: 0, eolExact: true });
+    assert.deepEqual(f, []);
+  }
+});
+
 test('GET stream (no counts): CR-only and mixed endings, ids only checked', async () => {
   for (const input of [BLOCKS.join('').replaceAll('\n', '\r'), BLOCKS.map((b, k) => b.replaceAll('\n', ['\n', '\r\n', '\r'][k % 3]!)).join('')]) {
     const f = await check(input, 'GET', { three: false, random: 200, eolExact: false, rpc: GET_STREAM });

@@ -14,6 +14,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ToolListChangedNotificationSchema, type CallToolResult, type ListToolsResult, type Progress } from '@modelcontextprotocol/sdk/types.js';
+import { clampSseRetryMs } from '../../../src/response/sse-encode.js';
 import { startGateway } from '../../helpers/gateway.js';
 import { rawPost, rawSession } from '../../helpers/raw.js';
 import { useSellerAndGateway } from '../../helpers/stack.js';
@@ -170,7 +171,7 @@ export function describeRevision(revision: '2025-03-26' | '2025-06-18' | '2025-1
 
     if (revision < '2025-11-25') return;
 
-    test('priming event: its id is a signed resume token, its data empty, the seller\'s retry: forwarded', { timeout: TEST_TIMEOUT_MS }, async () => {
+    test('priming event: its id is a signed resume token, its data empty, the seller\'s retry: forwarded (clamped)', { timeout: TEST_TIMEOUT_MS }, async () => {
       const session = await rawSession(stack.gateway.agentUrl('seller'), revision);
       const res = await withTimeout(session.post({ jsonrpc: '2.0', id: 5, method: 'tools/call', params: { name: 'get_media_buy', arguments: { media_buy_id: 'mb_1' } } }));
       assert.equal(res.status, 200);
@@ -183,7 +184,9 @@ export function describeRevision(revision: '2025-03-26' | '2025-06-18' | '2025-1
       const priming = events[primingIndex]!;
       assert.ok(fields(priming, 'id')[0]!.startsWith(TOKEN_PREFIX), `id is a gateway token: ${fields(priming, 'id')[0]}`);
       assert.deepEqual(fields(priming, 'data'), ['']);
-      assert.ok(events.some((b) => fields(b, 'retry').includes(String(SELLER_RETRY_MS))), `retry: ${SELLER_RETRY_MS} forwarded`);
+      // The seller's 25 ms goes out clamped to the gateway's least (test/regressions/sse-retry-field-passes-through.test.ts).
+      const retryMs = clampSseRetryMs(SELLER_RETRY_MS);
+      assert.ok(events.some((b) => fields(b, 'retry').includes(String(retryMs))), `retry: ${retryMs} forwarded`);
       // Every id the host sees is a token; the result is the last message.
       for (const b of events) for (const id of fields(b, 'id')) assert.ok(id.startsWith(TOKEN_PREFIX));
       const last = JSON.parse(fields(events.at(-1)!, 'data').join('\n')) as { id: number; result: CallToolResult };
