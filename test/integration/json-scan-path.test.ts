@@ -81,6 +81,8 @@ describe('JSON stage: scan-decided fast path and its fallbacks', () => {
     // Input: max_response_bytes 1000; structuredContent {"a":"<0xFF x400>"} and a text of the
     // same bytes (914-byte body). The text decodes to ~1,212 bytes, over the text bound, so
     // it is never treated as a copy: the seller's bytes go out (as before the fast check).
+    // Their well-formed copy (U+FFFD for each 0xFF: 2,514 bytes) would be over the limit, so
+    // the seller's bytes go out as they are (json-stage.ts wellFormedUtf8).
     const ff = Buffer.alloc(400, 0xff);
     body = Buffer.concat([
       Buffer.from('{"jsonrpc":"2.0","id":12,"result":{"structuredContent":{"a":"'),

@@ -53,6 +53,8 @@
  * | `server-error`          | `status` [503] `text/html` error page naming an internal host                |
  * | `invalid-utf8`          | `shape=lift`: a text-only JSON result whose text holds the bytes C3 28 FF   |
  * |                         | in a string; `shape=plain`: a result with structuredContent and such a text |
+ * |                         | `shape=other`: structuredContent and a text holding another JSON object,    |
+ * |                         | both with those bytes in a string                                           |
  * | `proto-keys`            | a text-only JSON result: `{"__proto__":…,"constructor":…,"products":[]}`    |
  * | `adcp-error-only`       | structuredContent `{adcp_error:{…}}`, same JSON as text, no `isError`        |
  * | `duplicate-text`        | structuredContent, text 1 = its JSON copy, text 2 = a different sentence    |
@@ -512,8 +514,17 @@ export async function startHostileSeller(): Promise<HostileSeller> {
         const bad = Buffer.from([0xc3, 0x28, 0xff]);
         const enc = (s: string) => Buffer.from(s, 'utf8');
         const idJson = JSON.stringify(id);
+        const shape = params.get('shape');
         const body =
-          params.get('shape') === 'plain'
+          shape === 'other'
+            ? Buffer.concat([
+                enc(`{"jsonrpc":"2.0","id":${idJson},"result":{"content":[{"type":"text","text":"{\\"name\\":\\"tea`),
+                bad,
+                enc(`\\"}"}],"structuredContent":{"name":"caf`),
+                bad,
+                enc(`"}}}`),
+              ])
+            : shape === 'plain'
             ? Buffer.concat([
                 enc(`{"jsonrpc":"2.0","id":${idJson},"result":{"content":[{"type":"text","text":"caf`),
                 bad,
