@@ -32,8 +32,10 @@ export interface RpcPeek {
    * Of a batch the host POSTed (`kind` 'batch'; absent on every other peek, so a single
    * request's costs nothing): the id of each of its requests (the elements with a `method`
    * and an `id`), in order, duplicates kept, `[]` when it has none (only notifications and
-   * responses). Its SSE stream is complete once each has its response
-   * (response/batch-answers.ts). On a batch's stream resumed with `Last-Event-ID`: the requests
+   * responses). Its SSE stream is complete once each has its response, and its answer (JSON
+   * or SSE) may hold no response for another id nor a second one for an id, and a JSON answer
+   * must answer each (response/batch-answers.ts; else `upstream_not_mcp`:
+   * test/regressions/batch-answer-for-other-ids-forwarded.test.ts). On a batch's stream resumed with `Last-Event-ID`: the requests
    * still awaited when its token was minted (resume/token.ts `w`), or absent when the token
    * does not carry them (routing/handler.ts), and that stream then ends as an unanswered one.
    * Reported failures: test/regressions/sse-batch-answer-never-ends-cleanly.test.ts,

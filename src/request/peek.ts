@@ -62,7 +62,10 @@ const UNBOUNDED = { maxDepth: Infinity, maxNodes: Infinity };
  *   A batch's peek keeps the ids of its requests (`batchRequestIds`: each element with a
  *   `method` and an `id`, in order; `idText` as for a single request), from which its SSE
  *   stream's end is judged (response/batch-answers.ts; reported failure:
- *   test/regressions/sse-batch-answer-never-ends-cleanly.test.ts), and each element's tool
+ *   test/regressions/sse-batch-answer-never-ends-cleanly.test.ts) and its answer checked (a
+ *   response for another id, a second one for an id, a JSON answer leaving a request
+ *   unanswered: `upstream_not_mcp`; a new user's trial, 2026-12-03:
+ *   test/regressions/batch-answer-for-other-ids-forwarded.test.ts), and each element's tool
  *   name (`batchToolNames`: `params.name` of a `tools/call`, undefined for any other element,
  *   in order), from which its limits are resolved (config/resolve.ts resolveBatchLimits; a
  *   reviewer: a batch escaped its tools' limits,

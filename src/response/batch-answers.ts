@@ -17,9 +17,20 @@
  * Ids compare exactly, as for a single request (json-value-at.ts isRequestId): a string the
  * same string (escapes decoded), `null` only `null`, a number the same mathematical value as
  * written, never through a double (`2.0` answers `2`; `9007199254740992` does not answer
- * `9007199254740993`). A batch holding one id twice waits for two responses with it; a
- * response to an id not awaited (another id, one already answered) is ignored: a batch's
- * stream carries several ids and is not judged by them (docs/errors.md).
+ * `9007199254740993`). A batch holding one id twice waits for two responses with it.
+ *
+ * A response to an id not awaited (an id not in the batch, or one whose request already had
+ * its response: a second response for it) answers no request of the batch: a client routes
+ * each response by its id alone, so it would answer another pending call, or a call twice.
+ * It makes the answer `upstream_not_mcp` (docs/errors.md), as a response to another id does a
+ * single request's: on the SSE path the stream ends there with one error event for id null,
+ * nothing of the event forwarded (sse-stage.ts); on the JSON path (json-stage.ts) the body is
+ * refused (HTTP 502, one error for id null), and so is a body that leaves a request without
+ * its response (no later answer can come for it: MCP 2025-03-26 Streamable HTTP sends a
+ * response only on the stream of the POST that carried its request). Source: a new user's
+ * trial, 2026-12-03, and a reviewer: a batch's answer carried a response for another id, a
+ * second response for an id, or answered one of two requests, and went to the host, logged
+ * `ok` (test/regressions/batch-answer-for-other-ids-forwarded.test.ts).
  */
 import type { RpcIdRef } from '../exchange.js';
 import { isJsonObject } from '../mcp/extract.js';
@@ -27,8 +38,8 @@ import { exactDecimal } from '../mcp/json-numbers.js';
 import { writtenIdRanges } from '../mcp/written-ids.js';
 
 /**
- * The responses a batch's stream still waits for. Made once per stream, only for a batch
- * (a single request's stream never makes one); cost per event that may be a response
+ * The responses a batch's answer still waits for. Made once per stream or JSON body, only for
+ * a batch (a single request's answer never makes one); cost per event that may be a response
  * (sse-stage.ts mayBeResponse): one `JSON.parse` of its data, plus one walk of its bytes
  * (mcp/written-ids.ts) when a response id is a number.
  */
@@ -67,19 +78,42 @@ export class BatchAnswers {
 
   /**
    * Marks the requests that the event data `data` (its text, or its UTF-8 bytes) answers: a
-   * response, or an array of messages holding responses. Data that is not JSON, or holds no
-   * awaited response, changes nothing. Returns {@link done}. Errors: none thrown. The caller
-   * has checked the data against the structure bounds (max_json_depth, max_json_nodes).
+   * response, or an array of messages holding responses ({@link takeMessage}). Data that is not
+   * JSON changes nothing (`waiting`, or `done` when nothing is left). Errors: none thrown. The
+   * caller has checked the data against the structure bounds (max_json_depth, max_json_nodes).
    */
-  take(data: string | Buffer): boolean {
-    if (this.left === 0) return true;
-    const text = typeof data === 'string' ? data : data.toString('utf8');
+  take(data: string | Buffer): BatchTake {
     let message: unknown;
     try {
-      message = JSON.parse(text);
+      message = JSON.parse(typeof data === 'string' ? data : data.toString('utf8'));
     } catch {
-      return false;
+      return this.left === 0 ? 'done' : 'waiting';
     }
+    return this.takeMessage(message, data);
+  }
+
+  /**
+   * {@link take} on the message `message` already parsed from `data` (its JSON text, or its
+   * UTF-8 bytes): a JSON body answering the batch (json-stage.ts) or an event's data.
+   *
+   * - `foreign`: a response in it answers no request still awaited: its id is not one of the
+   *   batch's request ids, or its request already had its response (a second response for the
+   *   same id), or it is no valid response at all (both `result` and `error`, an id that is
+   *   not a string, a number or null). A response is a message with a `result` or an `error`
+   *   member and an `id` member, or with both members (sse-message.ts mayBeForeign: the rule
+   *   of a single request's stream, a `method` beside them included). The counts after a
+   *   `foreign` answer mean nothing: the caller ends the exchange with `upstream_not_mcp`.
+   * - `done`: every request of the batch has had its response (with this message or before).
+   * - `waiting`: requests are still without their response.
+   *
+   * Requests and notifications (no `result`, no `error`), and responses without an `id` (no
+   * client can route them) change nothing, as on a single request's stream.
+   *
+   * Source: a new user's trial, 2026-12-03: a batch's answer carried a response for another id
+   * and a second response for an id, and both reached the host
+   * (test/regressions/batch-answer-for-other-ids-forwarded.test.ts).
+   */
+  takeMessage(message: unknown, data: string | Buffer): BatchTake {
     let ids: ReturnType<typeof writtenIdRanges> | undefined;
     /** The text of the number id of message `k` as written (the bytes walked once, when first needed). */
     const writtenId = (k: number, parsed: number): string => {
@@ -88,28 +122,40 @@ export class BatchAnswers {
       return range === undefined ? String(parsed) : bytes.toString('latin1', range[0], range[1]);
     };
     if (Array.isArray(message)) {
-      for (let k = 0; k < message.length && this.left > 0; k++) this.answer(message[k], k, writtenId);
-    } else {
-      this.answer(message, 0, writtenId);
+      for (let k = 0; k < message.length; k++) if (!this.answer(message[k], k, writtenId)) return 'foreign';
+    } else if (!this.answer(message, 0, writtenId)) {
+      return 'foreign';
     }
-    return this.left === 0;
+    return this.left === 0 ? 'done' : 'waiting';
   }
 
-  /** Counts `m` (message `k` of the data) when it is a response to an awaited id. */
-  private answer(m: unknown, k: number, writtenId: (k: number, parsed: number) => string): void {
-    if (!isJsonObject(m) || Object.hasOwn(m, 'result') === Object.hasOwn(m, 'error') || !Object.hasOwn(m, 'id')) return;
+  /**
+   * Counts `m` (message `k` of the data) when it is the response to an awaited request; false
+   * when it is a response that answers none ({@link takeMessage}'s `foreign`).
+   */
+  private answer(m: unknown, k: number, writtenId: (k: number, parsed: number) => string): boolean {
+    if (!isJsonObject(m)) return true;
+    const hasResult = Object.hasOwn(m, 'result');
+    const hasError = Object.hasOwn(m, 'error');
+    if (!hasResult && !hasError) return true;
+    if (hasResult && hasError) return false;
+    if (!Object.hasOwn(m, 'id')) return true;
     const id = m.id;
     let key: string;
     if (typeof id === 'number') key = idKey(id, writtenId(k, id));
     else if (typeof id === 'string' || id === null) key = idKey(id, undefined);
-    else return;
+    else return false;
     const count = this.awaited.get(key);
-    if (count === undefined) return;
+    if (count === undefined) return false;
     if (count === 1) this.awaited.delete(key);
     else this.awaited.set(key, count - 1);
     this.left--;
+    return true;
   }
 }
+
+/** What a message did to a batch's awaited responses ({@link BatchAnswers.takeMessage}). */
+export type BatchTake = 'waiting' | 'done' | 'foreign';
 
 /**
  * The request ids of {@link BatchAnswers.awaitedKeys}'s keys, from which a `BatchAnswers` that

@@ -23,6 +23,7 @@ import { isResponseToExchange } from './rewrite.js';
 import { mayRewrite, rewriteScanned, spliceScanned } from './scanned-message.js';
 import { isRequestId, jsonValueIs } from './json-value-at.js';
 import { bodyRewriteFits } from './rewrite-room.js';
+import { BatchAnswers } from './batch-answers.js';
 
 export interface UpstreamBody {
   statusCode: number;
@@ -84,6 +85,11 @@ function answerFromBody(exchange: Exchange, reply: FastifyReply, res: UpstreamRe
     answerWithLocalError(exchange, reply, notMcp);
     return;
   }
+  // A batch's answer: checked against its request ids, never rewritten (answerBatch).
+  if (exchange.rpc.kind === 'batch') {
+    answerBatch(exchange, reply, res, hooks, body, notMcp);
+    return;
+  }
   if (scan.members !== undefined && scan.members.plainKeys && !hooks.wantsResponseMessage) {
     if (!answersExchange(exchange, body, scan.members)) {
       answerWithLocalError(exchange, reply, notMcp);
@@ -139,6 +145,50 @@ function answerFromBody(exchange: Exchange, reply: FastifyReply, res: UpstreamRe
   }
   if (hooks.wantsResponseMessage) hooks.onResponseMessage(rewritten.message, out.length);
   sendBody(exchange, reply, res.statusCode, out, rewritten.changed ? 'rewritten' : 'ok');
+}
+
+/**
+ * The JSON answer (a non-empty body within the structure bounds) to a JSON-RPC batch the host
+ * sent (MCP 2025-03-26): sent as the seller's bytes, outcome `ok` (a batch is never rewritten:
+ * rewrite.ts), when it is a JSON-RPC message or a non-empty array of them ({@link
+ * isJsonRpcPayload}) that answers the batch exactly: each response in it (a message with
+ * `result` or `error`) the response to one of the batch's requests (ids compared exactly, a
+ * number as written: json-value-at.ts isRequestId, via batch-answers.ts), none answered twice,
+ * and every request answered, in any order (a lone response object answers a batch of one
+ * request). Requests and notifications among the elements are passed on as before.
+ *
+ * Anything else is `upstream_not_mcp`: HTTP 502, one JSON-RPC error for id null (the batch's
+ * local error: errors/local-reply.ts). Why every request must be answered: the body ends the
+ * POST, and MCP 2025-03-26 Streamable HTTP sends a response only on the stream of the POST that
+ * carried its request ("the server MUST NOT send a JSON-RPC response on the stream unless
+ * resuming a stream associated with a previous client request"; the GET stream carries none),
+ * so a request left out is never answered and its host waits until its own timeout (JSON-RPC
+ * 2.0 §6: "A Response object SHOULD exist for each Request object"). A batch of notifications
+ * and host responses only has no request: any response answers none.
+ *
+ * Source: a new user's trial, 2026-12-03, and a reviewer: `[r1, r2, r999, r1]` answering a
+ * batch of requests 1 and 2, and a lone object answering only id 1, reached the host, logged
+ * `ok` (test/regressions/batch-answer-for-other-ids-forwarded.test.ts). Cost: one `JSON.parse`
+ * of the body (as before for an array), plus one walk of its bytes when a response id is a
+ * number; batches only (a single request's answer never comes here).
+ */
+function answerBatch(exchange: Exchange, reply: FastifyReply, res: UpstreamResponse, hooks: PipelineHooks, body: Buffer, notMcp: LocalErrorInput): void {
+  let message: unknown;
+  try {
+    message = JSON.parse(body.toString('utf8'));
+  } catch {
+    answerWithLocalError(exchange, reply, notMcp);
+    return;
+  }
+  // A resumed batch's stream may not know its ids (exchange.ts batchRequestIds), but a JSON
+  // answer to a resume is refused before this stage (pipeline.ts): every POSTed batch has them.
+  const ids = exchange.rpc.batchRequestIds;
+  if (!isJsonRpcPayload(message) || (ids !== undefined && new BatchAnswers(ids).takeMessage(message, body) !== 'done')) {
+    answerWithLocalError(exchange, reply, notMcp);
+    return;
+  }
+  if (hooks.wantsResponseMessage) hooks.onResponseMessage(message, body.length);
+  sendBody(exchange, reply, res.statusCode, body, 'ok');
 }
 
 /** A seller's 4xx (or other non-2xx, non-5xx) answer: passes through as it is, its body bounded (ARCHITECTURE §3). */

@@ -129,9 +129,10 @@ function parsedVerdict(exchange: Exchange, message: unknown, bytes: Buffer, memb
 /**
  * True when `message`, on the stream answering the exchange's single request (`rpc.kind`
  * 'request'), is an object with a `result` or an `error` member that is not the response to
- * the request ({@link mayBeForeign}). A batch's stream carries several ids and is not judged
- * here (nor is an array: batchVerdict judges each element); nor is the standalone GET stream
- * (not a request's).
+ * the request ({@link mayBeForeign}). A batch's stream carries several ids and is judged by
+ * the same rule against each of them, in sse-stage.ts (batch-answers.ts BatchAnswers.take:
+ * `foreign`); an array is not judged here (batchVerdict judges each element); nor is the
+ * standalone GET stream (not a request's).
  *
  * Why it must not reach the host: a client matches a response to its pending request by id
  * alone, so a seller could answer call B on call A's stream, past B's own limits and

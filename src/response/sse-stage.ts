@@ -82,7 +82,13 @@
  * (no request either), and an array holding such a response, the request's own response in
  * it or not. Reported failures: test/regressions/sse-response-for-another-id.test.ts,
  * sse-method-and-result-for-another-id-forwarded.test.ts,
- * sse-batch-shaped-response-for-another-id-forwarded.test.ts.
+ * sse-batch-shaped-response-for-another-id-forwarded.test.ts. On a batch's stream (MCP
+ * 2025-03-26), a response for an id that is not one of the batch's request ids, or a second
+ * response for an id (batch-answers.ts: one more than the batch holds requests with it), ends
+ * the stream so, with the error for id null; the events before it have gone out, the
+ * offending event (a whole array, its other responses included) does not. Reported failure (a
+ * new user's trial, 2026-12-03: a batch's answer carried a response for another id):
+ * test/regressions/batch-answer-for-other-ids-forwarded.test.ts.
  *
  * Ending: once the response to the request's id has passed, the host's stream ends and the
  * upstream request is aborted (SDK servers may keep a resumed stream open: ARCHITECTURE §5).
@@ -298,8 +304,13 @@ export async function handleSseBody(
   // `w`; a token without them gives no ids); made for batches only.
   const batchIds = exchange.rpc.batchRequestIds;
   const batchAnswers = batchIds === undefined ? undefined : new BatchAnswers(batchIds);
-  /** The stream waits for a batch's responses: events that may hold one are read. */
-  const awaitsBatch = batchAnswers !== undefined && !batchAnswers.done;
+  /**
+   * The stream answers a batch whose request ids are known: events that may hold a response
+   * are read, to end the stream once each request has its response and to refuse a response
+   * for an id not awaited (batch-answers.ts), a batch without requests included (every
+   * response there answers none).
+   */
+  const awaitsBatch = batchAnswers !== undefined;
   const maxDataChars = Math.floor(perEventLimit / 3);
   const boundsLimits = { maxDepth: limits.max_json_depth, maxNodes: limits.max_json_nodes };
   // inspectEventData's options, made at the first event that needs each (not per event).
@@ -355,8 +366,20 @@ export async function handleSseBody(
         }
       }
       // On a batch's stream: the responses it holds, once within the structure bounds (proved
-      // above, or scanned: the verdict). The one that completes the batch ends the stream.
-      if (awaitsBatch && mayBeResponse(content)) final = batchAnswers.take(verdict?.kind === 'forward' && verdict.bytes !== undefined ? verdict.bytes : content);
+      // above, or scanned: the verdict). The one that completes the batch ends the stream; one
+      // for an id not awaited (not in the batch, or answered already) ends it with
+      // `upstream_not_mcp` for id null, the event not forwarded, as a response to another id
+      // ends a single request's (batch-answers.ts; a new user's trial, 2026-12-03:
+      // test/regressions/batch-answer-for-other-ids-forwarded.test.ts).
+      if (awaitsBatch && mayBeResponse(content)) {
+        const taken = batchAnswers.take(verdict?.kind === 'forward' && verdict.bytes !== undefined ? verdict.bytes : content);
+        if (taken === 'foreign') {
+          const observedBytes = typeof content !== 'string' ? content.length : dataBytes >= 0 ? dataBytes : Buffer.byteLength(content);
+          fail({ reason: 'upstream_not_mcp', limitBytes: perEventLimit, observedBytes, upstreamStatus: res.statusCode });
+          return;
+        }
+        final = taken === 'done';
+      }
     }
     // A non-empty seller id goes out as a resume token carrying the exact count through this
     // event (a chunk that may hold an id line is fed one event block at a time: see `takeChunk`;

@@ -21,7 +21,9 @@
  * empty stream, `already_answered`); a seller that keeps the stream open is cut there. A batch
  * without requests waits for nothing: the seller's end is a normal end. A stream that ends
  * before every response arrived keeps today's ending: the error event for id null
- * (`upstream_reset`), or `resumable_end` after an event id. A batch answered with a JSON array
+ * (`upstream_reset`), or `resumable_end` after an event id; a response for an id not in the
+ * batch or a second one for an id ends it with `upstream_not_mcp`
+ * (test/regressions/batch-answer-for-other-ids-forwarded.test.ts). A batch answered with a JSON array
  * (application/json) goes out as the seller's bytes, outcome `ok`.
  */
 import { describe, test } from 'node:test';
@@ -176,17 +178,31 @@ describe('sse-batch-answer-never-ends-cleanly', { timeout: TEST_TIMEOUT_MS }, ()
   // Control: a stream that ends before every request has its response ends as before.
   for (const [label, batch, body] of [
     ['one response missing', BATCH, data(R1)],
-    ['the same response twice, the other missing', BATCH, data(R1) + data(`[${R1}]`)],
-    ['a response to "2" does not answer 2, nor one to 1 a notification', '[{"jsonrpc":"2.0","id":2,"method":"ping"},{"jsonrpc":"2.0","method":"notifications/initialized"}]', data('{"jsonrpc":"2.0","id":"2","result":{}}') + data(R1)],
-    ['9007199254740992 does not answer 9007199254740993', '[{"jsonrpc":"2.0","id":9007199254740993,"method":"ping"}]', data('{"jsonrpc":"2.0","id":9007199254740992,"result":{}}')],
     ['a message with a method is no response', '[{"jsonrpc":"2.0","id":1,"method":"ping"}]', data('{"jsonrpc":"2.0","id":1,"method":"ping"}')],
-    ['result and error both: no response', '[{"jsonrpc":"2.0","id":1,"method":"ping"}]', data('{"jsonrpc":"2.0","id":1,"result":{},"error":{"code":1,"message":"m"}}')],
   ] as const) {
     test(`control, ${label}: the error event for id null, outcome local_error upstream_reset`, async () => {
       sellerStreams(body);
       const { r, line } = await postBatch(batch);
       assert.equal(r.text(), body + resetFrame(body));
       assert.deepEqual(outcome(line), { outcome: 'local_error', reason: 'upstream_reset', bytes_to_host: r.bytes });
+    });
+  }
+
+  // A response that answers no request still awaited (an id not in the batch, a second answer,
+  // both result and error) ends the stream there with upstream_not_mcp for id null, the events
+  // before it forwarded: test/regressions/batch-answer-for-other-ids-forwarded.test.ts. Before
+  // that fix these were ignored and the stream ended upstream_reset.
+  for (const [label, batch, before, refused] of [
+    ['the same response twice, the other missing', BATCH, data(R1), data(`[${R1}]`)],
+    ['a response to "2" does not answer 2', '[{"jsonrpc":"2.0","id":2,"method":"ping"},{"jsonrpc":"2.0","method":"notifications/initialized"}]', '', data('{"jsonrpc":"2.0","id":"2","result":{}}')],
+    ['9007199254740992 does not answer 9007199254740993', '[{"jsonrpc":"2.0","id":9007199254740993,"method":"ping"}]', '', data('{"jsonrpc":"2.0","id":9007199254740992,"result":{}}')],
+    ['result and error both: no response', '[{"jsonrpc":"2.0","id":1,"method":"ping"}]', '', data('{"jsonrpc":"2.0","id":1,"result":{},"error":{"code":1,"message":"m"}}')],
+  ] as const) {
+    test(`${label}: the events before it, then upstream_not_mcp for id null`, async () => {
+      sellerStreams(before + refused);
+      const { r, line } = await postBatch(batch);
+      assert.equal(r.text(), before + expectedErrorFrame({ id: null, method: '', reason: 'upstream_not_mcp', upstreamStatus: 200 }));
+      assert.deepEqual(outcome(line), { outcome: 'local_error', reason: 'upstream_not_mcp', bytes_to_host: r.bytes });
     });
   }
 

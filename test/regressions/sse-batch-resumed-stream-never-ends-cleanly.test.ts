@@ -17,7 +17,9 @@
  * (resume/token.ts `w`), so a resumed stream ends as the first one would have once they are
  * answered: the seller's events byte for byte (ids as tokens), nothing after them, outcome
  * `ok`, the last token final (a resume from it: `already_answered`), the seller's request
- * closed. A response to an id already answered does not count; a batch without requests
+ * closed. A response to an id already answered (before the token) answers no request still
+ * awaited: `upstream_not_mcp` for id null, as on the first stream
+ * (test/regressions/batch-answer-for-other-ids-forwarded.test.ts); a batch without requests
  * waits for nothing. Ids whose list is over 1024 characters are not carried: that resumed
  * stream ends as before (`resumable_end`), the documented limit.
  */
@@ -25,7 +27,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ServerResponse } from 'node:http';
 import { startRawSeller, type RawSeller, type SeenRequest } from '../support/raw-seller.js';
-import { RESUME_TOKEN, RESUME_YAML, startObservedGateway, withToken, type LogLine, type ObservedGateway } from '../support/hostile-seller.js';
+import { RESUME_TOKEN, RESUME_YAML, expectedErrorFrame, startObservedGateway, withToken, type LogLine, type ObservedGateway } from '../support/hostile-seller.js';
 import { agentsYaml } from '../helpers/gateway.js';
 import { rawPost, sseIds } from '../helpers/raw.js';
 import { useSellerAndGateway } from '../helpers/stack.js';
@@ -157,16 +159,23 @@ describe('sse-batch-resumed-stream-never-ends-cleanly', { timeout: TEST_TIMEOUT_
     await assertFinal(twice.tokens[0]!);
   });
 
-  test('ids compare exactly on the resumed stream: 9007199254740992 does not answer 9007199254740993, the exact id does', async () => {
+  test('ids compare exactly on the resumed stream: the exact id answers, 9007199254740992 does not answer 9007199254740993', async () => {
     const batch = '[{"jsonrpc":"2.0","id":9007199254740993,"method":"ping"},{"jsonrpc":"2.0","id":"a","method":"ping"}]';
+    const right = frame('e3', '{"jsonrpc":"2.0","id":9007199254740993,"result":{}}');
     post = streamThenDrop(frame('e1', '{"jsonrpc":"2.0","id":"a","result":{}}'));
     const opened = await open(batch);
-    const wrong = frame('e2', '{"jsonrpc":"2.0","id":9007199254740992,"result":{}}');
-    const right = frame('e3', '{"jsonrpc":"2.0","id":9007199254740993,"result":{}}');
-    resumes = [resumeWith(wrong + right)];
+    resumes = [resumeWith(right)];
     const resumed = await resume(opened.tokens[0]!);
-    assert.equal(resumed.text, withToken(wrong, resumed.tokens[0]!) + withToken(right, resumed.tokens[1]!));
+    assert.equal(resumed.text, withToken(right, resumed.tokens[0]!));
     assert.deepEqual(outcome(resumed.line), { rpc_kind: 'batch', outcome: 'ok', reason: null });
+    // The same double, not the same id: a response for an id not awaited, the stream's end
+    // (test/regressions/batch-answer-for-other-ids-forwarded.test.ts).
+    post = streamThenDrop(frame('e1', '{"jsonrpc":"2.0","id":"a","result":{}}'));
+    const again = await open(batch);
+    resumes = [resumeWith(frame('e2', '{"jsonrpc":"2.0","id":9007199254740992,"result":{}}') + right)];
+    const wrong = await resume(again.tokens[0]!);
+    assert.equal(wrong.text, expectedErrorFrame({ id: null, method: '', reason: 'upstream_not_mcp', upstreamStatus: 200 }));
+    assert.deepEqual(outcome(wrong.line), { rpc_kind: 'batch', outcome: 'local_error', reason: 'upstream_not_mcp' });
   });
 
   test('a batch without requests: its resumed stream waits for nothing, the seller\'s end is a normal end', async () => {
@@ -180,13 +189,15 @@ describe('sse-batch-resumed-stream-never-ends-cleanly', { timeout: TEST_TIMEOUT_
     assert.deepEqual(outcome(resumed.line), { rpc_kind: 'batch', outcome: 'ok', reason: null });
   });
 
-  test('control: a response to the id already answered does not count; the resumed stream ends as an unanswered one', async () => {
+  test('a response to the id answered before the token: a second answer, upstream_not_mcp for id null', async () => {
+    // Before the ids were checked against the batch (a new user's trial, 2026-12-03) it did
+    // not count, and the resumed stream ended as an unanswered one, resumable_end.
     post = streamThenDrop(frame('e1', R1));
     const opened = await open(BATCH);
     resumes = [resumeWith(frame('e2', R1))];
     const resumed = await resume(opened.tokens[0]!);
-    assert.equal(resumed.text, withToken(frame('e2', R1), resumed.tokens[0]!));
-    assert.deepEqual(outcome(resumed.line), { rpc_kind: 'batch', outcome: 'resumable_end', reason: null });
+    assert.equal(resumed.text, expectedErrorFrame({ id: null, method: '', reason: 'upstream_not_mcp', upstreamStatus: 200 }));
+    assert.deepEqual(outcome(resumed.line), { rpc_kind: 'batch', outcome: 'local_error', reason: 'upstream_not_mcp' });
   });
 
   test('control, the documented limit: ids whose list is over 1024 characters are not carried, the resumed stream ends as before', async () => {

@@ -1,7 +1,9 @@
 /**
  * response/batch-answers.ts: when a batch's SSE stream has every response it waits for
  * (test/regressions/sse-batch-answer-never-ends-cleanly.test.ts is the reported failure; this
- * is the rule itself): responses by exact id, arrays of them, duplicates, what is no response.
+ * is the rule itself): responses by exact id, arrays of them, duplicates, what is no response;
+ * a response answering no request still awaited is `foreign`
+ * (test/regressions/batch-answer-for-other-ids-forwarded.test.ts).
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -14,51 +16,81 @@ const ok = (id: string) => `{"jsonrpc":"2.0","id":${id},"result":{}}`;
 test('done once each request has its response, by event or by array, in any order', () => {
   const a = new BatchAnswers([ref(1), ref('x'), ref(null)]);
   assert.equal(a.done, false);
-  assert.equal(a.take(ok('"x"')), false);
-  assert.equal(a.take(Buffer.from(`[${ok('null')},{"jsonrpc":"2.0","method":"notifications/progress"}]`)), false);
-  assert.equal(a.take(`{"jsonrpc":"2.0","id":1,"error":{"code":1,"message":"m"}}`), true);
+  assert.equal(a.take(ok('"x"')), 'waiting');
+  assert.equal(a.take(Buffer.from(`[${ok('null')},{"jsonrpc":"2.0","method":"notifications/progress"}]`)), 'waiting');
+  assert.equal(a.take(`{"jsonrpc":"2.0","id":1,"error":{"code":1,"message":"m"}}`), 'done');
   assert.equal(a.done, true);
 });
 
-test('a batch without requests is done at once', () => {
-  assert.equal(new BatchAnswers([]).done, true);
+test('a batch without requests is done at once, and any response answers none of it', () => {
+  const a = new BatchAnswers([]);
+  assert.equal(a.done, true);
+  assert.equal(a.take('{"jsonrpc":"2.0","method":"notifications/progress"}'), 'done');
+  assert.equal(a.take(ok('1')), 'foreign');
 });
 
-test('ids compare exactly: strings as strings, numbers by value as written', () => {
-  const a = new BatchAnswers([ref(2), ref(9007199254740992, '9007199254740993'), ref('1'), ref(0.5)]);
-  for (const miss of [ok('"2"'), ok('9007199254740992'), ok('1'), ok('null'), ok('0.50000000000000000001'), ok('true'), ok('{}')]) assert.equal(a.take(miss), false, miss);
-  assert.equal(a.take(`[${ok('2.0')},${ok('9007199254740993')}]`), false);
+test('ids compare exactly: strings as strings, numbers by value as written; any other id is foreign', () => {
+  const ids = [ref(2), ref(9007199254740992, '9007199254740993'), ref('1'), ref(0.5)];
+  for (const miss of [ok('"2"'), ok('9007199254740992'), ok('1'), ok('null'), ok('0.50000000000000000001'), ok('true'), ok('{}')]) {
+    assert.equal(new BatchAnswers(ids).take(miss), 'foreign', miss);
+  }
+  const a = new BatchAnswers(ids);
+  assert.equal(a.take(`[${ok('2.0')},${ok('9007199254740993')}]`), 'waiting');
   // "\u0031" is the string "1" (escapes decoded): it answers; 5e-1 (an escaped id key) answers 0.5, the last one.
-  assert.equal(a.take(ok('"\\u0031"')), false);
-  assert.equal(a.take(`{"jsonrpc":"2.0","\\u0069d":5e-1,"result":{}}`), true);
+  assert.equal(a.take(ok('"\\u0031"')), 'waiting');
+  assert.equal(a.take(`{"jsonrpc":"2.0","\\u0069d":5e-1,"result":{}}`), 'done');
 });
 
-test('one id twice waits for two responses; a repeated response counts once per request', () => {
+test('one id twice waits for two responses; a third is a second answer: foreign', () => {
   const a = new BatchAnswers([ref(1), ref(1), ref(2)]);
-  assert.equal(a.take(ok('1')), false);
-  assert.equal(a.take(ok('2')), false);
-  assert.equal(a.take(ok('2')), false);
-  assert.equal(a.take(`[${ok('1')},${ok('1')}]`), true);
+  assert.equal(a.take(ok('1')), 'waiting');
+  assert.equal(a.take(ok('2')), 'waiting');
+  assert.equal(a.take(ok('1')), 'done');
+  assert.equal(a.take(ok('1')), 'foreign');
+  const b = new BatchAnswers([ref(1), ref(2)]);
+  assert.equal(b.take(ok('2')), 'waiting');
+  assert.equal(b.take(ok('2')), 'foreign');
+  // In one array: the reported answer [r1, r2, r999, r1], and a duplicate after the batch is done.
+  assert.equal(new BatchAnswers([ref(1), ref(2)]).take(`[${ok('1')},${ok('2')},${ok('999')},${ok('1')}]`), 'foreign');
+  assert.equal(new BatchAnswers([ref(1), ref(2)]).take(`[${ok('1')},${ok('2')},${ok('1')}]`), 'foreign');
 });
 
-test('no response: not JSON, a request, both result and error, no id, nested arrays', () => {
+test('no response, nothing counted: not JSON, a request, a notification, no id, nested arrays, a scalar', () => {
   const a = new BatchAnswers([ref(1)]);
   for (const data of [
     'not json',
     `${ok('1')}x`,
     '{"jsonrpc":"2.0","id":1,"method":"ping"}',
-    '{"jsonrpc":"2.0","id":1,"result":{},"error":{"code":1,"message":"m"}}',
     '{"jsonrpc":"2.0","result":{}}',
     `[[${ok('1')}]]`,
-    `{"jsonrpc":"2.0","id":2,"result":${ok('1')}}`,
+    '[1,"x",null]',
     '',
-  ]) assert.equal(a.take(data), false, data);
+  ]) assert.equal(a.take(data), 'waiting', data);
   assert.equal(a.done, false);
+});
+
+test('foreign, not a response to the batch: both result and error (whatever the id, or none), an id of another type, a response nested in a result for another id', () => {
+  for (const data of [
+    '{"jsonrpc":"2.0","id":1,"result":{},"error":{"code":1,"message":"m"}}',
+    '{"jsonrpc":"2.0","result":{},"error":{"code":1,"message":"m"}}',
+    '{"jsonrpc":"2.0","id":[1],"result":{}}',
+    `{"jsonrpc":"2.0","id":2,"result":${ok('1')}}`,
+    `[{"jsonrpc":"2.0","method":"notifications/progress"},${ok('2')}]`,
+  ]) assert.equal(new BatchAnswers([ref(1)]).take(data), 'foreign', data);
+  // A method beside the result with the awaited id: the response, as on a single request's stream.
+  assert.equal(new BatchAnswers([ref(1)]).take('{"jsonrpc":"2.0","id":1,"method":"x","result":{}}'), 'done');
+});
+
+test('takeMessage: a parsed JSON body, its numbers read as written in its bytes', () => {
+  const body = Buffer.from(`[${ok('9007199254740992')},${ok('2')}]`);
+  assert.equal(new BatchAnswers([ref(2), ref(9007199254740992, '9007199254740993')]).takeMessage(JSON.parse(body.toString()), body), 'foreign');
+  assert.equal(new BatchAnswers([ref(2), ref(9007199254740992, '9007199254740992')]).takeMessage(JSON.parse(body.toString()), body), 'done');
+  assert.equal(new BatchAnswers([ref(2), ref(3)]).takeMessage(JSON.parse(ok('2')), ok('2')), 'waiting');
 });
 
 test('awaitedKeys and idsOfAwaitedKeys: a resumed stream waits for exactly what was left (sse-batch-resumed-stream-never-ends-cleanly)', () => {
   const a = new BatchAnswers([ref(2), ref(9007199254740992, '9007199254740993'), ref('a'), ref('a'), ref(null), ref(0.1, '0.10000000000000000001'), ref(-0)]);
-  assert.equal(a.take(ok('"a"')), false);
+  assert.equal(a.take(ok('"a"')), 'waiting');
   const keys = a.awaitedKeys();
   // One key per request left (an id awaited twice is listed twice), in the order first awaited.
   assert.equal(keys.length, 6);
@@ -67,10 +99,10 @@ test('awaitedKeys and idsOfAwaitedKeys: a resumed stream waits for exactly what 
   const resumed = new BatchAnswers(ids);
   assert.deepEqual(resumed.awaitedKeys(), keys);
   // The same rule as the first stream's: exact ids, one response each.
-  for (const miss of [ok('9007199254740992'), ok('"2"'), ok('0.1'), ok('2')]) resumed.take(miss);
-  assert.equal(resumed.done, false);
-  assert.equal(resumed.take(`[${ok('9007199254740993')},${ok('"a"')},${ok('null')},${ok('0.10000000000000000001')}]`), false);
-  assert.equal(resumed.take(ok('0e5')), true);
+  for (const miss of [ok('9007199254740992'), ok('"2"'), ok('0.1')]) assert.equal(new BatchAnswers(ids).take(miss), 'foreign', miss);
+  assert.equal(resumed.take(ok('2')), 'waiting');
+  assert.equal(resumed.take(`[${ok('9007199254740993')},${ok('"a"')},${ok('null')},${ok('0.10000000000000000001')}]`), 'waiting');
+  assert.equal(resumed.take(ok('0e5')), 'done');
   assert.deepEqual(resumed.awaitedKeys(), []);
   // Keys of no id the gateway makes: not ids (the resumed stream then knows none).
   for (const bad of [['x1'], ['n1.5'], ['n01e0'], ['n1e400'], ['z', '']]) assert.equal(idsOfAwaitedKeys(bad), undefined, JSON.stringify(bad));
