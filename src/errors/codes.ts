@@ -242,8 +242,8 @@ export const REFUSALS = {
   origin_not_allowed: {
     statusCode: 403,
     jsonRpcCode: JSONRPC_INVALID_REQUEST,
-    description: "The request carries an Origin header (a browser's) that is neither a loopback origin (http or https, localhost, 127.0.0.1 or [::1], any port) nor listed in allowed_origins; id null. Buyer agents send none; a web page reaching the gateway (DNS rebinding, a cross-site form) would otherwise use the agents' configured credentials.",
-    source: 'MCP Streamable HTTP, Security Warning (servers MUST validate the Origin header; 403 on an invalid one); found by a new user (a rebinding Host and Origin got the configured Authorization added)',
+    description: "The request carries an Origin header (a browser's) that is neither a loopback origin (http or https, localhost, 127.0.0.1 or [::1], any port) nor listed in allowed_origins; id null. Also a request with no Origin whose Sec-Fetch-Site is cross-site or same-site: a browser's request for another site's page, or another origin of this site, made without CORS (an img, a link; same-origin and none, a typed URL, are served). Buyer agents send neither header; a web page reaching the gateway (DNS rebinding, a cross-site form or image) would otherwise use the agents' configured credentials.",
+    source: "MCP Streamable HTTP, Security Warning (servers MUST validate the Origin header; 403 on an invalid one); found by a new user (a rebinding Host and Origin got the configured Authorization added); Fetch Metadata (Sec-Fetch-Site); a new user's trial, 2026-12-03 (a cross-site img GET, no Origin, got the configured Authorization added: test/regressions/cross-site-get-no-origin-uses-credentials.test.ts)",
   },
   host_not_allowed: {
     statusCode: 403,

@@ -14,7 +14,7 @@ import { answerStreamOver, answerWithLocalError, refuse } from '../errors/local-
 import { GATEWAY_FINISHED, GatewayAbortError, findGatewayAbort } from '../errors/abort.js';
 import { exchangeLogFields, plainInfoWriter } from '../observability/logger.js';
 import { applyRequestHeaderPolicy, isResumableEventId } from '../request/headers.js';
-import { absoluteFormAuthority, hostFieldCount, isHostAllowed, isLoopbackOrigin } from '../request/browser-guard.js';
+import { absoluteFormAuthority, hostFieldCount, isHostAllowed, isLoopbackOrigin, isOtherSiteFetch } from '../request/browser-guard.js';
 import { NO_BODY, peekJsonRpc } from '../request/peek.js';
 import { hasBatches, hostReadsStructuredContent, isRepeatedProtocolVersion, NO_BATCHES_SINCE, protocolVersionOf } from '../mcp/revision.js';
 import { filterResponseHeaders } from '../response/headers.js';
@@ -93,7 +93,14 @@ export function createMcpHandler(deps: HandlerDeps) {
     // agents' credentials: MCP Streamable HTTP, Security Warning (403, id null).
     // A loopback origin is served too: DNS rebinding cannot produce one (browser-guard.ts).
     const origin = request.headers.origin;
-    if (origin !== undefined && !isLoopbackOrigin(origin) && !config.allowed_origins.includes(origin)) {
+    if (origin === undefined) {
+      // A page's request without CORS (an <img>, a link: no Origin) still says where it comes
+      // from in Sec-Fetch-Site; buyer agents send none (browser-guard.ts isOtherSiteFetch).
+      const site = request.headers['sec-fetch-site'];
+      if (isOtherSiteFetch(site)) {
+        return refuse(reply, 'origin_not_allowed', null, `A browser's request from another site's page (Sec-Fetch-Site: ${site}, no Origin) is not allowed: the gateway serves buyer agents, not browsers (allowed_origins lists the browser origins it serves besides localhost).`);
+      }
+    } else if (!isLoopbackOrigin(origin) && !config.allowed_origins.includes(origin)) {
       return refuse(reply, 'origin_not_allowed', null, `Origin "${truncate(origin)}" is not allowed: the gateway serves buyer agents, not browsers (allowed_origins lists the browser origins it serves besides localhost).`);
     }
     // A same-origin GET after DNS rebinding carries no Origin, but its Host names the
