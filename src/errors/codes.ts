@@ -299,6 +299,12 @@ export const REFUSALS = {
     description: "Node's HTTP parser rejected the request (a malformed request line, header or chunked body) before it reached the gateway, or an HTTP/1.1 request to an MCP endpoint has no Host header, or any request to one has more than one (RFC 9112 §3.2); id null, connection closed.",
     source: 'RFC 9112',
   },
+  expectation_failed: {
+    statusCode: 417,
+    jsonRpcCode: JSONRPC_INVALID_REQUEST,
+    description: "The host's request carries an Expect header other than 100-continue (the one expectation HTTP defines, which the gateway meets: it answers 100 Continue and reads the body); answered by the HTTP server before routing, id null, connection closed.",
+    source: "RFC 9110 §10.1.1, §15.5.18; a new user's trial, 2026-12-03 (Node answered a bare 417 with an empty body, not logged or counted: test/regressions/expect-header-bare-417.test.ts)",
+  },
   method_not_allowed: {
     statusCode: 405,
     jsonRpcCode: JSONRPC_INVALID_REQUEST,
