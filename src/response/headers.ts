@@ -7,7 +7,8 @@ import { repeatedContentType } from './content-type.js';
  * recompute Content-Length"); so are the CORS response headers, the gateway's policy as a
  * browser sees it, not the seller's; and the headers that point the host at another URL
  * (`Location`, `Content-Location`, `Refresh`), which its client could follow past the
- * gateway. `Set-Cookie` passes scoped to the agent's route ({@link scopeSetCookies}).
+ * gateway, and those that steer the host's client for the gateway's origin (`Alt-Svc`,
+ * `Strict-Transport-Security`). `Set-Cookie` passes scoped to the agent's route ({@link scopeSetCookies}).
  * Everything else (`Mcp-Session-Id`, `Content-Type`, ...) passes; a `Content-Type` sent
  * as several identical lines passes as one ({@link filterResponseHeaders}). Names are lowercase (as
  * undici gives them): one Set lookup per header.
@@ -41,6 +42,15 @@ export const STRIPPED_RESPONSE_HEADERS: ReadonlySet<string> = new Set([
   'location',
   'content-location',
   'refresh',
+  // Headers that steer the host's HTTP client for the gateway's whole origin, not this answer:
+  // `Alt-Svc` tells it to reach that origin at another host and port (`h2="evil.example:443"`,
+  // remembered for `ma` seconds: the host's next requests, credentials included, go there,
+  // past the gateway), and `Strict-Transport-Security` makes it refuse plain HTTP to the
+  // gateway's host name (`localhost`: every local service) for `max-age`. The gateway's origin
+  // is not the seller's to configure (a new user's trial, 2026-12-03:
+  // test/regressions/seller-location-header-reaches-host.test.ts). MCP uses neither.
+  'alt-svc',
+  'strict-transport-security',
 ]);
 
 /**
