@@ -8,6 +8,7 @@
  * - `GET /healthz`, `/readyz`, `/metrics` (src/ops/routes.ts), unless `ops_listen` puts them
  *   on their own app (`app.gateway.opsApp`; `listenAll` in src/ops/listen.ts listens on both).
  */
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyServerOptions, type FastifyError } from 'fastify';
 import replyFrom from '@fastify/reply-from';
@@ -15,7 +16,7 @@ import type { Logger } from 'pino';
 import { requestBodyLimit } from './config/resolve.js';
 import type { AgentConfig, GatewayConfig } from './config/types.js';
 import type { Exchange } from './exchange.js';
-import { answerClientError, type ClientErrorReason } from './errors/client-error.js';
+import { answerClientError, answerUnmetExpectation, type ClientErrorReason } from './errors/client-error.js';
 import type { RefusalReason } from './errors/codes.js';
 import { REFUSAL_LISTENER, refuse, type RefusalListener } from './errors/local-reply.js';
 import { addLogSecrets, addLogUrlQueries, configSecrets, configUrlQueryPrefixes, createLogger, lazyChildLoggerFactory, plainInfoWriter } from './observability/logger.js';
@@ -38,6 +39,14 @@ const MCP_METHODS = ['POST', 'GET', 'DELETE'] as const;
 const OTHER_METHODS = ['PUT', 'PATCH', 'OPTIONS', 'HEAD'] as const;
 /** The path of an MCP endpoint, `/agents/<agent>/mcp` (as the route matches it). */
 const MCP_PATH = /^\/agents\/[^/]+\/mcp$/;
+/** An MCP endpoint's request target, `/agents/<agent>/mcp` with any query: the agent's name as written (percent-encoded). */
+const MCP_TARGET = /^\/agents\/([^/?#]+)\/mcp(?:[?#]|$)/;
+
+/** The agent an unrouted request's target names (its first 64 characters, as the refusal line logs it), or null. */
+function agentOfPath(target: string): string | null {
+  const name = MCP_TARGET.exec(target)?.[1];
+  return name === undefined ? null : name.slice(0, 64);
+}
 
 /** 405 `method_not_allowed` with `Allow` (RFC 9110 §15.5.6) for any method but the MCP ones on an MCP endpoint. */
 function refuseMethod(reply: FastifyReply): FastifyReply {
@@ -199,6 +208,13 @@ export async function buildApp(config: GatewayConfig, opts: BuildAppOptions = {}
   };
   app.decorate(REFUSAL_LISTENER, onRefusal);
   clientRefused = (reason, status, code) => recordRefusal(reason, { agent: null, http_method: null, status, http_error: code ?? null });
+  // An `Expect` other than 100-continue: Node answers a bare 417 unless the server listens for
+  // `checkExpectation` (a new user's trial, 2026-12-03); refused like the parser's rejections,
+  // logged with the request's method and agent (errors/client-error.ts answerUnmetExpectation).
+  app.server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) => {
+    const status = answerUnmetExpectation(res);
+    recordRefusal('expectation_failed', { agent: agentOfPath(req.url ?? ''), http_method: req.method ?? null, status });
+  });
   app.route({ method: [...MCP_METHODS], url: '/agents/:agent/mcp', handler });
   app.route({
     method: [...OTHER_METHODS],

@@ -11,7 +11,7 @@
  * (`{"error":"Request Header Fields Too Large",...}`, no JSON-RPC error to read) and the
  * gateway logged and counted nothing (test/integration/client-error.test.ts).
  */
-import { STATUS_CODES } from 'node:http';
+import { STATUS_CODES, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { requestRefusal } from '../mcp/local-error.js';
 import type { RefusalReason } from './codes.js';
@@ -55,3 +55,27 @@ export function answerClientError(err: Error & { code?: string }, socket: Duplex
 
 /** Longest a refused connection stays open for its answer to be flushed, ms. */
 export const CLIENT_ERROR_LINGER_MS = 1000;
+
+/** The message of the `expectation_failed` refusal. */
+export const EXPECTATION_FAILED_MESSAGE = 'Expectation failed: the gateway meets no Expect header but 100-continue.';
+
+/**
+ * Answers a request whose `Expect` header asks for something other than `100-continue`, from
+ * Node's HTTP server's `checkExpectation` event (app.ts), before any route: 417
+ * `expectation_failed` (RFC 9110 §10.1.1: a server MAY answer 417 to an expectation it does
+ * not meet; §15.5.18), a JSON-RPC error body for id `null` (the body is never read), the
+ * connection closed (its body, if any, unread). Returns the status sent, for the refusal's log
+ * line and count. `Expect: 100-continue` never comes here: Node answers `100 Continue` and
+ * routes the request.
+ *
+ * Reported failure (a new user's trial, 2026-12-03): without a `checkExpectation` listener
+ * Node answered a bare 417 with an empty body: no JSON-RPC error, no log line, no count
+ * (test/regressions/expect-header-bare-417.test.ts).
+ */
+export function answerUnmetExpectation(res: ServerResponse): number {
+  const { statusCode, body } = requestRefusal('expectation_failed', null, EXPECTATION_FAILED_MESSAGE);
+  const json = JSON.stringify(body);
+  res.writeHead(statusCode, { 'content-type': 'application/json', 'cache-control': 'no-store', 'content-length': Buffer.byteLength(json), connection: 'close' });
+  res.end(json);
+  return statusCode;
+}

@@ -39,6 +39,25 @@ export function protocolVersionOf(header: string | string[] | undefined): string
   return v && v.trim() !== '' ? v.trim() : DEFAULT_PROTOCOL_VERSION;
 }
 
+/**
+ * True when the `MCP-Protocol-Version` request header (as Node gives it) was sent more than
+ * once, or holds more than one value: Node joins repeated fields with `", "`, so a value
+ * holding a comma (which no revision date does), or an array of two or more. Such a request
+ * is refused 400 `invalid_request` (routing/handler.ts), as two `X-Max-Response-Bytes`
+ * fields are; a single value that is no revision date (`draft`) is not: it goes to the
+ * seller as written (see the module doc). Cost on the common path: one `includes(',')` of
+ * the value.
+ *
+ * Why (a new user's trial, 2026-12-03): `2025-06-18` sent twice became `"2025-06-18,
+ * 2025-06-18"`, no revision date, so the host counted as 2025-03-26: its batches were
+ * forwarded instead of refused, its results not deduped
+ * (test/regressions/protocol-version-header-sent-twice.test.ts).
+ */
+export function isRepeatedProtocolVersion(header: string | string[] | undefined): boolean {
+  if (header === undefined) return false;
+  return typeof header === 'string' ? header.includes(',') : header.length > 1 || (header.length === 1 && header[0]!.includes(','));
+}
+
 /** True when `version` is a revision date at or after `since`. */
 export function isRevisionAtLeast(version: string, since: string): boolean {
   return REVISION.test(version) && version >= since;

@@ -14,11 +14,33 @@
  *   only `localhost`, `127.0.0.1` and `[::1]` in `Host`. Reported failure:
  *   test/regressions/dns-rebinding-host-get-uses-credentials.test.ts.
  *
+ * - `Sec-Fetch-Site`: a cross-site GET a page makes without CORS (an `<img>`, a link) carries
+ *   no `Origin` and a loopback `Host`; the browser still says where it comes from
+ *   ({@link isOtherSiteFetch}).
+ *
  * A loopback name (`localhost`, `127.0.0.1`, `[::1]`) in either header cannot come from DNS
  * rebinding: the rebound page's URL, and so its `Host` and `Origin`, carry the attacker's
  * host name; only a page the buyer's own machine serves on a loopback address has a loopback
  * origin (test/regressions/conformance-dns-rebinding-localhost-origin.test.ts).
  */
+
+/**
+ * Whether a `Sec-Fetch-Site` request header value says a browser sent the request for a page
+ * of another site (`cross-site`) or of another origin of this site (`same-site`): Fetch
+ * Metadata (W3C), which every current browser sends on every request. `same-origin` (the
+ * gateway's own pages, which it has none of) and `none` (a typed URL, a bookmark) are not;
+ * neither is an absent header (buyer agents and SDK clients send none). Values are compared
+ * as browsers write them, lower case. One or two string comparisons, no allocation.
+ *
+ * Why (a new user's trial, 2026-12-03): a cross-site `<img>` GET carries no `Origin` (a
+ * no-cors GET has none) and a loopback `Host`, so neither check applied and it was forwarded
+ * with the agent's configured credentials. Such a request without an allowed `Origin` is
+ * refused 403 `origin_not_allowed` (routing/handler.ts;
+ * test/regressions/cross-site-get-no-origin-uses-credentials.test.ts).
+ */
+export function isOtherSiteFetch(site: string | string[] | undefined): site is 'cross-site' | 'same-site' {
+  return site === 'cross-site' || site === 'same-site';
+}
 
 /** `[` */
 const OPEN_BRACKET = 0x5b;

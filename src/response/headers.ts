@@ -1,3 +1,5 @@
+import { repeatedContentType } from './content-type.js';
+
 /**
  * Header policy, seller -> host. Hop-by-hop headers (RFC 9110 §7.6.1) never pass; framing
  * headers are the gateway's to set, because it may decode or rewrite the body
@@ -5,8 +7,10 @@
  * recompute Content-Length"); so are the CORS response headers, the gateway's policy as a
  * browser sees it, not the seller's; and the headers that point the host at another URL
  * (`Location`, `Content-Location`, `Refresh`), which its client could follow past the
- * gateway. `Set-Cookie` passes scoped to the agent's route ({@link scopeSetCookies}).
- * Everything else (`Mcp-Session-Id`, `Content-Type`, ...) passes. Names are lowercase (as
+ * gateway, and those that steer the host's client for the gateway's origin (`Alt-Svc`,
+ * `Strict-Transport-Security`). `Set-Cookie` passes scoped to the agent's route ({@link scopeSetCookies}).
+ * Everything else (`Mcp-Session-Id`, `Content-Type`, ...) passes; a `Content-Type` sent
+ * as several identical lines passes as one ({@link filterResponseHeaders}). Names are lowercase (as
  * undici gives them): one Set lookup per header.
  */
 export const STRIPPED_RESPONSE_HEADERS: ReadonlySet<string> = new Set([
@@ -38,6 +42,15 @@ export const STRIPPED_RESPONSE_HEADERS: ReadonlySet<string> = new Set([
   'location',
   'content-location',
   'refresh',
+  // Headers that steer the host's HTTP client for the gateway's whole origin, not this answer:
+  // `Alt-Svc` tells it to reach that origin at another host and port (`h2="evil.example:443"`,
+  // remembered for `ma` seconds: the host's next requests, credentials included, go there,
+  // past the gateway), and `Strict-Transport-Security` makes it refuse plain HTTP to the
+  // gateway's host name (`localhost`: every local service) for `max-age`. The gateway's origin
+  // is not the seller's to configure (a new user's trial, 2026-12-03:
+  // test/regressions/seller-location-header-reaches-host.test.ts). MCP uses neither.
+  'alt-svc',
+  'strict-transport-security',
 ]);
 
 /**
@@ -45,7 +58,9 @@ export const STRIPPED_RESPONSE_HEADERS: ReadonlySet<string> = new Set([
  * the header names the seller's `Connection` header lists (its connection options: hop-by-hop
  * too, RFC 9110 §7.6.1; they reached the host before, a new user's trial:
  * test/regressions/delete-body-and-connection-headers.test.ts). Names are lowercase, as
- * undici gives them. The usual `keep-alive` and `close` values are not parsed.
+ * undici gives them. The usual `keep-alive` and `close` values are not parsed. A
+ * `Content-Type` repeated with identical values (an array) becomes that one string; one with
+ * differing values is left an array, for the pipeline to refuse (`upstream_not_mcp`).
  */
 export function filterResponseHeaders(
   headers: Record<string, string | string[] | undefined>,
@@ -57,6 +72,12 @@ export function filterResponseHeaders(
   for (const name in headers) {
     if (!STRIPPED_RESPONSE_HEADERS.has(name) && (named === undefined || !named.includes(name))) out[name] = headers[name];
   }
+  // A repeated Content-Type (an array from undici) goes out as its one value when its lines
+  // agree: Fastify cannot read an array and labelled the body application/octet-stream (a new
+  // user's trial, 2026-12-03: test/regressions/seller-duplicate-content-type-octet-stream.test.ts).
+  // Lines that differ stay an array: the pipeline answers upstream_not_mcp instead (pipeline.ts).
+  const type = out['content-type'];
+  if (type !== undefined && typeof type !== 'string') out['content-type'] = repeatedContentType(type) ?? type;
   const cookies = out['set-cookie'];
   if (cookies !== undefined && agentName !== undefined) out['set-cookie'] = scopeSetCookies(cookies, agentCookiePath(agentName));
   return out;

@@ -6,7 +6,8 @@
  *   2. encoding      Content-Encoding parsed; an unknown coding -> `unsupported_encoding`;
  *                    the body is then read through bounded decoders (decode.ts), raw and
  *                    decoded bytes both counted (body-source.ts)
- *   3. body kind     by Content-Type essence, never substring
+ *   3. body kind     by Content-Type essence, never substring; a repeated Content-Type
+ *                    with differing values -> `upstream_not_mcp` (identical ones are one)
  *      - 2xx text/event-stream  -> sse-stage: event decode -> per-event + cumulative budget
  *                                  -> structure bounds -> rewrite -> encode; to a DELETE ->
  *                                  `upstream_not_mcp` (below)
@@ -22,7 +23,7 @@
 import type { FastifyBaseLogger, FastifyReply } from 'fastify';
 import { hasCumulativeBound, isRequestStream, type Exchange } from '../exchange.js';
 import { answerWithLocalError } from '../errors/local-reply.js';
-import { bodyKind } from './content-type.js';
+import { bodyKind, repeatedContentType } from './content-type.js';
 import { handleJsonBody, handlePassThroughBody, type UpstreamBody } from './json-stage.js';
 import { handleSseBody } from './sse-stage.js';
 import { parseContentEncoding, releaseBody } from './decode.js';
@@ -84,7 +85,12 @@ export async function handleUpstreamResponse(
   // Only codings the gateway asked this agent for (`accept_encoding`): anything else is refused, not decoded.
   if (!encoding.ok || !encoding.codings.every((c) => exchange.agent.accept_encoding.includes(c))) return fail('unsupported_encoding');
 
-  const kind = bodyKind(res.headers['content-type']);
+  // A repeated Content-Type with differing values is no valid answer, whatever its status
+  // (content-type.ts repeatedContentType; identical values are one, and the host gets that
+  // one: headers.ts). One type check on the common path (a string).
+  const contentType = res.headers['content-type'];
+  if (Array.isArray(contentType) && repeatedContentType(contentType) === undefined) return fail('upstream_not_mcp');
+  const kind = bodyKind(contentType);
   const sse = kind === 'sse' && status >= 200 && status < 300;
   // A DELETE ends the session (MCP Streamable HTTP, Session Management: the client "SHOULD
   // send an HTTP DELETE ... to explicitly terminate the session"; the server answers it or

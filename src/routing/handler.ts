@@ -14,9 +14,9 @@ import { answerStreamOver, answerWithLocalError, refuse } from '../errors/local-
 import { GATEWAY_FINISHED, GatewayAbortError, findGatewayAbort } from '../errors/abort.js';
 import { exchangeLogFields, plainInfoWriter } from '../observability/logger.js';
 import { applyRequestHeaderPolicy, isResumableEventId } from '../request/headers.js';
-import { absoluteFormAuthority, hostFieldCount, isHostAllowed, isLoopbackOrigin } from '../request/browser-guard.js';
+import { absoluteFormAuthority, hostFieldCount, isHostAllowed, isLoopbackOrigin, isOtherSiteFetch } from '../request/browser-guard.js';
 import { NO_BODY, peekJsonRpc } from '../request/peek.js';
-import { hasBatches, hostReadsStructuredContent, NO_BATCHES_SINCE, protocolVersionOf } from '../mcp/revision.js';
+import { hasBatches, hostReadsStructuredContent, isRepeatedProtocolVersion, NO_BATCHES_SINCE, protocolVersionOf } from '../mcp/revision.js';
 import { filterResponseHeaders } from '../response/headers.js';
 import { recordCounts } from '../response/body-source.js';
 import { handleUpstreamResponse } from '../response/pipeline.js';
@@ -93,7 +93,14 @@ export function createMcpHandler(deps: HandlerDeps) {
     // agents' credentials: MCP Streamable HTTP, Security Warning (403, id null).
     // A loopback origin is served too: DNS rebinding cannot produce one (browser-guard.ts).
     const origin = request.headers.origin;
-    if (origin !== undefined && !isLoopbackOrigin(origin) && !config.allowed_origins.includes(origin)) {
+    if (origin === undefined) {
+      // A page's request without CORS (an <img>, a link: no Origin) still says where it comes
+      // from in Sec-Fetch-Site; buyer agents send none (browser-guard.ts isOtherSiteFetch).
+      const site = request.headers['sec-fetch-site'];
+      if (isOtherSiteFetch(site)) {
+        return refuse(reply, 'origin_not_allowed', null, `A browser's request from another site's page (Sec-Fetch-Site: ${site}, no Origin) is not allowed: the gateway serves buyer agents, not browsers (allowed_origins lists the browser origins it serves besides localhost).`);
+      }
+    } else if (!isLoopbackOrigin(origin) && !config.allowed_origins.includes(origin)) {
       return refuse(reply, 'origin_not_allowed', null, `Origin "${truncate(origin)}" is not allowed: the gateway serves buyer agents, not browsers (allowed_origins lists the browser origins it serves besides localhost).`);
     }
     // A same-origin GET after DNS rebinding carries no Origin, but its Host names the
@@ -121,6 +128,7 @@ export function createMcpHandler(deps: HandlerDeps) {
       return refuse(reply, 'malformed_http', null, 'Bad request: an HTTP/1.1 request must carry a Host header.');
     }
     let rpc = NO_BODY;
+    const versionHeader = request.headers['mcp-protocol-version'];
     const post = request.method === 'POST';
     if (post) {
       if (!body || body.length === 0) return refuse(reply, 'parse_error', null, 'Parse error: the request body is empty.');
@@ -145,13 +153,19 @@ export function createMcpHandler(deps: HandlerDeps) {
       // test/regressions/batch-on-revision-without-batches.test.ts). The version is a
       // revision date here (hasBatches), so quoting it is safe.
       if (rpc.kind === 'batch') {
-        const version = protocolVersionOf(request.headers['mcp-protocol-version']);
+        const version = protocolVersionOf(versionHeader);
         if (!hasBatches(version)) {
           return refuse(reply, 'invalid_request', null, `Invalid Request: MCP ${version} has no JSON-RPC batches (removed in ${NO_BATCHES_SINCE}): send each message in its own request.`);
         }
       }
     }
 
+    // Two MCP-Protocol-Version fields (Node joins them "a, b"): refused as two
+    // X-Max-Response-Bytes fields are, for the request's id (revision.ts isRepeatedProtocolVersion;
+    // a batch sent so was forwarded as a 2025-03-26 host's before).
+    if (isRepeatedProtocolVersion(versionHeader)) {
+      return refuse(reply, 'invalid_request', rpc, 'Invalid MCP-Protocol-Version header: MCP-Protocol-Version must be sent at most once, with one revision (e.g. 2025-06-18)');
+    }
     const callLimit = parseMaxResponseBytesHeader(request.headers['x-max-response-bytes']);
     if (!callLimit.ok) return refuse(reply, 'invalid_request', rpc, `Invalid X-Max-Response-Bytes header: ${callLimit.message}`);
 
@@ -170,7 +184,7 @@ export function createMcpHandler(deps: HandlerDeps) {
     }
 
     const limits = limitsOf(agent, rpc, resumed ? resumed.limitBytes : callLimit.value);
-    const protocolVersion = resumed ? resumed.protocolVersion : protocolVersionOf(request.headers['mcp-protocol-version']);
+    const protocolVersion = resumed ? resumed.protocolVersion : protocolVersionOf(versionHeader);
     const stream = {
       startedAt: resumed ? resumed.streamStartedAt : Date.now(),
       usedBytes: resumed ? resumed.usedBytes : 0,

@@ -10,12 +10,19 @@
  * `Content-Location` names a URL for the body that the host may fetch or cache under.
  * Now they are stripped (src/response/headers.ts STRIPPED_RESPONSE_HEADERS).
  *
+ *
+ * Same kind, a new user's trial (2026-12-03): `Alt-Svc` (tells the host's HTTP client to reach
+ * the gateway's origin at another host and port, `h2="evil.example:443"`, for as long as its
+ * `ma` says) and `Strict-Transport-Security` (makes the client refuse plain HTTP to the
+ * gateway's host name, e.g. `localhost`, for a year) reached the host too. Now stripped as well.
+ *
  * Input: a raw seller answers, each time with `Location`, `Content-Location` and `Refresh`
- * naming another host, plus `Mcp-Session-Id` and `X-Seller-Trace`:
+ * naming another host, `Alt-Svc` and `Strict-Transport-Security`, plus `Mcp-Session-Id` and
+ * `X-Seller-Trace`:
  * a tools/call with 200 JSON, 201 JSON, 200 SSE, its own 404 (a JSON-RPC error, passed
  * through), a 500 (the gateway mints `upstream_status`); a notification with 202, no body.
  * Expectation: the host's status and body as before (the seller's bytes, or the minted error);
- * none of the three headers reaches the host; `Mcp-Session-Id` and `X-Seller-Trace` pass on
+ * none of those five headers reaches the host; `Mcp-Session-Id` and `X-Seller-Trace` pass on
  * every answer forwarded from the seller. (The 500 is a control: a minted answer never carried
  * the seller's headers.)
  */
@@ -32,6 +39,8 @@ const ELSEWHERE = {
   location: 'http://evil.example/steal',
   'content-location': 'http://evil.example/body',
   refresh: '0; url=http://evil.example/steal',
+  'alt-svc': 'h2="evil.example:443"; ma=2592000',
+  'strict-transport-security': 'max-age=31536000; includeSubDomains',
 };
 const CONTROL = { 'mcp-session-id': 's-1', 'x-seller-trace': 't-1' };
 const NOT_FOUND = '{"jsonrpc":"2.0","id":4,"error":{"code":-32001,"message":"Session not found"}}';
@@ -66,14 +75,14 @@ function assertNoneElsewhere(headers: Headers): void {
   assert.deepEqual(
     Object.keys(ELSEWHERE).filter((name) => headers.has(name)),
     [],
-    'Location, Content-Location and Refresh never reach the host',
+    'Location, Content-Location, Refresh, Alt-Svc and Strict-Transport-Security never reach the host',
   );
 }
 function assertControlsPass(headers: Headers): void {
   assert.deepEqual([headers.get('mcp-session-id'), headers.get('x-seller-trace')], ['s-1', 't-1']);
 }
 
-describe("the seller's Location, Content-Location and Refresh never reach the host", { timeout: TEST_TIMEOUT_MS }, () => {
+describe("the seller's Location, Content-Location, Refresh, Alt-Svc and Strict-Transport-Security never reach the host", { timeout: TEST_TIMEOUT_MS }, () => {
   const forwarded: Array<[string, number, number, string, string]> = [
     ['json_200', 1, 200, 'application/json', result(1)],
     ['json_201', 2, 201, 'application/json', result(2)],

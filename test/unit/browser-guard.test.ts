@@ -3,7 +3,7 @@
 // conformance-dns-rebinding-localhost-origin.test.ts run them through the gateway).
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { absoluteFormAuthority, hostFieldCount, hostNameEnd, isHostAllowed, isListedHost, isLoopbackListenHost, isLoopbackOrigin, ownListenHosts } from '../../src/request/browser-guard.js';
+import { absoluteFormAuthority, hostFieldCount, hostNameEnd, isHostAllowed, isListedHost, isLoopbackListenHost, isLoopbackOrigin, isOtherSiteFetch, ownListenHosts } from '../../src/request/browser-guard.js';
 
 describe('hostNameEnd', () => {
   test('the end of the name, or -1 for a malformed authority', () => {
@@ -141,5 +141,12 @@ describe('absoluteFormAuthority', () => {
     assert.equal(absoluteFormAuthority('http://127.0.0.1:8787/agents/a/mcp?x=1'), '127.0.0.1:8787');
     assert.equal(absoluteFormAuthority('https://[::1]:9'), '[::1]:9');
     assert.equal(absoluteFormAuthority('*'), undefined);
+  });
+});
+
+describe('isOtherSiteFetch', () => {
+  test('cross-site and same-site are another site; same-origin, none, absent and anything else are not', () => {
+    for (const site of ['cross-site', 'same-site']) assert.equal(isOtherSiteFetch(site), true, site);
+    for (const site of ['same-origin', 'none', undefined, '', 'Cross-Site', ['cross-site']]) assert.equal(isOtherSiteFetch(site), false, JSON.stringify(site));
   });
 });

@@ -5,7 +5,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { bodyKind } from '../../src/response/content-type.js';
+import { bodyKind, repeatedContentType } from '../../src/response/content-type.js';
 
 test('repeated and alternating values classify as a fresh parse', () => {
   const cases: Array<[string | string[] | undefined, string]> = [
@@ -25,4 +25,14 @@ test('repeated and alternating values classify as a fresh parse', () => {
     ['application/jsonx', 'other'],
   ];
   for (const [header, kind] of cases) assert.equal(bodyKind(header), kind, String(header));
+});
+
+test('repeatedContentType: identical lines are one value, differing lines none (RFC 9110 §5.3, §8.3)', () => {
+  assert.equal(repeatedContentType(['application/json', 'application/json']), 'application/json');
+  assert.equal(repeatedContentType(['text/event-stream', 'text/event-stream', 'text/event-stream']), 'text/event-stream');
+  assert.equal(repeatedContentType(['application/json']), 'application/json');
+  assert.equal(repeatedContentType(['application/json', 'text/html']), undefined);
+  assert.equal(repeatedContentType(['application/json', 'application/json; charset=utf-8']), undefined);
+  assert.equal(repeatedContentType(['application/json', 'application/json', 'text/html']), undefined);
+  assert.equal(repeatedContentType([]), undefined);
 });
