@@ -29,7 +29,9 @@
  * `method` beside `result`, an array holding one, a key written with an escape) with
  * notifications and server requests: exactly the notifications and requests reach the host,
  * as the seller's bytes; one drop per response; the stream stays open until the seller ends it.
- * (d) control: a resumed GET (Last-Event-ID with the gateway's token, a POST's stream that
+ * (d) a GET resuming the standalone stream (Last-Event-ID with the token of one of its events)
+ *     is still that stream: a response there is dropped, the notification after it passes.
+ * (e) control: a resumed GET (Last-Event-ID with the gateway's token, a POST's stream that
  * ended after its priming event, as the conformance `sse-retry` scenario does) still
  * delivers the call's response.
  */
@@ -93,6 +95,13 @@ function startSeller(): Promise<RawSeller> {
       res.end(RAW_EVENTS.map(([data]) => frame(data)).join(''));
       return;
     }
+    if (req.url === '/listen') {
+      // The standalone GET stream with an event id, then its resume (the gateway's token for g-1).
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      if (req.headers['last-event-id'] === undefined) res.end(`id: g-1\n${frame(NOTE('g-1'))}`);
+      else res.end(frame(toolResponse(1, REAL)) + frame(NOTE('g-2')));
+      return;
+    }
     if (req.method === 'GET') {
       const lastEventId = req.headers['last-event-id'];
       res.writeHead(200, { 'content-type': 'text/event-stream' });
@@ -147,6 +156,7 @@ const stack = useSellerAndGateway(startSeller, (seller) =>
       {
         seller: { url: seller.url, tools: '{ hijacked: { max_response_bytes: 10000 }, held: { sse_idle_timeout_ms: 1500 } }' },
         raw: seller.url.replace(/\/mcp$/, '/raw'),
+        listen: seller.url.replace(/\/mcp$/, '/listen'),
       },
       RESUME_YAML,
     ),
@@ -219,6 +229,17 @@ describe('a response on the standalone GET stream never answers a pending call',
     assert.deepEqual({ outcome: line.outcome, reason: line.reason, bytes_to_host: line.bytes_to_host }, { outcome: 'ok', reason: REASON, bytes_to_host: Buffer.byteLength(text) });
     assert.equal(gw().lines.filter((l) => l.msg === DROPPED && l.agent === 'raw' && l.reason === REASON).length, drops);
     assert.equal(await dropped('raw'), before + drops);
+  });
+
+  test('a GET resuming the standalone stream (its own token) is still that stream: the response is dropped', async () => {
+    const headers = { accept: 'text/event-stream', 'mcp-protocol-version': '2025-06-18' };
+    const first = await withTimeout((await fetch(gw().agentUrl('listen'), { headers })).text(), 5_000, 'GET stream');
+    const token = /^id: (\S+)$/m.exec(first)?.[1];
+    assert.ok(token !== undefined && token !== 'g-1', 'the event id went out as a gateway token');
+    const resumed = await fetch(gw().agentUrl('listen'), { headers: { ...headers, 'last-event-id': token } });
+    assert.equal(resumed.status, 200);
+    assert.equal(await withTimeout(resumed.text(), 5_000, 'resumed GET stream'), frame(NOTE('g-2')));
+    assert.equal(await dropped('listen'), 1);
   });
 
   test('control: a resumed GET (Last-Event-ID, the gateway\'s token) still delivers the call\'s response', async () => {
