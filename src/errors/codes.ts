@@ -213,6 +213,31 @@ export const REASONS = {
 
 export type AdcpErrorReason = keyof typeof REASONS;
 
+/** One reason an SSE event is dropped, not answered, that is no minted error's (docs/errors.md, "Streams that answer no request"). */
+export interface DropReasonSpec {
+  readonly description: string;
+  readonly source: string;
+}
+
+/**
+ * Reasons an event is dropped from a stream that answers no request (the standalone GET
+ * stream, a long-lived one) besides a breach's {@link REASONS} (`sse_event`, `json_depth`,
+ * `json_nodes`, `upstream_not_mcp`): the `reason` of the `standalone SSE stream: event
+ * dropped` warning, of the exchange line, and of `adcp_gateway_sse_events_dropped_total`.
+ * No error is minted for these: the stream has no id to answer.
+ */
+export const DROP_REASONS = {
+  get_stream_response: {
+    description:
+      "An event on the standalone GET stream (a GET without `Last-Event-ID`, or resuming that stream with one of its tokens) whose data is a JSON-RPC response: an object with a `result` or an `error` member, with or without an `id`, a `method` beside them included, or an array holding one. MCP forbids a response there (a client matches a response to its pending call by id alone, so it would answer a call past that call's limits and rewrite); requests and notifications on that stream pass unchanged. A stream that resumes a POST's (its token minted on a request's stream) is not the standalone stream: a response there answers its request, as before.",
+    source:
+      "MCP Streamable HTTP 2025-03-26 and 2025-06-18, \"Listening for Messages from the Server\" (\"The server MUST NOT send a JSON-RPC response on the stream unless resuming a stream associated with a previous client request\"); a new user's trial (a seller answered a pending call on the standalone GET stream: test/regressions/get-stream-answers-pending-call.test.ts)",
+  },
+} as const satisfies Record<string, DropReasonSpec>;
+
+/** The `reason` of an event dropped from a stream that answers no request: a breach's, or a {@link DROP_REASONS} entry. */
+export type DropReason = AdcpErrorReason | keyof typeof DROP_REASONS;
+
 export interface RefusalSpec {
   /** HTTP status of the refusal. */
   readonly statusCode: number;

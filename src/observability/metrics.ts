@@ -10,7 +10,7 @@
  */
 import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
 import { TalliedHistogram } from './tallied-histogram.js';
-import { REASONS, REFUSALS } from '../errors/codes.js';
+import { DROP_REASONS, REASONS, REFUSALS } from '../errors/codes.js';
 import { DISCOVERY_TARGETS } from '../mcp/discovery-size.js';
 import type { Exchange, Outcome, RpcPeek } from '../exchange.js';
 
@@ -121,7 +121,7 @@ export interface GatewayMetrics {
   incConfigReload(result: 'ok' | 'error'): void;
   /** Counts one host request refused before any seller was contacted (`reason`: docs/errors.md refusals). */
   incRefusal(reason: string): void;
-  /** Counts one SSE event dropped from a stream that answers no request (standalone GET, long-lived), by breach reason. */
+  /** Counts one SSE event dropped from a stream that answers no request (standalone GET, long-lived), by reason: a breach's, or a DROP_REASONS entry (`get_stream_response`). */
   incSseEventDropped(agent: string, reason: string): void;
 }
 
@@ -210,7 +210,7 @@ export function createMetrics(opts: CreateMetricsOptions = {}): GatewayMetrics {
   const refusals = counter('refusals_total', 'Host requests refused before any seller was contacted, by reason (docs/errors.md).', ['reason']);
   const dropped = counter(
     'sse_events_dropped_total',
-    'SSE events dropped from streams that answer no request (standalone GET, long-lived) for breaking a bound, by reason.',
+    'SSE events dropped from streams that answer no request (standalone GET, long-lived) for breaking a bound, or a response on the standalone GET stream, by reason.',
     ['agent', 'reason'],
   );
   reloads.inc({ result: 'ok' }, 0);
@@ -237,7 +237,7 @@ export function createMetrics(opts: CreateMetricsOptions = {}): GatewayMetrics {
       refusals.inc({ reason: catalogLabel(REFUSALS, reason) });
     },
     incSseEventDropped(agent, reason) {
-      dropped.inc({ agent, reason: catalogLabel(REASONS, reason) });
+      dropped.inc({ agent, reason: Object.hasOwn(DROP_REASONS, reason) ? reason : catalogLabel(REASONS, reason) });
     },
   };
 }

@@ -21,6 +21,8 @@
  *
  * - A response to another id (isForeignResponse), a message with `method` beside `result`
  *   or `error` included, or a batch holding one: verdict `foreign`, never forwarded.
+ * - On the standalone GET stream (`rpc.kind` 'none'), any response ({@link isUnsolicitedResponse}),
+ *   or an array holding one: verdict `unsolicited`, never forwarded (standaloneVerdict).
  *
  * Measured on the bench's 1 MiB one-event results: checkJsonBounds + JSON.parse +
  * JSON.stringify + a UTF-8 encode were ~10 ms of the gateway's ~11 ms per request.
@@ -49,6 +51,12 @@ export type EventDataVerdict =
    */
   | { readonly kind: 'foreign'; readonly dataBytes: number }
   /**
+   * A JSON-RPC response on the standalone GET stream ({@link isUnsolicitedResponse}), or an
+   * array holding one: it must not reach the host; the stage drops it (`get_stream_response`).
+   * `dataBytes`: the data's UTF-8 length.
+   */
+  | { readonly kind: 'unsolicited'; readonly dataBytes: number }
+  /**
    * The response to the request: `out` is the data to send (the seller's bytes when not
    * `changed`). `message` is the parsed message as sent, or undefined when it was not parsed
    * (only when the caller said it does not want it). `bytes` and `sellerMessage` are the
@@ -69,7 +77,10 @@ export type EventDataVerdict =
 export interface EventDataOptions {
   readonly maxDepth: number;
   readonly maxNodes: number;
-  /** The data may be the response (the stage's mayBeResponse, on a stream answering a request). */
+  /**
+   * The data may be a response (the stage's mayBeResponse): on a stream answering a request,
+   * the request's or another id's; on the standalone GET stream, any (standaloneVerdict).
+   */
   readonly mayBeResponse: boolean;
   /** The caller needs the parsed response message (PipelineHooks.wantsResponseMessage). */
   readonly wantsMessage: boolean;
@@ -100,6 +111,7 @@ export function inspectEventData(exchange: Exchange, data: string | undefined, o
   }
   if (!opts.mayBeResponse) return { kind: 'forward', bytes };
   const members = scan.members;
+  if (exchange.rpc.kind === 'none') return standaloneVerdict(text, bytes, members);
   // Only an object can be a response (isResponseToExchange), or hold it: a batch.
   if (members === undefined) return batchVerdict(exchange, text, bytes);
   if (members.plainKeys && !opts.wantsMessage) {
@@ -132,7 +144,7 @@ function parsedVerdict(exchange: Exchange, message: unknown, bytes: Buffer, memb
  * the request ({@link mayBeForeign}). A batch's stream carries several ids and is judged by
  * the same rule against each of them, in sse-stage.ts (batch-answers.ts BatchAnswers.take:
  * `foreign`); an array is not judged here (batchVerdict judges each element); nor is the
- * standalone GET stream (not a request's).
+ * standalone GET stream (not a request's), where every response is refused (standaloneVerdict).
  *
  * Why it must not reach the host: a client matches a response to its pending request by id
  * alone, so a seller could answer call B on call A's stream, past B's own limits and
@@ -224,6 +236,49 @@ function batchResponses(exchange: Exchange, message: readonly unknown[], bytes: 
     else if (mayBeForeign(element)) return 'foreign';
   }
   return answered ? 'response' : 'none';
+}
+
+/**
+ * The verdict on the standalone GET stream (the exchange's `rpc.kind` 'none': a GET without
+ * `Last-Event-ID`, or one resuming that stream with its token; routing/handler.ts
+ * rpcOfResumedStream) for JSON data `bytes` (scan members `members`, undefined when not an
+ * object): `unsolicited` when it is a JSON-RPC response ({@link isUnsolicitedResponse}) or an
+ * array holding one, else `forward`. Parsed only when the scan cannot tell: an array, or an
+ * object with a key written with an escape.
+ *
+ * Why: MCP Streamable HTTP (2025-03-26, 2025-06-18, "Listening for Messages from the Server"):
+ * on the stream a GET opens, "The server MUST NOT send a JSON-RPC response on the stream
+ * unless resuming a stream associated with a previous client request." A client matches a
+ * response to its pending call by id alone, whatever stream brought it. Reported failure (a
+ * new user's trial: a seller answered a pending call on the standalone GET stream): the seller
+ * held back its POST answer to `tools/call` id 1 and pushed a ~42 KB response for id 1 on the
+ * GET stream; the MCP SDK client took it as its call's result, 4x the tool's 10,000-byte limit,
+ * its duplicated text not removed (test/regressions/get-stream-answers-pending-call.test.ts).
+ */
+function standaloneVerdict(text: () => string, bytes: Buffer, members: TopMembers | undefined): EventDataVerdict {
+  let unsolicited: boolean;
+  if (members === undefined) {
+    if (firstByte(bytes) !== LBRACKET) return { kind: 'forward', bytes };
+    const message: unknown = JSON.parse(text());
+    unsolicited = Array.isArray(message) && message.some(isUnsolicitedResponse);
+  } else if (members.plainKeys) {
+    unsolicited = members.hasResult || members.hasError;
+  } else {
+    unsolicited = isUnsolicitedResponse(JSON.parse(text()));
+  }
+  return unsolicited ? { kind: 'unsolicited', dataBytes: bytes.length } : { kind: 'forward', bytes };
+}
+
+/**
+ * True when `message` (a parsed JSON-RPC message) is a response as a client reads one: an
+ * object with a `result` or an `error` member, whatever its `id` (absent or `null`
+ * included) and whether or not a `method` is beside them (JSON-RPC 2.0 §4 gives a request or
+ * notification neither member; a client that looks for them first takes such a message for
+ * a response: {@link mayBeForeign}). On the standalone GET stream no response is allowed
+ * (standaloneVerdict).
+ */
+export function isUnsolicitedResponse(message: unknown): boolean {
+  return isJsonObject(message) && (Object.hasOwn(message, 'result') || Object.hasOwn(message, 'error'));
 }
 
 /** The response verdict for data the rewrite leaves as the seller wrote it. */

@@ -26,6 +26,10 @@
  *   (JSON-RPC 2.0 §5; rewrite.ts isResponseToExchange), whose key is the bytes `"id"` unless
  *   written with escapes (RFC 8259 §7; UTF-8 decoding never turns other bytes into ASCII).
  *
+ * - On the standalone GET stream, where no response may pass (sse-message.ts
+ *   standaloneVerdict), a block that may hold one is taken out of the plan's raw runs
+ *   afterwards ({@link withResponsesParsed}): one holding `"result`, `"error` or `\u`.
+ *
  * Anything else (and any doubt) is the slow path: eventsource-parser stays the parser of
  * every event whose content the gateway reads or changes.
  *
@@ -258,4 +262,81 @@ function isEventField(b: Buffer, at: number): boolean {
     b[at + 6] === 0x20 &&
     b[at + 7] !== LF
   );
+}
+
+/** `"result`, `"error`: the start of a response's key as written without escapes (see {@link withResponsesParsed}). */
+const QUOTE_RESULT = Buffer.from('"result', 'latin1');
+const QUOTE_ERROR = Buffer.from('"error', 'latin1');
+/** `\u`: the only JSON escape that can spell a letter of a key (RFC 8259 §7). */
+const UNICODE_ESCAPE = Buffer.from('\\u', 'latin1');
+const KEY_HINTS = [QUOTE_RESULT, QUOTE_ERROR, UNICODE_ESCAPE];
+
+/**
+ * `plan`, a plan of `chunk[from, ...)` ({@link planRawEvents}), with every block of its raw
+ * runs that may hold a JSON-RPC response made a segment for the parser of its own; `plan`
+ * itself when there is none (the usual case). For the standalone GET stream, where the SSE
+ * stage drops any response (sse-message.ts standaloneVerdict; `answerable` does not cover it:
+ * a response there may have no `id`, and requests there have one).
+ *
+ * A response is an object with a `result` or an `error` member; its key is the bytes
+ * `"result` / `"error` unless a letter of it is written with an escape, and the only escape
+ * that spells a letter is `\u` (RFC 8259 §7; UTF-8 never turns other bytes into ASCII). So a
+ * block holding none of the three is no response, and stays raw; a block holding one (a
+ * notification saying `"error"`, a string with `\u00e9`) is parsed, and forwarded if it is no
+ * response. A raw run's blocks are canonical (no blank line inside one, each starts with
+ * `event:` or `data:`), so the blank lines around such a bytes' offset are its block's bounds.
+ *
+ * Cost: one native search per needle over the planned bytes (three that find nothing on a
+ * stream of notifications: no allocation), then two per block taken out.
+ * Source: a new user's trial (a seller answered a pending call on the standalone GET stream:
+ * test/regressions/get-stream-answers-pending-call.test.ts).
+ */
+export function withResponsesParsed(chunk: Buffer, from: number, plan: RawEventPlan): RawEventPlan {
+  const count = plan.ends.length;
+  if (count === 0) return plan;
+  const hints = keyHints(chunk, from, plan.ends[count - 1]!);
+  if (hints === undefined) return plan;
+  const ends: number[] = [];
+  const raw: boolean[] = [];
+  let h = 0;
+  let segmentStart = from;
+  for (let k = 0; k < count; k++) {
+    const segmentEnd = plan.ends[k]!;
+    if (!plan.raw[k]) {
+      ends.push(segmentEnd);
+      raw.push(false);
+    } else {
+      /** Start of the part of the run not yet planned again. */
+      let at = segmentStart;
+      for (; h < hints.length && hints[h]! < segmentEnd; h++) {
+        const hint = hints[h]!;
+        if (hint < at) continue; // before the run, or in a block already taken out
+        const blank = chunk.lastIndexOf(LF_LF, hint);
+        const blockStart = blank === -1 ? at : Math.max(at, blank + 2);
+        const blockEnd = chunk.indexOf(LF_LF, hint) + 2;
+        if (blockStart > at) {
+          ends.push(blockStart);
+          raw.push(true);
+        }
+        ends.push(blockEnd);
+        raw.push(false);
+        at = blockEnd;
+      }
+      if (at < segmentEnd) {
+        ends.push(segmentEnd);
+        raw.push(true);
+      }
+    }
+    segmentStart = segmentEnd;
+  }
+  return { ends, raw };
+}
+
+/** The offsets in `chunk[from, end)` of `"result`, `"error` and `\u`, ascending; undefined when there is none. */
+function keyHints(chunk: Buffer, from: number, end: number): number[] | undefined {
+  let found: number[] | undefined;
+  for (const needle of KEY_HINTS) {
+    for (let at = chunk.indexOf(needle, from); at !== -1 && at < end; at = chunk.indexOf(needle, at + 1)) (found ??= []).push(at);
+  }
+  return found?.sort((a, b) => a - b);
 }

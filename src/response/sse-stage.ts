@@ -90,6 +90,22 @@
  * new user's trial, 2026-12-03: a batch's answer carried a response for another id):
  * test/regressions/batch-answer-for-other-ids-forwarded.test.ts.
  *
+ * On the standalone GET stream (`rpc.kind` 'none': a GET without Last-Event-ID, or one
+ * resuming that stream with its token) no JSON-RPC response may pass, whatever its id (MCP
+ * Streamable HTTP 2025-03-26, 2025-06-18: "The server MUST NOT send a JSON-RPC response on
+ * the stream unless resuming a stream associated with a previous client request"): an event
+ * whose data is one (a `result` or an `error` member, with or without an `id`, a `method`
+ * beside them included), or an array holding one, is dropped as a breach is there (below),
+ * reason `get_stream_response` (errors/codes.ts DROP_REASONS), and the stream goes on.
+ * Requests and notifications pass unchanged: the raw path keeps every block holding none of
+ * `"result`, `"error`, `\u` (sse-raw-events.ts withResponsesParsed), and only an event whose
+ * data may hold such a key is parsed ({@link mayBeResponse}; sse-message.ts standaloneVerdict).
+ * A GET resuming a POST's stream (its token minted there) is that request's stream, with its
+ * rules. Reported failure (a new user's trial): a seller held back its POST answer to
+ * `tools/call` id 1 and pushed a ~42 KB response for id 1 on the GET stream; the SDK client
+ * took it as its call's result, past the tool's 10,000-byte limit, undeduped
+ * (test/regressions/get-stream-answers-pending-call.test.ts).
+ *
  * Ending: once the response to the request's id has passed, the host's stream ends and the
  * upstream request is aborted (SDK servers may keep a resumed stream open: ARCHITECTURE §5).
  * A batch's stream ends so once each request in the batch has had its response
@@ -113,7 +129,8 @@
  * such a POST gets as HTTP 502 before anything is sent; errors/local-reply.ts). A breach on
  * the standalone GET stream (no request to answer) drops that one event, logs a
  * warning ("standalone SSE stream: event dropped", with the reason and observed_bytes; the
- * exchange line carries the reason) and keeps the stream open: ending it would only make the
+ * exchange line carries the reason; `adcp_gateway_sse_events_dropped_total` counts it) and
+ * keeps the stream open, as a response there (above) is dropped: ending it would only make the
  * client reconnect into the same event. That holds for an endless `data:` line too: the
  * rest of that event is skipped up to the next blank line, then parsing resumes.
  */
@@ -122,6 +139,7 @@ import { observedMs } from '../errors/elapsed.js';
 import { createParser, type EventSourceMessage, type ParseError } from 'eventsource-parser';
 import { hasCumulativeBound, isRequestStream, openBufferLease, type Exchange } from '../exchange.js';
 import { answerWithLocalError, type LocalErrorInput } from '../errors/local-reply.js';
+import type { DropReason } from '../errors/codes.js';
 import { GATEWAY_FINISHED } from '../errors/abort.js';
 import { withinJsonBounds } from '../mcp/json-bounds.js';
 import { BACKSLASH, CR, LF } from '../mcp/json-bytes.js';
@@ -131,6 +149,7 @@ import { SseFrameBatch, clampSseRetryMs, encodeSseComment, encodeSseIdOnly, enco
 import { dataLineCount, encodedEventBytes, encodedIdOnlyBytes } from './sse-encoded-size.js';
 import { SseIdOnlyBlocks } from './sse-id-only.js';
 import { planRawEventsFast } from './sse-raw-plan.js';
+import { withResponsesParsed } from './sse-raw-events.js';
 import { HELD, NOT_HELD, SseHeldBlock } from './sse-held-block.js';
 import { inspectEventData, type EventDataOptions, type EventDataVerdict } from './sse-message.js';
 import type { UpstreamResponse } from './json-stage.js';
@@ -269,14 +288,20 @@ export async function handleSseBody(
     flush();
     answerWithLocalError(exchange, reply, input);
   };
+  /**
+   * Drops one event from a stream that answers no request (the standalone GET stream, a
+   * long-lived one): a warning naming the agent, the reason and the event's observed bytes,
+   * the exchange line's `reason`, `adcp_gateway_sse_events_dropped_total{agent,reason}`; the
+   * stream goes on.
+   */
+  const drop = (reason: DropReason, observedBytes: number | undefined): void => {
+    log.warn({ agent: exchange.agent.name, reason, observed_bytes: observedBytes }, 'standalone SSE stream: event dropped');
+    exchange.reason = reason;
+    hooks.onSseEventDropped(reason);
+  };
   const fail = (input: LocalErrorInput): void => {
-    if (bounded) {
-      answer(input);
-    } else {
-      log.warn({ agent: exchange.agent.name, reason: input.reason, observed_bytes: input.observedBytes }, 'standalone SSE stream: event dropped');
-      exchange.reason = input.reason;
-      hooks.onSseEventDropped(input.reason);
-    }
+    if (bounded) answer(input);
+    else drop(input.reason, input.observedBytes);
   };
   const endPlainly = (outcome: 'ok' | 'rewritten' | 'resumable_end'): void => {
     if (exchange.finished) return;
@@ -299,6 +324,10 @@ export async function handleSseBody(
   // Only a `request` can be answered by an event; `maxDataChars`: below it, an event's data
   // cannot exceed the per-event bound (UTF-8 needs at most 3 bytes per UTF-16 unit).
   const answerable = exchange.rpc.kind === 'request';
+  // The standalone GET stream (a GET without Last-Event-ID, or resuming that stream: kind
+  // 'none'; a DELETE's SSE answer never gets here): no response may pass on it (module doc),
+  // so events that may be one are read too (sse-message.ts standaloneVerdict).
+  const standalone = exchange.rpc.kind === 'none';
   // A batch's stream is answered once each of its requests has had its response
   // (batch-answers.ts; on a resumed one, those its token says were still awaited: resume/token.ts
   // `w`; a token without them gives no ids); made for batches only.
@@ -347,7 +376,7 @@ export async function handleSseBody(
       // Parsed only when it may be the response to the request (mayBeResponse): anything else
       // (progress notifications...) is forwarded as it is, after the structure bounds (proved
       // by withinJsonBounds, else scanned: sse-message.ts).
-      const candidate = answerable && mayBeResponse(content);
+      const candidate = (answerable || standalone) && mayBeResponse(content);
       if (candidate || !withinJsonBounds(content, boundsLimits)) {
         const opts = candidate ? (responseOpts ??= { ...boundsLimits, mayBeResponse: true, wantsMessage }) : (otherOpts ??= { ...boundsLimits, mayBeResponse: false, wantsMessage });
         verdict = inspectEventData(exchange, data, opts, bytes);
@@ -362,6 +391,12 @@ export async function handleSseBody(
         // answers other ids.
         if (verdict.kind === 'foreign') {
           fail({ reason: 'upstream_not_mcp', limitBytes: perEventLimit, observedBytes: verdict.dataBytes, upstreamStatus: res.statusCode });
+          return;
+        }
+        // Any response on the standalone GET stream (sse-message.ts standaloneVerdict): dropped,
+        // the stream goes on for the requests and notifications it may carry.
+        if (verdict.kind === 'unsolicited') {
+          drop('get_stream_response', verdict.dataBytes);
           return;
         }
       }
@@ -897,7 +932,8 @@ export async function handleSseBody(
    */
   const takePlanned = (chunk: Buffer, from: number, last: number, idAtStart: boolean): boolean => {
     if (from > 0 && !take(chunk, 0, from, true)) return false;
-    const plan = planRawEventsFast(chunk, from, rawLimits);
+    // On the standalone GET stream, blocks that may hold a response are parsed (sse-raw-events.ts).
+    const plan = standalone ? withResponsesParsed(chunk, from, planRawEventsFast(chunk, from, rawLimits)) : planRawEventsFast(chunk, from, rawLimits);
     /** The next `\nid:`, searched from the line break before the segment looked at (-2: not searched yet; the chunk's length: none). */
     let idLine = -2;
     /** Start of the parsed blocks not taken yet. */

@@ -4,7 +4,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { ADCP_CODES, NARROWABLE_METHODS, REASONS, REFUSALS } from '../../src/errors/codes.js';
+import { ADCP_CODES, DROP_REASONS, NARROWABLE_METHODS, REASONS, REFUSALS } from '../../src/errors/codes.js';
 import type { AdcpCode } from '../../src/errors/codes.js';
 
 const doc = readFileSync(new URL('../../docs/errors.md', import.meta.url), 'utf8');
@@ -58,7 +58,7 @@ function recoveryCell(code: AdcpCode): string {
 
 describe('docs/errors.md matches src/errors/codes.ts', () => {
   test('catalog texts hold no | (they are table cells)', () => {
-    for (const spec of [...Object.values(ADCP_CODES), ...Object.values(REASONS), ...Object.values(REFUSALS)]) {
+    for (const spec of [...Object.values(ADCP_CODES), ...Object.values(REASONS), ...Object.values(REFUSALS), ...Object.values(DROP_REASONS)]) {
       assert.ok(!spec.description.includes('|') && !spec.source.includes('|'), spec.description);
     }
   });
@@ -98,6 +98,17 @@ describe('docs/errors.md matches src/errors/codes.ts', () => {
       assert.equal(row['JSON-RPC code'], String(spec.jsonRpcCode), reason);
       assert.equal(row.Meaning, spec.description, reason);
       assert.equal(row.Source, spec.source, reason);
+    }
+  });
+
+  test('drop reasons (events dropped from a stream that answers no request)', () => {
+    const rows = table(['Drop reason', 'Meaning', 'Source']);
+    sameNames(rows.keys(), Object.keys(DROP_REASONS), 'drop reasons');
+    for (const [reason, spec] of Object.entries(DROP_REASONS)) {
+      const row = rows.get(reason)!;
+      assert.equal(row.Meaning, spec.description, reason);
+      assert.equal(row.Source, spec.source, reason);
+      assert.ok(!Object.hasOwn(REASONS, reason), `${reason} is also a minted error's reason`);
     }
   });
 

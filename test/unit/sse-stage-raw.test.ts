@@ -133,13 +133,18 @@ test('after the response, the rest of its chunk is not forwarded', async () => {
   assert.equal(r.ended, true);
 });
 
-test('standalone GET stream: nothing can be the response, every canonical block is raw', async () => {
+test('standalone GET stream: canonical blocks without a response key are raw; a response is dropped', async () => {
+  // No response may pass there (test/regressions/get-stream-answers-pending-call.test.ts):
+  // only the block holding `"result` is parsed; the blocks around it stay views of the chunk.
   const GET_STREAM = { kind: 'none', id: null, idText: undefined, method: undefined, toolName: undefined } as const;
-  const chunk = Buffer.from(progress(1) + result(1) + progress(2));
+  const chunk = Buffer.from(progress(1) + progress(2) + result(1) + progress(3));
   const r = await runSseStage([chunk], { rpc: GET_STREAM });
-  assert.equal(r.body, chunk.toString());
-  assert.equal(r.buffers.length, 1);
-  assert.ok(isViewOf(r.buffers[0]!, chunk));
+  assert.equal(r.body, progress(1) + progress(2) + progress(3));
+  assert.deepEqual(
+    r.buffers.map((b) => isViewOf(b, chunk)),
+    [true, true],
+  );
+  assert.equal(r.exchange.reason, 'get_stream_response');
 });
 
 test('id lines in planned chunks: a token counts through its own event, wherever the id line is', async () => {
