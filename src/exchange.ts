@@ -177,6 +177,12 @@ export interface Exchange {
    * stream (pipeline.ts: `upstream_not_mcp`).
    */
   readonly endsSession: boolean;
+  /**
+   * True for a GET: it opens the standalone SSE stream, or resumes a stream with
+   * `Last-Event-ID` (MCP Streamable HTTP). Its 2xx answer is SSE or not MCP (pipeline.ts:
+   * `upstream_not_mcp`; the seller's 405 and other 4xx pass through).
+   */
+  readonly opensStream: boolean;
   /** Stream state for SSE resumption: the last event id forwarded to the host (undefined before any). */
   lastEventIdSent: string | undefined;
   /**
@@ -224,6 +230,8 @@ export function createExchange(init: {
   guard?: AgentGuard;
   /** The host's request is a DELETE ({@link Exchange.endsSession}); false when absent. */
   endsSession?: boolean;
+  /** The host's request is a GET ({@link Exchange.opensStream}); false when absent. */
+  opensStream?: boolean;
   mintEventId: Exchange['mintEventId'];
 }): Exchange {
   // Fields listed one by one (no spread): one object shape, built without a copy loop.
@@ -250,6 +258,7 @@ export function createExchange(init: {
     finished: false,
     sseStarted: false,
     endsSession: init.endsSession === true,
+    opensStream: init.opensStream === true,
     lastEventIdSent: undefined,
     guard: init.guard,
     shedKind: undefined,

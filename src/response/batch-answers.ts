@@ -99,15 +99,17 @@ export class BatchAnswers {
    * - `foreign`: a response in it answers no request still awaited: its id is not one of the
    *   batch's request ids, or its request already had its response (a second response for the
    *   same id), or it is no valid response at all (both `result` and `error`, an id that is
-   *   not a string, a number or null). A response is a message with a `result` or an `error`
-   *   member and an `id` member, or with both members (sse-message.ts mayBeForeign: the rule
+   *   not a string, a number or null, no `id` at all). A response is a message with a
+   *   `result` or an `error` member, whatever its `id` (sse-message.ts mayBeForeign: the rule
    *   of a single request's stream, a `method` beside them included). The counts after a
    *   `foreign` answer mean nothing: the caller ends the exchange with `upstream_not_mcp`.
    * - `done`: every request of the batch has had its response (with this message or before).
    * - `waiting`: requests are still without their response.
    *
-   * Requests and notifications (no `result`, no `error`), and responses without an `id` (no
-   * client can route them) change nothing, as on a single request's stream.
+   * Requests and notifications (no `result`, no `error`) change nothing. A message with
+   * `result` or `error` and no `id` is `foreign`, as on a single request's stream (JSON-RPC 2.0
+   * §5: a response has an `id`; a reviewer, 2026-12-03: one went out on a batch's stream,
+   * test/regressions/sse-result-and-error-without-id-forwarded.test.ts).
    *
    * Source: a new user's trial, 2026-12-03: a batch's answer carried a response for another id
    * and a second response for an id, and both reached the host
@@ -139,7 +141,7 @@ export class BatchAnswers {
     const hasError = Object.hasOwn(m, 'error');
     if (!hasResult && !hasError) return true;
     if (hasResult && hasError) return false;
-    if (!Object.hasOwn(m, 'id')) return true;
+    if (!Object.hasOwn(m, 'id')) return false;
     const id = m.id;
     let key: string;
     if (typeof id === 'number') key = idKey(id, writtenId(k, id));

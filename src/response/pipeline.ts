@@ -11,6 +11,7 @@
  *      - 2xx text/event-stream  -> sse-stage: event decode -> per-event + cumulative budget
  *                                  -> structure bounds -> rewrite -> encode; to a DELETE ->
  *                                  `upstream_not_mcp` (below)
+ *      - 2xx to a GET, not SSE  -> `upstream_not_mcp` (MCP: SSE or 405; below)
  *      - 2xx application/json   -> json-stage: bounded buffer (raw bytes) -> structure bounds
  *                                  -> parse -> rewrite -> original bytes or re-serialized
  *      - 2xx, no Content-Type   -> passed through when empty (202 for a notification, DELETE);
@@ -117,10 +118,17 @@ export async function handleUpstreamResponse(
   const upstream = { statusCode: status, headers: res.headers, body };
   if (status >= 200 && status < 300) {
     if (sse) return handleSseBody(exchange, reply, upstream, log, hooks);
-    // A resumed stream is answered with SSE (MCP Streamable HTTP: the GET that resumes gets the
-    // stream's events, or 405): a JSON body there would reach the host outside the request's
-    // cumulative count (reported by a new user: 293 bytes after 161 of a 300-byte limit).
-    if (exchange.stream.resumeFrom !== undefined) return fail('upstream_not_mcp');
+    // A GET is answered with SSE or 405 (MCP Streamable HTTP, "Listening for Messages from the
+    // Server": "The server MUST either return Content-Type: text/event-stream in response to
+    // this HTTP GET, or else return HTTP 405"; the GET that resumes gets the stream's events):
+    // any other 2xx is not MCP. A JSON body answering a resume would reach the host outside the
+    // request's cumulative count (reported by a new user: 293 bytes after 161 of a 300-byte
+    // limit); one answering the standalone GET may hold a response, which MCP forbids there
+    // and a client would route to a pending call by its id (the SSE path drops one:
+    // get_stream_response). Reported failure (a reviewer, 2026-12-03): a 200 JSON body holding
+    // a response answered the standalone GET, passed through, logged ok
+    // (test/regressions/get-answered-with-json-response.test.ts). A resume is a GET.
+    if (exchange.opensStream || exchange.stream.resumeFrom !== undefined) return fail('upstream_not_mcp');
     if (kind === 'json') return handleJsonBody(exchange, reply, upstream, hooks);
     // No Content-Type: fine for an empty 202/204/DELETE answer; a body there is not MCP.
     if (kind === 'none') return handlePassThroughBody(exchange, reply, upstream, { emptyOnly: true });

@@ -19,8 +19,9 @@
  *   where it can be, instead of re-serialized. A dedupe or lift the scan can decide is
  *   written without parsing, as the JSON path does (scanned-message.ts spliceScanned).
  *
- * - A response to another id (isForeignResponse), a message with `method` beside `result`
- *   or `error` included, or a batch holding one: verdict `foreign`, never forwarded.
+ * - On a request's stream, a message with `result` or `error` that is not the response to the
+ *   request (isForeignResponse: another id, no id, both members, a `method` beside them
+ *   included), or a batch holding one: verdict `foreign`, never forwarded.
  * - On the standalone GET stream (`rpc.kind` 'none'), any response ({@link isUnsolicitedResponse}),
  *   or an array holding one: verdict `unsolicited`, never forwarded (standaloneVerdict).
  *
@@ -44,8 +45,9 @@ export type EventDataVerdict =
   /** Not the response: the data goes out as it is, as `bytes` when given (its UTF-8 bytes). */
   | { readonly kind: 'forward'; readonly bytes: Buffer | undefined }
   /**
-   * A JSON-RPC response to another id on a request's stream ({@link isForeignResponse}; a
-   * `method` beside its `result` or `error` included), or a batch holding one (batchVerdict):
+   * A message with `result` or `error` on a request's stream that is not the response to the
+   * request ({@link isForeignResponse}: another id, no id, both members, a `method` beside them
+   * included), or a batch holding one (batchVerdict):
    * it must not reach the host; the stage answers the request `upstream_not_mcp`.
    * `dataBytes`: the data's UTF-8 length.
    */
@@ -116,7 +118,7 @@ export function inspectEventData(exchange: Exchange, data: string | undefined, o
   if (members === undefined) return batchVerdict(exchange, text, bytes);
   if (members.plainKeys && !opts.wantsMessage) {
     if (!(members.hasResult || members.hasError)) return { kind: 'forward', bytes };
-    // Another id (json-value-at.ts isRequestId: exactly, a number as written), or both
+    // Another id (json-value-at.ts isRequestId: exactly, a number as written), no id, or both
     // `result` and `error`: parsed below, and never forwarded (a `method` member beside them
     // changes nothing: isForeignResponse).
     if ((members.hasResult && members.hasError) || !isRequestId(bytes, members.id, exchange.rpc)) return parsedVerdict(exchange, JSON.parse(text()), bytes, members);
@@ -161,12 +163,18 @@ export function isForeignResponse(exchange: Exchange, message: unknown, bytes: B
 }
 
 /**
- * True when the JSON-RPC message object `message` is a response to another id unless it is
- * the response to the request (the caller checks that: rewrite.ts isResponseToExchange, or
+ * True when the JSON-RPC message object `message` is refused on a request's stream unless it
+ * is the response to the request (the caller checks that: rewrite.ts isResponseToExchange, or
  * its exact check for a batch's element, {@link batchResponses}): it has a `result` or an
- * `error` member, and an `id` member (a client routes it by that id) or both members (no
- * valid response, whatever its id: JSON-RPC 2.0 §5;
- * test/regressions/seller-response-with-result-and-error.test.ts). Ids compare exactly, as
+ * `error` member, whatever its `id`: another id (a client routes it by that id), both
+ * members (no valid response, whatever its id: JSON-RPC 2.0 §5;
+ * test/regressions/seller-response-with-result-and-error.test.ts), or no `id` at all
+ * (JSON-RPC 2.0 §5: a response has one; no client can route it, and a client that reads a
+ * POST's stream for the message with `result` or `error` would take it for its answer, past
+ * the rewrite). Reported failure (a reviewer, 2026-12-03): a message with both members and no
+ * `id` went out whenever the raw fast path left its block unparsed, and one with either
+ * member and no `id` was forwarded on every path
+ * (test/regressions/sse-result-and-error-without-id-forwarded.test.ts). Ids compare exactly, as
  * the JSON path's answersExchange does: `"1"` is not `1`, `null` is not either, a number as
  * written, so `9007199254740992` is not `9007199254740993`
  * (test/regressions/response-id-compared-as-double.test.ts).
@@ -182,10 +190,7 @@ export function isForeignResponse(exchange: Exchange, message: unknown, bytes: B
  * answersExchange does not look at `method` either).
  */
 function mayBeForeign(message: Record<string, unknown>): boolean {
-  const hasResult = Object.hasOwn(message, 'result');
-  const hasError = Object.hasOwn(message, 'error');
-  if (!hasResult && !hasError) return false;
-  return Object.hasOwn(message, 'id') || (hasResult && hasError);
+  return Object.hasOwn(message, 'result') || Object.hasOwn(message, 'error');
 }
 
 /**

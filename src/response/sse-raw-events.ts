@@ -28,7 +28,10 @@
  *
  * - On the standalone GET stream, where no response may pass (sse-message.ts
  *   standaloneVerdict), a block that may hold one is taken out of the plan's raw runs
- *   afterwards ({@link withResponsesParsed}): one holding `"result`, `"error` or `\u`.
+ *   afterwards ({@link withResponsesParsed}): one holding `"result`, `"error` or `\u`. So is,
+ *   on a request's or a batch's stream, a block holding `"result` or `"error` (a message with
+ *   either member is the response awaited or refused, whatever its `id`, an absent one
+ *   included: sse-message.ts mayBeForeign).
  *
  * Anything else (and any doubt) is the slow path: eventsource-parser stays the parser of
  * every event whose content the gateway reads or changes.
@@ -269,14 +272,28 @@ const QUOTE_RESULT = Buffer.from('"result', 'latin1');
 const QUOTE_ERROR = Buffer.from('"error', 'latin1');
 /** `\u`: the only JSON escape that can spell a letter of a key (RFC 8259 §7). */
 const UNICODE_ESCAPE = Buffer.from('\\u', 'latin1');
+/** The standalone GET stream's hints: its plan keeps blocks holding a backslash. */
 const KEY_HINTS = [QUOTE_RESULT, QUOTE_ERROR, UNICODE_ESCAPE];
+/** A request's or a batch's hints: its plan (`answerable`) already keeps every block holding a backslash out of its raw runs. */
+const PLAIN_KEY_HINTS = [QUOTE_RESULT, QUOTE_ERROR];
 
 /**
  * `plan`, a plan of `chunk[from, ...)` ({@link planRawEvents}), with every block of its raw
  * runs that may hold a JSON-RPC response made a segment for the parser of its own; `plan`
- * itself when there is none (the usual case). For the standalone GET stream, where the SSE
- * stage drops any response (sse-message.ts standaloneVerdict; `answerable` does not cover it:
- * a response there may have no `id`, and requests there have one).
+ * itself when there is none (the usual case). `answerable`: the plan was made with
+ * {@link RawEventLimits.answerable} (its raw runs then hold no backslash).
+ *
+ * - On the standalone GET stream (`answerable` false), where the SSE stage drops any response
+ *   (sse-message.ts standaloneVerdict; the `"id` hint does not cover it: a response there may
+ *   have no `id`, and requests there have one). Source: a new user's trial (a seller answered
+ *   a pending call on the standalone GET stream:
+ *   test/regressions/get-stream-answers-pending-call.test.ts).
+ * - On a request's or a batch's stream (`answerable` true), where a message with a `result`
+ *   or an `error` member is the response awaited or ends the stream `upstream_not_mcp`
+ *   (sse-message.ts mayBeForeign, batch-answers.ts), whatever its `id`: the `"id` hint does
+ *   not cover a message without one. Source: a reviewer, 2026-12-03 (a message with both
+ *   members and no `id`, and one with either member and no `id`, went out as the seller's
+ *   bytes: test/regressions/sse-result-and-error-without-id-forwarded.test.ts).
  *
  * A response is an object with a `result` or an `error` member; its key is the bytes
  * `"result` / `"error` unless a letter of it is written with an escape, and the only escape
@@ -286,16 +303,19 @@ const KEY_HINTS = [QUOTE_RESULT, QUOTE_ERROR, UNICODE_ESCAPE];
  * response. A raw run's blocks are canonical (no blank line inside one, each starts with
  * `event:` or `data:`), so the blank lines around such a bytes' offset are its block's bounds.
  *
- * Cost: one native search per needle over the planned bytes (three that find nothing on a
- * stream of notifications: no allocation), then two per block taken out.
- * Source: a new user's trial (a seller answered a pending call on the standalone GET stream:
- * test/regressions/get-stream-answers-pending-call.test.ts).
+ * Cost: none when the plan has no raw run (a chunk holding only a large response); else one
+ * backward native search per needle (three on the standalone GET stream, two on a request's
+ * or a batch's: `\u` is in a backslash, already out) from the end of the last raw run to
+ * `from`, so the bytes after it (usually the response, which ends the chunk) are not read
+ * again; nothing allocated when they find nothing; then two searches per block taken out.
  */
-export function withResponsesParsed(chunk: Buffer, from: number, plan: RawEventPlan): RawEventPlan {
-  const count = plan.ends.length;
-  if (count === 0) return plan;
-  const hints = keyHints(chunk, from, plan.ends[count - 1]!);
+export function withResponsesParsed(chunk: Buffer, from: number, plan: RawEventPlan, answerable: boolean): RawEventPlan {
+  let last = plan.ends.length - 1;
+  while (last >= 0 && !plan.raw[last]) last--;
+  if (last < 0) return plan;
+  const hints = keyHints(chunk, from, plan.ends[last]!, answerable ? PLAIN_KEY_HINTS : KEY_HINTS);
   if (hints === undefined) return plan;
+  const count = plan.ends.length;
   const ends: number[] = [];
   const raw: boolean[] = [];
   let h = 0;
@@ -332,11 +352,18 @@ export function withResponsesParsed(chunk: Buffer, from: number, plan: RawEventP
   return { ends, raw };
 }
 
-/** The offsets in `chunk[from, end)` of `"result`, `"error` and `\u`, ascending; undefined when there is none. */
-function keyHints(chunk: Buffer, from: number, end: number): number[] | undefined {
+/**
+ * The offsets in `chunk[from, end)` where one of `needles` starts (a match starting there
+ * lies whole in the range when `end` is a block's end: no needle holds an LF), ascending;
+ * undefined when there is none. Searched backwards from `end`.
+ */
+function keyHints(chunk: Buffer, from: number, end: number, needles: readonly Buffer[]): number[] | undefined {
   let found: number[] | undefined;
-  for (const needle of KEY_HINTS) {
-    for (let at = chunk.indexOf(needle, from); at !== -1 && at < end; at = chunk.indexOf(needle, at + 1)) (found ??= []).push(at);
+  for (const needle of needles) {
+    // A negative offset would count from the chunk's end: none is searched before `from`.
+    const start = end - needle.length;
+    if (start < from) continue;
+    for (let at = chunk.lastIndexOf(needle, start); at >= from; at = at > 0 ? chunk.lastIndexOf(needle, at - 1) : -1) (found ??= []).push(at);
   }
   return found?.sort((a, b) => a - b);
 }

@@ -79,10 +79,13 @@
  * never forwarded: it ends the stream with `upstream_not_mcp` for the request's id, as the
  * JSON path answers such a body (docs/errors.md); on a long-lived stream it is dropped as a
  * breach is there (below). So is a message with a `method` beside its `result` or `error`
- * (no request either), and an array holding such a response, the request's own response in
- * it or not. Reported failures: test/regressions/sse-response-for-another-id.test.ts,
+ * (no request either), one with `result` or `error` and no `id`, or both of them (no response
+ * either: JSON-RPC 2.0 §5; sse-message.ts mayBeForeign; its block is parsed, never raw:
+ * sse-raw-events.ts withResponsesParsed), and an array holding such a response, the request's
+ * own response in it or not. Reported failures: test/regressions/sse-response-for-another-id.test.ts,
  * sse-method-and-result-for-another-id-forwarded.test.ts,
- * sse-batch-shaped-response-for-another-id-forwarded.test.ts. On a batch's stream (MCP
+ * sse-batch-shaped-response-for-another-id-forwarded.test.ts,
+ * sse-result-and-error-without-id-forwarded.test.ts (a reviewer, 2026-12-03). On a batch's stream (MCP
  * 2025-03-26), a response for an id that is not one of the batch's request ids, or a second
  * response for an id (batch-answers.ts: one more than the batch holds requests with it), ends
  * the stream so, with the error for id null; the events before it have gone out, the
@@ -932,8 +935,11 @@ export async function handleSseBody(
    */
   const takePlanned = (chunk: Buffer, from: number, last: number, idAtStart: boolean): boolean => {
     if (from > 0 && !take(chunk, 0, from, true)) return false;
-    // On the standalone GET stream, blocks that may hold a response are parsed (sse-raw-events.ts).
-    const plan = standalone ? withResponsesParsed(chunk, from, planRawEventsFast(chunk, from, rawLimits)) : planRawEventsFast(chunk, from, rawLimits);
+    // Blocks that may hold a response are parsed (sse-raw-events.ts withResponsesParsed): on the
+    // standalone GET stream (none may pass), and on a request's or a batch's (one without an
+    // `id` is refused, and the planner's `"id` hint does not see it).
+    const planned = planRawEventsFast(chunk, from, rawLimits);
+    const plan = standalone || rawLimits.answerable ? withResponsesParsed(chunk, from, planned, rawLimits.answerable) : planned;
     /** The next `\nid:`, searched from the line break before the segment looked at (-2: not searched yet; the chunk's length: none). */
     let idLine = -2;
     /** Start of the parsed blocks not taken yet. */

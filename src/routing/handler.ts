@@ -205,6 +205,7 @@ export function createMcpHandler(deps: HandlerDeps) {
       stream,
       guard: deps.guard,
       endsSession: request.method === 'DELETE',
+      opensStream: request.method === 'GET',
       mintEventId: (upstreamId, usedBytes, final, awaited) => {
         // An id the seller could not get back exactly in a Last-Event-ID header is not made a token.
         if (!isResumableEventId(upstreamId)) return undefined;

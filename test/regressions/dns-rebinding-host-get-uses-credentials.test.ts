@@ -35,7 +35,13 @@ const REBIND = 'rebind.evil.example:8790';
 const REFUSED_MESSAGE = `Host "${REBIND}" is not allowed: the gateway serves localhost, 127.0.0.1 and [::1] (allowed_hosts lists other host names).`;
 
 function seller(): Promise<RawSeller> {
-  return startRawSeller((_req, res) => void res.writeHead(200, { 'content-type': 'application/json' }).end('{"jsonrpc":"2.0","id":7,"result":{"content":[]}}'));
+  // A GET gets an SSE stream, as MCP has it (a JSON answer to a GET is upstream_not_mcp:
+  // test/regressions/get-answered-with-json-response.test.ts).
+  return startRawSeller((req, res) =>
+    req.method === 'GET'
+      ? void res.writeHead(200, { 'content-type': 'text/event-stream' }).end()
+      : void res.writeHead(200, { 'content-type': 'application/json' }).end('{"jsonrpc":"2.0","id":7,"result":{"content":[]}}'),
+  );
 }
 
 interface Answer {

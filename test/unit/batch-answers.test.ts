@@ -55,13 +55,13 @@ test('one id twice waits for two responses; a third is a second answer: foreign'
   assert.equal(new BatchAnswers([ref(1), ref(2)]).take(`[${ok('1')},${ok('2')},${ok('1')}]`), 'foreign');
 });
 
-test('no response, nothing counted: not JSON, a request, a notification, no id, nested arrays, a scalar', () => {
+test('no response, nothing counted: not JSON, a request, a notification, nested arrays, a scalar', () => {
   const a = new BatchAnswers([ref(1)]);
   for (const data of [
     'not json',
     `${ok('1')}x`,
     '{"jsonrpc":"2.0","id":1,"method":"ping"}',
-    '{"jsonrpc":"2.0","result":{}}',
+    '{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"error"}}',
     `[[${ok('1')}]]`,
     '[1,"x",null]',
     '',
@@ -69,8 +69,12 @@ test('no response, nothing counted: not JSON, a request, a notification, no id, 
   assert.equal(a.done, false);
 });
 
-test('foreign, not a response to the batch: both result and error (whatever the id, or none), an id of another type, a response nested in a result for another id', () => {
+test('foreign, not a response to the batch: both result and error (whatever the id, or none), no id, an id of another type, a response nested in a result for another id', () => {
   for (const data of [
+    // No id (JSON-RPC 2.0 §5: a response has one; a reviewer, 2026-12-03).
+    '{"jsonrpc":"2.0","result":{}}',
+    '{"jsonrpc":"2.0","error":{"code":1,"message":"m"}}',
+    `[${ok('1')},{"jsonrpc":"2.0","result":{}}]`,
     '{"jsonrpc":"2.0","id":1,"result":{},"error":{"code":1,"message":"m"}}',
     '{"jsonrpc":"2.0","result":{},"error":{"code":1,"message":"m"}}',
     '{"jsonrpc":"2.0","id":[1],"result":{}}',

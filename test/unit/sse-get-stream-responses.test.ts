@@ -108,7 +108,7 @@ test('withResponsesParsed: raw runs keep no block holding a hint; the block boun
   const bytes = Buffer.from(STREAM + frame(note(4)));
   const plan = planRawEvents(bytes, 0, limits);
   assert.deepEqual(plan.raw, [true], 'all canonical: one raw run before');
-  const out = withResponsesParsed(bytes, 0, plan);
+  const out = withResponsesParsed(bytes, 0, plan, false);
   let start = 0;
   const segments: Array<[string, boolean]> = [];
   for (let k = 0; k < out.ends.length; k++) {
@@ -124,9 +124,31 @@ test('withResponsesParsed: raw runs keep no block holding a hint; the block boun
   assert.equal(segments.filter(([, raw]) => !raw).length, hinted);
   // A chunk that starts with the response (no blank line before it in the chunk): the block from the start.
   const first = Buffer.from(frame('{"id":1,"result":{}}') + frame(note(1)));
-  assert.deepEqual(withResponsesParsed(first, 0, planRawEvents(first, 0, limits)), { ends: [frame('{"id":1,"result":{}}').length, first.length], raw: [false, true] });
+  assert.deepEqual(withResponsesParsed(first, 0, planRawEvents(first, 0, limits), false), { ends: [frame('{"id":1,"result":{}}').length, first.length], raw: [false, true] });
   // Nothing to take out: the same plan object.
   const quiet = Buffer.from(frame(note(1)) + frame(note(2)));
   const quietPlan = planRawEvents(quiet, 0, limits);
-  assert.equal(withResponsesParsed(quiet, 0, quietPlan), quietPlan);
+  assert.equal(withResponsesParsed(quiet, 0, quietPlan, false), quietPlan);
+});
+
+test('withResponsesParsed on a request\'s plan (answerable): blocks holding "result or "error leave the raw runs, whatever their id', () => {
+  const limits = { maxEventBytes: 1 << 20, maxDepth: 64, maxNodes: 1 << 20, answerable: true };
+  const both = frame('{"jsonrpc":"2.0","result":{},"error":{"code":1,"message":"x"}}');
+  const result = frame('{"jsonrpc":"2.0","result":{}}');
+  const error = frame('{"jsonrpc":"2.0","error":{"code":1,"message":"x"}}');
+  const chunk = Buffer.from(frame(note(1)) + both + frame(note(2)) + result + error + frame(note(3)));
+  const plan = planRawEvents(chunk, 0, limits);
+  assert.deepEqual(plan.raw, [true], 'no "id, no backslash: one raw run before');
+  let at = 0;
+  const ends = [frame(note(1)), both, frame(note(2)), result, error, frame(note(3))].map((block) => (at += block.length));
+  assert.deepEqual(withResponsesParsed(chunk, 0, plan, true), { ends, raw: [true, false, true, false, false, true] });
+  // A response after the last raw run (it ends the chunk) is not searched again: the plan itself.
+  const tail = Buffer.from(frame(note(1)) + frame('{"jsonrpc":"2.0","id":1,"result":{},"error":{}}'));
+  const tailPlan = planRawEvents(tail, 0, limits);
+  assert.deepEqual(tailPlan.raw, [true, false]);
+  assert.equal(withResponsesParsed(tail, 0, tailPlan, true), tailPlan);
+  // No raw run at all: the plan itself.
+  const only = Buffer.from(frame('{"jsonrpc":"2.0","id":1,"result":{}}'));
+  const onlyPlan = planRawEvents(only, 0, limits);
+  assert.equal(withResponsesParsed(only, 0, onlyPlan, true), onlyPlan);
 });

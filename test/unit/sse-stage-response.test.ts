@@ -6,7 +6,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { runSseStage } from './sse-stage-kit.js';
+import { cut, runSseStage } from './sse-stage-kit.js';
 import { dataBytesOf } from '../../src/response/sse-stage.js';
 import type { CompletedLine } from '../../src/response/sse-boundaries.js';
 
@@ -93,6 +93,22 @@ test('a response to another id ends the stream with upstream_not_mcp for the req
       assert.ok(r.body.startsWith(progress(1) + 'event: message\ndata: {"jsonrpc":"2.0","id":1,"result":'), data);
       assert.ok(r.body.endsWith('"details":{"reason":"upstream_not_mcp","upstream_status":200}}}}}\n\n'), data);
       assert.ok(!r.body.includes('"id":2'), data);
+    }
+  }
+});
+
+test('a message with result and/or error and no id ends the stream with upstream_not_mcp, wherever the chunks are cut (test/regressions/sse-result-and-error-without-id-forwarded.test.ts)', async () => {
+  const done = event('{"jsonrpc":"2.0","id":1,"result":{"content":[]}}');
+  const noId = ['{"jsonrpc":"2.0","result":{},"error":{"code":1,"message":"x"}}', '{"jsonrpc":"2.0","result":{}}', '{"jsonrpc":"2.0","error":{"code":1,"message":"x"}}', '[{"jsonrpc":"2.0","result":{}}]'];
+  for (const data of noId) {
+    const bytes = Buffer.from(progress(1) + event(data) + progress(2) + done);
+    for (let i = 0; i <= bytes.length; i += 7) {
+      for (const wantsResponseMessage of [false, true]) {
+        const r = await runSseStage(cut(bytes, [i]), { wantsResponseMessage });
+        assert.equal(r.exchange.reason, 'upstream_not_mcp', `${data}, cut at ${i}`);
+        assert.ok(r.body.startsWith(progress(1) + 'event: message\ndata: {"jsonrpc":"2.0","id":1,"result":'), `${data}, cut at ${i}`);
+        assert.ok(!r.body.includes(data), `${data}, cut at ${i}`);
+      }
     }
   }
 });
