@@ -116,10 +116,8 @@ function answerFromBody(exchange: Exchange, reply: FastifyReply, res: UpstreamRe
       return;
     }
   }
-  let message: unknown;
-  try {
-    message = JSON.parse(body.toString('utf8'));
-  } catch {
+  const message = parseBody(body);
+  if (message === NOT_JSON) {
     answerWithLocalError(exchange, reply, notMcp);
     return;
   }
@@ -173,10 +171,8 @@ function answerFromBody(exchange: Exchange, reply: FastifyReply, res: UpstreamRe
  * number; batches only (a single request's answer never comes here).
  */
 function answerBatch(exchange: Exchange, reply: FastifyReply, res: UpstreamResponse, hooks: PipelineHooks, body: Buffer, notMcp: LocalErrorInput): void {
-  let message: unknown;
-  try {
-    message = JSON.parse(body.toString('utf8'));
-  } catch {
+  const message = parseBody(body);
+  if (message === NOT_JSON) {
     answerWithLocalError(exchange, reply, notMcp);
     return;
   }
@@ -189,6 +185,18 @@ function answerBatch(exchange: Exchange, reply: FastifyReply, res: UpstreamRespo
   }
   if (hooks.wantsResponseMessage) hooks.onResponseMessage(message, body.length);
   sendBody(exchange, reply, res.statusCode, body, 'ok');
+}
+
+/** What {@link parseBody} returns for a body that is no JSON text. */
+const NOT_JSON: unique symbol = Symbol('not JSON');
+
+/** The body's JSON value (decoded as UTF-8, U+FFFD for ill-formed bytes), or {@link NOT_JSON}. */
+function parseBody(body: Buffer): unknown {
+  try {
+    return JSON.parse(body.toString('utf8')) as unknown;
+  } catch {
+    return NOT_JSON;
+  }
 }
 
 /** A seller's 4xx (or other non-2xx, non-5xx) answer: passes through as it is, its body bounded (ARCHITECTURE §3). */

@@ -8,24 +8,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Exchange } from '../../src/exchange.js';
 import { exchangeLogFields } from '../../src/observability/logger.js';
+import { EXCHANGE_LINE_FIELDS } from '../helpers/exchange-line-fields.js';
 
-const FIELDS = [
-  'agent',
-  'http_method',
-  'method',
-  'rpc_kind',
-  'tool',
-  'rpc_id',
-  'status',
-  'upstream_status',
-  'bytes_from_seller',
-  'bytes_decoded',
-  'bytes_to_host',
-  'bytes_saved',
-  'outcome',
-  'reason',
-  'duration_ms',
-];
+const FIELDS = EXCHANGE_LINE_FIELDS;
 
 function exchange(over: Partial<Exchange> = {}): Exchange {
   return {

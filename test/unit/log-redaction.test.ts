@@ -17,6 +17,7 @@ import { startRawSeller, toolResponse, type RawSeller } from '../support/raw-sel
 import { rawPost, toolCall } from '../helpers/raw.js';
 import { withTimeout } from '../helpers/timeout.js';
 import { lineSink } from '../helpers/capture-log.js';
+import { EXCHANGE_LINE_FIELDS } from '../helpers/exchange-line-fields.js';
 
 const HOST_AUTH = 'Bearer host-secret-4f1c9a';
 const HOST_COOKIE = 'sid=cookie-secret-77e2b0';
@@ -26,23 +27,7 @@ const SELLER_KEY = 'seller-api-key-secret-51de02';
 const RESUME_SECRET = 'resume-secret-for-the-log-test-9c2e4f77';
 const SECRETS = [HOST_AUTH, 'host-secret-4f1c9a', HOST_COOKIE, 'cookie-secret-77e2b0', HOST_SESSION, SELLER_TOKEN, SELLER_KEY, RESUME_SECRET];
 
-const EXCHANGE_FIELDS = [
-  'agent',
-  'http_method',
-  'method',
-  'rpc_kind',
-  'tool',
-  'rpc_id',
-  'status',
-  'upstream_status',
-  'bytes_from_seller',
-  'bytes_decoded',
-  'bytes_to_host',
-  'bytes_saved',
-  'outcome',
-  'reason',
-  'duration_ms',
-];
+const EXCHANGE_FIELDS = EXCHANGE_LINE_FIELDS;
 
 let seller: RawSeller;
 let app: FastifyInstance;
