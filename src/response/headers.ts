@@ -51,6 +51,13 @@ export const STRIPPED_RESPONSE_HEADERS: ReadonlySet<string> = new Set([
   // test/regressions/seller-location-header-reaches-host.test.ts). MCP uses neither.
   'alt-svc',
   'strict-transport-security',
+  // Same kind: `Clear-Site-Data: "cookies", "storage"` makes a browser host wipe what it keeps
+  // for the gateway's origin, which every seller shares (one seller could clear the others'
+  // cookies), and `Link` asks a client to preload or preconnect to URLs the seller names (a
+  // new user's second trial, 2026-12-03: test/regressions/seller-location-header-reaches-host.test.ts).
+  // MCP uses neither. `WWW-Authenticate` still passes: MCP authorization reads it on a 401.
+  'clear-site-data',
+  'link',
 ]);
 
 /**

@@ -15,6 +15,9 @@
  * the gateway's origin at another host and port, `h2="evil.example:443"`, for as long as its
  * `ma` says) and `Strict-Transport-Security` (makes the client refuse plain HTTP to the
  * gateway's host name, e.g. `localhost`, for a year) reached the host too. Now stripped as well.
+ * A second trial (2026-12-03): `Clear-Site-Data` (a browser host wipes the cookies and storage
+ * of the gateway's origin, which every seller shares) and `Link` (preconnect or preload to a
+ * URL of the seller's choosing) reached the host. Stripped too.
  *
  * Input: a raw seller answers, each time with `Location`, `Content-Location` and `Refresh`
  * naming another host, `Alt-Svc` and `Strict-Transport-Security`, plus `Mcp-Session-Id` and
@@ -41,6 +44,8 @@ const ELSEWHERE = {
   refresh: '0; url=http://evil.example/steal',
   'alt-svc': 'h2="evil.example:443"; ma=2592000',
   'strict-transport-security': 'max-age=31536000; includeSubDomains',
+  'clear-site-data': '"cookies", "storage"',
+  link: '<http://evil.example/>; rel=preconnect',
 };
 const CONTROL = { 'mcp-session-id': 's-1', 'x-seller-trace': 't-1' };
 const NOT_FOUND = '{"jsonrpc":"2.0","id":4,"error":{"code":-32001,"message":"Session not found"}}';
@@ -75,7 +80,7 @@ function assertNoneElsewhere(headers: Headers): void {
   assert.deepEqual(
     Object.keys(ELSEWHERE).filter((name) => headers.has(name)),
     [],
-    'Location, Content-Location, Refresh, Alt-Svc and Strict-Transport-Security never reach the host',
+    'Location, Content-Location, Refresh, Alt-Svc, Strict-Transport-Security, Clear-Site-Data and Link never reach the host',
   );
 }
 function assertControlsPass(headers: Headers): void {
