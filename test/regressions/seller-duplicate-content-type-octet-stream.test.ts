@@ -59,7 +59,11 @@ const stack = useSellerAndGateway(
     startRawSeller((req, res) => {
       if (req.method !== 'POST') return void res.writeHead(405, { allow: 'POST' }).end();
       const msg = JSON.parse(req.body.toString('utf8')) as { id?: number; method?: string; params?: { name?: string } };
-      if (msg.id === undefined) return void res.writeHead(202).end();
+      if (msg.id === undefined) {
+        // Differing values on an empty answer to a notification (a new user's second trial).
+        if (msg.method === 'notifications/differing') return void res.writeHead(202, { 'content-type': [JSON_TYPE, 'text/html'] }).end();
+        return void res.writeHead(202).end();
+      }
       if (msg.method === 'initialize') {
         return void res.writeHead(200, { 'content-type': [JSON_TYPE, JSON_TYPE] }).end(JSON.stringify({ jsonrpc: '2.0', id: msg.id, result: INIT_RESULT }));
       }
@@ -114,6 +118,14 @@ describe('a seller answer with two Content-Type fields', { timeout: TEST_TIMEOUT
       assert.deepEqual([line.outcome, line.reason], ['local_error', 'upstream_not_mcp']);
     });
   }
+
+  test('an empty 202 answering a notification with differing Content-Type fields is upstream_not_mcp too (the Content-Type rule is checked first: docs/errors.md)', async () => {
+    const r = await withTimeout(rawPost(stack.gateway.agentUrl('s'), { jsonrpc: '2.0', method: 'notifications/differing' }, HEADERS), undefined, 'the POST');
+    assert.equal(r.status, 502);
+    assert.equal(JSON.parse(r.text()).error.data.adcp_error.details.reason, 'upstream_not_mcp');
+    const line = await stack.gateway.exchangeLine('s', null);
+    assert.deepEqual([line.method, line.outcome, line.reason], ['notifications/differing', 'local_error', 'upstream_not_mcp']);
+  });
 
   test('the MCP SDK client reads the answer (it failed "Unexpected content type: application/octet-stream")', async () => {
     const client = await connectClient(stack.gateway.agentUrl('s'), { protocolVersion: '2025-06-18' });
