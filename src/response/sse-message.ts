@@ -187,8 +187,9 @@ export function isForeignResponse(exchange: Exchange, message: unknown, bytes: B
  * or notification, forwarded. Reported failure (a reviewer): `{"id":8,"method":...,"result":...}`
  * on request 7's stream was forwarded
  * (test/regressions/sse-method-and-result-for-another-id-forwarded.test.ts). With the request's
- * own id and one of the two members, it is the response, as in a JSON body (json-stage.ts
- * answersExchange does not look at `method` either).
+ * own id too: no response (rewrite.ts matchesRequestAsParsed, json-stage.ts answersExchange;
+ * a new user's trial, 2026-12-03: the SDK client timed out on it on SSE and failed with a
+ * ZodError on it as JSON: test/regressions/method-and-result-for-own-id-passed-as-answer.test.ts).
  */
 function mayBeForeign(message: Record<string, unknown>): boolean {
   return Object.hasOwn(message, 'result') || Object.hasOwn(message, 'error');
@@ -210,6 +211,14 @@ function mayBeForeign(message: Record<string, unknown>): boolean {
  * forwarded, and `[<response to 7>, <response to 8>]` went out as the response
  * (test/regressions/sse-batch-shaped-response-for-another-id-forwarded.test.ts). Anything else
  * (requests and notifications only, a scalar) is forwarded.
+ *
+ * A new user's trial, 2026-12-03: on a host revision without batches (revision.ts hasBatches
+ * false: 2025-06-18 on; a resumed stream's revision is its token's) an array holding the
+ * request's own response is `foreign` too: the SDK client reads one message per event and
+ * hung until its timeout
+ * (test/regressions/sse-array-holding-own-response-on-revision-without-batches.test.ts). An
+ * element that is not an object (a nested array) makes the array `foreign`: no JSON-RPC
+ * message (test/regressions/sse-nested-array-response-forwarded.test.ts).
  */
 function batchVerdict(exchange: Exchange, text: () => string, bytes: Buffer): EventDataVerdict {
   if (exchange.rpc.kind !== 'request' || firstByte(bytes) !== LBRACKET) return { kind: 'forward', bytes };
