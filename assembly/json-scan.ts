@@ -86,6 +86,7 @@ const I_TYPE_PENDING: i32 = 49; // an item's `type` key was read: its value is n
 const I_TYPE_CAPTURE: i32 = 50; // that value is a string being read
 const I_HAS_IS_ERROR: i32 = 51; // the last `result` has an `isError` member, range in F_IS_ERROR_*
 const I_HAS_RESULT_TYPE: i32 = 52; // the last `result` has a `resultType` member, range in F_RESULT_TYPE_*
+const I_HAS_METHOD: i32 = 53; // the top-level object has a `method` member (a message with it is no response)
 const I32_SLOTS: i32 = 56;
 // Float64 slots (absolute byte offsets in the text).
 const F_CONSUMED: i32 = 0;
@@ -182,6 +183,7 @@ const NAME_JSONRPC: usize = memory.data<u8>([0x6a, 0x73, 0x6f, 0x6e, 0x72, 0x70,
 const NAME_ID: usize = memory.data<u8>([0x69, 0x64]);
 const NAME_RESULT: usize = memory.data<u8>([0x72, 0x65, 0x73, 0x75, 0x6c, 0x74]);
 const NAME_ERROR: usize = memory.data<u8>([0x65, 0x72, 0x72, 0x6f, 0x72]);
+const NAME_METHOD: usize = memory.data<u8>([0x6d, 0x65, 0x74, 0x68, 0x6f, 0x64]);
 /** `text` as a little-endian u32. */
 const TEXT_U32: u32 = 0x74786574;
 /** `true`, `null` and the first four bytes of `false` as little-endian u32s (the inline literal path of scanChunk). */
@@ -570,6 +572,7 @@ function keyDone(): void {
     resetContent();
     setI(I_HAS_RESULT_END, 0);
   } else if (keyIs(NAME_ERROR, 5)) hasError = 1;
+  else if (keyIs(NAME_METHOD, 6)) setI(I_HAS_METHOD, 1);
 }
 
 /**

@@ -85,6 +85,13 @@ export interface TopMembers {
   readonly id: ByteRange | undefined;
   readonly hasResult: boolean;
   readonly hasError: boolean;
+  /**
+   * A top-level `method` member was seen (unescaped key). A message with `method` beside
+   * `result` or `error` is no response (JSON-RPC 2.0 §4, §5): json-stage.ts answersExchange.
+   * Recorded by the core's top-level key compare (one more compare, for a key that is none
+   * of `jsonrpc`, `id`, `result`, `error`). Source: a new user's trial, 2026-12-03.
+   */
+  readonly hasMethod: boolean;
   /** False when a top-level key is written with an escape (`"\u0069d"`): the facts above may then miss a member. */
   readonly plainKeys: boolean;
   /**
@@ -204,6 +211,7 @@ const I_TABLE_COUNT = 39;
 const I_ITEM_TYPE_BITS = 48;
 const I_HAS_IS_ERROR = 51;
 const I_HAS_RESULT_TYPE = 52;
+const I_HAS_METHOD = 53;
 /** Int32 slots (8 of them, from 40, carry the bytes of the key being read). */
 const I32_SLOTS = 56;
 const F_CAPTURE_START = 1;
@@ -365,6 +373,7 @@ export class JsonScanner {
               id: i32[s + I_HAS_ID] ? [f64[f + F_ID_START]!, f64[f + F_ID_END]!] : undefined,
               hasResult,
               hasError: i32[s + I_HAS_ERROR] === 1,
+              hasMethod: i32[s + I_HAS_METHOD] === 1,
               plainKeys: i32[s + I_PLAIN_KEYS] === 1,
               structuredContent: i32[s + I_HAS_SC] && !i32[s + I_SC_ESCAPED_KEY] ? [f64[f + F_SC_START]!, f64[f + F_SC_END]!] : undefined,
               resultPlainKeys: hasResult && i32[s + I_SC_ESCAPED_KEY] === 0,

@@ -124,7 +124,9 @@ export class BatchAnswers {
       return range === undefined ? String(parsed) : bytes.toString('latin1', range[0], range[1]);
     };
     if (Array.isArray(message)) {
-      for (let k = 0; k < message.length; k++) if (!this.answer(message[k], k, writtenId)) return 'foreign';
+      // An element that is not an object (a nested array) is no JSON-RPC message (JSON-RPC 2.0
+      // §6; a new user's trial, 2026-12-03: test/regressions/sse-nested-array-response-forwarded.test.ts).
+      for (let k = 0; k < message.length; k++) if (!isJsonObject(message[k]) || !this.answer(message[k], k, writtenId)) return 'foreign';
     } else if (!this.answer(message, 0, writtenId)) {
       return 'foreign';
     }
@@ -140,7 +142,9 @@ export class BatchAnswers {
     const hasResult = Object.hasOwn(m, 'result');
     const hasError = Object.hasOwn(m, 'error');
     if (!hasResult && !hasError) return true;
-    if (hasResult && hasError) return false;
+    // Both members, or a `method` beside them: no response (JSON-RPC 2.0 §4, §5; a new user's
+    // trial, 2026-12-03: test/regressions/method-and-result-for-own-id-passed-as-answer.test.ts).
+    if ((hasResult && hasError) || Object.hasOwn(m, 'method')) return false;
     if (!Object.hasOwn(m, 'id')) return false;
     const id = m.id;
     let key: string;

@@ -272,15 +272,18 @@ function boundsBreach(exchange: Exchange, failure: JsonScanFailure | undefined):
 /**
  * The JSON-RPC checks of the parse path, answered from the scan's top-level members: a
  * message (`jsonrpc: "2.0"`), and for a request the response carrying its id (`result` or
- * `error`). Only the small `jsonrpc` and `id` values are read (json-value-at.ts jsonValueIs,
+ * `error`, and no `method`). Only the small `jsonrpc` and `id` values are read (json-value-at.ts jsonValueIs,
  * isRequestId: the id compared exactly, a number as written, not as a double; a new user's
  * trial: test/regressions/response-id-compared-as-double.test.ts).
  */
 function answersExchange(exchange: Exchange, body: Buffer, members: TopMembers): boolean {
   if (!jsonValueIs(body, members.jsonrpc, '2.0')) return false;
   if (exchange.rpc.kind !== 'request') return true;
-  // Exactly one of `result` and `error` (JSON-RPC 2.0 §5: never both; a new user's trial: a body with both was forwarded).
-  return members.hasResult !== members.hasError && isRequestId(body, members.id, exchange.rpc);
+  // Exactly one of `result` and `error` (JSON-RPC 2.0 §5: never both; a new user's trial: a body with both was forwarded),
+  // and no `method` beside it (§4, §5: no response has one; a new user's trial, 2026-12-03: such a body with the request's
+  // id was passed on and the SDK client failed on it: test/regressions/method-and-result-for-own-id-passed-as-answer.test.ts).
+  // Cost: one property read of the scan's members.
+  return members.hasResult !== members.hasError && !members.hasMethod && isRequestId(body, members.id, exchange.rpc);
 }
 
 /**

@@ -75,12 +75,14 @@ export function isResponseToExchange(exchange: Exchange, message: unknown, bytes
 /**
  * {@link isResponseToExchange} on the parsed message alone: the same shape and the same id as
  * a JavaScript value. Exact for a string or null id; for a number a necessary condition only
- * (two numbers that read as one double pass). For {@link rewriteResponse}, whose callers have
- * decided the response exactly first.
+ * (two numbers that read as one double pass). A message with a `method` beside `result` or
+ * `error` is no response, whatever its id (JSON-RPC 2.0 §4, §5; a new user's trial,
+ * 2026-12-03: test/regressions/method-and-result-for-own-id-passed-as-answer.test.ts). For
+ * {@link rewriteResponse}, whose callers have decided the response exactly first.
  */
 export function matchesRequestAsParsed(exchange: Exchange, message: unknown): boolean {
   if (exchange.rpc.kind !== 'request' || !isJsonObject(message)) return false;
-  return message.id === exchange.rpc.id && Object.hasOwn(message, 'result') !== Object.hasOwn(message, 'error');
+  return message.id === exchange.rpc.id && Object.hasOwn(message, 'result') !== Object.hasOwn(message, 'error') && !Object.hasOwn(message, 'method');
 }
 
 /** What a scan of the raw text already proved about it (the JSON stage's json-scan.ts summary). */

@@ -37,6 +37,7 @@ import { isResponseToExchange, matchesRequestAsParsed } from './rewrite.js';
 import { mayRewrite, rewriteScanned, spliceScanned } from './scanned-message.js';
 import { isRequestId } from './json-value-at.js';
 import { writtenIdRanges } from '../mcp/written-ids.js';
+import { hasBatches } from '../mcp/revision.js';
 
 /** The outcome of {@link inspectEventData}. */
 export type EventDataVerdict =
@@ -118,10 +119,10 @@ export function inspectEventData(exchange: Exchange, data: string | undefined, o
   if (members === undefined) return batchVerdict(exchange, text, bytes);
   if (members.plainKeys && !opts.wantsMessage) {
     if (!(members.hasResult || members.hasError)) return { kind: 'forward', bytes };
-    // Another id (json-value-at.ts isRequestId: exactly, a number as written), no id, or both
-    // `result` and `error`: parsed below, and never forwarded (a `method` member beside them
-    // changes nothing: isForeignResponse).
-    if ((members.hasResult && members.hasError) || !isRequestId(bytes, members.id, exchange.rpc)) return parsedVerdict(exchange, JSON.parse(text()), bytes, members);
+    // Another id (json-value-at.ts isRequestId: exactly, a number as written), no id, both
+    // `result` and `error`, or a `method` beside them (whatever the id: isForeignResponse):
+    // parsed below, and never forwarded.
+    if ((members.hasResult && members.hasError) || members.hasMethod || !isRequestId(bytes, members.id, exchange.rpc)) return parsedVerdict(exchange, JSON.parse(text()), bytes, members);
     if (!mayRewrite(exchange, scan)) return unchangedResponse(bytes, undefined);
     const spliced = spliceScanned(exchange, bytes, scan);
     if (spliced !== undefined) {
@@ -186,8 +187,9 @@ export function isForeignResponse(exchange: Exchange, message: unknown, bytes: B
  * or notification, forwarded. Reported failure (a reviewer): `{"id":8,"method":...,"result":...}`
  * on request 7's stream was forwarded
  * (test/regressions/sse-method-and-result-for-another-id-forwarded.test.ts). With the request's
- * own id and one of the two members, it is the response, as in a JSON body (json-stage.ts
- * answersExchange does not look at `method` either).
+ * own id too: no response (rewrite.ts matchesRequestAsParsed, json-stage.ts answersExchange;
+ * a new user's trial, 2026-12-03: the SDK client timed out on it on SSE and failed with a
+ * ZodError on it as JSON: test/regressions/method-and-result-for-own-id-passed-as-answer.test.ts).
  */
 function mayBeForeign(message: Record<string, unknown>): boolean {
   return Object.hasOwn(message, 'result') || Object.hasOwn(message, 'error');
@@ -209,13 +211,23 @@ function mayBeForeign(message: Record<string, unknown>): boolean {
  * forwarded, and `[<response to 7>, <response to 8>]` went out as the response
  * (test/regressions/sse-batch-shaped-response-for-another-id-forwarded.test.ts). Anything else
  * (requests and notifications only, a scalar) is forwarded.
+ *
+ * A new user's trial, 2026-12-03: on a host revision without batches (revision.ts hasBatches
+ * false: 2025-06-18 on; a resumed stream's revision is its token's) an array holding the
+ * request's own response is `foreign` too: the SDK client reads one message per event and
+ * hung until its timeout
+ * (test/regressions/sse-array-holding-own-response-on-revision-without-batches.test.ts). An
+ * element that is not an object (a nested array) makes the array `foreign`: no JSON-RPC
+ * message (test/regressions/sse-nested-array-response-forwarded.test.ts).
  */
 function batchVerdict(exchange: Exchange, text: () => string, bytes: Buffer): EventDataVerdict {
   if (exchange.rpc.kind !== 'request' || firstByte(bytes) !== LBRACKET) return { kind: 'forward', bytes };
   const message: unknown = JSON.parse(text());
   if (!Array.isArray(message)) return { kind: 'forward', bytes };
   const held = batchResponses(exchange, message, bytes);
-  if (held === 'foreign') return { kind: 'foreign', dataBytes: bytes.length };
+  // No batches in the host's revision (2025-06-18 on): an array holding a response, the
+  // request's own included, is no message a client of that revision reads.
+  if (held === 'foreign' || (held === 'response' && !hasBatches(exchange.protocolVersion))) return { kind: 'foreign', dataBytes: bytes.length };
   return held === 'response' ? unchangedResponse(bytes, message) : { kind: 'forward', bytes };
 }
 
@@ -231,7 +243,8 @@ function batchResponses(exchange: Exchange, message: readonly unknown[], bytes: 
   let answered = false;
   for (let k = 0; k < message.length; k++) {
     const element = message[k];
-    if (!isJsonObject(element)) continue;
+    // No JSON-RPC message (JSON-RPC 2.0 §6): a nested array may hold a response a lenient client reads.
+    if (!isJsonObject(element)) return 'foreign';
     let answers = matchesRequestAsParsed(exchange, element);
     if (answers && typeof exchange.rpc.id === 'number') {
       ids ??= writtenIdRanges(bytes);
@@ -265,7 +278,8 @@ function standaloneVerdict(text: () => string, bytes: Buffer, members: TopMember
   if (members === undefined) {
     if (firstByte(bytes) !== LBRACKET) return { kind: 'forward', bytes };
     const message: unknown = JSON.parse(text());
-    unsolicited = Array.isArray(message) && message.some(isUnsolicitedResponse);
+    // An element that is not an object (a nested array) is no message either: dropped as a response would be.
+    unsolicited = Array.isArray(message) && message.some((m) => !isJsonObject(m) || isUnsolicitedResponse(m));
   } else if (members.plainKeys) {
     unsolicited = members.hasResult || members.hasError;
   } else {

@@ -18,7 +18,7 @@
  * to the request, a response for id + 1]`, nothing after it; (d) `[response for "id"]` (the id
  * as a string); (e) `[error for id null]`; (f) `[method + result for id + 1]`; (g) request
  * 9007199254740993 with `[response for 9007199254740992]` (the same double, not the same id).
- * Controls: (h) `[notification, the response]` is the response, as before; (i) `[notification,
+ * Controls: (h) `[notification, the response]` is the response on MCP 2025-03-26, as before; (i) `[notification,
  * server request]` passes and the stream goes on to the response; (j) a batch the host sent
  * (MCP 2025-03-26) answered with an array of its two responses passes, outcome ok; (k) a
  * long-lived stream (`subscriptions/listen`) drops (a) with the `standalone SSE stream: event
@@ -110,8 +110,10 @@ describe('SSE batch-shaped response for another id on a single request stream', 
     assert.equal(r.text(), expected);
   });
 
-  test('control: an array holding the notification and the response is the response, as before', async () => {
-    const r = await rawPost(gw().agentUrl('seller'), toolCall(13, 'note_and_own'), HEADERS);
+  test('control: an array holding the notification and the response is the response on 2025-03-26, as before', async () => {
+    // MCP 2025-06-18 and later have no batches: there it is upstream_not_mcp
+    // (test/regressions/sse-array-holding-own-response-on-revision-without-batches.test.ts).
+    const r = await rawPost(gw().agentUrl('seller'), toolCall(13, 'note_and_own'));
     assert.equal(r.text(), frame(`[${NOTE},${small(13)}]`));
     const line = await gw().exchangeLine('seller', 13);
     assert.deepEqual({ outcome: line.outcome, reason: line.reason }, { outcome: 'ok', reason: null });

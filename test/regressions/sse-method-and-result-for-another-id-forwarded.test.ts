@@ -17,14 +17,15 @@
  * (a) `method` + `result` for id N + 1; (b) `method` + `error` for N + 1; (c) `method` +
  * `result` for the id as a string (`"N"`); (d) `method`, `result` and `error` for N itself;
  * (e) (a) with the `method` key written with an escape (`"\u006dethod"`: the parse path);
- * (f) (a) on a tools/list stream (a discovery request: the stage parses every candidate).
+ * (f) (a) on a tools/list stream (a discovery request: the stage parses every candidate);
+ * (h) `method` + `result` for N itself (no response either, whatever its id: a new user's
+ * trial, 2026-12-03, test/regressions/method-and-result-for-own-id-passed-as-answer.test.ts).
  * Controls: (g) a server-to-client request (id 99, `method`, `params`) and a notification
- * pass as before; (h) `method` + `result` for N itself is the response, as a JSON body with
- * it is (json-stage.ts answersExchange does not look at `method`); (i) a long-lived stream
+ * pass as before; (i) a long-lived stream
  * (`subscriptions/listen`) drops (a) with the `standalone SSE stream: event dropped` warning.
  * Expectation: (a)-(f) exactly one event, the gateway's `upstream_not_mcp` error (upstream_status
  * 200) for the request's id, nothing of the seller's message; outcome local_error, reason
- * upstream_not_mcp. (g), (h) the seller's bytes, outcome ok. (i) the notifications around the
+ * upstream_not_mcp; (h) the same. (g) the seller's bytes, outcome ok. (i) the notifications around the
  * dropped event, outcome ok, reason upstream_not_mcp.
  */
 import { describe, test } from 'node:test';
@@ -107,11 +108,11 @@ describe('SSE message with method and result for another id', { timeout: TEST_TI
     assert.deepEqual({ outcome: line.outcome, reason: line.reason }, { outcome: 'ok', reason: null });
   });
 
-  test("control: method and result for the request's own id is its response, as in a JSON body", async () => {
+  test("method and result for the request's own id is no response either (a new user's trial, 2026-12-03)", async () => {
     const r = await rawPost(gw().agentUrl('seller'), toolCall(13, 'own_with_method'), HEADERS);
-    assert.equal(r.text(), frame(OWN_WITH_METHOD(13)));
+    assert.equal(r.text(), expectedErrorFrame({ id: 13, method: 'tools/call', toolName: 'own_with_method', reason: 'upstream_not_mcp', upstreamStatus: 200 }));
     const line = await gw().exchangeLine('seller', 13);
-    assert.deepEqual({ outcome: line.outcome, reason: line.reason }, { outcome: 'ok', reason: null });
+    assert.deepEqual({ outcome: line.outcome, reason: line.reason }, { outcome: 'local_error', reason: 'upstream_not_mcp' });
   });
 
   test('a long-lived stream (subscriptions/listen) drops the event with a warning and goes on', async () => {

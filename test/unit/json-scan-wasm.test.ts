@@ -60,6 +60,7 @@ function reference(b: Uint8Array, limits: JsonScanLimits): JsonScanResult {
     id: undefined as ByteRange | undefined,
     hasResult: false,
     hasError: false,
+    hasMethod: false,
     plainKeys: true,
     sc: undefined as ByteRange | undefined,
     /** A key of the last `result` is written with an escape. */
@@ -181,6 +182,7 @@ function reference(b: Uint8Array, limits: JsonScanLimits): JsonScanResult {
           m.content = undefined;
           child = 'result';
         } else if (key.raw === 'error') m.hasError = true;
+        else if (key.raw === 'method') m.hasMethod = true;
       } else if (role === 'result') {
         if (key.escaped) m.resultEscaped = true;
         if (plain('content')) {
@@ -300,6 +302,7 @@ function reference(b: Uint8Array, limits: JsonScanLimits): JsonScanResult {
             id: m.id,
             hasResult: m.hasResult,
             hasError: m.hasError,
+            hasMethod: m.hasMethod,
             plainKeys: m.plainKeys,
             structuredContent: m.resultEscaped ? undefined : m.sc,
             resultPlainKeys: m.hasResult && !m.resultEscaped,
@@ -338,6 +341,7 @@ function crossCheckReference(bytes: Buffer, ref: JsonScanResult, label: string):
   assert.deepEqual(slice(ref.members!.id), Object.hasOwn(o, 'id') ? o.id : undefined, label);
   assert.equal(ref.members!.hasResult, Object.hasOwn(o, 'result'), label);
   assert.equal(ref.members!.hasError, Object.hasOwn(o, 'error'), label);
+  assert.equal(ref.members!.hasMethod, Object.hasOwn(o, 'method'), label);
   const sc = ref.members!.structuredContent;
   const result = o.result as Record<string, unknown>;
   if (sc !== undefined) {

@@ -94,6 +94,7 @@ test('agrees with JSON.parse, checkJsonBounds and hasLossyNumber on 20,000 fuzze
       assert.deepEqual(slice(m.id), Object.hasOwn(o, 'id') ? o.id : undefined, text);
       assert.equal(m.hasResult, Object.hasOwn(o, 'result'), text);
       assert.equal(m.hasError, Object.hasOwn(o, 'error'), text);
+      if (m.plainKeys) assert.equal(m.hasMethod, Object.hasOwn(o, 'method'), text);
       const result = o.result;
       if (m.resultPlainKeys && m.content !== undefined && m.content.plainKeys) {
         const content = (result as Record<string, unknown>).content;
@@ -150,6 +151,7 @@ test('members of a JSON-RPC message: ranges of jsonrpc and id, result and error 
     id: [30, 37],
     hasResult: true,
     hasError: false,
+    hasMethod: false,
     plainKeys: true,
     structuredContent: undefined,
     resultPlainKeys: true,
@@ -170,6 +172,20 @@ test('members of a JSON-RPC message: ranges of jsonrpc and id, result and error 
   assert.ok(escaped.ok);
   assert.equal(escaped.members!.plainKeys, false);
   assert.equal(escaped.members!.id, undefined);
+  // `method` (a new user's trial, 2026-12-03: a message with it is no response), a key cut by a chunk's end included.
+  const withMethod = '{"jsonrpc":"2.0","id":1,"method":"x","result":{"method":1}}';
+  const top = scanJson(Buffer.from(withMethod), NO_LIMITS);
+  assert.ok(top.ok);
+  assert.equal(top.members!.hasMethod, true);
+  const nested = scanJson(Buffer.from('{"jsonrpc":"2.0","id":1,"result":{"method":1},"methods":2}'), NO_LIMITS);
+  assert.ok(nested.ok);
+  assert.equal(nested.members!.hasMethod, false, 'only a top-level `method` key counts');
+  const scanner = new JsonScanner(NO_LIMITS);
+  scanner.feed(Buffer.from('{"jsonrpc":"2.0","id":1,"met'));
+  scanner.feed(Buffer.from('hod":"x","result":{}}'));
+  const cut = scanner.end();
+  assert.ok(cut.ok);
+  assert.equal(cut.members!.hasMethod, true);
 });
 
 test('textMayHoldObject: only text members that may start with an object', () => {

@@ -68,7 +68,7 @@ test('a response with an escaped key is parsed: still the response', async () =>
 
 test('data that only looks like the response is forwarded and the stream goes on', async () => {
   // A response to another id, alone or in a batch, is not forwarded: the next test.
-  const other = ['{"jsonrpc":"2.0","method":"n","params":{"result":1}}', '[{"jsonrpc":"2.0","method":"n","params":{"result":1}}]', '["result"]', '"result"', 'not json: result'];
+  const other = ['{"jsonrpc":"2.0","method":"n","params":{"result":1}}', '[{"jsonrpc":"2.0","method":"n","params":{"result":1}}]', '"result"', 'not json: result'];
   const done = event('{"jsonrpc":"2.0","id":1,"result":{"content":[]}}');
   for (const data of other) {
     const r = await runSseStage([progress(1) + event(data) + done], { wantsResponseMessage: false });
@@ -150,10 +150,22 @@ test('review of be8fed7: a stream ending with a CR and then an incomplete charac
 
 test('a batch holding the response is the response: forwarded as it is, and the stream ends there (MCP 2025-03-26)', async () => {
   for (const data of ['[{"jsonrpc":"2.0","id":1,"result":{"content":[]}}]', ' [{"jsonrpc":"2.0","method":"n"},{"jsonrpc":"2.0","id":1,"error":{"code":-1,"message":"m"}}]']) {
-    const r = await runSseStage([progress(1) + event(data) + progress(2)], { wantsResponseMessage: false });
+    const r = await runSseStage([progress(1) + event(data) + progress(2)], { wantsResponseMessage: false, protocolVersion: '2025-03-26' });
     assert.equal(r.body, progress(1) + event(data), data);
     assert.equal(r.ended, true);
     assert.equal(r.exchange.outcome, 'ok');
+  }
+});
+
+test('no batches from 2025-06-18 on: an array holding the response, an array with an element that is no object, end the stream upstream_not_mcp (a new user\'s trial, 2026-12-03)', async () => {
+  for (const [data, protocolVersion] of [
+    ['[{"jsonrpc":"2.0","id":1,"result":{"content":[]}}]', '2025-06-18'],
+    ['["result"]', '2025-06-18'],
+    ['[[{"jsonrpc":"2.0","id":1,"result":{"content":[]}}]]', '2025-03-26'],
+  ] as const) {
+    const r = await runSseStage([progress(1) + event(data) + progress(2)], { wantsResponseMessage: false, protocolVersion });
+    assert.equal(r.exchange.reason, 'upstream_not_mcp', data);
+    assert.ok(!r.body.includes(data), data);
   }
 });
 
