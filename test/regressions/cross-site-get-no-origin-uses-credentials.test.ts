@@ -24,42 +24,20 @@
  *   serves, reading with CORS).
  */
 import assert from 'node:assert/strict';
-import http from 'node:http';
 import { describe, test } from 'node:test';
 import { agentsYaml } from '../helpers/gateway.js';
-import { toolCall } from '../helpers/raw.js';
 import { useSellerAndGateway } from '../helpers/stack.js';
-import { TEST_TIMEOUT_MS, withTimeout } from '../helpers/timeout.js';
+import { TEST_TIMEOUT_MS } from '../helpers/timeout.js';
 import { startRawSeller } from '../support/raw-seller.js';
 import { startObservedGateway } from '../support/hostile-seller.js';
+import { sendCallOrStream, type CallOrStreamAnswer } from '../helpers/call-or-stream.js';
 
 const OPTIONS = { timeout: TEST_TIMEOUT_MS };
 const ANSWER = '{"jsonrpc":"2.0","id":7,"result":{"content":[]}}';
 
-interface Answer {
-  status: number;
-  text: string;
-}
-
-/** A GET (the SSE stream) or a POSTed tools/call for id 7 to `url`, with `headers` and `Host: 127.0.0.1:<port>`. */
-function send(method: 'GET' | 'POST', url: string, headers: Record<string, string>): Promise<Answer> {
-  const payload = method === 'POST' ? JSON.stringify(toolCall(7, 'get_products')) : undefined;
-  const base: Record<string, string> =
-    method === 'POST'
-      ? { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'content-length': String(Buffer.byteLength(payload!)) }
-      : { accept: '*/*' };
-  return withTimeout(
-    new Promise<Answer>((resolve, reject) => {
-      const req = http.request(url, { method, headers: { ...base, host: new URL(url).host, ...headers } }, (res) => {
-        let text = '';
-        res.setEncoding('utf8').on('data', (c: string) => (text += c));
-        res.on('end', () => resolve({ status: res.statusCode!, text }));
-      });
-      req.on('error', reject);
-      req.end(payload);
-    }),
-  );
-}
+/** A GET (the SSE stream, accepting any type, as an image's) or a POSTed tools/call for id 7 to `url`, with `headers` and `Host: 127.0.0.1:<port>`. */
+const send = (method: 'GET' | 'POST', url: string, headers: Record<string, string>): Promise<CallOrStreamAnswer> =>
+  sendCallOrStream(method, url, { host: new URL(url).host, ...headers }, '*/*');
 
 const refusedBody = (site: string): string =>
   JSON.stringify({

@@ -20,15 +20,14 @@
  *   `allowed_hosts` is empty; once it is not, only listed and loopback names are served.
  */
 import assert from 'node:assert/strict';
-import http from 'node:http';
 import { describe, test } from 'node:test';
 import { parseConfig } from '../../src/config/load.js';
 import { agentsYaml } from '../helpers/gateway.js';
-import { toolCall } from '../helpers/raw.js';
 import { useSellerAndGateway } from '../helpers/stack.js';
-import { TEST_TIMEOUT_MS, withTimeout } from '../helpers/timeout.js';
+import { TEST_TIMEOUT_MS } from '../helpers/timeout.js';
 import { startRawSeller, type RawSeller } from '../support/raw-seller.js';
 import { startObservedGateway } from '../support/hostile-seller.js';
+import { sendCallOrStream, type CallOrStreamAnswer } from '../helpers/call-or-stream.js';
 
 const OPTIONS = { timeout: TEST_TIMEOUT_MS };
 const REBIND = 'rebind.evil.example:8790';
@@ -44,30 +43,9 @@ function seller(): Promise<RawSeller> {
   );
 }
 
-interface Answer {
-  status: number;
-  text: string;
-}
-
 /** One request to `url` with `headers` (Host included when given): a POSTed tools/call for id 7, or a GET of the SSE stream. */
-function send(method: 'GET' | 'POST', url: string, headers: Record<string, string>): Promise<Answer> {
-  const payload = method === 'POST' ? JSON.stringify(toolCall(7, 'get_products')) : undefined;
-  const base: Record<string, string> =
-    method === 'POST'
-      ? { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'content-length': String(Buffer.byteLength(payload!)) }
-      : { accept: 'text/event-stream' };
-  return withTimeout(
-    new Promise<Answer>((resolve, reject) => {
-      const req = http.request(url, { method, headers: { ...base, 'mcp-protocol-version': '2025-11-25', ...headers } }, (res) => {
-        let text = '';
-        res.setEncoding('utf8').on('data', (c: string) => (text += c));
-        res.on('end', () => resolve({ status: res.statusCode!, text }));
-      });
-      req.on('error', reject);
-      req.end(payload);
-    }),
-  );
-}
+const send = (method: 'GET' | 'POST', url: string, headers: Record<string, string>): Promise<CallOrStreamAnswer> =>
+  sendCallOrStream(method, url, { 'mcp-protocol-version': '2025-11-25', ...headers });
 
 const refusedBody = JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32600, message: REFUSED_MESSAGE, data: { reason: 'host_not_allowed' } } });
 
