@@ -36,6 +36,7 @@ import type { RpcIdRef } from '../exchange.js';
 import { isJsonObject } from '../mcp/extract.js';
 import { exactDecimal } from '../mcp/json-numbers.js';
 import { writtenIdRanges } from '../mcp/written-ids.js';
+import { claimsResponse, hasResponseMembers } from './rewrite.js';
 
 /**
  * The responses a batch's answer still waits for. Made once per stream or JSON body, only for
@@ -100,7 +101,7 @@ export class BatchAnswers {
    *   batch's request ids, or its request already had its response (a second response for the
    *   same id), or it is no valid response at all (both `result` and `error`, an id that is
    *   not a string, a number or null, no `id` at all). A response is a message with a
-   *   `result` or an `error` member, whatever its `id` (sse-message.ts mayBeForeign: the rule
+   *   `result` or an `error` member, whatever its `id` (rewrite.ts claimsResponse: the rule
    *   of a single request's stream, a `method` beside them included). The counts after a
    *   `foreign` answer mean nothing: the caller ends the exchange with `upstream_not_mcp`.
    * - `done`: every request of the batch has had its response (with this message or before).
@@ -138,14 +139,9 @@ export class BatchAnswers {
    * when it is a response that answers none ({@link takeMessage}'s `foreign`).
    */
   private answer(m: unknown, k: number, writtenId: (k: number, parsed: number) => string): boolean {
-    if (!isJsonObject(m)) return true;
-    const hasResult = Object.hasOwn(m, 'result');
-    const hasError = Object.hasOwn(m, 'error');
-    if (!hasResult && !hasError) return true;
-    // Both members, or a `method` beside them: no response (JSON-RPC 2.0 §4, §5; a new user's
-    // trial, 2026-12-03: test/regressions/method-and-result-for-own-id-passed-as-answer.test.ts).
-    if ((hasResult && hasError) || Object.hasOwn(m, 'method')) return false;
-    if (!Object.hasOwn(m, 'id')) return false;
+    if (!isJsonObject(m) || !claimsResponse(m)) return true;
+    // Both members, a `method` beside them, or no `id`: no response (rewrite.ts hasResponseMembers).
+    if (!hasResponseMembers(m) || !Object.hasOwn(m, 'id')) return false;
     const id = m.id;
     let key: string;
     if (typeof id === 'number') key = idKey(id, writtenId(k, id));

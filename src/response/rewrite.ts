@@ -82,7 +82,27 @@ export function isResponseToExchange(exchange: Exchange, message: unknown, bytes
  */
 export function matchesRequestAsParsed(exchange: Exchange, message: unknown): boolean {
   if (exchange.rpc.kind !== 'request' || !isJsonObject(message)) return false;
-  return message.id === exchange.rpc.id && Object.hasOwn(message, 'result') !== Object.hasOwn(message, 'error') && !Object.hasOwn(message, 'method');
+  return message.id === exchange.rpc.id && hasResponseMembers(message);
+}
+
+/**
+ * Whether the JSON-RPC message object `m` claims to answer a request: it has a `result` or an
+ * `error` member (JSON-RPC 2.0 §5). Such a message is judged as a response everywhere (a
+ * request's and a batch's stream, a batch's JSON answer, the standalone GET stream), whatever
+ * else it holds; anything else is a request or a notification.
+ */
+export function claimsResponse(m: Record<string, unknown>): boolean {
+  return Object.hasOwn(m, 'result') || Object.hasOwn(m, 'error');
+}
+
+/**
+ * Whether `m`'s members are a response's (its `id` is the caller's to judge): exactly one of
+ * `result` and `error`, and no `method` (JSON-RPC 2.0 §4, §5: a request has no `result` or
+ * `error`, a response no `method`; a new user's trial, 2026-12-03:
+ * test/regressions/method-and-result-for-own-id-passed-as-answer.test.ts).
+ */
+export function hasResponseMembers(m: Record<string, unknown>): boolean {
+  return Object.hasOwn(m, 'result') !== Object.hasOwn(m, 'error') && !Object.hasOwn(m, 'method');
 }
 
 /** What a scan of the raw text already proved about it (the JSON stage's json-scan.ts summary). */

@@ -33,7 +33,7 @@ import { checkJsonBounds } from '../mcp/json-bounds.js';
 import { CR, LBRACE, LBRACKET, LF, SPACE, TAB } from '../mcp/json-bytes.js';
 import { scanJson, type TopMembers } from '../mcp/json-scan.js';
 import { isJsonObject } from '../mcp/extract.js';
-import { isResponseToExchange, matchesRequestAsParsed } from './rewrite.js';
+import { claimsResponse, isResponseToExchange, matchesRequestAsParsed } from './rewrite.js';
 import { mayRewrite, rewriteScanned, spliceScanned } from './scanned-message.js';
 import { isRequestId } from './json-value-at.js';
 import { writtenIdRanges } from '../mcp/written-ids.js';
@@ -144,7 +144,7 @@ function parsedVerdict(exchange: Exchange, message: unknown, bytes: Buffer, memb
 /**
  * True when `message`, on the stream answering the exchange's single request (`rpc.kind`
  * 'request'), is an object with a `result` or an `error` member that is not the response to
- * the request ({@link mayBeForeign}). A batch's stream carries several ids and is judged by
+ * the request (rewrite.ts claimsResponse). A batch's stream carries several ids and is judged by
  * the same rule against each of them, in sse-stage.ts (batch-answers.ts BatchAnswers.take:
  * `foreign`); an array is not judged here (batchVerdict judges each element); nor is the
  * standalone GET stream (not a request's), where every response is refused (standaloneVerdict).
@@ -160,40 +160,37 @@ function parsedVerdict(exchange: Exchange, message: unknown, bytes: Buffer, memb
  */
 export function isForeignResponse(exchange: Exchange, message: unknown, bytes: Buffer, members: TopMembers | undefined): boolean {
   if (exchange.rpc.kind !== 'request' || !isJsonObject(message)) return false;
-  return mayBeForeign(message) && !isResponseToExchange(exchange, message, bytes, members);
+  return claimsResponse(message) && !isResponseToExchange(exchange, message, bytes, members);
 }
 
-/**
- * True when the JSON-RPC message object `message` is refused on a request's stream unless it
- * is the response to the request (the caller checks that: rewrite.ts isResponseToExchange, or
- * its exact check for a batch's element, {@link batchResponses}): it has a `result` or an
- * `error` member, whatever its `id`: another id (a client routes it by that id), both
- * members (no valid response, whatever its id: JSON-RPC 2.0 §5;
- * test/regressions/seller-response-with-result-and-error.test.ts), or no `id` at all
- * (JSON-RPC 2.0 §5: a response has one; no client can route it, and a client that reads a
- * POST's stream for the message with `result` or `error` would take it for its answer, past
- * the rewrite). Reported failure (a reviewer, 2026-12-03): a message with both members and no
- * `id` went out whenever the raw fast path left its block unparsed, and one with either
- * member and no `id` was forwarded on every path
- * (test/regressions/sse-result-and-error-without-id-forwarded.test.ts). Ids compare exactly, as
- * the JSON path's answersExchange does: `"1"` is not `1`, `null` is not either, a number as
- * written, so `9007199254740992` is not `9007199254740993`
- * (test/regressions/response-id-compared-as-double.test.ts).
- *
- * A `method` member beside `result` or `error` changes nothing: such a message is neither a
- * request or notification (JSON-RPC 2.0 §4 has no `result` or `error`) nor a response (§5
- * has no `method`), and a client that looks for `result`/`error` first takes it for the
- * response to the call with its id. Only a message without `result` and `error` is a request
- * or notification, forwarded. Reported failure (a reviewer): `{"id":8,"method":...,"result":...}`
- * on request 7's stream was forwarded
- * (test/regressions/sse-method-and-result-for-another-id-forwarded.test.ts). With the request's
- * own id too: no response (rewrite.ts matchesRequestAsParsed, json-stage.ts answersExchange;
- * a new user's trial, 2026-12-03: the SDK client timed out on it on SSE and failed with a
- * ZodError on it as JSON: test/regressions/method-and-result-for-own-id-passed-as-answer.test.ts).
- */
-function mayBeForeign(message: Record<string, unknown>): boolean {
-  return Object.hasOwn(message, 'result') || Object.hasOwn(message, 'error');
-}
+// Why a request's stream judges every message that claims a response (rewrite.ts
+// claimsResponse), whatever else it holds:
+// True when the JSON-RPC message object `message` is refused on a request's stream unless it
+// is the response to the request (the caller checks that: rewrite.ts isResponseToExchange, or
+// its exact check for a batch's element, {@link batchResponses}): it has a `result` or an
+// `error` member, whatever its `id`: another id (a client routes it by that id), both
+// members (no valid response, whatever its id: JSON-RPC 2.0 §5;
+// test/regressions/seller-response-with-result-and-error.test.ts), or no `id` at all
+// (JSON-RPC 2.0 §5: a response has one; no client can route it, and a client that reads a
+// POST's stream for the message with `result` or `error` would take it for its answer, past
+// the rewrite). Reported failure (a reviewer, 2026-12-03): a message with both members and no
+// `id` went out whenever the raw fast path left its block unparsed, and one with either
+// member and no `id` was forwarded on every path
+// (test/regressions/sse-result-and-error-without-id-forwarded.test.ts). Ids compare exactly, as
+// the JSON path's answersExchange does: `"1"` is not `1`, `null` is not either, a number as
+// written, so `9007199254740992` is not `9007199254740993`
+// (test/regressions/response-id-compared-as-double.test.ts).
+//
+// A `method` member beside `result` or `error` changes nothing: such a message is neither a
+// request or notification (JSON-RPC 2.0 §4 has no `result` or `error`) nor a response (§5
+// has no `method`), and a client that looks for `result`/`error` first takes it for the
+// response to the call with its id. Only a message without `result` and `error` is a request
+// or notification, forwarded. Reported failure (a reviewer): `{"id":8,"method":...,"result":...}`
+// on request 7's stream was forwarded
+// (test/regressions/sse-method-and-result-for-another-id-forwarded.test.ts). With the request's
+// own id too: no response (rewrite.ts matchesRequestAsParsed, json-stage.ts answersExchange;
+// a new user's trial, 2026-12-03: the SDK client timed out on it on SSE and failed with a
+// ZodError on it as JSON: test/regressions/method-and-result-for-own-id-passed-as-answer.test.ts).
 
 /**
  * Data that is valid JSON but not an object: the response when it is a batch (an array)
@@ -204,7 +201,7 @@ function mayBeForeign(message: Record<string, unknown>): boolean {
  * stream's end brought `upstream_reset` for the same id
  * (test/regressions/sse-new-user-findings.test.ts).
  *
- * A batch holding a response to another id ({@link mayBeForeign}, element by element) is
+ * A batch holding a response to another id (rewrite.ts claimsResponse, element by element) is
  * `foreign`, as that response alone would be, the request's own response in it or not: a
  * client routes each element by its id, and the seller's bytes cannot go out without it.
  * Reported failure (a reviewer): `[{"id":8,"result":...}]` on request 7's stream was
@@ -233,7 +230,7 @@ function batchVerdict(exchange: Exchange, text: () => string, bytes: Buffer): Ev
 
 /**
  * What the batch `message`, parsed from `bytes`, holds for the request: `foreign` when an
- * element is a response to another id ({@link mayBeForeign}), else `response` when one is
+ * element is a response to another id (rewrite.ts claimsResponse), else `response` when one is
  * the response to the request (rewrite.ts matchesRequestAsParsed, then, for a numeric id,
  * the id as written: its element's found by mcp/written-ids.ts, once an element matches as
  * parsed), else `none`.
@@ -251,7 +248,7 @@ function batchResponses(exchange: Exchange, message: readonly unknown[], bytes: 
       answers = isRequestId(bytes, ids[k], exchange.rpc);
     }
     if (answers) answered = true;
-    else if (mayBeForeign(element)) return 'foreign';
+    else if (claimsResponse(element)) return 'foreign';
   }
   return answered ? 'response' : 'none';
 }
@@ -293,7 +290,7 @@ function standaloneVerdict(text: () => string, bytes: Buffer, members: TopMember
  * object with a `result` or an `error` member, whatever its `id` (absent or `null`
  * included) and whether or not a `method` is beside them (JSON-RPC 2.0 §4 gives a request or
  * notification neither member; a client that looks for them first takes such a message for
- * a response: {@link mayBeForeign}). On the standalone GET stream no response is allowed
+ * a response: rewrite.ts claimsResponse). On the standalone GET stream no response is allowed
  * (standaloneVerdict).
  */
 export function isUnsolicitedResponse(message: unknown): boolean {

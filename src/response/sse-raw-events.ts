@@ -31,7 +31,7 @@
  *   afterwards ({@link withResponsesParsed}): one holding `"result`, `"error` or `\u`. So is,
  *   on a request's or a batch's stream, a block holding `"result` or `"error` (a message with
  *   either member is the response awaited or refused, whatever its `id`, an absent one
- *   included: sse-message.ts mayBeForeign).
+ *   included: rewrite.ts claimsResponse).
  *
  * Anything else (and any doubt) is the slow path: eventsource-parser stays the parser of
  * every event whose content the gateway reads or changes.
@@ -290,7 +290,7 @@ const PLAIN_KEY_HINTS = [QUOTE_RESULT, QUOTE_ERROR];
  *   test/regressions/get-stream-answers-pending-call.test.ts).
  * - On a request's or a batch's stream (`answerable` true), where a message with a `result`
  *   or an `error` member is the response awaited or ends the stream `upstream_not_mcp`
- *   (sse-message.ts mayBeForeign, batch-answers.ts), whatever its `id`: the `"id` hint does
+ *   (rewrite.ts claimsResponse, batch-answers.ts), whatever its `id`: the `"id` hint does
  *   not cover a message without one. Source: a reviewer, 2026-12-03 (a message with both
  *   members and no `id`, and one with either member and no `id`, went out as the seller's
  *   bytes: test/regressions/sse-result-and-error-without-id-forwarded.test.ts).

@@ -80,7 +80,7 @@
  * JSON path answers such a body (docs/errors.md); on a long-lived stream it is dropped as a
  * breach is there (below). So is a message with a `method` beside its `result` or `error`
  * (no request either), one with `result` or `error` and no `id`, or both of them (no response
- * either: JSON-RPC 2.0 §5; sse-message.ts mayBeForeign; its block is parsed, never raw:
+ * either: JSON-RPC 2.0 §5; rewrite.ts claimsResponse; its block is parsed, never raw:
  * sse-raw-events.ts withResponsesParsed), and an array holding such a response, the request's
  * own response in it or not. Reported failures: test/regressions/sse-response-for-another-id.test.ts,
  * sse-method-and-result-for-another-id-forwarded.test.ts,
