@@ -8,6 +8,7 @@
 import type { AgentConfig, Limits } from './config/types.js';
 import type { AgentGuard, BufferLease } from './admission/agent-guard.js';
 import type { BodySource } from './response/body-source.js';
+import { SSE_RETRY_MAX_MS } from './response/sse-encode.js';
 import type { TextBoundReason } from './mcp/types.js';
 
 /** The JSON-RPC facts the gateway reads from the request it forwards (ARCHITECTURE §2, gateway issue item 4). */
@@ -216,6 +217,14 @@ export interface Exchange {
    * else undefined.
    */
   readonly mintEventId: (upstreamId: string, usedBytes: number, final: boolean, awaited: readonly string[] | undefined) => string | undefined;
+  /**
+   * The greatest `retry:` value (ms) the SSE stage forwards on this exchange's stream: a
+   * seller's higher one goes out as this (response/sse-encode.ts clampSseRetryMs). Half the
+   * resume token lifetime within [500, 300000] ms (sse-encode.ts sseRetryCeilingMs), so that a
+   * host waiting as told resumes before its token expires (reported failure:
+   * test/regressions/sse-retry-outlives-resume-token.test.ts).
+   */
+  readonly sseRetryMaxMs: number;
 }
 
 /** Makes the exchange record for a request whose agent, peek and limits are known. */
@@ -233,6 +242,8 @@ export function createExchange(init: {
   /** The host's request is a GET ({@link Exchange.opensStream}); false when absent. */
   opensStream?: boolean;
   mintEventId: Exchange['mintEventId'];
+  /** {@link Exchange.sseRetryMaxMs}; default SSE_RETRY_MAX_MS (unit tests). */
+  sseRetryMaxMs?: number;
 }): Exchange {
   // Fields listed one by one (no spread): one object shape, built without a copy loop.
   return {
@@ -243,6 +254,7 @@ export function createExchange(init: {
     normalize: init.normalize,
     stream: init.stream,
     mintEventId: init.mintEventId,
+    sseRetryMaxMs: init.sseRetryMaxMs ?? SSE_RETRY_MAX_MS,
     startedAt: process.hrtime.bigint(),
     bytesFromSeller: 0,
     bytesDecoded: 0,

@@ -566,7 +566,7 @@ export async function handleSseBody(
    *
    * Why: the encoder normalizes the framing (`data:x` goes out as `data: x`, `id:`, `event:`,
    * a comment `:x` the same; a `retry:` line becomes its own block, its value clamped to
-   * [SSE_RETRY_MIN_MS, SSE_RETRY_MAX_MS] (`retry: 1` goes out as `retry: 500`); the stream's
+   * [SSE_RETRY_MIN_MS, the exchange's sseRetryMaxMs] (`retry: 1` goes out as `retry: 500`); the stream's
    * last event gets its blank line; invalid UTF-8 becomes U+FFFD, three bytes), and the bound,
    * counting the seller's bytes, did not see it: 922 seller bytes with the limit at 922
    * reached the host as 943; `data:` lines of one character went 16.7% past the bound, bare
@@ -629,8 +629,10 @@ export async function handleSseBody(
     onRetry: (ms) => {
       if (exchange.finished) return;
       // Clamped (sse-encode.ts clampSseRetryMs: a seller's `retry: 1` made the host reconnect
-      // every millisecond); what the clamped frame adds over the seller's bytes is charged.
-      const frame = encodeSseRetry(clampSseRetryMs(ms));
+      // every millisecond), at most half the resume token lifetime (sseRetryCeilingMs: a longer
+      // wait brought the host back with an expired token); what the clamped frame adds over the
+      // seller's bytes is charged.
+      const frame = encodeSseRetry(clampSseRetryMs(ms, exchange.sseRetryMaxMs));
       if (chargeEncoding(frame.length)) batch.frame(frame);
     },
     onError: (err: ParseError) => {
