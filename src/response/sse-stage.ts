@@ -47,8 +47,9 @@
  *   standalone GET stream and long-lived streams have no cumulative bound (keep-alives there
  *   are normal). A rewrite of the response event counts too: a lift whose
  *   added bytes would take the count (this event's token included) over the bound, or whose
- *   data would be over `max_sse_event_bytes`, is not made; the seller's data goes out
- *   (rewrite-room.ts eventRewriteFits).
+ *   data would be over `max_sse_event_bytes`, is not made; the seller's data goes out, and
+ *   the exchange's `text_not_lifted` names the bound (rewrite-room.ts eventRewriteOverBound,
+ *   recordLiftSkippedForRoom).
  * - per event: an event's data bytes against `max_sse_event_bytes` -> `sse_event`. An
  *   incomplete line waits as the raw bytes it arrived in (SseLineFeeder: no decoded copy, no
  *   concatenation), capped at that bound + SSE_PENDING_SLACK_BYTES, and so is the parser's
@@ -161,7 +162,7 @@ import { drainOrClose } from './drain.js';
 import { releaseBody } from './decode.js';
 import { bodyPool } from './body-pool.js';
 import { SSE_RESPONSE_HEADERS } from './sse-headers.js';
-import { eventRewriteFits } from './rewrite-room.js';
+import { eventRewriteOverBound, recordLiftSkippedForRoom } from './rewrite-room.js';
 import { BatchAnswers } from './batch-answers.js';
 import type { PipelineHooks } from './pipeline.js';
 
@@ -455,9 +456,12 @@ export async function handleSseBody(
         // A lift that would not fit (rewrite-room.ts): the seller's data goes out instead. It is
         // judged on the stream's count as the bound keeps it: the seller's bytes through this
         // event, with what every resume token added (this event's, charged above, included).
-        if (!eventRewriteFits(out.length, verdict.dataBytes, perEventLimit, cumulative, lines.lfExpected ? 1 : 0)) {
+        const overBound = eventRewriteOverBound(out.length, verdict.dataBytes, perEventLimit, cumulative, lines.lfExpected ? 1 : 0);
+        if (overBound !== undefined) {
           out = verdict.bytes;
           message = verdict.sellerMessage;
+          // The skipped lift is reported (the exchange line's text_not_lifted, the metric).
+          recordLiftSkippedForRoom(exchange, verdict.action, overBound);
         } else {
           exchange.bytesSaved += verdict.dataBytes - out.length;
           exchange.actions.push(verdict.action);
