@@ -8,7 +8,12 @@
 import type { AgentConfig, Limits } from './config/types.js';
 import type { AgentGuard, BufferLease } from './admission/agent-guard.js';
 import type { BodySource } from './response/body-source.js';
+import { SSE_RETRY_MAX_MS } from './response/sse-encode.js';
 import type { TextBoundReason } from './mcp/types.js';
+import type { LiftRoomReason } from './response/rewrite-room.js';
+
+/** Why a tool result was left unlifted ({@link Exchange.textNotLifted}): a text bound, or the room a lift's output lacked. */
+export type TextNotLiftedReason = TextBoundReason | LiftRoomReason;
 
 /** The JSON-RPC facts the gateway reads from the request it forwards (ARCHITECTURE §2, gateway issue item 4). */
 export interface RpcPeek {
@@ -153,15 +158,19 @@ export interface Exchange {
   /** Normalization actions applied (`deduped`, `lifted`). */
   actions: string[];
   /**
-   * Set when the response's tool result was left unlifted because of a bound (normalize.ts
-   * `NormalizeOutcome.textNotLifted`, recorded by response/rewrite.ts rewriteResponse, the one
-   * place the JSON and SSE paths decide a result is not lifted): the reason of the first text
-   * item that may hold a JSON object and was skipped, `text_bytes`, `json_depth` or
-   * `json_nodes`; undefined otherwise (the common case). The exchange line's `text_not_lifted`
-   * and `adcp_gateway_texts_not_lifted_total` (README, Logs and Metrics). Source: a reviewer,
-   * "a text over the bounds was silently not lifted".
+   * Set when the response's tool result was left unlifted because of a bound: a text bound
+   * (normalize.ts `NormalizeOutcome.textNotLifted`, recorded by response/rewrite.ts
+   * rewriteResponse, the one place the JSON and SSE paths decide a result is not lifted): the
+   * reason of the first text item that may hold a JSON object and was skipped, `text_bytes`,
+   * `json_depth` or `json_nodes`; or a lift made and then skipped because its output would not
+   * fit the answer's limit (response/rewrite-room.ts recordLiftSkippedForRoom, the JSON and
+   * SSE stages): `max_response_bytes` or `max_sse_event_bytes`. Undefined otherwise (the
+   * common case). The exchange line's `text_not_lifted` and
+   * `adcp_gateway_texts_not_lifted_total` (README, Logs and Metrics). Sources: a reviewer, "a
+   * text over the bounds was silently not lifted"; a lift skipped for room was logged `ok`
+   * with nothing about it (test/regressions/lift-skipped-for-room-silent.test.ts).
    */
-  textNotLifted: TextBoundReason | undefined;
+  textNotLifted: TextNotLiftedReason | undefined;
   /**
    * Aborts the upstream request, set once the dispatcher starts it. Safe to call repeatedly
    * (a no-op once undici has completed the request). A normal end passes the shared
@@ -216,6 +225,14 @@ export interface Exchange {
    * else undefined.
    */
   readonly mintEventId: (upstreamId: string, usedBytes: number, final: boolean, awaited: readonly string[] | undefined) => string | undefined;
+  /**
+   * The greatest `retry:` value (ms) the SSE stage forwards on this exchange's stream: a
+   * seller's higher one goes out as this (response/sse-encode.ts clampSseRetryMs). Half the
+   * resume token lifetime within [500, 300000] ms (sse-encode.ts sseRetryCeilingMs), so that a
+   * host waiting as told resumes before its token expires (reported failure:
+   * test/regressions/sse-retry-outlives-resume-token.test.ts).
+   */
+  readonly sseRetryMaxMs: number;
 }
 
 /** Makes the exchange record for a request whose agent, peek and limits are known. */
@@ -233,6 +250,8 @@ export function createExchange(init: {
   /** The host's request is a GET ({@link Exchange.opensStream}); false when absent. */
   opensStream?: boolean;
   mintEventId: Exchange['mintEventId'];
+  /** {@link Exchange.sseRetryMaxMs}; default SSE_RETRY_MAX_MS (unit tests). */
+  sseRetryMaxMs?: number;
 }): Exchange {
   // Fields listed one by one (no spread): one object shape, built without a copy loop.
   return {
@@ -243,6 +262,7 @@ export function createExchange(init: {
     normalize: init.normalize,
     stream: init.stream,
     mintEventId: init.mintEventId,
+    sseRetryMaxMs: init.sseRetryMaxMs ?? SSE_RETRY_MAX_MS,
     startedAt: process.hrtime.bigint(),
     bytesFromSeller: 0,
     bytesDecoded: 0,

@@ -88,7 +88,7 @@ export interface NormalizeOutcome {
  * short: by at most `,"structuredContent":` + the summary's JSON string minus the quotes and
  * escapes the text's string spent, under ~220 bytes, once per answer. Pure, this function
  * knows no limit: the JSON and SSE stages send the seller's answer instead of a lift that would
- * not fit `max_response_bytes`, response/rewrite-room.ts.) Over-bound or non-object text is
+ * not fit `max_response_bytes`, response/rewrite-room.ts, and report it as `text_not_lifted`.) Over-bound or non-object text is
  * simply not lifted (no error); when nothing else is lifted either, the outcome says which
  * bound the first such text broke (`textNotLifted`).
  *

@@ -4,7 +4,9 @@
  *
  * Label cardinality is bounded by construction: `agent` comes from the config, `method` from
  * a fixed list of MCP method names (anything else is `other`), `outcome` and `reason` from
- * the gateway's own catalogs (a text bound's three reasons: mcp/types.ts TextBoundReason),
+ * the gateway's own catalogs (a result left unlifted: a text bound's three reasons,
+ * mcp/types.ts TextBoundReason, and the two limits a lift may lack room under,
+ * response/rewrite-room.ts LiftRoomReason),
  * `surface` from a fixed list. Tool names, ids and anything else
  * a host or seller chooses never become a label value.
  */
@@ -155,7 +157,7 @@ export function createMetrics(opts: CreateMetricsOptions = {}): GatewayMetrics {
   const breaches = tallied('limit_breaches_total', 'Exchanges answered with a minted AdCP error, by details.reason (docs/errors.md).', ['agent', 'reason']);
   const textsNotLifted = tallied(
     'texts_not_lifted_total',
-    'Tool results left unlifted because the first text that may hold their JSON object was over a bound (text_bytes, json_depth, json_nodes); one per result.',
+    'Tool results left unlifted because the first text that may hold their JSON object was over a bound (text_bytes, json_depth, json_nodes), or because the lifted answer would not fit its limit (max_response_bytes, max_sse_event_bytes); one per result.',
     ['agent', 'reason'],
   );
   const duration = new TalliedHistogram({
@@ -248,7 +250,7 @@ class AgentCounts {
   readonly exchanges = new Map<string, Map<string, number>>();
   /** Breaches by `reason` label. */
   readonly breaches = new Map<string, number>();
-  /** Results not lifted for a bound, by `reason` label (exchange.ts `textNotLifted`). */
+  /** Results not lifted for a bound or for room, by `reason` label (exchange.ts `textNotLifted`). */
   readonly textsNotLifted = new Map<string, number>();
   raw = 0;
   decoded = 0;
@@ -293,7 +295,7 @@ class ExchangeTally {
     counts.saved += exchange.bytesSaved;
     const reason = breachReason(exchange.outcome, exchange.reason);
     if (reason !== undefined) counts.breaches.set(reason, (counts.breaches.get(reason) ?? 0) + 1);
-    // Rare (a text over a bound, nothing lifted): one property read on every other exchange.
+    // Rare (a text over a bound, nothing lifted; a lift without room): one property read on every other exchange.
     const notLifted = exchange.textNotLifted;
     if (notLifted !== undefined) counts.textsNotLifted.set(notLifted, (counts.textsNotLifted.get(notLifted) ?? 0) + 1);
     if (exchange.stream.resumeFrom !== undefined) counts.resumes++;

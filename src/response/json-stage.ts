@@ -22,7 +22,7 @@ import type { PipelineHooks } from './pipeline.js';
 import { isResponseToExchange } from './rewrite.js';
 import { mayRewrite, rewriteScanned, spliceScanned } from './scanned-message.js';
 import { isRequestId, jsonValueIs } from './json-value-at.js';
-import { bodyRewriteFits } from './rewrite-room.js';
+import { bodyRewriteFits, recordLiftSkippedForRoom } from './rewrite-room.js';
 import { BatchAnswers } from './batch-answers.js';
 
 export interface UpstreamBody {
@@ -53,7 +53,8 @@ export interface UpstreamResponse {
  * Otherwise the body is parsed and checked as before.
  *
  * A rewritten body longer than `max_response_bytes` (a lift of a short text: rewrite-room.ts)
- * is not sent: the seller's body goes out unchanged, outcome `ok`.
+ * is not sent: the seller's body goes out unchanged, outcome `ok`, `text_not_lifted:
+ * "max_response_bytes"` (rewrite-room.ts recordLiftSkippedForRoom).
  */
 export async function handleJsonBody(exchange: Exchange, reply: FastifyReply, res: UpstreamResponse, hooks: PipelineHooks): Promise<void> {
   const scanner = newScanner(exchange);
@@ -103,7 +104,9 @@ function answerFromBody(exchange: Exchange, reply: FastifyReply, res: UpstreamRe
     // scan: the parse path's exact bytes (dedupe-splice.ts, lift-splice.ts).
     const spliced = spliceScanned(exchange, body, scan);
     if (spliced !== undefined && (spliced.action === 'none' || !bodyRewriteFits(spliced.out.length, exchange.limits.max_response_bytes))) {
-      // Unchanged, or a lift that would not fit the limit (rewrite-room.ts): the seller's bytes.
+      // Unchanged, or a lift that would not fit the limit (rewrite-room.ts): the seller's
+      // bytes, the skipped lift reported (text_not_lifted).
+      if (spliced.action !== 'none') recordLiftSkippedForRoom(exchange, spliced.action, 'max_response_bytes');
       bodyPool.recycleAfterSend(reply.raw, spliced.out);
       sendBody(exchange, reply, res.statusCode, wellFormedUtf8(body, exchange.limits.max_response_bytes), 'ok');
       return;
@@ -129,7 +132,9 @@ function answerFromBody(exchange: Exchange, reply: FastifyReply, res: UpstreamRe
   }
   let { rewritten, out } = rewriteScanned(exchange, message, body, scan);
   if (rewritten.changed && !bodyRewriteFits(out.length, exchange.limits.max_response_bytes)) {
-    // A lift that would not fit the limit (rewrite-room.ts): the seller's bytes, as parsed.
+    // A lift that would not fit the limit (rewrite-room.ts): the seller's bytes, as parsed,
+    // the skipped lift reported (text_not_lifted).
+    recordLiftSkippedForRoom(exchange, rewritten.action, 'max_response_bytes');
     bodyPool.recycleAfterSend(reply.raw, out);
     rewritten = { changed: false, message, action: 'none' };
     out = body;

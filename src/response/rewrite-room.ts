@@ -17,10 +17,27 @@
  * limit (72 to 135 with the regression test's answers), as JSON and as a one-event SSE
  * stream (test/regressions/lift-grows-past-limit.test.ts).
  *
+ * A lift skipped so is reported, as a lift skipped for a text bound is: the exchange's
+ * `textNotLifted` (the exchange line's `text_not_lifted`, the metric
+ * `adcp_gateway_texts_not_lifted_total{agent,reason}`) is the limit the lifted answer would
+ * have gone over ({@link LiftRoomReason}; {@link recordLiftSkippedForRoom}). Reported failure
+ * (a reviewer): such an answer was logged `outcome: ok` with nothing saying a lift had been
+ * skipped (test/regressions/lift-skipped-for-room-silent.test.ts).
+ *
  * Cost: one comparison of lengths already known (the output buffer's and the seller's), made
  * only for an answer that was rewritten; no pass over any body.
  */
+import type { Exchange } from '../exchange.js';
 import type { ByteBudget } from './byte-budget.js';
+
+/**
+ * The limit a skipped lift's output would have gone over, named as the config key that sets
+ * it (docs/configuration.md; README, Logs): `max_response_bytes`, the lifted JSON body over
+ * it, or on SSE the stream's count with the lift's added bytes over it (the same limit as the
+ * stream's cumulative bound, `sse_cumulative`, counts it: what the stream has sent before
+ * included); `max_sse_event_bytes`, the lifted event data over the per-event bound (SSE only).
+ */
+export type LiftRoomReason = 'max_response_bytes' | 'max_sse_event_bytes';
 
 /**
  * JSON: whether the rewritten body may replace the seller's. The whole body is the answer
@@ -34,10 +51,15 @@ export function bodyRewriteFits(outBytes: number, limitBytes: number): boolean {
 }
 
 /**
- * SSE: whether the rewritten data of the response event may replace the seller's data
- * (sse-stage.ts `deliver`, after the event's resume token was counted). True when it is no
- * longer; otherwise the data must fit `max_sse_event_bytes`, and what it adds must fit the
- * stream's cumulative bound on top of the count so far.
+ * SSE: the bound the rewritten data of the response event would go over in place of the
+ * seller's data (sse-stage.ts `deliver`, after the event's resume token was counted), or
+ * undefined when it may replace it. Undefined when it is no longer; otherwise what it adds
+ * must fit the stream's cumulative bound on top of the count so far (else
+ * `'max_response_bytes'`), and the data must fit `max_sse_event_bytes` (else
+ * `'max_sse_event_bytes'`). The stream's bound is named first when both would be broken: an
+ * unset `max_sse_event_bytes` is the response limit, so a one-event answer at exactly
+ * `max_response_bytes` breaks both, and raising `max_response_bytes` is what makes room then
+ * (as on the JSON path, which names it too).
  *
  * @param outBytes      the rewritten data's UTF-8 length (bytes)
  * @param sellerBytes   the seller's data's UTF-8 length (bytes; within `maxEventBytes`)
@@ -52,9 +74,20 @@ export function bodyRewriteFits(outBytes: number, limitBytes: number): boolean {
  * @param pendingBytes  bytes of this event the count has yet to get (the LF of a CR LF still
  *                      to come: 0 or 1), counted as the resume tokens count them
  */
-export function eventRewriteFits(outBytes: number, sellerBytes: number, maxEventBytes: number, count: ByteBudget | undefined, pendingBytes: number): boolean {
+export function eventRewriteOverBound(outBytes: number, sellerBytes: number, maxEventBytes: number, count: ByteBudget | undefined, pendingBytes: number): LiftRoomReason | undefined {
   const added = outBytes - sellerBytes;
-  if (added <= 0) return true;
-  if (outBytes > maxEventBytes) return false;
-  return count === undefined || count.used + pendingBytes + added <= count.limit;
+  if (added <= 0) return undefined;
+  if (count !== undefined && count.used + pendingBytes + added > count.limit) return 'max_response_bytes';
+  return outBytes > maxEventBytes ? 'max_sse_event_bytes' : undefined;
+}
+
+/**
+ * Records a rewrite the stage skipped because its output would go over `reason`'s limit (the
+ * seller's answer goes out instead): when it was a lift (`action` `'lifted'`), the exchange's
+ * `textNotLifted` is `reason`. Only a lift can be skipped so (a dedupe never grows an
+ * answer); any other `action` records nothing. A lift that was made has no text-bound
+ * reason to overwrite (rewrite.ts records one only for a result it does not lift).
+ */
+export function recordLiftSkippedForRoom(exchange: Exchange, action: string, reason: LiftRoomReason): void {
+  if (action === 'lifted') exchange.textNotLifted = reason;
 }

@@ -142,8 +142,10 @@ export interface RawTextFacts {
  * (normalize.ts `NormalizeOutcome.textNotLifted`) is recorded on the exchange
  * (`exchange.textNotLifted`: the exchange line's `text_not_lifted`, the metric
  * `adcp_gateway_texts_not_lifted_total`). This is the one place the JSON and SSE paths decide
- * that a result is not lifted: the scan-based lift (lift-splice.ts) lifts or declines, never
- * decides "not lifted". Source: a reviewer, "a text over the bounds was silently not lifted".
+ * that a result is not lifted for a text bound: the scan-based lift (lift-splice.ts) lifts or
+ * declines, never decides "not lifted". (A lift made here or there that the stage then skips
+ * because its output would not fit is recorded by the stage: rewrite-room.ts
+ * recordLiftSkippedForRoom.) Source: a reviewer, "a text over the bounds was silently not lifted".
  */
 export function rewriteResponse(exchange: Exchange, message: unknown, raw?: string | Uint8Array, facts: RawTextFacts = {}): RewriteOutcome {
   const { rpc } = exchange;

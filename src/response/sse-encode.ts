@@ -72,20 +72,51 @@ export const SSE_RETRY_MIN_MS = 500;
  *
  * Why: a seller must not make a host wait for good before it resumes a stream that carries
  * its pending answer (same source as {@link SSE_RETRY_MIN_MS}). Five minutes is the default
- * `sse_idle_timeout_ms`, the longest a seller may leave a stream silent, and well within the
- * default resume token lifetime (`resume.ttl_ms`, 1 h), so a token is still valid when the
- * host comes back.
+ * `sse_idle_timeout_ms`, the longest a seller may leave a stream silent. A shorter resume
+ * token lifetime lowers the ceiling further ({@link sseRetryCeilingMs}).
  */
 export const SSE_RETRY_MAX_MS = 5 * 60 * 1000;
 
 /**
+ * The greatest `retry:` value, in milliseconds, the gateway forwards when its resume tokens
+ * live `resumeTtlMs` (`resume.ttl_ms`, the lifetime the running resume codec verifies with:
+ * resume/token.ts `ttlMs`): half that lifetime, rounded down, within
+ * [{@link SSE_RETRY_MIN_MS}, {@link SSE_RETRY_MAX_MS}]. The default lifetime (1 h) gives
+ * {@link SSE_RETRY_MAX_MS}; `ttl_ms: 60000` gives 30000; a lifetime under 1000 ms gives the
+ * floor, 500 (the floor wins: see {@link SSE_RETRY_MIN_MS}; such a lifetime is shorter than
+ * a reconnect the floor allows, so keep `resume.ttl_ms` at 1000 or more).
+ *
+ * Why: a host that follows `retry:` resumes with `Last-Event-ID` holding the token of the
+ * last event it got, and a token older than `resume.ttl_ms` is refused
+ * (`resume_token_expired`). With `ttl_ms` under 5 minutes, a seller's `retry: 300000` made
+ * the host come back with an expired token, its resume refused (reported failure:
+ * test/regressions/sse-retry-outlives-resume-token.test.ts). Why half: the token's age at the
+ * resume is the time from its event to the break (the stream may stay silent up to
+ * `sse_idle_timeout_ms` before it breaks), plus the `retry:` wait, plus the reconnect; the
+ * wait is the part the seller dictates, and it gets at most half of the lifetime, the other
+ * half left for the rest.
+ *
+ * Computed once per resume codec (routing/handler.ts createMcpHandler), not per event:
+ * `resume` takes effect at start-up only (a reload that changes it is logged and the running
+ * codec, its `ttlMs` with it, stays: reload.ts), so the ceiling follows the lifetime that
+ * actually refuses a token. Errors: none (`resumeTtlMs` is a finite number >= 0, as the codec
+ * requires).
+ */
+export function sseRetryCeilingMs(resumeTtlMs: number): number {
+  const half = Math.floor(resumeTtlMs / 2);
+  return half < SSE_RETRY_MIN_MS ? SSE_RETRY_MIN_MS : half > SSE_RETRY_MAX_MS ? SSE_RETRY_MAX_MS : half;
+}
+
+/**
  * A seller's `retry:` value (`ms`: a non-negative integer as eventsource-parser's `onRetry`
  * gives it, which may be `Infinity` or past 2^53 for a value of many digits) as the gateway
- * forwards it, in milliseconds: clamped to [{@link SSE_RETRY_MIN_MS}, {@link SSE_RETRY_MAX_MS}],
- * an integer the encoder writes in plain digits. Errors: none.
+ * forwards it, in milliseconds: clamped to [{@link SSE_RETRY_MIN_MS}, `maxMs`], an integer the
+ * encoder writes in plain digits. `maxMs`: the exchange's ceiling ({@link sseRetryCeilingMs}
+ * of the resume token lifetime; default {@link SSE_RETRY_MAX_MS}), at least
+ * {@link SSE_RETRY_MIN_MS}. Errors: none.
  */
-export function clampSseRetryMs(ms: number): number {
-  return ms < SSE_RETRY_MIN_MS ? SSE_RETRY_MIN_MS : ms > SSE_RETRY_MAX_MS ? SSE_RETRY_MAX_MS : ms;
+export function clampSseRetryMs(ms: number, maxMs: number = SSE_RETRY_MAX_MS): number {
+  return ms < SSE_RETRY_MIN_MS ? SSE_RETRY_MIN_MS : ms > maxMs ? maxMs : ms;
 }
 
 /** A comment line (keep-alive). Comments carry no data and dispatch nothing. */

@@ -47,8 +47,9 @@
  *   standalone GET stream and long-lived streams have no cumulative bound (keep-alives there
  *   are normal). A rewrite of the response event counts too: a lift whose
  *   added bytes would take the count (this event's token included) over the bound, or whose
- *   data would be over `max_sse_event_bytes`, is not made; the seller's data goes out
- *   (rewrite-room.ts eventRewriteFits).
+ *   data would be over `max_sse_event_bytes`, is not made; the seller's data goes out, and
+ *   the exchange's `text_not_lifted` names the bound (rewrite-room.ts eventRewriteOverBound,
+ *   recordLiftSkippedForRoom).
  * - per event: an event's data bytes against `max_sse_event_bytes` -> `sse_event`. An
  *   incomplete line waits as the raw bytes it arrived in (SseLineFeeder: no decoded copy, no
  *   concatenation), capped at that bound + SSE_PENDING_SLACK_BYTES, and so is the parser's
@@ -161,7 +162,7 @@ import { drainOrClose } from './drain.js';
 import { releaseBody } from './decode.js';
 import { bodyPool } from './body-pool.js';
 import { SSE_RESPONSE_HEADERS } from './sse-headers.js';
-import { eventRewriteFits } from './rewrite-room.js';
+import { eventRewriteOverBound, recordLiftSkippedForRoom } from './rewrite-room.js';
 import { BatchAnswers } from './batch-answers.js';
 import type { PipelineHooks } from './pipeline.js';
 
@@ -455,9 +456,12 @@ export async function handleSseBody(
         // A lift that would not fit (rewrite-room.ts): the seller's data goes out instead. It is
         // judged on the stream's count as the bound keeps it: the seller's bytes through this
         // event, with what every resume token added (this event's, charged above, included).
-        if (!eventRewriteFits(out.length, verdict.dataBytes, perEventLimit, cumulative, lines.lfExpected ? 1 : 0)) {
+        const overBound = eventRewriteOverBound(out.length, verdict.dataBytes, perEventLimit, cumulative, lines.lfExpected ? 1 : 0);
+        if (overBound !== undefined) {
           out = verdict.bytes;
           message = verdict.sellerMessage;
+          // The skipped lift is reported (the exchange line's text_not_lifted, the metric).
+          recordLiftSkippedForRoom(exchange, verdict.action, overBound);
         } else {
           exchange.bytesSaved += verdict.dataBytes - out.length;
           exchange.actions.push(verdict.action);
@@ -566,7 +570,7 @@ export async function handleSseBody(
    *
    * Why: the encoder normalizes the framing (`data:x` goes out as `data: x`, `id:`, `event:`,
    * a comment `:x` the same; a `retry:` line becomes its own block, its value clamped to
-   * [SSE_RETRY_MIN_MS, SSE_RETRY_MAX_MS] (`retry: 1` goes out as `retry: 500`); the stream's
+   * [SSE_RETRY_MIN_MS, the exchange's sseRetryMaxMs] (`retry: 1` goes out as `retry: 500`); the stream's
    * last event gets its blank line; invalid UTF-8 becomes U+FFFD, three bytes), and the bound,
    * counting the seller's bytes, did not see it: 922 seller bytes with the limit at 922
    * reached the host as 943; `data:` lines of one character went 16.7% past the bound, bare
@@ -629,8 +633,10 @@ export async function handleSseBody(
     onRetry: (ms) => {
       if (exchange.finished) return;
       // Clamped (sse-encode.ts clampSseRetryMs: a seller's `retry: 1` made the host reconnect
-      // every millisecond); what the clamped frame adds over the seller's bytes is charged.
-      const frame = encodeSseRetry(clampSseRetryMs(ms));
+      // every millisecond), at most half the resume token lifetime (sseRetryCeilingMs: a longer
+      // wait brought the host back with an expired token); what the clamped frame adds over the
+      // seller's bytes is charged.
+      const frame = encodeSseRetry(clampSseRetryMs(ms, exchange.sseRetryMaxMs));
       if (chargeEncoding(frame.length)) batch.frame(frame);
     },
     onError: (err: ParseError) => {

@@ -214,6 +214,12 @@ export interface ResumeCodec {
   mint(state: Omit<ResumeState, 'issuedAt'>): string;
   /** `agent` is the agent of the URL the GET arrived on: a token minted for another agent is invalid. */
   verify(token: string, agent: string): VerifyResult;
+  /**
+   * The lifetime `verify` allows a token, in milliseconds from its `issuedAt` (the option
+   * given): the SSE stage bounds a seller's `retry:` by it (response/sse-encode.ts
+   * sseRetryCeilingMs), so a host that waits as told still resumes with a valid token.
+   */
+  readonly ttlMs: number;
 }
 
 /** Why `mint` refused a state. */
@@ -270,6 +276,7 @@ export function createResumeCodec(opts: ResumeCodecOptions): ResumeCodec {
   const sign = (signed: string): string => createHmac('sha256', key).update(signed, 'latin1').digest('base64url');
 
   return {
+    ttlMs,
     mint(state) {
       const issuedAt = Math.floor(now());
       const payload = encodePayload({ ...state, issuedAt });

@@ -20,6 +20,7 @@ import { hasBatches, hostReadsStructuredContent, isRepeatedProtocolVersion, NO_B
 import { filterResponseHeaders } from '../response/headers.js';
 import { recordCounts } from '../response/body-source.js';
 import { handleUpstreamResponse } from '../response/pipeline.js';
+import { sseRetryCeilingMs } from '../response/sse-encode.js';
 import { MAX_AWAITED_CHARS, type ResumeCodec, type ResumeState } from '../resume/token.js';
 import { idsOfAwaitedKeys } from '../response/batch-answers.js';
 import { mergeQuery } from './query.js';
@@ -78,6 +79,9 @@ export function createMcpHandler(deps: HandlerDeps) {
   const logInfo = plainInfoWriter(deps.log);
   const loopbackListen = deps.loopbackListen;
   const ownHosts = deps.ownHosts;
+  // The `retry:` ceiling of every stream: from the resume token lifetime, once (the codec,
+  // its `ttlMs` with it, lives as long as the app: `resume` takes effect at start-up only).
+  const sseRetryMaxMs = sseRetryCeilingMs(deps.resume.ttlMs);
   // Not `async`, and nothing returned for a request forwarded at once (nearly all): the
   // handler has sent or will send the reply itself (Fastify's callback style, as for any
   // synchronous handler that calls `reply.send`). Returning the reply made Fastify await it
@@ -238,6 +242,7 @@ export function createMcpHandler(deps: HandlerDeps) {
           return undefined;
         }
       },
+      sseRetryMaxMs,
     });
 
     // A request to an agent that backs off waits its turn (agent-guard.ts); a resumed stream,

@@ -6,7 +6,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { SSE_RETRY_MAX_MS, SSE_RETRY_MIN_MS, SseFrameBatch, clampSseRetryMs, encodeSseEvent, encodeSseRetry, type SseSink } from '../../src/response/sse-encode.js';
+import { SSE_RETRY_MAX_MS, SSE_RETRY_MIN_MS, SseFrameBatch, clampSseRetryMs, encodeSseEvent, encodeSseRetry, sseRetryCeilingMs, type SseSink } from '../../src/response/sse-encode.js';
 
 /** A sink recording what each write got and its socket's cork state around it. */
 function sink(): SseSink & { calls: Array<{ chunk: string | Uint8Array; corked: boolean }>; text: () => string } {
@@ -95,4 +95,18 @@ test('a retry: value is clamped to [SSE_RETRY_MIN_MS, SSE_RETRY_MAX_MS], written
   ];
   for (const [ms, out] of cases) assert.equal(clampSseRetryMs(ms), out, String(ms));
   assert.equal(encodeSseRetry(clampSseRetryMs(1e23)), 'retry: 300000\n\n');
+});
+
+test('the retry: ceiling is half the resume token lifetime within [SSE_RETRY_MIN_MS, SSE_RETRY_MAX_MS] (test/regressions/sse-retry-outlives-resume-token.test.ts)', () => {
+  const cases: Array<[number, number]> = [
+    // resume.ttl_ms -> ceiling: the default 1 h and anything from 10 min keep 5 min.
+    [3_600_000, 300_000], [600_000, 300_000], [600_001, 300_000], [599_999, 299_999], [60_000, 30_000], [2_000, 1_000], [1_001, 500], [1_000, 500],
+    // Under 1 s: the floor (the conformance suite's retry: 500 is honoured).
+    [999, 500], [1, 500], [0, 500],
+  ];
+  for (const [ttl, ceiling] of cases) assert.equal(sseRetryCeilingMs(ttl), ceiling, String(ttl));
+  assert.equal(clampSseRetryMs(300_000, sseRetryCeilingMs(60_000)), 30_000);
+  assert.equal(clampSseRetryMs(29_999, sseRetryCeilingMs(60_000)), 29_999);
+  assert.equal(clampSseRetryMs(1, sseRetryCeilingMs(60_000)), 500);
+  assert.equal(clampSseRetryMs(Infinity, sseRetryCeilingMs(1)), 500);
 });
