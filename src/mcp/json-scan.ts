@@ -13,12 +13,12 @@
  * Limits: "bound JSON depth and node count"), and leaves nothing to scan when the body ends.
  *
  * Grammar: RFC 8259 exactly as `JSON.parse(buf.toString('utf8'))` accepts it: whitespace is
- * space, tab, LF, CR; no BOM; strings reject raw control characters (< 0x20) and bad escapes
- * (`\u` needs 4 hex digits); numbers follow the RFC grammar (no leading zeros, no `+`, no
- * bare `.`); literals `true`, `false`, `null`. Bytes >= 0x80 are accepted inside strings
- * without UTF-8 validation (`toString('utf8')` maps invalid sequences to U+FFFD, which
- * `JSON.parse` accepts) and rejected outside them (as `JSON.parse` rejects any non-ASCII
- * character there).
+ * space, tab, LF, CR; no BOM (unless {@link JsonScanOptions.ignoreBom} drops a leading one);
+ * strings reject raw control characters (< 0x20) and bad escapes (`\u` needs 4 hex digits);
+ * numbers follow the RFC grammar (no leading zeros, no `+`, no bare `.`); literals `true`,
+ * `false`, `null`. Bytes >= 0x80 are accepted inside strings without UTF-8 validation
+ * (`toString('utf8')` maps invalid sequences to U+FFFD, which `JSON.parse` accepts) and
+ * rejected outside them (as `JSON.parse` rejects any non-ASCII character there).
  *
  * Counting (same as {@link checkJsonBounds}): every value is one node (object, array, string,
  * number, `true`, `false`, `null`; object keys are not); depth is the nesting of
@@ -44,6 +44,7 @@
 import { assertBoundLimit } from './json-bytes.js';
 import { JSON_SCAN_WASM_BASE64 } from './json-scan-wasm.js';
 import { instantiateWasmCore, WASM_INT32_MAX as UNBOUNDED } from './wasm-core.js';
+import { matchBomStart, NOT_BOM, UTF8_BOM } from './utf8-bom.js';
 
 /** The bounds; `Infinity` disables one. */
 export interface JsonScanLimits {
@@ -51,6 +52,21 @@ export interface JsonScanLimits {
   readonly maxDepth: number;
   /** Maximum number of JSON values (object keys do not count). */
   readonly maxNodes: number;
+}
+
+/** A scanner's options: its bounds, and whether a leading BOM is dropped. */
+export interface JsonScanOptions extends JsonScanLimits {
+  /**
+   * Drop a UTF-8 byte order mark (EF BB BF) at the very start of the text, even one cut over
+   * chunks, before the scan (RFC 8259 §8.1: a parser "MAY ignore the presence of a byte order
+   * mark rather than treating it as an error"); a BOM anywhere else, or a partial one, is still
+   * a syntax error. The text scanned, and every offset of the result (ranges, a failure's
+   * offset), then begin after it: {@link JsonScanner.leadingBomBytes} is how many bytes were
+   * dropped. Off by default (a text that starts with a BOM is then a `syntax` failure at
+   * offset 0, as `JSON.parse` refuses it). Source: a seller's JSON answer starting with a BOM
+   * was refused `upstream_not_mcp` (test/regressions/json-answer-with-bom-refused.test.ts).
+   */
+  readonly ignoreBom?: boolean;
 }
 
 /** Why a scan failed; `offset` is the 0-based byte position of the byte that failed it. */
@@ -312,6 +328,10 @@ function reserveStack(stackBytes: number): boolean {
  *   `feed` throws `RangeError` if the core cannot grow its memory for the container stack
  *   (only with an unbounded depth, past ~4 GiB of open brackets).
  *
+ * - With `ignoreBom` ({@link JsonScanOptions.ignoreBom}), a leading BOM is dropped first: the
+ *   scan and its offsets start after {@link leadingBomBytes} bytes. Cost: a compare of the
+ *   first byte, then one of a field per chunk.
+ *
  * Any number of scanners may be fed in turn (interleaved responses), or abandoned mid-body
  * (an aborted request): each keeps its own state (see {@link owner}); nothing is allocated
  * per scanner unless another scanner runs between two of its calls.
@@ -323,18 +343,36 @@ export class JsonScanner {
   private summary: JsonScanSummary | undefined;
   /** This scanner's state while another one holds the core; undefined before it ever did. */
   private saved: SavedState | undefined;
+  /**
+   * With `ignoreBom`, while the text's start is undecided: the bytes of a BOM matched so far
+   * (0-2, held back from the core); {@link BOM_DECIDED} once the start is past (from the
+   * start without `ignoreBom`).
+   */
+  private bomMatched: number;
+  /** See {@link leadingBomBytes}. */
+  private bomBytes = 0;
 
-  constructor(limits: JsonScanLimits) {
-    assertBoundLimit('JsonScanner', 'maxDepth', limits.maxDepth);
-    assertBoundLimit('JsonScanner', 'maxNodes', limits.maxNodes);
-    this.maxDepth = limits.maxDepth;
-    this.maxNodes = limits.maxNodes;
+  constructor(options: JsonScanOptions) {
+    assertBoundLimit('JsonScanner', 'maxDepth', options.maxDepth);
+    assertBoundLimit('JsonScanner', 'maxNodes', options.maxNodes);
+    this.maxDepth = options.maxDepth;
+    this.maxNodes = options.maxNodes;
+    this.bomMatched = options.ignoreBom === true ? 0 : BOM_DECIDED;
+  }
+
+  /**
+   * 3 when the text began with a UTF-8 BOM that was dropped ({@link JsonScanOptions.ignoreBom}),
+   * else 0: the bytes before the first one the scan (and every offset it reports) counts.
+   */
+  get leadingBomBytes(): number {
+    return this.bomBytes;
   }
 
   feed(chunk: Uint8Array): JsonScanFailure | undefined {
     if (this.failure !== undefined) return this.failure;
     // Its state is gone once it ended (save() keeps none): more bytes are a caller's bug.
     if (this.summary !== undefined) throw new Error('JsonScanner: feed after a successful end()');
+    if (this.bomMatched !== BOM_DECIDED) chunk = this.afterBom(chunk);
     for (let from = 0; from < chunk.length; from += CHUNK_CAPACITY) {
       const part = chunk.length <= CHUNK_CAPACITY ? chunk : chunk.subarray(from, Math.min(chunk.length, from + CHUNK_CAPACITY));
       let v = this.own();
@@ -352,6 +390,10 @@ export class JsonScanner {
   end(): JsonScanResult {
     if (this.failure !== undefined) return this.failure;
     if (this.summary !== undefined) return this.summary;
+    // A text that ended inside a BOM's bytes: those bytes are the text (a syntax failure).
+    const held = this.bomMatched;
+    this.bomMatched = BOM_DECIDED;
+    if (held > 0 && this.feed(UTF8_BOM.subarray(0, held)) !== undefined) return this.failure!;
     this.own();
     const code = core.finish();
     if (code !== 0) return this.fail(code);
@@ -426,6 +468,28 @@ export class JsonScanner {
     if (used > 0) saved.stack.set(v.u8.subarray(STACK_PTR, STACK_PTR + used));
   }
 
+  /**
+   * The bytes of `chunk` the core scans while the text's start is undecided ({@link
+   * bomMatched}): after a whole leading BOM, none while it may still be one, and the held
+   * bytes of a partial one before `chunk` once it is not (a copy: only for such a text,
+   * which the core then refuses at offset 0).
+   */
+  private afterBom(chunk: Uint8Array): Uint8Array {
+    const held = this.bomMatched;
+    const matched = matchBomStart(chunk, held);
+    if (matched === UTF8_BOM.length) {
+      this.bomMatched = BOM_DECIDED;
+      this.bomBytes = UTF8_BOM.length;
+      return chunk.subarray(UTF8_BOM.length - held);
+    }
+    if (matched !== NOT_BOM) {
+      this.bomMatched = matched;
+      return NO_BYTES;
+    }
+    this.bomMatched = BOM_DECIDED;
+    return held === 0 ? chunk : Buffer.concat([UTF8_BOM.subarray(0, held), chunk]);
+  }
+
   /** The failure the core reported (this scanner owns the core). */
   private fail(code: number): JsonScanFailure {
     const offset = currentViews().f64[STATE_F64 + F_FAIL_OFFSET]!;
@@ -437,6 +501,11 @@ export class JsonScanner {
     return this.failure;
   }
 }
+
+/** {@link JsonScanner.bomMatched} once the text's start is past (or no BOM is dropped). */
+const BOM_DECIDED = -1;
+/** What {@link JsonScanner.afterBom} gives the core while a text's start may still be a BOM. */
+const NO_BYTES = new Uint8Array(0);
 
 /** Writes a new scan's state into the core (a new scanner's, or a text scan's: scanStringText). */
 function initialState(v: typeof views, maxDepth: number, maxNodes: number): void {

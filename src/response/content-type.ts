@@ -8,22 +8,65 @@ export type BodyKind = 'json' | 'sse' | 'other' | 'none';
 
 /**
  * The one value of a seller's `Content-Type` sent as several field lines (undici gives a
- * repeated field as an array): the value when every line says the same (RFC 9110 §5.3: a
- * recipient may combine repeated field lines, so identical ones say no more than one), or
- * undefined when they differ: `Content-Type` is a singleton field (RFC 9110 §8.3), so such
- * an answer is an invalid message, answered `upstream_not_mcp` (response/pipeline.ts).
- * Values compare as strings, exactly (`application/json` and `application/json;
- * charset=utf-8` differ). An empty array is undefined.
+ * repeated field as an array): the first value, as sent, when every line names the same media
+ * type (RFC 9110 §5.3: a recipient may combine repeated field lines, so lines that agree say
+ * no more than one), or undefined when they differ: `Content-Type` is a singleton field
+ * (RFC 9110 §8.3), so such an answer is an invalid message, answered `upstream_not_mcp`
+ * (response/pipeline.ts). An empty array is undefined.
+ *
+ * "The same" is equivalence under RFC 9110 §8.3.1 ({@link sameMediaType}): type, subtype and
+ * parameter names compare case-insensitively, a `charset` value too (§8.3.2), any other
+ * parameter value exactly once unquoted (a token or a quoted-string), and whitespace around
+ * `;` does not count; so `application/json` and `Application/JSON` agree, and so do
+ * `text/event-stream;charset=utf-8` and `text/event-stream; charset="UTF-8"`. Differing
+ * parameters differ: `application/json` and `application/json; charset=utf-8` are refused. A
+ * value fast-content-type-parse cannot parse (its RFC 7231 §3.1.1.1 grammar: an empty
+ * parameter `application/json;`, a tab around `;`) agrees only with the same string.
+ *
+ * Cost: lines that are the same string (the usual repetition) compare as strings; only a line
+ * spelled differently from the first parses both (once for the first). A single Content-Type
+ * never comes here.
  *
  * Why (a new user's trial, 2026-12-03): two identical `Content-Type: application/json`
  * lines reached the host as the array, which Fastify cannot read and replaced with
  * `application/octet-stream`; the SDK client failed "Unexpected content type"
- * (test/regressions/seller-duplicate-content-type-octet-stream.test.ts).
+ * (test/regressions/seller-duplicate-content-type-octet-stream.test.ts). Then equivalent
+ * spellings (`application/json`, `Application/JSON`) were refused as differing values
+ * (test/regressions/equivalent-repeated-content-type-refused.test.ts).
  */
 export function repeatedContentType(values: readonly string[]): string | undefined {
   const first = values[0];
-  for (let i = 1; i < values.length; i++) if (values[i] !== first) return undefined;
+  if (first === undefined) return undefined;
+  let parsedFirst: ContentType | undefined;
+  for (let i = 1; i < values.length; i++) {
+    const value = values[i]!;
+    if (value === first) continue;
+    parsedFirst ??= safeParse(first);
+    if (!sameMediaType(parsedFirst, safeParse(value))) return undefined;
+  }
   return first;
+}
+
+/** A media type as fast-content-type-parse gives it: `type` lower-cased (`''` when unparsable), parameter names lower-cased, values unquoted. */
+type ContentType = ReturnType<typeof safeParse>;
+
+/**
+ * Whether two parsed media types are equivalent (RFC 9110 §8.3.1): the same `type/subtype`
+ * and the same parameter names (both lower-cased by the parser), each with the same value,
+ * `charset` compared case-insensitively (§8.3.2), the others exactly. An unparsable value
+ * (`type` `''`) is equivalent to none.
+ */
+function sameMediaType(a: ContentType, b: ContentType): boolean {
+  if (a.type === '' || a.type !== b.type) return false;
+  const names = Object.keys(a.parameters);
+  if (names.length !== Object.keys(b.parameters).length) return false;
+  for (const name of names) {
+    const x = a.parameters[name]!;
+    const y = b.parameters[name];
+    if (y === undefined) return false;
+    if (x !== y && (name !== 'charset' || x.toLowerCase() !== y.toLowerCase())) return false;
+  }
+  return true;
 }
 
 /** Lower-cased media type essence (`type/subtype`), or '' when absent or unparsable. */

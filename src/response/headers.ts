@@ -10,7 +10,7 @@ import { repeatedContentType } from './content-type.js';
  * gateway, and those that steer the host's client for the gateway's origin (`Alt-Svc`,
  * `Strict-Transport-Security`). `Set-Cookie` passes scoped to the agent's route ({@link scopeSetCookies}).
  * Everything else (`Mcp-Session-Id`, `Content-Type`, ...) passes; a `Content-Type` sent
- * as several identical lines passes as one ({@link filterResponseHeaders}). Names are lowercase (as
+ * as several lines naming the same media type passes as its first ({@link filterResponseHeaders}). Names are lowercase (as
  * undici gives them): one Set lookup per header.
  */
 export const STRIPPED_RESPONSE_HEADERS: ReadonlySet<string> = new Set([
@@ -66,8 +66,9 @@ export const STRIPPED_RESPONSE_HEADERS: ReadonlySet<string> = new Set([
  * too, RFC 9110 §7.6.1; they reached the host before, a new user's trial:
  * test/regressions/delete-body-and-connection-headers.test.ts). Names are lowercase, as
  * undici gives them. The usual `keep-alive` and `close` values are not parsed. A
- * `Content-Type` repeated with identical values (an array) becomes that one string; one with
- * differing values is left an array, for the pipeline to refuse (`upstream_not_mcp`).
+ * `Content-Type` repeated with equivalent values (an array; RFC 9110 §8.3.1: content-type.ts
+ * repeatedContentType) becomes its first value, as sent; one with differing values is left
+ * an array, for the pipeline to refuse (`upstream_not_mcp`).
  */
 export function filterResponseHeaders(
   headers: Record<string, string | string[] | undefined>,
@@ -79,8 +80,9 @@ export function filterResponseHeaders(
   for (const name in headers) {
     if (!STRIPPED_RESPONSE_HEADERS.has(name) && (named === undefined || !named.includes(name))) out[name] = headers[name];
   }
-  // A repeated Content-Type (an array from undici) goes out as its one value when its lines
-  // agree: Fastify cannot read an array and labelled the body application/octet-stream (a new
+  // A repeated Content-Type (an array from undici) goes out as its first value when its lines
+  // name the same media type (RFC 9110 §8.3.1: `application/json` and `Application/JSON`
+  // agree): Fastify cannot read an array and labelled the body application/octet-stream (a new
   // user's trial, 2026-12-03: test/regressions/seller-duplicate-content-type-octet-stream.test.ts).
   // Lines that differ stay an array: the pipeline answers upstream_not_mcp instead (pipeline.ts).
   const type = out['content-type'];

@@ -3,6 +3,15 @@
  * (ARCHITECTURE §2). A body the rewrite leaves unchanged goes out as the seller's original
  * bytes (no re-serialization).
  *
+ * A UTF-8 byte order mark (EF BB BF) at the very start of a 2xx JSON body (after any
+ * Content-Encoding is decoded) is ignored and never reaches the host (RFC 8259 §8.1: senders
+ * MUST NOT add one, parsers MAY ignore it; the host's `JSON.parse` or Python `json.loads`
+ * fails on it): the scan drops it (json-scan.ts `ignoreBom`), and the body the stage checks,
+ * rewrites and sends is the seller's bytes after it. Its 3 bytes still count toward the byte
+ * bounds as they arrive (read-body.ts), and toward `observed_bytes`. A BOM anywhere else is
+ * invalid JSON, as before (`upstream_not_mcp`). Source: a seller's BOM-prefixed answer was
+ * refused `upstream_not_mcp` (test/regressions/json-answer-with-bom-refused.test.ts).
+ *
  * Invalid UTF-8 inside the body is decoded with U+FFFD replacement (WHATWG Encoding, as
  * `Buffer#toString('utf8')` does) for parsing; when nothing is rewritten the seller's bytes
  * go out untouched if they are well-formed UTF-8, and with U+FFFD in place of each ill-formed
@@ -57,30 +66,37 @@ export interface UpstreamResponse {
  * "max_response_bytes"` (rewrite-room.ts recordLiftSkippedForRoom).
  */
 export async function handleJsonBody(exchange: Exchange, reply: FastifyReply, res: UpstreamResponse, hooks: PipelineHooks): Promise<void> {
-  const scanner = newScanner(exchange);
+  const scanner = newScanner(exchange, true);
   // A depth/node breach stops the read there. A syntax error does not: the body is still read
   // to its end under the byte bounds, so a bomb of non-JSON bytes is reported by the bound it
   // breaks (decoded_bytes, raw_bytes), and a short invalid body as upstream_not_mcp.
   const body = await readBody(exchange, reply, res, scanner);
   if (body === undefined) return;
   try {
-    answerFromBody(exchange, reply, res, hooks, scanner, body);
+    // The JSON text: the body after a leading BOM, which the scan dropped (its offsets start after it).
+    const text = scanner.leadingBomBytes === 0 ? body : body.subarray(scanner.leadingBomBytes);
+    answerFromBody(exchange, reply, res, hooks, scanner, body, text);
   } finally {
     // A pooled body's buffer serves a later body once this response is over (body-pool.ts).
-    // answerFromBody is synchronous and every answer it sends is `body` itself or a copy
-    // (splice, lift, serialization), so nothing reads the buffer after that.
+    // answerFromBody is synchronous and every answer it sends is `body` itself, its view after
+    // a BOM, or a copy (splice, lift, serialization), so nothing reads the buffer after that.
     bodyPool.recycleAfterSend(reply.raw, body);
   }
 }
 
-/** The rest of {@link handleJsonBody} once the body is read: synchronous (see there). */
-function answerFromBody(exchange: Exchange, reply: FastifyReply, res: UpstreamResponse, hooks: PipelineHooks, scanner: JsonScanner, body: Buffer): void {
+/**
+ * The rest of {@link handleJsonBody} once the body is read: synchronous (see there). `seller`
+ * is the body as read, `body` its JSON text (without a leading BOM: the bytes the scan's
+ * offsets index, checked, rewritten and sent).
+ */
+function answerFromBody(exchange: Exchange, reply: FastifyReply, res: UpstreamResponse, hooks: PipelineHooks, scanner: JsonScanner, seller: Buffer, body: Buffer): void {
   // An empty answer to anything but a request (or a batch holding one), whatever its Content-Type (isEmptyAnswerToNonRequest).
-  if (isEmptyAnswerToNonRequest(exchange, body)) {
-    sendBody(exchange, reply, res.statusCode, body, 'ok');
+  // A BOM alone is no empty answer (it is no JSON text either: upstream_not_mcp below).
+  if (isEmptyAnswerToNonRequest(exchange, seller)) {
+    sendBody(exchange, reply, res.statusCode, seller, 'ok');
     return;
   }
-  const notMcp = notMcpError(exchange, res, body);
+  const notMcp = notMcpError(exchange, res, seller);
   const scan = scanner.end();
   if (!scan.ok) {
     answerWithLocalError(exchange, reply, notMcp);
@@ -236,7 +252,7 @@ export async function handlePassThroughBody(
  * was answered (a bound, a reset) or finished meanwhile.
  */
 async function readBody(exchange: Exchange, reply: FastifyReply, res: UpstreamResponse, scanner: JsonScanner | undefined): Promise<Buffer | undefined> {
-  const inspect = scanner && ((chunk: Buffer) => boundsBreach(exchange, scanner.feed(chunk)));
+  const inspect = scanner && ((chunk: Buffer) => boundsBreach(exchange, scanner.feed(chunk), scanner.leadingBomBytes));
   const read = await readBoundedBody(exchange, res.body, res.headers['content-length'], exchange.limits.max_response_bytes, inspect);
   if (!read.ok) {
     if (read.error) answerWithLocalError(exchange, reply, read.error);
@@ -254,21 +270,23 @@ function notMcpError(exchange: Exchange, res: UpstreamResponse, body: Buffer): L
   return { reason: 'upstream_not_mcp', limitBytes: exchange.limits.max_response_bytes, observedBytes: body.length, upstreamStatus: res.statusCode };
 }
 
-function newScanner(exchange: Exchange): JsonScanner {
-  return new JsonScanner({ maxDepth: exchange.limits.max_json_depth, maxNodes: exchange.limits.max_json_nodes });
+/** The structure scan of a body; `ignoreBom` for a 2xx JSON answer (json-scan.ts JsonScanOptions). */
+function newScanner(exchange: Exchange, ignoreBom = false): JsonScanner {
+  return new JsonScanner({ maxDepth: exchange.limits.max_json_depth, maxNodes: exchange.limits.max_json_nodes, ignoreBom });
 }
 
 /**
  * The local error for a depth/node breach the scan found (json_depth / json_nodes), or
  * undefined (no failure, or a syntax failure: judged when the body is complete).
- * `observed_bytes` is the body's bytes through the one that broke the bound.
+ * `observed_bytes` is the body's bytes through the one that broke the bound, a leading BOM's
+ * `bomBytes` (dropped before the scan, whose offsets start after it) included.
  */
-function boundsBreach(exchange: Exchange, failure: JsonScanFailure | undefined): LocalErrorInput | undefined {
+function boundsBreach(exchange: Exchange, failure: JsonScanFailure | undefined, bomBytes: number): LocalErrorInput | undefined {
   if (failure === undefined || failure.reason === 'syntax') return undefined;
   return {
     reason: failure.reason,
     limitBytes: exchange.limits.max_response_bytes,
-    observedBytes: failure.offset + 1,
+    observedBytes: bomBytes + failure.offset + 1,
     limit: failure.limit,
     observed: failure.observed,
   };

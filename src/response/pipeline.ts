@@ -7,7 +7,8 @@
  *                    the body is then read through bounded decoders (decode.ts), raw and
  *                    decoded bytes both counted (body-source.ts)
  *   3. body kind     by Content-Type essence, never substring; a repeated Content-Type
- *                    with differing values -> `upstream_not_mcp` (identical ones are one)
+ *                    with differing values -> `upstream_not_mcp` (equivalent ones, RFC 9110
+ *                    §8.3.1, are one)
  *      - 2xx text/event-stream  -> sse-stage: event decode -> per-event + cumulative budget
  *                                  -> structure bounds -> rewrite -> encode; to a DELETE ->
  *                                  `upstream_not_mcp` (below)
@@ -87,8 +88,8 @@ export async function handleUpstreamResponse(
   if (!encoding.ok || !encoding.codings.every((c) => exchange.agent.accept_encoding.includes(c))) return fail('unsupported_encoding');
 
   // A repeated Content-Type with differing values is no valid answer, whatever its status
-  // (content-type.ts repeatedContentType; identical values are one, and the host gets that
-  // one: headers.ts). One type check on the common path (a string).
+  // (content-type.ts repeatedContentType; equivalent values, RFC 9110 §8.3.1, are one, and
+  // the host gets the first: headers.ts). One type check on the common path (a string).
   const contentType = res.headers['content-type'];
   if (Array.isArray(contentType) && repeatedContentType(contentType) === undefined) return fail('upstream_not_mcp');
   const kind = bodyKind(contentType);

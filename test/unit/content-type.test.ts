@@ -36,3 +36,24 @@ test('repeatedContentType: identical lines are one value, differing lines none (
   assert.equal(repeatedContentType(['application/json', 'application/json', 'text/html']), undefined);
   assert.equal(repeatedContentType([]), undefined);
 });
+
+test('repeatedContentType: equivalent spellings are one value, the first as sent (RFC 9110 §8.3.1, §8.3.2)', () => {
+  assert.equal(repeatedContentType(['application/json', 'Application/JSON']), 'application/json');
+  assert.equal(repeatedContentType(['Application/JSON', 'application/json', 'APPLICATION/json']), 'Application/JSON');
+  assert.equal(repeatedContentType(['text/event-stream;charset=utf-8', 'text/event-stream; charset="UTF-8"']), 'text/event-stream;charset=utf-8');
+  assert.equal(repeatedContentType(['text/event-stream ; Charset=UTF-8', 'text/event-stream;charset=utf-8']), 'text/event-stream ; Charset=UTF-8');
+  // Parameter order does not count, a quoted value is its unquoted text.
+  assert.equal(repeatedContentType(['application/json; a=1; charset=utf-8', 'application/json; CHARSET=utf-8; a="1"']), 'application/json; a=1; charset=utf-8');
+  // Differing parameters, and non-charset values in another case, differ.
+  assert.equal(repeatedContentType(['application/json', 'application/json; charset=utf-8']), undefined);
+  assert.equal(repeatedContentType(['application/json; charset=utf-8', 'application/json']), undefined);
+  assert.equal(repeatedContentType(['text/event-stream; charset=utf-8', 'text/event-stream; charset=utf-16']), undefined);
+  assert.equal(repeatedContentType(['application/json; profile=A', 'application/json; profile=a']), undefined);
+  assert.equal(repeatedContentType(['application/json; a=1', 'application/json; b=1']), undefined);
+  assert.equal(repeatedContentType(['application/json', 'Application/JSON', 'text/html']), undefined);
+  // Unparsable values agree only with the same string (two unparsable strings are not one type).
+  assert.equal(repeatedContentType(['not a type', 'not a type']), 'not a type');
+  assert.equal(repeatedContentType(['not a type', 'also not']), undefined);
+  assert.equal(repeatedContentType(['application/json', 'not a type']), undefined);
+  assert.equal(repeatedContentType(['not a type', 'application/json']), undefined);
+});
