@@ -7,7 +7,8 @@
 // JSON stage needs (src/mcp/json-scan.ts documents them: top-level `jsonrpc`/`id` ranges,
 // `result`/`error` presence, `result.structuredContent` range, the ranges of
 // `result.isError`, `result.resultType` and of each `result.content` item's `text` and `type`
-// strings, `textMayHoldObject`, `numberMayBeLossy`). String contents, most of an MCP message, are skipped 16 bytes at a
+// strings, `textMayHoldObject`, `numberMayBeLossy`, member names read twice in one message
+// object). String contents, most of an MCP message, are skipped 16 bytes at a
 // time (a long string: 64) with SIMD compares (quote, backslash, control character); below
 // depth 2, compact members (`"key":"value",`) are read in one run, numbers and literals whole.
 //
@@ -87,7 +88,11 @@ const I_TYPE_CAPTURE: i32 = 50; // that value is a string being read
 const I_HAS_IS_ERROR: i32 = 51; // the last `result` has an `isError` member, range in F_IS_ERROR_*
 const I_HAS_RESULT_TYPE: i32 = 52; // the last `result` has a `resultType` member, range in F_RESULT_TYPE_*
 const I_HAS_METHOD: i32 = 53; // the top-level object has a `method` member (a message with it is no response)
-const I32_SLOTS: i32 = 56;
+// Repeated member names (src/mcp/json-scan.ts JsonScanSummary.repeatedName, namesDistinct, messageKeys):
+const I_NAMES_SEEN: i32 = 54; // BIT_* of the names read in the message object, the last `result` and the content item being read
+const I_NAME_FLAGS: i32 = 55; // NAMES_REPEATED, NAMES_UNPROVED
+const I_MESSAGE_KEYS: i32 = 56; // keys of the message objects as written (the top-level object, or each object element of a top-level array)
+const I32_SLOTS: i32 = 58;
 // Float64 slots (absolute byte offsets in the text).
 const F_CONSUMED: i32 = 0;
 const F_CAPTURE_START: i32 = 1;
@@ -124,6 +129,32 @@ const M_VALUE_START: i32 = 2;
 const M_VALUE_END: i32 = 3;
 const M_FIRST: i32 = 4;
 const M_ELEMENTS: i32 = 5;
+
+// Names whose repeat the scan tells exactly (I_NAMES_SEEN bits). A message object's: the
+// JSON-RPC 2.0 members (§4, §5), and BIT_OTHER for any other name: a second other name in
+// the same object cannot be told from a repeat without its bytes (the scan keeps none), so it
+// leaves the names unproved (NAMES_UNPROVED: the caller counts the parsed members), as a key
+// written with an escape does. Those of the last `result` and of the content item being read
+// that the rewrite reads (src/response/rewrite.ts, splice.ts).
+const BIT_JSONRPC: i32 = 1;
+const BIT_ID: i32 = 2;
+const BIT_RESULT: i32 = 4;
+const BIT_ERROR: i32 = 8;
+const BIT_METHOD: i32 = 16;
+const BIT_PARAMS: i32 = 32;
+const BIT_OTHER: i32 = 64;
+const BIT_SC: i32 = 1 << 8;
+const BIT_IS_ERROR: i32 = 1 << 9;
+const BIT_RESULT_TYPE: i32 = 1 << 10;
+const BIT_CONTENT: i32 = 1 << 11;
+const BIT_TEXT: i32 = 1 << 12;
+const BIT_TYPE: i32 = 1 << 13;
+const RESULT_BITS: i32 = BIT_SC | BIT_IS_ERROR | BIT_RESULT_TYPE | BIT_CONTENT;
+const ITEM_BITS: i32 = BIT_TEXT | BIT_TYPE;
+/** I_NAME_FLAGS: a name above was read twice in one object. */
+const NAMES_REPEATED: i32 = 1;
+/** I_NAME_FLAGS: a message key written with an escape, or a second other name in a message object. */
+const NAMES_UNPROVED: i32 = 2;
 
 const CONTENT_NONE: i32 = 0;
 const CONTENT_PENDING: i32 = 1; // `content` key read in `result`: its value is next
@@ -184,6 +215,7 @@ const NAME_ID: usize = memory.data<u8>([0x69, 0x64]);
 const NAME_RESULT: usize = memory.data<u8>([0x72, 0x65, 0x73, 0x75, 0x6c, 0x74]);
 const NAME_ERROR: usize = memory.data<u8>([0x65, 0x72, 0x72, 0x6f, 0x72]);
 const NAME_METHOD: usize = memory.data<u8>([0x6d, 0x65, 0x74, 0x68, 0x6f, 0x64]);
+const NAME_PARAMS: usize = memory.data<u8>([0x70, 0x61, 0x72, 0x61, 0x6d, 0x73]);
 /** `text` as a little-endian u32. */
 const TEXT_U32: u32 = 0x74786574;
 /** `true`, `null` and the first four bytes of `false` as little-endian u32s (the inline literal path of scanChunk). */
@@ -539,28 +571,44 @@ function keyDone(): void {
     const type = !keyEscaped && !text && keyIs(NAME_TYPE, 4);
     if (type && k < MAX_ITEMS) setI(I_ITEM_TYPE_BITS, getI(I_ITEM_TYPE_BITS) & ~(1 << k));
     setI(I_TYPE_PENDING, type ? 1 : 0);
+    if (!keyEscaped && (text || type)) nameSeen(text ? BIT_TEXT : BIT_TYPE);
     return;
   }
   if (depth == 2 && inResult) {
     if (keyEscaped) scEscapedKey = 1;
-    else if (keyIs(NAME_SC, MEMBER_KEY_MAX)) captureKey = 3;
-    else if (keyIs(NAME_IS_ERROR, 7)) captureKey = 4;
-    else if (keyIs(NAME_RESULT_TYPE, 10)) captureKey = 5;
-    else if (keyIs(NAME_CONTENT, 7)) {
+    else if (keyIs(NAME_SC, MEMBER_KEY_MAX)) {
+      captureKey = 3;
+      nameSeen(BIT_SC);
+    } else if (keyIs(NAME_IS_ERROR, 7)) {
+      captureKey = 4;
+      nameSeen(BIT_IS_ERROR);
+    } else if (keyIs(NAME_RESULT_TYPE, 10)) {
+      captureKey = 5;
+      nameSeen(BIT_RESULT_TYPE);
+    } else if (keyIs(NAME_CONTENT, 7)) {
+      nameSeen(BIT_CONTENT);
       resetContent();
       contentState = CONTENT_PENDING;
     }
     return;
   }
+  if (depth == 2 && top == TOP_ARRAY) {
+    // A key of an element of a top-level array (a batch's message).
+    messageKey();
+    return;
+  }
   if (depth != 1) return;
   captureKey = 0;
-  if (keyEscaped) {
+  const bit = messageKey();
+  if (bit == 0) {
     plainKeys = 0;
     return;
   }
-  if (keyIs(NAME_JSONRPC, 7)) captureKey = 1;
-  else if (keyIs(NAME_ID, 2)) captureKey = 2;
-  else if (keyIs(NAME_RESULT, 6)) {
+  if (bit == BIT_JSONRPC) captureKey = 1;
+  else if (bit == BIT_ID) captureKey = 2;
+  else if (bit == BIT_RESULT) {
+    // A new `result`: its names and its items' are read anew.
+    setI(I_NAMES_SEEN, getI(I_NAMES_SEEN) & ~(RESULT_BITS | ITEM_BITS));
     hasResult = 1;
     resultPending = 1;
     // A later `result` replaces an earlier one (JSON.parse: the last key wins).
@@ -571,8 +619,44 @@ function keyDone(): void {
     contentState = CONTENT_NONE;
     resetContent();
     setI(I_HAS_RESULT_END, 0);
-  } else if (keyIs(NAME_ERROR, 5)) hasError = 1;
-  else if (keyIs(NAME_METHOD, 6)) setI(I_HAS_METHOD, 1);
+  } else if (bit == BIT_ERROR) hasError = 1;
+  else if (bit == BIT_METHOD) setI(I_HAS_METHOD, 1);
+}
+
+/**
+ * The key just read is a member of a message object (the top-level object, or an object
+ * element of a top-level array): counted (I_MESSAGE_KEYS) and its name recorded (nameSeen).
+ * Returns its BIT_* (BIT_OTHER for a name that is none of the JSON-RPC members), 0 when it is
+ * written with an escape (its name unknown: NAMES_UNPROVED).
+ */
+function messageKey(): i32 {
+  setI(I_MESSAGE_KEYS, getI(I_MESSAGE_KEYS) + 1);
+  if (keyEscaped) {
+    setI(I_NAME_FLAGS, getI(I_NAME_FLAGS) | NAMES_UNPROVED);
+    return 0;
+  }
+  const bit = keyIs(NAME_JSONRPC, 7)
+    ? BIT_JSONRPC
+    : keyIs(NAME_ID, 2)
+      ? BIT_ID
+      : keyIs(NAME_RESULT, 6)
+        ? BIT_RESULT
+        : keyIs(NAME_ERROR, 5)
+          ? BIT_ERROR
+          : keyIs(NAME_METHOD, 6)
+            ? BIT_METHOD
+            : keyIs(NAME_PARAMS, 6)
+              ? BIT_PARAMS
+              : BIT_OTHER;
+  nameSeen(bit);
+  return bit;
+}
+
+/** Records name `bit` (BIT_*) as read in its object: a second time is NAMES_REPEATED (BIT_OTHER: NAMES_UNPROVED). */
+function nameSeen(bit: i32): void {
+  const seen = getI(I_NAMES_SEEN);
+  if (seen & bit) setI(I_NAME_FLAGS, getI(I_NAME_FLAGS) | (bit == BIT_OTHER ? NAMES_UNPROVED : NAMES_REPEATED));
+  else setI(I_NAMES_SEEN, seen | bit);
 }
 
 /**
@@ -734,6 +818,8 @@ function beginValue(b: i32, p: usize): i32 {
     } else if (depth == 2 && !stackKind(2) && tableCount <= MAX_MEMBERS) memberSet(M_ELEMENTS, load<i32>(memberField(M_ELEMENTS)) + 1);
   }
   if (depth == 1) {
+    // An element of a top-level array: a message of its own, whose names are read anew.
+    if (top == TOP_ARRAY) setI(I_NAMES_SEEN, 0);
     inResult = resultPending && b == 0x7b ? 1 : 0;
     resultPending = 0;
   } else if (contentState != CONTENT_NONE) {
@@ -742,7 +828,10 @@ function beginValue(b: i32, p: usize): i32 {
       contentState = contentState == CONTENT_PENDING && b == 0x5b ? CONTENT_OPEN : CONTENT_NONE;
       setI(I_CONTENT_ARRAY, contentState == CONTENT_OPEN ? 1 : 0);
     } else if (contentState == CONTENT_OPEN) {
-      if (depth == 3) setI(I_ITEM_COUNT, getI(I_ITEM_COUNT) + 1);
+      if (depth == 3) {
+        setI(I_ITEM_COUNT, getI(I_ITEM_COUNT) + 1);
+        setI(I_NAMES_SEEN, getI(I_NAMES_SEEN) & ~ITEM_BITS);
+      }
       else if (depth == 4 && getI(I_TEXT_PENDING)) {
         setI(I_TEXT_PENDING, 0);
         if (b == 0x22) {

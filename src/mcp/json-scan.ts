@@ -92,7 +92,8 @@ export type ByteRange = readonly [start: number, end: number];
 
 /**
  * Facts about the members of a top-level object (a JSON-RPC message), by key as written.
- * Duplicate keys: the last one wins, as in `JSON.parse`.
+ * Duplicate keys: the last one wins, as in `JSON.parse` (whether a name repeats: the summary's
+ * {@link JsonScanSummary.repeatedName}).
  */
 export interface TopMembers {
   /** Range of the last `jsonrpc` value. */
@@ -176,6 +177,24 @@ export interface JsonScanSummary {
    * `hasLossyNumber` check can be skipped.
    */
   readonly numberMayBeLossy: boolean;
+  /**
+   * A name was read twice in one object among those the scan tells exactly: in a message
+   * object (the top-level object, or an object element of a top-level array) `jsonrpc`, `id`,
+   * `method`, `params`, `result`, `error`; in the last `result` `content`,
+   * `structuredContent`, `isError`, `resultType`; in one of its `content` items `text`,
+   * `type`. Keys written with an escape are not compared. Exact: true proves a repeat.
+   */
+  readonly repeatedName: boolean;
+  /**
+   * The scan proves that no message object repeats a name: none is {@link repeatedName}, no
+   * message key is written with an escape, and no message object has two names outside the
+   * JSON-RPC members (the scan keeps no key bytes to compare them). False: a repeat, or the
+   * caller counts the parsed members against {@link messageKeys}
+   * (mcp/repeated-names.ts repeatsMemberName).
+   */
+  readonly namesDistinct: boolean;
+  /** Keys of the message objects as written, escaped ones and repeats included. */
+  readonly messageKeys: number;
 }
 
 export type JsonScanResult = JsonScanSummary | JsonScanFailure;
@@ -228,8 +247,10 @@ const I_ITEM_TYPE_BITS = 48;
 const I_HAS_IS_ERROR = 51;
 const I_HAS_RESULT_TYPE = 52;
 const I_HAS_METHOD = 53;
+const I_NAME_FLAGS = 55;
+const I_MESSAGE_KEYS = 56;
 /** Int32 slots (8 of them, from 40, carry the bytes of the key being read). */
-const I32_SLOTS = 56;
+const I32_SLOTS = 58;
 const F_CAPTURE_START = 1;
 const F_JSONRPC_START = 2;
 const F_JSONRPC_END = 3;
@@ -249,6 +270,8 @@ const F64_SLOTS = 80;
 /** Items of `result.content` whose `text` and `type` ranges the scan keeps (assembly/json-scan.ts MAX_ITEMS); the scan-based rewrites decline a result with more. */
 export const SCAN_CONTENT_ITEMS = 16;
 
+/** I_NAME_FLAGS bit (assembly/json-scan.ts NAMES_REPEATED; the other, NAMES_UNPROVED, only clears `namesDistinct`). */
+const NAMES_REPEATED = 1;
 const FAIL_SYNTAX = 1;
 const FAIL_DEPTH = 2;
 const TOP_OBJECT = 1;
@@ -403,6 +426,7 @@ export class JsonScanner {
     const topKind = i32[s + I_TOP];
     const top = topKind === TOP_OBJECT ? 'object' : topKind === TOP_ARRAY ? 'array' : 'scalar';
     const hasResult = i32[s + I_HAS_RESULT] === 1;
+    const nameFlags = i32[s + I_NAME_FLAGS]!;
     this.summary = {
       ok: true,
       depth: i32[s + I_MAX_SEEN_DEPTH]!,
@@ -427,6 +451,9 @@ export class JsonScanner {
           : undefined,
       textMayHoldObject: i32[s + I_TEXT_MAY_HOLD_OBJECT] === 1,
       numberMayBeLossy: i32[s + I_NUMBER_MAY_BE_LOSSY] === 1,
+      repeatedName: (nameFlags & NAMES_REPEATED) !== 0,
+      namesDistinct: nameFlags === 0,
+      messageKeys: i32[s + I_MESSAGE_KEYS]!,
     };
     return this.summary;
   }

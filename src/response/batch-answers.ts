@@ -36,6 +36,7 @@ import type { RpcIdRef } from '../exchange.js';
 import { isJsonObject } from '../mcp/extract.js';
 import { exactDecimal } from '../mcp/json-numbers.js';
 import { writtenIdRanges } from '../mcp/written-ids.js';
+import { textRepeatsMemberName } from '../mcp/repeated-names.js';
 import { claimsResponse, hasResponseMembers } from './rewrite.js';
 
 /**
@@ -80,8 +81,10 @@ export class BatchAnswers {
   /**
    * Marks the requests that the event data `data` (its text, or its UTF-8 bytes) answers: a
    * response, or an array of messages holding responses ({@link takeMessage}). Data that is not
-   * JSON changes nothing (`waiting`, or `done` when nothing is left). Errors: none thrown. The
-   * caller has checked the data against the structure bounds (max_json_depth, max_json_nodes).
+   * JSON changes nothing (`waiting`, or `done` when nothing is left). A response, or an array
+   * holding one, whose message repeats a member name (mcp/repeated-names.ts) is `foreign`.
+   * Errors: none thrown. The caller has checked the data against the structure bounds
+   * (max_json_depth, max_json_nodes).
    */
   take(data: string | Buffer): BatchTake {
     let message: unknown;
@@ -90,7 +93,12 @@ export class BatchAnswers {
     } catch {
       return this.left === 0 ? 'done' : 'waiting';
     }
-    return this.takeMessage(message, data);
+    const taken = this.takeMessage(message, data);
+    // A response, or an array holding one, whose message repeats a member name: no answer, as
+    // on a single request's stream (mcp/repeated-names.ts). One more scan of the data, for
+    // these events only (a JSON body's answer is scanned as it arrives: json-stage.ts).
+    if (taken !== 'foreign' && holdsResponse(message) && textRepeatsMemberName(typeof data === 'string' ? Buffer.from(data, 'utf8') : data, message)) return 'foreign';
+    return taken;
   }
 
   /**
@@ -154,6 +162,12 @@ export class BatchAnswers {
     this.left--;
     return true;
   }
+}
+
+/** `message` is a response (rewrite.ts claimsResponse) or an array holding one. */
+function holdsResponse(message: unknown): boolean {
+  if (Array.isArray(message)) return message.some((m) => isJsonObject(m) && claimsResponse(m));
+  return isJsonObject(message) && claimsResponse(message);
 }
 
 /** What a message did to a batch's awaited responses ({@link BatchAnswers.takeMessage}). */

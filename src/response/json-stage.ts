@@ -33,6 +33,7 @@ import { mayRewrite, rewriteScanned, spliceScanned } from './scanned-message.js'
 import { isRequestId, jsonValueIs } from './json-value-at.js';
 import { bodyRewriteFits, recordLiftSkippedForRoom } from './rewrite-room.js';
 import { BatchAnswers } from './batch-answers.js';
+import { repeatsMemberName, type NameFacts } from '../mcp/repeated-names.js';
 
 export interface UpstreamBody {
   statusCode: number;
@@ -60,6 +61,12 @@ export interface UpstreamResponse {
  * parse path's exact bytes; issue 5, the (c) rewrite path), and a text copy of
  * `structuredContent` the scan can tell is deduped so too (dedupe-splice.ts, the (b) path).
  * Otherwise the body is parsed and checked as before.
+ *
+ * A message (or a batch's element) that repeats a member name is `upstream_not_mcp`, whatever
+ * else it is (mcp/repeated-names.ts: hosts' parsers read a repeat differently, so
+ * `"id":999,"id":1` would be request 1's answer here and request 999's for a host that keeps
+ * the first member): told by the scan for the names it compares, else by counting the parsed
+ * members (the fast path above is taken only when the scan proves no repeat).
  *
  * A rewritten body longer than `max_response_bytes` (a lift of a short text: rewrite-room.ts)
  * is not sent: the seller's body goes out unchanged, outcome `ok`, `text_not_lifted:
@@ -98,16 +105,19 @@ function answerFromBody(exchange: Exchange, reply: FastifyReply, res: UpstreamRe
   }
   const notMcp = notMcpError(exchange, res, seller);
   const scan = scanner.end();
-  if (!scan.ok) {
+  // A message repeating a member name (`"id":999,"id":1`) is no answer, whichever member a
+  // host's parser keeps (mcp/repeated-names.ts); told by the scan here, from the parsed
+  // message below when the scan cannot tell.
+  if (!scan.ok || scan.repeatedName) {
     answerWithLocalError(exchange, reply, notMcp);
     return;
   }
   // A batch's answer: checked against its request ids, never rewritten (answerBatch).
   if (exchange.rpc.kind === 'batch') {
-    answerBatch(exchange, reply, res, hooks, body, notMcp);
+    answerBatch(exchange, reply, res, hooks, body, scan, notMcp);
     return;
   }
-  if (scan.members !== undefined && scan.members.plainKeys && !hooks.wantsResponseMessage) {
+  if (scan.members !== undefined && scan.members.plainKeys && scan.namesDistinct && !hooks.wantsResponseMessage) {
     if (!answersExchange(exchange, body, scan.members)) {
       answerWithLocalError(exchange, reply, notMcp);
       return;
@@ -142,7 +152,7 @@ function answerFromBody(exchange: Exchange, reply: FastifyReply, res: UpstreamRe
   }
   // A request is answered by the response carrying its id, nothing else: a wrong id, a
   // batch for a single request (the host would wait for its id until it times out).
-  if (!isJsonRpcPayload(message) || (exchange.rpc.kind === 'request' && !isResponseToExchange(exchange, message, body, scan.members))) {
+  if (!isJsonRpcPayload(message) || repeatsMemberName(scan, message) || (exchange.rpc.kind === 'request' && !isResponseToExchange(exchange, message, body, scan.members))) {
     answerWithLocalError(exchange, reply, notMcp);
     return;
   }
@@ -183,7 +193,8 @@ function answerFromBody(exchange: Exchange, reply: FastifyReply, res: UpstreamRe
  * resuming a stream associated with a previous client request"; the GET stream carries none),
  * so a request left out is never answered and its host waits until its own timeout (JSON-RPC
  * 2.0 §6: "A Response object SHOULD exist for each Request object"). A batch of notifications
- * and host responses only has no request: any response answers none.
+ * and host responses only has no request: any response answers none. An element repeating a
+ * member name (`names`: the body's scan; mcp/repeated-names.ts) makes the answer this error too.
  *
  * Source: a new user's trial, 2026-12-03, and a reviewer: `[r1, r2, r999, r1]` answering a
  * batch of requests 1 and 2, and a lone object answering only id 1, reached the host, logged
@@ -191,7 +202,7 @@ function answerFromBody(exchange: Exchange, reply: FastifyReply, res: UpstreamRe
  * of the body (as before for an array), plus one walk of its bytes when a response id is a
  * number; batches only (a single request's answer never comes here).
  */
-function answerBatch(exchange: Exchange, reply: FastifyReply, res: UpstreamResponse, hooks: PipelineHooks, body: Buffer, notMcp: LocalErrorInput): void {
+function answerBatch(exchange: Exchange, reply: FastifyReply, res: UpstreamResponse, hooks: PipelineHooks, body: Buffer, names: NameFacts, notMcp: LocalErrorInput): void {
   const message = parseBody(body);
   if (message === NOT_JSON) {
     answerWithLocalError(exchange, reply, notMcp);
@@ -200,7 +211,8 @@ function answerBatch(exchange: Exchange, reply: FastifyReply, res: UpstreamRespo
   // A resumed batch's stream may not know its ids (exchange.ts batchRequestIds), but a JSON
   // answer to a resume is refused before this stage (pipeline.ts): every POSTed batch has them.
   const ids = exchange.rpc.batchRequestIds;
-  if (!isJsonRpcPayload(message) || (ids !== undefined && new BatchAnswers(ids).takeMessage(message, body) !== 'done')) {
+  // An element repeating a member name is no message (mcp/repeated-names.ts), as a single answer that does.
+  if (!isJsonRpcPayload(message) || repeatsMemberName(names, message) || (ids !== undefined && new BatchAnswers(ids).takeMessage(message, body) !== 'done')) {
     answerWithLocalError(exchange, reply, notMcp);
     return;
   }

@@ -21,7 +21,12 @@
  *
  * - On a request's stream, a message with `result` or `error` that is not the response to the
  *   request (isForeignResponse: another id, no id, both members, a `method` beside them
- *   included), or a batch holding one: verdict `foreign`, never forwarded.
+ *   included), or a batch holding one: verdict `foreign`, never forwarded. So is such a
+ *   message that repeats a member name (mcp/repeated-names.ts: `"id":999,"id":1` is the
+ *   response to 1 as `JSON.parse` reads it, to 999 for a host that keeps the first member),
+ *   the request's own id included, or a batch holding a response and a repeat: told by the
+ *   scan, or by counting the parsed members when it cannot tell (the unparsed path is taken
+ *   only when it proves no repeat). A request or notification is not judged by its names.
  * - On the standalone GET stream (`rpc.kind` 'none'), any response ({@link isUnsolicitedResponse}),
  *   or an array holding one: verdict `unsolicited`, never forwarded (standaloneVerdict).
  *
@@ -31,7 +36,8 @@
 import type { Exchange } from '../exchange.js';
 import { checkJsonBounds } from '../mcp/json-bounds.js';
 import { CR, LBRACE, LBRACKET, LF, SPACE, TAB } from '../mcp/json-bytes.js';
-import { scanJson, type TopMembers } from '../mcp/json-scan.js';
+import { scanJson, type JsonScanSummary, type TopMembers } from '../mcp/json-scan.js';
+import { repeatsMemberName, type NameFacts } from '../mcp/repeated-names.js';
 import { isJsonObject } from '../mcp/extract.js';
 import { claimsResponse, isResponseToExchange, matchesRequestAsParsed } from './rewrite.js';
 import { mayRewrite, rewriteScanned, spliceScanned } from './scanned-message.js';
@@ -116,29 +122,38 @@ export function inspectEventData(exchange: Exchange, data: string | undefined, o
   const members = scan.members;
   if (exchange.rpc.kind === 'none') return standaloneVerdict(text, bytes, members);
   // Only an object can be a response (isResponseToExchange), or hold it: a batch.
-  if (members === undefined) return batchVerdict(exchange, text, bytes);
+  if (members === undefined) return batchVerdict(exchange, text, bytes, scan);
   if (members.plainKeys && !opts.wantsMessage) {
     if (!(members.hasResult || members.hasError)) return { kind: 'forward', bytes };
+    // A response repeating a member name (mcp/repeated-names.ts), whatever its id: `foreign`.
+    if (scan.repeatedName) return { kind: 'foreign', dataBytes: bytes.length };
     // Another id (json-value-at.ts isRequestId: exactly, a number as written), no id, both
     // `result` and `error`, or a `method` beside them (whatever the id: isForeignResponse):
     // parsed below, and never forwarded.
-    if ((members.hasResult && members.hasError) || members.hasMethod || !isRequestId(bytes, members.id, exchange.rpc)) return parsedVerdict(exchange, JSON.parse(text()), bytes, members);
-    if (!mayRewrite(exchange, scan)) return unchangedResponse(bytes, undefined);
-    const spliced = spliceScanned(exchange, bytes, scan);
-    if (spliced !== undefined) {
-      const changed = spliced.action !== 'none';
-      return { kind: 'response', out: spliced.out, dataBytes: bytes.length, changed, action: spliced.action, message: undefined, bytes, sellerMessage: undefined };
+    if ((members.hasResult && members.hasError) || members.hasMethod || !isRequestId(bytes, members.id, exchange.rpc)) return parsedVerdict(exchange, JSON.parse(text()), bytes, scan);
+    if (scan.namesDistinct) {
+      if (!mayRewrite(exchange, scan)) return unchangedResponse(bytes, undefined);
+      const spliced = spliceScanned(exchange, bytes, scan);
+      if (spliced !== undefined) {
+        const changed = spliced.action !== 'none';
+        return { kind: 'response', out: spliced.out, dataBytes: bytes.length, changed, action: spliced.action, message: undefined, bytes, sellerMessage: undefined };
+      }
     }
   }
   const message: unknown = JSON.parse(text());
-  if (!isResponseToExchange(exchange, message, bytes, members)) return parsedVerdict(exchange, message, bytes, members);
+  if (!isResponseToExchange(exchange, message, bytes, members) || repeatsMemberName(scan, message)) return parsedVerdict(exchange, message, bytes, scan);
   const { rewritten, out } = rewriteScanned(exchange, message, bytes, scan);
   return { kind: 'response', out, dataBytes: bytes.length, changed: rewritten.changed, action: rewritten.action, message: rewritten.message, bytes, sellerMessage: message };
 }
 
-/** The verdict for a message parsed from `bytes` (scan members `members`) that is not the response to the request: `foreign` or `forward`. */
-function parsedVerdict(exchange: Exchange, message: unknown, bytes: Buffer, members: TopMembers | undefined): EventDataVerdict {
-  return isForeignResponse(exchange, message, bytes, members) ? { kind: 'foreign', dataBytes: bytes.length } : { kind: 'forward', bytes };
+/**
+ * The verdict for a message parsed from `bytes` (its scan `scan`) that is not the response to
+ * the request, or repeats a member name: `foreign` when it claims a response
+ * (isForeignResponse, or a response repeating a name: mcp/repeated-names.ts), else `forward`.
+ */
+function parsedVerdict(exchange: Exchange, message: unknown, bytes: Buffer, scan: JsonScanSummary): EventDataVerdict {
+  const foreign = isForeignResponse(exchange, message, bytes, scan.members) || (isJsonObject(message) && claimsResponse(message) && repeatsMemberName(scan, message));
+  return foreign ? { kind: 'foreign', dataBytes: bytes.length } : { kind: 'forward', bytes };
 }
 
 /**
@@ -217,14 +232,15 @@ export function isForeignResponse(exchange: Exchange, message: unknown, bytes: B
  * element that is not an object (a nested array) makes the array `foreign`: no JSON-RPC
  * message (test/regressions/sse-nested-array-response-forwarded.test.ts).
  */
-function batchVerdict(exchange: Exchange, text: () => string, bytes: Buffer): EventDataVerdict {
+function batchVerdict(exchange: Exchange, text: () => string, bytes: Buffer, names: NameFacts): EventDataVerdict {
   if (exchange.rpc.kind !== 'request' || firstByte(bytes) !== LBRACKET) return { kind: 'forward', bytes };
   const message: unknown = JSON.parse(text());
   if (!Array.isArray(message)) return { kind: 'forward', bytes };
   const held = batchResponses(exchange, message, bytes);
   // No batches in the host's revision (2025-06-18 on): an array holding a response, the
-  // request's own included, is no message a client of that revision reads.
-  if (held === 'foreign' || (held === 'response' && !hasBatches(exchange.protocolVersion))) return { kind: 'foreign', dataBytes: bytes.length };
+  // request's own included, is no message a client of that revision reads. An array holding
+  // a response and an element repeating a member name (mcp/repeated-names.ts): no answer.
+  if (held === 'foreign' || (held === 'response' && (!hasBatches(exchange.protocolVersion) || repeatsMemberName(names, message)))) return { kind: 'foreign', dataBytes: bytes.length };
   return held === 'response' ? unchangedResponse(bytes, message) : { kind: 'forward', bytes };
 }
 

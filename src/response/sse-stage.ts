@@ -83,10 +83,14 @@
  * (no request either), one with `result` or `error` and no `id`, or both of them (no response
  * either: JSON-RPC 2.0 §5; rewrite.ts claimsResponse; its block is parsed, never raw:
  * sse-raw-events.ts withResponsesParsed), and an array holding such a response, the request's
- * own response in it or not. Reported failures: test/regressions/sse-response-for-another-id.test.ts,
+ * own response in it or not; and a response, or an array holding one, whose message repeats a
+ * member name (mcp/repeated-names.ts; on a batch's stream, batch-answers.ts take), whatever
+ * its id: a host whose parser keeps the first of two `id` members routes it elsewhere.
+ * Reported failures: test/regressions/sse-response-for-another-id.test.ts,
  * sse-method-and-result-for-another-id-forwarded.test.ts,
  * sse-batch-shaped-response-for-another-id-forwarded.test.ts,
- * sse-result-and-error-without-id-forwarded.test.ts (a reviewer, 2026-12-03). On a batch's stream (MCP
+ * sse-result-and-error-without-id-forwarded.test.ts (a reviewer, 2026-12-03),
+ * response-with-repeated-id-member-accepted.test.ts. On a batch's stream (MCP
  * 2025-03-26), a response for an id that is not one of the batch's request ids, or a second
  * response for an id (batch-answers.ts: one more than the batch holds requests with it), ends
  * the stream so, with the error for id null; the events before it have gone out, the

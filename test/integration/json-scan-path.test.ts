@@ -68,13 +68,14 @@ describe('JSON stage: scan-decided fast path and its fallbacks', () => {
     assert.equal(pretty.result.content[0]!.text, `Result in structuredContent (${JSON.stringify(sc, null, 2).length} bytes): products[1], total.`);
   });
 
-  test('a text equal to an earlier, replaced structuredContent is not a copy (duplicate keys: the last wins)', async () => {
-    // Longer than a summary, so that a copy would be replaced.
+  test('a result with two structuredContent members is no answer: upstream_not_mcp, the text never deduped', async () => {
+    // Longer than a summary, so that a copy would be replaced. Before repeated names were refused
+    // (test/regressions/response-with-repeated-id-member-accepted.test.ts), the text, a copy of the
+    // first (replaced) structuredContent, was kept: the last member wins, as in JSON.parse.
     const note = 'A note long enough that a copy of this object is longer than its summary.';
     const first = `{"a":1,"note":"${note}"}`;
     body = `{"jsonrpc":"2.0","id":11,"result":{"structuredContent":${first},"content":[{"type":"text","text":${JSON.stringify(first)}}],"structuredContent":{"a":2,"note":"${note}"}}}`;
-    const r = (await call(11)).json() as { result: { content: { text: string }[] } };
-    assert.equal(r.result.content[0]!.text, first, 'kept: it is not a copy of {"a":2,...}');
+    assert.equal(toolErr((await call(11)).json()).details.reason, 'upstream_not_mcp');
   });
 
   test('an exact copy whose decoded text outgrows the limit is not a copy (found in review: invalid UTF-8 decodes to 3-byte U+FFFD)', async () => {

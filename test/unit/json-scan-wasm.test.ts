@@ -45,7 +45,15 @@ class Stop {
 const isDigit = (c: number): boolean => c >= 0x30 && c <= 0x39;
 const isHex = (c: number): boolean => isDigit(c) || ((c | 0x20) >= 0x61 && (c | 0x20) <= 0x66);
 const SIMPLE_ESCAPES = new Set([0x22, 0x5c, 0x2f, 0x62, 0x66, 0x6e, 0x72, 0x74]);
-type Role = 'top' | 'result' | 'content' | 'item' | 'none';
+type Role = 'top' | 'element' | 'result' | 'content' | 'item' | 'none';
+/** Names whose repeat the scan tells exactly, by the role of their object (json-scan.ts JsonScanSummary.repeatedName). */
+const MESSAGE_NAMES = new Set(['jsonrpc', 'id', 'method', 'params', 'result', 'error']);
+const TOLD_NAMES: Partial<Record<Role, ReadonlySet<string>>> = {
+  top: MESSAGE_NAMES,
+  element: MESSAGE_NAMES,
+  result: new Set(['content', 'structuredContent', 'isError', 'resultType']),
+  item: new Set(['text', 'type']),
+};
 
 function reference(b: Uint8Array, limits: JsonScanLimits): JsonScanResult {
   const n = b.length;
@@ -69,6 +77,9 @@ function reference(b: Uint8Array, limits: JsonScanLimits): JsonScanResult {
     isError: undefined as ByteRange | undefined,
     resultType: undefined as ByteRange | undefined,
     content: undefined as ContentItems | undefined,
+    repeatedName: false,
+    namesUnproved: false,
+    messageKeys: 0,
     // The `content` array being read:
     count: 0,
     itemsPlain: true,
@@ -160,9 +171,19 @@ function reference(b: Uint8Array, limits: JsonScanLimits): JsonScanResult {
       i++;
       return;
     }
+    const told = TOLD_NAMES[role];
+    const message = role === 'top' || role === 'element';
+    const seen = new Set<string>();
+    let others = 0;
     for (;;) {
       if (peek() !== 0x22) syntax(i);
       const key = readString(true);
+      if (message) m.messageKeys++;
+      if (message && key.escaped) m.namesUnproved = true;
+      else if (!key.escaped && told?.has(key.raw)) {
+        if (seen.has(key.raw)) m.repeatedName = true;
+        seen.add(key.raw);
+      } else if (message && ++others === 2) m.namesUnproved = true;
       skipWs();
       if (peek() !== 0x3a) syntax(i);
       i++;
@@ -223,7 +244,7 @@ function reference(b: Uint8Array, limits: JsonScanLimits): JsonScanResult {
     }
     for (;;) {
       if (role === 'content') m.count++;
-      readValue(role === 'content' ? 'item' : 'none', false);
+      readValue(role === 'content' ? 'item' : role === 'top' ? 'element' : 'none', false);
       skipWs();
       const c = peek();
       if (c === 0x5d) {
@@ -314,6 +335,9 @@ function reference(b: Uint8Array, limits: JsonScanLimits): JsonScanResult {
         : undefined,
     textMayHoldObject: textMay,
     numberMayBeLossy: lossy,
+    repeatedName: m.repeatedName,
+    namesDistinct: !m.repeatedName && !m.namesUnproved,
+    messageKeys: m.messageKeys,
   };
 }
 
@@ -334,6 +358,11 @@ function crossCheckReference(bytes: Buffer, ref: JsonScanResult, label: string):
   const v = parsed.value;
   const isObject = v !== null && typeof v === 'object' && !Array.isArray(v);
   assert.equal(ref.top, isObject ? 'object' : Array.isArray(v) ? 'array' : 'scalar', label);
+  // The message objects' keys as written against the parsed ones: fewer parsed only with a repeat.
+  const ownKeys = (x: unknown): number => (x !== null && typeof x === 'object' && !Array.isArray(x) ? Object.keys(x).length : 0);
+  const parsedKeys = Array.isArray(v) ? v.reduce((sum: number, e) => sum + ownKeys(e), 0) : ownKeys(v);
+  assert.ok(parsedKeys <= ref.messageKeys, `message keys: ${label}`);
+  if (ref.namesDistinct) assert.equal(parsedKeys, ref.messageKeys, `names distinct: ${label}`);
   if (!isObject || !ref.members!.plainKeys) return;
   const o = v as Record<string, unknown>;
   const slice = (range: ByteRange | undefined): unknown => (range === undefined ? undefined : JSON.parse(bytes.subarray(range[0], range[1]).toString('utf8')));
@@ -566,6 +595,9 @@ test('differential: 4,000 generated texts (depths 0..8, half mutated) equal the 
   let valid = 0;
   let bounded = 0;
   let withItemTexts = 0;
+  let repeated = 0;
+  let unproved = 0;
+  let arrayMessageKeys = 0;
   const depthsSeen = new Set<number>();
   for (let k = 0; k < 4000; k++) {
     const target = k % 9;
@@ -582,6 +614,9 @@ test('differential: 4,000 generated texts (depths 0..8, half mutated) equal the 
       valid++;
       depthsSeen.add(ref.depth);
       if (ref.members?.content?.texts.some((t) => t !== undefined)) withItemTexts++;
+      if (ref.repeatedName) repeated++;
+      else if (!ref.namesDistinct) unproved++;
+      if (ref.top === 'array' && ref.messageKeys > 0) arrayMessageKeys++;
     }
     const limits = randomLimits(r, ref);
     const lref = check(bytes, limits, [randomCuts(r, bytes.length)], label);
@@ -590,7 +625,40 @@ test('differential: 4,000 generated texts (depths 0..8, half mutated) equal the 
   assert.ok(valid > 1900, `valid: ${valid}`);
   assert.ok(bounded > 600, `bound failures: ${bounded}`);
   assert.ok(withItemTexts > 300, `valid texts with result.content item text ranges: ${withItemTexts}`);
+  assert.ok(repeated > 100 && unproved > 100 && arrayMessageKeys > 100, `repeated names: ${repeated}, unproved: ${unproved}, arrays of objects: ${arrayMessageKeys}`);
   for (let d = 0; d <= 8; d++) assert.ok(depthsSeen.has(d), `depth ${d} generated`);
+});
+
+test('repeated member names: the cases of mcp/repeated-names.ts, whole and cut at every offset', () => {
+  const R = '"result":{"content":[{"type":"text","text":"a"}]}';
+  const cases: Array<[string, { repeatedName: boolean; namesDistinct: boolean; messageKeys: number }]> = [
+    [`{"jsonrpc":"2.0","id":1,${R}}`, { repeatedName: false, namesDistinct: true, messageKeys: 3 }],
+    [`{"jsonrpc":"2.0","id":999,"id":1,${R}}`, { repeatedName: true, namesDistinct: false, messageKeys: 4 }],
+    [`{"jsonrpc":"2.0","id":1,${R},${R}}`, { repeatedName: true, namesDistinct: false, messageKeys: 4 }],
+    [`{"jsonrpc":"2.0","jsonrpc":"2.0","method":"m","params":{},"params":{}}`, { repeatedName: true, namesDistinct: false, messageKeys: 5 }],
+    // An escaped key, or a second name outside the JSON-RPC members: the scan cannot tell.
+    [`{"jsonrpc":"2.0","id":999,"\\u0069d":1,${R}}`, { repeatedName: false, namesDistinct: false, messageKeys: 4 }],
+    [`{"jsonrpc":"2.0","id":1,"x":1,"y":2,${R}}`, { repeatedName: false, namesDistinct: false, messageKeys: 5 }],
+    [`{"jsonrpc":"2.0","id":1,"x":1,${R}}`, { repeatedName: false, namesDistinct: true, messageKeys: 4 }],
+    // Inside result and its content items; the same names elsewhere are not compared.
+    ['{"id":1,"result":{"isError":false,"isError":true}}', { repeatedName: true, namesDistinct: false, messageKeys: 2 }],
+    ['{"id":1,"result":{"content":[{"text":"a","text":"b"}]}}', { repeatedName: true, namesDistinct: false, messageKeys: 2 }],
+    ['{"id":1,"result":{"content":[{"text":"a"},{"text":"b","type":"text"}]}}', { repeatedName: false, namesDistinct: true, messageKeys: 2 }],
+    ['{"id":1,"result":{"a":1,"a":2,"structuredContent":{"b":1,"b":2}},"error":{"code":1,"code":2}}', { repeatedName: false, namesDistinct: true, messageKeys: 3 }],
+    // A batch: each element's names apart.
+    [`[{"jsonrpc":"2.0","id":1,${R}},{"jsonrpc":"2.0","id":2,${R}}]`, { repeatedName: false, namesDistinct: true, messageKeys: 6 }],
+    [`[{"jsonrpc":"2.0","id":1,${R}},{"jsonrpc":"2.0","id":3,"id":2,${R}}]`, { repeatedName: true, namesDistinct: false, messageKeys: 7 }],
+    ['[[{"id":1,"id":2}],{"x":1},{"x":2}]', { repeatedName: false, namesDistinct: true, messageKeys: 2 }],
+    ['"id"', { repeatedName: false, namesDistinct: true, messageKeys: 0 }],
+  ];
+  for (const [text, expected] of cases) {
+    const bytes = Buffer.from(text);
+    const cuts = Array.from({ length: bytes.length + 1 }, (_, k) => [k]);
+    const got = check(bytes, NO_LIMITS, cuts, text);
+    crossCheckReference(bytes, got, text);
+    assert.ok(got.ok, text);
+    assert.deepEqual({ repeatedName: got.repeatedName, namesDistinct: got.namesDistinct, messageKeys: got.messageKeys }, expected, text);
+  }
 });
 
 test('fast path (depth >= 3) and generic path agree: the same value wrapped in 0..6 arrays or objects', () => {
