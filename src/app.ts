@@ -70,10 +70,10 @@ export async function buildApp(config: GatewayConfig, opts: BuildAppOptions = {}
 
   const app = Fastify({
     // A request the HTTP parser rejects (an oversized head, a malformed request) is refused
-    // like any other, in JSON-RPC (errors/client-error.ts), not with Fastify's own body.
+    // like any other, in JSON-RPC (errors/client-error.ts), not with Fastify's own body;
+    // after the answers to the connection's earlier, pipelined requests (RFC 9112 §9.3.2).
     clientErrorHandler: (err: Error & { code?: string }, socket) => {
-      const refused = answerClientError(err, socket);
-      if (refused !== undefined) clientRefused(refused.reason, refused.statusCode, err.code);
+      answerClientError(err, socket, (reason, status) => clientRefused(reason, status, err.code));
     },
     loggerInstance: logger as FastifyBaseLogger,
     // One log line per exchange comes from the handler; Fastify's own request lines are off.

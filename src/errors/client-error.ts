@@ -5,7 +5,9 @@
  * socket, which is then closed (the parser's state is lost). Reasons: an oversized request
  * head -> 431 `request_header_too_large`; the request not received in time -> 408
  * `request_timeout`; anything else the parser rejects -> 400 `malformed_http`. A reset
- * connection, or one no longer writable, gets nothing.
+ * connection, or one no longer writable, gets nothing. On a connection whose earlier requests
+ * still have answers due (HTTP/1.1 pipelining), the refusal waits for them: they go out
+ * first, in order (RFC 9112 §9.3.2; earlier-answers.ts).
  *
  * Reported failure: a host whose headers were over 16 KiB got Fastify's own body
  * (`{"error":"Request Header Fields Too Large",...}`, no JSON-RPC error to read) and the
@@ -15,6 +17,7 @@ import { STATUS_CODES, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { requestRefusal } from '../mcp/local-error.js';
 import type { RefusalReason } from './codes.js';
+import { afterEarlierAnswers } from './earlier-answers.js';
 
 /** The refusals made for a request Node's HTTP server rejected. */
 export type ClientErrorReason = Extract<RefusalReason, 'request_header_too_large' | 'request_timeout' | 'malformed_http'>;
@@ -32,16 +35,43 @@ const MESSAGES: Readonly<Record<ClientErrorReason, string>> = {
   malformed_http: 'Bad request: the HTTP request is malformed.',
 };
 
+/** Called with the refusal once it is written (for its log line and count). */
+export type ClientErrorRefused = (reason: ClientErrorReason, statusCode: number) => void;
+
 /**
- * Writes the refusal for `err` on `socket` and closes it; returns the reason and status, or
- * undefined when nothing could be written (a reset or unwritable connection, closed as it is).
+ * Connections refused, or whose refusal waits for the answers before it. Node's parser stays
+ * failed: it reports every later chunk the host sends, and the connection's request timeout,
+ * as another `clientError`; the connection gets one refusal.
  */
-export function answerClientError(err: Error & { code?: string }, socket: Duplex): { reason: ClientErrorReason; statusCode: number } | undefined {
-  if (err.code === 'ECONNRESET' || socket.destroyed || !socket.writable) {
+const refusedConnections = new WeakSet<Duplex>();
+
+/**
+ * Writes the refusal for `err` on `socket` (a connection of Node's HTTP server, from its
+ * `clientError` event) and closes it: at once, or once the answers to the connection's
+ * earlier requests are all written (earlier-answers.ts). Calls `refused` when it is written;
+ * never when nothing could be written (a reset or unwritable connection, closed as it is;
+ * a connection that died before its turn), nor for a connection refused already.
+ */
+export function answerClientError(err: Error & { code?: string }, socket: Duplex, refused: ClientErrorRefused): void {
+  if (err.code === 'ECONNRESET' || socket.destroyed) {
+    socket.destroy();
+    return;
+  }
+  if (refusedConnections.has(socket)) return;
+  refusedConnections.add(socket);
+  afterEarlierAnswers(socket, () => {
+    const written = writeRefusal(err.code, socket);
+    if (written !== undefined) refused(written.reason, written.statusCode);
+  });
+}
+
+/** Writes the refusal for a `clientError` of `code` on `socket` and closes it; undefined when it cannot be written (closed as it is). */
+function writeRefusal(code: string | undefined, socket: Duplex): { reason: ClientErrorReason; statusCode: number } | undefined {
+  if (socket.destroyed || !socket.writable) {
     socket.destroy();
     return undefined;
   }
-  const reason = clientErrorReason(err.code);
+  const reason = clientErrorReason(code);
   const { statusCode, body } = requestRefusal(reason, null, MESSAGES[reason]);
   const json = JSON.stringify(body);
   const head =

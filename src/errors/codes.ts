@@ -309,20 +309,20 @@ export const REFUSALS = {
   request_header_too_large: {
     statusCode: 431,
     jsonRpcCode: JSONRPC_INVALID_REQUEST,
-    description: "The host's request head (request line and headers) is over Node's maximum header size (16 KiB unless --max-http-header-size says otherwise); answered by the HTTP server, id null, connection closed.",
+    description: "The host's request head (request line and headers) is over Node's maximum header size (16 KiB unless --max-http-header-size says otherwise); answered by the HTTP server, id null, connection closed (after the answers to the requests pipelined before it on the connection, as for malformed_http).",
     source: 'RFC 6585 §5; found by a new user (Fastify answered with its own non-JSON-RPC body)',
   },
   request_timeout: {
     statusCode: 408,
     jsonRpcCode: JSONRPC_INVALID_REQUEST,
-    description: 'The host did not send its whole request (head and body) within `request_timeout_ms` (default 30 s); answered by the HTTP server, id null, connection closed.',
+    description: 'The host did not send its whole request (head and body) within `request_timeout_ms` (default 30 s); answered by the HTTP server, id null, connection closed (after the answers to the requests pipelined before it on the connection, as for malformed_http).',
     source: 'RFC 9110 §15.5.9',
   },
   malformed_http: {
     statusCode: 400,
     jsonRpcCode: JSONRPC_INVALID_REQUEST,
-    description: "Node's HTTP parser rejected the request (a malformed request line, header or chunked body) before it reached the gateway, or an HTTP/1.1 request to an MCP endpoint has no Host header, or any request to one has more than one (RFC 9112 §3.2); id null, connection closed.",
-    source: 'RFC 9112',
+    description: "Node's HTTP parser rejected the request (a malformed request line, header or chunked body) before any route read it (no seller is contacted for it), or an HTTP/1.1 request to an MCP endpoint has no Host header, or any request to one has more than one (RFC 9112 §3.2); id null, connection closed. Requests the host pipelined before the rejected bytes on the same HTTP/1.1 connection are served as usual: their answers go out first, in order, then this refusal, however long they take (each ends by its own bounds: response_deadline_ms, sse_idle_timeout_ms, sse_deadline_ms), then the connection closes; bytes the host sends meanwhile get no second refusal.",
+    source: "RFC 9112; RFC 9112 §9.3.2 (pipelined requests answered in order); a new user's trial, 2026-12-03 (a malformed request pipelined after valid calls was answered first and alone, the calls forwarded all the same and logged host_aborted: test/regressions/pipelined-bad-request-answers-first.test.ts)",
   },
   expectation_failed: {
     statusCode: 417,

@@ -1,0 +1,58 @@
+/**
+ * The refusal of bytes Node's HTTP parser rejected waits for the answers to the requests the
+ * connection carried before them (HTTP/1.1 pipelining): RFC 9112 §9.3.2, a server answers
+ * pipelined requests in the order it received them, so those answers go out first, then the
+ * refusal, then the connection closes.
+ *
+ * Reported failure (a new user's trial, 2026-12-03, F1): five valid POSTs then
+ * `GARBAGE / HTTP/1.1` in one write got the 400 `malformed_http` as the first and only answer
+ * on the connection, which was closed at once; the calls already forwarded (four reached
+ * their sellers) were logged `host_aborted`, their answers thrown away. A host matching
+ * answers by order read the 400 as its first call's and believed nothing was sent
+ * (test/regressions/pipelined-bad-request-answers-first.test.ts).
+ *
+ * Bounded by those answers themselves: each ends by its own bounds (response_deadline_ms,
+ * sse_idle_timeout_ms and sse_deadline_ms, `host_not_reading`), as it would with no refusal
+ * behind it; the connection, which they hold open anyway, waits no longer than they do (a
+ * standalone GET stream, which has no deadline, holds the refusal as it holds any answer
+ * pipelined behind it). What the host sends meanwhile is dropped by Node's failed parser.
+ *
+ * How the answers due are found: Node's HTTP server gives a connection's responses its
+ * socket one at a time, in request order. The one being written is the socket's
+ * `_httpMessage`; the later ones wait in a queue that is not reachable (the connection's
+ * state, a closure). When one emits 'finish', Node's own 'finish' listener, its first
+ * (lib/_http_server.js `resOnFinish`), detaches it and assigns the socket to the next at
+ * once, before any listener added later runs. So `_httpMessage` is set exactly while an
+ * answer is due on the connection, and following it from 'finish' to 'finish' walks them
+ * all in order. `_httpMessage` is an internal, undocumented field, only read here; checked
+ * on Node 20.20, 22.23 and 24.21 (`parserOnIncoming`, `resOnFinish`,
+ * `ServerResponse.prototype.assignSocket` / `detachSocket`, the same in all three). No public
+ * API names a connection's queued responses without a cost on every request (the
+ * `http.server.response.finish` diagnostics channel publishes an object per response).
+ * Should a Node version drop the field, the refusal goes out at once, as before this rule.
+ */
+import type { ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
+
+/** A server connection as Node's HTTP server keeps it: the response now being written, if any. */
+interface HttpConnection {
+  _httpMessage?: ServerResponse | null;
+}
+
+/**
+ * Calls `then` once no answer to an earlier, whole request is due on `socket` (a connection
+ * of Node's HTTP server): at once when none is; else after the last such response's
+ * 'finish' (the kernel took every byte of it). The request the rejected bytes cut (a
+ * malformed chunk of its body, its body not in within request_timeout_ms) is never whole
+ * (`complete` false): its own response is not waited for, the refusal is its answer. Never
+ * called when the connection dies first (no 'finish' comes): there is nothing to answer on.
+ * One listener per answer waited for; nothing on a connection with none.
+ */
+export function afterEarlierAnswers(socket: Duplex, then: () => void): void {
+  const due = (socket as HttpConnection)._httpMessage;
+  if (due == null || !due.req.complete) {
+    then();
+    return;
+  }
+  due.once('finish', () => afterEarlierAnswers(socket, then));
+}
