@@ -25,6 +25,7 @@ import { opsRoutes } from './ops/routes.js';
 import { createUpstreamDispatcher } from './routing/dispatcher.js';
 import { isLoopbackListenHost, ownListenHosts } from './request/browser-guard.js';
 import { createMcpHandler, type OpenExchangeEnd } from './routing/handler.js';
+import { refuseDraining, type DrainState } from './routing/draining.js';
 import { AgentGuard } from './admission/agent-guard.js';
 import { InFlightTable } from './inflight-table.js';
 import { createResumeCodec, randomResumeSecret } from './resume/token.js';
@@ -65,6 +66,8 @@ export async function buildApp(config: GatewayConfig, opts: BuildAppOptions = {}
   const removeLogSecrets = addLogSecrets(logger, () => currentSecrets().values);
   const removeLogUrlQueries = addLogUrlQueries(logger, () => currentSecrets().queryPrefixes);
   const bodyLimit = requestBodyLimit(config);
+  /** Set once the shutdown begins (the preClose hook, below); read by every route but the ops ones. */
+  const drain: DrainState = { draining: false };
   /** Logs and counts a request Node's HTTP parser rejected (set once the metrics exist, below). */
   let clientRefused = (_reason: ClientErrorReason, _status: number, _code: string | undefined): void => {};
 
@@ -88,7 +91,13 @@ export async function buildApp(config: GatewayConfig, opts: BuildAppOptions = {}
     // line, no count, no JSON-RPC body: a new user's trial); the handler refuses it instead.
     http: { headersTimeout: headersTimeoutMs(config.request_timeout_ms), connectionsCheckingInterval: CONNECTIONS_CHECK_MS, requireHostHeader: false },
     exposeHeadRoutes: false,
-    return503OnClosing: true,
+    // Off: a request that reaches a route while the gateway shuts down gets the gateway's own
+    // answer, 503 `draining` in JSON-RPC, logged and counted (routing/draining.ts), and the ops
+    // endpoints answer as ever (`/readyz`: 503 draining). On, Fastify answered every such
+    // request itself, before any route, with its own body (a new user's trial:
+    // test/regressions/shutdown-503-not-json-rpc.test.ts). Fastify still sets
+    // `Connection: close` on every response while closing.
+    return503OnClosing: false,
   });
 
   for (const agent of config.agents.values()) if (agent.tls_insecure_skip_verify) warnInsecureAgent(logger, agent);
@@ -129,6 +138,7 @@ export async function buildApp(config: GatewayConfig, opts: BuildAppOptions = {}
     return refuse(reply, 'internal_error', null, 'Internal error in the gateway.');
   });
   app.setNotFoundHandler((request, reply) => {
+    if (drain.draining) return refuseDraining(reply, Buffer.isBuffer(request.body) ? request.body : undefined);
     const path = request.url.split('?')[0] ?? '';
     // A method Fastify does not route at all (TRACE, CONNECT, PROPFIND, ...) on an MCP
     // endpoint: 405 as for PUT (below), not 404 (found by a new user).
@@ -164,18 +174,19 @@ export async function buildApp(config: GatewayConfig, opts: BuildAppOptions = {}
   const metrics = createMetrics({ openStreams: () => streams.size, guard: () => guard.snapshot() });
   exchangeEndListeners.push(metrics.observeExchange);
 
-  // Shutting down: requests waiting out a backoff are answered now, never sent; and a
-  // keep-alive connection whose answer goes out while closing is closed once it is idle
-  // (Fastify closes only the connections idle when close starts: the others would wait for
-  // their keepAliveTimeout, 72 s, and the process with them).
-  let closing = false;
+  // Shutting down (draining): requests waiting out a backoff are answered now, never sent; a
+  // request that reaches a route from now on is refused 503 `draining` (routing/draining.ts:
+  // the handlers check this one flag); and a keep-alive connection whose answer goes out
+  // while closing is closed once it is idle (Fastify closes only the connections idle when
+  // close starts: the others would wait for their keepAliveTimeout, 72 s, and the process
+  // with them).
   app.addHook('preClose', (done) => {
-    closing = true;
+    drain.draining = true;
     guard.close();
     done();
   });
   exchangeEndListeners.push(() => {
-    if (closing) setImmediate(() => app.server.closeIdleConnections());
+    if (drain.draining) setImmediate(() => app.server.closeIdleConnections());
   });
   const handler = createMcpHandler({
     getConfig: () => current,
@@ -189,6 +200,7 @@ export async function buildApp(config: GatewayConfig, opts: BuildAppOptions = {}
     streams,
     openExchanges,
     metrics,
+    drain,
     onExchangeEnd: (exchange, status) => {
       for (const listener of exchangeEndListeners) listener(exchange, status);
     },
@@ -219,14 +231,17 @@ export async function buildApp(config: GatewayConfig, opts: BuildAppOptions = {}
   app.route({
     method: [...OTHER_METHODS],
     url: '/agents/:agent/mcp',
-    handler: (_request, reply) => refuseMethod(reply),
+    handler: (_request, reply) => (drain.draining ? refuseDraining(reply, undefined) : refuseMethod(reply)),
   });
 
   // Ops endpoints: on this app, or on their own app when ops_listen is set (listenAll listens on it).
   let readyFlag = true;
-  const notReadyReason = (): string | undefined => (!readyFlag ? 'draining' : !app.server.listening ? 'not_listening' : undefined);
+  // Draining from `setReady(false)` (the shutdown's first step: cli.ts) or the close's start,
+  // whichever comes first; on the main listener too (routing/draining.ts spares the ops routes).
+  const notReadyReason = (): string | undefined => (!readyFlag || drain.draining ? 'draining' : !app.server.listening ? 'not_listening' : undefined);
   const opsApp = config.ops_listen
-    ? Fastify({ loggerInstance: logger as FastifyBaseLogger, logController: new LogController({ disableRequestLogging: true }), exposeHeadRoutes: false })
+    ? // return503OnClosing off as on the main app: its /readyz answers `draining` to its last request.
+      Fastify({ loggerInstance: logger as FastifyBaseLogger, logController: new LogController({ disableRequestLogging: true }), exposeHeadRoutes: false, return503OnClosing: false })
     : undefined;
   await (opsApp ?? app).register(opsRoutes, { metrics, notReadyReason });
   app.addHook('onClose', async () => {

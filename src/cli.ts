@@ -309,6 +309,8 @@ const SHUTDOWN_SWEEP_MS = 50;
  * 1. stop reloading; /readyz answers 503 (`setReady(false)`);
  * 2. `app.close()`: stop listening (a new connection is refused) and close idle keep-alive
  *    connections (a client that sends its next request on one sees the connection close);
+ *    a request that still arrives on a connection opened before is refused 503 `draining`
+ *    (src/routing/draining.ts);
  * 3. end every SSE stream to a host plainly (`endStreams`): its last event id is a resume
  *    token the client reconnects with, to this gateway's successor or another replica; a
  *    stream that starts while closing is ended too;

@@ -251,11 +251,13 @@ export interface RefusalSpec {
 export const JSONRPC_PARSE_ERROR = -32700;
 export const JSONRPC_INVALID_REQUEST = -32600;
 export const JSONRPC_INTERNAL_ERROR = -32603;
+/** AdCP's reserved code for SERVICE_UNAVAILABLE (transient: send the request again), used by the `draining` refusal. */
+export const JSONRPC_SERVICE_UNAVAILABLE = ADCP_CODES.SERVICE_UNAVAILABLE.jsonRpcCode;
 
 /**
  * Refusals of a host's request, made before any seller is contacted (ARCHITECTURE §3), plus
- * the two answers of the same shape that are not about a seller (`not_found`,
- * `internal_error`); `error.data.reason` is the key.
+ * the three answers of the same shape that are not about a seller (`not_found`,
+ * `internal_error`, and `draining` while the gateway shuts down); `error.data.reason` is the key.
  */
 export const REFUSALS = {
   not_found: {
@@ -353,6 +355,13 @@ export const REFUSALS = {
     jsonRpcCode: JSONRPC_INTERNAL_ERROR,
     description: 'A fault in the gateway itself, before anything was sent to the host; the seller may have been contacted (logged).',
     source: 'JSON-RPC 2.0 §5.1',
+  },
+  draining: {
+    statusCode: 503,
+    jsonRpcCode: JSONRPC_SERVICE_UNAVAILABLE,
+    description:
+      "The gateway is shutting down (SIGTERM, SIGINT): a request it receives on a connection opened before the signal (an idle keep-alive connection it had not closed yet, a request half sent when the signal came, one pipelined behind a busy request) is not sent to any seller, whatever its path (the ops endpoints excepted: /readyz answers 503 draining); the answer carries Connection: close, and the request's id when its body can be read (null for a GET, a DELETE, a notification or a batch). Send it again, to another instance or once the gateway is back. A new connection is refused (the listener is closed).",
+    source: "RFC 9110 §15.6.4; a new user's trial (such requests got Fastify's own 503 body, not logged or counted: test/regressions/shutdown-503-not-json-rpc.test.ts)",
   },
 } as const satisfies Record<string, RefusalSpec>;
 

@@ -33,6 +33,7 @@ import { callKind, tooLateToSend, type AgentGuard, type GuardOutcome } from '../
 import { REASONS } from '../errors/codes.js';
 import { hostLeftMidAnswer } from './answer-cut.js';
 import { resetHostConnection } from '../response/host-reset.js';
+import { refuseDraining, type DrainState } from './draining.js';
 
 export interface HandlerDeps {
   getConfig(): GatewayConfig;
@@ -56,6 +57,8 @@ export interface HandlerDeps {
    */
   openExchanges: InFlightTable<OpenExchangeEnd>;
   metrics: GatewayMetrics;
+  /** Set once the gateway shuts down: every request is then refused 503 `draining` (routing/draining.ts). */
+  drain: DrainState;
   /** Per-agent backoff after bound breaches and buffered-bytes cap. */
   guard: AgentGuard;
   /**
@@ -82,6 +85,7 @@ export function createMcpHandler(deps: HandlerDeps) {
   // The `retry:` ceiling of every stream: from the resume token lifetime, once (the codec,
   // its `ttlMs` with it, lives as long as the app: `resume` takes effect at start-up only).
   const sseRetryMaxMs = sseRetryCeilingMs(deps.resume.ttlMs);
+  const drain = deps.drain;
   // Not `async`, and nothing returned for a request forwarded at once (nearly all): the
   // handler has sent or will send the reply itself (Fastify's callback style, as for any
   // synchronous handler that calls `reply.send`). Returning the reply made Fastify await it
@@ -93,6 +97,8 @@ export function createMcpHandler(deps: HandlerDeps) {
   return function mcpHandler(request: McpRequest, reply: FastifyReply): FastifyReply | Promise<FastifyReply> | undefined {
     const config = deps.getConfig();
     const body = Buffer.isBuffer(request.body) ? request.body : undefined;
+    // Shutting down: nothing more goes to a seller (one flag read on the normal path).
+    if (drain.draining) return refuseDraining(reply, body);
     // A browser's request (DNS rebinding, a cross-site page) never reaches a seller with the
     // agents' credentials: MCP Streamable HTTP, Security Warning (403, id null).
     // A loopback origin is served too: DNS rebinding cannot produce one (browser-guard.ts).
