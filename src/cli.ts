@@ -6,8 +6,9 @@
  *   adcp-buyer-gateway probe <agent> [--config <file>] [--json]
  *
  * Serving: SIGHUP (and a change of the file on disk) reloads the config (src/reload.ts);
- * SIGTERM/SIGINT shut down gracefully: not ready, stop accepting, end SSE streams plainly
- * (resumable), let in-flight JSON finish, exit 0 -- or exit 1 after `shutdown_grace_ms`.
+ * SIGTERM/SIGINT shut down gracefully: not ready, stop accepting, end SSE streams (plainly,
+ * resumable, after an event id; a request's that sent none yet with `gateway_shutdown`), let
+ * in-flight JSON finish, exit 0 -- or exit 1 after `shutdown_grace_ms`.
  *
  * Exit codes (`EXIT_CODES`): 0 ok, 1 runtime failure, 2 invalid config or command line;
  * `probe` has its own (`PROBE_EXIT`): 0 within target, 1 over target or an error, 2 usage.
