@@ -28,7 +28,7 @@ import { CONFIG_PATH_ENV, DEFAULT_CONFIG_PATH, MIN_RESUME_SECRET_LENGTH, RESUME_
 import { ConfigError, loadConfigFile } from './config/load.js';
 import { configNotes, formatGatewaySection, formatGuardTable, formatLimitsTable } from './config/table.js';
 import type { GatewayConfig } from './config/types.js';
-import { exitAfterLogFlush } from './observability/exit-after-log.js';
+import { exitAfterLogFlush, logFlushed } from './observability/exit-after-log.js';
 import { DEFAULT_PROBE_TIMEOUT_MS, PROBE_EXIT } from './probe/options.js';
 import { VERSION } from './version.js';
 import { keepExitCodeOnClosedOutput } from './ops/closed-output.js';
@@ -276,7 +276,10 @@ async function serve(config: GatewayConfig, path: string, io: CliIo, startup: St
       'gateway started',
     );
   } catch (err) {
+    // The log line (stdout, with the stack) first, then the human line (stderr), whatever
+    // failed: the stderr write waits until the log line is out (observability/exit-after-log.ts).
     logger.fatal({ err }, 'could not start');
+    await logFlushed(logger);
     io.stderr(`adcp-buyer-gateway: could not start: ${(err as Error).message}\n`);
     return EXIT_CODES.FAILURE;
   }
