@@ -4,9 +4,11 @@
 # tree, then run the compiled output with production dependencies only, as the unprivileged
 # `node` user.
 #
-# The image has no config baked in: mount one at /etc/adcp-buyer-gateway/gateway.yaml (see
-# docker/docker-compose.yml). Inside a container the config must say `listen.host: 0.0.0.0`:
-# 127.0.0.1 there is the container's own loopback, unreachable from the buyer's container.
+# The image has no config baked in: mount a directory holding gateway.yaml at
+# /etc/adcp-buyer-gateway (docker/docker-compose.yml mounts docker/config; a single-file mount
+# stops live reload once an editor saves by rename). Inside a container the config must say
+# `listen.host: 0.0.0.0`: 127.0.0.1 there is the container's own loopback, unreachable from
+# the buyer's container.
 
 # ---- build ---------------------------------------------------------------------------------
 FROM node:22-bookworm-slim AS build

@@ -43,10 +43,25 @@ const MCP_PATH = /^\/agents\/[^/]+\/mcp$/;
 /** An MCP endpoint's request target, `/agents/<agent>/mcp` with any query: the agent's name as written (percent-encoded). */
 const MCP_TARGET = /^\/agents\/([^/?#]+)\/mcp(?:[?#]|$)/;
 
-/** The agent an unrouted request's target names (its first 64 characters, as the refusal line logs it), or null. */
+/**
+ * The agent a request target names when no route gave it as a parameter (a method Fastify
+ * does not route, an `Expect` refused before routing), or null for any other path: as the
+ * route's `:agent` parameter is for a routed method (percent-decoded, as find-my-way decodes
+ * it; a name that does not decode is kept as written), first 64 characters, as the refusal
+ * line logs it. Reported failure (a new user's trial, 2026-12-03): TRACE and PROPFIND on
+ * `/agents/good/mcp` were logged `agent: null`, PUT `agent: "good"`
+ * (test/regressions/refused-unrouted-method-names-no-agent.test.ts).
+ */
 function agentOfPath(target: string): string | null {
   const name = MCP_TARGET.exec(target)?.[1];
-  return name === undefined ? null : name.slice(0, 64);
+  if (name === undefined) return null;
+  let decoded = name;
+  try {
+    decoded = decodeURIComponent(name);
+  } catch {
+    // Fastify answers a path that does not decode 400 before any handler; kept as written.
+  }
+  return decoded.slice(0, 64);
 }
 
 /** 405 `method_not_allowed` with `Allow` (RFC 9110 §15.5.6) for any method but the MCP ones on an MCP endpoint. */
@@ -216,7 +231,9 @@ export async function buildApp(config: GatewayConfig, opts: BuildAppOptions = {}
   const onRefusal: RefusalListener = (reply, reason, status) => {
     const request = reply.request;
     const agent = (request.params as { agent?: unknown } | undefined)?.agent;
-    recordRefusal(reason, { agent: typeof agent === 'string' ? agent.slice(0, 64) : null, http_method: request.method, status });
+    // A request no route matched (a method Fastify does not route: TRACE, PROPFIND, ...) has
+    // no parameters: the name comes from its path, as the route would give it.
+    recordRefusal(reason, { agent: typeof agent === 'string' ? agent.slice(0, 64) : agentOfPath(request.url), http_method: request.method, status });
   };
   app.decorate(REFUSAL_LISTENER, onRefusal);
   clientRefused = (reason, status, code) => recordRefusal(reason, { agent: null, http_method: null, status, http_error: code ?? null });

@@ -6,8 +6,9 @@
  *   adcp-buyer-gateway probe <agent> [--config <file>] [--json]
  *
  * Serving: SIGHUP (and a change of the file on disk) reloads the config (src/reload.ts);
- * SIGTERM/SIGINT shut down gracefully: not ready, stop accepting, end SSE streams plainly
- * (resumable), let in-flight JSON finish, exit 0 -- or exit 1 after `shutdown_grace_ms`.
+ * SIGTERM/SIGINT shut down gracefully: not ready, stop accepting, end SSE streams (plainly,
+ * resumable, after an event id; a request's that sent none yet with `gateway_shutdown`), let
+ * in-flight JSON finish, exit 0 -- or exit 1 after `shutdown_grace_ms`.
  *
  * Exit codes (`EXIT_CODES`): 0 ok, 1 runtime failure, 2 invalid config or command line;
  * `probe` has its own (`PROBE_EXIT`): 0 within target, 1 over target or an error, 2 usage.
@@ -27,7 +28,7 @@ import { CONFIG_PATH_ENV, DEFAULT_CONFIG_PATH, MIN_RESUME_SECRET_LENGTH, RESUME_
 import { ConfigError, loadConfigFile } from './config/load.js';
 import { configNotes, formatGatewaySection, formatGuardTable, formatLimitsTable } from './config/table.js';
 import type { GatewayConfig } from './config/types.js';
-import { exitAfterLogFlush } from './observability/exit-after-log.js';
+import { exitAfterLogFlush, logFlushed } from './observability/exit-after-log.js';
 import { DEFAULT_PROBE_TIMEOUT_MS, PROBE_EXIT } from './probe/options.js';
 import { VERSION } from './version.js';
 import { keepExitCodeOnClosedOutput } from './ops/closed-output.js';
@@ -275,7 +276,10 @@ async function serve(config: GatewayConfig, path: string, io: CliIo, startup: St
       'gateway started',
     );
   } catch (err) {
+    // The log line (stdout, with the stack) first, then the human line (stderr), whatever
+    // failed: the stderr write waits until the log line is out (observability/exit-after-log.ts).
     logger.fatal({ err }, 'could not start');
+    await logFlushed(logger);
     io.stderr(`adcp-buyer-gateway: could not start: ${(err as Error).message}\n`);
     return EXIT_CODES.FAILURE;
   }

@@ -26,26 +26,41 @@ import type { Logger } from 'pino';
 export const EXIT_LOG_FLUSH_WAIT_MS = 500;
 
 /**
+ * Resolves once `logger`'s destination has written out every line written so far (or its
+ * flush failed or threw), or after `waitMs` (default `EXIT_LOG_FLUSH_WAIT_MS`), whichever
+ * comes first; never rejects, and never before the caller's tick ends (a destination with
+ * nothing to flush calls back at once). Its timer is cleared once the flush is done, so it
+ * holds the process no longer than the flush.
+ *
+ * Also what makes a failed start's two lines come in one order (src/cli.ts `serve`): the
+ * `could not start` log line on stdout, then the human line on stderr. Before, the stderr
+ * line was written while the log line's asynchronous write raced it: first on EADDRINUSE,
+ * second with a listen host that does not resolve (a new user's trial, 2026-12-03:
+ * test/regressions/startup-failure-lines-order-varies.test.ts).
+ */
+export function logFlushed(logger: Logger, waitMs: number = EXIT_LOG_FLUSH_WAIT_MS): Promise<void> {
+  return new Promise<void>((resolve) => {
+    // Not unref'd: a wait cut short by the loop emptying would skip the flush it waits for.
+    const timer = setTimeout(resolve, waitMs);
+    const done = (): void => {
+      clearTimeout(timer);
+      resolve();
+    };
+    try {
+      // An error (the destination failed or was destroyed) ends the wait too: the lines are lost either way.
+      logger.flush(() => done());
+    } catch {
+      done();
+    }
+  });
+}
+
+/**
  * Calls `process.exit(code)` once `logger`'s destination has written out every line written
  * so far (or its flush failed), or after `waitMs` (default `EXIT_LOG_FLUSH_WAIT_MS`),
- * whichever comes first; once. Returns before exiting: the caller must not exit (nor log
- * what should come last) meanwhile.
+ * whichever comes first ({@link logFlushed}); once. Returns before exiting: the caller must
+ * not exit (nor log what should come last) meanwhile.
  */
 export function exitAfterLogFlush(logger: Logger, code: number, waitMs: number = EXIT_LOG_FLUSH_WAIT_MS): void {
-  let exited = false;
-  const exit = (): void => {
-    if (exited) return;
-    exited = true;
-    process.exit(code);
-  };
-  // Not unref'd: it keeps the process alive until one of the two exits.
-  setTimeout(exit, waitMs);
-  // Never from inside this call (a destination with nothing to flush calls back at once):
-  // the caller's tick ends first, as it would with a write to wait for.
-  try {
-    // An error (the destination failed or was destroyed) exits too: the lines are lost either way.
-    logger.flush(() => queueMicrotask(exit));
-  } catch {
-    queueMicrotask(exit);
-  }
+  void logFlushed(logger, waitMs).then(() => process.exit(code));
 }

@@ -49,7 +49,9 @@ export type ContentCoding = 'gzip' | 'deflate' | 'br';
  * How many codings one response may stack. RFC 9110 sets no maximum; real servers send one.
  * Each layer costs a zlib stream (and a brotli window, up to 16 MiB) and a bounded counter:
  * four allows any sane combination (`deflate, br`, a proxy's extra `gzip`) while a header
- * such as `gzip, gzip, ... x 1000` is refused before a decoder is made.
+ * such as `gzip, gzip, ... x 1000` is refused before a decoder is made. Every layer may
+ * produce up to the decoded limit, so each one also multiplies a bomb's work. The number is
+ * stated in README, docs/errors.md and docs/configuration.md (`unsupported_encoding`).
  */
 export const MAX_STACKED_CODINGS = 4;
 

@@ -72,9 +72,9 @@ describe('config/gateway.yaml', () => {
   });
 });
 
-describe('docker/gateway.yaml', () => {
-  it('is valid when its variables are set', { skip: !existsSync(root('docker/gateway.yaml')) }, () => {
-    const text = readFileSync(root('docker/gateway.yaml'), 'utf8');
+describe('docker/config/gateway.yaml', () => {
+  it('is valid when its variables are set', { skip: !existsSync(root('docker/config/gateway.yaml')) }, () => {
+    const text = readFileSync(root('docker/config/gateway.yaml'), 'utf8');
     const config = parseConfig(text, { env: { EXAMPLE_SELLER_TOKEN: 'x' } });
     assert.ok(config.agents.size >= 1);
   });

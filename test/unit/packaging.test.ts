@@ -3,9 +3,9 @@
  * - every file the Dockerfile COPYs from the build context exists and is not excluded by
  *   .dockerignore;
  * - the ENTRYPOINT runs the package's `bin` target, which the build produces from src/;
- * - docker/docker-compose.yml mounts a config file that exists and parses with the real loader,
- *   listens on 0.0.0.0 (not the container's own loopback) on the EXPOSEd port, and the command's
- *   --config path is the mount target;
+ * - docker/docker-compose.yml mounts a config directory holding a file that parses with the real
+ *   loader, listens on 0.0.0.0 (not the container's own loopback) on the EXPOSEd port, and the
+ *   command's --config path is that file under the mount target;
  * - the buyer placeholder's URL names an agent the config defines.
  */
 import assert from 'node:assert/strict';
@@ -136,32 +136,36 @@ describe('Dockerfile', () => {
   });
 });
 
+/** The config docker/docker-compose.yml mounts (its directory, docker/config, at /etc/adcp-buyer-gateway). */
+const CONFIG_FILE = 'docker/config/gateway.yaml';
+
 describe('docker/docker-compose.yml', () => {
   type Service = { command?: string[]; volumes?: string[]; environment?: Record<string, string>; expose?: string[] };
   const compose = parseYaml(read('docker/docker-compose.yml')) as { services: Record<string, Service> };
   const gateway = compose.services.gateway;
 
-  test('the gateway service mounts an existing config read-only, at the path its command and the image CMD use', () => {
+  test("the gateway service mounts an existing config's directory read-only, holding the file its command and the image CMD use", () => {
     assert.ok(gateway, 'a `gateway` service');
-    const mounts = (gateway.volumes ?? []).map((v) => v.split(':'));
-    const config = mounts.find(([, target]) => target?.endsWith('.yaml'));
-    assert.ok(config, 'a YAML file is mounted');
-    const [source, target, mode] = config;
-    assert.equal(mode, 'ro');
-    assert.ok(existsSync(join(ROOT, 'docker', source!)), `mounted file docker/${source} exists`);
-
     const command = gateway.command ?? [];
-    assert.equal(command[command.indexOf('--config') + 1], target, 'compose command --config is the mount target');
+    const configPath = command[command.indexOf('--config') + 1]!;
+    const mounts = (gateway.volumes ?? []).map((v) => v.split(':'));
+    const config = mounts.find(([, target]) => target === posix.dirname(configPath));
+    assert.ok(config, `the directory of ${configPath} is mounted (a single-file mount stops live reload)`);
+    const [source, , mode] = config;
+    assert.equal(mode, 'ro');
+    assert.equal(`docker/${posix.normalize(source!)}/${posix.basename(configPath)}`, CONFIG_FILE);
+    assert.ok(existsSync(join(ROOT, CONFIG_FILE)), `mounted file ${CONFIG_FILE} exists`);
+
     const cmd = execForm(inFinal('CMD')[0]);
-    assert.equal(cmd[cmd.indexOf('--config') + 1], target, 'the image CMD --config is the mount target too');
+    assert.equal(cmd[cmd.indexOf('--config') + 1], configPath, 'the image CMD --config is the compose command --config too');
   });
 
   test('the mounted config parses, listens on 0.0.0.0:8787, and every ${VAR} it uses is set by compose', () => {
-    const text = read('docker/gateway.yaml');
+    const text = read(CONFIG_FILE);
     const vars = referencedVars(text);
     const env: NodeJS.ProcessEnv = { ADCP_GATEWAY_RESUME_SECRET: 'x'.repeat(48) };
     for (const name of vars) env[name] = `dummy-${name.toLowerCase()}`;
-    const config = parseConfig(text, { env, source: 'docker/gateway.yaml' });
+    const config = parseConfig(text, { env, source: CONFIG_FILE });
     assert.equal(config.listen.host, '0.0.0.0');
     assert.equal(config.listen.port, 8787);
     assert.ok(config.agents.size >= 1);
@@ -170,7 +174,7 @@ describe('docker/docker-compose.yml', () => {
   });
 
   test('the buyer placeholder reaches the gateway by service name, at an agent the config defines', () => {
-    const text = read('docker/gateway.yaml');
+    const text = read(CONFIG_FILE);
     const env: NodeJS.ProcessEnv = { ADCP_GATEWAY_RESUME_SECRET: 'x'.repeat(48) };
     for (const name of referencedVars(text)) env[name] = 'dummy';
     const config = parseConfig(text, { env });
@@ -180,7 +184,7 @@ describe('docker/docker-compose.yml', () => {
     for (const url of urls) {
       const m = /^http:\/\/gateway:8787\/agents\/([^/]+)\/mcp$/.exec(url);
       assert.ok(m, `${url} is http://gateway:8787/agents/<agent>/mcp`);
-      assert.ok(config.agents.has(m[1]!), `agent ${m[1]} is in docker/gateway.yaml`);
+      assert.ok(config.agents.has(m[1]!), `agent ${m[1]} is in ${CONFIG_FILE}`);
     }
   });
 });
