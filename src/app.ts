@@ -8,7 +8,7 @@
  * - `GET /healthz`, `/readyz`, `/metrics` (src/ops/routes.ts), unless `ops_listen` puts them
  *   on their own app (`app.gateway.opsApp`; `listenAll` in src/ops/listen.ts listens on both).
  */
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import { maxHeaderSize, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyServerOptions, type FastifyError } from 'fastify';
 import replyFrom from '@fastify/reply-from';
@@ -64,6 +64,22 @@ function agentOfPath(target: string): string | null {
   return decoded.slice(0, 64);
 }
 
+/** A path as a refusal's message echoes it: its first 64 characters (a path may be as long as the request head). */
+function shown(path: string): string {
+  return path.length > 64 ? `${path.slice(0, 64)}…` : path;
+}
+
+/**
+ * The longest route parameter (an agent name) the router matches: Node's maximum request head
+ * size (`http.maxHeaderSize`: 16 KiB unless --max-http-header-size says otherwise), which the
+ * request line counts toward, so no name that reaches the router is longer. Fastify's default,
+ * 100 characters, answered a longer name with its own 414 body (`FST_ERR_MAX_PARAM_LENGTH`,
+ * the whole path echoed, no `refused` line, no count: a new user's trial, 2026-12-03,
+ * test/regressions/agent-name-over-100-chars-fastify-414.test.ts). The router compares a
+ * parameter's length with it once per match, at no other cost.
+ */
+const MAX_PARAM_CHARS = maxHeaderSize;
+
 /** 405 `method_not_allowed` with `Allow` (RFC 9110 §15.5.6) for any method but the MCP ones on an MCP endpoint. */
 function refuseMethod(reply: FastifyReply): FastifyReply {
   reply.header('allow', MCP_METHODS.join(', '));
@@ -113,6 +129,9 @@ export async function buildApp(config: GatewayConfig, opts: BuildAppOptions = {}
     // test/regressions/shutdown-503-not-json-rpc.test.ts). Fastify still sets
     // `Connection: close` on every response while closing.
     return503OnClosing: false,
+    // The router carries an agent name as long as a request head can be (MAX_PARAM_CHARS), so
+    // every name the HTTP server lets through is refused as the handler refuses an unknown one.
+    routerOptions: { maxParamLength: MAX_PARAM_CHARS },
   });
 
   for (const agent of config.agents.values()) if (agent.tls_insecure_skip_verify) warnInsecureAgent(logger, agent);
@@ -158,7 +177,7 @@ export async function buildApp(config: GatewayConfig, opts: BuildAppOptions = {}
     // A method Fastify does not route at all (TRACE, CONNECT, PROPFIND, ...) on an MCP
     // endpoint: 405 as for PUT (below), not 404 (found by a new user).
     if (MCP_PATH.test(path)) return refuseMethod(reply);
-    return refuse(reply, 'not_found', null, `No route for ${request.method} ${path}: MCP endpoints are /agents/<agent>/mcp.`);
+    return refuse(reply, 'not_found', null, `No route for ${request.method} ${shown(path)}: MCP endpoints are /agents/<agent>/mcp.`);
   });
 
   if (config.resume.secret === undefined) {

@@ -264,7 +264,7 @@ export const REFUSALS = {
   not_found: {
     statusCode: 404,
     jsonRpcCode: JSONRPC_INVALID_REQUEST,
-    description: 'The path is not an MCP endpoint of the gateway (those are /agents/<agent>/mcp).',
+    description: 'The path is not an MCP endpoint of the gateway (those are /agents/<agent>/mcp); the message names the path by its first 64 characters.',
     source: 'ARCHITECTURE §1',
   },
   origin_not_allowed: {
@@ -282,8 +282,8 @@ export const REFUSALS = {
   unknown_agent: {
     statusCode: 404,
     jsonRpcCode: JSONRPC_INVALID_REQUEST,
-    description: 'The path /agents/<agent>/mcp names no agent of the configuration.',
-    source: 'ARCHITECTURE §3',
+    description: 'The path /agents/<agent>/mcp names no agent of the configuration: a name of any length a request head can carry (longer, the head is refused as request_header_too_large); the message and data.agent give its first 64 characters.',
+    source: "ARCHITECTURE §3; a new user's trial, 2026-12-03 (a name over 100 characters got Fastify's own 414 body, not logged or counted: test/regressions/agent-name-over-100-chars-fastify-414.test.ts)",
   },
   request_too_large: {
     statusCode: 413,
