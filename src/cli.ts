@@ -59,14 +59,36 @@ const processIo: CliIo = {
 };
 
 /**
- * The config file to use: `--config`, else `$ADCP_GATEWAY_CONFIG` (when non-empty), else
- * `config/gateway.yaml`. Relative paths are relative to the current directory.
+ * Why an empty config path is refused: a script's `--config "$CFG"` with `CFG` unset would
+ * otherwise use whatever `config/gateway.yaml` the working directory holds (a new user's
+ * trial, 2026-12-03: test/regressions/empty-config-path-falls-back-to-default.test.ts).
  */
-export function configPathFrom(flag: string | undefined, env: NodeJS.ProcessEnv): string {
-  if (flag !== undefined && flag !== '') return flag;
+const EMPTY_CONFIG_PATH = 'expected a file path, got an empty value (an unset variable?)';
+
+/** `--config`'s argument parser: the path as given; an empty one is a usage error (commander: exit 2). */
+function parseConfigPath(value: string): string {
+  if (value === '') throw new InvalidArgumentError(EMPTY_CONFIG_PATH);
+  return value;
+}
+
+/**
+ * The config file to use: `--config` (never empty: `parseConfigPath`), else
+ * `$ADCP_GATEWAY_CONFIG`, else `config/gateway.yaml` (docs/configuration.md, "Which file": the
+ * first one given is used). Relative paths are relative to the current directory.
+ * An `ADCP_GATEWAY_CONFIG` set to the empty string is given, and names no file: reported on
+ * `command` as a usage error (commander's `error`: the message on stderr, exit 2).
+ */
+export function configPathFrom(flag: string | undefined, env: NodeJS.ProcessEnv, command: Command): string {
+  if (flag !== undefined) return flag;
   const fromEnv = env[CONFIG_PATH_ENV];
-  if (fromEnv !== undefined && fromEnv !== '') return fromEnv;
-  return DEFAULT_CONFIG_PATH;
+  if (fromEnv === undefined) return DEFAULT_CONFIG_PATH;
+  if (fromEnv === '') {
+    command.error(`error: the environment variable ${CONFIG_PATH_ENV} is empty: expected a file path (an unset variable?); unset it to use ${DEFAULT_CONFIG_PATH}`, {
+      exitCode: EXIT_CODES.CONFIG,
+      code: 'adcp.emptyConfigEnv',
+    });
+  }
+  return fromEnv;
 }
 
 /**
@@ -95,6 +117,7 @@ Config file (the first one given is used):
   1. --config <file>
   2. $${CONFIG_PATH_ENV}
   3. ${DEFAULT_CONFIG_PATH} (relative to the current directory)
+An empty --config or ${CONFIG_PATH_ENV} is given too, and is an error (exit 2).
 
 Environment:
   ${CONFIG_PATH_ENV}         the config file, when --config is not given
@@ -172,18 +195,18 @@ export function buildProgram(io: CliIo, setExit: (code: number) => void): Comman
     .description('Sidecar gateway between AdCP buyer MCP hosts and seller MCP servers: bounds and normalizes seller responses.')
     .version(VERSION, '-V, --version', 'print the version and exit')
     .helpOption('-h, --help', 'show this help and exit')
-    .option('-c, --config <file>', `config file (default: $${CONFIG_PATH_ENV}, else ${DEFAULT_CONFIG_PATH})`)
+    .option('-c, --config <file>', `config file (default: $${CONFIG_PATH_ENV}, else ${DEFAULT_CONFIG_PATH}; never empty)`, parseConfigPath)
     .option('--check-config', 'validate the config, print the gateway settings and the resolved limits per agent and tool, and exit')
     .addHelpText('after', HELP_AFTER)
     .showSuggestionAfterError(true)
     .exitOverride()
     .configureOutput({ writeOut: (s) => io.stdout(s), writeErr: (s) => io.stderr(s) })
-    .action(async (opts: RootOptions) => {
+    .action(async (opts: RootOptions, command: Command) => {
+      const path = configPathFrom(opts.config, io.env, command);
       // Serving: a stop signal from here on stops the startup (startup-stop.ts); a check
       // ends the default way, as any command line tool (stop-signals.ts).
       const startup = opts.checkConfig === true ? undefined : new StartupStop(EXIT_CODES.OK);
       if (startup === undefined) restoreStopSignals(true);
-      const path = configPathFrom(opts.config, io.env);
       const config = await loadConfigOrReport(path, io);
       if (startup?.stopping === true) return;
       if (config === undefined) return setExit(EXIT_CODES.CONFIG);
@@ -203,7 +226,7 @@ export function buildProgram(io: CliIo, setExit: (code: number) => void): Comman
     .action(async (agent: string, _opts: unknown, command: Command) => {
       restoreStopSignals(true);
       const opts = command.optsWithGlobals<ProbeCliOptions>();
-      const path = configPathFrom(opts.config, io.env);
+      const path = configPathFrom(opts.config, io.env, command);
       const config = await loadConfigOrReport(path, io);
       if (config === undefined) return setExit(PROBE_EXIT.USAGE);
       setExit(await probe(config, agent, opts, io));
