@@ -5,8 +5,9 @@
  * 0. (`loadConfigFile`) the path must name a regular file of at most `MAX_CONFIG_FILE_BYTES`
  *    (1 MiB); it is read with that cap, so a device, a FIFO or a huge file never blocks the
  *    loader or fills memory. `parseConfig` applies the same size cap to its text.
- * 1. YAML syntax (line:column from `yaml`'s parser; duplicate keys are errors). A file with
- *    syntax errors stops here: its tree can't be trusted for the next steps.
+ * 1. YAML syntax (line:column from `yaml`'s parser; duplicate keys are errors), one document,
+ *    nested at most `MAX_CONFIG_NESTING` deep (yaml-document.ts). A file with such errors
+ *    stops here: its tree can't be trusted for the next steps.
  * 2. Build a plain tree from the YAML nodes (null-prototype mappings, so keys like
  *    `__proto__` stay data), expanding `${VAR}` in every string value and remembering where
  *    each path sits in the file.
@@ -21,7 +22,7 @@ import { constants as fsConstants, type Stats } from 'node:fs';
 import { open, stat, type FileHandle } from 'node:fs/promises';
 import { isIP } from 'node:net';
 import { resolve as resolvePath } from 'node:path';
-import { isAlias, isMap, isScalar, isSeq, LineCounter, parseDocument, type Document, type Node as YamlNode } from 'yaml';
+import { isAlias, isMap, isScalar, isSeq, LineCounter, type Document, type Node as YamlNode } from 'yaml';
 import type { z } from 'zod';
 import {
   BUILTIN_DEFAULTS,
@@ -39,6 +40,7 @@ import {
 import { expandEnv } from './env.js';
 import { RESOLUTION, resolveLevel, type AgentResolution, type ResolvedLevel } from './resolve.js';
 import { agentSchema, configSchema, knownKeysAt, LIMIT_KEYS, type RawAgent, type RawConfig, type RawTool } from './schema.js';
+import { MAX_CONFIG_NESTING, parseConfigYaml, TOO_DEEP } from './yaml-document.js';
 import type { AgentConfig, GatewayConfig, Limits, ToolOverrides } from './types.js';
 import type { GuardSettings } from '../admission/agent-guard.js';
 
@@ -229,6 +231,14 @@ class TreeBuilder {
   private count = 0;
   /** Set when the tree hit MAX_TREE_VALUES: the rest of the document was not built. */
   tooLarge = false;
+  /**
+   * Set when an alias put a mapping or list deeper than MAX_CONFIG_NESTING (the text itself
+   * is checked before: yaml-document.ts): it and what it holds were not built. Without the
+   * bound, a chain of anchors, each nesting the previous alias 40 deep, took 100 s and 2 GB
+   * (every value's path is copied and keyed) and printed a path 10,000 segments long. Nothing
+   * more is built once it is set (the loader stops at this problem).
+   */
+  tooDeep = false;
   private readonly active = new Set<YamlNode>();
 
   constructor(
@@ -245,7 +255,7 @@ class TreeBuilder {
     const id = pathKey(path);
     const located: Located = { key: keyOffset };
     this.positions.set(id, located);
-    if (node === null || node === undefined) return null;
+    if (node === null || node === undefined || this.tooDeep) return null;
     const n = node as YamlNode;
     located.value = n.range?.[0];
     if (++this.count > MAX_TREE_VALUES) {
@@ -293,6 +303,11 @@ class TreeBuilder {
         return value;
       }
       return result.value;
+    }
+    if ((isSeq(n) || isMap(n)) && path.length >= MAX_CONFIG_NESTING) {
+      if (!this.tooDeep) this.problem(path, `${TOO_DEEP} (through aliases)`, n.range?.[0]);
+      this.tooDeep = true;
+      return null;
     }
     if (isSeq(n)) {
       return n.items.map((item, index) => this.build(item, [...path, index]));
@@ -377,6 +392,10 @@ function describe(value: unknown, secret: boolean, written?: string): string {
   if (typeof value === 'number') return Number.isNaN(value) ? '.nan' : Number.isFinite(value) ? String(value) : value > 0 ? '.inf' : '-.inf';
   if (typeof value === 'boolean') return String(value);
   if (Array.isArray(value)) return 'a list';
+  // The values of yaml's explicit known tags (yaml resolves them in any schema), not mappings
+  // (`!!binary aGVsbG8=` was reported as "got a mapping": a new user's trial, 2026-12-03, F10).
+  if (value instanceof Uint8Array) return 'binary data (!!binary)';
+  if (value instanceof Date) return 'a timestamp (!!timestamp)';
   if (typeof value === 'object') return 'a mapping';
   return typeof value;
 }
@@ -714,16 +733,19 @@ function buildConfig(text: string, env: NodeJS.ProcessEnv, source: string | unde
   const lines = new LineCounter();
   // Duplicate keys are reported by the TreeBuilder, with their YAML path, next to every other
   // problem (yaml's own check names only a position, and stops everything else).
-  const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: false });
+  const parsedText = parseConfigYaml(text, lines, { uniqueKeys: false });
+  const textProblems = parsedText.problems.map((p) => withPosition({ path: '', message: p.message }, lines, p.offset));
+  if (!parsedText.ok) throw new ConfigError(textProblems, label);
+  const doc = parsedText.doc;
   const yamlProblems = [...doc.errors, ...doc.warnings].map((e) =>
     withPosition({ path: '', message: `YAML: ${e.message.split('\n')[0] ?? e.message}` }, lines, e.pos[0]),
   );
-  if (yamlProblems.length > 0) throw new ConfigError(sortProblems(yamlProblems), label);
+  if (yamlProblems.length > 0 || textProblems.length > 0) throw new ConfigError(sortProblems([...yamlProblems, ...textProblems]), label);
 
   const builder = new TreeBuilder(doc, lines, env);
   const tree = builder.build(doc.contents, []);
   const problems: ConfigProblem[] = [...builder.problems];
-  if (builder.tooLarge) throw new ConfigError(sortProblems(problems), label);
+  if (builder.tooLarge || builder.tooDeep) throw new ConfigError(sortProblems(problems), label);
   const contents = doc.contents as YamlNode | null;
   if (contents === null || (isScalar(contents) && contents.value === null && contents.source === '' && contents.tag === undefined)) {
     // Nothing but comments, whitespace or a document marker (`---`). An explicit `~` or

@@ -1,0 +1,92 @@
+/**
+ * A config file's text -> its one YAML document, through yaml's own layers (`Parser` -> CST
+ * tokens -> `Composer`: https://eemeli.org/yaml/#parsing-yaml, the steps of yaml's
+ * `parseDocument`), with two checks written for an operator, not a programmer:
+ *
+ * - Nesting: a mapping or list more than `MAX_CONFIG_NESTING` levels deep is refused on the
+ *   CST, before the composer runs. The composer is recursive: a file nested ~1,000 deep ran
+ *   out of stack, reported as `YAML: Maximum call stack size exceeded` at a column that
+ *   varied from run to run (a new user's trial, 2026-12-03, F10). yaml's CST parser keeps its
+ *   own stack (no recursion), and this walk does too.
+ * - One document: a second document (after `---` or `...`) is a problem at the place it
+ *   starts, not yaml's advice to call `YAML.parseAllDocuments()` (same trial).
+ *
+ * Source of the rule for both: test/regressions/config-yaml-messages-for-programmers.test.ts.
+ */
+import { Composer, CST, Parser, type Document, type DocumentOptions, type LineCounter, type ParseOptions, type SchemaOptions } from 'yaml';
+
+/**
+ * Deepest nesting of mappings and lists a config file may have: 64 levels (the top-level
+ * mapping is level 1). The gateway's own settings go 5 deep (`agents.<name>.tools.<tool>.<key>`),
+ * so the bound only ever stops a mistake or a hostile file, and keeps the composer (and the
+ * loader's tree builder, which counts aliases in: load.ts) far from the stack's end.
+ */
+export const MAX_CONFIG_NESTING = 64;
+
+/** The message of a mapping or list nested deeper than `MAX_CONFIG_NESTING`. */
+export const TOO_DEEP = `the config is nested too deeply: more than ${MAX_CONFIG_NESTING} levels of mappings and lists`;
+
+/** A problem found here: `offset` is the 0-based character offset it is reported at. */
+export interface YamlTextProblem {
+  offset: number;
+  message: string;
+}
+
+export type ParsedConfigYaml =
+  | { readonly ok: true; readonly doc: Document.Parsed; readonly problems: readonly YamlTextProblem[] }
+  | { readonly ok: false; readonly problems: readonly YamlTextProblem[] };
+
+/**
+ * Parses `text` as the one YAML document of a config file.
+ *
+ * @param text the file's text.
+ * @param lines where yaml records line starts (for line and column of every problem).
+ * @param options yaml's document options, as for `parseDocument`.
+ * @returns `ok: false` with one problem when the text nests deeper than `MAX_CONFIG_NESTING`
+ *   (at the first such mapping or list; nothing is composed); else the first document, with
+ *   a problem at the start of a second document when there is one (yaml's own syntax errors
+ *   stay in `doc.errors` and `doc.warnings`).
+ */
+export function parseConfigYaml(text: string, lines: LineCounter, options: ParseOptions & DocumentOptions & SchemaOptions): ParsedConfigYaml {
+  const tokens = Array.from(new Parser(lines.addNewLine).parse(text));
+  const deep = firstTooDeep(tokens);
+  if (deep !== undefined) return { ok: false, problems: [{ offset: deep, message: TOO_DEEP }] };
+  let doc: Document.Parsed | undefined;
+  const problems: YamlTextProblem[] = [];
+  // As parseDocument: the composer always yields at least one document (forceDoc), and stops
+  // being read at the second.
+  for (const next of new Composer(options).compose(tokens, true, text.length)) {
+    if (doc === undefined) {
+      doc = next;
+      continue;
+    }
+    problems.push({ offset: next.range[0], message: 'the config file must hold one YAML document, and a second one starts here' });
+    break;
+  }
+  return { ok: true, doc: doc as Document.Parsed, problems };
+}
+
+/**
+ * The offset of the first mapping or list (in text order) more than `MAX_CONFIG_NESTING`
+ * levels deep in the CST, or undefined. Iterative: the CST of a 1 MiB file may nest ~500,000 deep.
+ */
+function firstTooDeep(tokens: readonly CST.Token[]): number | undefined {
+  // [token, its level if it is a collection]; children pushed in reverse, so popped in text order.
+  const stack: Array<[CST.Token, number]> = [];
+  for (let i = tokens.length - 1; i >= 0; i--) stack.push([tokens[i] as CST.Token, 1]);
+  for (let top = stack.pop(); top !== undefined; top = stack.pop()) {
+    const [token, level] = top;
+    if (token.type === 'document') {
+      if (token.value !== undefined) stack.push([token.value, level]);
+      continue;
+    }
+    if (!CST.isCollection(token)) continue;
+    if (level > MAX_CONFIG_NESTING) return token.offset;
+    for (let i = token.items.length - 1; i >= 0; i--) {
+      const item = token.items[i] as CST.CollectionItem;
+      if (item.value !== undefined) stack.push([item.value, level + 1]);
+      if (item.key !== undefined && item.key !== null) stack.push([item.key, level + 1]);
+    }
+  }
+  return undefined;
+}
