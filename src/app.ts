@@ -59,7 +59,7 @@ function agentOfPath(target: string): string | null {
   try {
     decoded = decodeURIComponent(name);
   } catch {
-    // Fastify answers a path that does not decode 400 before any handler; kept as written.
+    // A name that does not decode (badUrlRefusal refuses it): kept as written.
   }
   return decoded.slice(0, 64);
 }
@@ -81,6 +81,23 @@ function shown(path: string): string {
 const MAX_PARAM_CHARS = maxHeaderSize;
 
 /** 405 `method_not_allowed` with `Allow` (RFC 9110 §15.5.6) for any method but the MCP ones on an MCP endpoint. */
+/**
+ * The refusal of a request target Fastify's router cannot decode (FST_ERR_BAD_URL: a path
+ * segment that is not valid percent-encoding, RFC 3986 §2.1, such as `/agents/%zz/mcp`): on
+ * an MCP endpoint's path, 404 `unknown_agent` (no agent can have a name that does not
+ * decode), the name echoed as written to 64 characters; on any other path, 404 `not_found`,
+ * as for a path with no route. Id null: no body is read for it. Its `refused` line and count
+ * come with `refuse`. Reported failure (a new user's trial, 2026-12-03): such a target got
+ * Fastify's own 400 (`FST_ERR_BAD_URL`, the path echoed), with no `refused` line and no count
+ * (test/regressions/agent-name-bad-percent-encoding-fastify-400.test.ts).
+ */
+function badUrlRefusal(reply: FastifyReply, target: string): FastifyReply {
+  const name = MCP_TARGET.exec(target)?.[1];
+  const path = target.split('?')[0] ?? '';
+  if (name === undefined) return refuse(reply, 'not_found', null, `No route for ${reply.request.method} ${shown(path)}: MCP endpoints are /agents/<agent>/mcp.`);
+  return refuse(reply, 'unknown_agent', null, `Unknown agent "${shown(name)}": the name is not valid percent-encoding (RFC 3986 §2.1).`, undefined, { agent: shown(name) });
+}
+
 function refuseMethod(reply: FastifyReply): FastifyReply {
   reply.header('allow', MCP_METHODS.join(', '));
   return refuse(reply, 'method_not_allowed', null, `Method not allowed: MCP endpoints accept ${MCP_METHODS.join(', ')}.`);
@@ -132,6 +149,9 @@ export async function buildApp(config: GatewayConfig, opts: BuildAppOptions = {}
     // The router carries an agent name as long as a request head can be (MAX_PARAM_CHARS), so
     // every name the HTTP server lets through is refused as the handler refuses an unknown one.
     routerOptions: { maxParamLength: MAX_PARAM_CHARS },
+    // A request target the router cannot take (a path segment that does not percent-decode,
+    // `/agents/%zz/mcp`) is refused as any other (badUrlRefusal), not with Fastify's bare 400.
+    frameworkErrors: (_error, request, reply) => (drain.draining ? refuseDraining(reply, undefined) : badUrlRefusal(reply, request.url)),
   });
 
   for (const agent of config.agents.values()) if (agent.tls_insecure_skip_verify) warnInsecureAgent(logger, agent);

@@ -282,8 +282,8 @@ export const REFUSALS = {
   unknown_agent: {
     statusCode: 404,
     jsonRpcCode: JSONRPC_INVALID_REQUEST,
-    description: 'The path /agents/<agent>/mcp names no agent of the configuration: a name of any length a request head can carry (longer, the head is refused as request_header_too_large); the message and data.agent give its first 64 characters.',
-    source: "ARCHITECTURE §3; a new user's trial, 2026-12-03 (a name over 100 characters got Fastify's own 414 body, not logged or counted: test/regressions/agent-name-over-100-chars-fastify-414.test.ts)",
+    description: 'The path /agents/<agent>/mcp names no agent of the configuration: a name of any length a request head can carry (longer, the head is refused as request_header_too_large); the message and data.agent give its first 64 characters. A name that is not valid percent-encoding (`/agents/%zz/mcp`, RFC 3986 §2.1) names no agent either: this error for id null (its body is not read), the name as written.',
+    source: "ARCHITECTURE §3; a new user's trial, 2026-12-03 (a name over 100 characters got Fastify's own 414 body, not logged or counted: test/regressions/agent-name-over-100-chars-fastify-414.test.ts; a name that does not percent-decode got Fastify's bare 400: test/regressions/agent-name-bad-percent-encoding-fastify-400.test.ts)",
   },
   request_too_large: {
     statusCode: 413,
