@@ -16,6 +16,7 @@
  */
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
+import { randomBytes } from 'node:crypto';
 import { buildApp } from '../app.js';
 import type { AgentConfig, GatewayConfig } from '../config/types.js';
 import { CAPABILITIES_TOOL, DISCOVERY_TARGETS, measureDiscovery, type DiscoveryMeasurement, type DiscoverySurface } from '../mcp/discovery-size.js';
@@ -84,7 +85,11 @@ export interface ProbeOptions {
 export async function runProbe(opts: ProbeOptions): Promise<ProbeReport> {
   const agentConfig = opts.config.agents.get(opts.agent);
   if (!agentConfig) throw new Error(`unknown agent ${JSON.stringify(opts.agent)}`);
-  const app = await buildApp(opts.config, { logger: opts.logger });
+  // A probe mints no resume token a host could keep: a random secret of its own, so the
+  // gateway's "no resume secret" warning (about resumption across restarts) is not printed for
+  // it (a new user's trial, 2026-12-03: `probe --verbose` warned about it).
+  const config = opts.config.resume.secret === undefined ? { ...opts.config, resume: { ...opts.config.resume, secret: randomBytes(32).toString('base64url') } } : opts.config;
+  const app = await buildApp(config, { logger: opts.logger });
   try {
     await app.listen({ host: '127.0.0.1', port: 0 });
     const { port } = app.server.address() as AddressInfo;

@@ -93,7 +93,7 @@ export function formatProbeTable(report: ProbeReport): string {
   lines.push('');
 
   const t = report.totals;
-  lines.push(`tools/list: ${t.tools_list_pages} page${t.tools_list_pages === 1 ? '' : 's'}, ${t.tools} tool${t.tools === 1 ? '' : 's'}, ${n(t.tools_list_bytes)} bytes`);
+  lines.push(`tools/list: ${t.tools_list_pages} page${t.tools_list_pages === 1 ? '' : 's'}, ${n(t.tools)} tool${t.tools === 1 ? '' : 's'}, ${n(t.tools_list_bytes)} bytes`);
   lines.push(`total: ${t.messages} message${t.messages === 1 ? '' : 's'}, ${n(t.bytes)} bytes`);
   if (report.within_target) {
     lines.push('result: all within target');
