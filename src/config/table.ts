@@ -208,7 +208,12 @@ function allowedHostsRow(config: GatewayConfig): string {
  *   requests would time out before the next probe);
  * - `note: <a>: response_deadline_ms <d> leaves less than <n> ms after backoff_max_ms <m>: ...`
  *   (a request that waited out a whole backoff would be granted its turn too late to send:
- *   agent-guard.ts tooLateToSend; found by a new user: 10500 against 10000 drew no note).
+ *   agent-guard.ts tooLateToSend; found by a new user: 10500 against 10000 drew no note);
+ * - `note: <a>[/<tool>]: max_response_bytes <n> is above max_buffered_response_bytes <m>: ...`
+ *   (and `max_call_response_bytes` for an agent row): an answer that large is received only
+ *   as the agent's oldest in flight, the others waiting for room against their deadline
+ *   (admission/agent-guard.ts). A new user's trial (2026-12-03, F8): a tool limit of 1 GiB
+ *   drew no note, and 8 of 30 concurrent 22.6 MB answers finished within an 8 s deadline.
  */
 export function configNotes(config: GatewayConfig): string[] {
   const out: string[] = [];
@@ -225,6 +230,20 @@ export function configNotes(config: GatewayConfig): string[] {
           'X-Max-Response-Bytes can lower the limit but never raise it',
       );
     }
+  }
+  for (const agent of config.agents.values()) {
+    const cap = agent.guard.max_buffered_response_bytes;
+    const over = (label: string, key: string, bytes: number): void => {
+      if (bytes > cap) {
+        out.push(
+          `note: ${label}: ${key} ${bytes} is above max_buffered_response_bytes ${cap}: ` +
+            'an answer that large is received only as the agent\'s oldest in flight; concurrent ones wait for room within their response_deadline_ms',
+        );
+      }
+    };
+    over(agent.name, 'max_response_bytes', agent.limits.max_response_bytes);
+    if (agent.max_call_response_bytes !== undefined) over(agent.name, 'max_call_response_bytes', agent.max_call_response_bytes);
+    for (const tool of Object.keys(agent.tools)) over(`${agent.name}/${tool}`, 'max_response_bytes', resolveCallLimits(agent, tool, undefined).max_response_bytes);
   }
   for (const agent of config.agents.values()) {
     const g = agent.guard;

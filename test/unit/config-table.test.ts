@@ -55,7 +55,10 @@ describe('formatGuardTable and the guard notes', () => {
       ].join('\n'),
     );
     assert.deepEqual(formatGuardTable(config).split('\n')[0]?.split(/ {2,}/), [...GUARD_TABLE_COLUMNS]);
-    assert.deepEqual(configNotes(config), []);
+    // quiet's default 4 MiB response limit is above its 1 MiB cap: the buffered-bytes note.
+    assert.deepEqual(configNotes(config), [
+      "note: quiet: max_response_bytes 4194304 is above max_buffered_response_bytes 1048576: an answer that large is received only as the agent's oldest in flight; concurrent ones wait for room within their response_deadline_ms",
+    ]);
   });
 
   it('notes a base above the maximum, and a deadline a backoff outlasts (found by a new user: neither was visible)', () => {
@@ -74,6 +77,31 @@ describe('formatGuardTable and the guard notes', () => {
     assert.deepEqual(configNotes(config), [
       'note: a: response_deadline_ms 10500 leaves less than 1000 ms after backoff_max_ms 10000: during a long backoff, a waiting request gets its turn too late to be sent and is answered agent_backoff',
       'note: c: response_deadline_ms 1200 leaves less than 300 ms after backoff_max_ms 1000: during a long backoff, a waiting request gets its turn too late to be sent and is answered agent_backoff',
+    ]);
+  });
+
+  it("notes a response limit above the agent's buffered-bytes cap (a new user's trial, F8: a 1 GiB tool limit drew no note)", () => {
+    const config = parseConfig(
+      [
+        'agents:',
+        '  a:',
+        '    url: https://a.example/mcp',
+        '    max_buffered_response_bytes: 1048576',
+        '    max_response_bytes: 1048576',
+        '    max_call_response_bytes: 2097152',
+        '    tools:',
+        '      big: { max_response_bytes: 1073741824 }',
+        '      small: { max_response_bytes: 1000 }',
+        '  b: { url: https://b.example/mcp }',
+        '',
+      ].join('\n'),
+      { env: {} },
+    );
+    const tail = "an answer that large is received only as the agent's oldest in flight; concurrent ones wait for room within their response_deadline_ms";
+    assert.deepEqual(configNotes(config), [
+      'note: a/big: max_call_response_bytes 2097152 is below max_response_bytes 1073741824: X-Max-Response-Bytes can lower the limit but never raise it',
+      `note: a: max_call_response_bytes 2097152 is above max_buffered_response_bytes 1048576: ${tail}`,
+      `note: a/big: max_response_bytes 1073741824 is above max_buffered_response_bytes 1048576: ${tail}`,
     ]);
   });
 });
