@@ -77,7 +77,9 @@ export interface NormalizeOutcome {
  * `text` replaced by {@link summarizeStructuredContent} (other item fields kept) ->
  * `deduped`, when that makes it shorter ({@link summaryShortens}: a copy no longer than its
  * summary is kept as written, so a dedupe never grows an answer; none replaced: unchanged).
- * `structuredContent` itself is never modified.
+ * A text that is not byte-equal to `opts.structuredContentText` is no copy when that text
+ * repeats a member name at any depth (summarizeCopies: a host keeping the first repeat reads
+ * another `structuredContent`). `structuredContent` itself is never modified.
  *
  * `structuredContent` absent: the first liftable text item (the extraction algorithm's
  * text fallback, {@link findLiftableTextOrBound}, with the same size and structure bounds;
@@ -121,7 +123,7 @@ export function normalizeToolResult(result: unknown, opts: NormalizeOptions): No
   const structured = ownValue(result, 'structuredContent');
   if (structured !== undefined) {
     if (!isJsonObject(structured) || isAdcpErrorOnly(structured)) return unchanged;
-    const { items, replaced } = summarizeCopies(content, 0, structured, opts, -1, opts.structuredContentText);
+    const { items, replaced } = summarizeCopies(content, 0, structured, opts, -1, opts.structuredContentText, opts.structuredContentText);
     if (replaced === 0) return unchanged;
     return { result: copyWith(result, items, undefined), changed: true, action: 'deduped', replacedItems: replaced };
   }
@@ -132,7 +134,8 @@ export function normalizeToolResult(result: unknown, opts: NormalizeOptions): No
   if (typeof lift === 'string') return { result, changed: false, action: 'none', replacedItems: 0, textNotLifted: lift };
   // findLiftableTextOrBound only matches text items whose own `text` is a string.
   if (mayLoseDigits(ownValue(content[lift.index] as object, 'text') as string, lift.value)) return unchanged;
-  const { items, replaced } = summarizeCopies(content, lift.index, lift.value, opts, lift.index);
+  // The lifted text's bytes are what a spliced answer carries as `structuredContent` (splice.ts).
+  const { items, replaced } = summarizeCopies(content, lift.index, lift.value, opts, lift.index, undefined, ownValue(content[lift.index] as object, 'text') as string);
   return { result: copyWith(result, items, lift.value), changed: true, action: 'lifted', replacedItems: replaced };
 }
 
@@ -144,6 +147,22 @@ export function normalizeToolResult(result: unknown, opts: NormalizeOptions): No
  * JSON text of `structured`; its numbers are the caller's raw-message check), are replaced
  * without parsing. Returns the new
  * array (the input array when nothing was replaced) and the count.
+ *
+ * `writtenStructured`: the JSON text a spliced answer carries as `structuredContent` (the
+ * seller's bytes of it, or the lifted text: response/splice.ts), when known. If it repeats a
+ * member name at any depth ({@link collapsesDuplicateKeys}), a text that is not byte-equal to
+ * `structuredText` is no copy: it was found deep-equal to `JSON.parse`'s reading (the last
+ * repeat wins), while a host whose parser keeps the first reads another value in
+ * `structuredContent`, and the text may be the one unambiguous statement of the data. A new
+ * user's trial: `structuredContent` `{"price":1,"price":2,…}` beside a text `{"price":2,…}`,
+ * the text replaced by a summary
+ * (test/regressions/dedupe-drops-text-when-structured-content-repeats-names.test.ts). Checked
+ * once per result, only for a text already found deep-equal (one bounds scan of that text and
+ * a walk of `structured`). A byte copy (`text === structuredText`, and
+ * response/dedupe-splice.ts) is as ambiguous as `structuredContent` itself, so removing it
+ * loses nothing: that path has no such check and costs nothing more. Unknown (the answer is
+ * then re-serialized: escaped keys, a `tasks/get` result; rewrite.ts) the host gets the
+ * gateway's reading of `structuredContent`, no repeat, and the check is not needed.
  */
 function summarizeCopies(
   content: readonly unknown[],
@@ -152,9 +171,11 @@ function summarizeCopies(
   opts: NormalizeOptions,
   knownCopy = -1,
   structuredText?: string,
+  writtenStructured?: string,
 ): { items: unknown[]; replaced: number } {
   let items: unknown[] | undefined;
   let replaced = 0;
+  let structuredRepeats: boolean | undefined; // collapsesDuplicateKeys(writtenStructured), once needed
   for (let i = from; i < content.length; i++) {
     const item = content[i];
     if (!isJsonObject(item) || ownValue(item, 'type') !== 'text') continue;
@@ -169,6 +190,9 @@ function summarizeCopies(
       if (mayLoseDigits(text as string, parsed)) continue;
       // A text with a repeated key holds a value `structured` has not (duplicate-keys.ts): no copy.
       if (collapsesDuplicateKeys(text as string, parsed)) continue;
+      // Deep-equal to one reading of a `structuredContent` whose bytes repeat a name: no copy (above).
+      structuredRepeats ??= writtenStructured !== undefined && collapsesDuplicateKeys(writtenStructured, structured);
+      if (structuredRepeats) continue;
     }
     const textBytes = Buffer.byteLength(text as string, 'utf8');
     const summary = summarizeStructuredContent(structured, textBytes);
