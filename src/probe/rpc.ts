@@ -8,9 +8,9 @@
  * What it measures is what a host receives: the response message's bytes as the gateway
  * sent them (the JSON body, or the `data` of the SSE event that carried the response).
  */
-import { parse as parseContentType } from 'fast-content-type-parse';
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import { request } from 'undici';
+import { mediaTypeEssence } from '../response/content-type.js';
 
 /** The MCP revision the probe offers in `initialize` (the server may answer with an older one). */
 export const PROBE_PROTOCOL_VERSION = '2025-11-25';
@@ -123,14 +123,9 @@ export function createRpcClient(opts: RpcClientOptions): RpcClient {
   };
 }
 
+/** The media type essence as the gateway reads it (response/content-type.ts: an empty parameter is none), or undefined when absent or unparsable. */
 function mediaType(value: string | string[] | undefined): string | undefined {
-  const v = Array.isArray(value) ? value[0] : value;
-  if (v === undefined) return undefined;
-  try {
-    return parseContentType(v).type;
-  } catch {
-    return undefined;
-  }
+  return mediaTypeEssence(value) || undefined;
 }
 
 /** Reads a whole body, or undefined past `max` bytes (the request is aborted then). */

@@ -1,6 +1,7 @@
 /**
  * Media types compared by their parsed essence, never by substring (ARCHITECTURE §5: a seller
- * may say `Text/Event-Stream; charset=utf-8`). Parsing by fast-content-type-parse (RFC 9110).
+ * may say `Text/Event-Stream; charset=utf-8`). Parsing by fast-content-type-parse, with RFC 9110
+ * §5.6.6's empty parameters allowed (parseMediaType).
  */
 import { safeParse } from 'fast-content-type-parse';
 
@@ -18,10 +19,11 @@ export type BodyKind = 'json' | 'sse' | 'other' | 'none';
  * parameter names compare case-insensitively, a `charset` value too (§8.3.2), any other
  * parameter value exactly once unquoted (a token or a quoted-string), and whitespace around
  * `;` does not count; so `application/json` and `Application/JSON` agree, and so do
- * `text/event-stream;charset=utf-8` and `text/event-stream; charset="UTF-8"`. Differing
- * parameters differ: `application/json` and `application/json; charset=utf-8` are refused. A
- * value fast-content-type-parse cannot parse (its RFC 7231 §3.1.1.1 grammar: an empty
- * parameter `application/json;`, a tab around `;`) agrees only with the same string.
+ * `text/event-stream;charset=utf-8` and `text/event-stream; charset="UTF-8"`, and so do
+ * `application/json;` and `application/json` (an empty parameter is none: {@link parseMediaType}).
+ * Differing parameters differ: `application/json` and `application/json; charset=utf-8` are
+ * refused. A value {@link parseMediaType} cannot parse (a tab around `;`, `a=` with no value)
+ * agrees only with the same string.
  *
  * Cost: lines that are the same string (the usual repetition) compare as strings; only a line
  * spelled differently from the first parses both (once for the first). A single Content-Type
@@ -32,7 +34,8 @@ export type BodyKind = 'json' | 'sse' | 'other' | 'none';
  * `application/octet-stream`; the SDK client failed "Unexpected content type"
  * (test/regressions/seller-duplicate-content-type-octet-stream.test.ts). Then equivalent
  * spellings (`application/json`, `Application/JSON`) were refused as differing values
- * (test/regressions/equivalent-repeated-content-type-refused.test.ts).
+ * (test/regressions/equivalent-repeated-content-type-refused.test.ts), and so was
+ * `application/json;` beside `application/json` (test/regressions/content-type-empty-parameter-refused.test.ts).
  */
 export function repeatedContentType(values: readonly string[]): string | undefined {
   const first = values[0];
@@ -41,14 +44,47 @@ export function repeatedContentType(values: readonly string[]): string | undefin
   for (let i = 1; i < values.length; i++) {
     const value = values[i]!;
     if (value === first) continue;
-    parsedFirst ??= safeParse(first);
-    if (!sameMediaType(parsedFirst, safeParse(value))) return undefined;
+    parsedFirst ??= parseMediaType(first);
+    if (!sameMediaType(parsedFirst, parseMediaType(value))) return undefined;
   }
   return first;
 }
 
 /** A media type as fast-content-type-parse gives it: `type` lower-cased (`''` when unparsable), parameter names lower-cased, values unquoted. */
 type ContentType = ReturnType<typeof safeParse>;
+
+/**
+ * Parses one Content-Type field value ({@link ContentType}; `type` `''` when unparsable) with
+ * fast-content-type-parse, which follows the RFC 7231 §3.1.1.1 grammar, `*( OWS ";" OWS
+ * parameter )`. RFC 9110 §5.6.6 made the parameter optional, `*( OWS ";" OWS [ parameter ] )`,
+ * so `application/json;`, `application/json; ` and `application/json;;charset=utf-8` are valid
+ * and name the same media type without their empty parameters. Only when the library's parse
+ * fails is the value parsed once more with each empty parameter removed (a `;` followed by
+ * optional SP/HTAB and then `;` or the end, outside a quoted-string): a value the library
+ * parses costs nothing more. Anything else the library refuses stays unparsable (a tab around
+ * a parameter, `a=` with no value, an unterminated quoted-string).
+ *
+ * Why (a new user's trial 6, Finding 4): `Content-Type: application/json;` was refused
+ * `upstream_not_mcp`, as a single line and repeated beside `application/json`
+ * (test/regressions/content-type-empty-parameter-refused.test.ts).
+ */
+function parseMediaType(value: string): ContentType {
+  const parsed = safeParse(value);
+  if (parsed.type !== '' || !value.includes(';')) return parsed;
+  const withoutEmpty = value.replace(EMPTY_PARAMETER, keepQuotedString);
+  return withoutEmpty === value ? parsed : safeParse(withoutEmpty);
+}
+
+/**
+ * A quoted-string (kept as it is: a `;` in it is no delimiter; an unterminated one runs to the
+ * end, so each character is scanned once, whatever the quotes), or an empty parameter's `;`
+ * and OWS (removed).
+ */
+const EMPTY_PARAMETER = /"(?:[^"\\]|\\[\s\S]?)*"?|;[\t ]*(?=;|$)/g;
+
+function keepQuotedString(match: string): string {
+  return match.charCodeAt(0) === 0x22 ? match : '';
+}
 
 /**
  * Whether two parsed media types are equivalent (RFC 9110 §8.3.1): the same `type/subtype`
@@ -69,11 +105,11 @@ function sameMediaType(a: ContentType, b: ContentType): boolean {
   return true;
 }
 
-/** Lower-cased media type essence (`type/subtype`), or '' when absent or unparsable. */
+/** Lower-cased media type essence (`type/subtype`), or '' when absent or unparsable ({@link parseMediaType}: an empty parameter is none). */
 export function mediaTypeEssence(header: string | string[] | undefined): string {
   const value = Array.isArray(header) ? header[0] : header;
   if (!value) return '';
-  return safeParse(value).type.toLowerCase();
+  return parseMediaType(value).type;
 }
 
 /**

@@ -78,6 +78,16 @@ export async function handleUpstreamResponse(
     answerWithLocalError(exchange, reply, { reason, limitBytes, observedBytes: 0, upstreamStatus: status });
   };
 
+  // A repeated Content-Type with differing values is no valid answer, whatever its status
+  // (content-type.ts repeatedContentType; equivalent values, RFC 9110 §8.3.1, are one, and
+  // the host gets the first: headers.ts), so it is judged first, before the status, the
+  // coding and the body: a 5xx with differing lines was `upstream_status` where a 4xx or 3xx
+  // was `upstream_not_mcp` (a new user's trial 6, Finding 5:
+  // test/regressions/differing-repeated-content-type-on-5xx-upstream-status.test.ts). One
+  // type check on the common path (a string).
+  const contentType = res.headers['content-type'];
+  if (Array.isArray(contentType) && repeatedContentType(contentType) === undefined) return fail('upstream_not_mcp');
+
   const requestStream = isRequestStream(exchange.rpc);
   if (status >= 500) return fail('upstream_status');
   // A resumed request stream the seller refuses (405, 404, ...) would leave the host's request
@@ -87,11 +97,6 @@ export async function handleUpstreamResponse(
   // Only codings the gateway asked this agent for (`accept_encoding`): anything else is refused, not decoded.
   if (!encoding.ok || !encoding.codings.every((c) => exchange.agent.accept_encoding.includes(c))) return fail('unsupported_encoding');
 
-  // A repeated Content-Type with differing values is no valid answer, whatever its status
-  // (content-type.ts repeatedContentType; equivalent values, RFC 9110 §8.3.1, are one, and
-  // the host gets the first: headers.ts). One type check on the common path (a string).
-  const contentType = res.headers['content-type'];
-  if (Array.isArray(contentType) && repeatedContentType(contentType) === undefined) return fail('upstream_not_mcp');
   const kind = bodyKind(contentType);
   const sse = kind === 'sse' && status >= 200 && status < 300;
   // A DELETE ends the session (MCP Streamable HTTP, Session Management: the client "SHOULD

@@ -6,7 +6,10 @@
  * - docker/docker-compose.yml mounts a config directory holding a file that parses with the real
  *   loader, listens on 0.0.0.0 (not the container's own loopback) on the EXPOSEd port, and the
  *   command's --config path is that file under the mount target;
- * - the buyer placeholder's URL names an agent the config defines.
+ * - the buyer placeholder's URL names an agent the config defines;
+ * - the gateway's `stop_grace_period` outlasts its own shutdown (`shutdown_grace_ms`, then the
+ *   forced exit's log flush), so Docker's SIGKILL does not cut the `shutdown_cut` lines (a new
+ *   user's trial 6, Finding 7: no stop_grace_period, Docker's default 10 s raced the 10 s grace).
  */
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
@@ -15,6 +18,8 @@ import { describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { parse as parseYaml } from 'yaml';
 import { parseConfig } from '../../src/config/load.js';
+import { EXIT_LOG_FLUSH_WAIT_MS } from '../../src/observability/exit-after-log.js';
+import { EXIT_FLUSH_MAX_RETRIES } from '../../src/observability/log-destination.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const read = (p: string): string => readFileSync(join(ROOT, p), 'utf8');
@@ -139,8 +144,16 @@ describe('Dockerfile', () => {
 /** The config docker/docker-compose.yml mounts (its directory, docker/config, at /etc/adcp-buyer-gateway). */
 const CONFIG_FILE = 'docker/config/gateway.yaml';
 
+/** Milliseconds of a compose duration (Go's time.ParseDuration units: `15s`, `1m30s`, `500ms`), or NaN. */
+function composeDurationMs(value: string): number {
+  const units: Record<string, number> = { h: 3_600_000, m: 60_000, s: 1000, ms: 1, us: 1e-3, µs: 1e-3, ns: 1e-6 };
+  const parts = [...value.matchAll(/(\d+(?:\.\d+)?)(ms|us|µs|ns|h|m|s)/g)];
+  if (parts.length === 0 || parts.map((p) => p[0]).join('') !== value) return NaN;
+  return parts.reduce((ms, p) => ms + Number(p[1]) * units[p[2]!]!, 0);
+}
+
 describe('docker/docker-compose.yml', () => {
-  type Service = { command?: string[]; volumes?: string[]; environment?: Record<string, string>; expose?: string[] };
+  type Service = { command?: string[]; volumes?: string[]; environment?: Record<string, string>; expose?: string[]; stop_grace_period?: string };
   const compose = parseYaml(read('docker/docker-compose.yml')) as { services: Record<string, Service> };
   const gateway = compose.services.gateway;
 
@@ -171,6 +184,22 @@ describe('docker/docker-compose.yml', () => {
     assert.ok(config.agents.size >= 1);
     for (const name of vars) assert.ok(name in (gateway?.environment ?? {}), `compose sets ${name} for the gateway`);
     assert.ok('ADCP_GATEWAY_RESUME_SECRET' in (gateway?.environment ?? {}), 'compose sets the resume secret');
+  });
+
+  test("stop_grace_period outlasts the gateway's shutdown_grace_ms and its forced exit's log flush", () => {
+    assert.deepEqual([composeDurationMs('15s'), composeDurationMs('1m30s'), composeDurationMs('500ms'), composeDurationMs('15')], [15_000, 90_000, 500, NaN]);
+    const text = read(CONFIG_FILE);
+    const env: NodeJS.ProcessEnv = { ADCP_GATEWAY_RESUME_SECRET: 'x'.repeat(48) };
+    for (const name of referencedVars(text)) env[name] = 'dummy';
+    // The configured grace, or the default (docs/configuration.md) when the file sets none.
+    const graceMs = parseConfig(text, { env }).shutdown_grace_ms;
+    // The forced exit: the flush of lines already written, then the exit flush's retries on a
+    // reader that does not read (sonic-boom sleeps 100 ms between them).
+    const exitFlushMs = EXIT_LOG_FLUSH_WAIT_MS + EXIT_FLUSH_MAX_RETRIES * 100;
+    const period = gateway?.stop_grace_period;
+    assert.equal(typeof period, 'string', 'the gateway service sets stop_grace_period (Docker: 10 s, the default grace)');
+    const periodMs = composeDurationMs(period!);
+    assert.ok(periodMs > graceMs + exitFlushMs, `stop_grace_period ${period} (${periodMs} ms) > shutdown_grace_ms ${graceMs} + ${exitFlushMs} ms of exit flush`);
   });
 
   test('the buyer placeholder reaches the gateway by service name, at an agent the config defines', () => {
