@@ -14,6 +14,7 @@ import { startGateway } from '../helpers/gateway.js';
 import { rawPost, toolCall } from '../helpers/raw.js';
 import { useSellerAndGateway } from '../helpers/stack.js';
 import { clientErrorReason } from '../../src/errors/client-error.js';
+import { refusalCount as refusalCountAt } from '../helpers/refusal-count.js';
 
 const stack = useSellerAndGateway(
   () => startRawSeller((_req, res) => void res.writeHead(200, { 'content-type': 'application/json' }).end(toolResponse(1, { content: [{ type: 'text', text: 'ok' }] }))),
@@ -48,11 +49,7 @@ function expectedAnswer(status: string, body: string): string {
   return `HTTP/1.1 ${status}\r\ncontent-type: application/json\r\ncache-control: no-store\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`;
 }
 
-async function refusalCount(reason: string): Promise<number> {
-  const text = await (await fetch(`${stack.gateway.baseUrl}/metrics`)).text();
-  const line = text.split('\n').find((l) => l.startsWith(`adcp_gateway_refusals_total{reason="${reason}"}`));
-  return line === undefined ? 0 : Number(line.split(' ').pop());
-}
+const refusalCount = (reason: string): Promise<number> => refusalCountAt(stack.gateway.baseUrl, reason);
 
 describe('requests the HTTP parser rejects', () => {
   test('a request head over 16 KiB: 431 with a JSON-RPC refusal (id null), the connection closed, counted', async () => {

@@ -22,6 +22,7 @@ import { startRawSeller } from '../support/raw-seller.js';
 import { agentsYaml } from '../helpers/gateway.js';
 import { useSellerAndGateway } from '../helpers/stack.js';
 import { TEST_TIMEOUT_MS, withTimeout } from '../helpers/timeout.js';
+import { refusalCount as refusalCountAt } from '../helpers/refusal-count.js';
 
 const OPTIONS = { timeout: TEST_TIMEOUT_MS };
 const BODY = '{"jsonrpc":"2.0","id":7,"method":"tools/list"}';
@@ -31,11 +32,7 @@ const stack = useSellerAndGateway(
   (seller) => startObservedGateway(agentsYaml({ s: seller.url })),
 );
 
-async function refusalCount(reason: string): Promise<number> {
-  const text = await (await fetch(`${stack.gateway.baseUrl}/metrics`)).text();
-  const line = text.split('\n').find((l) => l.startsWith(`adcp_gateway_refusals_total{reason="${reason}"}`));
-  return line === undefined ? 0 : Number(line.split(' ').pop());
-}
+const refusalCount = (reason: string): Promise<number> => refusalCountAt(stack.gateway.baseUrl, reason);
 
 /** Sends a request with its target exactly as written (node:http does not re-encode a path). */
 function send(method: string, path: string, body?: string): Promise<{ status: number; contentType: string | undefined; body: string }> {

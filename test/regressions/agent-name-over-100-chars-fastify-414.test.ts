@@ -25,6 +25,7 @@ import { startRawSeller } from '../support/raw-seller.js';
 import { agentsYaml } from '../helpers/gateway.js';
 import { useSellerAndGateway } from '../helpers/stack.js';
 import { TEST_TIMEOUT_MS, withTimeout } from '../helpers/timeout.js';
+import { refusalCount as refusalCountAt } from '../helpers/refusal-count.js';
 
 const OPTIONS = { timeout: TEST_TIMEOUT_MS };
 const BODY = '{"jsonrpc":"2.0","id":7,"method":"tools/list"}';
@@ -42,11 +43,7 @@ const stack = useSellerAndGateway(
   (seller) => startObservedGateway(agentsYaml({ s: seller.url })),
 );
 
-async function refusalCount(reason: string): Promise<number> {
-  const text = await (await fetch(`${stack.gateway.baseUrl}/metrics`)).text();
-  const line = text.split('\n').find((l) => l.startsWith(`adcp_gateway_refusals_total{reason="${reason}"}`));
-  return line === undefined ? 0 : Number(line.split(' ').pop());
-}
+const refusalCount = (reason: string): Promise<number> => refusalCountAt(stack.gateway.baseUrl, reason);
 
 /** Sends `init` to `path`; returns the answer and the `refused` lines it wrote, and checks the count moved by one. */
 async function refusedOnce(path: string, init: RequestInit, reason: string) {

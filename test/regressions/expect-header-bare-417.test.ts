@@ -28,6 +28,7 @@ import { agentsYaml } from '../helpers/gateway.js';
 import { toolCall } from '../helpers/raw.js';
 import { useSellerAndGateway } from '../helpers/stack.js';
 import { TEST_TIMEOUT_MS, withTimeout } from '../helpers/timeout.js';
+import { refusalCount as refusalCountAt } from '../helpers/refusal-count.js';
 
 const ANSWER = toolResponse(1, { content: [{ type: 'text', text: 'ok' }] });
 const stack = useSellerAndGateway(
@@ -69,11 +70,7 @@ function exchange(text: string): Promise<{ text: string; closed: boolean }> {
   });
 }
 
-async function refusalCount(reason: string): Promise<number> {
-  const text = await (await fetch(`${stack.gateway.baseUrl}/metrics`)).text();
-  const line = text.split('\n').find((l) => l.startsWith(`adcp_gateway_refusals_total{reason="${reason}"}`));
-  return line === undefined ? 0 : Number(line.split(' ').pop());
-}
+const refusalCount = (reason: string): Promise<number> => refusalCountAt(stack.gateway.baseUrl, reason);
 
 /** The head lines of `answer` without the `date` line (it changes), the body after them. */
 function withoutDate(answer: string): string {

@@ -32,6 +32,7 @@ import { startObservedGateway, type LogLine, type ObservedGateway } from '../sup
 import { agentsYaml } from '../helpers/gateway.js';
 import { parseResponses, toolCallRequest } from '../helpers/http-wire.js';
 import { TEST_TIMEOUT_MS, withTimeout } from '../helpers/timeout.js';
+import { refusalCountIn } from '../helpers/refusal-count.js';
 
 const MESSAGE = 'The gateway is shutting down: the request was not sent to any seller; send it again (to another instance, or once the gateway is back).';
 
@@ -93,9 +94,7 @@ function withoutDate(text: string): string {
 }
 
 async function refusalCount(gw: ObservedGateway, reason: string): Promise<number> {
-  const text = await gw.app.gateway.metrics.render();
-  const line = text.split('\n').find((l) => l.startsWith(`adcp_gateway_refusals_total{reason="${reason}"}`));
-  return line === undefined ? 0 : Number(line.split(' ').pop());
+  return refusalCountIn(await gw.app.gateway.metrics.render(), reason);
 }
 
 describe('requests on connections opened before a graceful shutdown', { timeout: TEST_TIMEOUT_MS }, () => {
