@@ -19,12 +19,10 @@
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startRawSeller } from '../support/raw-seller.js';
-import { expectedErrorJson, startObservedGateway } from '../support/hostile-seller.js';
-import { agentsYaml } from '../helpers/gateway.js';
-import { rawPost, toolCall } from '../helpers/raw.js';
-import { useSellerAndGateway } from '../helpers/stack.js';
-import { TEST_TIMEOUT_MS, withTimeout } from '../helpers/timeout.js';
+import { expectedErrorJson } from '../support/hostile-seller.js';
+import { toolCall } from '../helpers/raw.js';
+import { TEST_TIMEOUT_MS } from '../helpers/timeout.js';
+import { useContentTypeSeller, type ContentTypeAnswer } from '../helpers/content-type-seller.js';
 
 const errorBody = (id: number): string => JSON.stringify({ jsonrpc: '2.0', id, error: { code: -32603, message: 'down' } });
 
@@ -39,21 +37,10 @@ const ANSWERS: Record<string, [number, string[]]> = {
   equivalent_503: [503, ['application/json', 'Application/JSON']],
 };
 
-const stack = useSellerAndGateway(
-  () =>
-    startRawSeller((req, res) => {
-      const msg = JSON.parse(req.body.toString('utf8')) as { id: number; params?: { name?: string } };
-      const answer = ANSWERS[msg.params?.name ?? ''];
-      if (answer === undefined) return void res.writeHead(500).end();
-      const [status, values] = answer;
-      // An array value: node:http writes one field line per element.
-      res.writeHead(status, { 'content-type': values.length === 1 ? values[0]! : values }).end(errorBody(msg.id));
-    }),
-  (seller) => startObservedGateway(agentsYaml({ s: seller.url })),
+const CONTENT_TYPE_ANSWERS: Record<string, ContentTypeAnswer> = Object.fromEntries(
+  Object.entries(ANSWERS).map(([tool, [status, contentType]]) => [tool, { status, contentType, body: errorBody }]),
 );
-
-const HEADERS = { 'mcp-protocol-version': '2025-06-18' };
-const post = (id: number, tool: string) => withTimeout(rawPost(stack.gateway.agentUrl('s'), toolCall(id, tool), HEADERS), undefined, 'the POST');
+const { stack, post } = useContentTypeSeller(CONTENT_TYPE_ANSWERS);
 
 describe('differing repeated Content-Type lines, whatever the status', { timeout: TEST_TIMEOUT_MS }, () => {
   test('control: the seller really sends a 503 with two differing field lines', async () => {

@@ -22,12 +22,11 @@
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startRawSeller, toolResponse } from '../support/raw-seller.js';
-import { expectedErrorJson, startObservedGateway } from '../support/hostile-seller.js';
-import { agentsYaml } from '../helpers/gateway.js';
-import { rawPost, toolCall } from '../helpers/raw.js';
-import { useSellerAndGateway } from '../helpers/stack.js';
-import { TEST_TIMEOUT_MS, withTimeout } from '../helpers/timeout.js';
+import { toolResponse } from '../support/raw-seller.js';
+import { expectedErrorJson } from '../support/hostile-seller.js';
+import { toolCall } from '../helpers/raw.js';
+import { TEST_TIMEOUT_MS } from '../helpers/timeout.js';
+import { useContentTypeSeller, type ContentTypeAnswer } from '../helpers/content-type-seller.js';
 
 const result = (id: number): string => toolResponse(id, { content: [{ type: 'text', text: 'ok' }] });
 const sseBody = (id: number): string => `event: message\ndata: ${result(id)}\n\n`;
@@ -42,20 +41,10 @@ const ANSWERS: Record<string, [string[], (id: number) => string]> = {
   json_profile_case: [['application/json; profile=A', 'application/json; profile=a'], result],
 };
 
-const stack = useSellerAndGateway(
-  () =>
-    startRawSeller((req, res) => {
-      const msg = JSON.parse(req.body.toString('utf8')) as { id: number; params?: { name?: string } };
-      const answer = ANSWERS[msg.params?.name ?? ''];
-      if (answer === undefined) return void res.writeHead(500).end();
-      // An array value: node:http writes one field line per element.
-      res.writeHead(200, { 'content-type': answer[0] }).end(answer[1](msg.id));
-    }),
-  (seller) => startObservedGateway(agentsYaml({ s: seller.url })),
+const CONTENT_TYPE_ANSWERS: Record<string, ContentTypeAnswer> = Object.fromEntries(
+  Object.entries(ANSWERS).map(([tool, [contentType, body]]) => [tool, { contentType, body }]),
 );
-
-const HEADERS = { 'mcp-protocol-version': '2025-06-18' };
-const post = (id: number, tool: string) => withTimeout(rawPost(stack.gateway.agentUrl('s'), toolCall(id, tool), HEADERS), undefined, 'the POST');
+const { stack, post } = useContentTypeSeller(CONTENT_TYPE_ANSWERS);
 
 describe('a seller answer with two equivalent Content-Type fields', { timeout: TEST_TIMEOUT_MS }, () => {
   test('control: the seller really sends two field lines, spelled differently', async () => {
