@@ -41,3 +41,8 @@ export function useContentTypeSeller(answers: Readonly<Record<string, ContentTyp
   const post = (id: number, tool: string) => withTimeout(rawPost(stack.gateway.agentUrl('s'), toolCall(id, tool), { 'mcp-protocol-version': '2025-06-18' }), undefined, 'the POST');
   return { stack, post };
 }
+
+/** Answers of status 200 from a table of `tool -> [Content-Type values, body]`. */
+export function contentTypeAnswers(table: Readonly<Record<string, readonly [readonly string[], (id: number) => string]>>): Record<string, ContentTypeAnswer> {
+  return Object.fromEntries(Object.entries(table).map(([tool, [contentType, body]]) => [tool, { contentType, body }]));
+}

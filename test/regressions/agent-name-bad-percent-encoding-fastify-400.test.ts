@@ -21,8 +21,8 @@ import { startObservedGateway } from '../support/hostile-seller.js';
 import { startRawSeller } from '../support/raw-seller.js';
 import { agentsYaml } from '../helpers/gateway.js';
 import { useSellerAndGateway } from '../helpers/stack.js';
-import { TEST_TIMEOUT_MS, withTimeout } from '../helpers/timeout.js';
-import { refusalCount as refusalCountAt } from '../helpers/refusal-count.js';
+import { TEST_TIMEOUT_MS } from '../helpers/timeout.js';
+import { refusedOnce as refusedOnceBy } from '../helpers/refusal-count.js';
 
 const OPTIONS = { timeout: TEST_TIMEOUT_MS };
 const BODY = '{"jsonrpc":"2.0","id":7,"method":"tools/list"}';
@@ -32,7 +32,6 @@ const stack = useSellerAndGateway(
   (seller) => startObservedGateway(agentsYaml({ s: seller.url })),
 );
 
-const refusalCount = (reason: string): Promise<number> => refusalCountAt(stack.gateway.baseUrl, reason);
 
 /** Sends a request with its target exactly as written (node:http does not re-encode a path). */
 function send(method: string, path: string, body?: string): Promise<{ status: number; contentType: string | undefined; body: string }> {
@@ -49,20 +48,9 @@ function send(method: string, path: string, body?: string): Promise<{ status: nu
   });
 }
 
-/** Sends the request; returns the answer and the `refused` lines it wrote, and checks the count moved by one. */
-async function refusedOnce(method: string, path: string, reason: string, body?: string) {
-  const seen = stack.seller.requests.length;
-  const linesBefore = stack.gateway.lines.length;
-  const countBefore = await refusalCount(reason);
-  const answer = await withTimeout(send(method, path, body));
-  await stack.gateway.waitForLine((l) => l.msg === 'refused' && stack.gateway.lines.indexOf(l) >= linesBefore);
-  const refused = stack.gateway.lines
-    .slice(linesBefore)
-    .filter((l) => l.msg === 'refused')
-    .map((l) => ({ reason: l.reason, status: l.status, agent: l.agent, http_method: l.http_method }));
-  assert.equal(await refusalCount(reason), countBefore + 1, `one ${reason} counted`);
-  assert.equal(stack.seller.requests.length, seen, 'the seller got nothing');
-  return { answer, refused };
+/** Sends the request (refusal-count.ts refusedOnce: its refused lines, counted once, the seller untouched). */
+function refusedOnce(method: string, path: string, reason: string, body?: string) {
+  return refusedOnceBy(stack, reason, () => send(method, path, body));
 }
 
 function unknownAgent(name: string): string {

@@ -24,8 +24,8 @@ import { startObservedGateway } from '../support/hostile-seller.js';
 import { startRawSeller } from '../support/raw-seller.js';
 import { agentsYaml } from '../helpers/gateway.js';
 import { useSellerAndGateway } from '../helpers/stack.js';
-import { TEST_TIMEOUT_MS, withTimeout } from '../helpers/timeout.js';
-import { refusalCount as refusalCountAt } from '../helpers/refusal-count.js';
+import { TEST_TIMEOUT_MS } from '../helpers/timeout.js';
+import { refusedOnce as refusedOnceBy } from '../helpers/refusal-count.js';
 
 const OPTIONS = { timeout: TEST_TIMEOUT_MS };
 const BODY = '{"jsonrpc":"2.0","id":7,"method":"tools/list"}';
@@ -43,23 +43,13 @@ const stack = useSellerAndGateway(
   (seller) => startObservedGateway(agentsYaml({ s: seller.url })),
 );
 
-const refusalCount = (reason: string): Promise<number> => refusalCountAt(stack.gateway.baseUrl, reason);
 
-/** Sends `init` to `path`; returns the answer and the `refused` lines it wrote, and checks the count moved by one. */
+/** Sends `init` to `path` (refusal-count.ts refusedOnce: its refused lines, counted once, the seller untouched). */
 async function refusedOnce(path: string, init: RequestInit, reason: string) {
-  const seen = stack.seller.requests.length;
-  const linesBefore = stack.gateway.lines.length;
-  const countBefore = await refusalCount(reason);
-  const res = await withTimeout(fetch(`${stack.gateway.baseUrl}${path}`, init));
-  const answer = { status: res.status, contentType: res.headers.get('content-type'), body: await res.text() };
-  await stack.gateway.waitForLine((l) => l.msg === 'refused' && stack.gateway.lines.indexOf(l) >= linesBefore);
-  const refused = stack.gateway.lines
-    .slice(linesBefore)
-    .filter((l) => l.msg === 'refused')
-    .map((l) => ({ reason: l.reason, status: l.status, agent: l.agent, http_method: l.http_method }));
-  assert.equal(await refusalCount(reason), countBefore + 1, `one ${reason} counted`);
-  assert.equal(stack.seller.requests.length, seen, 'the seller got nothing');
-  return { answer, refused };
+  return refusedOnceBy(stack, reason, async () => {
+    const res = await fetch(`${stack.gateway.baseUrl}${path}`, init);
+    return { status: res.status, contentType: res.headers.get('content-type'), body: await res.text() };
+  });
 }
 
 const POST: RequestInit = { method: 'POST', headers: { 'content-type': 'application/json' }, body: BODY };

@@ -26,7 +26,7 @@ import { toolResponse } from '../support/raw-seller.js';
 import { expectedErrorJson } from '../support/hostile-seller.js';
 import { toolCall } from '../helpers/raw.js';
 import { TEST_TIMEOUT_MS } from '../helpers/timeout.js';
-import { useContentTypeSeller, type ContentTypeAnswer } from '../helpers/content-type-seller.js';
+import { contentTypeAnswers, useContentTypeSeller } from '../helpers/content-type-seller.js';
 
 const result = (id: number): string => toolResponse(id, { content: [{ type: 'text', text: 'ok' }] });
 const sseBody = (id: number): string => `event: message\ndata: ${result(id)}\n\n`;
@@ -41,10 +41,7 @@ const ANSWERS: Record<string, [string[], (id: number) => string]> = {
   json_profile_case: [['application/json; profile=A', 'application/json; profile=a'], result],
 };
 
-const CONTENT_TYPE_ANSWERS: Record<string, ContentTypeAnswer> = Object.fromEntries(
-  Object.entries(ANSWERS).map(([tool, [contentType, body]]) => [tool, { contentType, body }]),
-);
-const { stack, post } = useContentTypeSeller(CONTENT_TYPE_ANSWERS);
+const { stack, post } = useContentTypeSeller(contentTypeAnswers(ANSWERS));
 
 describe('a seller answer with two equivalent Content-Type fields', { timeout: TEST_TIMEOUT_MS }, () => {
   test('control: the seller really sends two field lines, spelled differently', async () => {
