@@ -22,7 +22,7 @@ import { constants as fsConstants, type Stats } from 'node:fs';
 import { open, stat, type FileHandle } from 'node:fs/promises';
 import { isIP } from 'node:net';
 import { resolve as resolvePath } from 'node:path';
-import { isAlias, isMap, isScalar, isSeq, LineCounter, type Document, type Node as YamlNode } from 'yaml';
+import { isAlias, isMap, isScalar, isSeq, LineCounter, type Alias, type Document, type Node as YamlNode } from 'yaml';
 import type { z } from 'zod';
 import {
   BUILTIN_DEFAULTS,
@@ -40,6 +40,7 @@ import {
 import { expandEnv } from './env.js';
 import { RESOLUTION, resolveLevel, type AgentResolution, type ResolvedLevel } from './resolve.js';
 import { agentSchema, configSchema, knownKeysAt, LIMIT_KEYS, type RawAgent, type RawConfig, type RawTool } from './schema.js';
+import { aliasTargets } from './yaml-aliases.js';
 import { MAX_CONFIG_NESTING, parseConfigYaml, TOO_DEEP } from './yaml-document.js';
 import type { AgentConfig, GatewayConfig, Limits, ToolOverrides } from './types.js';
 import type { GuardSettings } from '../admission/agent-guard.js';
@@ -240,12 +241,16 @@ class TreeBuilder {
    */
   tooDeep = false;
   private readonly active = new Set<YamlNode>();
+  /** Each alias's anchored node, found in one walk (yaml's `Alias.resolve` walks the whole document per alias: yaml-aliases.ts). */
+  private readonly targets: Map<Alias, YamlNode>;
 
   constructor(
-    private readonly doc: Document,
+    doc: Document,
     private readonly lines: LineCounter,
     private readonly env: NodeJS.ProcessEnv,
-  ) {}
+  ) {
+    this.targets = aliasTargets(doc);
+  }
 
   problem(path: readonly Segment[], message: string, offset: number | undefined): void {
     this.problems.push(withPosition({ path: formatPath(path), message }, this.lines, offset));
@@ -264,7 +269,7 @@ class TreeBuilder {
       return null;
     }
     if (isAlias(n)) {
-      const target = n.resolve(this.doc);
+      const target = this.targets.get(n);
       if (target === undefined) {
         this.problem(path, `unresolved alias *${n.source}`, n.range?.[0]);
         return null;
