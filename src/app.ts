@@ -18,7 +18,7 @@ import type { AgentConfig, GatewayConfig } from './config/types.js';
 import type { Exchange } from './exchange.js';
 import { answerClientError, answerUnmetExpectation, type ClientErrorReason } from './errors/client-error.js';
 import type { RefusalReason } from './errors/codes.js';
-import { REFUSAL_LISTENER, refuse, type RefusalListener } from './errors/local-reply.js';
+import { REFUSAL_LISTENER, refuse, SHOWN_CHARS, shownInMessage, type RefusalListener } from './errors/local-reply.js';
 import { addLogSecrets, addLogUrlQueries, configSecrets, configUrlQueryPrefixes, createLogger, lazyChildLoggerFactory, plainInfoWriter } from './observability/logger.js';
 import { createMetrics, type GatewayMetrics } from './observability/metrics.js';
 import { opsRoutes } from './ops/routes.js';
@@ -61,13 +61,9 @@ function agentOfPath(target: string): string | null {
   } catch {
     // A name that does not decode (badUrlRefusal refuses it): kept as written.
   }
-  return decoded.slice(0, 64);
+  return decoded.slice(0, SHOWN_CHARS);
 }
 
-/** A path as a refusal's message echoes it: its first 64 characters (a path may be as long as the request head). */
-function shown(path: string): string {
-  return path.length > 64 ? `${path.slice(0, 64)}…` : path;
-}
 
 /**
  * The longest route parameter (an agent name) the router matches: Node's maximum request head
@@ -94,8 +90,8 @@ const MAX_PARAM_CHARS = maxHeaderSize;
 function badUrlRefusal(reply: FastifyReply, target: string): FastifyReply {
   const name = MCP_TARGET.exec(target)?.[1];
   const path = target.split('?')[0] ?? '';
-  if (name === undefined) return refuse(reply, 'not_found', null, `No route for ${reply.request.method} ${shown(path)}: MCP endpoints are /agents/<agent>/mcp.`);
-  return refuse(reply, 'unknown_agent', null, `Unknown agent "${shown(name)}": the name is not valid percent-encoding (RFC 3986 §2.1).`, undefined, { agent: shown(name) });
+  if (name === undefined) return refuse(reply, 'not_found', null, `No route for ${reply.request.method} ${shownInMessage(path)}: MCP endpoints are /agents/<agent>/mcp.`);
+  return refuse(reply, 'unknown_agent', null, `Unknown agent "${shownInMessage(name)}": the name is not valid percent-encoding (RFC 3986 §2.1).`, undefined, { agent: shownInMessage(name) });
 }
 
 function refuseMethod(reply: FastifyReply): FastifyReply {
@@ -197,7 +193,7 @@ export async function buildApp(config: GatewayConfig, opts: BuildAppOptions = {}
     // A method Fastify does not route at all (TRACE, CONNECT, PROPFIND, ...) on an MCP
     // endpoint: 405 as for PUT (below), not 404 (found by a new user).
     if (MCP_PATH.test(path)) return refuseMethod(reply);
-    return refuse(reply, 'not_found', null, `No route for ${request.method} ${shown(path)}: MCP endpoints are /agents/<agent>/mcp.`);
+    return refuse(reply, 'not_found', null, `No route for ${request.method} ${shownInMessage(path)}: MCP endpoints are /agents/<agent>/mcp.`);
   });
 
   if (config.resume.secret === undefined) {
@@ -272,7 +268,7 @@ export async function buildApp(config: GatewayConfig, opts: BuildAppOptions = {}
     const agent = (request.params as { agent?: unknown } | undefined)?.agent;
     // A request no route matched (a method Fastify does not route: TRACE, PROPFIND, ...) has
     // no parameters: the name comes from its path, as the route would give it.
-    recordRefusal(reason, { agent: typeof agent === 'string' ? agent.slice(0, 64) : agentOfPath(request.url), http_method: request.method, status });
+    recordRefusal(reason, { agent: typeof agent === 'string' ? agent.slice(0, SHOWN_CHARS) : agentOfPath(request.url), http_method: request.method, status });
   };
   app.decorate(REFUSAL_LISTENER, onRefusal);
   clientRefused = (reason, status, code) => recordRefusal(reason, { agent: null, http_method: null, status, http_error: code ?? null });

@@ -160,6 +160,19 @@ export type RefusalListener = (reply: FastifyReply, reason: RefusalReason, statu
 export const REFUSAL_LISTENER: unique symbol = Symbol('adcp-gateway refusal listener');
 
 /**
+ * Characters of a value the host chose (an agent name, a path, a header value) that a
+ * refusal's message, its `data` and its `refused` log line show: a path may be as long as a
+ * request head (16 KiB), and echoing it whole made a 5 KB refusal (a new user's trial,
+ * 2026-12-03: test/regressions/agent-name-over-100-chars-fastify-414.test.ts).
+ */
+export const SHOWN_CHARS = 64;
+
+/** `value` as a refusal's message shows it: its first {@link SHOWN_CHARS} characters, `…` after a cut one. */
+export function shownInMessage(value: string): string {
+  return value.length > SHOWN_CHARS ? `${value.slice(0, SHOWN_CHARS)}…` : value;
+}
+
+/**
  * Refuses the host's request before any seller is contacted (ARCHITECTURE §3, second kind).
  * `id`: the request's id as the peek read it (its exact text for a big number), or null when
  * it could not be read.

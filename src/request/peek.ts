@@ -78,6 +78,18 @@ export function peekJsonRpc(body: Buffer, bounds?: JsonBoundsLimits): PeekResult
 }
 
 /**
+ * The id a refusal of the request `body` carries, read before the request is otherwise
+ * judged (an unknown agent, a draining gateway): the peek's id (with its exact text for a
+ * number `JSON.parse` changes), or the id the peek's own refusal would carry (null for a
+ * body that is no JSON, a batch, a host's response). No bounds: a refused request is never
+ * forwarded, and the peek reads a large body by its scan.
+ */
+export function requestIdOf(body: Buffer): { id: string | number | null; idText: string | undefined } {
+  const peek = peekJsonRpc(body);
+  return peek.ok ? peek.peek : peek;
+}
+
+/**
  * Smallest body the scan reads (below it, `JSON.parse` costs less than the scan's fixed cost:
  * two WebAssembly passes, the top level and `params`, and every key of both decoded).
  * Measured (Node 20, best of 7 loops, `tools/call` bodies whose arguments are creatives

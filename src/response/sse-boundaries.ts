@@ -11,6 +11,7 @@
  * Line endings (WHATWG HTML §9.2.6): LF, CR LF, or CR alone.
  */
 import { isAscii, isUtf8 } from 'node:buffer';
+import { UTF8_BOM } from '../mcp/utf8-bom.js';
 
 const LF = 0x0a;
 const CR = 0x0d;
@@ -23,7 +24,7 @@ const ID_FIELD = Buffer.from('id:', 'latin1');
 export const LF_ID_FIELD = Buffer.from('\nid:', 'latin1');
 const CR_ID_FIELD = Buffer.from('\rid:', 'latin1');
 /** UTF-8 byte order mark length (EF BB BF). */
-const BOM_BYTES = 3;
+const BOM_BYTES = UTF8_BOM.length;
 
 /**
  * Finds SSE event boundaries (blank lines) in raw bytes as they arrive, across chunk edges,

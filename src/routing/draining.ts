@@ -23,8 +23,7 @@
  */
 import type { FastifyReply } from 'fastify';
 import { refuse } from '../errors/local-reply.js';
-import type { JsonRpcIdRef } from '../errors/json-rpc-text.js';
-import { peekJsonRpc } from '../request/peek.js';
+import { requestIdOf } from '../request/peek.js';
 
 /** Whether the gateway is shutting down: set once by the app's preClose hook (src/app.ts), never cleared. */
 export interface DrainState {
@@ -35,16 +34,11 @@ const DRAINING_MESSAGE = 'The gateway is shutting down: the request was not sent
 
 /**
  * Refuses a request that arrived while draining (see file comment). `body`: the request's
- * body as read (a Buffer for a POST), from which the id is read (the peek, without bounds, as
- * for `unknown_agent`: request/peek.ts), or undefined (then, and for a body whose id cannot
+ * body as read (a Buffer for a POST), from which the id is read (request/peek.ts requestIdOf, as
+ * for `unknown_agent`), or undefined (then, and for a body whose id cannot
  * be read, a batch, a notification, id null).
  */
 export function refuseDraining(reply: FastifyReply, body: Buffer | undefined): FastifyReply {
   reply.header('connection', 'close');
-  return refuse(reply, 'draining', body !== undefined && body.length > 0 ? idOf(body) : null, DRAINING_MESSAGE);
-}
-
-function idOf(body: Buffer): JsonRpcIdRef {
-  const peek = peekJsonRpc(body);
-  return peek.ok ? peek.peek : peek;
+  return refuse(reply, 'draining', body !== undefined && body.length > 0 ? requestIdOf(body) : null, DRAINING_MESSAGE);
 }

@@ -8,14 +8,13 @@ import type { Logger } from 'pino';
 import type { AgentConfig, GatewayConfig, Limits } from '../config/types.js';
 import { observedMs } from '../errors/elapsed.js';
 import { parseMaxResponseBytesHeader, resolveBatchLimits, resolveCallLimits } from '../config/resolve.js';
-import type { JsonRpcIdRef } from '../errors/json-rpc-text.js';
 import { createExchange, hasCumulativeBound, type Exchange, type RpcPeek } from '../exchange.js';
-import { answerStreamOver, answerWithLocalError, refuse } from '../errors/local-reply.js';
+import { answerStreamOver, answerWithLocalError, refuse, shownInMessage } from '../errors/local-reply.js';
 import { GATEWAY_FINISHED, GatewayAbortError, findGatewayAbort } from '../errors/abort.js';
 import { exchangeLogFields, plainInfoWriter } from '../observability/logger.js';
 import { applyRequestHeaderPolicy, isResumableEventId } from '../request/headers.js';
 import { absoluteFormAuthority, hostFieldCount, isHostAllowed, isLoopbackOrigin, isOtherSiteFetch } from '../request/browser-guard.js';
-import { NO_BODY, peekJsonRpc } from '../request/peek.js';
+import { NO_BODY, peekJsonRpc, requestIdOf } from '../request/peek.js';
 import { hasBatches, hostReadsStructuredContent, isRepeatedProtocolVersion, NO_BATCHES_SINCE, protocolVersionOf } from '../mcp/revision.js';
 import { filterResponseHeaders } from '../response/headers.js';
 import { recordCounts } from '../response/body-source.js';
@@ -111,7 +110,7 @@ export function createMcpHandler(deps: HandlerDeps) {
         return refuse(reply, 'origin_not_allowed', null, `A browser's request from another site's page (Sec-Fetch-Site: ${site}, no Origin) is not allowed: the gateway serves buyer agents, not browsers (allowed_origins lists the browser origins it serves besides localhost).`);
       }
     } else if (!isLoopbackOrigin(origin) && !config.allowed_origins.includes(origin)) {
-      return refuse(reply, 'origin_not_allowed', null, `Origin "${truncate(origin)}" is not allowed: the gateway serves buyer agents, not browsers (allowed_origins lists the browser origins it serves besides localhost).`);
+      return refuse(reply, 'origin_not_allowed', null, `Origin "${shownInMessage(origin)}" is not allowed: the gateway serves buyer agents, not browsers (allowed_origins lists the browser origins it serves besides localhost).`);
     }
     // A same-origin GET after DNS rebinding carries no Origin, but its Host names the
     // attacker's host (MCP Security Best Practices; browser-guard.ts). 403, id null.
@@ -123,12 +122,12 @@ export function createMcpHandler(deps: HandlerDeps) {
     // An absolute-form target names the request's host in place of Host (RFC 9112 §3.2.2).
     const effectiveHost = absoluteFormAuthority(request.raw.url ?? '/') ?? host;
     if (!isHostAllowed(effectiveHost, loopbackListen, config.allowed_hosts, ownHosts)) {
-      return refuse(reply, 'host_not_allowed', null, `Host "${truncate(effectiveHost as string)}" is not allowed: the gateway serves localhost, 127.0.0.1 and [::1] (allowed_hosts lists other host names).`);
+      return refuse(reply, 'host_not_allowed', null, `Host "${shownInMessage(effectiveHost as string)}" is not allowed: the gateway serves localhost, 127.0.0.1 and [::1] (allowed_hosts lists other host names).`);
     }
     const agent = config.agents.get(request.params.agent);
     if (!agent) {
-      return refuse(reply, 'unknown_agent', body ? idOf(body) : null, `Unknown agent "${truncate(request.params.agent)}": no such agent in the gateway config.`, undefined, {
-        agent: truncate(request.params.agent),
+      return refuse(reply, 'unknown_agent', body ? requestIdOf(body) : null, `Unknown agent "${shownInMessage(request.params.agent)}": no such agent in the gateway config.`, undefined, {
+        agent: shownInMessage(request.params.agent),
       });
     }
 
@@ -146,7 +145,7 @@ export function createMcpHandler(deps: HandlerDeps) {
       const coding = request.headers['content-encoding'];
       if (coding !== undefined && coding.trim().toLowerCase() !== 'identity') {
         reply.header('accept-encoding', 'identity');
-        return refuse(reply, 'unsupported_content_encoding', null, `Unsupported Content-Encoding "${truncate(coding)}" on the request: send the JSON body uncompressed.`);
+        return refuse(reply, 'unsupported_content_encoding', null, `Unsupported Content-Encoding "${shownInMessage(coding)}" on the request: send the JSON body uncompressed.`);
       }
       if (body.length > agent.max_request_bytes) {
         return refuse(reply, 'request_too_large', null, `Request body of ${body.length} bytes is over this agent's max_request_bytes (${agent.max_request_bytes}).`, undefined, {
@@ -639,11 +638,3 @@ function rpcOfResumedStream(state: ResumeState): RpcPeek {
   return { kind: 'request', id: state.rpcId, idText: state.rpcIdText, method: state.method, toolName: state.toolName };
 }
 
-function idOf(body: Buffer): JsonRpcIdRef {
-  const peek = peekJsonRpc(body);
-  return peek.ok ? peek.peek : peek;
-}
-
-function truncate(s: string): string {
-  return s.length > 64 ? `${s.slice(0, 64)}…` : s;
-}
