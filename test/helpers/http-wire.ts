@@ -4,6 +4,24 @@
  * after the last response.
  */
 import assert from 'node:assert/strict';
+import { connect } from 'node:net';
+
+/**
+ * Writes `text` (raw HTTP/1.1 bytes) on a new connection to the gateway at `baseUrl` and
+ * resolves with everything it writes back until the connection closes.
+ */
+export function exchangeUntilClose(baseUrl: string, text: string): Promise<string> {
+  const url = new URL(baseUrl);
+  return new Promise<string>((resolve, reject) => {
+    const socket = connect(Number(url.port), url.hostname);
+    let got = '';
+    socket.setEncoding('utf8');
+    socket.on('data', (s: string) => (got += s));
+    socket.on('error', reject);
+    socket.on('close', () => resolve(got));
+    socket.write(text);
+  });
+}
 
 /**
  * The raw HTTP/1.1 text of a `tools/call` (tool `x`, JSON-RPC id `id`) POSTed to `agent`

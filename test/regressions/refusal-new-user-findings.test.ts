@@ -11,13 +11,13 @@
  * contacted writes one `"msg":"refused"` line". Now exactly one line and one count.
  */
 import assert from 'node:assert/strict';
-import net from 'node:net';
 import { describe, test } from 'node:test';
 import { startRawSeller } from '../support/raw-seller.js';
 import { startObservedGateway, type ObservedGateway } from '../support/hostile-seller.js';
 import { agentsYaml } from '../helpers/gateway.js';
 import { useSellerAndGateway } from '../helpers/stack.js';
 import { TEST_TIMEOUT_MS, withTimeout } from '../helpers/timeout.js';
+import { exchangeUntilClose } from '../helpers/http-wire.js';
 
 const stack = useSellerAndGateway(
   () => startRawSeller((_req, res) => void res.writeHead(500).end()),
@@ -27,16 +27,7 @@ const gw = (): ObservedGateway => stack.gateway;
 
 /** Writes `text` on a raw connection and resolves with all the gateway answers once it closes. */
 function exchange(text: string): Promise<string> {
-  const url = new URL(gw().baseUrl);
-  return new Promise<string>((resolve, reject) => {
-    const socket = net.connect(Number(url.port), url.hostname);
-    let got = '';
-    socket.setEncoding('utf8');
-    socket.on('data', (s: string) => (got += s));
-    socket.on('error', reject);
-    socket.on('close', () => resolve(got));
-    socket.write(text);
-  });
+  return exchangeUntilClose(gw().baseUrl, text);
 }
 
 async function refusals(): Promise<string[]> {

@@ -16,13 +16,13 @@
  * characters, configured or not): the same for every method.
  */
 import assert from 'node:assert/strict';
-import net from 'node:net';
 import { describe, test } from 'node:test';
 import { startRawSeller } from '../support/raw-seller.js';
 import { startObservedGateway } from '../support/hostile-seller.js';
 import { agentsYaml } from '../helpers/gateway.js';
 import { useSellerAndGateway } from '../helpers/stack.js';
 import { TEST_TIMEOUT_MS, withTimeout } from '../helpers/timeout.js';
+import { exchangeUntilClose } from '../helpers/http-wire.js';
 
 const stack = useSellerAndGateway(
   () => startRawSeller((_req, res) => void res.writeHead(500).end()),
@@ -40,16 +40,7 @@ const EXPECTED =
 
 /** Sends `method target` with `Connection: close`; resolves with every byte the gateway wrote before closing. */
 function send(method: string, target: string): Promise<string> {
-  const url = new URL(stack.gateway.baseUrl);
-  return new Promise((resolve, reject) => {
-    const socket = net.connect(Number(url.port), url.hostname);
-    let got = '';
-    socket.setEncoding('utf8');
-    socket.on('data', (s: string) => (got += s));
-    socket.on('error', reject);
-    socket.on('close', () => resolve(got));
-    socket.write(`${method} ${target} HTTP/1.1\r\nhost: 127.0.0.1\r\nconnection: close\r\n\r\n`);
-  });
+  return exchangeUntilClose(stack.gateway.baseUrl, `${method} ${target} HTTP/1.1\r\nhost: 127.0.0.1\r\nconnection: close\r\n\r\n`);
 }
 
 describe('a refused method on /agents/<name>/mcp names the agent, whatever the method', { timeout: TEST_TIMEOUT_MS }, () => {

@@ -8,13 +8,13 @@
  * 1-second timeout (no timing is asserted: the test waits for the answer, bounded).
  */
 import assert from 'node:assert/strict';
-import { connect } from 'node:net';
 import { describe, test } from 'node:test';
 import { startRawSeller } from '../support/raw-seller.js';
 import { agentsYaml, startGateway } from '../helpers/gateway.js';
 import { useSellerAndGateway } from '../helpers/stack.js';
 import { rawPost, sseMessages, toolCall } from '../helpers/raw.js';
 import { TEST_TIMEOUT_MS, withTimeout } from '../helpers/timeout.js';
+import { exchangeUntilClose } from '../helpers/http-wire.js';
 
 describe('a host request whose body never arrives', { timeout: TEST_TIMEOUT_MS }, () => {
   const stack = useSellerAndGateway(
@@ -33,17 +33,10 @@ describe('a host request whose body never arrives', { timeout: TEST_TIMEOUT_MS }
   /** Sends `head` then `partial` on a raw socket and resolves with everything the gateway writes until it closes. */
   function sendPartial(partial: string): Promise<string> {
     const url = new URL(stack.gateway.agentUrl('acme'));
-    return new Promise<string>((resolve, reject) => {
-      const socket = connect(Number(url.port), url.hostname);
-      let got = '';
-      socket.setEncoding('utf8');
-      socket.on('data', (s: string) => (got += s));
-      socket.on('error', reject);
-      socket.on('close', () => resolve(got));
-      socket.write(
-        `POST ${url.pathname} HTTP/1.1\r\nhost: ${url.host}\r\ncontent-type: application/json\r\naccept: application/json, text/event-stream\r\ncontent-length: 100\r\n\r\n${partial}`,
-      );
-    });
+    return exchangeUntilClose(
+      url.href,
+      `POST ${url.pathname} HTTP/1.1\r\nhost: ${url.host}\r\ncontent-type: application/json\r\naccept: application/json, text/event-stream\r\ncontent-length: 100\r\n\r\n${partial}`,
+    );
   }
 
   const expectedBody = JSON.stringify({
