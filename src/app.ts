@@ -25,7 +25,7 @@ import { opsRoutes } from './ops/routes.js';
 import { createUpstreamDispatcher } from './routing/dispatcher.js';
 import { isLoopbackListenHost, ownListenHosts } from './request/browser-guard.js';
 import { createMcpHandler, type OpenExchangeEnd } from './routing/handler.js';
-import { refuseDraining, type DrainState } from './routing/draining.js';
+import { refuseDraining, whenDrainingRefusalWritten, type DrainState } from './routing/draining.js';
 import { AgentGuard } from './admission/agent-guard.js';
 import { InFlightTable } from './inflight-table.js';
 import { createResumeCodec, randomResumeSecret } from './resume/token.js';
@@ -268,7 +268,11 @@ export async function buildApp(config: GatewayConfig, opts: BuildAppOptions = {}
     const agent = (request.params as { agent?: unknown } | undefined)?.agent;
     // A request no route matched (a method Fastify does not route: TRACE, PROPFIND, ...) has
     // no parameters: the name comes from its path, as the route would give it.
-    recordRefusal(reason, { agent: typeof agent === 'string' ? agent.slice(0, SHOWN_CHARS) : agentOfPath(request.url), http_method: request.method, status });
+    const fields = { agent: typeof agent === 'string' ? agent.slice(0, SHOWN_CHARS) : agentOfPath(request.url), http_method: request.method, status };
+    // A `draining` refusal is logged and counted once Node has written it: one queued behind
+    // an answer that closes the connection is never written (routing/draining.ts).
+    if (reason === 'draining') whenDrainingRefusalWritten(reply.raw, () => recordRefusal(reason, fields));
+    else recordRefusal(reason, fields);
   };
   app.decorate(REFUSAL_LISTENER, onRefusal);
   clientRefused = (reason, status, code) => recordRefusal(reason, { agent: null, http_method: null, status, http_error: code ?? null });

@@ -2,7 +2,8 @@
  * The answer to a request the gateway receives while it shuts down (draining): HTTP 503,
  * `Connection: close`, and the refusal `draining` (docs/errors.md; JSON-RPC code -32027,
  * AdCP's SERVICE_UNAVAILABLE), logged as a `refused` line and counted in
- * `adcp_gateway_refusals_total` like every refusal (errors/local-reply.ts `refuse`). The
+ * `adcp_gateway_refusals_total` like every refusal (errors/local-reply.ts `refuse`), once it is
+ * written (below). The
  * seller is not contacted: the host can send the request again, to another instance or to
  * this one's successor.
  *
@@ -18,9 +19,31 @@
  * client cannot read as a JSON-RPC error, with no `refused` line and no count; `/readyz` on
  * the main listener got it too (test/regressions/shutdown-503-not-json-rpc.test.ts).
  *
+ * Requests pipelined behind a draining refusal (HTTP/1.1, in one write on one connection) get
+ * no answer: the host gets the first 503, then the close, and retries the others (RFC 9112
+ * §9.3.2: a client retries the pipelined requests left unanswered when the connection
+ * closes). RFC 9112 §9.6: a server that sends `close` "MUST NOT process any further requests
+ * received on that connection". What Node's HTTP server does with them: it parses every
+ * request of the write and emits each (a route refuses each, while draining), queues their
+ * responses behind the one being written, and once a response carrying `Connection: close`
+ * is written, destroys the connection: the queued responses are never written, and emit
+ * neither 'finish' nor 'close' (lib/_http_server.js `resOnFinish`: a response with `_last`
+ * set ends the socket instead of handing it to the next; seen on Node 20.20, the same code
+ * on Node's main branch). Fastify sets `Connection: close` on the response to every request
+ * it routes while the app closes, so the same holds behind any answer made while draining
+ * (`/readyz` included).
+ * Answering each with its own 503 instead would keep the connection open, against §9.6,
+ * Node and Fastify, for as long as the host keeps writing, while the gateway shuts down. So a
+ * draining refusal is logged and counted once Node has written it (its response's 'finish':
+ * {@link whenDrainingRefusalWritten}, app.ts), never when it stayed queued: the log and the
+ * metric say what the wire carried. Reported failure (a hostile trial, Finding 6): requests
+ * in one write behind a draining refusal were each logged `refused` and counted, the host
+ * got only the first 503 (test/regressions/pipelined-after-draining-unanswered.test.ts).
+ *
  * No `Retry-After` (RFC 9110 §10.2.3, optional on a 503): the gateway does not know when a
  * successor will listen, and another instance can take the request at once.
  */
+import type { ServerResponse } from 'node:http';
 import type { FastifyReply } from 'fastify';
 import { refuse } from '../errors/local-reply.js';
 import { requestIdOf } from '../request/peek.js';
@@ -41,4 +64,14 @@ const DRAINING_MESSAGE = 'The gateway is shutting down: the request was not sent
 export function refuseDraining(reply: FastifyReply, body: Buffer | undefined): FastifyReply {
   reply.header('connection', 'close');
   return refuse(reply, 'draining', body !== undefined && body.length > 0 ? requestIdOf(body) : null, DRAINING_MESSAGE);
+}
+
+/**
+ * Calls `record` (the refusal's `refused` line and count: app.ts) once Node has written the
+ * draining refusal `res` to its connection ('finish': the kernel took every byte of it);
+ * never when it is not written: queued behind an answer that closed the connection, or the
+ * connection gone first (see file comment). One listener per draining refusal.
+ */
+export function whenDrainingRefusalWritten(res: ServerResponse, record: () => void): void {
+  res.once('finish', record);
 }

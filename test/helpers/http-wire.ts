@@ -4,7 +4,7 @@
  * after the last response.
  */
 import assert from 'node:assert/strict';
-import { connect } from 'node:net';
+import { connect, type Socket } from 'node:net';
 
 /**
  * Writes `text` (raw HTTP/1.1 bytes) on a new connection to the gateway at `baseUrl` and
@@ -20,6 +20,43 @@ export function exchangeUntilClose(baseUrl: string, text: string): Promise<strin
     socket.on('error', reject);
     socket.on('close', () => resolve(got));
     socket.write(text);
+  });
+}
+
+/** A raw connection to a server that records all it receives and whether the server closed it. */
+export interface RawConnection {
+  socket: Socket;
+  /** Everything received so far (latin1, as the wire parser reads it). */
+  text(): string;
+  /** Resolves with everything received once the server has closed the connection. */
+  closed: Promise<string>;
+  /** Resolves once the received text holds `n` complete head-ends (`\r\n\r\n`). */
+  heads(n: number): Promise<void>;
+}
+
+/** Opens a raw connection to `port` on 127.0.0.1 (see {@link RawConnection}); resolves once connected. */
+export function openRawConnection(port: number): Promise<RawConnection> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1');
+    const chunks: Buffer[] = [];
+    const waiters: Array<() => void> = [];
+    const text = (): string => Buffer.concat(chunks).toString('latin1');
+    socket.on('data', (c: Buffer) => {
+      chunks.push(c);
+      for (const w of [...waiters]) w();
+    });
+    socket.on('error', () => {});
+    const closed = new Promise<string>((done) => socket.once('close', () => done(text())));
+    const heads = (n: number): Promise<void> =>
+      new Promise((done) => {
+        const check = (): void => {
+          if (text().split('\r\n\r\n').length - 1 >= n) done();
+        };
+        waiters.push(check);
+        check();
+      });
+    socket.once('connect', () => resolve({ socket, text, closed, heads }));
+    socket.once('error', reject);
   });
 }
 

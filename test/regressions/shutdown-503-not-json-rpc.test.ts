@@ -25,25 +25,14 @@
  * Expectation: the exact answers below; the close then completes.
  */
 import assert from 'node:assert/strict';
-import net from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { startRawSeller, toolResponse, type RawSeller } from '../support/raw-seller.js';
 import { startObservedGateway, type LogLine, type ObservedGateway } from '../support/hostile-seller.js';
 import { agentsYaml } from '../helpers/gateway.js';
-import { parseResponses, toolCallRequest } from '../helpers/http-wire.js';
+import { openRawConnection as connect, parseResponses, toolCallRequest } from '../helpers/http-wire.js';
 import { TEST_TIMEOUT_MS, withTimeout } from '../helpers/timeout.js';
 import { refusalCountIn } from '../helpers/refusal-count.js';
-
-const MESSAGE = 'The gateway is shutting down: the request was not sent to any seller; send it again (to another instance, or once the gateway is back).';
-
-/** The gateway's exact answer to a request refused while draining, `date` line left out. */
-function drainingAnswer(id: number | null): string {
-  const body = JSON.stringify({ jsonrpc: '2.0', id, error: { code: -32027, message: MESSAGE, data: { reason: 'draining' } } });
-  return (
-    `HTTP/1.1 503 Service Unavailable\r\nconnection: close\r\ncontent-type: application/json\r\ncache-control: no-store\r\n` +
-    `content-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`
-  );
-}
+import { beginShutdown, drainingAnswer, withoutDate } from '../helpers/draining.js';
 
 /** An ops endpoint's exact answer while draining (Fastify's own framing of a JSON object), `date` left out. */
 function opsAnswer(status: string, body: string): string {
@@ -51,47 +40,6 @@ function opsAnswer(status: string, body: string): string {
 }
 
 const RESULT = { content: [{ type: 'text', text: 'slow but complete' }] };
-
-/** A raw connection to the gateway that records all it receives and whether the gateway closed it. */
-interface Conn {
-  socket: net.Socket;
-  /** Everything received so far (latin1, as the wire parser reads it). */
-  text(): string;
-  /** Resolves with everything received once the gateway has closed the connection. */
-  closed: Promise<string>;
-  /** Resolves once the received text holds `n` complete head-ends (`\r\n\r\n`). */
-  heads(n: number): Promise<void>;
-}
-
-function connect(port: number): Promise<Conn> {
-  return new Promise((resolve, reject) => {
-    const socket = net.connect(port, '127.0.0.1');
-    const chunks: Buffer[] = [];
-    const waiters: Array<() => void> = [];
-    const text = (): string => Buffer.concat(chunks).toString('latin1');
-    socket.on('data', (c: Buffer) => {
-      chunks.push(c);
-      for (const w of [...waiters]) w();
-    });
-    socket.on('error', () => {});
-    const closed = new Promise<string>((done) => socket.once('close', () => done(text())));
-    const heads = (n: number): Promise<void> =>
-      new Promise((done) => {
-        const check = (): void => {
-          if (text().split('\r\n\r\n').length - 1 >= n) done();
-        };
-        waiters.push(check);
-        check();
-      });
-    socket.once('connect', () => resolve({ socket, text, closed, heads }));
-    socket.once('error', reject);
-  });
-}
-
-/** `text` without its `date` header lines (they change). */
-function withoutDate(text: string): string {
-  return text.replace(/\r\ndate: [^\r]*/gi, '');
-}
 
 async function refusalCount(gw: ObservedGateway, reason: string): Promise<number> {
   return refusalCountIn(await gw.app.gateway.metrics.render(), reason);
@@ -142,10 +90,7 @@ describe('requests on connections opened before a graceful shutdown', { timeout:
     linesBefore = gw.lines.length;
 
     // The shutdown as src/cli.ts starts it on SIGTERM: not ready, then the close.
-    gw.app.gateway.setReady(false);
-    const closed = gw.app.close();
-    for (let k = 0; k < 500 && gw.app.server.listening; k++) await new Promise((r) => setTimeout(r, 10));
-    assert.equal(gw.app.server.listening, false, 'the listener is closed');
+    const { closed } = await beginShutdown(gw);
 
     idle.socket.write(toolCallRequest(11));
     fresh.socket.write('GET /agents/s/mcp HTTP/1.1\r\nHost: 127.0.0.1\r\naccept: text/event-stream\r\n\r\n');
