@@ -13,9 +13,21 @@
  *
  * Bounded by those answers themselves: each ends by its own bounds (response_deadline_ms,
  * sse_idle_timeout_ms and sse_deadline_ms, `host_not_reading`), as it would with no refusal
- * behind it; the connection, which they hold open anyway, waits no longer than they do (a
- * standalone GET stream, which has no deadline, holds the refusal as it holds any answer
- * pipelined behind it). What the host sends meanwhile is dropped by Node's failed parser.
+ * behind it; the connection, which they hold open anyway, waits no longer than they do. An
+ * answer with no deadline of its own, the standalone GET stream or a long-lived stream (MCP
+ * 2026-07-28 `subscriptions/listen`), gets its agent's sse_deadline_ms once a refusal waits
+ * behind it ({@link boundWhenAwaited}), counted from the stream's first start as on a
+ * request's stream: at it the stream ends plainly (outcome `resumable_end`, reason
+ * `sse_deadline`; the host's client reconnects with its last event id, as after
+ * sse_idle_timeout_ms: docs/errors.md), then the refusal goes out and the connection closes.
+ * Why not wait as long as the stream lives: it lives until the host closes it, and the
+ * connection can carry nothing more (its parser has failed), so the refusal would never go
+ * out. Why not end it at once: it is the host's live channel, and the bytes behind it are the
+ * host's mistake, not the stream's, so it keeps the time any stream of its agent is given.
+ * Reported failure (a hostile trial, Finding 9): a refusal pipelined behind a standalone GET
+ * stream waited as long as the stream lived, with no bound
+ * (test/regressions/pipelined-bad-request-behind-get-stream-unbounded.test.ts). What the host
+ * sends meanwhile is dropped by Node's failed parser.
  *
  * How the answers due are found: Node's HTTP server gives a connection's responses its
  * socket one at a time, in request order. The one being written is the socket's
@@ -39,6 +51,24 @@ interface HttpConnection {
   _httpMessage?: ServerResponse | null;
 }
 
+/** Answers a refusal waits behind (a WeakSet: an entry goes with its response). */
+const awaited = new WeakSet<ServerResponse>();
+
+/** Per answer with no deadline of its own (an SSE stream that answers no request): what bounds it. */
+const bounders = new WeakMap<ServerResponse, () => void>();
+
+/**
+ * Registers `bound` for `res`, an answer with no deadline of its own (the standalone GET
+ * stream, a long-lived stream: response/sse-stage.ts): it is called once a refusal waits
+ * behind `res` on its connection (at once when one does already), and starts the bound (the
+ * stream's sse_deadline_ms). `bound` must do nothing once the answer is over. Made once per
+ * such stream, when it first waits; never for a request's answer (it has its deadline).
+ */
+export function boundWhenAwaited(res: ServerResponse, bound: () => void): void {
+  if (awaited.has(res)) bound();
+  else bounders.set(res, bound);
+}
+
 /**
  * Calls `then` once no answer to an earlier, whole request is due on `socket` (a connection
  * of Node's HTTP server): at once when none is; else after the last such response's
@@ -46,13 +76,20 @@ interface HttpConnection {
  * malformed chunk of its body, its body not in within request_timeout_ms) is never whole
  * (`complete` false): its own response is not waited for, the refusal is its answer. Never
  * called when the connection dies first (no 'finish' comes): there is nothing to answer on.
- * One listener per answer waited for; nothing on a connection with none.
+ * One listener per answer waited for; nothing on a connection with none. An answer with no
+ * deadline of its own is bounded from then on (see file comment).
  */
 export function afterEarlierAnswers(socket: Duplex, then: () => void): void {
   const due = (socket as HttpConnection)._httpMessage;
   if (due == null || !due.req.complete) {
     then();
     return;
+  }
+  awaited.add(due);
+  const bound = bounders.get(due);
+  if (bound !== undefined) {
+    bounders.delete(due);
+    bound();
   }
   due.once('finish', () => afterEarlierAnswers(socket, then));
 }

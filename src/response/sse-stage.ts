@@ -149,6 +149,7 @@ import { hasCumulativeBound, isRequestStream, openBufferLease, type Exchange } f
 import { answerWithLocalError, type LocalErrorInput } from '../errors/local-reply.js';
 import type { DropReason } from '../errors/codes.js';
 import { GATEWAY_FINISHED } from '../errors/abort.js';
+import { boundWhenAwaited } from '../errors/earlier-answers.js';
 import { withinJsonBounds } from '../mcp/json-bounds.js';
 import { BACKSLASH, CR, LF } from '../mcp/json-bytes.js';
 import { ByteBudget } from './byte-budget.js';
@@ -740,13 +741,20 @@ export async function handleSseBody(
     // sse_deadline_ms runs from the stream's first start, across resumes. Only a bounded
     // stream has a deadline (a request's, a notification's: the cap paired with a deadline):
     // the standalone GET stream and long-lived streams have no natural end (ARCHITECTURE §5);
-    // the idle timeout bounds the seller's silence on them.
-    if (bounded) {
-      const deadlineLeft = Math.max(0, exchange.stream.startedAt + limits.sse_deadline_ms - Date.now());
-      deadlineTimer = setTimeout(() => {
-        const observed = observedMs(Date.now() - exchange.stream.startedAt, limits.sse_deadline_ms);
-        onTimeout({ reason: waitingForHost ? 'host_not_reading' : 'sse_deadline', limitMs: limits.sse_deadline_ms, observedMs: observed });
-      }, deadlineLeft);
+    // the idle timeout bounds the seller's silence on them. But one that holds a refusal
+    // pipelined behind it on its connection gets the deadline too, once the refusal waits
+    // (errors/earlier-answers.ts boundWhenAwaited): at it the stream ends plainly
+    // (`onTimeout`), then the refusal goes out.
+    const onDeadline = (): void => {
+      const observed = observedMs(Date.now() - exchange.stream.startedAt, limits.sse_deadline_ms);
+      onTimeout({ reason: waitingForHost ? 'host_not_reading' : 'sse_deadline', limitMs: limits.sse_deadline_ms, observedMs: observed });
+    };
+    if (bounded) deadlineTimer = setTimeout(onDeadline, Math.max(0, exchange.stream.startedAt + limits.sse_deadline_ms - Date.now()));
+    else {
+      boundWhenAwaited(raw, () => {
+        if (exchange.finished || deadlineTimer !== undefined) return;
+        deadlineTimer = setTimeout(onDeadline, Math.max(0, exchange.stream.startedAt + limits.sse_deadline_ms - Date.now()));
+      });
     }
   };
   const onTimeout = (input: LocalErrorInput): void => {

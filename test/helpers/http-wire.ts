@@ -32,6 +32,8 @@ export interface RawConnection {
   closed: Promise<string>;
   /** Resolves once the received text holds `n` complete head-ends (`\r\n\r\n`). */
   heads(n: number): Promise<void>;
+  /** Resolves once the received text holds `part`. */
+  received(part: string): Promise<void>;
 }
 
 /** Opens a raw connection to `port` on 127.0.0.1 (see {@link RawConnection}); resolves once connected. */
@@ -47,15 +49,17 @@ export function openRawConnection(port: number): Promise<RawConnection> {
     });
     socket.on('error', () => {});
     const closed = new Promise<string>((done) => socket.once('close', () => done(text())));
-    const heads = (n: number): Promise<void> =>
+    const until = (met: (received: string) => boolean): Promise<void> =>
       new Promise((done) => {
         const check = (): void => {
-          if (text().split('\r\n\r\n').length - 1 >= n) done();
+          if (met(text())) done();
         };
         waiters.push(check);
         check();
       });
-    socket.once('connect', () => resolve({ socket, text, closed, heads }));
+    const heads = (n: number): Promise<void> => until((t) => t.split('\r\n\r\n').length - 1 >= n);
+    const received = (part: string): Promise<void> => until((t) => t.includes(part));
+    socket.once('connect', () => resolve({ socket, text, closed, heads, received }));
     socket.once('error', reject);
   });
 }
