@@ -551,6 +551,47 @@ describe('config validation rules (each with its YAML path)', () => {
   });
 });
 
+describe('YAML tags', () => {
+  it("the core schema's tags and the non-specific `!` are read as their values", () => {
+    const config = parseConfig(
+      `listen: !!map { port: !!int 8080, host: !<tag:yaml.org,2002:str> 127.0.0.1 }\ndefaults: { max_json_depth: !!float 16.0, dedupe_text: ! off }\n${MINIMAL}`,
+      { env: {} },
+    );
+    assert.deepEqual([config.listen.port, config.listen.host, config.defaults.max_json_depth, config.defaults.dedupe_text], [8080, '127.0.0.1', 16, 'off']);
+  });
+
+  it('any other tag is refused at its path, named, also through an alias and under a %TAG handle', () => {
+    const cases: Array<[string, string, string]> = [
+      [`defaults: { max_json_depth: !!binary aGVsbG8= }\n${MINIMAL}`, 'defaults.max_json_depth', 'binary data (!!binary)'],
+      [`defaults: { max_json_depth: !!merge << }\n${MINIMAL}`, 'defaults.max_json_depth', 'a merge key (!!merge)'],
+      [`defaults: { max_json_depth: !!bogus 3 }\n${MINIMAL}`, 'defaults.max_json_depth', 'a value tagged !!bogus'],
+      [`defaults: { max_json_depth: !<tag:example.com,2000:n> 3 }\n${MINIMAL}`, 'defaults.max_json_depth', 'a value tagged !<tag:example.com,2000:n>'],
+      [`%TAG !e! tag:example.com,2000:\n---\ndefaults: { max_json_depth: !e!n 3 }\n${MINIMAL}`, 'defaults.max_json_depth', 'a value tagged !<tag:example.com,2000:n>'],
+      [`defaults: { max_json_depth: !${'x'.repeat(60)} 3 }\n${MINIMAL}`, 'defaults.max_json_depth', `a value tagged !${'x'.repeat(39)}…`],
+    ];
+    for (const [text, path, got] of cases) {
+      const problems = problemsOf(text);
+      assert.equal(problems.length, 1, JSON.stringify(problems));
+      assert.equal(problemAt(problems, path, /./).message, `expected an integer >= 1 and <= 10000, got ${got}`);
+    }
+    const aliased = problemsOf(`listen: &l !!set { }\nops_listen: *l\n${MINIMAL}`);
+    assert.deepEqual(
+      aliased.map((p) => [p.path, p.message]),
+      [
+        ['listen', 'expected a mapping with `host` and `port`, got a set (!!set)'],
+        ['ops_listen', 'expected a mapping with `port` (and optionally `host`), got a set (!!set)'],
+      ],
+    );
+  });
+
+  it("yaml's own problem stays for a core tag on a value it does not fit", () => {
+    assert.deepEqual(
+      problemsOf(`defaults: { max_json_depth: !!float 3 }\n${MINIMAL}`).map((p) => p.message),
+      ['YAML: Unresolved tag: tag:yaml.org,2002:float'],
+    );
+  });
+});
+
 describe('YAML anchors and aliases', () => {
   it('an alias shares a value between agents', () => {
     const config = parseConfig(
