@@ -42,6 +42,7 @@ import { RESOLUTION, resolveLevel, type AgentResolution, type ResolvedLevel } fr
 import { agentSchema, configSchema, knownKeysAt, LIMIT_KEYS, type RawAgent, type RawConfig, type RawTool } from './schema.js';
 import { aliasTargets } from './yaml-aliases.js';
 import { MAX_CONFIG_NESTING, parseConfigYaml, TOO_DEEP } from './yaml-document.js';
+import { inexactNumber } from './yaml-numbers.js';
 import { describeTagged, isReadTag, isRefusedTagWarning } from './yaml-tags.js';
 import type { AgentConfig, GatewayConfig, Limits, ToolOverrides } from './types.js';
 import type { GuardSettings } from '../admission/agent-guard.js';
@@ -294,7 +295,12 @@ class TreeBuilder {
     if (!isReadTag(n.tag)) return unread(describeTagged(n.tag as string));
     if (isScalar(n)) {
       const value = n.value;
-      if (typeof value === 'number' && typeof n.source === 'string' && n.source !== '') this.numberTexts.set(id, n.source);
+      if (typeof value === 'number' && typeof n.source === 'string' && n.source !== '') {
+        this.numberTexts.set(id, n.source);
+        // `64.0000000000000001` read as 64, `-0` as 0: not the number written (yaml-numbers.ts).
+        const inexact = inexactNumber(value, n.source);
+        if (inexact !== undefined) return unread(inexact);
+      }
       if (typeof value !== 'string') return value;
       const result = expandEnv(value, this.env);
       if (result.expanded) this.expanded.add(id);
@@ -351,7 +357,8 @@ class TreeBuilder {
 
 /**
  * What the tree holds in place of a value the config does not read, though yaml did: one with
- * a tag outside YAML's core schema (yaml-tags.ts). No schema accepts a symbol, so the key it is at gets a problem of
+ * a tag outside YAML's core schema (yaml-tags.ts), or a number that is not the one its text
+ * writes (yaml-numbers.ts). No schema accepts a symbol, so the key it is at gets a problem of
  * its own, where `describe` shows `found` (the symbol's description) as what was found.
  */
 function unread(found: string): symbol {
@@ -403,7 +410,8 @@ function isSecretPath(path: readonly PropertyKey[]): boolean {
  * `1e+30`; `9007199254740993`, not the double `9007199254740992`; a new user's trial), at most
  * 40 characters; without it, as JavaScript writes the number. A value the config does not read
  * (`unread`) is shown as its symbol says: `binary data (!!binary)`, not "a mapping", which
- * `!!binary aGVsbG8=` was reported as (a new user's trial, 2026-12-03, F10); `a set (!!set)`.
+ * `!!binary aGVsbG8=` was reported as (a new user's trial, 2026-12-03, F10); `a set (!!set)`;
+ * `64.0000000000000001`, not 64.
  */
 function describe(value: unknown, secret: boolean, written?: string): string {
   if (value === null) return 'null (an empty value)';

@@ -545,8 +545,33 @@ describe('config validation rules (each with its YAML path)', () => {
     assert.equal(depth('020'), 20); // decimal: no YAML 1.1 octal
     assert.equal(depth('1.6e1'), 16);
     assert.equal(depth('16.0'), 16);
+    assert.equal(depth('1600e-2'), 16);
+    assert.equal(depth('.16e2'), 16);
     for (const v of ['"16"', '1_6', '0b10000', '16KiB', '16.5']) {
       problemAt(problemsOf(`defaults: { max_json_depth: ${v} }\n${MINIMAL}`), 'defaults.max_json_depth', /^expected an integer >= 1 and <= 10000/);
+    }
+  });
+
+  it('a number whose YAML text is not an integer is refused even when its double is one, and so is a negative zero', () => {
+    const port = (v: string): number => parseConfig(`listen: { port: ${v} }\n${MINIMAL}`, { env: {} }).listen.port;
+    assert.equal(port('0'), 0);
+    assert.equal(port('+0'), 0);
+    assert.equal(port('0.0e5'), 0);
+    assert.equal(port('8.0'), 8);
+    const refused: Array<[string, string]> = [
+      ['16.0000000000000001', '16.0000000000000001'],
+      ['1.60000000000000001e1', '1.60000000000000001e1'],
+      ['1600000000000000001e-17', '1600000000000000001e-17'],
+      ['1e-400', '1e-400'],
+      ['-1e-400', '-1e-400'],
+      ['-0', '-0 (a negative zero)'],
+      ['-0.0', '-0.0 (a negative zero)'],
+      ['-0e9', '-0e9 (a negative zero)'],
+      [`16.${'0'.repeat(60)}1`, `16.${'0'.repeat(37)}…`],
+    ];
+    for (const [v, got] of refused) {
+      const problem = problemAt(problemsOf(`listen: { port: ${v} }\n${MINIMAL}`), 'listen.port', /./);
+      assert.equal(problem.message, `expected an integer >= 0 and <= 65535, got ${got}`, v);
     }
   });
 });
