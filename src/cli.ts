@@ -4,6 +4,7 @@
  *
  *   adcp-buyer-gateway [--config <file>] [--check-config]
  *   adcp-buyer-gateway probe <agent> [--config <file>] [--json]
+ *   adcp-buyer-gateway help [command]
  *
  * Serving: SIGHUP (and a change of the file on disk) reloads the config (src/reload.ts);
  * SIGTERM/SIGINT shut down gracefully: not ready, stop accepting, end SSE streams (plainly,
@@ -231,7 +232,33 @@ export function buildProgram(io: CliIo, setExit: (code: number) => void): Comman
       if (config === undefined) return setExit(PROBE_EXIT.USAGE);
       setExit(await probe(config, agent, opts, io));
     });
+  addHelpCommand(program);
   return program;
+}
+
+/**
+ * `help [command]`: the help of `command` (or of the program), on stdout, exit 0, as
+ * `<command> --help` prints it; an unknown command is a usage error naming it (exit 2).
+ *
+ * commander adds such a command by itself only to a program without an action of its own:
+ * this one serves, so `help probe` was refused `error: too many arguments` (exit 2) while
+ * `probe --help` worked (a hostile trial: test/regressions/help-command-exits-2.test.ts).
+ * Its own, forced with `helpCommand(true)`, gives an unknown name the program's help on
+ * stderr, without naming what was wrong: hence this one. Added last, so it is listed last.
+ */
+function addHelpCommand(program: Command): void {
+  program.helpCommand(false);
+  program
+    .command('help')
+    .argument('[command]', 'the command to show the help of')
+    .description('show the help of a command (without one: of adcp-buyer-gateway) and exit')
+    .action((name: string | undefined) => {
+      if (name === undefined) return program.help();
+      const command = program.commands.find((c) => c.name() === name || c.aliases().includes(name));
+      if (command !== undefined) return command.help();
+      const names = program.commands.map((c) => c.name()).join(', ');
+      program.error(`error: unknown command '${name}' (commands: ${names})`, { exitCode: EXIT_CODES.CONFIG, code: 'commander.unknownCommand' });
+    });
 }
 
 /** `probe <agent>`: the report on stdout, the gateway's errors on stderr. */

@@ -42,6 +42,8 @@ import { RESOLUTION, resolveLevel, type AgentResolution, type ResolvedLevel } fr
 import { agentSchema, configSchema, knownKeysAt, LIMIT_KEYS, type RawAgent, type RawConfig, type RawTool } from './schema.js';
 import { aliasTargets } from './yaml-aliases.js';
 import { MAX_CONFIG_NESTING, parseConfigYaml, TOO_DEEP } from './yaml-document.js';
+import { inexactNumber } from './yaml-numbers.js';
+import { describeTagged, isReadTag, isRefusedTagWarning } from './yaml-tags.js';
 import type { AgentConfig, GatewayConfig, Limits, ToolOverrides } from './types.js';
 import type { GuardSettings } from '../admission/agent-guard.js';
 
@@ -288,9 +290,17 @@ class TreeBuilder {
         this.active.delete(target);
       }
     }
+    // A tag outside YAML's core schema (`!!set`, `!!omap`, `!!binary`, `!foo`): refused here,
+    // named (yaml-tags.ts), and not read as what yaml made of it.
+    if (!isReadTag(n.tag)) return unread(describeTagged(n.tag as string));
     if (isScalar(n)) {
       const value = n.value;
-      if (typeof value === 'number' && typeof n.source === 'string' && n.source !== '') this.numberTexts.set(id, n.source);
+      if (typeof value === 'number' && typeof n.source === 'string' && n.source !== '') {
+        this.numberTexts.set(id, n.source);
+        // `64.0000000000000001` read as 64, `-0` as 0: not the number written (yaml-numbers.ts).
+        const inexact = inexactNumber(value, n.source);
+        if (inexact !== undefined) return unread(inexact);
+      }
       if (typeof value !== 'string') return value;
       const result = expandEnv(value, this.env);
       if (result.expanded) this.expanded.add(id);
@@ -322,6 +332,10 @@ class TreeBuilder {
       for (const pair of n.items) {
         const keyNode = pair.key as YamlNode | null;
         const keyAt = keyNode?.range?.[0] ?? (pair.value as YamlNode | null)?.range?.[0];
+        if (keyNode !== null && !isReadTag(keyNode.tag)) {
+          this.problem(path, `mapping keys must be plain strings, got ${describeTagged(keyNode.tag as string)}`, keyAt);
+          continue;
+        }
         const key = scalarKey(keyNode);
         if (key === undefined) {
           this.problem(path, 'mapping keys must be plain strings', keyAt);
@@ -339,6 +353,16 @@ class TreeBuilder {
     this.problem(path, 'unsupported YAML node', (n as { range?: [number] }).range?.[0]);
     return null;
   }
+}
+
+/**
+ * What the tree holds in place of a value the config does not read, though yaml did: one with
+ * a tag outside YAML's core schema (yaml-tags.ts), or a number that is not the one its text
+ * writes (yaml-numbers.ts). No schema accepts a symbol, so the key it is at gets a problem of
+ * its own, where `describe` shows `found` (the symbol's description) as what was found.
+ */
+function unread(found: string): symbol {
+  return Symbol(found);
 }
 
 function scalarKey(node: YamlNode | null): string | undefined {
@@ -384,7 +408,10 @@ function isSecretPath(path: readonly PropertyKey[]): boolean {
  * What was found, for "got ...". Secrets and environment-derived strings are described by type
  * only. A number is shown as written in the YAML (`written`, its scalar's text: `1e30`, not
  * `1e+30`; `9007199254740993`, not the double `9007199254740992`; a new user's trial), at most
- * 40 characters; without it, as JavaScript writes the number.
+ * 40 characters; without it, as JavaScript writes the number. A value the config does not read
+ * (`unread`) is shown as its symbol says: `binary data (!!binary)`, not "a mapping", which
+ * `!!binary aGVsbG8=` was reported as (a new user's trial, 2026-12-03, F10); `a set (!!set)`;
+ * `64.0000000000000001`, not 64.
  */
 function describe(value: unknown, secret: boolean, written?: string): string {
   if (value === null) return 'null (an empty value)';
@@ -393,14 +420,11 @@ function describe(value: unknown, secret: boolean, written?: string): string {
     const shown = value.length > 40 ? `${value.slice(0, 40)}…` : value;
     return JSON.stringify(shown);
   }
+  if (typeof value === 'symbol') return value.description ?? 'a value the config does not read'; // unread()
   if (typeof value === 'number' && written !== undefined) return written.length > 40 ? `${written.slice(0, 40)}…` : written;
   if (typeof value === 'number') return Number.isNaN(value) ? '.nan' : Number.isFinite(value) ? String(value) : value > 0 ? '.inf' : '-.inf';
   if (typeof value === 'boolean') return String(value);
   if (Array.isArray(value)) return 'a list';
-  // The values of yaml's explicit known tags (yaml resolves them in any schema), not mappings
-  // (`!!binary aGVsbG8=` was reported as "got a mapping": a new user's trial, 2026-12-03, F10).
-  if (value instanceof Uint8Array) return 'binary data (!!binary)';
-  if (value instanceof Date) return 'a timestamp (!!timestamp)';
   if (typeof value === 'object') return 'a mapping';
   return typeof value;
 }
@@ -742,7 +766,10 @@ function buildConfig(text: string, env: NodeJS.ProcessEnv, source: string | unde
   const textProblems = parsedText.problems.map((p) => withPosition({ path: '', message: p.message }, lines, p.offset));
   if (!parsedText.ok) throw new ConfigError(textProblems, label);
   const doc = parsedText.doc;
-  const yamlProblems = [...doc.errors, ...doc.warnings].map((e) =>
+  // yaml's warnings about a tag outside the core schema (`Unresolved tag: !foo`) are left to
+  // the TreeBuilder, which refuses every value with such a tag at its YAML path (yaml-tags.ts).
+  const warnings = doc.warnings.filter((w) => !isRefusedTagWarning(w, text, doc));
+  const yamlProblems = [...doc.errors, ...warnings].map((e) =>
     withPosition({ path: '', message: `YAML: ${e.message.split('\n')[0] ?? e.message}` }, lines, e.pos[0]),
   );
   if (yamlProblems.length > 0 || textProblems.length > 0) throw new ConfigError(sortProblems([...yamlProblems, ...textProblems]), label);

@@ -81,6 +81,11 @@ function intIn(min: number, max: number, note = ''): z.ZodNumber {
  * `max`/`min` reports, so `max_json_nodes: 1e30` was printed twice (a new user's trial,
  * test/regressions/check-config-huge-number-reported-twice.test.ts). Every bound here is far
  * below 2^53, so the range checks alone cover those numbers.
+ *
+ * Every number setting is an integer. A number whose YAML text is not an integer though its
+ * double is (`64.0000000000000001`), or a negative zero, never gets here as a number: the
+ * loader reads it from its text and puts a value no schema accepts in its place
+ * (load.ts `unread`, yaml-numbers.ts).
  */
 function integer(error: string): z.ZodNumber {
   return z.number({ error }).check((ctx) => {

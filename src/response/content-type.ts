@@ -1,7 +1,7 @@
 /**
  * Media types compared by their parsed essence, never by substring (ARCHITECTURE §5: a seller
  * may say `Text/Event-Stream; charset=utf-8`). Parsing by fast-content-type-parse, with RFC 9110
- * §5.6.6's empty parameters allowed (parseMediaType).
+ * §5.6.6's empty parameters and §5.6.3's tabs around `;` allowed (parseMediaType).
  */
 import { safeParse } from 'fast-content-type-parse';
 
@@ -22,8 +22,8 @@ export type BodyKind = 'json' | 'sse' | 'other' | 'none';
  * `text/event-stream;charset=utf-8` and `text/event-stream; charset="UTF-8"`, and so do
  * `application/json;` and `application/json` (an empty parameter is none: {@link parseMediaType}).
  * Differing parameters differ: `application/json` and `application/json; charset=utf-8` are
- * refused. A value {@link parseMediaType} cannot parse (a tab around `;`, `a=` with no value)
- * agrees only with the same string.
+ * refused. A value {@link parseMediaType} cannot parse (`a=` with no value) agrees only with
+ * the same string.
  *
  * Cost: lines that are the same string (the usual repetition) compare as strings; only a line
  * spelled differently from the first parses both (once for the first). A single Content-Type
@@ -55,24 +55,42 @@ type ContentType = ReturnType<typeof safeParse>;
 
 /**
  * Parses one Content-Type field value ({@link ContentType}; `type` `''` when unparsable) with
- * fast-content-type-parse, which follows the RFC 7231 §3.1.1.1 grammar, `*( OWS ";" OWS
- * parameter )`. RFC 9110 §5.6.6 made the parameter optional, `*( OWS ";" OWS [ parameter ] )`,
- * so `application/json;`, `application/json; ` and `application/json;;charset=utf-8` are valid
- * and name the same media type without their empty parameters. Only when the library's parse
- * fails is the value parsed once more with each empty parameter removed (a `;` followed by
- * optional SP/HTAB and then `;` or the end, outside a quoted-string): a value the library
- * parses costs nothing more. Anything else the library refuses stays unparsable (a tab around
- * a parameter, `a=` with no value, an unterminated quoted-string).
+ * fast-content-type-parse, which follows the RFC 7231 §3.1.1.1 grammar,
+ * `*( OWS ";" OWS parameter )`, but takes only SP as the OWS after a `;` or a parameter (RFC
+ * 9110 §5.6.3: OWS is `*( SP / HTAB )`). RFC 9110 §5.6.6 also made the parameter optional,
+ * `*( OWS ";" OWS [ parameter ] )`, so `application/json;`, `application/json; ` and
+ * `application/json;;charset=utf-8` are valid and name the same media type without their empty
+ * parameters, and so is `application/json\t;\tcharset=utf-8` with the media type and parameter
+ * of `application/json;charset=utf-8`. Only when the library's parse fails is the value parsed
+ * once more, without the OWS around each `;` and then without each empty parameter (a `;`
+ * followed by `;` or the end), both outside a quoted-string: a value the library parses costs
+ * nothing more. Anything else the library refuses stays unparsable (`a=` with no value, OWS
+ * around `=`, an unterminated quoted-string).
  *
  * Why (a new user's trial 6, Finding 4): `Content-Type: application/json;` was refused
  * `upstream_not_mcp`, as a single line and repeated beside `application/json`
- * (test/regressions/content-type-empty-parameter-refused.test.ts).
+ * (test/regressions/content-type-empty-parameter-refused.test.ts). Then (a hostile trial)
+ * `application/json\t;\tcharset=utf-8` was
+ * (test/regressions/content-type-tab-around-semicolon-refused.test.ts).
  */
 function parseMediaType(value: string): ContentType {
   const parsed = safeParse(value);
   if (parsed.type !== '' || !value.includes(';')) return parsed;
-  const withoutEmpty = value.replace(EMPTY_PARAMETER, keepQuotedString);
-  return withoutEmpty === value ? parsed : safeParse(withoutEmpty);
+  const normalized = value.replace(OWS_OR_QUOTED, dropOwsAroundSemicolon).replace(EMPTY_PARAMETER, keepQuotedString);
+  return normalized === value ? parsed : safeParse(normalized);
+}
+
+/**
+ * A quoted-string (as in {@link EMPTY_PARAMETER}), or a run of OWS (SP / HTAB), matched whole:
+ * each character is scanned once, however long the run (a run matched from each of its
+ * characters in turn, as `[\t ]*;` would, takes time in its length squared).
+ */
+const OWS_OR_QUOTED = /"(?:[^"\\]|\\[\s\S]?)*"?|[\t ]+/g;
+
+/** A quoted-string as it is; a run of OWS removed when a `;` is next to it, else kept. */
+function dropOwsAroundSemicolon(match: string, offset: number, whole: string): string {
+  if (match.charCodeAt(0) === 0x22) return match;
+  return whole.charCodeAt(offset - 1) === 0x3b || whole.charCodeAt(offset + match.length) === 0x3b ? '' : match;
 }
 
 /**

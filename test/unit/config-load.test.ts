@@ -545,9 +545,75 @@ describe('config validation rules (each with its YAML path)', () => {
     assert.equal(depth('020'), 20); // decimal: no YAML 1.1 octal
     assert.equal(depth('1.6e1'), 16);
     assert.equal(depth('16.0'), 16);
+    assert.equal(depth('1600e-2'), 16);
+    assert.equal(depth('.16e2'), 16);
     for (const v of ['"16"', '1_6', '0b10000', '16KiB', '16.5']) {
       problemAt(problemsOf(`defaults: { max_json_depth: ${v} }\n${MINIMAL}`), 'defaults.max_json_depth', /^expected an integer >= 1 and <= 10000/);
     }
+  });
+
+  it('a number whose YAML text is not an integer is refused even when its double is one, and so is a negative zero', () => {
+    const port = (v: string): number => parseConfig(`listen: { port: ${v} }\n${MINIMAL}`, { env: {} }).listen.port;
+    assert.equal(port('0'), 0);
+    assert.equal(port('+0'), 0);
+    assert.equal(port('0.0e5'), 0);
+    assert.equal(port('8.0'), 8);
+    const refused: Array<[string, string]> = [
+      ['16.0000000000000001', '16.0000000000000001'],
+      ['1.60000000000000001e1', '1.60000000000000001e1'],
+      ['1600000000000000001e-17', '1600000000000000001e-17'],
+      ['1e-400', '1e-400'],
+      ['-1e-400', '-1e-400'],
+      ['-0', '-0 (a negative zero)'],
+      ['-0.0', '-0.0 (a negative zero)'],
+      ['-0e9', '-0e9 (a negative zero)'],
+      [`16.${'0'.repeat(60)}1`, `16.${'0'.repeat(37)}…`],
+    ];
+    for (const [v, got] of refused) {
+      const problem = problemAt(problemsOf(`listen: { port: ${v} }\n${MINIMAL}`), 'listen.port', /./);
+      assert.equal(problem.message, `expected an integer >= 0 and <= 65535, got ${got}`, v);
+    }
+  });
+});
+
+describe('YAML tags', () => {
+  it("the core schema's tags and the non-specific `!` are read as their values", () => {
+    const config = parseConfig(
+      `listen: !!map { port: !!int 8080, host: !<tag:yaml.org,2002:str> 127.0.0.1 }\ndefaults: { max_json_depth: !!float 16.0, dedupe_text: ! off }\n${MINIMAL}`,
+      { env: {} },
+    );
+    assert.deepEqual([config.listen.port, config.listen.host, config.defaults.max_json_depth, config.defaults.dedupe_text], [8080, '127.0.0.1', 16, 'off']);
+  });
+
+  it('any other tag is refused at its path, named, also through an alias and under a %TAG handle', () => {
+    const cases: Array<[string, string, string]> = [
+      [`defaults: { max_json_depth: !!binary aGVsbG8= }\n${MINIMAL}`, 'defaults.max_json_depth', 'binary data (!!binary)'],
+      [`defaults: { max_json_depth: !!merge << }\n${MINIMAL}`, 'defaults.max_json_depth', 'a merge key (!!merge)'],
+      [`defaults: { max_json_depth: !!bogus 3 }\n${MINIMAL}`, 'defaults.max_json_depth', 'a value tagged !!bogus'],
+      [`defaults: { max_json_depth: !<tag:example.com,2000:n> 3 }\n${MINIMAL}`, 'defaults.max_json_depth', 'a value tagged !<tag:example.com,2000:n>'],
+      [`%TAG !e! tag:example.com,2000:\n---\ndefaults: { max_json_depth: !e!n 3 }\n${MINIMAL}`, 'defaults.max_json_depth', 'a value tagged !<tag:example.com,2000:n>'],
+      [`defaults: { max_json_depth: !${'x'.repeat(60)} 3 }\n${MINIMAL}`, 'defaults.max_json_depth', `a value tagged !${'x'.repeat(39)}…`],
+    ];
+    for (const [text, path, got] of cases) {
+      const problems = problemsOf(text);
+      assert.equal(problems.length, 1, JSON.stringify(problems));
+      assert.equal(problemAt(problems, path, /./).message, `expected an integer >= 1 and <= 10000, got ${got}`);
+    }
+    const aliased = problemsOf(`listen: &l !!set { }\nops_listen: *l\n${MINIMAL}`);
+    assert.deepEqual(
+      aliased.map((p) => [p.path, p.message]),
+      [
+        ['listen', 'expected a mapping with `host` and `port`, got a set (!!set)'],
+        ['ops_listen', 'expected a mapping with `port` (and optionally `host`), got a set (!!set)'],
+      ],
+    );
+  });
+
+  it("yaml's own problem stays for a core tag on a value it does not fit", () => {
+    assert.deepEqual(
+      problemsOf(`defaults: { max_json_depth: !!float 3 }\n${MINIMAL}`).map((p) => p.message),
+      ['YAML: Unresolved tag: tag:yaml.org,2002:float'],
+    );
   });
 });
 
