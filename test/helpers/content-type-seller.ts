@@ -3,8 +3,10 @@
  * real gateway: the stack of the Content-Type regressions (repeated lines, equivalent
  * spellings, empty parameters, a 5xx with differing lines).
  */
-import { startRawSeller } from '../support/raw-seller.js';
-import { startObservedGateway } from '../support/hostile-seller.js';
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { startRawSeller, toolResponse } from '../support/raw-seller.js';
+import { expectedErrorJson, startObservedGateway } from '../support/hostile-seller.js';
 import { agentsYaml } from './gateway.js';
 import { rawPost, toolCall } from './raw.js';
 import { useSellerAndGateway } from './stack.js';
@@ -45,4 +47,46 @@ export function useContentTypeSeller(answers: Readonly<Record<string, ContentTyp
 /** Answers of status 200 from a table of `tool -> [Content-Type values, body]`. */
 export function contentTypeAnswers(table: Readonly<Record<string, readonly [readonly string[], (id: number) => string]>>): Record<string, ContentTypeAnswer> {
   return Object.fromEntries(Object.entries(table).map(([tool, [contentType, body]]) => [tool, { contentType, body }]));
+}
+
+/** The seller's tool result for `id` (one text item, `ok`): the body of most Content-Type cases. */
+export const okResult = (id: number): string => toolResponse(id, { content: [{ type: 'text', text: 'ok' }] });
+/** {@link okResult} as one SSE event. */
+export const okSseBody = (id: number): string => `event: message\ndata: ${okResult(id)}\n\n`;
+
+/** What {@link useContentTypeSeller} gives: the stack and the POST through the gateway. */
+export type ContentTypeSeller = ReturnType<typeof useContentTypeSeller>;
+
+/**
+ * Registers one test per case (call inside a `describe`): `tool`'s answer, for request `id`,
+ * reaches the host as sent: 200, Content-Type `type`, the seller's exact bytes `body(id)`, and
+ * the exchange line says `ok`. `title` names the test.
+ */
+export function testAnswersPass(seller: ContentTypeSeller, cases: ReadonlyArray<readonly [tool: string, id: number, type: string, body: (id: number) => string]>, title: (tool: string, type: string) => string): void {
+  for (const [tool, id, type, body] of cases) {
+    test(title(tool, type), async () => {
+      const r = await seller.post(id, tool);
+      assert.deepEqual([r.status, r.headers.get('content-type'), r.text()], [200, type, body(id)]);
+      const line = await seller.stack.gateway.exchangeLine('s', id);
+      assert.deepEqual([line.outcome, line.reason], ['ok', null]);
+    });
+  }
+}
+
+/**
+ * Registers one test per case (call inside a `describe`): `tool`'s answer, for request `id`,
+ * is refused: the host gets 200 with the `upstream_not_mcp` tool error for the id (the seller's
+ * status 200), and the exchange line says `local_error`, `upstream_not_mcp`.
+ */
+export function testAnswersNotMcp(seller: ContentTypeSeller, cases: ReadonlyArray<readonly [tool: string, id: number]>, title: (tool: string) => string): void {
+  for (const [tool, id] of cases) {
+    test(title(tool), async () => {
+      const r = await seller.post(id, tool);
+      assert.equal(r.status, 200);
+      assert.equal(r.headers.get('content-type'), 'application/json; charset=utf-8');
+      assert.equal(r.text(), expectedErrorJson({ id, method: 'tools/call', toolName: tool, reason: 'upstream_not_mcp', upstreamStatus: 200 }));
+      const line = await seller.stack.gateway.exchangeLine('s', id);
+      assert.deepEqual([line.outcome, line.reason], ['local_error', 'upstream_not_mcp']);
+    });
+  }
 }

@@ -20,14 +20,12 @@
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { toolResponse } from '../support/raw-seller.js';
-import { expectedErrorJson } from '../support/hostile-seller.js';
 import { toolCall } from '../helpers/raw.js';
 import { TEST_TIMEOUT_MS } from '../helpers/timeout.js';
-import { contentTypeAnswers, useContentTypeSeller } from '../helpers/content-type-seller.js';
+import { contentTypeAnswers, okResult, okSseBody, testAnswersNotMcp, testAnswersPass, useContentTypeSeller } from '../helpers/content-type-seller.js';
 
-const result = (id: number): string => toolResponse(id, { content: [{ type: 'text', text: 'ok' }] });
-const sseBody = (id: number): string => `event: message\ndata: ${result(id)}\n\n`;
+const result = okResult;
+const sseBody = okSseBody;
 
 /** Tool name -> [Content-Type field values, each sent as its own field line; body]. */
 const ANSWERS: Record<string, [string[], (id: number) => string]> = {
@@ -41,7 +39,8 @@ const ANSWERS: Record<string, [string[], (id: number) => string]> = {
   repeated_other_parameters: [['application/json\t;\tcharset=utf-8', 'application/json'], result],
 };
 
-const { stack, post } = useContentTypeSeller(contentTypeAnswers(ANSWERS));
+const seller = useContentTypeSeller(contentTypeAnswers(ANSWERS));
+const { stack, post } = seller;
 
 describe('a seller Content-Type with tabs around `;` (RFC 9110 §5.6.3 OWS)', { timeout: TEST_TIMEOUT_MS }, () => {
   test('control: the seller really sends the tabs', async () => {
@@ -65,27 +64,11 @@ describe('a seller Content-Type with tabs around `;` (RFC 9110 §5.6.3 OWS)', { 
     ['sse_tabs_around', 5, 'text/event-stream', sseBody],
     ['repeated_tabs_and_spaces', 6, 'application/json\t;\tcharset=utf-8', result],
   ];
-  for (const [tool, id, type, body] of passing) {
-    test(`${tool}: ${JSON.stringify(ANSWERS[tool]![0])} is a media type with its parameters: 200, ${JSON.stringify(type)}, the seller's bytes (was upstream_not_mcp)`, async () => {
-      const r = await post(id, tool);
-      assert.deepEqual([r.status, r.headers.get('content-type'), r.text()], [200, type, body(id)]);
-      const line = await stack.gateway.exchangeLine('s', id);
-      assert.deepEqual([line.outcome, line.reason], ['ok', null]);
-    });
-  }
+  testAnswersPass(seller, passing, (tool, type) => `${tool}: ${JSON.stringify(ANSWERS[tool]![0])} is a media type with its parameters: 200, ${JSON.stringify(type)}, the seller's bytes (was upstream_not_mcp)`);
 
   const refused: Array<[string, number]> = [
     ['tab_around_equals', 7],
     ['repeated_other_parameters', 8],
   ];
-  for (const [tool, id] of refused) {
-    test(`control: ${tool}: ${JSON.stringify(ANSWERS[tool]![0])} is still upstream_not_mcp for the id`, async () => {
-      const r = await post(id, tool);
-      assert.equal(r.status, 200);
-      assert.equal(r.headers.get('content-type'), 'application/json; charset=utf-8');
-      assert.equal(r.text(), expectedErrorJson({ id, method: 'tools/call', toolName: tool, reason: 'upstream_not_mcp', upstreamStatus: 200 }));
-      const line = await stack.gateway.exchangeLine('s', id);
-      assert.deepEqual([line.outcome, line.reason], ['local_error', 'upstream_not_mcp']);
-    });
-  }
+  testAnswersNotMcp(seller, refused, (tool) => `control: ${tool}: ${JSON.stringify(ANSWERS[tool]![0])} is still upstream_not_mcp for the id`);
 });

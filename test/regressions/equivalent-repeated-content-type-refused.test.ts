@@ -22,14 +22,12 @@
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { toolResponse } from '../support/raw-seller.js';
-import { expectedErrorJson } from '../support/hostile-seller.js';
 import { toolCall } from '../helpers/raw.js';
 import { TEST_TIMEOUT_MS } from '../helpers/timeout.js';
-import { contentTypeAnswers, useContentTypeSeller } from '../helpers/content-type-seller.js';
+import { contentTypeAnswers, okResult, okSseBody, testAnswersNotMcp, testAnswersPass, useContentTypeSeller } from '../helpers/content-type-seller.js';
 
-const result = (id: number): string => toolResponse(id, { content: [{ type: 'text', text: 'ok' }] });
-const sseBody = (id: number): string => `event: message\ndata: ${result(id)}\n\n`;
+const result = okResult;
+const sseBody = okSseBody;
 
 /** Tool name -> [Content-Type field values, each sent as its own field line; body]. */
 const ANSWERS: Record<string, [string[], (id: number) => string]> = {
@@ -41,7 +39,8 @@ const ANSWERS: Record<string, [string[], (id: number) => string]> = {
   json_profile_case: [['application/json; profile=A', 'application/json; profile=a'], result],
 };
 
-const { stack, post } = useContentTypeSeller(contentTypeAnswers(ANSWERS));
+const seller = useContentTypeSeller(contentTypeAnswers(ANSWERS));
+const { stack } = seller;
 
 describe('a seller answer with two equivalent Content-Type fields', { timeout: TEST_TIMEOUT_MS }, () => {
   test('control: the seller really sends two field lines, spelled differently', async () => {
@@ -51,33 +50,17 @@ describe('a seller answer with two equivalent Content-Type fields', { timeout: T
     await res.arrayBuffer();
   });
 
-  const equivalent: Array<[string, number, string, string]> = [
-    ['json_case', 1, 'application/json', result(1)],
-    ['json_params', 2, 'Application/JSON ; Charset="UTF-8"', result(2)],
-    ['sse_params', 3, 'text/event-stream', sseBody(3)],
+  const equivalent: Array<[string, number, string, (id: number) => string]> = [
+    ['json_case', 1, 'application/json', result],
+    ['json_params', 2, 'Application/JSON ; Charset="UTF-8"', result],
+    ['sse_params', 3, 'text/event-stream', sseBody],
   ];
-  for (const [tool, id, type, body] of equivalent) {
-    test(`${tool}: ${ANSWERS[tool]![0].join(' + ')} are one media type (RFC 9110 §8.3.1): 200, ${type}, the seller's bytes (was upstream_not_mcp)`, async () => {
-      const r = await post(id, tool);
-      assert.deepEqual([r.status, r.headers.get('content-type'), r.text()], [200, type, body]);
-      const line = await stack.gateway.exchangeLine('s', id);
-      assert.deepEqual([line.outcome, line.reason], ['ok', null]);
-    });
-  }
+  testAnswersPass(seller, equivalent, (tool, type) => `${tool}: ${ANSWERS[tool]![0].join(' + ')} are one media type (RFC 9110 §8.3.1): 200, ${type}, the seller's bytes (was upstream_not_mcp)`);
 
   const differing: Array<[string, number]> = [
     ['json_charset_once', 4],
     ['sse_other_charset', 5],
     ['json_profile_case', 6],
   ];
-  for (const [tool, id] of differing) {
-    test(`${tool}: ${ANSWERS[tool]![0].join(' + ')} differ: still upstream_not_mcp for the id`, async () => {
-      const r = await post(id, tool);
-      assert.equal(r.status, 200);
-      assert.equal(r.headers.get('content-type'), 'application/json; charset=utf-8');
-      assert.equal(r.text(), expectedErrorJson({ id, method: 'tools/call', toolName: tool, reason: 'upstream_not_mcp', upstreamStatus: 200 }));
-      const line = await stack.gateway.exchangeLine('s', id);
-      assert.deepEqual([line.outcome, line.reason], ['local_error', 'upstream_not_mcp']);
-    });
-  }
+  testAnswersNotMcp(seller, differing, (tool) => `${tool}: ${ANSWERS[tool]![0].join(' + ')} differ: still upstream_not_mcp for the id`);
 });
