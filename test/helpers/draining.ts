@@ -5,6 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import type { ObservedGateway } from '../support/hostile-seller.js';
+import { startRawSeller, toolResponse, type RawSeller } from '../support/raw-seller.js';
 
 export const DRAINING_MESSAGE = 'The gateway is shutting down: the request was not sent to any seller; send it again (to another instance, or once the gateway is back).';
 
@@ -32,4 +33,25 @@ export async function beginShutdown(gw: ObservedGateway): Promise<{ closed: Prom
   for (let k = 0; k < 500 && gw.app.server.listening; k++) await new Promise((r) => setTimeout(r, 10));
   assert.equal(gw.app.server.listening, false, 'the listener is closed');
   return { closed };
+}
+
+/**
+ * A raw seller on 127.0.0.1 that answers every `tools/call` with 200 and `result` for its id,
+ * but holds the request with id `heldId` until `release()`: `held` resolves once that request
+ * has arrived (a busy connection to shut down beside).
+ */
+export async function startHoldingSeller(heldId: number, result: unknown): Promise<{ seller: RawSeller; held: Promise<void>; release: () => void }> {
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  let arrived!: () => void;
+  const held = new Promise<void>((resolve) => (arrived = resolve));
+  const seller = await startRawSeller(async (req, res) => {
+    const id = (JSON.parse(req.body.toString('utf8')) as { id: number }).id;
+    if (id === heldId) {
+      arrived();
+      await released;
+    }
+    res.writeHead(200, { 'content-type': 'application/json' }).end(toolResponse(id, result));
+  });
+  return { seller, held, release };
 }

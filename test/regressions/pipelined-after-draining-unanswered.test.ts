@@ -23,13 +23,13 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { startRawSeller, toolResponse, type RawSeller } from '../support/raw-seller.js';
+import type { RawSeller } from '../support/raw-seller.js';
 import { startObservedGateway, type ObservedGateway } from '../support/hostile-seller.js';
 import { agentsYaml } from '../helpers/gateway.js';
 import { openRawConnection, parseResponses, toolCallRequest } from '../helpers/http-wire.js';
 import { TEST_TIMEOUT_MS, withTimeout } from '../helpers/timeout.js';
 import { refusalCountIn } from '../helpers/refusal-count.js';
-import { beginShutdown, drainingAnswer, withoutDate } from '../helpers/draining.js';
+import { beginShutdown, drainingAnswer, startHoldingSeller, withoutDate } from '../helpers/draining.js';
 
 const RESULT = { content: [{ type: 'text', text: 'answered before the shutdown' }] };
 const READYZ = 'GET /readyz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n';
@@ -47,18 +47,9 @@ describe('requests pipelined behind a draining refusal', { timeout: TEST_TIMEOUT
   const refusals = async (): Promise<number> => refusalCountIn(await gw.app.gateway.metrics.render(), 'draining');
 
   before(async () => {
-    let releaseSlow!: () => void;
-    const slowReleased = new Promise<void>((resolve) => (releaseSlow = resolve));
-    let slowArrived!: () => void;
-    const slowAtSeller = new Promise<void>((resolve) => (slowArrived = resolve));
-    seller = await startRawSeller(async (req, res) => {
-      const id = (JSON.parse(req.body.toString('utf8')) as { id: number }).id;
-      if (id === 10) {
-        slowArrived();
-        await slowReleased;
-      }
-      res.writeHead(200, { 'content-type': 'application/json' }).end(toolResponse(id, RESULT));
-    });
+    const holding = await startHoldingSeller(10, RESULT);
+    seller = holding.seller;
+    const { held: slowAtSeller, release: releaseSlow } = holding;
     gw = await startObservedGateway(agentsYaml({ s: seller.url }));
     const port = Number(new URL(gw.baseUrl).port);
 

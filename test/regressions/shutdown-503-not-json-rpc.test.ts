@@ -26,13 +26,13 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { startRawSeller, toolResponse, type RawSeller } from '../support/raw-seller.js';
+import type { RawSeller } from '../support/raw-seller.js';
 import { startObservedGateway, type LogLine, type ObservedGateway } from '../support/hostile-seller.js';
 import { agentsYaml } from '../helpers/gateway.js';
 import { openRawConnection as connect, parseResponses, toolCallRequest } from '../helpers/http-wire.js';
 import { TEST_TIMEOUT_MS, withTimeout } from '../helpers/timeout.js';
 import { refusalCountIn } from '../helpers/refusal-count.js';
-import { beginShutdown, drainingAnswer, withoutDate } from '../helpers/draining.js';
+import { beginShutdown, drainingAnswer, startHoldingSeller, withoutDate } from '../helpers/draining.js';
 
 /** An ops endpoint's exact answer while draining (Fastify's own framing of a JSON object), `date` left out. */
 function opsAnswer(status: string, body: string): string {
@@ -54,18 +54,9 @@ describe('requests on connections opened before a graceful shutdown', { timeout:
   let linesBefore = 0;
 
   before(async () => {
-    let releaseSlow!: () => void;
-    const slowReleased = new Promise<void>((resolve) => (releaseSlow = resolve));
-    let slowArrived!: () => void;
-    const slowAtSeller = new Promise<void>((resolve) => (slowArrived = resolve));
-    seller = await startRawSeller(async (req, res) => {
-      const id = (JSON.parse(req.body.toString('utf8')) as { id: number }).id;
-      if (id === 10) {
-        slowArrived();
-        await slowReleased;
-      }
-      res.writeHead(200, { 'content-type': 'application/json' }).end(toolResponse(id, RESULT));
-    });
+    const holding = await startHoldingSeller(10, RESULT);
+    seller = holding.seller;
+    const { held: slowAtSeller, release: releaseSlow } = holding;
     gw = await startObservedGateway(agentsYaml({ s: seller.url }));
     const port = Number(new URL(gw.baseUrl).port);
 
