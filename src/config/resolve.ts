@@ -117,10 +117,11 @@ export function resolveCallLimits(agent: AgentConfig, toolName: string | undefin
  * `X-Max-Response-Bytes` applied as for a single call ({@link resolveCallLimits}).
  *
  * Why the strictest: a batch has one answer (a JSON array, or one SSE stream), bounded as one
- * message, and the gateway mints one error for the whole batch (id null), so one number per
- * limit applies to all of it. Only the smallest keeps each part within its own element's
- * limit: the answer to a `tools/call` of a tool with `max_response_bytes: 1048576` can be no
- * larger inside a batch than alone, so wrapping a call in a batch never loosens a limit.
+ * message, and the gateway mints one error for all of it (the same error for each request:
+ * errors/local-reply.ts), so one number per limit applies to all of it. Only the smallest
+ * keeps each part within its own element's limit: the answer to a `tools/call` of a tool
+ * with `max_response_bytes: 1048576` can be no larger inside a batch than alone, so wrapping
+ * a call in a batch never loosens a limit.
  * Reported failure (a reviewer: a batch escaped its tools' limits: a batch got its agent's
  * limits whatever tools it called; test/regressions/batch-escapes-tool-limits.test.ts).
  *

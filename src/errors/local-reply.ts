@@ -3,11 +3,14 @@
  *
  * 1. The seller's answer broke a bound (too large, too deep, too slow, unreachable, not MCP):
  *    - nothing sent yet: HTTP 200 with a JSON-RPC message for the same id (a tool error
- *      result for `tools/call`/`tasks/result`, a JSON-RPC error elsewhere); a request with no
- *      id to answer (GET stream, notification, batch) gets 502 (504 for a deadline) with a
+ *      result for `tools/call`/`tasks/result`, a JSON-RPC error elsewhere); a batch holding
+ *      requests: HTTP 200 with a JSON array of JSON-RPC errors, one for each of its requests
+ *      ({@link batchAnswered}); a request with no id to answer (GET stream, notification, a
+ *      batch of only notifications and responses) gets 502 (504 for a deadline) with a
  *      JSON-RPC error body, id null;
- *    - SSE already started: one final `message` event with that JSON-RPC message (id null
- *      on a stream answering no id: a notification's, a response's, a batch's), then end;
+ *    - SSE already started: one final `message` event with that JSON-RPC message (a batch's
+ *      stream: one event for each request still awaited; id null on a stream answering no
+ *      id: a notification's, a response's, a batch's without requests), then end;
  *      but a host that stopped reading (`host_not_reading`) cannot take it: its connection is
  *      reset, so its stream never looks complete and nothing waits on it any longer;
  *    - neither possible (a plain body already partly sent): reset the connection, so a
@@ -44,6 +47,12 @@ export interface LocalErrorInput {
   upstreamStatus?: number;
   /** Seconds after which a retry may succeed (`retry_after`; agent_backoff). */
   retryAfterS?: number;
+  /**
+   * On a batch's SSE stream: the batch's requests the host still waits for
+   * (response/batch-answers.ts BatchAnswers.unanswered), each answered by its own error event.
+   * Ignored for any other exchange.
+   */
+  awaited?: readonly JsonRpcIdRef[];
 }
 
 /** Response headers kept on a locally made answer (everything else the seller sent is dropped). */
@@ -69,9 +78,14 @@ export function answerWithLocalError(exchange: Exchange, reply: FastifyReply, in
   const { rpc } = exchange;
   const method = rpc.method ?? '';
   const err = buildAdcpError({ ...input, method, ...(rpc.toolName !== undefined ? { toolName: rpc.toolName } : {}) });
-  const answerable = rpc.kind === 'request';
-  const message = localErrorMessage(answerable ? rpc.id : null, answerable ? method : '', err, exchange.protocolVersion);
-  const body = stringifyJsonRpc(message, answerable ? rpc.idText : undefined);
+  const batchIds = rpc.kind === 'batch' ? batchAnswered(exchange, input) : undefined;
+  const answerable = rpc.kind === 'request' || batchIds !== undefined;
+  // One JSON-RPC message per id answered (the batch's requests), or the one for the
+  // request's id (id null when there is none).
+  const texts =
+    batchIds !== undefined
+      ? batchIds.map((ref) => stringifyJsonRpc(localErrorMessage(ref.id, '', err, exchange.protocolVersion), ref.idText))
+      : [stringifyJsonRpc(localErrorMessage(answerable ? rpc.id : null, answerable ? method : '', err, exchange.protocolVersion), answerable ? rpc.idText : undefined)];
   const raw = reply.raw;
 
   if (exchange.sseStarted) {
@@ -83,14 +97,15 @@ export function answerWithLocalError(exchange: Exchange, reply: FastifyReply, in
       return;
     }
     if (!raw.writableEnded && !raw.destroyed) {
-      // A stream that answers no id (a POSTed notification's or JSON-RPC response's, a
-      // batch's) gets the same message for id null, the body it would get as HTTP 502 before
-      // anything was sent: the host learns why its stream ended (a plain end looked like a
-      // whole answer, and one after an event id invites a resume into the same bound; a reset
-      // looks like a network failure). Reported failure: such streams had no bound at all
+      // A batch's stream gets one event per request still awaited (batchAnswered). A stream
+      // that answers no id (a POSTed notification's or JSON-RPC response's, a batch's whose
+      // ids cannot be told) gets the same message for id null, the body it would get as HTTP
+      // 502 before anything was sent: the host learns why its stream ended (a plain end looked
+      // like a whole answer, and one after an event id invites a resume into the same bound; a
+      // reset looks like a network failure). Reported failure: such streams had no bound at all
       // (test/regressions/sse-notification-answer-unbounded.test.ts). Not on the standalone
       // GET stream (kind `none`): its breaches drop events and it ends plainly (sse-stage.ts).
-      const frame = rpc.kind !== 'none' ? encodeSseEvent({ event: 'message', data: body }) : '';
+      const frame = rpc.kind !== 'none' ? sseFrames(texts) : '';
       if (frame) {
         exchange.bytesToHost += Buffer.byteLength(frame);
         raw.write(frame);
@@ -101,8 +116,9 @@ export function answerWithLocalError(exchange: Exchange, reply: FastifyReply, in
   }
   if (answerable && exchange.stream.resumeFrom !== undefined && !raw.headersSent && !reply.sent) {
     // A Last-Event-ID resume is a GET whose client reads SSE, not JSON: the request it
-    // resumes is answered by one final event on a stream of its own.
-    const frame = encodeSseEvent({ event: 'message', data: body });
+    // resumes is answered by one final event on a stream of its own (a batch's requests
+    // still awaited by its token: one event each).
+    const frame = sseFrames(texts);
     exchange.bytesToHost += Buffer.byteLength(frame);
     reply.hijack();
     raw.writeHead(200, { ...SSE_RESPONSE_HEADERS, ...keptHeaders(reply) });
@@ -118,8 +134,39 @@ export function answerWithLocalError(exchange: Exchange, reply: FastifyReply, in
     if (!KEPT_ON_LOCAL_REPLY.has(name)) reply.removeHeader(name);
   }
   const status = answerable ? 200 : input.reason === 'deadline_exceeded' || input.reason === 'sse_deadline' ? 504 : 502;
+  // A batch's errors go out as one JSON array (JSON-RPC 2.0 §6: "an Array containing the corresponding Response objects").
+  const body = batchIds !== undefined ? `[${texts.join(',')}]` : texts[0]!;
   exchange.bytesToHost += Buffer.byteLength(body);
   reply.code(status).header('content-type', 'application/json').header('cache-control', 'no-store').send(body);
+}
+
+/** The final SSE `message` events carrying `texts` (JSON-RPC messages), one each, in order. */
+function sseFrames(texts: readonly string[]): string {
+  let frames = '';
+  for (const data of texts) frames += encodeSseEvent({ event: 'message', data });
+  return frames;
+}
+
+/**
+ * The requests of a batch (`exchange.rpc.kind` 'batch') that a local error answers, one
+ * JSON-RPC error each: on its SSE stream, those still awaited (`input.awaited`, from the SSE
+ * stage, which knows the responses it forwarded: response/batch-answers.ts); before anything
+ * was sent, every request of the batch (RpcPeek.batchRequestIds; on a stream resumed with
+ * `Last-Event-ID`, those its token says were still awaited). Undefined when no id can be
+ * told, and the error then goes out once for id null: a batch of only notifications and
+ * responses (no request awaits an answer), a resumed batch's stream whose token did not
+ * carry its ids, a stream already started whose caller gave no `awaited`.
+ *
+ * Why (JSON-RPC 2.0 §5: id null only "if there was an error in detecting the id"; §6: the
+ * server "should respond with an Array containing the corresponding Response objects"; a
+ * single Response object is for a batch that is not valid JSON or not a non-empty array): a
+ * host's JSON-RPC client matches responses to its calls by id alone, so one error for id null
+ * answered none of them, and each call waited until its own timeout (reported failure:
+ * test/regressions/batch-local-error-answers-no-request.test.ts).
+ */
+function batchAnswered(exchange: Exchange, input: LocalErrorInput): readonly JsonRpcIdRef[] | undefined {
+  const ids = input.awaited ?? (exchange.sseStarted ? undefined : exchange.rpc.batchRequestIds);
+  return ids === undefined || ids.length === 0 ? undefined : ids;
 }
 
 /**

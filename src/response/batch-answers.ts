@@ -23,18 +23,19 @@
  * its response: a second response for it) answers no request of the batch: a client routes
  * each response by its id alone, so it would answer another pending call, or a call twice.
  * It makes the answer `upstream_not_mcp` (docs/errors.md), as a response to another id does a
- * single request's: on the SSE path the stream ends there with one error event for id null,
- * nothing of the event forwarded (sse-stage.ts); on the JSON path (json-stage.ts) the body is
- * refused (HTTP 502, one error for id null), and so is a body that leaves a request without
- * its response (no later answer can come for it: MCP 2025-03-26 Streamable HTTP sends a
- * response only on the stream of the POST that carried its request). Source: a new user's
+ * single request's: on the SSE path the stream ends there with an error event for each
+ * request still awaited ({@link BatchAnswers.unanswered}), nothing of the event forwarded
+ * (sse-stage.ts); on the JSON path (json-stage.ts) the body is refused (HTTP 200, an error for
+ * each of the batch's requests: errors/local-reply.ts), and so is a body that leaves a
+ * request without its response (no later answer can come for it: MCP 2025-03-26 Streamable
+ * HTTP sends a response only on the stream of the POST that carried its request). Source: a new user's
  * trial, 2026-12-03, and a reviewer: a batch's answer carried a response for another id, a
  * second response for an id, or answered one of two requests, and went to the host, logged
  * `ok` (test/regressions/batch-answer-for-other-ids-forwarded.test.ts).
  */
 import type { RpcIdRef } from '../exchange.js';
 import { isJsonObject } from '../mcp/extract.js';
-import { exactDecimal } from '../mcp/json-numbers.js';
+import { exactDecimal, hasLossyNumber } from '../mcp/json-numbers.js';
 import { writtenIdRanges } from '../mcp/written-ids.js';
 import { textRepeatsMemberName } from '../mcp/repeated-names.js';
 import { claimsResponse, hasResponseMembers } from './rewrite.js';
@@ -50,14 +51,55 @@ export class BatchAnswers {
   private readonly awaited = new Map<string, number>();
   /** Requests still without their response. */
   private left: number;
+  /**
+   * The keys of the requests counted answered by the data taken since the last
+   * {@link delivered} (one per response): the host has not had those responses yet. An event
+   * is taken before its last checks (its resume token's length against the cumulative bound:
+   * sse-stage.ts), and one that fails them, or is `foreign`, is never forwarded.
+   */
+  private undelivered: string[] | undefined;
 
   /** `ids`: the batch's request ids (RpcPeek.batchRequestIds); none: nothing to wait for. */
-  constructor(ids: readonly RpcIdRef[]) {
+  constructor(private readonly ids: readonly RpcIdRef[]) {
     for (const ref of ids) {
       const key = idKey(ref.id, ref.idText);
       this.awaited.set(key, (this.awaited.get(key) ?? 0) + 1);
     }
     this.left = ids.length;
+  }
+
+  /**
+   * The data taken since the last call has gone to the host (its event is written): the
+   * responses it held count as answered for {@link unanswered} too. Cost: none unless that
+   * data held a response.
+   */
+  delivered(): void {
+    if (this.undelivered !== undefined) this.undelivered.length = 0;
+  }
+
+  /**
+   * The requests of the batch the host still waits for: those without their response, and
+   * those whose response is in data taken but not {@link delivered} (a `foreign` event's
+   * included, whatever it counted before it turned out so), one per request (an id awaited
+   * twice is listed twice), in the batch's order, each as the batch's peek read it (RpcIdRef:
+   * a number's exact text when a double changes it). What a local error ending the batch's
+   * stream answers, one error per request (errors/local-reply.ts; reported failure: one error
+   * for id null answered none of them, test/regressions/batch-local-error-answers-no-request.test.ts).
+   * Cost: one walk of the batch's ids, on that error only.
+   */
+  unanswered(): RpcIdRef[] {
+    const left = new Map(this.awaited);
+    for (const key of this.undelivered ?? []) left.set(key, (left.get(key) ?? 0) + 1);
+    const out: RpcIdRef[] = [];
+    for (const ref of this.ids) {
+      const key = idKey(ref.id, ref.idText);
+      const count = left.get(key);
+      if (count === undefined) continue;
+      out.push(ref);
+      if (count === 1) left.delete(key);
+      else left.set(key, count - 1);
+    }
+    return out;
   }
 
   /** Every request of the batch has had its response (at once for a batch without requests). */
@@ -160,6 +202,7 @@ export class BatchAnswers {
     if (count === 1) this.awaited.delete(key);
     else this.awaited.set(key, count - 1);
     this.left--;
+    (this.undelivered ??= []).push(key);
     return true;
   }
 }
@@ -178,8 +221,10 @@ export type BatchTake = 'waiting' | 'done' | 'foreign';
  * waits for the same responses is made (a batch's stream resumed with `Last-Event-ID`:
  * routing/handler.ts); undefined when a key is not one {@link idKey} makes (a token minted by
  * another format: the resumed stream then does not know the ids, as before). A number's
- * `idText` is its exact value's canonical text (json-numbers.ts exactDecimal, a JSON number
- * text), so its key is the same again.
+ * `idText` is as the peek keeps it (RpcPeek.idText): undefined when a double carries the
+ * value (`1`, `0.5`), else its exact value's plain decimal text ({@link plainDecimal}:
+ * `9007199254740993`), so that an error for it carries the id a host with exact numbers
+ * matches (errors/local-reply.ts), and its key is the same again.
  */
 export function idsOfAwaitedKeys(keys: readonly string[]): RpcIdRef[] | undefined {
   const ids: RpcIdRef[] = [];
@@ -188,14 +233,38 @@ export function idsOfAwaitedKeys(keys: readonly string[]): RpcIdRef[] | undefine
     const rest = key.slice(1);
     if (kind === 's') ids.push({ id: rest, idText: undefined });
     else if (key === 'z') ids.push({ id: null, idText: undefined });
-    else if (kind === 'n' && CANONICAL_NUMBER.test(rest) && Number.isFinite(Number(rest))) ids.push({ id: Number(rest), idText: rest });
-    else return undefined;
+    else if (kind === 'n' && CANONICAL_NUMBER.test(rest) && Number.isFinite(Number(rest))) {
+      const text = plainDecimal(rest);
+      ids.push({ id: Number(rest), idText: hasLossyNumber(text) ? text : undefined });
+    } else return undefined;
   }
   return ids;
 }
 
 /** json-numbers.ts exactDecimal's canonical texts: `0`, or `[-]<digits without leading or trailing 0>e<exponent>`. */
 const CANONICAL_NUMBER = /^(?:0|-?[1-9](?:\d*[1-9])?e(?:0|-?[1-9]\d*))$/;
+
+/** Most zeros {@link plainDecimal} writes out: a finite double's decimal exponent is within ±324. */
+const MAX_PLAIN_ZEROS = 400;
+
+/**
+ * The JSON number text of a canonical text (`[-]<digits>e<exponent>`, {@link CANONICAL_NUMBER})
+ * without an exponent, as hosts write ids: `9007199254740993e0` -> `9007199254740993`, `1e2`
+ * -> `100`, `15e-1` -> `1.5`; the canonical text itself (a JSON number too) when that would
+ * take more than {@link MAX_PLAIN_ZEROS} zeros.
+ */
+function plainDecimal(canonical: string): string {
+  if (canonical === '0') return canonical;
+  const e = canonical.indexOf('e');
+  const exponent = Number(canonical.slice(e + 1));
+  const negative = canonical.charCodeAt(0) === 0x2d;
+  const digits = canonical.slice(negative ? 1 : 0, e);
+  const sign = negative ? '-' : '';
+  if (exponent >= 0) return exponent > MAX_PLAIN_ZEROS ? canonical : `${sign}${digits}${'0'.repeat(exponent)}`;
+  const point = digits.length + exponent;
+  if (point > 0) return `${sign}${digits.slice(0, point)}.${digits.slice(point)}`;
+  return -point > MAX_PLAIN_ZEROS ? canonical : `${sign}0.${'0'.repeat(-point)}${digits}`;
+}
 
 /**
  * The lookup key of a JSON-RPC id: equal keys for exactly the same id. A number's is its exact

@@ -186,8 +186,9 @@ function answerFromBody(exchange: Exchange, reply: FastifyReply, res: UpstreamRe
  * and every request answered, in any order (a lone response object answers a batch of one
  * request). Requests and notifications among the elements are passed on as before.
  *
- * Anything else is `upstream_not_mcp`: HTTP 502, one JSON-RPC error for id null (the batch's
- * local error: errors/local-reply.ts). Why every request must be answered: the body ends the
+ * Anything else is `upstream_not_mcp`: HTTP 200, one JSON-RPC error for each of the batch's
+ * requests (the batch's local error: errors/local-reply.ts; HTTP 502 and one for id null when
+ * it has none). Why every request must be answered: the body ends the
  * POST, and MCP 2025-03-26 Streamable HTTP sends a response only on the stream of the POST that
  * carried its request ("the server MUST NOT send a JSON-RPC response on the stream unless
  * resuming a stream associated with a previous client request"; the GET stream carries none),

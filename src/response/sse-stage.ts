@@ -295,7 +295,9 @@ export async function handleSseBody(
   };
   const answer = (input: LocalErrorInput): void => {
     flush();
-    answerWithLocalError(exchange, reply, input);
+    // A batch's stream: the error answers each request still awaited, one event each
+    // (errors/local-reply.ts batchAnswered), not one for id null that answers none.
+    answerWithLocalError(exchange, reply, batchAnswers === undefined ? input : { ...input, awaited: batchAnswers.unanswered() });
   };
   /**
    * Drops one event from a stream that answers no request (the standalone GET stream, a
@@ -482,6 +484,8 @@ export async function handleSseBody(
     // serialized has none; a splice keeps the seller's), so it is passed on only when it is that data.
     if (out !== undefined) batch.eventBytes({ id, event }, out, out === sellerData ? dataLines : undefined);
     else batch.event({ id, event, data: data! }, dataLines);
+    // The responses it holds are the host's now (written before any later error event).
+    batchAnswers?.delivered();
     if (id !== undefined && id !== '') exchange.lastEventIdSent = id;
     if (final) endPlainly(exchange.actions.length > 0 ? 'rewritten' : 'ok');
   };

@@ -19,13 +19,15 @@
  *   not one of the batch's request ids (compared exactly: `"1"` is not `1`, `2.0` is `2`), a
  *   second response for an id, an element with both `result` and `error`, or an answer that
  *   leaves a request without its response (a lone object for one of two requests, an array of
- *   notifications only) gets the batch's local error: HTTP 502, one JSON-RPC error for id null
- *   (-32027, SERVICE_UNAVAILABLE, `upstream_not_mcp`, `upstream_status` 200), byte for byte;
+ *   notifications only) gets the batch's local error: HTTP 200, a JSON array of one JSON-RPC
+ *   error for each of the batch's requests (-32027, SERVICE_UNAVAILABLE, `upstream_not_mcp`,
+ *   `upstream_status` 200), byte for byte (test/regressions/batch-local-error-answers-no-request.test.ts);
  *   the exchange line says `local_error` / `upstream_not_mcp`. A batch of notifications only
- *   answered with a response gets it too (it has no request to answer).
+ *   answered with a response gets it for id null, HTTP 502 (it has no request to answer).
  * - SSE: the events before the foreign or duplicate response go out as the seller's bytes, then
- *   that same error as one final event for id null, nothing of the offending event; outcome
- *   `local_error`, reason `upstream_not_mcp`.
+ *   that same error as one final event for each request still awaited (id null for a batch of
+ *   notifications only), nothing of the offending event; outcome `local_error`, reason
+ *   `upstream_not_mcp`.
  * - Controls: the responses in any order, as one JSON array or split over SSE events (with
  *   notifications between), go out as the seller's bytes, outcome `ok`; a batch of
  *   notifications only answered with an empty 202, or an SSE stream of notifications, `ok`.
@@ -34,7 +36,17 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ServerResponse } from 'node:http';
 import { startRawSeller, type RawSeller, type SeenRequest } from '../support/raw-seller.js';
-import { RESUME_YAML, expectedErrorFrame, expectedErrorJson, startObservedGateway, type LogLine, type ObservedGateway } from '../support/hostile-seller.js';
+import {
+  RESUME_YAML,
+  expectedBatchErrorFrames,
+  expectedBatchErrorJson,
+  expectedErrorFrame,
+  expectedErrorJson,
+  startObservedGateway,
+  type BatchRequestId,
+  type LogLine,
+  type ObservedGateway,
+} from '../support/hostile-seller.js';
 import { agentsYaml } from '../helpers/gateway.js';
 import { rawPost, type RawResponse } from '../helpers/raw.js';
 import { useSellerAndGateway } from '../helpers/stack.js';
@@ -92,34 +104,41 @@ async function postBatch(batch: string, headers: Record<string, string> = {}): P
 }
 
 const summary = (line: LogLine): Record<string, unknown> => ({ rpc_kind: line.rpc_kind, status: line.status, outcome: line.outcome, reason: line.reason, bytes_to_host: line.bytes_to_host });
-/** The batch's local error: one JSON-RPC error for id null. */
-const NOT_MCP = expectedErrorJson({ id: null, method: '', reason: 'upstream_not_mcp', upstreamStatus: 200 });
-const NOT_MCP_FRAME = expectedErrorFrame({ id: null, method: '', reason: 'upstream_not_mcp', upstreamStatus: 200 });
+const ERROR = { reason: 'upstream_not_mcp', upstreamStatus: 200 } as const;
+/** The batch's local error for its requests `ids` (one JSON-RPC error each, HTTP 200), or for id null, HTTP 502, when it has none. */
+const notMcp = (ids: readonly BatchRequestId[]): { status: number; body: string } =>
+  ids.length === 0 ? { status: 502, body: expectedErrorJson({ id: null, method: '', ...ERROR }) } : { status: 200, body: expectedBatchErrorJson(ids, ERROR) };
+/** The same as the final events of the batch's stream, for the requests still awaited (`ids`), or for id null. */
+const notMcpFrames = (ids: readonly BatchRequestId[]): string =>
+  ids.length === 0 ? expectedErrorFrame({ id: null, method: '', ...ERROR }) : expectedBatchErrorFrames(ids, ERROR);
 
 describe('batch-answer-for-other-ids-forwarded', { timeout: TEST_TIMEOUT_MS }, () => {
-  const JSON_REFUSED: ReadonlyArray<readonly [label: string, batch: string, body: string]> = [
-    ['the reported answer [r1, r2, r999, r1]', BATCH, `[${R1},${R2},${R999},${R1}]`],
-    ['a response for an id not in the batch, every request answered', BATCH, `[${R2},${R999},${R1}]`],
-    ['a second response for id 1', BATCH, `[${R1},${R2},${R1}]`],
-    ['a lone object answering id 1 of two requests', BATCH, R1],
-    ['an array answering id 1 of two requests', BATCH, `[${R1}]`],
-    ['an array of notifications only', BATCH, `[${NOTE},${NOTE}]`],
-    ['a lone notification', BATCH, NOTE],
-    ['"1" for request 1 ("1" is not 1)', BATCH, `[{"jsonrpc":"2.0","id":"1","result":{}},${R2}]`],
-    ['9007199254740992 for request 9007199254740993 (the same double, not the same id)', `[{"jsonrpc":"2.0","id":9007199254740993,"method":"ping"}]`, '[{"jsonrpc":"2.0","id":9007199254740992,"result":{}}]'],
-    ['an error for id null beside the responses', BATCH, `[${R1},${R2},{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid Request"}}]`],
-    ['both result and error for id 1', BATCH, `[{"jsonrpc":"2.0","id":1,"result":{},"error":{"code":1,"message":"m"}},${R2}]`],
-    ['a response answering a batch of notifications only', `[${INITIALIZED},${CANCELLED}]`, '[{"jsonrpc":"2.0","id":5,"result":{}}]'],
+  /** The batch's requests, each answered by the error. */
+  const BOTH = [1, 2];
+  const JSON_REFUSED: ReadonlyArray<readonly [label: string, batch: string, body: string, ids: readonly BatchRequestId[]]> = [
+    ['the reported answer [r1, r2, r999, r1]', BATCH, `[${R1},${R2},${R999},${R1}]`, BOTH],
+    ['a response for an id not in the batch, every request answered', BATCH, `[${R2},${R999},${R1}]`, BOTH],
+    ['a second response for id 1', BATCH, `[${R1},${R2},${R1}]`, BOTH],
+    ['a lone object answering id 1 of two requests', BATCH, R1, BOTH],
+    ['an array answering id 1 of two requests', BATCH, `[${R1}]`, BOTH],
+    ['an array of notifications only', BATCH, `[${NOTE},${NOTE}]`, BOTH],
+    ['a lone notification', BATCH, NOTE, BOTH],
+    ['"1" for request 1 ("1" is not 1)', BATCH, `[{"jsonrpc":"2.0","id":"1","result":{}},${R2}]`, BOTH],
+    ['9007199254740992 for request 9007199254740993 (the same double, not the same id)', `[{"jsonrpc":"2.0","id":9007199254740993,"method":"ping"}]`, '[{"jsonrpc":"2.0","id":9007199254740992,"result":{}}]', [{ id: 9007199254740992, idText: '9007199254740993' }]],
+    ['an error for id null beside the responses', BATCH, `[${R1},${R2},{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid Request"}}]`, BOTH],
+    ['both result and error for id 1', BATCH, `[{"jsonrpc":"2.0","id":1,"result":{},"error":{"code":1,"message":"m"}},${R2}]`, BOTH],
+    ['a response answering a batch of notifications only', `[${INITIALIZED},${CANCELLED}]`, '[{"jsonrpc":"2.0","id":5,"result":{}}]', []],
   ];
-  for (const [label, batch, body] of JSON_REFUSED) {
+  for (const [label, batch, body, ids] of JSON_REFUSED) {
     for (const headers of [{}, V2025_03_26]) {
-      test(`JSON, ${label} (${headers === V2025_03_26 ? '2025-03-26' : 'no MCP-Protocol-Version'}): 502 upstream_not_mcp for id null`, async () => {
+      const expected = notMcp(ids);
+      test(`JSON, ${label} (${headers === V2025_03_26 ? '2025-03-26' : 'no MCP-Protocol-Version'}): ${expected.status} upstream_not_mcp for ${ids.length === 0 ? 'id null' : 'each request'}`, async () => {
         sellerJson(body);
         const { r, line } = await postBatch(batch, headers);
-        assert.equal(r.status, 502);
+        assert.equal(r.status, expected.status);
         assert.equal(r.headers.get('content-type'), 'application/json; charset=utf-8');
-        assert.equal(r.text(), NOT_MCP);
-        assert.deepEqual(summary(line), { rpc_kind: 'batch', status: 502, outcome: 'local_error', reason: 'upstream_not_mcp', bytes_to_host: Buffer.byteLength(NOT_MCP) });
+        assert.equal(r.text(), expected.body);
+        assert.deepEqual(summary(line), { rpc_kind: 'batch', status: expected.status, outcome: 'local_error', reason: 'upstream_not_mcp', bytes_to_host: Buffer.byteLength(expected.body) });
       });
     }
   }
@@ -152,22 +171,24 @@ describe('batch-answer-for-other-ids-forwarded', { timeout: TEST_TIMEOUT_MS }, (
     assert.deepEqual(summary(line), { rpc_kind: 'batch', status: 202, outcome: 'ok', reason: null, bytes_to_host: 0 });
   });
 
-  const SSE_REFUSED: ReadonlyArray<readonly [label: string, batch: string, writes: readonly string[], forwarded: string]> = [
-    ['a response for an id not in the batch in a later event', BATCH, [data(R1), data(R999) + data(R2)], data(R1)],
-    ['a response for an id not in the batch after both answers, in one array', BATCH, [data(NOTE), data(`[${R2},${R1},${R999}]`)], data(NOTE)],
-    ['a second response for id 1 in a later event', BATCH, [data(R1), data(R1) + data(R2)], data(R1)],
-    ['a second response for id 1 in one array', BATCH, [data(`[${R1},${R1}]`), data(R2)], ''],
-    ['"2" for request 2', BATCH, [data(R1), data('{"jsonrpc":"2.0","id":"2","result":{}}')], data(R1)],
-    ['a response on the stream of a batch of notifications only', `[${INITIALIZED},${CANCELLED}]`, [data(NOTE), data('{"jsonrpc":"2.0","id":5,"result":{}}')], data(NOTE)],
+  // `awaited`: the requests still without a forwarded response when the stream ends (those
+  // answered in the refused event included: the host never gets that event).
+  const SSE_REFUSED: ReadonlyArray<readonly [label: string, batch: string, writes: readonly string[], forwarded: string, awaited: readonly BatchRequestId[]]> = [
+    ['a response for an id not in the batch in a later event', BATCH, [data(R1), data(R999) + data(R2)], data(R1), [2]],
+    ['a response for an id not in the batch after both answers, in one array', BATCH, [data(NOTE), data(`[${R2},${R1},${R999}]`)], data(NOTE), BOTH],
+    ['a second response for id 1 in a later event', BATCH, [data(R1), data(R1) + data(R2)], data(R1), [2]],
+    ['a second response for id 1 in one array', BATCH, [data(`[${R1},${R1}]`), data(R2)], '', BOTH],
+    ['"2" for request 2', BATCH, [data(R1), data('{"jsonrpc":"2.0","id":"2","result":{}}')], data(R1), [2]],
+    ['a response on the stream of a batch of notifications only', `[${INITIALIZED},${CANCELLED}]`, [data(NOTE), data('{"jsonrpc":"2.0","id":5,"result":{}}')], data(NOTE), []],
   ];
-  for (const [label, batch, writes, forwarded] of SSE_REFUSED) {
+  for (const [label, batch, writes, forwarded, awaited] of SSE_REFUSED) {
     for (const headers of [{}, V2025_03_26]) {
-      test(`SSE, ${label} (${headers === V2025_03_26 ? '2025-03-26' : 'no MCP-Protocol-Version'}): the events before it, then upstream_not_mcp for id null`, async () => {
+      test(`SSE, ${label} (${headers === V2025_03_26 ? '2025-03-26' : 'no MCP-Protocol-Version'}): the events before it, then upstream_not_mcp for ${awaited.length === 0 ? 'id null' : 'each request still awaited'}`, async () => {
         sellerStreams(...writes);
         const { r, line } = await postBatch(batch, headers);
         assert.equal(r.status, 200);
         assert.equal(r.headers.get('content-type'), 'text/event-stream');
-        assert.equal(r.text(), forwarded + NOT_MCP_FRAME);
+        assert.equal(r.text(), forwarded + notMcpFrames(awaited));
         assert.deepEqual(summary(line), { rpc_kind: 'batch', status: 200, outcome: 'local_error', reason: 'upstream_not_mcp', bytes_to_host: r.bytes });
       });
     }

@@ -14,17 +14,18 @@
  * Content-Type, 202 with `Content-Type: application/json` (the Python MCP SDK's form), 200 and
  * 204.
  * Expectation: a batch holding at least one request (an element with a `method` and an `id`,
- * id null included) gets the batch's local error, as every local error of a batch: HTTP 502
- * with one JSON-RPC error for id null (-32027, SERVICE_UNAVAILABLE, `upstream_not_mcp`,
- * `upstream_status` the seller's status), byte for byte; the exchange line says
- * `local_error` / `upstream_not_mcp`. A batch of notifications and host responses only still
+ * id null included) gets the batch's local error, as every local error of a batch: HTTP 200
+ * with a JSON array of one JSON-RPC error for each of its requests, for that request's id
+ * (-32027, SERVICE_UNAVAILABLE, `upstream_not_mcp`, `upstream_status` the seller's status),
+ * byte for byte (test/regressions/batch-local-error-answers-no-request.test.ts: before, one
+ * error for id null, HTTP 502); the exchange line says `local_error` / `upstream_not_mcp`. A batch of notifications and host responses only still
  * gets the seller's empty answer, outcome `ok`.
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ServerResponse } from 'node:http';
 import { startRawSeller, type RawSeller, type SeenRequest } from '../support/raw-seller.js';
-import { expectedErrorJson, startObservedGateway, type LogLine, type ObservedGateway } from '../support/hostile-seller.js';
+import { expectedBatchErrorJson, startObservedGateway, type LogLine, type ObservedGateway } from '../support/hostile-seller.js';
 import { agentsYaml } from '../helpers/gateway.js';
 import { rawPost, type RawResponse } from '../helpers/raw.js';
 import { useSellerAndGateway } from '../helpers/stack.js';
@@ -74,21 +75,21 @@ async function postBatch(batch: string): Promise<{ r: RawResponse; line: LogLine
 const summary = (line: LogLine): Record<string, unknown> => ({ rpc_kind: line.rpc_kind, upstream_status: line.upstream_status, status: line.status, outcome: line.outcome, reason: line.reason, bytes_to_host: line.bytes_to_host });
 
 describe('batch-empty-202-answer-ok', { timeout: TEST_TIMEOUT_MS }, () => {
-  const HOLDING_REQUESTS: ReadonlyArray<readonly [label: string, batch: string]> = [
-    ['two requests', `[${PING},${LIST}]`],
-    ['a notification and one request', `[${INITIALIZED},${LIST}]`],
-    ['a host response, then a request with id null', `[${HOST_RESPONSE},{"jsonrpc":"2.0","id":null,"method":"ping"}]`],
+  const HOLDING_REQUESTS: ReadonlyArray<readonly [label: string, batch: string, ids: readonly (number | null)[]]> = [
+    ['two requests', `[${PING},${LIST}]`, [1, 2]],
+    ['a notification and one request', `[${INITIALIZED},${LIST}]`, [2]],
+    ['a host response, then a request with id null', `[${HOST_RESPONSE},{"jsonrpc":"2.0","id":null,"method":"ping"}]`, [null]],
   ];
-  for (const [label, batch] of HOLDING_REQUESTS) {
+  for (const [label, batch, ids] of HOLDING_REQUESTS) {
     for (const [status, contentType] of EMPTY_ANSWERS) {
-      test(`${label}, answered ${status} empty (${contentType ?? 'no Content-Type'}): 502 upstream_not_mcp for id null, not the empty answer`, async () => {
+      test(`${label}, answered ${status} empty (${contentType ?? 'no Content-Type'}): upstream_not_mcp for each request, not the empty answer`, async () => {
         sellerEmpty(status, contentType);
         const { r, line } = await postBatch(batch);
-        const expected = expectedErrorJson({ id: null, method: '', reason: 'upstream_not_mcp', upstreamStatus: status });
-        assert.equal(r.status, 502);
+        const expected = expectedBatchErrorJson(ids, { reason: 'upstream_not_mcp', upstreamStatus: status });
+        assert.equal(r.status, 200);
         assert.equal(r.headers.get('content-type'), 'application/json; charset=utf-8');
         assert.equal(r.text(), expected);
-        assert.deepEqual(summary(line), { rpc_kind: 'batch', upstream_status: status, status: 502, outcome: 'local_error', reason: 'upstream_not_mcp', bytes_to_host: Buffer.byteLength(expected) });
+        assert.deepEqual(summary(line), { rpc_kind: 'batch', upstream_status: status, status: 200, outcome: 'local_error', reason: 'upstream_not_mcp', bytes_to_host: Buffer.byteLength(expected) });
       });
     }
   }
@@ -96,12 +97,13 @@ describe('batch-empty-202-answer-ok', { timeout: TEST_TIMEOUT_MS }, () => {
   test('the error, pinned once: SERVICE_UNAVAILABLE, -32027, transient, details upstream_status', async () => {
     sellerEmpty(202, undefined);
     const { r } = await postBatch(`[${PING},${LIST}]`);
-    const m = r.json() as { id: unknown; error: { code: number; data: { adcp_error: { code: string; recovery: string; details: unknown } } } };
-    assert.equal(m.id, null);
-    assert.equal(m.error.code, -32027);
-    assert.equal(m.error.data.adcp_error.code, 'SERVICE_UNAVAILABLE');
-    assert.equal(m.error.data.adcp_error.recovery, 'transient');
-    assert.deepEqual(m.error.data.adcp_error.details, { reason: 'upstream_not_mcp', upstream_status: 202 });
+    const [m, ...more] = r.json() as Array<{ id: unknown; error: { code: number; data: { adcp_error: { code: string; recovery: string; details: unknown } } } }>;
+    assert.equal(more.length, 1);
+    assert.equal(m!.id, 1);
+    assert.equal(m!.error.code, -32027);
+    assert.equal(m!.error.data.adcp_error.code, 'SERVICE_UNAVAILABLE');
+    assert.equal(m!.error.data.adcp_error.recovery, 'transient');
+    assert.deepEqual(m!.error.data.adcp_error.details, { reason: 'upstream_not_mcp', upstream_status: 202 });
   });
 
   for (const [status, contentType] of EMPTY_ANSWERS) {

@@ -19,12 +19,15 @@
  * Controls: the response to N without `method`, on SSE and as JSON, outcome ok.
  * Expectation: (a), (b), (f) exactly the gateway's `upstream_not_mcp` error event
  * (upstream_status 200) for id N; (c)-(e) the `upstream_not_mcp` error JSON for id N (HTTP
- * 200: a tools/call's local error is its tool result); (g) the `upstream_not_mcp` error event for id null; outcome local_error each time.
+ * 200: a tools/call's local error is its tool result); (g) the `upstream_not_mcp` error event
+ * for each of the batch's requests, 20 and 21 (the refused event answered neither: a batch's
+ * local error answers each request still awaited, test/regressions/batch-local-error-answers-no-request.test.ts);
+ * outcome local_error each time.
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startRawSeller, toolResponse, type RawSeller } from '../support/raw-seller.js';
-import { expectedErrorFrame, expectedErrorJson, startObservedGateway, type ObservedGateway } from '../support/hostile-seller.js';
+import { expectedBatchErrorFrames, expectedErrorFrame, expectedErrorJson, startObservedGateway, type ObservedGateway } from '../support/hostile-seller.js';
 import { agentsYaml } from '../helpers/gateway.js';
 import { useSellerAndGateway } from '../helpers/stack.js';
 import { rawPost, toolCall } from '../helpers/raw.js';
@@ -85,10 +88,10 @@ describe('a message with method and result (or error) for the own id is no answe
     });
   }
 
-  test('a batch answered with method and result for one of its ids: upstream_not_mcp for id null', async () => {
+  test('a batch answered with method and result for one of its ids: upstream_not_mcp for each of its requests', async () => {
     const r = await rawPost(gw().agentUrl('seller'), [toolCall(20, 'a'), toolCall(21, 'b')]);
     assert.equal(r.status, 200);
-    assert.equal(r.text(), expectedErrorFrame({ id: null, method: '', reason: 'upstream_not_mcp', upstreamStatus: 200 }));
+    assert.equal(r.text(), expectedBatchErrorFrames([20, 21], { reason: 'upstream_not_mcp', upstreamStatus: 200 }));
     const line = await gw().waitForLine((l) => l.msg === 'exchange' && l.agent === 'seller' && l.rpc_kind === 'batch');
     assert.deepEqual({ outcome: line.outcome, reason: line.reason }, { outcome: 'local_error', reason: 'upstream_not_mcp' });
   });

@@ -29,15 +29,17 @@
  * (upstream_status 200; HTTP 200: a tools/call's local error is its tool result), as the
  * JSON body or the stream's one event; (g), (h) the same error as a JSON-RPC error for id N
  * (HTTP 200, as every local error for a request's id: errors/local-reply.ts); (l) the event
- * for id 21 as the seller sent it, then the error event for id null; (m) HTTP 502, the error
- * for id null. Outcome local_error, reason upstream_not_mcp each time.
+ * for id 21 as the seller sent it, then the error event for id 20, the request still awaited;
+ * (m) HTTP 200, a JSON array of the error for ids 30 and 31 (a batch's local error answers each
+ * of its requests: test/regressions/batch-local-error-answers-no-request.test.ts). Outcome
+ * local_error, reason upstream_not_mcp each time.
  * Controls: the same messages with each name once (one unknown member `x` too) pass byte for
  * byte, outcome ok, on JSON and SSE.
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startRawSeller, type RawSeller } from '../support/raw-seller.js';
-import { expectedErrorFrame, expectedErrorJson, startObservedGateway, type ObservedGateway } from '../support/hostile-seller.js';
+import { expectedBatchErrorFrames, expectedBatchErrorJson, expectedErrorFrame, expectedErrorJson, startObservedGateway, type ObservedGateway } from '../support/hostile-seller.js';
 import { agentsYaml } from '../helpers/gateway.js';
 import { useSellerAndGateway } from '../helpers/stack.js';
 import { rawPost, toolCall } from '../helpers/raw.js';
@@ -122,18 +124,18 @@ describe('a seller message that repeats a member name is no answer', { timeout: 
     });
   }
 
-  test('a batch answered on SSE with a response repeating its id: the events before it, then upstream_not_mcp for id null', async () => {
+  test('a batch answered on SSE with a response repeating its id: the events before it, then upstream_not_mcp for request 20, still awaited', async () => {
     const r = await rawPost(gw().agentUrl('seller'), [toolCall(20, 'a'), toolCall(21, 'b')]);
     assert.equal(r.status, 200);
-    assert.equal(r.text(), frame(`{${JSONRPC},"id":21,${RESULT}}`) + expectedErrorFrame({ id: null, method: '', reason: 'upstream_not_mcp', upstreamStatus: 200 }));
+    assert.equal(r.text(), frame(`{${JSONRPC},"id":21,${RESULT}}`) + expectedBatchErrorFrames([20], { reason: 'upstream_not_mcp', upstreamStatus: 200 }));
     const line = await gw().waitForLine((l) => l.msg === 'exchange' && l.agent === 'seller' && l.rpc_kind === 'batch' && l.outcome !== 'ok');
     assert.deepEqual({ outcome: line.outcome, reason: line.reason }, { outcome: 'local_error', reason: 'upstream_not_mcp' });
   });
 
-  test('a batch answered with a JSON array whose second response repeats result: HTTP 502, upstream_not_mcp for id null', async () => {
+  test('a batch answered with a JSON array whose second response repeats result: HTTP 200, upstream_not_mcp for each of its requests', async () => {
     const r = await rawPost(gw().agentUrl('seller'), [toolCall(30, 'a'), toolCall(31, 'b')]);
-    assert.equal(r.status, 502);
-    assert.equal(r.text(), expectedErrorJson({ id: null, method: '', reason: 'upstream_not_mcp', upstreamStatus: 200 }));
+    assert.equal(r.status, 200);
+    assert.equal(r.text(), expectedBatchErrorJson([30, 31], { reason: 'upstream_not_mcp', upstreamStatus: 200 }));
   });
 
   for (const [tool, id] of [['json_control', 40], ['sse_control', 41]] as const) {

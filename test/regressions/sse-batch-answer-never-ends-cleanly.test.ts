@@ -20,9 +20,10 @@
  * reason null; the token of the last response's event is final (a resume from it gets the
  * empty stream, `already_answered`); a seller that keeps the stream open is cut there. A batch
  * without requests waits for nothing: the seller's end is a normal end. A stream that ends
- * before every response arrived keeps today's ending: the error event for id null
- * (`upstream_reset`), or `resumable_end` after an event id; a response for an id not in the
- * batch or a second one for an id ends it with `upstream_not_mcp`
+ * before every response arrived ends with the error event (`upstream_reset`) for each request
+ * still awaited (test/regressions/batch-local-error-answers-no-request.test.ts; before, one for
+ * id null), or `resumable_end` after an event id; a response for an id not in the batch or a
+ * second one for an id ends it with `upstream_not_mcp`
  * (test/regressions/batch-answer-for-other-ids-forwarded.test.ts). A batch answered with a JSON array
  * (application/json) goes out as the seller's bytes, outcome `ok`.
  */
@@ -30,7 +31,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ServerResponse } from 'node:http';
 import { startRawSeller, type RawSeller, type SeenRequest } from '../support/raw-seller.js';
-import { RESUME_TOKEN, RESUME_YAML, expectedErrorFrame, startObservedGateway, withToken, type LogLine, type ObservedGateway } from '../support/hostile-seller.js';
+import { RESUME_TOKEN, RESUME_YAML, expectedBatchErrorFrames, startObservedGateway, withToken, type LogLine, type ObservedGateway } from '../support/hostile-seller.js';
 import { agentsYaml } from '../helpers/gateway.js';
 import { rawPost, sseIds, type RawResponse } from '../helpers/raw.js';
 import { useSellerAndGateway } from '../helpers/stack.js';
@@ -74,9 +75,9 @@ async function postBatch(batch: string): Promise<{ r: RawResponse; line: LogLine
 
 const outcome = (line: LogLine): { outcome: unknown; reason: unknown; bytes_to_host: unknown } => ({ outcome: line.outcome, reason: line.reason, bytes_to_host: line.bytes_to_host });
 
-/** The error event for id null the gateway ends an unanswered batch's stream with, the seller having sent `sellerBytes`. */
-const resetFrame = (sellerBytes: string): string =>
-  expectedErrorFrame({ id: null, method: '', reason: 'upstream_reset', limitBytes: LIMIT, observedBytes: Buffer.byteLength(sellerBytes) });
+/** The error events the gateway ends an unanswered batch's stream with, one per request still awaited (`ids`), the seller having sent `sellerBytes`. */
+const resetFrames = (ids: readonly number[], sellerBytes: string): string =>
+  expectedBatchErrorFrames(ids, { reason: 'upstream_reset', limitBytes: LIMIT, observedBytes: Buffer.byteLength(sellerBytes) });
 
 describe('sse-batch-answer-never-ends-cleanly', { timeout: TEST_TIMEOUT_MS }, () => {
   test('one event per response, then the seller closes: both answers and a normal end (outcome ok)', async () => {
@@ -176,32 +177,32 @@ describe('sse-batch-answer-never-ends-cleanly', { timeout: TEST_TIMEOUT_MS }, ()
   });
 
   // Control: a stream that ends before every request has its response ends as before.
-  for (const [label, batch, body] of [
-    ['one response missing', BATCH, data(R1)],
-    ['a message with a method is no response', '[{"jsonrpc":"2.0","id":1,"method":"ping"}]', data('{"jsonrpc":"2.0","id":1,"method":"ping"}')],
+  for (const [label, batch, body, awaited] of [
+    ['one response missing', BATCH, data(R1), [2]],
+    ['a message with a method is no response', '[{"jsonrpc":"2.0","id":1,"method":"ping"}]', data('{"jsonrpc":"2.0","id":1,"method":"ping"}'), [1]],
   ] as const) {
-    test(`control, ${label}: the error event for id null, outcome local_error upstream_reset`, async () => {
+    test(`control, ${label}: the error event for the request still awaited, outcome local_error upstream_reset`, async () => {
       sellerStreams(body);
       const { r, line } = await postBatch(batch);
-      assert.equal(r.text(), body + resetFrame(body));
+      assert.equal(r.text(), body + resetFrames(awaited, body));
       assert.deepEqual(outcome(line), { outcome: 'local_error', reason: 'upstream_reset', bytes_to_host: r.bytes });
     });
   }
 
   // A response that answers no request still awaited (an id not in the batch, a second answer,
-  // both result and error) ends the stream there with upstream_not_mcp for id null, the events
-  // before it forwarded: test/regressions/batch-answer-for-other-ids-forwarded.test.ts. Before
-  // that fix these were ignored and the stream ended upstream_reset.
-  for (const [label, batch, before, refused] of [
-    ['the same response twice, the other missing', BATCH, data(R1), data(`[${R1}]`)],
-    ['a response to "2" does not answer 2', '[{"jsonrpc":"2.0","id":2,"method":"ping"},{"jsonrpc":"2.0","method":"notifications/initialized"}]', '', data('{"jsonrpc":"2.0","id":"2","result":{}}')],
-    ['9007199254740992 does not answer 9007199254740993', '[{"jsonrpc":"2.0","id":9007199254740993,"method":"ping"}]', '', data('{"jsonrpc":"2.0","id":9007199254740992,"result":{}}')],
-    ['result and error both: no response', '[{"jsonrpc":"2.0","id":1,"method":"ping"}]', '', data('{"jsonrpc":"2.0","id":1,"result":{},"error":{"code":1,"message":"m"}}')],
+  // both result and error) ends the stream there with upstream_not_mcp for each request still
+  // awaited, the events before it forwarded: test/regressions/batch-answer-for-other-ids-forwarded.test.ts.
+  // Before that fix these were ignored and the stream ended upstream_reset.
+  for (const [label, batch, before, refused, awaited] of [
+    ['the same response twice, the other missing', BATCH, data(R1), data(`[${R1}]`), [2]],
+    ['a response to "2" does not answer 2', '[{"jsonrpc":"2.0","id":2,"method":"ping"},{"jsonrpc":"2.0","method":"notifications/initialized"}]', '', data('{"jsonrpc":"2.0","id":"2","result":{}}'), [2]],
+    ['9007199254740992 does not answer 9007199254740993', '[{"jsonrpc":"2.0","id":9007199254740993,"method":"ping"}]', '', data('{"jsonrpc":"2.0","id":9007199254740992,"result":{}}'), [{ id: 9007199254740992, idText: '9007199254740993' }]],
+    ['result and error both: no response', '[{"jsonrpc":"2.0","id":1,"method":"ping"}]', '', data('{"jsonrpc":"2.0","id":1,"result":{},"error":{"code":1,"message":"m"}}'), [1]],
   ] as const) {
-    test(`${label}: the events before it, then upstream_not_mcp for id null`, async () => {
+    test(`${label}: the events before it, then upstream_not_mcp for each request still awaited`, async () => {
       sellerStreams(before + refused);
       const { r, line } = await postBatch(batch);
-      assert.equal(r.text(), before + expectedErrorFrame({ id: null, method: '', reason: 'upstream_not_mcp', upstreamStatus: 200 }));
+      assert.equal(r.text(), before + expectedBatchErrorFrames(awaited, { reason: 'upstream_not_mcp', upstreamStatus: 200 }));
       assert.deepEqual(outcome(line), { outcome: 'local_error', reason: 'upstream_not_mcp', bytes_to_host: r.bytes });
     });
   }

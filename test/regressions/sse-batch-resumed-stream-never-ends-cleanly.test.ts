@@ -18,7 +18,8 @@
  * answered: the seller's events byte for byte (ids as tokens), nothing after them, outcome
  * `ok`, the last token final (a resume from it: `already_answered`), the seller's request
  * closed. A response to an id already answered (before the token) answers no request still
- * awaited: `upstream_not_mcp` for id null, as on the first stream
+ * awaited: `upstream_not_mcp` for each request still awaited (its id as the host wrote it:
+ * `9007199254740993`), as on the first stream
  * (test/regressions/batch-answer-for-other-ids-forwarded.test.ts); a batch without requests
  * waits for nothing. Ids whose list is over 1024 characters are not carried: that resumed
  * stream ends as before (`resumable_end`), the documented limit.
@@ -27,7 +28,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ServerResponse } from 'node:http';
 import { startRawSeller, type RawSeller, type SeenRequest } from '../support/raw-seller.js';
-import { RESUME_TOKEN, RESUME_YAML, expectedErrorFrame, startObservedGateway, withToken, type LogLine, type ObservedGateway } from '../support/hostile-seller.js';
+import { RESUME_TOKEN, RESUME_YAML, expectedBatchErrorFrames, startObservedGateway, withToken, type LogLine, type ObservedGateway } from '../support/hostile-seller.js';
 import { agentsYaml } from '../helpers/gateway.js';
 import { rawPost, sseIds } from '../helpers/raw.js';
 import { useSellerAndGateway } from '../helpers/stack.js';
@@ -174,7 +175,8 @@ describe('sse-batch-resumed-stream-never-ends-cleanly', { timeout: TEST_TIMEOUT_
     const again = await open(batch);
     resumes = [resumeWith(frame('e2', '{"jsonrpc":"2.0","id":9007199254740992,"result":{}}') + right)];
     const wrong = await resume(again.tokens[0]!);
-    assert.equal(wrong.text, expectedErrorFrame({ id: null, method: '', reason: 'upstream_not_mcp', upstreamStatus: 200 }));
+    // The error answers the request still awaited, its id written as the host wrote it (from the token's key, json-numbers.ts exactDecimal).
+    assert.equal(wrong.text, expectedBatchErrorFrames([{ id: 9007199254740992, idText: '9007199254740993' }], { reason: 'upstream_not_mcp', upstreamStatus: 200 }));
     assert.deepEqual(outcome(wrong.line), { rpc_kind: 'batch', outcome: 'local_error', reason: 'upstream_not_mcp' });
   });
 
@@ -189,14 +191,14 @@ describe('sse-batch-resumed-stream-never-ends-cleanly', { timeout: TEST_TIMEOUT_
     assert.deepEqual(outcome(resumed.line), { rpc_kind: 'batch', outcome: 'ok', reason: null });
   });
 
-  test('a response to the id answered before the token: a second answer, upstream_not_mcp for id null', async () => {
+  test('a response to the id answered before the token: a second answer, upstream_not_mcp for request 2, still awaited', async () => {
     // Before the ids were checked against the batch (a new user's trial, 2026-12-03) it did
     // not count, and the resumed stream ended as an unanswered one, resumable_end.
     post = streamThenDrop(frame('e1', R1));
     const opened = await open(BATCH);
     resumes = [resumeWith(frame('e2', R1))];
     const resumed = await resume(opened.tokens[0]!);
-    assert.equal(resumed.text, expectedErrorFrame({ id: null, method: '', reason: 'upstream_not_mcp', upstreamStatus: 200 }));
+    assert.equal(resumed.text, expectedBatchErrorFrames([2], { reason: 'upstream_not_mcp', upstreamStatus: 200 }));
     assert.deepEqual(outcome(resumed.line), { rpc_kind: 'batch', outcome: 'local_error', reason: 'upstream_not_mcp' });
   });
 

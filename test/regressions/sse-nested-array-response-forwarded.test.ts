@@ -16,14 +16,16 @@
  * batch of calls 20 and 21 with `[[response for 20]]`, then the array of both responses;
  * (d) the standalone GET (agent `listen`) with `[[response for 999]]`, then a notification.
  * Expectation: (a), (b) exactly the `upstream_not_mcp` error event for the request's id;
- * (c) exactly the error event for id null; outcome local_error each time. (d) only the
+ * (c) exactly the error event for each of the batch's requests, 20 and 21 (a batch's local
+ * error answers each request still awaited: test/regressions/batch-local-error-answers-no-request.test.ts);
+ * outcome local_error each time. (d) only the
  * notification, the `standalone SSE stream: event dropped` warning with reason
  * `get_stream_response`.
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startRawSeller, toolResponse, type RawSeller } from '../support/raw-seller.js';
-import { expectedErrorFrame, startObservedGateway, type ObservedGateway } from '../support/hostile-seller.js';
+import { expectedBatchErrorFrames, expectedErrorFrame, startObservedGateway, type ObservedGateway } from '../support/hostile-seller.js';
 import { agentsYaml } from '../helpers/gateway.js';
 import { useSellerAndGateway } from '../helpers/stack.js';
 import { rawPost, toolCall } from '../helpers/raw.js';
@@ -60,10 +62,10 @@ describe('SSE nested arrays holding a response', { timeout: TEST_TIMEOUT_MS }, (
     });
   }
 
-  test("on a batch's stream: upstream_not_mcp for id null", async () => {
+  test("on a batch's stream: upstream_not_mcp for each of its requests", async () => {
     const r = await rawPost(gw().agentUrl('seller'), [toolCall(20, 'a'), toolCall(21, 'b')]);
     assert.equal(r.status, 200);
-    assert.equal(r.text(), expectedErrorFrame({ id: null, method: '', reason: 'upstream_not_mcp', upstreamStatus: 200 }));
+    assert.equal(r.text(), expectedBatchErrorFrames([20, 21], { reason: 'upstream_not_mcp', upstreamStatus: 200 }));
     const line = await gw().waitForLine((l) => l.msg === 'exchange' && l.agent === 'seller' && l.rpc_kind === 'batch');
     assert.deepEqual({ outcome: line.outcome, reason: line.reason }, { outcome: 'local_error', reason: 'upstream_not_mcp' });
   });

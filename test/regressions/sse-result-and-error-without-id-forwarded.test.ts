@@ -20,7 +20,7 @@
  *   message and the response to 2;
  * - a long-lived stream (`subscriptions/listen`, MCP 2026-07-28): notifications around it.
  * Expected: a request's stream: the events before it as the seller's bytes, then exactly the
- * gateway's `upstream_not_mcp` error event for the request's id (id null for the batch), none
+ * gateway's `upstream_not_mcp` error event for the request's id (for the batch: for request 2, still awaited), none
  * of the seller's message; exchange line `local_error` / `upstream_not_mcp`, `bytes_to_host`
  * the host's bytes. The long-lived stream: the event dropped with the `standalone SSE stream:
  * event dropped` warning (reason `upstream_not_mcp`), the notifications pass, outcome `ok`.
@@ -31,7 +31,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startRawSeller, toolResponse, type RawSeller } from '../support/raw-seller.js';
-import { expectedErrorFrame, startObservedGateway, type LogLine, type ObservedGateway } from '../support/hostile-seller.js';
+import { expectedBatchErrorFrames, expectedErrorFrame, startObservedGateway, type LogLine, type ObservedGateway } from '../support/hostile-seller.js';
 import { agentsYaml } from '../helpers/gateway.js';
 import { useSellerAndGateway } from '../helpers/stack.js';
 import { rawPost, toolCall } from '../helpers/raw.js';
@@ -121,11 +121,11 @@ describe('a message with result and/or error and no id on a request\'s or a batc
   });
 
   for (const name of ['both_no_id', 'result_no_id'] as const) {
-    test(`batch, ${name}: the response to 1, then upstream_not_mcp for id null`, async () => {
+    test(`batch, ${name}: the response to 1, then upstream_not_mcp for request 2, still awaited`, async () => {
       const seen = gw().lines.length;
       const r = await rawPost(gw().agentUrl('seller'), BATCH, { 'mcp-protocol-version': '2025-03-26', 'x-case': name });
       assert.equal(r.status, 200);
-      assert.equal(r.text(), frame(R1) + expectedErrorFrame({ id: null, method: '', reason: 'upstream_not_mcp', upstreamStatus: 200 }));
+      assert.equal(r.text(), frame(R1) + expectedBatchErrorFrames([2], { reason: 'upstream_not_mcp', upstreamStatus: 200 }));
       const line = await gw().waitForLine((l) => l.msg === 'exchange' && l.rpc_kind === 'batch' && gw().lines.indexOf(l) >= seen);
       assert.deepEqual(summary(line), { outcome: 'local_error', reason: 'upstream_not_mcp', bytes_to_host: r.bytes });
     });

@@ -81,6 +81,7 @@ import { pino } from 'pino';
 import type { LocalErrorInput } from '../../src/errors/local-reply.js';
 import { DECODER_CHUNK_BYTES } from '../../src/response/decode.js';
 import { buildAdcpError, localErrorMessage } from '../../src/mcp/local-error.js';
+import { stringifyJsonRpc } from '../../src/errors/json-rpc-text.js';
 import { agentsYaml, startGateway, type AgentYaml, type RunningGateway } from '../helpers/gateway.js';
 import type { RawResponse } from '../helpers/raw.js';
 import { useSellerAndGateway, type SellerAndGateway } from '../helpers/stack.js';
@@ -866,6 +867,31 @@ export function assertDecodedBytesError(r: RawResponse, id: RpcId, limitBytes: n
 /** The same message as the final SSE event the gateway writes on a stream already started. */
 export function expectedErrorFrame(e: ExpectedError): string {
   return `event: message\ndata: ${expectedErrorJson(e)}\n\n`;
+}
+
+/** A batch request's id as the host wrote it: the value, or the value and its text when a double changes it (`9007199254740993`). */
+export type BatchRequestId = RpcId | { id: RpcId; idText: string };
+
+/**
+ * The exact JSON-RPC error answering one request of a batch with the batch's minted error (a
+ * JSON-RPC error whatever the request's method: the error is the batch's, built with no method).
+ */
+function batchRequestError(ref: BatchRequestId, e: LocalErrorInput): string {
+  const { id, idText } = ref !== null && typeof ref === 'object' ? ref : { id: ref, idText: undefined };
+  return stringifyJsonRpc(localErrorMessage(id, '', buildAdcpError({ method: '', ...e })), idText);
+}
+
+/**
+ * The exact JSON body of a batch's local error answered before anything was sent: a JSON array
+ * of one error per request of `ids` (the batch's requests, in its order), HTTP 200.
+ */
+export function expectedBatchErrorJson(ids: readonly BatchRequestId[], e: LocalErrorInput): string {
+  return `[${ids.map((ref) => batchRequestError(ref, e)).join(',')}]`;
+}
+
+/** The same errors as the final SSE events of a batch's stream, one per request still awaited (`ids`). */
+export function expectedBatchErrorFrames(ids: readonly BatchRequestId[], e: LocalErrorInput): string {
+  return ids.map((ref) => `event: message\ndata: ${batchRequestError(ref, e)}\n\n`).join('');
 }
 
 /** The gateway resume token format (`agw1.<payload>.<mac>`). */

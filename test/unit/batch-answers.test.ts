@@ -114,3 +114,39 @@ test('awaitedKeys and idsOfAwaitedKeys: a resumed stream waits for exactly what 
   for (const bad of [['x1'], ['n1.5'], ['n01e0'], ['n1e400'], ['z', '']]) assert.equal(idsOfAwaitedKeys(bad), undefined, JSON.stringify(bad));
   assert.deepEqual(idsOfAwaitedKeys([]), []);
 });
+
+test('unanswered: the requests the host still waits for, in the batch\'s order, those of data not delivered included (batch-local-error-answers-no-request)', () => {
+  const big = ref(9007199254740992, '9007199254740993');
+  const a = new BatchAnswers([ref(1), ref('a'), big, ref('a')]);
+  assert.deepEqual(a.unanswered(), [ref(1), ref('a'), big, ref('a')]);
+  // Taken, not yet delivered (its event may still fail its last checks): still awaited by the host.
+  assert.equal(a.take(ok('"a"')), 'waiting');
+  assert.deepEqual(a.unanswered(), [ref(1), ref('a'), big, ref('a')]);
+  a.delivered();
+  // One "a" left: listed once, where the batch first has it.
+  assert.deepEqual(a.unanswered(), [ref(1), ref('a'), big]);
+  // A refused event answers nothing, whatever it counted before the foreign response.
+  assert.equal(a.take(`[${ok('1')},${ok('999')}]`), 'foreign');
+  assert.deepEqual(a.unanswered(), [ref(1), ref('a'), big]);
+  // The ids as the peek read them: the exact text of a number a double changes.
+  assert.equal(a.unanswered()[2], big);
+  // Every request answered and delivered: none left.
+  const b = new BatchAnswers([ref(1), ref(2)]);
+  assert.equal(b.take(`[${ok('2')},${ok('1')}]`), 'done');
+  b.delivered();
+  assert.deepEqual(b.unanswered(), []);
+  assert.deepEqual(new BatchAnswers([]).unanswered(), []);
+});
+
+test('idsOfAwaitedKeys: a number\'s idText is its plain decimal text when a double changes it, else none (an error for it carries the id as hosts write it)', () => {
+  assert.deepEqual(idsOfAwaitedKeys(['n9007199254740993e0', 'n1e0', 'n15e-1', 'n-123e-5', 'n1e21', 'n1e-400', '0']), undefined);
+  assert.deepEqual(idsOfAwaitedKeys(['n9007199254740993e0', 'n1e0', 'n15e-1', 'n-123e-5', 'n1e21', 'n1e-400', 'n0']), [
+    ref(9007199254740992, '9007199254740993'),
+    ref(1),
+    ref(1.5),
+    ref(-0.00123),
+    ref(1e21, '1000000000000000000000'),
+    ref(0, `0.${'0'.repeat(399)}1`),
+    ref(0),
+  ]);
+});
