@@ -48,14 +48,18 @@ export interface RpcPeek {
    */
   readonly batchRequestIds?: readonly RpcIdRef[];
   /**
-   * Of a batch (`kind` 'batch'; absent on every other peek): for each element, in order, the
-   * tool name it would be resolved with if sent alone: `params.name` of a `tools/call` (a
-   * request or a notification) when a string, undefined for any other element (the agent's
-   * level). The batch's limits are, limit by limit, the strictest of those levels
-   * (config/resolve.ts resolveBatchLimits). On a batch's stream resumed with `Last-Event-ID`:
-   * the configured tools among them as its token carries them (routing/handler.ts
-   * batchLevelsText). Reported failure (a reviewer: a batch escaped its tools' limits):
-   * test/regressions/batch-escapes-tool-limits.test.ts.
+   * Of a batch (`kind` 'batch'; absent on every other peek): for each of its requests (the
+   * elements with a `method` and an `id`, as in `batchRequestIds`), in order, the tool name
+   * it would be resolved with if sent alone: `params.name` of a `tools/call` when a string,
+   * undefined for any other request (the agent's level). `[]` for a batch without requests.
+   * The batch's limits are, limit by limit, the strictest of those levels (config/resolve.ts
+   * resolveBatchLimits; none: the agent's). A notification or a host's response takes no part:
+   * the seller sends no answer to it, so it has no answer to bound. On a batch's stream resumed
+   * with `Last-Event-ID`: the configured tools among them as its token carries them
+   * (routing/handler.ts batchLevelsText). Reported failures: a batch escaped its tools'
+   * limits (a reviewer: test/regressions/batch-escapes-tool-limits.test.ts); a notification
+   * in a batch brought the agent's level in, tightening its tool calls' limits
+   * (test/regressions/batch-notification-tightens-tool-limits.test.ts).
    */
   readonly batchToolNames?: readonly (string | undefined)[];
 }

@@ -113,8 +113,12 @@ export function resolveCallLimits(agent: AgentConfig, toolName: string | undefin
 
 /**
  * The limits in force for a JSON-RPC batch (MCP 2025-03-26): limit by limit, the strictest of
- * the levels its elements would each get if sent alone, then the call's
- * `X-Max-Response-Bytes` applied as for a single call ({@link resolveCallLimits}).
+ * the levels its requests would each get if sent alone, then the call's
+ * `X-Max-Response-Bytes` applied as for a single call ({@link resolveCallLimits}). Only
+ * requests (a `method` and an `id`) take part: a notification or a host's response inside
+ * the batch gets no answer from the seller, so nothing of the batch's answer is bounded for
+ * it (reported failure: a notification brought in the agent's level and tightened the limits
+ * of the batch's tool calls, test/regressions/batch-notification-tightens-tool-limits.test.ts).
  *
  * Why the strictest: a batch has one answer (a JSON array, or one SSE stream), bounded as one
  * message, and the gateway mints one error for all of it (the same error for each request:
@@ -126,9 +130,9 @@ export function resolveCallLimits(agent: AgentConfig, toolName: string | undefin
  * limits whatever tools it called; test/regressions/batch-escapes-tool-limits.test.ts).
  *
  * @param agent the agent the batch is routed to.
- * @param toolNames per element (RpcPeek.batchToolNames): the tool of a `tools/call`, undefined
- *   for any other element (the agent's level). A name with no `tools:` entry is the agent's
- *   level. Undefined or empty: the agent's level.
+ * @param toolNames per request (RpcPeek.batchToolNames): the tool of a `tools/call`, undefined
+ *   for any other request (the agent's level). A name with no `tools:` entry is the agent's
+ *   level. Undefined or empty (a batch without requests): the agent's level.
  * @param callMaxResponseBytes as for {@link resolveCallLimits} (bytes, or undefined).
  * @returns frozen `Limits`: `max_response_bytes`, `max_json_depth`, `max_json_nodes`,
  *   `response_deadline_ms`, `sse_idle_timeout_ms` and `sse_deadline_ms` the minimum over the
@@ -136,7 +140,7 @@ export function resolveCallLimits(agent: AgentConfig, toolName: string | undefin
  *   resulting response limit (so the minimum of the levels' event limits without a call value);
  *   `dedupe_text` `off` when any level has it off (a batch is never rewritten anyway:
  *   response/rewrite.ts). The call value then applies to that response limit, its ceiling the
- *   agent's `max_call_response_bytes`. One level (every element the agent's, or one tool's):
+ *   agent's `max_call_response_bytes`. One level (every request the agent's, or one tool's):
  *   that level's precomputed object, as for a single call. Never throws.
  */
 export function resolveBatchLimits(agent: AgentConfig, toolNames: readonly (string | undefined)[] | undefined, callMaxResponseBytes: number | undefined): Limits {

@@ -65,11 +65,13 @@ const UNBOUNDED = { maxDepth: Infinity, maxNodes: Infinity };
  *   test/regressions/sse-batch-answer-never-ends-cleanly.test.ts) and its answer checked (a
  *   response for another id, a second one for an id, a JSON answer leaving a request
  *   unanswered: `upstream_not_mcp`; a new user's trial, 2026-12-03:
- *   test/regressions/batch-answer-for-other-ids-forwarded.test.ts), and each element's tool
- *   name (`batchToolNames`: `params.name` of a `tools/call`, undefined for any other element,
- *   in order), from which its limits are resolved (config/resolve.ts resolveBatchLimits; a
- *   reviewer: a batch escaped its tools' limits,
- *   test/regressions/batch-escapes-tool-limits.test.ts). Read only for batches.
+ *   test/regressions/batch-answer-for-other-ids-forwarded.test.ts), and each request's tool
+ *   name (`batchToolNames`: `params.name` of a `tools/call`, undefined for any other request,
+ *   in order, one per `batchRequestIds` entry; a notification or a host's response has no
+ *   answer to bound and no name there), from which its limits are resolved
+ *   (config/resolve.ts resolveBatchLimits; a reviewer: a batch escaped its tools' limits,
+ *   test/regressions/batch-escapes-tool-limits.test.ts; a notification tightened them:
+ *   test/regressions/batch-notification-tightens-tool-limits.test.ts). Read only for batches.
  * A JSON-RPC *response* sent by the host (answer to a server->client request such as
  * `elicitation/create`) is a valid body: it is forwarded as a `notification`-kind peek.
  */
@@ -190,7 +192,7 @@ type BodyFacts =
       readonly badElement: BadElement | undefined;
       /** The ids of the requests among the elements, in order (RpcPeek.batchRequestIds); meaningless when there is a bad element. */
       readonly requestIds: readonly RpcIdRef[];
-      /** Each element's tool name, in order (RpcPeek.batchToolNames); meaningless when there is a bad element. */
+      /** Each request's tool name, in order (RpcPeek.batchToolNames); meaningless when there is a bad element. */
       readonly toolNames: readonly (string | undefined)[];
     }
   | { readonly top: 'scalar' }
@@ -305,8 +307,8 @@ function elementsOfValues(batch: readonly unknown[], body: Buffer, text: string)
     const facts = factsOfObject(v as Record<string, unknown>, undefined);
     const why = elementWhy(facts);
     if (why !== undefined) return { badElement: { index, why }, requestIds, toolNames };
-    toolNames.push(facts.toolName);
     if (!isRequest(facts)) continue;
+    toolNames.push(facts.toolName);
     const id = facts.id;
     let idText: string | undefined;
     if (typeof id === 'number' && !(Number.isSafeInteger(id) && (integerIds ??= idWrittenAsInteger(text)))) {
@@ -447,7 +449,7 @@ function factsOfScan(body: Buffer, top: 'object' | 'array' | 'scalar', nodes: nu
 }
 
 /**
- * {@link factsOfScan} of an object (a whole body, or a batch element: each element's tool name
+ * {@link factsOfScan} of an object (a whole body, or a batch element: a request's tool name
  * is kept too, for the batch's limits: RpcPeek.batchToolNames).
  */
 function objectFactsOfScan(body: Buffer, members: readonly TextMember[]): ObjectFacts | undefined {
@@ -544,9 +546,9 @@ function elementsOfText(body: Buffer): Elements {
     const facts = factsOfElement(body, start, end);
     const why = typeof facts === 'string' ? facts : elementWhy(facts);
     if (why !== undefined) badElement = { index, why };
-    else if (typeof facts !== 'string') {
+    else if (typeof facts !== 'string' && isRequest(facts)) {
       toolNames.push(facts.toolName);
-      if (isRequest(facts)) requestIds.push({ id: facts.id, idText: facts.idText });
+      requestIds.push({ id: facts.id, idText: facts.idText });
     }
     index++;
     return why === undefined;

@@ -587,14 +587,15 @@ const BATCH_METHOD = '';
  * What a batch's resume tokens carry in `t` (resume/token.ts `toolName`), so that a stream
  * resumed with `Last-Event-ID` gets the batch's limits again ({@link limitsOf}), as a single
  * request's gets its tool's from its token: the batch's tools that have a `tools:` entry
- * (`toolNames`: RpcPeek.batchToolNames), each once, in order, joined by `,` (a configured
+ * (`toolNames`: RpcPeek.batchToolNames, one per request: a notification or a host's response
+ * takes no part, as in resolveBatchLimits), each once, in order, joined by `,` (a configured
  * tool name has none: `^[A-Za-z0-9_.-]{1,128}$`, config/schema.ts), after an empty name when
- * any element is at the agent's level (another method, a tool without an entry):
+ * any request is at the agent's level (another method, a tool without an entry):
  * `,get_products` is the agent's level and get_products', `get_products` get_products' alone.
- * Undefined when every element is at the agent's level (as on tokens minted before: the
- * agent's level). A replica older than this ignores `t` on a batch's token (agent's level).
- * Read back by {@link rpcOfResumedStream}. Names are those configured when the stream
- * started; the resumed stream resolves them against the config then in force.
+ * Undefined when every request is at the agent's level, or there is none (as on tokens minted
+ * before: the agent's level). A replica older than this ignores `t` on a batch's token
+ * (agent's level). Read back by {@link rpcOfResumedStream}. Names are those configured when
+ * the stream started; the resumed stream resolves them against the config then in force.
  */
 function batchLevelsText(agent: AgentConfig, toolNames: readonly (string | undefined)[] | undefined): string | undefined {
   let agentLevel = false;

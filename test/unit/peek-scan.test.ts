@@ -452,7 +452,8 @@ test('params, a host response and initialize: the exact refusals, single and in 
       method: undefined,
       toolName: undefined,
       batchRequestIds: [{ id: 1, idText: undefined }, { id: 2, idText: undefined }],
-      batchToolNames: ['t', undefined, undefined],
+      // One per request: the call's tool, the ping's none (the response takes no part).
+      batchToolNames: ['t', undefined],
     },
   };
   const PARAMS = 'Invalid Request: "params" must be an object or an array.';
@@ -515,7 +516,7 @@ test('a batch names its first element that is no JSON-RPC message, in both readi
     [`[${call},null]`, refused('Invalid Request: batch element 1 is not a JSON-RPC message (null, not an object).')],
     // Over 1 KiB: the body and its large element read by the scan.
     [`[${pad(2000)}, ${pad(10)} ,"]"]`, refused('Invalid Request: batch element 2 is not a JSON-RPC message (a string, not an object).')],
-    [`[${pad(2000)},{"jsonrpc":"2.0","id":1,"result":1},{"jsonrpc":"2.0","method":"n"}]`, { ok: true, peek: { kind: 'batch', id: null, idText: undefined, method: undefined, toolName: undefined, batchRequestIds: [{ id: 9, idText: undefined }], batchToolNames: ['t', undefined, undefined] } }],
+    [`[${pad(2000)},{"jsonrpc":"2.0","id":1,"result":1},{"jsonrpc":"2.0","method":"n"}]`, { ok: true, peek: { kind: 'batch', id: null, idText: undefined, method: undefined, toolName: undefined, batchRequestIds: [{ id: 9, idText: undefined }], batchToolNames: ['t'] } }],
   ] as const) {
     assert.ok(same(body), `the scan decides ${body.slice(0, 80)}`);
     assert.deepEqual(peekJsonRpc(Buffer.from(body), BOUNDS), expected, body.slice(0, 80));
@@ -565,7 +566,7 @@ test('a batch keeps the ids of its requests, exactly, in both readings (sse-batc
   assert.ok(single.ok && !('batchRequestIds' in single.peek));
 });
 
-test('a batch keeps each element\'s tool name, in order, in both readings (batch-escapes-tool-limits)', () => {
+test('a batch keeps each request\'s tool name, in order, in both readings (batch-escapes-tool-limits, batch-notification-tightens-tool-limits)', () => {
   const tools = (body: string) => {
     assert.ok(same(body), `the scan decides ${body.slice(0, 80)}`);
     const result = peekJsonRpc(Buffer.from(body), BOUNDS);
@@ -575,11 +576,14 @@ test('a batch keeps each element\'s tool name, in order, in both readings (batch
   const call = (name: string, extra = '') => `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{${extra}"name":${name}}}`;
   const big = (name: string) => call(name, `"arguments":{"a":"${'p'.repeat(1200)}"},`);
   const note = '{"jsonrpc":"2.0","method":"notifications/initialized"}';
-  // A tools/call (a request, or a notification) has its tool; anything else, or a name that is no string, none.
-  assert.deepEqual(tools(`[${call('"a"')},${note},{"jsonrpc":"2.0","id":5,"result":{}},${call('7')},{"jsonrpc":"2.0","method":"tools/call","params":{"name":"b"}},${call('"a"')}]`), ['a', undefined, undefined, undefined, 'b', 'a']);
+  // One entry per request: a tools/call has its tool; another request, or a name that is no
+  // string, none. A notification (a tools/call one included) or a response has no entry: the
+  // seller does not answer it, so it takes no part in the batch's limits.
+  assert.deepEqual(tools(`[${call('"a"')},${note},{"jsonrpc":"2.0","id":5,"result":{}},${call('7')},{"jsonrpc":"2.0","method":"tools/call","params":{"name":"b"}},${call('"a"')}]`), ['a', undefined, 'a']);
   // Large elements (scanned): the name read from the element's params, escapes decoded, the last duplicate key.
-  assert.deepEqual(tools(`[${big('"x"')},${note},${big('"\\u0079"')},${call('"z"', '"name":"w",')}]`), ['x', undefined, 'y', 'z']);
-  assert.deepEqual(tools(`[${note},{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{"name":"n"}}]`), [undefined, undefined]);
+  assert.deepEqual(tools(`[${big('"x"')},${note},${big('"\\u0079"')},${call('"z"', '"name":"w",')}]`), ['x', 'y', 'z']);
+  assert.deepEqual(tools(`[${note},{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{"name":"n"}}]`), [undefined]);
+  assert.deepEqual(tools(`[${note},{"jsonrpc":"2.0","method":"tools/call","params":{"name":"b"}},{"jsonrpc":"2.0","id":5,"result":{}}]`), []);
   // Single messages carry no such field.
   const single = peekJsonRpc(Buffer.from(call('"a"')), BOUNDS);
   assert.ok(single.ok && !('batchToolNames' in single.peek));
