@@ -11,6 +11,7 @@ import type { BodySource } from './response/body-source.js';
 import { SSE_RETRY_MAX_MS } from './response/sse-encode.js';
 import type { TextBoundReason } from './mcp/types.js';
 import type { LiftRoomReason } from './response/rewrite-room.js';
+import type { LocalErrorForm } from './mcp/local-error.js';
 
 /** Why a tool result was left unlifted ({@link Exchange.textNotLifted}): a text bound, or the room a lift's output lacked. */
 export type TextNotLiftedReason = TextBoundReason | LiftRoomReason;
@@ -45,8 +46,10 @@ export interface RpcPeek {
    * does not carry them (routing/handler.ts), and that stream then ends as an unanswered one.
    * Reported failures: test/regressions/sse-batch-answer-never-ends-cleanly.test.ts,
    * sse-batch-resumed-stream-never-ends-cleanly.test.ts.
+   * Each entry keeps, beside the id, the form a local error answering that request takes
+   * ({@link BatchRequestRef}).
    */
-  readonly batchRequestIds?: readonly RpcIdRef[];
+  readonly batchRequestIds?: readonly BatchRequestRef[];
   /**
    * Of a batch (`kind` 'batch'; absent on every other peek): for each of its requests (the
    * elements with a `method` and an `id`, as in `batchRequestIds`), in order, the tool name
@@ -68,6 +71,21 @@ export interface RpcPeek {
 export interface RpcIdRef {
   readonly id: string | number | null;
   readonly idText: string | undefined;
+}
+
+/**
+ * A request of a batch (RpcPeek.batchRequestIds): its id, and the form of the error the
+ * gateway mints for it (mcp/local-error.ts localErrorFormOf of its `method` and, for a
+ * `tools/call`, its `params.name`): the error each request of a batch gets is the one it would
+ * get sent alone (a tool error result for a `tools/call` or `tasks/result`, with its recovery,
+ * and the warning for a tool that may have changed state). On a batch's stream resumed with
+ * `Last-Event-ID`, the form its token carried for it (resume/token.ts `w`; `rpc_error` on a
+ * token minted before forms were carried). Reported failure: every request of a batch got a
+ * JSON-RPC error built with no method, a `create_media_buy` no warning that it may have run
+ * (test/regressions/batch-error-loses-tool-warning.test.ts).
+ */
+export interface BatchRequestRef extends RpcIdRef {
+  readonly form: LocalErrorForm;
 }
 
 /**

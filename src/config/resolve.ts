@@ -121,8 +121,9 @@ export function resolveCallLimits(agent: AgentConfig, toolName: string | undefin
  * of the batch's tool calls, test/regressions/batch-notification-tightens-tool-limits.test.ts).
  *
  * Why the strictest: a batch has one answer (a JSON array, or one SSE stream), bounded as one
- * message, and the gateway mints one error for all of it (the same error for each request:
- * errors/local-reply.ts), so one number per limit applies to all of it. Only the smallest
+ * message, and the gateway mints one error for all of it (the same breach for each request,
+ * each answered as it would be alone: errors/local-reply.ts), so one number per limit
+ * applies to all of it. Only the smallest
  * keeps each part within its own element's limit: the answer to a `tools/call` of a tool
  * with `max_response_bytes: 1048576` can be no larger inside a batch than alone, so wrapping
  * a call in a batch never loosens a limit.

@@ -4,8 +4,9 @@
  * 1. The seller's answer broke a bound (too large, too deep, too slow, unreachable, not MCP):
  *    - nothing sent yet: HTTP 200 with a JSON-RPC message for the same id (a tool error
  *      result for `tools/call`/`tasks/result`, a JSON-RPC error elsewhere); a batch holding
- *      requests: HTTP 200 with a JSON array of JSON-RPC errors, one for each of its requests
- *      ({@link batchAnswered}); a request with no id to answer (GET stream, notification, a
+ *      requests: HTTP 200 with a JSON array of such messages, one for each of its requests,
+ *      each the one that request would get alone ({@link batchAnswered},
+ *      {@link batchErrorTexts}); a request with no id to answer (GET stream, notification, a
  *      batch of only notifications and responses) gets 502 (504 for a deadline) with a
  *      JSON-RPC error body, id null;
  *    - SSE already started: one final `message` event with that JSON-RPC message (a batch's
@@ -25,9 +26,10 @@
  * request aborted, so later upstream events are ignored.
  */
 import type { FastifyReply } from 'fastify';
-import type { Exchange } from '../exchange.js';
+import type { BatchRequestRef, Exchange } from '../exchange.js';
 import { stringifyJsonRpc, type JsonRpcIdRef } from './json-rpc-text.js';
-import { buildAdcpError, localErrorMessage, requestRefusal } from '../mcp/local-error.js';
+import { buildAdcpError, buildAdcpErrorOfForm, localErrorMessage, localErrorMessageOfForm, requestRefusal, type LocalErrorForm } from '../mcp/local-error.js';
+import type { GatewayAdcpError } from '../mcp/types.js';
 import type { AdcpErrorReason, RefusalReason } from './codes.js';
 import { encodeSseEvent } from '../response/sse-encode.js';
 import { SSE_RESPONSE_HEADERS } from '../response/sse-headers.js';
@@ -52,7 +54,7 @@ export interface LocalErrorInput {
    * (response/batch-answers.ts BatchAnswers.unanswered), each answered by its own error event.
    * Ignored for any other exchange.
    */
-  awaited?: readonly JsonRpcIdRef[];
+  awaited?: readonly BatchRequestRef[];
 }
 
 /** Response headers kept on a locally made answer (everything else the seller sent is dropped). */
@@ -76,16 +78,17 @@ export function answerWithLocalError(exchange: Exchange, reply: FastifyReply, in
   exchange.abortUpstream(GATEWAY_FINISHED);
 
   const { rpc } = exchange;
-  const method = rpc.method ?? '';
-  const err = buildAdcpError({ ...input, method, ...(rpc.toolName !== undefined ? { toolName: rpc.toolName } : {}) });
   const batchIds = rpc.kind === 'batch' ? batchAnswered(exchange, input) : undefined;
   const answerable = rpc.kind === 'request' || batchIds !== undefined;
-  // One JSON-RPC message per id answered (the batch's requests), or the one for the
-  // request's id (id null when there is none).
-  const texts =
-    batchIds !== undefined
-      ? batchIds.map((ref) => stringifyJsonRpc(localErrorMessage(ref.id, '', err, exchange.protocolVersion), ref.idText))
-      : [stringifyJsonRpc(localErrorMessage(answerable ? rpc.id : null, answerable ? method : '', err, exchange.protocolVersion), answerable ? rpc.idText : undefined)];
+  // One JSON-RPC message per id answered (the batch's requests, each as it would be answered
+  // alone: batchErrorTexts), or the one for the request's id (id null when there is none).
+  let texts: string[];
+  if (batchIds !== undefined) texts = batchErrorTexts(batchIds, input, exchange.protocolVersion);
+  else {
+    const method = rpc.method ?? '';
+    const err = buildAdcpError({ ...input, method, ...(rpc.toolName !== undefined ? { toolName: rpc.toolName } : {}) });
+    texts = [stringifyJsonRpc(localErrorMessage(answerable ? rpc.id : null, answerable ? method : '', err, exchange.protocolVersion), answerable ? rpc.idText : undefined)];
+  }
   const raw = reply.raw;
 
   if (exchange.sseStarted) {
@@ -164,9 +167,32 @@ function sseFrames(texts: readonly string[]): string {
  * answered none of them, and each call waited until its own timeout (reported failure:
  * test/regressions/batch-local-error-answers-no-request.test.ts).
  */
-function batchAnswered(exchange: Exchange, input: LocalErrorInput): readonly JsonRpcIdRef[] | undefined {
+function batchAnswered(exchange: Exchange, input: LocalErrorInput): readonly BatchRequestRef[] | undefined {
   const ids = input.awaited ?? (exchange.sseStarted ? undefined : exchange.rpc.batchRequestIds);
   return ids === undefined || ids.length === 0 ? undefined : ids;
+}
+
+/**
+ * The JSON-RPC message text answering each of `refs` (a batch's requests, in order) with the
+ * error minted for `input`, each the message that request would get sent alone, its id
+ * written as the host wrote it: by its form (BatchRequestRef.form; mcp/local-error.ts
+ * LocalErrorForm) a tool error result for a `tools/call` or `tasks/result` (RESPONSE_TOO_LARGE
+ * `correctable`; the message ending with the warning that the seller may have completed the
+ * operation for a tool not read-only), a JSON-RPC error for any other method
+ * (RESPONSE_TOO_LARGE `terminal`). So the `adcp_error` differs between requests only by its
+ * `recovery` and the end of its `message`; its `details` are the batch's answer's. Reported
+ * failure: every request got a JSON-RPC error minted with no method, so a `create_media_buy`
+ * in a batch got no warning that it may have run, a `get_` call no tool result nor
+ * `correctable` (test/regressions/batch-error-loses-tool-warning.test.ts). Cost: at most one
+ * error minted per form (three), then one message per request.
+ */
+function batchErrorTexts(refs: readonly BatchRequestRef[], input: LocalErrorInput, protocolVersion: string): string[] {
+  const errs = new Map<LocalErrorForm, GatewayAdcpError>();
+  return refs.map((ref) => {
+    let err = errs.get(ref.form);
+    if (err === undefined) errs.set(ref.form, (err = buildAdcpErrorOfForm(input, ref.form)));
+    return stringifyJsonRpc(localErrorMessageOfForm(ref.id, ref.form, err, protocolVersion), ref.idText);
+  });
 }
 
 /**

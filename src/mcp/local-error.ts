@@ -61,6 +61,33 @@ export function mayBeMutation(method: string, toolName: string | undefined): boo
   return !(toolName !== undefined && READ_ONLY_TOOL_PREFIXES.some((prefix) => toolName.startsWith(prefix)));
 }
 
+/**
+ * The shape of a minted error's answer to a request: all that the request's method and tool
+ * name decide in {@link buildAdcpError} and {@link localErrorMessage} (the rest is the
+ * reason's and the numbers'), so that two requests of one form get the same answer for the
+ * same breach:
+ * - `rpc_error`: a JSON-RPC error, RESPONSE_TOO_LARGE `terminal` (every method but `tools/call`
+ *   and `tasks/result`);
+ * - `tool_result`: a tool error result, RESPONSE_TOO_LARGE `correctable` with the narrowing
+ *   hint (a `tools/call` or `tasks/result` of a read-only tool: {@link READ_ONLY_TOOL_PREFIXES});
+ * - `tool_result_may_have_run`: a tool error result, RESPONSE_TOO_LARGE `correctable`, the
+ *   message ending with the warning that the seller may have completed the operation (any
+ *   other tool, or one whose name is not known: {@link mayBeMutation}).
+ *
+ * Why it is a value of its own: a batch's requests each get the error they would get alone,
+ * and a batch's resume token can carry one letter per request still awaited, not its method
+ * and tool name (response/batch-answers.ts; reported failure: every request of a batch got
+ * the `rpc_error` form, a `create_media_buy` no warning that it may have run,
+ * test/regressions/batch-error-loses-tool-warning.test.ts).
+ */
+export type LocalErrorForm = 'rpc_error' | 'tool_result' | 'tool_result_may_have_run';
+
+/** The {@link LocalErrorForm} of a request with this method (none: `rpc_error`) and tool name. */
+export function localErrorFormOf(method: string | undefined, toolName: string | undefined): LocalErrorForm {
+  if (method === undefined || !isNarrowableMethod(method)) return 'rpc_error';
+  return mayBeMutation(method, toolName) ? 'tool_result_may_have_run' : 'tool_result';
+}
+
 function limitPhrase(value: number | undefined, unit: string, fallback: string): string {
   return value === undefined ? fallback : `the ${value}-${unit} limit`;
 }
@@ -125,6 +152,16 @@ const NARROW_HINT = '; narrow the request with fields, max_results or a cursor.'
  * Throws `TypeError` for a reason that is not in the catalog (a programming error).
  */
 export function buildAdcpError(input: BuildAdcpErrorInput): GatewayAdcpError {
+  return buildAdcpErrorOfForm(input, localErrorFormOf(input.method, input.toolName));
+}
+
+/**
+ * {@link buildAdcpError} for a request of the form `form` ({@link LocalErrorForm}), whatever
+ * its method and tool name (`input.method` and `input.toolName` are not read): what a batch's
+ * error for each of its requests is built with (errors/local-reply.ts). Throws as
+ * buildAdcpError does.
+ */
+export function buildAdcpErrorOfForm(input: Omit<BuildAdcpErrorInput, 'method' | 'toolName'>, form: LocalErrorForm): GatewayAdcpError {
   if (!Object.hasOwn(REASONS, input.reason)) throw new TypeError(`buildAdcpError: unknown reason ${String(input.reason)}`);
   const spec = REASONS[input.reason];
   const values: { readonly [F in DetailField]: number | undefined } = {
@@ -145,10 +182,9 @@ export function buildAdcpError(input: BuildAdcpErrorInput): GatewayAdcpError {
   }
 
   const codeSpec = ADCP_CODES[spec.code];
-  const narrowable = isNarrowableMethod(input.method);
-  const recovery: Recovery = narrowable ? codeSpec.recoveryNarrowable : codeSpec.recoveryOther;
+  const recovery: Recovery = form === 'rpc_error' ? codeSpec.recoveryOther : codeSpec.recoveryNarrowable;
   const suffix =
-    spec.mayHaveExecuted && mayBeMutation(input.method, input.toolName)
+    spec.mayHaveExecuted && form === 'tool_result_may_have_run'
       ? MUTATION_WARNING
       : recovery === 'correctable'
         ? NARROW_HINT
@@ -198,7 +234,20 @@ export function localErrorMessage(
   err: GatewayAdcpError,
   protocolVersion?: string,
 ): JsonRpcResultResponse<ToolErrorResult> | JsonRpcErrorResponse<{ adcp_error: GatewayAdcpError }> {
-  if (isNarrowableMethod(method)) {
+  return localErrorMessageOfForm(id, isNarrowableMethod(method) ? 'tool_result' : 'rpc_error', err, protocolVersion);
+}
+
+/**
+ * {@link localErrorMessage} for a request of the form `form` ({@link LocalErrorForm}): a tool
+ * error result for both tool forms, a JSON-RPC error for `rpc_error`.
+ */
+export function localErrorMessageOfForm(
+  id: JsonRpcId,
+  form: LocalErrorForm,
+  err: GatewayAdcpError,
+  protocolVersion?: string,
+): JsonRpcResultResponse<ToolErrorResult> | JsonRpcErrorResponse<{ adcp_error: GatewayAdcpError }> {
+  if (form !== 'rpc_error') {
     const result = toolErrorResult(err);
     if (protocolVersion !== undefined && isRevisionAtLeast(protocolVersion, STATELESS_SINCE)) result.resultType = 'complete';
     return { jsonrpc: '2.0', id, result };

@@ -20,7 +20,8 @@
  * a limit and an error can be tied to the request"); ARCHITECTURE §3 (refusals); JSON-RPC
  * 2.0 §4 (request object), §5 (response object), §6 (batch).
  */
-import type { RpcIdRef, RpcPeek } from '../exchange.js';
+import type { BatchRequestRef, RpcPeek } from '../exchange.js';
+import { localErrorFormOf } from '../mcp/local-error.js';
 import { scanTopMembers, type ByteRange, type TextMember } from '../mcp/json-scan.js';
 import { hasLossyNumber } from '../mcp/json-numbers.js';
 import { jsonString, memberIndexes } from '../mcp/text-members.js';
@@ -60,7 +61,10 @@ const UNBOUNDED = { maxDepth: Infinity, maxNodes: Infinity };
  *   batch-initialize-forwarded.test.ts. Whether the host's MCP revision has batches at all is
  *   the handler's check (routing/handler.ts): it is a header's.
  *   A batch's peek keeps the ids of its requests (`batchRequestIds`: each element with a
- *   `method` and an `id`, in order; `idText` as for a single request), from which its SSE
+ *   `method` and an `id`, in order; `idText` as for a single request; beside each, the form of
+ *   the error it would get alone, from its method and tool name: mcp/local-error.ts
+ *   localErrorFormOf, so that a local error answers each request as it would answer it sent
+ *   alone, test/regressions/batch-error-loses-tool-warning.test.ts), from which its SSE
  *   stream's end is judged (response/batch-answers.ts; reported failure:
  *   test/regressions/sse-batch-answer-never-ends-cleanly.test.ts) and its answer checked (a
  *   response for another id, a second one for an id, a JSON answer leaving a request
@@ -191,7 +195,7 @@ type BodyFacts =
       /** The first element that is no JSON-RPC message, if any (none in an empty array). */
       readonly badElement: BadElement | undefined;
       /** The ids of the requests among the elements, in order (RpcPeek.batchRequestIds); meaningless when there is a bad element. */
-      readonly requestIds: readonly RpcIdRef[];
+      readonly requestIds: readonly BatchRequestRef[];
       /** Each request's tool name, in order (RpcPeek.batchToolNames); meaningless when there is a bad element. */
       readonly toolNames: readonly (string | undefined)[];
     }
@@ -296,7 +300,7 @@ function isResponse(f: ObjectFacts): boolean {
  * {@link idTextOf} reads a single request's.
  */
 function elementsOfValues(batch: readonly unknown[], body: Buffer, text: string): Elements {
-  const requestIds: RpcIdRef[] = [];
+  const requestIds: BatchRequestRef[] = [];
   const toolNames: (string | undefined)[] = [];
   /** Every numeric `id` in the body is written as an integer token (idWrittenAsInteger), once asked. */
   let integerIds: boolean | undefined;
@@ -310,12 +314,13 @@ function elementsOfValues(batch: readonly unknown[], body: Buffer, text: string)
     if (!isRequest(facts)) continue;
     toolNames.push(facts.toolName);
     const id = facts.id;
+    const form = localErrorFormOf(facts.method, facts.toolName);
     let idText: string | undefined;
     if (typeof id === 'number' && !(Number.isSafeInteger(id) && (integerIds ??= idWrittenAsInteger(text)))) {
       const range = (ranges ??= writtenIdRanges(body))[index];
       idText = range === undefined ? undefined : lossyText(body, range);
     }
-    requestIds.push({ id, idText });
+    requestIds.push({ id, idText, form });
   }
   return { badElement: undefined, requestIds, toolNames };
 }
@@ -323,7 +328,7 @@ function elementsOfValues(batch: readonly unknown[], body: Buffer, text: string)
 /** What the readings of a batch's elements give ({@link elementsOfValues}, {@link elementsOfText}). */
 interface Elements {
   badElement: BadElement | undefined;
-  requestIds: RpcIdRef[];
+  requestIds: BatchRequestRef[];
   toolNames: (string | undefined)[];
 }
 
@@ -540,7 +545,7 @@ function isErrorObjectText(body: Buffer, error: TextMember): boolean | undefined
 function elementsOfText(body: Buffer): Elements {
   let index = 0;
   let badElement: BadElement | undefined;
-  const requestIds: RpcIdRef[] = [];
+  const requestIds: BatchRequestRef[] = [];
   const toolNames: (string | undefined)[] = [];
   visitElements(body, (start, end) => {
     const facts = factsOfElement(body, start, end);
@@ -548,7 +553,7 @@ function elementsOfText(body: Buffer): Elements {
     if (why !== undefined) badElement = { index, why };
     else if (typeof facts !== 'string' && isRequest(facts)) {
       toolNames.push(facts.toolName);
-      requestIds.push({ id: facts.id, idText: facts.idText });
+      requestIds.push({ id: facts.id, idText: facts.idText, form: localErrorFormOf(facts.method, facts.toolName) });
     }
     index++;
     return why === undefined;

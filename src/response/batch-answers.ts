@@ -33,7 +33,8 @@
  * second response for an id, or answered one of two requests, and went to the host, logged
  * `ok` (test/regressions/batch-answer-for-other-ids-forwarded.test.ts).
  */
-import type { RpcIdRef } from '../exchange.js';
+import type { BatchRequestRef } from '../exchange.js';
+import type { LocalErrorForm } from '../mcp/local-error.js';
 import { isJsonObject } from '../mcp/extract.js';
 import { exactDecimal, hasLossyNumber } from '../mcp/json-numbers.js';
 import { writtenIdRanges } from '../mcp/written-ids.js';
@@ -58,12 +59,21 @@ export class BatchAnswers {
    * sse-stage.ts), and one that fails them, or is `foreign`, is never forwarded.
    */
   private undelivered: string[] | undefined;
+  /**
+   * By the key of an id, the error forms of the batch's requests with that id, in the batch's
+   * order: those a token's entries carry ({@link awaitedKeys}), the first `n` of them when `n`
+   * are still awaited, as {@link unanswered} lists them.
+   */
+  private readonly forms = new Map<string, LocalErrorForm[]>();
 
-  /** `ids`: the batch's request ids (RpcPeek.batchRequestIds); none: nothing to wait for. */
-  constructor(private readonly ids: readonly RpcIdRef[]) {
+  /** `ids`: the batch's requests (RpcPeek.batchRequestIds); none: nothing to wait for. */
+  constructor(private readonly ids: readonly BatchRequestRef[]) {
     for (const ref of ids) {
       const key = idKey(ref.id, ref.idText);
       this.awaited.set(key, (this.awaited.get(key) ?? 0) + 1);
+      const forms = this.forms.get(key);
+      if (forms === undefined) this.forms.set(key, [ref.form]);
+      else forms.push(ref.form);
     }
     this.left = ids.length;
   }
@@ -81,16 +91,17 @@ export class BatchAnswers {
    * The requests of the batch the host still waits for: those without their response, and
    * those whose response is in data taken but not {@link delivered} (a `foreign` event's
    * included, whatever it counted before it turned out so), one per request (an id awaited
-   * twice is listed twice), in the batch's order, each as the batch's peek read it (RpcIdRef:
-   * a number's exact text when a double changes it). What a local error ending the batch's
-   * stream answers, one error per request (errors/local-reply.ts; reported failure: one error
-   * for id null answered none of them, test/regressions/batch-local-error-answers-no-request.test.ts).
+   * twice is listed twice: the first ones in the batch's order), in the batch's order, each
+   * as the batch's peek read it (BatchRequestRef: a number's exact text when a double changes
+   * it, the form of its error). What a local error ending the batch's stream answers, one
+   * error per request (errors/local-reply.ts; reported failure: one error for id null answered
+   * none of them, test/regressions/batch-local-error-answers-no-request.test.ts).
    * Cost: one walk of the batch's ids, on that error only.
    */
-  unanswered(): RpcIdRef[] {
+  unanswered(): BatchRequestRef[] {
     const left = new Map(this.awaited);
     for (const key of this.undelivered ?? []) left.set(key, (left.get(key) ?? 0) + 1);
-    const out: RpcIdRef[] = [];
+    const out: BatchRequestRef[] = [];
     for (const ref of this.ids) {
       const key = idKey(ref.id, ref.idText);
       const count = left.get(key);
@@ -108,15 +119,20 @@ export class BatchAnswers {
   }
 
   /**
-   * The requests still without their response, as the keys of their ids (one per request: an
-   * id awaited twice is listed twice), in the order first awaited: what a resume token carries
-   * (resume/token.ts `w`) so that the batch's stream resumed with `Last-Event-ID` knows what it
-   * still waits for ({@link idsOfAwaitedKeys}). Opaque outside this file. Cost: one array of
-   * the requests left, made per call (a batch's tokens only).
+   * The requests still without their response, one entry each (an id awaited twice is listed
+   * twice), in the order first awaited: the key of its id, after the letter of its error's form
+   * when that is a tool result ({@link FORM_LETTERS}: `R`, `W`; none for `rpc_error`). What a
+   * resume token carries (resume/token.ts `w`) so that the batch's stream resumed with
+   * `Last-Event-ID` knows what it still waits for, and answers each with the error it would
+   * get alone ({@link idsOfAwaitedKeys}). Opaque outside this file. Cost: one array of the
+   * requests left, made per call (a batch's tokens only); one character more per tool call.
    */
   awaitedKeys(): string[] {
     const keys: string[] = [];
-    for (const [key, count] of this.awaited) for (let k = 0; k < count; k++) keys.push(key);
+    for (const [key, count] of this.awaited) {
+      const forms = this.forms.get(key) ?? [];
+      for (let k = 0; k < count; k++) keys.push(FORM_LETTERS[forms[k] ?? 'rpc_error'] + key);
+    }
     return keys;
   }
 
@@ -217,25 +233,37 @@ function holdsResponse(message: unknown): boolean {
 export type BatchTake = 'waiting' | 'done' | 'foreign';
 
 /**
- * The request ids of {@link BatchAnswers.awaitedKeys}'s keys, from which a `BatchAnswers` that
+ * The letter before an entry's key ({@link BatchAnswers.awaitedKeys}) for each error form:
+ * none for `rpc_error`, so a batch's tokens without tool calls are as before forms were
+ * carried, and an entry of a token minted before is read as `rpc_error`, the error every
+ * request of a batch got then. `R` and `W` begin no key ({@link idKey}: `s`, `n`, `z`).
+ */
+const FORM_LETTERS: { readonly [F in LocalErrorForm]: string } = { rpc_error: '', tool_result: 'R', tool_result_may_have_run: 'W' };
+
+/**
+ * The requests of {@link BatchAnswers.awaitedKeys}'s entries, from which a `BatchAnswers` that
  * waits for the same responses is made (a batch's stream resumed with `Last-Event-ID`:
- * routing/handler.ts); undefined when a key is not one {@link idKey} makes (a token minted by
+ * routing/handler.ts); undefined when an entry is not one awaitedKeys makes (a token minted by
  * another format: the resumed stream then does not know the ids, as before). A number's
  * `idText` is as the peek keeps it (RpcPeek.idText): undefined when a double carries the
  * value (`1`, `0.5`), else its exact value's plain decimal text ({@link plainDecimal}:
  * `9007199254740993`), so that an error for it carries the id a host with exact numbers
- * matches (errors/local-reply.ts), and its key is the same again.
+ * matches (errors/local-reply.ts), and its key is the same again. Its form is the entry's
+ * letter's ({@link FORM_LETTERS}; none: `rpc_error`).
  */
-export function idsOfAwaitedKeys(keys: readonly string[]): RpcIdRef[] | undefined {
-  const ids: RpcIdRef[] = [];
-  for (const key of keys) {
+export function idsOfAwaitedKeys(keys: readonly string[]): BatchRequestRef[] | undefined {
+  const ids: BatchRequestRef[] = [];
+  for (const entry of keys) {
+    const letter = entry.charAt(0);
+    const form: LocalErrorForm = letter === FORM_LETTERS.tool_result ? 'tool_result' : letter === FORM_LETTERS.tool_result_may_have_run ? 'tool_result_may_have_run' : 'rpc_error';
+    const key = form === 'rpc_error' ? entry : entry.slice(1);
     const kind = key.charAt(0);
     const rest = key.slice(1);
-    if (kind === 's') ids.push({ id: rest, idText: undefined });
-    else if (key === 'z') ids.push({ id: null, idText: undefined });
+    if (kind === 's') ids.push({ id: rest, idText: undefined, form });
+    else if (key === 'z') ids.push({ id: null, idText: undefined, form });
     else if (kind === 'n' && CANONICAL_NUMBER.test(rest) && Number.isFinite(Number(rest))) {
       const text = plainDecimal(rest);
-      ids.push({ id: Number(rest), idText: hasLossyNumber(text) ? text : undefined });
+      ids.push({ id: Number(rest), idText: hasLossyNumber(text) ? text : undefined, form });
     } else return undefined;
   }
   return ids;

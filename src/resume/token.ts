@@ -52,10 +52,14 @@
  * batch's token as before and ignores it (the agent's level).
  *
  * (2) Only on a batch's token: the requests of the batch still without their response after
- * the token's event, as opaque keys of their ids (response/batch-answers.ts awaitedKeys), so
- * that the batch's stream resumed from it ends once they are answered; absent when the batch's
- * ids are not known or the list would be over {@link MAX_AWAITED_CHARS} (the resumed stream
- * then ends as an unanswered batch's, as before `w`).
+ * the token's event, as opaque entries (response/batch-answers.ts awaitedKeys: the key of each
+ * one's id, after one letter for the form of its local error when that is a tool result), so
+ * that the batch's stream resumed from it ends once they are answered, and a local error
+ * answers each as it would be answered alone; absent when the batch's ids are not known or
+ * the list would be over {@link MAX_AWAITED_CHARS} (the resumed stream then ends as an
+ * unanswered batch's, as before `w`). An entry without the letter (a token minted before it
+ * was carried) is a request answered with a JSON-RPC error, as every request of a batch was
+ * then; a replica older than the letters reads a list with one as no list.
  *
  * Any other key, a `null` in an optional key, a wrong type, `b > l`, or an `x` without a
  * number `i` or that is not a JSON number reading as `i` makes the token invalid (strict
@@ -160,8 +164,8 @@ export interface ResumeState {
   readonly final?: boolean;
   /**
    * Of a batch's stream only: its requests still without their response after this token's
-   * event, as opaque keys of their ids (response/batch-answers.ts awaitedKeys; duplicates
-   * kept), so that the stream resumed from this token ends once they are answered, as the
+   * event, as opaque entries of their ids and error forms (response/batch-answers.ts
+   * awaitedKeys; duplicates kept), so that the stream resumed from this token ends once they are answered, as the
    * first one would have (MCP 2025-03-26: the server SHOULD close the stream after all
    * responses). Absent when unknown (tokens minted before it existed, a batch whose list is
    * over {@link MAX_AWAITED_CHARS}): the resumed stream then waits for nothing it can tell.

@@ -60,15 +60,17 @@ describe('JSON-RPC batches', () => {
     assert.equal(r.text(), body);
   });
 
-  test('a batch response over the limit gets a JSON-RPC error for each request of the batch, HTTP 200', async () => {
+  test('a batch response over the limit gets an answer for each request of the batch, HTTP 200: a tools/call its tool error result, as alone', async () => {
     const big = `[${toolResponse(1, { content: [{ type: 'text', text: 'z'.repeat(3000) }] })}]`;
     answer = (res) => res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(big) }).end(big);
     const r = await rawPost(stack.gateway.agentUrl('s'), [{ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'x' } }]);
     assert.equal(r.status, 200);
-    const [m, ...more] = r.json() as Array<{ id: unknown; error: { code: number; data: { adcp_error: { code: string; details: { reason: string } } } } }>;
+    const [m, ...more] = r.json() as Array<{ id: unknown; result: { isError: boolean; structuredContent: { adcp_error: { code: string; recovery: string; details: { reason: string } } } } }>;
     assert.equal(more.length, 0);
     assert.equal(m!.id, 1);
-    assert.equal(m!.error.code, -32050);
-    assert.equal(m!.error.data.adcp_error.details.reason, 'content_length');
+    assert.equal(m!.result.isError, true);
+    assert.equal(m!.result.structuredContent.adcp_error.code, 'RESPONSE_TOO_LARGE');
+    assert.equal(m!.result.structuredContent.adcp_error.recovery, 'correctable');
+    assert.equal(m!.result.structuredContent.adcp_error.details.reason, 'content_length');
   });
 });

@@ -15,7 +15,8 @@
  * Expectation: a batch's limits are, limit by limit, the strictest of the levels its elements
  * would each get alone (a `tools/call`: its tool's; anything else: the agent's), then
  * `X-Max-Response-Bytes` as for a single call. Over one: the batch's local error, HTTP 200
- * with one JSON-RPC error for each of its requests, byte for byte, or those errors as the final
+ * with one answer for each of its requests, byte for byte, each the one it gets alone (a tool
+ * call's tool result: batch-error-loses-tool-warning.test.ts), or those answers as the final
  * SSE events (test/regressions/batch-local-error-answers-no-request.test.ts: before, one error
  * for id null, HTTP 502 or 504); within: the seller's bytes, outcome `ok`. A stream resumed with
  * `Last-Event-ID` gets the batch's limits again from its token.
@@ -24,7 +25,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ServerResponse } from 'node:http';
 import { startRawSeller, toolResponseOfSize, type RawSeller, type SeenRequest } from '../support/raw-seller.js';
-import { RESUME_TOKEN, RESUME_YAML, expectedBatchErrorFrames, expectedBatchErrorJson, expectedErrorJson, observedMsAtLeast, startObservedGateway, withToken, type LogLine, type ObservedGateway } from '../support/hostile-seller.js';
+import { RESUME_TOKEN, RESUME_YAML, batchToolCall, expectedBatchErrorFrames, expectedBatchErrorJson, expectedErrorJson, observedMsAtLeast, startObservedGateway, withToken, type BatchRequestId, type LogLine, type ObservedGateway } from '../support/hostile-seller.js';
 import { agentsYaml } from '../helpers/gateway.js';
 import { rawPost, sseIds, toolCall, type RawResponse } from '../helpers/raw.js';
 import { useSellerAndGateway } from '../helpers/stack.js';
@@ -48,6 +49,8 @@ const stack = useSellerAndGateway<RawSeller, ObservedGateway>(
 const CALL = JSON.stringify(toolCall(1, 'get_products'));
 const PING = '{"jsonrpc":"2.0","id":2,"method":"ping"}';
 const batchOf = (...elements: string[]): string => `[${elements.join(',')}]`;
+/** Request 1 of a batch, a tools/call of `tool`: its error is the tool result that call gets alone (batch-error-loses-tool-warning). */
+const call1 = (tool = 'get_products'): BatchRequestId => batchToolCall(1, tool);
 
 /** A JSON array holding one tools/call response for id 1, exactly `bytes` bytes. */
 const arrayOfSize = (bytes: number): string => `[${toolResponseOfSize(1, bytes - 2)}]`;
@@ -71,7 +74,7 @@ async function post(body: string, headers: Record<string, string> = {}): Promise
 const summary = (line: LogLine): Record<string, unknown> => ({ rpc_kind: line.rpc_kind, tool: line.tool, outcome: line.outcome, reason: line.reason, bytes_to_host: line.bytes_to_host });
 
 /** Asserts `r` is exactly the batch's local error for `error`, one for each of its requests `ids`, HTTP 200. */
-function assertBatchError(r: RawResponse, line: LogLine, ids: readonly number[], error: Parameters<typeof expectedBatchErrorJson>[1]): void {
+function assertBatchError(r: RawResponse, line: LogLine, ids: readonly BatchRequestId[], error: Parameters<typeof expectedBatchErrorJson>[1]): void {
   const expected = expectedBatchErrorJson(ids, error);
   assert.equal(r.status, 200);
   assert.equal(r.headers.get('content-type'), 'application/json; charset=utf-8');
@@ -134,27 +137,27 @@ describe('batch-escapes-tool-limits', { timeout: TEST_TIMEOUT_MS }, () => {
   test('a batch of that call, one byte over the tool\'s limit: content_length at 1000, not the agent\'s 3000', async () => {
     sellerJson(arrayOfSize(TOOL_LIMIT + 1));
     const { r, line } = await post(batchOf(CALL));
-    assertBatchError(r, line, [1], { reason: 'content_length', limitBytes: TOOL_LIMIT, observedBytes: TOOL_LIMIT + 1 });
+    assertBatchError(r, line, [call1()], { reason: 'content_length', limitBytes: TOOL_LIMIT, observedBytes: TOOL_LIMIT + 1 });
   });
 
   test('the same without Content-Length: raw_bytes at 1000, counted as the bytes arrive', async () => {
     sellerJson(arrayOfSize(TOOL_LIMIT + 1), true);
     const { r, line } = await post(batchOf(CALL));
-    assertBatchError(r, line, [1], { reason: 'raw_bytes', limitBytes: TOOL_LIMIT, observedBytes: TOOL_LIMIT + 1 });
+    assertBatchError(r, line, [call1()], { reason: 'raw_bytes', limitBytes: TOOL_LIMIT, observedBytes: TOOL_LIMIT + 1 });
   });
 
   test('a batch of that call and a ping: the strictest of the tool\'s and the agent\'s levels (1000)', async () => {
     const body = `[{"jsonrpc":"2.0","id":2,"result":{}},${toolResponseOfSize(1, 1500)}]`;
     sellerJson(body);
     const { r, line } = await post(batchOf(PING, CALL));
-    assertBatchError(r, line, [2, 1], { reason: 'content_length', limitBytes: TOOL_LIMIT, observedBytes: Buffer.byteLength(body) });
+    assertBatchError(r, line, [2, call1()], { reason: 'content_length', limitBytes: TOOL_LIMIT, observedBytes: Buffer.byteLength(body) });
   });
 
   test('a batch over 1 KiB whose tools/call element is over 1 KiB (the peek\'s scan reading): the tool\'s limit all the same', async () => {
     const big = JSON.stringify(toolCall(1, 'get_products', { brief: 'b'.repeat(1500) }));
     sellerJson(arrayOfSize(TOOL_LIMIT + 1));
     const { r, line } = await post(batchOf('{"jsonrpc":"2.0","method":"notifications/initialized"}', big));
-    assertBatchError(r, line, [1], { reason: 'content_length', limitBytes: TOOL_LIMIT, observedBytes: TOOL_LIMIT + 1 });
+    assertBatchError(r, line, [call1()], { reason: 'content_length', limitBytes: TOOL_LIMIT, observedBytes: TOOL_LIMIT + 1 });
   });
 
   test('a looser tool: a batch of get_report calls gets its 5000; with a ping, the agent\'s 3000 is the strictest', async () => {
@@ -165,7 +168,7 @@ describe('batch-escapes-tool-limits', { timeout: TEST_TIMEOUT_MS }, () => {
     assertForwarded(alone.r, alone.line, body);
     sellerJson(body);
     const mixed = await post(batchOf(call, PING));
-    assertBatchError(mixed.r, mixed.line, [1, 2], { reason: 'content_length', limitBytes: AGENT_LIMIT, observedBytes: LOOSE_LIMIT });
+    assertBatchError(mixed.r, mixed.line, [call1('get_report'), 2], { reason: 'content_length', limitBytes: AGENT_LIMIT, observedBytes: LOOSE_LIMIT });
   });
 
   test('control: a tool without a tools: entry is at the agent\'s level (3000)', async () => {
@@ -183,17 +186,17 @@ describe('batch-escapes-tool-limits', { timeout: TEST_TIMEOUT_MS }, () => {
     const over = deepResponse(TOOL_DEPTH + 1, true);
     sellerJson(over);
     const { r, line } = await post(batchOf(CALL));
-    assertBatchError(r, line, [1], { reason: 'json_depth', limit: TOOL_DEPTH, observed: TOOL_DEPTH + 1, limitBytes: TOOL_LIMIT, observedBytes: depthBreakBytes(over, TOOL_DEPTH) });
+    assertBatchError(r, line, [call1()], { reason: 'json_depth', limit: TOOL_DEPTH, observed: TOOL_DEPTH + 1, limitBytes: TOOL_LIMIT, observedBytes: depthBreakBytes(over, TOOL_DEPTH) });
   });
 
   test('X-Max-Response-Bytes applies to the batch\'s limit as to a single call: lowers it, never raises it past the tool\'s', async () => {
     sellerJson(arrayOfSize(801));
     const lowered = await post(batchOf(CALL), { 'x-max-response-bytes': '800' });
-    assertBatchError(lowered.r, lowered.line, [1], { reason: 'content_length', limitBytes: 800, observedBytes: 801 });
+    assertBatchError(lowered.r, lowered.line, [call1()], { reason: 'content_length', limitBytes: 800, observedBytes: 801 });
     // No max_call_response_bytes: a call can only lower its limit, so 2000 leaves the tool's 1000.
     sellerJson(arrayOfSize(TOOL_LIMIT + 1));
     const raised = await post(batchOf(CALL), { 'x-max-response-bytes': '2000' });
-    assertBatchError(raised.r, raised.line, [1], { reason: 'content_length', limitBytes: TOOL_LIMIT, observedBytes: TOOL_LIMIT + 1 });
+    assertBatchError(raised.r, raised.line, [call1()], { reason: 'content_length', limitBytes: TOOL_LIMIT, observedBytes: TOOL_LIMIT + 1 });
   });
 
   test('SSE: the tool\'s max_sse_event_bytes (500): an event of 500 bytes of data passes, one of 501 ends the stream with the error for request 1', async () => {
@@ -205,7 +208,7 @@ describe('batch-escapes-tool-limits', { timeout: TEST_TIMEOUT_MS }, () => {
 
     answer = (_req, res) => res.writeHead(200, { 'content-type': 'text/event-stream' }).end(`data: ${notificationOfSize(TOOL_EVENT_LIMIT + 1)}\n\n`);
     const { r, line } = await post(batchOf(CALL));
-    const frame = expectedBatchErrorFrames([1], { reason: 'sse_event', limitBytes: TOOL_EVENT_LIMIT, observedBytes: TOOL_EVENT_LIMIT + 1 });
+    const frame = expectedBatchErrorFrames([call1()], { reason: 'sse_event', limitBytes: TOOL_EVENT_LIMIT, observedBytes: TOOL_EVENT_LIMIT + 1 });
     assert.equal(r.status, 200);
     assert.equal(r.text(), frame);
     assert.deepEqual(summary(line), { rpc_kind: 'batch', tool: null, outcome: 'local_error', reason: 'sse_event', bytes_to_host: r.bytes });
@@ -218,7 +221,7 @@ describe('batch-escapes-tool-limits', { timeout: TEST_TIMEOUT_MS }, () => {
       res.on('close', () => timers.forEach(clearTimeout));
     };
     const { r, line } = await post(batchOf(JSON.stringify(toolCall(1, 'slow_tool'))));
-    assertBatchError(r, line, [1], { reason: 'deadline_exceeded', limitMs: 300, observedMs: observedMsAtLeast(r.text(), 300) });
+    assertBatchError(r, line, [call1('slow_tool')], { reason: 'deadline_exceeded', limitMs: 300, observedMs: observedMsAtLeast(r.text(), 300) });
   });
 
   test('a batch\'s stream resumed with Last-Event-ID keeps the batch\'s limits (the tool\'s depth 8), from its token', async () => {
@@ -243,8 +246,9 @@ describe('batch-escapes-tool-limits', { timeout: TEST_TIMEOUT_MS }, () => {
     const line = await stack.gateway.waitForLine((l) => l.msg === 'exchange' && stack.gateway.lines.indexOf(l) >= seen);
     assert.equal(stack.seller.requests.at(-1)?.headers['last-event-id'], 'e1');
     assert.equal(resumed.status, 200);
-    // Request 1, still awaited (the token carries it), gets the error.
-    const frame = expectedBatchErrorFrames([1], { reason: 'json_depth', limit: TOOL_DEPTH, observed: TOOL_DEPTH + 1, limitBytes: TOOL_EVENT_LIMIT, observedBytes: Buffer.byteLength(deep) });
+    // Request 1, still awaited (the token carries it, and the form of its error: a read-only
+    // tool's result), gets the error it would get alone.
+    const frame = expectedBatchErrorFrames([call1()], { reason: 'json_depth', limit: TOOL_DEPTH, observed: TOOL_DEPTH + 1, limitBytes: TOOL_EVENT_LIMIT, observedBytes: Buffer.byteLength(deep) });
     assert.equal(text, frame);
     assert.deepEqual(summary(line), { rpc_kind: 'batch', tool: null, outcome: 'local_error', reason: 'json_depth', bytes_to_host: Buffer.byteLength(frame) });
   });

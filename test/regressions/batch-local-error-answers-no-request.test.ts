@@ -18,7 +18,9 @@
  * Expectation: the error answers every request of the batch the host still waits for (an
  * element with a `method` and an `id`, not yet answered on the stream), each with its own
  * JSON-RPC error for that request's id (as the host wrote it: `9007199254740993` exactly), the
- * same `adcp_error` in each, in the batch's order; a notification or a host's response among
+ * same `adcp_error` in each (the requests here are no tool calls: each gets the JSON-RPC
+ * error it gets alone; a tool call gets its tool result, batch-error-loses-tool-warning.test.ts),
+ * in the batch's order; a notification or a host's response among
  * the elements gets none. JSON path: HTTP 200 (as a single request's local error: an MCP client
  * reads the body of a 2xx only), a JSON array of those errors, byte for byte; exchange line
  * `local_error` with the reason, status 200. SSE: the events before the breach as the seller

@@ -107,9 +107,10 @@ describe('batch-notification-tightens-tool-limits', { timeout: TEST_TIMEOUT_MS }
   test('the same batch one byte over get_report\'s limit: content_length at 5000, for request 1', async () => {
     sellerJson(arrayOfSize(REPORT_LIMIT + 1));
     const { r, line } = await post(batchOf(INITIALIZED, CALL));
-    const err = buildAdcpError({ method: '', reason: 'content_length', limitBytes: REPORT_LIMIT, observedBytes: REPORT_LIMIT + 1 });
+    // The error get_report's call gets alone: a tool result (batch-error-loses-tool-warning).
+    const err = buildAdcpError({ method: 'tools/call', toolName: 'get_report', reason: 'content_length', limitBytes: REPORT_LIMIT, observedBytes: REPORT_LIMIT + 1 });
     assert.equal(r.status, 200);
-    assert.equal(r.text(), JSON.stringify([localErrorMessage(1, '', err)]));
+    assert.equal(r.text(), JSON.stringify([localErrorMessage(1, 'tools/call', err)]));
     assert.deepEqual(summary(line), { rpc_kind: 'batch', outcome: 'local_error', reason: 'content_length', bytes_to_host: r.bytes });
   });
 
@@ -131,10 +132,12 @@ describe('batch-notification-tightens-tool-limits', { timeout: TEST_TIMEOUT_MS }
     const body = `[{"jsonrpc":"2.0","id":2,"result":{}},${toolResponseOfSize(1, 3500)}]`;
     sellerJson(body);
     const { r, line } = await post(batchOf(INITIALIZED, PING, CALL));
-    const err = buildAdcpError({ method: '', reason: 'content_length', limitBytes: AGENT_LIMIT, observedBytes: Buffer.byteLength(body) });
+    const e = { reason: 'content_length', limitBytes: AGENT_LIMIT, observedBytes: Buffer.byteLength(body) } as const;
+    const pingErr = buildAdcpError({ method: 'ping', ...e });
+    const callErr = buildAdcpError({ method: 'tools/call', toolName: 'get_report', ...e });
     assert.equal(r.status, 200);
-    // One error per request, in the batch's order: the ping's (2), the call's (1).
-    assert.equal(r.text(), JSON.stringify([localErrorMessage(2, '', err), localErrorMessage(1, '', err)]));
+    // One error per request, in the batch's order, each as it gets it alone: the ping's (2), the call's (1).
+    assert.equal(r.text(), JSON.stringify([localErrorMessage(2, 'ping', pingErr), localErrorMessage(1, 'tools/call', callErr)]));
     assert.deepEqual(summary(line), { rpc_kind: 'batch', outcome: 'local_error', reason: 'content_length', bytes_to_host: r.bytes });
   });
 
@@ -150,7 +153,8 @@ describe('batch-notification-tightens-tool-limits', { timeout: TEST_TIMEOUT_MS }
     assert.match(token ?? '', RESUME_TOKEN);
     assert.equal(opened.line.outcome, 'resumable_end');
     const payload = tokenPayload(token!);
-    assert.deepEqual({ m: payload.m, t: payload.t, l: payload.l, w: payload.w }, { m: '', t: 'get_report', l: REPORT_LIMIT, w: ['n1e0'] });
+    // `w`: request 1, awaited, its error a read-only tool's result (`R`: batch-error-loses-tool-warning).
+    assert.deepEqual({ m: payload.m, t: payload.t, l: payload.l, w: payload.w }, { m: '', t: 'get_report', l: REPORT_LIMIT, w: ['Rn1e0'] });
 
     // On the resume, the response to request 1 in one event of 4000 bytes of data.
     const response = toolResponseOfSize(1, 4000);

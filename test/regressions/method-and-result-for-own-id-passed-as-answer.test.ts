@@ -27,7 +27,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startRawSeller, toolResponse, type RawSeller } from '../support/raw-seller.js';
-import { expectedBatchErrorFrames, expectedErrorFrame, expectedErrorJson, startObservedGateway, type ObservedGateway } from '../support/hostile-seller.js';
+import { batchToolCall, expectedBatchErrorFrames, expectedErrorFrame, expectedErrorJson, startObservedGateway, type ObservedGateway } from '../support/hostile-seller.js';
 import { agentsYaml } from '../helpers/gateway.js';
 import { useSellerAndGateway } from '../helpers/stack.js';
 import { rawPost, toolCall } from '../helpers/raw.js';
@@ -91,7 +91,7 @@ describe('a message with method and result (or error) for the own id is no answe
   test('a batch answered with method and result for one of its ids: upstream_not_mcp for each of its requests', async () => {
     const r = await rawPost(gw().agentUrl('seller'), [toolCall(20, 'a'), toolCall(21, 'b')]);
     assert.equal(r.status, 200);
-    assert.equal(r.text(), expectedBatchErrorFrames([20, 21], { reason: 'upstream_not_mcp', upstreamStatus: 200 }));
+    assert.equal(r.text(), expectedBatchErrorFrames([batchToolCall(20, 'a'), batchToolCall(21, 'b')], { reason: 'upstream_not_mcp', upstreamStatus: 200 }));
     const line = await gw().waitForLine((l) => l.msg === 'exchange' && l.agent === 'seller' && l.rpc_kind === 'batch');
     assert.deepEqual({ outcome: line.outcome, reason: line.reason }, { outcome: 'local_error', reason: 'upstream_not_mcp' });
   });

@@ -39,7 +39,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startRawSeller, type RawSeller } from '../support/raw-seller.js';
-import { expectedBatchErrorFrames, expectedBatchErrorJson, expectedErrorFrame, expectedErrorJson, startObservedGateway, type ObservedGateway } from '../support/hostile-seller.js';
+import { batchToolCall, expectedBatchErrorFrames, expectedBatchErrorJson, expectedErrorFrame, expectedErrorJson, startObservedGateway, type ObservedGateway } from '../support/hostile-seller.js';
 import { agentsYaml } from '../helpers/gateway.js';
 import { useSellerAndGateway } from '../helpers/stack.js';
 import { rawPost, toolCall } from '../helpers/raw.js';
@@ -127,7 +127,7 @@ describe('a seller message that repeats a member name is no answer', { timeout: 
   test('a batch answered on SSE with a response repeating its id: the events before it, then upstream_not_mcp for request 20, still awaited', async () => {
     const r = await rawPost(gw().agentUrl('seller'), [toolCall(20, 'a'), toolCall(21, 'b')]);
     assert.equal(r.status, 200);
-    assert.equal(r.text(), frame(`{${JSONRPC},"id":21,${RESULT}}`) + expectedBatchErrorFrames([20], { reason: 'upstream_not_mcp', upstreamStatus: 200 }));
+    assert.equal(r.text(), frame(`{${JSONRPC},"id":21,${RESULT}}`) + expectedBatchErrorFrames([batchToolCall(20, 'a')], { reason: 'upstream_not_mcp', upstreamStatus: 200 }));
     const line = await gw().waitForLine((l) => l.msg === 'exchange' && l.agent === 'seller' && l.rpc_kind === 'batch' && l.outcome !== 'ok');
     assert.deepEqual({ outcome: line.outcome, reason: line.reason }, { outcome: 'local_error', reason: 'upstream_not_mcp' });
   });
@@ -135,7 +135,7 @@ describe('a seller message that repeats a member name is no answer', { timeout: 
   test('a batch answered with a JSON array whose second response repeats result: HTTP 200, upstream_not_mcp for each of its requests', async () => {
     const r = await rawPost(gw().agentUrl('seller'), [toolCall(30, 'a'), toolCall(31, 'b')]);
     assert.equal(r.status, 200);
-    assert.equal(r.text(), expectedBatchErrorJson([30, 31], { reason: 'upstream_not_mcp', upstreamStatus: 200 }));
+    assert.equal(r.text(), expectedBatchErrorJson([batchToolCall(30, 'a'), batchToolCall(31, 'b')], { reason: 'upstream_not_mcp', upstreamStatus: 200 }));
   });
 
   for (const [tool, id] of [['json_control', 40], ['sse_control', 41]] as const) {

@@ -25,7 +25,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startRawSeller, toolResponse, type RawSeller } from '../support/raw-seller.js';
-import { expectedBatchErrorFrames, expectedErrorFrame, startObservedGateway, type ObservedGateway } from '../support/hostile-seller.js';
+import { batchToolCall, expectedBatchErrorFrames, expectedErrorFrame, startObservedGateway, type ObservedGateway } from '../support/hostile-seller.js';
 import { agentsYaml } from '../helpers/gateway.js';
 import { useSellerAndGateway } from '../helpers/stack.js';
 import { rawPost, toolCall } from '../helpers/raw.js';
@@ -65,7 +65,7 @@ describe('SSE nested arrays holding a response', { timeout: TEST_TIMEOUT_MS }, (
   test("on a batch's stream: upstream_not_mcp for each of its requests", async () => {
     const r = await rawPost(gw().agentUrl('seller'), [toolCall(20, 'a'), toolCall(21, 'b')]);
     assert.equal(r.status, 200);
-    assert.equal(r.text(), expectedBatchErrorFrames([20, 21], { reason: 'upstream_not_mcp', upstreamStatus: 200 }));
+    assert.equal(r.text(), expectedBatchErrorFrames([batchToolCall(20, 'a'), batchToolCall(21, 'b')], { reason: 'upstream_not_mcp', upstreamStatus: 200 }));
     const line = await gw().waitForLine((l) => l.msg === 'exchange' && l.agent === 'seller' && l.rpc_kind === 'batch');
     assert.deepEqual({ outcome: line.outcome, reason: line.reason }, { outcome: 'local_error', reason: 'upstream_not_mcp' });
   });

@@ -869,16 +869,27 @@ export function expectedErrorFrame(e: ExpectedError): string {
   return `event: message\ndata: ${expectedErrorJson(e)}\n\n`;
 }
 
-/** A batch request's id as the host wrote it: the value, or the value and its text when a double changes it (`9007199254740993`). */
-export type BatchRequestId = RpcId | { id: RpcId; idText: string };
+/**
+ * A batch request as the host wrote it: its id (the value, with its text when a double changes
+ * it: `9007199254740993`), and its method and tool name when they shape its error (a
+ * `tools/call`, a `tasks/result`); a bare id is a request of another method (`ping`).
+ */
+export type BatchRequestId = RpcId | { id: RpcId; idText?: string; method?: string; toolName?: string };
+
+/** A batch's `tools/call` of `tool` with this id, as {@link expectedBatchErrorJson} takes it: its error is the tool result it gets alone. */
+export function batchToolCall(id: RpcId, tool: string): BatchRequestId {
+  return { id, method: 'tools/call', toolName: tool };
+}
 
 /**
- * The exact JSON-RPC error answering one request of a batch with the batch's minted error (a
- * JSON-RPC error whatever the request's method: the error is the batch's, built with no method).
+ * The exact JSON-RPC message answering one request of a batch with the batch's minted error:
+ * the message that request gets sent alone (a tool error result for a `tools/call` or
+ * `tasks/result`, with its recovery and, for a tool not read-only, the warning; a JSON-RPC
+ * error for any other method), its id as the host wrote it.
  */
 function batchRequestError(ref: BatchRequestId, e: LocalErrorInput): string {
-  const { id, idText } = ref !== null && typeof ref === 'object' ? ref : { id: ref, idText: undefined };
-  return stringifyJsonRpc(localErrorMessage(id, '', buildAdcpError({ method: '', ...e })), idText);
+  const { id, idText, method = '', toolName } = ref !== null && typeof ref === 'object' ? ref : { id: ref };
+  return stringifyJsonRpc(localErrorMessage(id, method, buildAdcpError({ method, ...(toolName !== undefined ? { toolName } : {}), ...e })), idText);
 }
 
 /**

@@ -8,9 +8,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { BatchAnswers, idsOfAwaitedKeys } from '../../src/response/batch-answers.js';
-import type { RpcIdRef } from '../../src/exchange.js';
+import type { BatchRequestRef } from '../../src/exchange.js';
+import type { LocalErrorForm } from '../../src/mcp/local-error.js';
 
-const ref = (id: string | number | null, idText?: string): RpcIdRef => ({ id, idText });
+const ref = (id: string | number | null, idText?: string, form: LocalErrorForm = 'rpc_error'): BatchRequestRef => ({ id, idText, form });
 const ok = (id: string) => `{"jsonrpc":"2.0","id":${id},"result":{}}`;
 
 test('done once each request has its response, by event or by array, in any order', () => {
@@ -149,4 +150,26 @@ test('idsOfAwaitedKeys: a number\'s idText is its plain decimal text when a doub
     ref(0, `0.${'0'.repeat(399)}1`),
     ref(0),
   ]);
+});
+
+test('awaitedKeys carries each request\'s error form (R: a read-only tool\'s result, W: one that may have run, none: a JSON-RPC error), and a resumed stream gets it back (batch-error-loses-tool-warning)', () => {
+  const read = ref(1, undefined, 'tool_result');
+  const write = ref('b', undefined, 'tool_result_may_have_run');
+  const ping = ref(3);
+  const a = new BatchAnswers([read, write, ping]);
+  assert.deepEqual(a.awaitedKeys(), ['Rn1e0', 'Wsb', 'n3e0']);
+  const ids = idsOfAwaitedKeys(a.awaitedKeys());
+  assert.deepEqual(ids, [read, write, ping]);
+  assert.equal(a.take(ok('1')), 'waiting');
+  assert.deepEqual(a.awaitedKeys(), ['Wsb', 'n3e0']);
+  // One id twice with two forms: the first ones in the batch's order stay awaited, as unanswered() lists them.
+  const twice = new BatchAnswers([ref(7, undefined, 'tool_result_may_have_run'), ref(7), ref(7, undefined, 'tool_result')]);
+  assert.equal(twice.take(ok('7')), 'waiting');
+  twice.delivered();
+  assert.deepEqual(twice.awaitedKeys(), ['Wn7e0', 'n7e0']);
+  assert.deepEqual(idsOfAwaitedKeys(twice.awaitedKeys()), twice.unanswered());
+  // A token minted before forms were carried: every request a JSON-RPC error, as then.
+  assert.deepEqual(idsOfAwaitedKeys(['n1e0', 'sb']), [ref(1), ref('b')]);
+  // A letter before no key the gateway makes: no ids.
+  for (const bad of [['R'], ['W'], ['RRn1e0'], ['Wx1'], ['Rn1.5']]) assert.equal(idsOfAwaitedKeys(bad), undefined, JSON.stringify(bad));
 });

@@ -4,12 +4,15 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
   buildAdcpError,
+  buildAdcpErrorOfForm,
+  localErrorFormOf,
   localErrorMessage,
+  localErrorMessageOfForm,
   mayBeMutation,
   requestRefusal,
   toolErrorResult,
 } from '../../src/mcp/local-error.js';
-import type { BuildAdcpErrorInput } from '../../src/mcp/local-error.js';
+import type { BuildAdcpErrorInput, LocalErrorForm } from '../../src/mcp/local-error.js';
 import { extractAdcpError } from '../../src/mcp/extract.js';
 import { REASONS, REFUSALS } from '../../src/errors/codes.js';
 import type { AdcpErrorReason, RefusalReason } from '../../src/errors/codes.js';
@@ -237,4 +240,34 @@ describe('retry_after', () => {
 test('upstream_reset names both causes: a closed connection or an unreadable response (a new user: an oversized seller header read as "the connection closed")', () => {
   const err = buildAdcpError({ reason: 'upstream_reset', method: 'tools/call' });
   assert.match(err.message, /^The seller's connection closed, or its response could not be read, before the response was complete/);
+});
+
+describe('error forms (a batch answers each request as it would be answered alone: batch-error-loses-tool-warning)', () => {
+  const cases: readonly [string | undefined, string | undefined, LocalErrorForm][] = [
+    ['tools/call', 'get_products', 'tool_result'],
+    ['tools/call', 'check_status', 'tool_result'],
+    ['tasks/result', 'list_x', 'tool_result'],
+    ['tools/call', 'create_media_buy', 'tool_result_may_have_run'],
+    ['tools/call', undefined, 'tool_result_may_have_run'],
+    ['tasks/result', undefined, 'tool_result_may_have_run'],
+    ['ping', undefined, 'rpc_error'],
+    ['tools/list', 'get_x', 'rpc_error'],
+    [undefined, undefined, 'rpc_error'],
+    ['', undefined, 'rpc_error'],
+  ];
+  test('localErrorFormOf: from the method and tool name', () => {
+    for (const [method, toolName, form] of cases) assert.equal(localErrorFormOf(method, toolName), form, `${method} ${toolName}`);
+  });
+  test('the error and the message of a form are those of a request of that form, for every reason', () => {
+    for (const reason of Object.keys(REASONS) as AdcpErrorReason[]) {
+      for (const [method, toolName, form] of cases) {
+        const input = { reason, limitBytes: 100, observedBytes: 101, limitMs: 5, upstreamStatus: 502 };
+        const alone = buildAdcpError({ ...input, method: method ?? '', ...(toolName !== undefined ? { toolName } : {}) });
+        assert.deepEqual(buildAdcpErrorOfForm(input, form), alone, `${reason} ${method} ${toolName}`);
+        for (const version of ['2025-03-26', '2026-07-28']) {
+          assert.deepEqual(localErrorMessageOfForm(7, form, alone, version), localErrorMessage(7, method ?? '', alone, version), `${reason} ${method} ${version}`);
+        }
+      }
+    }
+  });
 });

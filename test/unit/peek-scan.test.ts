@@ -451,7 +451,7 @@ test('params, a host response and initialize: the exact refusals, single and in 
       idText: undefined,
       method: undefined,
       toolName: undefined,
-      batchRequestIds: [{ id: 1, idText: undefined }, { id: 2, idText: undefined }],
+      batchRequestIds: [{ id: 1, idText: undefined, form: 'tool_result_may_have_run' }, { id: 2, idText: undefined, form: 'rpc_error' }],
       // One per request: the call's tool, the ping's none (the response takes no part).
       batchToolNames: ['t', undefined],
     },
@@ -516,7 +516,7 @@ test('a batch names its first element that is no JSON-RPC message, in both readi
     [`[${call},null]`, refused('Invalid Request: batch element 1 is not a JSON-RPC message (null, not an object).')],
     // Over 1 KiB: the body and its large element read by the scan.
     [`[${pad(2000)}, ${pad(10)} ,"]"]`, refused('Invalid Request: batch element 2 is not a JSON-RPC message (a string, not an object).')],
-    [`[${pad(2000)},{"jsonrpc":"2.0","id":1,"result":1},{"jsonrpc":"2.0","method":"n"}]`, { ok: true, peek: { kind: 'batch', id: null, idText: undefined, method: undefined, toolName: undefined, batchRequestIds: [{ id: 9, idText: undefined }], batchToolNames: ['t'] } }],
+    [`[${pad(2000)},{"jsonrpc":"2.0","id":1,"result":1},{"jsonrpc":"2.0","method":"n"}]`, { ok: true, peek: { kind: 'batch', id: null, idText: undefined, method: undefined, toolName: undefined, batchRequestIds: [{ id: 9, idText: undefined, form: 'tool_result_may_have_run' }], batchToolNames: ['t'] } }],
   ] as const) {
     assert.ok(same(body), `the scan decides ${body.slice(0, 80)}`);
     assert.deepEqual(peekJsonRpc(Buffer.from(body), BOUNDS), expected, body.slice(0, 80));
@@ -536,30 +536,30 @@ test('a batch keeps the ids of its requests, exactly, in both readings (sse-batc
   // Each batch as it is (parsed), then with a large request appended (the body over 1 KiB: scanned).
   for (const padded of [false, true]) {
     const wrap = (batch: string) => (padded ? `${batch.slice(0, -1)},${big('"pad"')}]` : batch);
-    const tail = padded ? [{ id: 'pad', idText: undefined }] : [];
-    assert.deepEqual(ids(wrap('[{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","id":2,"method":"tools/list"}]')), [{ id: 1, idText: undefined }, { id: 2, idText: undefined }, ...tail]);
+    const tail = padded ? [{ id: 'pad', idText: undefined, form: 'tool_result_may_have_run' }] : [];
+    assert.deepEqual(ids(wrap('[{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","id":2,"method":"tools/list"}]')), [{ id: 1, idText: undefined, form: 'rpc_error' }, { id: 2, idText: undefined, form: 'rpc_error' }, ...tail]);
     // Notifications and responses are no requests; id null is one; duplicates kept, in order.
     assert.deepEqual(ids(wrap(`[${note},${response},{"jsonrpc":"2.0","id":null,"method":"p"},{"jsonrpc":"2.0","id":"a","method":"p"},{"jsonrpc":"2.0","id":"a","method":"p"}]`)), [
-      { id: null, idText: undefined },
-      { id: 'a', idText: undefined },
-      { id: 'a', idText: undefined },
+      { id: null, idText: undefined, form: 'rpc_error' },
+      { id: 'a', idText: undefined, form: 'rpc_error' },
+      { id: 'a', idText: undefined, form: 'rpc_error' },
       ...tail,
     ]);
     assert.deepEqual(ids(wrap(`[${note},${response}]`)), tail);
     // Numbers a double changes keep their text; 1.0 and 1e0 are the 1 JSON.stringify writes.
     assert.deepEqual(ids(wrap('[{"jsonrpc":"2.0","id":9007199254740993,"method":"p"},{"jsonrpc":"2.0","id":1.0,"method":"p"},{"jsonrpc":"2.0","\\u0069d":1e0,"method":"p"},{"jsonrpc":"2.0","id":0.10000000000000000001,"method":"p"}]')), [
-      { id: 9007199254740992, idText: '9007199254740993' },
-      { id: 1, idText: undefined },
-      { id: 1, idText: undefined },
-      { id: 0.1, idText: '0.10000000000000000001' },
+      { id: 9007199254740992, idText: '9007199254740993', form: 'rpc_error' },
+      { id: 1, idText: undefined, form: 'rpc_error' },
+      { id: 1, idText: undefined, form: 'rpc_error' },
+      { id: 0.1, idText: '0.10000000000000000001', form: 'rpc_error' },
       ...tail,
     ]);
   }
   // Large elements (scanned), their ids' texts read from their own bytes.
   assert.deepEqual(ids(`[${big('12345678901234567890123')},${note},${big('"x"')},${big('7')}]`), [
-    { id: Number('12345678901234567890123'), idText: '12345678901234567890123' },
-    { id: 'x', idText: undefined },
-    { id: 7, idText: undefined },
+    { id: Number('12345678901234567890123'), idText: '12345678901234567890123', form: 'tool_result_may_have_run' },
+    { id: 'x', idText: undefined, form: 'tool_result_may_have_run' },
+    { id: 7, idText: undefined, form: 'tool_result_may_have_run' },
   ]);
   // Single messages carry no such field.
   const single = peekJsonRpc(Buffer.from('{"jsonrpc":"2.0","id":1,"method":"ping"}'), BOUNDS);
@@ -587,6 +587,26 @@ test('a batch keeps each request\'s tool name, in order, in both readings (batch
   // Single messages carry no such field.
   const single = peekJsonRpc(Buffer.from(call('"a"')), BOUNDS);
   assert.ok(single.ok && !('batchToolNames' in single.peek));
+});
+
+test('a batch keeps beside each request id the form of its error, from its method and tool name, in both readings (batch-error-loses-tool-warning)', () => {
+  const forms = (body: string) => {
+    assert.ok(same(body), `the scan decides ${body.slice(0, 80)}`);
+    const result = peekJsonRpc(Buffer.from(body), BOUNDS);
+    assert.ok(result.ok && result.peek.kind === 'batch', body.slice(0, 80));
+    return result.peek.batchRequestIds?.map((ref) => ref.form);
+  };
+  const call = (id: number, params: string) => `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":${params}}`;
+  const pad = `"arguments":{"a":"${'p'.repeat(1200)}"}`;
+  const note = '{"jsonrpc":"2.0","method":"tools/call","params":{"name":"create_media_buy"}}';
+  // A read-only tool (get_, list_, search_, preview_, check_): a tool result; any other tool,
+  // one with no name or a name that is no string, or tasks/result: one that may have run; any
+  // other method: a JSON-RPC error. A notification has none (no entry at all).
+  const batch = `[${call(1, '{"name":"get_products"}')},${note},${call(2, '{"name":"create_media_buy"}')},{"jsonrpc":"2.0","id":3,"method":"ping"},${call(4, '{"name":7}')},${call(5, '[]')},{"jsonrpc":"2.0","id":6,"method":"tasks/result","params":{"taskId":"t"}},${call(7, '{"name":"check_\\u0073tatus"}')},{"jsonrpc":"2.0","id":8,"method":"tools/list","params":{"name":"get_x"}}]`;
+  const expected = ['tool_result', 'tool_result_may_have_run', 'rpc_error', 'tool_result_may_have_run', 'tool_result_may_have_run', 'tool_result_may_have_run', 'tool_result', 'rpc_error'];
+  assert.deepEqual(forms(batch), expected);
+  // Large elements (scanned): the same forms, the name read from the element's bytes.
+  assert.deepEqual(forms(`[${call(1, `{${pad},"name":"list_x"}`)},${call(2, `{${pad},"name":"update_x"}`)},${call(3, `{"name":"sync_x",${pad},"name":"search_\\u0078"}`)}]`), ['tool_result', 'tool_result_may_have_run', 'tool_result']);
 });
 
 test('random batches, small and large elements: the scan reading equals the parse reading', () => {
