@@ -27,6 +27,7 @@ import { isLoopbackListenHost, ownListenHosts } from './request/browser-guard.js
 import { createMcpHandler, type OpenExchangeEnd } from './routing/handler.js';
 import { refuseDraining, type DrainState } from './routing/draining.js';
 import { closesConnection, whenWritten } from './routing/closing-answers.js';
+import { boundAnswersAhead } from './errors/earlier-answers.js';
 import { AgentGuard } from './admission/agent-guard.js';
 import { InFlightTable } from './inflight-table.js';
 import { createResumeCodec, randomResumeSecret } from './resume/token.js';
@@ -284,11 +285,12 @@ export async function buildApp(config: GatewayConfig, opts: BuildAppOptions = {}
   // `checkExpectation` (a new user's trial, 2026-12-03); refused like the parser's rejections,
   // logged with the request's method and agent (errors/client-error.ts answerUnmetExpectation).
   // Its answer closes the connection: a request pipelined behind it is not processed
-  // (routing/closing-answers.ts). Queued behind another answer, it is logged once written,
-  // as a route's refusal is.
+  // (routing/closing-answers.ts). Queued behind another answer, it bounds a stream ahead of it
+  // (errors/earlier-answers.ts) and is logged once written, as a route's refusal is.
   app.server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) => {
     closesConnection(req.socket, res);
     const queued = res.socket === null;
+    if (queued) boundAnswersAhead(req.socket, res);
     const status = answerUnmetExpectation(res);
     const record = (): void => recordRefusal('expectation_failed', { agent: agentOfPath(req.url ?? ''), http_method: req.method ?? null, status });
     if (queued) whenWritten(res, record);

@@ -34,6 +34,7 @@ import { hostLeftMidAnswer } from './answer-cut.js';
 import { resetHostConnection } from '../response/host-reset.js';
 import { refuseDraining, type DrainState } from './draining.js';
 import { closeConnectionAfter, whenProcessable } from './closing-answers.js';
+import { boundAnswersAhead } from '../errors/earlier-answers.js';
 
 export interface HandlerDeps {
   getConfig(): GatewayConfig;
@@ -384,6 +385,10 @@ export function createMcpHandler(deps: HandlerDeps) {
     if (queuedOn !== null) {
       queuedOn.once('close', onConnectionClose);
       reply.raw.once('socket', () => (stillQueued = false));
+      // An answer ahead of it with no deadline of its own (the standalone GET stream) gets its
+      // agent's sse_deadline_ms, so this one goes out (errors/earlier-answers.ts; reported
+      // failure: test/regressions/pipelined-call-behind-get-stream-unbounded.test.ts).
+      boundAnswersAhead(queuedOn, reply.raw);
     }
 
     /** Sends the admitted request to the seller (reply-from), its answer to the response pipeline. */
