@@ -25,7 +25,9 @@ import { opsRoutes } from './ops/routes.js';
 import { createUpstreamDispatcher } from './routing/dispatcher.js';
 import { isLoopbackListenHost, ownListenHosts } from './request/browser-guard.js';
 import { createMcpHandler, type OpenExchangeEnd } from './routing/handler.js';
-import { refuseDraining, whenDrainingRefusalWritten, type DrainState } from './routing/draining.js';
+import { refuseDraining, type DrainState } from './routing/draining.js';
+import { closesConnection, whenWritten } from './routing/closing-answers.js';
+import { boundAnswersAhead } from './errors/earlier-answers.js';
 import { AgentGuard } from './admission/agent-guard.js';
 import { InFlightTable } from './inflight-table.js';
 import { createResumeCodec, randomResumeSecret } from './resume/token.js';
@@ -269,9 +271,12 @@ export async function buildApp(config: GatewayConfig, opts: BuildAppOptions = {}
     // A request no route matched (a method Fastify does not route: TRACE, PROPFIND, ...) has
     // no parameters: the name comes from its path, as the route would give it.
     const fields = { agent: typeof agent === 'string' ? agent.slice(0, SHOWN_CHARS) : agentOfPath(request.url), http_method: request.method, status };
-    // A `draining` refusal is logged and counted once Node has written it: one queued behind
-    // an answer that closes the connection is never written (routing/draining.ts).
-    if (reason === 'draining') whenDrainingRefusalWritten(reply.raw, () => recordRefusal(reason, fields));
+    // A `draining` refusal, and any refusal queued behind another answer on its connection
+    // (HTTP/1.1 pipelining: no socket yet) or made on a connection Node has ended after a
+    // `close` answer, is logged and counted once Node has written it: one behind an answer
+    // that closes the connection is never written (routing/draining.ts, routing/closing-answers.ts).
+    const socket = reply.raw.socket;
+    if (reason === 'draining' || socket === null || socket.writableEnded) whenWritten(reply.raw, () => recordRefusal(reason, fields));
     else recordRefusal(reason, fields);
   };
   app.decorate(REFUSAL_LISTENER, onRefusal);
@@ -279,9 +284,17 @@ export async function buildApp(config: GatewayConfig, opts: BuildAppOptions = {}
   // An `Expect` other than 100-continue: Node answers a bare 417 unless the server listens for
   // `checkExpectation` (a new user's trial, 2026-12-03); refused like the parser's rejections,
   // logged with the request's method and agent (errors/client-error.ts answerUnmetExpectation).
+  // Its answer closes the connection: a request pipelined behind it is not processed
+  // (routing/closing-answers.ts). Queued behind another answer, it bounds a stream ahead of it
+  // (errors/earlier-answers.ts) and is logged once written, as a route's refusal is.
   app.server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) => {
+    closesConnection(req.socket, res);
+    const queued = res.socket === null;
+    if (queued) boundAnswersAhead(req.socket, res);
     const status = answerUnmetExpectation(res);
-    recordRefusal('expectation_failed', { agent: agentOfPath(req.url ?? ''), http_method: req.method ?? null, status });
+    const record = (): void => recordRefusal('expectation_failed', { agent: agentOfPath(req.url ?? ''), http_method: req.method ?? null, status });
+    if (queued) whenWritten(res, record);
+    else record();
   });
   app.route({ method: [...MCP_METHODS], url: '/agents/:agent/mcp', handler });
   app.route({

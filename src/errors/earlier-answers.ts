@@ -29,6 +29,15 @@
  * (test/regressions/pipelined-bad-request-behind-get-stream-unbounded.test.ts). What the host
  * sends meanwhile is dropped by Node's failed parser.
  *
+ * The same bound holds for any answer the gateway queues behind such a stream: a valid
+ * request pipelined behind it (forwarded, its answer then waits behind the stream, and its
+ * exchange, buffered bytes and any backoff turn with it), a refusal a route makes
+ * ({@link boundAnswersAhead}: routing/handler.ts, errors/local-reply.ts `refuse`, app.ts).
+ * At the stream's sse_deadline_ms it ends plainly and the queued answer goes out, then the
+ * connection carries on (keep-alive). Reported failure (Defect B of a hostile review): a
+ * call pipelined behind a standalone GET stream waited as long as the stream lived
+ * (test/regressions/pipelined-call-behind-get-stream-unbounded.test.ts).
+ *
  * How the answers due are found: Node's HTTP server gives a connection's responses its
  * socket one at a time, in request order. The one being written is the socket's
  * `_httpMessage`; the later ones wait in a queue that is not reachable (the connection's
@@ -41,7 +50,8 @@
  * `ServerResponse.prototype.assignSocket` / `detachSocket`, the same in all three). No public
  * API names a connection's queued responses without a cost on every request (the
  * `http.server.response.finish` diagnostics channel publishes an object per response).
- * Should a Node version drop the field, the refusal goes out at once, as before this rule.
+ * Should a Node version drop the field, the refusal goes out at once, as before this rule,
+ * and an answer queued behind a stream bounds nothing, as before {@link boundAnswersAhead}.
  */
 import type { ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
@@ -51,7 +61,7 @@ interface HttpConnection {
   _httpMessage?: ServerResponse | null;
 }
 
-/** Answers a refusal waits behind (a WeakSet: an entry goes with its response). */
+/** Answers another answer waits behind: a refusal, or any answer queued (a WeakSet: an entry goes with its response). */
 const awaited = new WeakSet<ServerResponse>();
 
 /** Per answer with no deadline of its own (an SSE stream that answers no request): what bounds it. */
@@ -59,8 +69,8 @@ const bounders = new WeakMap<ServerResponse, () => void>();
 
 /**
  * Registers `bound` for `res`, an answer with no deadline of its own (the standalone GET
- * stream, a long-lived stream: response/sse-stage.ts): it is called once a refusal waits
- * behind `res` on its connection (at once when one does already), and starts the bound (the
+ * stream, a long-lived stream: response/sse-stage.ts): it is called once a refusal or
+ * another answer waits behind `res` on its connection (at once when one does already), and starts the bound (the
  * stream's sse_deadline_ms). `bound` must do nothing once the answer is over. Made once per
  * such stream, when it first waits; never for a request's answer (it has its deadline).
  */
@@ -85,11 +95,51 @@ export function afterEarlierAnswers(socket: Duplex, then: () => void): void {
     then();
     return;
   }
+  markAwaited(due);
+  due.once('finish', () => afterEarlierAnswers(socket, then));
+}
+
+/** Per connection: the queued answers registered by {@link boundAnswersAhead} that have not had their turn yet. */
+const queuedAnswers = new WeakMap<Duplex, Set<ServerResponse>>();
+
+/**
+ * Registers `res`, an answer queued on `socket` (its connection: HTTP/1.1 pipelining, `res`
+ * has no socket yet), as waiting behind the answers ahead of it: each of them that has no
+ * deadline of its own is bounded (see file comment) once it is being written, until `res`
+ * has its turn. One 'finish' listener per connection at a time, on the answer being written
+ * (its 'finish' gives the connection to the next: see file comment), however many answers
+ * wait; nothing for a request whose answer has the connection.
+ */
+export function boundAnswersAhead(socket: Duplex, res: ServerResponse): void {
+  const queued = queuedAnswers.get(socket);
+  if (queued !== undefined) {
+    queued.add(res);
+    return;
+  }
+  const fresh = new Set([res]);
+  queuedAnswers.set(socket, fresh);
+  walkAhead(socket, fresh);
+}
+
+/** Bounds the answer being written on `socket` while a registered answer waits behind it, then the next, in turn. */
+function walkAhead(socket: Duplex, queued: Set<ServerResponse>): void {
+  const due = (socket as HttpConnection)._httpMessage;
+  // Its turn has come: no longer behind anything.
+  if (due != null) queued.delete(due);
+  if (due == null || queued.size === 0) {
+    queuedAnswers.delete(socket);
+    return;
+  }
+  markAwaited(due);
+  due.once('finish', () => walkAhead(socket, queued));
+}
+
+/** `due` has an answer waiting behind it: bounded now if it registered a bound (boundWhenAwaited), else as soon as it does. */
+function markAwaited(due: ServerResponse): void {
   awaited.add(due);
   const bound = bounders.get(due);
   if (bound !== undefined) {
     bounders.delete(due);
     bound();
   }
-  due.once('finish', () => afterEarlierAnswers(socket, then));
 }

@@ -35,6 +35,7 @@ import { encodeSseEvent } from '../response/sse-encode.js';
 import { SSE_RESPONSE_HEADERS } from '../response/sse-headers.js';
 import { resetHostConnection } from '../response/host-reset.js';
 import { GATEWAY_FINISHED } from './abort.js';
+import { boundAnswersAhead } from './earlier-answers.js';
 
 /** What a local error needs to know beyond the exchange (docs/errors.md lists the reasons). */
 export interface LocalErrorInput {
@@ -248,7 +249,9 @@ export function shownInMessage(value: string): string {
 /**
  * Refuses the host's request before any seller is contacted (ARCHITECTURE §3, second kind).
  * `id`: the request's id as the peek read it (its exact text for a big number), or null when
- * it could not be read.
+ * it could not be read. A refusal queued behind another answer on its connection (HTTP/1.1
+ * pipelining: no socket yet) bounds an answer ahead of it that has no deadline of its own
+ * (errors/earlier-answers.ts `boundAnswersAhead`).
  */
 export function refuse(
   reply: FastifyReply,
@@ -261,6 +264,7 @@ export function refuse(
   const { statusCode, body } = requestRefusal(reason, id === null ? null : id.id, message, extra);
   (reply.server as unknown as { [REFUSAL_LISTENER]?: RefusalListener })[REFUSAL_LISTENER]?.(reply, reason, statusCode);
   const text = Buffer.from(stringifyJsonRpc(body, id?.idText));
+  if (reply.raw.socket === null) boundAnswersAhead(reply.request.raw.socket, reply.raw);
   if (exchange) {
     exchange.finished = true;
     exchange.outcome = 'refused';

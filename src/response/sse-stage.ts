@@ -745,10 +745,10 @@ export async function handleSseBody(
     // sse_deadline_ms runs from the stream's first start, across resumes. Only a bounded
     // stream has a deadline (a request's, a notification's: the cap paired with a deadline):
     // the standalone GET stream and long-lived streams have no natural end (ARCHITECTURE §5);
-    // the idle timeout bounds the seller's silence on them. But one that holds a refusal
-    // pipelined behind it on its connection gets the deadline too, once the refusal waits
-    // (errors/earlier-answers.ts boundWhenAwaited): at it the stream ends plainly
-    // (`onTimeout`), then the refusal goes out.
+    // the idle timeout bounds the seller's silence on them. But one that holds an answer
+    // pipelined behind it on its connection (a refusal, a call's answer) gets the deadline
+    // too, once that answer waits (errors/earlier-answers.ts boundWhenAwaited): at it the
+    // stream ends plainly (`onTimeout`), then the answer behind it goes out.
     const onDeadline = (): void => {
       const observed = observedMs(Date.now() - exchange.stream.startedAt, limits.sse_deadline_ms);
       onTimeout({ reason: waitingForHost ? 'host_not_reading' : 'sse_deadline', limitMs: limits.sse_deadline_ms, observedMs: observed });

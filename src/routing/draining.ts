@@ -35,18 +35,19 @@
  * Answering each with its own 503 instead would keep the connection open, against §9.6,
  * Node and Fastify, for as long as the host keeps writing, while the gateway shuts down. So a
  * draining refusal is logged and counted once Node has written it (its response's 'finish':
- * {@link whenDrainingRefusalWritten}, app.ts), never when it stayed queued: the log and the
- * metric say what the wire carried. Reported failure (a hostile trial, Finding 6): requests
+ * closing-answers.ts `whenWritten`, app.ts), never when it stayed queued: the log and the
+ * metric say what the wire carried. A request on an MCP endpoint pipelined behind a draining
+ * refusal is not even refused: it is not processed at all (routing/closing-answers.ts). Reported failure (a hostile trial, Finding 6): requests
  * in one write behind a draining refusal were each logged `refused` and counted, the host
  * got only the first 503 (test/regressions/pipelined-after-draining-unanswered.test.ts).
  *
  * No `Retry-After` (RFC 9110 §10.2.3, optional on a 503): the gateway does not know when a
  * successor will listen, and another instance can take the request at once.
  */
-import type { ServerResponse } from 'node:http';
 import type { FastifyReply } from 'fastify';
 import { refuse } from '../errors/local-reply.js';
 import { requestIdOf } from '../request/peek.js';
+import { closeConnectionAfter } from './closing-answers.js';
 
 /** Whether the gateway is shutting down: set once by the app's preClose hook (src/app.ts), never cleared. */
 export interface DrainState {
@@ -62,16 +63,6 @@ const DRAINING_MESSAGE = 'The gateway is shutting down: the request was not sent
  * be read, a batch, a notification, id null).
  */
 export function refuseDraining(reply: FastifyReply, body: Buffer | undefined): FastifyReply {
-  reply.header('connection', 'close');
+  closeConnectionAfter(reply);
   return refuse(reply, 'draining', body !== undefined && body.length > 0 ? requestIdOf(body) : null, DRAINING_MESSAGE);
-}
-
-/**
- * Calls `record` (the refusal's `refused` line and count: app.ts) once Node has written the
- * draining refusal `res` to its connection ('finish': the kernel took every byte of it);
- * never when it is not written: queued behind an answer that closed the connection, or the
- * connection gone first (see file comment). One listener per draining refusal.
- */
-export function whenDrainingRefusalWritten(res: ServerResponse, record: () => void): void {
-  res.once('finish', record);
 }

@@ -33,6 +33,8 @@ import { REASONS } from '../errors/codes.js';
 import { hostLeftMidAnswer } from './answer-cut.js';
 import { resetHostConnection } from '../response/host-reset.js';
 import { refuseDraining, type DrainState } from './draining.js';
+import { closeConnectionAfter, whenProcessable } from './closing-answers.js';
+import { boundAnswersAhead } from '../errors/earlier-answers.js';
 
 export interface HandlerDeps {
   getConfig(): GatewayConfig;
@@ -70,6 +72,9 @@ export interface HandlerDeps {
 
 type McpRequest = FastifyRequest<{ Params: { agent: string } }>;
 
+/** Passed to the handler for a queued request once it may be processed (routing/closing-answers.ts). */
+const PROCESSABLE: unique symbol = Symbol('processable');
+
 /**
  * Ends an exchange's record once: its exchange line, then the `onExchangeEnd` listeners.
  * No argument when the host's answer closes (Node's `close` event passes none); `true` when a
@@ -85,6 +90,31 @@ export function createMcpHandler(deps: HandlerDeps) {
   // its `ttlMs` with it, lives as long as the app: `resume` takes effect at start-up only).
   const sseRetryMaxMs = sseRetryCeilingMs(deps.resume.ttlMs);
   const drain = deps.drain;
+
+  /**
+   * Processes a queued request once closing-answers.ts says it may be (a promise of its
+   * reply, as for a request that waits for its backoff turn), or leaves it unanswered when an
+   * answer ahead of it closes the connection: hijacked (Fastify sends nothing for it),
+   * nothing sent to a seller, no line, no count (its answer would never be written).
+   */
+  function processWhenDue(request: McpRequest, reply: FastifyReply): Promise<FastifyReply | undefined> {
+    return new Promise((resolve, reject) => {
+      whenProcessable(request.raw.socket, reply.raw, (processable) => {
+        if (!processable) {
+          reply.hijack();
+          resolve(undefined);
+          return;
+        }
+        try {
+          // Nothing returned: forwarded (sent by the handler itself); the reply then stands for it.
+          resolve(mcpHandler(request, reply, PROCESSABLE) ?? reply);
+        } catch (err) {
+          reject(err instanceof Error ? err : new Error(String(err)));
+        }
+      });
+    });
+  }
+
   // Not `async`, and nothing returned for a request forwarded at once (nearly all): the
   // handler has sent or will send the reply itself (Fastify's callback style, as for any
   // synchronous handler that calls `reply.send`). Returning the reply made Fastify await it
@@ -93,7 +123,7 @@ export function createMcpHandler(deps: HandlerDeps) {
   // added a promise and a thenable job on top (issue 5, 1 KiB results). A request that waits
   // for its turn returns a promise of the reply: Fastify would answer a promise of nothing
   // itself, with an empty body.
-  return function mcpHandler(request: McpRequest, reply: FastifyReply): FastifyReply | Promise<FastifyReply> | undefined {
+  const mcpHandler = function mcpHandler(request: McpRequest, reply: FastifyReply, turn?: typeof PROCESSABLE): FastifyReply | Promise<FastifyReply | undefined> | undefined {
     const config = deps.getConfig();
     const body = Buffer.isBuffer(request.body) ? request.body : undefined;
     // Shutting down: nothing more goes to a seller (one flag read on the normal path).
@@ -116,7 +146,7 @@ export function createMcpHandler(deps: HandlerDeps) {
     // attacker's host (MCP Security Best Practices; browser-guard.ts). 403, id null.
     const host = request.headers.host;
     if (host !== undefined && hostFieldCount(request.raw.rawHeaders) > 1) {
-      reply.header('connection', 'close');
+      closeConnectionAfter(reply);
       return refuse(reply, 'malformed_http', null, 'Bad request: a request must carry one Host header, not several (RFC 9112 §3.2).');
     }
     // An absolute-form target names the request's host in place of Host (RFC 9112 §3.2.2).
@@ -133,9 +163,19 @@ export function createMcpHandler(deps: HandlerDeps) {
 
     // RFC 9112 §3.2: an HTTP/1.1 request without Host is a 400 (Node's own check is off: app.ts).
     if (host === undefined && request.raw.httpVersion === '1.1') {
-      reply.header('connection', 'close');
+      closeConnectionAfter(reply);
       return refuse(reply, 'malformed_http', null, 'Bad request: an HTTP/1.1 request must carry a Host header.');
     }
+    // Every answer that closes the connection is decided above (draining, malformed_http),
+    // in the handler's first run. A request whose answer is queued behind another on its
+    // connection (HTTP/1.1 pipelining: no socket yet), or whose connection is closing (Node
+    // ended it after a `close` answer), is processed from here on a turn of the event loop
+    // later, and never when an answer ahead of it closes the connection (RFC 9112 §9.6:
+    // closing-answers.ts; the checks above run again then). Reported failure:
+    // test/regressions/pipelined-behind-closing-refusal-forwarded.test.ts. Any other request
+    // pays one property read (`writableEnded`): the socket is read once, for `queuedOn` too.
+    const connection = reply.raw.socket;
+    if (turn !== PROCESSABLE && (connection === null || connection.writableEnded)) return processWhenDue(request, reply);
     let rpc = NO_BODY;
     const versionHeader = request.headers['mcp-protocol-version'];
     const post = request.method === 'POST';
@@ -338,13 +378,17 @@ export function createMcpHandler(deps: HandlerDeps) {
     // exchange never ended (no line, its entry and any backoff turn held for good). The
     // connection's close ends it too; only such requests pay the listener (answer-cut.ts).
     // Reported failure: test/regressions/pipelined-answer-connection-dies.test.ts.
-    const queuedOn = reply.raw.socket === null ? request.raw.socket : null;
+    const queuedOn = connection === null ? request.raw.socket : null;
     // Until its turn comes (Node assigns it the connection: 'socket'), nothing of it reached the host.
     let stillQueued = queuedOn !== null;
     const onConnectionClose = (): void => end();
     if (queuedOn !== null) {
       queuedOn.once('close', onConnectionClose);
       reply.raw.once('socket', () => (stillQueued = false));
+      // An answer ahead of it with no deadline of its own (the standalone GET stream) gets its
+      // agent's sse_deadline_ms, so this one goes out (errors/earlier-answers.ts; reported
+      // failure: test/regressions/pipelined-call-behind-get-stream-unbounded.test.ts).
+      boundAnswersAhead(queuedOn, reply.raw);
     }
 
     /** Sends the admitted request to the seller (reply-from), its answer to the response pipeline. */
@@ -479,6 +523,7 @@ export function createMcpHandler(deps: HandlerDeps) {
       return forward();
     });
   };
+  return mcpHandler;
 }
 
 /**
