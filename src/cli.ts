@@ -25,7 +25,7 @@
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
-import { CONFIG_PATH_ENV, DEFAULT_CONFIG_PATH, MIN_RESUME_SECRET_LENGTH, RESUME_SECRET_ENV } from './config/defaults.js';
+import { BOUNDS, CONFIG_PATH_ENV, DEFAULT_CONFIG_PATH, MIN_RESUME_SECRET_LENGTH, RESUME_SECRET_ENV } from './config/defaults.js';
 import { ConfigError, loadConfigFile } from './config/load.js';
 import { configNotes, formatGatewaySection, formatGuardTable, formatLimitsTable } from './config/table.js';
 import type { GatewayConfig } from './config/types.js';
@@ -181,9 +181,23 @@ Exit codes:
   2  bad command line, invalid config, or an agent the config does not have
 `;
 
+/** `--timeout-ms`'s range: the config's own for any `*_ms` key (config/defaults.ts BOUNDS.ms: 1 ms .. 24 h). */
+const PROBE_TIMEOUT_MS = BOUNDS.ms;
+
+/** Why a `--timeout-ms` value is refused (commander prefixes the option and the value). */
+const TIMEOUT_RANGE = `expected an integer number of milliseconds >= ${PROBE_TIMEOUT_MS.min} and <= ${PROBE_TIMEOUT_MS.max} (24 h)`;
+
+/**
+ * `--timeout-ms`'s argument parser: decimal digits naming an integer in {@link PROBE_TIMEOUT_MS},
+ * else a usage error (commander: the option, the value and {@link TIMEOUT_RANGE} on stderr,
+ * exit 2). The upper bound is the config's `*_ms` bound, well under what a Node timer holds
+ * (2^31 - 1 ms): past that, 2^31 .. 2^32 - 1 became a 1 ms timer (a healthy seller reported
+ * `no answer within 2147483648 ms`, exit 1) and 2^32 and up an internal error, exit 1 (a hostile
+ * trial, F6: test/regressions/probe-timeout-ms-overflows-node-timer.test.ts).
+ */
 function parseTimeout(value: string): number {
   const n = Number(value);
-  if (!/^\d+$/.test(value) || !Number.isSafeInteger(n) || n < 1) throw new InvalidArgumentError('expected an integer number of milliseconds >= 1');
+  if (!/^\d+$/.test(value) || !Number.isSafeInteger(n) || n < PROBE_TIMEOUT_MS.min || n > PROBE_TIMEOUT_MS.max) throw new InvalidArgumentError(TIMEOUT_RANGE);
   return n;
 }
 
@@ -220,7 +234,7 @@ export function buildProgram(io: CliIo, setExit: (code: number) => void): Comman
     .argument('<agent>', 'the agent to probe (a name under agents: in the config)')
     .description("measure an agent's discovery responses against the AdCP size targets, through the gateway in-process")
     .option('--json', 'print one JSON object instead of the table')
-    .option('--timeout-ms <ms>', `give up on one request after this long (default ${DEFAULT_PROBE_TIMEOUT_MS})`, parseTimeout)
+    .option('--timeout-ms <ms>', `give up on one request after this long, ${PROBE_TIMEOUT_MS.min} to ${PROBE_TIMEOUT_MS.max} (default ${DEFAULT_PROBE_TIMEOUT_MS})`, parseTimeout)
     .option('--verbose', "write the gateway's log (at the config's log_level) to stderr")
     .configureHelp({ showGlobalOptions: true })
     .addHelpText('after', PROBE_HELP)
