@@ -1,8 +1,10 @@
 /**
  * The probe's output: an aligned plain-text table for people, one JSON object for machines.
- * Pure: same report, same text.
+ * Pure: same report, same text. Every string a seller chose is shown inert (shown-text.ts):
+ * escaped and cut in the table, exact but with terminal controls `\u`-escaped in the JSON.
  */
 import type { ProbeReport, ProbeRow } from './probe.js';
+import { inertJson, shownText } from './shown-text.js';
 
 const COLUMNS = ['surface', 'via', 'bytes', 'target', 'result'] as const;
 /** Columns right-aligned (numbers). */
@@ -30,7 +32,8 @@ function label(row: ProbeRow): string {
 function result(row: ProbeRow): string {
   switch (row.status) {
     case 'error':
-      return `error: ${row.error ?? 'unknown'}`;
+      // The seller's words may be in it (a JSON-RPC error's message, a tool error's text).
+      return `error: ${shownText(row.error ?? 'unknown')}`;
     case 'not_offered':
       return 'not offered';
     case 'skipped':
@@ -61,14 +64,20 @@ function result(row: ProbeRow): string {
  * ```
  *
  * Columns separated by two spaces, numbers right-aligned with thousands separators, no
- * trailing spaces, a final newline.
+ * trailing spaces, a final newline. The seller's strings (server name and version, MCP
+ * revision, the error of a row) are shown by `shownText`: control and format characters
+ * escaped (`\x1b`, `\n`, `\u202e`), `\` as `\\`, each value at most `MAX_SHOWN_CHARS`
+ * (then cut, ending `…`), so no seller string moves the terminal or adds a line.
  */
 export function formatProbeTable(report: ProbeReport): string {
   const lines: string[] = [];
   lines.push(`probe: agent ${report.agent} -> ${report.seller}, through the gateway's pipeline`);
   if (report.protocol_version !== undefined || report.server !== undefined) {
-    const name = [report.server?.name, report.server?.version].filter((s) => s !== undefined).join(' ');
-    lines.push(`server: ${name === '' ? '(unnamed)' : name}${report.protocol_version === undefined ? '' : `, MCP ${report.protocol_version}`}`);
+    const name = [report.server?.name, report.server?.version]
+      .filter((s) => s !== undefined)
+      .map((s) => shownText(s))
+      .join(' ');
+    lines.push(`server: ${name === '' ? '(unnamed)' : name}${report.protocol_version === undefined ? '' : `, MCP ${shownText(report.protocol_version)}`}`);
   }
   lines.push('');
 
@@ -111,11 +120,13 @@ export function formatProbeTable(report: ProbeReport): string {
  * The report as one JSON object (one line, then a newline): `agent`, `seller`,
  * `protocol_version`, `server`, `surfaces` (the rows: `surface`, `page`, `transport`,
  * `bytes`, `target_bytes`, `status` one of `pass` `over` `error` `info` `not_offered` `skipped`,
- * `error`, `tools`), `totals` and `within_target`.
+ * `error`, `tools`), `totals` and `within_target`. Strings are exact; DEL, C1 controls, format
+ * characters (U+202E, ...) and U+2028/U+2029, which `JSON.stringify` writes as they are, are
+ * written `\uhhhh` (`inertJson`), so the line holds nothing a terminal acts on.
  */
 export function formatProbeJson(report: ProbeReport): string {
   const { rows, ...rest } = report;
-  return `${JSON.stringify({
+  return `${inertJson(JSON.stringify({
     agent: rest.agent,
     seller: rest.seller,
     protocol_version: rest.protocol_version ?? null,
@@ -123,5 +134,5 @@ export function formatProbeJson(report: ProbeReport): string {
     surfaces: rows,
     totals: rest.totals,
     within_target: rest.within_target,
-  })}\n`;
+  }))}\n`;
 }
