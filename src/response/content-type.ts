@@ -123,6 +123,43 @@ function sameMediaType(a: ContentType, b: ContentType): boolean {
   return true;
 }
 
+/**
+ * Whether a 2xx JSON answer sent as the seller's bytes may keep the seller's `Content-Type`
+ * (`header`; of several lines, the first, which the host gets: headers.ts): true when it names
+ * no charset, or names `charset=utf-8` once (any case, quoted or not: `charset="UTF-8"`); false
+ * when it names another charset (`iso-8859-1`, `utf-16`, `utf8`) or `charset` more than once
+ * (`charset=utf-8;charset=latin1`: the parser keeps the last, a host may keep the first), and,
+ * to stay simple, when `charset` appears anywhere else in it (then `application/json` is sent,
+ * which is never wrong: the body is JSON read as UTF-8).
+ *
+ * Why: the gateway reads every JSON answer as UTF-8 (RFC 8259 §8.1; the `application/json`
+ * registration defines no charset), so a host that honours another label reads other text than
+ * the gateway judged (json-stage.ts sendJsonAnswer). Cost: the last value and its verdict are
+ * remembered, as {@link bodyKind} does: one string comparison for a seller's usual label; a
+ * value without `charset` is not parsed.
+ */
+export function keepsJsonLabel(header: string | string[] | undefined): boolean {
+  const value = Array.isArray(header) ? header[0] : header;
+  if (value === undefined) return true;
+  if (value === lastLabel) return lastLabelKept;
+  const kept = saysUtf8OrNothing(value);
+  lastLabel = value;
+  lastLabelKept = kept;
+  return kept;
+}
+
+let lastLabel: string | undefined;
+let lastLabelKept = true;
+
+const CHARSET = /charset/gi;
+
+function saysUtf8OrNothing(value: string): boolean {
+  const named = value.match(CHARSET)?.length ?? 0;
+  if (named === 0) return true;
+  if (named > 1) return false;
+  return parseMediaType(value).parameters.charset?.toLowerCase() === 'utf-8';
+}
+
 /** Lower-cased media type essence (`type/subtype`), or '' when absent or unparsable ({@link parseMediaType}: an empty parameter is none). */
 export function mediaTypeEssence(header: string | string[] | undefined): string {
   const value = Array.isArray(header) ? header[0] : header;

@@ -15,7 +15,9 @@
  * Invalid UTF-8 inside the body is decoded with U+FFFD replacement (WHATWG Encoding, as
  * `Buffer#toString('utf8')` does) for parsing; when nothing is rewritten the seller's bytes
  * go out untouched if they are well-formed UTF-8, and with U+FFFD in place of each ill-formed
- * sequence otherwise (wellFormedUtf8; RFC 8259 §8.1).
+ * sequence otherwise (wellFormedUtf8; RFC 8259 §8.1). Whenever the host gets other bytes than
+ * the seller's, or the seller's under a label naming another charset, the Content-Type is
+ * `application/json` (sendJsonAnswer).
  */
 import type { FastifyReply } from 'fastify';
 import { isUtf8 } from 'node:buffer';
@@ -34,6 +36,7 @@ import { isRequestId, jsonValueIs } from './json-value-at.js';
 import { bodyRewriteFits, recordLiftSkippedForRoom } from './rewrite-room.js';
 import { BatchAnswers } from './batch-answers.js';
 import { repeatsMemberName, type NameFacts } from '../mcp/repeated-names.js';
+import { keepsJsonLabel } from './content-type.js';
 
 export interface UpstreamBody {
   statusCode: number;
@@ -114,7 +117,7 @@ function answerFromBody(exchange: Exchange, reply: FastifyReply, res: UpstreamRe
   }
   // A batch's answer: checked against its request ids, never rewritten (answerBatch).
   if (exchange.rpc.kind === 'batch') {
-    answerBatch(exchange, reply, res, hooks, body, scan, notMcp);
+    answerBatch(exchange, reply, res, hooks, seller, body, scan, notMcp);
     return;
   }
   if (scan.members !== undefined && scan.members.plainKeys && scan.namesDistinct && !hooks.wantsResponseMessage) {
@@ -123,7 +126,7 @@ function answerFromBody(exchange: Exchange, reply: FastifyReply, res: UpstreamRe
       return;
     }
     if (!mayRewrite(exchange, scan)) {
-      sendBody(exchange, reply, res.statusCode, wellFormedUtf8(body, exchange.limits.max_response_bytes), 'ok');
+      sendJsonAnswer(exchange, reply, res, seller, wellFormedUtf8(body, exchange.limits.max_response_bytes), 'ok');
       return;
     }
     // A text copy of structuredContent deduped, or a legacy text-only result lifted, from the
@@ -134,14 +137,13 @@ function answerFromBody(exchange: Exchange, reply: FastifyReply, res: UpstreamRe
       // bytes, the skipped lift reported (text_not_lifted).
       if (spliced.action !== 'none') recordLiftSkippedForRoom(exchange, spliced.action, 'max_response_bytes');
       bodyPool.recycleAfterSend(reply.raw, spliced.out);
-      sendBody(exchange, reply, res.statusCode, wellFormedUtf8(body, exchange.limits.max_response_bytes), 'ok');
+      sendJsonAnswer(exchange, reply, res, seller, wellFormedUtf8(body, exchange.limits.max_response_bytes), 'ok');
       return;
     }
     if (spliced !== undefined) {
       exchange.bytesSaved += body.length - spliced.out.length;
       exchange.actions.push(spliced.action);
-      reply.header('content-type', 'application/json');
-      sendBody(exchange, reply, res.statusCode, spliced.out, 'rewritten');
+      sendJsonAnswer(exchange, reply, res, seller, spliced.out, 'rewritten');
       return;
     }
   }
@@ -170,10 +172,9 @@ function answerFromBody(exchange: Exchange, reply: FastifyReply, res: UpstreamRe
   if (rewritten.changed) {
     exchange.bytesSaved += body.length - out.length;
     exchange.actions.push(rewritten.action);
-    reply.header('content-type', 'application/json');
   }
   if (hooks.wantsResponseMessage) hooks.onResponseMessage(rewritten.message, out.length);
-  sendBody(exchange, reply, res.statusCode, out, rewritten.changed ? 'rewritten' : 'ok');
+  sendJsonAnswer(exchange, reply, res, seller, out, rewritten.changed ? 'rewritten' : 'ok');
 }
 
 /**
@@ -203,7 +204,16 @@ function answerFromBody(exchange: Exchange, reply: FastifyReply, res: UpstreamRe
  * of the body (as before for an array), plus one walk of its bytes when a response id is a
  * number; batches only (a single request's answer never comes here).
  */
-function answerBatch(exchange: Exchange, reply: FastifyReply, res: UpstreamResponse, hooks: PipelineHooks, body: Buffer, names: NameFacts, notMcp: LocalErrorInput): void {
+function answerBatch(
+  exchange: Exchange,
+  reply: FastifyReply,
+  res: UpstreamResponse,
+  hooks: PipelineHooks,
+  seller: Buffer,
+  body: Buffer,
+  names: NameFacts,
+  notMcp: LocalErrorInput,
+): void {
   const message = parseBody(body);
   if (message === NOT_JSON) {
     answerWithLocalError(exchange, reply, notMcp);
@@ -218,7 +228,7 @@ function answerBatch(exchange: Exchange, reply: FastifyReply, res: UpstreamRespo
     return;
   }
   if (hooks.wantsResponseMessage) hooks.onResponseMessage(message, body.length);
-  sendBody(exchange, reply, res.statusCode, body, 'ok');
+  sendJsonAnswer(exchange, reply, res, seller, body, 'ok');
 }
 
 /** What {@link parseBody} returns for a body that is no JSON text. */
@@ -343,6 +353,32 @@ function wellFormedUtf8(body: Buffer, limitBytes: number): Buffer {
   if (isUtf8(body)) return body;
   const repaired = Buffer.from(body.toString('utf8'), 'utf8');
   return bodyRewriteFits(repaired.length, limitBytes) ? repaired : body;
+}
+
+/**
+ * Sends a 2xx JSON answer: `out`, either `seller` (the body as read) itself or other bytes (its
+ * JSON text after a dropped BOM, that text with U+FFFD repairs, a rewrite). The host gets the
+ * seller's `Content-Type` (copied with its other headers: headers.ts) only with the seller's
+ * bytes, and only when that label does not name a charset other than UTF-8 for bytes the gateway
+ * read as UTF-8; otherwise `application/json`:
+ *
+ * - other bytes: `application/json` (the gateway wrote them: UTF-8, RFC 8259 §8.1);
+ * - the seller's bytes, well-formed UTF-8, under a label naming another charset, or `charset`
+ *   twice (content-type.ts keepsJsonLabel): `application/json`, so a host that honours the
+ *   label reads the text the gateway judged (ASCII under `charset=iso-8859-1` included: one rule);
+ * - the seller's bytes, not well-formed UTF-8 (only when their repair would not fit
+ *   `max_response_bytes`: wellFormedUtf8): the seller's label, which is the seller's word for them.
+ *
+ * Reported failure (a hostile trial, F10): a seller's answer labelled `application/json;
+ * charset=iso-8859-1` with a Latin-1 `é` (E9) reached the host as `EF BF BD` (the repair) under
+ * the same label, and a host honouring it (Python `requests`) read `cafï¿½`
+ * (test/regressions/json-charset-label-forwarded-after-utf8-repair.test.ts). Cost on an ordinary
+ * answer: one buffer identity test and one string comparison (keepsJsonLabel's last label);
+ * `isUtf8` again only under a label naming another charset.
+ */
+function sendJsonAnswer(exchange: Exchange, reply: FastifyReply, res: UpstreamResponse, seller: Buffer, out: Buffer, outcome: 'ok' | 'rewritten'): void {
+  if (out !== seller || (!keepsJsonLabel(res.headers['content-type']) && isUtf8(out))) reply.header('content-type', 'application/json');
+  sendBody(exchange, reply, res.statusCode, out, outcome);
 }
 
 function sendBody(exchange: Exchange, reply: FastifyReply, status: number, body: Buffer, outcome: 'ok' | 'rewritten'): void {

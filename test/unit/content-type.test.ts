@@ -5,7 +5,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { bodyKind, repeatedContentType } from '../../src/response/content-type.js';
+import { bodyKind, keepsJsonLabel, repeatedContentType } from '../../src/response/content-type.js';
 
 test('repeated and alternating values classify as a fresh parse', () => {
   const cases: Array<[string | string[] | undefined, string]> = [
@@ -105,4 +105,27 @@ test('a long run of OWS that no `;` follows is refused (read in one pass)', { ti
   const value = `application/json;${' \t'.repeat(128 * 1024)}x`;
   assert.equal(bodyKind(value), 'none');
   assert.equal(repeatedContentType(['application/json', value]), undefined);
+});
+
+test('keepsJsonLabel: no charset, or charset=utf-8 once, keeps the label; alternating values as a fresh parse (json-stage.ts sendJsonAnswer)', () => {
+  const cases: Array<[string | string[] | undefined, boolean]> = [
+    ['application/json', true],
+    ['application/json', true],
+    ['application/json; charset=utf-8', true],
+    ['Application/JSON;CHARSET="UTF-8"', true],
+    ['application/json;;charset=utf-8', true],
+    ['application/json\t;\tcharset=utf-8', true],
+    ['application/json; charset=iso-8859-1', false],
+    ['application/json; charset=iso-8859-1', false],
+    ['application/json', true],
+    ['application/json; charset=utf-16', false],
+    ['application/json; charset=utf8', false],
+    ['application/json;charset=utf-8;charset=latin1', false],
+    ['application/json;charset=latin1;charset=utf-8', false],
+    ['application/json; profile="charset=utf-8"', false],
+    [['application/json; charset=latin1', 'application/json; charset=LATIN1'], false],
+    [['application/json', 'Application/JSON'], true],
+    [undefined, true],
+  ];
+  for (const [header, kept] of cases) assert.equal(keepsJsonLabel(header), kept, String(header));
 });
