@@ -20,8 +20,10 @@
  *   `020` as 16, `1:30` as 90, `4_194_304` and `0b101` as numbers and `on` as true, and
  *   `--check-config` and live reload took them (a new user's trial, 2026-12-03, F3:
  *   test/regressions/config-yaml-1-1-directive-changes-numbers.test.ts).
+ * - `!!float` reads every YAML 1.2 float (yaml-tags.ts `readCoreFloats`: `!!float 64` is 64).
  */
 import { Composer, CST, Parser, type Document, type DocumentOptions, type LineCounter, type ParseOptions, type SchemaOptions } from 'yaml';
+import { readCoreFloats } from './yaml-tags.js';
 
 /**
  * Deepest nesting of mappings and lists a config file may have: 64 levels (the top-level
@@ -89,6 +91,7 @@ export function parseConfigYaml(text: string, lines: LineCounter, options: Parse
     problems.push({ offset: next.range[0], message: 'the config file must hold one YAML document, and a second one starts here' });
     break;
   }
+  readCoreFloats(doc as Document.Parsed);
   return { ok: true, doc: doc as Document.Parsed, problems };
 }
 
