@@ -406,6 +406,10 @@ describe('config validation rules (each with its YAML path)', () => {
       'content-length',
       'X-Max-Response-Bytes',
       'accept-encoding',
+      'Expect',
+      'content-encoding',
+      'last-event-id',
+      'x-adcp-gateway-exchange',
     ];
     const problems = problemsOf(agentYaml('    headers:', ...forbidden.map((h) => `      ${h}: v`)));
     for (const h of forbidden) problemAt(problems, `agents.acme.headers.${h}`, new RegExp(`^header \`${h.toLowerCase()}\` may not be configured: `));
