@@ -43,7 +43,7 @@ import { agentSchema, configSchema, knownKeysAt, LIMIT_KEYS, type RawAgent, type
 import { aliasTargets } from './yaml-aliases.js';
 import { MAX_CONFIG_NESTING, parseConfigYaml, TOO_DEEP } from './yaml-document.js';
 import { inexactNumber } from './yaml-numbers.js';
-import { describeTagged, isReadTag, isRefusedTagWarning } from './yaml-tags.js';
+import { coreTagMisfit, describeTagged, isReadTag, isRefusedTagWarning } from './yaml-tags.js';
 import type { AgentConfig, GatewayConfig, Limits, ToolOverrides } from './types.js';
 import type { GuardSettings } from '../admission/agent-guard.js';
 
@@ -293,6 +293,9 @@ class TreeBuilder {
     // A tag outside YAML's core schema (`!!set`, `!!omap`, `!!binary`, `!foo`): refused here,
     // named (yaml-tags.ts), and not read as what yaml made of it.
     if (!isReadTag(n.tag)) return unread(describeTagged(n.tag as string));
+    // A core tag on a value it does not fit (`!!int 64.0`, `!!bool yes`): refused here too.
+    const misfit = coreTagMisfit(n, isSecretPath(path));
+    if (misfit !== undefined) return unread(misfit);
     if (isScalar(n)) {
       const value = n.value;
       if (typeof value === 'number' && typeof n.source === 'string' && n.source !== '') {
@@ -334,6 +337,11 @@ class TreeBuilder {
         const keyAt = keyNode?.range?.[0] ?? (pair.value as YamlNode | null)?.range?.[0];
         if (keyNode !== null && !isReadTag(keyNode.tag)) {
           this.problem(path, `mapping keys must be plain strings, got ${describeTagged(keyNode.tag as string)}`, keyAt);
+          continue;
+        }
+        const keyMisfit = keyNode === null ? undefined : coreTagMisfit(keyNode, false);
+        if (keyMisfit !== undefined) {
+          this.problem(path, `mapping keys must be plain strings, got ${keyMisfit}`, keyAt);
           continue;
         }
         const key = scalarKey(keyNode);
@@ -766,8 +774,9 @@ function buildConfig(text: string, env: NodeJS.ProcessEnv, source: string | unde
   const textProblems = parsedText.problems.map((p) => withPosition({ path: '', message: p.message }, lines, p.offset));
   if (!parsedText.ok) throw new ConfigError(textProblems, label);
   const doc = parsedText.doc;
-  // yaml's warnings about a tag outside the core schema (`Unresolved tag: !foo`) are left to
-  // the TreeBuilder, which refuses every value with such a tag at its YAML path (yaml-tags.ts).
+  // yaml's warnings about a tag outside the core schema (`Unresolved tag: !foo`), or a core
+  // tag on a value it does not fit (`!!int 64.0`), are left to the TreeBuilder, which refuses
+  // every such value at its YAML path (yaml-tags.ts).
   const warnings = doc.warnings.filter((w) => !isRefusedTagWarning(w, text, doc));
   const yamlProblems = [...doc.errors, ...warnings].map((e) =>
     withPosition({ path: '', message: `YAML: ${e.message.split('\n')[0] ?? e.message}` }, lines, e.pos[0]),

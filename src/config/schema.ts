@@ -36,10 +36,21 @@ export const HEADER_NAME_PATTERN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 const HEADER_VALUE_PATTERN = /^[\t\x20-\x7e\x80-\xff]*$/;
 
 /**
- * Header names an agent's `headers:` may not set, with the reason. Hop-by-hop headers are
- * per-connection; `host` comes from the agent's `url`; `content-length` is computed;
- * `x-max-response-bytes` is the gateway's own per-call header and is never forwarded;
- * `accept-encoding` is set from the agent's `accept_encoding` key.
+ * Header names an agent's `headers:` may not set, with the reason: those the gateway owns or
+ * that break the exchange. A configured header replaces the host's (request/headers.ts), so
+ * this is every name that request header policy strips (`STRIPPED_REQUEST_HEADERS`) except
+ * `origin` and `referer` (a configured one is sent on purpose), and those it or the HTTP
+ * client sets: hop-by-hop headers are per-connection (RFC 9110 §7.6.1); `host` comes from the
+ * agent's `url`; `content-length` is computed; `x-max-response-bytes` is the gateway's own
+ * per-call header and is never forwarded; `accept-encoding` is set from the agent's
+ * `accept_encoding` key; `last-event-id` carries the seller's event id out of a host's resume
+ * token; `x-adcp-gateway-exchange` is reserved.
+ *
+ * `expect` and `content-encoding` passed `--check-config`, then `expect: 100-continue` failed
+ * every call to the agent `upstream_unreachable` (undici refuses the header: "expect header
+ * not supported"; the seller is never contacted) and `content-encoding: gzip` mislabelled
+ * every plain body forwarded (a new user's trial, 2026-12-03, F8:
+ * test/regressions/config-header-expect-accepted-every-call-fails.test.ts).
  */
 export const FORBIDDEN_HEADERS: ReadonlyMap<string, string> = new Map([
   ['connection', 'a hop-by-hop header'],
@@ -50,8 +61,12 @@ export const FORBIDDEN_HEADERS: ReadonlyMap<string, string> = new Map([
   ['upgrade', 'a hop-by-hop header'],
   ['host', 'set from the agent `url`'],
   ['content-length', 'computed by the gateway'],
+  ['content-encoding', 'the gateway forwards request bodies uncompressed, and this would mislabel every one'],
+  ['expect', 'the gateway sends each request whole, and its HTTP client refuses the header, so every call would fail'],
   ['x-max-response-bytes', "the gateway's per-call limit header, never forwarded"],
   ['accept-encoding', 'set from the agent key `accept_encoding`'],
+  ['last-event-id', "set by the gateway from a host's resume token"],
+  ['x-adcp-gateway-exchange', 'reserved for the gateway'],
 ]);
 
 /** Why a header name may not be configured, or undefined when it may. `name` is lower-cased. */

@@ -406,6 +406,10 @@ describe('config validation rules (each with its YAML path)', () => {
       'content-length',
       'X-Max-Response-Bytes',
       'accept-encoding',
+      'Expect',
+      'content-encoding',
+      'last-event-id',
+      'x-adcp-gateway-exchange',
     ];
     const problems = problemsOf(agentYaml('    headers:', ...forbidden.map((h) => `      ${h}: v`)));
     for (const h of forbidden) problemAt(problems, `agents.acme.headers.${h}`, new RegExp(`^header \`${h.toLowerCase()}\` may not be configured: `));
@@ -609,10 +613,10 @@ describe('YAML tags', () => {
     );
   });
 
-  it("yaml's own problem stays for a core tag on a value it does not fit", () => {
+  it('a core tag on a value it does not fit is refused at its path; !!float reads any YAML 1.2 float', () => {
     assert.deepEqual(
-      problemsOf(`defaults: { max_json_depth: !!float 3 }\n${MINIMAL}`).map((p) => p.message),
-      ['YAML: Unresolved tag: tag:yaml.org,2002:float'],
+      problemsOf(`defaults: { max_json_depth: !!int 3.5, max_json_nodes: !!float 3 }\n${MINIMAL}`).map((p) => [p.path, p.message]),
+      [['defaults.max_json_depth', 'expected an integer >= 1 and <= 10000, got !!int 3.5, which is not a YAML integer']],
     );
   });
 });
