@@ -6,8 +6,9 @@
  *   with `GatewayControl.setConfig`: requests that arrive from then on use it; an exchange in
  *   flight keeps the limits it resolved when it started. The log says `config reloaded`
  *   with the agent names (never a header value or the resume secret).
- * - An invalid file is logged at error level with every problem (YAML path, line:column)
- *   as `config reload failed`, and the running config stays. So is a file that cannot be
+ * - An invalid file is logged at error level with its problems (YAML path, line:column; the
+ *   first 50 in file order, then `more_problems`, the number left out) as
+ *   `config reload failed`, and the running config stays. So is a file that cannot be
  *   read (deleted, no permission, over the 1 MiB cap, not a regular file): its one problem
  *   names the file and why, and `code` is the system error code when there is one
  *   (`ENOENT`: the file is missing). The same for SIGHUP and for a file change.
@@ -40,6 +41,7 @@ import type { Logger } from 'pino';
 import { warnInsecureAgent, type GatewayControl } from './app.js';
 import { watchConfigFile } from './config-watch.js';
 import { ConfigError, parseConfig, readConfigText, type ConfigProblem } from './config/load.js';
+import { shownProblems } from './config/problem-list.js';
 import { requestBodyLimit } from './config/resolve.js';
 import type { GatewayConfig } from './config/types.js';
 
@@ -164,21 +166,25 @@ export function createReloader(opts: ReloaderOptions): Reloader {
   }
 
   /**
-   * Logs a failed reload (error level, every problem with its YAML path; `code` when the
-   * file could not be read) and returns its result; with `quietIfRepeated` (a file check),
-   * a failure the same as the last one logged is not logged again and returns undefined.
+   * Logs a failed reload (error level: the first `MAX_SHOWN_PROBLEMS` (50) problems, each with
+   * its YAML path, and `more_problems`, the number left out, if any; `code` when the file could
+   * not be read) and returns its result (with every problem); with `quietIfRepeated` (a file
+   * check), a failure the same as the last one logged is not logged again and returns undefined.
    */
   function failed(trigger: ReloadTrigger, err: unknown, quietIfRepeated = false): ReloadResult | undefined {
     const problems: ConfigProblem[] = err instanceof ConfigError ? err.problems : [{ path: '', message: (err as Error).message }];
     const code = err instanceof ConfigError ? err.code : undefined;
-    const logged = problems.map((p) => ({ path: p.path, ...(p.line === undefined ? {} : { line: p.line, column: p.column }), message: p.message }));
-    const key = JSON.stringify([code ?? null, logged]);
+    // The first problems only (a line of 75,000 was over the log's buffer and dropped: F4).
+    const { shown, more } = shownProblems(problems);
+    const logged = shown.map((p) => ({ path: p.path, ...(p.line === undefined ? {} : { line: p.line, column: p.column }), message: p.message }));
+    const omitted = more === 0 ? {} : { more_problems: more };
+    const key = JSON.stringify([code ?? null, logged, more]);
     if (quietIfRepeated && key === lastFailure) {
       log.debug({ trigger, config: absolute }, REPEATED_FAILURE_MSG);
       return undefined;
     }
     lastFailure = key;
-    log.error({ trigger, config: absolute, ...(code === undefined ? {} : { code }), problems: logged }, 'config reload failed: keeping the running config');
+    log.error({ trigger, config: absolute, ...(code === undefined ? {} : { code }), problems: logged, ...omitted }, 'config reload failed: keeping the running config');
     return { ok: false, trigger, problems };
   }
 

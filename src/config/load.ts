@@ -11,7 +11,8 @@
  * 2. Build a plain tree from the YAML nodes (null-prototype mappings, so keys like
  *    `__proto__` stay data), expanding `${VAR}` in every string value and remembering where
  *    each path sits in the file.
- * 3. Validate against the one schema (`schema.ts`); unknown keys get a "did you mean".
+ * 3. Validate against the one schema (`schema.ts`); unknown keys get a "did you mean"
+ *    (suggest.ts), computed only for the problems shown (problem-list.ts).
  * 4. Cross-checks that need the environment (the resume secret from the environment).
  * 5. Resolve defaults (call > tool > agent > defaults > built-in; see `resolve.ts`) and freeze.
  *
@@ -39,7 +40,9 @@ import {
 } from './defaults.js';
 import { expandEnv } from './env.js';
 import { RESOLUTION, resolveLevel, type AgentResolution, type ResolvedLevel } from './resolve.js';
-import { agentSchema, configSchema, knownKeysAt, LIMIT_KEYS, type RawAgent, type RawConfig, type RawTool } from './schema.js';
+import { deferMessage, moreProblemsLine, shownProblems } from './problem-list.js';
+import { configSchema, LIMIT_KEYS, type RawAgent, type RawConfig, type RawTool } from './schema.js';
+import { unknownKeyMessage } from './suggest.js';
 import { aliasTargets } from './yaml-aliases.js';
 import { MAX_CONFIG_NESTING, parseConfigYaml, TOO_DEEP } from './yaml-document.js';
 import { inexactNumber } from './yaml-numbers.js';
@@ -78,7 +81,8 @@ export class ConfigError extends Error {
   }
 
   /**
-   * A human-readable report, one problem per line:
+   * A human-readable report, one problem per line, at most `MAX_SHOWN_PROBLEMS` (50) of them
+   * and then `... and N more problems` (problem-list.ts); the head counts them all:
    * ```
    * config/gateway.yaml: 2 problems
    *   agents.acme.max_response_bytes (line 12, column 25): expected an integer >= 1 and <= 1073741824 (1 GiB), got "big"
@@ -88,11 +92,13 @@ export class ConfigError extends Error {
   format(): string {
     const n = this.problems.length;
     const head = `${this.source ?? 'config'}: ${n} problem${n === 1 ? '' : 's'}`;
-    const lines = this.problems.map((p) => {
+    const { shown, more } = shownProblems(this.problems);
+    const lines = shown.map((p) => {
       const at = p.line === undefined ? '' : `line ${p.line}${p.column === undefined ? '' : `, column ${p.column}`}`;
       if (p.path === '') return `  ${at === '' ? '' : `${at}: `}${p.message}`;
       return `  ${p.path}${at === '' ? '' : ` (${at})`}: ${p.message}`;
     });
+    if (more > 0) lines.push(`  ${moreProblemsLine(more)}`);
     return [head, ...lines].join('\n');
   }
 }
@@ -450,57 +456,6 @@ function lookup(tree: unknown, path: readonly PropertyKey[]): { found: boolean; 
   return { found: true, value: current, parentIsObject };
 }
 
-/** Optimal string alignment distance (Levenshtein with adjacent transpositions). */
-function editDistance(a: string, b: string): number {
-  const rows = a.length + 1;
-  const cols = b.length + 1;
-  const d: number[][] = Array.from({ length: rows }, (_, i) => Array.from({ length: cols }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)));
-  for (let i = 1; i < rows; i++) {
-    for (let j = 1; j < cols; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      const row = d[i] as number[];
-      const prev = d[i - 1] as number[];
-      let best = Math.min((prev[j] as number) + 1, (row[j - 1] as number) + 1, (prev[j - 1] as number) + cost);
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) best = Math.min(best, ((d[i - 2] as number[])[j - 2] as number) + 1);
-      row[j] = best;
-    }
-  }
-  return (d[rows - 1] as number[])[cols - 1] as number;
-}
-
-/**
- * The known key a mistyped `key` most likely meant, or undefined. Case and `-`/`_` are
- * ignored; otherwise within an edit distance of max(2, a quarter of the key's length).
- */
-export function closestKey(key: string, known: readonly string[]): string | undefined {
-  if (key.length > 100) return undefined; // no key is that long; don't spend time on it
-  const norm = (s: string): string => s.toLowerCase().replace(/-/g, '_');
-  const k = norm(key);
-  let best: string | undefined;
-  let bestDistance = Infinity;
-  for (const candidate of known) {
-    const distance = editDistance(k, norm(candidate));
-    if (distance < bestDistance) {
-      best = candidate;
-      bestDistance = distance;
-    }
-  }
-  return bestDistance <= Math.max(2, Math.floor(key.length / 4)) ? best : undefined;
-}
-
-const AGENT_ONLY_KEYS = new Set(Object.keys(agentSchema.shape).filter((k) => !(LIMIT_KEYS as readonly string[]).includes(k)));
-
-function unknownKeyMessage(key: string, path: readonly PropertyKey[]): string {
-  const known = knownKeysAt(path) ?? [];
-  const shown = JSON.stringify(key.slice(0, 80)).slice(1, -1);
-  // Per-tool blocks take only limit keys: say so when an agent key lands there.
-  const isTool = path.length === 4 && path[0] === 'agents' && path[2] === 'tools';
-  if (isTool && AGENT_ONLY_KEYS.has(key)) return `unknown key \`${shown}\`: \`${key}\` can be set on the agent, not per tool`;
-  const suggestion = closestKey(key, known);
-  if (suggestion !== undefined) return `unknown key \`${shown}\` (did you mean \`${suggestion}\`?)`;
-  return `unknown key \`${shown}\` (known keys: ${known.join(', ')})`;
-}
-
 function issuesToProblems(
   issues: readonly z.core.$ZodIssue[],
   tree: unknown,
@@ -526,7 +481,11 @@ function issuesToProblems(
     const path = issue.path;
     if (builder.envFailed.has(pathKey(path))) continue;
     if (issue.code === 'unrecognized_keys') {
-      for (const key of issue.keys) add([...path, key], unknownKeyMessage(key, path), 'key');
+      // The "did you mean" only when the message is read: for the problems shown (problem-list.ts).
+      for (const key of issue.keys) {
+        const at = [...path, key];
+        out.push(deferMessage(withPosition({ path: formatPath(at), message: '' }, lines, positionOf(at, 'key')), () => unknownKeyMessage(key, path)));
+      }
       continue;
     }
     if (issue.code === 'custom') {
