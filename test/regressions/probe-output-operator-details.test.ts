@@ -20,7 +20,8 @@ import { parseConfig } from '../../src/config/load.js';
 import { createLogger } from '../../src/observability/logger.js';
 import { runProbe } from '../../src/probe/probe.js';
 import { formatProbeTable } from '../../src/probe/report.js';
-import { startRawSeller, type RawSeller } from '../support/raw-seller.js';
+import type { RawSeller } from '../support/raw-seller.js';
+import { initializeResult, METHOD_NOT_FOUND, startProbeSeller } from '../helpers/probe-seller.js';
 import { TEST_TIMEOUT_MS } from '../helpers/timeout.js';
 
 const TOOLS = Array.from({ length: 1200 }, (_, i) => ({ name: `tool_${i}`, description: '', inputSchema: { type: 'object' } }));
@@ -28,16 +29,7 @@ const TOOLS = Array.from({ length: 1200 }, (_, i) => ({ name: `tool_${i}`, descr
 let raw: RawSeller;
 
 before(async () => {
-  raw = await startRawSeller((req, res) => {
-    const msg = JSON.parse(req.body.toString('utf8') || 'null') as { id?: unknown; method?: string } | null;
-    const send = (body: string): void => void res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) }).end(body);
-    if (req.method === 'DELETE') return void res.writeHead(405).end();
-    if (msg?.id === undefined) return void res.writeHead(202).end();
-    const id = msg.id;
-    if (msg.method === 'initialize') return send(JSON.stringify({ jsonrpc: '2.0', id, result: { protocolVersion: '2025-11-25', capabilities: { tools: {} }, serverInfo: { name: 'raw', version: '1' } } }));
-    if (msg.method === 'tools/list') return send(JSON.stringify({ jsonrpc: '2.0', id, result: { tools: TOOLS } }));
-    return send(JSON.stringify({ jsonrpc: '2.0', id, error: { code: -32601, message: 'Method not found' } }));
-  });
+  raw = await startProbeSeller((method) => (method === 'initialize' ? initializeResult() : method === 'tools/list' ? { result: { tools: TOOLS } } : METHOD_NOT_FOUND));
   await probe();
 });
 

@@ -26,7 +26,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { PROCESS_TEST_TIMEOUT_MS, runCli } from '../helpers/process.js';
-import { startRawSeller, type RawSeller } from '../support/raw-seller.js';
+import type { RawSeller } from '../support/raw-seller.js';
+import { initializeResult, METHOD_NOT_FOUND, startProbeSeller } from '../helpers/probe-seller.js';
 
 const OPTIONS = { timeout: PROCESS_TEST_TIMEOUT_MS };
 
@@ -42,20 +43,12 @@ let config: string;
 let origin: string;
 
 before(async () => {
-  raw = await startRawSeller((req, res) => {
-    const msg = JSON.parse(req.body.toString('utf8') || 'null') as { id?: unknown; method?: string } | null;
-    const send = (body: string): void => void res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) }).end(body);
-    if (req.method === 'DELETE') return void res.writeHead(405).end();
-    if (msg?.id === undefined) return void res.writeHead(202).end();
-    const id = msg.id;
-    const weird = req.url === '/weird';
-    if (msg.method === 'initialize') {
-      const serverInfo = weird ? { name: WEIRD_NAME, version: WEIRD_VERSION } : { name: LONG_NAME, version: LONG_VERSION };
-      return send(JSON.stringify({ jsonrpc: '2.0', id, result: { protocolVersion: '2025-11-25', capabilities: { tools: {} }, serverInfo } }));
-    }
-    if (msg.method === 'tools/list' && weird) return send(JSON.stringify({ jsonrpc: '2.0', id, error: { code: -32000, message: WEIRD_ERROR } }));
-    if (msg.method === 'tools/list') return send(JSON.stringify({ jsonrpc: '2.0', id, result: { tools: [{ name: 'list_products', inputSchema: { type: 'object' } }] } }));
-    return send(JSON.stringify({ jsonrpc: '2.0', id, error: { code: -32601, message: 'Method not found' } }));
+  raw = await startProbeSeller((method, url) => {
+    const weird = url === '/weird';
+    if (method === 'initialize') return weird ? initializeResult(WEIRD_NAME, WEIRD_VERSION) : initializeResult(LONG_NAME, LONG_VERSION);
+    if (method === 'tools/list' && weird) return { error: { code: -32000, message: WEIRD_ERROR } };
+    if (method === 'tools/list') return { result: { tools: [{ name: 'list_products', inputSchema: { type: 'object' } }] } };
+    return METHOD_NOT_FOUND;
   });
   origin = new URL(raw.url).origin;
   dir = await mkdtemp(join(tmpdir(), 'probe-escapes-'));

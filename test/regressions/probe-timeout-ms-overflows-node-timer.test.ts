@@ -22,7 +22,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { PROCESS_TEST_TIMEOUT_MS, runCli } from '../helpers/process.js';
-import { startRawSeller, type RawSeller } from '../support/raw-seller.js';
+import type { RawSeller } from '../support/raw-seller.js';
+import { initializeResult, METHOD_NOT_FOUND, startProbeSeller } from '../helpers/probe-seller.js';
 
 const OPTIONS = { timeout: PROCESS_TEST_TIMEOUT_MS };
 
@@ -31,16 +32,9 @@ let dir: string;
 let config: string;
 
 before(async () => {
-  raw = await startRawSeller((req, res) => {
-    const msg = JSON.parse(req.body.toString('utf8') || 'null') as { id?: unknown; method?: string } | null;
-    const send = (body: string): void => void res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) }).end(body);
-    if (req.method === 'DELETE') return void res.writeHead(405).end();
-    if (msg?.id === undefined) return void res.writeHead(202).end();
-    const id = msg.id;
-    if (msg.method === 'initialize') return send(JSON.stringify({ jsonrpc: '2.0', id, result: { protocolVersion: '2025-11-25', capabilities: { tools: {} }, serverInfo: { name: 'raw', version: '1' } } }));
-    if (msg.method === 'tools/list') return send(JSON.stringify({ jsonrpc: '2.0', id, result: { tools: [{ name: 'list_products', inputSchema: { type: 'object' } }] } }));
-    return send(JSON.stringify({ jsonrpc: '2.0', id, error: { code: -32601, message: 'Method not found' } }));
-  });
+  raw = await startProbeSeller((method) =>
+    method === 'initialize' ? initializeResult() : method === 'tools/list' ? { result: { tools: [{ name: 'list_products', inputSchema: { type: 'object' } }] } } : METHOD_NOT_FOUND,
+  );
   dir = await mkdtemp(join(tmpdir(), 'probe-timeout-'));
   config = join(dir, 'gateway.yaml');
   await writeFile(config, ['agents:', '  raw:', `    url: ${raw.url}`, ''].join('\n'));
