@@ -61,6 +61,15 @@ interface HttpConnection {
   _httpMessage?: ServerResponse | null;
 }
 
+/**
+ * The response Node's HTTP server is writing on `socket` (its connection) now, if any: its
+ * internal `_httpMessage` (see file comment), only read. The one place that reads it
+ * (routing/closing-answers.ts uses it too).
+ */
+export function answerBeingWritten(socket: Duplex): ServerResponse | null | undefined {
+  return (socket as HttpConnection)._httpMessage;
+}
+
 /** Answers another answer waits behind: a refusal, or any answer queued (a WeakSet: an entry goes with its response). */
 const awaited = new WeakSet<ServerResponse>();
 
@@ -90,7 +99,7 @@ export function boundWhenAwaited(res: ServerResponse, bound: () => void): void {
  * deadline of its own is bounded from then on (see file comment).
  */
 export function afterEarlierAnswers(socket: Duplex, then: () => void): void {
-  const due = (socket as HttpConnection)._httpMessage;
+  const due = answerBeingWritten(socket);
   if (due == null || !due.req.complete) {
     then();
     return;
@@ -123,7 +132,7 @@ export function boundAnswersAhead(socket: Duplex, res: ServerResponse): void {
 
 /** Bounds the answer being written on `socket` while a registered answer waits behind it, then the next, in turn. */
 function walkAhead(socket: Duplex, queued: Set<ServerResponse>): void {
-  const due = (socket as HttpConnection)._httpMessage;
+  const due = answerBeingWritten(socket);
   // Its turn has come: no longer behind anything.
   if (due != null) queued.delete(due);
   if (due == null || queued.size === 0) {

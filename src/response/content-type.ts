@@ -140,25 +140,34 @@ function sameMediaType(a: ContentType, b: ContentType): boolean {
  */
 export function keepsJsonLabel(header: string | string[] | undefined): boolean {
   const value = Array.isArray(header) ? header[0] : header;
-  if (value === undefined) return true;
-  if (value === lastLabel) return lastLabelKept;
-  const kept = saysUtf8OrNothing(value);
-  lastLabel = value;
-  lastLabelKept = kept;
-  return kept;
+  return value === undefined || labelKept(value);
 }
 
-let lastLabel: string | undefined;
-let lastLabelKept = true;
+/**
+ * `judge` with its last value and verdict remembered: a seller sends the same Content-Type on
+ * every answer, so a usual call costs one string comparison (issue 5: parsing the value was a
+ * measurable part of a 1 KiB answer's fixed cost).
+ */
+function rememberLast<T>(judge: (value: string) => T): (value: string) => T {
+  let last: string | undefined;
+  let verdict!: T;
+  return (value) => {
+    if (value !== last) {
+      verdict = judge(value);
+      last = value;
+    }
+    return verdict;
+  };
+}
 
 const CHARSET = /charset/gi;
 
-function saysUtf8OrNothing(value: string): boolean {
+const labelKept = rememberLast((value: string): boolean => {
   const named = value.match(CHARSET)?.length ?? 0;
   if (named === 0) return true;
   if (named > 1) return false;
   return parseMediaType(value).parameters.charset?.toLowerCase() === 'utf-8';
-}
+});
 
 /** Lower-cased media type essence (`type/subtype`), or '' when absent or unparsable ({@link parseMediaType}: an empty parameter is none). */
 export function mediaTypeEssence(header: string | string[] | undefined): string {
@@ -169,21 +178,13 @@ export function mediaTypeEssence(header: string | string[] | undefined): string 
 
 /**
  * Classifies a seller body by its Content-Type essence. The last single header value and
- * its kind are remembered: a seller sends the same value on every answer, and parsing it
- * was a measurable part of a 1 KiB answer's fixed cost (issue 5).
+ * its kind are remembered ({@link rememberLast}).
  */
 export function bodyKind(header: string | string[] | undefined): BodyKind {
-  if (typeof header === 'string' && header === lastHeader) return lastKind;
-  const kind = kindOfEssence(mediaTypeEssence(header));
-  if (typeof header === 'string') {
-    lastHeader = header;
-    lastKind = kind;
-  }
-  return kind;
+  return typeof header === 'string' ? singleBodyKind(header) : kindOfEssence(mediaTypeEssence(header));
 }
 
-let lastHeader: string | undefined;
-let lastKind: BodyKind = 'none';
+const singleBodyKind = rememberLast((value: string): BodyKind => kindOfEssence(mediaTypeEssence(value)));
 
 function kindOfEssence(essence: string): BodyKind {
   if (essence === '') return 'none';

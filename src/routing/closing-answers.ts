@@ -63,11 +63,7 @@
 import type { ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { FastifyReply } from 'fastify';
-
-/** A server connection as Node's HTTP server keeps it: the response now being written, if any. */
-interface HttpConnection {
-  _httpMessage?: ServerResponse | null;
-}
+import { answerBeingWritten } from '../errors/earlier-answers.js';
 
 /** Per connection: the answers made on it that close it (usually one). */
 const closers = new WeakMap<Duplex, ServerResponse[]>();
@@ -137,7 +133,7 @@ function wait(socket: Duplex, waiter: Waiter): void {
 
 /** Decides the waiters of `socket` again once the answer being written is written (Node has then given the connection to the next). */
 function watch(socket: Duplex): void {
-  const due = (socket as HttpConnection)._httpMessage;
+  const due = answerBeingWritten(socket);
   if (due == null) {
     // Nothing on the connection while answers wait in its queue: it is closing.
     settle(socket, () => false);

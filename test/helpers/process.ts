@@ -3,6 +3,7 @@
  * run from the repo with a clean environment, for the CLI, probe, reload, shutdown and
  * two-process tests.
  */
+import assert from 'node:assert/strict';
 import { spawn, type ChildProcessByStdio } from 'node:child_process';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
@@ -190,4 +191,14 @@ export async function startGatewayProcess(configFile: string, opts: Pick<SpawnOp
     throw new Error(`no address in the "gateway started" line: ${JSON.stringify(started)}`);
   }
   return { child, address: started.address, logs, waitForLog, exited, kill };
+}
+
+/**
+ * Runs `--check-config` on the config file `path` and asserts it is refused with exactly
+ * `problems` (each a line after the `<path>: N problem(s)` head): exit 2, nothing on stdout.
+ */
+export async function assertCheckConfigProblems(path: string, problems: readonly string[]): Promise<void> {
+  const run = await runCli(['--config', path, '--check-config']);
+  const head = `${path}: ${problems.length} problem${problems.length === 1 ? '' : 's'}`;
+  assert.deepEqual(run, { code: 2, stdout: '', stderr: `${[head, ...problems].join('\n')}\n` });
 }

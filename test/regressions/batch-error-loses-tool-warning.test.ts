@@ -26,6 +26,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ServerResponse } from 'node:http';
+import { jsonAnswer, sseWritesAnswer } from '../helpers/seller-answers.js';
 import { startRawSeller, type RawSeller, type SeenRequest } from '../support/raw-seller.js';
 import { RESUME_TOKEN, RESUME_YAML, batchToolCall, expectedBatchErrorFrames, expectedBatchErrorJson, expectedErrorJson, startObservedGateway, withToken, type LogLine, type ObservedGateway } from '../support/hostile-seller.js';
 import { agentsYaml } from '../helpers/gateway.js';
@@ -60,22 +61,12 @@ const stack = useSellerAndGateway<RawSeller, ObservedGateway>(
 
 /** The seller answers every POST 200 `application/json` with `body` (with its Content-Length). */
 function sellerJson(body: string): void {
-  answer = (_req, res) => res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) }).end(body);
+  answer = jsonAnswer(body);
 }
 
 /** The seller answers every request 200 `text/event-stream`, writing each of `writes` 20 ms apart, then closes (or drops, `drop`). */
 function sellerStreams(writes: readonly string[], drop = false): void {
-  answer = (_req, res) => {
-    res.writeHead(200, { 'content-type': 'text/event-stream' });
-    let k = 0;
-    const next = (): void => {
-      if (res.destroyed) return;
-      if (k === writes.length) return void (drop ? res.destroy() : res.end());
-      res.write(writes[k++]);
-      setTimeout(next, 20);
-    };
-    next();
-  };
+  answer = sseWritesAnswer(writes, drop);
 }
 
 /** POSTs `body` raw (no MCP-Protocol-Version: 2025-03-26): the response and its exchange line. */

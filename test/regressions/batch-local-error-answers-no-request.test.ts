@@ -33,6 +33,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ServerResponse } from 'node:http';
+import { jsonAnswer, sseWritesAnswer } from '../helpers/seller-answers.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { startRawSeller, type RawSeller, type SeenRequest } from '../support/raw-seller.js';
@@ -104,22 +105,12 @@ const stack = useSellerAndGateway<RawSeller, ObservedGateway>(
 
 /** The seller answers the next request 200 `application/json` with `body` (with its Content-Length unless `chunked`). */
 function sellerJson(body: string, chunked = false): void {
-  answer = (_req, res) => res.writeHead(200, { 'content-type': 'application/json', ...(chunked ? {} : { 'content-length': Buffer.byteLength(body) }) }).end(body);
+  answer = jsonAnswer(body, chunked);
 }
 
 /** The seller answers the next request 200 `text/event-stream`, writing each of `writes` 20 ms apart, then closes (or drops, `drop`). */
 function sellerStreams(writes: readonly string[], drop = false): void {
-  answer = (_req, res) => {
-    res.writeHead(200, { 'content-type': 'text/event-stream' });
-    let k = 0;
-    const next = (): void => {
-      if (res.destroyed) return;
-      if (k === writes.length) return void (drop ? res.destroy() : res.end());
-      res.write(writes[k++]);
-      setTimeout(next, 20);
-    };
-    next();
-  };
+  answer = sseWritesAnswer(writes, drop);
 }
 
 /** POSTs `batch` raw to `agent`: the response and its exchange line. */

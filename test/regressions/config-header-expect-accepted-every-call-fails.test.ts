@@ -23,7 +23,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { ConfigError, parseConfig } from '../../src/config/load.js';
 import { STRIPPED_REQUEST_HEADERS } from '../../src/request/headers.js';
-import { PROCESS_TEST_TIMEOUT_MS, runCli } from '../helpers/process.js';
+import { assertCheckConfigProblems, PROCESS_TEST_TIMEOUT_MS } from '../helpers/process.js';
 
 const OPTIONS = { timeout: PROCESS_TEST_TIMEOUT_MS };
 const LISTEN = 'listen: { host: 127.0.0.1, port: 4201 }\n';
@@ -61,10 +61,7 @@ after(async () => {
 describe('--check-config refuses headers that break every call', { concurrency: true }, () => {
   for (const [label, file, , problems] of CASES) {
     test(`${label}: exit 2, exactly this problem`, OPTIONS, async () => {
-      const path = join(dir, file);
-      const run = await runCli(['--config', path, '--check-config']);
-      const head = `${path}: ${problems.length} problem${problems.length === 1 ? '' : 's'}`;
-      assert.deepEqual(run, { code: 2, stdout: '', stderr: `${[head, ...problems].join('\n')}\n` });
+      await assertCheckConfigProblems(join(dir, file), problems);
     });
   }
 });

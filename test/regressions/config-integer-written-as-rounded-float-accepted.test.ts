@@ -19,7 +19,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { PROCESS_TEST_TIMEOUT_MS, runCli } from '../helpers/process.js';
+import { assertCheckConfigProblems, PROCESS_TEST_TIMEOUT_MS, runCli } from '../helpers/process.js';
 
 const OPTIONS = { timeout: PROCESS_TEST_TIMEOUT_MS };
 const AGENT = 'agents:\n  a:\n    url: http://127.0.0.1:9/mcp\n';
@@ -62,10 +62,7 @@ after(async () => {
 describe('--check-config reads an integer setting as its YAML text writes it', { concurrency: true }, () => {
   for (const [label, file, , problems] of CASES) {
     test(`${label}: exit 2, refused at its path (was accepted)`, OPTIONS, async () => {
-      const path = join(dir, file);
-      const run = await runCli(['--config', path, '--check-config']);
-      const head = `${path}: ${problems.length} problem${problems.length === 1 ? '' : 's'}`;
-      assert.deepEqual(run, { code: 2, stdout: '', stderr: `${[head, ...problems].join('\n')}\n` });
+      await assertCheckConfigProblems(join(dir, file), problems);
     });
   }
 

@@ -21,7 +21,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { ConfigError, loadConfigFile } from '../../src/config/load.js';
-import { PROCESS_TEST_TIMEOUT_MS, runCli } from '../helpers/process.js';
+import { assertCheckConfigProblems, PROCESS_TEST_TIMEOUT_MS } from '../helpers/process.js';
 
 const OPTIONS = { timeout: PROCESS_TEST_TIMEOUT_MS };
 
@@ -74,10 +74,7 @@ after(async () => {
 describe('--check-config reads the file as YAML 1.2 whatever its %YAML directive says', { concurrency: true }, () => {
   for (const [label, file, , problems] of CASES) {
     test(`${label}: exit 2, exactly these problems`, OPTIONS, async () => {
-      const path = join(dir, file);
-      const run = await runCli(['--config', path, '--check-config']);
-      const head = `${path}: ${problems.length} problem${problems.length === 1 ? '' : 's'}`;
-      assert.deepEqual(run, { code: 2, stdout: '', stderr: `${[head, ...problems].join('\n')}\n` });
+      await assertCheckConfigProblems(join(dir, file), problems);
     });
   }
 });

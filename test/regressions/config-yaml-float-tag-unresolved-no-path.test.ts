@@ -22,7 +22,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { ConfigError, parseConfig } from '../../src/config/load.js';
-import { PROCESS_TEST_TIMEOUT_MS, runCli } from '../helpers/process.js';
+import { assertCheckConfigProblems, PROCESS_TEST_TIMEOUT_MS } from '../helpers/process.js';
 
 const OPTIONS = { timeout: PROCESS_TEST_TIMEOUT_MS };
 const AGENT = 'agents:\n  a:\n    url: http://127.0.0.1:9/mcp\n';
@@ -57,10 +57,7 @@ after(async () => {
 describe('--check-config: a core tag on a value it does not fit, at its path; the rest still checked', { concurrency: true }, () => {
   for (const [label, file, , problems] of CASES) {
     test(`${label}: exit 2, exactly these problems`, OPTIONS, async () => {
-      const path = join(dir, file);
-      const run = await runCli(['--config', path, '--check-config']);
-      const head = `${path}: ${problems.length} problem${problems.length === 1 ? '' : 's'}`;
-      assert.deepEqual(run, { code: 2, stdout: '', stderr: `${[head, ...problems].join('\n')}\n` });
+      await assertCheckConfigProblems(join(dir, file), problems);
     });
   }
 });
