@@ -180,7 +180,7 @@ function answerFromBody(exchange: Exchange, reply: FastifyReply, res: UpstreamRe
 /**
  * The JSON answer (a non-empty body within the structure bounds) to a JSON-RPC batch the host
  * sent (MCP 2025-03-26): sent as the seller's bytes, outcome `ok` (a batch is never rewritten:
- * rewrite.ts), when it is a JSON-RPC message or a non-empty array of them ({@link
+ * rewrite.ts; its ill-formed UTF-8 is repaired as a single answer's: wellFormedUtf8), when it is a JSON-RPC message or a non-empty array of them ({@link
  * isJsonRpcPayload}) that answers the batch exactly: each response in it (a message with
  * `result` or `error`) the response to one of the batch's requests (ids compared exactly, a
  * number as written: json-value-at.ts isRequestId, via batch-answers.ts), none answered twice,
@@ -203,6 +203,13 @@ function answerFromBody(exchange: Exchange, reply: FastifyReply, res: UpstreamRe
  * `ok` (test/regressions/batch-answer-for-other-ids-forwarded.test.ts). Cost: one `JSON.parse`
  * of the body (as before for an array), plus one walk of its bytes when a response id is a
  * number; batches only (a single request's answer never comes here).
+ *
+ * Ill-formed UTF-8 in the answer: U+FFFD for each ill-formed sequence, by the single answer's
+ * rule and code ({@link wellFormedUtf8}: the seller's bytes when their repair would not fit
+ * `max_response_bytes`). Source: a team note, "a batch answer with invalid UTF-8 is forwarded
+ * unrepaired, where single answers are repaired"
+ * (test/regressions/batch-answer-invalid-utf8-forwarded.test.ts). Cost: one `isUtf8` pass of
+ * the body, batches only.
  */
 function answerBatch(
   exchange: Exchange,
@@ -227,8 +234,10 @@ function answerBatch(
     answerWithLocalError(exchange, reply, notMcp);
     return;
   }
-  if (hooks.wantsResponseMessage) hooks.onResponseMessage(message, body.length);
-  sendJsonAnswer(exchange, reply, res, seller, body, 'ok');
+  // The seller's bytes, made well-formed UTF-8 when they are not, as a single answer's (wellFormedUtf8).
+  const out = wellFormedUtf8(body, exchange.limits.max_response_bytes);
+  if (hooks.wantsResponseMessage) hooks.onResponseMessage(message, out.length);
+  sendJsonAnswer(exchange, reply, res, seller, out, 'ok');
 }
 
 /** What {@link parseBody} returns for a body that is no JSON text. */
@@ -346,7 +355,8 @@ function answersExchange(exchange: Exchange, body: Buffer, members: TopMembers):
  * byte was forwarded byte for byte, logged `ok`, and Python's `json.loads` failed on it with
  * `UnicodeDecodeError`; test/regressions/invalid-utf8.test.ts). The SSE
  * path already sends U+FFFD for such bytes (it decodes every event it parses), and a rewritten
- * body is always well-formed: the host now gets well-formed UTF-8 on every 2xx JSON answer.
+ * body is always well-formed: the host now gets well-formed UTF-8 on every 2xx JSON answer,
+ * a batch's included (answerBatch).
  * A non-2xx body passes through as it is (handlePassThroughBody).
  */
 function wellFormedUtf8(body: Buffer, limitBytes: number): Buffer {
