@@ -75,7 +75,8 @@ const JSON_UNSAFE = /[\u007f-\u009f\u2028\u2029]|\p{Cf}/gu;
 /**
  * A `JSON.stringify` result with each {@link JSON_UNSAFE} character written as `\uhhhh` (an
  * astral one as its surrogate pair): the same JSON value, every string exact, nothing a
- * terminal acts on. `JSON.stringify` already escapes C0 controls and lone surrogates.
+ * terminal acts on. `JSON.stringify` already escapes C0 controls and lone surrogates. Used for
+ * the `--json` report (report.ts) and the gateway's log lines on stderr (inert-log-destination.ts).
  */
 export function inertJson(json: string): string {
   return json.replace(JSON_UNSAFE, (ch) => {
