@@ -36,6 +36,8 @@
 //   escapes into UTF-8 at `textOut()`; `scanText(len)` scans those bytes in one call, like
 //   `scan` but in place, with the top-level member table (I_TABLE) recorded when asked.
 
+import { MEMBER_FIELDS, M_ELEMENTS, M_FIRST, M_KEY_END, M_KEY_START, M_VALUE_END, M_VALUE_START, SUMMARY_OUT_BYTES, SUMMARY_UNDECIDED, writeSummary } from './text-summary';
+
 // Int32 slots.
 const I_STATE: i32 = 0;
 const I_NUMBER_STATE: i32 = 1;
@@ -122,13 +124,7 @@ const MAX_MEMBERS: i32 = 64;
  * included) [start, end), the value [start, end), the value's first byte, and for an array
  * value its number of elements.
  */
-const MEMBER_FIELDS: i32 = 6;
-const M_KEY_START: i32 = 0;
-const M_KEY_END: i32 = 1;
-const M_VALUE_START: i32 = 2;
-const M_VALUE_END: i32 = 3;
-const M_FIRST: i32 = 4;
-const M_ELEMENTS: i32 = 5;
+// MEMBER_FIELDS and the M_* field numbers: assembly/text-summary.ts, which reads the table too.
 
 // Names whose repeat the scan tells exactly (I_NAMES_SEEN bits). A message object's: the
 // JSON-RPC 2.0 members (§4, §5), and BIT_OTHER for any other name: a second other name in
@@ -206,6 +202,8 @@ const KEY: usize = STATE + <usize>(I_KEY * 4);
 // 16 bytes of slack past the capacity: the SIMD loads never read outside the area.
 const CHUNK: usize = memory.data(CHUNK_CAPACITY + 16, 16);
 const TABLE: usize = memory.data(MAX_MEMBERS * MEMBER_FIELDS * 4, 16);
+/** Where `textSummary` writes (assembly/text-summary.ts). */
+const SUMMARY_OUT: usize = memory.data(SUMMARY_OUT_BYTES, 16);
 // `true`, `false`, `null`, each at a fixed offset of 8.
 const LITERALS: usize = memory.data<u8>([0x74, 0x72, 0x75, 0x65, 0, 0, 0, 0, 0x66, 0x61, 0x6c, 0x73, 0x65, 0, 0, 0, 0x6e, 0x75, 0x6c, 0x6c, 0, 0, 0, 0]);
 const LITERAL_LENGTHS: usize = memory.data<u8>([4, 5, 4, 0]);
@@ -1498,4 +1496,19 @@ export function scanText(len: i32): i32 {
   saveState();
   base = CHUNK;
   return code;
+}
+
+/**
+ * After `scanText` of an object with the member table (I_TABLE): writes its summary's JSON
+ * string at `summaryOut()` (assembly/text-summary.ts writeSummary) and returns its length, or
+ * SUMMARY_UNDECIDED (-1: the JavaScript writer decides, also for more members than the table
+ * keeps) or SUMMARY_ADCP_ERROR_ONLY (-2). `serializedBytes`: the text's UTF-8 length.
+ */
+export function textSummary(serializedBytes: i32): i32 {
+  const count = getI(I_TABLE_COUNT);
+  if (count > MAX_MEMBERS) return SUMMARY_UNDECIDED;
+  return writeSummary(TABLE, count, textOutPtr, serializedBytes, SUMMARY_OUT);
+}
+export function summaryOut(): usize {
+  return SUMMARY_OUT;
 }

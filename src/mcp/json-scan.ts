@@ -219,6 +219,8 @@ interface ScanCore {
   textOut(): number;
   unescapeText(len: number): number;
   scanText(len: number): number;
+  textSummary(serializedBytes: number): number;
+  summaryOut(): number;
 }
 
 const I_DEPTH = 6;
@@ -580,18 +582,22 @@ export interface TextMember {
   readonly elements: number;
 }
 
-/** What {@link scanStringText} found: a JSON object text within the bounds. */
-export interface ObjectTextScan {
+/** What {@link scanObjectText} found: a JSON object text within the bounds. */
+export interface ObjectTextFacts {
   /**
    * The string's value as UTF-8 (what `Buffer.from(JSON.parse(string), 'utf8')` gives): a view
    * of the WebAssembly memory, valid only until the next call into this module (any scanner's
-   * `feed`/`end`, the next scanStringText): copy it out before. No copy is made here because the
+   * `feed`/`end`, the next scanObjectText): copy it out before. No copy is made here because the
    * caller copies it once, into the message it writes (a 1 MiB copy into a fresh buffer costs
    * ~0.6 ms, most of it page faults).
    */
   readonly bytes: Uint8Array;
   /** As in {@link JsonScanSummary}: false proves every number of the text round-trips. */
   readonly numberMayBeLossy: boolean;
+}
+
+/** What {@link scanStringText} found: the facts and the object's members. */
+export interface ObjectTextScan extends ObjectTextFacts {
   /** The object's members in the order written. */
   readonly members: readonly TextMember[];
 }
@@ -600,7 +606,8 @@ export interface ObjectTextScan {
  * The JSON string at `body[range]` (quotes included, as a successful scan of `body` gave its
  * range; `body` valid UTF-8) read as a JSON text of its own, without a JavaScript string: its
  * escapes decoded to UTF-8 and the result scanned under `limits` (the same pass as
- * {@link scanJson}), recording the top-level members.
+ * {@link scanJson}), recording the top-level members in the core, where {@link textMembers}
+ * and {@link textSummary} read them (until the next call into this module).
  *
  * Returns the object text's facts; `null` when the text is not a JSON object within the
  * limits (does not start with `{` after JSON whitespace, invalid, over a bound: the text
@@ -615,9 +622,9 @@ export interface ObjectTextScan {
  * Memory: the core's memory grows to hold the string and its decoded bytes (twice its length,
  * so at most twice the response byte bound) and keeps that size for the process's life.
  */
-export function scanStringText(body: Uint8Array, range: ByteRange, limits: JsonScanLimits): ObjectTextScan | null | undefined {
-  assertBoundLimit('scanStringText', 'maxDepth', limits.maxDepth);
-  assertBoundLimit('scanStringText', 'maxNodes', limits.maxNodes);
+export function scanObjectText(body: Uint8Array, range: ByteRange, limits: JsonScanLimits): ObjectTextFacts | null | undefined {
+  assertBoundLimit('scanObjectText', 'maxDepth', limits.maxDepth);
+  assertBoundLimit('scanObjectText', 'maxNodes', limits.maxNodes);
   const len = range[1] - range[0] - 2;
   if (len <= 0) return null;
   const stackBytes = (Math.min(toCoreBound(limits.maxDepth), len) >> 3) + 1;
@@ -636,11 +643,40 @@ export function scanStringText(body: Uint8Array, range: ByteRange, limits: JsonS
   while (first < out + outLen && isJsonSpace(v.u8[first]!)) first++;
   if (first === out + outLen || v.u8[first] !== 0x7b) return null;
   // A scan of its own, with the top-level member table (not a JsonScanner: none of its summary is needed).
-  const scan = scanTextOut(outLen, limits);
-  if (scan === undefined) return undefined;
-  if (scan === null || scan.top !== 'object') return null;
-  return { bytes: v.u8.subarray(out, out + outLen), numberMayBeLossy: v.i32[STATE_I32 + I_NUMBER_MAY_BE_LOSSY] === 1, members: scan.members };
+  const top = scanTextOut(outLen, limits);
+  if (top === undefined) return undefined;
+  if (top !== 'object') return null;
+  return { bytes: v.u8.subarray(out, out + outLen), numberMayBeLossy: v.i32[STATE_I32 + I_NUMBER_MAY_BE_LOSSY] === 1 };
 }
+
+/** {@link scanObjectText} with the object's members read out (tests, and a caller that needs them all). */
+export function scanStringText(body: Uint8Array, range: ByteRange, limits: JsonScanLimits): ObjectTextScan | null | undefined {
+  const facts = scanObjectText(body, range, limits);
+  return facts == null ? facts : { ...facts, members: textMembers() };
+}
+
+/** The object does not get a summary: its only key is `adcp_error` (src/mcp/lift-text.ts). */
+export const ADCP_ERROR_ONLY = 'adcp_error_only';
+
+/**
+ * The summary's JSON string (src/mcp/summary.ts summaryJsonString, quotes included) of the
+ * object the last {@link scanObjectText} scanned, written by the core from its member table
+ * (assembly/text-summary.ts) for an object whose keys are plain ASCII (no escape, none twice,
+ * none starting with a digit): a view of the core's memory, valid only until the next call
+ * into this module, so copy it out before. {@link ADCP_ERROR_ONLY} when its only key is
+ * `adcp_error`; `undefined` for any other object, which summary.ts then summarizes from
+ * {@link textMembers}. `serializedBytes`: the text's UTF-8 length (the sentence states it).
+ */
+export function textSummary(serializedBytes: number): Uint8Array | typeof ADCP_ERROR_ONLY | undefined {
+  if (serializedBytes > UNBOUNDED) return undefined;
+  const n = core.textSummary(serializedBytes);
+  if (n === SUMMARY_ADCP_ERROR_ONLY) return ADCP_ERROR_ONLY;
+  if (n < 0) return undefined;
+  const at = core.summaryOut();
+  return currentViews().u8.subarray(at, at + n);
+}
+/** assembly/text-summary.ts SUMMARY_ADCP_ERROR_ONLY. */
+const SUMMARY_ADCP_ERROR_ONLY = -2;
 
 /** What {@link scanTopMembers} found: a JSON text within the bounds. */
 export interface TopMembersScan {
@@ -677,23 +713,30 @@ export function scanTopMembers(bytes: Uint8Array, limits: JsonScanLimits): TopMe
   releaseCore();
   if (core.textRegion(len, stackBytes) === 0) return undefined;
   currentViews().u8.set(bytes, core.textOut());
-  return scanTextOut(len, limits);
+  const top = scanTextOut(len, limits);
+  if (top == null) return top;
+  return { top, nodes: currentViews().i32[STATE_I32 + I_NODES]!, members: top === 'object' ? textMembers() : [] };
 }
 
 /**
  * Scans the `len` bytes at the core's `textOut()` as one JSON text under `limits`, with the
- * top-level member table: null when invalid or over a bound, undefined when an object has
- * more members than the table keeps.
+ * top-level member table: the kind of its top-level value; null when invalid or over a bound,
+ * undefined when an object has more members than the table keeps.
  */
-function scanTextOut(len: number, limits: JsonScanLimits): TopMembersScan | null | undefined {
+function scanTextOut(len: number, limits: JsonScanLimits): TopMembersScan['top'] | null | undefined {
   const v = currentViews();
   initialState(v, limits.maxDepth, limits.maxNodes);
   v.i32[STATE_I32 + I_TABLE] = 1;
   if (core.scanText(len) !== 0 || core.finish() !== 0) return null;
   const topCode = v.i32[STATE_I32 + I_TOP];
-  const top = topCode === TOP_OBJECT ? 'object' : topCode === TOP_ARRAY ? 'array' : 'scalar';
-  const count = top === 'object' ? v.i32[STATE_I32 + I_TABLE_COUNT]! : 0;
-  if (count > SCAN_TEXT_MEMBERS) return undefined;
+  if (topCode !== TOP_OBJECT) return topCode === TOP_ARRAY ? 'array' : 'scalar';
+  return v.i32[STATE_I32 + I_TABLE_COUNT]! > SCAN_TEXT_MEMBERS ? undefined : 'object';
+}
+
+/** The members of the object the last text scan read (scanObjectText, scanTopMembers), from the core's table. */
+export function textMembers(): TextMember[] {
+  const v = currentViews();
+  const count = v.i32[STATE_I32 + I_TABLE_COUNT]!;
   const members: TextMember[] = [];
   for (let m = 0; m < count; m++) {
     const at = TABLE_I32 + m * MEMBER_FIELDS;
@@ -704,7 +747,7 @@ function scanTextOut(len: number, limits: JsonScanLimits): TopMembersScan | null
       elements: v.i32[at + 5]!,
     });
   }
-  return { top, nodes: v.i32[STATE_I32 + I_NODES]!, members };
+  return members;
 }
 
 function isJsonSpace(b: number): boolean {

@@ -1,27 +1,29 @@
 /**
  * Whether a legacy tool result's `content[].text` is liftable (or, for the dedupe of a byte
  * copy of `structuredContent`, what it holds: response/dedupe-splice.ts), decided from the bytes of its
- * JSON string in the seller's message without parsing it (json-scan.ts scanStringText): the
+ * JSON string in the seller's message without parsing it (json-scan.ts scanObjectText): the
  * same answer as {@link parseTextObject} + the lift's checks in normalize.ts (not
  * `adcp_error`-only, numbers that round-trip), plus what the summary shows of the object
- * (summary.ts {@link summarizeShape}).
+ * (summary.ts {@link summaryJsonString}: the JSON string of its summary, written by the scan's
+ * core for an object with plain ASCII keys, json-scan.ts textSummary, and here otherwise).
  *
  * Why (issue 5, the (c) rewrite path): `JSON.parse` of a 1 MiB text alone costs ~3.7 ms, more
  * than half the decode + parse + stringify + encode floor; the lift writes the text's own
  * bytes as `structuredContent` (response/splice.ts), so the parsed object is never needed.
  */
-import { scanStringText, type ByteRange, type TextMember } from './json-scan.js';
+import { ADCP_ERROR_ONLY, scanObjectText, textMembers, textSummary, type ByteRange, type TextMember } from './json-scan.js';
 import { jsonString, memberIndexes } from './text-members.js';
-import type { SummaryShape } from './summary.js';
+import { summaryJsonString } from './summary.js';
 import type { TextJsonBounds } from './types.js';
 import { DEFAULT_MAX_TEXT_BYTES } from './extract.js';
 import { hasLossyNumber } from './json-numbers.js';
 
-/** A liftable text: its UTF-8 bytes (the lifted `structuredContent` as written) and its shape. */
+/** A liftable text: its UTF-8 bytes (the lifted `structuredContent` as written) and its summary. */
 export interface LiftableText {
-  /** A view valid only until the next call into json-scan.ts (see scanStringText): copy it before. */
+  /** A view valid only until the next call into json-scan.ts (see scanObjectText): copy it before. */
   readonly bytes: Uint8Array;
-  readonly shape: SummaryShape;
+  /** The summary's JSON string (summary.ts summaryJsonString of the object, quotes included), UTF-8, a copy of its own. */
+  readonly summary: Uint8Array;
 }
 
 /** Longest `status` string (as written, quotes included) read: a longer one holds more than the 32 characters a summary shows. */
@@ -44,11 +46,19 @@ const STATUS_MAX_WRITTEN = 6 * 32 + 2;
  * given, and the scan checks the same grammar `JSON.parse` does).
  */
 export function judgeStringText(body: Uint8Array, range: ByteRange, bounds: TextJsonBounds): LiftableText | 'skip' | 'unknown' {
-  const scan = scanStringText(body, range, { maxDepth: bounds.maxDepth ?? Infinity, maxNodes: bounds.maxNodes ?? Infinity });
+  const scan = scanObjectText(body, range, { maxDepth: bounds.maxDepth ?? Infinity, maxNodes: bounds.maxNodes ?? Infinity });
   if (scan === undefined) return 'unknown';
   // Without a lone surrogate the text's UTF-8 length is the decoded bytes' length.
   if (scan === null || scan.bytes.length > (bounds.maxTextBytes ?? DEFAULT_MAX_TEXT_BYTES)) return 'skip';
-  const { bytes, members } = scan;
+  const { bytes } = scan;
+  // Plain ASCII keys: the core writes the summary from its member table, no key made a string.
+  const written = textSummary(bytes.length);
+  if (written === ADCP_ERROR_ONLY) return 'skip';
+  if (written !== undefined) {
+    if (scan.numberMayBeLossy && hasLossyNumber(bytes)) return 'unknown';
+    return { bytes, summary: Buffer.from(written) };
+  }
+  const members = textMembers();
   // One Buffer view of the text for every key and value read below (not one per read).
   const view = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length);
   const byKey = memberIndexes(view, members);
@@ -60,17 +70,15 @@ export function judgeStringText(body: Uint8Array, range: ByteRange, bounds: Text
     const m = byKey.get(key);
     return m === undefined ? undefined : members[m];
   };
-  return {
-    bytes,
-    shape: {
-      keys,
-      status: stringValue(view, member('status')),
-      arrayLength: (key) => {
-        const m = member(key);
-        return m !== undefined && m.first === 0x5b /* [ */ ? m.elements : undefined;
-      },
+  const shape = {
+    keys,
+    status: stringValue(view, member('status')),
+    arrayLength: (key: string) => {
+      const m = member(key);
+      return m !== undefined && m.first === 0x5b /* [ */ ? m.elements : undefined;
     },
   };
+  return { bytes, summary: Buffer.from(summaryJsonString(shape, bytes.length)) };
 }
 
 /**

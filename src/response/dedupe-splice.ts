@@ -34,7 +34,6 @@ import type { Exchange } from '../exchange.js';
 import type { ByteRange, JsonScanSummary } from '../mcp/json-scan.js';
 import { BACKSLASH, CR, LBRACE, LF, SPACE, TAB } from '../mcp/json-bytes.js';
 import { judgeStringText } from '../mcp/lift-text.js';
-import { SUMMARY_JSON_MAX_BYTES, summaryJsonString } from '../mcp/summary.js';
 import { isTextItem, scannedToolResult } from './scanned-result.js';
 import { bodyPool, type SpliceEdit } from './body-pool.js';
 
@@ -54,8 +53,7 @@ export function spliceDedupe(exchange: Exchange, body: Buffer, scan: JsonScanSum
 
   // normalize.ts summarizeCopies, from the first item on.
   const edits: SpliceEdit[] = [];
-  let insert: string[] | undefined; // the summary's JSON string, the same for every copy
-  let insertBytes = -1; // its UTF-8 length, measured when first needed (-1: not yet)
+  let insert: Uint8Array[] | undefined; // the summary's JSON string (UTF-8), the same for every copy
   for (let i = 0; i < items.count; i++) {
     const range = items.texts[i];
     // Not a text item, or one whose `text` is no string: neither extracted nor a copy.
@@ -70,15 +68,9 @@ export function spliceDedupe(exchange: Exchange, body: Buffer, scan: JsonScanSum
     if (judged === 'skip') continue;
     // Compared now: the judged bytes are a view of the scan's memory, which the next judge reuses.
     if (judged === 'unknown' || !structured.equals(judged.bytes)) return undefined;
-    insert ??= [summaryJsonString(judged.shape, judged.bytes.length)];
-    // A copy no longer than its summary stays as the seller wrote it (normalize.ts summaryShortens):
-    // a string over SUMMARY_JSON_MAX_BYTES is always longer (one comparison: the bench's 1 KiB
-    // copy); a shorter one is compared with the summary's UTF-8 length, measured once.
-    const written = range[1] - range[0];
-    if (written <= SUMMARY_JSON_MAX_BYTES) {
-      if (insertBytes < 0) insertBytes = Buffer.byteLength(insert[0]!, 'utf8');
-      if (written <= insertBytes) continue;
-    }
+    insert ??= [judged.summary];
+    // A copy no longer than its summary stays as the seller wrote it (normalize.ts summaryShortens).
+    if (range[1] - range[0] <= insert[0]!.length) continue;
     edits.push({ start: range[0], end: range[1], insert });
   }
   if (insert === undefined) return undefined;

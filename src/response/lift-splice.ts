@@ -37,7 +37,6 @@
 import type { Exchange } from '../exchange.js';
 import type { JsonScanSummary } from '../mcp/json-scan.js';
 import { judgeStringText } from '../mcp/lift-text.js';
-import { summaryJsonString, type SummaryShape } from '../mcp/summary.js';
 import { isTextItem, scannedToolResult } from './scanned-result.js';
 import { bodyPool } from './body-pool.js';
 import { SC_MEMBER } from './splice.js';
@@ -56,7 +55,7 @@ export function spliceLegacyLift(exchange: Exchange, body: Buffer, scan: JsonSca
   const { items, bounds } = found;
 
   // The text fallback's walk (extract.ts findTextObject), then the copies' (normalize.ts summarizeCopies).
-  let lift: { index: number; shape: SummaryShape; bytes: Uint8Array } | undefined;
+  let lift: { index: number; summary: Uint8Array; bytes: Uint8Array } | undefined;
   let liftCopied = false;
   for (let i = 0; i < items.count; i++) {
     const range = items.texts[i];
@@ -70,13 +69,12 @@ export function spliceLegacyLift(exchange: Exchange, body: Buffer, scan: JsonSca
     const judged = judgeStringText(body, range, bounds);
     if (judged === 'skip') continue; // no object, or adcp_error-only: neither lifted nor a copy
     if (judged === 'unknown' || lift !== undefined) return undefined; // undecided, or may be a copy of the lifted object
-    lift = { index: i, shape: judged.shape, bytes: judged.bytes };
+    lift = { index: i, summary: judged.summary, bytes: judged.bytes };
   }
   if (lift === undefined) return undefined;
 
-  const { bytes, shape } = lift;
+  const { bytes, summary } = lift;
   const text = items.texts[lift.index]!;
-  const summary = summaryJsonString(shape, bytes.length);
   // One copy of each part into the message (no intermediate copy of the lifted bytes).
   return bodyPool.splice(body, [
     { start: text[0], end: text[1], insert: [summary] },
