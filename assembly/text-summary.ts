@@ -3,7 +3,7 @@
 //
 // It writes, byte for byte, what src/mcp/summary.ts `summaryJsonString` gives for the same
 // object (that module is the reference; test/unit/text-summary-wasm.test.ts compares the two
-// over generated objects), for the objects whose every key is plain printable-free ASCII:
+// over generated objects), for the objects whose every key is plain ASCII:
 // no backslash, no byte over 0x7f, no key starting with a digit (`Object.keys` would move an
 // integer-like key first), no key written twice (the parse keeps the first place and the
 // last value), and a `status` string without a backslash. Any other object is left to the
