@@ -7,7 +7,9 @@
  *    loader or fills memory. `parseConfig` applies the same size cap to its text.
  * 1. YAML syntax (line:column from `yaml`'s parser; duplicate keys are errors), one document,
  *    nested at most `MAX_CONFIG_NESTING` deep (yaml-document.ts). A file with such errors
- *    stops here: its tree can't be trusted for the next steps.
+ *    stops here: its tree can't be trusted for the next steps. A `%YAML` directive of a
+ *    version other than 1.2 is a problem too, but does not stop: the file is read as YAML 1.2
+ *    anyway, and its other problems are listed with it (yaml-document.ts).
  * 2. Build a plain tree from the YAML nodes (null-prototype mappings, so keys like
  *    `__proto__` stay data), expanding `${VAR}` in every string value and remembering where
  *    each path sits in the file.
@@ -732,6 +734,7 @@ function buildConfig(text: string, env: NodeJS.ProcessEnv, source: string | unde
   const parsedText = parseConfigYaml(text, lines, { uniqueKeys: false });
   const textProblems = parsedText.problems.map((p) => withPosition({ path: '', message: p.message }, lines, p.offset));
   if (!parsedText.ok) throw new ConfigError(textProblems, label);
+  const versionProblems = parsedText.versionProblems.map((p) => withPosition({ path: '', message: p.message }, lines, p.offset));
   const doc = parsedText.doc;
   // yaml's warnings about a tag outside the core schema (`Unresolved tag: !foo`), or a core
   // tag on a value it does not fit (`!!int 64.0`), are left to the TreeBuilder, which refuses
@@ -740,11 +743,11 @@ function buildConfig(text: string, env: NodeJS.ProcessEnv, source: string | unde
   const yamlProblems = [...doc.errors, ...warnings].map((e) =>
     withPosition({ path: '', message: `YAML: ${e.message.split('\n')[0] ?? e.message}` }, lines, e.pos[0]),
   );
-  if (yamlProblems.length > 0 || textProblems.length > 0) throw new ConfigError(sortProblems([...yamlProblems, ...textProblems]), label);
+  if (yamlProblems.length > 0 || textProblems.length > 0) throw new ConfigError(sortProblems([...yamlProblems, ...textProblems, ...versionProblems]), label);
 
   const builder = new TreeBuilder(doc, lines, env);
   const tree = builder.build(doc.contents, []);
-  const problems: ConfigProblem[] = [...builder.problems];
+  const problems: ConfigProblem[] = [...versionProblems, ...builder.problems];
   if (builder.tooLarge || builder.tooDeep) throw new ConfigError(sortProblems(problems), label);
   const contents = doc.contents as YamlNode | null;
   if (contents === null || (isScalar(contents) && contents.value === null && contents.source === '' && contents.tag === undefined)) {
@@ -752,7 +755,7 @@ function buildConfig(text: string, env: NodeJS.ProcessEnv, source: string | unde
     // `null` goes on to the schema, which says a mapping is expected.
     const what = text.length === 0 ? 'the file is empty' : 'the file has no settings (only comments or whitespace)';
     problems.push({ path: '', message: `${what}: at least an \`agents:\` block with one agent is required` });
-    throw new ConfigError(problems, label);
+    throw new ConfigError(sortProblems(problems), label);
   }
 
   const parsed = configSchema.safeParse(tree);

@@ -19,7 +19,11 @@
  *   composed as if it were not there. yaml follows the directive: under `%YAML 1.1` it read
  *   `020` as 16, `1:30` as 90, `4_194_304` and `0b101` as numbers and `on` as true, and
  *   `--check-config` and live reload took them (a new user's trial, 2026-12-03, F3:
- *   test/regressions/config-yaml-1-1-directive-changes-numbers.test.ts).
+ *   test/regressions/config-yaml-1-1-directive-changes-numbers.test.ts). The document so read
+ *   is sound, so such a problem does not stop validation: it is returned apart
+ *   (`versionProblems`), and the loader lists it with the rest of the file's problems
+ *   (a carried defect: the refusal hid them;
+ *   test/regressions/config-yaml-directive-hides-other-problems.test.ts).
  * - `!!float` reads every YAML 1.2 float (yaml-tags.ts `readCoreFloats`: `!!float 64` is 64).
  */
 import { Composer, CST, Parser, type Document, type DocumentOptions, type LineCounter, type ParseOptions, type SchemaOptions } from 'yaml';
@@ -59,7 +63,14 @@ export interface YamlTextProblem {
 }
 
 export type ParsedConfigYaml =
-  | { readonly ok: true; readonly doc: Document.Parsed; readonly problems: readonly YamlTextProblem[] }
+  | {
+      readonly ok: true;
+      readonly doc: Document.Parsed;
+      /** Problems that stop validation (a second document): the tree past them is not the file's. */
+      readonly problems: readonly YamlTextProblem[];
+      /** The `%YAML` directives of another version: `doc` is read as YAML 1.2 all the same, so validation goes on. */
+      readonly versionProblems: readonly YamlTextProblem[];
+    }
   | { readonly ok: false; readonly problems: readonly YamlTextProblem[] };
 
 /**
@@ -70,16 +81,17 @@ export type ParsedConfigYaml =
  * @param options yaml's document options, as for `parseDocument`.
  * @returns `ok: false` with one problem when the text nests deeper than `MAX_CONFIG_NESTING`
  *   (at the first such mapping or list; nothing is composed); else the first document, read
- *   as YAML 1.2, with a problem at each `%YAML` directive of another version before it and at
- *   the start of a second document when there is one (yaml's own syntax errors stay in
- *   `doc.errors` and `doc.warnings`).
+ *   as YAML 1.2, with a problem (`versionProblems`) at each `%YAML` directive of another
+ *   version before it and one (`problems`) at the start of a second document when there is
+ *   one (yaml's own syntax errors stay in `doc.errors` and `doc.warnings`).
  */
 export function parseConfigYaml(text: string, lines: LineCounter, options: ParseOptions & DocumentOptions & SchemaOptions): ParsedConfigYaml {
   const parsed = Array.from(new Parser(lines.addNewLine).parse(text));
   const deep = firstTooDeep(parsed);
   if (deep !== undefined) return { ok: false, problems: [{ offset: deep, message: TOO_DEEP }] };
   const problems: YamlTextProblem[] = [];
-  const tokens = withoutOtherYamlVersions(parsed, problems);
+  const versionProblems: YamlTextProblem[] = [];
+  const tokens = withoutOtherYamlVersions(parsed, versionProblems);
   let doc: Document.Parsed | undefined;
   // As parseDocument: the composer always yields at least one document (forceDoc), and stops
   // being read at the second.
@@ -92,7 +104,7 @@ export function parseConfigYaml(text: string, lines: LineCounter, options: Parse
     break;
   }
   readCoreFloats(doc as Document.Parsed);
-  return { ok: true, doc: doc as Document.Parsed, problems };
+  return { ok: true, doc: doc as Document.Parsed, problems, versionProblems };
 }
 
 /**

@@ -31,12 +31,14 @@
  *
  * The same bound holds for any answer the gateway queues behind such a stream: a valid
  * request pipelined behind it (forwarded, its answer then waits behind the stream, and its
- * exchange, buffered bytes and any backoff turn with it), a refusal a route makes
- * ({@link boundAnswersAhead}: routing/handler.ts, errors/local-reply.ts `refuse`, app.ts).
+ * exchange, buffered bytes and any backoff turn with it), a refusal a route makes, an ops
+ * endpoint's answer ({@link boundAnswersAhead}: routing/handler.ts, errors/local-reply.ts
+ * `refuse`, app.ts, ops/routes.ts).
  * At the stream's sse_deadline_ms it ends plainly and the queued answer goes out, then the
  * connection carries on (keep-alive). Reported failure (Defect B of a hostile review): a
  * call pipelined behind a standalone GET stream waited as long as the stream lived
- * (test/regressions/pipelined-call-behind-get-stream-unbounded.test.ts).
+ * (test/regressions/pipelined-call-behind-get-stream-unbounded.test.ts); so did a `GET /healthz`
+ * (test/regressions/pipelined-ops-request-behind-get-stream-unbounded.test.ts).
  *
  * How the answers due are found: Node's HTTP server gives a connection's responses its
  * socket one at a time, in request order. The one being written is the socket's

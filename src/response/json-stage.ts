@@ -275,7 +275,33 @@ export async function handlePassThroughBody(
     answerWithLocalError(exchange, reply, notMcpError(exchange, res, body));
     return;
   }
-  sendBody(exchange, reply, res.statusCode, body, 'ok');
+  if (body.length !== 0 && !reply.hasHeader('content-type')) sendUnlabelled(exchange, reply, res.statusCode, body);
+  else sendBody(exchange, reply, res.statusCode, body, 'ok');
+}
+
+/**
+ * Sends `body`, passed through from a seller that sent no Content-Type (a DELETE's 2xx, a 4xx),
+ * with none: written on the raw response, with the headers the reply holds (the seller's,
+ * filtered: headers.ts) and its length, as the SSE stage writes its head (sse-stage.ts), since
+ * Fastify's `reply.send` labels a Buffer `application/octet-stream`, a type the seller never
+ * named (RFC 9110 §8.3: a recipient may then guess, the gateway must not say). Reported
+ * failure (a carried defect): a DELETE answered 200 with a body and no Content-Type reached
+ * the host as `application/octet-stream`
+ * (test/regressions/delete-answer-labelled-octet-stream.test.ts). Only on this rare path: an
+ * MCP answer is JSON or SSE, labelled.
+ */
+function sendUnlabelled(exchange: Exchange, reply: FastifyReply, status: number, body: Buffer): void {
+  exchange.finished = true;
+  exchange.outcome = 'ok';
+  exchange.bytesToHost += body.length;
+  reply.hijack();
+  // Fastify's getHeaders() is a fresh shallow copy: written into, with no second copy.
+  const headers = reply.getHeaders();
+  for (const name in headers) if (headers[name] === undefined) delete headers[name];
+  headers['content-length'] = String(body.length);
+  reply.raw.writeHead(status, headers as Record<string, string | string[] | number>);
+  // The body's buffer is given back by the caller (handlePassThroughBody), once the response closes.
+  reply.raw.end(body);
 }
 
 /**

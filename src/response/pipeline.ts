@@ -16,10 +16,12 @@
  *      - 2xx application/json   -> json-stage: bounded buffer (raw bytes) -> structure bounds
  *                                  -> parse -> rewrite -> original bytes or re-serialized
  *      - 2xx, no Content-Type   -> passed through when empty (202 for a notification, DELETE);
- *                                  a body there -> `upstream_not_mcp`
+ *                                  a body there -> `upstream_not_mcp`, but a DELETE's, passed
+ *                                  through with no Content-Type (json-stage.ts sendUnlabelled)
  *      - other 2xx (HTML, ...)  -> SERVICE_UNAVAILABLE `upstream_not_mcp`
  *      - 4xx                    -> passed through as it is, body bounded (a JSON body also by
- *                                  depth/nodes); to a resumed request stream -> `upstream_status`
+ *                                  depth/nodes; none labelled when the seller sent no
+ *                                  Content-Type); to a resumed request stream -> `upstream_status`
  *      - 1xx/3xx                -> SERVICE_UNAVAILABLE `upstream_not_mcp`
  */
 import type { FastifyBaseLogger, FastifyReply } from 'fastify';
