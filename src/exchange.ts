@@ -186,7 +186,9 @@ export interface Exchange {
    * reason of the first text item that may hold a JSON object and was skipped, `text_bytes`,
    * `json_depth` or `json_nodes`; or a lift made and then skipped because its output would not
    * fit the answer's limit (response/rewrite-room.ts recordLiftSkippedForRoom, the JSON and
-   * SSE stages): `max_response_bytes` or `max_sse_event_bytes`. Undefined otherwise (the
+   * SSE stages): `max_response_bytes` or `max_sse_event_bytes`; or a lift not made because its
+   * message would be over a structure bound (rewrite-room.ts liftOverJsonBound, lift-splice.ts
+   * and rewrite.ts): `max_json_depth` or `max_json_nodes`. Undefined otherwise (the
    * common case). The exchange line's `text_not_lifted` and
    * `adcp_gateway_texts_not_lifted_total` (README, Logs and Metrics). Sources: a reviewer, "a
    * text over the bounds was silently not lifted"; a lift skipped for room was logged `ok`

@@ -108,11 +108,14 @@ export function parseTextObject(text: unknown, bounds: TextJsonBounds = {}): Rec
  * bytes by the validating scan, when it is shorter than 16 Ki characters (the bound check of
  * those texts, `checkJsonBounds`, counts on past a syntax error).
  *
+ * `counted`, when given, gets the text's depth and values as the bounds check counted them
+ * ({@link TextJsonCount}; no pass of its own).
+ *
  * Source: a reviewer, "a text over the bounds was silently not lifted": normalize.ts reports
  * the reason (`NormalizeOutcome.textNotLifted`), the gateway logs and counts it
  * (test/regressions/text-over-bounds-not-lifted-silently.test.ts).
  */
-export function readTextObject(text: unknown, bounds: TextJsonBounds = {}): Record<string, unknown> | TextBoundReason | undefined {
+export function readTextObject(text: unknown, bounds: TextJsonBounds = {}, counted?: TextJsonCount): Record<string, unknown> | TextBoundReason | undefined {
   if (typeof text !== 'string' || text.length === 0) return undefined;
   if (utf8LengthExceeds(text, bounds.maxTextBytes ?? DEFAULT_MAX_TEXT_BYTES)) return startsAsObject(text) ? 'text_bytes' : undefined;
   if (!startsAsObject(text)) return undefined;
@@ -126,7 +129,12 @@ export function readTextObject(text: unknown, bounds: TextJsonBounds = {}): Reco
       const scan = scanJson(bytes, limits);
       if (!scan.ok) return scan.reason === 'syntax' ? undefined : scan.reason;
       facts = { bytes, numbersRoundTrip: !scan.numberMayBeLossy };
-    } else if (!checkJsonBounds(text, limits).ok) return scannedBoundReason(Buffer.from(text, 'utf8'), limits);
+      if (counted !== undefined) setCount(counted, scan.depth, scan.nodes);
+    } else {
+      const checked = checkJsonBounds(text, limits);
+      if (!checked.ok) return scannedBoundReason(Buffer.from(text, 'utf8'), limits);
+      if (counted !== undefined) setCount(counted, checked.depth, checked.nodes);
+    }
   }
   let parsed: unknown;
   try {
@@ -137,6 +145,24 @@ export function readTextObject(text: unknown, bounds: TextJsonBounds = {}): Reco
   if (!isJsonObject(parsed)) return undefined;
   if (facts !== undefined) textFacts.set(parsed, facts);
   return parsed;
+}
+
+/**
+ * A text's JSON nesting and value count, as {@link readTextObject}'s bounds check counted them
+ * (written when it returns an object and `bounds` had `maxDepth` or `maxNodes`; else left as
+ * they were): for the lift's check of the message it writes (response/rewrite-room.ts
+ * liftOverJsonBound).
+ */
+export interface TextJsonCount {
+  /** Nesting of arrays and objects (`{}` alone: 1); -1 until counted. */
+  depth: number;
+  /** JSON values, the top-level one included; -1 until counted. */
+  nodes: number;
+}
+
+function setCount(counted: TextJsonCount, depth: number, nodes: number): void {
+  counted.depth = depth;
+  counted.nodes = nodes;
 }
 
 /**
@@ -185,6 +211,11 @@ export interface TextObjectMatch {
   index: number;
   /** The parsed object (a fresh object from `JSON.parse`). */
   value: Record<string, unknown>;
+  /**
+   * The text's JSON depth and values as its bounds check counted them (as written: a repeated
+   * member name counts each time); undefined when the walk had no `maxDepth` / `maxNodes`.
+   */
+  json?: { readonly depth: number; readonly nodes: number };
 }
 
 /**
@@ -215,12 +246,13 @@ function walkTextObjects(
 ): TextObjectMatch | TextBoundReason | null {
   if (!Array.isArray(content)) return null;
   let skipped: TextBoundReason | null = null;
+  const counted: TextJsonCount = { depth: -1, nodes: -1 };
   for (let index = 0; index < content.length; index++) {
     const item: unknown = content[index];
     if (!isJsonObject(item) || ownValue(item, 'type') !== 'text') continue;
-    const value = readTextObject(ownValue(item, 'text'), bounds);
+    const value = readTextObject(ownValue(item, 'text'), bounds, counted);
     if (typeof value === 'string') skipped ??= value;
-    else if (value !== undefined && accept(value)) return { index, value };
+    else if (value !== undefined && accept(value)) return counted.depth < 0 ? { index, value } : { index, value, json: { depth: counted.depth, nodes: counted.nodes } };
   }
   return skipped;
 }

@@ -594,6 +594,10 @@ export interface ObjectTextFacts {
   readonly bytes: Uint8Array;
   /** As in {@link JsonScanSummary}: false proves every number of the text round-trips. */
   readonly numberMayBeLossy: boolean;
+  /** As in {@link JsonScanSummary}: the text's nesting of arrays and objects (`{}` alone: 1). */
+  readonly depth: number;
+  /** As in {@link JsonScanSummary}: the text's JSON values, the object itself included. */
+  readonly nodes: number;
 }
 
 /** What {@link scanStringText} found: the facts and the object's members. */
@@ -646,7 +650,8 @@ export function scanObjectText(body: Uint8Array, range: ByteRange, limits: JsonS
   const top = scanTextOut(outLen, limits);
   if (top === undefined) return undefined;
   if (top !== 'object') return null;
-  return { bytes: v.u8.subarray(out, out + outLen), numberMayBeLossy: v.i32[STATE_I32 + I_NUMBER_MAY_BE_LOSSY] === 1 };
+  const s = STATE_I32;
+  return { bytes: v.u8.subarray(out, out + outLen), numberMayBeLossy: v.i32[s + I_NUMBER_MAY_BE_LOSSY] === 1, depth: v.i32[s + I_MAX_SEEN_DEPTH]!, nodes: v.i32[s + I_NODES]! };
 }
 
 /** {@link scanObjectText} with the object's members read out (tests, and a caller that needs them all). */

@@ -24,6 +24,10 @@ export interface LiftableText {
   readonly bytes: Uint8Array;
   /** The summary's JSON string (summary.ts summaryJsonString of the object, quotes included), UTF-8, a copy of its own. */
   readonly summary: Uint8Array;
+  /** The object's nesting (`{}` alone: 1), as the scan counted it (json-scan.ts ObjectTextFacts). */
+  readonly depth: number;
+  /** The object's JSON values, itself included, as the scan counted them. */
+  readonly nodes: number;
 }
 
 /** Longest `status` string (as written, quotes included) read: a longer one holds more than the 32 characters a summary shows. */
@@ -50,13 +54,13 @@ export function judgeStringText(body: Uint8Array, range: ByteRange, bounds: Text
   if (scan === undefined) return 'unknown';
   // Without a lone surrogate the text's UTF-8 length is the decoded bytes' length.
   if (scan === null || scan.bytes.length > (bounds.maxTextBytes ?? DEFAULT_MAX_TEXT_BYTES)) return 'skip';
-  const { bytes } = scan;
+  const { bytes, depth, nodes } = scan;
   // Plain ASCII keys: the core writes the summary from its member table, no key made a string.
   const written = textSummary(bytes.length);
   if (written === ADCP_ERROR_ONLY) return 'skip';
   if (written !== undefined) {
     if (scan.numberMayBeLossy && hasLossyNumber(bytes)) return 'unknown';
-    return { bytes, summary: Buffer.from(written) };
+    return { bytes, summary: Buffer.from(written), depth, nodes };
   }
   const members = textMembers();
   // One Buffer view of the text for every key and value read below (not one per read).
@@ -78,7 +82,7 @@ export function judgeStringText(body: Uint8Array, range: ByteRange, bounds: Text
       return m !== undefined && m.first === 0x5b /* [ */ ? m.elements : undefined;
     },
   };
-  return { bytes, summary: Buffer.from(summaryJsonString(shape, bytes.length)) };
+  return { bytes, summary: Buffer.from(summaryJsonString(shape, bytes.length)), depth, nodes };
 }
 
 /**

@@ -60,6 +60,13 @@ export interface NormalizeOutcome {
    * (`text_not_lifted`) and counts it (`adcp_gateway_texts_not_lifted_total`).
    */
   textNotLifted?: TextBoundReason;
+  /**
+   * For a lift (`action` `lifted`), the lifted text's JSON depth and values as its bounds check
+   * counted them (extract.ts TextObjectMatch `json`): what the lift adds to the message's depth
+   * and value count, which the caller checks against `max_json_depth` / `max_json_nodes`
+   * (response/rewrite.ts, rewrite-room.ts liftOverJsonBound). Undefined otherwise.
+   */
+  liftedJson?: { readonly depth: number; readonly nodes: number };
 }
 
 /**
@@ -90,7 +97,9 @@ export interface NormalizeOutcome {
  * short: by at most `,"structuredContent":` + the summary's JSON string minus the quotes and
  * escapes the text's string spent, under ~220 bytes, once per answer. Pure, this function
  * knows no limit: the JSON and SSE stages send the seller's answer instead of a lift that would
- * not fit `max_response_bytes`, response/rewrite-room.ts, and report it as `text_not_lifted`.) Over-bound or non-object text is
+ * not fit `max_response_bytes`, response/rewrite-room.ts, and report it as `text_not_lifted`;
+ * rewrite.ts skips one whose message would be over `max_json_depth` / `max_json_nodes`, from
+ * `liftedJson`.) Over-bound or non-object text is
  * simply not lifted (no error); when nothing else is lifted either, the outcome says which
  * bound the first such text broke (`textNotLifted`).
  *
@@ -136,7 +145,7 @@ export function normalizeToolResult(result: unknown, opts: NormalizeOptions): No
   if (mayLoseDigits(ownValue(content[lift.index] as object, 'text') as string, lift.value)) return unchanged;
   // The lifted text's bytes are what a spliced answer carries as `structuredContent` (splice.ts).
   const { items, replaced } = summarizeCopies(content, lift.index, lift.value, opts, lift.index, undefined, ownValue(content[lift.index] as object, 'text') as string);
-  return { result: copyWith(result, items, lift.value), changed: true, action: 'lifted', replacedItems: replaced };
+  return { result: copyWith(result, items, lift.value), changed: true, action: 'lifted', replacedItems: replaced, liftedJson: lift.json };
 }
 
 /**

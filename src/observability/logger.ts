@@ -214,9 +214,11 @@ function bounded<T>(value: T): T | string {
  * One field only when it applies (absent otherwise, so the common line is unchanged):
  * text_not_lifted, the reason a tool result was left unlifted (exchange.ts `textNotLifted`:
  * `text_bytes`, `json_depth` or `json_nodes`, the bound the first text that may hold its JSON
- * broke; `max_response_bytes` or `max_sse_event_bytes`, the limit the lifted answer would have
- * gone over, response/rewrite-room.ts). Sources: a reviewer, "a text over the bounds was
- * silently not lifted"; test/regressions/lift-skipped-for-room-silent.test.ts.
+ * broke; `max_response_bytes`, `max_sse_event_bytes`, `max_json_depth` or `max_json_nodes`,
+ * the limit the lifted answer would have gone over, response/rewrite-room.ts). Sources: a
+ * reviewer, "a text over the bounds was silently not lifted";
+ * test/regressions/lift-skipped-for-room-silent.test.ts;
+ * test/regressions/lift-exceeds-json-depth-and-nodes.test.ts.
  */
 export function exchangeLogFields(exchange: Exchange, hostStatus: number | null, httpMethod: string): Record<string, unknown> {
   const fields: Record<string, unknown> = {

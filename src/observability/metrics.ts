@@ -5,7 +5,7 @@
  * Label cardinality is bounded by construction: `agent` comes from the config, `method` from
  * a fixed list of MCP method names (anything else is `other`), `outcome` and `reason` from
  * the gateway's own catalogs (a result left unlifted: a text bound's three reasons,
- * mcp/types.ts TextBoundReason, and the two limits a lift may lack room under,
+ * mcp/types.ts TextBoundReason, and the four limits a lift may lack room under,
  * response/rewrite-room.ts LiftRoomReason),
  * `surface` from a fixed list. Tool names, ids and anything else
  * a host or seller chooses never become a label value.
@@ -157,7 +157,7 @@ export function createMetrics(opts: CreateMetricsOptions = {}): GatewayMetrics {
   const breaches = tallied('limit_breaches_total', 'Exchanges answered with a minted AdCP error, by details.reason (docs/errors.md).', ['agent', 'reason']);
   const textsNotLifted = tallied(
     'texts_not_lifted_total',
-    'Tool results left unlifted because the first text that may hold their JSON object was over a bound (text_bytes, json_depth, json_nodes), or because the lifted answer would not fit its limit (max_response_bytes, max_sse_event_bytes); one per result.',
+    'Tool results left unlifted because the first text that may hold their JSON object was over a bound (text_bytes, json_depth, json_nodes), or because the lifted answer would not fit its limit (max_response_bytes, max_sse_event_bytes, max_json_depth, max_json_nodes); one per result.',
     ['agent', 'reason'],
   );
   const duration = new TalliedHistogram({

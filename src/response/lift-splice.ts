@@ -20,7 +20,9 @@
  * from 0.52-0.65× to 1.03-1.43× (4 MiB), over 4 noisy bench runs.
  *
  * The output is longer than `body` when the text was short (normalize.ts: up to ~220 bytes):
- * whether it fits the limit is the stage's check (rewrite-room.ts), on its length.
+ * whether it fits the limit is the stage's check (rewrite-room.ts), on its length. Whether it
+ * stays within `max_json_depth` and `max_json_nodes` is checked here (rewrite-room.ts
+ * liftOverJsonBound; a new user's hostile trial, F1).
  *
  * Handled here, the parse path otherwise: what scanned-result.ts handles, with no
  * `structuredContent`, a lifted text with no lone surrogate, at most SCAN_TEXT_MEMBERS members
@@ -40,9 +42,14 @@ import { judgeStringText } from '../mcp/lift-text.js';
 import { isTextItem, scannedToolResult } from './scanned-result.js';
 import { bodyPool } from './body-pool.js';
 import { SC_MEMBER } from './splice.js';
+import { LIFT_LEVELS, liftOverJsonBound, recordLiftSkippedForRoom } from './rewrite-room.js';
 
 /**
- * The lifted message bytes, or undefined (the caller takes the parse path).
+ * The lifted message bytes, or undefined (the caller takes the parse path); `body` itself
+ * when the lift is skipped because the lifted message would be over `max_json_depth` or
+ * `max_json_nodes` (rewrite-room.ts liftOverJsonBound, recorded on the exchange as
+ * `text_not_lifted`: the only "not lifted" this path decides, from the counts the body's
+ * and the text's scans made).
  *
  * @param body the seller's message bytes; `scan` its successful scan
  */
@@ -55,7 +62,7 @@ export function spliceLegacyLift(exchange: Exchange, body: Buffer, scan: JsonSca
   const { items, bounds } = found;
 
   // The text fallback's walk (extract.ts findTextObject), then the copies' (normalize.ts summarizeCopies).
-  let lift: { index: number; summary: Uint8Array; bytes: Uint8Array } | undefined;
+  let lift: { index: number; summary: Uint8Array; bytes: Uint8Array; depth: number; nodes: number } | undefined;
   let liftCopied = false;
   for (let i = 0; i < items.count; i++) {
     const range = items.texts[i];
@@ -69,9 +76,16 @@ export function spliceLegacyLift(exchange: Exchange, body: Buffer, scan: JsonSca
     const judged = judgeStringText(body, range, bounds);
     if (judged === 'skip') continue; // no object, or adcp_error-only: neither lifted nor a copy
     if (judged === 'unknown' || lift !== undefined) return undefined; // undecided, or may be a copy of the lifted object
-    lift = { index: i, summary: judged.summary, bytes: judged.bytes };
+    lift = { index: i, summary: judged.summary, bytes: judged.bytes, depth: judged.depth, nodes: judged.nodes };
   }
   if (lift === undefined) return undefined;
+  // The lifted message must stay within the structure bounds the seller's was held to
+  // (rewrite-room.ts liftOverJsonBound): else the seller's bytes go out, the skip recorded.
+  const over = liftOverJsonBound(LIFT_LEVELS.result, lift, scan.nodes, exchange.limits);
+  if (over !== undefined) {
+    recordLiftSkippedForRoom(exchange, 'lifted', over);
+    return body;
+  }
 
   const { bytes, summary } = lift;
   const text = items.texts[lift.index]!;

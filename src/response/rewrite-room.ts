@@ -24,8 +24,17 @@
  * (a reviewer): such an answer was logged `outcome: ok` with nothing saying a lift had been
  * skipped (test/regressions/lift-skipped-for-room-silent.test.ts).
  *
+ * The same rule holds for the structure bounds every seller message is held to,
+ * `max_json_depth` and `max_json_nodes` (the lifted object is nested 2 levels below the
+ * message's top, and its values are added to the message's): {@link liftOverJsonBound}, checked
+ * where the lift is made (lift-splice.ts for the scan path, rewrite.ts rewriteResponse for the
+ * parse path; JSON bodies and SSE event data alike), since both bounds are known there; the
+ * byte room is the stage's, which knows what the host has received. Reported failure (a new
+ * user's hostile trial, F1: test/regressions/lift-exceeds-json-depth-and-nodes.test.ts).
+ *
  * Cost: one comparison of lengths already known (the output buffer's and the seller's), made
- * only for an answer that was rewritten; no pass over any body.
+ * only for an answer that was rewritten, and two integer comparisons of counts the scans
+ * already made, only for a lift; no pass over any body.
  */
 import type { Exchange } from '../exchange.js';
 import type { ByteBudget } from './byte-budget.js';
@@ -35,9 +44,61 @@ import type { ByteBudget } from './byte-budget.js';
  * it (docs/configuration.md; README, Logs): `max_response_bytes`, the lifted JSON body over
  * it, or on SSE the stream's count with the lift's added bytes over it (the same limit as the
  * stream's cumulative bound, `sse_cumulative`, counts it: what the stream has sent before
- * included); `max_sse_event_bytes`, the lifted event data over the per-event bound (SSE only).
+ * included); `max_sse_event_bytes`, the lifted event data over the per-event bound (SSE only);
+ * `max_json_depth` / `max_json_nodes`, the lifted message (JSON body or event data) nested
+ * deeper or holding more values than the bound ({@link liftOverJsonBound}: checked where the
+ * lift is made, lift-splice.ts and rewrite.ts, before the byte room; depth named first).
  */
-export type LiftRoomReason = 'max_response_bytes' | 'max_sse_event_bytes';
+export type LiftRoomReason = 'max_response_bytes' | 'max_sse_event_bytes' | 'max_json_depth' | 'max_json_nodes';
+
+/** A JSON text's nesting and value count, as the scans count them (json-scan.ts, json-bounds.ts checkJsonBounds). */
+export interface JsonShape {
+  /** Nesting of arrays and objects (`{}` alone: 1). */
+  readonly depth: number;
+  /** JSON values, the top-level one included (object keys not counted). */
+  readonly nodes: number;
+}
+
+/** Levels above a lifted object in the answer: `structuredContent` of `result` (message, `result`) or of `result.result` (one more). */
+export const LIFT_LEVELS = { result: 2, 'result.result': 3 } as const;
+
+/**
+ * The structure bound a lift's output message would go over, or undefined when it stays
+ * within both: `max_json_depth` when the lifted object, `levels` below the message's top
+ * ({@link LIFT_LEVELS}), would nest deeper than it; else `max_json_nodes` when the message's
+ * values and the text's together are more than it. A lift over either is skipped as one over
+ * `max_response_bytes` is (module doc): the answer goes out as the seller wrote it, and
+ * {@link recordLiftSkippedForRoom} names the bound.
+ *
+ * Computed from what the scans already counted, no pass over any bytes: the output's depth is
+ * the larger of the message's (within the bound: the scan refused it otherwise) and `levels +
+ * text.depth`; its values are the message's plus the lifted object's (the lifted item's text
+ * and any copy's become a summary, a string for a string; a dedupe never adds any, so it needs
+ * no check). Exact for the spliced output (the seller's bytes, the text's bytes as
+ * `structuredContent`); an upper bound for a re-serialized one, where a repeated member name
+ * is written once.
+ *
+ * Reported failure (a new user's hostile trial, F1): a text holding an object exactly
+ * `max_json_depth` (64) deep reached the host 66 deep, and a message of ~100,000 values with a
+ * text of 100,000 reached it with 199,986, bytes the gateway refuses from a seller (`json_depth`,
+ * `json_nodes`) (test/regressions/lift-exceeds-json-depth-and-nodes.test.ts).
+ *
+ * @param levels       {@link LIFT_LEVELS}: where the lifted object goes
+ * @param text         the lifted text's JSON, as its bounds check counted it
+ * @param messageNodes the seller message's values (its scan's); undefined when not counted
+ *                     (a caller without a scan: the depth alone is checked)
+ * @param limits       the exchange's `max_json_depth` and `max_json_nodes`
+ */
+export function liftOverJsonBound(
+  levels: number,
+  text: JsonShape,
+  messageNodes: number | undefined,
+  limits: { readonly max_json_depth: number; readonly max_json_nodes: number },
+): LiftRoomReason | undefined {
+  if (levels + text.depth > limits.max_json_depth) return 'max_json_depth';
+  if (messageNodes !== undefined && messageNodes + text.nodes > limits.max_json_nodes) return 'max_json_nodes';
+  return undefined;
+}
 
 /**
  * JSON: whether the rewritten body may replace the seller's. The whole body is the answer
@@ -82,7 +143,7 @@ export function eventRewriteOverBound(outBytes: number, sellerBytes: number, max
 }
 
 /**
- * Records a rewrite the stage skipped because its output would go over `reason`'s limit (the
+ * Records a rewrite skipped because its output would go over `reason`'s limit (the
  * seller's answer goes out instead): when it was a lift (`action` `'lifted'`), the exchange's
  * `textNotLifted` is `reason`. Only a lift can be skipped so (a dedupe never grows an
  * answer); any other `action` records nothing. A lift that was made has no text-bound

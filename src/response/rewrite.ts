@@ -37,6 +37,7 @@ import { hasLossyNumber } from '../mcp/json-numbers.js';
 import type { TopMembers } from '../mcp/json-scan.js';
 import { writtenIdRanges } from '../mcp/written-ids.js';
 import { isRequestId } from './json-value-at.js';
+import { LIFT_LEVELS, liftOverJsonBound, recordLiftSkippedForRoom } from './rewrite-room.js';
 
 /** Methods whose response `result` is a `CallToolResult`. */
 export const TOOL_RESULT_METHODS: ReadonlySet<string> = new Set(['tools/call', 'tasks/result']);
@@ -119,6 +120,12 @@ export interface RawTextFacts {
    */
   readonly structuredContentText?: string | undefined;
   /**
+   * The raw text's JSON values (its scan's node count, json-scan.ts): a lift whose message
+   * would hold more than `max_json_nodes` with the lifted object's is skipped
+   * (rewrite-room.ts liftOverJsonBound). Unknown: only the depth is checked.
+   */
+  readonly messageNodes?: number | undefined;
+  /**
    * The UTF-8 length of `result.content[index].text`'s JSON string as written in the raw text,
    * where the scan located it (normalize.ts NormalizeOptions.writtenTextBytes); used only where
    * the `CallToolResult` is `result`.
@@ -143,9 +150,15 @@ export interface RawTextFacts {
  * (`exchange.textNotLifted`: the exchange line's `text_not_lifted`, the metric
  * `adcp_gateway_texts_not_lifted_total`). This is the one place the JSON and SSE paths decide
  * that a result is not lifted for a text bound: the scan-based lift (lift-splice.ts) lifts or
- * declines, never decides "not lifted". (A lift made here or there that the stage then skips
+ * declines, never decides "not lifted" for a text bound. (A lift made here or there that the stage then skips
  * because its output would not fit is recorded by the stage: rewrite-room.ts
  * recordLiftSkippedForRoom.) Source: a reviewer, "a text over the bounds was silently not lifted".
+ *
+ * A lift whose message would be over `max_json_depth` or `max_json_nodes` (the lifted object's
+ * depth below its place, its values added to `facts.messageNodes`: rewrite-room.ts
+ * liftOverJsonBound) is not made (`changed: false`), and recorded as one skipped for room
+ * (`text_not_lifted`: the bound's config key), as lift-splice.ts does on the scan path. Source:
+ * a new user's hostile trial, F1 (test/regressions/lift-exceeds-json-depth-and-nodes.test.ts).
  */
 export function rewriteResponse(exchange: Exchange, message: unknown, raw?: string | Uint8Array, facts: RawTextFacts = {}): RewriteOutcome {
   const { rpc } = exchange;
@@ -183,6 +196,14 @@ export function rewriteResponse(exchange: Exchange, message: unknown, raw?: stri
   }
   // The caller would re-serialize the whole message through doubles: refuse if that loses digits.
   if (raw !== undefined && !facts.numbersRoundTrip && hasLossyNumber(raw)) return UNCHANGED(message);
+  // A lifted message over max_json_depth / max_json_nodes: skipped, the seller's bytes go out (rewrite-room.ts).
+  if (out.liftedJson !== undefined) {
+    const over = liftOverJsonBound(LIFT_LEVELS[location], out.liftedJson, facts.messageNodes, limits);
+    if (over !== undefined) {
+      recordLiftSkippedForRoom(exchange, out.action, over);
+      return UNCHANGED(message);
+    }
+  }
   const nextResult = location === 'result' ? out.result : copyReplacing(result, 'result', out.result);
   return { changed: true, message: copyReplacing(m, 'result', nextResult), action: out.action };
 }

@@ -36,6 +36,7 @@ export function rewriteScanned(exchange: Exchange, message: unknown, bytes: Buff
   const texts = members?.plainKeys && members.resultPlainKeys && members.content?.plainKeys ? members.content.texts : undefined;
   const rewritten = rewriteResponse(exchange, message, bytes, {
     numbersRoundTrip: !scan.numberMayBeLossy,
+    messageNodes: scan.nodes,
     structuredContentText: sc && bytes.toString('utf8', sc[0], sc[1]),
     writtenTextBytes: texts && ((index) => {
       const range = texts[index];

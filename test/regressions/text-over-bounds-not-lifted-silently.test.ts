@@ -17,7 +17,8 @@
  * the exchange line has `text_not_lifted` with the bound's reason, and
  * `adcp_gateway_texts_not_lifted_total{agent,reason}` counts it. Controls, no field and no
  * count: a plain text; a text that is not JSON (one that only a non-validating count would call
- * too deep included); texts exactly at the bounds (lifted); an over-bound text followed by a
+ * too deep included); the largest texts whose lifted message is within the bounds (lifted);
+ * an over-bound text followed by a
  * liftable one (that one is lifted: the first was only skipped, as the spec says); a result with
  * `structuredContent`; an `isError` result; a host on 2025-03-26 (no normalization).
  */
@@ -74,8 +75,11 @@ const CASES: Record<string, Case> = {
   'control: plain text': { items: [textItem('Found 2 products.')] },
   'control: not JSON': { items: [textItem('{not json}')] },
   'control: not JSON, too deep only to a count that skips the syntax error': { items: [textItem(`{"a": oops ${'['.repeat(DEPTH + 4)}`)] },
-  'control: exactly at the depth bound (lifted)': { items: [textItem(deep(DEPTH))], lifted: true },
-  'control: exactly at the node bound (lifted)': { items: [textItem(wide(NODES))], lifted: true },
+  // The largest texts whose lifted message is within the bounds: 2 levels below the message's
+  // top, its values added to the message's 8 (a text exactly at its own bound makes a message
+  // over them, not lifted: test/regressions/lift-exceeds-json-depth-and-nodes.test.ts).
+  'control: the lifted message exactly at the depth bound (lifted)': { items: [textItem(deep(DEPTH - 2))], lifted: true },
+  'control: the lifted message exactly at the node bound (lifted)': { items: [textItem(wide(NODES - 8))], lifted: true },
   'control: over a bound, then a liftable text (lifted: the first was only skipped)': {
     items: [textItem(deep(DEPTH + 1)), textItem('{"status":"completed"}')],
     lifted: true,

@@ -159,7 +159,9 @@ describe('readTextObject / findLiftableTextOrBound: which bound kept a text from
 
   test('findLiftableTextOrBound: the match wins; else the first item skipped for a bound; else null', () => {
     const liftable = text('{"ok":true}');
-    assert.deepEqual(findLiftableTextOrBound({ content: [text(deep(5)), liftable] }, BOUNDS), { index: 1, value: { ok: true } });
+    // The match carries its text's depth and values as the bounds check counted them (the lift's output check).
+    assert.deepEqual(findLiftableTextOrBound({ content: [text(deep(5)), liftable] }, BOUNDS), { index: 1, value: { ok: true }, json: { depth: 1, nodes: 2 } });
+    assert.deepEqual(findLiftableTextOrBound({ content: [liftable] }, {}), { index: 0, value: { ok: true } }, 'no structure bounds: not counted');
     assert.equal(findLiftableTextOrBound({ content: [text('plain'), text(wide(11)), text(deep(5))] }, BOUNDS), 'json_nodes');
     assert.equal(findLiftableTextOrBound({ content: [text(deep(5)), text('{"adcp_error":{"code":"X"}}')] }, BOUNDS), 'json_depth', 'nothing liftable after it');
     // Not text items, non-string text: never a reason.

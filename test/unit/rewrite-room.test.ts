@@ -3,13 +3,18 @@
  * (eventRewriteOverBound), and what a skipped rewrite records on the exchange
  * (recordLiftSkippedForRoom: the exchange line's `text_not_lifted`). Reported failures:
  * test/regressions/lift-grows-past-limit.test.ts (the lift took answers over the limit),
- * test/regressions/lift-skipped-for-room-silent.test.ts (the skipped lift was not reported).
+ * test/regressions/lift-skipped-for-room-silent.test.ts (the skipped lift was not reported);
+ * liftOverJsonBound and the counts it reads: test/regressions/lift-exceeds-json-depth-and-nodes.test.ts
+ * (the lifted message went over max_json_depth and max_json_nodes).
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Exchange } from '../../src/exchange.js';
 import { ByteBudget } from '../../src/response/byte-budget.js';
-import { eventRewriteOverBound, recordLiftSkippedForRoom } from '../../src/response/rewrite-room.js';
+import { LIFT_LEVELS, eventRewriteOverBound, liftOverJsonBound, recordLiftSkippedForRoom } from '../../src/response/rewrite-room.js';
+import { normalizeToolResult } from '../../src/mcp/normalize.js';
+import { judgeStringText } from '../../src/mcp/lift-text.js';
+import { scanJson } from '../../src/mcp/json-scan.js';
 
 const budget = (limit: number, used: number): ByteBudget => new ByteBudget(limit, 'sse_cumulative', used);
 
@@ -38,4 +43,38 @@ test('recordLiftSkippedForRoom: a lift records the limit; any other action nothi
   assert.equal(exchange.textNotLifted, undefined);
   recordLiftSkippedForRoom(exchange, 'lifted', 'max_sse_event_bytes');
   assert.equal(exchange.textNotLifted, 'max_sse_event_bytes');
+});
+
+test('liftOverJsonBound: the lifted object below its place within max_json_depth, the values together within max_json_nodes; depth named first', () => {
+  const limits = { max_json_depth: 10, max_json_nodes: 100 };
+  assert.equal(liftOverJsonBound(LIFT_LEVELS.result, { depth: 8, nodes: 50 }, 50, limits), undefined, 'exactly at both');
+  assert.equal(liftOverJsonBound(LIFT_LEVELS.result, { depth: 9, nodes: 50 }, 50, limits), 'max_json_depth');
+  assert.equal(liftOverJsonBound(LIFT_LEVELS['result.result'], { depth: 8, nodes: 50 }, 50, limits), 'max_json_depth', 'a task result sits a level deeper');
+  assert.equal(liftOverJsonBound(LIFT_LEVELS['result.result'], { depth: 7, nodes: 50 }, 50, limits), undefined);
+  assert.equal(liftOverJsonBound(LIFT_LEVELS.result, { depth: 8, nodes: 51 }, 50, limits), 'max_json_nodes');
+  assert.equal(liftOverJsonBound(LIFT_LEVELS.result, { depth: 9, nodes: 51 }, 50, limits), 'max_json_depth', 'both: depth');
+  assert.equal(liftOverJsonBound(LIFT_LEVELS.result, { depth: 8, nodes: 100 }, undefined, limits), undefined, 'the message not counted: the depth alone');
+});
+
+test('the text counts the check reads are the validating scan\'s, on the scan path and on both parse-path branches (short and long texts)', () => {
+  const bounds = { maxTextBytes: 1 << 22, maxDepth: 64, maxNodes: 100_000 };
+  const texts = [
+    '{"a":{"b":[1,2,{"c":null}]},"d":"x"}',
+    ' {"a":[],"a":[[]]}',
+    JSON.stringify({ status: 'completed', items: Array.from({ length: 3000 }, (_, k) => ({ k, v: [k, 'x'] })) }),
+  ];
+  assert.ok(texts[2]!.length >= 16 * 1024, 'a long text: the parse path scans it (extract.ts SCAN_TEXT_CHARS)');
+  for (const text of texts) {
+    const scan = scanJson(Buffer.from(text), { maxDepth: 64, maxNodes: 100_000 });
+    assert.ok(scan.ok);
+    const want = { depth: scan.depth, nodes: scan.nodes };
+    const lifted = normalizeToolResult({ content: [{ type: 'text', text }] }, bounds);
+    assert.equal(lifted.action, 'lifted');
+    assert.deepEqual(lifted.liftedJson, want, `parse path: ${text.slice(0, 40)}`);
+    const body = Buffer.from(JSON.stringify({ text }));
+    const range = [body.indexOf('"', 8), body.length - 1] as const;
+    const judged = judgeStringText(body, range, bounds);
+    assert.ok(typeof judged === 'object');
+    assert.deepEqual({ depth: judged.depth, nodes: judged.nodes }, want, `scan path: ${text.slice(0, 40)}`);
+  }
 });
