@@ -224,9 +224,12 @@ export function createMcpHandler(deps: HandlerDeps) {
     // old token had that stream's count charged to a new request:
     // test/regressions/sse-resume-method-and-body.test.ts).
     let resumed: ResumeState | undefined;
+    /** The token resumed from, as verified ('' when none). */
+    let resumedToken = '';
     const lastEventId = request.method === 'GET' ? request.headers['last-event-id'] : undefined;
     if (lastEventId !== undefined) {
-      const verified = deps.resume.verify(Array.isArray(lastEventId) ? lastEventId.join(',') : lastEventId, agent.name);
+      resumedToken = Array.isArray(lastEventId) ? lastEventId.join(',') : lastEventId;
+      const verified = deps.resume.verify(resumedToken, agent.name);
       if (!verified.ok) return refuse(reply, verified.reason, rpc, verified.message);
       resumed = verified.state;
       rpc = rpcOfResumedStream(resumed);
@@ -234,14 +237,14 @@ export function createMcpHandler(deps: HandlerDeps) {
 
     const limits = limitsOf(agent, rpc, resumed ? resumed.limitBytes : callLimit.value);
     const protocolVersion = resumed ? resumed.protocolVersion : protocolVersionOf(versionHeader);
-    const stream = {
-      startedAt: resumed ? resumed.streamStartedAt : Date.now(),
-      usedBytes: resumed ? resumed.usedBytes : 0,
-      resumeFrom: resumed?.upstreamId,
-    };
     // Tokens of a stream with the cumulative bound carry its count (0 on the standalone GET
     // stream, which counts nothing); a stream answering no request says so (resume/token.ts).
     const bounded = hasCumulativeBound(rpc);
+    const stream = {
+      startedAt: resumed ? resumed.streamStartedAt : Date.now(),
+      usedBytes: resumed ? resumedCount(resumed, resumedToken, bounded) : 0,
+      resumeFrom: resumed?.upstreamId,
+    };
     // A batch's tokens carry the levels its limits came from (batchLevelsText); made for batches only.
     const batchLevels = rpc.kind === 'batch' ? batchLevelsText(agent, rpc.batchToolNames) : undefined;
     const answersNoRequest = rpc.kind === 'notification';
@@ -651,6 +654,23 @@ function batchLevelsText(agent: AgentConfig, toolNames: readonly (string | undef
   }
   if (tools.size === 0) return undefined;
   return `${agentLevel ? ',' : ''}${[...tools].join(',')}`;
+}
+
+/**
+ * The count a stream resumed from `token` (the `Last-Event-ID` text, verified) starts from:
+ * the token's count plus what the token itself added to the host's stream, its length
+ * (ASCII) over the UTF-8 length of the seller id it replaced (as sse-stage.ts chargeToken
+ * charged it after minting). A token cannot carry a count that includes itself, and the
+ * resume used to restore the count without it: a seller answering every resume with one
+ * id-only block and closing made each resume add its ~7 bytes while the host received a new
+ * ~230-byte token, some 29 times `max_response_bytes` in all (reported failure, a new user's
+ * hostile trial F6: test/regressions/resume-loop-exceeds-cumulative-bound.test.ts). A token
+ * the host got was charged within the bound, so the sum is at most the limit. `bounded`
+ * false (the standalone GET stream, long-lived streams): their tokens count nothing, 0.
+ */
+function resumedCount(state: ResumeState, token: string, bounded: boolean): number {
+  if (!bounded) return state.usedBytes;
+  return state.usedBytes + Math.max(0, token.length - Buffer.byteLength(state.upstreamId));
 }
 
 /**

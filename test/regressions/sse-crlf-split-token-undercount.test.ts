@@ -13,7 +13,8 @@
  * Expectation: the host gets `id: <token>\ndata: <progress>\n\n` and its stream ends plainly;
  * the token's usedBytes is the event's bytes, LF included (its first write + 1); the seller
  * gets `Last-Event-ID: e1` on both resumes; the first resume delivers the result as sent
- * (4096 bytes in all: at the limit; with the token one byte short, the second too), the second answers the original id with
+ * (4096 bytes in all with what the token added over `e1`, counted on the resume: at the
+ * limit; with the token one byte short, the second too), the second answers the original id with
  * RESPONSE_TOO_LARGE `sse_cumulative`, limit_bytes 4096, observed_bytes 4097.
  *
  * Second reported failure (review of that fix, 2026-12-02): the same under-count when the
@@ -117,14 +118,16 @@ describe('1-byte resume-token under-count with CR LF split', { timeout: TEST_TIM
       const state = verifiedState(token!);
       assert.equal(state.usedBytes, eventBytes);
       assert.equal(state.limitBytes, LIMIT);
+      // What the token added over `e1` reached the host: a resume from it counts it.
+      const tokenAdded = token!.length - 'e1'.length;
 
       // At the limit: delivered as sent (line endings LF), no error.
-      const atLimit = await withTimeout(resumeWithResult(token!, LIMIT - eventBytes), undefined, 'resume at the limit');
+      const atLimit = await withTimeout(resumeWithResult(token!, LIMIT - eventBytes - tokenAdded), undefined, 'resume at the limit');
       assert.equal(atLimit.lastEventId, 'e1');
       assert.equal(atLimit.text, atLimit.event);
 
       // One byte past it: sse_cumulative for the original request id, at the exact byte.
-      const over = await withTimeout(resumeWithResult(token!, LIMIT - eventBytes + 1), undefined, 'resume one byte over');
+      const over = await withTimeout(resumeWithResult(token!, LIMIT - eventBytes - tokenAdded + 1), undefined, 'resume one byte over');
       assert.equal(over.lastEventId, 'e1');
       const msgs = sseMessages(over.text) as Array<{ id: number; result: { structuredContent: { adcp_error: { code: string; details: unknown } } } }>;
       assert.equal(msgs.length, 1);

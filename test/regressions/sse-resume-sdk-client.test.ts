@@ -17,11 +17,12 @@
  * replays 4 more events of 524288 bytes (2 MiB), s1-7..s1-10, and never answers.
  * Expectation: the POST stream reaches the client whole and ends plainly; s1-7 ends at
  * 3670043 seller bytes and is forwarded, its token carrying that count plus what the tokens of
- * s1-0..s1-5 added to the host's stream (a token's length over its seller id's; s1-6's token
- * carries the count before its own length, so the resume counts from one token's length
- * short); s1-8 crosses 4194304: the client's callTool resolves with the gateway's tool error
+ * s1-0..s1-6 added to the host's stream (a token's length over its seller id's; s1-6's token
+ * carries the count before its own length, and the resume from it adds that length: the
+ * host received it; test/regressions/resume-loop-exceeds-cumulative-bound.test.ts); s1-8
+ * crosses 4194304: the client's callTool resolves with the gateway's tool error
  * for the ORIGINAL request id, RESPONSE_TOO_LARGE `sse_cumulative`, limit_bytes 4194304,
- * observed_bytes in (4194304, 4194331 + what the tokens of s1-0..s1-5 and s1-7 added]
+ * observed_bytes in (4194304, 4194331 + what the tokens of s1-0..s1-7 added]
  * (4194331 = the end of s1-8).
  * Exactly 7 notifications reached the client. Bytes the host received, exactly: the POST
  * body is `retry: 500\n\n` (the seller's 30 clamped: sse-retry-field-passes-through.test.ts)
@@ -119,7 +120,8 @@ describe('SSE resume with a real SDK client', { timeout: TEST_TIMEOUT_MS }, () =
       for (const t of tokens) assert.match(t, RESUME_TOKEN);
       // What each token added to the host's stream over its seller id (`s1-0`..`s1-7`: 4 bytes).
       const added = tokens.map((t) => t.length - 's1-0'.length);
-      const beforeResume = added.slice(0, 6).reduce((a, b) => a + b, 0);
+      // s1-6's token included: the resume counts the token it resumed from.
+      const beforeResume = added.slice(0, 7).reduce((a, b) => a + b, 0);
       const codec = createResumeCodec({ secret: RESUME_YAML[1].split(': ')[1]!, ttlMs: 60_000 });
       const state7 = codec.verify(tokens[7]!, 'split');
       assert.ok(state7.ok);

@@ -9,12 +9,13 @@
  * Expectation: the POST stream ends plainly after the 3 events (6000 bytes, ids turned into
  * resume tokens): the host resumes. The seller gets its own id `s1-3` back. The count carries
  * over, with what the resume tokens added to the host's streams (a token's length over its
- * seller id's; s1-3's token carries the count before its own length, so a resume counts from
- * one token's length short): s1-4 ends at 8000 seller bytes + ~700 for the tokens of s1-1,
- * s1-2 and s1-4, and is forwarded; s1-5 crosses 9216 (the limit was 8192 before tokens
- * counted; raised so that s1-4 and its token still fit): the final `message` event
+ * seller id's; s1-3's token carries the count before its own length, and the resume from it
+ * adds that length: the host received it; test/regressions/resume-loop-exceeds-cumulative-bound.test.ts):
+ * s1-4 ends at 8000 seller bytes + ~930 for the tokens of s1-1..s1-4, and is forwarded; s1-5
+ * crosses 9216 (the limit was 8192 before tokens counted; raised so that s1-4 and its token
+ * still fit): the final `message` event
  * RESPONSE_TOO_LARGE `sse_cumulative` for the ORIGINAL request id, limit_bytes 9216,
- * observed_bytes exactly 10000 + what the tokens of s1-1, s1-2 and s1-4 added. The resumed
+ * observed_bytes exactly 10000 + what the tokens of s1-1..s1-4 added. The resumed
  * body is exactly s1-4 (with its token) + that frame.
  */
 import { describe, test } from 'node:test';
@@ -56,8 +57,9 @@ describe('oversized result split across a reconnect', { timeout: TEST_TIMEOUT_MS
     const [token4] = sseIds(text);
     assert.match(token4!, RESUME_TOKEN);
     const added = (token: string): number => token.length - 's1-1'.length;
-    assert.equal(observed, 10_000 + added(tokens[0]!) + added(tokens[1]!) + added(token4!));
-    assert.ok(8000 + added(tokens[0]!) + added(tokens[1]!) + added(token4!) <= LIMIT, 's1-4 and its token fit');
+    const tokensAdded = added(tokens[0]!) + added(tokens[1]!) + added(tokens[2]!) + added(token4!);
+    assert.equal(observed, 10_000 + tokensAdded);
+    assert.ok(8000 + tokensAdded <= LIMIT, 's1-4 and its token fit');
     const frame = expectedErrorFrame({ id: 'r-1', method: 'tools/call', toolName: 'get_products', reason: 'sse_cumulative', limitBytes: LIMIT, observedBytes: observed });
     const expected = withToken(notificationFrame(EVENT, 's1-4'), token4!) + frame;
     assert.equal(text, expected);
