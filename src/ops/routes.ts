@@ -7,6 +7,13 @@
  *   during shutdown, or when marked not ready);
  * - `GET /metrics`: the Prometheus text exposition of the gateway's registry.
  *
+ * Each also answers HEAD, with the GET's status and header fields and no body (RFC 9110 §9.1:
+ * a general-purpose server MUST support GET and HEAD; §9.3.2). Both apps are built with
+ * `exposeHeadRoutes: false` (HEAD on an MCP endpoint is refused 405), so each route asks for
+ * its own (`HEAD_TOO`). Reported failure (a new user's hostile trial, F11): load balancers'
+ * `HEAD /healthz` got 404 `not_found` and a `refused` line
+ * (test/regressions/head-healthz-not-found.test.ts).
+ *
  * Registered on the main app, or on the separate ops app when `ops_listen` is set (src/app.ts).
  *
  * An ops answer queued behind another on its connection (HTTP/1.1 pipelining: no socket yet)
@@ -30,6 +37,8 @@ export interface OpsRoutesOptions {
 }
 
 const NO_STORE = 'no-store';
+/** Route option: Fastify adds the route's HEAD route (its handler, the body dropped, Content-Length kept). */
+const HEAD_TOO = { exposeHeadRoute: true } as const;
 
 export const opsRoutes: FastifyPluginAsync<OpsRoutesOptions> = async (app, opts) => {
   app.addHook('onRequest', (request, reply, done) => {
@@ -37,15 +46,15 @@ export const opsRoutes: FastifyPluginAsync<OpsRoutesOptions> = async (app, opts)
     done();
   });
 
-  app.get(OPS_PATHS.health, (_request, reply) => reply.header('cache-control', NO_STORE).send({ status: 'ok' }));
+  app.get(OPS_PATHS.health, HEAD_TOO, (_request, reply) => reply.header('cache-control', NO_STORE).send({ status: 'ok' }));
 
-  app.get(OPS_PATHS.ready, (_request, reply) => {
+  app.get(OPS_PATHS.ready, HEAD_TOO, (_request, reply) => {
     const reason = opts.notReadyReason();
     reply.header('cache-control', NO_STORE);
     return reason === undefined ? reply.send({ status: 'ready' }) : reply.code(503).send({ status: 'not_ready', reason });
   });
 
-  app.get(OPS_PATHS.metrics, async (_request, reply) => {
+  app.get(OPS_PATHS.metrics, HEAD_TOO, async (_request, reply) => {
     const text = await opts.metrics.render();
     return reply.header('cache-control', NO_STORE).type(opts.metrics.contentType).send(text);
   });
