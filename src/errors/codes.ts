@@ -208,8 +208,8 @@ export const REASONS = {
     details: [],
     mayHaveExecuted: true,
     description:
-      'The seller used a Content-Encoding the gateway did not ask for (a coding not in the agent\'s `accept_encoding`) or cannot decode (anything but `gzip`, `x-gzip`, `deflate`, `br` and `identity`: `compress`, `zstd`, `gzip;q=1`), or stacked more than 4 codings (`MAX_STACKED_CODINGS`, src/response/decode.ts: `gzip, gzip` decodes, up to 4 layers; a list of 5 or more is refused before any decoder is made). RFC 9110 §8.4 sets no maximum and real sellers send one coding; each layer is a decoder of its own (a zlib stream, or a brotli window of up to 16 MiB) whose output is bounded separately by the decoded-bytes limit, so every layer multiplies what one small compressed body can make the gateway decode.',
-    source: 'ARCHITECTURE §3; a new user\'s trial, 2026-12-03 (the 4-layer limit was undocumented)',
+      'The seller used a Content-Encoding the gateway did not ask for (a coding not in the agent\'s `accept_encoding`) or cannot decode (anything but `gzip`, `x-gzip`, `deflate`, `br` and `identity`: `compress`, `zstd`, `gzip;q=1`), or stacked more than 4 codings (`MAX_STACKED_CODINGS`, src/response/decode.ts: `gzip, gzip` decodes, up to 4 layers; a list of 5 or more codings other than `identity` is refused before any decoder is made, `identity` entries and empty list elements being no coding and ignored). RFC 9110 §8.4 sets no maximum and real sellers send one coding; each layer is a decoder of its own (a zlib stream, or a brotli window of up to 16 MiB) whose output is bounded separately by the decoded-bytes limit, so every layer multiplies what one small compressed body can make the gateway decode.',
+    source: 'ARCHITECTURE §3; a new user\'s trial, 2026-12-03 (the 4-layer limit was undocumented; identity entries not counted: a hostile trial, F8)',
   },
 } as const satisfies Record<string, ReasonSpec>;
 
