@@ -27,6 +27,12 @@
  *   the request's own id included, or a batch holding a response and a repeat: told by the
  *   scan, or by counting the parsed members when it cannot tell (the unparsed path is taken
  *   only when it proves no repeat). A request or notification is not judged by its names.
+ *   So is a message for the request's own id that is not a well-formed response (rewrite.ts
+ *   isWellFormedResponse: `jsonrpc` not `"2.0"`, a `result` that is no object, an `error`
+ *   without an integer `code` and a string `message`), and one with the request's id and no
+ *   `method`, `result` or `error` (rewrite.ts claimsAnswer): the JSON path's judgement, from
+ *   the scan's members where they tell (a `result`), else parsed (a new user's trial 8, F5,
+ *   F13: test/regressions/malformed-response-for-own-id-forwarded.test.ts).
  * - On the standalone GET stream (`rpc.kind` 'none'), any response ({@link isUnsolicitedResponse}),
  *   or an array holding one: verdict `unsolicited`, never forwarded (standaloneVerdict).
  *
@@ -39,7 +45,7 @@ import { CR, LBRACE, LBRACKET, LF, SPACE, TAB } from '../mcp/json-bytes.js';
 import { scanJson, type JsonScanSummary, type TopMembers } from '../mcp/json-scan.js';
 import { repeatsMemberName, type NameFacts } from '../mcp/repeated-names.js';
 import { isJsonObject } from '../mcp/extract.js';
-import { claimsResponse, isResponseToExchange, matchesRequestAsParsed } from './rewrite.js';
+import { claimsAnswer, claimsResponse, isResponseToExchange, matchesRequestAsParsed, scannedResponseWellFormed } from './rewrite.js';
 import { mayRewrite, rewriteScanned, spliceScanned } from './scanned-message.js';
 import { isRequestId } from './json-value-at.js';
 import { writtenIdRanges } from '../mcp/written-ids.js';
@@ -124,14 +130,23 @@ export function inspectEventData(exchange: Exchange, data: string | undefined, o
   // Only an object can be a response (isResponseToExchange), or hold it: a batch.
   if (members === undefined) return batchVerdict(exchange, text, bytes, scan);
   if (members.plainKeys && !opts.wantsMessage) {
-    if (!(members.hasResult || members.hasError)) return { kind: 'forward', bytes };
+    if (!(members.hasResult || members.hasError)) {
+      // The request's id and no `method`: no request or notification, so its answer or none
+      // (rewrite.ts claimsAnswer): `foreign`, as a JSON body gets upstream_not_mcp for it.
+      const ownId = !members.hasMethod && exchange.rpc.kind === 'request' && isRequestId(bytes, members.id, exchange.rpc);
+      return ownId ? { kind: 'foreign', dataBytes: bytes.length } : { kind: 'forward', bytes };
+    }
     // A response repeating a member name (mcp/repeated-names.ts), whatever its id: `foreign`.
     if (scan.repeatedName) return { kind: 'foreign', dataBytes: bytes.length };
     // Another id (json-value-at.ts isRequestId: exactly, a number as written), no id, both
     // `result` and `error`, or a `method` beside them (whatever the id: isForeignResponse):
     // parsed below, and never forwarded.
     if ((members.hasResult && members.hasError) || members.hasMethod || !isRequestId(bytes, members.id, exchange.rpc)) return parsedVerdict(exchange, JSON.parse(text()), bytes, scan);
-    if (scan.namesDistinct) {
+    // The response to the request, not well formed (rewrite.ts isWellFormedResponse): `foreign`.
+    // Undefined (an `error`): judged parsed below.
+    const wellFormed = scannedResponseWellFormed(bytes, members);
+    if (wellFormed === false) return { kind: 'foreign', dataBytes: bytes.length };
+    if (wellFormed === true && scan.namesDistinct) {
       if (!mayRewrite(exchange, scan)) return unchangedResponse(bytes, undefined);
       const spliced = spliceScanned(exchange, bytes, scan);
       if (spliced !== undefined) {
@@ -175,7 +190,7 @@ function parsedVerdict(exchange: Exchange, message: unknown, bytes: Buffer, scan
  */
 export function isForeignResponse(exchange: Exchange, message: unknown, bytes: Buffer, members: TopMembers | undefined): boolean {
   if (exchange.rpc.kind !== 'request' || !isJsonObject(message)) return false;
-  return claimsResponse(message) && !isResponseToExchange(exchange, message, bytes, members);
+  return claimsAnswer(exchange, message, bytes, members) && !isResponseToExchange(exchange, message, bytes, members);
 }
 
 // Why a request's stream judges every message that claims a response (rewrite.ts

@@ -213,6 +213,21 @@ export function mayBeResponse(data: string | Buffer): boolean {
 const RESPONSE_KEYS = /resul|erro/;
 
 /**
+ * False when the JSON text `data` has a `method` member for sure; true when it may lack one
+ * (its bytes hold no `method`; a key written with `\u` escapes is {@link mayBeResponse}'s).
+ * On a request's stream such data may be a message with the request's id and no `method`,
+ * which claims the answer (rewrite.ts claimsAnswer) and must be judged, though it has no
+ * `result` or `error`: `{"jsonrpc":"2.0","id":1}` ended the stream `upstream_reset` after
+ * going out as it was, where a JSON body is `upstream_not_mcp` (a new user's trial 8, F13:
+ * test/regressions/malformed-response-for-own-id-forwarded.test.ts). Cost: one native search,
+ * on the events of a request's stream that are parsed anyway and hold neither key prefix:
+ * those of a server request or notification find `method` at their start.
+ */
+export function mayLackMethod(data: string | Buffer): boolean {
+  return !data.includes('method');
+}
+
+/**
  * The UTF-8 bytes of an event's `data` taken from `line`, the event's data line that the line
  * feeder handed over whole after holding it (sse-boundaries.ts takeCompletedLine), or
  * undefined when they cannot be proved to be exactly those bytes. The parser dispatches an
@@ -387,7 +402,7 @@ export async function handleSseBody(
       // Parsed only when it may be the response to the request (mayBeResponse): anything else
       // (progress notifications...) is forwarded as it is, after the structure bounds (proved
       // by withinJsonBounds, else scanned: sse-message.ts).
-      const candidate = (answerable || standalone) && mayBeResponse(content);
+      const candidate = (answerable || standalone) && (mayBeResponse(content) || (answerable && mayLackMethod(content)));
       if (candidate || !withinJsonBounds(content, boundsLimits)) {
         const opts = candidate ? (responseOpts ??= { ...boundsLimits, mayBeResponse: true, wantsMessage }) : (otherOpts ??= { ...boundsLimits, mayBeResponse: false, wantsMessage });
         verdict = inspectEventData(exchange, data, opts, bytes);
