@@ -40,6 +40,7 @@ import { exactDecimal, hasLossyNumber } from '../mcp/json-numbers.js';
 import { writtenIdRanges } from '../mcp/written-ids.js';
 import { textRepeatsMemberName } from '../mcp/repeated-names.js';
 import { claimsResponse, hasResponseMembers, isWellFormedResponse } from './rewrite.js';
+import { mayHoldNonFiniteLiteral, parseWithNonFiniteLiterals } from '../mcp/lenient-json.js';
 
 /**
  * The responses a batch's answer still waits for. Made once per stream or JSON body, only for
@@ -149,6 +150,10 @@ export class BatchAnswers {
     try {
       message = JSON.parse(typeof data === 'string' ? data : data.toString('utf8'));
     } catch {
+      // No JSON text, but a response to a lenient host (`NaN`, `Infinity` read as numbers:
+      // mcp/lenient-json.ts; a new user's trial 8, F2): it answers none of the batch's
+      // requests, as on a single request's stream (sse-message.ts lenientVerdict).
+      if (mayHoldNonFiniteLiteral(data) && holdsLenientResponse(parseWithNonFiniteLiterals(typeof data === 'string' ? data : data.toString('utf8')))) return 'foreign';
       return this.left === 0 ? 'done' : 'waiting';
     }
     const taken = this.takeMessage(message, data);
@@ -230,6 +235,15 @@ export class BatchAnswers {
 function holdsResponse(message: unknown): boolean {
   if (Array.isArray(message)) return message.some((m) => isJsonObject(m) && claimsResponse(m));
   return isJsonObject(message) && claimsResponse(message);
+}
+
+/**
+ * A lenient reading of data (mcp/lenient-json.ts; NOT_LENIENT_JSON when none) is a
+ * response ({@link holdsResponse}) or an array with an element that is not an object (no
+ * JSON-RPC message: {@link BatchAnswers.takeMessage}).
+ */
+function holdsLenientResponse(value: unknown): boolean {
+  return holdsResponse(value) || (Array.isArray(value) && value.some((m) => !isJsonObject(m)));
 }
 
 /** What a message did to a batch's awaited responses ({@link BatchAnswers.takeMessage}). */

@@ -11,6 +11,8 @@
  *   holding 65 `[` got `json_depth` (test/regressions/sse-new-user-findings.test.ts). Data
  *   that starts as an array or object but is not JSON gets checkJsonBounds, which counts
  *   past the syntax error: a lenient host parser reads `[NaN, [[[...` on (review of be8fed7).
+ *   Such data that may be a response and holds `NaN` or `Infinity` is judged as that lenient
+ *   parser reads it (lenientVerdict: a response there is `foreign` or `unsolicited`).
  * - The response: when the scan's top-level members prove the data is (or is not) the
  *   response to the request and the rewrite provably leaves it unchanged, there is no
  *   `JSON.parse`, and its bytes go out as they are (issue 5: "the gateway must not parse
@@ -50,6 +52,7 @@ import { mayRewrite, rewriteScanned, spliceScanned } from './scanned-message.js'
 import { isRequestId } from './json-value-at.js';
 import { writtenIdRanges } from '../mcp/written-ids.js';
 import { hasBatches } from '../mcp/revision.js';
+import { mayHoldNonFiniteLiteral, parseWithNonFiniteLiterals } from '../mcp/lenient-json.js';
 
 /** The outcome of {@link inspectEventData}. */
 export type EventDataVerdict =
@@ -122,6 +125,8 @@ export function inspectEventData(exchange: Exchange, data: string | undefined, o
     if (!startsAsContainer(bytes)) return { kind: 'forward', bytes };
     const bounds = checkJsonBounds(bytes, limits);
     if (!bounds.ok) return { kind: 'breach', reason: bounds.reason, limit: bounds.limit, observed: bounds.observed, dataBytes: bytes.length };
+    // A response to a lenient host (`NaN`, `Infinity` read as numbers: lenient-json.ts) is judged as one (lenientVerdict).
+    if (opts.mayBeResponse && mayHoldNonFiniteLiteral(bytes)) return lenientVerdict(exchange, parseWithNonFiniteLiterals(text()), bytes);
     return { kind: 'forward', bytes };
   }
   if (!opts.mayBeResponse) return { kind: 'forward', bytes };
@@ -159,6 +164,34 @@ export function inspectEventData(exchange: Exchange, data: string | undefined, o
   if (!isResponseToExchange(exchange, message, bytes, members) || repeatsMemberName(scan, message)) return parsedVerdict(exchange, message, bytes, scan);
   const { rewritten, out } = rewriteScanned(exchange, message, bytes, scan);
   return { kind: 'response', out, dataBytes: bytes.length, changed: rewritten.changed, action: rewritten.action, message: rewritten.message, bytes, sellerMessage: message };
+}
+
+/**
+ * The verdict for data `bytes` that is no JSON text but that a lenient host reads as `value`
+ * (mcp/lenient-json.ts: `NaN`, `Infinity`, `-Infinity` outside strings read as numbers;
+ * NOT_LENIENT_JSON when it cannot): on a request's stream `foreign` (never forwarded,
+ * upstream_not_mcp for the request's id; a long-lived stream drops it), on the standalone GET
+ * stream `unsolicited` (dropped `get_stream_response`), when `value` is a JSON-RPC response as
+ * such a host reads one: an object with a `result` or an `error` (rewrite.ts claimsResponse),
+ * on a request's stream also one with the request's id and no `method` (rewrite.ts
+ * claimsAnswer, the id as parsed), or an array holding one or an element that is not an
+ * object. The request's own response is refused too: the gateway cannot read, bound or
+ * rewrite it, and a host that reads it gets an answer past them. Anything else (a request or
+ * notification with such a literal, text) is forwarded as the seller sent it, as before.
+ *
+ * Why: the gateway forwarded such data unread ("data is not required to be JSON"), while
+ * Python's `json` and pydantic, the MCP Python SDK's parser, read it as a message. Reported
+ * failure (a new user's trial 8, F2): a response for another id with `"score":NaN` went out on
+ * a call's stream, one on the standalone GET stream too, and one for the call's own id went out
+ * un-normalized, followed by the gateway's `upstream_reset` for the same id
+ * (test/regressions/sse-nan-response-forwarded.test.ts).
+ */
+function lenientVerdict(exchange: Exchange, value: unknown, bytes: Buffer): EventDataVerdict {
+  const { rpc } = exchange;
+  const claims = (m: Record<string, unknown>): boolean => claimsResponse(m) || (rpc.kind === 'request' && !Object.hasOwn(m, 'method') && Object.hasOwn(m, 'id') && m.id === rpc.id);
+  const response = Array.isArray(value) ? value.some((m) => !isJsonObject(m) || claims(m)) : isJsonObject(value) && claims(value);
+  if (!response) return { kind: 'forward', bytes };
+  return rpc.kind === 'none' ? { kind: 'unsolicited', dataBytes: bytes.length } : { kind: 'foreign', dataBytes: bytes.length };
 }
 
 /**
