@@ -30,7 +30,7 @@ import { readBoundedBody } from './read-body.js';
 import { bodyPool } from './body-pool.js';
 import type { BodySource } from './body-source.js';
 import type { PipelineHooks } from './pipeline.js';
-import { isResponseToExchange, scannedResponseWellFormed } from './rewrite.js';
+import { holdsResponse, isResponseToExchange, scannedResponseWellFormed } from './rewrite.js';
 import { mayRewrite, rewriteScanned, spliceScanned } from './scanned-message.js';
 import { isRequestId, jsonValueIs } from './json-value-at.js';
 import { bodyRewriteFits, recordLiftSkippedForRoom } from './rewrite-room.js';
@@ -156,7 +156,12 @@ function answerFromBody(exchange: Exchange, reply: FastifyReply, res: UpstreamRe
   }
   // A request is answered by the response carrying its id, nothing else: a wrong id, a
   // batch for a single request (the host would wait for its id until it times out).
-  if (!isJsonRpcPayload(message) || repeatsMemberName(scan, message) || (exchange.rpc.kind === 'request' && !isResponseToExchange(exchange, message, body, scan.members))) {
+  if (
+    !isJsonRpcPayload(message) ||
+    repeatsMemberName(scan, message) ||
+    (exchange.rpc.kind === 'request' && !isResponseToExchange(exchange, message, body, scan.members)) ||
+    (exchange.rpc.kind === 'notification' && !noResponseHeld(message))
+  ) {
     answerWithLocalError(exchange, reply, notMcp);
     return;
   }
@@ -364,6 +369,8 @@ function boundsBreach(exchange: Exchange, failure: JsonScanFailure | undefined, 
  */
 function answersExchange(exchange: Exchange, body: Buffer, members: TopMembers): boolean | undefined {
   if (!jsonValueIs(body, members.jsonrpc, '2.0')) return false;
+  // The answer to a POSTed notification or JSON-RPC response holds no response (no request awaits one: noResponseHeld).
+  if (exchange.rpc.kind === 'notification') return !(members.hasResult || members.hasError);
   if (exchange.rpc.kind !== 'request') return true;
   // Exactly one of `result` and `error` (JSON-RPC 2.0 §5: never both; a new user's trial: a body with both was forwarded),
   // and no `method` beside it (§4, §5: no response has one; a new user's trial, 2026-12-03: such a body with the request's
@@ -452,6 +459,21 @@ function isEmptyAnswerToNonRequest(exchange: Exchange, body: Buffer): boolean {
   const rpc = exchange.rpc;
   // A batch's stream resumed with Last-Event-ID has no ids (routing/handler.ts), but its answer is SSE or an error (pipeline.ts).
   return rpc.kind === 'batch' ? (rpc.batchRequestIds?.length ?? 0) === 0 : rpc.kind !== 'request';
+}
+
+/**
+ * The JSON answer `message` to a POSTed notification or JSON-RPC response (`rpc.kind`
+ * 'notification'; MCP expects 202 with no body) holds no JSON-RPC response (rewrite.ts
+ * holdsResponse), as on the standalone GET stream: no request of that POST awaits one, so a
+ * client would route it to another pending call by its id, past that call's limits and rewrite.
+ * Such an answer is `upstream_not_mcp` (HTTP 502, the error for id null); on SSE the event is
+ * dropped (`notification_stream_response`: sse-stage.ts). Reported failure (a new user's trial 8,
+ * F4): a ~1.3 KB response for pending call 1, whose tool had a 500-byte limit, answered a
+ * notification POST and a host response POST, logged ok
+ * (test/regressions/notification-answer-carries-response-forwarded.test.ts).
+ */
+function noResponseHeld(message: unknown): boolean {
+  return !holdsResponse(message);
 }
 
 /** A JSON-RPC message object (`jsonrpc: "2.0"`) or a non-empty batch of them. */

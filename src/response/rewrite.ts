@@ -157,6 +157,18 @@ export function claimsResponse(m: Record<string, unknown>): boolean {
 }
 
 /**
+ * Whether the parsed JSON value `v` is a JSON-RPC response ({@link claimsResponse}) or an
+ * array holding one or holding an element that is not an object (no JSON-RPC message; a
+ * lenient client may flatten a nested array): what may not pass where no request awaits a
+ * response, the standalone GET stream and the answer to a POSTed notification or JSON-RPC
+ * response (sse-message.ts standaloneVerdict, json-stage.ts).
+ */
+export function holdsResponse(v: unknown): boolean {
+  if (Array.isArray(v)) return v.some((m) => !isJsonObject(m) || claimsResponse(m));
+  return isJsonObject(v) && claimsResponse(v);
+}
+
+/**
  * Whether `m`'s members are a response's (its `id` is the caller's to judge): exactly one of
  * `result` and `error`, and no `method` (JSON-RPC 2.0 §4, §5: a request has no `result` or
  * `error`, a response no `method`; a new user's trial, 2026-12-03:

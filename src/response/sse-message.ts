@@ -47,7 +47,7 @@ import { CR, LBRACE, LBRACKET, LF, SPACE, TAB } from '../mcp/json-bytes.js';
 import { scanJson, type JsonScanSummary, type TopMembers } from '../mcp/json-scan.js';
 import { repeatsMemberName, type NameFacts } from '../mcp/repeated-names.js';
 import { isJsonObject } from '../mcp/extract.js';
-import { claimsAnswer, claimsResponse, isResponseToExchange, matchesRequestAsParsed, scannedResponseWellFormed } from './rewrite.js';
+import { claimsAnswer, claimsResponse, holdsResponse, isResponseToExchange, matchesRequestAsParsed, scannedResponseWellFormed } from './rewrite.js';
 import { mayRewrite, rewriteScanned, spliceScanned } from './scanned-message.js';
 import { isRequestId } from './json-value-at.js';
 import { writtenIdRanges } from '../mcp/written-ids.js';
@@ -131,7 +131,8 @@ export function inspectEventData(exchange: Exchange, data: string | undefined, o
   }
   if (!opts.mayBeResponse) return { kind: 'forward', bytes };
   const members = scan.members;
-  if (exchange.rpc.kind === 'none') return standaloneVerdict(text, bytes, members);
+  // No request to answer (the standalone GET stream, a notification's or host response's stream): no response passes.
+  if (exchange.rpc.kind === 'none' || exchange.rpc.kind === 'notification') return standaloneVerdict(text, bytes, members);
   // Only an object can be a response (isResponseToExchange), or hold it: a batch.
   if (members === undefined) return batchVerdict(exchange, text, bytes, scan);
   if (members.plainKeys && !opts.wantsMessage) {
@@ -191,7 +192,7 @@ function lenientVerdict(exchange: Exchange, value: unknown, bytes: Buffer): Even
   const claims = (m: Record<string, unknown>): boolean => claimsResponse(m) || (rpc.kind === 'request' && !Object.hasOwn(m, 'method') && Object.hasOwn(m, 'id') && m.id === rpc.id);
   const response = Array.isArray(value) ? value.some((m) => !isJsonObject(m) || claims(m)) : isJsonObject(value) && claims(value);
   if (!response) return { kind: 'forward', bytes };
-  return rpc.kind === 'none' ? { kind: 'unsolicited', dataBytes: bytes.length } : { kind: 'foreign', dataBytes: bytes.length };
+  return rpc.kind === 'request' ? { kind: 'foreign', dataBytes: bytes.length } : { kind: 'unsolicited', dataBytes: bytes.length };
 }
 
 /**
@@ -320,7 +321,10 @@ function batchResponses(exchange: Exchange, message: readonly unknown[], bytes: 
 /**
  * The verdict on the standalone GET stream (the exchange's `rpc.kind` 'none': a GET without
  * `Last-Event-ID`, or one resuming that stream with its token; routing/handler.ts
- * rpcOfResumedStream) for JSON data `bytes` (scan members `members`, undefined when not an
+ * rpcOfResumedStream), and on the stream answering a POSTed notification or JSON-RPC response
+ * (`rpc.kind` 'notification', resumed or not: no request awaits a response there either; a new
+ * user's trial 8, F4: test/regressions/notification-answer-carries-response-forwarded.test.ts),
+ * for JSON data `bytes` (scan members `members`, undefined when not an
  * object): `unsolicited` when it is a JSON-RPC response ({@link isUnsolicitedResponse}) or an
  * array holding one, else `forward`. Parsed only when the scan cannot tell: an array, or an
  * object with a key written with an escape.
@@ -340,7 +344,7 @@ function standaloneVerdict(text: () => string, bytes: Buffer, members: TopMember
     if (firstByte(bytes) !== LBRACKET) return { kind: 'forward', bytes };
     const message: unknown = JSON.parse(text());
     // An element that is not an object (a nested array) is no message either: dropped as a response would be.
-    unsolicited = Array.isArray(message) && message.some((m) => !isJsonObject(m) || isUnsolicitedResponse(m));
+    unsolicited = Array.isArray(message) && holdsResponse(message);
   } else if (members.plainKeys) {
     unsolicited = members.hasResult || members.hasError;
   } else {
