@@ -28,6 +28,16 @@ export function isJsonObject(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
+/**
+ * JSON-RPC 2.0 §5.1: an error object has an integer `code` and a string `message` (a parsed
+ * value). The one test of a host's responses (request/peek.ts) and of a seller's
+ * (response/rewrite.ts isWellFormedResponse).
+ */
+export function isJsonRpcErrorObject(e: unknown): boolean {
+  if (!isJsonObject(e)) return false;
+  return Number.isInteger(ownValue(e, 'code')) && typeof ownValue(e, 'message') === 'string';
+}
+
 /** Reads an own property only (never the prototype chain). */
 export function ownValue(obj: object, key: string): unknown {
   return Object.hasOwn(obj, key) ? (obj as Record<string, unknown>)[key] : undefined;

@@ -28,6 +28,7 @@ import { jsonString, memberIndexes } from '../mcp/text-members.js';
 import { checkJsonBounds, withinJsonBounds, type JsonBoundsLimits } from '../mcp/json-bounds.js';
 import { closingQuote, COLON, COMMA, CR, DIGIT_0, DIGIT_9, DOT, LBRACE, LBRACKET, LF, LOWER_E, LOWER_F, LOWER_N, LOWER_T, MINUS, QUOTE, RBRACE, RBRACKET, SPACE, TAB, UPPER_E } from '../mcp/json-bytes.js';
 import { writtenIdRanges } from '../mcp/written-ids.js';
+import { isJsonRpcErrorObject } from '../mcp/extract.js';
 
 export const NO_BODY: RpcPeek = Object.freeze({ kind: 'none', id: null, idText: undefined, method: undefined, toolName: undefined });
 
@@ -174,18 +175,12 @@ function factsOfObject(m: Record<string, unknown>, body: Buffer | undefined, tex
     idText: body === undefined ? undefined : idTextOf(body, text, id),
     hasResult: Object.hasOwn(m, 'result'),
     hasError,
-    errorWellFormed: method !== undefined || !hasError || isErrorObject(m.error),
+    errorWellFormed: method !== undefined || !hasError || isJsonRpcErrorObject(m.error),
     paramsStructured,
     toolName,
   };
 }
 
-/** JSON-RPC 2.0 §5.1: an error object has an integer `code` and a string `message` (a parsed value). */
-function isErrorObject(e: unknown): boolean {
-  if (e === null || typeof e !== 'object' || Array.isArray(e)) return false;
-  const { code, message } = e as Record<string, unknown>;
-  return Number.isInteger(code) && typeof message === 'string';
-}
 
 /** What a reading of the body establishes: the inputs of {@link decide}. */
 type BodyFacts =
@@ -516,7 +511,7 @@ function objectFactsOfScan(body: Buffer, members: readonly TextMember[]): Object
 }
 
 /**
- * {@link isErrorObject} of the member `error` of `body`, read from its bytes (the last of
+ * isJsonRpcErrorObject (mcp/extract.ts) of the member `error` of `body`, read from its bytes (the last of
  * duplicate keys, escaped keys decoded, as JSON.parse keeps them); undefined when the error
  * object has more members than the scan records.
  */

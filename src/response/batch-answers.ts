@@ -39,7 +39,8 @@ import { isJsonObject } from '../mcp/extract.js';
 import { exactDecimal, hasLossyNumber } from '../mcp/json-numbers.js';
 import { writtenIdRanges } from '../mcp/written-ids.js';
 import { textRepeatsMemberName } from '../mcp/repeated-names.js';
-import { claimsResponse, hasResponseMembers } from './rewrite.js';
+import { claimsResponse, hasResponseMembers, isWellFormedResponse } from './rewrite.js';
+import { mayHoldNonFiniteLiteral, parseWithNonFiniteLiterals } from '../mcp/lenient-json.js';
 
 /**
  * The responses a batch's answer still waits for. Made once per stream or JSON body, only for
@@ -149,6 +150,10 @@ export class BatchAnswers {
     try {
       message = JSON.parse(typeof data === 'string' ? data : data.toString('utf8'));
     } catch {
+      // No JSON text, but a response to a lenient host (`NaN`, `Infinity` read as numbers:
+      // mcp/lenient-json.ts; a new user's trial 8, F2): it answers none of the batch's
+      // requests, as on a single request's stream (sse-message.ts lenientVerdict).
+      if (mayHoldNonFiniteLiteral(data) && holdsLenientResponse(parseWithNonFiniteLiterals(typeof data === 'string' ? data : data.toString('utf8')))) return 'foreign';
       return this.left === 0 ? 'done' : 'waiting';
     }
     const taken = this.takeMessage(message, data);
@@ -166,7 +171,9 @@ export class BatchAnswers {
    * - `foreign`: a response in it answers no request still awaited: its id is not one of the
    *   batch's request ids, or its request already had its response (a second response for the
    *   same id), or it is no valid response at all (both `result` and `error`, an id that is
-   *   not a string, a number or null, no `id` at all). A response is a message with a
+   *   not a string, a number or null, no `id` at all, or not well formed: `jsonrpc` not
+   *   `"2.0"`, a `result` that is no object, an `error` without an integer `code` and a string
+   *   `message`: rewrite.ts isWellFormedResponse). A response is a message with a
    *   `result` or an `error` member, whatever its `id` (rewrite.ts claimsResponse: the rule
    *   of a single request's stream, a `method` beside them included). The counts after a
    *   `foreign` answer mean nothing: the caller ends the exchange with `upstream_not_mcp`.
@@ -206,8 +213,9 @@ export class BatchAnswers {
    */
   private answer(m: unknown, k: number, writtenId: (k: number, parsed: number) => string): boolean {
     if (!isJsonObject(m) || !claimsResponse(m)) return true;
-    // Both members, a `method` beside them, or no `id`: no response (rewrite.ts hasResponseMembers).
-    if (!hasResponseMembers(m) || !Object.hasOwn(m, 'id')) return false;
+    // Both members, a `method` beside them, or no `id`: no response (rewrite.ts hasResponseMembers);
+    // nor one not well formed (rewrite.ts isWellFormedResponse: a new user's trial 8, F5).
+    if (!hasResponseMembers(m) || !Object.hasOwn(m, 'id') || !isWellFormedResponse(m)) return false;
     const id = m.id;
     let key: string;
     if (typeof id === 'number') key = idKey(id, writtenId(k, id));
@@ -227,6 +235,15 @@ export class BatchAnswers {
 function holdsResponse(message: unknown): boolean {
   if (Array.isArray(message)) return message.some((m) => isJsonObject(m) && claimsResponse(m));
   return isJsonObject(message) && claimsResponse(message);
+}
+
+/**
+ * A lenient reading of data (mcp/lenient-json.ts; NOT_LENIENT_JSON when none) is a
+ * response ({@link holdsResponse}) or an array with an element that is not an object (no
+ * JSON-RPC message: {@link BatchAnswers.takeMessage}).
+ */
+function holdsLenientResponse(value: unknown): boolean {
+  return holdsResponse(value) || (Array.isArray(value) && value.some((m) => !isJsonObject(m)));
 }
 
 /** What a message did to a batch's awaited responses ({@link BatchAnswers.takeMessage}). */

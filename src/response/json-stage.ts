@@ -30,7 +30,7 @@ import { readBoundedBody } from './read-body.js';
 import { bodyPool } from './body-pool.js';
 import type { BodySource } from './body-source.js';
 import type { PipelineHooks } from './pipeline.js';
-import { isResponseToExchange } from './rewrite.js';
+import { holdsResponse, isResponseToExchange, scannedResponseWellFormed } from './rewrite.js';
 import { mayRewrite, rewriteScanned, spliceScanned } from './scanned-message.js';
 import { isRequestId, jsonValueIs } from './json-value-at.js';
 import { bodyRewriteFits, recordLiftSkippedForRoom } from './rewrite-room.js';
@@ -120,11 +120,13 @@ function answerFromBody(exchange: Exchange, reply: FastifyReply, res: UpstreamRe
     answerBatch(exchange, reply, res, hooks, seller, body, scan, notMcp);
     return;
   }
-  if (scan.members !== undefined && scan.members.plainKeys && scan.namesDistinct && !hooks.wantsResponseMessage) {
-    if (!answersExchange(exchange, body, scan.members)) {
-      answerWithLocalError(exchange, reply, notMcp);
-      return;
-    }
+  // From the scan's members when they tell (answersExchange; an `error` answer is judged parsed, below).
+  const answers = scan.members !== undefined && scan.members.plainKeys && scan.namesDistinct && !hooks.wantsResponseMessage ? answersExchange(exchange, body, scan.members) : undefined;
+  if (answers === false) {
+    answerWithLocalError(exchange, reply, notMcp);
+    return;
+  }
+  if (answers === true) {
     if (!mayRewrite(exchange, scan)) {
       sendJsonAnswer(exchange, reply, res, seller, wellFormedUtf8(body, exchange.limits.max_response_bytes), 'ok');
       return;
@@ -154,7 +156,12 @@ function answerFromBody(exchange: Exchange, reply: FastifyReply, res: UpstreamRe
   }
   // A request is answered by the response carrying its id, nothing else: a wrong id, a
   // batch for a single request (the host would wait for its id until it times out).
-  if (!isJsonRpcPayload(message) || repeatsMemberName(scan, message) || (exchange.rpc.kind === 'request' && !isResponseToExchange(exchange, message, body, scan.members))) {
+  if (
+    !isJsonRpcPayload(message) ||
+    repeatsMemberName(scan, message) ||
+    (exchange.rpc.kind === 'request' && !isResponseToExchange(exchange, message, body, scan.members)) ||
+    (exchange.rpc.kind === 'notification' && !noResponseHeld(message))
+  ) {
     answerWithLocalError(exchange, reply, notMcp);
     return;
   }
@@ -353,18 +360,25 @@ function boundsBreach(exchange: Exchange, failure: JsonScanFailure | undefined, 
 /**
  * The JSON-RPC checks of the parse path, answered from the scan's top-level members: a
  * message (`jsonrpc: "2.0"`), and for a request the response carrying its id (`result` or
- * `error`, and no `method`). Only the small `jsonrpc` and `id` values are read (json-value-at.ts jsonValueIs,
+ * `error`, and no `method`), well formed (rewrite.ts scannedResponseWellFormed: `result` an
+ * object). Only the small `jsonrpc` and `id` values are read (json-value-at.ts jsonValueIs,
  * isRequestId: the id compared exactly, a number as written, not as a double; a new user's
- * trial: test/regressions/response-id-compared-as-double.test.ts).
+ * trial: test/regressions/response-id-compared-as-double.test.ts). Undefined for the response
+ * carrying the request's id with an `error`, whose members the scan does not record: the parse
+ * path judges it (rewrite.ts isWellFormedResponse).
  */
-function answersExchange(exchange: Exchange, body: Buffer, members: TopMembers): boolean {
+function answersExchange(exchange: Exchange, body: Buffer, members: TopMembers): boolean | undefined {
   if (!jsonValueIs(body, members.jsonrpc, '2.0')) return false;
+  // The answer to a POSTed notification or JSON-RPC response holds no response (no request awaits one: noResponseHeld).
+  if (exchange.rpc.kind === 'notification') return !(members.hasResult || members.hasError);
   if (exchange.rpc.kind !== 'request') return true;
   // Exactly one of `result` and `error` (JSON-RPC 2.0 §5: never both; a new user's trial: a body with both was forwarded),
   // and no `method` beside it (§4, §5: no response has one; a new user's trial, 2026-12-03: such a body with the request's
   // id was passed on and the SDK client failed on it: test/regressions/method-and-result-for-own-id-passed-as-answer.test.ts).
-  // Cost: one property read of the scan's members.
-  return members.hasResult !== members.hasError && !members.hasMethod && isRequestId(body, members.id, exchange.rpc);
+  // Cost: property reads of the scan's members.
+  if (members.hasResult === members.hasError || members.hasMethod || !isRequestId(body, members.id, exchange.rpc)) return false;
+  // Well formed (a new user's trial 8, F5: `"result":null` was the answer, logged ok): `result` an object; an `error` parsed.
+  return scannedResponseWellFormed(body, members);
 }
 
 /**
@@ -445,6 +459,21 @@ function isEmptyAnswerToNonRequest(exchange: Exchange, body: Buffer): boolean {
   const rpc = exchange.rpc;
   // A batch's stream resumed with Last-Event-ID has no ids (routing/handler.ts), but its answer is SSE or an error (pipeline.ts).
   return rpc.kind === 'batch' ? (rpc.batchRequestIds?.length ?? 0) === 0 : rpc.kind !== 'request';
+}
+
+/**
+ * The JSON answer `message` to a POSTed notification or JSON-RPC response (`rpc.kind`
+ * 'notification'; MCP expects 202 with no body) holds no JSON-RPC response (rewrite.ts
+ * holdsResponse), as on the standalone GET stream: no request of that POST awaits one, so a
+ * client would route it to another pending call by its id, past that call's limits and rewrite.
+ * Such an answer is `upstream_not_mcp` (HTTP 502, the error for id null); on SSE the event is
+ * dropped (`notification_stream_response`: sse-stage.ts). Reported failure (a new user's trial 8,
+ * F4): a ~1.3 KB response for pending call 1, whose tool had a 500-byte limit, answered a
+ * notification POST and a host response POST, logged ok
+ * (test/regressions/notification-answer-carries-response-forwarded.test.ts).
+ */
+function noResponseHeld(message: unknown): boolean {
+  return !holdsResponse(message);
 }
 
 /** A JSON-RPC message object (`jsonrpc: "2.0"`) or a non-empty batch of them. */

@@ -31,12 +31,12 @@
  */
 import { deliversTaskResultInTasksGet } from '../mcp/revision.js';
 import type { Exchange } from '../exchange.js';
-import { isJsonObject } from '../mcp/extract.js';
+import { isJsonObject, isJsonRpcErrorObject, ownValue } from '../mcp/extract.js';
 import { normalizeToolResult } from '../mcp/normalize.js';
 import { hasLossyNumber } from '../mcp/json-numbers.js';
 import type { TopMembers } from '../mcp/json-scan.js';
 import { writtenIdRanges } from '../mcp/written-ids.js';
-import { isRequestId } from './json-value-at.js';
+import { isRequestId, jsonValueIs } from './json-value-at.js';
 import { LIFT_LEVELS, liftOverJsonBound, recordLiftSkippedForRoom } from './rewrite-room.js';
 
 /** Methods whose response `result` is a `CallToolResult`. */
@@ -67,8 +67,16 @@ const UNCHANGED = (message: unknown): RewriteOutcome => ({ changed: false, messa
  * key is written plain), else the id is found by a walk (mcp/written-ids.ts).
  */
 export function isResponseToExchange(exchange: Exchange, message: unknown, bytes: Buffer, members: TopMembers | undefined): boolean {
-  if (!matchesRequestAsParsed(exchange, message)) return false;
-  // A string or null is exact as parsed; a number only proved the same double.
+  return matchesRequestAsParsed(exchange, message) && idWrittenAsRequests(exchange, bytes, members);
+}
+
+/**
+ * For a message whose `id` is the request's as parsed: whether it is the request's id as
+ * written in `bytes` too (json-value-at.ts isRequestId; `members` as for
+ * {@link isResponseToExchange}). A string or null is exact as parsed; a number only proved
+ * the same double.
+ */
+function idWrittenAsRequests(exchange: Exchange, bytes: Buffer, members: TopMembers | undefined): boolean {
   if (typeof exchange.rpc.id !== 'number') return true;
   return isRequestId(bytes, members?.plainKeys ? members.id : writtenIdRanges(bytes)[0], exchange.rpc);
 }
@@ -78,12 +86,64 @@ export function isResponseToExchange(exchange: Exchange, message: unknown, bytes
  * a JavaScript value. Exact for a string or null id; for a number a necessary condition only
  * (two numbers that read as one double pass). A message with a `method` beside `result` or
  * `error` is no response, whatever its id (JSON-RPC 2.0 §4, §5; a new user's trial,
- * 2026-12-03: test/regressions/method-and-result-for-own-id-passed-as-answer.test.ts). For
+ * 2026-12-03: test/regressions/method-and-result-for-own-id-passed-as-answer.test.ts), and
+ * neither is one that is not well formed ({@link isWellFormedResponse}). For
  * {@link rewriteResponse}, whose callers have decided the response exactly first.
  */
 export function matchesRequestAsParsed(exchange: Exchange, message: unknown): boolean {
   if (exchange.rpc.kind !== 'request' || !isJsonObject(message)) return false;
-  return message.id === exchange.rpc.id && hasResponseMembers(message);
+  return message.id === exchange.rpc.id && hasResponseMembers(message) && isWellFormedResponse(message);
+}
+
+/**
+ * Whether the response `m` (its members a response's: {@link hasResponseMembers}) is a
+ * well-formed JSON-RPC 2.0 response of MCP: `jsonrpc` exactly `"2.0"` (JSON-RPC 2.0 §5), and
+ * either a `result` that is an object (every MCP result is one: `null`, a string, an array are
+ * none) or an `error` that is an object with an integer `code` and a string `message` (§5.1;
+ * mcp/extract.ts isJsonRpcErrorObject, the test a host's responses get: request/peek.ts).
+ *
+ * The one judgement of a seller's response on every path: the JSON body (json-stage.ts, the
+ * scan's fast path through {@link scannedResponseWellFormed}), a request's SSE event
+ * (sse-message.ts), a batch's answer (batch-answers.ts). A response to the request that is
+ * not well formed answers it with `upstream_not_mcp`. Reported failure (a new user's trial 8,
+ * F5, F13): `"error":{"code":"x","message":5}`, `"result":null`, and on SSE `"jsonrpc":"1.0"`
+ * or no `jsonrpc`, were forwarded as the call's answer, logged ok; over SSE the MCP SDK client
+ * dropped the message and the call hung until its own timeout
+ * (test/regressions/malformed-response-for-own-id-forwarded.test.ts).
+ */
+export function isWellFormedResponse(m: Record<string, unknown>): boolean {
+  if (ownValue(m, 'jsonrpc') !== '2.0') return false;
+  return Object.hasOwn(m, 'result') ? isJsonObject(m.result) : isJsonRpcErrorObject(ownValue(m, 'error'));
+}
+
+/**
+ * {@link isWellFormedResponse} from the scan's top-level members of `bytes` (plain keys, no
+ * repeated name; exactly one of `result` and `error`, no `method`): the `jsonrpc` value read
+ * from its range (json-value-at.ts jsonValueIs), `result` an object when the scan closed it as
+ * one (`resultEnd`, the last `result`'s). Undefined for an `error`, whose members the scan does
+ * not record: the caller judges the parsed message (an error answer is small and rare; a
+ * result pays no new pass: two property reads).
+ */
+export function scannedResponseWellFormed(bytes: Buffer, members: TopMembers): boolean | undefined {
+  if (!jsonValueIs(bytes, members.jsonrpc, '2.0')) return false;
+  if (members.hasError) return undefined;
+  return members.resultEnd !== undefined;
+}
+
+/**
+ * Whether the message object `m`, on the stream answering the exchange's single request,
+ * claims to be its answer or a response: it has a `result` or an `error` ({@link
+ * claimsResponse}), or it has the request's `id` (as {@link isResponseToExchange} compares it)
+ * and no `method`: no request or notification then (JSON-RPC 2.0 §4), so a response or
+ * nothing, and a client matching by id takes it for the call's answer. Such a message is the
+ * response to the request, well formed, or it ends the stream with `upstream_not_mcp`, as a
+ * JSON body gets for it. Reported failure (a new user's trial 8, F13):
+ * `{"jsonrpc":"2.0","id":1}` was `upstream_not_mcp` as a JSON body and ended the SSE stream
+ * as `upstream_reset` (test/regressions/malformed-response-for-own-id-forwarded.test.ts).
+ */
+export function claimsAnswer(exchange: Exchange, m: Record<string, unknown>, bytes: Buffer, members: TopMembers | undefined): boolean {
+  if (claimsResponse(m)) return true;
+  return !Object.hasOwn(m, 'method') && Object.hasOwn(m, 'id') && m.id === exchange.rpc.id && idWrittenAsRequests(exchange, bytes, members);
 }
 
 /**
@@ -94,6 +154,18 @@ export function matchesRequestAsParsed(exchange: Exchange, message: unknown): bo
  */
 export function claimsResponse(m: Record<string, unknown>): boolean {
   return Object.hasOwn(m, 'result') || Object.hasOwn(m, 'error');
+}
+
+/**
+ * Whether the parsed JSON value `v` is a JSON-RPC response ({@link claimsResponse}) or an
+ * array holding one or holding an element that is not an object (no JSON-RPC message; a
+ * lenient client may flatten a nested array): what may not pass where no request awaits a
+ * response, the standalone GET stream and the answer to a POSTed notification or JSON-RPC
+ * response (sse-message.ts standaloneVerdict, json-stage.ts).
+ */
+export function holdsResponse(v: unknown): boolean {
+  if (Array.isArray(v)) return v.some((m) => !isJsonObject(m) || claimsResponse(m));
+  return isJsonObject(v) && claimsResponse(v);
 }
 
 /**

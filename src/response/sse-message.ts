@@ -11,6 +11,8 @@
  *   holding 65 `[` got `json_depth` (test/regressions/sse-new-user-findings.test.ts). Data
  *   that starts as an array or object but is not JSON gets checkJsonBounds, which counts
  *   past the syntax error: a lenient host parser reads `[NaN, [[[...` on (review of be8fed7).
+ *   Such data that may be a response and holds `NaN` or `Infinity` is judged as that lenient
+ *   parser reads it (lenientVerdict: a response there is `foreign` or `unsolicited`).
  * - The response: when the scan's top-level members prove the data is (or is not) the
  *   response to the request and the rewrite provably leaves it unchanged, there is no
  *   `JSON.parse`, and its bytes go out as they are (issue 5: "the gateway must not parse
@@ -27,6 +29,12 @@
  *   the request's own id included, or a batch holding a response and a repeat: told by the
  *   scan, or by counting the parsed members when it cannot tell (the unparsed path is taken
  *   only when it proves no repeat). A request or notification is not judged by its names.
+ *   So is a message for the request's own id that is not a well-formed response (rewrite.ts
+ *   isWellFormedResponse: `jsonrpc` not `"2.0"`, a `result` that is no object, an `error`
+ *   without an integer `code` and a string `message`), and one with the request's id and no
+ *   `method`, `result` or `error` (rewrite.ts claimsAnswer): the JSON path's judgement, from
+ *   the scan's members where they tell (a `result`), else parsed (a new user's trial 8, F5,
+ *   F13: test/regressions/malformed-response-for-own-id-forwarded.test.ts).
  * - On the standalone GET stream (`rpc.kind` 'none'), any response ({@link isUnsolicitedResponse}),
  *   or an array holding one: verdict `unsolicited`, never forwarded (standaloneVerdict).
  *
@@ -39,11 +47,12 @@ import { CR, LBRACE, LBRACKET, LF, SPACE, TAB } from '../mcp/json-bytes.js';
 import { scanJson, type JsonScanSummary, type TopMembers } from '../mcp/json-scan.js';
 import { repeatsMemberName, type NameFacts } from '../mcp/repeated-names.js';
 import { isJsonObject } from '../mcp/extract.js';
-import { claimsResponse, isResponseToExchange, matchesRequestAsParsed } from './rewrite.js';
+import { claimsAnswer, claimsResponse, holdsResponse, isResponseToExchange, matchesRequestAsParsed, scannedResponseWellFormed } from './rewrite.js';
 import { mayRewrite, rewriteScanned, spliceScanned } from './scanned-message.js';
 import { isRequestId } from './json-value-at.js';
 import { writtenIdRanges } from '../mcp/written-ids.js';
 import { hasBatches } from '../mcp/revision.js';
+import { mayHoldNonFiniteLiteral, parseWithNonFiniteLiterals } from '../mcp/lenient-json.js';
 
 /** The outcome of {@link inspectEventData}. */
 export type EventDataVerdict =
@@ -116,22 +125,34 @@ export function inspectEventData(exchange: Exchange, data: string | undefined, o
     if (!startsAsContainer(bytes)) return { kind: 'forward', bytes };
     const bounds = checkJsonBounds(bytes, limits);
     if (!bounds.ok) return { kind: 'breach', reason: bounds.reason, limit: bounds.limit, observed: bounds.observed, dataBytes: bytes.length };
+    // A response to a lenient host (`NaN`, `Infinity` read as numbers: lenient-json.ts) is judged as one (lenientVerdict).
+    if (opts.mayBeResponse && mayHoldNonFiniteLiteral(bytes)) return lenientVerdict(exchange, parseWithNonFiniteLiterals(text()), bytes);
     return { kind: 'forward', bytes };
   }
   if (!opts.mayBeResponse) return { kind: 'forward', bytes };
   const members = scan.members;
-  if (exchange.rpc.kind === 'none') return standaloneVerdict(text, bytes, members);
+  // No request to answer (the standalone GET stream, a notification's or host response's stream): no response passes.
+  if (exchange.rpc.kind === 'none' || exchange.rpc.kind === 'notification') return standaloneVerdict(text, bytes, members);
   // Only an object can be a response (isResponseToExchange), or hold it: a batch.
   if (members === undefined) return batchVerdict(exchange, text, bytes, scan);
   if (members.plainKeys && !opts.wantsMessage) {
-    if (!(members.hasResult || members.hasError)) return { kind: 'forward', bytes };
+    if (!(members.hasResult || members.hasError)) {
+      // The request's id and no `method`: no request or notification, so its answer or none
+      // (rewrite.ts claimsAnswer): `foreign`, as a JSON body gets upstream_not_mcp for it.
+      const ownId = !members.hasMethod && exchange.rpc.kind === 'request' && isRequestId(bytes, members.id, exchange.rpc);
+      return ownId ? { kind: 'foreign', dataBytes: bytes.length } : { kind: 'forward', bytes };
+    }
     // A response repeating a member name (mcp/repeated-names.ts), whatever its id: `foreign`.
     if (scan.repeatedName) return { kind: 'foreign', dataBytes: bytes.length };
     // Another id (json-value-at.ts isRequestId: exactly, a number as written), no id, both
     // `result` and `error`, or a `method` beside them (whatever the id: isForeignResponse):
     // parsed below, and never forwarded.
     if ((members.hasResult && members.hasError) || members.hasMethod || !isRequestId(bytes, members.id, exchange.rpc)) return parsedVerdict(exchange, JSON.parse(text()), bytes, scan);
-    if (scan.namesDistinct) {
+    // The response to the request, not well formed (rewrite.ts isWellFormedResponse): `foreign`.
+    // Undefined (an `error`): judged parsed below.
+    const wellFormed = scannedResponseWellFormed(bytes, members);
+    if (wellFormed === false) return { kind: 'foreign', dataBytes: bytes.length };
+    if (wellFormed === true && scan.namesDistinct) {
       if (!mayRewrite(exchange, scan)) return unchangedResponse(bytes, undefined);
       const spliced = spliceScanned(exchange, bytes, scan);
       if (spliced !== undefined) {
@@ -144,6 +165,34 @@ export function inspectEventData(exchange: Exchange, data: string | undefined, o
   if (!isResponseToExchange(exchange, message, bytes, members) || repeatsMemberName(scan, message)) return parsedVerdict(exchange, message, bytes, scan);
   const { rewritten, out } = rewriteScanned(exchange, message, bytes, scan);
   return { kind: 'response', out, dataBytes: bytes.length, changed: rewritten.changed, action: rewritten.action, message: rewritten.message, bytes, sellerMessage: message };
+}
+
+/**
+ * The verdict for data `bytes` that is no JSON text but that a lenient host reads as `value`
+ * (mcp/lenient-json.ts: `NaN`, `Infinity`, `-Infinity` outside strings read as numbers;
+ * NOT_LENIENT_JSON when it cannot): on a request's stream `foreign` (never forwarded,
+ * upstream_not_mcp for the request's id; a long-lived stream drops it), on the standalone GET
+ * stream `unsolicited` (dropped `get_stream_response`), when `value` is a JSON-RPC response as
+ * such a host reads one: an object with a `result` or an `error` (rewrite.ts claimsResponse),
+ * on a request's stream also one with the request's id and no `method` (rewrite.ts
+ * claimsAnswer, the id as parsed), or an array holding one or an element that is not an
+ * object. The request's own response is refused too: the gateway cannot read, bound or
+ * rewrite it, and a host that reads it gets an answer past them. Anything else (a request or
+ * notification with such a literal, text) is forwarded as the seller sent it, as before.
+ *
+ * Why: the gateway forwarded such data unread ("data is not required to be JSON"), while
+ * Python's `json` and pydantic, the MCP Python SDK's parser, read it as a message. Reported
+ * failure (a new user's trial 8, F2): a response for another id with `"score":NaN` went out on
+ * a call's stream, one on the standalone GET stream too, and one for the call's own id went out
+ * un-normalized, followed by the gateway's `upstream_reset` for the same id
+ * (test/regressions/sse-nan-response-forwarded.test.ts).
+ */
+function lenientVerdict(exchange: Exchange, value: unknown, bytes: Buffer): EventDataVerdict {
+  const { rpc } = exchange;
+  const claims = (m: Record<string, unknown>): boolean => claimsResponse(m) || (rpc.kind === 'request' && !Object.hasOwn(m, 'method') && Object.hasOwn(m, 'id') && m.id === rpc.id);
+  const response = Array.isArray(value) ? value.some((m) => !isJsonObject(m) || claims(m)) : isJsonObject(value) && claims(value);
+  if (!response) return { kind: 'forward', bytes };
+  return rpc.kind === 'request' ? { kind: 'foreign', dataBytes: bytes.length } : { kind: 'unsolicited', dataBytes: bytes.length };
 }
 
 /**
@@ -175,7 +224,7 @@ function parsedVerdict(exchange: Exchange, message: unknown, bytes: Buffer, scan
  */
 export function isForeignResponse(exchange: Exchange, message: unknown, bytes: Buffer, members: TopMembers | undefined): boolean {
   if (exchange.rpc.kind !== 'request' || !isJsonObject(message)) return false;
-  return claimsResponse(message) && !isResponseToExchange(exchange, message, bytes, members);
+  return claimsAnswer(exchange, message, bytes, members) && !isResponseToExchange(exchange, message, bytes, members);
 }
 
 // Why a request's stream judges every message that claims a response (rewrite.ts
@@ -272,7 +321,10 @@ function batchResponses(exchange: Exchange, message: readonly unknown[], bytes: 
 /**
  * The verdict on the standalone GET stream (the exchange's `rpc.kind` 'none': a GET without
  * `Last-Event-ID`, or one resuming that stream with its token; routing/handler.ts
- * rpcOfResumedStream) for JSON data `bytes` (scan members `members`, undefined when not an
+ * rpcOfResumedStream), and on the stream answering a POSTed notification or JSON-RPC response
+ * (`rpc.kind` 'notification', resumed or not: no request awaits a response there either; a new
+ * user's trial 8, F4: test/regressions/notification-answer-carries-response-forwarded.test.ts),
+ * for JSON data `bytes` (scan members `members`, undefined when not an
  * object): `unsolicited` when it is a JSON-RPC response ({@link isUnsolicitedResponse}) or an
  * array holding one, else `forward`. Parsed only when the scan cannot tell: an array, or an
  * object with a key written with an escape.
@@ -292,7 +344,7 @@ function standaloneVerdict(text: () => string, bytes: Buffer, members: TopMember
     if (firstByte(bytes) !== LBRACKET) return { kind: 'forward', bytes };
     const message: unknown = JSON.parse(text());
     // An element that is not an object (a nested array) is no message either: dropped as a response would be.
-    unsolicited = Array.isArray(message) && message.some((m) => !isJsonObject(m) || isUnsolicitedResponse(m));
+    unsolicited = Array.isArray(message) && holdsResponse(message);
   } else if (members.plainKeys) {
     unsolicited = members.hasResult || members.hasError;
   } else {

@@ -108,6 +108,10 @@
  * Requests and notifications pass unchanged: the raw path keeps every block holding none of
  * `"result`, `"error`, `\u` (sse-raw-events.ts withResponsesParsed), and only an event whose
  * data may hold such a key is parsed ({@link mayBeResponse}; sse-message.ts standaloneVerdict).
+ * The stream answering a POSTed notification or JSON-RPC response (`rpc.kind` 'notification',
+ * resumed or not) follows the same rule, its drops reason `notification_stream_response`: no
+ * request of that POST awaits a response (a new user's trial 8, F4:
+ * test/regressions/notification-answer-carries-response-forwarded.test.ts).
  * A GET resuming a POST's stream (its token minted there) is that request's stream, with its
  * rules. Reported failure (a new user's trial): a seller held back its POST answer to
  * `tools/call` id 1 and pushed a ~42 KB response for id 1 on the GET stream; the SDK client
@@ -211,6 +215,21 @@ export function mayBeResponse(data: string | Buffer): boolean {
 }
 /** Prefixes of both keys: a faster scan than the quoted keys (fewer candidate positions); false positives only cost a parse. */
 const RESPONSE_KEYS = /resul|erro/;
+
+/**
+ * False when the JSON text `data` has a `method` member for sure; true when it may lack one
+ * (its bytes hold no `method`; a key written with `\u` escapes is {@link mayBeResponse}'s).
+ * On a request's stream such data may be a message with the request's id and no `method`,
+ * which claims the answer (rewrite.ts claimsAnswer) and must be judged, though it has no
+ * `result` or `error`: `{"jsonrpc":"2.0","id":1}` ended the stream `upstream_reset` after
+ * going out as it was, where a JSON body is `upstream_not_mcp` (a new user's trial 8, F13:
+ * test/regressions/malformed-response-for-own-id-forwarded.test.ts). Cost: one native search,
+ * on the events of a request's stream that are parsed anyway and hold neither key prefix:
+ * those of a server request or notification find `method` at their start.
+ */
+export function mayLackMethod(data: string | Buffer): boolean {
+  return !data.includes('method');
+}
 
 /**
  * The UTF-8 bytes of an event's `data` taken from `line`, the event's data line that the line
@@ -339,6 +358,12 @@ export async function handleSseBody(
   // 'none'; a DELETE's SSE answer never gets here): no response may pass on it (module doc),
   // so events that may be one are read too (sse-message.ts standaloneVerdict).
   const standalone = exchange.rpc.kind === 'none';
+  // A stream answering a POSTed notification or JSON-RPC response (`notification`; resumed
+  // with its token too): no request to answer, so no response may pass on it either, as on the
+  // standalone GET stream (sse-message.ts standaloneVerdict; a new user's trial 8, F4: a
+  // response to a pending call came on it, past that call's limits and rewrite). Dropped with
+  // its own reason, `notification_stream_response`.
+  const answersNoRequest = standalone || exchange.rpc.kind === 'notification';
   // A batch's stream is answered once each of its requests has had its response
   // (batch-answers.ts; on a resumed one, those its token says were still awaited: resume/token.ts
   // `w`; a token without them gives no ids); made for batches only.
@@ -387,7 +412,7 @@ export async function handleSseBody(
       // Parsed only when it may be the response to the request (mayBeResponse): anything else
       // (progress notifications...) is forwarded as it is, after the structure bounds (proved
       // by withinJsonBounds, else scanned: sse-message.ts).
-      const candidate = (answerable || standalone) && mayBeResponse(content);
+      const candidate = (answerable || answersNoRequest) && (mayBeResponse(content) || (answerable && mayLackMethod(content)));
       if (candidate || !withinJsonBounds(content, boundsLimits)) {
         const opts = candidate ? (responseOpts ??= { ...boundsLimits, mayBeResponse: true, wantsMessage }) : (otherOpts ??= { ...boundsLimits, mayBeResponse: false, wantsMessage });
         verdict = inspectEventData(exchange, data, opts, bytes);
@@ -407,7 +432,7 @@ export async function handleSseBody(
         // Any response on the standalone GET stream (sse-message.ts standaloneVerdict): dropped,
         // the stream goes on for the requests and notifications it may carry.
         if (verdict.kind === 'unsolicited') {
-          drop('get_stream_response', verdict.dataBytes);
+          drop(standalone ? 'get_stream_response' : 'notification_stream_response', verdict.dataBytes);
           return;
         }
       }
@@ -961,7 +986,7 @@ export async function handleSseBody(
     // standalone GET stream (none may pass), and on a request's or a batch's (one without an
     // `id` is refused, and the planner's `"id` hint does not see it).
     const planned = planRawEventsFast(chunk, from, rawLimits);
-    const plan = standalone || rawLimits.answerable ? withResponsesParsed(chunk, from, planned, rawLimits.answerable) : planned;
+    const plan = answersNoRequest || rawLimits.answerable ? withResponsesParsed(chunk, from, planned, rawLimits.answerable) : planned;
     /** The next `\nid:`, searched from the line break before the segment looked at (-2: not searched yet; the chunk's length: none). */
     let idLine = -2;
     /** Start of the parsed blocks not taken yet. */
