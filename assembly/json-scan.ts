@@ -131,7 +131,8 @@ const MAX_MEMBERS: i32 = 64;
 // the same object cannot be told from a repeat without its bytes (the scan keeps none), so it
 // leaves the names unproved (NAMES_UNPROVED: the caller counts the parsed members), as a key
 // written with an escape does. Those of the last `result` and of the content item being read
-// that the rewrite reads (src/response/rewrite.ts, splice.ts).
+// that the rewrite reads (src/response/rewrite.ts, splice.ts). A key equal to one of these
+// names (`params` aside) only under ASCII case folding counts as its repeat (caseVariant).
 const BIT_JSONRPC: i32 = 1;
 const BIT_ID: i32 = 2;
 const BIT_RESULT: i32 = 4;
@@ -149,8 +150,12 @@ const RESULT_BITS: i32 = BIT_SC | BIT_IS_ERROR | BIT_RESULT_TYPE | BIT_CONTENT;
 const ITEM_BITS: i32 = BIT_TEXT | BIT_TYPE;
 /** I_NAME_FLAGS: a name above was read twice in one object. */
 const NAMES_REPEATED: i32 = 1;
-/** I_NAME_FLAGS: a message key written with an escape, or a second other name in a message object. */
+/**
+ * I_NAME_FLAGS: a key written with an escape in a message object, the last `result` or a
+ * `content` item, or a second other name in a message object.
+ */
 const NAMES_UNPROVED: i32 = 2;
+
 
 const CONTENT_NONE: i32 = 0;
 const CONTENT_PENDING: i32 = 1; // `content` key read in `result`: its value is next
@@ -464,6 +469,43 @@ function keyIs(name: usize, length: i32): bool {
 }
 
 /**
+ * The key (of `length` bytes, the caller's length test) equals `name`, a lower-case ASCII
+ * name, under ASCII case folding (`| 0x20` maps exactly `A`-`Z` onto `a`-`z` among letters;
+ * every byte of a name here is a letter). Called only for a key of a judged name's length
+ * that is not that name as written (caseVariant): per key, never per byte of a value.
+ */
+function keyFolds(name: usize, length: i32): bool {
+  for (let k = 0; k < length; k++) if ((load<u8>(keyPtr + <usize>k) | 0x20) != (load<u8>(name + <usize>k) | 0x20)) return false;
+  return true;
+}
+
+/**
+ * A key not written as any judged name of its object (the caller's exact tests failed) that
+ * equals one under ASCII case folding: `ID`, `Result`, `CONTENT`, `Text`. Go's
+ * encoding/json (the MCP Go SDK's decoder) matches member names to its struct fields
+ * case-insensitively, the last match winning (golang/go#43664), so a Go host reads such a key
+ * as that member: NAMES_REPEATED (src/mcp/repeated-names.ts). `level`: 1 a message object
+ * (`jsonrpc`, `id`, `method`, `result`, `error`), 2 the last `result` (`content`,
+ * `structuredContent`, `isError`, `resultType`), 3 a `content` item (`text`, `type`).
+ */
+function caseVariant(level: i32): void {
+  let hit = false;
+  const n = keyLength;
+  if (level == 1) {
+    if (n == 2) hit = keyFolds(NAME_ID, 2);
+    else if (n == 5) hit = keyFolds(NAME_ERROR, 5);
+    else if (n == 6) {
+      hit = keyFolds(NAME_RESULT, 6) || keyFolds(NAME_METHOD, 6);
+    } else if (n == 7) hit = keyFolds(NAME_JSONRPC, 7);
+  } else if (level == 2) {
+    if (n == 7) hit = keyFolds(NAME_CONTENT, 7) || keyFolds(NAME_IS_ERROR, 7);
+    else if (n == 10) hit = keyFolds(NAME_RESULT_TYPE, 10);
+    else if (n == MEMBER_KEY_MAX) hit = keyFolds(NAME_SC, MEMBER_KEY_MAX);
+  } else if (n == 4) hit = keyFolds(NAME_TEXT, 4) || keyFolds(NAME_TYPE, 4);
+  if (hit) setI(I_NAME_FLAGS, getI(I_NAME_FLAGS) | NAMES_REPEATED);
+}
+
+/**
  * The splats `specialLanes` compares with, loaded from memory once per call of a scanning
  * function: as `v128.const`s, V8 rebuilds each one (three instructions) at every use.
  */
@@ -569,12 +611,16 @@ function keyDone(): void {
     const type = !keyEscaped && !text && keyIs(NAME_TYPE, 4);
     if (type && k < MAX_ITEMS) setI(I_ITEM_TYPE_BITS, getI(I_ITEM_TYPE_BITS) & ~(1 << k));
     setI(I_TYPE_PENDING, type ? 1 : 0);
-    if (!keyEscaped && (text || type)) nameSeen(text ? BIT_TEXT : BIT_TYPE);
+    if (keyEscaped) setI(I_NAME_FLAGS, getI(I_NAME_FLAGS) | NAMES_UNPROVED);
+    else if (text || type) nameSeen(text ? BIT_TEXT : BIT_TYPE);
+    else if (keyLength == 4) caseVariant(3);
     return;
   }
   if (depth == 2 && inResult) {
-    if (keyEscaped) scEscapedKey = 1;
-    else if (keyIs(NAME_SC, MEMBER_KEY_MAX)) {
+    if (keyEscaped) {
+      scEscapedKey = 1;
+      setI(I_NAME_FLAGS, getI(I_NAME_FLAGS) | NAMES_UNPROVED);
+    } else if (keyIs(NAME_SC, MEMBER_KEY_MAX)) {
       captureKey = 3;
       nameSeen(BIT_SC);
     } else if (keyIs(NAME_IS_ERROR, 7)) {
@@ -587,7 +633,7 @@ function keyDone(): void {
       nameSeen(BIT_CONTENT);
       resetContent();
       contentState = CONTENT_PENDING;
-    }
+    } else caseVariant(2);
     return;
   }
   if (depth == 2 && top == TOP_ARRAY) {
@@ -646,6 +692,7 @@ function messageKey(): i32 {
             : keyIs(NAME_PARAMS, 6)
               ? BIT_PARAMS
               : BIT_OTHER;
+  if (bit == BIT_OTHER) caseVariant(1);
   nameSeen(bit);
   return bit;
 }

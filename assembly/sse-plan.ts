@@ -18,14 +18,19 @@
 // Protocol with the JavaScript side (offsets in bytes, relative to the window):
 // - `windowPtr()`: where the caller copies the window (at most WINDOW_CAPACITY bytes);
 //   `plan` writes 32 zero bytes after it (the last 16-byte load reads past its end).
-// - `plan(len, atChunkStart, maxBytes, maxDepth, answerable)`: plans the complete event
+// - `plan(len, atChunkStart, maxBytes, maxDepth, hints)`: plans the complete event
 //   blocks of the window from its first byte (an event start), returns the number of
 //   segments written at `segmentsPtr()`: int32 pairs (exclusive end, flags), flags bit 0 =
 //   raw, bit 1 = the segment holds a byte >= 0x80 (the caller checks it is valid UTF-8).
 //   `plannedEnd()`: the end of the last block planned (0: none). It stops early (the caller
 //   plans on from `plannedEnd()`) when MAX_SEGMENTS - 2 segments are written.
 //   `atChunkStart`: the window starts at the chunk's first byte, where a lone LF (the end of
-//   a blank line whose first LF came in the previous chunk) ends the plan.
+//   a blank line whose first LF came in the previous chunk) ends the plan. `hints`: HINT_ID
+//   (the stream answers a request: a block holding `"id` or a backslash is not raw),
+//   HINT_KEYS (a block holding `"result` or `"error` in any ASCII case, or `\u`, is not raw:
+//   src/response/sse-raw-events.ts RawEventLimits.responseKeys), or both. The key hint's
+//   lanes are a `"` followed by `r`, `R`, `e` or `E` (the next 16 bytes, loaded one byte on,
+//   folded with `| 0x20`): a key's start, rare inside strings, so few lanes are looked at.
 
 const WINDOW_CAPACITY: i32 = 65536;
 const MAX_SEGMENTS: i32 = 4096;
@@ -40,7 +45,20 @@ const SPLATS: usize = memory.data<u8>([
   0x5b, 0x5b, 0x5b, 0x5b, 0x5b, 0x5b, 0x5b, 0x5b, 0x5b, 0x5b, 0x5b, 0x5b, 0x5b, 0x5b, 0x5b, 0x5b,
   0x5c, 0x5c, 0x5c, 0x5c, 0x5c, 0x5c, 0x5c, 0x5c, 0x5c, 0x5c, 0x5c, 0x5c, 0x5c, 0x5c, 0x5c, 0x5c,
   0x64, 0x64, 0x64, 0x64, 0x64, 0x64, 0x64, 0x64, 0x64, 0x64, 0x64, 0x64, 0x64, 0x64, 0x64, 0x64,
+  0x22, 0x22, 0x22, 0x22, 0x22, 0x22, 0x22, 0x22, 0x22, 0x22, 0x22, 0x22, 0x22, 0x22, 0x22, 0x22,
+  0x20, 0x20, 0x20, 0x20, 0x20, 0x20, 0x20, 0x20, 0x20, 0x20, 0x20, 0x20, 0x20, 0x20, 0x20, 0x20,
+  0x72, 0x72, 0x72, 0x72, 0x72, 0x72, 0x72, 0x72, 0x72, 0x72, 0x72, 0x72, 0x72, 0x72, 0x72, 0x72,
+  0x65, 0x65, 0x65, 0x65, 0x65, 0x65, 0x65, 0x65, 0x65, 0x65, 0x65, 0x65, 0x65, 0x65, 0x65, 0x65,
 ], 16);
+
+/** `plan`'s `hints` bits (module doc). */
+const HINT_ID: i32 = 1;
+const HINT_KEYS: i32 = 2;
+/** `resu`, `lt`, `erro` as little-endian words, and `r`: a key's letters after `| 0x20` folding. */
+const RESU_U32: u32 = 0x75736572;
+const LT_U16: u16 = 0x746c;
+const ERRO_U32: u32 = 0x6f727265;
+const FOLD_U32: u32 = 0x20202020;
 
 /** `even` and `data` as little-endian u32, `t: ` / `: ` as u16 / u8 checks below. */
 const EVEN_U32: u32 = 0x6e657665;
@@ -69,7 +87,7 @@ export function plannedEnd(): i32 {
 }
 
 /** See the module doc. */
-export function plan(len: i32, atChunkStart: i32, maxBytes: i32, maxDepth: i32, answerable: i32): i32 {
+export function plan(len: i32, atChunkStart: i32, maxBytes: i32, maxDepth: i32, hintBits: i32): i32 {
   v128.store(WINDOW + <usize>len, i8x16.splat(0));
   v128.store(WINDOW + <usize>len, i8x16.splat(0), 16);
   const lfS = v128.load(SPLATS);
@@ -77,7 +95,12 @@ export function plan(len: i32, atChunkStart: i32, maxBytes: i32, maxDepth: i32, 
   const bracketS = v128.load(SPLATS, 32);
   const backslashS = v128.load(SPLATS, 48);
   const dS = v128.load(SPLATS, 64);
-  const hints = answerable != 0;
+  const quoteS = v128.load(SPLATS, 80);
+  const foldS = v128.load(SPLATS, 96);
+  const rS = v128.load(SPLATS, 112);
+  const eS = v128.load(SPLATS, 128);
+  const hints = (hintBits & HINT_ID) != 0;
+  const keyHints = (hintBits & HINT_KEYS) != 0;
   planned = 0;
   let count = 0;
   // A raw run is being extended (it ends at `planned`), and whether it holds a byte >= 0x80.
@@ -96,10 +119,15 @@ export function plan(len: i32, atChunkStart: i32, maxBytes: i32, maxDepth: i32, 
     const ptr = WINDOW + <usize>p;
     const v = v128.load(ptr);
     // One mask of the lanes to look at: LF, `{`, `[`, a backslash, `d` (the end of `"id`), >= 0x80.
-    const marks = v128.or(
+    let marks = v128.or(
       v128.or(i8x16.eq(v, lfS), v128.or(i8x16.eq(v, braceS), i8x16.eq(v, bracketS))),
       v128.or(v128.or(i8x16.eq(v, backslashS), i8x16.eq(v, dS)), v),
     );
+    if (keyHints) {
+      // A `"` whose next byte is `r`/`e` in either case: where `"result` / `"error` may start.
+      const next = v128.or(v128.load(ptr, 1), foldS);
+      marks = v128.or(marks, v128.and(i8x16.eq(v, quoteS), v128.or(i8x16.eq(next, rS), i8x16.eq(next, eS))));
+    }
     let bits = i8x16.bitmask(marks);
     if (bits == 0) continue;
     if (len - p < 16) bits &= (1 << (len - p)) - 1;
@@ -110,7 +138,14 @@ export function plan(len: i32, atChunkStart: i32, maxBytes: i32, maxDepth: i32, 
       if (c != LF) {
         if (c == 0x7b || c == 0x5b) brackets++;
         else if (c >= 0x80) high = true;
-        else if (c == 0x5c) hint = hints;
+        else if (c == 0x5c) {
+          if (hints || (keyHints && load<u8>(WINDOW + <usize>i, 1) == 0x75)) hint = true;
+        } else if (c == 0x22) {
+          // Only marked with HINT_KEYS: `"result` or `"error`, any case.
+          const at = WINDOW + <usize>i;
+          const word = load<u32>(at, 1) | FOLD_U32;
+          if ((word == RESU_U32 && (load<u16>(at, 5) | <u16>0x2020) == LT_U16) || (word == ERRO_U32 && (load<u8>(at, 5) | 0x20) == 0x72)) hint = true;
+        }
         // `d`: a hint when `"i` comes before it in this block (before the window: not planned).
         else if (hints && i - 2 >= blockStart && load<u16>(WINDOW + <usize>(i - 2)) == QUOTE_I_U16) hint = true;
         continue;

@@ -18,6 +18,17 @@
  * items a repeated `text` or `type` (the names the rewrite reads: rewrite.ts, splice.ts),
  * when written without an escape.
  *
+ * A key equal to one of these names only under ASCII case folding (`"ID"`, `"Result"`,
+ * `"Content"` in `result`, `"TEXT"` in a content item; not `params`) counts as a repeat of it,
+ * alone or beside the name as written: Go's encoding/json, the MCP Go SDK's decoder, matches
+ * member names to its struct fields case-insensitively, the last match winning
+ * (golang/go#43664: `{"dist":"ok","Dist":"KO"}` reads `KO`), so a Go host read
+ * `{"jsonrpc":"2.0","id":1,"ID":999,"result":...}` as the response to 999, and a lone
+ * `"Result"` as a result the gateway never judged (a new user's trial 8, F3:
+ * test/regressions/case-variant-member-names-accepted.test.ts). Told by the scan
+ * (assembly/json-scan.ts caseVariant) for keys written without an escape, and by
+ * {@link parsedCaseVariant} for a message the scan cannot prove (an escaped key).
+ *
  * Cost: the scan notes repeats of the names it already compares (json-scan.ts
  * `repeatedName`) and proves most messages free of repeats (`namesDistinct`) in the pass it
  * makes anyway; only a message with a key written with an escape or two names outside the
@@ -38,7 +49,57 @@ export type NameFacts = Pick<JsonScanSummary, 'repeatedName' | 'namesDistinct' |
 export function repeatsMemberName(scan: NameFacts, parsed?: unknown): boolean {
   if (scan.repeatedName) return true;
   if (scan.namesDistinct || parsed === undefined) return false;
-  return parsedMessageKeys(parsed) < scan.messageKeys;
+  return parsedMessageKeys(parsed) < scan.messageKeys || parsedCaseVariant(parsed);
+}
+
+/**
+ * True when the JSON-RPC message object `m` (as `JSON.parse` read it) has a `result` or an
+ * `error` member in any ASCII case: a response as a Go host reads it (module doc), so judged
+ * as one where the gateway judges responses (sse-message.ts, batch-answers.ts). Reads `m`'s
+ * keys only when neither is written exactly.
+ */
+export function claimsResponseInAnyCase(m: Record<string, unknown>): boolean {
+  if (Object.hasOwn(m, 'result') || Object.hasOwn(m, 'error')) return true;
+  for (const key of Object.keys(m)) if (foldsTo(key, 'result') || foldsTo(key, 'error')) return true;
+  return false;
+}
+
+/** Names whose case variants count as repeats (module doc), lower-cased, by the object they are judged in. */
+const MESSAGE_NAMES = ['jsonrpc', 'id', 'method', 'result', 'error'];
+const RESULT_NAMES = ['content', 'structuredContent', 'isError', 'resultType'];
+const ITEM_NAMES = ['text', 'type'];
+
+/**
+ * A key of the parsed message that names a judged member only under ASCII case folding
+ * (module doc): in a message object (the object, or an object element of an array), in the
+ * top-level object's `result`, or in one of that result's `content` items, as the scan
+ * compares them (assembly/json-scan.ts caseVariant).
+ */
+function parsedCaseVariant(parsed: unknown): boolean {
+  if (Array.isArray(parsed)) return parsed.some((element) => isJsonObject(element) && hasVariant(element, MESSAGE_NAMES));
+  if (!isJsonObject(parsed)) return false;
+  if (hasVariant(parsed, MESSAGE_NAMES)) return true;
+  const result = parsed.result;
+  if (!isJsonObject(result)) return false;
+  if (hasVariant(result, RESULT_NAMES)) return true;
+  const content = result.content;
+  return Array.isArray(content) && content.some((item) => isJsonObject(item) && hasVariant(item, ITEM_NAMES));
+}
+
+function hasVariant(o: Record<string, unknown>, names: readonly string[]): boolean {
+  for (const key of Object.keys(o)) for (const name of names) if (foldsTo(key, name)) return true;
+  return false;
+}
+
+/** `key` is `name` under ASCII case folding but not as written (only `A`-`Z` fold to `a`-`z`; `name` is ASCII letters). */
+function foldsTo(key: string, name: string): boolean {
+  if (key.length !== name.length || key === name) return false;
+  for (let i = 0; i < key.length; i++) {
+    const a = key.charCodeAt(i);
+    const b = name.charCodeAt(i);
+    if (a !== b && (a | 0x20) !== (b | 0x20)) return false;
+  }
+  return true;
 }
 
 /**

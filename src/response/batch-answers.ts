@@ -38,7 +38,7 @@ import type { LocalErrorForm } from '../mcp/local-error.js';
 import { isJsonObject } from '../mcp/extract.js';
 import { exactDecimal, hasLossyNumber } from '../mcp/json-numbers.js';
 import { writtenIdRanges } from '../mcp/written-ids.js';
-import { textRepeatsMemberName } from '../mcp/repeated-names.js';
+import { claimsResponseInAnyCase, textRepeatsMemberName } from '../mcp/repeated-names.js';
 import { claimsResponse, hasResponseMembers, isWellFormedResponse } from './rewrite.js';
 import { mayHoldNonFiniteLiteral, parseWithNonFiniteLiterals } from '../mcp/lenient-json.js';
 
@@ -231,10 +231,13 @@ export class BatchAnswers {
   }
 }
 
-/** `message` is a response (rewrite.ts claimsResponse) or an array holding one. */
+/**
+ * `message` is a response or an array holding one, its `result` or `error` named in any ASCII
+ * case (mcp/repeated-names.ts claimsResponseInAnyCase: a Go host reads `"Result"` as `result`).
+ */
 function holdsResponse(message: unknown): boolean {
-  if (Array.isArray(message)) return message.some((m) => isJsonObject(m) && claimsResponse(m));
-  return isJsonObject(message) && claimsResponse(message);
+  if (Array.isArray(message)) return message.some((m) => isJsonObject(m) && claimsResponseInAnyCase(m));
+  return isJsonObject(message) && claimsResponseInAnyCase(message);
 }
 
 /**

@@ -36,6 +36,7 @@ import { normalizeToolResult } from '../mcp/normalize.js';
 import { hasLossyNumber } from '../mcp/json-numbers.js';
 import type { TopMembers } from '../mcp/json-scan.js';
 import { writtenIdRanges } from '../mcp/written-ids.js';
+import { claimsResponseInAnyCase } from '../mcp/repeated-names.js';
 import { isRequestId, jsonValueIs } from './json-value-at.js';
 import { LIFT_LEVELS, liftOverJsonBound, recordLiftSkippedForRoom } from './rewrite-room.js';
 
@@ -157,15 +158,17 @@ export function claimsResponse(m: Record<string, unknown>): boolean {
 }
 
 /**
- * Whether the parsed JSON value `v` is a JSON-RPC response ({@link claimsResponse}) or an
- * array holding one or holding an element that is not an object (no JSON-RPC message; a
- * lenient client may flatten a nested array): what may not pass where no request awaits a
- * response, the standalone GET stream and the answer to a POSTed notification or JSON-RPC
- * response (sse-message.ts standaloneVerdict, json-stage.ts).
+ * Whether the parsed JSON value `v` is a JSON-RPC response ({@link claimsResponse}, its
+ * `result` or `error` named in any ASCII case: a Go host reads `"Result"` as `result`,
+ * mcp/repeated-names.ts claimsResponseInAnyCase) or an array holding one or holding an
+ * element that is not an object (no JSON-RPC message; a lenient client may flatten a nested
+ * array): what may not pass where no request awaits a response, the standalone GET stream and
+ * the answer to a POSTed notification or JSON-RPC response (sse-message.ts standaloneVerdict,
+ * json-stage.ts).
  */
 export function holdsResponse(v: unknown): boolean {
-  if (Array.isArray(v)) return v.some((m) => !isJsonObject(m) || claimsResponse(m));
-  return isJsonObject(v) && claimsResponse(v);
+  if (Array.isArray(v)) return v.some((m) => !isJsonObject(m) || claimsResponseInAnyCase(m));
+  return isJsonObject(v) && claimsResponseInAnyCase(v);
 }
 
 /**

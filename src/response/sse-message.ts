@@ -45,7 +45,7 @@ import type { Exchange } from '../exchange.js';
 import { checkJsonBounds } from '../mcp/json-bounds.js';
 import { CR, LBRACE, LBRACKET, LF, SPACE, TAB } from '../mcp/json-bytes.js';
 import { scanJson, type JsonScanSummary, type TopMembers } from '../mcp/json-scan.js';
-import { repeatsMemberName, type NameFacts } from '../mcp/repeated-names.js';
+import { claimsResponseInAnyCase, repeatsMemberName, type NameFacts } from '../mcp/repeated-names.js';
 import { isJsonObject } from '../mcp/extract.js';
 import { claimsAnswer, claimsResponse, holdsResponse, isResponseToExchange, matchesRequestAsParsed, scannedResponseWellFormed } from './rewrite.js';
 import { mayRewrite, rewriteScanned, spliceScanned } from './scanned-message.js';
@@ -132,11 +132,14 @@ export function inspectEventData(exchange: Exchange, data: string | undefined, o
   if (!opts.mayBeResponse) return { kind: 'forward', bytes };
   const members = scan.members;
   // No request to answer (the standalone GET stream, a notification's or host response's stream): no response passes.
-  if (exchange.rpc.kind === 'none' || exchange.rpc.kind === 'notification') return standaloneVerdict(text, bytes, members);
+  if (exchange.rpc.kind === 'none' || exchange.rpc.kind === 'notification') return standaloneVerdict(text, bytes, members, scan.repeatedName);
   // Only an object can be a response (isResponseToExchange), or hold it: a batch.
   if (members === undefined) return batchVerdict(exchange, text, bytes, scan);
   if (members.plainKeys && !opts.wantsMessage) {
     if (!(members.hasResult || members.hasError)) {
+      // No `result` or `error` as written; one named in another case (`"Result"`) is a repeat
+      // (mcp/repeated-names.ts), judged on the parsed message (parsedVerdict).
+      if (scan.repeatedName) return parsedVerdict(exchange, JSON.parse(text()), bytes, scan);
       // The request's id and no `method`: no request or notification, so its answer or none
       // (rewrite.ts claimsAnswer): `foreign`, as a JSON body gets upstream_not_mcp for it.
       const ownId = !members.hasMethod && exchange.rpc.kind === 'request' && isRequestId(bytes, members.id, exchange.rpc);
@@ -198,10 +201,11 @@ function lenientVerdict(exchange: Exchange, value: unknown, bytes: Buffer): Even
 /**
  * The verdict for a message parsed from `bytes` (its scan `scan`) that is not the response to
  * the request, or repeats a member name: `foreign` when it claims a response
- * (isForeignResponse, or a response repeating a name: mcp/repeated-names.ts), else `forward`.
+ * (isForeignResponse, or a response repeating a name: mcp/repeated-names.ts; its `result` or
+ * `error` named in any case, as a Go host reads it: claimsResponseInAnyCase), else `forward`.
  */
 function parsedVerdict(exchange: Exchange, message: unknown, bytes: Buffer, scan: JsonScanSummary): EventDataVerdict {
-  const foreign = isForeignResponse(exchange, message, bytes, scan.members) || (isJsonObject(message) && claimsResponse(message) && repeatsMemberName(scan, message));
+  const foreign = isForeignResponse(exchange, message, bytes, scan.members) || (isJsonObject(message) && claimsResponseInAnyCase(message) && repeatsMemberName(scan, message));
   return foreign ? { kind: 'foreign', dataBytes: bytes.length } : { kind: 'forward', bytes };
 }
 
@@ -313,7 +317,7 @@ function batchResponses(exchange: Exchange, message: readonly unknown[], bytes: 
       answers = isRequestId(bytes, ids[k], exchange.rpc);
     }
     if (answers) answered = true;
-    else if (claimsResponse(element)) return 'foreign';
+    else if (claimsResponseInAnyCase(element)) return 'foreign';
   }
   return answered ? 'response' : 'none';
 }
@@ -338,7 +342,7 @@ function batchResponses(exchange: Exchange, message: readonly unknown[], bytes: 
  * GET stream; the MCP SDK client took it as its call's result, 4x the tool's 10,000-byte limit,
  * its duplicated text not removed (test/regressions/get-stream-answers-pending-call.test.ts).
  */
-function standaloneVerdict(text: () => string, bytes: Buffer, members: TopMembers | undefined): EventDataVerdict {
+function standaloneVerdict(text: () => string, bytes: Buffer, members: TopMembers | undefined, repeatedName: boolean): EventDataVerdict {
   let unsolicited: boolean;
   if (members === undefined) {
     if (firstByte(bytes) !== LBRACKET) return { kind: 'forward', bytes };
@@ -346,7 +350,8 @@ function standaloneVerdict(text: () => string, bytes: Buffer, members: TopMember
     // An element that is not an object (a nested array) is no message either: dropped as a response would be.
     unsolicited = Array.isArray(message) && holdsResponse(message);
   } else if (members.plainKeys) {
-    unsolicited = members.hasResult || members.hasError;
+    // A `result` or `error` named in another case is a repeat (`repeatedName`): parsed.
+    unsolicited = members.hasResult || members.hasError || (repeatedName && isUnsolicitedResponse(JSON.parse(text())));
   } else {
     unsolicited = isUnsolicitedResponse(JSON.parse(text()));
   }
@@ -358,11 +363,13 @@ function standaloneVerdict(text: () => string, bytes: Buffer, members: TopMember
  * object with a `result` or an `error` member, whatever its `id` (absent or `null`
  * included) and whether or not a `method` is beside them (JSON-RPC 2.0 §4 gives a request or
  * notification neither member; a client that looks for them first takes such a message for
- * a response: rewrite.ts claimsResponse). On the standalone GET stream no response is allowed
- * (standaloneVerdict).
+ * a response: rewrite.ts claimsResponse), the member named in any ASCII case: a Go host reads
+ * `"Result"` as `result` (mcp/repeated-names.ts claimsResponseInAnyCase; a new user's trial 8,
+ * test/regressions/case-variant-member-names-accepted.test.ts). On the standalone GET stream
+ * no response is allowed (standaloneVerdict).
  */
 export function isUnsolicitedResponse(message: unknown): boolean {
-  return isJsonObject(message) && (Object.hasOwn(message, 'result') || Object.hasOwn(message, 'error'));
+  return isJsonObject(message) && claimsResponseInAnyCase(message);
 }
 
 /** The response verdict for data the rewrite leaves as the seller wrote it. */

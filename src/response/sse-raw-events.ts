@@ -26,12 +26,11 @@
  *   (JSON-RPC 2.0 §5; rewrite.ts isResponseToExchange), whose key is the bytes `"id"` unless
  *   written with escapes (RFC 8259 §7; UTF-8 decoding never turns other bytes into ASCII).
  *
- * - On the standalone GET stream, where no response may pass (sse-message.ts
- *   standaloneVerdict), a block that may hold one is taken out of the plan's raw runs
- *   afterwards ({@link withResponsesParsed}): one holding `"result`, `"error` or `\u`. So is,
- *   on a request's or a batch's stream, a block holding `"result` or `"error` (a message with
- *   either member is the response awaited or refused, whatever its `id`, an absent one
- *   included: rewrite.ts claimsResponse).
+ * - Not a response's key ({@link RawEventLimits.responseKeys}): on the standalone GET stream,
+ *   where no response may pass (sse-message.ts standaloneVerdict), and on a request's or a
+ *   batch's stream (a message with either member is the response awaited or refused,
+ *   whatever its `id`, an absent one included: rewrite.ts claimsResponse), a block holding
+ *   `"result` or `"error` in any ASCII case, or `\u`, is parsed ({@link responseKeyHints}).
  *
  * Anything else (and any doubt) is the slow path: eventsource-parser stays the parser of
  * every event whose content the gateway reads or changes.
@@ -66,6 +65,12 @@ export interface RawEventLimits {
   readonly maxNodes: number;
   /** The stream answers a request, or waits for a batch's responses: blocks that may be one stay on the slow path. */
   readonly answerable: boolean;
+  /**
+   * Blocks that may hold a JSON-RPC response's key stay on the slow path: `"result` or
+   * `"error` in any ASCII case, or `\u` ({@link responseKeyHints}). Set on the standalone GET
+   * stream and on a request's or a batch's stream (sse-stage.ts).
+   */
+  readonly responseKeys?: boolean;
 }
 
 /**
@@ -103,7 +108,11 @@ export function planRawEvents(chunk: Buffer, from: number, limits: RawEventLimit
   const raw: boolean[] = [];
   const maxBytes = Math.min(limits.maxEventBytes, limits.maxNodes);
   const maxDepth = limits.maxDepth;
-  const hints = limits.answerable ? responseHints(chunk, from) : undefined;
+  let hints = limits.answerable ? responseHints(chunk, from) : undefined;
+  if (limits.responseKeys === true) {
+    const keys = responseKeyHints(chunk, from);
+    if (keys.length > 0) hints = hints === undefined || hints.length === 0 ? keys : [...hints, ...keys].sort((a, b) => a - b);
+  }
   /** Next response hint at or after the block being planned (n: none). */
   let hintAt = n;
   let hintIndex = 0;
@@ -267,103 +276,48 @@ function isEventField(b: Buffer, at: number): boolean {
   );
 }
 
-/** `"result`, `"error`: the start of a response's key as written without escapes (see {@link withResponsesParsed}). */
-const QUOTE_RESULT = Buffer.from('"result', 'latin1');
-const QUOTE_ERROR = Buffer.from('"error', 'latin1');
 /** `\u`: the only JSON escape that can spell a letter of a key (RFC 8259 §7). */
 const UNICODE_ESCAPE = Buffer.from('\\u', 'latin1');
-/** The standalone GET stream's hints: its plan keeps blocks holding a backslash. */
-const KEY_HINTS = [QUOTE_RESULT, QUOTE_ERROR, UNICODE_ESCAPE];
-/** A request's or a batch's hints: its plan (`answerable`) already keeps every block holding a backslash out of its raw runs. */
-const PLAIN_KEY_HINTS = [QUOTE_RESULT, QUOTE_ERROR];
+const QUOTE = 0x22;
+/** `result` and `error` as Latin-1 text, lower case. */
+const RESULT = 'result';
+const ERROR = 'error';
 
 /**
- * `plan`, a plan of `chunk[from, ...)` ({@link planRawEvents}), with every block of its raw
- * runs that may hold a JSON-RPC response made a segment for the parser of its own; `plan`
- * itself when there is none (the usual case). `answerable`: the plan was made with
- * {@link RawEventLimits.answerable} (its raw runs then hold no backslash).
+ * The offsets in `chunk[from, chunk.length)` where a response's key may start, ascending:
+ * `"result` or `"error` in any ASCII case, or `\u` ({@link RawEventLimits.responseKeys}).
  *
- * - On the standalone GET stream (`answerable` false), where the SSE stage drops any response
- *   (sse-message.ts standaloneVerdict; the `"id` hint does not cover it: a response there may
- *   have no `id`, and requests there have one). Source: a new user's trial (a seller answered
- *   a pending call on the standalone GET stream:
- *   test/regressions/get-stream-answers-pending-call.test.ts).
- * - On a request's or a batch's stream (`answerable` true), where a message with a `result`
- *   or an `error` member is the response awaited or ends the stream `upstream_not_mcp`
- *   (rewrite.ts claimsResponse, batch-answers.ts), whatever its `id`: the `"id` hint does
- *   not cover a message without one. Source: a reviewer, 2026-12-03 (a message with both
- *   members and no `id`, and one with either member and no `id`, went out as the seller's
- *   bytes: test/regressions/sse-result-and-error-without-id-forwarded.test.ts).
+ * Why: a response is an object with a `result` or an `error` member; as written its key is
+ * the bytes `"result` / `"error` unless a letter of it is written with an escape, and the only
+ * escape that spells a letter is `\u` (RFC 8259 §7; UTF-8 never turns other bytes into
+ * ASCII). In any case: Go's encoding/json (the MCP Go SDK's decoder) matches member names
+ * case-insensitively, so a Go host reads `"Result"` as `result` and routes
+ * `{"jsonrpc":"2.0","ID":999,"Result":{...}}` to its pending call 999; the GET stream's raw
+ * path forwarded it unparsed (a new user's trial 8, F3:
+ * test/regressions/case-variant-member-names-accepted.test.ts). Earlier sources: a new
+ * user's trial (a seller answered a pending call on the standalone GET stream:
+ * test/regressions/get-stream-answers-pending-call.test.ts); a reviewer, 2026-12-03 (a
+ * message with `result` and/or `error` and no `id` went out as the seller's bytes on a
+ * request's stream: test/regressions/sse-result-and-error-without-id-forwarded.test.ts).
  *
- * A response is an object with a `result` or an `error` member; its key is the bytes
- * `"result` / `"error` unless a letter of it is written with an escape, and the only escape
- * that spells a letter is `\u` (RFC 8259 §7; UTF-8 never turns other bytes into ASCII). So a
- * block holding none of the three is no response, and stays raw; a block holding one (a
- * notification saying `"error"`, a string with `\u00e9`) is parsed, and forwarded if it is no
- * response. A raw run's blocks are canonical (no blank line inside one, each starts with
- * `event:` or `data:`), so the blank lines around such a bytes' offset are its block's bounds.
- *
- * Cost: none when the plan has no raw run (a chunk holding only a large response); else one
- * backward native search per needle (three on the standalone GET stream, two on a request's
- * or a batch's: `\u` is in a backslash, already out) from the end of the last raw run to
- * `from`, so the bytes after it (usually the response, which ends the chunk) are not read
- * again; nothing allocated when they find nothing; then two searches per block taken out.
+ * The reference of the WebAssembly planner's HINT_KEYS (assembly/sse-plan.ts), which tells
+ * it in its one pass; this one visits every `"` (a native search each): it runs only for a
+ * chunk holding a block larger than the planner's window.
  */
-export function withResponsesParsed(chunk: Buffer, from: number, plan: RawEventPlan, answerable: boolean): RawEventPlan {
-  let last = plan.ends.length - 1;
-  while (last >= 0 && !plan.raw[last]) last--;
-  if (last < 0) return plan;
-  const hints = keyHints(chunk, from, plan.ends[last]!, answerable ? PLAIN_KEY_HINTS : KEY_HINTS);
-  if (hints === undefined) return plan;
-  const count = plan.ends.length;
-  const ends: number[] = [];
-  const raw: boolean[] = [];
-  let h = 0;
-  let segmentStart = from;
-  for (let k = 0; k < count; k++) {
-    const segmentEnd = plan.ends[k]!;
-    if (!plan.raw[k]) {
-      ends.push(segmentEnd);
-      raw.push(false);
-    } else {
-      /** Start of the part of the run not yet planned again. */
-      let at = segmentStart;
-      for (; h < hints.length && hints[h]! < segmentEnd; h++) {
-        const hint = hints[h]!;
-        if (hint < at) continue; // before the run, or in a block already taken out
-        const blank = chunk.lastIndexOf(LF_LF, hint);
-        const blockStart = blank === -1 ? at : Math.max(at, blank + 2);
-        const blockEnd = chunk.indexOf(LF_LF, hint) + 2;
-        if (blockStart > at) {
-          ends.push(blockStart);
-          raw.push(true);
-        }
-        ends.push(blockEnd);
-        raw.push(false);
-        at = blockEnd;
-      }
-      if (at < segmentEnd) {
-        ends.push(segmentEnd);
-        raw.push(true);
-      }
-    }
-    segmentStart = segmentEnd;
+function responseKeyHints(chunk: Buffer, from: number): number[] {
+  const found: number[] = [];
+  for (let at = chunk.indexOf(QUOTE, from); at !== -1; at = chunk.indexOf(QUOTE, at + 1)) {
+    if (foldedAt(chunk, at + 1, RESULT) || foldedAt(chunk, at + 1, ERROR)) found.push(at);
   }
-  return { ends, raw };
+  const quotes = found.length;
+  for (let at = chunk.indexOf(UNICODE_ESCAPE, from); at !== -1; at = chunk.indexOf(UNICODE_ESCAPE, at + 1)) found.push(at);
+  if (quotes > 0 && found.length > quotes) found.sort((a, b) => a - b);
+  return found;
 }
 
-/**
- * The offsets in `chunk[from, end)` where one of `needles` starts (a match starting there
- * lies whole in the range when `end` is a block's end: no needle holds an LF), ascending;
- * undefined when there is none. Searched backwards from `end`.
- */
-function keyHints(chunk: Buffer, from: number, end: number, needles: readonly Buffer[]): number[] | undefined {
-  let found: number[] | undefined;
-  for (const needle of needles) {
-    // A negative offset would count from the chunk's end: none is searched before `from`.
-    const start = end - needle.length;
-    if (start < from) continue;
-    for (let at = chunk.lastIndexOf(needle, start); at >= from; at = at > 0 ? chunk.lastIndexOf(needle, at - 1) : -1) (found ??= []).push(at);
-  }
-  return found?.sort((a, b) => a - b);
+/** `chunk` holds `word` (lower-case ASCII letters) at `at` under ASCII case folding (`| 0x20` maps only `A`-`Z` onto letters). */
+function foldedAt(chunk: Buffer, at: number, word: string): boolean {
+  if (at + word.length > chunk.length) return false;
+  for (let k = 0; k < word.length; k++) if ((chunk[at + k]! | 0x20) !== word.charCodeAt(k)) return false;
+  return true;
 }

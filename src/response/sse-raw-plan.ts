@@ -7,7 +7,9 @@
  *
  * Why (issue 5, bench/README.md "SSE events/s"): on the flood of ~190-byte progress
  * notifications, planRawEvents cost ~0.14 CPU µs per event (its searches: one per line, one
- * per bracket, the `"id` search), a quarter of the gateway's SSE stage.
+ * per bracket, the `"id` search), a quarter of the gateway's SSE stage. The response-key hint
+ * (`"result` / `"error` in any ASCII case, `\u`: RawEventLimits.responseKeys) is told in the
+ * same pass, where native searches could only find each spelling apart.
  *
  * A chunk is planned window by window, each from the end of the last block the previous one
  * planned; raw segments that meet at a window edge are joined (the plan's runs are maximal),
@@ -27,7 +29,7 @@ interface PlanCore {
   windowCapacity(): number;
   segmentsPtr(): number;
   plannedEnd(): number;
-  plan(len: number, atChunkStart: number, maxBytes: number, maxDepth: number, answerable: number): number;
+  plan(len: number, atChunkStart: number, maxBytes: number, maxDepth: number, hints: number): number;
 }
 
 const core = instantiateWasmCore<PlanCore>(SSE_PLAN_WASM_BASE64);
@@ -50,12 +52,13 @@ export function planRawEventsFast(chunk: Buffer, from: number, limits: RawEventL
   let high: number[] | undefined;
   const maxBytes = Math.min(limits.maxEventBytes, limits.maxNodes, INT32_MAX);
   const maxDepth = Math.min(limits.maxDepth, INT32_MAX);
-  const answerable = limits.answerable ? 1 : 0;
+  /** The planner's `hints` bits (assembly/sse-plan.ts HINT_ID, HINT_KEYS). */
+  const hints = (limits.answerable ? 1 : 0) | (limits.responseKeys === true ? 2 : 0);
   let at = from;
   while (at < n) {
     const len = Math.min(n - at, WINDOW_CAPACITY);
     memory.set(at === 0 && len === n ? chunk : chunk.subarray(at, at + len), WINDOW_PTR);
-    const count = core.plan(len, at === 0 ? 1 : 0, maxBytes, maxDepth, answerable);
+    const count = core.plan(len, at === 0 ? 1 : 0, maxBytes, maxDepth, hints);
     const planned = core.plannedEnd();
     for (let k = 0; k < count; k++) {
       const end = at + segments[2 * k]!;

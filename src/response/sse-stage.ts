@@ -82,7 +82,7 @@
  * breach is there (below). So is a message with a `method` beside its `result` or `error`
  * (no request either), one with `result` or `error` and no `id`, or both of them (no response
  * either: JSON-RPC 2.0 §5; rewrite.ts claimsResponse; its block is parsed, never raw:
- * sse-raw-events.ts withResponsesParsed), and an array holding such a response, the request's
+ * sse-raw-events.ts RawEventLimits.responseKeys), and an array holding such a response, the request's
  * own response in it or not; and a response, or an array holding one, whose message repeats a
  * member name (mcp/repeated-names.ts; on a batch's stream, batch-answers.ts take), whatever
  * its id: a host whose parser keeps the first of two `id` members routes it elsewhere.
@@ -106,7 +106,8 @@
  * beside them included), or an array holding one, is dropped as a breach is there (below),
  * reason `get_stream_response` (errors/codes.ts DROP_REASONS), and the stream goes on.
  * Requests and notifications pass unchanged: the raw path keeps every block holding none of
- * `"result`, `"error`, `\u` (sse-raw-events.ts withResponsesParsed), and only an event whose
+ * `"result`, `"error` (in any ASCII case: a Go host reads `"Result"` as `result`), `\u`
+ * (sse-raw-events.ts RawEventLimits.responseKeys), and only an event whose
  * data may hold such a key is parsed ({@link mayBeResponse}; sse-message.ts standaloneVerdict).
  * The stream answering a POSTed notification or JSON-RPC response (`rpc.kind` 'notification',
  * resumed or not) follows the same rule, its drops reason `notification_stream_response`: no
@@ -162,7 +163,6 @@ import { SseFrameBatch, clampSseRetryMs, encodeSseComment, encodeSseIdOnly, enco
 import { dataLineCount, encodedEventBytes, encodedIdOnlyBytes } from './sse-encoded-size.js';
 import { SseIdOnlyBlocks } from './sse-id-only.js';
 import { planRawEventsFast } from './sse-raw-plan.js';
-import { withResponsesParsed } from './sse-raw-events.js';
 import { HELD, NOT_HELD, SseHeldBlock } from './sse-held-block.js';
 import { inspectEventData, type EventDataOptions, type EventDataVerdict } from './sse-message.js';
 import type { UpstreamResponse } from './json-stage.js';
@@ -206,15 +206,22 @@ export const SSE_HOST_BUFFER_BYTES = 64 * 1024;
  * only kind that can spell a letter; RFC 8259 §7). Conservative: any text holding `resul`,
  * `erro` or a backslash may be a response (a progress notification saying "no results" is
  * parsed, and found not to be one). Not a syntax check: invalid JSON is forwarded either way.
+ * In any ASCII case: Go's encoding/json (the MCP Go SDK's decoder) reads `"Result"` as
+ * `result` (mcp/repeated-names.ts; a new user's trial 8, F3:
+ * test/regressions/case-variant-member-names-accepted.test.ts); the case-insensitive search
+ * runs only when the lower-case one found nothing.
  */
 export function mayBeResponse(data: string | Buffer): boolean {
-  if (typeof data === 'string') return data.indexOf('\\') !== -1 || RESPONSE_KEYS.test(data);
+  if (typeof data === 'string') return data.indexOf('\\') !== -1 || RESPONSE_KEYS.test(data) || RESPONSE_KEYS_ANY_CASE.test(data);
   // UTF-8 bytes: an ASCII letter's byte comes only from that letter. The keys first: in a
   // response they come early, and the backslash search reads the whole data when there is none.
-  return data.indexOf('resul') !== -1 || data.indexOf('erro') !== -1 || data.indexOf(BACKSLASH) !== -1;
+  if (data.indexOf('resul') !== -1 || data.indexOf('erro') !== -1 || data.indexOf(BACKSLASH) !== -1) return true;
+  return RESPONSE_KEYS_ANY_CASE.test(data.toString('latin1'));
 }
 /** Prefixes of both keys: a faster scan than the quoted keys (fewer candidate positions); false positives only cost a parse. */
 const RESPONSE_KEYS = /resul|erro/;
+/** The same in any case (Latin-1 text of UTF-8 bytes: a byte >= 0x80 folds to no ASCII letter). */
+const RESPONSE_KEYS_ANY_CASE = /resul|erro/i;
 
 /**
  * False when the JSON text `data` has a `method` member for sure; true when it may lack one
@@ -859,8 +866,18 @@ export async function handleSseBody(
   const idFields = new SseIdFieldWatch();
   /** The bytes so far are whole event blocks: the parser and the line feeder hold nothing. */
   let atEventStart = true;
-  // A block that may hold a batch's response is read too (sse-raw-events.ts `answerable`).
-  const rawLimits = { maxEventBytes: perEventLimit, maxDepth: limits.max_json_depth, maxNodes: limits.max_json_nodes, answerable: answerable || awaitsBatch };
+  // A block that may hold a batch's response is read too (sse-raw-events.ts `answerable`), and
+  // one that may hold a response's key, in any case (`responseKeys`), where responses are
+  // judged: the standalone GET stream and a POSTed notification's or response's stream (none
+  // may pass: answersNoRequest), a request's or a batch's (one without an `id` is refused, and
+  // the `"id` hint does not see it).
+  const rawLimits = {
+    maxEventBytes: perEventLimit,
+    maxDepth: limits.max_json_depth,
+    maxNodes: limits.max_json_nodes,
+    answerable: answerable || awaitsBatch,
+    responseKeys: answersNoRequest || answerable || awaitsBatch,
+  };
 
   /**
    * Parses one input chunk; false once the stream is over.
@@ -982,11 +999,8 @@ export async function handleSseBody(
    */
   const takePlanned = (chunk: Buffer, from: number, last: number, idAtStart: boolean): boolean => {
     if (from > 0 && !take(chunk, 0, from, true)) return false;
-    // Blocks that may hold a response are parsed (sse-raw-events.ts withResponsesParsed): on the
-    // standalone GET stream (none may pass), and on a request's or a batch's (one without an
-    // `id` is refused, and the planner's `"id` hint does not see it).
-    const planned = planRawEventsFast(chunk, from, rawLimits);
-    const plan = answersNoRequest || rawLimits.answerable ? withResponsesParsed(chunk, from, planned, rawLimits.answerable) : planned;
+    // Blocks that may hold a response's key are parsed (rawLimits.responseKeys).
+    const plan = planRawEventsFast(chunk, from, rawLimits);
     /** The next `\nid:`, searched from the line break before the segment looked at (-2: not searched yet; the chunk's length: none). */
     let idLine = -2;
     /** Start of the parsed blocks not taken yet. */

@@ -54,6 +54,15 @@ const TOLD_NAMES: Partial<Record<Role, ReadonlySet<string>>> = {
   result: new Set(['content', 'structuredContent', 'isError', 'resultType']),
   item: new Set(['text', 'type']),
 };
+/** ASCII lower case (only `A`-`Z` fold). */
+const foldAscii = (s: string): string => s.replace(/[A-Z]/g, (c) => c.toLowerCase());
+/** The told names whose case variants count as repeats (`params` aside), folded, by role (assembly/json-scan.ts caseVariant). */
+const FOLDED_NAMES: Partial<Record<Role, ReadonlySet<string>>> = {
+  top: new Set(['jsonrpc', 'id', 'method', 'result', 'error']),
+  element: new Set(['jsonrpc', 'id', 'method', 'result', 'error']),
+  result: new Set(['content', 'structuredcontent', 'iserror', 'resulttype']),
+  item: new Set(['text', 'type']),
+};
 
 function reference(b: Uint8Array, limits: JsonScanLimits): JsonScanResult {
   const n = b.length;
@@ -179,11 +188,15 @@ function reference(b: Uint8Array, limits: JsonScanLimits): JsonScanResult {
       if (peek() !== 0x22) syntax(i);
       const key = readString(true);
       if (message) m.messageKeys++;
-      if (message && key.escaped) m.namesUnproved = true;
+      if (key.escaped && (message || role === 'result' || role === 'item')) m.namesUnproved = true;
       else if (!key.escaped && told?.has(key.raw)) {
         if (seen.has(key.raw)) m.repeatedName = true;
         seen.add(key.raw);
-      } else if (message && ++others === 2) m.namesUnproved = true;
+      } else {
+        // A told name in another ASCII case: a repeat (a Go host reads it as the name).
+        if (!key.escaped && FOLDED_NAMES[role]?.has(foldAscii(key.raw))) m.repeatedName = true;
+        if (message && ++others === 2) m.namesUnproved = true;
+      }
       skipWs();
       if (peek() !== 0x3a) syntax(i);
       i++;
@@ -650,6 +663,25 @@ test('repeated member names: the cases of mcp/repeated-names.ts, whole and cut a
     [`[{"jsonrpc":"2.0","id":1,${R}},{"jsonrpc":"2.0","id":3,"id":2,${R}}]`, { repeatedName: true, namesDistinct: false, messageKeys: 7 }],
     ['[[{"id":1,"id":2}],{"x":1},{"x":2}]', { repeatedName: false, namesDistinct: true, messageKeys: 2 }],
     ['"id"', { repeatedName: false, namesDistinct: true, messageKeys: 0 }],
+    // A told name in another ASCII case is a repeat of it, alone or beside it (Go's
+    // encoding/json matches names case-insensitively: a new user's trial 8, F3).
+    [`{"jsonrpc":"2.0","id":1,"ID":999,${R}}`, { repeatedName: true, namesDistinct: false, messageKeys: 4 }],
+    [`{"jsonrpc":"2.0","ID":999,"Result":{}}`, { repeatedName: true, namesDistinct: false, messageKeys: 3 }],
+    [`{"jsonrpc":"2.0","id":1,${R},"RESULT":{}}`, { repeatedName: true, namesDistinct: false, messageKeys: 4 }],
+    [`{"JSONRPC":"2.0","id":1,${R}}`, { repeatedName: true, namesDistinct: false, messageKeys: 3 }],
+    [`{"jsonrpc":"2.0","Method":"m"}`, { repeatedName: true, namesDistinct: false, messageKeys: 2 }],
+    [`{"jsonrpc":"2.0","id":1,"eRROR":{"code":1,"message":"x"}}`, { repeatedName: true, namesDistinct: false, messageKeys: 3 }],
+    ['{"id":1,"result":{"content":[],"Content":[]}}', { repeatedName: true, namesDistinct: false, messageKeys: 2 }],
+    ['{"id":1,"result":{"StructuredContent":{},"ISERROR":true,"resulttype":"x"}}', { repeatedName: true, namesDistinct: false, messageKeys: 2 }],
+    ['{"id":1,"result":{"content":[{"type":"text","Text":"b"}]}}', { repeatedName: true, namesDistinct: false, messageKeys: 2 }],
+    [`[{"jsonrpc":"2.0","Id":2,${R}}]`, { repeatedName: true, namesDistinct: false, messageKeys: 3 }],
+    // Not a told name: `params` in another case, names of other lengths, other objects.
+    [`{"jsonrpc":"2.0","id":1,"Params":{},${R}}`, { repeatedName: false, namesDistinct: true, messageKeys: 4 }],
+    ['{"id":1,"result":{"Results":1,"contents":[],"structuredContent":{"ID":1,"Content":2}}}', { repeatedName: false, namesDistinct: true, messageKeys: 2 }],
+    ['{"id":1,"method":"m","params":{"ID":1,"Result":2}}', { repeatedName: false, namesDistinct: true, messageKeys: 3 }],
+    // An escaped key in the result or an item: the scan cannot tell (the parsed keys are read).
+    ['{"id":1,"result":{"C\\u006fntent":[]}}', { repeatedName: false, namesDistinct: false, messageKeys: 2 }],
+    ['{"id":1,"result":{"content":[{"T\\u0065xt":"b"}]}}', { repeatedName: false, namesDistinct: false, messageKeys: 2 }],
   ];
   for (const [text, expected] of cases) {
     const bytes = Buffer.from(text);

@@ -3,7 +3,7 @@
  * standaloneVerdict, sse-stage.ts `drop`; MCP Streamable HTTP: "The server MUST NOT send a
  * JSON-RPC response on the stream unless resuming a stream associated with a previous client
  * request"), on every path an event can take: raw-planned blocks (sse-raw-events.ts
- * withResponsesParsed), blocks held across chunks, parsed ones (CR LF), wherever the seller's
+ * RawEventLimits.responseKeys), blocks held across chunks, parsed ones (CR LF), wherever the seller's
  * chunks are cut; requests and notifications pass as the seller's bytes, unparsed when they
  * hold no key hint. Source: a new user's trial (a seller answered a pending call on the
  * standalone GET stream: test/regressions/get-stream-answers-pending-call.test.ts).
@@ -11,7 +11,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { runSseStage, cut, TOOL_CALL } from './sse-stage-kit.js';
-import { planRawEvents, withResponsesParsed } from '../../src/response/sse-raw-events.js';
+import { planRawEvents } from '../../src/response/sse-raw-events.js';
+import { planRawEventsFast } from '../../src/response/sse-raw-plan.js';
 
 const GET_STREAM = { kind: 'none', id: null, idText: undefined, method: undefined, toolName: undefined } as const;
 const frame = (data: string): string => `event: message\ndata: ${data}\n\n`;
@@ -96,6 +97,35 @@ test('notifications without a key hint stay on the raw path: views of the seller
   );
 });
 
+/** A POSTed notification's stream (`rpc.kind` 'notification'): no request awaits a response there either. */
+const NOTIFICATION_STREAM = { kind: 'notification', id: null, idText: undefined, method: 'notifications/initialized', toolName: undefined } as const;
+
+test('responses named in another case, alone or in an array, are dropped on the GET stream and on a notification\'s stream, wherever the chunks are cut', async () => {
+  // A Go host reads `"Result"` as `result` (test/regressions/case-variant-member-names-accepted.test.ts);
+  // the notification's stream drops what the GET stream does (test/regressions/notification-answer-carries-response-forwarded.test.ts).
+  const events: ReadonlyArray<readonly [string, boolean]> = [
+    [note(1), true],
+    ['{"jsonrpc":"2.0","ID":1,"Result":{"content":[{"type":"text","text":"injected"}]}}', false],
+    ['[{"jsonrpc":"2.0","ID":2,"RESULT":{}}]', false],
+    ['[{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"Result: ok"}}]', true],
+    ['{"jsonrpc":"2.0","id":3,"eRRor":{"code":1,"message":"x"}}', false],
+    [note(2), true],
+  ];
+  const bytes = Buffer.from(events.map(([data]) => frame(data)).join(''));
+  const expected = events.filter(([, passes]) => passes).map(([data]) => frame(data)).join('');
+  const drops = events.filter(([, passes]) => !passes).length;
+  for (const [rpc, reason] of [[GET_STREAM, 'get_stream_response'], [NOTIFICATION_STREAM, 'notification_stream_response']] as const) {
+    for (let i = 0; i <= bytes.length; i += 7) {
+      const r = await runSseStage(cut(bytes, [i]), { rpc });
+      assert.equal(r.body, expected, `${rpc.kind}, cut at ${i}`);
+      assert.deepEqual(r.warnings.map((w) => (w as { reason: string }).reason), Array(drops).fill(reason), `${rpc.kind}, cut at ${i}`);
+    }
+    const crlf = await runSseStage([bytes.toString().replaceAll('\n', '\r\n')], { rpc });
+    assert.equal(crlf.body, expected, `${rpc.kind}, CR LF (the parser path; events go out LF-framed)`);
+    assert.deepEqual(crlf.warnings.map((w) => (w as { reason: string }).reason), Array(drops).fill(reason), `${rpc.kind}, CR LF`);
+  }
+});
+
 test('a request\'s stream is not the standalone stream: its response passes and ends it', async () => {
   const response = frame('{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"ok"}]}}');
   const r = await runSseStage([frame(note(1)) + response], { rpc: TOOL_CALL });
@@ -103,52 +133,48 @@ test('a request\'s stream is not the standalone stream: its response passes and 
   assert.equal(r.exchange.outcome, 'ok');
 });
 
-test('withResponsesParsed: raw runs keep no block holding a hint; the block boundaries are the plan\'s', () => {
-  const limits = { maxEventBytes: 1 << 20, maxDepth: 64, maxNodes: 1 << 20, answerable: false };
-  const bytes = Buffer.from(STREAM + frame(note(4)));
+/** The plan's segments as [text, raw]; both planners must give the same. */
+function segmentsOf(bytes: Buffer, limits: Parameters<typeof planRawEvents>[2]): Array<[string, boolean]> {
   const plan = planRawEvents(bytes, 0, limits);
-  assert.deepEqual(plan.raw, [true], 'all canonical: one raw run before');
-  const out = withResponsesParsed(bytes, 0, plan, false);
+  assert.deepEqual(planRawEventsFast(bytes, 0, limits), plan, 'the WebAssembly planner gives the reference plan');
   let start = 0;
   const segments: Array<[string, boolean]> = [];
-  for (let k = 0; k < out.ends.length; k++) {
-    segments.push([bytes.subarray(start, out.ends[k]).toString(), out.raw[k]!]);
-    start = out.ends[k]!;
+  for (let k = 0; k < plan.ends.length; k++) {
+    segments.push([bytes.subarray(start, plan.ends[k]).toString(), plan.raw[k]!]);
+    start = plan.ends[k]!;
   }
   assert.equal(start, bytes.length);
+  return segments;
+}
+
+test('responseKeys: raw runs keep no block holding a response key hint, in any case; the block boundaries are the plan\'s', () => {
+  const limits = { maxEventBytes: 1 << 20, maxDepth: 64, maxNodes: 1 << 20, answerable: false, responseKeys: true };
+  const variants = ['{"jsonrpc":"2.0","ID":999,"Result":{}}', '{"jsonrpc":"2.0","id":1,"eRRor":{"code":1,"message":"x"}}', '{"jsonrpc":"2.0","RESULT":{}}'];
+  const bytes = Buffer.from(STREAM + variants.map(frame).join('') + frame(note(4)));
+  const segments = segmentsOf(bytes, limits);
+  const HINT = /"result|"error|\\u/i;
   for (const [text, raw] of segments) {
     assert.ok(text.endsWith('\n\n'), 'a block boundary');
-    if (raw) assert.ok(!/"result|"error|\\u/.test(text), `raw segment with a hint: ${text}`);
+    if (raw) assert.ok(!HINT.test(text), `raw segment with a hint: ${text}`);
   }
-  const hinted = EVENTS.filter(([data]) => /"result|"error|\\u/.test(data)).length;
+  const hinted = EVENTS.filter(([data]) => HINT.test(data)).length + variants.length;
   assert.equal(segments.filter(([, raw]) => !raw).length, hinted);
-  // A chunk that starts with the response (no blank line before it in the chunk): the block from the start.
-  const first = Buffer.from(frame('{"id":1,"result":{}}') + frame(note(1)));
-  assert.deepEqual(withResponsesParsed(first, 0, planRawEvents(first, 0, limits), false), { ends: [frame('{"id":1,"result":{}}').length, first.length], raw: [false, true] });
-  // Nothing to take out: the same plan object.
-  const quiet = Buffer.from(frame(note(1)) + frame(note(2)));
-  const quietPlan = planRawEvents(quiet, 0, limits);
-  assert.equal(withResponsesParsed(quiet, 0, quietPlan, false), quietPlan);
+  // Without responseKeys (a stream past its response): one raw run.
+  assert.deepEqual(segmentsOf(bytes, { ...limits, responseKeys: false }).map(([, raw]) => raw), [true]);
+  // A chunk that starts with the response: the block from the start.
+  const first = Buffer.from(frame('{"id":1,"Result":{}}') + frame(note(1)));
+  assert.deepEqual(planRawEvents(first, 0, limits), { ends: [frame('{"id":1,"Result":{}}').length, first.length], raw: [false, true] });
+  // `"rESULTs` starts with a key's letters: a hint (parsed, and found no response); `"Resul"` is none: raw.
+  const near = Buffer.from(frame('{"method":"m","params":{"Resul":1,"rESULTs":2}}') + frame('{"method":"m","params":{"x":"Resul"}}'));
+  assert.deepEqual(segmentsOf(near, limits).map(([, raw]) => raw), [false, true]);
 });
 
-test('withResponsesParsed on a request\'s plan (answerable): blocks holding "result or "error leave the raw runs, whatever their id', () => {
-  const limits = { maxEventBytes: 1 << 20, maxDepth: 64, maxNodes: 1 << 20, answerable: true };
+test('responseKeys on a request\'s plan (answerable): blocks holding "result or "error, in any case, leave the raw runs, whatever their id', () => {
+  const limits = { maxEventBytes: 1 << 20, maxDepth: 64, maxNodes: 1 << 20, answerable: true, responseKeys: true };
   const both = frame('{"jsonrpc":"2.0","result":{},"error":{"code":1,"message":"x"}}');
-  const result = frame('{"jsonrpc":"2.0","result":{}}');
-  const error = frame('{"jsonrpc":"2.0","error":{"code":1,"message":"x"}}');
+  const result = frame('{"jsonrpc":"2.0","Result":{}}');
+  const error = frame('{"jsonrpc":"2.0","ERROR":{"code":1,"message":"x"}}');
   const chunk = Buffer.from(frame(note(1)) + both + frame(note(2)) + result + error + frame(note(3)));
-  const plan = planRawEvents(chunk, 0, limits);
-  assert.deepEqual(plan.raw, [true], 'no "id, no backslash: one raw run before');
-  let at = 0;
-  const ends = [frame(note(1)), both, frame(note(2)), result, error, frame(note(3))].map((block) => (at += block.length));
-  assert.deepEqual(withResponsesParsed(chunk, 0, plan, true), { ends, raw: [true, false, true, false, false, true] });
-  // A response after the last raw run (it ends the chunk) is not searched again: the plan itself.
-  const tail = Buffer.from(frame(note(1)) + frame('{"jsonrpc":"2.0","id":1,"result":{},"error":{}}'));
-  const tailPlan = planRawEvents(tail, 0, limits);
-  assert.deepEqual(tailPlan.raw, [true, false]);
-  assert.equal(withResponsesParsed(tail, 0, tailPlan, true), tailPlan);
-  // No raw run at all: the plan itself.
-  const only = Buffer.from(frame('{"jsonrpc":"2.0","id":1,"result":{}}'));
-  const onlyPlan = planRawEvents(only, 0, limits);
-  assert.equal(withResponsesParsed(only, 0, onlyPlan, true), onlyPlan);
+  assert.deepEqual(planRawEvents(chunk, 0, { ...limits, responseKeys: false }).raw, [true], 'no "id, no backslash: one raw run without the key hints');
+  assert.deepEqual(segmentsOf(chunk, limits).map(([, raw]) => raw), [true, false, true, false, false, true]);
 });

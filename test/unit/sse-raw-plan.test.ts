@@ -38,6 +38,11 @@ const KINDS = [
   'data: {"a":{"id":2}}\n\n',
   'data: {"product_id":"p1"}\n\n',
   'data: {"s":"\\\\"}\n\n',
+  'data: {"jsonrpc":"2.0","ID":9,"Result":{}}\n\n',
+  'data: {"RESULT":1,"eRRoR":2}\n\n',
+  'data: {"m":"Erro","n":"\\u0041","r":"resul"}\n\n',
+  'data: {"x":"quote \\"error"}\n\n',
+  'data: {"a":"x","result"\n\n',
   `data: ${'['.repeat(9)}${']'.repeat(9)}\n\n`,
   `data: {"d":${'{'.repeat(5)}${'}'.repeat(5)}}\n\n`,
   'data: "café ✓ 𝄞"\n\n',
@@ -61,6 +66,7 @@ const rand = (n: number): number => {
 };
 const randomLimits = (): RawEventLimits => ({
   answerable: rand(2) === 0,
+  responseKeys: rand(2) === 0,
   maxDepth: 2 + rand(10),
   maxEventBytes: [4096, 60, 120, 150][rand(4)]!,
   maxNodes: [4096, 100, 140][rand(3)]!,
@@ -83,9 +89,9 @@ test('random mixes of blocks under random limits: the reference plan, from every
 });
 
 test('a stream cut at every byte: each piece planned as a chunk of its own gives the reference plan', () => {
-  const stream = Buffer.concat([Buffer.from(progress(1) + 'id: 4\ndata: {}\n\n' + 'data: "café"\n\n' + ': c\n\n' + '\n' + progress(2) + 'data: {"id":1}\n\n'), INVALID, Buffer.from(progress(3))]);
-  for (const answerable of [true, false]) {
-    const limits = { ...LIMITS, answerable };
+  const stream = Buffer.concat([Buffer.from(progress(1) + 'id: 4\ndata: {}\n\n' + 'data: "café"\n\n' + ': c\n\n' + '\n' + progress(2) + 'data: {"id":1}\n\n' + 'data: {"Result":1}\n\n' + 'data: "\\u"\n\n'), INVALID, Buffer.from(progress(3))]);
+  for (const [answerable, responseKeys] of [[true, false], [false, false], [true, true], [false, true]] as const) {
+    const limits = { ...LIMITS, answerable, responseKeys };
     for (let cut = 0; cut <= stream.length; cut++) {
       assertSame(stream.subarray(0, cut), 0, limits, `head ${cut}`);
       assertSame(stream.subarray(cut), 0, limits, `rest from ${cut}`);
