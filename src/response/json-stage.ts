@@ -160,7 +160,7 @@ function answerFromBody(exchange: Exchange, reply: FastifyReply, res: UpstreamRe
     !isJsonRpcPayload(message) ||
     repeatsMemberName(scan, message) ||
     (exchange.rpc.kind === 'request' && !isResponseToExchange(exchange, message, body, scan.members)) ||
-    (exchange.rpc.kind === 'notification' && !noResponseHeld(message))
+    (exchange.rpc.kind === 'notification' && holdsResponse(message))
   ) {
     answerWithLocalError(exchange, reply, notMcp);
     return;
@@ -369,7 +369,12 @@ function boundsBreach(exchange: Exchange, failure: JsonScanFailure | undefined, 
  */
 function answersExchange(exchange: Exchange, body: Buffer, members: TopMembers): boolean | undefined {
   if (!jsonValueIs(body, members.jsonrpc, '2.0')) return false;
-  // The answer to a POSTed notification or JSON-RPC response holds no response (no request awaits one: noResponseHeld).
+  // The answer to a POSTed notification or JSON-RPC response (MCP expects 202 with no body) holds no
+  // JSON-RPC response, as on the standalone GET stream: no request of that POST awaits one, so a
+  // client would route it to another pending call by its id, past that call's limits and rewrite.
+  // Such an answer is `upstream_not_mcp` (HTTP 502, the error for id null; parsed, rewrite.ts
+  // holdsResponse, below); on SSE the event is dropped (`notification_stream_response`). A new
+  // user's trial 8, F4 (test/regressions/notification-answer-carries-response-forwarded.test.ts).
   if (exchange.rpc.kind === 'notification') return !(members.hasResult || members.hasError);
   if (exchange.rpc.kind !== 'request') return true;
   // Exactly one of `result` and `error` (JSON-RPC 2.0 §5: never both; a new user's trial: a body with both was forwarded),
@@ -459,21 +464,6 @@ function isEmptyAnswerToNonRequest(exchange: Exchange, body: Buffer): boolean {
   const rpc = exchange.rpc;
   // A batch's stream resumed with Last-Event-ID has no ids (routing/handler.ts), but its answer is SSE or an error (pipeline.ts).
   return rpc.kind === 'batch' ? (rpc.batchRequestIds?.length ?? 0) === 0 : rpc.kind !== 'request';
-}
-
-/**
- * The JSON answer `message` to a POSTed notification or JSON-RPC response (`rpc.kind`
- * 'notification'; MCP expects 202 with no body) holds no JSON-RPC response (rewrite.ts
- * holdsResponse), as on the standalone GET stream: no request of that POST awaits one, so a
- * client would route it to another pending call by its id, past that call's limits and rewrite.
- * Such an answer is `upstream_not_mcp` (HTTP 502, the error for id null); on SSE the event is
- * dropped (`notification_stream_response`: sse-stage.ts). Reported failure (a new user's trial 8,
- * F4): a ~1.3 KB response for pending call 1, whose tool had a 500-byte limit, answered a
- * notification POST and a host response POST, logged ok
- * (test/regressions/notification-answer-carries-response-forwarded.test.ts).
- */
-function noResponseHeld(message: unknown): boolean {
-  return !holdsResponse(message);
 }
 
 /** A JSON-RPC message object (`jsonrpc: "2.0"`) or a non-empty batch of them. */
