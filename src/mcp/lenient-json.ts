@@ -14,6 +14,7 @@
  * call's own id went out un-normalized, then the gateway's `upstream_reset` for the same id
  * (test/regressions/sse-nan-response-forwarded.test.ts).
  */
+import { closingQuote, MINUS, QUOTE } from './json-bytes.js';
 
 /** What {@link parseWithNonFiniteLiterals} returns for a text that even a lenient reader cannot read. */
 export const NOT_LENIENT_JSON: unique symbol = Symbol('not lenient JSON');
@@ -48,8 +49,9 @@ export function parseWithNonFiniteLiterals(text: string): unknown {
   while (i < n) {
     const c = text.charCodeAt(i);
     if (c === QUOTE) {
-      i = stringEnd(text, i);
-      if (i < 0) return NOT_LENIENT_JSON; // an unterminated string: no JSON text, however read
+      const close = closingQuote(text, i);
+      if (close < 0) return NOT_LENIENT_JSON; // an unterminated string: no JSON text, however read
+      i = close + 1;
       continue;
     }
     const length = literalLength(text, i);
@@ -68,20 +70,6 @@ export function parseWithNonFiniteLiterals(text: string): unknown {
   } catch {
     return NOT_LENIENT_JSON;
   }
-}
-
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-const MINUS = 0x2d;
-
-/** The index just past the string starting with the quote at `start`, or -1 when it does not end. */
-function stringEnd(text: string, start: number): number {
-  for (let i = start + 1; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c === BACKSLASH) i++;
-    else if (c === QUOTE) return i + 1;
-  }
-  return -1;
 }
 
 /** The length of the non-finite literal at `at` (`NaN`, `Infinity`, with an optional `-`), or 0. */

@@ -1,3 +1,4 @@
+import type { FastifyReply } from 'fastify';
 import { repeatedContentType } from './content-type.js';
 
 /**
@@ -156,4 +157,20 @@ const SECURE_PREFIX = /^__(secure|host)-/i;
 function connectionOptions(value: string | string[]): string[] {
   const text = Array.isArray(value) ? value.join(',') : value;
   return text.split(',').map((token) => token.trim().toLowerCase());
+}
+
+/**
+ * Takes the response over from Fastify (`reply.hijack()`) and writes its head on the raw
+ * response: `status`, the headers the reply holds (the seller's, filtered:
+ * {@link filterResponseHeaders}; unset ones left out) with `extra` over them. For an answer
+ * Fastify's `send` would label or frame itself: an SSE stream (sse-stage.ts) and a body the
+ * seller sent with no Content-Type (json-stage.ts sendUnlabelled).
+ */
+export function hijackAndWriteHead(reply: FastifyReply, status: number, extra: Readonly<Record<string, string>>): void {
+  reply.hijack();
+  // Fastify's getHeaders() is a fresh shallow copy: written into, with no second copy.
+  const headers = reply.getHeaders();
+  for (const name in headers) if (headers[name] === undefined) delete headers[name];
+  Object.assign(headers, extra);
+  reply.raw.writeHead(status, headers as Record<string, string | string[] | number>);
 }

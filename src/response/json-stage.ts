@@ -28,6 +28,7 @@ import type { LocalErrorInput } from '../errors/local-reply.js';
 import { JsonScanner, type JsonScanFailure, type TopMembers } from '../mcp/json-scan.js';
 import { readBoundedBody } from './read-body.js';
 import { bodyPool } from './body-pool.js';
+import { hijackAndWriteHead } from './headers.js';
 import type { BodySource } from './body-source.js';
 import type { PipelineHooks } from './pipeline.js';
 import { holdsResponse, isResponseToExchange, scannedResponseWellFormed } from './rewrite.js';
@@ -301,12 +302,7 @@ function sendUnlabelled(exchange: Exchange, reply: FastifyReply, status: number,
   exchange.finished = true;
   exchange.outcome = 'ok';
   exchange.bytesToHost += body.length;
-  reply.hijack();
-  // Fastify's getHeaders() is a fresh shallow copy: written into, with no second copy.
-  const headers = reply.getHeaders();
-  for (const name in headers) if (headers[name] === undefined) delete headers[name];
-  headers['content-length'] = String(body.length);
-  reply.raw.writeHead(status, headers as Record<string, string | string[] | number>);
+  hijackAndWriteHead(reply, status, { 'content-length': String(body.length) });
   // The body's buffer is given back by the caller (handlePassThroughBody), once the response closes.
   reply.raw.end(body);
 }

@@ -171,6 +171,7 @@ import { drainOrClose } from './drain.js';
 import { releaseBody } from './decode.js';
 import { bodyPool } from './body-pool.js';
 import { SSE_RESPONSE_HEADERS } from './sse-headers.js';
+import { hijackAndWriteHead } from './headers.js';
 import { eventRewriteOverBound, recordLiftSkippedForRoom } from './rewrite-room.js';
 import { BatchAnswers } from './batch-answers.js';
 import type { PipelineHooks } from './pipeline.js';
@@ -212,15 +213,17 @@ export const SSE_HOST_BUFFER_BYTES = 64 * 1024;
  * runs only when the lower-case one found nothing.
  */
 export function mayBeResponse(data: string | Buffer): boolean {
-  if (typeof data === 'string') return data.indexOf('\\') !== -1 || RESPONSE_KEYS.test(data) || RESPONSE_KEYS_ANY_CASE.test(data);
+  if (typeof data === 'string') return data.indexOf('\\') !== -1 || RESPONSE_KEYS_ANY_CASE.test(data);
   // UTF-8 bytes: an ASCII letter's byte comes only from that letter. The keys first: in a
   // response they come early, and the backslash search reads the whole data when there is none.
   if (data.indexOf('resul') !== -1 || data.indexOf('erro') !== -1 || data.indexOf(BACKSLASH) !== -1) return true;
   return RESPONSE_KEYS_ANY_CASE.test(data.toString('latin1'));
 }
-/** Prefixes of both keys: a faster scan than the quoted keys (fewer candidate positions); false positives only cost a parse. */
-const RESPONSE_KEYS = /resul|erro/;
-/** The same in any case (Latin-1 text of UTF-8 bytes: a byte >= 0x80 folds to no ASCII letter). */
+/**
+ * Prefixes of both keys, in any ASCII case (a faster scan than the quoted keys: fewer
+ * candidate positions; false positives only cost a parse). On bytes, the Latin-1 text of
+ * UTF-8: a byte >= 0x80 folds to no ASCII letter.
+ */
 const RESPONSE_KEYS_ANY_CASE = /resul|erro/i;
 
 /**
@@ -289,12 +292,7 @@ export async function handleSseBody(
   // socket write); alone at the end of this turn otherwise (when the stage first waits:
   // `startTimers`), so that the host sees its stream start before the first event of a slow
   // stream.
-  reply.hijack();
-  // Fastify's getHeaders() is a fresh shallow copy: written into, with no second copy.
-  const headers = reply.getHeaders();
-  for (const name in headers) if (headers[name] === undefined) delete headers[name];
-  Object.assign(headers, SSE_RESPONSE_HEADERS);
-  raw.writeHead(res.statusCode, headers as Record<string, string | string[] | number>);
+  hijackAndWriteHead(reply, res.statusCode, SSE_RESPONSE_HEADERS);
   /** The head has not gone out with bytes written, and the stream is not over. */
   let headPending = true;
   let headTimer: NodeJS.Immediate | undefined;
