@@ -125,3 +125,24 @@ export function parseResponses(wire: Buffer, n: number): { responses: Parsed[]; 
   }
   return { responses, rest: s.slice(at) };
 }
+
+/** Resolves with the first `n` responses (see {@link parseResponses}) once `conn` holds them whole. */
+export function responsesWhenWhole(conn: RawConnection, n: number): Promise<{ responses: Parsed[]; rest: string }> {
+  const parsed = (): { responses: Parsed[]; rest: string } | undefined => {
+    try {
+      return parseResponses(Buffer.from(conn.text(), 'latin1'), n);
+    } catch {
+      return undefined; // not all in yet
+    }
+  };
+  return new Promise((resolve) => {
+    const check = (): void => {
+      const got = parsed();
+      if (got === undefined) return;
+      conn.socket.off('data', check);
+      resolve(got);
+    };
+    conn.socket.on('data', check);
+    check();
+  });
+}

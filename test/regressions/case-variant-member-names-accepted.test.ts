@@ -33,10 +33,11 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startRawSeller, type RawSeller } from '../support/raw-seller.js';
-import { batchToolCall, expectedBatchErrorFrames, expectedErrorFrame, expectedErrorJson, startObservedGateway, type ObservedGateway } from '../support/hostile-seller.js';
+import { batchToolCall, expectedBatchErrorFrames, startObservedGateway, type ObservedGateway } from '../support/hostile-seller.js';
 import { agentsYaml } from '../helpers/gateway.js';
 import { useSellerAndGateway } from '../helpers/stack.js';
 import { rawPost, toolCall } from '../helpers/raw.js';
+import { assertToolCallPassed, assertToolCallUpstreamNotMcp } from '../helpers/upstream-not-mcp.js';
 import { TEST_TIMEOUT_MS, withTimeout } from '../helpers/timeout.js';
 
 const frame = (data: string): string => `event: message\ndata: ${data}\n\n`;
@@ -126,12 +127,7 @@ describe('member names that differ from a judged name only in case are repeats (
   ];
   for (const [tool, id] of toolCases) {
     test(`${tool}: upstream_not_mcp for the request's id`, async () => {
-      const r = await rawPost(gw().agentUrl('seller'), toolCall(id, tool), HEADERS);
-      const expected = { id, method: 'tools/call', toolName: tool, reason: 'upstream_not_mcp' as const, upstreamStatus: 200 };
-      assert.equal(r.status, 200);
-      assert.equal(r.text(), tool.startsWith('json') ? expectedErrorJson(expected) : expectedErrorFrame(expected));
-      const line = await gw().exchangeLine('seller', id);
-      assert.deepEqual({ outcome: line.outcome, reason: line.reason, bytes_to_host: line.bytes_to_host }, { outcome: 'local_error', reason: 'upstream_not_mcp', bytes_to_host: r.bytes });
+      await assertToolCallUpstreamNotMcp(gw(), tool, id, HEADERS);
     });
   }
 
@@ -158,12 +154,8 @@ describe('member names that differ from a judged name only in case are repeats (
 
   for (const [tool, id] of [['json_control', 40], ['sse_control', 41]] as const) {
     test(`control: ${tool}, every judged name as written (other names in any case), passes byte for byte`, async () => {
-      const r = await rawPost(gw().agentUrl('seller'), toolCall(id, tool), HEADERS);
-      assert.equal(r.status, 200);
       const message = MESSAGES[tool]!(id);
-      assert.equal(r.text(), tool === 'sse_control' ? frame(message) : message);
-      const line = await gw().exchangeLine('seller', id);
-      assert.deepEqual({ outcome: line.outcome, reason: line.reason }, { outcome: 'ok', reason: null });
+      await assertToolCallPassed(gw(), tool, id, HEADERS, tool === 'sse_control' ? frame(message) : message);
     });
   }
 });

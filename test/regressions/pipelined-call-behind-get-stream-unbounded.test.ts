@@ -32,7 +32,7 @@ import { startObservedGateway, type LogLine, type ObservedGateway } from '../sup
 import { startSdk1Seller, type Sdk1Seller } from '../support/sdk1/seller.js';
 import { agentsYaml } from '../helpers/gateway.js';
 import { useSellerAndGateway } from '../helpers/stack.js';
-import { openRawConnection, parseResponses, type Parsed, type RawConnection } from '../helpers/http-wire.js';
+import { openRawConnection, responsesWhenWhole, type Parsed, type RawConnection } from '../helpers/http-wire.js';
 import { rawSession, sseMessages, toolCall } from '../helpers/raw.js';
 import { TEST_TIMEOUT_MS, withTimeout } from '../helpers/timeout.js';
 
@@ -75,27 +75,6 @@ async function notificationReaches(conn: RawConnection): Promise<void> {
   assert.ok(conn.text().includes('notifications/tools/list_changed'), 'the notification reached the host');
 }
 
-/** Resolves with the two responses once `conn` holds both whole (the stream's and the call's). */
-function twoResponses(conn: RawConnection): Promise<{ responses: Parsed[]; rest: string }> {
-  const parsed = (): { responses: Parsed[]; rest: string } | undefined => {
-    try {
-      return parseResponses(Buffer.from(conn.text(), 'latin1'), 2);
-    } catch {
-      return undefined; // not all in yet
-    }
-  };
-  return new Promise((resolve) => {
-    const check = (): void => {
-      const got = parsed();
-      if (got === undefined) return;
-      conn.socket.off('data', check);
-      resolve(got);
-    };
-    conn.socket.on('data', check);
-    check();
-  });
-}
-
 /** The `exchange` line of a request with `http_method` written after `linesBefore`. */
 function exchangeLine(linesBefore: number, httpMethod: string): Promise<LogLine> {
   return gw().waitForLine((l) => l.msg === 'exchange' && l.http_method === httpMethod && gw().lines.indexOf(l) >= linesBefore, 10_000);
@@ -129,7 +108,7 @@ describe('a call pipelined behind a standalone GET stream', () => {
     const conn = await openRawConnection(Number(new URL(gw().baseUrl).port));
     try {
       conn.socket.write(get + call);
-      const { responses, rest } = await withTimeout(twoResponses(conn), 10_000, "the call's answer (it waited behind the GET stream)");
+      const { responses, rest } = await withTimeout(responsesWhenWhole(conn, 2), 10_000, "the call's answer (it waited behind the GET stream)");
       assertStream(responses[0]!, []);
       assertCallAnswer(responses[1]!);
       assert.equal(rest, '');
@@ -149,7 +128,7 @@ describe('a call pipelined behind a standalone GET stream', () => {
       await withTimeout(conn.heads(1), 5_000, 'the GET stream head');
       await notificationReaches(conn);
       conn.socket.write(call);
-      const { responses, rest } = await withTimeout(twoResponses(conn), 10_000, "the call's answer (it waited behind the GET stream)");
+      const { responses, rest } = await withTimeout(responsesWhenWhole(conn, 2), 10_000, "the call's answer (it waited behind the GET stream)");
       assertStream(responses[0]!, [LIST_CHANGED]);
       assertCallAnswer(responses[1]!);
       assert.equal(rest, '');
@@ -165,7 +144,7 @@ describe('a call pipelined behind a standalone GET stream', () => {
     const conn = await openRawConnection(Number(new URL(gw().baseUrl).port));
     try {
       conn.socket.write(get + call);
-      const { responses, rest } = await withTimeout(twoResponses(conn), 10_000, 'the refusal (it waited behind the GET stream)');
+      const { responses, rest } = await withTimeout(responsesWhenWhole(conn, 2), 10_000, 'the refusal (it waited behind the GET stream)');
       assertStream(responses[0]!, []);
       assert.deepEqual({ status: responses[1]!.status, body: responses[1]!.body }, { status: 404, body: UNKNOWN_AGENT_BODY });
       assert.equal(rest, '');

@@ -32,7 +32,7 @@ import { startObservedGateway, type LogLine, type ObservedGateway } from '../sup
 import { startSdk1Seller, type Sdk1Seller } from '../support/sdk1/seller.js';
 import { agentsYaml } from '../helpers/gateway.js';
 import { useSellerAndGateway } from '../helpers/stack.js';
-import { openRawConnection, parseResponses, type Parsed, type RawConnection } from '../helpers/http-wire.js';
+import { openRawConnection, responsesWhenWhole, type Parsed, type RawConnection } from '../helpers/http-wire.js';
 import { rawSession, sseMessages } from '../helpers/raw.js';
 import { TEST_TIMEOUT_MS, withTimeout } from '../helpers/timeout.js';
 
@@ -75,27 +75,6 @@ async function notificationReaches(conn: RawConnection): Promise<void> {
   assert.ok(conn.text().includes('notifications/tools/list_changed'), 'the notification reached the host');
 }
 
-/** Resolves with the first `n` responses once `conn` holds them whole. */
-function responses(conn: RawConnection, n: number): Promise<{ responses: Parsed[]; rest: string }> {
-  const parsed = (): { responses: Parsed[]; rest: string } | undefined => {
-    try {
-      return parseResponses(Buffer.from(conn.text(), 'latin1'), n);
-    } catch {
-      return undefined; // not all in yet
-    }
-  };
-  return new Promise((resolve) => {
-    const check = (): void => {
-      const got = parsed();
-      if (got === undefined) return;
-      conn.socket.off('data', check);
-      resolve(got);
-    };
-    conn.socket.on('data', check);
-    check();
-  });
-}
-
 /** The GET stream's `exchange` line written after `linesBefore`. */
 function getStreamLine(linesBefore: number): Promise<LogLine> {
   return gw().waitForLine((l) => l.msg === 'exchange' && l.agent === 's' && l.http_method === 'GET' && gw().lines.indexOf(l) >= linesBefore, 10_000);
@@ -126,7 +105,7 @@ async function streamThenOps(path: string, check: (answer: Parsed) => void, noti
     } else {
       conn.socket.write(get + opsRequest(path));
     }
-    const two = await withTimeout(responses(conn, 2), 10_000, `the ${path} answer (it waited behind the GET stream)`);
+    const two = await withTimeout(responsesWhenWhole(conn, 2), 10_000, `the ${path} answer (it waited behind the GET stream)`);
     assertStream(two.responses[0]!, notified ? [LIST_CHANGED] : []);
     check(two.responses[1]!);
     assert.equal(two.rest, '', `nothing after the ${path} answer`);
@@ -134,7 +113,7 @@ async function streamThenOps(path: string, check: (answer: Parsed) => void, noti
     assert.deepEqual({ outcome: line.outcome, reason: line.reason, status: line.status, rpc_kind: line.rpc_kind }, { outcome: 'resumable_end', reason: 'sse_deadline', status: 200, rpc_kind: 'none' });
 
     conn.socket.write(opsRequest('/healthz'));
-    const three = await withTimeout(responses(conn, 3), 5_000, 'the second /healthz answer on the same connection');
+    const three = await withTimeout(responsesWhenWhole(conn, 3), 5_000, 'the second /healthz answer on the same connection');
     assert.deepEqual(withoutVarying(three.responses[2]!), jsonOpsAnswer('{"status":"ok"}'));
     assert.equal(three.rest, '');
   } finally {
