@@ -146,3 +146,16 @@ export function responsesWhenWhole(conn: RawConnection, n: number): Promise<{ re
     check();
   });
 }
+
+/**
+ * Has the seller send `notifications/tools/list_changed` (`notify`: on every session) until
+ * `conn` has received it: at most 50 tries, 50 ms apart at most (the SDK seller may not have
+ * registered the host's GET stream yet). Fails the test when it never arrives.
+ */
+export async function notificationReaches(conn: RawConnection, notify: () => Promise<void>): Promise<void> {
+  for (let k = 0; k < 50 && !conn.text().includes('notifications/tools/list_changed'); k++) {
+    await notify();
+    await Promise.race([conn.received('notifications/tools/list_changed'), new Promise((r) => setTimeout(r, 50))]);
+  }
+  assert.ok(conn.text().includes('notifications/tools/list_changed'), 'the notification reached the host');
+}

@@ -31,7 +31,7 @@ import { startObservedGateway, type LogLine, type ObservedGateway } from '../sup
 import { startSdk1Seller, type Sdk1Seller } from '../support/sdk1/seller.js';
 import { agentsYaml } from '../helpers/gateway.js';
 import { useSellerAndGateway } from '../helpers/stack.js';
-import { openRawConnection, parseResponses, type RawConnection } from '../helpers/http-wire.js';
+import { notificationReaches, openRawConnection, parseResponses } from '../helpers/http-wire.js';
 import { rawSession, sseMessages } from '../helpers/raw.js';
 import { TEST_TIMEOUT_MS, withTimeout } from '../helpers/timeout.js';
 
@@ -53,15 +53,6 @@ async function getStreamRequest(): Promise<{ sessionId: string; text: string }> 
   assert.ok(sessionId !== undefined, 'the seller gave a session id');
   const text = `GET /agents/s/mcp HTTP/1.1\r\nHost: 127.0.0.1\r\naccept: text/event-stream\r\nmcp-session-id: ${sessionId}\r\nmcp-protocol-version: ${VERSION}\r\n\r\n`;
   return { sessionId, text };
-}
-
-/** Sends the seller's `notifications/tools/list_changed` on every session until `conn` has it (at most 50 tries: the SDK may not have registered the stream yet). */
-async function notificationReaches(conn: RawConnection): Promise<void> {
-  for (let k = 0; k < 50 && !conn.text().includes('notifications/tools/list_changed'); k++) {
-    await stack.seller.notifyToolListChanged();
-    await Promise.race([conn.received('notifications/tools/list_changed'), new Promise((r) => setTimeout(r, 50))]);
-  }
-  assert.ok(conn.text().includes('notifications/tools/list_changed'), 'the notification reached the host');
 }
 
 /** The `exchange` line of the GET stream of session `sessionId` is the one with `http_method` GET written after `linesBefore`. */
@@ -94,7 +85,7 @@ describe('a malformed request pipelined behind a standalone GET stream', () => {
     const conn = await openRawConnection(Number(new URL(gw().baseUrl).port));
     conn.socket.write(text);
     await withTimeout(conn.heads(1), 5_000, 'the GET stream head');
-    await notificationReaches(conn);
+    await notificationReaches(conn, () => stack.seller.notifyToolListChanged());
     conn.socket.write(GARBAGE);
     const wire = await withTimeout(conn.closed, 10_000, 'the close of the connection (the refusal waited behind the GET stream)').finally(() => conn.socket.destroy());
 
@@ -124,7 +115,7 @@ describe('a malformed request pipelined behind a standalone GET stream', () => {
     conn.socket.write(text);
     await withTimeout(conn.heads(1), 5_000, 'the GET stream head');
     await new Promise((r) => setTimeout(r, 2 * SSE_DEADLINE_MS));
-    await notificationReaches(conn);
+    await notificationReaches(conn, () => stack.seller.notifyToolListChanged());
     conn.socket.destroy();
     const line = await getStreamLine(linesBefore);
     assert.deepEqual({ outcome: line.outcome, reason: line.reason, status: line.status }, { outcome: 'ok', reason: null, status: 200 });

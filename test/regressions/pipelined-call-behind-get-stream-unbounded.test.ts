@@ -32,7 +32,7 @@ import { startObservedGateway, type LogLine, type ObservedGateway } from '../sup
 import { startSdk1Seller, type Sdk1Seller } from '../support/sdk1/seller.js';
 import { agentsYaml } from '../helpers/gateway.js';
 import { useSellerAndGateway } from '../helpers/stack.js';
-import { openRawConnection, responsesWhenWhole, type Parsed, type RawConnection } from '../helpers/http-wire.js';
+import { notificationReaches, openRawConnection, responsesWhenWhole, type Parsed } from '../helpers/http-wire.js';
 import { rawSession, sseMessages, toolCall } from '../helpers/raw.js';
 import { TEST_TIMEOUT_MS, withTimeout } from '../helpers/timeout.js';
 
@@ -64,15 +64,6 @@ async function sessionRequests(agent = 's'): Promise<{ get: string; call: string
       `POST /agents/${agent}/mcp HTTP/1.1\r\nHost: 127.0.0.1\r\ncontent-type: application/json\r\naccept: application/json, text/event-stream\r\n${session}` +
       `content-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
   };
-}
-
-/** Sends the seller's `notifications/tools/list_changed` on every session until `conn` has it (at most 50 tries: the SDK may not have registered the stream yet). */
-async function notificationReaches(conn: RawConnection): Promise<void> {
-  for (let k = 0; k < 50 && !conn.text().includes('notifications/tools/list_changed'); k++) {
-    await stack.seller.notifyToolListChanged();
-    await Promise.race([conn.received('notifications/tools/list_changed'), new Promise((r) => setTimeout(r, 50))]);
-  }
-  assert.ok(conn.text().includes('notifications/tools/list_changed'), 'the notification reached the host');
 }
 
 /** The `exchange` line of a request with `http_method` written after `linesBefore`. */
@@ -126,7 +117,7 @@ describe('a call pipelined behind a standalone GET stream', () => {
     try {
       conn.socket.write(get);
       await withTimeout(conn.heads(1), 5_000, 'the GET stream head');
-      await notificationReaches(conn);
+      await notificationReaches(conn, () => stack.seller.notifyToolListChanged());
       conn.socket.write(call);
       const { responses, rest } = await withTimeout(responsesWhenWhole(conn, 2), 10_000, "the call's answer (it waited behind the GET stream)");
       assertStream(responses[0]!, [LIST_CHANGED]);

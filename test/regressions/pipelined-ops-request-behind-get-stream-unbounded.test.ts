@@ -32,7 +32,7 @@ import { startObservedGateway, type LogLine, type ObservedGateway } from '../sup
 import { startSdk1Seller, type Sdk1Seller } from '../support/sdk1/seller.js';
 import { agentsYaml } from '../helpers/gateway.js';
 import { useSellerAndGateway } from '../helpers/stack.js';
-import { openRawConnection, responsesWhenWhole, type Parsed, type RawConnection } from '../helpers/http-wire.js';
+import { notificationReaches, openRawConnection, responsesWhenWhole, type Parsed } from '../helpers/http-wire.js';
 import { rawSession, sseMessages } from '../helpers/raw.js';
 import { TEST_TIMEOUT_MS, withTimeout } from '../helpers/timeout.js';
 
@@ -66,15 +66,6 @@ async function getStreamRequest(): Promise<string> {
   return `GET /agents/s/mcp HTTP/1.1\r\nHost: 127.0.0.1\r\naccept: text/event-stream\r\nmcp-session-id: ${sessionId}\r\nmcp-protocol-version: ${VERSION}\r\n\r\n`;
 }
 
-/** Sends the seller's `notifications/tools/list_changed` on every session until `conn` has it (at most 50 tries: the SDK may not have registered the stream yet). */
-async function notificationReaches(conn: RawConnection): Promise<void> {
-  for (let k = 0; k < 50 && !conn.text().includes('notifications/tools/list_changed'); k++) {
-    await stack.seller.notifyToolListChanged();
-    await Promise.race([conn.received('notifications/tools/list_changed'), new Promise((r) => setTimeout(r, 50))]);
-  }
-  assert.ok(conn.text().includes('notifications/tools/list_changed'), 'the notification reached the host');
-}
-
 /** The GET stream's `exchange` line written after `linesBefore`. */
 function getStreamLine(linesBefore: number): Promise<LogLine> {
   return gw().waitForLine((l) => l.msg === 'exchange' && l.agent === 's' && l.http_method === 'GET' && gw().lines.indexOf(l) >= linesBefore, 10_000);
@@ -100,7 +91,7 @@ async function streamThenOps(path: string, check: (answer: Parsed) => void, noti
     if (notified) {
       conn.socket.write(get);
       await withTimeout(conn.heads(1), 5_000, 'the GET stream head');
-      await notificationReaches(conn);
+      await notificationReaches(conn, () => stack.seller.notifyToolListChanged());
       conn.socket.write(opsRequest(path));
     } else {
       conn.socket.write(get + opsRequest(path));
