@@ -177,7 +177,7 @@ export const REASONS = {
     code: 'SERVICE_UNAVAILABLE',
     details: [],
     mayHaveExecuted: true,
-    description: 'The seller closed or reset the connection, or sent an unreadable response, after the request was delivered and before its response was complete. An unsolicited `100 Continue` or a `101 Switching Protocols` counts as an unreadable response (undici, the gateway\'s HTTP client, closes the connection on them; the gateway never sends `Expect` or `Upgrade` to a seller; a new user\'s trial, 2026-12-03).',
+    description: 'The seller closed or reset the connection, or sent an unreadable response, after the request was delivered and before its response was complete. An unsolicited `100 Continue` or a `101 Switching Protocols` counts as an unreadable response (undici, the gateway\'s HTTP client, closes the connection on them; the gateway never sends `Expect` or `Upgrade` to a seller; a new user\'s trial, 2026-12-03). A body that arrived whole but cannot be decoded by its Content-Encoding is `upstream_encoding_invalid` instead.',
     source: 'ARCHITECTURE §3',
   },
   upstream_status: {
@@ -210,6 +210,15 @@ export const REASONS = {
     description:
       'The seller used a Content-Encoding the gateway did not ask for (a coding not in the agent\'s `accept_encoding`) or cannot decode (anything but `gzip`, `x-gzip`, `deflate`, `br` and `identity`: `compress`, `zstd`, `gzip;q=1`), or stacked more than 4 codings (`MAX_STACKED_CODINGS`, src/response/decode.ts: `gzip, gzip` decodes, up to 4 layers; a list of 5 or more codings other than `identity` is refused before any decoder is made, `identity` entries and empty list elements being no coding and ignored). RFC 9110 §8.4 sets no maximum and real sellers send one coding; each layer is a decoder of its own (a zlib stream, or a brotli window of up to 16 MiB) whose output is bounded separately by the decoded-bytes limit, so every layer multiplies what one small compressed body can make the gateway decode.',
     source: 'ARCHITECTURE §3; a new user\'s trial, 2026-12-03 (the 4-layer limit was undocumented; identity entries not counted: a hostile trial, F8)',
+  },
+  upstream_encoding_invalid: {
+    code: 'SERVICE_UNAVAILABLE',
+    details: [],
+    mayHaveExecuted: true,
+    description:
+      "The seller's body could not be decoded by its declared Content-Encoding (any layer of it: `gzip`, `x-gzip`, `deflate`, `br`): corrupt data (a wrong CRC-32 or Adler-32, an invalid block), data that is not in that coding (a body labelled `gzip` that is not gzip), a compressed stream cut short in a body that nonetheless ended (its Content-Length reached, its last chunk sent, or its connection closed where that ends the body), or any byte after the end of the compressed stream, the same for every coding. For `gzip` a next member is data, not such a byte (RFC 1952 §2.2: a gzip file is a series of members; Node's gunzip decodes it): `gzip(A)` then `gzip(B)` is the body AB, while anything else after the last member is this error, zero bytes included (Node's gunzip alone would skip them as padding); after a `deflate` or `br` stream every byte is, a second stream included (RFC 9110 §8.4.1: one stream per coding; Node's inflate and brotli decoders stop at its end). The connection was sound: a reset or close before the body's end stays `upstream_reset`. A JSON body is read whole, so nothing of it is forwarded. On SSE the events decoded before it go out, then it ends the stream as a bound's breach does (the error for the request's id; for id null on a notification's stream); the standalone GET stream or a long-lived one ends plainly instead (outcome `resumable_end`, this reason), as sse_idle ends it. An SSE stream is decoded as it arrives, so a check value (at the stream's end) is verified at the end only, and a request's stream ends at its response: what follows the response is not read, a wrong check value there included, as on an uncompressed stream.",
+    source:
+      "RFC 1952 §2.2; RFC 9110 §8.4.1; a new user's hostile trial 8, F9 (bytes after a complete gzip member were `upstream_reset`, the same bytes after a `deflate` or `br` stream ignored and the answer forwarded; a wrong CRC, a compressed stream cut short in a complete body and a body labelled `gzip` that is not gzip were `upstream_reset`, which names a network fault: test/regressions/corrupt-compressed-body-upstream-reset.test.ts)",
   },
 } as const satisfies Record<string, ReasonSpec>;
 

@@ -127,6 +127,7 @@ const MESSAGES: { readonly [R in AdcpErrorReason]: (d: GatewayErrorDetails) => s
     d.upstream_status === undefined ? 'The seller answered with a server error' : `The seller answered with HTTP status ${d.upstream_status}`,
   upstream_not_mcp: () => "The seller's answer was not an MCP JSON-RPC message",
   unsupported_encoding: () => "The seller's response used a content encoding the gateway did not ask for or cannot decode",
+  upstream_encoding_invalid: () => "The seller's response could not be decoded by its content encoding (corrupt, truncated or followed by extra bytes)",
   gateway_shutdown: () => 'The gateway shut down before the seller answered, with no point to resume the stream from',
 };
 

@@ -261,8 +261,7 @@ export function bodyErrorToLocal(exchange: Exchange, err: unknown, limitBytes: n
   if (err instanceof DecodeError) {
     const f = err.failure;
     if (f.reason === 'raw_bytes' || f.reason === 'decoded_bytes') return { reason: f.reason, limitBytes, observedBytes: f.observedBytes };
-    if (f.reason === 'unsupported_encoding') return { reason: 'unsupported_encoding' };
-    return { reason: 'upstream_reset', limitBytes, observedBytes };
+    return { reason: f.reason }; // unsupported_encoding, upstream_encoding_invalid: no details
   }
   if (findGatewayAbort(err) || exchange.finished) return undefined;
   return { reason: 'upstream_reset', limitBytes, observedBytes };

@@ -17,10 +17,22 @@
  *   one chunk ({@link DECODER_CHUNK_BYTES}) past the limit, then is destroyed at once.
  * - The decoded chunk that crosses the limit is dropped, not split: nothing past the last
  *   whole chunk that fit is yielded (the caller answers with the error either way).
- * - Truncated compressed data is an error (`upstream_reset`): the zlib default
- *   `finishFlush` (Z_FINISH / BROTLI_OPERATION_FINISH) is kept on purpose, unlike browsers
- *   and undici's fetch (Z_SYNC_FLUSH), because a truncated body must never look complete
- *   (ARCHITECTURE §3).
+ * - A body its codings cannot undo is `upstream_encoding_invalid`, never a network fault
+ *   (`upstream_reset` is left to the source's own errors: a reset or premature close): corrupt
+ *   data (a wrong CRC-32 or Adler-32, an invalid block), data not in that coding, a truncated
+ *   compressed stream whose body nonetheless ended, and bytes after the end of a layer's
+ *   compressed stream. Truncation: the zlib default `finishFlush` (Z_FINISH /
+ *   BROTLI_OPERATION_FINISH) is kept on purpose, unlike browsers and undici's fetch
+ *   (Z_SYNC_FLUSH), because a truncated body must never look complete (ARCHITECTURE §3).
+ * - Bytes after the end, the same for every coding (a new user's hostile trial 8, F9: after
+ *   gzip they were `upstream_reset`, after `deflate` and `br` silently dropped): Node's
+ *   inflate and brotli decoders stop at their stream's end and leave what follows unread, and
+ *   its gunzip reads what follows as the next member (RFC 1952 §2.2: a gzip file is a series
+ *   of members), failing on anything else but zero bytes, which it skips as padding. So a
+ *   second valid gzip member is data, decoded as part of the body; anything else after the
+ *   last member (zero bytes included) or after a deflate or brotli stream (a second stream
+ *   included: RFC 9110 §8.4.1 gives each one stream) is an error. Told by each decoder's
+ *   `bytesWritten` (the input bytes it consumed) against the bytes written to it, when it ends.
  * - An empty body is empty under any coding (a 202/204 with `Content-Encoding: gzip` is
  *   common): a layer that receives no byte at all produces nothing and is not an error.
  * - `deflate` is zlib-wrapped per RFC 9110 §8.4.1.2; a body without a valid zlib header
@@ -40,7 +52,8 @@ export type DecodeFailure =
   | { reason: 'unsupported_encoding'; coding: string }
   | { reason: 'decoded_bytes'; limitBytes: number; observedBytes: number }
   | { reason: 'raw_bytes'; limitBytes: number; observedBytes: number }
-  | { reason: 'upstream_reset'; message: string }; // corrupt compressed data, truncated stream
+  // Corrupt or truncated compressed data, data not in the coding, bytes after the stream's end.
+  | { reason: 'upstream_encoding_invalid'; message: string };
 
 /** The codings the gateway can undo, by their canonical (lower-case) name. */
 export type ContentCoding = 'gzip' | 'deflate' | 'br';
@@ -72,8 +85,14 @@ const MAX_REPORTED_CODING_CHARS = 64;
 /** What a zlib stream is opened for: `deflate` splits into `zlib` (RFC 1950 wrapper) and `deflate-raw`. */
 export type DecoderKind = 'gzip' | 'zlib' | 'deflate-raw' | 'br';
 
+/**
+ * One decoder: a zlib stream, whose `bytesWritten` is the number of input bytes it has
+ * consumed (not merely been given).
+ */
+export type Decoder = Transform & Pick<zlib.Zlib, 'bytesWritten'>;
+
 /** Opens one decoder. {@link openDecoder} is the real one; tests pass a wrapper to observe the decoders. */
-export type OpenDecoder = (kind: DecoderKind) => Transform;
+export type OpenDecoder = (kind: DecoderKind) => Decoder;
 
 /** A decoding stage ended with a distinct, reportable failure. */
 export class DecodeError extends Error {
@@ -90,8 +109,8 @@ function describe(failure: DecodeFailure): string {
   switch (failure.reason) {
     case 'unsupported_encoding':
       return `unsupported content coding: ${failure.coding}`;
-    case 'upstream_reset':
-      return `corrupt or truncated compressed body: ${failure.message}`;
+    case 'upstream_encoding_invalid':
+      return `body not decodable by its content coding: ${failure.message}`;
     default:
       return `${failure.reason}: ${failure.observedBytes} bytes observed, limit ${failure.limitBytes}`;
   }
@@ -160,7 +179,7 @@ const DECODER_OPTIONS: zlib.ZlibOptions & zlib.BrotliOptions & TransformOptions 
 };
 
 /** Opens the zlib stream for one decoder kind, with the gateway's chunk size and high-water marks. */
-export function openDecoder(kind: DecoderKind): Transform {
+export function openDecoder(kind: DecoderKind): Decoder {
   switch (kind) {
     case 'gzip':
       return zlib.createGunzip(DECODER_OPTIONS);
@@ -200,7 +219,9 @@ function isZlibHeader(cmf: number, flg: number): boolean {
  *   layer's output crossed the limit. The crossing chunk is dropped (nothing of it is
  *   yielded); the decoders are destroyed synchronously, having produced at most
  *   {@link DECODER_CHUNK_BYTES} past the limit.
- * - `upstream_reset` (`message` from zlib): corrupt or truncated compressed data.
+ * - `upstream_encoding_invalid` (`message`: zlib's, or "bytes after the end of the
+ *   compressed stream"): corrupt or truncated compressed data, data not in the coding, bytes
+ *   after the end of a layer's stream (a next gzip member aside; module doc).
  * - `unsupported_encoding`: an unknown coding or more than {@link MAX_STACKED_CODINGS}
  *   (thrown on the first `next()`, before `source` is touched).
  * - Whatever `source` throws (an aborted upstream request), unchanged.
@@ -322,12 +343,19 @@ function budgetError(budget: ByteBudget, reason: 'raw_bytes' | 'decoded_bytes'):
  * in its 'data' handler, i.e. as zlib produces it; the last layer pauses after each chunk
  * until the consumer takes it, an earlier layer pauses while the next one's input is full.
  * The first failure (a DecodeError or the source's own error) wins, destroys every decoder
- * and is thrown by `next()`.
+ * and is thrown by `next()`. A layer is over once its decoder has ended AND its input has
+ * (its decoder may end first, at its stream's end: {@link decoderEnded}).
  */
 class DecoderChain {
-  private readonly decoders: (Transform | undefined)[];
+  private readonly decoders: (Decoder | undefined)[];
   /** deflate only: the first byte, held until the second one says zlib or raw. */
   private readonly heads: (Buffer | undefined)[];
+  /** Per layer: the bytes written to its decoder. */
+  private readonly fed: number[];
+  /** Per layer: its input has ended (its decoder's `end()` called). */
+  private readonly inputEnded: boolean[];
+  /** Per layer: its decoder ended before its input did, every byte written to it consumed. */
+  private readonly streamEnded: boolean[];
   private readonly budgets: ByteBudget[];
   private readonly ready: Buffer[] = [];
   private ended = false;
@@ -342,6 +370,9 @@ class DecoderChain {
   ) {
     this.decoders = codings.map(() => undefined);
     this.heads = codings.map(() => undefined);
+    this.fed = codings.map(() => 0);
+    this.inputEnded = codings.map(() => false);
+    this.streamEnded = codings.map(() => false);
     // Intermediate layers: same limit as the decoded budget, each with its own count.
     this.budgets = codings.map((_, i) =>
       i === codings.length - 1 ? decoded : new ByteBudget(decoded.limit, 'decoded_bytes'),
@@ -403,6 +434,10 @@ class DecoderChain {
   /** Writes input to layer `i`; false when the caller must wait for {@link drained}. */
   private write(i: number, chunk: Buffer): boolean {
     if (chunk.length === 0) return true;
+    if (this.streamEnded[i]) {
+      this.fail(bytesAfterEnd());
+      return true;
+    }
     let decoder = this.decoders[i];
     if (decoder === undefined) {
       let input = chunk;
@@ -416,8 +451,10 @@ class DecoderChain {
         this.heads[i] = undefined;
       }
       decoder = this.start(i, input);
+      this.fed[i]! += input.length;
       return decoder.write(input);
     }
+    this.fed[i]! += chunk.length;
     return decoder.write(chunk);
   }
 
@@ -428,10 +465,31 @@ class DecoderChain {
     if (decoder === undefined && head !== undefined) {
       this.heads[i] = undefined;
       decoder = this.start(i, head);
+      this.fed[i]! += head.length;
       decoder.write(head);
     }
-    if (decoder !== undefined) decoder.end();
-    else this.layerEnded(i);
+    this.inputEnded[i] = true;
+    if (decoder === undefined || this.streamEnded[i]) this.layerEnded(i);
+    else decoder.end();
+  }
+
+  /**
+   * Layer `i`'s decoder ended. It consumed every byte written to it, or the rest follows the
+   * end of its compressed stream: Node's inflate and brotli decoders end there, leaving the
+   * rest unread; its gunzip goes on into a next gzip member, fails on other bytes and stops
+   * before zero bytes (module doc). Ended before its input did, every byte consumed (Node's
+   * decoders end early only with bytes left unread; kept exact for one that would not), the
+   * layer waits for its input's end: a byte written to it meanwhile follows the end
+   * ({@link write}).
+   */
+  private decoderEnded(i: number, decoder: Decoder): void {
+    if (this.stopped) return;
+    if (decoder.bytesWritten < this.fed[i]!) return this.fail(bytesAfterEnd());
+    if (!this.inputEnded[i]) {
+      this.streamEnded[i] = true;
+      return;
+    }
+    this.layerEnded(i);
   }
 
   private layerEnded(i: number): void {
@@ -449,7 +507,7 @@ class DecoderChain {
   }
 
   /** Opens layer `i`'s decoder on its first input bytes and wires its output. */
-  private start(i: number, firstBytes: Buffer): Transform {
+  private start(i: number, firstBytes: Buffer): Decoder {
     const coding = this.codings[i]!;
     const kind: DecoderKind =
       coding !== 'deflate'
@@ -462,7 +520,7 @@ class DecoderChain {
     const budget = this.budgets[i]!;
     const last = i === this.decoders.length - 1;
     decoder.on('error', (err: Error) => {
-      this.fail(new DecodeError({ reason: 'upstream_reset', message: err.message }, { cause: err }));
+      this.fail(new DecodeError({ reason: 'upstream_encoding_invalid', message: err.message }, { cause: err }));
     });
     decoder.on('data', (chunk: Buffer) => {
       if (this.stopped) return;
@@ -478,7 +536,12 @@ class DecoderChain {
         });
       }
     });
-    decoder.on('end', () => this.layerEnded(i));
+    decoder.on('end', () => this.decoderEnded(i, decoder));
     return decoder;
   }
+}
+
+/** The failure of bytes after the end of a compressed stream (a next gzip member aside). */
+function bytesAfterEnd(): DecodeError {
+  return new DecodeError({ reason: 'upstream_encoding_invalid', message: 'bytes after the end of the compressed stream' });
 }

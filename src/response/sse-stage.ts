@@ -1135,7 +1135,14 @@ export async function handleSseBody(
     if (!exchange.finished) onUpstreamEnd();
   } catch (err) {
     const local = bodyErrorToLocal(exchange, err, limits.max_response_bytes, cumulative?.used ?? source.decoded.used);
-    if (local && local.reason !== 'upstream_reset') fail(local);
+    // A body its Content-Encoding cannot undo ends the stream as a breach does (the events
+    // before it went out): the error on a bounded stream; a plain end on the standalone GET
+    // stream or a long-lived one, as sse_idle ends them (no id to answer, nothing to drop:
+    // the rest is unreadable). Trial 8, F9: it was upstream_reset, or a plain end, outcome ok.
+    if (local?.reason === 'upstream_encoding_invalid' && !bounded) {
+      exchange.reason = local.reason;
+      endPlainly('resumable_end');
+    } else if (local && local.reason !== 'upstream_reset') fail(local);
     if (!exchange.finished) onUpstreamEnd();
   } finally {
     // Closes the decoders' generator as `for await` would (a no-op once it is done).

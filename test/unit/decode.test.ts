@@ -3,6 +3,7 @@
 // truncated data, zero-copy for identity. Stages are fed chunks; no sockets, no timings.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { Transform } from 'node:stream';
 import zlib from 'node:zlib';
 import { ByteBudget } from '../../src/response/byte-budget.js';
 import {
@@ -40,6 +41,11 @@ const budgets = (rawLimit = 64 * MiB, decodedLimit = 64 * MiB): { raw: ByteBudge
   raw: new ByteBudget(rawLimit, 'raw_bytes'),
   decoded: new ByteBudget(decodedLimit, 'decoded_bytes'),
 });
+
+/** `pieces`, one chunk each. */
+async function* fromPieces(pieces: readonly Buffer[]): AsyncGenerator<Buffer> {
+  yield* pieces;
+}
 
 /** Splits `buf` into `size`-byte views (no copies). */
 async function* chunksOf(buf: Buffer, size = 16 * KiB): AsyncGenerator<Buffer> {
@@ -245,7 +251,7 @@ describe('decodeStream: round trips', () => {
     // The same bytes undone in the wrong order are corrupt.
     const { raw, decoded } = budgets();
     const { error } = await drain(decodeStream(chunksOf(deflateThenBr), ['br', 'deflate'], raw, decoded));
-    assert.equal(failureOf(error).reason, 'upstream_reset');
+    assert.equal(failureOf(error).reason, 'upstream_encoding_invalid');
   });
 
   it('an empty body is empty under any coding', async () => {
@@ -354,7 +360,7 @@ describe('decodeStream: refusals', () => {
     }
   });
 
-  it('corrupt compressed data is upstream_reset', async () => {
+  it('corrupt compressed data is upstream_encoding_invalid', async () => {
     const gzip = zlib.gzipSync(PAYLOAD);
     const corruptGzip = Buffer.from(gzip);
     corruptGzip.fill(0xff, 20, 60);
@@ -370,13 +376,13 @@ describe('decodeStream: refusals', () => {
       const { raw, decoded } = budgets();
       const { error } = await drain(decodeStreamWith(open, chunksOf(wire, 7), codings, raw, decoded));
       const failure = failureOf(error);
-      assert.equal(failure.reason, 'upstream_reset', `${codings.join()}: ${String(error)}`);
-      assert.ok(failure.reason === 'upstream_reset' && failure.message.length > 0);
+      assert.equal(failure.reason, 'upstream_encoding_invalid', `${codings.join()}: ${String(error)}`);
+      assert.ok(failure.reason === 'upstream_encoding_invalid' && failure.message.length > 0);
       assert.ok(decoders.every((d) => d.stream.destroyed));
     }
   });
 
-  it('a truncated stream is upstream_reset, never a short body that looks complete', async () => {
+  it('a truncated stream is upstream_encoding_invalid, never a short body that looks complete', async () => {
     const gzip = zlib.gzipSync(PAYLOAD);
     for (const [codings, wire] of [
       [['gzip'], gzip.subarray(0, gzip.length - 8)], // trailer (CRC32, ISIZE) missing
@@ -390,8 +396,100 @@ describe('decodeStream: refusals', () => {
     ] as const) {
       const { raw, decoded } = budgets();
       const { error } = await drain(decodeStream(chunksOf(wire, 512), codings, raw, decoded));
-      assert.equal(failureOf(error).reason, 'upstream_reset', `${codings.join()} ${wire.length} bytes`);
+      assert.equal(failureOf(error).reason, 'upstream_encoding_invalid', `${codings.join()} ${wire.length} bytes`);
     }
+  });
+
+  // Trial 8, F9: after gzip they were an error, after deflate and br silently dropped.
+  it('bytes after the end of a compressed stream are upstream_encoding_invalid, the same for every coding, however the body is cut', async () => {
+    const small = PAYLOAD.subarray(0, 3000);
+    const streams: Array<[string[], Buffer]> = [
+      [['gzip'], zlib.gzipSync(small)],
+      [['deflate'], zlib.deflateSync(small)],
+      [['deflate'], zlib.deflateRawSync(small)],
+      [['br'], zlib.brotliCompressSync(small)],
+      [['gzip', 'gzip'], zlib.gzipSync(zlib.gzipSync(small))],
+    ];
+    const after: Array<[string, Buffer]> = [
+      ['garbage', Buffer.from('garbage!')],
+      ['zero bytes', Buffer.alloc(4)], // Node's gunzip alone skips them as padding
+      ['one byte', Buffer.from([0x01])],
+    ];
+    for (const [codings, wire] of streams) {
+      // A second stream of the same coding: bytes after the end too (gzip's is a next member, below).
+      const extra = codings[0] === 'gzip' ? after : [...after, ['a second stream', wire] as [string, Buffer]];
+      for (const [what, tail] of extra) {
+        const body = Buffer.concat([wire, tail]);
+        // In the same chunk as the end, in a chunk of their own, the stream's last byte and
+        // every one after it in chunks of one byte.
+        const bytewise = [wire.subarray(0, -1), ...[...body.subarray(wire.length - 1)].map((byte) => Buffer.from([byte]))];
+        for (const pieces of [[body], [wire, tail], bytewise]) {
+          const { open, decoders } = observing();
+          const { raw, decoded } = budgets();
+          const { error } = await drain(decodeStreamWith(open, fromPieces(pieces), codings, raw, decoded));
+          const label = `${codings.join()} + ${what}, ${pieces.length} pieces`;
+          const failure = failureOf(error);
+          assert.equal(failure.reason, 'upstream_encoding_invalid', label);
+          assert.ok(failure.reason === 'upstream_encoding_invalid' && failure.message.length > 0, label);
+          assert.ok(decoders.every((d) => d.stream.destroyed), label);
+        }
+      }
+    }
+    // An inner layer's stream followed by bytes: the outer layer decodes, the inner one fails.
+    const inner = Buffer.concat([zlib.gzipSync(small), Buffer.from('garbage!')]);
+    const { raw, decoded } = budgets();
+    const { error } = await drain(decodeStream(chunksOf(zlib.gzipSync(inner), 100), ['gzip', 'gzip'], raw, decoded));
+    assert.equal(failureOf(error).reason, 'upstream_encoding_invalid');
+  });
+
+  it('several gzip members in a row are one body (RFC 1952 §2.2), however the body is cut', async () => {
+    const a = PAYLOAD.subarray(0, 5000);
+    const b = PAYLOAD.subarray(5000, 9000);
+    const c = PAYLOAD.subarray(9000, 9001);
+    const members = [zlib.gzipSync(a), zlib.gzipSync(b), zlib.gzipSync(c)];
+    const wire = Buffer.concat(members);
+    for (const source of [fromPieces([wire]), fromPieces(members), chunksOf(wire, 7)]) {
+      const { raw, decoded } = budgets();
+      const { body, error } = await drain(decodeStream(source, ['gzip'], raw, decoded));
+      assert.equal(error, undefined);
+      assert.ok(body.equals(Buffer.concat([a, b, c])));
+      assert.equal(raw.used, wire.length);
+    }
+  });
+
+  it('a decoder that ends before its input did waits for it: the end then is the end, a byte then follows the end', async () => {
+    // Node's decoders end early only with bytes left unread; this one ends at a 0x00 byte
+    // having consumed it, the chain's other case.
+    const endingAtZero: OpenDecoder = () => {
+      const stream = new Transform({
+        transform(chunk: Buffer, _encoding, done) {
+          const at = chunk.indexOf(0);
+          stream.bytesWritten += at < 0 ? chunk.length : at + 1;
+          if (at < 0) return done(null, chunk);
+          this.push(chunk.subarray(0, at));
+          this.push(null);
+          done();
+        },
+      }) as Transform & { bytesWritten: number };
+      stream.bytesWritten = 0;
+      return stream;
+    };
+    const run = async (pieces: Buffer[]): Promise<Drained> => {
+      async function* source(): AsyncGenerator<Buffer> {
+        for (const piece of pieces) {
+          yield piece;
+          // Lets the decoder end before the next piece (or the end) comes.
+          await new Promise((resolve) => setImmediate(resolve));
+        }
+      }
+      const { raw, decoded } = budgets();
+      return drain(decodeStreamWith(endingAtZero, source(), ['br'], raw, decoded));
+    };
+    const ok = await run([Buffer.from('abc'), Buffer.from([0x64, 0x00])]);
+    assert.equal(ok.error, undefined);
+    assert.equal(ok.body.toString(), 'abcd');
+    const late = await run([Buffer.from('abc'), Buffer.from([0x64, 0x00]), Buffer.from('x')]);
+    assert.equal(failureOf(late.error).reason, 'upstream_encoding_invalid');
   });
 
   it("the source's own error propagates unchanged", async () => {
