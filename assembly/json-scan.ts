@@ -81,7 +81,7 @@ const I_CONTENT_ARRAY: i32 = 37; // the last `content` of `result` is an array
 // The top-level member table (a text being lifted: its keys, array lengths, `status`):
 const I_TABLE: i32 = 38; // 1: record the members of a top-level object in TABLE
 const I_TABLE_COUNT: i32 = 39; // members begun (past MAX_MEMBERS only counted)
-/** Slots 40..47 hold the first bytes of the key being read (up to 32 bytes, MEMBER_KEY_MAX used), so they travel with the state. */
+/** Slots 40..47 hold the first bytes of the key being read (up to 32 bytes, KEY_BYTES_KEPT used), so they travel with the state. */
 const I_KEY: i32 = 40;
 // The checks of a tool result read from the scan (src/response/scanned-result.ts):
 const I_ITEM_TYPE_BITS: i32 = 48; // bit k: item k (< MAX_ITEMS) has a string `type`, range in F_ITEM_TYPE
@@ -132,7 +132,8 @@ const MAX_MEMBERS: i32 = 64;
 // leaves the names unproved (NAMES_UNPROVED: the caller counts the parsed members), as a key
 // written with an escape does. Those of the last `result` and of the content item being read
 // that the rewrite reads (src/response/rewrite.ts, splice.ts). A key equal to one of these
-// names (`params` aside) only under ASCII case folding counts as its repeat (caseVariant).
+// names (`params` aside) only under Go's case folding (ASCII case, `ſ` as `s`) counts as its
+// repeat (caseVariant).
 const BIT_JSONRPC: i32 = 1;
 const BIT_ID: i32 = 2;
 const BIT_RESULT: i32 = 4;
@@ -194,6 +195,8 @@ const N_EXP: i32 = 7;
 const SAFE_NUMBER_CHARS: i32 = 15;
 /** Longest top-level key the scan compares (`structuredContent`). */
 const MEMBER_KEY_MAX: i32 = 17;
+/** Bytes of a key cut by a chunk's end kept in KEY: the longest key compared, `ſtructuredContent` (caseVariant). */
+const KEY_BYTES_KEPT: i32 = MEMBER_KEY_MAX + 1;
 
 const TOP_OBJECT: i32 = 1;
 const TOP_ARRAY: i32 = 2;
@@ -480,13 +483,32 @@ function keyFolds(name: usize, length: i32): bool {
 }
 
 /**
+ * The key (of `length` + 1 bytes, the caller's length test) equals `name` (`length` bytes, its
+ * one `s` at `s`) under Go's folding with `ſ` (U+017F, UTF-8 C5 BF) in place of that `s`:
+ * C5 BF at `s`, and the other bytes equal under ASCII case folding (keyFolds' test). The byte
+ * at `s` is tested first, so an ASCII key of that length costs one compare.
+ */
+function keyFoldsLongS(name: usize, length: i32, s: i32): bool {
+  if (load<u8>(keyPtr + <usize>s) != 0xc5 || load<u8>(keyPtr + <usize>(s + 1)) != 0xbf) return false;
+  for (let k = 0; k < s; k++) if ((load<u8>(keyPtr + <usize>k) | 0x20) != (load<u8>(name + <usize>k) | 0x20)) return false;
+  for (let k = s + 1; k < length; k++) if ((load<u8>(keyPtr + <usize>(k + 1)) | 0x20) != (load<u8>(name + <usize>k) | 0x20)) return false;
+  return true;
+}
+
+/**
  * A key not written as any judged name of its object (the caller's exact tests failed) that
- * equals one under ASCII case folding: `ID`, `Result`, `CONTENT`, `Text`. Go's
- * encoding/json (the MCP Go SDK's decoder) matches member names to its struct fields
- * case-insensitively, the last match winning (golang/go#43664), so a Go host reads such a key
- * as that member: NAMES_REPEATED (src/mcp/repeated-names.ts). `level`: 1 a message object
- * (`jsonrpc`, `id`, `method`, `result`, `error`), 2 the last `result` (`content`,
- * `structuredContent`, `isError`, `resultType`), 3 a `content` item (`text`, `type`).
+ * equals one under Go's case folding: ASCII case (`ID`, `Result`, `CONTENT`, `Text`), and
+ * `ſ` (U+017F, C5 BF) as `s` (`reſult`, `jſonrpc`, `iſError`, `reſultType`,
+ * `ſtructuredContent`). Go's encoding/json (the MCP Go SDK's decoder) matches member names to
+ * its struct fields with bytes.EqualFold, the last match winning (golang/go#43664), and Unicode
+ * simple case folding puts `ſ` with `s` and `K` (U+212A, E2 84 AA) with `k`, so a Go host reads
+ * such a key as that member: NAMES_REPEATED (src/mcp/repeated-names.ts; a new user's trial 8,
+ * F3 and F3 (residual)). No judged name has a `k`, and each has at most one `s`: a `ſ`
+ * variant is the name's length + 1 with C5 BF at the `s` (keyFoldsLongS). `level`: 1 a
+ * message object (`jsonrpc`, `id`, `method`, `result`, `error`), 2 the last `result`
+ * (`content`, `structuredContent`, `isError`, `resultType`), 3 a `content` item (`text`,
+ * `type`: no `s`). Cost for an ASCII key: the length switch, and for a `ſ` variant's length
+ * one byte compare.
  */
 function caseVariant(level: i32): void {
   let hit = false;
@@ -496,11 +518,15 @@ function caseVariant(level: i32): void {
     else if (n == 5) hit = keyFolds(NAME_ERROR, 5);
     else if (n == 6) {
       hit = keyFolds(NAME_RESULT, 6) || keyFolds(NAME_METHOD, 6);
-    } else if (n == 7) hit = keyFolds(NAME_JSONRPC, 7);
+    } else if (n == 7) hit = keyFolds(NAME_JSONRPC, 7) || keyFoldsLongS(NAME_RESULT, 6, 2);
+    else if (n == 8) hit = keyFoldsLongS(NAME_JSONRPC, 7, 1);
   } else if (level == 2) {
     if (n == 7) hit = keyFolds(NAME_CONTENT, 7) || keyFolds(NAME_IS_ERROR, 7);
+    else if (n == 8) hit = keyFoldsLongS(NAME_IS_ERROR, 7, 1);
     else if (n == 10) hit = keyFolds(NAME_RESULT_TYPE, 10);
+    else if (n == 11) hit = keyFoldsLongS(NAME_RESULT_TYPE, 10, 2);
     else if (n == MEMBER_KEY_MAX) hit = keyFolds(NAME_SC, MEMBER_KEY_MAX);
+    else if (n == KEY_BYTES_KEPT) hit = keyFoldsLongS(NAME_SC, MEMBER_KEY_MAX, 0);
   } else if (n == 4) hit = keyFolds(NAME_TEXT, 4) || keyFolds(NAME_TYPE, 4);
   if (hit) setI(I_NAME_FLAGS, getI(I_NAME_FLAGS) | NAMES_REPEATED);
 }
@@ -558,11 +584,11 @@ function findSpecial(p: usize, end: usize): usize {
   return end;
 }
 
-/** Keeps the key bytes [from, to) in KEY (a key cut by a chunk's end), at most MEMBER_KEY_MAX in all. */
+/** Keeps the key bytes [from, to) in KEY (a key cut by a chunk's end), at most KEY_BYTES_KEPT in all. */
 function keyBuffer(from: usize, to: usize): void {
   let k = keyLength;
   keyLength = k + <i32>(to - from);
-  for (let p = from; p < to && k < MEMBER_KEY_MAX; p++, k++) store<u8>(KEY + <usize>k, load<u8>(p));
+  for (let p = from; p < to && k < KEY_BYTES_KEPT; p++, k++) store<u8>(KEY + <usize>k, load<u8>(p));
 }
 
 /** The unescaped key ended at `q` (its closing quote): points `keyPtr` at its bytes. */

@@ -5,8 +5,9 @@
 //
 // The same plan as src/response/sse-raw-events.ts planRawEvents (its module doc gives the
 // rules and their sources), in one pass over a window of a chunk instead of several native
-// searches per event: 16 bytes at a time, the lanes holding LF, `{`, `[`, a backslash, `d`
-// (then checked for the `"i` of `"id` before it: `d` is rarer in JSON-RPC than `"`), or a
+// searches per event: 16 bytes at a time, the lanes holding LF, `{`, `[`, a backslash, `d` or
+// `D` (then checked for the `"i` or `"I` of `"id` before it: `d` is rarer in JSON-RPC than
+// `"`; in any ASCII case, as a Go host reads `"ID"` as `id`), or a
 // byte >= 0x80 found with SIMD compares (one mask; most 16-byte runs have none), then those
 // lanes handled in order: an LF ends a line (the optional first `event: <type>` line, `data: `
 // lines, the blank line that ends the block), the others are counted in the block.
@@ -26,11 +27,13 @@
 //   plans on from `plannedEnd()`) when MAX_SEGMENTS - 2 segments are written.
 //   `atChunkStart`: the window starts at the chunk's first byte, where a lone LF (the end of
 //   a blank line whose first LF came in the previous chunk) ends the plan. `hints`: HINT_ID
-//   (the stream answers a request: a block holding `"id` or a backslash is not raw),
-//   HINT_KEYS (a block holding `"result` or `"error` in any ASCII case, or `\u`, is not raw:
-//   src/response/sse-raw-events.ts RawEventLimits.responseKeys), or both. The key hint's
-//   lanes are a `"` followed by `r`, `R`, `e` or `E` (the next 16 bytes, loaded one byte on,
-//   folded with `| 0x20`): a key's start, rare inside strings, so few lanes are looked at.
+//   (the stream answers a request: a block holding `"id`, in any ASCII case, or a backslash
+//   is not raw),
+//   HINT_KEYS (a block holding `"result` or `"error` in any ASCII case, `"reſult` with `ſ`,
+//   C5 BF, for the `s`, or `\u`, is not raw: src/response/sse-raw-events.ts
+//   RawEventLimits.responseKeys), or both. The key hint's lanes are a `"` followed by `r`,
+//   `R`, `e` or `E` (the next 16 bytes, loaded one byte on, folded with `| 0x20`): a key's
+//   start, rare inside strings, so few lanes are looked at.
 
 const WINDOW_CAPACITY: i32 = 65536;
 const MAX_SEGMENTS: i32 = 4096;
@@ -38,7 +41,7 @@ const MAX_SEGMENTS: i32 = 4096;
 const WINDOW: usize = memory.data(WINDOW_CAPACITY + 32, 16);
 const SEGMENTS: usize = memory.data(MAX_SEGMENTS * 8, 16);
 
-/** Splats of LF, `{`, `[`, backslash, `d` (loaded once per call: as `v128.const`s V8 rebuilds each at every use). */
+/** Splats of LF, `{`, `[`, backslash, `d`, `"`, 0x20, `r`, `e` (loaded once per call: as `v128.const`s V8 rebuilds each at every use). */
 const SPLATS: usize = memory.data<u8>([
   0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a,
   0x7b, 0x7b, 0x7b, 0x7b, 0x7b, 0x7b, 0x7b, 0x7b, 0x7b, 0x7b, 0x7b, 0x7b, 0x7b, 0x7b, 0x7b, 0x7b,
@@ -59,6 +62,9 @@ const RESU_U32: u32 = 0x75736572;
 const LT_U16: u16 = 0x746c;
 const ERRO_U32: u32 = 0x6f727265;
 const FOLD_U32: u32 = 0x20202020;
+/** `re` then C5 BF (`ſ`, which Go folds to `s`) as a little-endian word, its letters folded with `| 0x2020`; then `ul`. */
+const RE_LONG_S_U32: u32 = 0xbfc56572;
+const UL_U16: u16 = 0x6c75;
 
 /** `even` and `data` as little-endian u32, `t: ` / `: ` as u16 / u8 checks below. */
 const EVEN_U32: u32 = 0x6e657665;
@@ -118,10 +124,11 @@ export function plan(len: i32, atChunkStart: i32, maxBytes: i32, maxDepth: i32, 
   for (let p = 0; p < len; p += 16) {
     const ptr = WINDOW + <usize>p;
     const v = v128.load(ptr);
-    // One mask of the lanes to look at: LF, `{`, `[`, a backslash, `d` (the end of `"id`), >= 0x80.
+    // One mask of the lanes to look at: LF, `{`, `[`, a backslash, `d` or `D` (the end of `"id`
+    // in any ASCII case: `| 0x20` maps only `D` and `d` onto `d`), >= 0x80.
     let marks = v128.or(
       v128.or(i8x16.eq(v, lfS), v128.or(i8x16.eq(v, braceS), i8x16.eq(v, bracketS))),
-      v128.or(v128.or(i8x16.eq(v, backslashS), i8x16.eq(v, dS)), v),
+      v128.or(v128.or(i8x16.eq(v, backslashS), i8x16.eq(v128.or(v, foldS), dS)), v),
     );
     if (keyHints) {
       // A `"` whose next byte is `r`/`e` in either case: where `"result` / `"error` may start.
@@ -141,13 +148,15 @@ export function plan(len: i32, atChunkStart: i32, maxBytes: i32, maxDepth: i32, 
         else if (c == 0x5c) {
           if (hints || (keyHints && load<u8>(WINDOW + <usize>i, 1) == 0x75)) hint = true;
         } else if (c == 0x22) {
-          // Only marked with HINT_KEYS: `"result` or `"error`, any case.
+          // Only marked with HINT_KEYS: `"result` or `"error`, any ASCII case, or `"reſult`.
           const at = WINDOW + <usize>i;
-          const word = load<u32>(at, 1) | FOLD_U32;
+          const raw = load<u32>(at, 1);
+          const word = raw | FOLD_U32;
           if ((word == RESU_U32 && (load<u16>(at, 5) | <u16>0x2020) == LT_U16) || (word == ERRO_U32 && (load<u8>(at, 5) | 0x20) == 0x72)) hint = true;
+          else if ((raw | 0x2020) == RE_LONG_S_U32 && (load<u16>(at, 5) | <u16>0x2020) == UL_U16 && (load<u8>(at, 7) | 0x20) == 0x74) hint = true;
         }
-        // `d`: a hint when `"i` comes before it in this block (before the window: not planned).
-        else if (hints && i - 2 >= blockStart && load<u16>(WINDOW + <usize>(i - 2)) == QUOTE_I_U16) hint = true;
+        // `d` or `D`: a hint when `"i` or `"I` comes before it in this block (before the window: not planned).
+        else if (hints && i - 2 >= blockStart && (load<u16>(WINDOW + <usize>(i - 2)) | <u16>0x2000) == QUOTE_I_U16) hint = true;
         continue;
       }
       if (i == lineStart) {

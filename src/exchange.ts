@@ -206,8 +206,8 @@ export interface Exchange {
   /** True once SSE headers went to the host: a local error must then be a final SSE event. */
   sseStarted: boolean;
   /**
-   * True for a DELETE (MCP Streamable HTTP: it ends the session). Its answer is never an SSE
-   * stream (pipeline.ts: `upstream_not_mcp`).
+   * True for a DELETE (MCP Streamable HTTP: it ends the session). Its 2xx answer is never an
+   * SSE stream (pipeline.ts: `upstream_not_mcp`); any other passes through as a 4xx does.
    */
   readonly endsSession: boolean;
   /**

@@ -18,16 +18,21 @@
  * items a repeated `text` or `type` (the names the rewrite reads: rewrite.ts, splice.ts),
  * when written without an escape.
  *
- * A key equal to one of these names only under ASCII case folding (`"ID"`, `"Result"`,
- * `"Content"` in `result`, `"TEXT"` in a content item; not `params`) counts as a repeat of it,
- * alone or beside the name as written: Go's encoding/json, the MCP Go SDK's decoder, matches
- * member names to its struct fields case-insensitively, the last match winning
- * (golang/go#43664: `{"dist":"ok","Dist":"KO"}` reads `KO`), so a Go host read
+ * A key equal to one of these names only under Go's case folding (`"ID"`, `"Result"`,
+ * `"Content"` in `result`, `"TEXT"` in a content item, `"reſult"`, `"iſError"`; not `params`)
+ * counts as a repeat of it, alone or beside the name as written: Go's encoding/json, the MCP
+ * Go SDK's decoder, matches member names to its struct fields with bytes.EqualFold, the last
+ * match winning (golang/go#43664: `{"dist":"ok","Dist":"KO"}` reads `KO`), so a Go host read
  * `{"jsonrpc":"2.0","id":1,"ID":999,"result":...}` as the response to 999, and a lone
  * `"Result"` as a result the gateway never judged (a new user's trial 8, F3:
- * test/regressions/case-variant-member-names-accepted.test.ts). Told by the scan
- * (assembly/json-scan.ts caseVariant) for keys written without an escape, and by
- * {@link parsedCaseVariant} for a message the scan cannot prove (an escaped key).
+ * test/regressions/case-variant-member-names-accepted.test.ts). EqualFold is Unicode simple
+ * case folding, not only ASCII: `ſ` (U+017F) folds to `s` and `K` (U+212A, Kelvin sign) to
+ * `k`, so `"result":{A},"reſult":{B}` read B and `"isError":false,"iſError":true` a tool
+ * error (a new user's trial 8, F3 (residual):
+ * test/regressions/unicode-fold-member-names-accepted.test.ts); no other character folds to an
+ * ASCII letter. Told by the scan (assembly/json-scan.ts caseVariant) for keys written without
+ * an escape, and by {@link parsedCaseVariant} for a message the scan cannot prove (an escaped
+ * key).
  *
  * Cost: the scan notes repeats of the names it already compares (json-scan.ts
  * `repeatedName`) and proves most messages free of repeats (`namesDistinct`) in the pass it
@@ -54,14 +59,33 @@ export function repeatsMemberName(scan: NameFacts, parsed?: unknown): boolean {
 
 /**
  * True when the JSON-RPC message object `m` (as `JSON.parse` read it) has a `result` or an
- * `error` member in any ASCII case: a response as a Go host reads it (module doc), so judged
- * as one where the gateway judges responses (sse-message.ts, batch-answers.ts). Reads `m`'s
- * keys only when neither is written exactly.
+ * `error` member in any case (Go's folding: {@link foldsTo}): a response as a Go host reads it
+ * (module doc), so judged as one where the gateway judges responses (sse-message.ts,
+ * batch-answers.ts). Reads `m`'s keys only when neither is written exactly.
  */
 export function claimsResponseInAnyCase(m: Record<string, unknown>): boolean {
   if (Object.hasOwn(m, 'result') || Object.hasOwn(m, 'error')) return true;
   for (const key of Object.keys(m)) if (foldsTo(key, 'result') || foldsTo(key, 'error')) return true;
   return false;
+}
+
+/**
+ * True when the JSON-RPC message object `m` (as `JSON.parse` read it) has no `method` member in
+ * any case and a member named `id` only under Go's folding (`"ID"`, `"Id"`, `"iD"`) whose value
+ * is `id` (compared as parsed: `===`): a Go host reads it as a message with that id and no
+ * method, a response, so on a request's stream it claims the request's answer as
+ * `{"jsonrpc":"2.0","id":1}` does (rewrite.ts claimsAnswer). Reported failure (a new user's
+ * trial 8, F3 (residual)): `{"jsonrpc":"2.0","ID":1}` reached the host on request 1's SSE
+ * stream, where `{"jsonrpc":"2.0","id":1}` ends it `upstream_not_mcp`
+ * (test/regressions/unicode-fold-member-names-accepted.test.ts).
+ */
+export function claimsIdInAnyCase(m: Record<string, unknown>, id: unknown): boolean {
+  let claims = false;
+  for (const key of Object.keys(m)) {
+    if (key === 'method' || foldsTo(key, 'method')) return false;
+    if (!claims && foldsTo(key, 'id') && m[key] === id) claims = true;
+  }
+  return claims;
 }
 
 /** Names whose case variants count as repeats (module doc), lower-cased, by the object they are judged in. */
@@ -70,7 +94,7 @@ const RESULT_NAMES = ['content', 'structuredContent', 'isError', 'resultType'];
 const ITEM_NAMES = ['text', 'type'];
 
 /**
- * A key of the parsed message that names a judged member only under ASCII case folding
+ * A key of the parsed message that names a judged member only under Go's case folding
  * (module doc): in a message object (the object, or an object element of an array), in the
  * top-level object's `result`, or in one of that result's `content` items, as the scan
  * compares them (assembly/json-scan.ts caseVariant).
@@ -91,16 +115,26 @@ function hasVariant(o: Record<string, unknown>, names: readonly string[]): boole
   return false;
 }
 
-/** `key` is `name` under ASCII case folding but not as written (only `A`-`Z` fold to `a`-`z`; `name` is ASCII letters). */
+/**
+ * `key` is `name` under Go's case folding (bytes.EqualFold: Unicode simple case folding) but not
+ * as written. `name` is ASCII letters, and the characters that fold to an ASCII letter are its
+ * two cases, `ſ` (U+017F) for `s` and `K` (U+212A) for `k` (module doc): each one UTF-16 unit,
+ * so the lengths match. `| 0x20` maps exactly `A`-`Z` onto `a`-`z` among letters.
+ */
 function foldsTo(key: string, name: string): boolean {
   if (key.length !== name.length || key === name) return false;
   for (let i = 0; i < key.length; i++) {
     const a = key.charCodeAt(i);
-    const b = name.charCodeAt(i);
-    if (a !== b && (a | 0x20) !== (b | 0x20)) return false;
+    const b = name.charCodeAt(i) | 0x20;
+    if ((a | 0x20) !== b && !(a === LONG_S && b === S) && !(a === KELVIN && b === K)) return false;
   }
   return true;
 }
+/** `ſ` (U+017F LATIN SMALL LETTER LONG S), `K` (U+212A KELVIN SIGN), and the letters they fold to. */
+const LONG_S = 0x17f;
+const KELVIN = 0x212a;
+const S = 0x73;
+const K = 0x6b;
 
 /**
  * {@link repeatsMemberName} for a caller that has not scanned `bytes` (a JSON text within the

@@ -232,8 +232,9 @@ export class BatchAnswers {
 }
 
 /**
- * `message` is a response or an array holding one, its `result` or `error` named in any ASCII
- * case (mcp/repeated-names.ts claimsResponseInAnyCase: a Go host reads `"Result"` as `result`).
+ * `message` is a response or an array holding one, its `result` or `error` named in any case
+ * (mcp/repeated-names.ts claimsResponseInAnyCase: a Go host reads `"Result"` and `"reſult"` as
+ * `result`).
  */
 function holdsResponse(message: unknown): boolean {
   if (Array.isArray(message)) return message.some((m) => isJsonObject(m) && claimsResponseInAnyCase(m));

@@ -260,7 +260,10 @@ function parseBody(body: Buffer): unknown {
   }
 }
 
-/** A seller's 4xx (or other non-2xx, non-5xx) answer: passes through as it is, its body bounded (ARCHITECTURE §3). */
+/**
+ * A seller's 4xx answer, or a DELETE's 2xx that is not SSE (pipeline.ts): passes through as it
+ * is, its body bounded (ARCHITECTURE §3); with `emptyOnly`, a 2xx with no Content-Type to a POST.
+ */
 export async function handlePassThroughBody(
   exchange: Exchange,
   reply: FastifyReply,
@@ -275,11 +278,11 @@ export async function handlePassThroughBody(
   // Given back once this response is over (body-pool.ts); what follows is synchronous.
   bodyPool.recycleAfterSend(reply.raw, body);
   // No Content-Type: fine for the empty answer to a notification, a response (or a batch of
-  // only those) or a DELETE; a body there is not MCP, and neither is an empty answer to a
-  // request, whose host waits for a response carrying its id (MCP Streamable HTTP: a request
-  // is answered with JSON or SSE), or to a batch holding one. Found by a new user: the SDK
-  // client hung on a 202 until its own timeout.
-  if (opts.emptyOnly && exchange.rpc.kind !== 'none' && !isEmptyAnswerToNonRequest(exchange, body)) {
+  // only those); a body there is not MCP, and neither is an empty answer to a request, whose
+  // host waits for a response carrying its id (MCP Streamable HTTP: a request is answered with
+  // JSON or SSE), or to a batch holding one. Found by a new user: the SDK client hung on a 202
+  // until its own timeout. (A GET's or DELETE's answer never comes here: pipeline.ts.)
+  if (opts.emptyOnly && !isEmptyAnswerToNonRequest(exchange, body)) {
     answerWithLocalError(exchange, reply, notMcpError(exchange, res, body));
     return;
   }

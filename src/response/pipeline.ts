@@ -13,11 +13,13 @@
  *                                  -> structure bounds -> rewrite -> encode; to a DELETE ->
  *                                  `upstream_not_mcp` (below)
  *      - 2xx to a GET, not SSE  -> `upstream_not_mcp` (MCP: SSE or 405; below)
+ *      - 2xx to a DELETE, not SSE -> passed through as a 4xx is (below), whatever its
+ *                                  Content-Type (none added: json-stage.ts sendUnlabelled):
+ *                                  bounded, never judged as JSON-RPC (no host reads it)
  *      - 2xx application/json   -> json-stage: bounded buffer (raw bytes) -> structure bounds
  *                                  -> parse -> rewrite -> original bytes or re-serialized
- *      - 2xx, no Content-Type   -> passed through when empty (202 for a notification, DELETE);
- *                                  a body there -> `upstream_not_mcp`, but a DELETE's, passed
- *                                  through with no Content-Type (json-stage.ts sendUnlabelled)
+ *      - 2xx, no Content-Type   -> passed through when empty (202 for a notification);
+ *                                  a body there -> `upstream_not_mcp`
  *      - other 2xx (HTML, ...)  -> SERVICE_UNAVAILABLE `upstream_not_mcp`
  *      - 4xx                    -> passed through as it is, body bounded (a JSON body also by
  *                                  depth/nodes; none labelled when the seller sent no
@@ -137,8 +139,14 @@ export async function handleUpstreamResponse(
     // a response answered the standalone GET, passed through, logged ok
     // (test/regressions/get-answered-with-json-response.test.ts). A resume is a GET.
     if (exchange.opensStream || exchange.stream.resumeFrom !== undefined) return fail('upstream_not_mcp');
+    // A DELETE ends the session and no MCP host reads its answer's body (the SDK client cancels
+    // it unread): passed through as a 4xx is, whatever its Content-Type, never judged as a
+    // JSON-RPC message (a carried defect: `text/plain` and HTML were refused upstream_not_mcp
+    // where no Content-Type passed, `{"ok":true}` was refused where a JSON-RPC response passed:
+    // test/regressions/delete-answer-text-plain-refused.test.ts). Its SSE is refused above.
+    if (exchange.endsSession) return handlePassThroughBody(exchange, reply, upstream, { jsonBounds: kind === 'json' });
     if (kind === 'json') return handleJsonBody(exchange, reply, upstream, hooks);
-    // No Content-Type: fine for an empty 202/204/DELETE answer; a body there is not MCP.
+    // No Content-Type: fine for an empty 202/204 answer to a notification or response; a body there is not MCP.
     if (kind === 'none') return handlePassThroughBody(exchange, reply, upstream, { emptyOnly: true });
     return fail('upstream_not_mcp');
   }

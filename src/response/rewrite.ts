@@ -159,8 +159,8 @@ export function claimsResponse(m: Record<string, unknown>): boolean {
 
 /**
  * Whether the parsed JSON value `v` is a JSON-RPC response ({@link claimsResponse}, its
- * `result` or `error` named in any ASCII case: a Go host reads `"Result"` as `result`,
- * mcp/repeated-names.ts claimsResponseInAnyCase) or an array holding one or holding an
+ * `result` or `error` named in any case: a Go host reads `"Result"` and `"reſult"` as
+ * `result`, mcp/repeated-names.ts claimsResponseInAnyCase) or an array holding one or holding an
  * element that is not an object (no JSON-RPC message; a lenient client may flatten a nested
  * array): what may not pass where no request awaits a response, the standalone GET stream and
  * the answer to a POSTed notification or JSON-RPC response (sse-message.ts standaloneVerdict,

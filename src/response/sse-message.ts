@@ -45,7 +45,7 @@ import type { Exchange } from '../exchange.js';
 import { checkJsonBounds } from '../mcp/json-bounds.js';
 import { CR, LBRACE, LBRACKET, LF, SPACE, TAB } from '../mcp/json-bytes.js';
 import { scanJson, type JsonScanSummary, type TopMembers } from '../mcp/json-scan.js';
-import { claimsResponseInAnyCase, repeatsMemberName, type NameFacts } from '../mcp/repeated-names.js';
+import { claimsIdInAnyCase, claimsResponseInAnyCase, repeatsMemberName, type NameFacts } from '../mcp/repeated-names.js';
 import { isJsonObject } from '../mcp/extract.js';
 import { claimsAnswer, claimsResponse, holdsResponse, isResponseToExchange, matchesRequestAsParsed, scannedResponseWellFormed } from './rewrite.js';
 import { mayRewrite, rewriteScanned, spliceScanned } from './scanned-message.js';
@@ -137,8 +137,9 @@ export function inspectEventData(exchange: Exchange, data: string | undefined, o
   if (members === undefined) return batchVerdict(exchange, text, bytes, scan);
   if (members.plainKeys && !opts.wantsMessage) {
     if (!(members.hasResult || members.hasError)) {
-      // No `result` or `error` as written; one named in another case (`"Result"`) is a repeat
-      // (mcp/repeated-names.ts), judged on the parsed message (parsedVerdict).
+      // No `result` or `error` as written; one named in another case (`"Result"`, `"reſult"`),
+      // or an `id` so (`"ID"`), is a repeat (mcp/repeated-names.ts), judged on the parsed
+      // message (parsedVerdict).
       if (scan.repeatedName) return parsedVerdict(exchange, JSON.parse(text()), bytes, scan);
       // The request's id and no `method`: no request or notification, so its answer or none
       // (rewrite.ts claimsAnswer): `foreign`, as a JSON body gets upstream_not_mcp for it.
@@ -202,10 +203,16 @@ function lenientVerdict(exchange: Exchange, value: unknown, bytes: Buffer): Even
  * The verdict for a message parsed from `bytes` (its scan `scan`) that is not the response to
  * the request, or repeats a member name: `foreign` when it claims a response
  * (isForeignResponse, or a response repeating a name: mcp/repeated-names.ts; its `result` or
- * `error` named in any case, as a Go host reads it: claimsResponseInAnyCase), else `forward`.
+ * `error` named in any case, as a Go host reads it: claimsResponseInAnyCase), or claims the
+ * request's answer with its id under a case variant of `id` and no `method` in any case
+ * (`{"jsonrpc":"2.0","ID":1}`, as a Go host reads it: claimsIdInAnyCase; such a message
+ * repeats a name), else `forward`.
  */
 function parsedVerdict(exchange: Exchange, message: unknown, bytes: Buffer, scan: JsonScanSummary): EventDataVerdict {
-  const foreign = isForeignResponse(exchange, message, bytes, scan.members) || (isJsonObject(message) && claimsResponseInAnyCase(message) && repeatsMemberName(scan, message));
+  const { rpc } = exchange;
+  const foreign =
+    isForeignResponse(exchange, message, bytes, scan.members) ||
+    (isJsonObject(message) && (claimsResponseInAnyCase(message) || (rpc.kind === 'request' && claimsIdInAnyCase(message, rpc.id))) && repeatsMemberName(scan, message));
   return foreign ? { kind: 'foreign', dataBytes: bytes.length } : { kind: 'forward', bytes };
 }
 
@@ -363,9 +370,10 @@ function standaloneVerdict(text: () => string, bytes: Buffer, members: TopMember
  * object with a `result` or an `error` member, whatever its `id` (absent or `null`
  * included) and whether or not a `method` is beside them (JSON-RPC 2.0 §4 gives a request or
  * notification neither member; a client that looks for them first takes such a message for
- * a response: rewrite.ts claimsResponse), the member named in any ASCII case: a Go host reads
- * `"Result"` as `result` (mcp/repeated-names.ts claimsResponseInAnyCase; a new user's trial 8,
- * test/regressions/case-variant-member-names-accepted.test.ts). On the standalone GET stream
+ * a response: rewrite.ts claimsResponse), the member named in any case: a Go host reads
+ * `"Result"` and `"reſult"` as `result` (mcp/repeated-names.ts claimsResponseInAnyCase; a new
+ * user's trial 8, F3 and F3 (residual): test/regressions/case-variant-member-names-accepted.test.ts,
+ * unicode-fold-member-names-accepted.test.ts). On the standalone GET stream
  * no response is allowed (standaloneVerdict).
  */
 export function isUnsolicitedResponse(message: unknown): boolean {

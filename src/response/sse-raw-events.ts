@@ -21,16 +21,20 @@
  *   UTF-16 length (`max_json_nodes`, the first test of json-bounds.ts withinJsonBounds).
  * - Structure: at most `max_json_depth` `{` and `[` in the block (withinJsonBounds' second
  *   test), so the depth/node bounds provably hold without a scan.
- * - Not the response: on a stream that answers a request, a block holding `"id` or a
- *   backslash anywhere may be it: the response carries the request's id in an `id` member
- *   (JSON-RPC 2.0 §5; rewrite.ts isResponseToExchange), whose key is the bytes `"id"` unless
- *   written with escapes (RFC 8259 §7; UTF-8 decoding never turns other bytes into ASCII).
+ * - Not the response: on a stream that answers a request, a block holding `"id` (in any ASCII
+ *   case) or a backslash anywhere may be it: the response carries the request's id in an `id`
+ *   member (JSON-RPC 2.0 §5; rewrite.ts isResponseToExchange), whose key is the bytes `"id"`
+ *   unless written with escapes (RFC 8259 §7; UTF-8 decoding never turns other bytes into
+ *   ASCII), and a Go host reads `"ID"` as `id` (mcp/repeated-names.ts): `{"jsonrpc":"2.0",
+ *   "ID":1}` claims request 1's answer (a new user's trial 8, F3 (residual):
+ *   test/regressions/unicode-fold-member-names-accepted.test.ts). No other character folds to
+ *   `i` or `d`.
  *
  * - Not a response's key ({@link RawEventLimits.responseKeys}): on the standalone GET stream,
  *   where no response may pass (sse-message.ts standaloneVerdict), and on a request's or a
  *   batch's stream (a message with either member is the response awaited or refused,
  *   whatever its `id`, an absent one included: rewrite.ts claimsResponse), a block holding
- *   `"result` or `"error` in any ASCII case, or `\u`, is parsed ({@link responseKeyHints}).
+ *   `"result` or `"error` in any case (`"reſult` too), or `\u`, is parsed ({@link responseKeyHints}).
  *
  * Anything else (and any doubt) is the slow path: eventsource-parser stays the parser of
  * every event whose content the gateway reads or changes.
@@ -47,13 +51,14 @@ const LEFT_BRACE = 0x7b;
 const LEFT_BRACKET = 0x5b;
 const BACKSLASH = 0x5c;
 /**
- * The start of an unescaped `id` key (see module doc), searched backwards: Node's backward
- * search looks for the needle's last byte first (memrchr), and `d` is rarer in JSON-RPC
- * than the `i` of a forward search for `id"` or the `"` of `"id"` (measured on the bench's
- * progress notifications: 28 ns per event for `"id` backwards, 48 for `id"` forwards, 170
- * for `"id"` either way).
+ * The start of an unescaped `id` key, in each ASCII case (see module doc), searched
+ * backwards: Node's backward search looks for the needle's last byte first (memrchr), and `d`
+ * is rarer in JSON-RPC than the `i` of a forward search for `id"` or the `"` of `"id"`
+ * (measured on the bench's progress notifications: 28 ns per event for `"id` backwards, 48
+ * for `id"` forwards, 170 for `"id"` either way). The WebAssembly planner finds all four in
+ * its one pass (assembly/sse-plan.ts); this reference runs for a block over its window.
  */
-const QUOTE_ID = Buffer.from('"id', 'latin1');
+const QUOTE_IDS = ['"id', '"iD', '"Id', '"ID'].map((key) => Buffer.from(key, 'latin1'));
 
 /** The bounds a raw block must provably respect (the exchange's limits). */
 export interface RawEventLimits {
@@ -67,7 +72,7 @@ export interface RawEventLimits {
   readonly answerable: boolean;
   /**
    * Blocks that may hold a JSON-RPC response's key stay on the slow path: `"result` or
-   * `"error` in any ASCII case, or `\u` ({@link responseKeyHints}). Set on the standalone GET
+   * `"error` in any case (`"reſult` too), or `\u` ({@link responseKeyHints}). Set on the standalone GET
    * stream and on a request's or a batch's stream (sse-stage.ts).
    */
   readonly responseKeys?: boolean;
@@ -98,7 +103,7 @@ export interface RawEventPlan {
  * Cost (bench/README.md "SSE events/s"; a JavaScript loop over the bytes cost ~5x more than
  * native searches, and a regular expression ~0.9 ns per byte): one native search per line of
  * a block that may be raw (its start checked), one to the blank line of any other block, one
- * per bracket in the planned bytes plus one per bracket kind, one backward search for `"id`
+ * per bracket in the planned bytes plus one per bracket kind, four backward searches for `"id`
  * and one for a backslash over the whole range (plus one per occurrence); and an ASCII (else
  * UTF-8) validity check of the planned bytes. Nothing is allocated per raw block.
  */
@@ -219,16 +224,16 @@ function nextByte(chunk: Buffer, byte: number, at: number): number {
 }
 
 /**
- * The offsets in `chunk[from, chunk.length)` where `"id` or a backslash starts, ascending
- * (usually none: one backward and one forward native search).
+ * The offsets in `chunk[from, chunk.length)` where `"id` (in any ASCII case) or a backslash
+ * starts, ascending (usually none: four backward and one forward native search).
  */
 function responseHints(chunk: Buffer, from: number): number[] {
   const found: number[] = [];
-  for (let at = chunk.lastIndexOf(QUOTE_ID); at >= from; at = at > 0 ? chunk.lastIndexOf(QUOTE_ID, at - 1) : -1) found.push(at);
-  found.reverse();
-  const quotes = found.length;
+  for (const key of QUOTE_IDS) {
+    for (let at = chunk.lastIndexOf(key); at >= from; at = at > 0 ? chunk.lastIndexOf(key, at - 1) : -1) found.push(at);
+  }
   for (let at = chunk.indexOf(BACKSLASH, from); at !== -1; at = chunk.indexOf(BACKSLASH, at + 1)) found.push(at);
-  if (quotes > 0 && found.length > quotes) found.sort((a, b) => a - b);
+  if (found.length > 1) found.sort((a, b) => a - b);
   return found;
 }
 
@@ -285,7 +290,10 @@ const ERROR = 'error';
 
 /**
  * The offsets in `chunk[from, chunk.length)` where a response's key may start, ascending:
- * `"result` or `"error` in any ASCII case, or `\u` ({@link RawEventLimits.responseKeys}).
+ * `"result` or `"error` in any ASCII case, `"reſult` (`ſ`, U+017F, C5 BF, in place of the `s`,
+ * the rest in any ASCII case: Go's folding, mcp/repeated-names.ts; a new user's trial 8, F3
+ * (residual): test/regressions/unicode-fold-member-names-accepted.test.ts), or `\u`
+ * ({@link RawEventLimits.responseKeys}).
  *
  * Why: a response is an object with a `result` or an `error` member; as written its key is
  * the bytes `"result` / `"error` unless a letter of it is written with an escape, and the only
@@ -307,12 +315,17 @@ const ERROR = 'error';
 function responseKeyHints(chunk: Buffer, from: number): number[] {
   const found: number[] = [];
   for (let at = chunk.indexOf(QUOTE, from); at !== -1; at = chunk.indexOf(QUOTE, at + 1)) {
-    if (foldedAt(chunk, at + 1, RESULT) || foldedAt(chunk, at + 1, ERROR)) found.push(at);
+    if (foldedAt(chunk, at + 1, RESULT) || foldedAt(chunk, at + 1, ERROR) || longSResultAt(chunk, at + 1)) found.push(at);
   }
   const quotes = found.length;
   for (let at = chunk.indexOf(UNICODE_ESCAPE, from); at !== -1; at = chunk.indexOf(UNICODE_ESCAPE, at + 1)) found.push(at);
   if (quotes > 0 && found.length > quotes) found.sort((a, b) => a - b);
   return found;
+}
+
+/** `chunk` holds `reſult` at `at`: `re`, C5 BF, `ult`, the letters under ASCII case folding. */
+function longSResultAt(chunk: Buffer, at: number): boolean {
+  return chunk[at + 2] === 0xc5 && chunk[at + 3] === 0xbf && foldedAt(chunk, at, 're') && foldedAt(chunk, at + 4, 'ult');
 }
 
 /** `chunk` holds `word` (lower-case ASCII letters) at `at` under ASCII case folding (`| 0x20` maps only `A`-`Z` onto letters). */

@@ -8,7 +8,7 @@
  * Why (issue 5, bench/README.md "SSE events/s"): on the flood of ~190-byte progress
  * notifications, planRawEvents cost ~0.14 CPU µs per event (its searches: one per line, one
  * per bracket, the `"id` search), a quarter of the gateway's SSE stage. The response-key hint
- * (`"result` / `"error` in any ASCII case, `\u`: RawEventLimits.responseKeys) is told in the
+ * (`"result` / `"error` in any case, `"reſult`, `\u`: RawEventLimits.responseKeys) is told in the
  * same pass, where native searches could only find each spelling apart.
  *
  * A chunk is planned window by window, each from the end of the last block the previous one

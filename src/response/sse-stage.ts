@@ -106,7 +106,7 @@
  * beside them included), or an array holding one, is dropped as a breach is there (below),
  * reason `get_stream_response` (errors/codes.ts DROP_REASONS), and the stream goes on.
  * Requests and notifications pass unchanged: the raw path keeps every block holding none of
- * `"result`, `"error` (in any ASCII case: a Go host reads `"Result"` as `result`), `\u`
+ * `"result`, `"error` (in any case: a Go host reads `"Result"` and `"reſult"` as `result`), `\u`
  * (sse-raw-events.ts RawEventLimits.responseKeys), and only an event whose
  * data may hold such a key is parsed ({@link mayBeResponse}; sse-message.ts standaloneVerdict).
  * The stream answering a POSTed notification or JSON-RPC response (`rpc.kind` 'notification',
@@ -207,24 +207,31 @@ export const SSE_HOST_BUFFER_BYTES = 64 * 1024;
  * only kind that can spell a letter; RFC 8259 §7). Conservative: any text holding `resul`,
  * `erro` or a backslash may be a response (a progress notification saying "no results" is
  * parsed, and found not to be one). Not a syntax check: invalid JSON is forwarded either way.
- * In any ASCII case: Go's encoding/json (the MCP Go SDK's decoder) reads `"Result"` as
+ * In any case, as Go's encoding/json (the MCP Go SDK's decoder) folds it: `"Result"` is
  * `result` (mcp/repeated-names.ts; a new user's trial 8, F3:
- * test/regressions/case-variant-member-names-accepted.test.ts); the case-insensitive search
- * runs only when the lower-case one found nothing.
+ * test/regressions/case-variant-member-names-accepted.test.ts), and so is `"reſult"`, `ſ`
+ * (U+017F) folding to `s` (F3 (residual):
+ * test/regressions/unicode-fold-member-names-accepted.test.ts; `error` has no `s` or `k`, the
+ * letters other characters fold to); the case-insensitive search runs only when the
+ * lower-case one found nothing.
  */
 export function mayBeResponse(data: string | Buffer): boolean {
   if (typeof data === 'string') return data.indexOf('\\') !== -1 || RESPONSE_KEYS_ANY_CASE.test(data);
   // UTF-8 bytes: an ASCII letter's byte comes only from that letter. The keys first: in a
   // response they come early, and the backslash search reads the whole data when there is none.
   if (data.indexOf('resul') !== -1 || data.indexOf('erro') !== -1 || data.indexOf(BACKSLASH) !== -1) return true;
-  return RESPONSE_KEYS_ANY_CASE.test(data.toString('latin1'));
+  return RESPONSE_KEY_BYTES_ANY_CASE.test(data.toString('latin1'));
 }
 /**
- * Prefixes of both keys, in any ASCII case (a faster scan than the quoted keys: fewer
- * candidate positions; false positives only cost a parse). On bytes, the Latin-1 text of
- * UTF-8: a byte >= 0x80 folds to no ASCII letter.
+ * Prefixes of both keys, in any case (a faster scan than the quoted keys: fewer candidate
+ * positions; false positives only cost a parse): ASCII case, and `ſ` for the `s` of `result`.
  */
-const RESPONSE_KEYS_ANY_CASE = /resul|erro/i;
+const RESPONSE_KEYS_ANY_CASE = /re(?:s|\u017f)ul|erro/i;
+/**
+ * The same on the Latin-1 text of UTF-8 bytes: a byte >= 0x80 folds to no ASCII letter, and
+ * `ſ` is the bytes C5 BF (`\xc5` also matches `\xe5` here: a false positive, a parse).
+ */
+const RESPONSE_KEY_BYTES_ANY_CASE = /re(?:s|\xc5\xbf)ul|erro/i;
 
 /**
  * False when the JSON text `data` has a `method` member for sure; true when it may lack one
@@ -864,8 +871,9 @@ export async function handleSseBody(
   const idFields = new SseIdFieldWatch();
   /** The bytes so far are whole event blocks: the parser and the line feeder hold nothing. */
   let atEventStart = true;
-  // A block that may hold a batch's response is read too (sse-raw-events.ts `answerable`), and
-  // one that may hold a response's key, in any case (`responseKeys`), where responses are
+  // A block that may hold a request's or a batch's response (an `"id` in any ASCII case) is
+  // read too (sse-raw-events.ts `answerable`), and one that may hold a response's key, in any
+  // case (`responseKeys`), where responses are
   // judged: the standalone GET stream and a POSTed notification's or response's stream (none
   // may pass: answersNoRequest), a request's or a batch's (one without an `id` is refused, and
   // the `"id` hint does not see it).

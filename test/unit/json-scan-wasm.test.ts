@@ -54,8 +54,15 @@ const TOLD_NAMES: Partial<Record<Role, ReadonlySet<string>>> = {
   result: new Set(['content', 'structuredContent', 'isError', 'resultType']),
   item: new Set(['text', 'type']),
 };
-/** ASCII lower case (only `A`-`Z` fold). */
-const foldAscii = (s: string): string => s.replace(/[A-Z]/g, (c) => c.toLowerCase());
+/**
+ * A key's Latin-1 text (its UTF-8 bytes) folded as Go's bytes.EqualFold folds toward ASCII: `A`-`Z`
+ * to lower case, `ſ` (U+017F, C5 BF) to `s`, `K` (U+212A, E2 84 AA) to `k`.
+ */
+const foldGo = (s: string): string =>
+  s
+    .replace(/[A-Z]/g, (c) => c.toLowerCase())
+    .replace(/\xc5\xbf/g, 's')
+    .replace(/\xe2\x84\xaa/g, 'k');
 /** The told names whose case variants count as repeats (`params` aside), folded, by role (assembly/json-scan.ts caseVariant). */
 const FOLDED_NAMES: Partial<Record<Role, ReadonlySet<string>>> = {
   top: new Set(['jsonrpc', 'id', 'method', 'result', 'error']),
@@ -193,8 +200,8 @@ function reference(b: Uint8Array, limits: JsonScanLimits): JsonScanResult {
         if (seen.has(key.raw)) m.repeatedName = true;
         seen.add(key.raw);
       } else {
-        // A told name in another ASCII case: a repeat (a Go host reads it as the name).
-        if (!key.escaped && FOLDED_NAMES[role]?.has(foldAscii(key.raw))) m.repeatedName = true;
+        // A told name in another case, as Go folds it: a repeat (a Go host reads it as the name).
+        if (!key.escaped && FOLDED_NAMES[role]?.has(foldGo(key.raw))) m.repeatedName = true;
         if (message && ++others === 2) m.namesUnproved = true;
       }
       skipWs();
@@ -679,6 +686,23 @@ test('repeated member names: the cases of mcp/repeated-names.ts, whole and cut a
     [`{"jsonrpc":"2.0","id":1,"Params":{},${R}}`, { repeatedName: false, namesDistinct: true, messageKeys: 4 }],
     ['{"id":1,"result":{"Results":1,"contents":[],"structuredContent":{"ID":1,"Content":2}}}', { repeatedName: false, namesDistinct: true, messageKeys: 2 }],
     ['{"id":1,"method":"m","params":{"ID":1,"Result":2}}', { repeatedName: false, namesDistinct: true, messageKeys: 3 }],
+    // Under Go's folding `ſ` (U+017F) is `s` too: a repeat wherever the ASCII variant is one
+    // (a new user's trial 8, F3 (residual)); the 18 bytes of `ſtructuredContent` cut anywhere.
+    [`{"jsonrpc":"2.0","id":1,${R},"re\u017fult":{}}`, { repeatedName: true, namesDistinct: false, messageKeys: 4 }],
+    [`{"j\u017fonrpc":"2.0","id":1,${R}}`, { repeatedName: true, namesDistinct: false, messageKeys: 3 }],
+    [`{"jsonrpc":"2.0","id":1,"RE\u017fULT":{}}`, { repeatedName: true, namesDistinct: false, messageKeys: 3 }],
+    [`[{"jsonrpc":"2.0","id":2,"Re\u017fult":{}}]`, { repeatedName: true, namesDistinct: false, messageKeys: 3 }],
+    ['{"id":1,"result":{"isError":false,"i\u017ferror":true}}', { repeatedName: true, namesDistinct: false, messageKeys: 2 }],
+    ['{"id":1,"result":{"structuredContent":{},"\u017ftructuredContent":{}}}', { repeatedName: true, namesDistinct: false, messageKeys: 2 }],
+    ['{"id":1,"result":{"\u017fTRUCTUREDcONTENT":{}}}', { repeatedName: true, namesDistinct: false, messageKeys: 2 }],
+    ['{"id":1,"result":{"re\u017fultType":"task"}}', { repeatedName: true, namesDistinct: false, messageKeys: 2 }],
+    // Not a told name under any folding: `ſ` elsewhere, other letters, other lengths, other objects.
+    [`{"jsonrpc":"2.0","id":1,"re\u017fults":1,${R}}`, { repeatedName: false, namesDistinct: true, messageKeys: 4 }],
+    [`{"jsonrpc":"2.0","id":1,"\u017fesult":1,${R}}`, { repeatedName: false, namesDistinct: true, messageKeys: 4 }],
+    [`{"jsonrpc":"2.0","id":1,"re\u00dfult":1,${R}}`, { repeatedName: false, namesDistinct: true, messageKeys: 4 }],
+    [`{"jsonrpc":"2.0","id":1,"\u212aind":1,${R}}`, { repeatedName: false, namesDistinct: true, messageKeys: 4 }],
+    ['{"id":1,"result":{"i\u017fErrors":1,"\u017ftructuredContents":{},"structuredContent":{"re\u017fult":1}}}', { repeatedName: false, namesDistinct: true, messageKeys: 2 }],
+    ['{"id":1,"result":{"content":[{"type":"text","te\u017ft":"b","\u212aext":1}]}}', { repeatedName: false, namesDistinct: true, messageKeys: 2 }],
     // An escaped key in the result or an item: the scan cannot tell (the parsed keys are read).
     ['{"id":1,"result":{"C\\u006fntent":[]}}', { repeatedName: false, namesDistinct: false, messageKeys: 2 }],
     ['{"id":1,"result":{"content":[{"T\\u0065xt":"b"}]}}', { repeatedName: false, namesDistinct: false, messageKeys: 2 }],

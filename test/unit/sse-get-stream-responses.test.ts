@@ -31,6 +31,9 @@ const EVENTS: ReadonlyArray<readonly [string, boolean]> = [
   ['[{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"error"}}]', true],
   ['{"jsonrpc":"2.0","id":4,"\\u0065rror":{"code":1,"message":"m"}}', false],
   ['{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"error","data":"caf\\u00e9 \\"result\\""}}', true],
+  // `ſ` (U+017F) folds to `s` for a Go host: `"reſult"` is `result` (a new user's trial 8, F3 (residual)).
+  ['{"jsonrpc":"2.0","id":5,"re\u017fult":{}}', false],
+  ['{"jsonrpc":"2.0","method":"notifications/message","params":{"re\u017fult":1}}', true],
   [note(3), true],
 ];
 const STREAM = EVENTS.map(([data]) => frame(data)).join('');
@@ -149,10 +152,10 @@ function segmentsOf(bytes: Buffer, limits: Parameters<typeof planRawEvents>[2]):
 
 test('responseKeys: raw runs keep no block holding a response key hint, in any case; the block boundaries are the plan\'s', () => {
   const limits = { maxEventBytes: 1 << 20, maxDepth: 64, maxNodes: 1 << 20, answerable: false, responseKeys: true };
-  const variants = ['{"jsonrpc":"2.0","ID":999,"Result":{}}', '{"jsonrpc":"2.0","id":1,"eRRor":{"code":1,"message":"x"}}', '{"jsonrpc":"2.0","RESULT":{}}'];
+  const variants = ['{"jsonrpc":"2.0","ID":999,"Result":{}}', '{"jsonrpc":"2.0","id":1,"eRRor":{"code":1,"message":"x"}}', '{"jsonrpc":"2.0","RESULT":{}}', '{"jsonrpc":"2.0","RE\u017fULT":{}}'];
   const bytes = Buffer.from(STREAM + variants.map(frame).join('') + frame(note(4)));
   const segments = segmentsOf(bytes, limits);
-  const HINT = /"result|"error|\\u/i;
+  const HINT = /"re(?:s|\u017f)ult|"error|\\u/i;
   for (const [text, raw] of segments) {
     assert.ok(text.endsWith('\n\n'), 'a block boundary');
     if (raw) assert.ok(!HINT.test(text), `raw segment with a hint: ${text}`);

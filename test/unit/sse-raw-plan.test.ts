@@ -43,6 +43,11 @@ const KINDS = [
   'data: {"m":"Erro","n":"\\u0041","r":"resul"}\n\n',
   'data: {"x":"quote \\"error"}\n\n',
   'data: {"a":"x","result"\n\n',
+  'data: {"jsonrpc":"2.0","ID":1}\n\n',
+  'data: {"Id":1,"xiD":2,"D":"d"}\n\n',
+  'data: {"re\u017fult":{}}\n\n',
+  'data: {"RE\u017fULt":1,"eRRO":2}\n\n',
+  'data: {"re\u017fulx":1,"m":"re\u017fult","Re\u017f":0}\n\n',
   `data: ${'['.repeat(9)}${']'.repeat(9)}\n\n`,
   `data: {"d":${'{'.repeat(5)}${'}'.repeat(5)}}\n\n`,
   'data: "café ✓ 𝄞"\n\n',
@@ -89,7 +94,7 @@ test('random mixes of blocks under random limits: the reference plan, from every
 });
 
 test('a stream cut at every byte: each piece planned as a chunk of its own gives the reference plan', () => {
-  const stream = Buffer.concat([Buffer.from(progress(1) + 'id: 4\ndata: {}\n\n' + 'data: "café"\n\n' + ': c\n\n' + '\n' + progress(2) + 'data: {"id":1}\n\n' + 'data: {"Result":1}\n\n' + 'data: "\\u"\n\n'), INVALID, Buffer.from(progress(3))]);
+  const stream = Buffer.concat([Buffer.from(progress(1) + 'id: 4\ndata: {}\n\n' + 'data: "café"\n\n' + ': c\n\n' + '\n' + progress(2) + 'data: {"id":1}\n\n' + 'data: {"Result":1}\n\n' + 'data: "\\u"\n\n' + 'data: {"Re\u017fult":1}\n\n' + 'data: {"ID":2}\n\n'), INVALID, Buffer.from(progress(3))]);
   for (const [answerable, responseKeys] of [[true, false], [false, false], [true, true], [false, true]] as const) {
     const limits = { ...LIMITS, answerable, responseKeys };
     for (let cut = 0; cut <= stream.length; cut++) {
