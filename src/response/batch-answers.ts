@@ -114,6 +114,14 @@ export class BatchAnswers {
     return out;
   }
 
+  /**
+   * The data taken since the last {@link delivered} held a response to a request of the batch
+   * (sse-stage.ts: one in a named event answers none, and the stream ends as for a `foreign` one).
+   */
+  get answeredUndelivered(): boolean {
+    return this.undelivered !== undefined && this.undelivered.length > 0;
+  }
+
   /** Every request of the batch has had its response (at once for a batch without requests). */
   get done(): boolean {
     return this.left === 0;

@@ -1,5 +1,6 @@
 /**
- * What the SSE stage (sse-stage.ts) does with a `message` event's data that needs more than
+ * What the SSE stage (sse-stage.ts) does with an event's data (whatever the event's name:
+ * sse-stage.ts namedEvent) that needs more than
  * the cheap tests (it may be the response to the request, or it is too large for
  * json-bounds.ts withinJsonBounds to prove the structure bounds): the same checks and
  * rewrite as before, done on the data's UTF-8 bytes the way the JSON path does them
@@ -105,7 +106,7 @@ export interface EventDataOptions {
 }
 
 /**
- * Checks a `message` event's data and, when it is the response to the exchange's request,
+ * Checks an event's data (whatever its name) and, when it is the response to the exchange's request,
  * rewrites it (module doc). Same verdicts as a validating bounds check + JSON.parse +
  * isResponseToExchange + rewriteResponse on the text; errors: none thrown (invalid JSON is forwarded). `dataBytes`:
  * the UTF-8 encoding of `data` when the caller has it (else it is encoded here); without

@@ -36,6 +36,13 @@
  *   whatever its `id`, an absent one included: rewrite.ts claimsResponse), a block holding
  *   `"result` or `"error` in any case (`"reſult` too), or `\u`, is parsed ({@link responseKeyHints}).
  *
+ * The event line's type plays no part: a named block (`event: x-custom`) is raw on these
+ * terms only, its name's bytes counted with the rest (brackets, hints), and one that is not
+ * goes to the parser, whose event the stage judges as a `message` event whatever its name
+ * (sse-stage.ts namedEvent; a new user's trial 9, F1: the stage judged only unnamed and
+ * `message` events, so a named response or 5,000-deep data left to the parser went out
+ * unchecked; test/unit/sse-raw-plan.test.ts checks both planners on named blocks).
+ *
  * Anything else (and any doubt) is the slow path: eventsource-parser stays the parser of
  * every event whose content the gateway reads or changes.
  *

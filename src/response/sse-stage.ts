@@ -57,9 +57,11 @@
  *   attack) costs its bytes up to the cap, then `sse_event` (or `sse_cumulative` first, when
  *   the response limit is the lower), without waiting for the line to end; its
  *   `observed_bytes` is the line's bytes read by then (`parserCapBreached`).
- * - structure: a `message` event's data is checked for depth/node bounds before JSON.parse
- *   (the scan of sse-message.ts, skipped where {@link withinJsonBounds} proves it would
- *   pass; a raw block proves it from its bytes).
+ * - structure: every event's data, whatever its `event:` name, is checked for depth/node
+ *   bounds before JSON.parse (the scan of sse-message.ts, skipped where
+ *   {@link withinJsonBounds} proves it would pass; a raw block proves it from its bytes).
+ *   Before, only an event with no name or `message` was (a new user's trial 9, F1: `event:
+ *   x-custom` carried 5,000-deep JSON, and responses, to the host; see `namedEvent`).
  * - time: `sse_idle_timeout_ms` (no byte at all while the stage waits for the seller) ->
  *   `sse_idle`, `sse_deadline_ms` (whole stream) -> `sse_deadline`; either one running out
  *   while the stage waits for the host (below) -> `host_not_reading`.
@@ -420,7 +422,9 @@ export async function handleSseBody(
     let out: Buffer | undefined;
     let verdict: EventDataVerdict | undefined;
     const content = data ?? bytes!;
-    if ((event === undefined || event === 'message') && content.length > 0) {
+    // Every event's data is judged, whatever its name (a new user's trial 9, F1: a named event
+    // skipped every check below; see `namedEvent`).
+    if (content.length > 0) {
       // Parsed only when it may be the response to the request (mayBeResponse): anything else
       // (progress notifications...) is forwarded as it is, after the structure bounds (proved
       // by withinJsonBounds, else scanned: sse-message.ts).
@@ -447,6 +451,12 @@ export async function handleSseBody(
           drop(standalone ? 'get_stream_response' : 'notification_stream_response', verdict.dataBytes);
           return;
         }
+        // The request's response in a named event: no answer (`namedEvent`), refused as one to another id.
+        if (verdict.kind === 'response' && namedEvent(event)) {
+          if (verdict.changed) bodyPool.recycleAfterSend(raw, verdict.out);
+          fail({ reason: 'upstream_not_mcp', limitBytes: perEventLimit, observedBytes: verdict.dataBytes, upstreamStatus: res.statusCode });
+          return;
+        }
       }
       // On a batch's stream: the responses it holds, once within the structure bounds (proved
       // above, or scanned: the verdict). The one that completes the batch ends the stream; one
@@ -456,7 +466,8 @@ export async function handleSseBody(
       // test/regressions/batch-answer-for-other-ids-forwarded.test.ts).
       if (awaitsBatch && mayBeResponse(content)) {
         const taken = batchAnswers.take(verdict?.kind === 'forward' && verdict.bytes !== undefined ? verdict.bytes : content);
-        if (taken === 'foreign') {
+        // A response to one of the batch's requests in a named event answers none (`namedEvent`).
+        if (taken === 'foreign' || (batchAnswers.answeredUndelivered && namedEvent(event))) {
           const observedBytes = typeof content !== 'string' ? content.length : dataBytes >= 0 ? dataBytes : Buffer.byteLength(content);
           fail({ reason: 'upstream_not_mcp', limitBytes: perEventLimit, observedBytes, upstreamStatus: res.statusCode });
           return;
@@ -1174,6 +1185,30 @@ export async function handleSseBody(
       observedBytes: cumulative?.used ?? source.raw.used,
     });
   }
+}
+
+/**
+ * True when an event of type `event` (eventsource-parser's: undefined for none or an empty
+ * `event:` field) is not a `message` event: `event: x-custom`, and `event:  message` (two
+ * spaces: the type " message").
+ *
+ * Such an event's data is judged as a `message` event's is (structure bounds, responses:
+ * `deliver`) and, when it passes, goes out under its name as the seller sent it; but the
+ * response to the request (or, on a batch's stream, to one of its requests) in one is no
+ * answer: `upstream_not_mcp` for the request's id (for each request still awaited on a
+ * batch's stream), nothing of it forwarded, as a response to another id; a long-lived stream
+ * drops it. Why: hosts differ on it. The MCP TypeScript SDK client dispatches only events
+ * with no type or `message` (client/streamableHttp.js: `!event.event || event.event ===
+ * 'message'`), so its call would wait until its own timeout while the gateway logged the
+ * exchange answered; the MCP Go SDK client decodes every event, whatever its name, and routes
+ * responses by id. One answer every host reads the same is the gateway's error, as for a
+ * member name written twice (mcp/repeated-names.ts). Reported failure (a new user's trial 9,
+ * F1): named events skipped every check; one carrying the call's own response went out
+ * undeduped, and the plain response after it too, two answers for one id
+ * (test/regressions/sse-named-event-unchecked.test.ts).
+ */
+function namedEvent(event: string | undefined): boolean {
+  return event !== undefined && event !== 'message';
 }
 
 /** The number of LF bytes at the start of `chunk`. */
