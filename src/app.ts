@@ -153,10 +153,11 @@ export async function buildApp(config: GatewayConfig, opts: BuildAppOptions = {}
   });
 
   for (const agent of config.agents.values()) if (agent.tls_insecure_skip_verify) warnInsecureAgent(logger, agent);
-  const upstream = createUpstreamDispatcher((origin) => {
-    for (const agent of current.agents.values()) if (agent.tls_insecure_skip_verify && agent.url.origin === origin) return true;
-    return false;
-  });
+  // A pool per (origin, TLS settings): an agent's tls_insecure_skip_verify reaches no other
+  // agent at its origin (a new user's trial 9, F2: routing/upstream-pools.ts); `setConfig`
+  // gives it each reloaded config.
+  const upstream = createUpstreamDispatcher();
+  upstream.configure(config.agents.values());
 
   await app.register(replyFrom, { undici: upstream.dispatcher as never, disableRequestLogging: true, retryMethods: [] });
   app.addHook('onClose', async () => upstream.close());
@@ -325,6 +326,8 @@ export async function buildApp(config: GatewayConfig, opts: BuildAppOptions = {}
     },
     // Swapping the config object applies to new requests only; in-flight exchanges keep theirs.
     setConfig(next) {
+      // Its agents' TLS settings too: their new requests go on connections made under them.
+      upstream.configure(next.agents.values());
       current = next;
       app.server.requestTimeout = next.request_timeout_ms;
       app.server.headersTimeout = headersTimeoutMs(next.request_timeout_ms);
@@ -369,7 +372,10 @@ export function warnInsecureAgent(log: Logger, agent: AgentConfig): void {
 export interface GatewayControl {
   /** The config new requests use. */
   readonly config: GatewayConfig;
-  /** Applies a new config to new requests; in-flight exchanges keep the limits they started with. */
+  /**
+   * Applies a new config to new requests (its agents' TLS settings included: routing/upstream-pools.ts);
+   * in-flight exchanges keep the limits and connection settings they started with.
+   */
   setConfig(next: GatewayConfig): void;
   /** SSE streams to hosts open right now. */
   readonly openStreams: number;

@@ -12,6 +12,11 @@
  *   read (deleted, no permission, over the 1 MiB cap, not a regular file): its one problem
  *   names the file and why, and `code` is the system error code when there is one
  *   (`ENOENT`: the file is missing). The same for SIGHUP and for a file change.
+ * - An agent's TLS settings (`tls_insecure_skip_verify`) apply like the rest: `setConfig`
+ *   hands the agents to the upstream dispatcher, whose requests of an agent go on the pool of
+ *   its origin and settings, and a pool no agent of the new config uses closes once its
+ *   requests are over (routing/upstream-pools.ts; a new user's trial 9, F2: connections made
+ *   without certificate checks kept serving after a reload turned the flag off).
  * - Keys that only take effect at start-up (`listen`, `ops_listen`, `resume`, a
  *   `max_request_bytes` above the request body limit the app was built with) are compared,
  *   and a change is logged as a warning naming the key; the rest of the file applies.

@@ -1,5 +1,9 @@
 /**
- * The upstream dispatcher: one undici Agent for every seller, with
+ * The upstream dispatcher: what @fastify/reply-from sends every seller request through, with
+ * - each request on the connections of its agent's pool, one pool per (origin, TLS settings)
+ *   (upstream-pools.ts: an agent's `tls_insecure_skip_verify` reaches no other agent at its
+ *   origin, and a reload that changes an agent's TLS settings moves it to new connections);
+ *   the pool rides with the exchange's hooks ({@link UpstreamHooks.pool});
  * - TLS certificates verified for every upstream (@fastify/reply-from does not verify by
  *   default: ARCHITECTURE §5); an agent may opt out explicitly with `tls_insecure_skip_verify`;
  * - no undici body timeout (it would cut SSE streams; the response pipeline runs its own
@@ -19,9 +23,11 @@
 import type { AsyncResource } from 'node:async_hooks';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { Agent, buildConnector, util, type Dispatcher } from 'undici';
+import { Agent, Dispatcher, util } from 'undici';
+import type { AgentConfig } from '../config/types.js';
 import { bodyKind } from '../response/content-type.js';
 import { LightBody } from './light-body.js';
+import { UPSTREAM_POOL_OPTIONS, UpstreamPools, type UpstreamPool } from './upstream-pools.js';
 
 /** What the gateway learns about one upstream request (carried by its headers: {@link withUpstreamHooks}). */
 export interface UpstreamHooks {
@@ -46,6 +52,12 @@ export interface UpstreamHooks {
    * Undefined: every error goes to the wrapped handler.
    */
   onFailure?(err: Error): void;
+  /**
+   * The pool whose connections carry the request: its agent's ({@link UpstreamDispatcher.poolFor},
+   * looked up once when the exchange starts). Undefined: a pool per origin that verifies
+   * certificates.
+   */
+  readonly pool?: UpstreamPool | undefined;
 }
 
 /**
@@ -74,8 +86,16 @@ export function withUpstreamHooks<H extends Record<string, string | string[] | u
 }
 
 export interface UpstreamDispatcher {
-  /** The undici Agent for every seller request; a request whose headers carry {@link UPSTREAM_HOOKS} reports to them. */
+  /** The dispatcher for every seller request; a request whose headers carry {@link UPSTREAM_HOOKS} reports to them and goes on their pool. */
   readonly dispatcher: Dispatcher;
+  /**
+   * Applies a config's agents (at start-up and on every reload, before its requests): each gets
+   * the pool of its origin and TLS settings; pools no agent uses any more close once their
+   * requests are over (upstream-pools.ts).
+   */
+  configure(agents: Iterable<AgentConfig>): void;
+  /** The pool of an agent (of the config applied last, or of an earlier one): a WeakMap lookup. */
+  poolFor(agent: AgentConfig): UpstreamPool;
   close(): Promise<void>;
 }
 
@@ -101,7 +121,7 @@ class LegacyExchangeHandler {
   constructor(
     private readonly h: LegacyHandler,
     private readonly hooks: UpstreamHooks,
-    /** The `request()` callback the wrapped handler would call, when known ({@link ExchangeAgent.request}). */
+    /** The `request()` callback the wrapped handler would call, when known ({@link ExchangeRouter.request}). */
     private readonly respond: RequestCallback | undefined,
   ) {}
 
@@ -224,17 +244,11 @@ class ExchangeHandler implements Dispatcher.DispatchHandler {
 }
 
 /**
- * Wraps `handler` for the exchange whose hooks its request's headers carry
- * ({@link UPSTREAM_HOOKS}, cleared here), or returns it as is. A legacy handler's optional
- * callbacks are copied only when it has them, so undici sees the same set of callbacks as
- * on the handler itself.
+ * Wraps `handler` for the exchange whose `hooks` its request carries. A legacy handler's
+ * optional callbacks are copied only when it has them, so undici sees the same set of
+ * callbacks as on the handler itself.
  */
-function wrapForExchange(opts: Dispatcher.DispatchOptions, handler: Dispatcher.DispatchHandler, respond: RequestCallback | undefined): Dispatcher.DispatchHandler {
-  const headers = opts.headers as HeadersWithHooks | undefined;
-  const hooks = headers?.[UPSTREAM_HOOKS];
-  if (hooks === undefined) return handler;
-  // undefined rather than `delete`: the object keeps its shape for what reads it next.
-  headers![UPSTREAM_HOOKS] = undefined;
+function wrapForExchange(hooks: UpstreamHooks, handler: Dispatcher.DispatchHandler, respond: RequestCallback | undefined): Dispatcher.DispatchHandler {
   if (typeof handler.onRequestStart === 'function') return new ExchangeHandler(handler, hooks);
   const legacy = handler as unknown as LegacyHandler;
   const wrapped = new LegacyExchangeHandler(legacy, hooks, respond) as unknown as Record<string, unknown>;
@@ -249,14 +263,23 @@ function wrapForExchange(opts: Dispatcher.DispatchOptions, handler: Dispatcher.D
 const OPTIONAL_LEGACY_CALLBACKS = ['onBodySent', 'onRequestSent', 'onResponseStarted'] as const;
 
 /**
- * The undici Agent whose `dispatch` ties a request to its exchange (no `compose`: a Proxy and
- * a handler adapter per request), and whose `request` lets that tie give a plain JSON answer
- * a {@link LightBody}: `request(opts, callback)` dispatches synchronously (undici
- * `api-request.js`), so the callback it was given is the one its handler would call, and
- * `dispatch` hands it to the exchange's wrapper.
+ * The dispatcher whose `dispatch` ties a request to its exchange (no `compose`: a Proxy and
+ * a handler adapter per request) and sends it on its exchange's pool, and whose `request`
+ * lets that tie give a plain JSON answer a {@link LightBody}: `request(opts, callback)`
+ * dispatches synchronously (undici `api-request.js`), so the callback it was given is the one
+ * its handler would call, and `dispatch` hands it to the exchange's wrapper. A request with
+ * no hooks (or hooks without a pool) goes through `fallback`, an undici Agent (pools by
+ * origin) that verifies certificates.
  */
-class ExchangeAgent extends Agent {
+class ExchangeRouter extends Dispatcher {
   private pendingCallback: RequestCallback | undefined;
+
+  constructor(
+    private readonly pools: UpstreamPools,
+    private readonly fallback: Agent,
+  ) {
+    super();
+  }
 
   override request(...args: unknown[]): never {
     const callback = args[1];
@@ -268,31 +291,36 @@ class ExchangeAgent extends Agent {
     }
   }
 
-  override dispatch(opts: Agent.DispatchOptions, handler: Dispatcher.DispatchHandler): boolean {
+  override dispatch(opts: Dispatcher.DispatchOptions, handler: Dispatcher.DispatchHandler): boolean {
     const respond = this.pendingCallback;
     this.pendingCallback = undefined;
-    return super.dispatch(opts, wrapForExchange(opts, handler, respond));
+    const headers = opts.headers as HeadersWithHooks | undefined;
+    const hooks = headers?.[UPSTREAM_HOOKS];
+    if (hooks === undefined) return this.fallback.dispatch(opts, handler);
+    // undefined rather than `delete`: the object keeps its shape for what reads it next.
+    headers![UPSTREAM_HOOKS] = undefined;
+    const wrapped = wrapForExchange(hooks, handler, respond);
+    const pool = hooks.pool;
+    return pool === undefined ? this.fallback.dispatch(opts, wrapped) : this.pools.dispatch(pool, opts, wrapped);
+  }
+
+  override async close(): Promise<void> {
+    await Promise.all([this.pools.close(), this.fallback.close().catch(() => undefined)]);
+  }
+
+  override async destroy(): Promise<void> {
+    await Promise.all([this.pools.destroy(), this.fallback.destroy().catch(() => undefined)]);
   }
 }
 
-/**
- * @param isInsecureOrigin tells whether an origin (`https://host:port`) belongs to an agent that
- *   opted out of TLS verification. Read per connection, so a config reload applies to new connections.
- */
-export function createUpstreamDispatcher(isInsecureOrigin: (origin: string) => boolean): UpstreamDispatcher {
-  const secure = buildConnector({ rejectUnauthorized: true });
-  const insecure = buildConnector({ rejectUnauthorized: false });
-  const agent = new ExchangeAgent({
-    bodyTimeout: 0,
-    headersTimeout: 0,
-    connect(opts, cb) {
-      const origin = `${opts.protocol}//${opts.hostname}:${opts.port || (opts.protocol === 'https:' ? 443 : 80)}`;
-      return (opts.protocol === 'https:' && isInsecureOrigin(origin) ? insecure : secure)(opts, cb);
-    },
-  });
-
+/** The upstream dispatcher; give it each config's agents with `configure` before their requests. */
+export function createUpstreamDispatcher(): UpstreamDispatcher {
+  const pools = new UpstreamPools();
+  const router = new ExchangeRouter(pools, new Agent({ ...UPSTREAM_POOL_OPTIONS, connect: { rejectUnauthorized: true } }));
   return {
-    dispatcher: agent,
-    close: () => agent.close(),
+    dispatcher: router,
+    configure: (agents) => pools.configure(agents),
+    poolFor: (agent) => pools.poolFor(agent),
+    close: () => router.close(),
   };
 }

@@ -331,6 +331,9 @@ export function createMcpHandler(deps: HandlerDeps) {
         }
         onUpstreamError(exchange, reply, error, requestStarted);
       },
+      // The connections of the agent's origin and TLS settings (upstream-pools.ts; a new
+      // user's trial 9, F2): mapped when its config was applied, one WeakMap lookup here.
+      pool: deps.upstream.poolFor(agent),
     };
     // One function for the close of the host's answer and for a shutdown's cut, whichever
     // comes first: an exchange the forced exit cut wrote no line at all (a new user's trial,

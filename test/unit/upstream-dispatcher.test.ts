@@ -60,7 +60,7 @@ function recorder(): { events: string[]; abort: ((reason: Error) => void) | unde
 }
 
 test('legacy handler (undici request()): hooks see start and end; the seller gets the headers alone', async () => {
-  const upstream = createUpstreamDispatcher(() => false);
+  const upstream = createUpstreamDispatcher();
   const rec = recorder();
   // As @fastify/reply-from passes them: a copy (Object.assign) of what rewriteRequestHeaders returned.
   const headers = Object.assign({}, withUpstreamHooks({ 'x-other': 'y' }, rec.hooks));
@@ -73,7 +73,7 @@ test('legacy handler (undici request()): hooks see start and end; the seller get
 });
 
 test('legacy handler: the abort given at the start ends the request with its reason', async () => {
-  const upstream = createUpstreamDispatcher(() => false);
+  const upstream = createUpstreamDispatcher();
   const rec = recorder();
   const res = await upstream.dispatcher.request({ origin, path: '/hang', method: 'GET', headers: withUpstreamHooks({}, rec.hooks) });
   const reason = new Error('gateway stops it');
@@ -85,7 +85,7 @@ test('legacy handler: the abort given at the start ends the request with its rea
 });
 
 test('no hooks: the request goes as is', async () => {
-  const upstream = createUpstreamDispatcher(() => false);
+  const upstream = createUpstreamDispatcher();
   const res = await upstream.dispatcher.request({ origin, path: '/ok', method: 'GET', headers: { 'x-other': 'z' } });
   assert.equal(await res.body.text(), '{"ok":true}');
   assert.equal(seen.at(-1)!['x-other'], 'z');
@@ -93,7 +93,7 @@ test('no hooks: the request goes as is', async () => {
 });
 
 test('new-API handler (onRequestStart ...): hooks see start and end', async () => {
-  const upstream = createUpstreamDispatcher(() => false);
+  const upstream = createUpstreamDispatcher();
   const rec = recorder();
   const chunks: Buffer[] = [];
   await new Promise<void>((resolve, reject) => {
@@ -133,7 +133,7 @@ async function readAll(body: NodeJS.EventEmitter): Promise<string> {
 }
 
 test('request() with a callback: a plain 2xx JSON answer of an exchange gets a LightBody, other answers undici\'s Readable', async () => {
-  const upstream = createUpstreamDispatcher(() => false);
+  const upstream = createUpstreamDispatcher();
   const cases: Array<[path: string, light: boolean]> = [
     ['/kind/200/application%2Fjson', true],
     ['/kind/200/application%2Fjson%3B%20charset%3Dutf-8', true],
@@ -163,7 +163,7 @@ test('request() with a callback: a plain 2xx JSON answer of an exchange gets a L
 });
 
 test('LightBody: the abort given at the start ends the request; the body errors with its reason', async () => {
-  const upstream = createUpstreamDispatcher(() => false);
+  const upstream = createUpstreamDispatcher();
   const rec = recorder();
   const res = await requestWithCallback(upstream.dispatcher, { origin, path: '/hang', method: 'GET', headers: withUpstreamHooks({}, rec.hooks) });
   assert.ok(res.body instanceof LightBody);
@@ -176,7 +176,7 @@ test('LightBody: the abort given at the start ends the request; the body errors 
 });
 
 test('LightBody: destroying it before its end aborts the upstream request (the seller sees the connection close)', async () => {
-  const upstream = createUpstreamDispatcher(() => false);
+  const upstream = createUpstreamDispatcher();
   const rec = recorder();
   const res = await requestWithCallback(upstream.dispatcher, { origin, path: '/hang', method: 'GET', headers: withUpstreamHooks({}, rec.hooks) });
   const closed = new Promise<void>((r) => res.body.on('close', () => r()));
@@ -189,7 +189,7 @@ test('LightBody: destroying it before its end aborts the upstream request (the s
 });
 
 test("legacy handler with onFailure: a failure before the head goes there, not to request()'s callback; without it, to the callback", async () => {
-  const upstream = createUpstreamDispatcher(() => false);
+  const upstream = createUpstreamDispatcher();
   // A port nothing listens on: bind, read the port, close.
   const probe = http.createServer();
   await new Promise<void>((r) => probe.listen(0, '127.0.0.1', r));
