@@ -41,6 +41,7 @@ import {
   RESUME_SECRET_ENV,
 } from './defaults.js';
 import { expandEnv } from './env.js';
+import { urlAuthorityProblem } from './url-authority.js';
 import { RESOLUTION, resolveLevel, type AgentResolution, type ResolvedLevel } from './resolve.js';
 import { deferMessage, moreProblemsLine, shownProblems } from './problem-list.js';
 import { configSchema, LIMIT_KEYS, type RawAgent, type RawConfig, type RawTool } from './schema.js';
@@ -313,7 +314,8 @@ class TreeBuilder {
         if (inexact !== undefined) return unread(inexact);
       }
       if (typeof value !== 'string') return value;
-      const result = expandEnv(value, this.env);
+      const url = isAgentUrlPath(path);
+      const result = expandEnv(value, this.env, { refuseEmpty: url });
       if (result.expanded) this.expanded.add(id);
       if (!result.ok) {
         this.envFailed.add(id);
@@ -322,7 +324,9 @@ class TreeBuilder {
             path,
             p.kind === 'missing'
               ? `environment variable \`${p.name}\` is not set`
-              : 'malformed `${...}` reference: expected ${NAME} with NAME of letters, digits and _ (write $${ for a literal ${)',
+              : p.kind === 'empty'
+                ? emptyUrlVariableMessage(p.name, value, this.env)
+                : 'malformed `${...}` reference: expected ${NAME} with NAME of letters, digits and _ (write $${ for a literal ${)',
             n.range?.[0],
           );
         }
@@ -369,6 +373,31 @@ class TreeBuilder {
     this.problem(path, 'unsupported YAML node', (n as { range?: [number] }).range?.[0]);
     return null;
   }
+}
+
+/** `agents.<agent>.url`: the one key whose `${VAR}` may not be set to the empty string. */
+function isAgentUrlPath(path: readonly Segment[]): boolean {
+  return path.length === 3 && path[0] === 'agents' && path[2] === 'url';
+}
+
+/**
+ * The problem of a variable set to the empty string in an agent `url` (`raw`, the text as
+ * written). In a url every part steers where the agent's requests and configured headers go,
+ * and compose files and systemd `Environment=` lines make set-but-empty values easily: the
+ * host of `https://${SELLER_HOST}/adcp/mcp` with `SELLER_HOST=""` became `adcp` (a new user's
+ * trial 9, F4; test/regressions/empty-env-var-url-host.test.ts). Says when this variable's
+ * empty value leaves the url without a host (url-authority.ts). Names the variable, never a value.
+ */
+function emptyUrlVariableMessage(name: string, raw: string, env: NodeJS.ProcessEnv): string {
+  // This variable alone empty (any other empty one given a stand-in): is the host gone?
+  const alone: NodeJS.ProcessEnv = Object.create(null) as NodeJS.ProcessEnv;
+  for (const key of Object.keys(env)) alone[key] = env[key] === '' && key !== name ? 'x' : env[key];
+  const expanded = expandEnv(raw, alone);
+  const hostless = expanded.ok && urlAuthorityProblem(expanded.value) !== undefined;
+  return (
+    `environment variable \`${name}\` is set but empty${hostless ? ', which leaves the url without a host' : ''} ` +
+    "(an empty variable in a url is an error: it changes where the agent's requests and headers go)"
+  );
 }
 
 /**
