@@ -165,10 +165,11 @@ interface ProbeCliOptions extends RootOptions {
 const PROBE_HELP = `
 Builds the gateway from the config in this process and listens on 127.0.0.1 on a free
 port (never on listen.port, so it runs beside a live gateway). Through the gateway's own
-pipeline it calls initialize, tools/list (following nextCursor, at most 1000 pages) and,
-when the seller lists it, get_adcp_capabilities, then prints each surface's bytes (what a
-host on the gateway receives) against the AdCP discovery size targets ("Managing response
-size"):
+pipeline it calls initialize, tools/list (following nextCursor, at most 1000 pages, each
+cursor at most 65,536 bytes; a larger or repeated cursor stops the listing with an error)
+and, when the seller lists it, get_adcp_capabilities, then prints each surface's bytes
+(what a host on the gateway receives) against the AdCP discovery size targets ("Managing
+response size"):
   tools/list, per page                           131,072 bytes (128 KiB)
   get_adcp_capabilities                           65,536 bytes (64 KiB)
   media_buy.portfolio.publisher_domains            8,192 bytes

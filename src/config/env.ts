@@ -3,7 +3,9 @@
  *
  * Syntax:
  * - `${NAME}` is replaced by the environment variable NAME (`[A-Za-z_][A-Za-z0-9_]*`). An
- *   unset variable is a problem; a variable set to the empty string expands to "".
+ *   unset variable is a problem; a variable set to the empty string expands to "", unless the
+ *   caller refuses empty values (`refuseEmpty`, the loader's choice for an agent `url`), when
+ *   it is a problem too.
  * - `$${` is a literal `${` (so `$${NAME}` yields the text `${NAME}`).
  * - Any other `$` is literal (`$HOME`, `a$b`, `$$`).
  * - `${` that is not a well-formed reference (no closing `}`, empty or invalid name) is a problem.
@@ -15,6 +17,7 @@
 /** One problem found while expanding a string. `index` is the 0-based offset of the `${` in the original string. */
 export type EnvProblem =
   | { readonly kind: 'missing'; readonly name: string; readonly index: number }
+  | { readonly kind: 'empty'; readonly name: string; readonly index: number }
   | { readonly kind: 'malformed'; readonly index: number };
 
 /** The outcome of `expandEnv`. `expanded` is true when at least one `${NAME}` was substituted. */
@@ -24,15 +27,22 @@ export type ExpandResult =
 
 const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
+/** Options of `expandEnv`. */
+export interface ExpandOptions {
+  /** A variable set to the empty string is a problem (`kind: 'empty'`) rather than "". Default false. */
+  readonly refuseEmpty?: boolean;
+}
+
 /**
  * Expands `${NAME}` references in `input` from `env`.
  *
  * @param input a string value from the config file.
  * @param env variables to read (own string properties only; `process.env` by default).
+ * @param opts `refuseEmpty`: a variable set to "" is a problem.
  * @returns `{ ok: true, value, expanded }`, or `{ ok: false, problems }` listing every unset
- *   variable and malformed reference (in order of appearance). Never throws.
+ *   variable, refused empty one and malformed reference (in order of appearance). Never throws.
  */
-export function expandEnv(input: string, env: NodeJS.ProcessEnv = process.env): ExpandResult {
+export function expandEnv(input: string, env: NodeJS.ProcessEnv = process.env, opts: ExpandOptions = {}): ExpandResult {
   // Fast path: nothing to expand.
   if (!input.includes('${')) return { ok: true, value: input, expanded: false };
 
@@ -68,6 +78,8 @@ export function expandEnv(input: string, env: NodeJS.ProcessEnv = process.env): 
     const value = Object.hasOwn(env, name) ? env[name] : undefined;
     if (typeof value !== 'string') {
       problems.push({ kind: 'missing', name, index: dollar });
+    } else if (value === '' && opts.refuseEmpty === true) {
+      problems.push({ kind: 'empty', name, index: dollar });
     } else {
       out += value;
       expanded = true;

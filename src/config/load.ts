@@ -23,7 +23,6 @@
  */
 import { constants as fsConstants, type Stats } from 'node:fs';
 import { open, stat, type FileHandle } from 'node:fs/promises';
-import { isIP } from 'node:net';
 import { resolve as resolvePath } from 'node:path';
 import { isAlias, isMap, isScalar, isSeq, LineCounter, type Alias, type Document, type Node as YamlNode } from 'yaml';
 import type { z } from 'zod';
@@ -41,6 +40,8 @@ import {
   RESUME_SECRET_ENV,
 } from './defaults.js';
 import { expandEnv } from './env.js';
+import { listenOverlap } from './listen-overlap.js';
+import { urlAuthorityProblem } from './url-authority.js';
 import { RESOLUTION, resolveLevel, type AgentResolution, type ResolvedLevel } from './resolve.js';
 import { deferMessage, moreProblemsLine, shownProblems } from './problem-list.js';
 import { configSchema, LIMIT_KEYS, type RawAgent, type RawConfig, type RawTool } from './schema.js';
@@ -313,7 +314,8 @@ class TreeBuilder {
         if (inexact !== undefined) return unread(inexact);
       }
       if (typeof value !== 'string') return value;
-      const result = expandEnv(value, this.env);
+      const url = isAgentUrlPath(path);
+      const result = expandEnv(value, this.env, { refuseEmpty: url });
       if (result.expanded) this.expanded.add(id);
       if (!result.ok) {
         this.envFailed.add(id);
@@ -322,7 +324,9 @@ class TreeBuilder {
             path,
             p.kind === 'missing'
               ? `environment variable \`${p.name}\` is not set`
-              : 'malformed `${...}` reference: expected ${NAME} with NAME of letters, digits and _ (write $${ for a literal ${)',
+              : p.kind === 'empty'
+                ? emptyUrlVariableMessage(p.name, value, this.env)
+                : 'malformed `${...}` reference: expected ${NAME} with NAME of letters, digits and _ (write $${ for a literal ${)',
             n.range?.[0],
           );
         }
@@ -369,6 +373,31 @@ class TreeBuilder {
     this.problem(path, 'unsupported YAML node', (n as { range?: [number] }).range?.[0]);
     return null;
   }
+}
+
+/** `agents.<agent>.url`: the one key whose `${VAR}` may not be set to the empty string. */
+function isAgentUrlPath(path: readonly Segment[]): boolean {
+  return path.length === 3 && path[0] === 'agents' && path[2] === 'url';
+}
+
+/**
+ * The problem of a variable set to the empty string in an agent `url` (`raw`, the text as
+ * written). In a url every part steers where the agent's requests and configured headers go,
+ * and compose files and systemd `Environment=` lines make set-but-empty values easily: the
+ * host of `https://${SELLER_HOST}/adcp/mcp` with `SELLER_HOST=""` became `adcp` (a new user's
+ * trial 9, F4; test/regressions/empty-env-var-url-host.test.ts). Says when this variable's
+ * empty value leaves the url without a host (url-authority.ts). Names the variable, never a value.
+ */
+function emptyUrlVariableMessage(name: string, raw: string, env: NodeJS.ProcessEnv): string {
+  // This variable alone empty (any other empty one given a stand-in): is the host gone?
+  const alone: NodeJS.ProcessEnv = Object.create(null) as NodeJS.ProcessEnv;
+  for (const key of Object.keys(env)) alone[key] = env[key] === '' && key !== name ? 'x' : env[key];
+  const expanded = expandEnv(raw, alone);
+  const hostless = expanded.ok && urlAuthorityProblem(expanded.value) !== undefined;
+  return (
+    `environment variable \`${name}\` is set but empty${hostless ? ', which leaves the url without a host' : ''} ` +
+    "(an empty variable in a url is an error: it changes where the agent's requests and headers go)"
+  );
 }
 
 /**
@@ -665,27 +694,13 @@ function sortProblems(problems: ConfigProblem[]): ConfigProblem[] {
     .map(({ p }) => p);
 }
 
-/** `0.0.0.0` and `::` (any spelling): a listener there takes the port on every address. */
-function isWildcardHost(host: string): boolean {
-  return host === '0.0.0.0' || host === '::';
-}
-
-/** A host for comparison: lower-cased, brackets dropped, IPv6 in its canonical form. */
-function canonicalHost(host: string): string {
-  const bare = host.toLowerCase().replace(/^\[(.*)\]$/, '$1');
-  if (isIP(bare) !== 6) return bare;
-  try {
-    return new URL(`http://[${bare}]/`).hostname.slice(1, -1);
-  } catch {
-    return bare; // e.g. with a zone id (fe80::1%eth0), which URLs don't take
-  }
-}
-
 /**
- * `ops_listen.port` equal to `listen.port` on an overlapping address (the same host, or
- * either host a wildcard) would fail at start-up with EADDRINUSE: report it at
- * `ops_listen.port` instead. Port 0 (any free port) never collides. Looks at the tree as
- * written, so it runs alongside the schema's problems; values the schema rejects are skipped.
+ * `ops_listen.port` equal to `listen.port` on an overlapping address (the same host, either
+ * host a wildcard, or a common address however spelled: `localhost` and `127.0.0.1`,
+ * `::ffff:127.0.0.1` and `127.0.0.1`; listen-overlap.ts) would fail at start-up with
+ * EADDRINUSE: report it at `ops_listen.port` instead. Port 0 (any free port) never collides.
+ * Looks at the tree as written, so it runs alongside the schema's problems; values the schema
+ * rejects are skipped.
  */
 function opsListenProblems(tree: unknown, builder: TreeBuilder, lines: LineCounter): ConfigProblem[] {
   const ops = lookup(tree, ['ops_listen']);
@@ -701,12 +716,16 @@ function opsListenProblems(tree: unknown, builder: TreeBuilder, lines: LineCount
   const opsHostAt = lookup(tree, ['ops_listen', 'host']);
   const opsHost = opsHostAt.found ? opsHostAt.value : listenHost;
   if (typeof listenHost !== 'string' || typeof opsHost !== 'string' || listenHost === '' || opsHost === '') return [];
-  const a = canonicalHost(listenHost);
-  const b = canonicalHost(opsHost);
-  if (a !== b && !isWildcardHost(a) && !isWildcardHost(b)) return [];
+  const overlap = listenOverlap(listenHost, opsHost);
+  if (overlap === undefined) return [];
 
   // Hosts are not echoed: like any string value they may come from a ${VAR}.
-  const where = a === b ? 'on the same host' : `and ${isWildcardHost(a) ? 'listen.host' : 'ops_listen.host'} is a wildcard address (0.0.0.0 or ::, every address)`;
+  const where =
+    overlap === 'same_host'
+      ? 'on the same host'
+      : overlap === 'same_address'
+        ? 'and both hosts take the same address (localhost is 127.0.0.1 and ::1; an IPv4-mapped IPv6 address ::ffff:a.b.c.d is a.b.c.d)'
+        : `and ${overlap === 'first_wildcard' ? 'listen.host' : 'ops_listen.host'} is a wildcard address (0.0.0.0 or ::, every address)`;
   const at = builder.positions.get(pathKey(['ops_listen', 'port']));
   return [
     withPosition(

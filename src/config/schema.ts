@@ -25,6 +25,7 @@ import {
   MIN_RESUME_SECRET_LENGTH,
   SPEC_DEFAULT_RESPONSE_CEILING_BYTES,
 } from './defaults.js';
+import { urlAuthorityProblem } from './url-authority.js';
 
 /** Agent names become a URL path segment: `/agents/<name>/mcp`. */
 export const AGENT_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
@@ -163,6 +164,9 @@ const url = z.string({ error: 'expected an absolute http: or https: URL' }).supe
   if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
     ctx.addIssue({ code: 'custom', message: `scheme must be http: or https:, got ${JSON.stringify(parsed.protocol.slice(0, 20))}` });
   }
+  // Read from the text: the parser above makes a host of the first path segment (url-authority.ts).
+  const authority = urlAuthorityProblem(value);
+  if (authority !== undefined) ctx.addIssue({ code: 'custom', message: authority });
   if (parsed.username !== '' || parsed.password !== '') {
     ctx.addIssue({ code: 'custom', message: 'must not contain credentials (user:password@); send them with `headers` instead' });
   }

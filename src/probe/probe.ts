@@ -7,7 +7,8 @@
  * client (`rpc.ts`) talks to `/agents/<agent>/mcp` like a host would:
  *
  * 1. `initialize` (offering `PROBE_PROTOCOL_VERSION`), then `notifications/initialized`;
- * 2. `tools/list`, following `nextCursor` to the end (at most `MAX_TOOLS_LIST_PAGES` pages);
+ * 2. `tools/list`, following `nextCursor` to the end (at most `MAX_TOOLS_LIST_PAGES` pages, each
+ *    cursor at most `MAX_CURSOR_BYTES`; a cursor seen before ends it: a loop);
  * 3. `tools/call get_adcp_capabilities` with `{}`, when the tool is listed.
  *
  * Each response is measured on the bytes the gateway sent (after its normalization), so the
@@ -16,7 +17,7 @@
  */
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { buildApp } from '../app.js';
 import type { AgentConfig, GatewayConfig } from '../config/types.js';
 import { CAPABILITIES_TOOL, DISCOVERY_TARGETS, measureDiscovery, type DiscoveryMeasurement, type DiscoverySurface } from '../mcp/discovery-size.js';
@@ -27,6 +28,17 @@ import { DEFAULT_PROBE_TIMEOUT_MS } from './options.js';
 
 /** Bound on `tools/list` pages followed: a seller that never stops paging must not keep the probe busy. */
 export const MAX_TOOLS_LIST_PAGES = 1000;
+/**
+ * Bound on one `nextCursor` the probe follows, in UTF-8 bytes (64 KiB): MCP cursors are
+ * opaque tokens, far smaller in practice. A larger one ends the listing with an error row.
+ * Between pages the probe keeps the one cursor it sends next (at most this size) and a
+ * 32-byte SHA-256 digest of each cursor followed, for loop detection: at most
+ * `MAX_TOOLS_LIST_PAGES` x 32 bytes, whatever the seller sends. It kept every cursor whole, and
+ * a seller answering each page with a new 1,000,000-character cursor made it run out of heap
+ * after 245 pages (a new user's trial 9, F6;
+ * test/regressions/probe-cursor-memory-unbounded.test.ts).
+ */
+export const MAX_CURSOR_BYTES = 65_536;
 export { DEFAULT_PROBE_TIMEOUT_MS, PROBE_EXIT } from './options.js';
 
 /** `info`: no target (initialize); `skipped`: not asked because `tools/list` did not complete. */
@@ -146,7 +158,8 @@ async function probeAgent(client: ReturnType<typeof createRpcClient>, agent: str
 
   // 2. tools/list, every page
   let cursor: string | undefined;
-  const cursors = new Set<string>();
+  /** SHA-256 of every cursor followed (32 bytes each, base64; at most MAX_TOOLS_LIST_PAGES): a repeat is a loop. */
+  const followed = new Set<string>();
   let offersCapabilities = false;
   let listed = false;
   for (let page = 1; ; page++) {
@@ -176,11 +189,22 @@ async function probeAgent(client: ReturnType<typeof createRpcClient>, agent: str
       listed = true;
       break;
     }
-    if (cursors.has(next)) {
-      rows.push({ surface: 'tools_list_page', page: page + 1, target_bytes: DISCOVERY_TARGETS.tools_list_page, status: 'error', error: 'nextCursor repeats an earlier cursor: stopped' });
+    const stop = (error: string): void => {
+      rows.push({ surface: 'tools_list_page', page: page + 1, target_bytes: DISCOVERY_TARGETS.tools_list_page, status: 'error', error });
+    };
+    const cursorBytes = Buffer.byteLength(next, 'utf8');
+    if (cursorBytes > MAX_CURSOR_BYTES) {
+      stop(`nextCursor is ${cursorBytes} bytes, over the probe's limit of ${MAX_CURSOR_BYTES} bytes: stopped`);
       break;
     }
-    cursors.add(next);
+    // UTF-16 code units, not UTF-8: two cursors differing only in a lone surrogate (JSON's
+    // `\ud800`) would both encode as U+FFFD and look like a repeat.
+    const digest = createHash('sha256').update(next, 'utf16le').digest('base64');
+    if (followed.has(digest)) {
+      stop('nextCursor repeats an earlier cursor: stopped');
+      break;
+    }
+    followed.add(digest);
     cursor = next;
   }
 

@@ -18,6 +18,18 @@ describe('expandEnv', () => {
     assert.deepEqual(expandEnv('[${B}]', env), { ok: true, value: '[]', expanded: true });
   });
 
+  it('refuseEmpty: an empty variable is a problem (an agent url, trial 9 F4)', () => {
+    assert.deepEqual(expandEnv('https://${B}/${A}/${B}', env, { refuseEmpty: true }), {
+      ok: false,
+      problems: [
+        { kind: 'empty', name: 'B', index: 8 },
+        { kind: 'empty', name: 'B', index: 18 },
+      ],
+      expanded: true,
+    });
+    assert.deepEqual(expandEnv('https://${A}/', env, { refuseEmpty: true }), { ok: true, value: 'https://alpha/', expanded: true });
+  });
+
   it('$${ is a literal ${; other $ are literal', () => {
     assert.deepEqual(expandEnv('$${A}', env), { ok: true, value: '${A}', expanded: false });
     assert.deepEqual(expandEnv('a$${A}b${A}', env), { ok: true, value: 'a${A}balpha', expanded: true });
