@@ -196,6 +196,15 @@ export interface Exchange {
    */
   textNotLifted: TextNotLiftedReason | undefined;
   /**
+   * On a stream that answers no request (the standalone GET stream, a POSTed notification's or
+   * host response's, a long-lived one): the events dropped from it so far, by reason
+   * (`{ get_stream_response: 5000 }`; response/sse-drop-log.ts); undefined while none was (the
+   * common case). The exchange line's `events_dropped`: the drop warnings are throttled per
+   * stream, so the line carries the stream's exact counts (a new user's trial 9, F5:
+   * test/regressions/get-stream-drop-warnings-flood-log.test.ts).
+   */
+  eventsDropped: Record<string, number> | undefined;
+  /**
    * Aborts the upstream request, set once the dispatcher starts it. Safe to call repeatedly
    * (a no-op once undici has completed the request). A normal end passes the shared
    * `GATEWAY_FINISHED` (errors/abort.ts): no error is built per exchange.
@@ -298,6 +307,7 @@ export function createExchange(init: {
     reason: undefined,
     actions: [],
     textNotLifted: undefined,
+    eventsDropped: undefined,
     abortUpstream: () => {},
     finished: false,
     sseStarted: false,

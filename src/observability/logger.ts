@@ -211,14 +211,19 @@ function bounded<T>(value: T): T | string {
  * bytes_to_host is the body handed to the host's response (exchange.ts `bytesToHost`): for
  * `host_aborted`, what was handed over before the host left, not what it read.
  *
- * One field only when it applies (absent otherwise, so the common line is unchanged):
+ * Two fields only when they apply (absent otherwise, so the common line is unchanged):
  * text_not_lifted, the reason a tool result was left unlifted (exchange.ts `textNotLifted`:
  * `text_bytes`, `json_depth` or `json_nodes`, the bound the first text that may hold its JSON
  * broke; `max_response_bytes`, `max_sse_event_bytes`, `max_json_depth` or `max_json_nodes`,
  * the limit the lifted answer would have gone over, response/rewrite-room.ts). Sources: a
  * reviewer, "a text over the bounds was silently not lifted";
  * test/regressions/lift-skipped-for-room-silent.test.ts;
- * test/regressions/lift-exceeds-json-depth-and-nodes.test.ts.
+ * test/regressions/lift-exceeds-json-depth-and-nodes.test.ts. events_dropped, on a stream
+ * that answers no request and dropped events: its counts by reason (exchange.ts
+ * `eventsDropped`, `{"get_stream_response":5000}`), exact where the drop warnings are
+ * throttled (response/sse-drop-log.ts; a new user's trial 9, F5:
+ * test/regressions/get-stream-drop-warnings-flood-log.test.ts). An object: such a line is
+ * written through the logger's redaction (plainInfoWriter), once per stream.
  */
 export function exchangeLogFields(exchange: Exchange, hostStatus: number | null, httpMethod: string): Record<string, unknown> {
   const fields: Record<string, unknown> = {
@@ -239,6 +244,7 @@ export function exchangeLogFields(exchange: Exchange, hostStatus: number | null,
     duration_ms: Math.round(Number(process.hrtime.bigint() - exchange.startedAt) / 1e3) / 1e3,
   };
   if (exchange.textNotLifted !== undefined) fields.text_not_lifted = exchange.textNotLifted;
+  if (exchange.eventsDropped !== undefined) fields.events_dropped = exchange.eventsDropped;
   return fields;
 }
 

@@ -142,9 +142,11 @@
  * A breach on a stream answering a POSTed notification or JSON-RPC response (no id to answer)
  * ends it as on a request's stream, with one final event: the error for id null (the body
  * such a POST gets as HTTP 502 before anything is sent; errors/local-reply.ts). A breach on
- * the standalone GET stream (no request to answer) drops that one event, logs a
- * warning ("standalone SSE stream: event dropped", with the reason and observed_bytes; the
- * exchange line carries the reason; `adcp_gateway_sse_events_dropped_total` counts it) and
+ * the standalone GET stream (no request to answer) drops that one event, counts it for the
+ * stream's throttled warnings (sse-drop-log.ts: the first drop's "standalone SSE stream: event
+ * dropped", with the reason and observed_bytes, then summaries of the counts by reason; a new
+ * user's trial 9, F5), for the exchange line (its `reason`, the last drop's, and
+ * `events_dropped`) and in `adcp_gateway_sse_events_dropped_total` (per drop), and
  * keeps the stream open, as a response there (above) is dropped: ending it would only make the
  * client reconnect into the same event. That holds for an endless `data:` line too: the
  * rest of that event is skipped up to the next blank line, then parsing resumes.
@@ -176,6 +178,7 @@ import { SSE_RESPONSE_HEADERS } from './sse-headers.js';
 import { hijackAndWriteHead } from './headers.js';
 import { eventRewriteOverBound, recordLiftSkippedForRoom } from './rewrite-room.js';
 import { BatchAnswers } from './batch-answers.js';
+import { SseDropLog } from './sse-drop-log.js';
 import type { PipelineHooks } from './pipeline.js';
 
 /** Slack over `max_sse_event_bytes` for the parser's pending line buffer (field names, line breaks). */
@@ -332,14 +335,20 @@ export async function handleSseBody(
     // (errors/local-reply.ts batchAnswered), not one for id null that answers none.
     answerWithLocalError(exchange, reply, batchAnswers === undefined ? input : { ...input, awaited: batchAnswers.unanswered() });
   };
+  /** The stream's drop warnings (sse-drop-log.ts), made at its first drop. */
+  let dropLog: SseDropLog | undefined;
   /**
    * Drops one event from a stream that answers no request (the standalone GET stream, a
-   * long-lived one): a warning naming the agent, the reason and the event's observed bytes,
-   * the exchange line's `reason`, `adcp_gateway_sse_events_dropped_total{agent,reason}`; the
-   * stream goes on.
+   * long-lived one): counted by reason for the throttled warnings (sse-drop-log.ts: the
+   * stream's first drop logged at once with the agent, the reason and the event's observed
+   * bytes, then at most one summary per interval and one at the end) and the exchange line's
+   * `events_dropped`; the exchange line's `reason`;
+   * `adcp_gateway_sse_events_dropped_total{agent,reason}`, per drop. The stream goes on. No
+   * line per drop: a seller's flood of tiny responses filled the log buffer and lost lines,
+   * the stream's exchange line among them (a new user's trial 9, F5).
    */
   const drop = (reason: DropReason, observedBytes: number | undefined): void => {
-    log.warn({ agent: exchange.agent.name, reason, observed_bytes: observedBytes }, 'standalone SSE stream: event dropped');
+    (dropLog ??= new SseDropLog(exchange, log)).drop(reason, observedBytes);
     exchange.reason = reason;
     hooks.onSseEventDropped(reason);
   };
@@ -1164,6 +1173,8 @@ export async function handleSseBody(
     } else if (local && local.reason !== 'upstream_reset') fail(local);
     if (!exchange.finished) onUpstreamEnd();
   } finally {
+    // The drops not yet logged get their summary as the stream ends (before any await).
+    dropLog?.end();
     // Closes the decoders' generator as `for await` would (a no-op once it is done).
     if (decodedChunks !== undefined) await decodedChunks.return(undefined);
     headSent();

@@ -14,10 +14,14 @@
  * blank line, then g5 and g6 (small), then ends the stream.
  * Expectation: the host receives exactly g1, g3, g5 and g6 (ids turned into resume tokens),
  * nothing of g2 or g4, and the stream ends only when the seller ends it (outcome `ok`). Two
- * warnings: sse_event with observed_bytes 2049, then the bytes of g4's line read when the
- * cap broke: over 67584, at most its 100006 (it was the cap + 1, 67585, whatever was read:
+ * warnings: the first drop's, sse_event with observed_bytes 2049, then the stream end's
+ * summary of the later drops (src/response/sse-drop-log.ts: drop warnings are throttled per
+ * stream, a new user's trial 9, F5): one more sse_event, two in all, its largest
+ * observed_bytes the bytes of g4's line read when the cap broke: over 67584, at most its
+ * 100006 (it was the cap + 1, 67585, whatever was read:
  * test/regressions/sse-event-cap-observed-bytes.test.ts; how far past the cap depends on where
- * the seller's bytes were cut into reads). The seller sees ONE GET.
+ * the seller's bytes were cut into reads). The exchange line's `events_dropped` says 2 too.
+ * The seller sees ONE GET.
  * Bug fixed: after the parser's buffer cap terminated it (g4), the next chunk made the
  * parser throw, which ended the GET stream: g5 and g6 were lost and the client reconnected.
  */
@@ -26,6 +30,7 @@ import assert from 'node:assert/strict';
 import { RESUME_TOKEN, messageFrame, withToken, useHostileStack } from '../support/hostile-seller.js';
 import { sseMessages, sseIds } from '../helpers/raw.js';
 import { TEST_TIMEOUT_MS, withTimeout } from '../helpers/timeout.js';
+import { dropLinesOf } from '../helpers/drop-lines.js';
 
 const stack = useHostileStack((seller) => ({
   notes: { url: seller.url('get-stream', { event_bytes: 2048, endless_bytes: 100_000 }), max_response_bytes: 1048576, max_sse_event_bytes: 2048 },
@@ -58,16 +63,17 @@ describe('standalone GET stream: an event over the per-event bound', { timeout: 
     assert.equal(line.outcome, 'ok');
     assert.equal(line.reason, 'sse_event');
     assert.equal(line.bytes_to_host, Buffer.byteLength(text));
-    const drops = stack.gateway.lines.filter((l) => l.msg === 'standalone SSE stream: event dropped');
+    assert.deepEqual(line.events_dropped, { sse_event: 2 });
+    const drops = dropLinesOf(stack.gateway.lines, 'notes');
     assert.deepEqual(
-      drops.map((l) => [l.level, l.agent, l.reason]),
+      drops.map((l) => [l.level, l.msg, l.reason, l.dropped, l.dropped_total, l.stream_ended]),
       [
-        [40, 'notes', 'sse_event'],
-        [40, 'notes', 'sse_event'],
+        [40, 'standalone SSE stream: event dropped', 'sse_event', undefined, undefined, undefined],
+        [40, 'standalone SSE stream: events dropped', undefined, { sse_event: 1 }, { sse_event: 2 }, true],
       ],
     );
     assert.equal(drops[0]!.observed_bytes, 2049);
-    const g4 = drops[1]!.observed_bytes as number;
+    const g4 = drops[1]!.max_observed_bytes as number;
     assert.ok(g4 > 2048 + 65536 && g4 <= 'data: '.length + 100_000, `observed_bytes ${g4}`);
   });
 });

@@ -1,0 +1,109 @@
+/**
+ * The warnings for the events dropped from one stream that answers no request (the standalone
+ * GET stream, a POSTed notification's or host response's stream, a long-lived one:
+ * sse-stage.ts `drop`), throttled per stream:
+ *
+ * - the stream's first drop is logged at once, as before: `warn`,
+ *   `standalone SSE stream: event dropped`, `{ agent, reason, observed_bytes }`;
+ * - every later drop is only counted, by reason; {@link DROP_SUMMARY_INTERVAL_MS} after the
+ *   first drop not yet logged, one summary line says how many were dropped since the
+ *   previous line: `warn`, `standalone SSE stream: events dropped`,
+ *   `{ agent, dropped, dropped_total, max_observed_bytes, stream_ended: false }`;
+ * - when the stream ends ({@link SseDropLog.end}), the drops not yet logged get a last
+ *   summary, `stream_ended: true`; none when every drop was logged already.
+ *
+ * `dropped`: counts by reason since the previous drop line of the stream (`{"get_stream_response":
+ * 4999}`); `dropped_total`: counts by reason over the whole stream so far, the first drop
+ * included; `max_observed_bytes`: the largest `observed_bytes` among the drops `dropped`
+ * counts (`null` when none had one). So a stream writes at most 2 lines plus one per interval
+ * however many events its seller makes it drop, and the sum of `dropped` over its summaries
+ * plus one is its drop count. The totals also go on the exchange (`Exchange.eventsDropped`:
+ * the exchange line's `events_dropped`). The metric
+ * `adcp_gateway_sse_events_dropped_total{agent,reason}` still counts every drop (the caller's
+ * hook), so it is exact at any moment, where the log is at most one interval behind.
+ *
+ * Reported failure (a new user's trial 9, F5): one warning line per drop, unthrottled: a seller
+ * sending 200,000 tiny responses (21 bytes each) on the GET stream made the gateway write
+ * ~186 bytes of log per event (~17 MB), faster than stdout drained, so the 16 MiB log buffer
+ * (observability/log-destination.ts) filled and lines were lost, the stream's own `exchange`
+ * line among them; each drop cost ~45 µs, mostly its line
+ * (test/regressions/get-stream-drop-warnings-flood-log.test.ts).
+ */
+import type { FastifyBaseLogger } from 'fastify';
+import type { Exchange } from '../exchange.js';
+
+/** At most one summary line per stream per this many ms (the first drop's line and the end's aside). */
+export const DROP_SUMMARY_INTERVAL_MS = 10_000;
+
+/** The line of a stream's first drop. */
+export const FIRST_DROP_MSG = 'standalone SSE stream: event dropped';
+/** A summary line of the drops since the previous line. */
+export const DROP_SUMMARY_MSG = 'standalone SSE stream: events dropped';
+
+/** Drop counts by reason (snake_case reasons: errors/codes.ts REASONS, DROP_REASONS). */
+export type DropCounts = Record<string, number>;
+
+/** The drop warnings of one stream (module doc). Made at the stream's first drop. */
+export class SseDropLog {
+  /** Drops not yet in a line, by reason; undefined when there are none. */
+  private pending: DropCounts | undefined;
+  /** The largest observed_bytes among the pending drops (-1: none had one). */
+  private pendingMaxBytes = -1;
+  private timer: NodeJS.Timeout | undefined;
+  private logged = false;
+
+  constructor(
+    private readonly exchange: Exchange,
+    private readonly log: FastifyBaseLogger,
+    private readonly intervalMs: number = DROP_SUMMARY_INTERVAL_MS,
+  ) {}
+
+  /** Counts one dropped event (its reason, its observed bytes when known); logs it if it is the stream's first. */
+  drop(reason: string, observedBytes: number | undefined): void {
+    const totals = (this.exchange.eventsDropped ??= {});
+    totals[reason] = (totals[reason] ?? 0) + 1;
+    if (!this.logged) {
+      this.logged = true;
+      this.log.warn({ agent: this.exchange.agent.name, reason, observed_bytes: observedBytes }, FIRST_DROP_MSG);
+      return;
+    }
+    const pending = (this.pending ??= {});
+    pending[reason] = (pending[reason] ?? 0) + 1;
+    if (observedBytes !== undefined && observedBytes > this.pendingMaxBytes) this.pendingMaxBytes = observedBytes;
+    if (this.timer === undefined) {
+      this.timer = setTimeout(() => {
+        this.timer = undefined;
+        this.summarize(false);
+      }, this.intervalMs);
+      // A pending summary never holds the process open; the stream's end writes it anyway.
+      this.timer.unref();
+    }
+  }
+
+  /** The stream is over: the drops not yet logged get their summary now. Idempotent. */
+  end(): void {
+    if (this.timer !== undefined) {
+      clearTimeout(this.timer);
+      this.timer = undefined;
+    }
+    this.summarize(true);
+  }
+
+  private summarize(streamEnded: boolean): void {
+    const dropped = this.pending;
+    if (dropped === undefined) return;
+    const maxBytes = this.pendingMaxBytes;
+    this.pending = undefined;
+    this.pendingMaxBytes = -1;
+    this.log.warn(
+      {
+        agent: this.exchange.agent.name,
+        dropped,
+        dropped_total: { ...this.exchange.eventsDropped },
+        max_observed_bytes: maxBytes < 0 ? null : maxBytes,
+        stream_ended: streamEnded,
+      },
+      DROP_SUMMARY_MSG,
+    );
+  }
+}

@@ -1,0 +1,28 @@
+/**
+ * The drops the throttled drop warnings account for (src/response/sse-drop-log.ts): a stream's
+ * first drop has its own line (`standalone SSE stream: event dropped`, one drop of its
+ * `reason`), the later ones are counted in summaries (`standalone SSE stream: events
+ * dropped`, `dropped` by reason). So a test counts drops from the lines, not lines per drop
+ * (a new user's trial 9, F5: test/regressions/get-stream-drop-warnings-flood-log.test.ts).
+ */
+import { DROP_SUMMARY_MSG, FIRST_DROP_MSG } from '../../src/response/sse-drop-log.js';
+
+type Line = Record<string, unknown>;
+
+/** The drop counts by reason that `agent`'s drop lines among `lines` add up to. */
+export function droppedInLines(lines: readonly Line[], agent: string): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const l of lines) {
+    if (l.agent !== agent) continue;
+    if (l.msg === FIRST_DROP_MSG) counts[l.reason as string] = (counts[l.reason as string] ?? 0) + 1;
+    else if (l.msg === DROP_SUMMARY_MSG) {
+      for (const [reason, n] of Object.entries(l.dropped as Record<string, number>)) counts[reason] = (counts[reason] ?? 0) + n;
+    }
+  }
+  return counts;
+}
+
+/** `agent`'s drop lines among `lines` (first drops' and summaries), in order. */
+export function dropLinesOf(lines: readonly Line[], agent: string): Line[] {
+  return lines.filter((l) => (l.msg === FIRST_DROP_MSG || l.msg === DROP_SUMMARY_MSG) && l.agent === agent);
+}
