@@ -5,14 +5,18 @@ import { repeatedContentType } from './content-type.js';
  * Header policy, seller -> host. Hop-by-hop headers (RFC 9110 §7.6.1) never pass; framing
  * headers are the gateway's to set, because it may decode or rewrite the body
  * (ARCHITECTURE §5: "whenever a body is decoded or rewritten, drop Content-Encoding and
- * recompute Content-Length"); so are the CORS response headers, the gateway's policy as a
- * browser sees it, not the seller's; and the headers that point the host at another URL
+ * recompute Content-Length"); so are the CORS response headers (every `Access-Control-*`)
+ * and the other headers of the origin's cross-origin policy (`Cross-Origin-*`,
+ * `Timing-Allow-Origin`), the gateway's policy as a browser sees it, not the seller's; the
+ * gateway's own header names (`X-Max-Response-Bytes`, `X-Adcp-Gateway-Exchange`), which a
+ * seller could forge; and the headers that point the host at another URL
  * (`Location`, `Content-Location`, `Refresh`), which its client could follow past the
  * gateway, and those that steer the host's client for the gateway's origin (`Alt-Svc`,
  * `Strict-Transport-Security`). `Set-Cookie` passes scoped to the agent's route ({@link scopeSetCookies}).
  * Everything else (`Mcp-Session-Id`, `Content-Type`, ...) passes; a `Content-Type` sent
  * as several lines naming the same media type passes as its first ({@link filterResponseHeaders}). Names are lowercase (as
- * undici gives them): one Set lookup per header.
+ * undici gives them): one Set lookup per header, and a prefix check for the names starting
+ * with `a` or `c` ({@link isStrippedResponseHeader}).
  */
 export const STRIPPED_RESPONSE_HEADERS: ReadonlySet<string> = new Set([
   'connection',
@@ -25,15 +29,17 @@ export const STRIPPED_RESPONSE_HEADERS: ReadonlySet<string> = new Set([
   'upgrade',
   'content-length',
   'content-encoding',
-  // A browser reads these as the gateway's own CORS policy: the seller's (`*`, credentials)
-  // must not decide which pages may read the gateway's answers (a new user's trial; the
-  // gateway serves no browser unless allowed_origins lists it, and answers no preflight).
-  'access-control-allow-origin',
-  'access-control-allow-credentials',
-  'access-control-allow-methods',
-  'access-control-allow-headers',
-  'access-control-expose-headers',
-  'access-control-max-age',
+  // Every `Access-Control-*` and `Cross-Origin-*` name is stripped too, by prefix
+  // (STRIPPED_RESPONSE_PREFIXES), and so is this one: the origin's cross-origin policy.
+  // `Timing-Allow-Origin` lets the pages it names read the answer's detailed timings (a new
+  // user's trial 9, F8: test/regressions/seller-cors-family-headers-pass.test.ts).
+  'timing-allow-origin',
+  // The gateway's own header names: `X-Max-Response-Bytes` is the host's per-call limit to
+  // the gateway, never forwarded to a seller, and `X-Adcp-Gateway-Exchange` is reserved
+  // (request/headers.ts EXCHANGE_HEADER; config/schema.ts refuses both as agent headers). A
+  // seller's forged copy could mislead a host or proxy that reads them (trial 9, F8).
+  'x-max-response-bytes',
+  'x-adcp-gateway-exchange',
   // URLs the seller chooses for the host to go to: a redirect target (a 201's, or any
   // answer's), the body's own URL, a reload after a delay. The host's HTTP client (or a host
   // that acts on them) could follow one past the gateway, to a URL of the seller's choosing,
@@ -62,8 +68,42 @@ export const STRIPPED_RESPONSE_HEADERS: ReadonlySet<string> = new Set([
 ]);
 
 /**
- * The seller's response headers the host gets: all but {@link STRIPPED_RESPONSE_HEADERS} and
- * the header names the seller's `Connection` header lists (its connection options: hop-by-hop
+ * Prefixes of header names stripped whatever follows (lowercase), beside
+ * {@link STRIPPED_RESPONSE_HEADERS}:
+ * - `access-control-`: the CORS response headers. A browser reads them as the gateway's own
+ *   CORS policy: the seller's (`*`, credentials) must not decide which pages may read the
+ *   gateway's answers (a new user's trial; the gateway serves no browser unless
+ *   allowed_origins lists it, and answers no preflight). The six of the Fetch standard's
+ *   CORS protocol were listed one by one, and `Access-Control-Allow-Private-Network`
+ *   (Private Network Access) passed (a new user's trial 9, F8: "passes on no seller's CORS
+ *   headers", the README said): every name of the family now, present and future.
+ * - `cross-origin-`: `Cross-Origin-Resource-Policy` (which sites may embed the gateway's
+ *   answers: `cross-origin` let any page load them with `no-cors`), `-Opener-Policy`,
+ *   `-Embedder-Policy` and their `-Report-Only` forms: the gateway origin's isolation policy,
+ *   which every seller shares, as `Alt-Svc` and `Clear-Site-Data` above (trial 9, F8).
+ */
+export const STRIPPED_RESPONSE_PREFIXES: readonly string[] = ['access-control-', 'cross-origin-'];
+const [ACCESS_CONTROL, CROSS_ORIGIN] = STRIPPED_RESPONSE_PREFIXES as [string, string];
+/** `a`, `c`: their first letters, checked before either prefix. */
+const A = ACCESS_CONTROL.charCodeAt(0);
+const C = CROSS_ORIGIN.charCodeAt(0);
+
+/**
+ * True when the seller's response header `name` (lowercase) never reaches the host: one of
+ * {@link STRIPPED_RESPONSE_HEADERS}, or a name with a {@link STRIPPED_RESPONSE_PREFIXES}
+ * prefix. Cost per header: one Set lookup, a prefix check only for names starting `a` or `c`.
+ */
+export function isStrippedResponseHeader(name: string): boolean {
+  if (STRIPPED_RESPONSE_HEADERS.has(name)) return true;
+  const first = name.charCodeAt(0);
+  if (first === A) return name.startsWith(ACCESS_CONTROL);
+  if (first === C) return name.startsWith(CROSS_ORIGIN);
+  return false;
+}
+
+/**
+ * The seller's response headers the host gets: all but {@link STRIPPED_RESPONSE_HEADERS},
+ * those with a {@link STRIPPED_RESPONSE_PREFIXES} prefix, and the header names the seller's `Connection` header lists (its connection options: hop-by-hop
  * too, RFC 9110 §7.6.1; they reached the host before, a new user's trial:
  * test/regressions/delete-body-and-connection-headers.test.ts). Names are lowercase, as
  * undici gives them. The usual `keep-alive` and `close` values are not parsed. A
@@ -79,7 +119,7 @@ export function filterResponseHeaders(
   const named = connection === undefined || connection === 'keep-alive' || connection === 'close' ? undefined : connectionOptions(connection);
   const out: Record<string, string | string[] | undefined> = {};
   for (const name in headers) {
-    if (!STRIPPED_RESPONSE_HEADERS.has(name) && (named === undefined || !named.includes(name))) out[name] = headers[name];
+    if (!isStrippedResponseHeader(name) && (named === undefined || !named.includes(name))) out[name] = headers[name];
   }
   // A repeated Content-Type (an array from undici) goes out as its first value when its lines
   // name the same media type (RFC 9110 §8.3.1: `application/json` and `Application/JSON`
