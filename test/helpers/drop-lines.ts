@@ -26,3 +26,10 @@ export function droppedInLines(lines: readonly Line[], agent: string): Record<st
 export function dropLinesOf(lines: readonly Line[], agent: string): Line[] {
   return lines.filter((l) => (l.msg === FIRST_DROP_MSG || l.msg === DROP_SUMMARY_MSG) && l.agent === agent);
 }
+
+/** `adcp_gateway_sse_events_dropped_total{agent,reason}` as `metricsText` (the /metrics text) gives it; 0 when absent. */
+export function droppedInMetrics(metricsText: string, agent: string, reason: string): number {
+  const prefix = `adcp_gateway_sse_events_dropped_total{agent="${agent}",reason="${reason}"}`;
+  const line = metricsText.split('\n').find((l) => l.startsWith(prefix));
+  return line ? Number(line.split(' ').at(-1)) : 0;
+}

@@ -38,7 +38,7 @@ import { agentsYaml } from '../helpers/gateway.js';
 import { useSellerAndGateway } from '../helpers/stack.js';
 import { rawPost, toolCall } from '../helpers/raw.js';
 import { assertToolCallPassed, assertToolCallUpstreamNotMcp } from '../helpers/upstream-not-mcp.js';
-import { droppedInLines } from '../helpers/drop-lines.js';
+import { droppedInLines, droppedInMetrics } from '../helpers/drop-lines.js';
 import { TEST_TIMEOUT_MS, withTimeout } from '../helpers/timeout.js';
 
 const frame = (data: string): string => `event: message\ndata: ${data}\n\n`;
@@ -106,9 +106,7 @@ const HEADERS = { 'mcp-protocol-version': '2025-06-18' };
 const REASON = 'get_stream_response';
 
 async function dropped(agent: string): Promise<number> {
-  const text = await gw().app.gateway.metrics.render();
-  const line = text.split('\n').find((l) => l.startsWith(`adcp_gateway_sse_events_dropped_total{agent="${agent}",reason="${REASON}"}`));
-  return line ? Number(line.split(' ').at(-1)) : 0;
+  return droppedInMetrics(await gw().app.gateway.metrics.render(), agent, REASON);
 }
 
 describe('member names that differ from a judged name only in case are repeats (Go hosts read them as the name)', { timeout: TEST_TIMEOUT_MS }, () => {

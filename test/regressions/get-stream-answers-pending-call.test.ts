@@ -47,7 +47,7 @@ import { startObservedGateway, RESUME_YAML, type ObservedGateway } from '../supp
 import { agentsYaml } from '../helpers/gateway.js';
 import { useSellerAndGateway } from '../helpers/stack.js';
 import { TEST_TIMEOUT_MS, withTimeout } from '../helpers/timeout.js';
-import { droppedInLines } from '../helpers/drop-lines.js';
+import { droppedInLines, droppedInMetrics } from '../helpers/drop-lines.js';
 
 const DROPPED = 'standalone SSE stream: event dropped';
 const REASON = 'get_stream_response';
@@ -167,9 +167,7 @@ const stack = useSellerAndGateway(startSeller, (seller) =>
 const gw = (): ObservedGateway => stack.gateway;
 
 async function dropped(agent: string): Promise<number> {
-  const text = await gw().app.gateway.metrics.render();
-  const line = text.split('\n').find((l) => l.startsWith(`adcp_gateway_sse_events_dropped_total{agent="${agent}",reason="${REASON}"}`));
-  return line ? Number(line.split(' ').at(-1)) : 0;
+  return droppedInMetrics(await gw().app.gateway.metrics.render(), agent, REASON);
 }
 
 /** An SDK client connected through the gateway, its logging notifications recorded. */

@@ -33,6 +33,7 @@ import { agentsYaml } from '../helpers/gateway.js';
 import { rawPost } from '../helpers/raw.js';
 import { useSellerAndGateway } from '../helpers/stack.js';
 import { TEST_TIMEOUT_MS, withTimeout } from '../helpers/timeout.js';
+import { droppedInMetrics } from '../helpers/drop-lines.js';
 
 const FIRST = 'standalone SSE stream: event dropped';
 const SUMMARY = 'standalone SSE stream: events dropped';
@@ -77,9 +78,7 @@ const gw = (): ObservedGateway => stack.gateway;
 const GET_HEADERS = { accept: 'text/event-stream', 'mcp-protocol-version': '2025-06-18' };
 
 async function droppedMetric(agent: string, reason: string): Promise<number> {
-  const text = await gw().app.gateway.metrics.render();
-  const line = text.split('\n').find((l) => l.startsWith(`adcp_gateway_sse_events_dropped_total{agent="${agent}",reason="${reason}"}`));
-  return line ? Number(line.split(' ').at(-1)) : 0;
+  return droppedInMetrics(await gw().app.gateway.metrics.render(), agent, reason);
 }
 
 /** The agent's drop lines, once its stream's end summary is there: [first, ...summaries]. */

@@ -28,7 +28,7 @@ import { expectedErrorJson, RESUME_YAML, startObservedGateway, type ObservedGate
 import { agentsYaml } from '../helpers/gateway.js';
 import { useSellerAndGateway } from '../helpers/stack.js';
 import { rawPost } from '../helpers/raw.js';
-import { droppedInLines } from '../helpers/drop-lines.js';
+import { droppedInLines, droppedInMetrics } from '../helpers/drop-lines.js';
 import { TEST_TIMEOUT_MS, withTimeout } from '../helpers/timeout.js';
 
 const frame = (data: string): string => `event: message\ndata: ${data}\n\n`;
@@ -78,9 +78,7 @@ const gw = (): ObservedGateway => stack.gateway;
 const HEADERS = { 'mcp-protocol-version': '2025-06-18' };
 
 async function dropped(): Promise<number> {
-  const text = await gw().app.gateway.metrics.render();
-  const line = text.split('\n').find((l) => l.startsWith(`adcp_gateway_sse_events_dropped_total{agent="seller",reason="${REASON}"}`));
-  return line ? Number(line.split(' ').at(-1)) : 0;
+  return droppedInMetrics(await gw().app.gateway.metrics.render(), 'seller', REASON);
 }
 
 const notification = (method: string): Record<string, unknown> => ({ jsonrpc: '2.0', method });

@@ -45,7 +45,7 @@ import { expectedBatchErrorFrames, expectedErrorFrame, startObservedGateway, typ
 import { agentsYaml } from '../helpers/gateway.js';
 import { useSellerAndGateway } from '../helpers/stack.js';
 import { rawPost, toolCall } from '../helpers/raw.js';
-import { droppedInLines } from '../helpers/drop-lines.js';
+import { droppedInLines, droppedInMetrics } from '../helpers/drop-lines.js';
 import { TEST_TIMEOUT_MS, withTimeout } from '../helpers/timeout.js';
 
 const LIMIT = 4 * 1024 * 1024;
@@ -102,9 +102,7 @@ const stack = useSellerAndGateway(startSeller, (seller) => startObservedGateway(
 const gw = (): ObservedGateway => stack.gateway;
 
 async function dropped(reason: string): Promise<number> {
-  const text = await gw().app.gateway.metrics.render();
-  const line = text.split('\n').find((l) => l.startsWith(`adcp_gateway_sse_events_dropped_total{agent="seller",reason="${reason}"}`));
-  return line ? Number(line.split(' ').at(-1)) : 0;
+  return droppedInMetrics(await gw().app.gateway.metrics.render(), 'seller', reason);
 }
 
 

@@ -41,7 +41,7 @@ import { agentsYaml } from '../helpers/gateway.js';
 import { useSellerAndGateway } from '../helpers/stack.js';
 import { rawPost, toolCall } from '../helpers/raw.js';
 import { assertToolCallPassed, assertToolCallUpstreamNotMcp } from '../helpers/upstream-not-mcp.js';
-import { droppedInLines } from '../helpers/drop-lines.js';
+import { droppedInLines, droppedInMetrics } from '../helpers/drop-lines.js';
 import { TEST_TIMEOUT_MS, withTimeout } from '../helpers/timeout.js';
 
 const frame = (data: string): string => `event: message\ndata: ${data}\n\n`;
@@ -118,9 +118,7 @@ const BATCH_HEADERS = { 'mcp-protocol-version': '2025-03-26' };
 const REASON = 'get_stream_response';
 
 async function dropped(agent: string): Promise<number> {
-  const text = await gw().app.gateway.metrics.render();
-  const line = text.split('\n').find((l) => l.startsWith(`adcp_gateway_sse_events_dropped_total{agent="${agent}",reason="${REASON}"}`));
-  return line ? Number(line.split(' ').at(-1)) : 0;
+  return droppedInMetrics(await gw().app.gateway.metrics.render(), agent, REASON);
 }
 
 describe('member names equal to a judged name under Go\'s case folding (ſ as s, K as k) are repeats', { timeout: TEST_TIMEOUT_MS }, () => {
