@@ -22,10 +22,26 @@
  *   bytes go out as they are, or spliced for a dedupe. Progress notifications and the like
  *   get the size and structure bounds and the count.
  * - A block with an id and no data dispatches no event but sets the host's last event ID
- *   (WHATWG HTML §9.2.6): it goes out as its id alone, a resume token (sse-id-only.ts).
+ *   (WHATWG HTML §9.2.6; sse-id-only.ts): nothing goes out for it then (see "Event ids").
  * - A chunk without CR is planned block by block (raw or parsed); otherwise it is parsed in
  *   one piece unless an event in it may carry an id (its resume token needs the exact count
  *   through its end) or it crosses the cumulative bound; then one event block at a time.
+ *
+ * Event ids (ARCHITECTURE §4): an event's non-empty id goes out as a resume token carrying the
+ * count through the event (`hostEventId`). An id-only block's id is the stream's pending id
+ * (`pendingId`): the next event without an id of its own carries it, an event's own id or a
+ * later id-only block supersedes it (WHATWG HTML §9.2.6: the last event ID is the latest id
+ * field), and one still pending when the stream ends plainly (the seller's end, a shutdown, an
+ * idle standalone GET stream) goes out alone, `id: <token>` and a blank line
+ * (`writePendingId`), so the host resumes from the seller's last id. A raw run that the
+ * pending id would go with has its first event parsed (`takePlanned`), an event held as bytes
+ * gets it when dispatched. On a stream without the cumulative bound a token is minted only
+ * within the stream's budget (sse-token-credit.ts: tokens add at most twice the seller's
+ * bytes); an event that finds it spent goes out without an id, its id pending in turn.
+ * Reported failure (a new user's trial 9, F3): each id-only block went out as its own ~180-byte
+ * token, 20.4x the seller's bytes on the standalone GET stream with no bound, and events with
+ * short ids and no data 14.3x; minting them slowed other agents' calls from ~23 ms to 210-500 ms
+ * (test/regressions/get-stream-id-only-token-amplification.test.ts).
  *
  * Bounds (spec: mcp-response-extraction.md, Size Limits; ARCHITECTURE §5):
  * - cumulative: every byte of a bounded stream (comments included) counts against
@@ -166,6 +182,7 @@ import { LF_ID_FIELD, SseBoundaryScanner, SseIdFieldWatch, SseLineFeeder, blankL
 import { SseFrameBatch, clampSseRetryMs, encodeSseComment, encodeSseIdOnly, encodeSseRetry } from './sse-encode.js';
 import { dataLineCount, encodedEventBytes, encodedIdOnlyBytes } from './sse-encoded-size.js';
 import { SseIdOnlyBlocks } from './sse-id-only.js';
+import { TokenCredit } from './sse-token-credit.js';
 import { planRawEventsFast } from './sse-raw-plan.js';
 import { HELD, NOT_HELD, SseHeldBlock } from './sse-held-block.js';
 import { inspectEventData, type EventDataOptions, type EventDataVerdict } from './sse-message.js';
@@ -267,6 +284,8 @@ export function dataBytesOf(data: string, line: CompletedLine | undefined): Buff
   const valueStart = line.bytes[DATA_FIELD_LENGTH] === SPACE ? DATA_FIELD_LENGTH + 1 : DATA_FIELD_LENGTH;
   return data.length === line.textLength - valueStart ? line.bytes.subarray(valueStart) : undefined;
 }
+/** The blank line that ends a raw (LF-only) event block (sse-raw-events.ts). */
+const LF_LF = Buffer.from('\n\n', 'latin1');
 /** UTF-8 length of the event type `message` (the usual one, not measured). */
 const MESSAGE_TYPE_BYTES = 7;
 /** `data:`; the bytes of the line are ASCII up to and including its optional space. */
@@ -298,6 +317,15 @@ export async function handleSseBody(
   const perEventLimit = limits.max_sse_event_bytes;
   // The stream's count, seeded from its resume token on a Last-Event-ID reconnect.
   const cumulative = bounded ? new ByteBudget(limits.max_response_bytes, 'sse_cumulative', exchange.stream.usedBytes) : undefined;
+  // Without the bound, what tokens add is bounded by the seller's bytes (sse-token-credit.ts).
+  const credit = bounded ? undefined : new TokenCredit();
+  /**
+   * The seller's last event id the host has not been given (module doc, "Event ids"): an
+   * id-only block's (`onIdOnly`), or the id of an event refused a token by `credit`; the next
+   * event without an id of its own carries it (`deliver`), else the stream's end
+   * (`writePendingId`). Undefined when there is none.
+   */
+  let pendingId: string | undefined;
 
   // The head is committed now and goes out with the first bytes written in this turn of the
   // event loop (a one-event answer that arrived with its head: head, event and end in one
@@ -357,6 +385,9 @@ export async function handleSseBody(
     else drop(input.reason, input.observedBytes);
   };
   const endPlainly = (outcome: 'ok' | 'rewritten' | 'resumable_end'): void => {
+    if (exchange.finished) return;
+    // The host resumes from the seller's last id (a shutdown, an idle GET stream, its end).
+    writePendingId();
     if (exchange.finished) return;
     // Corked through the end: the last events and the end (and a head not sent yet) leave in
     // one socket write (`end()` fully uncorks the connection). The *socket* is corked, not
@@ -506,6 +537,20 @@ export async function handleSseBody(
       const eventBytes = event === undefined ? -1 : event === 'message' ? MESSAGE_TYPE_BYTES : Buffer.byteLength(event);
       if (!chargeEncoding(encodedEventBytes(id === undefined ? -1 : Buffer.byteLength(id), eventBytes, dataLines, sellerDataBytes))) return;
     }
+    // The stream's pending id (`onIdOnly`): an event without an id of its own carries it (on a
+    // bounded stream its id line was charged with its id-only block, not in this event's
+    // growth above); an event with one supersedes it (WHATWG HTML §9.2.6: the last event ID is
+    // the latest id field).
+    if (pendingId !== undefined) {
+      id ??= pendingId;
+      pendingId = undefined;
+    }
+    // Without a cumulative bound, a token only within the stream's token budget
+    // (sse-token-credit.ts); refused, the id is pending for the next event or the end.
+    if (credit !== undefined && id !== undefined && id !== '' && !credit.available) {
+      pendingId = id;
+      id = undefined;
+    }
     if (id !== undefined) id = hostEventId(id, 'forwarded without an id', final || verdict?.kind === 'response');
     if (exchange.finished) return;
     if (verdict?.kind === 'forward') out = verdict.bytes;
@@ -569,6 +614,7 @@ export async function handleSseBody(
     const token = exchange.mintEventId(sellerId, tokenCount(), final, batchAnswers?.awaitedKeys());
     if (token === undefined) log.warn({ agent: exchange.agent.name }, `SSE event id could not be turned into a resume token: ${what}`);
     else if (cumulative !== undefined) chargeToken(token, sellerId);
+    else credit?.spend(token.length - Buffer.byteLength(sellerId));
     return token;
   };
 
@@ -719,17 +765,44 @@ export async function handleSseBody(
   const startParser = (): void => parser.feed('');
   startParser();
   /**
-   * A block with an id and no data (sse-id-only.ts): its id alone to the host, as a resume
-   * token carrying the count through the block (as an event's id: `deliver`), or an empty id
-   * unchanged. It dispatches no event, so no per-event or structure bound applies; its bytes
-   * count like every other byte (`take`). Not at the stream's end: the blank line
-   * SseLineFeeder.finish adds is none of the seller's, and a block the response cut off sets
-   * no last event ID (WHATWG HTML §9.2.6; test/regressions/sse-truncated-block-id-token.test.ts).
+   * A block with an id and no data (sse-id-only.ts): it dispatches no event, it only sets the
+   * last event ID (WHATWG HTML §9.2.6), so nothing goes to the host for it now: its id becomes
+   * the stream's pending id, which the next event without an id of its own carries (`deliver`)
+   * or the stream's end writes (`writePendingId`). Before, each such block went out as its own
+   * resume token: a seller's `id:N` blocks of ~9 bytes each became ~180-byte tokens, 20.4x the
+   * seller's bytes on the standalone GET stream, without bound, and their HMACs slowed other
+   * agents' calls (a new user's trial 9, F3:
+   * test/regressions/get-stream-id-only-token-amplification.test.ts).
+   * On a bounded stream the block's frame (`id: <seller id>` and a blank line, what the id
+   * adds wherever it goes out) is charged against the block's bytes here, as when it was
+   * written here: its bytes and counts do not depend on where the id goes out. No per-event or
+   * structure bound applies; its bytes count like every other byte (`take`). Not at the
+   * stream's end: the blank line SseLineFeeder.finish adds is none of the seller's, and a
+   * block the response cut off sets no last event ID
+   * (test/regressions/sse-truncated-block-id-token.test.ts).
    */
   const onIdOnly = (id: string): void => {
     if (streamEnded || skippingToBoundary || exchange.finished) return;
     if (!chargeEncoding(encodedIdOnlyBytes(cumulative === undefined ? 0 : Buffer.byteLength(id)))) return;
-    const out = hostEventId(id, 'id-only block dropped');
+    pendingId = id;
+  };
+  /**
+   * The pending id, if any, to the host as a block of its own (`id: <token>` and a blank
+   * line; an empty id as `id`), before the stream ends plainly, so that the host resumes from
+   * the seller's last id: one per stream at most, whatever the token budget (its frame was
+   * charged with its block: `onIdOnly`). Its token carries the count through the bytes taken
+   * so far.
+   */
+  const writePendingId = (): void => {
+    if (pendingId === undefined || exchange.finished) return;
+    // At the seller's end, the LF a frame was matched against (`lfDebt`) will not come: it is
+    // charged now, as the next range would have (`take`), so the count is not a byte short.
+    if (streamEnded && lfDebt && cumulative !== undefined) {
+      lfDebt = false;
+      cumulative.take(1);
+    }
+    const out = hostEventId(pendingId, 'id-only block dropped');
+    pendingId = undefined;
     if (out === undefined || exchange.finished) return;
     batch.frame(encodeSseIdOnly(out));
     if (out !== '') exchange.lastEventIdSent = out;
@@ -833,6 +906,8 @@ export async function handleSseBody(
   // Shutdown: end plainly so the client resumes with its last token; a request stream that
   // sent no event id yet has nothing to resume from, so its request is answered instead.
   hooks.onSseStart(() => {
+    writePendingId();
+    if (exchange.finished) return;
     if (requestStream && exchange.lastEventIdSent === undefined) answer({ reason: 'gateway_shutdown' });
     else endPlainly('resumable_end');
   });
@@ -867,7 +942,7 @@ export async function handleSseBody(
         answer({ reason: 'sse_cumulative', limitBytes: cumulative.limit, observedBytes: cumulative.used });
         return false;
       }
-    }
+    } else credit!.earn(end - start);
     if (!skippingToBoundary && !lines.push(chunk, start, end)) lineCapBreached();
     // The range's blocks are all written: the next block's growth is its own (`chargeEncoding`).
     if (blockEnd) {
@@ -1000,6 +1075,7 @@ export async function handleSseBody(
    */
   const passHeld = (bytes: Buffer): void => {
     cumulative?.take(bytes.length);
+    credit?.earn(bytes.length);
     room += bytes.length;
     boundaries.advance(bytes);
     idFields.passWithoutId(bytes);
@@ -1036,11 +1112,20 @@ export async function handleSseBody(
       const end = plan.ends[k]!;
       if (plan.raw[k]) {
         if (pending < segmentStart && !take(chunk, pending, segmentStart, true)) return false;
+        pending = segmentStart;
+        // The run's first event carries the stream's pending id (`deliver`): it is parsed.
+        if (pendingId !== undefined) {
+          const first = chunk.indexOf(LF_LF, segmentStart) + 2;
+          if (!take(chunk, segmentStart, first, true)) return false;
+          pending = segmentStart = first;
+          if (first === end) continue;
+        }
         // The chunk's seller bytes fit, but the resume tokens of blocks before this run may
         // have taken the room (chargeToken): then the run is parsed up to the limit point and
         // the request answered (`take`), as any range that crosses the bound.
         if (cumulative !== undefined && cumulative.used + (end - segmentStart) > cumulative.limit) return take(chunk, segmentStart, end, true);
         cumulative?.take(end - segmentStart);
+        credit?.earn(end - segmentStart);
         batch.raw(chunk, segmentStart, end);
         lines.passedRaw();
         pending = end;
@@ -1187,6 +1272,9 @@ export async function handleSseBody(
   }
 
   function onUpstreamEnd(): void {
+    // Before the ending is chosen: a request's stream with an id is resumable.
+    writePendingId();
+    if (exchange.finished) return;
     // A batch without requests waits for nothing: its stream ends as a notification's.
     if (!requestStream || batchAnswers?.done === true) return endPlainly('ok');
     if (exchange.lastEventIdSent !== undefined) return endPlainly('resumable_end');

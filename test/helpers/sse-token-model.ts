@@ -6,6 +6,15 @@
  * line feeder's leniency, sse-boundaries.ts finish); an id-only block there is discarded.
  * Written in a review of the id-only fix (2026-12-02); test/unit/sse-token-*.test.ts use it.
  *
+ * A block with an id and no data writes nothing: its id is pending (the stage's `pendingId`),
+ * carried by the next event without an id of its own (`id: <token>` first, the token's count
+ * through that event's block), superseded by an event's own id or a later id-only block, and
+ * written at the stream's end as its own block (`id: <token>` and a blank line, the count
+ * through the stream's last byte) when still pending (a new user's trial 9, F3: each id-only
+ * block went out as its own token, 20.4x the seller's bytes). Its frame (`id: <seller id>` and
+ * the blank line) is charged against the id-only block's own bytes, wherever the id goes out;
+ * the carrying event's growth is its own (without the carried id line).
+ *
  * A token's count (src/response/sse-stage.ts tokenCount, chargeToken, chargeEncoding) is the
  * request's count through its block: `usedBase` + the byte offset just past the block's blank
  * line (CR LF counted whole) + what every earlier token added to the host's stream (its text's
@@ -54,6 +63,17 @@ export function model(bytes: Buffer, usedBase = 0, limit = Infinity): ModelOut {
   let blockOut = 0;
   let grown = 0;
   let over = false;
+  /** The id of the last id-only block not yet written (carried by the next event without an id). */
+  let pending: string | undefined;
+  /** Mints the token for `tokenId` with `count`; false when its addition takes the stream over the limit. */
+  const token = (tokenId: string, count: number, through: number): string | false => {
+    if (tokenId === '') return 'id\n';
+    const more = kitTokenAdded(tokenId, count);
+    if (through + more > limit) return false;
+    added += more;
+    tokens.push([tokenId, count]);
+    return `id: ${kitToken(tokenId, count)}\n`;
+  };
   /**
    * The block's blank line starts at offset `at` and ends at `end` (stream offsets): an event
    * with data, or an id alone. False when the stream goes over the limit here.
@@ -70,22 +90,17 @@ export function model(bytes: Buffer, usedBase = 0, limit = Infinity): ModelOut {
       added += grow;
       grown += grow;
     }
-    const count = Math.min(usedBase + end + added, limit);
-    let tokenLine: string | undefined;
-    if (id !== undefined) {
-      if (id === '') tokenLine = 'id\n';
-      else {
-        const more = kitTokenAdded(id, count);
-        if (usedBase + end + added + more > limit) return false;
-        added += more;
-        tokenLine = `id: ${kitToken(id, count)}\n`;
-        tokens.push([id, count]);
-      }
-    }
-    if (tokenLine !== undefined) body += tokenLine;
     if (data.length === 0) {
-      if (id !== undefined) body += '\n';
+      // An id-only block: its id waits for the next event (or the end).
+      if (id !== undefined) pending = id;
       return true;
+    }
+    const tokenId = id ?? pending;
+    pending = undefined;
+    if (tokenId !== undefined) {
+      const line = token(tokenId, Math.min(usedBase + end + added, limit), usedBase + end + added);
+      if (line === false) return false;
+      body += line;
     }
     if (event !== undefined) body += `event: ${event}\n`;
     for (const d of data) body += `data: ${d}\n`;
@@ -139,6 +154,12 @@ export function model(bytes: Buffer, usedBase = 0, limit = Infinity): ModelOut {
   if (!over && n > 0 && text[n - 1] === '\n' && i === n && data.length > 0 && !dispatch(n - 1, n)) over = true;
   // Within the limit so far: the stream goes over it only if its last bytes (an incomplete block) do.
   if (!over && usedBase + n + added > limit) over = true;
+  // A pending id goes out at the end, its token's count through the stream's last byte.
+  if (!over && pending !== undefined) {
+    const line = token(pending, Math.min(usedBase + n + added, limit), usedBase + n + added);
+    if (line === false) over = true;
+    else body += line + '\n';
+  }
   return { body, tokens, over, grown };
 }
 

@@ -21,6 +21,9 @@
  * then one final `message` event: RESPONSE_TOO_LARGE `sse_cumulative` for the request's id,
  * limit_bytes 262144, observed_bytes the count with the next block and its token; never the
  * result. The body is at most the limit plus that final event.
+ * The id-only blocks no longer get tokens of their own (a new user's trial 9, F3:
+ * test/regressions/get-stream-id-only-token-amplification.test.ts): they dispatch no event, so
+ * the last one's id goes out on the result, its one token, the count the seller's bytes.
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -106,13 +109,23 @@ async function check(rpcId: number, count: number, blockOf: (n: number) => strin
 }
 
 describe('resume tokens amplify the host stream past max_response_bytes', { timeout: TEST_TIMEOUT_MS }, () => {
-  test('20,000 id-only blocks: at most 256 KiB of blocks with their tokens, then sse_cumulative', async () => {
-    await check(
-      61,
-      20_000,
-      (n) => `id: ${n}\n\n`,
-      (token) => `id: ${token}\n\n`,
-    );
+  test('20,000 id-only blocks: one token, on the result, counting the seller\'s bytes', async () => {
+    let stream = '';
+    for (let n = 1; n <= 20_000; n++) stream += `id: ${n}\n\n`;
+    const result = toolResponse(61, { content: [{ type: 'text', text: 'done' }] });
+    const resultEvent = `event: message\ndata: ${result}\n\n`;
+    answer = (_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.end(stream + resultEvent);
+    };
+    const r = await withTimeout(rawPost(stack.gateway.agentUrl('s'), toolCall(61, 'get_products'), HEADERS), undefined, 'the POST');
+    assert.equal(r.status, 200);
+    const [token, ...more] = sseIds(r.text());
+    assert.deepEqual(more, []);
+    assert.equal(r.text(), `id: ${token}\n${resultEvent}`);
+    const state = codec.verify(token!, 's');
+    assert.ok(state.ok);
+    assert.deepEqual([state.state.upstreamId, state.state.usedBytes, state.state.final], ['20000', Buffer.byteLength(stream + resultEvent), true]);
   });
 
   test('12,000 one-byte data events with ids: at most 256 KiB of events with their tokens, then sse_cumulative', async () => {

@@ -1,8 +1,12 @@
 /**
  * Blocks with an `id` field and no `data` (src/response/sse-id-only.ts, wired in
- * src/response/sse-stage.ts): forwarded as their id alone, a resume token carrying the count
- * through the block (WHATWG HTML §9.2.6: such a block sets the last event ID and dispatches
- * nothing). Reported failure: test/regressions/sse-id-only-block-drops-id.test.ts.
+ * src/response/sse-stage.ts): such a block sets the last event ID and dispatches nothing
+ * (WHATWG HTML §9.2.6), so its id is the stream's pending id: the next event without an id of
+ * its own carries it as its resume token, a later id supersedes it, and the stream's end writes
+ * it alone (`id: <token>` and a blank line, the count through the stream's end). Reported
+ * failures: test/regressions/sse-id-only-block-drops-id.test.ts (its id was dropped),
+ * get-stream-id-only-token-amplification.test.ts (a new user's trial 9, F3: each block went out
+ * as its own token, 20.4x the seller's bytes).
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -32,7 +36,7 @@ async function hostBodyEveryCut(input: string, opts: Parameters<typeof runSseSta
   return bodies[0]!.body;
 }
 
-test('an id-only block goes out as its token, counted through its blank line, however it is cut and whatever its line endings', async () => {
+test('an id-only block at the stream end goes out as its token, counted through its blank line, however it is cut and whatever its line endings', async () => {
   for (const eol of ['\n', '\r\n', '\r']) {
     const first = `id: e1${eol}data: ${PROGRESS}${eol}${eol}`;
     const idOnly = `id: e2${eol}${eol}`;
@@ -85,14 +89,25 @@ test('not id-only blocks: no id frame', async () => {
     ['id: 5\ndata: x\n\n', 'id: tok(5,15)\ndata: x\n\n'],
     // `data:` goes out as `data: `: one byte over the seller's 13, counted.
     ['id: 5\ndata:\n\n', 'id: tok(5,14)\ndata: \n\n'],
-    // An id-only block, then an event with an id; an event, then an id-only block. b's count:
-    // its 22 bytes, and the 7 that a's token added (`tok(a,7)` for `a`).
-    ['id: a\n\nid: b\ndata: x\n\n', 'id: tok(a,7)\n\nid: tok(b,29)\ndata: x\n\n'],
+    // An id-only block, then an event with an id: the event's id supersedes it (no token for
+    // a; b's count: the 22 seller bytes). An event, then an id-only block: at the end.
+    ['id: a\n\nid: b\ndata: x\n\n', 'id: tok(b,22)\ndata: x\n\n'],
     ['data: x\n\nid: a\n\n', 'data: x\n\nid: tok(a,16)\n\n'],
+    // An id-only block, then an event without an id: the event carries it, its token counted
+    // through the event (7 + 9 bytes: `id: a` was charged with its own block, none over).
+    ['id: a\n\ndata: x\n\n', 'id: tok(a,16)\ndata: x\n\n'],
+    // Several: only the last one's id goes out, once.
+    ['id: a\n\nid: b\n\nid: c\n\ndata: x\n\n', 'id: tok(c,30)\ndata: x\n\n'],
+    // `id:a` goes out as `id: a` (its block is charged the byte) on the event that carries it.
+    ['id:a\n\ndata: x\n\n', 'id: tok(a,16)\ndata: x\n\n'],
   ];
   for (const [input, expected] of cases) {
     assert.equal(await hostBodyEveryCut(input), expected, JSON.stringify(input));
   }
+  // An empty id-only id is carried as `id`; comments and `retry:` between do not carry it (the
+  // standalone GET stream: a request's stream with no id would end upstream_reset).
+  const empty = 'id\n\n: k\n\nretry: 600\n\ndata: x\n\n';
+  assert.equal(await hostBodyEveryCut(empty, { rpc: GET_STREAM }), ': k\nretry: 600\n\nid\ndata: x\n\n');
 });
 
 test('the stream ends after an id-only block: resumable, not upstream_reset', async () => {
@@ -104,25 +119,34 @@ test('the stream ends after an id-only block: resumable, not upstream_reset', as
   assert.equal(r.exchange.lastEventIdSent, 'tok(p1,20)');
 });
 
-test('the standalone GET stream: an id-only block gets a token with count 0', async () => {
+test('the standalone GET stream: an id-only block\'s id goes out with the next event, a token with count 0', async () => {
   const r = await runSseStage(['id: g1\n\n', `data: ${PROGRESS}\n\n`], { rpc: GET_STREAM });
-  assert.equal(r.body, `id: tok(g1,0)\n\ndata: ${PROGRESS}\n\n`);
+  assert.equal(r.body, `id: tok(g1,0)\ndata: ${PROGRESS}\n\n`);
+  // A run of them: one token, the last id's, on the event (raw-forwarded otherwise: it is parsed).
+  let ids = '';
+  for (let n = 1; n <= 50; n++) ids += `id:${n}\n\n`;
+  const run = await runSseStage([ids + `data: ${PROGRESS}\n\ndata: ${PROGRESS}\n\n`], { rpc: GET_STREAM });
+  assert.equal(run.body, `id: tok(50,0)\ndata: ${PROGRESS}\n\ndata: ${PROGRESS}\n\n`);
+  // Ended by the seller with one pending: written alone before the end.
+  const end = await runSseStage([`data: ${PROGRESS}\n\n` + ids], { rpc: GET_STREAM });
+  assert.equal(end.body, `data: ${PROGRESS}\n\nid: tok(50,0)\n\n`);
+  assert.equal(end.exchange.outcome, 'ok');
 });
 
-test('the cumulative bound: an id-only block ending at the limit goes out; one whose blank line is past it does not', async () => {
-  // The count: a's 7 bytes, the 7 its token `tok(a,7)` adds over `a`, b's 7 bytes (21: b's
-  // count), the 8 its token `tok(b,21)` adds over `b`: 29 (sse-stage.ts chargeToken).
-  const at = await runSseStage(['id: a\n\n', 'id: b\n\n'], { agentYaml: ['max_response_bytes: 29'] });
-  assert.equal(at.body, 'id: tok(a,7)\n\nid: tok(b,21)\n\n');
+test('the cumulative bound: the pending id written at the end counts its token; an id-only block past the limit is never dispatched', async () => {
+  // No token for a (b supersedes it). The count: the 14 seller bytes (b's count), the 8 its
+  // token `tok(b,14)` adds over `b`: 22 (sse-stage.ts chargeToken).
+  const at = await runSseStage(['id: a\n\n', 'id: b\n\n'], { agentYaml: ['max_response_bytes: 22'] });
+  assert.equal(at.body, 'id: tok(b,14)\n\n');
   assert.equal(at.exchange.outcome, 'resumable_end');
-  // One byte less: b's block is within the limit, its token is not: b is not delivered.
-  const tokenOver = await runSseStage(['id: a\n\n', 'id: b\n\n'], { agentYaml: ['max_response_bytes: 28'] });
-  assert.match(tokenOver.body, /^id: tok\(a,7\)\n\nevent: message\ndata: .*"sse_cumulative".*\n\n$/);
-  assert.match(tokenOver.body, /"limit_bytes":28,"observed_bytes":29/);
+  // One byte less: the token does not fit: the request gets sse_cumulative instead.
+  const tokenOver = await runSseStage(['id: a\n\n', 'id: b\n\n'], { agentYaml: ['max_response_bytes: 21'] });
+  assert.match(tokenOver.body, /^event: message\ndata: .*"sse_cumulative".*\n\n$/);
+  assert.match(tokenOver.body, /"limit_bytes":21,"observed_bytes":22/);
   // b's blank line past the limit: cut at the limit point, b never dispatched.
-  const over = await runSseStage(['id: a\n\n', 'id: b\n\n'], { agentYaml: ['max_response_bytes: 20'] });
-  assert.match(over.body, /^id: tok\(a,7\)\n\nevent: message\ndata: .*"sse_cumulative".*\n\n$/);
-  assert.match(over.body, /"limit_bytes":20,"observed_bytes":21/);
+  const over = await runSseStage(['id: a\n\n', 'id: b\n\n'], { agentYaml: ['max_response_bytes: 13'] });
+  assert.match(over.body, /^event: message\ndata: .*"sse_cumulative".*\n\n$/);
+  assert.match(over.body, /"limit_bytes":13,"observed_bytes":14/);
 });
 
 test('a token that cannot be minted: the id-only block is dropped, with a warning', async () => {
@@ -165,10 +189,10 @@ test('at the stream end, a block without its blank line: with data it goes out (
   }
 });
 
-test('the standalone GET stream: after an event dropped for its size (an endless line included), an id-only block goes out', async () => {
+test('the standalone GET stream: after an event dropped for its size (an endless line included), an id-only block\'s id goes out with the next event', async () => {
   const yaml = ['max_sse_event_bytes: 100'];
   const parsedTooBig = await runSseStage(['id: q\n', `data: ${'x'.repeat(200)}\n\n`, 'id: a\n\n', 'data: y\n\n'], { rpc: GET_STREAM, agentYaml: yaml });
-  assert.equal(parsedTooBig.body, 'id: tok(a,0)\n\ndata: y\n\n');
+  assert.equal(parsedTooBig.body, 'id: tok(a,0)\ndata: y\n\n');
   const overTheCap = await runSseStage([`id: q\ndata: ${'x'.repeat(70_000)}`, 'x\n\nid: a\n\n', 'data: y\n\n'], { rpc: GET_STREAM, agentYaml: yaml });
-  assert.equal(overTheCap.body, 'id: tok(a,0)\n\ndata: y\n\n');
+  assert.equal(overTheCap.body, 'id: tok(a,0)\ndata: y\n\n');
 });

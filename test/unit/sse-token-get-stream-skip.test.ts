@@ -1,6 +1,8 @@
 /**
  * Resume tokens on the standalone GET stream: id-only blocks around an event dropped for
  * max_sse_event_bytes (the stage skips to the next block boundary, then resets its parser).
+ * The last id-only block's id goes out with the next event, or alone at the end (sse-stage.ts
+ * pendingId; a new user's trial 9, F3); an earlier one's (`p`) is superseded.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -12,9 +14,9 @@ test('GET stream: id-only blocks around an event skipped for the cap', async () 
   const cases: Array<[string[], string]> = [];
   for (const eol of ['\n', '\r\n']) {
     const e = (s: string) => s.replaceAll('\n', eol);
-    cases.push([[e(`id: q\ndata: ${X}\n\nid: a\n\n`), e('data: y\n\n')], 'id: tok(a,0)\n\ndata: y\n\n']);
-    cases.push([[e(`id: q\ndata: ${X}`), e('x\n\nid: a\n\n'), e('data: y\n\n')], 'id: tok(a,0)\n\ndata: y\n\n']);
-    cases.push([[e(`id: p\n\nid: q\ndata: ${X}`), e('x\n'), e('\nid: a\n'), e('\n')], 'id: tok(p,0)\n\nid: tok(a,0)\n\n']);
+    cases.push([[e(`id: q\ndata: ${X}\n\nid: a\n\n`), e('data: y\n\n')], 'id: tok(a,0)\ndata: y\n\n']);
+    cases.push([[e(`id: q\ndata: ${X}`), e('x\n\nid: a\n\n'), e('data: y\n\n')], 'id: tok(a,0)\ndata: y\n\n']);
+    cases.push([[e(`id: p\n\nid: q\ndata: ${X}`), e('x\n'), e('\nid: a\n'), e('\n')], 'id: tok(a,0)\n\n']);
     cases.push([[e(`data: ${X}\nid: q\n\nid: a\n\n`)], 'id: tok(a,0)\n\n']);
     cases.push([[e(`data: ${'x'.repeat(40000)}\ndata: ${'x'.repeat(40000)}\nid: q\n\nid: a\n\n`)], 'id: tok(a,0)\n\n']);
     cases.push([[e(`data: ${'x'.repeat(40000)}\n`), e(`data: ${'x'.repeat(40000)}\n`), e('id: q\n\nid: a\n\n')], 'id: tok(a,0)\n\n']);
