@@ -25,6 +25,8 @@ export interface StageRun {
   readonly observed: Array<{ message: unknown; bytes: number }>;
   /** Warnings logged. */
   readonly warnings: unknown[];
+  /** The reason of every dropped event, in order (the `onSseEventDropped` hook: one per drop, where the warnings are throttled). */
+  readonly drops: string[];
   /** The writes given as bytes (not text), as given: the raw path writes views of the seller's chunks. */
   readonly buffers: Buffer[];
 }
@@ -142,10 +144,11 @@ export async function runSseStage(chunks: ReadonlyArray<string | Buffer> | Async
   const warnings: unknown[] = [];
   const log = { warn: (o: unknown) => warnings.push(o), debug() {}, info() {}, error() {} } as unknown as FastifyBaseLogger;
   const observed: Array<{ message: unknown; bytes: number }> = [];
+  const drops: string[] = [];
   const hooks: PipelineHooks = {
     onSseStart() {},
     onSseEnd() {},
-    onSseEventDropped() {},
+    onSseEventDropped: (reason) => drops.push(reason),
     wantsResponseMessage: opts.wantsResponseMessage ?? true,
     onResponseMessage: (message, bytes) => observed.push({ message, bytes }),
   };
@@ -154,7 +157,7 @@ export async function runSseStage(chunks: ReadonlyArray<string | Buffer> | Async
   const body = openBodySource(stream, [], Infinity);
   await handleSseBody(exchange, reply, { statusCode: 200, headers: { 'content-type': 'text/event-stream' }, body }, log, hooks);
   assert.equal(endedCorked, false, 'end() was called on a corked response (Node 22/24 then send the terminating chunk before the corked writes)');
-  return { exchange, writes, body: writes.join(''), ended, observed, warnings, buffers };
+  return { exchange, writes, body: writes.join(''), ended, observed, warnings, drops, buffers };
 }
 
 /** `bytes` cut at the given offsets. */
