@@ -38,8 +38,8 @@ import { agentsYaml } from '../helpers/gateway.js';
 import { useSellerAndGateway } from '../helpers/stack.js';
 import { rawPost, toolCall } from '../helpers/raw.js';
 import { assertToolCallPassed, assertToolCallUpstreamNotMcp } from '../helpers/upstream-not-mcp.js';
-import { droppedInLines, droppedInMetrics } from '../helpers/drop-lines.js';
-import { TEST_TIMEOUT_MS, withTimeout } from '../helpers/timeout.js';
+import { assertGetStreamDrops } from '../helpers/drop-lines.js';
+import { TEST_TIMEOUT_MS } from '../helpers/timeout.js';
 
 const frame = (data: string): string => `event: message\ndata: ${data}\n\n`;
 const crlfFrame = (data: string): string => `event: message\r\ndata: ${data}\r\n\r\n`;
@@ -103,11 +103,7 @@ function startSeller(): Promise<RawSeller> {
 const stack = useSellerAndGateway(startSeller, (seller) => startObservedGateway(agentsYaml({ seller: seller.url })));
 const gw = (): ObservedGateway => stack.gateway;
 const HEADERS = { 'mcp-protocol-version': '2025-06-18' };
-const REASON = 'get_stream_response';
 
-async function dropped(agent: string): Promise<number> {
-  return droppedInMetrics(await gw().app.gateway.metrics.render(), agent, REASON);
-}
 
 describe('member names that differ from a judged name only in case are repeats (Go hosts read them as the name)', { timeout: TEST_TIMEOUT_MS }, () => {
   const toolCases: Array<[string, number]> = [
@@ -138,19 +134,7 @@ describe('member names that differ from a judged name only in case are repeats (
   });
 
   test('the standalone GET stream: notifications pass as sent; responses named in any case are dropped get_stream_response', async () => {
-    const before = await dropped('seller');
-    const seen = gw().lines.length;
-    const res = await fetch(gw().agentUrl('seller'), { headers: { accept: 'text/event-stream', ...HEADERS } });
-    assert.equal(res.status, 200);
-    const text = await withTimeout(res.text(), 5_000, 'GET stream');
-    assert.equal(text, GET_EVENTS.filter(([, kept]) => kept).map(([data]) => frame(data)).join(''));
-    const drops = GET_EVENTS.filter(([, kept]) => !kept).length + 1;
-    const line = await gw().waitForLine((l) => l.msg === 'exchange' && l.agent === 'seller' && l.http_method === 'GET');
-    assert.deepEqual({ outcome: line.outcome, reason: line.reason, bytes_to_host: line.bytes_to_host }, { outcome: 'ok', reason: REASON, bytes_to_host: Buffer.byteLength(text) });
-    // Drop warnings are throttled per stream (a new user's trial 9, F5): counted from the lines of this stream.
-    assert.deepEqual(droppedInLines(gw().lines.slice(seen), 'seller'), { [REASON]: drops });
-    assert.deepEqual(line.events_dropped, { [REASON]: drops });
-    assert.equal(await dropped('seller'), before + drops);
+    await assertGetStreamDrops(gw(), 'seller', HEADERS, GET_EVENTS.filter(([, kept]) => kept).map(([data]) => frame(data)).join(''), GET_EVENTS.filter(([, kept]) => !kept).length + 1);
   });
 
   for (const [tool, id] of [['json_control', 40], ['sse_control', 41]] as const) {

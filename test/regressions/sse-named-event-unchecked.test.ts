@@ -45,8 +45,8 @@ import { expectedBatchErrorFrames, expectedErrorFrame, startObservedGateway, typ
 import { agentsYaml } from '../helpers/gateway.js';
 import { useSellerAndGateway } from '../helpers/stack.js';
 import { rawPost, toolCall } from '../helpers/raw.js';
-import { droppedInLines, droppedInMetrics } from '../helpers/drop-lines.js';
-import { TEST_TIMEOUT_MS, withTimeout } from '../helpers/timeout.js';
+import { assertGetStreamDrops, droppedInLines, droppedInMetrics } from '../helpers/drop-lines.js';
+import { TEST_TIMEOUT_MS } from '../helpers/timeout.js';
 
 const LIMIT = 4 * 1024 * 1024;
 const DROPPED = 'standalone SSE stream: event dropped';
@@ -152,18 +152,7 @@ describe('a named SSE event is judged as a message event', { timeout: TEST_TIMEO
   });
 
   test('the standalone GET stream: named responses are dropped get_stream_response, the named notification passes', async () => {
-    const before = await dropped('get_stream_response');
-    const seen = gw().lines.length;
-    const res = await fetch(gw().agentUrl('seller'), { headers: { accept: 'text/event-stream', ...HEADERS } });
-    assert.equal(res.status, 200);
-    const text = await withTimeout(res.text(), 5_000, 'GET stream');
-    assert.equal(text, named('progress', NOTE));
-    const line = await gw().waitForLine((l) => l.msg === 'exchange' && l.agent === 'seller' && l.rpc_kind === 'none' && gw().lines.indexOf(l) >= seen);
-    assert.deepEqual({ outcome: line.outcome, reason: line.reason, bytes_to_host: line.bytes_to_host }, { outcome: 'ok', reason: 'get_stream_response', bytes_to_host: Buffer.byteLength(text) });
-    // Drop warnings are throttled per stream (a new user's trial 9, F5): counted from this stream's lines.
-    assert.deepEqual(droppedInLines(gw().lines.slice(seen), 'seller'), { get_stream_response: 2 });
-    assert.deepEqual(line.events_dropped, { get_stream_response: 2 });
-    assert.equal(await dropped('get_stream_response'), before + 2);
+    await assertGetStreamDrops(gw(), 'seller', HEADERS, named('progress', NOTE), 2);
   });
 
   test('a POSTed notification\'s stream: the named response is dropped notification_stream_response, the named notification passes', async () => {

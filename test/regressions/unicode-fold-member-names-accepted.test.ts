@@ -41,8 +41,8 @@ import { agentsYaml } from '../helpers/gateway.js';
 import { useSellerAndGateway } from '../helpers/stack.js';
 import { rawPost, toolCall } from '../helpers/raw.js';
 import { assertToolCallPassed, assertToolCallUpstreamNotMcp } from '../helpers/upstream-not-mcp.js';
-import { droppedInLines, droppedInMetrics } from '../helpers/drop-lines.js';
-import { TEST_TIMEOUT_MS, withTimeout } from '../helpers/timeout.js';
+import { assertGetStreamDrops } from '../helpers/drop-lines.js';
+import { TEST_TIMEOUT_MS } from '../helpers/timeout.js';
 
 const frame = (data: string): string => `event: message\ndata: ${data}\n\n`;
 const crlfFrame = (data: string): string => `event: message\r\ndata: ${data}\r\n\r\n`;
@@ -115,11 +115,7 @@ const stack = useSellerAndGateway(startSeller, (seller) => startObservedGateway(
 const gw = (): ObservedGateway => stack.gateway;
 const HEADERS = { 'mcp-protocol-version': '2025-06-18' };
 const BATCH_HEADERS = { 'mcp-protocol-version': '2025-03-26' };
-const REASON = 'get_stream_response';
 
-async function dropped(agent: string): Promise<number> {
-  return droppedInMetrics(await gw().app.gateway.metrics.render(), agent, REASON);
-}
 
 describe('member names equal to a judged name under Go\'s case folding (ſ as s, K as k) are repeats', { timeout: TEST_TIMEOUT_MS }, () => {
   const toolCases: Array<[string, number]> = [
@@ -156,19 +152,7 @@ describe('member names equal to a judged name under Go\'s case folding (ſ as s,
   });
 
   test('the standalone GET stream: notifications pass as sent; responses named with ſ are dropped get_stream_response', async () => {
-    const before = await dropped('seller');
-    const seen = gw().lines.length;
-    const res = await fetch(gw().agentUrl('seller'), { headers: { accept: 'text/event-stream', ...HEADERS } });
-    assert.equal(res.status, 200);
-    const text = await withTimeout(res.text(), 5_000, 'GET stream');
-    assert.equal(text, GET_EVENTS.filter(([, kept]) => kept).map(([data]) => frame(data)).join(''));
-    const drops = GET_EVENTS.filter(([, kept]) => !kept).length + 1;
-    const line = await gw().waitForLine((l) => l.msg === 'exchange' && l.agent === 'seller' && l.http_method === 'GET');
-    assert.deepEqual({ outcome: line.outcome, reason: line.reason, bytes_to_host: line.bytes_to_host }, { outcome: 'ok', reason: REASON, bytes_to_host: Buffer.byteLength(text) });
-    // Drop warnings are throttled per stream (a new user's trial 9, F5): counted from the lines of this stream.
-    assert.deepEqual(droppedInLines(gw().lines.slice(seen), 'seller'), { [REASON]: drops });
-    assert.deepEqual(line.events_dropped, { [REASON]: drops });
-    assert.equal(await dropped('seller'), before + drops);
+    await assertGetStreamDrops(gw(), 'seller', HEADERS, GET_EVENTS.filter(([, kept]) => kept).map(([data]) => frame(data)).join(''), GET_EVENTS.filter(([, kept]) => !kept).length + 1);
   });
 
   for (const [tool, id] of [['json_control', 40], ['sse_control', 41]] as const) {
