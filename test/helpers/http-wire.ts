@@ -5,6 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { connect, type Socket } from 'node:net';
+import { withTimeout } from './timeout.js';
 
 /**
  * Writes `text` (raw HTTP/1.1 bytes) on a new connection to the gateway at `baseUrl` and
@@ -158,4 +159,17 @@ export async function notificationReaches(conn: RawConnection, notify: () => Pro
     await Promise.race([conn.received('notifications/tools/list_changed'), new Promise((r) => setTimeout(r, 50))]);
   }
   assert.ok(conn.text().includes('notifications/tools/list_changed'), 'the notification reached the host');
+}
+
+/**
+ * The gateway's whole answer to a DELETE of session `session` on agent `agent` (sent on a
+ * raw connection with `connection: close`): its head lines (Date left out) and its body.
+ */
+export async function deleteAnswer(baseUrl: string, session: string, agent = 's'): Promise<{ head: string[]; body: string }> {
+  const conn = await openRawConnection(Number(new URL(baseUrl).port));
+  conn.socket.write(`DELETE /agents/${agent}/mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nmcp-session-id: ${session}\r\nmcp-protocol-version: 2025-06-18\r\nconnection: close\r\n\r\n`);
+  const wire = await withTimeout(conn.closed, 5_000, `the answer to the DELETE of ${session}`).finally(() => conn.socket.destroy());
+  const headEnd = wire.indexOf('\r\n\r\n');
+  assert.ok(headEnd !== -1, `a head in ${JSON.stringify(wire)}`);
+  return { head: wire.slice(0, headEnd).split('\r\n').filter((l) => !/^date:/i.test(l)), body: wire.slice(headEnd + 4) };
 }

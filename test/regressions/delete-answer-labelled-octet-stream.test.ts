@@ -22,8 +22,8 @@ import { describe, test } from 'node:test';
 import { startRawSeller, type RawSeller } from '../support/raw-seller.js';
 import { agentsYaml, startGateway, type RunningGateway } from '../helpers/gateway.js';
 import { useSellerAndGateway } from '../helpers/stack.js';
-import { openRawConnection } from '../helpers/http-wire.js';
-import { TEST_TIMEOUT_MS, withTimeout } from '../helpers/timeout.js';
+import { deleteAnswer as deleteAnswerOf } from '../helpers/http-wire.js';
+import { TEST_TIMEOUT_MS } from '../helpers/timeout.js';
 
 /** Per session id: the seller's answer to its DELETE (status, headers, body). */
 const ANSWERS: Record<string, [status: number, headers: Record<string, string>, body: string]> = {
@@ -42,15 +42,8 @@ const stack = useSellerAndGateway<RawSeller, RunningGateway>(
   (seller) => startGateway(agentsYaml({ s: seller.url }, ['log_level: silent'])),
 );
 
-/** The gateway's whole answer to a DELETE of session `session`: its head lines (Date left out) and its body. */
-async function deleteAnswer(session: string): Promise<{ head: string[]; body: string }> {
-  const conn = await openRawConnection(Number(new URL(stack.gateway.baseUrl).port));
-  conn.socket.write(`DELETE /agents/s/mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nmcp-session-id: ${session}\r\nmcp-protocol-version: 2025-06-18\r\nconnection: close\r\n\r\n`);
-  const wire = await withTimeout(conn.closed, 5_000, `the answer to the DELETE of ${session}`).finally(() => conn.socket.destroy());
-  const headEnd = wire.indexOf('\r\n\r\n');
-  assert.ok(headEnd !== -1, `a head in ${JSON.stringify(wire)}`);
-  return { head: wire.slice(0, headEnd).split('\r\n').filter((l) => !/^date:/i.test(l)), body: wire.slice(headEnd + 4) };
-}
+/** The gateway's whole answer to a DELETE of session `session` (test/helpers/http-wire.ts). */
+const deleteAnswer = (session: string): Promise<{ head: string[]; body: string }> => deleteAnswerOf(stack.gateway.baseUrl, session);
 
 describe('a DELETE answered with a body and no Content-Type', { timeout: TEST_TIMEOUT_MS }, () => {
   test('200 with a body: the host gets it with no Content-Type', async () => {
