@@ -205,6 +205,17 @@ export interface Exchange {
    */
   eventsDropped: Record<string, number> | undefined;
   /**
+   * The `event:` name of the SSE event that carried the request's own response (or one of a
+   * batch's requests' responses) and was refused as no answer for it (`upstream_not_mcp`:
+   * response/sse-stage.ts `namedEvent`), its first 64 characters (`shownInMessage`);
+   * undefined otherwise (the common case). The exchange line's `answer_event`, and what
+   * `probe` names in its report (probe/answer-events.ts): the host's error alone does not say
+   * why the answer was refused. Reported failure (a hostile new user's trial): `probe` gave
+   * no clue that the seller's answer was there, under a name MCP clients do not read
+   * (test/regressions/probe-named-event-answer-ignored.test.ts).
+   */
+  answerEvent: string | undefined;
+  /**
    * Aborts the upstream request, set once the dispatcher starts it. Safe to call repeatedly
    * (a no-op once undici has completed the request). A normal end passes the shared
    * `GATEWAY_FINISHED` (errors/abort.ts): no error is built per exchange.
@@ -308,6 +319,7 @@ export function createExchange(init: {
     actions: [],
     textNotLifted: undefined,
     eventsDropped: undefined,
+    answerEvent: undefined,
     abortUpstream: () => {},
     finished: false,
     sseStarted: false,

@@ -4,8 +4,8 @@
  * Syntax:
  * - `${NAME}` is replaced by the environment variable NAME (`[A-Za-z_][A-Za-z0-9_]*`). An
  *   unset variable is a problem; a variable set to the empty string expands to "", unless the
- *   caller refuses empty values (`refuseEmpty`, the loader's choice for an agent `url`), when
- *   it is a problem too.
+ *   caller refuses empty values (`refuseEmpty`, the loader's choice for an agent `url` and
+ *   its header values), when it is a problem too.
  * - `$${` is a literal `${` (so `$${NAME}` yields the text `${NAME}`).
  * - Any other `$` is literal (`$HOME`, `a$b`, `$$`).
  * - `${` that is not a well-formed reference (no closing `}`, empty or invalid name) is a problem.

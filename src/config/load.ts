@@ -314,8 +314,8 @@ class TreeBuilder {
         if (inexact !== undefined) return unread(inexact);
       }
       if (typeof value !== 'string') return value;
-      const url = isAgentUrlPath(path);
-      const result = expandEnv(value, this.env, { refuseEmpty: url });
+      const refuseEmpty = isAgentUrlPath(path) || isAgentHeaderPath(path);
+      const result = expandEnv(value, this.env, { refuseEmpty });
       if (result.expanded) this.expanded.add(id);
       if (!result.ok) {
         this.envFailed.add(id);
@@ -325,7 +325,9 @@ class TreeBuilder {
             p.kind === 'missing'
               ? `environment variable \`${p.name}\` is not set`
               : p.kind === 'empty'
-                ? emptyUrlVariableMessage(p.name, value, this.env)
+                ? isAgentUrlPath(path)
+                  ? emptyUrlVariableMessage(p.name, value, this.env)
+                  : emptyHeaderVariableMessage(p.name)
                 : 'malformed `${...}` reference: expected ${NAME} with NAME of letters, digits and _ (write $${ for a literal ${)',
             n.range?.[0],
           );
@@ -375,9 +377,28 @@ class TreeBuilder {
   }
 }
 
-/** `agents.<agent>.url`: the one key whose `${VAR}` may not be set to the empty string. */
+/** `agents.<agent>.url`: a `${VAR}` here may not be set to the empty string (`emptyUrlVariableMessage`). */
 function isAgentUrlPath(path: readonly Segment[]): boolean {
   return path.length === 3 && path[0] === 'agents' && path[2] === 'url';
+}
+
+/** `agents.<agent>.headers.<name>`: a `${VAR}` here may not be set to the empty string (`emptyHeaderVariableMessage`). */
+function isAgentHeaderPath(path: readonly Segment[]): boolean {
+  return path.length === 4 && path[0] === 'agents' && path[2] === 'headers';
+}
+
+/**
+ * The problem of a variable set to the empty string in an agent header value. The header
+ * would go to the seller on every request without the part the variable stands for:
+ * `Authorization: "Bearer ${SELLER_TOKEN}"` with `SELLER_TOKEN=""` passed `--check-config` and
+ * sent `Authorization: Bearer ` (a hostile new user's trial;
+ * test/regressions/empty-env-var-header-value.test.ts). Names the variable, never a value.
+ */
+function emptyHeaderVariableMessage(name: string): string {
+  return (
+    `environment variable \`${name}\` is set but empty ` +
+    '(an empty variable in a header value is an error: the header would reach the seller without what the variable stands for, such as a token)'
+  );
 }
 
 /**

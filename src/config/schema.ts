@@ -25,7 +25,7 @@ import {
   MIN_RESUME_SECRET_LENGTH,
   SPEC_DEFAULT_RESPONSE_CEILING_BYTES,
 } from './defaults.js';
-import { urlAuthorityProblem } from './url-authority.js';
+import { urlAuthorityProblem, urlWritesUserinfo } from './url-authority.js';
 
 /** Agent names become a URL path segment: `/agents/<name>/mcp`. */
 export const AGENT_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
@@ -167,7 +167,8 @@ const url = z.string({ error: 'expected an absolute http: or https: URL' }).supe
   // Read from the text: the parser above makes a host of the first path segment (url-authority.ts).
   const authority = urlAuthorityProblem(value);
   if (authority !== undefined) ctx.addIssue({ code: 'custom', message: authority });
-  if (parsed.username !== '' || parsed.password !== '') {
+  // From the text too: the parser drops an empty userinfo (`https://@host/`, url-authority.ts).
+  if (parsed.username !== '' || parsed.password !== '' || urlWritesUserinfo(value)) {
     ctx.addIssue({ code: 'custom', message: 'must not contain credentials (user:password@); send them with `headers` instead' });
   }
   if (value.includes('#')) {

@@ -211,7 +211,7 @@ function bounded<T>(value: T): T | string {
  * bytes_to_host is the body handed to the host's response (exchange.ts `bytesToHost`): for
  * `host_aborted`, what was handed over before the host left, not what it read.
  *
- * Two fields only when they apply (absent otherwise, so the common line is unchanged):
+ * Three fields only when they apply (absent otherwise, so the common line is unchanged):
  * text_not_lifted, the reason a tool result was left unlifted (exchange.ts `textNotLifted`:
  * `text_bytes`, `json_depth` or `json_nodes`, the bound the first text that may hold its JSON
  * broke; `max_response_bytes`, `max_sse_event_bytes`, `max_json_depth` or `max_json_nodes`,
@@ -223,7 +223,10 @@ function bounded<T>(value: T): T | string {
  * `eventsDropped`, `{"get_stream_response":5000}`), exact where the drop warnings are
  * throttled (response/sse-drop-log.ts; a new user's trial 9, F5:
  * test/regressions/get-stream-drop-warnings-flood-log.test.ts). An object: such a line is
- * written through the logger's redaction (plainInfoWriter), once per stream.
+ * written through the logger's redaction (plainInfoWriter), once per stream. answer_event,
+ * when the request's own response came in an SSE event named other than `message` and was
+ * refused `upstream_not_mcp`: that name, its first 64 characters (exchange.ts `answerEvent`;
+ * test/regressions/probe-named-event-answer-ignored.test.ts).
  */
 export function exchangeLogFields(exchange: Exchange, hostStatus: number | null, httpMethod: string): Record<string, unknown> {
   const fields: Record<string, unknown> = {
@@ -245,6 +248,7 @@ export function exchangeLogFields(exchange: Exchange, hostStatus: number | null,
   };
   if (exchange.textNotLifted !== undefined) fields.text_not_lifted = exchange.textNotLifted;
   if (exchange.eventsDropped !== undefined) fields.events_dropped = exchange.eventsDropped;
+  if (exchange.answerEvent !== undefined) fields.answer_event = exchange.answerEvent;
   return fields;
 }
 

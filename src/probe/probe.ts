@@ -13,7 +13,9 @@
  *
  * Each response is measured on the bytes the gateway sent (after its normalization), so the
  * report shows what a host on the gateway receives. A gateway local error
- * (`RESPONSE_TOO_LARGE`, `SERVICE_UNAVAILABLE`, ...) or any other failure is a row of its own.
+ * (`RESPONSE_TOO_LARGE`, `SERVICE_UNAVAILABLE`, ...) or any other failure is a row of its own;
+ * an `upstream_not_mcp` for an answer the seller sent in an SSE event named other than
+ * `message` says so, with the name (answer-events.ts).
  */
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
@@ -24,6 +26,7 @@ import { CAPABILITIES_TOOL, DISCOVERY_TARGETS, measureDiscovery, type DiscoveryM
 import { extractAdcpError, isJsonObject, ownValue } from '../mcp/extract.js';
 import { VERSION } from '../version.js';
 import { createRpcClient, PROBE_PROTOCOL_VERSION, type RpcReply } from './rpc.js';
+import { AnswerEvents, namedEventAnswer } from './answer-events.js';
 import { DEFAULT_PROBE_TIMEOUT_MS } from './options.js';
 
 /** Bound on `tools/list` pages followed: a seller that never stops paging must not keep the probe busy. */
@@ -108,9 +111,12 @@ export async function runProbe(opts: ProbeOptions): Promise<ProbeReport> {
     const url = `http://127.0.0.1:${port}/agents/${encodeURIComponent(opts.agent)}/mcp`;
     // The probe's own guard: twice the largest response limit this agent may answer with, plus room for framing.
     const maxBodyBytes = 2 * largestResponseLimit(agentConfig) + 1024 * 1024;
-    const client = createRpcClient({ url, timeoutMs: opts.timeoutMs ?? DEFAULT_PROBE_TIMEOUT_MS, maxBodyBytes });
+    const timeoutMs = opts.timeoutMs ?? DEFAULT_PROBE_TIMEOUT_MS;
+    const client = createRpcClient({ url, timeoutMs, maxBodyBytes });
+    const answerEvents = new AnswerEvents(app.gateway);
+    const explain = (reply: RpcReply): Promise<string | undefined> => explainedError(reply, answerEvents, timeoutMs);
     try {
-      return await probeAgent(client, opts.agent, `${agentConfig.url.origin}${agentConfig.url.pathname}`);
+      return await probeAgent(client, explain, opts.agent, `${agentConfig.url.origin}${agentConfig.url.pathname}`);
     } finally {
       await client.close();
     }
@@ -121,7 +127,10 @@ export async function runProbe(opts: ProbeOptions): Promise<ProbeReport> {
   }
 }
 
-async function probeAgent(client: ReturnType<typeof createRpcClient>, agent: string, seller: string): Promise<ProbeReport> {
+/** `replyError`, with what the gateway knows of why it refused the answer when the host's error does not say (`explainedError`). */
+type ExplainReply = (reply: RpcReply) => Promise<string | undefined>;
+
+async function probeAgent(client: ReturnType<typeof createRpcClient>, explain: ExplainReply, agent: string, seller: string): Promise<ProbeReport> {
   const rows: ProbeRow[] = [];
   const seen: { protocolVersion?: string; server?: ProbeReport['server']; tools: number } = { tools: 0 };
   const report = (): ProbeReport => finish(agent, seller, seen.protocolVersion, seen.server, rows, seen.tools);
@@ -132,7 +141,7 @@ async function probeAgent(client: ReturnType<typeof createRpcClient>, agent: str
     capabilities: {},
     clientInfo: { name: 'adcp-buyer-gateway-probe', version: VERSION },
   });
-  const initError = replyError(init);
+  const initError = await explain(init);
   if (initError !== undefined) {
     rows.push({ surface: 'initialize', ...received(init), target_bytes: null, status: 'error', error: initError });
     return report();
@@ -169,7 +178,7 @@ async function probeAgent(client: ReturnType<typeof createRpcClient>, agent: str
     }
     const reply = await client.call('tools/list', cursor === undefined ? {} : { cursor });
     const base = { surface: 'tools_list_page' as const, page, ...received(reply), target_bytes: DISCOVERY_TARGETS.tools_list_page };
-    const error = replyError(reply);
+    const error = await explain(reply);
     if (error !== undefined) {
       rows.push({ ...base, status: 'error', error });
       break;
@@ -215,7 +224,7 @@ async function probeAgent(client: ReturnType<typeof createRpcClient>, agent: str
     return report();
   }
   const caps = await client.call('tools/call', { name: CAPABILITIES_TOOL, arguments: {} });
-  const capsError = replyError(caps);
+  const capsError = await explain(caps);
   if (capsError !== undefined) {
     rows.push({ surface: 'get_adcp_capabilities', ...received(caps), target_bytes: capsTarget, status: 'error', error: capsError });
     return report();
@@ -314,6 +323,25 @@ export function replyError(reply: RpcReply): string | undefined {
     return `tool error${typeof first === 'string' ? `: ${first.slice(0, 120)}` : ''}`;
   }
   return undefined;
+}
+
+/**
+ * `replyError(reply)`, and for the gateway's `upstream_not_mcp` refusal of an answer the
+ * seller sent in an SSE event named other than `message`, the event's name after it
+ * (`namedEventAnswer`): `SERVICE_UNAVAILABLE (upstream_not_mcp): the answer came in an SSE
+ * event named "x-custom"; ...`. The name is the gateway's record of the exchange
+ * (answer-events.ts), waited for at most `waitMs`.
+ */
+async function explainedError(reply: RpcReply, answerEvents: AnswerEvents, waitMs: number): Promise<string | undefined> {
+  const error = replyError(reply);
+  if (error === undefined || !isJsonObject(reply.message)) return error;
+  const adcp = extractAdcpError(reply.message);
+  const details = adcp === null ? undefined : ownValue(adcp, 'details');
+  if (!isJsonObject(details) || ownValue(details, 'reason') !== 'upstream_not_mcp') return error;
+  const id = ownValue(reply.message, 'id');
+  if (typeof id !== 'number' && typeof id !== 'string') return error;
+  const name = await answerEvents.nameFor(id, waitMs);
+  return name === undefined ? error : `${error}: ${namedEventAnswer(name)}`;
 }
 
 /** The largest response limit an exchange with this agent can have (agent, any tool, the call ceiling). */

@@ -3,14 +3,21 @@
  * (the probe ships in the bin; the SDK is a devDependency). It speaks exactly what the
  * probe needs: POST a request and read its response from an `application/json` body or
  * from a `text/event-stream` (the event whose data is the JSON-RPC response for the
- * request's id), POST a notification, DELETE the session.
+ * request's id), POST a notification, DELETE the session. Every event is judged by its data,
+ * whatever its `event:` name, as the gateway judges it: the response in an event named other
+ * than `message` is no answer (MCP clients differ on it; the TypeScript SDK client never reads
+ * it) and is reported at once, by its name, where the probe skipped it and waited until its
+ * timeout (a hostile new user's trial;
+ * test/regressions/probe-named-event-answer-ignored.test.ts).
  *
  * What it measures is what a host receives: the response message's bytes as the gateway
  * sent them (the JSON body, or the `data` of the SSE event that carried the response).
  */
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import { request } from 'undici';
+import { shownInMessage } from '../errors/local-reply.js';
 import { mediaTypeEssence } from '../response/content-type.js';
+import { namedEventAnswer } from './answer-events.js';
 
 /** The MCP revision the probe offers in `initialize` (the server may answer with an older one). */
 export const PROBE_PROTOCOL_VERSION = '2025-11-25';
@@ -146,7 +153,9 @@ async function readBody(body: AsyncIterable<Buffer>, max: number, abort: () => v
 /**
  * Reads SSE events until the JSON-RPC response for `id` (or, for a notification, until the
  * stream ends). Other events (progress, server requests) are skipped. Stops reading (and
- * aborts) once the response is found.
+ * aborts) once the response is found; the response in an event named other than `message`
+ * is no answer: its problem names the event (`namedEventAnswer`, the name's first 64
+ * characters).
  */
 async function readSseResponse(
   body: AsyncIterable<Buffer> & { destroy?: () => void },
@@ -154,10 +163,10 @@ async function readSseResponse(
   max: number,
   abort: () => void,
 ): Promise<Pick<RpcReply, 'transport' | 'message' | 'bytes' | 'problem'>> {
-  let found: { message: unknown; bytes: number } | undefined;
+  let found: { message: unknown; bytes: number } | { problem: string } | undefined;
   let lastEventId: string | undefined;
   const onEvent = (ev: EventSourceMessage): void => {
-    if (found || (ev.event !== undefined && ev.event !== 'message') || ev.data === '') return;
+    if (found || ev.data === '') return;
     if (ev.id !== undefined && ev.id !== '') lastEventId = ev.id;
     let message: unknown;
     try {
@@ -165,7 +174,9 @@ async function readSseResponse(
     } catch {
       return;
     }
-    if (id !== undefined && isResponseTo(message, id)) found = { message, bytes: Buffer.byteLength(ev.data, 'utf8') };
+    if (id === undefined || !isResponseTo(message, id)) return;
+    // eventsource-parser: `event` is undefined for no `event:` field or an empty one.
+    found = ev.event === undefined || ev.event === 'message' ? { message, bytes: Buffer.byteLength(ev.data, 'utf8') } : { problem: namedEventAnswer(shownInMessage(ev.event)) };
   };
   const parser = createParser({ onEvent, maxBufferSize: max });
   const decoder = new TextDecoder('utf-8');
@@ -185,7 +196,7 @@ async function readSseResponse(
   }
   if (found) {
     abort();
-    return { transport: 'sse', ...found };
+    return 'problem' in found ? { transport: 'sse', message: undefined, bytes: 0, problem: found.problem } : { transport: 'sse', ...found };
   }
   if (id === undefined) return { transport: 'sse', message: undefined, bytes: 0 };
   return {

@@ -171,7 +171,7 @@ import type { FastifyBaseLogger, FastifyReply } from 'fastify';
 import { observedMs } from '../errors/elapsed.js';
 import { createParser, type EventSourceMessage, type ParseError } from 'eventsource-parser';
 import { hasCumulativeBound, isRequestStream, openBufferLease, type Exchange } from '../exchange.js';
-import { answerWithLocalError, type LocalErrorInput } from '../errors/local-reply.js';
+import { answerWithLocalError, shownInMessage, type LocalErrorInput } from '../errors/local-reply.js';
 import type { DropReason } from '../errors/codes.js';
 import { GATEWAY_FINISHED } from '../errors/abort.js';
 import { boundWhenAwaited } from '../errors/earlier-answers.js';
@@ -494,6 +494,7 @@ export async function handleSseBody(
         // The request's response in a named event: no answer (`namedEvent`), refused as one to another id.
         if (verdict.kind === 'response' && namedEvent(event)) {
           if (verdict.changed) bodyPool.recycleAfterSend(raw, verdict.out);
+          exchange.answerEvent = shownInMessage(event);
           fail({ reason: 'upstream_not_mcp', limitBytes: perEventLimit, observedBytes: verdict.dataBytes, upstreamStatus: res.statusCode });
           return;
         }
@@ -507,7 +508,9 @@ export async function handleSseBody(
       if (awaitsBatch && mayBeResponse(content)) {
         const taken = batchAnswers.take(verdict?.kind === 'forward' && verdict.bytes !== undefined ? verdict.bytes : content);
         // A response to one of the batch's requests in a named event answers none (`namedEvent`).
-        if (taken === 'foreign' || (batchAnswers.answeredUndelivered && namedEvent(event))) {
+        const namedAnswer = batchAnswers.answeredUndelivered && namedEvent(event);
+        if (taken === 'foreign' || namedAnswer) {
+          if (namedAnswer) exchange.answerEvent = shownInMessage(event);
           const observedBytes = typeof content !== 'string' ? content.length : dataBytes >= 0 ? dataBytes : Buffer.byteLength(content);
           fail({ reason: 'upstream_not_mcp', limitBytes: perEventLimit, observedBytes, upstreamStatus: res.statusCode });
           return;
@@ -1304,9 +1307,10 @@ export async function handleSseBody(
  * member name written twice (mcp/repeated-names.ts). Reported failure (a new user's trial 9,
  * F1): named events skipped every check; one carrying the call's own response went out
  * undeduped, and the plain response after it too, two answers for one id
- * (test/regressions/sse-named-event-unchecked.test.ts).
+ * (test/regressions/sse-named-event-unchecked.test.ts). The refused event's name is kept on
+ * the exchange (`answerEvent`: the exchange line's `answer_event`, `probe`'s report).
  */
-function namedEvent(event: string | undefined): boolean {
+function namedEvent(event: string | undefined): event is string {
   return event !== undefined && event !== 'message';
 }
 
