@@ -35,13 +35,17 @@
  * idle standalone GET stream) goes out alone, `id: <token>` and a blank line
  * (`writePendingId`), so the host resumes from the seller's last id. A raw run that the
  * pending id would go with has its first event parsed (`takePlanned`), an event held as bytes
- * gets it when dispatched. On a stream without the cumulative bound a token is minted only
- * within the stream's budget (sse-token-credit.ts: tokens add at most twice the seller's
- * bytes); an event that finds it spent goes out without an id, its id pending in turn.
+ * gets it when dispatched. On every stream a token is minted only within the stream's budget
+ * (sse-token-credit.ts: tokens add at most twice the seller's bytes); an event that finds it
+ * spent goes out without an id, its id pending in turn. The event carrying the response gets
+ * its token whatever the budget (its token is `final`), as does an id pending at the end.
  * Reported failure (a new user's trial 9, F3): each id-only block went out as its own ~180-byte
  * token, 20.4x the seller's bytes on the standalone GET stream with no bound, and events with
  * short ids and no data 14.3x; minting them slowed other agents' calls from ~23 ms to 210-500 ms
- * (test/regressions/get-stream-id-only-token-amplification.test.ts).
+ * (test/regressions/get-stream-id-only-token-amplification.test.ts). On a request's stream,
+ * where the cumulative bound counts the tokens, such events still went out with a token each,
+ * ~18x the seller's bytes up to the bound (hostile trials:
+ * test/regressions/request-stream-short-id-token-amplification.test.ts).
  *
  * Bounds (spec: mcp-response-extraction.md, Size Limits; ARCHITECTURE §5):
  * - cumulative: every byte of a bounded stream (comments included) counts against
@@ -317,8 +321,9 @@ export async function handleSseBody(
   const perEventLimit = limits.max_sse_event_bytes;
   // The stream's count, seeded from its resume token on a Last-Event-ID reconnect.
   const cumulative = bounded ? new ByteBudget(limits.max_response_bytes, 'sse_cumulative', exchange.stream.usedBytes) : undefined;
-  // Without the bound, what tokens add is bounded by the seller's bytes (sse-token-credit.ts).
-  const credit = bounded ? undefined : new TokenCredit();
+  // What tokens add is bounded by the seller's bytes (sse-token-credit.ts), on every stream:
+  // the cumulative bound alone let a bounded stream's host get ~14x the seller's bytes.
+  const credit = new TokenCredit();
   /**
    * The seller's last event id the host has not been given (module doc, "Event ids"): an
    * id-only block's (`onIdOnly`), or the id of an event refused a token by `credit`; the next
@@ -545,13 +550,16 @@ export async function handleSseBody(
       id ??= pendingId;
       pendingId = undefined;
     }
-    // Without a cumulative bound, a token only within the stream's token budget
-    // (sse-token-credit.ts); refused, the id is pending for the next event or the end.
-    if (credit !== undefined && id !== undefined && id !== '' && !credit.available) {
+    // A token only within the stream's token budget (sse-token-credit.ts); refused, the id is
+    // pending for the next event or the end. The event carrying the response (the request's,
+    // or the last of a batch's) gets its token whatever the budget: it ends the stream, and its
+    // token says so (a resume from it is answered at once: resume/token.ts `final`).
+    const answers = final || verdict?.kind === 'response';
+    if (id !== undefined && id !== '' && !credit.available && !answers) {
       pendingId = id;
       id = undefined;
     }
-    if (id !== undefined) id = hostEventId(id, 'forwarded without an id', final || verdict?.kind === 'response');
+    if (id !== undefined) id = hostEventId(id, 'forwarded without an id', answers);
     if (exchange.finished) return;
     if (verdict?.kind === 'forward') out = verdict.bytes;
     else if (verdict?.kind === 'response') {
@@ -612,15 +620,19 @@ export async function handleSseBody(
   const hostEventId = (sellerId: string, what: string, final = false): string | undefined => {
     if (sellerId === '') return sellerId;
     const token = exchange.mintEventId(sellerId, tokenCount(), final, batchAnswers?.awaitedKeys());
-    if (token === undefined) log.warn({ agent: exchange.agent.name }, `SSE event id could not be turned into a resume token: ${what}`);
-    else if (cumulative !== undefined) chargeToken(token, sellerId);
-    else credit?.spend(token.length - Buffer.byteLength(sellerId));
+    if (token === undefined) {
+      log.warn({ agent: exchange.agent.name }, `SSE event id could not be turned into a resume token: ${what}`);
+      return token;
+    }
+    const added = token.length - Buffer.byteLength(sellerId);
+    credit.spend(added);
+    if (cumulative !== undefined) chargeToken(added);
     return token;
   };
 
   /**
-   * Counts what a resume token adds to the host's stream (a bounded stream only): its length
-   * (ASCII) over the UTF-8 length of the seller id it replaces. The cumulative bound protects
+   * Counts what a resume token adds to the host's stream (a bounded stream only): `added`, its
+   * length (ASCII) over the UTF-8 length of the seller id it replaces. The cumulative bound protects
    * the host, so it counts the bytes the host receives: a token is ~230-310 characters, and a
    * seller sending id-only blocks (`id: 1` and a blank line, 7 bytes) made the host receive
    * ~32x `max_response_bytes` (14.7x with one-byte data events) while the bound counted the
@@ -636,8 +648,7 @@ export async function handleSseBody(
    * includes itself), so the next token's count includes it, and a resume counts from at most
    * one token's length (≤ 4096 bytes) short.
    */
-  const chargeToken = (token: string, sellerId: string): void => {
-    const added = token.length - Buffer.byteLength(sellerId);
+  const chargeToken = (added: number): void => {
     if (added <= 0) return;
     const budget = cumulative!;
     const through = budget.used + (lines.lfExpected && !budget.exceeded ? 1 : 0) + added;
@@ -926,6 +937,7 @@ export async function handleSseBody(
    * not seen as boundaries (sse-boundaries.ts): on such a stream the rest is dropped.
    */
   const take = (chunk: Buffer, start: number, end: number, atBoundary: boolean, blockEnd = atBoundary): boolean => {
+    credit.earn(end - start);
     if (cumulative) {
       // The LF a frame was matched against (`lfDebt`) pays it, or, not come, is charged now;
       // the LF of an ended block's CR LF (`endedBlockLf`) is no room either.
@@ -942,7 +954,7 @@ export async function handleSseBody(
         answer({ reason: 'sse_cumulative', limitBytes: cumulative.limit, observedBytes: cumulative.used });
         return false;
       }
-    } else credit!.earn(end - start);
+    }
     if (!skippingToBoundary && !lines.push(chunk, start, end)) lineCapBreached();
     // The range's blocks are all written: the next block's growth is its own (`chargeEncoding`).
     if (blockEnd) {
@@ -1075,7 +1087,7 @@ export async function handleSseBody(
    */
   const passHeld = (bytes: Buffer): void => {
     cumulative?.take(bytes.length);
-    credit?.earn(bytes.length);
+    credit.earn(bytes.length);
     room += bytes.length;
     boundaries.advance(bytes);
     idFields.passWithoutId(bytes);
@@ -1125,7 +1137,7 @@ export async function handleSseBody(
         // the request answered (`take`), as any range that crosses the bound.
         if (cumulative !== undefined && cumulative.used + (end - segmentStart) > cumulative.limit) return take(chunk, segmentStart, end, true);
         cumulative?.take(end - segmentStart);
-        credit?.earn(end - segmentStart);
+        credit.earn(end - segmentStart);
         batch.raw(chunk, segmentStart, end);
         lines.passedRaw();
         pending = end;
