@@ -125,12 +125,14 @@
  * Streamable HTTP 2025-03-26, 2025-06-18: "The server MUST NOT send a JSON-RPC response on
  * the stream unless resuming a stream associated with a previous client request"): an event
  * whose data is one (a `result` or an `error` member, with or without an `id`, a `method`
- * beside them included), or an array holding one, is dropped as a breach is there (below),
+ * beside them included; or an `id` and no `method`), or an array holding one, is dropped as a
+ * breach is there (below),
  * reason `get_stream_response` (errors/codes.ts DROP_REASONS), and the stream goes on.
  * Requests and notifications pass unchanged: the raw path keeps every block holding none of
  * `"result`, `"error` (in any case: a Go host reads `"Result"` and `"reſult"` as `result`), `\u`
- * (sse-raw-events.ts RawEventLimits.responseKeys), and only an event whose
- * data may hold such a key is parsed ({@link mayBeResponse}; sse-message.ts standaloneVerdict).
+ * (sse-raw-events.ts RawEventLimits.responseKeys), `"id` (in any case: RawEventLimits.answerable),
+ * and only an event whose data may hold such a key is parsed ({@link mayBeResponse},
+ * {@link mayHoldIdKey}; sse-message.ts standaloneVerdict).
  * The stream answering a POSTed notification or JSON-RPC response (`rpc.kind` 'notification',
  * resumed or not) follows the same rule, its drops reason `notification_stream_response`: no
  * request of that POST awaits a response (a new user's trial 8, F4:
@@ -260,19 +262,38 @@ const RESPONSE_KEYS_ANY_CASE = /re(?:s|\u017f)ul|erro/i;
 const RESPONSE_KEY_BYTES_ANY_CASE = /re(?:s|\xc5\xbf)ul|erro/i;
 
 /**
- * False when the JSON text `data` has a `method` member for sure; true when it may lack one
- * (its bytes hold no `method`; a key written with `\u` escapes is {@link mayBeResponse}'s).
- * On a request's stream such data may be a message with the request's id and no `method`,
- * which claims the answer (rewrite.ts claimsAnswer) and must be judged, though it has no
- * `result` or `error`: `{"jsonrpc":"2.0","id":1}` ended the stream `upstream_reset` after
- * going out as it was, where a JSON body is `upstream_not_mcp` (a new user's trial 8, F13:
- * test/regressions/malformed-response-for-own-id-forwarded.test.ts). Cost: one native search,
- * on the events of a request's stream that are parsed anyway and hold neither key prefix:
- * those of a server request or notification find `method` at their start.
+ * False when the JSON text `data` cannot have an `id` member: its bytes hold no `"id` in any
+ * ASCII case (a Go host reads `"ID"` as `id`: mcp/repeated-names.ts; no other character folds
+ * to `i` or `d`; a key written with `\u` escapes is {@link mayBeResponse}'s). Data that may
+ * have one may be a message with an `id` and no `method`, `result` or `error`, which a host
+ * reads as a response (rewrite.ts hasIdWithoutMethod), so where responses are judged it is
+ * judged too, though it holds neither response key: whether it has a top-level `method` is
+ * the scan's to tell (sse-message.ts). Reported failures: `{"jsonrpc":"2.0","id":1}` ended
+ * request 1's stream `upstream_reset` after going out as it was, where a JSON body is
+ * `upstream_not_mcp` (a new user's trial 8, F13:
+ * test/regressions/malformed-response-for-own-id-forwarded.test.ts); `{"jsonrpc":"2.0","id":999}`
+ * went out on request 1's stream, on the standalone GET stream and in a batch's answer, and so
+ * did such a message whose bytes held `method` elsewhere (`"params":{"method":"x"}`: the test
+ * was the bytes holding no `method`), which the MCP Go SDK reads as a response
+ * (hostile trials: test/regressions/id-only-message-on-request-stream-passes.test.ts).
+ *
+ * Cost: four native searches (the `"id` spellings, backwards: the rarer `d` first, as
+ * sse-raw-events.ts QUOTE_IDS), on the events that are parsed anyway and hold neither
+ * response key prefix (raw blocks holding `"id` are parsed where responses are judged:
+ * sse-raw-events.ts `answerable`); a progress notification holds none, a server request's or a
+ * notification's `"id` key (or one starting so) costs one WebAssembly scan of its data.
  */
-export function mayLackMethod(data: string | Buffer): boolean {
-  return !data.includes('method');
+export function mayHoldIdKey(data: string | Buffer): boolean {
+  if (typeof data === 'string') {
+    for (const key of QUOTE_ID_TEXTS) if (data.lastIndexOf(key) !== -1) return true;
+    return false;
+  }
+  for (const key of QUOTE_ID_BYTES) if (data.lastIndexOf(key) !== -1) return true;
+  return false;
 }
+/** `"id` in each ASCII case ({@link mayHoldIdKey}). */
+const QUOTE_ID_TEXTS = ['"id', '"iD', '"Id', '"ID'];
+const QUOTE_ID_BYTES = QUOTE_ID_TEXTS.map((key) => Buffer.from(key, 'latin1'));
 
 /**
  * The UTF-8 bytes of an event's `data` taken from `line`, the event's data line that the line
@@ -470,10 +491,11 @@ export async function handleSseBody(
     // Every event's data is judged, whatever its name (a new user's trial 9, F1: a named event
     // skipped every check below; see `namedEvent`).
     if (content.length > 0) {
-      // Parsed only when it may be the response to the request (mayBeResponse): anything else
-      // (progress notifications...) is forwarded as it is, after the structure bounds (proved
-      // by withinJsonBounds, else scanned: sse-message.ts).
-      const candidate = (answerable || answersNoRequest) && (mayBeResponse(content) || (answerable && mayLackMethod(content)));
+      // Parsed only when it may be the response to the request, or a response where none may
+      // pass (mayBeResponse; mayHoldIdKey: an `id` and no `method`): anything else (progress
+      // notifications...) is forwarded as it is, after the structure bounds (proved by
+      // withinJsonBounds, else scanned: sse-message.ts).
+      const candidate = (answerable || answersNoRequest) && (mayBeResponse(content) || mayHoldIdKey(content));
       if (candidate || !withinJsonBounds(content, boundsLimits)) {
         const opts = candidate ? (responseOpts ??= { ...boundsLimits, mayBeResponse: true, wantsMessage }) : (otherOpts ??= { ...boundsLimits, mayBeResponse: false, wantsMessage });
         verdict = inspectEventData(exchange, data, opts, bytes);
@@ -509,7 +531,7 @@ export async function handleSseBody(
       // `upstream_not_mcp` for id null, the event not forwarded, as a response to another id
       // ends a single request's (batch-answers.ts; a new user's trial, 2026-12-03:
       // test/regressions/batch-answer-for-other-ids-forwarded.test.ts).
-      if (awaitsBatch && mayBeResponse(content)) {
+      if (awaitsBatch && (mayBeResponse(content) || mayHoldIdKey(content))) {
         const taken = batchAnswers.take(verdict?.kind === 'forward' && verdict.bytes !== undefined ? verdict.bytes : content);
         // A response to one of the batch's requests in a named event answers none (`namedEvent`).
         if (taken === 'foreign' || (batchAnswers.answeredUndelivered && namedEvent(event))) {
@@ -978,17 +1000,19 @@ export async function handleSseBody(
   const idFields = new SseIdFieldWatch();
   /** The bytes so far are whole event blocks: the parser and the line feeder hold nothing. */
   let atEventStart = true;
-  // A block that may hold a request's or a batch's response (an `"id` in any ASCII case) is
-  // read too (sse-raw-events.ts `answerable`), and one that may hold a response's key, in any
-  // case (`responseKeys`), where responses are
-  // judged: the standalone GET stream and a POSTed notification's or response's stream (none
-  // may pass: answersNoRequest), a request's or a batch's (one without an `id` is refused, and
-  // the `"id` hint does not see it).
+  // A block that may hold an `id` member (an `"id` in any ASCII case: a request's or a batch's
+  // response, or a message with an `id` and no `method`, which a host reads as a response,
+  // mayHoldIdKey) is read too (sse-raw-events.ts `answerable`), and one that may hold a
+  // response's key, in any case (`responseKeys`), where responses are judged: the standalone
+  // GET stream and a POSTed notification's or response's stream (none may pass:
+  // answersNoRequest; the `"id` hint there since the hostile trials' id-only messages:
+  // test/regressions/id-only-message-on-request-stream-passes.test.ts), a request's or a
+  // batch's (one without an `id` is refused, and the `"id` hint does not see it).
   const rawLimits = {
     maxEventBytes: perEventLimit,
     maxDepth: limits.max_json_depth,
     maxNodes: limits.max_json_nodes,
-    answerable: answerable || awaitsBatch,
+    answerable: answerable || awaitsBatch || answersNoRequest,
     responseKeys: answersNoRequest || answerable || awaitsBatch,
   };
 
