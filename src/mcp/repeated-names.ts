@@ -70,22 +70,37 @@ export function claimsResponseInAnyCase(m: Record<string, unknown>): boolean {
 }
 
 /**
- * True when the JSON-RPC message object `m` (as `JSON.parse` read it) has no `method` member in
- * any case and a member named `id` only under Go's folding (`"ID"`, `"Id"`, `"iD"`) whose value
- * is `id` (compared as parsed: `===`): a Go host reads it as a message with that id and no
- * method, a response, so on a request's stream it claims the request's answer as
- * `{"jsonrpc":"2.0","id":1}` does (rewrite.ts claimsAnswer). Reported failure (a new user's
- * trial 8, F3 (residual)): `{"jsonrpc":"2.0","ID":1}` reached the host on request 1's SSE
- * stream, where `{"jsonrpc":"2.0","id":1}` ends it `upstream_not_mcp`
- * (test/regressions/unicode-fold-member-names-accepted.test.ts).
+ * True when the JSON-RPC message object `m` (as `JSON.parse` read it) has a member named `id`
+ * (as written, or under Go's folding: `"ID"`, `"Id"`, `"iD"`), whatever its value, and no
+ * `method` member in any case: a Go host reads it as a message with that id and no method, a
+ * response (MCP Go SDK internal/jsonrpc2 DecodeMessage: "no method, should be a response";
+ * with neither `result` nor `error` it completes the pending call with that id, an empty
+ * result), so the gateway judges it as one, as rewrite.ts hasIdWithoutMethod does for the
+ * names as written. Reported failures: `{"jsonrpc":"2.0","ID":1}` reached the host on request
+ * 1's SSE stream, where `{"jsonrpc":"2.0","id":1}` ended it `upstream_not_mcp` (a new user's
+ * trial 8, F3 (residual): test/regressions/unicode-fold-member-names-accepted.test.ts); and
+ * `{"jsonrpc":"2.0","id":999}`, `"ID":999`, went out on request 1's stream (hostile trials:
+ * test/regressions/id-only-message-on-request-stream-passes.test.ts).
  */
-export function claimsIdInAnyCase(m: Record<string, unknown>, id: unknown): boolean {
-  let claims = false;
+export function hasIdWithoutMethodInAnyCase(m: Record<string, unknown>): boolean {
+  let id = false;
   for (const key of Object.keys(m)) {
     if (key === 'method' || foldsTo(key, 'method')) return false;
-    if (!claims && foldsTo(key, 'id') && m[key] === id) claims = true;
+    if (key === 'id' || foldsTo(key, 'id')) id = true;
   }
-  return claims;
+  return id;
+}
+
+/**
+ * True when a host reads the JSON-RPC message object `m` (as `JSON.parse` read it) as a
+ * response: {@link claimsResponseInAnyCase} (a `result` or an `error`), or
+ * {@link hasIdWithoutMethodInAnyCase} (an `id` and no `method`: no request or notification,
+ * JSON-RPC 2.0 §4). What may not pass where no response is awaited (the standalone GET stream,
+ * a POSTed notification's answer), and what must be the response to the request, or to a
+ * batch's, where one is (sse-message.ts, batch-answers.ts, rewrite.ts holdsResponse).
+ */
+export function readsAsResponse(m: Record<string, unknown>): boolean {
+  return claimsResponseInAnyCase(m) || hasIdWithoutMethodInAnyCase(m);
 }
 
 /** Names whose case variants count as repeats (module doc), lower-cased, by the object they are judged in. */

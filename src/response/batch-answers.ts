@@ -38,8 +38,8 @@ import type { LocalErrorForm } from '../mcp/local-error.js';
 import { isJsonObject } from '../mcp/extract.js';
 import { exactDecimal, hasLossyNumber } from '../mcp/json-numbers.js';
 import { writtenIdRanges } from '../mcp/written-ids.js';
-import { claimsResponseInAnyCase, textRepeatsMemberName } from '../mcp/repeated-names.js';
-import { claimsResponse, hasResponseMembers, isWellFormedResponse } from './rewrite.js';
+import { readsAsResponse, textRepeatsMemberName } from '../mcp/repeated-names.js';
+import { claimsAnswer, hasResponseMembers, isWellFormedResponse } from './rewrite.js';
 import { mayHoldNonFiniteLiteral, parseWithNonFiniteLiterals } from '../mcp/lenient-json.js';
 
 /**
@@ -183,12 +183,15 @@ export class BatchAnswers {
    *   `"2.0"`, a `result` that is no object, an `error` without an integer `code` and a string
    *   `message`: rewrite.ts isWellFormedResponse). A response is a message with a
    *   `result` or an `error` member, whatever its `id` (rewrite.ts claimsResponse: the rule
-   *   of a single request's stream, a `method` beside them included). The counts after a
+   *   of a single request's stream, a `method` beside them included), or with an `id` and no
+   *   `method` (rewrite.ts hasIdWithoutMethod: a Go host reads it as a response; with neither
+   *   member it answers none: hostile trials,
+   *   test/regressions/id-only-message-on-request-stream-passes.test.ts). The counts after a
    *   `foreign` answer mean nothing: the caller ends the exchange with `upstream_not_mcp`.
    * - `done`: every request of the batch has had its response (with this message or before).
    * - `waiting`: requests are still without their response.
    *
-   * Requests and notifications (no `result`, no `error`) change nothing. A message with
+   * Requests and notifications (a `method`, no `result`, no `error`) change nothing. A message with
    * `result` or `error` and no `id` is `foreign`, as on a single request's stream (JSON-RPC 2.0
    * §5: a response has an `id`; a reviewer, 2026-12-03: one went out on a batch's stream,
    * test/regressions/sse-result-and-error-without-id-forwarded.test.ts).
@@ -220,7 +223,7 @@ export class BatchAnswers {
    * when it is a response that answers none ({@link takeMessage}'s `foreign`).
    */
   private answer(m: unknown, k: number, writtenId: (k: number, parsed: number) => string): boolean {
-    if (!isJsonObject(m) || !claimsResponse(m)) return true;
+    if (!isJsonObject(m) || !claimsAnswer(m)) return true;
     // Both members, a `method` beside them, or no `id`: no response (rewrite.ts hasResponseMembers);
     // nor one not well formed (rewrite.ts isWellFormedResponse: a new user's trial 8, F5).
     if (!hasResponseMembers(m) || !Object.hasOwn(m, 'id') || !isWellFormedResponse(m)) return false;
@@ -240,13 +243,13 @@ export class BatchAnswers {
 }
 
 /**
- * `message` is a response or an array holding one, its `result` or `error` named in any case
- * (mcp/repeated-names.ts claimsResponseInAnyCase: a Go host reads `"Result"` and `"reſult"` as
- * `result`).
+ * `message` is a response or an array holding one, as a host reads it: its `result` or
+ * `error`, or its `id` with no `method`, named in any case (mcp/repeated-names.ts
+ * readsAsResponse: a Go host reads `"Result"` and `"reſult"` as `result`, `"ID"` as `id`).
  */
 function holdsResponse(message: unknown): boolean {
-  if (Array.isArray(message)) return message.some((m) => isJsonObject(m) && claimsResponseInAnyCase(m));
-  return isJsonObject(message) && claimsResponseInAnyCase(message);
+  if (Array.isArray(message)) return message.some((m) => isJsonObject(m) && readsAsResponse(m));
+  return isJsonObject(message) && readsAsResponse(message);
 }
 
 /**

@@ -374,7 +374,9 @@ function answersExchange(exchange: Exchange, body: Buffer, members: TopMembers):
   // Such an answer is `upstream_not_mcp` (HTTP 502, the error for id null; parsed, rewrite.ts
   // holdsResponse, below); on SSE the event is dropped (`notification_stream_response`). A new
   // user's trial 8, F4 (test/regressions/notification-answer-carries-response-forwarded.test.ts).
-  if (exchange.rpc.kind === 'notification') return !(members.hasResult || members.hasError);
+  // So is a message with an `id` and no `method` (rewrite.ts hasIdWithoutMethod: a Go host reads
+  // it as a response; hostile trials: test/regressions/id-only-message-on-request-stream-passes.test.ts).
+  if (exchange.rpc.kind === 'notification') return !(members.hasResult || members.hasError || (members.id !== undefined && !members.hasMethod));
   if (exchange.rpc.kind !== 'request') return true;
   // Exactly one of `result` and `error` (JSON-RPC 2.0 §5: never both; a new user's trial: a body with both was forwarded),
   // and no `method` beside it (§4, §5: no response has one; a new user's trial, 2026-12-03: such a body with the request's

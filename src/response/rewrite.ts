@@ -36,7 +36,7 @@ import { normalizeToolResult } from '../mcp/normalize.js';
 import { hasLossyNumber } from '../mcp/json-numbers.js';
 import type { TopMembers } from '../mcp/json-scan.js';
 import { writtenIdRanges } from '../mcp/written-ids.js';
-import { claimsResponseInAnyCase } from '../mcp/repeated-names.js';
+import { readsAsResponse } from '../mcp/repeated-names.js';
 import { isRequestId, jsonValueIs } from './json-value-at.js';
 import { LIFT_LEVELS, liftOverJsonBound, recordLiftSkippedForRoom } from './rewrite-room.js';
 
@@ -134,17 +134,34 @@ export function scannedResponseWellFormed(bytes: Buffer, members: TopMembers): b
 /**
  * Whether the message object `m`, on the stream answering the exchange's single request,
  * claims to be its answer or a response: it has a `result` or an `error` ({@link
- * claimsResponse}), or it has the request's `id` (as {@link isResponseToExchange} compares it)
- * and no `method`: no request or notification then (JSON-RPC 2.0 §4), so a response or
- * nothing, and a client matching by id takes it for the call's answer. Such a message is the
- * response to the request, well formed, or it ends the stream with `upstream_not_mcp`, as a
- * JSON body gets for it. Reported failure (a new user's trial 8, F13):
- * `{"jsonrpc":"2.0","id":1}` was `upstream_not_mcp` as a JSON body and ended the SSE stream
- * as `upstream_reset` (test/regressions/malformed-response-for-own-id-forwarded.test.ts).
+ * claimsResponse}), or an `id` and no `method` ({@link hasIdWithoutMethod}). Such a message
+ * is the response to the request, well formed, or it ends the stream with `upstream_not_mcp`,
+ * as a JSON body gets for it. Reported failures: `{"jsonrpc":"2.0","id":1}` was
+ * `upstream_not_mcp` as a JSON body and ended the SSE stream as `upstream_reset` (a new
+ * user's trial 8, F13: test/regressions/malformed-response-for-own-id-forwarded.test.ts);
+ * `{"jsonrpc":"2.0","id":999}` on request 1's stream went out (hostile trials:
+ * test/regressions/id-only-message-on-request-stream-passes.test.ts).
  */
-export function claimsAnswer(exchange: Exchange, m: Record<string, unknown>, bytes: Buffer, members: TopMembers | undefined): boolean {
-  if (claimsResponse(m)) return true;
-  return !Object.hasOwn(m, 'method') && Object.hasOwn(m, 'id') && m.id === exchange.rpc.id && idWrittenAsRequests(exchange, bytes, members);
+export function claimsAnswer(m: Record<string, unknown>): boolean {
+  return claimsResponse(m) || hasIdWithoutMethod(m);
+}
+
+/**
+ * Whether the JSON-RPC message object `m` has an `id` member, whatever its value, and no
+ * `method`: no request or notification then (JSON-RPC 2.0 §4: both have a `method`), so a
+ * response or nothing, whether or not it has a `result` or an `error` (§5). A client that
+ * matches by id takes it for the answer to its call with that id: the MCP Go SDK reads a
+ * message with a non-null id and no method as a response (internal/jsonrpc2 DecodeMessage),
+ * and without `result` and `error` completes the call with an empty result. So it is judged as
+ * a response wherever the gateway judges responses (claimsAnswer; holdsResponse; batch-answers.ts;
+ * the scan's members where they tell: `id` and no `method`); its names in any case:
+ * mcp/repeated-names.ts hasIdWithoutMethodInAnyCase. Reported failure (hostile trials):
+ * `{"jsonrpc":"2.0","id":999}` reached the host on request 1's SSE stream, on the standalone
+ * GET stream, on a POSTed notification's stream and in its JSON answer, and in a batch's answer
+ * (test/regressions/id-only-message-on-request-stream-passes.test.ts).
+ */
+export function hasIdWithoutMethod(m: Record<string, unknown>): boolean {
+  return Object.hasOwn(m, 'id') && !Object.hasOwn(m, 'method');
 }
 
 /**
@@ -158,17 +175,17 @@ export function claimsResponse(m: Record<string, unknown>): boolean {
 }
 
 /**
- * Whether the parsed JSON value `v` is a JSON-RPC response ({@link claimsResponse}, its
- * `result` or `error` named in any case: a Go host reads `"Result"` and `"reſult"` as
- * `result`, mcp/repeated-names.ts claimsResponseInAnyCase) or an array holding one or holding an
- * element that is not an object (no JSON-RPC message; a lenient client may flatten a nested
- * array): what may not pass where no request awaits a response, the standalone GET stream and
- * the answer to a POSTed notification or JSON-RPC response (sse-message.ts standaloneVerdict,
- * json-stage.ts).
+ * Whether the parsed JSON value `v` is a JSON-RPC response as a host reads one
+ * (mcp/repeated-names.ts readsAsResponse: a `result` or an `error`, named in any case: a Go
+ * host reads `"Result"` and `"reſult"` as `result`; or an `id` and no `method`, {@link
+ * hasIdWithoutMethod}, in any case) or an array holding one or holding an element that is not
+ * an object (no JSON-RPC message; a lenient client may flatten a nested array): what may not
+ * pass where no request awaits a response, the standalone GET stream and the answer to a
+ * POSTed notification or JSON-RPC response (sse-message.ts standaloneVerdict, json-stage.ts).
  */
 export function holdsResponse(v: unknown): boolean {
-  if (Array.isArray(v)) return v.some((m) => !isJsonObject(m) || claimsResponseInAnyCase(m));
-  return isJsonObject(v) && claimsResponseInAnyCase(v);
+  if (Array.isArray(v)) return v.some((m) => !isJsonObject(m) || readsAsResponse(m));
+  return isJsonObject(v) && readsAsResponse(v);
 }
 
 /**

@@ -32,12 +32,15 @@
  *   only when it proves no repeat). A request or notification is not judged by its names.
  *   So is a message for the request's own id that is not a well-formed response (rewrite.ts
  *   isWellFormedResponse: `jsonrpc` not `"2.0"`, a `result` that is no object, an `error`
- *   without an integer `code` and a string `message`), and one with the request's id and no
- *   `method`, `result` or `error` (rewrite.ts claimsAnswer): the JSON path's judgement, from
- *   the scan's members where they tell (a `result`), else parsed (a new user's trial 8, F5,
- *   F13: test/regressions/malformed-response-for-own-id-forwarded.test.ts).
- * - On the standalone GET stream (`rpc.kind` 'none'), any response ({@link isUnsolicitedResponse}),
- *   or an array holding one: verdict `unsolicited`, never forwarded (standaloneVerdict).
+ *   without an integer `code` and a string `message`), and one with an `id`, the request's or
+ *   another, and no `method`, `result` or `error` (rewrite.ts claimsAnswer, hasIdWithoutMethod:
+ *   a Go host reads it as a response): the JSON path's judgement, from the scan's members
+ *   where they tell (a `result`; an `id` and no `method`), else parsed (a new user's trial 8,
+ *   F5, F13: test/regressions/malformed-response-for-own-id-forwarded.test.ts; hostile trials:
+ *   test/regressions/id-only-message-on-request-stream-passes.test.ts).
+ * - On the standalone GET stream (`rpc.kind` 'none'), any response ({@link isUnsolicitedResponse}:
+ *   an id-only message included), or an array holding one: verdict `unsolicited`, never
+ *   forwarded (standaloneVerdict).
  *
  * Measured on the bench's 1 MiB one-event results: checkJsonBounds + JSON.parse +
  * JSON.stringify + a UTF-8 encode were ~10 ms of the gateway's ~11 ms per request.
@@ -46,9 +49,9 @@ import type { Exchange } from '../exchange.js';
 import { checkJsonBounds } from '../mcp/json-bounds.js';
 import { CR, LBRACE, LBRACKET, LF, SPACE, TAB } from '../mcp/json-bytes.js';
 import { scanJson, type JsonScanSummary, type TopMembers } from '../mcp/json-scan.js';
-import { claimsIdInAnyCase, claimsResponseInAnyCase, repeatsMemberName, type NameFacts } from '../mcp/repeated-names.js';
+import { claimsResponseInAnyCase, hasIdWithoutMethodInAnyCase, readsAsResponse, repeatsMemberName, type NameFacts } from '../mcp/repeated-names.js';
 import { isJsonObject } from '../mcp/extract.js';
-import { claimsAnswer, claimsResponse, holdsResponse, isResponseToExchange, matchesRequestAsParsed, scannedResponseWellFormed } from './rewrite.js';
+import { claimsAnswer, holdsResponse, isResponseToExchange, matchesRequestAsParsed, scannedResponseWellFormed } from './rewrite.js';
 import { mayRewrite, rewriteScanned, spliceScanned } from './scanned-message.js';
 import { isRequestId } from './json-value-at.js';
 import { writtenIdRanges } from '../mcp/written-ids.js';
@@ -142,10 +145,11 @@ export function inspectEventData(exchange: Exchange, data: string | undefined, o
       // or an `id` so (`"ID"`), is a repeat (mcp/repeated-names.ts), judged on the parsed
       // message (parsedVerdict).
       if (scan.repeatedName) return parsedVerdict(exchange, JSON.parse(text()), bytes, scan);
-      // The request's id and no `method`: no request or notification, so its answer or none
-      // (rewrite.ts claimsAnswer): `foreign`, as a JSON body gets upstream_not_mcp for it.
-      const ownId = !members.hasMethod && exchange.rpc.kind === 'request' && isRequestId(bytes, members.id, exchange.rpc);
-      return ownId ? { kind: 'foreign', dataBytes: bytes.length } : { kind: 'forward', bytes };
+      // An `id` (the request's or another) and no `method`: no request or notification, so a
+      // response or none (rewrite.ts claimsAnswer, hasIdWithoutMethod): `foreign`, as a JSON
+      // body gets upstream_not_mcp for it. Cost: two property reads.
+      const idOnly = !members.hasMethod && members.id !== undefined && exchange.rpc.kind === 'request';
+      return idOnly ? { kind: 'foreign', dataBytes: bytes.length } : { kind: 'forward', bytes };
     }
     // A response repeating a member name (mcp/repeated-names.ts), whatever its id: `foreign`.
     if (scan.repeatedName) return { kind: 'foreign', dataBytes: bytes.length };
@@ -178,9 +182,8 @@ export function inspectEventData(exchange: Exchange, data: string | undefined, o
  * NOT_LENIENT_JSON when it cannot): on a request's stream `foreign` (never forwarded,
  * upstream_not_mcp for the request's id; a long-lived stream drops it), on the standalone GET
  * stream `unsolicited` (dropped `get_stream_response`), when `value` is a JSON-RPC response as
- * such a host reads one: an object with a `result` or an `error` (rewrite.ts claimsResponse),
- * on a request's stream also one with the request's id and no `method` (rewrite.ts
- * claimsAnswer, the id as parsed), or an array holding one or an element that is not an
+ * such a host reads one: an object with a `result` or an `error`, or an `id` and no `method`
+ * (rewrite.ts claimsAnswer), or an array holding one or an element that is not an
  * object. The request's own response is refused too: the gateway cannot read, bound or
  * rewrite it, and a host that reads it gets an answer past them. Anything else (a request or
  * notification with such a literal, text) is forwarded as the seller sent it, as before.
@@ -194,8 +197,7 @@ export function inspectEventData(exchange: Exchange, data: string | undefined, o
  */
 function lenientVerdict(exchange: Exchange, value: unknown, bytes: Buffer): EventDataVerdict {
   const { rpc } = exchange;
-  const claims = (m: Record<string, unknown>): boolean => claimsResponse(m) || (rpc.kind === 'request' && !Object.hasOwn(m, 'method') && Object.hasOwn(m, 'id') && m.id === rpc.id);
-  const response = Array.isArray(value) ? value.some((m) => !isJsonObject(m) || claims(m)) : isJsonObject(value) && claims(value);
+  const response = Array.isArray(value) ? value.some((m) => !isJsonObject(m) || claimsAnswer(m)) : isJsonObject(value) && claimsAnswer(value);
   if (!response) return { kind: 'forward', bytes };
   return rpc.kind === 'request' ? { kind: 'foreign', dataBytes: bytes.length } : { kind: 'unsolicited', dataBytes: bytes.length };
 }
@@ -204,16 +206,16 @@ function lenientVerdict(exchange: Exchange, value: unknown, bytes: Buffer): Even
  * The verdict for a message parsed from `bytes` (its scan `scan`) that is not the response to
  * the request, or repeats a member name: `foreign` when it claims a response
  * (isForeignResponse, or a response repeating a name: mcp/repeated-names.ts; its `result` or
- * `error` named in any case, as a Go host reads it: claimsResponseInAnyCase), or claims the
- * request's answer with its id under a case variant of `id` and no `method` in any case
- * (`{"jsonrpc":"2.0","ID":1}`, as a Go host reads it: claimsIdInAnyCase; such a message
- * repeats a name), else `forward`.
+ * `error` named in any case, as a Go host reads it: claimsResponseInAnyCase), or has an id
+ * under a case variant of `id` and no `method` in any case (`{"jsonrpc":"2.0","ID":999}`, a
+ * response as a Go host reads it: hasIdWithoutMethodInAnyCase; such a message repeats a
+ * name), else `forward`.
  */
 function parsedVerdict(exchange: Exchange, message: unknown, bytes: Buffer, scan: JsonScanSummary): EventDataVerdict {
   const { rpc } = exchange;
   const foreign =
     isForeignResponse(exchange, message, bytes, scan.members) ||
-    (isJsonObject(message) && (claimsResponseInAnyCase(message) || (rpc.kind === 'request' && claimsIdInAnyCase(message, rpc.id))) && repeatsMemberName(scan, message));
+    (isJsonObject(message) && (claimsResponseInAnyCase(message) || (rpc.kind === 'request' && hasIdWithoutMethodInAnyCase(message))) && repeatsMemberName(scan, message));
   return foreign ? { kind: 'foreign', dataBytes: bytes.length } : { kind: 'forward', bytes };
 }
 
@@ -236,7 +238,7 @@ function parsedVerdict(exchange: Exchange, message: unknown, bytes: Buffer, scan
  */
 export function isForeignResponse(exchange: Exchange, message: unknown, bytes: Buffer, members: TopMembers | undefined): boolean {
   if (exchange.rpc.kind !== 'request' || !isJsonObject(message)) return false;
-  return claimsAnswer(exchange, message, bytes, members) && !isResponseToExchange(exchange, message, bytes, members);
+  return claimsAnswer(message) && !isResponseToExchange(exchange, message, bytes, members);
 }
 
 // Why a request's stream judges every message that claims a response (rewrite.ts
@@ -325,7 +327,7 @@ function batchResponses(exchange: Exchange, message: readonly unknown[], bytes: 
       answers = isRequestId(bytes, ids[k], exchange.rpc);
     }
     if (answers) answered = true;
-    else if (claimsResponseInAnyCase(element)) return 'foreign';
+    else if (readsAsResponse(element)) return 'foreign';
   }
   return answered ? 'response' : 'none';
 }
@@ -358,8 +360,9 @@ function standaloneVerdict(text: () => string, bytes: Buffer, members: TopMember
     // An element that is not an object (a nested array) is no message either: dropped as a response would be.
     unsolicited = Array.isArray(message) && holdsResponse(message);
   } else if (members.plainKeys) {
-    // A `result` or `error` named in another case is a repeat (`repeatedName`): parsed.
-    unsolicited = members.hasResult || members.hasError || (repeatedName && isUnsolicitedResponse(JSON.parse(text())));
+    // A `result` or `error` (or an `id`) named in another case is a repeat (`repeatedName`):
+    // parsed. An `id` and no `method` (rewrite.ts hasIdWithoutMethod): two property reads.
+    unsolicited = members.hasResult || members.hasError || (members.id !== undefined && !members.hasMethod) || (repeatedName && isUnsolicitedResponse(JSON.parse(text())));
   } else {
     unsolicited = isUnsolicitedResponse(JSON.parse(text()));
   }
@@ -374,11 +377,14 @@ function standaloneVerdict(text: () => string, bytes: Buffer, members: TopMember
  * a response: rewrite.ts claimsResponse), the member named in any case: a Go host reads
  * `"Result"` and `"reſult"` as `result` (mcp/repeated-names.ts claimsResponseInAnyCase; a new
  * user's trial 8, F3 and F3 (residual): test/regressions/case-variant-member-names-accepted.test.ts,
- * unicode-fold-member-names-accepted.test.ts). On the standalone GET stream
- * no response is allowed (standaloneVerdict).
+ * unicode-fold-member-names-accepted.test.ts); or an object with an `id` and no `method`, in
+ * any case (mcp/repeated-names.ts hasIdWithoutMethodInAnyCase: the MCP Go SDK reads it as a
+ * response with that id; hostile trials:
+ * test/regressions/id-only-message-on-request-stream-passes.test.ts). On the standalone GET
+ * stream no response is allowed (standaloneVerdict).
  */
 export function isUnsolicitedResponse(message: unknown): boolean {
-  return isJsonObject(message) && claimsResponseInAnyCase(message);
+  return isJsonObject(message) && readsAsResponse(message);
 }
 
 /** The response verdict for data the rewrite leaves as the seller wrote it. */

@@ -28,7 +28,10 @@
  *   ASCII), and a Go host reads `"ID"` as `id` (mcp/repeated-names.ts): `{"jsonrpc":"2.0",
  *   "ID":1}` claims request 1's answer (a new user's trial 8, F3 (residual):
  *   test/regressions/unicode-fold-member-names-accepted.test.ts). No other character folds to
- *   `i` or `d`.
+ *   `i` or `d`. The same hint is set on the standalone GET stream and a POSTed notification's
+ *   stream, where no response may pass: a message with an `id` and no `method`
+ *   (`{"jsonrpc":"2.0","id":5}`) is one as a Go host reads it (rewrite.ts hasIdWithoutMethod;
+ *   hostile trials: test/regressions/id-only-message-on-request-stream-passes.test.ts).
  *
  * - Not a response's key ({@link RawEventLimits.responseKeys}): on the standalone GET stream,
  *   where no response may pass (sse-message.ts standaloneVerdict), and on a request's or a
@@ -75,7 +78,12 @@ export interface RawEventLimits {
   readonly maxDepth: number;
   /** `max_json_nodes`. */
   readonly maxNodes: number;
-  /** The stream answers a request, or waits for a batch's responses: blocks that may be one stay on the slow path. */
+  /**
+   * Blocks that may hold an `id` member (`"id` in any ASCII case, or a backslash) stay on the
+   * slow path: set where responses are judged (sse-stage.ts), on a request's or a batch's stream
+   * (the response awaited is one) and on the streams where none may pass (a message with an
+   * `id` and no `method` is a response as a Go host reads it: rewrite.ts hasIdWithoutMethod).
+   */
   readonly answerable: boolean;
   /**
    * Blocks that may hold a JSON-RPC response's key stay on the slow path: `"result` or

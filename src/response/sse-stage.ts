@@ -35,13 +35,17 @@
  * idle standalone GET stream) goes out alone, `id: <token>` and a blank line
  * (`writePendingId`), so the host resumes from the seller's last id. A raw run that the
  * pending id would go with has its first event parsed (`takePlanned`), an event held as bytes
- * gets it when dispatched. On a stream without the cumulative bound a token is minted only
- * within the stream's budget (sse-token-credit.ts: tokens add at most twice the seller's
- * bytes); an event that finds it spent goes out without an id, its id pending in turn.
+ * gets it when dispatched. On every stream a token is minted only within the stream's budget
+ * (sse-token-credit.ts: tokens add at most twice the seller's bytes); an event that finds it
+ * spent goes out without an id, its id pending in turn. The event carrying the response gets
+ * its token whatever the budget (its token is `final`), as does an id pending at the end.
  * Reported failure (a new user's trial 9, F3): each id-only block went out as its own ~180-byte
  * token, 20.4x the seller's bytes on the standalone GET stream with no bound, and events with
  * short ids and no data 14.3x; minting them slowed other agents' calls from ~23 ms to 210-500 ms
- * (test/regressions/get-stream-id-only-token-amplification.test.ts).
+ * (test/regressions/get-stream-id-only-token-amplification.test.ts). On a request's stream,
+ * where the cumulative bound counts the tokens, such events still went out with a token each,
+ * ~18x the seller's bytes up to the bound (hostile trials:
+ * test/regressions/request-stream-short-id-token-amplification.test.ts).
  *
  * Bounds (spec: mcp-response-extraction.md, Size Limits; ARCHITECTURE §5):
  * - cumulative: every byte of a bounded stream (comments included) counts against
@@ -121,12 +125,14 @@
  * Streamable HTTP 2025-03-26, 2025-06-18: "The server MUST NOT send a JSON-RPC response on
  * the stream unless resuming a stream associated with a previous client request"): an event
  * whose data is one (a `result` or an `error` member, with or without an `id`, a `method`
- * beside them included), or an array holding one, is dropped as a breach is there (below),
+ * beside them included; or an `id` and no `method`), or an array holding one, is dropped as a
+ * breach is there (below),
  * reason `get_stream_response` (errors/codes.ts DROP_REASONS), and the stream goes on.
  * Requests and notifications pass unchanged: the raw path keeps every block holding none of
  * `"result`, `"error` (in any case: a Go host reads `"Result"` and `"reſult"` as `result`), `\u`
- * (sse-raw-events.ts RawEventLimits.responseKeys), and only an event whose
- * data may hold such a key is parsed ({@link mayBeResponse}; sse-message.ts standaloneVerdict).
+ * (sse-raw-events.ts RawEventLimits.responseKeys), `"id` (in any case: RawEventLimits.answerable),
+ * and only an event whose data may hold such a key is parsed ({@link mayBeResponse},
+ * {@link mayHoldIdKey}; sse-message.ts standaloneVerdict).
  * The stream answering a POSTed notification or JSON-RPC response (`rpc.kind` 'notification',
  * resumed or not) follows the same rule, its drops reason `notification_stream_response`: no
  * request of that POST awaits a response (a new user's trial 8, F4:
@@ -256,19 +262,38 @@ const RESPONSE_KEYS_ANY_CASE = /re(?:s|\u017f)ul|erro/i;
 const RESPONSE_KEY_BYTES_ANY_CASE = /re(?:s|\xc5\xbf)ul|erro/i;
 
 /**
- * False when the JSON text `data` has a `method` member for sure; true when it may lack one
- * (its bytes hold no `method`; a key written with `\u` escapes is {@link mayBeResponse}'s).
- * On a request's stream such data may be a message with the request's id and no `method`,
- * which claims the answer (rewrite.ts claimsAnswer) and must be judged, though it has no
- * `result` or `error`: `{"jsonrpc":"2.0","id":1}` ended the stream `upstream_reset` after
- * going out as it was, where a JSON body is `upstream_not_mcp` (a new user's trial 8, F13:
- * test/regressions/malformed-response-for-own-id-forwarded.test.ts). Cost: one native search,
- * on the events of a request's stream that are parsed anyway and hold neither key prefix:
- * those of a server request or notification find `method` at their start.
+ * False when the JSON text `data` cannot have an `id` member: its bytes hold no `"id` in any
+ * ASCII case (a Go host reads `"ID"` as `id`: mcp/repeated-names.ts; no other character folds
+ * to `i` or `d`; a key written with `\u` escapes is {@link mayBeResponse}'s). Data that may
+ * have one may be a message with an `id` and no `method`, `result` or `error`, which a host
+ * reads as a response (rewrite.ts hasIdWithoutMethod), so where responses are judged it is
+ * judged too, though it holds neither response key: whether it has a top-level `method` is
+ * the scan's to tell (sse-message.ts). Reported failures: `{"jsonrpc":"2.0","id":1}` ended
+ * request 1's stream `upstream_reset` after going out as it was, where a JSON body is
+ * `upstream_not_mcp` (a new user's trial 8, F13:
+ * test/regressions/malformed-response-for-own-id-forwarded.test.ts); `{"jsonrpc":"2.0","id":999}`
+ * went out on request 1's stream, on the standalone GET stream and in a batch's answer, and so
+ * did such a message whose bytes held `method` elsewhere (`"params":{"method":"x"}`: the test
+ * was the bytes holding no `method`), which the MCP Go SDK reads as a response
+ * (hostile trials: test/regressions/id-only-message-on-request-stream-passes.test.ts).
+ *
+ * Cost: four native searches (the `"id` spellings, backwards: the rarer `d` first, as
+ * sse-raw-events.ts QUOTE_IDS), on the events that are parsed anyway and hold neither
+ * response key prefix (raw blocks holding `"id` are parsed where responses are judged:
+ * sse-raw-events.ts `answerable`); a progress notification holds none, a server request's or a
+ * notification's `"id` key (or one starting so) costs one WebAssembly scan of its data.
  */
-export function mayLackMethod(data: string | Buffer): boolean {
-  return !data.includes('method');
+export function mayHoldIdKey(data: string | Buffer): boolean {
+  if (typeof data === 'string') {
+    for (const key of QUOTE_ID_TEXTS) if (data.lastIndexOf(key) !== -1) return true;
+    return false;
+  }
+  for (const key of QUOTE_ID_BYTES) if (data.lastIndexOf(key) !== -1) return true;
+  return false;
 }
+/** `"id` in each ASCII case ({@link mayHoldIdKey}). */
+const QUOTE_ID_TEXTS = ['"id', '"iD', '"Id', '"ID'];
+const QUOTE_ID_BYTES = QUOTE_ID_TEXTS.map((key) => Buffer.from(key, 'latin1'));
 
 /**
  * The UTF-8 bytes of an event's `data` taken from `line`, the event's data line that the line
@@ -317,8 +342,9 @@ export async function handleSseBody(
   const perEventLimit = limits.max_sse_event_bytes;
   // The stream's count, seeded from its resume token on a Last-Event-ID reconnect.
   const cumulative = bounded ? new ByteBudget(limits.max_response_bytes, 'sse_cumulative', exchange.stream.usedBytes) : undefined;
-  // Without the bound, what tokens add is bounded by the seller's bytes (sse-token-credit.ts).
-  const credit = bounded ? undefined : new TokenCredit();
+  // What tokens add is bounded by the seller's bytes (sse-token-credit.ts), on every stream:
+  // the cumulative bound alone let a bounded stream's host get ~14x the seller's bytes.
+  const credit = new TokenCredit();
   /**
    * The seller's last event id the host has not been given (module doc, "Event ids"): an
    * id-only block's (`onIdOnly`), or the id of an event refused a token by `credit`; the next
@@ -465,10 +491,11 @@ export async function handleSseBody(
     // Every event's data is judged, whatever its name (a new user's trial 9, F1: a named event
     // skipped every check below; see `namedEvent`).
     if (content.length > 0) {
-      // Parsed only when it may be the response to the request (mayBeResponse): anything else
-      // (progress notifications...) is forwarded as it is, after the structure bounds (proved
-      // by withinJsonBounds, else scanned: sse-message.ts).
-      const candidate = (answerable || answersNoRequest) && (mayBeResponse(content) || (answerable && mayLackMethod(content)));
+      // Parsed only when it may be the response to the request, or a response where none may
+      // pass (mayBeResponse; mayHoldIdKey: an `id` and no `method`): anything else (progress
+      // notifications...) is forwarded as it is, after the structure bounds (proved by
+      // withinJsonBounds, else scanned: sse-message.ts).
+      const candidate = (answerable || answersNoRequest) && (mayBeResponse(content) || mayHoldIdKey(content));
       if (candidate || !withinJsonBounds(content, boundsLimits)) {
         const opts = candidate ? (responseOpts ??= { ...boundsLimits, mayBeResponse: true, wantsMessage }) : (otherOpts ??= { ...boundsLimits, mayBeResponse: false, wantsMessage });
         verdict = inspectEventData(exchange, data, opts, bytes);
@@ -505,7 +532,7 @@ export async function handleSseBody(
       // `upstream_not_mcp` for id null, the event not forwarded, as a response to another id
       // ends a single request's (batch-answers.ts; a new user's trial, 2026-12-03:
       // test/regressions/batch-answer-for-other-ids-forwarded.test.ts).
-      if (awaitsBatch && mayBeResponse(content)) {
+      if (awaitsBatch && (mayBeResponse(content) || mayHoldIdKey(content))) {
         const taken = batchAnswers.take(verdict?.kind === 'forward' && verdict.bytes !== undefined ? verdict.bytes : content);
         // A response to one of the batch's requests in a named event answers none (`namedEvent`).
         const namedAnswer = batchAnswers.answeredUndelivered && namedEvent(event);
@@ -548,13 +575,16 @@ export async function handleSseBody(
       id ??= pendingId;
       pendingId = undefined;
     }
-    // Without a cumulative bound, a token only within the stream's token budget
-    // (sse-token-credit.ts); refused, the id is pending for the next event or the end.
-    if (credit !== undefined && id !== undefined && id !== '' && !credit.available) {
+    // A token only within the stream's token budget (sse-token-credit.ts); refused, the id is
+    // pending for the next event or the end. The event carrying the response (the request's,
+    // or the last of a batch's) gets its token whatever the budget: it ends the stream, and its
+    // token says so (a resume from it is answered at once: resume/token.ts `final`).
+    const answers = final || verdict?.kind === 'response';
+    if (id !== undefined && id !== '' && !credit.available && !answers) {
       pendingId = id;
       id = undefined;
     }
-    if (id !== undefined) id = hostEventId(id, 'forwarded without an id', final || verdict?.kind === 'response');
+    if (id !== undefined) id = hostEventId(id, 'forwarded without an id', answers);
     if (exchange.finished) return;
     if (verdict?.kind === 'forward') out = verdict.bytes;
     else if (verdict?.kind === 'response') {
@@ -615,15 +645,19 @@ export async function handleSseBody(
   const hostEventId = (sellerId: string, what: string, final = false): string | undefined => {
     if (sellerId === '') return sellerId;
     const token = exchange.mintEventId(sellerId, tokenCount(), final, batchAnswers?.awaitedKeys());
-    if (token === undefined) log.warn({ agent: exchange.agent.name }, `SSE event id could not be turned into a resume token: ${what}`);
-    else if (cumulative !== undefined) chargeToken(token, sellerId);
-    else credit?.spend(token.length - Buffer.byteLength(sellerId));
+    if (token === undefined) {
+      log.warn({ agent: exchange.agent.name }, `SSE event id could not be turned into a resume token: ${what}`);
+      return token;
+    }
+    const added = token.length - Buffer.byteLength(sellerId);
+    credit.spend(added);
+    if (cumulative !== undefined) chargeToken(added);
     return token;
   };
 
   /**
-   * Counts what a resume token adds to the host's stream (a bounded stream only): its length
-   * (ASCII) over the UTF-8 length of the seller id it replaces. The cumulative bound protects
+   * Counts what a resume token adds to the host's stream (a bounded stream only): `added`, its
+   * length (ASCII) over the UTF-8 length of the seller id it replaces. The cumulative bound protects
    * the host, so it counts the bytes the host receives: a token is ~230-310 characters, and a
    * seller sending id-only blocks (`id: 1` and a blank line, 7 bytes) made the host receive
    * ~32x `max_response_bytes` (14.7x with one-byte data events) while the bound counted the
@@ -639,8 +673,7 @@ export async function handleSseBody(
    * includes itself), so the next token's count includes it, and a resume counts from at most
    * one token's length (≤ 4096 bytes) short.
    */
-  const chargeToken = (token: string, sellerId: string): void => {
-    const added = token.length - Buffer.byteLength(sellerId);
+  const chargeToken = (added: number): void => {
     if (added <= 0) return;
     const budget = cumulative!;
     const through = budget.used + (lines.lfExpected && !budget.exceeded ? 1 : 0) + added;
@@ -929,6 +962,7 @@ export async function handleSseBody(
    * not seen as boundaries (sse-boundaries.ts): on such a stream the rest is dropped.
    */
   const take = (chunk: Buffer, start: number, end: number, atBoundary: boolean, blockEnd = atBoundary): boolean => {
+    credit.earn(end - start);
     if (cumulative) {
       // The LF a frame was matched against (`lfDebt`) pays it, or, not come, is charged now;
       // the LF of an ended block's CR LF (`endedBlockLf`) is no room either.
@@ -945,7 +979,7 @@ export async function handleSseBody(
         answer({ reason: 'sse_cumulative', limitBytes: cumulative.limit, observedBytes: cumulative.used });
         return false;
       }
-    } else credit!.earn(end - start);
+    }
     if (!skippingToBoundary && !lines.push(chunk, start, end)) lineCapBreached();
     // The range's blocks are all written: the next block's growth is its own (`chargeEncoding`).
     if (blockEnd) {
@@ -969,17 +1003,19 @@ export async function handleSseBody(
   const idFields = new SseIdFieldWatch();
   /** The bytes so far are whole event blocks: the parser and the line feeder hold nothing. */
   let atEventStart = true;
-  // A block that may hold a request's or a batch's response (an `"id` in any ASCII case) is
-  // read too (sse-raw-events.ts `answerable`), and one that may hold a response's key, in any
-  // case (`responseKeys`), where responses are
-  // judged: the standalone GET stream and a POSTed notification's or response's stream (none
-  // may pass: answersNoRequest), a request's or a batch's (one without an `id` is refused, and
-  // the `"id` hint does not see it).
+  // A block that may hold an `id` member (an `"id` in any ASCII case: a request's or a batch's
+  // response, or a message with an `id` and no `method`, which a host reads as a response,
+  // mayHoldIdKey) is read too (sse-raw-events.ts `answerable`), and one that may hold a
+  // response's key, in any case (`responseKeys`), where responses are judged: the standalone
+  // GET stream and a POSTed notification's or response's stream (none may pass:
+  // answersNoRequest; the `"id` hint there since the hostile trials' id-only messages:
+  // test/regressions/id-only-message-on-request-stream-passes.test.ts), a request's or a
+  // batch's (one without an `id` is refused, and the `"id` hint does not see it).
   const rawLimits = {
     maxEventBytes: perEventLimit,
     maxDepth: limits.max_json_depth,
     maxNodes: limits.max_json_nodes,
-    answerable: answerable || awaitsBatch,
+    answerable: answerable || awaitsBatch || answersNoRequest,
     responseKeys: answersNoRequest || answerable || awaitsBatch,
   };
 
@@ -1078,7 +1114,7 @@ export async function handleSseBody(
    */
   const passHeld = (bytes: Buffer): void => {
     cumulative?.take(bytes.length);
-    credit?.earn(bytes.length);
+    credit.earn(bytes.length);
     room += bytes.length;
     boundaries.advance(bytes);
     idFields.passWithoutId(bytes);
@@ -1128,7 +1164,7 @@ export async function handleSseBody(
         // the request answered (`take`), as any range that crosses the bound.
         if (cumulative !== undefined && cumulative.used + (end - segmentStart) > cumulative.limit) return take(chunk, segmentStart, end, true);
         cumulative?.take(end - segmentStart);
-        credit?.earn(end - segmentStart);
+        credit.earn(end - segmentStart);
         batch.raw(chunk, segmentStart, end);
         lines.passedRaw();
         pending = end;

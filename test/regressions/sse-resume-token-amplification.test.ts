@@ -16,14 +16,19 @@
  * Was: the host received all of it with every id a token (~225-235 characters here), then the
  * result: ~4.76 MB and ~2.95 MB (~18x and ~11x the bound). Now ~263 KB each: the blocks up
  * to 262144 bytes and the ~800-byte error event.
- * Expected: the host gets only whole blocks, with their tokens, of at most 262144 bytes in
- * all (exactly the count the gateway kept: the last token's count plus its own added length),
- * then one final `message` event: RESPONSE_TOO_LARGE `sse_cumulative` for the request's id,
- * limit_bytes 262144, observed_bytes the count with the next block and its token; never the
- * result. The body is at most the limit plus that final event.
+ * Expected: the host gets only whole blocks, of at most 262144 bytes in all (the count the
+ * gateway kept, the seller's bytes plus what the tokens added, less the id lines of blocks sent
+ * without theirs), then one final `message`
+ * event: RESPONSE_TOO_LARGE `sse_cumulative` for the request's id, limit_bytes 262144,
+ * observed_bytes the count with the next block and its token; never the result. The body is at
+ * most the limit plus that final event.
  * The id-only blocks no longer get tokens of their own (a new user's trial 9, F3:
  * test/regressions/get-stream-id-only-token-amplification.test.ts): they dispatch no event, so
- * the last one's id goes out on the result, its one token, the count the seller's bytes.
+ * the last one's id goes out on the result, its one token, the count the seller's bytes. And the
+ * data events get their tokens only within the stream's token budget (src/response/sse-token-credit.ts,
+ * on a request's stream too since test/regressions/request-stream-short-id-token-amplification.test.ts):
+ * the others go out without their ids (replayed here from the tokens received), so the bound is
+ * reached later, after more of the seller's events.
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -34,6 +39,7 @@ import { finalSseError, rawPost, sseIds, toolCall } from '../helpers/raw.js';
 import { useSellerAndGateway } from '../helpers/stack.js';
 import { TEST_TIMEOUT_MS, withTimeout } from '../helpers/timeout.js';
 import { createResumeCodec } from '../../src/resume/token.js';
+import { TOKEN_CREDIT_MAX_BYTES, TOKEN_CREDIT_PER_SELLER_BYTE, TOKEN_CREDIT_START_BYTES } from '../../src/response/sse-token-credit.js';
 
 const LIMIT = 262_144;
 const SECRET = 'sse-token-amplification-secret-0123456789';
@@ -52,7 +58,7 @@ const stack = useSellerAndGateway(
  * (file comment). `blockOf(n)`: the seller's block with id `n`; `hostBlockOf(token, n)`: the
  * host's block for it.
  */
-async function check(rpcId: number, count: number, blockOf: (n: number) => string, hostBlockOf: (token: string, n: number) => string): Promise<void> {
+async function check(rpcId: number, count: number, blockOf: (n: number) => string, hostBlockOf: (token: string | undefined, n: number) => string): Promise<void> {
   let stream = '';
   for (let n = 1; n <= count; n++) stream += blockOf(n);
   const result = `event: message\ndata: ${toolResponse(rpcId, { content: [{ type: 'text', text: 'done' }] })}\n\n`;
@@ -71,27 +77,48 @@ async function check(rpcId: number, count: number, blockOf: (n: number) => strin
   const { forwarded, finalEvent, err } = finalSseError(text, rpcId, LIMIT);
   assert.ok(r.bytes <= LIMIT + Buffer.byteLength(finalEvent), `host got ${r.bytes} bytes`);
 
-  // Before it: whole blocks 1..k, each with its token, exactly as the gateway counted them.
+  // Before it: whole blocks 1..k, those the token budget allows with their tokens (each block
+  // earns twice its bytes; a token is minted while the budget is above zero and spends its
+  // length over the seller id's), exactly as the gateway counted them.
   const tokens = sseIds(forwarded);
-  const k = tokens.length;
-  assert.ok(k > 0 && k < count);
-  assert.equal(forwarded, tokens.map((t, i) => hostBlockOf(t, i + 1)).join(''));
   assert.ok(Buffer.byteLength(forwarded) <= LIMIT);
   let sellerBytes = 0;
   let added = 0;
-  for (let i = 0; i < k; i++) {
-    const state = codec.verify(tokens[i]!, 's');
-    assert.ok(state.ok, `token ${i + 1}`);
-    assert.equal(state.state.upstreamId, String(i + 1));
-    sellerBytes += Buffer.byteLength(blockOf(i + 1));
-    // Its count: the seller's bytes through its block and what the earlier tokens added.
-    assert.equal(state.state.usedBytes, sellerBytes + added, `token ${i + 1}`);
-    added += tokens[i]!.length - String(i + 1).length;
+  let credit = TOKEN_CREDIT_START_BYTES;
+  let expected = '';
+  let used = 0;
+  let k = 0;
+  /** The id lines of the blocks that went out without theirs: counted (the seller's bytes), not sent. */
+  let withheld = 0;
+  while (expected.length < forwarded.length) {
+    k++;
+    credit = Math.min(credit + TOKEN_CREDIT_PER_SELLER_BYTE * Buffer.byteLength(blockOf(k)), TOKEN_CREDIT_MAX_BYTES);
+    sellerBytes += Buffer.byteLength(blockOf(k));
+    let token: string | undefined;
+    if (credit > 0) {
+      token = tokens[used++];
+      assert.ok(token !== undefined, `a token for ${k}`);
+      const state = codec.verify(token, 's');
+      assert.ok(state.ok, `token ${k}`);
+      assert.equal(state.state.upstreamId, String(k));
+      // Its count: the seller's bytes through its block and what the earlier tokens added.
+      assert.equal(state.state.usedBytes, sellerBytes + added, `token ${k}`);
+      added += token.length - String(k).length;
+      credit -= token.length - String(k).length;
+    } else withheld += Buffer.byteLength(`id: ${k}\n`);
+    expected += hostBlockOf(token, k);
   }
-  // What the host got before the error is the count the gateway kept.
-  assert.equal(Buffer.byteLength(forwarded), sellerBytes + added);
-  // The next block (or its token) is where the count went over the bound.
+  assert.equal(forwarded, expected);
+  assert.equal(used, tokens.length);
+  assert.ok(used > 0 && k < count);
+  // What the host got before the error is the count the gateway kept, but for the id lines
+  // not sent (the count stays the seller's bytes plus what the tokens added).
+  assert.ok(withheld > 0);
+  assert.equal(Buffer.byteLength(forwarded), sellerBytes + added - withheld);
+  // The next block (or its token, which the budget allows then) is where the count went over the bound.
   const through = sellerBytes + added + Buffer.byteLength(blockOf(k + 1));
+  credit = Math.min(credit + TOKEN_CREDIT_PER_SELLER_BYTE * Buffer.byteLength(blockOf(k + 1)), TOKEN_CREDIT_MAX_BYTES);
+  assert.ok(through > LIMIT || credit > 0, 'a block that fits and gets no token is forwarded');
   const nextToken = codec.mint({
     upstreamId: String(k + 1),
     agent: 's',
@@ -128,12 +155,12 @@ describe('resume tokens amplify the host stream past max_response_bytes', { time
     assert.deepEqual([state.state.upstreamId, state.state.usedBytes, state.state.final], ['20000', Buffer.byteLength(stream + resultEvent), true]);
   });
 
-  test('12,000 one-byte data events with ids: at most 256 KiB of events with their tokens, then sse_cumulative', async () => {
+  test('12,000 one-byte data events with ids: at most 256 KiB of events, tokens within the budget, then sse_cumulative', async () => {
     await check(
       62,
       12_000,
       (n) => `id: ${n}\ndata: x\n\n`,
-      (token) => `id: ${token}\ndata: x\n\n`,
+      (token) => `${token === undefined ? '' : `id: ${token}\n`}data: x\n\n`,
     );
   });
 });

@@ -30,8 +30,10 @@
  * still awaited; on the GET stream only the notifications, each response dropped
  * `get_stream_response`. Controls, byte for byte, outcome ok: names that are no judged name
  * under any folding (`"reſults"`, `"ſtatus"`, `"Kind"` with a Kelvin sign, `"café"`), judged
- * names with `ſ` deeper than the judged objects, and `{"jsonrpc":"2.0","ID":999}` (another id:
- * as `{"jsonrpc":"2.0","id":999}` is, forwarded).
+ * names with `ſ` deeper than the judged objects. `{"jsonrpc":"2.0","ID":999}` (another id) was
+ * a control here, forwarded as `{"jsonrpc":"2.0","id":999}` was; both are `upstream_not_mcp`
+ * now, a message with an id and no method being a response as a Go host reads it (hostile
+ * trials: test/regressions/id-only-message-on-request-stream-passes.test.ts).
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -73,7 +75,7 @@ const MESSAGES: Record<string, (id: number) => string> = {
   json_control: (id) => `{${JSONRPC},"id":${id},"re${LONG_S}ults":1,"${LONG_S}tatus":"ok","${KELVIN}ind":"x","café":2,"result":{"content":[${item}],"re${LONG_S}ults":1,"i${LONG_S}Errors":0}}`,
   sse_control: (id) =>
     `{${JSONRPC},"id":${id},"re${LONG_S}ults":1,"${KELVIN}ind":"x","result":{"content":[{"type":"text","text":"own answer","${LONG_S}ext":"t"}],"structuredContent":{"re${LONG_S}ult":1,"i${LONG_S}Error":true}}}`,
-  sse_ID_other_id_control_then_real: () => `{${JSONRPC},"ID":999}`,
+  sse_ID_other_id_then_real: () => `{${JSONRPC},"ID":999}`,
 };
 
 /** The GET stream: [data, forwarded?]. */
@@ -162,8 +164,7 @@ describe('member names equal to a judged name under Go\'s case folding (ſ as s,
     });
   }
 
-  test('control: `{"jsonrpc":"2.0","ID":999}` on request 42\'s stream (another id, as `"id":999` would be) goes out, then the answer', async () => {
-    const message = MESSAGES.sse_ID_other_id_control_then_real!(42);
-    await assertToolCallPassed(gw(), 'sse_ID_other_id_control_then_real', 42, HEADERS, frame(message) + frame(`{${JSONRPC},"id":42,${RESULT}}`));
+  test('`{"jsonrpc":"2.0","ID":999}` on request 42\'s stream (another id) is upstream_not_mcp, as `"id":999` is', async () => {
+    await assertToolCallUpstreamNotMcp(gw(), 'sse_ID_other_id_then_real', 42, HEADERS);
   });
 });

@@ -1,10 +1,13 @@
 /**
- * The token budget of a stream without a cumulative bound (src/response/sse-token-credit.ts,
- * used by src/response/sse-stage.ts): tokens add at most twice the seller's bytes, plus the
- * start; an event that finds the budget spent goes out without an id, its id pending for the
- * next event without one, or the stream's end. Reported failure (a new user's trial 9, F3):
- * events `id:N`, `data` made the host receive 14.3x the seller's bytes on the standalone GET
- * stream (test/regressions/get-stream-id-only-token-amplification.test.ts).
+ * The token budget of every SSE stream (src/response/sse-token-credit.ts, used by
+ * src/response/sse-stage.ts): tokens add at most twice the seller's bytes, plus the start; an
+ * event that finds the budget spent goes out without an id, its id pending for the next event
+ * without one, or the stream's end; the event carrying the response gets its token whatever
+ * the budget. Reported failures: events `id:N`, `data` made the host receive 14.3x the seller's
+ * bytes on the standalone GET stream (a new user's trial 9, F3:
+ * test/regressions/get-stream-id-only-token-amplification.test.ts), and ~18x on a request's
+ * stream, up to its cumulative bound (hostile trials:
+ * test/regressions/request-stream-short-id-token-amplification.test.ts).
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -49,10 +52,29 @@ test('the standalone GET stream: an event over the budget goes out without its i
   assert.equal(own.body, `id: ${long('a')}\ndata: x\n\nid: ${long('b')}\ndata: x\n\ndata: x\n\ndata: y\n\n: ${'k'.repeat(100)}\nid: ${long('d')}\ndata: z\n\n`);
 });
 
-test('a request\'s stream has no budget: the cumulative bound counts its tokens instead', async () => {
+test('a request\'s stream has the budget too: an event over it goes out without its id, the end writes it', async () => {
+  // As on the GET stream above: c refused, pending; the seller's end writes it alone.
   const events = 'id: a\ndata: x\n\nid: b\ndata: x\n\nid: c\ndata: x\n\n';
   const r = await runSseStage([events], { mint: long });
-  assert.deepEqual([...r.body.matchAll(/^id: T+(\w)$/gm)].map((m) => m[1]), ['a', 'b', 'c']);
+  assert.equal(r.body, `id: ${long('a')}\ndata: x\n\nid: ${long('b')}\ndata: x\n\ndata: x\n\nid: ${long('c')}\n\n`);
+  assert.equal(r.exchange.outcome, 'resumable_end');
+});
+
+test('the event carrying the response gets its token whatever the budget: its own id, or the pending one', async () => {
+  /** A token 2000 characters longer than the seller id: the first one spends the budget. */
+  const longer = (id: string): string => 'T'.repeat(2000) + id;
+  const result = JSON.stringify({ jsonrpc: '2.0', id: 1, result: { content: [{ type: 'text', text: 'done' }], structuredContent: { ok: true } } });
+  // a: 1054 -> token -946; b: -916, refused; the response: ~-750, its token all the same.
+  const own = await runSseStage([`id: a\ndata: x\n\nid: b\ndata: x\n\nid: r\ndata: ${result}\n\n`], { mint: longer });
+  assert.equal(own.body, `id: ${longer('a')}\ndata: x\n\ndata: x\n\nid: ${longer('r')}\ndata: ${result}\n\n`);
+  assert.equal(own.exchange.outcome, 'ok');
+  // Without an id of its own it carries b, the id pending.
+  const pending = await runSseStage([`id: a\ndata: x\n\nid: b\ndata: x\n\ndata: ${result}\n\n`], { mint: longer });
+  assert.equal(pending.body, `id: ${longer('a')}\ndata: x\n\ndata: x\n\nid: ${longer('b')}\ndata: ${result}\n\n`);
+  // A later event over the budget on the same stream would not get one: a notification.
+  const note = JSON.stringify({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 1, progress: 1 } });
+  const notified = await runSseStage([`id: a\ndata: x\n\nid: n\ndata: ${note}\n\ndata: ${result}\n\n`], { mint: longer });
+  assert.equal(notified.body, `id: ${longer('a')}\ndata: x\n\ndata: ${note}\n\nid: ${longer('n')}\ndata: ${result}\n\n`);
 });
 
 test('which events with ids get their tokens does not depend on how the seller\'s bytes are cut (LF, CR LF)', async () => {
