@@ -1,6 +1,7 @@
 /**
  * Whether `listen.host` and `ops_listen.host` take a common address (on the same port, the
- * second listener fails with EADDRINUSE), read from the two strings alone: no DNS lookup.
+ * second listener fails with EADDRINUSE), and whether an agent url's host reaches one of those
+ * listeners (`urlReachesListener`: agent-url-self.ts), read from the strings alone: no DNS lookup.
  *
  * Each host is reduced to the addresses it binds:
  * - an IP address in any spelling, to its canonical form: IPv6 as a URL writes it
@@ -48,6 +49,49 @@ export function listenOverlap(first: string, second: string): ListenOverlap | un
   if (fromA.some(isWildcard)) return 'first_wildcard';
   if (fromB.some(isWildcard)) return 'second_wildcard';
   return fromA.some((address) => fromB.includes(address)) ? 'same_address' : undefined;
+}
+
+/**
+ * How an agent url's host reaches a listener on the same port:
+ * - `same_host`, `same_address`: as for {@link listenOverlap} (`localhost` and `127.0.0.1`,
+ *   `[::ffff:127.0.0.1]` and `127.1`);
+ * - `url_wildcard`: the url's host is `0.0.0.0` or `::`, which a connection takes as this
+ *   machine's loopback, `127.0.0.1` or `::1` (Linux: connect() to the unspecified address);
+ * - `listen_wildcard`: the listener is on `0.0.0.0`, which a connection to any IPv4 loopback
+ *   address (`127.0.0.0/8`) reaches, or on `::`, which a connection to any loopback address
+ *   reaches (Node listens there dual-stack).
+ *
+ * A listener on a wildcard address with a url naming another address or a host name is
+ * undefined: that may be this machine or another one, which only interface or DNS lookups
+ * could tell (the config check stays offline). Both hosts as the config and a URL give them
+ * (brackets or not). Never throws.
+ */
+export type ListenerReach = 'same_host' | 'same_address' | 'url_wildcard' | 'listen_wildcard';
+
+/**
+ * Whether a connection to `urlHost` reaches a listener bound on `listenHost` (same port), and
+ * how ({@link ListenerReach}), or undefined. Read from the two strings alone: no DNS lookup.
+ * Reported failure: an agent url pointing back at the gateway's own listen address passed
+ * `--check-config`, and one call recursed through the gateway about 10,000 times (a hostile
+ * new user's trial 10, F4; test/regressions/agent-url-loops-to-gateway.test.ts).
+ */
+export function urlReachesListener(listenHost: string, urlHost: string): ListenerReach | undefined {
+  const listen = canonicalHost(listenHost);
+  const url = canonicalHost(urlHost);
+  if (listen === url) return 'same_host';
+  const bound = addressesOf(listen);
+  const named = addressesOf(url);
+  if (named.some((address) => bound.includes(address))) return 'same_address';
+  const connected = named.map((address) => (address === '0.0.0.0' ? '127.0.0.1' : address === '::' ? '::1' : address));
+  if (connected.some((address) => bound.includes(address))) return 'url_wildcard';
+  if (bound.includes('0.0.0.0') && connected.some(isIpv4Loopback)) return 'listen_wildcard';
+  if (bound.includes('::') && connected.some((address) => isIpv4Loopback(address) || address === '::1')) return 'listen_wildcard';
+  return undefined;
+}
+
+/** `127.0.0.0/8`, in the dotted decimal form {@link addressesOf} gives. */
+function isIpv4Loopback(address: string): boolean {
+  return address.startsWith('127.') && isIP(address) === 4;
 }
 
 /** `0.0.0.0` and `::`: a listener there takes the port on every address. */

@@ -40,6 +40,7 @@ import {
   RESUME_SECRET_ENV,
 } from './defaults.js';
 import { expandEnv } from './env.js';
+import { agentUrlSelfProblem, type OwnListener } from './agent-url-self.js';
 import { listenOverlap } from './listen-overlap.js';
 import { urlAuthorityProblem } from './url-authority.js';
 import { RESOLUTION, resolveLevel, type AgentResolution, type ResolvedLevel } from './resolve.js';
@@ -762,6 +763,49 @@ function opsListenProblems(tree: unknown, builder: TreeBuilder, lines: LineCount
   ];
 }
 
+/**
+ * An agent `url` that names the gateway's own `listen` or `ops_listen` address (agent-url-self.ts):
+ * a problem at `agents.<agent>.url`. A listener on port 0 is skipped (its port is known only
+ * once it listens), as are values the schema rejects and a url that has a problem already.
+ * Looks at the tree as written (values after `${VAR}` expansion), beside the schema's problems.
+ */
+function agentUrlSelfProblems(tree: unknown, builder: TreeBuilder, lines: LineCounter, earlier: readonly ConfigProblem[]): ConfigProblem[] {
+  const agents = lookup(tree, ['agents']).value;
+  if (agents === null || typeof agents !== 'object') return [];
+  const listeners: OwnListener[] = [];
+  const listenHostAt = lookup(tree, ['listen', 'host']);
+  const listenHost = listenHostAt.found ? listenHostAt.value : DEFAULT_LISTEN.host;
+  const listenPortAt = lookup(tree, ['listen', 'port']);
+  const listenPort = listenPortAt.found ? listenPortAt.value : DEFAULT_LISTEN.port;
+  if (isListenerPort(listenPort) && typeof listenHost === 'string' && listenHost !== '') {
+    listeners.push({ key: 'listen', host: listenHost, port: listenPort, portIsDefault: !listenPortAt.found });
+  }
+  const opsPort = lookup(tree, ['ops_listen', 'port']).value;
+  const opsHostAt = lookup(tree, ['ops_listen', 'host']);
+  const opsHost = opsHostAt.found ? opsHostAt.value : listenHost;
+  if (isListenerPort(opsPort) && typeof opsHost === 'string' && opsHost !== '') listeners.push({ key: 'ops_listen', host: opsHost, port: opsPort, portIsDefault: false });
+  if (listeners.length === 0) return [];
+
+  const out: ConfigProblem[] = [];
+  for (const name of Object.keys(agents)) {
+    const path = ['agents', name, 'url'];
+    const url = lookup(tree, path).value;
+    if (typeof url !== 'string') continue;
+    const where = formatPath(path);
+    if (earlier.some((p) => p.path === where)) continue;
+    const message = agentUrlSelfProblem(url, listeners);
+    if (message === undefined) continue;
+    const at = builder.positions.get(pathKey(path));
+    out.push(withPosition({ path: where, message }, lines, at?.value ?? at?.key));
+  }
+  return out;
+}
+
+/** A port a listener takes as written: 1 .. 65535 (0 is any free port). */
+function isListenerPort(port: unknown): port is number {
+  return typeof port === 'number' && Number.isInteger(port) && port > 0 && port <= 65_535;
+}
+
 function buildConfig(text: string, env: NodeJS.ProcessEnv, source: string | undefined, label: string | undefined): GatewayConfig {
   // Same cap as loadConfigFile, for text given directly (parseConfig). A UTF-16 unit is 1 to 3
   // UTF-8 bytes, so the length alone settles most cases without counting bytes.
@@ -812,6 +856,7 @@ function buildConfig(text: string, env: NodeJS.ProcessEnv, source: string | unde
   }
 
   problems.push(...opsListenProblems(tree, builder, lines));
+  problems.push(...agentUrlSelfProblems(tree, builder, lines, problems));
 
   if (problems.length > 0 || !parsed.success) throw new ConfigError(sortProblems(problems), label);
   // The schema only validates (no transforms), so the validated tree is the raw config; use

@@ -45,7 +45,9 @@ const HEADER_VALUE_PATTERN = /^[\t\x20-\x7e\x80-\xff]*$/;
  * agent's `url`; `content-length` is computed; `x-max-response-bytes` is the gateway's own
  * per-call header and is never forwarded; `accept-encoding` is set from the agent's
  * `accept_encoding` key; `last-event-id` carries the seller's event id out of a host's resume
- * token; `x-adcp-gateway-exchange` is reserved.
+ * token; `x-adcp-gateway-exchange` is reserved; `via` is the host's with the gateway's entry
+ * appended (request/via.ts: a configured one would hide the host's entries from loop detection
+ * further on; a hostile new user's trial 10, F4).
  *
  * `expect` and `content-encoding` passed `--check-config`, then `expect: 100-continue` failed
  * every call to the agent `upstream_unreachable` (undici refuses the header: "expect header
@@ -68,6 +70,7 @@ export const FORBIDDEN_HEADERS: ReadonlyMap<string, string> = new Map([
   ['accept-encoding', 'set from the agent key `accept_encoding`'],
   ['last-event-id', "set by the gateway from a host's resume token"],
   ['x-adcp-gateway-exchange', 'reserved for the gateway'],
+  ['via', "set by the gateway: the host's Via with the gateway's own entry appended, by which it recognizes a request that loops back to it (RFC 9110 §7.6.3)"],
 ]);
 
 /** Why a header name may not be configured, or undefined when it may. `name` is lower-cased. */

@@ -369,6 +369,14 @@ export const REFUSALS = {
     description: 'Last-Event-ID verified but is older than resume.ttl_ms.',
     source: 'ARCHITECTURE §4',
   },
+  request_loop: {
+    statusCode: 400,
+    jsonRpcCode: JSONRPC_INVALID_REQUEST,
+    description:
+      "The request has already passed through this gateway: its Via header carries the entry this gateway appends to every request it sends a seller (`1.1 adcp-gw-` and 16 hex digits, random per gateway instance; RFC 9110 §7.6.3), so an agent's url leads back to the gateway, directly or through a DNS name, a proxy or a port forward. Not forwarded again; the request's id (null for a GET, a DELETE, a notification or a batch). A 4xx, so the gateway that sent it, and each gateway on the way back, passes it to the host as it is (a seller's 4xx passes through): the host gets this error, not a minted `upstream_status`. Another gateway's entry (a second gateway in series) is no loop. An agent url that names the gateway's own listen or ops_listen address is a config error already (docs/configuration.md, agents.<agent>.url).",
+    source:
+      "RFC 9110 §7.6.3 (Via: avoiding request loops); a hostile new user's trial 10, F4 (an agent url pointing back at the gateway passed --check-config, and one call recursed through the gateway about 10,000 times, one socket and one exchange line per hop, until connections failed: test/regressions/agent-url-loops-to-gateway.test.ts)",
+  },
   internal_error: {
     statusCode: 500,
     jsonRpcCode: JSONRPC_INTERNAL_ERROR,

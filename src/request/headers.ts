@@ -13,8 +13,11 @@
  * - `Last-Event-ID` carries a gateway resume token on the host side; the seller gets back
  *   its own event id from inside the verified token (ARCHITECTURE §4).
  * - `Host` is the seller's (set by @fastify/reply-from from the agent URL).
+ * - `Via` is the host's with the gateway's own entry appended (RFC 9110 §7.6.3; request/via.ts):
+ *   how the gateway recognizes a request that comes back to it (`request_loop`).
  */
 import type { AgentConfig } from '../config/types.js';
+import { appendVia } from './via.js';
 
 /**
  * A header name reserved for the gateway (it once carried the exchange key to the upstream
@@ -61,13 +64,15 @@ const STRIPPED_NAMES: readonly string[] = [...STRIPPED_REQUEST_HEADERS];
  * everything that reads it next (@fastify/reply-from copies it, undici walks it). A header
  * the gateway sets (`accept-encoding`, `last-event-id`, the agent's) keeps the position the
  * host's field of that name had, if any (field order across names carries no meaning, RFC
- * 9110 §5.3).
+ * 9110 §5.3). `viaEntry` is the gateway's own Via entry for this request (`1.1 <pseudonym>`,
+ * request/via.ts), appended to the host's Via (an agent may not configure `via`: schema.ts).
  */
 export function applyRequestHeaderPolicy(
   headers: Record<string, string | string[] | undefined>,
   agent: AgentConfig,
   acceptEncoding: string,
   lastEventId: string | undefined,
+  viaEntry: string,
 ): Record<string, string | string[] | undefined> {
   // Each stripped name looked up, rather than every header name walked: the object comes in
   // dictionary mode (reply-from deletes `connection` from its copy), where a for-in walk
@@ -80,6 +85,7 @@ export function applyRequestHeaderPolicy(
   for (const name in configured) headers[name] = configured[name];
   headers['accept-encoding'] = acceptEncoding;
   if (lastEventId !== undefined) headers['last-event-id'] = lastEventId;
+  headers.via = appendVia(headers.via, viaEntry);
   return headers;
 }
 

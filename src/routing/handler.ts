@@ -13,6 +13,7 @@ import { answerStreamOver, answerWithLocalError, refuse, shownInMessage } from '
 import { GATEWAY_FINISHED, GatewayAbortError, findGatewayAbort } from '../errors/abort.js';
 import { exchangeLogFields, plainInfoWriter } from '../observability/logger.js';
 import { applyRequestHeaderPolicy, isResumableEventId } from '../request/headers.js';
+import { createOwnVia, viaCarries } from '../request/via.js';
 import { absoluteFormAuthority, hostFieldCount, isHostAllowed, isLoopbackOrigin, isOtherSiteFetch } from '../request/browser-guard.js';
 import { NO_BODY, peekJsonRpc, requestIdOf } from '../request/peek.js';
 import { hasBatches, hostReadsStructuredContent, isRepeatedProtocolVersion, NO_BATCHES_SINCE, protocolVersionOf } from '../mcp/revision.js';
@@ -90,6 +91,8 @@ export function createMcpHandler(deps: HandlerDeps) {
   // its `ttlMs` with it, lives as long as the app: `resume` takes effect at start-up only).
   const sseRetryMaxMs = sseRetryCeilingMs(deps.resume.ttlMs);
   const drain = deps.drain;
+  // This app's Via pseudonym and entries (request/via.ts): random, made once, kept across reloads.
+  const ownVia = createOwnVia();
 
   /**
    * Processes a queued request once closing-answers.ts says it may be (a promise of its
@@ -209,6 +212,19 @@ export function createMcpHandler(deps: HandlerDeps) {
       }
     }
 
+    // Been through this gateway already (its Via carries our entry): an agent url leads back to
+    // the gateway (request/via.ts). Refused for the request's id, never forwarded: each hop was
+    // one more socket and exchange line until connections failed (a hostile new user's trial 10,
+    // F4; test/regressions/agent-url-loops-to-gateway.test.ts). One header read per request.
+    const via = request.headers.via;
+    if (via !== undefined && viaCarries(via, ownVia.pseudonym)) {
+      return refuse(
+        reply,
+        'request_loop',
+        rpc,
+        "Request loop: this request has already passed through this gateway (its Via header carries the gateway's own entry), so an agent's url leads back to the gateway, directly or through a DNS name, a proxy or a port forward. It was not forwarded again: point that agent's url at the seller's MCP endpoint.",
+      );
+    }
     // Two MCP-Protocol-Version fields (Node joins them "a, b"): refused as two
     // X-Max-Response-Bytes fields are, for the request's id (revision.ts isRepeatedProtocolVersion;
     // a batch sent so was forwarded as a 2025-03-26 host's before).
@@ -451,7 +467,13 @@ export function createMcpHandler(deps: HandlerDeps) {
         contentType: body === undefined ? undefined : String(request.headers['content-type'] ?? 'application/json'),
         rewriteRequestHeaders: (_req, headers) =>
           withUpstreamHooks(
-            applyRequestHeaderPolicy(headers as Record<string, string | string[] | undefined>, agent, acceptEncoding(agent.accept_encoding), stream.resumeFrom),
+            applyRequestHeaderPolicy(
+              headers as Record<string, string | string[] | undefined>,
+              agent,
+              acceptEncoding(agent.accept_encoding),
+              stream.resumeFrom,
+              request.raw.httpVersion === '1.0' ? ownVia.entry10 : ownVia.entry11,
+            ),
             upstreamHooks,
           ) as typeof headers,
         rewriteHeaders: (headers) => filterResponseHeaders(headers, agent.name),
