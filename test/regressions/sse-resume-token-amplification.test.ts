@@ -80,7 +80,7 @@ async function check(rpcId: number, count: number, blockOf: (n: number) => strin
   let sellerBytes = 0;
   let added = 0;
   for (let i = 0; i < k; i++) {
-    const state = codec.verify(tokens[i]!, 's');
+    const state = codec.verify(tokens[i]!, 's', stack.gateway.sellerUrl('s'));
     assert.ok(state.ok, `token ${i + 1}`);
     assert.equal(state.state.upstreamId, String(i + 1));
     sellerBytes += Buffer.byteLength(blockOf(i + 1));
@@ -102,7 +102,7 @@ async function check(rpcId: number, count: number, blockOf: (n: number) => strin
     limitBytes: LIMIT,
     protocolVersion: HEADERS['mcp-protocol-version'],
     streamStartedAt: Date.now(),
-  });
+  }, stack.gateway.sellerUrl('s'));
   const observed = through > LIMIT ? through : through + nextToken.length - String(k + 1).length;
   assert.ok(observed > LIMIT);
   assert.equal(err.details.observed_bytes, observed);
@@ -123,7 +123,7 @@ describe('resume tokens amplify the host stream past max_response_bytes', { time
     const [token, ...more] = sseIds(r.text());
     assert.deepEqual(more, []);
     assert.equal(r.text(), `id: ${token}\n${resultEvent}`);
-    const state = codec.verify(token!, 's');
+    const state = codec.verify(token!, 's', stack.gateway.sellerUrl('s'));
     assert.ok(state.ok);
     assert.deepEqual([state.state.upstreamId, state.state.usedBytes, state.state.final], ['20000', Buffer.byteLength(stream + resultEvent), true]);
   });
