@@ -360,7 +360,7 @@ export const REFUSALS = {
   resume_token_invalid: {
     statusCode: 400,
     jsonRpcCode: JSONRPC_INVALID_REQUEST,
-    description: 'Last-Event-ID is not a resume token this gateway minted for this agent (format or signature).',
+    description: 'Last-Event-ID is not a resume token this gateway minted for this agent and its seller url (format or signature; a token from before a reload that changed the agent\'s url included: docs/configuration.md, "The resume secret").',
     source: 'ARCHITECTURE §4',
   },
   resume_token_expired: {

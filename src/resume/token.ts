@@ -14,14 +14,33 @@
  * ## Token format (version 1)
  *
  * ```
- * agw1.<base64url(payload JSON, UTF-8)>.<base64url(HMAC-SHA256(key, "agw1." + <payload part>))>
+ * agw1.<base64url(payload JSON, UTF-8)>.<base64url(HMAC-SHA256(sellerKey, "agw1." + <payload part> + LF + <seller url>))>
  * ```
  *
  * - The MAC covers the token text up to the second dot (prefix and the base64url payload
  *   as sent), so the signature is checked before anything is decoded, and any change to
  *   the text (including a non-canonical re-encoding) fails it.
- * - `key` = HKDF-SHA256(ikm = secret (a string as UTF-8), salt = empty,
- *   info = "adcp-buyer-gateway resume v1", 32 bytes). The raw secret is never the MAC key.
+ * - It also covers the url of the seller the stream came from (the agent's configured `url`,
+ *   `URL.href`: scheme, host, port, path and query; a config url has no userinfo or fragment),
+ *   which the token does not carry: `verify` is given the agent's url in force, so a token
+ *   only resumes against the seller url it was minted for. A reload that changes the url
+ *   (another seller, path or query: a query can select another account on the same server)
+ *   leaves the older tokens failing their signature, as a token minted with another secret
+ *   does (`resume_token_invalid`); the agent's headers are not covered (rotating a key keeps
+ *   streams resumable). The token is not one character longer for it. Reported failure (a
+ *   hostile new user's trial 10, F7): the resume went to the new seller with the old
+ *   seller's event id, and its answer was taken for the old request's
+ *   (test/regressions/resume-after-repoint-goes-to-new-seller.test.ts). The token text
+ *   (prefix, payload part) has no LF, so the MAC input splits one way only.
+ * - `sellerKey` = HKDF-SHA256(ikm = secret (a string as UTF-8), salt = empty,
+ *   info = "adcp-buyer-gateway resume v1 seller", 32 bytes). The raw secret is never the MAC key.
+ * - A token minted before the seller url was covered (by an older replica, or before an
+ *   upgrade) is signed HMAC-SHA256(key, "agw1." + <payload part>), `key` the same HKDF with
+ *   info = "adcp-buyer-gateway resume v1": `verify` accepts it too, checked as before without
+ *   a seller url (its agent and age still are), so that such tokens resume while replicas run
+ *   mixed versions, until they expire (`ttl_ms`). The keys differ, so no token signed one way
+ *   verifies the other way. An older replica refuses every token minted here
+ *   (`resume_token_invalid`: its signature does not verify there).
  * - The signature is the full 32-byte HMAC: 43 base64url characters, no padding.
  * - The alphabet of the whole token is `[A-Za-z0-9_.-]`: no NUL, CR or LF (SSE `id:` rules;
  *   WHATWG HTML §9.2.6 ignores an id containing NUL), no byte that needs HTTP header escaping.
@@ -80,7 +99,8 @@
  *
  * 1. syntax: a string of at most 4096 characters, the prefix, exactly two base64url parts,
  *    a 43-character signature;
- * 2. signature: HMAC recomputed, compared with `crypto.timingSafeEqual` (lengths first);
+ * 2. signature: HMAC recomputed with the agent's seller url (or, failing that, as a token
+ *    minted before the url was covered), compared with `crypto.timingSafeEqual` (lengths first);
  * 3. payload: JSON, strict shape (above); fields read by known key only (prototype-safe);
  * 4. agent: must equal the agent of the URL the GET arrived on;
  * 5. age: `now - issuedAt > ttlMs` -> `resume_token_expired`; `issuedAt - now > 60 s`
@@ -102,7 +122,9 @@ export const RESUME_CLOCK_SKEW_MS = 60_000;
 /** Minimum secret size: 32 characters for a string (config/env), 32 bytes for a Buffer. */
 export const MIN_RESUME_SECRET_BYTES = 32;
 
-/** HKDF `info` for the version-1 MAC key. */
+/** HKDF `info` for the version-1 MAC key over the token text and its seller url. */
+const HKDF_INFO_SELLER = 'adcp-buyer-gateway resume v1 seller';
+/** HKDF `info` for the MAC key of tokens minted before the seller url was covered (verified only). */
 const HKDF_INFO = 'adcp-buyer-gateway resume v1';
 /** HMAC-SHA256 output: 32 bytes = 43 base64url characters (unpadded). */
 const SIGNATURE_CHARS = 43;
@@ -204,7 +226,9 @@ export type VerifyResult =
 
 export interface ResumeCodec {
   /**
-   * Mints the token for one SSE event (issuedAt = the codec's clock, floored to an integer).
+   * Mints the token for one SSE event (issuedAt = the codec's clock, floored to an integer),
+   * signed for `seller`, the url of the seller the stream came from (the agent's configured
+   * `url` when the stream started; not carried: only `verify` with the same url accepts it).
    *
    * The state is the gateway's own, except `upstreamId`, which the seller chose. For the
    * standalone GET stream (no cumulative bound), pass `usedBytes: 0`.
@@ -215,9 +239,12 @@ export interface ResumeCodec {
    *   `resume_token_too_long` when the token would exceed {@link MAX_RESUME_TOKEN_LENGTH}
    *   (in practice an oversized seller event id).
    */
-  mint(state: Omit<ResumeState, 'issuedAt'>): string;
-  /** `agent` is the agent of the URL the GET arrived on: a token minted for another agent is invalid. */
-  verify(token: string, agent: string): VerifyResult;
+  mint(state: Omit<ResumeState, 'issuedAt'>, seller: URL): string;
+  /**
+   * `agent` is the agent of the URL the GET arrived on, `seller` its configured `url` in force:
+   * a token minted for another agent, or for another seller url, is invalid.
+   */
+  verify(token: string, agent: string, seller: URL): VerifyResult;
   /**
    * The lifetime `verify` allows a token, in milliseconds from its `issuedAt` (the option
    * given): the SSE stage bounds a seller's `retry:` by it (response/sse-encode.ts
@@ -276,16 +303,19 @@ export function createResumeCodec(opts: ResumeCodecOptions): ResumeCodec {
   if (typeof now !== 'function') throw new TypeError('resume codec `now` must be a function');
 
   // Derived once; the secret itself is not retained by the codec.
-  const key = Buffer.from(hkdfSync('sha256', ikm, Buffer.alloc(0), HKDF_INFO, 32));
-  const sign = (signed: string): string => createHmac('sha256', key).update(signed, 'latin1').digest('base64url');
+  const sellerKey = Buffer.from(hkdfSync('sha256', ikm, Buffer.alloc(0), HKDF_INFO_SELLER, 32));
+  const legacyKey = Buffer.from(hkdfSync('sha256', ikm, Buffer.alloc(0), HKDF_INFO, 32));
+  // `href` is ASCII (WHATWG URL serialization), so latin1 is its bytes.
+  const sign: Signer = (signed, seller) => createHmac('sha256', sellerKey).update(`${signed}\n${seller.href}`, 'latin1').digest('base64url');
+  const signLegacy = (signed: string): string => createHmac('sha256', legacyKey).update(signed, 'latin1').digest('base64url');
 
   return {
     ttlMs,
-    mint(state) {
+    mint(state, seller) {
       const issuedAt = Math.floor(now());
       const payload = encodePayload({ ...state, issuedAt });
       const signed = RESUME_TOKEN_PREFIX + Buffer.from(payload, 'utf8').toString('base64url');
-      const token = `${signed}.${sign(signed)}`;
+      const token = `${signed}.${sign(signed, seller)}`;
       if (token.length > MAX_RESUME_TOKEN_LENGTH) {
         throw new ResumeMintError(
           'resume_token_too_long',
@@ -295,9 +325,9 @@ export function createResumeCodec(opts: ResumeCodecOptions): ResumeCodec {
       return token;
     },
 
-    verify(token, agent) {
+    verify(token, agent, seller) {
       try {
-        return verifyToken(token, agent, sign, now(), ttlMs);
+        return verifyToken(token, agent, seller, sign, signLegacy, now(), ttlMs);
       } catch {
         // Defensive: nothing above is expected to throw, but verify never does.
         return invalid('Last-Event-ID could not be verified as a resume token.');
@@ -306,6 +336,17 @@ export function createResumeCodec(opts: ResumeCodecOptions): ResumeCodec {
   };
 }
 
+/** The signature of a token's signed text (prefix and payload part) for the seller url its stream came from. */
+type Signer = (signed: string, seller: URL) => string;
+
+/**
+ * The message of a token whose signature does not verify. A repointed agent's older tokens
+ * land here (the url is not carried, so the cases cannot be told apart): the message names
+ * them, so that an operator who just reloaded knows why.
+ */
+export const RESUME_SIGNATURE_MESSAGE =
+  "Last-Event-ID resume token does not verify: minted with another resume secret, or for another seller url than this agent's (another agent's, or this agent's before a reload changed its url).";
+
 function invalid(message: string): VerifyResult {
   return { ok: false, reason: 'resume_token_invalid', message };
 }
@@ -313,7 +354,9 @@ function invalid(message: string): VerifyResult {
 function verifyToken(
   token: unknown,
   agent: unknown,
-  sign: (signed: string) => string,
+  seller: URL,
+  sign: Signer,
+  signLegacy: (signed: string) => string,
   nowMs: number,
   ttlMs: number,
 ): VerifyResult {
@@ -343,12 +386,12 @@ function verifyToken(
     return invalid('Last-Event-ID is not a well-formed resume token.');
   }
 
-  // 2. Signature, over the text as received (constant time; lengths checked first).
+  // 2. Signature, over the text as received and the agent's seller url (constant time;
+  // lengths checked first); else as a token minted before the url was covered.
   const signed = token.slice(0, RESUME_TOKEN_PREFIX.length + dot);
-  const expected = Buffer.from(sign(signed), 'latin1');
   const given = Buffer.from(signaturePart, 'latin1');
-  if (expected.length !== given.length || !timingSafeEqual(expected, given)) {
-    return invalid('Last-Event-ID resume token signature does not verify.');
+  if (!sameSignature(sign(signed, seller), given) && !sameSignature(signLegacy(signed), given)) {
+    return invalid(RESUME_SIGNATURE_MESSAGE);
   }
 
   // 3. Payload shape.
@@ -376,6 +419,12 @@ function verifyToken(
     return invalid('Last-Event-ID resume token is issued in the future.');
   }
   return { ok: true, state };
+}
+
+/** Whether `expected` (base64url) is `given`, in constant time for equal lengths. */
+function sameSignature(expected: string, given: Buffer): boolean {
+  const e = Buffer.from(expected, 'latin1');
+  return e.length === given.length && timingSafeEqual(e, given);
 }
 
 // ---------------------------------------------------------------------------------------

@@ -245,7 +245,9 @@ export function createMcpHandler(deps: HandlerDeps) {
     const lastEventId = request.method === 'GET' ? request.headers['last-event-id'] : undefined;
     if (lastEventId !== undefined) {
       resumedToken = Array.isArray(lastEventId) ? lastEventId.join(',') : lastEventId;
-      const verified = deps.resume.verify(resumedToken, agent.name);
+      // Verified against the agent's url in force: a token from before a reload that changed
+      // it is refused (resume/token.ts; a hostile new user's trial 10, F7).
+      const verified = deps.resume.verify(resumedToken, agent.name, agent.url);
       if (!verified.ok) return refuse(reply, verified.reason, rpc, verified.message);
       resumed = verified.state;
       rpc = rpcOfResumedStream(resumed);
@@ -274,6 +276,8 @@ export function createMcpHandler(deps: HandlerDeps) {
       guard: deps.guard,
       endsSession: request.method === 'DELETE',
       opensStream: request.method === 'GET',
+      // Tokens are signed for the url of the seller this stream came from (`agent` is the
+      // config the exchange started under), so they resume only against it (resume/token.ts).
       mintEventId: (upstreamId, usedBytes, final, awaited) => {
         // An id the seller could not get back exactly in a Last-Event-ID header is not made a token.
         if (!isResumableEventId(upstreamId)) return undefined;
@@ -295,13 +299,13 @@ export function createMcpHandler(deps: HandlerDeps) {
         // token they would take over its length goes without them, as before.
         if (awaited !== undefined && !final && JSON.stringify(awaited).length <= MAX_AWAITED_CHARS) {
           try {
-            return deps.resume.mint({ ...state, awaited });
+            return deps.resume.mint({ ...state, awaited }, agent.url);
           } catch {
             // Minted below without them.
           }
         }
         try {
-          return deps.resume.mint(state);
+          return deps.resume.mint(state, agent.url);
         } catch {
           return undefined;
         }

@@ -15,6 +15,8 @@ export interface RunningGateway {
   readonly baseUrl: string;
   /** `http://127.0.0.1:<port>/agents/<name>/mcp` */
   agentUrl(name: string): string;
+  /** The agent's configured seller `url` at start-up: the url its resume tokens are signed for (src/resume/token.ts). */
+  sellerUrl(name: string): URL;
   readonly app: FastifyInstance;
   readonly config: GatewayConfig;
   /** Closes the gateway, cutting any connection still open (an SSE GET stream a test forgot). */
@@ -38,6 +40,11 @@ export async function startGateway(configOrYaml: string | GatewayConfig, { env =
   return {
     baseUrl,
     agentUrl: (name) => `${baseUrl}/agents/${encodeURIComponent(name)}/mcp`,
+    sellerUrl(name) {
+      const agent = config.agents.get(name);
+      if (agent === undefined) throw new Error(`no agent ${name} in the gateway's config`);
+      return agent.url;
+    },
     app,
     config,
     close() {

@@ -81,7 +81,7 @@ async function get(lastEventId?: string): Promise<{ status: number; text: string
 
 /** The verified state of a token the host got. */
 const stateOf = (token: string): ResumeState => {
-  const v = codec.verify(token, 's');
+  const v = codec.verify(token, 's', stack.gateway.sellerUrl('s'));
   assert.ok(v.ok, token);
   return v.state;
 };

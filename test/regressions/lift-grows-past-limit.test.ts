@@ -224,7 +224,7 @@ describe('a lift that would not fit the limit is not made: the seller answer goe
         limitBytes: limit,
         protocolVersion: PROTOCOL,
         streamStartedAt: Date.now(),
-      }).length - '7'.length;
+      }, stack.gateway.sellerUrl('s')).length - '7'.length;
     /** The limit L = `bytes` + what the token adds under L (its digits settle at once). */
     const limitWith = (id: number, sellerBytes: number, bytes: number): number => {
       let limit = bytes + 300;
@@ -245,7 +245,7 @@ describe('a lift that would not fit the limit is not made: the seller answer goe
       assert.ok(token !== undefined);
       assert.equal(body, frame(lifted ? m.lifted : m.seller, token));
       assert.equal(Buffer.byteLength(body), limit, 'the host got exactly the limit');
-      const state = codec.verify(token, 's');
+      const state = codec.verify(token, 's', stack.gateway.sellerUrl('s'));
       assert.ok(state.ok);
       // Its count: the seller's bytes through the event (a token does not count itself).
       assert.equal(state.state.usedBytes, sellerBytes);

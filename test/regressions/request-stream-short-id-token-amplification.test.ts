@@ -74,7 +74,7 @@ const sse = (res: ServerResponse, body: string): void => {
 };
 
 const stateOf = (token: string): ResumeState => {
-  const v = codec.verify(token, 's');
+  const v = codec.verify(token, 's', stack.gateway.sellerUrl('s'));
   assert.ok(v.ok, token);
   return v.state;
 };

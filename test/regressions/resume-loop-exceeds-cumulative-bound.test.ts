@@ -68,7 +68,7 @@ describe('a seller answering every resume with one id-only block', { timeout: TE
       const token = tokens[0]!;
       assert.equal(body, `id: ${token}\n\n`);
       received += Buffer.byteLength(body);
-      const state = codec.verify(token, 's');
+      const state = codec.verify(token, 's', stack.gateway.sellerUrl('s'));
       assert.ok(state.ok);
       assert.equal(state.state.upstreamId, sellerId);
       // The token's count plus its own added length: what the host received through its block.

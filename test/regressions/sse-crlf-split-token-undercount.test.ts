@@ -98,7 +98,7 @@ async function splitBlankLine(first: string): Promise<string> {
 }
 
 function verifiedState(token: string): { usedBytes: number; limitBytes: number } {
-  const verified = createResumeCodec({ secret: SECRET, ttlMs: 60_000 }).verify(token, 's');
+  const verified = createResumeCodec({ secret: SECRET, ttlMs: 60_000 }).verify(token, 's', stack.gateway.sellerUrl('s'));
   assert.ok(verified.ok, 'the token verifies');
   return verified.state;
 }

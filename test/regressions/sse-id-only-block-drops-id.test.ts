@@ -52,7 +52,7 @@ describe('an id-only SSE block drops its id', { timeout: TEST_TIMEOUT_MS }, () =
     assert.equal(post.text(), `id: ${tokens[0]}\ndata: ${PROGRESS}\n\nid: ${tokens[1]}\n\n`);
 
     const codec = createResumeCodec({ secret: SECRET, ttlMs: 60_000 });
-    const states = tokens.map((t) => codec.verify(t, 's'));
+    const states = tokens.map((t) => codec.verify(t, 's', stack.gateway.sellerUrl('s')));
     assert.deepEqual(
       states.map((v) => (v.ok ? [v.state.upstreamId, v.state.usedBytes] : v.reason)),
       [

@@ -44,7 +44,7 @@ const tokenLength = (upstreamId: string, rpcId: number, usedBytes: number): numb
     limitBytes: SMALL_LIMIT,
     protocolVersion: HEADERS['mcp-protocol-version'],
     streamStartedAt: Date.now(),
-  }).length;
+  }, stack.gateway.sellerUrl('small')).length;
 
 /** Reads an SSE response as it arrives; `until(text)` is checked after each chunk. */
 async function readUntil(url: string, id: number, until: (text: string) => boolean, onMatch: () => void): Promise<string> {
@@ -149,7 +149,7 @@ describe('SSE, found by a new user', () => {
     const ids = sseIds(r.text());
     assert.equal(ids.length, 1, JSON.stringify(r.text().slice(0, 80)));
     assert.equal(ids[0]!.length - 'e1'.length, added);
-    const state = createResumeCodec({ secret: SECRET, ttlMs: 60_000 }).verify(ids[0]!, 'small');
+    const state = createResumeCodec({ secret: SECRET, ttlMs: 60_000 }).verify(ids[0]!, 'small', stack.gateway.sellerUrl('small'));
     assert.ok(state.ok);
     assert.equal(state.state.usedBytes, size + 1);
     assert.equal((msgs[1] as { id: number }).id, 53);

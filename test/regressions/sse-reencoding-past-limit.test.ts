@@ -106,7 +106,7 @@ describe('re-encoded SSE events reach the host past max_response_bytes', { timeo
       const encoded = Buffer.byteLength(hostBlock(jsons[i]!, id));
       count += encoded; // the block as the host gets it, with the seller's id in place of the token (it grew: encoded > seller)
       assert.ok(encoded > seller);
-      const state = codec.verify(tokens[i]!, 's');
+      const state = codec.verify(tokens[i]!, 's', stack.gateway.sellerUrl('s'));
       assert.ok(state.ok, `token ${id}`);
       assert.equal(state.state.usedBytes, count, `token ${id}`);
       count += tokens[i]!.length - id.length;

@@ -98,7 +98,7 @@ async function check(rpcId: number, count: number, blockOf: (n: number) => strin
     if (credit > 0) {
       token = tokens[used++];
       assert.ok(token !== undefined, `a token for ${k}`);
-      const state = codec.verify(token, 's');
+      const state = codec.verify(token, 's', stack.gateway.sellerUrl('s'));
       assert.ok(state.ok, `token ${k}`);
       assert.equal(state.state.upstreamId, String(k));
       // Its count: the seller's bytes through its block and what the earlier tokens added.
@@ -129,7 +129,7 @@ async function check(rpcId: number, count: number, blockOf: (n: number) => strin
     limitBytes: LIMIT,
     protocolVersion: HEADERS['mcp-protocol-version'],
     streamStartedAt: Date.now(),
-  });
+  }, stack.gateway.sellerUrl('s'));
   const observed = through > LIMIT ? through : through + nextToken.length - String(k + 1).length;
   assert.ok(observed > LIMIT);
   assert.equal(err.details.observed_bytes, observed);
@@ -150,7 +150,7 @@ describe('resume tokens amplify the host stream past max_response_bytes', { time
     const [token, ...more] = sseIds(r.text());
     assert.deepEqual(more, []);
     assert.equal(r.text(), `id: ${token}\n${resultEvent}`);
-    const state = codec.verify(token!, 's');
+    const state = codec.verify(token!, 's', stack.gateway.sellerUrl('s'));
     assert.ok(state.ok);
     assert.deepEqual([state.state.upstreamId, state.state.usedBytes, state.state.final], ['20000', Buffer.byteLength(stream + resultEvent), true]);
   });

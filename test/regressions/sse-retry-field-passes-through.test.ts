@@ -92,7 +92,7 @@ describe("a seller's SSE retry: is clamped", { timeout: TEST_TIMEOUT_MS }, () =>
     const [token] = sseIds(r.text);
     assert.ok(token !== undefined);
     assert.equal(r.text, `retry: 500\n\nid: ${token}\ndata: \n\n` + resultFrame(id));
-    const state = codec.verify(token, 's');
+    const state = codec.verify(token, 's', gw().sellerUrl('s'));
     assert.ok(state.ok);
     // The block as the host gets it, the seller's id in place of the token: 3 bytes over the seller's 25.
     assert.equal(state.state.usedBytes, Buffer.byteLength('retry: 500\n\nid: p-0\ndata: \n\n'));

@@ -38,7 +38,7 @@ const stack = useSellerAndGateway(
 const upstreamIds = (text: string): string[] => {
   const codec = createResumeCodec({ secret: SECRET, ttlMs: 60_000 });
   return sseIds(text).map((t) => {
-    const v = codec.verify(t, 's');
+    const v = codec.verify(t, 's', stack.gateway.sellerUrl('s'));
     return v.ok ? v.state.upstreamId : `invalid:${t}`;
   });
 };

@@ -8,8 +8,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createResumeCodec } from '../../src/resume/token.js';
+import { withSeller } from '../helpers/resume-codec.js';
 
-const codec = createResumeCodec({ secret: 'resume-token-answers-no-request-0123456789', ttlMs: 60_000, now: () => 1_000_000 });
+const codec = withSeller(createResumeCodec({ secret: 'resume-token-answers-no-request-0123456789', ttlMs: 60_000, now: () => 1_000_000 }));
 const base = { upstreamId: 'e1', agent: 'a', toolName: undefined, usedBytes: 10, limitBytes: 100, protocolVersion: '2025-11-25', streamStartedAt: 999_000 };
 
 function payloadOf(token: string): Record<string, unknown> {

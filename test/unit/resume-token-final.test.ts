@@ -8,23 +8,21 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createHmac, hkdfSync } from 'node:crypto';
-import { RESUME_TOKEN_PREFIX, ResumeMintError, createResumeCodec, type ResumeState } from '../../src/resume/token.js';
+import { ResumeMintError, createResumeCodec, type ResumeState } from '../../src/resume/token.js';
+import { legacyToken, signedToken, withSeller } from '../helpers/resume-codec.js';
 
 const SECRET = 'resume-token-final-secret-0123456789abcdef';
 const NOW = 1_000_000;
-const codec = createResumeCodec({ secret: SECRET, ttlMs: 60_000, now: () => NOW });
+const codec = withSeller(createResumeCodec({ secret: SECRET, ttlMs: 60_000, now: () => NOW }));
 const base = { upstreamId: 'e2', agent: 'a', rpcId: 7, method: 'tools/call', toolName: 'get_products', usedBytes: 10, limitBytes: 100, protocolVersion: '2025-11-25', streamStartedAt: 999_000 };
 
 function payloadOf(token: string): Record<string, unknown> {
   return JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString('utf8')) as Record<string, unknown>;
 }
 
-/** A token signed with the codec's key around any payload (as an older or newer replica would mint it). */
+/** A token signed as the codec signs (its key, the test seller url) around any payload (as an older or newer replica would mint it). */
 function signed(payload: Record<string, unknown>): string {
-  const key = Buffer.from(hkdfSync('sha256', Buffer.from(SECRET), Buffer.alloc(0), 'adcp-buyer-gateway resume v1', 32));
-  const head = RESUME_TOKEN_PREFIX + Buffer.from(JSON.stringify(payload), 'utf8').toString('base64url');
-  return `${head}.${createHmac('sha256', key).update(head).digest('base64url')}`;
+  return signedToken(SECRET, payload);
 }
 
 test('the final event: `f: true` in the payload (after `r`, before the counts), final after verify', () => {
@@ -49,12 +47,15 @@ test('other events: no `f` key, no final (the payload as before)', () => {
 
 test("an older replica's token (no `f`) verifies; `f` other than true is invalid", () => {
   const old = { u: 'e2', a: 'a', i: 7, m: 'tools/call', b: 10, l: 100, v: '2025-11-25', s: 999_000, n: NOW };
-  const v = codec.verify(signed(old), 'a');
-  assert.ok(v.ok);
-  assert.equal(v.state.final, undefined);
-  for (const f of [false, null, 1, 'true']) {
-    const r = codec.verify(signed({ ...old, f }), 'a');
-    assert.deepEqual(r.ok ? 'verified' : r.reason, 'resume_token_invalid', `f: ${JSON.stringify(f)}`);
+  // Signed as today, and as a replica before the seller url was covered signed it.
+  for (const sign of [signed, (p: Record<string, unknown>) => legacyToken(SECRET, p)]) {
+    const v = codec.verify(sign(old), 'a');
+    assert.ok(v.ok);
+    assert.equal(v.state.final, undefined);
+    for (const f of [false, null, 1, 'true']) {
+      const r = codec.verify(sign({ ...old, f }), 'a');
+      assert.deepEqual(r.ok ? 'verified' : r.reason, 'resume_token_invalid', `f: ${JSON.stringify(f)}`);
+    }
   }
 });
 

@@ -6,14 +6,15 @@ import { describe, it } from 'node:test';
 import {
   MAX_RESUME_TOKEN_LENGTH,
   RESUME_CLOCK_SKEW_MS,
+  RESUME_SIGNATURE_MESSAGE,
   RESUME_TOKEN_PREFIX,
   ResumeMintError,
   createResumeCodec,
   randomResumeSecret,
-  type ResumeCodec,
   type ResumeState,
   type VerifyResult,
 } from '../../src/resume/token.js';
+import { TEST_SELLER, legacyToken, signedToken, withSeller, type SellerDefaultCodec } from '../helpers/resume-codec.js';
 
 const SECRET = 'a-test-secret-that-is-at-least-32-characters-long';
 const OTHER_SECRET = 'another-secret-that-is-at-least-32-characters-long';
@@ -38,8 +39,9 @@ function clock(start = T0): { now: () => number; set: (ms: number) => void } {
   return { now: () => t, set: (ms) => (t = ms) };
 }
 
-function codec(opts: { secret?: string | Buffer; ttlMs?: number; now?: () => number } = {}): ResumeCodec {
-  return createResumeCodec({ secret: opts.secret ?? SECRET, ttlMs: opts.ttlMs ?? TTL, now: opts.now ?? (() => T0) });
+/** A codec minting and verifying for TEST_SELLER unless a call names another seller url. */
+function codec(opts: { secret?: string | Buffer; ttlMs?: number; now?: () => number } = {}): SellerDefaultCodec {
+  return withSeller(createResumeCodec({ secret: opts.secret ?? SECRET, ttlMs: opts.ttlMs ?? TTL, now: opts.now ?? (() => T0) }));
 }
 
 function assertInvalid(r: VerifyResult, why?: RegExp): void {
@@ -172,14 +174,16 @@ describe('resume token: format', () => {
     assert.deepEqual(Object.keys(JSON.parse(Buffer.from(p2, 'base64url').toString('utf8'))), ['u', 'a', 'b', 'l', 'v', 's', 'n']);
   });
 
-  it('signs "prefix + payload part" with HMAC-SHA256 under an HKDF-SHA256 key, never the raw secret', () => {
+  it('signs "prefix + payload part", LF, the seller url with HMAC-SHA256 under an HKDF-SHA256 key, never the raw secret', () => {
     const token = codec().mint(TYPICAL);
     const lastDot = token.lastIndexOf('.');
     const signed = token.slice(0, lastDot);
     const sig = token.slice(lastDot + 1);
-    const key = Buffer.from(hkdfSync('sha256', Buffer.from(SECRET), Buffer.alloc(0), 'adcp-buyer-gateway resume v1', 32));
-    assert.equal(sig, createHmac('sha256', key).update(signed).digest('base64url'));
-    assert.notEqual(sig, createHmac('sha256', SECRET).update(signed).digest('base64url'));
+    const key = Buffer.from(hkdfSync('sha256', Buffer.from(SECRET), Buffer.alloc(0), 'adcp-buyer-gateway resume v1 seller', 32));
+    assert.equal(sig, createHmac('sha256', key).update(`${signed}\nhttps://seller.example/adcp/mcp`).digest('base64url'));
+    assert.notEqual(sig, createHmac('sha256', SECRET).update(`${signed}\nhttps://seller.example/adcp/mcp`).digest('base64url'));
+    // The url is not carried: the payload is the one without it.
+    assert.doesNotMatch(Buffer.from(signed.split('.')[1]!, 'base64url').toString('utf8'), /seller/);
   });
 
   it('typical token length (reported)', (t) => {
@@ -197,7 +201,9 @@ describe('resume token: format', () => {
 describe('resume token: refusals', () => {
   it('different secret -> invalid', () => {
     const token = codec({ secret: OTHER_SECRET }).mint(TYPICAL);
-    assertInvalid(codec().verify(token, 'acme-sales'), /signature/);
+    const r = codec().verify(token, 'acme-sales');
+    assertInvalid(r);
+    assert.equal(r.ok ? '' : r.message, RESUME_SIGNATURE_MESSAGE);
   });
 
   it('flipped character anywhere in prefix, payload or signature -> invalid', () => {
@@ -264,12 +270,7 @@ describe('resume token: refusals', () => {
   });
 
   it('a correctly signed payload with the wrong shape -> invalid (forged with the derived key)', () => {
-    const key = Buffer.from(hkdfSync('sha256', Buffer.from(SECRET), Buffer.alloc(0), 'adcp-buyer-gateway resume v1', 32));
-    const forge = (payload: unknown): string => {
-      const text = typeof payload === 'string' ? payload : JSON.stringify(payload);
-      const signed = RESUME_TOKEN_PREFIX + Buffer.from(text, 'utf8').toString('base64url');
-      return `${signed}.${createHmac('sha256', key).update(signed).digest('base64url')}`;
-    };
+    const forge = (payload: unknown): string => signedToken(SECRET, payload);
     const good = { u: '1', a: 'acme-sales', i: 7, m: 'tools/call', t: 'x', b: 10, l: 100, v: '2025-11-25', s: T0, n: T0 };
     const c = codec();
     // Sanity: the forger reproduces the real format.
@@ -307,10 +308,14 @@ describe('resume token: refusals', () => {
       ['negative s', { ...good, s: -1 }],
       ['string n', { ...good, n: String(T0) }],
     ];
+    // Signed as today, and as a gateway before the seller url was covered signed it: the same checks.
+    assert.ok(c.verify(legacyToken(SECRET, good), 'acme-sales').ok);
     for (const [name, payload] of bad) {
-      const r = c.verify(forge(payload), 'acme-sales');
-      assert.equal(r.ok, false, name);
-      assert.equal(r.ok ? '' : r.reason, 'resume_token_invalid', name);
+      for (const token of [forge(payload), legacyToken(SECRET, payload)]) {
+        const r = c.verify(token, 'acme-sales');
+        assert.equal(r.ok, false, name);
+        assert.equal(r.ok ? '' : r.reason, 'resume_token_invalid', name);
+      }
     }
     assert.equal(({} as Record<string, unknown>).polluted, undefined);
   });
@@ -398,8 +403,9 @@ describe('resume token: refusals', () => {
     const state = { ...TYPICAL, upstreamId: 'UPSTREAM-MARKER', agent: 'AGENT-MARKER', toolName: 'TOOL-MARKER' };
     const token = c.mint(state);
     const results = [
-      c.verify(token, 'other'),
+      c.verify(token, 'OTHER-AGENT-MARKER'),
       codec().verify(token, 'AGENT-MARKER'),
+      c.verify(token, 'AGENT-MARKER', new URL('https://seller-marker.example/mcp?key=URL-MARKER')),
       c.verify(token.slice(0, -1) + (token.endsWith('A') ? 'B' : 'A'), 'AGENT-MARKER'),
     ];
     clk.set(T0 + TTL + 1);
@@ -407,11 +413,86 @@ describe('resume token: refusals', () => {
     for (const r of results) {
       assert.equal(r.ok, false);
       if (r.ok) continue;
-      for (const s of [secretish, 'UPSTREAM-MARKER', 'AGENT-MARKER', 'TOOL-MARKER', 'other', token]) {
+      for (const s of [secretish, 'UPSTREAM-MARKER', 'AGENT-MARKER', 'TOOL-MARKER', 'OTHER-AGENT-MARKER', 'seller-marker', 'URL-MARKER', token]) {
         assert.ok(!r.message.includes(s), `message leaks ${s}`);
       }
       assert.ok(Buffer.byteLength(r.message) < 256);
     }
+  });
+});
+
+describe('resume token: the seller url it was minted for (a hostile new user\'s trial 10, F7)', () => {
+  const url = (text: string): URL => new URL(text);
+
+  it('verifies only with the seller url it was minted for: scheme, host, port, path and query each count', () => {
+    const c = codec();
+    const token = c.mint(TYPICAL);
+    // The same url in another URL object (and as the parser normalizes it) verifies.
+    assert.ok(c.verify(token, 'acme-sales', url('https://seller.example/adcp/mcp')).ok);
+    assert.ok(c.verify(token, 'acme-sales', url('HTTPS://Seller.Example:443/adcp/./mcp')).ok);
+    for (const other of [
+      'https://other-seller.example/adcp/mcp', // another seller (the reported repoint)
+      'http://seller.example/adcp/mcp',
+      'https://seller.example:8443/adcp/mcp',
+      'https://seller.example/adcp/mcp/',
+      'https://seller.example/adcp/MCP',
+      'https://seller.example/adcp/mcp?account=two', // a query can select another account
+      'https://seller.example/adcp/mcp?',
+      'https://seller.example./adcp/mcp',
+      'https://127.0.0.1/adcp/mcp',
+    ]) {
+      const r = c.verify(token, 'acme-sales', url(other));
+      assertInvalid(r);
+      assert.equal(r.ok ? '' : r.message, RESUME_SIGNATURE_MESSAGE, other);
+    }
+    const withQuery = c.mint(TYPICAL, url('https://seller.example/adcp/mcp?account=one&region=eu'));
+    assert.ok(c.verify(withQuery, 'acme-sales', url('https://seller.example/adcp/mcp?account=one&region=eu')).ok);
+    assertInvalid(c.verify(withQuery, 'acme-sales', url('https://seller.example/adcp/mcp?region=eu&account=one')));
+    assertInvalid(c.verify(withQuery, 'acme-sales', url('https://seller.example/adcp/mcp')));
+  });
+
+  it('the token does not grow: the url is signed, not carried', () => {
+    const c = codec();
+    const short = c.mint(TYPICAL, url('http://a/'));
+    const long = c.mint(TYPICAL, url(`https://seller.example/${'p'.repeat(500)}?key=${'k'.repeat(500)}`));
+    assert.equal(short.length, long.length);
+    assert.equal(short.split('.')[1], long.split('.')[1], 'same payload part');
+  });
+
+  it('the message of a token for another url names another secret and a reload that changed the url', () => {
+    assert.match(RESUME_SIGNATURE_MESSAGE, /another resume secret/);
+    assert.match(RESUME_SIGNATURE_MESSAGE, /another seller url than this agent's/);
+    assert.match(RESUME_SIGNATURE_MESSAGE, /before a reload changed its url/);
+  });
+
+  it('a token minted before the url was covered (signed over the text alone) verifies for any url; its agent and age still count', () => {
+    const clk = clock();
+    const c = codec({ now: clk.now });
+    const payload = { u: '1234', a: 'acme-sales', i: 7, m: 'tools/call', t: 'get_products', b: 123_456, l: 4_194_304, v: '2025-11-25', s: T0 - 5_000, n: T0 };
+    const old = legacyToken(SECRET, payload);
+    assert.equal(old.length, c.mint(TYPICAL).length, 'the same format and length');
+    for (const seller of [TEST_SELLER, url('https://other-seller.example/mcp')]) {
+      const r = c.verify(old, 'acme-sales', seller);
+      assert.ok(r.ok);
+      assert.deepEqual(r.state, { ...TYPICAL, issuedAt: T0 });
+    }
+    assertInvalid(c.verify(old, 'other-agent'), /different agent/);
+    assertInvalid(c.verify(legacyToken(OTHER_SECRET, payload), 'acme-sales'));
+    clk.set(T0 + TTL + 1);
+    const expired = c.verify(old, 'acme-sales');
+    assert.equal(expired.ok ? '' : expired.reason, 'resume_token_expired');
+  });
+
+  it('the two signatures never stand in for each other', () => {
+    const c = codec();
+    const token = c.mint(TYPICAL);
+    const head = token.slice(0, token.lastIndexOf('.'));
+    const legacy = legacyToken(SECRET, Buffer.from(head.split('.')[1]!, 'base64url').toString('utf8'));
+    assert.notEqual(legacy, token);
+    // A token signed for a url is no legacy token: it fails for another url.
+    assertInvalid(c.verify(token, 'acme-sales', url('https://other-seller.example/mcp')));
+    // And the url-signed form of a payload is not its legacy form.
+    assert.notEqual(signedToken(SECRET, JSON.parse(Buffer.from(head.split('.')[1]!, 'base64url').toString('utf8'))), legacy);
   });
 });
 
@@ -439,7 +520,7 @@ describe('resume token: replicas', () => {
   it('two random secrets do not verify each other', () => {
     const a = codec({ secret: randomResumeSecret() });
     const b = codec({ secret: randomResumeSecret() });
-    assertInvalid(b.verify(a.mint(TYPICAL), 'acme-sales'), /signature/);
+    assertInvalid(b.verify(a.mint(TYPICAL), 'acme-sales'), /does not verify/);
   });
 });
 
