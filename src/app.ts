@@ -19,7 +19,17 @@ import type { Exchange } from './exchange.js';
 import { answerClientError, answerUnmetExpectation, type ClientErrorReason } from './errors/client-error.js';
 import type { RefusalReason } from './errors/codes.js';
 import { REFUSAL_LISTENER, refuse, SHOWN_CHARS, shownInMessage, type RefusalListener } from './errors/local-reply.js';
-import { addLogSecrets, addLogUrlQueries, configSecrets, configUrlQueryPrefixes, createLogger, lazyChildLoggerFactory, plainInfoWriter } from './observability/logger.js';
+import {
+  addLogPublicTexts,
+  addLogSecrets,
+  addLogUrlQueries,
+  configPublicTexts,
+  configSecrets,
+  configUrlQueryPrefixes,
+  createLogger,
+  lazyChildLoggerFactory,
+  plainInfoWriter,
+} from './observability/logger.js';
 import { createMetrics, type GatewayMetrics } from './observability/metrics.js';
 import { opsRoutes } from './ops/routes.js';
 import { createUpstreamDispatcher } from './routing/dispatcher.js';
@@ -105,12 +115,14 @@ export async function buildApp(config: GatewayConfig, opts: BuildAppOptions = {}
   const logger = opts.logger === false ? createLogger('silent') : (opts.logger ?? createLogger(config.log_level));
   let current = config;
   // Secret values of the config in force, and the queries of its agent URLs, are scrubbed
-  // from every log line (observability/logger.ts); computed once per config.
-  const secretsOf = (of: GatewayConfig) => ({ of, values: configSecrets(of), queryPrefixes: configUrlQueryPrefixes(of) });
+  // from every log line's string values, its agent names left whole (observability/logger.ts);
+  // computed once per config.
+  const secretsOf = (of: GatewayConfig) => ({ of, values: configSecrets(of), queryPrefixes: configUrlQueryPrefixes(of), publicTexts: configPublicTexts(of) });
   let secrets = secretsOf(config);
   const currentSecrets = (): ReturnType<typeof secretsOf> => (secrets.of === current ? secrets : (secrets = secretsOf(current)));
   const removeLogSecrets = addLogSecrets(logger, () => currentSecrets().values);
   const removeLogUrlQueries = addLogUrlQueries(logger, () => currentSecrets().queryPrefixes);
+  const removeLogPublicTexts = addLogPublicTexts(logger, () => currentSecrets().publicTexts);
   const bodyLimit = requestBodyLimit(config);
   /** Set once the shutdown begins (the preClose hook, below); read by every route but the ops ones. */
   const drain: DrainState = { draining: false };
@@ -317,6 +329,7 @@ export async function buildApp(config: GatewayConfig, opts: BuildAppOptions = {}
   app.addHook('onClose', async () => {
     removeLogSecrets();
     removeLogUrlQueries();
+    removeLogPublicTexts();
     await opsApp?.close();
   });
 

@@ -18,8 +18,9 @@
  * 4. Cross-checks that need the environment (the resume secret from the environment).
  * 5. Resolve defaults (call > tool > agent > defaults > built-in; see `resolve.ts`) and freeze.
  *
- * Problems never echo a secret: values under `headers`, `resume.secret`, and any value that
- * came from an environment variable are described by type only.
+ * Problems never echo a secret: values under `headers`, `resume` and `resume.secret`, of any
+ * YAML type (a number too), and any value that came from an environment variable are
+ * described by type only (`isSecretPath`).
  */
 import { constants as fsConstants, type Stats } from 'node:fs';
 import { open, stat, type FileHandle } from 'node:fs/promises';
@@ -308,7 +309,9 @@ class TreeBuilder {
     if (misfit !== undefined) return unread(misfit);
     if (isScalar(n)) {
       const value = n.value;
-      if (typeof value === 'number' && typeof n.source === 'string' && n.source !== '') {
+      // A number where a secret goes (a key written unquoted, `x-api-key: 73510094826613`) is
+      // wrong whatever its text, and the text is never shown: no text kept, no exactness check.
+      if (typeof value === 'number' && typeof n.source === 'string' && n.source !== '' && !isSecretPath(path)) {
         this.numberTexts.set(id, n.source);
         // `64.0000000000000001` read as 64, `-0` as 0: not the number written (yaml-numbers.ts).
         const inexact = inexactNumber(value, n.source);
@@ -464,16 +467,26 @@ function withPosition(problem: ConfigProblem, lines: LineCounter, offset: number
 // ---------------------------------------------------------------------------------------
 // Schema issues -> problems
 
+/**
+ * Whether a value at `path` may hold a secret, so that a problem there never shows it, whatever
+ * its YAML type: `resume` and `resume.secret`, `agents.<agent>.headers` and what is under it
+ * (docs/configuration.md: "Never echoed in errors", "Values are never echoed in errors").
+ * Strings there are described as `a string`, numbers as `a number`, booleans as `a boolean`.
+ * A secret written as an unquoted number (`resume.secret: 9182...`, `x-api-key: 73510094826613`)
+ * was shown as written, on stderr and in the `config reload failed` log line, where log
+ * redaction cannot know it (a hostile new user's trial, F1;
+ * test/regressions/config-error-echoes-numeric-secret.test.ts).
+ */
 function isSecretPath(path: readonly PropertyKey[]): boolean {
   return (
-    (path.length === 2 && path[0] === 'resume' && path[1] === 'secret') ||
+    (path[0] === 'resume' && (path.length === 1 || (path.length === 2 && path[1] === 'secret'))) ||
     (path.length >= 3 && path[0] === 'agents' && path[2] === 'headers')
   );
 }
 
 /**
- * What was found, for "got ...". Secrets and environment-derived strings are described by type
- * only. A number is shown as written in the YAML (`written`, its scalar's text: `1e30`, not
+ * What was found, for "got ...". Values at a secret path (`isSecretPath`: `secret`), of any
+ * type, and environment-derived strings are described by type only. A number is shown as written in the YAML (`written`, its scalar's text: `1e30`, not
  * `1e+30`; `9007199254740993`, not the double `9007199254740992`; a new user's trial), at most
  * 40 characters; without it, as JavaScript writes the number. A value the config does not read
  * (`unread`) is shown as its symbol says: `binary data (!!binary)`, not "a mapping", which
@@ -488,6 +501,7 @@ function describe(value: unknown, secret: boolean, written?: string): string {
     return JSON.stringify(shown);
   }
   if (typeof value === 'symbol') return value.description ?? 'a value the config does not read'; // unread()
+  if (secret && (typeof value === 'number' || typeof value === 'boolean')) return `a ${typeof value}`;
   if (typeof value === 'number' && written !== undefined) return written.length > 40 ? `${written.slice(0, 40)}…` : written;
   if (typeof value === 'number') return Number.isNaN(value) ? '.nan' : Number.isFinite(value) ? String(value) : value > 0 ? '.inf' : '-.inf';
   if (typeof value === 'boolean') return String(value);
@@ -556,7 +570,7 @@ function issuesToProblems(
     const fromEnv = builder.expanded.has(pathKey(path));
     const secret = isSecretPath(path) || fromEnv;
     let got = `, got ${describe(found.value, secret, builder.numberTexts.get(pathKey(path)))}`;
-    if (typeof found.value === 'string' && isSecretPath(path)) {
+    if (typeof found.value === 'string' && isSecretPath(path) && issue.code !== 'invalid_type') {
       got = ''; // a secret's problem is its length or characters: "got a string" adds nothing
     } else if (typeof found.value === 'string' && fromEnv) {
       got = ', got a string from ${...} (a substituted value is always a string)';

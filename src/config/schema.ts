@@ -324,7 +324,7 @@ export const resumeSchema = z.strictObject(
   {
     // Never echo the value: it is a secret.
     secret: z
-      .string({ error: `expected a string of at least ${MIN_RESUME_SECRET_LENGTH} characters` })
+      .string({ error: `expected a string of at least ${MIN_RESUME_SECRET_LENGTH} characters (quote numbers)` })
       .min(MIN_RESUME_SECRET_LENGTH, { error: `must be at least ${MIN_RESUME_SECRET_LENGTH} characters long` })
       .optional(),
     ttl_ms: ms.optional(),

@@ -10,15 +10,19 @@
  * 3. Values: a logger made by `createLogger` scrubs the configured secrets (agent header
  *    values, which may come from `${VAR}`, the query parameters of agent URLs, the resume
  *    secret) from every line it writes, whatever field they ended up in, and the whole
- *    query of an agent URL written in a line (url-query-redaction.ts). `buildApp`
- *    registers its config's with `addLogSecrets` and `addLogUrlQueries`.
+ *    query of an agent URL written in a line (url-query-redaction.ts), inside the line's
+ *    string values only, never its names or JSON syntax, and never a value that is wholly one
+ *    of the gateway's own fixed texts or an agent name (log-scrub.ts). `buildApp` registers
+ *    its config's with `addLogSecrets`, `addLogUrlQueries` and `addLogPublicTexts`.
  */
 import pino, { type DestinationStream, type Logger, type LoggerOptions } from 'pino';
 import type { GatewayConfig } from '../config/types.js';
 import type { Exchange } from '../exchange.js';
 import { stdoutLogDestination } from './log-destination.js';
+import { compileScrubRules, scrubLogLine, type ScrubRules } from './log-scrub.js';
+import { isGatewayText, SERVICE_NAME } from './log-vocabulary.js';
 import { rpcKindLabel } from './metrics.js';
-import { queryPrefixOf, querySecretTexts, redactQueriesAfter } from './url-query-redaction.js';
+import { queryPrefixOf, querySecretTexts } from './url-query-redaction.js';
 
 /** The text that replaces a redacted value. */
 export const REDACTED = '[redacted]';
@@ -73,32 +77,66 @@ export const SERIALIZERS = Object.freeze({
 /** Values shorter than this are not scrubbed by value (too likely to be ordinary text); path redaction still applies. */
 export const MIN_SCRUBBED_LENGTH = 8;
 
-/** Holds the sources of secret values, and of URLs whose queries are secret, a logger scrubs from its output. */
+/**
+ * Holds the sources of secret values, of URLs whose queries are secret, and of public texts
+ * (agent names), a logger scrubs from its output (log-scrub.ts). The sources are called per
+ * line; their rules are compiled again only when a source returns another array or set.
+ */
 class SecretScrubber {
   private readonly sources = new Set<() => readonly string[]>();
   private readonly querySources = new Set<() => readonly string[]>();
+  private readonly publicSources = new Set<() => ReadonlySet<string>>();
+  /** What the sources returned when `rules` was compiled, in the order they are called. */
+  private compiledFrom: readonly unknown[] = [];
+  private rules: ScrubRules | undefined;
 
   add(source: () => readonly string[]): () => void {
-    this.sources.add(source);
-    return () => void this.sources.delete(source);
+    return this.track(this.sources, source);
   }
 
   addQueries(source: () => readonly string[]): () => void {
-    this.querySources.add(source);
-    return () => void this.querySources.delete(source);
+    return this.track(this.querySources, source);
+  }
+
+  addPublic(source: () => ReadonlySet<string>): () => void {
+    return this.track(this.publicSources, source);
   }
 
   scrub(line: string): string {
-    let out = line;
-    // URLs first: their whole query goes, short values included.
-    for (const source of this.querySources) {
-      for (const prefix of source()) if (out.includes(prefix)) out = redactQueriesAfter(out, prefix, REDACTED);
-    }
-    for (const source of this.sources) {
-      for (const secret of source()) if (out.includes(secret)) out = out.replaceAll(secret, REDACTED);
-    }
-    return out;
+    const rules = this.current();
+    return rules === undefined ? line : scrubLogLine(line, rules, REDACTED);
   }
+
+  private track<T>(set: Set<T>, source: T): () => void {
+    set.add(source);
+    this.rules = undefined;
+    return () => {
+      set.delete(source);
+      this.rules = undefined;
+    };
+  }
+
+  /** The rules for what the sources return now; undefined when nothing is registered. */
+  private current(): ScrubRules | undefined {
+    if (this.sources.size === 0 && this.querySources.size === 0) return undefined;
+    const now: unknown[] = [];
+    for (const source of this.sources) now.push(source());
+    for (const source of this.querySources) now.push(source());
+    for (const source of this.publicSources) now.push(source());
+    if (this.rules !== undefined && now.length === this.compiledFrom.length && now.every((v, i) => v === this.compiledFrom[i])) return this.rules;
+    const secrets = this.sources.size === 1 ? (now[0] as readonly string[]) : longestFirst(now.slice(0, this.sources.size) as Array<readonly string[]>);
+    const prefixes = (now.slice(this.sources.size, this.sources.size + this.querySources.size) as Array<readonly string[]>).flat();
+    const publics = now.slice(this.sources.size + this.querySources.size) as Array<ReadonlySet<string>>;
+    const isPublic = (value: string): boolean => isGatewayText(value) || publics.some((set) => set.has(value));
+    this.compiledFrom = now;
+    this.rules = compileScrubRules(secrets, prefixes, isPublic);
+    return this.rules;
+  }
+}
+
+/** The secrets of several sources in one list, longest first (a value containing another is replaced whole). */
+function longestFirst(lists: ReadonlyArray<readonly string[]>): string[] {
+  return [...new Set(lists.flat())].sort((a, b) => b.length - a.length);
 }
 
 const scrubbers = new WeakMap<Logger, SecretScrubber>();
@@ -106,7 +144,7 @@ const scrubbers = new WeakMap<Logger, SecretScrubber>();
 export function loggerOptions(level: LoggerOptions['level'], scrubber?: { scrub(line: string): string }): LoggerOptions {
   return {
     level,
-    base: { service: 'adcp-buyer-gateway' },
+    base: { service: SERVICE_NAME },
     redact: { paths: [...REDACT_PATHS], censor: REDACTED },
     serializers: { ...SERIALIZERS },
     timestamp: pino.stdTimeFunctions.isoTime,
@@ -138,6 +176,22 @@ export function addLogSecrets(logger: Logger, source: () => readonly string[]): 
 }
 
 /**
+ * Registers a source of public texts: whole string values that `logger` (made by
+ * `createLogger`) never scrubs, though a secret occurs in them (log-scrub.ts), besides the
+ * gateway's own fixed texts (log-vocabulary.ts): the config's agent names
+ * (`configPublicTexts`), which are path segments and metric labels. Returns the function that
+ * unregisters it. A no-op for other loggers. Called per line, as `addLogSecrets`'s source.
+ */
+export function addLogPublicTexts(logger: Logger, source: () => ReadonlySet<string>): () => void {
+  return scrubbers.get(logger)?.addPublic(source) ?? (() => {});
+}
+
+/** The public texts of a config (`addLogPublicTexts`): its agent names. */
+export function configPublicTexts(config: GatewayConfig): ReadonlySet<string> {
+  return new Set(config.agents.keys());
+}
+
+/**
  * Registers a source of URL prefixes (`<origin><path>?`, `configUrlQueryPrefixes`) after
  * which `logger` (made by `createLogger`) replaces the query, to the URL's end, with
  * `[redacted]` in every line (url-query-redaction.ts); returns the function that unregisters
@@ -158,7 +212,8 @@ export function configUrlQueryPrefixes(config: GatewayConfig): string[] {
 }
 
 /**
- * The secret values of a config, as they could appear in a log line (raw and JSON-escaped):
+ * The secret values of a config, as they could appear in a log line's string value (raw, and
+ * JSON-escaped for a value holding JSON, such as a body or an object encoded as text):
  * every agent header value (they may come from `${VAR}`) and its credential after an
  * auth scheme (`Bearer <token>`), the query string of agent URLs and each of its
  * `name=value` pairs and values (as written, decoded, re-encoded: url-query-redaction.ts),

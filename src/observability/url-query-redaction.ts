@@ -1,15 +1,16 @@
 /**
  * Agent URL query strings in log lines. An agent URL's query often holds a credential
  * (`https://seller.example/mcp?api_key=...`), and the seller gets it on every request. Two
- * rules keep it out of the log (observability/logger.ts applies them to every line a logger
- * made by `createLogger` writes):
+ * rules keep it out of the log (observability/log-scrub.ts applies them to every string value
+ * of every line a logger made by `createLogger` writes, decoded):
  *
  * 1. In a URL: wherever the agent's URL up to its query (`<origin><path>?`, as `href`
  *    writes it) appears, everything after the `?` up to the URL's end becomes `[redacted]`,
  *    whatever the parameters, their order, their values' lengths, the host's parameters
  *    merged in (routing/query.ts), or an earlier query of that URL (a reload changed it). The
  *    URL ends at a character a serialized http(s) query never holds unescaped (whitespace,
- *    `"`, `'`, `#`, `<`, `>`) or at a `\` (a JSON escape): `--check-config`'s `?[redacted]`.
+ *    `"`, `'`, `#`, `<`, `>`): `--check-config`'s `?[redacted]`. A `\` does not end it (a
+ *    query may hold one as it is; in a decoded value it is no JSON escape).
  * 2. Anywhere: each `name=value` pair of the query as configured, and each value (as
  *    written, decoded, and re-encoded), like a header value: only those of
  *    `MIN_SCRUBBED_LENGTH` (8) characters or more, shorter ones being too likely to be
@@ -20,8 +21,8 @@
  * test/regressions/agent-url-query-secret-in-log.test.ts).
  */
 
-/** Characters that end a URL in a log line: none is in a serialized http(s) query unescaped (WHATWG special-query percent-encode set); `\` starts a JSON escape. */
-const URL_END = /[\s"'#<>\\]/;
+/** Characters that end a URL in a log line's string value: none is in a serialized http(s) query unescaped (WHATWG special-query percent-encode set). */
+const URL_END = /[\s"'#<>]/;
 
 /**
  * The prefix that introduces `url`'s query in a serialized URL (`<origin><path>?`), or

@@ -15,10 +15,12 @@ test('queryPrefixOf: origin and path with a query, undefined without one', () =>
   assert.equal(queryPrefixOf(new URL('https://seller.example/mcp')), undefined);
 });
 
-test('redactQueriesAfter: to the end of the URL, every occurrence, nothing else', () => {
+test('redactQueriesAfter (a string value, decoded): to the end of the URL, every occurrence, nothing else', () => {
   for (const [line, expected] of [
     [`{"url":"${P}k=s3cr3t&x=1"}`, `{"url":"${P}${R}"}`],
-    [`{"msg":"to ${P}x=1&k=s3cr3t failed; again ${P}k=s3cr3t\\n"}`, `{"msg":"to ${P}${R} failed; again ${P}${R}\\n"}`],
+    [`to ${P}x=1&k=s3cr3t failed; again ${P}k=s3cr3t\nnext`, `to ${P}${R} failed; again ${P}${R}\nnext`],
+    // A string value, decoded: a backslash is the query's own, not a JSON escape.
+    [`a ${P}k=s3\\cr3t&x=1 b`, `a ${P}${R} b`],
     [`{"a":"${P}k=1#frag","b":"${P}k=2'"}`, `{"a":"${P}${R}#frag","b":"${P}${R}'"}`],
     [`{"url":"${P}"}`, `{"url":"${P}"}`],
     [`{"url":"https://seller.example/other?k=s3cr3t"}`, `{"url":"https://seller.example/other?k=s3cr3t"}`],

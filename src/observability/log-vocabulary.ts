@@ -1,0 +1,89 @@
+/**
+ * The gateway's own fixed texts in its log lines: values it writes from its own vocabulary,
+ * never from a host, a seller or the config. Log redaction (log-scrub.ts) leaves a string
+ * value that is wholly one of them as it is: such a value is in the gateway's published source,
+ * so it holds no secret, even where a configured value (an agent header that is no secret)
+ * equals it or part of it. Before, `user-agent: "adcp-buyer-gateway"` blanked `service` in every
+ * line, and `x-adcp-features: 'tools/call'` every `method` of a tool call (a hostile new user's
+ * trial, F6: test/regressions/log-redaction-corrupts-lines.test.ts).
+ *
+ * What is here: the `service` name; every `msg` the gateway writes as a literal (checked against
+ * the sources by test/unit/log-vocabulary.test.ts); the MCP method names a `method` holds
+ * (metrics.ts METHOD_LABELS); the exchange and refusal lines' `rpc_kind`, `outcome`, `reason`
+ * and `text_not_lifted` values; discovery surfaces. A value only partly one of these (a seller's
+ * message quoting `tools/call`) is redacted as any other.
+ */
+import { DROP_REASONS, REASONS, REFUSALS } from '../errors/codes.js';
+import type { Outcome } from '../exchange.js';
+import type { TextNotLiftedReason } from '../exchange.js';
+import { DISCOVERY_SURFACES, METHOD_LABELS, type RpcKindLabel } from './metrics.js';
+
+/** The `service` of every line (pino's base). */
+export const SERVICE_NAME = 'adcp-buyer-gateway';
+
+/** Every literal `msg` of the gateway's own log calls (a unit test reads the sources for them). */
+export const GATEWAY_MESSAGES: readonly string[] = [
+  'starting',
+  'gateway started',
+  'could not start',
+  'reloading the config',
+  'could not end the open exchanges before exiting',
+  'shutting down',
+  'stopped',
+  'stopped during startup',
+  'unhandled error',
+  'No resume secret configured (resume.secret or ADCP_GATEWAY_RESUME_SECRET): using a random per-process secret, so SSE resumption will not survive a restart or work across replicas.',
+  'agent backing off: its answers keep breaking size limits',
+  'agent backoff ended: an answer came within limits',
+  'refused',
+  'TLS certificate verification is OFF for this agent (tls_insecure_skip_verify: true). Never use this in production.',
+  'config file watch stopped: reload with SIGHUP',
+  'watching the config file for changes',
+  'cannot watch the config file: reload with SIGHUP',
+  'config reloaded',
+  'config reload failed: keeping the running config',
+  'config reload failed unexpectedly: keeping the running config',
+  'config file check: the same failure as last logged, not logged again',
+  'standalone SSE stream: event dropped',
+  'standalone SSE stream: events dropped',
+  'ignored malformed SSE line',
+  'upstream request failed with an unexpected error',
+  'exchange',
+  'discovery response over its size target (AdCP managing-response-size)',
+  'response pipeline failed',
+];
+
+const RPC_KINDS: readonly RpcKindLabel[] = ['request', 'notification', 'response', 'batch', 'none'];
+
+const OUTCOMES = ['ok', 'rewritten', 'local_error', 'refused', 'resumable_end', 'already_answered', 'host_aborted', 'shutdown_cut'] as const satisfies readonly Outcome[];
+/** Fails to compile when `Outcome` gains a value not listed above. */
+const EVERY_OUTCOME: Exclude<Outcome, (typeof OUTCOMES)[number]> extends never ? true : never = true;
+
+const TEXT_NOT_LIFTED = [
+  'text_bytes',
+  'json_depth',
+  'json_nodes',
+  'max_response_bytes',
+  'max_sse_event_bytes',
+  'max_json_depth',
+  'max_json_nodes',
+] as const satisfies readonly TextNotLiftedReason[];
+const EVERY_TEXT_NOT_LIFTED: Exclude<TextNotLiftedReason, (typeof TEXT_NOT_LIFTED)[number]> extends never ? true : never = true;
+
+const GATEWAY_TEXTS: ReadonlySet<string> = new Set([
+  SERVICE_NAME,
+  ...GATEWAY_MESSAGES,
+  ...METHOD_LABELS,
+  ...RPC_KINDS,
+  ...(EVERY_OUTCOME ? OUTCOMES : []),
+  ...(EVERY_TEXT_NOT_LIFTED ? TEXT_NOT_LIFTED : []),
+  ...Object.keys(REASONS),
+  ...Object.keys(DROP_REASONS),
+  ...Object.keys(REFUSALS),
+  ...DISCOVERY_SURFACES,
+]);
+
+/** Whether `value` (a whole string value of a log line) is one of the gateway's own fixed texts. */
+export function isGatewayText(value: string): boolean {
+  return GATEWAY_TEXTS.has(value);
+}
