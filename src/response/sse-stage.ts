@@ -155,7 +155,10 @@
  * test/regressions/sse-batch-resumed-stream-never-ends-cleanly.test.ts).
  * If the seller's stream ends or breaks after an event id was forwarded but before that
  * response, the host's stream ends plainly so the client resumes with `Last-Event-ID`
- * (ARCHITECTURE §3 exception); before any event id it is `upstream_reset`. The resume token
+ * (ARCHITECTURE §3 exception); before any event id it is `upstream_reset`. An event the
+ * seller's stream ends before its blank line is never dispatched, on any stream (WHATWG HTML
+ * §9.2.6; `onEvent`): not forwarded, not the response, so a response cut off so is a stream
+ * ending without its response (a hostile new user's trial 10, F5). The resume token
  * of the event carrying the response says so (`final`): a resume from it is answered with an
  * empty stream without contacting the seller (routing/handler.ts), never with this stage's
  * `upstream_reset` or `sse_idle` for an id the host has its answer for
@@ -468,7 +471,17 @@ export async function handleSseBody(
     // The event's one data line, when it was held over chunk edges: its bytes are the data's.
     const line = lines.takeCompletedLine();
     idOnly.eventDispatched();
-    if (exchange.finished) return;
+    // Dispatched by the line break SseLineFeeder.finish adds at the seller's end: the seller
+    // never completed this event with its blank line, so it is no event (WHATWG HTML §9.2.6:
+    // "If the file ends in the middle of an event, before the final empty line, the
+    // incomplete event is not dispatched"; the MCP SDK client never sees it). Not forwarded,
+    // not judged as the answer: the stream then ends as one without its response does
+    // (`onUpstreamEnd`: `upstream_reset` for a request's stream, a plain end for the others).
+    // Reported failure (a hostile new user's trial 10, F5): `data: <response>\n` and then the
+    // end went out completed by the gateway as the answer, logged ok, where the same cut
+    // without its LF got `upstream_reset`
+    // (test/regressions/sse-unterminated-event-delivered.test.ts).
+    if (exchange.finished || streamEnded) return;
     deliver(ev.event, ev.id, ev.data, dataBytesOf(ev.data, line));
   };
 
