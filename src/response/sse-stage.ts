@@ -205,6 +205,7 @@ import { hijackAndWriteHead } from './headers.js';
 import { eventRewriteOverBound, recordLiftSkippedForRoom } from './rewrite-room.js';
 import { BatchAnswers } from './batch-answers.js';
 import { SseDropLog } from './sse-drop-log.js';
+import { SseIdTokenLog } from './sse-id-token-log.js';
 import type { PipelineHooks } from './pipeline.js';
 
 /** Slack over `max_sse_event_bytes` for the parser's pending line buffer (field names, line breaks). */
@@ -394,6 +395,8 @@ export async function handleSseBody(
   };
   /** The stream's drop warnings (sse-drop-log.ts), made at its first drop. */
   let dropLog: SseDropLog | undefined;
+  /** The stream's warnings for ids not turned into tokens (sse-id-token-log.ts), made at the first (`hostEventId`). */
+  let idTokenLog: SseIdTokenLog | undefined;
   /**
    * Drops one event from a stream that answers no request (the standalone GET stream, a
    * long-lived one): counted by reason for the throttled warnings (sse-drop-log.ts: the
@@ -659,7 +662,10 @@ export async function handleSseBody(
     if (sellerId === '') return sellerId;
     const token = exchange.mintEventId(sellerId, tokenCount(), final, batchAnswers?.awaitedKeys());
     if (token === undefined) {
-      log.warn({ agent: exchange.agent.name }, `SSE event id could not be turned into a resume token: ${what}`);
+      // Throttled per stream (sse-id-token-log.ts): one line per such id filled the log buffer
+      // (a hostile new user's trial 10, F2).
+      (idTokenLog ??= new SseIdTokenLog(exchange, log)).notTokenized(what);
+      hooks.onSseEventIdNotTokenized();
       return token;
     }
     const added = token.length - Buffer.byteLength(sellerId);
@@ -1310,8 +1316,9 @@ export async function handleSseBody(
     } else if (local && local.reason !== 'upstream_reset') fail(local);
     if (!exchange.finished) onUpstreamEnd();
   } finally {
-    // The drops not yet logged get their summary as the stream ends (before any await).
+    // The drops and untokenized ids not yet logged get their summaries as the stream ends (before any await).
     dropLog?.end();
+    idTokenLog?.end();
     // Closes the decoders' generator as `for await` would (a no-op once it is done).
     if (decodedChunks !== undefined) await decodedChunks.return(undefined);
     headSent();
