@@ -205,6 +205,15 @@ export interface Exchange {
    */
   eventsDropped: Record<string, number> | undefined;
   /**
+   * On any SSE stream: how many of the seller's event ids could not be turned into resume
+   * tokens so far (response/sse-id-token-log.ts: an id a Last-Event-ID header cannot carry
+   * back, a token over 4096 characters); undefined while none (the common case). The exchange
+   * line's `event_ids_not_tokenized`: the warnings are throttled per stream, so the line
+   * carries the exact count (a hostile new user's trial 10, F2:
+   * test/regressions/untokenizable-id-warning-flood-log.test.ts).
+   */
+  eventIdsNotTokenized: number | undefined;
+  /**
    * The `event:` name of the SSE event that carried the request's own response (or one of a
    * batch's requests' responses) and was refused as no answer for it (`upstream_not_mcp`:
    * response/sse-stage.ts `namedEvent`), its first 64 characters (`shownInMessage`);
@@ -319,6 +328,7 @@ export function createExchange(init: {
     actions: [],
     textNotLifted: undefined,
     eventsDropped: undefined,
+    eventIdsNotTokenized: undefined,
     answerEvent: undefined,
     abortUpstream: () => {},
     finished: false,

@@ -177,8 +177,8 @@ export const REASONS = {
     code: 'SERVICE_UNAVAILABLE',
     details: [],
     mayHaveExecuted: true,
-    description: 'The seller closed or reset the connection, or sent an unreadable response, after the request was delivered and before its response was complete. An unsolicited `100 Continue` or a `101 Switching Protocols` counts as an unreadable response (undici, the gateway\'s HTTP client, closes the connection on them; the gateway never sends `Expect` or `Upgrade` to a seller; a new user\'s trial, 2026-12-03). A body that arrived whole but cannot be decoded by its Content-Encoding is `upstream_encoding_invalid` instead.',
-    source: 'ARCHITECTURE §3',
+    description: 'The seller closed or reset the connection, or sent an unreadable response, after the request was delivered and before its response was complete. An unsolicited `100 Continue` or a `101 Switching Protocols` counts as an unreadable response (undici, the gateway\'s HTTP client, closes the connection on them; the gateway never sends `Expect` or `Upgrade` to a seller; a new user\'s trial, 2026-12-03). A body that arrived whole but cannot be decoded by its Content-Encoding is `upstream_encoding_invalid` instead. On SSE that includes a stream that ends cleanly with the response in an event its blank line never completed (`data: {…}\\n` and the end): such an event is never dispatched (WHATWG HTML §9.2.6), so nothing of it is forwarded (a hostile new user\'s trial 10, F5).',
+    source: "ARCHITECTURE §3; a hostile new user's trial 10, F5 (an SSE event cut off after its last line's line break was forwarded as the answer, logged `ok`: test/regressions/sse-unterminated-event-delivered.test.ts)",
   },
   upstream_status: {
     code: 'SERVICE_UNAVAILABLE',

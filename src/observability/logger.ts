@@ -278,7 +278,11 @@ function bounded<T>(value: T): T | string {
  * `eventsDropped`, `{"get_stream_response":5000}`), exact where the drop warnings are
  * throttled (response/sse-drop-log.ts; a new user's trial 9, F5:
  * test/regressions/get-stream-drop-warnings-flood-log.test.ts). An object: such a line is
- * written through the logger's redaction (plainInfoWriter), once per stream. answer_event,
+ * written through the logger's redaction (plainInfoWriter), once per stream.
+ * event_ids_not_tokenized, on an SSE stream whose seller sent event ids that could not become
+ * resume tokens: how many (exchange.ts `eventIdsNotTokenized`), exact where their warnings
+ * are throttled (response/sse-id-token-log.ts; a hostile new user's trial 10, F2:
+ * test/regressions/untokenizable-id-warning-flood-log.test.ts). answer_event,
  * when the request's own response came in an SSE event named other than `message` and was
  * refused `upstream_not_mcp`: that name, its first 64 characters (exchange.ts `answerEvent`;
  * test/regressions/probe-named-event-answer-ignored.test.ts).
@@ -303,6 +307,7 @@ export function exchangeLogFields(exchange: Exchange, hostStatus: number | null,
   };
   if (exchange.textNotLifted !== undefined) fields.text_not_lifted = exchange.textNotLifted;
   if (exchange.eventsDropped !== undefined) fields.events_dropped = exchange.eventsDropped;
+  if (exchange.eventIdsNotTokenized !== undefined) fields.event_ids_not_tokenized = exchange.eventIdsNotTokenized;
   if (exchange.answerEvent !== undefined) fields.answer_event = exchange.answerEvent;
   return fields;
 }

@@ -125,6 +125,8 @@ export interface GatewayMetrics {
   incRefusal(reason: string): void;
   /** Counts one SSE event dropped from a stream that answers no request (standalone GET, long-lived), by reason: a breach's, or a DROP_REASONS entry (`get_stream_response`). */
   incSseEventDropped(agent: string, reason: string): void;
+  /** Counts one seller SSE event id that could not be turned into a resume token (response/sse-id-token-log.ts). */
+  incSseEventIdNotTokenized(agent: string): void;
 }
 
 /** A bounded `reason` label for a local error, or undefined when the exchange is no limit breach. */
@@ -215,6 +217,11 @@ export function createMetrics(opts: CreateMetricsOptions = {}): GatewayMetrics {
     'SSE events dropped from streams that answer no request (standalone GET, long-lived) for breaking a bound, or a response on the standalone GET stream, by reason.',
     ['agent', 'reason'],
   );
+  const idsNotTokenized = counter(
+    'sse_event_ids_not_tokenized_total',
+    'Seller SSE event ids that could not be turned into resume tokens (not sendable back in Last-Event-ID, or a token over 4096 characters): the host got the event without an id, or no id-only block.',
+    ['agent'],
+  );
   reloads.inc({ result: 'ok' }, 0);
   reloads.inc({ result: 'error' }, 0);
   const tally = new ExchangeTally({ exchanges, sellerBytes, hostBytes, dedupeSaved, breaches, textsNotLifted, resumes });
@@ -240,6 +247,9 @@ export function createMetrics(opts: CreateMetricsOptions = {}): GatewayMetrics {
     },
     incSseEventDropped(agent, reason) {
       dropped.inc({ agent, reason: Object.hasOwn(DROP_REASONS, reason) ? reason : catalogLabel(REASONS, reason) });
+    },
+    incSseEventIdNotTokenized(agent) {
+      idsNotTokenized.inc({ agent });
     },
   };
 }

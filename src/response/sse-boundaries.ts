@@ -325,9 +325,10 @@ export class SseLineFeeder {
 
   /**
    * End of stream: hands over the held incomplete line, then a line break, which completes a
-   * last line that had none. Lenient where WHATWG HTML §9.2.6 discards: an event whose last
-   * line ended with LF (or was completed here) but got no blank line is dispatched. After a
-   * CR the line break is the LF of a CR LF and changes nothing.
+   * last line that had none. After an LF that line break is a blank line, so the parser
+   * dispatches an event the seller never completed: WHATWG HTML §9.2.6 discards it, and so
+   * does the SSE stage (sse-stage.ts `onEvent`, once its `streamEnded` is set; a hostile new
+   * user's trial 10, F5). After a CR the line break is the LF of a CR LF and changes nothing.
    */
   finish(): void {
     if (this.heldBytes > 0) this.completeHeld(EMPTY, false);

@@ -27,13 +27,16 @@
  * ~186 bytes of log per event (~17 MB), faster than stdout drained, so the 16 MiB log buffer
  * (observability/log-destination.ts) filled and lines were lost, the stream's own `exchange`
  * line among them; each drop cost ~45 µs, mostly its line
- * (test/regressions/get-stream-drop-warnings-flood-log.test.ts).
+ * (test/regressions/get-stream-drop-warnings-flood-log.test.ts). The throttle is
+ * stream-warning-throttle.ts, shared with the warnings for event ids that cannot become
+ * resume tokens (sse-id-token-log.ts).
  */
 import type { FastifyBaseLogger } from 'fastify';
 import type { Exchange } from '../exchange.js';
+import { StreamWarningThrottle, WARNING_SUMMARY_INTERVAL_MS, type WarningCounts } from './stream-warning-throttle.js';
 
 /** At most one summary line per stream per this many ms (the first drop's line and the end's aside). */
-export const DROP_SUMMARY_INTERVAL_MS = 10_000;
+export const DROP_SUMMARY_INTERVAL_MS = WARNING_SUMMARY_INTERVAL_MS;
 
 /** The line of a stream's first drop. */
 export const FIRST_DROP_MSG = 'standalone SSE stream: event dropped';
@@ -41,69 +44,40 @@ export const FIRST_DROP_MSG = 'standalone SSE stream: event dropped';
 export const DROP_SUMMARY_MSG = 'standalone SSE stream: events dropped';
 
 /** Drop counts by reason (snake_case reasons: errors/codes.ts REASONS, DROP_REASONS). */
-export type DropCounts = Record<string, number>;
+export type DropCounts = WarningCounts;
 
 /** The drop warnings of one stream (module doc). Made at the stream's first drop. */
 export class SseDropLog {
-  /** Drops not yet in a line, by reason; undefined when there are none. */
-  private pending: DropCounts | undefined;
-  /** The largest observed_bytes among the pending drops (-1: none had one). */
-  private pendingMaxBytes = -1;
-  private timer: NodeJS.Timeout | undefined;
-  private logged = false;
+  private readonly throttle: StreamWarningThrottle;
 
   constructor(
     private readonly exchange: Exchange,
-    private readonly log: FastifyBaseLogger,
-    private readonly intervalMs: number = DROP_SUMMARY_INTERVAL_MS,
-  ) {}
+    log: FastifyBaseLogger,
+    intervalMs: number = DROP_SUMMARY_INTERVAL_MS,
+  ) {
+    const agent = exchange.agent.name;
+    this.throttle = new StreamWarningThrottle(
+      {
+        first: (reason, observedBytes) => log.warn({ agent, reason, observed_bytes: observedBytes }, FIRST_DROP_MSG),
+        summary: (dropped, maxObservedBytes, streamEnded) =>
+          log.warn(
+            { agent, dropped, dropped_total: { ...exchange.eventsDropped }, max_observed_bytes: maxObservedBytes, stream_ended: streamEnded },
+            DROP_SUMMARY_MSG,
+          ),
+      },
+      intervalMs,
+    );
+  }
 
   /** Counts one dropped event (its reason, its observed bytes when known); logs it if it is the stream's first. */
   drop(reason: string, observedBytes: number | undefined): void {
     const totals = (this.exchange.eventsDropped ??= {});
     totals[reason] = (totals[reason] ?? 0) + 1;
-    if (!this.logged) {
-      this.logged = true;
-      this.log.warn({ agent: this.exchange.agent.name, reason, observed_bytes: observedBytes }, FIRST_DROP_MSG);
-      return;
-    }
-    const pending = (this.pending ??= {});
-    pending[reason] = (pending[reason] ?? 0) + 1;
-    if (observedBytes !== undefined && observedBytes > this.pendingMaxBytes) this.pendingMaxBytes = observedBytes;
-    if (this.timer === undefined) {
-      this.timer = setTimeout(() => {
-        this.timer = undefined;
-        this.summarize(false);
-      }, this.intervalMs);
-      // A pending summary never holds the process open; the stream's end writes it anyway.
-      this.timer.unref();
-    }
+    this.throttle.count(reason, observedBytes);
   }
 
   /** The stream is over: the drops not yet logged get their summary now. Idempotent. */
   end(): void {
-    if (this.timer !== undefined) {
-      clearTimeout(this.timer);
-      this.timer = undefined;
-    }
-    this.summarize(true);
-  }
-
-  private summarize(streamEnded: boolean): void {
-    const dropped = this.pending;
-    if (dropped === undefined) return;
-    const maxBytes = this.pendingMaxBytes;
-    this.pending = undefined;
-    this.pendingMaxBytes = -1;
-    this.log.warn(
-      {
-        agent: this.exchange.agent.name,
-        dropped,
-        dropped_total: { ...this.exchange.eventsDropped },
-        max_observed_bytes: maxBytes < 0 ? null : maxBytes,
-        stream_ended: streamEnded,
-      },
-      DROP_SUMMARY_MSG,
-    );
+    this.throttle.end();
   }
 }

@@ -155,7 +155,10 @@
  * test/regressions/sse-batch-resumed-stream-never-ends-cleanly.test.ts).
  * If the seller's stream ends or breaks after an event id was forwarded but before that
  * response, the host's stream ends plainly so the client resumes with `Last-Event-ID`
- * (ARCHITECTURE §3 exception); before any event id it is `upstream_reset`. The resume token
+ * (ARCHITECTURE §3 exception); before any event id it is `upstream_reset`. An event the
+ * seller's stream ends before its blank line is never dispatched, on any stream (WHATWG HTML
+ * §9.2.6; `onEvent`): not forwarded, not the response, so a response cut off so is a stream
+ * ending without its response (a hostile new user's trial 10, F5). The resume token
  * of the event carrying the response says so (`final`): a resume from it is answered with an
  * empty stream without contacting the seller (routing/handler.ts), never with this stage's
  * `upstream_reset` or `sse_idle` for an id the host has its answer for
@@ -202,6 +205,7 @@ import { hijackAndWriteHead } from './headers.js';
 import { eventRewriteOverBound, recordLiftSkippedForRoom } from './rewrite-room.js';
 import { BatchAnswers } from './batch-answers.js';
 import { SseDropLog } from './sse-drop-log.js';
+import { SseIdTokenLog } from './sse-id-token-log.js';
 import type { PipelineHooks } from './pipeline.js';
 
 /** Slack over `max_sse_event_bytes` for the parser's pending line buffer (field names, line breaks). */
@@ -391,6 +395,8 @@ export async function handleSseBody(
   };
   /** The stream's drop warnings (sse-drop-log.ts), made at its first drop. */
   let dropLog: SseDropLog | undefined;
+  /** The stream's warnings for ids not turned into tokens (sse-id-token-log.ts), made at the first (`hostEventId`). */
+  let idTokenLog: SseIdTokenLog | undefined;
   /**
    * Drops one event from a stream that answers no request (the standalone GET stream, a
    * long-lived one): counted by reason for the throttled warnings (sse-drop-log.ts: the
@@ -468,7 +474,17 @@ export async function handleSseBody(
     // The event's one data line, when it was held over chunk edges: its bytes are the data's.
     const line = lines.takeCompletedLine();
     idOnly.eventDispatched();
-    if (exchange.finished) return;
+    // Dispatched by the line break SseLineFeeder.finish adds at the seller's end: the seller
+    // never completed this event with its blank line, so it is no event (WHATWG HTML §9.2.6:
+    // "If the file ends in the middle of an event, before the final empty line, the
+    // incomplete event is not dispatched"; the MCP SDK client never sees it). Not forwarded,
+    // not judged as the answer: the stream then ends as one without its response does
+    // (`onUpstreamEnd`: `upstream_reset` for a request's stream, a plain end for the others).
+    // Reported failure (a hostile new user's trial 10, F5): `data: <response>\n` and then the
+    // end went out completed by the gateway as the answer, logged ok, where the same cut
+    // without its LF got `upstream_reset`
+    // (test/regressions/sse-unterminated-event-delivered.test.ts).
+    if (exchange.finished || streamEnded) return;
     deliver(ev.event, ev.id, ev.data, dataBytesOf(ev.data, line));
   };
 
@@ -646,7 +662,10 @@ export async function handleSseBody(
     if (sellerId === '') return sellerId;
     const token = exchange.mintEventId(sellerId, tokenCount(), final, batchAnswers?.awaitedKeys());
     if (token === undefined) {
-      log.warn({ agent: exchange.agent.name }, `SSE event id could not be turned into a resume token: ${what}`);
+      // Throttled per stream (sse-id-token-log.ts): one line per such id filled the log buffer
+      // (a hostile new user's trial 10, F2).
+      (idTokenLog ??= new SseIdTokenLog(exchange, log)).notTokenized(what);
+      hooks.onSseEventIdNotTokenized();
       return token;
     }
     const added = token.length - Buffer.byteLength(sellerId);
@@ -1297,8 +1316,9 @@ export async function handleSseBody(
     } else if (local && local.reason !== 'upstream_reset') fail(local);
     if (!exchange.finished) onUpstreamEnd();
   } finally {
-    // The drops not yet logged get their summary as the stream ends (before any await).
+    // The drops and untokenized ids not yet logged get their summaries as the stream ends (before any await).
     dropLog?.end();
+    idTokenLog?.end();
     // Closes the decoders' generator as `for await` would (a no-op once it is done).
     if (decodedChunks !== undefined) await decodedChunks.return(undefined);
     headSent();

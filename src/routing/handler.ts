@@ -499,6 +499,7 @@ export function createMcpHandler(deps: HandlerDeps) {
               if (streamEnd !== undefined) deps.streams.remove(streamSlot, streamEnd);
             },
             onSseEventDropped: (reason: string) => deps.metrics.incSseEventDropped(agent.name, reason),
+            onSseEventIdNotTokenized: () => deps.metrics.incSseEventIdNotTokenized(agent.name),
             wantsResponseMessage: isDiscoveryRequest(exchange.rpc.method, exchange.rpc.toolName),
             onResponseMessage: (message: unknown, bytes: number) => observeDiscovery(exchange, message, bytes, deps),
           };

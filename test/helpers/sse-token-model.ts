@@ -2,8 +2,10 @@
  * A reference model of what the host should get for a seller's SSE bytes
  * (WHATWG HTML §9.2.6 line/field rules, eventsource-parser 3 per-block ids), with each token's
  * exact count, in the tokens the unit kit mints (test/unit/sse-stage-kit.ts: `tok(<id>,<count>)`).
- * At the end of the stream a block with data and a last line ended by LF is dispatched (the
- * line feeder's leniency, sse-boundaries.ts finish); an id-only block there is discarded.
+ * At the end of the stream a block without its blank line is discarded, with data or not
+ * (WHATWG HTML §9.2.6: the incomplete event is not dispatched, and sets no last event ID;
+ * before a hostile new user's trial 10, F5, one with data and a last line ended by LF was
+ * dispatched: sse-stage.ts `onEvent`).
  * Written in a review of the id-only fix (2026-12-02); test/unit/sse-token-*.test.ts use it.
  *
  * A block with an id and no data writes nothing: its id is pending (the stage's `pendingId`),
@@ -148,10 +150,8 @@ export function model(bytes: Buffer, usedBase = 0, limit = Infinity): ModelOut {
     }
     i = next;
   }
-  // The stage's end-of-stream leniency (SseLineFeeder.finish): a stream that ends with LF gets
-  // a blank line, so a last block with data is dispatched; a last block without data is
-  // discarded (WHATWG HTML §9.2.6: no blank line, no last event ID).
-  if (!over && n > 0 && text[n - 1] === '\n' && i === n && data.length > 0 && !dispatch(n - 1, n)) over = true;
+  // A last block without its blank line is discarded, with data or not (WHATWG HTML §9.2.6:
+  // no blank line, no event, no last event ID).
   // Within the limit so far: the stream goes over it only if its last bytes (an incomplete block) do.
   if (!over && usedBase + n + added > limit) over = true;
   // A pending id goes out at the end, its token's count through the stream's last byte.

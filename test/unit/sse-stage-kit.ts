@@ -149,6 +149,7 @@ export async function runSseStage(chunks: ReadonlyArray<string | Buffer> | Async
     onSseStart() {},
     onSseEnd() {},
     onSseEventDropped: (reason) => drops.push(reason),
+    onSseEventIdNotTokenized() {},
     wantsResponseMessage: opts.wantsResponseMessage ?? true,
     onResponseMessage: (message, bytes) => observed.push({ message, bytes }),
   };
