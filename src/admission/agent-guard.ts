@@ -25,7 +25,8 @@
  *    hostile seller gets an answer per backoff period instead of keeping the loop busy.
  * 2. **Buffered response bytes** (`max_buffered_response_bytes`), per agent. The response
  *    bytes the gateway holds for all of the agent's in-flight responses while they are
- *    received (JSON bodies; an SSE stream's incomplete line). A response whose next chunk
+ *    received (JSON bodies; of an SSE stream, the event not yet dispatched: its incomplete
+ *    line and its complete `data:` lines, sse-stage.ts). A response whose next chunk
  *    would find the agent over the cap waits before reading it (TCP back-pressure on that
  *    seller), except the agent's oldest holding response, which always proceeds, so the
  *    agent always makes progress. The bound is therefore the cap + the oldest response
@@ -493,7 +494,7 @@ export class BufferLease {
     this.s.heldBytes += n;
   }
 
-  /** Sets the bytes held to `n` (a stream that forwards as it goes holds only its incomplete line). */
+  /** Sets the bytes held to `n` (a stream that forwards as it goes holds only the event it has not dispatched yet). */
   set(n: number): void {
     if (this.released || n === this.held) return;
     const lower = n < this.held;

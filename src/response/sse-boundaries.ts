@@ -12,6 +12,7 @@
  */
 import { isAscii, isUtf8 } from 'node:buffer';
 import { UTF8_BOM } from '../mcp/utf8-bom.js';
+import { SseOpenEventData } from './sse-open-event.js';
 
 const LF = 0x0a;
 const CR = 0x0d;
@@ -207,6 +208,9 @@ export class SseIdFieldWatch {
  * - Cap: once the held line exceeds `maxLineBytes`, `push` returns false and drops it; the
  *   caller reports the breach (sse-stage.ts: `sse_event`) and calls {@link reset} at the
  *   next event boundary.
+ * - The complete `data` lines of the event block still open, which the parser holds joined
+ *   until the block's blank line, are counted ({@link openDataBytes}; sse-open-event.ts) for
+ *   the agent's buffered-bytes cap, as the held line is ({@link pendingBytes}).
  *
  * Decoding is UTF-8 (TextDecoder, streaming, so a character split across chunks survives;
  * a leading BOM is dropped as the WHATWG decoder does). ASCII bytes, met while the decoder
@@ -250,6 +254,8 @@ export class SseLineFeeder {
   /** The last character handed to the sink (before an LF added after a CR), -1 at the start or after a reset. */
   private lastCode = -1;
   private expectingLf = false;
+  /** The open block's complete `data` lines (sse-open-event.ts). */
+  private readonly open = new SseOpenEventData();
 
   /**
    * @param sink         receives decoded text, in stream order: whole lines (a held line
@@ -280,6 +286,16 @@ export class SseLineFeeder {
   /** Bytes of the incomplete line held so far. */
   get pendingBytes(): number {
     return this.heldBytes;
+  }
+
+  /**
+   * Bytes the parser holds joined for the event not yet dispatched: the values of the complete
+   * `data` lines handed to the sink since the last blank line, one more per line
+   * (sse-open-event.ts). 0 after a blank line, {@link passedRaw}, {@link reset} and
+   * {@link finish}.
+   */
+  get openDataBytes(): number {
+    return this.open.bytes;
   }
 
   /**
@@ -333,6 +349,7 @@ export class SseLineFeeder {
   finish(): void {
     if (this.heldBytes > 0) this.completeHeld(EMPTY, false);
     this.emit('\n', false);
+    this.open.reset();
   }
 
   /**
@@ -357,6 +374,7 @@ export class SseLineFeeder {
    */
   passedRaw(): void {
     this.lastCode = LF;
+    this.open.blockPassed();
     if (!this.fresh) return;
     // Nothing was decoded yet: a leading U+FEFF would be dropped as a BOM.
     this.keepBom = true;
@@ -368,6 +386,7 @@ export class SseLineFeeder {
     this.held = [];
     this.heldBytes = 0;
     this.completed = undefined;
+    this.open.reset();
     this.afterCr = false;
     this.lastCode = -1;
     // A flushed decoder is a new one (WHATWG Encoding, decode()): dropped, made again on demand.
@@ -401,11 +420,13 @@ export class SseLineFeeder {
     const breakBytes = rest.length > 0 ? 1 : 0;
     const line = all.subarray(0, all.length - breakBytes);
     this.completed = startsWithData(line) ? new HeldDataLine(line, text.length - breakBytes) : undefined;
+    this.open.line(all);
     this.emit(text, rangeEnd);
   }
 
   /** Decodes `chunk[start, end)` and hands it to the sink (`rangeEnd`: `end` is the end of the range pushed). */
   private feed(chunk: Buffer, start: number, end: number, rangeEnd: boolean): void {
+    this.open.lines(chunk, start, end);
     this.emit(this.decode(chunk, start, end), rangeEnd);
   }
 

@@ -85,9 +85,13 @@
  * - time: `sse_idle_timeout_ms` (no byte at all while the stage waits for the seller) ->
  *   `sse_idle`, `sse_deadline_ms` (whole stream) -> `sse_deadline`; either one running out
  *   while the stage waits for the host (below) -> `host_not_reading`.
- * - memory: the incomplete line held counts against the agent's `max_buffered_response_bytes`
- *   (src/admission/agent-guard.ts): over it, the next chunk is read once the agent's other
- *   responses release enough (no idle timeout meanwhile).
+ * - memory: what the stream holds of the event not yet dispatched counts against the agent's
+ *   `max_buffered_response_bytes` (src/admission/agent-guard.ts): the incomplete line, the
+ *   block held as bytes, and the complete `data` lines the parser has joined
+ *   (SseLineFeeder.openDataBytes; a hostile new user's trial 10, F3: an endless event of
+ *   complete lines held up to the parser's bound per stream uncounted,
+ *   test/regressions/sse-event-lines-escape-buffer-cap.test.ts). Over it, the next chunk is
+ *   read once the agent's other responses release enough (no idle timeout meanwhile).
  * - host back-pressure: once the host's response holds {@link SSE_HOST_BUFFER_BYTES} written
  *   but not yet taken by its socket, the next chunk is read after it drains (TCP back-pressure
  *   on the seller, whose bytes then wait in the kernel, not in the gateway). The seller is
@@ -788,8 +792,16 @@ export async function handleSseBody(
     skippingToBoundary = true;
     fail({ reason: 'sse_event', limitBytes: perEventLimit, observedBytes });
   };
-  /** The line feeder dropped a line over its cap (`lines.push` returned false). */
-  const lineCapBreached = (): void => parserCapBreached(lines.droppedLineBytes);
+  /**
+   * The line feeder dropped a line over its cap (`lines.push` returned false). The data lines
+   * the parser joined before it are dropped now, with their event, not at the next boundary:
+   * while skipping, the stream holds nothing (its lease counts nothing: see the read loop).
+   */
+  const lineCapBreached = (): void => {
+    parserCapBreached(lines.droppedLineBytes);
+    parser.reset();
+    startParser();
+  };
   const parser = createParser({
     onEvent,
     onComment: (c) => {
@@ -1244,7 +1256,7 @@ export async function handleSseBody(
   };
 
   const source = res.body;
-  // The agent's buffered-bytes cap counts the incomplete line this stream holds (agent-guard.ts).
+  // The agent's buffered-bytes cap counts what this stream holds of its open event (agent-guard.ts; module doc, memory).
   const lease = openBufferLease(exchange);
   // An uncoded body is read with the stream's own read() (body-source.ts DirectChunks: no
   // async iterator); a coded one through its decoders (decode.ts).
@@ -1280,7 +1292,9 @@ export async function handleSseBody(
         armIdle();
       }
       if (lease !== undefined) {
-        lease.set(lines.pendingBytes + held.bytes);
+        // While skipping an event over its cap, the parser holds none of it (it dropped its
+        // data, or was reset at the line's breach: `lineCapBreached`).
+        lease.set(lines.pendingBytes + held.bytes + (skippingToBoundary ? 0 : lines.openDataBytes));
         if (lease.mustWait) {
           // The gateway, not the seller, is the one not reading: no idle timeout meanwhile.
           startTimers();
