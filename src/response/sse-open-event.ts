@@ -68,13 +68,15 @@ export class SseOpenEventData {
     let open = from;
     let ended = blankPair(p1, chunk[from]!);
     if (ended) open = from + 1;
-    const lflf = chunk.subarray(open, to).lastIndexOf(LF_LF);
-    if (lflf !== -1) {
-      open += lflf + 2;
+    // Searched in place (no view per range): the last blank line within [open, to), then any CR after it.
+    const lflf = to - open >= 2 ? chunk.lastIndexOf(LF_LF, to - 2) : -1;
+    if (lflf >= open) {
+      open = lflf + 2;
       ended = true;
     }
-    const crAt = chunk.subarray(open, to).indexOf(CR);
-    if (crAt !== -1) {
+    const crAt = chunk.indexOf(CR, open);
+    const withCr = crAt !== -1 && crAt < to;
+    if (withCr) {
       // A blank line made with a CR after `open` (the pair may start at `open - 1`): a
       // backward walk over the open part's bytes, to the last one.
       for (let i = to - 1; i >= open && i >= from; i--) {
@@ -85,7 +87,7 @@ export class SseOpenEventData {
         }
       }
     }
-    const count = dataLineBytes(chunk, open, to, open > from ? chunk[open - 1]! : p1, crAt !== -1);
+    const count = dataLineBytes(chunk, open, to, open > from ? chunk[open - 1]! : p1, withCr);
     this.bytes = (ended ? 0 : this.bytes) + count;
   }
 
