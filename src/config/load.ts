@@ -739,20 +739,9 @@ function sortProblems(problems: ConfigProblem[]): ConfigProblem[] {
  * rejects are skipped.
  */
 function opsListenProblems(tree: unknown, builder: TreeBuilder, lines: LineCounter): ConfigProblem[] {
-  const ops = lookup(tree, ['ops_listen']);
-  if (!ops.found || ops.value === null || typeof ops.value !== 'object') return [];
-  const opsPort = lookup(tree, ['ops_listen', 'port']).value;
-  if (typeof opsPort !== 'number' || !Number.isInteger(opsPort) || opsPort <= 0 || opsPort > 65_535) return [];
-
-  const listenPortAt = lookup(tree, ['listen', 'port']);
-  const listenPort = listenPortAt.found ? listenPortAt.value : DEFAULT_LISTEN.port;
-  if (listenPort !== opsPort) return [];
-  const listenHostAt = lookup(tree, ['listen', 'host']);
-  const listenHost = listenHostAt.found ? listenHostAt.value : DEFAULT_LISTEN.host;
-  const opsHostAt = lookup(tree, ['ops_listen', 'host']);
-  const opsHost = opsHostAt.found ? opsHostAt.value : listenHost;
-  if (typeof listenHost !== 'string' || typeof opsHost !== 'string' || listenHost === '' || opsHost === '') return [];
-  const overlap = listenOverlap(listenHost, opsHost);
+  const { listen, ops } = writtenListeners(tree);
+  if (listen === undefined || ops === undefined || listen.port !== ops.port) return [];
+  const overlap = listenOverlap(listen.host, ops.host);
   if (overlap === undefined) return [];
 
   // Hosts are not echoed: like any string value they may come from a ${VAR}.
@@ -768,7 +757,7 @@ function opsListenProblems(tree: unknown, builder: TreeBuilder, lines: LineCount
       {
         path: 'ops_listen.port',
         message:
-          `must differ from listen.port (${opsPort}${listenPortAt.found ? '' : ', the default'}) ${where}: ` +
+          `must differ from listen.port (${ops.port}${listen.portIsDefault ? ', the default' : ''}) ${where}: ` +
           'the second listener would fail with EADDRINUSE (use another port, or 0 for any free port)',
       },
       lines,
@@ -786,18 +775,8 @@ function opsListenProblems(tree: unknown, builder: TreeBuilder, lines: LineCount
 function agentUrlSelfProblems(tree: unknown, builder: TreeBuilder, lines: LineCounter, earlier: readonly ConfigProblem[]): ConfigProblem[] {
   const agents = lookup(tree, ['agents']).value;
   if (agents === null || typeof agents !== 'object') return [];
-  const listeners: OwnListener[] = [];
-  const listenHostAt = lookup(tree, ['listen', 'host']);
-  const listenHost = listenHostAt.found ? listenHostAt.value : DEFAULT_LISTEN.host;
-  const listenPortAt = lookup(tree, ['listen', 'port']);
-  const listenPort = listenPortAt.found ? listenPortAt.value : DEFAULT_LISTEN.port;
-  if (isListenerPort(listenPort) && typeof listenHost === 'string' && listenHost !== '') {
-    listeners.push({ key: 'listen', host: listenHost, port: listenPort, portIsDefault: !listenPortAt.found });
-  }
-  const opsPort = lookup(tree, ['ops_listen', 'port']).value;
-  const opsHostAt = lookup(tree, ['ops_listen', 'host']);
-  const opsHost = opsHostAt.found ? opsHostAt.value : listenHost;
-  if (isListenerPort(opsPort) && typeof opsHost === 'string' && opsHost !== '') listeners.push({ key: 'ops_listen', host: opsHost, port: opsPort, portIsDefault: false });
+  const { listen, ops } = writtenListeners(tree);
+  const listeners = [listen, ops].filter((l): l is OwnListener => l !== undefined);
   if (listeners.length === 0) return [];
 
   const out: ConfigProblem[] = [];
@@ -818,6 +797,28 @@ function agentUrlSelfProblems(tree: unknown, builder: TreeBuilder, lines: LineCo
 /** A port a listener takes as written: 1 .. 65535 (0 is any free port). */
 function isListenerPort(port: unknown): port is number {
   return typeof port === 'number' && Number.isInteger(port) && port > 0 && port <= 65_535;
+}
+
+/**
+ * The `listen` and `ops_listen` listeners as the tree writes them, defaults filled in
+ * (`listen`'s host and port; `ops_listen`'s host is `listen`'s): each only when its host is a
+ * non-empty string and its port 1 .. 65535 (port 0, any free port, and values the schema
+ * rejects give none). What opsListenProblems and agentUrlSelfProblems compare.
+ */
+function writtenListeners(tree: unknown): { listen: OwnListener | undefined; ops: OwnListener | undefined } {
+  const listenHostAt = lookup(tree, ['listen', 'host']);
+  const listenHost = listenHostAt.found ? listenHostAt.value : DEFAULT_LISTEN.host;
+  const listenPortAt = lookup(tree, ['listen', 'port']);
+  const listenPort = listenPortAt.found ? listenPortAt.value : DEFAULT_LISTEN.port;
+  const listen: OwnListener | undefined =
+    isListenerPort(listenPort) && typeof listenHost === 'string' && listenHost !== '' ? { key: 'listen', host: listenHost, port: listenPort, portIsDefault: !listenPortAt.found } : undefined;
+  const opsAt = lookup(tree, ['ops_listen']);
+  if (!opsAt.found || opsAt.value === null || typeof opsAt.value !== 'object') return { listen, ops: undefined };
+  const opsPort = lookup(tree, ['ops_listen', 'port']).value;
+  const opsHostAt = lookup(tree, ['ops_listen', 'host']);
+  const opsHost = opsHostAt.found ? opsHostAt.value : listenHost;
+  const ops: OwnListener | undefined = isListenerPort(opsPort) && typeof opsHost === 'string' && opsHost !== '' ? { key: 'ops_listen', host: opsHost, port: opsPort, portIsDefault: false } : undefined;
+  return { listen, ops };
 }
 
 function buildConfig(text: string, env: NodeJS.ProcessEnv, source: string | undefined, label: string | undefined): GatewayConfig {
