@@ -24,7 +24,7 @@ import type { BatchRequestRef, RpcPeek } from '../exchange.js';
 import { localErrorFormOf } from '../mcp/local-error.js';
 import { scanTopMembers, type ByteRange, type TextMember } from '../mcp/json-scan.js';
 import { hasLossyNumber } from '../mcp/json-numbers.js';
-import { jsonString, memberIndexes } from '../mcp/text-members.js';
+import { jsonString, jsonStringIs, memberIndexes, plainMemberIndexes } from '../mcp/text-members.js';
 import { checkJsonBounds, withinJsonBounds, type JsonBoundsLimits } from '../mcp/json-bounds.js';
 import { closingQuote, COLON, COMMA, CR, DIGIT_0, DIGIT_9, DOT, LBRACE, LBRACKET, LF, LOWER_E, LOWER_F, LOWER_N, LOWER_T, MINUS, QUOTE, RBRACE, RBRACKET, SPACE, TAB, UPPER_E } from '../mcp/json-bytes.js';
 import { writtenIdRanges } from '../mcp/written-ids.js';
@@ -448,21 +448,37 @@ function factsOfScan(body: Buffer, top: 'object' | 'array' | 'scalar', nodes: nu
   return objectFactsOfScan(body, members);
 }
 
+/** The top-level keys a peek reads, in the order of objectFactsOfScan's indexes. */
+const PEEK_KEY_TEXTS = ['jsonrpc', 'method', 'id', 'params', 'result', 'error'];
+const PEEK_KEYS = PEEK_KEY_TEXTS.map((key) => Buffer.from(key));
+const NAME_KEY = [Buffer.from('name')];
+/** The method nearly every request has: read without making a string (jsonStringIs). */
+const TOOLS_CALL = 'tools/call';
+
+/** The member at index `i` of plainMemberIndexes' or decodedIndexes' answer; undefined for -1 (none). */
+function memberAt(members: readonly TextMember[], i: number): TextMember | undefined {
+  return i < 0 ? undefined : members[i];
+}
+
+/** plainMemberIndexes' answer for objects with escaped keys: every key decoded (memberIndexes). */
+function decodedIndexes(view: Buffer, members: readonly TextMember[], keys: readonly string[]): number[] {
+  const byKey = memberIndexes(view, members);
+  return keys.map((key) => byKey.get(key) ?? -1);
+}
+
 /**
  * {@link factsOfScan} of an object (a whole body, or a batch element: a request's tool name
  * is kept too, for the batch's limits: RpcPeek.batchToolNames).
  */
 function objectFactsOfScan(body: Buffer, members: readonly TextMember[]): ObjectFacts | undefined {
-  const byKey = memberIndexes(body, members);
-  const member = (key: string): TextMember | undefined => {
-    const m = byKey.get(key);
-    return m === undefined ? undefined : members[m];
-  };
-  const jsonrpc = member('jsonrpc');
-  const method = member('method');
-  const idMember = member('id');
-  const params = member('params');
-  const methodText = method !== undefined && method.first === QUOTE ? jsonString(body, method.value) : undefined;
+  const at = plainMemberIndexes(body, members, PEEK_KEYS) ?? decodedIndexes(body, members, PEEK_KEY_TEXTS);
+  const jsonrpc = memberAt(members, at[0]!);
+  const method = memberAt(members, at[1]!);
+  const idMember = memberAt(members, at[2]!);
+  const params = memberAt(members, at[3]!);
+  const hasResult = at[4]! >= 0;
+  const hasError = at[5]! >= 0;
+  const methodText = method !== undefined && method.first === QUOTE ? (jsonStringIs(body, method.value, TOOLS_CALL) ? TOOLS_CALL : jsonString(body, method.value)) : undefined;
   let id: string | number | null = null;
   let idValid = true;
   let idText: string | undefined;
@@ -483,7 +499,7 @@ function objectFactsOfScan(body: Buffer, members: readonly TextMember[]): Object
     } else idValid = false; // an object, an array, true or false
   }
   // A response's error, judged only for a message with no method (the parse's factsOfObject).
-  const errorMember = methodText === undefined ? member('error') : undefined;
+  const errorMember = methodText === undefined ? memberAt(members, at[5]!) : undefined;
   const errorWellFormed = errorMember === undefined ? true : isErrorObjectText(body, errorMember);
   if (errorWellFormed === undefined) return undefined;
   let toolName: string | undefined;
@@ -491,19 +507,19 @@ function objectFactsOfScan(body: Buffer, members: readonly TextMember[]): Object
     const view = body.subarray(params.value[0], params.value[1]);
     const inner = scanTopMembers(view, UNBOUNDED);
     if (inner == null) return undefined;
-    const name = inner.members[memberIndexes(view, inner.members).get('name') ?? -1];
+    const name = memberAt(inner.members, (plainMemberIndexes(view, inner.members, NAME_KEY) ?? decodedIndexes(view, inner.members, ['name']))[0]!);
     if (name !== undefined && name.first === QUOTE) toolName = jsonString(view, name.value);
   }
   return {
     top: 'object',
-    jsonrpcIs20: jsonrpc !== undefined && jsonrpc.first === QUOTE && jsonString(body, jsonrpc.value) === '2.0',
+    jsonrpcIs20: jsonrpc !== undefined && jsonrpc.first === QUOTE && jsonStringIs(body, jsonrpc.value, '2.0'),
     method: methodText,
     hasId: idMember !== undefined,
     idValid,
     id: idValid ? id : null,
     idText,
-    hasResult: byKey.has('result'),
-    hasError: byKey.has('error'),
+    hasResult,
+    hasError,
     errorWellFormed,
     paramsStructured: params === undefined || params.first === LBRACE || params.first === LBRACKET,
     toolName,
