@@ -6,9 +6,9 @@
  * - the parse: `JSON.parse` of the whole body. It reads a body under
  *   {@link PEEK_SCAN_MIN_BYTES}, every body the scan leaves undecided, and is the reference;
  * - the scan, for larger bodies: the body's structure scan in WebAssembly records the
- *   top-level members (mcp/json-scan.ts scanTopMembers) and only `jsonrpc`, `method`, `id`
- *   and `params.name` are decoded, from their bytes (mcp/text-members.ts, as the lift reads a
- *   text's members); it leaves undecided invalid JSON, a body over a bound, more members than
+ *   top-level members (mcp/json-scan.ts scanTopMembers); the keys a peek reads are found by
+ *   comparing their bytes (mcp/text-members.ts plainMemberIndexes; every key is decoded only
+ *   when one is escaped) and only `method`, a string `id` and `params.name` are decoded; it leaves undecided invalid JSON, a body over a bound, more members than
  *   the scan records (at the top, or in a `tools/call`'s `params`). Both give the same answer
  *   for every body (test/unit/peek-scan.test.ts compares them).
  *
