@@ -39,6 +39,7 @@ import { refuseDraining, type DrainState } from './routing/draining.js';
 import { closesConnection, whenWritten } from './routing/closing-answers.js';
 import { boundAnswersAhead } from './errors/earlier-answers.js';
 import { AgentGuard } from './admission/agent-guard.js';
+import { servedWithoutContentType } from './request/unreadable-content-type.js';
 import { InFlightTable } from './inflight-table.js';
 import { createResumeCodec, randomResumeSecret } from './resume/token.js';
 
@@ -196,6 +197,9 @@ export async function buildApp(config: GatewayConfig, opts: BuildAppOptions = {}
       reply.hijack();
       return;
     }
+    // A Content-Type that is no media type (empty, `;`, `json`): served as a request without
+    // one, not refused with Fastify's wording (request/unreadable-content-type.ts).
+    if (servedWithoutContentType(error, request, reply, app.routing)) return;
     if (error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500) {
       return refuse(reply, 'invalid_request', null, `Invalid Request: ${error.message}`);
     }

@@ -318,8 +318,8 @@ export const REFUSALS = {
   parse_error: {
     statusCode: 400,
     jsonRpcCode: JSONRPC_PARSE_ERROR,
-    description: "The host's request body is not valid JSON.",
-    source: 'ARCHITECTURE §3; JSON-RPC 2.0 §5.1',
+    description: "The host's request body is not valid JSON. The body is read as JSON whatever its Content-Type (none, `text/plain`); one that is no media type (empty, `;`, `json`) is served as none (README, Headers sent to the seller).",
+    source: "ARCHITECTURE §3; JSON-RPC 2.0 §5.1; a hostile new user's trial 11, F2 (a Content-Type that is no media type was refused `invalid_request` with Fastify's \"Unsupported Media Type\", id null: test/regressions/empty-content-type-fastify-refusal.test.ts)",
   },
   invalid_request: {
     statusCode: 400,
