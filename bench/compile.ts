@@ -44,10 +44,10 @@ export interface CompiledSnapshot {
 
 /**
  * Copies src/ and bench/ of `root` (default: this repository; bench/ab.ts passes a worktree of
- * another revision) to a temporary directory and compiles the child modules there with this
- * repository's tsc and node_modules.
+ * another revision) to a temporary directory and compiles `modules` (default: the child
+ * modules; bench/sse-loop.ts passes itself) there with this repository's tsc and node_modules.
  */
-export function compileSnapshot(root: string = REPO_DIR): CompiledSnapshot {
+export function compileSnapshot(root: string = REPO_DIR, modules: readonly string[] = CHILD_MODULES): CompiledSnapshot {
   const t0 = performance.now();
   const dir = mkdtempSync(join(os.tmpdir(), 'adcp-bench-src-'));
   try {
@@ -61,7 +61,7 @@ export function compileSnapshot(root: string = REPO_DIR): CompiledSnapshot {
       JSON.stringify({
         extends: './tsconfig.json',
         compilerOptions: { noEmit: false, rootDir: '.', outDir: './out', declaration: false, sourceMap: false, incremental: false },
-        files: CHILD_MODULES.map((m) => `bench/${m}`),
+        files: modules.map((m) => `bench/${m}`),
         include: [],
       }),
     );
@@ -74,7 +74,7 @@ export function compileSnapshot(root: string = REPO_DIR): CompiledSnapshot {
       if (e.signal) throw new Error(`tsc did not finish (${e.signal}) within ${TSC_TIMEOUT_MS} ms`);
       diagnostics = `${e.stdout ?? ''}${e.stderr ?? ''}`.trim();
     }
-    for (const m of CHILD_MODULES) {
+    for (const m of modules) {
       if (!existsSync(compiledModule(out, m))) throw new Error(`tsc emitted no ${relative(dir, compiledModule(out, m))}${diagnostics ? `:\n${diagnostics}` : ''}`);
     }
     return { dir, out, hash: hashSources(dir), diagnostics, ms: performance.now() - t0 };

@@ -381,6 +381,28 @@ export class SseLineFeeder {
     this.fresh = false;
   }
 
+  /** Nothing held: no incomplete line, no partial character in the decoder (as at every event start of a planned chunk). */
+  get atBlockStart(): boolean {
+    return this.heldBytes === 0 && !this.dirty;
+  }
+
+  /**
+   * Notes that the complete event block starting at `start` of the chunk being fed was read
+   * without this feeder (sse-stage.ts takeSimple: an id-only or comment-only block of one
+   * ASCII line, LF line endings, no `data` line; sse-simple-block.ts). Leaves the state
+   * {@link push} leaves after handing that block's text to the sink: the open block ended,
+   * the last character an LF (no CR's LF awaited), the stream's start past (ASCII holds no
+   * BOM), a chunk's first range forgetting the cached chunk. Call only when
+   * {@link atBlockStart}.
+   */
+  passedBlock(start: number): void {
+    if (start === 0) this.nextChunk();
+    this.open.blockPassed();
+    this.fresh = false;
+    this.afterCr = false;
+    this.lastCode = LF;
+  }
+
   /** Drops the held line and any partial character in the decoder (after a skipped event). */
   reset(): void {
     this.held = [];

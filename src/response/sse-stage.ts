@@ -23,6 +23,10 @@
  *   get the size and structure bounds and the count.
  * - A block with an id and no data dispatches no event but sets the host's last event ID
  *   (WHATWG HTML §9.2.6; sse-id-only.ts): nothing goes out for it then (see "Event ids").
+ *   Such a block of one ASCII line (`id: 5` and the blank line), and a comment-only one
+ *   (`: keepalive`), in a planned chunk, is read from its bytes (`takeSimple`,
+ *   sse-simple-block.ts), not decoded and parsed: the same counts and frames at ~half the
+ *   cost (bench/sse-loop.ts; a hostile trial's floods of them).
  * - A chunk without CR is planned block by block (raw or parsed); otherwise it is parsed in
  *   one piece unless an event in it may carry an id (its resume token needs the exact count
  *   through its end) or it crosses the cumulative bound; then one event block at a time.
@@ -198,6 +202,7 @@ import { SseIdOnlyBlocks } from './sse-id-only.js';
 import { TokenCredit } from './sse-token-credit.js';
 import { planRawEventsFast } from './sse-raw-plan.js';
 import { HELD, NOT_HELD, SseHeldBlock } from './sse-held-block.js';
+import { ID_ONLY, NOT_SIMPLE, simpleBlock, simpleValueStart, type SimpleBlockKind } from './sse-simple-block.js';
 import { inspectEventData, type EventDataOptions, type EventDataVerdict } from './sse-message.js';
 import type { UpstreamResponse } from './json-stage.js';
 import { DirectChunks, bodyErrorToLocal } from './body-source.js';
@@ -1178,6 +1183,7 @@ export async function handleSseBody(
     /** Start of the parsed blocks not taken yet. */
     let pending = from;
     let segmentStart = from;
+    let simple: SimpleBlockKind;
     for (let k = 0; k < plan.ends.length; k++) {
       const end = plan.ends[k]!;
       if (plan.raw[k]) {
@@ -1199,6 +1205,13 @@ export async function handleSseBody(
         batch.raw(chunk, segmentStart, end);
         lines.passedRaw();
         pending = end;
+      } else if ((simple = simpleBlock(chunk, segmentStart, end)) !== NOT_SIMPLE && (cumulative !== undefined || simple === ID_ONLY) && takeSimpleReady(end - segmentStart)) {
+        // An id-only or comment-only block of one ASCII line (sse-simple-block.ts), read here
+        // (`takeSimple`); on the standalone GET stream the parsed blocks before it first, as
+        // an id line's block is taken alone there (below).
+        if (pending < segmentStart && !take(chunk, pending, segmentStart, true)) return false;
+        if (!takeSimple(chunk, segmentStart, end, simple)) return false;
+        pending = end;
       } else if (cumulative !== undefined) {
         if (!take(chunk, segmentStart, end, true)) return false;
         pending = end;
@@ -1216,6 +1229,52 @@ export async function handleSseBody(
       segmentStart = end;
     }
     return takeRest(chunk, pending, last);
+  };
+
+  /**
+   * Whether {@link takeSimple} may take a planned block of `bytes` now: the parser, the line
+   * feeder and the id-only watch hold nothing of an open block (true at every planned block's
+   * start, as the raw path assumes; checked all the same), and the block does not cross the
+   * cumulative bound (a crossing range is `take`'s: its count and its answer).
+   */
+  const takeSimpleReady = (bytes: number): boolean =>
+    !skippingToBoundary &&
+    !exchange.finished &&
+    lines.atBlockStart &&
+    idOnly.atBlockStart &&
+    (cumulative === undefined || bytes + (lfDebt ? 1 : 0) <= cumulative.limit - cumulative.used);
+
+  /**
+   * `take` for a planned block `chunk[start, end)` of {@link simpleBlock}'s `kind` (an id-only
+   * or comment-only block of one ASCII line, LF line endings) when {@link takeSimpleReady}:
+   * the same counts, frames and state, from its bytes, without decoding them or feeding the
+   * parser (sse-simple-block.ts; issue 5, a hostile trial's floods of such blocks). What `take`
+   * does with such a block, step by step: the credit and the count (its first byte is no LF:
+   * nothing paid, a pending `lfDebt` charged), the feeder's state after its text
+   * (SseLineFeeder.passedBlock), then what the parser's pass would call: `onIdOnly` with the id
+   * (sse-id-only.ts idValue), or `onComment`'s frame with the comment's text; then the block's
+   * end (`room` 0; it ends with LF).
+   */
+  const takeSimple = (chunk: Buffer, start: number, end: number, kind: SimpleBlockKind): boolean => {
+    const bytes = end - start;
+    credit.earn(bytes);
+    if (cumulative !== undefined) {
+      cumulative.take(bytes + (lfDebt ? 1 : 0));
+      lfDebt = false;
+      endedBlockLf = false;
+      room += bytes;
+    }
+    lines.passedBlock(start);
+    const value = simpleValueStart(chunk, start, end, kind);
+    if (kind === ID_ONLY) onIdOnly(chunk.toString('latin1', value, end - 2));
+    else if (!exchange.finished) {
+      // encodeSseComment of the text: the seller's line and its LF when written so (`: text`, or `:` alone).
+      const canonical = value === end - 2 ? value === start + 1 : value === start + 2;
+      const frame = canonical ? chunk.toString('latin1', start, end - 1) : encodeSseComment(chunk.toString('latin1', value, end - 2));
+      if (chargeEncoding(cumulative === undefined ? 0 : frame.length)) batch.frame(frame);
+    }
+    room = 0;
+    return !exchange.finished;
   };
 
   /**
