@@ -4,7 +4,7 @@
 //
 // One incremental, validating pass over a JSON text fed in chunks: the RFC 8259 grammar as
 // `JSON.parse(bytes.toString('utf8'))` accepts it, the depth/node bounds, and the facts the
-// JSON stage needs (src/mcp/json-scan.ts documents them: top-level `jsonrpc`/`id` ranges,
+// JSON stage needs (src/mcp/json-scan.ts documents them: top-level `jsonrpc`/`id`/`method` ranges,
 // `result`/`error` presence, `result.structuredContent` range, the ranges of
 // `result.isError`, `result.resultType` and of each `result.content` item's `text` and `type`
 // strings, `textMayHoldObject`, `numberMayBeLossy`, member names read twice in one message
@@ -114,7 +114,9 @@ const F_RESULT_TYPE_START: i32 = 14; // [start, end) of the last `result`'s last
 const F_RESULT_TYPE_END: i32 = 15;
 const F_ITEM_TEXT: i32 = 16; // [start, end) of item k's `text` string at 16 + 2k
 const F_ITEM_TYPE: i32 = 48; // [start, end) of item k's `type` string at 48 + 2k
-const F64_SLOTS: i32 = 80;
+const F_METHOD_START: i32 = 80; // [start, end) of the top-level object's last `method` value
+const F_METHOD_END: i32 = 81;
+const F64_SLOTS: i32 = 82;
 /** Items of `result.content` whose `text` and `type` ranges are kept (the scan-based rewrites decline a result with more). */
 const MAX_ITEMS: i32 = 16;
 /** Members of a top-level object recorded in TABLE. */
@@ -690,7 +692,10 @@ function keyDone(): void {
     resetContent();
     setI(I_HAS_RESULT_END, 0);
   } else if (bit == BIT_ERROR) hasError = 1;
-  else if (bit == BIT_METHOD) setI(I_HAS_METHOD, 1);
+  else if (bit == BIT_METHOD) {
+    setI(I_HAS_METHOD, 1);
+    captureKey = 6;
+  }
 }
 
 /**
@@ -770,6 +775,9 @@ function valueDoneAt(absoluteEnd: f64): void {
     setI(I_HAS_IS_ERROR, 1);
     setF(F_IS_ERROR_START, captureStart);
     setF(F_IS_ERROR_END, absoluteEnd);
+  } else if (captureKey == 6) {
+    setF(F_METHOD_START, captureStart);
+    setF(F_METHOD_END, absoluteEnd);
   } else {
     setI(I_HAS_RESULT_TYPE, 1);
     setF(F_RESULT_TYPE_START, captureStart);

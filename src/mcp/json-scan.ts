@@ -109,6 +109,16 @@ export interface TopMembers {
    * of `jsonrpc`, `id`, `result`, `error`). Source: a new user's trial, 2026-12-03.
    */
   readonly hasMethod: boolean;
+  /**
+   * Range of the last top-level `method` value (any JSON value; set exactly when `hasMethod`).
+   * A message names a method only when that value is a non-empty string
+   * (response/json-value-at.ts isMethodName; response/rewrite.ts namesMethod): the MCP Go SDK
+   * reads an empty (or null) method as none (internal/jsonrpc2 DecodeMessage), so such a
+   * message with an `id` is a response to it. Captured as `id` is: two stores at the value's
+   * end. Source: a review
+   * (test/regressions/seller-message-without-kind-forwarded.test.ts).
+   */
+  readonly method: ByteRange | undefined;
   /** False when a top-level key is written with an escape (`"\u0069d"`): the facts above may then miss a member. */
   readonly plainKeys: boolean;
   /**
@@ -268,7 +278,9 @@ const F_RESULT_TYPE_START = 14;
 const F_RESULT_TYPE_END = 15;
 const F_ITEM_TEXT = 16;
 const F_ITEM_TYPE = 48;
-const F64_SLOTS = 80;
+const F_METHOD_START = 80;
+const F_METHOD_END = 81;
+const F64_SLOTS = 82;
 /** Items of `result.content` whose `text` and `type` ranges the scan keeps (assembly/json-scan.ts MAX_ITEMS); the scan-based rewrites decline a result with more. */
 export const SCAN_CONTENT_ITEMS = 16;
 
@@ -442,6 +454,7 @@ export class JsonScanner {
               hasResult,
               hasError: i32[s + I_HAS_ERROR] === 1,
               hasMethod: i32[s + I_HAS_METHOD] === 1,
+              method: i32[s + I_HAS_METHOD] ? [f64[f + F_METHOD_START]!, f64[f + F_METHOD_END]!] : undefined,
               plainKeys: i32[s + I_PLAIN_KEYS] === 1,
               structuredContent: i32[s + I_HAS_SC] && !i32[s + I_SC_ESCAPED_KEY] ? [f64[f + F_SC_START]!, f64[f + F_SC_END]!] : undefined,
               resultPlainKeys: hasResult && i32[s + I_SC_ESCAPED_KEY] === 0,

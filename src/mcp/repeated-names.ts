@@ -70,37 +70,44 @@ export function claimsResponseInAnyCase(m: Record<string, unknown>): boolean {
 }
 
 /**
- * True when the JSON-RPC message object `m` (as `JSON.parse` read it) has a member named `id`
- * (as written, or under Go's folding: `"ID"`, `"Id"`, `"iD"`), whatever its value, and no
- * `method` member in any case: a Go host reads it as a message with that id and no method, a
- * response (MCP Go SDK internal/jsonrpc2 DecodeMessage: "no method, should be a response";
- * with neither `result` nor `error` it completes the pending call with that id, an empty
- * result), so the gateway judges it as one, as rewrite.ts hasIdWithoutMethod does for the
- * names as written. Reported failures: `{"jsonrpc":"2.0","ID":1}` reached the host on request
- * 1's SSE stream, where `{"jsonrpc":"2.0","id":1}` ended it `upstream_not_mcp` (a new user's
- * trial 8, F3 (residual): test/regressions/unicode-fold-member-names-accepted.test.ts); and
+ * True when the JSON-RPC message object `m` (as `JSON.parse` read it) may name no method as
+ * one host or another reads it (response/rewrite.ts lacksMethod, under Go's folding): it has
+ * no `method` member whose value is a non-empty string, or a member named `method` in another
+ * case (`"Method"`, `"METHOD"`) whose value is not one. A Go host matches the name in any case
+ * and keeps the last match, so `{"jsonrpc":"2.0","id":999,"method":"x","METHOD":""}` is a
+ * message with id 999 and no method to it, a response (MCP Go SDK internal/jsonrpc2
+ * DecodeMessage: "no method, should be a response"; with neither `result` nor `error` it
+ * completes the pending call with that id, an empty result); without an id such a message is
+ * none at all. So the gateway judges it as rewrite.ts lacksMethod does for the names as
+ * written. Reported failures: `{"jsonrpc":"2.0","ID":1}` reached the host on request 1's SSE
+ * stream, where `{"jsonrpc":"2.0","id":1}` ended it `upstream_not_mcp` (a new user's trial 8,
+ * F3 (residual): test/regressions/unicode-fold-member-names-accepted.test.ts);
  * `{"jsonrpc":"2.0","id":999}`, `"ID":999`, went out on request 1's stream (hostile trials:
- * test/regressions/id-only-message-on-request-stream-passes.test.ts).
+ * test/regressions/id-only-message-on-request-stream-passes.test.ts); an empty method was
+ * read as one (a review: test/regressions/seller-message-without-kind-forwarded.test.ts).
  */
-export function hasIdWithoutMethodInAnyCase(m: Record<string, unknown>): boolean {
-  let id = false;
+export function lacksMethodInAnyCase(m: Record<string, unknown>): boolean {
+  let named = false;
   for (const key of Object.keys(m)) {
-    if (key === 'method' || foldsTo(key, 'method')) return false;
-    if (key === 'id' || foldsTo(key, 'id')) id = true;
+    if (key !== 'method' && !foldsTo(key, 'method')) continue;
+    const value = m[key];
+    if (typeof value !== 'string' || value === '') return true;
+    if (key === 'method') named = true;
   }
-  return id;
+  return !named;
 }
 
 /**
- * True when a host reads the JSON-RPC message object `m` (as `JSON.parse` read it) as a
- * response: {@link claimsResponseInAnyCase} (a `result` or an `error`), or
- * {@link hasIdWithoutMethodInAnyCase} (an `id` and no `method`: no request or notification,
- * JSON-RPC 2.0 §4). What may not pass where no response is awaited (the standalone GET stream,
- * a POSTed notification's answer), and what must be the response to the request, or to a
- * batch's, where one is (sse-message.ts, batch-answers.ts, rewrite.ts holdsResponse).
+ * True when a host may read the JSON-RPC message object `m` (as `JSON.parse` read it) as no
+ * request or notification: a response ({@link claimsResponseInAnyCase}: a `result` or an
+ * `error`), or a message naming no method ({@link lacksMethodInAnyCase}: with an `id` a
+ * response as a Go host reads it, without one no JSON-RPC message at all; JSON-RPC 2.0 §4).
+ * What may not pass where no response is awaited (the standalone GET stream, a POSTed
+ * notification's answer), and what must be the response to the request, or to a batch's,
+ * where one is (sse-message.ts, batch-answers.ts, rewrite.ts holdsResponse).
  */
-export function readsAsResponse(m: Record<string, unknown>): boolean {
-  return claimsResponseInAnyCase(m) || hasIdWithoutMethodInAnyCase(m);
+export function readsAsNoRequest(m: Record<string, unknown>): boolean {
+  return claimsResponseInAnyCase(m) || lacksMethodInAnyCase(m);
 }
 
 /** Names whose case variants count as repeats (module doc), lower-cased, by the object they are judged in. */

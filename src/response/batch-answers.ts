@@ -38,7 +38,7 @@ import type { LocalErrorForm } from '../mcp/local-error.js';
 import { isJsonObject } from '../mcp/extract.js';
 import { exactDecimal, hasLossyNumber } from '../mcp/json-numbers.js';
 import { writtenIdRanges } from '../mcp/written-ids.js';
-import { readsAsResponse, textRepeatsMemberName } from '../mcp/repeated-names.js';
+import { readsAsNoRequest, textRepeatsMemberName } from '../mcp/repeated-names.js';
 import { claimsAnswer, hasResponseMembers, isWellFormedResponse } from './rewrite.js';
 import { mayHoldNonFiniteLiteral, parseWithNonFiniteLiterals } from '../mcp/lenient-json.js';
 
@@ -183,15 +183,17 @@ export class BatchAnswers {
    *   `"2.0"`, a `result` that is no object, an `error` without an integer `code` and a string
    *   `message`: rewrite.ts isWellFormedResponse). A response is a message with a
    *   `result` or an `error` member, whatever its `id` (rewrite.ts claimsResponse: the rule
-   *   of a single request's stream, a `method` beside them included), or with an `id` and no
-   *   `method` (rewrite.ts hasIdWithoutMethod: a Go host reads it as a response; with neither
-   *   member it answers none: hostile trials,
-   *   test/regressions/id-only-message-on-request-stream-passes.test.ts). The counts after a
+   *   of a single request's stream, a `method` beside them included), or one naming no method
+   *   (rewrite.ts lacksMethod: with an `id` a Go host reads it as a response, and with neither
+   *   member it answers none, hostile trials:
+   *   test/regressions/id-only-message-on-request-stream-passes.test.ts; without an `id` it is
+   *   no message at all, and an empty `method` names none, a review:
+   *   test/regressions/seller-message-without-kind-forwarded.test.ts). The counts after a
    *   `foreign` answer mean nothing: the caller ends the exchange with `upstream_not_mcp`.
    * - `done`: every request of the batch has had its response (with this message or before).
    * - `waiting`: requests are still without their response.
    *
-   * Requests and notifications (a `method`, no `result`, no `error`) change nothing. A message with
+   * Requests and notifications (a method named, no `result`, no `error`) change nothing. A message with
    * `result` or `error` and no `id` is `foreign`, as on a single request's stream (JSON-RPC 2.0
    * §5: a response has an `id`; a reviewer, 2026-12-03: one went out on a batch's stream,
    * test/regressions/sse-result-and-error-without-id-forwarded.test.ts).
@@ -244,12 +246,12 @@ export class BatchAnswers {
 
 /**
  * `message` is a response or an array holding one, as a host reads it: its `result` or
- * `error`, or its `id` with no `method`, named in any case (mcp/repeated-names.ts
- * readsAsResponse: a Go host reads `"Result"` and `"reſult"` as `result`, `"ID"` as `id`).
+ * `error`, or no method named, in any case (mcp/repeated-names.ts readsAsNoRequest: a Go host
+ * reads `"Result"` and `"reſult"` as `result`, `"METHOD":""` as an empty method).
  */
 function holdsResponse(message: unknown): boolean {
-  if (Array.isArray(message)) return message.some((m) => isJsonObject(m) && readsAsResponse(m));
-  return isJsonObject(message) && readsAsResponse(message);
+  if (Array.isArray(message)) return message.some((m) => isJsonObject(m) && readsAsNoRequest(m));
+  return isJsonObject(message) && readsAsNoRequest(message);
 }
 
 /**

@@ -33,7 +33,7 @@ import type { BodySource } from './body-source.js';
 import type { PipelineHooks } from './pipeline.js';
 import { holdsResponse, isResponseToExchange, scannedResponseWellFormed } from './rewrite.js';
 import { mayRewrite, rewriteScanned, spliceScanned } from './scanned-message.js';
-import { isRequestId, jsonValueIs } from './json-value-at.js';
+import { isMethodName, isRequestId, jsonValueIs } from './json-value-at.js';
 import { bodyRewriteFits, recordLiftSkippedForRoom } from './rewrite-room.js';
 import { BatchAnswers } from './batch-answers.js';
 import { repeatsMemberName, type NameFacts } from '../mcp/repeated-names.js';
@@ -374,9 +374,11 @@ function answersExchange(exchange: Exchange, body: Buffer, members: TopMembers):
   // Such an answer is `upstream_not_mcp` (HTTP 502, the error for id null; parsed, rewrite.ts
   // holdsResponse, below); on SSE the event is dropped (`notification_stream_response`). A new
   // user's trial 8, F4 (test/regressions/notification-answer-carries-response-forwarded.test.ts).
-  // So is a message with an `id` and no `method` (rewrite.ts hasIdWithoutMethod: a Go host reads
-  // it as a response; hostile trials: test/regressions/id-only-message-on-request-stream-passes.test.ts).
-  if (exchange.rpc.kind === 'notification') return !(members.hasResult || members.hasError || (members.id !== undefined && !members.hasMethod));
+  // So is a message naming no method (rewrite.ts lacksMethod: with an `id` a Go host reads it
+  // as a response, hostile trials: test/regressions/id-only-message-on-request-stream-passes.test.ts;
+  // without one it is no message, and an empty `method` names none, a review:
+  // test/regressions/seller-message-without-kind-forwarded.test.ts). Cost: two bytes read.
+  if (exchange.rpc.kind === 'notification') return !(members.hasResult || members.hasError || !isMethodName(body, members.method));
   if (exchange.rpc.kind !== 'request') return true;
   // Exactly one of `result` and `error` (JSON-RPC 2.0 §5: never both; a new user's trial: a body with both was forwarded),
   // and no `method` beside it (§4, §5: no response has one; a new user's trial, 2026-12-03: such a body with the request's

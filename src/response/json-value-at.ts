@@ -1,6 +1,6 @@
 /**
  * Small JSON values read straight from a scanned message's bytes (json-scan.ts ranges): the
- * `jsonrpc` and `id` members, a tool result's `isError` and `resultType`, an item's `type`.
+ * `jsonrpc`, `id` and `method` members, a tool result's `isError` and `resultType`, an item's `type`.
  * Shared by the JSON stage, the SSE stage and the scan-based rewrites (scanned-result.ts).
  */
 import type { ByteRange } from '../mcp/json-scan.js';
@@ -50,6 +50,18 @@ export function jsonValueIs(bytes: Buffer, range: ByteRange | undefined, expecte
     return true; // `null` (the only valid 4-byte value starting with `n`)
   }
   return valueAt(bytes, range) === expected;
+}
+
+/**
+ * Whether the JSON value at `range` of `bytes` (a message's `method`: json-scan.ts
+ * TopMembers.method, undefined when there is none) names a method: a non-empty string
+ * (rewrite.ts namesMethod, its parsed form: `""`, `null`, a number or an object name none).
+ * A scanned string is its quotes and at least one character between them (an escape is one),
+ * so two bytes read, no decoding. Source: a review
+ * (test/regressions/seller-message-without-kind-forwarded.test.ts).
+ */
+export function isMethodName(bytes: Buffer, range: ByteRange | undefined): boolean {
+  return range !== undefined && bytes[range[0]] === 0x22 && range[1] - range[0] > 2;
 }
 
 /**

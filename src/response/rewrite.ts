@@ -36,7 +36,7 @@ import { normalizeToolResult } from '../mcp/normalize.js';
 import { hasLossyNumber } from '../mcp/json-numbers.js';
 import type { TopMembers } from '../mcp/json-scan.js';
 import { writtenIdRanges } from '../mcp/written-ids.js';
-import { readsAsResponse } from '../mcp/repeated-names.js';
+import { readsAsNoRequest } from '../mcp/repeated-names.js';
 import { isRequestId, jsonValueIs } from './json-value-at.js';
 import { LIFT_LEVELS, liftOverJsonBound, recordLiftSkippedForRoom } from './rewrite-room.js';
 
@@ -133,65 +133,96 @@ export function scannedResponseWellFormed(bytes: Buffer, members: TopMembers): b
 
 /**
  * Whether the message object `m`, on the stream answering the exchange's single request,
- * claims to be its answer or a response: it has a `result` or an `error` ({@link
- * claimsResponse}), or an `id` and no `method` ({@link hasIdWithoutMethod}). Such a message
- * is the response to the request, well formed, or it ends the stream with `upstream_not_mcp`,
- * as a JSON body gets for it. Reported failures: `{"jsonrpc":"2.0","id":1}` was
- * `upstream_not_mcp` as a JSON body and ended the SSE stream as `upstream_reset` (a new
+ * claims to be its answer or is no message a host can take for anything but one: it has a
+ * `result` or an `error` ({@link claimsResponse}), or it names no method ({@link lacksMethod}:
+ * with an `id`, a response as a Go host reads it; without one, no JSON-RPC message at all).
+ * Such a message is the response to the request, well formed, or it ends the stream with
+ * `upstream_not_mcp`, as a JSON body gets for it. Reported failures: `{"jsonrpc":"2.0","id":1}`
+ * was `upstream_not_mcp` as a JSON body and ended the SSE stream as `upstream_reset` (a new
  * user's trial 8, F13: test/regressions/malformed-response-for-own-id-forwarded.test.ts);
  * `{"jsonrpc":"2.0","id":999}` on request 1's stream went out (hostile trials:
- * test/regressions/id-only-message-on-request-stream-passes.test.ts).
+ * test/regressions/id-only-message-on-request-stream-passes.test.ts); `{"jsonrpc":"2.0"}` and
+ * `{"jsonrpc":"2.0","id":999,"method":""}` went out (a review:
+ * test/regressions/seller-message-without-kind-forwarded.test.ts).
  */
 export function claimsAnswer(m: Record<string, unknown>): boolean {
-  return claimsResponse(m) || hasIdWithoutMethod(m);
+  return claimsResponse(m) || lacksMethod(m);
 }
 
 /**
- * Whether the JSON-RPC message object `m` has an `id` member, whatever its value, and no
- * `method`: no request or notification then (JSON-RPC 2.0 §4: both have a `method`), so a
- * response or nothing, whether or not it has a `result` or an `error` (§5). A client that
- * matches by id takes it for the answer to its call with that id: the MCP Go SDK reads a
- * message with a non-null id and no method as a response (internal/jsonrpc2 DecodeMessage),
- * and without `result` and `error` completes the call with an empty result. So it is judged as
- * a response wherever the gateway judges responses (claimsAnswer; holdsResponse; batch-answers.ts;
- * the scan's members where they tell: `id` and no `method`); its names in any case:
- * mcp/repeated-names.ts hasIdWithoutMethodInAnyCase. Reported failure (hostile trials):
+ * Whether the JSON-RPC message object `m` names a method: a `method` member whose value is a
+ * non-empty string. Only such a message is a request or a notification (JSON-RPC 2.0 §4:
+ * `method` is "A String containing the name of the method to be invoked"; no MCP method is
+ * empty), and the MCP Go SDK reads an empty method as none (internal/jsonrpc2 DecodeMessage:
+ * `wire.Method != ""`; `null` decodes to an empty Go string too). The scan's form:
+ * json-value-at.ts isMethodName.
+ */
+export function namesMethod(m: Record<string, unknown>): boolean {
+  const method = ownValue(m, 'method');
+  return typeof method === 'string' && method !== '';
+}
+
+/**
+ * Whether the JSON-RPC message object `m` names no method ({@link namesMethod}: no `method`
+ * member, or one that is not a non-empty string: `""`, `null`, a number), whatever else it
+ * has: no request or notification then (JSON-RPC 2.0 §4), so a response or nothing (§5).
+ *
+ * - With an `id` (any value): an id-only message. A client that matches by id takes it for
+ *   the answer to its call with that id: the MCP Go SDK reads a message with a non-null id
+ *   and no method as a response (internal/jsonrpc2 DecodeMessage), and without `result` and
+ *   `error` completes the call with an empty result.
+ * - Without one (`{"jsonrpc":"2.0"}`, `{"jsonrpc":"2.0","params":{}}`,
+ *   `{"jsonrpc":"2.0","method":""}`): no JSON-RPC message of any kind; MCP SDK clients fail
+ *   to parse it.
+ *
+ * Either way it is judged as a response wherever the gateway judges responses (claimsAnswer;
+ * holdsResponse; batch-answers.ts; the scan's members where they tell: no `result`, `error`
+ * or method name): where a request is answered it is no answer, where none is it is dropped or
+ * refused. Its names in any case: mcp/repeated-names.ts lacksMethodInAnyCase. A `method`
+ * member of any value beside `result` or `error` still makes a message no response
+ * ({@link hasResponseMembers}). Reported failures (hostile trials):
  * `{"jsonrpc":"2.0","id":999}` reached the host on request 1's SSE stream, on the standalone
  * GET stream, on a POSTed notification's stream and in its JSON answer, and in a batch's answer
- * (test/regressions/id-only-message-on-request-stream-passes.test.ts).
+ * (test/regressions/id-only-message-on-request-stream-passes.test.ts); (a review) so did
+ * `{"jsonrpc":"2.0"}`, `{"jsonrpc":"2.0","params":{}}`, and, judged a server request and a
+ * notification, `{"jsonrpc":"2.0","id":999,"method":""}` and `{"jsonrpc":"2.0","method":""}`
+ * (test/regressions/seller-message-without-kind-forwarded.test.ts).
  */
-export function hasIdWithoutMethod(m: Record<string, unknown>): boolean {
-  return Object.hasOwn(m, 'id') && !Object.hasOwn(m, 'method');
+export function lacksMethod(m: Record<string, unknown>): boolean {
+  return !namesMethod(m);
 }
 
 /**
  * Whether the JSON-RPC message object `m` claims to answer a request: it has a `result` or an
  * `error` member (JSON-RPC 2.0 §5). Such a message is judged as a response everywhere (a
  * request's and a batch's stream, a batch's JSON answer, the standalone GET stream), whatever
- * else it holds; anything else is a request or a notification.
+ * else it holds; anything else is a request or a notification when it names a method
+ * ({@link namesMethod}), else no message ({@link lacksMethod}).
  */
 export function claimsResponse(m: Record<string, unknown>): boolean {
   return Object.hasOwn(m, 'result') || Object.hasOwn(m, 'error');
 }
 
 /**
- * Whether the parsed JSON value `v` is a JSON-RPC response as a host reads one
- * (mcp/repeated-names.ts readsAsResponse: a `result` or an `error`, named in any case: a Go
- * host reads `"Result"` and `"reſult"` as `result`; or an `id` and no `method`, {@link
- * hasIdWithoutMethod}, in any case) or an array holding one or holding an element that is not
- * an object (no JSON-RPC message; a lenient client may flatten a nested array): what may not
- * pass where no request awaits a response, the standalone GET stream and the answer to a
- * POSTed notification or JSON-RPC response (sse-message.ts standaloneVerdict, json-stage.ts).
+ * Whether the parsed JSON value `v` is no request or notification as a host reads it
+ * (mcp/repeated-names.ts readsAsNoRequest: a response, a `result` or an `error`, named in any
+ * case: a Go host reads `"Result"` and `"reſult"` as `result`; or a message naming no method,
+ * {@link lacksMethod}, in any case: an id-only message or none at all) or an array holding
+ * one or holding an element that is not an object (no JSON-RPC message; a lenient client may
+ * flatten a nested array): what may not pass where no request awaits a response, the
+ * standalone GET stream and the answer to a POSTed notification or JSON-RPC response
+ * (sse-message.ts standaloneVerdict, json-stage.ts).
  */
 export function holdsResponse(v: unknown): boolean {
-  if (Array.isArray(v)) return v.some((m) => !isJsonObject(m) || readsAsResponse(m));
-  return isJsonObject(v) && readsAsResponse(v);
+  if (Array.isArray(v)) return v.some((m) => !isJsonObject(m) || readsAsNoRequest(m));
+  return isJsonObject(v) && readsAsNoRequest(v);
 }
 
 /**
  * Whether `m`'s members are a response's (its `id` is the caller's to judge): exactly one of
- * `result` and `error`, and no `method` (JSON-RPC 2.0 §4, §5: a request has no `result` or
- * `error`, a response no `method`; a new user's trial, 2026-12-03:
+ * `result` and `error`, and no `method` member, whatever its value (an empty one too: JSON-RPC
+ * 2.0 §4, §5: a request has no `result` or `error`, a response no `method`; the TypeScript
+ * SDK reads `"method":""` as a method; a new user's trial, 2026-12-03:
  * test/regressions/method-and-result-for-own-id-passed-as-answer.test.ts).
  */
 export function hasResponseMembers(m: Record<string, unknown>): boolean {

@@ -32,15 +32,18 @@
  *   only when it proves no repeat). A request or notification is not judged by its names.
  *   So is a message for the request's own id that is not a well-formed response (rewrite.ts
  *   isWellFormedResponse: `jsonrpc` not `"2.0"`, a `result` that is no object, an `error`
- *   without an integer `code` and a string `message`), and one with an `id`, the request's or
- *   another, and no `method`, `result` or `error` (rewrite.ts claimsAnswer, hasIdWithoutMethod:
- *   a Go host reads it as a response): the JSON path's judgement, from the scan's members
- *   where they tell (a `result`; an `id` and no `method`), else parsed (a new user's trial 8,
- *   F5, F13: test/regressions/malformed-response-for-own-id-forwarded.test.ts; hostile trials:
- *   test/regressions/id-only-message-on-request-stream-passes.test.ts).
+ *   without an integer `code` and a string `message`), and one with neither `result` nor
+ *   `error` that names no method (no `method`, or one that is not a non-empty string: rewrite.ts
+ *   claimsAnswer, lacksMethod): with an `id`, the request's or another, a Go host reads it as a
+ *   response; without one it is no JSON-RPC message at all. The JSON path's judgement, from
+ *   the scan's members where they tell (a `result`; no `result`, `error` or method name:
+ *   json-value-at.ts isMethodName), else parsed (a new user's trial 8, F5, F13:
+ *   test/regressions/malformed-response-for-own-id-forwarded.test.ts; hostile trials:
+ *   test/regressions/id-only-message-on-request-stream-passes.test.ts; a review:
+ *   test/regressions/seller-message-without-kind-forwarded.test.ts).
  * - On the standalone GET stream (`rpc.kind` 'none'), any response ({@link isUnsolicitedResponse}:
- *   an id-only message included), or an array holding one: verdict `unsolicited`, never
- *   forwarded (standaloneVerdict).
+ *   a message naming no method included, an id-only one or none at all), or an array holding
+ *   one: verdict `unsolicited`, never forwarded (standaloneVerdict).
  *
  * Measured on the bench's 1 MiB one-event results: checkJsonBounds + JSON.parse +
  * JSON.stringify + a UTF-8 encode were ~10 ms of the gateway's ~11 ms per request.
@@ -49,11 +52,11 @@ import type { Exchange } from '../exchange.js';
 import { checkJsonBounds } from '../mcp/json-bounds.js';
 import { CR, LBRACE, LBRACKET, LF, SPACE, TAB } from '../mcp/json-bytes.js';
 import { scanJson, type JsonScanSummary, type TopMembers } from '../mcp/json-scan.js';
-import { claimsResponseInAnyCase, hasIdWithoutMethodInAnyCase, readsAsResponse, repeatsMemberName, type NameFacts } from '../mcp/repeated-names.js';
+import { claimsResponseInAnyCase, lacksMethodInAnyCase, readsAsNoRequest, repeatsMemberName, type NameFacts } from '../mcp/repeated-names.js';
 import { isJsonObject } from '../mcp/extract.js';
 import { claimsAnswer, holdsResponse, isResponseToExchange, matchesRequestAsParsed, scannedResponseWellFormed } from './rewrite.js';
 import { mayRewrite, rewriteScanned, spliceScanned } from './scanned-message.js';
-import { isRequestId } from './json-value-at.js';
+import { isMethodName, isRequestId } from './json-value-at.js';
 import { writtenIdRanges } from '../mcp/written-ids.js';
 import { hasBatches } from '../mcp/revision.js';
 import { mayHoldNonFiniteLiteral, parseWithNonFiniteLiterals } from '../mcp/lenient-json.js';
@@ -67,14 +70,16 @@ export type EventDataVerdict =
   /**
    * A message with `result` or `error` on a request's stream that is not the response to the
    * request ({@link isForeignResponse}: another id, no id, both members, a `method` beside them
-   * included), or a batch holding one (batchVerdict):
+   * included), or one naming no method (an id-only message, or none at all: rewrite.ts
+   * lacksMethod), or a batch holding one (batchVerdict):
    * it must not reach the host; the stage answers the request `upstream_not_mcp`.
    * `dataBytes`: the data's UTF-8 length.
    */
   | { readonly kind: 'foreign'; readonly dataBytes: number }
   /**
-   * A JSON-RPC response on the standalone GET stream ({@link isUnsolicitedResponse}), or an
-   * array holding one: it must not reach the host; the stage drops it (`get_stream_response`).
+   * A JSON-RPC response on the standalone GET stream ({@link isUnsolicitedResponse}: a message
+   * naming no method included), or an array holding one: it must not reach the host; the
+   * stage drops it (`get_stream_response`).
    * `dataBytes`: the data's UTF-8 length.
    */
   | { readonly kind: 'unsolicited'; readonly dataBytes: number }
@@ -142,14 +147,15 @@ export function inspectEventData(exchange: Exchange, data: string | undefined, o
   if (members.plainKeys && !opts.wantsMessage) {
     if (!(members.hasResult || members.hasError)) {
       // No `result` or `error` as written; one named in another case (`"Result"`, `"reſult"`),
-      // or an `id` so (`"ID"`), is a repeat (mcp/repeated-names.ts), judged on the parsed
-      // message (parsedVerdict).
+      // or an `id` or `method` so (`"ID"`, `"Method"`), is a repeat (mcp/repeated-names.ts),
+      // judged on the parsed message (parsedVerdict).
       if (scan.repeatedName) return parsedVerdict(exchange, JSON.parse(text()), bytes, scan);
-      // An `id` (the request's or another) and no `method`: no request or notification, so a
-      // response or none (rewrite.ts claimsAnswer, hasIdWithoutMethod): `foreign`, as a JSON
-      // body gets upstream_not_mcp for it. Cost: two property reads.
-      const idOnly = !members.hasMethod && members.id !== undefined && exchange.rpc.kind === 'request';
-      return idOnly ? { kind: 'foreign', dataBytes: bytes.length } : { kind: 'forward', bytes };
+      // A request or notification only when it names a method (a non-empty string); else an
+      // id-only message (the request's id or another) or none at all (rewrite.ts claimsAnswer,
+      // lacksMethod): `foreign`, as a JSON body gets upstream_not_mcp for it. Cost: two
+      // property reads and two bytes of the method's range (json-value-at.ts isMethodName).
+      const noKind = exchange.rpc.kind === 'request' && !isMethodName(bytes, members.method);
+      return noKind ? { kind: 'foreign', dataBytes: bytes.length } : { kind: 'forward', bytes };
     }
     // A response repeating a member name (mcp/repeated-names.ts), whatever its id: `foreign`.
     if (scan.repeatedName) return { kind: 'foreign', dataBytes: bytes.length };
@@ -204,26 +210,27 @@ function lenientVerdict(exchange: Exchange, value: unknown, bytes: Buffer): Even
 
 /**
  * The verdict for a message parsed from `bytes` (its scan `scan`) that is not the response to
- * the request, or repeats a member name: `foreign` when it claims a response
- * (isForeignResponse, or a response repeating a name: mcp/repeated-names.ts; its `result` or
- * `error` named in any case, as a Go host reads it: claimsResponseInAnyCase), or has an id
- * under a case variant of `id` and no `method` in any case (`{"jsonrpc":"2.0","ID":999}`, a
- * response as a Go host reads it: hasIdWithoutMethodInAnyCase; such a message repeats a
- * name), else `forward`.
+ * the request, or repeats a member name: `foreign` when it claims a response or names no
+ * method (isForeignResponse, rewrite.ts claimsAnswer), or repeats a name and is a response or
+ * names no method as a Go host reads it (mcp/repeated-names.ts: its `result` or `error` named
+ * in any case, claimsResponseInAnyCase; `{"jsonrpc":"2.0","ID":999}`, or
+ * `"method":"x","METHOD":""`: lacksMethodInAnyCase; such a message repeats a name), else
+ * `forward`.
  */
 function parsedVerdict(exchange: Exchange, message: unknown, bytes: Buffer, scan: JsonScanSummary): EventDataVerdict {
   const { rpc } = exchange;
   const foreign =
     isForeignResponse(exchange, message, bytes, scan.members) ||
-    (isJsonObject(message) && (claimsResponseInAnyCase(message) || (rpc.kind === 'request' && hasIdWithoutMethodInAnyCase(message))) && repeatsMemberName(scan, message));
+    (isJsonObject(message) && (claimsResponseInAnyCase(message) || (rpc.kind === 'request' && lacksMethodInAnyCase(message))) && repeatsMemberName(scan, message));
   return foreign ? { kind: 'foreign', dataBytes: bytes.length } : { kind: 'forward', bytes };
 }
 
 /**
  * True when `message`, on the stream answering the exchange's single request (`rpc.kind`
  * 'request'), is an object with a `result` or an `error` member that is not the response to
- * the request (rewrite.ts claimsResponse). A batch's stream carries several ids and is judged by
- * the same rule against each of them, in sse-stage.ts (batch-answers.ts BatchAnswers.take:
+ * the request (rewrite.ts claimsResponse), or one naming no method (rewrite.ts lacksMethod: an
+ * id-only message, or no message at all; claimsAnswer covers both). A batch's stream carries
+ * several ids and is judged by the same rule against each of them, in sse-stage.ts (batch-answers.ts BatchAnswers.take:
  * `foreign`); an array is not judged here (batchVerdict judges each element); nor is the
  * standalone GET stream (not a request's), where every response is refused (standaloneVerdict).
  *
@@ -327,7 +334,7 @@ function batchResponses(exchange: Exchange, message: readonly unknown[], bytes: 
       answers = isRequestId(bytes, ids[k], exchange.rpc);
     }
     if (answers) answered = true;
-    else if (readsAsResponse(element)) return 'foreign';
+    else if (readsAsNoRequest(element)) return 'foreign';
   }
   return answered ? 'response' : 'none';
 }
@@ -360,9 +367,10 @@ function standaloneVerdict(text: () => string, bytes: Buffer, members: TopMember
     // An element that is not an object (a nested array) is no message either: dropped as a response would be.
     unsolicited = Array.isArray(message) && holdsResponse(message);
   } else if (members.plainKeys) {
-    // A `result` or `error` (or an `id`) named in another case is a repeat (`repeatedName`):
-    // parsed. An `id` and no `method` (rewrite.ts hasIdWithoutMethod): two property reads.
-    unsolicited = members.hasResult || members.hasError || (members.id !== undefined && !members.hasMethod) || (repeatedName && isUnsolicitedResponse(JSON.parse(text())));
+    // A `result` or `error` (or a `method`) named in another case is a repeat (`repeatedName`):
+    // parsed. A message naming no method (an id-only message, or none at all: rewrite.ts
+    // lacksMethod): two property reads and two bytes (json-value-at.ts isMethodName).
+    unsolicited = members.hasResult || members.hasError || !isMethodName(bytes, members.method) || (repeatedName && isUnsolicitedResponse(JSON.parse(text())));
   } else {
     unsolicited = isUnsolicitedResponse(JSON.parse(text()));
   }
@@ -377,14 +385,16 @@ function standaloneVerdict(text: () => string, bytes: Buffer, members: TopMember
  * a response: rewrite.ts claimsResponse), the member named in any case: a Go host reads
  * `"Result"` and `"reſult"` as `result` (mcp/repeated-names.ts claimsResponseInAnyCase; a new
  * user's trial 8, F3 and F3 (residual): test/regressions/case-variant-member-names-accepted.test.ts,
- * unicode-fold-member-names-accepted.test.ts); or an object with an `id` and no `method`, in
- * any case (mcp/repeated-names.ts hasIdWithoutMethodInAnyCase: the MCP Go SDK reads it as a
- * response with that id; hostile trials:
- * test/regressions/id-only-message-on-request-stream-passes.test.ts). On the standalone GET
+ * unicode-fold-member-names-accepted.test.ts); or an object naming no method, in any case
+ * (mcp/repeated-names.ts lacksMethodInAnyCase: with an `id` the MCP Go SDK reads it as a
+ * response with that id, hostile trials:
+ * test/regressions/id-only-message-on-request-stream-passes.test.ts; without one it is no
+ * JSON-RPC message at all, and an empty `method` names none, a review:
+ * test/regressions/seller-message-without-kind-forwarded.test.ts). On the standalone GET
  * stream no response is allowed (standaloneVerdict).
  */
 export function isUnsolicitedResponse(message: unknown): boolean {
-  return isJsonObject(message) && readsAsResponse(message);
+  return isJsonObject(message) && readsAsNoRequest(message);
 }
 
 /** The response verdict for data the rewrite leaves as the seller wrote it. */

@@ -30,8 +30,23 @@
  *   test/regressions/unicode-fold-member-names-accepted.test.ts). No other character folds to
  *   `i` or `d`. The same hint is set on the standalone GET stream and a POSTed notification's
  *   stream, where no response may pass: a message with an `id` and no `method`
- *   (`{"jsonrpc":"2.0","id":5}`) is one as a Go host reads it (rewrite.ts hasIdWithoutMethod;
+ *   (`{"jsonrpc":"2.0","id":5}`) is one as a Go host reads it (rewrite.ts lacksMethod;
  *   hostile trials: test/regressions/id-only-message-on-request-stream-passes.test.ts).
+ *
+ * - A method named ({@link RawEventLimits.methodNamed}): where responses are judged, a block
+ *   is raw only when its data provably names a method, or is no JSON object or array (its
+ *   first byte is none of `{`, `[`, a space or a tab: text or a scalar, which no host reads as
+ *   a message and the gateway forwards as such): it starts with `{"method":"` or
+ *   `{"jsonrpc":"2.0","method":"` (as the TypeScript SDK, and the Go, Python and Java SDKs,
+ *   write a notification: its first member, or the one after `"jsonrpc":"2.0"`, is a top-level
+ *   `method`) and the string goes on (not `""`), and the block holds no other `"method` in any
+ *   ASCII case (a later `method`, or a Go host's `"METHOD"`, would be the one read). A message
+ *   with neither `result` nor `error` that names no method is no request or notification
+ *   (rewrite.ts lacksMethod: with an `id`, a response as a Go host reads it; without one, no
+ *   message at all: `{"jsonrpc":"2.0"}`, `{"jsonrpc":"2.0","method":""}`), and such a block
+ *   held none of the other hints (a review:
+ *   test/regressions/seller-message-without-kind-forwarded.test.ts). Any other block holding
+ *   JSON (another member order, spaces, a request) is parsed, and judged by its data.
  *
  * - Not a response's key ({@link RawEventLimits.responseKeys}): on the standalone GET stream,
  *   where no response may pass (sse-message.ts standaloneVerdict), and on a request's or a
@@ -82,7 +97,7 @@ export interface RawEventLimits {
    * Blocks that may hold an `id` member (`"id` in any ASCII case, or a backslash) stay on the
    * slow path: set where responses are judged (sse-stage.ts), on a request's or a batch's stream
    * (the response awaited is one) and on the streams where none may pass (a message with an
-   * `id` and no `method` is a response as a Go host reads it: rewrite.ts hasIdWithoutMethod).
+   * `id` and no `method` is a response as a Go host reads it: rewrite.ts lacksMethod).
    */
   readonly answerable: boolean;
   /**
@@ -91,6 +106,12 @@ export interface RawEventLimits {
    * stream and on a request's or a batch's stream (sse-stage.ts).
    */
   readonly responseKeys?: boolean;
+  /**
+   * Blocks whose data is not proved to name a method stay on the slow path (module doc, "A
+   * method named": {@link namesMethodRaw}). Set where responses are judged (sse-stage.ts): a
+   * request's or a batch's stream, the standalone GET stream, a POSTed notification's stream.
+   */
+  readonly methodNamed?: boolean;
 }
 
 /**
@@ -119,8 +140,9 @@ export interface RawEventPlan {
  * native searches, and a regular expression ~0.9 ns per byte): one native search per line of
  * a block that may be raw (its start checked), one to the blank line of any other block, one
  * per bracket in the planned bytes plus one per bracket kind, four backward searches for `"id`
- * and one for a backslash over the whole range (plus one per occurrence); and an ASCII (else
- * UTF-8) validity check of the planned bytes. Nothing is allocated per raw block.
+ * and one for a backslash over the whole range (plus one per occurrence); with `methodNamed`,
+ * for each block that may be raw, a prefix compare and two native searches of the block (`"m`,
+ * `"M`); and an ASCII (else UTF-8) validity check of the planned bytes. Nothing is allocated per raw block.
  */
 export function planRawEvents(chunk: Buffer, from: number, limits: RawEventLimits): RawEventPlan {
   const n = chunk.length;
@@ -151,6 +173,9 @@ export function planRawEvents(chunk: Buffer, from: number, limits: RawEventLimit
     let end = -1;
     let at = start;
     let ok = true;
+    /** The first data line's value: its start and the LF that ends it (-1: none yet). */
+    let dataAt = -1;
+    let dataEnd = -1;
     // The optional `event: <type>` line, then `data: ` lines to the blank line.
     if (isMessageLine(view, at, n)) {
       // What MCP servers write: compared in place of a search for its end.
@@ -176,6 +201,10 @@ export function planRawEvents(chunk: Buffer, from: number, limits: RawEventLimit
       }
       const lf = chunk.indexOf(LF, at + 6);
       if (lf === -1 || lf + 1 >= n) break; // incomplete
+      if (dataAt === -1) {
+        dataAt = at + 6;
+        dataEnd = lf;
+      }
       if (chunk[lf + 1] === LF) end = lf + 2;
       else at = lf + 1;
     }
@@ -202,6 +231,7 @@ export function planRawEvents(chunk: Buffer, from: number, limits: RawEventLimit
       }
       ok = count <= maxDepth;
     }
+    if (ok && limits.methodNamed === true) ok = namesMethodRaw(chunk, dataAt, dataEnd, start, end);
     if (hintAt < end) {
       ok = false;
       while (hintAt < end) hintAt = ++hintIndex < hints!.length ? hints![hintIndex]! : n;
@@ -347,5 +377,47 @@ function longSResultAt(chunk: Buffer, at: number): boolean {
 function foldedAt(chunk: Buffer, at: number, word: string): boolean {
   if (at + word.length > chunk.length) return false;
   for (let k = 0; k < word.length; k++) if ((chunk[at + k]! | 0x20) !== word.charCodeAt(k)) return false;
+  return true;
+}
+
+/** The data prefixes that prove a top-level `method` (module doc, "A method named"), `"` last. */
+const METHOD_FIRST = Buffer.from('{"method":"', 'latin1');
+const METHOD_AFTER_JSONRPC = Buffer.from('{"jsonrpc":"2.0","method":"', 'latin1');
+const SPACE = 0x20;
+const TAB = 0x09;
+/** `"m` and `"M`: where a `"method` key in any ASCII case may start. */
+const QUOTE_MS = ['"m', '"M'].map((key) => Buffer.from(key, 'latin1'));
+/** `ethod`, the letters after the `m` of a `"method` key, lower case. */
+const ETHOD = 'ethod';
+
+/**
+ * Whether the block `chunk[start, end)`, whose first data line's value is `chunk[value,
+ * lineEnd)`, provably names a method or holds no JSON object or array (module doc, "A method
+ * named"): the value's first byte is none of `{`, `[`, a space, a tab; or the value starts
+ * with {@link METHOD_FIRST} or {@link METHOD_AFTER_JSONRPC} and a byte of the line other than
+ * `"` follows, and the block holds exactly one `"method` in any ASCII case (that one). The
+ * reference of the WebAssembly planner's HINT_METHOD (assembly/sse-plan.ts): one native search
+ * of the block per `"m` and `"M` in it, and two.
+ */
+function namesMethodRaw(chunk: Buffer, value: number, lineEnd: number, start: number, end: number): boolean {
+  if (value >= 0 && value < lineEnd) {
+    const first = chunk[value];
+    if (first !== LEFT_BRACE && first !== LEFT_BRACKET && first !== SPACE && first !== TAB) return true;
+  }
+  const prefix = startsWithAt(chunk, value, lineEnd, METHOD_FIRST) ? METHOD_FIRST.length : startsWithAt(chunk, value, lineEnd, METHOD_AFTER_JSONRPC) ? METHOD_AFTER_JSONRPC.length : -1;
+  if (prefix === -1 || value + prefix >= lineEnd || chunk[value + prefix] === QUOTE) return false;
+  const block = chunk.subarray(start, end);
+  let keys = 0;
+  for (const key of QUOTE_MS) {
+    // A letter is no LF: a match that starts in the block ends in it.
+    for (let at = block.indexOf(key); at !== -1; at = block.indexOf(key, at + 1)) if (foldedAt(block, at + 2, ETHOD)) keys++;
+  }
+  return keys === 1;
+}
+
+/** `chunk[at, limit)` starts with `bytes`. */
+function startsWithAt(chunk: Buffer, at: number, limit: number, bytes: Buffer): boolean {
+  if (at < 0 || limit - at < bytes.length) return false;
+  for (let k = 0; k < bytes.length; k++) if (chunk[at + k] !== bytes[k]) return false;
   return true;
 }

@@ -9,7 +9,9 @@
  * notifications, planRawEvents cost ~0.14 CPU µs per event (its searches: one per line, one
  * per bracket, the `"id` search), a quarter of the gateway's SSE stage. The response-key hint
  * (`"result` / `"error` in any case, `"reſult`, `\u`: RawEventLimits.responseKeys) is told in the
- * same pass, where native searches could only find each spelling apart.
+ * same pass, where native searches could only find each spelling apart, and so is the proof
+ * that a block's data names a method (RawEventLimits.methodNamed: its first data line's
+ * prefix, its `"method` keys in any case counted).
  *
  * A chunk is planned window by window, each from the end of the last block the previous one
  * planned; raw segments that meet at a window edge are joined (the plan's runs are maximal),
@@ -52,8 +54,8 @@ export function planRawEventsFast(chunk: Buffer, from: number, limits: RawEventL
   let high: number[] | undefined;
   const maxBytes = Math.min(limits.maxEventBytes, limits.maxNodes, INT32_MAX);
   const maxDepth = Math.min(limits.maxDepth, INT32_MAX);
-  /** The planner's `hints` bits (assembly/sse-plan.ts HINT_ID, HINT_KEYS). */
-  const hints = (limits.answerable ? 1 : 0) | (limits.responseKeys === true ? 2 : 0);
+  /** The planner's `hints` bits (assembly/sse-plan.ts HINT_ID, HINT_KEYS, HINT_METHOD). */
+  const hints = (limits.answerable ? 1 : 0) | (limits.responseKeys === true ? 2 : 0) | (limits.methodNamed === true ? 4 : 0);
   let at = from;
   while (at < n) {
     const len = Math.min(n - at, WINDOW_CAPACITY);

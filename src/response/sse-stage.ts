@@ -112,10 +112,15 @@
  * breach is there (below). So is a message with a `method` beside its `result` or `error`
  * (no request either), one with `result` or `error` and no `id`, or both of them (no response
  * either: JSON-RPC 2.0 §5; rewrite.ts claimsResponse; its block is parsed, never raw:
- * sse-raw-events.ts RawEventLimits.responseKeys), and an array holding such a response, the request's
- * own response in it or not; and a response, or an array holding one, whose message repeats a
- * member name (mcp/repeated-names.ts; on a batch's stream, batch-answers.ts take), whatever
- * its id: a host whose parser keeps the first of two `id` members routes it elsewhere.
+ * sse-raw-events.ts RawEventLimits.responseKeys), a message that names no method and has
+ * neither member (an id-only message, the request's id or another, or no message at all,
+ * `{"jsonrpc":"2.0"}`, an empty `method` naming none: rewrite.ts lacksMethod; its block is
+ * raw only when its data proves a method: sse-raw-events.ts RawEventLimits.methodNamed; a
+ * review: test/regressions/seller-message-without-kind-forwarded.test.ts), and an array
+ * holding such a message, the request's own response in it or not; and a response, or an
+ * array holding one, whose message repeats a member name (mcp/repeated-names.ts; on a
+ * batch's stream, batch-answers.ts take), whatever its id: a host whose parser keeps the
+ * first of two `id` members routes it elsewhere.
  * Reported failures: test/regressions/sse-response-for-another-id.test.ts,
  * sse-method-and-result-for-another-id-forwarded.test.ts,
  * sse-batch-shaped-response-for-another-id-forwarded.test.ts,
@@ -133,14 +138,16 @@
  * Streamable HTTP 2025-03-26, 2025-06-18: "The server MUST NOT send a JSON-RPC response on
  * the stream unless resuming a stream associated with a previous client request"): an event
  * whose data is one (a `result` or an `error` member, with or without an `id`, a `method`
- * beside them included; or an `id` and no `method`), or an array holding one, is dropped as a
- * breach is there (below),
+ * beside them included; or no method named, an empty one included: an id-only message, or
+ * no message at all), or an array holding one, is dropped as a breach is there (below),
  * reason `get_stream_response` (errors/codes.ts DROP_REASONS), and the stream goes on.
  * Requests and notifications pass unchanged: the raw path keeps every block holding none of
  * `"result`, `"error` (in any case: a Go host reads `"Result"` and `"reſult"` as `result`), `\u`
- * (sse-raw-events.ts RawEventLimits.responseKeys), `"id` (in any case: RawEventLimits.answerable),
- * and only an event whose data may hold such a key is parsed ({@link mayBeResponse},
- * {@link mayHoldIdKey}; sse-message.ts standaloneVerdict).
+ * (sse-raw-events.ts RawEventLimits.responseKeys) and `"id` (in any case:
+ * RawEventLimits.answerable) whose data provably names a method or is no JSON object or array
+ * (RawEventLimits.methodNamed), and only an event whose data may hold such a key or name no
+ * method is parsed ({@link mayBeResponse},
+ * {@link mayLackMethod}; sse-message.ts standaloneVerdict).
  * The stream answering a POSTed notification or JSON-RPC response (`rpc.kind` 'notification',
  * resumed or not) follows the same rule, its drops reason `notification_stream_response`: no
  * request of that POST awaits a response (a new user's trial 8, F4:
@@ -193,7 +200,7 @@ import type { DropReason } from '../errors/codes.js';
 import { GATEWAY_FINISHED } from '../errors/abort.js';
 import { boundWhenAwaited } from '../errors/earlier-answers.js';
 import { withinJsonBounds } from '../mcp/json-bounds.js';
-import { BACKSLASH, CR, LF } from '../mcp/json-bytes.js';
+import { BACKSLASH, CR, LBRACE, LBRACKET, LF } from '../mcp/json-bytes.js';
 import { ByteBudget } from './byte-budget.js';
 import { LF_ID_FIELD, SseBoundaryScanner, SseIdFieldWatch, SseLineFeeder, blankLineEnds, type CompletedLine } from './sse-boundaries.js';
 import { SseFrameBatch, clampSseRetryMs, encodeSseComment, encodeSseIdOnly, encodeSseRetry } from './sse-encode.js';
@@ -275,38 +282,97 @@ const RESPONSE_KEYS_ANY_CASE = /re(?:s|\u017f)ul|erro/i;
 const RESPONSE_KEY_BYTES_ANY_CASE = /re(?:s|\xc5\xbf)ul|erro/i;
 
 /**
- * False when the JSON text `data` cannot have an `id` member: its bytes hold no `"id` in any
- * ASCII case (a Go host reads `"ID"` as `id`: mcp/repeated-names.ts; no other character folds
- * to `i` or `d`; a key written with `\u` escapes is {@link mayBeResponse}'s). Data that may
- * have one may be a message with an `id` and no `method`, `result` or `error`, which a host
- * reads as a response (rewrite.ts hasIdWithoutMethod), so where responses are judged it is
- * judged too, though it holds neither response key: whether it has a top-level `method` is
- * the scan's to tell (sse-message.ts). Reported failures: `{"jsonrpc":"2.0","id":1}` ended
- * request 1's stream `upstream_reset` after going out as it was, where a JSON body is
- * `upstream_not_mcp` (a new user's trial 8, F13:
- * test/regressions/malformed-response-for-own-id-forwarded.test.ts); `{"jsonrpc":"2.0","id":999}`
- * went out on request 1's stream, on the standalone GET stream and in a batch's answer, and so
- * did such a message whose bytes held `method` elsewhere (`"params":{"method":"x"}`: the test
- * was the bytes holding no `method`), which the MCP Go SDK reads as a response
- * (hostile trials: test/regressions/id-only-message-on-request-stream-passes.test.ts).
+ * False when the event data `data` (its text, or its UTF-8 bytes) is no JSON object or array
+ * (its first character is none of `{`, `[` and JSON whitespace: text or a scalar, which the
+ * gateway forwards as such and no host reads as a message), or provably names a method
+ * (rewrite.ts namesMethod: a top-level `method` whose value is a non-empty string), so that,
+ * holding no response key ({@link mayBeResponse}), it is a request or a notification: it
+ * starts with `{"method":"` or `{"jsonrpc":"2.0","method":"` (as the MCP SDKs write a
+ * notification: the TypeScript SDK `method` first, the Go, Python and Java SDKs after
+ * `"jsonrpc":"2.0"`; the first member, or the one after a string, is a top-level one) and a
+ * character other than `"` follows, and it holds no other `"method` in any ASCII case (a later `method` is the one `JSON.parse`
+ * keeps, a Go host reads `"METHOD"` as `method`; `method` has no `s` or `k`, the letters
+ * other characters fold to; a key written with `\u` escapes is {@link mayBeResponse}'s).
+ * True for anything else (another member order, spaces, a request written `id` first,
+ * text): such data may name no method, so where responses are judged it is judged, whether
+ * it has a top-level non-empty `method` being the scan's to tell (sse-message.ts). A message
+ * with neither `result` nor `error` that names no method is no request or notification
+ * (rewrite.ts lacksMethod): with an `id` a host reads it as a response, without one it is no
+ * message at all.
  *
- * Cost: four native searches (the `"id` spellings, backwards: the rarer `d` first, as
- * sse-raw-events.ts QUOTE_IDS), on the events that are parsed anyway and hold neither
- * response key prefix (raw blocks holding `"id` are parsed where responses are judged:
- * sse-raw-events.ts `answerable`); a progress notification holds none, a server request's or a
- * notification's `"id` key (or one starting so) costs one WebAssembly scan of its data.
+ * Reported failures: `{"jsonrpc":"2.0","id":1}` ended request 1's stream `upstream_reset`
+ * after going out as it was, where a JSON body is `upstream_not_mcp` (a new user's trial 8,
+ * F13: test/regressions/malformed-response-for-own-id-forwarded.test.ts);
+ * `{"jsonrpc":"2.0","id":999}` went out on request 1's stream, on the standalone GET stream
+ * and in a batch's answer, and so did such a message whose bytes held `method` elsewhere
+ * (`"params":{"method":"x"}`), which the MCP Go SDK reads as a response (hostile trials:
+ * test/regressions/id-only-message-on-request-stream-passes.test.ts); `{"jsonrpc":"2.0"}`,
+ * `{"jsonrpc":"2.0","params":{}}`, `{"jsonrpc":"2.0","method":""}` and
+ * `{"jsonrpc":"2.0","id":999,"method":""}` went out on every stream (a review:
+ * test/regressions/seller-message-without-kind-forwarded.test.ts). It replaces the test for
+ * an `"id` (four backward searches), which an id-only message needed and a kindless one
+ * escapes.
+ *
+ * Cost, on the events that are parsed anyway (raw blocks are proved so by the planner:
+ * sse-raw-events.ts RawEventLimits.methodNamed) and hold neither response key prefix: a
+ * prefix compare (up to 27 characters) and two native searches (`"m`, `"M`) past it, plus a
+ * 5-character compare per hit (`"message"` and the like); an event that fails the proof (a
+ * request written `id` first, a notification with spaces or another member order) costs one
+ * WebAssembly scan of its data, as an event holding `"id` did before.
  */
-export function mayHoldIdKey(data: string | Buffer): boolean {
+export function mayLackMethod(data: string | Buffer): boolean {
   if (typeof data === 'string') {
-    for (const key of QUOTE_ID_TEXTS) if (data.lastIndexOf(key) !== -1) return true;
+    if (!mayOpenContainer(data.charCodeAt(0))) return false;
+    const from = data.startsWith(METHOD_FIRST) ? METHOD_FIRST.length : data.startsWith(METHOD_AFTER_JSONRPC) ? METHOD_AFTER_JSONRPC.length : -1;
+    if (from === -1 || from >= data.length || data.charCodeAt(from) === QUOTE) return true;
+    for (const key of QUOTE_MS) {
+      for (let at = data.indexOf(key, from); at !== -1; at = data.indexOf(key, at + 1)) if (foldedTextAt(data, at + 2)) return true;
+    }
     return false;
   }
-  for (const key of QUOTE_ID_BYTES) if (data.lastIndexOf(key) !== -1) return true;
+  if (!mayOpenContainer(data[0])) return false;
+  const from = bytesStartWith(data, METHOD_FIRST_BYTES) ? METHOD_FIRST_BYTES.length : bytesStartWith(data, METHOD_AFTER_JSONRPC_BYTES) ? METHOD_AFTER_JSONRPC_BYTES.length : -1;
+  if (from === -1 || from >= data.length || data[from] === QUOTE) return true;
+  for (const key of QUOTE_M_BYTES) {
+    for (let at = data.indexOf(key, from); at !== -1; at = data.indexOf(key, at + 1)) if (foldedBytesAt(data, at + 2)) return true;
+  }
   return false;
 }
-/** `"id` in each ASCII case ({@link mayHoldIdKey}). */
-const QUOTE_ID_TEXTS = ['"id', '"iD', '"Id', '"ID'];
-const QUOTE_ID_BYTES = QUOTE_ID_TEXTS.map((key) => Buffer.from(key, 'latin1'));
+/** The data prefixes that prove a top-level `method` ({@link mayLackMethod}), its value's `"` last. */
+const METHOD_FIRST = '{"method":"';
+const METHOD_AFTER_JSONRPC = '{"jsonrpc":"2.0","method":"';
+const METHOD_FIRST_BYTES = Buffer.from(METHOD_FIRST, 'latin1');
+const METHOD_AFTER_JSONRPC_BYTES = Buffer.from(METHOD_AFTER_JSONRPC, 'latin1');
+/** `"m` and `"M`: where a `"method` key in any ASCII case may start. */
+const QUOTE_MS = ['"m', '"M'];
+const QUOTE_M_BYTES = QUOTE_MS.map((key) => Buffer.from(key, 'latin1'));
+/** `ethod`, the letters of `method` after its `m`. */
+const ETHOD = 'ethod';
+const QUOTE = 0x22;
+
+/** `c`, the data's first character (undefined or NaN: none), may begin a JSON object or array: `{`, `[`, JSON whitespace. */
+function mayOpenContainer(c: number | undefined): boolean {
+  return c === LBRACE || c === LBRACKET || c === 0x20 || c === 0x09 || c === LF || c === CR;
+}
+
+/** `data` starts with `prefix`. */
+function bytesStartWith(data: Buffer, prefix: Buffer): boolean {
+  if (data.length < prefix.length) return false;
+  for (let k = 0; k < prefix.length; k++) if (data[k] !== prefix[k]) return false;
+  return true;
+}
+/** `text` holds {@link ETHOD} at `at` in any ASCII case (`| 0x20` maps only `A`-`Z` onto letters). */
+function foldedTextAt(text: string, at: number): boolean {
+  if (at + ETHOD.length > text.length) return false;
+  for (let k = 0; k < ETHOD.length; k++) if ((text.charCodeAt(at + k) | 0x20) !== ETHOD.charCodeAt(k)) return false;
+  return true;
+}
+/** The same on bytes. */
+function foldedBytesAt(data: Buffer, at: number): boolean {
+  if (at + ETHOD.length > data.length) return false;
+  for (let k = 0; k < ETHOD.length; k++) if ((data[at + k]! | 0x20) !== ETHOD.charCodeAt(k)) return false;
+  return true;
+}
 
 /**
  * The UTF-8 bytes of an event's `data` taken from `line`, the event's data line that the line
@@ -517,10 +583,10 @@ export async function handleSseBody(
     // skipped every check below; see `namedEvent`).
     if (content.length > 0) {
       // Parsed only when it may be the response to the request, or a response where none may
-      // pass (mayBeResponse; mayHoldIdKey: an `id` and no `method`): anything else (progress
-      // notifications...) is forwarded as it is, after the structure bounds (proved by
-      // withinJsonBounds, else scanned: sse-message.ts).
-      const candidate = (answerable || answersNoRequest) && (mayBeResponse(content) || mayHoldIdKey(content));
+      // pass, or name no method (mayBeResponse; mayLackMethod: an id-only message, or none at
+      // all): anything else (progress notifications...) is forwarded as it is, after the
+      // structure bounds (proved by withinJsonBounds, else scanned: sse-message.ts).
+      const candidate = (answerable || answersNoRequest) && (mayBeResponse(content) || mayLackMethod(content));
       if (candidate || !withinJsonBounds(content, boundsLimits)) {
         const opts = candidate ? (responseOpts ??= { ...boundsLimits, mayBeResponse: true, wantsMessage }) : (otherOpts ??= { ...boundsLimits, mayBeResponse: false, wantsMessage });
         verdict = inspectEventData(exchange, data, opts, bytes);
@@ -557,7 +623,7 @@ export async function handleSseBody(
       // `upstream_not_mcp` for id null, the event not forwarded, as a response to another id
       // ends a single request's (batch-answers.ts; a new user's trial, 2026-12-03:
       // test/regressions/batch-answer-for-other-ids-forwarded.test.ts).
-      if (awaitsBatch && (mayBeResponse(content) || mayHoldIdKey(content))) {
+      if (awaitsBatch && (mayBeResponse(content) || mayLackMethod(content))) {
         const taken = batchAnswers.take(verdict?.kind === 'forward' && verdict.bytes !== undefined ? verdict.bytes : content);
         // A response to one of the batch's requests in a named event answers none (`namedEvent`).
         const namedAnswer = batchAnswers.answeredUndelivered && namedEvent(event);
@@ -1040,19 +1106,23 @@ export async function handleSseBody(
   /** The bytes so far are whole event blocks: the parser and the line feeder hold nothing. */
   let atEventStart = true;
   // A block that may hold an `id` member (an `"id` in any ASCII case: a request's or a batch's
-  // response, or a message with an `id` and no `method`, which a host reads as a response,
-  // mayHoldIdKey) is read too (sse-raw-events.ts `answerable`), and one that may hold a
-  // response's key, in any case (`responseKeys`), where responses are judged: the standalone
-  // GET stream and a POSTed notification's or response's stream (none may pass:
+  // response) is read too (sse-raw-events.ts `answerable`), one that may hold a response's
+  // key, in any case (`responseKeys`), and one whose data is not proved to name a method
+  // (`methodNamed`: an id-only message, or no message at all, which a host reads as a
+  // response or cannot read: mayLackMethod), where responses are judged: the standalone GET
+  // stream and a POSTed notification's or response's stream (none may pass:
   // answersNoRequest; the `"id` hint there since the hostile trials' id-only messages:
-  // test/regressions/id-only-message-on-request-stream-passes.test.ts), a request's or a
-  // batch's (one without an `id` is refused, and the `"id` hint does not see it).
+  // test/regressions/id-only-message-on-request-stream-passes.test.ts; the method proof since a
+  // review's kindless ones: test/regressions/seller-message-without-kind-forwarded.test.ts), a
+  // request's or a batch's (one without an `id` is refused, and the `"id` hint does not see it).
+  const judged = answerable || awaitsBatch || answersNoRequest;
   const rawLimits = {
     maxEventBytes: perEventLimit,
     maxDepth: limits.max_json_depth,
     maxNodes: limits.max_json_nodes,
-    answerable: answerable || awaitsBatch || answersNoRequest,
-    responseKeys: answersNoRequest || answerable || awaitsBatch,
+    answerable: judged,
+    responseKeys: judged,
+    methodNamed: judged,
   };
 
   /**

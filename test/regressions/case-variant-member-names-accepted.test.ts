@@ -23,11 +23,14 @@
  * (j) (c) then the real answer; (k) the same with CR LF line ends (the parser's path). A
  * 2025-03-26 batch of calls 20 and 21 answered on SSE: the response to 21, then
  * `{"ID":20,"Result":{...}}` (l). The standalone GET stream (m): notifications (one saying
- * "Result" in a value, one with a `"Params"` key), and responses named in other cases.
+ * "Result" in a value, one with a `"Params"` key), responses named in other cases, and a
+ * message whose only method is `"Method"` (no method as `JSON.parse` reads it: no message to
+ * every host, since a review: test/regressions/seller-message-without-kind-forwarded.test.ts).
  * Expectation: (a)-(k) exactly the gateway's `upstream_not_mcp` error for id N (HTTP 200,
  * upstream_status 200) as the JSON body or the stream's one event, outcome local_error;
  * (l) the event for 21 as sent, then the error for 20; (m) only the notifications, as the
- * seller sent them, each response dropped `get_stream_response` (the warning and the metric).
+ * seller sent them, each response and the `"Method"` message dropped `get_stream_response`
+ * (the warning and the metric).
  * Controls: the same messages with every name as written pass byte for byte, outcome ok.
  */
 import { describe, test } from 'node:test';
@@ -69,7 +72,11 @@ const MESSAGES: Record<string, (id: number) => string> = {
 const GET_EVENTS: ReadonlyArray<readonly [string, boolean]> = [
   ['{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"Result: ok"}}', true],
   [`{${JSONRPC},"ID":999,"Result":${OTHER}}`, false],
-  ['{"jsonrpc":"2.0","Method":"notifications/message","Params":{"level":"info","data":"x"}}', true],
+  ['{"jsonrpc":"2.0","method":"notifications/message","Params":{"level":"info","data":"x"}}', true],
+  // No `method` as `JSON.parse` reads it (the TypeScript and Python SDK clients fail to parse
+  // it), though a Go host reads `"Method"` as one: no message to every host, dropped (a review:
+  // test/regressions/seller-message-without-kind-forwarded.test.ts; it went out before).
+  ['{"jsonrpc":"2.0","Method":"notifications/message","params":{"level":"info","data":"x"}}', false],
   [`{${JSONRPC},"id":7,"ERROR":{"code":-32603,"message":"boom"}}`, false],
   [`[{${JSONRPC},"Id":3,"rEsult":{}}]`, false],
   [`{${JSONRPC},"id":8,"R\\u0065sult":{}}`, false],

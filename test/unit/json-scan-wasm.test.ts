@@ -85,6 +85,7 @@ function reference(b: Uint8Array, limits: JsonScanLimits): JsonScanResult {
     hasResult: false,
     hasError: false,
     hasMethod: false,
+    method: undefined as ByteRange | undefined,
     plainKeys: true,
     sc: undefined as ByteRange | undefined,
     /** A key of the last `result` is written with an escape. */
@@ -239,6 +240,7 @@ function reference(b: Uint8Array, limits: JsonScanLimits): JsonScanResult {
       const range: ByteRange = [start, i];
       if (role === 'top' && plain('jsonrpc')) m.jsonrpc = range;
       if (role === 'top' && plain('id')) m.id = range;
+      if (role === 'top' && plain('method')) m.method = range;
       if (role === 'result' && plain('structuredContent')) m.sc = range;
       if (role === 'result' && plain('isError')) m.isError = range;
       if (role === 'result' && plain('resultType')) m.resultType = range;
@@ -344,6 +346,7 @@ function reference(b: Uint8Array, limits: JsonScanLimits): JsonScanResult {
             hasResult: m.hasResult,
             hasError: m.hasError,
             hasMethod: m.hasMethod,
+            method: m.method,
             plainKeys: m.plainKeys,
             structuredContent: m.resultEscaped ? undefined : m.sc,
             resultPlainKeys: m.hasResult && !m.resultEscaped,
@@ -391,6 +394,7 @@ function crossCheckReference(bytes: Buffer, ref: JsonScanResult, label: string):
   assert.equal(ref.members!.hasResult, Object.hasOwn(o, 'result'), label);
   assert.equal(ref.members!.hasError, Object.hasOwn(o, 'error'), label);
   assert.equal(ref.members!.hasMethod, Object.hasOwn(o, 'method'), label);
+  assert.deepEqual(slice(ref.members!.method), Object.hasOwn(o, 'method') ? o.method : undefined, label);
   const sc = ref.members!.structuredContent;
   const result = o.result as Record<string, unknown>;
   if (sc !== undefined) {

@@ -95,6 +95,7 @@ test('agrees with JSON.parse, checkJsonBounds and hasLossyNumber on 20,000 fuzze
       assert.equal(m.hasResult, Object.hasOwn(o, 'result'), text);
       assert.equal(m.hasError, Object.hasOwn(o, 'error'), text);
       if (m.plainKeys) assert.equal(m.hasMethod, Object.hasOwn(o, 'method'), text);
+      assert.deepEqual(slice(m.method), Object.hasOwn(o, 'method') ? o.method : undefined, text);
       const result = o.result;
       if (m.resultPlainKeys && m.content !== undefined && m.content.plainKeys) {
         const content = (result as Record<string, unknown>).content;
@@ -152,6 +153,7 @@ test('members of a JSON-RPC message: ranges of jsonrpc and id, result and error 
     hasResult: true,
     hasError: false,
     hasMethod: false,
+    method: undefined,
     plainKeys: true,
     structuredContent: undefined,
     resultPlainKeys: true,
@@ -177,6 +179,7 @@ test('members of a JSON-RPC message: ranges of jsonrpc and id, result and error 
   const top = scanJson(Buffer.from(withMethod), NO_LIMITS);
   assert.ok(top.ok);
   assert.equal(top.members!.hasMethod, true);
+  assert.deepEqual(top.members!.method, [withMethod.indexOf('"x"'), withMethod.indexOf('"x"') + 3]);
   const nested = scanJson(Buffer.from('{"jsonrpc":"2.0","id":1,"result":{"method":1},"methods":2}'), NO_LIMITS);
   assert.ok(nested.ok);
   assert.equal(nested.members!.hasMethod, false, 'only a top-level `method` key counts');
@@ -186,6 +189,19 @@ test('members of a JSON-RPC message: ranges of jsonrpc and id, result and error 
   const cut = scanner.end();
   assert.ok(cut.ok);
   assert.equal(cut.members!.hasMethod, true);
+  assert.deepEqual(cut.members!.method, [33, 36]);
+  // The last `method` value, whatever it is: an empty string, null, an object (a review: the
+  // MCP Go SDK reads an empty or null method as none).
+  for (const [text, value] of [
+    ['{"method":"x","jsonrpc":"2.0","method":""}', '""'],
+    ['{"jsonrpc":"2.0","id":9,"method":null}', 'null'],
+    ['{"method" : {"a":[1]} ,"id":2}', '{"a":[1]}'],
+  ] as const) {
+    const scan = scanJson(Buffer.from(text), NO_LIMITS);
+    assert.ok(scan.ok);
+    const range = scan.members!.method!;
+    assert.equal(text.slice(range[0], range[1]), value, text);
+  }
 });
 
 test('textMayHoldObject: only text members that may start with an object', () => {

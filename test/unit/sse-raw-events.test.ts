@@ -138,6 +138,52 @@ test('on a stream answering a request, anything that may be the response is for 
   assert.deepEqual(r.blocks, runs([['data: {"id":1}\n\n', false], [progress(1), true], [progress(2), true]]));
 });
 
+test('methodNamed: a block is raw only when its data provably names a method (its prefix, one `"method` key), or is no JSON object or array', () => {
+  // A review: `{"jsonrpc":"2.0"}` and `{"jsonrpc":"2.0","method":""}` (no kind, or an empty
+  // method) held none of the other hints and went out raw on every stream
+  // (test/regressions/seller-message-without-kind-forwarded.test.ts).
+  const limits = { ...LIMITS, answerable: false, methodNamed: true };
+  const named = [
+    'data: {"method":"notifications/progress","params":{"progress":1},"jsonrpc":"2.0"}\n\n',
+    'data: {"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info"}}\n\n',
+    'event: x-custom\ndata: {"method":"x"}\n\n',
+    'data: {"method":"x",\ndata: "params":{}}\n\n',
+    'data: {"method":"x","params":{"message":"ok"}}\n\n',
+    // No JSON object or array: text or a scalar, forwarded as such.
+    'data: plain text\n\n',
+    'data: "{\\"jsonrpc\\":\\"2.0\\"}"\n\n',
+    'data: 42\n\n',
+    'data: x\ndata: {"jsonrpc":"2.0"}\n\n',
+  ];
+  for (const block of named) assert.deepEqual(plan(progress(1) + block, limits).blocks, runs([[progress(1), true], [block, true]]), block);
+  const unproved = [
+    'data: {"jsonrpc":"2.0"}\n\n',
+    'data: {"jsonrpc":"2.0","params":{}}\n\n',
+    'data: {"jsonrpc":"2.0","method":""}\n\n',
+    'data: {"method":""}\n\n',
+    'data: {"jsonrpc":"2.0","method":null}\n\n',
+    'data: {"jsonrpc":"2.0","params":{"method":"x"}}\n\n',
+    'data: {"method":"x","method":""}\n\n',
+    'data: {"method":"x","METHOD":""}\n\n',
+    'data: {"method":"x","params":{"Method":1}}\n\n',
+    'event: "method\ndata: {"method":"x"}\n\n',
+    'data: {"jsonrpc": "2.0", "method": "x"}\n\n',
+    'data: {"params":{},"method":"x"}\n\n',
+    'data: {"method":"\n\n',
+    'data: {"jsonrpc":"2.0","method":"\n\n',
+    'data: {"method":"\ndata: x"}\n\n',
+    'data:  {"method":"x"}\n\n',
+    'data: \t{"method":"x"}\n\n',
+    'data: [{"method":"x"}]\n\n',
+    'data: \ndata: {"jsonrpc":"2.0"}\n\n',
+    'data: \n\n',
+  ];
+  for (const block of unproved) {
+    assert.deepEqual(plan(progress(1) + block + progress(2), limits).blocks, [[progress(1), true], [block, false], [progress(2), true]], block);
+    assert.deepEqual(plan(progress(1) + block + progress(2), LIMITS).blocks.length, 1, `raw without the hint: ${block}`);
+  }
+});
+
 test('UTF-8: valid multi-byte text stays raw; an invalid byte anywhere in the planned blocks makes them all parsed', () => {
   const accented = 'data: {"m":"café ✓ 𝄞"}\n\n';
   assert.deepEqual(plan(progress(1) + accented).blocks, runs([[progress(1), true], [accented, true]]));

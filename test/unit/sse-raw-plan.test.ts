@@ -54,6 +54,23 @@ const KINDS = [
   '\n',
   'event: messages\ndata: {"m":"ok"}\n\n',
   `data: "${'x'.repeat(120)}"\n\n`,
+  // RawEventLimits.methodNamed: proved, and not (a review's kindless messages).
+  'data: {"method":"notifications/progress","params":{"progress":1},"jsonrpc":"2.0"}\n\n',
+  'event: x\ndata: {"method":"m"}\n\n',
+  'data: {"jsonrpc":"2.0"}\n\n',
+  'data: {"jsonrpc":"2.0","method":""}\n\n',
+  'data: {"method":""}\n\n',
+  'data: {"method":"x","METHOD":""}\n\n',
+  'data: {"method":"x","params":{"mEthOd":1,"message":2}}\n\n',
+  'event: "Method\ndata: {"method":"x"}\n\n',
+  'data: {"jsonrpc": "2.0", "method": "x"}\n\n',
+  'data: {"method":"\n\n',
+  'data: {"jsonrpc":"2.0","method":"\n\n',
+  'data: {"jsonrpc":"2.0","method":"x"\ndata: }\n\n',
+  'data:  {"method":"x"}\n\n',
+  'data: \t[1]\n\n',
+  'data: \ndata: {}\n\n',
+  'data: x"method\n\n',
 ];
 const INVALID = Buffer.concat([Buffer.from('data: {"m":"'), Buffer.from([0xff]), Buffer.from('"}\n\n')]);
 const TAILS = ['', 'event: message\ndata: {"z"', 'data: {"id"', 'event: mess', 'data: "é', '\n', 'event: message\n'];
@@ -72,6 +89,7 @@ const rand = (n: number): number => {
 const randomLimits = (): RawEventLimits => ({
   answerable: rand(2) === 0,
   responseKeys: rand(2) === 0,
+  methodNamed: rand(2) === 0,
   maxDepth: 2 + rand(10),
   maxEventBytes: [4096, 60, 120, 150][rand(4)]!,
   maxNodes: [4096, 100, 140][rand(3)]!,
@@ -94,9 +112,9 @@ test('random mixes of blocks under random limits: the reference plan, from every
 });
 
 test('a stream cut at every byte: each piece planned as a chunk of its own gives the reference plan', () => {
-  const stream = Buffer.concat([Buffer.from(progress(1) + 'id: 4\ndata: {}\n\n' + 'data: "café"\n\n' + ': c\n\n' + '\n' + progress(2) + 'data: {"id":1}\n\n' + 'data: {"Result":1}\n\n' + 'data: "\\u"\n\n' + 'data: {"Re\u017fult":1}\n\n' + 'data: {"ID":2}\n\n'), INVALID, Buffer.from(progress(3))]);
-  for (const [answerable, responseKeys] of [[true, false], [false, false], [true, true], [false, true]] as const) {
-    const limits = { ...LIMITS, answerable, responseKeys };
+  const stream = Buffer.concat([Buffer.from(progress(1) + 'id: 4\ndata: {}\n\n' + 'data: "café"\n\n' + ': c\n\n' + '\n' + progress(2) + 'data: {"id":1}\n\n' + 'data: {"Result":1}\n\n' + 'data: "\\u"\n\n' + 'data: {"Re\u017fult":1}\n\n' + 'data: {"ID":2}\n\n' + 'data: {"jsonrpc":"2.0"}\n\n' + 'data: {"method":"x","Method":""}\n\n' + 'data: {"method":""}\n\n'), INVALID, Buffer.from(progress(3))]);
+  for (const [answerable, responseKeys, methodNamed] of [[true, false, false], [false, false, false], [true, true, false], [false, true, false], [false, false, true], [true, true, true]] as const) {
+    const limits = { ...LIMITS, answerable, responseKeys, methodNamed };
     for (let cut = 0; cut <= stream.length; cut++) {
       assertSame(stream.subarray(0, cut), 0, limits, `head ${cut}`);
       assertSame(stream.subarray(cut), 0, limits, `rest from ${cut}`);
@@ -112,6 +130,7 @@ test('chunks over one 64 KiB window: blocks across the window edge at every offs
     const chunk = Buffer.from(first + event.repeat(8) + 'data: "é"\n\n' + event.repeat(4) + 'event: message\ndata: {');
     assertSame(chunk, 0, { ...LIMITS, maxEventBytes: 1 << 20, maxNodes: 1 << 20 }, `pad ${pad}`);
     assertSame(chunk, 0, LIMITS, `pad ${pad}, the first block over the bound`);
+    assertSame(chunk, 0, { ...LIMITS, methodNamed: true, responseKeys: true }, `pad ${pad}, methodNamed`);
   }
   // Many windows of raw blocks (one raw run across them), and of blocks for the parser.
   assertSame(Buffer.from(event.repeat(2000)), 0, LIMITS, 'raw run over several windows');

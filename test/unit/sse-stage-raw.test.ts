@@ -30,9 +30,9 @@ test('progress notifications go out as views of the seller chunk: one write, no 
 });
 
 test('mixed chunk: raw blocks, parsed blocks and the response, in order, byte for byte', async () => {
-  const stream = progress(1) + ': keepalive\n\n' + progress(2) + 'data:{"x":1}\n\n' + progress(3) + result(1) + progress(4);
+  const stream = progress(1) + ': keepalive\n\n' + progress(2) + 'data:{"method":"x"}\n\n' + progress(3) + result(1) + progress(4);
   const r = await runSseStage([stream]);
-  assert.equal(r.body, progress(1) + ': keepalive\n' + progress(2) + 'data: {"x":1}\n\n' + progress(3) + result(1));
+  assert.equal(r.body, progress(1) + ': keepalive\n' + progress(2) + 'data: {"method":"x"}\n\n' + progress(3) + result(1));
   assert.equal(r.writes.length, 1, 'one corked write');
   assert.equal(r.ended, true);
   assert.equal(r.exchange.outcome, 'ok');
@@ -41,7 +41,7 @@ test('mixed chunk: raw blocks, parsed blocks and the response, in order, byte fo
 
 test('cut at every offset into two chunks, at many pairs into three, and byte by byte: the same bytes and tokens', async () => {
   const stream =
-    progress(1) + 'id: a\n' + progress(2) + progress(3) + ': c\n\n' + 'data: {"m":"café"}\n\n' + 'event: message\ndata: {"a":\ndata: 1}\n\n' + 'id: b\n' + progress(4) + progress(5) + result(1);
+    progress(1) + 'id: a\n' + progress(2) + progress(3) + ': c\n\n' + 'data: {"method":"café"}\n\n' + 'event: message\ndata: {"method":"a",\ndata: "b":1}\n\n' + 'id: b\n' + progress(4) + progress(5) + result(1);
   const bytes = Buffer.from(stream);
   const expected = (await runSseStage([bytes])).body;
   // The parse + encode path's output: tokens count through their event (b's count includes
@@ -50,7 +50,7 @@ test('cut at every offset into two chunks, at many pairs into three, and byte by
   const countB = Buffer.byteLength(stream) - Buffer.byteLength(progress(5) + result(1)) + kitTokenAdded('a', countA);
   assert.equal(
     expected,
-    progress(1) + `id: tok(a,${countA})\n` + progress(2) + progress(3) + ': c\n' + 'data: {"m":"café"}\n\n' + 'event: message\ndata: {"a":\ndata: 1}\n\n' + `id: tok(b,${countB})\n` + progress(4) + progress(5) + result(1),
+    progress(1) + `id: tok(a,${countA})\n` + progress(2) + progress(3) + ': c\n' + 'data: {"method":"café"}\n\n' + 'event: message\ndata: {"method":"a",\ndata: "b":1}\n\n' + `id: tok(b,${countB})\n` + progress(4) + progress(5) + result(1),
   );
   for (let i = 0; i <= bytes.length; i++) {
     const r = await runSseStage(cut(bytes, [i]));
@@ -68,19 +68,19 @@ test('cut at every offset into two chunks, at many pairs into three, and byte by
 });
 
 test('a chunk holding a CR is parsed whole, as before', async () => {
-  const stream = Buffer.from(progress(1) + 'data: {"x":1}\r\n\r\n' + progress(2) + result(1));
+  const stream = Buffer.from(progress(1) + 'data: {"method":"x"}\r\n\r\n' + progress(2) + result(1));
   const r = await runSseStage([stream]);
-  assert.equal(r.body, progress(1) + 'data: {"x":1}\n\n' + progress(2) + result(1));
+  assert.equal(r.body, progress(1) + 'data: {"method":"x"}\n\n' + progress(2) + result(1));
   assert.ok(!r.buffers.some((b) => isViewOf(b, stream)), 'nothing forwarded raw');
 });
 
 test('after raw blocks at the stream start, a later U+FEFF is a character, not a BOM to drop', async () => {
   // Mid-stream, `\ufeffdata:` is an unknown field for a client: the event is not dispatched.
-  const r = await runSseStage([progress(1) + '\ufeffdata: {"x":1}\n\n' + progress(2) + result(1)]);
+  const r = await runSseStage([progress(1) + '\ufeffdata: {"method":"x"}\n\n' + progress(2) + result(1)]);
   assert.equal(r.body, progress(1) + progress(2) + result(1));
   // At the stream's start it is the BOM: dropped, the event flows.
-  const start = await runSseStage(['\ufeffdata: {"x":1}\n\n' + progress(2) + result(1)]);
-  assert.equal(start.body, 'data: {"x":1}\n\n' + progress(2) + result(1));
+  const start = await runSseStage(['\ufeffdata: {"method":"x"}\n\n' + progress(2) + result(1)]);
+  assert.equal(start.body, 'data: {"method":"x"}\n\n' + progress(2) + result(1));
 });
 
 test('the per-event bound at exactly the limit: raw below it, the limit itself passes, one byte more fails', async () => {
@@ -107,7 +107,7 @@ test('the depth bound: a block with more brackets than the limit is parsed and j
   const deep = await runSseStage([progress(1) + note(7) + result(1)], { agentYaml });
   assert.equal(deep.exchange.reason, 'json_depth');
   // Brackets inside strings count for the raw test only: the parse finds the real depth.
-  const inString = `event: message\ndata: {"m":"${'['.repeat(20)}"}\n\n`;
+  const inString = `event: message\ndata: {"method":"${'['.repeat(20)}"}\n\n`;
   const s = await runSseStage([progress(1) + inString + result(1)], { agentYaml });
   assert.equal(s.body, progress(1) + inString + result(1));
 });
@@ -148,9 +148,9 @@ test('standalone GET stream: canonical blocks without a response key are raw; a 
 });
 
 test('id lines in planned chunks: a token counts through its own event, wherever the id line is', async () => {
-  const idEvent = (id: string, n: number): string => `id: ${id}\ndata: {"n":${n}}\n\n`;
+  const idEvent = (id: string, n: number): string => `id: ${id}\ndata: {"method":"${n}"}\n\n`;
   const parsedA = ': c\n\n'; // parsed, no id
-  const parsedB = 'data:{"b":2}\n\n'; // goes out as `data: {"b":2}`: one byte more, counted (sse-stage.ts chargeEncoding)
+  const parsedB = 'data:{"method":"b"}\n\n'; // goes out as `data: {"method":"b"}`: one byte more, counted (sse-stage.ts chargeEncoding)
   // The second chunk starts at an event start with an id line (nothing of it before the chunk).
   const first = progress(1);
   const second = idEvent('x', 1) + parsedA + parsedB + progress(2) + 'id: y\n' + progress(3) + parsedA + idEvent('z', 2) + progress(4) + result(1);
@@ -165,14 +165,14 @@ test('id lines in planned chunks: a token counts through its own event, wherever
   assert.equal(
     r.body,
     first +
-      `id: tok(x,${x})\ndata: {"n":1}\n\n` +
+      `id: tok(x,${x})\ndata: {"method":"1"}\n\n` +
       ': c\n' +
-      'data: {"b":2}\n\n' +
+      'data: {"method":"b"}\n\n' +
       progress(2) +
       `id: tok(y,${y})\n` +
       progress(3) +
       ': c\n' +
-      `id: tok(z,${z})\ndata: {"n":2}\n\n` +
+      `id: tok(z,${z})\ndata: {"method":"2"}\n\n` +
       progress(4) +
       result(1),
   );
@@ -189,8 +189,8 @@ test('a chunk that starts with blank lines at an event start: an id event after 
   // Review of 6e630d2: the planner stops at a lone LF at a chunk's start, so the id event was
   // parsed with the rest of the chunk and its token counted through the chunk's end.
   const first = progress(1);
-  const second = '\n\nid: 99\ndata: {"n":1}\n\n' + progress(2) + progress(3);
+  const second = '\n\nid: 99\ndata: {"method":"1"}\n\n' + progress(2) + progress(3);
   const r = await runSseStage([first, second, result(1)]);
-  const exact = Buffer.byteLength(first + '\n\nid: 99\ndata: {"n":1}\n\n');
-  assert.equal(r.body, first + `id: tok(99,${exact})\ndata: {"n":1}\n\n` + progress(2) + progress(3) + result(1));
+  const exact = Buffer.byteLength(first + '\n\nid: 99\ndata: {"method":"1"}\n\n');
+  assert.equal(r.body, first + `id: tok(99,${exact})\ndata: {"method":"1"}\n\n` + progress(2) + progress(3) + result(1));
 });

@@ -40,7 +40,7 @@ test('an event held as bytes after a token in the same chunk: bounded with the t
   // (sse-held-block.ts). Within the limit as the seller's bytes, past it with the token:
   // sse_cumulative there, with the count through the chunk, even when the stream ends with that
   // chunk (it was: no error, the stream ended as resumable, the count past the limit).
-  const head = 'id: a\ndata: x\n\nevent: message\ndata: {"x":1';
+  const head = 'id: a\ndata: x\n\nevent: message\ndata: {"method":"x"';
   const limit = head.length + 7;
   for (const chunks of [[head], [head, '}\n\n']]) {
     const r = await runSseStage(chunks, { agentYaml: [`max_response_bytes: ${limit}`] });
@@ -49,7 +49,7 @@ test('an event held as bytes after a token in the same chunk: bounded with the t
   }
   // With room for the token: the event, held, then completed by the next chunk.
   const at = await runSseStage([head, '}\n\n'], { agentYaml: [`max_response_bytes: ${head.length + 8 + 3}`] });
-  assert.equal(at.body, 'id: tok(a,15)\ndata: x\n\nevent: message\ndata: {"x":1}\n\n');
+  assert.equal(at.body, 'id: tok(a,15)\ndata: x\n\nevent: message\ndata: {"method":"x"}\n\n');
 });
 
 test('an id-only block before a block forwarded raw, or held as bytes: that event carries its id, its token counted', async () => {
@@ -64,9 +64,9 @@ test('an id-only block before a block forwarded raw, or held as bytes: that even
   assert.deepEqual(errorOf(over.body).details, { reason: 'sse_cumulative', limit_bytes: chunk.length + token.length - 2, observed_bytes: chunk.length + token.length - 1 });
   assert.equal(over.body.includes('tok('), false);
   // Held across chunks: the event completed by the next chunk carries it.
-  const head = 'id: a\n\nevent: message\ndata: {"x":1';
+  const head = 'id: a\n\nevent: message\ndata: {"method":"x"';
   const held = await runSseStage([head, '}\n\n']);
-  assert.equal(held.body, `id: tok(a,${head.length + 3})\nevent: message\ndata: {"x":1}\n\n`);
+  assert.equal(held.body, `id: tok(a,${head.length + 3})\nevent: message\ndata: {"method":"x"}\n\n`);
 });
 
 test('a response whose token takes the stream over: not delivered, not observed, no rewrite recorded', async () => {
