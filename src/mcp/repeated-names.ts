@@ -139,11 +139,11 @@ function hasVariant(o: Record<string, unknown>, names: readonly string[]): boole
 
 /**
  * `key` is `name` under Go's case folding (bytes.EqualFold: Unicode simple case folding) but not
- * as written. `name` is ASCII letters, and the characters that fold to an ASCII letter are its
+ * as written. Also read by the host request's check (request/repeated-request-names.ts). `name` is ASCII letters, and the characters that fold to an ASCII letter are its
  * two cases, `ſ` (U+017F) for `s` and `K` (U+212A) for `k` (module doc): each one UTF-16 unit,
  * so the lengths match. `| 0x20` maps exactly `A`-`Z` onto `a`-`z` among letters.
  */
-function foldsTo(key: string, name: string): boolean {
+export function foldsTo(key: string, name: string): boolean {
   if (key.length !== name.length || key === name) return false;
   for (let i = 0; i < key.length; i++) {
     const a = key.charCodeAt(i);

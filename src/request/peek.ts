@@ -12,6 +12,12 @@
  *   the scan records (at the top, or in a `tools/call`'s `params`). Both give the same answer
  *   for every body (test/unit/peek-scan.test.ts compares them).
  *
+ * Both readings also refuse a request writing a member the gateway acts on twice or in another
+ * case (`"name":"a","Name":"b"` in a `tools/call`'s params; request/repeated-request-names.ts):
+ * the scan compares the key bytes of its member table, the parse proves most bodies free of
+ * repeats with native searches and reads the keys from the bytes only when they cannot (a
+ * hostile new-user trial 11, F1: test/regressions/host-repeated-member-names-bypass-tool-limit.test.ts).
+ *
  * Why (issue 5): a large request (a `sync_creatives` with many creatives) was parsed whole,
  * every argument made a JavaScript value, to read three members, with the event loop held
  * meanwhile.
@@ -29,6 +35,7 @@ import { checkJsonBounds, withinJsonBounds, type JsonBoundsLimits } from '../mcp
 import { closingQuote, COLON, COMMA, CR, DIGIT_0, DIGIT_9, DOT, LBRACE, LBRACKET, LF, LOWER_E, LOWER_F, LOWER_N, LOWER_T, MINUS, QUOTE, RBRACE, RBRACKET, SPACE, TAB, UPPER_E } from '../mcp/json-bytes.js';
 import { writtenIdRanges } from '../mcp/written-ids.js';
 import { isJsonRpcErrorObject } from '../mcp/extract.js';
+import { judgeKeys, mayRepeatNames, namesProblemOfText, PARAMS_NAMES, TOP_NAMES, type NamesProblem } from './repeated-request-names.js';
 
 export const NO_BODY: RpcPeek = Object.freeze({ kind: 'none', id: null, idText: undefined, method: undefined, toolName: undefined });
 
@@ -43,6 +50,16 @@ const UNBOUNDED = { maxDepth: Infinity, maxNodes: Infinity };
  * - over `bounds` (depth or nodes; json-bounds.ts, checked first) -> `invalid_request`
  *   ("over max_json_depth (64)"), id null; no bound when `bounds` is undefined;
  * - not JSON -> `parse_error` (JSON-RPC -32700, HTTP 400);
+ * - an object writing `jsonrpc`, `id`, `method`, `params`, `result` or `error`, or in a
+ *   `tools/call`'s `params` `name`, twice or as a case variant (escaped keys decoded, ASCII
+ *   case and Go's `ſ`/`K` folded: Go's encoding/json matches names case-insensitively) ->
+ *   `invalid_request`, judged before the rules below: `Invalid Request: the member "name" of
+ *   "params" is written twice ("name", "Name"); send it once.`, for the request's id, id null
+ *   when `id` is among the members concerned or for a host's response; a batch element so
+ *   written is refused as any other (`batch element 1 is not a JSON-RPC message (the member
+ *   ...)`). Source: a hostile new-user trial 11, F1 (a seller reading the first copy ran
+ *   another tool than the one whose limits the gateway applied:
+ *   test/regressions/host-repeated-member-names-bypass-tool-limit.test.ts);
  * - JSON but not a JSON-RPC message ({@link messageProblem}: not an object, no string `method`
  *   on a non-response, `params` not an object or an array, a response with both `result` and
  *   `error` or a malformed `error`) -> `invalid_request` (-32600, HTTP 400), with the id when
@@ -144,15 +161,24 @@ export function peekByParse(body: Buffer, bounds?: JsonBoundsLimits): PeekResult
   }
   if (Array.isArray(msg)) return decide({ top: 'array', emptyArray: msg.length === 0, ...elementsOfValues(msg, body, text) });
   if (msg === null || typeof msg !== 'object') return decide({ top: 'scalar' });
-  return decide(factsOfObject(msg as Record<string, unknown>, body, text));
+  return decide(factsOfObject(msg as Record<string, unknown>, body, text, parsedNamesProblem(body, text, msg as Record<string, unknown>)));
+}
+
+/**
+ * The names problem (repeated-request-names.ts) of the object text `view` (decoded: `text`),
+ * which `JSON.parse` read as `m`: proved absent by native searches, else read from the bytes.
+ */
+function parsedNamesProblem(view: Buffer, text: string, m: Record<string, unknown>): NamesProblem | undefined {
+  return mayRepeatNames(text, [m]) ? namesProblemOfText(view, m.method === 'tools/call') : undefined;
 }
 
 /**
  * The facts of a parsed JSON object, read as a JSON-RPC message. `body` (the whole body, whose
  * top-level object `m` is, and `text` its decoding) gives the id's exact text
  * ({@link idTextOf}); undefined for a batch element, whose id the gateway does not keep.
+ * `names`: its names problem, read by the caller from the text.
  */
-function factsOfObject(m: Record<string, unknown>, body: Buffer | undefined, text = ''): ObjectFacts {
+function factsOfObject(m: Record<string, unknown>, body: Buffer | undefined, text: string, names: NamesProblem | undefined): ObjectFacts {
   const hasId = Object.hasOwn(m, 'id');
   const id = hasId && isId(m.id) ? m.id : null;
   const method = typeof m.method === 'string' ? m.method : undefined;
@@ -178,6 +204,7 @@ function factsOfObject(m: Record<string, unknown>, body: Buffer | undefined, tex
     errorWellFormed: method !== undefined || !hasError || isJsonRpcErrorObject(m.error),
     paramsStructured,
     toolName,
+    names,
   };
 }
 
@@ -224,6 +251,11 @@ interface ObjectFacts {
   readonly paramsStructured: boolean;
   /** `params.name` of a `tools/call` whose params is an object, when a string. */
   readonly toolName: string | undefined;
+  /**
+   * A member the gateway acts on written twice or as a case variant (repeated-request-names.ts),
+   * judged before every other rule; undefined when none is.
+   */
+  readonly names: NamesProblem | undefined;
 }
 
 /**
@@ -249,6 +281,11 @@ function decide(f: BodyFacts): PeekResult {
   }
   if (f.top === 'scalar') return refusal('invalid_request', 'Invalid Request: a JSON-RPC message must be an object.', null, undefined);
   const { id, idText } = f;
+  if (f.names !== undefined) {
+    // For the request's id, unless the id is among the names written twice or is a host's response's.
+    const withId = !f.names.idAmbiguous && !isResponse(f);
+    return refusal('invalid_request', `Invalid Request: ${f.names.problem}.`, withId ? id : null, withId ? idText : undefined);
+  }
   const problem = messageProblem(f);
   // An invalid id is null here (ObjectFacts.id): the refusal then carries id null. So does a
   // host's response's: its id names a request of the server's, not one the host awaits
@@ -300,10 +337,17 @@ function elementsOfValues(batch: readonly unknown[], body: Buffer, text: string)
   /** Every numeric `id` in the body is written as an integer token (idWrittenAsInteger), once asked. */
   let integerIds: boolean | undefined;
   let ranges: ReturnType<typeof writtenIdRanges> | undefined;
+  // Each element's names problem: none when the native searches prove it for the whole text,
+  // else read from each element's bytes.
+  const objects = batch.filter((v): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v));
+  const elementRanges = mayRepeatNames(text, objects) ? elementRangesOf(body) : undefined;
   for (let index = 0; index < batch.length; index++) {
     const v = batch[index];
     if (v === null || typeof v !== 'object' || Array.isArray(v)) return { badElement: { index, why: notAMessage(`${kindOfValue(v)}, not an object`) }, requestIds, toolNames };
-    const facts = factsOfObject(v as Record<string, unknown>, undefined);
+    const m = v as Record<string, unknown>;
+    const range = elementRanges?.[index];
+    const names = range === undefined ? undefined : namesProblemOfText(body.subarray(range[0], range[1]), m.method === 'tools/call');
+    const facts = factsOfObject(m, undefined, '', names);
     const why = elementWhy(facts);
     if (why !== undefined) return { badElement: { index, why }, requestIds, toolNames };
     if (!isRequest(facts)) continue;
@@ -318,6 +362,13 @@ function elementsOfValues(batch: readonly unknown[], body: Buffer, text: string)
     requestIds.push({ id, idText, form });
   }
   return { badElement: undefined, requestIds, toolNames };
+}
+
+/** The range [start, end) of each element of the JSON array `body` (valid JSON), in order. */
+function elementRangesOf(body: Buffer): ByteRange[] {
+  const ranges: ByteRange[] = [];
+  visitElements(body, (start, end) => ranges.push([start, end]) > 0);
+  return ranges;
 }
 
 /** What the readings of a batch's elements give ({@link elementsOfValues}, {@link elementsOfText}). */
@@ -337,6 +388,7 @@ function isRequest(f: ObjectFacts): boolean {
  * ({@link messageProblem}), or it is an `initialize` (MCP 2025-03-26, Lifecycle).
  */
 function elementWhy(f: ObjectFacts): string | undefined {
+  if (f.names !== undefined) return notAMessage(f.names.problem);
   const problem = messageProblem(f);
   if (problem !== undefined) return notAMessage(problem);
   return f.method === 'initialize' ? INITIALIZE_IN_BATCH : undefined;
@@ -366,8 +418,8 @@ function kindOfValue(v: unknown): string {
 function idOfOverBoundBody(body: Buffer): { id: string | number | null; idText: string | undefined } {
   const scan = scanTopMembers(body, UNBOUNDED);
   const facts = scan?.top === 'object' ? objectFactsOfScan(body, scan.members) : undefined;
-  // A host's response: id null, as decide() refuses one.
-  return facts?.idValid === true && !isResponse(facts) ? { id: facts.id, idText: facts.idText } : { id: null, idText: undefined };
+  // A host's response, or an id written twice: id null, as decide() refuses them.
+  return facts?.idValid === true && !isResponse(facts) && facts.names?.idAmbiguous !== true ? { id: facts.id, idText: facts.idText } : { id: null, idText: undefined };
 }
 
 function refusal(kind: 'parse_error' | 'invalid_request', message: string, id: string | number | null, idText: string | undefined): PeekResult {
@@ -438,7 +490,9 @@ function lossyText(body: Buffer, range: ByteRange): string | undefined {
 
 /**
  * The facts from the scan's member table (offsets in `body`), read as `JSON.parse` keeps the
- * members (mcp/text-members.ts: the last of duplicate keys wins, escaped keys decoded); or
+ * members (mcp/text-members.ts: the last of duplicate keys wins, escaped keys decoded; a name
+ * the gateway acts on written twice or as a case variant is judged from the same table:
+ * repeated-request-names.ts judgeKeys); or
  * undefined when `params` of a `tools/call`, or a response's `error`, has more members than
  * its scan records. A non-empty array has its elements read ({@link elementsOfText}).
  */
@@ -502,6 +556,7 @@ function objectFactsOfScan(body: Buffer, members: readonly TextMember[]): Object
   const errorMember = methodText === undefined ? memberAt(members, at[5]!) : undefined;
   const errorWellFormed = errorMember === undefined ? true : isErrorObjectText(body, errorMember);
   if (errorWellFormed === undefined) return undefined;
+  let names = judgeKeys(body, members, TOP_NAMES, undefined);
   let toolName: string | undefined;
   if (methodText === 'tools/call' && params !== undefined && params.first === LBRACE) {
     const view = body.subarray(params.value[0], params.value[1]);
@@ -509,6 +564,7 @@ function objectFactsOfScan(body: Buffer, members: readonly TextMember[]): Object
     if (inner == null) return undefined;
     const name = memberAt(inner.members, (plainMemberIndexes(view, inner.members, NAME_KEY) ?? decodedIndexes(view, inner.members, ['name']))[0]!);
     if (name !== undefined && name.first === QUOTE) toolName = jsonString(view, name.value);
+    names ??= judgeKeys(view, inner.members, PARAMS_NAMES, 'params');
   }
   return {
     top: 'object',
@@ -523,6 +579,7 @@ function objectFactsOfScan(body: Buffer, members: readonly TextMember[]): Object
     errorWellFormed,
     paramsStructured: params === undefined || params.first === LBRACE || params.first === LBRACKET,
     toolName,
+    names,
   };
 }
 
@@ -588,7 +645,8 @@ function factsOfElement(body: Buffer, start: number, end: number): ObjectFacts |
   }
   const text = view.toString('utf8');
   // An object (its first byte is `{`; the body is valid JSON).
-  return factsOfObject(JSON.parse(text) as Record<string, unknown>, view, text);
+  const m = JSON.parse(text) as Record<string, unknown>;
+  return factsOfObject(m, view, text, parsedNamesProblem(view, text, m));
 }
 
 /** {@link kindOfValue} of a JSON value that is no object, from its first byte. */

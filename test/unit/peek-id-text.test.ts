@@ -33,10 +33,12 @@ for (const [reading, params] of [['JSON.parse', '{}'], ['scan (over 1 KiB)', LAR
     // A key written with escapes is the id too (mcp/written-ids.ts).
     assert.equal(idText('9007199254740993', '"\\u0069d"', params), '9007199254740993');
     assert.equal(idText('0.99999999999999999999', '"\\u0069d"', params), '0.99999999999999999999');
-    // The last of duplicate keys is the one JSON.parse keeps.
-    assert.equal(idText('9007199254740995', '"id":1,"id"', params), '9007199254740995');
-    assert.equal(idText('1', '"id":1.00000000000000000001,"id"', params), undefined);
-    assert.equal(idText('1.00000000000000000001', '"id":1,"id"', params), '1.00000000000000000001');
+    // An id written twice is ambiguous: refused for id null, no idText
+    // (test/regressions/host-repeated-member-names-bypass-tool-limit.test.ts).
+    for (const [first, last] of [['1', '9007199254740995'], ['1.00000000000000000001', '1'], ['1', '1.00000000000000000001']]) {
+      const r = peekJsonRpc(Buffer.from(`{"jsonrpc":"2.0","id":${first},"id":${last},"method":"ping","params":${params}}`));
+      assert.deepEqual(r.ok ? undefined : [r.kind, r.id, r.idText, r.message], ['invalid_request', null, undefined, `Invalid Request: the member "id" is written twice ("id", "id"); send it once.`]);
+    }
   });
 }
 

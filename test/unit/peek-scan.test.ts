@@ -221,6 +221,49 @@ const HAND: string[] = [
   '[{"jsonrpc":"2.0","id":7,"result":1,"error":{"code":1,"message":"m"}}]',
   '[{"jsonrpc":"2.0","id":7,"error":{"code":1,"message":"m"}},{"jsonrpc":"2.0","id":8,"error":{"code":1.5,"message":"m"}}]',
   '[{"jsonrpc":"2.0","id":7,"error":"x"},{"jsonrpc":"2.0","id":0,"method":"initialize"}]',
+  // A member the gateway acts on written twice or as a case variant (Go's case folding): refused
+  // (a hostile new-user trial 11, F1: test/regressions/host-repeated-member-names-bypass-tool-limit.test.ts)
+  '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_report","name":"ping_tool","arguments":{}}}',
+  '{"jsonrpc":"2.0","id":1,"method":"tools/call","method":"ping","params":{"name":"get_report","arguments":{}}}',
+  '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"ping_tool","Name":"get_report","arguments":{}}}',
+  '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"Name":"get_report"}}',
+  '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"a","\\u006eame":"b"}}',
+  '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"\\u006eame":"b"}}',
+  '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"n\\u0041me":"b"}}',
+  '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"nam\\u0065":"a","NAM\\u0045":"b"}}',
+  '{"jsonrpc":"2.0","id":1,"ID":2,"method":"ping"}',
+  '{"jsonrpc":"2.0","Id":2,"method":"ping"}',
+  '{"jsonrpc":"2.0","id":1,"id":1,"method":"ping"}',
+  '{"jsonrpc":"2.0","id":9007199254740993,"id":9007199254740993,"method":"ping"}',
+  '{"jsonrpc":"2.0","JSONRPC":"2.0","id":1,"method":"ping"}',
+  '{"jsonrpc":"2.0","id":1,"method":"ping","params":{},"Params":{}}',
+  '{"jsonrpc":"2.0","id":1,"method":"tools/call","paramſ":{"name":"x"},"params":{"name":"y"}}',
+  '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x","\\u004eame":"y"}}',
+  '{"jsonrpc":"2.0","id":7,"result":{},"Result":{}}',
+  '{"jsonrpc":"2.0","id":7,"reſult":{}}',
+  '{"jsonrpc":"2.0","id":7,"error":{"code":1,"message":"m"},"ERROR":1}',
+  '{"jsonrpc":"2.0","id":7,"id":8,"result":{}}',
+  '{"jsonrpc":"2.0","id":1,"method":"x","method":"y","method":"z"}',
+  '{"jsonrpc":"2.0","id":1,"Method":"x","method":"y","jsonrpc":"2.0","iD":3}',
+  '{"jsonrpc":"2.0","id":{},"method":"ping","method":"x"}',
+  '{"jsonrpc":"1.0","id":1,"method":"ping","METHOD":"x"}',
+  '{ "jsonrpc" : "2.0" , "id" : 1 , "method" : "tools/call" , "params" : { "name" : "a" , "name" : "b" } }',
+  '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"arguments":{"n":1},"Name":"b"},"x":[{"name":1}]}',
+  // ... and what passes: other names, repeats inside arguments, a params.name not of a tools/call, look-alikes
+  '{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"name":"a","name":"b","Name":"c"}}',
+  '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","arguments":{"name":"a","name":"b","Name":"c","id":1,"id":2,"method":"m"}}}',
+  '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","arguments":{},"arguments":{"a":1},"_meta":{},"_meta":{}}}',
+  '{"jsonrpc":"2.0","id":1,"method":"ping","x":1,"x":2,"ids":3,"Ids":4,"names":5}',
+  '{"jsonrpc":"2.0","id":"paid","method":"tools/call","params":{"name":"name\\"","arguments":{"s":"method\\":1,\\"id\\":2"}}}',
+  '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","arguments":{"q":"\\u0041"}}}',
+  '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","nameſ":1,"ıd":2}}',
+  // batch elements: the first refused element named, whichever the rule
+  '[{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"a","NAME":"b"}}]',
+  '[{"jsonrpc":"2.0","id":1,"id":2,"method":"ping"}]',
+  '[1,{"jsonrpc":"2.0","id":1,"id":2,"method":"ping"}]',
+  '[{"jsonrpc":"2.0","id":1,"method":"ping","Method":"x"},{"jsonrpc":"2.0","id":0,"method":"initialize"}]',
+  '[{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"a","arguments":{"name":"x"}}},{"jsonrpc":"2.0","id":2,"method":"ping"}]',
+  '[{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","id":2,"method":"ping","params":{"name":1,"name":2}},{"jsonrpc":"2.0","id":3,"result":{},"result":{}}]',
 ];
 
 test('every hand-written body: the scan reading equals the parse reading', () => {
@@ -580,8 +623,9 @@ test('a batch keeps each request\'s tool name, in order, in both readings (batch
   // string, none. A notification (a tools/call one included) or a response has no entry: the
   // seller does not answer it, so it takes no part in the batch's limits.
   assert.deepEqual(tools(`[${call('"a"')},${note},{"jsonrpc":"2.0","id":5,"result":{}},${call('7')},{"jsonrpc":"2.0","method":"tools/call","params":{"name":"b"}},${call('"a"')}]`), ['a', undefined, 'a']);
-  // Large elements (scanned): the name read from the element's params, escapes decoded, the last duplicate key.
-  assert.deepEqual(tools(`[${big('"x"')},${note},${big('"\\u0079"')},${call('"z"', '"name":"w",')}]`), ['x', 'y', 'z']);
+  // Large elements (scanned): the name read from the element's params, escapes decoded (a
+  // name written twice is refused: host-repeated-member-names-bypass-tool-limit).
+  assert.deepEqual(tools(`[${big('"x"')},${note},${big('"\\u0079"')},${call('"z"', '"title":"w",')}]`), ['x', 'y', 'z']);
   assert.deepEqual(tools(`[${note},{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{"name":"n"}}]`), [undefined]);
   assert.deepEqual(tools(`[${note},{"jsonrpc":"2.0","method":"tools/call","params":{"name":"b"}},{"jsonrpc":"2.0","id":5,"result":{}}]`), []);
   // Single messages carry no such field.
@@ -606,7 +650,7 @@ test('a batch keeps beside each request id the form of its error, from its metho
   const expected = ['tool_result', 'tool_result_may_have_run', 'rpc_error', 'tool_result_may_have_run', 'tool_result_may_have_run', 'tool_result_may_have_run', 'tool_result', 'rpc_error'];
   assert.deepEqual(forms(batch), expected);
   // Large elements (scanned): the same forms, the name read from the element's bytes.
-  assert.deepEqual(forms(`[${call(1, `{${pad},"name":"list_x"}`)},${call(2, `{${pad},"name":"update_x"}`)},${call(3, `{"name":"sync_x",${pad},"name":"search_\\u0078"}`)}]`), ['tool_result', 'tool_result_may_have_run', 'tool_result']);
+  assert.deepEqual(forms(`[${call(1, `{${pad},"name":"list_x"}`)},${call(2, `{${pad},"name":"update_x"}`)},${call(3, `{"title":"sync_x",${pad},"name":"search_\\u0078"}`)}]`), ['tool_result', 'tool_result_may_have_run', 'tool_result']);
 });
 
 test('random batches, small and large elements: the scan reading equals the parse reading', () => {

@@ -1,0 +1,259 @@
+/**
+ * Whether a host's JSON-RPC request (or a batch element) writes a member the gateway acts on
+ * more than once, or under another case: such a request is refused `invalid_request` before it
+ * is forwarded (request/peek.ts; docs/errors.md "Names are unique").
+ *
+ * Why (a hostile new-user trial 11, F1): the gateway reads a request as `JSON.parse` does, the
+ * last of repeated members winning, and forwarded it as written. A seller whose parser keeps
+ * the first (gjson, simdjson's `find_field`, fastjson), or matches names case-insensitively (Go's
+ * encoding/json, the MCP Go SDK's decoder: bytes.EqualFold, the last match winning,
+ * golang/go#43664), ran another tool than the one whose limits, normalization and log line the
+ * gateway applied: `"params":{"name":"get_report","name":"ping_tool"}`,
+ * `"method":"tools/call","method":"ping"` and `{"name":"ping_tool","Name":"get_report"}` each got
+ * 5,073 bytes of `get_report` past its 1000-byte `max_response_bytes`
+ * (test/regressions/host-repeated-member-names-bypass-tool-limit.test.ts). RFC 8259 §4: "The
+ * names within an object SHOULD be unique"; with repeats "the behavior of software that receives
+ * such an object is unpredictable". The seller's direction has the same rule
+ * (mcp/repeated-names.ts).
+ *
+ * What counts ({@link TOP_NAMES}, {@link PARAMS_NAMES}): in the message object, `jsonrpc`, `id`,
+ * `method`, `params`, `result`, `error`; in the `params` object of a `tools/call`, `name` (the
+ * members the gateway reads; it never reads `arguments`, which belong to the tool, nor any other
+ * name, so their repeats pass). A key counts as a writing of a name when it decodes to it
+ * (`"\u006eame"` is `name`, as `JSON.parse` reads it) or equals it only under Go's case folding
+ * (`"Name"`, `"ID"`, `"paramſ"`: mcp/repeated-names.ts foldsTo). Refused: a name with two or more
+ * writings, and a lone writing that is a case variant (the gateway reads no `name`, a Go seller
+ * reads one). A lone escaped writing is the name to every parser and passes.
+ *
+ * Cost: the scan reading judges the member table it has ({@link judgeKeys}: the key bytes of
+ * each top-level member and of a `tools/call`'s params, a loop over a few bytes each). The parse
+ * reading has no member table: {@link mayRepeatNames} proves most requests clean with one
+ * native search for `\u`, a look at the parsed keys, and two native searches per name present
+ * (`method"` found once); only a body it cannot prove clean (a `name` inside `arguments`, a
+ * `\u` escape) has its keys read from the bytes ({@link namesProblemOfText}). Measured on the
+ * bench's 187-byte request (peekJsonRpc before and after in one interleaved loop, best of 10
+ * rounds, 4 runs, a loaded 2-core machine): ~1.93 -> ~2.48 µs, +470-560 ns, of which
+ * mayRepeatNames ~450 ns (ten `indexOf` calls at ~40-110 ns each here, a `name"` search the
+ * dearest: `n` is frequent in text). Native searches whose pattern starts with `"` cost 3-5x
+ * more (V8 stops at every quote), a byte walk of the body or a regular expression no less.
+ */
+import type { ByteRange } from '../mcp/json-scan.js';
+import { BACKSLASH, COMMA, CR, LBRACE, LBRACKET, LF, QUOTE, RBRACE, RBRACKET, SPACE, TAB } from '../mcp/json-bytes.js';
+import { foldsTo } from '../mcp/repeated-names.js';
+import { jsonString, jsonStringIs } from '../mcp/text-members.js';
+
+/** The members of a message object the gateway acts on (request/peek.ts ObjectFacts). */
+export const TOP_NAMES: readonly string[] = ['jsonrpc', 'id', 'method', 'params', 'result', 'error'];
+/** The members of a `tools/call`'s `params` the gateway acts on (the tool name). */
+export const PARAMS_NAMES: readonly string[] = ['name'];
+
+/** Why a message is refused: the text after `Invalid Request: `, and whether its `id` is one of the names concerned. */
+export interface NamesProblem {
+  /** E.g. `the member "name" of "params" is written twice ("name", "Name"); send it once`. */
+  readonly problem: string;
+  /** `id` has two writings or a case variant: the refusal then carries id null (JSON-RPC 2.0 §5). */
+  readonly idAmbiguous: boolean;
+}
+
+/** A member of an object text: its key's JSON string (quotes included) and its value's range and first byte. */
+interface KeyedMember {
+  readonly key: ByteRange;
+  readonly value: ByteRange;
+  readonly first: number;
+}
+
+/**
+ * The first name of `names` (in that order) written more than once, or only as a case
+ * variant, among the keys of `members` (ranges in `view`, quotes included, in text order), as
+ * a problem; undefined when none is. `of` names the object for the message (`"params"`), none
+ * for the message object. Keys holding an escape or a non-ASCII byte are decoded; others are
+ * compared as bytes.
+ */
+export function judgeKeys(view: Buffer, members: readonly { readonly key: ByteRange }[], names: readonly string[], of: string | undefined): NamesProblem | undefined {
+  let writings: { key: ByteRange; exact: boolean }[][] | undefined;
+  for (let m = 0; m < members.length; m++) {
+    const key = members[m]!.key;
+    const k = nameOfKey(view, key, names);
+    if (k === undefined) continue;
+    writings ??= names.map(() => []);
+    writings[k.index]!.push({ key, exact: k.exact });
+  }
+  if (writings === undefined) return undefined;
+  let problem: string | undefined;
+  let idAmbiguous = false;
+  for (let n = 0; n < names.length; n++) {
+    const w = writings[n]!;
+    if (w.length === 0 || (w.length === 1 && w[0]!.exact)) continue;
+    if (names[n] === 'id') idAmbiguous = true;
+    if (problem !== undefined) continue;
+    const name = names[n]!;
+    const member = of === undefined ? `the member "${name}"` : `the member "${name}" of "${of}"`;
+    const written = w.map((x) => `"${view.toString('utf8', x.key[0] + 1, x.key[1] - 1)}"`);
+    problem =
+      w.length === 1
+        ? `${member} is written ${written[0]!} (a case-insensitive reader takes it for "${name}"); send it as "${name}"`
+        : `${member} is written ${w.length === 2 ? 'twice' : `${w.length} times`} (${written.join(', ')}); send it once`;
+  }
+  return problem === undefined ? undefined : { problem, idAmbiguous };
+}
+
+/**
+ * Which of `names` the JSON string `view[key]` is a writing of (its index), and whether it is
+ * the name itself once decoded; undefined for none. A key written with an escape or a
+ * multi-byte character takes more bytes than the characters it decodes to, so one of a name's
+ * length in bytes is compared as ASCII bytes (`| 0x20` folds exactly `A`-`Z` onto the
+ * lower-case letters of a name), and only a longer one holding a backslash or a byte >= 0x80
+ * is decoded.
+ */
+function nameOfKey(view: Buffer, [start, end]: ByteRange, names: readonly string[]): { index: number; exact: boolean } | undefined {
+  const length = end - start - 2;
+  let plain = true;
+  for (let i = start + 1; i < end - 1 && plain; i++) plain = view[i]! !== BACKSLASH && view[i]! < 0x80;
+  if (plain) {
+    for (let n = 0; n < names.length; n++) {
+      const name = names[n]!;
+      if (name.length !== length) continue;
+      let folded = true;
+      let exact = true;
+      for (let i = 0; i < length && folded; i++) {
+        const b = view[start + 1 + i]!;
+        const c = name.charCodeAt(i);
+        exact &&= b === c;
+        folded = (b | 0x20) === c;
+      }
+      if (folded) return { index: n, exact };
+    }
+    return undefined;
+  }
+  const decoded = jsonString(view, [start, end]);
+  for (let n = 0; n < names.length; n++) {
+    const name = names[n]!;
+    if (decoded === name) return { index: n, exact: true };
+    if (foldsTo(decoded, name)) return { index: n, exact: false };
+  }
+  return undefined;
+}
+
+/**
+ * {@link judgeKeys} of an object text read from its bytes (no member table): `view` holds a
+ * valid JSON object (JSON whitespace around it allowed). Its own members are judged against
+ * {@link TOP_NAMES}; when they pass and `toolsCall` (its `method` is `tools/call`, as
+ * `JSON.parse` read it), the members of its `params` object against {@link PARAMS_NAMES}.
+ * Cost: one pass over the bytes, strings skipped a byte at a time.
+ */
+export function namesProblemOfText(view: Buffer, toolsCall: boolean): NamesProblem | undefined {
+  const members = objectMembers(view, skipSpace(view, 0));
+  const top = judgeKeys(view, members, TOP_NAMES, undefined);
+  if (top !== undefined || !toolsCall) return top;
+  const params = members.find((m) => jsonStringIs(view, m.key, 'params'));
+  return params === undefined || params.first !== LBRACE ? undefined : judgeKeys(view, objectMembers(view, params.value[0]), PARAMS_NAMES, 'params');
+}
+
+/**
+ * Whether the JSON text `text` (which `JSON.parse` read) may write a name of {@link TOP_NAMES}
+ * twice or as a case variant in one of the message objects `objects` (the parsed body, or a
+ * batch's object elements), or {@link PARAMS_NAMES} in a `tools/call`'s `params`; false only
+ * when proved not. The proof: no `\u` in the text, so a key that decodes to a name is written
+ * as the name (no other escape makes a letter); no parsed key is a case variant of a name
+ * (Go's folding: a variant is another key to `JSON.parse`, so it is kept); and for each name
+ * the parsed objects have, its pattern (`method"`) occurs in the whole text exactly as often
+ * as they have it, so each is written once and nowhere else. A pattern starting with a letter,
+ * not `"`, keeps the native search fast (a `"` is every few bytes of JSON). Any other text (a
+ * `name` inside `arguments`, a string value ending in `id`) answers true: the caller then
+ * reads the keys ({@link namesProblemOfText}).
+ */
+export function mayRepeatNames(text: string, objects: readonly Record<string, unknown>[]): boolean {
+  if (text.includes('\\u')) return true;
+  const expected = [0, 0, 0, 0, 0, 0, 0];
+  for (const o of objects) {
+    for (const key of Object.keys(o)) {
+      const k = TOP_NAMES.indexOf(key);
+      if (k >= 0) expected[k]!++;
+      else if (isVariant(key, TOP_NAMES)) return true;
+    }
+    const params = o.method === 'tools/call' ? o.params : undefined;
+    if (params === null || typeof params !== 'object' || Array.isArray(params)) continue;
+    for (const key of Object.keys(params)) {
+      if (key === 'name') expected[NAME]!++;
+      else if (isVariant(key, PARAMS_NAMES)) return true;
+    }
+  }
+  for (let k = 0; k < expected.length; k++) if (expected[k]! > 0 && occurrences(text, PATTERNS[k]!, expected[k]!) !== expected[k]) return true;
+  return false;
+}
+
+/** The search pattern of each name: TOP_NAMES, then `name` (index {@link NAME}). */
+const PATTERNS = [...TOP_NAMES, ...PARAMS_NAMES].map((name) => `${name}"`);
+const NAME = TOP_NAMES.length;
+
+function isVariant(key: string, names: readonly string[]): boolean {
+  for (const name of names) if (foldsTo(key, name)) return true;
+  return false;
+}
+
+/** How often `pattern` occurs in `text`, counted up to `limit + 1`. */
+function occurrences(text: string, pattern: string, limit: number): number {
+  let n = 0;
+  for (let at = text.indexOf(pattern); at !== -1 && n <= limit; at = text.indexOf(pattern, at + pattern.length)) n++;
+  return n;
+}
+
+// ---------------------------------------------------------------------------------------
+// Reading an object's members from valid JSON bytes
+
+/** The members of the object whose `{` is at `open` in `view` (valid JSON), in text order. */
+function objectMembers(view: Buffer, open: number): KeyedMember[] {
+  const members: KeyedMember[] = [];
+  let i = skipSpace(view, open + 1);
+  if (view[i] === RBRACE) return members;
+  for (;;) {
+    const keyEnd = stringEnd(view, i);
+    const key: ByteRange = [i, keyEnd];
+    // The colon, then the value.
+    i = skipSpace(view, skipSpace(view, keyEnd) + 1);
+    const valueEnd = valueEndAt(view, i);
+    members.push({ key, value: [i, valueEnd], first: view[i]! });
+    i = skipSpace(view, valueEnd);
+    if (view[i] !== COMMA) return members;
+    i = skipSpace(view, i + 1);
+  }
+}
+
+function skipSpace(view: Buffer, i: number): number {
+  while (i < view.length && isSpace(view[i]!)) i++;
+  return i;
+}
+
+function isSpace(b: number): boolean {
+  return b === SPACE || b === LF || b === CR || b === TAB;
+}
+
+/** The index after the JSON string opened at `open`. */
+function stringEnd(view: Buffer, open: number): number {
+  for (let i = open + 1; i < view.length; i++) {
+    const b = view[i]!;
+    if (b === QUOTE) return i + 1;
+    if (b === BACKSLASH) i++;
+  }
+  return view.length;
+}
+
+/** The index after the JSON value starting at `start`. */
+function valueEndAt(view: Buffer, start: number): number {
+  const first = view[start]!;
+  if (first === QUOTE) return stringEnd(view, start);
+  if (first === LBRACE || first === LBRACKET) {
+    let depth = 0;
+    for (let i = start; i < view.length; i++) {
+      const b = view[i]!;
+      if (b === QUOTE) i = stringEnd(view, i) - 1;
+      else if (b === LBRACE || b === LBRACKET) depth++;
+      else if ((b === RBRACE || b === RBRACKET) && --depth === 0) return i + 1;
+    }
+    return view.length;
+  }
+  // A number or a literal: up to the next delimiter.
+  let i = start;
+  while (i < view.length && view[i] !== COMMA && view[i] !== RBRACE && view[i] !== RBRACKET && !isSpace(view[i]!)) i++;
+  return i;
+}
