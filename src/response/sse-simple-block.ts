@@ -21,10 +21,8 @@
  * start of, takes the parser path as before.
  */
 
-const LF = 0x0a;
-const CR = 0x0d;
-const COLON = 0x3a;
-const SPACE = 0x20;
+import { COLON, CR, LF, SPACE } from '../mcp/json-bytes.js';
+
 const LOWER_I = 0x69;
 const LOWER_D = 0x64;
 
