@@ -49,18 +49,38 @@ export interface CpuMark {
   wallS: number;
   machineS: number;
   benchS: number;
+  /** Processes whose CPU is in `benchS` (this one and the live children read). */
+  processes: number;
 }
 
 /** A reading now; `livePids` are the bench's children still running. */
 export function cpuMark(livePids: readonly number[]): CpuMark {
   let bench = processCpuSeconds('self');
   for (const pid of livePids) bench += processCpuSeconds(pid);
-  return { wallS: performance.now() / 1000, machineS: machineBusySeconds(), benchS: bench };
+  return { wallS: performance.now() / 1000, machineS: machineBusySeconds(), benchS: bench, processes: 1 + livePids.length };
 }
 
-/** Average number of cores other processes kept busy between two readings. */
+/**
+ * Clock ticks of error in one difference of readings: the machine's busy time and each
+ * process's CPU time are counted in whole ticks (`CLK_TCK`, 10 ms here), each field on its
+ * own, so machine minus processes between two readings can be off by a few ticks per counter
+ * read: {@link MACHINE_ERROR_TICKS} for /proc/stat, {@link PROCESS_ERROR_TICKS} for each process.
+ */
+const MACHINE_ERROR_TICKS = 2;
+const PROCESS_ERROR_TICKS = 2;
+
+/**
+ * Average number of cores other processes kept busy between two readings, at least: the
+ * difference less what the tick counters' rounding can make of nothing ({@link
+ * MACHINE_ERROR_TICKS}, {@link PROCESS_ERROR_TICKS}). Why: with seven processes read, a
+ * 50 ms run (one round of the SSE flood) could read 0.3-0.7 cores of other load on a quiet
+ * machine, and every flood round of a full run was run again for it (50 re-runs, every flood
+ * row flagged disturbed, in the full run of 2026-12-04). On a run of several seconds the
+ * allowance is a few hundredths of a core.
+ */
 export function foreignCores(a: CpuMark, b: CpuMark): number {
   const wall = b.wallS - a.wallS;
   if (!(wall > 0)) return NaN;
-  return Math.max(0, b.machineS - a.machineS - (b.benchS - a.benchS)) / wall;
+  const errorS = (MACHINE_ERROR_TICKS + PROCESS_ERROR_TICKS * Math.max(a.processes, b.processes)) / ticks();
+  return Math.max(0, b.machineS - a.machineS - (b.benchS - a.benchS) - errorS) / wall;
 }
