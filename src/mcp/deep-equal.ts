@@ -17,29 +17,79 @@
  * smaller value) time. Never throws.
  */
 export function jsonDeepEqual(a: unknown, b: unknown): boolean {
+  return jsonDeepEqualCount(a, b) >= 0;
+}
+
+/**
+ * {@link jsonDeepEqual} that also counts: -1 when `a` and `b` differ, else the number of JSON
+ * values in `a` (itself included; every object, array, string, number, boolean and null is
+ * one, keys are not: {@link valueCount}'s count), which is `b`'s too.
+ *
+ * Why (a new user's hostile trial 12, M3): the dedupe's parse path walked an equal text and
+ * `structuredContent` once to compare them and then twice more to count their values (the
+ * repeated-key check, duplicate-keys.ts): a 3.84 MB answer whose text held `structuredContent`'s
+ * 80,000 keys reversed cost ~350 ms of CPU per call, ~70 ms of it the counting walks, while
+ * other agents' calls waited (test/regressions/dedupe-reordered-copy-stalls-other-agents.test.ts).
+ * Leaves are compared where their container is read, not pushed on the stack.
+ */
+export function jsonDeepEqualCount(a: unknown, b: unknown): number {
+  let count = 0;
   const stack: unknown[] = [a, b];
   while (stack.length > 0) {
     const y = stack.pop();
     const x = stack.pop();
-    if (x === y) continue;
-    if (x === null || y === null || typeof x !== 'object' || typeof y !== 'object') return false;
+    count++;
+    if (x === y) {
+      // The same object on both sides (never so for two parses): its values are counted too.
+      if (x !== null && typeof x === 'object') count += valueCount(x) - 1;
+      continue;
+    }
+    if (x === null || y === null || typeof x !== 'object' || typeof y !== 'object') return -1;
     const xIsArray = Array.isArray(x);
-    if (xIsArray !== Array.isArray(y)) return false;
+    if (xIsArray !== Array.isArray(y)) return -1;
     if (xIsArray) {
       const xa = x as unknown[];
       const ya = y as unknown[];
-      if (xa.length !== ya.length) return false;
-      for (let i = 0; i < xa.length; i++) stack.push(xa[i], ya[i]);
+      if (xa.length !== ya.length) return -1;
+      for (let i = 0; i < xa.length; i++) {
+        const xv = xa[i];
+        const yv = ya[i];
+        if (isLeaf(xv) && xv === yv) count++;
+        else stack.push(xv, yv);
+      }
       continue;
     }
     const xo = x as Record<string, unknown>;
     const yo = y as Record<string, unknown>;
     const keys = Object.keys(xo);
-    if (keys.length !== Object.keys(yo).length) return false;
+    if (keys.length !== Object.keys(yo).length) return -1;
     for (const key of keys) {
-      if (!Object.prototype.propertyIsEnumerable.call(yo, key)) return false;
-      stack.push(xo[key], yo[key]);
+      if (!Object.prototype.propertyIsEnumerable.call(yo, key)) return -1;
+      const xv = xo[key];
+      const yv = yo[key];
+      if (isLeaf(xv) && xv === yv) count++;
+      else stack.push(xv, yv);
     }
   }
-  return true;
+  return count;
+}
+
+/** A value with nothing below it: not an object or array. */
+function isLeaf(v: unknown): boolean {
+  return v === null || typeof v !== 'object';
+}
+
+/** The number of JSON values in `value` (itself included; keys are not values), walked without recursion. */
+export function valueCount(value: unknown): number {
+  let count = 0;
+  const stack: unknown[] = [value];
+  while (stack.length > 0) {
+    const v = stack.pop();
+    count++;
+    if (v !== null && typeof v === 'object') {
+      if (Array.isArray(v)) for (const e of v) stack.push(e);
+      else for (const key of Object.keys(v)) stack.push((v as Record<string, unknown>)[key]);
+    }
+  }
+  return count;
 }

@@ -9,35 +9,25 @@
  * trial, 2026-12-02: test/regressions/dedupe-duplicate-keys-keeps-text.test.ts). Such a text
  * is no copy.
  *
- * Cost: one pass of the bounds scan over the text and one walk of the parsed value; only on
- * the parse path, for a text already found deep-equal (a byte copy of the seller's
- * `structuredContent` never gets here).
+ * Cost: none over the dedupe's own checks when the caller has both counts (the text's from
+ * its bounds check, the parsed value's from the deep-equal walk: normalize.ts); else one pass
+ * of the bounds scan over the text. Only on the parse path, for a text already found
+ * deep-equal (a byte copy of the seller's `structuredContent` never gets here).
  */
 import { checkJsonBounds } from './json-bounds.js';
 
 const UNBOUNDED = { maxDepth: Infinity, maxNodes: Infinity };
 
 /**
- * True when `text` (valid JSON, which `JSON.parse` turned into `parsed`) has more values than
- * `parsed`: some object in it repeats a key. Values are counted as json-bounds.ts counts them
- * (every object, array, string, number, boolean and null is one; keys are not).
+ * True when `text` (valid JSON, which `JSON.parse` turned into a value of `values` values:
+ * deep-equal.ts jsonDeepEqualCount or valueCount) has more values than that reading: some
+ * object in it repeats a key. Values are counted as json-bounds.ts counts them (every object,
+ * array, string, number, boolean and null is one; keys are not). `textValues`: the text's own
+ * count when a bounds check already made it (extract.ts readTextObject `counted`), else the
+ * text is scanned here.
  */
-export function collapsesDuplicateKeys(text: string, parsed: unknown): boolean {
+export function collapsesDuplicateKeys(text: string, values: number, textValues?: number): boolean {
+  if (textValues !== undefined && textValues >= 0) return textValues > values;
   const scanned = checkJsonBounds(text, UNBOUNDED);
-  return scanned.ok && scanned.nodes > valueCount(parsed);
-}
-
-/** The number of JSON values in `value` (itself included), walked without recursion. */
-export function valueCount(value: unknown): number {
-  let count = 0;
-  const stack: unknown[] = [value];
-  while (stack.length > 0) {
-    const v = stack.pop();
-    count++;
-    if (v !== null && typeof v === 'object') {
-      if (Array.isArray(v)) for (const e of v) stack.push(e);
-      else for (const key of Object.keys(v)) stack.push((v as Record<string, unknown>)[key]);
-    }
-  }
-  return count;
+  return scanned.ok && scanned.nodes > values;
 }

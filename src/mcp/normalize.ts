@@ -5,8 +5,8 @@
  * Pure: never mutates its input. Callers decide whether it applies at all (hosts on MCP
  * 2025-06-18 or later, `dedupe_text` not `off`; ARCHITECTURE §5).
  */
-import { findLiftableTextOrBound, isAdcpErrorOnly, isJsonObject, ownValue, parsedTextFacts, parseTextObject, utf8LengthExceeds } from './extract.js';
-import { jsonDeepEqual } from './deep-equal.js';
+import { findLiftableTextOrBound, isAdcpErrorOnly, isJsonObject, ownValue, parsedTextFacts, readTextObject, utf8LengthExceeds, type TextJsonCount } from './extract.js';
+import { jsonDeepEqualCount } from './deep-equal.js';
 import { collapsesDuplicateKeys } from './duplicate-keys.js';
 import { hasLossyNumber } from './json-numbers.js';
 import { SUMMARY_JSON_MAX_BYTES, summarizeStructuredContent } from './summary.js';
@@ -80,7 +80,7 @@ export interface NormalizeOutcome {
  * - nothing to replace or lift.
  *
  * `structuredContent` present (a non-array object): every `type: "text"` item whose text is
- * within the bounds, parses, and is {@link jsonDeepEqual} to `structuredContent` gets its
+ * within the bounds, parses, and is deep-equal (deep-equal.ts jsonDeepEqual) to `structuredContent` gets its
  * `text` replaced by {@link summarizeStructuredContent} (other item fields kept) ->
  * `deduped`, when that makes it shorter ({@link summaryShortens}: a copy no longer than its
  * summary is kept as written, so a dedupe never grows an answer; none replaced: unchanged).
@@ -193,14 +193,19 @@ function summarizeCopies(
     // still applies (invalid UTF-8 decodes to 3-byte U+FFFD: the text can outgrow its bytes).
     const exactCopy = structuredText !== undefined && text === structuredText && !utf8LengthExceeds(text, opts.maxTextBytes);
     if (i !== knownCopy && !exactCopy) {
-      const parsed = parseTextObject(text, opts);
-      if (parsed === undefined || !jsonDeepEqual(parsed, structured)) continue;
+      // The text's value count, from its bounds check (the repeated-key check below).
+      const counted: TextJsonCount = { depth: -1, nodes: -1 };
+      const read = readTextObject(text, opts, counted);
+      if (read === undefined || typeof read === 'string') continue;
+      // The number of values in each, when equal (one walk: the repeated-key checks need it).
+      const values = jsonDeepEqualCount(read, structured);
+      if (values < 0) continue;
       // Deep-equal as doubles is not equal as written: keep a text more precise than `structured`.
-      if (mayLoseDigits(text as string, parsed)) continue;
+      if (mayLoseDigits(text as string, read)) continue;
       // A text with a repeated key holds a value `structured` has not (duplicate-keys.ts): no copy.
-      if (collapsesDuplicateKeys(text as string, parsed)) continue;
+      if (collapsesDuplicateKeys(text as string, values, counted.nodes)) continue;
       // Deep-equal to one reading of a `structuredContent` whose bytes repeat a name: no copy (above).
-      structuredRepeats ??= writtenStructured !== undefined && collapsesDuplicateKeys(writtenStructured, structured);
+      structuredRepeats ??= writtenStructured !== undefined && collapsesDuplicateKeys(writtenStructured, values);
       if (structuredRepeats) continue;
     }
     const textBytes = Buffer.byteLength(text as string, 'utf8');

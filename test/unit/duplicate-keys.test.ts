@@ -1,7 +1,8 @@
 /** src/mcp/duplicate-keys.ts: a text whose object repeats a key is told from one that does not. */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { collapsesDuplicateKeys, valueCount } from '../../src/mcp/duplicate-keys.js';
+import { collapsesDuplicateKeys } from '../../src/mcp/duplicate-keys.js';
+import { valueCount } from '../../src/mcp/deep-equal.js';
 
 test('valueCount counts every value, keys not', () => {
   assert.equal(valueCount({}), 1);
@@ -20,6 +21,6 @@ test('a repeated key at any depth is found; the same values without one are not'
     ['{"a":{"a":{"a":1}}}', false],
     ['{"\\u0061":1,"a":2}', true], // the same key, written two ways
   ] as const) {
-    assert.equal(collapsesDuplicateKeys(text, JSON.parse(text)), repeated, text);
+    assert.equal(collapsesDuplicateKeys(text, valueCount(JSON.parse(text))), repeated, text);
   }
 });
