@@ -48,7 +48,7 @@ export interface LocalErrorInput {
   /** Milliseconds that passed before the time bound fired (deadline_exceeded, sse_deadline, sse_idle, host_not_reading). */
   observedMs?: number;
   upstreamStatus?: number;
-  /** Seconds after which a retry may succeed (`retry_after`; agent_backoff). */
+  /** Seconds after which a retry may succeed (`retry_after`; agent_backoff, and upstream_status when the seller sent `Retry-After`). */
   retryAfterS?: number;
   /**
    * On a batch's SSE stream: the batch's requests the host still waits for

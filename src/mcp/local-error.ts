@@ -42,7 +42,7 @@ export interface BuildAdcpErrorInput {
   observedMs?: number;
   /** The seller's HTTP status (`upstream_status`, `upstream_not_mcp`). */
   upstreamStatus?: number;
-  /** Whole seconds after which a retry may succeed; becomes `retry_after` (agent_backoff: when the next probe may go). */
+  /** Whole seconds after which a retry may succeed; becomes `retry_after` (agent_backoff: when the next probe may go; upstream_status: the seller's `Retry-After`). */
   retryAfterS?: number;
 }
 

@@ -34,6 +34,7 @@ import { handleJsonBody, handlePassThroughBody, type UpstreamBody } from './json
 import { handleSseBody } from './sse-stage.js';
 import { parseContentEncoding, releaseBody } from './decode.js';
 import { openBodySource } from './body-source.js';
+import { retryAfterSeconds } from './retry-after.js';
 
 /** Slack over the response limit for the decoded bytes of a compressed SSE request stream (see above); >= DECODER_CHUNK_BYTES. */
 export const SSE_DECODED_SLACK_BYTES = 64 * 1024;
@@ -81,7 +82,9 @@ export async function handleUpstreamResponse(
   const limitBytes = exchange.limits.max_response_bytes;
   const fail = (reason: 'upstream_status' | 'unsupported_encoding' | 'upstream_not_mcp'): void => {
     releaseBody(res.stream);
-    answerWithLocalError(exchange, reply, { reason, limitBytes, observedBytes: 0, upstreamStatus: status });
+    // The seller's own `Retry-After` on the status it refused with (retry-after.ts).
+    const retryAfterS = reason === 'upstream_status' ? retryAfterSeconds(res.headers['retry-after'], Date.now()) : undefined;
+    answerWithLocalError(exchange, reply, { reason, limitBytes, observedBytes: 0, upstreamStatus: status, ...(retryAfterS !== undefined ? { retryAfterS } : {}) });
   };
 
   // A repeated Content-Type with differing values is no valid answer, whatever its status
