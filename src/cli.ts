@@ -282,16 +282,15 @@ async function probe(config: GatewayConfig, agent: string, opts: ProbeCliOptions
     io.stderr(`adcp-buyer-gateway probe: no agent ${JSON.stringify(agent)} in ${config.source ?? 'the config'} (agents: ${[...config.agents.keys()].join(', ')})\n`);
     return PROBE_EXIT.USAGE;
   }
-  const [{ default: pino }, { createLogger }, { runProbe }, { formatProbeJson, formatProbeTable }, { inertLogDestination }] = await Promise.all([
+  const [{ default: pino }, { createLogger }, { runProbe }, { formatProbeJson, formatProbeTable }] = await Promise.all([
     import('pino'),
     import('./observability/logger.js'),
     import('./probe/probe.js'),
     import('./probe/report.js'),
-    import('./probe/inert-log-destination.js'),
   ]);
-  // stdout carries the report only: the in-process gateway logs to stderr, each line with
-  // nothing a terminal acts on (inert-log-destination.ts: a seller's C1 and bidi characters).
-  const logger = createLogger(opts.verbose === true ? config.log_level : 'error', { destination: inertLogDestination(pino.destination({ fd: 2, sync: true })) });
+  // stdout carries the report only: the in-process gateway logs to stderr (each line with
+  // nothing a terminal acts on, as every logger's: observability/inert-json.ts).
+  const logger = createLogger(opts.verbose === true ? config.log_level : 'error', { destination: pino.destination({ fd: 2, sync: true }) });
   let report;
   try {
     report = await runProbe({ config, agent, logger, ...(opts.timeoutMs !== undefined ? { timeoutMs: opts.timeoutMs } : {}) });

@@ -19,6 +19,7 @@ import pino, { type DestinationStream, type Logger, type LoggerOptions } from 'p
 import type { GatewayConfig } from '../config/types.js';
 import type { Exchange } from '../exchange.js';
 import { stdoutLogDestination } from './log-destination.js';
+import { inertJson } from './inert-json.js';
 import { compileScrubRules, scrubLogLine, type ScrubRules } from './log-scrub.js';
 import { isGatewayText, SERVICE_NAME } from './log-vocabulary.js';
 import { rpcKindLabel } from './metrics.js';
@@ -148,7 +149,8 @@ export function loggerOptions(level: LoggerOptions['level'], scrubber?: { scrub(
     redact: { paths: [...REDACT_PATHS], censor: REDACTED },
     serializers: { ...SERIALIZERS },
     timestamp: pino.stdTimeFunctions.isoTime,
-    ...(scrubber ? { hooks: { streamWrite: (line: string) => scrubber.scrub(line) } } : {}),
+    // Secrets scrubbed as written, then nothing a terminal acts on (inert-json.ts).
+    hooks: { streamWrite: scrubber ? (line: string) => inertJson(scrubber.scrub(line)) : inertJson },
   };
 }
 

@@ -4,7 +4,8 @@
  * escaped and cut in the table, exact but with terminal controls `\u`-escaped in the JSON.
  */
 import type { ProbeReport, ProbeRow } from './probe.js';
-import { inertJson, shownText } from './shown-text.js';
+import { shownText } from './shown-text.js';
+import { inertJson } from '../observability/inert-json.js';
 
 const COLUMNS = ['surface', 'via', 'bytes', 'target', 'result'] as const;
 /** Columns right-aligned (numbers). */

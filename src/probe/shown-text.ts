@@ -64,24 +64,3 @@ export function shownText(value: string, max: number = MAX_SHOWN_CHARS): string 
   }
   return out + ELLIPSIS;
 }
-
-/**
- * Characters `JSON.stringify` leaves as they are but a terminal may act on: DEL, the C1
- * controls, format characters (bidi controls, ...) and U+2028/U+2029. Inside a JSON string
- * only (the JSON's own syntax is ASCII); astral ones match as their two code units.
- */
-const JSON_UNSAFE = /[\u007f-\u009f\u2028\u2029]|\p{Cf}/gu;
-
-/**
- * A `JSON.stringify` result with each {@link JSON_UNSAFE} character written as `\uhhhh` (an
- * astral one as its surrogate pair): the same JSON value, every string exact, nothing a
- * terminal acts on. `JSON.stringify` already escapes C0 controls and lone surrogates. Used for
- * the `--json` report (report.ts) and the gateway's log lines on stderr (inert-log-destination.ts).
- */
-export function inertJson(json: string): string {
-  return json.replace(JSON_UNSAFE, (ch) => {
-    let out = '';
-    for (let i = 0; i < ch.length; i++) out += `\\u${ch.charCodeAt(i).toString(16).padStart(4, '0')}`;
-    return out;
-  });
-}

@@ -9,9 +9,9 @@
  * OSC), DEL, bidi and other format characters (U+202E, U+2066..U+2069, U+200F) and U+2028 are
  * valid in a JSON string as they are: they reached the terminal raw.
  *
- * Now (src/probe/inert-log-destination.ts): each line the probe's gateway writes to stderr is
- * passed through shown-text.ts `inertJson`, which writes those characters `\uhhhh`: the same
- * JSON value, nothing a terminal acts on.
+ * Now each line the probe's gateway writes to stderr is passed through `inertJson`
+ * (src/observability/inert-json.ts; every logger's lines since trial 12), which writes those
+ * characters `\uhhhh`: the same JSON value, nothing a terminal acts on.
  *
  * Input: the real CLI (`node --import tsx src/main.ts probe s --verbose --config <file>`, the
  * config at `log_level: debug`) against a raw seller on 127.0.0.1 that answers `initialize`

@@ -4,7 +4,8 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { inertJson, shownText } from '../../src/probe/shown-text.js';
+import { shownText } from '../../src/probe/shown-text.js';
+import { inertJson } from '../../src/observability/inert-json.js';
 
 describe('shownText', () => {
   test('plain text, non-ASCII letters and emoji pass as they are', () => {
