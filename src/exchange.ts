@@ -111,6 +111,19 @@ export function isRequestStream(rpc: RpcPeek): boolean {
 }
 
 /**
+ * True when the host's POST carries a request it awaits a response to: a request (a long-lived
+ * one included), or a batch holding one (an element with a `method` and an `id`:
+ * `batchRequestIds` not empty). False for a POST of a notification, of a host's JSON-RPC
+ * response, or of a batch of only those (MCP Streamable HTTP: the server answers such a POST
+ * "202 Accepted with no body"), and for no JSON-RPC body (a GET, a DELETE). A batch's stream
+ * resumed with `Last-Event-ID` has no ids (routing/handler.ts), so false too: its answer is
+ * SSE or an error before any caller asks (response/pipeline.ts).
+ */
+export function carriesRequest(rpc: RpcPeek): boolean {
+  return rpc.kind === 'batch' ? (rpc.batchRequestIds?.length ?? 0) > 0 : rpc.kind === 'request';
+}
+
+/**
  * True when the exchange's SSE stream has the cumulative bound (`max_response_bytes` over the
  * whole stream -> `sse_cumulative`, with what resume tokens and the re-encoding add, carried
  * across `Last-Event-ID` resumes) and `sse_deadline_ms`; a breach ends it (sse-stage.ts).
@@ -225,6 +238,17 @@ export interface Exchange {
    */
   answerEvent: string | undefined;
   /**
+   * The bytes of a seller's acknowledgement body the gateway dropped (response/ack-body.ts): a
+   * 2xx non-SSE answer to a POST that carries no request ({@link carriesRequest}) whose body is
+   * no JSON-RPC message (`{"status":"accepted"}`, `text/plain` `OK`), answered to the host as
+   * 202 Accepted with no body; its decoded bytes as read, a leading BOM included. Undefined
+   * otherwise (the common case). The exchange line's `ack_body_dropped_bytes`. Reported failure
+   * (a new user's hostile trial 12, M2): such a body made `notifications/initialized` a 502
+   * `upstream_not_mcp` and the MCP SDK client's `connect()` failed
+   * (test/regressions/notification-ack-body-breaks-sdk-connect.test.ts).
+   */
+  ackBodyDroppedBytes: number | undefined;
+  /**
    * Aborts the upstream request, set once the dispatcher starts it. Safe to call repeatedly
    * (a no-op once undici has completed the request). A normal end passes the shared
    * `GATEWAY_FINISHED` (errors/abort.ts): no error is built per exchange.
@@ -330,6 +354,7 @@ export function createExchange(init: {
     eventsDropped: undefined,
     eventIdsNotTokenized: undefined,
     answerEvent: undefined,
+    ackBodyDroppedBytes: undefined,
     abortUpstream: () => {},
     finished: false,
     sseStarted: false,

@@ -268,7 +268,7 @@ function bounded<T>(value: T): T | string {
  * bytes_to_host is the body handed to the host's response (exchange.ts `bytesToHost`): for
  * `host_aborted`, what was handed over before the host left, not what it read.
  *
- * Three fields only when they apply (absent otherwise, so the common line is unchanged):
+ * Five fields only when they apply (absent otherwise, so the common line is unchanged):
  * text_not_lifted, the reason a tool result was left unlifted (exchange.ts `textNotLifted`:
  * `text_bytes`, `json_depth` or `json_nodes`, the bound the first text that may hold its JSON
  * broke; `max_response_bytes`, `max_sse_event_bytes`, `max_json_depth` or `max_json_nodes`,
@@ -287,7 +287,12 @@ function bounded<T>(value: T): T | string {
  * test/regressions/untokenizable-id-warning-flood-log.test.ts). answer_event,
  * when the request's own response came in an SSE event named other than `message` and was
  * refused `upstream_not_mcp`: that name, its first 64 characters (exchange.ts `answerEvent`;
- * test/regressions/probe-named-event-answer-ignored.test.ts).
+ * test/regressions/probe-named-event-answer-ignored.test.ts). ack_body_dropped_bytes, when a
+ * seller's 2xx answer to a POST carrying no request had a body that is no JSON-RPC message
+ * (`{"status":"accepted"}`, `text/plain` `OK`) and the host got 202 Accepted with no body
+ * instead: that body's decoded bytes (exchange.ts `ackBodyDroppedBytes`; response/ack-body.ts;
+ * a new user's hostile trial 12, M2:
+ * test/regressions/notification-ack-body-breaks-sdk-connect.test.ts).
  */
 export function exchangeLogFields(exchange: Exchange, hostStatus: number | null, httpMethod: string): Record<string, unknown> {
   const fields: Record<string, unknown> = {
@@ -311,6 +316,7 @@ export function exchangeLogFields(exchange: Exchange, hostStatus: number | null,
   if (exchange.eventsDropped !== undefined) fields.events_dropped = exchange.eventsDropped;
   if (exchange.eventIdsNotTokenized !== undefined) fields.event_ids_not_tokenized = exchange.eventIdsNotTokenized;
   if (exchange.answerEvent !== undefined) fields.answer_event = exchange.answerEvent;
+  if (exchange.ackBodyDroppedBytes !== undefined) fields.ack_body_dropped_bytes = exchange.ackBodyDroppedBytes;
   return fields;
 }
 

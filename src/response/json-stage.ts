@@ -22,7 +22,7 @@
 import type { FastifyReply } from 'fastify';
 import { isUtf8 } from 'node:buffer';
 import type { Readable } from 'node:stream';
-import type { Exchange } from '../exchange.js';
+import { carriesRequest, type Exchange } from '../exchange.js';
 import { answerWithLocalError } from '../errors/local-reply.js';
 import type { LocalErrorInput } from '../errors/local-reply.js';
 import { JsonScanner, type JsonScanFailure, type TopMembers } from '../mcp/json-scan.js';
@@ -38,6 +38,7 @@ import { bodyRewriteFits, recordLiftSkippedForRoom } from './rewrite-room.js';
 import { BatchAnswers } from './batch-answers.js';
 import { repeatsMemberName, type NameFacts } from '../mcp/repeated-names.js';
 import { keepsJsonLabel } from './content-type.js';
+import { isAckBody, isUnscannedAckBody } from './ack-body.js';
 
 export interface UpstreamBody {
   statusCode: number;
@@ -71,6 +72,11 @@ export interface UpstreamResponse {
  * `"id":999,"id":1` would be request 1's answer here and request 999's for a host that keeps
  * the first member): told by the scan for the names it compares, else by counting the parsed
  * members (the fast path above is taken only when the scan proves no repeat).
+ *
+ * An answer to a POST that carries no request (a notification, a host's response, a batch of
+ * only those) whose body is no JSON-RPC message (`{}`, `null`, `{"status":"accepted"}`) is an
+ * acknowledgement: dropped, the host answered 202 Accepted with no body (ack-body.ts). One that
+ * holds a message is judged as any answer (`upstream_not_mcp` when it holds a response).
  *
  * A rewritten body longer than `max_response_bytes` (a lift of a short text: rewrite-room.ts)
  * is not sent: the seller's body goes out unchanged, outcome `ok`, `text_not_lifted:
@@ -107,8 +113,14 @@ function answerFromBody(exchange: Exchange, reply: FastifyReply, res: UpstreamRe
     sendBody(exchange, reply, res.statusCode, seller, 'ok');
     return;
   }
-  const notMcp = notMcpError(exchange, res, seller);
   const scan = scanner.end();
+  // A body that is no JSON-RPC message answering a POST without a request: an acknowledgement,
+  // dropped (ack-body.ts; a body holding a message is judged below, as before).
+  if (!carriesRequest(exchange.rpc) && isAckBody(body, scan)) {
+    dropAckBody(exchange, reply, seller.length);
+    return;
+  }
+  const notMcp = notMcpError(exchange, res, seller);
   // A message repeating a member name (`"id":999,"id":1`) is no answer, whichever member a
   // host's parser keeps (mcp/repeated-names.ts); told by the scan here, from the parsed
   // message below when the scan cannot tell.
@@ -262,7 +274,10 @@ function parseBody(body: Buffer): unknown {
 
 /**
  * A seller's 4xx answer, or a DELETE's 2xx that is not SSE (pipeline.ts): passes through as it
- * is, its body bounded (ARCHITECTURE §3); with `emptyOnly`, a 2xx with no Content-Type to a POST.
+ * is, its body bounded (ARCHITECTURE §3); with `emptyOnly`, a 2xx to a POST with no
+ * Content-Type, or with one that is neither JSON nor SSE answering a POST without a request:
+ * passed through when empty, dropped when an acknowledgement body (ack-body.ts), else
+ * `upstream_not_mcp`.
  */
 export async function handlePassThroughBody(
   exchange: Exchange,
@@ -281,8 +296,14 @@ export async function handlePassThroughBody(
   // only those); a body there is not MCP, and neither is an empty answer to a request, whose
   // host waits for a response carrying its id (MCP Streamable HTTP: a request is answered with
   // JSON or SSE), or to a batch holding one. Found by a new user: the SDK client hung on a 202
-  // until its own timeout. (A GET's or DELETE's answer never comes here: pipeline.ts.)
+  // until its own timeout. (A GET's or DELETE's answer never comes here: pipeline.ts.) A body
+  // that is no JSON-RPC message answering no request is an acknowledgement, dropped
+  // (ack-body.ts; a new user's hostile trial 12, M2: `text/plain` `OK` broke the SDK's connect()).
   if (opts.emptyOnly && !isEmptyAnswerToNonRequest(exchange, body)) {
+    if (!carriesRequest(exchange.rpc) && isUnscannedAckBody(body, { maxDepth: exchange.limits.max_json_depth, maxNodes: exchange.limits.max_json_nodes })) {
+      dropAckBody(exchange, reply, body.length);
+      return;
+    }
     answerWithLocalError(exchange, reply, notMcpError(exchange, res, body));
     return;
   }
@@ -451,6 +472,22 @@ function sendBody(exchange: Exchange, reply: FastifyReply, status: number, body:
 }
 
 /**
+ * Answers the host 202 Accepted with no body (and no Content-Type) in place of the seller's
+ * 2xx acknowledgement body of `bytes` bytes, which is dropped (ack-body.ts: MCP Streamable
+ * HTTP answers a POST without a request "202 Accepted with no body"); outcome `ok`, the
+ * exchange line's `ack_body_dropped_bytes`. The seller's other headers go out as on any
+ * answer (headers.ts). Source: a new user's hostile trial 12, M2
+ * (test/regressions/notification-ack-body-breaks-sdk-connect.test.ts).
+ */
+function dropAckBody(exchange: Exchange, reply: FastifyReply, bytes: number): void {
+  exchange.finished = true;
+  exchange.outcome = 'ok';
+  exchange.ackBodyDroppedBytes = bytes;
+  reply.removeHeader('content-type');
+  reply.code(202).send();
+}
+
+/**
  * An empty body answering a notification, a host's response or a batch of only those: nothing
  * waits for an answer to those, so an empty body is their answer whatever its Content-Type
  * (MCP Streamable HTTP: 202 Accepted, no body); a request's host waits for its response, and
@@ -463,10 +500,8 @@ function sendBody(exchange: Exchange, reply: FastifyReply, status: number, body:
  * requests never answered (a reviewer: test/regressions/batch-empty-202-answer-ok.test.ts).
  */
 function isEmptyAnswerToNonRequest(exchange: Exchange, body: Buffer): boolean {
-  if (body.length !== 0) return false;
-  const rpc = exchange.rpc;
   // A batch's stream resumed with Last-Event-ID has no ids (routing/handler.ts), but its answer is SSE or an error (pipeline.ts).
-  return rpc.kind === 'batch' ? (rpc.batchRequestIds?.length ?? 0) === 0 : rpc.kind !== 'request';
+  return body.length === 0 && !carriesRequest(exchange.rpc);
 }
 
 /** A JSON-RPC message object (`jsonrpc: "2.0"`) or a non-empty batch of them. */

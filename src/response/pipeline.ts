@@ -19,15 +19,18 @@
  *      - 2xx application/json   -> json-stage: bounded buffer (raw bytes) -> structure bounds
  *                                  -> parse -> rewrite -> original bytes or re-serialized
  *      - 2xx, no Content-Type   -> passed through when empty (202 for a notification);
- *                                  a body there -> `upstream_not_mcp`
- *      - other 2xx (HTML, ...)  -> SERVICE_UNAVAILABLE `upstream_not_mcp`
+ *                                  to a POST without a request, a body that is no
+ *                                  JSON-RPC message is dropped: 202, no body (ack-body.ts);
+ *                                  any other body there -> `upstream_not_mcp`
+ *      - other 2xx (HTML, ...)  -> SERVICE_UNAVAILABLE `upstream_not_mcp`; to a POST without
+ *                                  a request, read and judged as with no Content-Type
  *      - 4xx                    -> passed through as it is, body bounded (a JSON body also by
  *                                  depth/nodes; none labelled when the seller sent no
  *                                  Content-Type); to a resumed request stream -> `upstream_status`
  *      - 1xx/3xx                -> SERVICE_UNAVAILABLE `upstream_not_mcp`
  */
 import type { FastifyBaseLogger, FastifyReply } from 'fastify';
-import { hasCumulativeBound, isRequestStream, type Exchange } from '../exchange.js';
+import { carriesRequest, hasCumulativeBound, isRequestStream, type Exchange } from '../exchange.js';
 import { answerWithLocalError } from '../errors/local-reply.js';
 import { bodyKind, repeatedContentType } from './content-type.js';
 import { handleJsonBody, handlePassThroughBody, type UpstreamBody } from './json-stage.js';
@@ -152,7 +155,12 @@ export async function handleUpstreamResponse(
     if (exchange.endsSession) return handlePassThroughBody(exchange, reply, upstream, { jsonBounds: kind === 'json' });
     if (kind === 'json') return handleJsonBody(exchange, reply, upstream, hooks);
     // No Content-Type: fine for an empty 202/204 answer to a notification or response; a body there is not MCP.
-    if (kind === 'none') return handlePassThroughBody(exchange, reply, upstream, { emptyOnly: true });
+    // Any other type answering a POST without a request (`text/plain` `OK`, `Accepted`) likewise:
+    // an empty body passes, an acknowledgement body is dropped, the host answered 202 with no body
+    // (ack-body.ts: the MCP SDK client discards such a body; a new user's hostile trial 12, M2,
+    // test/regressions/notification-ack-body-breaks-sdk-connect.test.ts). A request's host waits
+    // for JSON or SSE: anything else is refused unread.
+    if (kind === 'none' || !carriesRequest(exchange.rpc)) return handlePassThroughBody(exchange, reply, upstream, { emptyOnly: true });
     return fail('upstream_not_mcp');
   }
   if (status >= 400) return handlePassThroughBody(exchange, reply, upstream, { jsonBounds: kind === 'json' });
