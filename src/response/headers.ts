@@ -13,6 +13,8 @@ import { repeatedContentType } from './content-type.js';
  * (`Location`, `Content-Location`, `Refresh`), which its client could follow past the
  * gateway, and those that steer the host's client for the gateway's origin (`Alt-Svc`,
  * `Strict-Transport-Security`). `Set-Cookie` passes scoped to the agent's route ({@link scopeSetCookies}).
+ * The headers that describe the seller's exact bytes (digests, `ETag`: {@link SELLER_BYTES_HEADERS})
+ * pass only when those bytes reach the host unchanged ({@link dropSellerBytesHeaders}).
  * Everything else (`Mcp-Session-Id`, `Content-Type`, ...) passes; a `Content-Type` sent
  * as several lines naming the same media type passes as its first ({@link filterResponseHeaders}). Names are lowercase (as
  * undici gives them): one Set lookup per header, and a prefix check for the names starting
@@ -66,6 +68,70 @@ export const STRIPPED_RESPONSE_HEADERS: ReadonlySet<string> = new Set([
   'clear-site-data',
   'link',
 ]);
+
+/**
+ * The seller's response headers that describe its exact body bytes, lowercase: they reach the
+ * host only with those bytes ({@link dropSellerBytesHeaders}). The policy, with its sources:
+ *
+ * - `content-digest` (RFC 9530 §2): a digest of the message content, the bytes as sent, after
+ *   any content coding.
+ * - `repr-digest` (RFC 9530 §3): a digest of the selected representation data, which RFC 9110
+ *   §8.1 defines as `Content-Encoding(Content-Type(data))`: the coding is part of the
+ *   representation (RFC 9530 Appendix B, examples: a `br` answer's Repr-Digest is of the br-coded
+ *   bytes, not of the JSON in it). So it changes when the gateway only removes a content
+ *   coding, as when it rewrites the JSON: no case where it survives a change of bytes.
+ * - `digest` (RFC 3230, obsoleted by RFC 9530): a digest of the "instance", content coding
+ *   included; RFC 9530 §1.3 notes implementations computed it over the content as sent where
+ *   the representation data was meant: either changes with the bytes.
+ * - `content-md5` (RFC 1864; RFC 2616 §14.15: computed on the entity-body "including any
+ *   content-coding that has been applied"; removed from HTTP by RFC 7231 Appendix B): an MD5
+ *   of the body as sent.
+ * - `etag` (RFC 9110 §8.8.3): a strong entity tag names exact representation bytes, and a
+ *   content-coded representation needs a tag distinct from the unencoded one (§8.8.3,
+ *   "Content codings are a property of the representation data"); a weak tag (`W/"…"`)
+ *   names a set of semantically equivalent representations of the seller's choosing (§8.8.1).
+ *   Both go, not weakened: a rewrite (a deduped text, a lift, U+FFFD repairs) is the gateway's
+ *   body, not one the seller vouched for, and it follows the gateway's config (a reload may
+ *   rewrite the same seller bytes differently under one tag), so a weakened tag would tell a
+ *   cache two different bodies are equivalent. (nginx's `sub_filter` clears ETag too; its
+ *   `gzip`/`gunzip` filters, which only change the coding, weaken it.) No conditional
+ *   request through the gateway relies on it: MCP uses none, and a seller's 304 (or any 3xx)
+ *   is refused `upstream_not_mcp` (pipeline.ts), so a host's `If-None-Match` can never get a
+ *   stale body reused; a `412` to a host's `If-Match` is a 4xx, passed through as sent.
+ *
+ * Kept: `Last-Modified` (a date of the seller's resource, not of the bytes; RFC 9110 §8.8.2
+ * makes it at most a weak validator, and with no 304 through the gateway it validates
+ * nothing here), `Want-Content-Digest` / `Want-Repr-Digest` (the seller's wish for digests on
+ * the host's requests, not a claim about this body), `Content-Type` (set by the JSON stage:
+ * json-stage.ts sendJsonAnswer), `Content-Length` and `Content-Encoding` (always the
+ * gateway's: {@link STRIPPED_RESPONSE_HEADERS}).
+ *
+ * When the bytes differ (each caller names its case): a content coding the gateway decoded
+ * (pipeline.ts: every coded answer, whatever its kind or status), a 2xx JSON answer whose body
+ * is not the seller's (a rewrite, a dropped BOM, a UTF-8 repair: json-stage.ts
+ * sendJsonAnswer), and every SSE stream (sse-stage.ts: its head goes out before any event, and
+ * the stage re-encodes events, turns event ids into resume tokens, drops events that break a
+ * bound, repairs UTF-8 and may end with its own error event). The seller's bytes passed
+ * through unchanged (an uncoded JSON answer left as it was, a 4xx, a DELETE's answer) keep
+ * every one, byte for byte.
+ *
+ * Reported failure (a new user's hostile trial 12, M4): a gzip answer the gateway decoded and
+ * deduped reached the host with the seller's `content-digest` (`sha-256=:jl7B…:`, of the
+ * gzip bytes) over a body whose digest was `sha-256=:XNn9…:`, and `repr-digest`,
+ * `content-md5` and `etag` passed unchanged too
+ * (test/regressions/digest-headers-describe-seller-bytes.test.ts).
+ */
+export const SELLER_BYTES_HEADERS: readonly string[] = ['content-digest', 'repr-digest', 'digest', 'content-md5', 'etag'];
+
+/**
+ * Removes every {@link SELLER_BYTES_HEADERS} header from the reply: called whenever the body the
+ * host gets is not the seller's bytes as sent (the cases are listed there), before the head is
+ * written (a head written on the raw response drops them itself: {@link hijackAndWriteHead}).
+ * Cost: five `removeHeader` calls, only on those answers.
+ */
+export function dropSellerBytesHeaders(reply: FastifyReply): void {
+  for (const name of SELLER_BYTES_HEADERS) reply.removeHeader(name);
+}
 
 /**
  * Prefixes of header names stripped whatever follows (lowercase), beside
@@ -202,15 +268,19 @@ function connectionOptions(value: string | string[]): string[] {
 /**
  * Takes the response over from Fastify (`reply.hijack()`) and writes its head on the raw
  * response: `status`, the headers the reply holds (the seller's, filtered:
- * {@link filterResponseHeaders}; unset ones left out) with `extra` over them. For an answer
- * Fastify's `send` would label or frame itself: an SSE stream (sse-stage.ts) and a body the
- * seller sent with no Content-Type (json-stage.ts sendUnlabelled).
+ * {@link filterResponseHeaders}; unset ones left out) with `extra` over them, and without
+ * {@link SELLER_BYTES_HEADERS} unless `sellerBytes` (the body that follows is the seller's
+ * bytes as sent). For an answer Fastify's `send` would label or frame itself: an SSE stream
+ * (sse-stage.ts: never the seller's bytes) and a body the seller sent with no Content-Type
+ * (json-stage.ts sendUnlabelled: the seller's bytes, or decoded ones whose headers the
+ * pipeline dropped already).
  */
-export function hijackAndWriteHead(reply: FastifyReply, status: number, extra: Readonly<Record<string, string>>): void {
+export function hijackAndWriteHead(reply: FastifyReply, status: number, extra: Readonly<Record<string, string>>, sellerBytes: boolean): void {
   reply.hijack();
   // Fastify's getHeaders() is a fresh shallow copy: written into, with no second copy.
   const headers = reply.getHeaders();
   for (const name in headers) if (headers[name] === undefined) delete headers[name];
+  if (!sellerBytes) for (const name of SELLER_BYTES_HEADERS) delete headers[name];
   Object.assign(headers, extra);
   reply.raw.writeHead(status, headers as Record<string, string | string[] | number>);
 }

@@ -17,7 +17,8 @@
  * go out untouched if they are well-formed UTF-8, and with U+FFFD in place of each ill-formed
  * sequence otherwise (wellFormedUtf8; RFC 8259 §8.1). Whenever the host gets other bytes than
  * the seller's, or the seller's under a label naming another charset, the Content-Type is
- * `application/json` (sendJsonAnswer).
+ * `application/json` (sendJsonAnswer), without the seller's digests and ETag, which describe
+ * the seller's bytes (headers.ts SELLER_BYTES_HEADERS).
  */
 import type { FastifyReply } from 'fastify';
 import { isUtf8 } from 'node:buffer';
@@ -28,7 +29,7 @@ import type { LocalErrorInput } from '../errors/local-reply.js';
 import { JsonScanner, type JsonScanFailure, type TopMembers } from '../mcp/json-scan.js';
 import { readBoundedBody } from './read-body.js';
 import { bodyPool } from './body-pool.js';
-import { hijackAndWriteHead } from './headers.js';
+import { dropSellerBytesHeaders, hijackAndWriteHead } from './headers.js';
 import type { BodySource } from './body-source.js';
 import type { PipelineHooks } from './pipeline.js';
 import { holdsResponse, isResponseToExchange, scannedResponseWellFormed } from './rewrite.js';
@@ -326,7 +327,8 @@ function sendUnlabelled(exchange: Exchange, reply: FastifyReply, status: number,
   exchange.finished = true;
   exchange.outcome = 'ok';
   exchange.bytesToHost += body.length;
-  hijackAndWriteHead(reply, status, { 'content-length': String(body.length) });
+  // `body` is as read: the seller's bytes, or decoded ones whose digests the pipeline dropped (headers.ts SELLER_BYTES_HEADERS).
+  hijackAndWriteHead(reply, status, { 'content-length': String(body.length) }, true);
   // The body's buffer is given back by the caller (handlePassThroughBody), once the response closes.
   reply.raw.end(body);
 }
@@ -448,6 +450,11 @@ function wellFormedUtf8(body: Buffer, limitBytes: number): Buffer {
  * - the seller's bytes, not well-formed UTF-8 (only when their repair would not fit
  *   `max_response_bytes`: wellFormedUtf8): the seller's label, which is the seller's word for them.
  *
+ * Other bytes also go out without the seller's `Content-Digest`, `Repr-Digest`, `Digest`,
+ * `Content-MD5` and `ETag` (headers.ts SELLER_BYTES_HEADERS: they describe the seller's bytes;
+ * a new user's hostile trial 12, M4); the seller's bytes keep them (a coded body lost them
+ * already: pipeline.ts).
+ *
  * Reported failure (a hostile trial, F10): a seller's answer labelled `application/json;
  * charset=iso-8859-1` with a Latin-1 `é` (E9) reached the host as `EF BF BD` (the repair) under
  * the same label, and a host honouring it (Python `requests`) read `cafï¿½`
@@ -456,7 +463,11 @@ function wellFormedUtf8(body: Buffer, limitBytes: number): Buffer {
  * `isUtf8` again only under a label naming another charset.
  */
 function sendJsonAnswer(exchange: Exchange, reply: FastifyReply, res: UpstreamResponse, seller: Buffer, out: Buffer, outcome: 'ok' | 'rewritten'): void {
-  if (out !== seller || (!keepsJsonLabel(res.headers['content-type']) && isUtf8(out))) reply.header('content-type', 'application/json');
+  if (out !== seller) {
+    reply.header('content-type', 'application/json');
+    // Not the seller's bytes: its digests and ETag describe those (headers.ts SELLER_BYTES_HEADERS; trial 12, M4).
+    dropSellerBytesHeaders(reply);
+  } else if (!keepsJsonLabel(res.headers['content-type']) && isUtf8(out)) reply.header('content-type', 'application/json');
   sendBody(exchange, reply, res.statusCode, out, outcome);
 }
 

@@ -5,7 +5,8 @@
  *   1. status        5xx -> SERVICE_UNAVAILABLE `upstream_status`
  *   2. encoding      Content-Encoding parsed; an unknown coding -> `unsupported_encoding`;
  *                    the body is then read through bounded decoders (decode.ts), raw and
- *                    decoded bytes both counted (body-source.ts)
+ *                    decoded bytes both counted (body-source.ts); a coded answer loses the
+ *                    seller's digests and ETag (headers.ts SELLER_BYTES_HEADERS)
  *   3. body kind     by Content-Type essence, never substring; a repeated Content-Type
  *                    with differing values -> `upstream_not_mcp` (equivalent ones, RFC 9110
  *                    §8.3.1, are one)
@@ -38,6 +39,7 @@ import { handleSseBody } from './sse-stage.js';
 import { parseContentEncoding, releaseBody } from './decode.js';
 import { openBodySource } from './body-source.js';
 import { retryAfterSeconds } from './retry-after.js';
+import { dropSellerBytesHeaders } from './headers.js';
 
 /** Slack over the response limit for the decoded bytes of a compressed SSE request stream (see above); >= DECODER_CHUNK_BYTES. */
 export const SSE_DECODED_SLACK_BYTES = 64 * 1024;
@@ -108,6 +110,9 @@ export async function handleUpstreamResponse(
   const encoding = parseContentEncoding(res.headers['content-encoding']);
   // Only codings the gateway asked this agent for (`accept_encoding`): anything else is refused, not decoded.
   if (!encoding.ok || !encoding.codings.every((c) => exchange.agent.accept_encoding.includes(c))) return fail('unsupported_encoding');
+  // A coded body reaches the host decoded: the seller's digests and ETag describe its coded
+  // bytes (headers.ts SELLER_BYTES_HEADERS; trial 12, M4). One length test on an uncoded answer.
+  if (encoding.codings.length > 0) dropSellerBytesHeaders(reply);
 
   const kind = bodyKind(contentType);
   const sse = kind === 'sse' && status >= 200 && status < 300;

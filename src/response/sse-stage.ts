@@ -437,7 +437,10 @@ export async function handleSseBody(
   // socket write); alone at the end of this turn otherwise (when the stage first waits:
   // `startTimers`), so that the host sees its stream start before the first event of a slow
   // stream.
-  hijackAndWriteHead(reply, res.statusCode, SSE_RESPONSE_HEADERS);
+  // Never the seller's bytes (re-encoded events, tokens for ids, dropped events, U+FFFD, a
+  // final error event), decided before any event: its digests and ETag never pass
+  // (`sellerBytes` false: headers.ts SELLER_BYTES_HEADERS; a new user's hostile trial 12, M4).
+  hijackAndWriteHead(reply, res.statusCode, SSE_RESPONSE_HEADERS, false);
   /** The head has not gone out with bytes written, and the stream is not over. */
   let headPending = true;
   let headTimer: NodeJS.Immediate | undefined;
