@@ -313,6 +313,23 @@ export async function buildApp(config: GatewayConfig, opts: BuildAppOptions = {}
     if (queued) whenWritten(res, record);
     else record();
   });
+  // `Expect: 100-continue` with a Content-Length over max_request_bytes gets the final 413
+  // instead of 100 Continue (RFC 9110 §10.1.1: a server that will refuse the request by its
+  // head answers so, and the client never sends the body): the request goes on to Fastify
+  // without the 100, whose body limit refuses it from the Content-Length before a byte is read
+  // (the error handler above), and the connection is closed after it: the body the head
+  // announced never comes, so nothing else can follow on it (routing/closing-answers.ts).
+  // Source: a new user's hostile trial 12, L2 (`100 Continue`, then `413`:
+  // test/regressions/expect-continue-over-limit-told-to-send.test.ts). Node's own answer
+  // otherwise: 100 Continue at once.
+  app.server.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => {
+    const declared = req.headers['content-length'];
+    if (typeof declared === 'string' && /^\d+$/.test(declared) && Number(declared) > bodyLimit) {
+      res.setHeader('connection', 'close');
+      closesConnection(req.socket, res);
+    } else res.writeContinue();
+    app.server.emit('request', req, res);
+  });
   app.route({ method: [...MCP_METHODS], url: '/agents/:agent/mcp', handler });
   app.route({
     method: [...OTHER_METHODS],
