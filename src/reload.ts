@@ -26,7 +26,9 @@
  * there). Only events for the file's name, or for a symlink its path goes through, count
  * (an event with no filename counts); other files in the directory neither trigger nor delay
  * a check. A check runs `debounceMs` after the last such event, or at the latest `maxDelayMs`
- * after the first. It reads the file and reloads only when its bytes differ from the last
+ * after the first. A directory replaced (deleted and re-created, renamed over, a symlinked
+ * directory repointed) is watched again and a check runs; one that stays missing for 10 min,
+ * or cannot be watched, ends the watch with one warning (reload with SIGHUP). It reads the file and reloads only when its bytes differ from the last
  * text it loaded or rejected, so editors' multi-step saves cost one small read each, and one
  * failure is logged once. A check that cannot read the file is logged unless it fails
  * exactly as the last failure logged did (same problems, same code) with no successful load
