@@ -264,5 +264,39 @@ export function configNotes(config: GatewayConfig): string[] {
       );
     }
   }
+  for (const agent of config.agents.values()) {
+    out.push(...structureNotes(agent.name, agent.limits, [SMALLEST_RESPONSE, { ...SMALLEST_TOOL_RESULT, what: 'every result of a tool without limits of its own' }]));
+    for (const tool of Object.keys(agent.tools)) out.push(...structureNotes(`${agent.name}/${tool}`, resolveCallLimits(agent, tool, undefined), [SMALLEST_TOOL_RESULT]));
+  }
+  return out;
+}
+
+/** The smallest message a limits row must let through, with its nesting and JSON values (json-bounds.ts counts). */
+interface SmallestMessage {
+  readonly what: string;
+  readonly text: string;
+  readonly depth: number;
+  readonly nodes: number;
+}
+
+/** The smallest JSON-RPC response: every answer of an agent is at least this. */
+const SMALLEST_RESPONSE: SmallestMessage = { what: 'every answer', text: '{"jsonrpc":"2.0","id":1,"result":{}}', depth: 2, nodes: 4 };
+/** The smallest `tools/call` result (MCP CallToolResult: `content` is required). */
+const SMALLEST_TOOL_RESULT: SmallestMessage = { what: 'every tool result', text: '{"jsonrpc":"2.0","id":1,"result":{"content":[]}}', depth: 3, nodes: 5 };
+
+/**
+ * Notes for structure bounds that messages of the row can never meet: for each of
+ * `max_json_depth` and `max_json_nodes`, the first of `smallest` (smallest first) it is below
+ * (an agent's: any answer, then a tool result; a tool's: its result), so every such call is
+ * refused `json_depth` / `json_nodes` (or the request itself `invalid_request`). A new user's
+ * hostile trial 12, L5: `max_json_depth: 1` and `max_json_nodes: 3` passed --check-config with
+ * no note and every call failed.
+ */
+function structureNotes(label: string, limits: Limits, smallest: readonly SmallestMessage[]): string[] {
+  const out: string[] = [];
+  const depth = smallest.find((m) => limits.max_json_depth < m.depth);
+  if (depth !== undefined) out.push(`note: ${label}: max_json_depth ${limits.max_json_depth} refuses ${depth.what}: the smallest, ${depth.text}, has depth ${depth.depth}`);
+  const nodes = smallest.find((m) => limits.max_json_nodes < m.nodes);
+  if (nodes !== undefined) out.push(`note: ${label}: max_json_nodes ${limits.max_json_nodes} refuses ${nodes.what}: the smallest, ${nodes.text}, has ${nodes.nodes} values`);
   return out;
 }

@@ -61,6 +61,26 @@ describe('formatGuardTable and the guard notes', () => {
     ]);
   });
 
+  it("notes structure bounds no answer can meet (a new user's hostile trial 12, L5: they passed with no note and every call failed)", () => {
+    const config = parseConfig(
+      [
+        'agents:',
+        '  d1: { url: https://a.example/mcp, max_json_depth: 1 }',
+        '  n3: { url: https://b.example/mcp, max_json_nodes: 3 }',
+        '  ok: { url: https://c.example/mcp, max_json_depth: 2, max_json_nodes: 4, tools: { t: { max_json_depth: 3, max_json_nodes: 5 }, u: { max_json_depth: 2, max_json_nodes: 4 } } }',
+      ].join('\n'),
+      { env: {} },
+    );
+    assert.deepEqual(configNotes(config), [
+      'note: d1: max_json_depth 1 refuses every answer: the smallest, {"jsonrpc":"2.0","id":1,"result":{}}, has depth 2',
+      'note: n3: max_json_nodes 3 refuses every answer: the smallest, {"jsonrpc":"2.0","id":1,"result":{}}, has 4 values',
+      'note: ok: max_json_depth 2 refuses every result of a tool without limits of its own: the smallest, {"jsonrpc":"2.0","id":1,"result":{"content":[]}}, has depth 3',
+      'note: ok: max_json_nodes 4 refuses every result of a tool without limits of its own: the smallest, {"jsonrpc":"2.0","id":1,"result":{"content":[]}}, has 5 values',
+      'note: ok/u: max_json_depth 2 refuses every tool result: the smallest, {"jsonrpc":"2.0","id":1,"result":{"content":[]}}, has depth 3',
+      'note: ok/u: max_json_nodes 4 refuses every tool result: the smallest, {"jsonrpc":"2.0","id":1,"result":{"content":[]}}, has 5 values',
+    ]);
+  });
+
   it('notes a base above the maximum, and a deadline a backoff outlasts (found by a new user: neither was visible)', () => {
     const config = parseConfig('agents:\n  a: { url: https://a.example/mcp, backoff_base_ms: 20000, backoff_max_ms: 30000, response_deadline_ms: 30000 }\n  b: { url: https://b.example/mcp, backoff_base_ms: 5000, backoff_max_ms: 1000 }\n', { env: {} });
     assert.deepEqual(configNotes(config), [
