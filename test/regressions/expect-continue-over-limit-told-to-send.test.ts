@@ -10,13 +10,13 @@
  * Continue and is served.
  */
 import assert from 'node:assert/strict';
-import net from 'node:net';
 import { describe, test } from 'node:test';
 import { startRawSeller, toolResponse } from '../support/raw-seller.js';
 import { startObservedGateway } from '../support/hostile-seller.js';
 import { agentsYaml } from '../helpers/gateway.js';
 import { toolCall } from '../helpers/raw.js';
 import { useSellerAndGateway } from '../helpers/stack.js';
+import { openRawConnection } from '../helpers/http-wire.js';
 import { TEST_TIMEOUT_MS, withTimeout } from '../helpers/timeout.js';
 
 const ANSWER = toolResponse(1, { content: [{ type: 'text', text: 'ok' }] });
@@ -36,55 +36,33 @@ const head = (length: number): string =>
   `POST /agents/s/mcp HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\naccept: application/json, text/event-stream\r\n` +
   `mcp-protocol-version: 2025-06-18\r\nexpect: 100-continue\r\ncontent-length: ${length}\r\n\r\n`;
 
-/**
- * Writes `text` on a new connection, then `body` once the gateway answers `100 Continue`;
- * resolves with all the gateway wrote once it closed the connection or wrote nothing for 1 s.
- */
-function exchange(text: string, body?: string): Promise<{ text: string; closed: boolean }> {
-  const url = new URL(stack.gateway.baseUrl);
-  return new Promise((resolve, reject) => {
-    const socket = net.connect(Number(url.port), url.hostname);
-    let got = '';
-    let sent = false;
-    let idle = setTimeout(() => done(false), 1000);
-    const done = (closed: boolean): void => {
-      clearTimeout(idle);
-      socket.destroy();
-      resolve({ text: got, closed });
-    };
-    socket.setEncoding('utf8');
-    socket.on('data', (s: string) => {
-      got += s;
-      if (!sent && body !== undefined && got.startsWith('HTTP/1.1 100 Continue\r\n\r\n')) {
-        sent = true;
-        socket.write(body);
-      }
-      clearTimeout(idle);
-      idle = setTimeout(() => done(false), 1000);
-    });
-    socket.on('error', reject);
-    socket.on('close', () => done(true));
-    socket.write(text);
-  });
-}
-
 describe('Expect: 100-continue with a body over max_request_bytes', { timeout: TEST_TIMEOUT_MS }, () => {
   test('the final 413 at once, no 100 Continue, the connection closed, the seller not contacted', async () => {
     const seen = stack.seller.requests.length;
-    const answer = await withTimeout(exchange(head(50_000_000)), undefined, 'the answer');
-    assert.doesNotMatch(answer.text, /100 Continue/);
-    assert.match(answer.text, /^HTTP\/1\.1 413 Payload Too Large\r\n/);
-    assert.match(answer.text, /\r\nconnection: close\r\n/i);
-    assert.equal(answer.text.slice(answer.text.indexOf('\r\n\r\n') + 4), REFUSAL);
-    assert.equal(answer.closed, true, 'the connection closed');
+    const conn = await openRawConnection(Number(new URL(stack.gateway.baseUrl).port));
+    conn.socket.write(head(50_000_000));
+    // Resolves only once the gateway closes the connection.
+    const answer = await withTimeout(conn.closed, undefined, 'the answer and the close');
+    assert.doesNotMatch(answer, /100 Continue/);
+    assert.match(answer, /^HTTP\/1\.1 413 Payload Too Large\r\n/);
+    assert.match(answer, /\r\nconnection: close\r\n/i);
+    assert.equal(answer.slice(answer.indexOf('\r\n\r\n') + 4), REFUSAL);
     assert.equal(stack.seller.requests.length, seen, 'the seller got nothing');
   });
 
   test('control: a body at the limit gets its 100 Continue and is served', async () => {
     const padded = BODY.slice(0, -1) + ' '.repeat(LIMIT - BODY.length) + '}';
     assert.equal(padded.length, LIMIT);
-    const answer = await withTimeout(exchange(head(LIMIT), padded), undefined, 'the answer');
-    assert.match(answer.text, /^HTTP\/1\.1 100 Continue\r\n\r\nHTTP\/1\.1 200 OK\r\n/);
-    assert.ok(answer.text.endsWith(ANSWER), answer.text);
+    const conn = await openRawConnection(Number(new URL(stack.gateway.baseUrl).port));
+    try {
+      conn.socket.write(head(LIMIT));
+      await withTimeout(conn.received('HTTP/1.1 100 Continue\r\n\r\n'), undefined, 'the 100 Continue');
+      conn.socket.write(padded);
+      await withTimeout(conn.received(ANSWER), undefined, 'the answer');
+      assert.match(conn.text(), /^HTTP\/1\.1 100 Continue\r\n\r\nHTTP\/1\.1 200 OK\r\n/);
+      assert.ok(conn.text().endsWith(ANSWER), conn.text());
+    } finally {
+      conn.socket.destroy();
+    }
   });
 });
