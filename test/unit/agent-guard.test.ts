@@ -26,6 +26,9 @@ const settled = async <T>(p: Promise<T>): Promise<boolean> => {
 
 describe('backoff after bound breaches', () => {
   it('admits at once until N consecutive breaches, then one probe at a time after the backoff', async () => {
+    // Backoffs long enough that no scheduling delay ends one between two steps: with 20 ms, a
+    // loaded machine (a second test run beside this one) admitted "within the backoff" at once.
+    const SETTINGS: GuardSettings = { max_buffered_response_bytes: 100, backoff_after_breaches: 2, backoff_base_ms: 250, backoff_max_ms: 500 };
     const backoffs: Array<[string, number, number]> = [];
     const guard = new AgentGuard((agent, kind, n, ms) => {
       assert.equal(kind, K);
@@ -39,9 +42,9 @@ describe('backoff after bound breaches', () => {
     assert.equal(guard.isBackingOff('s', K), false);
     guard.finish(b, 'breach');
     assert.equal(guard.isBackingOff('s', K), true);
-    assert.deepEqual(backoffs, [['s', 2, 20]]);
+    assert.deepEqual(backoffs, [['s', 2, 250]]);
     guard.finish(straggler, 'breach'); // admitted before the backoff: does not deepen it
-    assert.deepEqual(backoffs, [['s', 2, 20]]);
+    assert.deepEqual(backoffs, [['s', 2, 250]]);
 
     // Within the backoff: everyone waits, in arrival order.
     const first = pending(guard.admit('s', K, SETTINGS, 5_000));
@@ -53,7 +56,7 @@ describe('backoff after bound breaches', () => {
     assert.equal(immediate(guard.admit('other', K, SETTINGS, 5_000)).probe, false);
 
     guard.finish(probe!, 'breach'); // the backoff doubles, capped at backoff_max_ms ...
-    assert.deepEqual(backoffs.at(-1), ['s', 4, 40]);
+    assert.deepEqual(backoffs.at(-1), ['s', 4, 500]);
     assert.equal(await second.admitted, undefined, '... and who waited for that probe is answered at once');
     const probe2 = await pending(guard.admit('s', K, SETTINGS, 5_000)).admitted;
     assert.equal(probe2?.probe, true);
