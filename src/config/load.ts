@@ -9,7 +9,10 @@
  *    nested at most `MAX_CONFIG_NESTING` deep (yaml-document.ts). A file with such errors
  *    stops here: its tree can't be trusted for the next steps. A `%YAML` directive of a
  *    version other than 1.2 is a problem too, but does not stop: the file is read as YAML 1.2
- *    anyway, and its other problems are listed with it (yaml-document.ts).
+ *    anyway, and its other problems are listed with it (yaml-document.ts). An unquoted
+ *    `${VAR}` inside a flow mapping or list (`{ url: ${X} }`), which yaml reads as `$` and a
+ *    mapping, is named at its value's YAML path with the fix, in place of yaml's cascade of
+ *    messages (yaml-flow-env.ts).
  * 2. Build a plain tree from the YAML nodes (null-prototype mappings, so keys like
  *    `__proto__` stay data), expanding `${VAR}` in every string value and remembering where
  *    each path sits in the file.
@@ -50,6 +53,7 @@ import { configSchema, LIMIT_KEYS, type RawAgent, type RawConfig, type RawTool }
 import { unknownKeyMessage } from './suggest.js';
 import { aliasTargets } from './yaml-aliases.js';
 import { MAX_CONFIG_NESTING, parseConfigYaml, TOO_DEEP } from './yaml-document.js';
+import { flowReferenceCandidates, unquotedFlowReferenceMessage, unquotedFlowReferences, type UnquotedFlowReferences } from './yaml-flow-env.js';
 import { inexactNumber } from './yaml-numbers.js';
 import { coreTagMisfit, describeTagged, isReadTag, isRefusedTagWarning } from './yaml-tags.js';
 import type { AgentConfig, GatewayConfig, Limits, ToolOverrides } from './types.js';
@@ -821,6 +825,64 @@ function writtenListeners(tree: unknown): { listen: OwnListener | undefined; ops
   return { listen, ops };
 }
 
+/**
+ * yaml's options for a config file. Duplicate keys are reported by the TreeBuilder, with their
+ * YAML path, next to every other problem (yaml's own check names only a position, and stops
+ * everything else).
+ */
+const YAML_OPTIONS = { uniqueKeys: false } as const;
+
+/**
+ * Step 1: `text` read as the config's one YAML document (yaml-document.ts), with the `%YAML`
+ * directives of another version as problems (`versionProblems`: validation goes on); or the
+ * problems that stop here (yaml's syntax errors, a second document, too deep), in file order,
+ * and where yaml's errors show an unquoted `${VAR}` in flow context (`braces`:
+ * yaml-flow-env.ts). In that case the document is not returned, so that it can be collected
+ * while the caller parses the file again.
+ */
+function readYaml(
+  text: string,
+  lines: LineCounter,
+): { doc: Document.Parsed; versionProblems: ConfigProblem[]; problems?: undefined } | { problems: ConfigProblem[]; braces: ReadonlyMap<number, number> } {
+  const parsedText = parseConfigYaml(text, lines, YAML_OPTIONS);
+  const textProblems = parsedText.problems.map((p) => withPosition({ path: '', message: p.message }, lines, p.offset));
+  if (!parsedText.ok) return { problems: textProblems, braces: new Map() };
+  const versionProblems = parsedText.versionProblems.map((p) => withPosition({ path: '', message: p.message }, lines, p.offset));
+  const doc = parsedText.doc;
+  const yamlProblems = yamlSyntaxProblems(doc, text, lines);
+  if (yamlProblems.length > 0 || textProblems.length > 0) {
+    return { problems: sortProblems([...yamlProblems, ...textProblems, ...versionProblems]), braces: flowReferenceCandidates(text, doc) };
+  }
+  return { doc, versionProblems };
+}
+
+/**
+ * yaml's errors and warnings in `doc` (parsed from `text`), as problems at their line and
+ * column: `YAML: ` and the first line of yaml's message. Its warnings about a tag outside the
+ * core schema (`Unresolved tag: !foo`), or a core tag on a value it does not fit (`!!int 64.0`),
+ * are left to the TreeBuilder, which refuses every such value at its YAML path (yaml-tags.ts).
+ */
+function yamlSyntaxProblems(doc: Document.Parsed, text: string, lines: LineCounter): ConfigProblem[] {
+  const warnings = doc.warnings.filter((w) => !isRefusedTagWarning(w, text, doc));
+  return [...doc.errors, ...warnings].map((e) => withPosition({ path: '', message: `YAML: ${e.message.split('\n')[0] ?? e.message}` }, lines, e.pos[0]));
+}
+
+/**
+ * The problems of a file with unquoted `${VAR}` references in flow mappings or lists: one per
+ * value holding them, at its YAML path and the first `${` (never echoing a value at a secret
+ * path: `isSecretPath`), and the file's other syntax problems, read with the references masked
+ * (same offsets: yaml-flow-env.ts).
+ */
+function unquotedFlowProblems(flow: UnquotedFlowReferences, text: string, lines: LineCounter): ConfigProblem[] {
+  const at = (p: { offset: number; message: string }): ConfigProblem => withPosition({ path: '', message: p.message }, lines, p.offset);
+  return [
+    ...flow.references.map((r) => withPosition({ path: formatPath(r.path), message: unquotedFlowReferenceMessage(r, isSecretPath(r.path)) }, lines, r.offset)),
+    ...yamlSyntaxProblems(flow.parsed.doc, text, lines),
+    ...flow.parsed.problems.map(at),
+    ...flow.parsed.versionProblems.map(at),
+  ];
+}
+
 function buildConfig(text: string, env: NodeJS.ProcessEnv, source: string | undefined, label: string | undefined): GatewayConfig {
   // Same cap as loadConfigFile, for text given directly (parseConfig). A UTF-16 unit is 1 to 3
   // UTF-8 bytes, so the length alone settles most cases without counting bytes.
@@ -828,21 +890,14 @@ function buildConfig(text: string, env: NodeJS.ProcessEnv, source: string | unde
     throw new ConfigError([{ path: '', message: tooLargeMessage(Buffer.byteLength(text, 'utf8')) }], label);
   }
   const lines = new LineCounter();
-  // Duplicate keys are reported by the TreeBuilder, with their YAML path, next to every other
-  // problem (yaml's own check names only a position, and stops everything else).
-  const parsedText = parseConfigYaml(text, lines, { uniqueKeys: false });
-  const textProblems = parsedText.problems.map((p) => withPosition({ path: '', message: p.message }, lines, p.offset));
-  if (!parsedText.ok) throw new ConfigError(textProblems, label);
-  const versionProblems = parsedText.versionProblems.map((p) => withPosition({ path: '', message: p.message }, lines, p.offset));
-  const doc = parsedText.doc;
-  // yaml's warnings about a tag outside the core schema (`Unresolved tag: !foo`), or a core
-  // tag on a value it does not fit (`!!int 64.0`), are left to the TreeBuilder, which refuses
-  // every such value at its YAML path (yaml-tags.ts).
-  const warnings = doc.warnings.filter((w) => !isRefusedTagWarning(w, text, doc));
-  const yamlProblems = [...doc.errors, ...warnings].map((e) =>
-    withPosition({ path: '', message: `YAML: ${e.message.split('\n')[0] ?? e.message}` }, lines, e.pos[0]),
-  );
-  if (yamlProblems.length > 0 || textProblems.length > 0) throw new ConfigError(sortProblems([...yamlProblems, ...textProblems, ...versionProblems]), label);
+  const read = readYaml(text, lines);
+  if (read.problems !== undefined) {
+    // An unquoted `${VAR}` inside `{...}` or `[...]` is YAML syntax there: named, at its value's
+    // path, with the file's other syntax errors and not yaml's cascade of messages (yaml-flow-env.ts).
+    const flow = unquotedFlowReferences(text, read.braces, YAML_OPTIONS);
+    throw new ConfigError(flow === undefined ? read.problems : sortProblems(unquotedFlowProblems(flow, text, lines)), label);
+  }
+  const { doc, versionProblems } = read;
 
   const builder = new TreeBuilder(doc, lines, env);
   const tree = builder.build(doc.contents, []);
