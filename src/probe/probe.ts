@@ -21,6 +21,7 @@ import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import { createHash, randomBytes } from 'node:crypto';
 import { buildApp } from '../app.js';
+import { displayUrl } from '../config/display-url.js';
 import type { AgentConfig, GatewayConfig } from '../config/types.js';
 import { CAPABILITIES_TOOL, DISCOVERY_TARGETS, measureDiscovery, type DiscoveryMeasurement, type DiscoverySurface } from '../mcp/discovery-size.js';
 import { extractAdcpError, isJsonObject, ownValue } from '../mcp/extract.js';
@@ -68,7 +69,10 @@ export interface ProbeRow {
 
 export interface ProbeReport {
   readonly agent: string;
-  /** The seller's endpoint, origin and path only (a query string may carry a key). */
+  /**
+   * The seller's endpoint as `--check-config` shows it (config/display-url.ts `displayUrl`):
+   * its query as `?[redacted]` and any path segment shaped like a credential as `[redacted]`.
+   */
   readonly seller: string;
   /** The MCP revision the seller negotiated, if `initialize` succeeded. */
   readonly protocol_version: string | undefined;
@@ -116,7 +120,7 @@ export async function runProbe(opts: ProbeOptions): Promise<ProbeReport> {
     const answerEvents = new AnswerEvents(app.gateway);
     const explain = (reply: RpcReply): Promise<string | undefined> => explainedError(reply, answerEvents, timeoutMs);
     try {
-      return await probeAgent(client, explain, opts.agent, `${agentConfig.url.origin}${agentConfig.url.pathname}`);
+      return await probeAgent(client, explain, opts.agent, displayUrl(agentConfig.url));
     } finally {
       await client.close();
     }
