@@ -124,8 +124,9 @@ so is a second --config (or a second --timeout-ms of probe).
 Environment:
   ${CONFIG_PATH_ENV}         the config file, when --config is not given
   ${RESUME_SECRET_ENV}  SSE resume-token secret (>= ${MIN_RESUME_SECRET_LENGTH} characters) when
-                              the file has no resume.secret; without either, a random
-                              per-process secret is used (resumption won't survive a restart)
+                              the file has no resume.secret (set but empty is an error);
+                              without either, a random per-process secret is used
+                              (resumption won't survive a restart)
   any \${VAR} that the config file references (e.g. seller tokens in headers)
 
 Signals (serving):
