@@ -168,7 +168,8 @@ const PROBE_HELP = `
 Builds the gateway from the config in this process and listens on 127.0.0.1 on a free
 port (never on listen.port, so it runs beside a live gateway). Through the gateway's own
 pipeline it calls initialize, tools/list (following nextCursor, at most 1000 pages, each
-cursor at most 65,536 bytes; a larger or repeated cursor stops the listing with an error)
+cursor a string of at most 65,536 bytes; a larger, repeated or non-string cursor stops
+the listing with an error)
 and, when the seller lists it, get_adcp_capabilities, then prints each surface's bytes
 (what a host on the gateway receives) against the AdCP discovery size targets ("Managing
 response size"):
