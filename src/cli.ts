@@ -118,13 +118,15 @@ Config file (the first one given is used):
   1. --config <file>
   2. $${CONFIG_PATH_ENV}
   3. ${DEFAULT_CONFIG_PATH} (relative to the current directory)
-An empty --config or ${CONFIG_PATH_ENV} is given too, and is an error (exit 2).
+An empty --config or ${CONFIG_PATH_ENV} is given too, and is an error (exit 2);
+so is a second --config (or a second --timeout-ms of probe).
 
 Environment:
   ${CONFIG_PATH_ENV}         the config file, when --config is not given
   ${RESUME_SECRET_ENV}  SSE resume-token secret (>= ${MIN_RESUME_SECRET_LENGTH} characters) when
-                              the file has no resume.secret; without either, a random
-                              per-process secret is used (resumption won't survive a restart)
+                              the file has no resume.secret (set but empty is an error);
+                              without either, a random per-process secret is used
+                              (resumption won't survive a restart)
   any \${VAR} that the config file references (e.g. seller tokens in headers)
 
 Signals (serving):
@@ -166,7 +168,8 @@ const PROBE_HELP = `
 Builds the gateway from the config in this process and listens on 127.0.0.1 on a free
 port (never on listen.port, so it runs beside a live gateway). Through the gateway's own
 pipeline it calls initialize, tools/list (following nextCursor, at most 1000 pages, each
-cursor at most 65,536 bytes; a larger or repeated cursor stops the listing with an error)
+cursor a string of at most 65,536 bytes; a larger, repeated or non-string cursor stops
+the listing with an error)
 and, when the seller lists it, get_adcp_capabilities, then prints each surface's bytes
 (what a host on the gateway receives) against the AdCP discovery size targets ("Managing
 response size"):
@@ -181,6 +184,10 @@ Exit codes:
   1  a surface over its target, or an error (e.g. RESPONSE_TOO_LARGE from the gateway)
   2  bad command line, invalid config, or an agent the config does not have
 `;
+
+/** The options that take a value, as declared (and named in a usage error: `once`). */
+const CONFIG_FLAGS = '-c, --config <file>';
+const TIMEOUT_FLAGS = '--timeout-ms <ms>';
 
 /** `--timeout-ms`'s range: the config's own for any `*_ms` key (config/defaults.ts BOUNDS.ms: 1 ms .. 24 h). */
 const PROBE_TIMEOUT_MS = BOUNDS.ms;
@@ -203,15 +210,32 @@ function parseTimeout(value: string): number {
 }
 
 /**
+ * `parse` as the argument parser of an option that takes one value, refusing a second
+ * occurrence of the option (in either spelling, `-c` or `--config`, before or after `probe`):
+ * a usage error naming the option (`error: option '-c, --config <file>' was given more than
+ * once: give it once`, exit `exitCode`, 2), reported by `owner()`, the command that holds
+ * the option (commander's `error`: on stderr). commander keeps the last value, and
+ * `--config a.yaml --config b.yaml` silently used b.yaml (a hostile new user's trial 12, L8:
+ * test/regressions/repeated-config-flag-last-wins.test.ts). The values are not echoed.
+ * A boolean flag (`--json`, `--verbose`, `--check-config`) given twice means what it means once.
+ */
+function once<T>(flags: string, parse: (value: string) => T, owner: () => Command, exitCode: number): (value: string, previous: T | undefined) => T {
+  return (value, previous) => {
+    if (previous !== undefined) owner().error(`error: option '${flags}' was given more than once: give it once`, { exitCode, code: 'adcp.repeatedOption' });
+    return parse(value);
+  };
+}
+
+/**
  * Builds the commander program. `setExit` receives the exit code of the action that ran;
  * a long-running action (serving) sets nothing.
  */
 export function buildProgram(io: CliIo, setExit: (code: number) => void): Command {
-  const program = new Command('adcp-buyer-gateway')
+  const program: Command = new Command('adcp-buyer-gateway')
     .description('Sidecar gateway between AdCP buyer MCP hosts and seller MCP servers: bounds and normalizes seller responses.')
     .version(VERSION, '-V, --version', 'print the version and exit')
     .helpOption('-h, --help', 'show this help and exit')
-    .option('-c, --config <file>', `config file (default: $${CONFIG_PATH_ENV}, else ${DEFAULT_CONFIG_PATH}; never empty)`, parseConfigPath)
+    .option('-c, --config <file>', `config file (default: $${CONFIG_PATH_ENV}, else ${DEFAULT_CONFIG_PATH}; never empty; at most once)`, once(CONFIG_FLAGS, parseConfigPath, (): Command => program, EXIT_CODES.CONFIG))
     .option('--check-config', 'validate the config, print the gateway settings and the resolved limits per agent and tool, and exit')
     .addHelpText('after', HELP_AFTER)
     .showSuggestionAfterError(true)
@@ -230,12 +254,16 @@ export function buildProgram(io: CliIo, setExit: (code: number) => void): Comman
       const code = await serve(config, path, io, startup);
       if (code !== undefined) setExit(code);
     });
-  program
+  const probeCommand: Command = program
     .command('probe')
     .argument('<agent>', 'the agent to probe (a name under agents: in the config)')
     .description("measure an agent's discovery responses against the AdCP size targets, through the gateway in-process")
     .option('--json', 'print one JSON object instead of the table')
-    .option('--timeout-ms <ms>', `give up on one request after this long, ${PROBE_TIMEOUT_MS.min} to ${PROBE_TIMEOUT_MS.max} (default ${DEFAULT_PROBE_TIMEOUT_MS})`, parseTimeout)
+    .option(
+      TIMEOUT_FLAGS,
+      `give up on one request after this long, ${PROBE_TIMEOUT_MS.min} to ${PROBE_TIMEOUT_MS.max} (default ${DEFAULT_PROBE_TIMEOUT_MS}; at most once)`,
+      once(TIMEOUT_FLAGS, parseTimeout, (): Command => probeCommand, PROBE_EXIT.USAGE),
+    )
     .option('--verbose', "write the gateway's log (at the config's log_level) to stderr")
     .configureHelp({ showGlobalOptions: true })
     .addHelpText('after', PROBE_HELP)

@@ -915,10 +915,20 @@ function buildConfig(text: string, env: NodeJS.ProcessEnv, source: string | unde
   const parsed = configSchema.safeParse(tree);
   if (!parsed.success) problems.push(...issuesToProblems(parsed.error.issues, tree, builder, lines));
 
-  // The resume secret may come from the environment instead of the file: same rule.
+  // The resume secret may come from the environment instead of the file: same rule. Set but
+  // empty is an error too, never "unset": it was, and a deployment whose secret variable
+  // expanded to nothing (`ADCP_GATEWAY_RESUME_SECRET=$UNSET_VAR`) ran with a random
+  // per-process secret, its resume tokens dying with the process and refused by every other
+  // replica, with only a warning (a hostile new user's trial 12, L8;
+  // test/regressions/empty-resume-secret-env-treated-unset.test.ts). The value is never echoed.
   const fileSecret = lookup(tree, ['resume', 'secret']);
   const envSecret = env[RESUME_SECRET_ENV];
-  if (!fileSecret.found && typeof envSecret === 'string' && envSecret !== '' && envSecret.length < MIN_RESUME_SECRET_LENGTH) {
+  if (!fileSecret.found && envSecret === '') {
+    problems.push({
+      path: 'resume.secret',
+      message: `the environment variable ${RESUME_SECRET_ENV} is set but empty: set it to at least ${MIN_RESUME_SECRET_LENGTH} characters, or unset it for a random per-process secret`,
+    });
+  } else if (!fileSecret.found && typeof envSecret === 'string' && envSecret.length < MIN_RESUME_SECRET_LENGTH) {
     problems.push({
       path: 'resume.secret',
       message: `the environment variable ${RESUME_SECRET_ENV} must be at least ${MIN_RESUME_SECRET_LENGTH} characters long`,

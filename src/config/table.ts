@@ -4,9 +4,11 @@
  * (warnings and notes, one line each), `formatLimitsTable` (the resolved limits) and
  * `formatGuardTable` (each agent's guard settings).
  * Nothing here prints a secret: header values and the resume secret are never shown, and
- * agent URLs are shown with their query (and userinfo) replaced by `[redacted]`.
+ * agent URLs are shown by `displayUrl` (config/display-url.ts): query, userinfo and any path
+ * segment shaped like a credential replaced by `[redacted]`.
  */
 import { RESUME_SECRET_ENV } from './defaults.js';
+import { displayUrl } from './display-url.js';
 import { resolveCallLimits } from './resolve.js';
 import { MIN_SEND_MS, MIN_SEND_SHARE, tooLateToSend } from '../admission/agent-guard.js';
 import { isLoopbackListenHost } from '../request/browser-guard.js';
@@ -28,21 +30,6 @@ export const LIMITS_TABLE_COLUMNS = [
   'max_call_response_bytes',
   'accept_encoding',
 ] as const;
-
-/** The text that replaces a redacted part of a URL (the logger's word too). */
-const REDACTED = '[redacted]';
-
-/**
- * An agent URL for display: the query string becomes `?[redacted]` and userinfo
- * `[redacted]@` (the config refuses URLs with credentials, but this never relies on it), as
- * the logs do; a fragment (refused too) becomes `#[redacted]`. Scheme, host, port and path are kept.
- */
-export function displayUrl(url: URL): string {
-  const userinfo = url.username !== '' || url.password !== '' ? `${REDACTED}@` : '';
-  const query = url.search !== '' ? `?${REDACTED}` : '';
-  const fragment = url.hash !== '' ? `#${REDACTED}` : '';
-  return `${url.protocol}//${userinfo}${url.host}${url.pathname}${query}${fragment}`;
-}
 
 /** The highest response limit a call may ask for with `X-Max-Response-Bytes`. */
 function callCeiling(agent: AgentConfig, limits: Limits): number {
@@ -88,7 +75,7 @@ function row(label: string, agent: AgentConfig, limits: Limits, isAgentRow: bool
  * (bytes, ms); `max_call_response_bytes` is the effective ceiling for `X-Max-Response-Bytes`
  * (the configured value, or the resolved response limit when unset or lower); when the
  * configured value is lower than that row's response limit it follows in parentheses,
- * `4194304 (configured 1000)`. The url is `displayUrl`'s (query redacted). Columns are
+ * `4194304 (configured 1000)`. The url is `displayUrl`'s (query and credential-shaped path segments redacted). Columns are
  * left-aligned, separated by two spaces, with a dashed rule under the header; no trailing
  * spaces, no colors, no trailing newline. Pure: same config, same text.
  */

@@ -8,7 +8,8 @@
  *
  * 1. `initialize` (offering `PROBE_PROTOCOL_VERSION`), then `notifications/initialized`;
  * 2. `tools/list`, following `nextCursor` to the end (at most `MAX_TOOLS_LIST_PAGES` pages, each
- *    cursor at most `MAX_CURSOR_BYTES`; a cursor seen before ends it: a loop);
+ *    cursor a string of at most `MAX_CURSOR_BYTES`; a cursor seen before ends it: a loop; one
+ *    that is no string ends it too: `notStringCursor`);
  * 3. `tools/call get_adcp_capabilities` with `{}`, when the tool is listed.
  *
  * Each response is measured on the bytes the gateway sent (after its normalization), so the
@@ -21,6 +22,7 @@ import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import { createHash, randomBytes } from 'node:crypto';
 import { buildApp } from '../app.js';
+import { displayUrl } from '../config/display-url.js';
 import type { AgentConfig, GatewayConfig } from '../config/types.js';
 import { CAPABILITIES_TOOL, DISCOVERY_TARGETS, measureDiscovery, type DiscoveryMeasurement, type DiscoverySurface } from '../mcp/discovery-size.js';
 import { extractAdcpError, isJsonObject, ownValue } from '../mcp/extract.js';
@@ -43,6 +45,32 @@ export const MAX_TOOLS_LIST_PAGES = 1000;
  */
 export const MAX_CURSOR_BYTES = 65_536;
 export { DEFAULT_PROBE_TIMEOUT_MS, PROBE_EXIT } from './options.js';
+
+/** A JSON value's type as JSON names it: `number`, `boolean`, `null`, `array`, `object` (or `string`). */
+function jsonType(value: unknown): string {
+  if (value === null) return 'null';
+  return Array.isArray(value) ? 'array' : typeof value;
+}
+
+/**
+ * The error row's text for a `tools/list` `nextCursor` that is present and not a string:
+ * `nextCursor is a number, not a string (MCP cursors are opaque strings): stopped`, naming its
+ * JSON type (`a number`, `a boolean`, `an array`, `an object`, `null`), not its value. Such a cursor is never sent back, and ends the listing as an
+ * error: MCP's schema has `PaginatedResult.nextCursor?: Cursor` with `Cursor: string`, "An
+ * opaque token used to represent a cursor for pagination", and its pagination page says "The
+ * cursor is an opaque string token"
+ * (https://modelcontextprotocol.io/specification/2025-11-25/server/utilities/pagination, and
+ * the same in 2025-03-26, 2025-06-18 and 2026-07-28); the MCP TypeScript SDK client's schema
+ * (`CursorSchema`, a string) refuses such a page, `null` included, so a host's listing of this
+ * seller fails. The probe took it for the end of the listing and reported `all within target`,
+ * exit 0 (a hostile new user's trial 12, L3:
+ * test/regressions/probe-forwards-numeric-next-cursor.test.ts).
+ */
+export function notStringCursor(value: unknown): string {
+  const type = jsonType(value);
+  const what = type === 'null' ? 'null' : `${/^[aeiou]/.test(type) ? 'an' : 'a'} ${type}`;
+  return `nextCursor is ${what}, not a string (MCP cursors are opaque strings): stopped`;
+}
 
 /** `info`: no target (initialize); `skipped`: not asked because `tools/list` did not complete. */
 export type RowStatus = 'pass' | 'over' | 'error' | 'info' | 'not_offered' | 'skipped';
@@ -68,7 +96,10 @@ export interface ProbeRow {
 
 export interface ProbeReport {
   readonly agent: string;
-  /** The seller's endpoint, origin and path only (a query string may carry a key). */
+  /**
+   * The seller's endpoint as `--check-config` shows it (config/display-url.ts `displayUrl`):
+   * its query as `?[redacted]` and any path segment shaped like a credential as `[redacted]`.
+   */
   readonly seller: string;
   /** The MCP revision the seller negotiated, if `initialize` succeeded. */
   readonly protocol_version: string | undefined;
@@ -116,7 +147,7 @@ export async function runProbe(opts: ProbeOptions): Promise<ProbeReport> {
     const answerEvents = new AnswerEvents(app.gateway);
     const explain = (reply: RpcReply): Promise<string | undefined> => explainedError(reply, answerEvents, timeoutMs);
     try {
-      return await probeAgent(client, explain, opts.agent, `${agentConfig.url.origin}${agentConfig.url.pathname}`);
+      return await probeAgent(client, explain, opts.agent, displayUrl(agentConfig.url));
     } finally {
       await client.close();
     }
@@ -194,13 +225,17 @@ async function probeAgent(client: ReturnType<typeof createRpcClient>, explain: E
     const [m] = measureDiscovery({ method: 'tools/list', toolName: undefined, message: reply.message, bytes: reply.bytes });
     rows.push({ ...base, status: statusOf(m), tools: tools.length });
     const next = ownValue(result, 'nextCursor');
-    if (typeof next !== 'string' || next === '') {
+    if (next === undefined || next === '') {
       listed = true;
       break;
     }
     const stop = (error: string): void => {
       rows.push({ surface: 'tools_list_page', page: page + 1, target_bytes: DISCOVERY_TARGETS.tools_list_page, status: 'error', error });
     };
+    if (typeof next !== 'string') {
+      stop(notStringCursor(next));
+      break;
+    }
     const cursorBytes = Buffer.byteLength(next, 'utf8');
     if (cursorBytes > MAX_CURSOR_BYTES) {
       stop(`nextCursor is ${cursorBytes} bytes, over the probe's limit of ${MAX_CURSOR_BYTES} bytes: stopped`);

@@ -457,7 +457,7 @@ describe('config validation rules (each with its YAML path)', () => {
       fromFile,
     );
     assert.equal(parseConfig(MINIMAL, { env: {} }).resume.secret, undefined);
-    assert.equal(parseConfig(MINIMAL, { env: { ADCP_GATEWAY_RESUME_SECRET: '' } }).resume.secret, undefined);
+    problemAt(problemsOf(MINIMAL, { ADCP_GATEWAY_RESUME_SECRET: '' }), 'resume.secret', /ADCP_GATEWAY_RESUME_SECRET is set but empty/);
     const p = problemAt(problemsOf(MINIMAL, { ADCP_GATEWAY_RESUME_SECRET: 'too-short' }), 'resume.secret', /ADCP_GATEWAY_RESUME_SECRET must be at least 32/);
     assert.doesNotMatch(p.message, /too-short/);
   });

@@ -3,7 +3,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { parseConfig } from '../../src/config/load.js';
-import { configNotes, displayUrl, formatGatewaySection, formatGuardTable, formatLimitsTable, GUARD_TABLE_COLUMNS, LIMITS_TABLE_COLUMNS } from '../../src/config/table.js';
+import { displayUrl } from '../../src/config/display-url.js';
+import { configNotes, formatGatewaySection, formatGuardTable, formatLimitsTable, GUARD_TABLE_COLUMNS, LIMITS_TABLE_COLUMNS } from '../../src/config/table.js';
 
 const YAML = `agents:
   acme:
