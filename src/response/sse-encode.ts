@@ -141,6 +141,50 @@ export interface SseSinkSocket {
 const LF = 0x0a;
 
 /**
+ * Most LF-separated lines of an event's data that {@link SseFrameBatch.eventBytes} writes as
+ * views of the data (two write parts per line); data of more lines is framed in one Buffer.
+ *
+ * Why (a hostile seller, trial 13 H1: test/regressions/sse-many-data-lines-freezes-gateway.test.ts):
+ * one event of 1,000,000 `data: x` lines (8 MB, under every default bound) went out as
+ * 2,000,000 corked writes, each an HTTP chunk of the host's response: the gateway's event
+ * loop stopped for 8-19 s, other agents with it, and its RSS reached 1.4 GB (two such events
+ * killed a gateway with a 1 GB heap). Framed in one Buffer, the event costs one copy of its data.
+ */
+export const VIEW_EVENT_MAX_LINES = 8;
+
+/** The number of LF-separated lines of `data` (1 + its LF bytes). */
+function lineCount(data: Buffer): number {
+  let n = 1;
+  for (let lf = data.indexOf(LF); lf !== -1; lf = data.indexOf(LF, lf + 1)) n++;
+  return n;
+}
+
+const DATA_FIELD = Buffer.from('data: ', 'latin1');
+
+/**
+ * `before` (text: an event's `id:` / `event:` lines and anything pending before them), then
+ * `data` written as `lines` `data:` lines (each LF-separated line of it after `data: `, ended
+ * by LF), then the blank line, as one Buffer: the bytes {@link encodeSseEvent} writes for the
+ * same event. `lines` must be {@link lineCount} of `data`.
+ */
+function framedDataLines(before: string, data: Buffer, lines: number): Buffer {
+  const head = Buffer.byteLength(before);
+  const out = Buffer.allocUnsafe(head + lines * (DATA_FIELD.length + 1) + (data.length - (lines - 1)) + 1);
+  let o = out.write(before, 0, head, 'utf8');
+  let at = 0;
+  for (let lf = data.indexOf(LF); ; lf = data.indexOf(LF, at)) {
+    const end = lf === -1 ? data.length : lf;
+    o += DATA_FIELD.copy(out, o);
+    o += data.copy(out, o, at, end);
+    out[o++] = LF;
+    if (lf === -1) break;
+    at = lf + 1;
+  }
+  out[o++] = LF;
+  return out;
+}
+
+/**
  * Corks the host's socket until the end of this tick (uncorked on `process.nextTick`) unless
  * it is corked already: the parts of a flush, and any later flush made in the same tick (the
  * next input chunk when it was already read), leave in one `writev`. Node's HTTP response does
@@ -202,29 +246,27 @@ export class SseFrameBatch {
   /**
    * Adds one event whose data is the UTF-8 bytes `data`: the same bytes as
    * {@link encodeSseEvent} writes for `data.toString('utf8')` when `data` is valid UTF-8
-   * (each LF-separated line of it in its own `data:` line), without decoding it. One line of
-   * at most {@link SMALL_EVENT_DATA_BYTES} is copied into one Buffer with the text added
-   * before it (the usual response event: a batch ending with it is one write); other data
-   * is added as views of `data`, between text parts. `lines`: the number of LF-separated lines
-   * of `data` when the caller counted them (1: not searched again).
+   * (each LF-separated line of it in its own `data:` line), without decoding it. Data of at
+   * most {@link SMALL_EVENT_DATA_BYTES}, or of more than {@link VIEW_EVENT_MAX_LINES} lines, is
+   * copied into one Buffer with the text added before it (the usual response event: a batch
+   * ending with it is one write); other data (large, in a few lines) is added as views of
+   * `data`, between text parts. `lines`: the number of LF-separated lines of `data` when the
+   * caller counted them (else they are counted here).
    */
   eventBytes(ev: Omit<SseEventOut, 'data'>, data: Buffer, lines?: number): void {
     this.text += eventHead(ev);
-    if (data.length <= SMALL_EVENT_DATA_BYTES && (lines === 1 || (lines === undefined && data.indexOf(LF) === -1))) {
-      // One data line, small: the text before it, its field name, the data and the blank
-      // line as one Buffer (one copy of the data), so that a batch ending with it (a one-event
-      // answer) is one `write`, not three corked ones each framed as an HTTP chunk.
-      const before = this.text + 'data: ';
+    const count = lines ?? lineCount(data);
+    if (data.length <= SMALL_EVENT_DATA_BYTES || count > VIEW_EVENT_MAX_LINES) {
+      // Small data: the text before it, its `data:` lines and the blank line as one Buffer
+      // (one copy of the data), so that a batch ending with it (a one-event answer) is one
+      // `write`, not three corked ones each framed as an HTTP chunk. Data of many lines: the
+      // same, so that its writes do not grow with its lines (VIEW_EVENT_MAX_LINES).
+      const before = this.text;
       this.text = '';
-      const head = Buffer.byteLength(before);
-      const out = Buffer.allocUnsafe(head + data.length + 2);
-      out.write(before, 0, head, 'utf8');
-      data.copy(out, head);
-      out[out.length - 2] = LF;
-      out[out.length - 1] = LF;
-      this.bytes(out);
+      this.bytes(framedDataLines(before, data, count));
       return;
     }
+    // Large data in a few lines: each line a view of `data`, uncopied, between text parts.
     let at = 0;
     for (let lf = data.indexOf(LF); lf !== -1; lf = data.indexOf(LF, at)) {
       this.text += 'data: ';

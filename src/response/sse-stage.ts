@@ -194,6 +194,7 @@
 import type { FastifyBaseLogger, FastifyReply } from 'fastify';
 import { observedMs } from '../errors/elapsed.js';
 import { createParser, type EventSourceMessage, type ParseError } from 'eventsource-parser';
+import { feedWithoutStacks } from './sse-parser-feed.js';
 import { hasCumulativeBound, isRequestStream, openBufferLease, type Exchange } from '../exchange.js';
 import { answerWithLocalError, shownInMessage, type LocalErrorInput } from '../errors/local-reply.js';
 import type { DropReason } from '../errors/codes.js';
@@ -951,7 +952,7 @@ export async function handleSseBody(
   /** The seller's stream ended (`onIdOnly`). */
   let streamEnded = false;
   const idOnly = new SseIdOnlyBlocks((text) => {
-    if (!skippingToBoundary && !exchange.finished) parser.feed(text);
+    if (!skippingToBoundary && !exchange.finished) feedWithoutStacks(parser, text);
   }, onIdOnly);
   // Complete lines go to the parser as they arrive (through `idOnly`); an incomplete line
   // waits as raw bytes, capped like the parser's own buffer (sse-boundaries.ts).
