@@ -42,6 +42,7 @@ import { AgentGuard } from './admission/agent-guard.js';
 import { servedWithoutContentType } from './request/unreadable-content-type.js';
 import { InFlightTable } from './inflight-table.js';
 import { createResumeCodec, randomResumeSecret } from './resume/token.js';
+import type { SseShutdownEnd } from './response/pipeline.js';
 
 export interface BuildAppOptions {
   /** A pino logger, or `false` to silence logs. Default: a pino logger at `config.log_level`. */
@@ -221,7 +222,11 @@ export async function buildApp(config: GatewayConfig, opts: BuildAppOptions = {}
     );
   }
   const resume = createResumeCodec({ secret: config.resume.secret ?? randomResumeSecret(), ttlMs: config.resume.ttl_ms });
-  const streams = new InFlightTable<() => void>();
+  // Whether the tokens outlive this process: read from the start-up config, as the codec is
+  // (a reload that adds, removes or changes `resume` needs a restart: reload.ts), so a
+  // shutdown ends streams as the codec they were minted with allows (GatewayControl.resumeSecret).
+  const resumeSecret = config.resume.secret === undefined ? 'per_process' : 'configured';
+  const streams = new InFlightTable<SseShutdownEnd>();
   const openExchanges = new InFlightTable<OpenExchangeEnd>();
   // Node's server.close() (Fastify's close, on SIGTERM) also closes every connection it deems
   // idle, and a response already ended counts as idle while its bytes are still queued for a
@@ -374,9 +379,10 @@ export async function buildApp(config: GatewayConfig, opts: BuildAppOptions = {}
       return openExchanges.size;
     },
     guard,
+    resumeSecret,
     endStreams() {
       const ends = streams.values();
-      for (const end of ends) end();
+      for (const end of ends) end(resumeSecret === 'configured');
       return ends.length;
     },
     cutOpenExchanges() {
@@ -415,7 +421,19 @@ export interface GatewayControl {
   readonly openStreams: number;
   /** Exchanges whose host answer is not yet over (closed, or cut: `cutOpenExchanges`) right now. */
   readonly openExchanges: number;
-  /** Ends every open SSE stream plainly (clients resume with their last token); returns how many. */
+  /**
+   * Where the resume secret came from, as the codec was built at start-up (a reload does not
+   * change it): `configured` (`resume.secret` or `ADCP_GATEWAY_RESUME_SECRET`), or
+   * `per_process`, the random secret made when none is, whose tokens no other process verifies.
+   * The `shutting down` line's `resume_secret` (cli.ts).
+   */
+  readonly resumeSecret: 'configured' | 'per_process';
+  /**
+   * Ends every open SSE stream for a shutdown (response/pipeline.ts SseShutdownEnd); returns
+   * how many. With a configured secret a stream ends plainly after an event id, so its client
+   * resumes with its last token elsewhere; with the per-process one (no resume could verify it)
+   * a request's stream gets `gateway_shutdown` for its id instead (a hostile new user's trial 13, M1).
+   */
   endStreams(): number;
   /**
    * For a shutdown's forced exit, called just before `process.exit` (cli.ts): ends every

@@ -8,8 +8,8 @@
  *
  * Serving: SIGHUP (and a change of the file on disk) reloads the config (src/reload.ts);
  * SIGTERM/SIGINT shut down gracefully: not ready, stop accepting, end SSE streams (plainly,
- * resumable, after an event id; a request's that sent none yet with `gateway_shutdown`), let
- * in-flight JSON finish, exit 0 -- or exit 1 after `shutdown_grace_ms`.
+ * resumable, after an event id; a request's that sent none yet, or any request's when the
+ * resume secret is the random per-process one, with `gateway_shutdown`), let in-flight JSON finish, exit 0 -- or exit 1 after `shutdown_grace_ms`.
  *
  * Exit codes (`EXIT_CODES`): 0 ok, 1 runtime failure, 2 invalid config or command line;
  * `probe` has its own (`PROBE_EXIT`): 0 within target, 1 over target or an error, 2 usage.
@@ -409,9 +409,11 @@ const SHUTDOWN_SWEEP_MS = 50;
  *    connections (a client that sends its next request on one sees the connection close);
  *    a request that still arrives on a connection opened before is refused 503 `draining`
  *    (src/routing/draining.ts);
- * 3. end every SSE stream to a host plainly (`endStreams`): its last event id is a resume
+ * 3. end every SSE stream to a host (`endStreams`): plainly, its last event id a resume
  *    token the client reconnects with, to this gateway's successor or another replica; a
- *    stream that starts while closing is ended too;
+ *    request's with `gateway_shutdown` when it sent no event id, or when the resume secret is
+ *    the random per-process one (no other process verifies its tokens: the line's
+ *    `resume_secret` says `per_process`); a stream that starts while closing is ended too;
  * 4. in-flight JSON exchanges finish; each connection is closed once its response is out
  *    (buildApp's preClose hook: src/app.ts);
  * 5. exit 0 once everything is closed, or 1 after `shutdown_grace_ms` (of the config in
@@ -457,7 +459,7 @@ function installShutdown(app: FastifyInstance, logger: Logger, beforeClose: () =
     hardExit.unref();
     const closed = app.close();
     const ended = app.gateway.endStreams();
-    logger.info({ signal, grace_ms: graceMs, sse_streams_ended: ended }, 'shutting down');
+    logger.info({ signal, grace_ms: graceMs, sse_streams_ended: ended, resume_secret: app.gateway.resumeSecret }, 'shutting down');
     const sweep = setInterval(() => app.gateway.endStreams(), SHUTDOWN_SWEEP_MS);
     sweep.unref();
     closed.then(

@@ -249,6 +249,17 @@ export interface Exchange {
    */
   ackBodyDroppedBytes: number | undefined;
   /**
+   * `per_process` when a graceful shutdown ended this exchange's SSE stream while the resume
+   * secret is the random per-process one (app.ts GatewayControl.resumeSecret): its tokens die
+   * with the process, so a request's stream got `gateway_shutdown` rather than a plain end
+   * to resume from (response/sse-stage.ts). Undefined otherwise (the common case). The
+   * exchange line's `resume_secret`: why a stream that sent an event id was not left to
+   * resume. Reported failure (a hostile new user's trial 13, M1): such streams ended plainly,
+   * the MCP SDK client resumed into `resume_token_invalid` on the restarted gateway and its
+   * call hung until its own timeout (test/regressions/restart-without-secret-hangs-sdk-call.test.ts).
+   */
+  shutdownResumeSecret: 'per_process' | undefined;
+  /**
    * Aborts the upstream request, set once the dispatcher starts it. Safe to call repeatedly
    * (a no-op once undici has completed the request). A normal end passes the shared
    * `GATEWAY_FINISHED` (errors/abort.ts): no error is built per exchange.
@@ -355,6 +366,7 @@ export function createExchange(init: {
     eventIdsNotTokenized: undefined,
     answerEvent: undefined,
     ackBodyDroppedBytes: undefined,
+    shutdownResumeSecret: undefined,
     abortUpstream: () => {},
     finished: false,
     sseStarted: false,

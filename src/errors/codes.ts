@@ -200,8 +200,10 @@ export const REASONS = {
     code: 'SERVICE_UNAVAILABLE',
     details: [],
     mayHaveExecuted: true,
-    description: 'The gateway shut down while the request\'s SSE stream had sent no event id to resume from.',
-    source: 'ARCHITECTURE §3 and §4',
+    description:
+      "The gateway shut down while the request's SSE stream had sent no event id to resume from, or had sent one while the resume secret is the random per-process one (none configured: no gateway verifies this process's tokens once it exits, so a resume is refused `resume_token_invalid`); for the request's id, for each request still awaited on a batch's stream. With a configured secret a stream that sent an event id ends plainly instead (outcome `resumable_end`), and the host's MCP client resumes with its last token.",
+    source:
+      "ARCHITECTURE §3 and §4; a hostile new user's trial 13, M1 (with no resume secret, a stream that had sent an event id ended plainly at shutdown, the MCP SDK client resumed into `resume_token_invalid` on the restarted gateway 5 times and its call hung until its own timeout: test/regressions/restart-without-secret-hangs-sdk-call.test.ts)",
   },
   unsupported_encoding: {
     code: 'SERVICE_UNAVAILABLE',

@@ -10,12 +10,14 @@
  * What is here: the `service` name; every `msg` the gateway writes as a literal (checked against
  * the sources by test/unit/log-vocabulary.test.ts); the MCP method names a `method` holds
  * (metrics.ts METHOD_LABELS); the exchange and refusal lines' `rpc_kind`, `outcome`, `reason`
- * and `text_not_lifted` values; discovery surfaces. A value only partly one of these (a seller's
+ * and `text_not_lifted` values; the `resume_secret` values (the exchange and `shutting down`
+ * lines); discovery surfaces. A value only partly one of these (a seller's
  * message quoting `tools/call`) is redacted as any other.
  */
 import { DROP_REASONS, REASONS, REFUSALS } from '../errors/codes.js';
 import type { Outcome } from '../exchange.js';
 import type { TextNotLiftedReason } from '../exchange.js';
+import type { GatewayControl } from '../app.js';
 import { DISCOVERY_SURFACES, METHOD_LABELS, type RpcKindLabel } from './metrics.js';
 
 /** The `service` of every line (pino's base). */
@@ -74,6 +76,9 @@ const TEXT_NOT_LIFTED = [
 ] as const satisfies readonly TextNotLiftedReason[];
 const EVERY_TEXT_NOT_LIFTED: Exclude<TextNotLiftedReason, (typeof TEXT_NOT_LIFTED)[number]> extends never ? true : never = true;
 
+/** The `resume_secret` values: app.ts GatewayControl.resumeSecret, exchange.ts Exchange.shutdownResumeSecret. */
+const RESUME_SECRET_SOURCES = ['configured', 'per_process'] as const satisfies ReadonlyArray<GatewayControl['resumeSecret']>;
+
 const GATEWAY_TEXTS: ReadonlySet<string> = new Set([
   SERVICE_NAME,
   ...GATEWAY_MESSAGES,
@@ -81,6 +86,7 @@ const GATEWAY_TEXTS: ReadonlySet<string> = new Set([
   ...RPC_KINDS,
   ...(EVERY_OUTCOME ? OUTCOMES : []),
   ...(EVERY_TEXT_NOT_LIFTED ? TEXT_NOT_LIFTED : []),
+  ...RESUME_SECRET_SOURCES,
   ...Object.keys(REASONS),
   ...Object.keys(DROP_REASONS),
   ...Object.keys(REFUSALS),

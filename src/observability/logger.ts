@@ -317,6 +317,7 @@ export function exchangeLogFields(exchange: Exchange, hostStatus: number | null,
   if (exchange.eventIdsNotTokenized !== undefined) fields.event_ids_not_tokenized = exchange.eventIdsNotTokenized;
   if (exchange.answerEvent !== undefined) fields.answer_event = exchange.answerEvent;
   if (exchange.ackBodyDroppedBytes !== undefined) fields.ack_body_dropped_bytes = exchange.ackBodyDroppedBytes;
+  if (exchange.shutdownResumeSecret !== undefined) fields.resume_secret = exchange.shutdownResumeSecret;
   return fields;
 }
 

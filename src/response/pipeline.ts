@@ -44,13 +44,24 @@ import { dropSellerBytesHeaders } from './headers.js';
 /** Slack over the response limit for the decoded bytes of a compressed SSE request stream (see above); >= DECODER_CHUNK_BYTES. */
 export const SSE_DECODED_SLACK_BYTES = 64 * 1024;
 
+/**
+ * Ends a host's SSE stream at a graceful shutdown (response/sse-stage.ts). `tokensOutlive`:
+ * the resume tokens this process minted verify after it exits, in its successor or another
+ * replica (a resume secret is configured: `resume.secret` or `ADCP_GATEWAY_RESUME_SECRET`);
+ * false with the random per-process secret. True: the stream ends plainly after an event id,
+ * so the client resumes with its last token; a request's that sent none yet is answered
+ * `gateway_shutdown`. False: a request's (a batch's) stream is answered `gateway_shutdown`
+ * whatever it sent, as it has nothing to resume from either (a hostile new user's trial 13,
+ * M1), and any other ends plainly with no id pending minted.
+ */
+export type SseShutdownEnd = (tokensOutlive: boolean) => void;
+
 export interface PipelineHooks {
   /**
    * Called when an SSE stream to the host starts (the JSON response deadline stops applying).
-   * `end` ends the host's stream plainly, as after a drop, so the client resumes with its
-   * last resume token (graceful shutdown uses it).
+   * `end` is what graceful shutdown calls (app.ts `endStreams`): see {@link SseShutdownEnd}.
    */
-  onSseStart(end: () => void): void;
+  onSseStart(end: SseShutdownEnd): void;
   /** Called once when that SSE stream is over, whatever ended it. */
   onSseEnd(): void;
   /** An event broke a bound on a stream that answers no request and was dropped (sse-stage.ts). */

@@ -35,8 +35,8 @@
  * count through the event (`hostEventId`). An id-only block's id is the stream's pending id
  * (`pendingId`): the next event without an id of its own carries it, an event's own id or a
  * later id-only block supersedes it (WHATWG HTML §9.2.6: the last event ID is the latest id
- * field), and one still pending when the stream ends plainly (the seller's end, a shutdown, an
- * idle standalone GET stream) goes out alone, `id: <token>` and a blank line
+ * field), and one still pending when the stream ends plainly (the seller's end, a shutdown with
+ * a configured resume secret, an idle standalone GET stream) goes out alone, `id: <token>` and a blank line
  * (`writePendingId`), so the host resumes from the seller's last id. A raw run that the
  * pending id would go with has its first event parsed (`takePlanned`), an event held as bytes
  * gets it when dispatched. On every stream a token is minted only within the stream's budget
@@ -1045,12 +1045,26 @@ export async function handleSseBody(
       endPlainly('resumable_end');
     }
   };
-  // Shutdown: end plainly so the client resumes with its last token; a request stream that
-  // sent no event id yet has nothing to resume from, so its request is answered instead.
-  hooks.onSseStart(() => {
+  // Shutdown (pipeline.ts SseShutdownEnd): end plainly so the client resumes with its last
+  // token; a request stream that sent no event id yet has nothing to resume from, so its
+  // request is answered instead. So is every request stream when the tokens die with this
+  // process (`tokensOutlive` false: the random per-process secret): a resume anywhere is
+  // refused `resume_token_invalid` (HTTP 400, id null), which answers no pending call. An id
+  // still pending is then not minted: a token no process verifies only sends the client into
+  // that refusal (a stream answering no request, its client given no id before, reconnects
+  // without one). Reported failure (a hostile new user's trial 13, M1): such streams ended
+  // plainly, the MCP SDK client retried its resume 5 times against the restarted gateway and
+  // the call hung until the client's own timeout
+  // (test/regressions/restart-without-secret-hangs-sdk-call.test.ts).
+  hooks.onSseStart((tokensOutlive) => {
+    if (exchange.finished) return;
+    if (!tokensOutlive) {
+      exchange.shutdownResumeSecret = 'per_process';
+      pendingId = undefined;
+    }
     writePendingId();
     if (exchange.finished) return;
-    if (requestStream && exchange.lastEventIdSent === undefined) answer({ reason: 'gateway_shutdown' });
+    if (requestStream && (!tokensOutlive || exchange.lastEventIdSent === undefined)) answer({ reason: 'gateway_shutdown' });
     else endPlainly('resumable_end');
   });
 

@@ -19,7 +19,7 @@ import { NO_BODY, peekJsonRpc, requestIdOf } from '../request/peek.js';
 import { hasBatches, hostReadsStructuredContent, isRepeatedProtocolVersion, NO_BATCHES_SINCE, protocolVersionOf } from '../mcp/revision.js';
 import { filterResponseHeaders } from '../response/headers.js';
 import { recordCounts } from '../response/body-source.js';
-import { handleUpstreamResponse } from '../response/pipeline.js';
+import { handleUpstreamResponse, type SseShutdownEnd } from '../response/pipeline.js';
 import { sseRetryCeilingMs } from '../response/sse-encode.js';
 import { MAX_AWAITED_CHARS, type ResumeCodec, type ResumeState } from '../resume/token.js';
 import { idsOfAwaitedKeys } from '../response/batch-answers.js';
@@ -50,8 +50,8 @@ export interface HandlerDeps {
   resume: ResumeCodec;
   /** The app's pino logger (the exchange line, discovery warnings, pipeline failures). */
   log: Logger;
-  /** Open SSE streams to hosts, each with the function that ends it plainly (graceful shutdown). */
-  streams: InFlightTable<() => void>;
+  /** Open SSE streams to hosts, each with the function a graceful shutdown ends it with (response/pipeline.ts SseShutdownEnd). */
+  streams: InFlightTable<SseShutdownEnd>;
   /**
    * Exchanges whose host answer is still open, each as its end function:
    * called with `true` (app.ts `cutOpenExchanges`, just before a shutdown's forced exit) it
@@ -484,11 +484,11 @@ export function createMcpHandler(deps: HandlerDeps) {
         // Only an agent URL with a query needs merging (query.ts); otherwise reply-from forwards the host's.
         queryString: agent.url.search === '' ? undefined : mergeQuery,
         onResponse: (_req, _rep, res) => {
-          // The stream's entry in `deps.streams` (graceful shutdown ends it plainly).
+          // The stream's entry in `deps.streams` (graceful shutdown ends it: SseShutdownEnd).
           let streamSlot = 0;
-          let streamEnd: (() => void) | undefined;
+          let streamEnd: SseShutdownEnd | undefined;
           const hooks = {
-            onSseStart: (end: () => void) => {
+            onSseStart: (end: SseShutdownEnd) => {
               clearTimeout(deadline);
               // A probe answered with a stream frees its slot now; its final outcome still counts.
               if (admission !== undefined) deps.guard.probeStreaming(admission);
