@@ -38,13 +38,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { buildAdcpError, localErrorMessage, toolErrorResult } from '../../src/mcp/local-error.js';
 import { SDK_ID } from '../../src/version.js';
 import { PROCESS_TEST_TIMEOUT_MS, startGatewayProcess, type GatewayProcess, type LogEntry } from '../helpers/process.js';
 import { withTimeout } from '../helpers/timeout.js';
 import { RESUME_TOKEN } from '../support/hostile-seller.js';
 import { startRawSeller, toolResponse, type RawSeller } from '../support/raw-seller.js';
+import { recordingFetch, type SeenExchange } from '../helpers/recording-fetch.js';
 
 const SECRET = 'restart-without-secret-resume-secret-0123456789';
 const TOOL = 'create_media_buy';
@@ -91,31 +91,7 @@ after(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-interface Seen {
-  method: string;
-  lastEventId: string | null;
-  status: number;
-  /** The whole body as the client read it. */
-  text: Promise<string>;
-}
-
-/** A fetch that records every exchange and tees its body (the SDK reads one branch, the test the other). */
-function recordingFetch(seen: Seen[]): FetchLike {
-  return async (url, init) => {
-    const res = await fetch(url, init);
-    let body = res.body;
-    let text: Promise<string> = Promise.resolve('');
-    if (body) {
-      const [a, b] = body.tee();
-      body = a;
-      text = new Response(b).text();
-      // A body the client's close aborts (the standalone GET's, a resumed stream's) rejects unread.
-      text.catch(() => {});
-    }
-    seen.push({ method: init?.method ?? 'GET', lastEventId: new Headers(init?.headers).get('last-event-id'), status: res.status, text });
-    return new Response(body, { status: res.status, statusText: res.statusText, headers: res.headers });
-  };
-}
+type Seen = SeenExchange;
 
 const configYaml = (port: number, secret: boolean): string =>
   `listen: { host: 127.0.0.1, port: ${port} }\nlog_level: info\n${secret ? `resume:\n  secret: ${SECRET}\n` : ''}agents:\n  s:\n    url: ${seller.url}\n`;

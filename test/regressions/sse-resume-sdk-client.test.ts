@@ -33,11 +33,11 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { LoggingMessageNotificationSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { MIB, RESUME_TOKEN, expectedErrorFrame, notificationFrame, withToken, RESUME_YAML, useHostileStack } from '../support/hostile-seller.js';
 import { TEST_TIMEOUT_MS, withTimeout } from '../helpers/timeout.js';
 import { createResumeCodec } from '../../src/resume/token.js';
+import { recordingFetch, type SeenExchange } from '../helpers/recording-fetch.js';
 
 const LIMIT = 4 * MIB;
 const EVENT = 512 * 1024;
@@ -54,31 +54,7 @@ const stack = useHostileStack(
   RESUME_YAML,
 );
 
-interface Seen {
-  method: string;
-  lastEventId: string | null;
-  body: string | undefined;
-  status: number;
-  /** The whole response body as the client read it. */
-  text: Promise<string>;
-}
-
-/** A fetch that records every exchange and tees its body (the SDK reads one branch, the test the other). */
-function recordingFetch(seen: Seen[]): FetchLike {
-  return async (url, init) => {
-    const res = await fetch(url, init);
-    const headers = new Headers(init?.headers);
-    let body = res.body;
-    let text: Promise<string> = Promise.resolve('');
-    if (body) {
-      const [a, b] = body.tee();
-      body = a;
-      text = new Response(b).text();
-    }
-    seen.push({ method: init?.method ?? 'GET', lastEventId: headers.get('last-event-id'), body: typeof init?.body === 'string' ? init.body : undefined, status: res.status, text });
-    return new Response(body, { status: res.status, statusText: res.statusText, headers: res.headers });
-  };
-}
+type Seen = SeenExchange;
 
 describe('SSE resume with a real SDK client', { timeout: TEST_TIMEOUT_MS }, () => {
   test('3 MiB, drop, resume, 2 MiB more: sse_cumulative for the original id at 4 MiB', async () => {
