@@ -23,9 +23,10 @@ export interface RpcPeek {
   /** The request id (string | number | null); null when the body has none. */
   readonly id: string | number | null;
   /**
-   * The id's JSON text as the host wrote it, when it is a number `JSON.parse` changes
-   * (`9007199254740993`, `0.99999999999999999999`: request/peek.ts); undefined otherwise, and
-   * then `id` as JSON.stringify writes it has the host's exact value. Minted answers are
+   * The id's JSON text as the host wrote it, when it is a number `JSON.stringify` writes
+   * otherwise: one `JSON.parse` changes (`9007199254740993`, `0.99999999999999999999`), or the
+   * same value spelled another way (`1.0`, `1E2`, `-0`; request/peek.ts idTextOf); undefined
+   * otherwise, and then `id` as JSON.stringify writes it is the host's text. Minted answers are
    * written with it (errors/json-rpc-text.ts), a seller's response id is compared with it
    * (response/json-value-at.ts isRequestId), and a resume token carries it (resume/token.ts `x`).
    */
@@ -67,7 +68,7 @@ export interface RpcPeek {
   readonly batchToolNames?: readonly (string | undefined)[];
 }
 
-/** A JSON-RPC request id as the peek keeps it: the value, and its text when a double changes it (RpcPeek.idText). */
+/** A JSON-RPC request id as the peek keeps it: the value, and its text when JSON.stringify writes it otherwise (RpcPeek.idText). */
 export interface RpcIdRef {
   readonly id: string | number | null;
   readonly idText: string | undefined;

@@ -5,16 +5,20 @@
  * Why: the gateway reads the host's request with `JSON.parse`, so a numeric id goes through a
  * JavaScript double; an id such as `9007199254740993` would come back as `9007199254740992`,
  * and the host would never match the answer to its request (JSON-RPC 2.0 §5: the response id
- * "MUST be the same as the value of the id member in the Request Object"). The peek keeps the
- * id's text when a double cannot carry it (request/peek.ts `idText`), and the minted message
- * is written with that text. Reported failure: big numeric ids lost digits in minted errors
- * (test/regressions/big-number-precision.test.ts).
+ * "MUST be the same as the value of the id member in the Request Object"), and `1.0`, `1E2`,
+ * `-0` as `1`, `100`, `0`, the same values in other bytes. The peek keeps the id's text
+ * whenever `JSON.stringify` would write the number otherwise (request/peek.ts `idText`), and
+ * the minted message is written with that text. Reported failures: big numeric ids lost
+ * digits in minted errors (test/regressions/big-number-precision.test.ts); `1.0`, `1E2`, `-0`
+ * and `0.1e1` came back rewritten while `-1e-400` came back as written (a hostile new-user
+ * trial 13, L2: test/regressions/minted-error-rewrites-host-id.test.ts). A string id is
+ * written as JSON.stringify writes it: the same string (`"\u0037"` comes back `"7"`).
  */
 
 /** A request id as read by the peek: the parsed value and, for a number a double cannot carry exactly, its JSON text. */
 export interface JsonRpcIdRef {
   readonly id: string | number | null;
-  /** The id's JSON text as the host wrote it; undefined unless it is a number `JSON.parse` changes. */
+  /** The id's JSON text as the host wrote it; undefined unless it is a number `JSON.stringify` writes otherwise. */
   readonly idText: string | undefined;
 }
 

@@ -28,7 +28,7 @@
 import type { FastifyReply } from 'fastify';
 import type { BatchRequestRef, Exchange } from '../exchange.js';
 import { stringifyJsonRpc, type JsonRpcIdRef } from './json-rpc-text.js';
-import { buildAdcpError, buildAdcpErrorOfForm, localErrorMessage, localErrorMessageOfForm, requestRefusal, type LocalErrorForm } from '../mcp/local-error.js';
+import { buildAdcpError, buildAdcpErrorOfForm, localErrorMessage, localErrorMessageOfForm, requestRefusal, type LocalErrorForm, type NotMcpCause } from '../mcp/local-error.js';
 import type { GatewayAdcpError } from '../mcp/types.js';
 import type { AdcpErrorReason, RefusalReason } from './codes.js';
 import { encodeSseEvent } from '../response/sse-encode.js';
@@ -56,6 +56,8 @@ export interface LocalErrorInput {
    * Ignored for any other exchange.
    */
   awaited?: readonly BatchRequestRef[];
+  /** Why the answer is `upstream_not_mcp`, when the message says it (mcp/local-error.ts NotMcpCause). */
+  cause?: NotMcpCause;
 }
 
 /** Response headers kept on a locally made answer (everything else the seller sent is dropped). */

@@ -5,7 +5,7 @@
  * Writing them to a socket (JSON body, final SSE event, reset) is the local-reply writer's
  * job, not this module's. Codes, reasons and refusals come from `src/errors/codes.ts`.
  */
-import { STATELESS_SINCE, isRevisionAtLeast } from './revision.js';
+import { NO_BATCHES_SINCE, STATELESS_SINCE, isRevisionAtLeast } from './revision.js';
 import { ADCP_CODES, NARROWABLE_METHODS, REASONS, REFUSALS } from '../errors/codes.js';
 import type { AdcpErrorReason, DetailField, Recovery, RefusalReason } from '../errors/codes.js';
 import { SDK_ID } from '../version.js';
@@ -44,7 +44,25 @@ export interface BuildAdcpErrorInput {
   upstreamStatus?: number;
   /** Whole seconds after which a retry may succeed; becomes `retry_after` (agent_backoff: when the next probe may go; upstream_status: the seller's `Retry-After`). */
   retryAfterS?: number;
+  /** Why the answer is `upstream_not_mcp`, when its message says it ({@link NOT_MCP_CAUSES}); ignored for any other reason. */
+  cause?: NotMcpCause;
 }
+
+/**
+ * A cause of `upstream_not_mcp` that the error's message names instead of the reason's own
+ * first clause (the code, the reason and the `details` are the same):
+ * - `batch_removed`: the seller answered a single request with a JSON-RPC batch (an array)
+ *   holding its response, the answer on MCP 2025-03-26, on a host's revision without batches
+ *   (2025-06-18 and later: revision.ts NO_BATCHES_SINCE; response/array-answer.ts). Source: a
+ *   hostile new-user trial 13, L1 (the error did not say why such an answer was refused:
+ *   test/regressions/seller-batch-json-answer-refused.test.ts).
+ */
+export type NotMcpCause = 'batch_removed';
+
+/** The first clause of `upstream_not_mcp`'s message for each {@link NotMcpCause}: gateway words only, never seller text. */
+export const NOT_MCP_CAUSES: { readonly [C in NotMcpCause]: string } = {
+  batch_removed: `The seller answered with a JSON-RPC batch (an array), which the host's MCP revision does not have: batches were removed in ${NO_BATCHES_SINCE}`,
+};
 
 /** Whether the method's request can be narrowed and is answered with a tool result (`tools/call`, `tasks/result`). */
 export function isNarrowableMethod(method: string): boolean {
@@ -192,7 +210,7 @@ export function buildAdcpErrorOfForm(input: Omit<BuildAdcpErrorInput, 'method' |
         : '.';
   const err: GatewayAdcpError = {
     code: spec.code,
-    message: MESSAGES[input.reason](details) + suffix,
+    message: (input.reason === 'upstream_not_mcp' && input.cause !== undefined ? NOT_MCP_CAUSES[input.cause] : MESSAGES[input.reason](details)) + suffix,
     recovery,
     source: 'sdk',
     sdk_id: SDK_ID,

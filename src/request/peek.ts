@@ -29,7 +29,6 @@
 import type { BatchRequestRef, RpcPeek } from '../exchange.js';
 import { localErrorFormOf } from '../mcp/local-error.js';
 import { scanTopMembers, type ByteRange, type TextMember } from '../mcp/json-scan.js';
-import { hasLossyNumber } from '../mcp/json-numbers.js';
 import { jsonString, jsonStringIs, memberIndexes, plainMemberIndexes } from '../mcp/text-members.js';
 import { checkJsonBounds, withinJsonBounds, type JsonBoundsLimits } from '../mcp/json-bounds.js';
 import { closingQuote, COLON, COMMA, CR, DIGIT_0, DIGIT_9, DOT, LBRACE, LBRACKET, LF, LOWER_E, LOWER_F, LOWER_N, LOWER_T, MINUS, QUOTE, RBRACE, RBRACKET, SPACE, TAB, UPPER_E } from '../mcp/json-bytes.js';
@@ -197,6 +196,7 @@ function factsOfObject(m: Record<string, unknown>, body: Buffer | undefined, tex
     method,
     hasId,
     idValid: !hasId || isId(m.id),
+    idOutOfRange: typeof m.id === 'number' && !Number.isFinite(m.id),
     id,
     idText: body === undefined ? undefined : idTextOf(body, text, id),
     hasResult: Object.hasOwn(m, 'result'),
@@ -235,8 +235,14 @@ interface ObjectFacts {
   readonly hasId: boolean;
   /** No `id`, or a string, a finite number or null. */
   readonly idValid: boolean;
+  /**
+   * The `id` is a number outside the range of a double (`1e400`, `-1e400`: JSON.parse reads
+   * it as Infinity), so not valid ({@link ID_RANGE_PROBLEM}).
+   */
+  readonly idOutOfRange: boolean;
   /** The id when valid, else null. */
   readonly id: string | number | null;
+  /** The id's JSON text as the host wrote it, when it is a number `JSON.stringify` writes otherwise ({@link idTextOf}). */
   readonly idText: string | undefined;
   /** A `result` member is present (any value). */
   readonly hasResult: boolean;
@@ -314,11 +320,21 @@ function messageProblem(f: ObjectFacts): string | undefined {
     if (!f.hasResult) return f.hasError ? (f.errorWellFormed ? undefined : ERROR_PROBLEM) : '"method" must be a string';
     return f.hasError ? 'a response must carry "result" or "error", not both' : undefined;
   }
-  if (!f.idValid) return '"id" must be a string, a number or null';
+  if (!f.idValid) return f.idOutOfRange ? ID_RANGE_PROBLEM : '"id" must be a string, a number or null';
   return f.paramsStructured ? undefined : '"params" must be an object or an array';
 }
 
 const ERROR_PROBLEM = '"error" must be an object with an integer "code" and a string "message"';
+
+/**
+ * Why an `id` that is a JSON number outside the range of a double (magnitude 2^1024 or more
+ * once rounded: `1e400`, `-1e400`) is refused: every JSON-RPC peer the gateway serves reads
+ * ids as doubles (`JSON.parse`, the MCP SDKs), which read it as infinite, so no answer could
+ * carry it as a number its host reads back. Before, the message said the id must be a
+ * string, a number or null, which such an id is (a hostile new-user trial 13, L2:
+ * test/regressions/minted-error-rewrites-host-id.test.ts).
+ */
+const ID_RANGE_PROBLEM = '"id" is a number outside the range of a double, which reads it as infinite; use a smaller number or a string';
 
 /** The message is a host's response: no string `method`, a `result` or an `error`. */
 function isResponse(f: ObjectFacts): boolean {
@@ -355,9 +371,9 @@ function elementsOfValues(batch: readonly unknown[], body: Buffer, text: string)
     const id = facts.id;
     const form = localErrorFormOf(facts.method, facts.toolName);
     let idText: string | undefined;
-    if (typeof id === 'number' && !(Number.isSafeInteger(id) && (integerIds ??= idWrittenAsInteger(text)))) {
+    if (typeof id === 'number' && !(isPlainInteger(id) && (integerIds ??= idWrittenAsInteger(text)))) {
       const range = (ranges ??= writtenIdRanges(body))[index];
-      idText = range === undefined ? undefined : lossyText(body, range);
+      idText = range === undefined ? undefined : writtenOtherwise(body, range, id);
     }
     requestIds.push({ id, idText, form });
   }
@@ -432,20 +448,35 @@ function isId(v: unknown): v is string | number | null {
 
 /**
  * The JSON text of the body's top-level `id` (`body` as UTF-8 bytes, `text` decoded) when it
- * is a number that `JSON.parse` changed (json-numbers.ts hasLossyNumber:
- * `9007199254740993` read as `9007199254740992`, `0.99999999999999999999` as `1`, `1e-400` as
- * `0`), so that a minted answer can carry it exactly (errors/json-rpc-text.ts) and a
- * seller's answer is matched to it exactly (response/json-value-at.ts isRequestId);
- * undefined otherwise (`1.0` and `1e0` are the `1` that JSON.stringify writes).
+ * is a number that `JSON.stringify` writes otherwise ({@link writtenOtherwise}): one
+ * `JSON.parse` changed (`9007199254740993` read as `9007199254740992`,
+ * `0.99999999999999999999` as `1`, `1e-400` as `0`), or only spelled another way (`1.0`,
+ * `1E2`, `0.1e1`, `-0`, which JSON.stringify writes `1`, `100`, `1`, `0`). Every answer the
+ * gateway mints carries it byte for byte (errors/json-rpc-text.ts), and a seller's answer is
+ * matched to it by its exact value (response/json-value-at.ts isRequestId: `1` answers
+ * `1.0`); undefined otherwise (the id is the text JSON.stringify writes).
+ *
+ * Why the spellings too: docs/errors.md has a minted error carry the id "as the host wrote
+ * it", and it did only for the numbers a double changes: `1.0`, `1E2`, `-0` and `0.1e1`
+ * came back `1`, `100`, `0` and `1`, while `12345678901234567891` and `-1e-400` came back as
+ * written (a hostile new-user trial 13, L2: test/regressions/minted-error-rewrites-host-id.test.ts).
  *
  * Cost: a string id, or a safe integer written as digits (every real id), reads no more of
  * the body than {@link idWrittenAsInteger}'s searches; any other number is found by a walk
  * (mcp/written-ids.ts: keys written with escapes, duplicate keys as JSON.parse reads them).
  */
 function idTextOf(body: Buffer, text: string, id: string | number | null): string | undefined {
-  if (typeof id !== 'number' || (Number.isSafeInteger(id) && idWrittenAsInteger(text))) return undefined;
+  if (typeof id !== 'number' || (isPlainInteger(id) && idWrittenAsInteger(text))) return undefined;
   const range = writtenIdRanges(body)[0];
-  return range === undefined ? undefined : lossyText(body, range);
+  return range === undefined ? undefined : writtenOtherwise(body, range, id);
+}
+
+/**
+ * A safe integer other than `-0`: the only text of it as an integer token (`-`, digits, no
+ * leading zero: the JSON grammar) is the one JSON.stringify writes; `-0` is written `0`.
+ */
+function isPlainInteger(id: number): boolean {
+  return Number.isSafeInteger(id) && !Object.is(id, -0);
 }
 
 /**
@@ -480,9 +511,14 @@ function isJsonSpace(c: number): boolean {
   return c === SPACE || c === TAB || c === LF || c === CR;
 }
 
-function lossyText(body: Buffer, range: ByteRange): string | undefined {
+/**
+ * The number text at `range` of `body` (an id, read by JSON.parse as `id`) when
+ * `JSON.stringify(id)` is another text, else undefined: the text a minted answer must carry
+ * instead ({@link idTextOf}).
+ */
+function writtenOtherwise(body: Buffer, range: ByteRange, id: number): string | undefined {
   const text = body.toString('latin1', range[0], range[1]);
-  return hasLossyNumber(text) ? text : undefined;
+  return text === JSON.stringify(id) ? undefined : text;
 }
 
 // ---------------------------------------------------------------------------------------
@@ -535,6 +571,7 @@ function objectFactsOfScan(body: Buffer, members: readonly TextMember[]): Object
   const methodText = method !== undefined && method.first === QUOTE ? (jsonStringIs(body, method.value, TOOLS_CALL) ? TOOLS_CALL : jsonString(body, method.value)) : undefined;
   let id: string | number | null = null;
   let idValid = true;
+  let idOutOfRange = false;
   let idText: string | undefined;
   if (idMember !== undefined) {
     const first = idMember.first;
@@ -547,9 +584,12 @@ function objectFactsOfScan(body: Buffer, members: readonly TextMember[]): Object
       const n = Number(written);
       if (Number.isFinite(n)) {
         id = n;
-        // As idTextOf: the text when JSON.parse would change the number.
-        if (hasLossyNumber(written)) idText = written;
-      } else idValid = false;
+        // As idTextOf: the text when JSON.stringify writes the number otherwise.
+        if (written !== JSON.stringify(n)) idText = written;
+      } else {
+        idValid = false;
+        idOutOfRange = true;
+      }
     } else idValid = false; // an object, an array, true or false
   }
   // A response's error, judged only for a message with no method (the parse's factsOfObject).
@@ -572,6 +612,7 @@ function objectFactsOfScan(body: Buffer, members: readonly TextMember[]): Object
     method: methodText,
     hasId: idMember !== undefined,
     idValid,
+    idOutOfRange,
     id: idValid ? id : null,
     idText,
     hasResult,

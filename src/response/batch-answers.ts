@@ -36,7 +36,7 @@
 import type { BatchRequestRef } from '../exchange.js';
 import type { LocalErrorForm } from '../mcp/local-error.js';
 import { isJsonObject } from '../mcp/extract.js';
-import { exactDecimal, hasLossyNumber } from '../mcp/json-numbers.js';
+import { exactDecimal } from '../mcp/json-numbers.js';
 import { writtenIdRanges } from '../mcp/written-ids.js';
 import { readsAsNoRequest, textRepeatsMemberName } from '../mcp/repeated-names.js';
 import { claimsAnswer, hasResponseMembers, isWellFormedResponse } from './rewrite.js';
@@ -66,6 +66,13 @@ export class BatchAnswers {
    * are still awaited, as {@link unanswered} lists them.
    */
   private readonly forms = new Map<string, LocalErrorForm[]>();
+  /**
+   * By the key of a numeric id, the id's text as the host wrote it (BatchRequestRef.idText,
+   * else JSON.stringify's) for each of the batch's requests with that id, in the batch's
+   * order, as {@link forms}: what a token's entries carry when the key does not give it back
+   * ({@link awaitedKeys}).
+   */
+  private readonly texts = new Map<string, string[]>();
 
   /** `ids`: the batch's requests (RpcPeek.batchRequestIds); none: nothing to wait for. */
   constructor(private readonly ids: readonly BatchRequestRef[]) {
@@ -75,6 +82,11 @@ export class BatchAnswers {
       const forms = this.forms.get(key);
       if (forms === undefined) this.forms.set(key, [ref.form]);
       else forms.push(ref.form);
+      if (typeof ref.id !== 'number') continue;
+      const text = ref.idText ?? JSON.stringify(ref.id);
+      const texts = this.texts.get(key);
+      if (texts === undefined) this.texts.set(key, [text]);
+      else texts.push(text);
     }
     this.left = ids.length;
   }
@@ -130,17 +142,27 @@ export class BatchAnswers {
   /**
    * The requests still without their response, one entry each (an id awaited twice is listed
    * twice), in the order first awaited: the key of its id, after the letter of its error's form
-   * when that is a tool result ({@link FORM_LETTERS}: `R`, `W`; none for `rpc_error`). What a
-   * resume token carries (resume/token.ts `w`) so that the batch's stream resumed with
-   * `Last-Event-ID` knows what it still waits for, and answers each with the error it would
-   * get alone ({@link idsOfAwaitedKeys}). Opaque outside this file. Cost: one array of the
-   * requests left, made per call (a batch's tokens only); one character more per tool call.
+   * when that is a tool result ({@link FORM_LETTERS}: `R`, `W`; none for `rpc_error`), and for
+   * a number the host wrote otherwise than its key gives back (`1.0`, `1E2`, `-0`, `1e-400`,
+   * `1e+21`: {@link plainDecimal} of the key writes `1`, `100`, `0`, 400 zeros and 22 digits),
+   * `~` and the text as written ({@link WRITTEN_MARK}). What a resume token carries (resume/token.ts `w`) so
+   * that the batch's stream resumed with `Last-Event-ID` knows what it still waits for, and
+   * answers each with the error it would get alone, its id as the host wrote it
+   * ({@link idsOfAwaitedKeys}; a hostile new-user trial 13, L2:
+   * test/regressions/minted-error-rewrites-host-id.test.ts). Opaque outside this file. Cost:
+   * one array of the requests left, made per call (a batch's tokens only); one character more
+   * per tool call, and the id's text for a number so written.
    */
   awaitedKeys(): string[] {
     const keys: string[] = [];
     for (const [key, count] of this.awaited) {
       const forms = this.forms.get(key) ?? [];
-      for (let k = 0; k < count; k++) keys.push(FORM_LETTERS[forms[k] ?? 'rpc_error'] + key);
+      const texts = this.texts.get(key) ?? [];
+      for (let k = 0; k < count; k++) {
+        const text = texts[k];
+        const written = text !== undefined && text !== plainDecimal(key.slice(1)) ? WRITTEN_MARK + text : '';
+        keys.push(FORM_LETTERS[forms[k] ?? 'rpc_error'] + key + written);
+      }
     }
     return keys;
   }
@@ -279,11 +301,12 @@ const FORM_LETTERS: { readonly [F in LocalErrorForm]: string } = { rpc_error: ''
  * waits for the same responses is made (a batch's stream resumed with `Last-Event-ID`:
  * routing/handler.ts); undefined when an entry is not one awaitedKeys makes (a token minted by
  * another format: the resumed stream then does not know the ids, as before). A number's
- * `idText` is as the peek keeps it (RpcPeek.idText): undefined when a double carries the
- * value (`1`, `0.5`), else its exact value's plain decimal text ({@link plainDecimal}:
- * `9007199254740993`), so that an error for it carries the id a host with exact numbers
- * matches (errors/local-reply.ts), and its key is the same again. Its form is the entry's
- * letter's ({@link FORM_LETTERS}; none: `rpc_error`).
+ * `idText` is as the peek keeps it (RpcPeek.idText): the text the host wrote, from the entry
+ * after {@link WRITTEN_MARK} (it must have the key's exact value), else its exact value's
+ * plain decimal text ({@link plainDecimal}: `9007199254740993`), undefined when
+ * `JSON.stringify` writes that text (`1`, `0.5`); so an error for it carries the id as the
+ * host wrote it (errors/local-reply.ts), and its key is the same again. Its form is the
+ * entry's letter's ({@link FORM_LETTERS}; none: `rpc_error`).
  */
 export function idsOfAwaitedKeys(keys: readonly string[]): BatchRequestRef[] | undefined {
   const ids: BatchRequestRef[] = [];
@@ -295,13 +318,28 @@ export function idsOfAwaitedKeys(keys: readonly string[]): BatchRequestRef[] | u
     const rest = key.slice(1);
     if (kind === 's') ids.push({ id: rest, idText: undefined, form });
     else if (key === 'z') ids.push({ id: null, idText: undefined, form });
-    else if (kind === 'n' && CANONICAL_NUMBER.test(rest) && Number.isFinite(Number(rest))) {
-      const text = plainDecimal(rest);
-      ids.push({ id: Number(rest), idText: hasLossyNumber(text) ? text : undefined, form });
+    else if (kind === 'n') {
+      const mark = rest.indexOf(WRITTEN_MARK);
+      const canonical = mark < 0 ? rest : rest.slice(0, mark);
+      const written = mark < 0 ? undefined : rest.slice(mark + 1);
+      if (!CANONICAL_NUMBER.test(canonical) || !Number.isFinite(Number(canonical))) return undefined;
+      if (written !== undefined && !(JSON_NUMBER.test(written) && exactDecimal(written) === canonical)) return undefined;
+      const text = written ?? plainDecimal(canonical);
+      const id = Number(text);
+      ids.push({ id, idText: text === JSON.stringify(id) ? undefined : text, form });
     } else return undefined;
   }
   return ids;
 }
+
+/**
+ * What separates a number's key from the text the host wrote in an entry of
+ * {@link BatchAnswers.awaitedKeys}: no canonical text ({@link CANONICAL_NUMBER}) holds it.
+ */
+const WRITTEN_MARK = '~';
+
+/** A JSON number text (RFC 8259 §6): the only texts after {@link WRITTEN_MARK}. */
+const JSON_NUMBER = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
 
 /** json-numbers.ts exactDecimal's canonical texts: `0`, or `[-]<digits without leading or trailing 0>e<exponent>`. */
 const CANONICAL_NUMBER = /^(?:0|-?[1-9](?:\d*[1-9])?e(?:0|-?[1-9]\d*))$/;
@@ -330,8 +368,8 @@ function plainDecimal(canonical: string): string {
 
 /**
  * The lookup key of a JSON-RPC id: equal keys for exactly the same id. A number's is its exact
- * value (json-numbers.ts exactDecimal) of `text`, its JSON text as written when a double may
- * have changed it (RpcPeek.idText, a response's written id), else of the double itself.
+ * value (json-numbers.ts exactDecimal) of `text`, its JSON text as written when JSON.stringify
+ * writes it otherwise (RpcPeek.idText, a response's written id), else of the double itself.
  */
 function idKey(id: string | number | null, text: string | undefined): string {
   if (typeof id === 'string') return `s${id}`;

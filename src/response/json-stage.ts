@@ -37,6 +37,7 @@ import { mayRewrite, rewriteScanned, spliceScanned } from './scanned-message.js'
 import { isMethodName, isRequestId, jsonValueIs } from './json-value-at.js';
 import { bodyRewriteFits, recordLiftSkippedForRoom } from './rewrite-room.js';
 import { BatchAnswers } from './batch-answers.js';
+import { judgeArrayAnswer } from './array-answer.js';
 import { repeatsMemberName, type NameFacts } from '../mcp/repeated-names.js';
 import { keepsJsonLabel } from './content-type.js';
 import { isAckBody, isUnscannedAckBody } from './ack-body.js';
@@ -168,8 +169,16 @@ function answerFromBody(exchange: Exchange, reply: FastifyReply, res: UpstreamRe
     answerWithLocalError(exchange, reply, notMcp);
     return;
   }
-  // A request is answered by the response carrying its id, nothing else: a wrong id, a
-  // batch for a single request (the host would wait for its id until it times out).
+  // A batch (an array) answering a single request: judged as the same array in an SSE event
+  // (array-answer.ts, the one judgement of both paths): the seller's bytes when it holds the
+  // request's response on a revision with batches (2025-03-26), else upstream_not_mcp, saying
+  // so when batches were removed in the host's revision (a hostile new-user trial 13, L1).
+  if (exchange.rpc.kind === 'request' && Array.isArray(message)) {
+    answerArrayForRequest(exchange, reply, res, hooks, seller, body, message, scan, notMcp);
+    return;
+  }
+  // A request is answered by the response carrying its id, nothing else: a wrong id (the
+  // host would wait for its id until it times out).
   if (
     !isJsonRpcPayload(message) ||
     repeatsMemberName(scan, message) ||
@@ -256,6 +265,49 @@ function answerBatch(
     return;
   }
   // The seller's bytes, made well-formed UTF-8 when they are not, as a single answer's (wellFormedUtf8).
+  const out = wellFormedUtf8(body, exchange.limits.max_response_bytes);
+  if (hooks.wantsResponseMessage) hooks.onResponseMessage(message, out.length);
+  sendJsonAnswer(exchange, reply, res, seller, out, 'ok');
+}
+
+/**
+ * The JSON answer (a non-empty body within the structure bounds, parsed as the array
+ * `message`) to a single request: judged by array-answer.ts judgeArrayAnswer, as the same
+ * array in an SSE event is (sse-message.ts batchVerdict), so the two paths agree.
+ *
+ * - `answer` (it holds the request's response, no response to another id, on a host's
+ *   revision with batches: MCP 2025-03-26, "These responses MAY be batched"): the seller's
+ *   bytes, never rewritten (as on SSE; ill-formed UTF-8 repaired as every 2xx JSON answer's:
+ *   {@link wellFormedUtf8}), outcome `ok`; the discovery hooks get the array, as on SSE.
+ * - `batch_removed` (the same on 2025-06-18 or later, which have no batches):
+ *   `upstream_not_mcp` for the request's id, its message saying batches were removed in
+ *   2025-06-18 (mcp/local-error.ts NotMcpCause), as on SSE.
+ * - `foreign`, `none` (a response to another id, an element that is no object; no response
+ *   at all): `upstream_not_mcp`. (On SSE an array without a response is forwarded and the
+ *   stream goes on; a JSON body ends the POST, so it leaves the request unanswered.)
+ *
+ * Reported failure (a hostile new-user trial 13, L1): a seller answering a `tools/call` with the
+ * JSON body `[response]` got `upstream_not_mcp` on every revision, while the MCP SDK client
+ * took it as the result directly and the gateway's SSE path forwarded the same array for
+ * 2025-03-26 (test/regressions/seller-batch-json-answer-refused.test.ts). Cost: none more than
+ * before (the body was parsed already); one walk of its bytes when the id is a number.
+ */
+function answerArrayForRequest(
+  exchange: Exchange,
+  reply: FastifyReply,
+  res: UpstreamResponse,
+  hooks: PipelineHooks,
+  seller: Buffer,
+  body: Buffer,
+  message: readonly unknown[],
+  names: NameFacts,
+  notMcp: LocalErrorInput,
+): void {
+  const held = judgeArrayAnswer(exchange, message, body, names);
+  if (held !== 'answer') {
+    answerWithLocalError(exchange, reply, held === 'batch_removed' ? { ...notMcp, cause: 'batch_removed' } : notMcp);
+    return;
+  }
   const out = wellFormedUtf8(body, exchange.limits.max_response_bytes);
   if (hooks.wantsResponseMessage) hooks.onResponseMessage(message, out.length);
   sendJsonAnswer(exchange, reply, res, seller, out, 'ok');

@@ -73,9 +73,9 @@ export function isMethodName(bytes: Buffer, range: ByteRange | undefined): boole
  * host with exact integers (Python, Go's json.Number) would never match the answer to its
  * request (a new user's trial: test/regressions/response-id-compared-as-double.test.ts).
  *
- * The request's number is `rpc.idText` when the peek kept it (a number a double cannot carry:
- * request/peek.ts), else the value of `rpc.id` as `JSON.stringify` writes it (the two are
- * equal then). False when `range` is undefined (no id member).
+ * The request's number is `rpc.idText` when the peek kept it (a number `JSON.stringify` writes
+ * otherwise: request/peek.ts), else the value of `rpc.id` as `JSON.stringify` writes it (the
+ * two are equal then). False when `range` is undefined (no id member).
  *
  * Cost: for a string, null, or a number written as an integer of up to 15 digits against a
  * request id without `idText` (every real answer), {@link jsonValueIs}'s byte fast path, no

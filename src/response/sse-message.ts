@@ -54,11 +54,11 @@ import { CR, LBRACE, LBRACKET, LF, SPACE, TAB } from '../mcp/json-bytes.js';
 import { scanJson, type JsonScanSummary, type TopMembers } from '../mcp/json-scan.js';
 import { claimsResponseInAnyCase, lacksMethodInAnyCase, readsAsNoRequest, repeatsMemberName, type NameFacts } from '../mcp/repeated-names.js';
 import { isJsonObject } from '../mcp/extract.js';
-import { claimsAnswer, holdsResponse, isResponseToExchange, matchesRequestAsParsed, scannedResponseWellFormed } from './rewrite.js';
+import { claimsAnswer, holdsResponse, isResponseToExchange, scannedResponseWellFormed } from './rewrite.js';
 import { mayRewrite, rewriteScanned, spliceScanned } from './scanned-message.js';
 import { isMethodName, isRequestId } from './json-value-at.js';
-import { writtenIdRanges } from '../mcp/written-ids.js';
-import { hasBatches } from '../mcp/revision.js';
+import { judgeArrayAnswer } from './array-answer.js';
+import type { NotMcpCause } from '../mcp/local-error.js';
 import { mayHoldNonFiniteLiteral, parseWithNonFiniteLiterals } from '../mcp/lenient-json.js';
 
 /** The outcome of {@link inspectEventData}. */
@@ -73,9 +73,11 @@ export type EventDataVerdict =
    * included), or one naming no method (an id-only message, or none at all: rewrite.ts
    * lacksMethod), or a batch holding one (batchVerdict):
    * it must not reach the host; the stage answers the request `upstream_not_mcp`.
-   * `dataBytes`: the data's UTF-8 length.
+   * `dataBytes`: the data's UTF-8 length. `cause`: why, when the error's message says it
+   * (mcp/local-error.ts NotMcpCause: `batch_removed`, an array holding the request's
+   * response on a host's revision without batches).
    */
-  | { readonly kind: 'foreign'; readonly dataBytes: number }
+  | { readonly kind: 'foreign'; readonly dataBytes: number; readonly cause?: NotMcpCause }
   /**
    * A JSON-RPC response on the standalone GET stream ({@link isUnsolicitedResponse}: a message
    * naming no method included), or an array holding one: it must not reach the host; the
@@ -252,7 +254,7 @@ export function isForeignResponse(exchange: Exchange, message: unknown, bytes: B
 // claimsResponse), whatever else it holds:
 // True when the JSON-RPC message object `message` is refused on a request's stream unless it
 // is the response to the request (the caller checks that: rewrite.ts isResponseToExchange, or
-// its exact check for a batch's element, {@link batchResponses}): it has a `result` or an
+// its exact check for a batch's element, array-answer.ts judgeArrayAnswer): it has a `result` or an
 // `error` member, whatever its `id`: another id (a client routes it by that id), both
 // members (no valid response, whatever its id: JSON-RPC 2.0 §5;
 // test/regressions/seller-response-with-result-and-error.test.ts), or no `id` at all
@@ -279,64 +281,23 @@ export function isForeignResponse(exchange: Exchange, message: unknown, bytes: B
 
 /**
  * Data that is valid JSON but not an object: the response when it is a batch (an array)
- * holding the response to the request. MCP 2025-03-26 Streamable HTTP lets a server batch
- * the responses it streams ("These responses MAY be batched"), so such a batch answers the
- * request and ends its stream; it goes out as the seller's bytes (batches are never
- * rewritten: rewrite.ts). Reported failure: a batch holding the result was forwarded, then the
- * stream's end brought `upstream_reset` for the same id
- * (test/regressions/sse-new-user-findings.test.ts).
- *
- * A batch holding a response to another id (rewrite.ts claimsResponse, element by element) is
- * `foreign`, as that response alone would be, the request's own response in it or not: a
- * client routes each element by its id, and the seller's bytes cannot go out without it.
- * Reported failure (a reviewer): `[{"id":8,"result":...}]` on request 7's stream was
- * forwarded, and `[<response to 7>, <response to 8>]` went out as the response
- * (test/regressions/sse-batch-shaped-response-for-another-id-forwarded.test.ts). Anything else
- * (requests and notifications only, a scalar) is forwarded.
- *
- * A new user's trial, 2026-12-03: on a host revision without batches (revision.ts hasBatches
- * false: 2025-06-18 on; a resumed stream's revision is its token's) an array holding the
- * request's own response is `foreign` too: the SDK client reads one message per event and
- * hung until its timeout
- * (test/regressions/sse-array-holding-own-response-on-revision-without-batches.test.ts). An
- * element that is not an object (a nested array) makes the array `foreign`: no JSON-RPC
- * message (test/regressions/sse-nested-array-response-forwarded.test.ts).
+ * holding the response to the request, as a JSON body holding it is (array-answer.ts
+ * judgeArrayAnswer, the one judgement of both paths): on a host's revision with batches
+ * (2025-03-26: "These responses MAY be batched") the answer, which ends the stream and goes
+ * out as the seller's bytes (batches are never rewritten: rewrite.ts); `foreign` when it holds
+ * a response to another id or an element that is no object, or when the host's revision has
+ * no batches (2025-06-18 on; a resumed stream's revision is its token's), then with the cause
+ * `batch_removed` for the error's message. Anything else (requests and notifications only, a
+ * scalar) is forwarded. Sources: array-answer.ts.
  */
 function batchVerdict(exchange: Exchange, text: () => string, bytes: Buffer, names: NameFacts): EventDataVerdict {
   if (exchange.rpc.kind !== 'request' || firstByte(bytes) !== LBRACKET) return { kind: 'forward', bytes };
   const message: unknown = JSON.parse(text());
   if (!Array.isArray(message)) return { kind: 'forward', bytes };
-  const held = batchResponses(exchange, message, bytes);
-  // No batches in the host's revision (2025-06-18 on): an array holding a response, the
-  // request's own included, is no message a client of that revision reads. An array holding
-  // a response and an element repeating a member name (mcp/repeated-names.ts): no answer.
-  if (held === 'foreign' || (held === 'response' && (!hasBatches(exchange.protocolVersion) || repeatsMemberName(names, message)))) return { kind: 'foreign', dataBytes: bytes.length };
-  return held === 'response' ? unchangedResponse(bytes, message) : { kind: 'forward', bytes };
-}
-
-/**
- * What the batch `message`, parsed from `bytes`, holds for the request: `foreign` when an
- * element is a response to another id (rewrite.ts claimsResponse), else `response` when one is
- * the response to the request (rewrite.ts matchesRequestAsParsed, then, for a numeric id,
- * the id as written: its element's found by mcp/written-ids.ts, once an element matches as
- * parsed), else `none`.
- */
-function batchResponses(exchange: Exchange, message: readonly unknown[], bytes: Buffer): 'foreign' | 'response' | 'none' {
-  let ids: ReturnType<typeof writtenIdRanges> | undefined;
-  let answered = false;
-  for (let k = 0; k < message.length; k++) {
-    const element = message[k];
-    // No JSON-RPC message (JSON-RPC 2.0 §6): a nested array may hold a response a lenient client reads.
-    if (!isJsonObject(element)) return 'foreign';
-    let answers = matchesRequestAsParsed(exchange, element);
-    if (answers && typeof exchange.rpc.id === 'number') {
-      ids ??= writtenIdRanges(bytes);
-      answers = isRequestId(bytes, ids[k], exchange.rpc);
-    }
-    if (answers) answered = true;
-    else if (readsAsNoRequest(element)) return 'foreign';
-  }
-  return answered ? 'response' : 'none';
+  const held = judgeArrayAnswer(exchange, message, bytes, names);
+  if (held === 'answer') return unchangedResponse(bytes, message);
+  if (held === 'batch_removed') return { kind: 'foreign', dataBytes: bytes.length, cause: 'batch_removed' };
+  return held === 'foreign' ? { kind: 'foreign', dataBytes: bytes.length } : { kind: 'forward', bytes };
 }
 
 /**

@@ -604,7 +604,8 @@ export async function handleSseBody(
         // the stream. Dropping only the event would leave the request waiting on a seller that
         // answers other ids.
         if (verdict.kind === 'foreign') {
-          fail({ reason: 'upstream_not_mcp', limitBytes: perEventLimit, observedBytes: verdict.dataBytes, upstreamStatus: res.statusCode });
+          // Its cause, when the message names it: an array holding the response on a revision without batches (array-answer.ts).
+          fail({ reason: 'upstream_not_mcp', limitBytes: perEventLimit, observedBytes: verdict.dataBytes, upstreamStatus: res.statusCode, ...(verdict.cause !== undefined ? { cause: verdict.cause } : {}) });
           return;
         }
         // Any response on the standalone GET stream (sse-message.ts standaloneVerdict): dropped,

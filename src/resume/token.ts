@@ -152,11 +152,12 @@ export interface ResumeState {
   /** JSON-RPC id and method of the request that opened the stream (null/undefined for the standalone GET stream). */
   readonly rpcId: string | number | null;
   /**
-   * The JSON text of a numeric `rpcId` as the host wrote it, when `JSON.parse` changed it
-   * (`9007199254740993`, read as `9007199254740992`: request/peek.ts RpcPeek.idText); absent
-   * otherwise. A resumed stream matches the seller's response to it exactly and mints its
-   * errors with it, as the stream's first exchange did (a new user's trial:
-   * test/regressions/response-id-compared-as-double.test.ts).
+   * The JSON text of a numeric `rpcId` as the host wrote it, when `JSON.stringify` writes
+   * `rpcId` otherwise (`9007199254740993`, read as `9007199254740992`; `1.0`, `-0`:
+   * request/peek.ts RpcPeek.idText); absent otherwise. A resumed stream matches the seller's
+   * response to it exactly and mints its errors with it, as the stream's first exchange did (a
+   * new user's trial: test/regressions/response-id-compared-as-double.test.ts; a hostile
+   * new-user trial 13, L2: test/regressions/minted-error-rewrites-host-id.test.ts).
    */
   readonly rpcIdText?: string;
   readonly method: string | undefined;

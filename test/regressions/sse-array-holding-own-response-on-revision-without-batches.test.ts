@@ -17,8 +17,10 @@
  * Controls: the same on MCP 2025-03-26 ("These responses MAY be batched"): the array is the
  * answer, the seller's bytes, outcome ok, for (a) and for the resumed stream.
  * Expectation: (a)-(c) on 2025-06-18 and 2025-11-25: exactly the gateway's `upstream_not_mcp`
- * error event (upstream_status 200) for the request's id, nothing of the array; outcome
- * local_error, reason upstream_not_mcp.
+ * error event (upstream_status 200) for the request's id, nothing of the array, its message
+ * saying batches were removed in 2025-06-18 (cause `batch_removed`: a hostile new-user trial 13,
+ * L1, test/regressions/seller-batch-json-answer-refused.test.ts); outcome local_error, reason
+ * upstream_not_mcp.
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -79,7 +81,7 @@ describe('SSE array holding the own response on a revision without batches', { t
       const r = await rawPost(gw().agentUrl('seller'), toolCall(id, tool), { 'mcp-protocol-version': version });
       assert.equal(r.status, 200);
       assert.equal(r.headers.get('content-type'), 'text/event-stream');
-      assert.equal(r.text(), expectedErrorFrame({ id, method: 'tools/call', toolName: tool, reason: 'upstream_not_mcp', upstreamStatus: 200 }));
+      assert.equal(r.text(), expectedErrorFrame({ id, method: 'tools/call', toolName: tool, reason: 'upstream_not_mcp', upstreamStatus: 200, cause: 'batch_removed' }));
       const line = await gw().exchangeLine('seller', id);
       assert.deepEqual({ outcome: line.outcome, reason: line.reason, bytes_to_host: line.bytes_to_host }, { outcome: 'local_error', reason: 'upstream_not_mcp', bytes_to_host: r.bytes });
     });
@@ -88,7 +90,7 @@ describe('SSE array holding the own response on a revision without batches', { t
   test('a stream resumed with Last-Event-ID (revision 2025-06-18 from the token): upstream_not_mcp for the id', async () => {
     const r = await resume(10, '2025-06-18');
     assert.equal(r.status, 200);
-    assert.equal(r.text, expectedErrorFrame({ id: 10, method: 'tools/call', toolName: 'resumed', reason: 'upstream_not_mcp', upstreamStatus: 200 }));
+    assert.equal(r.text, expectedErrorFrame({ id: 10, method: 'tools/call', toolName: 'resumed', reason: 'upstream_not_mcp', upstreamStatus: 200, cause: 'batch_removed' }));
     const line = await gw().waitForLine((l) => l.msg === 'exchange' && l.rpc_id === 10 && l.reason === 'upstream_not_mcp');
     assert.equal(line.outcome, 'local_error');
   });

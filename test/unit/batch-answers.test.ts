@@ -116,6 +116,25 @@ test('awaitedKeys and idsOfAwaitedKeys: a resumed stream waits for exactly what 
   assert.deepEqual(idsOfAwaitedKeys([]), []);
 });
 
+test('awaitedKeys carry a number id as the host wrote it when its key does not give it back (a hostile new-user trial 13, L2)', () => {
+  const written = ['1.0', '1E2', '-0', '0.1e1', '1e-400', '-1e-400', '1e+21', '1e21', '0.0000001', '1e-7', '9007199254740993', '12345678901234567891', '100', '7'];
+  const refs = written.map((text) => ref(Number(text), text === JSON.stringify(Number(text)) ? undefined : text));
+  const keys = new BatchAnswers(refs).awaitedKeys();
+  // Only the texts the key's plain decimal does not give back are carried, after `~` (by key, in the order first awaited).
+  assert.deepEqual(keys, [
+    'n1e0~1.0', 'n1e0~0.1e1', 'n1e2~1E2', 'n1e2', 'n0~-0', 'n1e-400~1e-400', 'n-1e-400~-1e-400', 'n1e21~1e+21', 'n1e21~1e21', 'n1e-7', 'n1e-7~1e-7',
+    'n9007199254740993e0', 'n12345678901234567891e0', 'n7e0',
+  ]);
+  // Given back as the peek keeps them: the text where JSON.stringify writes the value otherwise.
+  const ids = idsOfAwaitedKeys(keys);
+  assert.ok(ids !== undefined);
+  assert.deepEqual(ids.map((r) => r.idText ?? JSON.stringify(r.id)).sort(), [...written].sort());
+  assert.ok(ids.every((r) => r.idText !== JSON.stringify(r.id)));
+  assert.deepEqual(new BatchAnswers(ids).awaitedKeys(), keys);
+  // A text after `~` must be a JSON number of the key's value.
+  for (const bad of [['n1e0~2'], ['n1e0~01'], ['n1e0~x'], ['n1e0~']]) assert.equal(idsOfAwaitedKeys(bad), undefined, JSON.stringify(bad));
+});
+
 test('unanswered: the requests the host still waits for, in the batch\'s order, those of data not delivered included (batch-local-error-answers-no-request)', () => {
   const big = ref(9007199254740992, '9007199254740993');
   const a = new BatchAnswers([ref(1), ref('a'), big, ref('a')]);

@@ -9,10 +9,11 @@ import {
   localErrorMessage,
   localErrorMessageOfForm,
   mayBeMutation,
+  NOT_MCP_CAUSES,
   requestRefusal,
   toolErrorResult,
 } from '../../src/mcp/local-error.js';
-import type { BuildAdcpErrorInput, LocalErrorForm } from '../../src/mcp/local-error.js';
+import type { BuildAdcpErrorInput, LocalErrorForm, NotMcpCause } from '../../src/mcp/local-error.js';
 import { extractAdcpError } from '../../src/mcp/extract.js';
 import { REASONS, REFUSALS } from '../../src/errors/codes.js';
 import type { AdcpErrorReason, RefusalReason } from '../../src/errors/codes.js';
@@ -125,6 +126,26 @@ describe('buildAdcpError', () => {
         assert.match(err.message, /^(The|An) [^.]*\.$/, 'one sentence');
       }
     }
+  });
+
+  test('an upstream_not_mcp cause names why in the message, one sentence under 256 bytes; code, recovery and details unchanged; other reasons ignore it', () => {
+    for (const cause of Object.keys(NOT_MCP_CAUSES) as NotMcpCause[]) {
+      for (const [method, toolName] of [['tools/call', 'create_media_buy'], ['tools/call', 'get_products'], ['tools/list', undefined]] as const) {
+        const plain = buildAdcpError({ reason: 'upstream_not_mcp', method, toolName, upstreamStatus: 200 });
+        const err = buildAdcpError({ reason: 'upstream_not_mcp', method, toolName, upstreamStatus: 200, cause });
+        assert.ok(err.message.startsWith(NOT_MCP_CAUSES[cause]), err.message);
+        assert.equal(err.message.slice(NOT_MCP_CAUSES[cause].length), plain.message.slice(plain.message.indexOf(plain.message.includes(';') ? ';' : '.')));
+        assert.ok(bytes(err.message) < 256, `${cause}: ${bytes(err.message)} bytes`);
+        assert.match(err.message, /^The [^.]*\.$/, 'one sentence');
+        assert.deepEqual({ ...err, message: '' }, { ...plain, message: '' });
+      }
+      const other = buildAdcpError({ reason: 'upstream_reset', method: 'tools/list', cause });
+      assert.equal(other.message, buildAdcpError({ reason: 'upstream_reset', method: 'tools/list' }).message);
+    }
+    assert.equal(
+      buildAdcpError({ reason: 'upstream_not_mcp', method: 'tools/call', toolName: 'get_products', upstreamStatus: 200, cause: 'batch_removed' }).message,
+      "The seller answered with a JSON-RPC batch (an array), which the host's MCP revision does not have: batches were removed in 2025-06-18.",
+    );
   });
 
   test('an unknown reason is a programming error', () => {

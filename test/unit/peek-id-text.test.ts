@@ -1,7 +1,8 @@
 /**
  * peekJsonRpc's `idText` (src/request/peek.ts) and stringifyJsonRpc (src/errors/json-rpc-text.ts):
- * a numeric id a double cannot carry keeps the host's text, and minted messages carry it.
- * Reported failure: big numeric ids lost digits in minted errors.
+ * a numeric id JSON.stringify writes otherwise keeps the host's text, and minted messages carry
+ * it. Reported failures: big numeric ids lost digits in minted errors; `1.0`, `1E2`, `-0`
+ * came back `1`, `100`, `0` (a hostile new-user trial 13, L2).
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -18,14 +19,22 @@ const idText = (idJson: string, key = '"id"', params = '{}'): string | undefined
 const LARGE = `{"pad":"${'x'.repeat(1100)}"}`;
 
 for (const [reading, params] of [['JSON.parse', '{}'], ['scan (over 1 KiB)', LARGE]] as const) {
-  test(`idText (${reading} reading): only for a number that JSON.parse changes`, () => {
+  test(`idText (${reading} reading): for a number JSON.stringify writes otherwise`, () => {
     assert.equal(idText('9007199254740993', '"id"', params), '9007199254740993');
     assert.equal(idText('-12345678901234567890', '"id"', params), '-12345678901234567890');
     assert.equal(idText('9007199254740992', '"id"', params), undefined); // exact as a double
     assert.equal(idText('42', '"id"', params), undefined);
+    assert.equal(idText('-42', '"id"', params), undefined);
     assert.equal(idText('1.5', '"id"', params), undefined);
-    assert.equal(idText('1e3', '"id"', params), undefined); // the same value as 1000
-    assert.equal(idText('1.0', '"id"', params), undefined);
+    assert.equal(idText('1e+21', '"id"', params), undefined); // JSON.stringify's own spelling
+    // The same value spelled otherwise: kept, so a minted answer carries the host's bytes (a
+    // hostile new-user trial 13, L2: test/regressions/minted-error-rewrites-host-id.test.ts).
+    assert.equal(idText('1e3', '"id"', params), '1e3');
+    assert.equal(idText('1.0', '"id"', params), '1.0');
+    assert.equal(idText('1E2', '"id"', params), '1E2');
+    assert.equal(idText('0.1e1', '"id"', params), '0.1e1');
+    assert.equal(idText('-0', '"id"', params), '-0');
+    assert.equal(idText('1.50', '"id"', params), '1.50');
     assert.equal(idText('"9007199254740993"', '"id"', params), undefined); // a string id is exact already
     // Read by JSON.parse as a safe integer it is not (test/regressions/response-id-compared-as-double.test.ts).
     assert.equal(idText('0.99999999999999999999', '"id"', params), '0.99999999999999999999');

@@ -483,6 +483,9 @@ test('random byte mutations of those bodies: the same answer, invalid ones inclu
 // ---------------------------------------------------------------------------------------
 // The one rule for a message: params, a host's response, initialize in a batch
 
+/** Why an id outside the double range is refused (request/peek.ts ID_RANGE_PROBLEM). */
+const ID_RANGE = '"id" is a number outside the range of a double, which reads it as infinite; use a smaller number or a string';
+
 test('params, a host response and initialize: the exact refusals, single and in a batch, in both readings', () => {
   const refused = (message: string, id: string | number | null = null, idText?: string) => ({ ok: false, kind: 'invalid_request', message, id, idText });
   // The one accepted batch below: its requests are ids 1 and 2 (the response, id 7, is none).
@@ -515,6 +518,9 @@ test('params, a host response and initialize: the exact refusals, single and in 
     ['{"jsonrpc":"2.0","method":"notifications/initialized","params":5}', refused(PARAMS)],
     // The id is judged before params.
     ['{"jsonrpc":"2.0","id":[],"method":"ping","params":5}', refused('Invalid Request: "id" must be a string, a number or null.')],
+    // A number outside the double range is a number: refused saying so (a hostile new-user trial 13, L2).
+    ['{"jsonrpc":"2.0","id":1e400,"method":"ping"}', refused(`Invalid Request: ${ID_RANGE}.`)],
+    [`{"jsonrpc":"2.0","id":-1e400,${pad},"method":"ping"}`, refused(`Invalid Request: ${ID_RANGE}.`)],
     // A host's response: refused with id null.
     ['{"jsonrpc":"2.0","id":7,"result":{},"error":{"code":1,"message":"m"}}', refused(`Invalid Request: ${BOTH}.`)],
     [`{"jsonrpc":"2.0","id":7,${pad},"result":{},"error":{"code":1,"message":"m"}}`, refused(`Invalid Request: ${BOTH}.`)],
@@ -555,6 +561,7 @@ test('a batch names its first element that is no JSON-RPC message, in both readi
     [`[[${call}]]`, refused('Invalid Request: batch element 0 is not a JSON-RPC message (an array, not an object).')],
     [`[${call},{"a":1}]`, refused('Invalid Request: batch element 1 is not a JSON-RPC message ("jsonrpc" must be "2.0").')],
     [`[${call},{"jsonrpc":"2.0","id":[],"method":"x"}]`, refused('Invalid Request: batch element 1 is not a JSON-RPC message ("id" must be a string, a number or null).')],
+    [`[${call},{"jsonrpc":"2.0","id":1e400,"method":"x"}]`, refused(`Invalid Request: batch element 1 is not a JSON-RPC message (${ID_RANGE}).`)],
     [`[${call},${call},{"jsonrpc":"2.0"}]`, refused('Invalid Request: batch element 2 is not a JSON-RPC message ("method" must be a string).')],
     [`[${call},null]`, refused('Invalid Request: batch element 1 is not a JSON-RPC message (null, not an object).')],
     // Over 1 KiB: the body and its large element read by the scan.
@@ -589,12 +596,16 @@ test('a batch keeps the ids of its requests, exactly, in both readings (sse-batc
       ...tail,
     ]);
     assert.deepEqual(ids(wrap(`[${note},${response}]`)), tail);
-    // Numbers a double changes keep their text; 1.0 and 1e0 are the 1 JSON.stringify writes.
-    assert.deepEqual(ids(wrap('[{"jsonrpc":"2.0","id":9007199254740993,"method":"p"},{"jsonrpc":"2.0","id":1.0,"method":"p"},{"jsonrpc":"2.0","\\u0069d":1e0,"method":"p"},{"jsonrpc":"2.0","id":0.10000000000000000001,"method":"p"}]')), [
+    // Numbers JSON.stringify writes otherwise keep their text: a double changes some, others
+    // are only spelled another way (1.0, 1e0, -0: a hostile new-user trial 13, L2); 1 and 0.5 are JSON.stringify's.
+    assert.deepEqual(ids(wrap('[{"jsonrpc":"2.0","id":9007199254740993,"method":"p"},{"jsonrpc":"2.0","id":1.0,"method":"p"},{"jsonrpc":"2.0","\\u0069d":1e0,"method":"p"},{"jsonrpc":"2.0","id":0.10000000000000000001,"method":"p"},{"jsonrpc":"2.0","id":-0,"method":"p"},{"jsonrpc":"2.0","id":1,"method":"p"},{"jsonrpc":"2.0","id":0.5,"method":"p"}]')), [
       { id: 9007199254740992, idText: '9007199254740993', form: 'rpc_error' },
-      { id: 1, idText: undefined, form: 'rpc_error' },
-      { id: 1, idText: undefined, form: 'rpc_error' },
+      { id: 1, idText: '1.0', form: 'rpc_error' },
+      { id: 1, idText: '1e0', form: 'rpc_error' },
       { id: 0.1, idText: '0.10000000000000000001', form: 'rpc_error' },
+      { id: -0, idText: '-0', form: 'rpc_error' },
+      { id: 1, idText: undefined, form: 'rpc_error' },
+      { id: 0.5, idText: undefined, form: 'rpc_error' },
       ...tail,
     ]);
   }
