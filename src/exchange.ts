@@ -66,6 +66,14 @@ export interface RpcPeek {
    * (test/regressions/batch-notification-tightens-tool-limits.test.ts).
    */
   readonly batchToolNames?: readonly (string | undefined)[];
+  /**
+   * Of a batch read from a host's POST (`kind` 'batch'; absent on every other peek and on a
+   * batch's stream resumed with `Last-Event-ID`): how many messages it holds (its elements:
+   * requests, notifications and host responses), judged against the agent's
+   * `max_batch_messages` before anything is sent (routing/handler.ts; `batch_too_large`:
+   * a hostile new-user trial 14, M1, test/regressions/batch-minted-errors-unbounded.test.ts).
+   */
+  readonly batchMessages?: number;
 }
 
 /** A JSON-RPC request id as the peek keeps it: the value, and its text when JSON.stringify writes it otherwise (RpcPeek.idText). */

@@ -202,8 +202,21 @@ export type BackoffListener = (agent: string, kind: string, consecutiveBreaches:
 /** Called when a clean answer (a probe's, or one admitted before the backoff) ends a call kind's backoff (for the log line). */
 export type RecoveryListener = (agent: string, kind: string) => void;
 
-/** The call kind of a request, for {@link AgentGuard.admit}: the method, plus the tool name of a `tools/call`. */
-export function callKind(method: string | undefined, toolName: string | undefined): string {
+/**
+ * The call kind of a JSON-RPC batch, whatever it holds: `batch`, the metrics' `method` label
+ * for it too (observability/metrics.ts methodLabel), and what the backoff log lines say in
+ * `call`. It was the empty string (a batch has no method), so the warning read `"call":""`
+ * (a hostile new-user trial 14, L4: test/regressions/batch-backoff-log-call-empty.test.ts).
+ * A lone request whose method is `batch` (no MCP method is) shares it.
+ */
+export const BATCH_CALL_KIND = 'batch';
+
+/**
+ * The call kind of a request, for {@link AgentGuard.admit}: the method, plus the tool name of a
+ * `tools/call`; {@link BATCH_CALL_KIND} for a batch (`batch` true).
+ */
+export function callKind(method: string | undefined, toolName: string | undefined, batch = false): string {
+  if (batch) return BATCH_CALL_KIND;
   return toolName === undefined ? (method ?? '') : `${method ?? ''} ${toolName}`;
 }
 

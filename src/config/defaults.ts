@@ -38,6 +38,8 @@ export const BOUNDS = Object.freeze({
   depth: Object.freeze({ min: 1, max: 10_000 }),
   /** `max_json_nodes`: JSON values counted. */
   nodes: Object.freeze({ min: 1, max: 100_000_000 }),
+  /** `max_batch_messages`: messages in one JSON-RPC batch (each element is at least 1 of `max_json_nodes`' values, whose largest is 100,000,000). */
+  messages: Object.freeze({ min: 1, max: 100_000 }),
   /** `backoff_after_breaches`: consecutive breaches; 0 turns the backoff off. */
   breaches: Object.freeze({ min: 0, max: 1_000 }),
   /** `listen.port`: 0 asks the OS for a free port. */
@@ -92,6 +94,25 @@ export const BUILTIN_DEFAULTS = Object.freeze({
   sse_deadline_ms: HOUR_MS,
   /** bytes: 4 MiB */
   max_request_bytes: 4 * MiB,
+  /**
+   * messages: the most requests, notifications and responses one JSON-RPC batch from a host
+   * (MCP 2025-03-26; later revisions have no batches) may hold; a larger one is refused
+   * `batch_too_large` (HTTP 400) before anything is sent to the seller.
+   *
+   * Why a bound, and why 100: when a batch's answer breaks a limit (or the seller fails), the
+   * gateway answers each of its requests with an error of its own (docs/errors.md, "Where a
+   * minted error goes"), about 1.1 KB for a `tools/call` (the tool-result shape: the error JSON
+   * twice and a sentence) and about 460 bytes for any other method, and mints them on the event
+   * loop all agents share. Without a bound on the count, the request's bounds
+   * (`max_request_bytes`, `max_json_nodes`) let one POST of 12,000 `tools/call` to an agent
+   * with `max_response_bytes: 100000` get a 13.5 MB answer of the gateway's own, minted in
+   * 1-2.6 s of event loop (a hostile new-user trial 14, M1:
+   * test/regressions/batch-minted-errors-unbounded.test.ts). At 100 that answer is at most
+   * about 115 KB (100 x the largest minted error) and takes milliseconds. Hosts batch a few
+   * messages (notifications with a response, a handful of calls), far below it; one that
+   * needs more sends several batches, or single messages.
+   */
+  max_batch_messages: 100,
   dedupe_text: 'summary' as DedupeTextMode,
 });
 

@@ -649,7 +649,13 @@ function resolveGuard(raw: Partial<GuardSettings>, base: GuardSettings): GuardSe
   });
 }
 
-function resolveAgent(name: string, raw: RawAgent, defaultsLevel: ResolvedLevel, defaultRequestBytes: number, defaultGuard: GuardSettings): AgentConfig {
+function resolveAgent(
+  name: string,
+  raw: RawAgent,
+  defaultsLevel: ResolvedLevel,
+  defaultRequest: { readonly max_request_bytes: number; readonly max_batch_messages: number },
+  defaultGuard: GuardSettings,
+): AgentConfig {
   const agentLevel = resolveLevel(defaultsLevel, overridesOf(raw));
   const rawTools: Record<string, RawTool> = raw.tools ?? {};
   const tools: Record<string, ToolOverrides> = Object.create(null) as Record<string, ToolOverrides>;
@@ -668,7 +674,8 @@ function resolveAgent(name: string, raw: RawAgent, defaultsLevel: ResolvedLevel,
     name,
     url: Object.freeze(new FrozenURL(raw.url)),
     headers: Object.freeze(headers),
-    max_request_bytes: raw.max_request_bytes ?? defaultRequestBytes,
+    max_request_bytes: raw.max_request_bytes ?? defaultRequest.max_request_bytes,
+    max_batch_messages: raw.max_batch_messages ?? defaultRequest.max_batch_messages,
     max_call_response_bytes: raw.max_call_response_bytes,
     accept_encoding: Object.freeze([...(raw.accept_encoding ?? DEFAULT_ACCEPT_ENCODING)]),
     tls_insecure_skip_verify: raw.tls_insecure_skip_verify === true,
@@ -696,13 +703,16 @@ function resolveConfig(raw: RawConfig, env: NodeJS.ProcessEnv, source: string | 
     sseEventExplicit: undefined,
   };
   const defaultsLevel = resolveLevel(builtinLevel, overridesOf(d));
-  const maxRequestBytes = d.max_request_bytes ?? BUILTIN_DEFAULTS.max_request_bytes;
+  const defaultRequest = Object.freeze({
+    max_request_bytes: d.max_request_bytes ?? BUILTIN_DEFAULTS.max_request_bytes,
+    max_batch_messages: d.max_batch_messages ?? BUILTIN_DEFAULTS.max_batch_messages,
+  });
   const defaultGuard = resolveGuard(d, BUILTIN_GUARD);
 
   const agents: [string, AgentConfig][] = [];
   const rawAgents: Record<string, RawAgent> = raw.agents ?? {};
   for (const name of Object.keys(rawAgents)) {
-    agents.push([name, resolveAgent(name, rawAgents[name] as RawAgent, defaultsLevel, maxRequestBytes, defaultGuard)]);
+    agents.push([name, resolveAgent(name, rawAgents[name] as RawAgent, defaultsLevel, defaultRequest, defaultGuard)]);
   }
   const envSecret = env[RESUME_SECRET_ENV];
   const listenHost = raw.listen?.host ?? DEFAULT_LISTEN.host;
@@ -710,7 +720,7 @@ function resolveConfig(raw: RawConfig, env: NodeJS.ProcessEnv, source: string | 
     listen: Object.freeze({ host: listenHost, port: raw.listen?.port ?? DEFAULT_LISTEN.port }),
     // ops_listen.host defaults to the gateway's own host.
     ops_listen: raw.ops_listen ? Object.freeze({ host: raw.ops_listen.host ?? listenHost, port: raw.ops_listen.port }) : undefined,
-    defaults: Object.freeze({ ...defaultsLevel.limits, ...defaultGuard, max_request_bytes: maxRequestBytes }),
+    defaults: Object.freeze({ ...defaultsLevel.limits, ...defaultGuard, ...defaultRequest }),
     agents: new FrozenMap(agents),
     resume: Object.freeze({
       secret: raw.resume?.secret ?? (typeof envSecret === 'string' && envSecret !== '' ? envSecret : undefined),

@@ -119,6 +119,7 @@ const ms = intIn(BOUNDS.ms.min, BOUNDS.ms.max, ' (24 h)');
 const depth = intIn(BOUNDS.depth.min, BOUNDS.depth.max);
 const nodes = intIn(BOUNDS.nodes.min, BOUNDS.nodes.max);
 const port = intIn(BOUNDS.port.min, BOUNDS.port.max);
+const messages = intIn(BOUNDS.messages.min, BOUNDS.messages.max);
 const breaches = intIn(BOUNDS.breaches.min, BOUNDS.breaches.max, ' (0 turns the backoff off)');
 
 /** The agent guard's keys (src/admission/agent-guard.ts): allowed in `defaults` and on an agent, not per tool. */
@@ -252,6 +253,7 @@ export const agentSchema = z.strictObject(
     headers: headers.nullish(),
     max_call_response_bytes: bytes.optional(),
     max_request_bytes: bytes.optional(),
+    max_batch_messages: messages.optional(),
     accept_encoding: acceptEncoding.optional(),
     tls_insecure_skip_verify: z.boolean({ error: 'expected true or false' }).optional(),
     ...limitShape,
@@ -282,9 +284,9 @@ const agents = z
     }
   }, ALWAYS);
 
-/** `defaults`: the `Limits` keys plus `max_request_bytes` and the guard keys; `max_response_bytes` is capped at 4 MiB. */
+/** `defaults`: the `Limits` keys plus `max_request_bytes`, `max_batch_messages` and the guard keys; `max_response_bytes` is capped at 4 MiB. */
 export const defaultsSchema = z.strictObject(
-  { ...limitShape, max_response_bytes: defaultResponseBytes.optional(), max_request_bytes: bytes.optional(), ...guardShape },
+  { ...limitShape, max_response_bytes: defaultResponseBytes.optional(), max_request_bytes: bytes.optional(), max_batch_messages: messages.optional(), ...guardShape },
   { error: 'expected a mapping of limit keys' },
 );
 

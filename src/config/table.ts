@@ -27,6 +27,7 @@ export const LIMITS_TABLE_COLUMNS = [
   'sse_deadline_ms',
   'dedupe_text',
   'max_request_bytes',
+  'max_batch_messages',
   'max_call_response_bytes',
   'accept_encoding',
 ] as const;
@@ -61,6 +62,7 @@ function row(label: string, agent: AgentConfig, limits: Limits, isAgentRow: bool
     String(limits.sse_deadline_ms),
     limits.dedupe_text,
     String(agent.max_request_bytes),
+    String(agent.max_batch_messages),
     callCeilingCell(agent, limits),
     agent.accept_encoding.join(','),
   ];

@@ -42,6 +42,8 @@ export interface AgentConfig {
   readonly headers: Readonly<Record<string, string>>;
   /** Bound on the host's request body. */
   readonly max_request_bytes: number;
+  /** Bound on the messages (elements) of one JSON-RPC batch from the host (defaults.ts BUILTIN_DEFAULTS.max_batch_messages). */
+  readonly max_batch_messages: number;
   /** Ceiling for `X-Max-Response-Bytes`; undefined means "the limit resolved for that call" (a call may only lower it). */
   readonly max_call_response_bytes: number | undefined;
   /** Content codings the gateway asks this seller for, in order (`identity` allowed). */
@@ -61,7 +63,7 @@ export interface GatewayConfig {
   /** Separate listener for /healthz, /readyz and /metrics; undefined: they are served on `listen`. Read at start-up only. */
   readonly ops_listen?: { readonly host: string; readonly port: number } | undefined;
   /** Defaults with built-ins applied. */
-  readonly defaults: Limits & GuardSettings & { readonly max_request_bytes: number };
+  readonly defaults: Limits & GuardSettings & { readonly max_request_bytes: number; readonly max_batch_messages: number };
   readonly agents: ReadonlyMap<string, AgentConfig>;
   readonly resume: { readonly secret: string | undefined; readonly ttl_ms: number };
   readonly log_level: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';

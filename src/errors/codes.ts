@@ -311,6 +311,14 @@ export const REFUSALS = {
     description: "The host's request body is over the agent's max_request_bytes.",
     source: 'ARCHITECTURE §3',
   },
+  batch_too_large: {
+    statusCode: 400,
+    jsonRpcCode: JSONRPC_INVALID_REQUEST,
+    description:
+      "A JSON-RPC batch from the host (MCP 2025-03-26) holds more messages (requests, notifications and responses) than the agent's max_batch_messages (default 100); id null, `data.limit_messages` and `data.observed_messages`; judged once the body is read and its elements are valid, before anything is sent to the seller. The bound keeps the gateway's own answer to a batch small: when a batch's answer breaks a limit or the seller fails, each request of the batch gets an error minted by the gateway (about 1.1 KB for a `tools/call`), so that answer is at most max_batch_messages such errors. Send fewer messages per batch (several batches, or single messages).",
+    source:
+      "JSON-RPC 2.0 §6; a hostile new-user trial 14, M1 (12,000 `tools/call` in one batch to an agent with max_response_bytes 100000 got a 13.5 MB answer of minted errors, 1-2.6 s of event loop: test/regressions/batch-minted-errors-unbounded.test.ts)",
+  },
   unsupported_content_encoding: {
     statusCode: 415,
     jsonRpcCode: JSONRPC_INVALID_REQUEST,

@@ -220,6 +220,8 @@ type BodyFacts =
       readonly requestIds: readonly BatchRequestRef[];
       /** Each request's tool name, in order (RpcPeek.batchToolNames); meaningless when there is a bad element. */
       readonly toolNames: readonly (string | undefined)[];
+      /** How many elements the array holds (RpcPeek.batchMessages); meaningless when there is a bad element. */
+      readonly messages: number;
     }
   | { readonly top: 'scalar' }
   | ObjectFacts;
@@ -283,7 +285,7 @@ function decide(f: BodyFacts): PeekResult {
     if (f.emptyArray) return refusal('invalid_request', 'Invalid Request: empty JSON-RPC batch.', null, undefined);
     const bad = f.badElement;
     if (bad !== undefined) return refusal('invalid_request', `Invalid Request: batch element ${bad.index} ${bad.why}.`, null, undefined);
-    return { ok: true, peek: { kind: 'batch', id: null, idText: undefined, method: undefined, toolName: undefined, batchRequestIds: f.requestIds, batchToolNames: f.toolNames } };
+    return { ok: true, peek: { kind: 'batch', id: null, idText: undefined, method: undefined, toolName: undefined, batchRequestIds: f.requestIds, batchToolNames: f.toolNames, batchMessages: f.messages } };
   }
   if (f.top === 'scalar') return refusal('invalid_request', 'Invalid Request: a JSON-RPC message must be an object.', null, undefined);
   const { id, idText } = f;
@@ -359,13 +361,13 @@ function elementsOfValues(batch: readonly unknown[], body: Buffer, text: string)
   const elementRanges = mayRepeatNames(text, objects) ? elementRangesOf(body) : undefined;
   for (let index = 0; index < batch.length; index++) {
     const v = batch[index];
-    if (v === null || typeof v !== 'object' || Array.isArray(v)) return { badElement: { index, why: notAMessage(`${kindOfValue(v)}, not an object`) }, requestIds, toolNames };
+    if (v === null || typeof v !== 'object' || Array.isArray(v)) return { badElement: { index, why: notAMessage(`${kindOfValue(v)}, not an object`) }, requestIds, toolNames, messages: batch.length };
     const m = v as Record<string, unknown>;
     const range = elementRanges?.[index];
     const names = range === undefined ? undefined : namesProblemOfText(body.subarray(range[0], range[1]), m.method === 'tools/call');
     const facts = factsOfObject(m, undefined, '', names);
     const why = elementWhy(facts);
-    if (why !== undefined) return { badElement: { index, why }, requestIds, toolNames };
+    if (why !== undefined) return { badElement: { index, why }, requestIds, toolNames, messages: batch.length };
     if (!isRequest(facts)) continue;
     toolNames.push(facts.toolName);
     const id = facts.id;
@@ -377,7 +379,7 @@ function elementsOfValues(batch: readonly unknown[], body: Buffer, text: string)
     }
     requestIds.push({ id, idText, form });
   }
-  return { badElement: undefined, requestIds, toolNames };
+  return { badElement: undefined, requestIds, toolNames, messages: batch.length };
 }
 
 /** The range [start, end) of each element of the JSON array `body` (valid JSON), in order. */
@@ -392,6 +394,8 @@ interface Elements {
   badElement: BadElement | undefined;
   requestIds: BatchRequestRef[];
   toolNames: (string | undefined)[];
+  /** How many elements the array holds (its length; the elements visited when one is bad). */
+  messages: number;
 }
 
 /** A JSON-RPC message that is a request: a `method` and an `id` (JSON-RPC 2.0 §4; a notification has no `id`). */
@@ -533,7 +537,7 @@ function writtenOtherwise(body: Buffer, range: ByteRange, id: number): string | 
  * its scan records. A non-empty array has its elements read ({@link elementsOfText}).
  */
 function factsOfScan(body: Buffer, top: 'object' | 'array' | 'scalar', nodes: number, members: readonly TextMember[]): BodyFacts | undefined {
-  if (top === 'array') return nodes === 1 ? { top, emptyArray: true, badElement: undefined, requestIds: [], toolNames: [] } : { top, emptyArray: false, ...elementsOfText(body) };
+  if (top === 'array') return nodes === 1 ? { top, emptyArray: true, badElement: undefined, requestIds: [], toolNames: [], messages: 0 } : { top, emptyArray: false, ...elementsOfText(body) };
   if (top === 'scalar') return { top };
   return objectFactsOfScan(body, members);
 }
@@ -667,7 +671,7 @@ function elementsOfText(body: Buffer): Elements {
     index++;
     return why === undefined;
   });
-  return { badElement, requestIds, toolNames };
+  return { badElement, requestIds, toolNames, messages: index };
 }
 
 /**

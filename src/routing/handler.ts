@@ -209,6 +209,21 @@ export function createMcpHandler(deps: HandlerDeps) {
         if (!hasBatches(version)) {
           return refuse(reply, 'invalid_request', null, `Invalid Request: MCP ${version} has no JSON-RPC batches (removed in ${NO_BATCHES_SINCE}): send each message in its own request.`);
         }
+        // More messages than the agent takes in one batch: refused before anything is sent, so
+        // the errors the gateway mints for a batch (one per request) are at most that many (a
+        // hostile new-user trial 14, M1: 12,000 tools/call got a 13.5 MB answer of them;
+        // test/regressions/batch-minted-errors-unbounded.test.ts).
+        const messages = rpc.batchMessages ?? 0;
+        if (messages > agent.max_batch_messages) {
+          return refuse(
+            reply,
+            'batch_too_large',
+            null,
+            `Invalid Request: the JSON-RPC batch holds ${messages} messages, over this agent's max_batch_messages (${agent.max_batch_messages}): send at most ${agent.max_batch_messages} per batch.`,
+            undefined,
+            { limit_messages: agent.max_batch_messages, observed_messages: messages },
+          );
+        }
       }
     }
 
@@ -316,7 +331,7 @@ export function createMcpHandler(deps: HandlerDeps) {
     // A request to an agent that backs off waits its turn (agent-guard.ts); a resumed stream,
     // the standalone GET stream and notifications are never held back.
     const arrivedAt = performance.now();
-    const kind = callKind(rpc.method, rpc.toolName);
+    const kind = callKind(rpc.method, rpc.toolName, rpc.kind === 'batch');
     const gate = post && (rpc.kind === 'request' || rpc.kind === 'batch') ? deps.guard.admit(agent.name, kind, agent.guard, limits.response_deadline_ms) : undefined;
     const pending = gate !== undefined && 'admitted' in gate ? gate : undefined;
     let admission = gate !== undefined && !('admitted' in gate) ? gate : undefined;

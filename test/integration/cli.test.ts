@@ -89,6 +89,7 @@ describe('adcp-buyer-gateway CLI', { concurrency: true }, () => {
       '3600000',
       'summary',
       '4194304',
+      '100',
       '8388608',
       'gzip,deflate,br',
     ]);

@@ -105,6 +105,7 @@ describe('backoff: call kinds, streams, reloads, bounds', () => {
     assert.equal(immediate(guard.admit('s', K, ONE, 1_000)).probe, false);
     assert.equal(callKind('tools/call', 'get_products'), K);
     assert.equal(callKind('tools/list', undefined), 'tools/list');
+    assert.equal(callKind(undefined, undefined, true), 'batch');
   });
 
   it('a probe answered with a stream frees the slot: the next waiter goes; the stream\'s breach still doubles the backoff', async () => {

@@ -53,6 +53,7 @@ describe('config defaults resolution', () => {
       sse_deadline_ms: 3_600_000,
       dedupe_text: 'summary',
       max_request_bytes: 4_194_304,
+      max_batch_messages: 100,
       max_buffered_response_bytes: 67_108_864,
       backoff_after_breaches: 3,
       backoff_base_ms: 250,
@@ -65,6 +66,7 @@ describe('config defaults resolution', () => {
     assert.ok(acme.url instanceof URL);
     assert.deepEqual({ ...acme.headers }, {});
     assert.equal(acme.max_request_bytes, 4_194_304);
+    assert.equal(acme.max_batch_messages, 100);
     assert.equal(acme.max_call_response_bytes, undefined);
     assert.deepEqual(acme.accept_encoding, ['gzip', 'deflate', 'br']);
     assert.equal(acme.tls_insecure_skip_verify, false);
@@ -93,6 +95,7 @@ describe('config defaults resolution', () => {
         '  max_json_depth: 32',
         '  response_deadline_ms: 5000',
         '  max_request_bytes: 65536',
+        '  max_batch_messages: 20',
         '  dedupe_text: "off"',
         'resume: { ttl_ms: 60000 }',
         'agents:',
@@ -101,6 +104,7 @@ describe('config defaults resolution', () => {
         '    max_response_bytes: 8388608',
         '    max_json_nodes: 500',
         '    max_request_bytes: 1024',
+        '    max_batch_messages: 5',
         '    max_call_response_bytes: 16777216',
         '    accept_encoding: [identity]',
         '    tls_insecure_skip_verify: true',
@@ -120,6 +124,7 @@ describe('config defaults resolution', () => {
     assert.equal(config.defaults.max_response_bytes, 2_097_152);
     assert.equal(config.defaults.max_sse_event_bytes, 2_097_152);
     assert.equal(config.defaults.max_request_bytes, 65_536);
+    assert.equal(config.defaults.max_batch_messages, 20);
 
     const acme = config.agents.get('acme');
     assert.ok(acme);
@@ -134,6 +139,7 @@ describe('config defaults resolution', () => {
       dedupe_text: 'off',
     });
     assert.equal(acme.max_request_bytes, 1024);
+    assert.equal(acme.max_batch_messages, 5);
     assert.equal(acme.max_call_response_bytes, 16_777_216);
     assert.deepEqual(acme.accept_encoding, ['identity']);
     assert.equal(acme.tls_insecure_skip_verify, true);
@@ -147,6 +153,7 @@ describe('config defaults resolution', () => {
     assert.equal(other.limits.max_json_depth, 32);
     assert.equal(other.limits.dedupe_text, 'off');
     assert.equal(other.max_request_bytes, 65_536);
+    assert.equal(other.max_batch_messages, 20);
     assert.deepEqual([...config.agents.keys()], ['acme', 'other']);
   });
 

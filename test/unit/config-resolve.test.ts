@@ -152,6 +152,7 @@ describe('resolveCallLimits', () => {
       url: new URL('https://x.example/mcp'),
       headers: {},
       max_request_bytes: 1000,
+      max_batch_messages: 100,
       max_call_response_bytes: undefined,
       accept_encoding: ['identity'],
       tls_insecure_skip_verify: false,

@@ -16,16 +16,17 @@ const YAML = `agents:
       list_products: { max_response_bytes: 1048576, dedupe_text: "off" }
   b:
     url: http://127.0.0.1:3001/mcp
+    max_batch_messages: 20
 `;
 
 describe('formatLimitsTable', () => {
   it('prints the exact, aligned table', () => {
     const expected = [
-      'agent/tool          url                             max_response_bytes  max_sse_event_bytes  max_json_depth  max_json_nodes  response_deadline_ms  sse_idle_timeout_ms  sse_deadline_ms  dedupe_text  max_request_bytes  max_call_response_bytes  accept_encoding',
-      '------------------  ------------------------------  ------------------  -------------------  --------------  --------------  --------------------  -------------------  ---------------  -----------  -----------------  -----------------------  ---------------',
-      'acme                https://sales.acme.example/mcp  8388608             8388608              64              100000          30000                 300000               3600000          summary      4194304            16777216                 identity',
-      'acme/list_products                                  1048576             1048576              64              100000          30000                 300000               3600000          off          4194304            16777216                 identity',
-      'b                   http://127.0.0.1:3001/mcp       4194304             4194304              64              100000          30000                 300000               3600000          summary      4194304            4194304                  gzip,deflate,br',
+      'agent/tool          url                             max_response_bytes  max_sse_event_bytes  max_json_depth  max_json_nodes  response_deadline_ms  sse_idle_timeout_ms  sse_deadline_ms  dedupe_text  max_request_bytes  max_batch_messages  max_call_response_bytes  accept_encoding',
+      '------------------  ------------------------------  ------------------  -------------------  --------------  --------------  --------------------  -------------------  ---------------  -----------  -----------------  ------------------  -----------------------  ---------------',
+      'acme                https://sales.acme.example/mcp  8388608             8388608              64              100000          30000                 300000               3600000          summary      4194304            100                 16777216                 identity',
+      'acme/list_products                                  1048576             1048576              64              100000          30000                 300000               3600000          off          4194304            100                 16777216                 identity',
+      'b                   http://127.0.0.1:3001/mcp       4194304             4194304              64              100000          30000                 300000               3600000          summary      4194304            20                  4194304                  gzip,deflate,br',
     ].join('\n');
     assert.equal(formatLimitsTable(parseConfig(YAML, { env: {} })), expected);
   });

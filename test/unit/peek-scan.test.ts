@@ -500,6 +500,8 @@ test('params, a host response and initialize: the exact refusals, single and in 
       batchRequestIds: [{ id: 1, idText: undefined, form: 'tool_result_may_have_run' }, { id: 2, idText: undefined, form: 'rpc_error' }],
       // One per request: the call's tool, the ping's none (the response takes no part).
       batchToolNames: ['t', undefined],
+      // Three messages: the call, the response, the ping.
+      batchMessages: 3,
     },
   };
   const PARAMS = 'Invalid Request: "params" must be an object or an array.';
@@ -566,7 +568,7 @@ test('a batch names its first element that is no JSON-RPC message, in both readi
     [`[${call},null]`, refused('Invalid Request: batch element 1 is not a JSON-RPC message (null, not an object).')],
     // Over 1 KiB: the body and its large element read by the scan.
     [`[${pad(2000)}, ${pad(10)} ,"]"]`, refused('Invalid Request: batch element 2 is not a JSON-RPC message (a string, not an object).')],
-    [`[${pad(2000)},{"jsonrpc":"2.0","id":1,"result":1},{"jsonrpc":"2.0","method":"n"}]`, { ok: true, peek: { kind: 'batch', id: null, idText: undefined, method: undefined, toolName: undefined, batchRequestIds: [{ id: 9, idText: undefined, form: 'tool_result_may_have_run' }], batchToolNames: ['t'] } }],
+    [`[${pad(2000)},{"jsonrpc":"2.0","id":1,"result":1},{"jsonrpc":"2.0","method":"n"}]`, { ok: true, peek: { kind: 'batch', id: null, idText: undefined, method: undefined, toolName: undefined, batchRequestIds: [{ id: 9, idText: undefined, form: 'tool_result_may_have_run' }], batchToolNames: ['t'], batchMessages: 3 } }],
   ] as const) {
     assert.ok(same(body), `the scan decides ${body.slice(0, 80)}`);
     assert.deepEqual(peekJsonRpc(Buffer.from(body), BOUNDS), expected, body.slice(0, 80));
