@@ -60,7 +60,8 @@ const UNBOUNDED = { maxDepth: Infinity, maxNodes: Infinity };
  *   another tool than the one whose limits the gateway applied:
  *   test/regressions/host-repeated-member-names-bypass-tool-limit.test.ts);
  * - JSON but not a JSON-RPC message ({@link messageProblem}: not an object, no string `method`
- *   on a non-response, `params` not an object or an array, a response with both `result` and
+ *   on a non-response, an `id` null on a request (MCP: it MUST NOT be null; {@link ID_NULL_PROBLEM}),
+ *   `params` not an object or an array, a response with both `result` and
  *   `error` or a malformed `error`) -> `invalid_request` (-32600, HTTP 400), with the id when
  *   one could be read; id null for a host's response (no `method`, a `result` or an `error`):
  *   its id is one of the server's requests, and MCP Streamable HTTP has a refused response's
@@ -233,7 +234,7 @@ interface ObjectFacts {
   readonly method: string | undefined;
   /** An `id` member is present (any value). */
   readonly hasId: boolean;
-  /** No `id`, or a string, a finite number or null. */
+  /** No `id`, or a string, a finite number or null (null is refused for a request: {@link ID_NULL_PROBLEM}). */
   readonly idValid: boolean;
   /**
    * The `id` is a number outside the range of a double (`1e400`, `-1e400`: JSON.parse reads
@@ -307,7 +308,8 @@ function decide(f: BodyFacts): PeekResult {
 
 /**
  * Why an object is no JSON-RPC message, or undefined when it is one: a request or a
- * notification (`jsonrpc` "2.0", a string `method`, a valid id or none, `params` absent or an
+ * notification (`jsonrpc` "2.0", a string `method`, a valid id other than null ({@link
+ * ID_NULL_PROBLEM}) or none, `params` absent or an
  * object or an array: §4, §4.2), or a response (no `method`; exactly one of `result` and
  * `error`, an `error` being an object with an integer `code` and a string `message`: §5,
  * §5.1; its id not judged). The one rule for a single message and for each element of a batch
@@ -321,8 +323,23 @@ function messageProblem(f: ObjectFacts): string | undefined {
     return f.hasError ? 'a response must carry "result" or "error", not both' : undefined;
   }
   if (!f.idValid) return f.idOutOfRange ? ID_RANGE_PROBLEM : '"id" must be a string, a number or null';
+  if (f.hasId && f.id === null) return ID_NULL_PROBLEM;
   return f.paramsStructured ? undefined : '"params" must be an object or an array';
 }
+
+/**
+ * Why a request (a `method` and an `id`) whose id is null is refused: MCP (Basic, Requests,
+ * every revision) has a request's id a string or an integer that "MUST NOT be null", and an
+ * answer for id null matches no call (JSON-RPC 2.0 §5 keeps id null for an error whose
+ * request's id could not be read; docs/errors.md: an error for id `null` answers no call), so
+ * the seller's answer, and any error the gateway mints for it, would read as the gateway's
+ * generic id-null refusals. A single request is refused for id null; a batch holding one is
+ * refused whole, as for any bad element ({@link elementWhy}). A notification (no `id` member)
+ * and a host's response (its id not judged) are unaffected. Before, such a request was
+ * forwarded (a hostile new-user trial 14, L1:
+ * test/regressions/host-null-id-request-forwarded.test.ts).
+ */
+const ID_NULL_PROBLEM = '"id" must not be null (MCP): an answer for id null matches no call; use a string or a number, or leave "id" out for a notification';
 
 const ERROR_PROBLEM = '"error" must be an object with an integer "code" and a string "message"';
 

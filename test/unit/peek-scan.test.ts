@@ -588,9 +588,9 @@ test('a batch keeps the ids of its requests, exactly, in both readings (sse-batc
     const wrap = (batch: string) => (padded ? `${batch.slice(0, -1)},${big('"pad"')}]` : batch);
     const tail = padded ? [{ id: 'pad', idText: undefined, form: 'tool_result_may_have_run' }] : [];
     assert.deepEqual(ids(wrap('[{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","id":2,"method":"tools/list"}]')), [{ id: 1, idText: undefined, form: 'rpc_error' }, { id: 2, idText: undefined, form: 'rpc_error' }, ...tail]);
-    // Notifications and responses are no requests; id null is one; duplicates kept, in order.
-    assert.deepEqual(ids(wrap(`[${note},${response},{"jsonrpc":"2.0","id":null,"method":"p"},{"jsonrpc":"2.0","id":"a","method":"p"},{"jsonrpc":"2.0","id":"a","method":"p"}]`)), [
-      { id: null, idText: undefined, form: 'rpc_error' },
+    // Notifications and responses are no requests; id 0 is one (id null is refused: trial 14, L1); duplicates kept, in order.
+    assert.deepEqual(ids(wrap(`[${note},${response},{"jsonrpc":"2.0","id":0,"method":"p"},{"jsonrpc":"2.0","id":"a","method":"p"},{"jsonrpc":"2.0","id":"a","method":"p"}]`)), [
+      { id: 0, idText: undefined, form: 'rpc_error' },
       { id: 'a', idText: undefined, form: 'rpc_error' },
       { id: 'a', idText: undefined, form: 'rpc_error' },
       ...tail,
