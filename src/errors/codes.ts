@@ -320,8 +320,8 @@ export const REFUSALS = {
   parse_error: {
     statusCode: 400,
     jsonRpcCode: JSONRPC_PARSE_ERROR,
-    description: "The host's request body is not valid JSON. The body is read as JSON whatever its Content-Type (none, `text/plain`); one that is no media type (empty, `;`, `json`) is served as none (README, Headers sent to the seller).",
-    source: "ARCHITECTURE §3; JSON-RPC 2.0 §5.1; a hostile new user's trial 11, F2 (a Content-Type that is no media type was refused `invalid_request` with Fastify's \"Unsupported Media Type\", id null: test/regressions/empty-content-type-fastify-refusal.test.ts)",
+    description: "The host's request body is not valid JSON, or is not well-formed UTF-8 (a stray 0xFF, a Latin-1 `é`, an overlong or surrogate encoding, a sequence cut at the end: RFC 8259 §8.1 has JSON exchanged between systems be UTF-8, so such bytes are no JSON text; the message says so, whatever the `charset` label; a single message and a batch alike). The body is read as JSON whatever its Content-Type (none, `text/plain`); one that is no media type (empty, `;`, `json`) is served as none (README, Headers sent to the seller).",
+    source: "ARCHITECTURE §3; JSON-RPC 2.0 §5.1; a hostile new user's trial 11, F2 (a Content-Type that is no media type was refused `invalid_request` with Fastify's \"Unsupported Media Type\", id null: test/regressions/empty-content-type-fastify-refusal.test.ts); RFC 8259 §8.1 and a hostile new-user trial 14, L2 (a body with `\"name\":\"small_tool<0xFF>\"` was forwarded byte for byte while the gateway read `small_tool\\uFFFD`, a tool with no limits of its own, so a seller decoding leniently ran small_tool past its `max_response_bytes`: test/regressions/host-body-invalid-utf8-skips-tool-limit.test.ts)",
   },
   invalid_request: {
     statusCode: 400,
