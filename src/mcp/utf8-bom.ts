@@ -28,3 +28,18 @@ export function matchBomStart(chunk: Uint8Array, matched: number): number {
   }
   return matched;
 }
+
+/**
+ * `body` without a leading UTF-8 BOM: the bytes after it (a view, no copy), or `body` itself
+ * when it does not start with one. Only the first is dropped: a second BOM, or one anywhere
+ * else, stays (no JSON text then). A body that is only a BOM gives an empty one.
+ *
+ * Used for a host's POST body (routing/handler.ts), as the seller side drops an answer's
+ * (response/json-stage.ts): the body is peeked and forwarded without it, so the seller gets
+ * the bytes the gateway read, their Content-Length (reply-from measures the body it sends).
+ * Before, such a body was refused with a bare `parse_error`, id null (a hostile new-user trial
+ * 14, L3: test/regressions/host-body-bom-parse-error.test.ts). Cost: at most 3 byte compares.
+ */
+export function withoutLeadingBom(body: Buffer): Buffer {
+  return body.length >= 3 && body[0] === 0xef && body[1] === 0xbb && body[2] === 0xbf ? body.subarray(3) : body;
+}

@@ -16,6 +16,7 @@ import { applyRequestHeaderPolicy, isResumableEventId } from '../request/headers
 import { createOwnVia, viaCarries } from '../request/via.js';
 import { absoluteFormAuthority, hostFieldCount, isHostAllowed, isLoopbackOrigin, isOtherSiteFetch } from '../request/browser-guard.js';
 import { NO_BODY, peekJsonRpc, requestIdOf } from '../request/peek.js';
+import { withoutLeadingBom } from '../mcp/utf8-bom.js';
 import { hasBatches, hostReadsStructuredContent, isRepeatedProtocolVersion, NO_BATCHES_SINCE, protocolVersionOf } from '../mcp/revision.js';
 import { filterResponseHeaders } from '../response/headers.js';
 import { recordCounts } from '../response/body-source.js';
@@ -128,7 +129,11 @@ export function createMcpHandler(deps: HandlerDeps) {
   // itself, with an empty body.
   const mcpHandler = function mcpHandler(request: McpRequest, reply: FastifyReply, turn?: typeof PROCESSABLE): FastifyReply | Promise<FastifyReply | undefined> | undefined {
     const config = deps.getConfig();
-    const body = Buffer.isBuffer(request.body) ? request.body : undefined;
+    // A POST's leading UTF-8 BOM is ignored (RFC 8259 §8.1 lets a parser): the body is read,
+    // refused and forwarded without it (mcp/utf8-bom.ts withoutLeadingBom). A DELETE's body,
+    // never read as a message, goes as sent.
+    const sent = Buffer.isBuffer(request.body) ? request.body : undefined;
+    const body = sent !== undefined && request.method === 'POST' ? withoutLeadingBom(sent) : sent;
     // Shutting down: nothing more goes to a seller (one flag read on the normal path).
     if (drain.draining) return refuseDraining(reply, body);
     // A browser's request (DNS rebinding, a cross-site page) never reaches a seller with the
@@ -477,7 +482,7 @@ export function createMcpHandler(deps: HandlerDeps) {
       const log = deps.log;
       // One object shape for every request (no conditional spread). @fastify/reply-from treats
       // `body: undefined` as absent. Any body the host sent (a POST's; a DELETE may carry one)
-      // goes out as its bytes with its Content-Type: left to reply-from, a Buffer body with a
+      // goes out as its bytes (a POST's without a leading BOM: `body` above) with its Content-Type: left to reply-from, a Buffer body with a
       // JSON type was re-encoded as `JSON.stringify` of the Buffer (`{"type":"Buffer",...}`: a
       // new user's trial, test/regressions/delete-body-and-connection-headers.test.ts). Fastify
       // reads no body on a GET (a bodyless method): `body` is undefined there.

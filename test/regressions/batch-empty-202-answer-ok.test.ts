@@ -14,7 +14,7 @@
  * Content-Type, 202 with `Content-Type: application/json` (the Python MCP SDK's form), 200 and
  * 204.
  * Expectation: a batch holding at least one request (an element with a `method` and an `id`,
- * id null included) gets the batch's local error, as every local error of a batch: HTTP 200
+ * id 0 included; id null is refused before: host-null-id-request-forwarded.test.ts) gets the batch's local error, as every local error of a batch: HTTP 200
  * with a JSON array of one JSON-RPC error for each of its requests, for that request's id
  * (-32027, SERVICE_UNAVAILABLE, `upstream_not_mcp`, `upstream_status` the seller's status),
  * byte for byte (test/regressions/batch-local-error-answers-no-request.test.ts: before, one
@@ -78,7 +78,7 @@ describe('batch-empty-202-answer-ok', { timeout: TEST_TIMEOUT_MS }, () => {
   const HOLDING_REQUESTS: ReadonlyArray<readonly [label: string, batch: string, ids: readonly (number | null)[]]> = [
     ['two requests', `[${PING},${LIST}]`, [1, 2]],
     ['a notification and one request', `[${INITIALIZED},${LIST}]`, [2]],
-    ['a host response, then a request with id null', `[${HOST_RESPONSE},{"jsonrpc":"2.0","id":null,"method":"ping"}]`, [null]],
+    ['a host response, then a request with id 0', `[${HOST_RESPONSE},{"jsonrpc":"2.0","id":0,"method":"ping"}]`, [0]],
   ];
   for (const [label, batch, ids] of HOLDING_REQUESTS) {
     for (const [status, contentType] of EMPTY_ANSWERS) {

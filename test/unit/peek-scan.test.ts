@@ -11,20 +11,33 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { isUtf8 } from 'node:buffer';
 import { peekByParse, peekByScan, peekJsonRpc } from '../../src/request/peek.js';
 import { JsonScanner, scanJson, scanTopMembers } from '../../src/mcp/json-scan.js';
 import { rng } from '../helpers/json-fuzz.js';
 
 const BOUNDS = { maxDepth: 64, maxNodes: 100_000 };
 
-/** The scan reading, when it decides, equals the parse reading; so does peekJsonRpc. Returns whether the scan decided. */
+/** peekJsonRpc's refusal of a body that is not well-formed UTF-8 (a hostile new-user trial 14, L2). */
+const NOT_UTF8 = {
+  ok: false,
+  kind: 'parse_error',
+  message: 'Parse error: the request body is not well-formed UTF-8, which JSON exchanged between systems must be (RFC 8259 §8.1); send it as UTF-8.',
+  id: null,
+  idText: undefined,
+};
+
+/**
+ * The scan reading, when it decides, equals the parse reading; so does peekJsonRpc, which
+ * refuses a body that is not well-formed UTF-8 before either reading. Returns whether the scan decided.
+ */
 function same(body: Buffer | string, bounds: { maxDepth: number; maxNodes: number } | undefined = BOUNDS, label?: string): boolean {
   const bytes = typeof body === 'string' ? Buffer.from(body) : body;
   const reference = peekByParse(bytes, bounds);
   const byScan = peekByScan(bytes, bounds);
   const name = label ?? bytes.toString('latin1').slice(0, 200);
   if (byScan !== undefined) assert.deepEqual(byScan, reference, name);
-  assert.deepEqual(peekJsonRpc(bytes, bounds), reference, name);
+  assert.deepEqual(peekJsonRpc(bytes, bounds), isUtf8(bytes) ? reference : NOT_UTF8, name);
   return byScan !== undefined;
 }
 
@@ -316,6 +329,7 @@ test('more members than the scan records: the parse decides, the same way', () =
   }
 });
 
+// The readings still agree on such bodies; peekJsonRpc refuses them first (same()).
 test('malformed UTF-8 in strings: the same U+FFFD as the parse', () => {
   const prefix = Buffer.from('{"jsonrpc":"2.0","id":"');
   const mid = Buffer.from('","method":"tools/call","params":{"name":"');
@@ -590,9 +604,9 @@ test('a batch keeps the ids of its requests, exactly, in both readings (sse-batc
     const wrap = (batch: string) => (padded ? `${batch.slice(0, -1)},${big('"pad"')}]` : batch);
     const tail = padded ? [{ id: 'pad', idText: undefined, form: 'tool_result_may_have_run' }] : [];
     assert.deepEqual(ids(wrap('[{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","id":2,"method":"tools/list"}]')), [{ id: 1, idText: undefined, form: 'rpc_error' }, { id: 2, idText: undefined, form: 'rpc_error' }, ...tail]);
-    // Notifications and responses are no requests; id null is one; duplicates kept, in order.
-    assert.deepEqual(ids(wrap(`[${note},${response},{"jsonrpc":"2.0","id":null,"method":"p"},{"jsonrpc":"2.0","id":"a","method":"p"},{"jsonrpc":"2.0","id":"a","method":"p"}]`)), [
-      { id: null, idText: undefined, form: 'rpc_error' },
+    // Notifications and responses are no requests; id 0 is one (id null is refused: trial 14, L1); duplicates kept, in order.
+    assert.deepEqual(ids(wrap(`[${note},${response},{"jsonrpc":"2.0","id":0,"method":"p"},{"jsonrpc":"2.0","id":"a","method":"p"},{"jsonrpc":"2.0","id":"a","method":"p"}]`)), [
+      { id: 0, idText: undefined, form: 'rpc_error' },
       { id: 'a', idText: undefined, form: 'rpc_error' },
       { id: 'a', idText: undefined, form: 'rpc_error' },
       ...tail,
