@@ -1,7 +1,7 @@
 /**
  * The check the request-refusal regressions share: a body POSTed to agent `agent` is refused
  * 400 `invalid_request` with exactly `expected` as its body, before the seller is contacted,
- * and the gateway writes one `refused` line for it.
+ * and the gateway writes one `refused` line for it; and its control, a body forwarded as written.
  */
 import assert from 'node:assert/strict';
 import { rawPost } from './raw.js';
@@ -17,4 +17,16 @@ export async function assertRefusedUnsent(stack: { seller: RawSeller; gateway: O
   assert.equal(stack.seller.requests.length, seen, 'the seller was contacted');
   const refused = await stack.gateway.waitForLine((l) => l.msg === 'refused' && stack.gateway.lines.indexOf(l) >= lines);
   assert.deepEqual({ reason: refused.reason, status: refused.status }, { reason: 'invalid_request', status: 400 });
+}
+
+/**
+ * POSTs `body` to agent `agent` as a 2025-06-18 host and checks that it reached the seller as
+ * written (one request, the same bytes); returns the gateway's answer.
+ */
+export async function postForwardedAsWritten(stack: { seller: RawSeller; gateway: ObservedGateway }, agent: string, body: string): Promise<{ status: number; text: string }> {
+  const seen = stack.seller.requests.length;
+  const r = await rawPost(stack.gateway.agentUrl(agent), body, { 'mcp-protocol-version': '2025-06-18' });
+  assert.equal(stack.seller.requests.length, seen + 1);
+  assert.equal(stack.seller.requests[seen]!.body.toString('utf8'), body);
+  return { status: r.status, text: r.text() };
 }

@@ -20,12 +20,11 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { agentsYaml } from '../helpers/gateway.js';
-import { rawPost } from '../helpers/raw.js';
 import { useSellerAndGateway } from '../helpers/stack.js';
 import { TEST_TIMEOUT_MS } from '../helpers/timeout.js';
 import { startRawSeller } from '../support/raw-seller.js';
 import { startObservedGateway } from '../support/hostile-seller.js';
-import { assertRefusedUnsent } from '../helpers/refused-unsent.js';
+import { assertRefusedUnsent, postForwardedAsWritten } from '../helpers/refused-unsent.js';
 
 /** The seller's answer to request `id`. */
 const sellerResult = (id: unknown): string => JSON.stringify({ jsonrpc: '2.0', id, result: { content: [{ type: 'text', text: 'ok' }] } });
@@ -72,14 +71,7 @@ describe('host-null-id-request-forwarded', { timeout: TEST_TIMEOUT_MS }, () => {
     test(`${label}: 400 invalid_request for id null, the seller not contacted`, () => assertRefusedUnsent(stack, 's', body, expected));
   }
 
-  /** POSTs `body` as a 2025-06-18 host: it reaches the seller as written; returns the response. */
-  async function forwarded(body: string): Promise<{ status: number; text: string }> {
-    const seen = stack.seller.requests.length;
-    const r = await rawPost(stack.gateway.agentUrl('s'), body, { 'mcp-protocol-version': '2025-06-18' });
-    assert.equal(stack.seller.requests.length, seen + 1);
-    assert.equal(stack.seller.requests[seen]!.body.toString('utf8'), body);
-    return { status: r.status, text: r.text() };
-  }
+  const forwarded = (body: string): Promise<{ status: number; text: string }> => postForwardedAsWritten(stack, 's', body);
 
   test('control: a notification (no id member) is forwarded', async () => {
     assert.deepEqual(await forwarded('{"jsonrpc":"2.0","method":"notifications/initialized"}'), { status: 202, text: '' });

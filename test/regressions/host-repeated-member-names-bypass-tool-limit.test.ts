@@ -24,12 +24,11 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { agentsYaml } from '../helpers/gateway.js';
-import { rawPost } from '../helpers/raw.js';
 import { useSellerAndGateway } from '../helpers/stack.js';
 import { TEST_TIMEOUT_MS } from '../helpers/timeout.js';
 import { startRawSeller } from '../support/raw-seller.js';
 import { startObservedGateway } from '../support/hostile-seller.js';
-import { assertRefusedUnsent } from '../helpers/refused-unsent.js';
+import { assertRefusedUnsent, postForwardedAsWritten } from '../helpers/refused-unsent.js';
 
 /** The seller's answer for request `id` calling `tool` (as the seller read it). */
 function sellerAnswer(id: unknown, tool: string | undefined): string {
@@ -108,14 +107,7 @@ describe('host-repeated-member-names-bypass-tool-limit', { timeout: TEST_TIMEOUT
     test(`${label}: 400 invalid_request, the seller not contacted`, () => assertRefusedUnsent(stack, 's', body, expected));
   }
 
-  /** POSTs `body` (a 2025-06-18 host): it reaches the seller as written; returns the response. */
-  async function forwarded(body: string): Promise<{ status: number; text: string }> {
-    const seen = stack.seller.requests.length;
-    const r = await rawPost(stack.gateway.agentUrl('s'), body, { 'mcp-protocol-version': '2025-06-18' });
-    assert.equal(stack.seller.requests.length, seen + 1);
-    assert.equal(stack.seller.requests[seen]!.body.toString('utf8'), body);
-    return { status: r.status, text: r.text() };
-  }
+  const forwarded = (body: string): Promise<{ status: number; text: string }> => postForwardedAsWritten(stack, 's', body);
 
   test('control: names repeated only inside arguments are forwarded as written', async () => {
     const body = '{"jsonrpc":"2.0","id":12,"method":"tools/call","params":{"name":"ping_tool","arguments":{"name":"a","name":"b","Name":"c","id":1,"id":2,"method":"m"}}}';
