@@ -13,9 +13,8 @@
  * http://127.0.0.1:9/mcp/sk-live-SECRET123abcdefXYZ0987/` was printed whole by `--check-config`
  * and by `probe` (test/regressions/check-config-prints-path-credential.test.ts).
  */
+import { REDACTED } from '../observability/logger.js';
 
-/** The text that replaces a hidden part of a URL (the logger's word too). */
-export const REDACTED = '[redacted]';
 
 /** A path segment this long or longer that mixes ASCII letters and digits is hidden (API keys, tokens, UUIDs). */
 export const MIXED_SEGMENT_MIN_CHARS = 16;

@@ -132,6 +132,16 @@ function parsedCaseVariant(parsed: unknown): boolean {
   return Array.isArray(content) && content.some((item) => isJsonObject(item) && hasVariant(item, ITEM_NAMES));
 }
 
+/**
+ * `o` has a key naming a JSON-RPC message member (`jsonrpc`, `id`, `method`, `result`,
+ * `error`), as written or under Go's case folding ({@link foldsTo}): what makes an object a
+ * message for some reader. Also read by response/ack-body.ts.
+ */
+export function namesMessageMember(o: Record<string, unknown>): boolean {
+  for (const name of MESSAGE_NAMES) if (Object.hasOwn(o, name)) return true;
+  return hasVariant(o, MESSAGE_NAMES);
+}
+
 function hasVariant(o: Record<string, unknown>, names: readonly string[]): boolean {
   for (const key of Object.keys(o)) for (const name of names) if (foldsTo(key, name)) return true;
   return false;

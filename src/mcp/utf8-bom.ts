@@ -41,5 +41,5 @@ export function matchBomStart(chunk: Uint8Array, matched: number): number {
  * 14, L3: test/regressions/host-body-bom-parse-error.test.ts). Cost: at most 3 byte compares.
  */
 export function withoutLeadingBom(body: Buffer): Buffer {
-  return body.length >= 3 && body[0] === 0xef && body[1] === 0xbb && body[2] === 0xbf ? body.subarray(3) : body;
+  return matchBomStart(body, 0) === UTF8_BOM.length ? body.subarray(UTF8_BOM.length) : body;
 }

@@ -18,6 +18,7 @@
  * an `upstream_not_mcp` for an answer the seller sent in an SSE event named other than
  * `message` says so, with the name (answer-events.ts).
  */
+import { kindOfValue } from '../request/peek.js';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import { createHash, randomBytes } from 'node:crypto';
@@ -46,12 +47,6 @@ export const MAX_TOOLS_LIST_PAGES = 1000;
 export const MAX_CURSOR_BYTES = 65_536;
 export { DEFAULT_PROBE_TIMEOUT_MS, PROBE_EXIT } from './options.js';
 
-/** A JSON value's type as JSON names it: `number`, `boolean`, `null`, `array`, `object` (or `string`). */
-function jsonType(value: unknown): string {
-  if (value === null) return 'null';
-  return Array.isArray(value) ? 'array' : typeof value;
-}
-
 /**
  * The error row's text for a `tools/list` `nextCursor` that is present and not a string:
  * `nextCursor is a number, not a string (MCP cursors are opaque strings): stopped`, naming its
@@ -67,9 +62,7 @@ function jsonType(value: unknown): string {
  * test/regressions/probe-forwards-numeric-next-cursor.test.ts).
  */
 export function notStringCursor(value: unknown): string {
-  const type = jsonType(value);
-  const what = type === 'null' ? 'null' : `${/^[aeiou]/.test(type) ? 'an' : 'a'} ${type}`;
-  return `nextCursor is ${what}, not a string (MCP cursors are opaque strings): stopped`;
+  return `nextCursor is ${kindOfValue(value)}, not a string (MCP cursors are opaque strings): stopped`;
 }
 
 /** `info`: no target (initialize); `skipped`: not asked because `tools/list` did not complete. */

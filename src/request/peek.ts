@@ -465,10 +465,11 @@ function notAMessage(problem: string): string {
   return `is not a JSON-RPC message (${problem})`;
 }
 
-/** What a JSON value that is no object is, as a batch element's problem says it. */
-function kindOfValue(v: unknown): string {
+/** A JSON value's kind with its article, as messages name it: `null`, `an array`, `an object`, `a string`, `a number`, `a boolean` (also the probe's cursor row: probe/probe.ts). */
+export function kindOfValue(v: unknown): string {
   if (v === null) return 'null';
   if (Array.isArray(v)) return 'an array';
+  if (typeof v === 'object') return 'an object';
   return typeof v === 'string' ? 'a string' : typeof v === 'number' ? 'a number' : 'a boolean';
 }
 

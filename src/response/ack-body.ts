@@ -36,12 +36,9 @@
  * plus a lenient parse of a text that is no JSON and holds `NaN` or `Infinity`.
  */
 import { JsonScanner, type JsonScanLimits, type JsonScanResult } from '../mcp/json-scan.js';
-import { foldsTo } from '../mcp/repeated-names.js';
+import { namesMessageMember } from '../mcp/repeated-names.js';
 import { isJsonObject } from '../mcp/extract.js';
 import { mayHoldNonFiniteLiteral, NOT_LENIENT_JSON, parseWithNonFiniteLiterals } from '../mcp/lenient-json.js';
-
-/** Member names that make an object a JSON-RPC message (any of them, as written or under Go's folding). */
-const MESSAGE_NAMES = ['jsonrpc', 'id', 'method', 'result', 'error'] as const;
 
 /**
  * True when `text` (a seller's non-empty answer body, after any leading BOM, which `scan`
@@ -90,8 +87,7 @@ function holdsMessage(value: unknown): boolean {
       for (const element of v) pending.push(element);
       continue;
     }
-    if (!isJsonObject(v)) continue;
-    for (const key of Object.keys(v)) for (const name of MESSAGE_NAMES) if (key === name || foldsTo(key, name)) return true;
+    if (isJsonObject(v) && namesMessageMember(v)) return true;
   }
   return false;
 }
