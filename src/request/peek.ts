@@ -34,6 +34,7 @@ import { jsonString, jsonStringIs, memberIndexes, plainMemberIndexes } from '../
 import { checkJsonBounds, withinJsonBounds, type JsonBoundsLimits } from '../mcp/json-bounds.js';
 import { closingQuote, COLON, COMMA, CR, DIGIT_0, DIGIT_9, DOT, LBRACE, LBRACKET, LF, LOWER_E, LOWER_F, LOWER_N, LOWER_T, MINUS, QUOTE, RBRACE, RBRACKET, SPACE, TAB, UPPER_E } from '../mcp/json-bytes.js';
 import { writtenIdRanges } from '../mcp/written-ids.js';
+import { idTextOfNumber } from '../mcp/id-text.js';
 import { isJsonRpcErrorObject } from '../mcp/extract.js';
 import { judgeKeys, mayRepeatNames, namesProblemOfText, PARAMS_NAMES, TOP_NAMES, type NamesProblem } from './repeated-request-names.js';
 
@@ -566,11 +567,10 @@ function isJsonSpace(c: number): boolean {
 /**
  * The number text at `range` of `body` (an id, read by JSON.parse as `id`) when
  * `JSON.stringify(id)` is another text, else undefined: the text a minted answer must carry
- * instead ({@link idTextOf}).
+ * instead ({@link idTextOf}; the rule: mcp/id-text.ts idTextOfNumber).
  */
 function writtenOtherwise(body: Buffer, range: ByteRange, id: number): string | undefined {
-  const text = body.toString('latin1', range[0], range[1]);
-  return text === JSON.stringify(id) ? undefined : text;
+  return idTextOfNumber(body.toString('latin1', range[0], range[1]), id);
 }
 
 // ---------------------------------------------------------------------------------------
@@ -637,7 +637,7 @@ function objectFactsOfScan(body: Buffer, members: readonly TextMember[]): Object
       if (Number.isFinite(n)) {
         id = n;
         // As idTextOf: the text when JSON.stringify writes the number otherwise.
-        if (written !== JSON.stringify(n)) idText = written;
+        idText = idTextOfNumber(written, n);
       } else {
         idValid = false;
         idOutOfRange = true;

@@ -32,47 +32,52 @@
  * (test/regressions/notification-ack-body-breaks-sdk-connect.test.ts).
  *
  * Cost: only on a non-empty answer to a POST without a request: one `JSON.parse` of a text
- * within the structure bounds (a body with no JSON Content-Type is scanned first for them),
- * plus a lenient parse of a text that is no JSON and holds `NaN` or `Infinity`.
+ * within the structure bounds (a body with no JSON Content-Type is scanned first for them;
+ * a JSON body's value is then judged from it, not parsed again: readAckBody), plus a lenient
+ * parse of a text that is no JSON and holds `NaN` or `Infinity`.
  */
 import { JsonScanner, type JsonScanLimits, type JsonScanResult } from '../mcp/json-scan.js';
 import { namesMessageMember } from '../mcp/repeated-names.js';
 import { isJsonObject } from '../mcp/extract.js';
 import { mayHoldNonFiniteLiteral, NOT_LENIENT_JSON, parseWithNonFiniteLiterals } from '../mcp/lenient-json.js';
+import { NOT_JSON, parseJsonText } from '../mcp/parse-json.js';
+
+/** What {@link readAckBody} returns for an acknowledgement body. */
+export const ACK_BODY: unique symbol = Symbol('acknowledgement body');
 
 /**
- * True when `text` (a seller's non-empty answer body, after any leading BOM, which `scan`
- * read) is an acknowledgement body (module doc). `scan`: the structure scan of `text` under
- * the agent's bounds; a depth or node breach makes it no acknowledgement.
+ * {@link ACK_BODY} when `text` (a seller's non-empty answer body, after any leading BOM, which
+ * `scan` read) is an acknowledgement body (module doc); otherwise what was parsed to tell, so
+ * the caller need not parse again (json-stage.ts): the JSON value of `text` when `scan` read an
+ * object or an array within the bounds (mcp/parse-json.ts parseJsonText: {@link NOT_JSON} if
+ * `JSON.parse` refuses what the scan read, never in practice), else undefined (not parsed: no
+ * JSON text, or over the bounds). `scan`: the structure scan of `text` under the agent's
+ * bounds; a depth or node breach makes it no acknowledgement.
  */
-export function isAckBody(text: Buffer, scan: JsonScanResult): boolean {
+export function readAckBody(text: Buffer, scan: JsonScanResult): unknown {
   if (!scan.ok) {
-    if (scan.reason !== 'syntax') return false;
+    if (scan.reason !== 'syntax') return undefined;
     // No JSON text: an acknowledgement unless a lenient host reads a message in it.
-    if (!mayHoldNonFiniteLiteral(text)) return true;
+    if (!mayHoldNonFiniteLiteral(text)) return ACK_BODY;
     const lenient = parseWithNonFiniteLiterals(text.toString('utf8'));
-    return lenient === NOT_LENIENT_JSON || !holdsMessage(lenient);
+    return lenient === NOT_LENIENT_JSON || !holdsMessage(lenient) ? ACK_BODY : undefined;
   }
   // A scalar holds no message; an object or array within the bounds is parsed.
-  if (scan.top === 'scalar') return true;
-  let value: unknown;
-  try {
-    value = JSON.parse(text.toString('utf8')) as unknown;
-  } catch {
-    return false; // the scan read JSON: never here, and refusing is the safe side
-  }
-  return !holdsMessage(value);
+  if (scan.top === 'scalar') return ACK_BODY;
+  const value = parseJsonText(text);
+  // NOT_JSON: the scan read JSON, so never; refusing is the safe side.
+  return value !== NOT_JSON && !holdsMessage(value) ? ACK_BODY : value;
 }
 
 /**
- * {@link isAckBody} for a body no scan has read (one with no JSON Content-Type): `body` as
- * read, a leading BOM dropped, scanned under `limits` at once.
+ * Whether a body no scan has read (one with no JSON Content-Type) is an acknowledgement body
+ * ({@link readAckBody}): `body` as read, a leading BOM dropped, scanned under `limits` at once.
  */
 export function isUnscannedAckBody(body: Buffer, limits: JsonScanLimits): boolean {
   const scanner = new JsonScanner({ ...limits, ignoreBom: true });
   scanner.feed(body);
   const scan = scanner.end();
-  return isAckBody(scanner.leadingBomBytes === 0 ? body : body.subarray(scanner.leadingBomBytes), scan);
+  return readAckBody(scanner.leadingBomBytes === 0 ? body : body.subarray(scanner.leadingBomBytes), scan) === ACK_BODY;
 }
 
 /**

@@ -38,6 +38,7 @@ import type { LocalErrorForm } from '../mcp/local-error.js';
 import { isJsonObject } from '../mcp/extract.js';
 import { exactDecimal } from '../mcp/json-numbers.js';
 import { writtenIdRanges } from '../mcp/written-ids.js';
+import { idTextOfNumber, writtenNumberId } from '../mcp/id-text.js';
 import { readsAsNoRequest, textRepeatsMemberName } from '../mcp/repeated-names.js';
 import { claimsAnswer, hasResponseMembers, isWellFormedResponse } from './rewrite.js';
 import { mayHoldNonFiniteLiteral, parseWithNonFiniteLiterals } from '../mcp/lenient-json.js';
@@ -83,7 +84,7 @@ export class BatchAnswers {
       if (forms === undefined) this.forms.set(key, [ref.form]);
       else forms.push(ref.form);
       if (typeof ref.id !== 'number') continue;
-      const text = ref.idText ?? JSON.stringify(ref.id);
+      const text = writtenNumberId(ref.id, ref.idText);
       const texts = this.texts.get(key);
       if (texts === undefined) this.texts.set(key, [text]);
       else texts.push(text);
@@ -326,7 +327,7 @@ export function idsOfAwaitedKeys(keys: readonly string[]): BatchRequestRef[] | u
       if (written !== undefined && !(JSON_NUMBER.test(written) && exactDecimal(written) === canonical)) return undefined;
       const text = written ?? plainDecimal(canonical);
       const id = Number(text);
-      ids.push({ id, idText: text === JSON.stringify(id) ? undefined : text, form });
+      ids.push({ id, idText: idTextOfNumber(text, id), form });
     } else return undefined;
   }
   return ids;

@@ -40,7 +40,8 @@ import { BatchAnswers } from './batch-answers.js';
 import { judgeArrayAnswer } from './array-answer.js';
 import { repeatsMemberName, type NameFacts } from '../mcp/repeated-names.js';
 import { keepsJsonLabel } from './content-type.js';
-import { isAckBody, isUnscannedAckBody } from './ack-body.js';
+import { ACK_BODY, isUnscannedAckBody, readAckBody } from './ack-body.js';
+import { NOT_JSON, parseJsonText } from '../mcp/parse-json.js';
 
 export interface UpstreamBody {
   statusCode: number;
@@ -116,11 +117,19 @@ function answerFromBody(exchange: Exchange, reply: FastifyReply, res: UpstreamRe
     return;
   }
   const scan = scanner.end();
+  // The body's JSON value (mcp/parse-json.ts parseJsonText), parsed at most once (undefined
+  // until then): here for a POST without a request whose scan read an object or an array (the
+  // acknowledgement check reads it), else below unless the scan judges the answer alone (a
+  // request's answer on the fast path is never parsed).
+  let message: unknown;
   // A body that is no JSON-RPC message answering a POST without a request: an acknowledgement,
   // dropped (ack-body.ts; a body holding a message is judged below, as before).
-  if (!carriesRequest(exchange.rpc) && isAckBody(body, scan)) {
-    dropAckBody(exchange, reply, seller.length);
-    return;
+  if (!carriesRequest(exchange.rpc)) {
+    message = readAckBody(body, scan);
+    if (message === ACK_BODY) {
+      dropAckBody(exchange, reply, seller.length);
+      return;
+    }
   }
   const notMcp = notMcpError(exchange, res, seller);
   // A message repeating a member name (`"id":999,"id":1`) is no answer, whichever member a
@@ -130,13 +139,12 @@ function answerFromBody(exchange: Exchange, reply: FastifyReply, res: UpstreamRe
     answerWithLocalError(exchange, reply, notMcp);
     return;
   }
-  // A batch's answer: checked against its request ids, never rewritten (answerBatch).
-  if (exchange.rpc.kind === 'batch') {
-    answerBatch(exchange, reply, res, hooks, seller, body, scan, notMcp);
-    return;
-  }
-  // From the scan's members when they tell (answersExchange; an `error` answer is judged parsed, below).
-  const answers = scan.members !== undefined && scan.members.plainKeys && scan.namesDistinct && !hooks.wantsResponseMessage ? answersExchange(exchange, body, scan.members) : undefined;
+  // From the scan's members when they tell (answersExchange; an `error` answer is judged parsed,
+  // below), a batch's answer never (it is parsed and checked against its request ids: answerBatch).
+  const answers =
+    exchange.rpc.kind !== 'batch' && scan.members !== undefined && scan.members.plainKeys && scan.namesDistinct && !hooks.wantsResponseMessage
+      ? answersExchange(exchange, body, scan.members)
+      : undefined;
   if (answers === false) {
     answerWithLocalError(exchange, reply, notMcp);
     return;
@@ -164,9 +172,14 @@ function answerFromBody(exchange: Exchange, reply: FastifyReply, res: UpstreamRe
       return;
     }
   }
-  const message = parseBody(body);
+  if (message === undefined) message = parseJsonText(body);
   if (message === NOT_JSON) {
     answerWithLocalError(exchange, reply, notMcp);
+    return;
+  }
+  // A batch's answer: checked against its request ids, never rewritten (answerBatch).
+  if (exchange.rpc.kind === 'batch') {
+    answerBatch(exchange, reply, res, hooks, seller, body, message, scan, notMcp);
     return;
   }
   // A batch (an array) answering a single request: judged as the same array in an SSE event
@@ -197,19 +210,17 @@ function answerFromBody(exchange: Exchange, reply: FastifyReply, res: UpstreamRe
     rewritten = { changed: false, message, action: 'none' };
     out = body;
   }
-  // Unchanged: the seller's bytes, made well-formed UTF-8 when they are not (wellFormedUtf8).
-  if (out === body) out = wellFormedUtf8(body, exchange.limits.max_response_bytes);
   if (rewritten.changed) {
     exchange.bytesSaved += body.length - out.length;
     exchange.actions.push(rewritten.action);
   }
-  if (hooks.wantsResponseMessage) hooks.onResponseMessage(rewritten.message, out.length);
-  sendJsonAnswer(exchange, reply, res, seller, out, rewritten.changed ? 'rewritten' : 'ok');
+  // Unchanged: the seller's bytes (`out` is `body`; a rewrite is always a new buffer: scanned-message.ts).
+  sendParsedAnswer(exchange, reply, res, hooks, seller, body, rewritten.message, rewritten.changed ? out : undefined);
 }
 
 /**
- * The JSON answer (a non-empty body within the structure bounds) to a JSON-RPC batch the host
- * sent (MCP 2025-03-26): sent as the seller's bytes, outcome `ok` (a batch is never rewritten:
+ * The JSON answer (a non-empty body within the structure bounds, parsed as `message`) to a
+ * JSON-RPC batch the host sent (MCP 2025-03-26): sent as the seller's bytes, outcome `ok` (a batch is never rewritten:
  * rewrite.ts; its ill-formed UTF-8 is repaired as a single answer's: wellFormedUtf8), when it is a JSON-RPC message or a non-empty array of them ({@link
  * isJsonRpcPayload}) that answers the batch exactly: each response in it (a message with
  * `result` or `error`) the response to one of the batch's requests (ids compared exactly, a
@@ -231,8 +242,8 @@ function answerFromBody(exchange: Exchange, reply: FastifyReply, res: UpstreamRe
  * Source: a new user's trial, 2026-12-03, and a reviewer: `[r1, r2, r999, r1]` answering a
  * batch of requests 1 and 2, and a lone object answering only id 1, reached the host, logged
  * `ok` (test/regressions/batch-answer-for-other-ids-forwarded.test.ts). Cost: one `JSON.parse`
- * of the body (as before for an array), plus one walk of its bytes when a response id is a
- * number; batches only (a single request's answer never comes here).
+ * of the body (by the caller, as before for an array), plus one walk of its bytes when a
+ * response id is a number; batches only (a single request's answer never comes here).
  *
  * Ill-formed UTF-8 in the answer: U+FFFD for each ill-formed sequence, by the single answer's
  * rule and code ({@link wellFormedUtf8}: the seller's bytes when their repair would not fit
@@ -248,14 +259,10 @@ function answerBatch(
   hooks: PipelineHooks,
   seller: Buffer,
   body: Buffer,
+  message: unknown,
   names: NameFacts,
   notMcp: LocalErrorInput,
 ): void {
-  const message = parseBody(body);
-  if (message === NOT_JSON) {
-    answerWithLocalError(exchange, reply, notMcp);
-    return;
-  }
   // A resumed batch's stream may not know its ids (exchange.ts batchRequestIds), but a JSON
   // answer to a resume is refused before this stage (pipeline.ts): every POSTed batch has them.
   const ids = exchange.rpc.batchRequestIds;
@@ -265,9 +272,7 @@ function answerBatch(
     return;
   }
   // The seller's bytes, made well-formed UTF-8 when they are not, as a single answer's (wellFormedUtf8).
-  const out = wellFormedUtf8(body, exchange.limits.max_response_bytes);
-  if (hooks.wantsResponseMessage) hooks.onResponseMessage(message, out.length);
-  sendJsonAnswer(exchange, reply, res, seller, out, 'ok');
+  sendParsedAnswer(exchange, reply, res, hooks, seller, body, message, undefined);
 }
 
 /**
@@ -308,21 +313,21 @@ function answerArrayForRequest(
     answerWithLocalError(exchange, reply, held === 'batch_removed' ? { ...notMcp, cause: 'batch_removed' } : notMcp);
     return;
   }
-  const out = wellFormedUtf8(body, exchange.limits.max_response_bytes);
-  if (hooks.wantsResponseMessage) hooks.onResponseMessage(message, out.length);
-  sendJsonAnswer(exchange, reply, res, seller, out, 'ok');
+  sendParsedAnswer(exchange, reply, res, hooks, seller, body, message, undefined);
 }
 
-/** What {@link parseBody} returns for a body that is no JSON text. */
-const NOT_JSON: unique symbol = Symbol('not JSON');
-
-/** The body's JSON value (decoded as UTF-8, U+FFFD for ill-formed bytes), or {@link NOT_JSON}. */
-function parseBody(body: Buffer): unknown {
-  try {
-    return JSON.parse(body.toString('utf8')) as unknown;
-  } catch {
-    return NOT_JSON;
-  }
+/**
+ * Sends the 2xx JSON answer whose body was parsed as `message`: `rewrite` (the rewritten
+ * message's bytes: outcome `rewritten`), or when undefined the seller's JSON text `body`, made
+ * well-formed UTF-8 when it is not ({@link wellFormedUtf8}; outcome `ok`). The discovery hooks
+ * see `message` (after any rewrite) and the bytes sent first (pipeline.ts PipelineHooks), when
+ * they want it. The one tail of every parsed answer: a single one, a batch's
+ * ({@link answerBatch}), an array answering a request ({@link answerArrayForRequest}).
+ */
+function sendParsedAnswer(exchange: Exchange, reply: FastifyReply, res: UpstreamResponse, hooks: PipelineHooks, seller: Buffer, body: Buffer, message: unknown, rewrite: Buffer | undefined): void {
+  const out = rewrite ?? wellFormedUtf8(body, exchange.limits.max_response_bytes);
+  if (hooks.wantsResponseMessage) hooks.onResponseMessage(message, out.length);
+  sendJsonAnswer(exchange, reply, res, seller, out, rewrite === undefined ? 'ok' : 'rewritten');
 }
 
 /**

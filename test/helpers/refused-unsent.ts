@@ -20,12 +20,18 @@ export async function assertRefusedUnsent(stack: { seller: RawSeller; gateway: O
 }
 
 /**
- * POSTs `body` to agent `agent` as a 2025-06-18 host and checks that it reached the seller as
- * written (one request, the same bytes); returns the gateway's answer.
+ * POSTs `body` to agent `agent` as a host on `revision` (its `MCP-Protocol-Version`; null:
+ * none sent, which MCP reads as 2025-03-26, the revision with batches) and checks that it
+ * reached the seller as written (one request, the same bytes); returns the gateway's answer.
  */
-export async function postForwardedAsWritten(stack: { seller: RawSeller; gateway: ObservedGateway }, agent: string, body: string): Promise<{ status: number; text: string }> {
+export async function postForwardedAsWritten(
+  stack: { seller: RawSeller; gateway: ObservedGateway },
+  agent: string,
+  body: string,
+  revision: string | null = '2025-06-18',
+): Promise<{ status: number; text: string }> {
   const seen = stack.seller.requests.length;
-  const r = await rawPost(stack.gateway.agentUrl(agent), body, { 'mcp-protocol-version': '2025-06-18' });
+  const r = await rawPost(stack.gateway.agentUrl(agent), body, revision === null ? {} : { 'mcp-protocol-version': revision });
   assert.equal(stack.seller.requests.length, seen + 1);
   assert.equal(stack.seller.requests[seen]!.body.toString('utf8'), body);
   return { status: r.status, text: r.text() };

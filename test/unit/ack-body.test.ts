@@ -5,12 +5,14 @@
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { isUnscannedAckBody } from '../../src/response/ack-body.js';
+import { ACK_BODY, isUnscannedAckBody, readAckBody } from '../../src/response/ack-body.js';
+import { JsonScanner } from '../../src/mcp/json-scan.js';
+import { NOT_JSON } from '../../src/mcp/parse-json.js';
 
 const LIMITS = { maxDepth: 8, maxNodes: 50 };
 const ack = (text: string | Buffer): boolean => isUnscannedAckBody(typeof text === 'string' ? Buffer.from(text) : text, LIMITS);
 
-describe('isAckBody', () => {
+describe('isUnscannedAckBody', () => {
   test('no JSON-RPC message: an acknowledgement', () => {
     for (const text of ['OK', 'Accepted', '{}', 'null', '1', '"ok"', '[]', '[1,{"a":{"id":1}}]', '{"status":"accepted"}', '{accepted', '<html></html>', '{"data":[{"x":NaN}]}']) {
       assert.equal(ack(text), true, text);
@@ -46,5 +48,35 @@ describe('isAckBody', () => {
     const deep = (inner: string): string => `[NaN,${'['.repeat(200_000)}${inner}${']'.repeat(200_000)}]`;
     assert.equal(ack(deep('{"id":1}')), false, 'a message at the bottom');
     assert.equal(ack(deep('{"ok":1}')), true, 'none');
+  });
+});
+
+/** readAckBody of `text` (no BOM) after its scan under LIMITS, as the JSON stage calls it. */
+const read = (text: string): unknown => {
+  const body = Buffer.from(text);
+  const scanner = new JsonScanner({ ...LIMITS, ignoreBom: true });
+  scanner.feed(body);
+  return readAckBody(body, scanner.end());
+};
+
+describe('readAckBody', () => {
+  test('an acknowledgement: ACK_BODY, whatever was read to tell', () => {
+    for (const text of ['OK', 'null', '"ok"', '{}', '[]', '{"status":"accepted"}', '[1,{"a":{"id":1}}]', '{"data":[{"x":NaN}]}']) assert.equal(read(text), ACK_BODY, text);
+  });
+
+  test('an object or array holding a message: its JSON value, parsed once for the caller to judge', () => {
+    assert.deepEqual(read('{"jsonrpc":"2.0","id":1,"result":{}}'), { jsonrpc: '2.0', id: 1, result: {} });
+    assert.deepEqual(read('[{"ok":1},{"id":2}]'), [{ ok: 1 }, { id: 2 }]);
+    assert.deepEqual(read('{"ID":1}'), { ID: 1 });
+  });
+
+  test('no acknowledgement and not parsed (over the bounds, a message read leniently): undefined', () => {
+    assert.equal(read('['.repeat(9) + ']'.repeat(9)), undefined, 'depth 9 over 8');
+    assert.equal(read(`[${'0,'.repeat(60)}0]`), undefined, 'nodes over 50');
+    assert.equal(read('{"jsonrpc":"2.0","id":1,"result":{"score":NaN}}'), undefined, 'NaN');
+  });
+
+  test('a scan that read JSON the parse refuses (never in practice): NOT_JSON, no acknowledgement', () => {
+    assert.equal(readAckBody(Buffer.from('{"a"'), { ok: true, top: 'object' } as Parameters<typeof readAckBody>[1]), NOT_JSON);
   });
 });
