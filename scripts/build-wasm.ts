@@ -16,7 +16,6 @@ import { createHash } from 'node:crypto';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import asc from 'assemblyscript/asc';
 import { isEntryPoint } from '../src/entry-point.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -42,6 +41,10 @@ const ASC_FLAGS = ['-O3', '--runtime', 'stub', '--use', 'abort=', '--enable', 's
 
 /** Compiles the core at `source` (relative to the repository); resolves to the .wasm bytes, rejects with the compiler's diagnostics. */
 export async function compileWasm(source: string): Promise<Uint8Array> {
+  // Imported here, not at the top: under tsx the import takes ~25 s of CPU (~1.5 s under plain
+  // node; tsx rewrites and source-maps every dynamic import() of binaryen's 13.5 MB one-line
+  // module), which `--help` and the modules importing WASM_CORES need none of.
+  const { default: asc } = await import('assemblyscript/asc');
   let binary: Uint8Array | undefined;
   let diagnostics = '';
   const { error } = await asc.main([source, ...ASC_FLAGS, '--outFile', source.replace(/^.*\//, '').replace(/\.ts$/, '.wasm')], {

@@ -1,28 +1,50 @@
 /**
- * The gateway (or another repo script) as a real child process: `node --import tsx <script>`,
- * run from the repo with a clean environment, for the CLI, probe, reload, shutdown and
- * two-process tests.
+ * The gateway (or another repo script) as a real child process, run from the repo with a
+ * clean environment, for the CLI, probe, reload, shutdown and two-process tests: the CLI as
+ * `node dist/main.js` when dist/ is current with src/ (see `cliArgv`), other scripts as
+ * `node --import tsx <script>`.
  */
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcessByStdio } from 'node:child_process';
 import { availableParallelism } from 'node:os';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
+import { distStaleness } from '../../scripts/build-if-stale.js';
 import { withTimeout } from './timeout.js';
 
 /** The repository root (the cwd the CLI runs in unless a test says otherwise). */
 export const REPO = fileURLToPath(new URL('../../', import.meta.url));
-/** The `adcp-buyer-gateway` bin, run from source. */
-export const MAIN = join(REPO, 'src/main.ts');
+/** The `adcp-buyer-gateway` bin as built (package.json `bin`). */
+const MAIN_DIST = join(REPO, 'dist/main.js');
+/** The bin's source. */
+const MAIN_SRC = join(REPO, 'src/main.ts');
 // Absolute, so the CLI can run with a cwd outside the repo.
 const TSX = import.meta.resolve('tsx');
 
+let cliEntry: readonly string[] | undefined;
+
+/**
+ * Node's argv for the CLI with `args`: `dist/main.js ...args` (~0.35 s to start) when dist/ is
+ * current with src/ (scripts/build-if-stale.ts `distStaleness`; `npm test`'s `pretest` builds
+ * it), else `--import tsx src/main.ts ...args` (~0.9 s), with one line on stderr saying why:
+ * a file run by hand after an edit under src/ tests the edit, never a stale build. Decided
+ * once per test process.
+ */
+export function cliArgv(args: readonly string[]): string[] {
+  if (cliEntry === undefined) {
+    const stale = distStaleness(REPO);
+    if (stale !== null) process.stderr.write(`test/helpers/process.ts: ${stale}: the CLI runs from ${relative(REPO, MAIN_SRC)} through tsx (npm run build, or npm test, to run dist/)\n`);
+    cliEntry = stale === null ? [MAIN_DIST] : ['--import', TSX, MAIN_SRC];
+  }
+  return [...cliEntry, ...args];
+}
+
 /**
  * How long a CLI run, or a gateway process's start, may take before the test gives up. A hang
- * guard, not a timing: a run takes ~1 s of CPU (tsx compiles the sources), and 30 s was too
- * little when another suite shared the 2-core CI machine (reported failure: 8-9 CLI spawn
- * timeouts in a fresh-clone run beside `.ci/run`).
+ * guard, not a timing: a run takes ~1 s of CPU through tsx (which compiles the sources), ~0.35 s
+ * from dist/, and 30 s was too little when another suite shared the 2-core CI machine
+ * (reported failure: 8-9 CLI spawn timeouts in a fresh-clone run beside `.ci/run`).
  */
 export const PROCESS_TIMEOUT_MS = 90_000;
 
@@ -60,7 +82,15 @@ export type ChildProcess = ChildProcessByStdio<Writable | null, Readable, Readab
 
 /** `node --import tsx <script> ...args`, stdout and stderr piped. */
 export function spawnTsx(script: string, args: readonly string[], opts: SpawnOptions = {}): ChildProcess {
-  const argv = ['--import', TSX, script, ...args];
+  return spawnNode(['--import', TSX, script, ...args], opts);
+}
+
+/** The CLI with `args` (`cliArgv`), stdout and stderr piped. */
+export function spawnCli(args: readonly string[], opts: SpawnOptions = {}): ChildProcess {
+  return spawnNode(cliArgv(args), opts);
+}
+
+function spawnNode(argv: readonly string[], opts: SpawnOptions): ChildProcess {
   const options = { cwd: opts.cwd ?? REPO, env: { PATH: process.env.PATH, HOME: process.env.HOME, ...opts.env } };
   return opts.stdin === 'pipe'
     ? spawn(process.execPath, argv, { ...options, stdio: ['pipe', 'pipe', 'pipe'] })
@@ -84,31 +114,36 @@ export interface CliRun {
 export interface RunOptions extends Omit<SpawnOptions, 'stdin'> {
   /**
    * `pipe` (default): captured. `closed`: the read end is closed at once, long before the
-   * child (~1 s to start) writes, as when its reader has left (`| head -1`): writes fail with EPIPE.
+   * child (~0.35 s to start, ~1 s through tsx) writes, as when its reader has left
+   * (`| head -1`): writes fail with EPIPE.
    */
   stdout?: 'pipe' | 'closed';
 }
 
-/** Runs the CLI (src/main.ts) with `args` to its end (see `runScript`). */
+/** Runs the CLI (`cliArgv`) with `args` to its end (see `runScript`). */
 export function runCli(args: readonly string[], opts: RunOptions = {}): Promise<CliRun> {
-  return runScript(MAIN, args, opts);
+  return runNode(cliArgv(args), 'the CLI', args, opts);
 }
 
 /**
  * Runs `node --import tsx <script> ...args` to its end and resolves with its exit code and
- * output. At most one such run per core at a time in this process (later ones queue); SIGKILL
- * and a rejection after PROCESS_TIMEOUT_MS of running.
+ * output. At most one such run (or `runCli`'s) per core at a time in this process (later ones
+ * queue); SIGKILL and a rejection after PROCESS_TIMEOUT_MS of running.
  */
 export function runScript(script: string, args: readonly string[], opts: RunOptions = {}): Promise<CliRun> {
+  return runNode(['--import', TSX, script, ...args], script, args, opts);
+}
+
+function runNode(argv: readonly string[], what: string, args: readonly string[], opts: RunOptions): Promise<CliRun> {
   return runSlot(
     () =>
       new Promise<CliRun>((resolve, reject) => {
-        const child = spawnTsx(script, args, opts);
+        const child = spawnNode(argv, opts);
         const out = captureOutput(child);
         if (opts.stdout === 'closed') child.stdout.destroy();
         const timer = setTimeout(() => {
           child.kill('SIGKILL');
-          reject(new Error(`${script} timed out after ${PROCESS_TIMEOUT_MS} ms: ${args.join(' ')}\n${out.stdout}\n${out.stderr}`));
+          reject(new Error(`${what} timed out after ${PROCESS_TIMEOUT_MS} ms: ${args.join(' ')}\n${out.stdout}\n${out.stderr}`));
         }, PROCESS_TIMEOUT_MS);
         child.on('error', (err) => {
           clearTimeout(timer);
@@ -144,11 +179,11 @@ export interface GatewayProcess {
 }
 
 /**
- * Starts the gateway (src/main.ts) on `configFile` and waits for its `gateway started` line.
- * The config must log at info (the default) so that line is written.
+ * Starts the gateway (the CLI, `cliArgv`) on `configFile` and waits for its `gateway started`
+ * line. The config must log at info (the default) so that line is written.
  */
 export async function startGatewayProcess(configFile: string, opts: Pick<SpawnOptions, 'stdin'> = {}): Promise<GatewayProcess> {
-  const child = spawnTsx(MAIN, ['--config', configFile], opts);
+  const child = spawnCli(['--config', configFile], opts);
   const logs: LogEntry[] = [];
   const waiters: Array<{ msg: string; resolve: (e: LogEntry) => void }> = [];
   const matches = (entry: LogEntry, msg: string): boolean => entry.msg?.startsWith(msg) === true;

@@ -1,4 +1,5 @@
-// The `adcp-buyer-gateway` bin as a real process: node --import tsx src/main.ts ...
+// The `adcp-buyer-gateway` bin as a real process: node dist/main.js ... (src/main.ts through tsx
+// when dist/ is stale: test/helpers/process.ts `cliArgv`).
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';

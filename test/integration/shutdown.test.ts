@@ -1,5 +1,5 @@
 /**
- * Graceful shutdown of the real process (node --import tsx src/main.ts): on SIGTERM an
+ * Graceful shutdown of the real process (node dist/main.js): on SIGTERM an
  * in-flight JSON exchange completes, an open SSE stream ends plainly with its last event id
  * a resume token that a fresh gateway with the same secret accepts, and the process exits 0;
  * a request that hangs past shutdown_grace_ms makes it exit 1.

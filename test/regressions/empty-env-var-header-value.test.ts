@@ -26,7 +26,7 @@ import { createReloader } from '../../src/reload.js';
 import { startRawSeller, toolResponse } from '../support/raw-seller.js';
 import { captureLog } from '../helpers/capture-log.js';
 import { startGateway } from '../helpers/gateway.js';
-import { PROCESS_TEST_TIMEOUT_MS, PROCESS_TIMEOUT_MS, captureOutput, MAIN, runCli, spawnTsx } from '../helpers/process.js';
+import { PROCESS_TEST_TIMEOUT_MS, PROCESS_TIMEOUT_MS, captureOutput, runCli, spawnCli } from '../helpers/process.js';
 import { rawPost, toolCall } from '../helpers/raw.js';
 import { jsonAnswer } from '../helpers/seller-answers.js';
 import { TEST_TIMEOUT_MS } from '../helpers/timeout.js';
@@ -66,7 +66,7 @@ const agent = (headers: string): string => `agents:\n  seller:\n    url: https:/
  * `started` once it logs `gateway started` (then it is killed): bounded by PROCESS_TIMEOUT_MS.
  */
 function startOrExit(file: string, env: NodeJS.ProcessEnv): Promise<{ code: number | null; stdout: string; stderr: string } | 'started'> {
-  const child = spawnTsx(MAIN, ['--config', file], { env });
+  const child = spawnCli(['--config', file], { env });
   const out = captureOutput(child);
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {

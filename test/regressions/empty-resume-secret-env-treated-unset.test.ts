@@ -18,7 +18,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { captureOutput, MAIN, PROCESS_TEST_TIMEOUT_MS, PROCESS_TIMEOUT_MS, runCli, spawnTsx } from '../helpers/process.js';
+import { captureOutput, PROCESS_TEST_TIMEOUT_MS, PROCESS_TIMEOUT_MS, runCli, spawnCli } from '../helpers/process.js';
 
 const EMPTY = { ADCP_GATEWAY_RESUME_SECRET: '' };
 const PROBLEM =
@@ -56,7 +56,7 @@ describe('ADCP_GATEWAY_RESUME_SECRET set but empty', { timeout: PROCESS_TEST_TIM
   });
 
   it('serving: refused before it listens, exit 2 (was: served)', async () => {
-    const child = spawnTsx(MAIN, ['--config', file], { env: EMPTY });
+    const child = spawnCli(['--config', file], { env: EMPTY });
     const out = captureOutput(child);
     try {
       // Ends at the process's exit, at a `gateway started` line (the failure), or after PROCESS_TIMEOUT_MS.

@@ -10,7 +10,7 @@
  * exits 0, as `<command> --help` does; `help` alone the program's, as `--help`; an unknown
  * command is a usage error that names it and the commands there are (exit 2, nothing on stdout).
  *
- * Input: the real CLI (`node --import tsx src/main.ts`) with those arguments. Expected: the
+ * Input: the real CLI (`node dist/main.js`) with those arguments. Expected: the
  * exact stdout, stderr and exit code below.
  */
 import assert from 'node:assert/strict';

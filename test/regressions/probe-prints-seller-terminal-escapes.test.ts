@@ -14,7 +14,7 @@
  * `--json` keeps the exact strings, with DEL, C1 and format characters `\u`-escaped too (valid
  * JSON, nothing a terminal acts on).
  *
- * Input: the real CLI (`node --import tsx src/main.ts probe <agent> --config <file>`, and with
+ * Input: the real CLI (`node dist/main.js probe <agent> --config <file>`, and with
  * `--json`) against a raw seller on 127.0.0.1: agent `weird` names itself with those characters
  * and answers tools/list with a JSON-RPC error whose message holds an OSC title sequence, a TAB
  * and U+2028; agent `long` has a 300-character name and a version of 100 ESC characters.

@@ -11,7 +11,7 @@
  * config's own bound on every `*_ms` key: config/defaults.ts BOUNDS.ms), else a usage error that
  * names the option, the value and the range, exit 2, nothing on stdout.
  *
- * Input: the real CLI (`node --import tsx src/main.ts probe raw --config <file> --timeout-ms
+ * Input: the real CLI (`node dist/main.js probe raw --config <file> --timeout-ms
  * <v>`) against a healthy raw seller on 127.0.0.1 (one tool, no get_adcp_capabilities).
  * Expected: 86400000 probes the seller, exit 0; 86400001, 2147483647, 2147483648 and
  * 4294967296 are refused with the exact stderr line below, exit 2.

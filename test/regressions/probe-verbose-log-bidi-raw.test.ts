@@ -13,7 +13,7 @@
  * (src/observability/inert-json.ts; every logger's lines since trial 12), which writes those
  * characters `\uhhhh`: the same JSON value, nothing a terminal acts on.
  *
- * Input: the real CLI (`node --import tsx src/main.ts probe s --verbose --config <file>`, the
+ * Input: the real CLI (`node dist/main.js probe s --verbose --config <file>`, the
  * config at `log_level: debug`) against a raw seller on 127.0.0.1 that answers `initialize`
  * over SSE with, before its response event, a `retry:` line whose value holds ESC, C1, DEL and
  * bidi characters and a line of an unknown field whose name holds others.

@@ -8,7 +8,7 @@
  * out (src/cli.ts `serve`, observability/exit-after-log.ts `logFlushed`): one order, whatever
  * failed.
  *
- * Input: the real CLI (`node --import tsx src/main.ts --config <file>`), with `listen` on
+ * Input: the real CLI (`node dist/main.js --config <file>`), with `listen` on
  * a port of 127.0.0.1 another socket holds, and on `no-such-host.invalid` (RFC 6761: the
  * `.invalid` name never resolves; the lookup fails locally, nothing leaves the machine). Each
  * runs twice: stdout and stderr on their own pipes (which line goes where), and both on one
@@ -25,9 +25,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { withTakenPort } from '../helpers/ports.js';
-import { MAIN, PROCESS_TEST_TIMEOUT_MS, PROCESS_TIMEOUT_MS, REPO, runCli } from '../helpers/process.js';
+import { cliArgv, PROCESS_TEST_TIMEOUT_MS, PROCESS_TIMEOUT_MS, REPO, runCli } from '../helpers/process.js';
 
-const TSX = import.meta.resolve('tsx');
 const OPTIONS = { timeout: PROCESS_TEST_TIMEOUT_MS };
 
 let dir: string;
@@ -44,7 +43,7 @@ async function runShared(config: string): Promise<{ code: number | null; lines: 
   const fd = openSync(out, 'w');
   try {
     const code = await new Promise<number | null>((resolve, reject) => {
-      const child = spawn(process.execPath, ['--import', TSX, MAIN, '--config', config], {
+      const child = spawn(process.execPath, cliArgv(['--config', config]), {
         cwd: REPO,
         env: { PATH: process.env.PATH, HOME: process.env.HOME },
         stdio: ['ignore', fd, fd],

@@ -8,7 +8,7 @@
  * with exit 0 and one log line, `stopped during startup` (its `signal`); one that arrives
  * while it binds its ports is taken by the graceful shutdown once they are bound.
  *
- * Input: the real CLI (node --import tsx src/main.ts) on a config without a resume secret
+ * Input: the real CLI (node dist/main.js) on a config without a resume secret
  * (listen on 127.0.0.1 port 0); the signal sent once its first stdout line is read (the
  * `starting` line, written when the config is loaded, before the app's modules are; before
  * the fix the first line was the resume-secret warning, logged while the app was built).
@@ -21,7 +21,7 @@
  * 129, no line); now it is held and the reload runs once the gateway listens.
  *
  * Not covered, and cannot be: a signal that arrives before Node has run the gateway's first
- * statement (Node's own start-up, plus tsx's here) ends it the default way. The last case
+ * statement (Node's own start-up) ends it the default way. The last case
  * shows that window: a SIGTERM right after spawn ends it either that way, before any output,
  * or as above.
  */
@@ -30,7 +30,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { MAIN, PROCESS_TEST_TIMEOUT_MS, PROCESS_TIMEOUT_MS, spawnTsx, type ChildProcess, type LogEntry } from '../helpers/process.js';
+import { PROCESS_TEST_TIMEOUT_MS, PROCESS_TIMEOUT_MS, spawnCli, type ChildProcess, type LogEntry } from '../helpers/process.js';
 import { withTimeout } from '../helpers/timeout.js';
 
 let dir: string;
@@ -55,7 +55,7 @@ interface Run {
 
 /** Spawns the CLI on the config; `signalWhen` says when `signal` is sent: right after spawn, or once the first stdout line is read. */
 async function run(signal: NodeJS.Signals, signalWhen: 'spawned' | 'first-line'): Promise<Run> {
-  const child: ChildProcess = spawnTsx(MAIN, ['--config', config]);
+  const child: ChildProcess = spawnCli(['--config', config]);
   const lines: LogEntry[] = [];
   let stderr = '';
   let buffered = '';
@@ -110,7 +110,7 @@ describe('a stop signal during startup', { timeout: PROCESS_TEST_TIMEOUT_MS }, (
   }
 
   it('SIGHUP once the first stdout line is out: held, the config reloaded once the gateway listens (was: exit status 129, no line)', async () => {
-    const child: ChildProcess = spawnTsx(MAIN, ['--config', config]);
+    const child: ChildProcess = spawnCli(['--config', config]);
     const lines: LogEntry[] = [];
     let stderr = '';
     let buffered = '';
