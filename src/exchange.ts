@@ -196,6 +196,15 @@ export interface Exchange {
   bytesSaved: number;
   /** HTTP status the seller answered with, if any. */
   upstreamStatus: number | undefined;
+  /**
+   * Bytes of the seller's header lines as the host would get them (`name: value\r\n` each,
+   * after response/headers.ts filterResponseHeaders: stripped names gone, `Set-Cookie` scoped),
+   * summed by the handler when the seller's head arrives (response/head-size.ts
+   * headerLinesBytes); 0 before it, and in unit tests that feed the pipeline directly. The
+   * pipeline bounds the host's head with it (`upstream_headers_too_large`; a hostile new
+   * user's trial 15, M1).
+   */
+  hostHeaderBytes: number;
   outcome: Outcome | undefined;
   /** The reason of a local error or refusal (docs/errors.md). */
   reason: string | undefined;
@@ -367,6 +376,7 @@ export function createExchange(init: {
     bytesToHost: 0,
     bytesSaved: 0,
     upstreamStatus: undefined,
+    hostHeaderBytes: 0,
     outcome: undefined,
     reason: undefined,
     actions: [],

@@ -37,7 +37,7 @@ export const ADCP_CODES = {
     jsonRpcCode: -32027,
     recoveryNarrowable: 'transient',
     recoveryOther: 'transient',
-    description: 'The seller was too slow, unreachable, or did not answer with MCP; or the host did not take what the gateway wrote to it in time (host_not_reading).',
+    description: 'The seller was too slow, unreachable, or did not answer with MCP, or with a response head too large for a host to read (upstream_headers_too_large); or the host did not take what the gateway wrote to it in time (host_not_reading).',
     source: 'transport-errors §Reserved JSON-RPC Codes (-32027); ARCHITECTURE §3',
   },
 } as const satisfies Record<string, AdcpCodeSpec>;
@@ -179,6 +179,15 @@ export const REASONS = {
     mayHaveExecuted: true,
     description: 'The seller closed or reset the connection, or sent an unreadable response, after the request was delivered and before its response was complete. An unsolicited `100 Continue` or a `101 Switching Protocols` counts as an unreadable response (undici, the gateway\'s HTTP client, closes the connection on them; the gateway never sends `Expect` or `Upgrade` to a seller; a new user\'s trial, 2026-12-03). A body that arrived whole but cannot be decoded by its Content-Encoding is `upstream_encoding_invalid` instead. On SSE that includes a stream that ends cleanly with the response in an event its blank line never completed (`data: {…}\\n` and the end): such an event is never dispatched (WHATWG HTML §9.2.6), so nothing of it is forwarded (a hostile new user\'s trial 10, F5).',
     source: "ARCHITECTURE §3; a hostile new user's trial 10, F5 (an SSE event cut off after its last line's line break was forwarded as the answer, logged `ok`: test/regressions/sse-unterminated-event-delivered.test.ts)",
+  },
+  upstream_headers_too_large: {
+    code: 'SERVICE_UNAVAILABLE',
+    details: BYTES,
+    mayHaveExecuted: true,
+    description:
+      "The seller's response head was too large. Either the head the host would get is over 16,384 bytes (MAX_HOST_HEAD_BYTES, src/response/head-size.ts: Node's and undici's default header limit, which most HTTP clients share; fixed, not configured), counted as written: the status line, the seller's header lines as the gateway forwards them (stripped ones gone, each Set-Cookie with its added `; Path=/agents/<name>/mcp`), and a reserve of 221 bytes for the lines the gateway and Node add (the SSE headers, Content-Length, Date, Connection, Keep-Alive, the blank line); judged on a 2xx or 4xx answer when its head arrives, before anything is written to the host or the body is read; observed_bytes is that count, which may exceed what Node would write by up to a few hundred bytes (the seller's lines a gateway line replaces, such as its Content-Type, count too), never fall short of it. The seller's headers, cookies included, are not forwarded and its body is not read (its cookies are not dropped to make the rest fit: a session or load balancer that relies on them would break on the next call, with no word of why). Or the seller's head was over the limit the gateway reads it with (undici's maxHeaderSize, Node's --max-http-header-size, 16,384 by default, counted over header names and values): limit_bytes is that limit, observed_bytes absent (undici stops reading at the limit). Either way the request was delivered.",
+    source:
+      "a hostile new user's trial 15, M1 (the gateway's `Path` on each of 650 small cookies took a 12.9 KB seller head over 16 KiB: the MCP SDK client's callTool failed `fetch failed`, UND_ERR_HEADERS_OVERFLOW, node:http HPE_HEADER_OVERFLOW, the exchange line said `ok`: test/regressions/set-cookie-path-overflows-host-headers.test.ts) and L3 (a seller head over undici's limit was `upstream_reset`: test/regressions/seller-headers-over-limit-reported-as-reset.test.ts)",
   },
   upstream_status: {
     code: 'SERVICE_UNAVAILABLE',

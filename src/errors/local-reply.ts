@@ -34,6 +34,7 @@ import type { AdcpErrorReason, RefusalReason } from './codes.js';
 import { encodeSseEvent } from '../response/sse-encode.js';
 import { SSE_RESPONSE_HEADERS } from '../response/sse-headers.js';
 import { resetHostConnection } from '../response/host-reset.js';
+import { ADDED_HEAD_BYTES, fieldLinesBytes, MAX_HOST_HEAD_BYTES, statusLineBytes } from '../response/head-size.js';
 import { GATEWAY_FINISHED } from './abort.js';
 import { boundAnswersAhead } from './earlier-answers.js';
 
@@ -63,9 +64,25 @@ export interface LocalErrorInput {
 /** Response headers kept on a locally made answer (everything else the seller sent is dropped). */
 const KEPT_ON_LOCAL_REPLY = new Set(['mcp-session-id']);
 
+/**
+ * The most a kept header's lines may take while a local reply's head stays within
+ * MAX_HOST_HEAD_BYTES (response/head-size.ts): the bound less the longest status line a local
+ * reply has (504) and the reserve for the lines it writes (Content-Type, Cache-Control,
+ * Content-Length, Node's). A seller's `Mcp-Session-Id` may take nearly all of the 16 KiB undici
+ * reads; kept on the error, the host could not read that head either (a hostile new user's
+ * trial 15, M1: test/regressions/set-cookie-path-overflows-host-headers.test.ts). Such a
+ * session id is dropped, as every other seller header is.
+ */
+const KEPT_LINES_MAX_BYTES = MAX_HOST_HEAD_BYTES - statusLineBytes(504) - ADDED_HEAD_BYTES;
+
+/** Whether the seller's header `name` stays on a local reply: a {@link KEPT_ON_LOCAL_REPLY} name whose lines fit {@link KEPT_LINES_MAX_BYTES}. */
+function keptOnLocalReply(name: string, value: string | readonly string[] | number | undefined): boolean {
+  return KEPT_ON_LOCAL_REPLY.has(name) && value !== undefined && (typeof value === 'number' || fieldLinesBytes(name, value) <= KEPT_LINES_MAX_BYTES);
+}
+
 function keptHeaders(reply: FastifyReply): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const [name, value] of Object.entries(reply.getHeaders())) if (KEPT_ON_LOCAL_REPLY.has(name) && typeof value === 'string') out[name] = value;
+  for (const [name, value] of Object.entries(reply.getHeaders())) if (typeof value === 'string' && keptOnLocalReply(name, value)) out[name] = value;
   return out;
 }
 
@@ -136,8 +153,8 @@ export function answerWithLocalError(exchange: Exchange, reply: FastifyReply, in
     resetHostConnection(raw);
     return;
   }
-  for (const name of Object.keys(reply.getHeaders())) {
-    if (!KEPT_ON_LOCAL_REPLY.has(name)) reply.removeHeader(name);
+  for (const [name, value] of Object.entries(reply.getHeaders())) {
+    if (!keptOnLocalReply(name, value)) reply.removeHeader(name);
   }
   const status = answerable ? 200 : input.reason === 'deadline_exceeded' || input.reason === 'sse_deadline' ? 504 : 502;
   // A batch's errors go out as one JSON array (JSON-RPC 2.0 §6: "an Array containing the corresponding Response objects").

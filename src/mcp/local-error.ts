@@ -141,6 +141,7 @@ const MESSAGES: { readonly [R in AdcpErrorReason]: (d: GatewayErrorDetails) => s
   // Also a response head or framing undici cannot read (an oversized header, two
   // Content-Lengths): not "the connection closed" (a new user's trial).
   upstream_reset: () => "The seller's connection closed, or its response could not be read, before the response was complete",
+  upstream_headers_too_large: (d) => `The seller's response headers exceeded ${limitPhrase(d.limit_bytes, 'byte', 'the size limit')} for a response head`,
   upstream_status: (d) =>
     d.upstream_status === undefined ? 'The seller answered with a server error' : `The seller answered with HTTP status ${d.upstream_status}`,
   upstream_not_mcp: () => "The seller's answer was not an MCP JSON-RPC message",

@@ -7,7 +7,11 @@
  *                    the body is then read through bounded decoders (decode.ts), raw and
  *                    decoded bytes both counted (body-source.ts); a coded answer loses the
  *                    seller's digests and ETag (headers.ts SELLER_BYTES_HEADERS)
- *   3. body kind     by Content-Type essence, never substring; a repeated Content-Type
+ *   3. head size     the host's head over 16 KiB (MAX_HOST_HEAD_BYTES: the seller's lines
+ *                    after the filter and Set-Cookie scoping, with the gateway's and Node's)
+ *                    -> `upstream_headers_too_large` (head-size.ts), on a 2xx or 4xx (whose
+ *                    headers pass); judged once an SSE answer to a DELETE is refused
+ *   4. body kind     by Content-Type essence, never substring; a repeated Content-Type
  *                    with differing values -> `upstream_not_mcp` (equivalent ones, RFC 9110
  *                    §8.3.1, are one)
  *      - 2xx text/event-stream  -> sse-stage: event decode -> per-event + cumulative budget
@@ -40,6 +44,7 @@ import { parseContentEncoding, releaseBody } from './decode.js';
 import { openBodySource } from './body-source.js';
 import { retryAfterSeconds } from './retry-after.js';
 import { dropSellerBytesHeaders } from './headers.js';
+import { hostHeadOverLimit, MAX_HOST_HEAD_BYTES } from './head-size.js';
 
 /** Slack over the response limit for the decoded bytes of a compressed SSE request stream (see above); >= DECODER_CHUNK_BYTES. */
 export const SSE_DECODED_SLACK_BYTES = 64 * 1024;
@@ -135,6 +140,19 @@ export async function handleUpstreamResponse(
   // DELETE's body unread). Not MCP, so not forwarded: it was an unbounded stream (a new
   // user's trial, test/regressions/sse-notification-answer-unbounded.test.ts).
   if (sse && exchange.endsSession) return fail('upstream_not_mcp');
+  // The head the host would get, the seller's lines as filtered and rewritten (Set-Cookie's
+  // Path) with the gateway's and Node's: over what a host's HTTP client reads (16 KiB), the
+  // host got a head it could not read (`fetch failed`) and the line said `ok` (a hostile new
+  // user's trial 15, M1: head-size.ts). Judged before the host's head is written (SSE) and the
+  // body read (JSON, and the pass-through answers below); a local error drops the seller's
+  // headers. Only where those pass (a 2xx, a 4xx): a 1xx or 3xx is refused below, its headers
+  // dropped. Cost: one comparison (head-size.ts hostHeadOverLimit).
+  const headBytes = hostHeadOverLimit(status, exchange.hostHeaderBytes);
+  if (headBytes !== undefined && (status >= 400 || (status >= 200 && status < 300))) {
+    releaseBody(res.stream);
+    answerWithLocalError(exchange, reply, { reason: 'upstream_headers_too_large', limitBytes: MAX_HOST_HEAD_BYTES, observedBytes: headBytes });
+    return;
+  }
   // Every non-SSE body is bounded raw and decoded by the response limit. SSE is bounded per
   // event and cumulatively per stream by its own stage, on the decoded bytes it parses (the
   // standalone GET stream and long-lived streams have no total: hasCumulativeBound). That

@@ -3,6 +3,7 @@
  * contacted, builds the exchange, forwards through @fastify/reply-from, and hands the
  * seller's answer to the response pipeline.
  */
+import { maxHeaderSize } from 'node:http';
 import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import type { AgentConfig, GatewayConfig, Limits } from '../config/types.js';
@@ -19,6 +20,7 @@ import { NO_BODY, peekJsonRpc, requestIdOf } from '../request/peek.js';
 import { withoutLeadingBom } from '../mcp/utf8-bom.js';
 import { hasBatches, hostReadsStructuredContent, isRepeatedProtocolVersion, NO_BATCHES_SINCE, protocolVersionOf } from '../mcp/revision.js';
 import { filterResponseHeaders } from '../response/headers.js';
+import { headerLinesBytes } from '../response/head-size.js';
 import { recordCounts } from '../response/body-source.js';
 import { handleUpstreamResponse, type SseShutdownEnd } from '../response/pipeline.js';
 import { sseRetryCeilingMs } from '../response/sse-encode.js';
@@ -500,7 +502,13 @@ export function createMcpHandler(deps: HandlerDeps) {
             ),
             upstreamHooks,
           ) as typeof headers,
-        rewriteHeaders: (headers) => filterResponseHeaders(headers, agent.name),
+        // The lines the host would get, summed as they are made: the pipeline bounds the host's
+        // head with them (response/head-size.ts; a hostile new user's trial 15, M1).
+        rewriteHeaders: (headers) => {
+          const filtered = filterResponseHeaders(headers, agent.name);
+          exchange.hostHeaderBytes = headerLinesBytes(filtered);
+          return filtered;
+        },
         // Only an agent URL with a query needs merging (query.ts); otherwise reply-from forwards the host's.
         queryString: agent.url.search === '' ? undefined : mergeQuery,
         onResponse: (_req, _rep, res) => {
@@ -621,21 +629,40 @@ function observeDiscovery(exchange: Exchange, message: unknown, bytes: number, d
  * Maps a failure before the seller's response headers to a local error (ARCHITECTURE §3).
  * `upstream_unreachable` says the request was NOT delivered (no "may have completed" warning),
  * so it is only for failures before the request started: once it did, any failure (a reset,
- * a response head undici cannot parse or over its header limit) is `upstream_reset`
- * (test/regressions/unreadable-response-head.test.ts).
+ * a response head undici cannot parse) is `upstream_reset`
+ * (test/regressions/unreadable-response-head.test.ts), except a response head over undici's
+ * header limit: `upstream_headers_too_large`, with that limit ({@link upstreamFailureReason}).
  */
 function onUpstreamError(exchange: Exchange, reply: FastifyReply, error: unknown, requestStarted: boolean): void {
   if (exchange.finished || findGatewayAbort(error)) return;
-  answerWithLocalError(exchange, reply, {
-    reason: upstreamFailureReason(error, requestStarted),
-    limitBytes: exchange.limits.max_response_bytes,
-    observedBytes: 0,
-  });
+  const reason = upstreamFailureReason(error, requestStarted);
+  answerWithLocalError(
+    exchange,
+    reply,
+    reason === 'upstream_headers_too_large'
+      ? { reason, limitBytes: UPSTREAM_HEAD_LIMIT_BYTES }
+      : { reason, limitBytes: exchange.limits.max_response_bytes, observedBytes: 0 },
+  );
 }
 
-/** The reason of a failure before the response head (see `onUpstreamError`). */
-function upstreamFailureReason(error: unknown, requestStarted: boolean): 'upstream_reset' | 'upstream_unreachable' {
+/**
+ * The limit undici reads a seller's response head with: `maxHeaderSize`, which the gateway's
+ * pools leave at its default, Node's `http.maxHeaderSize` (16 KiB unless
+ * --max-http-header-size says otherwise), counted over header names and values.
+ */
+const UPSTREAM_HEAD_LIMIT_BYTES = maxHeaderSize;
+
+/**
+ * The reason of a failure before the response head (see `onUpstreamError`). A head over
+ * undici's limit (`UND_ERR_HEADERS_OVERFLOW`) is `upstream_headers_too_large`, as a head the
+ * host could not read is (pipeline.ts): it was `upstream_reset`, "connection closed ... or
+ * could not be read", with no word of the headers' size (a hostile new user's trial 15, L3:
+ * test/regressions/seller-headers-over-limit-reported-as-reset.test.ts). The request was
+ * delivered then, whatever `requestStarted` says.
+ */
+function upstreamFailureReason(error: unknown, requestStarted: boolean): 'upstream_reset' | 'upstream_unreachable' | 'upstream_headers_too_large' {
   const code = rootCode(error);
+  if (code === 'UND_ERR_HEADERS_OVERFLOW') return 'upstream_headers_too_large';
   return requestStarted || code === 'ECONNRESET' || code === 'UND_ERR_SOCKET' || code === 'EPIPE' ? 'upstream_reset' : 'upstream_unreachable';
 }
 

@@ -3,7 +3,8 @@
  * explains by itself.
  *
  * The exchange line names such a failure by its reason only (`upstream_unreachable`: not
- * delivered; `upstream_reset`: delivered, then cut; routing/handler.ts). That is the whole
+ * delivered; `upstream_reset`: delivered, then cut; `upstream_headers_too_large`: a response
+ * head over undici's limit; routing/handler.ts). That is the whole
  * story for a transport failure (connection refused or reset, a timeout, a name that does
  * not resolve, a response head undici cannot parse): nothing more is logged for it (a new
  * user's trial: @fastify/reply-from's `response errored` warning with a stack repeated each
@@ -36,7 +37,8 @@ export const TRANSPORT_FAILURE_CODES: ReadonlySet<string> = new Set([
   'EAI_FAIL',
   'ENODATA',
   // undici: the other side closed the socket, connect timeout, a response head over its
-  // size limit, a request on a client closed or destroyed (the gateway shutting down).
+  // size limit (reason `upstream_headers_too_large`: routing/handler.ts), a request on a
+  // client closed or destroyed (the gateway shutting down).
   'UND_ERR_SOCKET',
   'UND_ERR_CONNECT_TIMEOUT',
   'UND_ERR_HEADERS_OVERFLOW',
