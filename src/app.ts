@@ -10,6 +10,7 @@
  */
 import { maxHeaderSize, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyServerOptions, type FastifyError } from 'fastify';
 import replyFrom from '@fastify/reply-from';
 import type { Logger } from 'pino';
@@ -17,6 +18,7 @@ import { requestBodyLimit } from './config/resolve.js';
 import type { AgentConfig, GatewayConfig } from './config/types.js';
 import type { Exchange } from './exchange.js';
 import { answerClientError, answerUnmetExpectation, type ClientErrorReason } from './errors/client-error.js';
+import { answerConnect, type UnroutedRefusal } from './errors/connect-refusal.js';
 import type { RefusalReason } from './errors/codes.js';
 import { REFUSAL_LISTENER, refuse, SHOWN_CHARS, shownInMessage, type RefusalListener } from './errors/local-reply.js';
 import {
@@ -110,7 +112,25 @@ function badUrlRefusal(reply: FastifyReply, target: string): FastifyReply {
 
 function refuseMethod(reply: FastifyReply): FastifyReply {
   reply.header('allow', MCP_METHODS.join(', '));
-  return refuse(reply, 'method_not_allowed', null, `Method not allowed: MCP endpoints accept ${MCP_METHODS.join(', ')}.`);
+  return refuse(reply, 'method_not_allowed', null, METHOD_NOT_ALLOWED_MESSAGE);
+}
+
+const METHOD_NOT_ALLOWED_MESSAGE = `Method not allowed: MCP endpoints accept ${MCP_METHODS.join(', ')}.`;
+
+/** The `not_found` message for a request to `path` (the target without its query) that no route takes. */
+function noRouteMessage(method: string, path: string): string {
+  return `No route for ${method} ${shownInMessage(path)}: MCP endpoints are /agents/<agent>/mcp.`;
+}
+
+/**
+ * The refusal of a request no route takes, by its target, as the not-found handler makes it: on
+ * an MCP endpoint's path 405 `method_not_allowed` with `Allow`, else 404 `not_found`. For
+ * CONNECT, which Node's HTTP server never routes (errors/connect-refusal.ts).
+ */
+function unroutedRefusal(method: string, target: string): UnroutedRefusal {
+  const path = target.split('?')[0] ?? '';
+  if (MCP_PATH.test(path)) return { reason: 'method_not_allowed', message: METHOD_NOT_ALLOWED_MESSAGE, headers: { allow: MCP_METHODS.join(', ') } };
+  return { reason: 'not_found', message: noRouteMessage(method, path), headers: {} };
 }
 
 export async function buildApp(config: GatewayConfig, opts: BuildAppOptions = {}): Promise<FastifyInstance> {
@@ -210,10 +230,11 @@ export async function buildApp(config: GatewayConfig, opts: BuildAppOptions = {}
   app.setNotFoundHandler((request, reply) => {
     if (drain.draining) return refuseDraining(reply, Buffer.isBuffer(request.body) ? request.body : undefined);
     const path = request.url.split('?')[0] ?? '';
-    // A method Fastify does not route at all (TRACE, CONNECT, PROPFIND, ...) on an MCP
-    // endpoint: 405 as for PUT (below), not 404 (found by a new user).
+    // A method Fastify does not route at all (TRACE, PROPFIND, ...; CONNECT never comes here:
+    // the `connect` listener below) on an MCP endpoint: 405 as for PUT (below), not 404 (found
+    // by a new user).
     if (MCP_PATH.test(path)) return refuseMethod(reply);
-    return refuse(reply, 'not_found', null, `No route for ${request.method} ${shownInMessage(path)}: MCP endpoints are /agents/<agent>/mcp.`);
+    return refuse(reply, 'not_found', null, noRouteMessage(request.method, path));
   });
 
   if (config.resume.secret === undefined) {
@@ -317,6 +338,14 @@ export async function buildApp(config: GatewayConfig, opts: BuildAppOptions = {}
     const record = (): void => recordRefusal('expectation_failed', { agent: agentOfPath(req.url ?? ''), http_method: req.method ?? null, status });
     if (queued) whenWritten(res, record);
     else record();
+  });
+  // CONNECT: Node's HTTP server hands it to this listener, out of HTTP, and destroyed the
+  // connection without a word when there was none (a hostile new user's trial 15, L3); refused
+  // as another method no route takes, then the connection closes (errors/connect-refusal.ts).
+  app.server.on('connect', (req: IncomingMessage, socket: Duplex) => {
+    const target = req.url ?? '';
+    const refusal = unroutedRefusal('CONNECT', target);
+    answerConnect(req, socket, refusal, (status) => recordRefusal(refusal.reason, { agent: agentOfPath(target), http_method: 'CONNECT', status }));
   });
   // `Expect: 100-continue` with a Content-Length over max_request_bytes gets the final 413
   // instead of 100 Continue (RFC 9110 §10.1.1: a server that will refuse the request by its

@@ -71,7 +71,10 @@ export interface GatewayConfig {
   readonly shutdown_grace_ms: number;
   /**
    * How long a host may take to send one whole request (head and body), in ms, before it is
-   * answered 408 `request_timeout` and its connection closed (Node's `server.requestTimeout`).
+   * answered 408 `request_timeout` and its connection closed (Node's `server.requestTimeout`;
+   * the head within the lower of this and 60 s, `server.headersTimeout`). Counted from the
+   * request's first byte, or for a connection's first request from its accept: a connection
+   * that sends nothing gets the 408 too (docs/configuration.md; a hostile new user's trial 15, L3).
    */
   readonly request_timeout_ms: number;
   /**

@@ -67,20 +67,36 @@ export function answerClientError(err: Error & { code?: string }, socket: Duplex
 
 /** Writes the refusal for a `clientError` of `code` on `socket` and closes it; undefined when it cannot be written (closed as it is). */
 function writeRefusal(code: string | undefined, socket: Duplex): { reason: ClientErrorReason; statusCode: number } | undefined {
+  const reason = clientErrorReason(code);
+  const statusCode = endWithRefusal(socket, reason, MESSAGES[reason]);
+  return statusCode === undefined ? undefined : { reason, statusCode };
+}
+
+/**
+ * Writes the refusal `reason` (id null, `message`) as a whole HTTP/1.1 response on `socket`, a
+ * connection no longer in Node's HTTP server's hands (its parser failed, or gave it to the
+ * `connect` listener), with `Connection: close` and any `headers` (lower-case names), and
+ * closes it once the answer is flushed, or after {@link CLIENT_ERROR_LINGER_MS} should the
+ * peer not take it. Returns the status written, or undefined when the socket cannot be
+ * written (it is destroyed as it is).
+ */
+export function endWithRefusal(socket: Duplex, reason: RefusalReason, message: string, headers: Readonly<Record<string, string>> = {}): number | undefined {
   if (socket.destroyed || !socket.writable) {
     socket.destroy();
     return undefined;
   }
-  const reason = clientErrorReason(code);
-  const { statusCode, body } = requestRefusal(reason, null, MESSAGES[reason]);
+  const { statusCode, body } = requestRefusal(reason, null, message);
   const json = JSON.stringify(body);
+  const extra = Object.entries(headers)
+    .map(([name, value]) => `${name}: ${value}\r\n`)
+    .join('');
   const head =
     `HTTP/1.1 ${statusCode} ${STATUS_CODES[statusCode]}\r\n` +
-    `content-type: application/json\r\ncache-control: no-store\r\ncontent-length: ${Buffer.byteLength(json)}\r\nconnection: close\r\n\r\n`;
+    `content-type: application/json\r\ncache-control: no-store\r\n${extra}content-length: ${Buffer.byteLength(json)}\r\nconnection: close\r\n\r\n`;
   // Closed once the answer is flushed (end), or at once should the peer not take it.
   socket.end(head + json, () => socket.destroy());
   setTimeout(() => socket.destroy(), CLIENT_ERROR_LINGER_MS).unref();
-  return { reason, statusCode };
+  return statusCode;
 }
 
 /** Longest a refused connection stays open for its answer to be flushed, ms. */

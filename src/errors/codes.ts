@@ -355,7 +355,7 @@ export const REFUSALS = {
   request_timeout: {
     statusCode: 408,
     jsonRpcCode: JSONRPC_INVALID_REQUEST,
-    description: 'The host did not send its whole request (head and body) within `request_timeout_ms` (default 30 s); answered by the HTTP server, id null, connection closed (after the answers to the requests pipelined before it on the connection, as for malformed_http).',
+    description: 'The host did not send its whole request (head and body) within `request_timeout_ms` (default 30 s), counted from the first byte of the request, or, for the first request on a connection, from when the connection opened: a connection that sends nothing gets it too; answered by the HTTP server, id null, connection closed (after the answers to the requests pipelined before it on the connection, as for malformed_http).',
     source: 'RFC 9110 §15.5.9',
   },
   malformed_http: {

@@ -98,7 +98,9 @@ export interface DiscoveryInput {
   readonly message: unknown;
   /**
    * UTF-8 byte length of that message as serialized on the wire to the host: the JSON body,
-   * or the `data` of the SSE event that carried it. Used for `tools/list` only.
+   * or the `data` of the SSE event that carried it (the gateway's own warning). The probe
+   * passes every byte of the answer instead, an SSE answer's events before the response
+   * included (probe/rpc.ts `answerBytes`). Used for `tools/list` only.
    */
   readonly bytes: number;
 }

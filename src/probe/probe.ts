@@ -13,7 +13,14 @@
  * 3. `tools/call get_adcp_capabilities` with `{}`, when the tool is listed.
  *
  * Each response is measured on the bytes the gateway sent (after its normalization), so the
- * report shows what a host on the gateway receives. A gateway local error
+ * report shows what a host on the gateway receives: every byte of the answer through the
+ * response (rpc.ts `answerBytes`), on SSE the events before the response included, which the
+ * row also counts apart (`events_before`, `bytes_before`). It counted the response message
+ * alone, and a page answered after 3,000 progress events was reported at 195 bytes, `all
+ * within target`, for 311,093 bytes delivered (a hostile new user's trial 15, L1:
+ * test/regressions/probe-ignores-events-before-response.test.ts). The capabilities document
+ * is measured as AdCP sets its budget, on the document (`measureDiscovery`), with the
+ * events before its answer beside it. A gateway local error
  * (`RESPONSE_TOO_LARGE`, `SERVICE_UNAVAILABLE`, ...) or any other failure is a row of its own;
  * an `upstream_not_mcp` for an answer the seller sent in an SSE event named other than
  * `message` says so, with the name (answer-events.ts).
@@ -76,8 +83,21 @@ export interface ProbeRow {
   readonly page?: number;
   /** How the response arrived. */
   readonly transport?: 'json' | 'sse';
-  /** Bytes measured (undefined when nothing was received). */
+  /**
+   * Bytes measured (undefined when nothing was received): for `initialize` and a `tools/list`
+   * page every byte of the answer through the response (the JSON body; on SSE the events before
+   * the response and the response's event, framing included); for the capabilities surfaces,
+   * the document or field (`measureDiscovery`).
+   */
   readonly bytes?: number;
+  /**
+   * On an SSE answer that carried anything before the response's event: the events a host's
+   * SSE reader dispatched before it (progress notifications, server requests, ...), and the
+   * bytes before that event (those events, comments, id-only blocks); counted in `bytes` too,
+   * except on the capabilities row, whose `bytes` is the document's.
+   */
+  readonly events_before?: number;
+  readonly bytes_before?: number;
   /** The target (null for `initialize`, which has none). */
   readonly target_bytes: number | null;
   readonly status: RowStatus;
@@ -104,7 +124,7 @@ export interface ProbeReport {
     readonly tools_list_bytes: number;
     /** Response messages received. */
     readonly messages: number;
-    /** Their bytes together. */
+    /** Their rows' bytes together, and the `bytes_before` of the capabilities row (whose `bytes` is the document's). */
     readonly bytes: number;
     readonly over: number;
     readonly errors: number;
@@ -215,7 +235,7 @@ async function probeAgent(client: ReturnType<typeof createRpcClient>, explain: E
     }
     seen.tools += tools.length;
     if (tools.some((t) => isJsonObject(t) && ownValue(t, 'name') === CAPABILITIES_TOOL)) offersCapabilities = true;
-    const [m] = measureDiscovery({ method: 'tools/list', toolName: undefined, message: reply.message, bytes: reply.bytes });
+    const [m] = measureDiscovery({ method: 'tools/list', toolName: undefined, message: reply.message, bytes: reply.answerBytes });
     rows.push({ ...base, status: statusOf(m), tools: tools.length });
     const next = ownValue(result, 'nextCursor');
     if (next === undefined || next === '') {
@@ -263,7 +283,8 @@ async function probeAgent(client: ReturnType<typeof createRpcClient>, explain: E
     return report();
   }
   for (const m of measured) {
-    rows.push({ surface: m.surface, ...(m.surface === 'get_adcp_capabilities' ? { transport: transportOf(caps) } : {}), bytes: m.bytes, target_bytes: m.target_bytes, status: statusOf(m) });
+    const answer = m.surface === 'get_adcp_capabilities' ? { transport: transportOf(caps) } : {};
+    rows.push({ surface: m.surface, ...answer, bytes: m.bytes, ...(m.surface === 'get_adcp_capabilities' ? beforeOf(caps) : {}), target_bytes: m.target_bytes, status: statusOf(m) });
   }
   return report();
 }
@@ -292,7 +313,7 @@ function finish(
       tools_list_pages: pages.length,
       tools_list_bytes: pages.reduce((s, r) => s + (r.bytes ?? 0), 0),
       messages: messages.length,
-      bytes: messages.reduce((s, r) => s + (r.bytes ?? 0), 0),
+      bytes: messages.reduce((s, r) => s + (r.bytes ?? 0) + (r.surface === 'get_adcp_capabilities' ? (r.bytes_before ?? 0) : 0), 0),
       over,
       errors,
     },
@@ -309,10 +330,17 @@ function transportOf(reply: RpcReply): 'json' | 'sse' | undefined {
   return reply.transport === 'none' ? undefined : reply.transport;
 }
 
-function received(reply: RpcReply): { transport?: 'json' | 'sse'; bytes?: number } {
+/** A whole answer's row fields: how it came, every byte of it through the response, and what came before the response. */
+function received(reply: RpcReply): { transport?: 'json' | 'sse'; bytes?: number; events_before?: number; bytes_before?: number } {
   const transport = transportOf(reply);
   if (transport === undefined || reply.message === undefined) return transport === undefined ? {} : { transport };
-  return { transport, bytes: reply.bytes };
+  return { transport, bytes: reply.answerBytes, ...beforeOf(reply) };
+}
+
+/** `events_before` and `bytes_before` of an SSE answer that carried anything before its response's event; nothing otherwise. */
+function beforeOf(reply: RpcReply): { events_before?: number; bytes_before?: number } {
+  const before = reply.before;
+  return before === undefined || before.bytes === 0 ? {} : { events_before: before.events, bytes_before: before.bytes };
 }
 
 /**

@@ -30,7 +30,19 @@ function label(row: ProbeRow): string {
   return row.page === undefined ? base : `${base} ${row.page}`;
 }
 
+/**
+ * The row's result, and for an SSE answer that carried anything before the response, what it
+ * carried: `over (3,000 events before the response: 310,890 bytes)` (those bytes are in the
+ * row's bytes: a trial 15 reader took a 195-byte page for all a host got, L1).
+ */
 function result(row: ProbeRow): string {
+  const status = statusText(row);
+  if (row.bytes_before === undefined) return status;
+  const events = row.events_before ?? 0;
+  return `${status} (${n(events)} event${events === 1 ? '' : 's'} before the response: ${n(row.bytes_before)} bytes)`;
+}
+
+function statusText(row: ProbeRow): string {
   switch (row.status) {
     case 'error':
       // The seller's words may be in it (a JSON-RPC error's message, a tool error's text).
@@ -63,6 +75,9 @@ function result(row: ProbeRow): string {
  * total: 2 messages, 3,450 bytes
  * result: all within target
  * ```
+ *
+ * A row whose SSE answer carried events (or comments) before the response says so after its
+ * result, `over (3,000 events before the response: 310,890 bytes)`; its bytes count them.
  *
  * Columns separated by two spaces, numbers right-aligned with thousands separators, no
  * trailing spaces, a final newline. The seller's strings (server name and version, MCP
@@ -120,7 +135,8 @@ export function formatProbeTable(report: ProbeReport): string {
 /**
  * The report as one JSON object (one line, then a newline): `agent`, `seller`,
  * `protocol_version`, `server`, `surfaces` (the rows: `surface`, `page`, `transport`,
- * `bytes`, `target_bytes`, `status` one of `pass` `over` `error` `info` `not_offered` `skipped`,
+ * `bytes`, `events_before` and `bytes_before` when an SSE answer carried anything before the
+ * response, `target_bytes`, `status` one of `pass` `over` `error` `info` `not_offered` `skipped`,
  * `error`, `tools`), `totals` and `within_target`. Strings are exact; DEL, C1 controls, format
  * characters (U+202E, ...) and U+2028/U+2029, which `JSON.stringify` writes as they are, are
  * written `\uhhhh` (`inertJson`), so the line holds nothing a terminal acts on.

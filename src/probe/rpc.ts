@@ -10,8 +10,15 @@
  * timeout (a hostile new user's trial;
  * test/regressions/probe-named-event-answer-ignored.test.ts).
  *
- * What it measures is what a host receives: the response message's bytes as the gateway
- * sent them (the JSON body, or the `data` of the SSE event that carried the response).
+ * What it measures is what a host receives: every byte of the answer's body as the gateway
+ * sent it, through the response (`answerBytes`: the JSON body; or, on SSE, each event, comment
+ * and blank line before the response's event, and that event whole, its `id:`, `event:` and
+ * `data:` lines and the blank line ending it), beside the response message's own bytes
+ * (`bytes`). Reported failure (a hostile new user's trial 15, L1): it counted only the data of
+ * the event that carried the response, and a seller answering a `tools/list` page with 3,000
+ * `notifications/progress` events before it was reported at 195 bytes, `all within target`,
+ * while the gateway delivered 311,093 bytes to a host
+ * (test/regressions/probe-ignores-events-before-response.test.ts).
  */
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import { request } from 'undici';
@@ -30,8 +37,21 @@ export interface RpcReply {
   readonly transport: 'json' | 'sse' | 'none';
   /** The parsed JSON-RPC response, or undefined (HTTP error without a JSON body, stream without a response, ...). */
   readonly message: unknown;
-  /** UTF-8 bytes of the response message (JSON body, or the SSE event's data). */
+  /** UTF-8 bytes of the response message (JSON body, or the SSE event's data); 0 without one. */
   readonly bytes: number;
+  /**
+   * Every byte of the body the host received through the response message (0 without one):
+   * the JSON body (`bytes`), or, on SSE, all the stream carried before the response's event
+   * and that event whole, its framing included.
+   */
+  readonly answerBytes: number;
+  /**
+   * On SSE, with a response message: the events dispatched before the response's (as a host's
+   * SSE reader dispatches them: each with at least one `data:` line, whatever its name), and
+   * the bytes before the response's event (those events, comments, id-only blocks, blank
+   * lines): `answerBytes` less the response's event.
+   */
+  readonly before?: { readonly events: number; readonly bytes: number };
   /** Response headers (lower-cased names). */
   readonly headers: Readonly<Record<string, string | string[] | undefined>>;
   /** Why no response message could be read, when `message` is undefined. */
@@ -88,18 +108,18 @@ export function createRpcClient(opts: RpcClientOptions): RpcClient {
         return { status: res.statusCode, headers, ...found };
       }
       const body = await readBody(res.body, opts.maxBodyBytes, () => controller.abort());
-      if (body === undefined) return { status: res.statusCode, headers, transport: 'none', message: undefined, bytes: 0, problem: `body over ${opts.maxBodyBytes} bytes` };
-      if (body.length === 0) return { status: res.statusCode, headers, transport: 'none', message: undefined, bytes: 0 };
+      if (body === undefined) return { status: res.statusCode, headers, transport: 'none', message: undefined, bytes: 0, answerBytes: 0, problem: `body over ${opts.maxBodyBytes} bytes` };
+      if (body.length === 0) return { status: res.statusCode, headers, transport: 'none', message: undefined, bytes: 0, answerBytes: 0 };
       let parsed: unknown;
       try {
         parsed = JSON.parse(body.toString('utf8'));
       } catch {
-        return { status: res.statusCode, headers, transport: 'json', message: undefined, bytes: body.length, problem: `not JSON (${type ?? 'no content-type'})` };
+        return { status: res.statusCode, headers, transport: 'json', message: undefined, bytes: body.length, answerBytes: body.length, problem: `not JSON (${type ?? 'no content-type'})` };
       }
-      return { status: res.statusCode, headers, transport: 'json', message: parsed, bytes: body.length };
+      return { status: res.statusCode, headers, transport: 'json', message: parsed, bytes: body.length, answerBytes: body.length };
     } catch (err) {
       const reason = signal.aborted ? `no answer within ${opts.timeoutMs} ms` : `request failed: ${(err as Error).message}`;
-      return { status: 0, headers: {}, transport: 'none', message: undefined, bytes: 0, problem: reason };
+      return { status: 0, headers: {}, transport: 'none', message: undefined, bytes: 0, answerBytes: 0, problem: reason };
     } finally {
       signal.removeEventListener('abort', onTimeout);
     }
@@ -152,21 +172,31 @@ async function readBody(body: AsyncIterable<Buffer>, max: number, abort: () => v
 
 /**
  * Reads SSE events until the JSON-RPC response for `id` (or, for a notification, until the
- * stream ends). Other events (progress, server requests) are skipped. Stops reading (and
- * aborts) once the response is found; the response in an event named other than `message`
- * is no answer: its problem names the event (`namedEventAnswer`, the name's first 64
- * characters).
+ * stream ends). Other events (progress, server requests) are skipped, and counted with their
+ * bytes (`before`). Stops reading (and aborts) once the response is found; the response in
+ * an event named other than `message` is no answer: its problem names the event
+ * (`namedEventAnswer`, the name's first 64 characters).
+ *
+ * Bytes are counted to the end of the response's event exactly: each chunk is fed to the
+ * parser a line at a time (split after each LF; UTF-8 never has 0x0A inside a character), so
+ * the line that dispatches the response is known, and a blank line (LF or CR LF alone) marks
+ * where each event block begins. A stream whose lines end with a lone CR (which the gateway
+ * never writes: its encoder ends lines with LF) is counted to the end of its chunk.
  */
 async function readSseResponse(
   body: AsyncIterable<Buffer> & { destroy?: () => void },
   id: number | undefined,
   max: number,
   abort: () => void,
-): Promise<Pick<RpcReply, 'transport' | 'message' | 'bytes' | 'problem'>> {
+): Promise<Pick<RpcReply, 'transport' | 'message' | 'bytes' | 'answerBytes' | 'before' | 'problem'>> {
   let found: { message: unknown; bytes: number } | { problem: string } | undefined;
   let lastEventId: string | undefined;
+  /** Events dispatched so far, the response's included once it comes. */
+  let events = 0;
   const onEvent = (ev: EventSourceMessage): void => {
-    if (found || ev.data === '') return;
+    if (found) return;
+    events++;
+    if (ev.data === '') return;
     if (ev.id !== undefined && ev.id !== '') lastEventId = ev.id;
     let message: unknown;
     try {
@@ -181,28 +211,51 @@ async function readSseResponse(
   const parser = createParser({ onEvent, maxBufferSize: max });
   const decoder = new TextDecoder('utf-8');
   let size = 0;
+  /** Bytes fed to the parser; where the event block being read began (after the last blank line); whether the next byte starts a line. */
+  let fed = 0;
+  let blockStart = 0;
+  let lineStart = true;
+  /** Once found: the bytes through the response's event, and those before that event. */
+  let through = 0;
+  let beforeBytes = 0;
   try {
     for await (const chunk of body) {
       size += chunk.length;
       if (size > max) {
         abort();
-        return { transport: 'sse', message: undefined, bytes: 0, problem: `SSE stream over ${max} bytes` };
+        return { transport: 'sse', message: undefined, bytes: 0, answerBytes: 0, problem: `SSE stream over ${max} bytes` };
       }
-      parser.feed(decoder.decode(chunk, { stream: true }));
+      for (let from = 0; from < chunk.length && !found; ) {
+        const lf = chunk.indexOf(0x0a, from);
+        const to = lf === -1 ? chunk.length : lf + 1;
+        parser.feed(decoder.decode(chunk.subarray(from, to), { stream: true }));
+        fed += to - from;
+        const blank = lineStart && lf !== -1 && (to - from === 1 || (to - from === 2 && chunk[from] === 0x0d));
+        lineStart = lf !== -1;
+        if (found) {
+          through = fed;
+          beforeBytes = blockStart;
+        } else if (blank) {
+          blockStart = fed;
+        }
+        from = to;
+      }
       if (found) break;
     }
   } catch (err) {
-    if (!found) return { transport: 'sse', message: undefined, bytes: 0, problem: `SSE stream failed: ${(err as Error).message}` };
+    if (!found) return { transport: 'sse', message: undefined, bytes: 0, answerBytes: 0, problem: `SSE stream failed: ${(err as Error).message}` };
   }
   if (found) {
     abort();
-    return 'problem' in found ? { transport: 'sse', message: undefined, bytes: 0, problem: found.problem } : { transport: 'sse', ...found };
+    if ('problem' in found) return { transport: 'sse', message: undefined, bytes: 0, answerBytes: 0, problem: found.problem };
+    return { transport: 'sse', ...found, answerBytes: through, before: { events: events - 1, bytes: beforeBytes } };
   }
-  if (id === undefined) return { transport: 'sse', message: undefined, bytes: 0 };
+  if (id === undefined) return { transport: 'sse', message: undefined, bytes: 0, answerBytes: 0 };
   return {
     transport: 'sse',
     message: undefined,
     bytes: 0,
+    answerBytes: 0,
     problem: lastEventId === undefined ? 'SSE stream ended without a response' : 'SSE stream ended without a response (resumable; the probe does not resume)',
   };
 }

@@ -140,7 +140,7 @@ describe('runProbe', { concurrency: true }, () => {
     assert.equal(report.within_target, true);
   });
 
-  it('demo seller, SSE endpoint: the same page bytes, read from the event that carried the response', async () => {
+  it("demo seller, SSE endpoint: the same page, and its event's framing, which a host receives too", async () => {
     const [json, sse] = await Promise.all([
       runProbe({ config: config(), agent: 'demo', logger: false }),
       runProbe({ config: config(), agent: 'demo-sse', logger: false }),
@@ -153,7 +153,10 @@ describe('runProbe', { concurrency: true }, () => {
         ['get_adcp_capabilities', null, 'not_offered'],
       ],
     );
-    assert.equal(sse.rows[1]?.bytes, json.rows[1]?.bytes);
+    // Every byte of the answer (trial 15, L1): the page's message as on the JSON endpoint,
+    // plus `event: message`, `data: ` and the blank line of the one event that carried it.
+    assert.equal(sse.rows[1]?.bytes, (json.rows[1]?.bytes ?? 0) + Buffer.byteLength('event: message\ndata: \n\n'));
+    assert.deepEqual([sse.rows[1]?.events_before, sse.rows[1]?.bytes_before], [undefined, undefined]);
   });
 
   it('raw seller: follows nextCursor to the end, measures the 200 KiB page and the 70 KiB document, over target', async () => {

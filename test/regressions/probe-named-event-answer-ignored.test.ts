@@ -86,8 +86,13 @@ after(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-/** The UTF-8 bytes of the gateway's `upstream_not_mcp` answer to request `id` of `method`. */
-const refusalBytes = (id: number, method: string): number => Buffer.byteLength(expectedErrorJson({ id, method, reason: 'upstream_not_mcp', upstreamStatus: 200 }));
+/**
+ * The bytes of the gateway's `upstream_not_mcp` answer to request `id` of `method` on the SSE
+ * stream: its event whole (`event: message`, `data: ` and the blank line around the message),
+ * every byte a host receives (trial 15, L1).
+ */
+const SSE_FRAMING = Buffer.byteLength('event: message\ndata: \n\n');
+const refusalBytes = (id: number, method: string): number => Buffer.byteLength(expectedErrorJson({ id, method, reason: 'upstream_not_mcp', upstreamStatus: 200 })) + SSE_FRAMING;
 
 describe('probe: an answer in a named SSE event is reported at once, by its name', () => {
   test('the table: tools/list answered in `event: x-custom` (stream left open) names the event (was: upstream_not_mcp alone)', { timeout: PROCESS_TEST_TIMEOUT_MS }, async () => {
@@ -132,7 +137,7 @@ describe('probe: an answer in a named SSE event is reported at once, by its name
     assert.deepEqual(report.rows.at(-1), {
       surface: 'get_adcp_capabilities',
       transport: 'sse',
-      bytes: Buffer.byteLength(expectedErrorJson({ id: 3, method: 'tools/call', toolName: 'get_adcp_capabilities', reason: 'upstream_not_mcp', upstreamStatus: 200 })),
+      bytes: Buffer.byteLength(expectedErrorJson({ id: 3, method: 'tools/call', toolName: 'get_adcp_capabilities', reason: 'upstream_not_mcp', upstreamStatus: 200 })) + SSE_FRAMING,
       target_bytes: 65536,
       status: 'error',
       error: `${REFUSED}: ${why(shown)}`,
