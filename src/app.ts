@@ -38,7 +38,8 @@ import { createUpstreamDispatcher } from './routing/dispatcher.js';
 import { isLoopbackListenHost, ownListenHosts } from './request/browser-guard.js';
 import { createMcpHandler, type OpenExchangeEnd } from './routing/handler.js';
 import { refuseDraining, type DrainState } from './routing/draining.js';
-import { closesConnection, whenWritten } from './routing/closing-answers.js';
+import { whenWritten } from './routing/closing-answers.js';
+import { PipelinedTurns } from './routing/pipelined-turn.js';
 import { boundAnswersAhead } from './errors/earlier-answers.js';
 import { AgentGuard } from './admission/agent-guard.js';
 import { servedWithoutContentType } from './request/unreadable-content-type.js';
@@ -249,6 +250,8 @@ export async function buildApp(config: GatewayConfig, opts: BuildAppOptions = {}
   const resumeSecret = config.resume.secret === undefined ? 'per_process' : 'configured';
   const streams = new InFlightTable<SseShutdownEnd>();
   const openExchanges = new InFlightTable<OpenExchangeEnd>();
+  // Requests pipelined on a host's connection waiting for their turn (routing/pipelined-turn.ts).
+  const turns = new PipelinedTurns();
   // Node's server.close() (Fastify's close, on SIGTERM) also closes every connection it deems
   // idle, and a response already ended counts as idle while its bytes are still queued for a
   // slow host: a 12 MB answer was cut after ~4 MB and logged `ok` (a new user's trial:
@@ -266,7 +269,7 @@ export async function buildApp(config: GatewayConfig, opts: BuildAppOptions = {}
       logger.warn({ agent, call: kind, consecutive_breaches: consecutiveBreaches, backoff_ms: backoffMs }, 'agent backing off: its answers keep breaking size limits'),
     (agent, kind) => logger.info({ agent, call: kind }, 'agent backoff ended: an answer came within limits'),
   );
-  const metrics = createMetrics({ openStreams: () => streams.size, guard: () => guard.snapshot() });
+  const metrics = createMetrics({ openStreams: () => streams.size, pipelinedWaiting: () => turns.size, guard: () => guard.snapshot() });
   exchangeEndListeners.push(metrics.observeExchange);
 
   // Shutting down (draining): requests waiting out a backoff are answered now, never sent; a
@@ -294,6 +297,7 @@ export async function buildApp(config: GatewayConfig, opts: BuildAppOptions = {}
     log: logger,
     streams,
     openExchanges,
+    turns,
     metrics,
     drain,
     onExchangeEnd: (exchange, status) => {
@@ -331,7 +335,6 @@ export async function buildApp(config: GatewayConfig, opts: BuildAppOptions = {}
   // (routing/closing-answers.ts). Queued behind another answer, it bounds a stream ahead of it
   // (errors/earlier-answers.ts) and is logged once written, as a route's refusal is.
   app.server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) => {
-    closesConnection(req.socket, res);
     const queued = res.socket === null;
     if (queued) boundAnswersAhead(req.socket, res);
     const status = answerUnmetExpectation(res);
@@ -360,7 +363,6 @@ export async function buildApp(config: GatewayConfig, opts: BuildAppOptions = {}
     const declared = req.headers['content-length'];
     if (typeof declared === 'string' && /^\d+$/.test(declared) && Number(declared) > bodyLimit) {
       res.setHeader('connection', 'close');
-      closesConnection(req.socket, res);
     } else res.writeContinue();
     app.server.emit('request', req, res);
   });
@@ -407,6 +409,9 @@ export async function buildApp(config: GatewayConfig, opts: BuildAppOptions = {}
     get openExchanges() {
       return openExchanges.size;
     },
+    get pipelinedWaiting() {
+      return turns.size;
+    },
     guard,
     resumeSecret,
     endStreams() {
@@ -450,6 +455,11 @@ export interface GatewayControl {
   readonly openStreams: number;
   /** Exchanges whose host answer is not yet over (closed, or cut: `cutOpenExchanges`) right now. */
   readonly openExchanges: number;
+  /**
+   * Requests pipelined on hosts' connections (HTTP/1.1) waiting for the answers before them to
+   * be written, not yet sent to a seller, right now (routing/pipelined-turn.ts).
+   */
+  readonly pipelinedWaiting: number;
   /**
    * Where the resume secret came from, as the codec was built at start-up (a reload does not
    * change it): `configured` (`resume.secret` or `ADCP_GATEWAY_RESUME_SECRET`), or

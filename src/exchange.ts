@@ -171,7 +171,7 @@ export interface Exchange {
   readonly protocolVersion: string;
   /** True when results may be normalized for this host: revision >= 2025-06-18 and dedupe_text != off. */
   readonly normalize: boolean;
-  /** process.hrtime.bigint() when the handler started. */
+  /** process.hrtime.bigint() when the handler started (first, for a request that waited for its turn on its connection). */
   readonly startedAt: bigint;
   /** Bytes read from the seller, as on the wire (before decoding). */
   bytesFromSeller: number;
@@ -358,6 +358,12 @@ export function createExchange(init: {
   mintEventId: Exchange['mintEventId'];
   /** {@link Exchange.sseRetryMaxMs}; default SSE_RETRY_MAX_MS (unit tests). */
   sseRetryMaxMs?: number;
+  /**
+   * {@link Exchange.startedAt} when the host's request reached the gateway before the exchange
+   * is made (a request that waited for its turn on its connection: routing/pipelined-turn.ts);
+   * now when undefined.
+   */
+  startedAt?: bigint | undefined;
 }): Exchange {
   // Fields listed one by one (no spread): one object shape, built without a copy loop.
   return {
@@ -369,7 +375,7 @@ export function createExchange(init: {
     stream: init.stream,
     mintEventId: init.mintEventId,
     sseRetryMaxMs: init.sseRetryMaxMs ?? SSE_RETRY_MAX_MS,
-    startedAt: process.hrtime.bigint(),
+    startedAt: init.startedAt ?? process.hrtime.bigint(),
     bytesFromSeller: 0,
     bytesDecoded: 0,
     bodySource: undefined,

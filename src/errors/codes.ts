@@ -165,6 +165,15 @@ export const REASONS = {
       "The agent backs off for this kind of call (its method, or its tool for tools/call): those answers kept breaking size or structure bounds (backoff_after_breaches), so the gateway sends one probe request after each backoff and answers the requests that waited for it without sending them when it breaches again, when the wait reaches response_deadline_ms, when its turn comes too late to finish within it, when 256 already wait, or when the gateway shuts down. A clean answer ends the backoff.",
     source: 'issue 5 (fairness: a hostile seller must not stall other agents); docs/configuration.md backoff_after_breaches',
   },
+  pipeline_wait: {
+    code: 'SERVICE_UNAVAILABLE',
+    details: TIME,
+    mayHaveExecuted: false,
+    description:
+      "The request was pipelined on its HTTP/1.1 connection behind answers still being written, and the gateway sends such a request to its seller only at its turn, once the answers before it were written; its turn came with less than 1 s or a quarter of its response_deadline_ms left (the deadline runs from the request's arrival, the wait included), so it was not sent. observed_ms is how long it waited. Send it again on a connection with nothing ahead of it.",
+    source:
+      'a hostile new-user trial 15, H1 (pipelined requests were forwarded at once and their answers held behind the answer being written, outside max_buffered_response_bytes: test/regressions/pipelined-answers-unbounded-memory.test.ts); docs/configuration.md response_deadline_ms',
+  },
   agent_backoff_shed: {
     code: 'SERVICE_UNAVAILABLE',
     details: [],
@@ -401,6 +410,14 @@ export const REFUSALS = {
     jsonRpcCode: JSONRPC_INTERNAL_ERROR,
     description: 'A fault in the gateway itself, before anything was sent to the host; the seller may have been contacted (logged).',
     source: 'JSON-RPC 2.0 §5.1',
+  },
+  pipeline_too_deep: {
+    statusCode: 503,
+    jsonRpcCode: JSONRPC_SERVICE_UNAVAILABLE,
+    description:
+      "An MCP request pipelined on an HTTP/1.1 connection while 16 requests already wait there for their turn: the gateway sends a pipelined request to its seller only once the answers before it were written, so one connection has at most one answer being received or held at a time, and at most 16 requests waiting, each holding its body. Not sent to any seller; the request's id (null for a GET, a DELETE, a notification or a batch), `data.limit_requests` 16. This answer goes out in its turn, after those before it; the connection stays open. Send the request again once earlier answers have arrived, or on another connection.",
+    source:
+      'RFC 9112 §9.3.2 (pipelining); a hostile new-user trial 15, H1 (every pipelined request was forwarded at once and its answer held behind the answer being written, outside max_buffered_response_bytes: 3 connections of 100 pipelined tools/call with 2 MB answers took the gateway from 94 MB to 1.2 GB: test/regressions/pipelined-answers-unbounded-memory.test.ts)',
   },
   draining: {
     statusCode: 503,

@@ -30,10 +30,10 @@
  * sends meanwhile is dropped by Node's failed parser.
  *
  * The same bound holds for any answer the gateway queues behind such a stream: a valid
- * request pipelined behind it (forwarded, its answer then waits behind the stream, and its
- * exchange, buffered bytes and any backoff turn with it), a refusal a route makes, an ops
- * endpoint's answer ({@link boundAnswersAhead}: routing/handler.ts, errors/local-reply.ts
- * `refuse`, app.ts, ops/routes.ts).
+ * request pipelined behind it (it waits for its turn, not sent to its seller until the stream
+ * has ended: routing/pipelined-turn.ts), a refusal a route makes, an ops endpoint's answer
+ * ({@link boundAnswersAhead}: routing/pipelined-turn.ts, errors/local-reply.ts `refuse`,
+ * app.ts, ops/routes.ts).
  * At the stream's sse_deadline_ms it ends plainly and the queued answer goes out, then the
  * connection carries on (keep-alive). Reported failure (Defect B of a hostile review): a
  * call pipelined behind a standalone GET stream waited as long as the stream lived

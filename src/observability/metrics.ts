@@ -101,6 +101,8 @@ export interface GuardSample {
 export interface CreateMetricsOptions {
   /** Reads the number of SSE streams to hosts open right now (the `sse_streams_open` gauge). Default: always 0. */
   openStreams?: () => number;
+  /** Reads the number of pipelined requests waiting for their turn right now (the `pipelined_requests_waiting` gauge). Default: always 0. */
+  pipelinedWaiting?: () => number;
   /** Reads the agent guard's state, per agent (the `agent_*` metrics). Default: none. */
   guard?: () => Iterable<GuardSample>;
 }
@@ -145,6 +147,7 @@ export function createMetrics(opts: CreateMetricsOptions = {}): GatewayMetrics {
   collectDefaultMetrics({ register: registry });
   const registers = [registry];
   const openStreams = opts.openStreams ?? (() => 0);
+  const pipelinedWaiting = opts.pipelinedWaiting ?? (() => 0);
 
   const counter = <L extends string>(name: string, help: string, labelNames: readonly L[], collect?: () => void): Counter<L> =>
     new Counter({ name: `${METRIC_PREFIX}${name}`, help, labelNames, registers, ...(collect ? { collect } : {}) });
@@ -175,6 +178,14 @@ export function createMetrics(opts: CreateMetricsOptions = {}): GatewayMetrics {
     registers,
     collect() {
       this.set(openStreams());
+    },
+  });
+  new Gauge({
+    name: `${METRIC_PREFIX}pipelined_requests_waiting`,
+    help: "Requests pipelined on hosts' connections (HTTP/1.1) waiting for the answers before them to be written, not yet sent to a seller, right now.",
+    registers,
+    collect() {
+      this.set(pipelinedWaiting());
     },
   });
   const guard = opts.guard ?? (() => []);

@@ -23,11 +23,11 @@ import type { Outcome } from '../exchange.js';
 /**
  * True when `outcome` is a forwarded answer's and it did not all reach the host's connection:
  * the connection (the socket of `request`, the host's HTTP request) failed before it was all
- * written, or the `response` never finished at all. The second is an answer queued behind
- * another on a pipelined connection that died before its turn (Node gives it no 'close': its
- * end comes from the connection's close, routing/handler.ts; reported failure:
- * test/regressions/pipelined-answer-connection-dies.test.ts). Read once, when the exchange
- * ends (routing/handler.ts `end`): two property reads, no listener.
+ * written, or the `response` never finished at all (its connection closed first). (An answer
+ * queued behind another on a pipelined connection that died before its turn was the second
+ * case once: test/regressions/pipelined-answer-connection-dies.test.ts; such a request is now
+ * sent only at its turn, routing/pipelined-turn.ts.) Read once, when the exchange ends
+ * (routing/handler.ts `end`): two property reads, no listener.
  */
 export function hostLeftMidAnswer(outcome: Outcome | undefined, request: IncomingMessage, response: { readonly writableFinished: boolean }): boolean {
   if (!isForwardedOutcome(outcome)) return false;

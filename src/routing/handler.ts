@@ -37,8 +37,8 @@ import { REASONS } from '../errors/codes.js';
 import { hostLeftMidAnswer } from './answer-cut.js';
 import { resetHostConnection } from '../response/host-reset.js';
 import { refuseDraining, type DrainState } from './draining.js';
-import { closeConnectionAfter, whenProcessable } from './closing-answers.js';
-import { boundAnswersAhead } from '../errors/earlier-answers.js';
+import { closeConnectionAfter } from './closing-answers.js';
+import { MAX_WAITING_PER_CONNECTION, type PipelinedTurns } from './pipelined-turn.js';
 
 export interface HandlerDeps {
   getConfig(): GatewayConfig;
@@ -64,6 +64,8 @@ export interface HandlerDeps {
   metrics: GatewayMetrics;
   /** Set once the gateway shuts down: every request is then refused 503 `draining` (routing/draining.ts). */
   drain: DrainState;
+  /** Requests pipelined behind another answer on their connection, waiting for their turn (routing/pipelined-turn.ts). */
+  turns: PipelinedTurns;
   /** Per-agent backoff after bound breaches and buffered-bytes cap. */
   guard: AgentGuard;
   /**
@@ -75,9 +77,6 @@ export interface HandlerDeps {
 }
 
 type McpRequest = FastifyRequest<{ Params: { agent: string } }>;
-
-/** Passed to the handler for a queued request once it may be processed (routing/closing-answers.ts). */
-const PROCESSABLE: unique symbol = Symbol('processable');
 
 /**
  * Ends an exchange's record once: its exchange line, then the `onExchangeEnd` listeners.
@@ -98,14 +97,32 @@ export function createMcpHandler(deps: HandlerDeps) {
   const ownVia = createOwnVia();
 
   /**
-   * Processes a queued request once closing-answers.ts says it may be (a promise of its
-   * reply, as for a request that waits for its backoff turn), or leaves it unanswered when an
-   * answer ahead of it closes the connection: hijacked (Fastify sends nothing for it),
-   * nothing sent to a seller, no line, no count (its answer would never be written).
+   * A request whose answer is queued behind another on its connection (HTTP/1.1 pipelining):
+   * processed at its turn (a promise of its reply, as for a request that waits for its backoff
+   * turn), its wait counted in its response_deadline_ms (`queuedAt`), or left unanswered when
+   * the connection closes first (an answer ahead of it closed it, the host left): hijacked
+   * (Fastify sends nothing for it), nothing sent to a seller, no line, no count
+   * (routing/pipelined-turn.ts). With {@link MAX_WAITING_PER_CONNECTION} waiting on the
+   * connection already, refused `pipeline_too_deep` at once, for its id (its body is not kept
+   * while the refusal waits for its own turn). Reported failure (a hostile new-user trial 15,
+   * H1): test/regressions/pipelined-answers-unbounded-memory.test.ts.
    */
-  function processWhenDue(request: McpRequest, reply: FastifyReply): Promise<FastifyReply | undefined> {
+  function waitForTurn(request: McpRequest, reply: FastifyReply, body: Buffer | undefined): FastifyReply | Promise<FastifyReply | undefined> {
+    const socket = request.raw.socket;
+    if (!deps.turns.hasRoom(socket)) {
+      (request as { body: unknown }).body = undefined;
+      return refuse(
+        reply,
+        'pipeline_too_deep',
+        body !== undefined && body.length > 0 ? requestIdOf(body) : null,
+        `Too many requests pipelined on one connection: ${MAX_WAITING_PER_CONNECTION} already wait for the answers before them. This one was not sent to any seller: send it again once earlier answers have arrived, or on another connection.`,
+        undefined,
+        { limit_requests: MAX_WAITING_PER_CONNECTION },
+      );
+    }
+    const queuedAt = performance.now();
     return new Promise((resolve, reject) => {
-      whenProcessable(request.raw.socket, reply.raw, (processable) => {
+      deps.turns.whenTurnComes(socket, reply.raw, (processable) => {
         if (!processable) {
           reply.hijack();
           resolve(undefined);
@@ -113,7 +130,7 @@ export function createMcpHandler(deps: HandlerDeps) {
         }
         try {
           // Nothing returned: forwarded (sent by the handler itself); the reply then stands for it.
-          resolve(mcpHandler(request, reply, PROCESSABLE) ?? reply);
+          resolve(mcpHandler(request, reply, queuedAt) ?? reply);
         } catch (err) {
           reject(err instanceof Error ? err : new Error(String(err)));
         }
@@ -129,7 +146,9 @@ export function createMcpHandler(deps: HandlerDeps) {
   // added a promise and a thenable job on top (issue 5, 1 KiB results). A request that waits
   // for its turn returns a promise of the reply: Fastify would answer a promise of nothing
   // itself, with an empty body.
-  const mcpHandler = function mcpHandler(request: McpRequest, reply: FastifyReply, turn?: typeof PROCESSABLE): FastifyReply | Promise<FastifyReply | undefined> | undefined {
+  // `queuedAt`: given when the request waited for its turn on its connection (waitForTurn),
+  // the time (performance.now()) it reached the handler first.
+  const mcpHandler = function mcpHandler(request: McpRequest, reply: FastifyReply, queuedAt?: number): FastifyReply | Promise<FastifyReply | undefined> | undefined {
     const config = deps.getConfig();
     // A POST's leading UTF-8 BOM is ignored (RFC 8259 §8.1 lets a parser): the body is read,
     // refused and forwarded without it (mcp/utf8-bom.ts withoutLeadingBom). A DELETE's body,
@@ -176,16 +195,22 @@ export function createMcpHandler(deps: HandlerDeps) {
       closeConnectionAfter(reply);
       return refuse(reply, 'malformed_http', null, 'Bad request: an HTTP/1.1 request must carry a Host header.');
     }
-    // Every answer that closes the connection is decided above (draining, malformed_http),
-    // in the handler's first run. A request whose answer is queued behind another on its
-    // connection (HTTP/1.1 pipelining: no socket yet), or whose connection is closing (Node
-    // ended it after a `close` answer), is processed from here on a turn of the event loop
-    // later, and never when an answer ahead of it closes the connection (RFC 9112 §9.6:
-    // closing-answers.ts; the checks above run again then). Reported failure:
-    // test/regressions/pipelined-behind-closing-refusal-forwarded.test.ts. Any other request
-    // pays one property read (`writableEnded`): the socket is read once, for `queuedOn` too.
-    const connection = reply.raw.socket;
-    if (turn !== PROCESSABLE && (connection === null || connection.writableEnded)) return processWhenDue(request, reply);
+    // A request whose answer is queued behind another on its connection (HTTP/1.1 pipelining:
+    // no socket yet) is processed from here only at its turn, once every answer ahead of it
+    // was written (routing/pipelined-turn.ts; the checks above run again then), never when an
+    // answer ahead of it closes the connection (RFC 9112 §9.6: closing-answers.ts). One whose
+    // connection Node has ended (after a `close` answer) is not processed. Reported failures:
+    // test/regressions/pipelined-answers-unbounded-memory.test.ts,
+    // pipelined-behind-closing-refusal-forwarded.test.ts. Any other request pays one property
+    // read (`writableEnded`).
+    if (queuedAt === undefined) {
+      const connection = reply.raw.socket;
+      if (connection === null) return waitForTurn(request, reply, body);
+      if (connection.writableEnded) {
+        reply.hijack();
+        return undefined;
+      }
+    }
     let rpc = NO_BODY;
     const versionHeader = request.headers['mcp-protocol-version'];
     const post = request.method === 'POST';
@@ -333,13 +358,24 @@ export function createMcpHandler(deps: HandlerDeps) {
         }
       },
       sseRetryMaxMs,
+      // A request that waited for its turn: its duration runs from its arrival, as its deadline does.
+      startedAt: queuedAt === undefined ? undefined : process.hrtime.bigint() - BigInt(Math.round((performance.now() - queuedAt) * 1e6)),
     });
 
     // A request to an agent that backs off waits its turn (agent-guard.ts); a resumed stream,
     // the standalone GET stream and notifications are never held back.
-    const arrivedAt = performance.now();
+    const arrivedAt = queuedAt ?? performance.now();
+    // A request that waited for its turn on its connection is not sent when too little of its
+    // deadline is left to finish within it (as a backoff turn granted too late: agent-guard.ts
+    // tooLateToSend); otherwise its backoff wait may take what is left.
+    let maxWaitMs = limits.response_deadline_ms;
+    let lateTurn = false;
+    if (queuedAt !== undefined) {
+      maxWaitMs = Math.max(0, Math.ceil(limits.response_deadline_ms - (performance.now() - queuedAt)));
+      lateTurn = tooLateToSend(maxWaitMs, limits.response_deadline_ms);
+    }
     const kind = callKind(rpc.method, rpc.toolName, rpc.kind === 'batch');
-    const gate = post && (rpc.kind === 'request' || rpc.kind === 'batch') ? deps.guard.admit(agent.name, kind, agent.guard, limits.response_deadline_ms) : undefined;
+    const gate = !lateTurn && post && (rpc.kind === 'request' || rpc.kind === 'batch') ? deps.guard.admit(agent.name, kind, agent.guard, maxWaitMs) : undefined;
     const pending = gate !== undefined && 'admitted' in gate ? gate : undefined;
     let admission = gate !== undefined && !('admitted' in gate) ? gate : undefined;
     let deadline: NodeJS.Timeout | undefined = undefined; // set once admitted
@@ -399,10 +435,8 @@ export function createMcpHandler(deps: HandlerDeps) {
         // as host_aborted; test/regressions/get-stream-closed-by-host-not-aborted.test.ts).
         exchange.outcome = exchange.rpc.kind === 'none' && exchange.sseStarted ? 'ok' : 'host_aborted';
       }
-      // A settled answer the host left before Node had written it all, or that never left its
-      // queue on a connection that died (below; answer-cut.ts).
+      // A settled answer the host left before Node had written it all (answer-cut.ts).
       const leftMidAnswer = settled && hostLeftMidAnswer(exchange.outcome, request.raw, reply.raw);
-      queuedOn?.off('close', onConnectionClose);
       // The seller's answer counts for its agent's backoff as what it was, not as the host's leaving (as in `onDeadline`).
       if (admission !== undefined) deps.guard.finish(admission, guardOutcome(exchange, callLimit.value !== undefined));
       if (leftMidAnswer) exchange.outcome = 'host_aborted';
@@ -411,33 +445,17 @@ export function createMcpHandler(deps: HandlerDeps) {
       // What was read of the seller's body so far: a read still waiting (a deadline, a host that
       // left) has not recorded its counts yet.
       if (exchange.bodySource !== undefined) recordCounts(exchange, exchange.bodySource);
-      // null when no response head went out (the host went away first, or the answer never
-      // left its queue on a pipelined connection): `statusCode` would say 200.
-      const hostStatus = reply.raw.headersSent && !stillQueued ? reply.raw.statusCode : null;
+      // null when no response head went out (the host went away first): `statusCode` would say 200.
+      const hostStatus = reply.raw.headersSent ? reply.raw.statusCode : null;
       // Its fields are built only when the line is written (not at `silent`, e.g. `logger: false`).
       if (deps.log.isLevelEnabled('info')) logInfo(exchangeLogFields(exchange, hostStatus, request.method), 'exchange');
       deps.onExchangeEnd?.(exchange, hostStatus);
     };
     const openSlot = deps.openExchanges.add(end);
     // `on`, not `once`: a response emits 'close' once, and `once` costs a wrapper and a removal per request.
+    // Its response has the connection (a pipelined request is processed at its turn only), so
+    // Node emits its 'close' however the connection ends.
     reply.raw.on('close', end);
-    // A response queued behind another on its connection (HTTP/1.1 pipelining: no socket
-    // yet) never emits 'close' when the connection dies before its turn (Node 20 and 22): its
-    // exchange never ended (no line, its entry and any backoff turn held for good). The
-    // connection's close ends it too; only such requests pay the listener (answer-cut.ts).
-    // Reported failure: test/regressions/pipelined-answer-connection-dies.test.ts.
-    const queuedOn = connection === null ? request.raw.socket : null;
-    // Until its turn comes (Node assigns it the connection: 'socket'), nothing of it reached the host.
-    let stillQueued = queuedOn !== null;
-    const onConnectionClose = (): void => end();
-    if (queuedOn !== null) {
-      queuedOn.once('close', onConnectionClose);
-      reply.raw.once('socket', () => (stillQueued = false));
-      // An answer ahead of it with no deadline of its own (the standalone GET stream) gets its
-      // agent's sse_deadline_ms, so this one goes out (errors/earlier-answers.ts; reported
-      // failure: test/regressions/pipelined-call-behind-get-stream-unbounded.test.ts).
-      boundAnswersAhead(queuedOn, reply.raw);
-    }
 
     /** Sends the admitted request to the seller (reply-from), its answer to the response pipeline. */
     const forward = (): FastifyReply => {
@@ -465,9 +483,8 @@ export function createMcpHandler(deps: HandlerDeps) {
           return;
         }
         const raw = reply.raw;
-        // Taken whole, or already closing (its 'close' ends the exchange as it is), or not on
-        // the connection (see `settled`).
-        if (raw.writableFinished || raw.destroyed || raw.socket === null) return;
+        // Taken whole, or already closing (its 'close' ends the exchange as it is).
+        if (raw.writableFinished || raw.destroyed) return;
         // The seller's answer counts for its agent's backoff as what it was (guardOutcome),
         // not as the host's stall: finished now, before the outcome is the host's.
         if (admission !== undefined) {
@@ -537,12 +554,11 @@ export function createMcpHandler(deps: HandlerDeps) {
               // `settled`: the answer is ended. Nearly always Node wrote it straight into the
               // socket (`writableFinished` at once): no timer is left. Otherwise the host has
               // the rest of the deadline (JSON: the timer runs on) or sse_idle_timeout_ms from
-              // now (SSE, whose stage cleared the deadline) to take it (`onDeadline`). Not an
-              // answer queued behind an earlier response on its connection (HTTP/1.1
-              // pipelining, `socket` null): the host may be reading that one, which is bounded
-              // on its own, and a cut would end it too.
+              // now (SSE, whose stage cleared the deadline) to take it (`onDeadline`). The
+              // answer has its connection: a request pipelined behind another answer is sent
+              // only at its turn (routing/pipelined-turn.ts).
               const raw = reply.raw;
-              if (raw.writableFinished || raw.destroyed || raw.socket === null) clearTimeout(deadline);
+              if (raw.writableFinished || raw.destroyed) clearTimeout(deadline);
               else if (exchange.sseStarted) deadline = setTimeout(onDeadline, limits.sse_idle_timeout_ms);
             },
             (err: unknown) => internalError(exchange, reply, log, err),
@@ -558,6 +574,10 @@ export function createMcpHandler(deps: HandlerDeps) {
     // the seller has nothing to replay (resume/token.ts `final`).
     if (resumed?.final === true) {
       answerStreamOver(exchange, reply);
+      return undefined;
+    }
+    if (lateTurn) {
+      answerWithLocalError(exchange, reply, { reason: 'pipeline_wait', limitMs: limits.response_deadline_ms, observedMs: Math.round(performance.now() - arrivedAt) });
       return undefined;
     }
     if (pending === undefined) {

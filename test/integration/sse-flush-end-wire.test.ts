@@ -22,8 +22,10 @@ import { startGateway } from '../helpers/gateway.js';
 import { useSellerAndGateway } from '../helpers/stack.js';
 import { SseFrameBatch, type SseSink } from '../../src/response/sse-encode.js';
 import { parseResponses, toolCallRequest as post } from '../helpers/http-wire.js';
+import { MAX_WAITING_PER_CONNECTION } from '../../src/routing/pipelined-turn.js';
 
 const LIMIT = 200 * 1024;
+const PIPELINED = 1 + MAX_WAITING_PER_CONNECTION;
 const EVENT_LIMIT = 64 * 1024;
 
 // Counts flushes that corked the socket themselves (multi-part flushes on an uncorked socket).
@@ -44,7 +46,10 @@ const stack = useSellerAndGateway(
   () => startIdDispatchingSeller(answers),
   (seller) =>
     startGateway(
-      `log_level: silent\nagents:\n  s:\n    url: ${seller.url}\n    max_response_bytes: ${LIMIT}\n    max_sse_event_bytes: ${EVENT_LIMIT}\n`,
+      // No backoff: most scenarios break a bound on purpose, and a pipelined request is sent
+      // only at its turn (src/routing/pipelined-turn.ts), so their breaches come one after
+      // another on each connection and would back the agent off (agent_backoff answers).
+      `log_level: silent\nagents:\n  s:\n    url: ${seller.url}\n    max_response_bytes: ${LIMIT}\n    max_sse_event_bytes: ${EVENT_LIMIT}\n    backoff_after_breaches: 0\n`,
     ),
 );
 
@@ -210,13 +215,15 @@ for (const [name, answer] of Object.entries(scenarios)) {
   });
 }
 
-test('many interleaved requests on 4 keep-alive connections, each 20 pipelined', async () => {
+// 17 per connection: the one answered first and the 16 a connection lets wait for their turn
+// (src/routing/pipelined-turn.ts MAX_WAITING_PER_CONNECTION; one more is refused pipeline_too_deep).
+test(`many interleaved requests on 4 keep-alive connections, each ${PIPELINED} pipelined`, async () => {
   const names = Object.keys(scenarios);
   const runs: Promise<void>[] = [];
   for (let c = 0; c < 4; c++) {
     const ids: number[] = [];
     const kinds: string[] = [];
-    for (let i = 0; i < 20; i++) {
+    for (let i = 0; i < PIPELINED; i++) {
       const id = nextId++;
       const kind = names[(c + i) % names.length]!;
       answers.set(id, scenarios[kind]!);

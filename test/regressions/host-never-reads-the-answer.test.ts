@@ -35,10 +35,13 @@
  *    Content-Length; a chunked SSE body without its terminating chunk and without a final
  *    event for the request).
  * 2. (`r`) a host that reads within the bound gets the whole answer (outcome `ok`).
- * 3. (`p`) the pipelined call's answer, ended while it waits behind the stream on the
- *    connection, is not cut when its deadline passes: the host gets both answers whole, on
- *    an open connection (outcome `ok` twice). A first version of the fix cut it (and the
- *    stream with it).
+ * 3. (`p`) the stream is not cut when the pipelined call's deadline passes behind it: the
+ *    host gets both answers whole, on an open connection, the stream's `ok`. A first version
+ *    of the fix cut the call's answer, ended while it waited behind the stream (and the
+ *    stream with it). Since a pipelined call is sent only at its turn
+ *    (src/routing/pipelined-turn.ts; a hostile new-user trial 15, H1), no answer waits so:
+ *    the call, its deadline passed while it waited, is answered `pipeline_wait` without
+ *    being sent.
  * Before the fix, (1) wrote no exchange line at all (for `c`, the line said `sse_cumulative`
  * once the host went away). Timeouts here are hang guards, never timings; the wait of (3)
  * (3 x its deadline) only makes the wait behind the stream real.
@@ -48,7 +51,7 @@ import assert from 'node:assert/strict';
 import net from 'node:net';
 import type { ServerResponse } from 'node:http';
 import { startRawSeller, type RawSeller } from '../support/raw-seller.js';
-import { startObservedGateway, type ObservedGateway } from '../support/hostile-seller.js';
+import { expectedErrorJson, observedMsAtLeast, startObservedGateway, type ObservedGateway } from '../support/hostile-seller.js';
 import { agentsYaml } from '../helpers/gateway.js';
 import { useSellerAndGateway } from '../helpers/stack.js';
 import { parseResponses, toolCallRequest } from '../helpers/http-wire.js';
@@ -314,20 +317,20 @@ describe('a host that never reads the answer the gateway ended', () => {
     }
   });
 
-  test('control: an answer pipelined behind a stream the host reads waits for it, past its deadline, and is not cut', { timeout: TEST_TIMEOUT_MS }, async () => {
+  test('control: a call pipelined behind a stream the host reads waits for it, past its deadline; the stream is not cut, the call is answered pipeline_wait, unsent', { timeout: TEST_TIMEOUT_MS }, async () => {
     const socket = net.connect(Number(new URL(gw().baseUrl).port), '127.0.0.1');
     const chunks: Buffer[] = [];
     socket.on('data', (c: Buffer) => chunks.push(c));
     socket.on('error', () => {});
-    // Two requests at once (HTTP/1.1 pipelining): the stream (21), then a JSON call (22) whose
-    // answer waits behind the stream on the connection.
+    // Two requests at once (HTTP/1.1 pipelining): the stream (21), then a call (22) that
+    // waits for its turn behind the stream on the connection.
     socket.write(toolCallRequest(21, 'p') + toolCallRequest(22, 'p'));
     // At most 1000 looks, 10 ms apart (a hang guard, not a timing).
-    const seen = (): boolean => stack.seller.requests.some((r) => r.body.includes('"id":22'));
-    for (let k = 0; k < 1000 && !seen(); k++) await new Promise((resolve) => setTimeout(resolve, 10));
-    assert.ok(seen(), 'the seller got the pipelined call');
-    // The call's deadline, counted from its arrival (before the seller got it), runs out while
-    // its answer waits (a lower bound: only makes the wait real).
+    const seen = (id: number): boolean => stack.seller.requests.some((r) => r.body.includes(`"id":${id}`));
+    for (let k = 0; k < 1000 && !seen(21); k++) await new Promise((resolve) => setTimeout(resolve, 10));
+    assert.ok(seen(21), 'the seller got the stream\'s call');
+    // The call's deadline, counted from its arrival, runs out while it waits (a lower bound:
+    // only makes the wait real).
     await new Promise((resolve) => setTimeout(resolve, 3 * PIPELINED_DEADLINE_MS));
     endStream!();
 
@@ -349,10 +352,15 @@ describe('a host that never reads the answer the gateway ended', () => {
       [200, 200],
     );
     assert.deepEqual((sseMessages(responses[0]!.body).at(-1) as { id: number }).id, 21);
-    assert.deepEqual((JSON.parse(responses[1]!.body) as { id: number }).id, 22);
-    for (const id of [21, 22]) {
-      const line = await gw().exchangeLine('p', id, 10_000);
-      assert.deepEqual({ outcome: line.outcome, reason: line.reason }, { outcome: 'ok', reason: null });
-    }
+    const waited = observedMsAtLeast(responses[1]!.body, 3 * PIPELINED_DEADLINE_MS);
+    assert.equal(
+      responses[1]!.body,
+      expectedErrorJson({ id: 22, method: 'tools/call', toolName: 'x', reason: 'pipeline_wait', limitMs: PIPELINED_DEADLINE_MS, observedMs: waited }),
+    );
+    assert.equal(seen(22), false, 'the call was not sent');
+    const stream = await gw().exchangeLine('p', 21, 10_000);
+    assert.deepEqual({ outcome: stream.outcome, reason: stream.reason }, { outcome: 'ok', reason: null });
+    const call = await gw().exchangeLine('p', 22, 10_000);
+    assert.deepEqual({ outcome: call.outcome, reason: call.reason, status: call.status }, { outcome: 'local_error', reason: 'pipeline_wait', status: 200 });
   });
 });
