@@ -361,6 +361,70 @@ describe('buffered response bytes', () => {
     assert.equal(guard.heldBytes('s'), 0);
   });
 
+  // A hostile new user's trial 15, H2: decoders (a brotli window, up to 16 MiB) were held outside the cap.
+  it('reserve(n) holds decoder bytes that set(n) keeps; unreserve gives them back and wakes who may read on', async () => {
+    const guard = new AgentGuard();
+    const stream = guard.lease('s', SETTINGS);
+    const other = guard.lease('s', SETTINGS);
+    stream.reserve(60);
+    stream.set(10); // the open event: 10 bytes besides the decoders
+    assert.deepEqual([stream.held, stream.reserved, guard.heldBytes('s')], [70, 60, 70]);
+    stream.set(0); // the event dispatched: the decoders still held, its place kept
+    assert.deepEqual([stream.held, guard.heldBytes('s')], [60, 60]);
+    other.add(50);
+    assert.equal(other.mustWait, true, 'the stream holding only its decoders is still the oldest');
+    const wait = other.ready();
+    assert.equal(await settled(wait), false);
+    stream.unreserve(1_000); // at most what it reserved
+    assert.deepEqual([stream.held, stream.reserved, guard.heldBytes('s')], [0, 0, 50]);
+    assert.equal(await settled(wait), true);
+    other.release();
+    stream.release();
+    assert.equal(guard.heldBytes('s'), 0);
+  });
+
+  it('mustWaitFor(n): decoders wait while they would take the agent over its cap, unless their response is (or would be) the oldest', async () => {
+    const guard = new AgentGuard();
+    const a = guard.lease('s', SETTINGS);
+    const b = guard.lease('s', SETTINGS);
+    assert.equal(a.mustWaitFor(1_000), false, 'nothing held: it would be the oldest');
+    a.reserve(1_000);
+    assert.equal(b.mustWaitFor(0), true, 'over the cap: b waits for anything (mustWait)');
+    a.unreserve(1_000);
+    a.add(40);
+    assert.equal(b.mustWaitFor(60), false, 'fits: 40 + 60 is the cap');
+    assert.equal(b.mustWaitFor(61), true);
+    assert.equal(a.mustWaitFor(1_000), false, 'a is the oldest');
+    // b waits holding its first wire chunk, so it takes its turn among the holders.
+    b.reserve(5);
+    const wait = b.readyFor(61);
+    assert.equal(await settled(wait), false);
+    const c = guard.lease('s', SETTINGS);
+    c.add(50);
+    a.release(); // b is now the oldest holder: its 61 go although 5 + 50 + 61 is over the cap
+    assert.equal(await settled(wait), true);
+    assert.equal(b.mustWaitFor(61), false);
+    assert.equal(guard.bufferWaits('s'), 1);
+    for (const l of [b, c]) l.release();
+    assert.equal(guard.heldBytes('s'), 0);
+  });
+
+  it('a wait goes on when the body closes after its end (Node destroys an ended stream): only an abort ends it', async () => {
+    const guard = new AgentGuard();
+    const a = guard.lease('s', SETTINGS);
+    const b = guard.lease('s', SETTINGS);
+    a.add(200);
+    b.add(1);
+    const body = Object.assign(new EventEmitter(), { readableEnded: false, destroyed: false });
+    const wait = b.ready(body);
+    body.readableEnded = true;
+    body.emit('close');
+    assert.equal(await settled(wait), false);
+    a.release();
+    assert.equal(await settled(wait), true);
+    b.release();
+  });
+
   it('agents have separate caps', () => {
     const guard = new AgentGuard();
     const a = guard.lease('a', SETTINGS);
