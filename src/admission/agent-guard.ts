@@ -26,15 +26,11 @@
  * 2. **Buffered response bytes** (`max_buffered_response_bytes`), per agent. The response
  *    bytes the gateway holds for all of the agent's in-flight responses while they are
  *    received (JSON bodies; of an SSE stream, the event not yet dispatched: its incomplete
- *    line and its complete `data:` lines, sse-stage.ts), and the memory of a coded
- *    response's decoders ({@link BufferLease.reserve}: a brotli window and tables, a zlib
- *    window; decode.ts, a hostile new user's trial 15, H2). A response whose next chunk
+ *    line and its complete `data:` lines, sse-stage.ts). A response whose next chunk
  *    would find the agent over the cap waits before reading it (TCP back-pressure on that
- *    seller), and one whose decoders would take it over waits before they are made
- *    ({@link BufferLease.readyFor}), except the agent's oldest holding response, which
- *    always proceeds, so the agent always makes progress. The bound is therefore the cap +
- *    the oldest response (up to its `max_response_bytes` and its decoders) + one chunk per
- *    other response in flight.
+ *    seller), except the agent's oldest holding response, which always proceeds, so the
+ *    agent always makes progress. The bound is therefore the cap + the oldest response
+ *    (up to its `max_response_bytes`) + one chunk per other response in flight.
  *    **Load shedding**: a response that must wait while its call kind backs off (mechanism 1)
  *    is not waited for: its lease is shed ({@link BufferLease.shedRetryAfterS} set, its
  *    bytes released; the reader stops and answers `agent_backoff_shed`, docs/errors.md),
@@ -471,32 +467,21 @@ export class AgentGuard {
   }
 }
 
-/** The seller's body as {@link BufferLease.ready} watches it: its close ends a wait, unless it had ended. */
-export type WatchedBody = Pick<NodeJS.EventEmitter, 'once' | 'off'> & { readonly destroyed?: boolean; readonly readableEnded?: boolean };
-
 /**
  * The bytes one response holds while it is received, counted against its agent's
  * `max_buffered_response_bytes`. Use: `add(chunk.length)` for each chunk kept (or `set(n)`
  * for the bytes held now), then `if (lease.mustWait) await lease.ready(stream)` before
  * reading the next chunk; `release()` once, when the bytes are no longer held (any outcome).
- * A coded response's decoders are held too, before they are made (decode.ts DecoderRoom):
- * `while (lease.mustWaitFor(n)) await lease.readyFor(n, stream)`, then `reserve(n)`, and
- * `unreserve(n)` once they are gone.
  */
 export class BufferLease {
   /** Bytes held now; the lease is in its agent's holding list exactly while this is above 0. */
   held = 0;
-  /** Of {@link held}: the bytes reserved for the response's decoders ({@link reserve}), which {@link set} keeps. */
-  reserved = 0;
   /** Neighbours in the agent's holding list ({@link AgentState.firstLease}). */
   prevLease: BufferLease | undefined = undefined;
   nextLease: BufferLease | undefined = undefined;
-  /** Set once, by {@link release} (or {@link shedNow}): the lease holds nothing and waits for nothing from then on. */
-  released = false;
-  /** Set while waiting in {@link ready} or {@link readyFor}. */
+  private released = false;
+  /** Set while waiting in {@link ready}. */
   wake: (() => void) | undefined;
-  /** While waiting in {@link readyFor}: the bytes it waits to hold (0 otherwise). */
-  private wanted = 0;
   /**
    * Set once the response is shed (module doc, load shedding): whole seconds until its kind's
    * next probe (`retry_after`). The reader checks it after {@link ready} and stops with a
@@ -522,43 +507,15 @@ export class BufferLease {
     this.s.heldBytes += n;
   }
 
-  /**
-   * Sets the bytes held to `n` plus the {@link reserved} ones (a stream that forwards as it
-   * goes holds only the event it has not dispatched yet, and its decoders).
-   */
+  /** Sets the bytes held to `n` (a stream that forwards as it goes holds only the event it has not dispatched yet). */
   set(n: number): void {
-    const next = n + this.reserved;
-    if (this.released || next === this.held) return;
-    const lower = next < this.held;
+    if (this.released || n === this.held) return;
+    const lower = n < this.held;
     if (this.held === 0) this.s.linkLease(this);
-    this.s.heldBytes += next - this.held;
-    this.held = next;
-    if (next === 0) this.s.unlinkLease(this);
+    this.s.heldBytes += n - this.held;
+    this.held = n;
+    if (n === 0) this.s.unlinkLease(this);
     if (lower) this.wakeOthers();
-  }
-
-  /**
-   * Holds `n` bytes for the response's decoders (decode.ts DecoderRoom), without a check:
-   * the caller asked {@link mustWaitFor} first. Kept by {@link set} until {@link unreserve}.
-   */
-  reserve(n: number): void {
-    if (this.released || n <= 0) return;
-    if (this.held === 0) this.s.linkLease(this);
-    this.held += n;
-    this.reserved += n;
-    this.s.heldBytes += n;
-  }
-
-  /** Gives back `n` of the {@link reserved} bytes (at most those): the decoders are gone. */
-  unreserve(n: number): void {
-    if (this.released) return;
-    const m = Math.min(n, this.reserved);
-    if (m <= 0) return;
-    this.reserved -= m;
-    this.held -= m;
-    this.s.heldBytes -= m;
-    if (this.held === 0) this.s.unlinkLease(this);
-    this.wakeOthers();
   }
 
   /** True when this response must wait before reading more: the agent is over its cap and this is not its oldest response. */
@@ -567,61 +524,30 @@ export class BufferLease {
   }
 
   /**
-   * True when `n` more bytes (a response's decoders) must wait: they would take the agent
-   * over its cap, and this is not its oldest holding response, nor would it be (another
-   * holds bytes). `mustWaitFor(0)` is {@link mustWait}.
-   */
-  mustWaitFor(n: number): boolean {
-    if (this.released || this.s.heldBytes + n <= this.s.settings.max_buffered_response_bytes) return false;
-    const first = this.s.firstLease;
-    return first !== this && first !== undefined;
-  }
-
-  /**
    * Resolves once this response may read on (at once when it need not wait), when it is
    * released or shed, or when `stream` (the seller's body) closes or has closed before its
-   * end (the request was aborted: the caller's next read fails). A body that has ENDED (before
-   * or during the wait) still waits: its decoders may hold a bomb's worth of output (found in the bench: a gzip bomb's
+   * end (the request was aborted: the caller's next read fails). A body that has ENDED still
+   * waits: its decoders may hold a bomb's worth of output (found in the bench: a gzip bomb's
    * few KiB arrive whole at once, and the decoded bytes went past the cap unchecked); its
    * exchange's end releases it (exchange.ts `openBufferLease`).
    */
-  ready(stream?: WatchedBody): Promise<void> {
+  ready(stream?: Pick<NodeJS.EventEmitter, 'once' | 'off'> & { readonly destroyed?: boolean; readonly readableEnded?: boolean }): Promise<void> {
     if (!this.mustWait) return Promise.resolve();
-    return this.waitFor(0, stream);
-  }
-
-  /**
-   * {@link ready} for `n` more bytes (a response's decoders, before they are made): resolves
-   * once {@link mustWaitFor}(n) may be false (check it again: several waiters may wake for
-   * the same room), or as {@link ready} does on release, shedding and `stream`'s close.
-   */
-  readyFor(n: number, stream?: WatchedBody): Promise<void> {
-    if (!this.mustWaitFor(n)) return Promise.resolve();
-    return this.waitFor(n, stream);
-  }
-
-  private waitFor(n: number, stream: WatchedBody | undefined): Promise<void> {
     const ended = stream?.readableEnded === true;
     if (stream?.destroyed === true && !ended) return Promise.resolve();
     if (this.breaker?.backingOff === true && this.shedNow()) return Promise.resolve();
     this.s.bufferWaits++;
-    this.wanted = n;
     return new Promise<void>((resolve) => {
-      // A close after the body's end (Node destroys an ended stream) is no abort: still waits.
-      const closed = (): void => {
-        if (stream?.readableEnded !== true) done();
-      };
       const done = (): void => {
-        stream?.off('close', closed);
+        stream?.off('close', done);
         this.wake = undefined;
-        this.wanted = 0;
         const i = this.s.blocked.indexOf(this);
         if (i >= 0) this.s.blocked.splice(i, 1);
         resolve();
       };
       this.wake = done;
       this.s.blocked.push(this);
-      if (!ended) stream?.once('close', closed);
+      if (!ended) stream?.once('close', done);
     });
   }
 
@@ -642,7 +568,7 @@ export class BufferLease {
     this.released = true;
     this.s.heldBytes -= this.held;
     if (this.held > 0) this.s.unlinkLease(this);
-    this.held = this.reserved = 0;
+    this.held = 0;
     this.wake?.();
     this.wakeOthers();
   }
@@ -654,7 +580,7 @@ export class BufferLease {
   private wakeOthers(): void {
     if (this.s.blocked.length === 0) return;
     for (const lease of this.s.blocked.slice()) {
-      if (!lease.mustWaitFor(lease.wanted)) lease.wake?.();
+      if (!lease.mustWait) lease.wake?.();
     }
   }
 }

@@ -38,47 +38,15 @@
  * - `deflate` is zlib-wrapped per RFC 9110 §8.4.1.2; a body without a valid zlib header
  *   (RFC 1950 §2.2) is inflated raw, as browsers and curl do.
  *
- * - Decoder memory counts against the agent's `max_buffered_response_bytes` (a hostile new
- *   user's trial 15, H2: a brotli window, up to 16 MiB, sat outside every bound for a GET
- *   stream's life; 30 such streams took the gateway from 94 to 655 MB RSS, `br, br, br, br`
- *   x 10 from 78 to 701 MB, `adcp_gateway_agent_buffered_response_bytes` at 0). Each layer
- *   is charged {@link decoderBytes} to the response's {@link DecoderRoom} (its agent-guard.ts
- *   BufferLease): `br`, 2^WBITS (the window its stream header declares, RFC 7932 §9.1, read
- *   from the layer's first byte: 1 KiB to 16 MiB) + {@link BROTLI_STATE_BYTES}; `gzip` and
- *   `deflate`, {@link ZLIB_DECODER_BYTES}. The whole stack is charged at the body's first
- *   byte, before any decoder is made (an inner `br` at the largest window until its own first
- *   byte names its window), and given back when the decoders are gone. When that charge would
- *   take the agent over its cap, the first byte waits for room as a chunk does (TCP
- *   back-pressure; the agent's oldest holding response always proceeds), so the decoders of
- *   all of an agent's responses but its oldest stay within the cap: per agent, at most the
- *   cap + the oldest response's (one `br` layer: 18.75 MiB + 3 zlib layers) + one chunk per
- *   other response, however many streams the seller holds open.
- * - Why the declared window and not the bytes decoded so far (measured on Node 20.20, brotli
- *   1.1.0: RSS per open decoder, fed a flushed stream and left open, minus the same decoders
- *   destroyed; glibc with a fixed mmap threshold, so freed rings leave RSS): the ring buffer
- *   does grow with the output (lgwin 24: 0.05 MB fresh, 1.0 MB after 1 MiB decoded, 3.7 MB
- *   after 4 MiB, 15.2 MB after 16 MiB; lgwin 22: 1.0, 4.0, 4.0 MB; lgwin 16: 0.25 MB), but to
- *   the size the seller's metablock header declares (up to the window), and the decoder fills
- *   it before it hands a byte out: a 3 KB body of zeros, its output left unread, held 15.9 MB
- *   per decoder at lgwin 24 (4.0 MB at lgwin 22, 0.27 MB at lgwin 16) with one 16 KiB chunk
- *   produced. While the ring grows it may momentarily be 1.5 times its size (brotli's note on
- *   its reallocation). gzip and deflate: 6-8 KB per fresh decoder, 25-31 KB with its 32 KiB
- *   window filled. The trial rerun (its brget1.mjs, 30 streams of 16 MB at lgwin 24, idle
- *   after): the GET streams, refused (below), 95 -> 99 MB RSS, where they had taken 94 -> 662;
- *   the same streams answering 30 POSTed calls, 92 -> 201 MB (3 decoding, 58,982,400 bytes
- *   charged, 27 waiting their turn), where they had taken 94 -> 646. A gzip answer keeps its
- *   cost: the same decoder, and at its first byte three synchronous lease calls, no await.
- * - At most {@link MAX_BROTLI_LAYERS} `br` layer per response: no encoder stacks brotli, and
- *   each layer costs up to 18.75 MiB. Sellers are not asked for `br` on a stream that has no
- *   end (the standalone GET stream, a long-lived one: exchange.ts offeredCodings), whose
- *   decoders would hold their charge for a session and leave the agent's other answers
- *   waiting for room; a `br` answer there was not asked for (`unsupported_encoding`).
+ * Residual risk, documented: a brotli stream may declare a window of up to 16 MiB (large
+ * windows stay disabled), which the decoder allocates whatever the decoded limit: measured
+ * ~14 MB RSS per open decoder at lgwin 24, ~2.8 MB at the encoders' default lgwin 22
+ * (gzip/deflate windows are 32 KiB). Offer `br` only to agents that need it.
  */
 import { drainOrClose } from './drain.js';
 import { Readable, type Transform, type TransformOptions } from 'node:stream';
 import zlib from 'node:zlib';
 import { ByteBudget } from './byte-budget.js';
-import { LoadShedError } from '../admission/agent-guard.js';
 
 export type DecodeFailure =
   | { reason: 'unsupported_encoding'; coding: string }
@@ -92,88 +60,13 @@ export type ContentCoding = 'gzip' | 'deflate' | 'br';
 
 /**
  * How many codings one response may stack. RFC 9110 sets no maximum; real servers send one.
- * Each layer costs a zlib stream (or a brotli window, up to 16 MiB: {@link decoderBytes}) and a bounded counter:
+ * Each layer costs a zlib stream (and a brotli window, up to 16 MiB) and a bounded counter:
  * four allows any sane combination (`deflate, br`, a proxy's extra `gzip`) while a header
  * such as `gzip, gzip, ... x 1000` is refused before a decoder is made. Every layer may
  * produce up to the decoded limit, so each one also multiplies a bomb's work. The number is
  * stated in README, docs/errors.md and docs/configuration.md (`unsupported_encoding`).
  */
 export const MAX_STACKED_CODINGS = 4;
-
-/**
- * How many of a response's codings may be `br`: more is `unsupported_encoding`, refused
- * before any decoder is made. No encoder stacks brotli on brotli, and each layer may cost
- * 18.75 MiB ({@link decoderBytes}); trial 15, H2: `br, br, br, br` held ~62 MB per GET stream.
- */
-export const MAX_BROTLI_LAYERS = 1;
-
-/**
- * Bytes charged for a brotli decoder besides its window: the most its state can hold while
- * one metablock is open (a seller holds that as long as it likes, by not ending the
- * metablock), rounded up to 2.75 MiB. Its prefix-code tables, allocated per metablock: up to
- * 256 trees each for literals, insert-and-copy lengths and distances, of at most 632, 1080
- * and 896 four-byte entries (brotli 1.1.0 c/dec/state.c BrotliDecoderHuffmanTreeGroupInit:
- * the alphabet + 376), 2,670,592 bytes; its context maps (256 block types x 64 + 4 bytes),
- * block-type and length trees (12,336 bytes), the ring's 542-byte write-ahead slack, and the
- * state itself with Node's 16 KiB output buffer (a fresh decoder measured 0.05 MB RSS).
- */
-export const BROTLI_STATE_BYTES = 2.75 * 1024 * 1024;
-
-/**
- * Bytes charged for a gzip or deflate decoder: its 32 KiB window (RFC 1951's largest), zlib's
- * inflate state (~7 KiB) and Node's 16 KiB output buffer, rounded up (measured 25-31 KB RSS
- * with the window filled).
- */
-export const ZLIB_DECODER_BYTES = 64 * 1024;
-
-/** The largest brotli window without large windows (RFC 7932 §9.1: WBITS up to 24), in bytes. */
-export const BROTLI_MAX_WINDOW_BYTES = 1 << 24;
-
-/**
- * The window (WBITS) a brotli stream declares in its first byte (RFC 7932 §9.1, read from
- * the least significant bit): 16; else 17 + the next 3 bits when not 0 (18..24); else 8 +
- * the 3 after when not 0 or 1 (10..15), 17 when 0. Undefined for 1 (the marker of
- * brotli's large-window extension, which Node's decoder leaves disabled: it fails on it).
- */
-export function brotliWindowBits(firstByte: number): number | undefined {
-  if ((firstByte & 1) === 0) return 16;
-  const high = (firstByte >> 1) & 7;
-  if (high !== 0) return 17 + high;
-  const low = (firstByte >> 4) & 7;
-  if (low === 1) return undefined;
-  return low === 0 ? 17 : 8 + low;
-}
-
-/**
- * The bytes one decoding layer is charged ({@link DecoderRoom}): `br`, its declared window
- * (from `firstByte`, the layer's first input byte; the largest while it is unknown or invalid)
- * + {@link BROTLI_STATE_BYTES}: 2.81 MiB at lgwin 16, 3.25 at 19, 6.75 at 22, 18.75 at 24;
- * `gzip` and `deflate`, {@link ZLIB_DECODER_BYTES}.
- */
-export function decoderBytes(coding: ContentCoding, firstByte?: number): number {
-  if (coding !== 'br') return ZLIB_DECODER_BYTES;
-  const bits = firstByte === undefined ? undefined : brotliWindowBits(firstByte);
-  return (bits === undefined ? BROTLI_MAX_WINDOW_BYTES : 2 ** bits) + BROTLI_STATE_BYTES;
-}
-
-/**
- * Where a response's decoders are charged: its agent's buffered-bytes lease (agent-guard.ts
- * BufferLease; a hostile new user's trial 15, H2). The chain asks {@link mustWaitFor} for the
- * whole stack's {@link decoderBytes} before its first byte, waits in {@link readyFor} while it
- * must (asking again after each wake), then {@link reserve}s them, and {@link unreserve}s
- * them once its decoders are gone (any outcome).
- */
-export interface DecoderRoom {
-  mustWaitFor(n: number): boolean;
-  /** Resolves when `n` more bytes may fit, or the room is released or shed, or `stream` closed before its end. */
-  readyFor(n: number, stream?: Readable): Promise<void>;
-  reserve(n: number): void;
-  unreserve(n: number): void;
-  /** True once the response is over (its exchange ended, or it was shed). */
-  readonly released: boolean;
-  /** Set once the response was shed (agent-guard.ts load shedding): `retry_after` in whole seconds. */
-  readonly shedRetryAfterS?: number | undefined;
-}
 
 /** zlib output chunk size in bytes (zlib's own default, Z_DEFAULT_CHUNK): the overshoot unit. */
 export const DECODER_CHUNK_BYTES = 16 * 1024;
@@ -242,16 +135,14 @@ function canonicalCodings(
   tokens: readonly string[],
 ): { ok: true; codings: ContentCoding[] } | { ok: false; failure: DecodeFailure } {
   const codings: ContentCoding[] = [];
-  let brotli = 0;
   for (const raw of tokens) {
     const token = raw.trim().toLowerCase();
     if (token === '' || token === 'identity') continue;
     const coding = Object.hasOwn(CODING_ALIASES, token) ? CODING_ALIASES[token] : undefined;
     if (coding === undefined) return { ok: false, failure: { reason: 'unsupported_encoding', coding: reported(token) } };
-    if (coding === 'br') brotli++;
     codings.push(coding);
   }
-  if (codings.length > MAX_STACKED_CODINGS || brotli > MAX_BROTLI_LAYERS) {
+  if (codings.length > MAX_STACKED_CODINGS) {
     return { ok: false, failure: { reason: 'unsupported_encoding', coding: reported(codings.join(', ')) } };
   }
   return { ok: true, codings };
@@ -269,8 +160,8 @@ function canonicalCodings(
  * - An unknown coding (`compress`, `zstd`, `x-foo`, `gzip;q=1`): `ok: false` with
  *   `{ reason: 'unsupported_encoding', coding }` naming it (lower-cased, at most 64
  *   characters). Never a pass-through.
- * - More than {@link MAX_STACKED_CODINGS} codings, or more than {@link MAX_BROTLI_LAYERS}
- *   `br`: `ok: false`, `unsupported_encoding`, with `coding` the whole canonical list.
+ * - More than {@link MAX_STACKED_CODINGS} codings: `ok: false`, `unsupported_encoding`, with
+ *   `coding` the whole canonical list.
  */
 export function parseContentEncoding(
   header: string | string[] | undefined,
@@ -320,9 +211,6 @@ function isZlibHeader(cmf: number, flg: number): boolean {
  * @param raw      wire bytes budget; every source chunk is counted as it arrives
  * @param decoded  decoded bytes budget; every chunk the LAST layer produces is counted as it
  *                 is produced. Each earlier layer gets its own counter with `decoded.limit`.
- * @param room     where the decoders' memory is charged ({@link DecoderRoom}; module doc):
- *                 the first source byte waits for room for them; none given, nothing is
- *                 charged (unit tests, a gateway without the agent guard).
  *
  * Errors (the generator throws; all decoders are destroyed first):
  * - {@link DecodeError} `raw_bytes` (`limitBytes: raw.limit`, `observedBytes: raw.used`):
@@ -334,12 +222,9 @@ function isZlibHeader(cmf: number, flg: number): boolean {
  * - `upstream_encoding_invalid` (`message`: zlib's, or "bytes after the end of the
  *   compressed stream"): corrupt or truncated compressed data, data not in the coding, bytes
  *   after the end of a layer's stream (a next gzip member aside; module doc).
- * - `unsupported_encoding`: an unknown coding, more than {@link MAX_STACKED_CODINGS} or more
- *   than {@link MAX_BROTLI_LAYERS} `br` (thrown on the first `next()`, before `source` is
- *   touched).
+ * - `unsupported_encoding`: an unknown coding or more than {@link MAX_STACKED_CODINGS}
+ *   (thrown on the first `next()`, before `source` is touched).
  * - Whatever `source` throws (an aborted upstream request), unchanged.
- * - agent-guard.ts `LoadShedError`: `room` was shed while the first byte waited for it; an
- *   Error ("decoding stopped: its response is over") when `room` was released meanwhile.
  *
  * With no codings (or only `identity`) the source chunks are yielded unchanged (the same
  * Buffer objects: zero copies), counted into both budgets. Backpressure holds end to end:
@@ -355,9 +240,8 @@ export function decodeStream(
   codings: readonly string[],
   raw: ByteBudget,
   decoded: ByteBudget,
-  room?: DecoderRoom,
 ): AsyncGenerator<Buffer> {
-  return decodeStreamWith(openDecoder, source, codings, raw, decoded, room);
+  return decodeStreamWith(openDecoder, source, codings, raw, decoded);
 }
 
 /** {@link decodeStream} with the decoder factory made explicit (tests observe the decoders through it). */
@@ -367,7 +251,6 @@ export async function* decodeStreamWith(
   codings: readonly string[],
   raw: ByteBudget,
   decoded: ByteBudget,
-  room?: DecoderRoom,
 ): AsyncGenerator<Buffer> {
   const parsed = canonicalCodings(codings);
   if (!parsed.ok) throw new DecodeError(parsed.failure);
@@ -385,7 +268,7 @@ export async function* decodeStreamWith(
     }
     return;
   }
-  const chain = new DecoderChain(open, parsed.codings.slice().reverse(), decoded, room);
+  const chain = new DecoderChain(open, parsed.codings.slice().reverse(), decoded);
   void chain.pump(source, raw);
   try {
     while (true) {
@@ -479,14 +362,11 @@ class DecoderChain {
   private stopped = false;
   private failure: unknown;
   private wake: (() => void) | undefined;
-  /** Bytes reserved in `room` for the decoders now (module doc); given back when the chain stops. */
-  private charged = 0;
 
   constructor(
     private readonly open: OpenDecoder,
     private readonly codings: readonly ContentCoding[],
     decoded: ByteBudget,
-    private readonly room: DecoderRoom | undefined,
   ) {
     this.decoders = codings.map(() => undefined);
     this.heads = codings.map(() => undefined);
@@ -518,21 +398,13 @@ class DecoderChain {
     this.fail(undefined);
   }
 
-  /**
-   * Feeds the source into layer 0, counting raw bytes; its first byte waits for room for the
-   * decoders ({@link charge}). Never rejects: failures go to `fail`.
-   */
+  /** Feeds the source into layer 0, counting raw bytes. Never rejects: failures go to `fail`. */
   async pump(source: AsyncIterable<Buffer>, raw: ByteBudget): Promise<void> {
     let whole = false;
     try {
       for await (const chunk of chunksOf(source)) {
         if (this.stopped) return; // leaving the loop closes the source's iterator (released below)
         if (raw.take(chunk.length) < chunk.length) return this.fail(budgetError(raw, 'raw_bytes'));
-        if (this.room !== undefined && this.charged === 0 && chunk.length > 0) {
-          const charged = await this.charge(this.room, chunk, source);
-          if (this.stopped) return;
-          if (!charged) continue; // the source was aborted while it waited: its next read fails
-        }
         if (!this.write(0, chunk)) await this.drained(0);
         if (this.stopped) return;
       }
@@ -545,54 +417,11 @@ class DecoderChain {
     }
   }
 
-  /**
-   * Reserves the whole stack's {@link decoderBytes} in `room` before the first chunk (`first`:
-   * its bytes, layer 0's first input) is decoded, once they fit (module doc): true then; false
-   * when `source` was aborted meanwhile (nothing reserved). While it waits, the response holds
-   * that chunk, so it takes its place among the agent's holding responses and becomes the
-   * oldest in turn (which always proceeds), as a response waiting with a chunk does. Fails the
-   * chain when the room was shed (LoadShedError) or released (the response is over) meanwhile.
-   */
-  private async charge(room: DecoderRoom, first: Buffer, source: AsyncIterable<Buffer>): Promise<boolean> {
-    let n = 0;
-    for (let i = 0; i < this.codings.length; i++) n += decoderBytes(this.codings[i]!, i === 0 ? first[0] : undefined);
-    if (room.mustWaitFor(n)) {
-      const stream = source instanceof Readable ? source : undefined;
-      room.reserve(first.length);
-      this.charged = first.length;
-      do {
-        await room.readyFor(n, stream);
-        if (this.stopped) return false;
-        if (room.shedRetryAfterS !== undefined) {
-          this.fail(new LoadShedError(room.shedRetryAfterS));
-          return false;
-        }
-        if (room.released) {
-          this.fail(new Error('decoding stopped: its response is over'));
-          return false;
-        }
-        if (stream?.destroyed === true && !stream.readableEnded) {
-          room.unreserve(this.charged);
-          this.charged = 0;
-          return false;
-        }
-      } while (room.mustWaitFor(n));
-    }
-    room.reserve(n);
-    room.unreserve(this.charged); // after: the response keeps its place among the holding ones
-    this.charged = n;
-    return true;
-  }
-
   private fail(err: unknown): void {
     if (this.stopped) return;
     this.stopped = true;
     this.failure = err;
     for (const decoder of this.decoders) decoder?.destroy();
-    if (this.charged > 0) {
-      this.room?.unreserve(this.charged);
-      this.charged = 0;
-    }
     this.notify();
   }
 
@@ -686,12 +515,6 @@ class DecoderChain {
         : firstBytes.length >= 2 && isZlibHeader(firstBytes[0]!, firstBytes[1]!)
           ? 'zlib'
           : 'deflate-raw';
-    // An inner br layer was charged the largest window: its first byte names its own.
-    if (coding === 'br' && i > 0 && this.charged > 0) {
-      const over = decoderBytes('br') - decoderBytes('br', firstBytes[0]);
-      this.room?.unreserve(over);
-      this.charged -= over;
-    }
     const decoder = this.open(kind);
     this.decoders[i] = decoder;
     const budget = this.budgets[i]!;

@@ -8,9 +8,8 @@
  * - Raw and decoded bytes are counted as chunks arrive (body-source.ts); the chunk that
  *   crosses a bound is dropped and the upstream request aborted (`raw_bytes`, `decoded_bytes`).
  * - The bytes held count against the agent's `max_buffered_response_bytes` while the body is
- *   received (src/admission/agent-guard.ts), and so do a coded body's decoders (decode.ts):
- *   over it, the next chunk (the first one, before the decoders are made) is read only when
- *   the agent's other responses have released enough, or this is the agent's oldest one.
+ *   received (src/admission/agent-guard.ts): over it, the next chunk is read only when the
+ *   agent's other responses have released enough, or this is the agent's oldest one.
  * - `inspect`, when given, sees each decoded chunk as it arrives (the JSON stage's structure
  *   scan): an error it returns stops the read there, the upstream request is aborted, and the
  *   error is the result (a 4 MiB `[[[...` fails at its 65th byte, not after 4 MiB).
@@ -45,8 +44,7 @@ export async function readBoundedBody(
       if (stop !== undefined) return { ok: false, error: stop };
       return { ok: true, body: chunks.body() };
     }
-    // A coded body's decoders are held by the same lease, from before its first byte (decode.ts).
-    for await (const chunk of source.chunksWithin(lease)) {
+    for await (const chunk of source.chunks) {
       chunks.push(chunk);
       const stop = inspect?.(chunk);
       if (stop !== undefined) {

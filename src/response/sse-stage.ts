@@ -90,10 +90,8 @@
  *   `sse_idle`, `sse_deadline_ms` (whole stream) -> `sse_deadline`; either one running out
  *   while the stage waits for the host (below) -> `host_not_reading`.
  * - memory: what the stream holds of the event not yet dispatched counts against the agent's
- *   `max_buffered_response_bytes` (src/admission/agent-guard.ts), and so do a coded stream's
- *   decoders, from before its first byte is decoded to its end (decode.ts; a hostile new
- *   user's trial 15, H2: brotli windows held for a GET stream's life were counted nowhere):
- *   the incomplete line, the block held as bytes, and the complete `data` lines the parser has joined
+ *   `max_buffered_response_bytes` (src/admission/agent-guard.ts): the incomplete line, the
+ *   block held as bytes, and the complete `data` lines the parser has joined
  *   (SseLineFeeder.openDataBytes; a hostile new user's trial 10, F3: an endless event of
  *   complete lines held up to the parser's bound per stream uncounted,
  *   test/regressions/sse-event-lines-escape-buffer-cap.test.ts). Over it, the next chunk is
@@ -217,7 +215,7 @@ import { inspectEventData, type EventDataOptions, type EventDataVerdict } from '
 import type { UpstreamResponse } from './json-stage.js';
 import { DirectChunks, bodyErrorToLocal } from './body-source.js';
 import { drainOrClose } from './drain.js';
-import { releaseBody, type DecoderRoom } from './decode.js';
+import { releaseBody } from './decode.js';
 import { bodyPool } from './body-pool.js';
 import { SSE_RESPONSE_HEADERS } from './sse-headers.js';
 import { hijackAndWriteHead } from './headers.js';
@@ -1411,30 +1409,7 @@ export async function handleSseBody(
   // An uncoded body is read with the stream's own read() (body-source.ts DirectChunks: no
   // async iterator); a coded one through its decoders (decode.ts).
   const direct = source.direct ? new DirectChunks(source) : undefined;
-  // A coded body's decoders are held by the same lease, from before its first byte (decode.ts
-  // DecoderRoom). Waiting for that room is the gateway's wait, not the seller's silence: no
-  // idle timeout meanwhile, as for the lease's waits below.
-  const decoderRoom: DecoderRoom | undefined =
-    lease === undefined || direct !== undefined
-      ? undefined
-      : {
-          mustWaitFor: (n) => lease.mustWaitFor(n),
-          readyFor: async (n, stream) => {
-            clearTimeout(idleTimer);
-            idleTimer = undefined;
-            await lease.readyFor(n, stream);
-            armIdle();
-          },
-          reserve: (n) => lease.reserve(n),
-          unreserve: (n) => lease.unreserve(n),
-          get released() {
-            return lease.released;
-          },
-          get shedRetryAfterS() {
-            return lease.shedRetryAfterS;
-          },
-        };
-  const decodedChunks = direct === undefined ? source.chunksWithin(decoderRoom) : undefined;
+  const decodedChunks = direct === undefined ? source.chunks : undefined;
   if (decodedChunks !== undefined) startTimers(); // its first chunk is awaited
   try {
     while (true) {

@@ -135,12 +135,9 @@ describe('agent guard: load shedding', () => {
     held.get(11)!();
     assert.equal((await withTimeout(oldest)).text(), sent.get(11));
     await until('both exchanges ended', () => decoded.has(11) && decoded.has(12));
-    // Shed before it decoded a byte: its decoder's charge (decode.ts ZLIB_DECODER_BYTES, 64 KiB)
-    // does not fit beside the oldest's 40 KiB under the 64 KiB cap, so its first byte waited
-    // (trial 15, H2). Before that charge it was shed after 2-3 decoder chunks (16 KiB each);
-    // never the 1 MiB limit.
+    // Shed after 2-3 decoder chunks (16 KiB each) over the 64 KiB cap; never the 1 MiB limit.
     const n = decoded.get(12)!;
-    assert.equal(n, 0, `decoded bytes of the shed answer: ${n}`);
+    assert.ok(n > 0 && n <= 4 * 16 * 1024, `decoded bytes of the shed answer: ${n}`);
   });
 });
 

@@ -7,23 +7,17 @@ import { Transform } from 'node:stream';
 import zlib from 'node:zlib';
 import { ByteBudget } from '../../src/response/byte-budget.js';
 import {
-  BROTLI_STATE_BYTES,
   DECODER_CHUNK_BYTES,
   DecodeError,
   type DecodeFailure,
   type DecoderKind,
-  MAX_BROTLI_LAYERS,
   MAX_STACKED_CODINGS,
   type OpenDecoder,
-  ZLIB_DECODER_BYTES,
-  brotliWindowBits,
   decodeStream,
   decodeStreamWith,
-  decoderBytes,
   openDecoder,
   parseContentEncoding,
 } from '../../src/response/decode.js';
-import { AgentGuard, LoadShedError } from '../../src/admission/agent-guard.js';
 
 const KiB = 1024;
 const MiB = 1024 * KiB;
@@ -176,107 +170,6 @@ describe('parseContentEncoding', () => {
       ok: false,
       failure: { reason: 'unsupported_encoding', coding: 'gzip, gzip, br, deflate, gzip' },
     });
-  });
-});
-
-// A hostile new user's trial 15, H2: a brotli window (up to 16 MiB) per layer was held outside
-// max_buffered_response_bytes for a stream's life; `br, br, br, br` held ~62 MB per GET stream.
-describe('decoder memory: charged to the agent before the first byte is decoded', () => {
-  const brotli = (lgwin: number, quality = 5): Buffer =>
-    zlib.brotliCompressSync(PAYLOAD.subarray(0, 20 * KiB), { params: { [zlib.constants.BROTLI_PARAM_LGWIN]: lgwin, [zlib.constants.BROTLI_PARAM_QUALITY]: quality } });
-  const SETTINGS = { max_buffered_response_bytes: 8 * MiB, backoff_after_breaches: 0, backoff_base_ms: 1, backoff_max_ms: 1 };
-
-  it('reads the window a brotli stream declares from its first byte (RFC 7932 §9.1), as the encoder wrote it', () => {
-    for (let lgwin = 10; lgwin <= 24; lgwin++) assert.equal(brotliWindowBits(brotli(lgwin)[0]!), lgwin, `lgwin ${lgwin}`);
-    assert.equal(brotliWindowBits(brotli(10, 1)[0]!), 18, 'qualities 0 and 1 widen the window to 18');
-    assert.equal(brotliWindowBits(0b0010001), undefined, 'the large-window marker');
-    assert.equal(decoderBytes('br', brotli(24)[0]), 16 * MiB + BROTLI_STATE_BYTES);
-    assert.equal(decoderBytes('br', brotli(22)[0]), 4 * MiB + 2.75 * MiB);
-    assert.equal(decoderBytes('br', 0b0010001), 16 * MiB + BROTLI_STATE_BYTES, 'unknown: the largest');
-    assert.equal(decoderBytes('br'), 16 * MiB + BROTLI_STATE_BYTES);
-    assert.equal(decoderBytes('gzip'), ZLIB_DECODER_BYTES);
-    assert.equal(decoderBytes('deflate', 0x78), 64 * KiB);
-  });
-
-  it(`refuses more than ${MAX_BROTLI_LAYERS} br layer, before any decoder is made`, async () => {
-    assert.equal(MAX_BROTLI_LAYERS, 1);
-    for (const header of ['br, br', 'br, gzip, br', 'BR,br']) {
-      const parsed = parseContentEncoding(header);
-      assert.equal(parsed.ok, false, header);
-    }
-    assert.deepEqual(parseContentEncoding('br, br, br, br'), { ok: false, failure: { reason: 'unsupported_encoding', coding: 'br, br, br, br' } });
-    const { open, decoders } = observing();
-    const { raw, decoded } = budgets();
-    const { error } = await drain(decodeStreamWith(open, fromPieces([brotli(22)]), ['br', 'br'], raw, decoded));
-    assert.ok(error instanceof DecodeError && error.failure.reason === 'unsupported_encoding');
-    assert.equal(decoders.length, 0);
-  });
-
-  it('charges the whole stack at the first byte (an inner br at the largest window until its first byte) and gives it back at the end', async () => {
-    const guard = new AgentGuard();
-    const lease = guard.lease('a', SETTINGS);
-    const held: number[] = [];
-    const { open } = observing();
-    const watched: OpenDecoder = (kind) => {
-      held.push(guard.heldBytes('a'));
-      return open(kind);
-    };
-    const { raw, decoded } = budgets();
-    // br applied first, then gzip: gzip is the outer layer (0), br the inner one.
-    const body = zlib.gzipSync(brotli(19));
-    const { body: out, error } = await drain(decodeStreamWith(watched, chunksOf(body, 1024), ['br', 'gzip'], raw, decoded, lease));
-    assert.equal(error, undefined);
-    assert.deepEqual(out, PAYLOAD.subarray(0, 20 * KiB));
-    assert.deepEqual(held, [
-      ZLIB_DECODER_BYTES + 16 * MiB + BROTLI_STATE_BYTES, // the gzip layer made: the br one charged at the most
-      ZLIB_DECODER_BYTES + 512 * KiB + BROTLI_STATE_BYTES, // the br layer made, its first byte read: lgwin 19
-    ]);
-    assert.equal(lease.reserved, 0);
-    assert.equal(guard.heldBytes('a'), 0);
-  });
-
-  it('the first byte waits for room (no decoder made meanwhile), holding its chunk; then decodes once the room is there', async () => {
-    const guard = new AgentGuard();
-    const older = guard.lease('a', SETTINGS);
-    older.add(2 * MiB); // 2 MiB + 6.75 MiB of an lgwin-22 decoder would be over the 8 MiB cap
-    const lease = guard.lease('a', SETTINGS);
-    const { open, decoders } = observing();
-    const { raw, decoded } = budgets();
-    const body = brotli(22);
-    const result = drain(decodeStreamWith(open, chunksOf(body, 1024), ['br'], raw, decoded, lease));
-    await eventually(() => guard.bufferWaits('a') === 1, 'it waits');
-    assert.equal(decoders.length, 0);
-    assert.equal(guard.heldBytes('a'), 2 * MiB + 1024, 'the older one, and the waiting chunk');
-    older.release();
-    const { body: out, error } = await result;
-    assert.equal(error, undefined);
-    assert.deepEqual(out, PAYLOAD.subarray(0, 20 * KiB));
-    assert.equal(decoders.length, 1);
-    assert.equal(guard.heldBytes('a'), 0);
-  });
-
-  it('a response shed while its first byte waits ends with LoadShedError; one released meanwhile stops; nothing decoded either way', async () => {
-    const guard = new AgentGuard();
-    const older = guard.lease('a', SETTINGS);
-    older.add(8 * MiB);
-    for (const how of ['shed', 'released'] as const) {
-      const lease = guard.lease('a', SETTINGS);
-      const { open, decoders } = observing();
-      const { raw, decoded } = budgets();
-      const result = drain(decodeStreamWith(open, fromPieces([zlib.gzipSync(PAYLOAD)]), ['gzip'], raw, decoded, lease));
-      await eventually(() => lease.reserved > 0, `${how}: it waits holding its chunk`);
-      if (how === 'shed') {
-        lease.shedRetryAfterS = 7;
-        lease.release();
-      } else lease.release();
-      const { chunks, error } = await result;
-      if (how === 'shed') assert.ok(error instanceof LoadShedError && error.retryAfterS === 7, String(error));
-      else assert.match(String(error), /decoding stopped: its response is over/);
-      assert.equal(chunks.length, 0);
-      assert.equal(decoders.length, 0);
-    }
-    older.release();
-    assert.equal(guard.heldBytes('a'), 0);
   });
 });
 
