@@ -151,6 +151,30 @@ export function hasCumulativeBound(rpc: RpcPeek): boolean {
   return rpc.kind === 'notification' || isRequestStream(rpc);
 }
 
+/** {@link offeredCodings}'s lists without `br`, per agent list (config objects are frozen, so each is made once). */
+const withoutBrotli = new WeakMap<readonly string[], readonly string[]>();
+
+/**
+ * The content codings the gateway asks the seller for on this exchange (its Accept-Encoding,
+ * routing/handler.ts; a coding not among them is refused `unsupported_encoding`,
+ * response/pipeline.ts): the agent's `accept_encoding`, less `br` on a stream that has no end
+ * (no {@link hasCumulativeBound}: the standalone GET stream, a long-lived one). A brotli
+ * decoder holds the window its stream declares, up to 16 MiB, for as long as its stream
+ * lives (response/decode.ts), where a gzip or deflate one holds 32 KiB; one per host session
+ * held all session long is counted by no bound. A hostile new user's trial 15, H2: 30 such GET
+ * streams took the gateway from 94 to 655 MB RSS
+ * (test/regressions/brotli-window-on-get-stream-unbounded.test.ts).
+ */
+export function offeredCodings(codings: readonly string[], rpc: RpcPeek): readonly string[] {
+  if (hasCumulativeBound(rpc) || !codings.includes('br')) return codings;
+  let list = withoutBrotli.get(codings);
+  if (list === undefined) {
+    list = Object.freeze(codings.filter((c) => c !== 'br'));
+    withoutBrotli.set(codings, list);
+  }
+  return list;
+}
+
 /** How the exchange ended, for the log line and metrics. */
 export type Outcome =
   | 'ok' // seller's answer forwarded unchanged

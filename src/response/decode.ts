@@ -38,10 +38,19 @@
  * - `deflate` is zlib-wrapped per RFC 9110 §8.4.1.2; a body without a valid zlib header
  *   (RFC 1950 §2.2) is inflated raw, as browsers and curl do.
  *
- * Residual risk, documented: a brotli stream may declare a window of up to 16 MiB (large
- * windows stay disabled), which the decoder allocates whatever the decoded limit: measured
- * ~14 MB RSS per open decoder at lgwin 24, ~2.8 MB at the encoders' default lgwin 22
- * (gzip/deflate windows are 32 KiB). Offer `br` only to agents that need it.
+ * Brotli windows (a hostile new user's trial 15, H2): a brotli decoder fills the window its
+ * stream header declares (up to 16 MiB; large windows stay disabled) before it hands out a
+ * byte, and keeps it while its stream lives, whatever the decoded limit: measured 15.9 MB per
+ * decoder from a 3 KB body at lgwin 24, 4.0 MB at lgwin 22, 0.27 MB at lgwin 16 (gzip/deflate
+ * windows are 32 KiB: 25-31 KB per decoder). 30 standalone GET streams with one `br` layer,
+ * kept alive by a comment every 2 s, took a gateway from 94 to 655 MB RSS; `br, br, br, br` x
+ * 10 streams, 701 MB. So:
+ * - at most {@link MAX_BROTLI_LAYERS} `br` layer per response (no encoder stacks brotli);
+ * - the standalone GET stream and long-lived streams, which live for a session, are not
+ *   offered `br` (exchange.ts offeredCodings): a `br` answer there is `unsupported_encoding`.
+ * Residual risk, documented: a request's stream (a POST answered with SSE, bounded by its
+ * `sse_deadline_ms`) may still hold one brotli window of up to 16 MiB, counted by no bound
+ * (30 such streams at lgwin 24: ~646 MB). Offer `br` only to agents that need it.
  */
 import { drainOrClose } from './drain.js';
 import { Readable, type Transform, type TransformOptions } from 'node:stream';
@@ -67,6 +76,13 @@ export type ContentCoding = 'gzip' | 'deflate' | 'br';
  * stated in README, docs/errors.md and docs/configuration.md (`unsupported_encoding`).
  */
 export const MAX_STACKED_CODINGS = 4;
+
+/**
+ * How many `br` layers one response may stack: one. No encoder stacks brotli, and each layer
+ * holds a window of up to 16 MiB (module doc; trial 15, H2: `br, br, br, br` held ~62 MB per
+ * stream). More is `unsupported_encoding`, refused before any decoder is made.
+ */
+export const MAX_BROTLI_LAYERS = 1;
 
 /** zlib output chunk size in bytes (zlib's own default, Z_DEFAULT_CHUNK): the overshoot unit. */
 export const DECODER_CHUNK_BYTES = 16 * 1024;
@@ -135,14 +151,16 @@ function canonicalCodings(
   tokens: readonly string[],
 ): { ok: true; codings: ContentCoding[] } | { ok: false; failure: DecodeFailure } {
   const codings: ContentCoding[] = [];
+  let brotli = 0;
   for (const raw of tokens) {
     const token = raw.trim().toLowerCase();
     if (token === '' || token === 'identity') continue;
     const coding = Object.hasOwn(CODING_ALIASES, token) ? CODING_ALIASES[token] : undefined;
     if (coding === undefined) return { ok: false, failure: { reason: 'unsupported_encoding', coding: reported(token) } };
+    if (coding === 'br') brotli++;
     codings.push(coding);
   }
-  if (codings.length > MAX_STACKED_CODINGS) {
+  if (codings.length > MAX_STACKED_CODINGS || brotli > MAX_BROTLI_LAYERS) {
     return { ok: false, failure: { reason: 'unsupported_encoding', coding: reported(codings.join(', ')) } };
   }
   return { ok: true, codings };

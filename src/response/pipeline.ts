@@ -35,7 +35,7 @@
  *      - 1xx/3xx                -> SERVICE_UNAVAILABLE `upstream_not_mcp`
  */
 import type { FastifyBaseLogger, FastifyReply } from 'fastify';
-import { carriesRequest, hasCumulativeBound, isRequestStream, type Exchange } from '../exchange.js';
+import { carriesRequest, hasCumulativeBound, isRequestStream, offeredCodings, type Exchange } from '../exchange.js';
 import { answerWithLocalError } from '../errors/local-reply.js';
 import { bodyKind, repeatedContentType } from './content-type.js';
 import { handleJsonBody, handlePassThroughBody, type UpstreamBody } from './json-stage.js';
@@ -124,8 +124,9 @@ export async function handleUpstreamResponse(
   // unanswered forever: answer its id instead (found by a new user: the SDK client hung).
   if (status >= 400 && requestStream && exchange.stream.resumeFrom !== undefined) return fail('upstream_status');
   const encoding = parseContentEncoding(res.headers['content-encoding']);
-  // Only codings the gateway asked this agent for (`accept_encoding`): anything else is refused, not decoded.
-  if (!encoding.ok || !encoding.codings.every((c) => exchange.agent.accept_encoding.includes(c))) return fail('unsupported_encoding');
+  // Only codings the gateway asked this agent for (`accept_encoding`, less `br` on a stream
+  // without end: exchange.ts offeredCodings): anything else is refused, not decoded.
+  if (!encoding.ok || !encoding.codings.every((c) => offeredCodings(exchange.agent.accept_encoding, exchange.rpc).includes(c))) return fail('unsupported_encoding');
   // A coded body reaches the host decoded: the seller's digests and ETag describe its coded
   // bytes (headers.ts SELLER_BYTES_HEADERS; trial 12, M4). One length test on an uncoded answer.
   if (encoding.codings.length > 0) dropSellerBytesHeaders(reply);

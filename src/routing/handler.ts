@@ -9,7 +9,7 @@ import type { Logger } from 'pino';
 import type { AgentConfig, GatewayConfig, Limits } from '../config/types.js';
 import { observedMs } from '../errors/elapsed.js';
 import { parseMaxResponseBytesHeader, resolveBatchLimits, resolveCallLimits } from '../config/resolve.js';
-import { createExchange, hasCumulativeBound, type Exchange, type RpcPeek } from '../exchange.js';
+import { createExchange, hasCumulativeBound, offeredCodings, type Exchange, type RpcPeek } from '../exchange.js';
 import { answerStreamOver, answerWithLocalError, refuse, shownInMessage } from '../errors/local-reply.js';
 import { GATEWAY_FINISHED, GatewayAbortError, findGatewayAbort } from '../errors/abort.js';
 import { exchangeLogFields, plainInfoWriter } from '../observability/logger.js';
@@ -513,7 +513,7 @@ export function createMcpHandler(deps: HandlerDeps) {
             applyRequestHeaderPolicy(
               headers as Record<string, string | string[] | undefined>,
               agent,
-              acceptEncoding(agent.accept_encoding),
+              acceptEncoding(offeredCodings(agent.accept_encoding, exchange.rpc)),
               stream.resumeFrom,
               request.raw.httpVersion === '1.0' ? ownVia.entry10 : ownVia.entry11,
             ),

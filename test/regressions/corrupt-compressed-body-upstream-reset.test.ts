@@ -25,7 +25,7 @@
  * end (valid: the response event first), a wrong check value, invalid data, nothing
  * (truncated), the end plus `garbage!`, plus four zero bytes, plus a second complete stream
  * (holding the response), or a connection reset. A standalone GET stream gets a notification,
- * then the stream's end, or the end plus `garbage!`.
+ * then the stream's end, or the end plus `garbage!` (gzip and deflate: br is not asked for there).
  * Expectation: the exact bytes the host gets (the seller's decoded bytes, or the gateway's
  * error for the call's id, HTTP 200; on SSE the notification, then the error event), and the
  * exchange line's outcome and reason. The GET stream ends plainly (outcome resumable_end,
@@ -302,7 +302,10 @@ describe('a body its Content-Encoding cannot decode is upstream_encoding_invalid
       await assertLine(rpcId, 'local_error', 'upstream_reset');
     });
 
-    for (const kase of ['valid', 'garbage'] as const) {
+    // The standalone GET stream is not offered br (exchange.ts offeredCodings; trial 15, H2):
+    // a br body there is unsupported_encoding whatever its bytes
+    // (test/regressions/brotli-window-on-get-stream-unbounded.test.ts).
+    for (const kase of coding === 'br' ? [] : (['valid', 'garbage'] as const)) {
       test(`standalone GET stream, ${coding} ${kase}: the notification, then ${kase === 'valid' ? 'the end (ok)' : 'a plain end, resumable_end upstream_encoding_invalid'}`, async () => {
         const agent = `get_${coding}_${kase}`;
         const res = await withTimeout(fetch(stack.gateway.agentUrl(agent), { headers: { accept: 'text/event-stream', ...HEADERS } }), undefined, 'the GET');
