@@ -126,7 +126,11 @@ export async function handleUpstreamResponse(
   const encoding = parseContentEncoding(res.headers['content-encoding']);
   // Only codings the gateway asked this agent for (`accept_encoding`, less `br` on a stream
   // without end: exchange.ts offeredCodings): anything else is refused, not decoded.
-  if (!encoding.ok || !encoding.codings.every((c) => offeredCodings(exchange.agent.accept_encoding, exchange.rpc).includes(c))) return fail('unsupported_encoding');
+  if (!encoding.ok) return fail('unsupported_encoding');
+  if (encoding.codings.length > 0) {
+    const offered = offeredCodings(exchange.agent.accept_encoding, exchange.rpc);
+    if (!encoding.codings.every((c) => offered.includes(c))) return fail('unsupported_encoding');
+  }
   // A coded body reaches the host decoded: the seller's digests and ETag describe its coded
   // bytes (headers.ts SELLER_BYTES_HEADERS; trial 12, M4). One length test on an uncoded answer.
   if (encoding.codings.length > 0) dropSellerBytesHeaders(reply);
