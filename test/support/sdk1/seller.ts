@@ -28,7 +28,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { InMemoryEventStore } from '@modelcontextprotocol/sdk/examples/shared/inMemoryEventStore.js';
+import { OrderedEventStore } from './ordered-event-store.js';
 import { InMemoryTaskMessageQueue, InMemoryTaskStore } from '@modelcontextprotocol/sdk/experimental/tasks/stores/in-memory.js';
 import { isInitializeRequest, ListToolsRequestSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
@@ -239,7 +239,7 @@ export async function startSdk1Seller(): Promise<Sdk1Seller> {
     const server = buildServer(taskStore, waitForResume);
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
-      eventStore: new InMemoryEventStore(),
+      eventStore: new OrderedEventStore(),
       retryInterval: SELLER_RETRY_MS,
       onsessioninitialized: (id) => void sessions.set(id, { transport, server }),
       onsessionclosed: (id) => void sessions.delete(id),
