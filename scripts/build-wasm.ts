@@ -11,11 +11,12 @@
  * is why package.json pins the compiler exactly (`assemblyscript` 0.28.20): another version
  * may emit other bytes for the same source.
  */
+import { execFile } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
+import { parseArgs, promisify } from 'node:util';
 import { isEntryPoint } from '../src/entry-point.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -39,32 +40,56 @@ export const WASM_CORES: readonly WasmCore[] = [
  */
 const ASC_FLAGS = ['-O3', '--runtime', 'stub', '--use', 'abort=', '--enable', 'simd', '--noAssert'];
 
-/** Compiles the core at `source` (relative to the repository); resolves to the .wasm bytes, rejects with the compiler's diagnostics. */
+/**
+ * Compiles the core at `source` (relative to the repository); resolves to the .wasm bytes,
+ * rejects with the compiler's diagnostics.
+ *
+ * The compiler runs in a child process of plain node ({@link COMPILE_SCRIPT}), not in this
+ * one: under tsx (the tests, `npm run build:wasm`) importing it took ~25 s of CPU, tsx
+ * rewriting and source-mapping binaryen's 13.5 MB one-line module, where plain node takes
+ * ~1.5 s (test/unit/json-scan-wasm-build.test.ts: 30.0 -> 9.4 s of wall time, 35 -> 13 s of CPU).
+ */
 export async function compileWasm(source: string): Promise<Uint8Array> {
-  // Imported here, not at the top: under tsx the import takes ~25 s of CPU (~1.5 s under plain
-  // node; tsx rewrites and source-maps every dynamic import() of binaryen's 13.5 MB one-line
-  // module), which `--help` and the modules importing WASM_CORES need none of.
-  const { default: asc } = await import('assemblyscript/asc');
-  let binary: Uint8Array | undefined;
-  let diagnostics = '';
-  const { error } = await asc.main([source, ...ASC_FLAGS, '--outFile', source.replace(/^.*\//, '').replace(/\.ts$/, '.wasm')], {
-    readFile: (name, baseDir) => {
-      try {
-        return readFileSync(join(ROOT, baseDir, name), 'utf8');
-      } catch {
-        return null;
-      }
-    },
-    writeFile: (name, contents) => {
-      if (name.endsWith('.wasm') && typeof contents !== 'string') binary = contents;
-    },
-    listFiles: () => [],
-    stdout: { write: () => true } as never,
-    stderr: { write: (s: string) => ((diagnostics += s), true) } as never,
-  });
-  if (error || binary === undefined) throw new Error(`asc failed to compile ${source}: ${error?.message ?? 'no output'}\n${diagnostics}`);
-  return binary;
+  const outFile = source.replace(/^.*\//, '').replace(/\.ts$/, '.wasm');
+  const args = ['--input-type=module', '--eval', COMPILE_SCRIPT, '--', source, outFile, ...ASC_FLAGS];
+  try {
+    const { stdout } = await runFile(process.execPath, args, { cwd: ROOT, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024, timeout: COMPILE_TIMEOUT_MS, env: { ...process.env, NODE_OPTIONS: '' } });
+    return new Uint8Array(Buffer.from(stdout, 'base64'));
+  } catch (err) {
+    const failed = err as { stderr?: string; message?: string };
+    throw new Error(`asc failed to compile ${source}: ${(failed.stderr ?? '').trim() || failed.message}`);
+  }
 }
+
+const runFile = promisify(execFile);
+/** A compile takes ~1.5 s; a hung compiler is killed after this. */
+const COMPILE_TIMEOUT_MS = 120_000;
+
+/**
+ * The child's program (an ES module run by plain node in the repository, argv: source, output
+ * file name, compiler flags): compiles with AssemblyScript's API, reading sources from the
+ * repository, and writes the binary base64 on stdout; diagnostics on stderr and exit 1 on failure.
+ */
+const COMPILE_SCRIPT = `
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import asc from 'assemblyscript/asc';
+const [source, outFile, ...flags] = process.argv.slice(1);
+let binary;
+let diagnostics = '';
+const { error } = await asc.main([source, ...flags, '--outFile', outFile], {
+  readFile: (name, baseDir) => { try { return readFileSync(join(baseDir, name), 'utf8'); } catch { return null; } },
+  writeFile: (name, contents) => { if (name.endsWith('.wasm') && typeof contents !== 'string') binary = contents; },
+  listFiles: () => [],
+  stdout: { write: () => true },
+  stderr: { write: (s) => ((diagnostics += s), true) },
+});
+if (error || binary === undefined) {
+  process.stderr.write((error ? error.message : 'no output') + '\\n' + diagnostics);
+  process.exit(1);
+}
+process.stdout.write(Buffer.from(binary).toString('base64'));
+`;
 
 /** The TypeScript module that carries `bytes`, compiled from `core`. */
 export function wasmModuleText(bytes: Uint8Array, core: WasmCore): string {

@@ -18,3 +18,10 @@ for (const core of WASM_CORES) {
     assert.equal(readFileSync(core.module, 'utf8'), expected, `${core.module} stale: run \`npm run build:wasm\``);
   });
 }
+
+test("a source that does not compile rejects with the compiler's diagnostics", async () => {
+  await assert.rejects(compileWasm('assembly/no-such-core.ts'), (err: Error) => {
+    assert.match(err.message, /^asc failed to compile assembly\/no-such-core\.ts: 1 parse error\(s\)\nERROR TS6054: File 'assembly\/no-such-core\.ts' not found\./);
+    return true;
+  });
+});
