@@ -13,8 +13,8 @@
  * Meant for JSON data (what `JSON.parse` returns): `undefined`-valued keys count as keys,
  * and other objects (Date, Map) compare by their own enumerable keys only.
  *
- * Iterative (explicit stack), so deep input cannot overflow the call stack; O(size of the
- * smaller value) time. Never throws.
+ * Iterative (explicit stack), so deep input cannot overflow the call stack; O(size of `a`
+ * plus the key counts of `b`'s objects it reaches) time. Never throws.
  */
 export function jsonDeepEqual(a: unknown, b: unknown): boolean {
   return jsonDeepEqualCount(a, b) >= 0;
@@ -31,8 +31,16 @@ export function jsonDeepEqual(a: unknown, b: unknown): boolean {
  * 80,000 keys reversed cost ~350 ms of CPU per call, ~70 ms of it the counting walks, while
  * other agents' calls waited (test/regressions/dedupe-reordered-copy-stalls-other-agents.test.ts).
  * Leaves are compared where their container is read, not pushed on the stack.
+ *
+ * `bKeyCounts`: the own key counts of `b`'s objects, filled as they are read, for a caller that
+ * compares many values with one `b` (normalize.ts summarizeCopies: every text item against one
+ * `structuredContent`). Without it each comparison counted the keys of `b`'s objects again,
+ * however small `a` was: a seller's `structuredContent` of 30,000 keys beside 500 one-key JSON
+ * texts cost ~5 s of CPU (0.3 µs x keys x texts), every agent's calls waiting (a hostile
+ * new-user trial 16, H1: test/regressions/dedupe-texts-recount-structured-content-keys.test.ts).
+ * With it a comparison costs O(size of `a`) once `b`'s counts are known.
  */
-export function jsonDeepEqualCount(a: unknown, b: unknown): number {
+export function jsonDeepEqualCount(a: unknown, b: unknown, bKeyCounts?: KeyCounts): number {
   let count = 0;
   const stack: unknown[] = [a, b];
   while (stack.length > 0) {
@@ -62,7 +70,7 @@ export function jsonDeepEqualCount(a: unknown, b: unknown): number {
     const xo = x as Record<string, unknown>;
     const yo = y as Record<string, unknown>;
     const keys = Object.keys(xo);
-    if (keys.length !== Object.keys(yo).length) return -1;
+    if (keys.length !== keyCountOf(yo, bKeyCounts)) return -1;
     for (const key of keys) {
       if (!Object.prototype.propertyIsEnumerable.call(yo, key)) return -1;
       const xv = xo[key];
@@ -72,6 +80,19 @@ export function jsonDeepEqualCount(a: unknown, b: unknown): number {
     }
   }
   return count;
+}
+
+/** Own enumerable key counts of objects, by object (see {@link jsonDeepEqualCount}). */
+export type KeyCounts = Map<object, number>;
+
+function keyCountOf(o: Record<string, unknown>, memo: KeyCounts | undefined): number {
+  if (memo === undefined) return Object.keys(o).length;
+  let n = memo.get(o);
+  if (n === undefined) {
+    n = Object.keys(o).length;
+    memo.set(o, n);
+  }
+  return n;
 }
 
 /** A value with nothing below it: not an object or array. */

@@ -6,7 +6,7 @@
  * 2025-06-18 or later, `dedupe_text` not `off`; ARCHITECTURE §5).
  */
 import { findLiftableTextOrBound, isAdcpErrorOnly, isJsonObject, ownValue, parsedTextFacts, readTextObject, utf8LengthExceeds, type TextJsonCount } from './extract.js';
-import { jsonDeepEqualCount } from './deep-equal.js';
+import { jsonDeepEqualCount, type KeyCounts } from './deep-equal.js';
 import { collapsesDuplicateKeys } from './duplicate-keys.js';
 import { hasLossyNumber } from './json-numbers.js';
 import { SUMMARY_JSON_MAX_BYTES, summarizeStructuredContent } from './summary.js';
@@ -185,6 +185,8 @@ function summarizeCopies(
   let items: unknown[] | undefined;
   let replaced = 0;
   let structuredRepeats: boolean | undefined; // collapsesDuplicateKeys(writtenStructured), once needed
+  // `structured`'s key counts, read once for all the texts (deep-equal.ts; trial 16, H1).
+  let structuredKeyCounts: KeyCounts | undefined;
   for (let i = from; i < content.length; i++) {
     const item = content[i];
     if (!isJsonObject(item) || ownValue(item, 'type') !== 'text') continue;
@@ -198,7 +200,7 @@ function summarizeCopies(
       const read = readTextObject(text, opts, counted);
       if (read === undefined || typeof read === 'string') continue;
       // The number of values in each, when equal (one walk: the repeated-key checks need it).
-      const values = jsonDeepEqualCount(read, structured);
+      const values = jsonDeepEqualCount(read, structured, (structuredKeyCounts ??= new Map()));
       if (values < 0) continue;
       // Deep-equal as doubles is not equal as written: keep a text more precise than `structured`.
       if (mayLoseDigits(text as string, read)) continue;

@@ -984,12 +984,29 @@ export async function handleSseBody(
    * The answer blames the side waited for: `sse_idle` (the seller sent nothing) or
    * `host_not_reading` (the host took nothing of what was written: a standalone GET stream,
    * which has no deadline, is bounded by this alone).
+   *
+   * Time found up, it looks once more after one turn of the event loop (`idleRecheck`), whose
+   * poll phase reads what the sockets hold: a timer that came due while the gateway's event
+   * loop was busy (another answer's rewrite) runs before the bytes that arrived meanwhile are
+   * read, and blamed a seller that had sent an event every 500 ms with a 3,000 ms
+   * sse_idle_timeout_ms (a hostile new-user trial 16, H1:
+   * test/regressions/sse-idle-after-event-loop-stall.test.ts).
    */
-  const setIdleTimer = (ms: number): NodeJS.Timeout => setTimeout(onIdleTimer, ms);
+  const setIdleTimer = (ms: number): NodeJS.Timeout => {
+    idleRecheck = false;
+    return setTimeout(onIdleTimer, ms);
+  };
+  let idleRecheck = false;
   const onIdleTimer = (): void => {
     const idleMs = performance.now() - lastByteAt;
     if (idleMs < limits.sse_idle_timeout_ms) {
       idleTimer = setIdleTimer(Math.ceil(limits.sse_idle_timeout_ms - idleMs));
+      return;
+    }
+    if (!idleRecheck) {
+      // Not due before the next timers phase, so after a poll phase (libuv's loop order).
+      idleTimer = setTimeout(onIdleTimer, 1);
+      idleRecheck = true;
       return;
     }
     idleTimer = undefined;

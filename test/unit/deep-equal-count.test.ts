@@ -34,3 +34,13 @@ test('jsonDeepEqualCount: -1 for values that differ', () => {
   assert.equal(jsonDeepEqualCount({ 0: 'x' }, ['x']), -1);
   assert.equal(jsonDeepEqualCount(null, {}), -1);
 });
+
+test("jsonDeepEqualCount with b's key counts kept: same answers, each of b's objects counted once over many comparisons", () => {
+  const b = { x: { y: [1, { z: 2 }] }, w: 'v' };
+  const counts = new Map<object, number>();
+  assert.equal(jsonDeepEqualCount({ w: 'v', x: { y: [1, { z: 2 }] } }, b, counts), valueCount(b));
+  assert.equal(jsonDeepEqualCount({ w: 'v' }, b, counts), -1);
+  assert.equal(jsonDeepEqualCount({ w: 'v', x: { y: [1, { z: 3 }] } }, b, counts), -1);
+  assert.equal(jsonDeepEqualCount({ w: 'v', x: { y: [1, { z: 2, q: 1 }] } }, b, counts), -1);
+  assert.deepEqual([...counts.entries()], [[b, 2], [b.x, 1], [b.x.y[1], 1]]);
+});
