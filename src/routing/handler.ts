@@ -16,7 +16,7 @@ import { exchangeLogFields, plainInfoWriter } from '../observability/logger.js';
 import { applyRequestHeaderPolicy, isResumableEventId } from '../request/headers.js';
 import { createOwnVia, viaCarries } from '../request/via.js';
 import { absoluteFormAuthority, hostFieldCount, isHostAllowed, isLoopbackOrigin, isOtherSiteFetch } from '../request/browser-guard.js';
-import { NO_BODY, peekJsonRpc, requestIdOf } from '../request/peek.js';
+import { NO_BODY, peekJsonRpc, refusalIdOf } from '../request/peek.js';
 import { withoutLeadingBom } from '../mcp/utf8-bom.js';
 import { hasBatches, hostReadsStructuredContent, isRepeatedProtocolVersion, NO_BATCHES_SINCE, protocolVersionOf } from '../mcp/revision.js';
 import { filterResponseHeaders } from '../response/headers.js';
@@ -103,9 +103,10 @@ export function createMcpHandler(deps: HandlerDeps) {
    * the connection closes first (an answer ahead of it closed it, the host left): hijacked
    * (Fastify sends nothing for it), nothing sent to a seller, no line, no count
    * (routing/pipelined-turn.ts). With {@link MAX_WAITING_PER_CONNECTION} waiting on the
-   * connection already, refused `pipeline_too_deep` at once, for its id (its body is not kept
-   * while the refusal waits for its own turn). Reported failure (a hostile new-user trial 15,
-   * H1): test/regressions/pipelined-answers-unbounded-memory.test.ts.
+   * connection already, refused `pipeline_too_deep` at once, for its id (a POST's, null for a
+   * GET or a DELETE: request/peek.ts refusalIdOf; its body is not kept while the refusal waits
+   * for its own turn). Reported failure (a hostile new-user trial 15, H1):
+   * test/regressions/pipelined-answers-unbounded-memory.test.ts.
    */
   function waitForTurn(request: McpRequest, reply: FastifyReply, body: Buffer | undefined): FastifyReply | Promise<FastifyReply | undefined> {
     const socket = request.raw.socket;
@@ -114,7 +115,7 @@ export function createMcpHandler(deps: HandlerDeps) {
       return refuse(
         reply,
         'pipeline_too_deep',
-        body !== undefined && body.length > 0 ? requestIdOf(body) : null,
+        refusalIdOf(request.method, body),
         `Too many requests pipelined on one connection: ${MAX_WAITING_PER_CONNECTION} already wait for the answers before them. This one was not sent to any seller: send it again once earlier answers have arrived, or on another connection.`,
         undefined,
         { limit_requests: MAX_WAITING_PER_CONNECTION },
@@ -156,7 +157,7 @@ export function createMcpHandler(deps: HandlerDeps) {
     const sent = Buffer.isBuffer(request.body) ? request.body : undefined;
     const body = sent !== undefined && request.method === 'POST' ? withoutLeadingBom(sent) : sent;
     // Shutting down: nothing more goes to a seller (one flag read on the normal path).
-    if (drain.draining) return refuseDraining(reply, body);
+    if (drain.draining) return refuseDraining(reply, request.method, body);
     // A browser's request (DNS rebinding, a cross-site page) never reaches a seller with the
     // agents' credentials: MCP Streamable HTTP, Security Warning (403, id null).
     // A loopback origin is served too: DNS rebinding cannot produce one (browser-guard.ts).
@@ -185,7 +186,7 @@ export function createMcpHandler(deps: HandlerDeps) {
     }
     const agent = config.agents.get(request.params.agent);
     if (!agent) {
-      return refuse(reply, 'unknown_agent', body ? requestIdOf(body) : null, `Unknown agent "${shownInMessage(request.params.agent)}": no such agent in the gateway config.`, undefined, {
+      return refuse(reply, 'unknown_agent', refusalIdOf(request.method, body), `Unknown agent "${shownInMessage(request.params.agent)}": no such agent in the gateway config.`, undefined, {
         agent: shownInMessage(request.params.agent),
       });
     }
