@@ -184,7 +184,7 @@ export async function buildApp(config: GatewayConfig, opts: BuildAppOptions = {}
     routerOptions: { maxParamLength: MAX_PARAM_CHARS },
     // A request target the router cannot take (a path segment that does not percent-decode,
     // `/agents/%zz/mcp`) is refused as any other (badUrlRefusal), not with Fastify's bare 400.
-    frameworkErrors: (_error, request, reply) => (drain.draining ? refuseDraining(reply, undefined) : badUrlRefusal(reply, request.url)),
+    frameworkErrors: (_error, request, reply) => (drain.draining ? refuseDraining(reply, request.method, undefined) : badUrlRefusal(reply, request.url)),
   });
 
   for (const agent of config.agents.values()) if (agent.tls_insecure_skip_verify) warnInsecureAgent(logger, agent);
@@ -229,7 +229,7 @@ export async function buildApp(config: GatewayConfig, opts: BuildAppOptions = {}
     return refuse(reply, 'internal_error', null, 'Internal error in the gateway.');
   });
   app.setNotFoundHandler((request, reply) => {
-    if (drain.draining) return refuseDraining(reply, Buffer.isBuffer(request.body) ? request.body : undefined);
+    if (drain.draining) return refuseDraining(reply, request.method, Buffer.isBuffer(request.body) ? request.body : undefined);
     const path = request.url.split('?')[0] ?? '';
     // A method Fastify does not route at all (TRACE, PROPFIND, ...; CONNECT never comes here:
     // the `connect` listener below) on an MCP endpoint: 405 as for PUT (below), not 404 (found
@@ -370,7 +370,7 @@ export async function buildApp(config: GatewayConfig, opts: BuildAppOptions = {}
   app.route({
     method: [...OTHER_METHODS],
     url: '/agents/:agent/mcp',
-    handler: (_request, reply) => (drain.draining ? refuseDraining(reply, undefined) : refuseMethod(reply)),
+    handler: (request, reply) => (drain.draining ? refuseDraining(reply, request.method, undefined) : refuseMethod(reply)),
   });
 
   // Ops endpoints: on this app, or on their own app when ops_listen is set (listenAll listens on it).

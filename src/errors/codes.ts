@@ -320,8 +320,8 @@ export const REFUSALS = {
   unknown_agent: {
     statusCode: 404,
     jsonRpcCode: JSONRPC_INVALID_REQUEST,
-    description: 'The path /agents/<agent>/mcp names no agent of the configuration: a name of any length a request head can carry (longer, the head is refused as request_header_too_large); the message and data.agent give its first 64 characters. A name that is not valid percent-encoding (`/agents/%zz/mcp`, RFC 3986 §2.1) names no agent either: this error for id null (its body is not read), the name as written.',
-    source: "ARCHITECTURE §3; a new user's trial, 2026-12-03 (a name over 100 characters got Fastify's own 414 body, not logged or counted: test/regressions/agent-name-over-100-chars-fastify-414.test.ts; a name that does not percent-decode got Fastify's bare 400: test/regressions/agent-name-bad-percent-encoding-fastify-400.test.ts)",
+    description: "The path /agents/<agent>/mcp names no agent of the configuration: a name of any length a request head can carry (longer, the head is refused as request_header_too_large); the message and data.agent give its first 64 characters; the request's id (null for a GET, a DELETE, a notification or a batch). A name that is not valid percent-encoding (`/agents/%zz/mcp`, RFC 3986 §2.1) names no agent either: this error for id null (its body is not read), the name as written.",
+    source: "ARCHITECTURE §3; a new user's trial, 2026-12-03 (a name over 100 characters got Fastify's own 414 body, not logged or counted: test/regressions/agent-name-over-100-chars-fastify-414.test.ts; a name that does not percent-decode got Fastify's bare 400: test/regressions/agent-name-bad-percent-encoding-fastify-400.test.ts); a review (a DELETE whose body was a JSON-RPC request with id 7 was refused for id 7: test/regressions/delete-body-id-in-refusal.test.ts)",
   },
   request_too_large: {
     statusCode: 413,
@@ -417,14 +417,14 @@ export const REFUSALS = {
     description:
       "An MCP request pipelined on an HTTP/1.1 connection while 16 requests already wait there for their turn: the gateway sends a pipelined request to its seller only once the answers before it were written, so one connection has at most one answer being received or held at a time, and at most 16 requests waiting, each holding its body. Not sent to any seller; the request's id (null for a GET, a DELETE, a notification or a batch), `data.limit_requests` 16. This answer goes out in its turn, after those before it; the connection stays open. Send the request again once earlier answers have arrived, or on another connection.",
     source:
-      'RFC 9112 §9.3.2 (pipelining); a hostile new-user trial 15, H1 (every pipelined request was forwarded at once and its answer held behind the answer being written, outside max_buffered_response_bytes: 3 connections of 100 pipelined tools/call with 2 MB answers took the gateway from 94 MB to 1.2 GB: test/regressions/pipelined-answers-unbounded-memory.test.ts)',
+      'RFC 9112 §9.3.2 (pipelining); a hostile new-user trial 15, H1 (every pipelined request was forwarded at once and its answer held behind the answer being written, outside max_buffered_response_bytes: 3 connections of 100 pipelined tools/call with 2 MB answers took the gateway from 94 MB to 1.2 GB: test/regressions/pipelined-answers-unbounded-memory.test.ts); a review (a DELETE whose body was a JSON-RPC request with id 7 was refused for id 7: test/regressions/delete-body-id-in-refusal.test.ts)',
   },
   draining: {
     statusCode: 503,
     jsonRpcCode: JSONRPC_SERVICE_UNAVAILABLE,
     description:
       "The gateway is shutting down (SIGTERM, SIGINT): a request it receives on a connection opened before the signal (an idle keep-alive connection it had not closed yet, a request half sent when the signal came, one pipelined behind a busy request) is not sent to any seller, whatever its path (the ops endpoints excepted: /readyz answers 503 draining); the answer carries Connection: close, and the request's id when its body can be read (null for a GET, a DELETE, a notification or a batch). Send it again, to another instance or once the gateway is back. A new connection is refused (the listener is closed). Requests the host pipelined behind the refused one on its connection (HTTP/1.1) get no answer: the connection closes after the 503 (RFC 9112 §9.6: no further request is processed), and the host sends them again (RFC 9112 §9.3.2); only refusals written to the host are logged (refused) and counted.",
-    source: "RFC 9110 §15.6.4; a new user's trial (such requests got Fastify's own 503 body, not logged or counted: test/regressions/shutdown-503-not-json-rpc.test.ts); a hostile trial, Finding 6 (requests pipelined behind a draining refusal were each logged refused and counted, the host got only the first 503: test/regressions/pipelined-after-draining-unanswered.test.ts)",
+    source: "RFC 9110 §15.6.4; a new user's trial (such requests got Fastify's own 503 body, not logged or counted: test/regressions/shutdown-503-not-json-rpc.test.ts); a hostile trial, Finding 6 (requests pipelined behind a draining refusal were each logged refused and counted, the host got only the first 503: test/regressions/pipelined-after-draining-unanswered.test.ts); a review (a DELETE whose body was a JSON-RPC request with id 7 was refused for id 7: test/regressions/delete-body-id-in-refusal.test.ts)",
   },
 } as const satisfies Record<string, RefusalSpec>;
 

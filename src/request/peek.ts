@@ -145,6 +145,20 @@ export function requestIdOf(body: Buffer): { id: string | number | null; idText:
 }
 
 /**
+ * The id of a refusal made before the request is otherwise judged (`unknown_agent`,
+ * `draining`, `pipeline_too_deep`) for a request of HTTP `method` with `body` (as read, a
+ * Buffer, or undefined): {@link requestIdOf} of a POST's non-empty body, null for any other
+ * method whatever body it has. Only a POST carries a JSON-RPC message (MCP Streamable HTTP:
+ * a GET opens or resumes a stream, a DELETE ends the session), so docs/errors.md gives these
+ * refusals id null "for a GET, a DELETE, a notification or a batch". Reported failure (a
+ * review, Low): a DELETE whose body was `{"jsonrpc":"2.0","id":7,"method":"x"}` was refused
+ * for id 7 (test/regressions/delete-body-id-in-refusal.test.ts).
+ */
+export function refusalIdOf(method: string, body: Buffer | undefined): { id: string | number | null; idText: string | undefined } | null {
+  return method === 'POST' && body !== undefined && body.length > 0 ? requestIdOf(body) : null;
+}
+
+/**
  * Smallest body the scan reads (below it, `JSON.parse` costs less than the scan's fixed cost:
  * two WebAssembly passes, the top level and `params`, and every key of both decoded).
  * Measured (Node 20, best of 7 loops, `tools/call` bodies whose arguments are creatives

@@ -46,7 +46,7 @@
  */
 import type { FastifyReply } from 'fastify';
 import { refuse } from '../errors/local-reply.js';
-import { requestIdOf } from '../request/peek.js';
+import { refusalIdOf } from '../request/peek.js';
 import { closeConnectionAfter } from './closing-answers.js';
 
 /** Whether the gateway is shutting down: set once by the app's preClose hook (src/app.ts), never cleared. */
@@ -57,12 +57,12 @@ export interface DrainState {
 const DRAINING_MESSAGE = 'The gateway is shutting down: the request was not sent to any seller; send it again (to another instance, or once the gateway is back).';
 
 /**
- * Refuses a request that arrived while draining (see file comment). `body`: the request's
- * body as read (a Buffer for a POST), from which the id is read (request/peek.ts requestIdOf, as
- * for `unknown_agent`), or undefined (then, and for a body whose id cannot
- * be read, a batch, a notification, id null).
+ * Refuses a request that arrived while draining (see file comment). `method` and `body`: the
+ * request's HTTP method and body as read (a Buffer, or undefined), from which the id is read
+ * (request/peek.ts refusalIdOf, as for `unknown_agent`): a POST's, else (and for a body whose id
+ * cannot be read, a batch, a notification) id null.
  */
-export function refuseDraining(reply: FastifyReply, body: Buffer | undefined): FastifyReply {
+export function refuseDraining(reply: FastifyReply, method: string, body: Buffer | undefined): FastifyReply {
   closeConnectionAfter(reply);
-  return refuse(reply, 'draining', body !== undefined && body.length > 0 ? requestIdOf(body) : null, DRAINING_MESSAGE);
+  return refuse(reply, 'draining', refusalIdOf(method, body), DRAINING_MESSAGE);
 }

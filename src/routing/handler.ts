@@ -16,7 +16,7 @@ import { exchangeLogFields, plainInfoWriter } from '../observability/logger.js';
 import { applyRequestHeaderPolicy, isResumableEventId } from '../request/headers.js';
 import { createOwnVia, viaCarries } from '../request/via.js';
 import { absoluteFormAuthority, hostFieldCount, isHostAllowed, isLoopbackOrigin, isOtherSiteFetch } from '../request/browser-guard.js';
-import { NO_BODY, peekJsonRpc, requestIdOf } from '../request/peek.js';
+import { NO_BODY, peekJsonRpc, refusalIdOf } from '../request/peek.js';
 import { withoutLeadingBom } from '../mcp/utf8-bom.js';
 import { hasBatches, hostReadsStructuredContent, isRepeatedProtocolVersion, NO_BATCHES_SINCE, protocolVersionOf } from '../mcp/revision.js';
 import { filterResponseHeaders } from '../response/headers.js';
@@ -79,6 +79,18 @@ export interface HandlerDeps {
 type McpRequest = FastifyRequest<{ Params: { agent: string } }>;
 
 /**
+ * When a request that waits for its turn on its connection (routing/pipelined-turn.ts) reached
+ * the handler first, on each clock its processing reads, both read once there (neither derived
+ * from the other): `ms`, performance.now(), which its response_deadline_ms and `pipeline_wait`
+ * run from; `hr`, process.hrtime.bigint(), its exchange's `startedAt` (the exchange line's
+ * duration_ms, the duration metric).
+ */
+interface QueuedAt {
+  readonly ms: number;
+  readonly hr: bigint;
+}
+
+/**
  * Ends an exchange's record once: its exchange line, then the `onExchangeEnd` listeners.
  * No argument when the host's answer closes (Node's `close` event passes none); `true` when a
  * shutdown's forced exit cuts the exchange first (its connection is left to the exit).
@@ -99,13 +111,14 @@ export function createMcpHandler(deps: HandlerDeps) {
   /**
    * A request whose answer is queued behind another on its connection (HTTP/1.1 pipelining):
    * processed at its turn (a promise of its reply, as for a request that waits for its backoff
-   * turn), its wait counted in its response_deadline_ms (`queuedAt`), or left unanswered when
-   * the connection closes first (an answer ahead of it closed it, the host left): hijacked
-   * (Fastify sends nothing for it), nothing sent to a seller, no line, no count
+   * turn), its wait counted in its response_deadline_ms and its duration (`queuedAt`), or left
+   * unanswered when the connection closes first (an answer ahead of it closed it, the host
+   * left): hijacked (Fastify sends nothing for it), nothing sent to a seller, no line, no count
    * (routing/pipelined-turn.ts). With {@link MAX_WAITING_PER_CONNECTION} waiting on the
-   * connection already, refused `pipeline_too_deep` at once, for its id (its body is not kept
-   * while the refusal waits for its own turn). Reported failure (a hostile new-user trial 15,
-   * H1): test/regressions/pipelined-answers-unbounded-memory.test.ts.
+   * connection already, refused `pipeline_too_deep` at once, for its id (a POST's, null for a
+   * GET or a DELETE: request/peek.ts refusalIdOf; its body is not kept while the refusal waits
+   * for its own turn). Reported failure (a hostile new-user trial 15, H1):
+   * test/regressions/pipelined-answers-unbounded-memory.test.ts.
    */
   function waitForTurn(request: McpRequest, reply: FastifyReply, body: Buffer | undefined): FastifyReply | Promise<FastifyReply | undefined> {
     const socket = request.raw.socket;
@@ -114,13 +127,13 @@ export function createMcpHandler(deps: HandlerDeps) {
       return refuse(
         reply,
         'pipeline_too_deep',
-        body !== undefined && body.length > 0 ? requestIdOf(body) : null,
+        refusalIdOf(request.method, body),
         `Too many requests pipelined on one connection: ${MAX_WAITING_PER_CONNECTION} already wait for the answers before them. This one was not sent to any seller: send it again once earlier answers have arrived, or on another connection.`,
         undefined,
         { limit_requests: MAX_WAITING_PER_CONNECTION },
       );
     }
-    const queuedAt = performance.now();
+    const queuedAt: QueuedAt = { ms: performance.now(), hr: process.hrtime.bigint() };
     return new Promise((resolve, reject) => {
       deps.turns.whenTurnComes(socket, reply.raw, (processable) => {
         if (!processable) {
@@ -147,8 +160,8 @@ export function createMcpHandler(deps: HandlerDeps) {
   // for its turn returns a promise of the reply: Fastify would answer a promise of nothing
   // itself, with an empty body.
   // `queuedAt`: given when the request waited for its turn on its connection (waitForTurn),
-  // the time (performance.now()) it reached the handler first.
-  const mcpHandler = function mcpHandler(request: McpRequest, reply: FastifyReply, queuedAt?: number): FastifyReply | Promise<FastifyReply | undefined> | undefined {
+  // the time it reached the handler first (on both clocks: QueuedAt).
+  const mcpHandler = function mcpHandler(request: McpRequest, reply: FastifyReply, queuedAt?: QueuedAt): FastifyReply | Promise<FastifyReply | undefined> | undefined {
     const config = deps.getConfig();
     // A POST's leading UTF-8 BOM is ignored (RFC 8259 §8.1 lets a parser): the body is read,
     // refused and forwarded without it (mcp/utf8-bom.ts withoutLeadingBom). A DELETE's body,
@@ -156,7 +169,7 @@ export function createMcpHandler(deps: HandlerDeps) {
     const sent = Buffer.isBuffer(request.body) ? request.body : undefined;
     const body = sent !== undefined && request.method === 'POST' ? withoutLeadingBom(sent) : sent;
     // Shutting down: nothing more goes to a seller (one flag read on the normal path).
-    if (drain.draining) return refuseDraining(reply, body);
+    if (drain.draining) return refuseDraining(reply, request.method, body);
     // A browser's request (DNS rebinding, a cross-site page) never reaches a seller with the
     // agents' credentials: MCP Streamable HTTP, Security Warning (403, id null).
     // A loopback origin is served too: DNS rebinding cannot produce one (browser-guard.ts).
@@ -185,7 +198,7 @@ export function createMcpHandler(deps: HandlerDeps) {
     }
     const agent = config.agents.get(request.params.agent);
     if (!agent) {
-      return refuse(reply, 'unknown_agent', body ? requestIdOf(body) : null, `Unknown agent "${shownInMessage(request.params.agent)}": no such agent in the gateway config.`, undefined, {
+      return refuse(reply, 'unknown_agent', refusalIdOf(request.method, body), `Unknown agent "${shownInMessage(request.params.agent)}": no such agent in the gateway config.`, undefined, {
         agent: shownInMessage(request.params.agent),
       });
     }
@@ -359,19 +372,19 @@ export function createMcpHandler(deps: HandlerDeps) {
       },
       sseRetryMaxMs,
       // A request that waited for its turn: its duration runs from its arrival, as its deadline does.
-      startedAt: queuedAt === undefined ? undefined : process.hrtime.bigint() - BigInt(Math.round((performance.now() - queuedAt) * 1e6)),
+      startedAt: queuedAt?.hr,
     });
 
     // A request to an agent that backs off waits its turn (agent-guard.ts); a resumed stream,
     // the standalone GET stream and notifications are never held back.
-    const arrivedAt = queuedAt ?? performance.now();
+    const arrivedAt = queuedAt?.ms ?? performance.now();
     // A request that waited for its turn on its connection is not sent when too little of its
     // deadline is left to finish within it (as a backoff turn granted too late: agent-guard.ts
     // tooLateToSend); otherwise its backoff wait may take what is left.
     let maxWaitMs = limits.response_deadline_ms;
     let lateTurn = false;
     if (queuedAt !== undefined) {
-      maxWaitMs = Math.max(0, Math.ceil(limits.response_deadline_ms - (performance.now() - queuedAt)));
+      maxWaitMs = Math.max(0, Math.ceil(limits.response_deadline_ms - (performance.now() - queuedAt.ms)));
       lateTurn = tooLateToSend(maxWaitMs, limits.response_deadline_ms);
     }
     const kind = callKind(rpc.method, rpc.toolName, rpc.kind === 'batch');

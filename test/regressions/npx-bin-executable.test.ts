@@ -4,9 +4,9 @@
  * docs/configuration.md say it works after `npm ci`: tsc wrote dist/main.js, the package's
  * `bin`, with mode 0644. The build script now makes it executable.
  *
- * Runs the package's `build` script into a temporary directory under node_modules (the same command as `npm ci`'s
- * `prepare`, with `--outDir`), then the bin file itself as a program: its `#!/usr/bin/env node`
- * line and its mode must make it run.
+ * Runs the package's `build:tsc` script into a temporary directory under node_modules (the
+ * compile `npm ci`'s `prepare` runs through `npm run build`, with `--outDir`), then the bin
+ * file itself as a program: its `#!/usr/bin/env node` line and its mode must make it run.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -20,9 +20,10 @@ test('npx adcp-buyer-gateway fails in a clone: the built bin is executable and r
   // Inside node_modules: the output resolves the package's dependencies from there, as dist/ does.
   const dir = await mkdtemp(join(process.cwd(), 'node_modules', '.adcp-bin-test-'));
   try {
-    // The build script with its paths moved to `dir` (tsc's --outDir, the chmod's file).
-    const script = pkg.scripts.build!.replace('tsc -p tsconfig.build.json', `tsc -p tsconfig.build.json --outDir ${dir}`).replace("'dist/main.js'", `'${join(dir, 'main.js')}'`);
-    assert.notEqual(script, pkg.scripts.build, 'the build script has the expected shape');
+    // The compile script (`npm run build` runs it through scripts/build-if-stale.ts) with its
+    // paths moved to `dir` (tsc's --outDir, the chmod's file).
+    const script = pkg.scripts['build:tsc']!.replace('tsc -p tsconfig.build.json', `tsc -p tsconfig.build.json --outDir ${dir}`).replace("'dist/main.js'", `'${join(dir, 'main.js')}'`);
+    assert.notEqual(script, pkg.scripts['build:tsc'], 'the compile script has the expected shape');
     execFileSync('sh', ['-c', script], { stdio: 'pipe', env: { ...process.env, PATH: `${join(process.cwd(), 'node_modules', '.bin')}:${process.env.PATH ?? ''}` } });
     const mode = (await stat(join(dir, 'main.js'))).mode;
     assert.equal(mode & 0o111, 0o111, `dist/main.js mode ${(mode & 0o777).toString(8)}`);
