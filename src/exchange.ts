@@ -291,6 +291,16 @@ export interface Exchange {
    */
   ackBodyDroppedBytes: number | undefined;
   /**
+   * The bytes of the host's DELETE body, read and not forwarded: a DELETE ends the session
+   * and carries no JSON-RPC message (MCP Streamable HTTP), so the seller gets it without one,
+   * as a GET (request/headers.ts BODY_HEADERS). Undefined for no body, and for any other
+   * method (the common case). The exchange line's `request_body_dropped_bytes`. Reported
+   * failure (a hostile new-user trial 16, L2): the body went to the seller as sent, and a
+   * `tools/call` in it was answered outside the tool's limits
+   * (test/regressions/delete-body-forwarded-escapes-limits.test.ts).
+   */
+  readonly requestBodyDroppedBytes: number | undefined;
+  /**
    * `per_process` when a graceful shutdown ended this exchange's SSE stream while the resume
    * secret is the random per-process one (app.ts GatewayControl.resumeSecret): its tokens die
    * with the process, so a request's stream got `gateway_shutdown` rather than a plain end
@@ -377,6 +387,8 @@ export function createExchange(init: {
   guard?: AgentGuard;
   /** The host's request is a DELETE ({@link Exchange.endsSession}); false when absent. */
   endsSession?: boolean;
+  /** {@link Exchange.requestBodyDroppedBytes}; undefined when absent. */
+  requestBodyDroppedBytes?: number | undefined;
   /** The host's request is a GET ({@link Exchange.opensStream}); false when absent. */
   opensStream?: boolean;
   mintEventId: Exchange['mintEventId'];
@@ -415,6 +427,7 @@ export function createExchange(init: {
     eventIdsNotTokenized: undefined,
     answerEvent: undefined,
     ackBodyDroppedBytes: undefined,
+    requestBodyDroppedBytes: init.requestBodyDroppedBytes,
     shutdownResumeSecret: undefined,
     abortUpstream: () => {},
     finished: false,

@@ -292,7 +292,10 @@ function bounded<T>(value: T): T | string {
  * (`{"status":"accepted"}`, `text/plain` `OK`) and the host got 202 Accepted with no body
  * instead: that body's decoded bytes (exchange.ts `ackBodyDroppedBytes`; response/ack-body.ts;
  * a new user's hostile trial 12, M2:
- * test/regressions/notification-ack-body-breaks-sdk-connect.test.ts).
+ * test/regressions/notification-ack-body-breaks-sdk-connect.test.ts). request_body_dropped_bytes,
+ * when the host's DELETE carried a body, which is not forwarded: its bytes (exchange.ts
+ * `requestBodyDroppedBytes`; a hostile new-user trial 16, L2:
+ * test/regressions/delete-body-forwarded-escapes-limits.test.ts).
  */
 export function exchangeLogFields(exchange: Exchange, hostStatus: number | null, httpMethod: string): Record<string, unknown> {
   const fields: Record<string, unknown> = {
@@ -317,6 +320,7 @@ export function exchangeLogFields(exchange: Exchange, hostStatus: number | null,
   if (exchange.eventIdsNotTokenized !== undefined) fields.event_ids_not_tokenized = exchange.eventIdsNotTokenized;
   if (exchange.answerEvent !== undefined) fields.answer_event = exchange.answerEvent;
   if (exchange.ackBodyDroppedBytes !== undefined) fields.ack_body_dropped_bytes = exchange.ackBodyDroppedBytes;
+  if (exchange.requestBodyDroppedBytes !== undefined) fields.request_body_dropped_bytes = exchange.requestBodyDroppedBytes;
   if (exchange.shutdownResumeSecret !== undefined) fields.resume_secret = exchange.shutdownResumeSecret;
   return fields;
 }

@@ -15,6 +15,8 @@
  * - `Host` is the seller's (set by @fastify/reply-from from the agent URL).
  * - `Via` is the host's with the gateway's own entry appended (RFC 9110 §7.6.3; request/via.ts):
  *   how the gateway recognizes a request that comes back to it (`request_loop`).
+ * - A request forwarded without a body (a GET, a DELETE: {@link BODY_HEADERS}) carries none of
+ *   the host's headers that describe one.
  */
 import type { AgentConfig } from '../config/types.js';
 import { appendVia } from './via.js';
@@ -56,6 +58,22 @@ export const STRIPPED_REQUEST_HEADERS: ReadonlySet<string> = new Set([
 const STRIPPED_NAMES: readonly string[] = [...STRIPPED_REQUEST_HEADERS];
 
 /**
+ * Request headers that describe a body (RFC 9110 §8.3 Content-Type, §8.4 Content-Encoding, §8.6
+ * Content-Length), lower-case: not forwarded with a request the gateway sends without one. A
+ * GET's body is never read (Fastify reads none for a bodyless method), and a DELETE's is read
+ * but never forwarded: a DELETE ends the session (MCP Streamable HTTP, Session Management) and
+ * carries no JSON-RPC message, so its 2xx answer is never judged as one (docs/errors.md). A
+ * DELETE body forwarded as sent let a seller that routes on the body answer a `tools/call`
+ * with its result outside the tool's limits and rewrite (a hostile new-user trial 16, L2:
+ * test/regressions/delete-body-forwarded-escapes-limits.test.ts). Left, the host's
+ * `Content-Length: 7` would announce bytes that never come, and its `Content-Type` a body
+ * that is not there. `Transfer-Encoding` is hop-by-hop, never forwarded
+ * ({@link STRIPPED_REQUEST_HEADERS}). An agent's configured header of these names is still sent
+ * (only `content-type` may be configured: config/schema.ts).
+ */
+export const BODY_HEADERS: readonly string[] = ['content-length', 'content-type', 'content-encoding'];
+
+/**
  * Rewrites the header object @fastify/reply-from built (a copy of the host's headers with
  * `host` and `content-length` already set for the seller) in place and returns it.
  *
@@ -66,6 +84,8 @@ const STRIPPED_NAMES: readonly string[] = [...STRIPPED_REQUEST_HEADERS];
  * host's field of that name had, if any (field order across names carries no meaning, RFC
  * 9110 §5.3). `viaEntry` is the gateway's own Via entry for this request (`1.1 <pseudonym>`,
  * request/via.ts), appended to the host's Via (an agent may not configure `via`: schema.ts).
+ * `withBody` false: the request goes without a body (a GET, a DELETE), so the host's
+ * {@link BODY_HEADERS} are stripped too.
  */
 export function applyRequestHeaderPolicy(
   headers: Record<string, string | string[] | undefined>,
@@ -73,6 +93,7 @@ export function applyRequestHeaderPolicy(
   acceptEncoding: string,
   lastEventId: string | undefined,
   viaEntry: string,
+  withBody: boolean,
 ): Record<string, string | string[] | undefined> {
   // Each stripped name looked up, rather than every header name walked: the object comes in
   // dictionary mode (reply-from deletes `connection` from its copy), where a for-in walk
@@ -80,6 +101,12 @@ export function applyRequestHeaderPolicy(
   for (let k = 0; k < STRIPPED_NAMES.length; k++) {
     const name = STRIPPED_NAMES[k]!;
     if (headers[name] !== undefined) headers[name] = undefined;
+  }
+  if (!withBody) {
+    for (let k = 0; k < BODY_HEADERS.length; k++) {
+      const name = BODY_HEADERS[k]!;
+      if (headers[name] !== undefined) headers[name] = undefined;
+    }
   }
   const configured = agent.headers;
   for (const name in configured) headers[name] = configured[name];

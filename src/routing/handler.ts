@@ -164,8 +164,9 @@ export function createMcpHandler(deps: HandlerDeps) {
   const mcpHandler = function mcpHandler(request: McpRequest, reply: FastifyReply, queuedAt?: QueuedAt): FastifyReply | Promise<FastifyReply | undefined> | undefined {
     const config = deps.getConfig();
     // A POST's leading UTF-8 BOM is ignored (RFC 8259 §8.1 lets a parser): the body is read,
-    // refused and forwarded without it (mcp/utf8-bom.ts withoutLeadingBom). A DELETE's body,
-    // never read as a message, goes as sent.
+    // refused and forwarded without it (mcp/utf8-bom.ts withoutLeadingBom). A DELETE's body
+    // (Fastify reads one; a GET's it never reads) is no message: never judged, never
+    // forwarded (`forward` below), its size on the exchange line.
     const sent = Buffer.isBuffer(request.body) ? request.body : undefined;
     const body = sent !== undefined && request.method === 'POST' ? withoutLeadingBom(sent) : sent;
     // Shutting down: nothing more goes to a seller (one flag read on the normal path).
@@ -326,6 +327,8 @@ export function createMcpHandler(deps: HandlerDeps) {
     // A batch's tokens carry the levels its limits came from (batchLevelsText); made for batches only.
     const batchLevels = rpc.kind === 'batch' ? batchLevelsText(agent, rpc.batchToolNames) : undefined;
     const answersNoRequest = rpc.kind === 'notification';
+    // The bytes of a DELETE's body, which is not forwarded (undefined for none: the common case).
+    const droppedBodyBytes = !post && body !== undefined && body.length > 0 ? body.length : undefined;
     const exchange = createExchange({
       agent,
       rpc,
@@ -335,6 +338,7 @@ export function createMcpHandler(deps: HandlerDeps) {
       stream,
       guard: deps.guard,
       endsSession: request.method === 'DELETE',
+      requestBodyDroppedBytes: droppedBodyBytes,
       opensStream: request.method === 'GET',
       // Tokens are signed for the url of the seller this stream came from (`agent` is the
       // config the exchange started under), so they resume only against it (resume/token.ts).
@@ -512,15 +516,20 @@ export function createMcpHandler(deps: HandlerDeps) {
       deadline = setTimeout(onDeadline, Math.max(0, Math.ceil(limits.response_deadline_ms - (performance.now() - arrivedAt))));
 
       const log = deps.log;
-      // One object shape for every request (no conditional spread). @fastify/reply-from treats
-      // `body: undefined` as absent. Any body the host sent (a POST's; a DELETE may carry one)
-      // goes out as its bytes (a POST's without a leading BOM: `body` above) with its Content-Type: left to reply-from, a Buffer body with a
-      // JSON type was re-encoded as `JSON.stringify` of the Buffer (`{"type":"Buffer",...}`: a
-      // new user's trial, test/regressions/delete-body-and-connection-headers.test.ts). Fastify
-      // reads no body on a GET (a bodyless method): `body` is undefined there.
+      // One object shape for every request (no conditional spread). A POST's body goes out as
+      // its bytes (without a leading BOM: `body` above) with its Content-Type: left to
+      // reply-from, a Buffer body with a JSON type was re-encoded as `JSON.stringify` of the
+      // Buffer (`{"type":"Buffer",...}`: a new user's trial,
+      // test/regressions/delete-body-and-connection-headers.test.ts). A GET and a DELETE go
+      // without a body (`null`: @fastify/reply-from treats `undefined` as absent and then
+      // sends the request's own body, a DELETE's), and without the host's headers describing
+      // one (request/headers.ts BODY_HEADERS). A DELETE's body was forwarded as sent, and a
+      // seller that routes on the body answered a `tools/call` in it, outside the tool's
+      // limits and rewrite (a hostile new-user trial 16, L2:
+      // test/regressions/delete-body-forwarded-escapes-limits.test.ts).
       return reply.from(agent.url.href, {
-        body,
-        contentType: body === undefined ? undefined : String(request.headers['content-type'] ?? 'application/json'),
+        body: post ? body : null,
+        contentType: post ? String(request.headers['content-type'] ?? 'application/json') : undefined,
         rewriteRequestHeaders: (_req, headers) =>
           withUpstreamHooks(
             applyRequestHeaderPolicy(
@@ -529,6 +538,7 @@ export function createMcpHandler(deps: HandlerDeps) {
               acceptEncoding(offeredCodings(agent.accept_encoding, exchange.rpc)),
               stream.resumeFrom,
               request.raw.httpVersion === '1.0' ? ownVia.entry10 : ownVia.entry11,
+              post,
             ),
             upstreamHooks,
           ) as typeof headers,

@@ -4,8 +4,11 @@
  *    seller": `{"a":1}` (7 bytes) reached the seller as `{"type":"Buffer","data":[123,...]}`
  *    (49 bytes). Only a POST's body was handed to @fastify/reply-from as bytes; for any other
  *    method reply-from took the request's body itself and, the type being JSON, re-encoded
- *    that Buffer with `JSON.stringify`. Now a DELETE's body goes out as the host's bytes with
- *    its Content-Type, as a POST's does.
+ *    that Buffer with `JSON.stringify`. A DELETE's body then went out as the host's bytes with
+ *    its Content-Type, as a POST's does; since a hostile new-user trial 16, L2 it is not
+ *    forwarded at all (a DELETE carries no JSON-RPC message; forwarded, a `tools/call` in it was
+ *    answered outside the tool's limits: delete-body-forwarded-escapes-limits.test.ts), so the
+ *    seller gets no body, neither corrupted nor as sent, and no Content-Length or Content-Type.
  * 2. "Response headers named in the seller's `Connection` header are passed to the host":
  *    with `connection: close, x-secret` the host got `x-secret: s`. Hop-by-hop headers
  *    (RFC 9110 §7.6.1), those the Connection header names included, never pass; the request
@@ -35,7 +38,7 @@ describe('a DELETE body, and headers the seller names in Connection', { timeout:
     ['application/json; charset=utf-8', '{"jsonrpc":"2.0","id":5,"method":"x"}'],
     ['text/plain', 'plain text'],
   ] as const) {
-    test(`DELETE with a ${type} body: the seller gets the host's bytes and type`, async () => {
+    test(`DELETE with a ${type} body: the seller gets the DELETE without it, nor its length or type`, async () => {
       const before = stack.seller.requests.length;
       const res = await withTimeout(fetch(stack.gateway.agentUrl('acme'), { method: 'DELETE', headers: { 'content-type': type, 'mcp-session-id': 's-1' }, body }));
       assert.equal(res.status, 200);
@@ -43,9 +46,10 @@ describe('a DELETE body, and headers the seller names in Connection', { timeout:
       assert.equal(stack.seller.requests.length, before + 1);
       const seen = stack.seller.requests.at(-1)!;
       assert.equal(seen.method, 'DELETE');
-      assert.equal(seen.body.toString('latin1'), body);
-      assert.equal(seen.headers['content-length'], String(Buffer.byteLength(body)));
-      assert.equal(seen.headers['content-type'], type);
+      assert.equal(seen.body.length, 0);
+      assert.equal(seen.headers['content-length'], undefined);
+      assert.equal(seen.headers['content-type'], undefined);
+      assert.equal(seen.headers['mcp-session-id'], 's-1');
     });
   }
 
