@@ -40,13 +40,17 @@
  *    test/regressions/decoder-reservation-blocks-agent-answers.test.ts). Decoders wait for
  *    room by a rule of their own instead ({@link BufferLease.mustWaitForDecoders}): before
  *    they are made, while they would take the agent over its cap and another response's
- *    decoders are charged (one response's may go over the cap alone, so decoders larger
- *    than the cap are made at all), holding the body's first chunk outside the order
- *    meanwhile (a response waiting there is never the oldest the others wait for); decoders
- *    are charged only on a request's answer, whose deadline ends that wait (decode.ts). The
- *    bound is therefore the larger of the cap and one response's decoders (18.75 MiB) + the
- *    oldest response (up to its `max_response_bytes`) + one chunk per other response in
- *    flight.
+ *    decoders are charged (one response's go over the cap when no other's are charged,
+ *    whatever data the agent holds, so decoders larger than the cap are made at all),
+ *    holding the body's first chunk outside the order meanwhile (a response waiting there
+ *    is never the oldest the others wait for); decoders are charged only on a request's
+ *    answer, whose deadline ends that wait (decode.ts). The bound is therefore the cap + one
+ *    response's decoders (18.75 MiB at most: charged beside the data others took under the
+ *    cap) + the oldest response (up to its `max_response_bytes`) + one chunk per other
+ *    response in flight; decoders alone are charged at most the larger of the cap and one
+ *    response's. Decoders count as held bytes: while they take the agent over its cap, its
+ *    answers, br or not, are received one at a time, oldest first (a review of 0bb3129:
+ *    test/regressions/br-decoder-over-cap-holds-back-other-answers.test.ts).
  *    **Load shedding**: a response that must wait while its call kind backs off (mechanism 1)
  *    is not waited for: its lease is shed ({@link BufferLease.shedRetryAfterS} set, its
  *    bytes released; the reader stops and answers `agent_backoff_shed`, docs/errors.md),
@@ -585,7 +589,9 @@ export class BufferLease {
    * rule of {@link mustWait}: every response is the oldest in its turn (an SSE stream leaves
    * the order between events), so that rule would let every one of them charge its decoders
    * over the cap, one after the other (30 lgwin-24 streams: 562 MiB). One response's
-   * decoders go over the cap alone, so decoders larger than the cap are made at all.
+   * decoders go over the cap when no other response's are charged (whatever data the agent
+   * holds: the bound is the cap + one response's decoders), so decoders larger than the cap
+   * are made at all.
    */
   mustWaitForDecoders(n: number): boolean {
     return !this.released && this.s.heldBytes + n > this.s.settings.max_buffered_response_bytes && this.s.decoderBytes > this.decoders;

@@ -74,7 +74,9 @@
  *   would be held for a session (the review of 9e985ac, which charged 64 KiB per zlib layer:
  *   test/regressions/decoder-wait-has-no-deadline.test.ts).
  * Residual risk, documented (README, docs/configuration.md max_buffered_response_bytes): per
- * agent, one response's decoders may go over the cap alone (18.75 MiB at most); gzip and
+ * agent, one response's decoders may go over the cap (18.75 MiB at most), beside the data the
+ * agent's other responses hold up to the cap; while decoders take the agent over its cap, all
+ * of its answers, br or not, are received one at a time (agent-guard.ts); gzip and
  * deflate decoders are not counted (above); and a seller that holds `br` streams open holds
  * its agent's decoder room until their `sse_deadline_ms` (an hour by default), so that
  * agent's other `br` answers wait for it, up to their own deadlines (the other agents are
