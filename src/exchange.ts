@@ -160,10 +160,13 @@ const withoutBrotli = new WeakMap<readonly string[], readonly string[]>();
  * response/pipeline.ts): the agent's `accept_encoding`, less `br` on a stream that has no end
  * (no {@link hasCumulativeBound}: the standalone GET stream, a long-lived one). A brotli
  * decoder holds the window its stream declares, up to 16 MiB, for as long as its stream
- * lives (response/decode.ts), where a gzip or deflate one holds 32 KiB; one per host session
- * held all session long is counted by no bound. A hostile new user's trial 15, H2: 30 such GET
- * streams took the gateway from 94 to 655 MB RSS
- * (test/regressions/brotli-window-on-get-stream-unbounded.test.ts).
+ * lives (response/decode.ts), where a gzip or deflate one holds 32 KiB. A hostile new user's
+ * trial 15, H2: 30 such GET streams took the gateway from 94 to 655 MB RSS
+ * (test/regressions/brotli-window-on-get-stream-unbounded.test.ts). A request's answer, which
+ * has a deadline, has its brotli decoder charged to the agent's `max_buffered_response_bytes`
+ * (up to 18.75 MiB) instead; on a stream without end that charge would last a session, the
+ * agent's other br answers waiting for room all the while, and its wait for room would have
+ * no deadline (test/regressions/decoder-wait-has-no-deadline.test.ts).
  */
 export function offeredCodings(codings: readonly string[], rpc: RpcPeek): readonly string[] {
   if (hasCumulativeBound(rpc) || !codings.includes('br')) return codings;

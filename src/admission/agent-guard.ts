@@ -26,11 +26,31 @@
  * 2. **Buffered response bytes** (`max_buffered_response_bytes`), per agent. The response
  *    bytes the gateway holds for all of the agent's in-flight responses while they are
  *    received (JSON bodies; of an SSE stream, the event not yet dispatched: its incomplete
- *    line and its complete `data:` lines, sse-stage.ts). A response whose next chunk
- *    would find the agent over the cap waits before reading it (TCP back-pressure on that
- *    seller), except the agent's oldest holding response, which always proceeds, so the
- *    agent always makes progress. The bound is therefore the cap + the oldest response
- *    (up to its `max_response_bytes`) + one chunk per other response in flight.
+ *    line and its complete `data:` lines, sse-stage.ts), and the brotli decoders of their
+ *    coded bodies ({@link BufferLease.chargeDecoders}; decode.ts, a hostile new user's
+ *    trial 15, H2). A response whose next chunk would find the agent over the cap waits
+ *    before reading it (TCP back-pressure on that seller), except the agent's oldest
+ *    response holding data, which always proceeds (and one holding no data when none
+ *    does), so the agent always makes progress. The oldest-first order is by data bytes
+ *    only: a response holding nothing but its decoders (an SSE stream between events) is
+ *    not in it, or an idle one would be the "oldest" for good and every other answer of the
+ *    agent would wait for its deadline (the review of 9e985ac: an idle gzip GET stream
+ *    holding 64 KiB of decoder charge kept a 1 MiB - 1000 byte answer waiting until its
+ *    response_deadline_ms with the cap at 1 MiB,
+ *    test/regressions/decoder-reservation-blocks-agent-answers.test.ts). Decoders wait for
+ *    room by a rule of their own instead ({@link BufferLease.mustWaitForDecoders}): before
+ *    they are made, while they would take the agent over its cap and another response's
+ *    decoders are charged (one response's go over the cap when no other's are charged,
+ *    whatever data the agent holds, so decoders larger than the cap are made at all),
+ *    holding the body's first chunk outside the order meanwhile (a response waiting there
+ *    is never the oldest the others wait for); decoders are charged only on a request's
+ *    answer, whose deadline ends that wait (decode.ts). The bound is therefore the cap + one
+ *    response's decoders (18.75 MiB at most: charged beside the data others took under the
+ *    cap) + the oldest response (up to its `max_response_bytes`) + one chunk per other
+ *    response in flight; decoders alone are charged at most the larger of the cap and one
+ *    response's. Decoders count as held bytes: while they take the agent over its cap, its
+ *    answers, br or not, are received one at a time, oldest first (a review of 0bb3129:
+ *    test/regressions/br-decoder-over-cap-holds-back-other-answers.test.ts).
  *    **Load shedding**: a response that must wait while its call kind backs off (mechanism 1)
  *    is not waited for: its lease is shed ({@link BufferLease.shedRetryAfterS} set, its
  *    bytes released; the reader stops and answers `agent_backoff_shed`, docs/errors.md),
@@ -158,13 +178,16 @@ export class Breaker {
 class AgentState {
   readonly breakers = new Map<string, Breaker>();
   heldBytes = 0;
+  /** Of {@link heldBytes}: what its responses' decoders are charged now ({@link BufferLease.chargeDecoders}). */
+  decoderBytes = 0;
   /** Times a lease had to wait (since start). */
   bufferWaits = 0;
   /**
-   * Leases holding bytes, in the order they started holding: a list linked through the
-   * leases themselves, of which the first always reads on. A lease holding nothing is not in
-   * it (an idle SSE stream must not be the one exempt while the others wait: nothing would
-   * ever be released). Not a `Set`: leases join and leave it per response, and under that
+   * Leases holding data bytes, in the order they started holding: a list linked through the
+   * leases themselves, of which the first always reads on. A lease holding no data is not in
+   * it, whatever it holds outside the order ({@link BufferLease.reserved}: its decoders), so
+   * an idle SSE stream is never the one exempt while the others wait: nothing would ever be
+   * released. Not a `Set`: leases join and leave it per response, and under that
    * churn V8 chains a Set's rebuilt tables, keeping old leases alive until a mark-compact
    * once one table is old (inflight-table.ts); and {@link BufferLease.mustWait}, read per
    * chunk, gets the first without making an iterator.
@@ -254,7 +277,7 @@ export class AgentGuard {
       // A reload: the new settings apply at once (a shorter backoff, a disabled backoff).
       s.settings = settings;
       for (const b of s.breakers.values()) if (b.waiters.length > 0) this.pump(b);
-      for (const lease of s.blocked.slice()) if (!lease.mustWait) lease.wake?.();
+      for (const lease of s.blocked.slice()) if (!lease.blockedNow) lease.wake?.();
     }
     return s;
   }
@@ -467,21 +490,47 @@ export class AgentGuard {
   }
 }
 
+/** The seller's body as a {@link BufferLease} wait watches it: its close before its end ends the wait. */
+export type WatchedBody = Pick<NodeJS.EventEmitter, 'once' | 'off'> & { readonly destroyed?: boolean; readonly readableEnded?: boolean };
+
+/**
+ * How {@link BufferLease.chargeDecoders} ended: `charged` (the bytes are held until
+ * {@link BufferLease.unchargeDecoders} or the release); else nothing is charged: `shed` (the
+ * response was shed while it waited: {@link BufferLease.shedRetryAfterS}), `over` (released:
+ * its exchange ended, at its deadline or the host's leaving), `aborted` (the seller's body
+ * closed before its end: its next read fails).
+ */
+export type DecoderCharge = 'charged' | 'shed' | 'over' | 'aborted';
+
 /**
  * The bytes one response holds while it is received, counted against its agent's
  * `max_buffered_response_bytes`. Use: `add(chunk.length)` for each chunk kept (or `set(n)`
  * for the bytes held now), then `if (lease.mustWait) await lease.ready(stream)` before
  * reading the next chunk; `release()` once, when the bytes are no longer held (any outcome).
+ * A coded body's brotli decoders are charged before they are made (decode.ts DecoderRoom):
+ * `await lease.chargeDecoders(n, firstChunkBytes, stream)`, and `unchargeDecoders(n)` once
+ * they are gone (the release gives back whatever is left).
  */
 export class BufferLease {
-  /** Bytes held now; the lease is in its agent's holding list exactly while this is above 0. */
+  /** Bytes held now: the response's data (the lease's place in the oldest-first order) + {@link reserved}. */
   held = 0;
+  /**
+   * Of {@link held}: bytes held outside the oldest-first order, which {@link set} keeps: the
+   * decoders' charge ({@link decoders}), and while they wait for room, the body's first chunk.
+   * The lease is in its agent's holding list exactly while `held - reserved` (its data) is above 0.
+   */
+  reserved = 0;
+  /** Of {@link reserved}: its decoders' charge ({@link chargeDecoders}). */
+  decoders = 0;
   /** Neighbours in the agent's holding list ({@link AgentState.firstLease}). */
   prevLease: BufferLease | undefined = undefined;
   nextLease: BufferLease | undefined = undefined;
-  private released = false;
-  /** Set while waiting in {@link ready}. */
+  /** Set once, by {@link release} (or {@link shedNow}): the lease holds nothing and waits for nothing from then on. */
+  released = false;
+  /** Set while waiting in {@link ready} or {@link chargeDecoders}. */
   wake: (() => void) | undefined;
+  /** While waiting in {@link chargeDecoders}: the decoders' bytes it waits to charge. */
+  private waitingDecoders: number | undefined = undefined;
   /**
    * Set once the response is shed (module doc, load shedding): whole seconds until its kind's
    * next probe (`retry_after`). The reader checks it after {@link ready} and stops with a
@@ -500,54 +549,160 @@ export class BufferLease {
     return this.shedKind === undefined ? undefined : this.s.breakers.get(this.shedKind);
   }
 
+  /** Adds `n` data bytes (a chunk kept). */
   add(n: number): void {
     if (this.released || n <= 0) return;
-    if (this.held === 0) this.s.linkLease(this);
+    if (this.held === this.reserved) this.s.linkLease(this);
     this.held += n;
     this.s.heldBytes += n;
   }
 
-  /** Sets the bytes held to `n` (a stream that forwards as it goes holds only the event it has not dispatched yet). */
+  /**
+   * Sets the data bytes held to `n` (a stream that forwards as it goes holds only the event
+   * it has not dispatched yet); {@link reserved} bytes are kept.
+   */
   set(n: number): void {
-    if (this.released || n === this.held) return;
-    const lower = n < this.held;
-    if (this.held === 0) this.s.linkLease(this);
-    this.s.heldBytes += n - this.held;
-    this.held = n;
+    const data = this.held - this.reserved;
+    if (this.released || n === data) return;
+    if (data === 0) this.s.linkLease(this);
+    this.s.heldBytes += n - data;
+    this.held = n + this.reserved;
     if (n === 0) this.s.unlinkLease(this);
-    if (lower) this.wakeOthers();
+    if (n < data) this.wakeOthers();
   }
 
-  /** True when this response must wait before reading more: the agent is over its cap and this is not its oldest response. */
+  /**
+   * True when this response must wait before reading more: the agent is over its cap, and
+   * another response holding data is older (the oldest one reads on; so does one holding no
+   * data when none holds any: it would be the oldest, and decoders' charges alone over the
+   * cap must not stop every stream).
+   */
   get mustWait(): boolean {
-    return !this.released && this.s.heldBytes > this.s.settings.max_buffered_response_bytes && this.s.firstLease !== this;
+    if (this.released || this.s.heldBytes <= this.s.settings.max_buffered_response_bytes) return false;
+    const first = this.s.firstLease;
+    return first !== this && first !== undefined;
+  }
+
+  /**
+   * True when decoders charged `n` bytes must wait before they are made: they would take the
+   * agent over its cap while another response's decoders are charged. Not the oldest-first
+   * rule of {@link mustWait}: every response is the oldest in its turn (an SSE stream leaves
+   * the order between events), so that rule would let every one of them charge its decoders
+   * over the cap, one after the other (30 lgwin-24 streams: 562 MiB). One response's
+   * decoders go over the cap when no other response's are charged (whatever data the agent
+   * holds: the bound is the cap + one response's decoders), so decoders larger than the cap
+   * are made at all.
+   */
+  mustWaitForDecoders(n: number): boolean {
+    return !this.released && this.s.heldBytes + n > this.s.settings.max_buffered_response_bytes && this.s.decoderBytes > this.decoders;
+  }
+
+  /**
+   * Charges `n` bytes for the response's decoders before they are made (decode.ts
+   * DecoderRoom): at once when they fit ({@link mustWaitForDecoders}), else once room is
+   * made (the agent's other responses release data or decoders), holding `waitingBytes`
+   * (the body's first chunk, read and not yet decoded) outside the oldest-first order
+   * meanwhile, so that a response waiting here is never the oldest the others wait for. The
+   * wait counts once in {@link AgentGuard.bufferWaits}; it is shed as {@link ready}'s is.
+   * Its time is bounded by the caller's deadline (the exchange's end releases the lease:
+   * `over`). Resolves how it ended ({@link DecoderCharge}); nothing is charged unless `charged`.
+   */
+  async chargeDecoders(n: number, waitingBytes: number, stream?: WatchedBody): Promise<DecoderCharge> {
+    if (this.mustWaitForDecoders(n)) {
+      this.reserve(waitingBytes);
+      let counted = false;
+      do {
+        const closed = await this.waitFor(n, stream, counted);
+        counted = true;
+        if (this.released) return this.shedRetryAfterS === undefined ? 'over' : 'shed';
+        if (closed) {
+          this.unreserve(waitingBytes);
+          return 'aborted';
+        }
+      } while (this.mustWaitForDecoders(n));
+      this.unreserve(waitingBytes, false);
+    }
+    if (this.released) return this.shedRetryAfterS === undefined ? 'over' : 'shed';
+    this.reserve(n);
+    this.decoders += n;
+    this.s.decoderBytes += n;
+    return 'charged';
+  }
+
+  /** Gives back `n` of the decoders' charge (at most what is charged): the decoders are gone, or smaller than charged. */
+  unchargeDecoders(n: number): void {
+    const m = Math.min(n, this.decoders);
+    if (this.released || m <= 0) return;
+    this.decoders -= m;
+    this.s.decoderBytes -= m;
+    this.unreserve(m);
+  }
+
+  /** Holds `n` bytes outside the oldest-first order ({@link reserved}). */
+  private reserve(n: number): void {
+    this.held += n;
+    this.reserved += n;
+    this.s.heldBytes += n;
+  }
+
+  /** Gives back `n` {@link reserved} bytes, and wakes who may go on now unless `wake` is false. */
+  private unreserve(n: number, wake = true): void {
+    if (this.released || n <= 0) return;
+    this.held -= n;
+    this.reserved -= n;
+    this.s.heldBytes -= n;
+    if (wake) this.wakeOthers();
   }
 
   /**
    * Resolves once this response may read on (at once when it need not wait), when it is
    * released or shed, or when `stream` (the seller's body) closes or has closed before its
-   * end (the request was aborted: the caller's next read fails). A body that has ENDED still
-   * waits: its decoders may hold a bomb's worth of output (found in the bench: a gzip bomb's
-   * few KiB arrive whole at once, and the decoded bytes went past the cap unchecked); its
-   * exchange's end releases it (exchange.ts `openBufferLease`).
+   * end (the request was aborted: the caller's next read fails). A body that has ENDED, before
+   * or during the wait (Node closes an ended stream), still waits: its decoders may hold a
+   * bomb's worth of output (found in the bench: a gzip bomb's few KiB arrive whole at once,
+   * and the decoded bytes went past the cap unchecked); its exchange's end releases it
+   * (exchange.ts `openBufferLease`).
    */
-  ready(stream?: Pick<NodeJS.EventEmitter, 'once' | 'off'> & { readonly destroyed?: boolean; readonly readableEnded?: boolean }): Promise<void> {
+  ready(stream?: WatchedBody): Promise<void> {
     if (!this.mustWait) return Promise.resolve();
-    const ended = stream?.readableEnded === true;
-    if (stream?.destroyed === true && !ended) return Promise.resolve();
-    if (this.breaker?.backingOff === true && this.shedNow()) return Promise.resolve();
-    this.s.bufferWaits++;
-    return new Promise<void>((resolve) => {
+    return this.waitFor(undefined, stream, false).then(() => undefined);
+  }
+
+  /**
+   * True while this waiting response must go on waiting: for data room ({@link mustWait}), or
+   * for decoder room ({@link mustWaitForDecoders}) when it waits in {@link chargeDecoders}.
+   */
+  get blockedNow(): boolean {
+    return this.waitingDecoders === undefined ? this.mustWait : this.mustWaitForDecoders(this.waitingDecoders);
+  }
+
+  /**
+   * Waits in the agent's blocked list (for `decoders` bytes of decoder room, else for data
+   * room) until woken, released, shed, or `stream` closes before its end; resolves true in
+   * that last case. Counts a wait unless `counted` (a decoder wait woken too early counts once).
+   */
+  private waitFor(decoders: number | undefined, stream: WatchedBody | undefined, counted: boolean): Promise<boolean> {
+    const aborted = (): boolean => stream?.destroyed === true && stream.readableEnded !== true;
+    if (aborted()) return Promise.resolve(true);
+    if (this.breaker?.backingOff === true && this.shedNow()) return Promise.resolve(false);
+    if (!counted) this.s.bufferWaits++;
+    this.waitingDecoders = decoders;
+    return new Promise<boolean>((resolve) => {
+      // A close after the body's end (Node destroys an ended stream) is no abort: it waits on.
+      const closed = (): void => {
+        if (stream?.readableEnded !== true) done();
+      };
       const done = (): void => {
-        stream?.off('close', done);
+        stream?.off('close', closed);
         this.wake = undefined;
+        this.waitingDecoders = undefined;
         const i = this.s.blocked.indexOf(this);
         if (i >= 0) this.s.blocked.splice(i, 1);
-        resolve();
+        resolve(aborted());
       };
       this.wake = done;
       this.s.blocked.push(this);
-      if (!ended) stream?.once('close', done);
+      if (stream?.readableEnded !== true) stream?.once('close', closed);
     });
   }
 
@@ -567,20 +722,22 @@ export class BufferLease {
     if (this.released) return;
     this.released = true;
     this.s.heldBytes -= this.held;
-    if (this.held > 0) this.s.unlinkLease(this);
-    this.held = 0;
+    this.s.decoderBytes -= this.decoders;
+    if (this.held > this.reserved) this.s.unlinkLease(this);
+    this.held = this.reserved = this.decoders = 0;
     this.wake?.();
     this.wakeOthers();
   }
 
   /**
-   * Wakes, in arrival order, every waiting response that may now read on (each may then
-   * overshoot the cap by the one chunk it reads before it checks again).
+   * Wakes, in arrival order, every waiting response that may now go on (each may then
+   * overshoot the cap by the one chunk it reads before it checks again; a decoder wait
+   * checks again before it charges).
    */
   private wakeOthers(): void {
     if (this.s.blocked.length === 0) return;
     for (const lease of this.s.blocked.slice()) {
-      if (!lease.mustWait) lease.wake?.();
+      if (!lease.blockedNow) lease.wake?.();
     }
   }
 }

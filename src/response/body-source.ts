@@ -8,12 +8,18 @@ import type { Exchange } from '../exchange.js';
 import type { LocalErrorInput } from '../errors/local-reply.js';
 import { findGatewayAbort } from '../errors/abort.js';
 import { ByteBudget } from './byte-budget.js';
-import { DecodeError, countUncodedChunk, decodeStream } from './decode.js';
+import { DecodeError, countUncodedChunk, decodeStream, type DecoderRoom } from './decode.js';
 import { LoadShedError, type BufferLease } from '../admission/agent-guard.js';
 
 export interface BodySource {
   /** Decoded chunks. Throws DecodeError on a raw/decoded breach or corrupt data; other errors (an abort) propagate. */
   readonly chunks: AsyncGenerator<Buffer>;
+  /**
+   * {@link chunks}, with a coded body's brotli decoder charged to `room` (decode.ts
+   * DecoderRoom: the reader's buffer lease) from before its first byte is decoded. Made once:
+   * whichever of the two is used first decides.
+   */
+  chunksWithin(room: DecoderRoom | undefined): AsyncGenerator<Buffer>;
   readonly raw: ByteBudget;
   readonly decoded: ByteBudget;
   /** The upstream stream itself (destroy it to stop reading without consuming `chunks`). */
@@ -46,7 +52,11 @@ class OpenBody implements BodySource {
 
   /** Made on first use (decode.ts `decodeStream`), so a body read by `readDirect` never builds it. */
   get chunks(): AsyncGenerator<Buffer> {
-    return (this.generator ??= decodeStream(this.stream as AsyncIterable<Buffer>, this.codings, this.raw, this.decoded));
+    return this.chunksWithin(undefined);
+  }
+
+  chunksWithin(room: DecoderRoom | undefined): AsyncGenerator<Buffer> {
+    return (this.generator ??= decodeStream(this.stream as AsyncIterable<Buffer>, this.codings, this.raw, this.decoded, room));
   }
 
   get direct(): boolean {

@@ -41,21 +41,53 @@
  * Brotli windows (a hostile new user's trial 15, H2): a brotli decoder fills the window its
  * stream header declares (up to 16 MiB; large windows stay disabled) before it hands out a
  * byte, and keeps it while its stream lives, whatever the decoded limit: measured 15.9 MB per
- * decoder from a 3 KB body at lgwin 24, 4.0 MB at lgwin 22, 0.27 MB at lgwin 16 (gzip/deflate
- * windows are 32 KiB: 25-31 KB per decoder). 30 standalone GET streams with one `br` layer,
- * kept alive by a comment every 2 s, took a gateway from 94 to 655 MB RSS; `br, br, br, br` x
- * 10 streams, 701 MB. So:
+ * decoder from a 3 KB body at lgwin 24, 4.0 MB at lgwin 22, 0.27 MB at lgwin 16. 30
+ * standalone GET streams with one `br` layer, kept alive by a comment every 2 s, took a
+ * gateway from 94 to 655 MB RSS; `br, br, br, br` x 10 streams, 701 MB; 30 POSTed calls
+ * answered by such streams, 94 to 659 MB, `adcp_gateway_agent_buffered_response_bytes` at 0.
+ * So:
  * - at most {@link MAX_BROTLI_LAYERS} `br` layer per response (no encoder stacks brotli);
  * - the standalone GET stream and long-lived streams, which live for a session, are not
- *   offered `br` (exchange.ts offeredCodings): a `br` answer there is `unsupported_encoding`.
- * Residual risk, documented: a request's stream (a POST answered with SSE, bounded by its
- * `sse_deadline_ms`) may still hold one brotli window of up to 16 MiB, counted by no bound
- * (30 such streams at lgwin 24: ~646 MB). Offer `br` only to agents that need it.
+ *   offered `br` (exchange.ts offeredCodings): a `br` answer there is `unsupported_encoding`;
+ * - a `br` layer's memory counts against the agent's `max_buffered_response_bytes` for as
+ *   long as its decoder lives: {@link decoderBytes}, 2^WBITS (the window its stream header
+ *   declares, RFC 7932 §9.1, read from the layer's first byte: 1 KiB to 16 MiB) +
+ *   {@link BROTLI_STATE_BYTES}, charged to the response's {@link DecoderRoom} (its
+ *   agent-guard.ts BufferLease) at the body's first byte, before any decoder is made (an
+ *   inner `br` at the largest window until its own first byte names its window), and given
+ *   back when the decoders are gone. When that charge would take the agent over its cap
+ *   while another response's decoders are charged, the first byte waits for room (TCP
+ *   back-pressure; BufferLease.mustWaitForDecoders), so an agent's decoders are charged at
+ *   most the larger of its cap and one response's 18.75 MiB, however many streams the seller
+ *   holds open. Only the requests' answers (a JSON body, a POST's SSE stream) decode `br`,
+ *   so every such wait has a deadline: the exchange's `response_deadline_ms` or
+ *   `sse_deadline_ms` ends it, its lease released (`over`). The trial rerun, 30 POSTed
+ *   calls answered by lgwin-24 streams (16 MB of notifications each, then a comment every
+ *   2 s): 94 -> 659 MB RSS before, 95 -> 199 MB after (3 decoding; 27 waiting their turn,
+ *   each holding its first chunk; the gauge at 58,986,969 bytes: 3 x 19,660,800 + 4,569).
+ * - `gzip` and `deflate` are not charged: their window is at most 32 KiB (RFC 1951), whatever
+ *   the seller sends, and a decoder with it filled measured 0.10-0.18 MB RSS with Node's
+ *   stream objects (300 open: +32 to +51 MB), the order of an exchange's own objects, which
+ *   no cap counts either (100 standalone GET streams: ~0.6 MB each, uncoded), where an
+ *   lgwin-24 brotli decoder is about 100 times that and chosen by the seller. And a charge
+ *   lasts as long as its decoder: on a GET stream (no deadline; `gzip` is offered there) it
+ *   would be held for a session (the review of 9e985ac, which charged 64 KiB per zlib layer:
+ *   test/regressions/decoder-wait-has-no-deadline.test.ts).
+ * Residual risk, documented (README, docs/configuration.md max_buffered_response_bytes): per
+ * agent, one response's decoders may go over the cap (18.75 MiB at most), beside the data the
+ * agent's other responses hold up to the cap; while decoders take the agent over its cap, all
+ * of its answers, br or not, are received one at a time (agent-guard.ts); gzip and
+ * deflate decoders are not counted (above); and a seller that holds `br` streams open holds
+ * its agent's decoder room until their `sse_deadline_ms` (an hour by default), so that
+ * agent's other `br` answers wait for it, up to their own deadlines (the other agents are
+ * not affected). With a cap under two decoders' worth, an agent's `br` answers are decoded
+ * one at a time.
  */
 import { drainOrClose } from './drain.js';
 import { Readable, type Transform, type TransformOptions } from 'node:stream';
 import zlib from 'node:zlib';
 import { ByteBudget } from './byte-budget.js';
+import { LoadShedError, type DecoderCharge, type WatchedBody } from '../admission/agent-guard.js';
 
 export type DecodeFailure =
   | { reason: 'unsupported_encoding'; coding: string }
@@ -83,6 +115,61 @@ export const MAX_STACKED_CODINGS = 4;
  * stream). More is `unsupported_encoding`, refused before any decoder is made.
  */
 export const MAX_BROTLI_LAYERS = 1;
+
+/**
+ * Bytes charged for a brotli decoder besides its window: the most its state can hold while
+ * one metablock is open (a seller holds that as long as it likes, by not ending the
+ * metablock), rounded up to 2.75 MiB. Its prefix-code tables, allocated per metablock: up to
+ * 256 trees each for literals, insert-and-copy lengths and distances, of at most 632, 1080
+ * and 896 four-byte entries (brotli 1.1.0 c/dec/state.c BrotliDecoderHuffmanTreeGroupInit:
+ * the alphabet + 376), 2,670,592 bytes; its context maps (256 block types x 64 + 4 bytes),
+ * block-type and length trees (12,336 bytes), the ring's 542-byte write-ahead slack, and the
+ * state itself with Node's 16 KiB output buffer.
+ */
+export const BROTLI_STATE_BYTES = 2.75 * 1024 * 1024;
+
+/** The largest brotli window without large windows (RFC 7932 §9.1: WBITS up to 24), in bytes. */
+export const BROTLI_MAX_WINDOW_BYTES = 1 << 24;
+
+/**
+ * The window (WBITS) a brotli stream declares in its first byte (RFC 7932 §9.1, read from
+ * the least significant bit): 16 when the first bit is 0; else 17 + the next 3 bits when
+ * they are not 0 (18..24); else 8 + the 3 after when not 0 or 1 (10..15), 17 when 0.
+ * Undefined for 1 (the marker of brotli's large-window extension, which Node's decoder leaves
+ * disabled: it fails on it).
+ */
+export function brotliWindowBits(firstByte: number): number | undefined {
+  if ((firstByte & 1) === 0) return 16;
+  const high = (firstByte >> 1) & 7;
+  if (high !== 0) return 17 + high;
+  const low = (firstByte >> 4) & 7;
+  if (low === 1) return undefined;
+  return low === 0 ? 17 : 8 + low;
+}
+
+/**
+ * The bytes one decoding layer is charged ({@link DecoderRoom}; module doc): `br`, its
+ * declared window (from `firstByte`, the layer's first input byte; the largest while it is
+ * unknown or invalid) + {@link BROTLI_STATE_BYTES}: 2.81 MiB at lgwin 16, 3.25 at 19, 6.75 at
+ * 22, 18.75 at 24; `gzip` and `deflate`, 0 (module doc: a 32 KiB window at most).
+ */
+export function decoderBytes(coding: ContentCoding, firstByte?: number): number {
+  if (coding !== 'br') return 0;
+  const bits = firstByte === undefined ? undefined : brotliWindowBits(firstByte);
+  return (bits === undefined ? BROTLI_MAX_WINDOW_BYTES : 2 ** bits) + BROTLI_STATE_BYTES;
+}
+
+/**
+ * Where a response's decoders are charged: its agent's buffered-bytes lease (agent-guard.ts
+ * BufferLease: `chargeDecoders` waits for room when it must, holding the first chunk's bytes
+ * meanwhile, and resolves how it ended; `unchargeDecoders` gives bytes back; a trial 15, H2).
+ */
+export interface DecoderRoom {
+  chargeDecoders(n: number, waitingBytes: number, stream?: WatchedBody): Promise<DecoderCharge>;
+  unchargeDecoders(n: number): void;
+  /** Set once the response was shed (agent-guard.ts load shedding): `retry_after` in whole seconds. */
+  readonly shedRetryAfterS?: number | undefined;
+}
 
 /** zlib output chunk size in bytes (zlib's own default, Z_DEFAULT_CHUNK): the overshoot unit. */
 export const DECODER_CHUNK_BYTES = 16 * 1024;
@@ -229,6 +316,10 @@ function isZlibHeader(cmf: number, flg: number): boolean {
  * @param raw      wire bytes budget; every source chunk is counted as it arrives
  * @param decoded  decoded bytes budget; every chunk the LAST layer produces is counted as it
  *                 is produced. Each earlier layer gets its own counter with `decoded.limit`.
+ * @param room     where a `br` layer's memory is charged ({@link DecoderRoom}; module doc):
+ *                 the first source byte waits for room for it; none given, nothing is charged
+ *                 (unit tests, a gateway without the agent guard, a stream that is not
+ *                 offered `br`).
  *
  * Errors (the generator throws; all decoders are destroyed first):
  * - {@link DecodeError} `raw_bytes` (`limitBytes: raw.limit`, `observedBytes: raw.used`):
@@ -240,9 +331,12 @@ function isZlibHeader(cmf: number, flg: number): boolean {
  * - `upstream_encoding_invalid` (`message`: zlib's, or "bytes after the end of the
  *   compressed stream"): corrupt or truncated compressed data, data not in the coding, bytes
  *   after the end of a layer's stream (a next gzip member aside; module doc).
- * - `unsupported_encoding`: an unknown coding or more than {@link MAX_STACKED_CODINGS}
- *   (thrown on the first `next()`, before `source` is touched).
+ * - `unsupported_encoding`: an unknown coding, more than {@link MAX_STACKED_CODINGS} or more
+ *   than {@link MAX_BROTLI_LAYERS} `br` (thrown on the first `next()`, before `source` is
+ *   touched).
  * - Whatever `source` throws (an aborted upstream request), unchanged.
+ * - agent-guard.ts `LoadShedError`: `room` was shed while the first byte waited for it; an
+ *   Error ("decoding stopped: its response is over") when `room` was released meanwhile.
  *
  * With no codings (or only `identity`) the source chunks are yielded unchanged (the same
  * Buffer objects: zero copies), counted into both budgets. Backpressure holds end to end:
@@ -258,8 +352,9 @@ export function decodeStream(
   codings: readonly string[],
   raw: ByteBudget,
   decoded: ByteBudget,
+  room?: DecoderRoom,
 ): AsyncGenerator<Buffer> {
-  return decodeStreamWith(openDecoder, source, codings, raw, decoded);
+  return decodeStreamWith(openDecoder, source, codings, raw, decoded, room);
 }
 
 /** {@link decodeStream} with the decoder factory made explicit (tests observe the decoders through it). */
@@ -269,6 +364,7 @@ export async function* decodeStreamWith(
   codings: readonly string[],
   raw: ByteBudget,
   decoded: ByteBudget,
+  room?: DecoderRoom,
 ): AsyncGenerator<Buffer> {
   const parsed = canonicalCodings(codings);
   if (!parsed.ok) throw new DecodeError(parsed.failure);
@@ -286,7 +382,7 @@ export async function* decodeStreamWith(
     }
     return;
   }
-  const chain = new DecoderChain(open, parsed.codings.slice().reverse(), decoded);
+  const chain = new DecoderChain(open, parsed.codings.slice().reverse(), decoded, room);
   void chain.pump(source, raw);
   try {
     while (true) {
@@ -380,11 +476,16 @@ class DecoderChain {
   private stopped = false;
   private failure: unknown;
   private wake: (() => void) | undefined;
+  /** Bytes charged to `room` for the decoders now (module doc); given back when the chain stops. */
+  private charged = 0;
+  /** The first source byte was seen with a `room` (the charge, if any, was asked for then). */
+  private started = false;
 
   constructor(
     private readonly open: OpenDecoder,
     private readonly codings: readonly ContentCoding[],
     decoded: ByteBudget,
+    private readonly room: DecoderRoom | undefined,
   ) {
     this.decoders = codings.map(() => undefined);
     this.heads = codings.map(() => undefined);
@@ -416,13 +517,27 @@ class DecoderChain {
     this.fail(undefined);
   }
 
-  /** Feeds the source into layer 0, counting raw bytes. Never rejects: failures go to `fail`. */
+  /**
+   * Feeds the source into layer 0, counting raw bytes; its first byte waits for room for the
+   * decoders ({@link charge}). Never rejects: failures go to `fail`.
+   */
   async pump(source: AsyncIterable<Buffer>, raw: ByteBudget): Promise<void> {
     let whole = false;
     try {
       for await (const chunk of chunksOf(source)) {
         if (this.stopped) return; // leaving the loop closes the source's iterator (released below)
         if (raw.take(chunk.length) < chunk.length) return this.fail(budgetError(raw, 'raw_bytes'));
+        const room = this.room;
+        if (!this.started && chunk.length > 0 && room !== undefined) {
+          this.started = true;
+          // A stack without br is charged nothing: no await (a gzip answer keeps its cost).
+          const n = this.stackBytes(chunk[0]!);
+          if (n > 0 && !(await this.charge(room, n, chunk, source))) {
+            if (this.stopped) return;
+            this.started = false; // the source was aborted while it waited: its next read fails
+            continue;
+          }
+        }
         if (!this.write(0, chunk)) await this.drained(0);
         if (this.stopped) return;
       }
@@ -435,11 +550,41 @@ class DecoderChain {
     }
   }
 
+  /** The stack's {@link decoderBytes}, layer 0's from `firstByte` (an inner layer's at the most). */
+  private stackBytes(firstByte: number): number {
+    let n = 0;
+    for (let i = 0; i < this.codings.length; i++) n += decoderBytes(this.codings[i]!, i === 0 ? firstByte : undefined);
+    return n;
+  }
+
+  /**
+   * Charges `n` bytes ({@link stackBytes}) to `room` before the first chunk (`first`: layer
+   * 0's first input) is decoded (module doc): true once charged; false when the chain stopped
+   * meanwhile, or the source was aborted while the charge waited (nothing charged). Fails the
+   * chain when the room was shed (LoadShedError) or released (the response is over) while it
+   * waited.
+   */
+  private async charge(room: DecoderRoom, n: number, first: Buffer, source: AsyncIterable<Buffer>): Promise<boolean> {
+    const outcome = await room.chargeDecoders(n, first.length, source instanceof Readable ? source : undefined);
+    if (outcome === 'charged') {
+      if (this.stopped) room.unchargeDecoders(n);
+      else this.charged = n;
+      return !this.stopped;
+    }
+    if (outcome === 'shed') this.fail(new LoadShedError(room.shedRetryAfterS ?? 1));
+    else if (outcome === 'over') this.fail(new Error('decoding stopped: its response is over'));
+    return false;
+  }
+
   private fail(err: unknown): void {
     if (this.stopped) return;
     this.stopped = true;
     this.failure = err;
     for (const decoder of this.decoders) decoder?.destroy();
+    if (this.charged > 0) {
+      this.room?.unchargeDecoders(this.charged);
+      this.charged = 0;
+    }
     this.notify();
   }
 
@@ -533,6 +678,12 @@ class DecoderChain {
         : firstBytes.length >= 2 && isZlibHeader(firstBytes[0]!, firstBytes[1]!)
           ? 'zlib'
           : 'deflate-raw';
+    // An inner br layer was charged the largest window: its first byte names its own.
+    if (coding === 'br' && i > 0 && this.charged > 0) {
+      const over = decoderBytes('br') - decoderBytes('br', firstBytes[0]);
+      this.room?.unchargeDecoders(over);
+      this.charged -= over;
+    }
     const decoder = this.open(kind);
     this.decoders[i] = decoder;
     const budget = this.budgets[i]!;

@@ -8,8 +8,10 @@
  * - Raw and decoded bytes are counted as chunks arrive (body-source.ts); the chunk that
  *   crosses a bound is dropped and the upstream request aborted (`raw_bytes`, `decoded_bytes`).
  * - The bytes held count against the agent's `max_buffered_response_bytes` while the body is
- *   received (src/admission/agent-guard.ts): over it, the next chunk is read only when the
- *   agent's other responses have released enough, or this is the agent's oldest one.
+ *   received (src/admission/agent-guard.ts), and so does a `br` body's decoder (decode.ts):
+ *   over it, the next chunk is read only when the agent's other responses have released
+ *   enough, or this is the agent's oldest one; the decoder is made only when it fits beside
+ *   the other responses' decoders (its wait ended by the exchange's response_deadline_ms).
  * - `inspect`, when given, sees each decoded chunk as it arrives (the JSON stage's structure
  *   scan): an error it returns stops the read there, the upstream request is aborted, and the
  *   error is the result (a 4 MiB `[[[...` fails at its 65th byte, not after 4 MiB).
@@ -44,7 +46,8 @@ export async function readBoundedBody(
       if (stop !== undefined) return { ok: false, error: stop };
       return { ok: true, body: chunks.body() };
     }
-    for await (const chunk of source.chunks) {
+    // A br body's decoder is charged to the same lease, from before its first byte (decode.ts).
+    for await (const chunk of source.chunksWithin(lease)) {
       chunks.push(chunk);
       const stop = inspect?.(chunk);
       if (stop !== undefined) {

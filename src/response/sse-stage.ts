@@ -90,8 +90,10 @@
  *   `sse_idle`, `sse_deadline_ms` (whole stream) -> `sse_deadline`; either one running out
  *   while the stage waits for the host (below) -> `host_not_reading`.
  * - memory: what the stream holds of the event not yet dispatched counts against the agent's
- *   `max_buffered_response_bytes` (src/admission/agent-guard.ts): the incomplete line, the
- *   block held as bytes, and the complete `data` lines the parser has joined
+ *   `max_buffered_response_bytes` (src/admission/agent-guard.ts), and so does a bounded
+ *   stream's brotli decoder, from before its first byte is decoded to its end (decode.ts; a
+ *   hostile new user's trial 15, H2: 30 such streams at lgwin 24 held 659 MB RSS, counted
+ *   nowhere): the incomplete line, the block held as bytes, and the complete `data` lines the parser has joined
  *   (SseLineFeeder.openDataBytes; a hostile new user's trial 10, F3: an endless event of
  *   complete lines held up to the parser's bound per stream uncounted,
  *   test/regressions/sse-event-lines-escape-buffer-cap.test.ts). Over it, the next chunk is
@@ -215,7 +217,7 @@ import { inspectEventData, type EventDataOptions, type EventDataVerdict } from '
 import type { UpstreamResponse } from './json-stage.js';
 import { DirectChunks, bodyErrorToLocal } from './body-source.js';
 import { drainOrClose } from './drain.js';
-import { releaseBody } from './decode.js';
+import { releaseBody, type DecoderRoom } from './decode.js';
 import { bodyPool } from './body-pool.js';
 import { SSE_RESPONSE_HEADERS } from './sse-headers.js';
 import { hijackAndWriteHead } from './headers.js';
@@ -1426,7 +1428,32 @@ export async function handleSseBody(
   // An uncoded body is read with the stream's own read() (body-source.ts DirectChunks: no
   // async iterator); a coded one through its decoders (decode.ts).
   const direct = source.direct ? new DirectChunks(source) : undefined;
-  const decodedChunks = direct === undefined ? source.chunks : undefined;
+  // A br body's decoder is charged to the same lease, from before its first byte (decode.ts
+  // DecoderRoom). Only a bounded stream's: `br` is offered to no other (exchange.ts
+  // offeredCodings), and its deadline bounds the wait for room (the stream ends, its lease is
+  // released), where the standalone GET stream has no deadline (the review of 9e985ac: one
+  // waiting for room for its decoder after its head went out waited for good,
+  // test/regressions/decoder-wait-has-no-deadline.test.ts). Waiting for that room is the
+  // gateway's wait, not the seller's silence: no idle timeout meanwhile, as for the lease's
+  // waits below.
+  const decoderRoom: DecoderRoom | undefined =
+    lease === undefined || direct !== undefined || !bounded
+      ? undefined
+      : {
+          chargeDecoders: async (n, waitingBytes, stream) => {
+            if (!lease.mustWaitForDecoders(n)) return lease.chargeDecoders(n, waitingBytes, stream);
+            clearTimeout(idleTimer);
+            idleTimer = undefined;
+            const outcome = await lease.chargeDecoders(n, waitingBytes, stream);
+            armIdle();
+            return outcome;
+          },
+          unchargeDecoders: (n) => lease.unchargeDecoders(n),
+          get shedRetryAfterS() {
+            return lease.shedRetryAfterS;
+          },
+        };
+  const decodedChunks = direct === undefined ? source.chunksWithin(decoderRoom) : undefined;
   if (decodedChunks !== undefined) startTimers(); // its first chunk is awaited
   try {
     while (true) {

@@ -19,8 +19,9 @@
  * 3. `br, br` is refused `unsupported_encoding` (at most one br layer).
  * Before the fix: the GET stream was offered and served br (HTTP 200, the notification), and
  * `br, br` decoded.
- * Not covered by this fix (decode.ts, "Residual risk"): a POST's SSE stream may still hold one
- * brotli window while it lives.
+ * A request's answer (JSON, or a POST's SSE stream) still decodes one br layer: its decoder is
+ * charged to the agent's max_buffered_response_bytes
+ * (test/regressions/brotli-window-outside-buffer-bound.test.ts).
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';

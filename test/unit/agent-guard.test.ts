@@ -361,6 +361,109 @@ describe('buffered response bytes', () => {
     assert.equal(guard.heldBytes('s'), 0);
   });
 
+  // A hostile new user's trial 15, H2: brotli decoders (a window of up to 16 MiB each) were
+  // held outside the cap. Their charge is held outside the oldest-first order (the review of
+  // 9e985ac: a lease holding only its decoders stayed the "oldest" and held the others back).
+  it('decoders: charged outside the oldest-first order, kept by set(), given back by uncharge and release', async () => {
+    const guard = new AgentGuard();
+    const stream = guard.lease('s', SETTINGS);
+    const other = guard.lease('s', SETTINGS);
+    assert.equal(await stream.chargeDecoders(150, 7), 'charged', 'the only decoders: over the cap alone');
+    assert.deepEqual([stream.held, stream.reserved, stream.decoders, guard.heldBytes('s')], [150, 150, 150, 150]);
+    stream.set(10); // the open event: 10 bytes besides the decoders
+    assert.deepEqual([stream.held, guard.heldBytes('s')], [160, 160]);
+    assert.equal(stream.mustWait, false, 'the oldest holding data');
+    stream.set(0); // the event dispatched: the decoders still held, out of the order
+    assert.deepEqual([stream.held, guard.heldBytes('s')], [150, 150]);
+    assert.equal(stream.mustWait, false, 'over the cap by decoders alone, no data held: it would be the oldest');
+    other.add(50);
+    assert.equal(other.mustWait, false, 'the oldest holding data reads on, whatever the decoders hold');
+    assert.equal(stream.mustWait, true, 'behind the one holding data');
+    const wait = stream.ready();
+    assert.equal(await settled(wait), false);
+    other.release();
+    assert.equal(await settled(wait), true, 'no data held any more: it reads on');
+    stream.unchargeDecoders(1_000); // at most what it charged
+    assert.deepEqual([stream.held, stream.reserved, stream.decoders, guard.heldBytes('s')], [0, 0, 0, 0]);
+    assert.equal(await stream.chargeDecoders(30, 7), 'charged');
+    stream.add(5);
+    stream.release();
+    assert.equal(guard.heldBytes('s'), 0);
+  });
+
+  it('decoders wait while they would take the agent over its cap beside another response\'s, holding the first chunk outside the order', async () => {
+    const guard = new AgentGuard();
+    const a = guard.lease('s', SETTINGS);
+    const b = guard.lease('s', SETTINGS);
+    const c = guard.lease('s', SETTINGS);
+    assert.equal(await a.chargeDecoders(60, 3), 'charged');
+    assert.equal(b.mustWaitForDecoders(40), false, 'fits: 60 + 40 is the cap');
+    assert.equal(b.mustWaitForDecoders(41), true);
+    const charge = b.chargeDecoders(60, 8);
+    assert.equal(await settled(charge), false);
+    assert.deepEqual([b.held, b.reserved, b.decoders, guard.heldBytes('s'), guard.bufferWaits('s')], [8, 8, 0, 68, 1]);
+    // A response holding data reads on: the waiting one is not in the order.
+    c.add(50);
+    assert.equal(c.mustWait, false);
+    c.release();
+    assert.equal(await settled(charge), false, 'data given back is not enough: 60 + 8 + 60 is over the cap');
+    a.unchargeDecoders(60);
+    assert.equal(await charge, 'charged');
+    assert.deepEqual([b.held, b.reserved, b.decoders, guard.heldBytes('s'), guard.bufferWaits('s')], [60, 60, 60, 60, 1]);
+    for (const l of [a, b]) l.release();
+    assert.equal(guard.heldBytes('s'), 0);
+  });
+
+  it('a decoder wait ends as a data wait does: released (over), shed, or its body closed before its end (aborted)', async () => {
+    const guard = new AgentGuard();
+    const a = guard.lease('s', SETTINGS);
+    await a.chargeDecoders(100, 1);
+    const released = guard.lease('s', SETTINGS);
+    const r = released.chargeDecoders(10, 4);
+    released.release();
+    assert.equal(await r, 'over');
+    const body = Object.assign(new EventEmitter(), { readableEnded: false, destroyed: false });
+    const aborted = guard.lease('s', SETTINGS);
+    const w = aborted.chargeDecoders(10, 4, body);
+    assert.equal(await settled(w), false);
+    body.destroyed = true;
+    body.emit('close');
+    assert.equal(await w, 'aborted');
+    assert.deepEqual([aborted.held, guard.heldBytes('s')], [0, 100], 'its first chunk given back');
+    aborted.release();
+    const shedding = new AgentGuard();
+    const BACKOFF: GuardSettings = { ...SETTINGS, backoff_after_breaches: 1, backoff_base_ms: 5_000, backoff_max_ms: 5_000 };
+    const first = shedding.lease('s', BACKOFF);
+    await first.chargeDecoders(100, 1);
+    const shed = shedding.lease('s', BACKOFF, K);
+    const s = shed.chargeDecoders(10, 4);
+    assert.equal(await settled(s), false);
+    shedding.finish(immediate(shedding.admit('s', K, BACKOFF, 5_000)), 'breach');
+    assert.equal(await s, 'shed');
+    assert.ok(shed.shedRetryAfterS !== undefined && shed.shedRetryAfterS >= 1);
+    assert.equal(shedding.heldBytes('s'), 100);
+    first.release();
+    a.release();
+    assert.equal(guard.heldBytes('s'), 0);
+  });
+
+  it('a wait goes on when the body closes after its end (Node destroys an ended stream): only an abort ends it', async () => {
+    const guard = new AgentGuard();
+    const a = guard.lease('s', SETTINGS);
+    const b = guard.lease('s', SETTINGS);
+    a.add(200);
+    b.add(1);
+    const body = Object.assign(new EventEmitter(), { readableEnded: false, destroyed: false });
+    const wait = b.ready(body);
+    body.readableEnded = true;
+    body.destroyed = true;
+    body.emit('close');
+    assert.equal(await settled(wait), false);
+    a.release();
+    assert.equal(await settled(wait), true);
+    b.release();
+  });
+
   it('agents have separate caps', () => {
     const guard = new AgentGuard();
     const a = guard.lease('a', SETTINGS);

@@ -7,17 +7,21 @@ import { Transform } from 'node:stream';
 import zlib from 'node:zlib';
 import { ByteBudget } from '../../src/response/byte-budget.js';
 import {
+  BROTLI_STATE_BYTES,
   DECODER_CHUNK_BYTES,
   DecodeError,
   type DecodeFailure,
   type DecoderKind,
   MAX_STACKED_CODINGS,
   type OpenDecoder,
+  brotliWindowBits,
   decodeStream,
   decodeStreamWith,
+  decoderBytes,
   openDecoder,
   parseContentEncoding,
 } from '../../src/response/decode.js';
+import { AgentGuard, LoadShedError } from '../../src/admission/agent-guard.js';
 
 const KiB = 1024;
 const MiB = 1024 * KiB;
@@ -170,6 +174,115 @@ describe('parseContentEncoding', () => {
       ok: false,
       failure: { reason: 'unsupported_encoding', coding: 'gzip, gzip, br, deflate, gzip' },
     });
+  });
+});
+
+// A hostile new user's trial 15, H2: a brotli window (up to 16 MiB) per response was held
+// outside max_buffered_response_bytes; 30 POSTed lgwin-24 streams took 659 MB RSS.
+describe('decoder memory: a br layer charged to the agent before the first byte is decoded', () => {
+  const brotli = (lgwin: number, quality = 5): Buffer =>
+    zlib.brotliCompressSync(PAYLOAD.subarray(0, 20 * KiB), { params: { [zlib.constants.BROTLI_PARAM_LGWIN]: lgwin, [zlib.constants.BROTLI_PARAM_QUALITY]: quality } });
+  const SETTINGS = { max_buffered_response_bytes: 8 * MiB, backoff_after_breaches: 0, backoff_base_ms: 1, backoff_max_ms: 1 };
+
+  it('reads the window a brotli stream declares from its first byte (RFC 7932 §9.1), as the encoder wrote it', () => {
+    for (let lgwin = 10; lgwin <= 24; lgwin++) assert.equal(brotliWindowBits(brotli(lgwin)[0]!), lgwin, `lgwin ${lgwin}`);
+    assert.equal(brotliWindowBits(brotli(10, 1)[0]!), 18, 'qualities 0 and 1 widen the window to 18');
+    assert.equal(brotliWindowBits(0b0010001), undefined, 'the large-window marker');
+    assert.equal(decoderBytes('br', brotli(24)[0]), 16 * MiB + BROTLI_STATE_BYTES);
+    assert.equal(decoderBytes('br', brotli(22)[0]), 4 * MiB + 2.75 * MiB);
+    assert.equal(decoderBytes('br', 0b0010001), 16 * MiB + BROTLI_STATE_BYTES, 'unknown: the largest');
+    assert.equal(decoderBytes('br'), 16 * MiB + BROTLI_STATE_BYTES);
+    assert.equal(decoderBytes('gzip'), 0, 'gzip and deflate are not charged (a 32 KiB window at most)');
+    assert.equal(decoderBytes('deflate', 0x78), 0);
+  });
+
+  it('charges an inner br at the largest window at the first byte, lowers it to its own at its first byte, gives it back at the end', async () => {
+    const guard = new AgentGuard();
+    const lease = guard.lease('a', SETTINGS);
+    const held: number[] = [];
+    const { open } = observing();
+    const watched: OpenDecoder = (kind) => {
+      held.push(guard.heldBytes('a'));
+      return open(kind);
+    };
+    const { raw, decoded } = budgets();
+    // br applied first, then gzip: gzip is the outer layer (0), br the inner one.
+    const body = zlib.gzipSync(brotli(19));
+    const { body: out, error } = await drain(decodeStreamWith(watched, chunksOf(body, 1024), ['br', 'gzip'], raw, decoded, lease));
+    assert.equal(error, undefined);
+    assert.deepEqual(out, PAYLOAD.subarray(0, 20 * KiB));
+    assert.deepEqual(held, [
+      16 * MiB + BROTLI_STATE_BYTES, // the gzip layer made (not charged): the br one charged at the most
+      512 * KiB + BROTLI_STATE_BYTES, // the br layer made, its first byte read: lgwin 19
+    ]);
+    assert.equal(lease.decoders, 0);
+    assert.equal(guard.heldBytes('a'), 0);
+  });
+
+  it('a gzip body is not charged, and takes no wait', async () => {
+    const guard = new AgentGuard();
+    const older = guard.lease('a', SETTINGS);
+    await older.chargeDecoders(16 * MiB, 1);
+    const lease = guard.lease('a', SETTINGS);
+    const { raw, decoded } = budgets();
+    const { body: out, error } = await drain(decodeStream(chunksOf(zlib.gzipSync(PAYLOAD)), ['gzip'], raw, decoded, lease));
+    assert.equal(error, undefined);
+    assert.deepEqual(out, PAYLOAD);
+    assert.deepEqual([guard.bufferWaits('a'), guard.heldBytes('a')], [0, 16 * MiB]);
+    older.release();
+  });
+
+  it('the first byte waits for room beside another response\'s decoders (no decoder made meanwhile), holding its chunk; then decodes', async () => {
+    const guard = new AgentGuard();
+    const older = guard.lease('a', SETTINGS);
+    await older.chargeDecoders(2 * MiB, 1); // 2 MiB + 6.75 MiB of an lgwin-22 decoder would be over the 8 MiB cap
+    const lease = guard.lease('a', SETTINGS);
+    const { open, decoders } = observing();
+    const { raw, decoded } = budgets();
+    const result = drain(decodeStreamWith(open, chunksOf(brotli(22), 1024), ['br'], raw, decoded, lease));
+    await eventually(() => guard.bufferWaits('a') === 1, 'it waits');
+    assert.equal(decoders.length, 0);
+    assert.equal(guard.heldBytes('a'), 2 * MiB + 1024, 'the older decoders, and the waiting chunk');
+    older.release();
+    const { body: out, error } = await result;
+    assert.equal(error, undefined);
+    assert.deepEqual(out, PAYLOAD.subarray(0, 20 * KiB));
+    assert.equal(decoders.length, 1);
+    assert.equal(guard.heldBytes('a'), 0);
+  });
+
+  it('a response shed while its first byte waits ends with LoadShedError; one released meanwhile stops; nothing decoded either way', async () => {
+    const guard = new AgentGuard();
+    const older = guard.lease('a', SETTINGS);
+    await older.chargeDecoders(8 * MiB, 1);
+    for (const how of ['shed', 'released'] as const) {
+      const lease = guard.lease('a', SETTINGS);
+      const { open, decoders } = observing();
+      const { raw, decoded } = budgets();
+      const result = drain(decodeStreamWith(open, fromPieces([brotli(22)]), ['br'], raw, decoded, lease));
+      await eventually(() => lease.reserved > 0, `${how}: it waits holding its chunk`);
+      if (how === 'shed') lease.shedRetryAfterS = 7;
+      lease.release();
+      const { chunks, error } = await result;
+      if (how === 'shed') assert.ok(error instanceof LoadShedError && error.retryAfterS === 7, String(error));
+      else assert.match(String(error), /decoding stopped: its response is over/);
+      assert.equal(chunks.length, 0);
+      assert.equal(decoders.length, 0);
+    }
+    older.release();
+    assert.equal(guard.heldBytes('a'), 0);
+  });
+
+  it('a consumer that stops mid-body gives the charge back', async () => {
+    const guard = new AgentGuard();
+    const lease = guard.lease('a', SETTINGS);
+    const { raw, decoded } = budgets();
+    const gen = decodeStream(chunksOf(brotli(22), 256), ['br'], raw, decoded, lease);
+    const first = await gen.next();
+    assert.equal(first.done, false);
+    assert.equal(guard.heldBytes('a'), 4 * MiB + BROTLI_STATE_BYTES);
+    await gen.return(undefined);
+    assert.equal(guard.heldBytes('a'), 0);
   });
 });
 
