@@ -141,6 +141,26 @@ const PAYLOAD_KEYS: ReadonlySet<string> = new Set(['u', 'a', 'i', 'x', 'm', 't',
  * per event (a token counts toward the stream's cumulative bound).
  */
 export const MAX_AWAITED_CHARS = 1024;
+
+/**
+ * Whether a batch's `awaited` list fits a token: its JSON text is at most
+ * {@link MAX_AWAITED_CHARS} characters. Decided from the entries' lengths (each entry's JSON
+ * text is at least its quotes and its length) as soon as they add up past the bound, so a list
+ * of long ids is never serialized; only a list that may fit is. Asked once per event with an id
+ * (routing/handler.ts): serializing a batch's 100 ids of 40,000 characters for each event cost
+ * ~3.6 ms an event, 400 events of 47 bytes stalled the event loop 1.5 s (an
+ * algorithmic-complexity audit after trial 16, H1:
+ * test/regressions/resume-token-refused-after-serializing-huge-host-id.test.ts).
+ */
+export function awaitedFitsToken(awaited: readonly string[]): boolean {
+  let least = 1 + awaited.length; // `[`, `]` and the commas between entries (none: `[]`)
+  if (awaited.length === 0) least = 2;
+  for (const key of awaited) {
+    least += key.length + 2;
+    if (least > MAX_AWAITED_CHARS) return false;
+  }
+  return JSON.stringify(awaited).length <= MAX_AWAITED_CHARS;
+}
 /** A JSON number text (RFC 8259 §6). */
 const JSON_NUMBER = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
 
@@ -314,6 +334,11 @@ export function createResumeCodec(opts: ResumeCodecOptions): ResumeCodec {
     ttlMs,
     mint(state, seller) {
       const issuedAt = Math.floor(now());
+      // Too long from its strings' lengths alone: refused before anything is serialized, hashed or encoded.
+      const least = leastTokenLength(state);
+      if (least > MAX_RESUME_TOKEN_LENGTH) {
+        throw new ResumeMintError('resume_token_too_long', `resume token would be at least ${least} characters, over ${MAX_RESUME_TOKEN_LENGTH} (upstream event id too long?)`);
+      }
       const payload = encodePayload({ ...state, issuedAt });
       const signed = RESUME_TOKEN_PREFIX + Buffer.from(payload, 'utf8').toString('base64url');
       const token = `${signed}.${sign(signed, seller)}`;
@@ -457,6 +482,37 @@ function shapeProblem(s: ResumeState): string | undefined {
   if (!isCount(s.streamStartedAt)) return 'streamStartedAt';
   if (!isCount(s.issuedAt)) return 'issuedAt';
   return undefined;
+}
+
+/**
+ * A lower bound, in characters, of the token {@link ResumeCodec.mint} makes of `s`, from the
+ * lengths of its strings only (O(number of strings), nothing read character by character): a
+ * string's JSON text is at least its quotes and its UTF-16 length (escapes only lengthen it),
+ * its UTF-8 bytes at least that many, and base64url writes 4 characters per 3 bytes; the
+ * prefix, the `.` and the signature are added. Fields of the wrong type count nothing (the
+ * shape check refuses them).
+ *
+ * Why: every event with an id of a stream mints a token, and a state over
+ * {@link MAX_RESUME_TOKEN_LENGTH} was refused only once its whole payload had been serialized,
+ * encoded and hashed. A host's request id (or tool name, or a batch's `awaited` ids) of
+ * 4,000,000 characters cost ~85 ms per seller event: 400 events of 47 bytes (18 KB) with ids
+ * stalled the event loop 34 s (an algorithmic-complexity audit after trial 16, H1:
+ * test/regressions/resume-token-refused-after-serializing-huge-host-id.test.ts).
+ */
+export function leastTokenLength(s: Omit<ResumeState, 'issuedAt'>): number {
+  let chars = 0;
+  const add = (v: unknown): void => {
+    if (typeof v === 'string') chars += v.length + 2;
+  };
+  add(s.upstreamId);
+  add(s.agent);
+  add(s.rpcId);
+  add(s.rpcIdText);
+  add(s.method);
+  add(s.toolName);
+  add(s.protocolVersion);
+  if (Array.isArray(s.awaited)) for (const k of s.awaited) add(k);
+  return RESUME_TOKEN_PREFIX.length + Math.ceil((chars * 4) / 3) + 1 + SIGNATURE_CHARS;
 }
 
 function encodePayload(s: ResumeState): string {

@@ -24,7 +24,7 @@ import { headerLinesBytes } from '../response/head-size.js';
 import { recordCounts } from '../response/body-source.js';
 import { handleUpstreamResponse, type SseShutdownEnd } from '../response/pipeline.js';
 import { sseRetryCeilingMs } from '../response/sse-encode.js';
-import { MAX_AWAITED_CHARS, type ResumeCodec, type ResumeState } from '../resume/token.js';
+import { awaitedFitsToken, type ResumeCodec, type ResumeState } from '../resume/token.js';
 import { idsOfAwaitedKeys } from '../response/batch-answers.js';
 import { mergeQuery } from './query.js';
 import { withUpstreamHooks, type UpstreamDispatcher, type UpstreamHooks } from './dispatcher.js';
@@ -361,7 +361,7 @@ export function createMcpHandler(deps: HandlerDeps) {
         };
         // A batch's requests still awaited ride along when they fit (resume/token.ts `w`); a
         // token they would take over its length goes without them, as before.
-        if (awaited !== undefined && !final && JSON.stringify(awaited).length <= MAX_AWAITED_CHARS) {
+        if (awaited !== undefined && !final && awaitedFitsToken(awaited)) {
           try {
             return deps.resume.mint({ ...state, awaited }, agent.url);
           } catch {
