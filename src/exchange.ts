@@ -185,7 +185,7 @@ export type Outcome =
   | 'local_error' // the gateway answered with a minted AdCP error, or cut a host that did not take what it wrote (host_not_reading)
   | 'refused' // the host's request was refused before any seller was contacted
   | 'resumable_end' // SSE ended plainly after an event id, so the host resumes
-  | 'already_answered' // a Last-Event-ID resume from the token of the event that carried the response: an empty SSE stream, the seller not contacted (resume/token.ts `final`)
+  | 'already_answered' // a Last-Event-ID resume from the token of the event that carried the response: an SSE stream held open with nothing in it until the host closes it or sse_idle_timeout_ms, the seller not contacted (resume/token.ts `final`)
   | 'host_aborted' // the host went away before its answer was all written: before it was settled, or while Node still wrote a forwarded one (routing/answer-cut.ts)
   | 'shutdown_cut'; // still open when a shutdown's forced exit came (shutdown_grace_ms over, a second signal): the exit closes the host's connection
 

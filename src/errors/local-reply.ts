@@ -19,8 +19,9 @@
  * 2. The host's request is refused before any seller is contacted: a 4xx status with a
  *    JSON-RPC error body (`refuse`).
  *
- * And one answer that is no error: the empty SSE stream a resume from the token of a
- * response's event gets, the seller not contacted (`answerStreamOver`).
+ * And one answer that is no error: the SSE stream, held open with nothing in it, that a
+ * resume from the token of a response's event gets, the seller not contacted
+ * (`answerStreamOver`).
  *
  * Whichever outcome comes first wins: the exchange is marked finished and the upstream
  * request aborted, so later upstream events are ignored.
@@ -36,7 +37,9 @@ import { SSE_RESPONSE_HEADERS } from '../response/sse-headers.js';
 import { resetHostConnection } from '../response/host-reset.js';
 import { ADDED_HEAD_BYTES, fieldLinesBytes, MAX_HOST_HEAD_BYTES, statusLineBytes } from '../response/head-size.js';
 import { GATEWAY_FINISHED } from './abort.js';
-import { boundAnswersAhead } from './earlier-answers.js';
+import { boundAnswersAhead, boundWhenAwaited } from './earlier-answers.js';
+import type { InFlightTable } from '../inflight-table.js';
+import type { SseShutdownEnd } from '../response/pipeline.js';
 
 /** What a local error needs to know beyond the exchange (docs/errors.md lists the reasons). */
 export interface LocalErrorInput {
@@ -217,24 +220,54 @@ function batchErrorTexts(refs: readonly BatchRequestRef[], input: LocalErrorInpu
 
 /**
  * Answers a `Last-Event-ID` resume from the token minted on the event that carried the
- * response to the stream's request (resume/token.ts `final`): HTTP 200, the SSE headers (and
- * no other: no seller answered), and the end, with nothing in the stream. MCP Streamable HTTP:
- * once the response is sent, the server closes the stream for that request, so there is
- * nothing to replay and nothing to wait for; the seller is not contacted. Not an error: the
- * exchange ends with outcome `already_answered`, no reason, `bytes_to_host` 0.
+ * response to the stream's request (resume/token.ts `final`): HTTP 200 with the SSE headers
+ * (and no other: no seller answered), flushed at once, then a stream held open with nothing in
+ * it, as a seller holds a resume it has nothing to replay for. The seller is not contacted.
+ * Not an error: the exchange ends with outcome `already_answered`, no reason.
  *
- * Reported failure: such a resume went to the seller, and the host got an `upstream_reset`
+ * The stream ends when the host closes it; or after `idleMs` (the agent's
+ * sse_idle_timeout_ms), or at a graceful shutdown (it is in `streams`, which app.ts
+ * `endStreams` ends: {@link SseShutdownEnd}), or at once when another answer waits behind it
+ * on its connection (errors/earlier-answers.ts boundWhenAwaited): plainly, as an idle
+ * standalone GET stream ends, after the one event `id: <token>` (`token`: the one resumed
+ * from), so a client resumes from it again rather than with no id; with no event at a
+ * shutdown whose tokens die with the process (`tokensOutlive` false). `bytes_to_host` is 0, or
+ * that event's bytes. Cost: one timer, one `close` listener, one entry in `streams`.
+ *
+ * Reported failures: such a resume went to the seller, and the host got an `upstream_reset`
  * error event (the seller replayed nothing and closed) or an `sse_idle` one (it kept the
  * stream open) for the id it already had its answer for
- * (test/regressions/sse-resume-from-final-response-token.test.ts).
+ * (test/regressions/sse-resume-from-final-response-token.test.ts). Then the stream ended at
+ * once, empty: the MCP SDK 1.x client, which resumes a POST stream answered by a JSON-RPC
+ * *error* (it treats only a result as its answer), got no event, reconnected with a plain GET,
+ * and the seller answered 409 (its standalone stream exists) until the client gave up,
+ * "Maximum reconnection attempts (3) exceeded" (a hostile trial 17, M2:
+ * test/regressions/already-answered-resume-ends-at-once-sdk-reconnect-loop.test.ts).
  */
-export function answerStreamOver(exchange: Exchange, reply: FastifyReply): void {
+export function answerStreamOver(exchange: Exchange, reply: FastifyReply, token: string, idleMs: number, streams: InFlightTable<SseShutdownEnd>): void {
   if (exchange.finished) return;
   exchange.finished = true;
   exchange.outcome = 'already_answered';
   reply.hijack();
-  reply.raw.writeHead(200, SSE_RESPONSE_HEADERS);
-  reply.raw.end();
+  const raw = reply.raw;
+  raw.writeHead(200, SSE_RESPONSE_HEADERS);
+  // The head goes out now: written lazily, it would wait for a first body byte.
+  raw.flushHeaders();
+  /** Out of `streams`, its timer cleared; false when it was already. */
+  const release = (): boolean => {
+    clearTimeout(timer);
+    return streams.remove(slot, end);
+  };
+  const end: SseShutdownEnd = (tokensOutlive) => {
+    if (!release() || raw.writableEnded || raw.destroyed) return;
+    const frame = tokensOutlive ? `id: ${token}\n\n` : '';
+    exchange.bytesToHost += frame.length; // a verified token is ASCII
+    raw.end(frame);
+  };
+  const slot = streams.add(end);
+  const timer = setTimeout(end, idleMs, true);
+  raw.once('close', release);
+  boundWhenAwaited(raw, () => end(true));
 }
 
 /**

@@ -594,9 +594,10 @@ export function createMcpHandler(deps: HandlerDeps) {
     };
 
     // A resume from the token of the event that carried the response: that stream is over,
-    // the seller has nothing to replay (resume/token.ts `final`).
+    // the seller has nothing to replay (resume/token.ts `final`); held open empty, as the
+    // seller would hold it, until the host closes it or sse_idle_timeout_ms.
     if (resumed?.final === true) {
-      answerStreamOver(exchange, reply);
+      answerStreamOver(exchange, reply, resumedToken, limits.sse_idle_timeout_ms, deps.streams);
       return undefined;
     }
     if (lateTurn) {

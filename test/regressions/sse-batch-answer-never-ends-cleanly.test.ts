@@ -18,7 +18,7 @@
  * `9007199254740993`, `2.0` is `2`), the host's stream ends as a single request's does: the
  * seller's events byte for byte (ids as resume tokens), nothing after them, outcome `ok`,
  * reason null; the token of the last response's event is final (a resume from it gets the
- * empty stream, `already_answered`); a seller that keeps the stream open is cut there. A batch
+ * empty stream, held until sse_idle_timeout_ms, `already_answered`); a seller that keeps the stream open is cut there. A batch
  * without requests waits for nothing: the seller's end is a normal end. A stream that ends
  * before every response arrived ends with the error event (`upstream_reset`) for each request
  * still awaited (test/regressions/batch-local-error-answers-no-request.test.ts; before, one for
@@ -107,11 +107,14 @@ describe('sse-batch-answer-never-ends-cleanly', { timeout: TEST_TIMEOUT_MS }, ()
     for (const t of tokens) assert.match(t, RESUME_TOKEN);
     assert.equal(r.text(), frames.map((f, k) => withToken(f, tokens[k]!)).join(''));
     assert.deepEqual(outcome(line), { outcome: 'ok', reason: null, bytes_to_host: r.bytes });
-    // The stream is over: a resume from its last token is answered at once, the seller not contacted.
+    // The stream is over: a resume from its last token is answered at once, the seller not
+    // contacted, and held empty until sse_idle_timeout_ms, then ends after `id: <token>`
+    // (changed on purpose: it ended at once, empty, and the MCP SDK client reconnected into the
+    // seller's 409: test/regressions/already-answered-resume-ends-at-once-sdk-reconnect-loop.test.ts).
     const seen = stack.seller.requests.length;
     const before = stack.gateway.lines.length;
     const resumed = await fetch(stack.gateway.agentUrl('s'), { headers: { accept: 'text/event-stream', 'last-event-id': tokens[2]! } });
-    assert.deepEqual({ status: resumed.status, body: await resumed.text() }, { status: 200, body: '' });
+    assert.deepEqual({ status: resumed.status, body: await resumed.text() }, { status: 200, body: `id: ${tokens[2]!}\n\n` });
     assert.equal(stack.seller.requests.length, seen);
     const resumeLine = await stack.gateway.waitForLine((l) => l.msg === 'exchange' && stack.gateway.lines.indexOf(l) >= before);
     assert.equal(resumeLine.outcome, 'already_answered');

@@ -102,11 +102,16 @@ async function resume(token: string): Promise<{ text: string; tokens: string[]; 
 
 const outcome = (line: LogLine): Record<string, unknown> => ({ rpc_kind: line.rpc_kind, outcome: line.outcome, reason: line.reason });
 
-/** A resume from `token` (a final one) is answered at once, empty, the seller not contacted. */
+/**
+ * A resume from `token` (a final one) is answered at once, the seller not contacted, the
+ * stream held empty until sse_idle_timeout_ms and then ended after `id: <token>` (changed on
+ * purpose: it ended at once, empty:
+ * test/regressions/already-answered-resume-ends-at-once-sdk-reconnect-loop.test.ts).
+ */
 async function assertFinal(token: string): Promise<void> {
   const seen = stack.seller.requests.length;
   const again = await resume(token);
-  assert.equal(again.text, '');
+  assert.equal(again.text, `id: ${token}\n\n`);
   assert.equal(again.line.outcome, 'already_answered');
   assert.equal(stack.seller.requests.length, seen);
 }

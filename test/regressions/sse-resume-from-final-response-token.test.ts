@@ -9,14 +9,16 @@
  *   that error.
  * MCP Streamable HTTP: once the response has been sent, the stream for that request is over.
  * Now the token minted on the response's event says so (payload key `f`, resume/token.ts),
- * and a resume from it gets an SSE stream that ends at once with nothing in it, the seller
- * not contacted; the exchange line says outcome `already_answered`, reason null.
+ * and a resume from it gets an SSE stream with nothing in it, the seller not contacted; the
+ * exchange line says outcome `already_answered`, reason null. The stream is held until
+ * sse_idle_timeout_ms and then ends after `id: <token>` (changed on purpose: it ended at once:
+ * test/regressions/already-answered-resume-ends-at-once-sdk-reconnect-loop.test.ts).
  *
  * Input (agent `s`, raw seller on 127.0.0.1, sse_idle_timeout_ms 1000): a tools/call (id 7)
  * answered over SSE with `id: e1` (a progress notification) and `id: e2` (the response); the
  * host GETs with `Last-Event-ID: <token of e2>`; the seller, if asked, answers an empty SSE
  * stream (closed, or kept open). Expectation: HTTP 200, `text/event-stream`, body exactly
- * empty, no GET at the seller, the line above. A resume from the token of e1 is unchanged:
+ * `id: <token of e2>` and a blank line, no GET at the seller, the line above. A resume from the token of e1 is unchanged:
  * the seller gets `Last-Event-ID: e1` and the replayed response reaches the host.
  */
 import { describe, test } from 'node:test';
@@ -64,7 +66,7 @@ describe('a resume from the token of the response event', { timeout: TEST_TIMEOU
     ['the seller would replay nothing and close', true],
     ['the seller would replay nothing and keep the stream open', false],
   ] as const) {
-    test(`${label}: an empty SSE stream, the seller not contacted, outcome already_answered`, async () => {
+    test(`${label}: an empty SSE stream held until sse_idle_timeout_ms, the seller not contacted, outcome already_answered`, async () => {
       const id = sellerEnds ? 7 : 8;
       const { final } = await answeredStreamTokens(id);
       answer = (_req, res) => {
@@ -75,12 +77,12 @@ describe('a resume from the token of the response event', { timeout: TEST_TIMEOU
       const before = gets();
       const posted = await stack.gateway.exchangeLine('s', id);
       const r = await resume(final);
-      assert.deepEqual(r, { status: 200, type: 'text/event-stream', body: '' });
+      assert.deepEqual(r, { status: 200, type: 'text/event-stream', body: `id: ${final}\n\n` });
       assert.equal(gets(), before, 'the seller gets no GET');
       const line = await stack.gateway.waitForLine((l) => l.msg === 'exchange' && l.rpc_id === id && l !== posted);
       assert.deepEqual(
         { status: line.status, upstream_status: line.upstream_status, outcome: line.outcome, reason: line.reason, bytes_to_host: line.bytes_to_host, bytes_from_seller: line.bytes_from_seller },
-        { status: 200, upstream_status: null, outcome: 'already_answered', reason: null, bytes_to_host: 0, bytes_from_seller: 0 },
+        { status: 200, upstream_status: null, outcome: 'already_answered', reason: null, bytes_to_host: r.body.length, bytes_from_seller: 0 },
       );
     });
   }
