@@ -142,6 +142,21 @@ export function namesMessageMember(o: Record<string, unknown>): boolean {
   return hasVariant(o, MESSAGE_NAMES);
 }
 
+/** The members that give a message its kind (JSON-RPC 2.0 §4, §5): `jsonrpc` aside, which every message and no kind has. */
+const KIND_NAMES = ['id', 'method', 'result', 'error'];
+
+/**
+ * `o` has a key naming a member that gives a JSON-RPC message a kind (`id`, `method`,
+ * `result`, `error`), as written or under Go's case folding ({@link foldsTo}): without one no
+ * reader takes `o` for a request, a notification or a response (`{}`, `{"jsonrpc":"2.0"}`,
+ * `{"jsonrpc":"2.0","params":{}}`), whatever else it holds. Read by
+ * response/kindless-event.ts.
+ */
+export function namesKindMember(o: Record<string, unknown>): boolean {
+  for (const name of KIND_NAMES) if (Object.hasOwn(o, name)) return true;
+  return hasVariant(o, KIND_NAMES);
+}
+
 function hasVariant(o: Record<string, unknown>, names: readonly string[]): boolean {
   for (const key of Object.keys(o)) for (const name of names) if (foldsTo(key, name)) return true;
   return false;

@@ -41,6 +41,11 @@
  *   test/regressions/malformed-response-for-own-id-forwarded.test.ts; hostile trials:
  *   test/regressions/id-only-message-on-request-stream-passes.test.ts; a review:
  *   test/regressions/seller-message-without-kind-forwarded.test.ts).
+ * - On a request's stream, data that would be `foreign` but names no kind of message at all
+ *   (kindless-event.ts: an object with no `id`, `method`, `result` or `error` in any case, with
+ *   or without `jsonrpc`, or an array of only such objects; `{}`): verdict `kindless`, dropped
+ *   (a hostile trial 17, M1:
+ *   test/regressions/sdk-example-event-store-priming-replay-fails-call.test.ts).
  * - On the standalone GET stream (`rpc.kind` 'none'), any response ({@link isUnsolicitedResponse}:
  *   a message naming no method included, an id-only one or none at all), or an array holding
  *   one: verdict `unsolicited`, never forwarded (standaloneVerdict).
@@ -60,6 +65,7 @@ import { isMethodName, isRequestId } from './json-value-at.js';
 import { judgeArrayAnswer } from './array-answer.js';
 import type { NotMcpCause } from '../mcp/local-error.js';
 import { mayHoldNonFiniteLiteral, parseWithNonFiniteLiterals } from '../mcp/lenient-json.js';
+import { isKindlessEventData } from './kindless-event.js';
 
 /** The outcome of {@link inspectEventData}. */
 export type EventDataVerdict =
@@ -85,6 +91,13 @@ export type EventDataVerdict =
    * `dataBytes`: the data's UTF-8 length.
    */
   | { readonly kind: 'unsolicited'; readonly dataBytes: number }
+  /**
+   * On a request's stream, data that would be `foreign` but names no kind of JSON-RPC message
+   * at all (kindless-event.ts: `{}`, `{"jsonrpc":"2.0"}`): no host reads it as a message; the
+   * stage drops it (`message_without_kind`) and the stream goes on.
+   * `dataBytes`: the data's UTF-8 length.
+   */
+  | { readonly kind: 'kindless'; readonly dataBytes: number }
   /**
    * The response to the request: `out` is the data to send (the seller's bytes when not
    * `changed`). `message` is the parsed message as sent, or undefined when it was not parsed
@@ -123,6 +136,15 @@ export interface EventDataOptions {
  * `data`, valid UTF-8 (decoded here only when the text is needed: a parse).
  */
 export function inspectEventData(exchange: Exchange, data: string | undefined, opts: EventDataOptions, dataBytes?: Buffer): EventDataVerdict {
+  const verdict = judgeEventData(exchange, data, opts, dataBytes);
+  // Refused data that names no kind of message at all is dropped instead (kindless-event.ts;
+  // a hostile trial 17, M1). Parsed again on this path only: the stream would end on it.
+  if (verdict.kind !== 'foreign' || !isKindlessEventData(data ?? dataBytes!)) return verdict;
+  return { kind: 'kindless', dataBytes: verdict.dataBytes };
+}
+
+/** {@link inspectEventData} before its `kindless` verdict: `foreign` for such data. */
+function judgeEventData(exchange: Exchange, data: string | undefined, opts: EventDataOptions, dataBytes?: Buffer): EventDataVerdict {
   const bytes = dataBytes ?? Buffer.from(data!, 'utf8');
   /** The data as text: given, or decoded from its bytes when first needed (valid UTF-8: the caller's precondition). */
   const text = (): string => (data ??= bytes.toString('utf8'));

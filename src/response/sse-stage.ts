@@ -214,6 +214,7 @@ import { planRawEventsFast } from './sse-raw-plan.js';
 import { HELD, NOT_HELD, SseHeldBlock } from './sse-held-block.js';
 import { ID_ONLY, NOT_SIMPLE, simpleBlock, simpleValueStart, type SimpleBlockKind } from './sse-simple-block.js';
 import { inspectEventData, type EventDataOptions, type EventDataVerdict } from './sse-message.js';
+import { isKindlessEventData } from './kindless-event.js';
 import type { UpstreamResponse } from './json-stage.js';
 import { DirectChunks, bodyErrorToLocal } from './body-source.js';
 import { drainOrClose } from './drain.js';
@@ -480,7 +481,8 @@ export async function handleSseBody(
   let idTokenLog: SseIdTokenLog | undefined;
   /**
    * Drops one event from a stream that answers no request (the standalone GET stream, a
-   * long-lived one): counted by reason for the throttled warnings (sse-drop-log.ts: the
+   * long-lived one), or, on any stream, one whose data names no kind of message at all
+   * (`message_without_kind`: kindless-event.ts): counted by reason for the throttled warnings (sse-drop-log.ts: the
    * stream's first drop logged at once with the agent, the reason and the event's observed
    * bytes, then at most one summary per interval and one at the end) and the exchange line's
    * `events_dropped`; the exchange line's `reason`;
@@ -616,6 +618,13 @@ export async function handleSseBody(
           drop(standalone ? 'get_stream_response' : 'notification_stream_response', verdict.dataBytes);
           return;
         }
+        // Data that names no kind of message at all (`{}`: kindless-event.ts): no host reads it
+        // as one, so it is dropped, not refused; its id goes with it, as a dropped event's on
+        // the standalone GET stream (a hostile trial 17, M1).
+        if (verdict.kind === 'kindless') {
+          drop('message_without_kind', verdict.dataBytes);
+          return;
+        }
         // The request's response in a named event: no answer (`namedEvent`), refused as one to another id.
         if (verdict.kind === 'response' && namedEvent(event)) {
           if (verdict.changed) bodyPool.recycleAfterSend(raw, verdict.out);
@@ -635,8 +644,14 @@ export async function handleSseBody(
         // A response to one of the batch's requests in a named event answers none (`namedEvent`).
         const namedAnswer = batchAnswers.answeredUndelivered && namedEvent(event);
         if (taken === 'foreign' || namedAnswer) {
-          if (namedAnswer) exchange.answerEvent = shownInMessage(event);
           const observedBytes = typeof content !== 'string' ? content.length : dataBytes >= 0 ? dataBytes : Buffer.byteLength(content);
+          // Data that names no kind of message at all is dropped, as on a request's stream (above;
+          // `take` counted nothing for it: such an object has no `id`).
+          if (taken === 'foreign' && isKindlessEventData(content)) {
+            drop('message_without_kind', observedBytes);
+            return;
+          }
+          if (namedAnswer) exchange.answerEvent = shownInMessage(event);
           fail({ reason: 'upstream_not_mcp', limitBytes: perEventLimit, observedBytes, upstreamStatus: res.statusCode });
           return;
         }

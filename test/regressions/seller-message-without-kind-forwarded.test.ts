@@ -33,6 +33,13 @@
  * `method` first; Python's `json.dumps` adds spaces), one with a `method` inside its params, a
  * server request and text data pass byte for byte (re-encoded with LF on the CR LF agent),
  * then the answer, outcome ok.
+ * Since a hostile trial 17, M1 (test/regressions/sdk-example-event-store-priming-replay-fails-call.test.ts):
+ * on a call's and a batch's SSE stream, the messages that name no `id`, `method`, `result` or
+ * `error` at all ({@link DROPPED_ON_REQUEST_STREAMS}: `jsonrpc` only, `params` only, a
+ * `method` only inside `params`) are dropped `message_without_kind` instead of failing the
+ * call, the stream going on to its answer (outcome ok): no host reads them as a message, and
+ * the MCP SDK client skips them. (a) on SSE and (d) changed for those three on purpose; the
+ * others, and every JSON answer, are refused as before.
  * Was: (a) on SSE each went out, then the answer, outcome ok (the JSON answers were
  * upstream_not_mcp already); (b), (c) each went out, and the JSON answers with HTTP 200 as the
  * seller wrote them; (d) each went out and the batch's stream ended ok at request 2's
@@ -63,6 +70,8 @@ const KINDLESS: Record<string, string> = {
   empty_method_case_variant_id: '{"jsonrpc":"2.0","id":999,"method":"ping","METHOD":""}',
 };
 const NAMES = Object.keys(KINDLESS);
+/** Those that name none of `id`, `method`, `result`, `error` (in any case): dropped `message_without_kind` on a call's and a batch's SSE stream. */
+const DROPPED_ON_REQUEST_STREAMS = new Set(['no_kind', 'params_only', 'method_in_params']);
 
 const SERVER_REQUEST = '{"jsonrpc":"2.0","id":"srv-1","method":"ping"}';
 /** Notifications as the Go and Python SDKs (`jsonrpc` first), the TypeScript SDK (`method` first) and `json.dumps` (spaces) write them, and one with a `method` in its params. */
@@ -135,6 +144,18 @@ describe('a seller message without a kind (no method, id, result or error; an em
   let id = 0;
   for (const agent of ['seller', 'crlf']) {
     for (const name of NAMES) {
+      if (DROPPED_ON_REQUEST_STREAMS.has(name)) {
+        test(`${agent}: ${name} on a call's SSE stream: dropped message_without_kind, then the answer`, async () => {
+          const rpcId = ++id;
+          const r = await rawPost(gw().agentUrl(agent), toolCall(rpcId, name), HEADERS);
+          assert.equal(r.status, 200);
+          assert.equal(r.text(), frame(answer(rpcId), false));
+          const line = await gw().exchangeLine(agent, rpcId);
+          const drops = { message_without_kind: 1 };
+          assert.deepEqual({ outcome: line.outcome, reason: line.reason, events_dropped: line.events_dropped }, { outcome: 'ok', reason: 'message_without_kind', events_dropped: drops });
+        });
+        continue;
+      }
       test(`${agent}: ${name} on a call's SSE stream: upstream_not_mcp for the call, nothing of the seller's forwarded`, async () => {
         await assertCallUpstreamNotMcp(agent, name, ++id);
       });
@@ -165,7 +186,9 @@ describe('a seller message without a kind (no method, id, result or error; an em
     });
 
     for (const name of NAMES) {
-      test(`${agent}: ${name} on a batch's SSE stream: request 1's response, then upstream_not_mcp for request 2`, async () => {
+      const dropped = DROPPED_ON_REQUEST_STREAMS.has(name);
+      const what = dropped ? "request 1's response, dropped message_without_kind, request 2's response" : "request 1's response, then upstream_not_mcp for request 2";
+      test(`${agent}: ${name} on a batch's SSE stream: ${what}`, async () => {
         const seen = gw().lines.length;
         const batch = [
           { jsonrpc: '2.0', id: 1, method: 'ping' },
@@ -173,9 +196,12 @@ describe('a seller message without a kind (no method, id, result or error; an em
         ];
         const r = await rawPost(gw().agentUrl(agent), batch, BATCH_HEADERS);
         assert.equal(r.status, 200);
-        assert.equal(r.text(), frame(R1, false) + expectedBatchErrorFrames([2], { reason: 'upstream_not_mcp', upstreamStatus: 200 }));
+        assert.equal(r.text(), frame(R1, false) + (dropped ? frame(R2, false) : expectedBatchErrorFrames([2], { reason: 'upstream_not_mcp', upstreamStatus: 200 })));
         const line = await gw().waitForLine((l) => l.msg === 'exchange' && l.agent === agent && l.rpc_kind === 'batch' && gw().lines.indexOf(l) >= seen);
-        assert.deepEqual({ outcome: line.outcome, reason: line.reason }, { outcome: 'local_error', reason: 'upstream_not_mcp' });
+        assert.deepEqual(
+          { outcome: line.outcome, reason: line.reason },
+          dropped ? { outcome: 'ok', reason: 'message_without_kind' } : { outcome: 'local_error', reason: 'upstream_not_mcp' },
+        );
       });
     }
   }
