@@ -253,7 +253,7 @@ export interface DropReasonSpec {
 /**
  * Reasons an event is dropped from a stream that answers no request (the standalone GET
  * stream, a notification's or host response's, a long-lived one) besides a breach's {@link REASONS} (`sse_event`, `json_depth`,
- * `json_nodes`, `upstream_not_mcp`): the `reason` of the `standalone SSE stream: event
+ * `json_nodes`, `upstream_not_mcp`): the `reason` of the `SSE stream: event
  * dropped` warning (a stream's first drop) and a key of the summaries' counts
  * (response/sse-drop-log.ts), of the exchange line (`reason`, `events_dropped`), and of
  * `adcp_gateway_sse_events_dropped_total`.

@@ -4,10 +4,10 @@
  * sse-stage.ts `drop`), throttled per stream:
  *
  * - the stream's first drop is logged at once, as before: `warn`,
- *   `standalone SSE stream: event dropped`, `{ agent, reason, observed_bytes }`;
+ *   `SSE stream: event dropped`, `{ agent, reason, observed_bytes }`;
  * - every later drop is only counted, by reason; {@link DROP_SUMMARY_INTERVAL_MS} after the
  *   first drop not yet logged, one summary line says how many were dropped since the
- *   previous line: `warn`, `standalone SSE stream: events dropped`,
+ *   previous line: `warn`, `SSE stream: events dropped`,
  *   `{ agent, dropped, dropped_total, max_observed_bytes, stream_ended: false }`;
  * - when the stream ends ({@link SseDropLog.end}), the drops not yet logged get a last
  *   summary, `stream_ended: true`; none when every drop was logged already.
@@ -39,9 +39,9 @@ import { StreamWarningThrottle, WARNING_SUMMARY_INTERVAL_MS, type WarningCounts 
 export const DROP_SUMMARY_INTERVAL_MS = WARNING_SUMMARY_INTERVAL_MS;
 
 /** The line of a stream's first drop. */
-export const FIRST_DROP_MSG = 'standalone SSE stream: event dropped';
+export const FIRST_DROP_MSG = 'SSE stream: event dropped';
 /** A summary line of the drops since the previous line. */
-export const DROP_SUMMARY_MSG = 'standalone SSE stream: events dropped';
+export const DROP_SUMMARY_MSG = 'SSE stream: events dropped';
 
 /** Drop counts by reason (snake_case reasons: errors/codes.ts REASONS, DROP_REASONS). */
 export type DropCounts = WarningCounts;

@@ -185,7 +185,7 @@
  * ends it as on a request's stream, with one final event: the error for id null (the body
  * such a POST gets as HTTP 502 before anything is sent; errors/local-reply.ts). A breach on
  * the standalone GET stream (no request to answer) drops that one event, counts it for the
- * stream's throttled warnings (sse-drop-log.ts: the first drop's "standalone SSE stream: event
+ * stream's throttled warnings (sse-drop-log.ts: the first drop's "SSE stream: event
  * dropped", with the reason and observed_bytes, then summaries of the counts by reason; a new
  * user's trial 9, F5), for the exchange line (its `reason`, the last drop's, and
  * `events_dropped`) and in `adcp_gateway_sse_events_dropped_total` (per drop), and

@@ -1,7 +1,7 @@
 /**
  * The drops the throttled drop warnings account for (src/response/sse-drop-log.ts): a stream's
- * first drop has its own line (`standalone SSE stream: event dropped`, one drop of its
- * `reason`), the later ones are counted in summaries (`standalone SSE stream: events
+ * first drop has its own line (`SSE stream: event dropped`, one drop of its
+ * `reason`), the later ones are counted in summaries (`SSE stream: events
  * dropped`, `dropped` by reason). So a test counts drops from the lines, not lines per drop
  * (a new user's trial 9, F5: test/regressions/get-stream-drop-warnings-flood-log.test.ts).
  */

@@ -22,7 +22,7 @@
  * Expectation: the client never gets the injected result: (a) the seller's real answer,
  * outcome ok; (b) the gateway's `sse_idle` tool error for its id. The notification reached
  * the client's handler and the ping its default handler (the seller got its answer). The
- * gateway logged `standalone SSE stream: event dropped` (warn, agent, reason
+ * gateway logged `SSE stream: event dropped` (warn, agent, reason
  * `get_stream_response`) and counted `adcp_gateway_sse_events_dropped_total{reason=
  * "get_stream_response"}` once per call.
  * (c) control, raw: a GET whose events mix responses (with and without an id, an error, a
@@ -49,7 +49,7 @@ import { useSellerAndGateway } from '../helpers/stack.js';
 import { TEST_TIMEOUT_MS, withTimeout } from '../helpers/timeout.js';
 import { droppedInLines, droppedInMetrics } from '../helpers/drop-lines.js';
 
-const DROPPED = 'standalone SSE stream: event dropped';
+const DROPPED = 'SSE stream: event dropped';
 const REASON = 'get_stream_response';
 const frame = (data: string): string => `event: message\ndata: ${data}\n\n`;
 const NOTE = (id: number | string): string => JSON.stringify({ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: `working on ${id}` } });

@@ -5,8 +5,8 @@
  * of log per event (~17 MB), faster than stdout drained: the 16 MiB log buffer filled and
  * lines were lost, the stream's own `exchange` line among them; each drop cost ~45 µs.
  * Now (src/response/sse-drop-log.ts) a stream's first drop is logged at once
- * (`standalone SSE stream: event dropped`), the later ones are counted by reason and logged
- * as one summary per 10 s (`standalone SSE stream: events dropped`) and one when the stream
+ * (`SSE stream: event dropped`), the later ones are counted by reason and logged
+ * as one summary per 10 s (`SSE stream: events dropped`) and one when the stream
  * ends; `adcp_gateway_sse_events_dropped_total` still counts every drop, and the exchange
  * line carries the stream's counts (`events_dropped`).
  *
@@ -35,8 +35,8 @@ import { useSellerAndGateway } from '../helpers/stack.js';
 import { TEST_TIMEOUT_MS, withTimeout } from '../helpers/timeout.js';
 import { droppedInMetrics } from '../helpers/drop-lines.js';
 
-const FIRST = 'standalone SSE stream: event dropped';
-const SUMMARY = 'standalone SSE stream: events dropped';
+const FIRST = 'SSE stream: event dropped';
+const SUMMARY = 'SSE stream: events dropped';
 const frame = (data: string): string => `data: ${data}\n\n`;
 const RESPONSE = '{"result":{}}';
 const NOTE = JSON.stringify({ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: 'n' } });

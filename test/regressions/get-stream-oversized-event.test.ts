@@ -3,7 +3,7 @@
  *
  * Decision (documented in src/response/sse-stage.ts and docs): the GET stream carries server
  * notifications, not the answer to a request, so there is no id to answer with an error.
- * An event over max_sse_event_bytes is DROPPED, logged at warn level ("standalone SSE
+ * An event over max_sse_event_bytes is DROPPED, logged at warn level ("SSE
  * stream: event dropped", with agent, reason and observed_bytes) and counted in the exchange
  * line (`reason`); the stream STAYS OPEN. Ending it would make the host's client reconnect
  * straight into the same event (a reconnect loop).
@@ -68,8 +68,8 @@ describe('standalone GET stream: an event over the per-event bound', { timeout: 
     assert.deepEqual(
       drops.map((l) => [l.level, l.msg, l.reason, l.dropped, l.dropped_total, l.stream_ended]),
       [
-        [40, 'standalone SSE stream: event dropped', 'sse_event', undefined, undefined, undefined],
-        [40, 'standalone SSE stream: events dropped', undefined, { sse_event: 1 }, { sse_event: 2 }, true],
+        [40, 'SSE stream: event dropped', 'sse_event', undefined, undefined, undefined],
+        [40, 'SSE stream: events dropped', undefined, { sse_event: 1 }, { sse_event: 2 }, true],
       ],
     );
     assert.equal(drops[0]!.observed_bytes, 2049);

@@ -16,7 +16,7 @@
  * whose resume (GET with the gateway's token) brings a response and a notification.
  * Expectation: on SSE exactly the notifications reach the host, as the seller's bytes, each
  * response dropped, reason `notification_stream_response` (the stream's first drop logged with
- * the `standalone SSE stream: event dropped` warning, the others in the summary at its end:
+ * the `SSE stream: event dropped` warning, the others in the summary at its end:
  * src/response/sse-drop-log.ts), counted in adcp_gateway_sse_events_dropped_total; outcome
  * ok. A JSON body holding a response: HTTP 502 with the `upstream_not_mcp` error for id null.
  * Controls: a JSON body holding only a notification, and a 202, pass as before.
@@ -46,7 +46,7 @@ const RESPONSES = [
 ];
 const STREAM = [NOTE, ...RESPONSES, SERVER_REQUEST, NOTE];
 const PASSED = frame(NOTE) + frame(SERVER_REQUEST) + frame(NOTE);
-const DROPPED = 'standalone SSE stream: event dropped';
+const DROPPED = 'SSE stream: event dropped';
 const REASON = 'notification_stream_response';
 
 function startSeller(): Promise<RawSeller> {

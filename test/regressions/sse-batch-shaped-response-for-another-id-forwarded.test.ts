@@ -21,7 +21,7 @@
  * Controls: (h) `[notification, the response]` is the response on MCP 2025-03-26, as before; (i) `[notification,
  * server request]` passes and the stream goes on to the response; (j) a batch the host sent
  * (MCP 2025-03-26) answered with an array of its two responses passes, outcome ok; (k) a
- * long-lived stream (`subscriptions/listen`) drops (a) with the `standalone SSE stream: event
+ * long-lived stream (`subscriptions/listen`) drops (a) with the `SSE stream: event
  * dropped` warning.
  * Expectation: (a)-(f) exactly one event, the gateway's `upstream_not_mcp` error (upstream_status
  * 200) for the request's id, nothing of the array; outcome local_error, reason upstream_not_mcp;
@@ -137,7 +137,7 @@ describe('SSE batch-shaped response for another id on a single request stream', 
   test('a long-lived stream (subscriptions/listen) drops the array with a warning and goes on', async () => {
     const r = await rawPost(gw().agentUrl('seller'), { jsonrpc: '2.0', id: 17, method: 'subscriptions/listen', params: {} }, { 'mcp-protocol-version': '2026-07-28' });
     assert.equal(r.text(), frame(NOTE) + frame(NOTE));
-    const warning = await gw().waitForLine((l) => l.msg === 'standalone SSE stream: event dropped' && l.reason === 'upstream_not_mcp');
+    const warning = await gw().waitForLine((l) => l.msg === 'SSE stream: event dropped' && l.reason === 'upstream_not_mcp');
     assert.equal(warning.agent, 'seller');
     const line = await gw().exchangeLine('seller', 17);
     assert.deepEqual({ outcome: line.outcome, reason: line.reason }, { outcome: 'ok', reason: 'upstream_not_mcp' });

@@ -22,7 +22,7 @@
  * trial, 2026-12-03, test/regressions/method-and-result-for-own-id-passed-as-answer.test.ts).
  * Controls: (g) a server-to-client request (id 99, `method`, `params`) and a notification
  * pass as before; (i) a long-lived stream
- * (`subscriptions/listen`) drops (a) with the `standalone SSE stream: event dropped` warning.
+ * (`subscriptions/listen`) drops (a) with the `SSE stream: event dropped` warning.
  * Expectation: (a)-(f) exactly one event, the gateway's `upstream_not_mcp` error (upstream_status
  * 200) for the request's id, nothing of the seller's message; outcome local_error, reason
  * upstream_not_mcp; (h) the same. (g) the seller's bytes, outcome ok. (i) the notifications around the
@@ -118,7 +118,7 @@ describe('SSE message with method and result for another id', { timeout: TEST_TI
   test('a long-lived stream (subscriptions/listen) drops the event with a warning and goes on', async () => {
     const r = await rawPost(gw().agentUrl('seller'), { jsonrpc: '2.0', id: 14, method: 'subscriptions/listen', params: {} }, { 'mcp-protocol-version': '2026-07-28' });
     assert.equal(r.text(), frame(NOTE) + frame(NOTE));
-    const warning = await gw().waitForLine((l) => l.msg === 'standalone SSE stream: event dropped' && l.reason === 'upstream_not_mcp');
+    const warning = await gw().waitForLine((l) => l.msg === 'SSE stream: event dropped' && l.reason === 'upstream_not_mcp');
     assert.equal(warning.agent, 'seller');
     const line = await gw().exchangeLine('seller', 14);
     assert.deepEqual({ outcome: line.outcome, reason: line.reason }, { outcome: 'ok', reason: 'upstream_not_mcp' });

@@ -31,7 +31,7 @@
  * outcome local_error; (b) `json_depth` (limit 64, observed 65) and (c) `json_nodes` (limit
  * 100000, observed 100001), each for the call's id as the only event; (d) and (e) exactly the named
  * notification, as the seller sent it, each response dropped (`get_stream_response`,
- * `notification_stream_response`: the stream's first drop logged with the `standalone SSE
+ * `notification_stream_response`: the stream's first drop logged with the `SSE
  * stream: event dropped` warning, the later ones in the summary at its end) and counted in
  * adcp_gateway_sse_events_dropped_total and the exchange line's `events_dropped`; (f) `upstream_not_mcp` for the call's id, nothing of either
  * response (a named event is no answer: clients differ on it, docs/errors.md); (g) request 1's
@@ -49,7 +49,7 @@ import { assertGetStreamDrops, droppedInLines, droppedInMetrics } from '../helpe
 import { TEST_TIMEOUT_MS } from '../helpers/timeout.js';
 
 const LIMIT = 4 * 1024 * 1024;
-const DROPPED = 'standalone SSE stream: event dropped';
+const DROPPED = 'SSE stream: event dropped';
 const HEADERS = { 'mcp-protocol-version': '2025-06-18' };
 const named = (type: string, data: string): string => `event: ${type}\ndata: ${data}\n\n`;
 const plain = (data: string): string => `data: ${data}\n\n`;

@@ -86,7 +86,7 @@ function startSeller(): Promise<RawSeller> {
 const stack = useSellerAndGateway(startSeller, (seller) => startObservedGateway(agentsYaml({ seller: seller.url })));
 const gw = (): ObservedGateway => stack.gateway;
 const HEADERS = { 'mcp-protocol-version': '2025-06-18' };
-const DROPPED = 'standalone SSE stream: event dropped';
+const DROPPED = 'SSE stream: event dropped';
 
 describe('SSE data with NaN/Infinity literals is judged as a lenient host reads it', { timeout: TEST_TIMEOUT_MS }, () => {
   let id = 100;

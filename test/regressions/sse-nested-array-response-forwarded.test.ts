@@ -19,7 +19,7 @@
  * (c) exactly the error event for each of the batch's requests, 20 and 21 (a batch's local
  * error answers each request still awaited: test/regressions/batch-local-error-answers-no-request.test.ts);
  * outcome local_error each time. (d) only the
- * notification, the `standalone SSE stream: event dropped` warning with reason
+ * notification, the `SSE stream: event dropped` warning with reason
  * `get_stream_response`.
  */
 import { describe, test } from 'node:test';
@@ -74,7 +74,7 @@ describe('SSE nested arrays holding a response', { timeout: TEST_TIMEOUT_MS }, (
     const res = await fetch(gw().agentUrl('listen'), { headers: { accept: 'text/event-stream' } });
     assert.equal(res.status, 200);
     assert.equal(await res.text(), frame(NOTE));
-    const warning = await gw().waitForLine((l) => l.msg === 'standalone SSE stream: event dropped' && l.agent === 'listen');
+    const warning = await gw().waitForLine((l) => l.msg === 'SSE stream: event dropped' && l.agent === 'listen');
     assert.equal(warning.reason, 'get_stream_response');
   });
 });

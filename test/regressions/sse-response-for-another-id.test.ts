@@ -17,7 +17,7 @@
  * error (upstream_status 200) for the request's id, and nothing of the foreign response;
  * the exchange line says outcome local_error, reason upstream_not_mcp. (e) the host gets the
  * seller's bytes unchanged, outcome ok. (f) a long-lived stream (`subscriptions/listen`, a
- * request but no response ends it) drops that event with the `standalone SSE stream: event
+ * request but no response ends it) drops that event with the `SSE stream: event
  * dropped` warning and goes on: the host gets the notifications around it. SDK: call A's stream carries B's response; A gets the
  * upstream_not_mcp error result, B its own small answer from its own exchange (outcome ok).
  */
@@ -111,7 +111,7 @@ describe('SSE response for another id', { timeout: TEST_TIMEOUT_MS }, () => {
   test('a long-lived stream (subscriptions/listen) drops the event with a warning and goes on', async () => {
     const r = await rawPost(gw().agentUrl('seller'), { jsonrpc: '2.0', id: 'l-1', method: 'subscriptions/listen', params: {} }, { 'mcp-protocol-version': '2026-07-28' });
     assert.equal(r.text(), frame(NOTE) + frame(NOTE));
-    const warning = await gw().waitForLine((l) => l.msg === 'standalone SSE stream: event dropped' && l.reason === 'upstream_not_mcp');
+    const warning = await gw().waitForLine((l) => l.msg === 'SSE stream: event dropped' && l.reason === 'upstream_not_mcp');
     assert.equal(warning.agent, 'seller');
     const line = await gw().exchangeLine('seller', 'l-1');
     assert.deepEqual({ outcome: line.outcome, reason: line.reason }, { outcome: 'ok', reason: 'upstream_not_mcp' });

@@ -145,7 +145,7 @@ describe('a message with result and/or error and no id on a request\'s or a batc
       const seen = gw().lines.length;
       const r = await rawPost(gw().agentUrl('seller'), { jsonrpc: '2.0', id: rpcId, method: 'subscriptions/listen', params: { case: which } }, { 'mcp-protocol-version': '2026-07-28' });
       assert.equal(r.text(), frame(NOTE) + frame(NOTE));
-      const warning = await gw().waitForLine((l) => l.msg === 'standalone SSE stream: event dropped' && gw().lines.indexOf(l) >= seen);
+      const warning = await gw().waitForLine((l) => l.msg === 'SSE stream: event dropped' && gw().lines.indexOf(l) >= seen);
       assert.deepEqual({ agent: warning.agent, reason: warning.reason }, { agent: 'seller', reason: 'upstream_not_mcp' });
       assert.deepEqual(summary(await gw().exchangeLine('seller', rpcId)), { outcome: 'ok', reason: 'upstream_not_mcp', bytes_to_host: r.bytes });
     });
