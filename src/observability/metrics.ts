@@ -125,7 +125,7 @@ export interface GatewayMetrics {
   incConfigReload(result: 'ok' | 'error'): void;
   /** Counts one host request refused before any seller was contacted (`reason`: docs/errors.md refusals). */
   incRefusal(reason: string): void;
-  /** Counts one SSE event dropped from a stream that answers no request (standalone GET, long-lived), by reason: a breach's, or a DROP_REASONS entry (`get_stream_response`). */
+  /** Counts one SSE event dropped from a stream that answers no request (standalone GET, long-lived), or from any stream for data naming no kind of message, by reason: a breach's, or a DROP_REASONS entry (`get_stream_response`, `message_without_kind`). */
   incSseEventDropped(agent: string, reason: string): void;
   /** Counts one seller SSE event id that could not be turned into a resume token (response/sse-id-token-log.ts). */
   incSseEventIdNotTokenized(agent: string): void;
