@@ -187,6 +187,7 @@ export type Outcome =
   | 'resumable_end' // SSE ended plainly after an event id, so the host resumes
   | 'already_answered' // a Last-Event-ID resume from the token of the event that carried the response: an SSE stream held open with nothing in it until the host closes it or sse_idle_timeout_ms, the seller not contacted (resume/token.ts `final`)
   | 'host_aborted' // the host went away before its answer was all written: before it was settled, or while Node still wrote a forwarded one (routing/answer-cut.ts)
+  | 'cancelled' // the host cancelled the request (`notifications/cancelled`) and the seller sent no answer: ended plainly, no error minted for the id (errors/local-reply.ts endCancelled)
   | 'shutdown_cut'; // still open when a shutdown's forced exit came (shutdown_grace_ms over, a second signal): the exit closes the host's connection
 
 export interface Exchange {
@@ -325,6 +326,25 @@ export interface Exchange {
   /** True once SSE headers went to the host: a local error must then be a final SSE event. */
   sseStarted: boolean;
   /**
+   * The host's `Mcp-Session-Id` on this request (undefined without one: a stateless seller,
+   * an `initialize`). With the agent's name and the request's id, what a host's
+   * `notifications/cancelled` is matched with (routing/cancellations.ts).
+   */
+  readonly session: string | undefined;
+  /**
+   * True once a `notifications/cancelled` the host sent in the same MCP session (agent and
+   * `Mcp-Session-Id`) named this request's id (routing/cancellations.ts; a single request's
+   * exchange only, never a batch's). The host has then dropped the id (MCP cancellation: the
+   * receiver "SHOULD NOT send a response"): an error the gateway would make up because the
+   * seller sent no answer (errors/local-reply.ts CANCELLED_QUIET_REASONS) is not sent, and the
+   * host's answer ends plainly, outcome `cancelled` (errors/local-reply.ts). Reported failure
+   * (trial 17, L1): such a request's stream ended with a made-up `upstream_reset` error for
+   * the id, which the MCP SDK client logged as "Received a response for an unknown message
+   * ID", counted as a limit breach
+   * (test/regressions/cancelled-call-gets-minted-upstream-reset.test.ts).
+   */
+  cancelled: boolean;
+  /**
    * True for a DELETE (MCP Streamable HTTP: it ends the session). Its 2xx answer is never an
    * SSE stream (pipeline.ts: `upstream_not_mcp`); any other passes through as a 4xx does.
    */
@@ -394,6 +414,8 @@ export function createExchange(init: {
   requestBodyDroppedBytes?: number | undefined;
   /** The host's request is a GET ({@link Exchange.opensStream}); false when absent. */
   opensStream?: boolean;
+  /** {@link Exchange.session}; undefined when absent. */
+  session?: string | undefined;
   mintEventId: Exchange['mintEventId'];
   /** {@link Exchange.sseRetryMaxMs}; default SSE_RETRY_MAX_MS (unit tests). */
   sseRetryMaxMs?: number;
@@ -435,6 +457,8 @@ export function createExchange(init: {
     abortUpstream: () => {},
     finished: false,
     sseStarted: false,
+    session: init.session,
+    cancelled: false,
     endsSession: init.endsSession === true,
     opensStream: init.opensStream === true,
     lastEventIdSent: undefined,

@@ -57,6 +57,18 @@ export class InFlightTable<V> {
     return true;
   }
 
+  /**
+   * Calls `fn` with each entry's value now, in slot order; no array is made. `fn` must not add
+   * or remove entries (an entry it adds may or may not be visited).
+   */
+  forEach(fn: (value: V) => void): void {
+    const slots = this.slots;
+    for (let i = 0; i < slots.length; i++) {
+      const value = slots[i];
+      if (value !== undefined) fn(value);
+    }
+  }
+
   /** The entries' values now, as an array (a later `add` or `remove` does not change it). Order unspecified. */
   values(): V[] {
     const out: V[] = [];

@@ -19,9 +19,10 @@
  * 2. The host's request is refused before any seller is contacted: a 4xx status with a
  *    JSON-RPC error body (`refuse`).
  *
- * And one answer that is no error: the SSE stream, held open with nothing in it, that a
+ * And two answers that are no error: the SSE stream, held open with nothing in it, that a
  * resume from the token of a response's event gets, the seller not contacted
- * (`answerStreamOver`).
+ * (`answerStreamOver`); and the plain end of a request the host cancelled, in place of an
+ * error made up because the seller sent no answer (`endCancelled`).
  *
  * Whichever outcome comes first wins: the exchange is marked finished and the upstream
  * request aborted, so later upstream events are ignored.
@@ -95,6 +96,10 @@ function keptHeaders(reply: FastifyReply): Record<string, string> {
  */
 export function answerWithLocalError(exchange: Exchange, reply: FastifyReply, input: LocalErrorInput): void {
   if (exchange.finished) return;
+  if (exchange.cancelled && CANCELLED_QUIET_REASONS.has(input.reason)) {
+    endCancelled(exchange, reply, input.reason);
+    return;
+  }
   exchange.finished = true;
   exchange.outcome = 'local_error';
   exchange.reason = input.reason;
@@ -164,6 +169,49 @@ export function answerWithLocalError(exchange: Exchange, reply: FastifyReply, in
   const body = batchIds !== undefined ? `[${texts.join(',')}]` : texts[0]!;
   exchange.bytesToHost += Buffer.byteLength(body);
   reply.code(status).header('content-type', 'application/json').header('cache-control', 'no-store').send(body);
+}
+
+/**
+ * The reasons that say the seller sent no answer for the request (its stream or connection
+ * ended, it went quiet, time ran out, it could not be reached). On a request the host
+ * cancelled (Exchange.cancelled) the seller is asked to send none (MCP "Cancellation": the
+ * receiver "SHOULD NOT send a response for the cancelled request"), so none of these is minted
+ * for it ({@link endCancelled}). Any other reason (a bound the seller's answer broke, an answer
+ * that is not MCP, the host not reading, a shutdown, a backoff) is minted as before.
+ */
+const CANCELLED_QUIET_REASONS: ReadonlySet<AdcpErrorReason> = new Set<AdcpErrorReason>(['upstream_reset', 'upstream_unreachable', 'sse_idle', 'sse_deadline', 'deadline_exceeded']);
+
+/**
+ * Ends the answer to a request the host cancelled, for which the gateway would otherwise mint
+ * the error for `reason` ({@link CANCELLED_QUIET_REASONS}), without any message for its id:
+ * the host dropped that id with its cancellation, so an error for it answers nothing (the MCP
+ * TypeScript SDK client logs it as "Received a response for an unknown message ID"). An SSE
+ * stream already started ends plainly (what was forwarded stays); before anything was sent,
+ * HTTP 200 and an SSE stream that ends at once with nothing in it (as `answerStreamOver`: the
+ * host reads no message, and a POST awaiting a response may be answered by a stream); a plain
+ * body partly sent is reset, never left looking complete. The upstream request is aborted.
+ * The exchange line says outcome `cancelled` with the reason that was not minted; it is no
+ * limit breach (observability/metrics.ts counts `local_error` only) and counts for the agent's
+ * backoff as neither clean nor a breach. Source: trial 17, L1
+ * (test/regressions/cancelled-call-gets-minted-upstream-reset.test.ts).
+ */
+function endCancelled(exchange: Exchange, reply: FastifyReply, reason: AdcpErrorReason): void {
+  exchange.finished = true;
+  exchange.outcome = 'cancelled';
+  exchange.reason = reason;
+  exchange.abortUpstream(GATEWAY_FINISHED);
+  const raw = reply.raw;
+  if (exchange.sseStarted) {
+    if (!raw.writableEnded && !raw.destroyed) raw.end();
+    return;
+  }
+  if (raw.headersSent || reply.sent) {
+    resetHostConnection(raw);
+    return;
+  }
+  reply.hijack();
+  raw.writeHead(200, { ...SSE_RESPONSE_HEADERS, ...keptHeaders(reply) });
+  raw.end();
 }
 
 /** The final SSE `message` events carrying `texts` (JSON-RPC messages), one each, in order. */

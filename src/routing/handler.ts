@@ -39,6 +39,8 @@ import { resetHostConnection } from '../response/host-reset.js';
 import { refuseDraining, type DrainState } from './draining.js';
 import { closeConnectionAfter } from './closing-answers.js';
 import { MAX_WAITING_PER_CONNECTION, type PipelinedTurns } from './pipelined-turn.js';
+import { CancellableRequests } from './cancellations.js';
+import { cancelledRequestIdOf } from '../mcp/cancelled-id.js';
 
 export interface HandlerDeps {
   getConfig(): GatewayConfig;
@@ -107,6 +109,8 @@ export function createMcpHandler(deps: HandlerDeps) {
   const drain = deps.drain;
   // This app's Via pseudonym and entries (request/via.ts): random, made once, kept across reloads.
   const ownVia = createOwnVia();
+  // The requests in flight a host's `notifications/cancelled` can name (routing/cancellations.ts).
+  const cancellable = new CancellableRequests();
 
   /**
    * A request whose answer is queued behind another on its connection (HTTP/1.1 pipelining):
@@ -329,6 +333,9 @@ export function createMcpHandler(deps: HandlerDeps) {
     const answersNoRequest = rpc.kind === 'notification';
     // The bytes of a DELETE's body, which is not forwarded (undefined for none: the common case).
     const droppedBodyBytes = !post && body !== undefined && body.length > 0 ? body.length : undefined;
+    // The MCP session a cancellation is matched in (routing/cancellations.ts); one header read.
+    const sessionHeader = request.headers['mcp-session-id'];
+    const session = typeof sessionHeader === 'string' ? sessionHeader : undefined;
     const exchange = createExchange({
       agent,
       rpc,
@@ -340,6 +347,7 @@ export function createMcpHandler(deps: HandlerDeps) {
       endsSession: request.method === 'DELETE',
       requestBodyDroppedBytes: droppedBodyBytes,
       opensStream: request.method === 'GET',
+      session,
       // Tokens are signed for the url of the seller this stream came from (`agent` is the
       // config the exchange started under), so they resume only against it (resume/token.ts).
       mintEventId: (upstreamId, usedBytes, final, awaited) => {
@@ -435,6 +443,7 @@ export function createMcpHandler(deps: HandlerDeps) {
     // test/regressions/shutdown-grace-cut-exchange-logged.test.ts).
     const end: OpenExchangeEnd = (cutByShutdown) => {
       if (!deps.openExchanges.remove(openSlot, end)) return; // ended already
+      cancellable.unregister(cancelSlot, exchange);
       clearTimeout(deadline);
       // A body reader still waiting for buffer room (a deadline, a host that left) stops now.
       exchange.bufferLease?.release();
@@ -469,6 +478,8 @@ export function createMcpHandler(deps: HandlerDeps) {
       deps.onExchangeEnd?.(exchange, hostStatus);
     };
     const openSlot = deps.openExchanges.add(end);
+    // A single request in a session, until it ends: a host's cancellation may name it.
+    const cancelSlot = cancellable.register(exchange);
     // `on`, not `once`: a response emits 'close' once, and `once` costs a wrapper and a removal per request.
     // Its response has the connection (a pipelined request is processed at its turn only), so
     // Node emits its 'close' however the connection ends.
@@ -603,6 +614,14 @@ export function createMcpHandler(deps: HandlerDeps) {
     if (lateTurn) {
       answerWithLocalError(exchange, reply, { reason: 'pipeline_wait', limitMs: limits.response_deadline_ms, observedMs: Math.round(performance.now() - arrivedAt) });
       return undefined;
+    }
+    // A host's cancellation marks the request it names, in its agent and session, while that
+    // request's exchange is open (routing/cancellations.ts: its answer then ends plainly, not
+    // with an error made up for an id the host dropped); it is forwarded as before. Without a
+    // session it marks nothing. Source: trial 17, L1.
+    if (rpc.kind === 'notification' && rpc.method === 'notifications/cancelled' && session !== undefined && body !== undefined) {
+      const cancelledId = cancelledRequestIdOf(body);
+      if (cancelledId !== undefined) cancellable.cancel(agent.name, session, cancelledId);
     }
     if (pending === undefined) {
       forward();
