@@ -192,3 +192,21 @@ test('awaitedKeys carries each request\'s error form (R: a read-only tool\'s res
   // A letter before no key the gateway makes: no ids.
   for (const bad of [['R'], ['W'], ['RRn1e0'], ['Wx1'], ['Rn1.5']]) assert.equal(idsOfAwaitedKeys(bad), undefined, JSON.stringify(bad));
 });
+
+test("an event of many numeric-id responses given as a string is encoded to bytes twice (its ids' text, its repeated-names scan), not once per response (the complexity audit after trial 16: 51)", () => {
+  const R = 50;
+  const a = new BatchAnswers(Array.from({ length: R }, (_, i) => ref(i + 1)));
+  const data = `[${Array.from({ length: R }, (_, i) => ok(String(i + 1))).join(',')}]`;
+  const from = Buffer.from;
+  let encodings = 0;
+  Buffer.from = ((value: unknown, ...rest: unknown[]) => {
+    if (value === data) encodings++;
+    return (from as (...args: unknown[]) => Buffer)(value, ...rest);
+  }) as typeof Buffer.from;
+  try {
+    assert.equal(a.take(data), 'done');
+  } finally {
+    Buffer.from = from;
+  }
+  assert.equal(encodings, 2);
+});
