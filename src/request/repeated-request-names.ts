@@ -88,14 +88,22 @@ export function judgeKeys(view: Buffer, members: readonly { readonly key: ByteRa
     if (problem !== undefined) continue;
     const name = names[n]!;
     const member = of === undefined ? `the member "${name}"` : `the member "${name}" of "${of}"`;
-    const written = w.map((x) => `"${view.toString('utf8', x.key[0] + 1, x.key[1] - 1)}"`);
+    const written = w.slice(0, SHOWN_WRITINGS).map((x) => `"${view.toString('utf8', x.key[0] + 1, x.key[1] - 1)}"`);
+    const more = w.length > SHOWN_WRITINGS ? `, and ${w.length - SHOWN_WRITINGS} more` : '';
     problem =
       w.length === 1
         ? `${member} is written ${written[0]!} (a case-insensitive reader takes it for "${name}"); send it as "${name}"`
-        : `${member} is written ${w.length === 2 ? 'twice' : `${w.length} times`} (${written.join(', ')}); send it once`;
+        : `${member} is written ${w.length === 2 ? 'twice' : `${w.length} times`} (${written.join(', ')}${more}); send it once`;
   }
   return problem === undefined ? undefined : { problem, idAmbiguous };
 }
+
+/**
+ * At most this many writings of a name are quoted in a refusal's message (then `, and N more`):
+ * a request writing `"params"` 40,000 times got a 480 KB message listing every one (the
+ * complexity audit after trial 16).
+ */
+export const SHOWN_WRITINGS = 8;
 
 /**
  * Which of `names` the JSON string `view[key]` is a writing of (its index), and whether it is
