@@ -138,7 +138,9 @@ export interface EventDataOptions {
 export function inspectEventData(exchange: Exchange, data: string | undefined, opts: EventDataOptions, dataBytes?: Buffer): EventDataVerdict {
   const verdict = judgeEventData(exchange, data, opts, dataBytes);
   // Refused data that names no kind of message at all is dropped instead (kindless-event.ts;
-  // a hostile trial 17, M1). Parsed again on this path only: the stream would end on it.
+  // a hostile trial 17, M1). The scan tells the usual case (`{}`: judgeEventData); data it
+  // cannot (escaped keys, an array, lenient JSON) is parsed again here, on this path only:
+  // the stream would end on it.
   if (verdict.kind !== 'foreign' || !isKindlessEventData(data ?? dataBytes!)) return verdict;
   return { kind: 'kindless', dataBytes: verdict.dataBytes };
 }
@@ -178,8 +180,10 @@ function judgeEventData(exchange: Exchange, data: string | undefined, opts: Even
       // id-only message (the request's id or another) or none at all (rewrite.ts claimsAnswer,
       // lacksMethod): `foreign`, as a JSON body gets upstream_not_mcp for it. Cost: two
       // property reads and two bytes of the method's range (json-value-at.ts isMethodName).
-      const noKind = exchange.rpc.kind === 'request' && !isMethodName(bytes, members.method);
-      return noKind ? { kind: 'foreign', dataBytes: bytes.length } : { kind: 'forward', bytes };
+      if (exchange.rpc.kind !== 'request' || isMethodName(bytes, members.method)) return { kind: 'forward', bytes };
+      // No `id` and no `method` written either, and none in another case (a repeat, above): it
+      // names no kind of message at all (kindless-event.ts), told from the scan, not parsed.
+      return members.id === undefined && !members.hasMethod ? { kind: 'kindless', dataBytes: bytes.length } : { kind: 'foreign', dataBytes: bytes.length };
     }
     // A response repeating a member name (mcp/repeated-names.ts), whatever its id: `foreign`.
     if (scan.repeatedName) return { kind: 'foreign', dataBytes: bytes.length };

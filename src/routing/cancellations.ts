@@ -30,8 +30,9 @@
  * (test/unit/cancellations.test.ts measures it).
  */
 import { InFlightTable } from '../inflight-table.js';
-import type { Exchange, RpcIdRef } from '../exchange.js';
-import { sameRequestId } from '../mcp/cancelled-id.js';
+import type { Exchange } from '../exchange.js';
+import type { WrittenRequestId } from '../mcp/cancelled-id.js';
+import { isRequestId } from '../response/json-value-at.js';
 
 /** The slot of an exchange not registered (no session, not a single request). */
 export const NOT_REGISTERED = -1;
@@ -59,13 +60,14 @@ export class CancellableRequests {
 
   /**
    * Marks cancelled (Exchange.cancelled) each registered exchange of agent `agent` in session
-   * `session` whose request id is `id`; how many it marked (0 when none is in flight: the
+   * `session` whose request id is `id` as written (compared as a seller's response id is:
+   * response/json-value-at.ts isRequestId); how many it marked (0 when none is in flight: the
    * request was answered already, or never went through this gateway).
    */
-  cancel(agent: string, session: string, id: RpcIdRef): number {
+  cancel(agent: string, session: string, id: WrittenRequestId): number {
     let marked = 0;
     this.table.forEach((exchange) => {
-      if (exchange.session === session && exchange.agent.name === agent && sameRequestId(exchange.rpc, id)) {
+      if (exchange.session === session && exchange.agent.name === agent && isRequestId(id.bytes, id.range, exchange.rpc)) {
         exchange.cancelled = true;
         marked++;
       }
