@@ -84,6 +84,17 @@ function keptOnLocalReply(name: string, value: string | readonly string[] | numb
   return KEPT_ON_LOCAL_REPLY.has(name) && value !== undefined && (typeof value === 'number' || fieldLinesBytes(name, value) <= KEPT_LINES_MAX_BYTES);
 }
 
+/**
+ * Answers a request whose answer has not begun with an SSE stream of its own holding `frame`
+ * (events, or nothing) and ending: HTTP 200, the SSE headers and the seller's headers kept on a
+ * local reply.
+ */
+function sseStreamOf(reply: FastifyReply, frame: string): void {
+  reply.hijack();
+  reply.raw.writeHead(200, { ...SSE_RESPONSE_HEADERS, ...keptHeaders(reply) });
+  reply.raw.end(frame);
+}
+
 function keptHeaders(reply: FastifyReply): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [name, value] of Object.entries(reply.getHeaders())) if (typeof value === 'string' && keptOnLocalReply(name, value)) out[name] = value;
@@ -151,9 +162,7 @@ export function answerWithLocalError(exchange: Exchange, reply: FastifyReply, in
     // still awaited by its token: one event each).
     const frame = sseFrames(texts);
     exchange.bytesToHost += Buffer.byteLength(frame);
-    reply.hijack();
-    raw.writeHead(200, { ...SSE_RESPONSE_HEADERS, ...keptHeaders(reply) });
-    raw.end(frame);
+    sseStreamOf(reply, frame);
     return;
   }
   if (raw.headersSent || reply.sent) {
@@ -209,9 +218,7 @@ function endCancelled(exchange: Exchange, reply: FastifyReply, reason: AdcpError
     resetHostConnection(raw);
     return;
   }
-  reply.hijack();
-  raw.writeHead(200, { ...SSE_RESPONSE_HEADERS, ...keptHeaders(reply) });
-  raw.end();
+  sseStreamOf(reply, '');
 }
 
 /** The final SSE `message` events carrying `texts` (JSON-RPC messages), one each, in order. */
