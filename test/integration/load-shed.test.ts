@@ -12,10 +12,9 @@ import assert from 'node:assert/strict';
 import type { ServerResponse } from 'node:http';
 import zlib from 'node:zlib';
 import type { Exchange } from '../../src/exchange.js';
-import { startRawSeller, toolResponse, type SeenRequest } from '../support/raw-seller.js';
-import { startGateway } from '../helpers/gateway.js';
+import { toolResponse, type SeenRequest } from '../support/raw-seller.js';
 import { rawPost, sseMessages, toolCall } from '../helpers/raw.js';
-import { useSellerAndGateway } from '../helpers/stack.js';
+import { until, useRawSellerAndGateway } from '../helpers/raw-stack.js';
 import { expectedErrorJson } from '../support/hostile-seller.js';
 import { TEST_TIMEOUT_MS, withTimeout } from '../helpers/timeout.js';
 
@@ -60,30 +59,16 @@ async function answer(req: SeenRequest, res: ServerResponse): Promise<void> {
   res.end(body.slice(HEAD_BYTES));
 }
 
-const stack = useSellerAndGateway(
-  () => startRawSeller(answer),
-  (seller) =>
-    startGateway(
-      [
-        'log_level: silent',
-        'agents:',
-        `  shed: { url: ${seller.url}, max_buffered_response_bytes: 65536, backoff_after_breaches: 1, backoff_base_ms: 600000, backoff_max_ms: 600000, accept_encoding: [identity], dedupe_text: off }`,
-        `  shedsse: { url: ${seller.url}, max_buffered_response_bytes: 65536, backoff_after_breaches: 1, backoff_base_ms: 600000, backoff_max_ms: 600000, accept_encoding: [identity], dedupe_text: off }`,
-        `  capgz: { url: ${seller.url}, max_response_bytes: 1048576, max_buffered_response_bytes: 65536, backoff_after_breaches: 0, accept_encoding: [gzip], dedupe_text: off }`,
-        `  shedgz: { url: ${seller.url}, max_response_bytes: 1048576, max_buffered_response_bytes: 65536, backoff_after_breaches: 1, backoff_base_ms: 600000, backoff_max_ms: 600000, accept_encoding: [gzip], dedupe_text: off }`,
-        '',
-      ].join('\n'),
-    ),
-);
+const stack = useRawSellerAndGateway(answer, (seller) => [
+  `  shed: { url: ${seller.url}, max_buffered_response_bytes: 65536, backoff_after_breaches: 1, backoff_base_ms: 600000, backoff_max_ms: 600000, accept_encoding: [identity], dedupe_text: off }`,
+  `  shedsse: { url: ${seller.url}, max_buffered_response_bytes: 65536, backoff_after_breaches: 1, backoff_base_ms: 600000, backoff_max_ms: 600000, accept_encoding: [identity], dedupe_text: off }`,
+  `  capgz: { url: ${seller.url}, max_response_bytes: 1048576, max_buffered_response_bytes: 65536, backoff_after_breaches: 0, accept_encoding: [gzip], dedupe_text: off }`,
+  `  shedgz: { url: ${seller.url}, max_response_bytes: 1048576, max_buffered_response_bytes: 65536, backoff_after_breaches: 1, backoff_base_ms: 600000, backoff_max_ms: 600000, accept_encoding: [gzip], dedupe_text: off }`,
+]);
 
 const HEADERS = { 'mcp-protocol-version': '2025-11-25' };
 const call = (id: number, tool: string, mode = 'hold', agent = 'shed') => rawPost(stack.gateway.agentUrl(agent), toolCall(id, tool, { mode }), HEADERS);
 const guard = () => stack.gateway.app.gateway.guard;
-
-async function until(what: string, ok: () => boolean): Promise<void> {
-  for (let i = 0; i < 1_000 && !ok(); i++) await new Promise((r) => setTimeout(r, 5));
-  assert.ok(ok(), `timed out waiting until ${what}`);
-}
 
 describe('agent guard: load shedding', () => {
   test('answers waiting for buffer room when their kind starts backing off are shed (agent_backoff_shed, retry_after); the oldest and other kinds complete', { timeout: TEST_TIMEOUT_MS }, async () => {

@@ -40,62 +40,31 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import zlib from 'node:zlib';
 import type { ServerResponse } from 'node:http';
-import { startRawSeller, type SeenRequest } from '../support/raw-seller.js';
-import { messageFrame, resultMessage, resultMessageOfSize } from '../support/hostile-seller.js';
-import { startGateway } from '../helpers/gateway.js';
+import type { SeenRequest } from '../support/raw-seller.js';
+import { messageFrame, resultMessageOfSize } from '../support/hostile-seller.js';
+import { BR22_BYTES, HEADERS, MIB, note, startBrSse, textResult } from '../helpers/brotli-seller.js';
+import { openAnswer, toolCallPost, type OpenAnswer } from '../helpers/open-answer.js';
 import { rawPost, toolCall, type RawResponse } from '../helpers/raw.js';
-import { useSellerAndGateway } from '../helpers/stack.js';
+import { until as untilWhat, useRawSellerAndGateway } from '../helpers/raw-stack.js';
 import { TEST_TIMEOUT_MS, withTimeout } from '../helpers/timeout.js';
 
-const MIB = 1024 * 1024;
 const CAP = 2 * MIB;
-/** What an lgwin-22 br layer is charged (decode.ts decoderBytes): 4 MiB + 2.75 MiB. */
-const BR22_BYTES = 4 * MIB + 2_883_584; // 7,077,888
 const TINY_BYTES = 900;
 const TINY_FIRST = 100;
 const BULK_BYTES = 2 * MIB;
 const BULK_FIRST = 1.5 * MIB;
 const QUICK_BYTES = 1024;
 const BRJSON_BYTES = 1000;
-const HEADERS = { 'mcp-protocol-version': '2025-11-25' };
-
-const note = (n: number): string => JSON.stringify({ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: `note ${n}` } });
-const sseEvent = (data: string): string => `event: message\ndata: ${data}\n\n`;
-const brotli = (): zlib.BrotliCompress => zlib.createBrotliCompress({ params: { [zlib.constants.BROTLI_PARAM_LGWIN]: 22, [zlib.constants.BROTLI_PARAM_QUALITY]: 1 } });
 
 /** The answers the seller holds, by JSON-RPC id: call to write the rest and end. */
 const held = new Map<number, () => void>();
-
-/** Writes `text` through `enc`, flushed, as one write to `res`. */
-function writeFlushed(enc: zlib.BrotliCompress, res: ServerResponse, text: string): Promise<void> {
-  const out: Buffer[] = [];
-  const onData = (c: Buffer): void => void out.push(c);
-  enc.on('data', onData);
-  enc.write(text);
-  return new Promise((resolve) => {
-    enc.flush(() => {
-      enc.off('data', onData);
-      if (!res.destroyed) res.write(Buffer.concat(out));
-      resolve();
-    });
-  });
-}
 
 async function answer(req: SeenRequest, res: ServerResponse): Promise<void> {
   const msg = JSON.parse(req.body.toString('utf8')) as { id: number; params: { name: string } };
   const name = msg.params.name;
   if (name === 'stream') {
-    const enc = brotli();
-    res.on('close', () => enc.destroy());
-    res.writeHead(200, { 'content-type': 'text/event-stream', 'content-encoding': 'br' });
-    await writeFlushed(enc, res, sseEvent(note(msg.id)));
-    held.set(msg.id, () => {
-      void writeFlushed(enc, res, sseEvent(resultMessage(msg.id, { content: [{ type: 'text', text: 'done' }] }))).then(() => {
-        enc.on('data', (c: Buffer) => res.write(c));
-        enc.on('end', () => res.end());
-        enc.end();
-      });
-    });
+    const stream = await startBrSse(res, 22, msg.id);
+    held.set(msg.id, () => stream.finish(textResult(msg.id, 'done')));
     return;
   }
   if (name === 'brjson') {
@@ -112,24 +81,12 @@ async function answer(req: SeenRequest, res: ServerResponse): Promise<void> {
   held.set(msg.id, () => res.end(body.subarray(first)));
 }
 
-const stack = useSellerAndGateway(
-  () => startRawSeller(answer),
-  (seller) =>
-    startGateway(
-      [
-        'log_level: silent',
-        'agents:',
-        `  a: { url: "${seller.url}", max_buffered_response_bytes: ${CAP}, response_deadline_ms: 8000, dedupe_text: off, tools: { tiny: { max_response_bytes: 1000 } } }`,
-        '',
-      ].join('\n'),
-    ),
-);
+const stack = useRawSellerAndGateway(answer, (seller) => [
+  `  a: { url: "${seller.url}", max_buffered_response_bytes: ${CAP}, response_deadline_ms: 8000, dedupe_text: off, tools: { tiny: { max_response_bytes: 1000 } } }`,
+]);
 const guard = () => stack.gateway.app.gateway.guard;
 
-async function until(what: string, ok: () => boolean): Promise<void> {
-  for (let i = 0; i < 1_000 && !ok(); i++) await new Promise((r) => setTimeout(r, 5));
-  assert.ok(ok(), `timed out waiting until ${what} (held ${guard().heldBytes('a')})`);
-}
+const until = (what: string, ok: () => boolean): Promise<void> => untilWhat(what, ok, () => `held ${guard().heldBytes('a')}`);
 
 function call(id: number, name: string): Promise<RawResponse> {
   return withTimeout(rawPost(stack.gateway.agentUrl('a'), toolCall(id, name), HEADERS), undefined, `${name} ${id}`);
@@ -141,24 +98,10 @@ function assertAnswered(r: RawResponse, id: number, bytes: number): void {
 }
 
 /** A host's request whose answer is read as it arrives: `text` so far, `done` at its end. */
-async function openStream(id: number): Promise<{ text: string; done: Promise<string> }> {
-  const res = await withTimeout(
-    fetch(stack.gateway.agentUrl('a'), {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...HEADERS },
-      body: JSON.stringify(toolCall(id, 'stream')),
-    }),
-    undefined,
-    'the head',
-  );
-  assert.equal(res.status, 200);
-  const got = { text: '' };
-  const done = (async () => {
-    const decoder = new TextDecoder();
-    for await (const chunk of res.body!) got.text += decoder.decode(chunk as Uint8Array, { stream: true });
-    return got.text;
-  })();
-  return Object.assign(got, { done });
+async function openStream(id: number): Promise<OpenAnswer> {
+  const stream = await openAnswer(stack.gateway.agentUrl('a'), toolCallPost(id, 'stream', HEADERS));
+  assert.equal(stream.status, 200);
+  return stream;
 }
 
 describe('a br decoder over the cap: what the agent\'s other answers see, and what it holds', { timeout: TEST_TIMEOUT_MS }, () => {
@@ -183,7 +126,7 @@ describe('a br decoder over the cap: what the agent\'s other answers see, and wh
     assert.equal(guard().bufferWaits('a'), waits + 1);
 
     held.get(1)!();
-    assert.equal(await withTimeout(stream.done, undefined, 'the br stream'), messageFrame(note(1)) + messageFrame(resultMessage(1, { content: [{ type: 'text', text: 'done' }] })));
+    assert.equal(await withTimeout(stream.done, undefined, 'the br stream'), messageFrame(note(1)) + messageFrame(textResult(1, 'done')));
     await until('the agent holds nothing', () => guard().heldBytes('a') === 0);
   });
 

@@ -27,38 +27,19 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import zlib from 'node:zlib';
 import type { ServerResponse } from 'node:http';
-import { startRawSeller, type SeenRequest } from '../support/raw-seller.js';
+import type { SeenRequest } from '../support/raw-seller.js';
 import { expectedErrorJson, messageFrame, resultMessage } from '../support/hostile-seller.js';
-import { startGateway } from '../helpers/gateway.js';
+import { HEADERS, brotli, note, sseEvent, writeFlushed } from '../helpers/brotli-seller.js';
+import { openAnswer, type OpenAnswer } from '../helpers/open-answer.js';
 import { rawPost, toolCall } from '../helpers/raw.js';
-import { useSellerAndGateway } from '../helpers/stack.js';
+import { until, useRawSellerAndGateway } from '../helpers/raw-stack.js';
 import { TEST_TIMEOUT_MS, withTimeout } from '../helpers/timeout.js';
-
-const HEADERS = { 'mcp-protocol-version': '2025-11-25' };
-
-const note = (n: number | string): string => JSON.stringify({ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: `note ${n}` } });
-const sseEvent = (data: string): string => `event: message\ndata: ${data}\n\n`;
-
-/** Writes `text` through `enc`, flushed, as one write to `res`. */
-function writeFlushed(enc: zlib.BrotliCompress | zlib.Gzip, res: ServerResponse, text: string): Promise<void> {
-  const out: Buffer[] = [];
-  const onData = (c: Buffer): void => void out.push(c);
-  enc.on('data', onData);
-  enc.write(text);
-  return new Promise((resolve) => {
-    enc.flush(() => {
-      enc.off('data', onData);
-      if (!res.destroyed) res.write(Buffer.concat(out));
-      resolve();
-    });
-  });
-}
 
 async function answer(req: SeenRequest, res: ServerResponse): Promise<void> {
   const mode = new URL(req.url, 'http://seller').searchParams.get('mode');
   if (mode === 'get') {
     const coding = new URL(req.url, 'http://seller').searchParams.get('enc')!;
-    const enc = coding === 'br' ? zlib.createBrotliCompress({ params: { [zlib.constants.BROTLI_PARAM_LGWIN]: 24, [zlib.constants.BROTLI_PARAM_QUALITY]: 1 } }) : zlib.createGzip({ level: 1 });
+    const enc = coding === 'br' ? brotli(24) : zlib.createGzip({ level: 1 });
     res.on('close', () => enc.destroy());
     res.writeHead(200, { 'content-type': 'text/event-stream', 'content-encoding': coding });
     await writeFlushed(enc, res, sseEvent(note('get')));
@@ -71,43 +52,15 @@ async function answer(req: SeenRequest, res: ServerResponse): Promise<void> {
   res.end(body);
 }
 
-const stack = useSellerAndGateway(
-  () => startRawSeller(answer),
-  (seller) =>
-    startGateway(
-      [
-        'log_level: silent',
-        'agents:',
-        `  getbr: { url: "${seller.url}?mode=get&enc=br" }`,
-        `  getgz: { url: "${seller.url}?mode=get&enc=gzip" }`,
-        `  brbr: { url: "${seller.url}?mode=brbr" }`,
-        `  br1: { url: "${seller.url}?mode=br1", dedupe_text: off }`,
-        '',
-      ].join('\n'),
-    ),
-);
+const stack = useRawSellerAndGateway(answer, (seller) => [
+  `  getbr: { url: "${seller.url}?mode=get&enc=br" }`,
+  `  getgz: { url: "${seller.url}?mode=get&enc=gzip" }`,
+  `  brbr: { url: "${seller.url}?mode=brbr" }`,
+  `  br1: { url: "${seller.url}?mode=br1", dedupe_text: off }`,
+]);
 
-async function until(what: string, ok: () => boolean): Promise<void> {
-  for (let i = 0; i < 1_000 && !ok(); i++) await new Promise((r) => setTimeout(r, 5));
-  assert.ok(ok(), `timed out waiting until ${what}`);
-}
-
-/** A host's GET whose answer is read as it arrives: `text` so far, `done` at its end. */
-async function openGet(agent: string): Promise<{ status: number; text: string; done: Promise<string>; cancel(): void }> {
-  const ac = new AbortController();
-  const res = await withTimeout(fetch(stack.gateway.agentUrl(agent), { headers: { accept: 'text/event-stream', ...HEADERS }, signal: ac.signal }), undefined, `${agent}: the head`);
-  const got = { status: res.status, text: '', cancel: () => ac.abort() };
-  const done = (async () => {
-    const decoder = new TextDecoder();
-    try {
-      for await (const chunk of res.body!) got.text += decoder.decode(chunk as Uint8Array, { stream: true });
-    } catch {
-      // cancelled by the test
-    }
-    return got.text;
-  })();
-  return Object.assign(got, { done });
-}
+/** A host's GET whose answer is read as it arrives. */
+const openGet = (agent: string): Promise<OpenAnswer> => openAnswer(stack.gateway.agentUrl(agent), { headers: { accept: 'text/event-stream', ...HEADERS } }, `${agent}: the head`);
 
 describe('brotli windows: the GET stream is not offered br; at most one br layer', { timeout: TEST_TIMEOUT_MS }, () => {
   test('the standalone GET stream is not offered br: a br answer is refused; a gzip one flows', async () => {

@@ -31,24 +31,16 @@
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import zlib from 'node:zlib';
 import type { ServerResponse } from 'node:http';
-import { startRawSeller, type SeenRequest } from '../support/raw-seller.js';
+import type { SeenRequest } from '../support/raw-seller.js';
 import { messageFrame, resultMessage } from '../support/hostile-seller.js';
-import { startGateway } from '../helpers/gateway.js';
-import { toolCall } from '../helpers/raw.js';
-import { useSellerAndGateway } from '../helpers/stack.js';
+import { BR22_BYTES, BR24_BYTES, HEADERS, MIB, brotli, endThrough, note, startBrSse, textResult, writeFlushed } from '../helpers/brotli-seller.js';
+import { openAnswer, toolCallPost, type OpenAnswer } from '../helpers/open-answer.js';
+import { until, useRawSellerAndGateway } from '../helpers/raw-stack.js';
 import { TEST_TIMEOUT_MS, withTimeout } from '../helpers/timeout.js';
 
-const MIB = 1024 * 1024;
 const CAP = 8 * MIB;
-/** What one br layer is charged (decode.ts decoderBytes): its window + BROTLI_STATE_BYTES (2.75 MiB). */
-const BR24_BYTES = 16 * MIB + 2_883_584; // 19,660,800
-const BR22_BYTES = 4 * MIB + 2_883_584; // 7,077,888
-const HEADERS = { 'mcp-protocol-version': '2025-11-25' };
 
-const note = (n: number | string): string => JSON.stringify({ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: `note ${n}` } });
-const sseEvent = (data: string): string => `event: message\ndata: ${data}\n\n`;
 /** The JSON answer to `json` call `id`, and the part of it the seller sends first. */
 const jsonAnswer = (id: number): string => resultMessage(id, { content: [{ type: 'text', text: `json ${id} `.repeat(200) }] });
 const JSON_FIRST_PART = 1000;
@@ -58,39 +50,13 @@ const held = new Map<number, () => void>();
 /** The wire bytes of each call's first write (its compressed notification), by id. */
 const firstWrite = new Map<number, number>();
 
-function brotli(lgwin: number): zlib.BrotliCompress {
-  return zlib.createBrotliCompress({ params: { [zlib.constants.BROTLI_PARAM_LGWIN]: lgwin, [zlib.constants.BROTLI_PARAM_QUALITY]: 1 } });
-}
-
-/** Writes `text` through `enc`, flushed, as ONE write to `res` (its compressed bytes); resolves with their length. */
-function writeFlushed(enc: zlib.BrotliCompress, res: ServerResponse, text: string): Promise<number> {
-  const out: Buffer[] = [];
-  const onData = (c: Buffer): void => void out.push(c);
-  enc.on('data', onData);
-  enc.write(text);
-  return new Promise((resolve) => {
-    enc.flush(() => {
-      enc.off('data', onData);
-      const bytes = Buffer.concat(out);
-      if (!res.destroyed) res.write(bytes);
-      resolve(bytes.length);
-    });
-  });
-}
-
-/** Ends `enc` and `res` once `enc`'s last bytes are written. */
-function endThrough(enc: zlib.BrotliCompress, res: ServerResponse): void {
-  enc.on('data', (c: Buffer) => res.write(c));
-  enc.on('end', () => res.end());
-  enc.end();
-}
-
 async function answer(req: SeenRequest, res: ServerResponse): Promise<void> {
   const mode = new URL(req.url, 'http://seller').searchParams.get('mode');
   const msg = JSON.parse(req.body.toString('utf8')) as { id: number; params: { arguments: { lgwin?: number } } };
-  const enc = brotli(msg.params.arguments.lgwin ?? 22);
-  res.on('close', () => enc.destroy());
+  const lgwin = msg.params.arguments.lgwin ?? 22;
   if (mode === 'json') {
+    const enc = brotli(lgwin);
+    res.on('close', () => enc.destroy());
     const text = jsonAnswer(msg.id);
     res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'br' });
     firstWrite.set(msg.id, await writeFlushed(enc, res, text.slice(0, JSON_FIRST_PART)));
@@ -100,61 +66,22 @@ async function answer(req: SeenRequest, res: ServerResponse): Promise<void> {
     });
     return;
   }
-  res.writeHead(200, { 'content-type': 'text/event-stream', 'content-encoding': 'br' });
-  firstWrite.set(msg.id, await writeFlushed(enc, res, sseEvent(note(msg.id))));
-  held.set(msg.id, () => {
-    void writeFlushed(enc, res, sseEvent(resultMessage(msg.id, { content: [{ type: 'text', text: `done ${msg.id}` }] }))).then(() => endThrough(enc, res));
-  });
+  const stream = await startBrSse(res, lgwin, msg.id);
+  firstWrite.set(msg.id, stream.firstWrite);
+  held.set(msg.id, () => stream.finish(textResult(msg.id, `done ${msg.id}`)));
 }
 
-const stack = useSellerAndGateway(
-  () => startRawSeller(answer),
-  (seller) =>
-    startGateway(
-      [
-        'log_level: silent',
-        'agents:',
-        `  calls: { url: "${seller.url}?mode=call", max_buffered_response_bytes: ${CAP}, dedupe_text: off }`,
-        `  json: { url: "${seller.url}?mode=json", max_buffered_response_bytes: ${CAP}, dedupe_text: off }`,
-        '',
-      ].join('\n'),
-    ),
-);
+const stack = useRawSellerAndGateway(answer, (seller) => [
+  `  calls: { url: "${seller.url}?mode=call", max_buffered_response_bytes: ${CAP}, dedupe_text: off }`,
+  `  json: { url: "${seller.url}?mode=json", max_buffered_response_bytes: ${CAP}, dedupe_text: off }`,
+]);
 const guard = () => stack.gateway.app.gateway.guard;
 
-async function until(what: string, ok: () => boolean): Promise<void> {
-  for (let i = 0; i < 1_000 && !ok(); i++) await new Promise((r) => setTimeout(r, 5));
-  assert.ok(ok(), `timed out waiting until ${what}`);
-}
-
-/** A host's request whose answer is read as it arrives: `text` so far, `done` at its end. */
-interface OpenAnswer {
-  status: number;
-  text: string;
-  readonly done: Promise<string>;
-}
-
-async function postCall(agent: string, id: number, lgwin: number): Promise<OpenAnswer> {
-  const res = await withTimeout(
-    fetch(stack.gateway.agentUrl(agent), {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...HEADERS },
-      body: JSON.stringify(toolCall(id, 'get_products', { lgwin })),
-    }),
-    undefined,
-    `${agent} ${id}: the head`,
-  );
-  const got = { status: res.status, text: '' };
-  const done = (async () => {
-    const decoder = new TextDecoder();
-    for await (const chunk of res.body!) got.text += decoder.decode(chunk as Uint8Array, { stream: true });
-    return got.text;
-  })();
-  return Object.assign(got, { done });
-}
+const postCall = (agent: string, id: number, lgwin: number): Promise<OpenAnswer> =>
+  openAnswer(stack.gateway.agentUrl(agent), toolCallPost(id, 'get_products', HEADERS, { lgwin }), `${agent} ${id}: the head`);
 
 const rssMb = (): string => (process.memoryUsage.rss() / MIB).toFixed(0);
-const doneFrame = (id: number): string => messageFrame(resultMessage(id, { content: [{ type: 'text', text: `done ${id}` }] }));
+const doneFrame = (id: number): string => messageFrame(textResult(id, `done ${id}`));
 
 describe('brotli decoder windows count against max_buffered_response_bytes', { timeout: TEST_TIMEOUT_MS }, () => {
   test('a br stream holds its window; a second one whose decoder would take the agent over the cap waits before it is made, then flows', async (t) => {

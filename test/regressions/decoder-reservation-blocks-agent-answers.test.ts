@@ -29,51 +29,23 @@
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import zlib from 'node:zlib';
 import type { ServerResponse } from 'node:http';
-import { startRawSeller, type SeenRequest } from '../support/raw-seller.js';
-import { messageFrame, resultMessage, resultMessageOfSize } from '../support/hostile-seller.js';
-import { startGateway } from '../helpers/gateway.js';
+import type { SeenRequest } from '../support/raw-seller.js';
+import { messageFrame, resultMessageOfSize } from '../support/hostile-seller.js';
+import { BR22_BYTES, HEADERS, MIB, holdGzipGetStream, note, startBrSse, textResult } from '../helpers/brotli-seller.js';
+import { openAnswer, toolCallPost } from '../helpers/open-answer.js';
 import { rawPost, toolCall } from '../helpers/raw.js';
-import { useSellerAndGateway } from '../helpers/stack.js';
+import { until, useRawSellerAndGateway } from '../helpers/raw-stack.js';
 import { TEST_TIMEOUT_MS, withTimeout } from '../helpers/timeout.js';
 
-const MIB = 1024 * 1024;
 const CAP = MIB;
 const BIG_BYTES = MIB - 1000;
-/** What an lgwin-22 br layer is charged (decode.ts decoderBytes): 4 MiB + 2.75 MiB. */
-const BR22_BYTES = 4 * MIB + 2_883_584; // 7,077,888
-const HEADERS = { 'mcp-protocol-version': '2025-11-25' };
-
-const note = (n: number | string): string => JSON.stringify({ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: `note ${n}` } });
-const sseEvent = (data: string): string => `event: message\ndata: ${data}\n\n`;
 
 /** The streams the seller holds open, by JSON-RPC id: call to write the response and end. */
 const held = new Map<number, () => void>();
 
-/** Writes `text` through `enc`, flushed, as one write to `res`. */
-function writeFlushed(enc: zlib.BrotliCompress | zlib.Gzip, res: ServerResponse, text: string): Promise<void> {
-  const out: Buffer[] = [];
-  const onData = (c: Buffer): void => void out.push(c);
-  enc.on('data', onData);
-  enc.write(text);
-  return new Promise((resolve) => {
-    enc.flush(() => {
-      enc.off('data', onData);
-      if (!res.destroyed) res.write(Buffer.concat(out));
-      resolve();
-    });
-  });
-}
-
 async function answer(req: SeenRequest, res: ServerResponse): Promise<void> {
-  if (req.method === 'GET') {
-    const enc = zlib.createGzip({ level: 1 });
-    res.on('close', () => enc.destroy());
-    res.writeHead(200, { 'content-type': 'text/event-stream', 'content-encoding': 'gzip' });
-    await writeFlushed(enc, res, sseEvent(note('get')));
-    return; // held open until the host leaves
-  }
+  if (req.method === 'GET') return holdGzipGetStream(res, 'get'); // held open until the host leaves
   const msg = JSON.parse(req.body.toString('utf8')) as { id: number; params: { name: string } };
   if (msg.params.name === 'big') {
     const body = resultMessageOfSize(msg.id, BIG_BYTES);
@@ -81,54 +53,15 @@ async function answer(req: SeenRequest, res: ServerResponse): Promise<void> {
     res.end(body);
     return;
   }
-  const enc = zlib.createBrotliCompress({ params: { [zlib.constants.BROTLI_PARAM_LGWIN]: 22, [zlib.constants.BROTLI_PARAM_QUALITY]: 1 } });
-  res.on('close', () => enc.destroy());
-  res.writeHead(200, { 'content-type': 'text/event-stream', 'content-encoding': 'br' });
-  await writeFlushed(enc, res, sseEvent(note(msg.id)));
-  held.set(msg.id, () => {
-    void writeFlushed(enc, res, sseEvent(resultMessage(msg.id, { content: [{ type: 'text', text: 'done' }] }))).then(() => {
-      enc.on('data', (c: Buffer) => res.write(c));
-      enc.on('end', () => res.end());
-      enc.end();
-    });
-  });
+  const stream = await startBrSse(res, 22, msg.id);
+  held.set(msg.id, () => stream.finish(textResult(msg.id, 'done')));
 }
 
-const stack = useSellerAndGateway(
-  () => startRawSeller(answer),
-  (seller) =>
-    startGateway(
-      [
-        'log_level: silent',
-        'agents:',
-        `  a: { url: "${seller.url}", max_buffered_response_bytes: ${CAP}, response_deadline_ms: 3000, dedupe_text: off }`,
-        '',
-      ].join('\n'),
-    ),
-);
+const stack = useRawSellerAndGateway(answer, (seller) => [`  a: { url: "${seller.url}", max_buffered_response_bytes: ${CAP}, response_deadline_ms: 3000, dedupe_text: off }`]);
 const guard = () => stack.gateway.app.gateway.guard;
 
-async function until(what: string, ok: () => boolean): Promise<void> {
-  for (let i = 0; i < 1_000 && !ok(); i++) await new Promise((r) => setTimeout(r, 5));
-  assert.ok(ok(), `timed out waiting until ${what}`);
-}
-
-/** A host's request whose answer is read as it arrives: `text` so far, `done` at its end. */
-async function open(init: RequestInit): Promise<{ status: number; text: string; done: Promise<string>; cancel(): void }> {
-  const ac = new AbortController();
-  const res = await withTimeout(fetch(stack.gateway.agentUrl('a'), { ...init, signal: ac.signal }), undefined, 'the head');
-  const got = { status: res.status, text: '', cancel: () => ac.abort() };
-  const done = (async () => {
-    const decoder = new TextDecoder();
-    try {
-      for await (const chunk of res.body!) got.text += decoder.decode(chunk as Uint8Array, { stream: true });
-    } catch {
-      // cancelled by the test
-    }
-    return got.text;
-  })();
-  return Object.assign(got, { done });
-}
+/** A host's request to agent `a` whose answer is read as it arrives. */
+const open = (init: RequestInit) => openAnswer(stack.gateway.agentUrl('a'), init);
 
 /** `big` call `id`: asserts the seller's exact bytes came back. */
 async function assertBigAnswered(id: number): Promise<void> {
@@ -154,11 +87,7 @@ describe('a response holding only its decoder (or nothing) never holds its agent
   });
 
   test('an idle br stream between events (the agent over its cap by its decoder): the answers go through', async () => {
-    const stream = await open({
-      method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...HEADERS },
-      body: JSON.stringify(toolCall(2, 'stream')),
-    });
+    const stream = await open(toolCallPost(2, 'stream', HEADERS));
     assert.equal(stream.status, 200);
     await until('the br stream has its notification', () => stream.text === messageFrame(note(2)));
     assert.equal(guard().heldBytes('a'), BR22_BYTES);
@@ -169,7 +98,7 @@ describe('a response holding only its decoder (or nothing) never holds its agent
 
     // The stream itself reads on, its own decoder taking the agent over its cap.
     held.get(2)!();
-    assert.equal(await withTimeout(stream.done, undefined, 'the br stream'), messageFrame(note(2)) + messageFrame(resultMessage(2, { content: [{ type: 'text', text: 'done' }] })));
+    assert.equal(await withTimeout(stream.done, undefined, 'the br stream'), messageFrame(note(2)) + messageFrame(textResult(2, 'done')));
     await until('it gave its decoder back', () => guard().heldBytes('a') === 0);
   });
 });

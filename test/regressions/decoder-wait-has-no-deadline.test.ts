@@ -33,123 +33,52 @@
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import zlib from 'node:zlib';
 import type { ServerResponse } from 'node:http';
-import { startRawSeller, type SeenRequest } from '../support/raw-seller.js';
-import { expectedErrorFrame, expectedErrorJson, messageFrame, observedMsAtLeast, resultMessage } from '../support/hostile-seller.js';
-import { startGateway } from '../helpers/gateway.js';
+import type { SeenRequest } from '../support/raw-seller.js';
+import { expectedErrorFrame, expectedErrorJson, messageFrame, observedMsAtLeast } from '../support/hostile-seller.js';
+import { BR24_BYTES, HEADERS, MIB, brotli, holdGzipGetStream, note, startBrSse, textResult, writeFlushed } from '../helpers/brotli-seller.js';
+import { openAnswer, toolCallPost } from '../helpers/open-answer.js';
 import { rawPost, toolCall } from '../helpers/raw.js';
-import { useSellerAndGateway } from '../helpers/stack.js';
+import { until, useRawSellerAndGateway } from '../helpers/raw-stack.js';
 import { TEST_TIMEOUT_MS, withTimeout } from '../helpers/timeout.js';
 
-const MIB = 1024 * 1024;
 const CAP = 8 * MIB;
-/** What an lgwin-24 br layer is charged (decode.ts decoderBytes): 16 MiB + 2.75 MiB. */
-const BR24_BYTES = 16 * MIB + 2_883_584; // 19,660,800
-const HEADERS = { 'mcp-protocol-version': '2025-11-25' };
 const QUICK_MS = 1000;
-
-const note = (n: number | string): string => JSON.stringify({ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: `note ${n}` } });
-const sseEvent = (data: string): string => `event: message\ndata: ${data}\n\n`;
-const done1 = resultMessage(1, { content: [{ type: 'text', text: 'done' }] });
+const done1 = textResult(1, 'done');
 
 /** `hold`'s stream, held by the seller: call to write its response and end. */
 let releaseHold: (() => void) | undefined;
 
-/** Writes `text` through `enc`, flushed, as one write to `res`. */
-function writeFlushed(enc: zlib.BrotliCompress | zlib.Gzip, res: ServerResponse, text: string): Promise<void> {
-  const out: Buffer[] = [];
-  const onData = (c: Buffer): void => void out.push(c);
-  enc.on('data', onData);
-  enc.write(text);
-  return new Promise((resolve) => {
-    enc.flush(() => {
-      enc.off('data', onData);
-      if (!res.destroyed) res.write(Buffer.concat(out));
-      resolve();
-    });
-  });
-}
-
-const brotli = (lgwin: number): zlib.BrotliCompress =>
-  zlib.createBrotliCompress({ params: { [zlib.constants.BROTLI_PARAM_LGWIN]: lgwin, [zlib.constants.BROTLI_PARAM_QUALITY]: 1 } });
-
 async function answer(req: SeenRequest, res: ServerResponse): Promise<void> {
-  if (req.method === 'GET') {
-    const enc = zlib.createGzip({ level: 1 });
-    res.on('close', () => enc.destroy());
-    res.writeHead(200, { 'content-type': 'text/event-stream', 'content-encoding': 'gzip' });
-    await writeFlushed(enc, res, sseEvent(note('get')));
-    return; // held open until the host leaves
-  }
+  if (req.method === 'GET') return holdGzipGetStream(res, 'get'); // held open until the host leaves
   const msg = JSON.parse(req.body.toString('utf8')) as { id: number; params: { name: string } };
   const tool = msg.params.name;
-  const enc = brotli(tool === 'hold' ? 24 : 22);
-  res.on('close', () => enc.destroy());
   if (tool === 'quickjson') {
+    const enc = brotli(22);
+    res.on('close', () => enc.destroy());
     res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'br' });
-    await writeFlushed(enc, res, resultMessage(msg.id, { content: [{ type: 'text', text: 'never' }] }).slice(0, 100));
+    await writeFlushed(enc, res, textResult(msg.id, 'never').slice(0, 100));
     return; // held until the gateway leaves
   }
-  res.writeHead(200, { 'content-type': 'text/event-stream', 'content-encoding': 'br' });
-  await writeFlushed(enc, res, sseEvent(note(msg.id)));
+  const stream = await startBrSse(res, tool === 'hold' ? 24 : 22, msg.id);
   if (tool !== 'hold') return; // held until the gateway leaves
-  releaseHold = () => {
-    void writeFlushed(enc, res, sseEvent(done1)).then(() => {
-      enc.on('data', (c: Buffer) => res.write(c));
-      enc.on('end', () => res.end());
-      enc.end();
-    });
-  };
+  releaseHold = () => stream.finish(done1);
 }
 
-const stack = useSellerAndGateway(
-  () => startRawSeller(answer),
-  (seller) =>
-    startGateway(
-      [
-        'log_level: silent',
-        'agents:',
-        '  a:',
-        `    url: "${seller.url}"`,
-        `    max_buffered_response_bytes: ${CAP}`,
-        '    dedupe_text: off',
-        '    tools:',
-        `      quick: { sse_deadline_ms: ${QUICK_MS} }`,
-        `      quickjson: { response_deadline_ms: ${QUICK_MS} }`,
-        '',
-      ].join('\n'),
-    ),
-);
+const stack = useRawSellerAndGateway(answer, (seller) => [
+  '  a:',
+  `    url: "${seller.url}"`,
+  `    max_buffered_response_bytes: ${CAP}`,
+  '    dedupe_text: off',
+  '    tools:',
+  `      quick: { sse_deadline_ms: ${QUICK_MS} }`,
+  `      quickjson: { response_deadline_ms: ${QUICK_MS} }`,
+]);
 const guard = () => stack.gateway.app.gateway.guard;
 
-async function until(what: string, ok: () => boolean): Promise<void> {
-  for (let i = 0; i < 1_000 && !ok(); i++) await new Promise((r) => setTimeout(r, 5));
-  assert.ok(ok(), `timed out waiting until ${what}`);
-}
-
-/** A host's request whose answer is read as it arrives: `text` so far, `done` at its end. */
-async function open(init: RequestInit): Promise<{ status: number; text: string; done: Promise<string>; cancel(): void }> {
-  const ac = new AbortController();
-  const res = await withTimeout(fetch(stack.gateway.agentUrl('a'), { ...init, signal: ac.signal }), undefined, 'the head');
-  const got = { status: res.status, text: '', cancel: () => ac.abort() };
-  const done = (async () => {
-    const decoder = new TextDecoder();
-    try {
-      for await (const chunk of res.body!) got.text += decoder.decode(chunk as Uint8Array, { stream: true });
-    } catch {
-      // cancelled by the test
-    }
-    return got.text;
-  })();
-  return Object.assign(got, { done });
-}
-
-const post = (id: number, tool: string): RequestInit => ({
-  method: 'POST',
-  headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...HEADERS },
-  body: JSON.stringify(toolCall(id, tool)),
-});
+/** A host's request to agent `a` whose answer is read as it arrives. */
+const open = (init: RequestInit) => openAnswer(stack.gateway.agentUrl('a'), init);
+const post = (id: number, tool: string): RequestInit => toolCallPost(id, tool, HEADERS);
 
 describe('every wait for decoder room has a deadline; the GET stream never waits for one', { timeout: TEST_TIMEOUT_MS }, () => {
   let hold: Awaited<ReturnType<typeof open>>;

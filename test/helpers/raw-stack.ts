@@ -1,0 +1,27 @@
+/**
+ * A raw seller (test/support/raw-seller.ts, node:http) with the real gateway in front of it,
+ * started and closed by `useSellerAndGateway` (test/helpers/stack.ts). The gateway's YAML is
+ * `log_level: silent`, `agents:`, then the lines `agentLines` gives for the started seller (its
+ * agents, each line as YAML text, indented under `agents:`). Shared by the load-shedding suite
+ * (test/integration/load-shed.test.ts) and the brotli-window regressions (trial 15, H2).
+ */
+import assert from 'node:assert/strict';
+import { startRawSeller, type RawHandler, type RawSeller } from '../support/raw-seller.js';
+import { startGateway, type RunningGateway } from './gateway.js';
+import { useSellerAndGateway, type SellerAndGateway } from './stack.js';
+
+export function useRawSellerAndGateway(answer: RawHandler, agentLines: (seller: RawSeller) => readonly string[]): SellerAndGateway<RawSeller, RunningGateway> {
+  return useSellerAndGateway(
+    () => startRawSeller(answer),
+    (seller) => startGateway(['log_level: silent', 'agents:', ...agentLines(seller), ''].join('\n')),
+  );
+}
+
+/**
+ * Waits, 5 ms at a time (1,000 times at most: about 5 s), until `ok()` is true; fails with
+ * "timed out waiting until <what>" (then ` (<detail()>)` when `detail` is given) if it never is.
+ */
+export async function until(what: string, ok: () => boolean, detail?: () => string): Promise<void> {
+  for (let i = 0; i < 1_000 && !ok(); i++) await new Promise((r) => setTimeout(r, 5));
+  assert.ok(ok(), `timed out waiting until ${what}${detail ? ` (${detail()})` : ''}`);
+}
