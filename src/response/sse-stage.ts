@@ -995,6 +995,11 @@ export async function handleSseBody(
     lastByteAt = performance.now();
     if (timersOn && idleTimer === undefined) idleTimer = setIdleTimer(limits.sse_idle_timeout_ms);
   };
+  /** The gateway waits (for buffer or decoder room), not the seller: no idle time runs meanwhile ({@link armIdle} after). */
+  const pauseIdle = (): void => {
+    clearTimeout(idleTimer);
+    idleTimer = undefined;
+  };
   /**
    * One timer per idle period, not one per chunk: when it fires it answers if the stream made
    * no progress for sse_idle_timeout_ms, else it waits again for what is left of that time.
@@ -1457,8 +1462,7 @@ export async function handleSseBody(
       : {
           chargeDecoders: async (n, waitingBytes, stream) => {
             if (!lease.mustWaitForDecoders(n)) return lease.chargeDecoders(n, waitingBytes, stream);
-            clearTimeout(idleTimer);
-            idleTimer = undefined;
+            pauseIdle();
             const outcome = await lease.chargeDecoders(n, waitingBytes, stream);
             armIdle();
             return outcome;
@@ -1505,8 +1509,7 @@ export async function handleSseBody(
         if (lease.mustWait) {
           // The gateway, not the seller, is the one not reading: no idle timeout meanwhile.
           startTimers();
-          clearTimeout(idleTimer);
-          idleTimer = undefined;
+          pauseIdle();
           await lease.ready(source.stream);
           // Shed while it waited (agent-guard.ts, load shedding): the events so far went out.
           if (lease.shedRetryAfterS !== undefined) {

@@ -153,8 +153,8 @@ export const MAX_AWAITED_CHARS = 1024;
  * test/regressions/resume-token-refused-after-serializing-huge-host-id.test.ts).
  */
 export function awaitedFitsToken(awaited: readonly string[]): boolean {
-  let least = 1 + awaited.length; // `[`, `]` and the commas between entries (none: `[]`)
-  if (awaited.length === 0) least = 2;
+  // `[`, `]` and the commas between entries.
+  let least = awaited.length === 0 ? 2 : awaited.length + 1;
   for (const key of awaited) {
     least += key.length + 2;
     if (least > MAX_AWAITED_CHARS) return false;
