@@ -69,6 +69,8 @@ const COMPILE_TIMEOUT_MS = 120_000;
  * The child's program (an ES module run by plain node in the repository, argv: source, output
  * file name, compiler flags): compiles with AssemblyScript's API, reading sources from the
  * repository, and writes the binary base64 on stdout; diagnostics on stderr and exit 1 on failure.
+ * `--noColors`: asc colours its diagnostics when stderr is a TTY or `CI` is set in the environment
+ * (a CI run failed on `\x1B[91mERROR`, stop 43); the message is plain text either way.
  */
 const COMPILE_SCRIPT = `
 import { readFileSync } from 'node:fs';
@@ -77,7 +79,7 @@ import asc from 'assemblyscript/asc';
 const [source, outFile, ...flags] = process.argv.slice(1);
 let binary;
 let diagnostics = '';
-const { error } = await asc.main([source, ...flags, '--outFile', outFile], {
+const { error } = await asc.main([source, ...flags, '--noColors', '--outFile', outFile], {
   readFile: (name, baseDir) => { try { return readFileSync(join(baseDir, name), 'utf8'); } catch { return null; } },
   writeFile: (name, contents) => { if (name.endsWith('.wasm') && typeof contents !== 'string') binary = contents; },
   listFiles: () => [],

@@ -25,3 +25,18 @@ test("a source that does not compile rejects with the compiler's diagnostics", a
     return true;
   });
 });
+
+test('diagnostics stay plain text when CI is set (stop 43: a CI run failed on asc colouring its ERROR)', async () => {
+  const before = process.env.CI;
+  process.env.CI = 'true';
+  try {
+    await assert.rejects(compileWasm('assembly/no-such-core.ts'), (err: Error) => {
+      assert.ok(!err.message.includes('\u001b['), err.message);
+      assert.match(err.message, /\nERROR TS6054: /);
+      return true;
+    });
+  } finally {
+    if (before === undefined) delete process.env.CI;
+    else process.env.CI = before;
+  }
+});
