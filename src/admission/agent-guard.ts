@@ -41,8 +41,8 @@
  *    room by a rule of their own instead ({@link BufferLease.mustWaitForDecoders}): before
  *    they are made, while they would take the agent over its cap and another response's
  *    decoders are charged (one response's go over the cap when no other's are charged,
- *    whatever data the agent holds, so decoders larger than the cap are made at all),
- *    holding the body's first chunk outside the order meanwhile (a response waiting there
+ *    whatever data the agent holds, so decoders larger than the cap are made at all; first
+ *    come, first served), holding the body's first chunk outside the order meanwhile (a response waiting there
  *    is never the oldest the others wait for); decoders are charged only on a request's
  *    answer, whose deadline ends that wait (decode.ts). The bound is therefore the cap + one
  *    response's decoders (18.75 MiB at most: charged beside the data others took under the
@@ -195,6 +195,8 @@ class AgentState {
   firstLease: BufferLease | undefined = undefined;
   lastLease: BufferLease | undefined = undefined;
   blocked: BufferLease[] = [];
+  /** The last {@link BufferLease.decoderTurn} handed out: decoder charges are served in this order. */
+  decoderTurns = 0;
 
   /** Appends `lease` to the holding list (it must not be in it). */
   linkLease(lease: BufferLease): void {
@@ -532,6 +534,12 @@ export class BufferLease {
   /** While waiting in {@link chargeDecoders}: the decoders' bytes it waits to charge. */
   private waitingDecoders: number | undefined = undefined;
   /**
+   * While in {@link chargeDecoders}: its turn among the agent's decoder charges (first come,
+   * first served: {@link mustWaitForDecoders}); Infinity otherwise (a response asking whether
+   * it would wait comes after every charge begun).
+   */
+  private decoderTurn = Infinity;
+  /**
    * Set once the response is shed (module doc, load shedding): whole seconds until its kind's
    * next probe (`retry_after`). The reader checks it after {@link ready} and stops with a
    * {@link LoadShedError}.
@@ -591,10 +599,23 @@ export class BufferLease {
    * over the cap, one after the other (30 lgwin-24 streams: 562 MiB). One response's
    * decoders go over the cap when no other response's are charged (whatever data the agent
    * holds: the bound is the cap + one response's decoders), so decoders larger than the cap
-   * are made at all.
+   * are made at all. First come, first served: decoders also wait while a response whose
+   * charge began before theirs waits for room (else a large window, 16 MiB, was passed by
+   * every smaller one that fitted beside the charged decoders, for as long as they kept
+   * coming, until its deadline: a leftover of trial 15 H2's fix, found in its review;
+   * test/regressions/decoder-wait-passed-by-smaller-windows.test.ts).
    */
   mustWaitForDecoders(n: number): boolean {
-    return !this.released && this.s.heldBytes + n > this.s.settings.max_buffered_response_bytes && this.s.decoderBytes > this.decoders;
+    if (this.released) return false;
+    return (this.s.heldBytes + n > this.s.settings.max_buffered_response_bytes && this.s.decoderBytes > this.decoders) || this.earlierDecoderWait();
+  }
+
+  /** True when a response whose decoder charge began before this one's waits for room. */
+  private earlierDecoderWait(): boolean {
+    for (const lease of this.s.blocked) {
+      if (lease.waitingDecoders !== undefined && lease.decoderTurn < this.decoderTurn) return true;
+    }
+    return false;
   }
 
   /**
@@ -608,25 +629,32 @@ export class BufferLease {
    * `over`). Resolves how it ended ({@link DecoderCharge}); nothing is charged unless `charged`.
    */
   async chargeDecoders(n: number, waitingBytes: number, stream?: WatchedBody): Promise<DecoderCharge> {
+    this.decoderTurn = ++this.s.decoderTurns;
     if (this.mustWaitForDecoders(n)) {
       this.reserve(waitingBytes);
       let counted = false;
       do {
         const closed = await this.waitFor(n, stream, counted);
         counted = true;
-        if (this.released) return this.shedRetryAfterS === undefined ? 'over' : 'shed';
+        if (this.released) return this.endTurn(this.shedRetryAfterS === undefined ? 'over' : 'shed');
         if (closed) {
           this.unreserve(waitingBytes);
-          return 'aborted';
+          return this.endTurn('aborted');
         }
       } while (this.mustWaitForDecoders(n));
       this.unreserve(waitingBytes, false);
     }
-    if (this.released) return this.shedRetryAfterS === undefined ? 'over' : 'shed';
+    if (this.released) return this.endTurn(this.shedRetryAfterS === undefined ? 'over' : 'shed');
     this.reserve(n);
     this.decoders += n;
     this.s.decoderBytes += n;
-    return 'charged';
+    return this.endTurn('charged');
+  }
+
+  /** Ends this response's turn among decoder charges ({@link decoderTurn}); returns `outcome`. */
+  private endTurn(outcome: DecoderCharge): DecoderCharge {
+    this.decoderTurn = Infinity;
+    return outcome;
   }
 
   /** Gives back `n` of the decoders' charge (at most what is charged): the decoders are gone, or smaller than charged. */
