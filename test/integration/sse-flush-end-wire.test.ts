@@ -90,12 +90,14 @@ const scenarios: Record<string, IdAnswer> = {
     sseHead(res);
     res.end(mixed(1) + mixed(4) + result(id));
   },
-  // Final response in the next seller write, quickly.
+  // Final response in the next seller write, quickly: after a turn of the seller's loop, so
+  // that it is a write of its own on every Node (Node 24 sent the three writes of one turn in
+  // one packet, which made this scenario finalSameWrite's: no socket-corking flush).
   finalNextWrite: (res, id) => {
     sseHead(res);
     res.write(mixed(1));
     res.write(mixed(4));
-    res.end(result(id));
+    setImmediate(() => res.end(result(id)));
   },
   // Seller drops after a multi-part chunk with no id before: upstream_reset answer.
   reset: (res) => {
