@@ -44,6 +44,7 @@ import { PipelinedTurns } from './routing/pipelined-turn.js';
 import { boundAnswersAhead } from './errors/earlier-answers.js';
 import { AgentGuard } from './admission/agent-guard.js';
 import { servedWithoutContentType } from './request/unreadable-content-type.js';
+import { AgentBodyTooLarge, agentBodyLimit, bodyBytesBound } from './request/agent-body-limit.js';
 import { InFlightTable } from './inflight-table.js';
 import { createResumeCodec, randomResumeSecret } from './resume/token.js';
 import type { SseShutdownEnd } from './response/pipeline.js';
@@ -65,15 +66,19 @@ const OTHER_METHODS = ['PUT', 'PATCH', 'OPTIONS', 'HEAD'] as const;
  * (test/regressions/refused-unrouted-method-names-no-agent.test.ts).
  */
 function agentOfPath(target: string): string | null {
+  return agentNameOfPath(target)?.slice(0, SHOWN_CHARS) ?? null;
+}
+
+/** The agent's name a request target gives, whole, as the route's `:agent` parameter would (see `agentOfPath`), or undefined for any other path. */
+function agentNameOfPath(target: string): string | undefined {
   const name = MCP_TARGET.exec(target)?.[1];
-  if (name === undefined) return null;
-  let decoded = name;
+  if (name === undefined) return undefined;
   try {
-    decoded = decodeURIComponent(name);
+    return decodeURIComponent(name);
   } catch {
     // A name that does not decode (badUrlRefusal refuses it): kept as written.
+    return name;
   }
-  return decoded.slice(0, SHOWN_CHARS);
 }
 
 
@@ -189,6 +194,8 @@ export async function buildApp(config: GatewayConfig, opts: BuildAppOptions = {}
 
     target.setErrorHandler((error: FastifyError, request, reply) => {
       if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
+        // Over the agent's own bound, refused before the body was read (request/agent-body-limit.ts), or over the app's.
+        if (error instanceof AgentBodyTooLarge) return refuse(reply, 'request_too_large', null, error.message, undefined, { limit_bytes: error.limitBytes });
         return refuse(reply, 'request_too_large', null, `Request body is over max_request_bytes (${bodyLimit}).`, undefined, { limit_bytes: bodyLimit });
       }
       // A body that failed after its head (it never finished arriving within request_timeout_ms,
@@ -335,7 +342,8 @@ export async function buildApp(config: GatewayConfig, opts: BuildAppOptions = {}
     };
   }
   clientRefused = (reason, status, code) => recordRefusal(reason, { agent: null, http_method: null, status, http_error: code ?? null });
-  // `Expect: 100-continue` with a Content-Length over max_request_bytes gets the final 413
+  // `Expect: 100-continue` with a Content-Length over max_request_bytes (the agent's, for a
+  // POST to a configured agent: request/agent-body-limit.ts; a hostile trial 19, L2) gets the final 413
   // instead of 100 Continue (RFC 9110 §10.1.1: a server that will refuse the request by its
   // head answers so, and the client never sends the body): the request goes on to Fastify
   // without the 100, whose body limit refuses it from the Content-Length before a byte is read
@@ -346,12 +354,13 @@ export async function buildApp(config: GatewayConfig, opts: BuildAppOptions = {}
   // otherwise: 100 Continue at once.
   app.server.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => {
     const declared = req.headers['content-length'];
-    if (typeof declared === 'string' && /^\d+$/.test(declared) && Number(declared) > bodyLimit) {
+    if (typeof declared === 'string' && /^\d+$/.test(declared) && Number(declared) > bodyBytesBound(current, req.method, agentNameOfPath(req.url ?? ''), bodyLimit)) {
       res.setHeader('connection', 'close');
     } else res.writeContinue();
     app.server.emit('request', req, res);
   });
-  app.route({ method: [...MCP_METHODS], url: '/agents/:agent/mcp', handler });
+  // A POST's body over its agent's max_request_bytes is refused before it is read (request/agent-body-limit.ts).
+  app.route({ method: [...MCP_METHODS], url: '/agents/:agent/mcp', preParsing: agentBodyLimit(() => current, bodyLimit), handler });
   app.route({
     method: [...OTHER_METHODS],
     url: '/agents/:agent/mcp',
