@@ -11,16 +11,16 @@
 import { maxHeaderSize, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyServerOptions, type FastifyError } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions, type FastifyError } from 'fastify';
 import replyFrom from '@fastify/reply-from';
 import type { Logger } from 'pino';
 import { requestBodyLimit } from './config/resolve.js';
 import type { AgentConfig, GatewayConfig } from './config/types.js';
 import type { Exchange } from './exchange.js';
 import { answerClientError, answerUnmetExpectation, type ClientErrorReason } from './errors/client-error.js';
-import { answerConnect, type UnroutedRefusal } from './errors/connect-refusal.js';
+import { answerConnect } from './errors/connect-refusal.js';
 import type { RefusalReason } from './errors/codes.js';
-import { REFUSAL_LISTENER, refuse, SHOWN_CHARS, shownInMessage, type RefusalListener } from './errors/local-reply.js';
+import { REFUSAL_LISTENER, refuse, SHOWN_CHARS, type RefusalListener } from './errors/local-reply.js';
 import {
   addLogPublicTexts,
   addLogSecrets,
@@ -34,6 +34,7 @@ import {
 } from './observability/logger.js';
 import { createMetrics, type GatewayMetrics } from './observability/metrics.js';
 import { opsRoutes } from './ops/routes.js';
+import { badUrlRefusal, MCP_METHODS, MCP_TARGET, METHOD_NOT_ALLOWED_MESSAGE, refuseUnrouted, unroutedRefusal, type UnroutedScope } from './routing/unrouted.js';
 import { createUpstreamDispatcher } from './routing/dispatcher.js';
 import { isLoopbackListenHost, ownListenHosts } from './request/browser-guard.js';
 import { createMcpHandler, type OpenExchangeEnd } from './routing/handler.js';
@@ -43,6 +44,7 @@ import { PipelinedTurns } from './routing/pipelined-turn.js';
 import { boundAnswersAhead } from './errors/earlier-answers.js';
 import { AgentGuard } from './admission/agent-guard.js';
 import { servedWithoutContentType } from './request/unreadable-content-type.js';
+import { AgentBodyTooLarge, agentBodyLimit, bodyBytesBound } from './request/agent-body-limit.js';
 import { InFlightTable } from './inflight-table.js';
 import { createResumeCodec, randomResumeSecret } from './resume/token.js';
 import type { SseShutdownEnd } from './response/pipeline.js';
@@ -52,13 +54,7 @@ export interface BuildAppOptions {
   logger?: Logger | false;
 }
 
-/** Methods MCP Streamable HTTP uses on the MCP endpoint. */
-const MCP_METHODS = ['POST', 'GET', 'DELETE'] as const;
 const OTHER_METHODS = ['PUT', 'PATCH', 'OPTIONS', 'HEAD'] as const;
-/** The path of an MCP endpoint, `/agents/<agent>/mcp` (as the route matches it). */
-const MCP_PATH = /^\/agents\/[^/]+\/mcp$/;
-/** An MCP endpoint's request target, `/agents/<agent>/mcp` with any query: the agent's name as written (percent-encoded). */
-const MCP_TARGET = /^\/agents\/([^/?#]+)\/mcp(?:[?#]|$)/;
 
 /**
  * The agent a request target names when no route gave it as a parameter (a method Fastify
@@ -70,15 +66,19 @@ const MCP_TARGET = /^\/agents\/([^/?#]+)\/mcp(?:[?#]|$)/;
  * (test/regressions/refused-unrouted-method-names-no-agent.test.ts).
  */
 function agentOfPath(target: string): string | null {
+  return agentNameOfPath(target)?.slice(0, SHOWN_CHARS) ?? null;
+}
+
+/** The agent's name a request target gives, whole, as the route's `:agent` parameter would (see `agentOfPath`), or undefined for any other path. */
+function agentNameOfPath(target: string): string | undefined {
   const name = MCP_TARGET.exec(target)?.[1];
-  if (name === undefined) return null;
-  let decoded = name;
+  if (name === undefined) return undefined;
   try {
-    decoded = decodeURIComponent(name);
+    return decodeURIComponent(name);
   } catch {
     // A name that does not decode (badUrlRefusal refuses it): kept as written.
+    return name;
   }
-  return decoded.slice(0, SHOWN_CHARS);
 }
 
 
@@ -94,45 +94,16 @@ function agentOfPath(target: string): string | null {
 const MAX_PARAM_CHARS = maxHeaderSize;
 
 /** 405 `method_not_allowed` with `Allow` (RFC 9110 §15.5.6) for any method but the MCP ones on an MCP endpoint. */
-/**
- * The refusal of a request target Fastify's router cannot decode (FST_ERR_BAD_URL: a path
- * segment that is not valid percent-encoding, RFC 3986 §2.1, such as `/agents/%zz/mcp`): on
- * an MCP endpoint's path, 404 `unknown_agent` (no agent can have a name that does not
- * decode), the name echoed as written to 64 characters; on any other path, 404 `not_found`,
- * as for a path with no route. Id null: no body is read for it. Its `refused` line and count
- * come with `refuse`. Reported failure (a new user's trial, 2026-12-03): such a target got
- * Fastify's own 400 (`FST_ERR_BAD_URL`, the path echoed), with no `refused` line and no count
- * (test/regressions/agent-name-bad-percent-encoding-fastify-400.test.ts).
- */
-function badUrlRefusal(reply: FastifyReply, target: string): FastifyReply {
-  const name = MCP_TARGET.exec(target)?.[1];
-  const path = target.split('?')[0] ?? '';
-  if (name === undefined) return refuse(reply, 'not_found', null, `No route for ${reply.request.method} ${shownInMessage(path)}: MCP endpoints are /agents/<agent>/mcp.`);
-  return refuse(reply, 'unknown_agent', null, `Unknown agent "${shownInMessage(name)}": the name is not valid percent-encoding (RFC 3986 §2.1).`, undefined, { agent: shownInMessage(name) });
-}
-
 function refuseMethod(reply: FastifyReply): FastifyReply {
   reply.header('allow', MCP_METHODS.join(', '));
   return refuse(reply, 'method_not_allowed', null, METHOD_NOT_ALLOWED_MESSAGE);
 }
 
-const METHOD_NOT_ALLOWED_MESSAGE = `Method not allowed: MCP endpoints accept ${MCP_METHODS.join(', ')}.`;
-
-/** The `not_found` message for a request to `path` (the target without its query) that no route takes. */
-function noRouteMessage(method: string, path: string): string {
-  return `No route for ${method} ${shownInMessage(path)}: MCP endpoints are /agents/<agent>/mcp.`;
-}
-
-/**
- * The refusal of a request no route takes, by its target, as the not-found handler makes it: on
- * an MCP endpoint's path 405 `method_not_allowed` with `Allow`, else 404 `not_found`. For
- * CONNECT, which Node's HTTP server never routes (errors/connect-refusal.ts).
- */
-function unroutedRefusal(method: string, target: string): UnroutedRefusal {
-  const path = target.split('?')[0] ?? '';
-  if (MCP_PATH.test(path)) return { reason: 'method_not_allowed', message: METHOD_NOT_ALLOWED_MESSAGE, headers: { allow: MCP_METHODS.join(', ') } };
-  return { reason: 'not_found', message: noRouteMessage(method, path), headers: {} };
-}
+/** What the gateway's listener serves: the MCP endpoints, and the ops ones unless `ops_listen` is set. */
+const MAIN_SCOPE: UnroutedScope = { mcp: true, ops: true };
+const MAIN_SCOPE_OPS_APART: UnroutedScope = { mcp: true, ops: false };
+/** What the `ops_listen` listener serves. */
+const OPS_SCOPE: UnroutedScope = { mcp: false, ops: true };
 
 export async function buildApp(config: GatewayConfig, opts: BuildAppOptions = {}): Promise<FastifyInstance> {
   const logger = opts.logger === false ? createLogger('silent') : (opts.logger ?? createLogger(config.log_level));
@@ -152,11 +123,18 @@ export async function buildApp(config: GatewayConfig, opts: BuildAppOptions = {}
   /** Logs and counts a request Node's HTTP parser rejected (set once the metrics exist, below). */
   let clientRefused = (_reason: ClientErrorReason, _status: number, _code: string | undefined): void => {};
 
-  const app = Fastify({
+  const mainScope = config.ops_listen ? MAIN_SCOPE_OPS_APART : MAIN_SCOPE;
+  /**
+   * Fastify's options for a listener of the gateway: its own (`scope` MAIN_SCOPE...,
+   * `drains`: a request refused while it shuts down is 503 `draining`) or the ops one
+   * (OPS_SCOPE, which answers as ever while draining). One set for both, so the ops listener
+   * refuses what the gateway's refuses the same way (a hostile new user's trial 19, L1).
+   */
+  const serverOptions = (scope: UnroutedScope, drains: boolean) => ({
     // A request the HTTP parser rejects (an oversized head, a malformed request) is refused
     // like any other, in JSON-RPC (errors/client-error.ts), not with Fastify's own body;
     // after the answers to the connection's earlier, pipelined requests (RFC 9112 §9.3.2).
-    clientErrorHandler: (err: Error & { code?: string }, socket) => {
+    clientErrorHandler: (err: Error & { code?: string }, socket: Socket) => {
       answerClientError(err, socket, (reason, status) => clientRefused(reason, status, err.code));
     },
     loggerInstance: logger as FastifyBaseLogger,
@@ -184,8 +162,10 @@ export async function buildApp(config: GatewayConfig, opts: BuildAppOptions = {}
     routerOptions: { maxParamLength: MAX_PARAM_CHARS },
     // A request target the router cannot take (a path segment that does not percent-decode,
     // `/agents/%zz/mcp`) is refused as any other (badUrlRefusal), not with Fastify's bare 400.
-    frameworkErrors: (_error, request, reply) => (drain.draining ? refuseDraining(reply, request.method, undefined) : badUrlRefusal(reply, request.url)),
+    frameworkErrors: (_error: FastifyError, request: FastifyRequest, reply: FastifyReply) =>
+      drains && drain.draining ? refuseDraining(reply, request.method, undefined) : badUrlRefusal(reply, request.url, scope),
   });
+  const app = Fastify(serverOptions(mainScope, true));
 
   for (const agent of config.agents.values()) if (agent.tls_insecure_skip_verify) warnInsecureAgent(logger, agent);
   // A pool per (origin, TLS settings): an agent's tls_insecure_skip_verify reaches no other
@@ -197,46 +177,78 @@ export async function buildApp(config: GatewayConfig, opts: BuildAppOptions = {}
   await app.register(replyFrom, { undici: upstream.dispatcher as never, disableRequestLogging: true, retryMethods: [] });
   app.addHook('onClose', async () => upstream.close());
 
-  // Request bodies are kept as the original bytes: the gateway forwards exactly what the host sent.
-  // The same parser is also registered under `application/json`, the media type MCP requests
-  // carry: Fastify caches the parser it finds for a named type, but finds the catch-all anew
-  // for every request (a ContentType parse and three lookups, ~0.8 µs; issue 5).
-  app.removeAllContentTypeParsers();
-  const keepBytes = (_req: unknown, body: Buffer | string, done: (err: null, body: Buffer | string) => void): void => done(null, body);
-  app.addContentTypeParser('*', { parseAs: 'buffer' }, keepBytes);
-  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, keepBytes);
+  /**
+   * Makes `target` (the gateway's app, or the ops app: `scope`, `drains` as for
+   * `serverOptions`) read bodies, refuse errors and answer a request no route takes as the
+   * gateway does, each refusal logged and counted (`recordRefusal`, below). Called before
+   * `target`'s routes are added: a route keeps the error handler it was added under.
+   */
+  const answerAsGateway = (target: FastifyInstance, scope: UnroutedScope, drains: boolean): void => {
+    // Request bodies are kept as the original bytes: the gateway forwards exactly what the host sent.
+    // The same parser is also registered under `application/json`, the media type MCP requests
+    // carry: Fastify caches the parser it finds for a named type, but finds the catch-all anew
+    // for every request (a ContentType parse and three lookups, ~0.8 µs; issue 5).
+    target.removeAllContentTypeParsers();
+    target.addContentTypeParser('*', { parseAs: 'buffer' }, keepBytes);
+    target.addContentTypeParser('application/json', { parseAs: 'buffer' }, keepBytes);
 
-  app.setErrorHandler((error: FastifyError, request, reply) => {
-    if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
-      return refuse(reply, 'request_too_large', null, `Request body is over max_request_bytes (${bodyLimit}).`, undefined, { limit_bytes: bodyLimit });
-    }
-    // A body that failed after its head (it never finished arriving within request_timeout_ms,
-    // a malformed chunk): Node's HTTP server has answered it already (408, 400: errors/
-    // client-error.ts) and is closing the connection. A second refusal would be logged and
-    // counted for an answer never sent (a new user's trial: two `refused` lines per request).
-    const socket = request.raw.socket as Socket | null;
-    if (socket === null || socket.destroyed || socket.writableEnded) {
-      reply.hijack();
-      return;
-    }
-    // A Content-Type that is no media type (empty, `;`, `json`): served as a request without
-    // one, not refused with Fastify's wording (request/unreadable-content-type.ts).
-    if (servedWithoutContentType(error, request, reply, app.routing)) return;
-    if (error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500) {
-      return refuse(reply, 'invalid_request', null, `Invalid Request: ${error.message}`);
-    }
-    request.log.error({ err: error }, 'unhandled error');
-    return refuse(reply, 'internal_error', null, 'Internal error in the gateway.');
-  });
-  app.setNotFoundHandler((request, reply) => {
-    if (drain.draining) return refuseDraining(reply, request.method, Buffer.isBuffer(request.body) ? request.body : undefined);
-    const path = request.url.split('?')[0] ?? '';
+    target.setErrorHandler((error: FastifyError, request, reply) => {
+      if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
+        // Over the agent's own bound, refused before the body was read (request/agent-body-limit.ts), or over the app's.
+        if (error instanceof AgentBodyTooLarge) return refuse(reply, 'request_too_large', null, error.message, undefined, { limit_bytes: error.limitBytes });
+        return refuse(reply, 'request_too_large', null, `Request body is over max_request_bytes (${bodyLimit}).`, undefined, { limit_bytes: bodyLimit });
+      }
+      // A body that failed after its head (it never finished arriving within request_timeout_ms,
+      // a malformed chunk): Node's HTTP server has answered it already (408, 400: errors/
+      // client-error.ts) and is closing the connection. A second refusal would be logged and
+      // counted for an answer never sent (a new user's trial: two `refused` lines per request).
+      const socket = request.raw.socket as Socket | null;
+      if (socket === null || socket.destroyed || socket.writableEnded) {
+        reply.hijack();
+        return;
+      }
+      // A Content-Type that is no media type (empty, `;`, `json`): served as a request without
+      // one, not refused with Fastify's wording (request/unreadable-content-type.ts).
+      if (servedWithoutContentType(error, request, reply, target.routing)) return;
+      if (error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500) {
+        return refuse(reply, 'invalid_request', null, `Invalid Request: ${error.message}`);
+      }
+      request.log.error({ err: error }, 'unhandled error');
+      return refuse(reply, 'internal_error', null, 'Internal error in the gateway.');
+    });
     // A method Fastify does not route at all (TRACE, PROPFIND, ...; CONNECT never comes here:
-    // the `connect` listener below) on an MCP endpoint: 405 as for PUT (below), not 404 (found
-    // by a new user).
-    if (MCP_PATH.test(path)) return refuseMethod(reply);
-    return refuse(reply, 'not_found', null, noRouteMessage(request.method, path));
-  });
+    // the `connect` listener below) on a path the listener serves: 405 as for PUT on an MCP
+    // endpoint (below), not 404 (found by a new user); any other path 404 (routing/unrouted.ts).
+    target.setNotFoundHandler((request, reply) => {
+      if (drains && drain.draining) return refuseDraining(reply, request.method, Buffer.isBuffer(request.body) ? request.body : undefined);
+      return refuseUnrouted(reply, scope);
+    });
+    target.decorate(REFUSAL_LISTENER, refusalListener(scope));
+    // CONNECT: Node's HTTP server hands it to this listener, out of HTTP, and destroyed the
+    // connection without a word when there was none (a hostile new user's trial 15, L3); refused
+    // as another method no route takes, then the connection closes (errors/connect-refusal.ts).
+    target.server.on('connect', (req: IncomingMessage, socket: Duplex) => {
+      const url = req.url ?? '';
+      const refusal = unroutedRefusal('CONNECT', url, scope);
+      answerConnect(req, socket, refusal, (status) => recordRefusal(refusal.reason, { agent: scope.mcp ? agentOfPath(url) : null, http_method: 'CONNECT', status }));
+    });
+    // An `Expect` other than 100-continue: Node answers a bare 417 unless the server listens for
+    // `checkExpectation` (a new user's trial, 2026-12-03); refused like the parser's rejections,
+    // logged with the request's method and agent (errors/client-error.ts answerUnmetExpectation).
+    // Its answer closes the connection: a request pipelined behind it is not processed
+    // (routing/closing-answers.ts). Queued behind another answer, it bounds a stream ahead of it
+    // (errors/earlier-answers.ts) and is logged once written, as a route's refusal is.
+    target.server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) => {
+      const queued = res.socket === null;
+      if (queued) boundAnswersAhead(req.socket, res);
+      const status = answerUnmetExpectation(res);
+      const record = (): void => recordRefusal('expectation_failed', { agent: scope.mcp ? agentOfPath(req.url ?? '') : null, http_method: req.method ?? null, status });
+      if (queued) whenWritten(res, record);
+      else record();
+    });
+  };
+  const keepBytes = (_req: unknown, body: Buffer | string, done: (err: null, body: Buffer | string) => void): void => done(null, body);
+  answerAsGateway(app, mainScope, true);
 
   if (config.resume.secret === undefined) {
     logger.warn(
@@ -312,45 +324,26 @@ export async function buildApp(config: GatewayConfig, opts: BuildAppOptions = {}
     metrics.incRefusal(reason);
     logInfo({ ...fields, outcome: 'refused', reason }, 'refused');
   };
-  const onRefusal: RefusalListener = (reply, reason, status) => {
-    const request = reply.request;
-    const agent = (request.params as { agent?: unknown } | undefined)?.agent;
-    // A request no route matched (a method Fastify does not route: TRACE, PROPFIND, ...) has
-    // no parameters: the name comes from its path, as the route would give it.
-    const fields = { agent: typeof agent === 'string' ? agent.slice(0, SHOWN_CHARS) : agentOfPath(request.url), http_method: request.method, status };
-    // A `draining` refusal, and any refusal queued behind another answer on its connection
-    // (HTTP/1.1 pipelining: no socket yet) or made on a connection Node has ended after a
-    // `close` answer, is logged and counted once Node has written it: one behind an answer
-    // that closes the connection is never written (routing/draining.ts, routing/closing-answers.ts).
-    const socket = reply.raw.socket;
-    if (reason === 'draining' || socket === null || socket.writableEnded) whenWritten(reply.raw, () => recordRefusal(reason, fields));
-    else recordRefusal(reason, fields);
-  };
-  app.decorate(REFUSAL_LISTENER, onRefusal);
+  /** The RefusalListener of a listener serving `scope`: on one serving no MCP endpoint, `agent` is null. */
+  function refusalListener(scope: UnroutedScope): RefusalListener {
+    return (reply, reason, status) => {
+      const request = reply.request;
+      const agent = (request.params as { agent?: unknown } | undefined)?.agent;
+      // A request no route matched (a method Fastify does not route: TRACE, PROPFIND, ...) has
+      // no parameters: the name comes from its path, as the route would give it.
+      const fields = { agent: !scope.mcp ? null : typeof agent === 'string' ? agent.slice(0, SHOWN_CHARS) : agentOfPath(request.url), http_method: request.method, status };
+      // A `draining` refusal, and any refusal queued behind another answer on its connection
+      // (HTTP/1.1 pipelining: no socket yet) or made on a connection Node has ended after a
+      // `close` answer, is logged and counted once Node has written it: one behind an answer
+      // that closes the connection is never written (routing/draining.ts, routing/closing-answers.ts).
+      const socket = reply.raw.socket;
+      if (reason === 'draining' || socket === null || socket.writableEnded) whenWritten(reply.raw, () => recordRefusal(reason, fields));
+      else recordRefusal(reason, fields);
+    };
+  }
   clientRefused = (reason, status, code) => recordRefusal(reason, { agent: null, http_method: null, status, http_error: code ?? null });
-  // An `Expect` other than 100-continue: Node answers a bare 417 unless the server listens for
-  // `checkExpectation` (a new user's trial, 2026-12-03); refused like the parser's rejections,
-  // logged with the request's method and agent (errors/client-error.ts answerUnmetExpectation).
-  // Its answer closes the connection: a request pipelined behind it is not processed
-  // (routing/closing-answers.ts). Queued behind another answer, it bounds a stream ahead of it
-  // (errors/earlier-answers.ts) and is logged once written, as a route's refusal is.
-  app.server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) => {
-    const queued = res.socket === null;
-    if (queued) boundAnswersAhead(req.socket, res);
-    const status = answerUnmetExpectation(res);
-    const record = (): void => recordRefusal('expectation_failed', { agent: agentOfPath(req.url ?? ''), http_method: req.method ?? null, status });
-    if (queued) whenWritten(res, record);
-    else record();
-  });
-  // CONNECT: Node's HTTP server hands it to this listener, out of HTTP, and destroyed the
-  // connection without a word when there was none (a hostile new user's trial 15, L3); refused
-  // as another method no route takes, then the connection closes (errors/connect-refusal.ts).
-  app.server.on('connect', (req: IncomingMessage, socket: Duplex) => {
-    const target = req.url ?? '';
-    const refusal = unroutedRefusal('CONNECT', target);
-    answerConnect(req, socket, refusal, (status) => recordRefusal(refusal.reason, { agent: agentOfPath(target), http_method: 'CONNECT', status }));
-  });
-  // `Expect: 100-continue` with a Content-Length over max_request_bytes gets the final 413
+  // `Expect: 100-continue` with a Content-Length over max_request_bytes (the agent's, for a
+  // POST to a configured agent: request/agent-body-limit.ts; a hostile trial 19, L2) gets the final 413
   // instead of 100 Continue (RFC 9110 §10.1.1: a server that will refuse the request by its
   // head answers so, and the client never sends the body): the request goes on to Fastify
   // without the 100, whose body limit refuses it from the Content-Length before a byte is read
@@ -361,12 +354,13 @@ export async function buildApp(config: GatewayConfig, opts: BuildAppOptions = {}
   // otherwise: 100 Continue at once.
   app.server.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => {
     const declared = req.headers['content-length'];
-    if (typeof declared === 'string' && /^\d+$/.test(declared) && Number(declared) > bodyLimit) {
+    if (typeof declared === 'string' && /^\d+$/.test(declared) && Number(declared) > bodyBytesBound(current, req.method, agentNameOfPath(req.url ?? ''), bodyLimit)) {
       res.setHeader('connection', 'close');
     } else res.writeContinue();
     app.server.emit('request', req, res);
   });
-  app.route({ method: [...MCP_METHODS], url: '/agents/:agent/mcp', handler });
+  // A POST's body over its agent's max_request_bytes is refused before it is read (request/agent-body-limit.ts).
+  app.route({ method: [...MCP_METHODS], url: '/agents/:agent/mcp', preParsing: agentBodyLimit(() => current, bodyLimit), handler });
   app.route({
     method: [...OTHER_METHODS],
     url: '/agents/:agent/mcp',
@@ -378,10 +372,10 @@ export async function buildApp(config: GatewayConfig, opts: BuildAppOptions = {}
   // Draining from `setReady(false)` (the shutdown's first step: cli.ts) or the close's start,
   // whichever comes first; on the main listener too (routing/draining.ts spares the ops routes).
   const notReadyReason = (): string | undefined => (!readyFlag || drain.draining ? 'draining' : !app.server.listening ? 'not_listening' : undefined);
-  const opsApp = config.ops_listen
-    ? // return503OnClosing off as on the main app: its /readyz answers `draining` to its last request.
-      Fastify({ loggerInstance: logger as FastifyBaseLogger, logController: new LogController({ disableRequestLogging: true }), exposeHeadRoutes: false, return503OnClosing: false })
-    : undefined;
+  // The ops app has the gateway's options (return503OnClosing off: its /readyz answers
+  // `draining` to its last request) and refuses as the gateway does (answerAsGateway).
+  const opsApp = config.ops_listen ? Fastify(serverOptions(OPS_SCOPE, false)) : undefined;
+  if (opsApp !== undefined) answerAsGateway(opsApp, OPS_SCOPE, false);
   await (opsApp ?? app).register(opsRoutes, { metrics, notReadyReason });
   app.addHook('onClose', async () => {
     removeLogSecrets();

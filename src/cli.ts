@@ -248,7 +248,9 @@ function once<T>(flags: string, parse: (value: string) => T, owner: () => Comman
 export function buildProgram(io: CliIo, setExit: (code: number) => void): Command {
   const program: Command = new Command('adcp-buyer-gateway')
     .description('Sidecar gateway between AdCP buyer MCP hosts and seller MCP servers: bounds and normalizes seller responses.')
-    .version(VERSION, '-V, --version', 'print the version and exit')
+    // Not commander's `.version()`: it prints and exits as soon as it meets the flag, before
+    // the rest of the line is checked (see `refuseBadLineFirst`).
+    .option('-V, --version', 'print the version and exit')
     .helpOption('-h, --help', 'show this help and exit')
     .option('-c, --config <file>', `config file (default: $${CONFIG_PATH_ENV}, else ${DEFAULT_CONFIG_PATH}; never empty; at most once)`, once(CONFIG_FLAGS, parseConfigPath, (): Command => program, EXIT_CODES.CONFIG))
     .option('--check-config', 'validate the config, print the gateway settings and the resolved limits per agent and tool, and exit')
@@ -292,7 +294,41 @@ export function buildProgram(io: CliIo, setExit: (code: number) => void): Comman
       setExit(await probe(config, agent, opts, io));
     });
   addHelpCommand(program);
+  refuseBadLineFirst(program, io);
   return program;
+}
+
+/**
+ * The whole command line is checked before anything runs, `--version` included:
+ * - an operand where the program takes none is an unknown command, a usage error naming it
+ *   and the commands there are (exit 2), as `help <unknown>` says it. commander takes it for
+ *   an excess argument of the program, which has an action of its own (it serves), and said
+ *   `error: too many arguments. Expected 0 arguments but got 1.`;
+ * - `--version` (`-V`) prints the version and exits 0 only once commander has found the line
+ *   valid: an unknown flag beside it is refused as without it (`error: unknown option`,
+ *   exit 2), and so is an unknown command. commander's `.version()` printed and exited as it
+ *   met the flag, so `--version --bogus` exited 0.
+ * Reported failure: a hostile new user's trial 19, L5
+ * (test/regressions/unknown-command-too-many-arguments.test.ts). Called once the subcommands
+ * exist: they keep refusing excess arguments (commander copies the setting when a command is
+ * added).
+ */
+function refuseBadLineFirst(program: Command, io: CliIo): void {
+  program.allowExcessArguments(true);
+  program.hook('preAction', (_hooked: Command, action: Command) => {
+    const name = action === program ? program.args[0] : undefined;
+    if (name !== undefined) refuseUnknownCommand(program, name);
+    if (action.optsWithGlobals<{ version?: boolean }>().version === true) {
+      io.stdout(`${VERSION}\n`);
+      throw new CommanderError(0, 'commander.version', VERSION);
+    }
+  });
+}
+
+/** The usage error for `name`, no command of `program`: it and the commands there are, exit 2. */
+function refuseUnknownCommand(program: Command, name: string): never {
+  const names = program.commands.map((c) => c.name()).join(', ');
+  return program.error(`error: unknown command '${name}' (commands: ${names})`, { exitCode: EXIT_CODES.CONFIG, code: 'commander.unknownCommand' });
 }
 
 /**
@@ -315,8 +351,7 @@ function addHelpCommand(program: Command): void {
       if (name === undefined) return program.help();
       const command = program.commands.find((c) => c.name() === name || c.aliases().includes(name));
       if (command !== undefined) return command.help();
-      const names = program.commands.map((c) => c.name()).join(', ');
-      program.error(`error: unknown command '${name}' (commands: ${names})`, { exitCode: EXIT_CODES.CONFIG, code: 'commander.unknownCommand' });
+      refuseUnknownCommand(program, name);
     });
 }
 

@@ -308,8 +308,8 @@ export const REFUSALS = {
   not_found: {
     statusCode: 404,
     jsonRpcCode: JSONRPC_INVALID_REQUEST,
-    description: 'The path is not an MCP endpoint of the gateway (those are /agents/<agent>/mcp); the message names the path by its first 64 characters.',
-    source: 'ARCHITECTURE §1',
+    description: "The path is not an MCP endpoint of the gateway (those are /agents/<agent>/mcp) nor, on the listener that serves them, /healthz, /readyz or /metrics; the message names the path by its first 64 characters and what the listener serves. The ops_listen listener answers any other path so too, logged and counted as on the main one.",
+    source: "ARCHITECTURE §1; a hostile new user's trial 19, L1 (the ops_listen listener answered Fastify's own 404 body, not logged or counted: test/regressions/ops-listen-unknown-path-fastify-404.test.ts)",
   },
   origin_not_allowed: {
     statusCode: 403,
@@ -388,8 +388,8 @@ export const REFUSALS = {
   method_not_allowed: {
     statusCode: 405,
     jsonRpcCode: JSONRPC_INVALID_REQUEST,
-    description: 'The HTTP method is not one the MCP endpoint takes (POST, GET, DELETE).',
-    source: 'ARCHITECTURE §3; MCP Streamable HTTP',
+    description: "The HTTP method is not one the path takes: an MCP endpoint takes POST, GET, DELETE; /healthz, /readyz and /metrics (on the listener that serves them, ops_listen's when set) take GET, HEAD. Allow lists them.",
+    source: "ARCHITECTURE §3; MCP Streamable HTTP; RFC 9110 §15.5.6; a hostile new user's trial 19, L1 (a POST to /healthz: 404, or Fastify's own 404 on ops_listen)",
   },
   resume_token_invalid: {
     statusCode: 400,

@@ -29,6 +29,11 @@ import { boundAnswersAhead } from '../errors/earlier-answers.js';
 import type { GatewayMetrics } from '../observability/metrics.js';
 
 export const OPS_PATHS = Object.freeze({ health: '/healthz', ready: '/readyz', metrics: '/metrics' });
+/**
+ * The methods each ops path takes (its `Allow`); any other is refused 405 `method_not_allowed`
+ * by the listener's not-found handler (routing/unrouted.ts).
+ */
+export const OPS_METHODS = ['GET', 'HEAD'] as const;
 
 export interface OpsRoutesOptions {
   metrics: GatewayMetrics;

@@ -64,10 +64,12 @@ describe('ops endpoints on the main port (no ops_listen)', () => {
     assert.match(r.text, /^adcp_gateway_sse_streams_open 0$/m);
   });
 
-  test('other methods on the ops paths and other paths stay 404 not_found', async () => {
+  test('other methods on the ops paths are 405 method_not_allowed (Allow: GET, HEAD), other paths 404 not_found', async () => {
+    // 404 until trial 19, L1 (test/regressions/ops-listen-unknown-path-fastify-404.test.ts).
     const post = await fetch(`${gw.baseUrl}/healthz`, { method: 'POST', body: '{}' });
-    assert.equal(post.status, 404);
-    notFoundBody(await post.text());
+    assert.equal(post.status, 405);
+    assert.equal(post.headers.get('allow'), 'GET, HEAD');
+    assert.equal((JSON.parse(await post.text()) as { error: { data: { reason: string } } }).error.data.reason, 'method_not_allowed');
     const other = await get(`${gw.baseUrl}/metricsz`);
     assert.equal(other.status, 404);
     notFoundBody(other.text);

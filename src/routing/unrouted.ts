@@ -1,0 +1,85 @@
+/**
+ * The refusal of a request no route of a listener takes, by its method and target, for both
+ * listeners: the gateway's (`listen`) and the ops one (`ops_listen`, when set). One code for
+ * the two, so an unknown path or a wrong method gets the same answer on either: the gateway's
+ * refusal shape (JSON-RPC error body, id null, `error.data.reason`), a `refused` line and a
+ * count (app.ts). What a listener serves decides the answer ({@link UnroutedScope}):
+ *
+ * - a path it serves, with a method none of its routes takes: 405 `method_not_allowed` with
+ *   `Allow` (RFC 9110 §15.5.6): on an MCP endpoint `POST, GET, DELETE`, on `/healthz`,
+ *   `/readyz` and `/metrics` `GET, HEAD`;
+ * - any other path: 404 `not_found`, naming the path (its first 64 characters) and what the
+ *   listener serves.
+ *
+ * Reported failure (a hostile new user's trial 19, L1): the ops listener answered an unknown
+ * path or a wrong method with Fastify's own 404 body
+ * (`{"message":"Route GET:/nope not found","error":"Not Found","statusCode":404}`), with no
+ * `refused` line and no count; the main listener answered a wrong method on an ops path 404
+ * (test/regressions/ops-listen-unknown-path-fastify-404.test.ts).
+ */
+import type { FastifyReply } from 'fastify';
+import type { UnroutedRefusal } from '../errors/connect-refusal.js';
+import { refuse, shownInMessage } from '../errors/local-reply.js';
+import { OPS_METHODS, OPS_PATHS } from '../ops/routes.js';
+
+/** Methods MCP Streamable HTTP uses on the MCP endpoint. */
+export const MCP_METHODS = ['POST', 'GET', 'DELETE'] as const;
+/** The path of an MCP endpoint, `/agents/<agent>/mcp` (as the route matches it). */
+export const MCP_PATH = /^\/agents\/[^/]+\/mcp$/;
+/** An MCP endpoint's request target, `/agents/<agent>/mcp` with any query: the agent's name as written (percent-encoded). */
+export const MCP_TARGET = /^\/agents\/([^/?#]+)\/mcp(?:[?#]|$)/;
+
+/** What a listener serves. */
+export interface UnroutedScope {
+  /** The MCP endpoints `/agents/<agent>/mcp` (the gateway's listener). */
+  readonly mcp: boolean;
+  /** `/healthz`, `/readyz`, `/metrics` (the gateway's listener without `ops_listen`, or the ops one). */
+  readonly ops: boolean;
+}
+
+export const METHOD_NOT_ALLOWED_MESSAGE = `Method not allowed: MCP endpoints accept ${MCP_METHODS.join(', ')}.`;
+
+const OPS_PATH_SET: ReadonlySet<string> = new Set(Object.values(OPS_PATHS));
+const OPS_LIST = `${OPS_PATHS.health}, ${OPS_PATHS.ready} and ${OPS_PATHS.metrics}`;
+
+/** The `not_found` message for `method` on `path` (the target without its query), as `scope` serves. */
+function noRouteMessage(method: string, path: string, scope: UnroutedScope): string {
+  const served = scope.mcp ? 'MCP endpoints are /agents/<agent>/mcp' : `this port serves ${OPS_LIST}`;
+  return `No route for ${method} ${shownInMessage(path)}: ${served}.`;
+}
+
+/** The refusal of `method` on `target`, which no route of a listener serving `scope` takes (see file comment). */
+export function unroutedRefusal(method: string, target: string, scope: UnroutedScope): UnroutedRefusal {
+  const path = target.split('?')[0] ?? '';
+  if (scope.mcp && MCP_PATH.test(path)) return { reason: 'method_not_allowed', message: METHOD_NOT_ALLOWED_MESSAGE, headers: { allow: MCP_METHODS.join(', ') } };
+  if (scope.ops && OPS_PATH_SET.has(path)) {
+    return { reason: 'method_not_allowed', message: `Method not allowed: ${path} accepts ${OPS_METHODS.join(', ')}.`, headers: { allow: OPS_METHODS.join(', ') } };
+  }
+  return { reason: 'not_found', message: noRouteMessage(method, path, scope), headers: {} };
+}
+
+/** Answers the request of `reply`, which no route takes, with its {@link unroutedRefusal}. */
+export function refuseUnrouted(reply: FastifyReply, scope: UnroutedScope): FastifyReply {
+  const request = reply.request;
+  const refusal = unroutedRefusal(request.method, request.url, scope);
+  for (const [name, value] of Object.entries(refusal.headers)) reply.header(name, value);
+  return refuse(reply, refusal.reason, null, refusal.message);
+}
+
+/**
+ * The refusal of a request target Fastify's router cannot decode (FST_ERR_BAD_URL: a path
+ * segment that is not valid percent-encoding, RFC 3986 §2.1, such as `/agents/%zz/mcp`): on
+ * an MCP endpoint's path, 404 `unknown_agent` (no agent can have a name that does not
+ * decode), the name echoed as written to 64 characters; on any other path (and on a listener
+ * serving no MCP endpoint), 404 `not_found`, as for a path with no route. Id null: no body is
+ * read for it. Its `refused` line and count come with `refuse`. Reported failure (a new user's
+ * trial, 2026-12-03): such a target got Fastify's own 400 (`FST_ERR_BAD_URL`, the path
+ * echoed), with no `refused` line and no count
+ * (test/regressions/agent-name-bad-percent-encoding-fastify-400.test.ts).
+ */
+export function badUrlRefusal(reply: FastifyReply, target: string, scope: UnroutedScope): FastifyReply {
+  const name = scope.mcp ? MCP_TARGET.exec(target)?.[1] : undefined;
+  const path = target.split('?')[0] ?? '';
+  if (name === undefined) return refuse(reply, 'not_found', null, noRouteMessage(reply.request.method, path, scope));
+  return refuse(reply, 'unknown_agent', null, `Unknown agent "${shownInMessage(name)}": the name is not valid percent-encoding (RFC 3986 §2.1).`, undefined, { agent: shownInMessage(name) });
+}
