@@ -1,8 +1,15 @@
 /**
  * Config reload: on `SIGHUP` (wired in `cli.ts`) and when the config file changes on disk.
  *
- * - The file is loaded exactly as at start-up (`readConfigText` and `parseConfig`, what
- *   `loadConfigFile` does), read once per reload. A valid file is applied
+ * - The file is loaded exactly as at start-up (`readConfigText`, then the loader's checks,
+ *   what `loadConfigFile` does), read once per reload, but in a worker thread
+ *   (config/off-thread.ts, config/reload-worker.ts): the serving loop only assembles the
+ *   result, a page per turn. Before, the parse ran on the serving loop and a file within the
+ *   documented bounds stalled every agent and /healthz for 1-8 s (a hostile new user's trial
+ *   19, M1: test/regressions/config-reload-blocks-event-loop.test.ts).
+ * - A file whose text and `${VAR}` values are those the running config was made from
+ *   (`configFingerprint`) is not applied: the log says `UNCHANGED_MSG` (so a `SIGHUP` with
+ *   nothing changed costs a read, not a parse). A valid file is applied
  *   with `GatewayControl.setConfig`: requests that arrive from then on use it; an exchange in
  *   flight keeps the limits it resolved when it started. The log says `config reloaded`
  *   with the agent names (never a header value or the resume secret).
@@ -36,18 +43,20 @@
  * otherwise repeat its line for each (a debug line, `REPEATED_FAILURE_MSG`, says a check
  * found it again).
  * Such a check also forgets the last text, so the next file that reads is loaded and logged
- * whatever its bytes: an operator who restores the file sees `config reloaded`.
+ * whatever its bytes: an operator who restores the file sees `config reloaded` (or
+ * `UNCHANGED_MSG`, when it is the text of the running config).
  * (Before, a file check dropped every read error silently: only SIGHUP reported it, a new
  * user's trial: test/regressions/config-watch-read-error-silent.test.ts.)
- * `SIGHUP` always reloads (the environment or a referenced `${VAR}` may be what changed).
- * Reloads never overlap: they run one after another, pending file checks coalesced.
+ * `SIGHUP` always reads the file (the environment or a referenced `${VAR}` may be what changed).
+ * Reloads never overlap: they run one after another; those asked for while one waits to
+ * start are coalesced with it (see `schedule`).
  */
-import { createHash } from 'node:crypto';
 import { resolve as resolvePath } from 'node:path';
 import type { Logger } from 'pino';
 import { warnInsecureAgent, type GatewayControl } from './app.js';
 import { watchConfigFile } from './config-watch.js';
-import { ConfigError, parseConfig, readConfigText, type ConfigProblem } from './config/load.js';
+import { configFingerprint, ConfigError, type ConfigProblem } from './config/load.js';
+import { ConfigThread } from './config/off-thread.js';
 import { shownProblems } from './config/problem-list.js';
 import { requestBodyLimit } from './config/resolve.js';
 import type { GatewayConfig } from './config/types.js';
@@ -56,7 +65,14 @@ import type { GatewayConfig } from './config/types.js';
 export type ReloadTrigger = 'sighup' | 'file' | 'manual';
 
 export type ReloadResult =
-  | { readonly ok: true; readonly trigger: ReloadTrigger; readonly config: GatewayConfig; readonly restartNeeded: readonly string[] }
+  | {
+      readonly ok: true;
+      readonly trigger: ReloadTrigger;
+      readonly config: GatewayConfig;
+      readonly restartNeeded: readonly string[];
+      /** true when the file's text and its `${VAR}` values were those of the running config: nothing was applied (`UNCHANGED_MSG`). */
+      readonly unchanged?: true;
+    }
   | { readonly ok: false; readonly trigger: ReloadTrigger; readonly problems: readonly ConfigProblem[] };
 
 export interface ReloaderOptions {
@@ -102,6 +118,9 @@ export const DEFAULT_RELOAD_DEBOUNCE_MS = 100;
 /** Default longest wait from the first file event to the check: 1000 ms. */
 export const DEFAULT_RELOAD_MAX_DELAY_MS = 1000;
 
+/** The info line of a reload that found the running config's text and variable values: nothing is applied. */
+export const UNCHANGED_MSG = 'config unchanged: the file and the values of its ${VAR} references are those of the running config; nothing to reload';
+
 /** The debug line of a file check that failed exactly as the failure last logged (which is not logged again). */
 export const REPEATED_FAILURE_MSG = 'config file check: the same failure as last logged, not logged again';
 
@@ -118,33 +137,35 @@ export function createReloader(opts: ReloaderOptions): Reloader {
   /** The failure last logged (its code and problems, as JSON), until a load succeeds: a file check that fails the same way stays quiet. */
   let lastFailure: string | undefined;
   let closed = false;
+  const thread = new ConfigThread();
 
   // Not seeded from the file now: it may already differ from the text the running config
-  // came from. The first file event therefore always loads (at worst the same config again).
+  // came from. The first file event therefore always reads the file (at worst it finds the
+  // running config's text and logs `UNCHANGED_MSG`).
 
   async function attempt(trigger: ReloadTrigger, onlyIfChanged: boolean): Promise<ReloadResult | undefined> {
-    // One bounded read (like the loader's own: a FIFO or a huge file must not block or grow
-    // memory); the same text is compared and parsed.
-    let text: string;
-    try {
-      text = await readConfigText(absolute);
-    } catch (err) {
+    // Read, parsed and checked in a worker thread: the serving loop only assembles the result,
+    // a page per turn (config/off-thread.ts). The text is read once (one bounded read, like the
+    // loader's own: a FIFO or a huge file must not block or grow memory) and compared there.
+    const running = control.config;
+    const outcome = await thread.load({ path: absolute, env, skipDigest: onlyIfChanged ? lastDigest : undefined, loaded: configFingerprint(running) });
+    if (outcome.kind === 'skip') return undefined;
+    if (outcome.kind === 'error' && outcome.digest === undefined) {
       // Whatever the file holds once it reads again is new: loaded and logged.
       lastDigest = undefined;
       // A file check reports it too (deleted, unreadable, oversized), once. An editor that
       // saves by rename never leaves the path missing; one that deletes and rewrites may be
       // caught in between, and the rewrite's own event then loads the file (`config reloaded`).
-      return failed(trigger, err, onlyIfChanged);
+      return failed(trigger, outcome.error, onlyIfChanged);
     }
-    const d = digest(text);
-    if (onlyIfChanged && d === lastDigest) return undefined;
-    lastDigest = d;
-    let next: GatewayConfig;
-    try {
-      next = parseConfig(text, { env, source: absolute });
-    } catch (err) {
-      return failed(trigger, err);
+    lastDigest = outcome.digest;
+    if (outcome.kind === 'error') return failed(trigger, outcome.error);
+    if (outcome.kind === 'unchanged') {
+      lastFailure = undefined;
+      log.info({ trigger, config: absolute }, UNCHANGED_MSG);
+      return { ok: true, trigger, config: running, restartNeeded: [], unchanged: true };
     }
+    const next = outcome.config;
     const previous = control.config;
     const restartNeeded = restartOnlyChanges(startup, startupBodyLimit, next);
     control.setConfig(next);
@@ -196,15 +217,20 @@ export function createReloader(opts: ReloaderOptions): Reloader {
   }
 
   /**
-   * Runs reloads one at a time, in order. File checks not started yet are coalesced into
-   * one; each forced reload (SIGHUP) runs.
+   * Runs reloads one at a time, in order. A reload asked for while one is waiting to start is
+   * coalesced with it: file checks into one, forced reloads (SIGHUP) into one, and a file check
+   * into a waiting forced reload (which reads the file anyway). So however often a reload is
+   * asked for while one runs, one more runs after it.
    */
   let chain: Promise<unknown> = Promise.resolve();
   let pendingFileCheck: Promise<ReloadResult | undefined> | undefined;
+  let pendingForced: Promise<ReloadResult | undefined> | undefined;
   function schedule(trigger: ReloadTrigger, onlyIfChanged: boolean): Promise<ReloadResult | undefined> {
+    if (pendingForced) return pendingForced;
     if (onlyIfChanged && pendingFileCheck) return pendingFileCheck;
     const p = chain.then(async () => {
       if (onlyIfChanged) pendingFileCheck = undefined;
+      else pendingForced = undefined;
       try {
         const result = await attempt(trigger, onlyIfChanged);
         if (result) opts.onResult?.(result);
@@ -216,6 +242,7 @@ export function createReloader(opts: ReloaderOptions): Reloader {
     });
     chain = p;
     if (onlyIfChanged) pendingFileCheck = p;
+    else pendingForced = p;
     return p;
   }
 
@@ -241,12 +268,10 @@ export function createReloader(opts: ReloaderOptions): Reloader {
     close() {
       closed = true;
       stopWatch?.();
+      // The worker goes once the reloads asked for are done.
+      void chain.then(() => thread.close());
     },
   };
-}
-
-function digest(text: Buffer | string): string {
-  return createHash('sha256').update(text).digest('hex');
 }
 
 /** Top-level keys read once, when the app is built or starts listening. */

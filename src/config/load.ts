@@ -25,6 +25,7 @@
  * YAML type (a number too), and any value that came from an environment variable are
  * described by type only (`isSecretPath`).
  */
+import { createHash } from 'node:crypto';
 import { constants as fsConstants, type Stats } from 'node:fs';
 import { open, stat, type FileHandle } from 'node:fs/promises';
 import { resolve as resolvePath } from 'node:path';
@@ -527,6 +528,24 @@ function lookup(tree: unknown, path: readonly PropertyKey[]): { found: boolean; 
   return { found: true, value: current, parentIsObject };
 }
 
+/** The key and parent path of each unknown-key problem, whose message is made when read (`unknownKeyProblem`). */
+const unknownKeys = new WeakMap<ConfigProblem, { readonly key: string; readonly parent: readonly PropertyKey[] }>();
+
+/**
+ * `problem` (path, line, column) as the problem of unknown key `key` under `parent`: its
+ * message, with the "did you mean" (suggest.ts), is computed when first read (problem-list.ts).
+ */
+export function unknownKeyProblem(problem: ConfigProblem, key: string, parent: readonly PropertyKey[]): ConfigProblem {
+  unknownKeys.set(problem, { key, parent });
+  return deferMessage(problem, () => unknownKeyMessage(key, parent));
+}
+
+/** The key and parent path of a problem made by `unknownKeyProblem` whose message was not read yet (else undefined). */
+export function pendingUnknownKey(problem: ConfigProblem): { readonly key: string; readonly parent: readonly PropertyKey[] } | undefined {
+  const descriptor = Object.getOwnPropertyDescriptor(problem, 'message');
+  return descriptor?.get === undefined ? undefined : unknownKeys.get(problem);
+}
+
 function issuesToProblems(
   issues: readonly z.core.$ZodIssue[],
   tree: unknown,
@@ -555,7 +574,7 @@ function issuesToProblems(
       // The "did you mean" only when the message is read: for the problems shown (problem-list.ts).
       for (const key of issue.keys) {
         const at = [...path, key];
-        out.push(deferMessage(withPosition({ path: formatPath(at), message: '' }, lines, positionOf(at, 'key')), () => unknownKeyMessage(key, path)));
+        out.push(unknownKeyProblem(withPosition({ path: formatPath(at), message: '' }, lines, positionOf(at, 'key')), key, path));
       }
       continue;
     }
@@ -649,90 +668,168 @@ function resolveGuard(raw: Partial<GuardSettings>, base: GuardSettings): GuardSe
   });
 }
 
-function resolveAgent(
-  name: string,
-  raw: RawAgent,
-  defaultsLevel: ResolvedLevel,
-  defaultRequest: { readonly max_request_bytes: number; readonly max_batch_messages: number },
-  defaultGuard: GuardSettings,
-): AgentConfig {
-  const agentLevel = resolveLevel(defaultsLevel, overridesOf(raw));
-  const rawTools: Record<string, RawTool> = raw.tools ?? {};
-  const tools: Record<string, ToolOverrides> = Object.create(null) as Record<string, ToolOverrides>;
-  const toolLevels = new Map<string, ResolvedLevel>();
-  for (const tool of Object.keys(rawTools)) {
-    const overrides = overridesOf(rawTools[tool] as RawTool);
-    tools[tool] = overrides;
-    toolLevels.set(tool, resolveLevel(agentLevel, overrides));
-  }
-  const headers: Record<string, string> = Object.create(null) as Record<string, string>;
-  const rawHeaders: Record<string, string> = raw.headers ?? {};
-  for (const header of Object.keys(rawHeaders)) headers[header.toLowerCase()] = rawHeaders[header] as string;
+/** An agent being assembled (`ConfigAssembler`): its levels, and the tools and headers added so far. */
+interface AgentInProgress {
+  readonly name: string;
+  readonly raw: RawAgent;
+  readonly level: ResolvedLevel;
+  readonly tools: Record<string, ToolOverrides>;
+  /** Filled with `Map.prototype.set` while assembling (its own `set` throws), frozen already. */
+  readonly toolLevels: FrozenMap<string, ResolvedLevel>;
+  readonly headers: Record<string, string>;
+  /** Overrides (as JSON, keys in `LIMIT_KEYS` order) -> the one object and level tools with them share. */
+  readonly shared: Map<string, { readonly overrides: ToolOverrides; readonly level: ResolvedLevel }>;
+}
 
-  const resolution: AgentResolution = Object.freeze({ agent: agentLevel, tools: new FrozenMap(toolLevels) });
-  const agent: AgentConfig = {
-    name,
-    url: Object.freeze(new FrozenURL(raw.url)),
-    headers: Object.freeze(headers),
-    max_request_bytes: raw.max_request_bytes ?? defaultRequest.max_request_bytes,
-    max_batch_messages: raw.max_batch_messages ?? defaultRequest.max_batch_messages,
-    max_call_response_bytes: raw.max_call_response_bytes,
-    accept_encoding: Object.freeze([...(raw.accept_encoding ?? DEFAULT_ACCEPT_ENCODING)]),
-    tls_insecure_skip_verify: raw.tls_insecure_skip_verify === true,
-    guard: resolveGuard(raw, defaultGuard),
-    limits: agentLevel.limits,
-    tools: Object.freeze(tools),
-  };
-  Object.defineProperty(agent, RESOLUTION, { value: resolution, enumerable: false, writable: false, configurable: false });
-  return Object.freeze(agent);
+/**
+ * Builds the frozen `GatewayConfig` from a validated raw config, in pieces: the top-level keys
+ * (constructor), then each agent (`addAgent`), its headers (`addHeaders`) and tools
+ * (`addTools`) in as many calls as the caller likes, then `finish`. `resolveConfig` feeds it a
+ * whole tree at once; a reload feeds it the pages a worker thread sends (config/off-thread.ts),
+ * one page per event-loop turn, so that no turn resolves more than a page of a 30,000-tool
+ * file (a hostile new user's trial 19, M1: test/regressions/config-reload-blocks-event-loop.test.ts).
+ * The result is the same object either way (call > tool > agent > defaults > built-in).
+ */
+export class ConfigAssembler {
+  private readonly defaultsLevel: ResolvedLevel;
+  private readonly defaultRequest: { readonly max_request_bytes: number; readonly max_batch_messages: number };
+  private readonly defaultGuard: GuardSettings;
+  private readonly agents: FrozenMap<string, AgentConfig> = new FrozenMap([]);
+  private current: AgentInProgress | undefined;
+
+  /**
+   * @param raw the validated tree (its `agents` are not read: add them with `addAgent`).
+   * @param env the environment (`ADCP_GATEWAY_RESUME_SECRET` when the file sets no secret).
+   * @param source stored as `GatewayConfig.source`.
+   */
+  constructor(
+    private readonly raw: RawConfig,
+    private readonly env: NodeJS.ProcessEnv,
+    private readonly source: string | undefined,
+  ) {
+    const d = raw.defaults ?? {};
+    const builtinLevel: ResolvedLevel = {
+      limits: {
+        max_response_bytes: BUILTIN_DEFAULTS.max_response_bytes,
+        max_sse_event_bytes: BUILTIN_DEFAULTS.max_response_bytes,
+        max_json_depth: BUILTIN_DEFAULTS.max_json_depth,
+        max_json_nodes: BUILTIN_DEFAULTS.max_json_nodes,
+        response_deadline_ms: BUILTIN_DEFAULTS.response_deadline_ms,
+        sse_idle_timeout_ms: BUILTIN_DEFAULTS.sse_idle_timeout_ms,
+        sse_deadline_ms: BUILTIN_DEFAULTS.sse_deadline_ms,
+        dedupe_text: BUILTIN_DEFAULTS.dedupe_text,
+      },
+      sseEventExplicit: undefined,
+    };
+    this.defaultsLevel = resolveLevel(builtinLevel, overridesOf(d));
+    this.defaultRequest = Object.freeze({
+      max_request_bytes: d.max_request_bytes ?? BUILTIN_DEFAULTS.max_request_bytes,
+      max_batch_messages: d.max_batch_messages ?? BUILTIN_DEFAULTS.max_batch_messages,
+    });
+    this.defaultGuard = resolveGuard(d, BUILTIN_GUARD);
+  }
+
+  /** Starts agent `name` (the one before it is done); its `headers` and `tools`, if `raw` has them, are added too. */
+  addAgent(name: string, raw: RawAgent): void {
+    this.endAgent();
+    this.current = {
+      name,
+      raw,
+      level: resolveLevel(this.defaultsLevel, overridesOf(raw)),
+      tools: Object.create(null) as Record<string, ToolOverrides>,
+      toolLevels: new FrozenMap([]),
+      headers: Object.create(null) as Record<string, string>,
+      shared: new Map(),
+    };
+    if (raw.headers != null) this.addHeaders(Object.entries(raw.headers));
+    if (raw.tools != null) this.addTools(Object.entries(raw.tools));
+  }
+
+  /** Headers of the agent last started (names lower-cased). */
+  addHeaders(entries: Iterable<readonly [string, string]>): void {
+    const agent = this.agentInProgress();
+    for (const [header, value] of entries) agent.headers[header.toLowerCase()] = value;
+  }
+
+  /**
+   * Tools of the agent last started, each resolved over the agent's level. Tools with the same
+   * overrides (thousands sharing one `&limits` anchor) share one frozen overrides object and one
+   * resolved level: a 30,000-tool file holds two objects for them, not 60,000.
+   */
+  addTools(entries: Iterable<readonly [string, RawTool]>): void {
+    const agent = this.agentInProgress();
+    for (const [tool, rawTool] of entries) {
+      const fresh = overridesOf(rawTool);
+      const key = JSON.stringify(fresh);
+      let shared = agent.shared.get(key);
+      if (shared === undefined) {
+        shared = { overrides: fresh, level: resolveLevel(agent.level, fresh) };
+        agent.shared.set(key, shared);
+      }
+      agent.tools[tool] = shared.overrides;
+      Map.prototype.set.call(agent.toolLevels, tool, shared.level);
+    }
+  }
+
+  /** The frozen config (call once, after the last agent). */
+  finish(): GatewayConfig {
+    this.endAgent();
+    const raw = this.raw;
+    const envSecret = this.env[RESUME_SECRET_ENV];
+    const listenHost = raw.listen?.host ?? DEFAULT_LISTEN.host;
+    return Object.freeze({
+      listen: Object.freeze({ host: listenHost, port: raw.listen?.port ?? DEFAULT_LISTEN.port }),
+      // ops_listen.host defaults to the gateway's own host.
+      ops_listen: raw.ops_listen ? Object.freeze({ host: raw.ops_listen.host ?? listenHost, port: raw.ops_listen.port }) : undefined,
+      defaults: Object.freeze({ ...this.defaultsLevel.limits, ...this.defaultGuard, ...this.defaultRequest }),
+      agents: this.agents,
+      resume: Object.freeze({
+        secret: raw.resume?.secret ?? (typeof envSecret === 'string' && envSecret !== '' ? envSecret : undefined),
+        ttl_ms: raw.resume?.ttl_ms ?? DEFAULT_RESUME_TTL_MS,
+      }),
+      log_level: raw.log_level ?? DEFAULT_LOG_LEVEL,
+      shutdown_grace_ms: raw.shutdown_grace_ms ?? DEFAULT_SHUTDOWN_GRACE_MS,
+      request_timeout_ms: raw.request_timeout_ms ?? DEFAULT_REQUEST_TIMEOUT_MS,
+      allowed_origins: Object.freeze([...(raw.allowed_origins ?? [])]),
+      allowed_hosts: Object.freeze([...(raw.allowed_hosts ?? [])]),
+      source: this.source,
+    });
+  }
+
+  private agentInProgress(): AgentInProgress {
+    if (this.current === undefined) throw new Error('ConfigAssembler: no agent started');
+    return this.current;
+  }
+
+  private endAgent(): void {
+    const a = this.current;
+    if (a === undefined) return;
+    this.current = undefined;
+    const raw = a.raw;
+    const resolution: AgentResolution = Object.freeze({ agent: a.level, tools: a.toolLevels });
+    const agent: AgentConfig = {
+      name: a.name,
+      url: Object.freeze(new FrozenURL(raw.url)),
+      headers: Object.freeze(a.headers),
+      max_request_bytes: raw.max_request_bytes ?? this.defaultRequest.max_request_bytes,
+      max_batch_messages: raw.max_batch_messages ?? this.defaultRequest.max_batch_messages,
+      max_call_response_bytes: raw.max_call_response_bytes,
+      accept_encoding: Object.freeze([...(raw.accept_encoding ?? DEFAULT_ACCEPT_ENCODING)]),
+      tls_insecure_skip_verify: raw.tls_insecure_skip_verify === true,
+      guard: resolveGuard(raw, this.defaultGuard),
+      limits: a.level.limits,
+      tools: Object.freeze(a.tools),
+    };
+    Object.defineProperty(agent, RESOLUTION, { value: resolution, enumerable: false, writable: false, configurable: false });
+    Map.prototype.set.call(this.agents, a.name, Object.freeze(agent));
+  }
 }
 
 function resolveConfig(raw: RawConfig, env: NodeJS.ProcessEnv, source: string | undefined): GatewayConfig {
-  const d = raw.defaults ?? {};
-  const builtinLevel: ResolvedLevel = {
-    limits: {
-      max_response_bytes: BUILTIN_DEFAULTS.max_response_bytes,
-      max_sse_event_bytes: BUILTIN_DEFAULTS.max_response_bytes,
-      max_json_depth: BUILTIN_DEFAULTS.max_json_depth,
-      max_json_nodes: BUILTIN_DEFAULTS.max_json_nodes,
-      response_deadline_ms: BUILTIN_DEFAULTS.response_deadline_ms,
-      sse_idle_timeout_ms: BUILTIN_DEFAULTS.sse_idle_timeout_ms,
-      sse_deadline_ms: BUILTIN_DEFAULTS.sse_deadline_ms,
-      dedupe_text: BUILTIN_DEFAULTS.dedupe_text,
-    },
-    sseEventExplicit: undefined,
-  };
-  const defaultsLevel = resolveLevel(builtinLevel, overridesOf(d));
-  const defaultRequest = Object.freeze({
-    max_request_bytes: d.max_request_bytes ?? BUILTIN_DEFAULTS.max_request_bytes,
-    max_batch_messages: d.max_batch_messages ?? BUILTIN_DEFAULTS.max_batch_messages,
-  });
-  const defaultGuard = resolveGuard(d, BUILTIN_GUARD);
-
-  const agents: [string, AgentConfig][] = [];
+  const assembler = new ConfigAssembler(raw, env, source);
   const rawAgents: Record<string, RawAgent> = raw.agents ?? {};
-  for (const name of Object.keys(rawAgents)) {
-    agents.push([name, resolveAgent(name, rawAgents[name] as RawAgent, defaultsLevel, defaultRequest, defaultGuard)]);
-  }
-  const envSecret = env[RESUME_SECRET_ENV];
-  const listenHost = raw.listen?.host ?? DEFAULT_LISTEN.host;
-  return Object.freeze({
-    listen: Object.freeze({ host: listenHost, port: raw.listen?.port ?? DEFAULT_LISTEN.port }),
-    // ops_listen.host defaults to the gateway's own host.
-    ops_listen: raw.ops_listen ? Object.freeze({ host: raw.ops_listen.host ?? listenHost, port: raw.ops_listen.port }) : undefined,
-    defaults: Object.freeze({ ...defaultsLevel.limits, ...defaultGuard, ...defaultRequest }),
-    agents: new FrozenMap(agents),
-    resume: Object.freeze({
-      secret: raw.resume?.secret ?? (typeof envSecret === 'string' && envSecret !== '' ? envSecret : undefined),
-      ttl_ms: raw.resume?.ttl_ms ?? DEFAULT_RESUME_TTL_MS,
-    }),
-    log_level: raw.log_level ?? DEFAULT_LOG_LEVEL,
-    shutdown_grace_ms: raw.shutdown_grace_ms ?? DEFAULT_SHUTDOWN_GRACE_MS,
-    request_timeout_ms: raw.request_timeout_ms ?? DEFAULT_REQUEST_TIMEOUT_MS,
-    allowed_origins: Object.freeze([...(raw.allowed_origins ?? [])]),
-    allowed_hosts: Object.freeze([...(raw.allowed_hosts ?? [])]),
-    source,
-  });
+  for (const name of Object.keys(rawAgents)) assembler.addAgent(name, rawAgents[name] as RawAgent);
+  return assembler.finish();
 }
 
 // ---------------------------------------------------------------------------------------
@@ -894,6 +991,78 @@ function unquotedFlowProblems(flow: UnquotedFlowReferences, text: string, lines:
 }
 
 function buildConfig(text: string, env: NodeJS.ProcessEnv, source: string | undefined, label: string | undefined): GatewayConfig {
+  const { raw, fingerprint } = checkConfigText(text, env, label);
+  const config = resolveConfig(raw, env, source);
+  fingerprints.set(config, fingerprint);
+  return config;
+}
+
+/**
+ * What a config was made from: the SHA-256 of its text (UTF-8, hex) and each environment
+ * variable the loader read while checking it, with its value then (undefined: unset). The same
+ * text and the same values make the same config, so a reload that finds both unchanged has
+ * nothing to do (reload.ts). The values are kept in memory only, never logged.
+ */
+export interface ConfigFingerprint {
+  readonly digest: string;
+  readonly env: ReadonlyArray<readonly [string, string | undefined]>;
+}
+
+const fingerprints = new WeakMap<GatewayConfig, ConfigFingerprint>();
+
+/** The fingerprint of a config `parseConfig`, `loadConfigFile` or a reload made (undefined for one built otherwise). */
+export function configFingerprint(config: GatewayConfig): ConfigFingerprint | undefined {
+  return fingerprints.get(config);
+}
+
+/** Records `fingerprint` for `config` (a config assembled from a worker's pages: config/off-thread.ts). */
+export function setConfigFingerprint(config: GatewayConfig, fingerprint: ConfigFingerprint): void {
+  fingerprints.set(config, fingerprint);
+}
+
+/** SHA-256 of `text` as UTF-8, hex. */
+export function textDigest(text: string): string {
+  return createHash('sha256').update(text, 'utf8').digest('hex');
+}
+
+/** Whether `env` gives every variable of `fingerprint` the value it had. */
+export function sameEnvValues(fingerprint: ConfigFingerprint, env: NodeJS.ProcessEnv): boolean {
+  return fingerprint.env.every(([name, value]) => (Object.hasOwn(env, name) ? env[name] : undefined) === value);
+}
+
+/** `env` seen through a proxy that records each variable read (name -> value then). */
+function recordingEnv(env: NodeJS.ProcessEnv): { env: NodeJS.ProcessEnv; reads: Map<string, string | undefined> } {
+  const reads = new Map<string, string | undefined>();
+  const note = (name: string | symbol): void => {
+    if (typeof name === 'string' && !reads.has(name)) reads.set(name, Object.hasOwn(env, name) ? env[name] : undefined);
+  };
+  const proxy = new Proxy(env, {
+    get(target, name, receiver) {
+      note(name);
+      return Reflect.get(target, name, receiver) as unknown;
+    },
+    getOwnPropertyDescriptor(target, name) {
+      note(name);
+      return Reflect.getOwnPropertyDescriptor(target, name);
+    },
+  });
+  return { env: proxy, reads };
+}
+
+/**
+ * Steps 1 to 4 of the loader: `text` checked, nothing resolved. Returns the validated tree
+ * (null-prototype mappings; strings, numbers, booleans, lists and mappings only, so it can be
+ * posted between threads) and the config's fingerprint.
+ *
+ * @throws ConfigError (source `label`) with every problem.
+ */
+export function checkConfigText(text: string, rawEnv: NodeJS.ProcessEnv, label: string | undefined): { raw: RawConfig; fingerprint: ConfigFingerprint } {
+  const { env, reads } = recordingEnv(rawEnv);
+  const raw = validate(text, env, label);
+  return { raw, fingerprint: { digest: textDigest(text), env: [...reads] } };
+}
+
+function validate(text: string, env: NodeJS.ProcessEnv, label: string | undefined): RawConfig {
   // Same cap as loadConfigFile, for text given directly (parseConfig). A UTF-16 unit is 1 to 3
   // UTF-8 bytes, so the length alone settles most cases without counting bytes.
   if (text.length > MAX_CONFIG_FILE_BYTES || (text.length * 3 > MAX_CONFIG_FILE_BYTES && Buffer.byteLength(text, 'utf8') > MAX_CONFIG_FILE_BYTES)) {
@@ -951,5 +1120,5 @@ function buildConfig(text: string, env: NodeJS.ProcessEnv, source: string | unde
   if (problems.length > 0 || !parsed.success) throw new ConfigError(sortProblems(problems), label);
   // The schema only validates (no transforms), so the validated tree is the raw config; use
   // our own null-prototype tree rather than zod's copy so names like `__proto__` stay data.
-  return resolveConfig(tree as RawConfig, env, source);
+  return tree as RawConfig;
 }

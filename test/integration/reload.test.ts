@@ -189,7 +189,7 @@ describe('config reload', () => {
 });
 
 describe('reload in the real process', () => {
-  it('SIGHUP reloads (and does not stop the process); a broken file on disk is refused; SIGTERM still exits 0', async () => {
+  it('SIGHUP reloads (and does not stop the process; the unchanged file is logged as such); a broken file on disk is refused; SIGTERM still exits 0', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'gw-reload-proc-'));
     const file = join(dir, 'gateway.yaml');
     await writeFile(file, `listen: { host: 127.0.0.1, port: 0 }\nlog_level: info\nagents:\n  s:\n    url: ${seller.url}\n    max_response_bytes: ${LIMIT_A}\n`);
@@ -198,9 +198,11 @@ describe('reload in the real process', () => {
       gw = await startGatewayProcess(file);
       const url = `${gw.address}/agents/s/mcp`;
 
-      const reloaded = gw.waitForLog('config reloaded');
+      // The file is the one the gateway started with: nothing to apply, and the log says so.
+      const unchanged = gw.waitForLog('config unchanged');
       gw.child.kill('SIGHUP');
-      assert.equal((await reloaded).trigger, 'sighup');
+      assert.equal((await unchanged).trigger, 'sighup');
+      assert.equal(gw.logs.some((e) => e.msg === 'config reloaded'), false);
 
       const failed = gw.waitForLog('config reload failed');
       await replaceFile(file, 'agents:\n  s:\n    url: ftp://nope\n');

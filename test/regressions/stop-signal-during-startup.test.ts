@@ -30,6 +30,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { UNCHANGED_MSG } from '../../src/reload.js';
 import { PROCESS_TEST_TIMEOUT_MS, PROCESS_TIMEOUT_MS, spawnCli, type ChildProcess, type LogEntry } from '../helpers/process.js';
 import { withTimeout } from '../helpers/timeout.js';
 
@@ -109,7 +110,7 @@ describe('a stop signal during startup', { timeout: PROCESS_TEST_TIMEOUT_MS }, (
     });
   }
 
-  it('SIGHUP once the first stdout line is out: held, the config reloaded once the gateway listens (was: exit status 129, no line)', async () => {
+  it('SIGHUP once the first stdout line is out: held, the config reloaded (unchanged) once the gateway listens (was: exit status 129, no line)', async () => {
     const child: ChildProcess = spawnCli(['--config', config]);
     const lines: LogEntry[] = [];
     let stderr = '';
@@ -126,7 +127,7 @@ describe('a stop signal during startup', { timeout: PROCESS_TEST_TIMEOUT_MS }, (
         if (!hungUp) {
           hungUp = true;
           child.kill('SIGHUP');
-        } else if (line.msg === 'config reloaded' && !stopped) {
+        } else if (line.msg === UNCHANGED_MSG && !stopped) {
           stopped = true;
           child.kill('SIGTERM');
         }
@@ -139,10 +140,11 @@ describe('a stop signal during startup', { timeout: PROCESS_TEST_TIMEOUT_MS }, (
       const msgs = lines.map((l) => l.msg);
       assert.deepEqual({ code, signal, stderr }, { code: 0, signal: null, stderr: '' }, msgs.join(', '));
       assert.equal(msgs[0], 'starting');
-      // The held SIGHUP runs once the reload is wired, after the gateway listens: one reload.
+      // The held SIGHUP runs once the reload is wired, after the gateway listens: one reload
+      // (of the file the gateway started with: unchanged, nothing applied).
       const started = msgs.indexOf('gateway started');
       assert.ok(started > 0, msgs.join(', '));
-      assert.deepEqual(msgs.slice(started + 1), ['reloading the config', 'config reloaded', 'shutting down', 'stopped']);
+      assert.deepEqual(msgs.slice(started + 1), ['reloading the config', UNCHANGED_MSG, 'shutting down', 'stopped']);
       assert.equal(lines.at(-1 - 1 - 1)!.trigger, 'sighup');
     } finally {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
