@@ -12,7 +12,7 @@
  * fails is replaced at the next load; the load it was running rejects.
  *
  * The worker runs the module next to this one: `reload-worker.js` from dist/, `reload-worker.ts`
- * under tsx (whose loader a worker inherits with the parent's `execArgv`).
+ * under tsx (through a bootstrap that registers tsx's loader in the worker: {@link newWorker}).
  */
 import { Worker } from 'node:worker_threads';
 import { ConfigAssembler, ConfigError, setConfigFingerprint, unknownKeyProblem, type ConfigFingerprint, type ConfigProblem } from './load.js';
