@@ -219,10 +219,28 @@ export async function buildApp(config: GatewayConfig, opts: BuildAppOptions = {}
     // A method Fastify does not route at all (TRACE, PROPFIND, ...; CONNECT never comes here:
     // the `connect` listener below) on a path the listener serves: 405 as for PUT on an MCP
     // endpoint (below), not 404 (found by a new user); any other path 404 (routing/unrouted.ts).
-    target.setNotFoundHandler((request, reply) => {
-      if (drains && drain.draining) return refuseDraining(reply, request.method, Buffer.isBuffer(request.body) ? request.body : undefined);
-      return refuseUnrouted(reply, scope);
-    });
+    // Refused from the head, before a body is read (an onRequest hook of the not-found context):
+    // with the body limit of the largest agent, 4 POSTs of 150 MB to /nope held ~850 MB while
+    // read for nothing (a hostile trial 20, H2, on the ops listener, which now shares these
+    // options; the main listener did the same before). A request that declares a body gets
+    // `Connection: close` (its body is never read). While draining, the handler answers
+    // `draining` with the body's id, as before. Fastify's types list only preValidation and
+    // preHandler for the not-found context, but it takes every lifecycle hook from these options
+    // (fastify/lib/four-oh-four.js, _setNotFoundHandler); the regression test
+    // unrouted-request-body-read-for-nothing checks the hook runs.
+    const refuseFromHead = (request: FastifyRequest, reply: FastifyReply, done: () => void): void => {
+      if (drains && drain.draining) return done();
+      const length = request.headers['content-length'];
+      if ((length !== undefined && length !== '0') || request.headers['transfer-encoding'] !== undefined) reply.header('connection', 'close');
+      refuseUnrouted(reply, scope);
+    };
+    target.setNotFoundHandler(
+      { onRequest: refuseFromHead } as Parameters<FastifyInstance['setNotFoundHandler']>[0] & object,
+      (request, reply) => {
+        if (drains && drain.draining) return refuseDraining(reply, request.method, Buffer.isBuffer(request.body) ? request.body : undefined);
+        return refuseUnrouted(reply, scope);
+      },
+    );
     target.decorate(REFUSAL_LISTENER, refusalListener(scope));
     // CONNECT: Node's HTTP server hands it to this listener, out of HTTP, and destroyed the
     // connection without a word when there was none (a hostile new user's trial 15, L3); refused
@@ -360,7 +378,7 @@ export async function buildApp(config: GatewayConfig, opts: BuildAppOptions = {}
     app.server.emit('request', req, res);
   });
   // A POST's body over its agent's max_request_bytes is refused before it is read (request/agent-body-limit.ts).
-  app.route({ method: [...MCP_METHODS], url: '/agents/:agent/mcp', preParsing: agentBodyLimit(() => current, bodyLimit), handler });
+  app.route({ method: [...MCP_METHODS], url: '/agents/:agent/mcp', preParsing: agentBodyLimit(() => current, bodyLimit, () => drain.draining), handler });
   app.route({
     method: [...OTHER_METHODS],
     url: '/agents/:agent/mcp',

@@ -18,15 +18,17 @@
  *   close`, since the body the head announced may still come);
  * - a body without Content-Length (chunked) is read through a counter that fails it as soon
  *   as its bytes pass the bound (Fastify then refuses it the same way).
- * "The bound" allows a leading UTF-8 BOM on top of `max_request_bytes` (3 bytes): the handler
- * compares the body without it, and still does the exact comparison for a body read whole.
+ * The bound counts the bytes as sent, a leading UTF-8 BOM included, as the handler's exact
+ * comparison of a body read whole does (a hostile trial 20, H1: a first version allowed 3 bytes
+ * more for a BOM the body might start with, so a Content-Length 1-3 bytes over was waited for,
+ * 408 when the body never came). While the gateway drains, nothing is refused here: the
+ * request gets `draining` (503) as any other (trial 20, M1: it got 413).
  * Any other request costs one hook call, one agent lookup; a chunked one to such an agent a
  * Transform stream.
  */
 import { Transform, type Readable, type TransformCallback } from 'node:stream';
 import type { FastifyReply, FastifyRequest, RequestPayload } from 'fastify';
 import type { GatewayConfig } from '../config/types.js';
-import { UTF8_BOM } from '../mcp/utf8-bom.js';
 
 /**
  * A body over its agent's `max_request_bytes`, refused before it was read: Fastify's own code
@@ -43,24 +45,23 @@ export class AgentBodyTooLarge extends Error {
 
 /**
  * The most bytes a request body may have before it is refused unread: for a POST to agent
- * `agentName` (as configured in `config`), its `max_request_bytes` plus a leading BOM's bytes
- * when that is under `appLimit` (the app's body limit); else `appLimit`, which Fastify applies.
+ * `agentName` (as configured in `config`), its `max_request_bytes` when that is under
+ * `appLimit` (the app's body limit); else `appLimit`, which Fastify applies.
  */
 export function bodyBytesBound(config: GatewayConfig, method: string | undefined, agentName: string | undefined, appLimit: number): number {
   if (method !== 'POST' || agentName === undefined) return appLimit;
   const agent = config.agents.get(agentName);
-  return agent === undefined ? appLimit : Math.min(appLimit, agent.max_request_bytes + UTF8_BOM.length);
+  return agent === undefined ? appLimit : Math.min(appLimit, agent.max_request_bytes);
 }
-
-/** The agent's `max_request_bytes` for a bound {@link bodyBytesBound} gave. */
-const boundLimit = (bound: number): number => bound - UTF8_BOM.length;
 
 /**
  * The MCP route's preParsing hook (see file comment). `getConfig`: the config in force (a
- * reload applies to the next request); `appLimit`: the app's body limit.
+ * reload applies to the next request); `appLimit`: the app's body limit; `draining`: true
+ * once the gateway shuts down.
  */
-export function agentBodyLimit(getConfig: () => GatewayConfig, appLimit: number) {
+export function agentBodyLimit(getConfig: () => GatewayConfig, appLimit: number, draining: () => boolean) {
   return function agentBodyLimitHook(request: FastifyRequest, reply: FastifyReply, payload: RequestPayload, done: (err: Error | null, payload?: RequestPayload) => void): void {
+    if (draining()) return done(null, payload);
     const bound = bodyBytesBound(getConfig(), request.method, (request.params as { agent?: string }).agent, appLimit);
     if (bound >= appLimit) return done(null, payload);
     const declared = request.headers['content-length'];
@@ -68,7 +69,7 @@ export function agentBodyLimit(getConfig: () => GatewayConfig, appLimit: number)
     if (Number(declared) <= bound) return done(null, payload);
     // The body the head announced may still come: nothing else can follow it on this connection.
     reply.header('connection', 'close');
-    done(new AgentBodyTooLarge(boundLimit(bound)));
+    done(new AgentBodyTooLarge(bound));
   };
 }
 
@@ -80,7 +81,7 @@ function countedBody(payload: RequestPayload, bound: number): Transform {
       received += chunk.length;
       if (received > bound) {
         (payload as Readable).unpipe(counted);
-        callback(new AgentBodyTooLarge(boundLimit(bound)));
+        callback(new AgentBodyTooLarge(bound));
       } else callback(null, chunk);
     },
   });

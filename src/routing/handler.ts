@@ -240,10 +240,14 @@ export function createMcpHandler(deps: HandlerDeps) {
         reply.header('accept-encoding', 'identity');
         return refuse(reply, 'unsupported_content_encoding', null, `Unsupported Content-Encoding "${shownInMessage(coding)}" on the request: send the JSON body uncompressed.`);
       }
-      if (body.length > agent.max_request_bytes) {
-        return refuse(reply, 'request_too_large', null, `Request body of ${body.length} bytes is over this agent's max_request_bytes (${agent.max_request_bytes}).`, undefined, {
+      // The bytes as sent, a leading BOM included: what a Content-Length declares, so the check
+      // before the body is read (request/agent-body-limit.ts) and this one agree (a hostile
+      // trial 20, H1: with the BOM left out, a Content-Length 1-3 bytes over was waited for).
+      const sentBytes = sent!.length;
+      if (sentBytes > agent.max_request_bytes) {
+        return refuse(reply, 'request_too_large', null, `Request body of ${sentBytes} bytes is over this agent's max_request_bytes (${agent.max_request_bytes}).`, undefined, {
           limit_bytes: agent.max_request_bytes,
-          observed_bytes: body.length,
+          observed_bytes: sentBytes,
         });
       }
       // The structure bounds first, then the JSON-RPC facts (request/peek.ts).
