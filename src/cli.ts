@@ -22,7 +22,7 @@
  * errors are quick, the gateway itself (Fastify, undici, the pipeline) is loaded only by the
  * command that runs it (`serve`, `probe`), after the config is loaded.
  */
-import { Command, CommanderError, InvalidArgumentError } from 'commander';
+import { Command, CommanderError, InvalidArgumentError, type Option } from 'commander';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { BOUNDS, CONFIG_PATH_ENV, DEFAULT_CONFIG_PATH, MIN_RESUME_SECRET_LENGTH, RESUME_SECRET_ENV } from './config/defaults.js';
@@ -33,6 +33,7 @@ import { exitAfterLogFlush, logFlushed } from './observability/exit-after-log.js
 import { DEFAULT_PROBE_TIMEOUT_MS, PROBE_EXIT } from './probe/options.js';
 import { VERSION } from './version.js';
 import { keepExitCodeOnClosedOutput } from './ops/closed-output.js';
+import { splitHelpInFlagGroups, type ShortFlags } from './cli-flag-groups.js';
 import { onHangupSignal, onStopSignal, restoreStopSignals } from './stop-signals.js';
 import { StartupStop } from './startup-stop.js';
 
@@ -187,6 +188,9 @@ Exit codes:
   2  bad command line, invalid config, or an agent the config does not have
 `;
 
+/** The help flag's short form (every command's: commander's default, and the program's own). */
+const HELP_SHORT = '-h';
+
 /** The options that take a value, as declared (and named in a usage error: `once`). */
 const CONFIG_FLAGS = '-c, --config <file>';
 const TIMEOUT_FLAGS = '--timeout-ms <ms>';
@@ -225,6 +229,16 @@ const CHECK_CONFIG_WITH_PROBE =
   "error: option '--check-config' cannot be used with the command 'probe': --check-config checks the config and exits, probe <agent> calls the seller; give one of them";
 
 /**
+ * Why `--version` beside `--check-config` or `probe <agent>` is refused (exit 2), as
+ * {@link CHECK_CONFIG_WITH_PROBE} is: the version is printed only on the plain serving line
+ * (`refuseBadLineFirst`); the check or the probe, or the version, would be dropped without a word.
+ */
+const VERSION_WITH_CHECK_CONFIG =
+  "error: option '-V, --version' cannot be used with option '--check-config': --version prints the version and exits, --check-config checks the config and exits; give one of them";
+const VERSION_WITH_PROBE =
+  "error: option '-V, --version' cannot be used with the command 'probe': --version prints the version and exits, probe <agent> calls the seller; give one of them";
+
+/**
  * `parse` as the argument parser of an option that takes one value, refusing a second
  * occurrence of the option (in either spelling, `-c` or `--config`, before or after `probe`):
  * a usage error naming the option (`error: option '-c, --config <file>' was given more than
@@ -251,7 +265,7 @@ export function buildProgram(io: CliIo, setExit: (code: number) => void): Comman
     // Not commander's `.version()`: it prints and exits as soon as it meets the flag, before
     // the rest of the line is checked (see `refuseBadLineFirst`).
     .option('-V, --version', 'print the version and exit')
-    .helpOption('-h, --help', 'show this help and exit')
+    .helpOption(`${HELP_SHORT}, --help`, 'show this help and exit')
     .option('-c, --config <file>', `config file (default: $${CONFIG_PATH_ENV}, else ${DEFAULT_CONFIG_PATH}; never empty; at most once)`, once(CONFIG_FLAGS, parseConfigPath, (): Command => program, EXIT_CODES.CONFIG))
     .option('--check-config', 'validate the config, print the gateway settings and the resolved limits per agent and tool, and exit')
     .addHelpText('after', HELP_AFTER)
@@ -286,43 +300,70 @@ export function buildProgram(io: CliIo, setExit: (code: number) => void): Comman
     .addHelpText('after', PROBE_HELP)
     .action(async (agent: string, _opts: unknown, command: Command) => {
       restoreStopSignals(true);
+      // `--check-config` (and `--version`) beside it: refused by refuseBadLineFirst's hook.
       const opts = command.optsWithGlobals<ProbeCliOptions>();
-      if (opts.checkConfig === true) command.error(CHECK_CONFIG_WITH_PROBE, { exitCode: PROBE_EXIT.USAGE, code: 'adcp.conflictingOption' });
       const path = configPathFrom(opts.config, io.env, command);
       const config = await loadConfigOrReport(path, io);
       if (config === undefined) return setExit(PROBE_EXIT.USAGE);
       setExit(await probe(config, agent, opts, io));
     });
-  addHelpCommand(program);
-  refuseBadLineFirst(program, io);
+  const helpCommand = addHelpCommand(program);
+  refuseBadLineFirst(program, probeCommand, helpCommand, io);
   return program;
 }
 
 /**
- * The whole command line is checked before anything runs, `--version` included:
+ * The whole command line is checked before anything runs, `--version` included (a preAction
+ * hook of the program: it runs after commander's own checks, before the action):
  * - an operand where the program takes none is an unknown command, a usage error naming it
  *   and the commands there are (exit 2), as `help <unknown>` says it. commander takes it for
  *   an excess argument of the program, which has an action of its own (it serves), and said
  *   `error: too many arguments. Expected 0 arguments but got 1.`;
- * - `--version` (`-V`) prints the version and exits 0 only once commander has found the line
- *   valid: an unknown flag beside it is refused as without it (`error: unknown option`,
- *   exit 2), and so is an unknown command. commander's `.version()` printed and exited as it
- *   met the flag, so `--version --bogus` exited 0.
- * Reported failure: a hostile new user's trial 19, L5
- * (test/regressions/unknown-command-too-many-arguments.test.ts). Called once the subcommands
+ * - `--check-config` beside `probe` is refused ({@link CHECK_CONFIG_WITH_PROBE}, exit 2);
+ * - `--version` (`-V`) prints the version and exits 0 only on a line that without it is
+ *   valid and serves (with or without `--config`, never read). On any other line it prints
+ *   nothing: a line refused without it is refused the same with it (commander's checks, the
+ *   two above, `help <unknown>`); `help [command]` shows the help, as `--help -V` does;
+ *   `--check-config` or `probe <agent>` beside it is refused (exit 2:
+ *   {@link VERSION_WITH_CHECK_CONFIG}, {@link VERSION_WITH_PROBE}).
+ * Reported failures: commander's `.version()` printed and exited as it met the flag, so
+ * `--version --bogus` exited 0 (a hostile new user's trial 19, L5:
+ * test/regressions/unknown-command-too-many-arguments.test.ts); then this hook printed it
+ * before the action that refuses `--check-config probe x` or `help nothere` ran (trial 20,
+ * L1: test/regressions/version-flag-on-invalid-line.test.ts). Called once the subcommands
  * exist: they keep refusing excess arguments (commander copies the setting when a command is
  * added).
  */
-function refuseBadLineFirst(program: Command, io: CliIo): void {
+function refuseBadLineFirst(program: Command, probeCommand: Command, helpCommand: Command, io: CliIo): void {
   program.allowExcessArguments(true);
   program.hook('preAction', (_hooked: Command, action: Command) => {
     const name = action === program ? program.args[0] : undefined;
     if (name !== undefined) refuseUnknownCommand(program, name);
-    if (action.optsWithGlobals<{ version?: boolean }>().version === true) {
-      io.stdout(`${VERSION}\n`);
-      throw new CommanderError(0, 'commander.version', VERSION);
-    }
+    const opts = action.optsWithGlobals<{ version?: boolean; checkConfig?: boolean }>();
+    const exitCode = action === probeCommand ? PROBE_EXIT.USAGE : EXIT_CODES.CONFIG;
+    const conflict = (message: string): never => action.error(message, { exitCode, code: 'adcp.conflictingOption' });
+    if (action === probeCommand && opts.checkConfig === true) conflict(CHECK_CONFIG_WITH_PROBE);
+    if (opts.version !== true || action === helpCommand) return;
+    if (action === probeCommand) conflict(VERSION_WITH_PROBE);
+    if (opts.checkConfig === true) conflict(VERSION_WITH_CHECK_CONFIG);
+    io.stdout(`${VERSION}\n`);
+    throw new CommanderError(0, 'commander.version', VERSION);
   });
+}
+
+/**
+ * The short flags of `program` and its commands, for `splitHelpInFlagGroups`
+ * (src/cli-flag-groups.ts: `-hV` is read as `-h -V`, as `-Vh` is).
+ */
+function shortFlagsOf(program: Command): ShortFlags {
+  const options = [program, ...program.commands].flatMap((command) => command.options);
+  const takesValue = (o: Option): boolean => o.required || o.optional;
+  return {
+    help: HELP_SHORT,
+    booleans: new Set(options.filter((o) => !takesValue(o) && o.short !== undefined).map((o) => o.short as string)),
+    withValue: new Set(options.filter((o) => takesValue(o) && o.short !== undefined).map((o) => o.short as string)),
+    longWithValue: new Set(options.filter((o) => takesValue(o) && o.long !== undefined).map((o) => o.long as string)),
+  };
 }
 
 /** The usage error for `name`, no command of `program`: it and the commands there are, exit 2. */
@@ -341,9 +382,9 @@ function refuseUnknownCommand(program: Command, name: string): never {
  * Its own, forced with `helpCommand(true)`, gives an unknown name the program's help on
  * stderr, without naming what was wrong: hence this one. Added last, so it is listed last.
  */
-function addHelpCommand(program: Command): void {
+function addHelpCommand(program: Command): Command {
   program.helpCommand(false);
-  program
+  return program
     .command('help')
     .argument('[command]', 'the command to show the help of')
     .description('show the help of a command (without one: of adcp-buyer-gateway) and exit')
@@ -542,7 +583,7 @@ export async function main(argv: readonly string[] = process.argv, io: CliIo = p
     exitCode = code;
   });
   try {
-    await program.parseAsync([...argv]);
+    await program.parseAsync([...argv.slice(0, 2), ...splitHelpInFlagGroups(argv.slice(2), shortFlagsOf(program))]);
   } catch (err) {
     if (err instanceof CommanderError) {
       // --help and --version "fail" with exit code 0; usage errors are exit 2.
