@@ -22,7 +22,7 @@
  * errors are quick, the gateway itself (Fastify, undici, the pipeline) is loaded only by the
  * command that runs it (`serve`, `probe`), after the config is loaded.
  */
-import { Command, CommanderError, InvalidArgumentError, type Option } from 'commander';
+import { Command, CommanderError, InvalidArgumentError } from 'commander';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { BOUNDS, CONFIG_PATH_ENV, DEFAULT_CONFIG_PATH, MIN_RESUME_SECRET_LENGTH, RESUME_SECRET_ENV } from './config/defaults.js';
@@ -33,7 +33,6 @@ import { exitAfterLogFlush, logFlushed } from './observability/exit-after-log.js
 import { DEFAULT_PROBE_TIMEOUT_MS, PROBE_EXIT } from './probe/options.js';
 import { VERSION } from './version.js';
 import { keepExitCodeOnClosedOutput } from './ops/closed-output.js';
-import { splitHelpInFlagGroups, type ShortFlags } from './cli-flag-groups.js';
 import { onHangupSignal, onStopSignal, restoreStopSignals } from './stop-signals.js';
 import { StartupStop } from './startup-stop.js';
 
@@ -351,21 +350,6 @@ function refuseBadLineFirst(program: Command, probeCommand: Command, helpCommand
   });
 }
 
-/**
- * The short flags of `program` and its commands, for `splitHelpInFlagGroups`
- * (src/cli-flag-groups.ts: `-hV` is read as `-h -V`, as `-Vh` is).
- */
-function shortFlagsOf(program: Command): ShortFlags {
-  const options = [program, ...program.commands].flatMap((command) => command.options);
-  const takesValue = (o: Option): boolean => o.required || o.optional;
-  return {
-    help: HELP_SHORT,
-    booleans: new Set(options.filter((o) => !takesValue(o) && o.short !== undefined).map((o) => o.short as string)),
-    withValue: new Set(options.filter((o) => takesValue(o) && o.short !== undefined).map((o) => o.short as string)),
-    longWithValue: new Set(options.filter((o) => takesValue(o) && o.long !== undefined).map((o) => o.long as string)),
-  };
-}
-
 /** The usage error for `name`, no command of `program`: it and the commands there are, exit 2. */
 function refuseUnknownCommand(program: Command, name: string): never {
   const names = program.commands.map((c) => c.name()).join(', ');
@@ -583,7 +567,7 @@ export async function main(argv: readonly string[] = process.argv, io: CliIo = p
     exitCode = code;
   });
   try {
-    await program.parseAsync([...argv.slice(0, 2), ...splitHelpInFlagGroups(argv.slice(2), shortFlagsOf(program))]);
+    await program.parseAsync(argv);
   } catch (err) {
     if (err instanceof CommanderError) {
       // --help and --version "fail" with exit code 0; usage errors are exit 2.

@@ -17,8 +17,9 @@
  * - `help [command]` shows that help, as `--help -V` always did (help wins);
  * - `--check-config` or `probe <agent>` with `-V` is refused (exit 2) as `--check-config`
  *   with `probe` is: two commands, one of them would be dropped without a word;
- * - `h` in a short flag group is read as `-h`, as commander reads `V` there: `-hV` is
- *   `-h -V`, the help, as `-Vh` is.
+ * (`-hV` stays commander's `unknown option '-hV'` while `-Vh` is the help: commander reads a
+ * group letter by letter only while each is one of its options, and its help flag is not one;
+ * a rewrite of the argument list for it was judged not worth owning.)
  *
  * Input: the real CLI (test/helpers/process.ts `runCli`). Expected: the exact stdout,
  * stderr and exit code below; the help's bytes are `--help`'s (`probe --help`'s).
@@ -74,15 +75,6 @@ describe('--version prints the version only on a line valid without it', { concu
   test('`--check-config -V`, `probe x -V`: refused as two commands, exit 2, before any file is read (was: the version)', OPTIONS, async () => {
     assert.deepEqual(await runCli(['--check-config', '-V', '--config', 'no-such-file.yaml']), VERSION_WITH_CHECK_CONFIG);
     assert.deepEqual(await runCli(['probe', 'x', '-V', '--config', 'no-such-file.yaml']), VERSION_WITH_PROBE);
-  });
-
-  test('`-hV` is `-h -V`, the help, as `-Vh` (was: unknown option `-hV`); `probe -hV` is probe\'s', OPTIONS, async () => {
-    const help = await helpOf(['--help']);
-    assert.deepEqual(await runCli(['-hV']), help);
-    assert.deepEqual(await runCli(['-Vh']), help);
-    const probeHelp = await helpOf(['probe', '--help']);
-    assert.deepEqual(await runCli(['probe', '-hV']), probeHelp);
-    assert.deepEqual(await runCli(['probe', '-Vh']), probeHelp);
   });
 
   test('controls: `-V`, `-V -c <file>` (never read), `--config=<file> --version`: the version; `-c -hV` is a file named -hV; `-xV` unknown', OPTIONS, async () => {
