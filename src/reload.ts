@@ -55,7 +55,7 @@ import { resolve as resolvePath } from 'node:path';
 import type { Logger } from 'pino';
 import { warnInsecureAgent, type GatewayControl } from './app.js';
 import { watchConfigFile } from './config-watch.js';
-import { configFingerprint, ConfigError, type ConfigProblem } from './config/load.js';
+import { configFingerprint, ConfigError, readConfigText, textDigest, type ConfigProblem } from './config/load.js';
 import { ConfigThread } from './config/off-thread.js';
 import { shownProblems } from './config/problem-list.js';
 import { requestBodyLimit } from './config/resolve.js';
@@ -258,6 +258,25 @@ export function createReloader(opts: ReloaderOptions): Reloader {
             if (!closed) void schedule('file', true);
           },
         });
+
+  /**
+   * An edit made between the start-up read and the watch's start raised no event, so it was
+   * never applied (a hostile trial 21, M1: an agent added then still got 404 8 s later): once
+   * the watch runs, the file is read on this thread (one bounded read and a SHA-256, no
+   * parse) and checked as after an event when its text is not the running config's, or when
+   * it cannot be read. Nothing is logged when it is the same text.
+   */
+  async function checkSinceStartup(): Promise<void> {
+    const loaded = configFingerprint(control.config);
+    let same = false;
+    try {
+      same = loaded !== undefined && textDigest(await readConfigText(absolute)) === loaded.digest;
+    } catch {
+      // Unreadable now: the check below reports it.
+    }
+    if (!same && !closed) void schedule('file', true);
+  }
+  if (stopWatch !== undefined) void checkSinceStartup();
 
   return {
     async reload(trigger = 'manual') {
