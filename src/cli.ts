@@ -458,7 +458,7 @@ async function serve(config: GatewayConfig, path: string, io: CliIo, startup: St
     env: io.env,
     control: app.gateway,
     log: logger,
-    onResult: (result) => app.gateway.metrics.incConfigReload(result.ok ? 'ok' : 'error'),
+    onResult: (result) => app.gateway.metrics.incConfigReload(!result.ok ? 'error' : result.unchanged === true ? 'unchanged' : 'ok'),
   });
   const onHangup = (): void => {
     logger.info({ signal: 'SIGHUP' }, 'reloading the config');

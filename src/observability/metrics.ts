@@ -122,7 +122,8 @@ export interface GatewayMetrics {
    */
   incDiscoveryOvershoot(agent: string, surface: string): void;
   /** Counts one config reload attempt. */
-  incConfigReload(result: 'ok' | 'error'): void;
+  /** `unchanged`: the file and its `${VAR}` values were the running config's, nothing applied (a hostile trial 21, L1: it counted `ok`). */
+  incConfigReload(result: 'ok' | 'error' | 'unchanged'): void;
   /** Counts one host request refused before any seller was contacted (`reason`: docs/errors.md refusals). */
   incRefusal(reason: string): void;
   /** Counts one SSE event dropped from a stream that answers no request (standalone GET, long-lived), or from any stream for data naming no kind of message, by reason: a breach's, or a DROP_REASONS entry (`get_stream_response`, `message_without_kind`). */
@@ -235,6 +236,7 @@ export function createMetrics(opts: CreateMetricsOptions = {}): GatewayMetrics {
   );
   reloads.inc({ result: 'ok' }, 0);
   reloads.inc({ result: 'error' }, 0);
+  reloads.inc({ result: 'unchanged' }, 0);
   const tally = new ExchangeTally({ exchanges, sellerBytes, hostBytes, dedupeSaved, breaches, textsNotLifted, resumes });
 
   return {

@@ -156,7 +156,7 @@ describe('metrics after real exchanges', () => {
     assert.ok(valueOf(m.samples, 'adcp_gateway_exchange_duration_seconds_bucket', { agent: 's', method: 'tools/list', le: '60' }) !== undefined);
     assert.deepEqual(series(m.samples, 'adcp_gateway_resumes_total'), {});
     assert.equal(valueOf(m.samples, 'adcp_gateway_sse_streams_open'), 0);
-    assert.deepEqual(series(m.samples, 'adcp_gateway_config_reloads_total'), { 'result=ok': 0, 'result=error': 0 });
+    assert.deepEqual(series(m.samples, 'adcp_gateway_config_reloads_total'), { 'result=ok': 0, 'result=error': 0, 'result=unchanged': 0 });
     // Default process metrics are on the same registry.
     assert.ok(valueOf(m.samples, 'process_cpu_user_seconds_total') !== undefined);
     // Tool names and ids never become label values.
@@ -257,7 +257,7 @@ describe('metrics: counters for other parts of the gateway', () => {
       'agent=s,surface=other': 1,
     });
     assert.deepEqual(series(samples, 'adcp_gateway_refusals_total'), { 'reason=unknown_agent': 1, 'reason=other': 1 });
-    assert.deepEqual(series(samples, 'adcp_gateway_config_reloads_total'), { 'result=ok': 1, 'result=error': 2 });
+    assert.deepEqual(series(samples, 'adcp_gateway_config_reloads_total'), { 'result=ok': 1, 'result=error': 2, 'result=unchanged': 0 });
   });
 
   test('each app has its own registry', async () => {

@@ -203,6 +203,13 @@ describe('reload in the real process', () => {
       gw.child.kill('SIGHUP');
       assert.equal((await unchanged).trigger, 'sighup');
       assert.equal(gw.logs.some((e) => e.msg === 'config reloaded'), false);
+      // Counted as such, not as `ok` (a hostile trial 21, L1).
+      const metrics = await (await fetch(`${gw.address}/metrics`)).text();
+      assert.deepEqual(metrics.match(/^adcp_gateway_config_reloads_total\{.*$/gm), [
+        'adcp_gateway_config_reloads_total{result="ok"} 0',
+        'adcp_gateway_config_reloads_total{result="error"} 0',
+        'adcp_gateway_config_reloads_total{result="unchanged"} 1',
+      ]);
 
       const failed = gw.waitForLog('config reload failed');
       await replaceFile(file, 'agents:\n  s:\n    url: ftp://nope\n');
