@@ -131,7 +131,9 @@ test('held bytes: the stream pauses until hold.ready resolves, then reads on', a
   };
   const chunks: Buffer[] = [];
   const done = readDirect(source, chunks, undefined, hold);
-  await new Promise((r) => setTimeout(r, 20));
+  // Until the hold is waited for (a fixed 20 ms was too short under two suites on 2 cores: a new
+  // user's run of 2026-12-05 read '' there), at most 5 s.
+  for (let k = 0; k < 500 && waits === 0; k++) await new Promise((r) => setTimeout(r, 10));
   assert.equal(Buffer.concat(chunks).toString(), 'aa');
   assert.equal(source.stream.isPaused(), true);
   release();
