@@ -771,13 +771,13 @@ export class ConfigAssembler {
     }
   }
 
-  /** The frozen config (call once, after the last agent). */
-  finish(): GatewayConfig {
+  /** The frozen config (call once, after the last agent), with `fingerprint` recorded for it ({@link configFingerprint}). */
+  finish(fingerprint: ConfigFingerprint): GatewayConfig {
     this.endAgent();
     const raw = this.raw;
     const envSecret = this.env[RESUME_SECRET_ENV];
     const listenHost = raw.listen?.host ?? DEFAULT_LISTEN.host;
-    return Object.freeze({
+    const config: GatewayConfig = Object.freeze({
       listen: Object.freeze({ host: listenHost, port: raw.listen?.port ?? DEFAULT_LISTEN.port }),
       // ops_listen.host defaults to the gateway's own host.
       ops_listen: raw.ops_listen ? Object.freeze({ host: raw.ops_listen.host ?? listenHost, port: raw.ops_listen.port }) : undefined,
@@ -794,6 +794,8 @@ export class ConfigAssembler {
       allowed_hosts: Object.freeze([...(raw.allowed_hosts ?? [])]),
       source: this.source,
     });
+    fingerprints.set(config, fingerprint);
+    return config;
   }
 
   private agentInProgress(): AgentInProgress {
@@ -825,11 +827,11 @@ export class ConfigAssembler {
   }
 }
 
-function resolveConfig(raw: RawConfig, env: NodeJS.ProcessEnv, source: string | undefined): GatewayConfig {
+function resolveConfig(raw: RawConfig, env: NodeJS.ProcessEnv, source: string | undefined, fingerprint: ConfigFingerprint): GatewayConfig {
   const assembler = new ConfigAssembler(raw, env, source);
   const rawAgents: Record<string, RawAgent> = raw.agents ?? {};
   for (const name of Object.keys(rawAgents)) assembler.addAgent(name, rawAgents[name] as RawAgent);
-  return assembler.finish();
+  return assembler.finish(fingerprint);
 }
 
 // ---------------------------------------------------------------------------------------
@@ -992,9 +994,7 @@ function unquotedFlowProblems(flow: UnquotedFlowReferences, text: string, lines:
 
 function buildConfig(text: string, env: NodeJS.ProcessEnv, source: string | undefined, label: string | undefined): GatewayConfig {
   const { raw, fingerprint } = checkConfigText(text, env, label);
-  const config = resolveConfig(raw, env, source);
-  fingerprints.set(config, fingerprint);
-  return config;
+  return resolveConfig(raw, env, source, fingerprint);
 }
 
 /**
@@ -1013,11 +1013,6 @@ const fingerprints = new WeakMap<GatewayConfig, ConfigFingerprint>();
 /** The fingerprint of a config `parseConfig`, `loadConfigFile` or a reload made (undefined for one built otherwise). */
 export function configFingerprint(config: GatewayConfig): ConfigFingerprint | undefined {
   return fingerprints.get(config);
-}
-
-/** Records `fingerprint` for `config` (a config assembled from a worker's pages: config/off-thread.ts). */
-export function setConfigFingerprint(config: GatewayConfig, fingerprint: ConfigFingerprint): void {
-  fingerprints.set(config, fingerprint);
 }
 
 /** SHA-256 of `text` as UTF-8, hex. */
@@ -1052,14 +1047,15 @@ function recordingEnv(env: NodeJS.ProcessEnv): { env: NodeJS.ProcessEnv; reads: 
 /**
  * Steps 1 to 4 of the loader: `text` checked, nothing resolved. Returns the validated tree
  * (null-prototype mappings; strings, numbers, booleans, lists and mappings only, so it can be
- * posted between threads) and the config's fingerprint.
+ * posted between threads) and the config's fingerprint (`digest`: the text's {@link textDigest},
+ * when the caller has it already).
  *
  * @throws ConfigError (source `label`) with every problem.
  */
-export function checkConfigText(text: string, rawEnv: NodeJS.ProcessEnv, label: string | undefined): { raw: RawConfig; fingerprint: ConfigFingerprint } {
+export function checkConfigText(text: string, rawEnv: NodeJS.ProcessEnv, label: string | undefined, digest = textDigest(text)): { raw: RawConfig; fingerprint: ConfigFingerprint } {
   const { env, reads } = recordingEnv(rawEnv);
   const raw = validate(text, env, label);
-  return { raw, fingerprint: { digest: textDigest(text), env: [...reads] } };
+  return { raw, fingerprint: { digest, env: [...reads] } };
 }
 
 function validate(text: string, env: NodeJS.ProcessEnv, label: string | undefined): RawConfig {

@@ -15,7 +15,7 @@
  * under tsx (through a bootstrap that registers tsx's loader in the worker: {@link newWorker}).
  */
 import { Worker } from 'node:worker_threads';
-import { ConfigAssembler, ConfigError, setConfigFingerprint, unknownKeyProblem, type ConfigFingerprint, type ConfigProblem } from './load.js';
+import { ConfigAssembler, ConfigError, unknownKeyProblem, type ConfigFingerprint, type ConfigProblem } from './load.js';
 import type { RawAgent, RawConfig, RawTool } from './schema.js';
 import type { GatewayConfig } from './types.js';
 
@@ -40,10 +40,10 @@ export type ConfigItem = ['agent', string, RawAgent] | ['headers', Array<[string
 
 export type LoadReply =
   | { readonly type: 'read-error'; readonly code: string | undefined; readonly problems: WireProblem[] }
-  | { readonly type: 'skip'; readonly digest: string }
+  | { readonly type: 'skip' }
   | { readonly type: 'unchanged'; readonly digest: string }
   | { readonly type: 'invalid'; readonly digest: string; readonly pages: number }
-  | { readonly type: 'config'; readonly digest: string; readonly fingerprint: ConfigFingerprint; readonly header: RawConfig; readonly pages: number }
+  | { readonly type: 'config'; readonly fingerprint: ConfigFingerprint; readonly header: RawConfig; readonly pages: number }
   | { readonly type: 'failed'; readonly message: string };
 
 export interface PageRequest {
@@ -58,10 +58,10 @@ export interface PageReply {
 }
 
 /** What a load found. `digest`: the SHA-256 of the text read (absent when it could not be read). */
-export type LoadOutcome =
+type LoadOutcome =
   | { readonly kind: 'config'; readonly digest: string; readonly config: GatewayConfig }
   | { readonly kind: 'error'; readonly digest: string | undefined; readonly error: ConfigError }
-  | { readonly kind: 'skip'; readonly digest: string }
+  | { readonly kind: 'skip' }
   | { readonly kind: 'unchanged'; readonly digest: string };
 
 function fromWire(p: WireProblem): ConfigProblem {
@@ -96,15 +96,13 @@ export class ConfigThread {
    * Rejects only when the worker fails (not for an invalid or unreadable file).
    */
   async load(job: Omit<LoadJob, 'type'>): Promise<LoadOutcome> {
-    const env: Record<string, string | undefined> = {};
-    for (const name of Object.keys(job.env)) env[name] = job.env[name];
-    const reply = (await this.ask({ ...job, env, type: 'load' })) as LoadReply;
+    const reply = (await this.ask({ ...job, env: { ...job.env }, type: 'load' })) as LoadReply;
     switch (reply.type) {
       case 'failed':
         throw new Error(`config worker: ${reply.message}`);
       case 'skip':
       case 'unchanged':
-        return reply.type === 'skip' ? { kind: 'skip', digest: reply.digest } : { kind: 'unchanged', digest: reply.digest };
+        return reply.type === 'skip' ? { kind: 'skip' } : { kind: 'unchanged', digest: reply.digest };
       case 'read-error':
         return { kind: 'error', digest: undefined, error: new ConfigError(reply.problems.map(fromWire), job.path, reply.code === undefined ? {} : { code: reply.code }) };
       case 'invalid': {
@@ -121,9 +119,7 @@ export class ConfigThread {
             else assembler.addTools(item[1]);
           }
         }
-        const config = assembler.finish();
-        setConfigFingerprint(config, reply.fingerprint);
-        return { kind: 'config', digest: reply.digest, config };
+        return { kind: 'config', digest: reply.fingerprint.digest, config: assembler.finish(reply.fingerprint) };
       }
     }
   }

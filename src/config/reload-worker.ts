@@ -21,7 +21,7 @@ import type { RawAgent, RawConfig } from './schema.js';
 import type { ConfigItem, LoadJob, LoadReply, PageReply, PageRequest, WireProblem } from './off-thread.js';
 
 /** Values (agents, headers, tools, problems) per page: ~1 ms of the main thread's time each. */
-export const PAGE_ITEMS = 500;
+const PAGE_ITEMS = 500;
 
 let pages: unknown[][] = [];
 
@@ -47,46 +47,47 @@ function post(message: LoadReply | PageReply): void {
   parentPort?.postMessage(message);
 }
 
-/** `items` cut in pages of at most `PAGE_ITEMS` values (a `ConfigItem` of n entries counts n). */
-function paginate<T>(items: readonly T[], size: (item: T) => number): T[][] {
+/** `items` in pages of at most `PAGE_ITEMS` each. */
+function inPages<T>(items: readonly T[]): T[][] {
   const out: T[][] = [];
-  let page: T[] = [];
-  let filled = 0;
-  for (const item of items) {
-    const n = size(item);
-    if (filled > 0 && filled + n > PAGE_ITEMS) {
-      out.push(page);
-      page = [];
-      filled = 0;
-    }
-    page.push(item);
-    filled += n;
-  }
-  if (page.length > 0) out.push(page);
+  for (let i = 0; i < items.length; i += PAGE_ITEMS) out.push(items.slice(i, i + PAGE_ITEMS));
   return out;
 }
 
-/** The agents of `raw` as items: each agent without its headers and tools, then those in runs of at most `PAGE_ITEMS`. */
-function configItems(agents: Record<string, RawAgent>): ConfigItem[] {
-  const items: ConfigItem[] = [];
-  const runs = <T>(kind: 'headers' | 'tools', record: Record<string, T> | null | undefined): void => {
-    if (record == null) return;
-    const entries = Object.entries(record);
-    for (let i = 0; i < entries.length; i += PAGE_ITEMS) items.push([kind, entries.slice(i, i + PAGE_ITEMS)] as ConfigItem);
+/**
+ * The agents as pages of at most `PAGE_ITEMS` values: each agent (without its headers and
+ * tools) counts one, then its headers and its tools, each in runs cut at a page's edge.
+ */
+function configPages(agents: Record<string, RawAgent>): ConfigItem[][] {
+  const out: ConfigItem[][] = [];
+  let page: ConfigItem[] = [];
+  let room = PAGE_ITEMS;
+  const makeRoom = (): void => {
+    if (room > 0) return;
+    out.push(page);
+    page = [];
+    room = PAGE_ITEMS;
+  };
+  const run = (kind: 'headers' | 'tools', record: Record<string, unknown> | null | undefined): void => {
+    const entries = record == null ? [] : Object.entries(record);
+    for (let i = 0; i < entries.length; ) {
+      makeRoom();
+      const part = entries.slice(i, i + room);
+      page.push([kind, part] as ConfigItem);
+      room -= part.length;
+      i += part.length;
+    }
   };
   for (const name of Object.keys(agents)) {
     const { headers, tools, ...rest } = agents[name] as RawAgent;
-    items.push(['agent', name, rest as RawAgent]);
-    runs('headers', headers);
-    // Tools with the same settings (an anchor's aliases) as one object, posted once per page.
-    const same = new Map<string, unknown>();
-    runs('tools', tools == null ? tools : Object.fromEntries(Object.entries(tools).map(([name, t]) => {
-      const key = JSON.stringify(t);
-      if (!same.has(key)) same.set(key, t);
-      return [name, same.get(key)];
-    })));
+    makeRoom();
+    page.push(['agent', name, rest as RawAgent]);
+    room--;
+    run('headers', headers);
+    run('tools', tools);
   }
-  return items;
+  if (page.length > 0) out.push(page);
+  return out;
 }
 
 function wireProblem(p: ConfigProblem): WireProblem {
@@ -106,16 +107,16 @@ async function load(job: LoadJob): Promise<LoadReply> {
     return { type: 'read-error', code: err.code, problems: err.problems.map(wireProblem) };
   }
   const digest = textDigest(text);
-  if (job.skipDigest === digest) return { type: 'skip', digest };
+  if (job.skipDigest === digest) return { type: 'skip' };
   if (job.loaded !== undefined && job.loaded.digest === digest && sameEnvValues(job.loaded, job.env)) return { type: 'unchanged', digest };
   try {
-    const { raw, fingerprint } = checkConfigText(text, job.env, job.path);
+    const { raw, fingerprint } = checkConfigText(text, job.env, job.path, digest);
     const { agents, ...header } = raw;
-    pages = paginate(configItems(agents ?? {}), (item) => (item[0] === 'agent' ? 1 : item[1].length));
-    return { type: 'config', digest, fingerprint, header: header as RawConfig, pages: pages.length };
+    pages = configPages(agents ?? {});
+    return { type: 'config', fingerprint, header: header as RawConfig, pages: pages.length };
   } catch (err) {
     if (!(err instanceof ConfigError)) throw err;
-    pages = paginate(err.problems, () => 1).map((page) => page.map(wireProblem));
+    pages = inPages(err.problems.map(wireProblem));
     return { type: 'invalid', digest, pages: pages.length };
   }
 }

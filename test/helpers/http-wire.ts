@@ -24,6 +24,53 @@ export function exchangeUntilClose(baseUrl: string, text: string): Promise<strin
   });
 }
 
+/** What {@link writeAndRead} got back. */
+export interface WireAnswer {
+  /** Everything the server sent (latin1) until it closed the connection, or until the wait ran out. */
+  text: string;
+  /** When its first byte came, ms after the request was written (null: none came). */
+  firstByteMs: number | null;
+  /** Whether the server closed the connection within the wait. */
+  closed: boolean;
+}
+
+/**
+ * Writes `head`, then each of `parts` (latin1: one byte per character), on a new connection to
+ * 127.0.0.1:`port`, leaving it open after the last; reads until the server closes it or
+ * `waitMs` runs out (then the test closes it).
+ */
+export function writeAndRead(port: number, head: string, parts: readonly string[] = [], waitMs = 2000): Promise<WireAnswer> {
+  return new Promise((resolve) => {
+    const started = performance.now();
+    const socket = connect(port, '127.0.0.1');
+    let text = '';
+    let firstByteMs: number | null = null;
+    const done = (closed: boolean): void => {
+      clearTimeout(timer);
+      socket.destroy();
+      resolve({ text, firstByteMs, closed });
+    };
+    const timer = setTimeout(() => done(false), waitMs);
+    socket.setEncoding('latin1');
+    socket.on('data', (d: string) => {
+      firstByteMs ??= performance.now() - started;
+      text += d;
+    });
+    socket.on('error', () => {});
+    socket.on('close', () => done(true));
+    socket.write(head, 'latin1');
+    for (const part of parts) socket.write(part, 'latin1');
+  });
+}
+
+/** The status line, the `Connection` field and the body of the first answer in `text`. */
+export function firstAnswer(text: string): { status: string; connection: string | undefined; body: string } {
+  const [head = '', body = ''] = text.split('\r\n\r\n');
+  const lines = head.split('\r\n');
+  const connection = lines.find((l) => l.toLowerCase().startsWith('connection:'))?.slice('connection:'.length).trim();
+  return { status: lines[0] ?? '', connection, body };
+}
+
 /** A raw connection to a server that records all it receives and whether the server closed it. */
 export interface RawConnection {
   socket: Socket;

@@ -22,12 +22,13 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import net from 'node:net';
+import type net from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/app.js';
 import { parseConfig } from '../../src/config/load.js';
 import { captureLog } from '../helpers/capture-log.js';
 import { TEST_TIMEOUT_MS } from '../helpers/timeout.js';
+import { firstAnswer, writeAndRead as exchange, type WireAnswer as Wire } from '../helpers/http-wire.js';
 
 const CONFIG = `log_level: info
 listen: { host: 127.0.0.1, port: 0 }
@@ -43,39 +44,6 @@ agents:
 /** How long an answer may take to count as "at once" (the 408 came after request_timeout_ms, 3 s). */
 const AT_ONCE_MS = 1000;
 
-interface Wire {
-  /** Everything the gateway sent until it closed the connection, or until `waitMs`. */
-  text: string;
-  /** When the first byte came, ms after the request was sent (null: none). */
-  firstByteMs: number | null;
-  closed: boolean;
-}
-
-/** Writes `head`, then each of `parts` (the connection stays open after the last); reads until close or `waitMs`. */
-function exchange(port: number, head: string, parts: readonly string[], waitMs = 2000): Promise<Wire> {
-  return new Promise((resolve) => {
-    const started = performance.now();
-    const socket = net.connect(port, '127.0.0.1');
-    let text = '';
-    let firstByteMs: number | null = null;
-    const done = (closed: boolean): void => {
-      clearTimeout(timer);
-      socket.destroy();
-      resolve({ text, firstByteMs, closed });
-    };
-    const timer = setTimeout(() => done(false), waitMs);
-    socket.setEncoding('latin1');
-    socket.on('data', (d: string) => {
-      firstByteMs ??= performance.now() - started;
-      text += d;
-    });
-    socket.on('error', () => {});
-    socket.on('close', () => done(true));
-    socket.write(head);
-    for (const part of parts) socket.write(part);
-  });
-}
-
 function post(agent: string, fields: string): string {
   return `POST /agents/${agent}/mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n${fields}\r\n`;
 }
@@ -85,14 +53,6 @@ const TOO_LARGE_200 = JSON.stringify({
   id: null,
   error: { code: -32600, message: "Request body is over this agent's max_request_bytes (200).", data: { reason: 'request_too_large', limit_bytes: 200 } },
 });
-
-/** The answer's status line, Connection field and body. */
-function answerOf(wire: Wire): { status: string; connection: string | undefined; body: string } {
-  const [head = '', body = ''] = wire.text.split('\r\n\r\n');
-  const lines = head.split('\r\n');
-  const connection = lines.find((l) => l.toLowerCase().startsWith('connection:'))?.slice('connection:'.length).trim();
-  return { status: lines[0] ?? '', connection, body };
-}
 
 describe('a declared body over its agent max_request_bytes is refused before it is read', { timeout: TEST_TIMEOUT_MS }, () => {
   let app: FastifyInstance;
@@ -108,7 +68,7 @@ describe('a declared body over its agent max_request_bytes is refused before it 
   });
 
   const refusedAtOnce = (wire: Wire, label: string): void => {
-    assert.deepEqual(answerOf(wire), { status: 'HTTP/1.1 413 Payload Too Large', connection: 'close', body: TOO_LARGE_200 }, label);
+    assert.deepEqual(firstAnswer(wire.text), { status: 'HTTP/1.1 413 Payload Too Large', connection: 'close', body: TOO_LARGE_200 }, label);
     assert.ok(wire.firstByteMs !== null && wire.firstByteMs < AT_ONCE_MS, `${label}: answered in ${wire.firstByteMs} ms`);
     assert.equal(wire.closed, true, `${label}: connection closed`);
   };
@@ -154,7 +114,7 @@ describe('a declared body over its agent max_request_bytes is refused before it 
     const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping', params: { pad: '' } });
     const padded = body.replace('"pad":""', `"pad":"${'y'.repeat(200 - body.length)}"`);
     assert.equal(padded.length, 200);
-    const within = answerOf(await exchange(port, post('tight', `Content-Length: 200\r\n`), [padded], 5000));
+    const within = firstAnswer((await exchange(port, post('tight', `Content-Length: 200\r\n`), [padded], 5000)).text);
     assert.equal(within.status, 'HTTP/1.1 200 OK');
     assert.match(within.body, /"upstream_unreachable"/);
     const roomy = await exchange(port, post('roomy', 'Content-Length: 300\r\n'), ['x'.repeat(250)], 500);

@@ -21,7 +21,6 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import net from 'node:net';
 import { PassThrough } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { buildApp } from '../../src/app.js';
@@ -29,6 +28,7 @@ import { parseConfig } from '../../src/config/load.js';
 import { agentBodyLimit } from '../../src/request/agent-body-limit.js';
 import { listenAll } from '../../src/ops/listen.js';
 import { TEST_TIMEOUT_MS } from '../helpers/timeout.js';
+import { firstAnswer, writeAndRead } from '../helpers/http-wire.js';
 
 const CONFIG = `log_level: silent
 listen: { host: 127.0.0.1, port: 0 }
@@ -52,31 +52,11 @@ interface Answer {
   closed: boolean;
 }
 
-/** Sends `head` and `body` (the declared body may be longer); reads until close or 2 s. */
-function send(port: number, head: string, body = ''): Promise<Answer> {
-  return new Promise((resolve) => {
-    const started = performance.now();
-    const socket = net.connect(port, '127.0.0.1');
-    let text = '';
-    let ms: number | null = null;
-    const done = (closed: boolean): void => {
-      clearTimeout(timer);
-      socket.destroy();
-      const [h = '', b = ''] = text.split('\r\n\r\n');
-      const lines = h.split('\r\n');
-      const connection = lines.find((l) => l.toLowerCase().startsWith('connection:'))?.slice(11).trim();
-      resolve({ status: lines[0] ?? '', connection, reason: /"reason":"([a-z_]+)"/.exec(b)?.[1], ms, closed });
-    };
-    const timer = setTimeout(() => done(false), 2000);
-    socket.setEncoding('latin1');
-    socket.on('data', (d: string) => {
-      ms ??= performance.now() - started;
-      text += d;
-    });
-    socket.on('error', () => {});
-    socket.on('close', () => done(true));
-    socket.write(head + body, 'latin1'); // the BOM case's bytes as written (\u00ef... one byte each)
-  });
+/** Sends `head` and `body` (the declared body may be longer; latin1: the BOM case's bytes as written); reads until close or 2 s. */
+async function send(port: number, head: string, body = ''): Promise<Answer> {
+  const wire = await writeAndRead(port, head, [body]);
+  const { status, connection, body: answer } = firstAnswer(wire.text);
+  return { status, connection, reason: /"reason":"([a-z_]+)"/.exec(answer)?.[1], ms: wire.firstByteMs, closed: wire.closed };
 }
 
 const post = (path: string, fields: string): string => `POST ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n${fields}\r\n`;
