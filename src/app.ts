@@ -34,17 +34,17 @@ import {
 } from './observability/logger.js';
 import { createMetrics, type GatewayMetrics } from './observability/metrics.js';
 import { opsRoutes } from './ops/routes.js';
-import { badUrlRefusal, MCP_METHODS, MCP_TARGET, METHOD_NOT_ALLOWED_MESSAGE, refuseUnrouted, unroutedRefusal, type UnroutedScope } from './routing/unrouted.js';
+import { agentNameOfPath, agentOfPath, badUrlRefusal, MCP_METHODS, refuseUnrouted, unroutedRefusal, type UnroutedScope } from './routing/unrouted.js';
 import { createUpstreamDispatcher } from './routing/dispatcher.js';
 import { isLoopbackListenHost, ownListenHosts } from './request/browser-guard.js';
 import { createMcpHandler, type OpenExchangeEnd } from './routing/handler.js';
 import { refuseDraining, type DrainState } from './routing/draining.js';
-import { whenWritten } from './routing/closing-answers.js';
+import { closeConnectionAfter, whenWritten } from './routing/closing-answers.js';
 import { PipelinedTurns } from './routing/pipelined-turn.js';
 import { boundAnswersAhead } from './errors/earlier-answers.js';
 import { AgentGuard } from './admission/agent-guard.js';
 import { servedWithoutContentType } from './request/unreadable-content-type.js';
-import { AgentBodyTooLarge, agentBodyLimit, bodyBytesBound } from './request/agent-body-limit.js';
+import { AgentBodyTooLarge, agentBodyLimit, bodyBytesBound, declaresOver } from './request/agent-body-limit.js';
 import { InFlightTable } from './inflight-table.js';
 import { createResumeCodec, randomResumeSecret } from './resume/token.js';
 import type { SseShutdownEnd } from './response/pipeline.js';
@@ -57,32 +57,6 @@ export interface BuildAppOptions {
 const OTHER_METHODS = ['PUT', 'PATCH', 'OPTIONS', 'HEAD'] as const;
 
 /**
- * The agent a request target names when no route gave it as a parameter (a method Fastify
- * does not route, an `Expect` refused before routing), or null for any other path: as the
- * route's `:agent` parameter is for a routed method (percent-decoded, as find-my-way decodes
- * it; a name that does not decode is kept as written), first 64 characters, as the refusal
- * line logs it. Reported failure (a new user's trial, 2026-12-03): TRACE and PROPFIND on
- * `/agents/good/mcp` were logged `agent: null`, PUT `agent: "good"`
- * (test/regressions/refused-unrouted-method-names-no-agent.test.ts).
- */
-function agentOfPath(target: string): string | null {
-  return agentNameOfPath(target)?.slice(0, SHOWN_CHARS) ?? null;
-}
-
-/** The agent's name a request target gives, whole, as the route's `:agent` parameter would (see `agentOfPath`), or undefined for any other path. */
-function agentNameOfPath(target: string): string | undefined {
-  const name = MCP_TARGET.exec(target)?.[1];
-  if (name === undefined) return undefined;
-  try {
-    return decodeURIComponent(name);
-  } catch {
-    // A name that does not decode (badUrlRefusal refuses it): kept as written.
-    return name;
-  }
-}
-
-
-/**
  * The longest route parameter (an agent name) the router matches: Node's maximum request head
  * size (`http.maxHeaderSize`: 16 KiB unless --max-http-header-size says otherwise), which the
  * request line counts toward, so no name that reaches the router is longer. Fastify's default,
@@ -93,15 +67,6 @@ function agentNameOfPath(target: string): string | undefined {
  */
 const MAX_PARAM_CHARS = maxHeaderSize;
 
-/** 405 `method_not_allowed` with `Allow` (RFC 9110 §15.5.6) for any method but the MCP ones on an MCP endpoint. */
-function refuseMethod(reply: FastifyReply): FastifyReply {
-  reply.header('allow', MCP_METHODS.join(', '));
-  return refuse(reply, 'method_not_allowed', null, METHOD_NOT_ALLOWED_MESSAGE);
-}
-
-/** What the gateway's listener serves: the MCP endpoints, and the ops ones unless `ops_listen` is set. */
-const MAIN_SCOPE: UnroutedScope = { mcp: true, ops: true };
-const MAIN_SCOPE_OPS_APART: UnroutedScope = { mcp: true, ops: false };
 /** What the `ops_listen` listener serves. */
 const OPS_SCOPE: UnroutedScope = { mcp: false, ops: true };
 
@@ -123,14 +88,15 @@ export async function buildApp(config: GatewayConfig, opts: BuildAppOptions = {}
   /** Logs and counts a request Node's HTTP parser rejected (set once the metrics exist, below). */
   let clientRefused = (_reason: ClientErrorReason, _status: number, _code: string | undefined): void => {};
 
-  const mainScope = config.ops_listen ? MAIN_SCOPE_OPS_APART : MAIN_SCOPE;
+  /** What the gateway's listener serves: the MCP endpoints, and the ops ones unless `ops_listen` is set. */
+  const mainScope: UnroutedScope = { mcp: true, ops: !config.ops_listen };
   /**
-   * Fastify's options for a listener of the gateway: its own (`scope` MAIN_SCOPE...,
-   * `drains`: a request refused while it shuts down is 503 `draining`) or the ops one
-   * (OPS_SCOPE, which answers as ever while draining). One set for both, so the ops listener
-   * refuses what the gateway's refuses the same way (a hostile new user's trial 19, L1).
+   * Fastify's options for a listener of the gateway: its own (`scope` mainScope: it serves the
+   * MCP endpoints and drains, a request refused while it shuts down is 503 `draining`) or the
+   * ops one (OPS_SCOPE, which answers as ever while draining). One set for both, so the ops
+   * listener refuses what the gateway's refuses the same way (a hostile new user's trial 19, L1).
    */
-  const serverOptions = (scope: UnroutedScope, drains: boolean) => ({
+  const serverOptions = (scope: UnroutedScope) => ({
     // A request the HTTP parser rejects (an oversized head, a malformed request) is refused
     // like any other, in JSON-RPC (errors/client-error.ts), not with Fastify's own body;
     // after the answers to the connection's earlier, pipelined requests (RFC 9112 §9.3.2).
@@ -163,9 +129,9 @@ export async function buildApp(config: GatewayConfig, opts: BuildAppOptions = {}
     // A request target the router cannot take (a path segment that does not percent-decode,
     // `/agents/%zz/mcp`) is refused as any other (badUrlRefusal), not with Fastify's bare 400.
     frameworkErrors: (_error: FastifyError, request: FastifyRequest, reply: FastifyReply) =>
-      drains && drain.draining ? refuseDraining(reply, request.method, undefined) : badUrlRefusal(reply, request.url, scope),
+      scope.mcp && drain.draining ? refuseDraining(reply, request.method, undefined) : badUrlRefusal(reply, request.url, scope),
   });
-  const app = Fastify(serverOptions(mainScope, true));
+  const app = Fastify(serverOptions(mainScope));
 
   for (const agent of config.agents.values()) if (agent.tls_insecure_skip_verify) warnInsecureAgent(logger, agent);
   // A pool per (origin, TLS settings): an agent's tls_insecure_skip_verify reaches no other
@@ -183,7 +149,11 @@ export async function buildApp(config: GatewayConfig, opts: BuildAppOptions = {}
    * gateway does, each refusal logged and counted (`recordRefusal`, below). Called before
    * `target`'s routes are added: a route keeps the error handler it was added under.
    */
-  const answerAsGateway = (target: FastifyInstance, scope: UnroutedScope, drains: boolean): void => {
+  const answerAsGateway = (target: FastifyInstance, scope: UnroutedScope): void => {
+    /** The MCP listener drains (503 `draining` once the gateway shuts down); the ops one answers as ever. */
+    const drains = scope.mcp;
+    /** The agent a refused request's target names, on the MCP listener (the refusal line's `agent`). */
+    const agentOf = (target: string): string | null => (scope.mcp ? agentOfPath(target) : null);
     // Request bodies are kept as the original bytes: the gateway forwards exactly what the host sent.
     // The same parser is also registered under `application/json`, the media type MCP requests
     // carry: Fastify caches the parser it finds for a named type, but finds the catch-all anew
@@ -195,8 +165,9 @@ export async function buildApp(config: GatewayConfig, opts: BuildAppOptions = {}
     target.setErrorHandler((error: FastifyError, request, reply) => {
       if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
         // Over the agent's own bound, refused before the body was read (request/agent-body-limit.ts), or over the app's.
-        if (error instanceof AgentBodyTooLarge) return refuse(reply, 'request_too_large', null, error.message, undefined, { limit_bytes: error.limitBytes });
-        return refuse(reply, 'request_too_large', null, `Request body is over max_request_bytes (${bodyLimit}).`, undefined, { limit_bytes: bodyLimit });
+        const agents = error instanceof AgentBodyTooLarge;
+        const limit = agents ? error.limitBytes : bodyLimit;
+        return refuse(reply, 'request_too_large', null, agents ? error.message : `Request body is over max_request_bytes (${limit}).`, undefined, { limit_bytes: limit });
       }
       // A body that failed after its head (it never finished arriving within request_timeout_ms,
       // a malformed chunk): Node's HTTP server has answered it already (408, 400: errors/
@@ -223,23 +194,19 @@ export async function buildApp(config: GatewayConfig, opts: BuildAppOptions = {}
     // with the body limit of the largest agent, 4 POSTs of 150 MB to /nope held ~850 MB while
     // read for nothing (a hostile trial 20, H2, on the ops listener, which now shares these
     // options; the main listener did the same before). A request that declares a body gets
-    // `Connection: close` (its body is never read). While draining, the handler answers
-    // `draining` with the body's id, as before. Fastify's types list only preValidation and
+    // `Connection: close` (its body is never read). While draining, the handler (so it runs
+    // only then) answers `draining` with the body's id, as before. Fastify's types list only preValidation and
     // preHandler for the not-found context, but it takes every lifecycle hook from these options
     // (fastify/lib/four-oh-four.js, _setNotFoundHandler); the regression test
     // unrouted-request-body-read-for-nothing checks the hook runs.
     const refuseFromHead = (request: FastifyRequest, reply: FastifyReply, done: () => void): void => {
       if (drains && drain.draining) return done();
       const length = request.headers['content-length'];
-      if ((length !== undefined && length !== '0') || request.headers['transfer-encoding'] !== undefined) reply.header('connection', 'close');
+      if ((length !== undefined && length !== '0') || request.headers['transfer-encoding'] !== undefined) closeConnectionAfter(reply);
       refuseUnrouted(reply, scope);
     };
-    target.setNotFoundHandler(
-      { onRequest: refuseFromHead } as Parameters<FastifyInstance['setNotFoundHandler']>[0] & object,
-      (request, reply) => {
-        if (drains && drain.draining) return refuseDraining(reply, request.method, Buffer.isBuffer(request.body) ? request.body : undefined);
-        return refuseUnrouted(reply, scope);
-      },
+    target.setNotFoundHandler({ onRequest: refuseFromHead } as Parameters<FastifyInstance['setNotFoundHandler']>[0] & object, (request, reply) =>
+      refuseDraining(reply, request.method, Buffer.isBuffer(request.body) ? request.body : undefined),
     );
     target.decorate(REFUSAL_LISTENER, refusalListener(scope));
     // CONNECT: Node's HTTP server hands it to this listener, out of HTTP, and destroyed the
@@ -248,7 +215,7 @@ export async function buildApp(config: GatewayConfig, opts: BuildAppOptions = {}
     target.server.on('connect', (req: IncomingMessage, socket: Duplex) => {
       const url = req.url ?? '';
       const refusal = unroutedRefusal('CONNECT', url, scope);
-      answerConnect(req, socket, refusal, (status) => recordRefusal(refusal.reason, { agent: scope.mcp ? agentOfPath(url) : null, http_method: 'CONNECT', status }));
+      answerConnect(req, socket, refusal, (status) => recordRefusal(refusal.reason, { agent: agentOf(url), http_method: 'CONNECT', status }));
     });
     // An `Expect` other than 100-continue: Node answers a bare 417 unless the server listens for
     // `checkExpectation` (a new user's trial, 2026-12-03); refused like the parser's rejections,
@@ -260,13 +227,13 @@ export async function buildApp(config: GatewayConfig, opts: BuildAppOptions = {}
       const queued = res.socket === null;
       if (queued) boundAnswersAhead(req.socket, res);
       const status = answerUnmetExpectation(res);
-      const record = (): void => recordRefusal('expectation_failed', { agent: scope.mcp ? agentOfPath(req.url ?? '') : null, http_method: req.method ?? null, status });
+      const record = (): void => recordRefusal('expectation_failed', { agent: agentOf(req.url ?? ''), http_method: req.method ?? null, status });
       if (queued) whenWritten(res, record);
       else record();
     });
   };
   const keepBytes = (_req: unknown, body: Buffer | string, done: (err: null, body: Buffer | string) => void): void => done(null, body);
-  answerAsGateway(app, mainScope, true);
+  answerAsGateway(app, mainScope);
 
   if (config.resume.secret === undefined) {
     logger.warn(
@@ -372,17 +339,17 @@ export async function buildApp(config: GatewayConfig, opts: BuildAppOptions = {}
   // otherwise: 100 Continue at once.
   app.server.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => {
     const declared = req.headers['content-length'];
-    if (typeof declared === 'string' && /^\d+$/.test(declared) && Number(declared) > bodyBytesBound(current, req.method, agentNameOfPath(req.url ?? ''), bodyLimit)) {
+    if (declaresOver(declared, bodyBytesBound(current, req.method, agentNameOfPath(req.url ?? ''), bodyLimit))) {
       res.setHeader('connection', 'close');
     } else res.writeContinue();
     app.server.emit('request', req, res);
   });
   // A POST's body over its agent's max_request_bytes is refused before it is read (request/agent-body-limit.ts).
-  app.route({ method: [...MCP_METHODS], url: '/agents/:agent/mcp', preParsing: agentBodyLimit(() => current, bodyLimit, () => drain.draining), handler });
+  app.route({ method: [...MCP_METHODS], url: '/agents/:agent/mcp', preParsing: agentBodyLimit(() => current, bodyLimit, drain), handler });
   app.route({
     method: [...OTHER_METHODS],
     url: '/agents/:agent/mcp',
-    handler: (request, reply) => (drain.draining ? refuseDraining(reply, request.method, undefined) : refuseMethod(reply)),
+    handler: (request, reply) => (drain.draining ? refuseDraining(reply, request.method, undefined) : refuseUnrouted(reply, mainScope)),
   });
 
   // Ops endpoints: on this app, or on their own app when ops_listen is set (listenAll listens on it).
@@ -392,8 +359,8 @@ export async function buildApp(config: GatewayConfig, opts: BuildAppOptions = {}
   const notReadyReason = (): string | undefined => (!readyFlag || drain.draining ? 'draining' : !app.server.listening ? 'not_listening' : undefined);
   // The ops app has the gateway's options (return503OnClosing off: its /readyz answers
   // `draining` to its last request) and refuses as the gateway does (answerAsGateway).
-  const opsApp = config.ops_listen ? Fastify(serverOptions(OPS_SCOPE, false)) : undefined;
-  if (opsApp !== undefined) answerAsGateway(opsApp, OPS_SCOPE, false);
+  const opsApp = config.ops_listen ? Fastify(serverOptions(OPS_SCOPE)) : undefined;
+  if (opsApp !== undefined) answerAsGateway(opsApp, OPS_SCOPE);
   await (opsApp ?? app).register(opsRoutes, { metrics, notReadyReason });
   app.addHook('onClose', async () => {
     removeLogSecrets();

@@ -630,31 +630,29 @@ export class BufferLease {
    */
   async chargeDecoders(n: number, waitingBytes: number, stream?: WatchedBody): Promise<DecoderCharge> {
     this.decoderTurn = ++this.s.decoderTurns;
-    if (this.mustWaitForDecoders(n)) {
-      this.reserve(waitingBytes);
-      let counted = false;
-      do {
-        const closed = await this.waitFor(n, stream, counted);
-        counted = true;
-        if (this.released) return this.endTurn(this.shedRetryAfterS === undefined ? 'over' : 'shed');
-        if (closed) {
-          this.unreserve(waitingBytes);
-          return this.endTurn('aborted');
-        }
-      } while (this.mustWaitForDecoders(n));
-      this.unreserve(waitingBytes, false);
+    try {
+      if (this.mustWaitForDecoders(n)) {
+        this.reserve(waitingBytes);
+        let counted = false;
+        do {
+          const closed = await this.waitFor(n, stream, counted);
+          counted = true;
+          if (this.released) return this.shedRetryAfterS === undefined ? 'over' : 'shed';
+          if (closed) {
+            this.unreserve(waitingBytes);
+            return 'aborted';
+          }
+        } while (this.mustWaitForDecoders(n));
+        this.unreserve(waitingBytes, false);
+      }
+      if (this.released) return this.shedRetryAfterS === undefined ? 'over' : 'shed';
+      this.reserve(n);
+      this.decoders += n;
+      this.s.decoderBytes += n;
+      return 'charged';
+    } finally {
+      this.decoderTurn = Infinity; // the turn ends however the charge does
     }
-    if (this.released) return this.endTurn(this.shedRetryAfterS === undefined ? 'over' : 'shed');
-    this.reserve(n);
-    this.decoders += n;
-    this.s.decoderBytes += n;
-    return this.endTurn('charged');
-  }
-
-  /** Ends this response's turn among decoder charges ({@link decoderTurn}); returns `outcome`. */
-  private endTurn(outcome: DecoderCharge): DecoderCharge {
-    this.decoderTurn = Infinity;
-    return outcome;
   }
 
   /** Gives back `n` of the decoders' charge (at most what is charged): the decoders are gone, or smaller than charged. */

@@ -1,7 +1,7 @@
 /**
  * The answer to a `CONNECT` request (RFC 9110 §9.3.6: a client asking a proxy for a tunnel;
  * the gateway is no proxy and routes no CONNECT): the refusal any other method the gateway does
- * not take gets (app.ts `unroutedRefusal`: 405 `method_not_allowed` with `Allow` on an MCP
+ * not take gets (routing/unrouted.ts `unroutedRefusal`: 405 `method_not_allowed` with `Allow` on an MCP
  * endpoint's path, else 404 `not_found`), id null, `Connection: close`, then the connection
  * closes. Logged as a `refused` line and counted, as every refusal.
  *

@@ -23,12 +23,13 @@
  * more for a BOM the body might start with, so a Content-Length 1-3 bytes over was waited for,
  * 408 when the body never came). While the gateway drains, nothing is refused here: the
  * request gets `draining` (503) as any other (trial 20, M1: it got 413).
- * Any other request costs one hook call, one agent lookup; a chunked one to such an agent a
- * Transform stream.
+ * Any other request costs one hook call and, for a POST, one lookup in a per-config table of
+ * the agents with such a bound; a chunked one to such an agent a Transform stream.
  */
 import { Transform, type Readable, type TransformCallback } from 'node:stream';
 import type { FastifyReply, FastifyRequest, RequestPayload } from 'fastify';
 import type { GatewayConfig } from '../config/types.js';
+import { closeConnectionAfter } from '../routing/closing-answers.js';
 
 /**
  * A body over its agent's `max_request_bytes`, refused before it was read: Fastify's own code
@@ -44,31 +45,51 @@ export class AgentBodyTooLarge extends Error {
 }
 
 /**
+ * Per config, the agents whose `max_request_bytes` is under the app's body limit (the others'
+ * bound is the app's, which Fastify applies): most configs have none, and a request then
+ * costs the hook one lookup of this table.
+ */
+const boundedAgents = new WeakMap<GatewayConfig, ReadonlyMap<string, number>>();
+
+function boundedAgentsOf(config: GatewayConfig, appLimit: number): ReadonlyMap<string, number> {
+  let table = boundedAgents.get(config);
+  if (table === undefined) {
+    const bounded = new Map<string, number>();
+    for (const agent of config.agents.values()) if (agent.max_request_bytes < appLimit) bounded.set(agent.name, agent.max_request_bytes);
+    boundedAgents.set(config, (table = bounded));
+  }
+  return table;
+}
+
+/**
  * The most bytes a request body may have before it is refused unread: for a POST to agent
  * `agentName` (as configured in `config`), its `max_request_bytes` when that is under
  * `appLimit` (the app's body limit); else `appLimit`, which Fastify applies.
  */
 export function bodyBytesBound(config: GatewayConfig, method: string | undefined, agentName: string | undefined, appLimit: number): number {
   if (method !== 'POST' || agentName === undefined) return appLimit;
-  const agent = config.agents.get(agentName);
-  return agent === undefined ? appLimit : Math.min(appLimit, agent.max_request_bytes);
+  return boundedAgentsOf(config, appLimit).get(agentName) ?? appLimit;
+}
+
+/** Whether a request's `Content-Length` field declares more than `bound` bytes (one written as digits; any other is Node's and Fastify's to refuse). */
+export function declaresOver(contentLength: string | undefined, bound: number): boolean {
+  return contentLength !== undefined && /^\d+$/.test(contentLength) && Number(contentLength) > bound;
 }
 
 /**
  * The MCP route's preParsing hook (see file comment). `getConfig`: the config in force (a
- * reload applies to the next request); `appLimit`: the app's body limit; `draining`: true
- * once the gateway shuts down.
+ * reload applies to the next request); `appLimit`: the app's body limit; `drain.draining`:
+ * true once the gateway shuts down.
  */
-export function agentBodyLimit(getConfig: () => GatewayConfig, appLimit: number, draining: () => boolean) {
+export function agentBodyLimit(getConfig: () => GatewayConfig, appLimit: number, drain: { readonly draining: boolean }) {
   return function agentBodyLimitHook(request: FastifyRequest, reply: FastifyReply, payload: RequestPayload, done: (err: Error | null, payload?: RequestPayload) => void): void {
-    if (draining()) return done(null, payload);
     const bound = bodyBytesBound(getConfig(), request.method, (request.params as { agent?: string }).agent, appLimit);
-    if (bound >= appLimit) return done(null, payload);
+    if (bound >= appLimit || drain.draining) return done(null, payload);
     const declared = request.headers['content-length'];
     if (declared === undefined) return done(null, countedBody(payload, bound));
-    if (Number(declared) <= bound) return done(null, payload);
+    if (!declaresOver(declared, bound)) return done(null, payload);
     // The body the head announced may still come: nothing else can follow it on this connection.
-    reply.header('connection', 'close');
+    closeConnectionAfter(reply);
     done(new AgentBodyTooLarge(bound));
   };
 }

@@ -71,6 +71,7 @@ export const STRIPPED_REQUEST_HEADERS: ReadonlySet<string> = new Set([
  * (only `content-type` may be configured: config/schema.ts).
  */
 export const BODY_HEADERS: readonly string[] = ['content-length', 'content-type', 'content-encoding'];
+const BODY_HEADER_SET: ReadonlySet<string> = new Set(BODY_HEADERS);
 
 /**
  * The header object to send the seller: a fresh copy of the one @fastify/reply-from built (a
@@ -105,20 +106,13 @@ export function applyRequestHeaderPolicy(
   // Every name in the order reply-from wrote it (for-in walks own string keys in insertion
   // order, as Object.assign and undici's Object.keys do), a stripped one with no value.
   const out: Record<string, string | string[] | undefined> = {};
-  for (const name in headers) out[name] = STRIPPED_REQUEST_HEADERS.has(name) ? undefined : headers[name];
-  headers = out;
-  if (!withBody) {
-    for (let k = 0; k < BODY_HEADERS.length; k++) {
-      const name = BODY_HEADERS[k]!;
-      if (headers[name] !== undefined) headers[name] = undefined;
-    }
-  }
+  for (const name in headers) out[name] = STRIPPED_REQUEST_HEADERS.has(name) || (!withBody && BODY_HEADER_SET.has(name)) ? undefined : headers[name];
   const configured = agent.headers;
-  for (const name in configured) headers[name] = configured[name];
-  headers['accept-encoding'] = acceptEncoding;
-  if (lastEventId !== undefined) headers['last-event-id'] = lastEventId;
-  headers.via = appendVia(headers.via, viaEntry);
-  return headers;
+  for (const name in configured) out[name] = configured[name];
+  out['accept-encoding'] = acceptEncoding;
+  if (lastEventId !== undefined) out['last-event-id'] = lastEventId;
+  out.via = appendVia(out.via, viaEntry);
+  return out;
 }
 
 /**

@@ -19,15 +19,43 @@
  */
 import type { FastifyReply } from 'fastify';
 import type { UnroutedRefusal } from '../errors/connect-refusal.js';
-import { refuse, shownInMessage } from '../errors/local-reply.js';
+import { refuse, SHOWN_CHARS, shownInMessage } from '../errors/local-reply.js';
 import { OPS_METHODS, OPS_PATHS } from '../ops/routes.js';
 
 /** Methods MCP Streamable HTTP uses on the MCP endpoint. */
 export const MCP_METHODS = ['POST', 'GET', 'DELETE'] as const;
 /** The path of an MCP endpoint, `/agents/<agent>/mcp` (as the route matches it). */
-export const MCP_PATH = /^\/agents\/[^/]+\/mcp$/;
+const MCP_PATH = /^\/agents\/[^/]+\/mcp$/;
 /** An MCP endpoint's request target, `/agents/<agent>/mcp` with any query: the agent's name as written (percent-encoded). */
-export const MCP_TARGET = /^\/agents\/([^/?#]+)\/mcp(?:[?#]|$)/;
+const MCP_TARGET = /^\/agents\/([^/?#]+)\/mcp(?:[?#]|$)/;
+
+/**
+ * The agent a request target names when no route gave it as a parameter (a method Fastify
+ * does not route, an `Expect` refused before routing), or null for any other path: as the
+ * route's `:agent` parameter is for a routed method (percent-decoded, as find-my-way decodes
+ * it; a name that does not decode is kept as written), first 64 characters, as the refusal
+ * line logs it. Reported failure (a new user's trial, 2026-12-03): TRACE and PROPFIND on
+ * `/agents/good/mcp` were logged `agent: null`, PUT `agent: "good"`
+ * (test/regressions/refused-unrouted-method-names-no-agent.test.ts).
+ */
+export function agentOfPath(target: string): string | null {
+  return agentNameOfPath(target)?.slice(0, SHOWN_CHARS) ?? null;
+}
+
+/** The agent's name a request target gives, whole, as the route's `:agent` parameter would (see `agentOfPath`), or undefined for any other path. */
+export function agentNameOfPath(target: string): string | undefined {
+  const name = MCP_TARGET.exec(target)?.[1];
+  if (name === undefined) return undefined;
+  try {
+    return decodeURIComponent(name);
+  } catch {
+    // A name that does not decode (badUrlRefusal refuses it): kept as written.
+    return name;
+  }
+}
+
+/** `target` without its query. */
+const pathOf = (target: string): string => target.split('?')[0] ?? '';
 
 /** What a listener serves. */
 export interface UnroutedScope {
@@ -37,7 +65,7 @@ export interface UnroutedScope {
   readonly ops: boolean;
 }
 
-export const METHOD_NOT_ALLOWED_MESSAGE = `Method not allowed: MCP endpoints accept ${MCP_METHODS.join(', ')}.`;
+const METHOD_NOT_ALLOWED_MESSAGE = `Method not allowed: MCP endpoints accept ${MCP_METHODS.join(', ')}.`;
 
 const OPS_PATH_SET: ReadonlySet<string> = new Set(Object.values(OPS_PATHS));
 const OPS_LIST = `${OPS_PATHS.health}, ${OPS_PATHS.ready} and ${OPS_PATHS.metrics}`;
@@ -50,7 +78,7 @@ function noRouteMessage(method: string, path: string, scope: UnroutedScope): str
 
 /** The refusal of `method` on `target`, which no route of a listener serving `scope` takes (see file comment). */
 export function unroutedRefusal(method: string, target: string, scope: UnroutedScope): UnroutedRefusal {
-  const path = target.split('?')[0] ?? '';
+  const path = pathOf(target);
   if (scope.mcp && MCP_PATH.test(path)) return { reason: 'method_not_allowed', message: METHOD_NOT_ALLOWED_MESSAGE, headers: { allow: MCP_METHODS.join(', ') } };
   if (scope.ops && OPS_PATH_SET.has(path)) {
     return { reason: 'method_not_allowed', message: `Method not allowed: ${path} accepts ${OPS_METHODS.join(', ')}.`, headers: { allow: OPS_METHODS.join(', ') } };
@@ -79,7 +107,7 @@ export function refuseUnrouted(reply: FastifyReply, scope: UnroutedScope): Fasti
  */
 export function badUrlRefusal(reply: FastifyReply, target: string, scope: UnroutedScope): FastifyReply {
   const name = scope.mcp ? MCP_TARGET.exec(target)?.[1] : undefined;
-  const path = target.split('?')[0] ?? '';
+  const path = pathOf(target);
   if (name === undefined) return refuse(reply, 'not_found', null, noRouteMessage(reply.request.method, path, scope));
   return refuse(reply, 'unknown_agent', null, `Unknown agent "${shownInMessage(name)}": the name is not valid percent-encoding (RFC 3986 §2.1).`, undefined, { agent: shownInMessage(name) });
 }

@@ -59,26 +59,15 @@ export const UPSTREAM_POOL_OPTIONS = { bodyTimeout: 0, headersTimeout: 0 } as co
 export class UpstreamPool {
   /** Set when a config applied later has no agent with this profile: `pool` is closing. */
   retired = false;
-  private made: Pool | undefined;
-
-  constructor(
-    readonly profile: ConnectionProfile,
-    private readonly make: (profile: ConnectionProfile, retired: boolean) => Pool,
-  ) {}
-
   /**
-   * The undici Pool, made at its first request, not when its config is applied: a reload of
-   * 21,881 agents on as many origins made as many Pools in one turn of the serving loop, ~0.9 s
-   * of CPU and ~2.7 s of garbage collection while every agent waited (a hostile trial 21, H1).
+   * The undici Pool, made at its first request ({@link UpstreamPools.dispatch}), not when its
+   * config is applied: a reload of 21,881 agents on as many origins made as many Pools in one
+   * turn of the serving loop, ~0.9 s of CPU and ~2.7 s of garbage collection while every agent
+   * waited (a hostile trial 21, H1). Undefined until then: a pool never used has nothing to close.
    */
-  get pool(): Pool {
-    return (this.made ??= this.make(this.profile, this.retired));
-  }
+  made: Pool | undefined = undefined;
 
-  /** The undici Pool if it was made (a pool never used has nothing to close). */
-  get madePool(): Pool | undefined {
-    return this.made;
-  }
+  constructor(readonly profile: ConnectionProfile) {}
 }
 
 export class UpstreamPools {
@@ -96,7 +85,7 @@ export class UpstreamPools {
     for (const agent of agents) {
       const profile = connectionProfile(agent);
       let pool = next.get(profile.key) ?? this.live.get(profile.key);
-      if (pool === undefined) pool = new UpstreamPool(profile, this.makePool);
+      if (pool === undefined) pool = new UpstreamPool(profile);
       next.set(profile.key, pool);
       this.byAgent.set(agent, pool);
     }
@@ -115,7 +104,7 @@ export class UpstreamPools {
     const profile = connectionProfile(agent);
     let pool = this.live.get(profile.key);
     if (pool === undefined) {
-      pool = new UpstreamPool(profile, this.makePool);
+      pool = new UpstreamPool(profile);
       this.retire(pool);
     }
     this.byAgent.set(agent, pool);
@@ -125,7 +114,7 @@ export class UpstreamPools {
   /** Dispatches on `pool`'s connections, or, once it is retired, on a connection of the request's own (module docs). */
   dispatch(pool: UpstreamPool, opts: Dispatcher.DispatchOptions, handler: Dispatcher.DispatchHandler): boolean {
     // Once closed for good, the pool refuses it (ClientClosedError, to the handler): no new connection.
-    if (!pool.retired || this.closed) return pool.pool.dispatch(opts, handler);
+    if (!pool.retired || this.closed) return (pool.made ??= this.newPool(pool.profile)).dispatch(opts, handler);
     const once = this.newPool(pool.profile);
     try {
       return once.dispatch(opts, handler);
@@ -154,13 +143,6 @@ export class UpstreamPools {
     return pool;
   }
 
-  /** {@link newPool} for an {@link UpstreamPool}'s first use; a retired one's is closing from the start (no new request goes to it). */
-  private readonly makePool = (profile: ConnectionProfile, retired: boolean): Pool => {
-    const pool = this.newPool(profile);
-    if (retired && !this.closed) this.closeWhenDone(pool);
-    return pool;
-  };
-
   /** How many undici Pools are open (made and not yet closed): for tests. */
   get openPools(): number {
     return this.open.size;
@@ -169,8 +151,7 @@ export class UpstreamPools {
   /** Its idle connections close now, the others once their requests are over; no new request goes to it. */
   private retire(pool: UpstreamPool): void {
     pool.retired = true;
-    const made = pool.madePool;
-    if (made !== undefined) this.closeWhenDone(made);
+    if (pool.made !== undefined) this.closeWhenDone(pool.made);
   }
 
   private closeWhenDone(pool: Pool): void {

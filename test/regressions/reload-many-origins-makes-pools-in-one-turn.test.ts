@@ -30,8 +30,12 @@ test('applying a config of many origins makes no pool until a request needs one'
   pools.configure(agents);
   assert.equal(pools.openPools, 0, 'configure made pools');
   const first = pools.poolFor(agents[0]!);
-  assert.equal(first.madePool, undefined);
-  assert.ok(first.pool);
+  assert.equal(first.made, undefined);
+  // Its first request (to a port nobody listens on) makes it.
+  await new Promise<void>((resolve) => {
+    pools.dispatch(first, { origin: 'http://127.0.0.1:20000', path: '/mcp', method: 'GET' }, { onError: () => resolve(), onConnect: () => undefined, onHeaders: () => true, onData: () => true, onComplete: () => resolve() });
+  });
+  assert.ok(first.made !== undefined);
   assert.equal(pools.openPools, 1);
   const reloaded = manyAgents(1); // a reload keeping a0's origin only
   pools.configure(reloaded);

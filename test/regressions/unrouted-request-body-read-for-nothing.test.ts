@@ -121,7 +121,7 @@ describe('a request is refused from its head when its body cannot matter', { tim
     const config = parseConfig(CONFIG, { env: {} });
     const outcome = (draining: boolean): Promise<Error | null> =>
       new Promise((resolve) => {
-        const hook = agentBodyLimit(() => config, 209_715_200, () => draining);
+        const hook = agentBodyLimit(() => config, 209_715_200, { draining });
         const request = { method: 'POST', params: { agent: 'tight' }, headers: { 'content-length': '300' } } as unknown as FastifyRequest;
         const reply = { header: () => reply } as unknown as FastifyReply;
         hook(request, reply, new PassThrough(), (err) => resolve(err));
