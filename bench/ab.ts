@@ -4,13 +4,14 @@
  * a change worth a few percent of a 1 KiB request, which the full bench's req/s ratios cannot
  * show (bench/README.md, "A/B of two versions").
  *
- *   npm run bench:ab -- [--base REV] [--cases a,b,c] [--runs N] [--rounds N] [--requests N] [--quick]
+ *   npm run bench:ab -- [--base REV] [--cases a,b,c] [--size BYTES] [--runs N] [--rounds N] [--requests N] [--quick]
  *
  * Processes (compiled as the full bench compiles them: compile.ts): one seller and, for each
  * of `--runs` runs (default 3), a fresh pass-through, the gateway of `--base` (default HEAD:
  * the last commit, so the comparison is what the uncommitted changes do) and the gateway of
  * the working tree. `--base` is checked out into a temporary git worktree, removed at the end.
- * Every case is the full bench's 1 KiB JSON case of that variant (cases.ts). In each run,
+ * Every case is the full bench's JSON case of that variant (cases.ts) at `--size` (default 1 KiB;
+ * any of the full bench's JSON sizes, with its connection count). In each run,
  * after a warm-up (~20 s: every target and case in turn), each of `--rounds` rounds (default
  * 12) sends each case `--requests` requests (default 4,000) to every target in turn (the two
  * gateways' order alternating by round), and reads each process's CPU time around its load.
@@ -37,17 +38,19 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { REPO_DIR, guardRun, killAllChildren, startChild, useCompiled, type BenchChild } from './children.js';
 import { compileSnapshot, type CompiledSnapshot } from './compile.js';
-import { REQUEST_BODY, REQUEST_HEADERS, gatewayYaml } from './cases.js';
+import { JSON_SIZES, KiB, MiB, REQUEST_BODY, REQUEST_HEADERS, gatewayYaml } from './cases.js';
 import { runLoad } from './load.js';
 import { median } from './stats.js';
 
-const USAGE = `Usage: npm run bench:ab -- [--base REV] [--cases a,b,c] [--runs N] [--rounds N] [--requests N] [--quick]
+const USAGE = `Usage: npm run bench:ab -- [--base REV] [--cases a,b,c] [--size BYTES] [--runs N] [--rounds N] [--requests N] [--quick]
 
 Compares the gateway of the working tree (head) with the gateway of git revision REV
-(base; default HEAD), beside a pass-through, in CPU time per 1 KiB request.
+(base; default HEAD), beside a pass-through, in CPU time per request.
 
   --base REV      git revision to compare with (default HEAD)
-  --cases LIST    1 KiB JSON cases, of a (nothing to rewrite), b (deduped), c (lifted); default a,b,c
+  --cases LIST    JSON cases, of a (nothing to rewrite), b (deduped), c (lifted); default a,b,c
+  --size BYTES    result size, one of ${JSON_SIZES.map((s) => s.bytes).join(', ')} (default 1024); 8 connections
+                  per load, 4 at 1 MiB, 2 at 4 MiB (as in the full bench)
   --runs N        runs, each with fresh pass-through and gateway processes, 1 to 10 (default 3)
   --rounds N      rounds per run, 1 to 100 (default 12)
   --requests N    requests per load, 100 to 100000 (default 4000)
@@ -58,6 +61,8 @@ Compares the gateway of the working tree (head) with the gateway of git revision
 interface Options {
   base: string;
   variants: string[];
+  /** Result size in bytes (one of JSON_SIZES) and its label. */
+  size: { bytes: number; label: string };
   runs: number;
   rounds: number;
   requests: number;
@@ -78,6 +83,7 @@ function parseOptions(argv: string[]): Options | undefined {
     options: {
       base: { type: 'string' },
       cases: { type: 'string' },
+      size: { type: 'string' },
       runs: { type: 'string' },
       rounds: { type: 'string' },
       requests: { type: 'string' },
@@ -90,9 +96,12 @@ function parseOptions(argv: string[]): Options | undefined {
   const variants = [...new Set((values.cases ?? 'a,b,c').split(',').map((v) => v.trim()))];
   for (const v of variants) if (v !== 'a' && v !== 'b' && v !== 'c') throw new Error(`--cases takes a, b and c, got "${v}"`);
   const quick = values.quick === true;
+  const size = JSON_SIZES.find((s) => String(s.bytes) === (values.size ?? '1024'));
+  if (size === undefined) throw new Error(`--size takes one of ${JSON_SIZES.map((s) => s.bytes).join(', ')}, got "${values.size}"`);
   return {
     base: values.base ?? 'HEAD',
     variants,
+    size,
     runs: intOption('runs', values.runs, quick ? 1 : 3, 1, 10),
     rounds: intOption('rounds', values.rounds, quick ? 1 : 12, 1, 100),
     requests: intOption('requests', values.requests, quick ? 200 : 4000, 100, 100_000),
@@ -142,9 +151,13 @@ function cleanUp(): void {
   }
 }
 
-// 5 minutes (compiles, start, warm-up) plus twice the loads' time at 1,000 requests/s, each at most its 60 s bound.
+// 5 minutes (compiles, start, warm-up) plus twice the loads' time at 1,000 requests/s (1 KiB; a
+// 1 MiB result 250/s, 4 MiB 62.5/s), each at most its 60 s bound.
 const LOADS = options.runs * options.rounds * options.variants.length * 3;
-const WATCHDOG_MS = options.quick ? 120_000 : 5 * 60_000 + options.runs * 60_000 + 2 * LOADS * Math.min(60_000, options.requests);
+const MS_PER_REQUEST = Math.max(1, options.size.bytes / (256 * KiB));
+const WATCHDOG_MS = options.quick ? 120_000 : 5 * 60_000 + options.runs * 60_000 + 2 * LOADS * Math.min(60_000, options.requests * MS_PER_REQUEST);
+/** Connections per load: the full bench's for the size (run.ts loadShape). */
+const CONNECTIONS = options.size.bytes <= 64 * KiB ? 8 : options.size.bytes <= MiB ? 4 : 2;
 const watchdog = guardRun(WATCHDOG_MS, log, cleanUp);
 
 interface Target {
@@ -152,14 +165,14 @@ interface Target {
   child: BenchChild;
 }
 
-/** CPU µs per response of `target` for one load of `requests` requests to the 1 KiB case of `variant`. */
+/** CPU µs per response of `target` for one load of `requests` requests to the `--size` case of `variant`. */
 async function measure(target: Target, variant: string, requests: number): Promise<number> {
   const before = await target.child.stats(false);
   const r = await runLoad({
-    url: `${target.child.baseUrl}/agents/json-${variant}-1024/mcp`,
+    url: `${target.child.baseUrl}/agents/json-${variant}-${options.size.bytes}/mcp`,
     body: REQUEST_BODY,
     headers: REQUEST_HEADERS,
-    connections: 8,
+    connections: CONNECTIONS,
     amount: requests,
     durationMs: 60_000,
   });
@@ -189,7 +202,7 @@ function report(samples: Map<string, CaseSamples>, baseRev: string): string {
   const lines = [
     `# Gateway A/B: working tree (head) against ${options.base} (base, ${baseRev})`,
     '',
-    `- ${options.runs} run(s) of ${options.rounds} round(s), ${options.requests} requests per load, 8 connections, 1 KiB JSON cases; Node ${process.version}`,
+    `- ${options.runs} run(s) of ${options.rounds} round(s), ${options.requests} requests per load, ${CONNECTIONS} connections, ${options.size.label} JSON cases; Node ${process.version}`,
     '- CPU µs/req: user + system CPU time of the process per response, median over all rounds. head ÷ base: per round, paired; "per run" is the geometric mean of one run\'s rounds (each run has its own processes, whose speed differs by a few percent from start to start); "all runs" is the geometric mean of those, ± two standard errors between runs; "head cheaper" counts rounds.',
     '',
     '| case | pass-through µs/req | base µs/req | head µs/req | base ÷ pass | head ÷ pass | head ÷ base per run | head ÷ base, all runs | head cheaper |',
@@ -204,7 +217,7 @@ function report(samples: Map<string, CaseSamples>, baseRev: string): string {
     const se = twoSe(perRun.map(Math.log));
     const spread = options.runs > 1 ? ` (${fmt(g * Math.exp(-se), 3)}–${fmt(g * Math.exp(se), 3)})` : '';
     lines.push(
-      `| 1 KiB (${variant}) | ${fmt(median(all('pass-through')))} | ${fmt(median(all('base')))} | ${fmt(median(all('head')))} | ${fmt(median(per(all('base'), all('pass-through'))), 3)}× | ${fmt(median(per(all('head'), all('pass-through'))), 3)}× | ${perRun.map((r) => `${fmt(r, 3)}×`).join(', ')} | ${fmt(g, 3)}×${spread} | ${allRounds.filter((r) => r < 1).length} of ${allRounds.length} |`,
+      `| ${options.size.label} (${variant}) | ${fmt(median(all('pass-through')))} | ${fmt(median(all('base')))} | ${fmt(median(all('head')))} | ${fmt(median(per(all('base'), all('pass-through'))), 3)}× | ${fmt(median(per(all('head'), all('pass-through'))), 3)}× | ${perRun.map((r) => `${fmt(r, 3)}×`).join(', ')} | ${fmt(g, 3)}×${spread} | ${allRounds.filter((r) => r < 1).length} of ${allRounds.length} |`,
     );
   }
   return `${lines.join('\n')}\n`;

@@ -82,6 +82,11 @@ describe('bench smoke (bench/run.ts --quick)', () => {
     assert.equal(await new Promise<number | null>((resolve) => bad.on('exit', resolve)), 2);
     assert.match(badOut.stderr, /^--rounds must be an integer from 1 to 100, got "0"$/m);
 
+    // --size takes only the full bench's JSON sizes.
+    const badSize = await runScript('bench/ab.ts', ['--size', '2048']);
+    assert.equal(badSize.code, 2, badSize.stderr);
+    assert.match(badSize.stderr, /^--size takes one of 1024, 65536, 1048576, 4194304, got "2048"$/m);
+
     // A --base git cannot resolve: a usage error, not git's stack trace (found by a new user).
     const badBase = await runScript('bench/ab.ts', ['--base', 'no-such-rev-0123']);
     assert.equal(badBase.code, 2, badBase.stderr);
