@@ -34,7 +34,7 @@ import {
 } from './observability/logger.js';
 import { createMetrics, type GatewayMetrics } from './observability/metrics.js';
 import { opsRoutes } from './ops/routes.js';
-import { agentNameOfPath, agentOfPath, badUrlRefusal, MCP_METHODS, refuseUnrouted, unroutedRefusal, type UnroutedScope } from './routing/unrouted.js';
+import { agentNameOfPath, agentOfPath, badUrlRefusal, MCP_METHODS, originFormOf, refuseUnrouted, unroutedRefusal, type UnroutedScope } from './routing/unrouted.js';
 import { createUpstreamDispatcher } from './routing/dispatcher.js';
 import { isLoopbackListenHost, ownListenHosts } from './request/browser-guard.js';
 import { createMcpHandler, type OpenExchangeEnd } from './routing/handler.js';
@@ -149,6 +149,13 @@ export async function buildApp(config: GatewayConfig, opts: BuildAppOptions = {}
    * gateway does, each refusal logged and counted (`recordRefusal`, below). Called before
    * `target`'s routes are added: a route keeps the error handler it was added under.
    */
+  /** Whether a head with `Expect: 100-continue` is told to send its body (the `checkContinue` listener below). */
+  const continueWanted = (req: IncomingMessage, scope: UnroutedScope): boolean => {
+    if (!scope.mcp || drain.draining || (req.method !== 'POST' && req.method !== 'DELETE')) return false;
+    const agent = agentNameOfPath(originFormOf(req.url ?? ''));
+    if (agent === undefined || !current.agents.has(agent)) return false;
+    return !declaresOver(req.headers['content-length'], bodyBytesBound(current, req.method, agent, bodyLimit));
+  };
   const answerAsGateway = (target: FastifyInstance, scope: UnroutedScope): void => {
     /** The MCP listener drains (503 `draining` once the gateway shuts down); the ops one answers as ever. */
     const drains = scope.mcp;
@@ -223,6 +230,24 @@ export async function buildApp(config: GatewayConfig, opts: BuildAppOptions = {}
     // Its answer closes the connection: a request pipelined behind it is not processed
     // (routing/closing-answers.ts). Queued behind another answer, it bounds a stream ahead of it
     // (errors/earlier-answers.ts) and is logged once written, as a route's refusal is.
+    // `Expect: 100-continue`: Node answers 100 Continue to every such head unless the server
+    // listens for `checkContinue`. The gateway tells only a head it will read the body of to
+    // send it: a POST or DELETE to a configured agent's MCP endpoint, on a listener serving
+    // them, declaring no more than the agent's max_request_bytes (request/agent-body-limit.ts;
+    // the target's path read from the origin or the absolute form, RFC 9112 §3.2). Every other
+    // head goes on without the 100 to its refusal (an unknown path 404, a wrong method 405, a
+    // body over the bound 413, an unknown agent 404, `draining`), and the connection is closed
+    // after it: the body the head announced never comes, so nothing else can follow on it
+    // (routing/closing-answers.ts). RFC 9110 §10.1.1: a server that will refuse the request by
+    // its head answers so, and the client never sends the body. Source: a new user's hostile
+    // trial 12, L2 (`100 Continue`, then `413`: test/regressions/expect-continue-over-limit-told-to-send.test.ts);
+    // a hostile trial 20, L2 (the same on the ops port, for an unknown path, and for an
+    // absolute-form target: test/regressions/expect-continue-before-refusal.test.ts).
+    target.server.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => {
+      if (continueWanted(req, scope)) res.writeContinue();
+      else res.setHeader('connection', 'close');
+      target.server.emit('request', req, res);
+    });
     target.server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) => {
       const queued = res.socket === null;
       if (queued) boundAnswersAhead(req.socket, res);
@@ -327,23 +352,6 @@ export async function buildApp(config: GatewayConfig, opts: BuildAppOptions = {}
     };
   }
   clientRefused = (reason, status, code) => recordRefusal(reason, { agent: null, http_method: null, status, http_error: code ?? null });
-  // `Expect: 100-continue` with a Content-Length over max_request_bytes (the agent's, for a
-  // POST to a configured agent: request/agent-body-limit.ts; a hostile trial 19, L2) gets the final 413
-  // instead of 100 Continue (RFC 9110 §10.1.1: a server that will refuse the request by its
-  // head answers so, and the client never sends the body): the request goes on to Fastify
-  // without the 100, whose body limit refuses it from the Content-Length before a byte is read
-  // (the error handler above), and the connection is closed after it: the body the head
-  // announced never comes, so nothing else can follow on it (routing/closing-answers.ts).
-  // Source: a new user's hostile trial 12, L2 (`100 Continue`, then `413`:
-  // test/regressions/expect-continue-over-limit-told-to-send.test.ts). Node's own answer
-  // otherwise: 100 Continue at once.
-  app.server.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => {
-    const declared = req.headers['content-length'];
-    if (declaresOver(declared, bodyBytesBound(current, req.method, agentNameOfPath(req.url ?? ''), bodyLimit))) {
-      res.setHeader('connection', 'close');
-    } else res.writeContinue();
-    app.server.emit('request', req, res);
-  });
   // A POST's body over its agent's max_request_bytes is refused before it is read (request/agent-body-limit.ts).
   app.route({ method: [...MCP_METHODS], url: '/agents/:agent/mcp', preParsing: agentBodyLimit(() => current, bodyLimit, drain), handler });
   app.route({

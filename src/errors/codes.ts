@@ -383,7 +383,7 @@ export const REFUSALS = {
   expectation_failed: {
     statusCode: 417,
     jsonRpcCode: JSONRPC_INVALID_REQUEST,
-    description: "The host's request carries an Expect header other than 100-continue (the one expectation HTTP defines, which the gateway meets: it answers 100 Continue and reads the body; a list holding 100-continue, `100-continue, foo`, counts as 100-continue, as Node's HTTP server reads it, and RFC 9110 §10.1.1 lets a server ignore the other members); answered by the HTTP server before routing, id null, connection closed; requests pipelined after it on the connection are not processed, as after malformed_http.",
+    description: "The host's request carries an Expect header other than 100-continue (the one expectation HTTP defines, which the gateway meets: it answers 100 Continue and reads the body of a POST or DELETE to a configured agent within its max_request_bytes, and sends any other such head its refusal at once, no 100, the connection closed after it; a list holding 100-continue, `100-continue, foo`, counts as 100-continue, as Node's HTTP server reads it, and RFC 9110 §10.1.1 lets a server ignore the other members); answered by the HTTP server before routing, id null, connection closed; requests pipelined after it on the connection are not processed, as after malformed_http.",
     source: "RFC 9110 §10.1.1, §15.5.18; a new user's trial, 2026-12-03 (Node answered a bare 417 with an empty body, not logged or counted: test/regressions/expect-header-bare-417.test.ts); a hostile review, Defect A (calls pipelined after it reached their seller: test/regressions/pipelined-behind-closing-refusal-forwarded.test.ts)",
   },
   method_not_allowed: {

@@ -42,6 +42,18 @@ export function agentOfPath(target: string): string | null {
   return agentNameOfPath(target)?.slice(0, SHOWN_CHARS) ?? null;
 }
 
+/**
+ * The origin form (`/path?query`) of a request target: the target itself, or an absolute-form
+ * target (`http://host:port/path?query`, RFC 9112 §3.2.2, which Fastify routes by its path)
+ * without its scheme and authority; any other target as it is.
+ */
+export function originFormOf(target: string): string {
+  const authority = /^https?:\/\/[^/?#]*/i.exec(target);
+  if (authority === null) return target;
+  const rest = target.slice(authority[0].length);
+  return rest.startsWith('/') ? rest : `/${rest}`;
+}
+
 /** The agent's name a request target gives, whole, as the route's `:agent` parameter would (see `agentOfPath`), or undefined for any other path. */
 export function agentNameOfPath(target: string): string | undefined {
   const name = MCP_TARGET.exec(target)?.[1];
