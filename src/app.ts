@@ -34,7 +34,7 @@ import {
 } from './observability/logger.js';
 import { createMetrics, type GatewayMetrics } from './observability/metrics.js';
 import { opsRoutes } from './ops/routes.js';
-import { agentNameOfPath, agentOfPath, badUrlRefusal, MCP_METHODS, originFormOf, refuseUnrouted, unroutedRefusal, type UnroutedScope } from './routing/unrouted.js';
+import { agentNameOfPath, agentOfPath, badUrlRefusal, MCP_METHODS, originFormOf, refuseUnrouted, routedByPath, unroutedRefusal, type UnroutedScope } from './routing/unrouted.js';
 import { createUpstreamDispatcher } from './routing/dispatcher.js';
 import { isLoopbackListenHost, ownListenHosts } from './request/browser-guard.js';
 import { createMcpHandler, type OpenExchangeEnd } from './routing/handler.js';
@@ -149,11 +149,19 @@ export async function buildApp(config: GatewayConfig, opts: BuildAppOptions = {}
    * gateway does, each refusal logged and counted (`recordRefusal`, below). Called before
    * `target`'s routes are added: a route keeps the error handler it was added under.
    */
-  /** Whether a head with `Expect: 100-continue` is told to send its body (the `checkContinue` listener below). */
+  /**
+   * Whether a head with `Expect: 100-continue` is told to send its body (the `checkContinue`
+   * listener below): not when the gateway refuses it from its head, i.e. when no route of the
+   * listener takes it (the not-found context's `refuseFromHead`, but while draining, when its
+   * handler reads the body for the id of its `draining` answer), or when its Content-Length is
+   * over the bound of its body (its agent's max_request_bytes for a POST to an agent:
+   * request/agent-body-limit.ts; else the app's body limit, which Fastify checks from the head).
+   */
   const continueWanted = (req: IncomingMessage, scope: UnroutedScope): boolean => {
-    if (!scope.mcp || drain.draining || (req.method !== 'POST' && req.method !== 'DELETE')) return false;
-    const agent = agentNameOfPath(originFormOf(req.url ?? ''));
-    if (agent === undefined || !current.agents.has(agent)) return false;
+    const target = originFormOf(req.url ?? '');
+    if (!routedByPath(req.method, target, scope)) return scope.mcp && drain.draining;
+    const agent = scope.mcp ? agentNameOfPath(target) : undefined;
+    if (drain.draining && agent !== undefined) return true;
     return !declaresOver(req.headers['content-length'], bodyBytesBound(current, req.method, agent, bodyLimit));
   };
   const answerAsGateway = (target: FastifyInstance, scope: UnroutedScope): void => {
@@ -231,15 +239,13 @@ export async function buildApp(config: GatewayConfig, opts: BuildAppOptions = {}
     // (routing/closing-answers.ts). Queued behind another answer, it bounds a stream ahead of it
     // (errors/earlier-answers.ts) and is logged once written, as a route's refusal is.
     // `Expect: 100-continue`: Node answers 100 Continue to every such head unless the server
-    // listens for `checkContinue`. The gateway tells only a head it will read the body of to
-    // send it: a POST or DELETE to a configured agent's MCP endpoint, on a listener serving
-    // them, declaring no more than the agent's max_request_bytes (request/agent-body-limit.ts;
-    // the target's path read from the origin or the absolute form, RFC 9112 §3.2). Every other
-    // head goes on without the 100 to its refusal (an unknown path 404, a wrong method 405, a
-    // body over the bound 413, an unknown agent 404, `draining`), and the connection is closed
-    // after it: the body the head announced never comes, so nothing else can follow on it
-    // (routing/closing-answers.ts). RFC 9110 §10.1.1: a server that will refuse the request by
-    // its head answers so, and the client never sends the body. Source: a new user's hostile
+    // listens for `checkContinue`. A head the gateway refuses from the head alone (no route of
+    // the listener takes it, or its Content-Length is over its bound: continueWanted) goes on
+    // without the 100 to its refusal, and the connection is closed after it: the body the head
+    // announced never comes, so nothing else can follow on it (routing/closing-answers.ts).
+    // RFC 9110 §10.1.1: a server that will refuse the request by its head answers so, and the
+    // client never sends the body. A head a route takes gets its 100 (the route reads the body
+    // before it answers, a refusal by the handler included). Source: a new user's hostile
     // trial 12, L2 (`100 Continue`, then `413`: test/regressions/expect-continue-over-limit-told-to-send.test.ts);
     // a hostile trial 20, L2 (the same on the ops port, for an unknown path, and for an
     // absolute-form target: test/regressions/expect-continue-before-refusal.test.ts).

@@ -98,6 +98,19 @@ export function unroutedRefusal(method: string, target: string, scope: UnroutedS
   return { reason: 'not_found', message: noRouteMessage(method, path, scope), headers: {} };
 }
 
+/**
+ * Whether a route of a listener serving `scope` takes `method` on `target` (origin form), so
+ * that Fastify reads the request's body before its handler answers: an MCP endpoint's path
+ * (its routes take every method Fastify routes, refusing the others in the handler), or an
+ * ops path with GET or HEAD. Any other request is refused from its head by the not-found
+ * context (app.ts `refuseFromHead`), its body never read.
+ */
+export function routedByPath(method: string | undefined, target: string, scope: UnroutedScope): boolean {
+  const path = pathOf(target);
+  if (scope.mcp && MCP_PATH.test(path)) return true;
+  return scope.ops && OPS_PATH_SET.has(path) && (OPS_METHODS as readonly string[]).includes(method ?? '');
+}
+
 /** Answers the request of `reply`, which no route takes, with its {@link unroutedRefusal}. */
 export function refuseUnrouted(reply: FastifyReply, scope: UnroutedScope): FastifyReply {
   const request = reply.request;

@@ -9,10 +9,11 @@
  * the request from its head answers with the final status instead, and the client never
  * sends the body.
  *
- * Now (src/app.ts `checkContinue`, one rule for both listeners): 100 Continue only for a
- * POST or DELETE to an MCP endpoint of a listener that serves them, within its agent's bound
- * (the target's path read from either form); every other such head goes to its refusal at
- * once, no 100, and the connection is closed after it (the announced body never comes).
+ * Now (src/app.ts `checkContinue`, one rule for both listeners): a head the gateway refuses
+ * from the head alone (no route of the listener takes it, or a Content-Length over its
+ * bound, the target's path read from either form) gets its refusal at once, no 100, and the
+ * connection is closed after it (the announced body never comes). A head a route takes still
+ * gets its 100: that route reads the body before it answers (an unknown agent's 404 included).
  *
  * Input: a gateway on 127.0.0.1 with `ops_listen`, an agent `small` with max_request_bytes
  * 200, a raw seller. Expectation: the exact status lines below, no `100 Continue`, the close.
@@ -88,6 +89,16 @@ describe('Expect: 100-continue on a head the gateway refuses', { timeout: TEST_T
       const answer = await writeAndRead(mainPort, head('POST', target, BODY.length), [BODY], 1500);
       assert.match(answer.text, /^HTTP\/1\.1 100 Continue\r\n\r\nHTTP\/1\.1 200 OK\r\n/, target);
       assert.ok(answer.text.endsWith(ANSWER), target);
+    }
+  });
+
+  test('controls: a route that reads the body before it refuses (an unknown agent, PUT on an MCP endpoint) still gets its 100, then its refusal', async () => {
+    for (const [method, target, status] of [
+      ['POST', '/agents/nope/mcp', 'HTTP/1.1 404 Not Found'],
+      ['PUT', '/agents/s/mcp', 'HTTP/1.1 405 Method Not Allowed'],
+    ] as const) {
+      const answer = await writeAndRead(mainPort, head(method, target, BODY.length), [BODY], 1500);
+      assert.ok(answer.text.startsWith(`HTTP/1.1 100 Continue\r\n\r\n${status}\r\n`), `${method} ${target}: ${answer.text.slice(0, 80)}`);
     }
   });
 });
