@@ -309,7 +309,7 @@ export const REFUSALS = {
   not_found: {
     statusCode: 404,
     jsonRpcCode: JSONRPC_INVALID_REQUEST,
-    description: "The path is not an MCP endpoint of the gateway (those are /agents/<agent>/mcp) nor, on the listener that serves them, /healthz, /readyz or /metrics; the message names the path by its first 64 characters and what the listener serves. The ops_listen listener answers any other path so too, logged and counted as on the main one.",
+    description: "The path is not an MCP endpoint of the gateway (those are /agents/<agent>/mcp) nor, on the listener that serves them, /healthz, /readyz or /metrics; the message names the path by its first 64 characters (followed by … when it is longer) and what the listener serves. The ops_listen listener answers any other path so too, logged and counted as on the main one.",
     source: "ARCHITECTURE §1; a hostile new user's trial 19, L1 (the ops_listen listener answered Fastify's own 404 body, not logged or counted: test/regressions/ops-listen-unknown-path-fastify-404.test.ts)",
   },
   origin_not_allowed: {
@@ -327,7 +327,7 @@ export const REFUSALS = {
   unknown_agent: {
     statusCode: 404,
     jsonRpcCode: JSONRPC_INVALID_REQUEST,
-    description: "The path /agents/<agent>/mcp names no agent of the configuration: a name of any length a request head can carry (longer, the head is refused as request_header_too_large); the message and data.agent give its first 64 characters; the request's id (null for a GET, a DELETE, a notification or a batch). A name that is not valid percent-encoding (`/agents/%zz/mcp`, RFC 3986 §2.1) names no agent either: this error for id null (its body is not read), the name as written.",
+    description: "The path /agents/<agent>/mcp names no agent of the configuration: a name of any length a request head can carry (longer, the head is refused as request_header_too_large); the message and data.agent give its first 64 characters, followed by … when it is longer (the `refused` log line's `agent` has the 64 characters alone); the request's id (null for a GET, a DELETE, a notification or a batch). A name that is not valid percent-encoding (`/agents/%zz/mcp`, RFC 3986 §2.1) names no agent either: this error for id null (its body is not read), the name as written.",
     source: "ARCHITECTURE §3; a new user's trial, 2026-12-03 (a name over 100 characters got Fastify's own 414 body, not logged or counted: test/regressions/agent-name-over-100-chars-fastify-414.test.ts; a name that does not percent-decode got Fastify's bare 400: test/regressions/agent-name-bad-percent-encoding-fastify-400.test.ts); a review (a DELETE whose body was a JSON-RPC request with id 7 was refused for id 7: test/regressions/delete-body-id-in-refusal.test.ts)",
   },
   request_too_large: {

@@ -315,7 +315,8 @@ class ExchangeTally {
     counts.raw += exchange.bytesFromSeller;
     counts.decoded += exchange.bytesDecoded;
     counts.toHost += exchange.bytesToHost;
-    counts.saved += exchange.bytesSaved;
+    // A counter only grows: an exchange whose lift made its answer longer (negative bytes_saved) adds 0 (a hostile trial 22, F6).
+    if (exchange.bytesSaved > 0) counts.saved += exchange.bytesSaved;
     const reason = breachReason(exchange.outcome, exchange.reason);
     if (reason !== undefined) counts.breaches.set(reason, (counts.breaches.get(reason) ?? 0) + 1);
     // Rare (a text over a bound, nothing lifted; a lift without room): one property read on every other exchange.

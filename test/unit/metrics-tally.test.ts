@@ -103,3 +103,18 @@ test('texts_not_lifted_total: tallied by agent and reason from exchange.textNotL
   ]);
   assert.match(text, /^# TYPE adcp_gateway_texts_not_lifted_total counter$/m);
 });
+
+// A hostile trial 22, F6: a lift that made its answer longer logs a negative bytes_saved; the
+// counter took the batch's net sum, so a grown answer cancelled another's saving in the same
+// read (the log summed to 2,969, the metric said 3,029 in the trial, and a batch of only grown
+// answers added nothing while one of a saving and a growth added less). Now each exchange adds
+// its positive bytes_saved, a grown one 0.
+test('dedupe_saved_bytes_total adds each exchange\'s positive bytes_saved only', async () => {
+  const m = createMetrics();
+  m.observeExchange(exchange('a', { bytesSaved: 100 }));
+  m.observeExchange(exchange('a', { bytesSaved: -60 }));
+  assert.deepEqual(lines(await m.render(), 'adcp_gateway_dedupe_saved_bytes_total'), ['adcp_gateway_dedupe_saved_bytes_total{agent="a"} 100']);
+  m.observeExchange(exchange('a', { bytesSaved: -76 }));
+  m.observeExchange(exchange('a', { bytesSaved: 5 }));
+  assert.deepEqual(lines(await m.render(), 'adcp_gateway_dedupe_saved_bytes_total'), ['adcp_gateway_dedupe_saved_bytes_total{agent="a"} 105']);
+});
