@@ -254,8 +254,14 @@ export function configNotes(config: GatewayConfig): string[] {
     }
   }
   for (const agent of config.agents.values()) {
-    out.push(...structureNotes(agent.name, agent.limits, [SMALLEST_RESPONSE, { ...SMALLEST_TOOL_RESULT, what: 'every result of a tool without limits of its own' }]));
-    for (const tool of Object.keys(agent.tools)) out.push(...structureNotes(`${agent.name}/${tool}`, resolveCallLimits(agent, tool, undefined), [SMALLEST_TOOL_RESULT]));
+    out.push(
+      ...structureNotes(agent.name, agent.limits, [
+        SMALLEST_RESPONSE,
+        { ...SMALLEST_TOOL_RESULT, what: 'every result of a tool without limits of its own' },
+        { ...smallestCall('t'), what: 'every call of a tool without limits of its own' },
+      ]),
+    );
+    for (const tool of Object.keys(agent.tools)) out.push(...structureNotes(`${agent.name}/${tool}`, resolveCallLimits(agent, tool, undefined), [SMALLEST_TOOL_RESULT, smallestCall(tool)]));
   }
   return out;
 }
@@ -274,9 +280,19 @@ const SMALLEST_RESPONSE: SmallestMessage = { what: 'every answer', text: '{"json
 const SMALLEST_TOOL_RESULT: SmallestMessage = { what: 'every tool result', text: '{"jsonrpc":"2.0","id":1,"result":{"content":[]}}', depth: 3, nodes: 5 };
 
 /**
+ * The smallest `tools/call` of `tool` (a configured name: `^[A-Za-z0-9_.-]{1,128}$`, nothing
+ * to escape), which a tool's own `max_json_depth` / `max_json_nodes` bound too (a tool with
+ * none: the agent's; request/request-json-bounds.ts, a hostile trial 22, F2).
+ */
+function smallestCall(tool: string): SmallestMessage {
+  return { what: 'every call of it', text: `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"${tool}"}}`, depth: 2, nodes: 6 };
+}
+
+/**
  * Notes for structure bounds that messages of the row can never meet: for each of
  * `max_json_depth` and `max_json_nodes`, the first of `smallest` (smallest first) it is below
- * (an agent's: any answer, then a tool result; a tool's: its result), so every such call is
+ * (an agent's: any answer, then a tool result, then a call of a tool
+ * without bounds of its own; a tool's: its result, then its call), so every such call is
  * refused `json_depth` / `json_nodes` (or the request itself `invalid_request`). A new user's
  * hostile trial 12, L5: `max_json_depth: 1` and `max_json_nodes: 3` passed --check-config with
  * no note and every call failed.

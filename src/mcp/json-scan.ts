@@ -702,6 +702,8 @@ export interface TopMembersScan {
   readonly top: 'object' | 'array' | 'scalar';
   /** Values in the text, the top-level one included (an empty array: 1). */
   readonly nodes: number;
+  /** Deepest nesting of arrays and objects in the text (`{}` alone: 1, a scalar: 0), as json-bounds.ts checkJsonBounds measures it. */
+  readonly depth: number;
   /** For an object, its members in the order written (offsets in the bytes scanned); empty otherwise. */
   readonly members: readonly TextMember[];
 }
@@ -733,7 +735,8 @@ export function scanTopMembers(bytes: Uint8Array, limits: JsonScanLimits): TopMe
   currentViews().u8.set(bytes, core.textOut());
   const top = scanTextOut(len, limits);
   if (top == null) return top;
-  return { top, nodes: currentViews().i32[STATE_I32 + I_NODES]!, members: top === 'object' ? textMembers() : [] };
+  const i32 = currentViews().i32;
+  return { top, nodes: i32[STATE_I32 + I_NODES]!, depth: i32[STATE_I32 + I_MAX_SEEN_DEPTH]!, members: top === 'object' ? textMembers() : [] };
 }
 
 /**

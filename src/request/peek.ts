@@ -37,6 +37,7 @@ import { writtenIdRanges } from '../mcp/written-ids.js';
 import { idTextOfNumber } from '../mcp/id-text.js';
 import { isJsonRpcErrorObject } from '../mcp/extract.js';
 import { judgeKeys, mayRepeatNames, namesProblemOfText, PARAMS_NAMES, TOP_NAMES, type NamesProblem } from './repeated-request-names.js';
+import type { RequestJsonBounds } from './request-json-bounds.js';
 
 export const NO_BODY: RpcPeek = Object.freeze({ kind: 'none', id: null, idText: undefined, method: undefined, toolName: undefined });
 
@@ -177,9 +178,87 @@ export const PEEK_SCAN_MIN_BYTES = 1024;
  * body the scan passes is one the parse reading passes too.
  */
 export function peekByScan(body: Buffer, bounds?: JsonBoundsLimits): PeekResult | undefined {
-  const scan = scanTopMembers(body, bounds ?? UNBOUNDED);
-  const facts = scan == null ? undefined : factsOfScan(body, scan.top, scan.nodes, scan.members);
-  return facts === undefined ? undefined : decide(facts);
+  return scanReading(body, bounds ?? UNBOUNDED).result;
+}
+
+/** The body's depth and value count, as json-bounds.ts checkJsonBounds measures them. */
+interface JsonCounts {
+  readonly depth: number;
+  readonly nodes: number;
+}
+
+/**
+ * {@link peekByScan}'s answer (`result`), with the body's counts when the scan read it whole
+ * within `bounds` (`counts`; undefined when it was invalid, over a bound, or an object with
+ * more members than the scan records), also when the member table cannot decide.
+ */
+function scanReading(body: Buffer, bounds: JsonBoundsLimits): { result: PeekResult | undefined; counts: JsonCounts | undefined } {
+  const scan = scanTopMembers(body, bounds);
+  if (scan == null) return { result: undefined, counts: undefined };
+  const facts = factsOfScan(body, scan.top, scan.nodes, scan.members);
+  return { result: facts === undefined ? undefined : decide(facts), counts: { depth: scan.depth, nodes: scan.nodes } };
+}
+
+/**
+ * {@link peekJsonRpc} of a host's request to an agent whose tools may have structure bounds of
+ * their own (request/request-json-bounds.ts): the body is held to its tool's
+ * `max_json_depth` / `max_json_nodes` when it is a single `tools/call` of a tool in
+ * `bounds.tools` (RpcPeek.toolName: a request or a notification), to the agent's otherwise
+ * (another method, another tool, a batch). Over them -> `invalid_request`, the message naming
+ * the bound applied (`Invalid Request: the request body is over max_json_nodes (200000).`),
+ * for the request's id as {@link peekJsonRpc}'s bound refusal is ({@link idOfOverBoundBody}).
+ *
+ * How, without an unbounded reading: the body is read once under `bounds.widest` (per bound,
+ * the largest of the agent's and its tools'), which gives its peek (so its tool name) and, from
+ * the scan (bodies of {@link PEEK_SCAN_MIN_BYTES} or more), its depth and value count. Then the
+ * bound that applies is checked: nothing more when it is the widest (the call of the tool with
+ * the largest bounds); a comparison of the counts the scan gave; else (the parse reading: a
+ * small body, or one the scan leaves undecided) withinJsonBounds' proof, then the bounded
+ * check (checkJsonBounds, stopping at the bound). A body the reading refuses (over the widest,
+ * not JSON, no JSON-RPC message) is judged on its bound first, as before: its tool is read
+ * leniently ({@link refusedBodyFacts}: a `tools/call` with a `params.name` written once), else
+ * the agent's bound; only when within it is the reading's own refusal given.
+ *
+ * An agent none of whose tools sets other bounds (`bounds.tools` empty: nearly all) is read
+ * exactly as before, one {@link peekJsonRpc} under the agent's bounds. Source: a hostile trial
+ * 22, F2 (a tool's bounds applied to its results, never to its calls:
+ * test/regressions/request-json-bounds-ignore-tool-limits.test.ts).
+ */
+export function peekRequest(body: Buffer, bounds: RequestJsonBounds): PeekResult {
+  if (bounds.tools.size === 0) return peekJsonRpc(body, bounds.agent);
+  if (!isUtf8(body)) return refusal('parse_error', NOT_UTF8_MESSAGE, null, undefined);
+  const widest = bounds.widest;
+  const scanned = body.length < PEEK_SCAN_MIN_BYTES ? undefined : scanReading(body, widest);
+  const read = scanned?.result ?? peekByParse(body, widest);
+  if (read.ok) {
+    const name = read.peek.kind === 'batch' ? undefined : read.peek.toolName;
+    const applied = (name === undefined ? undefined : bounds.tools.get(name)) ?? bounds.agent;
+    if (applied.maxDepth >= widest.maxDepth && applied.maxNodes >= widest.maxNodes) return read;
+    return overBound(body, applied, scanned?.counts) ?? read;
+  }
+  const facts = refusedBodyFacts(body);
+  const name = facts?.names === undefined ? facts?.toolName : undefined;
+  const applied = (name === undefined ? undefined : bounds.tools.get(name)) ?? bounds.agent;
+  return overBound(body, applied, scanned?.counts, facts) ?? read;
+}
+
+/**
+ * The refusal of `body` when it is over `bounds` (the message naming the first bound it breaks,
+ * as checkJsonBounds reads it), else undefined. `counts`: the body's, when a scan measured them
+ * (then a body within both is settled without another pass); `facts`: the body's, read by
+ * {@link refusedBodyFacts} when the caller has them.
+ */
+function overBound(body: Buffer, bounds: JsonBoundsLimits, counts: JsonCounts | undefined, facts?: ObjectFacts): PeekResult | undefined {
+  if (counts !== undefined ? counts.depth <= bounds.maxDepth && counts.nodes <= bounds.maxNodes : withinJsonBounds(body, bounds)) return undefined;
+  const b = checkJsonBounds(body, bounds);
+  if (b.ok) return undefined;
+  const { id, idText } = idOfOverBoundBody(body, facts);
+  return refusal('invalid_request', overBoundMessage(b.reason, b.limit), id, idText);
+}
+
+/** The message of a request refused for a structure bound: `Invalid Request: the request body is over max_json_depth (64).` */
+function overBoundMessage(reason: 'json_depth' | 'json_nodes', limit: number): string {
+  return `Invalid Request: the request body is over max_${reason} (${limit}).`;
 }
 
 /**
@@ -195,7 +274,7 @@ export function peekByParse(body: Buffer, bounds?: JsonBoundsLimits): PeekResult
     const b = checkJsonBounds(body, bounds);
     if (!b.ok) {
       const { id, idText } = idOfOverBoundBody(body);
-      return refusal('invalid_request', `Invalid Request: the request body is over max_${b.reason} (${b.limit}).`, id, idText);
+      return refusal('invalid_request', overBoundMessage(b.reason, b.limit), id, idText);
     }
   }
   let msg: unknown;
@@ -498,11 +577,21 @@ export function kindOfValue(v: unknown): string {
  * body is not a JSON object, its id is not a string, a finite number or null, or the scan
  * cannot tell (more members than it records).
  */
-function idOfOverBoundBody(body: Buffer): { id: string | number | null; idText: string | undefined } {
-  const scan = scanTopMembers(body, UNBOUNDED);
-  const facts = scan?.top === 'object' ? objectFactsOfScan(body, scan.members) : undefined;
+function idOfOverBoundBody(body: Buffer, facts = refusedBodyFacts(body)): { id: string | number | null; idText: string | undefined } {
   // A host's response, or an id written twice: id null, as decide() refuses them.
   return facts?.idValid === true && !isResponse(facts) && facts.names?.idAmbiguous !== true ? { id: facts.id, idText: facts.idText } : { id: null, idText: undefined };
+}
+
+/**
+ * The facts of a body read without bounds, for a refusal ({@link idOfOverBoundBody},
+ * {@link peekRequest}'s tool name): its top-level object's as the scan reads them; undefined
+ * when it is not a JSON object or the scan cannot tell (more members than it records). Made
+ * by the scan: no JavaScript value, no call stack for the depth, linear in a body already
+ * within `max_request_bytes`.
+ */
+function refusedBodyFacts(body: Buffer): ObjectFacts | undefined {
+  const scan = scanTopMembers(body, UNBOUNDED);
+  return scan?.top === 'object' ? objectFactsOfScan(body, scan.members) : undefined;
 }
 
 function refusal(kind: 'parse_error' | 'invalid_request', message: string, id: string | number | null, idText: string | undefined): PeekResult {

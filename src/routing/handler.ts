@@ -16,7 +16,8 @@ import { exchangeLogFields, plainInfoWriter } from '../observability/logger.js';
 import { applyRequestHeaderPolicy, isResumableEventId } from '../request/headers.js';
 import { createOwnVia, viaCarries } from '../request/via.js';
 import { absoluteFormAuthority, hostFieldCount, isHostAllowed, isLoopbackOrigin, isOtherSiteFetch } from '../request/browser-guard.js';
-import { NO_BODY, peekJsonRpc, refusalIdOf } from '../request/peek.js';
+import { NO_BODY, peekRequest, refusalIdOf } from '../request/peek.js';
+import { requestJsonBounds } from '../request/request-json-bounds.js';
 import { withoutLeadingBom } from '../mcp/utf8-bom.js';
 import { hasBatches, hostReadsStructuredContent, isRepeatedProtocolVersion, NO_BATCHES_SINCE, protocolVersionOf } from '../mcp/revision.js';
 import { filterResponseHeaders } from '../response/headers.js';
@@ -250,8 +251,10 @@ export function createMcpHandler(deps: HandlerDeps) {
           observed_bytes: sentBytes,
         });
       }
-      // The structure bounds first, then the JSON-RPC facts (request/peek.ts).
-      const peek = peekJsonRpc(body, { maxDepth: agent.limits.max_json_depth, maxNodes: agent.limits.max_json_nodes });
+      // The structure bounds first, then the JSON-RPC facts (request/peek.ts): a tools/call's
+      // its tool's max_json_depth / max_json_nodes, any other body the agent's
+      // (request/request-json-bounds.ts; a hostile trial 22, F2).
+      const peek = peekRequest(body, requestJsonBounds(agent));
       if (!peek.ok) return refuse(reply, peek.kind, peek, peek.message);
       rpc = peek.peek;
       // MCP removed batches in 2025-06-18: a batch from a host on that revision or later is

@@ -69,7 +69,11 @@ describe('formatGuardTable and the guard notes', () => {
         'agents:',
         '  d1: { url: https://a.example/mcp, max_json_depth: 1 }',
         '  n3: { url: https://b.example/mcp, max_json_nodes: 3 }',
-        '  ok: { url: https://c.example/mcp, max_json_depth: 2, max_json_nodes: 4, tools: { t: { max_json_depth: 3, max_json_nodes: 5 }, u: { max_json_depth: 2, max_json_nodes: 4 } } }',
+        '  ok: { url: https://c.example/mcp, max_json_depth: 2, max_json_nodes: 4, tools: { t: { max_json_depth: 3, max_json_nodes: 6 }, u: { max_json_depth: 2, max_json_nodes: 4 }, c5: { max_json_depth: 3, max_json_nodes: 5 } } }',
+        // A call is held to its tool's bounds, a tool without its own to the agent's (a hostile
+        // trial 22, F2): the smallest call, 6 values, refused at 5.
+        '  n5: { url: https://d.example/mcp, max_json_depth: 3, max_json_nodes: 5 }',
+        '  n6: { url: https://e.example/mcp, max_json_depth: 3, max_json_nodes: 6 }',
       ].join('\n'),
       { env: {} },
     );
@@ -80,6 +84,8 @@ describe('formatGuardTable and the guard notes', () => {
       'note: ok: max_json_nodes 4 refuses every result of a tool without limits of its own: the smallest, {"jsonrpc":"2.0","id":1,"result":{"content":[]}}, has 5 values',
       'note: ok/u: max_json_depth 2 refuses every tool result: the smallest, {"jsonrpc":"2.0","id":1,"result":{"content":[]}}, has depth 3',
       'note: ok/u: max_json_nodes 4 refuses every tool result: the smallest, {"jsonrpc":"2.0","id":1,"result":{"content":[]}}, has 5 values',
+      'note: ok/c5: max_json_nodes 5 refuses every call of it: the smallest, {"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"c5"}}, has 6 values',
+      'note: n5: max_json_nodes 5 refuses every call of a tool without limits of its own: the smallest, {"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t"}}, has 6 values',
     ]);
   });
 
