@@ -35,6 +35,7 @@ import { VERSION } from './version.js';
 import { keepExitCodeOnClosedOutput } from './ops/closed-output.js';
 import { onHangupSignal, onStopSignal, restoreStopSignals } from './stop-signals.js';
 import { StartupStop } from './startup-stop.js';
+import { tuneProcessMemory } from './ops/process-memory.js';
 
 /** Process exit codes. */
 export const EXIT_CODES = Object.freeze({
@@ -430,6 +431,8 @@ async function serve(config: GatewayConfig, path: string, io: CliIo, startup: St
   const logger = createLogger(config.log_level);
   startup.useLogger(logger);
   logger.info({ config: config.source, version: VERSION }, 'starting');
+  // Before the gateway's modules load: their start-up scavenges free glibc's threshold block.
+  tuneProcessMemory();
   let app: FastifyInstance;
   let createReloader: typeof import('./reload.js').createReloader;
   try {
