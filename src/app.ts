@@ -40,6 +40,7 @@ import { isLoopbackListenHost, ownListenHosts } from './request/browser-guard.js
 import { createMcpHandler, type OpenExchangeEnd } from './routing/handler.js';
 import { refuseDraining, type DrainState } from './routing/draining.js';
 import { closeConnectionAfter, whenWritten } from './routing/closing-answers.js';
+import { lingerAfterClosingAnswers, type LingeringClose } from './routing/lingering-close.js';
 import { PipelinedTurns } from './routing/pipelined-turn.js';
 import { boundAnswersAhead } from './errors/earlier-answers.js';
 import { AgentGuard } from './admission/agent-guard.js';
@@ -164,7 +165,7 @@ export async function buildApp(config: GatewayConfig, opts: BuildAppOptions = {}
     if (drain.draining && agent !== undefined) return true;
     return !declaresOver(req.headers['content-length'], bodyBytesBound(current, req.method, agent, bodyLimit));
   };
-  const answerAsGateway = (target: FastifyInstance, scope: UnroutedScope): void => {
+  const answerAsGateway = (target: FastifyInstance, scope: UnroutedScope): LingeringClose => {
     /** The MCP listener drains (503 `draining` once the gateway shuts down); the ops one answers as ever. */
     const drains = scope.mcp;
     /** The agent a refused request's target names, on the MCP listener (the refusal line's `agent`). */
@@ -224,6 +225,17 @@ export async function buildApp(config: GatewayConfig, opts: BuildAppOptions = {}
       refuseDraining(reply, request.method, Buffer.isBuffer(request.body) ? request.body : undefined),
     );
     target.decorate(REFUSAL_LISTENER, refusalListener(scope));
+    // An answer that closes the connection while the host still sends its request (a 413 over
+    // max_request_bytes, ...) is not lost to a reset: the connection half-closes and reads on,
+    // bounded, before it closes (routing/lingering-close.ts; a hostile trial 23, H1). Node's
+    // server.close() closes idle connections (the app's own wrapper below calls it later):
+    // the lingering ones are destroyed then too, so none holds the close up.
+    const lingering = lingerAfterClosingAnswers(target.server);
+    const closeIdle = target.server.closeIdleConnections.bind(target.server);
+    target.server.closeIdleConnections = (): void => {
+      lingering.destroyLingering();
+      closeIdle();
+    };
     // CONNECT: Node's HTTP server hands it to this listener, out of HTTP, and destroyed the
     // connection without a word when there was none (a hostile new user's trial 15, L3); refused
     // as another method no route takes, then the connection closes (errors/connect-refusal.ts).
@@ -262,9 +274,10 @@ export async function buildApp(config: GatewayConfig, opts: BuildAppOptions = {}
       if (queued) whenWritten(res, record);
       else record();
     });
+    return lingering;
   };
   const keepBytes = (_req: unknown, body: Buffer | string, done: (err: null, body: Buffer | string) => void): void => done(null, body);
-  answerAsGateway(app, mainScope);
+  const mainLingering = answerAsGateway(app, mainScope);
 
   if (config.resume.secret === undefined) {
     logger.warn(
@@ -289,6 +302,7 @@ export async function buildApp(config: GatewayConfig, opts: BuildAppOptions = {}
   const closeIdleConnections = app.server.closeIdleConnections.bind(app.server);
   app.server.closeIdleConnections = (): void => {
     if (openExchanges.size === 0) closeIdleConnections();
+    else mainLingering.destroyLingering();
   };
   const exchangeEndListeners: Array<(exchange: Exchange, hostStatus: number | null) => void> = [];
   // Per-agent backoff and buffered-bytes cap (src/admission/agent-guard.ts); state survives reloads.

@@ -333,8 +333,8 @@ export const REFUSALS = {
   request_too_large: {
     statusCode: 413,
     jsonRpcCode: JSONRPC_INVALID_REQUEST,
-    description: "The host's request body is over the agent's max_request_bytes.",
-    source: 'ARCHITECTURE §3',
+    description: "The host's request body is over the agent's max_request_bytes. The answer closes the connection; a body the host is still sending is read and discarded meanwhile (at most 2 s and 64 MiB, or until the host closes its side), so a host that sends the whole body without waiting reads this answer, not a reset.",
+    source: 'ARCHITECTURE §3; hostile trial 23, H1 (a host sending an oversized body without waiting mostly got a reset, not this answer: test/regressions/oversized-body-413-lost-to-reset.test.ts)',
   },
   batch_too_large: {
     statusCode: 400,

@@ -44,7 +44,9 @@ import type { FastifyReply } from 'fastify';
 
 /**
  * Sets `Connection: close` on `reply` (not sent yet): Node closes the connection once it is
- * written, and the requests pipelined behind it get no turn (see file comment).
+ * written, and the requests pipelined behind it get no turn (see file comment). While the
+ * request's body still arrives, the connection first lingers, bounded, reading and discarding
+ * it, so the host reads the answer instead of a reset (routing/lingering-close.ts).
  */
 export function closeConnectionAfter(reply: FastifyReply): void {
   reply.header('connection', 'close');
