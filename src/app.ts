@@ -34,7 +34,7 @@ import {
 } from './observability/logger.js';
 import { createMetrics, type GatewayMetrics } from './observability/metrics.js';
 import { opsRoutes } from './ops/routes.js';
-import { agentNameOfPath, agentOfPath, badUrlRefusal, MCP_METHODS, originFormOf, refuseUnrouted, routedByPath, unroutedRefusal, type UnroutedScope } from './routing/unrouted.js';
+import { agentNameOfPath, agentOfPath, badUrlRefusal, MCP_METHODS, originFormOf, refuseUnknownAgent, refuseUnrouted, routedByPath, unroutedRefusal, type UnroutedScope } from './routing/unrouted.js';
 import { createUpstreamDispatcher } from './routing/dispatcher.js';
 import { isLoopbackListenHost, ownListenHosts } from './request/browser-guard.js';
 import { createMcpHandler, type OpenExchangeEnd } from './routing/handler.js';
@@ -45,7 +45,7 @@ import { PipelinedTurns } from './routing/pipelined-turn.js';
 import { boundAnswersAhead } from './errors/earlier-answers.js';
 import { AgentGuard } from './admission/agent-guard.js';
 import { servedWithoutContentType } from './request/unreadable-content-type.js';
-import { AgentBodyTooLarge, agentBodyLimit, bodyBytesBound, declaresOver } from './request/agent-body-limit.js';
+import { BodyOverBound, agentBodyLimit, bodyBound, declaresOver } from './request/agent-body-limit.js';
 import { InFlightTable } from './inflight-table.js';
 import { createResumeCodec, randomResumeSecret } from './resume/token.js';
 import type { SseShutdownEnd } from './response/pipeline.js';
@@ -153,17 +153,19 @@ export async function buildApp(config: GatewayConfig, opts: BuildAppOptions = {}
   /**
    * Whether a head with `Expect: 100-continue` is told to send its body (the `checkContinue`
    * listener below): not when the gateway refuses it from its head, i.e. when no route of the
-   * listener takes it (the not-found context's `refuseFromHead`, but while draining, when its
-   * handler reads the body for the id of its `draining` answer), or when its Content-Length is
-   * over the bound of its body (its agent's max_request_bytes for a POST to an agent:
-   * request/agent-body-limit.ts; else the app's body limit, which Fastify checks from the head).
+   * listener takes it (the not-found context's `refuseFromHead`), or when its Content-Length is
+   * over the bound of its body (request/agent-body-limit.ts bodyBound: its agent's
+   * max_request_bytes for a POST, `defaults.max_request_bytes` for an unknown agent or a method
+   * the MCP endpoint does not take; else the app's body limit, which Fastify checks from the
+   * head). The same while draining: such a head then gets `draining` from the head, any other
+   * its 100 and, once its body is read, `draining` for its id (a hostile trial 23, M1: every
+   * head got 100 while draining, a body over its bound, or to no route, read whole).
    */
   const continueWanted = (req: IncomingMessage, scope: UnroutedScope): boolean => {
     const target = originFormOf(req.url ?? '');
-    if (!routedByPath(req.method, target, scope)) return scope.mcp && drain.draining;
+    if (!routedByPath(req.method, target, scope)) return false;
     const agent = scope.mcp ? agentNameOfPath(target) : undefined;
-    if (drain.draining && agent !== undefined) return true;
-    return !declaresOver(req.headers['content-length'], bodyBytesBound(current, req.method, agent, bodyLimit));
+    return !declaresOver(req.headers['content-length'], bodyBound(current, req.method, agent, bodyLimit)?.bytes ?? bodyLimit);
   };
   const answerAsGateway = (target: FastifyInstance, scope: UnroutedScope): LingeringClose => {
     /** The MCP listener drains (503 `draining` once the gateway shuts down); the ops one answers as ever. */
@@ -179,11 +181,17 @@ export async function buildApp(config: GatewayConfig, opts: BuildAppOptions = {}
     target.addContentTypeParser('application/json', { parseAs: 'buffer' }, keepBytes);
 
     target.setErrorHandler((error: FastifyError, request, reply) => {
-      if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
-        // Over the agent's own bound, refused before the body was read (request/agent-body-limit.ts), or over the app's.
-        const agents = error instanceof AgentBodyTooLarge;
-        const limit = agents ? error.limitBytes : bodyLimit;
-        return refuse(reply, 'request_too_large', null, agents ? error.message : `Request body is over max_request_bytes (${limit}).`, undefined, { limit_bytes: limit });
+      // A body over its bound (request/agent-body-limit.ts) or over the app's limit, refused
+      // unread, or as soon as its bytes passed it: its own refusal, id null (over its own bound,
+      // `Connection: close`: the rest of the body may still come); `draining` while draining.
+      if (error instanceof BodyOverBound || error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
+        if (drains && drain.draining) return refuseDraining(reply, request.method, undefined);
+        if (!(error instanceof BodyOverBound)) return refuse(reply, 'request_too_large', null, `Request body is over max_request_bytes (${bodyLimit}).`, undefined, { limit_bytes: bodyLimit });
+        const { bytes, refusal } = error.bound;
+        closeConnectionAfter(reply);
+        if (refusal === 'unknown_agent') return refuseUnknownAgent(reply, (request.params as { agent: string }).agent, null);
+        if (refusal === 'method_not_allowed') return refuseUnrouted(reply, scope);
+        return refuse(reply, 'request_too_large', null, error.message, undefined, { limit_bytes: bytes });
       }
       // A body that failed after its head (it never finished arriving within request_timeout_ms,
       // a malformed chunk): Node's HTTP server has answered it already (408, 400: errors/
@@ -210,20 +218,23 @@ export async function buildApp(config: GatewayConfig, opts: BuildAppOptions = {}
     // with the body limit of the largest agent, 4 POSTs of 150 MB to /nope held ~850 MB while
     // read for nothing (a hostile trial 20, H2, on the ops listener, which now shares these
     // options; the main listener did the same before). A request that declares a body gets
-    // `Connection: close` (its body is never read). While draining, the handler (so it runs
-    // only then) answers `draining` with the body's id, as before. Fastify's types list only preValidation and
+    // `Connection: close` (its body is never read). While draining, it gets `draining` instead,
+    // from the head too, id null (a hostile trial 23, M1: its body was read, after a 100
+    // Continue, for the id of that answer). Fastify's types list only preValidation and
     // preHandler for the not-found context, but it takes every lifecycle hook from these options
     // (fastify/lib/four-oh-four.js, _setNotFoundHandler); the regression test
     // unrouted-request-body-read-for-nothing checks the hook runs.
-    const refuseFromHead = (request: FastifyRequest, reply: FastifyReply, done: () => void): void => {
-      if (drains && drain.draining) return done();
+    const refuseFromHead = (request: FastifyRequest, reply: FastifyReply): void => {
+      if (drains && drain.draining) {
+        refuseDraining(reply, request.method, undefined);
+        return;
+      }
       const length = request.headers['content-length'];
       if ((length !== undefined && length !== '0') || request.headers['transfer-encoding'] !== undefined) closeConnectionAfter(reply);
       refuseUnrouted(reply, scope);
     };
-    target.setNotFoundHandler({ onRequest: refuseFromHead } as Parameters<FastifyInstance['setNotFoundHandler']>[0] & object, (request, reply) =>
-      refuseDraining(reply, request.method, Buffer.isBuffer(request.body) ? request.body : undefined),
-    );
+    // The handler is never reached: the hook answers every request.
+    target.setNotFoundHandler({ onRequest: refuseFromHead } as Parameters<FastifyInstance['setNotFoundHandler']>[0] & object, refuseFromHead);
     target.decorate(REFUSAL_LISTENER, refusalListener(scope));
     // An answer that closes the connection while the host still sends its request (a 413 over
     // max_request_bytes, ...) is not lost to a reset: the connection half-closes and reads on,
@@ -372,11 +383,15 @@ export async function buildApp(config: GatewayConfig, opts: BuildAppOptions = {}
     };
   }
   clientRefused = (reason, status, code) => recordRefusal(reason, { agent: null, http_method: null, status, http_error: code ?? null });
-  // A POST's body over its agent's max_request_bytes is refused before it is read (request/agent-body-limit.ts).
-  app.route({ method: [...MCP_METHODS], url: '/agents/:agent/mcp', preParsing: agentBodyLimit(() => current, bodyLimit, drain), handler });
+  // A body over its bound (a POST's: its agent's max_request_bytes; one to an unknown agent or
+  // with a method the endpoint does not take: defaults.max_request_bytes) is refused before it
+  // is read (request/agent-body-limit.ts).
+  const bodyBoundHook = agentBodyLimit(() => current, bodyLimit);
+  app.route({ method: [...MCP_METHODS], url: '/agents/:agent/mcp', preParsing: bodyBoundHook, handler });
   app.route({
     method: [...OTHER_METHODS],
     url: '/agents/:agent/mcp',
+    preParsing: bodyBoundHook,
     handler: (request, reply) => (drain.draining ? refuseDraining(reply, request.method, undefined) : refuseUnrouted(reply, mainScope)),
   });
 

@@ -1,5 +1,5 @@
 /**
- * A POST's body against its agent's `max_request_bytes`, before the body is read.
+ * A request body against its bound (a POST's: its agent's `max_request_bytes`), before the body is read.
  *
  * Fastify reads a body against one limit, the app's (config/resolve.ts requestBodyLimit: the
  * largest bound of the defaults and the agents, 4 MiB by default): a Content-Length over it is
@@ -11,64 +11,78 @@
  * Reported failure: a hostile new user's trial 19, L2
  * (test/regressions/declared-body-over-agent-limit-waited-for.test.ts).
  *
- * Now, on the MCP route, for a POST to a configured agent whose bound is under the app's:
- * - a Content-Length over the bound is refused at once, nothing of the body read, as Fastify
- *   refuses one over the app's limit (the same error, {@link AgentBodyTooLarge}, to the app's
- *   error handler: 413 `request_too_large`, id null, `limit_bytes` the agent's, `Connection:
- *   close`, since the body the head announced may still come);
- * - a body without Content-Length (chunked) is read through a counter that fails it as soon
- *   as its bytes pass the bound (Fastify then refuses it the same way).
+ * Now, on the MCP endpoint's routes, for a POST to a configured agent whose bound is under the
+ * app's, and for any request whose body only serves its refusal (see {@link bodyBound}):
+ * - a Content-Length over the bound is refused at once, nothing of the body read, with the
+ *   request's own refusal (app.ts, the error handler: 413 `request_too_large` with the
+ *   agent's `limit_bytes`, 404 `unknown_agent`, 405 `method_not_allowed`), id null (no body
+ *   was read), `Connection: close`, since the body the head announced may still come;
+ * - a chunked body is read through a counter that fails it as soon as its bytes pass the
+ *   bound (refused the same way).
  * The bound counts the bytes as sent, a leading UTF-8 BOM included, as the handler's exact
  * comparison of a body read whole does (a hostile trial 20, H1: a first version allowed 3 bytes
  * more for a BOM the body might start with, so a Content-Length 1-3 bytes over was waited for,
- * 408 when the body never came). While the gateway drains, nothing is refused here: the
- * request gets `draining` (503) as any other (trial 20, M1: it got 413).
- * Any other request costs one hook call and, for a POST, one lookup in a per-config table of
- * the agents with such a bound; a chunked one to such an agent a Transform stream.
+ * 408 when the body never came).
+ *
+ * A request to an unknown agent, or with a method the endpoint does not take, had its body
+ * read under the app's limit, the largest bound of any agent, before its 404 or 405: with one
+ * agent at 1 GiB, a POST of 200 MB to `/agents/zz/mcp` got `100 Continue`, was read whole
+ * (3.5 s), then 404; 300 MiB took the process from 96 to 1297 MB; `PUT` the same, then 405
+ * (a hostile trial 23, H2: test/regressions/unknown-agent-body-read-to-largest-limit.test.ts).
+ * Such a body is now held to `defaults.max_request_bytes`, the bound of an agent configured
+ * without one: it is read only for the id of an `unknown_agent` answer.
+ *
+ * While the gateway drains, the error handler answers `draining` (503, id null) in place of
+ * the refusal, still from the head: the request gets `draining` as any other, and the body is
+ * not read for it (a hostile trial 20, M1: it got 413; trial 23, M1: it was told 100 Continue
+ * and read whole for a `draining` answer).
+ * Any other request costs one hook call and one lookup of its agent.
  */
 import { Transform, type Readable, type TransformCallback } from 'node:stream';
-import type { FastifyReply, FastifyRequest, RequestPayload } from 'fastify';
+import type { FastifyRequest, RequestPayload } from 'fastify';
 import type { GatewayConfig } from '../config/types.js';
-import { closeConnectionAfter } from '../routing/closing-answers.js';
+import { MCP_METHODS } from '../routing/unrouted.js';
 
-/**
- * A body over its agent's `max_request_bytes`, refused before it was read: Fastify's own code
- * for a body over its limit, so the app's error handler refuses both alike, with
- * `limitBytes`, the agent's bound (app.ts).
- */
-export class AgentBodyTooLarge extends Error {
-  readonly code = 'FST_ERR_CTP_BODY_TOO_LARGE';
-  readonly statusCode = 413;
-  constructor(readonly limitBytes: number) {
-    super(`Request body is over this agent's max_request_bytes (${limitBytes}).`);
-  }
+/** What refuses a body over its {@link BodyBound}: the request's own refusal (docs/errors.md). */
+export type OverBoundRefusal = 'request_too_large' | 'unknown_agent' | 'method_not_allowed';
+
+/** The bytes a request body may have before it is refused unread, and what refuses it then. */
+export interface BodyBound {
+  readonly bytes: number;
+  readonly refusal: OverBoundRefusal;
 }
 
 /**
- * Per config, the agents whose `max_request_bytes` is under the app's body limit (the others'
- * bound is the app's, which Fastify applies): most configs have none, and a request then
- * costs the hook one lookup of this table.
+ * A body over its {@link BodyBound}, refused before it was read (or as soon as its bytes
+ * passed it): the app's error handler answers `bound.refusal`, or `draining` (app.ts).
  */
-const boundedAgents = new WeakMap<GatewayConfig, ReadonlyMap<string, number>>();
-
-function boundedAgentsOf(config: GatewayConfig, appLimit: number): ReadonlyMap<string, number> {
-  let table = boundedAgents.get(config);
-  if (table === undefined) {
-    const bounded = new Map<string, number>();
-    for (const agent of config.agents.values()) if (agent.max_request_bytes < appLimit) bounded.set(agent.name, agent.max_request_bytes);
-    boundedAgents.set(config, (table = bounded));
+export class BodyOverBound extends Error {
+  constructor(readonly bound: BodyBound) {
+    super(bound.refusal === 'request_too_large' ? `Request body is over this agent's max_request_bytes (${bound.bytes}).` : `Request body over ${bound.bytes} bytes for a ${bound.refusal} refusal.`);
   }
-  return table;
 }
 
+const MCP_METHOD_SET: ReadonlySet<string> = new Set(MCP_METHODS);
+/** Methods of the MCP endpoint's routes whose body Fastify never reads. */
+const BODYLESS: ReadonlySet<string> = new Set(['GET', 'HEAD']);
+
 /**
- * The most bytes a request body may have before it is refused unread: for a POST to agent
- * `agentName` (as configured in `config`), its `max_request_bytes` when that is under
- * `appLimit` (the app's body limit); else `appLimit`, which Fastify applies.
+ * The bound of a request's body on an MCP endpoint (the one rule, for the preParsing hook and
+ * for `Expect: 100-continue`, app.ts `continueWanted`); `agentName`: the endpoint's agent as
+ * the route gives it (undefined: not an MCP endpoint); `appLimit`: the app's body limit.
+ * - a method the endpoint does not take (405 `method_not_allowed`), or any method to an agent
+ *   `config` does not have (404 `unknown_agent`): `defaults.max_request_bytes` (an agent's
+ *   bound when configured without one), at most `appLimit`;
+ * - a POST to a configured agent whose `max_request_bytes` is under `appLimit`: that (413
+ *   `request_too_large`);
+ * - else undefined: the app's limit, which Fastify applies (413 `request_too_large`).
  */
-export function bodyBytesBound(config: GatewayConfig, method: string | undefined, agentName: string | undefined, appLimit: number): number {
-  if (method !== 'POST' || agentName === undefined) return appLimit;
-  return boundedAgentsOf(config, appLimit).get(agentName) ?? appLimit;
+export function bodyBound(config: GatewayConfig, method: string | undefined, agentName: string | undefined, appLimit: number): BodyBound | undefined {
+  if (agentName === undefined) return undefined;
+  if (!MCP_METHOD_SET.has(method ?? '')) return { bytes: Math.min(config.defaults.max_request_bytes, appLimit), refusal: 'method_not_allowed' };
+  const agent = config.agents.get(agentName);
+  if (agent === undefined) return { bytes: Math.min(config.defaults.max_request_bytes, appLimit), refusal: 'unknown_agent' };
+  return method === 'POST' && agent.max_request_bytes < appLimit ? { bytes: agent.max_request_bytes, refusal: 'request_too_large' } : undefined;
 }
 
 /** Whether a request's `Content-Length` field declares more than `bound` bytes (one written as digits; any other is Node's and Fastify's to refuse). */
@@ -77,32 +91,31 @@ export function declaresOver(contentLength: string | undefined, bound: number): 
 }
 
 /**
- * The MCP route's preParsing hook (see file comment). `getConfig`: the config in force (a
- * reload applies to the next request); `appLimit`: the app's body limit; `drain.draining`:
- * true once the gateway shuts down.
+ * The MCP endpoint's preParsing hook (see file comment), on its routes for every method.
+ * `getConfig`: the config in force (a reload applies to the next request); `appLimit`: the
+ * app's body limit.
  */
-export function agentBodyLimit(getConfig: () => GatewayConfig, appLimit: number, drain: { readonly draining: boolean }) {
-  return function agentBodyLimitHook(request: FastifyRequest, reply: FastifyReply, payload: RequestPayload, done: (err: Error | null, payload?: RequestPayload) => void): void {
-    const bound = bodyBytesBound(getConfig(), request.method, (request.params as { agent?: string }).agent, appLimit);
-    if (bound >= appLimit || drain.draining) return done(null, payload);
+export function agentBodyLimit(getConfig: () => GatewayConfig, appLimit: number) {
+  return function agentBodyLimitHook(request: FastifyRequest, _reply: unknown, payload: RequestPayload, done: (err: Error | null, payload?: RequestPayload) => void): void {
+    const bound = bodyBound(getConfig(), request.method, (request.params as { agent?: string }).agent, appLimit);
+    if (bound === undefined) return done(null, payload);
     const declared = request.headers['content-length'];
-    if (declared === undefined) return done(null, countedBody(payload, bound));
-    if (!declaresOver(declared, bound)) return done(null, payload);
-    // The body the head announced may still come: nothing else can follow it on this connection.
-    closeConnectionAfter(reply);
-    done(new AgentBodyTooLarge(bound));
+    // A chunked body is counted where Fastify reads one (not a GET's or a HEAD's: Node discards it).
+    if (declared === undefined) return done(null, request.headers['transfer-encoding'] === undefined || BODYLESS.has(request.method) ? payload : countedBody(payload, bound));
+    if (!declaresOver(declared, bound.bytes)) return done(null, payload);
+    done(new BodyOverBound(bound));
   };
 }
 
-/** `payload` read through a counter that fails with {@link AgentBodyTooLarge} once more than `bound` bytes passed. */
-function countedBody(payload: RequestPayload, bound: number): Transform {
+/** `payload` read through a counter that fails with {@link BodyOverBound} once more than `bound.bytes` passed. */
+function countedBody(payload: RequestPayload, bound: BodyBound): Transform {
   let received = 0;
   const counted = new Transform({
     transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback): void {
       received += chunk.length;
-      if (received > bound) {
+      if (received > bound.bytes) {
         (payload as Readable).unpipe(counted);
-        callback(new AgentBodyTooLarge(bound));
+        callback(new BodyOverBound(bound));
       } else callback(null, chunk);
     },
   });

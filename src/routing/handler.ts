@@ -39,6 +39,7 @@ import { hostLeftMidAnswer } from './answer-cut.js';
 import { resetHostConnection } from '../response/host-reset.js';
 import { refuseDraining, type DrainState } from './draining.js';
 import { closeConnectionAfter } from './closing-answers.js';
+import { refuseUnknownAgent } from './unrouted.js';
 import { MAX_WAITING_PER_CONNECTION, type PipelinedTurns } from './pipelined-turn.js';
 import { CancellableRequests } from './cancellations.js';
 import { cancelledRequestIdOf } from '../mcp/cancelled-id.js';
@@ -204,9 +205,7 @@ export function createMcpHandler(deps: HandlerDeps) {
     }
     const agent = config.agents.get(request.params.agent);
     if (!agent) {
-      return refuse(reply, 'unknown_agent', refusalIdOf(request.method, body), `Unknown agent "${shownInMessage(request.params.agent)}": no such agent in the gateway config.`, undefined, {
-        agent: shownInMessage(request.params.agent),
-      });
+      return refuseUnknownAgent(reply, request.params.agent, refusalIdOf(request.method, body));
     }
 
     // RFC 9112 §3.2: an HTTP/1.1 request without Host is a 400 (Node's own check is off: app.ts).

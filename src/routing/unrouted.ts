@@ -21,6 +21,7 @@ import type { FastifyReply } from 'fastify';
 import type { UnroutedRefusal } from '../errors/connect-refusal.js';
 import { refuse, SHOWN_CHARS, shownInMessage } from '../errors/local-reply.js';
 import { OPS_METHODS, OPS_PATHS } from '../ops/routes.js';
+import type { JsonRpcIdRef } from '../errors/json-rpc-text.js';
 
 /** Methods MCP Streamable HTTP uses on the MCP endpoint. */
 export const MCP_METHODS = ['POST', 'GET', 'DELETE'] as const;
@@ -135,4 +136,13 @@ export function badUrlRefusal(reply: FastifyReply, target: string, scope: Unrout
   const path = pathOf(target);
   if (name === undefined) return refuse(reply, 'not_found', null, noRouteMessage(reply.request.method, path, scope));
   return refuse(reply, 'unknown_agent', null, `Unknown agent "${shownInMessage(name)}": the name is not valid percent-encoding (RFC 3986 §2.1).`, undefined, { agent: shownInMessage(name) });
+}
+
+/**
+ * Refuses a request to an agent the config does not have: 404 `unknown_agent`, the name
+ * (`agent`, as the route gives it) to its first 64 characters, for `id` (request/peek.ts
+ * refusalIdOf; null when no body was read: request/agent-body-limit.ts).
+ */
+export function refuseUnknownAgent(reply: FastifyReply, agent: string, id: JsonRpcIdRef | null): FastifyReply {
+  return refuse(reply, 'unknown_agent', id, `Unknown agent "${shownInMessage(agent)}": no such agent in the gateway config.`, undefined, { agent: shownInMessage(agent) });
 }
