@@ -163,7 +163,7 @@ function mib(v: number): string {
   return Number.isFinite(v) ? num(v / MiB, v / MiB < 10 ? 1 : 0) : '–';
 }
 function ratio(v: number): string {
-  return Number.isFinite(v) ? `${num(v, 2)}×` : '–';
+  return Number.isFinite(v) ? `${num(v, 2)}×` : v === Infinity ? '∞ (no CPU added)' : '–';
 }
 function bytes(v: number): string {
   return Number.isFinite(v) ? num(v, 0) : '–';
@@ -223,7 +223,8 @@ function gatewayMbps(c: ThroughputCase): { whole: number[]; added: number[]; wal
   const pass = field(c.samples.pass, (s) => s.cpuUsPerReq);
   return {
     whole: gw.map((us) => mb / (us / 1e6)),
-    added: differences(gw, pass).map((us) => (us > 0 ? mb / (us / 1e6) : NaN)),
+    // No CPU added over the pass-through (the gateway spent no more): Infinity, a pass of any floor target.
+    added: differences(gw, pass).map((us) => (Number.isNaN(us) ? NaN : us > 0 ? mb / (us / 1e6) : Infinity)),
     wall: field(c.samples.gateway, (s) => s.rps).map((rps) => rps * mb),
   };
 }

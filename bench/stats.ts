@@ -56,7 +56,8 @@ export function ratios(a: readonly (number | undefined)[], b: readonly (number |
   for (let i = 0; i < Math.max(a.length, b.length); i++) {
     const x = a[i];
     const y = b[i];
-    out.push(x === undefined || y === undefined || !Number.isFinite(x) || !Number.isFinite(y) || y === 0 ? NaN : x / y);
+    // x may be Infinity (report.ts gatewayMbps: no CPU added), giving Infinity.
+    out.push(x === undefined || y === undefined || Number.isNaN(x) || !Number.isFinite(y) || y === 0 ? NaN : x / y);
   }
   return out;
 }
@@ -78,7 +79,7 @@ export function differences(a: readonly (number | undefined)[], b: readonly (num
  * the verdict as noise-level).
  */
 export function verdict(s: Spread, threshold: number, direction: 'atLeast' | 'atMost'): string {
-  if (!Number.isFinite(s.median)) return 'n/a';
+  if (Number.isNaN(s.median)) return 'n/a';
   const ok = (v: number): boolean => (direction === 'atLeast' ? v >= threshold : v <= threshold);
   const base = ok(s.median) ? 'PASS' : 'FAIL';
   const crosses = ok(s.min) !== ok(s.max);

@@ -22,10 +22,7 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import type net from 'node:net';
-import type { FastifyInstance } from 'fastify';
-import { buildApp } from '../../src/app.js';
-import { parseConfig } from '../../src/config/load.js';
+import { startGateway, type RunningGateway } from '../helpers/gateway.js';
 import { captureLog } from '../helpers/capture-log.js';
 import { TEST_TIMEOUT_MS } from '../helpers/timeout.js';
 import { firstAnswer, writeAndRead as exchange, type WireAnswer as Wire } from '../helpers/http-wire.js';
@@ -55,16 +52,15 @@ const TOO_LARGE_200 = JSON.stringify({
 });
 
 describe('a declared body over its agent max_request_bytes is refused before it is read', { timeout: TEST_TIMEOUT_MS }, () => {
-  let app: FastifyInstance;
+  let gateway: RunningGateway;
   let port: number;
   const log = captureLog('info');
   before(async () => {
-    app = await buildApp(parseConfig(CONFIG, { env: {} }), { logger: log.logger });
-    await app.listen({ host: '127.0.0.1', port: 0 });
-    port = (app.server.address() as net.AddressInfo).port;
+    gateway = await startGateway(CONFIG, { logger: log.logger });
+    port = Number(new URL(gateway.baseUrl).port);
   });
   after(async () => {
-    await app.close();
+    await gateway.close();
   });
 
   const refusedAtOnce = (wire: Wire, label: string): void => {

@@ -18,14 +18,11 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import type net from 'node:net';
 import { promisify } from 'node:util';
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { FastifyInstance } from 'fastify';
-import { buildApp } from '../../src/app.js';
-import { parseConfig } from '../../src/config/load.js';
+import { startGateway, type RunningGateway } from '../helpers/gateway.js';
 import { captureLog } from '../helpers/capture-log.js';
 import { TEST_TIMEOUT_MS } from '../helpers/timeout.js';
 
@@ -92,16 +89,15 @@ async function sendFromHost(port: number, agent: string, bytes: number, how: 'ra
 }
 
 describe('an oversized body sent without waiting gets its 413, not a reset', { timeout: TEST_TIMEOUT_MS }, () => {
-  let app: FastifyInstance;
+  let gateway: RunningGateway;
   let port: number;
   const log = captureLog('info');
   before(async () => {
-    app = await buildApp(parseConfig(CONFIG, { env: {} }), { logger: log.logger });
-    await app.listen({ host: '127.0.0.1', port: 0 });
-    port = (app.server.address() as net.AddressInfo).port;
+    gateway = await startGateway(CONFIG, { logger: log.logger });
+    port = Number(new URL(gateway.baseUrl).port);
   });
   after(async () => {
-    await app.close();
+    await gateway.close();
   });
 
   test(`raw socket, head + 6 MiB body in one write, default bound: the 413 every time (${TRIES} tries)`, async () => {
