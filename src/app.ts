@@ -145,12 +145,6 @@ export async function buildApp(config: GatewayConfig, opts: BuildAppOptions = {}
   app.addHook('onClose', async () => upstream.close());
 
   /**
-   * Makes `target` (the gateway's app, or the ops app: `scope`, `drains` as for
-   * `serverOptions`) read bodies, refuse errors and answer a request no route takes as the
-   * gateway does, each refusal logged and counted (`recordRefusal`, below). Called before
-   * `target`'s routes are added: a route keeps the error handler it was added under.
-   */
-  /**
    * Whether a head with `Expect: 100-continue` is told to send its body (the `checkContinue`
    * listener below): not when the gateway refuses it from its head, i.e. when no route of the
    * listener takes it (the not-found context's `refuseFromHead`), or when its Content-Length is
@@ -167,6 +161,12 @@ export async function buildApp(config: GatewayConfig, opts: BuildAppOptions = {}
     const agent = scope.mcp ? agentNameOfPath(target) : undefined;
     return !declaresOver(req.headers['content-length'], bodyBound(current, req.method, agent, bodyLimit)?.bytes ?? bodyLimit);
   };
+  /**
+   * Makes `target` (the gateway's app, or the ops app: `scope`, `drains` as for
+   * `serverOptions`) read bodies, refuse errors and answer a request no route takes as the
+   * gateway does, each refusal logged and counted (`recordRefusal`, below). Called before
+   * `target`'s routes are added: a route keeps the error handler it was added under.
+   */
   const answerAsGateway = (target: FastifyInstance, scope: UnroutedScope): LingeringClose => {
     /** The MCP listener drains (503 `draining` once the gateway shuts down); the ops one answers as ever. */
     const drains = scope.mcp;
@@ -255,12 +255,6 @@ export async function buildApp(config: GatewayConfig, opts: BuildAppOptions = {}
       const refusal = unroutedRefusal('CONNECT', url, scope);
       answerConnect(req, socket, refusal, (status) => recordRefusal(refusal.reason, { agent: agentOf(url), http_method: 'CONNECT', status }));
     });
-    // An `Expect` other than 100-continue: Node answers a bare 417 unless the server listens for
-    // `checkExpectation` (a new user's trial, 2026-12-03); refused like the parser's rejections,
-    // logged with the request's method and agent (errors/client-error.ts answerUnmetExpectation).
-    // Its answer closes the connection: a request pipelined behind it is not processed
-    // (routing/closing-answers.ts). Queued behind another answer, it bounds a stream ahead of it
-    // (errors/earlier-answers.ts) and is logged once written, as a route's refusal is.
     // `Expect: 100-continue`: Node answers 100 Continue to every such head unless the server
     // listens for `checkContinue`. A head the gateway refuses from the head alone (no route of
     // the listener takes it, or its Content-Length is over its bound: continueWanted) goes on
@@ -277,6 +271,12 @@ export async function buildApp(config: GatewayConfig, opts: BuildAppOptions = {}
       else res.setHeader('connection', 'close');
       target.server.emit('request', req, res);
     });
+    // An `Expect` other than 100-continue: Node answers a bare 417 unless the server listens for
+    // `checkExpectation` (a new user's trial, 2026-12-03); refused like the parser's rejections,
+    // logged with the request's method and agent (errors/client-error.ts answerUnmetExpectation).
+    // Its answer closes the connection: a request pipelined behind it is not processed
+    // (routing/closing-answers.ts). Queued behind another answer, it bounds a stream ahead of it
+    // (errors/earlier-answers.ts) and is logged once written, as a route's refusal is.
     target.server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) => {
       const queued = res.socket === null;
       if (queued) boundAnswersAhead(req.socket, res);
