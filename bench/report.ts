@@ -150,6 +150,7 @@ function num(v: number, digits: number): string {
 }
 /** Integer with separators, or 3 significant figures below 100. */
 function count(v: number): string {
+  if (v === Infinity) return '∞';
   if (!Number.isFinite(v)) return '–';
   if (Math.abs(v) >= 100 || Number.isInteger(v)) return num(v, 0);
   return num(v, Math.abs(v) >= 10 ? 1 : 2);
@@ -163,7 +164,7 @@ function mib(v: number): string {
   return Number.isFinite(v) ? num(v / MiB, v / MiB < 10 ? 1 : 0) : '–';
 }
 function ratio(v: number): string {
-  return Number.isFinite(v) ? `${num(v, 2)}×` : v === Infinity ? '∞ (no CPU added)' : '–';
+  return Number.isFinite(v) ? `${num(v, 2)}×` : v === Infinity ? '∞' : '–';
 }
 function bytes(v: number): string {
   return Number.isFinite(v) ? num(v, 0) : '–';
@@ -171,7 +172,7 @@ function bytes(v: number): string {
 
 /** `median (min–max)`, or the median alone with one repetition. */
 function withSpread(s: Spread, f: (v: number) => string): string {
-  if (!Number.isFinite(s.median)) return '–';
+  if (Number.isNaN(s.median)) return '–';
   if (s.n <= 1 || s.min === s.max) return f(s.median);
   return `${f(s.median)} (${f(s.min)}–${f(s.max)})`;
 }
@@ -257,7 +258,7 @@ function targetRows(r: BenchResults): TargetRow[] {
   for (const c of json.filter((c) => c.variant !== 'a' && (c.sizeLabel === '1 MiB' || c.sizeLabel === '4 MiB'))) {
     rows.push({
       target: `(${c.variant}) ${c.sizeLabel} rewrite path`,
-      figure: 'MB/CPU-s added over pass-through ÷ floor',
+      figure: 'MB/CPU-s added over pass-through ÷ floor (∞: no CPU added)',
       measured: spread(ratios(gatewayMbps(c).added, floorMbps(r, c))),
       format: ratio,
       threshold: 1.0,

@@ -3,9 +3,14 @@
  * ratios. Pure functions, no I/O.
  */
 
-/** Sorted copy (ascending), non-finite values dropped. */
+/**
+ * Sorted copy (ascending), NaN (a missing figure) dropped. ±Infinity is kept: a rewrite path
+ * that adds no CPU over the pass-through measures Infinity MB per CPU-second added
+ * (report.ts gatewayMbps), a pass, which dropping it turned into `n/a` (bench/RESULTS.md at
+ * a927eed and the full run at b3856ad: every (b)/(c) 1 and 4 MiB row read `–`, `n/a`).
+ */
 export function sorted(values: readonly number[]): number[] {
-  return values.filter((v) => Number.isFinite(v)).sort((a, b) => a - b);
+  return values.filter((v) => !Number.isNaN(v)).sort((a, b) => a - b);
 }
 
 /**
@@ -19,6 +24,8 @@ export function percentile(values: readonly number[], p: number): number {
   const rank = (p / 100) * (s.length - 1);
   const lo = Math.floor(rank);
   const hi = Math.ceil(rank);
+  // Equal neighbours (Infinity and Infinity included: their difference is NaN) need no interpolation.
+  if (s[lo] === s[hi]) return s[lo]!;
   return s[lo]! + (s[hi]! - s[lo]!) * (rank - lo);
 }
 
