@@ -259,6 +259,7 @@ export function configNotes(config: GatewayConfig): string[] {
         SMALLEST_RESPONSE,
         { ...SMALLEST_TOOL_RESULT, what: 'every result of a tool without limits of its own' },
         { ...smallestCall('t'), what: 'every call of a tool without limits of its own' },
+        SMALLEST_INITIALIZE,
       ]),
     );
     for (const tool of Object.keys(agent.tools)) out.push(...structureNotes(`${agent.name}/${tool}`, resolveCallLimits(agent, tool, undefined), [SMALLEST_TOOL_RESULT, smallestCall(tool)]));
@@ -280,6 +281,22 @@ const SMALLEST_RESPONSE: SmallestMessage = { what: 'every answer', text: '{"json
 const SMALLEST_TOOL_RESULT: SmallestMessage = { what: 'every tool result', text: '{"jsonrpc":"2.0","id":1,"result":{"content":[]}}', depth: 3, nodes: 5 };
 
 /**
+ * The smallest `initialize` request a host sends (MCP, every revision the gateway serves:
+ * `params` requires `protocolVersion`, `capabilities` and `clientInfo` with `name` and
+ * `version`; a real SDK client sends more), which the agent's `max_json_depth` /
+ * `max_json_nodes` bound (request/request-json-bounds.ts: every request but a `tools/call` of a
+ * tool with bounds of its own). Below it, every session fails at its first request, refused 400
+ * `invalid_request` (a hostile new-user trial 23, L2: `max_json_nodes: 8` drew no note). Its
+ * depth, 3, is the smallest tool result's, so only its values add a note.
+ */
+const SMALLEST_INITIALIZE: SmallestMessage = {
+  what: 'every initialize request',
+  text: '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"h","version":"1"}}}',
+  depth: 3,
+  nodes: 10,
+};
+
+/**
  * The smallest `tools/call` of `tool` (a configured name: `^[A-Za-z0-9_.-]{1,128}$`, nothing
  * to escape), which a tool's own `max_json_depth` / `max_json_nodes` bound too (a tool with
  * none: the agent's; request/request-json-bounds.ts, a hostile trial 22, F2).
@@ -292,7 +309,8 @@ function smallestCall(tool: string): SmallestMessage {
  * Notes for structure bounds that messages of the row can never meet: for each of
  * `max_json_depth` and `max_json_nodes`, the first of `smallest` (smallest first) it is below
  * (an agent's: any answer, then a tool result, then a call of a tool
- * without bounds of its own; a tool's: its result, then its call), so every such call is
+ * without bounds of its own, then the host's `initialize`; a tool's: its result, then its
+ * call), so every such call is
  * refused `json_depth` / `json_nodes` (or the request itself `invalid_request`). A new user's
  * hostile trial 12, L5: `max_json_depth: 1` and `max_json_nodes: 3` passed --check-config with
  * no note and every call failed.

@@ -214,10 +214,19 @@ function scanReading(body: Buffer, bounds: JsonBoundsLimits): { result: PeekResu
  * bound that applies is checked: nothing more when it is the widest (the call of the tool with
  * the largest bounds); a comparison of the counts the scan gave; else (the parse reading: a
  * small body, or one the scan leaves undecided) withinJsonBounds' proof, then the bounded
- * check (checkJsonBounds, stopping at the bound). A body the reading refuses (over the widest,
- * not JSON, no JSON-RPC message) is judged on its bound first, as before: its tool is read
- * leniently ({@link refusedBodyFacts}: a `tools/call` with a `params.name` written once), else
- * the agent's bound; only when within it is the reading's own refusal given.
+ * check (checkJsonBounds, stopping at the bound). A body the reading refuses within the widest
+ * (the reading checks it first) that is not JSON, or writes a member the gateway acts on twice
+ * or as a case variant (a `params.name`: which tool a seller would run is unknown), gets the
+ * reading's own refusal: the parse error, or the refusal naming the member, as an agent with
+ * no tools of its own gives them when the body is within its bounds. Any other refused body
+ * (over the widest, valid JSON but no JSON-RPC message) is judged on its bound first, as
+ * before: its tool is read leniently ({@link refusedBodyFacts}: a `tools/call` with a
+ * `params.name` written once), else the agent's bound; only when within it is the reading's
+ * own refusal given. Before, a `tools/call` cut in its params, or writing `name` twice, was
+ * refused "over max_json_nodes" for the agent's bound though it was within its tool's (a
+ * hostile new-user trial 23, L6:
+ * test/regressions/truncated-tools-call-reported-over-json-nodes.test.ts). A repeated name the
+ * unbounded scan cannot see (an object of more members than it records) keeps the old rule.
  *
  * An agent none of whose tools sets other bounds (`bounds.tools` empty: nearly all) is read
  * exactly as before, one {@link peekJsonRpc} under the agent's bounds. Source: a hostile trial
@@ -236,10 +245,20 @@ export function peekRequest(body: Buffer, bounds: RequestJsonBounds): PeekResult
     if (applied.maxDepth >= widest.maxDepth && applied.maxNodes >= widest.maxNodes) return read;
     return overBound(body, applied, scanned?.counts) ?? read;
   }
-  const facts = refusedBodyFacts(body);
+  // The reading checks the widest bounds first, so a body it refuses as no JSON is within them.
+  if (read.kind === 'parse_error') return read;
+  const refused = refusedBodyScan(body);
+  const facts = refused?.facts;
+  const counts = scanned?.counts ?? refused?.counts;
+  if (facts?.names !== undefined && counts !== undefined && within(counts, widest)) return read;
   const name = facts?.names === undefined ? facts?.toolName : undefined;
   const applied = (name === undefined ? undefined : bounds.tools.get(name)) ?? bounds.agent;
-  return overBound(body, applied, scanned?.counts, facts) ?? read;
+  return overBound(body, applied, counts, facts) ?? read;
+}
+
+/** Whether a body of `counts` (its depth and values, as checkJsonBounds measures them) is within both of `bounds`. */
+function within(counts: JsonCounts, bounds: JsonBoundsLimits): boolean {
+  return counts.depth <= bounds.maxDepth && counts.nodes <= bounds.maxNodes;
 }
 
 /**
@@ -249,7 +268,7 @@ export function peekRequest(body: Buffer, bounds: RequestJsonBounds): PeekResult
  * {@link refusedBodyFacts} when the caller has them.
  */
 function overBound(body: Buffer, bounds: JsonBoundsLimits, counts: JsonCounts | undefined, facts?: ObjectFacts): PeekResult | undefined {
-  if (counts !== undefined ? counts.depth <= bounds.maxDepth && counts.nodes <= bounds.maxNodes : withinJsonBounds(body, bounds)) return undefined;
+  if (counts !== undefined ? within(counts, bounds) : withinJsonBounds(body, bounds)) return undefined;
   const b = checkJsonBounds(body, bounds);
   if (b.ok) return undefined;
   const { id, idText } = idOfOverBoundBody(body, facts);
@@ -590,8 +609,18 @@ function idOfOverBoundBody(body: Buffer, facts = refusedBodyFacts(body)): { id: 
  * within `max_request_bytes`.
  */
 function refusedBodyFacts(body: Buffer): ObjectFacts | undefined {
+  return refusedBodyScan(body)?.facts;
+}
+
+/**
+ * {@link refusedBodyFacts}, with the body's depth and value count (as checkJsonBounds measures
+ * them: the scan read it whole); undefined when those facts are.
+ */
+function refusedBodyScan(body: Buffer): { facts: ObjectFacts; counts: JsonCounts } | undefined {
   const scan = scanTopMembers(body, UNBOUNDED);
-  return scan?.top === 'object' ? objectFactsOfScan(body, scan.members) : undefined;
+  if (scan?.top !== 'object') return undefined;
+  const facts = objectFactsOfScan(body, scan.members);
+  return facts === undefined ? undefined : { facts, counts: { depth: scan.depth, nodes: scan.nodes } };
 }
 
 function refusal(kind: 'parse_error' | 'invalid_request', message: string, id: string | number | null, idText: string | undefined): PeekResult {

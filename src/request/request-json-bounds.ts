@@ -6,7 +6,9 @@
  *   level, so its own `max_json_depth` / `max_json_nodes` when it sets them, the agent's
  *   otherwise;
  * - anything else (another method, a tool without an entry, a batch, a body that is no
- *   message): the agent's.
+ *   message): the agent's; but a body that is not JSON, or writes a member the gateway acts
+ *   on twice, within {@link RequestJsonBounds.widest} gets its own refusal, not the bound's
+ *   (its tool cannot be told: peek.ts peekRequest; a hostile new-user trial 23, L6).
  *
  * Why: a tool's bounds applied to its results only, while its calls were held to the agent's
  * (a hostile trial 22, F2: agent `max_json_nodes: 2000`, `sync_creatives: { max_json_nodes:

@@ -74,6 +74,9 @@ describe('formatGuardTable and the guard notes', () => {
         // trial 22, F2): the smallest call, 6 values, refused at 5.
         '  n5: { url: https://d.example/mcp, max_json_depth: 3, max_json_nodes: 5 }',
         '  n6: { url: https://e.example/mcp, max_json_depth: 3, max_json_nodes: 6 }',
+        // A host's initialize is held to its agent's bounds: the smallest, 10 values, refused at
+        // 9 and below (a hostile new-user trial 23, L2: max_json_nodes 8 drew no note).
+        '  n10: { url: https://f.example/mcp, max_json_depth: 3, max_json_nodes: 10 }',
       ].join('\n'),
       { env: {} },
     );
@@ -86,6 +89,7 @@ describe('formatGuardTable and the guard notes', () => {
       'note: ok/u: max_json_nodes 4 refuses every tool result: the smallest, {"jsonrpc":"2.0","id":1,"result":{"content":[]}}, has 5 values',
       'note: ok/c5: max_json_nodes 5 refuses every call of it: the smallest, {"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"c5"}}, has 6 values',
       'note: n5: max_json_nodes 5 refuses every call of a tool without limits of its own: the smallest, {"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t"}}, has 6 values',
+      'note: n6: max_json_nodes 6 refuses every initialize request: the smallest, {"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"h","version":"1"}}}, has 10 values',
     ]);
   });
 

@@ -5,7 +5,9 @@
  *
  * The reference: peekJsonRpc under the bound that applies, the tool read from the parsed body
  * (a `tools/call` object whose `params.name` is a string; a batch, another method, a body that
- * is no JSON: the agent's). peekRequest reads the body once under the widest bound and checks
+ * is no JSON: the agent's); but a body that peekJsonRpc under the widest bound refuses as no
+ * JSON, or for a member written twice, gets that refusal (which tool it calls cannot be told:
+ * a hostile new-user trial 23, L6). peekRequest reads the body once under the widest bound and checks
  * the applied one after (from the scan's counts, or a bounded check); it must give exactly the
  * reference's answer (kind, message, id) for every body: by hand, then seeded random bodies
  * under and over 1 KiB (the parse and the scan readings), valid, invalid and cut.
@@ -29,7 +31,8 @@ const BOUNDS: RequestJsonBounds = { agent: AGENT, tools: TOOLS, widest: { maxDep
 /**
  * The tool whose bounds apply to `body` by the reference's reading; none (the agent's) for a
  * body writing a member the gateway acts on twice (request/repeated-request-names.ts: which
- * copy a seller reads is unknown, so no tool is trusted).
+ * copy a seller reads is unknown, so no tool is trusted) and over the widest bound (within it,
+ * {@link same} takes the widest reading's refusal).
  */
 function toolOf(body: Buffer): string | undefined {
   const unbounded = peekJsonRpc(body);
@@ -47,6 +50,11 @@ function toolOf(body: Buffer): string | undefined {
 
 function same(text: string | Buffer, label = String(text).slice(0, 160)): void {
   const body = typeof text === 'string' ? Buffer.from(text) : text;
+  const widest = peekJsonRpc(body, BOUNDS.widest);
+  if (!widest.ok && (widest.kind === 'parse_error' || widest.message.startsWith('Invalid Request: the member '))) {
+    assert.deepEqual(peekRequest(body, BOUNDS), widest, label);
+    return;
+  }
   const name = toolOf(body);
   const applied = (name === undefined ? undefined : TOOLS.get(name)) ?? AGENT;
   assert.deepEqual(peekRequest(body, BOUNDS), peekJsonRpc(body, applied), label);
@@ -76,8 +84,8 @@ test('by hand: each tool its own bound, every other body the agent\'s; the messa
       `[${call('wide', args(nodes(40)))}]`, // a batch: the agent's
       `{"jsonrpc":"1.0","id":2,"method":"tools/call","params":{"name":"wide","arguments":{"v":${nodes(100)}}}}`, // no message: the bound first (wide's: within), then why
       `{"jsonrpc":"1.0","id":2,"method":"tools/call","params":{"name":"other","arguments":{"v":${nodes(100)}}}}`, // the agent's: over
-      `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"wide","arguments":{"v":${nodes(100)}}`, // cut: the agent's
-      `{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"wide","arguments":{"v":${nodes(100)}}},"id":5}`, // a member written twice: the agent's
+      `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"wide","arguments":{"v":${nodes(100)}}`, // cut, 100 values: within wide, so the parse error
+      `{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"wide","arguments":{"v":${nodes(100)}}},"id":5}`, // a member written twice, within wide: its refusal
       `{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"wide","Name":"narrow","arguments":{"v":${nodes(10)}}}}`,
     ]) {
       same(body);
@@ -88,6 +96,17 @@ test('by hand: each tool its own bound, every other body the agent\'s; the messa
   assert.deepEqual(peekRequest(Buffer.from(call('wide', `[${'0,'.repeat(500)}0]`, '"w"')), BOUNDS), over('w', 'max_json_nodes (400)'));
   assert.deepEqual(peekRequest(Buffer.from(call('narrow', '{"a":{"b":1}}', '7')), BOUNDS), over(7, 'max_json_depth (3)'));
   assert.deepEqual(peekRequest(Buffer.from(call('other', '{"a":{"b":{"c":1}}}', '8')), BOUNDS), over(8, 'max_json_depth (4)'));
+  // Cut, or naming its tool twice, within wide (over the agent's 30 values): the refusal an agent without tools gives (trial 23, L6).
+  for (const pad of ['', `,"pad":${PAD}`]) {
+    assert.deepEqual(peekRequest(Buffer.from(call('wide', `[${'0,'.repeat(50)}0]${pad}`, '10').slice(0, -3)), BOUNDS), { ok: false, kind: 'parse_error', message: 'Parse error: the request body is not valid JSON.', id: null, idText: undefined });
+    assert.deepEqual(peekRequest(Buffer.from(call('wide', `[${'0,'.repeat(50)}0]${pad}`, '11').replace('"name":"wide"', '"name":"wide","name":"narrow"')), BOUNDS), {
+      ok: false,
+      kind: 'invalid_request',
+      message: 'Invalid Request: the member "name" of "params" is written twice ("name", "name"); send it once.',
+      id: 11,
+      idText: undefined,
+    });
+  }
   const wide = peekRequest(Buffer.from(call('wide', `{"a":{"b":{"c":[${'1,'.repeat(100)}1]}},"pad":${PAD}}`, '9')), BOUNDS);
   assert.deepEqual(wide.ok && wide.peek, { kind: 'request', id: 9, idText: undefined, method: 'tools/call', toolName: 'wide' });
 });
