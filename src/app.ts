@@ -48,6 +48,7 @@ import { servedWithoutContentType } from './request/unreadable-content-type.js';
 import { BodyOverBound, agentBodyLimit, bodyBound, declaresOver } from './request/agent-body-limit.js';
 import { InFlightTable } from './inflight-table.js';
 import { createResumeCodec, randomResumeSecret } from './resume/token.js';
+import { ResumeTailLedger } from './resume/tail-ledger.js';
 import type { SseShutdownEnd } from './response/pipeline.js';
 
 export interface BuildAppOptions {
@@ -296,6 +297,8 @@ export async function buildApp(config: GatewayConfig, opts: BuildAppOptions = {}
     );
   }
   const resume = createResumeCodec({ secret: config.resume.secret ?? randomResumeSecret(), ttlMs: config.resume.ttl_ms });
+  // The counts of bounded streams that went on past their last event token (resume/tail-ledger.ts): per process, for the tokens' lifetime.
+  const resumeTails = new ResumeTailLedger(config.resume.ttl_ms);
   // Whether the tokens outlive this process: read from the start-up config, as the codec is
   // (a reload that adds, removes or changes `resume` needs a restart: reload.ts), so a
   // shutdown ends streams as the codec they were minted with allows (GatewayControl.resumeSecret).
@@ -347,6 +350,7 @@ export async function buildApp(config: GatewayConfig, opts: BuildAppOptions = {}
     upstream,
     guard,
     resume,
+    resumeTails,
     log: logger,
     streams,
     openExchanges,

@@ -389,6 +389,13 @@ export interface Exchange {
    */
   readonly mintEventId: (upstreamId: string, usedBytes: number, final: boolean, awaited: readonly string[] | undefined) => string | undefined;
   /**
+   * Notes that this exchange's bounded SSE stream ended with a count of `usedBytes` (at most
+   * its limit) after bytes the host got past `token`, the last token the stage gave it with an
+   * event: a resume from `token` then starts from that count (resume/tail-ledger.ts;
+   * sse-stage.ts `noteTail`; hostile trial 24, F1). Undefined in unit tests: nothing noted.
+   */
+  readonly noteTail: ((token: string, usedBytes: number) => void) | undefined;
+  /**
    * The greatest `retry:` value (ms) the SSE stage forwards on this exchange's stream: a
    * seller's higher one goes out as this (response/sse-encode.ts clampSseRetryMs). Half the
    * resume token lifetime within [500, 300000] ms (sse-encode.ts sseRetryCeilingMs), so that a
@@ -417,6 +424,8 @@ export function createExchange(init: {
   /** {@link Exchange.session}; undefined when absent. */
   session?: string | undefined;
   mintEventId: Exchange['mintEventId'];
+  /** {@link Exchange.noteTail}; undefined when absent (unit tests). */
+  noteTail?: Exchange['noteTail'];
   /** {@link Exchange.sseRetryMaxMs}; default SSE_RETRY_MAX_MS (unit tests). */
   sseRetryMaxMs?: number;
   /**
@@ -435,6 +444,7 @@ export function createExchange(init: {
     normalize: init.normalize,
     stream: init.stream,
     mintEventId: init.mintEventId,
+    noteTail: init.noteTail,
     sseRetryMaxMs: init.sseRetryMaxMs ?? SSE_RETRY_MAX_MS,
     startedAt: init.startedAt ?? process.hrtime.bigint(),
     bytesFromSeller: 0,

@@ -60,4 +60,5 @@ export type { BuildAppOptions } from './app.js';
 export { parseConfig, loadConfigFile, ConfigError } from './config/load.js';
 export type { ConfigProblem } from './config/load.js';
 export { resolveBatchLimits, resolveCallLimits } from './config/resolve.js';
+export type { CallLimitSource } from './config/resolve.js';
 export type { GatewayConfig, AgentConfig, Limits, DedupeTextMode } from './config/types.js';

@@ -93,7 +93,11 @@ function resolutionOf(agent: AgentConfig): AgentResolution {
  * @param toolName the tool of a `tools/call` (or undefined for any other method). A name with
  *   no `tools:` entry gets the agent's limits.
  * @param callMaxResponseBytes the request's `X-Max-Response-Bytes`, already parsed by
- *   `parseMaxResponseBytesHeader` (a positive integer, bytes), or undefined when absent.
+ *   `parseMaxResponseBytesHeader` (a positive integer, bytes), or undefined when absent; or,
+ *   with `source` `token`, the response limit a resumed stream's token carries (bytes).
+ * @param source where `callMaxResponseBytes` came from ({@link CallLimitSource}; default
+ *   `header`). From a `token` it is the response limit as is: neither the level's value nor
+ *   `max_call_response_bytes` in force caps it.
  * @returns frozen `Limits`:
  *   - base: the tool's overrides over the agent's limits (which include `defaults` and built-ins);
  *   - `max_response_bytes`: the call value when it is at most the base value (a call may
@@ -105,11 +109,29 @@ function resolutionOf(agent: AgentConfig): AgentResolution {
  *   Without a call value (or when it changes nothing) the precomputed object is returned
  *   (no allocation); otherwise one new object. Never throws.
  */
-export function resolveCallLimits(agent: AgentConfig, toolName: string | undefined, callMaxResponseBytes: number | undefined): Limits {
+export function resolveCallLimits(agent: AgentConfig, toolName: string | undefined, callMaxResponseBytes: number | undefined, source: CallLimitSource = 'header'): Limits {
   const resolution = resolutionOf(agent);
   const level = (toolName === undefined ? undefined : resolution.tools.get(toolName)) ?? resolution.agent;
-  return withCallLimit(agent, level, callMaxResponseBytes);
+  return withCallLimit(agent, level, callMaxResponseBytes, source);
 }
+
+/**
+ * Where a call's response limit comes from:
+ * - `header`: the host's `X-Max-Response-Bytes` on the request, honoured as described at
+ *   {@link resolveCallLimits} (a call may lower its limit; raise it only up to the agent's
+ *   `max_call_response_bytes`);
+ * - `token`: the resume token of the stream a GET with `Last-Event-ID` resumes (routing/handler.ts):
+ *   the limit that stream got when it started, which bounds it across its resumes, taken as
+ *   is. A reload between the stream's start and its resume that lowers the level's
+ *   `max_response_bytes` (or `max_call_response_bytes`) does not apply to it, as documented
+ *   (docs/configuration.md, "Resolution order" and "Reload"); the level's other limits are
+ *   those in force at the resume, an event limit the level sets capped by the token's limit.
+ *   Reported failure (hostile trial 24, F2): the token's limit was clamped as a header's, and
+ *   a stream started at 4 MiB on agent `rs2` was resumed under the 20,000 bytes a reload had
+ *   set, `sse_cumulative` "in total"
+ *   (test/regressions/resume-limit-lowered-by-reload.test.ts).
+ */
+export type CallLimitSource = 'header' | 'token';
 
 /**
  * The limits in force for a JSON-RPC batch (MCP 2025-03-26): limit by limit, the strictest of
@@ -135,6 +157,7 @@ export function resolveCallLimits(agent: AgentConfig, toolName: string | undefin
  *   for any other request (the agent's level). A name with no `tools:` entry is the agent's
  *   level. Undefined or empty (a batch without requests): the agent's level.
  * @param callMaxResponseBytes as for {@link resolveCallLimits} (bytes, or undefined).
+ * @param source as for {@link resolveCallLimits}.
  * @returns frozen `Limits`: `max_response_bytes`, `max_json_depth`, `max_json_nodes`,
  *   `response_deadline_ms`, `sse_idle_timeout_ms` and `sse_deadline_ms` the minimum over the
  *   levels; `max_sse_event_bytes` the smallest explicit event limit of any level, capped by the
@@ -144,7 +167,12 @@ export function resolveCallLimits(agent: AgentConfig, toolName: string | undefin
  *   agent's `max_call_response_bytes`. One level (every request the agent's, or one tool's):
  *   that level's precomputed object, as for a single call. Never throws.
  */
-export function resolveBatchLimits(agent: AgentConfig, toolNames: readonly (string | undefined)[] | undefined, callMaxResponseBytes: number | undefined): Limits {
+export function resolveBatchLimits(
+  agent: AgentConfig,
+  toolNames: readonly (string | undefined)[] | undefined,
+  callMaxResponseBytes: number | undefined,
+  source: CallLimitSource = 'header',
+): Limits {
   const resolution = resolutionOf(agent);
   let first: ResolvedLevel | undefined;
   let more: Set<ResolvedLevel> | undefined;
@@ -154,7 +182,7 @@ export function resolveBatchLimits(agent: AgentConfig, toolNames: readonly (stri
     else if (level !== first) (more ??= new Set()).add(level);
   }
   const level = first === undefined ? resolution.agent : more === undefined ? first : strictestLevel([first, ...more]);
-  return withCallLimit(agent, level, callMaxResponseBytes);
+  return withCallLimit(agent, level, callMaxResponseBytes, source);
 }
 
 /** Limit by limit, the strictest of `levels` (at least two): see {@link resolveBatchLimits}. */
@@ -177,12 +205,12 @@ function strictestLevel(levels: readonly ResolvedLevel[]): ResolvedLevel {
 }
 
 /** `level`'s limits with the call's response limit applied (see {@link resolveCallLimits}). */
-function withCallLimit(agent: AgentConfig, level: ResolvedLevel, callMaxResponseBytes: number | undefined): Limits {
+function withCallLimit(agent: AgentConfig, level: ResolvedLevel, callMaxResponseBytes: number | undefined, source: CallLimitSource): Limits {
   const base = level.limits;
   if (callMaxResponseBytes === undefined) return base;
   const resolved = base.max_response_bytes;
   let bytes: number;
-  if (callMaxResponseBytes <= resolved) {
+  if (source === 'token' || callMaxResponseBytes <= resolved) {
     bytes = callMaxResponseBytes;
   } else {
     const ceiling = agent.max_call_response_bytes;

@@ -50,6 +50,12 @@
  * where the cumulative bound counts the tokens, such events still went out with a token each,
  * ~18x the seller's bytes up to the bound (hostile trials:
  * test/regressions/request-stream-short-id-token-amplification.test.ts).
+ * A bounded stream that ends, whatever ended it, with bytes sent after the last token it
+ * gave with an event (events without an id, comments, an id-only block's token, which the
+ * MCP SDK clients never take as their Last-Event-ID) notes that token and its count at the
+ * end (`noteTail`; resume/tail-ledger.ts), so that a resume from it starts there, not from
+ * the token's older count (hostile trial 24, F1:
+ * test/regressions/resume-untokenized-bytes-escape-cumulative-bound.test.ts). Nothing per event.
  *
  * Bounds (spec: mcp-response-extraction.md, Size Limits; ARCHITECTURE §5):
  * - cumulative: every byte of a bounded stream (comments included) counts against
@@ -435,6 +441,17 @@ export async function handleSseBody(
    * (`writePendingId`). Undefined when there is none.
    */
   let pendingId: string | undefined;
+  /**
+   * The last token the host got with an event on this exchange, unless that event carried the
+   * response (the token a host takes as its Last-Event-ID: an id-only block's token is not, for
+   * the MCP SDK clients and eventsource-parser 3), and the count a resume from it starts from
+   * (its count and what it added: routing/handler.ts resumedCount). `noteTail` compares the
+   * stream's count at its end with it.
+   */
+  let lastEventToken: string | undefined;
+  let lastEventTokenCount = 0;
+  /** The count a resume from the token {@link hostEventId} minted last starts from. */
+  let mintedResumeCount = 0;
 
   // The head is committed now and goes out with the first bytes written in this turn of the
   // event loop (a one-event answer that arrived with its head: head, event and end in one
@@ -734,7 +751,11 @@ export async function handleSseBody(
     else batch.event({ id, event, data: data! }, dataLines);
     // The responses it holds are the host's now (written before any later error event).
     batchAnswers?.delivered();
-    if (id !== undefined && id !== '') exchange.lastEventIdSent = id;
+    if (id !== undefined && id !== '') {
+      exchange.lastEventIdSent = id;
+      lastEventToken = final ? undefined : id;
+      lastEventTokenCount = mintedResumeCount;
+    }
     if (final) endPlainly(exchange.actions.length > 0 ? 'rewritten' : 'ok');
   };
 
@@ -757,7 +778,8 @@ export async function handleSseBody(
    */
   const hostEventId = (sellerId: string, what: string, final = false): string | undefined => {
     if (sellerId === '') return sellerId;
-    const token = exchange.mintEventId(sellerId, tokenCount(), final, batchAnswers?.awaitedKeys());
+    const count = tokenCount();
+    const token = exchange.mintEventId(sellerId, count, final, batchAnswers?.awaitedKeys());
     if (token === undefined) {
       // Throttled per stream (sse-id-token-log.ts): one line per such id filled the log buffer
       // (a hostile new user's trial 10, F2).
@@ -766,6 +788,7 @@ export async function handleSseBody(
       return token;
     }
     const added = token.length - Buffer.byteLength(sellerId);
+    mintedResumeCount = count + Math.max(0, added);
     credit.spend(added);
     if (cumulative !== undefined) chargeToken(added);
     return token;
@@ -966,6 +989,22 @@ export async function handleSseBody(
     if (out === undefined || exchange.finished) return;
     batch.frame(encodeSseIdOnly(out));
     if (out !== '') exchange.lastEventIdSent = out;
+  };
+  /**
+   * At the stream's end, whatever ended it: when the host got bytes after the last token it
+   * got with an event (events and comments without an id, an id-only block's token), notes
+   * that token and the count at the end (at most the limit), so that a resume from it starts
+   * there (resume/tail-ledger.ts; routing/handler.ts resumedCount). Such bytes are in no token
+   * the host resumes from: a seller answering each resume with one small event with an id and
+   * ~90 KB without, then a drop, had an SDK host's one call receive 18x `max_response_bytes`
+   * over 20 resumes (hostile trial 24, F1:
+   * test/regressions/resume-untokenized-bytes-escape-cumulative-bound.test.ts). A bounded
+   * stream only (the others count nothing); nothing per event.
+   */
+  const noteTail = (): void => {
+    if (cumulative === undefined || lastEventToken === undefined || exchange.noteTail === undefined) return;
+    const used = Math.min(cumulative.used, cumulative.limit);
+    if (used > lastEventTokenCount) exchange.noteTail(lastEventToken, used);
   };
   /** The seller's stream ended (`onIdOnly`). */
   let streamEnded = false;
@@ -1543,6 +1582,7 @@ export async function handleSseBody(
     // The drops and untokenized ids not yet logged get their summaries as the stream ends (before any await).
     dropLog?.end();
     idTokenLog?.end();
+    noteTail();
     // Closes the decoders' generator as `for await` would (a no-op once it is done).
     if (decodedChunks !== undefined) await decodedChunks.return(undefined);
     headSent();

@@ -8,7 +8,7 @@ import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import type { AgentConfig, GatewayConfig, Limits } from '../config/types.js';
 import { observedMs } from '../errors/elapsed.js';
-import { parseMaxResponseBytesHeader, resolveBatchLimits, resolveCallLimits } from '../config/resolve.js';
+import { parseMaxResponseBytesHeader, resolveBatchLimits, resolveCallLimits, type CallLimitSource } from '../config/resolve.js';
 import { createExchange, hasCumulativeBound, offeredCodings, type Exchange, type RpcPeek } from '../exchange.js';
 import { answerStreamOver, answerWithLocalError, refuse, shownInMessage } from '../errors/local-reply.js';
 import { GATEWAY_FINISHED, GatewayAbortError, findGatewayAbort } from '../errors/abort.js';
@@ -26,6 +26,7 @@ import { recordCounts } from '../response/body-source.js';
 import { handleUpstreamResponse, type SseShutdownEnd } from '../response/pipeline.js';
 import { sseRetryCeilingMs } from '../response/sse-encode.js';
 import { awaitedFitsToken, type ResumeCodec, type ResumeState } from '../resume/token.js';
+import type { ResumeTailLedger } from '../resume/tail-ledger.js';
 import { idsOfAwaitedKeys } from '../response/batch-answers.js';
 import { mergeQuery } from './query.js';
 import { withUpstreamHooks, type UpstreamDispatcher, type UpstreamHooks } from './dispatcher.js';
@@ -55,6 +56,11 @@ export interface HandlerDeps {
   ownHosts: readonly string[];
   upstream: UpstreamDispatcher;
   resume: ResumeCodec;
+  /**
+   * The counts of bounded streams that ended past their last event token, by that token
+   * (resume/tail-ledger.ts): a resume from one starts from the larger count.
+   */
+  resumeTails: ResumeTailLedger;
   /** The app's pino logger (the exchange line, discovery warnings, pipeline failures). */
   log: Logger;
   /** Open SSE streams to hosts, each with the function a graceful shutdown ends it with (response/pipeline.ts SseShutdownEnd). */
@@ -324,14 +330,16 @@ export function createMcpHandler(deps: HandlerDeps) {
       rpc = rpcOfResumedStream(resumed);
     }
 
-    const limits = limitsOf(agent, rpc, resumed ? resumed.limitBytes : callLimit.value);
+    // A resumed stream keeps the response limit it started with, from its token, as is (a
+    // reload that lowered the agent's since does not apply to it: hostile trial 24, F2).
+    const limits = resumed ? limitsOf(agent, rpc, resumed.limitBytes, 'token') : limitsOf(agent, rpc, callLimit.value);
     const protocolVersion = resumed ? resumed.protocolVersion : protocolVersionOf(versionHeader);
     // Tokens of a stream with the cumulative bound carry its count (0 on the standalone GET
     // stream, which counts nothing); a stream answering no request says so (resume/token.ts).
     const bounded = hasCumulativeBound(rpc);
     const stream = {
       startedAt: resumed ? resumed.streamStartedAt : Date.now(),
-      usedBytes: resumed ? resumedCount(resumed, resumedToken, bounded) : 0,
+      usedBytes: resumed ? resumedCount(resumed, resumedToken, bounded, deps.resumeTails) : 0,
       resumeFrom: resumed?.upstreamId,
     };
     // A batch's tokens carry the levels its limits came from (batchLevelsText); made for batches only.
@@ -388,6 +396,8 @@ export function createMcpHandler(deps: HandlerDeps) {
           return undefined;
         }
       },
+      // The stream's count at its end, when the host got bytes after its last event token (sse-stage.ts noteTail).
+      noteTail: bounded ? (token, usedBytes) => deps.resumeTails.note(token, usedBytes) : undefined,
       sseRetryMaxMs,
       // A request that waited for its turn: its duration runs from its arrival, as its deadline does.
       startedAt: queuedAt?.hr,
@@ -767,11 +777,11 @@ function acceptEncoding(codings: readonly string[]): string {
  * The limits in force for a request (config/resolve.ts): a batch's, the strictest of its
  * elements' levels (resolveBatchLimits; a reviewer: a batch escaped its tools' limits,
  * test/regressions/batch-escapes-tool-limits.test.ts); any other's, its tool's or its agent's
- * (resolveCallLimits). `call`: the `X-Max-Response-Bytes` value (bytes), or a resumed
- * stream's limit, or undefined.
+ * (resolveCallLimits). `call`: the `X-Max-Response-Bytes` value (bytes, `source` `header`),
+ * or a resumed stream's limit from its token (`source` `token`: taken as is), or undefined.
  */
-function limitsOf(agent: AgentConfig, rpc: RpcPeek, call: number | undefined): Limits {
-  return rpc.kind === 'batch' ? resolveBatchLimits(agent, rpc.batchToolNames, call) : resolveCallLimits(agent, rpc.toolName, call);
+function limitsOf(agent: AgentConfig, rpc: RpcPeek, call: number | undefined, source: CallLimitSource = 'header'): Limits {
+  return rpc.kind === 'batch' ? resolveBatchLimits(agent, rpc.batchToolNames, call, source) : resolveCallLimits(agent, rpc.toolName, call, source);
 }
 
 /** Marks a batch's stream in a resume token (a batch has no single method or id). */
@@ -813,10 +823,20 @@ function batchLevelsText(agent: AgentConfig, toolNames: readonly (string | undef
  * hostile trial F6: test/regressions/resume-loop-exceeds-cumulative-bound.test.ts). A token
  * the host got was charged within the bound, so the sum is at most the limit. `bounded`
  * false (the standalone GET stream, long-lived streams): their tokens count nothing, 0.
+ *
+ * When this process noted that the stream the token came from went on past it (`tails`:
+ * resume/tail-ledger.ts; events without an id, then an end or a break), the larger count, at
+ * most the limit: what the host received after the token is in no token, and a seller
+ * resending it on every resume had an SDK host's one call receive 18x `max_response_bytes`
+ * (hostile trial 24, F1:
+ * test/regressions/resume-untokenized-bytes-escape-cumulative-bound.test.ts). Another
+ * replica, or this one after a restart, has no note: the token's count.
  */
-function resumedCount(state: ResumeState, token: string, bounded: boolean): number {
+function resumedCount(state: ResumeState, token: string, bounded: boolean, tails: ResumeTailLedger): number {
   if (!bounded) return state.usedBytes;
-  return state.usedBytes + Math.max(0, token.length - Buffer.byteLength(state.upstreamId));
+  const own = state.usedBytes + Math.max(0, token.length - Buffer.byteLength(state.upstreamId));
+  const noted = tails.usedBytesFor(token);
+  return noted === undefined ? own : Math.max(own, noted);
 }
 
 /**

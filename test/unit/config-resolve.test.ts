@@ -233,6 +233,33 @@ describe('resolveBatchLimits (a reviewer: a batch escaped its tools\' limits)', 
     assert.equal(resolveBatchLimits(ceiling, ['list_products', undefined], 2 * MiB).max_response_bytes, 2 * MiB);
     assert.equal(resolveBatchLimits(ceiling, ['list_products', undefined], 8 * MiB).max_response_bytes, 3 * MiB);
   });
+
+  it("a resumed stream's limit from its token (source `token`) is taken as is, as for one call", () => {
+    assert.equal(resolveBatchLimits(agent, ['list_products', undefined], 4 * MiB, 'token').max_response_bytes, 4 * MiB);
+    assert.equal(resolveBatchLimits(agent, ['t', 'get_report'], 4 * MiB, 'token').max_sse_event_bytes, 65_536);
+  });
+});
+
+describe("resolveCallLimits with a resumed stream's limit (source `token`; hostile trial 24, F2)", () => {
+  it('above the level and above max_call_response_bytes: as is, the event limit following it', () => {
+    // A stream started at 8 MiB, resumed after a reload lowered the tool to 1 MiB: 8 MiB.
+    assert.deepEqual(resolveCallLimits(ACME, 'list_products', 8 * MiB, 'token'), { ...BASE, max_json_nodes: 500 });
+    // The header is clamped; the token is not.
+    assert.equal(resolveCallLimits(ACME, undefined, 16 * MiB).max_response_bytes, 8 * MiB);
+    assert.equal(resolveCallLimits(ACME, undefined, 16 * MiB, 'token').max_response_bytes, 16 * MiB);
+    // Below the level: as is, as a header's.
+    assert.deepEqual(resolveCallLimits(ACME, undefined, 5000, 'token'), resolveCallLimits(ACME, undefined, 5000));
+    // Equal to the level: the precomputed object.
+    assert.equal(resolveCallLimits(ACME, undefined, 8 * MiB, 'token'), ACME.limits);
+  });
+
+  it('an event limit the level sets applies, capped by the token limit', () => {
+    const agent = agentFrom(['agents:', '  acme:', '    url: https://a.example/mcp', '    max_response_bytes: 20000', '    max_sse_event_bytes: 10000', ''].join('\n'));
+    assert.deepEqual(
+      [resolveCallLimits(agent, undefined, 4 * MiB, 'token').max_sse_event_bytes, resolveCallLimits(agent, undefined, 5000, 'token').max_sse_event_bytes],
+      [10_000, 5000],
+    );
+  });
 });
 
 describe('parseMaxResponseBytesHeader', () => {
