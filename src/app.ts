@@ -46,6 +46,7 @@ import { boundAnswersAhead } from './errors/earlier-answers.js';
 import { AgentGuard } from './admission/agent-guard.js';
 import { servedWithoutContentType } from './request/unreadable-content-type.js';
 import { BodyOverBound, agentBodyLimit, bodyBound, declaresOver } from './request/agent-body-limit.js';
+import { RefusedFromHead, answerHeadRefusal, headRefusal, markRefusedFromHead } from './request/head-refusal.js';
 import { InFlightTable } from './inflight-table.js';
 import { createResumeCodec, randomResumeSecret } from './resume/token.js';
 import { ResumeTailLedger } from './resume/tail-ledger.js';
@@ -85,6 +86,9 @@ export async function buildApp(config: GatewayConfig, opts: BuildAppOptions = {}
   const removeLogUrlQueries = addLogUrlQueries(logger, () => currentSecrets().queryPrefixes);
   const removeLogPublicTexts = addLogPublicTexts(logger, () => currentSecrets().publicTexts);
   const bodyLimit = requestBodyLimit(config);
+  // How the MCP endpoint checks `Host` (request/browser-guard.ts): read at start-up (`listen` needs a restart).
+  const loopbackListen = isLoopbackListenHost(config.listen.host);
+  const ownHosts = ownListenHosts(config.listen.host);
   /** Set once the shutdown begins (the preClose hook, below); read by every route but the ops ones. */
   const drain: DrainState = { draining: false };
   /** Logs and counts a request Node's HTTP parser rejected (set once the metrics exist, below). */
@@ -151,16 +155,28 @@ export async function buildApp(config: GatewayConfig, opts: BuildAppOptions = {}
    * listener takes it (the not-found context's `refuseFromHead`), or when its Content-Length is
    * over the bound of its body (request/agent-body-limit.ts bodyBound: its agent's
    * max_request_bytes for a POST, `defaults.max_request_bytes` for an unknown agent or a method
-   * the MCP endpoint does not take; else the app's body limit, which Fastify checks from the
-   * head). The same while draining: such a head then gets `draining` from the head, any other
-   * its 100 and, once its body is read, `draining` for its id (a hostile trial 23, M1: every
-   * head got 100 while draining, a body over its bound, or to no route, read whole).
+   * the MCP endpoint does not take, or a DELETE's body; else the app's body limit, which
+   * Fastify checks from the head), or when the MCP handler refuses it from its head
+   * (request/head-refusal.ts headRefusal, the handler's own function: a bad Origin or Host,
+   * several Host fields or none), which is then left on the request for the MCP endpoint's
+   * preParsing hook to refuse before the body is read (a hostile trial 23, L1: such heads got
+   * 100, their body read whole for the refusal). A refusal that carries the request's id
+   * (`unknown_agent` within its bound, an invalid gateway header) still gets its 100: the body
+   * is read for that id. The same while draining: such a head then gets `draining` from the
+   * head, any other its 100 and, once its body is read, `draining` for its id (a hostile trial
+   * 23, M1: every head got 100 while draining, a body over its bound, or to no route, read
+   * whole).
    */
   const continueWanted = (req: IncomingMessage, scope: UnroutedScope): boolean => {
     const target = originFormOf(req.url ?? '');
     if (!routedByPath(req.method, target, scope)) return false;
     const agent = scope.mcp ? agentNameOfPath(target) : undefined;
-    return !declaresOver(req.headers['content-length'], bodyBound(current, req.method, agent, bodyLimit)?.bytes ?? bodyLimit);
+    if (declaresOver(req.headers['content-length'], bodyBound(current, req.method, agent, bodyLimit)?.bytes ?? bodyLimit)) return false;
+    if (agent === undefined || !(MCP_METHODS as readonly string[]).includes(req.method ?? '')) return true;
+    const refusal = headRefusal(req, current, current.agents.has(agent), loopbackListen, ownHosts);
+    if (refusal === undefined) return true;
+    markRefusedFromHead(req, refusal);
+    return false;
   };
   /**
    * Makes `target` (the gateway's app, or the ops app: `scope`, `drains` as for
@@ -193,6 +209,13 @@ export async function buildApp(config: GatewayConfig, opts: BuildAppOptions = {}
         if (refusal === 'unknown_agent') return refuseUnknownAgent(reply, (request.params as { agent: string }).agent, null);
         if (refusal === 'method_not_allowed') return refuseUnrouted(reply, scope);
         return refuse(reply, 'request_too_large', null, error.message, undefined, { limit_bytes: bytes });
+      }
+      // A head told no 100 for the refusal the MCP handler gives it from its head
+      // (request/head-refusal.ts): that refusal, id null, `Connection: close` (its body was
+      // never read); `draining` from the head while draining, as above.
+      if (error instanceof RefusedFromHead) {
+        if (drains && drain.draining) return refuseDraining(reply, request.method, undefined);
+        return answerHeadRefusal(reply, error.refusal, true);
       }
       // A body that failed after its head (it never finished arriving within request_timeout_ms,
       // a malformed chunk): Node's HTTP server has answered it already (408, 400: errors/
@@ -258,15 +281,18 @@ export async function buildApp(config: GatewayConfig, opts: BuildAppOptions = {}
     });
     // `Expect: 100-continue`: Node answers 100 Continue to every such head unless the server
     // listens for `checkContinue`. A head the gateway refuses from the head alone (no route of
-    // the listener takes it, or its Content-Length is over its bound: continueWanted) goes on
-    // without the 100 to its refusal, and the connection is closed after it: the body the head
-    // announced never comes, so nothing else can follow on it (routing/closing-answers.ts).
+    // the listener takes it, its Content-Length is over its bound, or the MCP handler refuses
+    // its headers: continueWanted) goes on without the 100 to its refusal, and the connection
+    // is closed after it: the body the head announced never comes, so nothing else can follow
+    // on it (routing/closing-answers.ts).
     // RFC 9110 §10.1.1: a server that will refuse the request by its head answers so, and the
     // client never sends the body. A head a route takes gets its 100 (the route reads the body
     // before it answers, a refusal by the handler included). Source: a new user's hostile
     // trial 12, L2 (`100 Continue`, then `413`: test/regressions/expect-continue-over-limit-told-to-send.test.ts);
     // a hostile trial 20, L2 (the same on the ops port, for an unknown path, and for an
-    // absolute-form target: test/regressions/expect-continue-before-refusal.test.ts).
+    // absolute-form target: test/regressions/expect-continue-before-refusal.test.ts); a hostile
+    // trial 23, L1 (the same for a bad Origin or Host:
+    // test/regressions/expect-continue-before-header-refusal.test.ts).
     target.server.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => {
       if (continueWanted(req, scope)) res.writeContinue();
       else res.setHeader('connection', 'close');
@@ -344,9 +370,8 @@ export async function buildApp(config: GatewayConfig, opts: BuildAppOptions = {}
   });
   const handler = createMcpHandler({
     getConfig: () => current,
-    // `listen` is read at start-up only (a reload that changes it needs a restart).
-    loopbackListen: isLoopbackListenHost(config.listen.host),
-    ownHosts: ownListenHosts(config.listen.host),
+    loopbackListen,
+    ownHosts,
     upstream,
     guard,
     resume,

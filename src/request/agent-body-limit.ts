@@ -30,18 +30,27 @@
  * (3.5 s), then 404; 300 MiB took the process from 96 to 1297 MB; `PUT` the same, then 405
  * (a hostile trial 23, H2: test/regressions/unknown-agent-body-read-to-largest-limit.test.ts).
  * Such a body is now held to `defaults.max_request_bytes`, the bound of an agent configured
- * without one: it is read only for the id of an `unknown_agent` answer.
+ * without one: it is read only for the id of an `unknown_agent` answer. So is a DELETE's to a
+ * configured agent (413 `request_too_large`, id null, over it), read the same way before: a
+ * DELETE ends the session, its body is never forwarded, only its size logged
+ * (test/regressions/delete-body-read-to-largest-limit.test.ts).
+ *
+ * A head that app.ts `continueWanted` told no `100 Continue` for a refusal the MCP handler
+ * gives it from its headers (request/head-refusal.ts: a bad Origin or Host) is failed here
+ * with {@link RefusedFromHead}, its body unread; the app's error handler answers it.
  *
  * While the gateway drains, the error handler answers `draining` (503, id null) in place of
  * the refusal, still from the head: the request gets `draining` as any other, and the body is
  * not read for it (a hostile trial 20, M1: it got 413; trial 23, M1: it was told 100 Continue
  * and read whole for a `draining` answer).
- * Any other request costs one hook call and one lookup of its agent.
+ * Any other request costs one hook call, one property read (the head refusal's mark) and one
+ * lookup of its agent.
  */
 import { Transform, type Readable, type TransformCallback } from 'node:stream';
 import type { FastifyRequest, RequestPayload } from 'fastify';
 import type { GatewayConfig } from '../config/types.js';
 import { MCP_METHODS } from '../routing/unrouted.js';
+import { RefusedFromHead, refusedFromHeadOf } from './head-refusal.js';
 
 /** What refuses a body over its {@link BodyBound}: the request's own refusal (docs/errors.md). */
 export type OverBoundRefusal = 'request_too_large' | 'unknown_agent' | 'method_not_allowed';
@@ -50,6 +59,8 @@ export type OverBoundRefusal = 'request_too_large' | 'unknown_agent' | 'method_n
 export interface BodyBound {
   readonly bytes: number;
   readonly refusal: OverBoundRefusal;
+  /** A DELETE's body (never forwarded): `bytes` is `defaults.max_request_bytes`, not its agent's bound (the refusal's message says so). */
+  readonly deleteBody?: true;
 }
 
 /**
@@ -58,7 +69,13 @@ export interface BodyBound {
  */
 export class BodyOverBound extends Error {
   constructor(readonly bound: BodyBound) {
-    super(bound.refusal === 'request_too_large' ? `Request body is over this agent's max_request_bytes (${bound.bytes}).` : `Request body over ${bound.bytes} bytes for a ${bound.refusal} refusal.`);
+    super(
+      bound.deleteBody === true
+        ? `A DELETE's body is over defaults.max_request_bytes (${bound.bytes}): a DELETE ends an MCP session and its body is never forwarded; send it without one.`
+        : bound.refusal === 'request_too_large'
+          ? `Request body is over this agent's max_request_bytes (${bound.bytes}).`
+          : `Request body over ${bound.bytes} bytes for a ${bound.refusal} refusal.`,
+    );
   }
 }
 
@@ -75,6 +92,9 @@ const BODYLESS: ReadonlySet<string> = new Set(['GET', 'HEAD']);
  *   bound when configured without one), at most `appLimit`;
  * - a POST to a configured agent whose `max_request_bytes` is under `appLimit`: that (413
  *   `request_too_large`);
+ * - a DELETE to a configured agent, when `defaults.max_request_bytes` is under `appLimit`:
+ *   that (413 `request_too_large`, `deleteBody`): its body is never forwarded, only its size
+ *   logged (routing/handler.ts), so it is read no further than an unknown agent's;
  * - else undefined: the app's limit, which Fastify applies (413 `request_too_large`).
  */
 export function bodyBound(config: GatewayConfig, method: string | undefined, agentName: string | undefined, appLimit: number): BodyBound | undefined {
@@ -82,7 +102,8 @@ export function bodyBound(config: GatewayConfig, method: string | undefined, age
   if (!MCP_METHOD_SET.has(method ?? '')) return { bytes: Math.min(config.defaults.max_request_bytes, appLimit), refusal: 'method_not_allowed' };
   const agent = config.agents.get(agentName);
   if (agent === undefined) return { bytes: Math.min(config.defaults.max_request_bytes, appLimit), refusal: 'unknown_agent' };
-  return method === 'POST' && agent.max_request_bytes < appLimit ? { bytes: agent.max_request_bytes, refusal: 'request_too_large' } : undefined;
+  if (method === 'POST') return agent.max_request_bytes < appLimit ? { bytes: agent.max_request_bytes, refusal: 'request_too_large' } : undefined;
+  return method === 'DELETE' && config.defaults.max_request_bytes < appLimit ? { bytes: config.defaults.max_request_bytes, refusal: 'request_too_large', deleteBody: true } : undefined;
 }
 
 /** Whether a request's `Content-Length` field declares more than `bound` bytes (one written as digits; any other is Node's and Fastify's to refuse). */
@@ -97,6 +118,9 @@ export function declaresOver(contentLength: string | undefined, bound: number): 
  */
 export function agentBodyLimit(getConfig: () => GatewayConfig, appLimit: number) {
   return function agentBodyLimitHook(request: FastifyRequest, _reply: unknown, payload: RequestPayload, done: (err: Error | null, payload?: RequestPayload) => void): void {
+    // A head `Expect: 100-continue` told no 100 for its refusal (request/head-refusal.ts): refused now, its body unread.
+    const refusedByHead = refusedFromHeadOf(request.raw);
+    if (refusedByHead !== undefined) return done(new RefusedFromHead(refusedByHead));
     const bound = bodyBound(getConfig(), request.method, (request.params as { agent?: string }).agent, appLimit);
     if (bound === undefined) return done(null, payload);
     const declared = request.headers['content-length'];

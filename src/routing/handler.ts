@@ -15,7 +15,7 @@ import { GATEWAY_FINISHED, GatewayAbortError, findGatewayAbort } from '../errors
 import { exchangeLogFields, plainInfoWriter } from '../observability/logger.js';
 import { applyRequestHeaderPolicy, isResumableEventId } from '../request/headers.js';
 import { createOwnVia, viaCarries } from '../request/via.js';
-import { absoluteFormAuthority, hostFieldCount, isHostAllowed, isLoopbackOrigin, isOtherSiteFetch } from '../request/browser-guard.js';
+import { answerHeadRefusal, headRefusal } from '../request/head-refusal.js';
 import { NO_BODY, peekRequest, refusalIdOf } from '../request/peek.js';
 import { requestJsonBounds } from '../request/request-json-bounds.js';
 import { withoutLeadingBom } from '../mcp/utf8-bom.js';
@@ -39,7 +39,6 @@ import { REASONS } from '../errors/codes.js';
 import { hostLeftMidAnswer } from './answer-cut.js';
 import { resetHostConnection } from '../response/host-reset.js';
 import { refuseDraining, type DrainState } from './draining.js';
-import { closeConnectionAfter } from './closing-answers.js';
 import { refuseUnknownAgent } from './unrouted.js';
 import { MAX_WAITING_PER_CONNECTION, type PipelinedTurns } from './pipelined-turn.js';
 import { CancellableRequests } from './cancellations.js';
@@ -183,41 +182,14 @@ export function createMcpHandler(deps: HandlerDeps) {
     const body = sent !== undefined && request.method === 'POST' ? withoutLeadingBom(sent) : sent;
     // Shutting down: nothing more goes to a seller (one flag read on the normal path).
     if (drain.draining) return refuseDraining(reply, request.method, body);
-    // A browser's request (DNS rebinding, a cross-site page) never reaches a seller with the
-    // agents' credentials: MCP Streamable HTTP, Security Warning (403, id null).
-    // A loopback origin is served too: DNS rebinding cannot produce one (browser-guard.ts).
-    const origin = request.headers.origin;
-    if (origin === undefined) {
-      // A page's request without CORS (an <img>, a link: no Origin) still says where it comes
-      // from in Sec-Fetch-Site; buyer agents send none (browser-guard.ts isOtherSiteFetch).
-      const site = request.headers['sec-fetch-site'];
-      if (isOtherSiteFetch(site)) {
-        return refuse(reply, 'origin_not_allowed', null, `A browser's request from another site's page (Sec-Fetch-Site: ${site}, no Origin) is not allowed: the gateway serves buyer agents, not browsers (allowed_origins lists the browser origins it serves besides localhost).`);
-      }
-    } else if (!isLoopbackOrigin(origin) && !config.allowed_origins.includes(origin)) {
-      return refuse(reply, 'origin_not_allowed', null, `Origin "${shownInMessage(origin)}" is not allowed: the gateway serves buyer agents, not browsers (allowed_origins lists the browser origins it serves besides localhost).`);
-    }
-    // A same-origin GET after DNS rebinding carries no Origin, but its Host names the
-    // attacker's host (MCP Security Best Practices; browser-guard.ts). 403, id null.
-    const host = request.headers.host;
-    if (host !== undefined && hostFieldCount(request.raw.rawHeaders) > 1) {
-      closeConnectionAfter(reply);
-      return refuse(reply, 'malformed_http', null, 'Bad request: a request must carry one Host header, not several (RFC 9112 §3.2).');
-    }
-    // An absolute-form target names the request's host in place of Host (RFC 9112 §3.2.2).
-    const effectiveHost = absoluteFormAuthority(request.raw.url ?? '/') ?? host;
-    if (!isHostAllowed(effectiveHost, loopbackListen, config.allowed_hosts, ownHosts)) {
-      return refuse(reply, 'host_not_allowed', null, `Host "${shownInMessage(effectiveHost as string)}" is not allowed: the gateway serves localhost, 127.0.0.1 and [::1] (allowed_hosts lists other host names).`);
-    }
+    // Refused from the head (request/head-refusal.ts, one function with `Expect: 100-continue`
+    // in app.ts): a browser's request (Origin, Sec-Fetch-Site), a Host the gateway does not
+    // serve, several Host fields, or none on HTTP/1.1 to a configured agent; each id null.
     const agent = config.agents.get(request.params.agent);
+    const refusedByHead = headRefusal(request.raw, config, agent !== undefined, loopbackListen, ownHosts);
+    if (refusedByHead !== undefined) return answerHeadRefusal(reply, refusedByHead, false);
     if (!agent) {
       return refuseUnknownAgent(reply, request.params.agent, refusalIdOf(request.method, body));
-    }
-
-    // RFC 9112 §3.2: an HTTP/1.1 request without Host is a 400 (Node's own check is off: app.ts).
-    if (host === undefined && request.raw.httpVersion === '1.1') {
-      closeConnectionAfter(reply);
-      return refuse(reply, 'malformed_http', null, 'Bad request: an HTTP/1.1 request must carry a Host header.');
     }
     // A request whose answer is queued behind another on its connection (HTTP/1.1 pipelining:
     // no socket yet) is processed from here only at its turn, once every answer ahead of it

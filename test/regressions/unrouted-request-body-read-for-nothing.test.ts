@@ -125,7 +125,7 @@ describe('a request is refused from its head when its body cannot matter', { tim
     const config = parseConfig(CONFIG, { env: {} });
     const err = await new Promise<Error | null>((resolve) => {
       const hook = agentBodyLimit(() => config, 209_715_200);
-      const request = { method: 'POST', params: { agent: 'tight' }, headers: { 'content-length': '300' } } as unknown as FastifyRequest;
+      const request = { method: 'POST', params: { agent: 'tight' }, headers: { 'content-length': '300' }, raw: {} } as unknown as FastifyRequest;
       hook(request, {} as FastifyReply, new PassThrough(), (e) => resolve(e));
     });
     assert.match(String(err), /max_request_bytes \(200\)/);

@@ -1,0 +1,114 @@
+/**
+ * The refusals the MCP endpoint decides from a request's head alone, before anything of its
+ * body counts: one function ({@link headRefusal}) for the MCP handler, which refuses with it
+ * (routing/handler.ts), and for `Expect: 100-continue` (app.ts `continueWanted`), which tells
+ * such a head no `100 Continue`. In the handler's order, each id null:
+ * - `origin_not_allowed` (403): an `Origin` neither loopback nor in `allowed_origins`, or none
+ *   with `Sec-Fetch-Site: cross-site | same-site` (request/browser-guard.ts);
+ * - `malformed_http` (400, the connection closed): more than one `Host` field (RFC 9112 §3.2);
+ * - `host_not_allowed` (403): a `Host` (or an absolute-form target's authority) the gateway
+ *   does not serve when it checks `Host` (browser-guard.ts isHostAllowed);
+ * - `malformed_http` (400, the connection closed): an HTTP/1.1 request to a configured agent
+ *   without `Host` (one to an unknown agent gets `unknown_agent`, for its id, first).
+ * What the handler refuses later depends on the body (`unknown_agent` and the gateway headers,
+ * X-Max-Response-Bytes, MCP-Protocol-Version twice, a Via loop: for the request's id; an empty
+ * body before an unreadable Content-Encoding): such a head still gets its 100.
+ *
+ * Reported failure (a hostile trial 23, L1): a head with `Expect: 100-continue` and a bad
+ * `Origin`, a bad `Host`, two `Host` fields or none got `100 Continue`, and its refusal only
+ * once the whole body was read (up to its agent's max_request_bytes: a body read for nothing,
+ * or 408 after request_timeout_ms when the host sent none). Now `continueWanted` marks such a
+ * head ({@link markRefusedFromHead}) and sends no 100; the MCP endpoint's preParsing hook
+ * (request/agent-body-limit.ts) fails it with {@link RefusedFromHead} before the body is read,
+ * and the app's error handler answers the same refusal (or `draining`, from the head), with
+ * `Connection: close` (test/regressions/expect-continue-before-header-refusal.test.ts).
+ */
+import type { IncomingMessage } from 'node:http';
+import type { FastifyReply } from 'fastify';
+import type { GatewayConfig } from '../config/types.js';
+import { refuse, shownInMessage } from '../errors/local-reply.js';
+import { closeConnectionAfter } from '../routing/closing-answers.js';
+import { absoluteFormAuthority, hostFieldCount, isHostAllowed, isLoopbackOrigin, isOtherSiteFetch } from './browser-guard.js';
+
+/** A refusal decided from the head: its reason, its message, and whether its answer closes the connection. */
+export interface HeadRefusal {
+  readonly reason: 'origin_not_allowed' | 'host_not_allowed' | 'malformed_http';
+  readonly message: string;
+  readonly closes: boolean;
+}
+
+const ORIGINS_SERVED = 'the gateway serves buyer agents, not browsers (allowed_origins lists the browser origins it serves besides localhost).';
+
+/**
+ * The refusal of `req`'s head on an MCP endpoint (see file comment), or undefined (nearly every
+ * request: a few header reads and character comparisons, nothing allocated). `agentKnown`:
+ * whether `config` has the agent the target names. `loopbackListen`, `ownHosts`: as for
+ * browser-guard.ts isHostAllowed, read at start-up.
+ */
+export function headRefusal(req: IncomingMessage, config: GatewayConfig, agentKnown: boolean, loopbackListen: boolean, ownHosts: readonly string[]): HeadRefusal | undefined {
+  const headers = req.headers;
+  // A browser's request (DNS rebinding, a cross-site page) never reaches a seller with the
+  // agents' credentials: MCP Streamable HTTP, Security Warning (403, id null).
+  // A loopback origin is served too: DNS rebinding cannot produce one (browser-guard.ts).
+  const origin = headers.origin;
+  if (origin === undefined) {
+    // A page's request without CORS (an <img>, a link: no Origin) still says where it comes
+    // from in Sec-Fetch-Site; buyer agents send none (browser-guard.ts isOtherSiteFetch).
+    const site = headers['sec-fetch-site'];
+    if (isOtherSiteFetch(site)) return { reason: 'origin_not_allowed', message: `A browser's request from another site's page (Sec-Fetch-Site: ${site}, no Origin) is not allowed: ${ORIGINS_SERVED}`, closes: false };
+  } else if (!isLoopbackOrigin(origin) && !config.allowed_origins.includes(origin)) {
+    return { reason: 'origin_not_allowed', message: `Origin "${shownInMessage(origin)}" is not allowed: ${ORIGINS_SERVED}`, closes: false };
+  }
+  // A same-origin GET after DNS rebinding carries no Origin, but its Host names the
+  // attacker's host (MCP Security Best Practices; browser-guard.ts). 403, id null.
+  const host = headers.host;
+  if (host !== undefined && hostFieldCount(req.rawHeaders) > 1) {
+    return { reason: 'malformed_http', message: 'Bad request: a request must carry one Host header, not several (RFC 9112 §3.2).', closes: true };
+  }
+  // An absolute-form target names the request's host in place of Host (RFC 9112 §3.2.2).
+  const effectiveHost = absoluteFormAuthority(req.url ?? '/') ?? host;
+  if (!isHostAllowed(effectiveHost, loopbackListen, config.allowed_hosts, ownHosts)) {
+    return {
+      reason: 'host_not_allowed',
+      message: `Host "${shownInMessage(effectiveHost as string)}" is not allowed: the gateway serves localhost, 127.0.0.1 and [::1] (allowed_hosts lists other host names).`,
+      closes: false,
+    };
+  }
+  // RFC 9112 §3.2: an HTTP/1.1 request without Host is a 400 (Node's own check is off: app.ts).
+  if (agentKnown && host === undefined && req.httpVersion === '1.1') {
+    return { reason: 'malformed_http', message: 'Bad request: an HTTP/1.1 request must carry a Host header.', closes: true };
+  }
+  return undefined;
+}
+
+/**
+ * Answers `refusal` on `reply`, id null; `Connection: close` when the refusal closes the
+ * connection, or when `bodyUnread` (refused from the head, the announced body never read:
+ * routing/closing-answers.ts).
+ */
+export function answerHeadRefusal(reply: FastifyReply, refusal: HeadRefusal, bodyUnread: boolean): FastifyReply {
+  if (refusal.closes || bodyUnread) closeConnectionAfter(reply);
+  return refuse(reply, refusal.reason, null, refusal.message);
+}
+
+/** Where `continueWanted` leaves the refusal of a head it told no 100 (a symbol: no other request carries it). */
+const REFUSED_FROM_HEAD = Symbol('refusedFromHead');
+
+type MarkedRequest = IncomingMessage & { [REFUSED_FROM_HEAD]?: HeadRefusal };
+
+/** Leaves `refusal` on `req` for the MCP endpoint's preParsing hook ({@link refusedFromHeadOf}). */
+export function markRefusedFromHead(req: IncomingMessage, refusal: HeadRefusal): void {
+  (req as MarkedRequest)[REFUSED_FROM_HEAD] = refusal;
+}
+
+/** The refusal `continueWanted` left on `req`, or undefined (every request but a marked one: one property read). */
+export function refusedFromHeadOf(req: IncomingMessage): HeadRefusal | undefined {
+  return (req as MarkedRequest)[REFUSED_FROM_HEAD];
+}
+
+/** A head refused from the head, failed before its body is read: the app's error handler answers `refusal` (or `draining`). */
+export class RefusedFromHead extends Error {
+  constructor(readonly refusal: HeadRefusal) {
+    super(refusal.message);
+  }
+}
