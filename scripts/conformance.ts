@@ -10,8 +10,9 @@
  *   seller's origin, which a path-prefixed gateway does not serve: out of scope for now).
  * - The runner needs Node >= 22 (it imports `globSync` from node:fs). When this Node is older,
  *   the script installs Node 22 for this run only from the npm registry's platform binary
- *   package (`node-<platform>-<arch>`) into `.cache/node22` (gitignored). The client and the
- *   gateway keep running on this Node: the product supports Node >= 20.18.1.
+ *   package (`node-<platform>-<arch>`) into `.cache/node22` (gitignored; scripts/node-binary.ts
+ *   pins the version and installs it). The client and the gateway keep running on this Node:
+ *   the product supports Node >= 20.18.1.
  *
  * - One server scenario runs too, with the gateway as the server under test (an MCP SDK 1.x
  *   seller, test/support/sdk1/seller.ts, behind it): `dns-rebinding-protection` (an
@@ -28,7 +29,7 @@
  * `CONFORMANCE_NODE=/path/to/node22` to use a Node 22 you already have.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -36,9 +37,9 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { agentsYaml, startGateway } from '../test/helpers/gateway.js';
 import { startSdk1Seller } from '../test/support/sdk1/seller.js';
+import { nodeVersionOf, pinnedNode } from './node-binary.js';
 
-/** The Node 22 the runner uses when this Node is older (exact: the same binary on every machine). */
-export const RUNNER_NODE_VERSION = '22.23.5';
+/** The Node major the runner needs at least; an older Node runs it on the pinned one (scripts/node-binary.ts). */
 const RUNNER_NODE_MAJOR = 22;
 /** Scenarios left out: they need OAuth discovery at the seller's origin. */
 const EXCLUDED_PREFIXES = ['auth/'];
@@ -69,45 +70,23 @@ function major(version: string): number {
   return Number(/^v?(\d+)/.exec(version)?.[1] ?? 0);
 }
 
-function versionOf(nodeBin: string): string {
-  const out = spawnSync(nodeBin, ['--version'], { encoding: 'utf8' });
-  return out.status === 0 ? out.stdout.trim() : '';
-}
-
 /**
- * A Node >= 22 for the runner: CONFORMANCE_NODE, this Node, or the pinned binary package in
- * .cache/node22 (installed on first use; its progress goes to stderr, so `--print-node`
- * prints the path alone on stdout).
+ * A Node >= 22 for the runner: CONFORMANCE_NODE, this Node, or the pinned Node 22 in
+ * .cache/node22 (scripts/node-binary.ts `pinnedNode`: installed on first use, its progress on
+ * stderr, so `--print-node` prints the path alone on stdout).
  */
 function runnerNode(): string {
   const fromEnv = process.env.CONFORMANCE_NODE;
   if (fromEnv) {
-    if (major(versionOf(fromEnv)) < RUNNER_NODE_MAJOR) throw new Error(`CONFORMANCE_NODE=${fromEnv} is not Node >= ${RUNNER_NODE_MAJOR}`);
+    if (major(nodeVersionOf(fromEnv)) < RUNNER_NODE_MAJOR) throw new Error(`CONFORMANCE_NODE=${fromEnv} is not Node >= ${RUNNER_NODE_MAJOR}`);
     return fromEnv;
   }
   if (major(process.version) >= RUNNER_NODE_MAJOR) return process.execPath;
-  if (process.platform !== 'linux' && process.platform !== 'darwin') {
-    throw new Error(`no Node ${RUNNER_NODE_MAJOR} binary package for ${process.platform}: set CONFORMANCE_NODE to a Node >= ${RUNNER_NODE_MAJOR}`);
+  try {
+    return pinnedNode(RUNNER_NODE_MAJOR);
+  } catch (err) {
+    throw new Error(`${err instanceof Error ? err.message : String(err)}: set CONFORMANCE_NODE to a Node >= ${RUNNER_NODE_MAJOR}`);
   }
-  const pkg = `node-${process.platform}-${process.arch}`;
-  const cache = join(root, '.cache', 'node22');
-  const bin = join(cache, 'node_modules', pkg, 'bin', 'node');
-  if (versionOf(bin) !== `v${RUNNER_NODE_VERSION}`) {
-    process.stderr.write(`installing Node ${RUNNER_NODE_VERSION} for the conformance runner (${pkg}) into .cache/node22 ...\n`);
-    mkdirSync(cache, { recursive: true });
-    // Its own project root, so npm never touches the repository's package.json or lockfile.
-    writeFileSync(join(cache, 'package.json'), `${JSON.stringify({ name: 'conformance-node22', private: true }, null, 2)}\n`);
-    const npmCli = process.env.npm_execpath;
-    const [cmd, args] = npmCli && /npm-cli\.[cm]?js$/.test(npmCli) ? [process.execPath, [npmCli]] : ['npm', [] as string[]];
-    const install = spawnSync(
-      cmd,
-      [...args, 'install', '--prefix', cache, '--no-save', '--no-package-lock', '--no-audit', '--no-fund', '--loglevel=error', `${pkg}@${RUNNER_NODE_VERSION}`],
-      { stdio: ['ignore', process.stderr, process.stderr] },
-    );
-    if (install.status !== 0) throw new Error(`npm install ${pkg}@${RUNNER_NODE_VERSION} failed`);
-    if (versionOf(bin) !== `v${RUNNER_NODE_VERSION}`) throw new Error(`${bin} is not Node ${RUNNER_NODE_VERSION} after install`);
-  }
-  return bin;
 }
 
 function packageVersion(name: string): string {
@@ -209,7 +188,7 @@ async function main(): Promise<void> {
   const scenarios = values.scenario?.length ? values.scenario.filter((name) => !SERVER_SCENARIOS.includes(name)) : all;
   const serverScenarios = values.scenario?.length ? values.scenario.filter((name) => SERVER_SCENARIOS.includes(name)) : SERVER_SCENARIOS;
   log(`MCP conformance suite ${suiteVersion}: client scenarios, @modelcontextprotocol/sdk ${packageVersion('@modelcontextprotocol/sdk')} client; server scenarios ${SERVER_SCENARIOS.join(', ')} against the gateway`);
-  log(`runner on Node ${versionOf(node)}; client and gateway on Node ${process.version}; excluded: ${EXCLUDED_PREFIXES.map((p) => `${p}*`).join(', ')}`);
+  log(`runner on Node ${nodeVersionOf(node)}; client and gateway on Node ${process.version}; excluded: ${EXCLUDED_PREFIXES.map((p) => `${p}*`).join(', ')}`);
   log();
 
   const rows: { scenario: string; direct: Grade; gateway: Grade }[] = [];

@@ -16,8 +16,9 @@
  * 3. with `--trace-gc-verbose` set, two more full collections 300 ms apart with next to nothing
  *    allocated between them, so that V8's speed-based growing factor is small (its collector
  *    fast, the program idle: 1.2-1.4 on the reference machine) unless `--heap-growing-percent`
- *    pins it; V8 prints each new old-generation limit with the factor it used,
- *    `[HeapController] Limit: old size: … KB, new limit: … KB (F)`, to stdout.
+ *    pins it; V8 prints each new old-generation limit with the factor it used, to stdout:
+ *    `[HeapController] Limit: old size: … KB, new limit: … KB (F)` on Node 20 and 22, the
+ *    same line without `(F)` after `[HeapController] factor F based on …` on Node 24.
  */
 import { readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
