@@ -29,6 +29,8 @@ import { describe, it } from 'node:test';
 import { PROCESS_TEST_TIMEOUT_MS, REPO, runScript, type CliRun } from '../helpers/process.js';
 
 const SCRIPT = join(REPO, 'test/support/process-memory-child.ts');
+/** Child processes the untuned control may take to see glibc trim a batch (see that test). */
+const UNTUNED_TRIES = 6;
 const OPTIONS = { timeout: PROCESS_TEST_TIMEOUT_MS };
 
 /** Whether glibc is this process's C library (Node's report names its version then). */
@@ -108,8 +110,14 @@ describe('the serving process keeps its read buffers\' pages and a heap growing 
   });
 
   it('untuned (the process before): glibc trims the freed batch and V8 picks a factor under 4', OPTIONS, async () => {
-    const f = figures(await runScript(SCRIPT, ['untuned']));
-    if (GLIBC) assert.ok(f.trimmedMiB >= 8, `trimmed ${f.trimmedMiB} MiB`);
+    // Untuned, glibc trims most batches, not all: in some processes another block sits at the
+    // heap's top above every batch (the child's three batches trimmed nothing in ~1 process in
+    // 12 on Node 20, 4 in 12 on Node 24.22.3), so the control takes up to UNTUNED_TRIES
+    // processes to see the trim (all failing: under 0.1% on Node 24). The tuned case, the
+    // fix's own check, needs no try: no batch in any process may be trimmed.
+    let f = figures(await runScript(SCRIPT, ['untuned']));
+    for (let tries = 1; GLIBC && f.trimmedMiB < 8 && tries < UNTUNED_TRIES; tries++) f = figures(await runScript(SCRIPT, ['untuned']));
+    if (GLIBC) assert.ok(f.trimmedMiB >= 8, `trimmed ${f.trimmedMiB} MiB in ${UNTUNED_TRIES} processes`);
     assert.equal(f.factors.length, 2);
     for (const factor of f.factors) assert.ok(Number(factor) < 4, `factor ${factor}`);
   });
