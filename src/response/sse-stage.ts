@@ -450,6 +450,19 @@ export async function handleSseBody(
    */
   let lastEventToken: string | undefined;
   let lastEventTokenCount = 0;
+  /**
+   * {@link tokenCount} after the last frame the stage queued for the host (an event, a comment,
+   * a `retry:`, a raw block, an id-only block's token): what the host received, in the
+   * tokens' units. `noteTail` takes it, not the count, which also holds the bytes of an event
+   * the seller cut off before its end, never forwarded (hostile trial 25, F1: a 40 KB part of
+   * an answer, then a drop, and the resume was refused `sse_cumulative` though the host had
+   * received 354 bytes: test/regressions/resume-counts-event-cut-off-by-drop.test.ts).
+   */
+  let deliveredCount = 0;
+  /** Records {@link deliveredCount} after a frame is queued for the host (bounded streams only). */
+  const framed = (): void => {
+    if (cumulative !== undefined) deliveredCount = tokenCount();
+  };
   /** The count a resume from the token {@link hostEventId} minted last starts from. */
   let mintedResumeCount = 0;
 
@@ -749,6 +762,7 @@ export async function handleSseBody(
     // serialized has none; a splice keeps the seller's), so it is passed on only when it is that data.
     if (out !== undefined) batch.eventBytes({ id, event }, out, out === sellerData ? dataLines : undefined);
     else batch.event({ id, event, data: data! }, dataLines);
+    framed();
     // The responses it holds are the host's now (written before any later error event).
     batchAnswers?.delivered();
     if (id !== undefined && id !== '') {
@@ -923,7 +937,10 @@ export async function handleSseBody(
     onComment: (c) => {
       if (exchange.finished) return;
       const frame = encodeSseComment(c);
-      if (chargeEncoding(cumulative === undefined ? 0 : Buffer.byteLength(frame))) batch.frame(frame);
+      if (chargeEncoding(cumulative === undefined ? 0 : Buffer.byteLength(frame))) {
+        batch.frame(frame);
+        framed();
+      }
     },
     onRetry: (ms) => {
       if (exchange.finished) return;
@@ -932,7 +949,10 @@ export async function handleSseBody(
       // wait brought the host back with an expired token); what the clamped frame adds over the
       // seller's bytes is charged.
       const frame = encodeSseRetry(clampSseRetryMs(ms, exchange.sseRetryMaxMs));
-      if (chargeEncoding(frame.length)) batch.frame(frame);
+      if (chargeEncoding(frame.length)) {
+        batch.frame(frame);
+        framed();
+      }
     },
     onError: (err: ParseError) => {
       // The parser is then terminated (it throws on the next feed): `lines` stops feeding it.
@@ -988,12 +1008,14 @@ export async function handleSseBody(
     pendingId = undefined;
     if (out === undefined || exchange.finished) return;
     batch.frame(encodeSseIdOnly(out));
+    framed();
     if (out !== '') exchange.lastEventIdSent = out;
   };
   /**
    * At the stream's end, whatever ended it: when the host got bytes after the last token it
    * got with an event (events and comments without an id, an id-only block's token), notes
-   * that token and the count at the end (at most the limit), so that a resume from it starts
+   * that token and the count through the last frame the host got ({@link deliveredCount}: not
+   * an event the seller cut off), so that a resume from it starts
    * there (resume/tail-ledger.ts; routing/handler.ts resumedCount). Such bytes are in no token
    * the host resumes from: a seller answering each resume with one small event with an id and
    * ~90 KB without, then a drop, had an SDK host's one call receive 18x `max_response_bytes`
@@ -1003,8 +1025,7 @@ export async function handleSseBody(
    */
   const noteTail = (): void => {
     if (cumulative === undefined || lastEventToken === undefined || exchange.noteTail === undefined) return;
-    const used = Math.min(cumulative.used, cumulative.limit);
-    if (used > lastEventTokenCount) exchange.noteTail(lastEventToken, used);
+    if (deliveredCount > lastEventTokenCount) exchange.noteTail(lastEventToken, deliveredCount);
   };
   /** The seller's stream ended (`onIdOnly`). */
   let streamEnded = false;
@@ -1370,6 +1391,7 @@ export async function handleSseBody(
         cumulative?.take(end - segmentStart);
         credit.earn(end - segmentStart);
         batch.raw(chunk, segmentStart, end);
+        framed();
         lines.passedRaw();
         pending = end;
       } else if ((simple = simpleBlock(chunk, segmentStart, end)) !== NOT_SIMPLE && (cumulative !== undefined || simple === ID_ONLY) && takeSimpleReady(end - segmentStart)) {
@@ -1438,7 +1460,10 @@ export async function handleSseBody(
       // encodeSseComment of the text: the seller's line and its LF when written so (`: text`, or `:` alone).
       const canonical = value === end - 2 ? value === start + 1 : value === start + 2;
       const frame = canonical ? chunk.toString('latin1', start, end - 1) : encodeSseComment(chunk.toString('latin1', value, end - 2));
-      if (chargeEncoding(cumulative === undefined ? 0 : frame.length)) batch.frame(frame);
+      if (chargeEncoding(cumulative === undefined ? 0 : frame.length)) {
+        batch.frame(frame);
+        framed();
+      }
     }
     room = 0;
     return !exchange.finished;
