@@ -34,7 +34,7 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import type { ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -44,6 +44,7 @@ import { captureLog } from '../helpers/capture-log.js';
 import { rawPost, sseIds, toolCall } from '../helpers/raw.js';
 import { TEST_TIMEOUT_MS, withTimeout } from '../helpers/timeout.js';
 import { createReloader, type Reloader } from '../../src/reload.js';
+import { rewriteAndReload } from '../helpers/config-reload.js';
 
 const SECRET = 'resume-after-repoint-goes-to-new-seller-0123456789';
 const VERSION = '2025-06-18';
@@ -76,7 +77,6 @@ let gw: ObservedGateway;
 let dir: string;
 let file: string;
 let reloader: Reloader;
-let swaps = 0;
 
 before(async () => {
   sellerA = await seller('A');
@@ -96,13 +96,7 @@ after(async () => {
 });
 
 /** Rewrites the config file in one step and reloads it as a SIGHUP would; asserts it applied. */
-async function reloadTo(text: string): Promise<void> {
-  const tmp = `${file}.${++swaps}.tmp`;
-  await writeFile(tmp, text);
-  await rename(tmp, file);
-  const result = await reloader.reload('sighup');
-  assert.equal(result.ok, true, JSON.stringify(result));
-}
+const reloadTo = (text: string): Promise<void> => rewriteAndReload(file, text, reloader);
 
 /** POSTs tools/call `rpcId` (the seller's GET is told the id in its query), asserted to reach seller `tag`; returns the token of `<tag>-cursor-1`. */
 async function brokenStream(rpcId: number, tag: 'A' | 'B'): Promise<string> {

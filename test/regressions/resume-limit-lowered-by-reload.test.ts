@@ -28,7 +28,7 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import type { ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -38,6 +38,7 @@ import { captureLog } from '../helpers/capture-log.js';
 import { finalSseError, rawPost, sseIds, toolCall } from '../helpers/raw.js';
 import { TEST_TIMEOUT_MS, withTimeout } from '../helpers/timeout.js';
 import { createReloader, type Reloader } from '../../src/reload.js';
+import { rewriteAndReload } from '../helpers/config-reload.js';
 
 const SECRET = 'resume-limit-lowered-by-reload-0123456789abcdef';
 const HEADERS = { 'mcp-protocol-version': '2025-11-25' };
@@ -65,7 +66,6 @@ let gw: ObservedGateway;
 let dir: string;
 let file: string;
 let reloader: Reloader;
-let swaps = 0;
 
 before(async () => {
   rs = await seller();
@@ -83,13 +83,7 @@ after(async () => {
 });
 
 /** Rewrites the config file in one step and reloads it as a SIGHUP would; asserts it applied. */
-async function reloadTo(text: string): Promise<void> {
-  const tmp = `${file}.${++swaps}.tmp`;
-  await writeFile(tmp, text);
-  await rename(tmp, file);
-  const result = await reloader.reload('sighup');
-  assert.equal(result.ok, true, JSON.stringify(result));
-}
+const reloadTo = (text: string): Promise<void> => rewriteAndReload(file, text, reloader);
 
 /** A token's `l` (the stream's response limit). */
 const limitOf = (token: string): unknown => (JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString('utf8')) as { l: unknown }).l;

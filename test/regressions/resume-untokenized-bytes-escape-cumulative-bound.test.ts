@@ -33,7 +33,7 @@ import type { ServerResponse } from 'node:http';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { startRawSeller, type RawSeller, type SeenRequest } from '../support/raw-seller.js';
+import { answerSessionRequests, startRawSeller, type RawSeller, type SeenRequest } from '../support/raw-seller.js';
 import { RESUME_TOKEN, RESUME_YAML, expectedErrorFrame, startObservedGateway, type ObservedGateway } from '../support/hostile-seller.js';
 import { agentsYaml } from '../helpers/gateway.js';
 import { recordingFetch, type SeenExchange } from '../helpers/recording-fetch.js';
@@ -55,15 +55,9 @@ const progress = (n: number, size: number): string =>
 const bulkFrame = (n: number): string => `data: ${progress(n, BULK_CHARS)}\n\n`;
 
 const answer = async (req: SeenRequest, res: ServerResponse): Promise<void> => {
-  const msg = req.body.length > 0 ? (JSON.parse(req.body.toString('utf8')) as { id?: number | string; method?: string; params?: Record<string, unknown> }) : undefined;
-  if (req.method === 'POST' && msg?.method === 'initialize') {
-    const result = { protocolVersion: msg.params!.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: 'loop', version: '1' } };
-    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: msg.id, result }));
-    return;
-  }
-  if (req.method === 'POST' && msg?.id === undefined) return void res.writeHead(202).end();
-  if (req.method === 'GET' && req.headers['last-event-id'] === undefined) return void res.writeHead(405).end();
-  if (req.method === 'DELETE') return void res.writeHead(200).end();
+  const left = answerSessionRequests(req, res, 'loop');
+  if (left === undefined) return;
+  const { msg } = left;
   res.writeHead(200, { 'content-type': 'text/event-stream' });
   if (req.method === 'POST') {
     resumes = 0;

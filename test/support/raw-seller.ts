@@ -74,3 +74,30 @@ export function startIdDispatchingSeller(answers: ReadonlyMap<number, IdAnswer>)
     else res.writeHead(500).end();
   });
 }
+
+/** A JSON-RPC message a raw seller read from a POST body. */
+export interface SeenMessage {
+  id?: number | string;
+  method?: string;
+  params?: Record<string, unknown>;
+}
+
+/**
+ * What a raw MCP seller answers to everything but a call it streams: `initialize` (JSON, with
+ * tools and `serverName`), a POST without an id (202), a GET without `Last-Event-ID` (405: no
+ * standalone stream), a DELETE (200). Returns `{ msg }` for what is left to the caller (a POST
+ * of a request, with its message; a GET resuming a stream, `msg` undefined), or undefined once
+ * it has answered.
+ */
+export function answerSessionRequests(req: SeenRequest, res: http.ServerResponse, serverName: string): { msg: SeenMessage | undefined } | undefined {
+  const msg = req.body.length > 0 ? (JSON.parse(req.body.toString('utf8')) as SeenMessage) : undefined;
+  if (req.method === 'POST' && msg?.method === 'initialize') {
+    const result = { protocolVersion: msg.params!.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: serverName, version: '1' } };
+    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: msg.id, result }));
+    return undefined;
+  }
+  if (req.method === 'POST' && msg?.id === undefined) return void res.writeHead(202).end();
+  if (req.method === 'GET' && req.headers['last-event-id'] === undefined) return void res.writeHead(405).end();
+  if (req.method === 'DELETE') return void res.writeHead(200).end();
+  return { msg };
+}

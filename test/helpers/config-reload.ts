@@ -1,0 +1,19 @@
+/**
+ * Reloads of a gateway's config file in tests, as an operator makes them: the file replaced in
+ * one step (written beside it, then renamed over it, as editors and config managers do), then
+ * the reload a SIGHUP starts (src/reload.ts).
+ */
+import assert from 'node:assert/strict';
+import { rename, writeFile } from 'node:fs/promises';
+import type { Reloader } from '../../src/reload.js';
+
+let swaps = 0;
+
+/** Replaces `file` with `text` in one step and reloads it through `reloader` as a SIGHUP would; asserts the reload applied. */
+export async function rewriteAndReload(file: string, text: string, reloader: Reloader): Promise<void> {
+  const tmp = `${file}.${++swaps}.tmp`;
+  await writeFile(tmp, text);
+  await rename(tmp, file);
+  const result = await reloader.reload('sighup');
+  assert.equal(result.ok, true, JSON.stringify(result));
+}
