@@ -34,7 +34,7 @@ import {
 } from './observability/logger.js';
 import { createMetrics, type GatewayMetrics } from './observability/metrics.js';
 import { opsRoutes } from './ops/routes.js';
-import { agentNameOfPath, agentOfPath, badUrlRefusal, MCP_METHODS, originFormOf, refuseUnknownAgent, refuseUnrouted, routedByPath, unroutedRefusal, type UnroutedScope } from './routing/unrouted.js';
+import { agentNameOfPath, agentOfPath, badUrlRefusal, isMcpMethod, MCP_METHODS, originFormOf, refuseUnknownAgent, refuseUnrouted, routedByPath, unroutedRefusal, type UnroutedScope } from './routing/unrouted.js';
 import { createUpstreamDispatcher } from './routing/dispatcher.js';
 import { isLoopbackListenHost, ownListenHosts } from './request/browser-guard.js';
 import { createMcpHandler, type OpenExchangeEnd } from './routing/handler.js';
@@ -172,7 +172,7 @@ export async function buildApp(config: GatewayConfig, opts: BuildAppOptions = {}
     if (!routedByPath(req.method, target, scope)) return false;
     const agent = scope.mcp ? agentNameOfPath(target) : undefined;
     if (declaresOver(req.headers['content-length'], bodyBound(current, req.method, agent, bodyLimit)?.bytes ?? bodyLimit)) return false;
-    if (agent === undefined || !(MCP_METHODS as readonly string[]).includes(req.method ?? '')) return true;
+    if (agent === undefined || !isMcpMethod(req.method)) return true;
     const refusal = headRefusal(req, current, current.agents.has(agent), loopbackListen, ownHosts);
     if (refusal === undefined) return true;
     markRefusedFromHead(req, refusal);

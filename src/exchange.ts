@@ -12,6 +12,7 @@ import { SSE_RETRY_MAX_MS } from './response/sse-encode.js';
 import type { TextBoundReason } from './mcp/types.js';
 import type { LiftRoomReason } from './response/rewrite-room.js';
 import type { LocalErrorForm } from './mcp/local-error.js';
+import type { ResumeTailLedger } from './resume/tail-ledger.js';
 
 /** Why a tool result was left unlifted ({@link Exchange.textNotLifted}): a text bound, or the room a lift's output lacked. */
 export type TextNotLiftedReason = TextBoundReason | LiftRoomReason;
@@ -389,12 +390,12 @@ export interface Exchange {
    */
   readonly mintEventId: (upstreamId: string, usedBytes: number, final: boolean, awaited: readonly string[] | undefined) => string | undefined;
   /**
-   * Notes that this exchange's bounded SSE stream ended with a count of `usedBytes` (at most
-   * its limit) after bytes the host got past `token`, the last token the stage gave it with an
-   * event: a resume from `token` then starts from that count (resume/tail-ledger.ts;
-   * sse-stage.ts `noteTail`; hostile trial 24, F1). Undefined in unit tests: nothing noted.
+   * Where this exchange's bounded SSE stream notes its count when it ends after bytes the host
+   * got past the last token the stage gave it with an event, so that a resume from that token
+   * starts from that count (resume/tail-ledger.ts; sse-stage.ts `noteTail`; hostile trial 24,
+   * F1). Undefined for a stream without the cumulative bound, and in unit tests: nothing noted.
    */
-  readonly noteTail: ((token: string, usedBytes: number) => void) | undefined;
+  readonly resumeTails: ResumeTailLedger | undefined;
   /**
    * The greatest `retry:` value (ms) the SSE stage forwards on this exchange's stream: a
    * seller's higher one goes out as this (response/sse-encode.ts clampSseRetryMs). Half the
@@ -424,8 +425,8 @@ export function createExchange(init: {
   /** {@link Exchange.session}; undefined when absent. */
   session?: string | undefined;
   mintEventId: Exchange['mintEventId'];
-  /** {@link Exchange.noteTail}; undefined when absent (unit tests). */
-  noteTail?: Exchange['noteTail'];
+  /** {@link Exchange.resumeTails}; undefined when absent (unit tests). */
+  resumeTails?: ResumeTailLedger | undefined;
   /** {@link Exchange.sseRetryMaxMs}; default SSE_RETRY_MAX_MS (unit tests). */
   sseRetryMaxMs?: number;
   /**
@@ -444,7 +445,7 @@ export function createExchange(init: {
     normalize: init.normalize,
     stream: init.stream,
     mintEventId: init.mintEventId,
-    noteTail: init.noteTail,
+    resumeTails: init.resumeTails,
     sseRetryMaxMs: init.sseRetryMaxMs ?? SSE_RETRY_MAX_MS,
     startedAt: init.startedAt ?? process.hrtime.bigint(),
     bytesFromSeller: 0,

@@ -49,7 +49,7 @@
 import { Transform, type Readable, type TransformCallback } from 'node:stream';
 import type { FastifyRequest, RequestPayload } from 'fastify';
 import type { GatewayConfig } from '../config/types.js';
-import { MCP_METHODS } from '../routing/unrouted.js';
+import { isMcpMethod } from '../routing/unrouted.js';
 import { RefusedFromHead, refusedFromHeadOf } from './head-refusal.js';
 
 /** What refuses a body over its {@link BodyBound}: the request's own refusal (docs/errors.md). */
@@ -79,7 +79,6 @@ export class BodyOverBound extends Error {
   }
 }
 
-const MCP_METHOD_SET: ReadonlySet<string> = new Set(MCP_METHODS);
 /** Methods of the MCP endpoint's routes whose body Fastify never reads. */
 const BODYLESS: ReadonlySet<string> = new Set(['GET', 'HEAD']);
 
@@ -99,7 +98,7 @@ const BODYLESS: ReadonlySet<string> = new Set(['GET', 'HEAD']);
  */
 export function bodyBound(config: GatewayConfig, method: string | undefined, agentName: string | undefined, appLimit: number): BodyBound | undefined {
   if (agentName === undefined) return undefined;
-  if (!MCP_METHOD_SET.has(method ?? '')) return { bytes: Math.min(config.defaults.max_request_bytes, appLimit), refusal: 'method_not_allowed' };
+  if (!isMcpMethod(method)) return { bytes: Math.min(config.defaults.max_request_bytes, appLimit), refusal: 'method_not_allowed' };
   const agent = config.agents.get(agentName);
   if (agent === undefined) return { bytes: Math.min(config.defaults.max_request_bytes, appLimit), refusal: 'unknown_agent' };
   if (method === 'POST') return agent.max_request_bytes < appLimit ? { bytes: agent.max_request_bytes, refusal: 'request_too_large' } : undefined;

@@ -900,6 +900,15 @@ export async function handleSseBody(
     answer({ reason: 'sse_cumulative', limitBytes: budget.limit, observedBytes: through });
     return false;
   };
+  /**
+   * Queues a comment or `retry:` frame the stage encodes itself for the host, once
+   * {@link chargeEncoding} has charged `outBytes` of it (its bytes on a bounded stream, else 0).
+   */
+  const sendEncodedFrame = (frame: string, outBytes: number): void => {
+    if (!chargeEncoding(outBytes)) return;
+    batch.frame(frame);
+    framed();
+  };
 
   /** True from a per-event cap breach (an endless line) to the next event boundary (see `take`). */
   let skippingToBoundary = false;
@@ -937,10 +946,7 @@ export async function handleSseBody(
     onComment: (c) => {
       if (exchange.finished) return;
       const frame = encodeSseComment(c);
-      if (chargeEncoding(cumulative === undefined ? 0 : Buffer.byteLength(frame))) {
-        batch.frame(frame);
-        framed();
-      }
+      sendEncodedFrame(frame, cumulative === undefined ? 0 : Buffer.byteLength(frame));
     },
     onRetry: (ms) => {
       if (exchange.finished) return;
@@ -949,10 +955,7 @@ export async function handleSseBody(
       // wait brought the host back with an expired token); what the clamped frame adds over the
       // seller's bytes is charged.
       const frame = encodeSseRetry(clampSseRetryMs(ms, exchange.sseRetryMaxMs));
-      if (chargeEncoding(frame.length)) {
-        batch.frame(frame);
-        framed();
-      }
+      sendEncodedFrame(frame, frame.length);
     },
     onError: (err: ParseError) => {
       // The parser is then terminated (it throws on the next feed): `lines` stops feeding it.
@@ -1024,8 +1027,8 @@ export async function handleSseBody(
    * stream only (the others count nothing); nothing per event.
    */
   const noteTail = (): void => {
-    if (cumulative === undefined || lastEventToken === undefined || exchange.noteTail === undefined) return;
-    if (deliveredCount > lastEventTokenCount) exchange.noteTail(lastEventToken, deliveredCount);
+    if (cumulative === undefined || lastEventToken === undefined) return;
+    if (deliveredCount > lastEventTokenCount) exchange.resumeTails?.note(lastEventToken, deliveredCount);
   };
   /** The seller's stream ended (`onIdOnly`). */
   let streamEnded = false;
@@ -1460,10 +1463,7 @@ export async function handleSseBody(
       // encodeSseComment of the text: the seller's line and its LF when written so (`: text`, or `:` alone).
       const canonical = value === end - 2 ? value === start + 1 : value === start + 2;
       const frame = canonical ? chunk.toString('latin1', start, end - 1) : encodeSseComment(chunk.toString('latin1', value, end - 2));
-      if (chargeEncoding(cumulative === undefined ? 0 : frame.length)) {
-        batch.frame(frame);
-        framed();
-      }
+      sendEncodedFrame(frame, cumulative === undefined ? 0 : frame.length);
     }
     room = 0;
     return !exchange.finished;

@@ -368,8 +368,8 @@ export function createMcpHandler(deps: HandlerDeps) {
           return undefined;
         }
       },
-      // The stream's count at its end, when the host got bytes after its last event token (sse-stage.ts noteTail).
-      noteTail: bounded ? (token, usedBytes) => deps.resumeTails.note(token, usedBytes) : undefined,
+      // Where the stream notes its count at its end, when the host got bytes after its last event token (sse-stage.ts noteTail).
+      resumeTails: bounded ? deps.resumeTails : undefined,
       sseRetryMaxMs,
       // A request that waited for its turn: its duration runs from its arrival, as its deadline does.
       startedAt: queuedAt?.hr,

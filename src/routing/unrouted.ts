@@ -25,6 +25,12 @@ import type { JsonRpcIdRef } from '../errors/json-rpc-text.js';
 
 /** Methods MCP Streamable HTTP uses on the MCP endpoint. */
 export const MCP_METHODS = ['POST', 'GET', 'DELETE'] as const;
+const MCP_METHOD_SET: ReadonlySet<string> = new Set(MCP_METHODS);
+
+/** Whether `method` is one an MCP endpoint's route takes ({@link MCP_METHODS}); any other is refused 405 `method_not_allowed`. */
+export function isMcpMethod(method: string | undefined): boolean {
+  return MCP_METHOD_SET.has(method ?? '');
+}
 /** The path of an MCP endpoint, `/agents/<agent>/mcp` (as the route matches it). */
 const MCP_PATH = /^\/agents\/[^/]+\/mcp$/;
 /** An MCP endpoint's request target, `/agents/<agent>/mcp` with any query: the agent's name as written (percent-encoded). */
