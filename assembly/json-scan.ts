@@ -8,9 +8,10 @@
 // `result`/`error` presence, `result.structuredContent` range, the ranges of
 // `result.isError`, `result.resultType` and of each `result.content` item's `text` and `type`
 // strings, `textMayHoldObject`, `numberMayBeLossy`, member names read twice in one message
-// object). String contents, most of an MCP message, are skipped 16 bytes at a
-// time (a long string: 64) with SIMD compares (quote, backslash, control character); below
-// depth 2, compact members (`"key":"value",`) are read in one run, numbers and literals whole.
+// object, a key that is or may be `__proto__`). String contents, most of an MCP message, are
+// skipped 16 bytes at a time (a long string: 64) with SIMD compares (quote, backslash, control
+// character); below depth 2, compact members (`"key":"value",`) are read in one run, numbers
+// and literals whole.
 //
 // Why WebAssembly (issue 5, measured): the same scan in JavaScript ran at ~1.8 ms per MiB of
 // a get_products result, more than the whole pass-through proxy spends on that MiB; a plain
@@ -94,7 +95,18 @@ const I_HAS_METHOD: i32 = 53; // the top-level object has a `method` member (a m
 const I_NAMES_SEEN: i32 = 54; // BIT_* of the names read in the message object, the last `result` and the content item being read
 const I_NAME_FLAGS: i32 = 55; // NAMES_REPEATED, NAMES_UNPROVED
 const I_MESSAGE_KEYS: i32 = 56; // keys of the message objects as written (the top-level object, or each object element of a top-level array)
-const I32_SLOTS: i32 = 58;
+/**
+ * 1 once a key at any depth is `__proto__` as written, or holds a `\u` escape of one of its
+ * characters (`\u005f`, `\u0070`: it may spell `__proto__`; escapesProtoChar). Complete only
+ * for `scanText` and `scanNotingKeys` (scanChunk `noteKeys`). src/mcp/json-scan.ts
+ * ObjectTextFacts.mayHoldProtoKey: the lift and the dedupe leave such a text to the parse
+ * path, which decides exactly (src/mcp/proto-key.ts).
+ */
+const I_PROTO_KEY: i32 = 57;
+/** The hex digits read so far of a key's `\u` escape cut by a chunk's end, one byte each (token; I_PROTO_KEY). */
+const I_ESCAPE_DIGITS: i32 = 58;
+/** 59: unused (the float64 slots that follow start 8-byte aligned). */
+const I32_SLOTS: i32 = 60;
 // Float64 slots (absolute byte offsets in the text).
 const F_CONSUMED: i32 = 0;
 const F_CAPTURE_START: i32 = 1;
@@ -236,6 +248,9 @@ const NAME_TYPE: usize = memory.data<u8>([0x74, 0x79, 0x70, 0x65]);
 const NAME_IS_ERROR: usize = memory.data<u8>([0x69, 0x73, 0x45, 0x72, 0x72, 0x6f, 0x72]);
 const NAME_RESULT_TYPE: usize = memory.data<u8>([0x72, 0x65, 0x73, 0x75, 0x6c, 0x74, 0x54, 0x79, 0x70, 0x65]);
 const NAME_SC: usize = memory.data<u8>([0x73, 0x74, 0x72, 0x75, 0x63, 0x74, 0x75, 0x72, 0x65, 0x64, 0x43, 0x6f, 0x6e, 0x74, 0x65, 0x6e, 0x74]);
+/** `__pr` and `oto_` as little-endian u32s (the first 8 of the 9 bytes of `__proto__`; isProtoKey). */
+const PROTO_HEAD_U32: u32 = 0x72705f5f;
+const PROTO_MID_U32: u32 = 0x5f6f746f;
 
 const STACK: usize = (__heap_base + 15) & ~<usize>15;
 
@@ -473,6 +488,22 @@ function keyIs(name: usize, length: i32): bool {
   return true;
 }
 
+/** The 9 key bytes at `p` (the caller's length test) are `__proto__` (I_PROTO_KEY). */
+function isProtoKey(p: usize): bool {
+  return load<u32>(p) == PROTO_HEAD_U32 && load<u32>(p + 4) == PROTO_MID_U32 && load<u8>(p + 8) == 0x5f;
+}
+
+/**
+ * The 4 hex digits of a key's `\u` escape (`d0`-`d3`, as written) stand for a character of
+ * `__proto__`: `_` `p` `r` `o` `t` (U+005F, U+0070, U+0072, U+006F, U+0074; I_PROTO_KEY).
+ * `\u00e9` (ensure_ascii's escapes of non-ASCII keys) and other letters (`\u0061`) are not.
+ */
+function escapesProtoChar(d0: i32, d1: i32, d2: i32, d3: i32): bool {
+  if (d0 != 0x30 || d1 != 0x30) return false;
+  if (d2 == 0x35 || d2 == 0x36) return (d3 | 0x20) == 0x66; // 5f, 6f
+  return d2 == 0x37 && (d3 == 0x30 || d3 == 0x32 || d3 == 0x34); // 70, 72, 74
+}
+
 /**
  * The key (of `length` bytes, the caller's length test) equals `name`, a lower-case ASCII
  * name, under ASCII case folding (`| 0x20` maps exactly `A`-`Z` onto `a`-`z` among letters;
@@ -627,6 +658,7 @@ function memberSet(field: i32, v: i32): void {
 
 function keyDone(): void {
   state = S_COLON;
+  if (keyLength == 9 && !keyEscaped && isProtoKey(keyPtr)) setI(I_PROTO_KEY, 1);
   const text = keyIs(NAME_TEXT, 4);
   valueOfTextKey = keyEscaped || text ? 1 : 0;
   if (depth == 4 && contentState == CONTENT_OPEN) {
@@ -835,6 +867,7 @@ function scanString(p: usize, end: usize): usize {
         isHexDigit(load<u8>(q + 4)) &&
         isHexDigit(load<u8>(q + 5))
       ) {
+        if (key && escapesProtoChar(load<u8>(q + 2), load<u8>(q + 3), load<u8>(q + 4), load<u8>(q + 5))) setI(I_PROTO_KEY, 1);
         p = q + 6;
         continue;
       }
@@ -1055,6 +1088,8 @@ function token(p: usize, end: usize): usize {
     }
     if (s == S_ESCAPE) {
       if (b == 0x75) {
+        // A key's `\u` escape cut by a chunk's end: its digits are kept as they come (I_ESCAPE_DIGITS).
+        if (stringIsKey) setI(I_ESCAPE_DIGITS, 0);
         state = S_UNICODE;
         unicodeDigits = 0;
       } else if (isSimpleEscape(b)) {
@@ -1073,7 +1108,12 @@ function token(p: usize, end: usize): usize {
         return end;
       }
       p++;
+      if (stringIsKey) setI(I_ESCAPE_DIGITS, (getI(I_ESCAPE_DIGITS) << 8) | b);
       if (++unicodeDigits == 4) {
+        if (stringIsKey) {
+          const d = getI(I_ESCAPE_DIGITS);
+          if (escapesProtoChar(d >>> 24, (d >> 16) & 0xff, (d >> 8) & 0xff, d & 0xff)) setI(I_PROTO_KEY, 1);
+        }
         state = S_STRING;
         return p;
       }
@@ -1107,8 +1147,14 @@ function beginKeyAt(at: usize): void {
  * take the inline paths below, which do exactly what `structural` does there (no member of
  * interest, no capture can start or end below depth 2). Everything else goes through the
  * generic functions, with the locals written back first.
+ *
+ * `noteKeys`: a key `__proto__` read by the inline compact-member run is noted too
+ * (I_PROTO_KEY complete: `scanText`, `scanNotingKeys`); not by `scan`, every seller's message
+ * (a length compare per key there cost the scan of a 1 MiB result 2-5%; behind this flag, in
+ * a register, ~1%; a hostile trial 24, L1). Not two compiled copies of this function: binaryen
+ * then left `structural` a call (~600 more instructions per 1 KiB message, +5%).
  */
-function scanChunk(len: i32): i32 {
+function scanChunk(len: i32, noteKeys: bool): i32 {
   let p = base;
   const end = base + <usize>len;
   // Four zero bytes past the end, in the area's slack: a compact-member look-ahead of up to 3
@@ -1170,6 +1216,7 @@ function scanChunk(len: i32): i32 {
               p = q;
               break;
             }
+            if (noteKeys && q - k == 9 && isProtoKey(k)) setI(I_PROTO_KEY, 1);
             const textKey = q - k == 4 && load<u32>(k) == TEXT_U32 ? 1 : 0;
             if (load<u8>(q + 1) != 0x3a) {
               valueOfTextKey = textKey;
@@ -1409,7 +1456,17 @@ export function scan(len: i32): i32 {
   loadState();
   base = CHUNK;
   keyStart = CHUNK; // a key cut by the previous chunk's end goes on here
-  const code = failure != 0 ? failure : scanChunk(len);
+  const code = failure != 0 ? failure : scanChunk(len, false);
+  saveState();
+  return code;
+}
+
+/** `scan`, noting every key that is or may be `__proto__` (I_PROTO_KEY; src/mcp/json-scan.ts JsonScanOptions.noteProtoKeys). */
+export function scanNotingKeys(len: i32): i32 {
+  loadState();
+  base = CHUNK;
+  keyStart = CHUNK;
+  const code = failure != 0 ? failure : scanChunk(len, true);
   saveState();
   return code;
 }
@@ -1573,7 +1630,7 @@ export function scanText(len: i32): i32 {
   loadState();
   base = textOutPtr;
   keyStart = base;
-  const code = failure != 0 ? failure : scanChunk(len);
+  const code = failure != 0 ? failure : scanChunk(len, true);
   saveState();
   base = CHUNK;
   return code;

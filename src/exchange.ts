@@ -9,13 +9,13 @@ import type { AgentConfig, Limits } from './config/types.js';
 import type { AgentGuard, BufferLease } from './admission/agent-guard.js';
 import type { BodySource } from './response/body-source.js';
 import { SSE_RETRY_MAX_MS } from './response/sse-encode.js';
-import type { TextBoundReason } from './mcp/types.js';
+import type { TextBoundReason, TextObjectReason } from './mcp/types.js';
 import type { LiftRoomReason } from './response/rewrite-room.js';
 import type { LocalErrorForm } from './mcp/local-error.js';
 import type { ResumeTailLedger } from './resume/tail-ledger.js';
 
-/** Why a tool result was left unlifted ({@link Exchange.textNotLifted}): a text bound, or the room a lift's output lacked. */
-export type TextNotLiftedReason = TextBoundReason | LiftRoomReason;
+/** Why a tool result was left unlifted ({@link Exchange.textNotLifted}): a text bound, what the text's object holds, or the room a lift's output lacked. */
+export type TextNotLiftedReason = TextBoundReason | TextObjectReason | LiftRoomReason;
 
 /** The JSON-RPC facts the gateway reads from the request it forwards (ARCHITECTURE §2, gateway issue item 4). */
 export interface RpcPeek {
@@ -244,8 +244,9 @@ export interface Exchange {
    * (normalize.ts `NormalizeOutcome.textNotLifted`, recorded by response/rewrite.ts
    * rewriteResponse, the one place the JSON and SSE paths decide a result is not lifted): the
    * reason of the first text item that may hold a JSON object and was skipped, `text_bytes`,
-   * `json_depth` or `json_nodes`; or a lift made and then skipped because its output would not
-   * fit the answer's limit (response/rewrite-room.ts recordLiftSkippedForRoom, the JSON and
+   * `json_depth` or `json_nodes`; or, the same way, `proto_key`: the text to lift holds a
+   * member `__proto__` (normalize.ts, proto-key.ts; a hostile trial 24, L1); or a lift made
+   * and then skipped because its output would not fit the answer's limit (response/rewrite-room.ts recordLiftSkippedForRoom, the JSON and
    * SSE stages): `max_response_bytes` or `max_sse_event_bytes`; or a lift not made because its
    * message would be over a structure bound (rewrite-room.ts liftOverJsonBound, lift-splice.ts
    * and rewrite.ts): `max_json_depth` or `max_json_nodes`. Undefined otherwise (the

@@ -136,9 +136,9 @@ export function readTextObject(text: unknown, bounds: TextJsonBounds = {}, count
       // One validating pass over the UTF-8 bytes: the bounds, and whether a number may lose
       // precision (the callers' next check). Invalid JSON fails here instead of in JSON.parse.
       const bytes = Buffer.from(text, 'utf8');
-      const scan = scanJson(bytes, limits);
+      const scan = scanJson(bytes, { ...limits, noteProtoKeys: true });
       if (!scan.ok) return scan.reason === 'syntax' ? undefined : scan.reason;
-      facts = { bytes, numbersRoundTrip: !scan.numberMayBeLossy };
+      facts = { bytes, numbersRoundTrip: !scan.numberMayBeLossy, mayHoldProtoKey: scan.mayHoldProtoKey !== false };
       if (counted !== undefined) setCount(counted, scan.depth, scan.nodes);
     } else {
       const checked = checkJsonBounds(text, limits);
@@ -206,6 +206,8 @@ export interface ParsedTextFacts {
   readonly bytes: Buffer;
   /** No number in the text can lose precision through a double (json-scan.ts `numberMayBeLossy: false`). */
   readonly numbersRoundTrip: boolean;
+  /** A key of the text is or may be `__proto__` (json-scan.ts `mayHoldProtoKey`; false proves none is: normalize.ts). */
+  readonly mayHoldProtoKey: boolean;
 }
 
 const textFacts = new WeakMap<object, ParsedTextFacts>();

@@ -67,6 +67,13 @@ export interface JsonScanOptions extends JsonScanLimits {
    * was refused `upstream_not_mcp` (test/regressions/json-answer-with-bom-refused.test.ts).
    */
   readonly ignoreBom?: boolean;
+  /**
+   * Tell whether any key of the text is or may be `__proto__` ({@link JsonScanSummary.mayHoldProtoKey}:
+   * set only with this option). Off for a seller's message (a length compare per key in the
+   * core's hottest loop: 2-5% of the scan of a 1 MiB result); on for the scan of a long
+   * `content[].text` (extract.ts readTextObject). A hostile trial 24, L1.
+   */
+  readonly noteProtoKeys?: boolean;
 }
 
 /** Why a scan failed; `offset` is the 0-based byte position of the byte that failed it. */
@@ -205,6 +212,12 @@ export interface JsonScanSummary {
   readonly namesDistinct: boolean;
   /** Keys of the message objects as written, escaped ones and repeats included. */
   readonly messageKeys: number;
+  /**
+   * With {@link JsonScanOptions.noteProtoKeys}: as {@link ObjectTextFacts.mayHoldProtoKey}, for
+   * every key of the text at any depth (false proves that no object in it has a member
+   * `__proto__`; extract.ts ParsedTextFacts). Undefined without it.
+   */
+  readonly mayHoldProtoKey: boolean | undefined;
 }
 
 export type JsonScanResult = JsonScanSummary | JsonScanFailure;
@@ -222,6 +235,7 @@ interface ScanCore {
   stackPtr(): number;
   reserveStack(bytes: number): number;
   scan(len: number): number;
+  scanNotingKeys(len: number): number;
   finish(): number;
   tablePtr(): number;
   maxMembers(): number;
@@ -261,8 +275,9 @@ const I_HAS_RESULT_TYPE = 52;
 const I_HAS_METHOD = 53;
 const I_NAME_FLAGS = 55;
 const I_MESSAGE_KEYS = 56;
+const I_PROTO_KEY = 57;
 /** Int32 slots (8 of them, from 40, carry the bytes of the key being read). */
-const I32_SLOTS = 58;
+const I32_SLOTS = 60;
 const F_CAPTURE_START = 1;
 const F_JSONRPC_START = 2;
 const F_JSONRPC_END = 3;
@@ -388,6 +403,8 @@ export class JsonScanner {
   private bomMatched: number;
   /** See {@link leadingBomBytes}. */
   private bomBytes = 0;
+  /** {@link JsonScanOptions.noteProtoKeys}. */
+  private readonly noteProtoKeys: boolean;
 
   constructor(options: JsonScanOptions) {
     assertBoundLimit('JsonScanner', 'maxDepth', options.maxDepth);
@@ -395,6 +412,7 @@ export class JsonScanner {
     this.maxDepth = options.maxDepth;
     this.maxNodes = options.maxNodes;
     this.bomMatched = options.ignoreBom === true ? 0 : BOM_DECIDED;
+    this.noteProtoKeys = options.noteProtoKeys === true;
   }
 
   /**
@@ -418,7 +436,7 @@ export class JsonScanner {
       if (!reserveStack((depthAfter >> 3) + 1)) throw new RangeError(`JsonScanner: cannot grow memory for a stack of ${(depthAfter >> 3) + 1} bytes`);
       v = currentViews();
       v.u8.set(part, CHUNK_PTR);
-      const code = core.scan(part.length);
+      const code = this.noteProtoKeys ? core.scanNotingKeys(part.length) : core.scan(part.length);
       if (code !== 0) return this.fail(code);
     }
     return undefined;
@@ -469,6 +487,7 @@ export class JsonScanner {
       repeatedName: (nameFlags & NAMES_REPEATED) !== 0,
       namesDistinct: nameFlags === 0,
       messageKeys: i32[s + I_MESSAGE_KEYS]!,
+      mayHoldProtoKey: this.noteProtoKeys ? i32[s + I_PROTO_KEY] === 1 : undefined,
     };
     return this.summary;
   }
@@ -573,7 +592,7 @@ function contentItems(i32: Int32Array, f64: Float64Array): ContentItems {
 }
 
 /** Scans a whole JSON text at once (tests, and callers that already hold the bytes). */
-export function scanJson(bytes: Uint8Array, limits: JsonScanLimits): JsonScanResult {
+export function scanJson(bytes: Uint8Array, limits: JsonScanLimits | JsonScanOptions): JsonScanResult {
   const scanner = new JsonScanner(limits);
   scanner.feed(bytes);
   return scanner.end();
@@ -611,6 +630,15 @@ export interface ObjectTextFacts {
   readonly depth: number;
   /** As in {@link JsonScanSummary}: the text's JSON values, the object itself included. */
   readonly nodes: number;
+  /**
+   * True when a key of the object, at any depth, is `__proto__` as written, or holds a `\u`
+   * escape of one of its characters `_` `p` `r` `o` `t` (it may spell it: `"\u005f_proto__"`);
+   * false proves no key is `__proto__`. Set by the scan's key reads (assembly/json-scan.ts
+   * I_PROTO_KEY: a length compare per key, no pass of its own). The lift and the dedupe leave
+   * such a text to the parse path (lift-text.ts judgeStringText), which decides exactly
+   * (proto-key.ts). Source: a hostile trial 24, L1.
+   */
+  readonly mayHoldProtoKey: boolean;
 }
 
 /** What {@link scanStringText} found: the facts and the object's members. */
@@ -664,7 +692,13 @@ export function scanObjectText(body: Uint8Array, range: ByteRange, limits: JsonS
   if (top === undefined) return undefined;
   if (top !== 'object') return null;
   const s = STATE_I32;
-  return { bytes: v.u8.subarray(out, out + outLen), numberMayBeLossy: v.i32[s + I_NUMBER_MAY_BE_LOSSY] === 1, depth: v.i32[s + I_MAX_SEEN_DEPTH]!, nodes: v.i32[s + I_NODES]! };
+  return {
+    bytes: v.u8.subarray(out, out + outLen),
+    numberMayBeLossy: v.i32[s + I_NUMBER_MAY_BE_LOSSY] === 1,
+    depth: v.i32[s + I_MAX_SEEN_DEPTH]!,
+    nodes: v.i32[s + I_NODES]!,
+    mayHoldProtoKey: v.i32[s + I_PROTO_KEY] === 1,
+  };
 }
 
 /** {@link scanObjectText} with the object's members read out (tests, and a caller that needs them all). */

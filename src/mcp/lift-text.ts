@@ -12,7 +12,7 @@
  * bytes as `structuredContent` (response/splice.ts), so the parsed object is never needed.
  */
 import { ADCP_ERROR_ONLY, scanObjectText, textMembers, textSummary, type ByteRange, type TextMember } from './json-scan.js';
-import { jsonString, memberIndexes } from './text-members.js';
+import { jsonString, memberIndexes, repeatedMemberKeys } from './text-members.js';
 import { summaryJsonString } from './summary.js';
 import type { TextJsonBounds } from './types.js';
 import { DEFAULT_MAX_TEXT_BYTES } from './extract.js';
@@ -43,8 +43,16 @@ const STATUS_MAX_WRITTEN = 6 * 32 + 2;
  *   with no lifted text goes to the parse path (lift-splice.ts), where extract.ts
  *   readTextObject says so (the exchange's `text_not_lifted`);
  * - `'unknown'`: not decided here (a lone surrogate, more members than the scan records, a
- *   number that loses digits through a double: the lift is refused, normalize.ts): the
- *   caller takes the parse path.
+ *   number that loses digits through a double: the lift is refused, normalize.ts; a key at
+ *   some depth that is or may be `__proto__`, json-scan.ts ObjectTextFacts.mayHoldProtoKey:
+ *   such a text is neither lifted nor a copy, normalize.ts and proto-key.ts, which the parse
+ *   path decides and reports, `text_not_lifted: "proto_key"`): the caller takes the parse path.
+ *
+ * The summary states no value of a key the object writes more than once (summary.ts
+ * SummaryShape.repeated): the lifted or deduped text's bytes go out as `structuredContent`,
+ * repeats included, and which value a host reads depends on its parser (a hostile trial 24,
+ * L2). The core's writer leaves such an object to the JavaScript one (assembly/text-summary.ts),
+ * which reads the repeats from the scan's member table: no pass over the text.
  *
  * `bounds.maxDepth` / `maxNodes` absent means unbounded (parseTextObject checks them only when
  * given, and the scan checks the same grammar `JSON.parse` does).
@@ -59,7 +67,8 @@ export function judgeStringText(body: Uint8Array, range: ByteRange, bounds: Text
   const written = textSummary(bytes.length);
   if (written === ADCP_ERROR_ONLY) return 'skip';
   if (written !== undefined) {
-    if (scan.numberMayBeLossy && hasLossyNumber(bytes)) return 'unknown';
+    // A `__proto__` member, or a key that may spell one: the parse path decides (normalize.ts).
+    if (scan.mayHoldProtoKey || (scan.numberMayBeLossy && hasLossyNumber(bytes))) return 'unknown';
     return { bytes, summary: Buffer.from(written), depth, nodes };
   }
   const members = textMembers();
@@ -67,7 +76,10 @@ export function judgeStringText(body: Uint8Array, range: ByteRange, bounds: Text
   const view = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length);
   const byKey = memberIndexes(view, members);
   const keys = objectKeys(byKey);
+  // A key written more than once: its value is not shown (rare: decoded again only then).
+  const repeats = byKey.size < members.length ? repeatedMemberKeys(view, members) : undefined;
   if (keys.length === 1 && keys[0] === 'adcp_error') return 'skip';
+  if (scan.mayHoldProtoKey) return 'unknown';
   // The scan flags a long number or an exponent; the exact check decides (normalize.ts mayLoseDigits).
   if (scan.numberMayBeLossy && hasLossyNumber(bytes)) return 'unknown';
   const member = (key: string): TextMember | undefined => {
@@ -81,6 +93,7 @@ export function judgeStringText(body: Uint8Array, range: ByteRange, bounds: Text
       const m = member(key);
       return m !== undefined && m.first === 0x5b /* [ */ ? m.elements : undefined;
     },
+    repeated: repeats && ((key: string) => repeats.has(key)),
   };
   return { bytes, summary: Buffer.from(summaryJsonString(shape, bytes.length)), depth, nodes };
 }

@@ -6,11 +6,12 @@
  * 2025-06-18 or later, `dedupe_text` not `off`; ARCHITECTURE §5).
  */
 import { findLiftableTextOrBound, isAdcpErrorOnly, isJsonObject, ownValue, parsedTextFacts, readTextObject, utf8LengthExceeds, type TextJsonCount } from './extract.js';
-import { jsonDeepEqualCount, type KeyCounts } from './deep-equal.js';
-import { collapsesDuplicateKeys } from './duplicate-keys.js';
+import { jsonDeepEqualCount, valueCount, type KeyCounts } from './deep-equal.js';
+import { collapsesDuplicateKeys, keyWrittenOnce, topLevelKeyRepeats } from './duplicate-keys.js';
 import { hasLossyNumber } from './json-numbers.js';
+import { holdsProtoKey, mayHoldProtoKey } from './proto-key.js';
 import { SUMMARY_JSON_MAX_BYTES, summarizeStructuredContent } from './summary.js';
-import type { TextBoundReason } from './types.js';
+import type { TextBoundReason, TextObjectReason } from './types.js';
 
 /** Limits for normalization; the same bounds the gateway applies to whole messages. */
 export interface NormalizeOptions {
@@ -55,11 +56,14 @@ export interface NormalizeOutcome {
    * (an over-bound item before it was only skipped, as the spec says), for a result with
    * `structuredContent` or `isError`, and when the lift was refused for another cause (a number
    * that loses digits). The result is then unchanged (`changed: false`, the same object).
+   * Also `proto_key` ({@link TextObjectReason}): the first liftable text's object holds a
+   * member `__proto__` at some depth, so nothing is lifted (proto-key.ts).
    *
    * Source: a reviewer, "a text over the bounds was silently not lifted": the gateway logs it
-   * (`text_not_lifted`) and counts it (`adcp_gateway_texts_not_lifted_total`).
+   * (`text_not_lifted`) and counts it (`adcp_gateway_texts_not_lifted_total`); a hostile trial
+   * 24, L1, for `proto_key`.
    */
-  textNotLifted?: TextBoundReason;
+  textNotLifted?: TextBoundReason | TextObjectReason;
   /**
    * For a lift (`action` `lifted`), the lifted text's JSON depth and values as its bounds check
    * counted them (extract.ts TextObjectMatch `json`): what the lift adds to the message's depth
@@ -86,7 +90,11 @@ export interface NormalizeOutcome {
  * summary is kept as written, so a dedupe never grows an answer; none replaced: unchanged).
  * A text that is not byte-equal to `opts.structuredContentText` is no copy when that text
  * repeats a member name at any depth (summarizeCopies: a host keeping the first repeat reads
- * another `structuredContent`). `structuredContent` itself is never modified.
+ * another `structuredContent`). When `structuredContent` holds a member `__proto__` at any
+ * depth, nothing is replaced (proto-key.ts: the MCP TypeScript SDK client drops that member from
+ * `structuredContent`, so a copy, which holds it too, may be the only one such a host reads;
+ * checked once per result by a walk of `structuredContent`, only once a copy would be replaced).
+ * `structuredContent` itself is never modified.
  *
  * `structuredContent` absent: the first liftable text item (the extraction algorithm's
  * text fallback, {@link findLiftableTextOrBound}, with the same size and structure bounds;
@@ -102,6 +110,12 @@ export interface NormalizeOutcome {
  * `liftedJson`.) Over-bound or non-object text is
  * simply not lifted (no error); when nothing else is lifted either, the outcome says which
  * bound the first such text broke (`textNotLifted`).
+ *
+ * `__proto__` (proto-key.ts): when the first liftable text's object holds a member
+ * `__proto__` at any depth, nothing is lifted (as for a lossy number, below), and the outcome
+ * says so (`textNotLifted: 'proto_key'`): lifted, the MCP TypeScript SDK client would read
+ * `structuredContent` without that member, and the text, where it reads it, would be the
+ * summary. Source: a hostile trial 24, L1.
  *
  * Number precision ({@link hasLossyNumber}): a text item whose JSON holds a number that
  * JavaScript numbers can't reproduce exactly (`9007199254740993`, `12345678901234567890`,
@@ -142,16 +156,18 @@ export function normalizeToolResult(result: unknown, opts: NormalizeOptions): No
   // Nothing liftable, and the first text that may have been is over a bound: say which.
   if (typeof lift === 'string') return { result, changed: false, action: 'none', replacedItems: 0, textNotLifted: lift };
   // findLiftableTextOrBound only matches text items whose own `text` is a string.
-  if (mayLoseDigits(ownValue(content[lift.index] as object, 'text') as string, lift.value)) return unchanged;
+  const liftText = ownValue(content[lift.index] as object, 'text') as string;
+  if (liftHoldsProtoKey(liftText, lift.value)) return { result, changed: false, action: 'none', replacedItems: 0, textNotLifted: 'proto_key' };
+  if (mayLoseDigits(liftText, lift.value)) return unchanged;
   // The lifted text's bytes are what a spliced answer carries as `structuredContent` (splice.ts).
-  const { items, replaced } = summarizeCopies(content, lift.index, lift.value, opts, lift.index, undefined, ownValue(content[lift.index] as object, 'text') as string);
+  const { items, replaced } = summarizeCopies(content, lift.index, lift.value, opts, lift.index, undefined, liftText, lift.json?.nodes);
   return { result: copyWith(result, items, lift.value), changed: true, action: 'lifted', replacedItems: replaced, liftedJson: lift.json };
 }
 
 /**
  * Replaces, from `from` on, the text of every text item that parses (within bounds) to a
- * value deep-equal to `structured`, has no lossy number nor repeated key and is longer than its summary
- * ({@link summaryShortens}); the item at `knownCopy` (already
+ * value deep-equal to `structured`, has no lossy number nor repeated key and is longer than its
+ * summary ({@link summaryShortens}); the item at `knownCopy` (already
  * parsed and checked by the caller), and any text equal to `structuredText` (the seller's own
  * JSON text of `structured`; its numbers are the caller's raw-message check), are replaced
  * without parsing. Returns the new
@@ -172,6 +188,24 @@ export function normalizeToolResult(result: unknown, opts: NormalizeOptions): No
  * loses nothing: that path has no such check and costs nothing more. Unknown (the answer is
  * then re-serialized: escaped keys, a `tasks/get` result; rewrite.ts) the host gets the
  * gateway's reading of `structuredContent`, no repeat, and the check is not needed.
+ *
+ * The summary states no value (`status=`, an array's `[n]`) of a key `writtenStructured`
+ * writes more than once at its top level: which one a host reads depends on its parser, and
+ * `JSON.parse`'s reading is only one (a hostile trial 24, L2:
+ * test/regressions/summary-states-one-value-of-repeated-key.test.ts). Asked only for a key
+ * whose value a summary would show, and told from what is at hand: no repeat at all when the
+ * repeated-name check above found none; in a text of at most {@link KEY_SEARCH_MAX_CHARS},
+ * none of that key when the text writes it once (duplicate-keys.ts keyWrittenOnce: two
+ * searches); else, once per result, none at all when `writtenNodes` (`writtenStructured`'s
+ * values as written: the lift's bounds check) equals the values of `structured` (a walk, ~0.2
+ * ms per MiB of a get_products text, where the searches took ~0.4), or from the text's
+ * top-level members (topLevelKeyRepeats, a scan).
+ *
+ * The dedupe (`knownCopy` -1) replaces nothing when `structured` holds a member `__proto__` at
+ * any depth (proto-key.ts): every copy holds it too (a byte copy, or a deep-equal one: own keys
+ * are compared, `__proto__` included), and an SDK host may read it nowhere else. Walked once,
+ * when the first copy would be replaced and its text may hold one (proto-key.ts
+ * mayHoldProtoKey). A lifted object holds none (the caller's check).
  */
 function summarizeCopies(
   content: readonly unknown[],
@@ -181,12 +215,29 @@ function summarizeCopies(
   knownCopy = -1,
   structuredText?: string,
   writtenStructured?: string,
+  writtenNodes?: number,
 ): { items: unknown[]; replaced: number } {
   let items: unknown[] | undefined;
   let replaced = 0;
   let structuredRepeats: boolean | undefined; // collapsesDuplicateKeys(writtenStructured), once needed
   // `structured`'s key counts, read once for all the texts (deep-equal.ts; trial 16, H1).
   let structuredKeyCounts: KeyCounts | undefined;
+  // `structured` holds a member `__proto__` (the dedupe only), walked once a copy would be replaced.
+  let structuredProto: boolean | undefined;
+  // Whether a key repeats at the top level of `writtenStructured`, read once a summary would show its value.
+  let keyRepeats: ((key: string) => boolean) | undefined;
+  let writtenEscapes: boolean | undefined; // writtenStructured holds a `\u` escape (keyWrittenOnce)
+  const repeated =
+    writtenStructured === undefined
+      ? undefined
+      : (key: string): boolean => {
+          if (keyRepeats === undefined) {
+            if (structuredRepeats === false) keyRepeats = NO_REPEAT;
+            else if (writtenStructured.length <= KEY_SEARCH_MAX_CHARS && keyWrittenOnce(writtenStructured, key, (writtenEscapes ??= writtenStructured.includes('\\u')))) return false;
+            else keyRepeats = writtenNodes !== undefined && valueCount(structured) === writtenNodes ? NO_REPEAT : topLevelKeyRepeats(writtenStructured, structured);
+          }
+          return keyRepeats(key);
+        };
   for (let i = from; i < content.length; i++) {
     const item = content[i];
     if (!isJsonObject(item) || ownValue(item, 'type') !== 'text') continue;
@@ -211,9 +262,10 @@ function summarizeCopies(
       if (structuredRepeats) continue;
     }
     const textBytes = Buffer.byteLength(text as string, 'utf8');
-    const summary = summarizeStructuredContent(structured, textBytes);
+    const summary = summarizeStructuredContent(structured, textBytes, repeated);
     // The lifted item always becomes the summary (the lift's own rule); a copy only when that shortens it.
     if (i !== knownCopy && !summaryShortens(summary, text as string, textBytes, opts.writtenTextBytes?.(i))) continue;
+    if (knownCopy === -1 && (structuredProto ??= mayHoldProtoKey(text as string) && holdsProtoKey(structured))) break;
     items ??= content.slice();
     items[i] = Object.fromEntries(Object.entries(item).map(([k, v]) => [k, k === 'text' ? summary : v]));
     replaced++;
@@ -250,6 +302,26 @@ function summaryShortens(summary: string, text: string, textBytes: number, writt
 function mayLoseDigits(text: string, parsed: object): boolean {
   return !parsedTextFacts(parsed)?.numbersRoundTrip && hasLossyNumber(text);
 }
+
+/**
+ * Whether the text to lift (which parsed into `parsed`) holds a member `__proto__` at any
+ * depth (proto-key.ts): walked only when it may, as the scan of a long text already told
+ * (extract.ts parsedTextFacts) or else a search of the text.
+ */
+function liftHoldsProtoKey(text: string, parsed: object): boolean {
+  const may = parsedTextFacts(parsed)?.mayHoldProtoKey ?? mayHoldProtoKey(text);
+  return may && holdsProtoKey(parsed);
+}
+
+/** No key repeats (summary.ts SummaryShape.repeated). */
+const NO_REPEAT = (): boolean => false;
+
+/**
+ * Longest `writtenStructured` (UTF-16 units) whose repeats a summary's key is searched for
+ * (summarizeCopies; duplicate-keys.ts keyWrittenOnce): longer, a walk or a scan once per
+ * result costs less than two searches per key.
+ */
+const KEY_SEARCH_MAX_CHARS = 4096;
 
 /** A copy of `result` (own keys, in order) with `content` replaced and, when given, `structuredContent` appended. */
 function copyWith(result: Record<string, unknown>, content: unknown[], structured: Record<string, unknown> | undefined): Record<string, unknown> {

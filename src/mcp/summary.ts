@@ -62,6 +62,11 @@ function utf8Bytes(text: string): number {
  *   `status` key is then not listed again.
  * - Top-level own keys in their order; an array value adds `[<length>]`. No other value is
  *   ever shown: seller data is a prompt-injection surface.
+ * - A key `repeated` says the text as sent writes more than once at the top level (a lifted
+ *   text, or the seller's `structuredContent`, as written) shows no value: `status` is listed
+ *   as a key, an array without `[<length>]`. Which of its values a host reads depends on its
+ *   parser (`JSON.parse`, the MCP SDKs' and Go's keep the last, RFC 8259 §4 leaves it open),
+ *   so the sentence states none (a hostile trial 24, L2).
  * - Keys that are not 1–64 letters/digits/`_`/`-`/`.`/`$` are not shown; they, and keys that
  *   do not fit in 200 bytes, are counted in a final `+<n> more`.
  * - An object with no keys: `no fields`.
@@ -70,8 +75,9 @@ function utf8Bytes(text: string): number {
  * Example: `Result in structuredContent (48213 bytes): status=completed; products[25], message, next_cursor.`
  *
  * `serializedBytes`: UTF-8 length of the text being replaced (the caller measures it).
+ * `repeated`: {@link SummaryShape.repeated} (absent: no key repeats, as in a value sent re-serialized).
  */
-export function summarizeStructuredContent(value: Record<string, unknown>, serializedBytes: number): string {
+export function summarizeStructuredContent(value: Record<string, unknown>, serializedBytes: number, repeated?: (key: string) => boolean): string {
   return summarizeShape(
     {
       keys: Object.keys(value),
@@ -80,6 +86,7 @@ export function summarizeStructuredContent(value: Record<string, unknown>, seria
         const item = value[key];
         return Array.isArray(item) ? item.length : undefined;
       },
+      repeated,
     },
     serializedBytes,
   );
@@ -92,6 +99,12 @@ export interface SummaryShape {
   readonly status: unknown;
   /** The length of the value of `key` (one of `keys`) when it is an array, else undefined. */
   arrayLength(key: string): number | undefined;
+  /**
+   * Whether `key` (one of `keys`) is written more than once at the object's top level as the
+   * host gets it; absent: none is. Its value is then not shown (`status=`, `[<length>]`).
+   * Asked only for a key whose value would be shown.
+   */
+  readonly repeated?: ((key: string) => boolean) | undefined;
 }
 
 /**
@@ -103,7 +116,7 @@ export interface SummaryShape {
 export function summarizeShape(shape: SummaryShape, serializedBytes: number): string {
   const head = `Result in structuredContent (${serializedBytes} bytes): `;
   const { status, keys } = shape;
-  const statusShown = typeof status === 'string' && isSafeStatus(status);
+  const statusShown = typeof status === 'string' && isSafeStatus(status) && shape.repeated?.('status') !== true;
   const statusSegment = statusShown ? `status=${status}` : '';
 
   const listed: string[] = [];
@@ -120,7 +133,8 @@ export function summarizeShape(shape: SummaryShape, serializedBytes: number): st
       more++;
       continue;
     }
-    const length = shape.arrayLength(key);
+    let length = shape.arrayLength(key);
+    if (length !== undefined && shape.repeated?.(key) === true) length = undefined;
     const segment = length !== undefined ? `${key}[${length}]` : key;
     const segmentBytes = (kind === 'ascii' ? segment.length : utf8Bytes(segment)) + (listed.length > 0 || statusShown ? 2 : 0);
     const reserve = k === keys.length - 1 && more === 0 ? 0 : moreReserve;

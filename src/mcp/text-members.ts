@@ -19,6 +19,23 @@ export function memberIndexes(view: Buffer, members: readonly TextMember[]): Map
 }
 
 /**
+ * The keys `members` writes more than once (decoded as {@link memberIndexes} decodes them;
+ * empty when none repeats). For a caller that found fewer distinct keys than members
+ * (`memberIndexes(…).size < members.length`): the summary of a lifted or deduped text shows no
+ * value of such a key (summary.ts SummaryShape.repeated; a hostile trial 24, L2).
+ */
+export function repeatedMemberKeys(view: Buffer, members: readonly TextMember[]): Set<string> {
+  const seen = new Set<string>();
+  const repeated = new Set<string>();
+  for (const m of members) {
+    const key = jsonString(view, m.key);
+    if (seen.has(key)) repeated.add(key);
+    else seen.add(key);
+  }
+  return repeated;
+}
+
+/**
  * The value of the JSON string at `view[start, end)` (quotes included; scanned valid, so no
  * raw control character): what `JSON.parse` gives for its UTF-8 text. Without a backslash
  * that is the UTF-8 text between the quotes (ASCII quotes never split a character, and

@@ -101,3 +101,13 @@ export interface TextJsonBounds {
  * bounds was silently not lifted" (test/regressions/text-over-bounds-not-lifted-silently.test.ts).
  */
 export type TextBoundReason = 'text_bytes' | 'json_depth' | 'json_nodes';
+
+/**
+ * Why a `content[].text` holding a liftable JSON object was not lifted for what the object
+ * holds: `proto_key`, a member named `__proto__` at any depth (proto-key.ts: the MCP
+ * TypeScript SDK client drops such a member from `structuredContent`, and the text would be
+ * replaced by a summary). The exchange line's `text_not_lifted` and the metric name it as they
+ * name a {@link TextBoundReason}. Source: a hostile trial 24, L1
+ * (test/regressions/lifted-proto-member-lost-to-sdk-host.test.ts).
+ */
+export type TextObjectReason = 'proto_key';

@@ -69,6 +69,7 @@ const TEXT_NOT_LIFTED = [
   'text_bytes',
   'json_depth',
   'json_nodes',
+  'proto_key',
   'max_response_bytes',
   'max_sse_event_bytes',
   'max_json_depth',

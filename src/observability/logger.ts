@@ -271,10 +271,11 @@ function bounded<T>(value: T): T | string {
  * Five fields only when they apply (absent otherwise, so the common line is unchanged):
  * text_not_lifted, the reason a tool result was left unlifted (exchange.ts `textNotLifted`:
  * `text_bytes`, `json_depth` or `json_nodes`, the bound the first text that may hold its JSON
- * broke; `max_response_bytes`, `max_sse_event_bytes`, `max_json_depth` or `max_json_nodes`,
- * the limit the lifted answer would have gone over, response/rewrite-room.ts). Sources: a
- * reviewer, "a text over the bounds was silently not lifted";
- * test/regressions/lift-skipped-for-room-silent.test.ts;
+ * broke; `proto_key`, the text to lift holds a member `__proto__`; `max_response_bytes`,
+ * `max_sse_event_bytes`, `max_json_depth` or `max_json_nodes`, the limit the lifted answer
+ * would have gone over, response/rewrite-room.ts). Sources: a reviewer, "a text over the
+ * bounds was silently not lifted"; test/regressions/lift-skipped-for-room-silent.test.ts;
+ * test/regressions/lifted-proto-member-lost-to-sdk-host.test.ts;
  * test/regressions/lift-exceeds-json-depth-and-nodes.test.ts. events_dropped, on a stream
  * that answers no request and dropped events: its counts by reason (exchange.ts
  * `eventsDropped`, `{"get_stream_response":5000}`), exact where the drop warnings are

@@ -21,7 +21,9 @@
  * an object; a text holding an object that is not byte-equal to `structuredContent` (it may
  * still be deep-equal: another key order, spacing or number spelling); a text the judge leaves
  * undecided (a lone surrogate, more members than the scan records, a number that loses
- * digits); no copy.
+ * digits, a key that is or may be `__proto__`: the parse path keeps such a text, proto-key.ts,
+ * a hostile trial 24, L1); no copy. A key `structuredContent` writes twice shows no value in
+ * the summary (lift-text.ts, summary.ts SummaryShape.repeated; trial 24, L2).
  * Texts that hold no object, are over a bound, or are `adcp_error`-only are no copy in either
  * path (an `adcp_error`-only `structuredContent` is never deduped: no text equal to it is
  * counted, so nothing is found and the parse path leaves it).

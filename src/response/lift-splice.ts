@@ -25,9 +25,11 @@
  * liftOverJsonBound; a new user's hostile trial, F1).
  *
  * Handled here, the parse path otherwise: what scanned-result.ts handles, with no
- * `structuredContent`, a lifted text with no lone surrogate, at most SCAN_TEXT_MEMBERS members
- * and numbers that round-trip, and no text item after it that holds an object (it might be a
- * copy, which needs the parsed value to compare).
+ * `structuredContent`, a lifted text with no lone surrogate, at most SCAN_TEXT_MEMBERS members,
+ * numbers that round-trip and no key that is or may be `__proto__` (the parse path does not
+ * lift it and says so, `text_not_lifted: "proto_key"`: a hostile trial 24, L1), and no text
+ * item after it that holds an object (it might be a copy, which needs the parsed value to
+ * compare).
  *
  * Not lifted: a result with no liftable text is always declined (`undefined`), whatever its
  * texts hold, so the parse path decides it, and it alone records a text skipped for a bound

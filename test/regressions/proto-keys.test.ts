@@ -3,39 +3,37 @@
  *
  * Input (host on 2025-06-18): a tools/call whose only content is the text
  * {"__proto__":{"polluted":"yes"},"constructor":{"prototype":{"polluted":"yes"}},"products":[]}.
- * Expectation: the text is lifted into structuredContent with `__proto__` and `constructor`
- * kept as plain own data keys, in order; the text becomes the summary
- * "Result in structuredContent (93 bytes): __proto__, constructor, products[0]."; nothing is
- * polluted in the gateway's process (this test runs in it): `({}).polluted` is undefined and
- * Object.prototype has no `polluted`. The host's body is exactly that message (263 bytes).
+ * Expectation: nothing is polluted in the gateway's process (this test runs in it):
+ * `({}).polluted` is undefined and Object.prototype has no `polluted`. The text is not lifted
+ * (a hostile trial 24, L1: the MCP TypeScript SDK client reads `structuredContent` without a
+ * `__proto__` member, so the lift and its summary would leave such a host no copy of it;
+ * test/regressions/lifted-proto-member-lost-to-sdk-host.test.ts): the host's body is the
+ * seller's message exactly, and the exchange line says `text_not_lifted: "proto_key"`. Before
+ * trial 24 it was lifted, `__proto__` and `constructor` kept as plain own data keys.
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { useHostileStack } from '../support/hostile-seller.js';
+import { resultMessage, useHostileStack } from '../support/hostile-seller.js';
 import { rawPost, toolCall } from '../helpers/raw.js';
 import { TEST_TIMEOUT_MS } from '../helpers/timeout.js';
 
 const stack = useHostileStack((seller) => ({ proto: seller.url('proto-keys') }));
 
 describe('__proto__ and constructor keys', { timeout: TEST_TIMEOUT_MS }, () => {
-  test('kept as plain data, nothing polluted', async () => {
+  test('kept as plain data, nothing polluted, not lifted', async () => {
     const payload = '{"__proto__":{"polluted":"yes"},"constructor":{"prototype":{"polluted":"yes"}},"products":[]}';
     const r = await rawPost(stack.gateway.agentUrl('proto'), toolCall(3, 'get_products'), { 'mcp-protocol-version': '2025-06-18' });
     assert.equal(r.status, 200);
-    // Built as text: an object literal with a `__proto__` key would set a prototype instead.
-    const summary = `Result in structuredContent (${Buffer.byteLength(payload)} bytes): __proto__, constructor, products[0].`;
-    assert.equal(summary, 'Result in structuredContent (93 bytes): __proto__, constructor, products[0].');
-    const expected = `{"jsonrpc":"2.0","id":3,"result":{"content":[{"type":"text","text":${JSON.stringify(summary)}}],"structuredContent":${payload}}}`;
-    assert.equal(r.text(), expected);
-    assert.equal(r.bytes, 263);
+    assert.equal(r.text(), resultMessage(3, { content: [{ type: 'text', text: payload }] }));
 
-    const sc = (r.json() as { result: { structuredContent: Record<string, unknown> } }).result.structuredContent;
-    assert.deepEqual(Object.keys(sc), ['__proto__', 'constructor', 'products']);
-    assert.equal(Object.getPrototypeOf(sc), Object.prototype);
+    const text = (r.json() as { result: { content: { text: string }[] } }).result.content[0]!.text;
+    const parsed = JSON.parse(text) as Record<string, unknown>;
+    assert.deepEqual(Object.keys(parsed), ['__proto__', 'constructor', 'products']);
+    assert.equal(Object.getPrototypeOf(parsed), Object.prototype);
     assert.equal(({} as Record<string, unknown>).polluted, undefined);
     assert.equal(Object.hasOwn(Object.prototype, 'polluted'), false);
     assert.equal((Object.prototype.constructor as unknown as { polluted?: unknown }).polluted, undefined);
     const line = await stack.gateway.exchangeLine('proto', 3);
-    assert.equal(line.outcome, 'rewritten');
+    assert.deepEqual([line.outcome, line.text_not_lifted], ['ok', 'proto_key']);
   });
 });

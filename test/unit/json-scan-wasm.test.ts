@@ -15,9 +15,10 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { JsonScanner, scanJson, SCAN_CONTENT_ITEMS, type ByteRange, type ContentItems, type JsonScanFailure, type JsonScanLimits, type JsonScanResult } from '../../src/mcp/json-scan.js';
+import { JsonScanner, scanJson, SCAN_CONTENT_ITEMS, type ByteRange, type ContentItems, type JsonScanFailure, type JsonScanLimits, type JsonScanOptions, type JsonScanResult } from '../../src/mcp/json-scan.js';
 import { checkJsonBounds } from '../../src/mcp/json-bounds.js';
 import { hasLossyNumber } from '../../src/mcp/json-numbers.js';
+import { holdsProtoKey } from '../../src/mcp/proto-key.js';
 import { parses, rng, textMembersHoldObject } from '../helpers/json-fuzz.js';
 
 const NO_LIMITS: JsonScanLimits = { maxDepth: Infinity, maxNodes: Infinity };
@@ -71,7 +72,23 @@ const FOLDED_NAMES: Partial<Record<Role, ReadonlySet<string>>> = {
   item: new Set(['text', 'type']),
 };
 
-function reference(b: Uint8Array, limits: JsonScanLimits): JsonScanResult {
+/**
+ * A key (its raw bytes between the quotes, as latin1) that is or may be `__proto__`
+ * (assembly/json-scan.ts I_PROTO_KEY): written so, or holding a `\u` escape of one of its
+ * characters `_` `p` `r` `o` `t`.
+ */
+function mayBeProtoKey(raw: string, escaped: boolean): boolean {
+  if (!escaped) return raw === '__proto__';
+  for (let k = 0; k < raw.length; k++) {
+    if (raw[k] !== '\\') continue;
+    if (raw[k + 1] === 'u' && ['005f', '0070', '0072', '006f', '0074'].includes(raw.slice(k + 2, k + 6).toLowerCase())) return true;
+    k += raw[k + 1] === 'u' ? 5 : 1;
+  }
+  return false;
+}
+
+/** `noteProtoKeys`: as JsonScanOptions.noteProtoKeys (the summary's `mayHoldProtoKey` is undefined without it). */
+function reference(b: Uint8Array, limits: JsonScanLimits, noteProtoKeys = false): JsonScanResult {
   const n = b.length;
   let i = 0;
   let depth = 0;
@@ -79,6 +96,7 @@ function reference(b: Uint8Array, limits: JsonScanLimits): JsonScanResult {
   let nodes = 0;
   let textMay = false;
   let lossy = false;
+  let proto = false;
   const m = {
     jsonrpc: undefined as ByteRange | undefined,
     id: undefined as ByteRange | undefined,
@@ -195,6 +213,7 @@ function reference(b: Uint8Array, limits: JsonScanLimits): JsonScanResult {
     for (;;) {
       if (peek() !== 0x22) syntax(i);
       const key = readString(true);
+      if (mayBeProtoKey(key.raw, key.escaped)) proto = true;
       if (message) m.messageKeys++;
       if (key.escaped && (message || role === 'result' || role === 'item')) m.namesUnproved = true;
       else if (!key.escaped && told?.has(key.raw)) {
@@ -361,6 +380,7 @@ function reference(b: Uint8Array, limits: JsonScanLimits): JsonScanResult {
     repeatedName: m.repeatedName,
     namesDistinct: !m.repeatedName && !m.namesUnproved,
     messageKeys: m.messageKeys,
+    mayHoldProtoKey: noteProtoKeys ? proto : undefined,
   };
 }
 
@@ -378,6 +398,7 @@ function crossCheckReference(bytes: Buffer, ref: JsonScanResult, label: string):
   assert.equal(ref.depth, bounds.depth, `depth: ${label}`);
   if (textMembersHoldObject(parsed.value)) assert.equal(ref.textMayHoldObject, true, `text: ${label}`);
   if (hasLossyNumber(bytes)) assert.equal(ref.numberMayBeLossy, true, `lossy: ${label}`);
+  if (holdsProtoKey(parsed.value)) assert.equal((reference(bytes, NO_LIMITS, true) as { mayHoldProtoKey?: boolean }).mayHoldProtoKey, true, `__proto__: ${label}`);
   const v = parsed.value;
   const isObject = v !== null && typeof v === 'object' && !Array.isArray(v);
   assert.equal(ref.top, isObject ? 'object' : Array.isArray(v) ? 'array' : 'scalar', label);
@@ -428,7 +449,7 @@ function crossCheckReference(bytes: Buffer, ref: JsonScanResult, label: string):
 // ---------------------------------------------------------------------------------------
 // Feeding.
 
-function feedAll(bytes: Uint8Array, cuts: readonly number[], limits: JsonScanLimits): JsonScanResult {
+function feedAll(bytes: Uint8Array, cuts: readonly number[], limits: JsonScanLimits | JsonScanOptions): JsonScanResult {
   const scanner = new JsonScanner(limits);
   let from = 0;
   for (const cut of [...cuts, bytes.length]) {
@@ -465,6 +486,11 @@ function check(bytes: Buffer, limits: JsonScanLimits, cutsList: readonly (readon
   const ref = reference(bytes, limits);
   assert.deepEqual(scanJson(bytes, limits), ref, `whole ${label} ${JSON.stringify(limits)}`);
   for (const cuts of cutsList) assert.deepEqual(feedAll(bytes, cuts, limits), ref, `cuts ${cuts.join(',')} of ${label} ${JSON.stringify(limits)}`);
+  // Noting `__proto__` keys (the other compiled copy of the core's loop): whole, and at the first cuts.
+  const noting = { ...limits, noteProtoKeys: true };
+  const noted = reference(bytes, limits, true);
+  assert.deepEqual(scanJson(bytes, noting), noted, `whole, noting keys: ${label} ${JSON.stringify(limits)}`);
+  if (cutsList[0] !== undefined) assert.deepEqual(feedAll(bytes, cutsList[0], noting), noted, `cuts ${cutsList[0].join(',')}, noting keys: ${label}`);
   return ref;
 }
 
@@ -622,6 +648,7 @@ test('differential: 4,000 generated texts (depths 0..8, half mutated) equal the 
   let repeated = 0;
   let unproved = 0;
   let arrayMessageKeys = 0;
+  let protoKeys = 0;
   const depthsSeen = new Set<number>();
   for (let k = 0; k < 4000; k++) {
     const target = k % 9;
@@ -641,6 +668,7 @@ test('differential: 4,000 generated texts (depths 0..8, half mutated) equal the 
       if (ref.repeatedName) repeated++;
       else if (!ref.namesDistinct) unproved++;
       if (ref.top === 'array' && ref.messageKeys > 0) arrayMessageKeys++;
+      if ((reference(bytes, NO_LIMITS, true) as { mayHoldProtoKey?: boolean }).mayHoldProtoKey) protoKeys++;
     }
     const limits = randomLimits(r, ref);
     const lref = check(bytes, limits, [randomCuts(r, bytes.length)], label);
@@ -650,6 +678,7 @@ test('differential: 4,000 generated texts (depths 0..8, half mutated) equal the 
   assert.ok(bounded > 600, `bound failures: ${bounded}`);
   assert.ok(withItemTexts > 300, `valid texts with result.content item text ranges: ${withItemTexts}`);
   assert.ok(repeated > 100 && unproved > 100 && arrayMessageKeys > 100, `repeated names: ${repeated}, unproved: ${unproved}, arrays of objects: ${arrayMessageKeys}`);
+  assert.ok(protoKeys > 100, `keys that are or may be __proto__: ${protoKeys}`);
   for (let d = 0; d <= 8; d++) assert.ok(depthsSeen.has(d), `depth ${d} generated`);
 });
 

@@ -2,7 +2,7 @@
 // legacy text lifted into structuredContent, everything else left exactly as the seller sent it.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { normalizeToolResult } from '../../src/mcp/normalize.js';
+import { normalizeToolResult, type NormalizeOptions } from '../../src/mcp/normalize.js';
 import { summarizeStructuredContent } from '../../src/mcp/summary.js';
 import { extractAdcpResponse } from '../../src/mcp/extract.js';
 import { jsonDeepEqual } from '../../src/mcp/deep-equal.js';
@@ -12,7 +12,7 @@ const text = (t: string, extra: Record<string, unknown> = {}) => ({ type: 'text'
 const bytes = (s: string) => Buffer.byteLength(s, 'utf8');
 
 /** Runs normalization and checks it did not touch its input. */
-function run(result: unknown, limits = LIMITS) {
+function run(result: unknown, limits: NormalizeOptions = LIMITS) {
   const before = structuredClone(result);
   const out = normalizeToolResult(result, limits);
   assert.deepStrictEqual(result, before, 'input mutated');
@@ -227,14 +227,35 @@ describe('lift (no structuredContent)', () => {
     }
   });
 
-  test('a __proto__ key is lifted as own data; no prototype changes', () => {
-    const out = run({ content: [text('{"__proto__":{"polluted":1},"status":"completed"}')] });
-    const structured = (out.result as { structuredContent: Record<string, unknown> }).structuredContent;
-    assert.ok(Object.hasOwn(structured, '__proto__'));
-    assert.equal(Object.getPrototypeOf(structured), Object.prototype);
-    assert.equal(Object.getPrototypeOf(out.result), Object.prototype);
+  test('a text holding a __proto__ member at any depth is not lifted: textNotLifted proto_key; no prototype changes (trial 24, L1)', () => {
+    for (const json of [
+      '{"__proto__":{"polluted":1},"status":"completed"}',
+      '{"a":{"b":[{"__proto__":{"polluted":1}}]},"status":"completed"}',
+      '{"\\u005f_proto__":{"polluted":1}}',
+      '{"__pro\\u0074o__":1}',
+    ]) {
+      const out = run({ content: [text(json), text('{"a":1}')] });
+      assert.deepEqual([out.changed, out.textNotLifted], [false, 'proto_key'], json);
+    }
     assert.equal(({} as { polluted?: unknown }).polluted, undefined);
-    assert.match(JSON.stringify(out.result), /"structuredContent":\{"__proto__":\{"polluted":1\},"status":"completed"\}/);
+    // A `__proto__` value, a key near it, an escaped key of another character: lifted.
+    for (const json of ['{"note":"__proto__"}', '{"__proto_":1,"___proto__":2}', '{"\\u0061":1,"caf\\u00e9":2}']) {
+      const out = run({ content: [text(json)] });
+      assert.deepEqual([out.action, out.textNotLifted], ['lifted', undefined], json);
+    }
+  });
+
+  test('a copy holding a __proto__ member is kept, a byte copy or not (trial 24, L1)', () => {
+    const sc = '{"__proto__":{"polluted":1},"a":1}';
+    const structured = JSON.parse(sc) as Record<string, unknown>;
+    // A byte copy (structuredContentText) and a reordered one (parsed, deep-equal).
+    for (const copy of [sc, '{"a":1,"__proto__":{"polluted":1}}']) {
+      const out = run({ content: [text(copy)], structuredContent: structured }, { ...LIMITS, structuredContentText: sc });
+      assert.equal(out.changed, false, copy);
+    }
+    // Control: the same without the member is deduped.
+    const plain = '{"a":1,"b":"' + 'x'.repeat(300) + '"}';
+    assert.equal(run({ content: [text(plain)], structuredContent: JSON.parse(plain) as object }).action, 'deduped');
   });
 
   test('own __proto__ keys on the result and on items are copied as data', () => {

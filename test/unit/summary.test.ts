@@ -25,6 +25,14 @@ test('status is shown only as a short token; otherwise it is listed as a key', (
   assert.equal(summarizeStructuredContent({ x: [1, 2], status: 'ok' }, 10), 'Result in structuredContent (10 bytes): status=ok; x[2].');
 });
 
+test('a key written more than once shows no value: status listed as a key, an array without its length (trial 24, L2)', () => {
+  const value = { status: 'approved', products: [1, 2, 3], x: [1] };
+  const repeated = (key: string): boolean => key === 'status' || key === 'products';
+  assert.equal(summarizeStructuredContent(value, 10, repeated), 'Result in structuredContent (10 bytes): status, products, x[1].');
+  assert.equal(summarizeStructuredContent(value, 10, () => false), summarizeStructuredContent(value, 10));
+  assert.equal(summarizeStructuredContent(value, 10), 'Result in structuredContent (10 bytes): status=approved; products[3], x[1].');
+});
+
 test('an empty object', () => {
   assert.equal(summarizeStructuredContent({}, 2), 'Result in structuredContent (2 bytes): no fields.');
 });
