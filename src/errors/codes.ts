@@ -347,8 +347,8 @@ export const REFUSALS = {
   unsupported_content_encoding: {
     statusCode: 415,
     jsonRpcCode: JSONRPC_INVALID_REQUEST,
-    description: "The host's request body has a Content-Encoding other than identity: request bodies are read and forwarded uncompressed (the answer carries Accept-Encoding: identity); id null (a body with a Content-Encoding is never read, so its id is unknown).",
-    source: 'RFC 9110 §12.5.3, §15.5.16; found by a new user (a gzip body was refused as parse_error)',
+    description: "The host's request body has a Content-Encoding that names a coding other than identity, known to the gateway or not (`gzip`, `, br`, `zstd`): request bodies are read and forwarded uncompressed (the answer carries Accept-Encoding: identity); id null (a body with a Content-Encoding is never read, so its id is unknown). The header is read as a seller's is: empty list elements and `identity` (any case) are no coding, so an empty value (`Content-Encoding: `), `,` or `identity, identity` is none, and the request is forwarded with the header as sent, as `identity` is.",
+    source: 'RFC 9110 §12.5.3, §15.5.16; found by a new user (a gzip body was refused as parse_error); a hostile trial 26, L3 (an empty value was refused as naming a coding, while the seller side reads it as none: test/regressions/empty-request-content-encoding-refused.test.ts)',
   },
   parse_error: {
     statusCode: 400,

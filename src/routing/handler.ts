@@ -21,6 +21,7 @@ import { requestJsonBounds } from '../request/request-json-bounds.js';
 import { withoutLeadingBom } from '../mcp/utf8-bom.js';
 import { hasBatches, hostReadsStructuredContent, isRepeatedProtocolVersion, NO_BATCHES_SINCE, protocolVersionOf } from '../mcp/revision.js';
 import { filterResponseHeaders } from '../response/headers.js';
+import { parseContentEncoding } from '../response/decode.js';
 import { headerLinesBytes } from '../response/head-size.js';
 import { recordCounts } from '../response/body-source.js';
 import { handleUpstreamResponse, type SseShutdownEnd } from '../response/pipeline.js';
@@ -212,9 +213,13 @@ export function createMcpHandler(deps: HandlerDeps) {
     const post = request.method === 'POST';
     if (post) {
       if (!body || body.length === 0) return refuse(reply, 'parse_error', null, 'Parse error: the request body is empty.');
-      // A compressed body cannot be read (nor its id): refused, not mistaken for bad JSON.
+      // A compressed body cannot be read (nor its id): refused, not mistaken for bad JSON. The
+      // header is read as a seller's is (response/decode.ts parseContentEncoding): empty list
+      // elements and `identity` are no coding, so `Content-Encoding: ` (empty) or
+      // `identity, identity` is forwarded as `identity` always was (a hostile trial 26, L3:
+      // test/regressions/empty-request-content-encoding-refused.test.ts).
       const coding = request.headers['content-encoding'];
-      if (coding !== undefined && coding.trim().toLowerCase() !== 'identity') {
+      if (coding !== undefined && namesCoding(coding)) {
         reply.header('accept-encoding', 'identity');
         return refuse(reply, 'unsupported_content_encoding', null, `Unsupported Content-Encoding "${shownInMessage(coding)}" on the request: send the JSON body uncompressed.`);
       }
@@ -729,6 +734,17 @@ function internalError(exchange: Exchange, reply: FastifyReply, log: FastifyBase
     return;
   }
   refuse(reply, 'internal_error', exchange.rpc, 'Internal error in the gateway.');
+}
+
+/**
+ * Whether a host's `Content-Encoding` value names a coding: any element that is neither empty
+ * nor `identity` (case-insensitive, trimmed), known to the gateway or not (parseContentEncoding,
+ * the seller side's reader: an unknown one fails it, a known one is listed). `""`, `","`,
+ * `"identity, "` name none.
+ */
+function namesCoding(value: string): boolean {
+  const parsed = parseContentEncoding(value);
+  return !parsed.ok || parsed.codings.length > 0;
 }
 
 /** `acceptEncoding` per agent codings list (config objects are frozen, so the header value never changes). */
