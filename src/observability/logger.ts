@@ -253,7 +253,10 @@ function bounded<T>(value: T): T | string {
  * The one log line per exchange (msg `exchange`). Always the same fields, `null` when not
  * applicable (but one, below): agent, http_method (the host's: `POST`, `GET`, `DELETE`), method, rpc_kind
  * (metrics.ts `rpcKindLabel`: `request`, `notification`, `response`, `batch`, `none`; it tells
- * apart the exchanges whose method is null), tool, rpc_id (the JSON-RPC request id), status
+ * apart the exchanges whose method is null), tool, rpc_id (the JSON-RPC request id as the host
+ * wrote it: a number `JSON.stringify` writes otherwise, `12345678901234567891`, `-0`, `1E2`, is
+ * its text, a string, request/peek.ts RpcPeek.idText; before, the double `JSON.parse` reads:
+ * a hostile trial 26, L2, test/regressions/exchange-line-rpc-id-not-as-sent.test.ts), status
  * (to the host; null when the host went away before any response head),
  * upstream_status (from the seller), bytes_from_seller (raw, as on the wire), bytes_decoded,
  * bytes_to_host, bytes_saved (by dedupe), outcome, reason, duration_ms.
@@ -305,7 +308,7 @@ export function exchangeLogFields(exchange: Exchange, hostStatus: number | null,
     method: bounded(exchange.rpc.method ?? null),
     rpc_kind: rpcKindLabel(exchange.rpc),
     tool: bounded(exchange.rpc.toolName ?? null),
-    rpc_id: bounded(exchange.rpc.id),
+    rpc_id: bounded(exchange.rpc.idText ?? exchange.rpc.id),
     status: hostStatus,
     upstream_status: exchange.upstreamStatus ?? null,
     bytes_from_seller: exchange.bytesFromSeller,
