@@ -8,7 +8,7 @@ import type { Exchange } from '../exchange.js';
 import type { LocalErrorInput } from '../errors/local-reply.js';
 import { findGatewayAbort } from '../errors/abort.js';
 import { ByteBudget } from './byte-budget.js';
-import { DecodeError, countUncodedChunk, decodeStream, type DecoderRoom } from './decode.js';
+import { DecodeError, countUncodedChunk, decodeStream, type DecodeOptions, type DecoderRoom } from './decode.js';
 import { LoadShedError, type BufferLease } from '../admission/agent-guard.js';
 
 export interface BodySource {
@@ -36,9 +36,11 @@ export interface BodySource {
  *   `decodedLimitBytes` is given; `Infinity` where another bound applies instead (the SSE
  *   stage's cumulative and per-event bounds).
  * @param decodedLimitBytes bound for the bytes each decoding layer produces (decode.ts).
+ * @param options how a coded body is decoded (decode.ts DecodeOptions: an empty one is invalid
+ *   where content is needed).
  */
-export function openBodySource(stream: Readable, codings: readonly string[], limitBytes: number, decodedLimitBytes = limitBytes): BodySource {
-  return new OpenBody(stream, codings, new ByteBudget(limitBytes, 'raw_bytes'), new ByteBudget(decodedLimitBytes, 'decoded_bytes'));
+export function openBodySource(stream: Readable, codings: readonly string[], limitBytes: number, decodedLimitBytes = limitBytes, options?: DecodeOptions): BodySource {
+  return new OpenBody(stream, codings, new ByteBudget(limitBytes, 'raw_bytes'), new ByteBudget(decodedLimitBytes, 'decoded_bytes'), options);
 }
 
 class OpenBody implements BodySource {
@@ -48,6 +50,7 @@ class OpenBody implements BodySource {
     private readonly codings: readonly string[],
     readonly raw: ByteBudget,
     readonly decoded: ByteBudget,
+    private readonly options: DecodeOptions | undefined,
   ) {}
 
   /** Made on first use (decode.ts `decodeStream`), so a body read by `readDirect` never builds it. */
@@ -56,7 +59,7 @@ class OpenBody implements BodySource {
   }
 
   chunksWithin(room: DecoderRoom | undefined): AsyncGenerator<Buffer> {
-    return (this.generator ??= decodeStream(this.stream as AsyncIterable<Buffer>, this.codings, this.raw, this.decoded, room));
+    return (this.generator ??= decodeStream(this.stream as AsyncIterable<Buffer>, this.codings, this.raw, this.decoded, room, this.options));
   }
 
   get direct(): boolean {

@@ -34,9 +34,18 @@
  *   included: RFC 9110 §8.4.1 gives each one stream) is an error. Told by each decoder's
  *   `bytesWritten` (the input bytes it consumed) against the bytes written to it, when it ends.
  * - An empty body is empty under any coding (a 202/204 with `Content-Encoding: gzip` is
- *   common): a layer that receives no byte at all produces nothing and is not an error.
+ *   common): a layer that receives no byte at all produces nothing and is not an error;
+ *   except where the caller needs content ({@link DecodeOptions.emptyIsInvalid}: the 2xx
+ *   answer to a request), where it is `upstream_encoding_invalid`: no byte is no data in any
+ *   coding (Node's decoders fail an empty input "unexpected end of file"). Before, such an
+ *   answer was `upstream_not_mcp` (a hostile trial 26, L4 b:
+ *   test/regressions/empty-coded-body-reported-not-mcp.test.ts).
  * - `deflate` is zlib-wrapped per RFC 9110 §8.4.1.2; a body without a valid zlib header
- *   (RFC 1950 §2.2) is inflated raw, as browsers and curl do.
+ *   (RFC 1950 §2.2) is inflated raw (RFC 1951), as browsers and curl do: servers that send
+ *   raw deflate under `deflate` exist (the coding's name says only "deflate"), and refusing
+ *   them would refuse answers every browser reads. So raw deflate is data in that coding, not
+ *   `upstream_encoding_invalid`; data that is neither (no valid zlib header, and no valid raw
+ *   deflate stream either) still is (a hostile trial 26, L4 a: docs/errors.md).
  *
  * Brotli windows (a hostile new user's trial 15, H2): a brotli decoder fills the window its
  * stream header declares (up to 16 MiB; large windows stay disabled) before it hands out a
@@ -353,8 +362,20 @@ export function decodeStream(
   raw: ByteBudget,
   decoded: ByteBudget,
   room?: DecoderRoom,
+  options?: DecodeOptions,
 ): AsyncGenerator<Buffer> {
-  return decodeStreamWith(openDecoder, source, codings, raw, decoded, room);
+  return decodeStreamWith(openDecoder, source, codings, raw, decoded, room, options);
+}
+
+/** How {@link decodeStream} reads a body, beyond its codings and bounds. */
+export interface DecodeOptions {
+  /**
+   * The body must hold content (the 2xx answer to a request: pipeline.ts): a coding layer that
+   * receives no byte at all fails `upstream_encoding_invalid` ("no gzip data: the body is
+   * empty"; an inner layer's: "layer 2 got no byte"), where it otherwise ends empty (module
+   * doc). No effect without a coding.
+   */
+  readonly emptyIsInvalid?: boolean;
 }
 
 /** {@link decodeStream} with the decoder factory made explicit (tests observe the decoders through it). */
@@ -365,6 +386,7 @@ export async function* decodeStreamWith(
   raw: ByteBudget,
   decoded: ByteBudget,
   room?: DecoderRoom,
+  options?: DecodeOptions,
 ): AsyncGenerator<Buffer> {
   const parsed = canonicalCodings(codings);
   if (!parsed.ok) throw new DecodeError(parsed.failure);
@@ -382,7 +404,7 @@ export async function* decodeStreamWith(
     }
     return;
   }
-  const chain = new DecoderChain(open, parsed.codings.slice().reverse(), decoded, room);
+  const chain = new DecoderChain(open, parsed.codings.slice().reverse(), decoded, room, options?.emptyIsInvalid === true);
   void chain.pump(source, raw);
   try {
     while (true) {
@@ -486,6 +508,8 @@ class DecoderChain {
     private readonly codings: readonly ContentCoding[],
     decoded: ByteBudget,
     private readonly room: DecoderRoom | undefined,
+    /** DecodeOptions.emptyIsInvalid: a layer that gets no byte fails. */
+    private readonly emptyIsInvalid: boolean,
   ) {
     this.decoders = codings.map(() => undefined);
     this.heads = codings.map(() => undefined);
@@ -621,10 +645,14 @@ class DecoderChain {
     return decoder.write(chunk);
   }
 
-  /** Layer `i`'s input has ended. A layer that never received a byte ends empty. */
+  /**
+   * Layer `i`'s input has ended. A layer that never received a byte ends empty, or fails
+   * where the body must hold content (DecodeOptions.emptyIsInvalid).
+   */
   private end(i: number): void {
     let decoder = this.decoders[i];
     const head = this.heads[i];
+    if (decoder === undefined && head === undefined && this.emptyIsInvalid) return this.fail(noData(this.codings, i));
     if (decoder === undefined && head !== undefined) {
       this.heads[i] = undefined;
       decoder = this.start(i, head);
@@ -711,6 +739,12 @@ class DecoderChain {
 }
 
 /** The failure of bytes after the end of a compressed stream (a next gzip member aside). */
+/** The failure of layer `i` (0: the body itself) that received no byte where content is needed. */
+function noData(codings: readonly ContentCoding[], i: number): DecodeError {
+  const where = i === 0 ? 'the body is empty' : `layer ${i + 1} got no byte`;
+  return new DecodeError({ reason: 'upstream_encoding_invalid', message: `no ${codings[i]!} data: ${where}` });
+}
+
 function bytesAfterEnd(): DecodeError {
   return new DecodeError({ reason: 'upstream_encoding_invalid', message: 'bytes after the end of the compressed stream' });
 }

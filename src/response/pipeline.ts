@@ -40,7 +40,7 @@ import { answerWithLocalError } from '../errors/local-reply.js';
 import { bodyKind, repeatedContentType } from './content-type.js';
 import { handleJsonBody, handlePassThroughBody, type UpstreamBody } from './json-stage.js';
 import { handleSseBody } from './sse-stage.js';
-import { parseContentEncoding, releaseBody } from './decode.js';
+import { parseContentEncoding, releaseBody, type DecodeOptions } from './decode.js';
 import { openBodySource } from './body-source.js';
 import { retryAfterSeconds } from './retry-after.js';
 import { dropSellerBytesHeaders } from './headers.js';
@@ -48,6 +48,9 @@ import { hostHeadOverLimit, MAX_HOST_HEAD_BYTES } from './head-size.js';
 
 /** Slack over the response limit for the decoded bytes of a compressed SSE request stream (see above); >= DECODER_CHUNK_BYTES. */
 export const SSE_DECODED_SLACK_BYTES = 64 * 1024;
+
+/** decode.ts DecodeOptions for a coded 2xx answer to a request: an empty body is invalid. */
+const EMPTY_IS_INVALID: DecodeOptions = Object.freeze({ emptyIsInvalid: true });
 
 /**
  * Ends a host's SSE stream at a graceful shutdown (response/sse-stage.ts). `tokensOutlive`:
@@ -166,11 +169,17 @@ export async function handleUpstreamResponse(
   // also bounded where those bytes are: wire bytes at the limit, each decoding layer at the limit + SSE_DECODED_SLACK_BYTES, slack
   // that lets the cumulative bound trip first on real output (it counts the final layer's
   // chunks, which are at most DECODER_CHUNK_BYTES each). test/regressions/compressed-flood.test.ts
+  // An empty body under a coding is no data in it where a body is needed: a 2xx answering a
+  // request, 204 and 205 aside (no content by definition, RFC 9110 §15.3.5, §15.3.6):
+  // upstream_encoding_invalid, not upstream_not_mcp (decode.ts DecodeOptions; a hostile trial
+  // 26, L4 b: test/regressions/empty-coded-body-reported-not-mcp.test.ts). Elsewhere (a 202 to
+  // a notification, a 4xx) an empty coded body is empty, as before.
+  const decodeOptions = encoding.codings.length > 0 && status >= 200 && status < 300 && status !== 204 && status !== 205 && carriesRequest(exchange.rpc) ? EMPTY_IS_INVALID : undefined;
   const body = !sse
-    ? openBodySource(res.stream, encoding.codings, limitBytes)
+    ? openBodySource(res.stream, encoding.codings, limitBytes, limitBytes, decodeOptions)
     : hasCumulativeBound(exchange.rpc) && encoding.codings.length > 0
-      ? openBodySource(res.stream, encoding.codings, limitBytes, limitBytes + SSE_DECODED_SLACK_BYTES)
-      : openBodySource(res.stream, encoding.codings, Infinity);
+      ? openBodySource(res.stream, encoding.codings, limitBytes, limitBytes + SSE_DECODED_SLACK_BYTES, decodeOptions)
+      : openBodySource(res.stream, encoding.codings, Infinity, Infinity, decodeOptions);
   exchange.bodySource = body;
   const upstream = { statusCode: status, headers: res.headers, body };
   if (status >= 200 && status < 300) {
