@@ -100,14 +100,19 @@ function isLeaf(v: unknown): boolean {
   return v === null || typeof v !== 'object';
 }
 
-/** The number of JSON values in `value` (itself included; keys are not values), walked without recursion. */
-export function valueCount(value: unknown): number {
+/**
+ * The number of JSON values in `value` (itself included; keys are not values), walked without
+ * recursion. `facts`, when given, also learns whether a number in it is -0 (`negativeZero`
+ * set true; never reset): reserialized-lift.ts, which needs both from one walk.
+ */
+export function valueCount(value: unknown, facts?: { negativeZero: boolean }): number {
   let count = 0;
   const stack: unknown[] = [value];
   while (stack.length > 0) {
     const v = stack.pop();
     count++;
-    if (v !== null && typeof v === 'object') {
+    if (facts !== undefined && v === 0 && Object.is(v, -0)) facts.negativeZero = true;
+    else if (v !== null && typeof v === 'object') {
       if (Array.isArray(v)) for (const e of v) stack.push(e);
       else for (const key of Object.keys(v)) stack.push((v as Record<string, unknown>)[key]);
     }

@@ -71,6 +71,13 @@ export interface NormalizeOutcome {
    * (response/rewrite.ts, rewrite-room.ts liftOverJsonBound). Undefined otherwise.
    */
   liftedJson?: { readonly depth: number; readonly nodes: number };
+  /**
+   * For a lift, the lifted item's text as the seller wrote it (its object is the result's new
+   * `structuredContent`): where the answer goes out re-serialized, the caller checks what
+   * `JSON.stringify` of that object would drop (reserialized-lift.ts; response/scanned-message.ts).
+   * Undefined otherwise.
+   */
+  liftedText?: string;
 }
 
 /**
@@ -161,7 +168,7 @@ export function normalizeToolResult(result: unknown, opts: NormalizeOptions): No
   if (mayLoseDigits(liftText, lift.value)) return unchanged;
   // The lifted text's bytes are what a spliced answer carries as `structuredContent` (splice.ts).
   const { items, replaced } = summarizeCopies(content, lift.index, lift.value, opts, lift.index, undefined, liftText, lift.json?.nodes);
-  return { result: copyWith(result, items, lift.value), changed: true, action: 'lifted', replacedItems: replaced, liftedJson: lift.json };
+  return { result: copyWith(result, items, lift.value), changed: true, action: 'lifted', replacedItems: replaced, liftedJson: lift.json, liftedText: liftText };
 }
 
 /**

@@ -106,8 +106,22 @@ export type TextBoundReason = 'text_bytes' | 'json_depth' | 'json_nodes';
  * Why a `content[].text` holding a liftable JSON object was not lifted for what the object
  * holds: `proto_key`, a member named `__proto__` at any depth (proto-key.ts: the MCP
  * TypeScript SDK client drops such a member from `structuredContent`, and the text would be
- * replaced by a summary). The exchange line's `text_not_lifted` and the metric name it as they
+ * replaced by a summary); or, where the lift would be re-serialized, a
+ * {@link ReserializedLiftReason}. The exchange line's `text_not_lifted` and the metric name it as they
  * name a {@link TextBoundReason}. Source: a hostile trial 24, L1
  * (test/regressions/lifted-proto-member-lost-to-sdk-host.test.ts).
  */
-export type TextObjectReason = 'proto_key';
+export type TextObjectReason = 'proto_key' | ReserializedLiftReason;
+
+/**
+ * Why a liftable text was not lifted where the lift would go out re-serialized (a 2026-07-28
+ * `tasks/get` result, a `tools/call` result the splice declines: response/scanned-message.ts
+ * rewriteScanned), for what `JSON.stringify` of its parsed object would drop
+ * (reserialized-lift.ts): `repeated_key`, an object of the text writes a key more than once
+ * (at any depth, plain or escaped: only the last would go out, and the text, where every
+ * member is, would be summarized away); `negative_zero`, the text holds a negative zero
+ * (`-0`, `-0.0`: written `0`). A spliced lift carries the text's bytes and loses neither.
+ * Source: a hostile trial 26, L1
+ * (test/regressions/tasks-get-lift-loses-repeated-key-and-negative-zero.test.ts).
+ */
+export type ReserializedLiftReason = 'repeated_key' | 'negative_zero';

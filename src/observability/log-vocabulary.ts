@@ -70,6 +70,8 @@ const TEXT_NOT_LIFTED = [
   'json_depth',
   'json_nodes',
   'proto_key',
+  'repeated_key',
+  'negative_zero',
   'max_response_bytes',
   'max_sse_event_bytes',
   'max_json_depth',

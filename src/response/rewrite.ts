@@ -53,6 +53,13 @@ export interface RewriteOutcome {
   message: unknown;
   /** `deduped` or `lifted` when changed. */
   action: 'none' | 'deduped' | 'lifted';
+  /**
+   * For a lift: the lifted text as written, the object it became (`structuredContent`) and the
+   * text's JSON values as its bounds check counted them (undefined when not counted), for the
+   * caller that re-serializes the answer (scanned-message.ts rewriteScanned:
+   * mcp/reserialized-lift.ts).
+   */
+  lifted?: { readonly text: string; readonly value: Record<string, unknown>; readonly nodes: number | undefined };
 }
 
 const UNCHANGED = (message: unknown): RewriteOutcome => ({ changed: false, message, action: 'none' });
@@ -328,7 +335,13 @@ export function rewriteResponse(exchange: Exchange, message: unknown, raw?: stri
     }
   }
   const nextResult = location === 'result' ? out.result : copyReplacing(result, 'result', out.result);
-  return { changed: true, message: copyReplacing(m, 'result', nextResult), action: out.action };
+  const outcome: RewriteOutcome = { changed: true, message: copyReplacing(m, 'result', nextResult), action: out.action };
+  if (out.liftedText !== undefined) {
+    // normalize.ts appends the lifted object as the tool result's `structuredContent`.
+    const value = (out.result as Record<string, unknown>).structuredContent as Record<string, unknown>;
+    outcome.lifted = { text: out.liftedText, value, nodes: out.liftedJson?.nodes };
+  }
+  return outcome;
 }
 
 /**

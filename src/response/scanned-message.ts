@@ -9,8 +9,9 @@
  */
 import type { Exchange } from '../exchange.js';
 import type { JsonScanSummary, TopMembers } from '../mcp/json-scan.js';
-import { rewriteResponse, toolResultLocation } from './rewrite.js';
-import { spliceRewrite } from './splice.js';
+import { rewriteResponse, toolResultLocation, type RewriteOutcome } from './rewrite.js';
+import { liftedTextSplicedAsWritten, spliceRewrite } from './splice.js';
+import { reserializedLiftLoss } from '../mcp/reserialized-lift.js';
 import { spliceDedupe } from './dedupe-splice.js';
 import { spliceLegacyLift } from './lift-splice.js';
 
@@ -27,7 +28,11 @@ export function mayRewrite(exchange: Exchange, scan: JsonScanSummary): boolean {
  * rewriteResponse on the parsed `message` of the scanned `bytes`, and the bytes to send:
  * `bytes` itself when nothing changed; when it did, the seller's bytes with the changed
  * strings spliced (a `result` of a tool call, splice.ts) or else the rewritten message
- * serialized.
+ * serialized. A lift that would go out serialized (a 2026-07-28 `tasks/get`, a `result` the
+ * splice declines) is not made when its text repeats a key or holds a negative zero, which
+ * `JSON.stringify` of its object would drop (mcp/reserialized-lift.ts; recorded as
+ * `text_not_lifted`): the seller's bytes go out (a hostile trial 26, L1:
+ * test/regressions/tasks-get-lift-loses-repeated-key-and-negative-zero.test.ts).
  */
 export function rewriteScanned(exchange: Exchange, message: unknown, bytes: Buffer, scan: JsonScanSummary): { rewritten: ReturnType<typeof rewriteResponse>; out: Buffer } {
   const members: TopMembers | undefined = scan.members;
@@ -44,15 +49,37 @@ export function rewriteScanned(exchange: Exchange, message: unknown, bytes: Buff
     }),
   });
   if (!rewritten.changed) return { rewritten, out: bytes };
-  const spliced = members !== undefined && toolResultLocation(exchange.rpc.method!, exchange.protocolVersion) === 'result' ? spliceRewrite(bytes, members, message, rewritten.message) : undefined;
+  const unchanged = { rewritten: { changed: false, message, action: 'none' } as const, out: bytes };
+  const spliceable = members !== undefined && toolResultLocation(exchange.rpc.method!, exchange.protocolVersion) === 'result';
+  // A lift whose object would go out re-serialized (below, or inside the splice for a text
+  // with a lone surrogate) is not made when that drops what the text says: a repeated key or
+  // a negative zero (mcp/reserialized-lift.ts; a hostile trial 26, L1). Checked before the
+  // splice in that rare case, else only once the splice declined.
+  const { lifted } = rewritten;
+  if (lifted !== undefined && spliceable && !liftedTextSplicedAsWritten(lifted.text) && liftLosesOnReserialization(exchange, lifted)) return unchanged;
+  const spliced = spliceable ? spliceRewrite(bytes, members, message, rewritten.message) : undefined;
   if (spliced !== undefined) return { rewritten, out: spliced };
+  if (lifted !== undefined && liftLosesOnReserialization(exchange, lifted)) return unchanged;
   const out = Buffer.from(JSON.stringify(rewritten.message), 'utf8');
   // A dedupe never grows an answer (normalize.ts summaryShortens): a re-serialization can,
   // where the seller's bytes are not valid UTF-8 (each invalid byte decodes to the 3-byte
   // U+FFFD: 100,366 bytes with 100,000 of them became 300,292, found in review). Then the
   // seller's bytes go out unchanged, as for any answer not rewritten.
-  if (rewritten.action === 'deduped' && out.length > bytes.length) return { rewritten: { changed: false, message, action: 'none' }, out: bytes };
+  if (rewritten.action === 'deduped' && out.length > bytes.length) return unchanged;
   return { rewritten, out };
+}
+
+/**
+ * Whether the lift `lifted` (rewrite.ts RewriteOutcome.lifted), re-serialized, would drop what
+ * its text says (mcp/reserialized-lift.ts): then it is recorded on the exchange as not lifted
+ * (`text_not_lifted`: `repeated_key` or `negative_zero`, the exchange line and
+ * `adcp_gateway_texts_not_lifted_total`), and the caller sends the seller's bytes.
+ */
+function liftLosesOnReserialization(exchange: Exchange, lifted: NonNullable<RewriteOutcome['lifted']>): boolean {
+  const loss = reserializedLiftLoss(lifted.text, lifted.value, lifted.nodes);
+  if (loss === undefined) return false;
+  exchange.textNotLifted = loss;
+  return true;
 }
 
 /**

@@ -30,6 +30,15 @@ import type { TopMembers } from '../mcp/json-scan.js';
 import { isJsonObject, parsedTextFacts } from '../mcp/extract.js';
 import { bodyPool, type SpliceEdit } from './body-pool.js';
 
+/**
+ * Whether {@link spliceRewrite} writes a lifted text's own characters as `structuredContent`:
+ * unless it holds a lone surrogate (UTF-8 cannot carry it), where it writes `JSON.stringify` of
+ * the parsed object (scanned-message.ts then checks what that drops: mcp/reserialized-lift.ts).
+ */
+export function liftedTextSplicedAsWritten(text: string): boolean {
+  return text.isWellFormed();
+}
+
 /** What a lift appends to `result` before the lifted JSON text. */
 export const SC_MEMBER = Buffer.from(',"structuredContent":');
 
@@ -70,7 +79,7 @@ export function spliceRewrite(body: Buffer, members: TopMembers, before: unknown
   if (lifted) {
     if (members.resultEnd === undefined || liftedText === undefined) return undefined;
     const sc = newResult.structuredContent;
-    const json = !liftedText.isWellFormed() ? JSON.stringify(sc) : ((isJsonObject(sc) ? parsedTextFacts(sc)?.bytes : undefined) ?? liftedText);
+    const json = !liftedTextSplicedAsWritten(liftedText) ? JSON.stringify(sc) : ((isJsonObject(sc) ? parsedTextFacts(sc)?.bytes : undefined) ?? liftedText);
     edits.push({ start: members.resultEnd, end: members.resultEnd, insert: [SC_MEMBER, json] });
   }
   if (edits.length === 0) return undefined;
