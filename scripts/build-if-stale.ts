@@ -13,12 +13,12 @@
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, rmSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { isEntryPoint } from '../src/entry-point.js';
+import { repoRoot } from './repo-root.js';
 import { beginBuildStamp, buildInputs, finishBuildStamp, readBuildStamp, type InputStat } from './build-stamp.js';
 
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+const ROOT = repoRoot(import.meta.url, 1);
 
 /**
  * Why dist/ (under `root`, the repository) is not what a build would write from its inputs

@@ -14,12 +14,12 @@
 import { execFile } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { parseArgs, promisify } from 'node:util';
 import { isEntryPoint } from '../src/entry-point.js';
+import { repoRoot } from './repo-root.js';
 
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+const ROOT = repoRoot(import.meta.url, 1);
 /** One WebAssembly core: its source, the generated module, the constant and what it is (its docstring). */
 export interface WasmCore {
   readonly source: string;

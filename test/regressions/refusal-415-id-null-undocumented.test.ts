@@ -12,11 +12,13 @@
  */
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { REFUSALS } from '../../src/errors/codes.js';
 import { agentsYaml, startGateway } from '../helpers/gateway.js';
 import { toolCall } from '../helpers/raw.js';
 import { useSellerAndGateway } from '../helpers/stack.js';
+import { REPO } from '../helpers/repo.js';
 import { TEST_TIMEOUT_MS, withTimeout } from '../helpers/timeout.js';
 import { startRawSeller } from '../support/raw-seller.js';
 
@@ -45,7 +47,7 @@ describe('unsupported_content_encoding: id null, and documented so', () => {
   test("the refusal's row says id null and why, in the catalog and in docs/errors.md", () => {
     const { description } = REFUSALS.unsupported_content_encoding;
     assert.match(description, ID_NULL);
-    const doc = readFileSync(new URL('../../docs/errors.md', import.meta.url), 'utf8');
+    const doc = readFileSync(join(REPO, 'docs/errors.md'), 'utf8');
     const row = doc.split('\n').find((line) => line.startsWith('| `unsupported_content_encoding` |'));
     assert.ok(row, 'the row');
     assert.match(row, ID_NULL);

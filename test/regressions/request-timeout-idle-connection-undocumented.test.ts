@@ -18,9 +18,11 @@
  */
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { connect } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { startGateway, type RunningGateway } from '../helpers/gateway.js';
+import { REPO } from '../helpers/repo.js';
 import { TEST_TIMEOUT_MS } from '../helpers/timeout.js';
 import { REFUSALS } from '../../src/errors/codes.js';
 
@@ -92,7 +94,7 @@ describe('request_timeout_ms: a connection that sends nothing gets the 408 too; 
   });
 
   test('docs/configuration.md, docs/errors.md and codes.ts say when the clock starts (was: "from its first byte" only)', () => {
-    const config = readFileSync(new URL('../../docs/configuration.md', import.meta.url), 'utf8');
+    const config = readFileSync(join(REPO, 'docs/configuration.md'), 'utf8');
     const row = config.split('\n').find((l) => l.startsWith('| `request_timeout_ms` |')) ?? '';
     for (const part of [
       "counted from the request's first byte, or, for the first request on a new connection, from when the connection opened: a connection that sends no byte at all is answered 408 too, after this long",
@@ -103,7 +105,7 @@ describe('request_timeout_ms: a connection that sends nothing gets the 408 too; 
     }
     const said = 'counted from the first byte of the request, or, for the first request on a connection, from when the connection opened: a connection that sends nothing gets it too';
     assert.ok(REFUSALS.request_timeout.description.includes(said), REFUSALS.request_timeout.description);
-    const errors = readFileSync(new URL('../../docs/errors.md', import.meta.url), 'utf8');
+    const errors = readFileSync(join(REPO, 'docs/errors.md'), 'utf8');
     assert.ok(errors.split('\n').some((l) => l.startsWith('| `request_timeout` |') && l.includes(said)));
   });
 });

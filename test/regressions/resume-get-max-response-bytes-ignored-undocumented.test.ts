@@ -19,12 +19,14 @@
  */
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { startRawSeller, toolResponse } from '../support/raw-seller.js';
 import { RESUME_YAML, startObservedGateway } from '../support/hostile-seller.js';
 import { agentsYaml } from '../helpers/gateway.js';
 import { rawPost, sseIds, sseMessages, toolCall } from '../helpers/raw.js';
 import { useSellerAndGateway } from '../helpers/stack.js';
+import { REPO } from '../helpers/repo.js';
 import { TEST_TIMEOUT_MS } from '../helpers/timeout.js';
 
 const PROGRESS = 'id: e1\ndata: {"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":1,"progress":1}}\n\n';
@@ -78,7 +80,7 @@ describe("X-Max-Response-Bytes on a resuming GET: the token's limit holds, and t
   });
 
   test('docs/configuration.md says it where X-Max-Response-Bytes is documented (was: nothing)', () => {
-    const doc = readFileSync(new URL('../../docs/configuration.md', import.meta.url), 'utf8');
+    const doc = readFileSync(join(REPO, 'docs/configuration.md'), 'utf8');
     const section = doc.slice(doc.indexOf('## `X-Max-Response-Bytes`: per-call limit'), doc.indexOf('## `${VAR}`'));
     assert.ok(
       section.includes(

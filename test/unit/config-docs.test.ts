@@ -2,11 +2,12 @@
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { parseConfig } from '../../src/config/load.js';
 import { listSchemaKeyPaths } from '../../src/config/schema.js';
+import { REPO } from '../helpers/repo.js';
 
-const root = (path: string): string => fileURLToPath(new URL(`../../${path}`, import.meta.url));
+const root = (path: string): string => join(REPO, path);
 
 /** Key paths in the first column of the tables of docs/configuration.md's "## Reference" section. */
 function documentedKeyPaths(): string[] {

@@ -5,9 +5,9 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { REPO } from '../helpers/repo.js';
 
-const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+const repoRoot = REPO;
 const designDir = path.join(repoRoot, 'docs', 'design');
 const sharedDir = path.resolve(repoRoot, '..', 'shared');
 

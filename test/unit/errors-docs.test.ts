@@ -4,10 +4,12 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { ADCP_CODES, DROP_REASONS, NARROWABLE_METHODS, REASONS, REFUSALS } from '../../src/errors/codes.js';
 import type { AdcpCode } from '../../src/errors/codes.js';
+import { REPO } from '../helpers/repo.js';
 
-const doc = readFileSync(new URL('../../docs/errors.md', import.meta.url), 'utf8');
+const doc = readFileSync(join(REPO, 'docs/errors.md'), 'utf8');
 
 type Row = Record<string, string>;
 

@@ -13,15 +13,15 @@
  */
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
-import { dirname, join, normalize, posix } from 'node:path';
+import { join, normalize, posix } from 'node:path';
 import { describe, test } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import { parse as parseYaml } from 'yaml';
 import { parseConfig } from '../../src/config/load.js';
 import { EXIT_LOG_FLUSH_WAIT_MS } from '../../src/observability/exit-after-log.js';
 import { EXIT_FLUSH_MAX_RETRIES } from '../../src/observability/log-destination.js';
+import { REPO } from '../helpers/repo.js';
 
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const ROOT = REPO;
 const read = (p: string): string => readFileSync(join(ROOT, p), 'utf8');
 
 interface Instruction {

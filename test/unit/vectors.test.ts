@@ -6,11 +6,11 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { extractAdcpError, extractAdcpResponse } from '../../src/mcp/extract.js';
 import { normalizeToolResult } from '../../src/mcp/normalize.js';
+import { REPO } from '../helpers/repo.js';
 
-const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+const repoRoot = REPO;
 const vectorsDir = path.join(repoRoot, 'test', 'vectors');
 const sharedDir = path.resolve(repoRoot, '..', 'shared', 'vectors');
 
