@@ -18,6 +18,7 @@
  */
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import zlib from 'node:zlib';
 import { describe, test } from 'node:test';
 import { REASONS } from '../../src/errors/codes.js';
@@ -27,6 +28,7 @@ import { agentsYaml } from '../helpers/gateway.js';
 import { rawPost, toolCall } from '../helpers/raw.js';
 import { useSellerAndGateway } from '../helpers/stack.js';
 import { TEST_TIMEOUT_MS, withTimeout } from '../helpers/timeout.js';
+import { REPO } from '../helpers/repo.js';
 
 const HEADERS = { 'mcp-protocol-version': '2025-06-18' };
 const message = (id: number): string => toolResponse(id, { content: [{ type: 'text', text: `done ${'x'.repeat(200)}` }] });
@@ -73,11 +75,11 @@ describe('deflate over raw deflate is decoded, and documented so', { timeout: TE
 
   test('the upstream_encoding_invalid row (catalog and docs/errors.md) and README say raw deflate is decoded', () => {
     assert.match(REASONS.upstream_encoding_invalid.description, RAW_DEFLATE);
-    const doc = readFileSync(new URL('../../docs/errors.md', import.meta.url), 'utf8');
+    const doc = readFileSync(join(REPO, 'docs/errors.md'), 'utf8');
     const row = doc.split('\n').find((line) => line.startsWith('| `upstream_encoding_invalid` |'));
     assert.ok(row, 'the row');
     assert.match(row, RAW_DEFLATE);
-    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8').replace(/\s+/g, ' ');
+    const readme = readFileSync(join(REPO, 'README.md'), 'utf8').replace(/\s+/g, ' ');
     assert.match(readme, /a body without a zlib header \(RFC 1950\) is inflated as raw deflate \(RFC 1951\)/);
   });
 });

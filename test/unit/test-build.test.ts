@@ -5,6 +5,7 @@
  * bookkeeping (`missingOutputs`, `orphanedOutputs`) on a scratch tree.
  */
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -25,6 +26,12 @@ describe('repoRoot', () => {
 
   test('a .ts source inside a directory named dist-test stays where it is', () => {
     assert.equal(repoRoot('file:///r/dist-test/test/helpers/repo.ts', 2), '/r/dist-test');
+  });
+
+  test('no test names a repository file relative to its own import.meta.url (it would name dist-test/ once compiled)', () => {
+    const files = execFileSync('git', ['ls-files', 'test'], { cwd: REPO, encoding: 'utf8' }).split('\n').filter((f) => f.endsWith('.ts'));
+    const offenders = files.filter((f) => /new URL\(\s*['"`]\.\.?\/[^'"`]*['"`]\s*,\s*import\.meta\.url/.test(readFileSync(join(REPO, f), 'utf8')));
+    assert.deepEqual(offenders, [], 'use join(REPO, ...) (test/helpers/repo.ts)');
   });
 
   test('REPO, from this file run from source or compiled, is the checkout: its package.json and this source', () => {
