@@ -38,17 +38,9 @@ export const TEST_BUILD_INFO = `${TEST_BUILD_DIR}/.tsbuildinfo`;
  * `test/unit/new.test.ts`.
  */
 export function missingOutputs(root: string): string[] {
-  const out: string[] = [];
-  const visit = (dir: string): void => {
-    for (const entry of readdirSync(join(root, dir), { withFileTypes: true })) {
-      const path = `${dir}/${entry.name}`;
-      if (entry.isDirectory()) visit(path);
-      else if (entry.name.endsWith('.ts') && !entry.name.endsWith('.d.ts') && !existsSync(join(root, TEST_BUILD_DIR, path.replace(/\.ts$/, '.js')))) out.push(path);
-    }
-  };
-  visit('src');
-  visit('test');
-  return out;
+  return [...filesUnder(root, 'src', '.ts'), ...filesUnder(root, 'test', '.ts')].filter(
+    (path) => !path.endsWith('.d.ts') && !existsSync(join(root, TEST_BUILD_DIR, path.replace(/\.ts$/, '.js'))),
+  );
 }
 
 /**
@@ -57,15 +49,18 @@ export function missingOutputs(root: string): string[] {
  * test/unit/gone.test.ts was deleted.
  */
 export function orphanedOutputs(root: string): string[] {
+  if (!existsSync(join(root, TEST_BUILD_DIR))) return [];
+  return filesUnder(root, TEST_BUILD_DIR, '.js').filter((path) => !existsSync(join(root, path.slice(TEST_BUILD_DIR.length + 1).replace(/\.js$/, '.ts'))));
+}
+
+/** The files under `root`/`dir`, at any depth, whose names end with `suffix` (paths relative to `root`, `/`-separated). */
+function filesUnder(root: string, dir: string, suffix: string): string[] {
   const out: string[] = [];
-  const visit = (dir: string): void => {
-    for (const entry of readdirSync(join(root, dir), { withFileTypes: true })) {
-      const path = `${dir}/${entry.name}`;
-      if (entry.isDirectory()) visit(path);
-      else if (entry.name.endsWith('.js') && !existsSync(join(root, path.slice(TEST_BUILD_DIR.length + 1).replace(/\.js$/, '.ts')))) out.push(path);
-    }
-  };
-  if (existsSync(join(root, TEST_BUILD_DIR))) visit(TEST_BUILD_DIR);
+  for (const entry of readdirSync(join(root, dir), { withFileTypes: true })) {
+    const path = `${dir}/${entry.name}`;
+    if (entry.isDirectory()) out.push(...filesUnder(root, path, suffix));
+    else if (entry.name.endsWith(suffix)) out.push(path);
+  }
   return out;
 }
 
