@@ -12,6 +12,7 @@ import type { JsonScanSummary, TopMembers } from '../mcp/json-scan.js';
 import { rewriteResponse, toolResultLocation, type RewriteOutcome } from './rewrite.js';
 import { liftedTextSplicedAsWritten, spliceRewrite } from './splice.js';
 import { reserializedLiftLoss } from '../mcp/reserialized-lift.js';
+import { valueCount } from '../mcp/deep-equal.js';
 import { spliceDedupe } from './dedupe-splice.js';
 import { spliceLegacyLift } from './lift-splice.js';
 
@@ -60,6 +61,15 @@ export function rewriteScanned(exchange: Exchange, message: unknown, bytes: Buff
   const spliced = spliceable ? spliceRewrite(bytes, members, message, rewritten.message) : undefined;
   if (spliced !== undefined) return { rewritten, out: spliced };
   if (lifted !== undefined && liftLosesOnReserialization(exchange, lifted)) return unchanged;
+  // The whole message goes out re-serialized, which drops what the seller wrote outside any
+  // lifted text too: a key written twice anywhere (in the `structuredContent` a text copy was
+  // found equal to, the envelope, `_meta`) keeps only its last value, and a -0 loses its sign.
+  // Then no rewrite is made: the seller's bytes go out (a hostile trial 27, M1: a 2026-07-28
+  // `tasks/get` whose `structuredContent` wrote `status` twice was deduped and went out with
+  // one; M2: `{"n":-0}` went out `{"n":0}`;
+  // test/regressions/reserialized-rewrite-drops-repeated-key-and-negative-zero.test.ts). One
+  // walk of the parsed message, only on this path, which stringifies it anyway.
+  if (messageLosesOnReserialization(message, scan.nodes)) return unchanged;
   const out = Buffer.from(JSON.stringify(rewritten.message), 'utf8');
   // A dedupe never grows an answer (normalize.ts summaryShortens): a re-serialization can,
   // where the seller's bytes are not valid UTF-8 (each invalid byte decodes to the 3-byte
@@ -67,6 +77,16 @@ export function rewriteScanned(exchange: Exchange, message: unknown, bytes: Buff
   // seller's bytes go out unchanged, as for any answer not rewritten.
   if (rewritten.action === 'deduped' && out.length > bytes.length) return unchanged;
   return { rewritten, out };
+}
+
+/**
+ * Whether `message` (what `JSON.parse` made of a seller message whose scan counted
+ * `writtenValues` JSON values) would lose what the seller wrote if re-serialized: a key written
+ * more than once somewhere (fewer values parsed than written) or a negative zero.
+ */
+function messageLosesOnReserialization(message: unknown, writtenValues: number): boolean {
+  const facts = { negativeZero: false };
+  return valueCount(message, facts) < writtenValues || facts.negativeZero;
 }
 
 /**

@@ -1,0 +1,90 @@
+/**
+ * Reported failure (a hostile trial 27, M1, M2): where an answer is rewritten by
+ * re-serializing the whole message (a 2026-07-28 `tasks/get`, whose `result.result` is never
+ * spliced; a `tools/call` result with an escaped key), what the seller wrote OUTSIDE the lifted
+ * text was lost too. M1: a `structuredContent` writing `status` twice beside a text copy of it
+ * was deduped, the text summarized and `structuredContent` sent `{"status":"approved",…}`: the
+ * first value in nothing the host received (README: such a copy "is not summarized away").
+ * M2: `{"n":-0}` in `structuredContent` beside its copy went out `{"n":0}`; a liftable text
+ * with `result._meta` `{"x":-0}` was lifted and `_meta` sent `{"x":0}`. (trial 26, L1 had
+ * guarded only the lifted text itself.)
+ *
+ * Now (response/scanned-message.ts rewriteScanned): a rewrite that would go out re-serialized
+ * is not made when the message writes a key twice anywhere or holds a -0: the seller's bytes
+ * go out, outcome `ok`. Spliced answers (a `tools/call` with plain keys) are unchanged.
+ *
+ * Input: a raw seller on 127.0.0.1 behind the real gateway; host requests on 2026-07-28
+ * (tasks/get) and 2025-06-18 (tools/call). Expectation: the host's exact bytes and the
+ * exchange line's outcome.
+ */
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { startRawSeller } from '../support/raw-seller.js';
+import { startObservedGateway } from '../support/hostile-seller.js';
+import { agentsYaml } from '../helpers/gateway.js';
+import { rawPost } from '../helpers/raw.js';
+import { useSellerAndGateway } from '../helpers/stack.js';
+import { TEST_TIMEOUT_MS, withTimeout } from '../helpers/timeout.js';
+
+const PAD = 'p'.repeat(400);
+const copy = (structured: string): string => `{"type":"text","text":${JSON.stringify(structured)}}`;
+
+interface Case {
+  readonly task: boolean;
+  /** The tool result as the seller writes it. */
+  readonly result: string;
+  /** True: the rewrite is refused and the seller's bytes go out. */
+  readonly unchanged: boolean;
+}
+
+const STATUS_DUP = `{"status":"rejected","status":"approved","pad":"${PAD}"}`;
+const STATUS = `{"status":"approved","pad":"${PAD}"}`;
+const MINUS_ZERO = `{"n":-0,"pad":"${PAD}"}`;
+const CASES: Record<string, Case> = {
+  // M1: the seller's structuredContent repeats a key; its text copy equals JSON.parse's reading.
+  task_structured_dup: { task: true, result: `{"content":[${copy(STATUS)}],"structuredContent":${STATUS_DUP}}`, unchanged: true },
+  tool_escaped_structured_dup: { task: false, result: `{"content":[${copy(STATUS)}],"structuredContent":${STATUS_DUP},"_m\\u0065ta":{"n":1}}`, unchanged: true },
+  // M2: a -0 in structuredContent beside its copy; a -0 in _meta beside a liftable text.
+  task_structured_minus_zero: { task: true, result: `{"content":[${copy(MINUS_ZERO)}],"structuredContent":${MINUS_ZERO}}`, unchanged: true },
+  task_meta_minus_zero: { task: true, result: `{"content":[${copy(STATUS)}],"_meta":{"x":-0,"y":1}}`, unchanged: true },
+  // Controls: nothing lost, so the re-serialized rewrite is made (dedupe, lift).
+  task_structured: { task: true, result: `{"content":[${copy(STATUS)}],"structuredContent":${STATUS}}`, unchanged: false },
+  task_meta: { task: true, result: `{"content":[${copy(STATUS)}],"_meta":{"x":0,"y":1}}`, unchanged: false },
+};
+
+function sellerMessage(c: Case, id: number): string {
+  return c.task ? `{"jsonrpc":"2.0","id":${id},"result":{"taskId":"t1","status":"completed","result":${c.result}}}` : `{"jsonrpc":"2.0","id":${id},"result":${c.result}}`;
+}
+
+const stack = useSellerAndGateway(
+  () =>
+    startRawSeller((req, res) => {
+      const call = JSON.parse(req.body.toString('utf8')) as { id: number; params: { name?: string; taskId?: string } };
+      const c = CASES[call.params.name ?? call.params.taskId!]!;
+      res.writeHead(200, { 'content-type': 'application/json' }).end(sellerMessage(c, call.id));
+    }),
+  (seller) => startObservedGateway(agentsYaml({ s: seller.url })),
+);
+
+let nextId = 300;
+
+describe('a rewrite that would go out re-serialized is not made when the message repeats a key or writes -0', { timeout: TEST_TIMEOUT_MS }, () => {
+  for (const [name, c] of Object.entries(CASES)) {
+    test(`${name}: ${c.unchanged ? "the seller's bytes" : 'rewritten'}`, async () => {
+      const id = nextId++;
+      const call = c.task ? { jsonrpc: '2.0', id, method: 'tasks/get', params: { taskId: name } } : { jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: {} } };
+      const r = await withTimeout(rawPost(stack.gateway.agentUrl('s'), call, { 'mcp-protocol-version': c.task ? '2026-07-28' : '2025-06-18' }));
+      assert.equal(r.status, 200);
+      const line = await stack.gateway.exchangeLine('s', id);
+      if (c.unchanged) {
+        assert.equal(r.text(), sellerMessage(c, id));
+        assert.deepEqual([line.outcome, line.reason], ['ok', null]);
+      } else {
+        assert.notEqual(r.text(), sellerMessage(c, id));
+        const text = (JSON.parse(r.text()) as { result: { result: { content: { text: string }[] } } }).result.result.content[0]!.text;
+        assert.match(text, /^Result in structuredContent \(\d+ bytes\): status=approved; pad\.$/);
+        assert.deepEqual([line.outcome, line.reason], ['rewritten', null]);
+      }
+    });
+  }
+});
