@@ -62,7 +62,8 @@ export interface RewriteOutcome {
   lifted?: { readonly text: string; readonly value: Record<string, unknown>; readonly nodes: number | undefined };
 }
 
-const UNCHANGED = (message: unknown): RewriteOutcome => ({ changed: false, message, action: 'none' });
+/** The outcome of a rewrite not made: `message` as it came. */
+export const UNCHANGED = (message: unknown): RewriteOutcome => ({ changed: false, message, action: 'none' });
 
 /**
  * True when `message`, parsed from the JSON text `bytes`, is the JSON-RPC response (result or

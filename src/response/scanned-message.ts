@@ -9,7 +9,7 @@
  */
 import type { Exchange } from '../exchange.js';
 import type { JsonScanSummary, TopMembers } from '../mcp/json-scan.js';
-import { rewriteResponse, toolResultLocation, type RewriteOutcome } from './rewrite.js';
+import { rewriteResponse, toolResultLocation, UNCHANGED, type RewriteOutcome } from './rewrite.js';
 import { liftedTextSplicedAsWritten, spliceRewrite } from './splice.js';
 import { reserializedLiftLoss } from '../mcp/reserialized-lift.js';
 import { valueCount } from '../mcp/deep-equal.js';
@@ -50,17 +50,18 @@ export function rewriteScanned(exchange: Exchange, message: unknown, bytes: Buff
     }),
   });
   if (!rewritten.changed) return { rewritten, out: bytes };
-  const unchanged = { rewritten: { changed: false, message, action: 'none' } as const, out: bytes };
+  // No rewrite made: the seller's bytes go out (made only on the paths that refuse one).
+  const unchanged = (): { rewritten: RewriteOutcome; out: Buffer } => ({ rewritten: UNCHANGED(message), out: bytes });
   const spliceable = members !== undefined && toolResultLocation(exchange.rpc.method!, exchange.protocolVersion) === 'result';
   // A lift whose object would go out re-serialized (below, or inside the splice for a text
   // with a lone surrogate) is not made when that drops what the text says: a repeated key or
   // a negative zero (mcp/reserialized-lift.ts; a hostile trial 26, L1). Checked before the
   // splice in that rare case, else only once the splice declined.
   const { lifted } = rewritten;
-  if (lifted !== undefined && spliceable && !liftedTextSplicedAsWritten(lifted.text) && liftLosesOnReserialization(exchange, lifted)) return unchanged;
+  if (lifted !== undefined && spliceable && !liftedTextSplicedAsWritten(lifted.text) && liftLosesOnReserialization(exchange, lifted)) return unchanged();
   const spliced = spliceable ? spliceRewrite(bytes, members, message, rewritten.message) : undefined;
   if (spliced !== undefined) return { rewritten, out: spliced };
-  if (lifted !== undefined && liftLosesOnReserialization(exchange, lifted)) return unchanged;
+  if (lifted !== undefined && liftLosesOnReserialization(exchange, lifted)) return unchanged();
   // The whole message goes out re-serialized, which drops what the seller wrote outside any
   // lifted text too: a key written twice anywhere (in the `structuredContent` a text copy was
   // found equal to, the envelope, `_meta`) keeps only its last value, and a -0 loses its sign.
@@ -69,13 +70,13 @@ export function rewriteScanned(exchange: Exchange, message: unknown, bytes: Buff
   // one; M2: `{"n":-0}` went out `{"n":0}`;
   // test/regressions/reserialized-rewrite-drops-repeated-key-and-negative-zero.test.ts). One
   // walk of the parsed message, only on this path, which stringifies it anyway.
-  if (messageLosesOnReserialization(message, scan.nodes)) return unchanged;
+  if (messageLosesOnReserialization(message, scan.nodes)) return unchanged();
   const out = Buffer.from(JSON.stringify(rewritten.message), 'utf8');
   // A dedupe never grows an answer (normalize.ts summaryShortens): a re-serialization can,
   // where the seller's bytes are not valid UTF-8 (each invalid byte decodes to the 3-byte
   // U+FFFD: 100,366 bytes with 100,000 of them became 300,292, found in review). Then the
   // seller's bytes go out unchanged, as for any answer not rewritten.
-  if (rewritten.action === 'deduped' && out.length > bytes.length) return unchanged;
+  if (rewritten.action === 'deduped' && out.length > bytes.length) return unchanged();
   return { rewritten, out };
 }
 
