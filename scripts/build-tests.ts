@@ -73,24 +73,23 @@ function compile(root: string): boolean {
   return false;
 }
 
-function main(): void {
-  if (!compile(ROOT)) {
-    process.exitCode = 1;
-    return;
-  }
-  const missing = missingOutputs(ROOT);
+/**
+ * Compiles `root` (the repository, or a scratch tree with its own tsconfig.test.json) into its
+ * dist-test/ as described above; false when tsc failed. Our progress lines go to `write`.
+ */
+export function buildTests(root: string, write: (line: string) => void = (line) => process.stdout.write(line)): boolean {
+  if (!compile(root)) return false;
+  const missing = missingOutputs(root);
   if (missing.length > 0) {
-    process.stdout.write(`${TEST_BUILD_DIR}/ lacks the output of ${missing[0]}${missing.length > 1 ? ` and ${missing.length - 1} more` : ''}: compiling everything\n`);
-    rmSync(join(ROOT, TEST_BUILD_INFO), { force: true });
-    if (!compile(ROOT)) {
-      process.exitCode = 1;
-      return;
-    }
+    write(`${TEST_BUILD_DIR}/ lacks the output of ${missing[0]}${missing.length > 1 ? ` and ${missing.length - 1} more` : ''}: compiling everything\n`);
+    rmSync(join(root, TEST_BUILD_INFO), { force: true });
+    if (!compile(root)) return false;
   }
-  const orphans = orphanedOutputs(ROOT);
-  for (const path of orphans) rmSync(join(ROOT, path));
+  const orphans = orphanedOutputs(root);
+  for (const path of orphans) rmSync(join(root, path));
   const removed = orphans.length === 0 ? '' : `, ${orphans.length} without a source removed`;
-  process.stdout.write(`tests compiled into ${TEST_BUILD_DIR}/ (tsconfig.test.json${removed})\n`);
+  write(`tests compiled into ${TEST_BUILD_DIR}/ (tsconfig.test.json${removed})\n`);
+  return true;
 }
 
-if (isEntryPoint(import.meta.url)) main();
+if (isEntryPoint(import.meta.url) && !buildTests(ROOT)) process.exitCode = 1;
