@@ -14,16 +14,17 @@
  * mtime is seen; `tsc -b` compares mtimes and would miss it). ~9 s of CPU from nothing, ~6 s
  * when nothing changed (tsc still reads and parses every file).
  *
- * tsc does not look at the outputs: when a src/ or test/ file's output is still missing after the
- * compile (removed by hand from dist-test/), the record (dist-test/.tsbuildinfo) is removed and
- * everything is emitted again. Then outputs whose source is gone (a test file deleted or
+ * tsc does not look at the outputs: when the output of a file it compiles (src/, test/, or one
+ * they import from scripts/, bench/, examples/, as its record lists them) is still missing after
+ * the compile (removed by hand from dist-test/), the record (dist-test/.tsbuildinfo) is removed
+ * and everything is emitted again. Then outputs whose source is gone (a test file deleted or
  * renamed) are removed, so that no compiled test runs, and no compiled module is imported,
  * without its source.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { join } from 'node:path';
+import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { isEntryPoint } from '../src/entry-point.js';
 import { repoRoot, TEST_BUILD_DIR } from './repo-root.js';
 
@@ -33,14 +34,45 @@ const ROOT = repoRoot(import.meta.url, 1);
 export const TEST_BUILD_INFO = `${TEST_BUILD_DIR}/.tsbuildinfo`;
 
 /**
- * The files under `root`/src and `root`/test (tsconfig.test.json's `include`: `.ts`, not
- * `.d.ts`) whose output is not in dist-test/ (paths relative to `root`, `/`-separated), e.g.
- * `test/unit/new.test.ts`.
+ * The files tsc compiled into `root`/dist-test whose output is not there (paths relative to
+ * `root`, `/`-separated, sorted), e.g. `test/unit/new.test.ts` or `scripts/node-binary.ts`
+ * removed by hand from dist-test/scripts. The files are those under src/ and test/
+ * (tsconfig.test.json's `include`) and those of tsc's program as its record of the last compile
+ * lists them ({@link compiledSources}): what the tests import from scripts/, bench/, examples/.
  */
 export function missingOutputs(root: string): string[] {
-  return [...filesUnder(root, 'src', '.ts'), ...filesUnder(root, 'test', '.ts')].filter(
-    (path) => !path.endsWith('.d.ts') && !existsSync(join(root, TEST_BUILD_DIR, path.replace(/\.ts$/, '.js'))),
-  );
+  const sources = new Set([...filesUnder(root, 'src', '.ts'), ...filesUnder(root, 'test', '.ts'), ...compiledSources(root)]);
+  return [...sources].filter((path) => !path.endsWith('.d.ts') && !existsSync(join(root, TEST_BUILD_DIR, path.replace(/\.ts$/, '.js')))).sort();
+}
+
+/**
+ * The `.ts` files (not `.d.ts`) under `root`, outside node_modules/, of tsc's program as the
+ * record of the last compile ({@link TEST_BUILD_INFO}) lists them, its `fileNames`: paths
+ * relative to the record's directory, with the lib and @types files. Each is emitted into
+ * dist-test/ (tsc emits every file of its program but those from node_modules/ and .d.ts
+ * files). None when there is no record yet; an error when the record lists no files (another
+ * TypeScript's form of it: test/unit/build-test-misses-deleted-scripts-output.test.ts compiles
+ * a scratch project with the installed one).
+ */
+export function compiledSources(root: string): string[] {
+  let text: string;
+  try {
+    text = readFileSync(join(root, TEST_BUILD_INFO), 'utf8');
+  } catch {
+    return [];
+  }
+  let fileNames: unknown;
+  try {
+    fileNames = (JSON.parse(text) as { fileNames?: unknown }).fileNames;
+  } catch {
+    fileNames = undefined;
+  }
+  if (!Array.isArray(fileNames) || !fileNames.every((name) => typeof name === 'string')) {
+    throw new Error(`${TEST_BUILD_INFO} lists no fileNames (the files of tsc's program): scripts/build-tests.ts cannot tell which outputs dist-test/ should hold`);
+  }
+  return fileNames
+    .map((name) => relative(root, resolve(root, TEST_BUILD_DIR, name)).split(sep).join('/'))
+    .filter((path) => !path.startsWith('../') && !isAbsolute(path) && !path.split('/').includes('node_modules') && path.endsWith('.ts') && !path.endsWith('.d.ts'));
 }
 
 /**
