@@ -3,7 +3,7 @@
  * src/ and test/ (all of src/: src/config/reload-worker.ts is a worker's entry, which no module
  * imports), and what the tests import (scripts/, bench/, examples/), into dist-test/ (scripts/repo-root.ts `TEST_BUILD_DIR`, gitignored), the
  * repository's layout one directory down, with tsconfig.test.json, so that `npm test` runs
- * plain `node --test dist-test/test/**\/*.test.js`: a test process that imports the gateway
+ * plain `node --test dist-test/test/**\/*.test.js` (scripts/run-tests.ts): a test process that imports the gateway
  * and the MCP SDK took ~1.84 s of CPU through tsx (which compiles every module it loads, in
  * each of the ~410 test processes) and ~0.81 s compiled.
  *
@@ -86,7 +86,7 @@ export function orphanedOutputs(root: string): string[] {
 }
 
 /** The files under `root`/`dir`, at any depth, whose names end with `suffix` (paths relative to `root`, `/`-separated). */
-function filesUnder(root: string, dir: string, suffix: string): string[] {
+export function filesUnder(root: string, dir: string, suffix: string): string[] {
   const out: string[] = [];
   for (const entry of readdirSync(join(root, dir), { withFileTypes: true })) {
     const path = `${dir}/${entry.name}`;

@@ -1,0 +1,45 @@
+/**
+ * `npm test` (after its `pretest`, scripts/build-tests.ts): `node --test --test-concurrency=2
+ * --test-reporter=spec <files>`, the files the compiled tests, `dist-test/X.test.js` for each
+ * `X.test.ts` under test/ (sorted), given to node as an argv array: a file whose name holds a
+ * space runs (the script's `$(find test ... | sed ...)` was split at it by the shell: hostile
+ * trial 27, L2). Args after `npm test --` go to node before the files (e.g.
+ * `npm test -- --test-name-pattern=resume`; after them node took them for files). The exit code
+ * is node's; a signal it dies of is raised again here, and SIGINT, SIGTERM and SIGHUP sent to
+ * this process are passed on to it. The root is the working directory, as for the script it
+ * replaces: npm runs scripts in the package's directory.
+ */
+import { spawn } from 'node:child_process';
+import { isEntryPoint } from '../src/entry-point.js';
+import { filesUnder } from './build-tests.js';
+import { TEST_BUILD_DIR } from './repo-root.js';
+
+/** node's options before `npm test --`'s args and the files. */
+export const NODE_TEST_OPTIONS = ['--test', '--test-concurrency=2', '--test-reporter=spec'];
+
+/** The compiled test files for the `.test.ts` files under `root`/test, relative to `root`, sorted by source path: e.g. `dist-test/test/unit/a b.test.js`. */
+export function compiledTestFiles(root: string): string[] {
+  return filesUnder(root, 'test', '.test.ts')
+    .sort()
+    .map((path) => `${TEST_BUILD_DIR}/${path.replace(/\.ts$/, '.js')}`);
+}
+
+function main(): void {
+  const child = spawn(process.execPath, [...NODE_TEST_OPTIONS, ...process.argv.slice(2), ...compiledTestFiles(process.cwd())], { stdio: 'inherit' });
+  const signals = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+  const forward = (signal: NodeJS.Signals): void => {
+    child.kill(signal);
+  };
+  for (const signal of signals) process.on(signal, forward);
+  child.on('error', (error) => {
+    process.stderr.write(`node --test did not start (${error.message})\n`);
+    process.exitCode = 1;
+  });
+  child.on('exit', (code, signal) => {
+    for (const s of signals) process.off(s, forward);
+    if (signal !== null) process.kill(process.pid, signal);
+    else process.exitCode = code ?? 1;
+  });
+}
+
+if (isEntryPoint(import.meta.url)) main();
