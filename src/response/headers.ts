@@ -226,6 +226,20 @@ export function agentCookiePath(agentName: string): string {
  * would refuse for the gateway's) no longer keeps a seller's sticky-session cookie from
  * working. A `__Host-` cookie (which must have `Path=/`) is then refused by a browser rather
  * than shared with every seller.
+ *
+ * An attribute holding a control or non-ASCII byte anywhere, or whose name (SP and HTAB
+ * trimmed) is not an RFC 9110 token, is dropped. Why (hostile trial 28, M1): the seller sent
+ * `sid=S; \x85Path=/` and `sid=S; Path\x85=/` (the byte 0x85, which undici reads as U+0085).
+ * JS `trim()` keeps U+0085, so the name was not `path` here and the attribute stayed, before
+ * the appended `Path`; Python's `http.cookiejar` (requests, httpx) `str.strip()`s names and
+ * values (U+0085, U+00A0, \x0b, \x0c, \x1c-\x1f count), takes the first `Path`, and sent the
+ * cookie to every agent (test/regressions/seller-cookie-path-hidden-by-nel-byte.test.ts).
+ * What is left reads the same to every client's trim, so the gateway sees every `Path` and
+ * `Domain` a client would. No real attribute is lost: RFC 6265 §4.1.1 names are tokens and
+ * values exclude controls. The `name=value` pair is kept as sent (non-ASCII included, which
+ * browsers take in values): it cannot hide an attribute, which starts only after a `;`,
+ * where every client splits; dropping the whole cookie would break such a seller's session
+ * and protect nothing more.
  */
 export function scopeSetCookies(value: string | string[], path: string): string | string[] {
   return Array.isArray(value) ? value.map((cookie) => scopeSetCookie(cookie, path)) : scopeSetCookie(value, path);
@@ -238,16 +252,22 @@ function scopeSetCookie(cookie: string, path: string): string {
   let secure = false;
   let sameSiteNone = false;
   for (let i = 1; i < parts.length; i++) {
-    const attribute = parts[i]!.trim();
+    const part = parts[i]!;
+    // A control or non-ASCII byte anywhere, or a name that is no token: dropped (see above).
+    // What is left is printable ASCII, SP and HTAB, which every client's trim reads alike.
+    if (NOT_PRINTABLE_ASCII.test(part)) continue;
+    const attribute = part.trim();
     if (attribute === '') continue;
     const eq = attribute.indexOf('=');
-    const name = (eq === -1 ? attribute : attribute.slice(0, eq)).trim().toLowerCase();
-    if (name === 'path' || name === 'domain') continue;
-    if (name === 'secure') {
+    const name = (eq === -1 ? attribute : attribute.slice(0, eq)).trim();
+    if (!TOKEN.test(name)) continue;
+    const lower = name.toLowerCase();
+    if (lower === 'path' || lower === 'domain') continue;
+    if (lower === 'secure') {
       secure = true;
       continue;
     }
-    if (name === 'samesite' && eq !== -1 && attribute.slice(eq + 1).trim().toLowerCase() === 'none') sameSiteNone = true;
+    if (lower === 'samesite' && eq !== -1 && attribute.slice(eq + 1).trim().toLowerCase() === 'none') sameSiteNone = true;
     attributes.push(attribute);
   }
   if (secure && (sameSiteNone || SECURE_PREFIX.test(pair.trimStart()))) attributes.push('Secure');
@@ -255,6 +275,12 @@ function scopeSetCookie(cookie: string, path: string): string {
   for (const attribute of attributes) out += `; ${attribute}`;
   return `${out}; Path=${path}`;
 }
+
+/** Any byte but HTAB and printable ASCII (SP to `~`): a control (CR, LF, VT, FF, \x1c-\x1f, DEL, ...) or obs-text (\x80-\xff, as undici gives it: latin1). */
+const NOT_PRINTABLE_ASCII = /[^\t\x20-\x7e]/;
+
+/** An RFC 9110 §5.6.2 token: one or more tchar. */
+const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 
 /** Cookie names a browser takes only with `Secure` (`__Secure-`, `__Host-`; RFC 6265bis §4.1.3), matched as browsers do, in any case. */
 const SECURE_PREFIX = /^__(secure|host)-/i;

@@ -1,0 +1,113 @@
+/**
+ * Regression (hostile trial 28, M1): one seller's cookie reached every other agent when the
+ * host was Python (requests, httpx: `http.cookiejar`). The seller sent, as raw bytes,
+ * `Set-Cookie: sellerA_session=SECRET-A; \x85Path=/` and `Set-Cookie: sellerA_two=T2; Path\x85=/`
+ * (0x85, obs-text; undici reads header bytes as latin1, so U+0085). The gateway's scoping
+ * (src/response/headers.ts scopeSetCookies) trimmed attribute names with JS `trim()`, which does
+ * not strip U+0085, so it did not see `path`, kept the attribute and appended
+ * `; Path=/agents/<agent>/mcp`. `http.cookiejar` `str.strip()`s names and values (U+0085,
+ * U+00A0, \x0b, \x0c, \x1c-\x1f count), read the first `Path=/`, and sent the cookie to every
+ * agent: the promise of the neighbouring test (seller-cookie-reaches-other-sellers) broken.
+ *
+ * Now an attribute holding any control or non-ASCII byte, or whose name (SP and HTAB trimmed)
+ * is not an RFC 9110 token, is dropped: what is left reads the same to every client's trim.
+ * The `name=value` pair is kept as sent (it cannot hide an attribute: attributes start after a
+ * `;`, where every client splits).
+ *
+ * Input: a raw seller writing those bytes (and Domain, other whitespace bytes, non-token names,
+ * a non-ASCII value) on the socket, through agent `acme`, JSON and SSE answers.
+ * Expected: the host gets exactly the cookies below, each one's only `Path` the agent's route,
+ * as `http.cookiejar` reads it too (modelled here: its first `path`, names `str.strip()`ped).
+ */
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { agentsYaml, startGateway } from '../helpers/gateway.js';
+import { toolCall } from '../helpers/raw.js';
+import { useSellerAndGateway } from '../helpers/stack.js';
+import { TEST_TIMEOUT_MS, withTimeout } from '../helpers/timeout.js';
+import { startRawSeller } from '../support/raw-seller.js';
+
+/** The seller's Set-Cookie values, one character per byte (latin1). */
+const SENT = [
+  'sellerA_session=SECRET-A; \x85Path=/',
+  'sellerA_two=T2; Path\x85=/; HttpOnly',
+  // U+00A0 (JS trims it; Python too), U+0085 before Domain, a value attribute kept.
+  'c3=v3; \xa0Path=/; \x85Domain=127.0.0.1; Max-Age=60',
+  'c4=v4; Domain\x85=localhost; SameSite=Lax',
+  // Names that are no token: dropped; an extension attribute kept.
+  'c5=v5; Pa th=/; Path"=/; Priority=High',
+  // A non-ASCII byte in an attribute's value: that attribute dropped.
+  'c6=v6; Comment=caf\xe9; Partitioned',
+  // A non-ASCII byte in the pair: kept as sent.
+  'c7=caf\xe9; Path=/',
+];
+const SCOPED = [
+  'sellerA_session=SECRET-A; Path=/agents/acme/mcp',
+  'sellerA_two=T2; HttpOnly; Path=/agents/acme/mcp',
+  'c3=v3; Max-Age=60; Path=/agents/acme/mcp',
+  'c4=v4; SameSite=Lax; Path=/agents/acme/mcp',
+  'c5=v5; Priority=High; Path=/agents/acme/mcp',
+  'c6=v6; Partitioned; Path=/agents/acme/mcp',
+  'c7=caf\xe9; Path=/agents/acme/mcp',
+];
+
+/** What Python's `str.strip()` strips, within latin1 (the header's decoding there too). */
+const PY_SPACE = '\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f \x85\xa0';
+const pyStrip = (s: string): string => {
+  let a = 0;
+  let b = s.length;
+  while (a < b && PY_SPACE.includes(s[a]!)) a++;
+  while (b > a && PY_SPACE.includes(s[b - 1]!)) b--;
+  return s.slice(a, b);
+};
+
+/** The cookie's path as `http.cookiejar` reads it (parse_ns_headers, then the first `path` wins), or undefined. */
+function pythonPath(cookie: string): string | undefined {
+  const params = cookie.split(';');
+  for (let i = 1; i < params.length; i++) {
+    const param = pyStrip(params[i]!);
+    const eq = param.indexOf('=');
+    const key = pyStrip(eq === -1 ? param : param.slice(0, eq));
+    if (key.toLowerCase() === 'path' && eq !== -1) return pyStrip(param.slice(eq + 1));
+  }
+  return undefined;
+}
+
+describe("a seller's cookie attribute hidden behind a byte a lenient client strips", () => {
+  const stack = useSellerAndGateway(
+    () =>
+      startRawSeller((req, res) => {
+        const sse = (JSON.parse(req.body.toString('utf8')) as { params: { name: string } }).params.name === 'sse';
+        const message = '{"jsonrpc":"2.0","id":7,"result":{"content":[]}}';
+        const body = sse ? `id: e1\ndata: ${message}\n\n` : message;
+        const head =
+          `HTTP/1.1 200 OK\r\nContent-Type: ${sse ? 'text/event-stream' : 'application/json'}\r\n` +
+          SENT.map((c) => `Set-Cookie: ${c}\r\n`).join('') +
+          `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n`;
+        res.socket!.end(Buffer.from(head + body, 'latin1'));
+      }),
+    (seller) => startGateway(agentsYaml({ acme: seller.url }, ['log_level: silent'])),
+  );
+
+  test('the model reads the seller bytes as the trial saw them: Path=/', () => {
+    assert.deepEqual(SENT.map(pythonPath), ['/', '/', '/', undefined, undefined, undefined, '/']);
+  });
+
+  for (const tool of ['json', 'sse']) {
+    test(`${tool}: every such attribute is dropped; each cookie's only Path is the agent's route`, { timeout: TEST_TIMEOUT_MS }, async () => {
+      const res = await withTimeout(
+        fetch(stack.gateway.agentUrl('acme'), {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25' },
+          body: JSON.stringify(toolCall(7, tool)),
+        }),
+      );
+      assert.equal(res.status, 200);
+      await res.arrayBuffer();
+      // fetch reads header bytes as latin1, one character per byte: these are the bytes sent.
+      const got = res.headers.getSetCookie();
+      assert.deepEqual(got, SCOPED);
+      assert.deepEqual(got.map(pythonPath), SCOPED.map(() => '/agents/acme/mcp'));
+    });
+  }
+});
