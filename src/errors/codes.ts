@@ -212,7 +212,7 @@ export const REASONS = {
     code: 'SERVICE_UNAVAILABLE',
     details: ['upstream_status'],
     mayHaveExecuted: true,
-    description: "The seller did not answer with MCP: a 2xx that is not JSON or SSE (an empty answer to a request included), a 3xx, Content-Type as several field lines with differing values (checked first, whatever the status), a body that is no JSON-RPC message or no well-formed response to the request's id (another id, a repeated member name), anything but SSE to a GET, or SSE to a DELETE. The host gets this error (for each request a batch still awaits; HTTP 502, id null, where none awaits one). A notification's non-SSE 2xx answer holding no JSON-RPC message is an acknowledgement: the host gets 202. Details: [below](#upstream_not_mcp-in-detail).",
+    description: "The seller did not answer with MCP: a 2xx that is not JSON or SSE (an empty answer to a request included), a 3xx, a status outside 100-599 (RFC 9110 §15: `600`, `099`; its message says so), Content-Type as several field lines with differing values (checked first, whatever the status), a body that is no JSON-RPC message or no well-formed response to the request's id (another id, a repeated member name), anything but SSE to a GET, or SSE to a DELETE. The host gets this error (for each request a batch still awaits; HTTP 502, id null, where none awaits one). A notification's non-SSE 2xx answer holding no JSON-RPC message is an acknowledgement: the host gets 202. Details: [below](#upstream_not_mcp-in-detail).",
     source: "ARCHITECTURE §3; JSON-RPC 2.0 §4, §5; regression tests: see [below](#upstream_not_mcp-in-detail)",
   },
   gateway_shutdown: {

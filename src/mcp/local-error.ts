@@ -56,12 +56,17 @@ export interface BuildAdcpErrorInput {
  *   (2025-06-18 and later: revision.ts NO_BATCHES_SINCE; response/array-answer.ts). Source: a
  *   hostile new-user trial 13, L1 (the error did not say why such an answer was refused:
  *   test/regressions/seller-batch-json-answer-refused.test.ts).
+ * - `status_undefined`: the seller's status code is outside 100-599, which RFC 9110 §15 makes
+ *   invalid (`600`, `999`, `099`; routing/undefined-status.ts); `details.upstream_status` is
+ *   that status. Source: hostile trial 28, L1 (it was `upstream_reset`:
+ *   test/regressions/seller-status-over-599-reported-reset.test.ts).
  */
-export type NotMcpCause = 'batch_removed';
+export type NotMcpCause = 'batch_removed' | 'status_undefined';
 
 /** The first clause of `upstream_not_mcp`'s message for each {@link NotMcpCause}: gateway words only, never seller text. */
 export const NOT_MCP_CAUSES: { readonly [C in NotMcpCause]: string } = {
   batch_removed: `The seller answered with a JSON-RPC batch (an array), which the host's MCP revision does not have: batches were removed in ${NO_BATCHES_SINCE}`,
+  status_undefined: 'The seller answered with an HTTP status outside 100-599, which HTTP does not define',
 };
 
 /** Whether the method's request can be narrowed and is answered with a tool result (`tools/call`, `tasks/result`). */

@@ -33,6 +33,8 @@
  *                                  depth/nodes; none labelled when the seller sent no
  *                                  Content-Type); to a resumed request stream -> `upstream_status`
  *      - 1xx/3xx                -> SERVICE_UNAVAILABLE `upstream_not_mcp`
+ *   A status outside 100-599 never gets here: the dispatcher refuses it as the head arrives,
+ *   `upstream_not_mcp` too (routing/undefined-status.ts).
  */
 import type { FastifyBaseLogger, FastifyReply } from 'fastify';
 import { carriesRequest, hasCumulativeBound, isRequestStream, offeredCodings, type Exchange } from '../exchange.js';

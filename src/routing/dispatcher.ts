@@ -16,6 +16,8 @@
  * - for an exchange's plain JSON answer (2xx, JSON media type, no Content-Encoding), a
  *   {@link LightBody} in place of undici's `Readable` body (light-body.ts says why and what
  *   it supports); every other answer keeps undici's body;
+ * - a status outside 100-599 refused as the head arrives: the request is aborted with an
+ *   {@link UndefinedStatusError}, which reaches the exchange as a failure (undefined-status.ts);
  * - a failure before the response head goes to the exchange's `onFailure` hook, not to
  *   @fastify/reply-from's callback, which would log it as a `response errored` warning with
  *   a stack beside the exchange line that reports it ({@link UpstreamHooks.onFailure}).
@@ -27,6 +29,7 @@ import { Agent, Dispatcher, util } from 'undici';
 import type { AgentConfig } from '../config/types.js';
 import { bodyKind } from '../response/content-type.js';
 import { LightBody } from './light-body.js';
+import { isUndefinedStatus, UndefinedStatusError } from './undefined-status.js';
 import { UPSTREAM_POOL_OPTIONS, UpstreamPools, type UpstreamPool } from './upstream-pools.js';
 
 /** What the gateway learns about one upstream request (carried by its headers: {@link withUpstreamHooks}). */
@@ -131,6 +134,13 @@ class LegacyExchangeHandler {
     return this.h.onConnect(abort, context);
   }
   onHeaders(statusCode: number, rawHeaders: Buffer[], resume: () => void, statusMessage?: string): boolean {
+    // A status outside 100-599 is no HTTP answer (undefined-status.ts): the request is aborted
+    // with it before the wrapped handler sees it (reply-from's `reply.code(600)` threw, undici
+    // took `099` for a 1xx and tripped an assertion); `onError` hands it to the exchange.
+    if (isUndefinedStatus(statusCode)) {
+      this.abort!(new UndefinedStatusError(statusCode));
+      return false;
+    }
     // undici's request handler answers its callback on a final head only (a 1xx is informational).
     if (statusCode >= 200) this.responded = true;
     if (this.respond !== undefined && statusCode >= 200 && statusCode < 300) {
@@ -228,6 +238,7 @@ class ExchangeHandler implements Dispatcher.DispatchHandler {
     return this.h.onRequestUpgrade?.(controller, statusCode, headers, socket);
   }
   onResponseStart(controller: Dispatcher.DispatchController, statusCode: number, headers: IncomingHttpHeaders, statusMessage?: string): void {
+    if (isUndefinedStatus(statusCode)) return controller.abort(new UndefinedStatusError(statusCode));
     return this.h.onResponseStart?.(controller, statusCode, headers, statusMessage);
   }
   onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {

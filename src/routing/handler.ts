@@ -32,6 +32,7 @@ import { idsOfAwaitedKeys } from '../response/batch-answers.js';
 import { mergeQuery } from './query.js';
 import { withUpstreamHooks, type UpstreamDispatcher, type UpstreamHooks } from './dispatcher.js';
 import { isTransportFailure, rootCode } from './upstream-failure.js';
+import { answerUndefinedStatus, UndefinedStatusError } from './undefined-status.js';
 import type { InFlightTable } from '../inflight-table.js';
 import type { GatewayMetrics } from '../observability/metrics.js';
 import { isDiscoveryRequest, measureDiscovery } from '../mcp/discovery-size.js';
@@ -419,6 +420,8 @@ export function createMcpHandler(deps: HandlerDeps) {
       // would log it again: dispatcher.ts). Only a cause the exchange line cannot name is
       // logged, once; a transport failure's reason says it all (upstream-failure.ts).
       onFailure(error) {
+        // The seller answered, with a status outside 100-599: not a failure to log (undefined-status.ts).
+        if (error instanceof UndefinedStatusError) return answerUndefinedStatus(exchange, reply, error.status);
         if (!exchange.finished && findGatewayAbort(error) === undefined && !isTransportFailure(error)) {
           deps.log.warn(
             { err: error, agent: agent.name, reason: upstreamFailureReason(error, requestStarted) },
