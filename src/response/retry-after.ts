@@ -6,6 +6,7 @@
  * host as a `transient` error with no `retry_after`, so a host retried at once, against the
  * seller's word (test/regressions/seller-retry-after-dropped.test.ts).
  */
+import { parseHttpDate } from './http-date.js';
 
 /** Most seconds passed on: beyond an hour a host is better off asking again (and getting the seller's newer word). */
 export const MAX_RETRY_AFTER_S = 3600;
@@ -13,7 +14,8 @@ export const MAX_RETRY_AFTER_S = 3600;
 /**
  * Whole seconds (1 to {@link MAX_RETRY_AFTER_S}) the field `value` asks a client to wait, or
  * undefined when it asks nothing readable: absent, repeated with differing values, neither
- * `delay-seconds` (1*DIGIT) nor an HTTP-date, or a date not after `nowMs` (ms since the epoch).
+ * `delay-seconds` (1*DIGIT) nor an HTTP-date in one of its three forms, exactly
+ * (http-date.ts), or a date not after `nowMs` (ms since the epoch).
  * `0` asks for no wait: undefined. A longer wait is clamped to the maximum.
  */
 export function retryAfterSeconds(value: string | string[] | undefined, nowMs: number): number | undefined {
@@ -23,9 +25,10 @@ export function retryAfterSeconds(value: string | string[] | undefined, nowMs: n
   let seconds: number;
   if (/^\d+$/.test(text)) seconds = Number(text);
   else {
-    // IMF-fixdate and the obsolete forms RFC 9110 §5.6.7 has recipients accept; Date.parse reads them all.
-    const at = Date.parse(text);
-    if (!Number.isFinite(at) || !/[a-z]/i.test(text)) return undefined;
+    // IMF-fixdate and the obsolete forms RFC 9110 §5.6.7 has recipients accept, exactly
+    // (http-date.ts): Date.parse read `in 2099` as a date (hostile trial 28, L2).
+    const at = parseHttpDate(text, nowMs);
+    if (at === undefined) return undefined;
     seconds = Math.ceil((at - nowMs) / 1000);
   }
   if (!(seconds >= 1)) return undefined;
