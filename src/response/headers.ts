@@ -5,7 +5,7 @@ import { repeatedContentType } from './content-type.js';
  * Header policy, seller -> host. Hop-by-hop headers (RFC 9110 §7.6.1) never pass; framing
  * headers are the gateway's to set, because it may decode or rewrite the body
  * (ARCHITECTURE §5: "whenever a body is decoded or rewritten, drop Content-Encoding and
- * recompute Content-Length"); so are the CORS response headers (every `Access-Control-*`)
+ * recompute Content-Length"); so are the proxy hop's (every `Proxy-*`: RFC 9110 §11.7), the CORS response headers (every `Access-Control-*`)
  * and the other headers of the origin's cross-origin policy (`Cross-Origin-*`,
  * `Timing-Allow-Origin`), the gateway's policy as a browser sees it, not the seller's; the
  * gateway's own header names (`X-Max-Response-Bytes`, `X-Adcp-Gateway-Exchange`), which a
@@ -18,13 +18,12 @@ import { repeatedContentType } from './content-type.js';
  * Everything else (`Mcp-Session-Id`, `Content-Type`, ...) passes; a `Content-Type` sent
  * as several lines naming the same media type passes as its first ({@link filterResponseHeaders}). Names are lowercase (as
  * undici gives them): one Set lookup per header, and a prefix check for the names starting
- * with `a` or `c` ({@link isStrippedResponseHeader}).
+ * with `a`, `c` or `p` ({@link isStrippedResponseHeader}).
  */
 export const STRIPPED_RESPONSE_HEADERS: ReadonlySet<string> = new Set([
   'connection',
   'keep-alive',
-  'proxy-connection',
-  'proxy-authenticate',
+  // `Proxy-Connection` and `Proxy-Authenticate`: every `Proxy-*` name, by prefix (STRIPPED_RESPONSE_PREFIXES).
   'te',
   'trailer',
   'transfer-encoding',
@@ -147,23 +146,35 @@ export function dropSellerBytesHeaders(reply: FastifyReply): void {
  *   answers: `cross-origin` let any page load them with `no-cors`), `-Opener-Policy`,
  *   `-Embedder-Policy` and their `-Report-Only` forms: the gateway origin's isolation policy,
  *   which every seller shares, as `Alt-Svc` and `Clear-Site-Data` above (trial 9, F8).
+ * - `proxy-`: the headers of the proxy hop, for the next client in the chain (the gateway),
+ *   never the host: `Proxy-Authenticate` (RFC 9110 §11.7.1), `Proxy-Authentication-Info`
+ *   (§11.7.3), `Proxy-Connection` (a pre-standard hop-by-hop header), and `Proxy-Status`
+ *   (RFC 9209: what the intermediaries between the gateway and the seller did, which the host
+ *   would read as its own proxies' word; the gateway is the host's origin). The host's client
+ *   may act on any of them for a proxy of its own. The family by prefix, as above, rather
+ *   than by name: only `Proxy-Authenticate` and `Proxy-Connection` were listed, and
+ *   `Proxy-Authentication-Info`, `Proxy-Status` and `Proxy-Foo` reached the host (hostile
+ *   trial 28, L3 a: test/regressions/proxy-authentication-info-reaches-host.test.ts).
  */
-export const STRIPPED_RESPONSE_PREFIXES: readonly string[] = ['access-control-', 'cross-origin-'];
-const [ACCESS_CONTROL, CROSS_ORIGIN] = STRIPPED_RESPONSE_PREFIXES as [string, string];
-/** `a`, `c`: their first letters, checked before either prefix. */
+export const STRIPPED_RESPONSE_PREFIXES: readonly string[] = ['access-control-', 'cross-origin-', 'proxy-'];
+const [ACCESS_CONTROL, CROSS_ORIGIN, PROXY] = STRIPPED_RESPONSE_PREFIXES as [string, string, string];
+/** `a`, `c`, `p`: their first letters, checked before any prefix. */
 const A = ACCESS_CONTROL.charCodeAt(0);
 const C = CROSS_ORIGIN.charCodeAt(0);
+const P = PROXY.charCodeAt(0);
 
 /**
  * True when the seller's response header `name` (lowercase) never reaches the host: one of
  * {@link STRIPPED_RESPONSE_HEADERS}, or a name with a {@link STRIPPED_RESPONSE_PREFIXES}
- * prefix. Cost per header: one Set lookup, a prefix check only for names starting `a` or `c`.
+ * prefix. Cost per header: one Set lookup, up to three comparisons of its first letter, a
+ * prefix check only for names starting `a`, `c` or `p`.
  */
 export function isStrippedResponseHeader(name: string): boolean {
   if (STRIPPED_RESPONSE_HEADERS.has(name)) return true;
   const first = name.charCodeAt(0);
   if (first === A) return name.startsWith(ACCESS_CONTROL);
   if (first === C) return name.startsWith(CROSS_ORIGIN);
+  if (first === P) return name.startsWith(PROXY);
   return false;
 }
 
