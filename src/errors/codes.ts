@@ -78,7 +78,7 @@ export const REASONS = {
     code: 'RESPONSE_TOO_LARGE',
     details: BYTES,
     mayHaveExecuted: true,
-    description: 'The seller announced a Content-Length over the limit (pre-check; observed_bytes is the announced length).',
+    description: 'The seller announced a Content-Length over the limit (pre-check; observed_bytes is the announced length, in the digits announced, leading zeros aside, even past 2^53 - 1, which a double cannot carry: a JSON number of up to 20 digits, exact for a host that reads integers exactly; hostile trial 28, L3: test/regressions/huge-content-length-observed-bytes-rounded.test.ts).',
     source: `${SIZE_LIMITS} (pre-reject an over-limit Content-Length)`,
   },
   raw_bytes: {

@@ -38,6 +38,7 @@ import { SSE_RESPONSE_HEADERS } from '../response/sse-headers.js';
 import { resetHostConnection } from '../response/host-reset.js';
 import { ADDED_HEAD_BYTES, fieldLinesBytes, MAX_HOST_HEAD_BYTES, statusLineBytes } from '../response/head-size.js';
 import { GATEWAY_FINISHED } from './abort.js';
+import { withExactObservedBytes } from './exact-observed-bytes.js';
 import { boundAnswersAhead, boundWhenAwaited } from './earlier-answers.js';
 import type { InFlightTable } from '../inflight-table.js';
 import type { SseShutdownEnd } from '../response/pipeline.js';
@@ -47,6 +48,11 @@ export interface LocalErrorInput {
   reason: AdcpErrorReason;
   limitBytes?: number;
   observedBytes?: number;
+  /**
+   * `observedBytes` as the seller announced it, when a double cannot carry it (a Content-Length
+   * over 2^53 - 1): the minted text writes these digits (exact-observed-bytes.ts).
+   */
+  observedBytesText?: string;
   limit?: number;
   observed?: number;
   limitMs?: number;
@@ -128,6 +134,8 @@ export function answerWithLocalError(exchange: Exchange, reply: FastifyReply, in
     const err = buildAdcpError({ ...input, method, ...(rpc.toolName !== undefined ? { toolName: rpc.toolName } : {}) });
     texts = [stringifyJsonRpc(localErrorMessage(answerable ? rpc.id : null, answerable ? method : '', err, exchange.protocolVersion), answerable ? rpc.idText : undefined)];
   }
+  const digits = input.observedBytesText;
+  if (digits !== undefined && input.observedBytes !== undefined) texts = texts.map((text) => withExactObservedBytes(text, input.observedBytes!, digits));
   const raw = reply.raw;
 
   if (exchange.sseStarted) {

@@ -21,6 +21,7 @@ import type { LocalErrorInput } from '../errors/local-reply.js';
 import { bodyErrorToLocal, readDirect, type BodySource } from './body-source.js';
 import { bodyPool } from './body-pool.js';
 import { LoadShedError } from '../admission/agent-guard.js';
+import { inexactLengthDigits } from '../errors/exact-observed-bytes.js';
 
 export type ReadResult = { ok: true; body: Buffer } | { ok: false; error: LocalErrorInput | undefined };
 
@@ -34,7 +35,9 @@ export async function readBoundedBody(
   const declared = typeof contentLength === 'string' && /^\d+$/.test(contentLength) ? Number(contentLength) : undefined;
   if (declared !== undefined && declared > limit) {
     source.stream.destroy();
-    return { ok: false, error: { reason: 'content_length', limitBytes: limit, observedBytes: declared } };
+    // Digits a double cannot carry are written as announced (errors/exact-observed-bytes.ts).
+    const digits = inexactLengthDigits(contentLength as string, declared);
+    return { ok: false, error: { reason: 'content_length', limitBytes: limit, observedBytes: declared, ...(digits !== undefined ? { observedBytesText: digits } : {}) } };
   }
   // A declared length is the body's length only when nothing decodes it.
   const chunks = new BodyBytes(source.direct ? declared : undefined);
