@@ -134,16 +134,18 @@ class LegacyExchangeHandler {
     return this.h.onConnect(abort, context);
   }
   onHeaders(statusCode: number, rawHeaders: Buffer[], resume: () => void, statusMessage?: string): boolean {
+    const success = statusCode >= 200 && statusCode < 300;
     // A status outside 100-599 is no HTTP answer (undefined-status.ts): the request is aborted
     // with it before the wrapped handler sees it (reply-from's `reply.code(600)` threw, undici
     // took `099` for a 1xx and tripped an assertion); `onError` hands it to the exchange.
-    if (isUndefinedStatus(statusCode)) {
+    // Judged off the 2xx path only: a 2xx costs no comparison more.
+    if (!success && isUndefinedStatus(statusCode)) {
       this.abort!(new UndefinedStatusError(statusCode));
       return false;
     }
     // undici's request handler answers its callback on a final head only (a 1xx is informational).
     if (statusCode >= 200) this.responded = true;
-    if (this.respond !== undefined && statusCode >= 200 && statusCode < 300) {
+    if (this.respond !== undefined && success) {
       const headers = util.parseHeaders(rawHeaders) as Record<string, string | string[] | undefined>;
       // Exactly the answers the pipeline reads with the JSON stage's direct reader (pipeline.ts).
       if (headers['content-encoding'] === undefined && bodyKind(headers['content-type']) === 'json') {
