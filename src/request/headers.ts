@@ -4,7 +4,8 @@
  * - End-to-end headers pass unchanged: `Mcp-Session-Id`, `MCP-Protocol-Version`, `Mcp-Method`,
  *   `Mcp-Name`, `Mcp-Param-*`, `Authorization`, `Accept`, `Content-Type`, cookies, and the rest.
  * - Hop-by-hop headers (RFC 9110 §7.6.1) and those named in `Connection` are stripped
- *   (@fastify/reply-from strips `Connection` and its list; this strips the fixed set).
+ *   (@fastify/reply-from strips `Connection` and its list; this strips the fixed set), and
+ *   every `Proxy-*` field, by prefix ({@link isStrippedRequestHeader}).
  * - `X-Max-Response-Bytes` is the gateway's own and is never forwarded.
  * - `Origin` and `Referer` (a browser page's) are the gateway's to check, never forwarded.
  * - `Accept-Encoding` is the gateway's choice, never the host's: the gateway decodes, so it
@@ -28,13 +29,10 @@ import { appendVia } from './via.js';
  */
 export const EXCHANGE_HEADER = 'x-adcp-gateway-exchange';
 
-/** Request headers never forwarded to a seller. Lower-case. */
+/** Request headers never forwarded to a seller, by name (lower-case); every `Proxy-*` name too, by prefix ({@link isStrippedRequestHeader}). */
 export const STRIPPED_REQUEST_HEADERS: ReadonlySet<string> = new Set([
   'connection',
   'keep-alive',
-  'proxy-connection',
-  'proxy-authorization',
-  'proxy-authenticate',
   'te',
   'trailer',
   'transfer-encoding',
@@ -70,6 +68,27 @@ export const STRIPPED_REQUEST_HEADERS: ReadonlySet<string> = new Set([
  * ({@link STRIPPED_REQUEST_HEADERS}). An agent's configured header of these names is still sent
  * (only `content-type` may be configured: config/schema.ts).
  */
+/** The prefix of the request header names stripped as a family ({@link isStrippedRequestHeader}). */
+const PROXY_PREFIX = 'proxy-';
+const P = PROXY_PREFIX.charCodeAt(0);
+
+/**
+ * True when the host's request header `name` (lower-case) is never forwarded: one of
+ * {@link STRIPPED_REQUEST_HEADERS}, or a `Proxy-*` name. The `Proxy-*` fields are for the
+ * proxies between the host and the gateway, which is the host's origin (`Proxy-Authorization`,
+ * RFC 9110 §11.7.2; `Proxy-Connection`, a pre-standard hop-by-hop field; `Proxy-Status`, RFC
+ * 9209), never for a seller, as the seller's `Proxy-*` response fields are never the host's
+ * (response/headers.ts). By prefix rather than by name: only `Proxy-Connection`,
+ * `Proxy-Authorization` and `Proxy-Authenticate` were listed, and a host's `Proxy-Status` or
+ * `Proxy-Foo` reached every seller while the README said none does (found fixing hostile trial
+ * 28, L3 a: test/regressions/host-proxy-headers-forwarded.test.ts). Cost per header: one Set
+ * lookup and one comparison of its first letter; the prefix is compared only for names
+ * starting with `p`.
+ */
+export function isStrippedRequestHeader(name: string): boolean {
+  return STRIPPED_REQUEST_HEADERS.has(name) || (name.charCodeAt(0) === P && name.startsWith(PROXY_PREFIX));
+}
+
 export const BODY_HEADERS: readonly string[] = ['content-length', 'content-type', 'content-encoding'];
 const BODY_HEADER_SET: ReadonlySet<string> = new Set(BODY_HEADERS);
 
@@ -106,7 +125,7 @@ export function applyRequestHeaderPolicy(
   // Every name in the order reply-from wrote it (for-in walks own string keys in insertion
   // order, as Object.assign and undici's Object.keys do), a stripped one with no value.
   const out: Record<string, string | string[] | undefined> = {};
-  for (const name in headers) out[name] = STRIPPED_REQUEST_HEADERS.has(name) || (!withBody && BODY_HEADER_SET.has(name)) ? undefined : headers[name];
+  for (const name in headers) out[name] = isStrippedRequestHeader(name) || (!withBody && BODY_HEADER_SET.has(name)) ? undefined : headers[name];
   const configured = agent.headers;
   for (const name in configured) out[name] = configured[name];
   out['accept-encoding'] = acceptEncoding;
