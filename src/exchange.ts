@@ -245,7 +245,9 @@ export interface Exchange {
    * rewriteResponse, the one place the JSON and SSE paths decide a result is not lifted): the
    * reason of the first text item that may hold a JSON object and was skipped, `text_bytes`,
    * `json_depth` or `json_nodes`; or, the same way, `proto_key`: the text to lift holds a
-   * member `__proto__` (normalize.ts, proto-key.ts; a hostile trial 24, L1); or
+   * member `__proto__` (normalize.ts, proto-key.ts; a hostile trial 24, L1), or
+   * `lone_surrogate`: a lone surrogate in a string or key (mcp/lone-surrogate.ts; a hostile
+   * trial 29, M1); or
    * `repeated_key` / `negative_zero`: a lift that would go out re-serialized and drop a
    * repeated key's first value or a -0's sign (response/scanned-message.ts rewriteScanned,
    * mcp/reserialized-lift.ts; a hostile trial 26, L1); or a lift made

@@ -48,6 +48,12 @@ const STATUS_MAX_WRITTEN = 6 * 32 + 2;
  *   such a text is neither lifted nor a copy, normalize.ts and proto-key.ts, which the parse
  *   path decides and reports, `text_not_lifted: "proto_key"`): the caller takes the parse path.
  *
+ * Not judged here: a lone surrogate written as an escape in the text's own JSON (`{"s":"\ud800"}`,
+ * the text's bytes holding the six characters): such a text is not lifted (normalize.ts,
+ * lone-surrogate.ts), which lift-splice.ts checks of the one text it lifts; a copy holding one
+ * is deduped all the same (the seller's `structuredContent` holds it too), so the dedupe's
+ * judge costs nothing for it.
+ *
  * The summary states no value of a key the object writes more than once (summary.ts
  * SummaryShape.repeated): the lifted or deduped text's bytes go out as `structuredContent`,
  * repeats included, and which value a host reads depends on its parser (a hostile trial 24,

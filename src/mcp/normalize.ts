@@ -10,6 +10,7 @@ import { jsonDeepEqualCount, valueCount, type KeyCounts } from './deep-equal.js'
 import { collapsesDuplicateKeys, keyWrittenOnce, topLevelKeyRepeats } from './duplicate-keys.js';
 import { hasLossyNumber } from './json-numbers.js';
 import { holdsProtoKey, mayHoldProtoKey } from './proto-key.js';
+import { holdsLoneSurrogate } from './lone-surrogate.js';
 import { SUMMARY_JSON_MAX_BYTES, summarizeStructuredContent } from './summary.js';
 import type { TextBoundReason, TextObjectReason } from './types.js';
 
@@ -57,11 +58,12 @@ export interface NormalizeOutcome {
    * `structuredContent` or `isError`, and when the lift was refused for another cause (a number
    * that loses digits). The result is then unchanged (`changed: false`, the same object).
    * Also `proto_key` ({@link TextObjectReason}): the first liftable text's object holds a
-   * member `__proto__` at some depth, so nothing is lifted (proto-key.ts).
+   * member `__proto__` at some depth, so nothing is lifted (proto-key.ts); and
+   * `lone_surrogate`: it holds a lone surrogate in a string or key (lone-surrogate.ts).
    *
    * Source: a reviewer, "a text over the bounds was silently not lifted": the gateway logs it
    * (`text_not_lifted`) and counts it (`adcp_gateway_texts_not_lifted_total`); a hostile trial
-   * 24, L1, for `proto_key`.
+   * 24, L1, for `proto_key`; a hostile trial 29, M1, for `lone_surrogate`.
    */
   textNotLifted?: TextBoundReason | TextObjectReason;
   /**
@@ -124,6 +126,14 @@ export interface NormalizeOutcome {
  * `structuredContent` without that member, and the text, where it reads it, would be the
  * summary. Source: a hostile trial 24, L1.
  *
+ * Lone surrogates (lone-surrogate.ts): when the first liftable text's object holds one in a
+ * string or key at any depth (`{"s":"\ud800x"}`, an escape no low one follows; a lone low
+ * one; or the text itself not well-formed), nothing is lifted either (`textNotLifted:
+ * 'lone_surrogate'`): `structuredContent` would carry a lone-surrogate escape, which strict
+ * parsers refuse (the MCP Python SDK's: the host lost the whole result), where the text
+ * reads fine. Source: a hostile trial 29, M1
+ * (test/regressions/lift-lone-surrogate-breaks-python-host.test.ts).
+ *
  * Number precision ({@link hasLossyNumber}): a text item whose JSON holds a number that
  * JavaScript numbers can't reproduce exactly (`9007199254740993`, `12345678901234567890`,
  * `0.1000000000000000055511151231257827`) is never a copy and never lifted: once parsed it
@@ -165,6 +175,7 @@ export function normalizeToolResult(result: unknown, opts: NormalizeOptions): No
   // findLiftableTextOrBound only matches text items whose own `text` is a string.
   const liftText = ownValue(content[lift.index] as object, 'text') as string;
   if (liftHoldsProtoKey(liftText, lift.value)) return { result, changed: false, action: 'none', replacedItems: 0, textNotLifted: 'proto_key' };
+  if (holdsLoneSurrogate(liftText, lift.value)) return { result, changed: false, action: 'none', replacedItems: 0, textNotLifted: 'lone_surrogate' };
   if (mayLoseDigits(liftText, lift.value)) return unchanged;
   // The lifted text's bytes are what a spliced answer carries as `structuredContent` (splice.ts).
   const { items, replaced } = summarizeCopies(content, lift.index, lift.value, opts, lift.index, undefined, liftText, lift.json?.nodes);

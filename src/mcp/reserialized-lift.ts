@@ -7,7 +7,7 @@
  * `tools/call` or `tasks/result` `result` with plain keys) `structuredContent` is the text's
  * bytes, so every host reads there what it read in the text. Where it is re-serialized (a
  * 2026-07-28 `tasks/get`, whose `result.result` is never spliced; a `result` with escaped
- * keys; a text with a lone surrogate: response/scanned-message.ts rewriteScanned) two things a
+ * keys; a text that is not well-formed: response/scanned-message.ts rewriteScanned) two things a
  * host could read in the text are in nothing it receives:
  *
  * - a repeated key (`{"status":"rejected","status":"approved"}`, at any depth, the second

@@ -106,12 +106,15 @@ export type TextBoundReason = 'text_bytes' | 'json_depth' | 'json_nodes';
  * Why a `content[].text` holding a liftable JSON object was not lifted for what the object
  * holds: `proto_key`, a member named `__proto__` at any depth (proto-key.ts: the MCP
  * TypeScript SDK client drops such a member from `structuredContent`, and the text would be
- * replaced by a summary); or, where the lift would be re-serialized, a
+ * replaced by a summary); `lone_surrogate`, a string or key at any depth holding a lone
+ * surrogate (lone-surrogate.ts: lifted, `structuredContent` would carry a lone-surrogate
+ * escape, which strict parsers such as the MCP Python SDK's refuse, the whole result lost: a
+ * hostile trial 29, M1); or, where the lift would be re-serialized, a
  * {@link ReserializedLiftReason}. The exchange line's `text_not_lifted` and the metric name it as they
  * name a {@link TextBoundReason}. Source: a hostile trial 24, L1
  * (test/regressions/lifted-proto-member-lost-to-sdk-host.test.ts).
  */
-export type TextObjectReason = 'proto_key' | ReserializedLiftReason;
+export type TextObjectReason = 'proto_key' | 'lone_surrogate' | ReserializedLiftReason;
 
 /**
  * Why a liftable text was not lifted where the lift would go out re-serialized (a 2026-07-28

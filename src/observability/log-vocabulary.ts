@@ -70,6 +70,7 @@ const TEXT_NOT_LIFTED = [
   'json_depth',
   'json_nodes',
   'proto_key',
+  'lone_surrogate',
   'repeated_key',
   'negative_zero',
   'max_response_bytes',

@@ -25,7 +25,10 @@
  * liftOverJsonBound; a new user's hostile trial, F1).
  *
  * Handled here, the parse path otherwise: what scanned-result.ts handles, with no
- * `structuredContent`, a lifted text with no lone surrogate, at most SCAN_TEXT_MEMBERS members,
+ * `structuredContent`, a lifted text with no lone surrogate (neither in its JSON string in the
+ * message, which the judge leaves undecided, nor in an escape of its own JSON,
+ * mcp/lone-surrogate.ts escapesLoneSurrogate: the parse path does not lift it and says so,
+ * `text_not_lifted: "lone_surrogate"`, a hostile trial 29, M1), at most SCAN_TEXT_MEMBERS members,
  * numbers that round-trip and no key that is or may be `__proto__` (the parse path does not
  * lift it and says so, `text_not_lifted: "proto_key"`: a hostile trial 24, L1), and no text
  * item after it that holds an object (it might be a copy, which needs the parsed value to
@@ -41,6 +44,7 @@
 import type { Exchange } from '../exchange.js';
 import type { JsonScanSummary } from '../mcp/json-scan.js';
 import { judgeStringText } from '../mcp/lift-text.js';
+import { escapesLoneSurrogate } from '../mcp/lone-surrogate.js';
 import { isTextItem, scannedToolResult } from './scanned-result.js';
 import { bodyPool } from './body-pool.js';
 import { SC_MEMBER } from './splice.js';
@@ -78,6 +82,8 @@ export function spliceLegacyLift(exchange: Exchange, body: Buffer, scan: JsonSca
     const judged = judgeStringText(body, range, bounds);
     if (judged === 'skip') continue; // no object, or adcp_error-only: neither lifted nor a copy
     if (judged === 'unknown' || lift !== undefined) return undefined; // undecided, or may be a copy of the lifted object
+    // A lone surrogate escape: not lifted, which the parse path decides and reports (normalize.ts).
+    if (escapesLoneSurrogate(judged.bytes)) return undefined;
     lift = { index: i, summary: judged.summary, bytes: judged.bytes, depth: judged.depth, nodes: judged.nodes };
   }
   if (lift === undefined) return undefined;

@@ -54,7 +54,7 @@ export function rewriteScanned(exchange: Exchange, message: unknown, bytes: Buff
   const unchanged = (): { rewritten: RewriteOutcome; out: Buffer } => ({ rewritten: UNCHANGED(message), out: bytes });
   const spliceable = members !== undefined && toolResultLocation(exchange.rpc.method!, exchange.protocolVersion) === 'result';
   // A lift whose object would go out re-serialized (below, or inside the splice for a text
-  // with a lone surrogate) is not made when that drops what the text says: a repeated key or
+  // that is not well-formed) is not made when that drops what the text says: a repeated key or
   // a negative zero (mcp/reserialized-lift.ts; a hostile trial 26, L1). Checked before the
   // splice in that rare case, else only once the splice declined.
   const { lifted } = rewritten;

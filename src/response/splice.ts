@@ -13,8 +13,11 @@
  *   `,"structuredContent":` + the lifted JSON text | `}` closing result | the rest
  *
  * The lifted JSON text is the seller's own text item (the value normalization parsed it
- * into is exactly what a host's JSON.parse reads back), unless it holds a lone surrogate
- * (UTF-8 could not carry it): then `JSON.stringify` of the parsed value.
+ * into is exactly what a host's JSON.parse reads back), unless the text is not well-formed
+ * (UTF-8 could not carry it: a lone code unit that the text's JSON pairs with an escape, such
+ * as `<U+D800>\udc00`): then `JSON.stringify` of the parsed value. A text whose parsed value
+ * holds a lone surrogate is never lifted (mcp/lone-surrogate.ts: a strict parser would refuse
+ * the `\ud800` either way writes).
  *
  * Everything else keeps the seller's bytes: whitespace, key order, number spellings. So the
  * output parses (JSON.parse) to the re-serialized rewrite except where the seller's own
@@ -32,8 +35,9 @@ import { bodyPool, type SpliceEdit } from './body-pool.js';
 
 /**
  * Whether {@link spliceRewrite} writes a lifted text's own characters as `structuredContent`:
- * unless it holds a lone surrogate (UTF-8 cannot carry it), where it writes `JSON.stringify` of
- * the parsed object (scanned-message.ts then checks what that drops: mcp/reserialized-lift.ts).
+ * unless it is not well-formed (UTF-8 cannot carry it; lifted only when its object holds no
+ * lone surrogate, mcp/lone-surrogate.ts), where it writes `JSON.stringify` of the parsed
+ * object (scanned-message.ts then checks what that drops: mcp/reserialized-lift.ts).
  */
 export function liftedTextSplicedAsWritten(text: string): boolean {
   return text.isWellFormed();

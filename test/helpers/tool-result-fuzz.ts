@@ -2,7 +2,7 @@
  * The parse path's output, and generated JSON texts, for the tests of the scan-based rewrites
  * (test/unit/lift-splice.test.ts, test/unit/dedupe-splice.test.ts): objects with duplicate,
  * integer-like, escaped, `__proto__` and non-ASCII keys, JSON whitespace, and string literals
- * with some characters written as escapes, from a seeded PRNG so every run sees the same cases.
+ * with some characters written as escapes (lone surrogates among them), from a seeded PRNG so every run sees the same cases.
  */
 import assert from 'node:assert/strict';
 import type { Exchange } from '../../src/exchange.js';
@@ -97,19 +97,24 @@ export function typeVariantItem(g: ReturnType<typeof generator>, text: string): 
   ]);
 }
 
-const KEYS = ['status', 'products', 'message', 'adcp_error', '__proto__', '0', '7', '4294967295', 'caf\u00e9', 'a b', 'x'.repeat(70), 'next_cursor', 'errors', 'k\ud83d\ude00'];
+const KEYS = ['status', 'products', 'message', 'adcp_error', '__proto__', '0', '7', '4294967295', 'caf\u00e9', 'a b', 'x'.repeat(70), 'next_cursor', 'errors', 'k\ud83d\ude00', '\udfff'];
 
 export function generator(seed: number): { text: () => string; string: (s: string) => string; pick: <T>(a: readonly T[]) => T; chance: (p: number) => boolean; int: (n: number) => number } {
   const r = rng(seed);
   const chance = (p: number): boolean => r() < p;
   const pick = <T>(a: readonly T[]): T => a[Math.floor(r() * a.length)]!;
   const ws = (): string => (chance(0.3) ? pick([' ', '\n', '\t', '\r\n  ']) : '');
-  /** A JSON string literal of `s`, some characters written as escapes. */
+  /**
+   * A JSON string literal of `s`, some characters written as escapes. A lone surrogate (the
+   * lift's `lone_surrogate`) mostly as an escape, in either case, else as it is: in a text that
+   * then goes into a message's string (a lone one there), or into the message's UTF-8 (U+FFFD).
+   */
   const string = (s: string): string => {
     let out = '"';
     for (const ch of s) {
       const cp = ch.codePointAt(0)!;
       if (ch === '"' || ch === '\\' || cp < 0x20) out += JSON.stringify(ch).slice(1, -1);
+      else if (cp >= 0xd800 && cp <= 0xdfff) out += chance(0.8) ? `\\u${chance(0.5) ? cp.toString(16) : cp.toString(16).toUpperCase()}` : ch;
       else if (chance(0.05)) out += ch.length === 2 ? `\\u${ch.charCodeAt(0).toString(16)}\\u${ch.charCodeAt(1).toString(16).toUpperCase()}` : `\\u${cp.toString(16).padStart(4, '0')}`;
       else if (ch === '/' && chance(0.5)) out += '\\/';
       else out += ch;
@@ -124,7 +129,7 @@ export function generator(seed: number): { text: () => string; string: (s: strin
       () => (chance(0.1) ? '12345678901234567890' : '-17'),
       () => 'true',
       () => 'null',
-      () => string(pick(['completed', 'input-required', 'caf\u00e9', 'a"b\\c\n', '\ud83d\ude00', 'x'.repeat(40), '', '</script>'])),
+      () => string(pick(['completed', 'input-required', 'caf\u00e9', 'a"b\\c\n', '\ud83d\ude00', 'x'.repeat(40), '', '</script>', '\ud800x', '\udc00', '\ud800\ud83d\ude00', '\\ud800'])),
     ])();
   const value = (depth: number): string => {
     if (depth > 3 || chance(0.5)) return scalar();

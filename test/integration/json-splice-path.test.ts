@@ -2,8 +2,8 @@
  * The JSON stage lifts a legacy text-only result (src/response/lift-splice.ts) and dedupes a
  * text copy of structuredContent (src/response/dedupe-splice.ts) from its scan (issue 5) and
  * sends exactly what the parse path sends; answers it cannot decide (a lone surrogate in the
- * text, a later text item that may be a copy, a copy with other spacing) still get the parse
- * path's rewrite. Each case: what the seller sends, what the host gets (exact bytes). Real
+ * text's string, a later text item that may be a copy, a copy with other spacing) still get
+ * the parse path's decision. Each case: what the seller sends, what the host gets (exact bytes). Real
  * gateway, raw seller on 127.0.0.1.
  */
 import { describe, test } from 'node:test';
@@ -34,9 +34,13 @@ describe('JSON stage: the legacy lift from the scan', () => {
     assert.equal(r.text(), `{"jsonrpc":"2.0", "id":1, "result":{"content":[{"type":"text","text":${summary(text, 'status=completed; products[1], note')}}, ${item('Found 1 product.')}], "isError":false,"structuredContent":${text}}}`);
   });
 
-  test('undecided from the scan, lifted by the parse path: a lone surrogate, a later text that may be a copy', async () => {
+  test('undecided from the scan, decided by the parse path: a lone surrogate (not lifted), a pair split across two escapes, a later text that may be a copy', async () => {
+    // A lone surrogate in the text: not lifted (lone_surrogate; a hostile trial 29, M1), the seller bytes.
     body = `{"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"{\\"s\\":\\"\\ud800\\"}"}]}}`;
-    assert.equal((await call(2)).text(), `{"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":${summary('{"s":"\ud800"}', 's')}}],"structuredContent":{"s":"\\ud800"}}}`);
+    assert.equal((await call(2)).text(), body);
+    // The message's `\ud800` and the text's own `\udc00`: one character once the text is parsed, lifted re-serialized.
+    body = `{"jsonrpc":"2.0","id":6,"result":{"content":[{"type":"text","text":"{\\"s\\":\\"\\ud800\\\\udc00\\"}"}]}}`;
+    assert.equal((await call(6)).text(), `{"jsonrpc":"2.0","id":6,"result":{"content":[{"type":"text","text":${summary('{"s":"\ud800\\udc00"}', 's')}}],"structuredContent":{"s":"\u{10000}"}}}`);
     const text = '{"a":1}';
     body = `{"jsonrpc":"2.0","id":3,"result":{"content":[${item(text)},${item(text)}]}}`;
     // The lifted item becomes the summary; the later copy, shorter than its summary, stays as written.

@@ -58,18 +58,25 @@ test('lift: structuredContent appended before the closing brace of result, as th
   assert.deepEqual(JSON.parse(spliced.toString('utf8')), JSON.parse(JSON.stringify(after)));
 });
 
-test('lift of a text holding a lone surrogate: structuredContent is re-serialized (UTF-8 cannot carry it)', () => {
-  // The outer string's `\ud800` escape decodes to a lone surrogate inside the text.
-  const lone = '{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"{ \\"s\\":\\"\\ud800\\"}"}]}}';
-  const r = rewriteAndSplice(lone);
+test('lift of a text that is not well-formed: structuredContent is re-serialized (UTF-8 cannot carry the text)', () => {
+  // The outer string's `\ud800` escape decodes to a lone code unit in the text, then the text's
+  // own escape `\udc00`: JSON.parse of the text pairs them, one character, which is lifted.
+  const paired = '{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"{ \\"s\\":\\"\\ud800\\\\udc00\\"}"}]}}';
+  const r = rewriteAndSplice(paired);
   assert.ok(r.spliced);
-  assert.ok(r.spliced.toString('utf8').endsWith(',"structuredContent":{"s":"\\ud800"}}}'), 'JSON.stringify form, not the text (no space, escape kept)');
+  assert.ok(r.spliced.toString('utf8').endsWith(',"structuredContent":{"s":"\u{10000}"}}}'), 'JSON.stringify form, not the text (no space)');
   assert.deepEqual(JSON.parse(r.spliced.toString('utf8')), JSON.parse(JSON.stringify(r.after)));
-  // Escaped once more, the text holds the six characters `\ud800`: well-formed, spliced as written.
+});
+
+test('a text holding a lone surrogate is not lifted (lone_surrogate): neither spliced as written nor re-serialized (a hostile trial 29, M1)', () => {
+  // The outer string's `\ud800` escape decodes to a lone surrogate inside the text (re-serialized, `JSON.stringify` writes `\ud800`).
+  const lone = '{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"{ \\"s\\":\\"\\ud800\\"}"}]}}';
+  // Escaped once more, the text holds the six characters `\ud800` (spliced as written, the same escape).
   const escaped = '{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"{ \\"s\\":\\"\\\\ud800\\"}"}]}}';
-  const k = rewriteAndSplice(escaped);
-  assert.ok(k.spliced);
-  assert.ok(k.spliced.toString('utf8').endsWith(',"structuredContent":{ "s":"\\ud800"}}}'), 'the seller text, space kept');
+  for (const raw of [lone, escaped]) {
+    const out = normalizeToolResult((JSON.parse(raw) as { result: unknown }).result, OPTS);
+    assert.deepEqual([out.changed, out.textNotLifted], [false, 'lone_surrogate'], raw);
+  }
 });
 
 test('not spliced (the caller re-serializes): escaped keys, an item past the 16 the scan keeps', () => {
