@@ -16,12 +16,15 @@ export const MAX_RETRY_AFTER_S = 3600;
  * undefined when it asks nothing readable: absent, repeated with differing values, neither
  * `delay-seconds` (1*DIGIT) nor an HTTP-date in one of its three forms, exactly
  * (http-date.ts), or a date not after `nowMs` (ms since the epoch).
- * `0` asks for no wait: undefined. A longer wait is clamped to the maximum.
+ * `0` asks for no wait: undefined. A longer wait is clamped to the maximum. Only SP and HTAB
+ * around the value are dropped (RFC 9110 §5.5's OWS), not all JS `trim()` drops: U+00A0 (a
+ * seller's byte 0xA0) before a date made `\xa0Sat, 05 Dec 2026 14:41:00 GMT` readable (hostile
+ * trial 30, L1: test/regressions/retry-after-nbsp-trimmed.test.ts).
  */
 export function retryAfterSeconds(value: string | string[] | undefined, nowMs: number): number | undefined {
-  const field = Array.isArray(value) ? (value.every((v) => v.trim() === value[0]!.trim()) ? value[0] : undefined) : value;
+  const field = Array.isArray(value) ? (value.every((v) => trimOws(v) === trimOws(value[0]!)) ? value[0] : undefined) : value;
   if (field === undefined) return undefined;
-  const text = field.trim();
+  const text = trimOws(field);
   let seconds: number;
   if (/^\d+$/.test(text)) seconds = Number(text);
   else {
@@ -33,4 +36,14 @@ export function retryAfterSeconds(value: string | string[] | undefined, nowMs: n
   }
   if (!(seconds >= 1)) return undefined;
   return Math.min(seconds, MAX_RETRY_AFTER_S);
+}
+
+/** `text` without the SP and HTAB (RFC 9110 §5.6.3: `OWS = *( SP / HTAB )`) at its ends (a scan: a regex `[ \t]+$` backtracks quadratically over a run of them). */
+function trimOws(text: string): string {
+  const ows = (i: number): boolean => text[i] === ' ' || text[i] === '\t';
+  let start = 0;
+  let end = text.length;
+  while (start < end && ows(start)) start++;
+  while (end > start && ows(end - 1)) end--;
+  return text.slice(start, end);
 }
