@@ -3,8 +3,13 @@
  * recipient must accept:
  *
  * - IMF-fixdate: `Sun, 06 Nov 1994 08:49:37 GMT`
- * - rfc850-date (obsolete): `Sunday, 06-Nov-94 08:49:37 GMT`; a two-digit year that would be
- *   more than 50 years in the future is the most recent past year with those digits
+ * - rfc850-date (obsolete): `Sunday, 06-Nov-94 08:49:37 GMT`; the two-digit year is the latest
+ *   year with those digits that puts the timestamp no more than 50 years after now (a timestamp
+ *   that would be more than 50 years ahead is the most recent past year with those digits).
+ *   The timestamp is compared, not the year: at 2026-12-05 14:40:00, `05-Dec-76 14:41:00` is
+ *   1976, 50 years and a minute ahead as 2076 (hostile trial 30, L2: it was read as 2076, so a
+ *   seller's `Retry-After` gave 3600 s, not none:
+ *   test/regressions/retry-after-rfc850-year-past-fifty-years.test.ts)
  * - asctime-date (obsolete): `Sun Nov  6 08:49:37 1994` (a one-digit day after a space)
  *
  * Nothing else: no other spacing or case, no other zone, no ISO 8601. The day must exist in its
@@ -35,14 +40,30 @@ export function parseHttpDate(text: string, nowMs: number): number | undefined {
   if (m !== null) return utc(Number(m[3]), m[2]!, Number(m[1]), m[4]!, m[5]!, m[6]!);
   m = RFC850_DATE.exec(text);
   if (m !== null) {
-    const nowYear = new Date(nowMs).getUTCFullYear();
-    let year = nowYear - (nowYear % 100) + Number(m[3]);
-    if (year - nowYear > 50) year -= 100;
-    return utc(year, m[2]!, Number(m[1]), m[4]!, m[5]!, m[6]!);
+    const day = Number(m[1]);
+    return utc(rfc850Year(Number(m[3]), m[2]!, day, m[4]!, m[5]!, m[6]!, nowMs), m[2]!, day, m[4]!, m[5]!, m[6]!);
   }
   m = ASCTIME_DATE.exec(text);
   if (m !== null) return utc(Number(m[6]), m[1]!, Number(m[2]!.trimStart()), m[3]!, m[4]!, m[5]!);
   return undefined;
+}
+
+/**
+ * The year of an rfc850-date with the two-digit year `yy` read at `nowMs` (RFC 9110 §5.6.7): the
+ * latest year ending in `yy` whose timestamp is not after now + 50 years (now's date and time,
+ * the year 50 on; 29 Feb then is 1 Mar).
+ */
+function rfc850Year(yy: number, monthName: string, day: number, hh: string, mm: string, ss: string, nowMs: number): number {
+  const limit = new Date(nowMs);
+  limit.setUTCFullYear(limit.getUTCFullYear() + 50);
+  const top = limit.getUTCFullYear();
+  // The latest year ending in yy not after the limit's year.
+  const year = top - ((top - yy) % 100);
+  // Unchecked here (31 Feb rolls over; utc() refuses it): only its place in time counts.
+  const at = new Date(0);
+  at.setUTCFullYear(year, MONTHS.indexOf(monthName), day);
+  at.setUTCHours(Number(hh), Number(mm), Number(ss), 0);
+  return at.getTime() > limit.getTime() ? year - 100 : year;
 }
 
 function utc(year: number, monthName: string, day: number, hh: string, mm: string, ss: string): number | undefined {
