@@ -3,8 +3,11 @@
  * --test-reporter=spec <files>`, the files the compiled tests, `dist-test/X.test.js` for each
  * `X.test.ts` under test/ (sorted), given to node as an argv array: a file whose name holds a
  * space runs (the script's `$(find test ... | sed ...)` was split at it by the shell: hostile
- * trial 27, L2). Args after `npm test --` go to node before the files (e.g.
- * `npm test -- --test-name-pattern=resume`; after them node took them for files). The exit code
+ * trial 27, L2). Args after `npm test --` select (scripts/test-selection.ts): options go to node
+ * before the files (e.g. `npm test -- --test-name-pattern=resume`; after them node took them
+ * for files), and a test file named (`npm test -- test/unit/x.test.ts`, or its
+ * `dist-test/test/unit/x.test.js`) runs alone, not after the whole suite (hostile trial 30,
+ * L4); a name that is no test file is refused, one line on stderr, exit 1. The exit code
  * is node's; a signal it dies of is raised again here, and SIGINT, SIGTERM and SIGHUP sent to
  * this process are passed on to it. The root is the working directory, as for the script it
  * replaces: npm runs scripts in the package's directory.
@@ -13,8 +16,9 @@ import { spawn } from 'node:child_process';
 import { isEntryPoint } from '../src/entry-point.js';
 import { filesUnder } from './build-tests.js';
 import { TEST_BUILD_DIR } from './repo-root.js';
+import { selectTests } from './test-selection.js';
 
-/** node's options before `npm test --`'s args and the files. */
+/** node's options before `npm test --`'s options and the files. */
 export const NODE_TEST_OPTIONS = ['--test', '--test-concurrency=2', '--test-reporter=spec'];
 
 /** The compiled test files for the `.test.ts` files under `root`/test, relative to `root`, sorted by source path: e.g. `dist-test/test/unit/a b.test.js`. */
@@ -25,7 +29,14 @@ export function compiledTestFiles(root: string): string[] {
 }
 
 function main(): void {
-  const child = spawn(process.execPath, [...NODE_TEST_OPTIONS, ...process.argv.slice(2), ...compiledTestFiles(process.cwd())], { stdio: 'inherit' });
+  const root = process.cwd();
+  const selection = selectTests(root, process.argv.slice(2), compiledTestFiles(root));
+  if ('error' in selection) {
+    process.stderr.write(`${selection.error}\n`);
+    process.exitCode = 1;
+    return;
+  }
+  const child = spawn(process.execPath, [...NODE_TEST_OPTIONS, ...selection.options, ...selection.files], { stdio: 'inherit' });
   const signals = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
   const forward = (signal: NodeJS.Signals): void => {
     child.kill(signal);

@@ -1,0 +1,93 @@
+/**
+ * Hostile trial 30, L4: `npm test -- test/unit/lone-surrogate.test.ts` (or its compiled
+ * `dist-test/test/unit/lone-surrogate.test.js`) ran the whole suite, 433 files, and the named one
+ * again: scripts/run-tests.ts put the args after `npm test --` before the full file list. Now an
+ * arg that is not an option names the file to run, source or compiled (scripts/test-selection.ts);
+ * a name that is no test file is refused, one line on stderr, exit 1, nothing run; options still
+ * go to node, a value of one of node's test and module-loading options also as the next arg.
+ *
+ * Input: the `test` script run as npm runs it on a scratch tree of three compiled test files
+ * (test/helpers/npm-test-tree.ts). Expected: node's spec lines for exactly the files named.
+ */
+import assert from 'node:assert/strict';
+import { after, describe, test } from 'node:test';
+import { compiledTest, npmTestTree, specResults } from '../helpers/npm-test-tree.js';
+
+const REFUSED_HINT = "(test/.../X.test.ts or dist-test/test/.../X.test.js); an option's value goes after = (--option=value)";
+
+describe('npm-test-file-args-run-whole-suite', () => {
+  const tree = npmTestTree('npm-test-file-args-', {
+    'test/unit/a b.test.ts': '',
+    'test/unit/fails.test.ts': '',
+    'test/regressions/other.test.ts': '',
+    'test/unit/helper.ts': '',
+    'dist-test/test/unit/a b.test.js': compiledTest('spaced'),
+    'dist-test/test/unit/fails.test.js': compiledTest('fails', false),
+    'dist-test/test/regressions/other.test.js': compiledTest('other'),
+    'dist-test/test/unit/helper.js': '',
+    // Compiled, its source gone: no test file.
+    'dist-test/test/unit/stale.test.js': compiledTest('stale'),
+  });
+  after(() => tree.remove());
+
+  const passesAlone = (name: string): string[] => [`✔ ${name}`, 'ℹ tests 1', 'ℹ pass 1', 'ℹ fail 0'];
+
+  for (const [label, arg] of [
+    ['its source', "'test/unit/a b.test.ts'"],
+    ['its compiled file', "'dist-test/test/unit/a b.test.js'"],
+    ['its source after ./', "'./test/unit/a b.test.ts'"],
+    ['its source, absolute', `'${tree.root}/test/unit/a b.test.ts'`],
+  ]) {
+    test(`a file named by ${label}: that file alone runs, exit 0`, () => {
+      const run = tree.npmTest(` ${arg}`);
+      assert.deepEqual(specResults(run.stdout), passesAlone('spaced'));
+      assert.equal(run.stderr, '');
+      assert.equal(run.status, 0);
+    });
+  }
+
+  test('the failing file alone: exit 1', () => {
+    const run = tree.npmTest(' test/unit/fails.test.ts');
+    assert.deepEqual(specResults(run.stdout), ['✖ fails', 'ℹ tests 1', 'ℹ pass 0', 'ℹ fail 1', '✖ failing tests:', '✖ fails']);
+    assert.equal(run.stderr, '');
+    assert.equal(run.status, 1);
+  });
+
+  test('two files, one named twice (source and compiled): each runs once', () => {
+    const run = tree.npmTest(" test/regressions/other.test.ts 'dist-test/test/unit/a b.test.js' 'test/unit/a b.test.ts'");
+    assert.deepEqual(specResults(run.stdout).sort(), ['ℹ fail 0', 'ℹ pass 2', 'ℹ tests 2', '✔ other', '✔ spaced']);
+    assert.equal(run.stderr, '');
+    assert.equal(run.status, 0);
+  });
+
+  test('an option with its value as the next arg, no file: the whole suite, the option applied', () => {
+    const run = tree.npmTest(' --test-name-pattern spaced');
+    assert.deepEqual(specResults(run.stdout), ['✔ spaced', 'ℹ tests 3', 'ℹ pass 1', 'ℹ fail 0']);
+    assert.equal(run.stderr, '');
+    assert.equal(run.status, 0);
+  });
+
+  test('an option (both forms) and a file: the file, the option applied', () => {
+    for (const option of [' --test-name-pattern other', " '--test-name-pattern=other'"]) {
+      const run = tree.npmTest(`${option} test/unit/fails.test.ts`);
+      assert.deepEqual(specResults(run.stdout), ['ℹ tests 1', 'ℹ pass 0', 'ℹ fail 0'], option);
+      assert.equal(run.stderr, '', option);
+      assert.equal(run.status, 0, option);
+    }
+  });
+
+  for (const [arg, shown] of [
+    ['test/unit/nope.test.ts', 'test/unit/nope.test.ts'],
+    ['dist-test/test/unit/stale.test.js', 'dist-test/test/unit/stale.test.js'],
+    ['test/unit/helper.ts', 'test/unit/helper.ts'],
+    ['test/unit', 'test/unit'],
+    ["'test/unit/a b.test.ts' --title spaced", 'spaced'],
+  ]) {
+    test(`${arg}: refused, one line on stderr, exit 1, nothing run`, () => {
+      const run = tree.npmTest(` ${arg}`);
+      assert.equal(run.stdout, '');
+      assert.equal(run.stderr, `npm test: ${JSON.stringify(shown)} is not a test file ${REFUSED_HINT}\n`);
+      assert.equal(run.status, 1);
+    });
+  }
+});
