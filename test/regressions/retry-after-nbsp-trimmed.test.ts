@@ -14,12 +14,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { retryAfterSeconds } from '../../src/response/retry-after.js';
-import { startRawSeller } from '../support/raw-seller.js';
-import { expectedErrorJson } from '../support/hostile-seller.js';
-import { agentsYaml, startGateway } from '../helpers/gateway.js';
-import { useSellerAndGateway } from '../helpers/stack.js';
-import { rawPost, toolCall } from '../helpers/raw.js';
-import { TEST_TIMEOUT_MS, withTimeout } from '../helpers/timeout.js';
+import { TEST_TIMEOUT_MS } from '../helpers/timeout.js';
+import { useRetryAfterStack } from '../helpers/retry-after-stack.js';
 
 const NOW = Date.parse('2026-12-05T14:40:00Z');
 const DATE = 'Sat, 05 Dec 2026 14:41:00 GMT';
@@ -43,23 +39,7 @@ describe('retry-after-nbsp-trimmed', { timeout: TEST_TIMEOUT_MS }, () => {
   });
 
   describe('through the gateway: the byte 0xA0 from a seller', () => {
-    const stack = useSellerAndGateway(
-      () =>
-        startRawSeller((req, res) => {
-          // node:http writes a header value as latin1: U+00A0 goes out as the byte 0xA0.
-          res.writeHead(503, { 'content-type': 'text/plain', 'retry-after': decodeURIComponent(String(req.headers['x-retry-after'])) }).end('busy');
-        }),
-      (seller) => startGateway(agentsYaml({ acme: seller.url }, ['log_level: silent'])),
-    );
-    const call = async (retryAfter: string): Promise<string> => {
-      const r = await withTimeout(
-        rawPost(stack.gateway.agentUrl('acme'), toolCall(5, 'get_products'), { 'mcp-protocol-version': '2025-06-18', 'x-retry-after': encodeURIComponent(retryAfter) }),
-      );
-      assert.equal(r.status, 200);
-      return r.text();
-    };
-    const expected = (retryAfterS: number | undefined): string =>
-      expectedErrorJson({ id: 5, method: 'tools/call', toolName: 'get_products', reason: 'upstream_status', upstreamStatus: 503, ...(retryAfterS !== undefined ? { retryAfterS } : {}) });
+    const { call, expected } = useRetryAfterStack();
 
     for (const [name, value] of [
       ['0xA0 before a future date', (soon: string) => `\u00a0${soon}`],

@@ -13,12 +13,8 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { startRawSeller } from '../support/raw-seller.js';
-import { expectedErrorJson } from '../support/hostile-seller.js';
-import { agentsYaml, startGateway } from '../helpers/gateway.js';
-import { useSellerAndGateway } from '../helpers/stack.js';
-import { rawPost, toolCall } from '../helpers/raw.js';
-import { TEST_TIMEOUT_MS, withTimeout } from '../helpers/timeout.js';
+import { TEST_TIMEOUT_MS } from '../helpers/timeout.js';
+import { useRetryAfterStack } from '../helpers/retry-after-stack.js';
 
 const DAYS = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'];
 const LONG_DAYS = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
@@ -31,23 +27,7 @@ const asctime = (d: Date): string =>
   `${DAYS[d.getUTCDay()]} ${MONTHS[d.getUTCMonth()]} ${String(d.getUTCDate()).padStart(2, ' ')} ${time(d)} ${d.getUTCFullYear()}`;
 
 describe("a seller's Retry-After that is no HTTP-date", { timeout: TEST_TIMEOUT_MS }, () => {
-  const stack = useSellerAndGateway(
-    () =>
-      startRawSeller((req, res) => {
-        res.writeHead(503, { 'content-type': 'text/plain', 'retry-after': decodeURIComponent(String(req.headers['x-retry-after'])) }).end('busy');
-      }),
-    (seller) => startGateway(agentsYaml({ acme: seller.url }, ['log_level: silent'])),
-  );
-
-  const call = async (retryAfter: string): Promise<string> => {
-    const r = await withTimeout(
-      rawPost(stack.gateway.agentUrl('acme'), toolCall(5, 'get_products'), { 'mcp-protocol-version': '2025-06-18', 'x-retry-after': encodeURIComponent(retryAfter) }),
-    );
-    assert.equal(r.status, 200);
-    return r.text();
-  };
-  const expected = (retryAfterS: number | undefined): string =>
-    expectedErrorJson({ id: 5, method: 'tools/call', toolName: 'get_products', reason: 'upstream_status', upstreamStatus: 503, ...(retryAfterS !== undefined ? { retryAfterS } : {}) });
+  const { call, expected } = useRetryAfterStack();
   const secondsOf = (text: string): number => {
     const m = /"retry_after":(\d+)/.exec(text);
     assert.ok(m !== null, text);
