@@ -280,6 +280,13 @@ export interface Exchange {
    */
   eventIdsNotTokenized: number | undefined;
   /**
+   * How many of the seller's `Set-Cookie` lines were dropped, not passed to the host, because
+   * their cookie-pair is not RFC 6265's (response/set-cookie.ts scopeSetCookies); undefined
+   * while none (the common case). The exchange line's `cookies_dropped` (hostile trial 30, H1:
+   * test/regressions/seller-cookie-escapes-scope-in-aiohttp.test.ts).
+   */
+  cookiesDropped: number | undefined;
+  /**
    * The `event:` name of the SSE event that carried the request's own response (or one of a
    * batch's requests' responses) and was refused as no answer for it (`upstream_not_mcp`:
    * response/sse-stage.ts `namedEvent`), its first 64 characters (`shownInMessage`);
@@ -467,6 +474,7 @@ export function createExchange(init: {
     textNotLifted: undefined,
     eventsDropped: undefined,
     eventIdsNotTokenized: undefined,
+    cookiesDropped: undefined,
     answerEvent: undefined,
     ackBodyDroppedBytes: undefined,
     requestBodyDroppedBytes: init.requestBodyDroppedBytes,

@@ -271,7 +271,7 @@ function bounded<T>(value: T): T | string {
  * bytes_to_host is the body handed to the host's response (exchange.ts `bytesToHost`): for
  * `host_aborted`, what was handed over before the host left, not what it read.
  *
- * Five fields only when they apply (absent otherwise, so the common line is unchanged):
+ * Fields only when they apply (absent otherwise, so the common line is unchanged):
  * text_not_lifted, the reason a tool result was left unlifted (exchange.ts `textNotLifted`:
  * `text_bytes`, `json_depth` or `json_nodes`, the bound the first text that may hold its JSON
  * broke; `proto_key`, the text to lift holds a member `__proto__`; `lone_surrogate`, a lone
@@ -291,7 +291,10 @@ function bounded<T>(value: T): T | string {
  * event_ids_not_tokenized, on an SSE stream whose seller sent event ids that could not become
  * resume tokens: how many (exchange.ts `eventIdsNotTokenized`), exact where their warnings
  * are throttled (response/sse-id-token-log.ts; a hostile new user's trial 10, F2:
- * test/regressions/untokenizable-id-warning-flood-log.test.ts). answer_event,
+ * test/regressions/untokenizable-id-warning-flood-log.test.ts). cookies_dropped, when the
+ * seller's answer had `Set-Cookie` lines whose cookie-pair is not RFC 6265's, not passed to
+ * the host: how many (exchange.ts `cookiesDropped`; response/set-cookie.ts; hostile trial 30,
+ * H1: test/regressions/seller-cookie-escapes-scope-in-aiohttp.test.ts). answer_event,
  * when the request's own response came in an SSE event named other than `message` and was
  * refused `upstream_not_mcp`: that name, its first 64 characters (exchange.ts `answerEvent`;
  * test/regressions/probe-named-event-answer-ignored.test.ts). ack_body_dropped_bytes, when a
@@ -325,6 +328,7 @@ export function exchangeLogFields(exchange: Exchange, hostStatus: number | null,
   if (exchange.textNotLifted !== undefined) fields.text_not_lifted = exchange.textNotLifted;
   if (exchange.eventsDropped !== undefined) fields.events_dropped = exchange.eventsDropped;
   if (exchange.eventIdsNotTokenized !== undefined) fields.event_ids_not_tokenized = exchange.eventIdsNotTokenized;
+  if (exchange.cookiesDropped !== undefined) fields.cookies_dropped = exchange.cookiesDropped;
   if (exchange.answerEvent !== undefined) fields.answer_event = exchange.answerEvent;
   if (exchange.ackBodyDroppedBytes !== undefined) fields.ack_body_dropped_bytes = exchange.ackBodyDroppedBytes;
   if (exchange.requestBodyDroppedBytes !== undefined) fields.request_body_dropped_bytes = exchange.requestBodyDroppedBytes;

@@ -2,8 +2,9 @@
  * The size of the response head the gateway writes to a host, and its bound.
  *
  * A seller's headers pass to the host (response/headers.ts filterResponseHeaders), with the
- * gateway's rewrites: each `Set-Cookie` gets `; Path=/agents/<name>/mcp` (up to 94 bytes more
- * per cookie with a 64-character agent name), and the gateway's and Node's own lines are
+ * gateway's rewrites: each `Set-Cookie` is rebuilt with `; Path=/agents/<name>/mcp` (up to
+ * 94 bytes more per cookie with a 64-character agent name, and a space after each `;` the
+ * seller left out: response/set-cookie.ts), and the gateway's and Node's own lines are
  * added (`Content-Length` or `Transfer-Encoding`, `Date`, `Connection`, `Keep-Alive`, the SSE
  * headers). A head the seller kept under the 16 KiB its own HTTP stack and undici read could
  * so reach the host over the 16 KiB its HTTP client reads: Node's http parser

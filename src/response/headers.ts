@@ -1,5 +1,8 @@
 import type { FastifyReply } from 'fastify';
 import { repeatedContentType } from './content-type.js';
+import { agentCookiePath, scopeSetCookies } from './set-cookie.js';
+
+export { agentCookiePath, scopeSetCookies } from './set-cookie.js';
 
 /**
  * Header policy, seller -> host. Hop-by-hop headers (RFC 9110 §7.6.1) never pass; framing
@@ -186,11 +189,14 @@ export function isStrippedResponseHeader(name: string): boolean {
  * undici gives them. The usual `keep-alive` and `close` values are not parsed. A
  * `Content-Type` repeated with equivalent values (an array; RFC 9110 §8.3.1: content-type.ts
  * repeatedContentType) becomes its first value, as sent; one with differing values is left
- * an array, for the pipeline to refuse (`upstream_not_mcp`).
+ * an array, for the pipeline to refuse (`upstream_not_mcp`). Given `agentName`, the
+ * `Set-Cookie` lines are rebuilt, scoped to its route (set-cookie.ts scopeSetCookies), and
+ * `onCookiesDropped` gets how many were dropped, when any was (a cookie-pair not strict).
  */
 export function filterResponseHeaders(
   headers: Record<string, string | string[] | undefined>,
   agentName?: string,
+  onCookiesDropped?: (count: number) => void,
 ): Record<string, string | string[] | undefined> {
   const connection = headers.connection;
   const named = connection === undefined || connection === 'keep-alive' || connection === 'close' ? undefined : connectionOptions(connection);
@@ -206,95 +212,16 @@ export function filterResponseHeaders(
   const type = out['content-type'];
   if (type !== undefined && typeof type !== 'string') out['content-type'] = repeatedContentType(type) ?? type;
   const cookies = out['set-cookie'];
-  if (cookies !== undefined && agentName !== undefined) out['set-cookie'] = scopeSetCookies(cookies, agentCookiePath(agentName));
+  if (cookies !== undefined && agentName !== undefined) {
+    const scoped = scopeSetCookies(cookies, agentCookiePath(agentName));
+    const dropped = (typeof cookies === 'string' ? 1 : cookies.length) - scoped.length;
+    // No line at all when every cookie was dropped (Fastify would write an empty one).
+    if (scoped.length > 0) out['set-cookie'] = scoped;
+    else delete out['set-cookie'];
+    if (dropped > 0) onCookiesDropped?.(dropped);
+  }
   return out;
 }
-
-/** The path every cookie of agent `agentName`'s seller is scoped to: its route, `/agents/<name>/mcp` (app.ts). */
-export function agentCookiePath(agentName: string): string {
-  return `/agents/${agentName}/mcp`;
-}
-
-/**
- * A seller's `Set-Cookie` values scoped to its agent's route: each one's `Path` and `Domain`
- * attributes are removed and `Path=<path>` is appended (RFC 6265 §5.2.3, §5.2.4: the last
- * `Path` wins, and a cookie without `Domain` is host-only); `Secure` is removed too, except
- * on a `__Secure-`/`__Host-` cookie or a `SameSite=None` one (a browser refuses those
- * without it, and takes `Secure` cookies from `http://localhost` anyway); every other
- * attribute and the `name=value` pair are kept as the seller wrote them.
- *
- * Why `Secure` goes: the seller is reached over HTTPS, but the host reaches the gateway over
- * plain HTTP beside it; a cookie jar that keeps `Secure` cookies for HTTPS only (Python's
- * `http.cookiejar`, under requests and httpx) stored a seller's `sid=A1; Secure` and never
- * sent it back, so a sticky session broke (a new user's trial, 2026-12-03, finding 3).
- *
- * Why (a new user's trial, 2026-12-03): the gateway is one origin for every seller. A
- * seller's `Set-Cookie: sess=…; Path=/` was stored by a host keeping cookies (Python's
- * httpx and aiohttp clients do by default, and a browser) for the whole gateway, so the host
- * sent it with its requests to every other agent, and the gateway forwarded it to those
- * sellers: one seller's session cookie reached the others. Scoped to `/agents/<name>/mcp`, it
- * goes back to its own seller only; a `Domain` naming the seller's host (which the host
- * would refuse for the gateway's) no longer keeps a seller's sticky-session cookie from
- * working. A `__Host-` cookie (which must have `Path=/`) is then refused by a browser rather
- * than shared with every seller.
- *
- * An attribute holding a control or non-ASCII byte anywhere, or whose name (SP and HTAB
- * trimmed) is not an RFC 9110 token, is dropped. Why (hostile trial 28, M1): the seller sent
- * `sid=S; \x85Path=/` and `sid=S; Path\x85=/` (the byte 0x85, which undici reads as U+0085).
- * JS `trim()` keeps U+0085, so the name was not `path` here and the attribute stayed, before
- * the appended `Path`; Python's `http.cookiejar` (requests, httpx) `str.strip()`s names and
- * values (U+0085, U+00A0, \x0b, \x0c, \x1c-\x1f count), takes the first `Path`, and sent the
- * cookie to every agent (test/regressions/seller-cookie-path-hidden-by-nel-byte.test.ts).
- * What is left reads the same to every client's trim, so the gateway sees every `Path` and
- * `Domain` a client would. No real attribute is lost: RFC 6265 §4.1.1 names are tokens and
- * values exclude controls. The `name=value` pair is kept as sent (non-ASCII included, which
- * browsers take in values): it cannot hide an attribute, which starts only after a `;`,
- * where every client splits; dropping the whole cookie would break such a seller's session
- * and protect nothing more.
- */
-export function scopeSetCookies(value: string | string[], path: string): string | string[] {
-  return Array.isArray(value) ? value.map((cookie) => scopeSetCookie(cookie, path)) : scopeSetCookie(value, path);
-}
-
-function scopeSetCookie(cookie: string, path: string): string {
-  const parts = cookie.split(';');
-  const pair = parts[0]!;
-  const attributes: string[] = [];
-  let secure = false;
-  let sameSiteNone = false;
-  for (let i = 1; i < parts.length; i++) {
-    const part = parts[i]!;
-    // A control or non-ASCII byte anywhere, or a name that is no token: dropped (see above).
-    // What is left is printable ASCII, SP and HTAB, which every client's trim reads alike.
-    if (NOT_PRINTABLE_ASCII.test(part)) continue;
-    const attribute = part.trim();
-    if (attribute === '') continue;
-    const eq = attribute.indexOf('=');
-    const name = (eq === -1 ? attribute : attribute.slice(0, eq)).trim();
-    if (!TOKEN.test(name)) continue;
-    const lower = name.toLowerCase();
-    if (lower === 'path' || lower === 'domain') continue;
-    if (lower === 'secure') {
-      secure = true;
-      continue;
-    }
-    if (lower === 'samesite' && eq !== -1 && attribute.slice(eq + 1).trim().toLowerCase() === 'none') sameSiteNone = true;
-    attributes.push(attribute);
-  }
-  if (secure && (sameSiteNone || SECURE_PREFIX.test(pair.trimStart()))) attributes.push('Secure');
-  let out = pair;
-  for (const attribute of attributes) out += `; ${attribute}`;
-  return `${out}; Path=${path}`;
-}
-
-/** Any byte but HTAB and printable ASCII (SP to `~`): a control (CR, LF, VT, FF, \x1c-\x1f, DEL, ...) or obs-text (\x80-\xff, as undici gives it: latin1). */
-const NOT_PRINTABLE_ASCII = /[^\t\x20-\x7e]/;
-
-/** An RFC 9110 §5.6.2 token: one or more tchar. */
-const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
-
-/** Cookie names a browser takes only with `Secure` (`__Secure-`, `__Host-`; RFC 6265bis §4.1.3), matched as browsers do, in any case. */
-const SECURE_PREFIX = /^__(secure|host)-/i;
 
 /** The header names a `Connection` header value lists (comma-separated tokens, any case), lowercase. */
 function connectionOptions(value: string | string[]): string[] {

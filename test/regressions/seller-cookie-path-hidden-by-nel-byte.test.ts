@@ -11,8 +11,10 @@
  *
  * Now an attribute holding any control or non-ASCII byte, or whose name (SP and HTAB trimmed)
  * is not an RFC 9110 token, is dropped: what is left reads the same to every client's trim.
- * The `name=value` pair is kept as sent (it cannot hide an attribute: attributes start after a
- * `;`, where every client splits).
+ * Since hostile trial 30, H1 (test/regressions/seller-cookie-escapes-scope-in-aiohttp.test.ts),
+ * each cookie is rebuilt (src/response/set-cookie.ts): the agent's `Path` right after the
+ * pair, then only the attributes the gateway understands (so `Priority` and `Comment` go too),
+ * and a pair that is no RFC 6265 cookie-pair (a non-ASCII value) drops the cookie.
  *
  * Input: a raw seller writing those bytes (and Domain, other whitespace bytes, non-token names,
  * a non-ASCII value) on the socket, through agent `acme`, JSON and SSE answers.
@@ -34,21 +36,20 @@ const SENT = [
   // U+00A0 (JS trims it; Python too), U+0085 before Domain, a value attribute kept.
   'c3=v3; \xa0Path=/; \x85Domain=127.0.0.1; Max-Age=60',
   'c4=v4; Domain\x85=localhost; SameSite=Lax',
-  // Names that are no token: dropped; an extension attribute kept.
+  // Names that are no token: dropped; an extension attribute dropped too (since trial 30).
   'c5=v5; Pa th=/; Path"=/; Priority=High',
   // A non-ASCII byte in an attribute's value: that attribute dropped.
   'c6=v6; Comment=caf\xe9; Partitioned',
-  // A non-ASCII byte in the pair: kept as sent.
+  // A non-ASCII byte in the pair: no cookie-pair, the cookie dropped (since trial 30).
   'c7=caf\xe9; Path=/',
 ];
 const SCOPED = [
   'sellerA_session=SECRET-A; Path=/agents/acme/mcp',
-  'sellerA_two=T2; HttpOnly; Path=/agents/acme/mcp',
-  'c3=v3; Max-Age=60; Path=/agents/acme/mcp',
-  'c4=v4; SameSite=Lax; Path=/agents/acme/mcp',
-  'c5=v5; Priority=High; Path=/agents/acme/mcp',
-  'c6=v6; Partitioned; Path=/agents/acme/mcp',
-  'c7=caf\xe9; Path=/agents/acme/mcp',
+  'sellerA_two=T2; Path=/agents/acme/mcp; HttpOnly',
+  'c3=v3; Path=/agents/acme/mcp; Max-Age=60',
+  'c4=v4; Path=/agents/acme/mcp; SameSite=Lax',
+  'c5=v5; Path=/agents/acme/mcp',
+  'c6=v6; Path=/agents/acme/mcp; Partitioned',
 ];
 
 /** What Python's `str.strip()` strips, within latin1 (the header's decoding there too). */

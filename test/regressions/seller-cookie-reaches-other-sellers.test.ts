@@ -14,8 +14,9 @@
  *
  * Input: a raw seller answering a tools/call (JSON, and an SSE stream) with three cookies,
  * one with `Path=/` and `Domain`, one with no attributes, one `Secure`, through agent `acme`.
- * Expected: the host gets exactly those cookies with `Path=/agents/acme/mcp`, the `Domain`
- * and `Secure` gone, every other attribute as the seller wrote it; other headers pass unchanged.
+ * Expected: the host gets exactly those cookies with `Path=/agents/acme/mcp` right after the
+ * pair (hostile trial 30, H1: each cookie is rebuilt, src/response/set-cookie.ts), the `Domain`
+ * and `Secure` gone, `HttpOnly` and `SameSite` kept; other headers pass unchanged.
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
@@ -26,7 +27,7 @@ import { TEST_TIMEOUT_MS, withTimeout } from '../helpers/timeout.js';
 import { startRawSeller } from '../support/raw-seller.js';
 
 const COOKIES = ['sess=a-secret; Path=/; Domain=seller-a.example; HttpOnly; SameSite=Lax', 'lb=node-3', 'sid=A1; Secure'];
-const SCOPED = ['sess=a-secret; HttpOnly; SameSite=Lax; Path=/agents/acme/mcp', 'lb=node-3; Path=/agents/acme/mcp', 'sid=A1; Path=/agents/acme/mcp'];
+const SCOPED = ['sess=a-secret; Path=/agents/acme/mcp; HttpOnly; SameSite=Lax', 'lb=node-3; Path=/agents/acme/mcp', 'sid=A1; Path=/agents/acme/mcp'];
 
 describe("a seller's cookies are scoped to its agent's route", () => {
   const stack = useSellerAndGateway(
