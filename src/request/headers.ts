@@ -5,7 +5,7 @@
  *   `Mcp-Name`, `Mcp-Param-*`, `Authorization`, `Accept`, `Content-Type`, cookies, and the rest.
  * - Hop-by-hop headers (RFC 9110 §7.6.1) and those named in `Connection` are stripped
  *   (@fastify/reply-from strips `Connection` and its list; this strips the fixed set), and
- *   every `Proxy-*` field, by prefix ({@link isStrippedRequestHeader}).
+ *   every `Proxy-*` field, by prefix, with `Proxy` and `Proxy_*` ({@link isStrippedRequestHeader}).
  * - `X-Max-Response-Bytes` is the gateway's own and is never forwarded.
  * - `Origin` and `Referer` (a browser page's) are the gateway's to check, never forwarded.
  * - `Accept-Encoding` is the gateway's choice, never the host's: the gateway decodes, so it
@@ -21,6 +21,7 @@
  */
 import type { AgentConfig } from '../config/types.js';
 import { appendVia } from './via.js';
+import { isProxyFamilyName, PROXY_FIRST } from './proxy-name.js';
 
 /**
  * A header name reserved for the gateway (it once carried the exchange key to the upstream
@@ -29,7 +30,7 @@ import { appendVia } from './via.js';
  */
 export const EXCHANGE_HEADER = 'x-adcp-gateway-exchange';
 
-/** Request headers never forwarded to a seller, by name (lower-case); every `Proxy-*` name too, by prefix ({@link isStrippedRequestHeader}). */
+/** Request headers never forwarded to a seller, by name (lower-case); every `Proxy-*`, `Proxy` and `Proxy_*` name too ({@link isStrippedRequestHeader}). */
 export const STRIPPED_REQUEST_HEADERS: ReadonlySet<string> = new Set([
   'connection',
   'keep-alive',
@@ -68,13 +69,12 @@ export const STRIPPED_REQUEST_HEADERS: ReadonlySet<string> = new Set([
  * ({@link STRIPPED_REQUEST_HEADERS}). An agent's configured header of these names is still sent
  * (only `content-type` may be configured: config/schema.ts).
  */
-/** The prefix of the request header names stripped as a family ({@link isStrippedRequestHeader}). */
-const PROXY_PREFIX = 'proxy-';
-const P = PROXY_PREFIX.charCodeAt(0);
 
 /**
  * True when the host's request header `name` (lower-case) is never forwarded: one of
- * {@link STRIPPED_REQUEST_HEADERS}, or a `Proxy-*` name. The `Proxy-*` fields are for the
+ * {@link STRIPPED_REQUEST_HEADERS}, or a `Proxy-*` name, or `Proxy` or a `Proxy_*` one (names
+ * CGI and WSGI read as `HTTP_PROXY`, httpoxy, and as the `Proxy-*` ones: proxy-name.ts; hostile
+ * trial 30, L3: test/regressions/proxy-lookalike-headers-pass.test.ts). The `Proxy-*` fields are for the
  * proxies between the host and the gateway, which is the host's origin (`Proxy-Authorization`,
  * RFC 9110 §11.7.2; `Proxy-Connection`, a pre-standard hop-by-hop field; `Proxy-Status`, RFC
  * 9209), never for a seller, as the seller's `Proxy-*` response fields are never the host's
@@ -82,11 +82,11 @@ const P = PROXY_PREFIX.charCodeAt(0);
  * `Proxy-Authorization` and `Proxy-Authenticate` were listed, and a host's `Proxy-Status` or
  * `Proxy-Foo` reached every seller while the README said none does (found fixing hostile trial
  * 28, L3 a: test/regressions/host-proxy-headers-forwarded.test.ts). Cost per header: one Set
- * lookup and one comparison of its first letter; the prefix is compared only for names
+ * lookup and one comparison of its first letter; the family is checked only for names
  * starting with `p`.
  */
 export function isStrippedRequestHeader(name: string): boolean {
-  return STRIPPED_REQUEST_HEADERS.has(name) || (name.charCodeAt(0) === P && name.startsWith(PROXY_PREFIX));
+  return STRIPPED_REQUEST_HEADERS.has(name) || (name.charCodeAt(0) === PROXY_FIRST && isProxyFamilyName(name));
 }
 
 export const BODY_HEADERS: readonly string[] = ['content-length', 'content-type', 'content-encoding'];

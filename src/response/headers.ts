@@ -1,5 +1,6 @@
 import type { FastifyReply } from 'fastify';
 import { repeatedContentType } from './content-type.js';
+import { isProxyFamilyName, PROXY_FIRST } from '../request/proxy-name.js';
 import { agentCookiePath, scopeSetCookies } from './set-cookie.js';
 
 export { agentCookiePath, scopeSetCookies } from './set-cookie.js';
@@ -8,7 +9,7 @@ export { agentCookiePath, scopeSetCookies } from './set-cookie.js';
  * Header policy, seller -> host. Hop-by-hop headers (RFC 9110 §7.6.1) never pass; framing
  * headers are the gateway's to set, because it may decode or rewrite the body
  * (ARCHITECTURE §5: "whenever a body is decoded or rewritten, drop Content-Encoding and
- * recompute Content-Length"); so are the proxy hop's (every `Proxy-*`: RFC 9110 §11.7), the CORS response headers (every `Access-Control-*`)
+ * recompute Content-Length"); so are the proxy hop's (every `Proxy-*`: RFC 9110 §11.7; and `Proxy`, `Proxy_*`), the CORS response headers (every `Access-Control-*`)
  * and the other headers of the origin's cross-origin policy (`Cross-Origin-*`,
  * `Timing-Allow-Origin`), the gateway's policy as a browser sees it, not the seller's; the
  * gateway's own header names (`X-Max-Response-Bytes`, `X-Adcp-Gateway-Exchange`), which a
@@ -26,7 +27,7 @@ export { agentCookiePath, scopeSetCookies } from './set-cookie.js';
 export const STRIPPED_RESPONSE_HEADERS: ReadonlySet<string> = new Set([
   'connection',
   'keep-alive',
-  // `Proxy-Connection` and `Proxy-Authenticate`: every `Proxy-*` name, by prefix (STRIPPED_RESPONSE_PREFIXES).
+  // `Proxy-Connection` and `Proxy-Authenticate`: every `Proxy-*` name, `Proxy` and `Proxy_*` (isStrippedResponseHeader).
   'te',
   'trailer',
   'transfer-encoding',
@@ -149,41 +150,46 @@ export function dropSellerBytesHeaders(reply: FastifyReply): void {
  *   answers: `cross-origin` let any page load them with `no-cors`), `-Opener-Policy`,
  *   `-Embedder-Policy` and their `-Report-Only` forms: the gateway origin's isolation policy,
  *   which every seller shares, as `Alt-Svc` and `Clear-Site-Data` above (trial 9, F8).
- * - `proxy-`: the headers of the proxy hop, for the next client in the chain (the gateway),
- *   never the host: `Proxy-Authenticate` (RFC 9110 §11.7.1), `Proxy-Authentication-Info`
- *   (§11.7.3), `Proxy-Connection` (a pre-standard hop-by-hop header), and `Proxy-Status`
- *   (RFC 9209: what the intermediaries between the gateway and the seller did, which the host
- *   would read as its own proxies' word; the gateway is the host's origin). The host's client
- *   may act on any of them for a proxy of its own. The family by prefix, as above, rather
- *   than by name: only `Proxy-Authenticate` and `Proxy-Connection` were listed, and
- *   `Proxy-Authentication-Info`, `Proxy-Status` and `Proxy-Foo` reached the host (hostile
- *   trial 28, L3 a: test/regressions/proxy-authentication-info-reaches-host.test.ts).
+ *
+ * And the proxy family (request/proxy-name.ts isProxyFamilyName): every `Proxy-*` name, the
+ * headers of the proxy hop, for the next client in the chain (the gateway), never the host:
+ * `Proxy-Authenticate` (RFC 9110 §11.7.1), `Proxy-Authentication-Info` (§11.7.3),
+ * `Proxy-Connection` (a pre-standard hop-by-hop header), and `Proxy-Status` (RFC 9209: what
+ * the intermediaries between the gateway and the seller did, which the host would read as its
+ * own proxies' word; the gateway is the host's origin). The host's client may act on any of
+ * them for a proxy of its own. The family by prefix rather than by name: only
+ * `Proxy-Authenticate` and `Proxy-Connection` were listed, and `Proxy-Authentication-Info`,
+ * `Proxy-Status` and `Proxy-Foo` reached the host (hostile trial 28, L3 a:
+ * test/regressions/proxy-authentication-info-reaches-host.test.ts). With it, `Proxy` and every
+ * `Proxy_*` name, which CGI and WSGI read as `HTTP_PROXY` (httpoxy) and as the `Proxy-*` names:
+ * a seller's `Proxy: c` and `Proxy_Foo: d` reached the host (hostile trial 30, L3:
+ * test/regressions/proxy-lookalike-headers-pass.test.ts).
  */
-export const STRIPPED_RESPONSE_PREFIXES: readonly string[] = ['access-control-', 'cross-origin-', 'proxy-'];
-const [ACCESS_CONTROL, CROSS_ORIGIN, PROXY] = STRIPPED_RESPONSE_PREFIXES as [string, string, string];
-/** `a`, `c`, `p`: their first letters, checked before any prefix. */
+export const STRIPPED_RESPONSE_PREFIXES: readonly string[] = ['access-control-', 'cross-origin-'];
+const [ACCESS_CONTROL, CROSS_ORIGIN] = STRIPPED_RESPONSE_PREFIXES as [string, string];
+/** `a`, `c`: their first letters, checked before any prefix (`p` for the proxy family: PROXY_FIRST). */
 const A = ACCESS_CONTROL.charCodeAt(0);
 const C = CROSS_ORIGIN.charCodeAt(0);
-const P = PROXY.charCodeAt(0);
 
 /**
  * True when the seller's response header `name` (lowercase) never reaches the host: one of
  * {@link STRIPPED_RESPONSE_HEADERS}, or a name with a {@link STRIPPED_RESPONSE_PREFIXES}
- * prefix. Cost per header: one Set lookup, up to three comparisons of its first letter, a
- * prefix check only for names starting `a`, `c` or `p`.
+ * prefix, or a name of the proxy family (`Proxy-*`, `Proxy`, `Proxy_*`). Cost per header: one
+ * Set lookup, up to three comparisons of its first letter, a prefix check only for names
+ * starting `a`, `c` or `p`.
  */
 export function isStrippedResponseHeader(name: string): boolean {
   if (STRIPPED_RESPONSE_HEADERS.has(name)) return true;
   const first = name.charCodeAt(0);
   if (first === A) return name.startsWith(ACCESS_CONTROL);
   if (first === C) return name.startsWith(CROSS_ORIGIN);
-  if (first === P) return name.startsWith(PROXY);
+  if (first === PROXY_FIRST) return isProxyFamilyName(name);
   return false;
 }
 
 /**
  * The seller's response headers the host gets: all but {@link STRIPPED_RESPONSE_HEADERS},
- * those with a {@link STRIPPED_RESPONSE_PREFIXES} prefix, and the header names the seller's `Connection` header lists (its connection options: hop-by-hop
+ * those with a {@link STRIPPED_RESPONSE_PREFIXES} prefix, the proxy family ({@link isStrippedResponseHeader}), and the header names the seller's `Connection` header lists (its connection options: hop-by-hop
  * too, RFC 9110 §7.6.1; they reached the host before, a new user's trial:
  * test/regressions/delete-body-and-connection-headers.test.ts). Names are lowercase, as
  * undici gives them. The usual `keep-alive` and `close` values are not parsed. A
