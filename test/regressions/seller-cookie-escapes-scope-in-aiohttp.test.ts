@@ -30,7 +30,7 @@ import { Writable } from 'node:stream';
 import { describe, test } from 'node:test';
 import { createLogger } from '../../src/observability/logger.js';
 import { agentsYaml, startGateway } from '../helpers/gateway.js';
-import { toolCall } from '../helpers/raw.js';
+import { rawPost, toolCall } from '../helpers/raw.js';
 import { useSellerAndGateway } from '../helpers/stack.js';
 import { TEST_TIMEOUT_MS, withTimeout } from '../helpers/timeout.js';
 import { startRawSeller } from '../support/raw-seller.js';
@@ -164,15 +164,8 @@ describe("a seller's cookie whose Path a SimpleCookie-style parser never reads",
 
   for (const tool of ['json', 'sse']) {
     test(`${tool}: each cookie rebuilt with the agent's Path first, or dropped`, { timeout: TEST_TIMEOUT_MS }, async () => {
-      const res = await withTimeout(
-        fetch(stack.gateway.agentUrl('acme'), {
-          method: 'POST',
-          headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25' },
-          body: JSON.stringify(toolCall(7, tool)),
-        }),
-      );
+      const res = await withTimeout(rawPost(stack.gateway.agentUrl('acme'), toolCall(7, tool), { 'mcp-protocol-version': '2025-11-25' }));
       assert.equal(res.status, 200);
-      await res.arrayBuffer();
       // fetch reads header bytes as latin1, one character per byte: these are the bytes sent.
       const got = res.headers.getSetCookie();
       assert.deepEqual(got, SCOPED);

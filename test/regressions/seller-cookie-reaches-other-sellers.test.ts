@@ -21,7 +21,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { agentsYaml, startGateway } from '../helpers/gateway.js';
-import { toolCall } from '../helpers/raw.js';
+import { rawPost, toolCall } from '../helpers/raw.js';
 import { useSellerAndGateway } from '../helpers/stack.js';
 import { TEST_TIMEOUT_MS, withTimeout } from '../helpers/timeout.js';
 import { startRawSeller } from '../support/raw-seller.js';
@@ -47,15 +47,8 @@ describe("a seller's cookies are scoped to its agent's route", () => {
 
   for (const tool of ['json', 'sse']) {
     test(`${tool}: Set-Cookie gets Path=/agents/acme/mcp, no Domain`, { timeout: TEST_TIMEOUT_MS }, async () => {
-      const res = await withTimeout(
-        fetch(stack.gateway.agentUrl('acme'), {
-          method: 'POST',
-          headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25' },
-          body: JSON.stringify(toolCall(7, tool)),
-        }),
-      );
+      const res = await withTimeout(rawPost(stack.gateway.agentUrl('acme'), toolCall(7, tool), { 'mcp-protocol-version': '2025-11-25' }));
       assert.equal(res.status, 200);
-      await res.arrayBuffer();
       assert.deepEqual(res.headers.getSetCookie(), SCOPED);
       assert.equal(res.headers.get('x-seller-trace'), 't-1');
     });
