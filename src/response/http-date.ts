@@ -66,16 +66,6 @@ function rfc850Year(yy: number, monthName: string, day: number, hh: string, mm: 
   return at.getTime() > limit.getTime() ? year - 100 : year;
 }
 
-/**
- * Whether `text` is an IMF-fixdate (`Sun, 06 Nov 1994 08:49:37 GMT`, exactly, of a day that
- * exists): RFC 6265 §4.1.1's sane-cookie-date (rfc1123-date), the only `Expires` the gateway
- * passes on a seller's cookie (set-cookie.ts).
- */
-export function isImfFixdate(text: string): boolean {
-  const m = IMF_FIXDATE.exec(text);
-  return m !== null && utc(Number(m[3]), m[2]!, Number(m[1]), m[4]!, m[5]!, m[6]!) !== undefined;
-}
-
 function utc(year: number, monthName: string, day: number, hh: string, mm: string, ss: string): number | undefined {
   const month = MONTHS.indexOf(monthName);
   const hour = Number(hh);

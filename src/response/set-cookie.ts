@@ -22,7 +22,8 @@
  *    the first `Path` (Python's `http.cookiejar`, under requests and httpx), has it;
  * 3. then only the attributes the gateway understands, each with a strictly valid value, once
  *    (the seller's last one wins, as in RFC 6265 §5.3), written canonically in this order:
- *    `Expires` (an IMF-fixdate, RFC 6265 §4.1.1 sane-cookie-date; http-date.ts),
+ *    `Expires` (read as browsers read a cookie date, RFC 6265 §5.1.1, and written as an
+ *    IMF-fixdate, §4.1.1's sane-cookie-date: cookie-date.ts; one that does not read is dropped),
  *    `Max-Age` (`0` or a non-zero digit and at most 9 more digits, optionally after `-`),
  *    `Secure`, `HttpOnly`, `SameSite` (`Strict`, `Lax` or `None`, any case), `Partitioned`
  *    (the three flags without a value). Every other attribute is dropped: the seller's `Path`
@@ -52,7 +53,7 @@
  * trial, 2026-12-03, finding 3). A `__Host-` cookie (which must have `Path=/`) is then refused
  * by a browser rather than shared with every seller.
  */
-import { isImfFixdate } from './http-date.js';
+import { cookieExpires } from './cookie-date.js';
 
 /** The path every cookie of agent `agentName`'s seller is scoped to: its route, `/agents/<name>/mcp` (app.ts). */
 export function agentCookiePath(agentName: string): string {
@@ -102,7 +103,7 @@ export function scopeSetCookie(line: string, path: string): string | undefined {
     const attrValue = eq === -1 ? undefined : trimOws(attribute.slice(eq + 1));
     switch (attrName) {
       case 'expires':
-        if (attrValue !== undefined && isImfFixdate(attrValue)) expires = attrValue;
+        if (attrValue !== undefined) expires = cookieExpires(attrValue) ?? expires;
         break;
       case 'max-age':
         if (attrValue !== undefined && MAX_AGE.test(attrValue)) maxAge = attrValue;

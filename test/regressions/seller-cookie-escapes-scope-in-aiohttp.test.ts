@@ -58,7 +58,7 @@ const SCOPED = [
   's4=v4; Path=/agents/acme/mcp',
   's5=v5; Path=/agents/acme/mcp',
   'sess=a-secret; Path=/agents/acme/mcp; Expires=Wed, 21 Oct 2037 07:28:00 GMT; Max-Age=60; HttpOnly; SameSite=Lax',
-  'q="v1"; Path=/agents/acme/mcp; Secure; SameSite=None; Partitioned',
+  'q="v1"; Path=/agents/acme/mcp; Expires=Wed, 21 Oct 2037 07:28:00 GMT; Secure; SameSite=None; Partitioned',
 ];
 /** What the host got for the trial's three, before (agent `cD` then; `acme` here). */
 const BEFORE = ['sid=SECRET-D; $Path=/; x=\\; Path=/agents/acme/mcp', 'sid=SECRET-A Path=/ =; Path=/agents/acme/mcp', 'sid=SECRET-A evil=1 Path=/ Domain; Path=/agents/acme/mcp'];

@@ -92,12 +92,11 @@ test('unknown, $-prefixed and odd attributes, and known ones with invalid values
     'Max-Age=12345678901',
     'Max-Age=6 0',
     'Expires',
-    'Expires=Wed, 21-Oct-2037 07:28:00 GMT',
-    'Expires=Wednesday, 21-Oct-37 07:28:00 GMT',
-    'Expires=Wed Oct 21 07:28:00 2037',
-    'Expires=wed, 21 oct 2037 07:28:00 gmt',
     'Expires=Wed, 31 Feb 2037 07:28:00 GMT',
-    'Expires=Wed, 21 Oct 2037 07:28:00 GMT Path=/',
+    'Expires=Wed, 21 Oct 2037 07:28:60 GMT',
+    'Expires=Wed, 21 Oct 1600 07:28:00 GMT',
+    'Expires=21 Oct 2037',
+    'Expires=tomorrow',
     'SameSite',
     'SameSite=Strictly',
     'SameSite=Lax Path=/',
@@ -120,7 +119,7 @@ test('known attributes: their valid values, SP/HTAB trimmed, the last one wins, 
         's=1; Max-Age=0; Max-Age=-1; Max-Age=1234567890',
         's=1; Max-Age=-5; Max-Age=bad',
         's=1; SameSite=STRICT; samesite=lax',
-        's=1; Expires=Thu, 01 Jan 1970 00:00:00 GMT; Expires= Fri, 29 Feb 2036 23:59:60 GMT\t',
+        's=1; Expires=Thu, 01 Jan 1970 00:00:00 GMT; Expires= Fri, 29 Feb 2036 23:59:59 GMT\t; Expires=never',
         's=1; HttpOnly; HTTPONLY; Partitioned; Partitioned',
       ],
       PATH,
@@ -129,7 +128,7 @@ test('known attributes: their valid values, SP/HTAB trimmed, the last one wins, 
       's=1; Path=/agents/acme/mcp; Max-Age=1234567890',
       's=1; Path=/agents/acme/mcp; Max-Age=-5',
       's=1; Path=/agents/acme/mcp; SameSite=Lax',
-      's=1; Path=/agents/acme/mcp; Expires=Fri, 29 Feb 2036 23:59:60 GMT',
+      's=1; Path=/agents/acme/mcp; Expires=Fri, 29 Feb 2036 23:59:59 GMT',
       's=1; Path=/agents/acme/mcp; HttpOnly; Partitioned',
     ],
   );
@@ -148,4 +147,27 @@ test('filterResponseHeaders scopes set-cookie only when given the agent, and cou
   // Every cookie dropped: no set-cookie at all (Fastify would write an empty line).
   assert.deepEqual(filterResponseHeaders({ 'set-cookie': 'a b=2', 'content-type': 'application/json' }, 'acme', (n) => dropped.push(n)), { 'content-type': 'application/json' });
   assert.deepEqual(dropped, [2, 1]);
+});
+
+test('Expires is read as browsers read a cookie date (RFC 6265 §5.1.1) and written as an IMF-fixdate (seller-cookie-expires-dropped)', () => {
+  // Real sellers' forms: Cloudflare's Netscape date with a two-digit year, dashed four-digit
+  // years, asctime, lower case, odd spacing. Before, every one but the exact IMF-fixdate was
+  // dropped, and the cookie became a session cookie.
+  const cases: Array<[string, string]> = [
+    ['Sat, 05-Dec-26 15:00:00 GMT', 'Sat, 05 Dec 2026 15:00:00 GMT'],
+    ['Wed, 21-Oct-2037 07:28:00 GMT', 'Wed, 21 Oct 2037 07:28:00 GMT'],
+    ['Wednesday, 21-Oct-37 07:28:00 GMT', 'Wed, 21 Oct 2037 07:28:00 GMT'],
+    ['Wed Oct 21 07:28:00 2037', 'Wed, 21 Oct 2037 07:28:00 GMT'],
+    ['wed, 21 oct 2037 07:28:00 gmt', 'Wed, 21 Oct 2037 07:28:00 GMT'],
+    ['Thu, 01-Jan-1970 00:00:01 GMT', 'Thu, 01 Jan 1970 00:00:01 GMT'],
+    ['Tue, 01 Jan 69 1:2:3 GMT', 'Tue, 01 Jan 2069 01:02:03 GMT'],
+    ['Mon, 01 January 1990 00:00:00 UTC', 'Mon, 01 Jan 1990 00:00:00 GMT'],
+    // The weekday is not checked (browsers ignore it); the date is written with its own.
+    ['Mon, 21 Oct 2037 07:28:00 GMT', 'Wed, 21 Oct 2037 07:28:00 GMT'],
+    // A Path inside the value is no attribute: only the date read goes out.
+    ['Wed, 21 Oct 2037 07:28:00 GMT Path=/', 'Wed, 21 Oct 2037 07:28:00 GMT'],
+  ];
+  for (const [written, read] of cases) {
+    assert.deepEqual(scopeSetCookies(`s=1; Expires=${written}`, PATH), [`s=1; Path=/agents/acme/mcp; Expires=${read}`], written);
+  }
 });
