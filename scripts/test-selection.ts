@@ -64,7 +64,13 @@ export function selectTests(root: string, args: readonly string[], testFiles: re
     const arg = args[i]!;
     if (arg.startsWith('-')) {
       options.push(arg);
-      if (OPTIONS_WITH_VALUE.has(arg) && i + 1 < args.length) options.push(args[++i]!);
+      if (OPTIONS_WITH_VALUE.has(arg)) {
+        // Its value is the next argument; with none, node would take the first test file for it
+        // and, no file named, run every file it finds itself (hostile trial 31, L1: exit 0 with
+        // the named failing test never run).
+        if (i + 1 >= args.length) return { error: `npm test: ${arg} needs a value (${arg}=value, or the value as the next argument)` };
+        options.push(args[++i]!);
+      }
       continue;
     }
     const file = compiledPath(root, arg);

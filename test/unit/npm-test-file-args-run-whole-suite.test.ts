@@ -90,4 +90,16 @@ describe('npm-test-file-args-run-whole-suite', () => {
       assert.equal(run.status, 1);
     });
   }
+
+  // Hostile trial 31, L1: an option that takes a value, last: node took the first test file for
+  // its value and, no file named, ran every file it found (helpers included), exit 0.
+  for (const args of [' test/unit/fails.test.ts --test-name-pattern', ' --test-name-pattern', ' test/unit/fails.test.ts --test-concurrency']) {
+    test(`${args.trim()}: refused, the option needs a value, exit 1, nothing run`, () => {
+      const run = tree.npmTest(args);
+      const option = args.trim().split(' ').at(-1)!;
+      assert.equal(run.stdout, '');
+      assert.equal(run.stderr, `npm test: ${option} needs a value (${option}=value, or the value as the next argument)\n`);
+      assert.equal(run.status, 1);
+    });
+  }
 });
