@@ -34,6 +34,12 @@ export const STRIPPED_RESPONSE_HEADERS: ReadonlySet<string> = new Set([
   'upgrade',
   'content-length',
   'content-encoding',
+  // RFC 2965's `Set-Cookie2` (obsoleted by RFC 6265, which no browser reads): Java's
+  // `java.net.CookieManager` still does, and stored a seller's `Set-Cookie2: evil=S; Path=/`
+  // (passed as sent, while its `Set-Cookie` lines are rebuilt and scoped: set-cookie.ts) at
+  // `/`, then sent it to every agent (hostile trial 31, M1:
+  // test/regressions/seller-set-cookie2-reaches-host.test.ts). MCP sets no cookies of its own.
+  'set-cookie2',
   // Every `Access-Control-*` and `Cross-Origin-*` name is stripped too, by prefix
   // (STRIPPED_RESPONSE_PREFIXES), and so is this one: the origin's cross-origin policy.
   // `Timing-Allow-Origin` lets the pages it names read the answer's detailed timings (a new
