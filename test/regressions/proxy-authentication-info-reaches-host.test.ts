@@ -17,7 +17,7 @@ import { agentsYaml, startGateway } from '../helpers/gateway.js';
 import { rawPost, toolCall } from '../helpers/raw.js';
 import { useSellerAndGateway } from '../helpers/stack.js';
 import { TEST_TIMEOUT_MS, withTimeout } from '../helpers/timeout.js';
-import { startRawSeller } from '../support/raw-seller.js';
+import { startHeaderLinesSeller } from '../support/raw-seller.js';
 
 const PROXY_HEADERS = [
   'Proxy-Authentication-Info: nextnonce="abc"',
@@ -30,18 +30,7 @@ const PROXY_HEADERS = [
 
 describe("a seller's Proxy-* response headers", () => {
   const stack = useSellerAndGateway(
-    () =>
-      startRawSeller((req, res) => {
-        const { id, params } = JSON.parse(req.body.toString('utf8')) as { id: number; params: { name: string } };
-        const sse = params.name === 'sse';
-        const message = `{"jsonrpc":"2.0","id":${id},"result":{"content":[]}}`;
-        const body = sse ? `id: e1\ndata: ${message}\n\n` : message;
-        res.socket!.end(
-          `HTTP/1.1 200 OK\r\nContent-Type: ${sse ? 'text/event-stream' : 'application/json'}\r\nX-Seller-Trace: t-1\r\n` +
-            PROXY_HEADERS.map((h) => `${h}\r\n`).join('') +
-            `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
-        );
-      }),
+    () => startHeaderLinesSeller(['X-Seller-Trace: t-1', ...PROXY_HEADERS]),
     (seller) => startGateway(agentsYaml({ acme: seller.url }, ['log_level: silent'])),
   );
 

@@ -19,25 +19,14 @@ import { agentsYaml, startGateway } from '../helpers/gateway.js';
 import { rawPost, toolCall } from '../helpers/raw.js';
 import { useSellerAndGateway } from '../helpers/stack.js';
 import { TEST_TIMEOUT_MS, withTimeout } from '../helpers/timeout.js';
-import { startRawSeller } from '../support/raw-seller.js';
+import { startHeaderLinesSeller } from '../support/raw-seller.js';
 
 /** `proxy`, or a name starting `proxy-` or `proxy_` (lowercase). */
 const isProxyFamily = (name: string): boolean => /^proxy(?:$|[-_])/.test(name);
 
 describe('headers that only look like Proxy-*', () => {
   const stack = useSellerAndGateway(
-    () =>
-      startRawSeller((req, res) => {
-        const { id, params } = JSON.parse(req.body.toString('utf8')) as { id: number; params: { name: string } };
-        const sse = params.name === 'sse';
-        const message = `{"jsonrpc":"2.0","id":${id},"result":{"content":[]}}`;
-        const body = sse ? `id: e1\ndata: ${message}\n\n` : message;
-        res.socket!.end(
-          `HTTP/1.1 200 OK\r\nContent-Type: ${sse ? 'text/event-stream' : 'application/json'}\r\nX-Seller-Trace: t-1\r\n` +
-            'Proxy: c\r\nProxy_Foo: d\r\nPROXY_Authenticate: Basic\r\nProxyish: e\r\nProxy2: f\r\n' +
-            `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
-        );
-      }),
+    () => startHeaderLinesSeller(['X-Seller-Trace: t-1', 'Proxy: c', 'Proxy_Foo: d', 'PROXY_Authenticate: Basic', 'Proxyish: e', 'Proxy2: f']),
     (seller) => startGateway(agentsYaml({ acme: seller.url }, ['log_level: silent'])),
   );
 

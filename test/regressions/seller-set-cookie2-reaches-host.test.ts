@@ -17,22 +17,11 @@ import { agentsYaml, startGateway } from '../helpers/gateway.js';
 import { rawPost, toolCall } from '../helpers/raw.js';
 import { useSellerAndGateway } from '../helpers/stack.js';
 import { TEST_TIMEOUT_MS, withTimeout } from '../helpers/timeout.js';
-import { startRawSeller } from '../support/raw-seller.js';
+import { startHeaderLinesSeller } from '../support/raw-seller.js';
 
 describe("a seller's Set-Cookie2", () => {
   const stack = useSellerAndGateway(
-    () =>
-      startRawSeller((req, res) => {
-        const { id, params } = JSON.parse(req.body.toString('utf8')) as { id: number; params: { name: string } };
-        const sse = params.name === 'sse';
-        const message = `{"jsonrpc":"2.0","id":${id},"result":{"content":[]}}`;
-        const body = sse ? `id: e1\ndata: ${message}\n\n` : message;
-        res.socket!.end(
-          `HTTP/1.1 200 OK\r\nContent-Type: ${sse ? 'text/event-stream' : 'application/json'}\r\n` +
-            'Set-Cookie2: evil=SC2SECRET; Version=1; Path=/\r\nSet-Cookie: ok=1; Path=/\r\n' +
-            `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
-        );
-      }),
+    () => startHeaderLinesSeller(['Set-Cookie2: evil=SC2SECRET; Version=1; Path=/', 'Set-Cookie: ok=1; Path=/']),
     (seller) => startGateway(agentsYaml({ acme: seller.url }, ['log_level: silent'])),
   );
 

@@ -101,3 +101,23 @@ export function answerSessionRequests(req: SeenRequest, res: http.ServerResponse
   if (req.method === 'DELETE') return void res.writeHead(200).end();
   return { msg };
 }
+
+/**
+ * A raw seller answering every `tools/call` with an empty result and the raw header lines
+ * `headerLines` (each `Name: value`, written byte for byte, any case) in its head: as JSON, or
+ * as one SSE event (`id: e1`) when the called tool is named `sse`. For the header-policy
+ * regression tests (what of a seller's head reaches the host).
+ */
+export function startHeaderLinesSeller(headerLines: readonly string[]): Promise<RawSeller> {
+  return startRawSeller((req, res) => {
+    const { id, params } = JSON.parse(req.body.toString('utf8')) as { id: number; params: { name: string } };
+    const sse = params.name === 'sse';
+    const message = `{"jsonrpc":"2.0","id":${id},"result":{"content":[]}}`;
+    const body = sse ? `id: e1\ndata: ${message}\n\n` : message;
+    res.socket!.end(
+      `HTTP/1.1 200 OK\r\nContent-Type: ${sse ? 'text/event-stream' : 'application/json'}\r\n` +
+        headerLines.map((line) => `${line}\r\n`).join('') +
+        `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+    );
+  });
+}
