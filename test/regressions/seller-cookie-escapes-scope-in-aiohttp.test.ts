@@ -33,7 +33,7 @@ import { agentsYaml, startGateway } from '../helpers/gateway.js';
 import { rawPost, toolCall } from '../helpers/raw.js';
 import { useSellerAndGateway } from '../helpers/stack.js';
 import { TEST_TIMEOUT_MS, withTimeout } from '../helpers/timeout.js';
-import { startRawSeller } from '../support/raw-seller.js';
+import { startHeaderLinesSeller } from '../support/raw-seller.js';
 
 /** The seller's Set-Cookie values, one character per byte (latin1). */
 const SENT = [
@@ -137,17 +137,7 @@ function cookiejarCookie(line: string): { name: string; path: string | undefined
 describe("a seller's cookie whose Path a SimpleCookie-style parser never reads", () => {
   const lines: string[] = [];
   const stack = useSellerAndGateway(
-    () =>
-      startRawSeller((req, res) => {
-        const sse = (JSON.parse(req.body.toString('utf8')) as { params: { name: string } }).params.name === 'sse';
-        const message = '{"jsonrpc":"2.0","id":7,"result":{"content":[]}}';
-        const body = sse ? `id: e1\ndata: ${message}\n\n` : message;
-        const head =
-          `HTTP/1.1 200 OK\r\nContent-Type: ${sse ? 'text/event-stream' : 'application/json'}\r\n` +
-          SENT.map((c) => `Set-Cookie: ${c}\r\n`).join('') +
-          `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n`;
-        res.socket!.end(Buffer.from(head + body, 'latin1'));
-      }),
+    () => startHeaderLinesSeller([...SENT.map((c) => `Set-Cookie: ${c}`), 'Connection: close']),
     (seller) => startGateway(agentsYaml({ acme: seller.url }), { logger: createLogger('info', { destination: sink(lines) }) }),
   );
 

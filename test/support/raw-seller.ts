@@ -104,7 +104,8 @@ export function answerSessionRequests(req: SeenRequest, res: http.ServerResponse
 
 /**
  * A raw seller answering every `tools/call` with an empty result and the raw header lines
- * `headerLines` (each `Name: value`, written byte for byte, any case) in its head: as JSON, or
+ * `headerLines` (each `Name: value`, any case; each character written as one byte, latin1, so a
+ * line may carry any byte) in its head: as JSON, or
  * as one SSE event (`id: e1`) when the called tool is named `sse`. For the header-policy
  * regression tests (what of a seller's head reaches the host).
  */
@@ -114,10 +115,10 @@ export function startHeaderLinesSeller(headerLines: readonly string[]): Promise<
     const sse = params.name === 'sse';
     const message = `{"jsonrpc":"2.0","id":${id},"result":{"content":[]}}`;
     const body = sse ? `id: e1\ndata: ${message}\n\n` : message;
-    res.socket!.end(
+    const head =
       `HTTP/1.1 200 OK\r\nContent-Type: ${sse ? 'text/event-stream' : 'application/json'}\r\n` +
-        headerLines.map((line) => `${line}\r\n`).join('') +
-        `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
-    );
+      headerLines.map((line) => `${line}\r\n`).join('') +
+      `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n`;
+    res.socket!.end(Buffer.from(head + body, 'latin1'));
   });
 }
