@@ -203,12 +203,14 @@ export function isStrippedResponseHeader(name: string): boolean {
  * repeatedContentType) becomes its first value, as sent; one with differing values is left
  * an array, for the pipeline to refuse (`upstream_not_mcp`). Given `agentName`, the
  * `Set-Cookie` lines are rebuilt, scoped to its route (set-cookie.ts scopeSetCookies), and
- * `onCookiesDropped` gets how many were dropped, when any was (a cookie-pair not strict).
+ * how many were dropped (a cookie-pair not strict) is added to `counts.cookiesDropped` (the
+ * exchange: its line's `cookies_dropped`), when any was. An object rather than a callback: no
+ * closure made per response.
  */
 export function filterResponseHeaders(
   headers: Record<string, string | string[] | undefined>,
   agentName?: string,
-  onCookiesDropped?: (count: number) => void,
+  counts?: { cookiesDropped: number | undefined },
 ): Record<string, string | string[] | undefined> {
   const connection = headers.connection;
   const named = connection === undefined || connection === 'keep-alive' || connection === 'close' ? undefined : connectionOptions(connection);
@@ -230,7 +232,7 @@ export function filterResponseHeaders(
     // No line at all when every cookie was dropped (Fastify would write an empty one).
     if (scoped.length > 0) out['set-cookie'] = scoped;
     else delete out['set-cookie'];
-    if (dropped > 0) onCookiesDropped?.(dropped);
+    if (dropped > 0 && counts !== undefined) counts.cookiesDropped = (counts.cookiesDropped ?? 0) + dropped;
   }
   return out;
 }

@@ -7,6 +7,7 @@
  * seller's word (test/regressions/seller-retry-after-dropped.test.ts).
  */
 import { parseHttpDate } from './http-date.js';
+import { trimOws } from './ows.js';
 
 /** Most seconds passed on: beyond an hour a host is better off asking again (and getting the seller's newer word). */
 export const MAX_RETRY_AFTER_S = 3600;
@@ -36,14 +37,4 @@ export function retryAfterSeconds(value: string | string[] | undefined, nowMs: n
   }
   if (!(seconds >= 1)) return undefined;
   return Math.min(seconds, MAX_RETRY_AFTER_S);
-}
-
-/** `text` without the SP and HTAB (RFC 9110 §5.6.3: `OWS = *( SP / HTAB )`) at its ends (a scan: a regex `[ \t]+$` backtracks quadratically over a run of them). */
-function trimOws(text: string): string {
-  const ows = (i: number): boolean => text[i] === ' ' || text[i] === '\t';
-  let start = 0;
-  let end = text.length;
-  while (start < end && ows(start)) start++;
-  while (end > start && ows(end - 1)) end--;
-  return text.slice(start, end);
 }

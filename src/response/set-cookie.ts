@@ -54,6 +54,7 @@
  * by a browser rather than shared with every seller.
  */
 import { cookieExpires } from './cookie-date.js';
+import { trimOws } from './ows.js';
 
 /** The path every cookie of agent `agentName`'s seller is scoped to: its route, `/agents/<name>/mcp` (app.ts). */
 export function agentCookiePath(agentName: string): string {
@@ -141,15 +142,6 @@ export function scopeSetCookie(line: string, path: string): string | undefined {
  * cookie-octet is %x21 / %x23-2B / %x2D-3A / %x3C-5B / %x5D-7E.
  */
 const COOKIE_PAIR = /^[ \t]*([!#%&'*+\-.^_`|~0-9A-Za-z][!#$%&'*+\-.^_`|~0-9A-Za-z]*)[ \t]*=[ \t]*("[\x21\x23-\x2b\x2d-\x3a\x3c-\x5b\x5d-\x7e]*"|[\x21\x23-\x2b\x2d-\x3a\x3c-\x5b\x5d-\x7e]*)[ \t]*$/;
-
-/** `text` without the SP and HTAB at its ends (only those: JS `trim()` takes more, Python's `str.strip()` more again). */
-function trimOws(text: string): string {
-  let start = 0;
-  let end = text.length;
-  while (start < end && (text.charCodeAt(start) === 0x20 || text.charCodeAt(start) === 0x09)) start++;
-  while (end > start && (text.charCodeAt(end - 1) === 0x20 || text.charCodeAt(end - 1) === 0x09)) end--;
-  return start === 0 && end === text.length ? text : text.slice(start, end);
-}
 
 /** `Max-Age`: `0`, or a non-zero digit and at most 9 more digits (~317 years), optionally after `-`. */
 const MAX_AGE = /^-?(?:0|[1-9][0-9]{0,9})$/;

@@ -552,9 +552,7 @@ export function createMcpHandler(deps: HandlerDeps) {
         // The lines the host would get, summed as they are made: the pipeline bounds the host's
         // head with them (response/head-size.ts; a hostile new user's trial 15, M1).
         rewriteHeaders: (headers) => {
-          const filtered = filterResponseHeaders(headers, agent.name, (count) => {
-            exchange.cookiesDropped = (exchange.cookiesDropped ?? 0) + count;
-          });
+          const filtered = filterResponseHeaders(headers, agent.name, exchange);
           exchange.hostHeaderBytes = headerLinesBytes(filtered);
           return filtered;
         },

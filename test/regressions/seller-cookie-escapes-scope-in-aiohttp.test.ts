@@ -34,6 +34,7 @@ import { rawPost, toolCall } from '../helpers/raw.js';
 import { useSellerAndGateway } from '../helpers/stack.js';
 import { TEST_TIMEOUT_MS, withTimeout } from '../helpers/timeout.js';
 import { startHeaderLinesSeller } from '../support/raw-seller.js';
+import { cookiejarCookie } from '../helpers/python-cookiejar.js';
 
 /** The seller's Set-Cookie values, one character per byte (latin1). */
 const SENT = [
@@ -109,29 +110,6 @@ function aiohttpCookies(line: string): Array<{ name: string; value: string; path
     } else break;
   }
   return cookies;
-}
-
-/** What Python's `str.strip()` strips, within latin1. */
-const PY_SPACE = '\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f \x85\xa0';
-const pyStrip = (s: string): string => {
-  let a = 0;
-  let b = s.length;
-  while (a < b && PY_SPACE.includes(s[a]!)) a++;
-  while (b > a && PY_SPACE.includes(s[b - 1]!)) b--;
-  return s.slice(a, b);
-};
-
-/** The cookie's name and path as `http.cookiejar` reads them (parse_ns_headers: the first `;` item is the pair; the first `path` wins). */
-function cookiejarCookie(line: string): { name: string; path: string | undefined } {
-  const params = line.split(';');
-  const name = pyStrip(pyStrip(params[0]!).split('=')[0]!);
-  for (let i = 1; i < params.length; i++) {
-    const param = pyStrip(params[i]!);
-    const eq = param.indexOf('=');
-    const key = pyStrip(eq === -1 ? param : param.slice(0, eq));
-    if (key.toLowerCase() === 'path' && eq !== -1) return { name, path: pyStrip(param.slice(eq + 1)) };
-  }
-  return { name, path: undefined };
 }
 
 describe("a seller's cookie whose Path a SimpleCookie-style parser never reads", () => {

@@ -28,6 +28,7 @@ import { rawPost, toolCall } from '../helpers/raw.js';
 import { useSellerAndGateway } from '../helpers/stack.js';
 import { TEST_TIMEOUT_MS, withTimeout } from '../helpers/timeout.js';
 import { startHeaderLinesSeller } from '../support/raw-seller.js';
+import { cookiejarCookie } from '../helpers/python-cookiejar.js';
 
 /** The seller's Set-Cookie values, one character per byte (latin1). */
 const SENT = [
@@ -52,27 +53,8 @@ const SCOPED = [
   'c6=v6; Path=/agents/acme/mcp; Partitioned',
 ];
 
-/** What Python's `str.strip()` strips, within latin1 (the header's decoding there too). */
-const PY_SPACE = '\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f \x85\xa0';
-const pyStrip = (s: string): string => {
-  let a = 0;
-  let b = s.length;
-  while (a < b && PY_SPACE.includes(s[a]!)) a++;
-  while (b > a && PY_SPACE.includes(s[b - 1]!)) b--;
-  return s.slice(a, b);
-};
-
-/** The cookie's path as `http.cookiejar` reads it (parse_ns_headers, then the first `path` wins), or undefined. */
-function pythonPath(cookie: string): string | undefined {
-  const params = cookie.split(';');
-  for (let i = 1; i < params.length; i++) {
-    const param = pyStrip(params[i]!);
-    const eq = param.indexOf('=');
-    const key = pyStrip(eq === -1 ? param : param.slice(0, eq));
-    if (key.toLowerCase() === 'path' && eq !== -1) return pyStrip(param.slice(eq + 1));
-  }
-  return undefined;
-}
+/** The cookie's path as `http.cookiejar` reads it (the first `path` wins), or undefined. */
+const pythonPath = (cookie: string): string | undefined => cookiejarCookie(cookie).path;
 
 describe("a seller's cookie attribute hidden behind a byte a lenient client strips", () => {
   const stack = useSellerAndGateway(

@@ -136,17 +136,18 @@ test('known attributes: their valid values, SP/HTAB trimmed, the last one wins, 
 
 test('filterResponseHeaders scopes set-cookie only when given the agent, and counts the cookies it drops', () => {
   const headers = { 'set-cookie': ['s=1; Path=/'], 'content-type': 'application/json' };
-  const dropped: number[] = [];
-  assert.deepEqual(filterResponseHeaders(headers, 'acme', (n) => dropped.push(n)), { 'set-cookie': ['s=1; Path=/agents/acme/mcp'], 'content-type': 'application/json' });
+  const counts: { cookiesDropped: number | undefined } = { cookiesDropped: undefined };
+  assert.deepEqual(filterResponseHeaders(headers, 'acme', counts), { 'set-cookie': ['s=1; Path=/agents/acme/mcp'], 'content-type': 'application/json' });
   assert.deepEqual(filterResponseHeaders(headers), headers);
-  assert.equal(dropped.length, 0);
+  assert.equal(counts.cookiesDropped, undefined);
   assert.deepEqual(
-    filterResponseHeaders({ 'set-cookie': ['s=1', 'a b=2', 't=3 x'], 'content-type': 'application/json' }, 'acme', (n) => dropped.push(n)),
+    filterResponseHeaders({ 'set-cookie': ['s=1', 'a b=2', 't=3 x'], 'content-type': 'application/json' }, 'acme', counts),
     { 'set-cookie': ['s=1; Path=/agents/acme/mcp'], 'content-type': 'application/json' },
   );
+  assert.equal(counts.cookiesDropped, 2);
   // Every cookie dropped: no set-cookie at all (Fastify would write an empty line).
-  assert.deepEqual(filterResponseHeaders({ 'set-cookie': 'a b=2', 'content-type': 'application/json' }, 'acme', (n) => dropped.push(n)), { 'content-type': 'application/json' });
-  assert.deepEqual(dropped, [2, 1]);
+  assert.deepEqual(filterResponseHeaders({ 'set-cookie': 'a b=2', 'content-type': 'application/json' }, 'acme', counts), { 'content-type': 'application/json' });
+  assert.equal(counts.cookiesDropped, 3);
 });
 
 test('Expires is read as browsers read a cookie date (RFC 6265 §5.1.1) and written as an IMF-fixdate (seller-cookie-expires-dropped)', () => {
