@@ -63,8 +63,23 @@ export function rootCode(err: unknown): string | undefined {
   return code;
 }
 
-/** Whether `err` is a transport failure the exchange line's reason fully explains (see the module docs). */
+/**
+ * Whether `err` is a transport failure the exchange line's reason fully explains (see the
+ * module docs): a code of {@link TRANSPORT_FAILURE_CODES}, an llhttp `HPE_*` code, or an
+ * undici `HTTPParserError` that carries no code (undici 7 throws one without a code when the
+ * bytes after an interim 1xx answer are no response head: a `199` with a body, which RFC 9110
+ * §15.2 does not allow; hostile trial 28, seen: logged as unexpected with undici's stack).
+ */
 export function isTransportFailure(err: unknown): boolean {
   const code = rootCode(err);
-  return code !== undefined && (TRANSPORT_FAILURE_CODES.has(code) || code.startsWith('HPE_'));
+  if (code === undefined) return hasParserError(err);
+  return TRANSPORT_FAILURE_CODES.has(code) || code.startsWith('HPE_');
+}
+
+/** Whether an error along `err.cause` is named `HTTPParserError` (undici's, by name: any copy of undici). */
+function hasParserError(err: unknown): boolean {
+  for (let e: unknown = err, i = 0; e && i < MAX_CAUSE_DEPTH; e = (e as { cause?: unknown }).cause, i++) {
+    if ((e as { name?: unknown }).name === 'HTTPParserError') return true;
+  }
+  return false;
 }

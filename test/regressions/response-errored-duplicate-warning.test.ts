@@ -30,6 +30,8 @@ import { TEST_TIMEOUT_MS } from '../helpers/timeout.js';
 import { startRawSeller, toolResponse } from '../support/raw-seller.js';
 
 const OPTIONS = { timeout: TEST_TIMEOUT_MS };
+/** A complete final answer, written raw after an interim one. */
+const FINAL_ANSWER = `HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}`;
 const log = captureLog('trace');
 /** Answers nobody: a request the seller holds until the connection is cut. */
 const held: ServerResponse[] = [];
@@ -40,6 +42,7 @@ const stack = useSellerAndGateway(
       const name = (JSON.parse(req.body.toString('utf8')) as { params: { name: string } }).params.name;
       if (name === 'reset') res.socket?.resetAndDestroy();
       else if (name === 'two_lengths') res.socket?.end('HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 5\r\nContent-Length: 6\r\n\r\n{}');
+      else if (name === 'interim_body') res.socket?.end(`HTTP/1.1 199 Interim\r\nContent-Length: 5\r\n\r\nhello${FINAL_ANSWER}`);
       else if (name === 'hang') held.push(res);
       else res.writeHead(200, { 'content-type': 'application/json' }).end(toolResponse(1, { content: [{ type: 'text', text: 'ok' }] }));
     }),
@@ -91,6 +94,12 @@ describe('a failed upstream request is logged once, in its exchange line', () =>
     // stack (ResponseContentLengthMismatchError, UND_ERR_RES_CONTENT_LENGTH_MISMATCH): a
     // response that cannot be read, which upstream_reset says.
     ['s', 'two_lengths', 5, 'upstream_reset'],
+    // Hostile trial 28 (seen): an interim 1xx answer with a body (`199` then `Content-Length: 5`
+    // and five bytes; RFC 9110 §15.2: a 1xx ends at its head) made undici's parser fail with an
+    // HTTPParserError that carries no `code`, which the gateway logged as "upstream request
+    // failed with an unexpected error" with undici's stack: an unreadable answer, which
+    // upstream_reset says.
+    ['s', 'interim_body', 6, 'upstream_reset'],
   ] as const) {
     test(`${reason}: the exchange line and nothing else`, OPTIONS, async () => {
       const lines = await linesOf(agent, tool, id);

@@ -24,6 +24,17 @@ test('not transport failures: TLS, no code, an unknown code', () => {
   }
 });
 
+test("undici's HTTPParserError without a code (bytes after an interim 1xx that are no head) is one, alone or as a cause", () => {
+  const parserError = Object.assign(new Error('Response does not match the HTTP/1.1 protocol'), { name: 'HTTPParserError' });
+  assert.equal(isTransportFailure(parserError), true);
+  assert.equal(isTransportFailure(new Error('wrapped', { cause: parserError })), true);
+  // Named so, but with a code not of a transport failure: the code decides.
+  assert.equal(isTransportFailure(Object.assign(new Error('x'), { name: 'HTTPParserError', code: 'UND_ERR_INVALID_ARG' })), false);
+  const cycle = new Error('cycle');
+  (cycle as { cause?: unknown }).cause = cycle;
+  assert.equal(isTransportFailure(cycle), false);
+});
+
 test('a cause cycle ends', () => {
   const a = coded('ECONNRESET');
   (a as { cause?: unknown }).cause = a;
