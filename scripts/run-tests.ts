@@ -1,6 +1,6 @@
 /**
  * `npm test` (after its `pretest`, scripts/build-tests.ts): `node --test --test-concurrency=2
- * --test-reporter=spec <files>`, the files the compiled tests, `dist-test/X.test.js` for each
+ * --test-reporter=spec <files>` (spec unless the args name a reporter: {@link nodeTestArgs}), the files the compiled tests, `dist-test/X.test.js` for each
  * `X.test.ts` under test/ (sorted), given to node as an argv array: a file whose name holds a
  * space runs (the script's `$(find test ... | sed ...)` was split at it by the shell: hostile
  * trial 27, L2). Args after `npm test --` select (scripts/test-selection.ts): options go to node
@@ -19,7 +19,22 @@ import { TEST_BUILD_DIR } from './repo-root.js';
 import { selectTests } from './test-selection.js';
 
 /** node's options before `npm test --`'s options and the files. */
-export const NODE_TEST_OPTIONS = ['--test', '--test-concurrency=2', '--test-reporter=spec'];
+export const NODE_TEST_OPTIONS = ['--test', '--test-concurrency=2'];
+
+/** The reporter when `npm test --` names none. */
+export const DEFAULT_REPORTER = '--test-reporter=spec';
+
+/**
+ * node's argv: {@link NODE_TEST_OPTIONS}, {@link DEFAULT_REPORTER} unless `options` names a
+ * reporter (`--test-reporter=X` or `--test-reporter X`), then `options` and `files`. node wants
+ * one `--test-reporter-destination` per reporter, so with the default beside a user's reporter
+ * (`npm test -- --test-reporter=tap`) it refused to start (ERR_INVALID_ARG_VALUE; hostile
+ * trial 31, Info: test/unit/npm-test-reporter-option-refused.test.ts).
+ */
+export function nodeTestArgs(options: readonly string[], files: readonly string[]): string[] {
+  const namesReporter = options.some((o) => o === '--test-reporter' || o.startsWith('--test-reporter='));
+  return [...NODE_TEST_OPTIONS, ...(namesReporter ? [] : [DEFAULT_REPORTER]), ...options, ...files];
+}
 
 /** The compiled test files for the `.test.ts` files under `root`/test, relative to `root`, sorted by source path: e.g. `dist-test/test/unit/a b.test.js`. */
 export function compiledTestFiles(root: string): string[] {
@@ -36,7 +51,7 @@ function main(): void {
     process.exitCode = 1;
     return;
   }
-  const child = spawn(process.execPath, [...NODE_TEST_OPTIONS, ...selection.options, ...selection.files], { stdio: 'inherit' });
+  const child = spawn(process.execPath, nodeTestArgs(selection.options, selection.files), { stdio: 'inherit' });
   const signals = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
   const forward = (signal: NodeJS.Signals): void => {
     child.kill(signal);
