@@ -15,14 +15,20 @@
  *   test/regressions/dns-rebinding-host-get-uses-credentials.test.ts.
  *
  * - `Sec-Fetch-Site`: a cross-site GET a page makes without CORS (an `<img>`, a link) carries
- *   no `Origin` and a loopback `Host`; the browser still says where it comes from
- *   ({@link isOtherSiteFetch}).
+ *   no `Origin` and a loopback `Host`, and a page on another loopback port has a loopback
+ *   `Origin`; the browser still says where it comes from ({@link isOtherSiteFetch}).
+ * - `Content-Type`: a browser without Fetch Metadata still cannot label a blind POST as JSON
+ *   ({@link isJsonContentType}).
  *
  * A loopback name (`localhost`, `127.0.0.1`, `[::1]`) in either header cannot come from DNS
  * rebinding: the rebound page's URL, and so its `Host` and `Origin`, carry the attacker's
  * host name; only a page the buyer's own machine serves on a loopback address has a loopback
  * origin (test/regressions/conformance-dns-rebinding-localhost-origin.test.ts).
  */
+import { SPACE, TAB } from '../mcp/json-bytes.js';
+
+/** `;` */
+const SEMICOLON = 0x3b;
 
 /**
  * Whether a `Sec-Fetch-Site` request header value says a browser sent the request for a page
@@ -34,12 +40,35 @@
  *
  * Why (a new user's trial, 2026-12-03): a cross-site `<img>` GET carries no `Origin` (a
  * no-cors GET has none) and a loopback `Host`, so neither check applied and it was forwarded
- * with the agent's configured credentials. Such a request without an allowed `Origin` is
- * refused 403 `origin_not_allowed` (routing/handler.ts;
- * test/regressions/cross-site-get-no-origin-uses-credentials.test.ts).
+ * with the agent's configured credentials. Such a request is refused 403 `origin_not_allowed`
+ * (request/head-refusal.ts; test/regressions/cross-site-get-no-origin-uses-credentials.test.ts),
+ * whatever its `Origin`: a page on another loopback port (`http://127.0.0.1:9101`, labelled
+ * `same-site`; `http://[::1]:9102`, `cross-site`) has a loopback one, and its blind POSTs were
+ * forwarded (hostile trial 33, F1: test/regressions/loopback-page-blind-post-calls-tool.test.ts).
  */
 export function isOtherSiteFetch(site: string | string[] | undefined): site is 'cross-site' | 'same-site' {
   return site === 'cross-site' || site === 'same-site';
+}
+
+/**
+ * Whether a request's `Content-Type` value labels JSON: the media type `application/json`
+ * (letters in any case), alone or followed by parameters (`; charset=utf-8`) after optional
+ * whitespace. Not absent, not `text/plain; x=application/json`, not `application/jsonx`.
+ *
+ * Why: a page can send a POST without a CORS preflight only with no `Content-Type` or one whose
+ * media type is `text/plain`, `application/x-www-form-urlencoded` or `multipart/form-data`
+ * (Fetch, "CORS-safelisted request-header"); any JSON label needs the preflight the gateway
+ * never answers. So a POST carrying an `Origin` and no JSON label comes from a page that cannot
+ * read the answer (head-refusal.ts). Reported failure (hostile trial 33, F1): a page on
+ * `http://127.0.0.1:9101` sent `tools/call` as `text/plain` with `fetch(..., { mode: 'no-cors' })`,
+ * a form and `sendBeacon`; the gateway forwarded them with the agent's configured credentials
+ * (test/regressions/loopback-page-blind-post-calls-tool.test.ts).
+ */
+export function isJsonContentType(value: string | undefined): boolean {
+  if (value === undefined || !matchesAt(value, 0, 'application/json')) return false;
+  const next = value.charCodeAt(16);
+  // End, `;`, or the whitespace before one (NaN past the end).
+  return Number.isNaN(next) || next === SEMICOLON || next === SPACE || next === TAB;
 }
 
 /** `[` */

@@ -3,8 +3,10 @@
  * body counts: one function ({@link headRefusal}) for the MCP handler, which refuses with it
  * (routing/handler.ts), and for `Expect: 100-continue` (app.ts `continueWanted`), which tells
  * such a head no `100 Continue`. In the handler's order, each id null:
- * - `origin_not_allowed` (403): an `Origin` neither loopback nor in `allowed_origins`, or none
- *   with `Sec-Fetch-Site: cross-site | same-site` (request/browser-guard.ts);
+ * - `origin_not_allowed` (403): `Sec-Fetch-Site: cross-site | same-site` (a page of another
+ *   origin, whatever its `Origin`); an `Origin` neither loopback nor in `allowed_origins`; a
+ *   POST with a served `Origin` not labelled `Content-Type: application/json`
+ *   (request/browser-guard.ts);
  * - `malformed_http` (400, the connection closed): more than one `Host` field (RFC 9112 §3.2);
  * - `host_not_allowed` (403): a `Host` (or an absolute-form target's authority) the gateway
  *   does not serve when it checks `Host` (browser-guard.ts isHostAllowed);
@@ -28,7 +30,7 @@ import type { FastifyReply } from 'fastify';
 import type { GatewayConfig } from '../config/types.js';
 import { refuse, shownInMessage } from '../errors/local-reply.js';
 import { closeConnectionAfter } from '../routing/closing-answers.js';
-import { absoluteFormAuthority, hostFieldCount, isHostAllowed, isLoopbackOrigin, isOtherSiteFetch } from './browser-guard.js';
+import { absoluteFormAuthority, hostFieldCount, isHostAllowed, isJsonContentType, isLoopbackOrigin, isOtherSiteFetch } from './browser-guard.js';
 
 /** A refusal decided from the head: its reason, its message, and whether its answer closes the connection. */
 export interface HeadRefusal {
@@ -47,17 +49,33 @@ const ORIGINS_SERVED = 'the gateway serves buyer agents, not browsers (allowed_o
  */
 export function headRefusal(req: IncomingMessage, config: GatewayConfig, agentKnown: boolean, loopbackListen: boolean, ownHosts: readonly string[]): HeadRefusal | undefined {
   const headers = req.headers;
-  // A browser's request (DNS rebinding, a cross-site page) never reaches a seller with the
-  // agents' credentials: MCP Streamable HTTP, Security Warning (403, id null).
-  // A loopback origin is served too: DNS rebinding cannot produce one (browser-guard.ts).
+  // A browser's request (DNS rebinding, another page) never reaches a seller with the agents'
+  // credentials: MCP Streamable HTTP, Security Warning (403, id null).
   const origin = headers.origin;
-  if (origin === undefined) {
-    // A page's request without CORS (an <img>, a link: no Origin) still says where it comes
-    // from in Sec-Fetch-Site; buyer agents send none (browser-guard.ts isOtherSiteFetch).
-    const site = headers['sec-fetch-site'];
-    if (isOtherSiteFetch(site)) return { reason: 'origin_not_allowed', message: `A browser's request from another site's page (Sec-Fetch-Site: ${site}, no Origin) is not allowed: ${ORIGINS_SERVED}`, closes: false };
-  } else if (!isLoopbackOrigin(origin) && !config.allowed_origins.includes(origin)) {
-    return { reason: 'origin_not_allowed', message: `Origin "${shownInMessage(origin)}" is not allowed: ${ORIGINS_SERVED}`, closes: false };
+  // A page of another origin, by its browser's own label (Fetch Metadata), whatever its
+  // Origin: the gateway answers no preflight and sends no CORS headers, so such a request is
+  // one a page can make blind (no-cors, a form, a beacon) and never one it can read
+  // (browser-guard.ts isOtherSiteFetch; hostile trial 33, F1: a page on another loopback port).
+  const site = headers['sec-fetch-site'];
+  if (isOtherSiteFetch(site)) {
+    const from = origin === undefined ? 'no Origin' : `Origin "${shownInMessage(origin)}"`;
+    return { reason: 'origin_not_allowed', message: `A browser's request from another origin's page (Sec-Fetch-Site: ${site}, ${from}) is not allowed: ${ORIGINS_SERVED}`, closes: false };
+  }
+  if (origin !== undefined) {
+    // A loopback origin is served too: DNS rebinding cannot produce one (browser-guard.ts).
+    if (!isLoopbackOrigin(origin) && !config.allowed_origins.includes(origin)) {
+      return { reason: 'origin_not_allowed', message: `Origin "${shownInMessage(origin)}" is not allowed: ${ORIGINS_SERVED}`, closes: false };
+    }
+    // A served origin's POST is a JSON one: a page can send any other (text/plain, a form,
+    // none) without a preflight, from a browser that sends no Sec-Fetch-Site (browser-guard.ts
+    // isJsonContentType; hostile trial 33, F1).
+    if (req.method === 'POST' && !isJsonContentType(headers['content-type'])) {
+      return {
+        reason: 'origin_not_allowed',
+        message: `A POST with an Origin ("${shownInMessage(origin)}") must be labelled Content-Type: application/json: a page's request without CORS is not allowed: ${ORIGINS_SERVED}`,
+        closes: false,
+      };
+    }
   }
   // A same-origin GET after DNS rebinding carries no Origin, but its Host names the
   // attacker's host (MCP Security Best Practices; browser-guard.ts). 403, id null.

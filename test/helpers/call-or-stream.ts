@@ -17,10 +17,16 @@ export interface CallOrStreamAnswer {
 
 /**
  * Sends `method` to `url` with `headers` over the base ones (a POST's `content-type`, `accept`
- * and `content-length`; a GET's `accept`, `getAccept`, default `text/event-stream`), and reads
- * the whole answer (a GET's stream must end). Bounded by withTimeout's default.
+ * and `content-length`; a GET's `accept`, `getAccept`, default `text/event-stream`; a header
+ * given as undefined is not sent, e.g. `{ 'content-type': undefined }`), and reads the whole
+ * answer (a GET's stream must end). Bounded by withTimeout's default.
  */
-export function sendCallOrStream(method: 'GET' | 'POST', url: string, headers: Record<string, string>, getAccept = 'text/event-stream'): Promise<CallOrStreamAnswer> {
+export function sendCallOrStream(
+  method: 'GET' | 'POST',
+  url: string,
+  headers: Record<string, string | undefined>,
+  getAccept = 'text/event-stream',
+): Promise<CallOrStreamAnswer> {
   const payload = method === 'POST' ? JSON.stringify(toolCall(7, 'get_products')) : undefined;
   const base: Record<string, string> =
     method === 'POST'
@@ -28,7 +34,8 @@ export function sendCallOrStream(method: 'GET' | 'POST', url: string, headers: R
       : { accept: getAccept };
   return withTimeout(
     new Promise<CallOrStreamAnswer>((resolve, reject) => {
-      const req = http.request(url, { method, headers: { ...base, ...headers } }, (res) => {
+      const sent = Object.fromEntries(Object.entries({ ...base, ...headers }).filter((e): e is [string, string] => e[1] !== undefined));
+      const req = http.request(url, { method, headers: sent }, (res) => {
         let text = '';
         res.setEncoding('utf8').on('data', (c: string) => (text += c));
         res.on('end', () => resolve({ status: res.statusCode!, text }));

@@ -60,7 +60,7 @@ const CASES: ReadonlyArray<{ name: string; parts: Omit<Parameters<typeof head>[0
     name: 'Sec-Fetch-Site: cross-site, no Origin',
     parts: { extra: 'sec-fetch-site: cross-site\r\n' },
     status: 'HTTP/1.1 403 Forbidden',
-    body: refusal(-32600, 'origin_not_allowed', `A browser's request from another site's page (Sec-Fetch-Site: cross-site, no Origin) is not allowed: ${SERVED}`),
+    body: refusal(-32600, 'origin_not_allowed', `A browser's request from another origin's page (Sec-Fetch-Site: cross-site, no Origin) is not allowed: ${SERVED}`),
     reason: 'origin_not_allowed',
   },
   { name: 'a bad Origin to an unknown agent (refused before unknown_agent)', parts: { target: '/agents/zz/mcp', extra: 'origin: http://evil.example\r\n' }, status: 'HTTP/1.1 403 Forbidden', body: ORIGIN, reason: 'origin_not_allowed' },

@@ -3,7 +3,18 @@
 // conformance-dns-rebinding-localhost-origin.test.ts run them through the gateway).
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { absoluteFormAuthority, hostFieldCount, hostNameEnd, isHostAllowed, isListedHost, isLoopbackListenHost, isLoopbackOrigin, isOtherSiteFetch, ownListenHosts } from '../../src/request/browser-guard.js';
+import {
+  absoluteFormAuthority,
+  hostFieldCount,
+  hostNameEnd,
+  isHostAllowed,
+  isJsonContentType,
+  isListedHost,
+  isLoopbackListenHost,
+  isLoopbackOrigin,
+  isOtherSiteFetch,
+  ownListenHosts,
+} from '../../src/request/browser-guard.js';
 
 describe('hostNameEnd', () => {
   test('the end of the name, or -1 for a malformed authority', () => {
@@ -148,5 +159,18 @@ describe('isOtherSiteFetch', () => {
   test('cross-site and same-site are another site; same-origin, none, absent and anything else are not', () => {
     for (const site of ['cross-site', 'same-site']) assert.equal(isOtherSiteFetch(site), true, site);
     for (const site of ['same-origin', 'none', undefined, '', 'Cross-Site', ['cross-site']]) assert.equal(isOtherSiteFetch(site), false, JSON.stringify(site));
+  });
+});
+
+describe('isJsonContentType', () => {
+  test('application/json in any letter case, alone or before parameters', () => {
+    for (const v of ['application/json', 'APPLICATION/JSON', 'application/json;charset=utf-8', 'application/json; charset=utf-8', 'application/json ; x=1', 'application/json\t;x']) {
+      assert.equal(isJsonContentType(v), true, v);
+    }
+  });
+  test("what a page sends without a preflight, or no JSON label, is not", () => {
+    for (const v of [undefined, '', 'text/plain', 'text/plain; x=application/json', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/jsonx', 'application/json-rpc', 'application/jso', ' application/json', 'application/json,text/plain', 'application/*+json']) {
+      assert.equal(isJsonContentType(v), false, JSON.stringify(v));
+    }
   });
 });
