@@ -14,6 +14,8 @@
  * `HEAD /healthz` got 404 `not_found` and a `refused` line
  * (test/regressions/head-healthz-not-found.test.ts).
  *
+ * Each answer carries `X-Content-Type-Options: nosniff` (a page cannot run one as a script).
+ *
  * Registered on the main app, or on the separate ops app when `ops_listen` is set (src/app.ts).
  *
  * An ops answer queued behind another on its connection (HTTP/1.1 pipelining: no socket yet)
@@ -48,6 +50,9 @@ const HEAD_TOO = { exposeHeadRoute: true } as const;
 export const opsRoutes: FastifyPluginAsync<OpsRoutesOptions> = async (app, opts) => {
   app.addHook('onRequest', (request, reply, done) => {
     if (reply.raw.socket === null) boundAnswersAhead(request.raw.socket, reply.raw);
+    // A page's <script src="/metrics"> is not run as a script (hostile trial 33, F4: it loaded,
+    // 200 text/plain; Fetch: a nosniff response of a non-script type is blocked as a script).
+    reply.header('x-content-type-options', 'nosniff');
     done();
   });
 

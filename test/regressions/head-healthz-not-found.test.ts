@@ -111,6 +111,15 @@ for (const opsListen of [false, true]) {
       assert.equal(refusedLines(log), 0);
     });
 
+    // Hostile trial 33, F4 (metrics-loads-as-cross-site-script): a page's <script src> of
+    // /metrics loaded (200 text/plain, no nosniff): a browser runs a text/plain script unless
+    // told not to sniff.
+    test('GET and HEAD of /healthz, /readyz, /metrics carry X-Content-Type-Options: nosniff', async () => {
+      for (const path of ['/healthz', '/readyz', '/metrics']) {
+        for (const method of ['GET', 'HEAD']) assert.equal((await request(method, ops + path)).headers['x-content-type-options'], 'nosniff', `${method} ${path}`);
+      }
+    });
+
     test('controls: HEAD on an MCP endpoint stays 405, on another path 404', async () => {
       const mcp = await request('HEAD', `${main}/agents/s/mcp`);
       assert.equal(mcp.status, 405);

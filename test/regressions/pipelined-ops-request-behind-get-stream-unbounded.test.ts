@@ -50,7 +50,7 @@ function opsRequest(path: string): string {
 
 /** A JSON ops answer as the wire parser reads it (Fastify's framing of an object), `date` and `keep-alive` left out. */
 function jsonOpsAnswer(body: string): Parsed {
-  return { status: 200, headers: { 'cache-control': 'no-store', 'content-type': 'application/json; charset=utf-8', 'content-length': String(Buffer.byteLength(body)), connection: 'keep-alive' }, body };
+  return { status: 200, headers: { 'cache-control': 'no-store', 'x-content-type-options': 'nosniff', 'content-type': 'application/json; charset=utf-8', 'content-length': String(Buffer.byteLength(body)), connection: 'keep-alive' }, body };
 }
 
 /** `answer` without its `date` and `keep-alive` headers (they vary). */

@@ -36,7 +36,7 @@ import { beginShutdown, drainingAnswer, startHoldingSeller, withoutDate } from '
 
 /** An ops endpoint's exact answer while draining (Fastify's own framing of a JSON object), `date` left out. */
 function opsAnswer(status: string, body: string): string {
-  return `HTTP/1.1 ${status}\r\nConnection: close\r\ncache-control: no-store\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
+  return `HTTP/1.1 ${status}\r\nConnection: close\r\nx-content-type-options: nosniff\r\ncache-control: no-store\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
 }
 
 const RESULT = { content: [{ type: 'text', text: 'slow but complete' }] };
