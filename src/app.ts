@@ -46,7 +46,7 @@ import { boundAnswersAhead } from './errors/earlier-answers.js';
 import { AgentGuard } from './admission/agent-guard.js';
 import { servedWithoutContentType } from './request/unreadable-content-type.js';
 import { BodyOverBound, agentBodyLimit, bodyBound, declaresOver } from './request/agent-body-limit.js';
-import { RefusedFromHead, answerHeadRefusal, headRefusal, markRefusedFromHead } from './request/head-refusal.js';
+import { RefusedFromHead, answerHeadRefusal, browserFields, headRefusal, markRefusedFromHead } from './request/head-refusal.js';
 import { InFlightTable } from './inflight-table.js';
 import { createResumeCodec, randomResumeSecret } from './resume/token.js';
 import { ResumeTailLedger } from './resume/tail-ledger.js';
@@ -401,7 +401,14 @@ export async function buildApp(config: GatewayConfig, opts: BuildAppOptions = {}
       const agent = (request.params as { agent?: unknown } | undefined)?.agent;
       // A request no route matched (a method Fastify does not route: TRACE, PROPFIND, ...) has
       // no parameters: the name comes from its path, as the route would give it.
-      const fields = { agent: !scope.mcp ? null : typeof agent === 'string' ? agent.slice(0, SHOWN_CHARS) : agentOfPath(request.url), http_method: request.method, status };
+      const fields: Record<string, unknown> = {
+        agent: !scope.mcp ? null : typeof agent === 'string' ? agent.slice(0, SHOWN_CHARS) : agentOfPath(request.url),
+        http_method: request.method,
+        status,
+      };
+      // What a browser said of itself, for a refusal that names it (hostile trial 33, F3: the
+      // line said origin_not_allowed but not which origin).
+      if (reason === 'origin_not_allowed' || reason === 'host_not_allowed') Object.assign(fields, browserFields(request.raw.headers));
       // A `draining` refusal, and any refusal queued behind another answer on its connection
       // (HTTP/1.1 pipelining: no socket yet) or made on a connection Node has ended after a
       // `close` answer, is logged and counted once Node has written it: one behind an answer

@@ -25,10 +25,10 @@
  * and the app's error handler answers the same refusal (or `draining`, from the head), with
  * `Connection: close` (test/regressions/expect-continue-before-header-refusal.test.ts).
  */
-import type { IncomingMessage } from 'node:http';
+import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import type { FastifyReply } from 'fastify';
 import type { GatewayConfig } from '../config/types.js';
-import { refuse, shownInMessage } from '../errors/local-reply.js';
+import { refuse, SHOWN_CHARS, shownInMessage } from '../errors/local-reply.js';
 import { closeConnectionAfter } from '../routing/closing-answers.js';
 import { absoluteFormAuthority, hostFieldCount, isHostAllowed, isJsonContentType, isLoopbackOrigin, isOtherSiteFetch } from './browser-guard.js';
 
@@ -129,4 +129,21 @@ export class RefusedFromHead extends Error {
   constructor(readonly refusal: HeadRefusal) {
     super(refusal.message);
   }
+}
+
+/** One header's value for a log line: its first SHOWN_CHARS characters (a repeated one's values joined by `, `), or null when absent. */
+function shownHeader(value: string | string[] | undefined): string | null {
+  if (value === undefined) return null;
+  return (typeof value === 'string' ? value : value.join(', ')).slice(0, SHOWN_CHARS);
+}
+
+/**
+ * The `refused` line's fields for `origin_not_allowed` and `host_not_allowed` (app.ts): the
+ * request's `Origin`, `Sec-Fetch-Site` and `Host`, each its first 64 characters (as an agent
+ * name is shown), or null when absent: which page, or which rebound host name, was refused.
+ * Reported failure (hostile trial 33, F3): the line named the reason but not the origin, so an
+ * operator could not tell a local tool's UI from an attack.
+ */
+export function browserFields(headers: IncomingHttpHeaders): { origin: string | null; sec_fetch_site: string | null; host: string | null } {
+  return { origin: shownHeader(headers.origin), sec_fetch_site: shownHeader(headers['sec-fetch-site']), host: shownHeader(headers.host) };
 }

@@ -109,6 +109,26 @@ describe('a page on another loopback origin cannot have a tool called', () => {
     });
   }
 
+  // Hostile trial 33, F3: the refused line said origin_not_allowed but not which origin.
+  test("refused-line-names-no-origin: the refused line names the page's Origin, Sec-Fetch-Site and Host (64 characters each)", OPTIONS, async () => {
+    const linesBefore = stack.gateway.lines.length;
+    const url = stack.gateway.agentUrl('acme');
+    const longOrigin = `http://localhost:${'9'.repeat(80)}`;
+    await sendCallOrStream('POST', url, { host: new URL(url).host, origin: PAGE, 'sec-fetch-site': 'same-site', 'content-type': 'text/plain' });
+    await sendCallOrStream('POST', url, { host: new URL(url).host, origin: longOrigin });
+    await sendCallOrStream('POST', url, { host: 'rebind.evil.example' });
+    await stack.gateway.waitForLine((l) => l.msg === 'refused' && l.reason === 'host_not_allowed', 5000);
+    const lines = stack.gateway.lines.slice(linesBefore).filter((l) => l.msg === 'refused');
+    assert.deepEqual(
+      lines.map((l) => ({ reason: l.reason, origin: l.origin, sec_fetch_site: l.sec_fetch_site, host: l.host })),
+      [
+        { reason: 'origin_not_allowed', origin: PAGE, sec_fetch_site: 'same-site', host: new URL(url).host },
+        { reason: 'origin_not_allowed', origin: longOrigin.slice(0, 64), sec_fetch_site: null, host: new URL(url).host },
+        { reason: 'host_not_allowed', origin: null, sec_fetch_site: null, host: 'rebind.evil.example' },
+      ],
+    );
+  });
+
   const served: Array<[string, Record<string, string | undefined>]> = [
     ["the MCP conformance suite's request (a loopback Origin, JSON, no Sec-Fetch-*)", { origin: 'http://localhost:8080' }],
     ['a loopback Origin, JSON in any letter case with a parameter', { origin: PAGE, 'content-type': 'Application/JSON ; charset=utf-8' }],
