@@ -408,7 +408,7 @@ export async function buildApp(config: GatewayConfig, opts: BuildAppOptions = {}
       };
       // What a browser said of itself, for a refusal that names it (hostile trial 33, F3: the
       // line said origin_not_allowed but not which origin).
-      if (reason === 'origin_not_allowed' || reason === 'host_not_allowed') Object.assign(fields, browserFields(request.raw.headers));
+      if (reason === 'origin_not_allowed' || reason === 'host_not_allowed') Object.assign(fields, browserFields(request.raw));
       // A `draining` refusal, and any refusal queued behind another answer on its connection
       // (HTTP/1.1 pipelining: no socket yet) or made on a connection Node has ended after a
       // `close` answer, is logged and counted once Node has written it: one behind an answer

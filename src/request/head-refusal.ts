@@ -5,7 +5,8 @@
  * such a head no `100 Continue`. In the handler's order, each id null:
  * - `origin_not_allowed` (403): `Sec-Fetch-Site: cross-site | same-site` (a page of another
  *   origin, whatever its `Origin`); an `Origin` neither loopback nor in `allowed_origins`; a
- *   POST with a served `Origin` not labelled `Content-Type: application/json`
+ *   GET with an `Origin` not in `allowed_origins`; a POST with a served `Origin` not labelled
+ *   `Content-Type: application/json`
  *   (request/browser-guard.ts);
  * - `malformed_http` (400, the connection closed): more than one `Host` field (RFC 9112 §3.2);
  * - `host_not_allowed` (403): a `Host` (or an absolute-form target's authority) the gateway
@@ -25,7 +26,7 @@
  * and the app's error handler answers the same refusal (or `draining`, from the head), with
  * `Connection: close` (test/regressions/expect-continue-before-header-refusal.test.ts).
  */
-import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
+import type { IncomingMessage } from 'node:http';
 import type { FastifyReply } from 'fastify';
 import type { GatewayConfig } from '../config/types.js';
 import { refuse, SHOWN_CHARS, shownInMessage } from '../errors/local-reply.js';
@@ -63,8 +64,16 @@ export function headRefusal(req: IncomingMessage, config: GatewayConfig, agentKn
   }
   if (origin !== undefined) {
     // A loopback origin is served too: DNS rebinding cannot produce one (browser-guard.ts).
-    if (!isLoopbackOrigin(origin) && !config.allowed_origins.includes(origin)) {
+    const listed = config.allowed_origins.includes(origin);
+    if (!listed && !isLoopbackOrigin(origin)) {
       return { reason: 'origin_not_allowed', message: `Origin "${shownInMessage(origin)}" is not allowed: ${ORIGINS_SERVED}`, closes: false };
+    }
+    // A GET with an unlisted Origin is a page's WebSocket handshake (Chromium sends it with no
+    // Sec-Fetch-*) or EventSource (from a browser that sends no Sec-Fetch-Site): a page's, as
+    // no buyer agent sends one (hostile trial 35, F1: `new WebSocket(...)` from a loopback page
+    // reached the seller with the agent's credentials).
+    if (!listed && req.method === 'GET') {
+      return { reason: 'origin_not_allowed', message: `A GET with an Origin ("${shownInMessage(origin)}") is not allowed: a page's WebSocket or EventSource request: ${ORIGINS_SERVED}`, closes: false };
     }
     // A served origin's POST is a JSON one: a page can send any other (text/plain, a form,
     // none) without a preflight, from a browser that sends no Sec-Fetch-Site (browser-guard.ts
@@ -139,11 +148,15 @@ function shownHeader(value: string | string[] | undefined): string | null {
 
 /**
  * The `refused` line's fields for `origin_not_allowed` and `host_not_allowed` (app.ts): the
- * request's `Origin`, `Sec-Fetch-Site` and `Host`, each its first 64 characters (as an agent
+ * request's `Origin`, `Sec-Fetch-Site` and `Host` (an absolute-form target's authority in its
+ * place, as headRefusal checks it), each its first 64 characters (as an agent
  * name is shown), or null when absent: which page, or which rebound host name, was refused.
  * Reported failure (hostile trial 33, F3): the line named the reason but not the origin, so an
  * operator could not tell a local tool's UI from an attack.
  */
-export function browserFields(headers: IncomingHttpHeaders): { origin: string | null; sec_fetch_site: string | null; host: string | null } {
-  return { origin: shownHeader(headers.origin), sec_fetch_site: shownHeader(headers['sec-fetch-site']), host: shownHeader(headers.host) };
+export function browserFields(req: IncomingMessage): { origin: string | null; sec_fetch_site: string | null; host: string | null } {
+  const headers = req.headers;
+  // The authority checked: an absolute-form target's, else Host (hostile trial 35, F2: the line named Host).
+  const host = absoluteFormAuthority(req.url ?? '/') ?? headers.host;
+  return { origin: shownHeader(headers.origin), sec_fetch_site: shownHeader(headers['sec-fetch-site']), host: shownHeader(host) };
 }

@@ -12,9 +12,11 @@
  * never have its calls sent with the agents' configured credentials".
  *
  * Now (request/head-refusal.ts): a request a browser labels `Sec-Fetch-Site: cross-site` or
- * `same-site` is refused whatever its `Origin` (before: only without one), and a POST with a
+ * `same-site` is refused whatever its `Origin` (before: only without one), a POST with a
  * served `Origin` must be labelled `Content-Type: application/json` (what no page can send
- * without the preflight the gateway never answers: browsers without Fetch Metadata).
+ * without the preflight the gateway never answers: browsers without Fetch Metadata), and a GET
+ * with an `Origin` not in `allowed_origins` is refused (hostile trial 35, F1: Chromium's
+ * WebSocket handshake carries an Origin and no Sec-Fetch-*; it reached the seller).
  *
  * Input: a gateway (agent `acme`, `headers: { authorization: "Bearer s3cret" }`,
  * `allowed_origins: [https://console.example.com]`) before a raw seller that records what it
@@ -26,10 +28,11 @@
  * whatever its label) forwarded with the credentials.
  */
 import assert from 'node:assert/strict';
+import http from 'node:http';
 import { describe, test } from 'node:test';
 import { agentsYaml } from '../helpers/gateway.js';
 import { useSellerAndGateway } from '../helpers/stack.js';
-import { TEST_TIMEOUT_MS } from '../helpers/timeout.js';
+import { TEST_TIMEOUT_MS, withTimeout } from '../helpers/timeout.js';
 import { startRawSeller } from '../support/raw-seller.js';
 import { startObservedGateway } from '../support/hostile-seller.js';
 import { sendCallOrStream } from '../helpers/call-or-stream.js';
@@ -45,9 +48,25 @@ const otherOrigin = (site: string, origin: string): string =>
 const notJson = (origin: string): string =>
   `A POST with an Origin ("${origin}") must be labelled Content-Type: application/json: a page's request without CORS is not allowed:`;
 
+const getWithOrigin = (origin: string): string => `A GET with an Origin ("${origin}") is not allowed: a page's WebSocket or EventSource request:`;
+
 const PAGE = 'http://127.0.0.1:9101';
 const PAGE6 = 'http://[::1]:9102';
 const LISTED = 'https://console.example.com';
+
+/** A POST to the gateway at `url` whose request target is `target` in absolute form (RFC 9112 §3.2.2); resolves with the status. */
+function absoluteFormPost(url: string, target: string): Promise<number> {
+  const { hostname, port } = new URL(url);
+  return withTimeout(
+    new Promise<number>((resolve, reject) => {
+      const req = http.request({ hostname, port, path: target, method: 'POST', headers: { 'content-type': 'application/json' } }, (res) => {
+        res.resume().on('end', () => resolve(res.statusCode!));
+      });
+      req.on('error', reject);
+      req.end('{}');
+    }),
+  );
+}
 
 describe('a page on another loopback origin cannot have a tool called', () => {
   const stack = useSellerAndGateway(
@@ -92,6 +111,14 @@ describe('a page on another loopback origin cannot have a tool called', () => {
       { origin: LISTED, 'sec-fetch-site': 'cross-site', 'sec-fetch-mode': 'no-cors', 'content-type': 'text/plain' },
       otherOrigin('cross-site', LISTED),
     ],
+    // Hostile trial 35, F1: Chromium sends a WebSocket handshake with an Origin and no Sec-Fetch-*.
+    [
+      'a WebSocket handshake from the page (a GET with an Origin, Upgrade, no Sec-Fetch-*)',
+      'GET',
+      { origin: PAGE, upgrade: 'websocket', connection: 'Upgrade', 'sec-websocket-version': '13', 'sec-websocket-key': 'dGhlIHNhbXBsZSBub25jZQ==' },
+      getWithOrigin(PAGE),
+    ],
+    ['an EventSource GET from a browser without Fetch Metadata', 'GET', { origin: 'http://localhost:3000', accept: 'text/event-stream' }, getWithOrigin('http://localhost:3000')],
     // A browser without Fetch Metadata: only the label tells.
     ['no Sec-Fetch-*, text/plain', 'POST', { origin: 'http://localhost:3000', 'content-type': 'text/plain' }, notJson('http://localhost:3000')],
     ['no Sec-Fetch-*, a urlencoded form', 'POST', { origin: PAGE, 'content-type': 'application/x-www-form-urlencoded' }, notJson(PAGE)],
@@ -117,7 +144,9 @@ describe('a page on another loopback origin cannot have a tool called', () => {
     await sendCallOrStream('POST', url, { host: new URL(url).host, origin: PAGE, 'sec-fetch-site': 'same-site', 'content-type': 'text/plain' });
     await sendCallOrStream('POST', url, { host: new URL(url).host, origin: longOrigin });
     await sendCallOrStream('POST', url, { host: 'rebind.evil.example' });
-    await stack.gateway.waitForLine((l) => l.msg === 'refused' && l.reason === 'host_not_allowed', 5000);
+    // Hostile trial 35, F2: an absolute-form target's authority is what was checked, not Host.
+    await absoluteFormPost(url, 'http://evil.example/agents/acme/mcp');
+    await stack.gateway.waitForLine((l) => l.msg === 'refused' && l.host === 'evil.example', 5000);
     const lines = stack.gateway.lines.slice(linesBefore).filter((l) => l.msg === 'refused');
     assert.deepEqual(
       lines.map((l) => ({ reason: l.reason, origin: l.origin, sec_fetch_site: l.sec_fetch_site, host: l.host })),
@@ -125,6 +154,7 @@ describe('a page on another loopback origin cannot have a tool called', () => {
         { reason: 'origin_not_allowed', origin: PAGE, sec_fetch_site: 'same-site', host: new URL(url).host },
         { reason: 'origin_not_allowed', origin: longOrigin.slice(0, 64), sec_fetch_site: null, host: new URL(url).host },
         { reason: 'host_not_allowed', origin: null, sec_fetch_site: null, host: 'rebind.evil.example' },
+        { reason: 'host_not_allowed', origin: null, sec_fetch_site: null, host: 'evil.example' },
       ],
     );
   });

@@ -17,7 +17,7 @@
  * `X-Adcp-Gateway-Exchange`, some written in mixed case) beside `Mcp-Session-Id` and
  * `X-Seller-Trace` (controls): a tools/call answered with 200 JSON and with 200 SSE, the
  * seller's own 404, a notification's 202, and the standalone GET stream; the host sends an
- * `Origin` of the MCP Inspector (`http://localhost:6274`, served).
+ * `Origin` of the MCP Inspector (`http://localhost:6274`, listed in `allowed_origins`).
  * Expectation: the host gets exactly the headers below for each answer: the gateway's
  * framing and its SSE headers, the seller's `Content-Type` and the two controls, nothing of
  * the CORS family nor the gateway's names.
@@ -70,7 +70,9 @@ const stack = useSellerAndGateway(
           return void res.writeHead(404, { ...headers, 'content-type': 'application/json' }).end(NOT_FOUND);
       }
     }),
-  (seller) => startObservedGateway(agentsYaml({ s: seller.url })),
+  // Listed: a GET with an unlisted Origin is refused (a page's WebSocket or EventSource:
+  // hostile trial 35, F1), and this test's GET stream must reach the seller.
+  (seller) => startObservedGateway(agentsYaml({ s: seller.url }, ['allowed_origins: ["http://localhost:6274"]'])),
 );
 
 const HOST = { 'mcp-protocol-version': '2025-06-18', origin: 'http://localhost:6274' };
