@@ -50,7 +50,7 @@ import { RefusedFromHead, answerHeadRefusal, browserFields, headRefusal, markRef
 import { InFlightTable } from './inflight-table.js';
 import { createResumeCodec, randomResumeSecret } from './resume/token.js';
 import { ResumeTailLedger } from './resume/tail-ledger.js';
-import type { SseShutdownEnd } from './response/pipeline.js';
+import { endStreamsOfReconfiguredAgents, type OpenStream, type OpenStreams } from './routing/open-streams.js';
 
 export interface BuildAppOptions {
   /** A pino logger, or `false` to silence logs. Default: a pino logger at `config.log_level`. */
@@ -329,7 +329,7 @@ export async function buildApp(config: GatewayConfig, opts: BuildAppOptions = {}
   // (a reload that adds, removes or changes `resume` needs a restart: reload.ts), so a
   // shutdown ends streams as the codec they were minted with allows (GatewayControl.resumeSecret).
   const resumeSecret = config.resume.secret === undefined ? 'per_process' : 'configured';
-  const streams = new InFlightTable<SseShutdownEnd>();
+  const streams: OpenStreams = new InFlightTable<OpenStream>();
   const openExchanges = new InFlightTable<OpenExchangeEnd>();
   // Requests pipelined on a host's connection waiting for their turn (routing/pipelined-turn.ts).
   const turns = new PipelinedTurns();
@@ -460,6 +460,8 @@ export async function buildApp(config: GatewayConfig, opts: BuildAppOptions = {}
       app.server.requestTimeout = next.request_timeout_ms;
       app.server.headersTimeout = headersTimeoutMs(next.request_timeout_ms);
       guard.applySettings(next.agents); // a running backoff follows the new settings at once
+      // The streams with no end of their own, of an agent removed or moved (hostile trial 34, F1).
+      endStreamsOfReconfiguredAgents(streams, next);
     },
     get openStreams() {
       return streams.size;
@@ -473,9 +475,9 @@ export async function buildApp(config: GatewayConfig, opts: BuildAppOptions = {}
     guard,
     resumeSecret,
     endStreams() {
-      const ends = streams.values();
-      for (const end of ends) end(resumeSecret === 'configured');
-      return ends.length;
+      const open = streams.values();
+      for (const stream of open) stream.end(resumeSecret === 'configured');
+      return open.length;
     },
     cutOpenExchanges() {
       const ends = openExchanges.values();

@@ -40,8 +40,8 @@ import { ADDED_HEAD_BYTES, fieldLinesBytes, MAX_HOST_HEAD_BYTES, statusLineBytes
 import { GATEWAY_FINISHED } from './abort.js';
 import { withExactObservedBytes } from './exact-observed-bytes.js';
 import { boundAnswersAhead, boundWhenAwaited } from './earlier-answers.js';
-import type { InFlightTable } from '../inflight-table.js';
 import type { SseShutdownEnd } from '../response/pipeline.js';
+import type { OpenStreams } from '../routing/open-streams.js';
 
 /** What a local error needs to know beyond the exchange (docs/errors.md lists the reasons). */
 export interface LocalErrorInput {
@@ -307,7 +307,7 @@ function batchErrorTexts(refs: readonly BatchRequestRef[], input: LocalErrorInpu
  * "Maximum reconnection attempts (3) exceeded" (a hostile trial 17, M2:
  * test/regressions/already-answered-resume-ends-at-once-sdk-reconnect-loop.test.ts).
  */
-export function answerStreamOver(exchange: Exchange, reply: FastifyReply, token: string, idleMs: number, streams: InFlightTable<SseShutdownEnd>): void {
+export function answerStreamOver(exchange: Exchange, reply: FastifyReply, token: string, idleMs: number, streams: OpenStreams): void {
   if (exchange.finished) return;
   exchange.finished = true;
   exchange.outcome = 'already_answered';
@@ -319,7 +319,7 @@ export function answerStreamOver(exchange: Exchange, reply: FastifyReply, token:
   /** Out of `streams`, its timer cleared; false when it was already. */
   const release = (): boolean => {
     clearTimeout(timer);
-    return streams.remove(slot, end);
+    return streams.remove(slot, entry);
   };
   const end: SseShutdownEnd = (tokensOutlive) => {
     if (!release() || raw.writableEnded || raw.destroyed) return;
@@ -327,7 +327,8 @@ export function answerStreamOver(exchange: Exchange, reply: FastifyReply, token:
     exchange.bytesToHost += frame.length; // a verified token is ASCII
     raw.end(frame);
   };
-  const slot = streams.add(end);
+  const entry = { exchange, end };
+  const slot = streams.add(entry);
   const timer = setTimeout(end, idleMs, true);
   raw.once('close', release);
   boundWhenAwaited(raw, () => end(true));

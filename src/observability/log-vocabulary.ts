@@ -19,6 +19,7 @@ import type { Outcome } from '../exchange.js';
 import type { TextNotLiftedReason } from '../exchange.js';
 import type { GatewayControl } from '../app.js';
 import { DISCOVERY_SURFACES, METHOD_LABELS, type RpcKindLabel } from './metrics.js';
+import { RECONFIGURED_REASONS } from '../routing/open-streams.js';
 
 /** The `service` of every line (pino's base). */
 export const SERVICE_NAME = 'adcp-buyer-gateway';
@@ -91,6 +92,7 @@ const GATEWAY_TEXTS: ReadonlySet<string> = new Set([
   ...(EVERY_OUTCOME ? OUTCOMES : []),
   ...(EVERY_TEXT_NOT_LIFTED ? TEXT_NOT_LIFTED : []),
   ...RESUME_SECRET_SOURCES,
+  ...RECONFIGURED_REASONS,
   ...Object.keys(REASONS),
   ...Object.keys(DROP_REASONS),
   ...Object.keys(REFUSALS),

@@ -45,6 +45,7 @@ import { refuseUnknownAgent } from './unrouted.js';
 import { MAX_WAITING_PER_CONNECTION, type PipelinedTurns } from './pipelined-turn.js';
 import { CancellableRequests } from './cancellations.js';
 import { cancelledRequestIdOf } from '../mcp/cancelled-id.js';
+import type { OpenStream, OpenStreams } from './open-streams.js';
 
 export interface HandlerDeps {
   getConfig(): GatewayConfig;
@@ -64,8 +65,8 @@ export interface HandlerDeps {
   resumeTails: ResumeTailLedger;
   /** The app's pino logger (the exchange line, discovery warnings, pipeline failures). */
   log: Logger;
-  /** Open SSE streams to hosts, each with the function a graceful shutdown ends it with (response/pipeline.ts SseShutdownEnd). */
-  streams: InFlightTable<SseShutdownEnd>;
+  /** Open SSE streams to hosts, each with its exchange and the function a graceful shutdown or a reload ends it with (routing/open-streams.ts). */
+  streams: OpenStreams;
   /**
    * Exchanges whose host answer is still open, each as its end function:
    * called with `true` (app.ts `cutOpenExchanges`, just before a shutdown's forced exit) it
@@ -561,17 +562,17 @@ export function createMcpHandler(deps: HandlerDeps) {
         onResponse: (_req, _rep, res) => {
           // The stream's entry in `deps.streams` (graceful shutdown ends it: SseShutdownEnd).
           let streamSlot = 0;
-          let streamEnd: SseShutdownEnd | undefined;
+          let streamEntry: OpenStream | undefined;
           const hooks = {
             onSseStart: (end: SseShutdownEnd) => {
               clearTimeout(deadline);
               // A probe answered with a stream frees its slot now; its final outcome still counts.
               if (admission !== undefined) deps.guard.probeStreaming(admission);
-              streamSlot = deps.streams.add(end);
-              streamEnd = end;
+              streamEntry = { exchange, end };
+              streamSlot = deps.streams.add(streamEntry);
             },
             onSseEnd: () => {
-              if (streamEnd !== undefined) deps.streams.remove(streamSlot, streamEnd);
+              if (streamEntry !== undefined) deps.streams.remove(streamSlot, streamEntry);
             },
             onSseEventDropped: (reason: string) => deps.metrics.incSseEventDropped(agent.name, reason),
             onSseEventIdNotTokenized: () => deps.metrics.incSseEventIdNotTokenized(agent.name),
