@@ -462,6 +462,8 @@ export async function buildApp(config: GatewayConfig, opts: BuildAppOptions = {}
       guard.applySettings(next.agents); // a running backoff follows the new settings at once
       // The streams with no end of their own, of an agent removed or moved (hostile trial 34, F1).
       endStreamsOfReconfiguredAgents(streams, next);
+      // The metric series of removed agents (hostile trial 34, F2; after the guard forgot them).
+      metrics.forgetAgents(new Set(next.agents.keys())).catch((err: unknown) => logger.warn({ err }, 'could not drop the metric series of removed agents'));
     },
     get openStreams() {
       return streams.size;

@@ -58,6 +58,7 @@ export const GATEWAY_MESSAGES: readonly string[] = [
   'exchange',
   'discovery response over its size target (AdCP managing-response-size)',
   'response pipeline failed',
+  'could not drop the metric series of removed agents',
 ];
 
 const RPC_KINDS: readonly RpcKindLabel[] = ['request', 'notification', 'response', 'batch', 'none'];

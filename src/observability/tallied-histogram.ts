@@ -93,6 +93,12 @@ export class TalliedHistogram {
   }
 
   /** Forgets every series (prom-client's `Registry.resetMetrics()`). */
+  /** Drops every series whose first label's value is not in `kept` (an agent a reload removed). */
+  forget(kept: ReadonlySet<string>): void {
+    for (const first of this.series.keys()) if (!kept.has(first)) this.series.delete(first);
+    this.ordered = this.ordered.filter((s) => kept.has(s.labels[this.labelNames[0]]!));
+  }
+
   reset(): void {
     this.series = new Map();
     this.ordered = [];
