@@ -1,0 +1,88 @@
+/**
+ * Regression (hostile trial 32, L1): on the standalone GET stream (no total, by design) an
+ * event over `max_sse_event_bytes` is dropped and skipped to its end, and skipping decodes it,
+ * with nothing reaching the host to slow the seller down: `Content-Encoding: gzip, gzip` made
+ * 6,392 bytes decode to 536,870,920 (2 s of the gateway's CPU, nothing delivered), and one
+ * endless event kept it decoding for as long as the host held the stream.
+ *
+ * Now (response/sse-stage.ts `take`): an event still going `max_response_bytes` past its bound
+ * ends such a stream plainly (outcome `resumable_end`, reason `sse_event`); one that ends
+ * within that is skipped and the stream goes on, as before
+ * (test/regressions/get-stream-oversized-event.test.ts).
+ *
+ * Input: agent limits max_sse_event_bytes 10000, max_response_bytes 200000; a raw seller whose
+ * GET stream sends one small event, then `data: ` and 64 KiB writes of `a` with no line end,
+ * up to 32 MiB (its writes wait for the gateway to read). Control, another agent: an event of
+ * 150,000 bytes (within the allowance), then a small one, then the end.
+ * Expected: the endless stream ends at the host after the first event, outcome
+ * `resumable_end`, reason `sse_event`, `events_dropped` {"sse_event":1}, the gateway having
+ * decoded at most the bound + the line slack (65,536) + the allowance + one read (65,536);
+ * the control's host gets both small events and the stream ends as the seller ends it (`ok`).
+ */
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { agentsYaml } from '../helpers/gateway.js';
+import { useSellerAndGateway } from '../helpers/stack.js';
+import { TEST_TIMEOUT_MS, withTimeout } from '../helpers/timeout.js';
+import { startRawSeller } from '../support/raw-seller.js';
+import { startObservedGateway } from '../support/hostile-seller.js';
+import { sseMessages } from '../helpers/raw.js';
+
+const EVENT_LIMIT = 10_000;
+const ALLOWANCE = 200_000;
+const SLACK = 65_536;
+const READ = 65_536;
+const note = (n: number): string => `data: {"jsonrpc":"2.0","method":"notifications/message","params":{"n":${n}}}\n\n`;
+
+const stack = useSellerAndGateway(
+  () =>
+    startRawSeller(async (req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write(note(1));
+      if (req.url?.includes('control') === true) {
+        res.write(`data: ${'b'.repeat(150_000)}\n\n`);
+        res.end(note(2));
+        return;
+      }
+      res.write('data: ');
+      const block = Buffer.alloc(64 * 1024, 'a');
+      for (let written = 0; written < 32 * 1024 * 1024 && !res.destroyed; written += block.length) {
+        if (!res.write(block)) await new Promise<void>((r) => (res.once('drain', r), res.once('close', r)));
+      }
+      res.end();
+    }),
+  (seller) =>
+    startObservedGateway(
+      agentsYaml({
+        endless: { url: seller.url, max_sse_event_bytes: EVENT_LIMIT, max_response_bytes: ALLOWANCE },
+        control: { url: `${seller.url}?control`, max_sse_event_bytes: EVENT_LIMIT, max_response_bytes: ALLOWANCE },
+      }),
+    ),
+);
+
+const readStream = async (agent: string): Promise<string> => {
+  const res = await fetch(stack.gateway.agentUrl(agent), { headers: { accept: 'text/event-stream' } });
+  assert.equal(res.status, 200);
+  return withTimeout(res.text(), 10_000, `the ${agent} stream`);
+};
+
+describe('get-stream-skipped-event-decoded-without-end', { timeout: TEST_TIMEOUT_MS }, () => {
+  test('an event still going max_response_bytes past its bound ends the stream, resumable', async () => {
+    const text = await readStream('endless');
+    assert.deepEqual(sseMessages(text), [{ jsonrpc: '2.0', method: 'notifications/message', params: { n: 1 } }]);
+    const line = await stack.gateway.waitForLine((l) => l.msg === 'exchange' && l.agent === 'endless', 5_000);
+    assert.deepEqual([line.outcome, line.reason, line.events_dropped], ['resumable_end', 'sse_event', { sse_event: 1 }]);
+    const decoded = line.bytes_decoded as number;
+    assert.ok(decoded > EVENT_LIMIT + ALLOWANCE && decoded <= EVENT_LIMIT + SLACK + ALLOWANCE + READ + note(1).length + 'data: '.length, `bytes_decoded ${decoded}`);
+  });
+
+  test('control: an event that ends within the allowance is skipped; the stream goes on to its end', async () => {
+    const text = await readStream('control');
+    assert.deepEqual(
+      (sseMessages(text) as Array<{ params: { n: number } }>).map((m) => m.params.n),
+      [1, 2],
+    );
+    const line = await stack.gateway.waitForLine((l) => l.msg === 'exchange' && l.agent === 'control', 5_000);
+    assert.deepEqual([line.outcome, line.reason, line.events_dropped], ['ok', 'sse_event', { sse_event: 1 }]);
+  });
+});
