@@ -1188,7 +1188,8 @@ export async function handleSseBody(
    * UTF-8 decoder) are reset, so later events on the standalone GET stream still flow (before
    * this, the terminated parser threw on the next feed and ended the GET stream:
    * test/regressions/get-stream-oversized-event.test.ts). Line endings that are CR only are
-   * not seen as boundaries (sse-boundaries.ts): on such a stream the rest is dropped.
+   * not seen as boundaries (sse-boundaries.ts): on such a stream the rest is dropped. On a
+   * stream without a total, `max_response_bytes` skipped ends the stream (hostile trial 32, L1).
    */
   const take = (chunk: Buffer, start: number, end: number, atBoundary: boolean, blockEnd = atBoundary): boolean => {
     credit.earn(end - start);
