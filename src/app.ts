@@ -32,7 +32,7 @@ import {
   lazyChildLoggerFactory,
   plainInfoWriter,
 } from './observability/logger.js';
-import { createMetrics, type GatewayMetrics } from './observability/metrics.js';
+import { createMetrics, type GatewayMetrics, type GuardSample } from './observability/metrics.js';
 import { opsRoutes } from './ops/routes.js';
 import { agentNameOfPath, agentOfPath, badUrlRefusal, isMcpMethod, MCP_METHODS, originFormOf, refuseUnknownAgent, refuseUnrouted, routedByPath, unroutedRefusal, type UnroutedScope } from './routing/unrouted.js';
 import { createUpstreamDispatcher } from './routing/dispatcher.js';
@@ -351,8 +351,17 @@ export async function buildApp(config: GatewayConfig, opts: BuildAppOptions = {}
       logger.warn({ agent, call: kind, consecutive_breaches: consecutiveBreaches, backoff_ms: backoffMs }, 'agent backing off: its answers keep breaking size limits'),
     (agent, kind) => logger.info({ agent, call: kind }, 'agent backoff ended: an answer came within limits'),
   );
-  const metrics = createMetrics({ openStreams: () => streams.size, pipelinedWaiting: () => turns.size, guard: () => guard.snapshot() });
-  exchangeEndListeners.push(metrics.observeExchange);
+  // Only the agents of the running config have series: a reload drops a removed agent's
+  // (metrics.forgetAgents, in setConfig below), and neither the guard's state of it (kept, so
+  // that re-adding the agent finds its buffer cap and backoff as they were: hostile trial 36,
+  // F1, F3) nor an exchange of it that ends after the reload brings one back (trial 36, F4).
+  function* configuredGuardSamples(): Generator<GuardSample> {
+    for (const sample of guard.snapshot()) if (current.agents.has(sample.agent)) yield sample;
+  }
+  const metrics = createMetrics({ openStreams: () => streams.size, pipelinedWaiting: () => turns.size, guard: configuredGuardSamples });
+  exchangeEndListeners.push((exchange) => {
+    if (current.agents.has(exchange.agent.name)) metrics.observeExchange(exchange);
+  });
 
   // Shutting down (draining): requests waiting out a backoff are answered now, never sent; a
   // request that reaches a route from now on is refused 503 `draining` (routing/draining.ts:
@@ -462,7 +471,7 @@ export async function buildApp(config: GatewayConfig, opts: BuildAppOptions = {}
       guard.applySettings(next.agents); // a running backoff follows the new settings at once
       // The streams with no end of their own, of an agent removed or moved (hostile trial 34, F1).
       endStreamsOfReconfiguredAgents(streams, next);
-      // The metric series of removed agents (hostile trial 34, F2; after the guard forgot them).
+      // The metric series of removed agents (hostile trial 34, F2).
       metrics.forgetAgents(new Set(next.agents.keys())).catch((err: unknown) => logger.warn({ err }, 'could not drop the metric series of removed agents'));
     },
     get openStreams() {

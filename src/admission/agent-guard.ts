@@ -175,13 +175,6 @@ export class Breaker {
   }
 }
 
-/** Whether `s` holds nothing and nothing waits on it (AgentGuard.applySettings may forget it). */
-function isIdle(s: AgentState): boolean {
-  if (s.heldBytes !== 0 || s.decoderBytes !== 0 || s.firstLease !== undefined || s.blocked.length > 0) return false;
-  for (const b of s.breakers.values()) if (b.probing || b.waiters.length > 0) return false;
-  return true;
-}
-
 class AgentState {
   readonly breakers = new Map<string, Breaker>();
   heldBytes = 0;
@@ -291,16 +284,9 @@ export class AgentGuard {
     return s;
   }
 
-  /**
-   * Applies reloaded settings to the agents it knows (`agents`: name -> config with `guard`),
-   * and forgets each agent `agents` no longer has once it is idle (holding no bytes, no response
-   * in its buffer order or waiting, no probe out nor request waiting): its state and so its
-   * `agent_*` gauge series (hostile trial 34, F2: every retired agent name kept its state and
-   * series for the process's life). One still busy is forgotten at a later reload.
-   */
+  /** Applies reloaded settings to the agents it knows (`agents`: name -> config with `guard`). */
   applySettings(agents: ReadonlyMap<string, { readonly guard: GuardSettings }>): void {
     for (const [name, agent] of agents) if (this.agents.has(name)) this.state(name, agent.guard);
-    for (const [name, s] of this.agents) if (!agents.has(name) && isIdle(s)) this.agents.delete(name);
   }
 
   /**

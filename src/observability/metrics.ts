@@ -133,8 +133,9 @@ export interface GatewayMetrics {
   /**
    * Drops every series whose `agent` is not in `kept` (the agents of the config a reload
    * applied), and the counts not yet added for them: a retired agent name no longer costs
-   * ~23 series (~2 KB of exposition) for the process's life (hostile trial 34, F2). An exchange
-   * of such an agent still in flight counts again when it ends (a new series, from 0).
+   * ~23 series (~2 KB of exposition) for the process's life (hostile trial 34, F2). The caller
+   * keeps them from coming back: app.ts counts an exchange that ends after its agent was
+   * removed nowhere, and reads the guard's gauges for configured agents only.
    */
   forgetAgents(kept: ReadonlySet<string>): Promise<void>;
 }

@@ -13,7 +13,9 @@
  * each (so each has exchange, byte, duration and guard series); then the config replaced
  * (setConfig, what a reload applies) by one with `keep` only.
  * Expected: before, `/metrics` has `agent="gone"` series; after, none (the drop is
- * asynchronous: read again until gone, at most 5 s), and `keep`'s exchange count is still 1.
+ * asynchronous: read again until gone, at most 5 s), and `keep`'s exchange count is still 1;
+ * a call to `gone` in flight across the reload brings none back when it ends (hostile trial
+ * 36, F4: its exchange, duration and guard series came back and stayed).
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
@@ -26,9 +28,18 @@ import { startRawSeller } from '../support/raw-seller.js';
 import { startObservedGateway } from '../support/hostile-seller.js';
 
 const stack = useSellerAndGateway(
-  () => startRawSeller((_req, res) => void res.writeHead(200, { 'content-type': 'application/json' }).end('{"jsonrpc":"2.0","id":1,"result":{"content":[]}}')),
+  () =>
+    startRawSeller((req, res) => {
+      const answer = () => void res.writeHead(200, { 'content-type': 'application/json' }).end('{"jsonrpc":"2.0","id":1,"result":{"content":[]}}');
+      // `slow`: answered once the test lets it (it is in flight across the reload).
+      if (req.body.toString('utf8').includes('"slow"')) held.push(answer);
+      else answer();
+    }),
   (seller) => startObservedGateway(agentsYaml({ keep: seller.url, gone: seller.url })),
 );
+
+/** The answers of `slow` calls, held until the test sends them. */
+const held: Array<() => void> = [];
 
 const metricsText = async (): Promise<string> => (await fetch(`${stack.gateway.baseUrl}/metrics`)).text();
 const seriesOf = (text: string, agent: string): string[] => text.split('\n').filter((l) => !l.startsWith('#') && l.includes(`agent="${agent}"`));
@@ -42,6 +53,10 @@ describe('removed-agent-metric-series-kept', { timeout: TEST_TIMEOUT_MS }, () =>
     assert.ok(seriesOf(before, 'gone').length >= 10, seriesOf(before, 'gone').join('\n'));
     assert.ok(before.includes('adcp_gateway_agent_buffered_response_bytes{agent="gone"}'));
 
+    // A call to `gone` in flight across the reload (hostile trial 36, F4: when it ended, its
+    // series came back and stayed until a later reload).
+    const slow = rawPost(stack.gateway.agentUrl('gone'), toolCall(2, 'slow'));
+    while (held.length === 0) await new Promise((r) => setTimeout(r, 5));
     stack.gateway.app.gateway.setConfig(parseConfig(agentsYaml({ keep: stack.seller.url }), { env: {} }));
 
     let after = await metricsText();
@@ -50,6 +65,10 @@ describe('removed-agent-metric-series-kept', { timeout: TEST_TIMEOUT_MS }, () =>
       after = await metricsText();
     }
     assert.deepEqual(seriesOf(after, 'gone'), []);
+    held.shift()!();
+    assert.equal((await slow).status, 200);
+    await stack.gateway.waitForLine((l) => l.msg === 'exchange' && l.agent === 'gone' && l.rpc_id === 2, 5_000);
+    assert.deepEqual(seriesOf(await metricsText(), 'gone'), [], 'no series back for the call that ended after the reload');
     assert.ok(after.includes('adcp_gateway_exchanges_total{agent="keep",method="tools/call",outcome="ok"} 1'), seriesOf(after, 'keep').join('\n'));
     assert.ok(after.includes('adcp_gateway_agent_buffered_response_bytes{agent="keep"} 0'));
   });
