@@ -42,6 +42,11 @@ export interface HeadRefusal {
 
 const ORIGINS_SERVED = 'the gateway serves buyer agents, not browsers (allowed_origins lists the browser origins it serves besides localhost).';
 
+/** An `origin_not_allowed` refusal: `what` was refused, then why the gateway serves no browser. */
+function originRefusal(what: string): HeadRefusal {
+  return { reason: 'origin_not_allowed', message: `${what}: ${ORIGINS_SERVED}`, closes: false };
+}
+
 /**
  * The refusal of `req`'s head on an MCP endpoint (see file comment), or undefined (nearly every
  * request: a few header reads and character comparisons, nothing allocated). `agentKnown`:
@@ -60,30 +65,22 @@ export function headRefusal(req: IncomingMessage, config: GatewayConfig, agentKn
   const site = headers['sec-fetch-site'];
   if (isOtherSiteFetch(site)) {
     const from = origin === undefined ? 'no Origin' : `Origin "${shownInMessage(origin)}"`;
-    return { reason: 'origin_not_allowed', message: `A browser's request from another origin's page (Sec-Fetch-Site: ${site}, ${from}) is not allowed: ${ORIGINS_SERVED}`, closes: false };
+    return originRefusal(`A browser's request from another origin's page (Sec-Fetch-Site: ${site}, ${from}) is not allowed`);
   }
   if (origin !== undefined) {
     // A loopback origin is served too: DNS rebinding cannot produce one (browser-guard.ts).
     const listed = config.allowed_origins.includes(origin);
-    if (!listed && !isLoopbackOrigin(origin)) {
-      return { reason: 'origin_not_allowed', message: `Origin "${shownInMessage(origin)}" is not allowed: ${ORIGINS_SERVED}`, closes: false };
-    }
+    if (!listed && !isLoopbackOrigin(origin)) return originRefusal(`Origin "${shownInMessage(origin)}" is not allowed`);
     // A GET with an unlisted Origin is a page's WebSocket handshake (Chromium sends it with no
     // Sec-Fetch-*) or EventSource (from a browser that sends no Sec-Fetch-Site): a page's, as
     // no buyer agent sends one (hostile trial 35, F1: `new WebSocket(...)` from a loopback page
     // reached the seller with the agent's credentials).
-    if (!listed && req.method === 'GET') {
-      return { reason: 'origin_not_allowed', message: `A GET with an Origin ("${shownInMessage(origin)}") is not allowed: a page's WebSocket or EventSource request: ${ORIGINS_SERVED}`, closes: false };
-    }
+    if (!listed && req.method === 'GET') return originRefusal(`A GET with an Origin ("${shownInMessage(origin)}") is not allowed: a page's WebSocket or EventSource request`);
     // A served origin's POST is a JSON one: a page can send any other (text/plain, a form,
     // none) without a preflight, from a browser that sends no Sec-Fetch-Site (browser-guard.ts
     // isJsonContentType; hostile trial 33, F1).
     if (req.method === 'POST' && !isJsonContentType(headers['content-type'])) {
-      return {
-        reason: 'origin_not_allowed',
-        message: `A POST with an Origin ("${shownInMessage(origin)}") must be labelled Content-Type: application/json: a page's request without CORS is not allowed: ${ORIGINS_SERVED}`,
-        closes: false,
-      };
+      return originRefusal(`A POST with an Origin ("${shownInMessage(origin)}") must be labelled Content-Type: application/json: a page's request without CORS is not allowed`);
     }
   }
   // A same-origin GET after DNS rebinding carries no Origin, but its Host names the

@@ -3,8 +3,6 @@ import { repeatedContentType } from './content-type.js';
 import { isProxyFamilyName, PROXY_FIRST } from '../request/proxy-name.js';
 import { agentCookiePath, scopeSetCookies } from './set-cookie.js';
 
-export { agentCookiePath, scopeSetCookies } from './set-cookie.js';
-
 /**
  * Header policy, seller -> host. Hop-by-hop headers (RFC 9110 §7.6.1) never pass; framing
  * headers are the gateway's to set, because it may decode or rewrite the body

@@ -68,12 +68,7 @@ export function agentCookiePath(agentName: string): string {
  */
 export function scopeSetCookies(value: string | readonly string[], path: string): string[] {
   const out: string[] = [];
-  if (typeof value === 'string') {
-    const cookie = scopeSetCookie(value, path);
-    if (cookie !== undefined) out.push(cookie);
-    return out;
-  }
-  for (const line of value) {
+  for (const line of typeof value === 'string' ? [value] : value) {
     const cookie = scopeSetCookie(line, path);
     if (cookie !== undefined) out.push(cookie);
   }

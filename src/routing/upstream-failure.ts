@@ -53,13 +53,15 @@ export const TRANSPORT_FAILURE_CODES: ReadonlySet<string> = new Set([
 /** Bound on the `cause` chain walked (a cycle must not loop). */
 const MAX_CAUSE_DEPTH = 8;
 
+/** `err` and its `cause` chain, outermost first, at most {@link MAX_CAUSE_DEPTH} deep. */
+function* causeChain(err: unknown): Generator<{ code?: unknown; name?: unknown }> {
+  for (let e: unknown = err, i = 0; e && i < MAX_CAUSE_DEPTH; e = (e as { cause?: unknown }).cause, i++) yield e as { code?: unknown; name?: unknown };
+}
+
 /** The innermost string `code` along `err.cause` (undici and reply-from wrap the system error), or undefined. */
 export function rootCode(err: unknown): string | undefined {
   let code: string | undefined;
-  for (let e: unknown = err, i = 0; e && i < MAX_CAUSE_DEPTH; e = (e as { cause?: unknown }).cause, i++) {
-    const c = (e as { code?: unknown }).code;
-    if (typeof c === 'string') code = c;
-  }
+  for (const e of causeChain(err)) if (typeof e.code === 'string') code = e.code;
   return code;
 }
 
@@ -78,8 +80,6 @@ export function isTransportFailure(err: unknown): boolean {
 
 /** Whether an error along `err.cause` is named `HTTPParserError` (undici's, by name: any copy of undici). */
 function hasParserError(err: unknown): boolean {
-  for (let e: unknown = err, i = 0; e && i < MAX_CAUSE_DEPTH; e = (e as { cause?: unknown }).cause, i++) {
-    if ((e as { name?: unknown }).name === 'HTTPParserError') return true;
-  }
+  for (const e of causeChain(err)) if (e.name === 'HTTPParserError') return true;
   return false;
 }

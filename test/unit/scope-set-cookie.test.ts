@@ -6,7 +6,8 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { agentCookiePath, filterResponseHeaders, scopeSetCookies } from '../../src/response/headers.js';
+import { filterResponseHeaders } from '../../src/response/headers.js';
+import { agentCookiePath, scopeSetCookies } from '../../src/response/set-cookie.js';
 
 const PATH = agentCookiePath('acme');
 
