@@ -248,13 +248,17 @@ export function findTextObject(
 /**
  * {@link findTextObject}, and when nothing matches, why the walk may have missed one: the
  * {@link TextBoundReason} of the first text item skipped for a bound ({@link readTextObject}),
- * else `null`. A match wins over any earlier skipped item (the spec skips it, and the walk's
- * answer is the match). No allocation for the reason (a string constant).
+ * else `null`. No allocation for the reason (a string constant).
+ *
+ * `stopAtStructureBound` (the lift's walk): a text over `json_depth` or `json_nodes` ends the
+ * walk with that reason, whatever follows; without it (and always for `text_bytes`, the one
+ * per-item bound the spec names) such a text is skipped and a later match wins.
  */
 function walkTextObjects(
   content: unknown,
   bounds: TextJsonBounds,
   accept: (value: Record<string, unknown>) => boolean,
+  stopAtStructureBound = false,
 ): TextObjectMatch | TextBoundReason | null {
   if (!Array.isArray(content)) return null;
   let skipped: TextBoundReason | null = null;
@@ -263,8 +267,10 @@ function walkTextObjects(
     const item: unknown = content[index];
     if (!isJsonObject(item) || ownValue(item, 'type') !== 'text') continue;
     const value = readTextObject(ownValue(item, 'text'), bounds, counted);
-    if (typeof value === 'string') skipped ??= value;
-    else if (value !== undefined && accept(value)) return counted.depth < 0 ? { index, value } : { index, value, json: { depth: counted.depth, nodes: counted.nodes } };
+    if (typeof value === 'string') {
+      if (stopAtStructureBound && value !== 'text_bytes') return value;
+      skipped ??= value;
+    } else if (value !== undefined && accept(value)) return counted.depth < 0 ? { index, value } : { index, value, json: { depth: counted.depth, nodes: counted.nodes } };
   }
   return skipped;
 }
@@ -286,15 +292,25 @@ export function findLiftableTextItem(result: unknown, bounds: TextJsonBounds = {
  * {@link findLiftableTextItem}, saying why when it finds nothing and a bound may be the cause:
  * the match; else the {@link TextBoundReason} of the first text item that may hold a JSON
  * object and was skipped for a bound ({@link readTextObject}); else `null` (no item, or none
- * but texts that are not JSON objects or are `adcp_error`-only). A text over a bound before
- * the match does not count: it was skipped, as the spec says, and the match is lifted.
+ * but texts that are not JSON objects or are `adcp_error`-only).
  *
- * Source: a reviewer, "a text over the bounds was silently not lifted" (normalize.ts
- * `NormalizeOutcome.textNotLifted`).
+ * A text over `maxTextBytes` before the match is skipped and the match found (the spec's
+ * step 3 enforces the response-size limit on each item, then skips it). A text over
+ * `maxDepth` or `maxNodes` is not: the walk ends there with its reason, and nothing is found.
+ * The spec's algorithm, which bounds no depth or count, returns that text's object; finding a
+ * later item would hand the host other data than the seller's result gives it (the lift is
+ * then the one the host reads first: structuredContent), where finding none leaves the
+ * result as the seller wrote it, for the host to extract as the spec says. Source: hostile
+ * trial 38, F1 (test/regressions/over-bound-text-passed-over-for-later-text.test.ts): a first
+ * text of 100,002 values, then `{"products":[…"SECOND"…]}`: the gateway lifted SECOND, the
+ * spec's algorithm on the seller's result returns the first.
+ *
+ * Source of the reason: a reviewer, "a text over the bounds was silently not lifted"
+ * (normalize.ts `NormalizeOutcome.textNotLifted`).
  */
 export function findLiftableTextOrBound(result: unknown, bounds: TextJsonBounds = {}): TextObjectMatch | TextBoundReason | null {
   if (!isJsonObject(result)) return null;
-  return walkTextObjects(ownValue(result, 'content'), bounds, (value) => !isAdcpErrorOnly(value));
+  return walkTextObjects(ownValue(result, 'content'), bounds, (value) => !isAdcpErrorOnly(value), true);
 }
 
 /**
@@ -304,8 +320,9 @@ export function findLiftableTextOrBound(result: unknown, bounds: TextJsonBounds 
  * 2. `structuredContent` a non-array object -> it (the same object), or `null` if its only
  *    key is `adcp_error`.
  * 3. Text fallback: the first `content[]` text item within `opts.maxTextBytes` UTF-8 bytes
- *    (default 4 MiB; also `maxDepth`/`maxNodes` when given) that parses to a non-array
- *    object which is not `adcp_error`-only.
+ *    (default 4 MiB) that parses to a non-array object which is not `adcp_error`-only. With
+ *    `maxDepth`/`maxNodes` given, a text over them that would be that item ends the walk
+ *    with `null` (no later item is taken for it: {@link findLiftableTextOrBound}).
  * 4. Otherwise `null`.
  *
  * Never throws on seller input. The returned object may hold an own `"__proto__"` key: copy

@@ -654,9 +654,11 @@ export interface ObjectTextScan extends ObjectTextFacts {
  * {@link scanJson}), recording the top-level members in the core, where {@link textMembers}
  * and {@link textSummary} read them (until the next call into this module).
  *
- * Returns the object text's facts; `null` when the text is not a JSON object within the
- * limits (does not start with `{` after JSON whitespace, invalid, over a bound: the text
- * `JSON.parse` + the bounds would refuse); `undefined` when it cannot tell exactly: the
+ * Returns the object text's facts; {@link TEXT_OVER_BOUND} when it starts with `{` (after
+ * JSON whitespace) and breaks `limits.maxDepth` or `limits.maxNodes` (what follows the value
+ * that broke it is not read: it may be invalid after it); `null` when the text is no JSON
+ * object otherwise (does not start with `{`, invalid before any bound breaks, a text
+ * `JSON.parse` would refuse or read as no object); `undefined` when it cannot tell exactly: the
  * string holds a lone surrogate (`\ud800` alone: its JavaScript text has no UTF-8), the object
  * has more than {@link SCAN_TEXT_MEMBERS} members, or memory cannot grow for it.
  *
@@ -667,7 +669,7 @@ export interface ObjectTextScan extends ObjectTextFacts {
  * Memory: the core's memory grows to hold the string and its decoded bytes (twice its length,
  * so at most twice the response byte bound) and keeps that size for the process's life.
  */
-export function scanObjectText(body: Uint8Array, range: ByteRange, limits: JsonScanLimits): ObjectTextFacts | null | undefined {
+export function scanObjectText(body: Uint8Array, range: ByteRange, limits: JsonScanLimits): ObjectTextFacts | typeof TEXT_OVER_BOUND | null | undefined {
   assertBoundLimit('scanObjectText', 'maxDepth', limits.maxDepth);
   assertBoundLimit('scanObjectText', 'maxNodes', limits.maxNodes);
   const len = range[1] - range[0] - 2;
@@ -689,7 +691,7 @@ export function scanObjectText(body: Uint8Array, range: ByteRange, limits: JsonS
   if (first === out + outLen || v.u8[first] !== 0x7b) return null;
   // A scan of its own, with the top-level member table (not a JsonScanner: none of its summary is needed).
   const top = scanTextOut(outLen, limits);
-  if (top === undefined) return undefined;
+  if (top === undefined || top === TEXT_OVER_BOUND) return top;
   if (top !== 'object') return null;
   const s = STATE_I32;
   return {
@@ -701,11 +703,19 @@ export function scanObjectText(body: Uint8Array, range: ByteRange, limits: JsonS
   };
 }
 
-/** {@link scanObjectText} with the object's members read out (tests, and a caller that needs them all). */
+/** {@link scanObjectText} with the object's members read out (tests, and a caller that needs them all); `null` for a text over a bound too. */
 export function scanStringText(body: Uint8Array, range: ByteRange, limits: JsonScanLimits): ObjectTextScan | null | undefined {
   const facts = scanObjectText(body, range, limits);
+  if (facts === TEXT_OVER_BOUND) return null;
   return facts == null ? facts : { ...facts, members: textMembers() };
 }
+
+/**
+ * {@link scanObjectText}'s answer for a text that starts as an object and breaks the depth or
+ * node bound: the lift's walk ends there (extract.ts findLiftableTextOrBound; hostile trial
+ * 38, F1), where a text that is no object is passed over.
+ */
+export const TEXT_OVER_BOUND = 'over_bound';
 
 /** The object does not get a summary: its only key is `adcp_error` (src/mcp/lift-text.ts). */
 export const ADCP_ERROR_ONLY = 'adcp_error_only';
@@ -768,6 +778,7 @@ export function scanTopMembers(bytes: Uint8Array, limits: JsonScanLimits): TopMe
   if (core.textRegion(len, stackBytes) === 0) return undefined;
   currentViews().u8.set(bytes, core.textOut());
   const top = scanTextOut(len, limits);
+  if (top === TEXT_OVER_BOUND) return null;
   if (top == null) return top;
   const i32 = currentViews().i32;
   return { top, nodes: i32[STATE_I32 + I_NODES]!, depth: i32[STATE_I32 + I_MAX_SEEN_DEPTH]!, members: top === 'object' ? textMembers() : [] };
@@ -775,14 +786,16 @@ export function scanTopMembers(bytes: Uint8Array, limits: JsonScanLimits): TopMe
 
 /**
  * Scans the `len` bytes at the core's `textOut()` as one JSON text under `limits`, with the
- * top-level member table: the kind of its top-level value; null when invalid or over a bound,
- * undefined when an object has more members than the table keeps.
+ * top-level member table: the kind of its top-level value; {@link TEXT_OVER_BOUND} when it
+ * breaks the depth or node bound, null when invalid before that, undefined when an object has
+ * more members than the table keeps.
  */
-function scanTextOut(len: number, limits: JsonScanLimits): TopMembersScan['top'] | null | undefined {
+function scanTextOut(len: number, limits: JsonScanLimits): TopMembersScan['top'] | typeof TEXT_OVER_BOUND | null | undefined {
   const v = currentViews();
   initialState(v, limits.maxDepth, limits.maxNodes);
   v.i32[STATE_I32 + I_TABLE] = 1;
-  if (core.scanText(len) !== 0 || core.finish() !== 0) return null;
+  const failed = core.scanText(len) || core.finish();
+  if (failed !== 0) return failed === FAIL_SYNTAX ? null : TEXT_OVER_BOUND;
   const topCode = v.i32[STATE_I32 + I_TOP];
   if (topCode !== TOP_OBJECT) return topCode === TOP_ARRAY ? 'array' : 'scalar';
   return v.i32[STATE_I32 + I_TABLE_COUNT]! > SCAN_TEXT_MEMBERS ? undefined : 'object';

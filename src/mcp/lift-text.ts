@@ -11,7 +11,7 @@
  * than half the decode + parse + stringify + encode floor; the lift writes the text's own
  * bytes as `structuredContent` (response/splice.ts), so the parsed object is never needed.
  */
-import { ADCP_ERROR_ONLY, scanObjectText, textMembers, textSummary, type ByteRange, type TextMember } from './json-scan.js';
+import { ADCP_ERROR_ONLY, scanObjectText, TEXT_OVER_BOUND, textMembers, textSummary, type ByteRange, type TextMember } from './json-scan.js';
 import { jsonString, memberIndexes, repeatedMemberKeys } from './text-members.js';
 import { summaryJsonString } from './summary.js';
 import type { TextJsonBounds } from './types.js';
@@ -38,10 +38,14 @@ const STATUS_MAX_WRITTEN = 6 * 32 + 2;
  * UTF-8 message, quotes included), judged as the lift judges it:
  * - a {@link LiftableText}: `parseTextObject(text, bounds)` gives an object that is not
  *   `adcp_error`-only and whose numbers all round-trip through a double;
- * - `'skip'`: `parseTextObject` gives no object, or an `adcp_error`-only one (the text
- *   fallback goes on to the next item). It does not say whether a bound decided: a result
- *   with no lifted text goes to the parse path (lift-splice.ts), where extract.ts
- *   readTextObject says so (the exchange's `text_not_lifted`);
+ * - `'over_bound'`: the text starts as an object and breaks `bounds.maxDepth` or
+ *   `bounds.maxNodes` (json-scan.ts TEXT_OVER_BOUND): the lift's walk ends there, nothing
+ *   after it is lifted (extract.ts findLiftableTextOrBound; hostile trial 38, F1), which the
+ *   parse path decides and reports (the exchange's `text_not_lifted`); no copy either;
+ * - `'skip'`: `parseTextObject` gives no object (not one within `bounds.maxTextBytes`
+ *   included), or an `adcp_error`-only one (the text fallback goes on to the next item). It
+ *   does not say whether the byte bound decided: a result with no lifted text goes to the
+ *   parse path (lift-splice.ts), where extract.ts readTextObject says so;
  * - `'unknown'`: not decided here (a lone surrogate, more members than the scan records, a
  *   number that loses digits through a double: the lift is refused, normalize.ts; a key at
  *   some depth that is or may be `__proto__`, json-scan.ts ObjectTextFacts.mayHoldProtoKey:
@@ -63,9 +67,10 @@ const STATUS_MAX_WRITTEN = 6 * 32 + 2;
  * `bounds.maxDepth` / `maxNodes` absent means unbounded (parseTextObject checks them only when
  * given, and the scan checks the same grammar `JSON.parse` does).
  */
-export function judgeStringText(body: Uint8Array, range: ByteRange, bounds: TextJsonBounds): LiftableText | 'skip' | 'unknown' {
+export function judgeStringText(body: Uint8Array, range: ByteRange, bounds: TextJsonBounds): LiftableText | 'over_bound' | 'skip' | 'unknown' {
   const scan = scanObjectText(body, range, { maxDepth: bounds.maxDepth ?? Infinity, maxNodes: bounds.maxNodes ?? Infinity });
   if (scan === undefined) return 'unknown';
+  if (scan === TEXT_OVER_BOUND) return 'over_bound';
   // Without a lone surrogate the text's UTF-8 length is the decoded bytes' length.
   if (scan === null || scan.bytes.length > (bounds.maxTextBytes ?? DEFAULT_MAX_TEXT_BYTES)) return 'skip';
   const { bytes, depth, nodes } = scan;

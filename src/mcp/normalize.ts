@@ -53,8 +53,9 @@ export interface NormalizeOutcome {
    * (extract.ts findLiftableTextOrBound) but skipped a text item that may hold one (it starts
    * with `{`) for a bound: `text_bytes` (over `maxTextBytes` UTF-8 bytes), `json_depth` (over
    * `maxDepth` levels) or `json_nodes` (over `maxNodes` values), that of the first such item
-   * (extract.ts readTextObject says exactly which texts). Absent whenever a text was lifted
-   * (an over-bound item before it was only skipped, as the spec says), for a result with
+   * (extract.ts readTextObject says exactly which texts; a text over `maxDepth` or `maxNodes`
+   * ends the walk: nothing after it is lifted, hostile trial 38, F1). Absent whenever a text
+   * was lifted (an item over `maxTextBytes` before it was only skipped, as the spec says), for a result with
    * `structuredContent` or `isError`, and when the lift was refused for another cause (a number
    * that loses digits). The result is then unchanged (`changed: false`, the same object).
    * Also `proto_key` ({@link TextObjectReason}): the first liftable text's object holds a

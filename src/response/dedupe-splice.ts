@@ -67,7 +67,8 @@ export function spliceDedupe(exchange: Exchange, body: Buffer, scan: JsonScanSum
       if (prefix === 'differs') return undefined; // an object, not a byte copy: it may still be deep-equal
     }
     const judged = judgeStringText(body, range, bounds);
-    if (judged === 'skip') continue;
+    // No object, or one over a bound (a byte copy of structuredContent, which the message's bounds held, never is).
+    if (judged === 'skip' || judged === 'over_bound') continue;
     // Compared now: the judged bytes are a view of the scan's memory, which the next judge reuses.
     if (judged === 'unknown' || !structured.equals(judged.bytes)) return undefined;
     insert ??= [judged.summary];

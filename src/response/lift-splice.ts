@@ -36,10 +36,13 @@
  *
  * Not lifted: a result with no liftable text is always declined (`undefined`), whatever its
  * texts hold, so the parse path decides it, and it alone records a text skipped for a bound
- * (rewrite.ts -> normalize.ts `textNotLifted`: the exchange line's `text_not_lifted`). An
- * over-bound text before the lifted one is skipped here as there (the judge's `'skip'`), and
- * counts in neither. A reviewer: "a text over the bounds was silently not lifted"
- * (test/regressions/text-over-bounds-not-lifted-silently.test.ts).
+ * (rewrite.ts -> normalize.ts `textNotLifted`: the exchange line's `text_not_lifted`). A
+ * reviewer: "a text over the bounds was silently not lifted"
+ * (test/regressions/text-over-bounds-not-lifted-silently.test.ts). So is a result with a text
+ * over the depth or node bound before the one that would be lifted (the judge's
+ * `'over_bound'`): the walk ends at such a text, nothing is lifted (hostile trial 38, F1:
+ * test/regressions/over-bound-text-passed-over-for-later-text.test.ts); one over the byte
+ * bound is passed over, here as there (the judge's `'skip'`), and counts in neither.
  */
 import type { Exchange } from '../exchange.js';
 import type { JsonScanSummary } from '../mcp/json-scan.js';
@@ -81,7 +84,10 @@ export function spliceLegacyLift(exchange: Exchange, body: Buffer, scan: JsonSca
     }
     const judged = judgeStringText(body, range, bounds);
     if (judged === 'skip') continue; // no object, or adcp_error-only: neither lifted nor a copy
-    if (judged === 'unknown' || lift !== undefined) return undefined; // undecided, or may be a copy of the lifted object
+    // Undecided; a text over a structure bound (no item after it is lifted, which the parse path
+    // decides and reports: extract.ts findLiftableTextOrBound, hostile trial 38, F1); or a text
+    // after the lifted one (it may be a copy of the lifted object).
+    if (judged === 'unknown' || judged === 'over_bound' || lift !== undefined) return undefined;
     // A lone surrogate escape: not lifted, which the parse path decides and reports (normalize.ts).
     if (escapesLoneSurrogate(judged.bytes)) return undefined;
     lift = { index: i, summary: judged.summary, bytes: judged.bytes, depth: judged.depth, nodes: judged.nodes };

@@ -157,10 +157,17 @@ describe('readTextObject / findLiftableTextOrBound: which bound kept a text from
     }
   });
 
-  test('findLiftableTextOrBound: the match wins; else the first item skipped for a bound; else null', () => {
+  test('findLiftableTextOrBound: the match; a text over a structure bound before it ends the walk; else the first item skipped for a bound; else null', () => {
     const liftable = text('{"ok":true}');
     // The match carries its text's depth and values as the bounds check counted them (the lift's output check).
-    assert.deepEqual(findLiftableTextOrBound({ content: [text(deep(5)), liftable] }, BOUNDS), { index: 1, value: { ok: true }, json: { depth: 1, nodes: 2 } });
+    assert.deepEqual(findLiftableTextOrBound({ content: [text('plain'), text('{bad'), liftable] }, BOUNDS), { index: 2, value: { ok: true }, json: { depth: 1, nodes: 2 } });
+    // Hostile trial 38, F1: the spec's algorithm returns the over-bound text's object; nothing is found, no later item.
+    assert.equal(findLiftableTextOrBound({ content: [text(deep(5)), liftable] }, BOUNDS), 'json_depth');
+    assert.equal(findLiftableTextOrBound({ content: [text(wide(11)), liftable] }, BOUNDS), 'json_nodes');
+    assert.equal(findLiftableTextItem({ content: [text(deep(5)), liftable] }, BOUNDS), null);
+    assert.equal(extractAdcpResponse({ content: [text(wide(11)), liftable] }, BOUNDS), null);
+    // The size bound is the spec's own per-item skip: a later match wins.
+    assert.deepEqual(findLiftableTextOrBound({ content: [text(`{"a":"${'x'.repeat(994)}"}`), liftable] }, BOUNDS), { index: 1, value: { ok: true }, json: { depth: 1, nodes: 2 } });
     assert.deepEqual(findLiftableTextOrBound({ content: [liftable] }, {}), { index: 0, value: { ok: true } }, 'no structure bounds: not counted');
     assert.equal(findLiftableTextOrBound({ content: [text('plain'), text(wide(11)), text(deep(5))] }, BOUNDS), 'json_nodes');
     assert.equal(findLiftableTextOrBound({ content: [text(deep(5)), text('{"adcp_error":{"code":"X"}}')] }, BOUNDS), 'json_depth', 'nothing liftable after it');

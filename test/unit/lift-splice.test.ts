@@ -108,14 +108,14 @@ test('declined (parse path decides): lone surrogate, lossy number, a later copy,
   assert.equal(fastPath(exchange(LIMITS, 'tools/list'), message(textItem(long({ a: 1 })))), undefined, 'not a tool result');
 });
 
-test('skipped texts (not an object, invalid, over a bound, adcp_error-only) leave the lift to the next one, as the parse path', () => {
+test('skipped texts (not an object, invalid, adcp_error-only, an array over a bound) leave the lift to the next one, as the parse path', () => {
   const pad = 'x'.repeat(80);
   const next = textItem(JSON.stringify({ ok: true, pad }));
   const skipped = [
     textItem(`[1,2,"${pad}"]`),
     textItem(`{"a": "${pad}"`),
     textItem(JSON.stringify({ adcp_error: { code: 'X', pad } })),
-    textItem(JSON.stringify({ deep: [[[[[[[[pad]]]]]]]] })),
+    textItem(JSON.stringify([[[[[[[[pad]]]]]]]])),
     textItem(`not json ${pad}`),
   ];
   const limits = { ...LIMITS, max_json_depth: 6 };
@@ -151,12 +151,16 @@ test('no liftable text: declined whatever the texts hold; the parse path decides
     assert.equal(parsePath(off, body), undefined);
     assert.equal(off.textNotLifted, undefined);
   }
-  // Over a bound, then a liftable text: lifted by both paths, recorded by neither.
-  const body = message(`${textItem(deep)},${textItem(JSON.stringify({ ok: true, pad: 'x'.repeat(80) }))}`);
-  for (const path of [fastPath, parsePath]) {
-    const ex = exchange(limits);
-    assert.ok(path(ex, body));
-    assert.equal(ex.textNotLifted, undefined);
+  // An object over a structure bound, then a liftable text: nothing lifted, the bound recorded (the
+  // spec's algorithm, which bounds neither, returns the first text's object: hostile trial 38, F1).
+  for (const [first, reason] of [[deep, 'json_depth'], [wide, 'json_nodes'], [JSON.stringify({ deep: [[[[[[[['x']]]]]]]] }), 'json_depth']] as const) {
+    const body = message(`${textItem(first)},${textItem(JSON.stringify({ ok: true, pad: 'x'.repeat(80) }))}`);
+    const fast = exchange(limits);
+    assert.equal(fastPath(fast, body), undefined, 'declined to the parse path');
+    assert.equal(fast.textNotLifted, undefined);
+    const parsed = exchange(limits);
+    assert.equal(parsePath(parsed, body), undefined, 'not lifted');
+    assert.equal(parsed.textNotLifted, reason);
   }
   // Invalid UTF-8 (the fast path declines it): 300 bytes that decode to 900, over a 500-byte text bound.
   const invalid = Buffer.concat([Buffer.from('{"jsonrpc":"2.0","id":7,"result":{"content":[{"type":"text","text":"{\\"a\\":\\"'), Buffer.alloc(300, 0xff), Buffer.from('\\"}"}]}}')]);

@@ -207,10 +207,10 @@ describe('lift (no structuredContent)', () => {
     assert.equal(run({ content: [text(t), text('{"a":[[[1]]]}')] }, { ...LIMITS, maxDepth: 2, maxNodes: 4 }).textNotLifted, 'json_depth');
   });
 
-  test('no textNotLifted: lifted (an over-bound text before it only skipped), exactly at the bounds, not JSON, structuredContent, isError, a lossy number', () => {
+  test('no textNotLifted: lifted (texts that are no object before it skipped), exactly at the bounds, not JSON, structuredContent, isError, a lossy number', () => {
     const deep = '{"a":[[1]]}';
     const limits = { ...LIMITS, maxDepth: 2 };
-    const lifted = run({ content: [text(deep), text('{"ok":true}')] }, limits);
+    const lifted = run({ content: [text('plain'), text('{bad'), text('{"ok":true}')] }, limits);
     assert.equal(lifted.action, 'lifted');
     assert.equal('textNotLifted' in lifted, false);
     assert.equal('textNotLifted' in run({ content: [text(deep)] }, { ...LIMITS, maxDepth: 3 }), false);
@@ -218,13 +218,20 @@ describe('lift (no structuredContent)', () => {
       { content: [text('plain'), text('{bad'), text(`{"a": oops ${'['.repeat(9)}`)] },
       { content: [text(deep)], structuredContent: { ok: true } },
       { content: [text(deep)], isError: true },
-      { content: [text(deep), text('{"n":12345678901234567890}')] },
+      { content: [text('{"n":12345678901234567890}')] },
       { content: [] },
     ]) {
       const out = run(result, limits);
       assert.equal(out.changed, false);
       assert.equal('textNotLifted' in out, false, JSON.stringify(result));
     }
+  });
+
+  test('a text over the depth bound before a liftable one: nothing lifted, textNotLifted json_depth (hostile trial 38, F1)', () => {
+    const out = run({ content: [text('{"a":[[1]]}'), text('{"ok":true}')] }, { ...LIMITS, maxDepth: 2 });
+    assert.equal(out.changed, false);
+    assert.equal(out.action, 'none');
+    assert.equal(out.textNotLifted, 'json_depth');
   });
 
   test('a text holding a __proto__ member at any depth is not lifted: textNotLifted proto_key; no prototype changes (trial 24, L1)', () => {

@@ -5,7 +5,7 @@
 // through the fallback.
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { ADCP_ERROR_ONLY, scanObjectText, textSummary } from '../../src/mcp/json-scan.js';
+import { ADCP_ERROR_ONLY, scanObjectText, TEXT_OVER_BOUND, textSummary } from '../../src/mcp/json-scan.js';
 import { judgeStringText } from '../../src/mcp/lift-text.js';
 import { summarizeStructuredContent } from '../../src/mcp/summary.js';
 
@@ -21,7 +21,7 @@ function stringBody(text: string): { body: Buffer; range: readonly [number, numb
 function coreSummary(text: string): string | undefined {
   const { body, range } = stringBody(text);
   const facts = scanObjectText(body, range, LIMITS);
-  assert.ok(facts, `an object text: ${text}`);
+  assert.ok(facts && facts !== TEXT_OVER_BOUND, `an object text: ${text}`);
   const written = textSummary(facts.bytes.length);
   if (written === undefined || written === ADCP_ERROR_ONLY) return written;
   return Buffer.from(written).toString('utf8');
@@ -94,7 +94,7 @@ test('the core leaves to the JavaScript writer what it cannot write exactly; the
     const { body, range } = stringBody(text);
     const facts = scanObjectText(body, range, LIMITS);
     if (facts === undefined) continue; // over the member table: the judge says 'unknown'
-    assert.ok(facts, text);
+    assert.ok(facts && facts !== TEXT_OVER_BOUND, text);
     assert.equal(textSummary(facts.bytes.length), undefined, text);
     assert.equal(judged(text), reference(text), text);
   }
@@ -107,6 +107,23 @@ test('an object whose only key is adcp_error gets no summary (the core says so; 
   // Written with an escape, the JavaScript reading decides the same.
   const escaped = stringBody('{"adcp\\u005ferror":{"code":"X"}}');
   assert.equal(judgeStringText(escaped.body, escaped.range, {}), 'skip');
+});
+
+test('a text over the depth or node bound is over_bound, told apart from no object and invalid JSON (hostile trial 38, F1)', () => {
+  const judge = (text: string): ReturnType<typeof judgeStringText> => {
+    const { body, range } = stringBody(text);
+    return judgeStringText(body, range, { maxDepth: 3, maxNodes: 6 });
+  };
+  assert.equal(judge('{"a":{"b":{"c":{}}}}'), 'over_bound', 'depth 4 of 3');
+  assert.equal(judge(' \n{"a":[1,2,3,4,5]}'), 'over_bound', '7 values of 6, after whitespace');
+  // Past the bound the text is not read: invalid after it is over_bound all the same.
+  assert.equal(judge('{"a":[1,2,3,4,5,6 oops'), 'over_bound');
+  // Invalid before the bound, no object, an array over the bound: skipped (no object for JSON.parse either).
+  assert.equal(judge('{"a": oops [[[[[['), 'skip');
+  assert.equal(judge('plain text'), 'skip');
+  assert.equal(judge('[[[[[1]]]]]'), 'skip');
+  const within = judge('{"a":{"b":{}}}');
+  assert.ok(typeof within === 'object', 'depth 3 of 3: judged');
 });
 
 test('generated objects: the core\'s summary or the fallback equals the reference, and most are written by the core', () => {
