@@ -50,6 +50,7 @@ import { RefusedFromHead, answerHeadRefusal, browserFields, headRefusal, markRef
 import { InFlightTable } from './inflight-table.js';
 import { createResumeCodec, randomResumeSecret } from './resume/token.js';
 import { ResumeTailLedger } from './resume/tail-ledger.js';
+import { PreviousAgentUrls } from './resume/previous-urls.js';
 import { endStreamsOfReconfiguredAgents, type OpenStream, type OpenStreams } from './routing/open-streams.js';
 
 export interface BuildAppOptions {
@@ -325,6 +326,8 @@ export async function buildApp(config: GatewayConfig, opts: BuildAppOptions = {}
   const resume = createResumeCodec({ secret: config.resume.secret ?? randomResumeSecret(), ttlMs: config.resume.ttl_ms });
   // The counts of bounded streams that went on past their last event token (resume/tail-ledger.ts): per process, for the tokens' lifetime.
   const resumeTails = new ResumeTailLedger(config.resume.ttl_ms);
+  // The urls agents had before the reloads that moved them (resume/previous-urls.ts; hostile trial 36, F2).
+  const previousUrls = new PreviousAgentUrls();
   // Whether the tokens outlive this process: read from the start-up config, as the codec is
   // (a reload that adds, removes or changes `resume` needs a restart: reload.ts), so a
   // shutdown ends streams as the codec they were minted with allows (GatewayControl.resumeSecret).
@@ -385,6 +388,7 @@ export async function buildApp(config: GatewayConfig, opts: BuildAppOptions = {}
     guard,
     resume,
     resumeTails,
+    previousUrls,
     log: logger,
     streams,
     openExchanges,
@@ -465,6 +469,8 @@ export async function buildApp(config: GatewayConfig, opts: BuildAppOptions = {}
     setConfig(next) {
       // Its agents' TLS settings too: their new requests go on connections made under them.
       upstream.configure(next.agents.values());
+      // Before the swap: an agent moved here remembers the url it had (resume/previous-urls.ts).
+      previousUrls.update(current, next);
       current = next;
       app.server.requestTimeout = next.request_timeout_ms;
       app.server.headersTimeout = headersTimeoutMs(next.request_timeout_ms);

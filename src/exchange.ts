@@ -369,6 +369,14 @@ export interface Exchange {
    * `upstream_not_mcp`; the seller's 405 and other 4xx pass through).
    */
   readonly opensStream: boolean;
+  /**
+   * True for a GET whose `Last-Event-ID` was a standalone GET stream's token signed for a url
+   * a reload has moved the agent from (resume/previous-urls.ts): served as a fresh standalone
+   * GET stream at the agent's url in force, no `Last-Event-ID` sent to it (routing/handler.ts;
+   * hostile trial 36, F2: test/regressions/moved-agent-get-stream-given-up.test.ts). False
+   * otherwise. The exchange line's `resume_url_moved` (only when true).
+   */
+  readonly resumeUrlMoved: boolean;
   /** Stream state for SSE resumption: the last event id forwarded to the host (undefined before any). */
   lastEventIdSent: string | undefined;
   /**
@@ -435,6 +443,8 @@ export function createExchange(init: {
   requestBodyDroppedBytes?: number | undefined;
   /** The host's request is a GET ({@link Exchange.opensStream}); false when absent. */
   opensStream?: boolean;
+  /** {@link Exchange.resumeUrlMoved}; false when absent. */
+  resumeUrlMoved?: boolean;
   /** {@link Exchange.session}; undefined when absent. */
   session?: string | undefined;
   mintEventId: Exchange['mintEventId'];
@@ -486,6 +496,7 @@ export function createExchange(init: {
     cancelled: false,
     endsSession: init.endsSession === true,
     opensStream: init.opensStream === true,
+    resumeUrlMoved: init.resumeUrlMoved === true,
     lastEventIdSent: undefined,
     guard: init.guard,
     shedKind: undefined,

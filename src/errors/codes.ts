@@ -395,8 +395,10 @@ export const REFUSALS = {
   resume_token_invalid: {
     statusCode: 400,
     jsonRpcCode: JSONRPC_INVALID_REQUEST,
-    description: 'Last-Event-ID is not a resume token this gateway minted for this agent and its seller url (format or signature; a token from before a reload that changed the agent\'s url included: docs/configuration.md, "The resume secret").',
-    source: 'ARCHITECTURE §4',
+    description:
+      "Last-Event-ID is not a resume token this gateway minted for this agent and its seller url (format or signature; a request's stream's token from before a reload that moved the agent to another url included: docs/configuration.md, \"The resume secret\"). A url only respelled (`/mcp?` or `/m%63p` for `/mcp`) is the same url (README, Config reload). The standalone GET stream's token for a url the agent had before such a reload is not refused: that GET opens a fresh GET stream at the new seller, no `Last-Event-ID` sent, its exchange line `\"resume_url_moved\":true`; a replica that did not apply the reload, or this one after a restart, still refuses it.",
+    source:
+      "ARCHITECTURE §4; hostile trial 36, F2 (such a GET stream's token was refused and the MCP SDK client gave its GET stream up after two refusals: test/regressions/moved-agent-get-stream-given-up.test.ts), F5 (a respelled url counted as moved: test/regressions/reload-url-spelling-counts-as-moved.test.ts)",
   },
   resume_token_expired: {
     statusCode: 400,

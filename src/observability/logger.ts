@@ -305,7 +305,10 @@ function bounded<T>(value: T): T | string {
  * test/regressions/notification-ack-body-breaks-sdk-connect.test.ts). request_body_dropped_bytes,
  * when the host's DELETE carried a body, which is not forwarded: its bytes (exchange.ts
  * `requestBodyDroppedBytes`; a hostile new-user trial 16, L2:
- * test/regressions/delete-body-forwarded-escapes-limits.test.ts).
+ * test/regressions/delete-body-forwarded-escapes-limits.test.ts). resume_url_moved, `true` on
+ * a GET whose `Last-Event-ID` was a standalone GET stream's token for a url a reload moved the
+ * agent from, served as a fresh GET stream at the new url (exchange.ts `resumeUrlMoved`;
+ * hostile trial 36, F2: test/regressions/moved-agent-get-stream-given-up.test.ts).
  */
 export function exchangeLogFields(exchange: Exchange, hostStatus: number | null, httpMethod: string): Record<string, unknown> {
   const fields: Record<string, unknown> = {
@@ -333,6 +336,7 @@ export function exchangeLogFields(exchange: Exchange, hostStatus: number | null,
   if (exchange.ackBodyDroppedBytes !== undefined) fields.ack_body_dropped_bytes = exchange.ackBodyDroppedBytes;
   if (exchange.requestBodyDroppedBytes !== undefined) fields.request_body_dropped_bytes = exchange.requestBodyDroppedBytes;
   if (exchange.shutdownResumeSecret !== undefined) fields.resume_secret = exchange.shutdownResumeSecret;
+  if (exchange.resumeUrlMoved) fields.resume_url_moved = true;
   return fields;
 }
 

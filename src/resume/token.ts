@@ -9,7 +9,7 @@
  * resumption rather than reset by it"). Stateless: any replica with the same secret
  * verifies any token; no shared store.
  *
- * Pure: only `node:crypto`; no I/O, no clock other than the injected one.
+ * Pure: only `node:crypto` and config/agent-url-key.ts; no I/O, no clock other than the injected one.
  *
  * ## Token format (version 1)
  *
@@ -21,7 +21,8 @@
  *   as sent), so the signature is checked before anything is decoded, and any change to
  *   the text (including a non-canonical re-encoding) fails it.
  * - It also covers the url of the seller the stream came from (the agent's configured `url`,
- *   `URL.href`: scheme, host, port, path and query; a config url has no userinfo or fragment),
+ *   as config/agent-url-key.ts agentUrlKey writes it: scheme, host, port, path and query, one
+ *   text for every spelling of the same resource; a config url has no userinfo or fragment),
  *   which the token does not carry: `verify` is given the agent's url in force, so a token
  *   only resumes against the seller url it was minted for. A reload that changes the url
  *   (another seller, path or query: a query can select another account on the same server)
@@ -31,7 +32,15 @@
  *   hostile new user's trial 10, F7): the resume went to the new seller with the old
  *   seller's event id, and its answer was taken for the old request's
  *   (test/regressions/resume-after-repoint-goes-to-new-seller.test.ts). The token text
- *   (prefix, payload part) has no LF, so the MAC input splits one way only.
+ *   (prefix, payload part) has no LF, so the MAC input splits one way only. A reload that only
+ *   respells the url (`/mcp?`, `/m%63p`) keeps the tokens verifying, as it keeps the agent's
+ *   streams open (routing/open-streams.ts): both compare by that key (hostile trial 36, F5:
+ *   test/regressions/reload-url-spelling-counts-as-moved.test.ts). A token signed for the
+ *   url's `href` (minted before the key, by an older replica) verifies too.
+ * - `verify` may be given the agent's previous urls (resume/previous-urls.ts): a token that
+ *   verifies only for one of them is valid, marked `sellerMoved`, and the caller decides
+ *   (routing/handler.ts: the standalone GET stream's is served as a fresh GET stream at the new
+ *   seller, any other is refused as before; hostile trial 36, F2).
  * - `sellerKey` = HKDF-SHA256(ikm = secret (a string as UTF-8), salt = empty,
  *   info = "adcp-buyer-gateway resume v1 seller", 32 bytes). The raw secret is never the MAC key.
  * - A token minted before the seller url was covered (by an older replica, or before an
@@ -100,7 +109,8 @@
  * 1. syntax: a string of at most 4096 characters, the prefix, exactly two base64url parts,
  *    a 43-character signature;
  * 2. signature: HMAC recomputed with the agent's seller url (or, failing that, as a token
- *    minted before the url was covered), compared with `crypto.timingSafeEqual` (lengths first);
+ *    minted before the url was covered; then for each previous url given), compared with
+ *    `crypto.timingSafeEqual` (lengths first);
  * 3. payload: JSON, strict shape (above); fields read by known key only (prototype-safe);
  * 4. agent: must equal the agent of the URL the GET arrived on;
  * 5. age: `now - issuedAt > ttlMs` -> `resume_token_expired`; `issuedAt - now > 60 s`
@@ -109,6 +119,7 @@
  * `verify` never throws; messages never carry the secret or payload contents.
  */
 import { createHmac, hkdfSync, randomBytes, timingSafeEqual } from 'node:crypto';
+import { agentUrlKey } from '../config/agent-url-key.js';
 
 /** Prefix every token carries: the format version, and cheap rejection of raw seller ids. */
 export const RESUME_TOKEN_PREFIX: string = 'agw1.';
@@ -242,7 +253,12 @@ export interface ResumeCodecOptions {
 }
 
 export type VerifyResult =
-  | { ok: true; state: ResumeState }
+  /**
+   * `sellerMoved`: the token verified only for one of the `previous` urls given to `verify`, not
+   * for the agent's url in force (its stream came from a seller a reload has moved the agent
+   * from); absent otherwise.
+   */
+  | { ok: true; state: ResumeState; sellerMoved?: true }
   | { ok: false; reason: 'resume_token_invalid' | 'resume_token_expired'; message: string };
 
 export interface ResumeCodec {
@@ -263,9 +279,12 @@ export interface ResumeCodec {
   mint(state: Omit<ResumeState, 'issuedAt'>, seller: URL): string;
   /**
    * `agent` is the agent of the URL the GET arrived on, `seller` its configured `url` in force:
-   * a token minted for another agent, or for another seller url, is invalid.
+   * a token minted for another agent, or for another seller url, is invalid, unless that url
+   * is one of `previous` (the agent's urls before the reloads that moved it, newest first:
+   * resume/previous-urls.ts), when it is valid with `sellerMoved` (checked only once `seller`
+   * fails, one HMAC per url).
    */
-  verify(token: string, agent: string, seller: URL): VerifyResult;
+  verify(token: string, agent: string, seller: URL, previous?: readonly URL[]): VerifyResult;
   /**
    * The lifetime `verify` allows a token, in milliseconds from its `issuedAt` (the option
    * given): the SSE stage bounds a seller's `retry:` by it (response/sse-encode.ts
@@ -326,8 +345,14 @@ export function createResumeCodec(opts: ResumeCodecOptions): ResumeCodec {
   // Derived once; the secret itself is not retained by the codec.
   const sellerKey = Buffer.from(hkdfSync('sha256', ikm, Buffer.alloc(0), HKDF_INFO_SELLER, 32));
   const legacyKey = Buffer.from(hkdfSync('sha256', ikm, Buffer.alloc(0), HKDF_INFO, 32));
-  // `href` is ASCII (WHATWG URL serialization), so latin1 is its bytes.
-  const sign: Signer = (signed, seller) => createHmac('sha256', sellerKey).update(`${signed}\n${seller.href}`, 'latin1').digest('base64url');
+  // A url's key (config/agent-url-key.ts), as its `href`, is ASCII (WHATWG URL serialization), so latin1 is its bytes.
+  const signText = (signed: string, url: string): string => createHmac('sha256', sellerKey).update(`${signed}\n${url}`, 'latin1').digest('base64url');
+  const sign: Signer = (signed, seller) => signText(signed, agentUrlKey(seller));
+  const verifySeller: SellerCheck = (signed, given, seller) => {
+    const key = agentUrlKey(seller);
+    // A token signed for the url's `href` (before the key; an older replica) when they differ.
+    return sameSignature(signText(signed, key), given) || (key !== seller.href && sameSignature(signText(signed, seller.href), given));
+  };
   const signLegacy = (signed: string): string => createHmac('sha256', legacyKey).update(signed, 'latin1').digest('base64url');
 
   return {
@@ -351,9 +376,9 @@ export function createResumeCodec(opts: ResumeCodecOptions): ResumeCodec {
       return token;
     },
 
-    verify(token, agent, seller) {
+    verify(token, agent, seller, previous = []) {
       try {
-        return verifyToken(token, agent, seller, sign, signLegacy, now(), ttlMs);
+        return verifyToken(token, agent, seller, previous, verifySeller, signLegacy, now(), ttlMs);
       } catch {
         // Defensive: nothing above is expected to throw, but verify never does.
         return invalid('Last-Event-ID could not be verified as a resume token.');
@@ -364,6 +389,9 @@ export function createResumeCodec(opts: ResumeCodecOptions): ResumeCodec {
 
 /** The signature of a token's signed text (prefix and payload part) for the seller url its stream came from. */
 type Signer = (signed: string, seller: URL) => string;
+
+/** Whether `given` is the signature of `signed` for `seller` (constant time for equal lengths). */
+type SellerCheck = (signed: string, given: Buffer, seller: URL) => boolean;
 
 /**
  * The message of a token whose signature does not verify. A repointed agent's older tokens
@@ -381,7 +409,8 @@ function verifyToken(
   token: unknown,
   agent: unknown,
   seller: URL,
-  sign: Signer,
+  previous: readonly URL[],
+  verifySeller: SellerCheck,
   signLegacy: (signed: string) => string,
   nowMs: number,
   ttlMs: number,
@@ -413,11 +442,14 @@ function verifyToken(
   }
 
   // 2. Signature, over the text as received and the agent's seller url (constant time;
-  // lengths checked first); else as a token minted before the url was covered.
+  // lengths checked first); else as a token minted before the url was covered; else for one
+  // of the agent's previous urls (then marked `sellerMoved`).
   const signed = token.slice(0, RESUME_TOKEN_PREFIX.length + dot);
   const given = Buffer.from(signaturePart, 'latin1');
-  if (!sameSignature(sign(signed, seller), given) && !sameSignature(signLegacy(signed), given)) {
-    return invalid(RESUME_SIGNATURE_MESSAGE);
+  let sellerMoved = false;
+  if (!verifySeller(signed, given, seller) && !sameSignature(signLegacy(signed), given)) {
+    if (!previous.some((url) => verifySeller(signed, given, url))) return invalid(RESUME_SIGNATURE_MESSAGE);
+    sellerMoved = true;
   }
 
   // 3. Payload shape.
@@ -444,7 +476,7 @@ function verifyToken(
   if (state.issuedAt - nowMs > RESUME_CLOCK_SKEW_MS) {
     return invalid('Last-Event-ID resume token is issued in the future.');
   }
-  return { ok: true, state };
+  return sellerMoved ? { ok: true, state, sellerMoved: true } : { ok: true, state };
 }
 
 /** Whether `expected` (base64url) is `given`, in constant time for equal lengths. */

@@ -26,8 +26,9 @@ import { headerLinesBytes } from '../response/head-size.js';
 import { recordCounts } from '../response/body-source.js';
 import { handleUpstreamResponse, type SseShutdownEnd } from '../response/pipeline.js';
 import { sseRetryCeilingMs } from '../response/sse-encode.js';
-import { awaitedFitsToken, type ResumeCodec, type ResumeState } from '../resume/token.js';
+import { awaitedFitsToken, RESUME_SIGNATURE_MESSAGE, type ResumeCodec, type ResumeState } from '../resume/token.js';
 import type { ResumeTailLedger } from '../resume/tail-ledger.js';
+import type { PreviousAgentUrls } from '../resume/previous-urls.js';
 import { idsOfAwaitedKeys } from '../response/batch-answers.js';
 import { mergeQuery } from './query.js';
 import { withUpstreamHooks, type UpstreamDispatcher, type UpstreamHooks } from './dispatcher.js';
@@ -63,6 +64,11 @@ export interface HandlerDeps {
    * (resume/tail-ledger.ts): a resume from one starts from the larger count.
    */
   resumeTails: ResumeTailLedger;
+  /**
+   * The urls each agent had before the reloads that moved it (resume/previous-urls.ts): a
+   * standalone GET stream's token signed for one of them opens a fresh GET stream.
+   */
+  previousUrls: Pick<PreviousAgentUrls, 'of'>;
   /** The app's pino logger (the exchange line, discovery warnings, pipeline failures). */
   log: Logger;
   /** Open SSE streams to hosts, each with its exchange and the function a graceful shutdown or a reload ends it with (routing/open-streams.ts). */
@@ -298,15 +304,27 @@ export function createMcpHandler(deps: HandlerDeps) {
     let resumed: ResumeState | undefined;
     /** The token resumed from, as verified ('' when none). */
     let resumedToken = '';
+    /** A standalone GET stream's resume from a url a reload moved the agent from: served as a fresh GET stream. */
+    let resumeUrlMoved = false;
     const lastEventId = request.method === 'GET' ? request.headers['last-event-id'] : undefined;
     if (lastEventId !== undefined) {
       resumedToken = Array.isArray(lastEventId) ? lastEventId.join(',') : lastEventId;
       // Verified against the agent's url in force: a token from before a reload that changed
-      // it is refused (resume/token.ts; a hostile new user's trial 10, F7).
-      const verified = deps.resume.verify(resumedToken, agent.name, agent.url);
+      // it is refused (resume/token.ts; a hostile new user's trial 10, F7), except the
+      // standalone GET stream's from a url the agent had (resume/previous-urls.ts): that
+      // stream answers no request, so the host gets a fresh one from the new seller, without
+      // the old seller's event id (hostile trial 36, F2: the MCP SDK client stopped its GET
+      // stream after two refusals). A request's stream cannot go on at another seller: refused.
+      const verified = deps.resume.verify(resumedToken, agent.name, agent.url, deps.previousUrls.of(agent.name));
       if (!verified.ok) return refuse(reply, verified.reason, rpc, verified.message);
-      resumed = verified.state;
-      rpc = rpcOfResumedStream(resumed);
+      const resumedRpc = rpcOfResumedStream(verified.state);
+      if (verified.sellerMoved === true) {
+        if (resumedRpc.kind !== 'none') return refuse(reply, 'resume_token_invalid', rpc, RESUME_SIGNATURE_MESSAGE);
+        resumeUrlMoved = true;
+      } else {
+        resumed = verified.state;
+        rpc = resumedRpc;
+      }
     }
 
     // A resumed stream keeps the response limit it started with, from its token, as is (a
@@ -340,6 +358,7 @@ export function createMcpHandler(deps: HandlerDeps) {
       endsSession: request.method === 'DELETE',
       requestBodyDroppedBytes: droppedBodyBytes,
       opensStream: request.method === 'GET',
+      resumeUrlMoved,
       session,
       // Tokens are signed for the url of the seller this stream came from (`agent` is the
       // config the exchange started under), so they resume only against it (resume/token.ts).

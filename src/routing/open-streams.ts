@@ -9,10 +9,18 @@
  * connected (32 s and counting in the trial; weeks in a sidecar), while every new request to it
  * got `unknown_agent`. Such a stream now ends plainly, resumable (outcome `resumable_end`,
  * reason `agent_removed` or `agent_url_changed`): its host reconnects to what the config now
- * says (404 `unknown_agent`, or the new seller). A stream answering a request is left to end
+ * says (404 `unknown_agent`, or the new seller: a standalone GET stream's resume with a token
+ * of the old url opens a fresh GET stream there, resume/previous-urls.ts; hostile trial 36,
+ * F2). A stream answering a request is left to end
  * by its own bounds (`sse_deadline_ms`), as every in-flight exchange keeps its config
  * (test/regressions/removed-agent-get-stream-lives-on.test.ts).
+ *
+ * Moved means another resource (config/agent-url-key.ts sameAgentUrl), not another spelling:
+ * a reload to `/mcp?` or `/m%63p` from `/mcp` keeps the streams (hostile trial 36, F5:
+ * test/regressions/reload-url-spelling-counts-as-moved.test.ts), as the agent's resume tokens,
+ * signed for the same key, keep verifying.
  */
+import { sameAgentUrl } from '../config/agent-url-key.js';
 import type { AgentConfig, GatewayConfig } from '../config/types.js';
 import { hasCumulativeBound, type Exchange } from '../exchange.js';
 import type { InFlightTable } from '../inflight-table.js';
@@ -29,11 +37,11 @@ export type OpenStreams = InFlightTable<OpenStream>;
 /** The exchange line's `reason` of a stream a reload ended (log-vocabulary.ts lists them). */
 export const RECONFIGURED_REASONS = ['agent_removed', 'agent_url_changed'] as const;
 
-/** Why a stream of `agent` ends at a reload to `next`: its agent gone, or at another `url`; undefined when `next` keeps it where it was. */
+/** Why a stream of `agent` ends at a reload to `next`: its agent gone, or at another `url` (not the same resource: sameAgentUrl); undefined when `next` keeps it where it was. */
 export function reconfiguredReason(agent: AgentConfig, next: GatewayConfig): (typeof RECONFIGURED_REASONS)[number] | undefined {
   const now = next.agents.get(agent.name);
   if (now === undefined) return 'agent_removed';
-  return now.url.href === agent.url.href ? undefined : 'agent_url_changed';
+  return sameAgentUrl(now.url, agent.url) ? undefined : 'agent_url_changed';
 }
 
 /**

@@ -5,6 +5,7 @@
  * seller url) or as a gateway before the seller url was covered signed them.
  */
 import { createHmac, hkdfSync } from 'node:crypto';
+import { agentUrlKey } from '../../src/config/agent-url-key.js';
 import { RESUME_TOKEN_PREFIX, type ResumeCodec, type ResumeState, type VerifyResult } from '../../src/resume/token.js';
 
 /** The seller url unit tests mint and verify for unless they say otherwise. */
@@ -33,9 +34,9 @@ export function tokenHead(payload: unknown): string {
   return RESUME_TOKEN_PREFIX + Buffer.from(text, 'utf8').toString('base64url');
 }
 
-/** The signature a token with head `head` gets for `seller` (HKDF info "adcp-buyer-gateway resume v1 seller"; text, LF, url). */
+/** The signature a token with head `head` gets for `seller` (HKDF info "adcp-buyer-gateway resume v1 seller"; text, LF, the url's key: config/agent-url-key.ts). */
 export function sellerSignature(secret: string, head: string, seller: URL = TEST_SELLER): string {
-  return createHmac('sha256', hkdf(secret, 'adcp-buyer-gateway resume v1 seller')).update(`${head}\n${seller.href}`).digest('base64url');
+  return createHmac('sha256', hkdf(secret, 'adcp-buyer-gateway resume v1 seller')).update(`${head}\n${agentUrlKey(seller)}`).digest('base64url');
 }
 
 /** The signature of a token minted before the seller url was covered (HKDF info "adcp-buyer-gateway resume v1"; the text alone). */

@@ -430,6 +430,10 @@ describe('resume token: the seller url it was minted for (a hostile new user\'s 
     // The same url in another URL object (and as the parser normalizes it) verifies.
     assert.ok(c.verify(token, 'acme-sales', url('https://seller.example/adcp/mcp')).ok);
     assert.ok(c.verify(token, 'acme-sales', url('HTTPS://Seller.Example:443/adcp/./mcp')).ok);
+    // Another spelling of the same resource (config/agent-url-key.ts; hostile trial 36, F5):
+    // an empty query, percent-encoded unreserved characters.
+    assert.ok(c.verify(token, 'acme-sales', url('https://seller.example/adcp/mcp?')).ok);
+    assert.ok(c.verify(token, 'acme-sales', url('https://seller.example/%61dcp/m%63p')).ok);
     for (const other of [
       'https://other-seller.example/adcp/mcp', // another seller (the reported repoint)
       'http://seller.example/adcp/mcp',
@@ -437,7 +441,8 @@ describe('resume token: the seller url it was minted for (a hostile new user\'s 
       'https://seller.example/adcp/mcp/',
       'https://seller.example/adcp/MCP',
       'https://seller.example/adcp/mcp?account=two', // a query can select another account
-      'https://seller.example/adcp/mcp?',
+      'https://seller.example/adcp/mcp?%20',
+      'https://seller.example/adcp%2Fmcp',
       'https://seller.example./adcp/mcp',
       'https://127.0.0.1/adcp/mcp',
     ]) {
