@@ -18,6 +18,7 @@ import type { Duplex } from 'node:stream';
 import { requestRefusal } from '../mcp/local-error.js';
 import type { RefusalReason } from './codes.js';
 import { afterEarlierAnswers } from './earlier-answers.js';
+import { OWN_JSON_HEAD_LINES, OWN_JSON_HEADERS } from './own-answer-headers.js';
 
 /** The refusals made for a request Node's HTTP server rejected. */
 export type ClientErrorReason = Extract<RefusalReason, 'request_header_too_large' | 'request_timeout' | 'malformed_http'>;
@@ -92,7 +93,7 @@ export function endWithRefusal(socket: Duplex, reason: RefusalReason, message: s
     .join('');
   const head =
     `HTTP/1.1 ${statusCode} ${STATUS_CODES[statusCode]}\r\n` +
-    `content-type: application/json\r\ncache-control: no-store\r\n${extra}content-length: ${Buffer.byteLength(json)}\r\nconnection: close\r\n\r\n`;
+    `${OWN_JSON_HEAD_LINES}${extra}content-length: ${Buffer.byteLength(json)}\r\nconnection: close\r\n\r\n`;
   // Closed once the answer is flushed (end), or at once should the peer not take it.
   socket.end(head + json, () => socket.destroy());
   setTimeout(() => socket.destroy(), CLIENT_ERROR_LINGER_MS).unref();
@@ -121,7 +122,7 @@ export const EXPECTATION_FAILED_MESSAGE = 'Expectation failed: the gateway meets
 export function answerUnmetExpectation(res: ServerResponse): number {
   const { statusCode, body } = requestRefusal('expectation_failed', null, EXPECTATION_FAILED_MESSAGE);
   const json = JSON.stringify(body);
-  res.writeHead(statusCode, { 'content-type': 'application/json', 'cache-control': 'no-store', 'content-length': Buffer.byteLength(json), connection: 'close' });
+  res.writeHead(statusCode, { ...OWN_JSON_HEADERS, 'content-length': Buffer.byteLength(json), connection: 'close' });
   res.end(json);
   return statusCode;
 }
