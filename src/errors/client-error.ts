@@ -14,6 +14,7 @@
  * gateway logged and counted nothing (test/integration/client-error.test.ts).
  */
 import { STATUS_CODES, type ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { requestRefusal } from '../mcp/local-error.js';
 import type { RefusalReason } from './codes.js';
@@ -36,8 +37,26 @@ const MESSAGES: Readonly<Record<ClientErrorReason, string>> = {
   malformed_http: 'Bad request: the HTTP request is malformed.',
 };
 
-/** Called with the refusal once it is written (for its log line and count). */
-export type ClientErrorRefused = (reason: ClientErrorReason, statusCode: number) => void;
+/**
+ * Called with the refusal once it is written (for its log line and count). `unused`: the
+ * refusal is a `request_timeout` of a connection that sent no byte ({@link unusedConnection}):
+ * no request was refused.
+ */
+export type ClientErrorRefused = (reason: ClientErrorReason, statusCode: number, unused: boolean) => void;
+
+/**
+ * Whether the `clientError` `reason` on `socket` is the request timeout of a connection that
+ * never sent a byte: no request, only a connection opened ahead of one that never came, which
+ * Node's HTTP server times out from when it accepted it (docs/configuration.md
+ * request_timeout_ms). Browsers open such connections on their own: Chromium's speculative
+ * preconnects, each of which left a `refused` line `request_timeout`, `http_method` null, and a
+ * count (hostile trial 35, leftover 3: test/regressions/preconnect-timeout-logged-refused.test.ts).
+ * Such a connection still gets the 408; app.ts logs it at debug level and counts nothing. One
+ * that sent part of a request is a refused request as before.
+ */
+export function unusedConnection(reason: ClientErrorReason, socket: Duplex): boolean {
+  return reason === 'request_timeout' && (socket as Partial<Socket>).bytesRead === 0;
+}
 
 /**
  * Connections refused, or whose refusal waits for the answers before it. Node's parser stays
@@ -60,17 +79,13 @@ export function answerClientError(err: Error & { code?: string }, socket: Duplex
   }
   if (refusedConnections.has(socket)) return;
   refusedConnections.add(socket);
+  const reason = clientErrorReason(err.code);
+  // Judged now: bytes the host sends from here on (there is no parser left to read them) do not count.
+  const unused = unusedConnection(reason, socket);
   afterEarlierAnswers(socket, () => {
-    const written = writeRefusal(err.code, socket);
-    if (written !== undefined) refused(written.reason, written.statusCode);
+    const statusCode = endWithRefusal(socket, reason, MESSAGES[reason]);
+    if (statusCode !== undefined) refused(reason, statusCode, unused);
   });
-}
-
-/** Writes the refusal for a `clientError` of `code` on `socket` and closes it; undefined when it cannot be written (closed as it is). */
-function writeRefusal(code: string | undefined, socket: Duplex): { reason: ClientErrorReason; statusCode: number } | undefined {
-  const reason = clientErrorReason(code);
-  const statusCode = endWithRefusal(socket, reason, MESSAGES[reason]);
-  return statusCode === undefined ? undefined : { reason, statusCode };
 }
 
 /**
