@@ -93,7 +93,7 @@ export async function buildApp(config: GatewayConfig, opts: BuildAppOptions = {}
   /** Set once the shutdown begins (the preClose hook, below); read by every route but the ops ones. */
   const drain: DrainState = { draining: false };
   /** Logs and counts a request Node's HTTP parser rejected (set once the metrics exist, below). */
-  let clientRefused = (_reason: ClientErrorReason, _status: number, _code: string | undefined): void => {};
+  let clientRefused = (_reason: ClientErrorReason, _status: number, _code: string | undefined, _unused: boolean): void => {};
 
   /** What the gateway's listener serves: the MCP endpoints, and the ops ones unless `ops_listen` is set. */
   const mainScope: UnroutedScope = { mcp: true, ops: !config.ops_listen };
@@ -108,7 +108,7 @@ export async function buildApp(config: GatewayConfig, opts: BuildAppOptions = {}
     // like any other, in JSON-RPC (errors/client-error.ts), not with Fastify's own body;
     // after the answers to the connection's earlier, pipelined requests (RFC 9112 §9.3.2).
     clientErrorHandler: (err: Error & { code?: string }, socket: Socket) => {
-      answerClientError(err, socket, (reason, status) => clientRefused(reason, status, err.code));
+      answerClientError(err, socket, (reason, status, unused) => clientRefused(reason, status, err.code, unused));
     },
     loggerInstance: logger as FastifyBaseLogger,
     // One log line per exchange comes from the handler; Fastify's own request lines are off.
@@ -431,7 +431,12 @@ export async function buildApp(config: GatewayConfig, opts: BuildAppOptions = {}
       else recordRefusal(reason, fields);
     };
   }
-  clientRefused = (reason, status, code) => recordRefusal(reason, { agent: null, http_method: null, status, http_error: code ?? null });
+  // A connection timed out before it sent a byte (a browser's preconnect) refused no request:
+  // a debug line, no `refused` line or count (errors/client-error.ts unusedConnection).
+  clientRefused = (reason, status, code, unused) => {
+    if (unused) logger.debug({ status, http_error: code ?? null }, 'unused connection closed');
+    else recordRefusal(reason, { agent: null, http_method: null, status, http_error: code ?? null });
+  };
   // A body over its bound (a POST's: its agent's max_request_bytes; one to an unknown agent or
   // with a method the endpoint does not take: defaults.max_request_bytes) is refused before it
   // is read (request/agent-body-limit.ts).

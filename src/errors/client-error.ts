@@ -14,10 +14,12 @@
  * gateway logged and counted nothing (test/integration/client-error.test.ts).
  */
 import { STATUS_CODES, type ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { requestRefusal } from '../mcp/local-error.js';
 import type { RefusalReason } from './codes.js';
 import { afterEarlierAnswers } from './earlier-answers.js';
+import { OWN_JSON_HEAD_LINES, OWN_JSON_HEADERS } from './own-answer-headers.js';
 
 /** The refusals made for a request Node's HTTP server rejected. */
 export type ClientErrorReason = Extract<RefusalReason, 'request_header_too_large' | 'request_timeout' | 'malformed_http'>;
@@ -35,8 +37,26 @@ const MESSAGES: Readonly<Record<ClientErrorReason, string>> = {
   malformed_http: 'Bad request: the HTTP request is malformed.',
 };
 
-/** Called with the refusal once it is written (for its log line and count). */
-export type ClientErrorRefused = (reason: ClientErrorReason, statusCode: number) => void;
+/**
+ * Called with the refusal once it is written (for its log line and count). `unused`: the
+ * refusal is a `request_timeout` of a connection that sent no byte ({@link unusedConnection}):
+ * no request was refused.
+ */
+export type ClientErrorRefused = (reason: ClientErrorReason, statusCode: number, unused: boolean) => void;
+
+/**
+ * Whether the `clientError` `reason` on `socket` is the request timeout of a connection that
+ * never sent a byte: no request, only a connection opened ahead of one that never came, which
+ * Node's HTTP server times out from when it accepted it (docs/configuration.md
+ * request_timeout_ms). Browsers open such connections on their own: Chromium's speculative
+ * preconnects, each of which left a `refused` line `request_timeout`, `http_method` null, and a
+ * count (hostile trial 35, leftover 3: test/regressions/preconnect-timeout-logged-refused.test.ts).
+ * Such a connection still gets the 408; app.ts logs it at debug level and counts nothing. One
+ * that sent part of a request is a refused request as before.
+ */
+export function unusedConnection(reason: ClientErrorReason, socket: Duplex): boolean {
+  return reason === 'request_timeout' && (socket as Partial<Socket>).bytesRead === 0;
+}
 
 /**
  * Connections refused, or whose refusal waits for the answers before it. Node's parser stays
@@ -59,17 +79,13 @@ export function answerClientError(err: Error & { code?: string }, socket: Duplex
   }
   if (refusedConnections.has(socket)) return;
   refusedConnections.add(socket);
+  const reason = clientErrorReason(err.code);
+  // Judged now: bytes the host sends from here on (there is no parser left to read them) do not count.
+  const unused = unusedConnection(reason, socket);
   afterEarlierAnswers(socket, () => {
-    const written = writeRefusal(err.code, socket);
-    if (written !== undefined) refused(written.reason, written.statusCode);
+    const statusCode = endWithRefusal(socket, reason, MESSAGES[reason]);
+    if (statusCode !== undefined) refused(reason, statusCode, unused);
   });
-}
-
-/** Writes the refusal for a `clientError` of `code` on `socket` and closes it; undefined when it cannot be written (closed as it is). */
-function writeRefusal(code: string | undefined, socket: Duplex): { reason: ClientErrorReason; statusCode: number } | undefined {
-  const reason = clientErrorReason(code);
-  const statusCode = endWithRefusal(socket, reason, MESSAGES[reason]);
-  return statusCode === undefined ? undefined : { reason, statusCode };
 }
 
 /**
@@ -92,7 +108,7 @@ export function endWithRefusal(socket: Duplex, reason: RefusalReason, message: s
     .join('');
   const head =
     `HTTP/1.1 ${statusCode} ${STATUS_CODES[statusCode]}\r\n` +
-    `content-type: application/json\r\ncache-control: no-store\r\n${extra}content-length: ${Buffer.byteLength(json)}\r\nconnection: close\r\n\r\n`;
+    `${OWN_JSON_HEAD_LINES}${extra}content-length: ${Buffer.byteLength(json)}\r\nconnection: close\r\n\r\n`;
   // Closed once the answer is flushed (end), or at once should the peer not take it.
   socket.end(head + json, () => socket.destroy());
   setTimeout(() => socket.destroy(), CLIENT_ERROR_LINGER_MS).unref();
@@ -121,7 +137,7 @@ export const EXPECTATION_FAILED_MESSAGE = 'Expectation failed: the gateway meets
 export function answerUnmetExpectation(res: ServerResponse): number {
   const { statusCode, body } = requestRefusal('expectation_failed', null, EXPECTATION_FAILED_MESSAGE);
   const json = JSON.stringify(body);
-  res.writeHead(statusCode, { 'content-type': 'application/json', 'cache-control': 'no-store', 'content-length': Buffer.byteLength(json), connection: 'close' });
+  res.writeHead(statusCode, { ...OWN_JSON_HEADERS, 'content-length': Buffer.byteLength(json), connection: 'close' });
   res.end(json);
   return statusCode;
 }

@@ -34,7 +34,7 @@ import { buildAdcpError, buildAdcpErrorOfForm, localErrorMessage, localErrorMess
 import type { GatewayAdcpError } from '../mcp/types.js';
 import type { AdcpErrorReason, RefusalReason } from './codes.js';
 import { encodeSseEvent } from '../response/sse-encode.js';
-import { SSE_RESPONSE_HEADERS } from '../response/sse-headers.js';
+import { NOSNIFF_NAME, NOSNIFF_VALUE, OWN_JSON_HEADERS, OWN_SSE_HEADERS } from './own-answer-headers.js';
 import { resetHostConnection } from '../response/host-reset.js';
 import { ADDED_HEAD_BYTES, fieldLinesBytes, MAX_HOST_HEAD_BYTES, statusLineBytes } from '../response/head-size.js';
 import { GATEWAY_FINISHED } from './abort.js';
@@ -77,13 +77,14 @@ const KEPT_ON_LOCAL_REPLY = new Set(['mcp-session-id']);
 /**
  * The most a kept header's lines may take while a local reply's head stays within
  * MAX_HOST_HEAD_BYTES (response/head-size.ts): the bound less the longest status line a local
- * reply has (504) and the reserve for the lines it writes (Content-Type, Cache-Control,
- * Content-Length, Node's). A seller's `Mcp-Session-Id` may take nearly all of the 16 KiB undici
+ * reply has (504), the reserve for the lines it writes (Content-Type, Cache-Control,
+ * Content-Length, Node's) and its `X-Content-Type-Options` line (own-answer-headers.ts). A
+ * seller's `Mcp-Session-Id` may take nearly all of the 16 KiB undici
  * reads; kept on the error, the host could not read that head either (a hostile new user's
  * trial 15, M1: test/regressions/set-cookie-path-overflows-host-headers.test.ts). Such a
  * session id is dropped, as every other seller header is.
  */
-const KEPT_LINES_MAX_BYTES = MAX_HOST_HEAD_BYTES - statusLineBytes(504) - ADDED_HEAD_BYTES;
+const KEPT_LINES_MAX_BYTES = MAX_HOST_HEAD_BYTES - statusLineBytes(504) - ADDED_HEAD_BYTES - fieldLinesBytes(NOSNIFF_NAME, NOSNIFF_VALUE);
 
 /** Whether the seller's header `name` stays on a local reply: a {@link KEPT_ON_LOCAL_REPLY} name whose lines fit {@link KEPT_LINES_MAX_BYTES}. */
 function keptOnLocalReply(name: string, value: string | readonly string[] | number | undefined): boolean {
@@ -97,7 +98,7 @@ function keptOnLocalReply(name: string, value: string | readonly string[] | numb
  */
 function sseStreamOf(reply: FastifyReply, frame: string): void {
   reply.hijack();
-  reply.raw.writeHead(200, { ...SSE_RESPONSE_HEADERS, ...keptHeaders(reply) });
+  reply.raw.writeHead(200, { ...OWN_SSE_HEADERS, ...keptHeaders(reply) });
   reply.raw.end(frame);
 }
 
@@ -185,7 +186,7 @@ export function answerWithLocalError(exchange: Exchange, reply: FastifyReply, in
   // A batch's errors go out as one JSON array (JSON-RPC 2.0 §6: "an Array containing the corresponding Response objects").
   const body = batchIds !== undefined ? `[${texts.join(',')}]` : texts[0]!;
   exchange.bytesToHost += Buffer.byteLength(body);
-  reply.code(status).header('content-type', 'application/json').header('cache-control', 'no-store').send(body);
+  reply.code(status).headers(OWN_JSON_HEADERS).send(body);
 }
 
 /**
@@ -313,7 +314,7 @@ export function answerStreamOver(exchange: Exchange, reply: FastifyReply, token:
   exchange.outcome = 'already_answered';
   reply.hijack();
   const raw = reply.raw;
-  raw.writeHead(200, SSE_RESPONSE_HEADERS);
+  raw.writeHead(200, OWN_SSE_HEADERS);
   // The head goes out now: written lazily, it would wait for a first body byte.
   raw.flushHeaders();
   /** Out of `streams`, its timer cleared; false when it was already. */
@@ -387,5 +388,5 @@ export function refuse(
     exchange.reason = reason;
     exchange.bytesToHost += text.length;
   }
-  return reply.code(statusCode).header('content-type', 'application/json').header('cache-control', 'no-store').send(text);
+  return reply.code(statusCode).headers(OWN_JSON_HEADERS).send(text);
 }

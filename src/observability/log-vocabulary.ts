@@ -39,6 +39,7 @@ export const GATEWAY_MESSAGES: readonly string[] = [
   'agent backing off: its answers keep breaking size limits',
   'agent backoff ended: an answer came within limits',
   'refused',
+  'unused connection closed',
   'TLS certificate verification is OFF for this agent (tls_insecure_skip_verify: true). Never use this in production.',
   'config file watch stopped: reload with SIGHUP',
   'watching the config file for changes',

@@ -14,7 +14,9 @@
  * `HEAD /healthz` got 404 `not_found` and a `refused` line
  * (test/regressions/head-healthz-not-found.test.ts).
  *
- * Each answer carries `X-Content-Type-Options: nosniff` (a page cannot run one as a script).
+ * Each answer carries `X-Content-Type-Options: nosniff` (a page cannot run one as a script), as
+ * does every answer the gateway writes itself, the listener's 404 and 405 refusals of an ops
+ * path included (errors/own-answer-headers.ts).
  *
  * Registered on the main app, or on the separate ops app when `ops_listen` is set (src/app.ts).
  *
@@ -29,6 +31,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { boundAnswersAhead } from '../errors/earlier-answers.js';
 import type { GatewayMetrics } from '../observability/metrics.js';
+import { NOSNIFF_NAME, NOSNIFF_VALUE } from '../errors/own-answer-headers.js';
 
 export const OPS_PATHS = Object.freeze({ health: '/healthz', ready: '/readyz', metrics: '/metrics' });
 /**
@@ -52,7 +55,8 @@ export const opsRoutes: FastifyPluginAsync<OpsRoutesOptions> = async (app, opts)
     if (reply.raw.socket === null) boundAnswersAhead(request.raw.socket, reply.raw);
     // A page's <script src="/metrics"> is not run as a script (hostile trial 33, F4: it loaded,
     // 200 text/plain; Fetch: a nosniff response of a non-script type is blocked as a script).
-    reply.header('x-content-type-options', 'nosniff');
+    // The ops endpoints' answers are the gateway's own (errors/own-answer-headers.ts).
+    reply.header(NOSNIFF_NAME, NOSNIFF_VALUE);
     done();
   });
 

@@ -53,7 +53,9 @@ export function isOtherSiteFetch(site: string | string[] | undefined): site is '
 /**
  * Whether a request's `Content-Type` value labels JSON: the media type `application/json`
  * (letters in any case), alone or followed by parameters (`; charset=utf-8`) after optional
- * whitespace. Not absent, not `text/plain; x=application/json`, not `application/jsonx`.
+ * whitespace. Not absent, not `text/plain; x=application/json`, not `application/jsonx`, not
+ * `application/json garbage` (no media type: Fastify refuses it, and the gateway reads it as
+ * none: request/unreadable-content-type.ts).
  *
  * Why: a page can send a POST without a CORS preflight only with no `Content-Type` or one whose
  * media type is `text/plain`, `application/x-www-form-urlencoded` or `multipart/form-data`
@@ -66,9 +68,11 @@ export function isOtherSiteFetch(site: string | string[] | undefined): site is '
  */
 export function isJsonContentType(value: string | undefined): boolean {
   if (value === undefined || !matchesAt(value, 0, 'application/json')) return false;
-  const next = value.charCodeAt(16);
-  // End, `;`, or the whitespace before one (NaN past the end).
-  return Number.isNaN(next) || next === SEMICOLON || next === SPACE || next === TAB;
+  let at = 16;
+  while (value.charCodeAt(at) === SPACE || value.charCodeAt(at) === TAB) at++;
+  // End (NaN past it) or `;`, after optional whitespace: not `application/json garbage`.
+  const next = value.charCodeAt(at);
+  return Number.isNaN(next) || next === SEMICOLON;
 }
 
 /** `[` */

@@ -13,7 +13,7 @@ export const DRAINING_MESSAGE = 'The gateway is shutting down: the request was n
 export function drainingAnswer(id: number | null): string {
   const body = JSON.stringify({ jsonrpc: '2.0', id, error: { code: -32027, message: DRAINING_MESSAGE, data: { reason: 'draining' } } });
   return (
-    `HTTP/1.1 503 Service Unavailable\r\nconnection: close\r\ncontent-type: application/json\r\ncache-control: no-store\r\n` +
+    `HTTP/1.1 503 Service Unavailable\r\nconnection: close\r\ncontent-type: application/json\r\ncache-control: no-store\r\nx-content-type-options: nosniff\r\n` +
     `content-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`
   );
 }

@@ -46,7 +46,7 @@ function refusalBody(reason: string, message: string): string {
 }
 
 function expectedAnswer(status: string, body: string): string {
-  return `HTTP/1.1 ${status}\r\ncontent-type: application/json\r\ncache-control: no-store\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`;
+  return `HTTP/1.1 ${status}\r\ncontent-type: application/json\r\ncache-control: no-store\r\nx-content-type-options: nosniff\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`;
 }
 
 const refusalCount = (reason: string): Promise<number> => refusalCountAt(stack.gateway.baseUrl, reason);

@@ -34,7 +34,7 @@ const stack = useSellerAndGateway(
 function refusal(status: string, reason: string, message: string, allow = false): string {
   const body = JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32600, message, data: { reason } } });
   return (
-    `HTTP/1.1 ${status}\r\ncontent-type: application/json\r\ncache-control: no-store\r\n${allow ? 'allow: POST, GET, DELETE\r\n' : ''}` +
+    `HTTP/1.1 ${status}\r\ncontent-type: application/json\r\ncache-control: no-store\r\nx-content-type-options: nosniff\r\n${allow ? 'allow: POST, GET, DELETE\r\n' : ''}` +
     `content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`
   );
 }

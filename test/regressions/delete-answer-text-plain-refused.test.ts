@@ -73,7 +73,7 @@ function passedHead(contentType: string | undefined, length: number): string[] {
 
 /** The gateway's HTTP 502 JSON-RPC error for id null (a DELETE carries no JSON-RPC id). */
 function refusal(body: string): { head: string[]; body: string } {
-  return { head: ['HTTP/1.1 502 Bad Gateway', 'content-type: application/json; charset=utf-8', 'cache-control: no-store', `content-length: ${Buffer.byteLength(body)}`, 'Connection: close'], body };
+  return { head: ['HTTP/1.1 502 Bad Gateway', 'content-type: application/json; charset=utf-8', 'cache-control: no-store', 'x-content-type-options: nosniff', `content-length: ${Buffer.byteLength(body)}`, 'Connection: close'], body };
 }
 
 describe("a DELETE's 2xx answer that is not SSE passes through as the seller sent it, whatever its Content-Type", { timeout: TEST_TIMEOUT_MS }, () => {

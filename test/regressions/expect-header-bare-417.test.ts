@@ -40,7 +40,7 @@ const BODY = JSON.stringify(toolCall(1, 'get_products'));
 const MESSAGE = 'Expectation failed: the gateway meets no Expect header but 100-continue.';
 const REFUSAL = JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32600, message: MESSAGE, data: { reason: 'expectation_failed' } } });
 const EXPECTED =
-  `HTTP/1.1 417 Expectation Failed\r\ncontent-type: application/json\r\ncache-control: no-store\r\ncontent-length: ${Buffer.byteLength(REFUSAL)}\r\n` +
+  `HTTP/1.1 417 Expectation Failed\r\ncontent-type: application/json\r\ncache-control: no-store\r\nx-content-type-options: nosniff\r\ncontent-length: ${Buffer.byteLength(REFUSAL)}\r\n` +
   `connection: close\r\n\r\n${REFUSAL}`;
 
 /**

@@ -55,7 +55,7 @@ const gw = (): ObservedGateway => stack.gateway;
 
 /** The exact 400 `malformed_http` refusal (errors/client-error.ts). */
 const REFUSAL_BODY = JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Bad request: the HTTP request is malformed.', data: { reason: 'malformed_http' } } });
-const REFUSAL_HEADERS = { 'content-type': 'application/json', 'cache-control': 'no-store', 'content-length': String(Buffer.byteLength(REFUSAL_BODY)), connection: 'close' };
+const REFUSAL_HEADERS = { 'content-type': 'application/json', 'cache-control': 'no-store', 'x-content-type-options': 'nosniff', 'content-length': String(Buffer.byteLength(REFUSAL_BODY)), connection: 'close' };
 
 /**
  * Writes `first` on a new connection (then each of `later`, 50 ms apart); resolves with every

@@ -42,7 +42,7 @@ const LIST_CHANGED = { jsonrpc: '2.0', method: 'notifications/tools/list_changed
 
 /** The exact 400 `malformed_http` refusal (errors/client-error.ts). */
 const REFUSAL_BODY = JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Bad request: the HTTP request is malformed.', data: { reason: 'malformed_http' } } });
-const REFUSAL = { status: 400, headers: { 'content-type': 'application/json', 'cache-control': 'no-store', 'content-length': String(Buffer.byteLength(REFUSAL_BODY)), connection: 'close' }, body: REFUSAL_BODY };
+const REFUSAL = { status: 400, headers: { 'content-type': 'application/json', 'cache-control': 'no-store', 'x-content-type-options': 'nosniff', 'content-length': String(Buffer.byteLength(REFUSAL_BODY)), connection: 'close' }, body: REFUSAL_BODY };
 
 const stack = useSellerAndGateway<Sdk1Seller, ObservedGateway>(startSdk1Seller, (seller) => startObservedGateway(agentsYaml({ s: { url: seller.url, sse_deadline_ms: SSE_DEADLINE_MS } })));
 const gw = (): ObservedGateway => stack.gateway;

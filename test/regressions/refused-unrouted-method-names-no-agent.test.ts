@@ -35,7 +35,7 @@ const REFUSAL = JSON.stringify({
   error: { code: -32600, message: 'Method not allowed: MCP endpoints accept POST, GET, DELETE.', data: { reason: 'method_not_allowed' } },
 });
 const EXPECTED =
-  'HTTP/1.1 405 Method Not Allowed\r\nallow: POST, GET, DELETE\r\ncontent-type: application/json\r\ncache-control: no-store\r\n' +
+  'HTTP/1.1 405 Method Not Allowed\r\nallow: POST, GET, DELETE\r\ncontent-type: application/json\r\ncache-control: no-store\r\nx-content-type-options: nosniff\r\n' +
   `content-length: ${Buffer.byteLength(REFUSAL)}\r\nConnection: close\r\n\r\n${REFUSAL}`;
 
 /** Sends `method target` with `Connection: close`; resolves with every byte the gateway wrote before closing. */

@@ -28,7 +28,7 @@ import { REFUSALS } from '../../src/errors/codes.js';
 
 const TIMEOUT_MS = 1500;
 const BODY = JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Request timeout: the whole request did not arrive within request_timeout_ms.', data: { reason: 'request_timeout' } } });
-const ANSWER_408 = `HTTP/1.1 408 Request Timeout\r\ncontent-type: application/json\r\ncache-control: no-store\r\ncontent-length: ${Buffer.byteLength(BODY)}\r\nconnection: close\r\n\r\n${BODY}`;
+const ANSWER_408 = `HTTP/1.1 408 Request Timeout\r\ncontent-type: application/json\r\ncache-control: no-store\r\nx-content-type-options: nosniff\r\ncontent-length: ${Buffer.byteLength(BODY)}\r\nconnection: close\r\n\r\n${BODY}`;
 const HEALTH = 'GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n';
 
 let gateway: RunningGateway;

@@ -164,12 +164,18 @@ describe('isOtherSiteFetch', () => {
 
 describe('isJsonContentType', () => {
   test('application/json in any letter case, alone or before parameters', () => {
-    for (const v of ['application/json', 'APPLICATION/JSON', 'application/json;charset=utf-8', 'application/json; charset=utf-8', 'application/json ; x=1', 'application/json\t;x']) {
+    for (const v of ['application/json', 'APPLICATION/JSON', 'application/json;charset=utf-8', 'application/json; charset=utf-8', 'application/json ; x=1', 'application/json\t;x', 'application/json ', 'application/json \t']) {
       assert.equal(isJsonContentType(v), true, v);
     }
   });
   test("what a page sends without a preflight, or no JSON label, is not", () => {
     for (const v of [undefined, '', 'text/plain', 'text/plain; x=application/json', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/jsonx', 'application/json-rpc', 'application/jso', ' application/json', 'application/json,text/plain', 'application/*+json']) {
+      assert.equal(isJsonContentType(v), false, JSON.stringify(v));
+    }
+  });
+  // Hostile trial 35, leftover 2: no media type (Fastify refuses it), so no JSON label either.
+  test('application/json followed by anything but parameters is not', () => {
+    for (const v of ['application/json garbage', 'application/json x;charset=utf-8', 'application/json\tx', 'application/json ,text/plain']) {
       assert.equal(isJsonContentType(v), false, JSON.stringify(v));
     }
   });

@@ -28,7 +28,7 @@ test('answerWithLocalError aborts the upstream with GATEWAY_FINISHED itself', ()
   const reasons: unknown[] = [];
   exchange.abortUpstream = (reason) => void reasons.push(reason);
   const sent: unknown[] = [];
-  const reply = { raw: { headersSent: false }, sent: false, getHeaders: () => ({}), removeHeader() {}, code: () => reply, header: () => reply, send: (b: unknown) => void sent.push(b) };
+  const reply = { raw: { headersSent: false }, sent: false, getHeaders: () => ({}), removeHeader() {}, code: () => reply, header: () => reply, headers: () => reply, send: (b: unknown) => void sent.push(b) };
   answerWithLocalError(exchange, reply as unknown as FastifyReply, { reason: 'upstream_status', limitBytes: 1024, observedBytes: 0, upstreamStatus: 503 });
   assert.equal(reasons.length, 1);
   assert.equal(reasons[0], GATEWAY_FINISHED);

@@ -56,6 +56,7 @@ function reply(): { reply: FastifyReply; sent: unknown[] } {
     removeHeader() {},
     code: () => r,
     header: () => r,
+    headers: () => r,
     send: (b: unknown) => void sent.push(b),
   };
   return { reply: r as unknown as FastifyReply, sent };
