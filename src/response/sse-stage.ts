@@ -84,7 +84,7 @@
  * - undelivered (a stream without a cumulative bound): its decoded bytes taken since the last
  *   frame queued for the host (an event, a comment, a `retry:`, a raw run, a pending id's
  *   token: `framed`), against `max_response_bytes`; the next byte past it ends the stream
- *   plainly, `sse_undelivered` (sse-undelivered.ts; `take`, `takeToUndeliveredLimit`). Dropped
+ *   plainly, `sse_undelivered` (sse-undelivered.ts; `take`, `endUndelivered`). Dropped
  *   events, skipped bytes, unknown-field lines and id-only blocks decoded for nothing had no
  *   bound but one over-cap event's skip (hostile trial 37, F1). Such a stream takes its parsed
  *   blocks one at a time, so that a frame clears its own block, and holds (sse-held-block.ts),
@@ -449,7 +449,7 @@ export async function handleSseBody(
   /**
    * A stream without a total: its decoded bytes taken since the last frame queued for the host,
    * against `max_response_bytes` (sse-undelivered.ts; hostile trial 37, F1). Past it the stream
-   * ends plainly, `sse_undelivered` (`takeToUndeliveredLimit`).
+   * ends plainly, `sse_undelivered` (`take`, `endUndelivered`).
    */
   const undelivered = bounded ? undefined : new UndeliveredBytes(limits.max_response_bytes);
   /** `n` seller bytes taken, each byte once wherever it is taken: the token credit's earnings and the undelivered count. */
@@ -1219,7 +1219,10 @@ export async function handleSseBody(
    * bounded stream never gets here skipping (its breach answered it).
    */
   const take = (chunk: Buffer, start: number, end: number, atBoundary: boolean, blockEnd = atBoundary): boolean => {
-    if (undelivered !== undefined && end - start > undelivered.room) return takeToUndeliveredLimit(chunk, start, end, atBoundary, blockEnd);
+    // A range that would take the undelivered count past its limit: taken up to the limit point (sse-undelivered.ts).
+    if (undelivered !== undefined && end - start > undelivered.room) {
+      return undelivered.takeUpToLimit(start, end, (from, to, last) => take(chunk, from, to, last && atBoundary, last && blockEnd), endUndelivered);
+    }
     earn(end - start);
     if (cumulative) {
       // The LF a frame was matched against (`lfDebt`) pays it, or, not come, is charged now;
@@ -1258,28 +1261,12 @@ export async function handleSseBody(
   /** The reason a stream without a total ends with at its undelivered limit (errors/codes.ts END_REASONS). */
   const UNDELIVERED: EndReason = 'sse_undelivered';
   /**
-   * `take` for a range `chunk[start, end)` that would take the undelivered count past its limit
-   * (a stream without a total: sse-undelivered.ts): the bytes up to the limit point are taken
-   * first; when they gave the host a frame (the count is 0 again) the rest follows, else the
-   * stream ends there plainly (outcome `resumable_end`, reason `sse_undelivered`; its pending
-   * id goes out first, so the host resumes from it), nothing past the limit point parsed. Each
-   * turn takes at least one byte unless the count is at the limit, which ends the stream.
+   * Ends a stream without a total at its undelivered limit (sse-undelivered.ts): plainly, so
+   * that the host resumes (its pending id goes out first), reason `sse_undelivered`.
    */
-  const takeToUndeliveredLimit = (chunk: Buffer, start: number, end: number, atBoundary: boolean, blockEnd: boolean): boolean => {
-    const count = undelivered!;
-    let from = start;
-    while (end - from > count.room) {
-      const cut = from + count.room;
-      if (cut > from && !take(chunk, from, cut, false, false)) return false;
-      // No frame in those bytes: the count is at the limit, and the next byte passes it.
-      if (count.room === 0) {
-        exchange.reason = UNDELIVERED;
-        endPlainly('resumable_end');
-        return false;
-      }
-      from = cut;
-    }
-    return take(chunk, from, end, atBoundary, blockEnd);
+  const endUndelivered = (): void => {
+    exchange.reason = UNDELIVERED;
+    endPlainly('resumable_end');
   };
   /** An event block spanning chunks, held as bytes while it is in the form MCP servers write (sse-held-block.ts). */
   const held = new SseHeldBlock(lines.maxLineBytes);

@@ -25,9 +25,10 @@
  * - The bound: the count may reach `limit`; the next byte with no frame before it ends the
  *   stream plainly (outcome `resumable_end`, reason `sse_undelivered`, errors/codes.ts
  *   END_REASONS; the host resumes with Last-Event-ID, a pending id's token written first).
- *   The stage parses a range that crosses it only up to the limit point ({@link room}): an
- *   event or comment completed there still goes out and the count starts again from 0 with
- *   the rest of the range; nothing past the limit point is parsed otherwise. So where the
+ *   The stage parses a range that crosses it only up to the limit point
+ *   ({@link UndeliveredBytes.takeUpToLimit}): an event or comment completed there still goes
+ *   out and the count starts again from 0 with the rest of the range; nothing past the limit
+ *   point is parsed otherwise. So where the
  *   stream ends does not depend on how the seller's bytes were cut into chunks.
  *
  * Why (hostile trial 37, F1, Medium): these streams had no total, and the only bound on bytes
@@ -45,15 +46,11 @@
  * Cost: an addition per range the stage takes, a store per frame.
  */
 export class UndeliveredBytes {
+  /** Decoded bytes counted since the last frame queued for the host, 0 ..= the limit. */
   private count = 0;
 
   /** @param limit the exchange's `max_response_bytes` (decoded bytes, >= 1) */
   constructor(readonly limit: number) {}
-
-  /** Decoded bytes counted since the last frame queued for the host (0 ..= {@link limit}). */
-  get bytes(): number {
-    return this.count;
-  }
 
   /** Bytes the stage may still take with no frame for the host before the stream must end (0 when the next byte would pass the limit). */
   get room(): number {
@@ -68,5 +65,29 @@ export class UndeliveredBytes {
   /** A frame was queued for the host: the count starts again. */
   delivered(): void {
     this.count = 0;
+  }
+
+  /**
+   * Takes the range `[start, end)`, which holds more than {@link room}, in pieces through
+   * `takePiece(from, to, last)` (the stage's `take`, which counts the piece before parsing it;
+   * `last`: the piece ends the range): the bytes up to the limit point first; when they gave
+   * the host a frame (the count is 0 again) the rest follows, in turn, else `atLimit` is
+   * called (the stage ends the stream) and nothing past the limit point is taken. False once
+   * a piece returns false or the limit is reached. Each turn takes at least one byte unless
+   * the count is at the limit, which ends it: at most `end - start` turns.
+   */
+  takeUpToLimit(start: number, end: number, takePiece: (from: number, to: number, last: boolean) => boolean, atLimit: () => void): boolean {
+    let from = start;
+    while (end - from > this.room) {
+      const cut = from + this.room;
+      if (cut > from && !takePiece(from, cut, false)) return false;
+      // No frame in those bytes: the count is at the limit, and the next byte passes it.
+      if (this.room === 0) {
+        atLimit();
+        return false;
+      }
+      from = cut;
+    }
+    return takePiece(from, end, true);
   }
 }
