@@ -284,6 +284,31 @@ export const DROP_REASONS = {
 /** The `reason` of an event dropped from a stream that answers no request: a breach's, or a {@link DROP_REASONS} entry. */
 export type DropReason = AdcpErrorReason | keyof typeof DROP_REASONS;
 
+/** One reason a stream that answers no request ends plainly, that is no minted error's or drop's (docs/errors.md, "Streams that answer no request"). */
+export interface EndReasonSpec {
+  readonly description: string;
+  readonly source: string;
+}
+
+/**
+ * Reasons the gateway ends a stream without a cumulative bound (the standalone GET stream, a
+ * long-lived one) plainly, outcome `resumable_end`, besides a minted error's {@link REASONS}
+ * (`sse_idle`, `sse_deadline`, `upstream_encoding_invalid`) and a reload's (routing/open-streams.ts
+ * RECONFIGURED_REASONS): the exchange line's `reason`. No error is minted for these: the
+ * stream has no id to answer, and the host resumes with its last event id.
+ */
+export const END_REASONS = {
+  sse_undelivered: {
+    description:
+      "A stream without a cumulative bound (the standalone GET stream, a long-lived one) took max_response_bytes of the seller's decoded bytes since the last byte it forwarded to the host (an event, a comment such as `: keepalive`, a `retry:` line, an id-only block's token; any of them sets the count back to 0), and more came: events dropped (a JSON-RPC response on the GET stream, a breach), bytes skipped of an event over its cap, unknown-field lines, id-only blocks (their id waits for the next event), blank lines, an event's bytes before its blank line. The bytes up to the limit point are parsed (an event or comment they complete still goes out, and the count starts again), nothing past it; the stream ends plainly, outcome `resumable_end`, a seller's id not yet sent going out first, so the host resumes with Last-Event-ID, from 0 again. Counted per connection, in decoded bytes (src/response/sse-undelivered.ts). It replaces the skip allowance of one over-cap event (hostile trial 32, L1, which ended such a stream with reason `sse_event`).",
+    source:
+      "hostile trial 37, F1 (such streams had no bound on bytes decoded for nothing: 50 events each past the per-event cap but ending within the skip allowance, deflate-coded, made 404,439 bytes decode to 415,000,450, 1.6 s of CPU, 270 bytes to the host; dropped `get_stream_response` responses, endless unknown-field lines and id-only blocks did the same: test/regressions/get-stream-undelivered-bytes-unbounded.test.ts)",
+  },
+} as const satisfies Record<string, EndReasonSpec>;
+
+/** The `reason` of a plain end of a stream that answers no request: an {@link END_REASONS} entry. */
+export type EndReason = keyof typeof END_REASONS;
+
 export interface RefusalSpec {
   /** HTTP status of the refusal. */
   readonly statusCode: number;

@@ -14,7 +14,7 @@
  * lines); discovery surfaces. A value only partly one of these (a seller's
  * message quoting `tools/call`) is redacted as any other.
  */
-import { DROP_REASONS, REASONS, REFUSALS } from '../errors/codes.js';
+import { DROP_REASONS, END_REASONS, REASONS, REFUSALS } from '../errors/codes.js';
 import type { Outcome } from '../exchange.js';
 import type { TextNotLiftedReason } from '../exchange.js';
 import type { GatewayControl } from '../app.js';
@@ -97,6 +97,7 @@ const GATEWAY_TEXTS: ReadonlySet<string> = new Set([
   ...RECONFIGURED_REASONS,
   ...Object.keys(REASONS),
   ...Object.keys(DROP_REASONS),
+  ...Object.keys(END_REASONS),
   ...Object.keys(REFUSALS),
   ...DISCOVERY_SURFACES,
 ]);

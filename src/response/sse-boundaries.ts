@@ -22,7 +22,7 @@ const COLON = 0x3a;
 /** The bytes every event-id line starts with (`id:`; a bare `id` line sets the empty id, which needs no token). */
 const ID_FIELD = Buffer.from('id:', 'latin1');
 /** An id line after a line break: searched from the line break, a byte rarer than `i` (memchr). */
-export const LF_ID_FIELD = Buffer.from('\nid:', 'latin1');
+const LF_ID_FIELD = Buffer.from('\nid:', 'latin1');
 const CR_ID_FIELD = Buffer.from('\rid:', 'latin1');
 /** UTF-8 byte order mark length (EF BB BF). */
 const BOM_BYTES = UTF8_BOM.length;
@@ -135,9 +135,9 @@ export class SseIdFieldWatch {
 
   /**
    * Moves past `chunk` without answering for it, for a chunk whose events before `lastEnd`
-   * (its last boundary, {@link SseBoundaryScanner.lastEnd}) the caller checks for id lines
-   * itself (sse-stage.ts, the planned path: {@link mayStartWithId} and its own search):
-   * only the bytes after that boundary are searched. With `lastEnd` -1, {@link check}.
+   * (its last boundary, {@link SseBoundaryScanner.lastEnd}) the caller takes one block at a
+   * time whatever they hold (sse-stage.ts, the planned path): only the bytes after that
+   * boundary are searched. With `lastEnd` -1, {@link check}.
    */
   pass(chunk: Buffer, lastEnd: number): void {
     if (lastEnd === -1) {
@@ -156,16 +156,6 @@ export class SseIdFieldWatch {
   passWithoutId(chunk: Buffer): void {
     this.open = false;
     this.moveOver(chunk);
-  }
-
-  /**
-   * Whether an id line may start at `chunk[0]`, for a chunk that starts at an event start
-   * (the stream's, or just after a boundary): `id:` there, or, at the stream's start, `id:`
-   * anywhere (a BOM may come first). Call before moving past `chunk`.
-   */
-  mayStartWithId(chunk: Buffer): boolean {
-    if (this.seen < BOM_BYTES) return chunk.indexOf(ID_FIELD) !== -1;
-    return chunk.length >= ID_FIELD.length && chunk[0] === LOWER_I && chunk[1] === LOWER_D && chunk[2] === COLON;
   }
 
   private moveOver(chunk: Buffer): void {

@@ -29,7 +29,8 @@
  *   cost (bench/sse-loop.ts; a hostile trial's floods of them).
  * - A chunk without CR is planned block by block (raw or parsed); otherwise it is parsed in
  *   one piece unless an event in it may carry an id (its resume token needs the exact count
- *   through its end) or it crosses the cumulative bound; then one event block at a time.
+ *   through its end), it crosses the cumulative bound, or the stream has no total (its
+ *   undelivered count: below); then one event block at a time.
  *
  * Event ids (ARCHITECTURE §4): an event's non-empty id goes out as a resume token carrying the
  * count through the event (`hostEventId`). An id-only block's id is the stream's pending id
@@ -80,6 +81,14 @@
  *   data would be over `max_sse_event_bytes`, is not made; the seller's data goes out, and
  *   the exchange's `text_not_lifted` names the bound (rewrite-room.ts eventRewriteOverBound,
  *   recordLiftSkippedForRoom).
+ * - undelivered (a stream without a cumulative bound): its decoded bytes taken since the last
+ *   frame queued for the host (an event, a comment, a `retry:`, a raw run, a pending id's
+ *   token: `framed`), against `max_response_bytes`; the next byte past it ends the stream
+ *   plainly, `sse_undelivered` (sse-undelivered.ts; `take`, `endUndelivered`). Dropped
+ *   events, skipped bytes, unknown-field lines and id-only blocks decoded for nothing had no
+ *   bound but one over-cap event's skip (hostile trial 37, F1). Such a stream takes its parsed
+ *   blocks one at a time, so that a frame clears its own block, and holds (sse-held-block.ts),
+ *   forwards raw or reads as a simple block only what fits under that limit.
  * - per event: an event's data bytes against `max_sse_event_bytes` -> `sse_event`. An
  *   incomplete line waits as the raw bytes it arrived in (SseLineFeeder: no decoded copy, no
  *   concatenation), capped at that bound + SSE_PENDING_SLACK_BYTES, and so is the parser's
@@ -197,7 +206,9 @@
  * `events_dropped`) and in `adcp_gateway_sse_events_dropped_total` (per drop), and
  * keeps the stream open, as a response there (above) is dropped: ending it would only make the
  * client reconnect into the same event. That holds for an endless `data:` line too: the
- * rest of that event is skipped up to the next blank line, then parsing resumes.
+ * rest of that event is skipped up to the next blank line, then parsing resumes; what is
+ * dropped and skipped counts as undelivered (Bounds, above), which ends the stream past
+ * `max_response_bytes`.
  */
 import type { FastifyBaseLogger, FastifyReply } from 'fastify';
 import { observedMs } from '../errors/elapsed.js';
@@ -205,17 +216,18 @@ import { createParser, type EventSourceMessage, type ParseError } from 'eventsou
 import { feedWithoutStacks } from './sse-parser-feed.js';
 import { hasCumulativeBound, isRequestStream, openBufferLease, type Exchange } from '../exchange.js';
 import { answerWithLocalError, shownInMessage, type LocalErrorInput } from '../errors/local-reply.js';
-import type { DropReason } from '../errors/codes.js';
+import type { DropReason, EndReason } from '../errors/codes.js';
 import { GATEWAY_FINISHED } from '../errors/abort.js';
 import { boundWhenAwaited } from '../errors/earlier-answers.js';
 import { withinJsonBounds } from '../mcp/json-bounds.js';
 import { BACKSLASH, CR, LBRACE, LBRACKET, LF } from '../mcp/json-bytes.js';
 import { ByteBudget } from './byte-budget.js';
-import { LF_ID_FIELD, SseBoundaryScanner, SseIdFieldWatch, SseLineFeeder, blankLineEnds, type CompletedLine } from './sse-boundaries.js';
+import { SseBoundaryScanner, SseIdFieldWatch, SseLineFeeder, blankLineEnds, type CompletedLine } from './sse-boundaries.js';
 import { SseFrameBatch, clampSseRetryMs, encodeSseComment, encodeSseIdOnly, encodeSseRetry } from './sse-encode.js';
 import { dataLineCount, encodedEventBytes, encodedIdOnlyBytes } from './sse-encoded-size.js';
 import { SseIdOnlyBlocks } from './sse-id-only.js';
 import { TokenCredit } from './sse-token-credit.js';
+import { UndeliveredBytes } from './sse-undelivered.js';
 import { planRawEventsFast } from './sse-raw-plan.js';
 import { HELD, NOT_HELD, SseHeldBlock } from './sse-held-block.js';
 import { ID_ONLY, NOT_SIMPLE, simpleBlock, simpleValueStart, type SimpleBlockKind } from './sse-simple-block.js';
@@ -435,6 +447,17 @@ export async function handleSseBody(
   // the cumulative bound alone let a bounded stream's host get ~14x the seller's bytes.
   const credit = new TokenCredit();
   /**
+   * A stream without a total: its decoded bytes taken since the last frame queued for the host,
+   * against `max_response_bytes` (sse-undelivered.ts; hostile trial 37, F1). Past it the stream
+   * ends plainly, `sse_undelivered` (`take`, `endUndelivered`).
+   */
+  const undelivered = bounded ? undefined : new UndeliveredBytes(limits.max_response_bytes);
+  /** `n` seller bytes taken, each byte once wherever it is taken: the token credit's earnings and the undelivered count. */
+  const earn = (n: number): void => {
+    credit.earn(n);
+    undelivered?.take(n);
+  };
+  /**
    * The seller's last event id the host has not been given (module doc, "Event ids"): an
    * id-only block's (`onIdOnly`), or the id of an event refused a token by `credit`; the next
    * event without an id of its own carries it (`deliver`), else the stream's end
@@ -459,9 +482,14 @@ export async function handleSseBody(
    * received 354 bytes: test/regressions/resume-counts-event-cut-off-by-drop.test.ts).
    */
   let deliveredCount = 0;
-  /** Records {@link deliveredCount} after a frame is queued for the host (bounded streams only). */
+  /**
+   * After every frame queued for the host (an event, a comment, a `retry:`, a raw run, an
+   * id-only block's token): records {@link deliveredCount} on a bounded stream; sets the
+   * undelivered count back to 0 on the others (sse-undelivered.ts).
+   */
   const framed = (): void => {
     if (cumulative !== undefined) deliveredCount = tokenCount();
+    else undelivered!.delivered();
   };
   /** The count a resume from the token {@link hostEventId} minted last starts from. */
   let mintedResumeCount = 0;
@@ -913,11 +941,6 @@ export async function handleSseBody(
   /** True from a per-event cap breach (an endless line) to the next event boundary (see `take`). */
   let skippingToBoundary = false;
   /**
-   * Decoded bytes skipped since that breach, on a stream without a cumulative bound: past
-   * `max_response_bytes` the stream ends (see `take`).
-   */
-  let skippedBytes = 0;
-  /**
    * The per-event cap (`max_sse_event_bytes` + {@link SSE_PENDING_SLACK_BYTES}) broke before
    * the event ended. `observedBytes`, the bytes of the line that broke it as read so far, its
    * field name included, its line break not: for a line still incomplete over the line
@@ -934,7 +957,6 @@ export async function handleSseBody(
     // A bounded stream ends here (fail answers the request, or id null); the standalone GET stream drops
     // the rest of this event and is reset at the next event boundary (see `take`).
     skippingToBoundary = true;
-    skippedBytes = 0;
     fail({ reason: 'sse_event', limitBytes: perEventLimit, observedBytes });
   };
   /**
@@ -1188,11 +1210,20 @@ export async function handleSseBody(
    * UTF-8 decoder) are reset, so later events on the standalone GET stream still flow (before
    * this, the terminated parser threw on the next feed and ended the GET stream:
    * test/regressions/get-stream-oversized-event.test.ts). Line endings that are CR only are
-   * not seen as boundaries (sse-boundaries.ts): on such a stream the rest is dropped. On a
-   * stream without a total, `max_response_bytes` skipped ends the stream (hostile trial 32, L1).
+   * not seen as boundaries (sse-boundaries.ts): on such a stream the rest is dropped. Skipping
+   * is decoding too, with nothing sent to slow the seller: on a stream without a total the
+   * skipped bytes count as undelivered (sse-undelivered.ts), so an event still going
+   * `max_response_bytes` past the last byte delivered ends the stream (hostile trial 32, L1:
+   * `gzip, gzip` made 6,392 bytes decode to 536,870,920 while skipped; trial 37, F1: many such
+   * events, each ending within that allowance, were decoded for nothing without end). A
+   * bounded stream never gets here skipping (its breach answered it).
    */
   const take = (chunk: Buffer, start: number, end: number, atBoundary: boolean, blockEnd = atBoundary): boolean => {
-    credit.earn(end - start);
+    // A range that would take the undelivered count past its limit: taken up to the limit point (sse-undelivered.ts).
+    if (undelivered !== undefined && end - start > undelivered.room) {
+      return undelivered.takeUpToLimit(start, end, (from, to, last) => take(chunk, from, to, last && atBoundary, last && blockEnd), endUndelivered);
+    }
+    earn(end - start);
     if (cumulative) {
       // The LF a frame was matched against (`lfDebt`) pays it, or, not come, is charged now;
       // the LF of an ended block's CR LF (`endedBlockLf`) is no room either.
@@ -1211,15 +1242,6 @@ export async function handleSseBody(
       }
     }
     if (!skippingToBoundary && !lines.push(chunk, start, end)) lineCapBreached();
-    // Skipping is decoding too, with nothing sent to slow the seller: an event still going
-    // `max_response_bytes` past its bound ends a stream without a total, plainly (hostile
-    // trial 32, L1: `gzip, gzip` made 6,392 bytes decode to 536,870,920 while skipped). A
-    // bounded stream never gets here skipping (its breach answered it).
-    if (skippingToBoundary && !atBoundary && (skippedBytes += end - start) > limits.max_response_bytes) {
-      exchange.reason = 'sse_event';
-      endPlainly('resumable_end');
-      return false;
-    }
     // The range's blocks are all written: the next block's growth is its own (`chargeEncoding`).
     if (blockEnd) {
       room = 0;
@@ -1235,6 +1257,16 @@ export async function handleSseBody(
       skippingToBoundary = false;
     }
     return !exchange.finished;
+  };
+  /** The reason a stream without a total ends with at its undelivered limit (errors/codes.ts END_REASONS). */
+  const UNDELIVERED: EndReason = 'sse_undelivered';
+  /**
+   * Ends a stream without a total at its undelivered limit (sse-undelivered.ts): plainly, so
+   * that the host resumes (its pending id goes out first), reason `sse_undelivered`.
+   */
+  const endUndelivered = (): void => {
+    exchange.reason = UNDELIVERED;
+    endPlainly('resumable_end');
   };
   /** An event block spanning chunks, held as bytes while it is in the form MCP servers write (sse-held-block.ts). */
   const held = new SseHeldBlock(lines.maxLineBytes);
@@ -1271,7 +1303,8 @@ export async function handleSseBody(
    * those that may carry an id one block at a time (the resume token's exact count).
    *
    * Otherwise event blocks are taken one at a time where an event may carry an id, while
-   * skipping to a boundary, and where the cumulative bound breaks; else the chunk is taken in
+   * skipping to a boundary, where the cumulative bound breaks, and on a stream without a total
+   * (its undelivered count: sse-undelivered.ts); else the chunk is taken in
    * one piece, after the block that completes a held line (the only place where a cap
    * breach can happen before the chunk's last boundary: test/unit/sse-stage-batching).
    */
@@ -1280,8 +1313,12 @@ export async function handleSseBody(
     // The chunk that crossed the cumulative bound is also taken block by block: the error
     // reports the count through the block that crossed (sse-split-across-events.test.ts).
     const crossing = cumulative !== undefined && cumulative.used + n > cumulative.limit;
+    // Held bytes are counted, not parsed: a chunk that may take a stream's total or its
+    // undelivered count (sse-undelivered.ts) past the limit goes to `take`, which parses up
+    // to the limit point and ends the stream there.
+    const holdable = !crossing && (undelivered === undefined || n <= undelivered.room);
     if (held.bytes > 0) {
-      const end = crossing ? NOT_HELD : held.extend(chunk);
+      const end = holdable ? held.extend(chunk) : NOT_HELD;
       if (end === HELD) {
         passHeld(chunk);
         return true;
@@ -1308,7 +1345,7 @@ export async function handleSseBody(
     // The event that starts after the chunk's last boundary and goes on past it, in the form
     // held as bytes (sse-held-block.ts): the chunk up to that start is taken alone.
     const tail = last !== -1 ? last : atEventStart ? 0 : -1;
-    const valueAt = tail !== -1 && tail < n && !skippingToBoundary && !crossing ? held.valueOffset(chunk, tail) : -1;
+    const valueAt = tail !== -1 && tail < n && !skippingToBoundary && holdable ? held.valueOffset(chunk, tail) : -1;
     if (valueAt !== -1) {
       if (tail > 0 && !takeChunk(chunk.subarray(0, tail))) return false;
       const rest = tail === 0 ? chunk : chunk.subarray(tail);
@@ -1328,18 +1365,24 @@ export async function handleSseBody(
       // rest of the chunk, its token counted through the chunk's end: review of 6e630d2).
       const from = fromEventStart ? leadingLfs(chunk) : boundaries.firstEnd(chunk);
       boundaries.advance(chunk);
-      // An id line at the chunk's start, seen before moving past it (takePlanned's search starts after it).
-      const idAtStart = from === 0 && idFields.mayStartWithId(chunk);
       idFields.pass(chunk, last);
-      return takePlanned(chunk, from, last, idAtStart);
+      return takePlanned(chunk, from, last);
     }
     const withIds = idFields.check(chunk, last);
-    // On a request's stream a chunk with a CR is taken block by block, blank lines ended by a
-    // CR alone included (the boundary scanner leaves them out), so that each block's growth is
-    // counted against its own bytes (`chargeEncoding`); `ends` stay the boundaries `take`
-    // resets a skipped event at.
-    const blocks = cumulative !== undefined && chunk.indexOf(CR) !== -1 ? blankLineEnds(chunk, ...boundaries.lastBytes) : undefined;
-    const ends = blocks !== undefined || withIds || skippingToBoundary || crossing ? boundaries.endsIn(chunk) : lines.pendingBytes > 0 && last !== -1 ? [boundaries.firstEnd(chunk)] : [];
+    // A chunk with a CR is taken block by block, blank lines ended by a CR alone included (the
+    // boundary scanner leaves them out): on a request's stream so that each block's growth is
+    // counted against its own bytes (`chargeEncoding`), on a stream without a total so that a
+    // frame clears only its own block from the undelivered count (sse-undelivered.ts; a
+    // CR-only stream's chunk was one piece: a comment at its start cleared it all). `ends`
+    // stay the boundaries `take` resets a skipped event at. A stream without a total takes
+    // every chunk block by block, for that count.
+    const blocks = chunk.indexOf(CR) !== -1 ? blankLineEnds(chunk, ...boundaries.lastBytes) : undefined;
+    const ends =
+      blocks !== undefined || withIds || skippingToBoundary || crossing || undelivered !== undefined
+        ? boundaries.endsIn(chunk)
+        : lines.pendingBytes > 0 && last !== -1
+          ? [boundaries.firstEnd(chunk)]
+          : [];
     boundaries.advance(chunk);
     if (blocks !== undefined) return takeBlocks(chunk, blocks, ends);
     let start = 0;
@@ -1351,13 +1394,13 @@ export async function handleSseBody(
   };
 
   /**
-   * Counts bytes that went to the held block (they never cross the cumulative bound: a chunk
-   * that would, or whose held tail would once the resume tokens before it are counted, is
-   * given to the feeder instead) and moves the scanners past them.
+   * Counts bytes that went to the held block (they never cross the cumulative bound or the
+   * undelivered limit: a chunk that would, or whose held tail would once the resume tokens
+   * before it are counted, is given to the feeder instead) and moves the scanners past them.
    */
   const passHeld = (bytes: Buffer): void => {
     cumulative?.take(bytes.length);
-    credit.earn(bytes.length);
+    earn(bytes.length);
     room += bytes.length;
     boundaries.advance(bytes);
     idFields.passWithoutId(bytes);
@@ -1370,87 +1413,72 @@ export async function handleSseBody(
   /**
    * `takeChunk` for a chunk without CR whose first event start is `from` (0, or the end of
    * the block that completes what earlier chunks began) and last boundary `last`.
-   * `idAtStart`: an id line may start at the chunk's first byte (`from` 0 only).
    *
-   * On a request's stream each segment of blocks for the parser (one block, or a run of
-   * canonical blocks holding invalid UTF-8: sse-raw-events.ts) is taken alone, so that what
-   * its encoding adds is counted against its own bytes (`chargeEncoding`: a block's slack,
-   * such as a comment-only block's dropped blank line, does not pay for the next one's growth,
-   * so the counts do not depend on where the seller's chunks are cut) and a resume token counts
-   * exactly through its event's end. On the standalone GET stream (no count) they are taken
-   * together, up to the next raw run, unless one may carry an id line (a search for `\nid:`
-   * from the first such block, one per id line after it): then one at a time.
+   * Each segment of blocks for the parser (one block, or a run of canonical blocks holding
+   * invalid UTF-8: sse-raw-events.ts) is taken alone, on every stream. On a request's stream
+   * so that what its encoding adds is counted against its own bytes (`chargeEncoding`: a
+   * block's slack, such as a comment-only block's dropped blank line, does not pay for the
+   * next one's growth, so the counts do not depend on where the seller's chunks are cut) and a
+   * resume token counts exactly through its event's end. On a stream without a total so that
+   * an event's frame clears its own block from the undelivered count, not the blocks after it
+   * (sse-undelivered.ts; before, the standalone GET stream took them together up to the next
+   * raw run or id line, as it counted nothing).
    */
-  const takePlanned = (chunk: Buffer, from: number, last: number, idAtStart: boolean): boolean => {
+  const takePlanned = (chunk: Buffer, from: number, last: number): boolean => {
     if (from > 0 && !take(chunk, 0, from, true)) return false;
     // Blocks that may hold a response's key are parsed (rawLimits.responseKeys).
     const plan = planRawEventsFast(chunk, from, rawLimits);
-    /** The next `\nid:`, searched from the line break before the segment looked at (-2: not searched yet; the chunk's length: none). */
-    let idLine = -2;
-    /** Start of the parsed blocks not taken yet. */
-    let pending = from;
     let segmentStart = from;
     let simple: SimpleBlockKind;
     for (let k = 0; k < plan.ends.length; k++) {
       const end = plan.ends[k]!;
       if (plan.raw[k]) {
-        if (pending < segmentStart && !take(chunk, pending, segmentStart, true)) return false;
-        pending = segmentStart;
         // The run's first event carries the stream's pending id (`deliver`): it is parsed.
         if (pendingId !== undefined) {
           const first = chunk.indexOf(LF_LF, segmentStart) + 2;
           if (!take(chunk, segmentStart, first, true)) return false;
-          pending = segmentStart = first;
+          segmentStart = first;
           if (first === end) continue;
         }
+        const bytes = end - segmentStart;
         // The chunk's seller bytes fit, but the resume tokens of blocks before this run may
-        // have taken the room (chargeToken): then the run is parsed up to the limit point and
-        // the request answered (`take`), as any range that crosses the bound.
-        if (cumulative !== undefined && cumulative.used + (end - segmentStart) > cumulative.limit) return take(chunk, segmentStart, end, true);
-        cumulative?.take(end - segmentStart);
-        credit.earn(end - segmentStart);
-        batch.raw(chunk, segmentStart, end);
-        framed();
-        lines.passedRaw();
-        pending = end;
-      } else if ((simple = simpleBlock(chunk, segmentStart, end)) !== NOT_SIMPLE && (cumulative !== undefined || simple === ID_ONLY) && takeSimpleReady(end - segmentStart)) {
+        // have taken the room (chargeToken), or the run may take the undelivered count past
+        // its limit before its first event's end (sse-undelivered.ts): then the run is parsed
+        // up to the limit point (`take`), as any range that crosses the bound: the request
+        // answered, or the stream ended unless an event before that point went out.
+        if ((cumulative !== undefined && cumulative.used + bytes > cumulative.limit) || (undelivered !== undefined && bytes > undelivered.room)) {
+          if (!take(chunk, segmentStart, end, true)) return false;
+        } else {
+          cumulative?.take(bytes);
+          earn(bytes);
+          batch.raw(chunk, segmentStart, end);
+          framed();
+          lines.passedRaw();
+        }
+      } else if ((simple = simpleBlock(chunk, segmentStart, end)) !== NOT_SIMPLE && takeSimpleReady(end - segmentStart)) {
         // An id-only or comment-only block of one ASCII line (sse-simple-block.ts), read here
-        // (`takeSimple`); on the standalone GET stream the parsed blocks before it first, as
-        // an id line's block is taken alone there (below).
-        if (pending < segmentStart && !take(chunk, pending, segmentStart, true)) return false;
+        // (`takeSimple`), on every stream (the standalone GET stream took comments with the
+        // parsed blocks around them, before it took them one at a time).
         if (!takeSimple(chunk, segmentStart, end, simple)) return false;
-        pending = end;
-      } else if (cumulative !== undefined) {
-        if (!take(chunk, segmentStart, end, true)) return false;
-        pending = end;
-      } else {
-        if (idLine < segmentStart - 1) {
-          idLine = chunk.indexOf(LF_ID_FIELD, Math.max(0, segmentStart - 1));
-          if (idLine === -1) idLine = chunk.length;
-        }
-        // An id line starts in the segment after a line break in it (or the one before it).
-        if (idLine < end - 1 || (segmentStart === 0 && idAtStart)) {
-          if (!take(chunk, pending, end, true)) return false;
-          pending = end;
-        }
-      }
+      } else if (!take(chunk, segmentStart, end, true)) return false;
       segmentStart = end;
     }
-    return takeRest(chunk, pending, last);
+    return takeRest(chunk, segmentStart, last);
   };
 
   /**
    * Whether {@link takeSimple} may take a planned block of `bytes` now: the parser, the line
    * feeder and the id-only watch hold nothing of an open block (true at every planned block's
    * start, as the raw path assumes; checked all the same), and the block does not cross the
-   * cumulative bound (a crossing range is `take`'s: its count and its answer).
+   * cumulative bound or the undelivered limit (a crossing range is `take`'s: its count and its
+   * answer, or its end: sse-undelivered.ts).
    */
   const takeSimpleReady = (bytes: number): boolean =>
     !skippingToBoundary &&
     !exchange.finished &&
     lines.atBlockStart &&
     idOnly.atBlockStart &&
-    (cumulative === undefined || bytes + (lfDebt ? 1 : 0) <= cumulative.limit - cumulative.used);
+    (cumulative === undefined ? bytes <= undelivered!.room : bytes + (lfDebt ? 1 : 0) <= cumulative.limit - cumulative.used);
 
   /**
    * `take` for a planned block `chunk[start, end)` of {@link simpleBlock}'s `kind` (an id-only
@@ -1465,7 +1493,7 @@ export async function handleSseBody(
    */
   const takeSimple = (chunk: Buffer, start: number, end: number, kind: SimpleBlockKind): boolean => {
     const bytes = end - start;
-    credit.earn(bytes);
+    earn(bytes);
     if (cumulative !== undefined) {
       cumulative.take(bytes + (lfDebt ? 1 : 0));
       lfDebt = false;

@@ -5,7 +5,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ADCP_CODES, DROP_REASONS, NARROWABLE_METHODS, REASONS, REFUSALS } from '../../src/errors/codes.js';
+import { ADCP_CODES, DROP_REASONS, END_REASONS, NARROWABLE_METHODS, REASONS, REFUSALS } from '../../src/errors/codes.js';
 import type { AdcpCode } from '../../src/errors/codes.js';
 import { REPO } from '../helpers/repo.js';
 
@@ -60,7 +60,7 @@ function recoveryCell(code: AdcpCode): string {
 
 describe('docs/errors.md matches src/errors/codes.ts', () => {
   test('catalog texts hold no | (they are table cells)', () => {
-    for (const spec of [...Object.values(ADCP_CODES), ...Object.values(REASONS), ...Object.values(REFUSALS), ...Object.values(DROP_REASONS)]) {
+    for (const spec of [...Object.values(ADCP_CODES), ...Object.values(REASONS), ...Object.values(REFUSALS), ...Object.values(DROP_REASONS), ...Object.values(END_REASONS)]) {
       assert.ok(!spec.description.includes('|') && !spec.source.includes('|'), spec.description);
     }
   });
@@ -111,6 +111,17 @@ describe('docs/errors.md matches src/errors/codes.ts', () => {
       assert.equal(row.Meaning, spec.description, reason);
       assert.equal(row.Source, spec.source, reason);
       assert.ok(!Object.hasOwn(REASONS, reason), `${reason} is also a minted error's reason`);
+    }
+  });
+
+  test('end reasons (a stream that answers no request ended plainly)', () => {
+    const rows = table(['End reason', 'Meaning', 'Source']);
+    sameNames(rows.keys(), Object.keys(END_REASONS), 'end reasons');
+    for (const [reason, spec] of Object.entries(END_REASONS)) {
+      const row = rows.get(reason)!;
+      assert.equal(row.Meaning, spec.description, reason);
+      assert.equal(row.Source, spec.source, reason);
+      assert.ok(!Object.hasOwn(REASONS, reason) && !Object.hasOwn(DROP_REASONS, reason), `${reason} is also a minted error's or a drop's reason`);
     }
   });
 

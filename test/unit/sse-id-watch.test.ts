@@ -89,13 +89,3 @@ test('pass: moving past a chunk without asking leaves the watch where check woul
     }
   }
 });
-
-test('mayStartWithId: an id line at the chunk start, or anywhere in the stream first bytes (a BOM may come first)', () => {
-  const w = new SseIdFieldWatch();
-  assert.equal(w.mayStartWithId(Buffer.from('\ufeffid: 1\ndata: a\n\n')), true);
-  assert.equal(w.mayStartWithId(Buffer.from('data: a\n\n')), false);
-  w.pass(Buffer.from('data: a\n\n'), 9);
-  assert.equal(w.mayStartWithId(Buffer.from('id: 2\ndata: b\n\n')), true);
-  assert.equal(w.mayStartWithId(Buffer.from('data: b\n\nid: 2\n')), false, 'later id lines are found by the caller');
-  assert.equal(w.mayStartWithId(Buffer.from('id')), false, 'too short to hold `id:`');
-});

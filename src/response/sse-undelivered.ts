@@ -1,0 +1,93 @@
+/**
+ * The count of a stream's decoded seller bytes that reached the host as nothing, on a stream
+ * without a cumulative bound (the standalone GET stream, a long-lived one: exchange.ts
+ * hasCumulativeBound; a bounded stream's total counts every byte already). Used by sse-stage.ts.
+ *
+ * Shape: one count per connection (a Last-Event-ID reconnect starts a new one at 0), in
+ * decoded bytes (what the stage parses: a coded body's decoder output), against `limit`, the
+ * exchange's effective `max_response_bytes` (the agent's, or its tool's).
+ * - Counted ({@link take}): every byte the stage takes, each once, as it is taken and before
+ *   it is parsed: a range handed to the parser (`take`), a run of blocks forwarded as the
+ *   seller's bytes, an id-only block read from its bytes, bytes held for an event that spans
+ *   chunks.
+ * - Set back to 0 ({@link delivered}): when the stage queues a frame for the host (an event,
+ *   a comment, a `retry:` line, a raw-forwarded run, a pending id's token): any byte
+ *   forwarded to the host. Heartbeat comments (`: keepalive`) are forwarded on these streams,
+ *   so they count as delivered. A frame clears the whole piece the stage was parsing when it
+ *   was queued: the stage takes the parsed blocks of these streams one at a time, so an
+ *   event's own block is cleared with it and the next block counts from its first byte; a
+ *   comment line inside a block clears that block's bytes in its chunk.
+ * - What it leaves counted: events dropped (a JSON-RPC response on the GET stream,
+ *   `get_stream_response`; a breach's drop: `sse_event`, `json_depth`, `json_nodes`; data
+ *   naming no kind of message), the bytes skipped of an event over the per-event cap, lines
+ *   of unknown fields (`x: ...`), id-only blocks (their id waits for the next event:
+ *   sse-stage.ts `onIdOnly`), blank lines, an event's bytes before its blank line.
+ * - The bound: the count may reach `limit`; the next byte with no frame before it ends the
+ *   stream plainly (outcome `resumable_end`, reason `sse_undelivered`, errors/codes.ts
+ *   END_REASONS; the host resumes with Last-Event-ID, a pending id's token written first).
+ *   The stage parses a range that crosses it only up to the limit point
+ *   ({@link UndeliveredBytes.takeUpToLimit}): an event or comment completed there still goes
+ *   out and the count starts again from 0 with the rest of the range; nothing past the limit
+ *   point is parsed otherwise. So where the
+ *   stream ends does not depend on how the seller's bytes were cut into chunks.
+ *
+ * Why (hostile trial 37, F1, Medium): these streams had no total, and the only bound on bytes
+ * decoded for nothing was the skip allowance of one over-cap event (hostile trial 32, L1:
+ * `max_response_bytes` skipped after the event's cap broke). 50 events each past the cap but
+ * ending within the allowance, deflate-coded, made 404,439 bytes decode to 415,000,450 (1.6 s
+ * of the gateway's CPU, 270 bytes to the host); 4 MB JSON-RPC responses dropped from the GET
+ * stream, endless unknown-field lines and id-only blocks did the same with nothing skipped
+ * (test/regressions/get-stream-undelivered-bytes-unbounded.test.ts). This count replaces that
+ * allowance: what an over-cap event skips is counted here with the rest, from the last byte
+ * delivered. A seller may still keep the gateway decoding for as long as it delivers
+ * something every `limit` bytes: the host then receives bytes, which is what these streams
+ * are for, and `sse_idle_timeout_ms` bounds its silence.
+ *
+ * Cost: an addition per range the stage takes, a store per frame.
+ */
+export class UndeliveredBytes {
+  /** Decoded bytes counted since the last frame queued for the host, 0 ..= the limit. */
+  private count = 0;
+
+  /** @param limit the exchange's `max_response_bytes` (decoded bytes, >= 1) */
+  constructor(readonly limit: number) {}
+
+  /** Bytes the stage may still take with no frame for the host before the stream must end (0 when the next byte would pass the limit). */
+  get room(): number {
+    return this.limit - this.count;
+  }
+
+  /** Counts `n` decoded bytes the stage takes (the caller keeps the count within the limit: {@link room}). */
+  take(n: number): void {
+    this.count += n;
+  }
+
+  /** A frame was queued for the host: the count starts again. */
+  delivered(): void {
+    this.count = 0;
+  }
+
+  /**
+   * Takes the range `[start, end)`, which holds more than {@link room}, in pieces through
+   * `takePiece(from, to, last)` (the stage's `take`, which counts the piece before parsing it;
+   * `last`: the piece ends the range): the bytes up to the limit point first; when they gave
+   * the host a frame (the count is 0 again) the rest follows, in turn, else `atLimit` is
+   * called (the stage ends the stream) and nothing past the limit point is taken. False once
+   * a piece returns false or the limit is reached. Each turn takes at least one byte unless
+   * the count is at the limit, which ends it: at most `end - start` turns.
+   */
+  takeUpToLimit(start: number, end: number, takePiece: (from: number, to: number, last: boolean) => boolean, atLimit: () => void): boolean {
+    let from = start;
+    while (end - from > this.room) {
+      const cut = from + this.room;
+      if (cut > from && !takePiece(from, cut, false)) return false;
+      // No frame in those bytes: the count is at the limit, and the next byte passes it.
+      if (this.room === 0) {
+        atLimit();
+        return false;
+      }
+      from = cut;
+    }
+    return takePiece(from, end, true);
+  }
+}
