@@ -58,8 +58,22 @@ export interface ToolErrorResult {
   content: [TextContent, TextContent];
   isError: true;
   structuredContent: { adcp_error: GatewayAdcpError };
+  /**
+   * Present on the answer to a `tasks/result` whose `params.taskId` the request peek read
+   * (mcp/local-error.ts localErrorMessageOfForm; MCP 2025-11-25, Tasks, "Related Task
+   * Metadata": the `tasks/result` response MUST include it).
+   */
+  _meta?: RelatedTaskMeta;
   /** Present for hosts on MCP 2026-07-28 or later (every result carries it there). */
   resultType?: 'complete';
+}
+
+/** The `_meta` key MCP 2025-11-25 (Tasks) associates a message with a task under. */
+export const RELATED_TASK_META_KEY = 'io.modelcontextprotocol/related-task';
+
+/** `_meta` associating a result with a task: `{"io.modelcontextprotocol/related-task":{"taskId":…}}`. */
+export interface RelatedTaskMeta {
+  [RELATED_TASK_META_KEY]: { taskId: string };
 }
 
 /** A JSON-RPC success response carrying a tool result. */
