@@ -262,8 +262,11 @@ export interface Exchange {
    * `lone_surrogate`: a lone surrogate in a string or key (mcp/lone-surrogate.ts; a hostile
    * trial 29, M1); or
    * `repeated_key` / `negative_zero`: a lift that would go out re-serialized and drop a
-   * repeated key's first value or a -0's sign (response/scanned-message.ts rewriteScanned,
-   * mcp/reserialized-lift.ts; a hostile trial 26, L1); or a lift made
+   * repeated key's first value or a -0's sign, in its text or elsewhere in the message
+   * (response/scanned-message.ts rewriteScanned, mcp/reserialized-lift.ts; a hostile trial 26,
+   * L1; trial 39, item 2); or `lossy_number`: a lift not made because its text, or the message
+   * outside its strings, holds a number a double cannot carry (normalize.ts,
+   * response/rewrite.ts; trial 39, item 2); or a lift made
    * and then skipped because its output would not fit the answer's limit (response/rewrite-room.ts recordLiftSkippedForRoom, the JSON and
    * SSE stages): `max_response_bytes` or `max_sse_event_bytes`; or a lift not made because its
    * message would be over a structure bound (rewrite-room.ts liftOverJsonBound, lift-splice.ts
