@@ -55,8 +55,8 @@ const CASES: Readonly<Record<string, (i: number, total: number) => string>> = {
   comment: () => ': keepalive\n\n',
 };
 
-const TOOL_CALL: RpcPeek = { kind: 'request', id: 1, idText: undefined, method: 'tools/call', toolName: 'get_products' };
-const GET_STREAM: RpcPeek = { kind: 'none', id: null, idText: undefined, method: undefined, toolName: undefined };
+const TOOL_CALL: RpcPeek = { kind: 'request', id: 1, idText: undefined, method: 'tools/call', toolName: 'get_products', taskId: undefined };
+const GET_STREAM: RpcPeek = { kind: 'none', id: null, idText: undefined, method: undefined, toolName: undefined, taskId: undefined };
 
 function option(name: string, fallback: string): string {
   const at = process.argv.indexOf(`--${name}`);

@@ -37,6 +37,19 @@ export interface RpcPeek {
   /** `params.name` of a `tools/call` request. */
   readonly toolName: string | undefined;
   /**
+   * `params.taskId` of a `tasks/result` (request/peek.ts: a string of at most
+   * MAX_TASK_ID_CHARS characters, as `JSON.parse` reads it); undefined for every other
+   * method, another value, a longer string, a batch, and a stream resumed with `Last-Event-ID`
+   * (its token carries the method, not the taskId). The tool error result the gateway mints
+   * for the request names it in `_meta["io.modelcontextprotocol/related-task"]` (MCP
+   * 2025-11-25, Tasks: "The `tasks/result` operation MUST include this metadata in its
+   * response"; mcp/local-error.ts localErrorMessageOfForm; hostile trial 39, item 1:
+   * test/regressions/tasks-result-minted-error-drops-related-task.test.ts). Present (maybe
+   * undefined) on every peek, so that every RpcPeek has one shape (issue 5: the peek is on
+   * every request's path).
+   */
+  readonly taskId: string | undefined;
+  /**
    * Of a batch the host POSTed (`kind` 'batch'; absent on every other peek, so a single
    * request's costs nothing): the id of each of its requests (the elements with a `method`
    * and an `id`), in order, duplicates kept, `[]` when it has none (only notifications and
@@ -249,8 +262,11 @@ export interface Exchange {
    * `lone_surrogate`: a lone surrogate in a string or key (mcp/lone-surrogate.ts; a hostile
    * trial 29, M1); or
    * `repeated_key` / `negative_zero`: a lift that would go out re-serialized and drop a
-   * repeated key's first value or a -0's sign (response/scanned-message.ts rewriteScanned,
-   * mcp/reserialized-lift.ts; a hostile trial 26, L1); or a lift made
+   * repeated key's first value or a -0's sign, in its text or elsewhere in the message
+   * (response/scanned-message.ts rewriteScanned, mcp/reserialized-lift.ts; a hostile trial 26,
+   * L1; trial 39, item 2); or `lossy_number`: a lift not made because its text, or the message
+   * outside its strings, holds a number a double cannot carry (normalize.ts,
+   * response/rewrite.ts; trial 39, item 2); or a lift made
    * and then skipped because its output would not fit the answer's limit (response/rewrite-room.ts recordLiftSkippedForRoom, the JSON and
    * SSE stages): `max_response_bytes` or `max_sse_event_bytes`; or a lift not made because its
    * message would be over a structure bound (rewrite-room.ts liftOverJsonBound, lift-splice.ts

@@ -133,7 +133,9 @@ export function answerWithLocalError(exchange: Exchange, reply: FastifyReply, in
   else {
     const method = rpc.method ?? '';
     const err = buildAdcpError({ ...input, method, ...(rpc.toolName !== undefined ? { toolName: rpc.toolName } : {}) });
-    texts = [stringifyJsonRpc(localErrorMessage(answerable ? rpc.id : null, answerable ? method : '', err, exchange.protocolVersion), answerable ? rpc.idText : undefined)];
+    // A tasks/result's error names its task (RpcPeek.taskId; mcp/local-error.ts localErrorMessageOfForm).
+    const taskId = answerable ? rpc.taskId : undefined;
+    texts = [stringifyJsonRpc(localErrorMessage(answerable ? rpc.id : null, answerable ? method : '', err, exchange.protocolVersion, taskId), answerable ? rpc.idText : undefined)];
   }
   const digits = input.observedBytesText;
   if (digits !== undefined && input.observedBytes !== undefined) texts = texts.map((text) => withExactObservedBytes(text, input.observedBytes!, digits));

@@ -9,6 +9,7 @@ import { NO_BATCHES_SINCE, STATELESS_SINCE, isRevisionAtLeast } from './revision
 import { ADCP_CODES, NARROWABLE_METHODS, REASONS, REFUSALS } from '../errors/codes.js';
 import type { AdcpErrorReason, DetailField, Recovery, RefusalReason } from '../errors/codes.js';
 import { SDK_ID } from '../version.js';
+import { RELATED_TASK_META_KEY } from './types.js';
 import type {
   GatewayAdcpError,
   GatewayErrorDetails,
@@ -254,28 +255,44 @@ export function toolErrorResult(err: GatewayAdcpError): ToolErrorResult {
  * `protocolVersion` is the host's MCP revision: from 2026-07-28 on every result carries
  * `resultType` (MCP 2026-07-28 schema, `Result.resultType`; the 2.x SDK client rejects a
  * result without it), so the tool error result gets `resultType: "complete"` there.
+ *
+ * `taskId`: the `params.taskId` of the `tasks/result` answered (request/peek.ts
+ * RpcPeek.taskId), when known; see {@link localErrorMessageOfForm}.
  */
 export function localErrorMessage(
   id: JsonRpcId,
   method: string,
   err: GatewayAdcpError,
   protocolVersion?: string,
+  taskId?: string,
 ): JsonRpcResultResponse<ToolErrorResult> | JsonRpcErrorResponse<{ adcp_error: GatewayAdcpError }> {
-  return localErrorMessageOfForm(id, isNarrowableMethod(method) ? 'tool_result' : 'rpc_error', err, protocolVersion);
+  return localErrorMessageOfForm(id, isNarrowableMethod(method) ? 'tool_result' : 'rpc_error', err, protocolVersion, taskId);
 }
 
 /**
  * {@link localErrorMessage} for a request of the form `form` ({@link LocalErrorForm}): a tool
  * error result for both tool forms, a JSON-RPC error for `rpc_error`.
+ *
+ * `taskId` (the answered `tasks/result`'s `params.taskId`, when the caller knows it): the
+ * tool error result gets `_meta: {"io.modelcontextprotocol/related-task": {"taskId": taskId}}`
+ * after `structuredContent`. MCP 2025-11-25, Tasks, "Related Task Metadata": "The
+ * `tasks/result` operation **MUST** include this metadata in its response, as the result
+ * structure itself does not contain the task ID"; the seller's own answers carry it, and the
+ * error made in their place did not (hostile trial 39, item 1:
+ * test/regressions/tasks-result-minted-error-drops-related-task.test.ts). Unknown (a stream
+ * resumed with `Last-Event-ID`, whose token carries no taskId; a batch's request; a taskId
+ * that is no string or is over request/peek.ts MAX_TASK_ID_CHARS): no `_meta`.
  */
 export function localErrorMessageOfForm(
   id: JsonRpcId,
   form: LocalErrorForm,
   err: GatewayAdcpError,
   protocolVersion?: string,
+  taskId?: string,
 ): JsonRpcResultResponse<ToolErrorResult> | JsonRpcErrorResponse<{ adcp_error: GatewayAdcpError }> {
   if (form !== 'rpc_error') {
     const result = toolErrorResult(err);
+    if (taskId !== undefined) result._meta = { [RELATED_TASK_META_KEY]: { taskId } };
     if (protocolVersion !== undefined && isRevisionAtLeast(protocolVersion, STATELESS_SINCE)) result.resultType = 'complete';
     return { jsonrpc: '2.0', id, result };
   }

@@ -140,9 +140,10 @@ export interface NormalizeOutcome {
  * `0.1000000000000000055511151231257827`) is never a copy and never lifted: once parsed it
  * may compare deep-equal to a less precise `structuredContent`, and it may be the only exact
  * copy of the data. If the first liftable item is such a text, nothing is lifted (a later item
- * is not lifted in its place: the text fallback reads the first). The seller's own
+ * is not lifted in its place: the text fallback reads the first), and the outcome says so
+ * (`textNotLifted: 'lossy_number'`; hostile trial 39, item 2: it was silent). The seller's own
  * `structuredContent` and the rest of the message are the caller's concern
- * (`rewriteResponse` checks the raw message).
+ * (`rewriteResponse` checks the raw message, and reports a lift refused there the same way).
  *
  * Always: items are never removed or reordered (so `content` never becomes empty), non-text
  * items are untouched, and new objects are built by copying own keys in order
@@ -177,7 +178,7 @@ export function normalizeToolResult(result: unknown, opts: NormalizeOptions): No
   const liftText = ownValue(content[lift.index] as object, 'text') as string;
   if (liftHoldsProtoKey(liftText, lift.value)) return { result, changed: false, action: 'none', replacedItems: 0, textNotLifted: 'proto_key' };
   if (holdsLoneSurrogate(liftText, lift.value)) return { result, changed: false, action: 'none', replacedItems: 0, textNotLifted: 'lone_surrogate' };
-  if (mayLoseDigits(liftText, lift.value)) return unchanged;
+  if (mayLoseDigits(liftText, lift.value)) return { result, changed: false, action: 'none', replacedItems: 0, textNotLifted: 'lossy_number' };
   // The lifted text's bytes are what a spliced answer carries as `structuredContent` (splice.ts).
   const { items, replaced } = summarizeCopies(content, lift.index, lift.value, opts, lift.index, undefined, liftText, lift.json?.nodes);
   return { result: copyWith(result, items, lift.value), changed: true, action: 'lifted', replacedItems: replaced, liftedJson: lift.json, liftedText: liftText };

@@ -58,8 +58,22 @@ export interface ToolErrorResult {
   content: [TextContent, TextContent];
   isError: true;
   structuredContent: { adcp_error: GatewayAdcpError };
+  /**
+   * Present on the answer to a `tasks/result` whose `params.taskId` the request peek read
+   * (mcp/local-error.ts localErrorMessageOfForm; MCP 2025-11-25, Tasks, "Related Task
+   * Metadata": the `tasks/result` response MUST include it).
+   */
+  _meta?: RelatedTaskMeta;
   /** Present for hosts on MCP 2026-07-28 or later (every result carries it there). */
   resultType?: 'complete';
+}
+
+/** The `_meta` key MCP 2025-11-25 (Tasks) associates a message with a task under. */
+export const RELATED_TASK_META_KEY = 'io.modelcontextprotocol/related-task';
+
+/** `_meta` associating a result with a task: `{"io.modelcontextprotocol/related-task":{"taskId":…}}`. */
+export interface RelatedTaskMeta {
+  [RELATED_TASK_META_KEY]: { taskId: string };
 }
 
 /** A JSON-RPC success response carrying a tool result. */
@@ -119,12 +133,18 @@ export type TextObjectReason = 'proto_key' | 'lone_surrogate' | ReserializedLift
 /**
  * Why a liftable text was not lifted where the lift would go out re-serialized (a 2026-07-28
  * `tasks/get` result, a `tools/call` result the splice declines: response/scanned-message.ts
- * rewriteScanned), for what `JSON.stringify` of its parsed object would drop
- * (reserialized-lift.ts): `repeated_key`, an object of the text writes a key more than once
- * (at any depth, plain or escaped: only the last would go out, and the text, where every
- * member is, would be summarized away); `negative_zero`, the text holds a negative zero
- * (`-0`, `-0.0`: written `0`). A spliced lift carries the text's bytes and loses neither.
- * Source: a hostile trial 26, L1
- * (test/regressions/tasks-get-lift-loses-repeated-key-and-negative-zero.test.ts).
+ * rewriteScanned), for what `JSON.stringify` of its parsed object, or of the whole message,
+ * would drop (reserialized-lift.ts): `repeated_key`, an object writes a key more than once
+ * (in the text at any depth, plain or escaped: only the last would go out, and the text, where
+ * every member is, would be summarized away; or anywhere else in the message: only the last
+ * would go out); `negative_zero`, the text or the rest of the message holds a negative zero
+ * (`-0`, `-0.0`: written `0`). A spliced lift carries the text's bytes and loses neither. And
+ * `lossy_number`: the message holds, outside its strings, a number a double cannot carry
+ * exactly (`12345678901234567891`, `1e400`: json-numbers.ts hasLossyNumber), which stops every
+ * rewrite, spliced or not (response/rewrite.ts rewriteResponse); or the text to lift holds one
+ * (normalize.ts: `structuredContent` would carry another number). Sources: a hostile trial 26, L1
+ * (test/regressions/tasks-get-lift-loses-repeated-key-and-negative-zero.test.ts); hostile
+ * trial 39, item 2: such values outside the text stopped the lift silently
+ * (test/regressions/reserialized-lift-skipped-silently-for-value-outside-text.test.ts).
  */
-export type ReserializedLiftReason = 'repeated_key' | 'negative_zero';
+export type ReserializedLiftReason = 'repeated_key' | 'negative_zero' | 'lossy_number';

@@ -76,6 +76,7 @@ const TEXT_NOT_LIFTED = [
   'lone_surrogate',
   'repeated_key',
   'negative_zero',
+  'lossy_number',
   'max_response_bytes',
   'max_sse_event_bytes',
   'max_json_depth',

@@ -275,8 +275,11 @@ function bounded<T>(value: T): T | string {
  * text_not_lifted, the reason a tool result was left unlifted (exchange.ts `textNotLifted`:
  * `text_bytes`, `json_depth` or `json_nodes`, the bound the first text that may hold its JSON
  * broke; `proto_key`, the text to lift holds a member `__proto__`; `lone_surrogate`, a lone
- * surrogate in a string or key (mcp/lone-surrogate.ts); `repeated_key` or
- * `negative_zero`, the lift would go out re-serialized and its text repeats a key or holds a
+ * surrogate in a string or key (mcp/lone-surrogate.ts); `lossy_number`, the text to lift, or the
+ * message outside its strings, holds a number a double cannot carry (normalize.ts,
+ * response/rewrite.ts); `repeated_key` or
+ * `negative_zero`, the lift would go out re-serialized and its text (or the rest of the
+ * message) repeats a key or holds a
  * -0 (response/scanned-message.ts, mcp/reserialized-lift.ts); `max_response_bytes`,
  * `max_sse_event_bytes`, `max_json_depth` or `max_json_nodes`, the limit the lifted answer
  * would have gone over, response/rewrite-room.ts). Sources: a reviewer, "a text over the

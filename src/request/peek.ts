@@ -1,6 +1,7 @@
 /**
  * Reads the JSON-RPC facts the gateway needs from the host's request body (id, method,
- * tool name) without changing it: the original bytes are what is forwarded.
+ * tool name, a `tasks/result`'s taskId) without changing it: the original bytes are what is
+ * forwarded.
  *
  * Two readings, one decision ({@link decide}):
  * - the parse: `JSON.parse` of the whole body. It reads a body under
@@ -8,8 +9,10 @@
  * - the scan, for larger bodies: the body's structure scan in WebAssembly records the
  *   top-level members (mcp/json-scan.ts scanTopMembers); the keys a peek reads are found by
  *   comparing their bytes (mcp/text-members.ts plainMemberIndexes; every key is decoded only
- *   when one is escaped) and only `method`, a string `id` and `params.name` are decoded; it leaves undecided invalid JSON, a body over a bound, more members than
- *   the scan records (at the top, or in a `tools/call`'s `params`). Both give the same answer
+ *   when one is escaped) and only `method`, a string `id`, `params.name` of a `tools/call` and
+ *   `params.taskId` of a `tasks/result` are decoded; it leaves undecided invalid JSON, a body
+ *   over a bound, more members than the scan records (at the top, or in the `params` of a
+ *   `tools/call` or a `tasks/result`). Both give the same answer
  *   for every body (test/unit/peek-scan.test.ts compares them).
  *
  * Both readings also refuse a request writing a member the gateway acts on twice or in another
@@ -39,7 +42,23 @@ import { isJsonRpcErrorObject } from '../mcp/extract.js';
 import { judgeKeys, mayRepeatNames, namesProblemOfText, PARAMS_NAMES, TOP_NAMES, type NamesProblem } from './repeated-request-names.js';
 import type { RequestJsonBounds } from './request-json-bounds.js';
 
-export const NO_BODY: RpcPeek = Object.freeze({ kind: 'none', id: null, idText: undefined, method: undefined, toolName: undefined });
+export const NO_BODY: RpcPeek = Object.freeze({ kind: 'none', id: null, idText: undefined, method: undefined, toolName: undefined, taskId: undefined });
+
+/** The method whose `params.taskId` the peek reads (RpcPeek.taskId). */
+const TASKS_RESULT = 'tasks/result';
+
+/**
+ * The longest `params.taskId` of a `tasks/result` the peek keeps (RpcPeek.taskId), in UTF-16
+ * code units (JavaScript string length): a longer one is not kept, and an error the gateway
+ * mints for the request then has no `_meta` naming it, rather than echoing a taskId of up to
+ * `max_request_bytes` (MCP bounds none; a UUID is 36). Hostile trial 39, item 1.
+ */
+export const MAX_TASK_ID_CHARS = 1024;
+
+/** `value` when it is a string of at most {@link MAX_TASK_ID_CHARS} characters, else undefined. */
+function keptTaskId(value: unknown): string | undefined {
+  return typeof value === 'string' && value.length <= MAX_TASK_ID_CHARS ? value : undefined;
+}
 
 export type PeekResult =
   | { ok: true; peek: RpcPeek }
@@ -329,10 +348,11 @@ function factsOfObject(m: Record<string, unknown>, body: Buffer | undefined, tex
   const params = m.params;
   const paramsStructured = params === undefined || (params !== null && typeof params === 'object');
   let toolName: string | undefined;
+  let taskId: string | undefined;
   if (method === 'tools/call' && params !== undefined && paramsStructured) {
     const name = (params as Record<string, unknown>).name;
     if (typeof name === 'string') toolName = name;
-  }
+  } else if (method === TASKS_RESULT && params !== undefined && paramsStructured) taskId = keptTaskId((params as Record<string, unknown>).taskId);
   const hasError = Object.hasOwn(m, 'error');
   return {
     top: 'object',
@@ -348,6 +368,7 @@ function factsOfObject(m: Record<string, unknown>, body: Buffer | undefined, tex
     errorWellFormed: method !== undefined || !hasError || isJsonRpcErrorObject(m.error),
     paramsStructured,
     toolName,
+    taskId,
     names,
   };
 }
@@ -403,6 +424,8 @@ interface ObjectFacts {
   readonly paramsStructured: boolean;
   /** `params.name` of a `tools/call` whose params is an object, when a string. */
   readonly toolName: string | undefined;
+  /** `params.taskId` of a `tasks/result` whose params is an object, when a string of at most {@link MAX_TASK_ID_CHARS} characters. */
+  readonly taskId: string | undefined;
   /**
    * A member the gateway acts on written twice or as a case variant (repeated-request-names.ts),
    * judged before every other rule; undefined when none is.
@@ -429,7 +452,7 @@ function decide(f: BodyFacts): PeekResult {
     if (f.emptyArray) return refusal('invalid_request', 'Invalid Request: empty JSON-RPC batch.', null, undefined);
     const bad = f.badElement;
     if (bad !== undefined) return refusal('invalid_request', `Invalid Request: batch element ${bad.index} ${bad.why}.`, null, undefined);
-    return { ok: true, peek: { kind: 'batch', id: null, idText: undefined, method: undefined, toolName: undefined, batchRequestIds: f.requestIds, batchToolNames: f.toolNames, batchMessages: f.messages } };
+    return { ok: true, peek: { kind: 'batch', id: null, idText: undefined, method: undefined, toolName: undefined, taskId: undefined, batchRequestIds: f.requestIds, batchToolNames: f.toolNames, batchMessages: f.messages } };
   }
   if (f.top === 'scalar') return refusal('invalid_request', 'Invalid Request: a JSON-RPC message must be an object.', null, undefined);
   const { id, idText } = f;
@@ -447,8 +470,8 @@ function decide(f: BodyFacts): PeekResult {
     return refusal('invalid_request', `Invalid Request: ${problem}.`, response ? null : id, response ? undefined : idText);
   }
   // The host answering a server-initiated request: forwarded as is.
-  if (f.method === undefined) return { ok: true, peek: { kind: 'notification', id, idText, method: undefined, toolName: undefined } };
-  return { ok: true, peek: { kind: f.hasId ? 'request' : 'notification', id, idText, method: f.method, toolName: f.toolName } };
+  if (f.method === undefined) return { ok: true, peek: { kind: 'notification', id, idText, method: undefined, toolName: undefined, taskId: undefined } };
+  return { ok: true, peek: { kind: f.hasId ? 'request' : 'notification', id, idText, method: f.method, toolName: f.toolName, taskId: f.taskId } };
 }
 
 /**
@@ -726,6 +749,12 @@ function factsOfScan(body: Buffer, top: 'object' | 'array' | 'scalar', nodes: nu
 const PEEK_KEY_TEXTS = ['jsonrpc', 'method', 'id', 'params', 'result', 'error'];
 const PEEK_KEYS = PEEK_KEY_TEXTS.map((key) => Buffer.from(key));
 const NAME_KEY = [Buffer.from('name')];
+const TASK_ID_KEY = [Buffer.from('taskId')];
+/**
+ * The most bytes a JSON string of {@link MAX_TASK_ID_CHARS} characters takes between its
+ * quotes: each UTF-16 code unit at most 6 (`\uXXXX`). A longer `taskId` is not decoded.
+ */
+const MAX_TASK_ID_TEXT_BYTES = 6 * MAX_TASK_ID_CHARS;
 /** The method nearly every request has: read without making a string (jsonStringIs). */
 const TOOLS_CALL = 'tools/call';
 
@@ -782,6 +811,7 @@ function objectFactsOfScan(body: Buffer, members: readonly TextMember[]): Object
   if (errorWellFormed === undefined) return undefined;
   let names = judgeKeys(body, members, TOP_NAMES, undefined);
   let toolName: string | undefined;
+  let taskId: string | undefined;
   if (methodText === 'tools/call' && params !== undefined && params.first === LBRACE) {
     const view = body.subarray(params.value[0], params.value[1]);
     const inner = scanTopMembers(view, UNBOUNDED);
@@ -789,6 +819,13 @@ function objectFactsOfScan(body: Buffer, members: readonly TextMember[]): Object
     const name = memberAt(inner.members, (plainMemberIndexes(view, inner.members, NAME_KEY) ?? decodedIndexes(view, inner.members, ['name']))[0]!);
     if (name !== undefined && name.first === QUOTE) toolName = jsonString(view, name.value);
     names ??= judgeKeys(view, inner.members, PARAMS_NAMES, 'params');
+  } else if (methodText === TASKS_RESULT && params !== undefined && params.first === LBRACE) {
+    // Only for a tasks/result (rare on the scan's path: a body of 1 KiB or more).
+    const view = body.subarray(params.value[0], params.value[1]);
+    const inner = scanTopMembers(view, UNBOUNDED);
+    if (inner == null) return undefined;
+    const member = memberAt(inner.members, (plainMemberIndexes(view, inner.members, TASK_ID_KEY) ?? decodedIndexes(view, inner.members, ['taskId']))[0]!);
+    if (member !== undefined && member.first === QUOTE && member.value[1] - member.value[0] - 2 <= MAX_TASK_ID_TEXT_BYTES) taskId = keptTaskId(jsonString(view, member.value));
   }
   return {
     top: 'object',
@@ -804,6 +841,7 @@ function objectFactsOfScan(body: Buffer, members: readonly TextMember[]): Object
     errorWellFormed,
     paramsStructured: params === undefined || params.first === LBRACE || params.first === LBRACKET,
     toolName,
+    taskId,
     names,
   };
 }

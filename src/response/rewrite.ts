@@ -274,7 +274,9 @@ export interface RawTextFacts {
  * A rewrite that would otherwise apply is refused (`changed: false`) when `raw` has a lossy
  * number outside strings (unless `facts.numbersRoundTrip`); checked only after normalization
  * found something to change, so messages left alone cost nothing extra. Without `raw` no such
- * check is made: every stage that re-serializes the outcome must pass it.
+ * check is made: every stage that re-serializes the outcome must pass it. A lift refused so is
+ * recorded (`exchange.textNotLifted = 'lossy_number'`; hostile trial 39, item 2:
+ * test/regressions/reserialized-lift-skipped-silently-for-value-outside-text.test.ts).
  *
  * A tool result left unlifted because a text that may hold its JSON was over a bound
  * (normalize.ts `NormalizeOutcome.textNotLifted`) is recorded on the exchange
@@ -325,8 +327,13 @@ export function rewriteResponse(exchange: Exchange, message: unknown, raw?: stri
     if (out.textNotLifted !== undefined) exchange.textNotLifted = out.textNotLifted;
     return UNCHANGED(message);
   }
-  // The caller would re-serialize the whole message through doubles: refuse if that loses digits.
-  if (raw !== undefined && !facts.numbersRoundTrip && hasLossyNumber(raw)) return UNCHANGED(message);
+  // The caller would re-serialize the whole message through doubles: refuse if that loses
+  // digits. A lift refused so says why (`text_not_lifted`; hostile trial 39, item 2: it was
+  // silent); a dedupe has no such field.
+  if (raw !== undefined && !facts.numbersRoundTrip && hasLossyNumber(raw)) {
+    if (out.action === 'lifted') exchange.textNotLifted = 'lossy_number';
+    return UNCHANGED(message);
+  }
   // A lifted message over max_json_depth / max_json_nodes: skipped, the seller's bytes go out (rewrite-room.ts).
   if (out.liftedJson !== undefined) {
     const over = liftOverJsonBound(LIFT_LEVELS[location], out.liftedJson, facts.messageNodes, limits);

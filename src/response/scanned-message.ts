@@ -33,7 +33,9 @@ export function mayRewrite(exchange: Exchange, scan: JsonScanSummary): boolean {
  * splice declines) is not made when its text repeats a key or holds a negative zero, which
  * `JSON.stringify` of its object would drop (mcp/reserialized-lift.ts; recorded as
  * `text_not_lifted`): the seller's bytes go out (a hostile trial 26, L1:
- * test/regressions/tasks-get-lift-loses-repeated-key-and-negative-zero.test.ts).
+ * test/regressions/tasks-get-lift-loses-repeated-key-and-negative-zero.test.ts). Nor when the
+ * rest of the message does (recorded the same way, a hostile trial 39, item 2), or holds a
+ * number a double cannot carry (rewrite.ts: `lossy_number`).
  */
 export function rewriteScanned(exchange: Exchange, message: unknown, bytes: Buffer, scan: JsonScanSummary): { rewritten: ReturnType<typeof rewriteResponse>; out: Buffer } {
   const members: TopMembers | undefined = scan.members;
@@ -69,8 +71,15 @@ export function rewriteScanned(exchange: Exchange, message: unknown, bytes: Buff
   // `tasks/get` whose `structuredContent` wrote `status` twice was deduped and went out with
   // one; M2: `{"n":-0}` went out `{"n":0}`;
   // test/regressions/reserialized-rewrite-drops-repeated-key-and-negative-zero.test.ts). One
-  // walk of the parsed message, only on this path, which stringifies it anyway.
-  if (messageLosesOnReserialization(message, scan.nodes)) return unchanged();
+  // walk of the parsed message, only on this path, which stringifies it anyway. A lift not
+  // made so says why (`text_not_lifted`: `repeated_key` or `negative_zero`, as for the text;
+  // hostile trial 39, item 2: it was silent,
+  // test/regressions/reserialized-lift-skipped-silently-for-value-outside-text.test.ts).
+  const loss = messageLossOnReserialization(message, scan.nodes);
+  if (loss !== undefined) {
+    if (rewritten.action === 'lifted') exchange.textNotLifted = loss;
+    return unchanged();
+  }
   const out = Buffer.from(JSON.stringify(rewritten.message), 'utf8');
   // A dedupe never grows an answer (normalize.ts summaryShortens): a re-serialization can,
   // where the seller's bytes are not valid UTF-8 (each invalid byte decodes to the 3-byte
@@ -81,13 +90,16 @@ export function rewriteScanned(exchange: Exchange, message: unknown, bytes: Buff
 }
 
 /**
- * Whether `message` (what `JSON.parse` made of a seller message whose scan counted
- * `writtenValues` JSON values) would lose what the seller wrote if re-serialized: a key written
- * more than once somewhere (fewer values parsed than written) or a negative zero.
+ * What `message` (what `JSON.parse` made of a seller message whose scan counted
+ * `writtenValues` JSON values) would lose of what the seller wrote if re-serialized, or
+ * undefined when nothing: `repeated_key`, a key written more than once somewhere (fewer values
+ * parsed than written; told first, as reserialized-lift.ts tells a text's), or
+ * `negative_zero`.
  */
-function messageLosesOnReserialization(message: unknown, writtenValues: number): boolean {
+function messageLossOnReserialization(message: unknown, writtenValues: number): 'repeated_key' | 'negative_zero' | undefined {
   const facts = { negativeZero: false };
-  return valueCount(message, facts) < writtenValues || facts.negativeZero;
+  if (valueCount(message, facts) < writtenValues) return 'repeated_key';
+  return facts.negativeZero ? 'negative_zero' : undefined;
 }
 
 /**

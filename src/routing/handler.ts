@@ -860,7 +860,7 @@ function resumedCount(state: ResumeState, token: string, bounded: boolean, tails
  * its request ids): test/regressions/sse-batch-resumed-stream-never-ends-cleanly.test.ts.
  */
 function rpcOfResumedStream(state: ResumeState): RpcPeek {
-  if (state.answersNoRequest === true) return { kind: 'notification', id: state.rpcId, idText: state.rpcIdText, method: state.method, toolName: state.toolName };
+  if (state.answersNoRequest === true) return { kind: 'notification', id: state.rpcId, idText: state.rpcIdText, method: state.method, toolName: state.toolName, taskId: undefined };
   if (state.method === undefined) return NO_BODY;
   if (state.method === BATCH_METHOD) {
     const batchToolNames = state.toolName?.split(',').map((name) => (name === '' ? undefined : name));
@@ -872,12 +872,15 @@ function rpcOfResumedStream(state: ResumeState): RpcPeek {
       idText: undefined,
       method: undefined,
       toolName: undefined,
+      taskId: undefined,
       ...(batchRequestIds !== undefined ? { batchRequestIds } : {}),
       ...(batchToolNames !== undefined ? { batchToolNames } : {}),
     };
   }
   // The id as the host wrote it when a double cannot carry it (resume/token.ts `x`): the
-  // seller's response is matched to it exactly, and errors carry it.
-  return { kind: 'request', id: state.rpcId, idText: state.rpcIdText, method: state.method, toolName: state.toolName };
+  // seller's response is matched to it exactly, and errors carry it. A token carries no
+  // taskId (RpcPeek.taskId): an error minted on a resumed `tasks/result` stream has no
+  // `_meta` naming its task.
+  return { kind: 'request', id: state.rpcId, idText: state.rpcIdText, method: state.method, toolName: state.toolName, taskId: undefined };
 }
 

@@ -180,10 +180,10 @@ describe('metrics after real exchanges', () => {
     assert.equal(valueOf(m.samples, 'adcp_gateway_exchanges_total', { agent: 't', method: 'other', outcome: 'ok' }), 1);
     assert.doesNotMatch(m.text, /secret_method_name/);
 
-    assert.equal(methodLabel({ kind: 'none', id: null, idText: undefined, method: undefined, toolName: undefined }), 'none');
-    assert.equal(methodLabel({ kind: 'batch', id: null, idText: undefined, method: undefined, toolName: undefined }), 'batch');
-    assert.equal(methodLabel({ kind: 'notification', id: 1, idText: undefined, method: undefined, toolName: undefined }), 'response');
-    assert.equal(methodLabel({ kind: 'notification', id: null, idText: undefined, method: 'notifications/initialized', toolName: undefined }), 'notifications/initialized');
+    assert.equal(methodLabel({ kind: 'none', id: null, idText: undefined, method: undefined, toolName: undefined, taskId: undefined }), 'none');
+    assert.equal(methodLabel({ kind: 'batch', id: null, idText: undefined, method: undefined, toolName: undefined, taskId: undefined }), 'batch');
+    assert.equal(methodLabel({ kind: 'notification', id: 1, idText: undefined, method: undefined, toolName: undefined, taskId: undefined }), 'response');
+    assert.equal(methodLabel({ kind: 'notification', id: null, idText: undefined, method: 'notifications/initialized', toolName: undefined, taskId: undefined }), 'notifications/initialized');
   });
 
   test('sse_streams_open is 1 while a stream is open and 0 after it ends', async () => {

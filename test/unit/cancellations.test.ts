@@ -32,13 +32,13 @@ function exchangeOf(agentName: string, rpc: RpcPeek, session: string | undefined
 /** A requestId as a notification writes it (`text`: its JSON value). */
 const written = (text: string): WrittenRequestId => ({ bytes: Buffer.from(text), range: [0, text.length] });
 
-const call = (id: string | number, idText?: string): RpcPeek => ({ kind: 'request', id, idText, method: 'tools/call', toolName: 'get_products' });
+const call = (id: string | number, idText?: string): RpcPeek => ({ kind: 'request', id, idText, method: 'tools/call', toolName: 'get_products', taskId: undefined });
 
 test('registers single requests with a session only', () => {
   const r = new CancellableRequests();
   assert.equal(r.register(exchangeOf('s', call(1), undefined)), NOT_REGISTERED);
-  assert.equal(r.register(exchangeOf('s', { kind: 'notification', id: null, idText: undefined, method: 'notifications/progress', toolName: undefined }, 'a')), NOT_REGISTERED);
-  assert.equal(r.register(exchangeOf('s', { kind: 'batch', id: null, idText: undefined, method: undefined, toolName: undefined, batchRequestIds: [] }, 'a')), NOT_REGISTERED);
+  assert.equal(r.register(exchangeOf('s', { kind: 'notification', id: null, idText: undefined, method: 'notifications/progress', toolName: undefined, taskId: undefined }, 'a')), NOT_REGISTERED);
+  assert.equal(r.register(exchangeOf('s', { kind: 'batch', id: null, idText: undefined, method: undefined, toolName: undefined, taskId: undefined, batchRequestIds: [] }, 'a')), NOT_REGISTERED);
   const x = exchangeOf('s', call(1), 'a');
   const slot = r.register(x);
   assert.notEqual(slot, NOT_REGISTERED);

@@ -36,7 +36,7 @@ test('the common line: the same fields, no text_not_lifted', () => {
 
 test('text_not_lifted: the reason, after the other fields, only when set', () => {
   // A text bound's reasons, and the limits a lift skipped for room names (test/regressions/lift-skipped-for-room-silent.test.ts).
-  for (const reason of ['text_bytes', 'json_depth', 'json_nodes', 'proto_key', 'lone_surrogate', 'repeated_key', 'negative_zero', 'max_response_bytes', 'max_sse_event_bytes'] as const) {
+  for (const reason of ['text_bytes', 'json_depth', 'json_nodes', 'proto_key', 'lone_surrogate', 'repeated_key', 'negative_zero', 'lossy_number', 'max_response_bytes', 'max_sse_event_bytes'] as const) {
     const fields = exchangeLogFields(exchange({ textNotLifted: reason }), 200, 'POST');
     assert.deepEqual(Object.keys(fields), [...FIELDS, 'text_not_lifted']);
     assert.equal(fields.text_not_lifted, reason);

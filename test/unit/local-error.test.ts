@@ -174,6 +174,18 @@ describe('message shapes', () => {
     }
   });
 
+  test("a tasks/result's tool error names its task in _meta, after structuredContent, before resultType (tasks-result-minted-error-drops-related-task)", () => {
+    const meta = { 'io.modelcontextprotocol/related-task': { taskId: 't-1' } };
+    const message = localErrorMessage(7, 'tasks/result', err, '2025-11-25', 't-1');
+    assert.deepStrictEqual(message, { jsonrpc: '2.0', id: 7, result: { ...toolErrorResult(err), _meta: meta } });
+    assert.deepEqual(Object.keys((message as { result: object }).result), ['content', 'isError', 'structuredContent', '_meta']);
+    const stateless = localErrorMessageOfForm(7, 'tool_result_may_have_run', err, '2026-07-28', 't-1');
+    assert.deepEqual(Object.keys((stateless as { result: object }).result), ['content', 'isError', 'structuredContent', '_meta', 'resultType']);
+    // No taskId known: no _meta. A JSON-RPC error form carries none either.
+    assert.deepStrictEqual(localErrorMessage(7, 'tasks/result', err, '2025-11-25'), { jsonrpc: '2.0', id: 7, result: toolErrorResult(err) });
+    assert.equal('result' in localErrorMessageOfForm(7, 'rpc_error', err, '2025-11-25', 't-1'), false);
+  });
+
   test('other methods answer with a JSON-RPC error: -32050 / -32027', () => {
     const tooLarge = buildAdcpError({ reason: 'json_nodes', method: 'tools/list', limit: 10, observed: 11 });
     assert.deepStrictEqual(localErrorMessage('a', 'tools/list', tooLarge), {

@@ -12,7 +12,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { isUtf8 } from 'node:buffer';
-import { peekByParse, peekByScan, peekJsonRpc } from '../../src/request/peek.js';
+import { MAX_TASK_ID_CHARS, NO_BODY, peekByParse, peekByScan, peekJsonRpc } from '../../src/request/peek.js';
 import { JsonScanner, scanJson, scanTopMembers } from '../../src/mcp/json-scan.js';
 import { rng } from '../helpers/json-fuzz.js';
 
@@ -105,6 +105,14 @@ const HAND: string[] = [
   '{"jsonrpc":"2.0","id":1,"method":"méthode/ünïcode"}',
   '{"jsonrpc":"2.0","id":1,"method":"emoji/😀"}',
   '{"jsonrpc":"2.0","id":1,"method":"\\ud800"}',
+  // a tasks/result's params.taskId (RpcPeek.taskId)
+  '{"jsonrpc":"2.0","id":1,"method":"tasks/result","params":{"taskId":"t-1"}}',
+  '{"jsonrpc":"2.0","id":1,"method":"tasks/result","params":{"task\\u0049d":"t-1","taskId":"t-2"}}',
+  '{"jsonrpc":"2.0","id":1,"method":"tasks/result","params":{"taskId":"\\ud800"}}',
+  '{"jsonrpc":"2.0","id":1,"method":"tasks/result","params":{"taskId":7}}',
+  '{"jsonrpc":"2.0","id":1,"method":"tasks/result","params":["t-1"]}',
+  '{"jsonrpc":"2.0","id":1,"method":"tasks/\\u0072esult","params":{"taskId":"t-1"}}',
+  '{"jsonrpc":"2.0","id":1,"method":"tasks/get","params":{"taskId":"t-1"}}',
   // id
   '{"jsonrpc":"2.0","id":null,"method":"ping"}',
   '{"jsonrpc":"2.0","id":-0,"method":"ping"}',
@@ -310,7 +318,7 @@ test('more members than the scan records: the parse decides, the same way', () =
   for (const n of [60, 61, 62, 63, 64, 65, 200]) for (const at of [0, n]) same(many(n, at));
   const manyParams = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{${Array.from({ length: 100 }, (_, k) => `"a${k}":1`).join(',')},"name":"last"}}`;
   same(manyParams);
-  assert.deepEqual(peekJsonRpc(Buffer.from(manyParams), BOUNDS), { ok: true, peek: { kind: 'request', id: 1, idText: undefined, method: 'tools/call', toolName: 'last' } });
+  assert.deepEqual(peekJsonRpc(Buffer.from(manyParams), BOUNDS), { ok: true, peek: { kind: 'request', id: 1, idText: undefined, method: 'tools/call', toolName: 'last', taskId: undefined } });
   // A host's response whose error has more members than the scan records: the parse judges it.
   const manyError = (code: string, message: string) =>
     `{"jsonrpc":"2.0","id":7,"error":{${Array.from({ length: 100 }, (_, k) => `"d${k}":${k}`).join(',')},"code":${code},"message":${message}}}`;
@@ -348,7 +356,7 @@ test('the scan reading decides every valid body within the bounds and its member
     scan.members.map((m) => body.toString('latin1', m.key[0], m.key[1])),
     ['"jsonrpc"', '"id"', '"method"', '"params"'],
   );
-  assert.deepEqual(peekByScan(body, BOUNDS), { ok: true, peek: { kind: 'request', id: 1, idText: undefined, method: 'tools/call', toolName: 'get_products' } });
+  assert.deepEqual(peekByScan(body, BOUNDS), { ok: true, peek: { kind: 'request', id: 1, idText: undefined, method: 'tools/call', toolName: 'get_products', taskId: undefined } });
   // Each hand-written body the parse accepts (escaped keys included): decided by the scan.
   for (const text of HAND) {
     const bytes = Buffer.from(text);
@@ -363,7 +371,7 @@ test('the scan reading decides every valid body within the bounds and its member
   }
   assert.deepEqual(peekByScan(Buffer.from('{"jsonrpc":"2.0","\\u0069d":"x","m\\u0065thod":"ping"}'), BOUNDS), {
     ok: true,
-    peek: { kind: 'request', id: 'x', idText: undefined, method: 'ping', toolName: undefined },
+    peek: { kind: 'request', id: 'x', idText: undefined, method: 'ping', toolName: undefined, taskId: undefined },
   });
   // Left to the parse: not JSON, over a bound, more members than the scan records.
   assert.equal(peekByScan(Buffer.from('{"jsonrpc":"2.0",'), BOUNDS), undefined);
@@ -440,10 +448,10 @@ function message(r: () => number): string {
     if (r() < 0.6) parts.push(`"error":${errorValue(r)}`);
   } else {
     const k = r();
-    if (k < 0.85) parts.push(`"method":${k < 0.5 ? '"tools/call"' : k < 0.6 ? '"initialize"' : value(r, 3)}`);
+    if (k < 0.85) parts.push(`"method":${k < 0.45 ? '"tools/call"' : k < 0.5 ? '"tasks/result"' : k < 0.6 ? '"initialize"' : value(r, 3)}`);
     // params: an object, an array or (value) any JSON value, scalars included.
     const p = r();
-    if (p < 0.8) parts.push(`"params":${p < 0.5 ? `{"name":${value(r, 3)},"arguments":${object(r, 1)}}` : p < 0.6 ? `[${value(r, 2)}]` : value(r, 1)}`);
+    if (p < 0.8) parts.push(`"params":${p < 0.5 ? `{"name":${value(r, 3)},"taskId":${value(r, 3)},"arguments":${object(r, 1)}}` : p < 0.6 ? `[${value(r, 2)}]` : value(r, 1)}`);
   }
   if (r() < 0.3) parts.push(`"${KEYS[Math.floor(r() * KEYS.length)]!}":${value(r, 1)}`);
   for (let i = parts.length - 1; i > 0; i--) {
@@ -511,6 +519,7 @@ test('params, a host response and initialize: the exact refusals, single and in 
       idText: undefined,
       method: undefined,
       toolName: undefined,
+      taskId: undefined,
       batchRequestIds: [{ id: 1, idText: undefined, form: 'tool_result_may_have_run' }, { id: 2, idText: undefined, form: 'rpc_error' }],
       // One per request: the call's tool, the ping's none (the response takes no part).
       batchToolNames: ['t', undefined],
@@ -545,9 +554,9 @@ test('params, a host response and initialize: the exact refusals, single and in 
     [`{"jsonrpc":"2.0","id":7,"error":{${pad},"c\u006fde":-32000,"message":5}}`, refused(`Invalid Request: ${ERROR}.`)],
     ['{"jsonrpc":"1.0","id":7,"result":{}}', refused('Invalid Request: "jsonrpc" must be "2.0".')],
     // Accepted: a Structured params, a well-formed response, initialize alone.
-    ['{"jsonrpc":"2.0","id":5,"method":"ping","params":[]}', { ok: true, peek: { kind: 'request', id: 5, idText: undefined, method: 'ping', toolName: undefined } }],
-    [`{"jsonrpc":"2.0","id":7,${pad},"error":{"code":1e2,"message":"m","data":null}}`, { ok: true, peek: { kind: 'notification', id: 7, idText: undefined, method: undefined, toolName: undefined } }],
-    ['{"jsonrpc":"2.0","id":0,"method":"initialize","params":{}}', { ok: true, peek: { kind: 'request', id: 0, idText: undefined, method: 'initialize', toolName: undefined } }],
+    ['{"jsonrpc":"2.0","id":5,"method":"ping","params":[]}', { ok: true, peek: { kind: 'request', id: 5, idText: undefined, method: 'ping', toolName: undefined, taskId: undefined } }],
+    [`{"jsonrpc":"2.0","id":7,${pad},"error":{"code":1e2,"message":"m","data":null}}`, { ok: true, peek: { kind: 'notification', id: 7, idText: undefined, method: undefined, toolName: undefined, taskId: undefined } }],
+    ['{"jsonrpc":"2.0","id":0,"method":"initialize","params":{}}', { ok: true, peek: { kind: 'request', id: 0, idText: undefined, method: 'initialize', toolName: undefined, taskId: undefined } }],
     // Batches: the same rules for each element, and no initialize.
     [`[${call},{"jsonrpc":"2.0","method":"n","params":5}]`, refused(element(1, '"params" must be an object or an array'))],
     [`[{"jsonrpc":"2.0","method":"n",${pad},"params":"x"},${call}]`, refused(element(0, '"params" must be an object or an array'))],
@@ -568,6 +577,54 @@ test('params, a host response and initialize: the exact refusals, single and in 
 // ---------------------------------------------------------------------------------------
 // Batches: every element judged by the rules for one message
 
+test('a tasks/result keeps its params.taskId, a string of at most MAX_TASK_ID_CHARS characters, in both readings (tasks-result-minted-error-drops-related-task)', () => {
+  const taskIdOf = (body: string): string | undefined => {
+    assert.ok(same(body), `the scan decides ${body.slice(0, 80)}`);
+    const result = peekJsonRpc(Buffer.from(body), BOUNDS);
+    assert.ok(result.ok, body.slice(0, 80));
+    return result.peek.taskId;
+  };
+  const call = (params: string, method = 'tasks/result') => `{"jsonrpc":"2.0","id":1,"method":"${method}","params":${params}}`;
+  const pad = `"_meta":{"pad":"${'p'.repeat(1200)}"}`;
+  assert.equal(MAX_TASK_ID_CHARS, 1024);
+  const cases: Array<[string, string | undefined]> = [
+    [call('{"taskId":"t-1"}'), 't-1'],
+    [call('{"task\\u0049d":"t-esc"}'), 't-esc'],
+    [call('{"taskId":"t-1","taskId":"t-2"}'), 't-2'],
+    [call('{"taskId":"a\\"b\\u00e9"}'), 'a"bé'],
+    [call(`{"taskId":"${'k'.repeat(1024)}"}`), 'k'.repeat(1024)],
+    [call(`{"taskId":"${'\\u00e9'.repeat(1024)}"}`), 'é'.repeat(1024)],
+    [call(`{"taskId":"${'😀'.repeat(512)}"}`), '😀'.repeat(512)],
+    [call(`{"taskId":"${'k'.repeat(1025)}"}`), undefined],
+    [call(`{"taskId":"${'😀'.repeat(513)}"}`), undefined],
+    [call('{"taskId":7}'), undefined],
+    [call('{"taskId":null}'), undefined],
+    [call('{"taskId":["t"]}'), undefined],
+    [call('["t-1"]'), undefined],
+    [call('{}'), undefined],
+    // Another method: never read.
+    [call('{"taskId":"t-1"}', 'tasks/get'), undefined],
+    [call('{"taskId":"t-1","name":"x"}', 'tools/call'), undefined],
+    // Over 1 KiB: the scan reads params.
+    [call(`{${pad},"taskId":"t-big"}`), 't-big'],
+    [call(`{"task\\u0049d":"t-big-esc",${pad}}`), 't-big-esc'],
+    [call(`{${pad},"taskId":"${'k'.repeat(1025)}"}`), undefined],
+  ];
+  for (const [body, expected] of cases) assert.equal(taskIdOf(body), expected, body.slice(0, 100));
+  // A notification too (the same facts), and the peek's shape is the same for every kind.
+  const note = peekJsonRpc(Buffer.from('{"jsonrpc":"2.0","method":"tasks/result","params":{"taskId":"t-n"}}'), BOUNDS);
+  assert.ok(note.ok);
+  assert.equal(note.peek.taskId, 't-n');
+  const keys = (body: string) => {
+    const result = peekJsonRpc(Buffer.from(body), BOUNDS);
+    assert.ok(result.ok);
+    return Object.keys(result.peek).slice(0, 6);
+  };
+  const shape = ['kind', 'id', 'idText', 'method', 'toolName', 'taskId'];
+  for (const body of [call('{"taskId":"t"}'), '{"jsonrpc":"2.0","id":1,"method":"ping"}', '{"jsonrpc":"2.0","id":1,"result":{}}', '[{"jsonrpc":"2.0","id":1,"method":"ping"}]']) assert.deepEqual(keys(body), shape, body);
+  assert.deepEqual(Object.keys(NO_BODY), shape);
+});
+
 test('a batch names its first element that is no JSON-RPC message, in both readings', () => {
   const call = '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t"}}';
   const refused = (message: string) => ({ ok: false, kind: 'invalid_request', message, id: null, idText: undefined });
@@ -582,7 +639,7 @@ test('a batch names its first element that is no JSON-RPC message, in both readi
     [`[${call},null]`, refused('Invalid Request: batch element 1 is not a JSON-RPC message (null, not an object).')],
     // Over 1 KiB: the body and its large element read by the scan.
     [`[${pad(2000)}, ${pad(10)} ,"]"]`, refused('Invalid Request: batch element 2 is not a JSON-RPC message (a string, not an object).')],
-    [`[${pad(2000)},{"jsonrpc":"2.0","id":1,"result":1},{"jsonrpc":"2.0","method":"n"}]`, { ok: true, peek: { kind: 'batch', id: null, idText: undefined, method: undefined, toolName: undefined, batchRequestIds: [{ id: 9, idText: undefined, form: 'tool_result_may_have_run' }], batchToolNames: ['t'], batchMessages: 3 } }],
+    [`[${pad(2000)},{"jsonrpc":"2.0","id":1,"result":1},{"jsonrpc":"2.0","method":"n"}]`, { ok: true, peek: { kind: 'batch', id: null, idText: undefined, method: undefined, toolName: undefined, taskId: undefined, batchRequestIds: [{ id: 9, idText: undefined, form: 'tool_result_may_have_run' }], batchToolNames: ['t'], batchMessages: 3 } }],
   ] as const) {
     assert.ok(same(body), `the scan decides ${body.slice(0, 80)}`);
     assert.deepEqual(peekJsonRpc(Buffer.from(body), BOUNDS), expected, body.slice(0, 80));

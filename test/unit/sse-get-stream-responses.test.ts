@@ -14,7 +14,7 @@ import { runSseStage, cut, TOOL_CALL } from './sse-stage-kit.js';
 import { planRawEvents } from '../../src/response/sse-raw-events.js';
 import { planRawEventsFast } from '../../src/response/sse-raw-plan.js';
 
-const GET_STREAM = { kind: 'none', id: null, idText: undefined, method: undefined, toolName: undefined } as const;
+const GET_STREAM = { kind: 'none', id: null, idText: undefined, method: undefined, toolName: undefined, taskId: undefined } as const;
 const frame = (data: string): string => `event: message\ndata: ${data}\n\n`;
 const note = (n: number): string => `{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"p","progress":${n}}}`;
 
@@ -102,7 +102,7 @@ test('notifications without a key hint stay on the raw path: views of the seller
 });
 
 /** A POSTed notification's stream (`rpc.kind` 'notification'): no request awaits a response there either. */
-const NOTIFICATION_STREAM = { kind: 'notification', id: null, idText: undefined, method: 'notifications/initialized', toolName: undefined } as const;
+const NOTIFICATION_STREAM = { kind: 'notification', id: null, idText: undefined, method: 'notifications/initialized', toolName: undefined, taskId: undefined } as const;
 
 test('responses named in another case, alone or in an array, are dropped on the GET stream and on a notification\'s stream, wherever the chunks are cut', async () => {
   // A Go host reads `"Result"` as `result` (test/regressions/case-variant-member-names-accepted.test.ts);

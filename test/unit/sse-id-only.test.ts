@@ -15,7 +15,7 @@ import { SseIdOnlyBlocks } from '../../src/response/sse-id-only.js';
 import { runSseStage } from './sse-stage-kit.js';
 import { cutsWithOneByteMiddle, kitTokenAdded } from '../helpers/sse-token-model.js';
 
-const GET_STREAM = { kind: 'none', id: null, idText: undefined, method: undefined, toolName: undefined } as const;
+const GET_STREAM = { kind: 'none', id: null, idText: undefined, method: undefined, toolName: undefined, taskId: undefined } as const;
 const PROGRESS = '{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"t","progress":1}}';
 
 

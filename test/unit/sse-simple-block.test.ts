@@ -58,7 +58,7 @@ const SIMPLE = ['id: 5\n\n', 'id:6\n\n', 'id:\n\n', 'id: \n\n', 'id:  7\n\n', ':
 const NOTE = 'data: {"jsonrpc":"2.0","method":"notifications/progress","params":{}}\n\n';
 const NOTE_WITH_ID = 'id: n1\ndata: {"jsonrpc":"2.0","method":"notifications/message","params":{}}\n\n';
 const RESPONSE = 'data: {"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"ok"}]}}\n\n';
-const GET_STREAM: StageOptions['rpc'] = { kind: 'none', id: null, idText: undefined, method: undefined, toolName: undefined };
+const GET_STREAM: StageOptions['rpc'] = { kind: 'none', id: null, idText: undefined, method: undefined, toolName: undefined, taskId: undefined };
 
 function stream(withResponse: boolean): string {
   let s = '';

@@ -14,7 +14,7 @@ const progress = (n: number): string =>
   `event: message\ndata: {"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"p","progress":${n},"total":100}}\n\n`;
 const result = (id: number | string, text = 'done'): string =>
   `event: message\ndata: {"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":{"content":[{"type":"text","text":"${text}"}]}}\n\n`;
-const GET_STREAM = { kind: 'none', id: null, idText: undefined, method: undefined, toolName: undefined } as const;
+const GET_STREAM = { kind: 'none', id: null, idText: undefined, method: undefined, toolName: undefined, taskId: undefined } as const;
 
 test('the events of one chunk go out in one write, byte for byte, in order', async () => {
   const chunk1 = progress(1) + progress(2) + progress(3);

@@ -235,6 +235,6 @@ test('after a held block, the parser does not take the next text for its first (
   // it is fed; a held block never reached it, so a later line lost those characters and became
   // a data line.
   const chunks = [Buffer.from('data: {"method"'), Buffer.from(':"a"}\n\n\u00ef\u00bb\u00bfdata: x\n\n')];
-  const r = await runSseStage(chunks, { rpc: { kind: 'none', id: null, idText: undefined, method: undefined, toolName: undefined } });
+  const r = await runSseStage(chunks, { rpc: { kind: 'none', id: null, idText: undefined, method: undefined, toolName: undefined, taskId: undefined } });
   assert.equal(r.body, 'data: {"method":"a"}\n\n');
 });

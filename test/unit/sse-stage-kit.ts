@@ -48,7 +48,7 @@ export interface StageOptions {
   wantsResponseMessage?: boolean;
 }
 
-export const TOOL_CALL: RpcPeek = { kind: 'request', id: 1, idText: undefined, method: 'tools/call', toolName: 'get_products' };
+export const TOOL_CALL: RpcPeek = { kind: 'request', id: 1, idText: undefined, method: 'tools/call', toolName: 'get_products', taskId: undefined };
 
 /**
  * Runs the SSE stage over `chunks` (each one read from the seller as one chunk; an async

@@ -136,7 +136,7 @@ test('after the response, the rest of its chunk is not forwarded', async () => {
 test('standalone GET stream: canonical blocks without a response key are raw; a response is dropped', async () => {
   // No response may pass there (test/regressions/get-stream-answers-pending-call.test.ts):
   // only the block holding `"result` is parsed; the blocks around it stay views of the chunk.
-  const GET_STREAM = { kind: 'none', id: null, idText: undefined, method: undefined, toolName: undefined } as const;
+  const GET_STREAM = { kind: 'none', id: null, idText: undefined, method: undefined, toolName: undefined, taskId: undefined } as const;
   const chunk = Buffer.from(progress(1) + progress(2) + result(1) + progress(3));
   const r = await runSseStage([chunk], { rpc: GET_STREAM });
   assert.equal(r.body, progress(1) + progress(2) + progress(3));

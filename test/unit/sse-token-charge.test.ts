@@ -93,7 +93,7 @@ test('a response whose token takes the stream over: not delivered, not observed,
 });
 
 test('the standalone GET stream: tokens are not counted (it has no cumulative bound)', async () => {
-  const GET_STREAM = { kind: 'none', id: null, idText: undefined, method: undefined, toolName: undefined } as const;
+  const GET_STREAM = { kind: 'none', id: null, idText: undefined, method: undefined, toolName: undefined, taskId: undefined } as const;
   const blocks = Array.from({ length: 50 }, (_, n) => `id: ${n}\ndata: x\n\n`).join('');
   const r = await runSseStage([blocks], { rpc: GET_STREAM, agentYaml: ['max_response_bytes: 100'] });
   assert.equal(r.body, Array.from({ length: 50 }, (_, n) => `id: tok(${n},0)\ndata: x\n\n`).join(''));

@@ -15,7 +15,7 @@ import { TOKEN_CREDIT_MAX_BYTES, TOKEN_CREDIT_START_BYTES, TokenCredit } from '.
 import { runSseStage } from './sse-stage-kit.js';
 import { randomCuts } from '../helpers/sse-token-model.js';
 
-const GET_STREAM = { kind: 'none', id: null, idText: undefined, method: undefined, toolName: undefined } as const;
+const GET_STREAM = { kind: 'none', id: null, idText: undefined, method: undefined, toolName: undefined, taskId: undefined } as const;
 /** A token 600 characters longer than the seller id (the kit's `mint`). */
 const long = (id: string): string => 'T'.repeat(600) + id;
 

@@ -7,7 +7,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { runSseStage } from './sse-stage-kit.js';
-const GET_STREAM = { kind: 'none', id: null, idText: undefined, method: undefined, toolName: undefined } as const;
+const GET_STREAM = { kind: 'none', id: null, idText: undefined, method: undefined, toolName: undefined, taskId: undefined } as const;
 const yaml = ['max_sse_event_bytes: 100'];
 const X = 'x'.repeat(70_000);
 test('GET stream: id-only blocks around an event skipped for the cap', async () => {

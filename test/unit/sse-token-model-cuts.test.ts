@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { runSseStage } from './sse-stage-kit.js';
 import { allCuts, model, randomCuts } from '../helpers/sse-token-model.js';
 
-const GET_STREAM = { kind: 'none', id: null, idText: undefined, method: undefined, toolName: undefined } as const;
+const GET_STREAM = { kind: 'none', id: null, idText: undefined, method: undefined, toolName: undefined, taskId: undefined } as const;
 const PROGRESS = '{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"t","progress":1}}';
 
 const BLOCKS = [

@@ -1,0 +1,146 @@
+/**
+ * Reported failure (hostile trial 39, item 2, Info): on MCP 2026-07-28 a `tasks/get` answering
+ * a completed task whose text was liftable went out as the seller wrote it, the exchange line
+ * `ok` with no `text_not_lifted`, when a value OUTSIDE the text could not be re-serialized
+ * exactly: `"n":-0.0` (JSON.stringify writes `0`), `"n":1e400` (a double reads Infinity,
+ * written `null`), `"n":12345678901234567891` (a double changes its digits). Such a lift goes
+ * out re-serialized (README: "Re-serialized (a completed task's result in a 2026-07-28
+ * `tasks/get`"), so the gateway rightly made none, but said nothing: `repeated_key` and
+ * `negative_zero` covered the text only. Why: response/rewrite.ts rewriteResponse refuses any
+ * rewrite of a message holding a number a double cannot carry (json-numbers.ts
+ * hasLossyNumber), and response/scanned-message.ts rewriteScanned one that re-serialized would
+ * lose a repeated key's first value or a -0's sign anywhere (messageLosesOnReserialization),
+ * both returning the message unchanged without a reason.
+ *
+ * Now a lift refused so is recorded: `text_not_lifted` `lossy_number` (a number a double
+ * cannot carry, outside the texts; a new reason, also given now to a text to lift that holds
+ * one itself, which was never lifted, silently too), `negative_zero` and `repeated_key` (as for
+ * the text, now for the rest of the message too), counted by
+ * `adcp_gateway_texts_not_lifted_total`. The same holds for a `tools/call` result, which the
+ * gateway does not rewrite at all when its message holds such a number. A dedupe refused for
+ * the same reasons sets no `text_not_lifted` (it is no lift): the field stays absent.
+ *
+ * Input: a raw seller behind the real gateway answering `tasks/get` (host on 2026-07-28) or
+ * `tools/call` (host on 2025-06-18), chosen by task id or tool name, as a JSON body (one case
+ * as a one-event SSE stream). Expectation: the host's exact bytes, the exchange line's
+ * outcome and `text_not_lifted`, and the counts in /metrics.
+ */
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { startRawSeller } from '../support/raw-seller.js';
+import { startObservedGateway } from '../support/hostile-seller.js';
+import { agentsYaml } from '../helpers/gateway.js';
+import { rawPost } from '../helpers/raw.js';
+import { useSellerAndGateway } from '../helpers/stack.js';
+import { TEST_TIMEOUT_MS, withTimeout } from '../helpers/timeout.js';
+
+/** The trial's liftable text (mk.py): `{"status": "ok", "a": 1}`. */
+const TEXT = '{"status": "ok", "a": 1}';
+const SUMMARY = 'Result in structuredContent (24 bytes): status=ok; a.';
+
+type Path = 'task' | 'tool';
+
+interface Case {
+  readonly path: Path;
+  /** Members written beside `content` (the task's envelope for `task`, the tool result's for `tool`). */
+  readonly extra: string;
+  readonly sse?: boolean;
+  /** A seller `structuredContent` equal to the text: a dedupe, not a lift. */
+  readonly dedupe?: boolean;
+  /** The exchange line's `text_not_lifted`; undefined: none. */
+  readonly reason?: 'lossy_number' | 'negative_zero' | 'repeated_key';
+  /** The host's bytes are the lifted message (else the seller's). */
+  readonly lifted?: boolean;
+  /** The text (default: the trial's {@link TEXT}). */
+  readonly text?: string;
+}
+
+const CASES: Record<string, Case> = {
+  task_negative_zero: { path: 'task', extra: '"n":-0.0', reason: 'negative_zero' },
+  task_negative_zero_sse: { path: 'task', extra: '"n":-0.0', sse: true, reason: 'negative_zero' },
+  task_infinity: { path: 'task', extra: '"n":1e400', reason: 'lossy_number' },
+  task_big_integer: { path: 'task', extra: '"n":12345678901234567891', reason: 'lossy_number' },
+  task_big_integer_sse: { path: 'task', extra: '"n":12345678901234567891', sse: true, reason: 'lossy_number' },
+  task_repeated_key: { path: 'task', extra: '"n":1,"n":2', reason: 'repeated_key' },
+  // Spliced (a tools/call result with plain keys): -0 and a repeated key outside the text are
+  // kept as written, so the lift is made; a lossy number stops every rewrite.
+  tool_big_integer: { path: 'tool', extra: '"n":12345678901234567891', reason: 'lossy_number' },
+  tool_infinity: { path: 'tool', extra: '"n":1e400', reason: 'lossy_number' },
+  tool_negative_zero: { path: 'tool', extra: '"n":-0.0', lifted: true },
+  // A dedupe refused for the same reason: no text_not_lifted.
+  task_dedupe_negative_zero: { path: 'task', extra: '"n":-0.0', dedupe: true },
+  task_dedupe_big_integer: { path: 'task', extra: '"n":12345678901234567891', dedupe: true },
+  // Inside the text: a number a double cannot carry was never lifted, silently too.
+  task_text_big_integer: { path: 'task', extra: '"n":1', text: '{"status":"ok","n":12345678901234567891}', reason: 'lossy_number' },
+  tool_text_big_integer: { path: 'tool', extra: '"n":1', text: '{"status":"ok","n":12345678901234567891}', reason: 'lossy_number' },
+  // Controls: values a double carries exactly are lifted, re-serialized.
+  task_negative_half: { path: 'task', extra: '"n":-0.5', lifted: true },
+  task_one_point_zero: { path: 'task', extra: '"n":1.0', lifted: true },
+};
+
+const item = (text: string): string => `{"type":"text","text":${JSON.stringify(text)}}`;
+
+/** The seller's message for call `id` of `name`. */
+function sellerMessage(name: string, id: number): string {
+  const c = CASES[name]!;
+  const text = c.text ?? TEXT;
+  const sc = c.dedupe ? `,"structuredContent":${text}` : '';
+  if (c.path === 'task') return `{"jsonrpc":"2.0","id":${id},"result":{"taskId":"${name}","status":"completed",${c.extra},"result":{"content":[${item(text)}]${sc}}}}`;
+  return `{"jsonrpc":"2.0","id":${id},"result":{${c.extra},"content":[${item(text)}]${sc}}}`;
+}
+
+/** The lifted message the host gets: re-serialized (task) or spliced (tool). */
+function liftedMessage(name: string, id: number): string {
+  const c = CASES[name]!;
+  if (c.path === 'tool') return `{"jsonrpc":"2.0","id":${id},"result":{${c.extra},"content":[${item(SUMMARY)}],"structuredContent":${TEXT}}}`;
+  return `{"jsonrpc":"2.0","id":${id},"result":{"taskId":"${name}","status":"completed",${c.extra.replace('1.0', '1')},"result":{"content":[${item(SUMMARY)}],"structuredContent":{"status":"ok","a":1}}}}`;
+}
+
+const frame = (data: string): string => `event: message\ndata: ${data}\n\n`;
+
+const stack = useSellerAndGateway(
+  () =>
+    startRawSeller((req, res) => {
+      const call = JSON.parse(req.body.toString('utf8')) as { id: number; params: { name?: string; taskId?: string } };
+      const name = call.params.name ?? call.params.taskId!;
+      const body = sellerMessage(name, call.id);
+      const sse = CASES[name]!.sse === true;
+      res.writeHead(200, { 'content-type': sse ? 'text/event-stream' : 'application/json' }).end(sse ? frame(body) : body);
+    }),
+  (seller) => startObservedGateway(agentsYaml({ s: seller.url })),
+);
+
+const counted = new Map<string, number>();
+let nextId = 100;
+
+describe('a lift not made because a value outside the text cannot be re-serialized says why', { timeout: TEST_TIMEOUT_MS }, () => {
+  for (const [name, c] of Object.entries(CASES)) {
+    test(`${name}: ${c.lifted ? 'lifted' : `the seller's bytes, text_not_lifted ${c.reason ?? 'absent'}`}`, async () => {
+      const id = nextId++;
+      const task = c.path === 'task';
+      const call = task ? { jsonrpc: '2.0', id, method: 'tasks/get', params: { taskId: name } } : { jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: {} } };
+      const r = await withTimeout(rawPost(stack.gateway.agentUrl('s'), call, { 'mcp-protocol-version': task ? '2026-07-28' : '2025-06-18' }));
+      assert.equal(r.status, 200);
+      const expected = c.lifted ? liftedMessage(name, id) : sellerMessage(name, id);
+      assert.equal(r.text(), c.sse ? frame(expected) : expected);
+      const line = await stack.gateway.exchangeLine('s', id);
+      assert.deepEqual([line.outcome, line.reason, line.text_not_lifted], [c.lifted ? 'rewritten' : 'ok', null, c.reason]);
+      if (c.reason === undefined) assert.equal(Object.hasOwn(line, 'text_not_lifted'), false);
+      else counted.set(c.reason, (counted.get(c.reason) ?? 0) + 1);
+    });
+  }
+
+  test('/metrics: adcp_gateway_texts_not_lifted_total counts each by reason', async () => {
+    const res = await fetch(`${stack.gateway.baseUrl}/metrics`);
+    const got = (await res.text())
+      .split('\n')
+      .filter((l) => l.startsWith('adcp_gateway_texts_not_lifted_total{'))
+      .sort();
+    assert.deepEqual(Object.fromEntries(counted), { negative_zero: 2, lossy_number: 7, repeated_key: 1 });
+    assert.deepEqual(got, [
+      'adcp_gateway_texts_not_lifted_total{agent="s",reason="lossy_number"} 7',
+      'adcp_gateway_texts_not_lifted_total{agent="s",reason="negative_zero"} 2',
+      'adcp_gateway_texts_not_lifted_total{agent="s",reason="repeated_key"} 1',
+    ]);
+  });
+});
