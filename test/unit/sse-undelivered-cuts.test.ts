@@ -13,7 +13,7 @@ import { test } from 'node:test';
 import type { RpcPeek } from '../../src/exchange.js';
 import { cut, runSseStage, type StageRun } from './sse-stage-kit.js';
 
-const GET_STREAM: RpcPeek = { kind: 'none', id: null, idText: undefined, method: undefined, toolName: undefined };
+const GET_STREAM: RpcPeek = { kind: 'none', id: null, idText: undefined, method: undefined, toolName: undefined, taskId: undefined };
 const note = (n: number): string => `data: {"jsonrpc":"2.0","method":"notifications/message","params":{"n":${n}}}\n\n`;
 const response = (id: number, pad: number): string => `{"jsonrpc":"2.0","id":${id},"result":{"p":"${'p'.repeat(pad)}"}}`;
 
