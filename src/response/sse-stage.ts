@@ -83,7 +83,9 @@
  *   recordLiftSkippedForRoom).
  * - undelivered (a stream without a cumulative bound): its decoded bytes taken since the last
  *   frame queued for the host (an event, a comment, a `retry:`, a raw run, a pending id's
- *   token: `framed`), against `max_response_bytes`; the next byte past it ends the stream
+ *   token: `framed`), against `max_response_bytes` plus the per-event cap below (so that an
+ *   event the cap accepts goes out after up to `max_response_bytes` of bytes delivered as
+ *   nothing); the next byte past it ends the stream
  *   plainly, `sse_undelivered` (sse-undelivered.ts; `take`, `endUndelivered`). Dropped
  *   events, skipped bytes, unknown-field lines and id-only blocks decoded for nothing had no
  *   bound but one over-cap event's skip (hostile trial 37, F1). Such a stream takes its parsed
@@ -208,7 +210,7 @@
  * client reconnect into the same event. That holds for an endless `data:` line too: the
  * rest of that event is skipped up to the next blank line, then parsing resumes; what is
  * dropped and skipped counts as undelivered (Bounds, above), which ends the stream past
- * `max_response_bytes`.
+ * `max_response_bytes` + the per-event cap.
  */
 import type { FastifyBaseLogger, FastifyReply } from 'fastify';
 import { observedMs } from '../errors/elapsed.js';
@@ -448,10 +450,11 @@ export async function handleSseBody(
   const credit = new TokenCredit();
   /**
    * A stream without a total: its decoded bytes taken since the last frame queued for the host,
-   * against `max_response_bytes` (sse-undelivered.ts; hostile trial 37, F1). Past it the stream
-   * ends plainly, `sse_undelivered` (`take`, `endUndelivered`).
+   * against `max_response_bytes` plus the per-event cap (the event being read counts too:
+   * sse-undelivered.ts; hostile trial 37, F1). Past it the stream ends plainly,
+   * `sse_undelivered` (`take`, `endUndelivered`).
    */
-  const undelivered = bounded ? undefined : new UndeliveredBytes(limits.max_response_bytes);
+  const undelivered = bounded ? undefined : new UndeliveredBytes(limits.max_response_bytes, perEventLimit + SSE_PENDING_SLACK_BYTES);
   /** `n` seller bytes taken, each byte once wherever it is taken: the token credit's earnings and the undelivered count. */
   const earn = (n: number): void => {
     credit.earn(n);
@@ -1213,7 +1216,7 @@ export async function handleSseBody(
    * not seen as boundaries (sse-boundaries.ts): on such a stream the rest is dropped. Skipping
    * is decoding too, with nothing sent to slow the seller: on a stream without a total the
    * skipped bytes count as undelivered (sse-undelivered.ts), so an event still going
-   * `max_response_bytes` past the last byte delivered ends the stream (hostile trial 32, L1:
+   * `max_response_bytes` + the per-event cap past the last byte delivered ends the stream (hostile trial 32, L1:
    * `gzip, gzip` made 6,392 bytes decode to 536,870,920 while skipped; trial 37, F1: many such
    * events, each ending within that allowance, were decoded for nothing without end). A
    * bounded stream never gets here skipping (its breach answered it).

@@ -4,8 +4,18 @@
  * hasCumulativeBound; a bounded stream's total counts every byte already). Used by sse-stage.ts.
  *
  * Shape: one count per connection (a Last-Event-ID reconnect starts a new one at 0), in
- * decoded bytes (what the stage parses: a coded body's decoder output), against `limit`, the
- * exchange's effective `max_response_bytes` (the agent's, or its tool's).
+ * decoded bytes (what the stage parses: a coded body's decoder output), against `limit`: the
+ * exchange's effective `max_response_bytes` (the agent's, or its tool's) plus the stage's
+ * per-event cap (`max_sse_event_bytes` + SSE_PENDING_SLACK_BYTES: the bound on the parser's
+ * buffer and on a line, sse-stage.ts). The count holds the bytes of the event being read,
+ * which its frame clears only once it goes out; with the cap in the limit, an event the cap
+ * accepts (its data within `max_sse_event_bytes`, its other lines, line breaks and blank line
+ * within the slack) goes out after up to `max_response_bytes` of bytes that reached the host
+ * as nothing. Before, the limit was `max_response_bytes` alone, and with `max_sse_event_bytes`
+ * unset (equal to it) an event whose data was at the cap ended the stream by itself: its
+ * `event:`/`id:` lines and blank line took its block past the limit
+ * (test/regressions/get-stream-event-at-cap-ends-stream.test.ts). The limit stays a sum of
+ * the exchange's limits: at most twice `max_response_bytes` + 64 KiB.
  * - Counted ({@link take}): every byte the stage takes, each once, as it is taken and before
  *   it is parsed: a range handed to the parser (`take`), a run of blocks forwarded as the
  *   seller's bytes, an id-only block read from its bytes, bytes held for an event that spans
@@ -49,8 +59,16 @@ export class UndeliveredBytes {
   /** Decoded bytes counted since the last frame queued for the host, 0 ..= the limit. */
   private count = 0;
 
-  /** @param limit the exchange's `max_response_bytes` (decoded bytes, >= 1) */
-  constructor(readonly limit: number) {}
+  /** Decoded bytes the count may reach: `max_response_bytes` + the per-event cap. */
+  readonly limit: number;
+
+  /**
+   * @param maxResponseBytes the exchange's `max_response_bytes` (decoded bytes, >= 1): what may reach the host as nothing before an event
+   * @param eventCap         the stage's per-event cap (`max_sse_event_bytes` + SSE_PENDING_SLACK_BYTES): the event's own block
+   */
+  constructor(maxResponseBytes: number, eventCap: number) {
+    this.limit = maxResponseBytes + eventCap;
+  }
 
   /** Bytes the stage may still take with no frame for the host before the stream must end (0 when the next byte would pass the limit). */
   get room(): number {

@@ -13,6 +13,9 @@
  * byte that reaches the host as nothing, from the last byte delivered
  * (response/sse-undelivered.ts): the event's bytes before its cap broke included, and the end's
  * reason is `sse_undelivered` (test/regressions/get-stream-undelivered-bytes-unbounded.test.ts).
+ * The allowance is `max_response_bytes` plus the per-event cap (`max_sse_event_bytes` +
+ * 65,536: an event the cap accepts passes after up to `max_response_bytes` of junk,
+ * test/regressions/get-stream-event-at-cap-ends-stream.test.ts): 275,536 bytes here.
  *
  * Input: agent limits max_sse_event_bytes 10000, max_response_bytes 200000; a raw seller whose
  * GET stream sends one small event, then `data: ` and 64 KiB writes of `a` with no line end,
@@ -31,9 +34,12 @@ import { TEST_TIMEOUT_MS, withTimeout } from '../helpers/timeout.js';
 import { startRawSeller } from '../support/raw-seller.js';
 import { startObservedGateway } from '../support/hostile-seller.js';
 import { sseMessages } from '../helpers/raw.js';
+import { SSE_PENDING_SLACK_BYTES } from '../../src/response/sse-stage.js';
 
 const EVENT_LIMIT = 10_000;
-const ALLOWANCE = 200_000;
+const RESPONSE_LIMIT = 200_000;
+/** The undelivered limit (response/sse-undelivered.ts): max_response_bytes + the per-event cap. */
+const ALLOWANCE = RESPONSE_LIMIT + EVENT_LIMIT + SSE_PENDING_SLACK_BYTES;
 const READ = 65_536;
 const note = (n: number): string => `data: {"jsonrpc":"2.0","method":"notifications/message","params":{"n":${n}}}\n\n`;
 
@@ -57,8 +63,8 @@ const stack = useSellerAndGateway(
   (seller) =>
     startObservedGateway(
       agentsYaml({
-        endless: { url: seller.url, max_sse_event_bytes: EVENT_LIMIT, max_response_bytes: ALLOWANCE },
-        control: { url: `${seller.url}?control`, max_sse_event_bytes: EVENT_LIMIT, max_response_bytes: ALLOWANCE },
+        endless: { url: seller.url, max_sse_event_bytes: EVENT_LIMIT, max_response_bytes: RESPONSE_LIMIT },
+        control: { url: `${seller.url}?control`, max_sse_event_bytes: EVENT_LIMIT, max_response_bytes: RESPONSE_LIMIT },
       }),
     ),
 );
@@ -70,7 +76,7 @@ const readStream = async (agent: string): Promise<string> => {
 };
 
 describe('get-stream-skipped-event-decoded-without-end', { timeout: TEST_TIMEOUT_MS }, () => {
-  test('an event still going max_response_bytes past its bound ends the stream, resumable', async () => {
+  test('an event still going past the allowance (max_response_bytes + the per-event cap) ends the stream, resumable', async () => {
     const text = await readStream('endless');
     assert.deepEqual(sseMessages(text), [{ jsonrpc: '2.0', method: 'notifications/message', params: { n: 1 } }]);
     const line = await stack.gateway.waitForLine((l) => l.msg === 'exchange' && l.agent === 'endless', 5_000);

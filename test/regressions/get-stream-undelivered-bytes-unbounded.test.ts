@@ -9,34 +9,38 @@
  *
  * Now (response/sse-undelivered.ts, sse-stage.ts `take`): such a stream counts the decoded
  * bytes it takes since it last queued a frame for the host (an event, a comment, a `retry:`
- * line, a raw block, a pending id's token); the count at `max_response_bytes`, the next byte
- * ends the stream plainly (outcome `resumable_end`, reason `sse_undelivered`): the bytes up
- * to the limit point are parsed, none after it. A frame sets the count back to 0.
+ * line, a raw block, a pending id's token); the count at its limit, `max_response_bytes` plus
+ * the per-event cap (`max_sse_event_bytes` + 65,536: the event being read counts too, test/
+ * regressions/get-stream-event-at-cap-ends-stream.test.ts), the next byte ends the stream
+ * plainly (outcome `resumable_end`, reason `sse_undelivered`): the bytes up to the limit point
+ * are parsed, none after it. A frame sets the count back to 0. Below, "the limit" is that sum
+ * (`agentLimits` sets max_response_bytes and max_sse_event_bytes for it).
  *
  * Input: a raw seller on 127.0.0.1 through the real gateway (a resume secret, so the host's
  * tokens can be read), a host reading with fetch. Each stream starts with one notification
  * (delivered: the count starts after it), then:
  * - over-cap: deflate-coded units of an id-only block `id: 00000K` and a 70,000-byte event
  *   (over max_sse_event_bytes 1,000 + the 65,536-byte line slack: skipped), 50 of them;
- *   max_response_bytes = 2 units + one id block;
+ *   the limit = 2 units + one id block (max_response_bytes 73,516);
  * - responses: units of an id-only block and a 900-byte JSON-RPC response (dropped,
- *   `get_stream_response`), 400 of them; max_response_bytes = 100 units + one id block;
+ *   `get_stream_response`), 400 of them; the limit = 100 units + one id block;
  * - held responses: the same with 100,000-byte responses in the form MCP servers write
  *   (`event: message`, one `data:` line: held as bytes across chunks), 20 of them;
- *   max_response_bytes = 3 units + one id block;
+ *   the limit = 3 units + one id block;
  * - unknown fields: blocks of an `id:` line and four 204-byte `x:` lines (an id-only block
- *   with an unknown field), 1,000 of them; max_response_bytes = 100 blocks;
- * - id-only: 5,000 blocks `id: 00000K`; max_response_bytes = 1,000 blocks;
- * - endless: `x:` lines of 1,000 bytes and no blank line, up to 8 MiB; max_response_bytes 50,000.
+ *   with an unknown field), 1,000 of them; the limit = 100 blocks;
+ * - id-only: 15,000 blocks `id: 0000KK`; the limit = 10,000 blocks;
+ * - endless: `x:` lines of 1,000 bytes and no blank line, up to 8 MiB; max_response_bytes
+ *   50,000 (the limit 165,536).
  * Expected: each ends at the host after the notification with `id: <token>` and a blank line,
  * the token carrying the seller id of the last block that ends at the limit point (3, 101, 4,
- * 100, 1,000: one byte less and it would be the one before), none on the endless one;
+ * 100, 10,000: one byte less and it would be the one before), none on the endless one;
  * exchange line `resumable_end`, `sse_undelivered`; the gateway decoded at most the limit,
  * the notification and one read past them.
  * Controls: 400 dropped responses each followed by a delivered notification (366 KB dropped
  * in all, 4x the limit) end as the seller ends them (`ok`), every notification delivered; so
  * do 400 dropped responses each followed by a `: keepalive` comment, and 2,000 delivered
- * notifications (~150 KB, past a 92,012-byte limit).
+ * notifications (~150 KB, past a 92,012-byte limit and 11x max_response_bytes).
  * Before the fix: every stream went on to the seller's end (outcome `ok`).
  */
 import assert from 'node:assert/strict';
@@ -50,6 +54,7 @@ import { sseIds } from '../helpers/raw.js';
 import { startRawSeller } from '../support/raw-seller.js';
 import { startObservedGateway, type LogLine } from '../support/hostile-seller.js';
 import { createResumeCodec } from '../../src/resume/token.js';
+import { SSE_PENDING_SLACK_BYTES } from '../../src/response/sse-stage.js';
 
 const SECRET = 'get-stream-undelivered-secret-0123456789abcdef';
 const codec = createResumeCodec({ secret: SECRET, ttlMs: 60_000 });
@@ -85,18 +90,33 @@ const X_LINE = `x: ${'a'.repeat(200)}\n`;
 const unknownBlock = (k: number): string => `id: ${String(k).padStart(6, '0')}\n${X_LINE.repeat(4)}\n`;
 const UNKNOWN_BLOCK = unknownBlock(1).length;
 
+/** The undelivered limit per case: max_response_bytes + max_sse_event_bytes + SSE_PENDING_SLACK_BYTES (`agentLimits`). */
 const LIMITS = {
   'over-cap': 2 * OVER_CAP_UNIT + ID_BLOCK,
   responses: 100 * RESPONSE_UNIT + ID_BLOCK,
   'held-responses': 3 * HELD_UNIT + ID_BLOCK,
   unknown: 100 * UNKNOWN_BLOCK,
-  'id-only': 1000 * ID_BLOCK,
-  endless: 50_000,
+  'id-only': 10_000 * ID_BLOCK,
+  endless: 50_000 + 50_000 + SSE_PENDING_SLACK_BYTES,
   'control-notes': 100 * RESPONSE_UNIT + ID_BLOCK,
   'control-comments': 100 * RESPONSE_UNIT + ID_BLOCK,
   'control-delivered': 100 * RESPONSE_UNIT + ID_BLOCK,
 } as const;
 type Case = keyof typeof LIMITS;
+/** The over-cap case's max_sse_event_bytes (its events are over it and the slack). */
+const OVER_CAP_EVENT_LIMIT = 1000;
+
+/**
+ * The agent's limits that make its undelivered limit `LIMITS[kind]`: max_sse_event_bytes
+ * unset (equal to max_response_bytes) where the sum splits evenly, else one byte under it;
+ * the over-cap case's 1,000.
+ */
+const agentLimits = (kind: Case): Record<string, number> => {
+  const events = LIMITS[kind] - SSE_PENDING_SLACK_BYTES;
+  if (kind === 'over-cap') return { max_response_bytes: events - OVER_CAP_EVENT_LIMIT, max_sse_event_bytes: OVER_CAP_EVENT_LIMIT };
+  const response = Math.ceil(events / 2);
+  return events % 2 === 0 ? { max_response_bytes: response } : { max_response_bytes: response, max_sse_event_bytes: response - 1 };
+};
 
 const range = (n: number, f: (k: number) => string): string => Array.from({ length: n }, (_, k) => f(k + 1)).join('');
 
@@ -106,7 +126,7 @@ const BODIES: Partial<Record<Case, string>> = {
   responses: range(400, responseUnit),
   'held-responses': range(20, heldUnit),
   unknown: range(1000, unknownBlock),
-  'id-only': range(5000, idBlock),
+  'id-only': range(15_000, idBlock),
   'control-notes': range(400, (k) => `data: ${response(k)}\n\n${note(k + 1)}`),
   'control-comments': range(400, (k) => `data: ${response(k)}\n\n: keepalive\n\n`),
   'control-delivered': range(2000, (k) => note(k + 1)),
@@ -149,10 +169,7 @@ const stack = useSellerAndGateway(
     startObservedGateway(
       agentsYaml(
         Object.fromEntries(
-          Object.entries(LIMITS).map(([kind, limit]) => [
-            kind,
-            { url: `${seller.url}?case=${kind}`, max_response_bytes: limit, ...(kind === 'over-cap' ? { max_sse_event_bytes: 1000 } : {}) },
-          ]),
+          Object.keys(LIMITS).map((kind) => [kind, { url: `${seller.url}?case=${kind}`, ...agentLimits(kind as Case) }]),
         ),
         ['resume:', `  secret: ${SECRET}`],
       ),
@@ -202,9 +219,9 @@ describe('get-stream-undelivered-bytes-unbounded (hostile trial 37, F1)', { time
 
   test('blocks of unknown-field lines: ends at the limit point', () => assertEndedUndelivered('unknown', 100));
 
-  test('id-only blocks: ends at the limit point', () => assertEndedUndelivered('id-only', 1000));
+  test('id-only blocks: ends at the limit point', () => assertEndedUndelivered('id-only', 10_000));
 
-  test('endless unknown-field lines, no blank line: ends after max_response_bytes', () => assertEndedUndelivered('endless', undefined));
+  test('endless unknown-field lines, no blank line: ends after the limit', () => assertEndedUndelivered('endless', undefined));
 
   test('control: dropped responses, each followed by a delivered notification, 4x the limit in all: the stream goes on', async () => {
     const text = await readStream('control-notes');
@@ -223,7 +240,7 @@ describe('get-stream-undelivered-bytes-unbounded (hostile trial 37, F1)', { time
   test('control: delivered events well past max_response_bytes in all do not end the stream', async () => {
     const text = await readStream('control-delivered');
     assert.equal(text, FIRST + BODIES['control-delivered']);
-    assert.ok(text.length > 1.5 * LIMITS['control-delivered'], `${text.length} bytes`);
+    assert.ok(text.length > 1.5 * LIMITS['control-delivered'] && text.length > 10 * agentLimits('control-delivered').max_response_bytes!, `${text.length} bytes`);
     const line = await exchangeLine('control-delivered');
     assert.deepEqual([line.outcome, line.reason], ['ok', null]);
   });
