@@ -106,17 +106,19 @@ export function parseTextObject(text: unknown, bounds: TextJsonBounds = {}): Rec
  * - `text_bytes`: over `bounds.maxTextBytes` UTF-8 bytes (default 4 MiB). Nothing more of it
  *   is read (the size is checked before anything else, mcp-response-extraction §Size Limits),
  *   so it is named whatever the rest holds: not JSON, or over a structure bound too;
- * - `json_depth` / `json_nodes`: within the size, and valid JSON up to the value that broke
- *   that bound (when both break at one bracket, `json_depth`), as the validating scan
- *   (json-scan.ts) reads it. Whatever follows that value is not read: the text may be invalid
- *   after it, or `adcp_error`-only (callers cannot tell, and need not: it was skipped). A text
- *   that is not JSON before any bound breaks (`{"a": oops [[[[…`) is no JSON, not over a
- *   bound, as the scan-based paths (json-scan.ts scanStringText) judge it.
+ * - `json_depth` / `json_nodes`: within the size, over that bound (when both break at one
+ *   bracket, `json_depth`), and valid JSON throughout, as the validating scan (json-scan.ts)
+ *   reads it with no bound: a text `JSON.parse` would read as an object, were it not for the
+ *   bound. It may be `adcp_error`-only (callers cannot tell, and need not: the lift's walk
+ *   ends there, findLiftableTextOrBound). A text that is not JSON (`{"a": oops [[[[…`, or
+ *   invalid only past the value that broke the bound: `{"a":[[[…]]],}`) is no JSON, not over
+ *   a bound: `JSON.parse` refuses it, so the spec's algorithm passes over it, and so does the
+ *   walk (hostile trial 40, F2: such a text had ended the lift's walk).
  *
  * Cost: none over parseTextObject for a text that is read or is no JSON (no allocation: a
- * reason is a string constant); a text over a structure bound is scanned once more, its UTF-8
- * bytes by the validating scan, when it is shorter than 16 Ki characters (the bound check of
- * those texts, `checkJsonBounds`, counts on past a syntax error).
+ * reason is a string constant); a text over a structure bound is scanned once more with no
+ * bound (its validity), and once more before that when it is shorter than 16 Ki characters
+ * (the bound check of those texts, `checkJsonBounds`, counts on past a syntax error).
  *
  * `counted`, when given, gets the text's depth and values as the bounds check counted them
  * ({@link TextJsonCount}; no pass of its own).
@@ -137,7 +139,7 @@ export function readTextObject(text: unknown, bounds: TextJsonBounds = {}, count
       // precision (the callers' next check). Invalid JSON fails here instead of in JSON.parse.
       const bytes = Buffer.from(text, 'utf8');
       const scan = scanJson(bytes, { ...limits, noteProtoKeys: true });
-      if (!scan.ok) return scan.reason === 'syntax' ? undefined : scan.reason;
+      if (!scan.ok) return scan.reason === 'syntax' || !scanJson(bytes, NO_BOUNDS).ok ? undefined : scan.reason;
       facts = { bytes, numbersRoundTrip: !scan.numberMayBeLossy, mayHoldProtoKey: scan.mayHoldProtoKey !== false };
       if (counted !== undefined) setCount(counted, scan.depth, scan.nodes);
     } else {
@@ -177,13 +179,16 @@ function setCount(counted: TextJsonCount, depth: number, nodes: number): void {
 
 /**
  * The bound `bytes` (a whole JSON text) breaks as the validating scan reads it (json-scan.ts):
- * `json_depth` / `json_nodes`, or undefined when it is invalid before any bound breaks, or is
- * within both (checkJsonBounds, which does not validate, said otherwise).
+ * `json_depth` / `json_nodes`, or undefined when it is invalid anywhere, or is within both
+ * (checkJsonBounds, which does not validate, said otherwise).
  */
 function scannedBoundReason(bytes: Uint8Array, limits: { maxDepth: number; maxNodes: number }): TextBoundReason | undefined {
   const scan = scanJson(bytes, limits);
-  return scan.ok || scan.reason === 'syntax' ? undefined : scan.reason;
+  return scan.ok || scan.reason === 'syntax' || !scanJson(bytes, NO_BOUNDS).ok ? undefined : scan.reason;
 }
+
+/** The validating scan with no structure bound: whether a text over a bound is JSON at all ({@link readTextObject}). */
+const NO_BOUNDS = { maxDepth: Infinity, maxNodes: Infinity };
 
 /** The text's first character after JSON whitespace is `{`: the only texts `JSON.parse` can make an object of. */
 function startsAsObject(text: string): boolean {

@@ -14,7 +14,9 @@
  * lift-splice.ts on the scan path): a text over the depth or node bound ends the lift's walk,
  * nothing after it is lifted, and the exchange line says `text_not_lifted` with the bound; the
  * host gets the seller's bytes and extracts as the spec says. A text over the byte bound is
- * still passed over (the spec's own per-item skip), and so is a text that is no object.
+ * still passed over (the spec's own per-item skip), and so is a text that is no object, or no
+ * JSON at all even though it is over a bound past where it breaks it (hostile trial 40, F2:
+ * `{"a":[0,…100002…]` without its closing brace had ended the walk).
  *
  * Input: a raw seller on 127.0.0.1 (it answers `initialize` too) behind the real gateway with
  * its default bounds, a host on MCP 2025-06-18; the seller's result chosen by tool name, as a
@@ -55,6 +57,10 @@ const CASES: Record<string, Case> = {
   trial_depth: { first: DEEP, reason: 'json_depth' },
   plain_control: { first: PLAIN },
   invalid_control: { first: INVALID },
+  // Hostile trial 40, F2: over a bound AND not JSON (invalid only past the value that broke the
+  // bound): JSON.parse refuses it, so the spec passes over it and the second text is lifted.
+  invalid_deep_control: { first: `${DEEP} trailing` },
+  invalid_wide_control: { first: WIDE.slice(0, -1) },
 };
 
 const result = (c: Case): string => `{"content":[${item(c.first)},${item(SECOND)}]}`;

@@ -129,7 +129,7 @@ describe('readTextObject / findLiftableTextOrBound: which bound kept a text from
     assert.equal(readTextObject('{"a":[0,0,0,0,0,0,0,[[[0]]]]}', { maxDepth: 4, maxNodes: 10 }), 'json_nodes');
   });
 
-  test('only a text that may hold an object has a reason: one not starting with {, or not JSON before the bound, has none', () => {
+  test('only a text that may hold an object has a reason: one not starting with {, or not JSON, has none', () => {
     for (const t of [`[${'['.repeat(10)}`, `"${'x'.repeat(2000)}"`, `plain ${'x'.repeat(2000)}`, '[[[[[[[[ not json', '']) {
       assert.equal(readTextObject(t, BOUNDS), undefined, t.slice(0, 30));
     }
@@ -137,8 +137,8 @@ describe('readTextObject / findLiftableTextOrBound: which bound kept a text from
     assert.equal(readTextObject(`{"a": oops ${'['.repeat(10)}`, BOUNDS), undefined);
     assert.equal(readTextObject(`{${pad}"a": oops ${'['.repeat(10)}`, LONG), undefined);
     assert.equal(readTextObject('{"a":1} [[[[[[[[[[', BOUNDS), undefined, 'a complete object, then trailing brackets');
-    // Not read past the bound: what follows it is not judged (invalid, here).
-    assert.equal(readTextObject(`${deep(5)} oops`, BOUNDS), 'json_depth');
+    // Invalid past the bound: no JSON, no reason (hostile trial 40, F2: it had one, and ended the lift's walk).
+    assert.equal(readTextObject(`${deep(5)} oops`, BOUNDS), undefined);
     // Over the size nothing is read: a text starting with { is named whatever follows.
     assert.equal(readTextObject(`{${'x'.repeat(2000)}`, BOUNDS), 'text_bytes');
     assert.equal(readTextObject(5, BOUNDS), undefined);
@@ -166,6 +166,13 @@ describe('readTextObject / findLiftableTextOrBound: which bound kept a text from
     assert.equal(findLiftableTextOrBound({ content: [text(wide(11)), liftable] }, BOUNDS), 'json_nodes');
     assert.equal(findLiftableTextItem({ content: [text(deep(5)), liftable] }, BOUNDS), null);
     assert.equal(extractAdcpResponse({ content: [text(wide(11)), liftable] }, BOUNDS), null);
+    // Over a bound but no JSON (invalid past where it breaks the bound): no object, passed over (hostile trial 40, F2).
+    assert.equal(readTextObject(`${deep(5)} trailing`, BOUNDS), undefined);
+    assert.equal(readTextObject(`{"a":[${Array<string>(20).fill('0').join(',')}]`, BOUNDS), undefined);
+    assert.equal(readTextObject(`{"a":[[[[[1]]]]],}`, BOUNDS), undefined);
+    assert.equal(readTextObject(`{"a":${'['.repeat(3000)}1${']'.repeat(3000)}} x`, LONG), undefined, 'a long text: the scan path');
+    assert.equal(readTextObject(`{"a":${'['.repeat(3000)}1${']'.repeat(3000)}}${' '.repeat(20_000)}`, LONG), 'json_depth', 'a long valid text over the bound');
+    assert.deepEqual(findLiftableTextOrBound({ content: [text(`${deep(5)} trailing`), liftable] }, BOUNDS), { index: 1, value: { ok: true }, json: { depth: 1, nodes: 2 } });
     // The size bound is the spec's own per-item skip: a later match wins.
     assert.deepEqual(findLiftableTextOrBound({ content: [text(`{"a":"${'x'.repeat(994)}"}`), liftable] }, BOUNDS), { index: 1, value: { ok: true }, json: { depth: 1, nodes: 2 } });
     assert.deepEqual(findLiftableTextOrBound({ content: [liftable] }, {}), { index: 0, value: { ok: true } }, 'no structure bounds: not counted');
