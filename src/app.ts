@@ -432,10 +432,13 @@ export async function buildApp(config: GatewayConfig, opts: BuildAppOptions = {}
     };
   }
   // A connection timed out before it sent a byte (a browser's preconnect) refused no request:
-  // a debug line, no `refused` line or count (errors/client-error.ts unusedConnection).
+  // a debug line and adcp_gateway_unused_connections_total, no `refused` line or refusal count
+  // (errors/client-error.ts unusedConnection).
   clientRefused = (reason, status, code, unused) => {
-    if (unused) logger.debug({ status, http_error: code ?? null }, 'unused connection closed');
-    else recordRefusal(reason, { agent: null, http_method: null, status, http_error: code ?? null });
+    if (unused) {
+      metrics.incUnusedConnection();
+      logger.debug({ status, http_error: code ?? null }, 'unused connection closed');
+    } else recordRefusal(reason, { agent: null, http_method: null, status, http_error: code ?? null });
   };
   // A body over its bound (a POST's: its agent's max_request_bytes; one to an unknown agent or
   // with a method the endpoint does not take: defaults.max_request_bytes) is refused before it

@@ -35,16 +35,35 @@ function normalizePercentEncoding(text: string): string {
 }
 
 /**
+ * The keys made for URL objects whose key is not their `href`, with the `href` each was made
+ * from: resume/token.ts keys the agent's url on every mint and verify (and each previous url),
+ * the same few URL objects every time. A URL is mutable: a key is used only while its object's
+ * `href` is still the one it was made from.
+ */
+const madeKeys = new WeakMap<URL, { readonly href: string; readonly key: string }>();
+
+/**
  * The text two urls share exactly when they name the same resource (module doc): the scheme,
  * the userinfo if any, the host and port as the URL parser writes them, then the path and the
  * query (none when empty) normalized. A string is parsed first (throws a `TypeError` when it is
  * no URL). A url with no `%`, no fragment and no empty query is its `href` (nothing else is
- * made: every token of a stream is signed for its agent's key).
+ * made: every token of a stream is signed for its agent's key); any other URL object's key is
+ * made once and kept for it (a WeakMap) while its `href` stays the same.
  */
 export function agentUrlKey(url: URL | string): string {
   const parsed = typeof url === 'string' ? new URL(url) : url;
   const href = parsed.href;
   if (!href.includes('%') && !href.includes('#') && !href.endsWith('?')) return href;
+  if (typeof url === 'string') return madeKey(parsed);
+  const made = madeKeys.get(parsed);
+  if (made !== undefined && made.href === href) return made.key;
+  const key = madeKey(parsed);
+  madeKeys.set(parsed, { href, key });
+  return key;
+}
+
+/** {@link agentUrlKey} of a url whose key is not its `href`, made from its parts. */
+function madeKey(parsed: URL): string {
   const user = normalizePercentEncoding(parsed.username);
   const password = normalizePercentEncoding(parsed.password);
   const userinfo = user === '' && password === '' ? '' : `${user}${password === '' ? '' : `:${password}`}@`;

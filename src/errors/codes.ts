@@ -396,7 +396,7 @@ export const REFUSALS = {
   request_timeout: {
     statusCode: 408,
     jsonRpcCode: JSONRPC_INVALID_REQUEST,
-    description: 'The host did not send its whole request (head and body) within `request_timeout_ms` (default 30 s), counted from the first byte of the request, or, for the first request on a connection, from when the connection opened: a connection that sends nothing gets it too, though it refused no request (a browser\'s speculative preconnect): it writes a debug line `unused connection closed` (`status`, `http_error`), no refused line, and is not counted; answered by the HTTP server, id null, connection closed (after the answers to the requests pipelined before it on the connection, as for malformed_http).',
+    description: 'The host did not send its whole request (head and body) within `request_timeout_ms` (default 30 s), counted from the first byte of the request, or, for the first request on a connection, from when the connection opened: a connection that sends nothing gets it too, though it refused no request (a browser\'s speculative preconnect): it writes a debug line `unused connection closed` (`status`, `http_error`), no refused line, and is counted in `adcp_gateway_unused_connections_total`, not as a refusal; answered by the HTTP server, id null, connection closed (after the answers to the requests pipelined before it on the connection, as for malformed_http).',
     source: 'RFC 9110 §15.5.9; hostile trial 35, leftover 3 (each of Chromium\'s preconnects, a connection that sent no byte, left a refused line and a count: test/regressions/preconnect-timeout-logged-refused.test.ts)',
   },
   malformed_http: {

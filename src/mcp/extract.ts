@@ -239,7 +239,10 @@ export interface TextObjectMatch {
  * The text-fallback walk (mcp-response-extraction §Extraction Algorithm step 3), written
  * once: iterates `content` in array order, considers items with own `type === 'text'`,
  * parses each text with {@link parseTextObject} under `bounds`, and returns the first
- * parsed object `accept` keeps. `null` when `content` is not an array or nothing matches.
+ * parsed object `accept` keeps. `null` when `content` is not an array or nothing matches,
+ * and when a text over `bounds.maxDepth` / `bounds.maxNodes` comes first: the walk ends
+ * there, as the lift's does ({@link findLiftableTextOrBound}); a text over
+ * `bounds.maxTextBytes` is passed over.
  */
 export function findTextObject(
   content: unknown,
@@ -255,16 +258,13 @@ export function findTextObject(
  * {@link TextBoundReason} of the first text item skipped for a bound ({@link readTextObject}),
  * else `null`. No allocation for the reason (a string constant).
  *
- * `stopAtStructureBound` (the lift's walk): a text over `json_depth` or `json_nodes` ends the
- * walk with that reason, whatever follows; without it (and always for `text_bytes`, the one
- * per-item bound the spec names) such a text is skipped and a later match wins.
+ * A text over `json_depth` or `json_nodes` ends the walk with that reason, whatever follows
+ * (the spec's algorithm, which bounds neither, would read that text's object: hostile trial
+ * 38, F1); one over `text_bytes`, the one per-item bound the spec names, is skipped and a
+ * later match wins. The one walk of the lift (findLiftableTextOrBound) and of the error's
+ * text fallback (extractAdcpError).
  */
-function walkTextObjects(
-  content: unknown,
-  bounds: TextJsonBounds,
-  accept: (value: Record<string, unknown>) => boolean,
-  stopAtStructureBound = false,
-): TextObjectMatch | TextBoundReason | null {
+function walkTextObjects(content: unknown, bounds: TextJsonBounds, accept: (value: Record<string, unknown>) => boolean): TextObjectMatch | TextBoundReason | null {
   if (!Array.isArray(content)) return null;
   let skipped: TextBoundReason | null = null;
   const counted: TextJsonCount = { depth: -1, nodes: -1 };
@@ -273,7 +273,7 @@ function walkTextObjects(
     if (!isJsonObject(item) || ownValue(item, 'type') !== 'text') continue;
     const value = readTextObject(ownValue(item, 'text'), bounds, counted);
     if (typeof value === 'string') {
-      if (stopAtStructureBound && value !== 'text_bytes') return value;
+      if (value !== 'text_bytes') return value;
       skipped ??= value;
     } else if (value !== undefined && accept(value)) return counted.depth < 0 ? { index, value } : { index, value, json: { depth: counted.depth, nodes: counted.nodes } };
   }
@@ -315,7 +315,7 @@ export function findLiftableTextItem(result: unknown, bounds: TextJsonBounds = {
  */
 export function findLiftableTextOrBound(result: unknown, bounds: TextJsonBounds = {}): TextObjectMatch | TextBoundReason | null {
   if (!isJsonObject(result)) return null;
-  return walkTextObjects(ownValue(result, 'content'), bounds, (value) => !isAdcpErrorOnly(value), true);
+  return walkTextObjects(ownValue(result, 'content'), bounds, (value) => !isAdcpErrorOnly(value));
 }
 
 /**
@@ -369,8 +369,12 @@ export function validateAdcpError(candidate: unknown): AdcpError | null {
  * 1. `structuredContent.adcp_error`, only when `isError === true`;
  * 2. JSON-RPC `error.data.adcp_error`;
  * 3. the first `content[].text` item parsing to an object with a truthy `adcp_error` key,
- *    only when `isError === true` (same walk and size bound as the success fallback;
- *    `bounds` as in {@link parseTextObject}).
+ *    only when `isError === true` (the success fallback's walk and bounds, {@link findTextObject};
+ *    `bounds` as in {@link parseTextObject}): a text over the byte bound is passed over, but
+ *    one over `maxDepth` / `maxNodes` ends the walk, and no error is extracted. The page's
+ *    algorithm, bounding neither, would parse that text and return its `adcp_error` if it has
+ *    one; a later text's would be another error than the seller's result holds (a review of
+ *    hostile trial 38, F1: test/regressions/adcp-error-walk-passes-over-over-bound-text.test.ts).
  * The first candidate found decides: it is returned unchanged if {@link validateAdcpError}
  * accepts it (raw values kept, e.g. an out-of-range `retry_after`), else `null`.
  */

@@ -654,10 +654,13 @@ export interface ObjectTextScan extends ObjectTextFacts {
  * {@link scanJson}), recording the top-level members in the core, where {@link textMembers}
  * and {@link textSummary} read them (until the next call into this module).
  *
- * Returns the object text's facts; {@link TEXT_OVER_BOUND} when it starts with `{` (after
- * JSON whitespace) and breaks `limits.maxDepth` or `limits.maxNodes` (what follows the value
- * that broke it is not read: it may be invalid after it); `null` when the text is no JSON
- * object otherwise (does not start with `{`, invalid before any bound breaks, a text
+ * Returns the object text's facts; `null` when its decoded UTF-8 bytes are more than
+ * `maxTextBytes` (checked first, once the escapes are decoded and before the scan, as
+ * extract.ts readTextObject checks the size before anything else: such a text is passed over
+ * whatever it holds, over a structure bound too); {@link TEXT_OVER_BOUND} when it starts with
+ * `{` (after JSON whitespace) and breaks `limits.maxDepth` or `limits.maxNodes` (what follows
+ * the value that broke it is not read: it may be invalid after it); `null` when the text is no
+ * JSON object otherwise (does not start with `{`, invalid before any bound breaks, a text
  * `JSON.parse` would refuse or read as no object); `undefined` when it cannot tell exactly: the
  * string holds a lone surrogate (`\ud800` alone: its JavaScript text has no UTF-8), the object
  * has more than {@link SCAN_TEXT_MEMBERS} members, or memory cannot grow for it.
@@ -669,7 +672,12 @@ export interface ObjectTextScan extends ObjectTextFacts {
  * Memory: the core's memory grows to hold the string and its decoded bytes (twice its length,
  * so at most twice the response byte bound) and keeps that size for the process's life.
  */
-export function scanObjectText(body: Uint8Array, range: ByteRange, limits: JsonScanLimits): ObjectTextFacts | typeof TEXT_OVER_BOUND | null | undefined {
+export function scanObjectText(
+  body: Uint8Array,
+  range: ByteRange,
+  limits: JsonScanLimits,
+  maxTextBytes = Infinity,
+): ObjectTextFacts | typeof TEXT_OVER_BOUND | null | undefined {
   assertBoundLimit('scanObjectText', 'maxDepth', limits.maxDepth);
   assertBoundLimit('scanObjectText', 'maxNodes', limits.maxNodes);
   const len = range[1] - range[0] - 2;
@@ -684,6 +692,8 @@ export function scanObjectText(body: Uint8Array, range: ByteRange, limits: JsonS
   currentViews().u8.set(new Uint8Array(body.buffer, body.byteOffset + range[0] + 1, len), inPtr); // a plain view: cheaper than a Buffer's `subarray`
   const outLen = core.unescapeText(len);
   if (outLen < 0) return undefined;
+  // Without a lone surrogate (outLen < 0 above) the text's UTF-8 length is the decoded bytes' length.
+  if (outLen > maxTextBytes) return null;
   const out = core.textOut();
   const v = currentViews();
   let first = out;

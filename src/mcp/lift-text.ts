@@ -38,14 +38,17 @@ const STATUS_MAX_WRITTEN = 6 * 32 + 2;
  * UTF-8 message, quotes included), judged as the lift judges it:
  * - a {@link LiftableText}: `parseTextObject(text, bounds)` gives an object that is not
  *   `adcp_error`-only and whose numbers all round-trip through a double;
- * - `'over_bound'`: the text starts as an object and breaks `bounds.maxDepth` or
- *   `bounds.maxNodes` (json-scan.ts TEXT_OVER_BOUND): the lift's walk ends there, nothing
- *   after it is lifted (extract.ts findLiftableTextOrBound; hostile trial 38, F1), which the
- *   parse path decides and reports (the exchange's `text_not_lifted`); no copy either;
- * - `'skip'`: `parseTextObject` gives no object (not one within `bounds.maxTextBytes`
- *   included), or an `adcp_error`-only one (the text fallback goes on to the next item). It
- *   does not say whether the byte bound decided: a result with no lifted text goes to the
- *   parse path (lift-splice.ts), where extract.ts readTextObject says so;
+ * - {@link TEXT_OVER_BOUND} (`'over_bound'`): the text is within `bounds.maxTextBytes`,
+ *   starts as an object and breaks `bounds.maxDepth` or `bounds.maxNodes`: the lift's walk
+ *   ends there, nothing after it is lifted (extract.ts findLiftableTextOrBound; hostile trial
+ *   38, F1), which the parse path decides and reports (the exchange's `text_not_lifted`); no
+ *   copy either;
+ * - `'skip'`: `parseTextObject` gives no object, or an `adcp_error`-only one (the text
+ *   fallback goes on to the next item). A text over `bounds.maxTextBytes` is one, whatever
+ *   it holds (over a structure bound too: the size is checked first, on the decoded bytes, as
+ *   extract.ts readTextObject checks it, and such a text does not end the walk). It does not
+ *   say whether the byte bound decided: a result with no lifted text goes to the parse path
+ *   (lift-splice.ts), where extract.ts readTextObject says so;
  * - `'unknown'`: not decided here (a lone surrogate, more members than the scan records, a
  *   number that loses digits through a double: the lift is refused, normalize.ts; a key at
  *   some depth that is or may be `__proto__`, json-scan.ts ObjectTextFacts.mayHoldProtoKey:
@@ -67,12 +70,13 @@ const STATUS_MAX_WRITTEN = 6 * 32 + 2;
  * `bounds.maxDepth` / `maxNodes` absent means unbounded (parseTextObject checks them only when
  * given, and the scan checks the same grammar `JSON.parse` does).
  */
-export function judgeStringText(body: Uint8Array, range: ByteRange, bounds: TextJsonBounds): LiftableText | 'over_bound' | 'skip' | 'unknown' {
-  const scan = scanObjectText(body, range, { maxDepth: bounds.maxDepth ?? Infinity, maxNodes: bounds.maxNodes ?? Infinity });
+export function judgeStringText(body: Uint8Array, range: ByteRange, bounds: TextJsonBounds): LiftableText | typeof TEXT_OVER_BOUND | 'skip' | 'unknown' {
+  const limits = { maxDepth: bounds.maxDepth ?? Infinity, maxNodes: bounds.maxNodes ?? Infinity };
+  // The byte bound first (scanObjectText: null over it), as readTextObject checks it.
+  const scan = scanObjectText(body, range, limits, bounds.maxTextBytes ?? DEFAULT_MAX_TEXT_BYTES);
   if (scan === undefined) return 'unknown';
-  if (scan === TEXT_OVER_BOUND) return 'over_bound';
-  // Without a lone surrogate the text's UTF-8 length is the decoded bytes' length.
-  if (scan === null || scan.bytes.length > (bounds.maxTextBytes ?? DEFAULT_MAX_TEXT_BYTES)) return 'skip';
+  if (scan === TEXT_OVER_BOUND) return scan;
+  if (scan === null) return 'skip';
   const { bytes, depth, nodes } = scan;
   // Plain ASCII keys: the core writes the summary from its member table, no key made a string.
   const written = textSummary(bytes.length);

@@ -126,6 +126,12 @@ export interface GatewayMetrics {
   incConfigReload(result: 'ok' | 'error' | 'unchanged'): void;
   /** Counts one host request refused before any seller was contacted (`reason`: docs/errors.md refusals). */
   incRefusal(reason: string): void;
+  /**
+   * Counts one connection closed by `request_timeout_ms` having sent no byte (a browser's
+   * speculative preconnect): no request, so no refusal, only a debug line (app.ts); the count
+   * shows a flood of them at any log level.
+   */
+  incUnusedConnection(): void;
   /** Counts one SSE event dropped from a stream that answers no request (standalone GET, long-lived), or from any stream for data naming no kind of message, by reason: a breach's, or a DROP_REASONS entry (`get_stream_response`, `message_without_kind`). */
   incSseEventDropped(agent: string, reason: string): void;
   /** Counts one seller SSE event id that could not be turned into a resume token (response/sse-id-token-log.ts). */
@@ -232,6 +238,11 @@ export function createMetrics(opts: CreateMetricsOptions = {}): GatewayMetrics {
   const overshoots = counter('discovery_size_overshoot_total', 'Discovery responses over their size target, by surface.', ['agent', 'surface']);
   const reloads = counter('config_reloads_total', 'Config reload attempts by result.', ['result']);
   const refusals = counter('refusals_total', 'Host requests refused before any seller was contacted, by reason (docs/errors.md).', ['reason']);
+  const unusedConnections = counter(
+    'unused_connections_total',
+    "Connections closed by request_timeout_ms having sent no byte (a browser's speculative preconnect): answered 408, no request refused.",
+    [],
+  );
   const dropped = counter(
     'sse_events_dropped_total',
     'SSE events dropped from streams that answer no request (standalone GET, long-lived) for breaking a bound, or a response on the standalone GET stream, by reason.',
@@ -265,6 +276,9 @@ export function createMetrics(opts: CreateMetricsOptions = {}): GatewayMetrics {
     },
     incRefusal(reason) {
       refusals.inc({ reason: catalogLabel(REFUSALS, reason) });
+    },
+    incUnusedConnection() {
+      unusedConnections.inc();
     },
     incSseEventDropped(agent, reason) {
       dropped.inc({ agent, reason: Object.hasOwn(DROP_REASONS, reason) ? reason : catalogLabel(REASONS, reason) });

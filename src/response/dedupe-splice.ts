@@ -33,7 +33,7 @@
  * deduped 1 KiB result, and `JSON.parse` of a 4 MiB one alone ~15 ms.
  */
 import type { Exchange } from '../exchange.js';
-import type { ByteRange, JsonScanSummary } from '../mcp/json-scan.js';
+import { TEXT_OVER_BOUND, type ByteRange, type JsonScanSummary } from '../mcp/json-scan.js';
 import { BACKSLASH, CR, LBRACE, LF, SPACE, TAB } from '../mcp/json-bytes.js';
 import { judgeStringText } from '../mcp/lift-text.js';
 import { isTextItem, scannedToolResult } from './scanned-result.js';
@@ -68,7 +68,7 @@ export function spliceDedupe(exchange: Exchange, body: Buffer, scan: JsonScanSum
     }
     const judged = judgeStringText(body, range, bounds);
     // No object, or one over a bound (a byte copy of structuredContent, which the message's bounds held, never is).
-    if (judged === 'skip' || judged === 'over_bound') continue;
+    if (judged === 'skip' || judged === TEXT_OVER_BOUND) continue;
     // Compared now: the judged bytes are a view of the scan's memory, which the next judge reuses.
     if (judged === 'unknown' || !structured.equals(judged.bytes)) return undefined;
     insert ??= [judged.summary];

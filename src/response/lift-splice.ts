@@ -40,12 +40,14 @@
  * reviewer: "a text over the bounds was silently not lifted"
  * (test/regressions/text-over-bounds-not-lifted-silently.test.ts). So is a result with a text
  * over the depth or node bound before the one that would be lifted (the judge's
- * `'over_bound'`): the walk ends at such a text, nothing is lifted (hostile trial 38, F1:
+ * `TEXT_OVER_BOUND`): the walk ends at such a text, nothing is lifted (hostile trial 38, F1:
  * test/regressions/over-bound-text-passed-over-for-later-text.test.ts); one over the byte
- * bound is passed over, here as there (the judge's `'skip'`), and counts in neither.
+ * bound is passed over, here as there (the judge's `'skip'`, over a structure bound too:
+ * test/regressions/text-over-byte-and-structure-bound-declines-fast-lift.test.ts), and counts
+ * in neither.
  */
 import type { Exchange } from '../exchange.js';
-import type { JsonScanSummary } from '../mcp/json-scan.js';
+import { TEXT_OVER_BOUND, type JsonScanSummary } from '../mcp/json-scan.js';
 import { judgeStringText } from '../mcp/lift-text.js';
 import { escapesLoneSurrogate } from '../mcp/lone-surrogate.js';
 import { isTextItem, scannedToolResult } from './scanned-result.js';
@@ -87,7 +89,7 @@ export function spliceLegacyLift(exchange: Exchange, body: Buffer, scan: JsonSca
     // Undecided; a text over a structure bound (no item after it is lifted, which the parse path
     // decides and reports: extract.ts findLiftableTextOrBound, hostile trial 38, F1); or a text
     // after the lifted one (it may be a copy of the lifted object).
-    if (judged === 'unknown' || judged === 'over_bound' || lift !== undefined) return undefined;
+    if (judged === 'unknown' || judged === TEXT_OVER_BOUND || lift !== undefined) return undefined;
     // A lone surrogate escape: not lifted, which the parse path decides and reports (normalize.ts).
     if (escapesLoneSurrogate(judged.bytes)) return undefined;
     lift = { index: i, summary: judged.summary, bytes: judged.bytes, depth: judged.depth, nodes: judged.nodes };
