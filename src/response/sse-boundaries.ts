@@ -278,6 +278,13 @@ export class SseLineFeeder {
     return this.heldBytes;
   }
 
+  /** The first `n` bytes of the incomplete line held (all of it when shorter; empty when none): sse-frame-lines.ts `head`. */
+  heldHead(n: number): Buffer {
+    const first = this.held[0];
+    if (first === undefined || first.length >= n) return first === undefined ? Buffer.alloc(0) : first.subarray(0, n);
+    return Buffer.concat(this.held, Math.min(n, this.heldBytes)).subarray(0, n);
+  }
+
   /**
    * Bytes the parser holds joined for the event not yet dispatched: the values of the complete
    * `data` lines handed to the sink since the last blank line, one more per line

@@ -82,8 +82,9 @@
  *   the exchange's `text_not_lifted` names the bound (rewrite-room.ts eventRewriteOverBound,
  *   recordLiftSkippedForRoom).
  * - undelivered (a stream without a cumulative bound): its decoded bytes taken since the last
- *   frame queued for the host (an event, a comment, a `retry:`, a raw run, a pending id's
- *   token: `framed`), against `max_response_bytes` plus the per-event cap below (so that an
+ *   frame queued for the host (an event, a raw run, a pending id's token: `framed`; a comment
+ *   or a `retry:` only lowers the count, by 64 x its bytes, at its line's end: `framedField`,
+ *   sse-frame-lines.ts), against `max_response_bytes` plus the per-event cap below (so that an
  *   event the cap accepts goes out after up to `max_response_bytes` of bytes delivered as
  *   nothing); the next byte past it ends the stream
  *   plainly, `sse_undelivered` (sse-undelivered.ts; `take`, `endUndelivered`). Dropped
@@ -230,6 +231,7 @@ import { dataLineCount, encodedEventBytes, encodedIdOnlyBytes } from './sse-enco
 import { SseIdOnlyBlocks } from './sse-id-only.js';
 import { TokenCredit } from './sse-token-credit.js';
 import { UndeliveredBytes } from './sse-undelivered.js';
+import { FRAME_LINE_HEAD_BYTES, frameLineEnds } from './sse-frame-lines.js';
 import { planRawEventsFast } from './sse-raw-plan.js';
 import { HELD, NOT_HELD, SseHeldBlock } from './sse-held-block.js';
 import { ID_ONLY, NOT_SIMPLE, simpleBlock, simpleValueStart, type SimpleBlockKind } from './sse-simple-block.js';
@@ -486,13 +488,22 @@ export async function handleSseBody(
    */
   let deliveredCount = 0;
   /**
-   * After every frame queued for the host (an event, a comment, a `retry:`, a raw run, an
-   * id-only block's token): records {@link deliveredCount} on a bounded stream; sets the
-   * undelivered count back to 0 on the others (sse-undelivered.ts).
+   * After every frame queued for the host (an event, a raw run, an id-only block's token):
+   * records {@link deliveredCount} on a bounded stream; sets the undelivered count back to 0
+   * on the others (sse-undelivered.ts).
    */
   const framed = (): void => {
     if (cumulative !== undefined) deliveredCount = tokenCount();
     else undelivered!.delivered();
+  };
+  /**
+   * {@link framed} for a comment or `retry:` frame, `frame` as written: on a stream without a
+   * total it only lowers the undelivered count, by a multiple of its bytes (sse-undelivered.ts
+   * UNDELIVERED_FIELD_FRAME_CREDIT: a `:\n` every so many bytes reset it, review of e72ea9d).
+   */
+  const framedField = (frame: string): void => {
+    if (cumulative !== undefined) deliveredCount = tokenCount();
+    else undelivered!.forwardedField(Buffer.byteLength(frame));
   };
   /** The count a resume from the token {@link hostEventId} minted last starts from. */
   let mintedResumeCount = 0;
@@ -938,7 +949,7 @@ export async function handleSseBody(
   const sendEncodedFrame = (frame: string, outBytes: number): void => {
     if (!chargeEncoding(outBytes)) return;
     batch.frame(frame);
-    framed();
+    framedField(frame);
   };
 
   /** True from a per-event cap breach (an endless line) to the next event boundary (see `take`). */
@@ -1222,9 +1233,24 @@ export async function handleSseBody(
    * bounded stream never gets here skipping (its breach answered it).
    */
   const take = (chunk: Buffer, start: number, end: number, atBoundary: boolean, blockEnd = atBoundary): boolean => {
+    if (undelivered !== undefined && !skippingToBoundary) {
+      // A stream without a total: a piece ends at each comment or `retry:` line's end, so that
+      // its frame lowers the undelivered count by the bytes through its own line only, not by
+      // those after it in the range (sse-frame-lines.ts; review of e72ea9d: whole, a block's
+      // bytes after a comment line were forgiven, cut after that line they were not).
+      for (const cut of frameLineEnds(chunk, start, end, lines.heldHead(FRAME_LINE_HEAD_BYTES))) {
+        if (cut === end) break;
+        if (!takeCounted(chunk, start, cut, false, false)) return false;
+        start = cut;
+      }
+    }
+    return takeCounted(chunk, start, end, atBoundary, blockEnd);
+  };
+  /** `take` for a range that holds no comment or `retry:` line's end before its own end, on a stream without a total. */
+  const takeCounted = (chunk: Buffer, start: number, end: number, atBoundary: boolean, blockEnd: boolean): boolean => {
     // A range that would take the undelivered count past its limit: taken up to the limit point (sse-undelivered.ts).
     if (undelivered !== undefined && end - start > undelivered.room) {
-      return undelivered.takeUpToLimit(start, end, (from, to, last) => take(chunk, from, to, last && atBoundary, last && blockEnd), endUndelivered);
+      return undelivered.takeUpToLimit(start, end, (from, to, last) => takeCounted(chunk, from, to, last && atBoundary, last && blockEnd), endUndelivered);
     }
     earn(end - start);
     if (cumulative) {
@@ -1496,7 +1522,9 @@ export async function handleSseBody(
    */
   const takeSimple = (chunk: Buffer, start: number, end: number, kind: SimpleBlockKind): boolean => {
     const bytes = end - start;
-    earn(bytes);
+    // A comment's frame lowers the undelivered count through its line; the blank line counts after it (as `take`'s pieces).
+    const afterFrame = kind === ID_ONLY || undelivered === undefined ? 0 : 1;
+    earn(bytes - afterFrame);
     if (cumulative !== undefined) {
       cumulative.take(bytes + (lfDebt ? 1 : 0));
       lfDebt = false;
@@ -1512,6 +1540,7 @@ export async function handleSseBody(
       const frame = canonical ? chunk.toString('latin1', start, end - 1) : encodeSseComment(chunk.toString('latin1', value, end - 2));
       sendEncodedFrame(frame, cumulative === undefined ? 0 : frame.length);
     }
+    earn(afterFrame);
     room = 0;
     return !exchange.finished;
   };

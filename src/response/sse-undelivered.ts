@@ -20,13 +20,25 @@
  *   it is parsed: a range handed to the parser (`take`), a run of blocks forwarded as the
  *   seller's bytes, an id-only block read from its bytes, bytes held for an event that spans
  *   chunks.
- * - Set back to 0 ({@link delivered}): when the stage queues a frame for the host (an event,
- *   a comment, a `retry:` line, a raw-forwarded run, a pending id's token): any byte
- *   forwarded to the host. Heartbeat comments (`: keepalive`) are forwarded on these streams,
- *   so they count as delivered. A frame clears the whole piece the stage was parsing when it
- *   was queued: the stage takes the parsed blocks of these streams one at a time, so an
- *   event's own block is cleared with it and the next block counts from its first byte; a
- *   comment line inside a block clears that block's bytes in its chunk.
+ * - Set back to 0 ({@link delivered}): when the stage queues an event, a raw-forwarded run of
+ *   events or a pending id's token for the host. The stage takes the parsed blocks of these
+ *   streams one at a time, so an event's own block is cleared with it and the next block
+ *   counts from its first byte.
+ * - Lowered ({@link forwardedField}): when it queues a comment or a `retry:` frame (frames
+ *   that carry no event data), by {@link UNDELIVERED_FIELD_FRAME_CREDIT} (64) x the frame's
+ *   bytes as written, to 0 at least. Heartbeats (`: keepalive`, 12 bytes out, 13 in) forgive
+ *   768 bytes each: a stream of them alone, or between events, never ends. A seller's tiny
+ *   comments can no longer keep the gateway decoding for nothing: a `:\n` forgives 128 bytes,
+ *   so junk with one every N > 128 bytes reaches the limit, and below that the host receives a
+ *   byte per 64 decoded. Before, any frame reset the count: a `:\n` every limit bytes kept a
+ *   deflate-coded stream decoding ~1000:1 for nothing without end (a review of e72ea9d:
+ *   test/regressions/get-stream-tiny-comments-reset-undelivered.test.ts). The stage ends its
+ *   pieces at the end of each comment or `retry` line on these streams (sse-frame-lines.ts),
+ *   so such a frame lowers the count through its own line and the bytes after it count on,
+ *   however the seller's bytes were cut (before, the frame cleared the whole piece it was
+ *   parsed in: a comment line inside a block sent whole forgave the block's bytes after it,
+ *   cut after that line it did not: test/unit/sse-undelivered-cuts.test.ts); a comment-only
+ *   block's blank line counts after its frame.
  * - What it leaves counted: events dropped (a JSON-RPC response on the GET stream,
  *   `get_stream_response`; a breach's drop: `sse_event`, `json_depth`, `json_nodes`; data
  *   naming no kind of message), the bytes skipped of an event over the per-event cap, lines
@@ -37,7 +49,7 @@
  *   END_REASONS; the host resumes with Last-Event-ID, a pending id's token written first).
  *   The stage parses a range that crosses it only up to the limit point
  *   ({@link UndeliveredBytes.takeUpToLimit}): an event or comment completed there still goes
- *   out and the count starts again from 0 with the rest of the range; nothing past the limit
+ *   out and the count starts again (or is lowered) with the rest of the range; nothing past the limit
  *   point is parsed otherwise. So where the
  *   stream ends does not depend on how the seller's bytes were cut into chunks.
  *
@@ -50,10 +62,11 @@
  * (test/regressions/get-stream-undelivered-bytes-unbounded.test.ts). This count replaces that
  * allowance: what an over-cap event skips is counted here with the rest, from the last byte
  * delivered. A seller may still keep the gateway decoding for as long as it delivers
- * something every `limit` bytes: the host then receives bytes, which is what these streams
- * are for, and `sse_idle_timeout_ms` bounds its silence.
+ * an event every `limit` bytes, or comments of 1/64 of what it sends: the host then receives
+ * bytes, which is what these streams are for, and `sse_idle_timeout_ms` bounds its silence.
  *
- * Cost: an addition per range the stage takes, a store per frame.
+ * Cost: an addition per range the stage takes, a store per frame; on these streams a search
+ * for the line breaks of each parsed range (sse-frame-lines.ts).
  */
 export class UndeliveredBytes {
   /** Decoded bytes counted since the last frame queued for the host, 0 ..= the limit. */
@@ -80,16 +93,24 @@ export class UndeliveredBytes {
     this.count += n;
   }
 
-  /** A frame was queued for the host: the count starts again. */
+  /** An event, a raw-forwarded run of events or a pending id's token was queued for the host: the count starts again. */
   delivered(): void {
     this.count = 0;
+  }
+
+  /**
+   * A comment or `retry:` frame of `frameBytes` (its bytes as written to the host) was queued:
+   * the count is lowered by {@link UNDELIVERED_FIELD_FRAME_CREDIT} x those bytes, to 0 at least.
+   */
+  forwardedField(frameBytes: number): void {
+    this.count = Math.max(0, this.count - UNDELIVERED_FIELD_FRAME_CREDIT * frameBytes);
   }
 
   /**
    * Takes the range `[start, end)`, which holds more than {@link room}, in pieces through
    * `takePiece(from, to, last)` (the stage's `take`, which counts the piece before parsing it;
    * `last`: the piece ends the range): the bytes up to the limit point first; when they gave
-   * the host a frame (the count is 0 again) the rest follows, in turn, else `atLimit` is
+   * the host a frame (the count is below the limit again) the rest follows, in turn, else `atLimit` is
    * called (the stage ends the stream) and nothing past the limit point is taken. False once
    * a piece returns false or the limit is reached. Each turn takes at least one byte unless
    * the count is at the limit, which ends it: at most `end - start` turns.
@@ -109,3 +130,11 @@ export class UndeliveredBytes {
     return takePiece(from, end, true);
   }
 }
+
+/**
+ * Undelivered bytes a comment or `retry:` frame forgives per byte of it written to the host
+ * (module doc, "Lowered"): 64, so that a seller's heartbeats (`: keepalive`, 768 bytes
+ * forgiven for the 12 bytes written) never end a stream, while what a seller's tiny comments keep the
+ * gateway decoding is at most 64 bytes per byte the host receives.
+ */
+export const UNDELIVERED_FIELD_FRAME_CREDIT = 64;

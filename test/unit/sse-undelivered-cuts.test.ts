@@ -14,7 +14,9 @@
  * get-stream-event-at-cap-ends-stream.test.ts). So each run of undelivered blocks starts with
  * a pad: a block of unknown-field lines of exactly that cap's bytes, after which the run has
  * `max_response_bytes` of room, as it had before the cap was added. Within the pads only their
- * edges and a stride are cut (their lines are all alike).
+ * edges and a stride are cut (their lines are all alike). A comment only lowers the count
+ * (64 x its frame's bytes: sse-undelivered.ts UNDELIVERED_FIELD_FRAME_CREDIT), so the comments
+ * before pads are followed by a notification, which sets it to 0.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
@@ -45,6 +47,7 @@ const streamFor = (limit: number): { stream: Buffer; pads: Array<[number, number
     `data: ${response(5, 10)}\n\n`,
     'x: junk\nx: more junk\n\n',
     ': ping\n\n',
+    note(3),
     padText,
     `event: message\ndata: ${response(6, 120)}\n\n`,
     'id: b\n\n',
@@ -52,6 +55,7 @@ const streamFor = (limit: number): { stream: Buffer; pads: Array<[number, number
     padText,
     `data: ${response(7, 40)}\r\n\r\n`,
     ': cr\r\r',
+    note(4),
     padText,
     'id: c\r\r',
     `data: ${response(8, 60)}\n\n`,
@@ -105,3 +109,38 @@ test('the limit counts from the last frame: the same stream with a limit past it
   const run = await runCut(100_000, [Buffer.from(stream.toString('latin1').replace(/(x: endless\n)+$/, ''), 'latin1')]);
   assert.deepEqual([run.exchange.outcome, run.drops.length], ['ok', 4]);
 });
+
+/**
+ * A comment or `retry:` line in the middle of a block (review of e72ea9d, flaw 1): its frame
+ * clears the count only through its own line. Before, the stage counted the whole range it
+ * parsed first, and the frame set the count to 0 with the bytes after that line in the range:
+ * sent whole, the block's `x:` lines after the comment were forgiven and note 2 went out; cut
+ * right after the comment, they were counted and the stream ended before note 2.
+ * The block: a 60-byte `x:` line, the frame's line, then `x:` lines of `after` bytes and the
+ * blank line; then note 2. After the frame's line the count holds `after` + 1 + note 2's
+ * bytes: at the limit note 2 goes out, one byte more and the stream ends before it.
+ */
+const IN_BLOCK_LIMIT = 120;
+/** The undelivered limit at `max_response_bytes` IN_BLOCK_LIMIT (max_sse_event_bytes unset: equal to it). */
+const IN_BLOCK_ROOM = 2 * IN_BLOCK_LIMIT + SSE_PENDING_SLACK_BYTES;
+const inBlockStream = (frameLine: string, after: number): { stream: Buffer; pads: Array<[number, number]> } => {
+  const head = note(1) + `x: ${'a'.repeat(56)}\n` + frameLine;
+  const lines = pad(after + 1).slice(0, -1);
+  assert.equal(lines.length, after);
+  return { stream: Buffer.from(head + lines + '\n' + note(2)), pads: [[head.length, head.length + after]] };
+};
+for (const [name, frameLine, frame] of [
+  ['a comment', ': c\n', ': c\n'],
+  ['a retry: line', 'retry: 1000\n', 'retry: 1000\n\n'],
+] as const) {
+  for (const over of [0, 1]) {
+    const after = IN_BLOCK_ROOM - 1 - note(2).length + over;
+    test(`${name} in the middle of a block clears the count through its own line only, ${over === 0 ? 'at' : 'one byte past'} the limit: the same end at every cut`, async () => {
+      const { stream, pads } = inBlockStream(frameLine, after);
+      const expected = JSON.stringify(over === 0 ? { body: note(1) + frame + note(2), outcome: 'ok' } : { body: note(1) + frame, outcome: 'resumable_end', reason: 'sse_undelivered' });
+      const brief = (run: StageRun): string => JSON.stringify({ body: run.body, outcome: run.exchange.outcome, reason: run.exchange.reason });
+      assert.equal(brief(await runCut(IN_BLOCK_LIMIT, [stream])), expected, 'whole');
+      for (const at of cutPoints(stream.length, pads)) assert.equal(brief(await runCut(IN_BLOCK_LIMIT, cut(stream, [at]))), expected, `cut at ${at}`);
+    });
+  }
+}
