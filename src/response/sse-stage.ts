@@ -488,23 +488,19 @@ export async function handleSseBody(
    */
   let deliveredCount = 0;
   /**
-   * After every frame queued for the host (an event, a raw run, an id-only block's token):
-   * records {@link deliveredCount} on a bounded stream; sets the undelivered count back to 0
-   * on the others (sse-undelivered.ts).
+   * After every frame queued for the host (an event, a raw run, an id-only block's token, a
+   * comment, a `retry:` line): records {@link deliveredCount} on a bounded stream; on the others
+   * lowers the undelivered count by a multiple of `bytes`, what the frame carries to the host
+   * (an event's data, a raw run's bytes, a token's, a comment or `retry:` frame as written:
+   * sse-undelivered.ts UNDELIVERED_FRAME_CREDIT; a `:\n` or an empty event every so many bytes
+   * reset it: review of e72ea9d, hostile trial 40, F1). Callers on a bounded stream may pass 0.
    */
-  const framed = (): void => {
+  const framed = (bytes: number): void => {
     if (cumulative !== undefined) deliveredCount = tokenCount();
-    else undelivered!.delivered();
+    else undelivered!.forwarded(bytes);
   };
-  /**
-   * {@link framed} for a comment or `retry:` frame, `frame` as written: on a stream without a
-   * total it only lowers the undelivered count, by a multiple of its bytes (sse-undelivered.ts
-   * UNDELIVERED_FIELD_FRAME_CREDIT: a `:\n` every so many bytes reset it, review of e72ea9d).
-   */
-  const framedField = (frame: string): void => {
-    if (cumulative !== undefined) deliveredCount = tokenCount();
-    else undelivered!.forwardedField(Buffer.byteLength(frame));
-  };
+  /** {@link framed} for a comment or `retry:` frame, `frame` as written. */
+  const framedField = (frame: string): void => framed(undelivered === undefined ? 0 : Buffer.byteLength(frame));
   /** The count a resume from the token {@link hostEventId} minted last starts from. */
   let mintedResumeCount = 0;
 
@@ -804,7 +800,8 @@ export async function handleSseBody(
     // serialized has none; a splice keeps the seller's), so it is passed on only when it is that data.
     if (out !== undefined) batch.eventBytes({ id, event }, out, out === sellerData ? dataLines : undefined);
     else batch.event({ id, event, data: data! }, dataLines);
-    framed();
+    // The data's bytes (UTF-16 units for a string: no more than its bytes), only where counted.
+    framed(undelivered === undefined ? 0 : out !== undefined ? out.length : data!.length);
     // The responses it holds are the host's now (written before any later error event).
     batchAnswers?.delivered();
     if (id !== undefined && id !== '') {
@@ -1053,7 +1050,7 @@ export async function handleSseBody(
     pendingId = undefined;
     if (out === undefined || exchange.finished) return;
     batch.frame(encodeSseIdOnly(out));
-    framed();
+    framed(out.length);
     if (out !== '') exchange.lastEventIdSent = out;
   };
   /**
@@ -1481,7 +1478,7 @@ export async function handleSseBody(
           cumulative?.take(bytes);
           earn(bytes);
           batch.raw(chunk, segmentStart, end);
-          framed();
+          framed(bytes);
           lines.passedRaw();
         }
       } else if ((simple = simpleBlock(chunk, segmentStart, end)) !== NOT_SIMPLE && takeSimpleReady(end - segmentStart)) {

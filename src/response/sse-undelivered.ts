@@ -20,25 +20,26 @@
  *   it is parsed: a range handed to the parser (`take`), a run of blocks forwarded as the
  *   seller's bytes, an id-only block read from its bytes, bytes held for an event that spans
  *   chunks.
- * - Set back to 0 ({@link delivered}): when the stage queues an event, a raw-forwarded run of
- *   events or a pending id's token for the host. The stage takes the parsed blocks of these
- *   streams one at a time, so an event's own block is cleared with it and the next block
- *   counts from its first byte.
- * - Lowered ({@link forwardedField}): when it queues a comment or a `retry:` frame (frames
- *   that carry no event data), by {@link UNDELIVERED_FIELD_FRAME_CREDIT} (64) x the frame's
- *   bytes as written, to 0 at least. Heartbeats (`: keepalive`, 12 bytes out, 13 in) forgive
- *   768 bytes each: a stream of them alone, or between events, never ends. A seller's tiny
- *   comments can no longer keep the gateway decoding for nothing: a `:\n` forgives 128 bytes,
- *   so junk with one every N > 128 bytes reaches the limit, and below that the host receives a
- *   byte per 64 decoded. Before, any frame reset the count: a `:\n` every limit bytes kept a
- *   deflate-coded stream decoding ~1000:1 for nothing without end (a review of e72ea9d:
- *   test/regressions/get-stream-tiny-comments-reset-undelivered.test.ts). The stage ends its
+ * - Lowered ({@link forwarded}): whenever the stage queues a frame for the host, by
+ *   {@link UNDELIVERED_FRAME_CREDIT} (64) x what the frame carries, to 0 at least: an event's
+ *   data bytes (its `event:`/`id:` lines not counted), a raw-forwarded run of events' bytes, a
+ *   pending id's token, a comment or `retry:` frame as written. So the gateway decodes at most
+ *   64 bytes for nothing per byte it forwards, plus the limit: a seller's tiny frames cannot
+ *   keep it decoding without end. Heartbeats (`: keepalive`, 12 bytes out, 13 in) forgive 768
+ *   bytes each: a stream of them alone, or between events, never ends; an event of 1 KiB
+ *   forgives 64 KiB. Before, any frame reset the count: a `:\n` (a review of e72ea9d:
+ *   test/regressions/get-stream-tiny-comments-reset-undelivered.test.ts), a `retry:` line or
+ *   an event with empty data (`data:\n\n`, hostile trial 40, F1: 4 MiB of deflated junk per
+ *   2 bytes sent, 419 MB decoded in 8 s for 200 bytes;
+ *   test/regressions/get-stream-empty-events-reset-undelivered.test.ts) every limit bytes kept a
+ *   deflate-coded stream decoding ~1000:1 for nothing without end. The stage ends its
  *   pieces at the end of each comment or `retry` line on these streams (sse-frame-lines.ts),
  *   so such a frame lowers the count through its own line and the bytes after it count on,
  *   however the seller's bytes were cut (before, the frame cleared the whole piece it was
  *   parsed in: a comment line inside a block sent whole forgave the block's bytes after it,
  *   cut after that line it did not: test/unit/sse-undelivered-cuts.test.ts); a comment-only
- *   block's blank line counts after its frame.
+ *   block's blank line counts after its frame. The stage takes the parsed blocks of these
+ *   streams one at a time, so an event's frame lowers the count by its block's bytes too.
  * - What it leaves counted: events dropped (a JSON-RPC response on the GET stream,
  *   `get_stream_response`; a breach's drop: `sse_event`, `json_depth`, `json_nodes`; data
  *   naming no kind of message), the bytes skipped of an event over the per-event cap, lines
@@ -93,17 +94,13 @@ export class UndeliveredBytes {
     this.count += n;
   }
 
-  /** An event, a raw-forwarded run of events or a pending id's token was queued for the host: the count starts again. */
-  delivered(): void {
-    this.count = 0;
-  }
-
   /**
-   * A comment or `retry:` frame of `frameBytes` (its bytes as written to the host) was queued:
-   * the count is lowered by {@link UNDELIVERED_FIELD_FRAME_CREDIT} x those bytes, to 0 at least.
+   * A frame carrying `bytes` to the host was queued (an event's data, a raw-forwarded run of
+   * events, a pending id's token, a comment or `retry:` frame as written): the count is lowered
+   * by {@link UNDELIVERED_FRAME_CREDIT} x those bytes, to 0 at least.
    */
-  forwardedField(frameBytes: number): void {
-    this.count = Math.max(0, this.count - UNDELIVERED_FIELD_FRAME_CREDIT * frameBytes);
+  forwarded(bytes: number): void {
+    this.count = Math.max(0, this.count - UNDELIVERED_FRAME_CREDIT * bytes);
   }
 
   /**
@@ -132,9 +129,9 @@ export class UndeliveredBytes {
 }
 
 /**
- * Undelivered bytes a comment or `retry:` frame forgives per byte of it written to the host
- * (module doc, "Lowered"): 64, so that a seller's heartbeats (`: keepalive`, 768 bytes
- * forgiven for the 12 bytes written) never end a stream, while what a seller's tiny comments keep the
- * gateway decoding is at most 64 bytes per byte the host receives.
+ * Undelivered bytes a frame forgives per byte it carries to the host (module doc, "Lowered"):
+ * 64, so that a seller's heartbeats (`: keepalive`, 768 bytes forgiven for the 12 bytes
+ * written) never end a stream, while what a seller's tiny frames keep the gateway decoding is
+ * at most 64 bytes per byte the host receives.
  */
-export const UNDELIVERED_FIELD_FRAME_CREDIT = 64;
+export const UNDELIVERED_FRAME_CREDIT = 64;

@@ -7,8 +7,9 @@
  * receiving 2 bytes per `limit` decoded.
  *
  * Now: a comment or `retry:` frame (a frame the gateway forwards with no event data) lowers
- * the count by UNDELIVERED_FIELD_FRAME_CREDIT (64) x its own bytes, floored at 0; events, raw
- * runs and pending ids' tokens still set it to 0. So a `:\n` forgives 128 bytes.
+ * the count by UNDELIVERED_FRAME_CREDIT (64) x its own bytes, floored at 0 (events, raw runs
+ * and pending ids' tokens by 64 x what they carry: get-stream-empty-events-reset-undelivered).
+ * So a `:\n` forgives 128 bytes.
  *
  * Input: a raw seller on 127.0.0.1 through the real gateway, a host reading with fetch;
  * max_response_bytes 10,000 (max_sse_event_bytes unset: the limit is 2 x 10,000 + 65,536).
@@ -33,7 +34,7 @@ import { TEST_TIMEOUT_MS, withTimeout } from '../helpers/timeout.js';
 import { startRawSeller } from '../support/raw-seller.js';
 import { startObservedGateway, type LogLine } from '../support/hostile-seller.js';
 import { SSE_PENDING_SLACK_BYTES } from '../../src/response/sse-stage.js';
-import { UNDELIVERED_FIELD_FRAME_CREDIT } from '../../src/response/sse-undelivered.js';
+import { UNDELIVERED_FRAME_CREDIT } from '../../src/response/sse-undelivered.js';
 
 const MAX_RESPONSE_BYTES = 10_000;
 const LIMIT = 2 * MAX_RESPONSE_BYTES + SSE_PENDING_SLACK_BYTES;
@@ -58,7 +59,7 @@ type Case = keyof typeof BODIES;
 const junkModel = (): { comments: number; decodedThrough: number } => {
   let count = 0;
   let comments = 0;
-  for (; comments < UNITS && count + UNIT.length <= LIMIT; comments++) count = Math.max(0, count + UNIT.length - UNDELIVERED_FIELD_FRAME_CREDIT * 2);
+  for (; comments < UNITS && count + UNIT.length <= LIMIT; comments++) count = Math.max(0, count + UNIT.length - UNDELIVERED_FRAME_CREDIT * 2);
   return { comments, decodedThrough: FIRST.length + comments * UNIT.length + (LIMIT - count) };
 };
 

@@ -15,7 +15,7 @@
  * a pad: a block of unknown-field lines of exactly that cap's bytes, after which the run has
  * `max_response_bytes` of room, as it had before the cap was added. Within the pads only their
  * edges and a stride are cut (their lines are all alike). A comment only lowers the count
- * (64 x its frame's bytes: sse-undelivered.ts UNDELIVERED_FIELD_FRAME_CREDIT), so the comments
+ * (64 x its frame's bytes: sse-undelivered.ts UNDELIVERED_FRAME_CREDIT), so the comments
  * before pads are followed by a notification, which sets it to 0.
  */
 import assert from 'node:assert/strict';

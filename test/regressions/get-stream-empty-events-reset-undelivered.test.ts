@@ -1,0 +1,96 @@
+/**
+ * Reported failure (hostile trial 40, F1, Medium): on the standalone GET stream, every event
+ * queued for the host set the undelivered count (src/response/sse-undelivered.ts) back to 0,
+ * an event with empty data as much as any: a seller sending 4 MiB minus 100 bytes of
+ * unknown-field lines then `data:\n\n`, deflate-coded, made 885,408 wire bytes decode to
+ * 419,420,600 in 8 s (6.8 s of the gateway's CPU) for 200 bytes to the host, and the MCP SDK
+ * client reconnected after every plain end, without end. (A `:\n` comment or a `retry:` line
+ * did the same: get-stream-tiny-comments-reset-undelivered.test.ts.)
+ *
+ * Now every frame lowers the count by UNDELIVERED_FRAME_CREDIT (64) x what it carries to the
+ * host (an event's data bytes): an event with empty data forgives nothing.
+ *
+ * Input: a raw seller on 127.0.0.1 through the real gateway, a host reading with fetch;
+ * max_response_bytes 10,000 (max_sse_event_bytes unset: the limit is 2 x 10,000 + 65,536),
+ * deflate-coded bodies:
+ * - empty-events: a notification, then 2,000 units of a 998-byte `x:` line and `data:` and a
+ *   blank line (an event with empty data);
+ * - control, junk-between-events: 2,000 units of the same `x:` line and a notification (~80
+ *   data bytes, which forgive ~5 KB).
+ * Expected: empty-events ends (`resumable_end`, `sse_undelivered`) at the exact point the
+ * model gives (each unit adds its bytes, the unit that would pass the limit is not taken);
+ * the control goes to the seller's end (`ok`), every notification delivered.
+ * Before the fix: empty-events went on to the seller's end (outcome `ok`).
+ */
+import assert from 'node:assert/strict';
+import { deflateSync } from 'node:zlib';
+import { describe, test } from 'node:test';
+import { agentsYaml } from '../helpers/gateway.js';
+import { useSellerAndGateway } from '../helpers/stack.js';
+import { TEST_TIMEOUT_MS, withTimeout } from '../helpers/timeout.js';
+import { startRawSeller } from '../support/raw-seller.js';
+import { startObservedGateway, type LogLine } from '../support/hostile-seller.js';
+import { SSE_PENDING_SLACK_BYTES } from '../../src/response/sse-stage.js';
+import { UNDELIVERED_FRAME_CREDIT } from '../../src/response/sse-undelivered.js';
+
+const MAX_RESPONSE_BYTES = 10_000;
+const LIMIT = 2 * MAX_RESPONSE_BYTES + SSE_PENDING_SLACK_BYTES;
+/** One read of the gateway past the limit point, at most. */
+const READ = 65_536;
+
+const note = (n: number): string => `data: {"jsonrpc":"2.0","method":"notifications/message","params":{"n":${n}}}\n\n`;
+const FIRST = note(0);
+const JUNK_LINE = `x: ${'a'.repeat(994)}\n`;
+const UNIT = JUNK_LINE + 'data:\n\n';
+const UNITS = 2_000;
+
+const BODIES = {
+  'empty-events': FIRST + UNIT.repeat(UNITS),
+  'junk-between-events': Array.from({ length: UNITS }, (_, k) => JUNK_LINE + note(k + 1)).join(''),
+} as const;
+type Case = keyof typeof BODIES;
+
+/** The empty-events stream's end by the count's rules: the events delivered, and the decoded bytes up to the limit point. */
+const model = (): { events: number; decodedThrough: number } => {
+  let count = 0;
+  let events = 0;
+  for (; events < UNITS && count + UNIT.length <= LIMIT; events++) count = Math.max(0, count + UNIT.length - UNDELIVERED_FRAME_CREDIT * 0);
+  return { events, decodedThrough: FIRST.length + events * UNIT.length + (LIMIT - count) };
+};
+const stack = useSellerAndGateway(
+  () =>
+    startRawSeller((req, res) => {
+      const kind = new URL(req.url, 'http://x').searchParams.get('case') as Case;
+      res.writeHead(200, { 'content-type': 'text/event-stream', 'content-encoding': 'deflate' });
+      res.end(deflateSync(BODIES[kind]));
+    }),
+  (seller) =>
+    startObservedGateway(agentsYaml(Object.fromEntries(Object.keys(BODIES).map((kind) => [kind, { url: `${seller.url}?case=${kind}`, max_response_bytes: MAX_RESPONSE_BYTES }])))),
+);
+
+const readStream = async (agent: Case): Promise<string> => {
+  const res = await fetch(stack.gateway.agentUrl(agent), { headers: { accept: 'text/event-stream' } });
+  assert.equal(res.status, 200);
+  return withTimeout(res.text(), 10_000, `the ${agent} stream`);
+};
+const exchangeLine = (agent: Case): Promise<LogLine> => stack.gateway.waitForLine((l) => l.msg === 'exchange' && l.agent === agent, 5_000);
+
+describe('get-stream-empty-events-reset-undelivered (hostile trial 40, F1)', { timeout: TEST_TIMEOUT_MS }, () => {
+  test('junk with an empty event every 1,000 bytes, deflate: ends with sse_undelivered at the exact point', async () => {
+    const { events, decodedThrough } = model();
+    assert.equal(events, 85);
+    const text = await readStream('empty-events');
+    assert.equal(text, FIRST + 'data: \n\n'.repeat(events));
+    const line = await exchangeLine('empty-events');
+    assert.deepEqual([line.outcome, line.reason], ['resumable_end', 'sse_undelivered'], JSON.stringify(line));
+    const decoded = line.bytes_decoded as number;
+    assert.ok(decoded >= decodedThrough && decoded <= decodedThrough + READ, `bytes_decoded ${decoded}, the limit point at ${decodedThrough}`);
+  });
+
+  test('control: the same junk between notifications never ends the stream', async () => {
+    const text = await readStream('junk-between-events');
+    assert.equal(text, Array.from({ length: UNITS }, (_, k) => note(k + 1)).join(''));
+    const line = await exchangeLine('junk-between-events');
+    assert.deepEqual([line.outcome, line.reason], ['ok', null]);
+  });
+});
