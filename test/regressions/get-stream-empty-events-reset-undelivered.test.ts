@@ -23,13 +23,9 @@
  * Before the fix: empty-events went on to the seller's end (outcome `ok`).
  */
 import assert from 'node:assert/strict';
-import { deflateSync } from 'node:zlib';
 import { describe, test } from 'node:test';
-import { agentsYaml } from '../helpers/gateway.js';
-import { useSellerAndGateway } from '../helpers/stack.js';
-import { TEST_TIMEOUT_MS, withTimeout } from '../helpers/timeout.js';
-import { startRawSeller } from '../support/raw-seller.js';
-import { startObservedGateway, type LogLine } from '../support/hostile-seller.js';
+import { TEST_TIMEOUT_MS } from '../helpers/timeout.js';
+import { useDeflateGetStreams } from '../helpers/deflate-get-streams.js';
 import { SSE_PENDING_SLACK_BYTES } from '../../src/response/sse-stage.js';
 import { UNDELIVERED_FRAME_CREDIT } from '../../src/response/sse-undelivered.js';
 
@@ -48,7 +44,6 @@ const BODIES = {
   'empty-events': FIRST + UNIT.repeat(UNITS),
   'junk-between-events': Array.from({ length: UNITS }, (_, k) => JUNK_LINE + note(k + 1)).join(''),
 } as const;
-type Case = keyof typeof BODIES;
 
 /** The empty-events stream's end by the count's rules: the events delivered, and the decoded bytes up to the limit point. */
 const model = (): { events: number; decodedThrough: number } => {
@@ -57,23 +52,7 @@ const model = (): { events: number; decodedThrough: number } => {
   for (; events < UNITS && count + UNIT.length <= LIMIT; events++) count = Math.max(0, count + UNIT.length - UNDELIVERED_FRAME_CREDIT * 0);
   return { events, decodedThrough: FIRST.length + events * UNIT.length + (LIMIT - count) };
 };
-const stack = useSellerAndGateway(
-  () =>
-    startRawSeller((req, res) => {
-      const kind = new URL(req.url, 'http://x').searchParams.get('case') as Case;
-      res.writeHead(200, { 'content-type': 'text/event-stream', 'content-encoding': 'deflate' });
-      res.end(deflateSync(BODIES[kind]));
-    }),
-  (seller) =>
-    startObservedGateway(agentsYaml(Object.fromEntries(Object.keys(BODIES).map((kind) => [kind, { url: `${seller.url}?case=${kind}`, max_response_bytes: MAX_RESPONSE_BYTES }])))),
-);
-
-const readStream = async (agent: Case): Promise<string> => {
-  const res = await fetch(stack.gateway.agentUrl(agent), { headers: { accept: 'text/event-stream' } });
-  assert.equal(res.status, 200);
-  return withTimeout(res.text(), 10_000, `the ${agent} stream`);
-};
-const exchangeLine = (agent: Case): Promise<LogLine> => stack.gateway.waitForLine((l) => l.msg === 'exchange' && l.agent === agent, 5_000);
+const { readStream, exchangeLine } = useDeflateGetStreams(BODIES, MAX_RESPONSE_BYTES);
 
 describe('get-stream-empty-events-reset-undelivered (hostile trial 40, F1)', { timeout: TEST_TIMEOUT_MS }, () => {
   test('junk with an empty event every 1,000 bytes, deflate: ends with sse_undelivered at the exact point', async () => {

@@ -26,13 +26,9 @@
  * Before the fix: junk went on to the seller's end (outcome `ok`, 2,000 comments).
  */
 import assert from 'node:assert/strict';
-import { deflateSync } from 'node:zlib';
 import { describe, test } from 'node:test';
-import { agentsYaml } from '../helpers/gateway.js';
-import { useSellerAndGateway } from '../helpers/stack.js';
-import { TEST_TIMEOUT_MS, withTimeout } from '../helpers/timeout.js';
-import { startRawSeller } from '../support/raw-seller.js';
-import { startObservedGateway, type LogLine } from '../support/hostile-seller.js';
+import { TEST_TIMEOUT_MS } from '../helpers/timeout.js';
+import { useDeflateGetStreams } from '../helpers/deflate-get-streams.js';
 import { SSE_PENDING_SLACK_BYTES } from '../../src/response/sse-stage.js';
 import { UNDELIVERED_FRAME_CREDIT } from '../../src/response/sse-undelivered.js';
 
@@ -53,7 +49,6 @@ const BODIES = {
   heartbeats: FIRST + HEARTBEAT.repeat(40_000),
   'heartbeats-between-events': Array.from({ length: 3_000 }, (_, k) => note(k + 1) + HEARTBEAT).join(''),
 } as const;
-type Case = keyof typeof BODIES;
 
 /** The junk stream's end by the count's rules: the comments delivered, and the decoded bytes up to the limit point. */
 const junkModel = (): { comments: number; decodedThrough: number } => {
@@ -63,23 +58,7 @@ const junkModel = (): { comments: number; decodedThrough: number } => {
   return { comments, decodedThrough: FIRST.length + comments * UNIT.length + (LIMIT - count) };
 };
 
-const stack = useSellerAndGateway(
-  () =>
-    startRawSeller((req, res) => {
-      const kind = new URL(req.url, 'http://x').searchParams.get('case') as Case;
-      res.writeHead(200, { 'content-type': 'text/event-stream', 'content-encoding': 'deflate' });
-      res.end(deflateSync(BODIES[kind]));
-    }),
-  (seller) =>
-    startObservedGateway(agentsYaml(Object.fromEntries(Object.keys(BODIES).map((kind) => [kind, { url: `${seller.url}?case=${kind}`, max_response_bytes: MAX_RESPONSE_BYTES }])))),
-);
-
-const readStream = async (agent: Case): Promise<string> => {
-  const res = await fetch(stack.gateway.agentUrl(agent), { headers: { accept: 'text/event-stream' } });
-  assert.equal(res.status, 200);
-  return withTimeout(res.text(), 10_000, `the ${agent} stream`);
-};
-const exchangeLine = (agent: Case): Promise<LogLine> => stack.gateway.waitForLine((l) => l.msg === 'exchange' && l.agent === agent, 5_000);
+const { readStream, exchangeLine } = useDeflateGetStreams(BODIES, MAX_RESPONSE_BYTES);
 
 describe('get-stream-tiny-comments-reset-undelivered (review of e72ea9d, flaw 2)', { timeout: TEST_TIMEOUT_MS }, () => {
   test('junk with a `:\\n` every 1,000 bytes, deflate: ends with sse_undelivered at the exact point', async () => {
