@@ -30,6 +30,7 @@
  * start a new session on a 404 (neither for the GET nor for a call): its calls fail 404 too,
  * and the host must connect again, as after any seller change that loses sessions.
  */
+import { until } from '../helpers/raw-stack.js';
 import assert from 'node:assert/strict';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -50,13 +51,6 @@ const SECRET = 'moved-agent-get-stream-given-up-0123456789abcdef';
 
 const yaml = (url: string): string => ['log_level: info', 'resume:', `  secret: ${SECRET}`, 'agents:', '  acme:', `    url: ${url}`, ''].join('\n');
 
-const until = async (check: () => boolean, what: string, ms = 5_000): Promise<void> => {
-  const deadline = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-};
 
 /** A gateway in front of `first`, with its config file and the reloader a SIGHUP runs. */
 async function gatewayWithFile(first: string): Promise<{ gw: ObservedGateway; moveTo(url: string): Promise<void>; close(): Promise<void> }> {
@@ -109,9 +103,9 @@ describe('moved-agent-get-stream-given-up', { timeout: TEST_TIMEOUT_MS }, () => 
       client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => void messages.push(String(n.params.data)));
       try {
         await withTimeout(client.connect(transport), undefined, 'connect');
-        await until(() => sellerA.openGetStreams() === 1, "the client's GET stream at seller A");
+        await until("the client's GET stream at seller A", () => sellerA.openGetStreams() === 1);
         assert.equal(await sellerA.notify('before the move'), 1);
-        await until(() => messages.includes('A: before the move'), "seller A's notification");
+        await until("seller A's notification", () => messages.includes('A: before the move'));
 
         const getsAtB = (): number => sellerB.requests.filter((r) => r.method === 'GET').length;
         await stack.moveTo(sellerB.url);
@@ -119,7 +113,7 @@ describe('moved-agent-get-stream-given-up', { timeout: TEST_TIMEOUT_MS }, () => 
         assert.equal(ended.outcome, 'resumable_end');
 
         // The client's resume, with its last token (seller A's), opens a GET stream at seller B.
-        await until(() => sellerB.openGetStreams() === 1 || errors.some((e) => e.startsWith('Maximum reconnection attempts')), "the client's GET stream at seller B");
+        await until("the client's GET stream at seller B", () => sellerB.openGetStreams() === 1 || errors.some((e) => e.startsWith('Maximum reconnection attempts')));
         assert.deepEqual(errors.filter((e) => e.startsWith('Maximum reconnection attempts')), [], 'the client did not give up its GET stream');
         assert.equal(sellerB.openGetStreams(), 1);
         assert.equal(getsAtB(), 1);
@@ -129,7 +123,7 @@ describe('moved-agent-get-stream-given-up', { timeout: TEST_TIMEOUT_MS }, () => 
         assert.equal(stack.gw.lines.some((l) => l.msg === 'exchange' && l.resume_url_moved === true), false);
 
         assert.equal(await sellerB.notify('after the move'), 1);
-        await until(() => messages.includes('B: after the move'), "seller B's notification");
+        await until("seller B's notification", () => messages.includes('B: after the move'));
         assert.deepEqual(messages, ['A: before the move', 'B: after the move']);
 
         // Calls go on, at seller B.
@@ -170,7 +164,7 @@ describe('moved-agent-get-stream-given-up', { timeout: TEST_TIMEOUT_MS }, () => 
         await withTimeout(client.connect(transport), undefined, 'connect');
         const session = transport.sessionId;
         assert.ok(session !== undefined);
-        await until(() => sellerA.requests.some((r) => r.method === 'GET'), "the client's GET stream at seller A");
+        await until("the client's GET stream at seller A", () => sellerA.requests.some((r) => r.method === 'GET'));
         // An event with an id on the GET stream, so the client holds a token of it.
         for (let i = 0; i < 100 && listChanged === 0; i++) {
           await sellerA.notifyToolListChanged();
@@ -179,7 +173,7 @@ describe('moved-agent-get-stream-given-up', { timeout: TEST_TIMEOUT_MS }, () => 
         assert.ok(listChanged > 0);
 
         await stack.moveTo(sellerB.url);
-        await until(() => sellerB.requests.some((r) => r.method === 'GET'), 'the resume at seller B');
+        await until('the resume at seller B', () => sellerB.requests.some((r) => r.method === 'GET'));
         const get = sellerB.requests.find((r) => r.method === 'GET')!;
         assert.equal(get.headers['last-event-id'], undefined);
         assert.equal(get.headers['mcp-session-id'], session);
@@ -187,7 +181,7 @@ describe('moved-agent-get-stream-given-up', { timeout: TEST_TIMEOUT_MS }, () => 
         assert.deepEqual({ status: line.status, upstream_status: line.upstream_status }, { status: 404, upstream_status: 404 });
 
         // The SDK 1.32 client retries the GET (each a 404), then gives it up; a call fails 404 too.
-        await until(() => errors.some((e) => e.startsWith('Maximum reconnection attempts')), 'the client giving up its GET stream');
+        await until('the client giving up its GET stream', () => errors.some((e) => e.startsWith('Maximum reconnection attempts')));
         await assert.rejects(client.callTool({ name: 'list_products' }), /Session not found/);
         assert.equal(transport.sessionId, session, 'no new session');
       } finally {

@@ -22,6 +22,7 @@
  * gets `Last-Event-ID: e<n>`). Control: a reload to `<seller>/elsewhere` still ends the stream
  * (`resumable_end`, `agent_url_changed`).
  */
+import { until } from '../helpers/raw-stack.js';
 import assert from 'node:assert/strict';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import http from 'node:http';
@@ -96,13 +97,6 @@ function openStream(url: string, headers: Record<string, string> = {}): Promise<
   );
 }
 
-const until = async (check: () => boolean, what: string): Promise<void> => {
-  const deadline = Date.now() + 5_000;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-};
 
 let seller: RawSeller;
 let gw: ObservedGateway;
@@ -141,10 +135,10 @@ const reconfiguredLines = (): unknown[] => gw.lines.filter((l) => l.msg === 'exc
 async function assertStreamSurvives(url: string): Promise<void> {
   const stream = await openStream(gw.agentUrl('acme'));
   streams.push(stream);
-  await until(() => stream.events() >= 2, 'events on the stream');
+  await until('events on the stream', () => stream.events() >= 2);
   await rewriteAndReload(file, yaml(url), reloader);
   const before = stream.events();
-  await until(() => stream.events() >= before + 3 || stream.isEnded(), 'more events on the stream, or its end');
+  await until('more events on the stream, or its end', () => stream.events() >= before + 3 || stream.isEnded());
   assert.equal(stream.isEnded(), false, `the stream ended at the reload to ${url}`);
   assert.deepEqual(reconfiguredLines(), [], 'no exchange line says the reload ended a stream');
   assert.equal(gw.app.gateway.openStreams, 1);
@@ -154,7 +148,7 @@ async function assertStreamSurvives(url: string): Promise<void> {
 async function assertTokenResumes(url: string): Promise<void> {
   const first = await openStream(gw.agentUrl('acme'));
   streams.push(first);
-  await until(() => first.events() >= 2, 'events on the stream');
+  await until('events on the stream', () => first.events() >= 2);
   first.close();
   const token = sseIds(first.text()).at(-1)!;
   const sellerIdOfToken = `e${sseIds(first.text()).length}`;
@@ -166,7 +160,7 @@ async function assertTokenResumes(url: string): Promise<void> {
   const body = status === 200 ? '' : await resumed.text();
   if (status === 200) await resumed.body?.cancel();
   assert.equal(status, 200, `the resume after the reload to ${url} was refused: ${body}`);
-  await until(() => seller.requests.length > gets, 'the resume at the seller');
+  await until('the resume at the seller', () => seller.requests.length > gets);
   assert.equal(seller.requests.at(-1)!.headers['last-event-id'], sellerIdOfToken);
 }
 
@@ -186,7 +180,7 @@ describe('reload-url-spelling-counts-as-moved', { timeout: TEST_TIMEOUT_MS }, ()
   test('control: a reload that really moves the agent still ends the stream, agent_url_changed', async () => {
     const stream = await openStream(gw.agentUrl('acme'));
     streams.push(stream);
-    await until(() => stream.events() >= 2, 'events on the stream');
+    await until('events on the stream', () => stream.events() >= 2);
     await rewriteAndReload(file, yaml(base.replace(/\/mcp$/, '/elsewhere')), reloader);
     await withTimeout(stream.ended, 5_000, 'the moved stream ends');
     const line = await gw.waitForLine((l) => l.msg === 'exchange' && l.agent === 'acme' && l.reason === 'agent_url_changed');

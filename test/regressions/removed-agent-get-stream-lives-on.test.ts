@@ -18,6 +18,7 @@
  * lines' outcome and reason as above; `kept` still receives events after them; a new GET to
  * `gone` gets 404.
  */
+import { until } from '../helpers/raw-stack.js';
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import { after, describe, test } from 'node:test';
@@ -69,13 +70,6 @@ function openStream(url: string): Promise<HostStream> {
   );
 }
 
-const until = async (check: () => boolean, what: string): Promise<void> => {
-  const deadline = Date.now() + 5_000;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-};
 
 describe('removed-agent-get-stream-lives-on', { timeout: TEST_TIMEOUT_MS }, () => {
   after(() => {
@@ -85,7 +79,7 @@ describe('removed-agent-get-stream-lives-on', { timeout: TEST_TIMEOUT_MS }, () =
   test("a reload ends the GET streams of an agent it removes or moves, resumable; a kept agent's stays open", async () => {
     const gw = stack.gateway;
     const [gone, moved, kept] = await Promise.all(['gone', 'moved', 'kept'].map((a) => openStream(gw.agentUrl(a))));
-    await until(() => gone!.events() >= 2 && moved!.events() >= 2 && kept!.events() >= 2, 'events on every stream');
+    await until('events on every stream', () => gone!.events() >= 2 && moved!.events() >= 2 && kept!.events() >= 2);
 
     const movedUrl = `${stack.seller.url}/elsewhere`;
     gw.app.gateway.setConfig(parseConfig(agentsYaml({ moved: movedUrl, kept: stack.seller.url }), { env: {} }));
@@ -98,7 +92,7 @@ describe('removed-agent-get-stream-lives-on', { timeout: TEST_TIMEOUT_MS }, () =
 
     // The kept stream goes on.
     const before = kept!.events();
-    await until(() => kept!.events() >= before + 2, 'more events on the kept stream');
+    await until('more events on the kept stream', () => kept!.events() >= before + 2);
     assert.equal(gw.app.gateway.openStreams, 1);
     kept!.close();
 
