@@ -8,7 +8,7 @@
  * trial, F6: test/regressions/log-redaction-corrupts-lines.test.ts).
  *
  * What is here: the `service` name; every `msg` the gateway writes as a literal (checked against
- * the sources by test/unit/log-vocabulary.test.ts); the MCP method names a `method` holds
+ * the sources by test/unit/log-scrub.test.ts); the MCP method names a `method` holds
  * (metrics.ts METHOD_LABELS); the exchange and refusal lines' `rpc_kind`, `outcome`, `reason`
  * and `text_not_lifted` values; the `resume_secret` values (the exchange and `shutting down`
  * lines); discovery surfaces. A value only partly one of these (a seller's

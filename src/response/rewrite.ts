@@ -10,7 +10,7 @@
  * | ---------------- | ------------- | ------------------------------------------------------------ |
  * | `tools/call`     | every         | `result` (unless `resultType` says it is not the tool's result: |
  * |                  |               | `"task"` = a task handle, `"input_required"` = MRTR)          |
- * | `tasks/result`   | 2025-11-25    | `result` ("the result structure matches the original request |
+ * | `tasks/result`   | every         | `result` ("the result structure matches the original request |
  * |                  |               | type"; it carries `_meta["io.modelcontextprotocol/related-task"]`) |
  * | `tasks/get`      | >= 2026-07-28 | `result.result`, only when `result.status` is `"completed"`   |
  * |                  |               | (tasks extension, SEP-2663: `CompletedTask.result`)           |

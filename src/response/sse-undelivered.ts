@@ -50,7 +50,7 @@
  *   END_REASONS; the host resumes with Last-Event-ID, a pending id's token written first).
  *   The stage parses a range that crosses it only up to the limit point
  *   ({@link UndeliveredBytes.takeUpToLimit}): an event or comment completed there still goes
- *   out and the count starts again (or is lowered) with the rest of the range; nothing past the limit
+ *   out and the count is lowered, with the rest of the range following; nothing past the limit
  *   point is parsed otherwise. So where the
  *   stream ends does not depend on how the seller's bytes were cut into chunks.
  *
@@ -61,16 +61,16 @@
  * of the gateway's CPU, 270 bytes to the host); 4 MB JSON-RPC responses dropped from the GET
  * stream, endless unknown-field lines and id-only blocks did the same with nothing skipped
  * (test/regressions/get-stream-undelivered-bytes-unbounded.test.ts). This count replaces that
- * allowance: what an over-cap event skips is counted here with the rest, from the last byte
- * delivered. A seller may still keep the gateway decoding for as long as it delivers
- * an event every `limit` bytes, or comments of 1/64 of what it sends: the host then receives
- * bytes, which is what these streams are for, and `sse_idle_timeout_ms` bounds its silence.
+ * allowance: what an over-cap event skips is counted here with the rest. A seller may still
+ * keep the gateway decoding for as long as it forwards at least 1/64 of what it sends (event
+ * data, comments): the host then receives bytes, which is what these streams are for, and
+ * `sse_idle_timeout_ms` bounds its silence.
  *
  * Cost: an addition per range the stage takes, a store per frame; on these streams a search
  * for the line breaks of each parsed range (sse-frame-lines.ts).
  */
 export class UndeliveredBytes {
-  /** Decoded bytes counted since the last frame queued for the host, 0 ..= the limit. */
+  /** Decoded bytes taken for nothing, as lowered by the frames queued for the host, 0 ..= the limit. */
   private count = 0;
 
   /** Decoded bytes the count may reach: `max_response_bytes` + the per-event cap. */
