@@ -750,6 +750,12 @@ const PEEK_KEY_TEXTS = ['jsonrpc', 'method', 'id', 'params', 'result', 'error'];
 const PEEK_KEYS = PEEK_KEY_TEXTS.map((key) => Buffer.from(key));
 const NAME_KEY = [Buffer.from('name')];
 const TASK_ID_KEY = [Buffer.from('taskId')];
+
+/** The member `key` (its bytes `keyBytes`: compared as written, decoded only when a key is escaped) of the object scanned as `members` in `view`, when its value is a string. */
+function stringMember(view: Buffer, members: readonly TextMember[], keyBytes: readonly Buffer[], key: string): TextMember | undefined {
+  const member = memberAt(members, (plainMemberIndexes(view, members, keyBytes) ?? decodedIndexes(view, members, [key]))[0]!);
+  return member !== undefined && member.first === QUOTE ? member : undefined;
+}
 /**
  * The most bytes a JSON string of {@link MAX_TASK_ID_CHARS} characters takes between its
  * quotes: each UTF-16 code unit at most 6 (`\uXXXX`). A longer `taskId` is not decoded.
@@ -812,20 +818,19 @@ function objectFactsOfScan(body: Buffer, members: readonly TextMember[]): Object
   let names = judgeKeys(body, members, TOP_NAMES, undefined);
   let toolName: string | undefined;
   let taskId: string | undefined;
-  if (methodText === 'tools/call' && params !== undefined && params.first === LBRACE) {
+  // The params of a tools/call (its tool's name) or a tasks/result (its taskId: rare on the scan's path, a body of 1 KiB or more).
+  if ((methodText === 'tools/call' || methodText === TASKS_RESULT) && params !== undefined && params.first === LBRACE) {
     const view = body.subarray(params.value[0], params.value[1]);
     const inner = scanTopMembers(view, UNBOUNDED);
     if (inner == null) return undefined;
-    const name = memberAt(inner.members, (plainMemberIndexes(view, inner.members, NAME_KEY) ?? decodedIndexes(view, inner.members, ['name']))[0]!);
-    if (name !== undefined && name.first === QUOTE) toolName = jsonString(view, name.value);
-    names ??= judgeKeys(view, inner.members, PARAMS_NAMES, 'params');
-  } else if (methodText === TASKS_RESULT && params !== undefined && params.first === LBRACE) {
-    // Only for a tasks/result (rare on the scan's path: a body of 1 KiB or more).
-    const view = body.subarray(params.value[0], params.value[1]);
-    const inner = scanTopMembers(view, UNBOUNDED);
-    if (inner == null) return undefined;
-    const member = memberAt(inner.members, (plainMemberIndexes(view, inner.members, TASK_ID_KEY) ?? decodedIndexes(view, inner.members, ['taskId']))[0]!);
-    if (member !== undefined && member.first === QUOTE && member.value[1] - member.value[0] - 2 <= MAX_TASK_ID_TEXT_BYTES) taskId = keptTaskId(jsonString(view, member.value));
+    if (methodText === 'tools/call') {
+      const name = stringMember(view, inner.members, NAME_KEY, 'name');
+      if (name !== undefined) toolName = jsonString(view, name.value);
+      names ??= judgeKeys(view, inner.members, PARAMS_NAMES, 'params');
+    } else {
+      const member = stringMember(view, inner.members, TASK_ID_KEY, 'taskId');
+      if (member !== undefined && member.value[1] - member.value[0] - 2 <= MAX_TASK_ID_TEXT_BYTES) taskId = keptTaskId(jsonString(view, member.value));
+    }
   }
   return {
     top: 'object',
