@@ -406,6 +406,17 @@ export interface Exchange {
     readonly usedBytes: number;
     /** The seller's event id this exchange resumes after (sent upstream as Last-Event-ID). */
     readonly resumeFrom: string | undefined;
+    /**
+     * The verified `Last-Event-ID` token this exchange resumes from (undefined on a fresh
+     * stream): until the resumed stream gives the host an event with a token of its own, it is
+     * the token the host resumes from next, so sse-stage.ts `noteTail` notes the bytes sent
+     * after it (resume/tail-ledger.ts). Reported failure (a review, 2026-12-05): a resumed
+     * stream that sent ~30 KB without an id, then dropped, noted nothing, and every later resume
+     * from the same token started from the same count: 372,389 bytes to the host over 10 resumes
+     * under `max_response_bytes: 100000`
+     * (test/regressions/resume-without-ids-escapes-cumulative-bound.test.ts).
+     */
+    readonly resumeToken?: string | undefined;
   };
   /** The agent guard whose buffered-bytes cap the body readers count against (src/admission/agent-guard.ts); absent in unit tests. */
   readonly guard?: AgentGuard | undefined;

@@ -474,10 +474,14 @@ export async function handleSseBody(
    * response (the token a host takes as its Last-Event-ID: an id-only block's token is not, for
    * the MCP SDK clients and eventsource-parser 3), and the count a resume from it starts from
    * (its count and what it added: routing/handler.ts resumedCount). `noteTail` compares the
-   * stream's count at its end with it.
+   * stream's count at its end with it. A resumed bounded stream starts with the token it
+   * resumes from and the count it resumed at (exchange.ts `stream.resumeToken`): the host
+   * resumes from it again until an event brings a newer one, so bytes without an id after the
+   * resume are noted under it (a review, 2026-12-05:
+   * test/regressions/resume-without-ids-escapes-cumulative-bound.test.ts).
    */
-  let lastEventToken: string | undefined;
-  let lastEventTokenCount = 0;
+  let lastEventToken: string | undefined = bounded ? exchange.stream.resumeToken : undefined;
+  let lastEventTokenCount = lastEventToken !== undefined ? exchange.stream.usedBytes : 0;
   /**
    * {@link tokenCount} after the last frame the stage queued for the host (an event, a comment,
    * a `retry:`, a raw block, an id-only block's token): what the host received, in the

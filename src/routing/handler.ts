@@ -338,6 +338,7 @@ export function createMcpHandler(deps: HandlerDeps) {
       startedAt: resumed ? resumed.streamStartedAt : Date.now(),
       usedBytes: resumed ? resumedCount(resumed, resumedToken, bounded, deps.resumeTails) : 0,
       resumeFrom: resumed?.upstreamId,
+      resumeToken: resumed ? resumedToken : undefined,
     };
     // A batch's tokens carry the levels its limits came from (batchLevelsText); made for batches only.
     const batchLevels = rpc.kind === 'batch' ? batchLevelsText(agent, rpc.batchToolNames) : undefined;
