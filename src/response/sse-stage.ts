@@ -1244,6 +1244,14 @@ export async function handleSseBody(
         if (!takeCounted(chunk, start, cut, false, false)) return false;
         start = cut;
       }
+      // A range ending with CR LF (an event's blank line, dispatched at its CR): the LF is
+      // counted after the frame, as when the seller's bytes are cut between them (and as a
+      // comment's: frameLineEnds). Before, whole, the event's frame forgave it with the block
+      // (test/regressions/get-stream-crlf-blank-line-lf-undelivered-chunks.test.ts).
+      if (end - start > 1 && chunk[end - 1] === LF && chunk[end - 2] === CR) {
+        if (!takeCounted(chunk, start, end - 1, false, false)) return false;
+        start = end - 1;
+      }
     }
     return takeCounted(chunk, start, end, atBoundary, blockEnd);
   };

@@ -38,8 +38,12 @@
  *   however the seller's bytes were cut (before, the frame cleared the whole piece it was
  *   parsed in: a comment line inside a block sent whole forgave the block's bytes after it,
  *   cut after that line it did not: test/unit/sse-undelivered-cuts.test.ts); a comment-only
- *   block's blank line counts after its frame. The stage takes the parsed blocks of these
- *   streams one at a time, so an event's frame lowers the count by its block's bytes too.
+ *   block's blank line counts after its frame. So does the LF of an event's CR LF blank line
+ *   (the event goes out at the CR; before, whole, its frame forgave that LF with the block, cut
+ *   between the two it did not:
+ *   test/regressions/get-stream-crlf-blank-line-lf-undelivered-chunks.test.ts). The stage
+ *   takes the parsed blocks of these streams one at a time, so an event's frame lowers the
+ *   count by its block's bytes too.
  * - What it leaves counted: events dropped (a JSON-RPC response on the GET stream,
  *   `get_stream_response`; a breach's drop: `sse_event`, `json_depth`, `json_nodes`; data
  *   naming no kind of message), the bytes skipped of an event over the per-event cap, lines
