@@ -1460,7 +1460,10 @@ export async function handleSseBody(
    * resume token counts exactly through its event's end. On a stream without a total so that
    * an event's frame clears its own block from the undelivered count, not the blocks after it
    * (sse-undelivered.ts; before, the standalone GET stream took them together up to the next
-   * raw run or id line, as it counted nothing).
+   * raw run or id line, as it counted nothing); there a run holding invalid UTF-8 is taken one
+   * block at a time too (`takeRunBlocks`; before, whole, the frame of an event in the run
+   * forgave the run's blocks after it, an event dropped there included, cut in the run it did
+   * not: test/regressions/get-stream-invalid-utf8-run-undelivered-chunks.test.ts).
    */
   const takePlanned = (chunk: Buffer, from: number, last: number): boolean => {
     if (from > 0 && !take(chunk, 0, from, true)) return false;
@@ -1468,6 +1471,8 @@ export async function handleSseBody(
     const plan = planRawEventsFast(chunk, from, rawLimits);
     let segmentStart = from;
     let simple: SimpleBlockKind;
+    /** The next run sent to the parser for its invalid UTF-8 (an index into `plan.invalidUtf8Runs`). */
+    let invalidRun = 0;
     for (let k = 0; k < plan.ends.length; k++) {
       const end = plan.ends[k]!;
       if (plan.raw[k]) {
@@ -1493,6 +1498,9 @@ export async function handleSseBody(
           framed(bytes);
           lines.passedRaw();
         }
+      } else if (plan.invalidUtf8Runs?.[invalidRun] === k) {
+        invalidRun++;
+        if (!(undelivered === undefined ? take(chunk, segmentStart, end, true) : takeRunBlocks(chunk, segmentStart, end))) return false;
       } else if ((simple = simpleBlock(chunk, segmentStart, end)) !== NOT_SIMPLE && takeSimpleReady(end - segmentStart)) {
         // An id-only or comment-only block of one ASCII line (sse-simple-block.ts), read here
         // (`takeSimple`), on every stream (the standalone GET stream took comments with the
@@ -1502,6 +1510,24 @@ export async function handleSseBody(
       segmentStart = end;
     }
     return takeRest(chunk, segmentStart, last);
+  };
+
+  /**
+   * `take` for the run of canonical blocks `chunk[start, end)` that the plan sent to the parser
+   * for its invalid UTF-8 (sse-raw-events.ts RawEventPlan.invalidUtf8Runs), on a stream without
+   * a total: one block at a time, each ending at its blank line (LF LF: a canonical block has
+   * no other), so that each event's frame lowers the undelivered count by the bytes through
+   * its own block only, as when the run arrives cut (takePlanned). Cost: one native search per
+   * block of such a run; nothing for any other segment.
+   */
+  const takeRunBlocks = (chunk: Buffer, start: number, end: number): boolean => {
+    while (start < end) {
+      const blank = chunk.indexOf(LF_LF, start);
+      const blockEnd = blank === -1 || blank + 2 > end ? end : blank + 2;
+      if (!take(chunk, start, blockEnd, true)) return false;
+      start = blockEnd;
+    }
+    return true;
   };
 
   /**

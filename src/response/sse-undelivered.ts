@@ -43,7 +43,10 @@
  *   between the two it did not:
  *   test/regressions/get-stream-crlf-blank-line-lf-undelivered-chunks.test.ts). The stage
  *   takes the parsed blocks of these streams one at a time, so an event's frame lowers the
- *   count by its block's bytes too.
+ *   count by its block's bytes too, and never by a later block's: a run of blocks the planner
+ *   sends to the parser for its invalid UTF-8 included (before, taken whole, the frame of an
+ *   event in the run forgave the blocks after it, an event dropped there too, and cut in the
+ *   run it did not: test/regressions/get-stream-invalid-utf8-run-undelivered-chunks.test.ts).
  * - What it leaves counted: events dropped (a JSON-RPC response on the GET stream,
  *   `get_stream_response`; a breach's drop: `sse_event`, `json_depth`, `json_nodes`; data
  *   naming no kind of message), the bytes skipped of an event over the per-event cap, lines
