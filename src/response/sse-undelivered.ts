@@ -22,8 +22,13 @@
  *   chunks.
  * - Lowered ({@link forwarded}): whenever the stage queues a frame for the host, by
  *   {@link UNDELIVERED_FRAME_CREDIT} (64) x what the frame carries, to 0 at least: an event's
- *   data bytes (its `event:`/`id:` lines not counted), a raw-forwarded run of events' bytes, a
- *   pending id's token, a comment or `retry:` frame as written. So the gateway decodes at most
+ *   frame as written, its `id:` line aside (the gateway's token: its `event:` line, `data: `
+ *   prefixes, data and line breaks; an event with empty data, `data: \n\n`, 8 bytes), a
+ *   raw-forwarded run of events' bytes (the same bytes: the raw path forwards only blocks in
+ *   the encoder's form), a pending id's token, a comment or `retry:` frame as written. Before,
+ *   an event the stage parsed or held was credited its data alone (in UTF-16 units when
+ *   parsed), a raw one its block: the same notification forgave less cut inside than whole in
+ *   a chunk (test/regressions/get-stream-event-credit-depends-on-chunks.test.ts). So the gateway decodes at most
  *   64 bytes for nothing per byte it forwards, plus the limit: a seller's tiny frames cannot
  *   keep it decoding without end. Heartbeats (`: keepalive`, 12 bytes out, 13 in) forgive 768
  *   bytes each: a stream of them alone, or between events, never ends; an event of 1 KiB
@@ -108,6 +113,18 @@ export class UndeliveredBytes {
    */
   forwarded(bytes: number): void {
     this.count = Math.max(0, this.count - UNDELIVERED_FRAME_CREDIT * bytes);
+  }
+
+  /**
+   * {@link forwarded} for a frame of at least `atLeast` bytes whose exact size costs something
+   * to compute (an event's: sse-stage.ts `framedEvent`): true, the count set to 0, when
+   * `atLeast` brings it there already; false otherwise, the count unchanged (the caller then
+   * passes the exact size to {@link forwarded}).
+   */
+  clearedBy(atLeast: number): boolean {
+    if (this.count > UNDELIVERED_FRAME_CREDIT * atLeast) return false;
+    this.count = 0;
+    return true;
   }
 
   /**
