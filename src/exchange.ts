@@ -242,11 +242,17 @@ export interface Exchange {
    * Bytes of the seller's header lines as the host would get them (`name: value\r\n` each,
    * after response/headers.ts filterResponseHeaders: stripped names gone, `Set-Cookie` scoped),
    * summed by the handler when the seller's head arrives (response/head-size.ts
-   * headerLinesBytes); 0 before it, and in unit tests that feed the pipeline directly. The
+   * measureHeaderLines); 0 before it, and in unit tests that feed the pipeline directly. The
    * pipeline bounds the host's head with it (`upstream_headers_too_large`; a hostile new
    * user's trial 15, M1).
    */
   hostHeaderBytes: number;
+  /**
+   * The number of those lines (each Set-Cookie, each line of a repeated header), summed with
+   * them; 0 before the head. The pipeline bounds the host's head's lines with it (a hostile
+   * new user's trial 42: 2,500 lines `x: 1` broke Python's http.client).
+   */
+  hostHeaderLines: number;
   outcome: Outcome | undefined;
   /** The reason of a local error or refusal (docs/errors.md). */
   reason: string | undefined;
@@ -505,6 +511,7 @@ export function createExchange(init: {
     bytesSaved: 0,
     upstreamStatus: undefined,
     hostHeaderBytes: 0,
+    hostHeaderLines: 0,
     outcome: undefined,
     reason: undefined,
     actions: [],

@@ -22,7 +22,7 @@ import { withoutLeadingBom } from '../mcp/utf8-bom.js';
 import { hasBatches, hostReadsStructuredContent, isRepeatedProtocolVersion, NO_BATCHES_SINCE, protocolVersionOf } from '../mcp/revision.js';
 import { filterResponseHeaders } from '../response/headers.js';
 import { parseContentEncoding } from '../response/decode.js';
-import { headerLinesBytes } from '../response/head-size.js';
+import { measureHeaderLines } from '../response/head-size.js';
 import { recordCounts } from '../response/body-source.js';
 import { handleUpstreamResponse, type SseShutdownEnd } from '../response/pipeline.js';
 import { sseRetryCeilingMs } from '../response/sse-encode.js';
@@ -570,11 +570,12 @@ export function createMcpHandler(deps: HandlerDeps) {
             ),
             upstreamHooks,
           ) as typeof headers,
-        // The lines the host would get, summed as they are made: the pipeline bounds the host's
-        // head with them (response/head-size.ts; a hostile new user's trial 15, M1).
+        // The lines the host would get, their bytes and number summed as they are made: the
+        // pipeline bounds the host's head with them (response/head-size.ts; a hostile new
+        // user's trials 15, M1, and 42).
         rewriteHeaders: (headers) => {
           const filtered = filterResponseHeaders(headers, agent.name, exchange);
-          exchange.hostHeaderBytes = headerLinesBytes(filtered);
+          measureHeaderLines(filtered, exchange);
           return filtered;
         },
         // Only an agent URL with a query needs merging (query.ts); otherwise reply-from forwards the host's.
