@@ -40,6 +40,7 @@ import { isDiscoveryRequest, measureDiscovery } from '../mcp/discovery-size.js';
 import { callKind, tooLateToSend, type AgentGuard, type GuardOutcome } from '../admission/agent-guard.js';
 import { REASONS } from '../errors/codes.js';
 import { hostLeftMidAnswer } from './answer-cut.js';
+import { answerUnreached, connectionBytesWritten } from './unreached-answer.js';
 import { resetHostConnection } from '../response/host-reset.js';
 import { refuseDraining, type DrainState } from './draining.js';
 import { refuseUnknownAgent } from './unrouted.js';
@@ -89,7 +90,8 @@ export interface HandlerDeps {
   /**
    * Called once per exchange when the host's response is over, or when a shutdown cut it
    * first (`openExchanges`), for metrics. After the log line.
-   * `hostStatus`: the HTTP status sent to the host, or null when no response head was sent.
+   * `hostStatus`: the HTTP status sent to the host, or null when no response head was sent
+   * or none of the answer reached the host's connection (unreached-answer.ts).
    */
   onExchangeEnd?: (exchange: Exchange, hostStatus: number | null) => void;
 }
@@ -454,6 +456,9 @@ export function createMcpHandler(deps: HandlerDeps) {
       // user's trial 9, F2): mapped when its config was applied, one WeakMap lookup here.
       pool: deps.upstream.poolFor(agent),
     };
+    // What the host's connection had been given to send before this answer (the answers ahead
+    // of it on the connection): `end` judges from it whether any of this answer went out.
+    const hostBytesBefore = connectionBytesWritten(request.raw);
     // One function for the close of the host's answer and for a shutdown's cut, whichever
     // comes first: an exchange the forced exit cut wrote no line at all (a new user's trial,
     // test/regressions/shutdown-grace-cut-exchange-logged.test.ts).
@@ -482,13 +487,23 @@ export function createMcpHandler(deps: HandlerDeps) {
       // The seller's answer counts for its agent's backoff as what it was, not as the host's leaving (as in `onDeadline`).
       if (admission !== undefined) deps.guard.finish(admission, guardOutcome(exchange, callLimit.value !== undefined));
       if (leftMidAnswer) exchange.outcome = 'host_aborted';
+      // No byte of the answer reached the host's connection (it had ended, on the host's FIN,
+      // or closed before the answer's head: unreached-answer.ts): whatever the gateway made of
+      // it (a forwarded head, a minted error), the host left before any of it. Its reason (a
+      // minted error's) stays, as on a shutdown's cut. Hostile trial 43, F1.
+      const unreached = cutByShutdown !== true && answerUnreached(request.raw, reply.raw, hostBytesBefore);
+      if (unreached) {
+        exchange.outcome = 'host_aborted';
+        exchange.bytesToHost = 0;
+      }
       // On a cut the exit closes the upstream connection: an abort now would only run its callbacks.
       if (upstreamInFlight && cutByShutdown !== true) exchange.abortUpstream(new GatewayAbortError({ reason: 'host_aborted' }));
       // What was read of the seller's body so far: a read still waiting (a deadline, a host that
       // left) has not recorded its counts yet.
       if (exchange.bodySource !== undefined) recordCounts(exchange, exchange.bodySource);
-      // null when no response head went out (the host went away first): `statusCode` would say 200.
-      const hostStatus = reply.raw.headersSent ? reply.raw.statusCode : null;
+      // null when no response head went out (the host went away first): `statusCode` would say
+      // 200; `headersSent` says only that the head was made, not that it reached the host.
+      const hostStatus = reply.raw.headersSent && !unreached ? reply.raw.statusCode : null;
       // Its fields are built only when the line is written (not at `silent`, e.g. `logger: false`).
       if (deps.log.isLevelEnabled('info')) logInfo(exchangeLogFields(exchange, hostStatus, request.method), 'exchange');
       deps.onExchangeEnd?.(exchange, hostStatus);
