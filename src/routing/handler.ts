@@ -15,6 +15,7 @@ import { GATEWAY_FINISHED, GatewayAbortError, findGatewayAbort } from '../errors
 import { exchangeLogFields, plainInfoWriter } from '../observability/logger.js';
 import { applyRequestHeaderPolicy, isResumableEventId } from '../request/headers.js';
 import { createOwnVia, viaCarries } from '../request/via.js';
+import { isRepeatedSessionId, REPEATED_SESSION_ID_MESSAGE } from '../request/session-id-header.js';
 import { answerHeadRefusal, headRefusal } from '../request/head-refusal.js';
 import { NO_BODY, peekRequest, refusalIdOf } from '../request/peek.js';
 import { requestJsonBounds } from '../request/request-json-bounds.js';
@@ -295,6 +296,11 @@ export function createMcpHandler(deps: HandlerDeps) {
     if (isRepeatedProtocolVersion(versionHeader)) {
       return refuse(reply, 'invalid_request', rpc, 'Invalid MCP-Protocol-Version header: MCP-Protocol-Version must be sent at most once, with one revision (e.g. 2025-06-18)');
     }
+    // Mcp-Session-Id sent twice, or as a list (`a, b`): refused the same way, never forwarded
+    // as Node's join of the lines, which names no session (request/session-id-header.ts;
+    // hostile trial 43: the seller answered 404 "Session not found").
+    const sessionHeader = request.headers['mcp-session-id'];
+    if (isRepeatedSessionId(request.raw, sessionHeader)) return refuse(reply, 'invalid_request', rpc, REPEATED_SESSION_ID_MESSAGE);
     const callLimit = parseMaxResponseBytesHeader(request.headers['x-max-response-bytes']);
     if (!callLimit.ok) return refuse(reply, 'invalid_request', rpc, `Invalid X-Max-Response-Bytes header: ${callLimit.message}`);
 
@@ -346,8 +352,7 @@ export function createMcpHandler(deps: HandlerDeps) {
     const answersNoRequest = rpc.kind === 'notification';
     // The bytes of a DELETE's body, which is not forwarded (undefined for none: the common case).
     const droppedBodyBytes = !post && body !== undefined && body.length > 0 ? body.length : undefined;
-    // The MCP session a cancellation is matched in (routing/cancellations.ts); one header read.
-    const sessionHeader = request.headers['mcp-session-id'];
+    // The MCP session a cancellation is matched in (routing/cancellations.ts).
     const session = typeof sessionHeader === 'string' ? sessionHeader : undefined;
     const exchange = createExchange({
       agent,
