@@ -200,7 +200,7 @@ export type Outcome =
   | 'refused' // the host's request was refused before any seller was contacted
   | 'resumable_end' // SSE ended plainly after an event id, so the host resumes
   | 'already_answered' // a Last-Event-ID resume from the token of the event that carried the response: an SSE stream held open with nothing in it until the host closes it or sse_idle_timeout_ms, the seller not contacted (resume/token.ts `final`)
-  | 'host_aborted' // the host went away before its answer was all written: before it was settled, or while Node still wrote a forwarded one (routing/answer-cut.ts)
+  | 'host_aborted' // the host went away before its answer was all written: before it was settled, while Node still wrote a forwarded one (routing/answer-cut.ts), or before any byte of it reached the connection, whatever it was (routing/unreached-answer.ts)
   | 'cancelled' // the host cancelled the request (`notifications/cancelled`) and the seller sent no answer: ended plainly, no error minted for the id (errors/local-reply.ts endCancelled)
   | 'shutdown_cut'; // still open when a shutdown's forced exit came (shutdown_grace_ms over, a second signal): the exit closes the host's connection
 
