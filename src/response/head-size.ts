@@ -41,7 +41,9 @@
  * short, while the exchange line said `ok`. Reported failure: a hostile new user's trial 42
  * (Medium; test/regressions/seller-header-lines-break-python-host.test.ts). The same
  * over-count as the bytes': the reserve's lines a path does not write and the seller's lines
- * a gateway line replaces count too (3 lines on a JSON answer, 1 on an SSE one).
+ * a gateway line replaces (its Date; on SSE its Content-Type) count too: up to 5 lines over what
+ * Node writes on a JSON answer, 3 on an SSE one (hostile trial 44 measured 5 and 3 with a
+ * `Connection: close` host).
  * Over both bounds, the bytes are reported (`limit_bytes`, `observed_bytes`); over the lines
  * alone, `limit_lines` and `observed_lines` (docs/errors.md).
  *
