@@ -40,8 +40,9 @@
  * keeps 2,000 lines and drops the rest without a word; the host got no answer, or a head cut
  * short, while the exchange line said `ok`. Reported failure: a hostile new user's trial 42
  * (Medium; test/regressions/seller-header-lines-break-python-host.test.ts). The same
- * over-count as the bytes': the reserve's lines a path does not write and the seller's lines
- * a gateway line replaces (its Date; on SSE its Content-Type) count too: up to 5 lines over what
+ * over-count as the bytes': the reserve's lines a path does not write (the SSE lines on JSON,
+ * Keep-Alive to a `Connection: close` host) and the seller's lines a gateway line replaces
+ * (its Date and Content-Type) count too: up to 5 lines over what
  * Node writes on a JSON answer, 3 on an SSE one (hostile trial 44 measured 5 and 3 with a
  * `Connection: close` host).
  * Over both bounds, the bytes are reported (`limit_bytes`, `observed_bytes`); over the lines

@@ -107,7 +107,7 @@ export class UndeliveredBytes {
   }
 
   /**
-   * A frame carrying `bytes` to the host was queued (an event's data, a raw-forwarded run of
+   * A frame carrying `bytes` to the host was queued (an event's frame as written, its `id:` line aside; a raw-forwarded run of
    * events, a pending id's token, a comment or `retry:` frame as written): the count is lowered
    * by {@link UNDELIVERED_FRAME_CREDIT} x those bytes, to 0 at least.
    */

@@ -15,10 +15,10 @@
  * longer writable (`_writeRaw`), and drops them once the socket is destroyed, yet
  * `headersSent` is true, `statusCode` is the status set, and the gateway has counted the
  * body it handed over. The connection's 'close' then comes, its exchange ends, and nothing
- * else says the bytes never left. That is a FIN before the answer's head was written: one after
- * it (an SSE stream whose head went out at once) did not stop the answer in hostile trial 44
- * (the host got the head and the event 400 ms later, logged `ok` with what was written), which
- * the README says; why Node goes on writing there was not looked into.
+ * else says the bytes never left. A FIN after the head went out is not covered by this
+ * measure (bytes were written): hostile trial 44 saw an SSE answer go on to a host that sent
+ * its FIN after the head, while a plain Node server's later writes did not reach such a client
+ * (a docs review); the README promises neither, and says to keep the connection open.
  *
  * The measure: `socket.bytesWritten` (public: the bytes the socket was given to send, those
  * still queued in it included) when the exchange starts and when it ends. The connection is
