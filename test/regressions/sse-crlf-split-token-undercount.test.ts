@@ -14,8 +14,10 @@
  * the token's usedBytes is the event's bytes, LF included (its first write + 1); the seller
  * gets `Last-Event-ID: e1` on both resumes; the first resume delivers the result as sent
  * (4096 bytes in all with what the token added over `e1`, counted on the resume: at the
- * limit; with the token one byte short, the second too), the second answers the original id with
- * RESPONSE_TOO_LARGE `sse_cumulative`, limit_bytes 4096, observed_bytes 4097.
+ * limit; with the token one byte short, the second too), the second (from a second POST's
+ * token: a resume from the first token again would start after what its first resume
+ * delivered) answers the original id with RESPONSE_TOO_LARGE `sse_cumulative`, limit_bytes
+ * 4096, observed_bytes 4097.
  *
  * Second reported failure (review of that fix, 2026-12-02): the same under-count when the
  * lines before the blank line end with a lone CR (`id: e1\rdata: <progress>\r\r`, then `\n`;
@@ -126,8 +128,14 @@ describe('1-byte resume-token under-count with CR LF split', { timeout: TEST_TIM
       assert.equal(atLimit.lastEventId, 'e1');
       assert.equal(atLimit.text, atLimit.event);
 
-      // One byte past it: sse_cumulative for the original request id, at the exact byte.
-      const over = await withTimeout(resumeWithResult(token!, LIMIT - eventBytes - tokenAdded + 1), undefined, 'resume one byte over');
+      // One byte past it, resuming a fresh stream's token (a second resume from `token` would
+      // start after what the first delivered: the gateway notes a resumed stream's bytes under
+      // the token it resumed from, test/regressions/resume-without-ids-escapes-cumulative-bound.test.ts):
+      // sse_cumulative for the original request id, at the exact byte.
+      const [fresh] = sseIds(await splitBlankLine(firstWrite));
+      assert.equal(verifiedState(fresh!).usedBytes, eventBytes);
+      assert.equal(fresh!.length, token!.length);
+      const over = await withTimeout(resumeWithResult(fresh!, LIMIT - eventBytes - tokenAdded + 1), undefined, 'resume one byte over');
       assert.equal(over.lastEventId, 'e1');
       const msgs = sseMessages(over.text) as Array<{ id: number; result: { structuredContent: { adcp_error: { code: string; details: unknown } } } }>;
       assert.equal(msgs.length, 1);
