@@ -106,7 +106,7 @@
  *   x-custom` carried 5,000-deep JSON, and responses, to the host; see `namedEvent`).
  * - time: `sse_idle_timeout_ms` (no byte at all while the stage waits for the seller) ->
  *   `sse_idle`, `sse_deadline_ms` (whole stream) -> `sse_deadline`; either one running out
- *   while the stage waits for the host (below) -> `host_not_reading`.
+ *   while the stage waits for the host (below) -> `host_not_reading` (sse-stream-timers.ts).
  * - memory: what the stream holds of the event not yet dispatched counts against the agent's
  *   `max_buffered_response_bytes` (src/admission/agent-guard.ts), and so does a bounded
  *   stream's brotli decoder, from before its first byte is decoded to its end (decode.ts; a
@@ -214,14 +214,12 @@
  * `max_response_bytes` + the per-event cap.
  */
 import type { FastifyBaseLogger, FastifyReply } from 'fastify';
-import { observedMs } from '../errors/elapsed.js';
 import { createParser, type EventSourceMessage, type ParseError } from 'eventsource-parser';
 import { feedWithoutStacks } from './sse-parser-feed.js';
 import { hasCumulativeBound, isRequestStream, openBufferLease, type Exchange } from '../exchange.js';
 import { answerWithLocalError, shownInMessage, type LocalErrorInput } from '../errors/local-reply.js';
 import type { DropReason, EndReason } from '../errors/codes.js';
 import { GATEWAY_FINISHED } from '../errors/abort.js';
-import { boundWhenAwaited } from '../errors/earlier-answers.js';
 import { withinJsonBounds } from '../mcp/json-bounds.js';
 import { CR, LF } from '../mcp/json-bytes.js';
 import { ByteBudget } from './byte-budget.js';
@@ -250,6 +248,7 @@ import { eventRewriteOverBound, recordLiftSkippedForRoom } from './rewrite-room.
 import { BatchAnswers } from './batch-answers.js';
 import { SseDropLog } from './sse-drop-log.js';
 import { SseIdTokenLog } from './sse-id-token-log.js';
+import { SseStreamTimers } from './sse-stream-timers.js';
 import type { PipelineHooks } from './pipeline.js';
 
 /** Slack over `max_sse_event_bytes` for the parser's pending line buffer (field names, line breaks). */
@@ -939,101 +938,6 @@ export async function handleSseBody(
     if (!skippingToBoundary && !exchange.finished) idOnly.feed(text);
   }, perEventLimit + SSE_PENDING_SLACK_BYTES);
 
-  let idleTimer: NodeJS.Timeout | undefined;
-  /**
-   * When the stream last made progress (performance.now ms): a byte from the seller, the host
-   * draining its response, or the start of a wait for the host. `observed_ms` of sse_idle and
-   * of an idle host_not_reading.
-   */
-  let lastByteAt = performance.now();
-  /**
-   * The stage waits for the host to drain its response (the seller is not read meanwhile):
-   * idle time then is the host's, not the seller's (`host_not_reading`).
-   */
-  let waitingForHost = false;
-  /** A byte came, or the host drained: the idle time restarts from now (the running timer finds out when it fires). */
-  const armIdle = (): void => {
-    lastByteAt = performance.now();
-    if (timersOn && idleTimer === undefined) idleTimer = setIdleTimer(limits.sse_idle_timeout_ms);
-  };
-  /** The gateway waits (for buffer or decoder room), not the seller: no idle time runs meanwhile ({@link armIdle} after). */
-  const pauseIdle = (): void => {
-    clearTimeout(idleTimer);
-    idleTimer = undefined;
-  };
-  /**
-   * One timer per idle period, not one per chunk: when it fires it answers if the stream made
-   * no progress for sse_idle_timeout_ms, else it waits again for what is left of that time.
-   * The answer blames the side waited for: `sse_idle` (the seller sent nothing) or
-   * `host_not_reading` (the host took nothing of what was written: a standalone GET stream,
-   * which has no deadline, is bounded by this alone).
-   *
-   * Time found up, it looks once more after one turn of the event loop (`idleRecheck`), whose
-   * poll phase reads what the sockets hold: a timer that came due while the gateway's event
-   * loop was busy (another answer's rewrite) runs before the bytes that arrived meanwhile are
-   * read, and blamed a seller that had sent an event every 500 ms with a 3,000 ms
-   * sse_idle_timeout_ms (a hostile new-user trial 16, H1:
-   * test/regressions/sse-idle-after-event-loop-stall.test.ts).
-   */
-  const setIdleTimer = (ms: number): NodeJS.Timeout => {
-    idleRecheck = false;
-    return setTimeout(onIdleTimer, ms);
-  };
-  let idleRecheck = false;
-  const onIdleTimer = (): void => {
-    const idleMs = performance.now() - lastByteAt;
-    if (idleMs < limits.sse_idle_timeout_ms) {
-      idleTimer = setIdleTimer(Math.ceil(limits.sse_idle_timeout_ms - idleMs));
-      return;
-    }
-    if (!idleRecheck) {
-      // Not due before the next timers phase, so after a poll phase (libuv's loop order).
-      idleTimer = setTimeout(onIdleTimer, 1);
-      idleRecheck = true;
-      return;
-    }
-    idleTimer = undefined;
-    onTimeout({ reason: waitingForHost ? 'host_not_reading' : 'sse_idle', limitMs: limits.sse_idle_timeout_ms, observedMs: observedMs(idleMs, limits.sse_idle_timeout_ms) });
-  };
-  let deadlineTimer: NodeJS.Timeout | undefined;
-  /**
-   * The timers, made when the stage first waits (for the seller, a drain, the agent guard):
-   * they can fire only while it waits, and a one-event answer that arrived whole is over
-   * before that, so it makes none (issue 5). The head's flush at the end of this turn, the
-   * idle timer (from then on restarted at every chunk, as the bytes arrive), and the deadline,
-   * at the same instant as if set at the start.
-   */
-  let timersOn = false;
-  const startTimers = (): void => {
-    if (timersOn) return;
-    timersOn = true;
-    if (headPending) {
-      headTimer = setImmediate(() => {
-        headTimer = undefined;
-        if (!raw.writableEnded && !raw.destroyed) raw.flushHeaders();
-      });
-    }
-    // The idle time still runs from the last byte (or the start): not restarted here.
-    idleTimer = setIdleTimer(Math.max(0, Math.ceil(limits.sse_idle_timeout_ms - (performance.now() - lastByteAt))));
-    // sse_deadline_ms runs from the stream's first start, across resumes. Only a bounded
-    // stream has a deadline (a request's, a notification's: the cap paired with a deadline):
-    // the standalone GET stream and long-lived streams have no natural end (ARCHITECTURE §5);
-    // the idle timeout bounds the seller's silence on them. But one that holds an answer
-    // pipelined behind it on its connection (a refusal, a call's answer) gets the deadline
-    // too, once that answer waits (errors/earlier-answers.ts boundWhenAwaited): at it the
-    // stream ends plainly (`onTimeout`), then the answer behind it goes out.
-    const onDeadline = (): void => {
-      const observed = observedMs(Date.now() - exchange.stream.startedAt, limits.sse_deadline_ms);
-      onTimeout({ reason: waitingForHost ? 'host_not_reading' : 'sse_deadline', limitMs: limits.sse_deadline_ms, observedMs: observed });
-    };
-    if (bounded) deadlineTimer = setTimeout(onDeadline, Math.max(0, exchange.stream.startedAt + limits.sse_deadline_ms - Date.now()));
-    else {
-      boundWhenAwaited(raw, () => {
-        if (exchange.finished || deadlineTimer !== undefined) return;
-        deadlineTimer = setTimeout(onDeadline, Math.max(0, exchange.stream.startedAt + limits.sse_deadline_ms - Date.now()));
-      });
-    }
-  };
   const onTimeout = (input: LocalErrorInput): void => {
     if (exchange.finished) return;
     // A host that is not reading cannot take a plain end either: it would wait behind the
@@ -1045,6 +949,21 @@ export async function handleSseBody(
       exchange.reason = input.reason;
       endPlainly('resumable_end');
     }
+  };
+  const timers = new SseStreamTimers(exchange, raw, bounded, onTimeout);
+  /**
+   * The timers (sse-stream-timers.ts), made when the stage first waits (for the seller, a
+   * drain, the agent guard), with the head's flush at the end of this turn.
+   */
+  const startTimers = (): void => {
+    if (timers.started) return;
+    if (headPending) {
+      headTimer = setImmediate(() => {
+        headTimer = undefined;
+        if (!raw.writableEnded && !raw.destroyed) raw.flushHeaders();
+      });
+    }
+    timers.start();
   };
   // Shutdown (pipeline.ts SseShutdownEnd): end plainly so the client resumes with its last
   // token; a request stream that sent no event id yet has nothing to resume from, so its
@@ -1458,9 +1377,9 @@ export async function handleSseBody(
       : {
           chargeDecoders: async (n, waitingBytes, stream) => {
             if (!lease.mustWaitForDecoders(n)) return lease.chargeDecoders(n, waitingBytes, stream);
-            pauseIdle();
+            timers.pauseIdle();
             const outcome = await lease.chargeDecoders(n, waitingBytes, stream);
-            armIdle();
+            timers.armIdle();
             return outcome;
           },
           unchargeDecoders: (n) => lease.unchargeDecoders(n),
@@ -1484,7 +1403,7 @@ export async function handleSseBody(
         chunk = next.done === true ? undefined : next.value;
       }
       if (chunk === undefined || exchange.finished) break;
-      armIdle();
+      timers.armIdle();
       const open = takeChunk(chunk);
       flush();
       if (!open || exchange.finished) break;
@@ -1492,11 +1411,11 @@ export async function handleSseBody(
         needDrain = false;
         startTimers();
         // The host, not the seller, holds the stream back: its idle time starts now (onIdleTimer).
-        waitingForHost = true;
-        armIdle();
+        timers.waitingForHost = true;
+        timers.armIdle();
         await drainOrClose(raw);
-        waitingForHost = false;
-        armIdle();
+        timers.waitingForHost = false;
+        timers.armIdle();
       }
       if (lease !== undefined) {
         // While skipping an event over its cap, the parser holds none of it (it dropped its
@@ -1505,14 +1424,14 @@ export async function handleSseBody(
         if (lease.mustWait) {
           // The gateway, not the seller, is the one not reading: no idle timeout meanwhile.
           startTimers();
-          pauseIdle();
+          timers.pauseIdle();
           await lease.ready(source.stream);
           // Shed while it waited (agent-guard.ts, load shedding): the events so far went out.
           if (lease.shedRetryAfterS !== undefined) {
             answer({ reason: 'agent_backoff_shed', retryAfterS: lease.shedRetryAfterS });
             break;
           }
-          armIdle();
+          timers.armIdle();
         }
       }
     }
@@ -1545,8 +1464,7 @@ export async function handleSseBody(
     headSent();
     lease?.release();
     hooks.onSseEnd();
-    if (deadlineTimer) clearTimeout(deadlineTimer);
-    if (idleTimer) clearTimeout(idleTimer);
+    timers.clear();
     // An upstream request that ended whole is left to end; one still open is aborted (decode.ts).
     releaseBody(source.stream);
   }
