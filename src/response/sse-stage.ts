@@ -3,7 +3,7 @@
  * -> encode (ARCHITECTURE §2). Nothing is buffered beyond the event being parsed: the events
  * completed by one input chunk go to the host in one write as soon as that chunk is parsed,
  * before the next chunk is awaited (one write per event cost more than all the rest on a
- * stream of small events: bench/README.md "SSE events/s").
+ * stream of small events: bench/README.md "SSE events/s"; sse-host-writer.ts).
  *
  * Per event, only what the event can need (issue 5, bench/README.md "SSE events/s" and
  * "SSE one-event results"):
@@ -116,7 +116,7 @@
  *   complete lines held up to the parser's bound per stream uncounted,
  *   test/regressions/sse-event-lines-escape-buffer-cap.test.ts). Over it, the next chunk is
  *   read once the agent's other responses release enough (no idle timeout meanwhile).
- * - host back-pressure: once the host's response holds {@link SSE_HOST_BUFFER_BYTES} written
+ * - host back-pressure: once the host's response holds SSE_HOST_BUFFER_BYTES (sse-host-writer.ts) written
  *   but not yet taken by its socket, the next chunk is read after it drains (TCP back-pressure
  *   on the seller, whose bytes then wait in the kernel, not in the gateway). The seller is
  *   not waited for meanwhile, so the idle time is the host's: `sse_idle_timeout_ms` without
@@ -219,14 +219,13 @@ import { feedWithoutStacks } from './sse-parser-feed.js';
 import { hasCumulativeBound, isRequestStream, openBufferLease, type Exchange } from '../exchange.js';
 import { answerWithLocalError, shownInMessage, type LocalErrorInput } from '../errors/local-reply.js';
 import type { DropReason, EndReason } from '../errors/codes.js';
-import { GATEWAY_FINISHED } from '../errors/abort.js';
 import { withinJsonBounds } from '../mcp/json-bounds.js';
 import { CR, LF } from '../mcp/json-bytes.js';
 import { ByteBudget } from './byte-budget.js';
 import { SseBoundaryScanner, SseIdFieldWatch, SseLineFeeder, blankLineEnds } from './sse-boundaries.js';
 import { mayBeResponse, mayLackMethod } from './sse-response-sniff.js';
 import { dataBytesOf } from './sse-event-data-bytes.js';
-import { SseFrameBatch, clampSseRetryMs, encodeSseComment, encodeSseIdOnly, encodeSseRetry } from './sse-encode.js';
+import { clampSseRetryMs, encodeSseComment, encodeSseIdOnly, encodeSseRetry } from './sse-encode.js';
 import { dataLineCount, encodedEventBytes, encodedIdOnlyBytes } from './sse-encoded-size.js';
 import { SseIdOnlyBlocks } from './sse-id-only.js';
 import { TokenCredit } from './sse-token-credit.js';
@@ -242,38 +241,16 @@ import { DirectChunks, bodyErrorToLocal } from './body-source.js';
 import { drainOrClose } from './drain.js';
 import { releaseBody, type DecoderRoom } from './decode.js';
 import { bodyPool } from './body-pool.js';
-import { SSE_RESPONSE_HEADERS } from './sse-headers.js';
-import { hijackAndWriteHead } from './headers.js';
 import { eventRewriteOverBound, recordLiftSkippedForRoom } from './rewrite-room.js';
 import { BatchAnswers } from './batch-answers.js';
 import { SseDropLog } from './sse-drop-log.js';
 import { SseIdTokenLog } from './sse-id-token-log.js';
 import { SseStreamTimers } from './sse-stream-timers.js';
+import { SseHostWriter } from './sse-host-writer.js';
 import type { PipelineHooks } from './pipeline.js';
 
 /** Slack over `max_sse_event_bytes` for the parser's pending line buffer (field names, line breaks). */
 export const SSE_PENDING_SLACK_BYTES = 64 * 1024;
-
-/**
- * Bytes the host's response may hold (`writableLength`: written to it and not yet sent, the
- * socket's write buffer included) before the SSE stage stops reading the seller until the
- * response drains. At most this plus what one input chunk completes wait per stream: the
- * chunk (a socket read: <= 64 KiB; a decoded piece: <= 16 KiB), or an event held across
- * chunks that it completes (up to `max_sse_event_bytes`, as before this bound).
- *
- * Why not the response's own signal (`write()` false, at the socket's high-water mark: 16 KiB
- * on Node 20, 64 KiB from Node 22, this bound): undici hands the stage one chunk per HTTP
- * chunk of the seller, so one socket read of a stream of ~18 KB seller writes is ~2-3
- * chunks, and on Node 20 each write passed 16 KiB. Waiting for the drain after each one sent
- * every chunk in its own `writev` in a later turn of the event loop. Reading on while under
- * this bound, the chunks of one read leave in one `writev` (corkSocketForThisTick).
- *
- * Measured (issue 5, bench sse-flood: 4 streams of 10,000 ~190-byte events, Node 20, strace):
- * the gateway's `writev` calls carried ~17.7 KB each, as the pass-through's, and now ~62 KB
- * (3.5x fewer per byte); its CPU per event went from 0.94-1.02 to 0.82-0.85 µs
- * (bench/README.md "SSE events/s"). Tests: test/integration/sse-host-backpressure.test.ts.
- */
-export const SSE_HOST_BUFFER_BYTES = 64 * 1024;
 
 /** The blank line that ends a raw (LF-only) event block (sse-raw-events.ts). */
 const LF_LF = Buffer.from('\n\n', 'latin1');
@@ -362,41 +339,13 @@ export async function handleSseBody(
   /** The count a resume from the token {@link hostEventId} minted last starts from. */
   let mintedResumeCount = 0;
 
-  // The head is committed now and goes out with the first bytes written in this turn of the
-  // event loop (a one-event answer that arrived with its head: head, event and end in one
-  // socket write); alone at the end of this turn otherwise (when the stage first waits:
-  // `startTimers`), so that the host sees its stream start before the first event of a slow
-  // stream.
-  // Never the seller's bytes (re-encoded events, tokens for ids, dropped events, U+FFFD, a
-  // final error event), decided before any event: its digests and ETag never pass
-  // (`sellerBytes` false: headers.ts SELLER_BYTES_HEADERS; a new user's hostile trial 12, M4).
-  hijackAndWriteHead(reply, res.statusCode, SSE_RESPONSE_HEADERS, false);
-  /** The head has not gone out with bytes written, and the stream is not over. */
-  let headPending = true;
-  let headTimer: NodeJS.Immediate | undefined;
-  /** The head went out with bytes written, or the stream is over: nothing left for the timer to do. */
-  const headSent = (): void => {
-    headPending = false;
-    if (headTimer === undefined) return;
-    clearImmediate(headTimer);
-    headTimer = undefined;
-  };
+  // The head is committed now (sse-host-writer.ts); the frames of each input chunk go out
+  // together when it is done (`host.flush`), before the next chunk is awaited.
+  const host = new SseHostWriter(reply, res.statusCode, exchange);
   exchange.sseStarted = true;
-
-  // Frames of the input chunk being processed, written to the host together when the chunk
-  // is done (flush), before the next chunk is awaited: batching without delay.
-  const batch = new SseFrameBatch();
-  let needDrain = false;
-  const flush = (): void => {
-    if (raw.writableEnded || raw.destroyed) return;
-    const { bytes, full } = batch.flush(raw);
-    if (bytes === 0) return;
-    headSent();
-    exchange.bytesToHost += bytes;
-    if (full && raw.writableLength >= SSE_HOST_BUFFER_BYTES) needDrain = true;
-  };
+  const batch = host.batch;
   const answer = (input: LocalErrorInput): void => {
-    flush();
+    host.flush();
     // A batch's stream: the error answers each request still awaited, one event each
     // (errors/local-reply.ts batchAnswered), not one for id null that answers none.
     answerWithLocalError(exchange, reply, batchAnswers === undefined ? input : { ...input, awaited: batchAnswers.unanswered() });
@@ -430,20 +379,7 @@ export async function handleSseBody(
     // The host resumes from the seller's last id (a shutdown, an idle GET stream, its end).
     writePendingId();
     if (exchange.finished) return;
-    // Corked through the end: the last events and the end (and a head not sent yet) leave in
-    // one socket write (`end()` fully uncorks the connection). The *socket* is corked, not
-    // the response: on Node 22 and 24 a corked response holds its chunked writes itself and
-    // `end()` sends the terminating chunk before them (nodejs/node#50167), so the host lost
-    // the last events and a keep-alive client read them as the next response (found by
-    // review, 2026-12-01; the test kit's `end` checks it in every SSE stage test).
-    const socket = !raw.writableEnded && !raw.destroyed ? raw.socket : null;
-    socket?.cork();
-    flush();
-    exchange.finished = true;
-    exchange.outcome = outcome;
-    exchange.abortUpstream(GATEWAY_FINISHED);
-    if (!raw.writableEnded) raw.end();
-    else socket?.uncork();
+    host.end(outcome);
   };
 
   // Only a `request` can be answered by an event; `maxDataChars`: below it, an event's data
@@ -957,12 +893,7 @@ export async function handleSseBody(
    */
   const startTimers = (): void => {
     if (timers.started) return;
-    if (headPending) {
-      headTimer = setImmediate(() => {
-        headTimer = undefined;
-        if (!raw.writableEnded && !raw.destroyed) raw.flushHeaders();
-      });
-    }
+    host.flushHeadSoon();
     timers.start();
   };
   // Shutdown (pipeline.ts SseShutdownEnd): end plainly so the client resumes with its last
@@ -1405,10 +1336,10 @@ export async function handleSseBody(
       if (chunk === undefined || exchange.finished) break;
       timers.armIdle();
       const open = takeChunk(chunk);
-      flush();
+      host.flush();
       if (!open || exchange.finished) break;
-      if (needDrain) {
-        needDrain = false;
+      if (host.needDrain) {
+        host.needDrain = false;
         startTimers();
         // The host, not the seller, holds the stream back: its idle time starts now (onIdleTimer).
         timers.waitingForHost = true;
@@ -1440,7 +1371,7 @@ export async function handleSseBody(
       releaseHeld();
       streamEnded = true;
       lines.finish();
-      flush();
+      host.flush();
     }
     if (!exchange.finished) onUpstreamEnd();
   } catch (err) {
@@ -1461,7 +1392,7 @@ export async function handleSseBody(
     noteTail();
     // Closes the decoders' generator as `for await` would (a no-op once it is done).
     if (decodedChunks !== undefined) await decodedChunks.return(undefined);
-    headSent();
+    host.headSent();
     lease?.release();
     hooks.onSseEnd();
     timers.clear();
