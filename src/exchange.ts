@@ -402,7 +402,7 @@ export interface Exchange {
   readonly stream: {
     /** Unix ms when the request's stream started (sse_deadline_ms runs from here, across resumes). */
     readonly startedAt: number;
-    /** Cumulative bytes already counted for this request's stream before this exchange (what its resume tokens added included: sse-stage.ts chargeToken). */
+    /** Cumulative bytes already counted for this request's stream before this exchange (what its resume tokens added included: sse-event-ids.ts chargeToken). */
     readonly usedBytes: number;
     /** The seller's event id this exchange resumes after (sent upstream as Last-Event-ID). */
     readonly resumeFrom: string | undefined;
@@ -429,7 +429,7 @@ export interface Exchange {
   /**
    * Where this exchange's bounded SSE stream notes its count when it ends after bytes the host
    * got past the last token the stage gave it with an event, so that a resume from that token
-   * starts from that count (resume/tail-ledger.ts; sse-stage.ts `noteTail`; hostile trial 24,
+   * starts from that count (resume/tail-ledger.ts; sse-event-ids.ts `noteTail`; hostile trial 24,
    * F1). Undefined for a stream without the cumulative bound, and in unit tests: nothing noted.
    */
   readonly resumeTails: ResumeTailLedger | undefined;

@@ -32,31 +32,13 @@
  *   through its end), it crosses the cumulative bound, or the stream has no total (its
  *   undelivered count: below); then one event block at a time.
  *
- * Event ids (ARCHITECTURE §4): an event's non-empty id goes out as a resume token carrying the
- * count through the event (`hostEventId`). An id-only block's id is the stream's pending id
- * (`pendingId`): the next event without an id of its own carries it, an event's own id or a
- * later id-only block supersedes it (WHATWG HTML §9.2.6: the last event ID is the latest id
- * field), and one still pending when the stream ends plainly (the seller's end, a shutdown with
- * a configured resume secret, an idle standalone GET stream) goes out alone, `id: <token>` and a blank line
- * (`writePendingId`), so the host resumes from the seller's last id. A raw run that the
- * pending id would go with has its first event parsed (`takePlanned`), an event held as bytes
- * gets it when dispatched. On every stream a token is minted only within the stream's budget
- * (sse-token-credit.ts: tokens add at most twice the seller's bytes); an event that finds it
- * spent goes out without an id, its id pending in turn. The event carrying the response gets
- * its token whatever the budget (its token is `final`), as does an id pending at the end.
- * Reported failure (a new user's trial 9, F3): each id-only block went out as its own ~180-byte
- * token, 20.4x the seller's bytes on the standalone GET stream with no bound, and events with
- * short ids and no data 14.3x; minting them slowed other agents' calls from ~23 ms to 210-500 ms
- * (test/regressions/get-stream-id-only-token-amplification.test.ts). On a request's stream,
- * where the cumulative bound counts the tokens, such events still went out with a token each,
- * ~18x the seller's bytes up to the bound (hostile trials:
- * test/regressions/request-stream-short-id-token-amplification.test.ts).
- * A bounded stream that ends, whatever ended it, with bytes sent after the last token it
- * gave with an event (events without an id, comments, an id-only block's token, which the
- * MCP SDK clients never take as their Last-Event-ID) notes that token and its count at the
- * end (`noteTail`; resume/tail-ledger.ts), so that a resume from it starts there, not from
- * the token's older count (hostile trial 24, F1:
- * test/regressions/resume-untokenized-bytes-escape-cumulative-bound.test.ts). Nothing per event.
+ * Event ids (ARCHITECTURE §4; sse-event-ids.ts): an event's non-empty id goes out as a resume
+ * token carrying the count through the event; an id-only block's id is the stream's pending
+ * id, which the next event without an id of its own carries, or the stream's plain end writes
+ * alone (`writePendingId`). A raw run that the pending id would go with has its first event
+ * parsed (`takePlanned`), an event held as bytes gets it when dispatched. Tokens are minted
+ * within the stream's token budget (sse-token-credit.ts), and a bounded stream notes its
+ * resume tail at its end (resume/tail-ledger.ts).
  *
  * Bounds (spec: mcp-response-extraction.md, Size Limits; ARCHITECTURE §5):
  * - cumulative: every byte of a bounded stream (comments included) counts against
@@ -244,7 +226,7 @@ import { bodyPool } from './body-pool.js';
 import { eventRewriteOverBound, recordLiftSkippedForRoom } from './rewrite-room.js';
 import { BatchAnswers } from './batch-answers.js';
 import { SseDropLog } from './sse-drop-log.js';
-import { SseIdTokenLog } from './sse-id-token-log.js';
+import { SseEventIds } from './sse-event-ids.js';
 import { SseStreamTimers } from './sse-stream-timers.js';
 import { SseHostWriter } from './sse-host-writer.js';
 import type { PipelineHooks } from './pipeline.js';
@@ -298,46 +280,20 @@ export async function handleSseBody(
     undelivered?.take(n);
   };
   /**
-   * The seller's last event id the host has not been given (module doc, "Event ids"): an
-   * id-only block's (`onIdOnly`), or the id of an event refused a token by `credit`; the next
-   * event without an id of its own carries it (`deliver`), else the stream's end
-   * (`writePendingId`). Undefined when there is none.
-   */
-  let pendingId: string | undefined;
-  /**
-   * The last token the host got with an event on this exchange, unless that event carried the
-   * response (the token a host takes as its Last-Event-ID: an id-only block's token is not, for
-   * the MCP SDK clients and eventsource-parser 3), and the count a resume from it starts from
-   * (its count and what it added: routing/handler.ts resumedCount). `noteTail` compares the
-   * stream's count at its end with it.
-   */
-  let lastEventToken: string | undefined;
-  let lastEventTokenCount = 0;
-  /**
-   * {@link tokenCount} after the last frame the stage queued for the host (an event, a comment,
-   * a `retry:`, a raw block, an id-only block's token): what the host received, in the
-   * tokens' units. `noteTail` takes it, not the count, which also holds the bytes of an event
-   * the seller cut off before its end, never forwarded (hostile trial 25, F1: a 40 KB part of
-   * an answer, then a drop, and the resume was refused `sse_cumulative` though the host had
-   * received 354 bytes: test/regressions/resume-counts-event-cut-off-by-drop.test.ts).
-   */
-  let deliveredCount = 0;
-  /**
    * After every frame queued for the host (an event, a raw run, an id-only block's token, a
-   * comment, a `retry:` line): records {@link deliveredCount} on a bounded stream; on the others
+   * comment, a `retry:` line): records what the host received on a bounded stream
+   * (SseEventIds.noteDelivered, for its resume tail: sse-event-ids.ts); on the others
    * lowers the undelivered count by a multiple of `bytes`, what the frame carries to the host
    * (an event's data, a raw run's bytes, a token's, a comment or `retry:` frame as written:
    * sse-undelivered.ts UNDELIVERED_FRAME_CREDIT; a `:\n` or an empty event every so many bytes
    * reset it: review of e72ea9d, hostile trial 40, F1). Callers on a bounded stream may pass 0.
    */
   const framed = (bytes: number): void => {
-    if (cumulative !== undefined) deliveredCount = tokenCount();
+    if (cumulative !== undefined) ids.noteDelivered();
     else undelivered!.forwarded(bytes);
   };
   /** {@link framed} for a comment or `retry:` frame, `frame` as written. */
   const framedField = (frame: string): void => framed(undelivered === undefined ? 0 : Buffer.byteLength(frame));
-  /** The count a resume from the token {@link hostEventId} minted last starts from. */
-  let mintedResumeCount = 0;
 
   // The head is committed now (sse-host-writer.ts); the frames of each input chunk go out
   // together when it is done (`host.flush`), before the next chunk is awaited.
@@ -352,8 +308,6 @@ export async function handleSseBody(
   };
   /** The stream's drop warnings (sse-drop-log.ts), made at its first drop. */
   let dropLog: SseDropLog | undefined;
-  /** The stream's warnings for ids not turned into tokens (sse-id-token-log.ts), made at the first (`hostEventId`). */
-  let idTokenLog: SseIdTokenLog | undefined;
   /**
    * Drops one event from a stream that answers no request (the standalone GET stream, a
    * long-lived one), or, on any stream, one whose data names no kind of message at all
@@ -542,24 +496,9 @@ export async function handleSseBody(
       const eventBytes = event === undefined ? -1 : event === 'message' ? MESSAGE_TYPE_BYTES : Buffer.byteLength(event);
       if (!chargeEncoding(encodedEventBytes(id === undefined ? -1 : Buffer.byteLength(id), eventBytes, dataLines, sellerDataBytes))) return;
     }
-    // The stream's pending id (`onIdOnly`): an event without an id of its own carries it (on a
-    // bounded stream its id line was charged with its id-only block, not in this event's
-    // growth above); an event with one supersedes it (WHATWG HTML §9.2.6: the last event ID is
-    // the latest id field).
-    if (pendingId !== undefined) {
-      id ??= pendingId;
-      pendingId = undefined;
-    }
-    // A token only within the stream's token budget (sse-token-credit.ts); refused, the id is
-    // pending for the next event or the end. The event carrying the response (the request's,
-    // or the last of a batch's) gets its token whatever the budget: it ends the stream, and its
-    // token says so (a resume from it is answered at once: resume/token.ts `final`).
-    const answers = final || verdict?.kind === 'response';
-    if (id !== undefined && id !== '' && !credit.available && !answers) {
-      pendingId = id;
-      id = undefined;
-    }
-    if (id !== undefined) id = hostEventId(id, 'forwarded without an id', answers);
+    // The id it goes out with: its own, or the stream's pending id, as a resume token within
+    // the stream's token budget, or none (sse-event-ids.ts).
+    id = ids.eventId(id, final || verdict?.kind === 'response');
     if (exchange.finished) return;
     if (verdict?.kind === 'forward') out = verdict.bytes;
     else if (verdict?.kind === 'response') {
@@ -598,73 +537,8 @@ export async function handleSseBody(
     framed(undelivered === undefined ? 0 : out !== undefined ? out.length : data!.length);
     // The responses it holds are the host's now (written before any later error event).
     batchAnswers?.delivered();
-    if (id !== undefined && id !== '') {
-      exchange.lastEventIdSent = id;
-      lastEventToken = final ? undefined : id;
-      lastEventTokenCount = mintedResumeCount;
-    }
+    ids.eventSent(id, final);
     if (final) endPlainly(exchange.actions.length > 0 ? 'rewritten' : 'ok');
-  };
-
-  /**
-   * The count a resume token minted now carries: the request's bytes through the end of the
-   * event being dispatched, the earlier tokens' added lengths included (`chargeToken`; 0 on the
-   * standalone GET stream), at most the limit (see `deliver`).
-   * An event dispatched at the CR of its blank line, the last byte so far, may end with the
-   * LF of a CR LF still to come (SseLineFeeder.lfExpected): that LF is counted.
-   */
-  const tokenCount = (): number => (cumulative ? Math.min(cumulative.used + (lines.lfExpected ? 1 : 0), cumulative.limit) : 0);
-
-  /**
-   * The id the host gets for a seller's event id (an event's: `deliver`; an id-only block's:
-   * `onIdOnly`): a resume token carrying {@link tokenCount}, an empty id unchanged; undefined,
-   * with a warning saying what happens to the event (`what`), when no token can be made (an
-   * id a Last-Event-ID header cannot carry back, a token over 4096 characters: routing/handler.ts).
-   * `final`: the event carries the response to the request; its token says so, and a resume
-   * from it ends at once (resume/token.ts `final`).
-   */
-  const hostEventId = (sellerId: string, what: string, final = false): string | undefined => {
-    if (sellerId === '') return sellerId;
-    const count = tokenCount();
-    const token = exchange.mintEventId(sellerId, count, final, batchAnswers?.awaitedKeys());
-    if (token === undefined) {
-      // Throttled per stream (sse-id-token-log.ts): one line per such id filled the log buffer
-      // (a hostile new user's trial 10, F2).
-      (idTokenLog ??= new SseIdTokenLog(exchange, log)).notTokenized(what);
-      hooks.onSseEventIdNotTokenized();
-      return token;
-    }
-    const added = token.length - Buffer.byteLength(sellerId);
-    mintedResumeCount = count + Math.max(0, added);
-    credit.spend(added);
-    if (cumulative !== undefined) chargeToken(added);
-    return token;
-  };
-
-  /**
-   * Counts what a resume token adds to the host's stream (a bounded stream only): `added`, its
-   * length (ASCII) over the UTF-8 length of the seller id it replaces. The cumulative bound protects
-   * the host, so it counts the bytes the host receives: a token is ~230-310 characters, and a
-   * seller sending id-only blocks (`id: 1` and a blank line, 7 bytes) made the host receive
-   * ~32x `max_response_bytes` (14.7x with one-byte data events) while the bound counted the
-   * seller's bytes only (reported failure, from a review of the resume tokens:
-   * test/regressions/sse-resume-token-amplification.test.ts). Over the bound:
-   * `sse_cumulative` (the caller's event is then not delivered: the exchange is finished).
-   *
-   * `observed_bytes` is the count with the token: through the event (the LF of a CR LF still
-   * to come included, as in {@link tokenCount}, so the outcome does not depend on where the
-   * seller's chunks are cut), or through the range that crossed the bound when the event was
-   * dispatched in it (`take`: its bytes are counted already, and no token fits there). A
-   * token's count is taken before its own length is added (a token cannot carry a count that
-   * includes itself), so the next token's count includes it, and a resume counts from at most
-   * one token's length (≤ 4096 bytes) short.
-   */
-  const chargeToken = (added: number): void => {
-    if (added <= 0) return;
-    const budget = cumulative!;
-    const through = budget.used + (lines.lfExpected && !budget.exceeded ? 1 : 0) + added;
-    budget.take(added);
-    if (through > budget.limit) answer({ reason: 'sse_cumulative', limitBytes: budget.limit, observedBytes: through });
   };
 
   /**
@@ -823,7 +697,7 @@ export async function handleSseBody(
   const onIdOnly = (id: string): void => {
     if (streamEnded || skippingToBoundary || exchange.finished) return;
     if (!chargeEncoding(encodedIdOnlyBytes(cumulative === undefined ? 0 : Buffer.byteLength(id)))) return;
-    pendingId = id;
+    ids.pendingId = id;
   };
   /**
    * The pending id, if any, to the host as a block of its own (`id: <token>` and a blank
@@ -833,35 +707,18 @@ export async function handleSseBody(
    * so far.
    */
   const writePendingId = (): void => {
-    if (pendingId === undefined || exchange.finished) return;
+    if (ids.pendingId === undefined || exchange.finished) return;
     // At the seller's end, the LF a frame was matched against (`lfDebt`) will not come: it is
     // charged now, as the next range would have (`take`), so the count is not a byte short.
     if (streamEnded && lfDebt && cumulative !== undefined) {
       lfDebt = false;
       cumulative.take(1);
     }
-    const out = hostEventId(pendingId, 'id-only block dropped');
-    pendingId = undefined;
+    const out = ids.takePendingToken();
     if (out === undefined || exchange.finished) return;
     batch.frame(encodeSseIdOnly(out));
     framed(out.length);
     if (out !== '') exchange.lastEventIdSent = out;
-  };
-  /**
-   * At the stream's end, whatever ended it: when the host got bytes after the last token it
-   * got with an event (events and comments without an id, an id-only block's token), notes
-   * that token and the count through the last frame the host got ({@link deliveredCount}: not
-   * an event the seller cut off), so that a resume from it starts
-   * there (resume/tail-ledger.ts; routing/handler.ts resumedCount). Such bytes are in no token
-   * the host resumes from: a seller answering each resume with one small event with an id and
-   * ~90 KB without, then a drop, had an SDK host's one call receive 18x `max_response_bytes`
-   * over 20 resumes (hostile trial 24, F1:
-   * test/regressions/resume-untokenized-bytes-escape-cumulative-bound.test.ts). A bounded
-   * stream only (the others count nothing); nothing per event.
-   */
-  const noteTail = (): void => {
-    if (cumulative === undefined || lastEventToken === undefined) return;
-    if (deliveredCount > lastEventTokenCount) exchange.resumeTails?.note(lastEventToken, deliveredCount);
   };
   /** The seller's stream ended (`onIdOnly`). */
   let streamEnded = false;
@@ -873,6 +730,8 @@ export async function handleSseBody(
   const lines = new SseLineFeeder((text) => {
     if (!skippingToBoundary && !exchange.finished) idOnly.feed(text);
   }, perEventLimit + SSE_PENDING_SLACK_BYTES);
+  /** The stream's event ids and their resume tokens (sse-event-ids.ts). */
+  const ids = new SseEventIds(exchange, log, hooks, cumulative, lines, credit, batchAnswers, answer);
 
   const onTimeout = (input: LocalErrorInput): void => {
     if (exchange.finished) return;
@@ -911,7 +770,7 @@ export async function handleSseBody(
     if (exchange.finished) return;
     if (!tokensOutlive) {
       exchange.shutdownResumeSecret = 'per_process';
-      pendingId = undefined;
+      ids.pendingId = undefined;
     }
     writePendingId();
     if (exchange.finished) return;
@@ -1169,7 +1028,7 @@ export async function handleSseBody(
       const end = plan.ends[k]!;
       if (plan.raw[k]) {
         // The run's first event carries the stream's pending id (`deliver`): it is parsed.
-        if (pendingId !== undefined) {
+        if (ids.pendingId !== undefined) {
           const first = chunk.indexOf(LF_LF, segmentStart) + 2;
           if (!take(chunk, segmentStart, first, true)) return false;
           segmentStart = first;
@@ -1388,8 +1247,7 @@ export async function handleSseBody(
   } finally {
     // The drops and untokenized ids not yet logged get their summaries as the stream ends (before any await).
     dropLog?.end();
-    idTokenLog?.end();
-    noteTail();
+    ids.end();
     // Closes the decoders' generator as `for await` would (a no-op once it is done).
     if (decodedChunks !== undefined) await decodedChunks.return(undefined);
     host.headSent();

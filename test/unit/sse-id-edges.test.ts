@@ -23,7 +23,7 @@ const progress = 'event: message\nid: p2\ndata: {"jsonrpc":"2.0","method":"notif
 
 test('a priming event, then the stream closes: its token goes out and the stream ends resumable, however it is cut', async () => {
   const bytes = Buffer.from(PRIMING + progress);
-  // p2's count includes what p1's token added to the host's stream (sse-stage.ts chargeToken).
+  // p2's count includes what p1's token added to the host's stream (sse-event-ids.ts chargeToken).
   assert.equal(PRIMING_COUNT, Buffer.byteLength(PRIMING) + 2);
   const through = [PRIMING_COUNT, bytes.length + 2 + kitTokenAdded('p1', PRIMING_COUNT)];
   for (const chunks of cutsWithOneByteMiddle(bytes)) {

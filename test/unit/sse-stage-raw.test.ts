@@ -45,7 +45,7 @@ test('cut at every offset into two chunks, at many pairs into three, and byte by
   const bytes = Buffer.from(stream);
   const expected = (await runSseStage([bytes])).body;
   // The parse + encode path's output: tokens count through their event (b's count includes
-  // what a's token added: sse-stage.ts chargeToken), the comment loses its blank line.
+  // what a's token added: sse-event-ids.ts chargeToken), the comment loses its blank line.
   const countA = Buffer.byteLength(progress(1) + 'id: a\n' + progress(2));
   const countB = Buffer.byteLength(stream) - Buffer.byteLength(progress(5) + result(1)) + kitTokenAdded('a', countA);
   assert.equal(
