@@ -305,7 +305,7 @@ export interface Exchange {
   /**
    * The `event:` name of the SSE event that carried the request's own response (or one of a
    * batch's requests' responses) and was refused as no answer for it (`upstream_not_mcp`:
-   * response/sse-stage.ts `namedEvent`), its first 64 characters (`shownInMessage`);
+   * response/sse-event-judge.ts `namedEvent`), its first 64 characters (`shownInMessage`);
    * undefined otherwise (the common case). The exchange line's `answer_event`, and what
    * `probe` names in its report (probe/answer-events.ts): the host's error alone does not say
    * why the answer was refused. Reported failure (a hostile new user's trial): `probe` gave

@@ -83,9 +83,10 @@
  *   `observed_bytes` is the line's bytes read by then (`parserCapBreached`).
  * - structure: every event's data, whatever its `event:` name, is checked for depth/node
  *   bounds before JSON.parse (the scan of sse-message.ts, skipped where
- *   {@link withinJsonBounds} proves it would pass; a raw block proves it from its bytes).
- *   Before, only an event with no name or `message` was (a new user's trial 9, F1: `event:
- *   x-custom` carried 5,000-deep JSON, and responses, to the host; see `namedEvent`).
+ *   withinJsonBounds (mcp/json-bounds.ts) proves it would pass; a raw block proves it from its
+ *   bytes: sse-event-judge.ts). Before, only an event with no name or `message` was (a new
+ *   user's trial 9, F1: `event: x-custom` carried 5,000-deep JSON, and responses, to the
+ *   host; see sse-event-judge.ts namedEvent).
  * - time: `sse_idle_timeout_ms` (no byte at all while the stage waits for the seller) ->
  *   `sse_idle`, `sse_deadline_ms` (whole stream) -> `sse_deadline`; either one running out
  *   while the stage waits for the host (below) -> `host_not_reading` (sse-stream-timers.ts).
@@ -199,13 +200,11 @@ import type { FastifyBaseLogger, FastifyReply } from 'fastify';
 import { createParser, type EventSourceMessage, type ParseError } from 'eventsource-parser';
 import { feedWithoutStacks } from './sse-parser-feed.js';
 import { hasCumulativeBound, isRequestStream, openBufferLease, type Exchange } from '../exchange.js';
-import { answerWithLocalError, shownInMessage, type LocalErrorInput } from '../errors/local-reply.js';
+import { answerWithLocalError, type LocalErrorInput } from '../errors/local-reply.js';
 import type { DropReason, EndReason } from '../errors/codes.js';
-import { withinJsonBounds } from '../mcp/json-bounds.js';
 import { CR, LF } from '../mcp/json-bytes.js';
 import { ByteBudget } from './byte-budget.js';
 import { SseBoundaryScanner, SseIdFieldWatch, SseLineFeeder, blankLineEnds } from './sse-boundaries.js';
-import { mayBeResponse, mayLackMethod } from './sse-response-sniff.js';
 import { dataBytesOf } from './sse-event-data-bytes.js';
 import { clampSseRetryMs, encodeSseComment, encodeSseIdOnly, encodeSseRetry } from './sse-encode.js';
 import { dataLineCount, encodedEventBytes, encodedIdOnlyBytes } from './sse-encoded-size.js';
@@ -216,8 +215,6 @@ import { FRAME_LINE_HEAD_BYTES, frameLineEnds } from './sse-frame-lines.js';
 import { planRawEventsFast } from './sse-raw-plan.js';
 import { HELD, NOT_HELD, SseHeldBlock } from './sse-held-block.js';
 import { ID_ONLY, NOT_SIMPLE, simpleBlock, simpleValueStart, type SimpleBlockKind } from './sse-simple-block.js';
-import { inspectEventData, type EventDataOptions, type EventDataVerdict } from './sse-message.js';
-import { isKindlessEventData } from './kindless-event.js';
 import type { UpstreamResponse } from './json-stage.js';
 import { DirectChunks, bodyErrorToLocal } from './body-source.js';
 import { drainOrClose } from './drain.js';
@@ -227,6 +224,7 @@ import { eventRewriteOverBound, recordLiftSkippedForRoom } from './rewrite-room.
 import { BatchAnswers } from './batch-answers.js';
 import { SseDropLog } from './sse-drop-log.js';
 import { SseEventIds } from './sse-event-ids.js';
+import { EVENT_REFUSED, SseEventJudge } from './sse-event-judge.js';
 import { SseStreamTimers } from './sse-stream-timers.js';
 import { SseHostWriter } from './sse-host-writer.js';
 import type { PipelineHooks } from './pipeline.js';
@@ -362,11 +360,8 @@ export async function handleSseBody(
    */
   const awaitsBatch = batchAnswers !== undefined;
   const maxDataChars = Math.floor(perEventLimit / 3);
-  const boundsLimits = { maxDepth: limits.max_json_depth, maxNodes: limits.max_json_nodes };
-  // inspectEventData's options, made at the first event that needs each (not per event).
-  const wantsMessage = hooks.wantsResponseMessage;
-  let responseOpts: EventDataOptions | undefined;
-  let otherOpts: EventDataOptions | undefined;
+  /** Each event's data judged before it goes out (sse-event-judge.ts). */
+  const judge = new SseEventJudge(exchange, { answerable, standalone, answersNoRequest }, res.statusCode, raw, batchAnswers, hooks.wantsResponseMessage, fail, drop);
 
   /** An event from eventsource-parser. */
   const onEvent = (ev: EventSourceMessage): void => {
@@ -398,82 +393,13 @@ export async function handleSseBody(
       fail({ reason: 'sse_event', limitBytes: perEventLimit, observedBytes: dataBytes });
       return;
     }
-    let final = false;
     /** The data as UTF-8 bytes to send instead of `data`, when the checks produced them. */
     let out: Buffer | undefined;
-    let verdict: EventDataVerdict | undefined;
+    // Judged (sse-event-judge.ts): refused, it was reported (`fail`, `drop`) and nothing of it goes out.
+    const verdict = judge.judge(event, data, bytes, dataBytes);
+    if (verdict === EVENT_REFUSED) return;
+    let final = judge.completesBatch;
     const content = data ?? bytes!;
-    // Every event's data is judged, whatever its name (a new user's trial 9, F1: a named event
-    // skipped every check below; see `namedEvent`).
-    if (content.length > 0) {
-      // Parsed only when it may be the response to the request, or a response where none may
-      // pass, or name no method (mayBeResponse; mayLackMethod: an id-only message, or none at
-      // all): anything else (progress notifications...) is forwarded as it is, after the
-      // structure bounds (proved by withinJsonBounds, else scanned: sse-message.ts).
-      const candidate = (answerable || answersNoRequest) && (mayBeResponse(content) || mayLackMethod(content));
-      if (candidate || !withinJsonBounds(content, boundsLimits)) {
-        const opts = candidate ? (responseOpts ??= { ...boundsLimits, mayBeResponse: true, wantsMessage }) : (otherOpts ??= { ...boundsLimits, mayBeResponse: false, wantsMessage });
-        verdict = inspectEventData(exchange, data, opts, bytes);
-        if (verdict.kind === 'breach') {
-          fail({ reason: verdict.reason, limitBytes: perEventLimit, observedBytes: verdict.dataBytes, limit: verdict.limit, observed: verdict.observed });
-          return;
-        }
-        // A response to another id, alone or in an array (sse-message.ts isForeignResponse,
-        // batchVerdict): the seller is not answering this request in MCP, as a JSON body with
-        // that id (json-stage.ts answersExchange): `upstream_not_mcp` for the request's id ends
-        // the stream. Dropping only the event would leave the request waiting on a seller that
-        // answers other ids.
-        if (verdict.kind === 'foreign') {
-          // Its cause, when the message names it: an array holding the response on a revision without batches (array-answer.ts).
-          fail({ reason: 'upstream_not_mcp', limitBytes: perEventLimit, observedBytes: verdict.dataBytes, upstreamStatus: res.statusCode, ...(verdict.cause !== undefined ? { cause: verdict.cause } : {}) });
-          return;
-        }
-        // Any response on the standalone GET stream (sse-message.ts standaloneVerdict): dropped,
-        // the stream goes on for the requests and notifications it may carry.
-        if (verdict.kind === 'unsolicited') {
-          drop(standalone ? 'get_stream_response' : 'notification_stream_response', verdict.dataBytes);
-          return;
-        }
-        // Data that names no kind of message at all (`{}`: kindless-event.ts): no host reads it
-        // as one, so it is dropped, not refused; its id goes with it, as a dropped event's on
-        // the standalone GET stream (a hostile trial 17, M1).
-        if (verdict.kind === 'kindless') {
-          drop('message_without_kind', verdict.dataBytes);
-          return;
-        }
-        // The request's response in a named event: no answer (`namedEvent`), refused as one to another id.
-        if (verdict.kind === 'response' && namedEvent(event)) {
-          if (verdict.changed) bodyPool.recycleAfterSend(raw, verdict.out);
-          exchange.answerEvent = shownInMessage(event);
-          fail({ reason: 'upstream_not_mcp', limitBytes: perEventLimit, observedBytes: verdict.dataBytes, upstreamStatus: res.statusCode });
-          return;
-        }
-      }
-      // On a batch's stream: the responses it holds, once within the structure bounds (proved
-      // above, or scanned: the verdict). The one that completes the batch ends the stream; one
-      // for an id not awaited (not in the batch, or answered already) ends it with
-      // `upstream_not_mcp` for id null, the event not forwarded, as a response to another id
-      // ends a single request's (batch-answers.ts; a new user's trial, 2026-12-03:
-      // test/regressions/batch-answer-for-other-ids-forwarded.test.ts).
-      if (awaitsBatch && (mayBeResponse(content) || mayLackMethod(content))) {
-        const taken = batchAnswers.take(verdict?.kind === 'forward' && verdict.bytes !== undefined ? verdict.bytes : content);
-        // A response to one of the batch's requests in a named event answers none (`namedEvent`).
-        const namedAnswer = batchAnswers.answeredUndelivered && namedEvent(event);
-        if (taken === 'foreign' || namedAnswer) {
-          const observedBytes = typeof content !== 'string' ? content.length : dataBytes >= 0 ? dataBytes : Buffer.byteLength(content);
-          // Data that names no kind of message at all is dropped, as on a request's stream (above;
-          // `take` counted nothing for it: such an object has no `id`).
-          if (taken === 'foreign' && isKindlessEventData(content)) {
-            drop('message_without_kind', observedBytes);
-            return;
-          }
-          if (namedAnswer) exchange.answerEvent = shownInMessage(event);
-          fail({ reason: 'upstream_not_mcp', limitBytes: perEventLimit, observedBytes, upstreamStatus: res.statusCode });
-          return;
-        }
-        final = taken === 'done';
-      }
-    }
     // A non-empty seller id goes out as a resume token carrying the exact count through this
     // event (a chunk that may hold an id line is fed one event block at a time: see `takeChunk`;
     // the LF of a CR LF cut from its CR: `tokenCount`); an empty `id:` passes unchanged. In the
@@ -1271,31 +1197,6 @@ export async function handleSseBody(
       observedBytes: cumulative?.used ?? source.raw.used,
     });
   }
-}
-
-/**
- * True when an event of type `event` (eventsource-parser's: undefined for none or an empty
- * `event:` field) is not a `message` event: `event: x-custom`, and `event:  message` (two
- * spaces: the type " message").
- *
- * Such an event's data is judged as a `message` event's is (structure bounds, responses:
- * `deliver`) and, when it passes, goes out under its name as the seller sent it; but the
- * response to the request (or, on a batch's stream, to one of its requests) in one is no
- * answer: `upstream_not_mcp` for the request's id (for each request still awaited on a
- * batch's stream), nothing of it forwarded, as a response to another id; a long-lived stream
- * drops it. Why: hosts differ on it. The MCP TypeScript SDK client dispatches only events
- * with no type or `message` (client/streamableHttp.js: `!event.event || event.event ===
- * 'message'`), so its call would wait until its own timeout while the gateway logged the
- * exchange answered; the MCP Go SDK client decodes every event, whatever its name, and routes
- * responses by id. One answer every host reads the same is the gateway's error, as for a
- * member name written twice (mcp/repeated-names.ts). Reported failure (a new user's trial 9,
- * F1): named events skipped every check; one carrying the call's own response went out
- * undeduped, and the plain response after it too, two answers for one id
- * (test/regressions/sse-named-event-unchecked.test.ts). The refused event's name is kept on
- * the exchange (`answerEvent`: the exchange line's `answer_event`, `probe`'s report).
- */
-function namedEvent(event: string | undefined): event is string {
-  return event !== undefined && event !== 'message';
 }
 
 /** The number of LF bytes at the start of `chunk`. */
