@@ -200,7 +200,7 @@ export type Outcome =
   | 'refused' // the host's request was refused before any seller was contacted
   | 'resumable_end' // SSE ended plainly after an event id, so the host resumes
   | 'already_answered' // a Last-Event-ID resume from the token of the event that carried the response: an SSE stream held open with nothing in it until the host closes it or sse_idle_timeout_ms, the seller not contacted (resume/token.ts `final`)
-  | 'host_aborted' // the host went away before its answer was all written: before it was settled, or while Node still wrote a forwarded one (routing/answer-cut.ts)
+  | 'host_aborted' // the host went away before its answer was all written: before it was settled, while Node still wrote a forwarded one (routing/answer-cut.ts), or before any byte of it reached the connection, whatever it was (routing/unreached-answer.ts)
   | 'cancelled' // the host cancelled the request (`notifications/cancelled`) and the seller sent no answer: ended plainly, no error minted for the id (errors/local-reply.ts endCancelled)
   | 'shutdown_cut'; // still open when a shutdown's forced exit came (shutdown_grace_ms over, a second signal): the exit closes the host's connection
 
@@ -242,11 +242,17 @@ export interface Exchange {
    * Bytes of the seller's header lines as the host would get them (`name: value\r\n` each,
    * after response/headers.ts filterResponseHeaders: stripped names gone, `Set-Cookie` scoped),
    * summed by the handler when the seller's head arrives (response/head-size.ts
-   * headerLinesBytes); 0 before it, and in unit tests that feed the pipeline directly. The
+   * measureHeaderLines); 0 before it, and in unit tests that feed the pipeline directly. The
    * pipeline bounds the host's head with it (`upstream_headers_too_large`; a hostile new
    * user's trial 15, M1).
    */
   hostHeaderBytes: number;
+  /**
+   * The number of those lines (each Set-Cookie, each line of a repeated header), summed with
+   * them; 0 before the head. The pipeline bounds the host's head's lines with it (a hostile
+   * new user's trial 42: 2,500 lines `x: 1` broke Python's http.client).
+   */
+  hostHeaderLines: number;
   outcome: Outcome | undefined;
   /** The reason of a local error or refusal (docs/errors.md). */
   reason: string | undefined;
@@ -406,6 +412,17 @@ export interface Exchange {
     readonly usedBytes: number;
     /** The seller's event id this exchange resumes after (sent upstream as Last-Event-ID). */
     readonly resumeFrom: string | undefined;
+    /**
+     * The verified `Last-Event-ID` token this exchange resumes from (undefined on a fresh
+     * stream): until the resumed stream gives the host an event with a token of its own, it is
+     * the token the host resumes from next, so sse-stage.ts `noteTail` notes the bytes sent
+     * after it (resume/tail-ledger.ts). Reported failure (a review, 2026-12-05): a resumed
+     * stream that sent ~30 KB without an id, then dropped, noted nothing, and every later resume
+     * from the same token started from the same count: 372,389 bytes to the host over 10 resumes
+     * under `max_response_bytes: 100000`
+     * (test/regressions/resume-without-ids-escapes-cumulative-bound.test.ts).
+     */
+    readonly resumeToken?: string | undefined;
   };
   /** The agent guard whose buffered-bytes cap the body readers count against (src/admission/agent-guard.ts); absent in unit tests. */
   readonly guard?: AgentGuard | undefined;
@@ -494,6 +511,7 @@ export function createExchange(init: {
     bytesSaved: 0,
     upstreamStatus: undefined,
     hostHeaderBytes: 0,
+    hostHeaderLines: 0,
     outcome: undefined,
     reason: undefined,
     actions: [],

@@ -33,9 +33,9 @@ export interface BuildAdcpErrorInput {
   limitBytes?: number;
   /** Bytes counted when the bound broke (for `content_length`, the announced length). */
   observedBytes?: number;
-  /** Depth or node limit (`json_depth`, `json_nodes`). */
+  /** Depth or node limit (`json_depth`, `json_nodes`), or header line limit (`upstream_headers_too_large`). */
   limit?: number;
-  /** Depth or node count when the scan stopped (`json_depth`, `json_nodes`). */
+  /** Depth or node count when the scan stopped (`json_depth`, `json_nodes`), or the host head's header lines counted (`upstream_headers_too_large`). */
   observed?: number;
   /** Time limit in force, milliseconds (deadline and idle reasons). */
   limitMs?: number;
@@ -149,7 +149,10 @@ const MESSAGES: { readonly [R in AdcpErrorReason]: (d: GatewayErrorDetails) => s
   // Also a response head or framing undici cannot read (an oversized header, two
   // Content-Lengths): not "the connection closed" (a new user's trial).
   upstream_reset: () => "The seller's connection closed, or its response could not be read, before the response was complete",
-  upstream_headers_too_large: (d) => `The seller's response headers exceeded ${limitPhrase(d.limit_bytes, 'byte', 'the size limit')} for a response head`,
+  upstream_headers_too_large: (d) =>
+    d.limit_lines === undefined
+      ? `The seller's response headers exceeded ${limitPhrase(d.limit_bytes, 'byte', 'the size limit')} for a response head`
+      : `The seller's response headers exceeded the ${d.limit_lines}-line limit for a response head`,
   upstream_status: (d) =>
     d.upstream_status === undefined ? 'The seller answered with a server error' : `The seller answered with HTTP status ${d.upstream_status}`,
   upstream_not_mcp: () => "The seller's answer was not an MCP JSON-RPC message",
@@ -174,7 +177,8 @@ const NARROW_HINT = '; narrow the request with fields, max_results or a cursor.'
  *   state before retrying; otherwise a correctable error adds how to narrow the request.
  * - `details`: `reason`, then the reason's fields (`REASONS[reason].details`) for which the
  *   input has a finite number: `limit_bytes`/`observed_bytes` (bytes), `limit_depth`/
- *   `observed_depth` or `limit_nodes`/`observed_nodes` (from `limit`/`observed`),
+ *   `observed_depth`, `limit_nodes`/`observed_nodes` or `limit_lines`/`observed_lines` (from
+ *   `limit`/`observed`),
  *   `limit_ms`/`observed_ms` (milliseconds), `upstream_status`. Under 500 bytes serialized.
  *
  * Throws `TypeError` for a reason that is not in the catalog (a programming error).
@@ -201,6 +205,8 @@ export function buildAdcpErrorOfForm(input: Omit<BuildAdcpErrorInput, 'method' |
     observed_nodes: input.observed,
     limit_ms: input.limitMs,
     observed_ms: input.observedMs,
+    limit_lines: input.limit,
+    observed_lines: input.observed,
     upstream_status: input.upstreamStatus,
   };
   const details: GatewayErrorDetails = { reason: input.reason };

@@ -29,6 +29,8 @@ export interface GatewayErrorDetails {
   observed_nodes?: number;
   limit_ms?: number;
   observed_ms?: number;
+  limit_lines?: number;
+  observed_lines?: number;
   upstream_status?: number;
 }
 

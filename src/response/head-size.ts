@@ -20,7 +20,7 @@
  * each `name: value` line with its CRLF, the blank line). The pipeline judges it once, when the
  * seller's head arrives and before the host's head is written or the body read (pipeline.ts):
  * from the seller's header lines as filtered and rewritten, which the handler sums
- * ({@link headerLinesBytes}, stored in `Exchange.hostHeaderBytes`), the status line, and
+ * ({@link measureHeaderLines}, stored in `Exchange.hostHeaderBytes`), the status line, and
  * {@link ADDED_HEAD_BYTES} for every line written after that. Over it, the host gets
  * `upstream_headers_too_large` for its request's id (docs/errors.md), not a head it cannot
  * read. The estimate never under-counts; it over-counts by the seller's lines that a line of
@@ -32,9 +32,23 @@
  * Hosts' parsers count less than this (undici and Node count header names and values, and
  * Node the status text, not the separators), so a head under the bound is read by all of them.
  *
- * Cost per answer: {@link headerLinesBytes}, a sum of the lengths of the seller's header
- * names and values the filter has just copied (a handful), and one comparison
- * ({@link hostHeadOverLimit}: the status line is looked up only for seller lines near the bound).
+ * The lines: {@link MAX_HOST_HEAD_LINES} header lines, counted as Node writes them (each
+ * `Set-Cookie`, each line of a repeated header), with {@link ADDED_HEAD_LINES} for the
+ * gateway's and Node's, judged at the same point. A head of many short lines passes the byte
+ * bound: 2,500 lines `x: 1` are 15 KB. Python's http.client (which `requests`, `urllib` and
+ * urllib3 read with) raises `HTTPException: got more than 100 headers`, and Node's http client
+ * keeps 2,000 lines and drops the rest without a word; the host got no answer, or a head cut
+ * short, while the exchange line said `ok`. Reported failure: a hostile new user's trial 42
+ * (Medium; test/regressions/seller-header-lines-break-python-host.test.ts). The same
+ * over-count as the bytes': the reserve's lines a path does not write and the seller's lines
+ * a gateway line replaces count too (3 lines on a JSON answer, 1 on an SSE one).
+ * Over both bounds, the bytes are reported (`limit_bytes`, `observed_bytes`); over the lines
+ * alone, `limit_lines` and `observed_lines` (docs/errors.md).
+ *
+ * Cost per answer: {@link measureHeaderLines}, a sum of the lengths of the seller's header
+ * names and values the filter has just copied (a handful) and of their lines, and two
+ * comparisons ({@link hostHeadOverLimit}: the status line is looked up only for seller lines
+ * near the byte bound).
  */
 import { STATUS_CODES } from 'node:http';
 import { SSE_RESPONSE_HEADERS } from './sse-headers.js';
@@ -49,25 +63,55 @@ import { SSE_RESPONSE_HEADERS } from './sse-headers.js';
  */
 export const MAX_HOST_HEAD_BYTES = 16 * 1024;
 
+/**
+ * The most header lines the gateway writes to a host: 99, the status line and the blank line
+ * ending the head not counted. The fewest a mainstream HTTP client reads: Python's http.client
+ * (`requests`, `urllib`, urllib3: none of them sets it) reads at most `_MAXHEADERS` = 100 lines
+ * after the status line and, through Python 3.14, counts the closing blank line among them
+ * (Lib/http/client.py `_read_headers`; checked with 3.11: 99 header lines read, 100 raise
+ * `got more than 100 headers`; 3.15 adds `HTTPConnection(max_response_headers=)`, 100 by
+ * default). Rust's hyper (reqwest) reads 100 by default, and Envoy's `max_headers_count` is
+ * 100 unless configured. Others bound the bytes, or far more lines: Node's http client keeps
+ * 2,000 (`maxHeadersCount`) and drops the rest; curl refuses over 5,000 (lib/headers.c
+ * MAX_HTTP_RESP_HEADER_COUNT); undici and fetch (`maxHeaderSize`), Go's net/http, Java's and
+ * .NET's HttpClient count bytes only. Fixed, not configured, as {@link MAX_HOST_HEAD_BYTES}:
+ * the limit is the host's.
+ */
+export const MAX_HOST_HEAD_LINES = 99;
+
+/** Where {@link measureHeaderLines} writes its sums (the exchange: `Exchange.hostHeaderBytes`, `hostHeaderLines`). */
+export interface HeaderLinesMeasure {
+  hostHeaderBytes: number;
+  hostHeaderLines: number;
+}
+
 /** Bytes of one header line as Node writes it: `name: value\r\n` (Latin-1: one byte a character, as undici reads the seller's). */
 function lineBytes(name: string, value: string): number {
   return name.length + value.length + 4;
 }
 
 /**
- * Bytes of the header lines of `headers` as Node writes them: each value of an array on a
- * line of its own (Set-Cookie, a repeated header), an undefined one left out (as
- * hijackAndWriteHead and Fastify do).
+ * The bytes and the number of the header lines of `headers` as Node writes them, into
+ * `into.hostHeaderBytes` and `into.hostHeaderLines`: each value of an array on a line of its
+ * own (Set-Cookie, a repeated header), an undefined one left out (as hijackAndWriteHead and
+ * Fastify do).
  */
-export function headerLinesBytes(headers: Readonly<Record<string, string | readonly string[] | undefined>>): number {
+export function measureHeaderLines(headers: Readonly<Record<string, string | readonly string[] | undefined>>, into: HeaderLinesMeasure): void {
   let bytes = 0;
+  let lines = 0;
   for (const name in headers) {
     const value = headers[name];
     if (value === undefined) continue;
-    if (typeof value === 'string') bytes += lineBytes(name, value);
-    else bytes += fieldLinesBytes(name, value);
+    if (typeof value === 'string') {
+      bytes += lineBytes(name, value);
+      lines++;
+    } else {
+      bytes += fieldLinesBytes(name, value);
+      lines += value.length;
+    }
   }
-  return bytes;
+  into.hostHeaderBytes = bytes;
+  into.hostHeaderLines = lines;
 }
 
 /** Bytes of the lines of header `name` with `value` (an array: a line each) as Node writes them. */
@@ -101,7 +145,13 @@ const ADDED_LINES: Readonly<Record<string, string>> = {
 };
 
 /** Bytes of {@link ADDED_LINES} and the head's closing CRLF. */
-export const ADDED_HEAD_BYTES = headerLinesBytes(ADDED_LINES) + 2;
+export const ADDED_HEAD_BYTES = Object.keys(ADDED_LINES).reduce((sum, name) => sum + lineBytes(name, ADDED_LINES[name]!), 0) + 2;
+
+/** Lines of {@link ADDED_LINES}: 7 (the three SSE headers, Content-Length, Date, Connection, Keep-Alive). */
+export const ADDED_HEAD_LINES = Object.keys(ADDED_LINES).length;
+
+/** Seller header lines of at most this many fit {@link MAX_HOST_HEAD_LINES} with the reserve: 92. */
+export const HEADER_LINES_ALWAYS_FIT = MAX_HOST_HEAD_LINES - ADDED_HEAD_LINES;
 
 /**
  * The bytes of the head the host would get for an answer with this status whose seller header
@@ -122,13 +172,22 @@ const LONGEST_STATUS_LINE_BYTES = Math.max(statusLineBytes(0), ...Object.keys(ST
  */
 export const HEADER_BYTES_ALWAYS_FIT = MAX_HOST_HEAD_BYTES - ADDED_HEAD_BYTES - LONGEST_STATUS_LINE_BYTES;
 
+/** Why a host's head is over its bounds ({@link hostHeadOverLimit}): its bytes, or its header lines. */
+export type HostHeadOverLimit = { limitBytes: number; observedBytes: number } | { limit: number; observed: number };
+
 /**
- * The host's head bytes ({@link hostHeadBytes}) when they are over {@link MAX_HOST_HEAD_BYTES},
- * else undefined. Seller lines of up to {@link HEADER_BYTES_ALWAYS_FIT} bytes (every ordinary
- * answer) cost one comparison; only larger ones look up their status line.
+ * The host's head over a bound, else undefined: over {@link MAX_HOST_HEAD_BYTES}, its bytes
+ * ({@link hostHeadBytes}: `limitBytes`, `observedBytes`), else over {@link MAX_HOST_HEAD_LINES},
+ * its header lines, the seller's `headerLines` and {@link ADDED_HEAD_LINES} (`limit`,
+ * `observed`: `limit_lines`, `observed_lines` in the error). Seller lines of up to
+ * {@link HEADER_BYTES_ALWAYS_FIT} bytes and {@link HEADER_LINES_ALWAYS_FIT} lines (every
+ * ordinary answer) cost two comparisons; only larger ones look up their status line.
  */
-export function hostHeadOverLimit(status: number, headerBytes: number): number | undefined {
-  if (headerBytes <= HEADER_BYTES_ALWAYS_FIT) return undefined;
-  const bytes = hostHeadBytes(status, headerBytes);
-  return bytes > MAX_HOST_HEAD_BYTES ? bytes : undefined;
+export function hostHeadOverLimit(status: number, headerBytes: number, headerLines: number): HostHeadOverLimit | undefined {
+  if (headerBytes > HEADER_BYTES_ALWAYS_FIT) {
+    const bytes = hostHeadBytes(status, headerBytes);
+    if (bytes > MAX_HOST_HEAD_BYTES) return { limitBytes: MAX_HOST_HEAD_BYTES, observedBytes: bytes };
+  }
+  if (headerLines > HEADER_LINES_ALWAYS_FIT) return { limit: MAX_HOST_HEAD_LINES, observed: headerLines + ADDED_HEAD_LINES };
+  return undefined;
 }

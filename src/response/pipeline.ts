@@ -9,6 +9,7 @@
  *                    seller's digests and ETag (headers.ts SELLER_BYTES_HEADERS)
  *   3. head size     the host's head over 16 KiB (MAX_HOST_HEAD_BYTES: the seller's lines
  *                    after the filter and Set-Cookie scoping, with the gateway's and Node's)
+ *                    or over 99 header lines (MAX_HOST_HEAD_LINES, counted alike)
  *                    -> `upstream_headers_too_large` (head-size.ts), on a 2xx or 4xx (whose
  *                    headers pass); judged once an SSE answer to a DELETE is refused
  *   4. body kind     by Content-Type essence, never substring; a repeated Content-Type
@@ -46,7 +47,7 @@ import { parseContentEncoding, releaseBody, type DecodeOptions } from './decode.
 import { openBodySource } from './body-source.js';
 import { retryAfterSeconds } from './retry-after.js';
 import { dropSellerBytesHeaders } from './headers.js';
-import { hostHeadOverLimit, MAX_HOST_HEAD_BYTES } from './head-size.js';
+import { hostHeadOverLimit } from './head-size.js';
 
 /** Slack over the response limit for the decoded bytes of a compressed SSE request stream (see above); >= DECODER_CHUNK_BYTES. */
 export const SSE_DECODED_SLACK_BYTES = 64 * 1024;
@@ -153,14 +154,15 @@ export async function handleUpstreamResponse(
   // The head the host would get, the seller's lines as filtered and rewritten (Set-Cookie's
   // Path) with the gateway's and Node's: over what a host's HTTP client reads (16 KiB), the
   // host got a head it could not read (`fetch failed`) and the line said `ok` (a hostile new
-  // user's trial 15, M1: head-size.ts). Judged before the host's head is written (SSE) and the
-  // body read (JSON, and the pass-through answers below); a local error drops the seller's
-  // headers. Only where those pass (a 2xx, a 4xx): a 1xx or 3xx is refused below, its headers
-  // dropped. Cost: one comparison (head-size.ts hostHeadOverLimit).
-  const headBytes = hostHeadOverLimit(status, exchange.hostHeaderBytes);
-  if (headBytes !== undefined && (status >= 400 || (status >= 200 && status < 300))) {
+  // user's trial 15, M1: head-size.ts); over 99 lines, Python's http.client raised `got more
+  // than 100 headers` and Node's kept 2,000 of 2,507 (trial 42). Judged before the host's head
+  // is written (SSE) and the body read (JSON, and the pass-through answers below); a local
+  // error drops the seller's headers. Only where those pass (a 2xx, a 4xx): a 1xx or 3xx is
+  // refused below, its headers dropped. Cost: two comparisons (head-size.ts hostHeadOverLimit).
+  const overHead = hostHeadOverLimit(status, exchange.hostHeaderBytes, exchange.hostHeaderLines);
+  if (overHead !== undefined && (status >= 400 || (status >= 200 && status < 300))) {
     releaseBody(res.stream);
-    answerWithLocalError(exchange, reply, { reason: 'upstream_headers_too_large', limitBytes: MAX_HOST_HEAD_BYTES, observedBytes: headBytes });
+    answerWithLocalError(exchange, reply, { reason: 'upstream_headers_too_large', ...overHead });
     return;
   }
   // Every non-SSE body is bounded raw and decoded by the response limit. SSE is bounded per

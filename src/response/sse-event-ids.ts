@@ -57,10 +57,14 @@ export class SseEventIds {
    * response (the token a host takes as its Last-Event-ID: an id-only block's token is not, for
    * the MCP SDK clients and eventsource-parser 3), and the count a resume from it starts from
    * (its count and what it added: routing/handler.ts resumedCount). {@link noteTail} compares
-   * the stream's count at its end with it.
+   * the stream's count at its end with it. A resumed bounded stream starts with the token it
+   * resumes from and the count it resumed at (exchange.ts `stream.resumeToken`): the host
+   * resumes from it again until an event brings a newer one, so bytes without an id after the
+   * resume are noted under it (a review, 2026-12-05:
+   * test/regressions/resume-without-ids-escapes-cumulative-bound.test.ts).
    */
-  private lastEventToken: string | undefined = undefined;
-  private lastEventTokenCount = 0;
+  private lastEventToken: string | undefined;
+  private lastEventTokenCount: number;
   /**
    * {@link tokenCount} after the last frame the stage queued for the host (an event, a comment,
    * a `retry:`, a raw block, an id-only block's token): what the host received, in the
@@ -90,7 +94,10 @@ export class SseEventIds {
     private readonly credit: TokenCredit,
     private readonly batchAnswers: BatchAnswers | undefined,
     private readonly answer: (input: LocalErrorInput) => void,
-  ) {}
+  ) {
+    this.lastEventToken = cumulative !== undefined ? exchange.stream.resumeToken : undefined;
+    this.lastEventTokenCount = this.lastEventToken !== undefined ? exchange.stream.usedBytes : 0;
+  }
 
   /**
    * The count a resume token minted now carries: the request's bytes through the end of the

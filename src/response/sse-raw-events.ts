@@ -125,6 +125,12 @@ export interface RawEventPlan {
   readonly ends: number[];
   /** Whether segment k may be forwarded as the seller's bytes. */
   readonly raw: boolean[];
+  /**
+   * The segments k that are runs of canonical blocks sent to the parser for their invalid
+   * UTF-8 (`raw[k]` false), ascending; absent when there are none. A stream without a total
+   * takes such a run one block at a time (sse-stage.ts takePlanned: its undelivered count).
+   */
+  readonly invalidUtf8Runs?: number[];
 }
 
 /**
@@ -255,11 +261,17 @@ export function planRawEvents(chunk: Buffer, from: number, limits: RawEventLimit
     raw.push(true);
   }
   // Decoding would replace invalid UTF-8 (U+FFFD): such bytes are not what the slow path
-  // writes. A run holding any goes to the parser whole.
+  // writes. A run holding any goes to the parser whole (noted: `invalidUtf8Runs`).
+  let invalidUtf8Runs: number[] | undefined;
   if (anyRaw && !isAscii(chunk.subarray(from, pos))) {
-    for (let k = 0, at = from; k < ends.length; at = ends[k++]!) if (raw[k] && !isUtf8(chunk.subarray(at, ends[k]))) raw[k] = false;
+    for (let k = 0, at = from; k < ends.length; at = ends[k++]!) {
+      if (raw[k] && !isUtf8(chunk.subarray(at, ends[k]))) {
+        raw[k] = false;
+        (invalidUtf8Runs ??= []).push(k);
+      }
+    }
   }
-  return { ends, raw };
+  return invalidUtf8Runs === undefined ? { ends, raw } : { ends, raw, invalidUtf8Runs };
 }
 
 /** The offset of the first `byte` at or after `at`, or `chunk.length` when there is none. */

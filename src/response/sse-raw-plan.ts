@@ -82,9 +82,15 @@ export function planRawEventsFast(chunk: Buffer, from: number, limits: RawEventL
     }
     at += planned;
   }
-  // Decoding would replace invalid UTF-8 (U+FFFD): a raw run holding any goes to the parser whole.
+  // Decoding would replace invalid UTF-8 (U+FFFD): a raw run holding any goes to the parser whole (noted, as the reference does).
+  let invalidUtf8Runs: number[] | undefined;
   if (high !== undefined) {
-    for (const k of high) if (!isUtf8(chunk.subarray(k === 0 ? from : ends[k - 1]!, ends[k]))) raw[k] = false;
+    for (const k of high) {
+      if (!isUtf8(chunk.subarray(k === 0 ? from : ends[k - 1]!, ends[k]))) {
+        raw[k] = false;
+        (invalidUtf8Runs ??= []).push(k);
+      }
+    }
   }
-  return { ends, raw };
+  return invalidUtf8Runs === undefined ? { ends, raw } : { ends, raw, invalidUtf8Runs };
 }

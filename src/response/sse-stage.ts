@@ -63,10 +63,10 @@
  *   data would be over `max_sse_event_bytes`, is not made; the seller's data goes out, and
  *   the exchange's `text_not_lifted` names the bound (rewrite-room.ts eventRewriteOverBound,
  *   recordLiftSkippedForRoom).
- * - undelivered (a stream without a cumulative bound): its decoded bytes taken since the last
- *   frame queued for the host (an event, a raw run, a pending id's token: `framed`; a comment
- *   or a `retry:` only lowers the count, by 64 x its bytes, at its line's end: `framedField`,
- *   sse-frame-lines.ts), against `max_response_bytes` plus the per-event cap below (so that an
+ * - undelivered (a stream without a cumulative bound): its decoded bytes taken for nothing,
+ *   each frame queued for the host lowering the count by 64 x what it carries (an event's
+ *   frame but its id line: `framedEvent`; a raw run, a pending id's token: `framed`; a comment
+ *   or a `retry:` at its line's end: `framedField`, sse-frame-lines.ts), against `max_response_bytes` plus the per-event cap below (so that an
  *   event the cap accepts goes out after up to `max_response_bytes` of bytes delivered as
  *   nothing); the next byte past it ends the stream
  *   plainly, `sse_undelivered` (sse-undelivered.ts; `take`, `endUndelivered`). Dropped
@@ -236,6 +236,8 @@ export const SSE_PENDING_SLACK_BYTES = 64 * 1024;
 const LF_LF = Buffer.from('\n\n', 'latin1');
 /** UTF-8 length of the event type `message` (the usual one, not measured). */
 const MESSAGE_TYPE_BYTES = 7;
+/** The fewest bytes an event's frame has besides its data: `data: `, its LF, the blank line (sse-encoded-size.ts encodedEventBytes). */
+const EVENT_FRAME_MIN_BYTES = 8;
 
 /**
  * Streams a seller's `text/event-stream` body to the host through the SSE stages (module doc).
@@ -282,13 +284,35 @@ export async function handleSseBody(
    * comment, a `retry:` line): records what the host received on a bounded stream
    * (SseEventIds.noteDelivered, for its resume tail: sse-event-ids.ts); on the others
    * lowers the undelivered count by a multiple of `bytes`, what the frame carries to the host
-   * (an event's data, a raw run's bytes, a token's, a comment or `retry:` frame as written:
+   * (an event's frame but its id line: `framedEvent`; a raw run's bytes, a token's, a comment
+   * or `retry:` frame as written:
    * sse-undelivered.ts UNDELIVERED_FRAME_CREDIT; a `:\n` or an empty event every so many bytes
    * reset it: review of e72ea9d, hostile trial 40, F1). Callers on a bounded stream may pass 0.
    */
   const framed = (bytes: number): void => {
     if (cumulative !== undefined) ids.noteDelivered();
     else undelivered!.forwarded(bytes);
+  };
+  /**
+   * {@link framed} for an event queued with the type `event` and `data` (as written: text, or
+   * its UTF-8 bytes). On a stream without a total the count is lowered by the event's frame as
+   * the host gets it, its id line aside (a token the gateway mints; sse-encoded-size.ts
+   * encodedEventBytes): its `event:` line, `data: ` prefixes, data bytes, line breaks. For a
+   * block the raw path may forward that is the block's bytes, what a raw run is credited
+   * (`takePlanned`), so an event forgives the same whether it goes out raw (whole in a chunk),
+   * held (sse-held-block.ts) or parsed (cut). Before, a parsed or held event was credited its
+   * data alone, a parsed one in UTF-16 units: after bytes taken for nothing, a notification cut
+   * inside forgave less than whole, and the stream's end depended on the cut
+   * (test/regressions/get-stream-event-credit-depends-on-chunks.test.ts). Computed only when
+   * the lower bound, the data's length (UTF-16 units or bytes, no more than its bytes) + 8
+   * (`data: `, its LF, the blank line), does not bring the count to 0 already: a comparison per
+   * event otherwise.
+   */
+  const framedEvent = (event: string | undefined, data: string | Buffer): void => {
+    if (undelivered === undefined) return framed(0);
+    if (undelivered.clearedBy(data.length + EVENT_FRAME_MIN_BYTES)) return;
+    const eventBytes = event === undefined ? -1 : event === 'message' ? MESSAGE_TYPE_BYTES : Buffer.byteLength(event);
+    undelivered.forwarded(encodedEventBytes(-1, eventBytes, dataLineCount(data), typeof data === 'string' ? Buffer.byteLength(data) : data.length));
   };
   /** {@link framed} for a comment or `retry:` frame, `frame` as written. */
   const framedField = (frame: string): void => framed(undelivered === undefined ? 0 : Buffer.byteLength(frame));
@@ -459,8 +483,7 @@ export async function handleSseBody(
     // serialized has none; a splice keeps the seller's), so it is passed on only when it is that data.
     if (out !== undefined) batch.eventBytes({ id, event }, out, out === sellerData ? dataLines : undefined);
     else batch.event({ id, event, data: data! }, dataLines);
-    // The data's bytes (UTF-16 units for a string: no more than its bytes), only where counted.
-    framed(undelivered === undefined ? 0 : out !== undefined ? out.length : data!.length);
+    framedEvent(event, out ?? data!);
     // The responses it holds are the host's now (written before any later error event).
     batchAnswers?.delivered();
     ids.eventSent(id, final);
@@ -734,6 +757,14 @@ export async function handleSseBody(
         if (!takeCounted(chunk, start, cut, false, false)) return false;
         start = cut;
       }
+      // A range ending with CR LF (an event's blank line, dispatched at its CR): the LF is
+      // counted after the frame, as when the seller's bytes are cut between them (and as a
+      // comment's: frameLineEnds). Before, whole, the event's frame forgave it with the block
+      // (test/regressions/get-stream-crlf-blank-line-lf-undelivered-chunks.test.ts).
+      if (end - start > 1 && chunk[end - 1] === LF && chunk[end - 2] === CR) {
+        if (!takeCounted(chunk, start, end - 1, false, false)) return false;
+        start = end - 1;
+      }
     }
     return takeCounted(chunk, start, end, atBoundary, blockEnd);
   };
@@ -942,7 +973,10 @@ export async function handleSseBody(
    * resume token counts exactly through its event's end. On a stream without a total so that
    * an event's frame clears its own block from the undelivered count, not the blocks after it
    * (sse-undelivered.ts; before, the standalone GET stream took them together up to the next
-   * raw run or id line, as it counted nothing).
+   * raw run or id line, as it counted nothing); there a run holding invalid UTF-8 is taken one
+   * block at a time too (`takeRunBlocks`; before, whole, the frame of an event in the run
+   * forgave the run's blocks after it, an event dropped there included, cut in the run it did
+   * not: test/regressions/get-stream-invalid-utf8-run-undelivered-chunks.test.ts).
    */
   const takePlanned = (chunk: Buffer, from: number, last: number): boolean => {
     if (from > 0 && !take(chunk, 0, from, true)) return false;
@@ -950,6 +984,8 @@ export async function handleSseBody(
     const plan = planRawEventsFast(chunk, from, rawLimits);
     let segmentStart = from;
     let simple: SimpleBlockKind;
+    /** The next run sent to the parser for its invalid UTF-8 (an index into `plan.invalidUtf8Runs`). */
+    let invalidRun = 0;
     for (let k = 0; k < plan.ends.length; k++) {
       const end = plan.ends[k]!;
       if (plan.raw[k]) {
@@ -975,6 +1011,9 @@ export async function handleSseBody(
           framed(bytes);
           lines.passedRaw();
         }
+      } else if (plan.invalidUtf8Runs?.[invalidRun] === k) {
+        invalidRun++;
+        if (!(undelivered === undefined ? take(chunk, segmentStart, end, true) : takeRunBlocks(chunk, segmentStart, end))) return false;
       } else if ((simple = simpleBlock(chunk, segmentStart, end)) !== NOT_SIMPLE && takeSimpleReady(end - segmentStart)) {
         // An id-only or comment-only block of one ASCII line (sse-simple-block.ts), read here
         // (`takeSimple`), on every stream (the standalone GET stream took comments with the
@@ -984,6 +1023,24 @@ export async function handleSseBody(
       segmentStart = end;
     }
     return takeRest(chunk, segmentStart, last);
+  };
+
+  /**
+   * `take` for the run of canonical blocks `chunk[start, end)` that the plan sent to the parser
+   * for its invalid UTF-8 (sse-raw-events.ts RawEventPlan.invalidUtf8Runs), on a stream without
+   * a total: one block at a time, each ending at its blank line (LF LF: a canonical block has
+   * no other), so that each event's frame lowers the undelivered count by the bytes through
+   * its own block only, as when the run arrives cut (takePlanned). Cost: one native search per
+   * block of such a run; nothing for any other segment.
+   */
+  const takeRunBlocks = (chunk: Buffer, start: number, end: number): boolean => {
+    while (start < end) {
+      const blank = chunk.indexOf(LF_LF, start);
+      const blockEnd = blank === -1 || blank + 2 > end ? end : blank + 2;
+      if (!take(chunk, start, blockEnd, true)) return false;
+      start = blockEnd;
+    }
+    return true;
   };
 
   /**

@@ -22,8 +22,13 @@
  *   chunks.
  * - Lowered ({@link forwarded}): whenever the stage queues a frame for the host, by
  *   {@link UNDELIVERED_FRAME_CREDIT} (64) x what the frame carries, to 0 at least: an event's
- *   data bytes (its `event:`/`id:` lines not counted), a raw-forwarded run of events' bytes, a
- *   pending id's token, a comment or `retry:` frame as written. So the gateway decodes at most
+ *   frame as written, its `id:` line aside (the gateway's token: its `event:` line, `data: `
+ *   prefixes, data and line breaks; an event with empty data, `data: \n\n`, 8 bytes), a
+ *   raw-forwarded run of events' bytes (the same bytes: the raw path forwards only blocks in
+ *   the encoder's form), a pending id's token, a comment or `retry:` frame as written. Before,
+ *   an event the stage parsed or held was credited its data alone (in UTF-16 units when
+ *   parsed), a raw one its block: the same notification forgave less cut inside than whole in
+ *   a chunk (test/regressions/get-stream-event-credit-depends-on-chunks.test.ts). So the gateway decodes at most
  *   64 bytes for nothing per byte it forwards, plus the limit: a seller's tiny frames cannot
  *   keep it decoding without end. Heartbeats (`: keepalive`, 12 bytes out, 13 in) forgive 768
  *   bytes each: a stream of them alone, or between events, never ends; an event of 1 KiB
@@ -38,8 +43,15 @@
  *   however the seller's bytes were cut (before, the frame cleared the whole piece it was
  *   parsed in: a comment line inside a block sent whole forgave the block's bytes after it,
  *   cut after that line it did not: test/unit/sse-undelivered-cuts.test.ts); a comment-only
- *   block's blank line counts after its frame. The stage takes the parsed blocks of these
- *   streams one at a time, so an event's frame lowers the count by its block's bytes too.
+ *   block's blank line counts after its frame. So does the LF of an event's CR LF blank line
+ *   (the event goes out at the CR; before, whole, its frame forgave that LF with the block, cut
+ *   between the two it did not:
+ *   test/regressions/get-stream-crlf-blank-line-lf-undelivered-chunks.test.ts). The stage
+ *   takes the parsed blocks of these streams one at a time, so an event's frame lowers the
+ *   count by its block's bytes too, and never by a later block's: a run of blocks the planner
+ *   sends to the parser for its invalid UTF-8 included (before, taken whole, the frame of an
+ *   event in the run forgave the blocks after it, an event dropped there too, and cut in the
+ *   run it did not: test/regressions/get-stream-invalid-utf8-run-undelivered-chunks.test.ts).
  * - What it leaves counted: events dropped (a JSON-RPC response on the GET stream,
  *   `get_stream_response`; a breach's drop: `sse_event`, `json_depth`, `json_nodes`; data
  *   naming no kind of message), the bytes skipped of an event over the per-event cap, lines
@@ -101,6 +113,18 @@ export class UndeliveredBytes {
    */
   forwarded(bytes: number): void {
     this.count = Math.max(0, this.count - UNDELIVERED_FRAME_CREDIT * bytes);
+  }
+
+  /**
+   * {@link forwarded} for a frame of at least `atLeast` bytes whose exact size costs something
+   * to compute (an event's: sse-stage.ts `framedEvent`): true, the count set to 0, when
+   * `atLeast` brings it there already; false otherwise, the count unchanged (the caller then
+   * passes the exact size to {@link forwarded}).
+   */
+  clearedBy(atLeast: number): boolean {
+    if (this.count > UNDELIVERED_FRAME_CREDIT * atLeast) return false;
+    this.count = 0;
+    return true;
   }
 
   /**

@@ -40,7 +40,8 @@
  * - `verify` may be given the agent's previous urls (resume/previous-urls.ts): a token that
  *   verifies only for one of them is valid, marked `sellerMoved`, and the caller decides
  *   (routing/handler.ts: the standalone GET stream's is served as a fresh GET stream at the new
- *   seller, any other is refused as before; hostile trial 36, F2).
+ *   seller, any other is refused as before; hostile trial 36, F2). A token of the older
+ *   format (below) is so marked whenever previous urls are given: it names no seller.
  * - `sellerKey` = HKDF-SHA256(ikm = secret (a string as UTF-8), salt = empty,
  *   info = "adcp-buyer-gateway resume v1 seller", 32 bytes). The raw secret is never the MAC key.
  * - A token minted before the seller url was covered (by an older replica, or before an
@@ -256,7 +257,8 @@ export type VerifyResult =
   /**
    * `sellerMoved`: the token verified only for one of the `previous` urls given to `verify`, not
    * for the agent's url in force (its stream came from a seller a reload has moved the agent
-   * from); absent otherwise.
+   * from), or it is of the older format, which names no seller, and `previous` is not empty (it
+   * may come from such a seller); absent otherwise.
    */
   | { ok: true; state: ResumeState; sellerMoved?: true }
   | { ok: false; reason: 'resume_token_invalid' | 'resume_token_expired'; message: string };
@@ -443,13 +445,18 @@ function verifyToken(
 
   // 2. Signature, over the text as received and the agent's seller url (constant time;
   // lengths checked first); else as a token minted before the url was covered; else for one
-  // of the agent's previous urls (then marked `sellerMoved`).
+  // of the agent's previous urls (then marked `sellerMoved`). A token of the older format names
+  // no seller: once the agent has moved (a previous url is known) it may be the old seller's,
+  // so it is marked `sellerMoved` too, and a request's stream is not resumed at the new seller
+  // with it (routing/handler.ts). Reported failure (a review, 2026-12-05, Nit: such a token for a
+  // `tools/call` stream verified unmarked after a move; test/unit/resume-token-previous-url.test.ts).
   const signed = token.slice(0, RESUME_TOKEN_PREFIX.length + dot);
   const given = Buffer.from(signaturePart, 'latin1');
   let sellerMoved = false;
-  if (!verifySeller(signed, given, seller) && !sameSignature(signLegacy(signed), given)) {
-    if (!previous.some((url) => verifySeller(signed, given, url))) return invalid(RESUME_SIGNATURE_MESSAGE);
-    sellerMoved = true;
+  if (!verifySeller(signed, given, seller)) {
+    if (sameSignature(signLegacy(signed), given)) sellerMoved = previous.length > 0;
+    else if (previous.some((url) => verifySeller(signed, given, url))) sellerMoved = true;
+    else return invalid(RESUME_SIGNATURE_MESSAGE);
   }
 
   // 3. Payload shape.

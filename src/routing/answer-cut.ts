@@ -15,7 +15,8 @@
  * Only answers forwarded from the seller are judged (`ok`, `rewritten`, `resumable_end`): a
  * gateway-made answer keeps `local_error` or `refused`, whose reason is what the log line
  * and the breach counter are about (and the gateway may have destroyed the connection itself
- * with an error: local-reply.ts).
+ * with an error: local-reply.ts), unless no byte of it reached the host's connection: then
+ * the host left before any of it (unreached-answer.ts, judged in routing/handler.ts `end`).
  */
 import type { IncomingMessage } from 'node:http';
 import type { Outcome } from '../exchange.js';

@@ -15,6 +15,7 @@ import { GATEWAY_FINISHED, GatewayAbortError, findGatewayAbort } from '../errors
 import { exchangeLogFields, plainInfoWriter } from '../observability/logger.js';
 import { applyRequestHeaderPolicy, isResumableEventId } from '../request/headers.js';
 import { createOwnVia, viaCarries } from '../request/via.js';
+import { isRepeatedSessionId, REPEATED_SESSION_ID_MESSAGE } from '../request/session-id-header.js';
 import { answerHeadRefusal, headRefusal } from '../request/head-refusal.js';
 import { NO_BODY, peekRequest, refusalIdOf } from '../request/peek.js';
 import { requestJsonBounds } from '../request/request-json-bounds.js';
@@ -22,7 +23,7 @@ import { withoutLeadingBom } from '../mcp/utf8-bom.js';
 import { hasBatches, hostReadsStructuredContent, isRepeatedProtocolVersion, NO_BATCHES_SINCE, protocolVersionOf } from '../mcp/revision.js';
 import { filterResponseHeaders } from '../response/headers.js';
 import { parseContentEncoding } from '../response/decode.js';
-import { headerLinesBytes } from '../response/head-size.js';
+import { measureHeaderLines } from '../response/head-size.js';
 import { recordCounts } from '../response/body-source.js';
 import { handleUpstreamResponse, type SseShutdownEnd } from '../response/pipeline.js';
 import { sseRetryCeilingMs } from '../response/sse-encode.js';
@@ -40,6 +41,7 @@ import { isDiscoveryRequest, measureDiscovery } from '../mcp/discovery-size.js';
 import { callKind, tooLateToSend, type AgentGuard, type GuardOutcome } from '../admission/agent-guard.js';
 import { REASONS } from '../errors/codes.js';
 import { hostLeftMidAnswer } from './answer-cut.js';
+import { answerUnreached, connectionBytesWritten } from './unreached-answer.js';
 import { resetHostConnection } from '../response/host-reset.js';
 import { refuseDraining, type DrainState } from './draining.js';
 import { refuseUnknownAgent } from './unrouted.js';
@@ -89,7 +91,8 @@ export interface HandlerDeps {
   /**
    * Called once per exchange when the host's response is over, or when a shutdown cut it
    * first (`openExchanges`), for metrics. After the log line.
-   * `hostStatus`: the HTTP status sent to the host, or null when no response head was sent.
+   * `hostStatus`: the HTTP status sent to the host, or null when no response head was sent
+   * or none of the answer reached the host's connection (unreached-answer.ts).
    */
   onExchangeEnd?: (exchange: Exchange, hostStatus: number | null) => void;
 }
@@ -293,6 +296,11 @@ export function createMcpHandler(deps: HandlerDeps) {
     if (isRepeatedProtocolVersion(versionHeader)) {
       return refuse(reply, 'invalid_request', rpc, 'Invalid MCP-Protocol-Version header: MCP-Protocol-Version must be sent at most once, with one revision (e.g. 2025-06-18)');
     }
+    // Mcp-Session-Id sent twice, or as a list (`a, b`): refused the same way, never forwarded
+    // as Node's join of the lines, which names no session (request/session-id-header.ts;
+    // hostile trial 43: the seller answered 404 "Session not found").
+    const sessionHeader = request.headers['mcp-session-id'];
+    if (isRepeatedSessionId(request.raw, sessionHeader)) return refuse(reply, 'invalid_request', rpc, REPEATED_SESSION_ID_MESSAGE);
     const callLimit = parseMaxResponseBytesHeader(request.headers['x-max-response-bytes']);
     if (!callLimit.ok) return refuse(reply, 'invalid_request', rpc, `Invalid X-Max-Response-Bytes header: ${callLimit.message}`);
 
@@ -338,14 +346,14 @@ export function createMcpHandler(deps: HandlerDeps) {
       startedAt: resumed ? resumed.streamStartedAt : Date.now(),
       usedBytes: resumed ? resumedCount(resumed, resumedToken, bounded, deps.resumeTails) : 0,
       resumeFrom: resumed?.upstreamId,
+      resumeToken: resumed ? resumedToken : undefined,
     };
     // A batch's tokens carry the levels its limits came from (batchLevelsText); made for batches only.
     const batchLevels = rpc.kind === 'batch' ? batchLevelsText(agent, rpc.batchToolNames) : undefined;
     const answersNoRequest = rpc.kind === 'notification';
     // The bytes of a DELETE's body, which is not forwarded (undefined for none: the common case).
     const droppedBodyBytes = !post && body !== undefined && body.length > 0 ? body.length : undefined;
-    // The MCP session a cancellation is matched in (routing/cancellations.ts); one header read.
-    const sessionHeader = request.headers['mcp-session-id'];
+    // The MCP session a cancellation is matched in (routing/cancellations.ts).
     const session = typeof sessionHeader === 'string' ? sessionHeader : undefined;
     const exchange = createExchange({
       agent,
@@ -454,6 +462,9 @@ export function createMcpHandler(deps: HandlerDeps) {
       // user's trial 9, F2): mapped when its config was applied, one WeakMap lookup here.
       pool: deps.upstream.poolFor(agent),
     };
+    // What the host's connection had been given to send before this answer (the answers ahead
+    // of it on the connection): `end` judges from it whether any of this answer went out.
+    const hostBytesBefore = connectionBytesWritten(request.raw);
     // One function for the close of the host's answer and for a shutdown's cut, whichever
     // comes first: an exchange the forced exit cut wrote no line at all (a new user's trial,
     // test/regressions/shutdown-grace-cut-exchange-logged.test.ts).
@@ -482,13 +493,23 @@ export function createMcpHandler(deps: HandlerDeps) {
       // The seller's answer counts for its agent's backoff as what it was, not as the host's leaving (as in `onDeadline`).
       if (admission !== undefined) deps.guard.finish(admission, guardOutcome(exchange, callLimit.value !== undefined));
       if (leftMidAnswer) exchange.outcome = 'host_aborted';
+      // No byte of the answer reached the host's connection (it had ended, on the host's FIN,
+      // or closed before the answer's head: unreached-answer.ts): whatever the gateway made of
+      // it (a forwarded head, a minted error), the host left before any of it. Its reason (a
+      // minted error's) stays, as on a shutdown's cut. Hostile trial 43, F1.
+      const unreached = cutByShutdown !== true && answerUnreached(request.raw, reply.raw, hostBytesBefore);
+      if (unreached) {
+        exchange.outcome = 'host_aborted';
+        exchange.bytesToHost = 0;
+      }
       // On a cut the exit closes the upstream connection: an abort now would only run its callbacks.
       if (upstreamInFlight && cutByShutdown !== true) exchange.abortUpstream(new GatewayAbortError({ reason: 'host_aborted' }));
       // What was read of the seller's body so far: a read still waiting (a deadline, a host that
       // left) has not recorded its counts yet.
       if (exchange.bodySource !== undefined) recordCounts(exchange, exchange.bodySource);
-      // null when no response head went out (the host went away first): `statusCode` would say 200.
-      const hostStatus = reply.raw.headersSent ? reply.raw.statusCode : null;
+      // null when no response head went out (the host went away first): `statusCode` would say
+      // 200; `headersSent` says only that the head was made, not that it reached the host.
+      const hostStatus = reply.raw.headersSent && !unreached ? reply.raw.statusCode : null;
       // Its fields are built only when the line is written (not at `silent`, e.g. `logger: false`).
       if (deps.log.isLevelEnabled('info')) logInfo(exchangeLogFields(exchange, hostStatus, request.method), 'exchange');
       deps.onExchangeEnd?.(exchange, hostStatus);
@@ -569,11 +590,12 @@ export function createMcpHandler(deps: HandlerDeps) {
             ),
             upstreamHooks,
           ) as typeof headers,
-        // The lines the host would get, summed as they are made: the pipeline bounds the host's
-        // head with them (response/head-size.ts; a hostile new user's trial 15, M1).
+        // The lines the host would get, their bytes and number summed as they are made: the
+        // pipeline bounds the host's head with them (response/head-size.ts; a hostile new
+        // user's trials 15, M1, and 42).
         rewriteHeaders: (headers) => {
           const filtered = filterResponseHeaders(headers, agent.name, exchange);
-          exchange.hostHeaderBytes = headerLinesBytes(filtered);
+          measureHeaderLines(filtered, exchange);
           return filtered;
         },
         // Only an agent URL with a query needs merging (query.ts); otherwise reply-from forwards the host's.

@@ -8,7 +8,10 @@
  * did the same: get-stream-tiny-comments-reset-undelivered.test.ts.)
  *
  * Now every frame lowers the count by UNDELIVERED_FRAME_CREDIT (64) x what it carries to the
- * host (an event's data bytes): an event with empty data forgives nothing.
+ * host (an event's frame, its id line aside: `data: \n\n`, 8 bytes, for an event with empty
+ * data; its data bytes alone before
+ * test/regressions/get-stream-event-credit-depends-on-chunks.test.ts): an event with empty
+ * data forgives 512 bytes, less than the ~1,000 bytes of junk before each.
  *
  * Input: a raw seller on 127.0.0.1 through the real gateway, a host reading with fetch;
  * max_response_bytes 10,000 (max_sse_event_bytes unset: the limit is 2 x 10,000 + 65,536),
@@ -38,6 +41,8 @@ const note = (n: number): string => `data: {"jsonrpc":"2.0","method":"notificati
 const FIRST = note(0);
 const JUNK_LINE = `x: ${'a'.repeat(994)}\n`;
 const UNIT = JUNK_LINE + 'data:\n\n';
+/** What the host gets for each empty event: its frame. */
+const EMPTY_FRAME = 'data: \n\n';
 const UNITS = 2_000;
 
 const BODIES = {
@@ -49,7 +54,7 @@ const BODIES = {
 const model = (): { events: number; decodedThrough: number } => {
   let count = 0;
   let events = 0;
-  for (; events < UNITS && count + UNIT.length <= LIMIT; events++) count = Math.max(0, count + UNIT.length - UNDELIVERED_FRAME_CREDIT * 0);
+  for (; events < UNITS && count + UNIT.length <= LIMIT; events++) count = Math.max(0, count + UNIT.length - UNDELIVERED_FRAME_CREDIT * EMPTY_FRAME.length);
   return { events, decodedThrough: FIRST.length + events * UNIT.length + (LIMIT - count) };
 };
 const { readStream, exchangeLine } = useDeflateGetStreams(BODIES, MAX_RESPONSE_BYTES);
@@ -57,9 +62,9 @@ const { readStream, exchangeLine } = useDeflateGetStreams(BODIES, MAX_RESPONSE_B
 describe('get-stream-empty-events-reset-undelivered (hostile trial 40, F1)', { timeout: TEST_TIMEOUT_MS }, () => {
   test('junk with an empty event every 1,000 bytes, deflate: ends with sse_undelivered at the exact point', async () => {
     const { events, decodedThrough } = model();
-    assert.equal(events, 85);
+    assert.equal(events, 172);
     const text = await readStream('empty-events');
-    assert.equal(text, FIRST + 'data: \n\n'.repeat(events));
+    assert.equal(text, FIRST + EMPTY_FRAME.repeat(events));
     const line = await exchangeLine('empty-events');
     assert.deepEqual([line.outcome, line.reason], ['resumable_end', 'sse_undelivered'], JSON.stringify(line));
     const decoded = line.bytes_decoded as number;

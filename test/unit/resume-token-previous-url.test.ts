@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { createHmac, hkdfSync } from 'node:crypto';
 import { describe, it } from 'node:test';
 import { RESUME_SIGNATURE_MESSAGE, createResumeCodec, type ResumeState } from '../../src/resume/token.js';
-import { signedToken } from '../helpers/resume-codec.js';
+import { legacyToken, signedToken } from '../helpers/resume-codec.js';
 
 const SECRET = 'a-test-secret-that-is-at-least-32-characters-long';
 const T0 = 1_767_225_600_000;
@@ -35,6 +35,21 @@ describe('resume token: previous urls', () => {
       sellerMoved: true,
     });
     assert.deepEqual(c.verify(old, 'acme', OLD, [NEW]), { ok: true, state: { ...GET_STREAM, issuedAt: T0 } });
+  });
+
+  it('a token of the older format (signed over the text alone) is marked sellerMoved once the agent has moved', () => {
+    // A review (2026-12-05, Nit): it verified unmarked after a move, so a request's stream
+    // would have been resumed at the new seller with it.
+    const c = createResumeCodec({ secret: SECRET, ttlMs: TTL, now: () => T0 });
+    const payload = { u: 'e7', a: 'acme', m: 'tools/call', i: 3, t: 'get_products', b: 10, l: 4_194_304, v: '2025-06-18', s: T0 - 5_000, n: T0 };
+    const legacy = legacyToken(SECRET, payload);
+    const moved = c.verify(legacy, 'acme', NEW, [OLD]);
+    assert.equal(moved.ok && moved.sellerMoved, true);
+    for (const previous of [undefined, []]) {
+      const kept = c.verify(legacy, 'acme', NEW, previous);
+      assert.equal(kept.ok, true);
+      assert.equal(kept.ok && kept.sellerMoved, undefined);
+    }
   });
 
   it('without the url among the previous ones, it is refused as before', () => {

@@ -46,6 +46,8 @@ export interface StageOptions {
   onWrite?: (writes: readonly string[]) => void;
   /** PipelineHooks.wantsResponseMessage (default true: the response is parsed and observed). */
   wantsResponseMessage?: boolean;
+  /** The body's content codings (`['deflate']`: the chunks are the coded bytes, decoded as the gateway decodes them); default none. */
+  codings?: readonly string[];
 }
 
 export const TOOL_CALL: RpcPeek = { kind: 'request', id: 1, idText: undefined, method: 'tools/call', toolName: 'get_products', taskId: undefined };
@@ -155,7 +157,7 @@ export async function runSseStage(chunks: ReadonlyArray<string | Buffer> | Async
   };
   const source = Symbol.asyncIterator in chunks ? chunks : chunks.map((c) => (typeof c === 'string' ? Buffer.from(c) : c));
   const stream = Readable.from(source, { objectMode: true, highWaterMark: 1 });
-  const body = openBodySource(stream, [], Infinity);
+  const body = openBodySource(stream, opts.codings ?? [], Infinity);
   await handleSseBody(exchange, reply, { statusCode: 200, headers: { 'content-type': 'text/event-stream' }, body }, log, hooks);
   assert.equal(endedCorked, false, 'end() was called on a corked response (Node 22/24 then send the terminating chunk before the corked writes)');
   return { exchange, writes, body: writes.join(''), ended, observed, warnings, drops, buffers };
