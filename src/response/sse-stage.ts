@@ -47,7 +47,7 @@
  *   `chargeToken`), and what the re-encoding of a parsed event block adds over the block's
  *   bytes when positive (`data:x` goes out as `data: x`, `id:`/`event:`/`:` the same, a
  *   `retry:` on its own block with its value clamped, a last event's blank line, U+FFFD for
- *   invalid UTF-8: `chargeEncoding`; raw-forwarded and held blocks go out as the seller's
+ *   invalid UTF-8: `encoding.charge`; raw-forwarded and held blocks go out as the seller's
  *   bytes and cost nothing more). So the host never receives more than the bound however the
  *   seller's events are shaped. A block's growth is counted against its own bytes (on a
  *   bounded stream the parsed blocks are taken one at a time: a block's slack does not pay
@@ -224,6 +224,7 @@ import { eventRewriteOverBound, recordLiftSkippedForRoom } from './rewrite-room.
 import { BatchAnswers } from './batch-answers.js';
 import { SseDropLog } from './sse-drop-log.js';
 import { SseEventIds } from './sse-event-ids.js';
+import { SseEncodingCharge } from './sse-encoding-charge.js';
 import { EVENT_REFUSED, SseEventJudge } from './sse-event-judge.js';
 import { SseStreamTimers } from './sse-stream-timers.js';
 import { SseHostWriter } from './sse-host-writer.js';
@@ -435,7 +436,7 @@ export async function handleSseBody(
     // passed its own bounds and before a response is recorded as delivered: when its length
     // takes the stream over the cumulative bound (`chargeToken`), the exchange is finished and
     // the event is not delivered.
-    // What the encoding adds over the seller's block is charged first (`chargeEncoding`), so
+    // What the encoding adds over the seller's block is charged first (`encoding.charge`), so
     // that this event's token counts it; the data as the seller sent it (a rewrite is counted
     // below), the id as the seller's (the token's own addition: `chargeToken`).
     const sellerData = verdict?.kind === 'response' ? verdict.bytes : verdict?.kind === 'forward' && verdict.bytes !== undefined ? verdict.bytes : content;
@@ -444,7 +445,7 @@ export async function handleSseBody(
       dataLines = dataLineCount(sellerData);
       const sellerDataBytes = typeof sellerData !== 'string' ? sellerData.length : dataBytes >= 0 ? dataBytes : Buffer.byteLength(sellerData);
       const eventBytes = event === undefined ? -1 : event === 'message' ? MESSAGE_TYPE_BYTES : Buffer.byteLength(event);
-      if (!chargeEncoding(encodedEventBytes(id === undefined ? -1 : Buffer.byteLength(id), eventBytes, dataLines, sellerDataBytes))) return;
+      if (!encoding.charge(encodedEventBytes(id === undefined ? -1 : Buffer.byteLength(id), eventBytes, dataLines, sellerDataBytes))) return;
     }
     // The id it goes out with: its own, or the stream's pending id, as a resume token within
     // the stream's token budget, or none (sse-event-ids.ts).
@@ -491,77 +492,11 @@ export async function handleSseBody(
   };
 
   /**
-   * Seller bytes of the event block being parsed (all of the piece `take` handed the parser,
-   * or held: `passHeld`) that the frames written for it have not yet matched; set to 0 when
-   * a piece ends at an event boundary (a block's slack never pays for the next block's growth,
-   * in the pieces the stage takes one block at a time).
-   */
-  let room = 0;
-  /**
-   * A frame was matched against the LF of a CR LF still to come (`chargeEncoding`): the next
-   * range's first byte pays it when it is that LF (it is then no room for the next block);
-   * otherwise (a CR-only stream) the byte is charged then (`take`), as `tokenCount` counted it.
-   */
-  let lfDebt = false;
-  /**
-   * The last range ended a block at the CR of its blank line, the LF of a CR LF maybe still to
-   * come: when the next range starts with it, that LF is the ended block's byte (its slack, as
-   * `tokenCount` counted it), no room for the next block's growth. Reported failure (found
-   * when growing `retry:` frames made the fuzz of test/unit/sse-token-fuzz.test.ts hit it):
-   * after `: c\r\r`, the LF of that CR LF arriving at the start of a chunk with no event
-   * boundary was taken as room for the next block, whose growth (`id:B` goes out as `id: B`)
-   * was charged a byte short, its token's count 12 for the model's 13
-   * (test/unit/sse-token-model-cuts.test.ts).
-   */
-  let endedBlockLf = false;
-
-  /**
-   * Counts what a frame the gateway encodes adds to the host's stream over the seller's bytes
-   * it came from (a bounded stream only): `outBytes`, the frame's UTF-8 length as written
-   * with the seller's event id in place of its token (sse-encoded-size.ts; the token's own
-   * addition is `chargeToken`'s), over the {@link room} left, the LF of a CR LF still to come
-   * included (as `tokenCount` counts it). Only what goes over is charged; false when that
-   * takes the stream over the bound: the request is answered `sse_cumulative` and the caller
-   * does not write the frame. `observed_bytes` is the count with it, as in `chargeToken`
-   * (through the range that crossed the bound when the frame's block was parsed there).
-   *
-   * Why: the encoder normalizes the framing (`data:x` goes out as `data: x`, `id:`, `event:`,
-   * a comment `:x` the same; a `retry:` line becomes its own block, its value clamped to
-   * [SSE_RETRY_MIN_MS, the exchange's sseRetryMaxMs] (`retry: 1` goes out as `retry: 500`); the stream's
-   * last event gets its blank line; invalid UTF-8 becomes U+FFFD, three bytes), and the bound,
-   * counting the seller's bytes, did not see it: 922 seller bytes with the limit at 922
-   * reached the host as 943; `data:` lines of one character went 16.7% past the bound, bare
-   * `data` lines 40% (reported failure: test/regressions/sse-reencoding-past-limit.test.ts).
-   *
-   * Events and id-only blocks are charged before their token is minted (the token's count
-   * includes its block's growth); comments and `retry:` frames as they are parsed, against the
-   * block's bytes received so far. Cost: a subtraction and a comparison per frame, from
-   * lengths at hand (the data's line count is passed on to the encoder, which then does not
-   * search again).
-   */
-  const chargeEncoding = (outBytes: number): boolean => {
-    const budget = cumulative;
-    if (budget === undefined) return true;
-    const pending = lines.lfExpected && !lfDebt ? 1 : 0;
-    const added = outBytes - room - pending;
-    if (outBytes > room && pending === 1) lfDebt = true;
-    if (added <= 0) {
-      room = Math.max(0, room - outBytes);
-      return true;
-    }
-    room = 0;
-    const through = budget.used + (pending === 1 && !budget.exceeded ? 1 : 0) + added;
-    budget.take(added);
-    if (through <= budget.limit) return true;
-    answer({ reason: 'sse_cumulative', limitBytes: budget.limit, observedBytes: through });
-    return false;
-  };
-  /**
    * Queues a comment or `retry:` frame the stage encodes itself for the host, once
-   * {@link chargeEncoding} has charged `outBytes` of it (its bytes on a bounded stream, else 0).
+   * `encoding.charge` (sse-encoding-charge.ts) has charged `outBytes` of it (its bytes on a bounded stream, else 0).
    */
   const sendEncodedFrame = (frame: string, outBytes: number): void => {
-    if (!chargeEncoding(outBytes)) return;
+    if (!encoding.charge(outBytes)) return;
     batch.frame(frame);
     framedField(frame);
   };
@@ -645,7 +580,7 @@ export async function handleSseBody(
    */
   const onIdOnly = (id: string): void => {
     if (streamEnded || skippingToBoundary || exchange.finished) return;
-    if (!chargeEncoding(encodedIdOnlyBytes(cumulative === undefined ? 0 : Buffer.byteLength(id)))) return;
+    if (!encoding.charge(encodedIdOnlyBytes(cumulative === undefined ? 0 : Buffer.byteLength(id)))) return;
     ids.pendingId = id;
   };
   /**
@@ -657,12 +592,8 @@ export async function handleSseBody(
    */
   const writePendingId = (): void => {
     if (ids.pendingId === undefined || exchange.finished) return;
-    // At the seller's end, the LF a frame was matched against (`lfDebt`) will not come: it is
-    // charged now, as the next range would have (`take`), so the count is not a byte short.
-    if (streamEnded && lfDebt && cumulative !== undefined) {
-      lfDebt = false;
-      cumulative.take(1);
-    }
+    // At the seller's end, the LF a frame was matched against will not come: charged now.
+    if (streamEnded) encoding.settleAtEnd();
     const out = ids.takePendingToken();
     if (out === undefined || exchange.finished) return;
     batch.frame(encodeSseIdOnly(out));
@@ -679,6 +610,8 @@ export async function handleSseBody(
   const lines = new SseLineFeeder((text) => {
     if (!skippingToBoundary && !exchange.finished) idOnly.feed(text);
   }, perEventLimit + SSE_PENDING_SLACK_BYTES);
+  /** What the re-encoding adds to a bounded stream's count (sse-encoding-charge.ts). */
+  const encoding = new SseEncodingCharge(cumulative, lines, answer);
   /** The stream's event ids and their resume tokens (sse-event-ids.ts). */
   const ids = new SseEventIds(exchange, log, hooks, cumulative, lines, credit, batchAnswers, answer);
 
@@ -776,15 +709,8 @@ export async function handleSseBody(
     }
     earn(end - start);
     if (cumulative) {
-      // The LF a frame was matched against (`lfDebt`) pays it, or, not come, is charged now;
-      // the LF of an ended block's CR LF (`endedBlockLf`) is no room either.
-      const lfFirst = chunk[start] === LF;
-      const debt = lfDebt && !lfFirst ? 1 : 0;
-      const paid = (lfDebt || endedBlockLf) && lfFirst ? 1 : 0;
-      lfDebt = false;
-      endedBlockLf = false;
-      const fit = Math.max(0, cumulative.take(end - start + debt) - debt);
-      room += Math.max(0, fit - paid);
+      // Counted with the LF a frame was matched against, or that ended the last block (sse-encoding-charge.ts).
+      const fit = encoding.takeRange(chunk, start, end);
       if (fit < end - start) {
         // Events complete before the limit point are still delivered; nothing past it is parsed.
         if (fit > 0 && !skippingToBoundary && !lines.push(chunk, start, start + fit)) lineCapBreached();
@@ -793,11 +719,8 @@ export async function handleSseBody(
       }
     }
     if (!skippingToBoundary && !lines.push(chunk, start, end)) lineCapBreached();
-    // The range's blocks are all written: the next block's growth is its own (`chargeEncoding`).
-    if (blockEnd) {
-      room = 0;
-      endedBlockLf = cumulative !== undefined && chunk[end - 1] === CR;
-    }
+    // The range's blocks are all written: the next block's growth is its own (sse-encoding-charge.ts).
+    if (blockEnd) encoding.blocksEnded(chunk, end);
     // Skipping (from before, or from a breach while completing the held line in this range):
     // the dropped event ends at this boundary.
     if (skippingToBoundary && atBoundary) {
@@ -885,7 +808,7 @@ export async function handleSseBody(
         atEventStart = true;
         lines.passedRaw();
         deliver(ev.event, undefined, undefined, ev.data);
-        room = 0;
+        encoding.room = 0;
         // The host's stream is over (the answer, or an error): nothing reads the data after it.
         if (exchange.finished) bodyPool.recycleAfterSend(raw, ev.data);
         return !exchange.finished && (end === n || takeChunk(chunk.subarray(end)));
@@ -922,7 +845,7 @@ export async function handleSseBody(
     const withIds = idFields.check(chunk, last);
     // A chunk with a CR is taken block by block, blank lines ended by a CR alone included (the
     // boundary scanner leaves them out): on a request's stream so that each block's growth is
-    // counted against its own bytes (`chargeEncoding`), on a stream without a total so that a
+    // counted against its own bytes (`encoding.charge`), on a stream without a total so that a
     // frame clears only its own block from the undelivered count (sse-undelivered.ts; a
     // CR-only stream's chunk was one piece: a comment at its start cleared it all). `ends`
     // stay the boundaries `take` resets a skipped event at. A stream without a total takes
@@ -952,7 +875,7 @@ export async function handleSseBody(
   const passHeld = (bytes: Buffer): void => {
     cumulative?.take(bytes.length);
     earn(bytes.length);
-    room += bytes.length;
+    encoding.room += bytes.length;
     boundaries.advance(bytes);
     idFields.passWithoutId(bytes);
   };
@@ -967,7 +890,7 @@ export async function handleSseBody(
    *
    * Each segment of blocks for the parser (one block, or a run of canonical blocks holding
    * invalid UTF-8: sse-raw-events.ts) is taken alone, on every stream. On a request's stream
-   * so that what its encoding adds is counted against its own bytes (`chargeEncoding`: a
+   * so that what its encoding adds is counted against its own bytes (`encoding.charge`: a
    * block's slack, such as a comment-only block's dropped blank line, does not pay for the
    * next one's growth, so the counts do not depend on where the seller's chunks are cut) and a
    * resume token counts exactly through its event's end. On a stream without a total so that
@@ -1055,7 +978,7 @@ export async function handleSseBody(
     !exchange.finished &&
     lines.atBlockStart &&
     idOnly.atBlockStart &&
-    (cumulative === undefined ? bytes <= undelivered!.room : bytes + (lfDebt ? 1 : 0) <= cumulative.limit - cumulative.used);
+    (cumulative === undefined ? bytes <= undelivered!.room : encoding.fitsSimpleBlock(bytes));
 
   /**
    * `take` for a planned block `chunk[start, end)` of {@link simpleBlock}'s `kind` (an id-only
@@ -1073,12 +996,7 @@ export async function handleSseBody(
     // A comment's frame lowers the undelivered count through its line; the blank line counts after it (as `take`'s pieces).
     const afterFrame = kind === ID_ONLY || undelivered === undefined ? 0 : 1;
     earn(bytes - afterFrame);
-    if (cumulative !== undefined) {
-      cumulative.take(bytes + (lfDebt ? 1 : 0));
-      lfDebt = false;
-      endedBlockLf = false;
-      room += bytes;
-    }
+    if (cumulative !== undefined) encoding.takeSimpleBlock(bytes);
     lines.passedBlock(start);
     const value = simpleValueStart(chunk, start, end, kind);
     if (kind === ID_ONLY) onIdOnly(chunk.toString('latin1', value, end - 2));
@@ -1089,7 +1007,7 @@ export async function handleSseBody(
       sendEncodedFrame(frame, cumulative === undefined ? 0 : frame.length);
     }
     earn(afterFrame);
-    room = 0;
+    encoding.room = 0;
     return !exchange.finished;
   };
 
@@ -1121,7 +1039,7 @@ export async function handleSseBody(
   /**
    * Takes `chunk[start, n)`, where `last` is the chunk's last event boundary (-1: none): the
    * complete blocks, then the block that goes on in the next chunk on its own, so that its
-   * bytes are its own room (`chargeEncoding`) and not those of the blocks before it.
+   * bytes are its own room (`encoding.charge`) and not those of the blocks before it.
    */
   const takeRest = (chunk: Buffer, start: number, last: number): boolean => {
     const n = chunk.length;

@@ -15,7 +15,7 @@ import { cutsWithOneByteMiddle, kitTokenAdded } from '../helpers/sse-token-model
 const PRIMING = 'id: p1\nretry: 25\ndata: \n\n';
 /**
  * The priming block's count: its bytes and the 2 its encoding adds (the `retry:` goes out as a
- * block of its own, its value clamped to 500: sse-encode.ts clampSseRetryMs; sse-stage.ts chargeEncoding).
+ * block of its own, its value clamped to 500: sse-encode.ts clampSseRetryMs; sse-encoding-charge.ts charge).
  */
 const PRIMING_COUNT = Buffer.byteLength('retry: 500\n\nid: p1\ndata: \n\n');
 const progress = 'event: message\nid: p2\ndata: {"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"t","progress":1,"total":2}}\n\n';

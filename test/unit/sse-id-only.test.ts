@@ -59,7 +59,7 @@ test('what an id-only block may hold besides its id: an event type, a comment, a
     ['id: a\n: keep\n\n', ': keep\nid: tok(a,14)\n\n'],
     // The block's encoding adds 2 bytes over its 17 (the `retry:` goes out as a block of its
     // own, with a blank line, its value clamped to 500: sse-encode.ts clampSseRetryMs), and its
-    // count has them (sse-stage.ts chargeEncoding).
+    // count has them (sse-encoding-charge.ts charge).
     ['id: a\nretry: 50\n\n', 'retry: 500\n\nid: tok(a,19)\n\n'],
     ['id: a\nid: b\n\n', 'id: tok(b,13)\n\n'],
     ['id: a\nid: b\0c\n\n', 'id: tok(a,15)\n\n'],

@@ -150,7 +150,7 @@ test('standalone GET stream: canonical blocks without a response key are raw; a 
 test('id lines in planned chunks: a token counts through its own event, wherever the id line is', async () => {
   const idEvent = (id: string, n: number): string => `id: ${id}\ndata: {"method":"${n}"}\n\n`;
   const parsedA = ': c\n\n'; // parsed, no id
-  const parsedB = 'data:{"method":"b"}\n\n'; // goes out as `data: {"method":"b"}`: one byte more, counted (sse-stage.ts chargeEncoding)
+  const parsedB = 'data:{"method":"b"}\n\n'; // goes out as `data: {"method":"b"}`: one byte more, counted (sse-encoding-charge.ts charge)
   // The second chunk starts at an event start with an id line (nothing of it before the chunk).
   const first = progress(1);
   const second = idEvent('x', 1) + parsedA + parsedB + progress(2) + 'id: y\n' + progress(3) + parsedA + idEvent('z', 2) + progress(4) + result(1);
