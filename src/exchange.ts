@@ -415,7 +415,7 @@ export interface Exchange {
     /**
      * The verified `Last-Event-ID` token this exchange resumes from (undefined on a fresh
      * stream): until the resumed stream gives the host an event with a token of its own, it is
-     * the token the host resumes from next, so sse-stage.ts `noteTail` notes the bytes sent
+     * the token the host resumes from next, so sse-event-ids.ts `noteTail` notes the bytes sent
      * after it (resume/tail-ledger.ts). Reported failure (a review, 2026-12-05): a resumed
      * stream that sent ~30 KB without an id, then dropped, noted nothing, and every later resume
      * from the same token started from the same count: 372,389 bytes to the host over 10 resumes
