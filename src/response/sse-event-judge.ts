@@ -18,6 +18,61 @@
  * step, and in the stage's module doc (its paragraphs on responses to another id, the
  * standalone GET stream and named events).
  *
+ * The rules (moved here from sse-stage.ts's module doc with the judgement):
+ *
+ * A JSON-RPC response to another id on a request's stream (sse-message.ts isForeignResponse:
+ * a client routes a response by its id alone, so it would answer another pending call) is
+ * never forwarded: it ends the stream with `upstream_not_mcp` for the request's id, as the
+ * JSON path answers such a body (docs/errors.md); on a long-lived stream it is dropped as a
+ * breach is there (sse-stage.ts). So is a message with a `method` beside its `result` or `error`
+ * (no request either), one with `result` or `error` and no `id`, or both of them (no response
+ * either: JSON-RPC 2.0 §5; rewrite.ts claimsResponse; its block is parsed, never raw:
+ * sse-raw-events.ts RawEventLimits.responseKeys), a message that names no method and has
+ * neither member (an id-only message, the request's id or another, or no message at all,
+ * `{"jsonrpc":"2.0"}`, an empty `method` naming none: rewrite.ts lacksMethod; its block is
+ * raw only when its data proves a method: sse-raw-events.ts RawEventLimits.methodNamed; a
+ * review: test/regressions/seller-message-without-kind-forwarded.test.ts), and an array
+ * holding such a message, the request's own response in it or not; and a response, or an
+ * array holding one, whose message repeats a member name (mcp/repeated-names.ts; on a
+ * batch's stream, batch-answers.ts take), whatever its id: a host whose parser keeps the
+ * first of two `id` members routes it elsewhere.
+ * Reported failures: test/regressions/sse-response-for-another-id.test.ts,
+ * sse-method-and-result-for-another-id-forwarded.test.ts,
+ * sse-batch-shaped-response-for-another-id-forwarded.test.ts,
+ * sse-result-and-error-without-id-forwarded.test.ts (a reviewer, 2026-12-03),
+ * response-with-repeated-id-member-accepted.test.ts. On a batch's stream (MCP
+ * 2025-03-26), a response for an id that is not one of the batch's request ids, or a second
+ * response for an id (batch-answers.ts: one more than the batch holds requests with it), ends
+ * the stream so, with the error for id null; the events before it have gone out, the
+ * offending event (a whole array, its other responses included) does not. Reported failure (a
+ * new user's trial, 2026-12-03: a batch's answer carried a response for another id):
+ * test/regressions/batch-answer-for-other-ids-forwarded.test.ts.
+ *
+ * On the standalone GET stream (`rpc.kind` 'none': a GET without Last-Event-ID, or one
+ * resuming that stream with its token) no JSON-RPC response may pass, whatever its id (MCP
+ * Streamable HTTP 2025-03-26, 2025-06-18: "The server MUST NOT send a JSON-RPC response on
+ * the stream unless resuming a stream associated with a previous client request"): an event
+ * whose data is one (a `result` or an `error` member, with or without an `id`, a `method`
+ * beside them included; or no method named, an empty one included: an id-only message, or
+ * no message at all), or an array holding one, is dropped as a breach is there (sse-stage.ts),
+ * reason `get_stream_response` (errors/codes.ts DROP_REASONS), and the stream goes on.
+ * Requests and notifications pass unchanged: the raw path keeps every block holding none of
+ * `"result`, `"error` (in any case: a Go host reads `"Result"` and `"reſult"` as `result`), `\u`
+ * (sse-raw-events.ts RawEventLimits.responseKeys) and `"id` (in any case:
+ * RawEventLimits.answerable) whose data provably names a method or is no JSON object or array
+ * (RawEventLimits.methodNamed), and only an event whose data may hold such a key or name no
+ * method is parsed (sse-response-sniff.ts mayBeResponse,
+ * mayLackMethod; sse-message.ts standaloneVerdict).
+ * The stream answering a POSTed notification or JSON-RPC response (`rpc.kind` 'notification',
+ * resumed or not) follows the same rule, its drops reason `notification_stream_response`: no
+ * request of that POST awaits a response (a new user's trial 8, F4:
+ * test/regressions/notification-answer-carries-response-forwarded.test.ts).
+ * A GET resuming a POST's stream (its token minted there) is that request's stream, with its
+ * rules. Reported failure (a new user's trial): a seller held back its POST answer to
+ * `tools/call` id 1 and pushed a ~42 KB response for id 1 on the GET stream; the SDK client
+ * took it as its call's result, past the tool's 10,000-byte limit, undeduped
+ * (test/regressions/get-stream-answers-pending-call.test.ts).
+ *
  * A refusal is reported through the stage's `fail` (the error answer on a bounded stream, a
  * drop elsewhere) or `drop`; the caller then delivers nothing of the event. One judge per
  * stream; per event, nothing allocated but what inspectEventData returns (its options objects
