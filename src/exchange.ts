@@ -311,7 +311,7 @@ export interface Exchange {
   /**
    * The `event:` name of the SSE event that carried the request's own response (or one of a
    * batch's requests' responses) and was refused as no answer for it (`upstream_not_mcp`:
-   * response/sse-stage.ts `namedEvent`), its first 64 characters (`shownInMessage`);
+   * response/sse-event-judge.ts `namedEvent`), its first 64 characters (`shownInMessage`);
    * undefined otherwise (the common case). The exchange line's `answer_event`, and what
    * `probe` names in its report (probe/answer-events.ts): the host's error alone does not say
    * why the answer was refused. Reported failure (a hostile new user's trial): `probe` gave
@@ -408,14 +408,14 @@ export interface Exchange {
   readonly stream: {
     /** Unix ms when the request's stream started (sse_deadline_ms runs from here, across resumes). */
     readonly startedAt: number;
-    /** Cumulative bytes already counted for this request's stream before this exchange (what its resume tokens added included: sse-stage.ts chargeToken). */
+    /** Cumulative bytes already counted for this request's stream before this exchange (what its resume tokens added included: sse-event-ids.ts chargeToken). */
     readonly usedBytes: number;
     /** The seller's event id this exchange resumes after (sent upstream as Last-Event-ID). */
     readonly resumeFrom: string | undefined;
     /**
      * The verified `Last-Event-ID` token this exchange resumes from (undefined on a fresh
      * stream): until the resumed stream gives the host an event with a token of its own, it is
-     * the token the host resumes from next, so sse-stage.ts `noteTail` notes the bytes sent
+     * the token the host resumes from next, so sse-event-ids.ts `noteTail` notes the bytes sent
      * after it (resume/tail-ledger.ts). Reported failure (a review, 2026-12-05): a resumed
      * stream that sent ~30 KB without an id, then dropped, noted nothing, and every later resume
      * from the same token started from the same count: 372,389 bytes to the host over 10 resumes
@@ -446,7 +446,7 @@ export interface Exchange {
   /**
    * Where this exchange's bounded SSE stream notes its count when it ends after bytes the host
    * got past the last token the stage gave it with an event, so that a resume from that token
-   * starts from that count (resume/tail-ledger.ts; sse-stage.ts `noteTail`; hostile trial 24,
+   * starts from that count (resume/tail-ledger.ts; sse-event-ids.ts `noteTail`; hostile trial 24,
    * F1). Undefined for a stream without the cumulative bound, and in unit tests: nothing noted.
    */
   readonly resumeTails: ResumeTailLedger | undefined;

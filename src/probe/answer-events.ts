@@ -1,7 +1,7 @@
 /**
  * Why the probe's in-process gateway refused a seller's answer as `upstream_not_mcp`, when the
  * reason is one the host's error does not tell: the answer came in an SSE event named other
- * than `message` (response/sse-stage.ts `namedEvent`). The gateway keeps that name on the
+ * than `message` (response/sse-event-judge.ts `namedEvent`). The gateway keeps that name on the
  * exchange (`Exchange.answerEvent`); this reads it from each exchange as it ends
  * (`GatewayControl.onExchangeEnd`), by JSON-RPC id, so the report can say what the seller did.
  *

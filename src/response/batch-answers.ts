@@ -46,7 +46,7 @@ import { mayHoldNonFiniteLiteral, parseWithNonFiniteLiterals } from '../mcp/leni
 /**
  * The responses a batch's answer still waits for. Made once per stream or JSON body, only for
  * a batch (a single request's answer never makes one); cost per event that may be a response
- * (sse-stage.ts mayBeResponse): one `JSON.parse` of its data, plus one walk of its bytes
+ * (sse-response-sniff.ts mayBeResponse): one `JSON.parse` of its data, plus one walk of its bytes
  * (mcp/written-ids.ts) when a response id is a number.
  */
 export class BatchAnswers {

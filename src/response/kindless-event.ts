@@ -5,7 +5,7 @@
  * or without a `jsonrpc` (`{}`, `{"jsonrpc":"2.0"}`, `{"jsonrpc":"2.0","params":{}}`,
  * `{"status":"working"}`), or a non-empty array of only such objects. The SSE stage drops such
  * an event, reason `message_without_kind` (errors/codes.ts DROP_REASONS), instead of ending
- * the stream `upstream_not_mcp` (sse-stage.ts `deliver`), its `id:` discarded with it as a
+ * the stream `upstream_not_mcp` (sse-event-judge.ts), its `id:` discarded with it as a
  * dropped event's is on the standalone GET stream: the host's last event ID stays the one
  * before, and a resume from it replays the event, dropped again.
  *

@@ -77,7 +77,7 @@ export interface PipelineHooks {
   onSseEnd(): void;
   /** An event broke a bound on a stream that answers no request and was dropped (sse-stage.ts). */
   onSseEventDropped(reason: string): void;
-  /** A seller's event id could not be turned into a resume token (sse-stage.ts `hostEventId`). */
+  /** A seller's event id could not be turned into a resume token (sse-event-ids.ts `hostEventId`). */
   onSseEventIdNotTokenized(): void;
   /**
    * True when {@link onResponseMessage} observes anything for this exchange (a discovery

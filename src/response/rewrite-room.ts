@@ -128,8 +128,8 @@ export function bodyRewriteFits(outBytes: number, limitBytes: number): boolean {
  * @param count         the request stream's cumulative count (`max_response_bytes`): the
  *                      seller's bytes through this event (all of the chunk range it was
  *                      dispatched in: never fewer), plus what every resume token and every
- *                      block's re-encoding added (this event's included: sse-stage.ts
- *                      chargeToken, chargeEncoding), seeded from the resumed token's count on a
+ *                      block's re-encoding added (this event's included: sse-event-ids.ts
+ *                      chargeToken, sse-encoding-charge.ts), seeded from the resumed token's count on a
  *                      `Last-Event-ID` reconnect; undefined on a stream with no cumulative
  *                      bound (the standalone GET stream, which carries no response)
  * @param pendingBytes  bytes of this event the count has yet to get (the LF of a CR LF still

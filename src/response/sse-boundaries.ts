@@ -582,7 +582,7 @@ function lineEnd(chunk: Buffer, start: number, end: number): number {
  * its LF (after its CR when the LF is in the next chunk: that chunk's offset 1 then ends it).
  * `prev1`, `prev2`: the stream's last two bytes before `chunk` (-1: none; the stream's start
  * is a line start). For the SSE stage's per-block count on chunks holding a CR
- * (sse-stage.ts chargeEncoding); one native search per line break kind.
+ * (sse-encoding-charge.ts charge); one native search per line break kind.
  */
 export function blankLineEnds(chunk: Uint8Array, prev1: number, prev2: number): number[] {
   const out: number[] = [];

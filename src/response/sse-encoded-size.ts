@@ -1,7 +1,7 @@
 /**
  * Byte lengths of what sse-encode.ts writes for a parsed event, from lengths the SSE stage
  * already has, so that the stage can charge what the re-encoding adds to the host's stream
- * over the seller's bytes (sse-stage.ts `chargeEncoding`) without encoding twice.
+ * over the seller's bytes (sse-encoding-charge.ts `charge`) without encoding twice.
  *
  * Why: the encoder writes normalized framing (`data: `, `id: `, `event: ` with a space, LF
  * line endings, a blank line after each event, `retry:` on its own block with its value

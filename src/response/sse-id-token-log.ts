@@ -1,6 +1,6 @@
 /**
  * The warnings for the seller event ids of one SSE stream that could not be turned into resume
- * tokens (sse-stage.ts `hostEventId`: an id a Last-Event-ID header cannot carry back, such as
+ * tokens (sse-event-ids.ts `hostEventId`: an id a Last-Event-ID header cannot carry back, such as
  * `\x01` or a non-ASCII one, or a token that would be over 4096 characters), throttled per
  * stream as the drop warnings are (stream-warning-throttle.ts, the same throttle):
  *

@@ -1,6 +1,6 @@
 /**
  * What the SSE stage (sse-stage.ts) does with an event's data (whatever the event's name:
- * sse-stage.ts namedEvent) that needs more than
+ * sse-event-judge.ts namedEvent) that needs more than
  * the cheap tests (it may be the response to the request, or it is too large for
  * json-bounds.ts withinJsonBounds to prove the structure bounds): the same checks and
  * rewrite as before, done on the data's UTF-8 bytes the way the JSON path does them

@@ -57,7 +57,7 @@
  * The event line's type plays no part: a named block (`event: x-custom`) is raw on these
  * terms only, its name's bytes counted with the rest (brackets, hints), and one that is not
  * goes to the parser, whose event the stage judges as a `message` event whatever its name
- * (sse-stage.ts namedEvent; a new user's trial 9, F1: the stage judged only unnamed and
+ * (sse-event-judge.ts namedEvent; a new user's trial 9, F1: the stage judged only unnamed and
  * `message` events, so a named response or 5,000-deep data left to the parser went out
  * unchecked; test/unit/sse-raw-plan.test.ts checks both planners on named blocks).
  *

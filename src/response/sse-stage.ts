@@ -3,7 +3,7 @@
  * -> encode (ARCHITECTURE §2). Nothing is buffered beyond the event being parsed: the events
  * completed by one input chunk go to the host in one write as soon as that chunk is parsed,
  * before the next chunk is awaited (one write per event cost more than all the rest on a
- * stream of small events: bench/README.md "SSE events/s").
+ * stream of small events: bench/README.md "SSE events/s"; sse-host-writer.ts).
  *
  * Per event, only what the event can need (issue 5, bench/README.md "SSE events/s" and
  * "SSE one-event results"):
@@ -17,7 +17,7 @@
  *   its blank line arrives (sse-held-block.ts): no decoded copy of a large event, no parser;
  *   a block that turns out to have another form goes to the line feeder as it arrived.
  * - An event's data is JSON-parsed only when it may be the response to the request
- *   ({@link mayBeResponse}: the rewrite and the ending need it), and not even then when the
+ *   (sse-response-sniff.ts mayBeResponse: the rewrite and the ending need it), and not even then when the
  *   WebAssembly scan of its bytes proves what the parse would (sse-message.ts); the data's
  *   bytes go out as they are, or spliced for a dedupe. Progress notifications and the like
  *   get the size and structure bounds and the count.
@@ -32,31 +32,13 @@
  *   through its end), it crosses the cumulative bound, or the stream has no total (its
  *   undelivered count: below); then one event block at a time.
  *
- * Event ids (ARCHITECTURE §4): an event's non-empty id goes out as a resume token carrying the
- * count through the event (`hostEventId`). An id-only block's id is the stream's pending id
- * (`pendingId`): the next event without an id of its own carries it, an event's own id or a
- * later id-only block supersedes it (WHATWG HTML §9.2.6: the last event ID is the latest id
- * field), and one still pending when the stream ends plainly (the seller's end, a shutdown with
- * a configured resume secret, an idle standalone GET stream) goes out alone, `id: <token>` and a blank line
- * (`writePendingId`), so the host resumes from the seller's last id. A raw run that the
- * pending id would go with has its first event parsed (`takePlanned`), an event held as bytes
- * gets it when dispatched. On every stream a token is minted only within the stream's budget
- * (sse-token-credit.ts: tokens add at most twice the seller's bytes); an event that finds it
- * spent goes out without an id, its id pending in turn. The event carrying the response gets
- * its token whatever the budget (its token is `final`), as does an id pending at the end.
- * Reported failure (a new user's trial 9, F3): each id-only block went out as its own ~180-byte
- * token, 20.4x the seller's bytes on the standalone GET stream with no bound, and events with
- * short ids and no data 14.3x; minting them slowed other agents' calls from ~23 ms to 210-500 ms
- * (test/regressions/get-stream-id-only-token-amplification.test.ts). On a request's stream,
- * where the cumulative bound counts the tokens, such events still went out with a token each,
- * ~18x the seller's bytes up to the bound (hostile trials:
- * test/regressions/request-stream-short-id-token-amplification.test.ts).
- * A bounded stream that ends, whatever ended it, with bytes sent after the last token it
- * gave with an event (events without an id, comments, an id-only block's token, which the
- * MCP SDK clients never take as their Last-Event-ID) notes that token and its count at the
- * end (`noteTail`; resume/tail-ledger.ts), so that a resume from it starts there, not from
- * the token's older count (hostile trial 24, F1:
- * test/regressions/resume-untokenized-bytes-escape-cumulative-bound.test.ts). Nothing per event.
+ * Event ids (ARCHITECTURE §4; sse-event-ids.ts): an event's non-empty id goes out as a resume
+ * token carrying the count through the event; an id-only block's id is the stream's pending
+ * id, which the next event without an id of its own carries, or the stream's plain end writes
+ * alone (`writePendingId`). A raw run that the pending id would go with has its first event
+ * parsed (`takePlanned`), an event held as bytes gets it when dispatched. Tokens are minted
+ * within the stream's token budget (sse-token-credit.ts), and a bounded stream notes its
+ * resume tail at its end (resume/tail-ledger.ts).
  *
  * Bounds (spec: mcp-response-extraction.md, Size Limits; ARCHITECTURE §5):
  * - cumulative: every byte of a bounded stream (comments included) counts against
@@ -65,7 +47,7 @@
  *   `chargeToken`), and what the re-encoding of a parsed event block adds over the block's
  *   bytes when positive (`data:x` goes out as `data: x`, `id:`/`event:`/`:` the same, a
  *   `retry:` on its own block with its value clamped, a last event's blank line, U+FFFD for
- *   invalid UTF-8: `chargeEncoding`; raw-forwarded and held blocks go out as the seller's
+ *   invalid UTF-8: `encoding.charge`; raw-forwarded and held blocks go out as the seller's
  *   bytes and cost nothing more). So the host never receives more than the bound however the
  *   seller's events are shaped. A block's growth is counted against its own bytes (on a
  *   bounded stream the parsed blocks are taken one at a time: a block's slack does not pay
@@ -101,12 +83,13 @@
  *   `observed_bytes` is the line's bytes read by then (`parserCapBreached`).
  * - structure: every event's data, whatever its `event:` name, is checked for depth/node
  *   bounds before JSON.parse (the scan of sse-message.ts, skipped where
- *   {@link withinJsonBounds} proves it would pass; a raw block proves it from its bytes).
- *   Before, only an event with no name or `message` was (a new user's trial 9, F1: `event:
- *   x-custom` carried 5,000-deep JSON, and responses, to the host; see `namedEvent`).
+ *   withinJsonBounds (mcp/json-bounds.ts) proves it would pass; a raw block proves it from its
+ *   bytes: sse-event-judge.ts). Before, only an event with no name or `message` was (a new
+ *   user's trial 9, F1: `event: x-custom` carried 5,000-deep JSON, and responses, to the
+ *   host; see sse-event-judge.ts namedEvent).
  * - time: `sse_idle_timeout_ms` (no byte at all while the stage waits for the seller) ->
  *   `sse_idle`, `sse_deadline_ms` (whole stream) -> `sse_deadline`; either one running out
- *   while the stage waits for the host (below) -> `host_not_reading`.
+ *   while the stage waits for the host (below) -> `host_not_reading` (sse-stream-timers.ts).
  * - memory: what the stream holds of the event not yet dispatched counts against the agent's
  *   `max_buffered_response_bytes` (src/admission/agent-guard.ts), and so does a bounded
  *   stream's brotli decoder, from before its first byte is decoded to its end (decode.ts; a
@@ -116,7 +99,7 @@
  *   complete lines held up to the parser's bound per stream uncounted,
  *   test/regressions/sse-event-lines-escape-buffer-cap.test.ts). Over it, the next chunk is
  *   read once the agent's other responses release enough (no idle timeout meanwhile).
- * - host back-pressure: once the host's response holds {@link SSE_HOST_BUFFER_BYTES} written
+ * - host back-pressure: once the host's response holds SSE_HOST_BUFFER_BYTES (sse-host-writer.ts) written
  *   but not yet taken by its socket, the next chunk is read after it drains (TCP back-pressure
  *   on the seller, whose bytes then wait in the kernel, not in the gateway). The seller is
  *   not waited for meanwhile, so the idle time is the host's: `sse_idle_timeout_ms` without
@@ -125,58 +108,13 @@
  *   counted as the seller's `sse_idle`
  *   (test/regressions/sse-host-stops-reading-not-seller-idle.test.ts).
  *
- * A JSON-RPC response to another id on a request's stream (sse-message.ts isForeignResponse:
- * a client routes a response by its id alone, so it would answer another pending call) is
- * never forwarded: it ends the stream with `upstream_not_mcp` for the request's id, as the
- * JSON path answers such a body (docs/errors.md); on a long-lived stream it is dropped as a
- * breach is there (below). So is a message with a `method` beside its `result` or `error`
- * (no request either), one with `result` or `error` and no `id`, or both of them (no response
- * either: JSON-RPC 2.0 §5; rewrite.ts claimsResponse; its block is parsed, never raw:
- * sse-raw-events.ts RawEventLimits.responseKeys), a message that names no method and has
- * neither member (an id-only message, the request's id or another, or no message at all,
- * `{"jsonrpc":"2.0"}`, an empty `method` naming none: rewrite.ts lacksMethod; its block is
- * raw only when its data proves a method: sse-raw-events.ts RawEventLimits.methodNamed; a
- * review: test/regressions/seller-message-without-kind-forwarded.test.ts), and an array
- * holding such a message, the request's own response in it or not; and a response, or an
- * array holding one, whose message repeats a member name (mcp/repeated-names.ts; on a
- * batch's stream, batch-answers.ts take), whatever its id: a host whose parser keeps the
- * first of two `id` members routes it elsewhere.
- * Reported failures: test/regressions/sse-response-for-another-id.test.ts,
- * sse-method-and-result-for-another-id-forwarded.test.ts,
- * sse-batch-shaped-response-for-another-id-forwarded.test.ts,
- * sse-result-and-error-without-id-forwarded.test.ts (a reviewer, 2026-12-03),
- * response-with-repeated-id-member-accepted.test.ts. On a batch's stream (MCP
- * 2025-03-26), a response for an id that is not one of the batch's request ids, or a second
- * response for an id (batch-answers.ts: one more than the batch holds requests with it), ends
- * the stream so, with the error for id null; the events before it have gone out, the
- * offending event (a whole array, its other responses included) does not. Reported failure (a
- * new user's trial, 2026-12-03: a batch's answer carried a response for another id):
- * test/regressions/batch-answer-for-other-ids-forwarded.test.ts.
- *
- * On the standalone GET stream (`rpc.kind` 'none': a GET without Last-Event-ID, or one
- * resuming that stream with its token) no JSON-RPC response may pass, whatever its id (MCP
- * Streamable HTTP 2025-03-26, 2025-06-18: "The server MUST NOT send a JSON-RPC response on
- * the stream unless resuming a stream associated with a previous client request"): an event
- * whose data is one (a `result` or an `error` member, with or without an `id`, a `method`
- * beside them included; or no method named, an empty one included: an id-only message, or
- * no message at all), or an array holding one, is dropped as a breach is there (below),
- * reason `get_stream_response` (errors/codes.ts DROP_REASONS), and the stream goes on.
- * Requests and notifications pass unchanged: the raw path keeps every block holding none of
- * `"result`, `"error` (in any case: a Go host reads `"Result"` and `"reſult"` as `result`), `\u`
- * (sse-raw-events.ts RawEventLimits.responseKeys) and `"id` (in any case:
- * RawEventLimits.answerable) whose data provably names a method or is no JSON object or array
- * (RawEventLimits.methodNamed), and only an event whose data may hold such a key or name no
- * method is parsed ({@link mayBeResponse},
- * {@link mayLackMethod}; sse-message.ts standaloneVerdict).
- * The stream answering a POSTed notification or JSON-RPC response (`rpc.kind` 'notification',
- * resumed or not) follows the same rule, its drops reason `notification_stream_response`: no
- * request of that POST awaits a response (a new user's trial 8, F4:
- * test/regressions/notification-answer-carries-response-forwarded.test.ts).
- * A GET resuming a POST's stream (its token minted there) is that request's stream, with its
- * rules. Reported failure (a new user's trial): a seller held back its POST answer to
- * `tools/call` id 1 and pushed a ~42 KB response for id 1 on the GET stream; the SDK client
- * took it as its call's result, past the tool's 10,000-byte limit, undeduped
- * (test/regressions/get-stream-answers-pending-call.test.ts).
+ * Which events pass (sse-event-judge.ts, whose doc holds the rules and their reported
+ * failures): a JSON-RPC response to another id, or any message that is no request,
+ * notification or response to the request, ends a request's stream `upstream_not_mcp` (a
+ * batch's: for id null); no response passes on the standalone GET stream or on a POSTed
+ * notification's or response's stream (dropped, `get_stream_response`,
+ * `notification_stream_response`); data naming no kind of message is dropped
+ * (`message_without_kind`).
  *
  * Ending: once the response to the request's id has passed, the host's stream ends and the
  * upstream request is aborted (SDK servers may keep a resumed stream open: ARCHITECTURE §5).
@@ -214,19 +152,16 @@
  * `max_response_bytes` + the per-event cap.
  */
 import type { FastifyBaseLogger, FastifyReply } from 'fastify';
-import { observedMs } from '../errors/elapsed.js';
 import { createParser, type EventSourceMessage, type ParseError } from 'eventsource-parser';
 import { feedWithoutStacks } from './sse-parser-feed.js';
 import { hasCumulativeBound, isRequestStream, openBufferLease, type Exchange } from '../exchange.js';
-import { answerWithLocalError, shownInMessage, type LocalErrorInput } from '../errors/local-reply.js';
+import { answerWithLocalError, type LocalErrorInput } from '../errors/local-reply.js';
 import type { DropReason, EndReason } from '../errors/codes.js';
-import { GATEWAY_FINISHED } from '../errors/abort.js';
-import { boundWhenAwaited } from '../errors/earlier-answers.js';
-import { withinJsonBounds } from '../mcp/json-bounds.js';
-import { BACKSLASH, CR, LBRACE, LBRACKET, LF } from '../mcp/json-bytes.js';
+import { CR, LF } from '../mcp/json-bytes.js';
 import { ByteBudget } from './byte-budget.js';
-import { SseBoundaryScanner, SseIdFieldWatch, SseLineFeeder, blankLineEnds, type CompletedLine } from './sse-boundaries.js';
-import { SseFrameBatch, clampSseRetryMs, encodeSseComment, encodeSseIdOnly, encodeSseRetry } from './sse-encode.js';
+import { SseBoundaryScanner, SseIdFieldWatch, SseLineFeeder, blankLineEnds } from './sse-boundaries.js';
+import { dataBytesOf } from './sse-event-data-bytes.js';
+import { clampSseRetryMs, encodeSseComment, encodeSseIdOnly, encodeSseRetry } from './sse-encode.js';
 import { dataLineCount, encodedEventBytes, encodedIdOnlyBytes } from './sse-encoded-size.js';
 import { SseIdOnlyBlocks } from './sse-id-only.js';
 import { TokenCredit } from './sse-token-credit.js';
@@ -235,194 +170,30 @@ import { FRAME_LINE_HEAD_BYTES, frameLineEnds } from './sse-frame-lines.js';
 import { planRawEventsFast } from './sse-raw-plan.js';
 import { HELD, NOT_HELD, SseHeldBlock } from './sse-held-block.js';
 import { ID_ONLY, NOT_SIMPLE, simpleBlock, simpleValueStart, type SimpleBlockKind } from './sse-simple-block.js';
-import { inspectEventData, type EventDataOptions, type EventDataVerdict } from './sse-message.js';
-import { isKindlessEventData } from './kindless-event.js';
 import type { UpstreamResponse } from './json-stage.js';
 import { DirectChunks, bodyErrorToLocal } from './body-source.js';
 import { drainOrClose } from './drain.js';
 import { releaseBody, type DecoderRoom } from './decode.js';
 import { bodyPool } from './body-pool.js';
-import { SSE_RESPONSE_HEADERS } from './sse-headers.js';
-import { hijackAndWriteHead } from './headers.js';
 import { eventRewriteOverBound, recordLiftSkippedForRoom } from './rewrite-room.js';
 import { BatchAnswers } from './batch-answers.js';
 import { SseDropLog } from './sse-drop-log.js';
-import { SseIdTokenLog } from './sse-id-token-log.js';
+import { SseEventIds } from './sse-event-ids.js';
+import { SseEncodingCharge } from './sse-encoding-charge.js';
+import { EVENT_REFUSED, SseEventJudge } from './sse-event-judge.js';
+import { SseStreamTimers } from './sse-stream-timers.js';
+import { SseHostWriter } from './sse-host-writer.js';
 import type { PipelineHooks } from './pipeline.js';
 
 /** Slack over `max_sse_event_bytes` for the parser's pending line buffer (field names, line breaks). */
 export const SSE_PENDING_SLACK_BYTES = 64 * 1024;
 
-/**
- * Bytes the host's response may hold (`writableLength`: written to it and not yet sent, the
- * socket's write buffer included) before the SSE stage stops reading the seller until the
- * response drains. At most this plus what one input chunk completes wait per stream: the
- * chunk (a socket read: <= 64 KiB; a decoded piece: <= 16 KiB), or an event held across
- * chunks that it completes (up to `max_sse_event_bytes`, as before this bound).
- *
- * Why not the response's own signal (`write()` false, at the socket's high-water mark: 16 KiB
- * on Node 20, 64 KiB from Node 22, this bound): undici hands the stage one chunk per HTTP
- * chunk of the seller, so one socket read of a stream of ~18 KB seller writes is ~2-3
- * chunks, and on Node 20 each write passed 16 KiB. Waiting for the drain after each one sent
- * every chunk in its own `writev` in a later turn of the event loop. Reading on while under
- * this bound, the chunks of one read leave in one `writev` (corkSocketForThisTick).
- *
- * Measured (issue 5, bench sse-flood: 4 streams of 10,000 ~190-byte events, Node 20, strace):
- * the gateway's `writev` calls carried ~17.7 KB each, as the pass-through's, and now ~62 KB
- * (3.5x fewer per byte); its CPU per event went from 0.94-1.02 to 0.82-0.85 µs
- * (bench/README.md "SSE events/s"). Tests: test/integration/sse-host-backpressure.test.ts.
- */
-export const SSE_HOST_BUFFER_BYTES = 64 * 1024;
-
-/**
- * False when the JSON text `data` cannot parse to a JSON-RPC response, so it need not be
- * parsed at all: a response has a `result` or an `error` member (JSON-RPC 2.0 §5), and the
- * text of such a key holds `result` / `error` unless written with escapes (`\u0072` is the
- * only kind that can spell a letter; RFC 8259 §7). Conservative: any text holding `resul`,
- * `erro` or a backslash may be a response (a progress notification saying "no results" is
- * parsed, and found not to be one). Not a syntax check: invalid JSON is forwarded either way.
- * In any case, as Go's encoding/json (the MCP Go SDK's decoder) folds it: `"Result"` is
- * `result` (mcp/repeated-names.ts; a new user's trial 8, F3:
- * test/regressions/case-variant-member-names-accepted.test.ts), and so is `"reſult"`, `ſ`
- * (U+017F) folding to `s` (F3 (residual):
- * test/regressions/unicode-fold-member-names-accepted.test.ts; `error` has no `s` or `k`, the
- * letters other characters fold to); the case-insensitive search runs only when the
- * lower-case one found nothing.
- */
-export function mayBeResponse(data: string | Buffer): boolean {
-  if (typeof data === 'string') return data.indexOf('\\') !== -1 || RESPONSE_KEYS_ANY_CASE.test(data);
-  // UTF-8 bytes: an ASCII letter's byte comes only from that letter. The keys first: in a
-  // response they come early, and the backslash search reads the whole data when there is none.
-  if (data.indexOf('resul') !== -1 || data.indexOf('erro') !== -1 || data.indexOf(BACKSLASH) !== -1) return true;
-  return RESPONSE_KEY_BYTES_ANY_CASE.test(data.toString('latin1'));
-}
-/**
- * Prefixes of both keys, in any case (a faster scan than the quoted keys: fewer candidate
- * positions; false positives only cost a parse): ASCII case, and `ſ` for the `s` of `result`.
- */
-const RESPONSE_KEYS_ANY_CASE = /re(?:s|\u017f)ul|erro/i;
-/**
- * The same on the Latin-1 text of UTF-8 bytes: a byte >= 0x80 folds to no ASCII letter, and
- * `ſ` is the bytes C5 BF (`\xc5` also matches `\xe5` here: a false positive, a parse).
- */
-const RESPONSE_KEY_BYTES_ANY_CASE = /re(?:s|\xc5\xbf)ul|erro/i;
-
-/**
- * False when the event data `data` (its text, or its UTF-8 bytes) is no JSON object or array
- * (its first character is none of `{`, `[` and JSON whitespace: text or a scalar, which the
- * gateway forwards as such and no host reads as a message), or provably names a method
- * (rewrite.ts namesMethod: a top-level `method` whose value is a non-empty string), so that,
- * holding no response key ({@link mayBeResponse}), it is a request or a notification: it
- * starts with `{"method":"` or `{"jsonrpc":"2.0","method":"` (as the MCP SDKs write a
- * notification: the TypeScript SDK `method` first, the Go, Python and Java SDKs after
- * `"jsonrpc":"2.0"`; the first member, or the one after a string, is a top-level one) and a
- * character other than `"` follows, and it holds no other `"method` in any ASCII case (a later `method` is the one `JSON.parse`
- * keeps, a Go host reads `"METHOD"` as `method`; `method` has no `s` or `k`, the letters
- * other characters fold to; a key written with `\u` escapes is {@link mayBeResponse}'s).
- * True for anything else (another member order, spaces, a request written `id` first,
- * text): such data may name no method, so where responses are judged it is judged, whether
- * it has a top-level non-empty `method` being the scan's to tell (sse-message.ts). A message
- * with neither `result` nor `error` that names no method is no request or notification
- * (rewrite.ts lacksMethod): with an `id` a host reads it as a response, without one it is no
- * message at all.
- *
- * Reported failures: `{"jsonrpc":"2.0","id":1}` ended request 1's stream `upstream_reset`
- * after going out as it was, where a JSON body is `upstream_not_mcp` (a new user's trial 8,
- * F13: test/regressions/malformed-response-for-own-id-forwarded.test.ts);
- * `{"jsonrpc":"2.0","id":999}` went out on request 1's stream, on the standalone GET stream
- * and in a batch's answer, and so did such a message whose bytes held `method` elsewhere
- * (`"params":{"method":"x"}`), which the MCP Go SDK reads as a response (hostile trials:
- * test/regressions/id-only-message-on-request-stream-passes.test.ts); `{"jsonrpc":"2.0"}`,
- * `{"jsonrpc":"2.0","params":{}}`, `{"jsonrpc":"2.0","method":""}` and
- * `{"jsonrpc":"2.0","id":999,"method":""}` went out on every stream (a review:
- * test/regressions/seller-message-without-kind-forwarded.test.ts). It replaces the test for
- * an `"id` (four backward searches), which an id-only message needed and a kindless one
- * escapes.
- *
- * Cost, on the events that are parsed anyway (raw blocks are proved so by the planner:
- * sse-raw-events.ts RawEventLimits.methodNamed) and hold neither response key prefix: a
- * prefix compare (up to 27 characters) and two native searches (`"m`, `"M`) past it, plus a
- * 5-character compare per hit (`"message"` and the like); an event that fails the proof (a
- * request written `id` first, a notification with spaces or another member order) costs one
- * WebAssembly scan of its data, as an event holding `"id` did before.
- */
-export function mayLackMethod(data: string | Buffer): boolean {
-  if (typeof data === 'string') {
-    if (!mayOpenContainer(data.charCodeAt(0))) return false;
-    const from = data.startsWith(METHOD_FIRST) ? METHOD_FIRST.length : data.startsWith(METHOD_AFTER_JSONRPC) ? METHOD_AFTER_JSONRPC.length : -1;
-    if (from === -1 || from >= data.length || data.charCodeAt(from) === QUOTE) return true;
-    for (const key of QUOTE_MS) {
-      for (let at = data.indexOf(key, from); at !== -1; at = data.indexOf(key, at + 1)) if (foldedTextAt(data, at + 2)) return true;
-    }
-    return false;
-  }
-  if (!mayOpenContainer(data[0])) return false;
-  const from = bytesStartWith(data, METHOD_FIRST_BYTES) ? METHOD_FIRST_BYTES.length : bytesStartWith(data, METHOD_AFTER_JSONRPC_BYTES) ? METHOD_AFTER_JSONRPC_BYTES.length : -1;
-  if (from === -1 || from >= data.length || data[from] === QUOTE) return true;
-  for (const key of QUOTE_M_BYTES) {
-    for (let at = data.indexOf(key, from); at !== -1; at = data.indexOf(key, at + 1)) if (foldedBytesAt(data, at + 2)) return true;
-  }
-  return false;
-}
-/** The data prefixes that prove a top-level `method` ({@link mayLackMethod}), its value's `"` last. */
-const METHOD_FIRST = '{"method":"';
-const METHOD_AFTER_JSONRPC = '{"jsonrpc":"2.0","method":"';
-const METHOD_FIRST_BYTES = Buffer.from(METHOD_FIRST, 'latin1');
-const METHOD_AFTER_JSONRPC_BYTES = Buffer.from(METHOD_AFTER_JSONRPC, 'latin1');
-/** `"m` and `"M`: where a `"method` key in any ASCII case may start. */
-const QUOTE_MS = ['"m', '"M'];
-const QUOTE_M_BYTES = QUOTE_MS.map((key) => Buffer.from(key, 'latin1'));
-/** `ethod`, the letters of `method` after its `m`. */
-const ETHOD = 'ethod';
-const QUOTE = 0x22;
-
-/** `c`, the data's first character (undefined or NaN: none), may begin a JSON object or array: `{`, `[`, JSON whitespace. */
-function mayOpenContainer(c: number | undefined): boolean {
-  return c === LBRACE || c === LBRACKET || c === 0x20 || c === 0x09 || c === LF || c === CR;
-}
-
-/** `data` starts with `prefix`. */
-function bytesStartWith(data: Buffer, prefix: Buffer): boolean {
-  if (data.length < prefix.length) return false;
-  for (let k = 0; k < prefix.length; k++) if (data[k] !== prefix[k]) return false;
-  return true;
-}
-/** `text` holds {@link ETHOD} at `at` in any ASCII case (`| 0x20` maps only `A`-`Z` onto letters). */
-function foldedTextAt(text: string, at: number): boolean {
-  if (at + ETHOD.length > text.length) return false;
-  for (let k = 0; k < ETHOD.length; k++) if ((text.charCodeAt(at + k) | 0x20) !== ETHOD.charCodeAt(k)) return false;
-  return true;
-}
-/** The same on bytes. */
-function foldedBytesAt(data: Buffer, at: number): boolean {
-  if (at + ETHOD.length > data.length) return false;
-  for (let k = 0; k < ETHOD.length; k++) if ((data[at + k]! | 0x20) !== ETHOD.charCodeAt(k)) return false;
-  return true;
-}
-
-/**
- * The UTF-8 bytes of an event's `data` taken from `line`, the event's data line that the line
- * feeder handed over whole after holding it (sse-boundaries.ts takeCompletedLine), or
- * undefined when they cannot be proved to be exactly those bytes. The parser dispatches an
- * event at its blank line, so the first event after that line was handed over is the one it
- * belongs to; `data` is then that line's value (after `data:` and one optional space) when
- * their lengths match (a second data line would add its text and an LF), and the line's
- * valid UTF-8 bytes are the encoding of that text.
- */
-export function dataBytesOf(data: string, line: CompletedLine | undefined): Buffer | undefined {
-  if (line === undefined || !line.utf8) return undefined;
-  const valueStart = line.bytes[DATA_FIELD_LENGTH] === SPACE ? DATA_FIELD_LENGTH + 1 : DATA_FIELD_LENGTH;
-  return data.length === line.textLength - valueStart ? line.bytes.subarray(valueStart) : undefined;
-}
 /** The blank line that ends a raw (LF-only) event block (sse-raw-events.ts). */
 const LF_LF = Buffer.from('\n\n', 'latin1');
 /** UTF-8 length of the event type `message` (the usual one, not measured). */
 const MESSAGE_TYPE_BYTES = 7;
 /** The fewest bytes an event's frame has besides its data: `data: `, its LF, the blank line (sse-encoded-size.ts encodedEventBytes). */
 const EVENT_FRAME_MIN_BYTES = 8;
-/** `data:`; the bytes of the line are ASCII up to and including its optional space. */
-const DATA_FIELD_LENGTH = 5;
-const SPACE = 0x20;
 
 /**
  * Streams a seller's `text/event-stream` body to the host through the SSE stages (module doc).
@@ -465,37 +236,9 @@ export async function handleSseBody(
     undelivered?.take(n);
   };
   /**
-   * The seller's last event id the host has not been given (module doc, "Event ids"): an
-   * id-only block's (`onIdOnly`), or the id of an event refused a token by `credit`; the next
-   * event without an id of its own carries it (`deliver`), else the stream's end
-   * (`writePendingId`). Undefined when there is none.
-   */
-  let pendingId: string | undefined;
-  /**
-   * The last token the host got with an event on this exchange, unless that event carried the
-   * response (the token a host takes as its Last-Event-ID: an id-only block's token is not, for
-   * the MCP SDK clients and eventsource-parser 3), and the count a resume from it starts from
-   * (its count and what it added: routing/handler.ts resumedCount). `noteTail` compares the
-   * stream's count at its end with it. A resumed bounded stream starts with the token it
-   * resumes from and the count it resumed at (exchange.ts `stream.resumeToken`): the host
-   * resumes from it again until an event brings a newer one, so bytes without an id after the
-   * resume are noted under it (a review, 2026-12-05:
-   * test/regressions/resume-without-ids-escapes-cumulative-bound.test.ts).
-   */
-  let lastEventToken: string | undefined = bounded ? exchange.stream.resumeToken : undefined;
-  let lastEventTokenCount = lastEventToken !== undefined ? exchange.stream.usedBytes : 0;
-  /**
-   * {@link tokenCount} after the last frame the stage queued for the host (an event, a comment,
-   * a `retry:`, a raw block, an id-only block's token): what the host received, in the
-   * tokens' units. `noteTail` takes it, not the count, which also holds the bytes of an event
-   * the seller cut off before its end, never forwarded (hostile trial 25, F1: a 40 KB part of
-   * an answer, then a drop, and the resume was refused `sse_cumulative` though the host had
-   * received 354 bytes: test/regressions/resume-counts-event-cut-off-by-drop.test.ts).
-   */
-  let deliveredCount = 0;
-  /**
    * After every frame queued for the host (an event, a raw run, an id-only block's token, a
-   * comment, a `retry:` line): records {@link deliveredCount} on a bounded stream; on the others
+   * comment, a `retry:` line): records what the host received on a bounded stream
+   * (SseEventIds.noteDelivered, for its resume tail: sse-event-ids.ts); on the others
    * lowers the undelivered count by a multiple of `bytes`, what the frame carries to the host
    * (an event's frame but its id line: `framedEvent`; a raw run's bytes, a token's, a comment
    * or `retry:` frame as written:
@@ -503,7 +246,7 @@ export async function handleSseBody(
    * reset it: review of e72ea9d, hostile trial 40, F1). Callers on a bounded stream may pass 0.
    */
   const framed = (bytes: number): void => {
-    if (cumulative !== undefined) deliveredCount = tokenCount();
+    if (cumulative !== undefined) ids.noteDelivered();
     else undelivered!.forwarded(bytes);
   };
   /**
@@ -529,52 +272,20 @@ export async function handleSseBody(
   };
   /** {@link framed} for a comment or `retry:` frame, `frame` as written. */
   const framedField = (frame: string): void => framed(undelivered === undefined ? 0 : Buffer.byteLength(frame));
-  /** The count a resume from the token {@link hostEventId} minted last starts from. */
-  let mintedResumeCount = 0;
 
-  // The head is committed now and goes out with the first bytes written in this turn of the
-  // event loop (a one-event answer that arrived with its head: head, event and end in one
-  // socket write); alone at the end of this turn otherwise (when the stage first waits:
-  // `startTimers`), so that the host sees its stream start before the first event of a slow
-  // stream.
-  // Never the seller's bytes (re-encoded events, tokens for ids, dropped events, U+FFFD, a
-  // final error event), decided before any event: its digests and ETag never pass
-  // (`sellerBytes` false: headers.ts SELLER_BYTES_HEADERS; a new user's hostile trial 12, M4).
-  hijackAndWriteHead(reply, res.statusCode, SSE_RESPONSE_HEADERS, false);
-  /** The head has not gone out with bytes written, and the stream is not over. */
-  let headPending = true;
-  let headTimer: NodeJS.Immediate | undefined;
-  /** The head went out with bytes written, or the stream is over: nothing left for the timer to do. */
-  const headSent = (): void => {
-    headPending = false;
-    if (headTimer === undefined) return;
-    clearImmediate(headTimer);
-    headTimer = undefined;
-  };
+  // The head is committed now (sse-host-writer.ts); the frames of each input chunk go out
+  // together when it is done (`host.flush`), before the next chunk is awaited.
+  const host = new SseHostWriter(reply, res.statusCode, exchange);
   exchange.sseStarted = true;
-
-  // Frames of the input chunk being processed, written to the host together when the chunk
-  // is done (flush), before the next chunk is awaited: batching without delay.
-  const batch = new SseFrameBatch();
-  let needDrain = false;
-  const flush = (): void => {
-    if (raw.writableEnded || raw.destroyed) return;
-    const { bytes, full } = batch.flush(raw);
-    if (bytes === 0) return;
-    headSent();
-    exchange.bytesToHost += bytes;
-    if (full && raw.writableLength >= SSE_HOST_BUFFER_BYTES) needDrain = true;
-  };
+  const batch = host.batch;
   const answer = (input: LocalErrorInput): void => {
-    flush();
+    host.flush();
     // A batch's stream: the error answers each request still awaited, one event each
     // (errors/local-reply.ts batchAnswered), not one for id null that answers none.
     answerWithLocalError(exchange, reply, batchAnswers === undefined ? input : { ...input, awaited: batchAnswers.unanswered() });
   };
   /** The stream's drop warnings (sse-drop-log.ts), made at its first drop. */
   let dropLog: SseDropLog | undefined;
-  /** The stream's warnings for ids not turned into tokens (sse-id-token-log.ts), made at the first (`hostEventId`). */
-  let idTokenLog: SseIdTokenLog | undefined;
   /**
    * Drops one event from a stream that answers no request (the standalone GET stream, a
    * long-lived one), or, on any stream, one whose data names no kind of message at all
@@ -600,20 +311,7 @@ export async function handleSseBody(
     // The host resumes from the seller's last id (a shutdown, an idle GET stream, its end).
     writePendingId();
     if (exchange.finished) return;
-    // Corked through the end: the last events and the end (and a head not sent yet) leave in
-    // one socket write (`end()` fully uncorks the connection). The *socket* is corked, not
-    // the response: on Node 22 and 24 a corked response holds its chunked writes itself and
-    // `end()` sends the terminating chunk before them (nodejs/node#50167), so the host lost
-    // the last events and a keep-alive client read them as the next response (found by
-    // review, 2026-12-01; the test kit's `end` checks it in every SSE stage test).
-    const socket = !raw.writableEnded && !raw.destroyed ? raw.socket : null;
-    socket?.cork();
-    flush();
-    exchange.finished = true;
-    exchange.outcome = outcome;
-    exchange.abortUpstream(GATEWAY_FINISHED);
-    if (!raw.writableEnded) raw.end();
-    else socket?.uncork();
+    host.end(outcome);
   };
 
   // Only a `request` can be answered by an event; `maxDataChars`: below it, an event's data
@@ -642,11 +340,8 @@ export async function handleSseBody(
    */
   const awaitsBatch = batchAnswers !== undefined;
   const maxDataChars = Math.floor(perEventLimit / 3);
-  const boundsLimits = { maxDepth: limits.max_json_depth, maxNodes: limits.max_json_nodes };
-  // inspectEventData's options, made at the first event that needs each (not per event).
-  const wantsMessage = hooks.wantsResponseMessage;
-  let responseOpts: EventDataOptions | undefined;
-  let otherOpts: EventDataOptions | undefined;
+  /** Each event's data judged before it goes out (sse-event-judge.ts). */
+  const judge = new SseEventJudge(exchange, { answerable, standalone, answersNoRequest }, res.statusCode, raw, batchAnswers, hooks.wantsResponseMessage, fail, drop);
 
   /** An event from eventsource-parser. */
   const onEvent = (ev: EventSourceMessage): void => {
@@ -678,82 +373,13 @@ export async function handleSseBody(
       fail({ reason: 'sse_event', limitBytes: perEventLimit, observedBytes: dataBytes });
       return;
     }
-    let final = false;
     /** The data as UTF-8 bytes to send instead of `data`, when the checks produced them. */
     let out: Buffer | undefined;
-    let verdict: EventDataVerdict | undefined;
+    // Judged (sse-event-judge.ts): refused, it was reported (`fail`, `drop`) and nothing of it goes out.
+    const verdict = judge.judge(event, data, bytes, dataBytes);
+    if (verdict === EVENT_REFUSED) return;
+    let final = judge.completesBatch;
     const content = data ?? bytes!;
-    // Every event's data is judged, whatever its name (a new user's trial 9, F1: a named event
-    // skipped every check below; see `namedEvent`).
-    if (content.length > 0) {
-      // Parsed only when it may be the response to the request, or a response where none may
-      // pass, or name no method (mayBeResponse; mayLackMethod: an id-only message, or none at
-      // all): anything else (progress notifications...) is forwarded as it is, after the
-      // structure bounds (proved by withinJsonBounds, else scanned: sse-message.ts).
-      const candidate = (answerable || answersNoRequest) && (mayBeResponse(content) || mayLackMethod(content));
-      if (candidate || !withinJsonBounds(content, boundsLimits)) {
-        const opts = candidate ? (responseOpts ??= { ...boundsLimits, mayBeResponse: true, wantsMessage }) : (otherOpts ??= { ...boundsLimits, mayBeResponse: false, wantsMessage });
-        verdict = inspectEventData(exchange, data, opts, bytes);
-        if (verdict.kind === 'breach') {
-          fail({ reason: verdict.reason, limitBytes: perEventLimit, observedBytes: verdict.dataBytes, limit: verdict.limit, observed: verdict.observed });
-          return;
-        }
-        // A response to another id, alone or in an array (sse-message.ts isForeignResponse,
-        // batchVerdict): the seller is not answering this request in MCP, as a JSON body with
-        // that id (json-stage.ts answersExchange): `upstream_not_mcp` for the request's id ends
-        // the stream. Dropping only the event would leave the request waiting on a seller that
-        // answers other ids.
-        if (verdict.kind === 'foreign') {
-          // Its cause, when the message names it: an array holding the response on a revision without batches (array-answer.ts).
-          fail({ reason: 'upstream_not_mcp', limitBytes: perEventLimit, observedBytes: verdict.dataBytes, upstreamStatus: res.statusCode, ...(verdict.cause !== undefined ? { cause: verdict.cause } : {}) });
-          return;
-        }
-        // Any response on the standalone GET stream (sse-message.ts standaloneVerdict): dropped,
-        // the stream goes on for the requests and notifications it may carry.
-        if (verdict.kind === 'unsolicited') {
-          drop(standalone ? 'get_stream_response' : 'notification_stream_response', verdict.dataBytes);
-          return;
-        }
-        // Data that names no kind of message at all (`{}`: kindless-event.ts): no host reads it
-        // as one, so it is dropped, not refused; its id goes with it, as a dropped event's on
-        // the standalone GET stream (a hostile trial 17, M1).
-        if (verdict.kind === 'kindless') {
-          drop('message_without_kind', verdict.dataBytes);
-          return;
-        }
-        // The request's response in a named event: no answer (`namedEvent`), refused as one to another id.
-        if (verdict.kind === 'response' && namedEvent(event)) {
-          if (verdict.changed) bodyPool.recycleAfterSend(raw, verdict.out);
-          exchange.answerEvent = shownInMessage(event);
-          fail({ reason: 'upstream_not_mcp', limitBytes: perEventLimit, observedBytes: verdict.dataBytes, upstreamStatus: res.statusCode });
-          return;
-        }
-      }
-      // On a batch's stream: the responses it holds, once within the structure bounds (proved
-      // above, or scanned: the verdict). The one that completes the batch ends the stream; one
-      // for an id not awaited (not in the batch, or answered already) ends it with
-      // `upstream_not_mcp` for id null, the event not forwarded, as a response to another id
-      // ends a single request's (batch-answers.ts; a new user's trial, 2026-12-03:
-      // test/regressions/batch-answer-for-other-ids-forwarded.test.ts).
-      if (awaitsBatch && (mayBeResponse(content) || mayLackMethod(content))) {
-        const taken = batchAnswers.take(verdict?.kind === 'forward' && verdict.bytes !== undefined ? verdict.bytes : content);
-        // A response to one of the batch's requests in a named event answers none (`namedEvent`).
-        const namedAnswer = batchAnswers.answeredUndelivered && namedEvent(event);
-        if (taken === 'foreign' || namedAnswer) {
-          const observedBytes = typeof content !== 'string' ? content.length : dataBytes >= 0 ? dataBytes : Buffer.byteLength(content);
-          // Data that names no kind of message at all is dropped, as on a request's stream (above;
-          // `take` counted nothing for it: such an object has no `id`).
-          if (taken === 'foreign' && isKindlessEventData(content)) {
-            drop('message_without_kind', observedBytes);
-            return;
-          }
-          if (namedAnswer) exchange.answerEvent = shownInMessage(event);
-          fail({ reason: 'upstream_not_mcp', limitBytes: perEventLimit, observedBytes, upstreamStatus: res.statusCode });
-          return;
-        }
-        final = taken === 'done';
-      }
-    }
     // A non-empty seller id goes out as a resume token carrying the exact count through this
     // event (a chunk that may hold an id line is fed one event block at a time: see `takeChunk`;
     // the LF of a CR LF cut from its CR: `tokenCount`); an empty `id:` passes unchanged. In the
@@ -765,7 +391,7 @@ export async function handleSseBody(
     // passed its own bounds and before a response is recorded as delivered: when its length
     // takes the stream over the cumulative bound (`chargeToken`), the exchange is finished and
     // the event is not delivered.
-    // What the encoding adds over the seller's block is charged first (`chargeEncoding`), so
+    // What the encoding adds over the seller's block is charged first (`encoding.charge`), so
     // that this event's token counts it; the data as the seller sent it (a rewrite is counted
     // below), the id as the seller's (the token's own addition: `chargeToken`).
     const sellerData = verdict?.kind === 'response' ? verdict.bytes : verdict?.kind === 'forward' && verdict.bytes !== undefined ? verdict.bytes : content;
@@ -774,26 +400,11 @@ export async function handleSseBody(
       dataLines = dataLineCount(sellerData);
       const sellerDataBytes = typeof sellerData !== 'string' ? sellerData.length : dataBytes >= 0 ? dataBytes : Buffer.byteLength(sellerData);
       const eventBytes = event === undefined ? -1 : event === 'message' ? MESSAGE_TYPE_BYTES : Buffer.byteLength(event);
-      if (!chargeEncoding(encodedEventBytes(id === undefined ? -1 : Buffer.byteLength(id), eventBytes, dataLines, sellerDataBytes))) return;
+      if (!encoding.charge(encodedEventBytes(id === undefined ? -1 : Buffer.byteLength(id), eventBytes, dataLines, sellerDataBytes))) return;
     }
-    // The stream's pending id (`onIdOnly`): an event without an id of its own carries it (on a
-    // bounded stream its id line was charged with its id-only block, not in this event's
-    // growth above); an event with one supersedes it (WHATWG HTML §9.2.6: the last event ID is
-    // the latest id field).
-    if (pendingId !== undefined) {
-      id ??= pendingId;
-      pendingId = undefined;
-    }
-    // A token only within the stream's token budget (sse-token-credit.ts); refused, the id is
-    // pending for the next event or the end. The event carrying the response (the request's,
-    // or the last of a batch's) gets its token whatever the budget: it ends the stream, and its
-    // token says so (a resume from it is answered at once: resume/token.ts `final`).
-    const answers = final || verdict?.kind === 'response';
-    if (id !== undefined && id !== '' && !credit.available && !answers) {
-      pendingId = id;
-      id = undefined;
-    }
-    if (id !== undefined) id = hostEventId(id, 'forwarded without an id', answers);
+    // The id it goes out with: its own, or the stream's pending id, as a resume token within
+    // the stream's token budget, or none (sse-event-ids.ts).
+    id = ids.eventId(id, final || verdict?.kind === 'response');
     if (exchange.finished) return;
     if (verdict?.kind === 'forward') out = verdict.bytes;
     else if (verdict?.kind === 'response') {
@@ -831,147 +442,16 @@ export async function handleSseBody(
     framedEvent(event, out ?? data!);
     // The responses it holds are the host's now (written before any later error event).
     batchAnswers?.delivered();
-    if (id !== undefined && id !== '') {
-      exchange.lastEventIdSent = id;
-      lastEventToken = final ? undefined : id;
-      lastEventTokenCount = mintedResumeCount;
-    }
+    ids.eventSent(id, final);
     if (final) endPlainly(exchange.actions.length > 0 ? 'rewritten' : 'ok');
   };
 
   /**
-   * The count a resume token minted now carries: the request's bytes through the end of the
-   * event being dispatched, the earlier tokens' added lengths included (`chargeToken`; 0 on the
-   * standalone GET stream), at most the limit (see `deliver`).
-   * An event dispatched at the CR of its blank line, the last byte so far, may end with the
-   * LF of a CR LF still to come (SseLineFeeder.lfExpected): that LF is counted.
-   */
-  const tokenCount = (): number => (cumulative ? Math.min(cumulative.used + (lines.lfExpected ? 1 : 0), cumulative.limit) : 0);
-
-  /**
-   * The id the host gets for a seller's event id (an event's: `deliver`; an id-only block's:
-   * `onIdOnly`): a resume token carrying {@link tokenCount}, an empty id unchanged; undefined,
-   * with a warning saying what happens to the event (`what`), when no token can be made (an
-   * id a Last-Event-ID header cannot carry back, a token over 4096 characters: routing/handler.ts).
-   * `final`: the event carries the response to the request; its token says so, and a resume
-   * from it ends at once (resume/token.ts `final`).
-   */
-  const hostEventId = (sellerId: string, what: string, final = false): string | undefined => {
-    if (sellerId === '') return sellerId;
-    const count = tokenCount();
-    const token = exchange.mintEventId(sellerId, count, final, batchAnswers?.awaitedKeys());
-    if (token === undefined) {
-      // Throttled per stream (sse-id-token-log.ts): one line per such id filled the log buffer
-      // (a hostile new user's trial 10, F2).
-      (idTokenLog ??= new SseIdTokenLog(exchange, log)).notTokenized(what);
-      hooks.onSseEventIdNotTokenized();
-      return token;
-    }
-    const added = token.length - Buffer.byteLength(sellerId);
-    mintedResumeCount = count + Math.max(0, added);
-    credit.spend(added);
-    if (cumulative !== undefined) chargeToken(added);
-    return token;
-  };
-
-  /**
-   * Counts what a resume token adds to the host's stream (a bounded stream only): `added`, its
-   * length (ASCII) over the UTF-8 length of the seller id it replaces. The cumulative bound protects
-   * the host, so it counts the bytes the host receives: a token is ~230-310 characters, and a
-   * seller sending id-only blocks (`id: 1` and a blank line, 7 bytes) made the host receive
-   * ~32x `max_response_bytes` (14.7x with one-byte data events) while the bound counted the
-   * seller's bytes only (reported failure, from a review of the resume tokens:
-   * test/regressions/sse-resume-token-amplification.test.ts). Over the bound:
-   * `sse_cumulative` (the caller's event is then not delivered: the exchange is finished).
-   *
-   * `observed_bytes` is the count with the token: through the event (the LF of a CR LF still
-   * to come included, as in {@link tokenCount}, so the outcome does not depend on where the
-   * seller's chunks are cut), or through the range that crossed the bound when the event was
-   * dispatched in it (`take`: its bytes are counted already, and no token fits there). A
-   * token's count is taken before its own length is added (a token cannot carry a count that
-   * includes itself), so the next token's count includes it, and a resume counts from at most
-   * one token's length (≤ 4096 bytes) short.
-   */
-  const chargeToken = (added: number): void => {
-    if (added <= 0) return;
-    const budget = cumulative!;
-    const through = budget.used + (lines.lfExpected && !budget.exceeded ? 1 : 0) + added;
-    budget.take(added);
-    if (through > budget.limit) answer({ reason: 'sse_cumulative', limitBytes: budget.limit, observedBytes: through });
-  };
-
-  /**
-   * Seller bytes of the event block being parsed (all of the piece `take` handed the parser,
-   * or held: `passHeld`) that the frames written for it have not yet matched; set to 0 when
-   * a piece ends at an event boundary (a block's slack never pays for the next block's growth,
-   * in the pieces the stage takes one block at a time).
-   */
-  let room = 0;
-  /**
-   * A frame was matched against the LF of a CR LF still to come (`chargeEncoding`): the next
-   * range's first byte pays it when it is that LF (it is then no room for the next block);
-   * otherwise (a CR-only stream) the byte is charged then (`take`), as `tokenCount` counted it.
-   */
-  let lfDebt = false;
-  /**
-   * The last range ended a block at the CR of its blank line, the LF of a CR LF maybe still to
-   * come: when the next range starts with it, that LF is the ended block's byte (its slack, as
-   * `tokenCount` counted it), no room for the next block's growth. Reported failure (found
-   * when growing `retry:` frames made the fuzz of test/unit/sse-token-fuzz.test.ts hit it):
-   * after `: c\r\r`, the LF of that CR LF arriving at the start of a chunk with no event
-   * boundary was taken as room for the next block, whose growth (`id:B` goes out as `id: B`)
-   * was charged a byte short, its token's count 12 for the model's 13
-   * (test/unit/sse-token-model-cuts.test.ts).
-   */
-  let endedBlockLf = false;
-
-  /**
-   * Counts what a frame the gateway encodes adds to the host's stream over the seller's bytes
-   * it came from (a bounded stream only): `outBytes`, the frame's UTF-8 length as written
-   * with the seller's event id in place of its token (sse-encoded-size.ts; the token's own
-   * addition is `chargeToken`'s), over the {@link room} left, the LF of a CR LF still to come
-   * included (as `tokenCount` counts it). Only what goes over is charged; false when that
-   * takes the stream over the bound: the request is answered `sse_cumulative` and the caller
-   * does not write the frame. `observed_bytes` is the count with it, as in `chargeToken`
-   * (through the range that crossed the bound when the frame's block was parsed there).
-   *
-   * Why: the encoder normalizes the framing (`data:x` goes out as `data: x`, `id:`, `event:`,
-   * a comment `:x` the same; a `retry:` line becomes its own block, its value clamped to
-   * [SSE_RETRY_MIN_MS, the exchange's sseRetryMaxMs] (`retry: 1` goes out as `retry: 500`); the stream's
-   * last event gets its blank line; invalid UTF-8 becomes U+FFFD, three bytes), and the bound,
-   * counting the seller's bytes, did not see it: 922 seller bytes with the limit at 922
-   * reached the host as 943; `data:` lines of one character went 16.7% past the bound, bare
-   * `data` lines 40% (reported failure: test/regressions/sse-reencoding-past-limit.test.ts).
-   *
-   * Events and id-only blocks are charged before their token is minted (the token's count
-   * includes its block's growth); comments and `retry:` frames as they are parsed, against the
-   * block's bytes received so far. Cost: a subtraction and a comparison per frame, from
-   * lengths at hand (the data's line count is passed on to the encoder, which then does not
-   * search again).
-   */
-  const chargeEncoding = (outBytes: number): boolean => {
-    const budget = cumulative;
-    if (budget === undefined) return true;
-    const pending = lines.lfExpected && !lfDebt ? 1 : 0;
-    const added = outBytes - room - pending;
-    if (outBytes > room && pending === 1) lfDebt = true;
-    if (added <= 0) {
-      room = Math.max(0, room - outBytes);
-      return true;
-    }
-    room = 0;
-    const through = budget.used + (pending === 1 && !budget.exceeded ? 1 : 0) + added;
-    budget.take(added);
-    if (through <= budget.limit) return true;
-    answer({ reason: 'sse_cumulative', limitBytes: budget.limit, observedBytes: through });
-    return false;
-  };
-  /**
    * Queues a comment or `retry:` frame the stage encodes itself for the host, once
-   * {@link chargeEncoding} has charged `outBytes` of it (its bytes on a bounded stream, else 0).
+   * `encoding.charge` (sse-encoding-charge.ts) has charged `outBytes` of it (its bytes on a bounded stream, else 0).
    */
   const sendEncodedFrame = (frame: string, outBytes: number): void => {
-    if (!chargeEncoding(outBytes)) return;
+    if (!encoding.charge(outBytes)) return;
     batch.frame(frame);
     framedField(frame);
   };
@@ -1055,8 +535,8 @@ export async function handleSseBody(
    */
   const onIdOnly = (id: string): void => {
     if (streamEnded || skippingToBoundary || exchange.finished) return;
-    if (!chargeEncoding(encodedIdOnlyBytes(cumulative === undefined ? 0 : Buffer.byteLength(id)))) return;
-    pendingId = id;
+    if (!encoding.charge(encodedIdOnlyBytes(cumulative === undefined ? 0 : Buffer.byteLength(id)))) return;
+    ids.pendingId = id;
   };
   /**
    * The pending id, if any, to the host as a block of its own (`id: <token>` and a blank
@@ -1066,35 +546,14 @@ export async function handleSseBody(
    * so far.
    */
   const writePendingId = (): void => {
-    if (pendingId === undefined || exchange.finished) return;
-    // At the seller's end, the LF a frame was matched against (`lfDebt`) will not come: it is
-    // charged now, as the next range would have (`take`), so the count is not a byte short.
-    if (streamEnded && lfDebt && cumulative !== undefined) {
-      lfDebt = false;
-      cumulative.take(1);
-    }
-    const out = hostEventId(pendingId, 'id-only block dropped');
-    pendingId = undefined;
+    if (ids.pendingId === undefined || exchange.finished) return;
+    // At the seller's end, the LF a frame was matched against will not come: charged now.
+    if (streamEnded) encoding.settleAtEnd();
+    const out = ids.takePendingToken();
     if (out === undefined || exchange.finished) return;
     batch.frame(encodeSseIdOnly(out));
     framed(out.length);
     if (out !== '') exchange.lastEventIdSent = out;
-  };
-  /**
-   * At the stream's end, whatever ended it: when the host got bytes after the last token it
-   * got with an event (events and comments without an id, an id-only block's token), notes
-   * that token and the count through the last frame the host got ({@link deliveredCount}: not
-   * an event the seller cut off), so that a resume from it starts
-   * there (resume/tail-ledger.ts; routing/handler.ts resumedCount). Such bytes are in no token
-   * the host resumes from: a seller answering each resume with one small event with an id and
-   * ~90 KB without, then a drop, had an SDK host's one call receive 18x `max_response_bytes`
-   * over 20 resumes (hostile trial 24, F1:
-   * test/regressions/resume-untokenized-bytes-escape-cumulative-bound.test.ts). A bounded
-   * stream only (the others count nothing); nothing per event.
-   */
-  const noteTail = (): void => {
-    if (cumulative === undefined || lastEventToken === undefined) return;
-    if (deliveredCount > lastEventTokenCount) exchange.resumeTails?.note(lastEventToken, deliveredCount);
   };
   /** The seller's stream ended (`onIdOnly`). */
   let streamEnded = false;
@@ -1106,102 +565,11 @@ export async function handleSseBody(
   const lines = new SseLineFeeder((text) => {
     if (!skippingToBoundary && !exchange.finished) idOnly.feed(text);
   }, perEventLimit + SSE_PENDING_SLACK_BYTES);
+  /** What the re-encoding adds to a bounded stream's count (sse-encoding-charge.ts). */
+  const encoding = new SseEncodingCharge(cumulative, lines, answer);
+  /** The stream's event ids and their resume tokens (sse-event-ids.ts). */
+  const ids = new SseEventIds(exchange, log, hooks, cumulative, lines, credit, batchAnswers, answer);
 
-  let idleTimer: NodeJS.Timeout | undefined;
-  /**
-   * When the stream last made progress (performance.now ms): a byte from the seller, the host
-   * draining its response, or the start of a wait for the host. `observed_ms` of sse_idle and
-   * of an idle host_not_reading.
-   */
-  let lastByteAt = performance.now();
-  /**
-   * The stage waits for the host to drain its response (the seller is not read meanwhile):
-   * idle time then is the host's, not the seller's (`host_not_reading`).
-   */
-  let waitingForHost = false;
-  /** A byte came, or the host drained: the idle time restarts from now (the running timer finds out when it fires). */
-  const armIdle = (): void => {
-    lastByteAt = performance.now();
-    if (timersOn && idleTimer === undefined) idleTimer = setIdleTimer(limits.sse_idle_timeout_ms);
-  };
-  /** The gateway waits (for buffer or decoder room), not the seller: no idle time runs meanwhile ({@link armIdle} after). */
-  const pauseIdle = (): void => {
-    clearTimeout(idleTimer);
-    idleTimer = undefined;
-  };
-  /**
-   * One timer per idle period, not one per chunk: when it fires it answers if the stream made
-   * no progress for sse_idle_timeout_ms, else it waits again for what is left of that time.
-   * The answer blames the side waited for: `sse_idle` (the seller sent nothing) or
-   * `host_not_reading` (the host took nothing of what was written: a standalone GET stream,
-   * which has no deadline, is bounded by this alone).
-   *
-   * Time found up, it looks once more after one turn of the event loop (`idleRecheck`), whose
-   * poll phase reads what the sockets hold: a timer that came due while the gateway's event
-   * loop was busy (another answer's rewrite) runs before the bytes that arrived meanwhile are
-   * read, and blamed a seller that had sent an event every 500 ms with a 3,000 ms
-   * sse_idle_timeout_ms (a hostile new-user trial 16, H1:
-   * test/regressions/sse-idle-after-event-loop-stall.test.ts).
-   */
-  const setIdleTimer = (ms: number): NodeJS.Timeout => {
-    idleRecheck = false;
-    return setTimeout(onIdleTimer, ms);
-  };
-  let idleRecheck = false;
-  const onIdleTimer = (): void => {
-    const idleMs = performance.now() - lastByteAt;
-    if (idleMs < limits.sse_idle_timeout_ms) {
-      idleTimer = setIdleTimer(Math.ceil(limits.sse_idle_timeout_ms - idleMs));
-      return;
-    }
-    if (!idleRecheck) {
-      // Not due before the next timers phase, so after a poll phase (libuv's loop order).
-      idleTimer = setTimeout(onIdleTimer, 1);
-      idleRecheck = true;
-      return;
-    }
-    idleTimer = undefined;
-    onTimeout({ reason: waitingForHost ? 'host_not_reading' : 'sse_idle', limitMs: limits.sse_idle_timeout_ms, observedMs: observedMs(idleMs, limits.sse_idle_timeout_ms) });
-  };
-  let deadlineTimer: NodeJS.Timeout | undefined;
-  /**
-   * The timers, made when the stage first waits (for the seller, a drain, the agent guard):
-   * they can fire only while it waits, and a one-event answer that arrived whole is over
-   * before that, so it makes none (issue 5). The head's flush at the end of this turn, the
-   * idle timer (from then on restarted at every chunk, as the bytes arrive), and the deadline,
-   * at the same instant as if set at the start.
-   */
-  let timersOn = false;
-  const startTimers = (): void => {
-    if (timersOn) return;
-    timersOn = true;
-    if (headPending) {
-      headTimer = setImmediate(() => {
-        headTimer = undefined;
-        if (!raw.writableEnded && !raw.destroyed) raw.flushHeaders();
-      });
-    }
-    // The idle time still runs from the last byte (or the start): not restarted here.
-    idleTimer = setIdleTimer(Math.max(0, Math.ceil(limits.sse_idle_timeout_ms - (performance.now() - lastByteAt))));
-    // sse_deadline_ms runs from the stream's first start, across resumes. Only a bounded
-    // stream has a deadline (a request's, a notification's: the cap paired with a deadline):
-    // the standalone GET stream and long-lived streams have no natural end (ARCHITECTURE §5);
-    // the idle timeout bounds the seller's silence on them. But one that holds an answer
-    // pipelined behind it on its connection (a refusal, a call's answer) gets the deadline
-    // too, once that answer waits (errors/earlier-answers.ts boundWhenAwaited): at it the
-    // stream ends plainly (`onTimeout`), then the answer behind it goes out.
-    const onDeadline = (): void => {
-      const observed = observedMs(Date.now() - exchange.stream.startedAt, limits.sse_deadline_ms);
-      onTimeout({ reason: waitingForHost ? 'host_not_reading' : 'sse_deadline', limitMs: limits.sse_deadline_ms, observedMs: observed });
-    };
-    if (bounded) deadlineTimer = setTimeout(onDeadline, Math.max(0, exchange.stream.startedAt + limits.sse_deadline_ms - Date.now()));
-    else {
-      boundWhenAwaited(raw, () => {
-        if (exchange.finished || deadlineTimer !== undefined) return;
-        deadlineTimer = setTimeout(onDeadline, Math.max(0, exchange.stream.startedAt + limits.sse_deadline_ms - Date.now()));
-      });
-    }
-  };
   const onTimeout = (input: LocalErrorInput): void => {
     if (exchange.finished) return;
     // A host that is not reading cannot take a plain end either: it would wait behind the
@@ -1213,6 +581,16 @@ export async function handleSseBody(
       exchange.reason = input.reason;
       endPlainly('resumable_end');
     }
+  };
+  const timers = new SseStreamTimers(exchange, raw, bounded, onTimeout);
+  /**
+   * The timers (sse-stream-timers.ts), made when the stage first waits (for the seller, a
+   * drain, the agent guard), with the head's flush at the end of this turn.
+   */
+  const startTimers = (): void => {
+    if (timers.started) return;
+    host.flushHeadSoon();
+    timers.start();
   };
   // Shutdown (pipeline.ts SseShutdownEnd): end plainly so the client resumes with its last
   // token; a request stream that sent no event id yet has nothing to resume from, so its
@@ -1229,7 +607,7 @@ export async function handleSseBody(
     if (exchange.finished) return;
     if (!tokensOutlive) {
       exchange.shutdownResumeSecret = 'per_process';
-      pendingId = undefined;
+      ids.pendingId = undefined;
     }
     writePendingId();
     if (exchange.finished) return;
@@ -1286,15 +664,8 @@ export async function handleSseBody(
     }
     earn(end - start);
     if (cumulative) {
-      // The LF a frame was matched against (`lfDebt`) pays it, or, not come, is charged now;
-      // the LF of an ended block's CR LF (`endedBlockLf`) is no room either.
-      const lfFirst = chunk[start] === LF;
-      const debt = lfDebt && !lfFirst ? 1 : 0;
-      const paid = (lfDebt || endedBlockLf) && lfFirst ? 1 : 0;
-      lfDebt = false;
-      endedBlockLf = false;
-      const fit = Math.max(0, cumulative.take(end - start + debt) - debt);
-      room += Math.max(0, fit - paid);
+      // Counted with the LF a frame was matched against, or that ended the last block (sse-encoding-charge.ts).
+      const fit = encoding.takeRange(chunk, start, end);
       if (fit < end - start) {
         // Events complete before the limit point are still delivered; nothing past it is parsed.
         if (fit > 0 && !skippingToBoundary && !lines.push(chunk, start, start + fit)) lineCapBreached();
@@ -1303,11 +674,8 @@ export async function handleSseBody(
       }
     }
     if (!skippingToBoundary && !lines.push(chunk, start, end)) lineCapBreached();
-    // The range's blocks are all written: the next block's growth is its own (`chargeEncoding`).
-    if (blockEnd) {
-      room = 0;
-      endedBlockLf = cumulative !== undefined && chunk[end - 1] === CR;
-    }
+    // The range's blocks are all written: the next block's growth is its own (sse-encoding-charge.ts).
+    if (blockEnd) encoding.blocksEnded(chunk, end);
     // Skipping (from before, or from a breach while completing the held line in this range):
     // the dropped event ends at this boundary.
     if (skippingToBoundary && atBoundary) {
@@ -1395,7 +763,7 @@ export async function handleSseBody(
         atEventStart = true;
         lines.passedRaw();
         deliver(ev.event, undefined, undefined, ev.data);
-        room = 0;
+        encoding.room = 0;
         // The host's stream is over (the answer, or an error): nothing reads the data after it.
         if (exchange.finished) bodyPool.recycleAfterSend(raw, ev.data);
         return !exchange.finished && (end === n || takeChunk(chunk.subarray(end)));
@@ -1432,7 +800,7 @@ export async function handleSseBody(
     const withIds = idFields.check(chunk, last);
     // A chunk with a CR is taken block by block, blank lines ended by a CR alone included (the
     // boundary scanner leaves them out): on a request's stream so that each block's growth is
-    // counted against its own bytes (`chargeEncoding`), on a stream without a total so that a
+    // counted against its own bytes (`encoding.charge`), on a stream without a total so that a
     // frame clears only its own block from the undelivered count (sse-undelivered.ts; a
     // CR-only stream's chunk was one piece: a comment at its start cleared it all). `ends`
     // stay the boundaries `take` resets a skipped event at. A stream without a total takes
@@ -1462,7 +830,7 @@ export async function handleSseBody(
   const passHeld = (bytes: Buffer): void => {
     cumulative?.take(bytes.length);
     earn(bytes.length);
-    room += bytes.length;
+    encoding.room += bytes.length;
     boundaries.advance(bytes);
     idFields.passWithoutId(bytes);
   };
@@ -1477,7 +845,7 @@ export async function handleSseBody(
    *
    * Each segment of blocks for the parser (one block, or a run of canonical blocks holding
    * invalid UTF-8: sse-raw-events.ts) is taken alone, on every stream. On a request's stream
-   * so that what its encoding adds is counted against its own bytes (`chargeEncoding`: a
+   * so that what its encoding adds is counted against its own bytes (`encoding.charge`: a
    * block's slack, such as a comment-only block's dropped blank line, does not pay for the
    * next one's growth, so the counts do not depend on where the seller's chunks are cut) and a
    * resume token counts exactly through its event's end. On a stream without a total so that
@@ -1500,7 +868,7 @@ export async function handleSseBody(
       const end = plan.ends[k]!;
       if (plan.raw[k]) {
         // The run's first event carries the stream's pending id (`deliver`): it is parsed.
-        if (pendingId !== undefined) {
+        if (ids.pendingId !== undefined) {
           const first = chunk.indexOf(LF_LF, segmentStart) + 2;
           if (!take(chunk, segmentStart, first, true)) return false;
           segmentStart = first;
@@ -1565,7 +933,7 @@ export async function handleSseBody(
     !exchange.finished &&
     lines.atBlockStart &&
     idOnly.atBlockStart &&
-    (cumulative === undefined ? bytes <= undelivered!.room : bytes + (lfDebt ? 1 : 0) <= cumulative.limit - cumulative.used);
+    (cumulative === undefined ? bytes <= undelivered!.room : encoding.fitsSimpleBlock(bytes));
 
   /**
    * `take` for a planned block `chunk[start, end)` of {@link simpleBlock}'s `kind` (an id-only
@@ -1583,12 +951,7 @@ export async function handleSseBody(
     // A comment's frame lowers the undelivered count through its line; the blank line counts after it (as `take`'s pieces).
     const afterFrame = kind === ID_ONLY || undelivered === undefined ? 0 : 1;
     earn(bytes - afterFrame);
-    if (cumulative !== undefined) {
-      cumulative.take(bytes + (lfDebt ? 1 : 0));
-      lfDebt = false;
-      endedBlockLf = false;
-      room += bytes;
-    }
+    if (cumulative !== undefined) encoding.takeSimpleBlock(bytes);
     lines.passedBlock(start);
     const value = simpleValueStart(chunk, start, end, kind);
     if (kind === ID_ONLY) onIdOnly(chunk.toString('latin1', value, end - 2));
@@ -1599,7 +962,7 @@ export async function handleSseBody(
       sendEncodedFrame(frame, cumulative === undefined ? 0 : frame.length);
     }
     earn(afterFrame);
-    room = 0;
+    encoding.room = 0;
     return !exchange.finished;
   };
 
@@ -1631,7 +994,7 @@ export async function handleSseBody(
   /**
    * Takes `chunk[start, n)`, where `last` is the chunk's last event boundary (-1: none): the
    * complete blocks, then the block that goes on in the next chunk on its own, so that its
-   * bytes are its own room (`chargeEncoding`) and not those of the blocks before it.
+   * bytes are its own room (`encoding.charge`) and not those of the blocks before it.
    */
   const takeRest = (chunk: Buffer, start: number, last: number): boolean => {
     const n = chunk.length;
@@ -1660,9 +1023,9 @@ export async function handleSseBody(
       : {
           chargeDecoders: async (n, waitingBytes, stream) => {
             if (!lease.mustWaitForDecoders(n)) return lease.chargeDecoders(n, waitingBytes, stream);
-            pauseIdle();
+            timers.pauseIdle();
             const outcome = await lease.chargeDecoders(n, waitingBytes, stream);
-            armIdle();
+            timers.armIdle();
             return outcome;
           },
           unchargeDecoders: (n) => lease.unchargeDecoders(n),
@@ -1686,19 +1049,19 @@ export async function handleSseBody(
         chunk = next.done === true ? undefined : next.value;
       }
       if (chunk === undefined || exchange.finished) break;
-      armIdle();
+      timers.armIdle();
       const open = takeChunk(chunk);
-      flush();
+      host.flush();
       if (!open || exchange.finished) break;
-      if (needDrain) {
-        needDrain = false;
+      if (host.needDrain) {
+        host.needDrain = false;
         startTimers();
         // The host, not the seller, holds the stream back: its idle time starts now (onIdleTimer).
-        waitingForHost = true;
-        armIdle();
+        timers.waitingForHost = true;
+        timers.armIdle();
         await drainOrClose(raw);
-        waitingForHost = false;
-        armIdle();
+        timers.waitingForHost = false;
+        timers.armIdle();
       }
       if (lease !== undefined) {
         // While skipping an event over its cap, the parser holds none of it (it dropped its
@@ -1707,14 +1070,14 @@ export async function handleSseBody(
         if (lease.mustWait) {
           // The gateway, not the seller, is the one not reading: no idle timeout meanwhile.
           startTimers();
-          pauseIdle();
+          timers.pauseIdle();
           await lease.ready(source.stream);
           // Shed while it waited (agent-guard.ts, load shedding): the events so far went out.
           if (lease.shedRetryAfterS !== undefined) {
             answer({ reason: 'agent_backoff_shed', retryAfterS: lease.shedRetryAfterS });
             break;
           }
-          armIdle();
+          timers.armIdle();
         }
       }
     }
@@ -1723,7 +1086,7 @@ export async function handleSseBody(
       releaseHeld();
       streamEnded = true;
       lines.finish();
-      flush();
+      host.flush();
     }
     if (!exchange.finished) onUpstreamEnd();
   } catch (err) {
@@ -1740,15 +1103,13 @@ export async function handleSseBody(
   } finally {
     // The drops and untokenized ids not yet logged get their summaries as the stream ends (before any await).
     dropLog?.end();
-    idTokenLog?.end();
-    noteTail();
+    ids.end();
     // Closes the decoders' generator as `for await` would (a no-op once it is done).
     if (decodedChunks !== undefined) await decodedChunks.return(undefined);
-    headSent();
+    host.headSent();
     lease?.release();
     hooks.onSseEnd();
-    if (deadlineTimer) clearTimeout(deadlineTimer);
-    if (idleTimer) clearTimeout(idleTimer);
+    timers.clear();
     // An upstream request that ended whole is left to end; one still open is aborted (decode.ts).
     releaseBody(source.stream);
   }
@@ -1766,31 +1127,6 @@ export async function handleSseBody(
       observedBytes: cumulative?.used ?? source.raw.used,
     });
   }
-}
-
-/**
- * True when an event of type `event` (eventsource-parser's: undefined for none or an empty
- * `event:` field) is not a `message` event: `event: x-custom`, and `event:  message` (two
- * spaces: the type " message").
- *
- * Such an event's data is judged as a `message` event's is (structure bounds, responses:
- * `deliver`) and, when it passes, goes out under its name as the seller sent it; but the
- * response to the request (or, on a batch's stream, to one of its requests) in one is no
- * answer: `upstream_not_mcp` for the request's id (for each request still awaited on a
- * batch's stream), nothing of it forwarded, as a response to another id; a long-lived stream
- * drops it. Why: hosts differ on it. The MCP TypeScript SDK client dispatches only events
- * with no type or `message` (client/streamableHttp.js: `!event.event || event.event ===
- * 'message'`), so its call would wait until its own timeout while the gateway logged the
- * exchange answered; the MCP Go SDK client decodes every event, whatever its name, and routes
- * responses by id. One answer every host reads the same is the gateway's error, as for a
- * member name written twice (mcp/repeated-names.ts). Reported failure (a new user's trial 9,
- * F1): named events skipped every check; one carrying the call's own response went out
- * undeduped, and the plain response after it too, two answers for one id
- * (test/regressions/sse-named-event-unchecked.test.ts). The refused event's name is kept on
- * the exchange (`answerEvent`: the exchange line's `answer_event`, `probe`'s report).
- */
-function namedEvent(event: string | undefined): event is string {
-  return event !== undefined && event !== 'message';
 }
 
 /** The number of LF bytes at the start of `chunk`. */

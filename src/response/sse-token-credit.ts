@@ -10,7 +10,7 @@
  * calls (measured with a new user's trial 9, F3 repro: another agent's tools/call took ~23 ms,
  * then 256-277 ms). Id-only blocks, the trial's own case (20.4x), mint no token of their own
  * any more (sse-stage.ts `onIdOnly`). On a stream answering a POST the cumulative bound counts
- * what tokens add (sse-stage.ts chargeToken), so the host never receives more than
+ * what tokens add (sse-event-ids.ts chargeToken), so the host never receives more than
  * `max_response_bytes`; but within it the same events still became tokens: ~18x the seller's
  * bytes for `id:N` + `data`, 6.2x for `id:N` + a 30-byte notification, all up to the bound,
  * an HMAC per event (hostile trials:

@@ -231,7 +231,7 @@ export interface ResumeState {
   /**
    * The request's cumulative count so far: its stream's bytes through the event carrying this
    * token, plus what every earlier token of the stream added to the host's stream (a token's
-   * length over the seller id's; src/response/sse-stage.ts chargeToken), across resumes.
+   * length over the seller id's; src/response/sse-event-ids.ts chargeToken), across resumes.
    */
   readonly usedBytes: number;
   /** The byte limit in force for that request (max_response_bytes after call/tool/agent resolution). */

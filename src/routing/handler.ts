@@ -402,7 +402,7 @@ export function createMcpHandler(deps: HandlerDeps) {
           return undefined;
         }
       },
-      // Where the stream notes its count at its end, when the host got bytes after its last event token (sse-stage.ts noteTail).
+      // Where the stream notes its count at its end, when the host got bytes after its last event token (sse-event-ids.ts noteTail).
       resumeTails: bounded ? deps.resumeTails : undefined,
       sseRetryMaxMs,
       // A request that waited for its turn: its duration runs from its arrival, as its deadline does.
@@ -848,7 +848,7 @@ function batchLevelsText(agent: AgentConfig, toolNames: readonly (string | undef
 /**
  * The count a stream resumed from `token` (the `Last-Event-ID` text, verified) starts from:
  * the token's count plus what the token itself added to the host's stream, its length
- * (ASCII) over the UTF-8 length of the seller id it replaced (as sse-stage.ts chargeToken
+ * (ASCII) over the UTF-8 length of the seller id it replaced (as sse-event-ids.ts chargeToken
  * charged it after minting). A token cannot carry a count that includes itself, and the
  * resume used to restore the count without it: a seller answering every resume with one
  * id-only block and closing made each resume add its ~7 bytes while the host received a new

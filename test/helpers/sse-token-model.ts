@@ -17,10 +17,10 @@
  * the blank line) is charged against the id-only block's own bytes, wherever the id goes out;
  * the carrying event's growth is its own (without the carried id line).
  *
- * A token's count (src/response/sse-stage.ts tokenCount, chargeToken, chargeEncoding) is the
- * request's count through its block: `usedBase` + the byte offset just past the block's blank
- * line (CR LF counted whole) + what every earlier token added to the host's stream (its text's
- * length minus its seller id's) + what the encoding of every block so far, its own included,
+ * A token's count (src/response/sse-event-ids.ts tokenCount, chargeToken; sse-encoding-charge.ts
+ * charge) is the request's count through its block: `usedBase` + the byte offset just
+ * past the block's blank line (CR LF counted whole) + what every earlier token added to the
+ * host's stream (its text's length minus its seller id's) + what the encoding of every block so far, its own included,
  * added over the block's bytes (the frames written for it, with seller ids in place of tokens,
  * minus the block's bytes, when positive: `data:x` goes out as `data: x`, `retry: 5` as
  * `retry: 500`), at most `limit`.
@@ -42,7 +42,7 @@ export interface ModelOut {
   tokens: Array<[string, number]>;
   /** The stream goes over `limit`: the stage answers sse_cumulative after the tokens listed. */
   over: boolean;
-  /** What the blocks' encoding added over their bytes, in all (counted: sse-stage.ts chargeEncoding). */
+  /** What the blocks' encoding added over their bytes, in all (counted: sse-encoding-charge.ts charge). */
   grown: number;
 }
 

@@ -1,5 +1,5 @@
 /**
- * The SSE stage against the host's socket (src/response/sse-stage.ts SSE_HOST_BUFFER_BYTES),
+ * The SSE stage against the host's socket (src/response/sse-host-writer.ts SSE_HOST_BUFFER_BYTES),
  * through the real gateway, with a raw seller and a raw host (net.connect) on 127.0.0.1:
  * - the seller's chunks that arrive in one socket read go to the host in one socket write,
  *   though each passes the response's 16 KiB high-water mark. Reported (issue 5, bench
@@ -20,7 +20,7 @@ import { startGateway } from '../helpers/gateway.js';
 import { useSellerAndGateway } from '../helpers/stack.js';
 import { parseResponses, toolCallRequest as post } from '../helpers/http-wire.js';
 import { sseMessages } from '../helpers/raw.js';
-import { SSE_HOST_BUFFER_BYTES } from '../../src/response/sse-stage.js';
+import { SSE_HOST_BUFFER_BYTES } from '../../src/response/sse-host-writer.js';
 
 /** A progress notification of exactly `bytes` bytes as an SSE block (no id, not the response: forwarded as the seller's bytes). */
 function progress(n: number, bytes: number): string {

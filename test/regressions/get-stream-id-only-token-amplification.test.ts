@@ -6,7 +6,7 @@
  * from ~23 ms to 210-500 ms. Events with ids and no data to speak of (`id:N`, `data`, the blank
  * line) did the same, 14.3x.
  * Such a block dispatches no event: it only sets the last event ID (WHATWG HTML §9.2.6). Now
- * (src/response/sse-stage.ts pendingId) its id waits: the next event without an id of its own
+ * (src/response/sse-event-ids.ts pendingId) its id waits: the next event without an id of its own
  * carries it as its token, a later id supersedes it, and the stream's end writes it alone; on
  * every stream kind. Without a cumulative bound, tokens add at most twice the seller's bytes
  * (src/response/sse-token-credit.ts): an event refused one goes out without an id, its id

@@ -8,7 +8,7 @@
  * request's stream had none.
  * Now every stream has it: tokens add at most twice the seller's bytes, plus 1 KiB to start;
  * an event that finds the budget spent goes out without its id, which waits for the next event
- * without an id of its own, or the stream's end (sse-stage.ts pendingId). The event carrying
+ * without an id of its own, or the stream's end (sse-event-ids.ts pendingId). The event carrying
  * the request's response gets its token whatever the budget (it ends the stream, and its token
  * says so: a resume from it is answered at once).
  *

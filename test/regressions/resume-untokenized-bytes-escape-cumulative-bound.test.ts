@@ -8,7 +8,7 @@
  * client's one callTool got 20 resumes and 1,802,397 bytes through an agent with
  * max_response_bytes 100000 (18x the bound), each resumed exchange logged `resumable_end`,
  * never `sse_cumulative`.
- * Now (src/resume/tail-ledger.ts; sse-stage.ts `noteTail`) a stream that ends resumable with
+ * Now (src/resume/tail-ledger.ts; sse-event-ids.ts `noteTail`) a stream that ends resumable with
  * bytes after the last token the host took as its Last-Event-ID is remembered, keyed by that
  * token, with its count at its end, and a resume from it starts from that count
  * (routing/handler.ts resumedCount): the bound trips at the same byte as on one unbroken

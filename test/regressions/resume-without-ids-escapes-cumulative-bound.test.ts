@@ -9,7 +9,7 @@
  * a drop gave the host 372,389 bytes for one call over 10 resumes, `max_response_bytes: 100000`,
  * each resumed exchange logged `resumable_end`, never `sse_cumulative`.
  * Now the resumed stream starts with the token it resumes from (exchange.ts
- * `stream.resumeToken`, sse-stage.ts `lastEventToken`), so its bytes are noted under it and
+ * `stream.resumeToken`, sse-event-ids.ts `lastEventToken`), so its bytes are noted under it and
  * the next resume from it starts after them.
  *
  * Input: a raw seller on 127.0.0.1: the POST's SSE stream holds `id: L-1` with a small

@@ -4,7 +4,7 @@
  * did not look for `id:` in the chunk starting at byte 3, so that chunk was counted in one
  * piece and its event's token carried the count through the chunk's end (25 for 14 bytes).
  * The id-only block of the report now gives its id to the event after it (a new user's trial
- * 9, F3: sse-stage.ts pendingId), its token counted through that event; an event with the id
+ * 9, F3: sse-event-ids.ts pendingId), its token counted through that event; an event with the id
  * itself, before another, keeps the case of the report (a count through its own end).
  */
 import { test } from 'node:test';

@@ -44,7 +44,7 @@ import { parseResponses, toolCallRequest } from '../helpers/http-wire.js';
 import { sseMessages } from '../helpers/raw.js';
 import { TEST_TIMEOUT_MS, withTimeout } from '../helpers/timeout.js';
 import { drainOrClose } from '../../src/response/drain.js';
-import { SSE_HOST_BUFFER_BYTES } from '../../src/response/sse-stage.js';
+import { SSE_HOST_BUFFER_BYTES } from '../../src/response/sse-host-writer.js';
 
 const IDLE_MS = 200;
 /** 16 KB events: 2048 of them (32 MiB) are several times what loopback socket buffers hold. */

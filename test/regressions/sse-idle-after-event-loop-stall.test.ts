@@ -6,7 +6,7 @@
  * `SERVICE_UNAVAILABLE` `sse_idle`: the idle timer, due during the stall, ran in the timers
  * phase that followed it, before the poll phase read the events waiting in the socket.
  * Now an idle timer that finds the time up looks again after one turn of the event loop
- * (response/sse-stage.ts onIdleTimer `idleRecheck`).
+ * (response/sse-stream-timers.ts onIdleTimer `idleRecheck`).
  *
  * The stall is made here as it happened there, in an I/O callback of the gateway's process
  * (the gateway, the seller and a "staller" server all run in this process, on 127.0.0.1): the

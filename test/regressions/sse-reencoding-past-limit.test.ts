@@ -6,7 +6,7 @@
  * with `max_response_bytes` at 922 reached the host as 943 bytes, with no rewrite at all; a
  * seller writing many short `data:` lines without the space gets up to +16.7% past the bound
  * (`data:x` 6 bytes, `data: x` 7), and `id:` / `event:` lines grow the same way.
- * Now (src/response/sse-stage.ts chargeEncoding) each frame the gateway encodes is charged
+ * Now (src/response/sse-encoding-charge.ts charge) each frame the gateway encodes is charged
  * what it adds over the seller's bytes of its block, before it is written (and before its
  * resume token is minted, so the token's count includes it).
  *

@@ -45,7 +45,7 @@ const PRIMING = 'id: s1-0\nretry: 30\ndata: \n\n';
 /**
  * What the gateway's encoding of the priming block adds over its bytes (with the seller's id
  * in place of the token): its `retry:` goes out as a block of its own, with a blank line the
- * seller did not send, its value clamped to 500 (2 bytes, counted: sse-stage.ts chargeEncoding,
+ * seller did not send, its value clamped to 500 (2 bytes, counted: sse-encoding-charge.ts charge,
  * sse-encode.ts clampSseRetryMs).
  */
 const PRIMING_GROWTH = 'retry: 500\n\nid: s1-0\ndata: \n\n'.length - PRIMING.length;

@@ -5,7 +5,7 @@
  * cumulative bound counted only the seller's bytes: a seller sending id-only blocks
  * (`id: 1\n\n`, 7 bytes) made the host receive ~32x the bound (14.7x with one-byte data
  * events), and the bound exists to protect the host.
- * Now (src/response/sse-stage.ts chargeToken) the bound counts, on a request's stream, the
+ * Now (src/response/sse-event-ids.ts chargeToken) the bound counts, on a request's stream, the
  * seller's bytes plus what each token adds to the host's stream (its length over the seller
  * id's); a token's count is the count before its own length (the next token's includes it).
  *

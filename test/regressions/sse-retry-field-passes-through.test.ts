@@ -11,8 +11,8 @@
  *
  * Now (src/response/sse-encode.ts clampSseRetryMs) a forwarded `retry:` is clamped to
  * [SSE_RETRY_MIN_MS, SSE_RETRY_MAX_MS] = [500, 300000] ms, and the bytes the clamped frame
- * adds over the seller's are charged to the request's cumulative bound (sse-stage.ts
- * chargeEncoding), resume token counts included.
+ * adds over the seller's are charged to the request's cumulative bound (sse-encoding-charge.ts
+ * charge), resume token counts included.
  *
  * Input: a raw seller answers each tools/call over SSE with `retry: <v>` on its own block, then
  * the result (`event: message`, one `data: ` line).

@@ -7,7 +7,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mayBeResponse } from '../../src/response/sse-stage.js';
+import { mayBeResponse } from '../../src/response/sse-response-sniff.js';
 import { withinJsonBounds } from '../../src/mcp/json-bounds.js';
 import { checkJsonBounds } from '../../src/mcp/json-bounds.js';
 

@@ -15,7 +15,7 @@ import { cutsWithOneByteMiddle, kitTokenAdded } from '../helpers/sse-token-model
 const PRIMING = 'id: p1\nretry: 25\ndata: \n\n';
 /**
  * The priming block's count: its bytes and the 2 its encoding adds (the `retry:` goes out as a
- * block of its own, its value clamped to 500: sse-encode.ts clampSseRetryMs; sse-stage.ts chargeEncoding).
+ * block of its own, its value clamped to 500: sse-encode.ts clampSseRetryMs; sse-encoding-charge.ts charge).
  */
 const PRIMING_COUNT = Buffer.byteLength('retry: 500\n\nid: p1\ndata: \n\n');
 const progress = 'event: message\nid: p2\ndata: {"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"t","progress":1,"total":2}}\n\n';
@@ -23,7 +23,7 @@ const progress = 'event: message\nid: p2\ndata: {"jsonrpc":"2.0","method":"notif
 
 test('a priming event, then the stream closes: its token goes out and the stream ends resumable, however it is cut', async () => {
   const bytes = Buffer.from(PRIMING + progress);
-  // p2's count includes what p1's token added to the host's stream (sse-stage.ts chargeToken).
+  // p2's count includes what p1's token added to the host's stream (sse-event-ids.ts chargeToken).
   assert.equal(PRIMING_COUNT, Buffer.byteLength(PRIMING) + 2);
   const through = [PRIMING_COUNT, bytes.length + 2 + kitTokenAdded('p1', PRIMING_COUNT)];
   for (const chunks of cutsWithOneByteMiddle(bytes)) {

@@ -40,7 +40,7 @@ test('an id-only block at the stream end goes out as its token, counted through 
   for (const eol of ['\n', '\r\n', '\r']) {
     const first = `id: e1${eol}data: ${PROGRESS}${eol}${eol}`;
     const idOnly = `id: e2${eol}${eol}`;
-    // e2's count includes what e1's token added to the host's stream (sse-stage.ts chargeToken);
+    // e2's count includes what e1's token added to the host's stream (sse-event-ids.ts chargeToken);
     // e1's count has three digits however a CR-only stream over-counts it (at most `used` + 1).
     const used = 100 + Buffer.byteLength(first + idOnly) + kitTokenAdded('e1', 100 + Buffer.byteLength(first));
     // A CR-only stream is counted through the chunk (sse-boundaries.ts): e1's count is exact with LF and CR LF only.
@@ -59,7 +59,7 @@ test('what an id-only block may hold besides its id: an event type, a comment, a
     ['id: a\n: keep\n\n', ': keep\nid: tok(a,14)\n\n'],
     // The block's encoding adds 2 bytes over its 17 (the `retry:` goes out as a block of its
     // own, with a blank line, its value clamped to 500: sse-encode.ts clampSseRetryMs), and its
-    // count has them (sse-stage.ts chargeEncoding).
+    // count has them (sse-encoding-charge.ts charge).
     ['id: a\nretry: 50\n\n', 'retry: 500\n\nid: tok(a,19)\n\n'],
     ['id: a\nid: b\n\n', 'id: tok(b,13)\n\n'],
     ['id: a\nid: b\0c\n\n', 'id: tok(a,15)\n\n'],
@@ -135,7 +135,7 @@ test('the standalone GET stream: an id-only block\'s id goes out with the next e
 
 test('the cumulative bound: the pending id written at the end counts its token; an id-only block past the limit is never dispatched', async () => {
   // No token for a (b supersedes it). The count: the 14 seller bytes (b's count), the 8 its
-  // token `tok(b,14)` adds over `b`: 22 (sse-stage.ts chargeToken).
+  // token `tok(b,14)` adds over `b`: 22 (sse-event-ids.ts chargeToken).
   const at = await runSseStage(['id: a\n\n', 'id: b\n\n'], { agentYaml: ['max_response_bytes: 22'] });
   assert.equal(at.body, 'id: tok(b,14)\n\n');
   assert.equal(at.exchange.outcome, 'resumable_end');

@@ -51,7 +51,7 @@ test('simpleValueStart: after `id:` or `:` and one optional space', () => {
 /**
  * Every simple form, between events forwarded raw and parsed ones, on LF line endings; but
  * `:x`, whose frame `: x` is charged against the bytes of its block received when it is
- * parsed (sse-stage.ts chargeEncoding), so byte by byte (its blank line not come yet) it adds
+ * parsed (sse-encoding-charge.ts charge), so byte by byte (its blank line not come yet) it adds
  * a byte that in one chunk it does not: see the exact-bytes test.
  */
 const SIMPLE = ['id: 5\n\n', 'id:6\n\n', 'id:\n\n', 'id: \n\n', 'id:  7\n\n', ': keepalive\n\n', ':\n\n', ': \n\n', ':  two\n\n'];

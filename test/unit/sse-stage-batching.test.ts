@@ -65,7 +65,7 @@ test('resume tokens carry the exact count through their event, however the chunk
   const stream = events.join('');
   const expectedCounts = new Map<string, number>();
   let at = 0;
-  // A token's count: the bytes through its event and what the earlier tokens added to the host's stream (sse-stage.ts chargeToken).
+  // A token's count: the bytes through its event and what the earlier tokens added to the host's stream (sse-event-ids.ts chargeToken).
   let added = 0;
   for (const e of events) {
     at += Buffer.byteLength(e);

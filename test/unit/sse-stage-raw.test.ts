@@ -45,7 +45,7 @@ test('cut at every offset into two chunks, at many pairs into three, and byte by
   const bytes = Buffer.from(stream);
   const expected = (await runSseStage([bytes])).body;
   // The parse + encode path's output: tokens count through their event (b's count includes
-  // what a's token added: sse-stage.ts chargeToken), the comment loses its blank line.
+  // what a's token added: sse-event-ids.ts chargeToken), the comment loses its blank line.
   const countA = Buffer.byteLength(progress(1) + 'id: a\n' + progress(2));
   const countB = Buffer.byteLength(stream) - Buffer.byteLength(progress(5) + result(1)) + kitTokenAdded('a', countA);
   assert.equal(
@@ -150,7 +150,7 @@ test('standalone GET stream: canonical blocks without a response key are raw; a 
 test('id lines in planned chunks: a token counts through its own event, wherever the id line is', async () => {
   const idEvent = (id: string, n: number): string => `id: ${id}\ndata: {"method":"${n}"}\n\n`;
   const parsedA = ': c\n\n'; // parsed, no id
-  const parsedB = 'data:{"method":"b"}\n\n'; // goes out as `data: {"method":"b"}`: one byte more, counted (sse-stage.ts chargeEncoding)
+  const parsedB = 'data:{"method":"b"}\n\n'; // goes out as `data: {"method":"b"}`: one byte more, counted (sse-encoding-charge.ts charge)
   // The second chunk starts at an event start with an id line (nothing of it before the chunk).
   const first = progress(1);
   const second = idEvent('x', 1) + parsedA + parsedB + progress(2) + 'id: y\n' + progress(3) + parsedA + idEvent('z', 2) + progress(4) + result(1);

@@ -7,7 +7,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { cut, runSseStage } from './sse-stage-kit.js';
-import { dataBytesOf } from '../../src/response/sse-stage.js';
+import { dataBytesOf } from '../../src/response/sse-event-data-bytes.js';
 import type { CompletedLine } from '../../src/response/sse-boundaries.js';
 
 const progress = (n: number): string =>

@@ -1,6 +1,6 @@
 /**
  * What resume tokens add to the host's stream counts toward a request's cumulative bound
- * (src/response/sse-stage.ts chargeToken; test/regressions/sse-resume-token-amplification.test.ts),
+ * (src/response/sse-event-ids.ts chargeToken; test/regressions/sse-resume-token-amplification.test.ts),
  * on the paths that count the seller's bytes without parsing them: a chunk whose seller bytes
  * fit may no longer fit once the tokens of its first blocks are counted, so the blocks after
  * them that would be forwarded raw, or held as bytes, are bounded like any range that crosses

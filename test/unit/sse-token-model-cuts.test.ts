@@ -78,7 +78,7 @@ test('a CR LF blank line split after a CR-ended line: its LF is the ended block\
   // Reported failure (found when growing `retry:` frames made the fuzz hit it): the LF of
   // `\r\r\n` arriving at the start of a chunk without an event boundary was taken as room for
   // the next block, whose growth (`id:B` goes out as `id: B`) was then charged a byte short
-  // (`: c\r\r` | `\nid:B\n` | `\n`: token count 12, the model's 13). sse-stage.ts `endedBlockLf`.
+  // (`: c\r\r` | `\nid:B\n` | `\n`: token count 12, the model's 13). sse-encoding-charge.ts `endedBlockLf`.
   for (const input of [': c\r\r\nid:B\n\n', 'id: A\r\r\nid:B\n\n', 'id: A\r\r\ndata:x\nid: B\n\n']) {
     const f = await check(input, 'CR CRLF', { three: true, random: 0, eolExact: true });
     assert.deepEqual(f, []);

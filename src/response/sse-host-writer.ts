@@ -1,0 +1,128 @@
+/**
+ * The host side of the SSE stage (sse-stage.ts): the stream's head and its frames, written
+ * to the host's response.
+ *
+ * - Head: committed when the writer is made (`reply.hijack()`, the SSE headers), it goes out
+ *   with the first bytes written in this turn of the event loop (a one-event answer that
+ *   arrived with its head: head, event and end in one socket write); alone at the end of this
+ *   turn otherwise (when the stage first waits: {@link SseHostWriter.flushHeadSoon}), so that
+ *   the host sees its stream start before the first event of a slow stream. Never the
+ *   seller's bytes (re-encoded events, tokens for ids, dropped events, U+FFFD, a final error
+ *   event), decided before any event: its digests and ETag never pass (`sellerBytes` false:
+ *   headers.ts SELLER_BYTES_HEADERS; a new user's hostile trial 12, M4).
+ * - Frames: queued in one SseFrameBatch (sse-encode.ts) while an input chunk is processed,
+ *   written to the host together when the chunk is done ({@link SseHostWriter.flush}), before
+ *   the next chunk is awaited: batching without delay (one write per event cost more than all
+ *   the rest on a stream of small events: bench/README.md "SSE events/s"). Bytes written count
+ *   in the exchange's `bytesToHost`.
+ * - Back-pressure: past {@link SSE_HOST_BUFFER_BYTES} held by the host's response,
+ *   {@link SseHostWriter.needDrain} tells the stage to wait for its drain before reading on.
+ * - The plain end ({@link SseHostWriter.end}): the last frames and the end in one socket write.
+ *
+ * One writer per stream; nothing allocated per event here (the batch's own buffers aside).
+ */
+import type { FastifyReply } from 'fastify';
+import type { ServerResponse } from 'node:http';
+import { GATEWAY_FINISHED } from '../errors/abort.js';
+import type { Exchange } from '../exchange.js';
+import { hijackAndWriteHead } from './headers.js';
+import { SseFrameBatch } from './sse-encode.js';
+import { SSE_RESPONSE_HEADERS } from './sse-headers.js';
+
+/**
+ * Bytes the host's response may hold (`writableLength`: written to it and not yet sent, the
+ * socket's write buffer included) before the SSE stage stops reading the seller until the
+ * response drains. At most this plus what one input chunk completes wait per stream: the
+ * chunk (a socket read: <= 64 KiB; a decoded piece: <= 16 KiB), or an event held across
+ * chunks that it completes (up to `max_sse_event_bytes`, as before this bound).
+ *
+ * Why not the response's own signal (`write()` false, at the socket's high-water mark: 16 KiB
+ * on Node 20, 64 KiB from Node 22, this bound): undici hands the stage one chunk per HTTP
+ * chunk of the seller, so one socket read of a stream of ~18 KB seller writes is ~2-3
+ * chunks, and on Node 20 each write passed 16 KiB. Waiting for the drain after each one sent
+ * every chunk in its own `writev` in a later turn of the event loop. Reading on while under
+ * this bound, the chunks of one read leave in one `writev` (corkSocketForThisTick).
+ *
+ * Measured (issue 5, bench sse-flood: 4 streams of 10,000 ~190-byte events, Node 20, strace):
+ * the gateway's `writev` calls carried ~17.7 KB each, as the pass-through's, and now ~62 KB
+ * (3.5x fewer per byte); its CPU per event went from 0.94-1.02 to 0.82-0.85 µs
+ * (bench/README.md "SSE events/s"). Tests: test/integration/sse-host-backpressure.test.ts.
+ */
+export const SSE_HOST_BUFFER_BYTES = 64 * 1024;
+
+export class SseHostWriter {
+  /** Frames of the input chunk being processed, written to the host together by {@link flush}. */
+  readonly batch = new SseFrameBatch();
+  /**
+   * A flush left the host's response holding {@link SSE_HOST_BUFFER_BYTES} or more: the stage
+   * waits for it to drain before the next chunk (and clears this).
+   */
+  needDrain = false;
+  private readonly raw: ServerResponse;
+  /** The head has not gone out with bytes written, and the stream is not over. */
+  private headPending = true;
+  private headTimer: NodeJS.Immediate | undefined = undefined;
+
+  /** Takes over `reply` and commits the SSE head with the seller's `statusCode` (module doc, Head). */
+  constructor(
+    reply: FastifyReply,
+    statusCode: number,
+    private readonly exchange: Exchange,
+  ) {
+    this.raw = reply.raw;
+    hijackAndWriteHead(reply, statusCode, SSE_RESPONSE_HEADERS, false);
+  }
+
+  /** Writes the queued frames to the host, if it can still take them; counts them, and notes when it must drain. */
+  flush(): void {
+    const raw = this.raw;
+    if (raw.writableEnded || raw.destroyed) return;
+    const { bytes, full } = this.batch.flush(raw);
+    if (bytes === 0) return;
+    this.headSent();
+    this.exchange.bytesToHost += bytes;
+    if (full && raw.writableLength >= SSE_HOST_BUFFER_BYTES) this.needDrain = true;
+  }
+
+  /** The head went out with bytes written, or the stream is over: nothing left for the timer to do. */
+  headSent(): void {
+    this.headPending = false;
+    if (this.headTimer === undefined) return;
+    clearImmediate(this.headTimer);
+    this.headTimer = undefined;
+  }
+
+  /** The stage waits for the first time: a head not yet sent goes out alone at the end of this turn. */
+  flushHeadSoon(): void {
+    if (!this.headPending) return;
+    const raw = this.raw;
+    this.headTimer = setImmediate(() => {
+      this.headTimer = undefined;
+      if (!raw.writableEnded && !raw.destroyed) raw.flushHeaders();
+    });
+  }
+
+  /**
+   * Ends the host's stream plainly: the queued frames, then the end; the exchange finished with
+   * `outcome`, its upstream request aborted.
+   *
+   * Corked through the end: the last events and the end (and a head not sent yet) leave in
+   * one socket write (`end()` fully uncorks the connection). The *socket* is corked, not
+   * the response: on Node 22 and 24 a corked response holds its chunked writes itself and
+   * `end()` sends the terminating chunk before them (nodejs/node#50167), so the host lost
+   * the last events and a keep-alive client read them as the next response (found by
+   * review, 2026-12-01; the test kit's `end` checks it in every SSE stage test).
+   */
+  end(outcome: 'ok' | 'rewritten' | 'resumable_end'): void {
+    const raw = this.raw;
+    const exchange = this.exchange;
+    const socket = !raw.writableEnded && !raw.destroyed ? raw.socket : null;
+    socket?.cork();
+    this.flush();
+    exchange.finished = true;
+    exchange.outcome = outcome;
+    exchange.abortUpstream(GATEWAY_FINISHED);
+    if (!raw.writableEnded) raw.end();
+    else socket?.uncork();
+  }
+}
