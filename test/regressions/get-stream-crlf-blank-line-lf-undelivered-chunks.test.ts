@@ -24,6 +24,7 @@ import { deflateSync } from 'node:zlib';
 import type { RpcPeek } from '../../src/exchange.js';
 import { SSE_PENDING_SLACK_BYTES } from '../../src/response/sse-stage.js';
 import { cut, runSseStage, type StageRun } from '../unit/sse-stage-kit.js';
+import { cutPoints } from '../helpers/stream-cuts.js';
 
 const GET_STREAM: RpcPeek = { kind: 'none', id: null, idText: undefined, method: undefined, toolName: undefined, taskId: undefined };
 const MAX_RESPONSE_BYTES = 120;
@@ -63,8 +64,7 @@ for (const over of [0, 1]) {
   const name = `CR LF, note 2 ${over === 0 ? 'at' : 'one byte past'} the limit point`;
   test(`${name}: whole and cut at every byte, the same end`, async () => {
     const { stream, pad: [from, to] } = streamFor(over);
-    const cuts: number[][] = [[]];
-    for (let at = 1; at < stream.length; at++) if (at <= from + 4 || at >= to - 4 || (at - from) % 4099 === 0) cuts.push([at]);
+    const cuts: number[][] = [[], ...cutPoints(stream.length, [[from, to]]).map((at) => [at])];
     const differ: string[] = [];
     for (const at of cuts) if (brief(await runIt(cut(stream, at))) !== expected(over)) differ.push(at.length === 0 ? 'whole' : String(at[0]));
     assert.equal(differ.length, 0, `${differ.length} of ${cuts.length} (whole, cut at each point) differ from the expected end: ${differ.slice(0, 8).join(', ')}`);

@@ -30,6 +30,7 @@ import type { RpcPeek } from '../../src/exchange.js';
 import { SSE_PENDING_SLACK_BYTES } from '../../src/response/sse-stage.js';
 import { UNDELIVERED_FRAME_CREDIT } from '../../src/response/sse-undelivered.js';
 import { cut, runSseStage, type StageRun } from '../unit/sse-stage-kit.js';
+import { cutPoints } from '../helpers/stream-cuts.js';
 
 const GET_STREAM: RpcPeek = { kind: 'none', id: null, idText: undefined, method: undefined, toolName: undefined, taskId: undefined };
 /** Room for the events below within the per-event cap (raw-forwarded whole). */
@@ -80,15 +81,6 @@ const streamFor = (name: EventName, eol: '\n' | '\r\n', over: number): { stream:
   return { stream, pads: [[at, at + first.length], [at2, at2 + second.length]] };
 };
 
-/** Every byte outside the pads; in a pad, 4 bytes at each edge and a stride. */
-const cutPoints = (length: number, pads: ReadonlyArray<[number, number]>): number[] => {
-  const out: number[] = [];
-  for (let at = 1; at < length; at++) {
-    const inPad = pads.find(([from, to]) => at > from + 4 && at < to - 4);
-    if (inPad === undefined || (at - inPad[0]) % 4099 === 0) out.push(at);
-  }
-  return out;
-};
 
 const brief = (run: StageRun): string => JSON.stringify({ body: run.body, outcome: run.exchange.outcome, reason: run.exchange.reason ?? null });
 const expected = (name: EventName, over: number): string => {

@@ -29,6 +29,7 @@ import { deflateSync } from 'node:zlib';
 import type { RpcPeek } from '../../src/exchange.js';
 import { SSE_PENDING_SLACK_BYTES } from '../../src/response/sse-stage.js';
 import { cut, runSseStage, type StageRun } from '../unit/sse-stage-kit.js';
+import { cutPoints } from '../helpers/stream-cuts.js';
 
 const GET_STREAM: RpcPeek = { kind: 'none', id: null, idText: undefined, method: undefined, toolName: undefined, taskId: undefined };
 const MAX_RESPONSE_BYTES = 120;
@@ -77,12 +78,6 @@ const streamFor = (eol: '\n' | '\r\n', over: number): { stream: Buffer; pad: [nu
   return { stream, pad: [head.length, head.length + x.length] };
 };
 
-/** Offsets to cut at: every byte outside the `x:` block; in it, 4 bytes at each edge and a stride. */
-const cutPoints = (length: number, [from, to]: [number, number]): number[] => {
-  const out: number[] = [];
-  for (let at = 1; at < length; at++) if (at <= from + 4 || at >= to - 4 || (at - from) % 4099 === 0) out.push(at);
-  return out;
-};
 
 const brief = (run: StageRun): string => JSON.stringify({ body: run.body, outcome: run.exchange.outcome, reason: run.exchange.reason, drops: run.drops });
 const runIt = (chunks: Buffer[], codings: readonly string[] = []): Promise<StageRun> =>
@@ -103,7 +98,7 @@ for (const eol of ['\n', '\r\n'] as const) {
     test(`${name}: whole and cut at every byte, the same end`, async () => {
       const { stream, pad: padAt } = streamFor(eol, over);
       const want = expected(over);
-      const cuts = [[], ...cutPoints(stream.length, padAt).map((at) => [at])];
+      const cuts = [[], ...cutPoints(stream.length, [padAt]).map((at) => [at])];
       const differ: string[] = [];
       for (const at of cuts) if (brief(await runIt(cut(stream, at))) !== want) differ.push(at.length === 0 ? 'whole' : String(at[0]));
       assert.equal(differ.length, 0, `${differ.length} of ${cuts.length} (whole, cut at each point) differ from the expected end: ${differ.slice(0, 8).join(', ')}`);

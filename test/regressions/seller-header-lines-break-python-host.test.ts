@@ -23,7 +23,6 @@
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import http from 'node:http';
 import { execFile, spawnSync } from 'node:child_process';
 import type { Socket } from 'node:net';
 import { startRawSeller, toolResponse } from '../support/raw-seller.js';
@@ -33,6 +32,7 @@ import { toolCall } from '../helpers/raw.js';
 import { openRawConnection } from '../helpers/http-wire.js';
 import { useSellerAndGateway } from '../helpers/stack.js';
 import { TEST_TIMEOUT_MS, withTimeout } from '../helpers/timeout.js';
+import { nodeHostPost } from '../helpers/node-host-post.js';
 
 const LIMIT_LINES = 99;
 /** The documented reserve for the lines the gateway and Node add (docs/errors.md). */
@@ -60,40 +60,6 @@ const stack = useSellerAndGateway(
 
 const reasonOf = (body: string): string | undefined => /"reason":"(\w+)"/.exec(body)?.[1];
 
-interface HostAnswer {
-  status: number;
-  headers: http.IncomingHttpHeaders;
-  /** Header lines node:http kept (rawHeaders holds a name and a value for each). */
-  lines: number;
-  body: string;
-}
-
-/** POSTs `message` with node:http (maxHeadersCount 2,000, its default). */
-function hostPost(url: string, message: unknown): Promise<HostAnswer> {
-  const body = JSON.stringify(message);
-  return withTimeout(
-    new Promise<HostAnswer>((resolve, reject) => {
-      const req = http.request(
-        url,
-        {
-          method: 'POST',
-          agent: false,
-          headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18', 'content-length': Buffer.byteLength(body) },
-        },
-        (res) => {
-          const chunks: Buffer[] = [];
-          res.on('data', (c: Buffer) => chunks.push(c));
-          res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, lines: res.rawHeaders.length / 2, body: Buffer.concat(chunks).toString('utf8') }));
-          res.on('error', reject);
-        },
-      );
-      req.on('error', reject);
-      req.end(body);
-    }),
-    undefined,
-    'the host POST',
-  );
-}
 
 const PYTHON = spawnSync('python3', ['-c', 'import http.client'], { timeout: 5000 }).status === 0;
 
@@ -136,7 +102,7 @@ function pythonHost(url: string, calls: readonly [number, string][]): Promise<{ 
 
 describe('a seller head of many small lines, under 16 KiB, bounded by its line count', { timeout: TEST_TIMEOUT_MS }, () => {
   test('2,500 lines `x: 1`: node:http host gets the error for its id, not 2,000 of the lines; logged local_error', async () => {
-    const r = await hostPost(stack.gateway.agentUrl('lines'), toolCall(1, 'json_lines_2500'));
+    const r = await nodeHostPost(stack.gateway.agentUrl('lines'), toolCall(1, 'json_lines_2500'));
     assert.equal(r.status, 200);
     assert.equal(reasonOf(r.body), 'upstream_headers_too_large');
     assert.equal(r.body, expectedErrorJson({ id: 1, method: 'tools/call', toolName: 'json_lines_2500', reason: 'upstream_headers_too_large', limit: LIMIT_LINES, observed: counted(2500) }));
@@ -147,7 +113,7 @@ describe('a seller head of many small lines, under 16 KiB, bounded by its line c
   });
 
   test('2,500 lines on an SSE answer: the error goes out before any SSE head, as JSON', async () => {
-    const r = await hostPost(stack.gateway.agentUrl('lines'), toolCall(2, 'sse_lines_2500'));
+    const r = await nodeHostPost(stack.gateway.agentUrl('lines'), toolCall(2, 'sse_lines_2500'));
     assert.equal(r.status, 200);
     assert.match(String(r.headers['content-type']), /^application\/json/);
     assert.equal(r.body, expectedErrorJson({ id: 2, method: 'tools/call', toolName: 'sse_lines_2500', reason: 'upstream_headers_too_large', limit: LIMIT_LINES, observed: counted(2500) }));
@@ -156,7 +122,7 @@ describe('a seller head of many small lines, under 16 KiB, bounded by its line c
   });
 
   test(`one over the limit: ${AT_LIMIT + 1} lines (${counted(AT_LIMIT + 1)} counted) refused`, async () => {
-    const r = await hostPost(stack.gateway.agentUrl('lines'), toolCall(3, `json_lines_${AT_LIMIT + 1}`));
+    const r = await nodeHostPost(stack.gateway.agentUrl('lines'), toolCall(3, `json_lines_${AT_LIMIT + 1}`));
     assert.equal(counted(AT_LIMIT + 1), 100);
     assert.equal(r.body, expectedErrorJson({ id: 3, method: 'tools/call', toolName: `json_lines_${AT_LIMIT + 1}`, reason: 'upstream_headers_too_large', limit: LIMIT_LINES, observed: 100 }));
     const line = await stack.gateway.exchangeLine('lines', 3);
@@ -166,7 +132,7 @@ describe('a seller head of many small lines, under 16 KiB, bounded by its line c
   for (const kind of ['json', 'sse'] as const) {
     test(`control: ${AT_LIMIT} lines on a ${kind} answer (${LIMIT_LINES} counted, the limit) pass whole, logged ok`, async () => {
       const id = kind === 'json' ? 4 : 5;
-      const r = await hostPost(stack.gateway.agentUrl('lines'), toolCall(id, `${kind}_lines_${AT_LIMIT}`));
+      const r = await nodeHostPost(stack.gateway.agentUrl('lines'), toolCall(id, `${kind}_lines_${AT_LIMIT}`));
       assert.equal(r.status, 200);
       assert.equal(r.headers.x, Array(AT_LIMIT).fill('1').join(', '));
       assert.equal(r.body, kind === 'json' ? result(id) : `event: message\ndata: ${result(id)}\n\n`);

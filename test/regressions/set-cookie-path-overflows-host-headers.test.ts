@@ -24,7 +24,6 @@
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import http from 'node:http';
 import type { Socket } from 'node:net';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { startRawSeller, toolResponse } from '../support/raw-seller.js';
@@ -35,6 +34,7 @@ import { connectClient } from '../helpers/client.js';
 import { openRawConnection } from '../helpers/http-wire.js';
 import { useSellerAndGateway } from '../helpers/stack.js';
 import { TEST_TIMEOUT_MS, withTimeout } from '../helpers/timeout.js';
+import { nodeHostPost } from '../helpers/node-host-post.js';
 
 /** A 64-character agent name, the longest the config takes (as in the trial's cookie4.mjs). */
 const LONG = `a${'b'.repeat(63)}`;
@@ -92,42 +92,10 @@ const stack = useSellerAndGateway(
 /** The `reason` a minted answer carries (asserted before the exact bytes, which the catalog builds). */
 const reasonOf = (body: string): string | undefined => /"reason":"(\w+)"/.exec(body)?.[1];
 
-interface HostAnswer {
-  status: number;
-  headers: http.IncomingHttpHeaders;
-  body: string;
-}
-
-/** POSTs `message` with node:http (16 KiB header limit, as most hosts); rejects with the client's error (HPE_HEADER_OVERFLOW). */
-function hostPost(url: string, message: unknown): Promise<HostAnswer> {
-  const body = JSON.stringify(message);
-  return withTimeout(
-    new Promise<HostAnswer>((resolve, reject) => {
-      const req = http.request(
-        url,
-        {
-          method: 'POST',
-          agent: false,
-          headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18', 'content-length': Buffer.byteLength(body) },
-        },
-        (res) => {
-          const chunks: Buffer[] = [];
-          res.on('data', (c: Buffer) => chunks.push(c));
-          res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }));
-          res.on('error', reject);
-        },
-      );
-      req.on('error', reject);
-      req.end(body);
-    }),
-    undefined,
-    'the host POST',
-  );
-}
 
 describe('Set-Cookie Path rewrite taking the host head over 16 KiB', { timeout: TEST_TIMEOUT_MS }, () => {
   test('650 cookies on a JSON answer (12.9 KB from the seller): node:http host gets the error for its id, the session id kept', async () => {
-    const r = await hostPost(stack.gateway.agentUrl('hdr'), toolCall(1, 'json_cookies_650'));
+    const r = await nodeHostPost(stack.gateway.agentUrl('hdr'), toolCall(1, 'json_cookies_650'));
     const observed = STATUS_LINE + JSON_TYPE_LINE + 'mcp-session-id: \r\n'.length + SESSION.length + cookieLines(scoped(650, 'hdr')) + RESERVE;
     assert.equal(observed, 27_490); // 650 × 22 bytes of `; Path=/agents/hdr/mcp` over the seller's 12.9 KB
     assert.equal(r.status, 200);
@@ -140,7 +108,7 @@ describe('Set-Cookie Path rewrite taking the host head over 16 KiB', { timeout: 
   });
 
   test('650 cookies on an SSE answer: the error goes out before any SSE head, as JSON', async () => {
-    const r = await hostPost(stack.gateway.agentUrl('hdr'), toolCall(2, 'sse_cookies_650'));
+    const r = await nodeHostPost(stack.gateway.agentUrl('hdr'), toolCall(2, 'sse_cookies_650'));
     const observed = STATUS_LINE + SSE_TYPE_LINE + 'mcp-session-id: \r\n'.length + SESSION.length + cookieLines(scoped(650, 'hdr')) + RESERVE;
     assert.equal(r.status, 200);
     assert.equal(reasonOf(r.body), 'upstream_headers_too_large');
@@ -168,10 +136,10 @@ describe('Set-Cookie Path rewrite taking the host head over 16 KiB', { timeout: 
   }
 
   test('a seller head of 16,300 bytes node:http reads directly: through the gateway, the error (not HPE_HEADER_OVERFLOW)', async () => {
-    const direct = await hostPost(stack.seller.url, toolCall(3, 'big_header'));
+    const direct = await nodeHostPost(stack.seller.url, toolCall(3, 'big_header'));
     assert.equal(direct.status, 200);
     assert.equal(direct.headers['x-big'], BIG_HEADER);
-    const r = await hostPost(stack.gateway.agentUrl('hdr'), toolCall(4, 'big_header'));
+    const r = await nodeHostPost(stack.gateway.agentUrl('hdr'), toolCall(4, 'big_header'));
     const observed = STATUS_LINE + JSON_TYPE_LINE + 'x-big: \r\n'.length + BIG_HEADER.length + RESERVE;
     assert.equal(r.status, 200);
     assert.equal(reasonOf(r.body), 'upstream_headers_too_large');
@@ -180,7 +148,7 @@ describe('Set-Cookie Path rewrite taking the host head over 16 KiB', { timeout: 
   });
 
   test("a 16,150-character session id and 10 cookies: the error's head drops the session id too (it would not fit beside the error's lines)", async () => {
-    const r = await hostPost(stack.gateway.agentUrl('hdr'), toolCall(5, 'big_session'));
+    const r = await nodeHostPost(stack.gateway.agentUrl('hdr'), toolCall(5, 'big_session'));
     const observed = STATUS_LINE + JSON_TYPE_LINE + 'mcp-session-id: \r\n'.length + BIG_SESSION.length + cookieLines(scoped(10, 'hdr')) + RESERVE;
     assert.equal(r.status, 200);
     assert.equal(reasonOf(r.body), 'upstream_headers_too_large');
@@ -192,7 +160,7 @@ describe('Set-Cookie Path rewrite taking the host head over 16 KiB', { timeout: 
   for (const kind of ['json', 'sse'] as const) {
     test(`control: 10 cookies on a ${kind} answer pass unchanged, each scoped to the route, logged ok`, async () => {
       const id = kind === 'json' ? 6 : 7;
-      const r = await hostPost(stack.gateway.agentUrl(LONG), toolCall(id, `${kind}_cookies_10`));
+      const r = await nodeHostPost(stack.gateway.agentUrl(LONG), toolCall(id, `${kind}_cookies_10`));
       assert.equal(r.status, 200);
       assert.deepEqual(r.headers['set-cookie'], scoped(10, LONG));
       assert.equal(r.headers['mcp-session-id'], SESSION);

@@ -23,6 +23,7 @@ import { test } from 'node:test';
 import type { RpcPeek } from '../../src/exchange.js';
 import { SSE_PENDING_SLACK_BYTES } from '../../src/response/sse-stage.js';
 import { cut, runSseStage, type StageRun } from './sse-stage-kit.js';
+import { cutPoints } from '../helpers/stream-cuts.js';
 
 const GET_STREAM: RpcPeek = { kind: 'none', id: null, idText: undefined, method: undefined, toolName: undefined, taskId: undefined };
 const note = (n: number): string => `data: {"jsonrpc":"2.0","method":"notifications/message","params":{"n":${n}}}\n\n`;
@@ -71,15 +72,6 @@ const streamFor = (limit: number): { stream: Buffer; pads: Array<[number, number
   return { stream: Buffer.from(parts.join('')), pads };
 };
 
-/** Offsets to cut at: every byte outside the pads; in a pad, 4 bytes at each edge and a stride. */
-const cutPoints = (length: number, pads: ReadonlyArray<[number, number]>): number[] => {
-  const out: number[] = [];
-  for (let at = 1; at < length; at++) {
-    const inPad = pads.find(([from, to]) => at > from + 4 && at < to - 4);
-    if (inPad === undefined || (at - inPad[0]) % 4099 === 0) out.push(at);
-  }
-  return out;
-};
 
 /** `max_response_bytes` (max_sse_event_bytes unset: equal to it): the room each run has after its pad. */
 const LIMITS = [120, 170, 230, 290];
