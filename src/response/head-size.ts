@@ -147,11 +147,15 @@ const ADDED_LINES: Readonly<Record<string, string>> = {
   'keep-alive': 'timeout=2147483',
 };
 
+/** {@link ADDED_LINES} measured as the seller's lines are ({@link measureHeaderLines}). */
+const ADDED: HeaderLinesMeasure = { hostHeaderBytes: 0, hostHeaderLines: 0 };
+measureHeaderLines(ADDED_LINES, ADDED);
+
 /** Bytes of {@link ADDED_LINES} and the head's closing CRLF. */
-export const ADDED_HEAD_BYTES = Object.keys(ADDED_LINES).reduce((sum, name) => sum + lineBytes(name, ADDED_LINES[name]!), 0) + 2;
+export const ADDED_HEAD_BYTES = ADDED.hostHeaderBytes + 2;
 
 /** Lines of {@link ADDED_LINES}: 7 (the three SSE headers, Content-Length, Date, Connection, Keep-Alive). */
-export const ADDED_HEAD_LINES = Object.keys(ADDED_LINES).length;
+export const ADDED_HEAD_LINES = ADDED.hostHeaderLines;
 
 /** Seller header lines of at most this many fit {@link MAX_HOST_HEAD_LINES} with the reserve: 92. */
 export const HEADER_LINES_ALWAYS_FIT = MAX_HOST_HEAD_LINES - ADDED_HEAD_LINES;

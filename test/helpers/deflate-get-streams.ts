@@ -12,6 +12,8 @@ import { useSellerAndGateway } from './stack.js';
 import { withTimeout } from './timeout.js';
 import { startRawSeller } from '../support/raw-seller.js';
 import { startObservedGateway, type LogLine } from '../support/hostile-seller.js';
+import { SSE_PENDING_SLACK_BYTES } from '../../src/response/sse-stage.js';
+import { UNDELIVERED_FRAME_CREDIT } from '../../src/response/sse-undelivered.js';
 
 export interface DeflateGetStreams<Case extends string> {
   /** The host's GET stream of agent `agent`, read to its end (at most 10 s). */
@@ -40,4 +42,27 @@ export function useDeflateGetStreams<Case extends string>(bodies: Readonly<Recor
     },
     exchangeLine: (agent) => stack.gateway.waitForLine((l) => l.msg === 'exchange' && l.agent === agent, 5_000),
   };
+}
+
+/** `max_response_bytes` of the junk-stream regressions (get-stream-*-reset-undelivered). */
+export const JUNK_MAX_RESPONSE_BYTES = 10_000;
+/** Their `sse_undelivered` limit: `max_response_bytes` + the per-event cap (`max_sse_event_bytes`, by default `max_response_bytes`, + the stage's 64 KiB slack). */
+export const JUNK_LIMIT = 2 * JUNK_MAX_RESPONSE_BYTES + SSE_PENDING_SLACK_BYTES;
+/** One read of the gateway past the limit point, at most. */
+export const JUNK_READ = 65_536;
+/** A ~1 KB unknown-field line: decoded bytes that reach the host as nothing. */
+export const JUNK_LINE = `x: ${'a'.repeat(994)}\n`;
+/** A notification as the seller frames it and the gateway forwards it. */
+export const junkNote = (n: number): string => `data: {"jsonrpc":"2.0","method":"notifications/message","params":{"n":${n}}}\n\n`;
+
+/**
+ * Where a stream of `first` then `units` repeats of a `unitBytes` unit, each unit forwarding one
+ * frame of `frameBytes`, ends by the `sse_undelivered` count's rules (sse-undelivered.ts): the
+ * units delivered before the limit point, and the decoded bytes through it.
+ */
+export function undeliveredEnd(firstBytes: number, unitBytes: number, frameBytes: number, units: number): { units: number; decodedThrough: number } {
+  let count = 0;
+  let delivered = 0;
+  for (; delivered < units && count + unitBytes <= JUNK_LIMIT; delivered++) count = Math.max(0, count + unitBytes - UNDELIVERED_FRAME_CREDIT * frameBytes);
+  return { units: delivered, decodedThrough: firstBytes + delivered * unitBytes + (JUNK_LIMIT - count) };
 }

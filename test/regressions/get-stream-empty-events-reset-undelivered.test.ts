@@ -28,18 +28,9 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { TEST_TIMEOUT_MS } from '../helpers/timeout.js';
-import { useDeflateGetStreams } from '../helpers/deflate-get-streams.js';
-import { SSE_PENDING_SLACK_BYTES } from '../../src/response/sse-stage.js';
-import { UNDELIVERED_FRAME_CREDIT } from '../../src/response/sse-undelivered.js';
+import { JUNK_LINE, JUNK_MAX_RESPONSE_BYTES, JUNK_READ as READ, junkNote as note, undeliveredEnd, useDeflateGetStreams } from '../helpers/deflate-get-streams.js';
 
-const MAX_RESPONSE_BYTES = 10_000;
-const LIMIT = 2 * MAX_RESPONSE_BYTES + SSE_PENDING_SLACK_BYTES;
-/** One read of the gateway past the limit point, at most. */
-const READ = 65_536;
-
-const note = (n: number): string => `data: {"jsonrpc":"2.0","method":"notifications/message","params":{"n":${n}}}\n\n`;
 const FIRST = note(0);
-const JUNK_LINE = `x: ${'a'.repeat(994)}\n`;
 const UNIT = JUNK_LINE + 'data:\n\n';
 /** What the host gets for each empty event: its frame. */
 const EMPTY_FRAME = 'data: \n\n';
@@ -52,12 +43,10 @@ const BODIES = {
 
 /** The empty-events stream's end by the count's rules: the events delivered, and the decoded bytes up to the limit point. */
 const model = (): { events: number; decodedThrough: number } => {
-  let count = 0;
-  let events = 0;
-  for (; events < UNITS && count + UNIT.length <= LIMIT; events++) count = Math.max(0, count + UNIT.length - UNDELIVERED_FRAME_CREDIT * EMPTY_FRAME.length);
-  return { events, decodedThrough: FIRST.length + events * UNIT.length + (LIMIT - count) };
+  const end = undeliveredEnd(FIRST.length, UNIT.length, EMPTY_FRAME.length, UNITS);
+  return { events: end.units, decodedThrough: end.decodedThrough };
 };
-const { readStream, exchangeLine } = useDeflateGetStreams(BODIES, MAX_RESPONSE_BYTES);
+const { readStream, exchangeLine } = useDeflateGetStreams(BODIES, JUNK_MAX_RESPONSE_BYTES);
 
 describe('get-stream-empty-events-reset-undelivered (hostile trial 40, F1)', { timeout: TEST_TIMEOUT_MS }, () => {
   test('junk with an empty event every 1,000 bytes, deflate: ends with sse_undelivered at the exact point', async () => {

@@ -28,18 +28,9 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { TEST_TIMEOUT_MS } from '../helpers/timeout.js';
-import { useDeflateGetStreams } from '../helpers/deflate-get-streams.js';
-import { SSE_PENDING_SLACK_BYTES } from '../../src/response/sse-stage.js';
-import { UNDELIVERED_FRAME_CREDIT } from '../../src/response/sse-undelivered.js';
+import { JUNK_LINE, JUNK_MAX_RESPONSE_BYTES, JUNK_READ as READ, junkNote as note, undeliveredEnd, useDeflateGetStreams } from '../helpers/deflate-get-streams.js';
 
-const MAX_RESPONSE_BYTES = 10_000;
-const LIMIT = 2 * MAX_RESPONSE_BYTES + SSE_PENDING_SLACK_BYTES;
-/** One read of the gateway past the limit point, at most. */
-const READ = 65_536;
-
-const note = (n: number): string => `data: {"jsonrpc":"2.0","method":"notifications/message","params":{"n":${n}}}\n\n`;
 const FIRST = note(1);
-const JUNK_LINE = `x: ${'a'.repeat(994)}\n`;
 const UNIT = JUNK_LINE + ':\n';
 const UNITS = 2_000;
 const HEARTBEAT = ': keepalive\n\n';
@@ -52,13 +43,11 @@ const BODIES = {
 
 /** The junk stream's end by the count's rules: the comments delivered, and the decoded bytes up to the limit point. */
 const junkModel = (): { comments: number; decodedThrough: number } => {
-  let count = 0;
-  let comments = 0;
-  for (; comments < UNITS && count + UNIT.length <= LIMIT; comments++) count = Math.max(0, count + UNIT.length - UNDELIVERED_FRAME_CREDIT * 2);
-  return { comments, decodedThrough: FIRST.length + comments * UNIT.length + (LIMIT - count) };
+  const end = undeliveredEnd(FIRST.length, UNIT.length, 2, UNITS);
+  return { comments: end.units, decodedThrough: end.decodedThrough };
 };
 
-const { readStream, exchangeLine } = useDeflateGetStreams(BODIES, MAX_RESPONSE_BYTES);
+const { readStream, exchangeLine } = useDeflateGetStreams(BODIES, JUNK_MAX_RESPONSE_BYTES);
 
 describe('get-stream-tiny-comments-reset-undelivered (review of e72ea9d, flaw 2)', { timeout: TEST_TIMEOUT_MS }, () => {
   test('junk with a `:\\n` every 1,000 bytes, deflate: ends with sse_undelivered at the exact point', async () => {
