@@ -106,7 +106,7 @@ export class SseEventIds {
    * An event dispatched at the CR of its blank line, the last byte so far, may end with the
    * LF of a CR LF still to come (SseLineFeeder.lfExpected): that LF is counted.
    */
-  tokenCount(): number {
+  private tokenCount(): number {
     const cumulative = this.cumulative;
     return cumulative ? Math.min(cumulative.used + (this.lines.lfExpected ? 1 : 0), cumulative.limit) : 0;
   }
@@ -171,7 +171,7 @@ export class SseEventIds {
    * characters: routing/handler.ts). `final`: the event carries the response to the request;
    * its token says so, and a resume from it ends at once (resume/token.ts `final`).
    */
-  hostEventId(sellerId: string, what: string, final = false): string | undefined {
+  private hostEventId(sellerId: string, what: string, final = false): string | undefined {
     if (sellerId === '') return sellerId;
     const count = this.tokenCount();
     const token = this.exchange.mintEventId(sellerId, count, final, this.batchAnswers?.awaitedKeys());

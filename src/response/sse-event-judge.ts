@@ -252,6 +252,6 @@ export class SseEventJudge {
  * (test/regressions/sse-named-event-unchecked.test.ts). The refused event's name is kept on
  * the exchange (`answerEvent`: the exchange line's `answer_event`, `probe`'s report).
  */
-export function namedEvent(event: string | undefined): event is string {
+function namedEvent(event: string | undefined): event is string {
   return event !== undefined && event !== 'message';
 }

@@ -66,7 +66,7 @@
  * - undelivered (a stream without a cumulative bound): its decoded bytes taken for nothing,
  *   each frame queued for the host lowering the count by 64 x what it carries (an event's
  *   frame but its id line: `framedEvent`; a raw run, a pending id's token: `framed`; a comment
- *   or a `retry:` at its line's end: `framedField`, sse-frame-lines.ts), against `max_response_bytes` plus the per-event cap below (so that an
+ *   or a `retry:` at its line's end: `sendEncodedFrame`, sse-frame-lines.ts), against `max_response_bytes` plus the per-event cap below (so that an
  *   event the cap accepts goes out after up to `max_response_bytes` of bytes delivered as
  *   nothing); the next byte past it ends the stream
  *   plainly, `sse_undelivered` (sse-undelivered.ts; `take`, `endUndelivered`). Dropped
@@ -192,6 +192,12 @@ export const SSE_PENDING_SLACK_BYTES = 64 * 1024;
 const LF_LF = Buffer.from('\n\n', 'latin1');
 /** UTF-8 length of the event type `message` (the usual one, not measured). */
 const MESSAGE_TYPE_BYTES = 7;
+
+/** Bytes of an event's `event:` type as encodedEventBytes takes them: -1 for none, 7 for `message`. */
+function eventTypeBytes(event: string | undefined): number {
+  return event === undefined ? -1 : event === 'message' ? MESSAGE_TYPE_BYTES : Buffer.byteLength(event);
+}
+
 /** The fewest bytes an event's frame has besides its data: `data: `, its LF, the blank line (sse-encoded-size.ts encodedEventBytes). */
 const EVENT_FRAME_MIN_BYTES = 8;
 
@@ -267,11 +273,9 @@ export async function handleSseBody(
   const framedEvent = (event: string | undefined, data: string | Buffer): void => {
     if (undelivered === undefined) return framed(0);
     if (undelivered.clearedBy(data.length + EVENT_FRAME_MIN_BYTES)) return;
-    const eventBytes = event === undefined ? -1 : event === 'message' ? MESSAGE_TYPE_BYTES : Buffer.byteLength(event);
+    const eventBytes = eventTypeBytes(event);
     undelivered.forwarded(encodedEventBytes(-1, eventBytes, dataLineCount(data), typeof data === 'string' ? Buffer.byteLength(data) : data.length));
   };
-  /** {@link framed} for a comment or `retry:` frame, `frame` as written. */
-  const framedField = (frame: string): void => framed(undelivered === undefined ? 0 : Buffer.byteLength(frame));
 
   // The head is committed now (sse-host-writer.ts); the frames of each input chunk go out
   // together when it is done (`host.flush`), before the next chunk is awaited.
@@ -399,7 +403,7 @@ export async function handleSseBody(
     if (cumulative !== undefined) {
       dataLines = dataLineCount(sellerData);
       const sellerDataBytes = typeof sellerData !== 'string' ? sellerData.length : dataBytes >= 0 ? dataBytes : Buffer.byteLength(sellerData);
-      const eventBytes = event === undefined ? -1 : event === 'message' ? MESSAGE_TYPE_BYTES : Buffer.byteLength(event);
+      const eventBytes = eventTypeBytes(event);
       if (!encoding.charge(encodedEventBytes(id === undefined ? -1 : Buffer.byteLength(id), eventBytes, dataLines, sellerDataBytes))) return;
     }
     // The id it goes out with: its own, or the stream's pending id, as a resume token within
@@ -448,12 +452,13 @@ export async function handleSseBody(
 
   /**
    * Queues a comment or `retry:` frame the stage encodes itself for the host, once
-   * `encoding.charge` (sse-encoding-charge.ts) has charged `outBytes` of it (its bytes on a bounded stream, else 0).
+   * `encoding.charge` (sse-encoding-charge.ts) has charged its `outBytes` (UTF-8) on a bounded
+   * stream; on the others those bytes lower the undelivered count (`framed`).
    */
   const sendEncodedFrame = (frame: string, outBytes: number): void => {
     if (!encoding.charge(outBytes)) return;
     batch.frame(frame);
-    framedField(frame);
+    framed(outBytes);
   };
 
   /** True from a per-event cap breach (an endless line) to the next event boundary (see `take`). */
@@ -492,7 +497,7 @@ export async function handleSseBody(
     onComment: (c) => {
       if (exchange.finished) return;
       const frame = encodeSseComment(c);
-      sendEncodedFrame(frame, cumulative === undefined ? 0 : Buffer.byteLength(frame));
+      sendEncodedFrame(frame, Buffer.byteLength(frame));
     },
     onRetry: (ms) => {
       if (exchange.finished) return;
@@ -959,7 +964,7 @@ export async function handleSseBody(
       // encodeSseComment of the text: the seller's line and its LF when written so (`: text`, or `:` alone).
       const canonical = value === end - 2 ? value === start + 1 : value === start + 2;
       const frame = canonical ? chunk.toString('latin1', start, end - 1) : encodeSseComment(chunk.toString('latin1', value, end - 2));
-      sendEncodedFrame(frame, cumulative === undefined ? 0 : frame.length);
+      sendEncodedFrame(frame, frame.length);
     }
     earn(afterFrame);
     encoding.room = 0;
