@@ -41,16 +41,12 @@ const BODIES = {
   'junk-between-events': Array.from({ length: UNITS }, (_, k) => JUNK_LINE + note(k + 1)).join(''),
 } as const;
 
-/** The empty-events stream's end by the count's rules: the events delivered, and the decoded bytes up to the limit point. */
-const model = (): { events: number; decodedThrough: number } => {
-  const end = undeliveredEnd(FIRST.length, UNIT.length, EMPTY_FRAME.length, UNITS);
-  return { events: end.units, decodedThrough: end.decodedThrough };
-};
 const { readStream, exchangeLine } = useDeflateGetStreams(BODIES, JUNK_MAX_RESPONSE_BYTES);
 
 describe('get-stream-empty-events-reset-undelivered (hostile trial 40, F1)', { timeout: TEST_TIMEOUT_MS }, () => {
   test('junk with an empty event every 1,000 bytes, deflate: ends with sse_undelivered at the exact point', async () => {
-    const { events, decodedThrough } = model();
+    // The stream's end by the count's rules: the frames delivered, and the decoded bytes up to the limit point.
+    const { units: events, decodedThrough } = undeliveredEnd(FIRST.length, UNIT.length, EMPTY_FRAME.length, UNITS);
     assert.equal(events, 172);
     const text = await readStream('empty-events');
     assert.equal(text, FIRST + EMPTY_FRAME.repeat(events));

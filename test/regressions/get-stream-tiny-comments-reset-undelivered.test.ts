@@ -41,17 +41,13 @@ const BODIES = {
   'heartbeats-between-events': Array.from({ length: 3_000 }, (_, k) => note(k + 1) + HEARTBEAT).join(''),
 } as const;
 
-/** The junk stream's end by the count's rules: the comments delivered, and the decoded bytes up to the limit point. */
-const junkModel = (): { comments: number; decodedThrough: number } => {
-  const end = undeliveredEnd(FIRST.length, UNIT.length, 2, UNITS);
-  return { comments: end.units, decodedThrough: end.decodedThrough };
-};
 
 const { readStream, exchangeLine } = useDeflateGetStreams(BODIES, JUNK_MAX_RESPONSE_BYTES);
 
 describe('get-stream-tiny-comments-reset-undelivered (review of e72ea9d, flaw 2)', { timeout: TEST_TIMEOUT_MS }, () => {
   test('junk with a `:\\n` every 1,000 bytes, deflate: ends with sse_undelivered at the exact point', async () => {
-    const { comments, decodedThrough } = junkModel();
+    // The stream's end by the count's rules: the frames delivered, and the decoded bytes up to the limit point.
+    const { units: comments, decodedThrough } = undeliveredEnd(FIRST.length, UNIT.length, 2, UNITS);
     assert.equal(comments, 97);
     const text = await readStream('junk');
     assert.equal(text, FIRST + ':\n'.repeat(comments));
