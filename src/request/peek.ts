@@ -41,6 +41,7 @@ import { idTextOfNumber } from '../mcp/id-text.js';
 import { isJsonRpcErrorObject } from '../mcp/extract.js';
 import { judgeKeys, mayRepeatNames, namesProblemOfText, PARAMS_NAMES, TOP_NAMES, type NamesProblem } from './repeated-request-names.js';
 import type { RequestJsonBounds } from './request-json-bounds.js';
+import { BUILTIN_DEFAULTS } from '../config/defaults.js';
 
 export const NO_BODY: RpcPeek = Object.freeze({ kind: 'none', id: null, idText: undefined, method: undefined, toolName: undefined, taskId: undefined });
 
@@ -154,15 +155,32 @@ const NOT_UTF8_MESSAGE = 'Parse error: the request body is not well-formed UTF-8
 
 /**
  * The id a refusal of the request `body` carries, read before the request is otherwise
- * judged (an unknown agent, a draining gateway): the peek's id (with its exact text for a
- * number `JSON.parse` changes), or the id the peek's own refusal would carry (null for a
- * body that is no JSON, a batch, a host's response). No bounds: a refused request is never
- * forwarded, and the peek reads a large body by its scan.
+ * judged (an unknown agent, a draining gateway, a request pipelined too deep): the peek's id
+ * (with its exact text for a number `JSON.parse` changes), or the id the peek's own refusal
+ * would carry (null for a body that is no JSON, a batch, a host's response). Read under the
+ * built-in `max_json_depth` / `max_json_nodes` ({@link REFUSAL_ID_BOUNDS}), as any peek is
+ * read under its agent's: a body over them is read by the scan only, for its top-level id as
+ * an over-bound refusal reads it ({@link idOfOverBoundBody}: no JavaScript value, no
+ * `JSON.parse`, null when the scan cannot tell), and `JSON.parse` is reached only for a body
+ * within them (a small one, or one the scan leaves undecided: invalid JSON, more members than
+ * it records), whose parse is bounded as a known agent's is.
+ *
+ * Before, it read the body unbounded, and a body the scan found invalid (or could not tell)
+ * was `JSON.parse`d whole: 4 MiB of `[` to an unknown agent held the event loop 2 s, every
+ * other agent's requests waiting (a review of the request side, M1:
+ * test/regressions/unknown-agent-refusal-unbounded-parse.test.ts).
  */
 export function requestIdOf(body: Buffer): { id: string | number | null; idText: string | undefined } {
-  const peek = peekJsonRpc(body);
+  const peek = peekJsonRpc(body, REFUSAL_ID_BOUNDS);
   return peek.ok ? peek.peek : peek;
 }
+
+/**
+ * The bounds {@link requestIdOf} reads a body under: the built-in `max_json_depth` and
+ * `max_json_nodes` (config/defaults.ts). The id does not depend on them (a body over them
+ * has its id read by the scan), only what reading it may cost.
+ */
+const REFUSAL_ID_BOUNDS: JsonBoundsLimits = Object.freeze({ maxDepth: BUILTIN_DEFAULTS.max_json_depth, maxNodes: BUILTIN_DEFAULTS.max_json_nodes });
 
 /**
  * The id of a refusal made before the request is otherwise judged (`unknown_agent`,
