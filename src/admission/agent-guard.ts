@@ -7,7 +7,7 @@
  * 1. **Backoff after bound breaches** (`backoff_after_breaches`, `backoff_base_ms`,
  *    `backoff_max_ms`), per agent AND per call kind (the JSON-RPC method, and for
  *    `tools/call` the tool name: one tool whose answers are too large does not hold back the
- *    agent's other tools). A seller whose answers keep breaking a size or structure bound
+ *    agent's other tools; names longer than a config's tool name share one: {@link callKind}). A seller whose answers keep breaking a size or structure bound
  *    (`RESPONSE_TOO_LARGE`) costs the gateway CPU and memory on every attempt, and a host that
  *    retries at once keeps the gateway's one event loop busy for every other agent. After N
  *    consecutive breaches the call kind backs off (a circuit breaker): once the backoff has
@@ -64,6 +64,7 @@
  * The fast paths (no backoff, under the cap) are synchronous and allocate only the
  * admission and lease objects.
  */
+import { MAX_TOOL_NAME_CHARS } from '../config/defaults.js';
 
 /** The guard's settings for one agent (resolved config, `AgentConfig.guard`). */
 export interface GuardSettings {
@@ -112,7 +113,7 @@ export const MAX_KINDS_PER_AGENT = 64;
 /** A request admitted to its agent; give it back with {@link AgentGuard.finish}, exactly once. */
 export interface Admission {
   readonly agent: string;
-  /** The call kind it counts for (method, or `tools/call` + tool name). */
+  /** The call kind it counts for ({@link callKind}). */
   readonly kind: string;
   /** True when admitted as the probe of a backing-off call kind. */
   readonly probe: boolean;
@@ -237,13 +238,44 @@ export type RecoveryListener = (agent: string, kind: string) => void;
 export const BATCH_CALL_KIND = 'batch';
 
 /**
- * The call kind of a request, for {@link AgentGuard.admit}: the method, plus the tool name of a
- * `tools/call`; {@link BATCH_CALL_KIND} for a batch (`batch` true).
+ * The call kind of a request, for {@link AgentGuard.admit} (the key of its backoff, and what the
+ * backoff log lines say in `call`), in three key spaces no request can cross:
+ * - a `tools/call`'s: `tools/call <tool>` (`toolName`: its `params.name`; the peek reads none
+ *   for another method);
+ * - another request's: its method, when it holds no space (every MCP method); a method
+ *   holding one gets `method <the method as a JSON string>` (`method "tools/call small_tool"`),
+ *   which no tool's kind and no method without a space can be;
+ * - {@link BATCH_CALL_KIND} for a batch (`batch` true).
+ * A tool name or method longer than {@link MAX_TOOL_NAME_CHARS} (the longest tool name a config
+ * accepts) is no kind of its own: every such tool has {@link OVER_LONG_TOOL_KIND}, every such
+ * method {@link OVER_LONG_METHOD_KIND} (holding a space, neither is another request's kind).
+ *
+ * Why the key spaces (a review of the request side, L1): the kind was `<method> <tool>` or the
+ * method, so a request of method `tools/call small_tool` had tool `small_tool`'s kind: it
+ * waited out that tool's backoff, and its clean `-32601` answer, as the probe, ended it
+ * (test/regressions/method-named-like-tool-kind-shares-backoff.test.ts). Why the over-long
+ * kinds (M2): a kind that breached keeps its name while it backs off, up to
+ * {@link MAX_KINDS_PER_AGENT} per agent, and the host chooses the names, each up to
+ * `max_request_bytes`: 64 tools of ~4 MiB names answered over their limit kept ~226 MB
+ * (test/regressions/backoff-kind-per-over-long-name-unbounded-memory.test.ts).
+ *
+ * Cost: a tool's kind is the one string concatenation it always was; a method's kind is the
+ * method itself, after a length comparison and one `includes(' ')`.
  */
 export function callKind(method: string | undefined, toolName: string | undefined, batch = false): string {
   if (batch) return BATCH_CALL_KIND;
-  return toolName === undefined ? (method ?? '') : `${method ?? ''} ${toolName}`;
+  if (toolName !== undefined) return toolName.length > MAX_TOOL_NAME_CHARS ? OVER_LONG_TOOL_KIND : TOOL_KIND_PREFIX + toolName;
+  if (method === undefined) return '';
+  if (method.length > MAX_TOOL_NAME_CHARS) return OVER_LONG_METHOD_KIND;
+  return method.includes(' ') ? `method ${JSON.stringify(method)}` : method;
 }
+
+/** The start of every tool's call kind ({@link callKind}). */
+const TOOL_KIND_PREFIX = 'tools/call ';
+/** The call kind of every `tools/call` whose tool name is longer than {@link MAX_TOOL_NAME_CHARS} ({@link callKind}). */
+export const OVER_LONG_TOOL_KIND = 'over-long tool name';
+/** The call kind of every request whose method is longer than {@link MAX_TOOL_NAME_CHARS} ({@link callKind}). */
+export const OVER_LONG_METHOD_KIND = 'over-long method';
 
 /**
  * A request granted its turn with less than this share of its `response_deadline_ms` left

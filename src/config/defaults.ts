@@ -46,6 +46,13 @@ export const BOUNDS = Object.freeze({
   port: Object.freeze({ min: 0, max: 65_535 }),
 });
 
+/**
+ * The longest tool name a config accepts (config/schema.ts TOOL_NAME_PATTERN), in characters.
+ * Also the longest tool name or method a host's request has a backoff kind of its own for
+ * (admission/agent-guard.ts callKind): no configured tool has a longer name.
+ */
+export const MAX_TOOL_NAME_CHARS = 128;
+
 /** Minimum length (characters) of a resume secret, from the config or the environment. */
 export const MIN_RESUME_SECRET_LENGTH = 32;
 

@@ -22,6 +22,7 @@ import {
   CONTENT_CODINGS,
   DEDUPE_TEXT_MODES,
   LOG_LEVELS,
+  MAX_TOOL_NAME_CHARS,
   MIN_RESUME_SECRET_LENGTH,
   SPEC_DEFAULT_RESPONSE_CEILING_BYTES,
 } from './defaults.js';
@@ -29,8 +30,8 @@ import { urlAuthorityProblem, urlWritesUserinfo } from './url-authority.js';
 
 /** Agent names become a URL path segment: `/agents/<name>/mcp`. */
 export const AGENT_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
-/** MCP tool-name charset. */
-export const TOOL_NAME_PATTERN = /^[A-Za-z0-9_.-]{1,128}$/;
+/** MCP tool-name charset, 1 to {@link MAX_TOOL_NAME_CHARS} characters. */
+export const TOOL_NAME_PATTERN = new RegExp(`^[A-Za-z0-9_.-]{1,${MAX_TOOL_NAME_CHARS}}$`);
 /** RFC 9110 `token` (header field names). */
 export const HEADER_NAME_PATTERN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 /** Header values: no control characters except HTAB, nothing outside Latin-1 (what Node/undici accept). */
