@@ -6,6 +6,9 @@
  * - Hop-by-hop headers (RFC 9110 §7.6.1) and those named in `Connection` are stripped
  *   (@fastify/reply-from strips `Connection` and its list; this strips the fixed set), and
  *   every `Proxy-*` field, by prefix, with `Proxy` and `Proxy_*` ({@link isStrippedRequestHeader}).
+ * - A name holding `_` is judged as its `-` spelling (CGI, WSGI, PHP, Rack read them alike):
+ *   `Last_Event_ID`, `X_Max_Response_Bytes` are stripped, and so are `Mcp_Session_Id` and
+ *   `Mcp_Protocol_Version`, whose dash spellings the gateway judges ({@link isWithheld}).
  * - `X-Max-Response-Bytes` is the gateway's own and is never forwarded.
  * - `Origin` and `Referer` (a browser page's) are the gateway's to check, never forwarded.
  * - `Accept-Encoding` is the gateway's choice, never the host's: the gateway decodes, so it
@@ -74,23 +77,60 @@ export const STRIPPED_REQUEST_HEADERS: ReadonlySet<string> = new Set([
  * True when the host's request header `name` (lower-case) is never forwarded: one of
  * {@link STRIPPED_REQUEST_HEADERS}, or a `Proxy-*` name, or `Proxy` or a `Proxy_*` one (names
  * CGI and WSGI read as `HTTP_PROXY`, httpoxy, and as the `Proxy-*` ones: proxy-name.ts; hostile
- * trial 30, L3: test/regressions/proxy-lookalike-headers-pass.test.ts). The `Proxy-*` fields are for the
+ * trial 30, L3: test/regressions/proxy-lookalike-headers-pass.test.ts), or the underscore twin
+ * of one ({@link isWithheld}). The `Proxy-*` fields are for the
  * proxies between the host and the gateway, which is the host's origin (`Proxy-Authorization`,
  * RFC 9110 §11.7.2; `Proxy-Connection`, a pre-standard hop-by-hop field; `Proxy-Status`, RFC
  * 9209), never for a seller, as the seller's `Proxy-*` response fields are never the host's
  * (response/headers.ts). By prefix rather than by name: only `Proxy-Connection`,
  * `Proxy-Authorization` and `Proxy-Authenticate` were listed, and a host's `Proxy-Status` or
  * `Proxy-Foo` reached every seller while the README said none does (found fixing hostile trial
- * 28, L3 a: test/regressions/host-proxy-headers-forwarded.test.ts). Cost per header: one Set
- * lookup and one comparison of its first letter; the family is checked only for names
- * starting with `p`.
+ * 28, L3 a: test/regressions/host-proxy-headers-forwarded.test.ts).
  */
 export function isStrippedRequestHeader(name: string): boolean {
-  return STRIPPED_REQUEST_HEADERS.has(name) || (name.charCodeAt(0) === PROXY_FIRST && isProxyFamilyName(name));
+  return isWithheld(name, true);
 }
 
 export const BODY_HEADERS: readonly string[] = ['content-length', 'content-type', 'content-encoding'];
 const BODY_HEADER_SET: ReadonlySet<string> = new Set(BODY_HEADERS);
+
+/**
+ * Headers the gateway judges and forwards as the host wrote them (a repeated `Mcp-Session-Id`
+ * or `MCP-Protocol-Version` is refused; routing/handler.ts): their underscore twins
+ * (`Mcp_Session_Id`) are stripped ({@link isWithheld}), the dash spellings pass.
+ */
+const JUDGED_HEADERS: ReadonlySet<string> = new Set(['mcp-session-id', 'mcp-protocol-version']);
+
+/**
+ * Whether the host's request header `name` (lower-case) is withheld from the seller: a
+ * stripped name ({@link isStrippedName}), a header of a body when the request goes without one
+ * (`withBody` false: {@link BODY_HEADERS}), or, for a name holding `_`, the same judged of its
+ * `-` spelling, and the twins of {@link JUDGED_HEADERS}.
+ *
+ * Why the twins: CGI, WSGI, PHP and Rack read `_` and `-` in a header name alike (RFC 3875
+ * §4.1.18: `HTTP_` and the name upper-cased, `-` as `_`), so a seller behind one reads
+ * `Last_Event_ID` as `Last-Event-ID` and `Mcp_Session_Id` as `Mcp-Session-Id`, as `Proxy_*`
+ * was read as `Proxy-*` (proxy-name.ts). A GET's `Last_Event_ID: seller-evt-42` reached the
+ * seller as a resume id, though an unverified resume id never reaches a seller (ARCHITECTURE
+ * §4), and `Mcp_Session_Id: other` beside `Mcp-Session-Id: sid1` passed the repeated-session-id
+ * refusal (a review of the request side, L2:
+ * test/regressions/underscore-twin-headers-reach-seller.test.ts). A twin of a session or
+ * protocol header is stripped rather than refused: the host's real header is the dash one.
+ *
+ * Cost per header: one Set lookup, a comparison of its first letter and one `includes('_')`;
+ * only a name holding `_` is spelled again.
+ */
+function isWithheld(name: string, withBody: boolean): boolean {
+  if (isStrippedName(name) || (!withBody && BODY_HEADER_SET.has(name))) return true;
+  if (!name.includes('_')) return false;
+  const dashed = name.replaceAll('_', '-');
+  return isStrippedName(dashed) || JUDGED_HEADERS.has(dashed) || (!withBody && BODY_HEADER_SET.has(dashed));
+}
+
+/** One of {@link STRIPPED_REQUEST_HEADERS}, `Proxy` or a `Proxy-*` / `Proxy_*` name; the family is checked only for names starting with `p`. */
+function isStrippedName(name: string): boolean {
+  return STRIPPED_REQUEST_HEADERS.has(name) || (name.charCodeAt(0) === PROXY_FIRST && isProxyFamilyName(name));
+}
 
 /**
  * The header object to send the seller: a fresh copy of the one @fastify/reply-from built (a
@@ -112,7 +152,8 @@ const BODY_HEADER_SET: ReadonlySet<string> = new Set(BODY_HEADERS);
  * 9110 §5.3). `viaEntry` is the gateway's own Via entry for this request (`1.1 <pseudonym>`,
  * request/via.ts), appended to the host's Via (an agent may not configure `via`: schema.ts).
  * `withBody` false: the request goes without a body (a GET, a DELETE), so the host's
- * {@link BODY_HEADERS} are stripped too.
+ * {@link BODY_HEADERS} are stripped too. A name holding `_` is judged as its `-` spelling
+ * ({@link isWithheld}).
  */
 export function applyRequestHeaderPolicy(
   headers: Record<string, string | string[] | undefined>,
@@ -125,7 +166,7 @@ export function applyRequestHeaderPolicy(
   // Every name in the order reply-from wrote it (for-in walks own string keys in insertion
   // order, as Object.assign and undici's Object.keys do), a stripped one with no value.
   const out: Record<string, string | string[] | undefined> = {};
-  for (const name in headers) out[name] = isStrippedRequestHeader(name) || (!withBody && BODY_HEADER_SET.has(name)) ? undefined : headers[name];
+  for (const name in headers) out[name] = isWithheld(name, withBody) ? undefined : headers[name];
   const configured = agent.headers;
   for (const name in configured) out[name] = configured[name];
   out['accept-encoding'] = acceptEncoding;
