@@ -229,23 +229,6 @@ export function ownListenHosts(listenHost: string): readonly string[] {
 }
 
 /**
- * The `Host` field count of a request (`rawHeaders`: name, value, name, value...): more than
- * one is a 400 (RFC 9112 §3.2: "A server MUST respond with a 400 (Bad Request) status code to
- * any HTTP/1.1 request message that ... contains more than one Host header field"). Node keeps
- * the first and drops the others, so `Host: localhost` then `Host: evil.example` passed the
- * check with the first (a new user's trial, 2026-12-03, finding 4). One length comparison per
- * field on the common path.
- */
-export function hostFieldCount(rawHeaders: readonly string[]): number {
-  let count = 0;
-  for (let i = 0; i < rawHeaders.length; i += 2) {
-    const name = rawHeaders[i]!;
-    if (name.length === 4 && name.toLowerCase() === 'host') count++;
-  }
-  return count;
-}
-
-/**
  * The authority of an absolute-form request target (`POST http://evil.example/agents/a/mcp`),
  * which stands for the request's host in place of its `Host` field (RFC 9112 §3.2.2: a server
  * MUST ignore `Host` then); undefined for the usual origin-form (`/agents/a/mcp`). A new

@@ -31,7 +31,8 @@ import type { FastifyReply } from 'fastify';
 import type { GatewayConfig } from '../config/types.js';
 import { refuse, SHOWN_CHARS, shownInMessage } from '../errors/local-reply.js';
 import { closeConnectionAfter } from '../routing/closing-answers.js';
-import { absoluteFormAuthority, hostFieldCount, isHostAllowed, isJsonContentType, isLoopbackOrigin, isOtherSiteFetch } from './browser-guard.js';
+import { absoluteFormAuthority, isHostAllowed, isJsonContentType, isLoopbackOrigin, isOtherSiteFetch } from './browser-guard.js';
+import { fieldLineCount } from './field-lines.js';
 import { isMediaType, removedContentTypeOf } from './unreadable-content-type.js';
 
 /** A refusal decided from the head: its reason, its message, and whether its answer closes the connection. */
@@ -96,8 +97,13 @@ export function headRefusal(req: IncomingMessage, config: GatewayConfig, agentKn
   }
   // A same-origin GET after DNS rebinding carries no Origin, but its Host names the
   // attacker's host (MCP Security Best Practices; browser-guard.ts). 403, id null.
+  // More than one Host field is a 400 (RFC 9112 §3.2: "A server MUST respond with a 400 (Bad
+  // Request) status code to any HTTP/1.1 request message that ... contains more than one Host
+  // header field"). Node keeps the first and drops the others, so `Host: localhost` then
+  // `Host: evil.example` passed the check with the first (a new user's trial, 2026-12-03,
+  // finding 4): the lines are counted as sent.
   const host = headers.host;
-  if (host !== undefined && hostFieldCount(req.rawHeaders) > 1) {
+  if (host !== undefined && fieldLineCount(req.rawHeaders, 'host') > 1) {
     return { reason: 'malformed_http', message: 'Bad request: a request must carry one Host header, not several (RFC 9112 §3.2).', closes: true };
   }
   // An absolute-form target names the request's host in place of Host (RFC 9112 §3.2.2).

@@ -27,6 +27,7 @@
  * Cost on the common path (no header, or one without a comma): one `includes(',')`.
  */
 import type { IncomingMessage } from 'node:http';
+import { fieldLineCount } from './field-lines.js';
 
 /** The refusal's message (docs/errors.md, invalid_request, "Gateway headers"). */
 export const REPEATED_SESSION_ID_MESSAGE =
@@ -43,15 +44,5 @@ export function isRepeatedSessionId(request: IncomingMessage, value: string | st
   if (value === undefined) return false;
   if (typeof value !== 'string') return value.length > 1 || (value.length === 1 && isRepeatedSessionId(request, value[0]));
   if (!value.includes(',')) return false;
-  return sessionIdLines(request.rawHeaders) > 1 || LISTED.test(value);
-}
-
-/** How many `Mcp-Session-Id` field lines `rawHeaders` (name, value, name, value...) holds. */
-function sessionIdLines(rawHeaders: readonly string[]): number {
-  let lines = 0;
-  for (let i = 0; i < rawHeaders.length; i += 2) {
-    const name = rawHeaders[i]!;
-    if (name.length === 14 && name.toLowerCase() === 'mcp-session-id') lines++;
-  }
-  return lines;
+  return fieldLineCount(request.rawHeaders, 'mcp-session-id') > 1 || LISTED.test(value);
 }

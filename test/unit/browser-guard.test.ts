@@ -5,7 +5,6 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import {
   absoluteFormAuthority,
-  hostFieldCount,
   hostNameEnd,
   isHostAllowed,
   isJsonContentType,
@@ -15,6 +14,7 @@ import {
   isOtherSiteFetch,
   ownListenHosts,
 } from '../../src/request/browser-guard.js';
+import { fieldLineCount } from '../../src/request/field-lines.js';
 
 describe('hostNameEnd', () => {
   test('the end of the name, or -1 for a malformed authority', () => {
@@ -136,12 +136,13 @@ describe('ownListenHosts', () => {
   });
 });
 
-// A new user's trial (2026-12-03, finding 4): two Host fields, and an absolute-form target.
-describe('hostFieldCount', () => {
-  test('counts Host fields in any case', () => {
-    assert.equal(hostFieldCount(['Host', 'localhost', 'Content-Type', 'x']), 1);
-    assert.equal(hostFieldCount(['host', 'a', 'HOST', 'b', 'Hosts', 'c']), 2);
-    assert.equal(hostFieldCount([]), 0);
+// A new user's trial (2026-12-03, finding 4): two Host fields (request/field-lines.ts), and an absolute-form target.
+describe('fieldLineCount', () => {
+  test('counts the field lines of one name in any case', () => {
+    assert.equal(fieldLineCount(['Host', 'localhost', 'Content-Type', 'x'], 'host'), 1);
+    assert.equal(fieldLineCount(['host', 'a', 'HOST', 'b', 'Hosts', 'c'], 'host'), 2);
+    assert.equal(fieldLineCount([], 'host'), 0);
+    assert.equal(fieldLineCount(['Mcp-Session-Id', 'a', 'mcp_session_id', 'b', 'MCP-SESSION-ID', 'c'], 'mcp-session-id'), 2);
   });
 });
 
