@@ -23,9 +23,10 @@ export class SseEncodingCharge {
    * Seller bytes of the event block being parsed (all of the piece `take` handed the parser,
    * or held: `passHeld`) that the frames written for it have not yet matched; set to 0 when
    * a piece ends at an event boundary (a block's slack never pays for the next block's growth,
-   * in the pieces the stage takes one block at a time).
+   * in the pieces the stage takes one block at a time). Written here only: {@link addRoom},
+   * {@link clearRoom} and the counts below.
    */
-  room = 0;
+  private room = 0;
   /**
    * A frame was matched against the LF of a CR LF still to come ({@link charge}): the next
    * range's first byte pays it when it is that LF (it is then no room for the next block);
@@ -122,6 +123,23 @@ export class SseEncodingCharge {
   blocksEnded(chunk: Buffer, end: number): void {
     this.room = 0;
     this.endedBlockLf = this.cumulative !== undefined && chunk[end - 1] === CR;
+  }
+
+  /**
+   * `bytes` of the block being read went to the held block (sse-held-block.ts; sse-stage.ts
+   * `passHeld`): counted by the caller, they are room for its frame, as a range's are.
+   */
+  addRoom(bytes: number): void {
+    this.room += bytes;
+  }
+
+  /**
+   * The block being read ended with its frame written (an event held as bytes delivered, a
+   * simple block taken: sse-stage.ts): its slack is no room for the next block's growth.
+   * Unlike {@link blocksEnded}, the LF watch (`endedBlockLf`) is left as it is.
+   */
+  clearRoom(): void {
+    this.room = 0;
   }
 
   /** A planned block of one ASCII line and `bytes` fits under the bound, a pending LF debt included (sse-stage.ts takeSimpleReady). */

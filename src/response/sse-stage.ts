@@ -768,7 +768,7 @@ export async function handleSseBody(
         atEventStart = true;
         lines.passedRaw();
         deliver(ev.event, undefined, undefined, ev.data);
-        encoding.room = 0;
+        encoding.clearRoom();
         // The host's stream is over (the answer, or an error): nothing reads the data after it.
         if (exchange.finished) bodyPool.recycleAfterSend(raw, ev.data);
         return !exchange.finished && (end === n || takeChunk(chunk.subarray(end)));
@@ -835,7 +835,7 @@ export async function handleSseBody(
   const passHeld = (bytes: Buffer): void => {
     cumulative?.take(bytes.length);
     earn(bytes.length);
-    encoding.room += bytes.length;
+    encoding.addRoom(bytes.length);
     boundaries.advance(bytes);
     idFields.passWithoutId(bytes);
   };
@@ -967,7 +967,7 @@ export async function handleSseBody(
       sendEncodedFrame(frame, frame.length);
     }
     earn(afterFrame);
-    encoding.room = 0;
+    encoding.clearRoom();
     return !exchange.finished;
   };
 
