@@ -573,7 +573,7 @@ export async function handleSseBody(
   /** What the re-encoding adds to a bounded stream's count (sse-encoding-charge.ts). */
   const encoding = new SseEncodingCharge(cumulative, lines, answer);
   /** The stream's event ids and their resume tokens (sse-event-ids.ts). */
-  const ids = new SseEventIds(exchange, log, hooks, cumulative, lines, credit, batchAnswers, answer);
+  const ids = new SseEventIds(exchange, log, hooks, encoding, credit, batchAnswers);
 
   const onTimeout = (input: LocalErrorInput): void => {
     if (exchange.finished) return;
