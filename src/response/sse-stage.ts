@@ -382,7 +382,10 @@ export async function handleSseBody(
     // Judged (sse-event-judge.ts): refused, it was reported (`fail`, `drop`) and nothing of it goes out.
     const verdict = judge.judge(event, data, bytes, dataBytes);
     if (verdict === EVENT_REFUSED) return;
-    let final = judge.completesBatch;
+    // A batch's stream: the responses it holds; the one completing the batch makes the event final.
+    const completesBatch = batchAnswers !== undefined && judge.judgeBatch(event, data, bytes, dataBytes, verdict);
+    if (completesBatch === EVENT_REFUSED) return;
+    let final = completesBatch;
     const content = data ?? bytes!;
     // A non-empty seller id goes out as a resume token carrying the exact count through this
     // event (a chunk that may hold an id line is fed one event block at a time: see `takeChunk`;
