@@ -136,13 +136,12 @@ export class SseEventJudge {
 
   /**
    * Judges one event of type `event` (eventsource-parser's) whose data is `data` as text, or
-   * `bytes` (its UTF-8 encoding, when the caller has it), or both; `dataBytes`, its UTF-8
-   * length when measured (-1: short enough not to be). The event is within the per-event bound
-   * (the caller's check). {@link EVENT_REFUSED} when it was refused (reported); else the data's
+   * `bytes` (its UTF-8 encoding, when the caller has it), or both. The event is within the
+   * per-event bound (the caller's check). {@link EVENT_REFUSED} when it was refused (reported); else the data's
    * verdict when it was inspected (undefined when not: it goes out as it is). On a batch's
    * stream the caller then has the responses it holds judged ({@link judgeBatch}).
    */
-  judge(event: string | undefined, data: string | undefined, bytes: Buffer | undefined, dataBytes: number): EventDataVerdict | undefined | typeof EVENT_REFUSED {
+  judge(event: string | undefined, data: string | undefined, bytes: Buffer | undefined): EventDataVerdict | undefined | typeof EVENT_REFUSED {
     const { exchange, perEventLimit, raw, upstreamStatus, fail, drop, stream } = this;
     let verdict: EventDataVerdict | undefined;
     const content = data ?? bytes!;
@@ -198,7 +197,8 @@ export class SseEventJudge {
 
   /**
    * On a batch's stream (`batchAnswers` given), after {@link judge} passed the event with
-   * `verdict` (the same `event`, `data`, `bytes`, `dataBytes`): the responses its data holds,
+   * `verdict` (the same `event`, `data`, `bytes`; `dataBytes`, the data's UTF-8 length when
+   * measured, -1: short enough not to be): the responses its data holds,
    * once within the structure bounds (proved there, or scanned: the verdict). True when the
    * event completes the batch's answers (batch-answers.ts `done`): it is final, and the stream
    * ends once it is delivered; false when not; {@link EVENT_REFUSED} when it was refused

@@ -380,7 +380,7 @@ export async function handleSseBody(
     /** The data as UTF-8 bytes to send instead of `data`, when the checks produced them. */
     let out: Buffer | undefined;
     // Judged (sse-event-judge.ts): refused, it was reported (`fail`, `drop`) and nothing of it goes out.
-    const verdict = judge.judge(event, data, bytes, dataBytes);
+    const verdict = judge.judge(event, data, bytes);
     if (verdict === EVENT_REFUSED) return;
     // A batch's stream: the responses it holds; the one completing the batch makes the event final.
     const completesBatch = batchAnswers !== undefined && judge.judgeBatch(event, data, bytes, dataBytes, verdict);
