@@ -21,8 +21,8 @@ import type { SseLineFeeder } from './sse-boundaries.js';
 
 export class SseEncodingCharge {
   /**
-   * Seller bytes of the event block being parsed (all of the piece `take` handed the parser,
-   * or held: `passHeld`) that the frames written for it have not yet matched; set to 0 when
+   * Seller bytes of the event block being parsed (all of the piece sse-chunk-taker.ts `take` handed
+   * the parser, or held: `passHeld`) that the frames written for it have not yet matched; set to 0 when
    * a piece ends at an event boundary (a block's slack never pays for the next block's growth,
    * in the pieces the stage takes one block at a time). Written here only: {@link addRoom},
    * {@link clearRoom} and the counts below.
@@ -120,7 +120,7 @@ export class SseEncodingCharge {
   }
 
   /**
-   * Counts the range `chunk[start, end)` the stage takes (sse-stage.ts `takeCounted`; a bounded
+   * Counts the range `chunk[start, end)` the stage takes (sse-chunk-taker.ts `takeCounted`; a bounded
    * stream only): the LF a frame was matched against (`lfDebt`) pays it, or, not come, is
    * charged now; the LF of an ended block's CR LF (`endedBlockLf`) is no room either. The
    * range's bytes that fit under the bound are {@link room} for its block's frames. Returns how
@@ -147,7 +147,7 @@ export class SseEncodingCharge {
   }
 
   /**
-   * `bytes` of the block being read went to the held block (sse-held-block.ts; sse-stage.ts
+   * `bytes` of the block being read went to the held block (sse-held-block.ts; sse-chunk-taker.ts
    * `passHeld`): counted by the caller, they are room for its frame, as a range's are.
    */
   addRoom(bytes: number): void {
@@ -156,14 +156,14 @@ export class SseEncodingCharge {
 
   /**
    * The block being read ended with its frame written (an event held as bytes delivered, a
-   * simple block taken: sse-stage.ts): its slack is no room for the next block's growth.
+   * simple block taken: sse-chunk-taker.ts): its slack is no room for the next block's growth.
    * Unlike {@link blocksEnded}, the LF watch (`endedBlockLf`) is left as it is.
    */
   clearRoom(): void {
     this.room = 0;
   }
 
-  /** A planned block of one ASCII line and `bytes` fits under the bound, a pending LF debt included (sse-stage.ts takeSimpleReady). */
+  /** A planned block of one ASCII line and `bytes` fits under the bound, a pending LF debt included (sse-chunk-taker.ts takeSimpleReady). */
   fitsSimpleBlock(bytes: number): boolean {
     const cumulative = this.cumulative!;
     return bytes + (this.lfDebt ? 1 : 0) <= cumulative.limit - cumulative.used;

@@ -11,7 +11,7 @@
  * end, a shutdown with a configured resume secret, an idle standalone GET stream) goes out
  * alone, `id: <token>` and a blank line (`takePendingToken`; the stage's `writePendingId`), so
  * the host resumes from the seller's last id. A raw run that the pending id would go with has
- * its first event parsed (sse-stage.ts `takePlanned`), an event held as bytes gets it when
+ * its first event parsed (sse-chunk-taker.ts `takePlanned`), an event held as bytes gets it when
  * dispatched. On every stream a token is minted only within the stream's budget
  * (sse-token-credit.ts: tokens add at most twice the seller's bytes); an event that finds it
  * spent goes out without an id, its id pending in turn. The event carrying the response gets
@@ -224,7 +224,7 @@ export class SseEventIds {
    * `observed_bytes` is the count with the token: through the event (the LF of a CR LF still
    * to come included, as in {@link tokenCount}, so the outcome does not depend on where the
    * seller's chunks are cut), or through the range that crossed the bound when the event was
-   * dispatched in it (the stage's `take`: its bytes are counted already, and no token fits
+   * dispatched in it (sse-chunk-taker.ts `take`: its bytes are counted already, and no token fits
    * there). A token's count is taken before its own length is added (a token cannot carry a
    * count that includes itself), so the next token's count includes it, and a resume counts
    * from at most one token's length (≤ 4096 bytes) short. The count and the answer are the
