@@ -21,11 +21,11 @@ import type { SseLineFeeder } from './sse-boundaries.js';
 
 export class SseEncodingCharge {
   /**
-   * Seller bytes of the event block being parsed (all of the piece sse-chunk-taker.ts `take` handed
-   * the parser, or held: `passHeld`) that the frames written for it have not yet matched; set to 0 when
-   * a piece ends at an event boundary (a block's slack never pays for the next block's growth,
-   * in the pieces the stage takes one block at a time). Written here only: {@link addRoom},
-   * {@link clearRoom} and the counts below.
+   * Seller bytes of the event block being parsed (all of the piece sse-chunk-taker.ts `take`
+   * handed the parser, or held: `passHeld`) that the frames written for it have not yet
+   * matched; set to 0 when a piece ends at an event boundary (a block's slack never pays for
+   * the next block's growth, in the pieces the stage takes one block at a time). Written here
+   * only: {@link addRoom}, {@link clearRoom} and the counts below.
    */
   private room = 0;
   /**
