@@ -385,7 +385,7 @@ export class SseLineFeeder {
 
   /**
    * Notes that the complete event block starting at `start` of the chunk being fed was read
-   * without this feeder (sse-stage.ts takeSimple: an id-only or comment-only block of one
+   * without this feeder (sse-chunk-taker.ts takeSimple: an id-only or comment-only block of one
    * ASCII line, LF line endings, no `data` line; sse-simple-block.ts). Leaves the state
    * {@link push} leaves after handing that block's text to the sink: the open block ended,
    * the last character an LF (no CR's LF awaited), the stream's start past (ASCII holds no

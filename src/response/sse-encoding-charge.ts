@@ -4,8 +4,9 @@
  * id-only block's id line, a comment, a `retry:` line) is charged against the seller's bytes
  * of its own block ({@link SseEncodingCharge.room}), and only what it adds over them counts
  * against `max_response_bytes` (`sse_cumulative` past it); raw-forwarded and held blocks go
- * out as the seller's bytes and cost nothing more. What a resume token adds is
- * sse-event-ids.ts `chargeToken`'s, and `tokenCount` there is the count a token carries.
+ * out as the seller's bytes and cost nothing more. What a resume token adds (sse-event-ids.ts
+ * `chargeToken`) is counted and answered here too ({@link SseEncodingCharge.chargeAdded});
+ * `tokenCount` there is the count a token carries.
  *
  * Units: bytes (UTF-8, as the host receives them). The LF of a CR LF still to come is counted
  * where the tokens count it (`lfDebt`, `endedBlockLf`), so that the counts do not depend on
@@ -20,12 +21,13 @@ import type { SseLineFeeder } from './sse-boundaries.js';
 
 export class SseEncodingCharge {
   /**
-   * Seller bytes of the event block being parsed (all of the piece `take` handed the parser,
-   * or held: `passHeld`) that the frames written for it have not yet matched; set to 0 when
-   * a piece ends at an event boundary (a block's slack never pays for the next block's growth,
-   * in the pieces the stage takes one block at a time).
+   * Seller bytes of the event block being parsed (all of the piece sse-chunk-taker.ts `take`
+   * handed the parser, or held: `passHeld`) that the frames written for it have not yet
+   * matched; set to 0 when a piece ends at an event boundary (a block's slack never pays for
+   * the next block's growth, in the pieces the stage takes one block at a time). Written here
+   * only: {@link addRoom}, {@link clearRoom} and the counts below.
    */
-  room = 0;
+  private room = 0;
   /**
    * A frame was matched against the LF of a CR LF still to come ({@link charge}): the next
    * range's first byte pays it when it is that LF (it is then no room for the next block);
@@ -50,10 +52,15 @@ export class SseEncodingCharge {
    * answer (`sse_cumulative`).
    */
   constructor(
-    private readonly cumulative: ByteBudget | undefined,
+    readonly cumulative: ByteBudget | undefined,
     private readonly lines: SseLineFeeder,
     private readonly answer: (input: LocalErrorInput) => void,
   ) {}
+
+  /** The LF of a CR LF may still come after the last byte taken (SseLineFeeder.lfExpected: the tokens count it). */
+  get lfExpected(): boolean {
+    return this.lines.lfExpected;
+  }
 
   /**
    * Counts what a frame the gateway encodes adds to the host's stream over the seller's bytes
@@ -82,15 +89,30 @@ export class SseEncodingCharge {
   charge(outBytes: number): boolean {
     const budget = this.cumulative;
     if (budget === undefined) return true;
-    const pending = this.lines.lfExpected && !this.lfDebt ? 1 : 0;
-    const added = outBytes - this.room - pending;
-    if (outBytes > this.room && pending === 1) this.lfDebt = true;
+    const pending = this.lines.lfExpected && !this.lfDebt;
+    const added = outBytes - this.room - (pending ? 1 : 0);
+    if (outBytes > this.room && pending) this.lfDebt = true;
     if (added <= 0) {
       this.room = Math.max(0, this.room - outBytes);
       return true;
     }
     this.room = 0;
-    const through = budget.used + (pending === 1 && !budget.exceeded ? 1 : 0) + added;
+    return this.chargeAdded(added, pending);
+  }
+
+  /**
+   * Counts `added` (> 0) bytes the gateway adds to a bounded stream's host stream over the
+   * seller's: what a frame adds over its room ({@link charge}), or a resume token's length over
+   * the seller id it replaces (sse-event-ids.ts `chargeToken`). False when that takes the
+   * stream over the bound: the request is answered `sse_cumulative` (the caller's frame or
+   * event is then not written). `observed_bytes` is the count with `added`, and with the LF of
+   * a CR LF still to come when `lfToCome` (by default {@link lfExpected}, as `tokenCount`
+   * counts it; {@link charge} passes false once an earlier frame was matched against that LF),
+   * unless the count is over the bound already (through the range that crossed it).
+   */
+  chargeAdded(added: number, lfToCome = this.lines.lfExpected): boolean {
+    const budget = this.cumulative!;
+    const through = budget.used + (lfToCome && !budget.exceeded ? 1 : 0) + added;
     budget.take(added);
     if (through <= budget.limit) return true;
     this.answer({ reason: 'sse_cumulative', limitBytes: budget.limit, observedBytes: through });
@@ -98,7 +120,7 @@ export class SseEncodingCharge {
   }
 
   /**
-   * Counts the range `chunk[start, end)` the stage takes (sse-stage.ts `takeCounted`; a bounded
+   * Counts the range `chunk[start, end)` the stage takes (sse-chunk-taker.ts `takeCounted`; a bounded
    * stream only): the LF a frame was matched against (`lfDebt`) pays it, or, not come, is
    * charged now; the LF of an ended block's CR LF (`endedBlockLf`) is no room either. The
    * range's bytes that fit under the bound are {@link room} for its block's frames. Returns how
@@ -124,7 +146,24 @@ export class SseEncodingCharge {
     this.endedBlockLf = this.cumulative !== undefined && chunk[end - 1] === CR;
   }
 
-  /** A planned block of one ASCII line and `bytes` fits under the bound, a pending LF debt included (sse-stage.ts takeSimpleReady). */
+  /**
+   * `bytes` of the block being read went to the held block (sse-held-block.ts; sse-chunk-taker.ts
+   * `passHeld`): counted by the caller, they are room for its frame, as a range's are.
+   */
+  addRoom(bytes: number): void {
+    this.room += bytes;
+  }
+
+  /**
+   * The block being read ended with its frame written (an event held as bytes delivered, a
+   * simple block taken: sse-chunk-taker.ts): its slack is no room for the next block's growth.
+   * Unlike {@link blocksEnded}, the LF watch (`endedBlockLf`) is left as it is.
+   */
+  clearRoom(): void {
+    this.room = 0;
+  }
+
+  /** A planned block of one ASCII line and `bytes` fits under the bound, a pending LF debt included (sse-chunk-taker.ts takeSimpleReady). */
   fitsSimpleBlock(bytes: number): boolean {
     const cumulative = this.cumulative!;
     return bytes + (this.lfDebt ? 1 : 0) <= cumulative.limit - cumulative.used;

@@ -11,7 +11,7 @@
  * end, a shutdown with a configured resume secret, an idle standalone GET stream) goes out
  * alone, `id: <token>` and a blank line (`takePendingToken`; the stage's `writePendingId`), so
  * the host resumes from the seller's last id. A raw run that the pending id would go with has
- * its first event parsed (sse-stage.ts `takePlanned`), an event held as bytes gets it when
+ * its first event parsed (sse-chunk-taker.ts `takePlanned`), an event held as bytes gets it when
  * dispatched. On every stream a token is minted only within the stream's budget
  * (sse-token-credit.ts: tokens add at most twice the seller's bytes); an event that finds it
  * spent goes out without an id, its id pending in turn. The event carrying the response gets
@@ -35,12 +35,10 @@
  * object per stream; per event, a few field reads and at most one token minted.
  */
 import type { FastifyBaseLogger } from 'fastify';
-import type { LocalErrorInput } from '../errors/local-reply.js';
 import type { Exchange } from '../exchange.js';
 import type { BatchAnswers } from './batch-answers.js';
-import type { ByteBudget } from './byte-budget.js';
 import type { PipelineHooks } from './pipeline.js';
-import type { SseLineFeeder } from './sse-boundaries.js';
+import type { SseEncodingCharge } from './sse-encoding-charge.js';
 import { SseIdTokenLog } from './sse-id-token-log.js';
 import type { TokenCredit } from './sse-token-credit.js';
 
@@ -80,22 +78,21 @@ export class SseEventIds {
   private idTokenLog: SseIdTokenLog | undefined = undefined;
 
   /**
-   * `cumulative`: the stream's count against `max_response_bytes` (a bounded stream's; else
-   * undefined); `lines`: the stream's line feeder (`lfExpected`); `credit`: its token budget;
-   * `batchAnswers`: a batch's requests still awaited (carried in each token); `answer`: the
-   * stage's error answer (`sse_cumulative` when a token takes the stream over its bound).
+   * `encoding`: the stream's encoding charge (sse-encoding-charge.ts): its count against
+   * `max_response_bytes` (`cumulative`: a bounded stream's; else undefined), the LF still to
+   * come (`lfExpected`), and the charge of what a token adds (`chargeAdded`: `sse_cumulative`
+   * past the bound); `credit`: its token budget; `batchAnswers`: a batch's requests still
+   * awaited (carried in each token).
    */
   constructor(
     private readonly exchange: Exchange,
     private readonly log: FastifyBaseLogger,
     private readonly hooks: PipelineHooks,
-    private readonly cumulative: ByteBudget | undefined,
-    private readonly lines: SseLineFeeder,
+    private readonly encoding: SseEncodingCharge,
     private readonly credit: TokenCredit,
     private readonly batchAnswers: BatchAnswers | undefined,
-    private readonly answer: (input: LocalErrorInput) => void,
   ) {
-    this.lastEventToken = cumulative !== undefined ? exchange.stream.resumeToken : undefined;
+    this.lastEventToken = encoding.cumulative !== undefined ? exchange.stream.resumeToken : undefined;
     this.lastEventTokenCount = this.lastEventToken !== undefined ? exchange.stream.usedBytes : 0;
   }
 
@@ -107,8 +104,8 @@ export class SseEventIds {
    * LF of a CR LF still to come (SseLineFeeder.lfExpected): that LF is counted.
    */
   private tokenCount(): number {
-    const cumulative = this.cumulative;
-    return cumulative ? Math.min(cumulative.used + (this.lines.lfExpected ? 1 : 0), cumulative.limit) : 0;
+    const cumulative = this.encoding.cumulative;
+    return cumulative ? Math.min(cumulative.used + (this.encoding.lfExpected ? 1 : 0), cumulative.limit) : 0;
   }
 
   /** A frame was queued for the host on a bounded stream: the host has received {@link tokenCount} ({@link deliveredCount}). */
@@ -185,7 +182,7 @@ export class SseEventIds {
     const added = token.length - Buffer.byteLength(sellerId);
     this.mintedResumeCount = count + Math.max(0, added);
     this.credit.spend(added);
-    if (this.cumulative !== undefined) this.chargeToken(added);
+    if (this.encoding.cumulative !== undefined && added > 0) this.chargeToken(added);
     return token;
   }
 
@@ -210,7 +207,7 @@ export class SseEventIds {
    * stream only (the others count nothing); nothing per event.
    */
   private noteTail(): void {
-    if (this.cumulative === undefined || this.lastEventToken === undefined) return;
+    if (this.encoding.cumulative === undefined || this.lastEventToken === undefined) return;
     if (this.deliveredCount > this.lastEventTokenCount) this.exchange.resumeTails?.note(this.lastEventToken, this.deliveredCount);
   }
 
@@ -227,16 +224,13 @@ export class SseEventIds {
    * `observed_bytes` is the count with the token: through the event (the LF of a CR LF still
    * to come included, as in {@link tokenCount}, so the outcome does not depend on where the
    * seller's chunks are cut), or through the range that crossed the bound when the event was
-   * dispatched in it (the stage's `take`: its bytes are counted already, and no token fits
+   * dispatched in it (sse-chunk-taker.ts `take`: its bytes are counted already, and no token fits
    * there). A token's count is taken before its own length is added (a token cannot carry a
    * count that includes itself), so the next token's count includes it, and a resume counts
-   * from at most one token's length (≤ 4096 bytes) short.
+   * from at most one token's length (≤ 4096 bytes) short. The count and the answer are the
+   * encoding charge's (SseEncodingCharge.chargeAdded), as for a frame's growth.
    */
   private chargeToken(added: number): void {
-    if (added <= 0) return;
-    const budget = this.cumulative!;
-    const through = budget.used + (this.lines.lfExpected && !budget.exceeded ? 1 : 0) + added;
-    budget.take(added);
-    if (through > budget.limit) this.answer({ reason: 'sse_cumulative', limitBytes: budget.limit, observedBytes: through });
+    this.encoding.chargeAdded(added);
   }
 }

@@ -13,7 +13,8 @@
  *   message (`message_without_kind`: kindless-event.ts);
  * - on a batch's stream, the responses it holds are taken by batch-answers.ts: one for an id
  *   not awaited ends the stream `upstream_not_mcp` (id null), the one completing the batch
- *   makes the event final ({@link SseEventJudge.completesBatch}).
+ *   makes the event final ({@link SseEventJudge.judgeBatch}, which the stage calls after
+ *   {@link SseEventJudge.judge} on such a stream).
  * The reported failures and regression tests behind each rule are in the comments at each
  * step, and in the stage's module doc (its paragraphs on responses to another id, the
  * standalone GET stream and named events).
@@ -103,14 +104,6 @@ export interface SseJudgedStream {
 }
 
 export class SseEventJudge {
-  /**
-   * Set by {@link judge}: the event passed and holds the response completing the batch's
-   * answers (batch-answers.ts `done`): the stream ends once it is delivered.
-   */
-  completesBatch = false;
-  private readonly answerable: boolean;
-  private readonly standalone: boolean;
-  private readonly answersNoRequest: boolean;
   private readonly perEventLimit: number;
   private readonly boundsLimits: { readonly maxDepth: number; readonly maxNodes: number };
   private readonly wantsMessage: boolean;
@@ -127,7 +120,7 @@ export class SseEventJudge {
    */
   constructor(
     private readonly exchange: Exchange,
-    stream: SseJudgedStream,
+    private readonly stream: SseJudgedStream,
     private readonly upstreamStatus: number,
     private readonly raw: ServerResponse,
     private readonly batchAnswers: BatchAnswers | undefined,
@@ -135,9 +128,6 @@ export class SseEventJudge {
     private readonly fail: (input: LocalErrorInput) => void,
     private readonly drop: (reason: DropReason, observedBytes: number | undefined) => void,
   ) {
-    this.answerable = stream.answerable;
-    this.standalone = stream.standalone;
-    this.answersNoRequest = stream.answersNoRequest;
     const limits = exchange.limits;
     this.perEventLimit = limits.max_sse_event_bytes;
     this.boundsLimits = { maxDepth: limits.max_json_depth, maxNodes: limits.max_json_nodes };
@@ -146,14 +136,13 @@ export class SseEventJudge {
 
   /**
    * Judges one event of type `event` (eventsource-parser's) whose data is `data` as text, or
-   * `bytes` (its UTF-8 encoding, when the caller has it), or both; `dataBytes`, its UTF-8
-   * length when measured (-1: short enough not to be). The event is within the per-event bound
-   * (the caller's check). {@link EVENT_REFUSED} when it was refused (reported); else the data's
-   * verdict when it was inspected (undefined when not: it goes out as it is).
+   * `bytes` (its UTF-8 encoding, when the caller has it), or both. The event is within the
+   * per-event bound (the caller's check). {@link EVENT_REFUSED} when it was refused (reported); else the data's
+   * verdict when it was inspected (undefined when not: it goes out as it is). On a batch's
+   * stream the caller then has the responses it holds judged ({@link judgeBatch}).
    */
-  judge(event: string | undefined, data: string | undefined, bytes: Buffer | undefined, dataBytes: number): EventDataVerdict | undefined | typeof EVENT_REFUSED {
-    this.completesBatch = false;
-    const { exchange, perEventLimit, raw, upstreamStatus, batchAnswers, fail, drop } = this;
+  judge(event: string | undefined, data: string | undefined, bytes: Buffer | undefined): EventDataVerdict | undefined | typeof EVENT_REFUSED {
+    const { exchange, perEventLimit, raw, upstreamStatus, fail, drop, stream } = this;
     let verdict: EventDataVerdict | undefined;
     const content = data ?? bytes!;
     // Every event's data is judged, whatever its name (a new user's trial 9, F1: a named event
@@ -163,7 +152,7 @@ export class SseEventJudge {
       // pass, or name no method (mayBeResponse; mayLackMethod: an id-only message, or none at
       // all): anything else (progress notifications...) is forwarded as it is, after the
       // structure bounds (proved by withinJsonBounds, else scanned: sse-message.ts).
-      const candidate = (this.answerable || this.answersNoRequest) && (mayBeResponse(content) || mayLackMethod(content));
+      const candidate = (stream.answerable || stream.answersNoRequest) && (mayBeResponse(content) || mayLackMethod(content));
       if (candidate || !withinJsonBounds(content, this.boundsLimits)) {
         const opts = candidate ? (this.responseOpts ??= { ...this.boundsLimits, mayBeResponse: true, wantsMessage: this.wantsMessage }) : (this.otherOpts ??= { ...this.boundsLimits, mayBeResponse: false, wantsMessage: this.wantsMessage });
         verdict = inspectEventData(exchange, data, opts, bytes);
@@ -184,7 +173,7 @@ export class SseEventJudge {
         // Any response on the standalone GET stream (sse-message.ts standaloneVerdict): dropped,
         // the stream goes on for the requests and notifications it may carry.
         if (verdict.kind === 'unsolicited') {
-          drop(this.standalone ? 'get_stream_response' : 'notification_stream_response', verdict.dataBytes);
+          drop(stream.standalone ? 'get_stream_response' : 'notification_stream_response', verdict.dataBytes);
           return EVENT_REFUSED;
         }
         // Data that names no kind of message at all (`{}`: kindless-event.ts): no host reads it
@@ -202,32 +191,44 @@ export class SseEventJudge {
           return EVENT_REFUSED;
         }
       }
-      // On a batch's stream: the responses it holds, once within the structure bounds (proved
-      // above, or scanned: the verdict). The one that completes the batch ends the stream; one
-      // for an id not awaited (not in the batch, or answered already) ends it with
-      // `upstream_not_mcp` for id null, the event not forwarded, as a response to another id
-      // ends a single request's (batch-answers.ts; a new user's trial, 2026-12-03:
-      // test/regressions/batch-answer-for-other-ids-forwarded.test.ts).
-      if (batchAnswers !== undefined && (mayBeResponse(content) || mayLackMethod(content))) {
-        const taken = batchAnswers.take(verdict?.kind === 'forward' && verdict.bytes !== undefined ? verdict.bytes : content);
-        // A response to one of the batch's requests in a named event answers none (`namedEvent`).
-        const namedAnswer = batchAnswers.answeredUndelivered && namedEvent(event);
-        if (taken === 'foreign' || namedAnswer) {
-          const observedBytes = typeof content !== 'string' ? content.length : dataBytes >= 0 ? dataBytes : Buffer.byteLength(content);
-          // Data that names no kind of message at all is dropped, as on a request's stream (above;
-          // `take` counted nothing for it: such an object has no `id`).
-          if (taken === 'foreign' && isKindlessEventData(content)) {
-            drop('message_without_kind', observedBytes);
-            return EVENT_REFUSED;
-          }
-          if (namedAnswer) exchange.answerEvent = shownInMessage(event);
-          fail({ reason: 'upstream_not_mcp', limitBytes: perEventLimit, observedBytes, upstreamStatus });
-          return EVENT_REFUSED;
-        }
-        this.completesBatch = taken === 'done';
-      }
     }
     return verdict;
+  }
+
+  /**
+   * On a batch's stream (`batchAnswers` given), after {@link judge} passed the event with
+   * `verdict` (the same `event`, `data`, `bytes`; `dataBytes`, the data's UTF-8 length when
+   * measured, -1: short enough not to be): the responses its data holds,
+   * once within the structure bounds (proved there, or scanned: the verdict). True when the
+   * event completes the batch's answers (batch-answers.ts `done`): it is final, and the stream
+   * ends once it is delivered; false when not; {@link EVENT_REFUSED} when it was refused
+   * (reported): one for an id not awaited (not in the batch, or answered already) ends the
+   * stream with `upstream_not_mcp` for id null, the event not forwarded, as a response to
+   * another id ends a single request's (batch-answers.ts; a new user's trial, 2026-12-03:
+   * test/regressions/batch-answer-for-other-ids-forwarded.test.ts). Not `batchAnswers.done`
+   * after the fact: a batch without requests is done from its start, and only an event whose
+   * data may hold a response is taken (and final) there. Nothing allocated.
+   */
+  judgeBatch(event: string | undefined, data: string | undefined, bytes: Buffer | undefined, dataBytes: number, verdict: EventDataVerdict | undefined): boolean | typeof EVENT_REFUSED {
+    const batchAnswers = this.batchAnswers!;
+    const content = data ?? bytes!;
+    if (content.length === 0 || !(mayBeResponse(content) || mayLackMethod(content))) return false;
+    const taken = batchAnswers.take(verdict?.kind === 'forward' && verdict.bytes !== undefined ? verdict.bytes : content);
+    // A response to one of the batch's requests in a named event answers none (`namedEvent`).
+    const namedAnswer = batchAnswers.answeredUndelivered && namedEvent(event);
+    if (taken === 'foreign' || namedAnswer) {
+      const observedBytes = typeof content !== 'string' ? content.length : dataBytes >= 0 ? dataBytes : Buffer.byteLength(content);
+      // Data that names no kind of message at all is dropped, as on a request's stream ({@link
+      // judge}; `take` counted nothing for it: such an object has no `id`).
+      if (taken === 'foreign' && isKindlessEventData(content)) {
+        this.drop('message_without_kind', observedBytes);
+        return EVENT_REFUSED;
+      }
+      if (namedAnswer) this.exchange.answerEvent = shownInMessage(event);
+      this.fail({ reason: 'upstream_not_mcp', limitBytes: this.perEventLimit, observedBytes, upstreamStatus: this.upstreamStatus });
+      return EVENT_REFUSED;
+    }
+    return taken === 'done';
   }
 }
 

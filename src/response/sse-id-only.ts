@@ -63,7 +63,7 @@ export class SseIdOnlyBlocks {
 
   /**
    * No id line read in a block still open, and the last text ended with a line break: a
-   * block that starts now is read whole by the next text (sse-stage.ts takeSimple may then
+   * block that starts now is read whole by the next text (sse-chunk-taker.ts takeSimple may then
    * read an id-only or comment-only block itself: this watch's state after such a block is
    * the same as before it).
    */
@@ -71,7 +71,7 @@ export class SseIdOnlyBlocks {
     return this.id === undefined && !this.midLine;
   }
 
-  /** Forgets the block being parsed (the parser was reset: sse-stage.ts, after a skipped event). */
+  /** Forgets the block being parsed (the parser was reset: sse-chunk-taker.ts, after a skipped event). */
   reset(): void {
     this.id = undefined;
     this.midLine = false;

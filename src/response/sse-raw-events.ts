@@ -128,7 +128,7 @@ export interface RawEventPlan {
   /**
    * The segments k that are runs of canonical blocks sent to the parser for their invalid
    * UTF-8 (`raw[k]` false), ascending; absent when there are none. A stream without a total
-   * takes such a run one block at a time (sse-stage.ts takePlanned: its undelivered count).
+   * takes such a run one block at a time (sse-chunk-taker.ts takePlanned: its undelivered count).
    */
   readonly invalidUtf8Runs?: number[];
 }

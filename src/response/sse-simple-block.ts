@@ -1,5 +1,5 @@
 /**
- * Event blocks of one short ASCII line that the SSE stage (sse-stage.ts `takeSimple`) reads
+ * Event blocks of one short ASCII line that the SSE stage (sse-chunk-taker.ts `takeSimple`) reads
  * from the seller's bytes itself, without decoding them, eventsource-parser or
  * sse-id-only.ts: an id-only block (`id:` and its value, then the blank line) and a
  * comment-only block (`:` and its text, then the blank line). Both dispatch no event: the

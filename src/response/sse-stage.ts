@@ -24,20 +24,21 @@
  * - A block with an id and no data dispatches no event but sets the host's last event ID
  *   (WHATWG HTML §9.2.6; sse-id-only.ts): nothing goes out for it then (see "Event ids").
  *   Such a block of one ASCII line (`id: 5` and the blank line), and a comment-only one
- *   (`: keepalive`), in a planned chunk, is read from its bytes (`takeSimple`,
- *   sse-simple-block.ts), not decoded and parsed: the same counts and frames at ~half the
- *   cost (bench/sse-loop.ts; a hostile trial's floods of them).
+ *   (`: keepalive`), in a planned chunk, is read from its bytes (sse-chunk-taker.ts
+ *   `takeSimple`, sse-simple-block.ts), not decoded and parsed: the same counts and frames at
+ *   ~half the cost (bench/sse-loop.ts; a hostile trial's floods of them).
  * - A chunk without CR is planned block by block (raw or parsed); otherwise it is parsed in
  *   one piece unless an event in it may carry an id (its resume token needs the exact count
  *   through its end), it crosses the cumulative bound, or the stream has no total (its
- *   undelivered count: below); then one event block at a time.
+ *   undelivered count: below); then one event block at a time. How each chunk is cut into
+ *   ranges and counted is sse-chunk-taker.ts's (SseChunkTaker, its module doc).
  *
  * Event ids (ARCHITECTURE §4; sse-event-ids.ts): an event's non-empty id goes out as a resume
  * token carrying the count through the event; an id-only block's id is the stream's pending
  * id, which the next event without an id of its own carries, or the stream's plain end writes
  * alone (`writePendingId`). A raw run that the pending id would go with has its first event
- * parsed (`takePlanned`), an event held as bytes gets it when dispatched. Tokens are minted
- * within the stream's token budget (sse-token-credit.ts), and a bounded stream notes its
+ * parsed (sse-chunk-taker.ts `takePlanned`), an event held as bytes gets it when dispatched.
+ * Tokens are minted within the stream's token budget (sse-token-credit.ts), and a bounded stream notes its
  * resume tail at its end (resume/tail-ledger.ts).
  *
  * Bounds (spec: mcp-response-extraction.md, Size Limits; ARCHITECTURE §5):
@@ -69,8 +70,8 @@
  *   or a `retry:` at its line's end: `sendEncodedFrame`, sse-frame-lines.ts), against `max_response_bytes` plus the per-event cap below (so that an
  *   event the cap accepts goes out after up to `max_response_bytes` of bytes delivered as
  *   nothing); the next byte past it ends the stream
- *   plainly, `sse_undelivered` (sse-undelivered.ts; `take`, `endUndelivered`). Dropped
- *   events, skipped bytes, unknown-field lines and id-only blocks decoded for nothing had no
+ *   plainly, `sse_undelivered` (sse-undelivered.ts; sse-chunk-taker.ts `take`;
+ *   `endUndelivered`). Dropped events, skipped bytes, unknown-field lines and id-only blocks decoded for nothing had no
  *   bound but one over-cap event's skip (hostile trial 37, F1). Such a stream takes its parsed
  *   blocks one at a time, so that a frame clears its own block, and holds (sse-held-block.ts),
  *   forwards raw or reads as a simple block only what fits under that limit.
@@ -80,7 +81,7 @@
  *   own buffer (the data lines of the event so far): one endless `data:` line (the 100 MiB
  *   attack) costs its bytes up to the cap, then `sse_event` (or `sse_cumulative` first, when
  *   the response limit is the lower), without waiting for the line to end; its
- *   `observed_bytes` is the line's bytes read by then (`parserCapBreached`).
+ *   `observed_bytes` is the line's bytes read by then (SseChunkTaker.capBreached).
  * - structure: every event's data, whatever its `event:` name, is checked for depth/node
  *   bounds before JSON.parse (the scan of sse-message.ts, skipped where
  *   withinJsonBounds (mcp/json-bounds.ts) proves it would pass; a raw block proves it from its
@@ -157,19 +158,14 @@ import { feedWithoutStacks } from './sse-parser-feed.js';
 import { hasCumulativeBound, isRequestStream, openBufferLease, type Exchange } from '../exchange.js';
 import { answerWithLocalError, type LocalErrorInput } from '../errors/local-reply.js';
 import type { DropReason, EndReason } from '../errors/codes.js';
-import { CR, LF } from '../mcp/json-bytes.js';
 import { ByteBudget } from './byte-budget.js';
-import { SseBoundaryScanner, SseIdFieldWatch, SseLineFeeder, blankLineEnds } from './sse-boundaries.js';
+import { SseLineFeeder } from './sse-boundaries.js';
 import { dataBytesOf } from './sse-event-data-bytes.js';
 import { clampSseRetryMs, encodeSseComment, encodeSseIdOnly, encodeSseRetry } from './sse-encode.js';
 import { dataLineCount, encodedEventBytes, encodedIdOnlyBytes } from './sse-encoded-size.js';
 import { SseIdOnlyBlocks } from './sse-id-only.js';
 import { TokenCredit } from './sse-token-credit.js';
 import { UndeliveredBytes } from './sse-undelivered.js';
-import { FRAME_LINE_HEAD_BYTES, frameLineEnds } from './sse-frame-lines.js';
-import { planRawEventsFast } from './sse-raw-plan.js';
-import { HELD, NOT_HELD, SseHeldBlock } from './sse-held-block.js';
-import { ID_ONLY, NOT_SIMPLE, simpleBlock, simpleValueStart, type SimpleBlockKind } from './sse-simple-block.js';
 import type { UpstreamResponse } from './json-stage.js';
 import { DirectChunks, bodyErrorToLocal } from './body-source.js';
 import { drainOrClose } from './drain.js';
@@ -183,13 +179,12 @@ import { SseEncodingCharge } from './sse-encoding-charge.js';
 import { EVENT_REFUSED, SseEventJudge } from './sse-event-judge.js';
 import { SseStreamTimers } from './sse-stream-timers.js';
 import { SseHostWriter } from './sse-host-writer.js';
+import { SseChunkTaker } from './sse-chunk-taker.js';
 import type { PipelineHooks } from './pipeline.js';
 
 /** Slack over `max_sse_event_bytes` for the parser's pending line buffer (field names, line breaks). */
 export const SSE_PENDING_SLACK_BYTES = 64 * 1024;
 
-/** The blank line that ends a raw (LF-only) event block (sse-raw-events.ts). */
-const LF_LF = Buffer.from('\n\n', 'latin1');
 /** UTF-8 length of the event type `message` (the usual one, not measured). */
 const MESSAGE_TYPE_BYTES = 7;
 
@@ -233,14 +228,9 @@ export async function handleSseBody(
    * A stream without a total: its decoded bytes taken since the last frame queued for the host,
    * against `max_response_bytes` plus the per-event cap (the event being read counts too:
    * sse-undelivered.ts; hostile trial 37, F1). Past it the stream ends plainly,
-   * `sse_undelivered` (`take`, `endUndelivered`).
+   * `sse_undelivered` (sse-chunk-taker.ts `take`, `endUndelivered`).
    */
   const undelivered = bounded ? undefined : new UndeliveredBytes(limits.max_response_bytes, perEventLimit + SSE_PENDING_SLACK_BYTES);
-  /** `n` seller bytes taken, each byte once wherever it is taken: the token credit's earnings and the undelivered count. */
-  const earn = (n: number): void => {
-    credit.earn(n);
-    undelivered?.take(n);
-  };
   /**
    * After every frame queued for the host (an event, a raw run, an id-only block's token, a
    * comment, a `retry:` line): records what the host received on a bounded stream
@@ -261,8 +251,8 @@ export async function handleSseBody(
    * the host gets it, its id line aside (a token the gateway mints; sse-encoded-size.ts
    * encodedEventBytes): its `event:` line, `data: ` prefixes, data bytes, line breaks. For a
    * block the raw path may forward that is the block's bytes, what a raw run is credited
-   * (`takePlanned`), so an event forgives the same whether it goes out raw (whole in a chunk),
-   * held (sse-held-block.ts) or parsed (cut). Before, a parsed or held event was credited its
+   * (sse-chunk-taker.ts `takePlanned`), so an event forgives the same whether it goes out raw
+   * (whole in a chunk), held (sse-held-block.ts) or parsed (cut). Before, a parsed or held event was credited its
    * data alone, a parsed one in UTF-16 units: after bytes taken for nothing, a notification cut
    * inside forgave less than whole, and the stream's end depended on the cut
    * (test/regressions/get-stream-event-credit-depends-on-chunks.test.ts). Computed only when
@@ -380,18 +370,21 @@ export async function handleSseBody(
     /** The data as UTF-8 bytes to send instead of `data`, when the checks produced them. */
     let out: Buffer | undefined;
     // Judged (sse-event-judge.ts): refused, it was reported (`fail`, `drop`) and nothing of it goes out.
-    const verdict = judge.judge(event, data, bytes, dataBytes);
+    const verdict = judge.judge(event, data, bytes);
     if (verdict === EVENT_REFUSED) return;
-    let final = judge.completesBatch;
+    // A batch's stream: the responses it holds; the one completing the batch makes the event final.
+    const completesBatch = batchAnswers !== undefined && judge.judgeBatch(event, data, bytes, dataBytes, verdict);
+    if (completesBatch === EVENT_REFUSED) return;
+    let final = completesBatch;
     const content = data ?? bytes!;
     // A non-empty seller id goes out as a resume token carrying the exact count through this
-    // event (a chunk that may hold an id line is fed one event block at a time: see `takeChunk`;
-    // the LF of a CR LF cut from its CR: `tokenCount`); an empty `id:` passes unchanged. In the
-    // range that crosses the cumulative bound only the bytes up to the limit are parsed
-    // (`take`), so an event dispatched there ends within it: its count is at most the limit
-    // (counting through the limit point only over-counts; a token cannot carry more than its
-    // limit). Reported failure: such an event with CR-only line endings lost its id
-    // (test/regressions/sse-new-user-findings.test.ts). The token is minted once the event
+    // event (a chunk that may hold an id line is fed one event block at a time: see
+    // SseChunkTaker.takeChunk; the LF of a CR LF cut from its CR: `tokenCount`); an empty `id:`
+    // passes unchanged. In the range that crosses the cumulative bound only the bytes up to the
+    // limit are parsed (sse-chunk-taker.ts `take`), so an event dispatched there ends within it:
+    // its count is at most the limit (counting through the limit point only over-counts; a
+    // token cannot carry more than its limit). Reported failure: such an event with CR-only
+    // line endings lost its id (test/regressions/sse-new-user-findings.test.ts). The token is minted once the event
     // passed its own bounds and before a response is recorded as delivered: when its length
     // takes the stream over the cumulative bound (`chargeToken`), the exchange is finished and
     // the event is not delivered.
@@ -461,37 +454,6 @@ export async function handleSseBody(
     framed(outBytes);
   };
 
-  /** True from a per-event cap breach (an endless line) to the next event boundary (see `take`). */
-  let skippingToBoundary = false;
-  /**
-   * The per-event cap (`max_sse_event_bytes` + {@link SSE_PENDING_SLACK_BYTES}) broke before
-   * the event ended. `observedBytes`, the bytes of the line that broke it as read so far, its
-   * field name included, its line break not: for a line still incomplete over the line
-   * feeder's cap, through the end of the range that crossed (SseLineFeeder.droppedLineBytes);
-   * for the data of an event over the parser's buffer (eventsource-parser counts UTF-16
-   * units, and clears its buffer before it reports), the data line just handed over when the
-   * feeder held it across chunks (`takeCompletedLine`), and never less than the cap plus one
-   * (the least that data holds in bytes; all that is known when its lines came whole in one
-   * chunk). Before, the count stopped at the cap plus one, whatever had been read
-   * (test/regressions/sse-event-cap-observed-bytes.test.ts).
-   */
-  const parserCapBreached = (observedBytes: number): void => {
-    if (skippingToBoundary || exchange.finished) return;
-    // A bounded stream ends here (fail answers the request, or id null); the standalone GET stream drops
-    // the rest of this event and is reset at the next event boundary (see `take`).
-    skippingToBoundary = true;
-    fail({ reason: 'sse_event', limitBytes: perEventLimit, observedBytes });
-  };
-  /**
-   * The line feeder dropped a line over its cap (`lines.push` returned false). The data lines
-   * the parser joined before it are dropped now, with their event, not at the next boundary:
-   * while skipping, the stream holds nothing (its lease counts nothing: see the read loop).
-   */
-  const lineCapBreached = (): void => {
-    parserCapBreached(lines.droppedLineBytes);
-    parser.reset();
-    startParser();
-  };
   const parser = createParser({
     onEvent,
     onComment: (c) => {
@@ -510,7 +472,7 @@ export async function handleSseBody(
     },
     onError: (err: ParseError) => {
       // The parser is then terminated (it throws on the next feed): `lines` stops feeding it.
-      if (err.type === 'max-buffer-size-exceeded') parserCapBreached(Math.max(perEventLimit + SSE_PENDING_SLACK_BYTES + 1, lines.takeCompletedLine()?.bytes.length ?? 0));
+      if (err.type === 'max-buffer-size-exceeded') taker.capBreached(Math.max(perEventLimit + SSE_PENDING_SLACK_BYTES + 1, lines.takeCompletedLine()?.bytes.length ?? 0));
       else log.debug({ agent: exchange.agent.name, err: err.message }, 'ignored malformed SSE line');
     },
     maxBufferSize: perEventLimit + SSE_PENDING_SLACK_BYTES,
@@ -519,8 +481,7 @@ export async function handleSseBody(
   // of the first text it is fed after creation or reset. Its text here is decoded UTF-8, where
   // those are the seller's characters, and which text comes first depends on the chunking
   // (raw-forwarded and held blocks never reach it): fed an empty text first, it drops nothing.
-  const startParser = (): void => parser.feed('');
-  startParser();
+  parser.feed('');
   /**
    * A block with an id and no data (sse-id-only.ts): it dispatches no event, it only sets the
    * last event ID (WHATWG HTML §9.2.6), so nothing goes to the host for it now: its id becomes
@@ -533,13 +494,13 @@ export async function handleSseBody(
    * On a bounded stream the block's frame (`id: <seller id>` and a blank line, what the id
    * adds wherever it goes out) is charged against the block's bytes here, as when it was
    * written here: its bytes and counts do not depend on where the id goes out. No per-event or
-   * structure bound applies; its bytes count like every other byte (`take`). Not at the
-   * stream's end: the blank line SseLineFeeder.finish adds is none of the seller's, and a
+   * structure bound applies; its bytes count like every other byte (sse-chunk-taker.ts
+   * `take`). Not at the stream's end: the blank line SseLineFeeder.finish adds is none of the seller's, and a
    * block the response cut off sets no last event ID
    * (test/regressions/sse-truncated-block-id-token.test.ts).
    */
   const onIdOnly = (id: string): void => {
-    if (streamEnded || skippingToBoundary || exchange.finished) return;
+    if (streamEnded || taker.skippingToBoundary || exchange.finished) return;
     if (!encoding.charge(encodedIdOnlyBytes(cumulative === undefined ? 0 : Buffer.byteLength(id)))) return;
     ids.pendingId = id;
   };
@@ -563,17 +524,58 @@ export async function handleSseBody(
   /** The seller's stream ended (`onIdOnly`). */
   let streamEnded = false;
   const idOnly = new SseIdOnlyBlocks((text) => {
-    if (!skippingToBoundary && !exchange.finished) feedWithoutStacks(parser, text);
+    if (!taker.skippingToBoundary && !exchange.finished) feedWithoutStacks(parser, text);
   }, onIdOnly);
   // Complete lines go to the parser as they arrive (through `idOnly`); an incomplete line
   // waits as raw bytes, capped like the parser's own buffer (sse-boundaries.ts).
   const lines = new SseLineFeeder((text) => {
-    if (!skippingToBoundary && !exchange.finished) idOnly.feed(text);
+    if (!taker.skippingToBoundary && !exchange.finished) idOnly.feed(text);
   }, perEventLimit + SSE_PENDING_SLACK_BYTES);
   /** What the re-encoding adds to a bounded stream's count (sse-encoding-charge.ts). */
   const encoding = new SseEncodingCharge(cumulative, lines, answer);
   /** The stream's event ids and their resume tokens (sse-event-ids.ts). */
-  const ids = new SseEventIds(exchange, log, hooks, cumulative, lines, credit, batchAnswers, answer);
+  const ids = new SseEventIds(exchange, log, hooks, encoding, credit, batchAnswers);
+  /** The reason a stream without a total ends with at its undelivered limit (errors/codes.ts END_REASONS). */
+  const UNDELIVERED: EndReason = 'sse_undelivered';
+  /**
+   * Ends a stream without a total at its undelivered limit (sse-undelivered.ts): plainly, so
+   * that the host resumes (its pending id goes out first), reason `sse_undelivered`.
+   */
+  const endUndelivered = (): void => {
+    exchange.reason = UNDELIVERED;
+    endPlainly('resumable_end');
+  };
+  // A block that may hold an `id` member (an `"id` in any ASCII case: a request's or a batch's
+  // response) is read too (sse-raw-events.ts `answerable`), one that may hold a response's
+  // key, in any case (`responseKeys`), and one whose data is not proved to name a method
+  // (`methodNamed`: an id-only message, or no message at all, which a host reads as a
+  // response or cannot read: mayLackMethod), where responses are judged: the standalone GET
+  // stream and a POSTed notification's or response's stream (none may pass:
+  // answersNoRequest; the `"id` hint there since the hostile trials' id-only messages:
+  // test/regressions/id-only-message-on-request-stream-passes.test.ts; the method proof since a
+  // review's kindless ones: test/regressions/seller-message-without-kind-forwarded.test.ts), a
+  // request's or a batch's (one without an `id` is refused, and the `"id` hint does not see it).
+  const judged = answerable || awaitsBatch || answersNoRequest;
+  /**
+   * Each input chunk, in order (sse-chunk-taker.ts): cut into ranges and counted (the
+   * cumulative bound, the token credit, the undelivered count), then forwarded raw, held as
+   * bytes, read as a simple block, or pushed to the line feeder (`lines`) -> the id-only watch
+   * (`idOnly`) -> the parser -> `onEvent`, `onComment`, `onRetry`, `onIdOnly` -> `deliver` (the
+   * judge, the encoding charge, the event's id, the rewrite) -> the host's frame batch, written
+   * once the chunk is taken (`host.flush`, the read loop).
+   */
+  const taker = new SseChunkTaker(exchange, judged, cumulative, undelivered, credit, encoding, lines, idOnly, parser, ids, batch, {
+    heldEvent: (event, data) => {
+      deliver(event, undefined, undefined, data);
+      // The host's stream is over (the answer, or an error): nothing reads the data after it.
+      if (exchange.finished) bodyPool.recycleAfterSend(raw, data);
+    },
+    idOnly: onIdOnly,
+    encodedFrame: sendEncodedFrame,
+    framed,
+    fail,
+    endUndelivered,
+  });
 
   const onTimeout = (input: LocalErrorInput): void => {
     if (exchange.finished) return;
@@ -619,394 +621,6 @@ export async function handleSseBody(
     if (requestStream && (!tokensOutlive || exchange.lastEventIdSent === undefined)) answer({ reason: 'gateway_shutdown' });
     else endPlainly('resumable_end');
   });
-
-  /**
-   * Counts and parses `chunk[start, end)`; false once the stream is over (the cumulative
-   * bound broke, or the exchange finished). `atBoundary`: the range ends with an event's
-   * blank line (SseBoundaryScanner). The count is taken per range, so while an event's block
-   * is parsed `cumulative.used` is the exact count through its end (its resume token).
-   *
-   * After a per-event cap breach (an endless line), the rest of that event is dropped
-   * unparsed up to the next event boundary, where the parser and the line feeder (with its
-   * UTF-8 decoder) are reset, so later events on the standalone GET stream still flow (before
-   * this, the terminated parser threw on the next feed and ended the GET stream:
-   * test/regressions/get-stream-oversized-event.test.ts). Line endings that are CR only are
-   * not seen as boundaries (sse-boundaries.ts): on such a stream the rest is dropped. Skipping
-   * is decoding too, with nothing sent to slow the seller: on a stream without a total the
-   * skipped bytes count as undelivered (sse-undelivered.ts), so an event still going
-   * `max_response_bytes` + the per-event cap past the last byte delivered ends the stream (hostile trial 32, L1:
-   * `gzip, gzip` made 6,392 bytes decode to 536,870,920 while skipped; trial 37, F1: many such
-   * events, each ending within that allowance, were decoded for nothing without end). A
-   * bounded stream never gets here skipping (its breach answered it).
-   */
-  const take = (chunk: Buffer, start: number, end: number, atBoundary: boolean, blockEnd = atBoundary): boolean => {
-    if (undelivered !== undefined && !skippingToBoundary) {
-      // A stream without a total: a piece ends at each comment or `retry:` line's end, so that
-      // its frame lowers the undelivered count by the bytes through its own line only, not by
-      // those after it in the range (sse-frame-lines.ts; review of e72ea9d: whole, a block's
-      // bytes after a comment line were forgiven, cut after that line they were not).
-      for (const cut of frameLineEnds(chunk, start, end, lines.heldHead(FRAME_LINE_HEAD_BYTES))) {
-        if (cut === end) break;
-        if (!takeCounted(chunk, start, cut, false, false)) return false;
-        start = cut;
-      }
-      // A range ending with CR LF (an event's blank line, dispatched at its CR): the LF is
-      // counted after the frame, as when the seller's bytes are cut between them (and as a
-      // comment's: frameLineEnds). Before, whole, the event's frame forgave it with the block
-      // (test/regressions/get-stream-crlf-blank-line-lf-undelivered-chunks.test.ts).
-      if (end - start > 1 && chunk[end - 1] === LF && chunk[end - 2] === CR) {
-        if (!takeCounted(chunk, start, end - 1, false, false)) return false;
-        start = end - 1;
-      }
-    }
-    return takeCounted(chunk, start, end, atBoundary, blockEnd);
-  };
-  /** `take` for a range that holds no comment or `retry:` line's end before its own end, on a stream without a total. */
-  const takeCounted = (chunk: Buffer, start: number, end: number, atBoundary: boolean, blockEnd: boolean): boolean => {
-    // A range that would take the undelivered count past its limit: taken up to the limit point (sse-undelivered.ts).
-    if (undelivered !== undefined && end - start > undelivered.room) {
-      return undelivered.takeUpToLimit(start, end, (from, to, last) => takeCounted(chunk, from, to, last && atBoundary, last && blockEnd), endUndelivered);
-    }
-    earn(end - start);
-    if (cumulative) {
-      // Counted with the LF a frame was matched against, or that ended the last block (sse-encoding-charge.ts).
-      const fit = encoding.takeRange(chunk, start, end);
-      if (fit < end - start) {
-        // Events complete before the limit point are still delivered; nothing past it is parsed.
-        if (fit > 0 && !skippingToBoundary && !lines.push(chunk, start, start + fit)) lineCapBreached();
-        answer({ reason: 'sse_cumulative', limitBytes: cumulative.limit, observedBytes: cumulative.used });
-        return false;
-      }
-    }
-    if (!skippingToBoundary && !lines.push(chunk, start, end)) lineCapBreached();
-    // The range's blocks are all written: the next block's growth is its own (sse-encoding-charge.ts).
-    if (blockEnd) encoding.blocksEnded(chunk, end);
-    // Skipping (from before, or from a breach while completing the held line in this range):
-    // the dropped event ends at this boundary.
-    if (skippingToBoundary && atBoundary) {
-      parser.reset();
-      startParser();
-      lines.reset();
-      idOnly.reset();
-      skippingToBoundary = false;
-    }
-    return !exchange.finished;
-  };
-  /** The reason a stream without a total ends with at its undelivered limit (errors/codes.ts END_REASONS). */
-  const UNDELIVERED: EndReason = 'sse_undelivered';
-  /**
-   * Ends a stream without a total at its undelivered limit (sse-undelivered.ts): plainly, so
-   * that the host resumes (its pending id goes out first), reason `sse_undelivered`.
-   */
-  const endUndelivered = (): void => {
-    exchange.reason = UNDELIVERED;
-    endPlainly('resumable_end');
-  };
-  /** An event block spanning chunks, held as bytes while it is in the form MCP servers write (sse-held-block.ts). */
-  const held = new SseHeldBlock(lines.maxLineBytes);
-  const boundaries = new SseBoundaryScanner();
-  const idFields = new SseIdFieldWatch();
-  /** The bytes so far are whole event blocks: the parser and the line feeder hold nothing. */
-  let atEventStart = true;
-  // A block that may hold an `id` member (an `"id` in any ASCII case: a request's or a batch's
-  // response) is read too (sse-raw-events.ts `answerable`), one that may hold a response's
-  // key, in any case (`responseKeys`), and one whose data is not proved to name a method
-  // (`methodNamed`: an id-only message, or no message at all, which a host reads as a
-  // response or cannot read: mayLackMethod), where responses are judged: the standalone GET
-  // stream and a POSTed notification's or response's stream (none may pass:
-  // answersNoRequest; the `"id` hint there since the hostile trials' id-only messages:
-  // test/regressions/id-only-message-on-request-stream-passes.test.ts; the method proof since a
-  // review's kindless ones: test/regressions/seller-message-without-kind-forwarded.test.ts), a
-  // request's or a batch's (one without an `id` is refused, and the `"id` hint does not see it).
-  const judged = answerable || awaitsBatch || answersNoRequest;
-  const rawLimits = {
-    maxEventBytes: perEventLimit,
-    maxDepth: limits.max_json_depth,
-    maxNodes: limits.max_json_nodes,
-    answerable: judged,
-    responseKeys: judged,
-    methodNamed: judged,
-  };
-
-  /**
-   * Parses one input chunk; false once the stream is over.
-   *
-   * A chunk with a complete event block and no CR (and not crossing the cumulative bound,
-   * not skipping) is planned (sse-raw-events.ts): runs of blocks the gateway neither reads
-   * nor changes go to the host as the seller's bytes, unparsed; the other blocks are parsed,
-   * those that may carry an id one block at a time (the resume token's exact count).
-   *
-   * Otherwise event blocks are taken one at a time where an event may carry an id, while
-   * skipping to a boundary, where the cumulative bound breaks, and on a stream without a total
-   * (its undelivered count: sse-undelivered.ts); else the chunk is taken in
-   * one piece, after the block that completes a held line (the only place where a cap
-   * breach can happen before the chunk's last boundary: test/unit/sse-stage-batching).
-   */
-  const takeChunk = (chunk: Buffer): boolean => {
-    const n = chunk.length;
-    // The chunk that crossed the cumulative bound is also taken block by block: the error
-    // reports the count through the block that crossed (sse-split-across-events.test.ts).
-    const crossing = cumulative !== undefined && cumulative.used + n > cumulative.limit;
-    // Held bytes are counted, not parsed: a chunk that may take a stream's total or its
-    // undelivered count (sse-undelivered.ts) past the limit goes to `take`, which parses up
-    // to the limit point and ends the stream there.
-    const holdable = !crossing && (undelivered === undefined || n <= undelivered.room);
-    if (held.bytes > 0) {
-      const end = holdable ? held.extend(chunk) : NOT_HELD;
-      if (end === HELD) {
-        passHeld(chunk);
-        return true;
-      }
-      const ev = end === NOT_HELD ? undefined : held.complete(chunk, end);
-      if (ev === undefined) {
-        // Not in the held form after all: the feeder takes the held bytes as if they came now
-        // (they are within its cap: the held block's bound is the same).
-        releaseHeld();
-      } else {
-        // The rest starts at an event start (blank lines there: see leadingLfs).
-        passHeld(end === n ? chunk : chunk.subarray(0, end));
-        atEventStart = true;
-        lines.passedRaw();
-        deliver(ev.event, undefined, undefined, ev.data);
-        encoding.room = 0;
-        // The host's stream is over (the answer, or an error): nothing reads the data after it.
-        if (exchange.finished) bodyPool.recycleAfterSend(raw, ev.data);
-        return !exchange.finished && (end === n || takeChunk(chunk.subarray(end)));
-      }
-    }
-    lines.nextChunk();
-    const last = boundaries.lastEnd(chunk);
-    // The event that starts after the chunk's last boundary and goes on past it, in the form
-    // held as bytes (sse-held-block.ts): the chunk up to that start is taken alone.
-    const tail = last !== -1 ? last : atEventStart ? 0 : -1;
-    const valueAt = tail !== -1 && tail < n && !skippingToBoundary && holdable ? held.valueOffset(chunk, tail) : -1;
-    if (valueAt !== -1) {
-      if (tail > 0 && !takeChunk(chunk.subarray(0, tail))) return false;
-      const rest = tail === 0 ? chunk : chunk.subarray(tail);
-      // The resume tokens of the blocks before it may have taken the room (chargeToken): the
-      // rest then crosses the bound (`take` answers; it completes no event).
-      if (cumulative !== undefined && cumulative.used + rest.length > cumulative.limit) return take(rest, 0, rest.length, false);
-      held.begin(rest, valueAt);
-      passHeld(rest);
-      atEventStart = false;
-      return true;
-    }
-    const fromEventStart = atEventStart;
-    atEventStart = last === n;
-    if (last !== -1 && !skippingToBoundary && !crossing && chunk.indexOf(CR) === -1) {
-      // Blank lines at an event start dispatch nothing; the planner, which stops at a lone LF
-      // at a chunk's start, begins after them (else an id event after them was parsed with the
-      // rest of the chunk, its token counted through the chunk's end: review of 6e630d2).
-      const from = fromEventStart ? leadingLfs(chunk) : boundaries.firstEnd(chunk);
-      boundaries.advance(chunk);
-      idFields.pass(chunk, last);
-      return takePlanned(chunk, from, last);
-    }
-    const withIds = idFields.check(chunk, last);
-    // A chunk with a CR is taken block by block, blank lines ended by a CR alone included (the
-    // boundary scanner leaves them out): on a request's stream so that each block's growth is
-    // counted against its own bytes (`encoding.charge`), on a stream without a total so that a
-    // frame clears only its own block from the undelivered count (sse-undelivered.ts; a
-    // CR-only stream's chunk was one piece: a comment at its start cleared it all). `ends`
-    // stay the boundaries `take` resets a skipped event at. A stream without a total takes
-    // every chunk block by block, for that count.
-    const blocks = chunk.indexOf(CR) !== -1 ? blankLineEnds(chunk, ...boundaries.lastBytes) : undefined;
-    const ends =
-      blocks !== undefined || withIds || skippingToBoundary || crossing || undelivered !== undefined
-        ? boundaries.endsIn(chunk)
-        : lines.pendingBytes > 0 && last !== -1
-          ? [boundaries.firstEnd(chunk)]
-          : [];
-    boundaries.advance(chunk);
-    if (blocks !== undefined) return takeBlocks(chunk, blocks, ends);
-    let start = 0;
-    for (const end of ends) {
-      if (!take(chunk, start, end, true)) return false;
-      start = end;
-    }
-    return takeRest(chunk, start, last);
-  };
-
-  /**
-   * Counts bytes that went to the held block (they never cross the cumulative bound or the
-   * undelivered limit: a chunk that would, or whose held tail would once the resume tokens
-   * before it are counted, is given to the feeder instead) and moves the scanners past them.
-   */
-  const passHeld = (bytes: Buffer): void => {
-    cumulative?.take(bytes.length);
-    earn(bytes.length);
-    encoding.room += bytes.length;
-    boundaries.advance(bytes);
-    idFields.passWithoutId(bytes);
-  };
-  /** The held bytes to the line feeder, in order, as if they had just arrived. */
-  const releaseHeld = (): void => {
-    for (const piece of held.release()) lines.push(piece, 0, piece.length);
-  };
-
-  /**
-   * `takeChunk` for a chunk without CR whose first event start is `from` (0, or the end of
-   * the block that completes what earlier chunks began) and last boundary `last`.
-   *
-   * Each segment of blocks for the parser (one block, or a run of canonical blocks holding
-   * invalid UTF-8: sse-raw-events.ts) is taken alone, on every stream. On a request's stream
-   * so that what its encoding adds is counted against its own bytes (`encoding.charge`: a
-   * block's slack, such as a comment-only block's dropped blank line, does not pay for the
-   * next one's growth, so the counts do not depend on where the seller's chunks are cut) and a
-   * resume token counts exactly through its event's end. On a stream without a total so that
-   * an event's frame clears its own block from the undelivered count, not the blocks after it
-   * (sse-undelivered.ts; before, the standalone GET stream took them together up to the next
-   * raw run or id line, as it counted nothing); there a run holding invalid UTF-8 is taken one
-   * block at a time too (`takeRunBlocks`; before, whole, the frame of an event in the run
-   * forgave the run's blocks after it, an event dropped there included, cut in the run it did
-   * not: test/regressions/get-stream-invalid-utf8-run-undelivered-chunks.test.ts).
-   */
-  const takePlanned = (chunk: Buffer, from: number, last: number): boolean => {
-    if (from > 0 && !take(chunk, 0, from, true)) return false;
-    // Blocks that may hold a response's key are parsed (rawLimits.responseKeys).
-    const plan = planRawEventsFast(chunk, from, rawLimits);
-    let segmentStart = from;
-    let simple: SimpleBlockKind;
-    /** The next run sent to the parser for its invalid UTF-8 (an index into `plan.invalidUtf8Runs`). */
-    let invalidRun = 0;
-    for (let k = 0; k < plan.ends.length; k++) {
-      const end = plan.ends[k]!;
-      if (plan.raw[k]) {
-        // The run's first event carries the stream's pending id (`deliver`): it is parsed.
-        if (ids.pendingId !== undefined) {
-          const first = chunk.indexOf(LF_LF, segmentStart) + 2;
-          if (!take(chunk, segmentStart, first, true)) return false;
-          segmentStart = first;
-          if (first === end) continue;
-        }
-        const bytes = end - segmentStart;
-        // The chunk's seller bytes fit, but the resume tokens of blocks before this run may
-        // have taken the room (chargeToken), or the run may take the undelivered count past
-        // its limit before its first event's end (sse-undelivered.ts): then the run is parsed
-        // up to the limit point (`take`), as any range that crosses the bound: the request
-        // answered, or the stream ended unless an event before that point went out.
-        if ((cumulative !== undefined && cumulative.used + bytes > cumulative.limit) || (undelivered !== undefined && bytes > undelivered.room)) {
-          if (!take(chunk, segmentStart, end, true)) return false;
-        } else {
-          cumulative?.take(bytes);
-          earn(bytes);
-          batch.raw(chunk, segmentStart, end);
-          framed(bytes);
-          lines.passedRaw();
-        }
-      } else if (plan.invalidUtf8Runs?.[invalidRun] === k) {
-        invalidRun++;
-        if (!(undelivered === undefined ? take(chunk, segmentStart, end, true) : takeRunBlocks(chunk, segmentStart, end))) return false;
-      } else if ((simple = simpleBlock(chunk, segmentStart, end)) !== NOT_SIMPLE && takeSimpleReady(end - segmentStart)) {
-        // An id-only or comment-only block of one ASCII line (sse-simple-block.ts), read here
-        // (`takeSimple`), on every stream (the standalone GET stream took comments with the
-        // parsed blocks around them, before it took them one at a time).
-        if (!takeSimple(chunk, segmentStart, end, simple)) return false;
-      } else if (!take(chunk, segmentStart, end, true)) return false;
-      segmentStart = end;
-    }
-    return takeRest(chunk, segmentStart, last);
-  };
-
-  /**
-   * `take` for the run of canonical blocks `chunk[start, end)` that the plan sent to the parser
-   * for its invalid UTF-8 (sse-raw-events.ts RawEventPlan.invalidUtf8Runs), on a stream without
-   * a total: one block at a time, each ending at its blank line (LF LF: a canonical block has
-   * no other), so that each event's frame lowers the undelivered count by the bytes through
-   * its own block only, as when the run arrives cut (takePlanned). Cost: one native search per
-   * block of such a run; nothing for any other segment.
-   */
-  const takeRunBlocks = (chunk: Buffer, start: number, end: number): boolean => {
-    while (start < end) {
-      const blank = chunk.indexOf(LF_LF, start);
-      const blockEnd = blank === -1 || blank + 2 > end ? end : blank + 2;
-      if (!take(chunk, start, blockEnd, true)) return false;
-      start = blockEnd;
-    }
-    return true;
-  };
-
-  /**
-   * Whether {@link takeSimple} may take a planned block of `bytes` now: the parser, the line
-   * feeder and the id-only watch hold nothing of an open block (true at every planned block's
-   * start, as the raw path assumes; checked all the same), and the block does not cross the
-   * cumulative bound or the undelivered limit (a crossing range is `take`'s: its count and its
-   * answer, or its end: sse-undelivered.ts).
-   */
-  const takeSimpleReady = (bytes: number): boolean =>
-    !skippingToBoundary &&
-    !exchange.finished &&
-    lines.atBlockStart &&
-    idOnly.atBlockStart &&
-    (cumulative === undefined ? bytes <= undelivered!.room : encoding.fitsSimpleBlock(bytes));
-
-  /**
-   * `take` for a planned block `chunk[start, end)` of {@link simpleBlock}'s `kind` (an id-only
-   * or comment-only block of one ASCII line, LF line endings) when {@link takeSimpleReady}:
-   * the same counts, frames and state, from its bytes, without decoding them or feeding the
-   * parser (sse-simple-block.ts; issue 5, a hostile trial's floods of such blocks). What `take`
-   * does with such a block, step by step: the credit and the count (its first byte is no LF:
-   * nothing paid, a pending `lfDebt` charged), the feeder's state after its text
-   * (SseLineFeeder.passedBlock), then what the parser's pass would call: `onIdOnly` with the id
-   * (sse-id-only.ts idValue), or `onComment`'s frame with the comment's text; then the block's
-   * end (`room` 0; it ends with LF).
-   */
-  const takeSimple = (chunk: Buffer, start: number, end: number, kind: SimpleBlockKind): boolean => {
-    const bytes = end - start;
-    // A comment's frame lowers the undelivered count through its line; the blank line counts after it (as `take`'s pieces).
-    const afterFrame = kind === ID_ONLY || undelivered === undefined ? 0 : 1;
-    earn(bytes - afterFrame);
-    if (cumulative !== undefined) encoding.takeSimpleBlock(bytes);
-    lines.passedBlock(start);
-    const value = simpleValueStart(chunk, start, end, kind);
-    if (kind === ID_ONLY) onIdOnly(chunk.toString('latin1', value, end - 2));
-    else if (!exchange.finished) {
-      // encodeSseComment of the text: the seller's line and its LF when written so (`: text`, or `:` alone).
-      const canonical = value === end - 2 ? value === start + 1 : value === start + 2;
-      const frame = canonical ? chunk.toString('latin1', start, end - 1) : encodeSseComment(chunk.toString('latin1', value, end - 2));
-      sendEncodedFrame(frame, frame.length);
-    }
-    earn(afterFrame);
-    encoding.room = 0;
-    return !exchange.finished;
-  };
-
-  /**
-   * Takes `chunk` in pieces ending at each of `blocks` (blankLineEnds, ascending), then its
-   * rest; a piece ending at one of `ends` (SseBoundaryScanner.endsIn, ascending) is taken as
-   * at a boundary.
-   */
-  const takeBlocks = (chunk: Buffer, blocks: number[], ends: number[]): boolean => {
-    let start = 0;
-    let k = 0;
-    for (const end of blocks) {
-      while (k < ends.length && ends[k]! < end) {
-        if (!take(chunk, start, ends[k]!, true)) return false;
-        start = ends[k++]!;
-      }
-      const atBoundary = k < ends.length && ends[k] === end;
-      if (atBoundary) k++;
-      if (!take(chunk, start, end, atBoundary, true)) return false;
-      start = end;
-    }
-    for (; k < ends.length; k++) {
-      if (!take(chunk, start, ends[k]!, true)) return false;
-      start = ends[k]!;
-    }
-    return start < chunk.length ? take(chunk, start, chunk.length, false) : true;
-  };
-
-  /**
-   * Takes `chunk[start, n)`, where `last` is the chunk's last event boundary (-1: none): the
-   * complete blocks, then the block that goes on in the next chunk on its own, so that its
-   * bytes are its own room (`encoding.charge`) and not those of the blocks before it.
-   */
-  const takeRest = (chunk: Buffer, start: number, last: number): boolean => {
-    const n = chunk.length;
-    if (start >= n) return true;
-    if (last > start && last < n && !take(chunk, start, last, true)) return false;
-    return last > start && last < n ? take(chunk, last, n, false) : take(chunk, start, n, last === n);
-  };
 
   const source = res.body;
   // The agent's buffered-bytes cap counts what this stream holds of its open event (agent-guard.ts; module doc, memory).
@@ -1055,7 +669,7 @@ export async function handleSseBody(
       }
       if (chunk === undefined || exchange.finished) break;
       timers.armIdle();
-      const open = takeChunk(chunk);
+      const open = taker.takeChunk(chunk);
       host.flush();
       if (!open || exchange.finished) break;
       if (host.needDrain) {
@@ -1070,8 +684,8 @@ export async function handleSseBody(
       }
       if (lease !== undefined) {
         // While skipping an event over its cap, the parser holds none of it (it dropped its
-        // data, or was reset at the line's breach: `lineCapBreached`).
-        lease.set(lines.pendingBytes + held.bytes + (skippingToBoundary ? 0 : lines.openDataBytes));
+        // data, or was reset at the line's breach: sse-chunk-taker.ts `lineCapBreached`).
+        lease.set(lines.pendingBytes + taker.heldBytes + (taker.skippingToBoundary ? 0 : lines.openDataBytes));
         if (lease.mustWait) {
           // The gateway, not the seller, is the one not reading: no idle timeout meanwhile.
           startTimers();
@@ -1086,9 +700,9 @@ export async function handleSseBody(
         }
       }
     }
-    if (!exchange.finished && !skippingToBoundary) {
+    if (!exchange.finished && !taker.skippingToBoundary) {
       // An incomplete last line goes to the parser, then a line break (SseLineFeeder.finish).
-      releaseHeld();
+      taker.releaseHeld();
       streamEnded = true;
       lines.finish();
       host.flush();
@@ -1132,11 +746,4 @@ export async function handleSseBody(
       observedBytes: cumulative?.used ?? source.raw.used,
     });
   }
-}
-
-/** The number of LF bytes at the start of `chunk`. */
-function leadingLfs(chunk: Buffer): number {
-  let k = 0;
-  while (k < chunk.length && chunk[k] === LF) k++;
-  return k;
 }

@@ -42,7 +42,7 @@
  * its block (its frame, as the seller's bytes), so the count stays at or above what the host
  * received, and a resume from the last token the host got counts from it as before.
  *
- * Earned per range of seller bytes the stage takes (sse-stage.ts `take`, a raw run, held
+ * Earned per range of seller bytes the stage takes (sse-chunk-taker.ts `take`, a raw run, held
  * bytes): an event with an id of its own is taken through its own block's end (its token's
  * exact count needs that), so which of those get tokens does not depend on how the seller's
  * bytes were cut; an event that carries an earlier id may have earned up to the end of its

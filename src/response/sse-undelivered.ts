@@ -17,7 +17,7 @@
  * (test/regressions/get-stream-event-at-cap-ends-stream.test.ts). The limit stays a sum of
  * the exchange's limits: at most twice `max_response_bytes` + 64 KiB.
  * - Counted ({@link take}): every byte the stage takes, each once, as it is taken and before
- *   it is parsed: a range handed to the parser (`take`), a run of blocks forwarded as the
+ *   it is parsed: a range handed to the parser (sse-chunk-taker.ts `take`), a run of blocks forwarded as the
  *   seller's bytes, an id-only block read from its bytes, bytes held for an event that spans
  *   chunks.
  * - Lowered ({@link forwarded}): whenever the stage queues a frame for the host, by
@@ -129,7 +129,7 @@ export class UndeliveredBytes {
 
   /**
    * Takes the range `[start, end)`, which holds more than {@link room}, in pieces through
-   * `takePiece(from, to, last)` (the stage's `take`, which counts the piece before parsing it;
+   * `takePiece(from, to, last)` (sse-chunk-taker.ts `take`, which counts the piece before parsing it;
    * `last`: the piece ends the range): the bytes up to the limit point first; when they gave
    * the host a frame (the count is below the limit again) the rest follows, in turn, else `atLimit` is
    * called (the stage ends the stream) and nothing past the limit point is taken. False once

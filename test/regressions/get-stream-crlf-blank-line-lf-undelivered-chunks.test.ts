@@ -10,7 +10,7 @@
  * delivered it whole.
  *
  * Now the stage takes a range that ends with CR LF as the range through the CR, then the LF
- * (sse-stage.ts `take`), as it takes a comment's line (sse-frame-lines.ts: a CR's LF counts
+ * (sse-chunk-taker.ts `take`), as it takes a comment's line (sse-frame-lines.ts: a CR's LF counts
  * after the frame): the LF is counted after the frame however the bytes are cut.
  *
  * The stream (CR LF): note 1, a block of `x:` lines, note 2, which goes out when the count

@@ -3,7 +3,7 @@
  * undelivered count (src/response/sse-undelivered.ts) depended on how the seller's bytes were
  * chunked when a run of canonical `data:` blocks held invalid UTF-8. The planner
  * (sse-raw-events.ts) sends such a run to the parser as one segment, and the stage took that
- * segment as one piece (sse-stage.ts takePlanned): all its bytes were counted first, then each
+ * segment as one piece (sse-chunk-taker.ts takePlanned): all its bytes were counted first, then each
  * event's frame lowered the count (to 0 at least), so the frame of an event in the middle of
  * the run also forgave the blocks after it in the same piece. Cut inside the run, those blocks
  * were counted after that frame. Here an event dropped after the last forwarded one of the run

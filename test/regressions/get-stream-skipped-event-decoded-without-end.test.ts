@@ -5,7 +5,7 @@
  * 6,392 bytes decode to 536,870,920 (2 s of the gateway's CPU, nothing delivered), and one
  * endless event kept it decoding for as long as the host held the stream.
  *
- * Then (response/sse-stage.ts `take`): an event still going `max_response_bytes` past its bound
+ * Then (response/sse-chunk-taker.ts `take`): an event still going `max_response_bytes` past its bound
  * ended such a stream plainly (outcome `resumable_end`, reason `sse_event`); one that ends
  * within that is skipped and the stream goes on, as before
  * (test/regressions/get-stream-oversized-event.test.ts). Now (hostile trial 37, F1: that

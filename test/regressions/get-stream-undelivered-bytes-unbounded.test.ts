@@ -7,7 +7,7 @@
  * host); JSON-RPC responses dropped from the GET stream (`get_stream_response`), endless
  * unknown-field lines and id-only blocks did the same with nothing skipped.
  *
- * Now (response/sse-undelivered.ts, sse-stage.ts `take`): such a stream counts the decoded
+ * Now (response/sse-undelivered.ts, sse-chunk-taker.ts `take`): such a stream counts the decoded
  * bytes it takes since it last queued a frame for the host (an event, a comment, a `retry:`
  * line, a raw block, a pending id's token); the count at its limit, `max_response_bytes` plus
  * the per-event cap (`max_sse_event_bytes` + 65,536: the event being read counts too, test/

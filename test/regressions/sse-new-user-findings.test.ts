@@ -98,7 +98,7 @@ describe('SSE, found by a new user', () => {
     // delivered at all, and the request gets RESPONSE_TOO_LARGE sse_cumulative with
     // observed_bytes the count where the bound broke: the event's 4096 bytes (a chunk with a
     // CR is taken block by block on a request's stream, blank lines ended by a CR alone
-    // included: sse-stage.ts takeBlocks; it was counted whole before, the second event too),
+    // included: sse-chunk-taker.ts takeBlocks; it was counted whole before, the second event too),
     // the LF that may follow its last CR (counted as the piece ends there: sse-boundaries.ts
     // lfExpected), plus what e1's token (its count capped at 4096) would have added over `e1`.
     const head = `id: e1\rdata: `;

@@ -155,7 +155,7 @@ test('invalid UTF-8 in a raw run joined across a window edge sends the whole run
   const chunk = Buffer.concat([head, INVALID, Buffer.from(event.repeat(3))]);
   const plan = planRawEventsFast(chunk, 0, LIMITS);
   assert.deepEqual(plan.raw, [false]);
-  // Noted as such a run (a stream without a total takes it one block at a time: sse-stage.ts takePlanned).
+  // Noted as such a run (a stream without a total takes it one block at a time: sse-chunk-taker.ts takePlanned).
   assert.deepEqual(plan.invalidUtf8Runs, [0]);
   assertSame(chunk, 0, LIMITS, 'invalid after a window edge');
   assertSame(Buffer.concat([Buffer.from('data: "é"\n\n'), head, Buffer.from(event)]), 0, LIMITS, 'valid multi-byte text before a window edge');

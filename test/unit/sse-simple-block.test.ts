@@ -1,6 +1,6 @@
 /**
  * Id-only and comment-only blocks of one ASCII line, read by the SSE stage from their bytes
- * (src/response/sse-simple-block.ts, sse-stage.ts takeSimple) instead of through the line
+ * (src/response/sse-simple-block.ts, sse-chunk-taker.ts takeSimple) instead of through the line
  * feeder, sse-id-only.ts and eventsource-parser (issue 5: floods of such blocks cost ~0.5 µs
  * each, bench/sse-loop.ts). The behaviour must be the parser path's, byte for byte: each
  * stream is run in one chunk (planned: the new path) and byte by byte (no chunk holds a
@@ -92,7 +92,7 @@ test('the standalone GET stream: the same bytes and tokens as the parser path', 
 test('a comment block that a resume token before it took the room for: answered sse_cumulative through that block, as the parser path does', async () => {
   // The chunk's seller bytes fit the bound; n1's token (its length over `n1`) leaves fewer
   // than the comment's 13 bytes: the comment crosses, and the request is answered with the
-  // count through it (sse-stage.ts take), nothing of it forwarded.
+  // count through it (sse-chunk-taker.ts take), nothing of it forwarded.
   const chunk = NOTE_WITH_ID + ': keepalive\n\n' + NOTE;
   const noteBytes = Buffer.byteLength(NOTE_WITH_ID);
   const added = `tok(n1,${noteBytes})`.length - 2;

@@ -1,5 +1,5 @@
 /**
- * The SSE stage's raw path (src/response/sse-stage.ts takePlanned, sse-raw-events.ts), fed
+ * The SSE stage's raw path (src/response/sse-stage.ts, sse-chunk-taker.ts takePlanned, sse-raw-events.ts), fed
  * chunks, no sockets: event blocks the gateway neither reads nor changes go to the host as
  * the seller's bytes (views of its chunks, not copies), and the host's bytes, resume tokens
  * and errors are exactly those of the parse + encode path wherever the chunks are cut.
