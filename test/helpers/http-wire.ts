@@ -198,14 +198,35 @@ export function responsesWhenWhole(conn: RawConnection, n: number): Promise<{ re
 /**
  * Has the seller send `notifications/tools/list_changed` (`notify`: on every session) until
  * `conn` has received it: at most 50 tries, 50 ms apart at most (the SDK seller may not have
- * registered the host's GET stream yet). Fails the test when it never arrives.
+ * registered the host's GET stream yet). Fails the test when it never arrives. Returns how many
+ * were sent: on a loaded machine one may arrive after the next was sent, so the host can get
+ * more than one (up to that many).
  */
-export async function notificationReaches(conn: RawConnection, notify: () => Promise<void>): Promise<void> {
+export async function notificationReaches(conn: RawConnection, notify: () => Promise<void>): Promise<number> {
+  let sent = 0;
   for (let k = 0; k < 50 && !conn.text().includes('notifications/tools/list_changed'); k++) {
     await notify();
+    sent++;
     await Promise.race([conn.received('notifications/tools/list_changed'), new Promise((r) => setTimeout(r, 50))]);
   }
   assert.ok(conn.text().includes('notifications/tools/list_changed'), 'the notification reached the host');
+  return sent;
+}
+
+/** 1 to `atMost` copies of the message `each`: what a host gets of a notification sent `atMost` times (notificationReaches). */
+export interface MessageCopies {
+  each: unknown;
+  atMost: number;
+}
+
+/** Asserts the messages a stream carried: exactly `expected`, or 1 to `atMost` copies of one message ({@link MessageCopies}). */
+export function assertStreamMessages(got: unknown[], expected: unknown[] | MessageCopies): void {
+  if (Array.isArray(expected)) {
+    assert.deepEqual(got, expected);
+    return;
+  }
+  assert.ok(got.length >= 1 && got.length <= expected.atMost, `1 to ${expected.atMost} copies, got ${got.length}`);
+  assert.deepEqual(got, Array.from({ length: got.length }, () => expected.each));
 }
 
 /**
