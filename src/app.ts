@@ -32,9 +32,9 @@ import {
   lazyChildLoggerFactory,
   plainInfoWriter,
 } from './observability/logger.js';
-import { createMetrics, type GatewayMetrics, type GuardSample } from './observability/metrics.js';
+import { createMetrics, REFUSAL_AGENT_NONE, REFUSAL_AGENT_UNKNOWN, type GatewayMetrics, type GuardSample } from './observability/metrics.js';
 import { opsRoutes } from './ops/routes.js';
-import { agentNameOfPath, agentOfPath, badUrlRefusal, isMcpMethod, MCP_METHODS, originFormOf, refuseUnknownAgent, refuseUnrouted, routedByPath, unroutedRefusal, type UnroutedScope } from './routing/unrouted.js';
+import { agentNameOfPath, badUrlRefusal, isMcpMethod, MCP_METHODS, originFormOf, refuseUnknownAgent, refuseUnrouted, routedByPath, unroutedRefusal, type UnroutedScope } from './routing/unrouted.js';
 import { createUpstreamDispatcher } from './routing/dispatcher.js';
 import { isLoopbackListenHost, ownListenHosts } from './request/browser-guard.js';
 import { createMcpHandler, type OpenExchangeEnd } from './routing/handler.js';
@@ -188,8 +188,10 @@ export async function buildApp(config: GatewayConfig, opts: BuildAppOptions = {}
   const answerAsGateway = (target: FastifyInstance, scope: UnroutedScope): LingeringClose => {
     /** The MCP listener drains (503 `draining` once the gateway shuts down); the ops one answers as ever. */
     const drains = scope.mcp;
-    /** The agent a refused request's target names, on the MCP listener (the refusal line's `agent`). */
-    const agentOf = (target: string): string | null => (scope.mcp ? agentOfPath(target) : null);
+    /** The agent a refused request's target names, whole, on the MCP listener (its refusal's `agent` label: recordRefusal). */
+    const agentNameOf = (target: string): string | null => (scope.mcp ? (agentNameOfPath(target) ?? null) : null);
+    /** The same, shown (the refusal line's `agent`: its first SHOWN_CHARS characters). */
+    const agentOf = (target: string): string | null => agentNameOf(target)?.slice(0, SHOWN_CHARS) ?? null;
     // Request bodies are kept as the original bytes: the gateway forwards exactly what the host sent.
     // The same parser is also registered under `application/json`, the media type MCP requests
     // carry: Fastify caches the parser it finds for a named type, but finds the catch-all anew
@@ -278,7 +280,7 @@ export async function buildApp(config: GatewayConfig, opts: BuildAppOptions = {}
     target.server.on('connect', (req: IncomingMessage, socket: Duplex) => {
       const url = req.url ?? '';
       const refusal = unroutedRefusal('CONNECT', url, scope);
-      answerConnect(req, socket, refusal, (status) => recordRefusal(refusal.reason, { agent: agentOf(url), http_method: 'CONNECT', status }));
+      answerConnect(req, socket, refusal, (status) => recordRefusal(refusal.reason, { agent: agentOf(url), http_method: 'CONNECT', status }, agentNameOf(url)));
     });
     // `Expect: 100-continue`: Node answers 100 Continue to every such head unless the server
     // listens for `checkContinue`. A head the gateway refuses from the head alone (no route of
@@ -309,7 +311,7 @@ export async function buildApp(config: GatewayConfig, opts: BuildAppOptions = {}
       const queued = res.socket === null;
       if (queued) boundAnswersAhead(req.socket, res);
       const status = answerUnmetExpectation(res);
-      const record = (): void => recordRefusal('expectation_failed', { agent: agentOf(req.url ?? ''), http_method: req.method ?? null, status });
+      const record = (): void => recordRefusal('expectation_failed', { agent: agentOf(req.url ?? ''), http_method: req.method ?? null, status }, agentNameOf(req.url ?? ''));
       if (queued) whenWritten(res, record);
       else record();
     });
@@ -362,8 +364,8 @@ export async function buildApp(config: GatewayConfig, opts: BuildAppOptions = {}
     for (const sample of guard.snapshot()) if (current.agents.has(sample.agent)) yield sample;
   }
   const metrics = createMetrics({ openStreams: () => streams.size, pipelinedWaiting: () => turns.size, guard: configuredGuardSamples });
-  exchangeEndListeners.push((exchange) => {
-    if (current.agents.has(exchange.agent.name)) metrics.observeExchange(exchange);
+  exchangeEndListeners.push((exchange, hostStatus) => {
+    if (current.agents.has(exchange.agent.name)) metrics.observeExchange(exchange, hostStatus);
   });
 
   // Shutting down (draining): requests waiting out a backoff are answered now, never sent; a
@@ -401,10 +403,13 @@ export async function buildApp(config: GatewayConfig, opts: BuildAppOptions = {}
   });
   // One log line and one metric per refused host request (the seller was never contacted):
   // refused by a route (`refuse` calls the app's REFUSAL_LISTENER), or by the HTTP parser
-  // before any route (clientRefused).
+  // before any route (clientRefused). Counted under the agent its path names, whole (`name`),
+  // when the config in force has it (as the counter is read: a refusal counted once written,
+  // after a reload removed its agent, does not bring its series back), else under one of two
+  // fixed values (observability/metrics.ts REFUSAL_AGENT_UNKNOWN, REFUSAL_AGENT_NONE).
   const logInfo = plainInfoWriter(logger);
-  const recordRefusal = (reason: RefusalReason, fields: Record<string, unknown>): void => {
-    metrics.incRefusal(reason);
+  const recordRefusal = (reason: RefusalReason, fields: Record<string, unknown>, name: string | null): void => {
+    metrics.incRefusal(reason, name === null ? REFUSAL_AGENT_NONE : current.agents.has(name) ? name : REFUSAL_AGENT_UNKNOWN);
     logInfo({ ...fields, outcome: 'refused', reason }, 'refused');
   };
   /** The RefusalListener of a listener serving `scope`: on one serving no MCP endpoint, `agent` is null. */
@@ -414,11 +419,8 @@ export async function buildApp(config: GatewayConfig, opts: BuildAppOptions = {}
       const agent = (request.params as { agent?: unknown } | undefined)?.agent;
       // A request no route matched (a method Fastify does not route: TRACE, PROPFIND, ...) has
       // no parameters: the name comes from its path, as the route would give it.
-      const fields: Record<string, unknown> = {
-        agent: !scope.mcp ? null : typeof agent === 'string' ? agent.slice(0, SHOWN_CHARS) : agentOfPath(request.url),
-        http_method: request.method,
-        status,
-      };
+      const name = !scope.mcp ? null : typeof agent === 'string' ? agent : (agentNameOfPath(request.url) ?? null);
+      const fields: Record<string, unknown> = { agent: name?.slice(0, SHOWN_CHARS) ?? null, http_method: request.method, status };
       // What a browser said of itself, for a refusal that names it (hostile trial 33, F3: the
       // line said origin_not_allowed but not which origin).
       if (reason === 'origin_not_allowed' || reason === 'host_not_allowed') Object.assign(fields, browserFields(request.raw));
@@ -427,8 +429,8 @@ export async function buildApp(config: GatewayConfig, opts: BuildAppOptions = {}
       // `close` answer, is logged and counted once Node has written it: one behind an answer
       // that closes the connection is never written (routing/draining.ts, routing/closing-answers.ts).
       const socket = reply.raw.socket;
-      if (reason === 'draining' || socket === null || socket.writableEnded) whenWritten(reply.raw, () => recordRefusal(reason, fields));
-      else recordRefusal(reason, fields);
+      if (reason === 'draining' || socket === null || socket.writableEnded) whenWritten(reply.raw, () => recordRefusal(reason, fields, name));
+      else recordRefusal(reason, fields, name);
     };
   }
   // A connection timed out before it sent a byte (a browser's preconnect) refused no request:
@@ -438,7 +440,7 @@ export async function buildApp(config: GatewayConfig, opts: BuildAppOptions = {}
     if (unused) {
       metrics.incUnusedConnection();
       logger.debug({ status, http_error: code ?? null }, 'unused connection closed');
-    } else recordRefusal(reason, { agent: null, http_method: null, status, http_error: code ?? null });
+    } else recordRefusal(reason, { agent: null, http_method: null, status, http_error: code ?? null }, null);
   };
   // A body over its bound (a POST's: its agent's max_request_bytes; one to an unknown agent or
   // with a method the endpoint does not take: defaults.max_request_bytes) is refused before it

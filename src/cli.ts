@@ -7,7 +7,8 @@
  *   adcp-buyer-gateway help [command]
  *
  * Serving: SIGHUP (and a change of the file on disk) reloads the config (src/reload.ts);
- * SIGTERM/SIGINT shut down gracefully: not ready, stop accepting, end SSE streams (plainly,
+ * SIGUSR1, SIGUSR2 and the other stop-signals.ts IGNORED_SIGNALS are logged and ignored (SIGUSR1
+ * opens no inspector); SIGTERM/SIGINT/SIGQUIT shut down gracefully: not ready, stop accepting, end SSE streams (plainly,
  * resumable, after an event id; a request's that sent none yet, or any request's when the
  * resume secret is the random per-process one, with `gateway_shutdown`), let in-flight JSON finish, exit 0 -- or exit 1 after `shutdown_grace_ms`.
  *
@@ -33,13 +34,13 @@ import { exitAfterLogFlush, logFlushed } from './observability/exit-after-log.js
 import { DEFAULT_PROBE_TIMEOUT_MS, PROBE_EXIT } from './probe/options.js';
 import { VERSION } from './version.js';
 import { keepExitCodeOnClosedOutput } from './ops/closed-output.js';
-import { onHangupSignal, onStopSignal, restoreStopSignals } from './stop-signals.js';
+import { onHangupSignal, onIgnoredSignal, onStopSignal, restoreStopSignals } from './stop-signals.js';
 import { StartupStop } from './startup-stop.js';
 import { tuneProcessMemory } from './ops/process-memory.js';
 
 /** Process exit codes. */
 export const EXIT_CODES = Object.freeze({
-  /** Success: `--check-config` found the config valid, or the server stopped cleanly on SIGTERM/SIGINT. */
+  /** Success: `--check-config` found the config valid, or the server stopped cleanly on SIGTERM/SIGINT/SIGQUIT. */
   OK: 0,
   /** Runtime failure: the server could not start (port in use, ...), failed to close, or `shutdown_grace_ms` ran out. */
   FAILURE: 1,
@@ -135,14 +136,18 @@ Signals (serving):
   SIGHUP           reload the config file (a change of the file on disk does too); a
                    valid file applies to new requests, an invalid one is logged and the
                    running config stays; listen, ops_listen and resume need a restart
-  SIGTERM, SIGINT  graceful shutdown: stop accepting, end SSE streams (clients resume
+  SIGTERM, SIGINT, SIGQUIT
+                   graceful shutdown: stop accepting, end SSE streams (clients resume
                    with their last event id), let in-flight requests finish, exit; after
                    shutdown_grace_ms (default 10 s) exit 1 anyway; a second signal exits 1 now;
                    during startup, before it listens: exit 0 at once (stopped during startup)
+  SIGUSR1, SIGUSR2, SIGALRM, SIGVTALRM, SIGIO, SIGPWR, SIGSTKFLT
+                   ignored, with one warning line each (signal ignored); SIGUSR1 does not
+                   open Node's inspector (Node >= 22.14: run node --disable-sigusr1 too)
 
 Exit codes:
-  0  --check-config: the config is valid; serving: stopped cleanly by SIGTERM or SIGINT
-     (during startup too)
+  0  --check-config: the config is valid; serving: stopped cleanly by SIGTERM, SIGINT
+     or SIGQUIT (during startup too)
   1  runtime failure (e.g. the port is in use), or shutdown_grace_ms ran out
   2  invalid or unreadable config file, or a bad command line
   (probe: see adcp-buyer-gateway probe --help)
@@ -430,6 +435,9 @@ async function serve(config: GatewayConfig, path: string, io: CliIo, startup: St
   if (startup.stopping) return undefined;
   const logger = createLogger(config.log_level);
   startup.useLogger(logger);
+  // SIGUSR1, SIGUSR2 and the other signals the gateway has no action for (stop-signals.ts
+  // IGNORED_SIGNALS): one warning line each, from now to the exit (one held meanwhile: now).
+  onIgnoredSignal((signal) => logger.warn({ signal }, 'signal ignored: the gateway acts on SIGHUP (reload), SIGTERM, SIGINT and SIGQUIT (stop) only'));
   logger.info({ config: config.source, version: VERSION }, 'starting');
   // Before the gateway's modules load: their start-up scavenges free glibc's threshold block.
   tuneProcessMemory();

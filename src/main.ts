@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /**
- * The `adcp-buyer-gateway` bin. Its first statement installs the process's SIGTERM and SIGINT
- * handlers (src/stop-signals.ts), before anything else is loaded; then it loads and runs the
+ * The `adcp-buyer-gateway` bin. Its first statement installs the process's signal listeners (stop,
+ * SIGHUP, the ignored ones: src/stop-signals.ts), before anything else is loaded; then it loads and runs the
  * command (src/cli.ts). Nothing heavier than Node's own modules is imported statically here:
  * a static import is loaded before this module's first statement runs, and loading the
  * gateway takes ~0.5 s, during which a stop signal had the default action (exit status 143,

@@ -1,6 +1,6 @@
 /**
  * The serving gateway's stop during startup: from the moment the command line says it
- * serves until it binds its ports (src/cli.ts `serve`), a SIGTERM or SIGINT stops the process
+ * serves until it binds its ports (src/cli.ts `serve`), a SIGTERM, SIGINT or SIGQUIT stops the process
  * at once: one line, `stopped during startup` (info, with the `signal`), then exit 0 once
  * that line is out (observability/exit-after-log.ts). Nothing is open to wait for: the
  * process has not listened, so no host can have been answered. Exit 0, as for a graceful

@@ -1,6 +1,6 @@
 /**
- * SIGTERM, SIGINT and SIGHUP from the bin's first statement on (src/main.ts), before the rest of the
- * gateway is loaded: no other import than Node's, so that nothing loads before the handlers
+ * SIGTERM, SIGINT, SIGQUIT, SIGHUP and the signals the gateway ignores from the bin's first
+ * statement on (src/main.ts), before the rest of the gateway is loaded: no other import than Node's, so that nothing loads before the handlers
  * are in place.
  *
  * Reported failure: the handlers were installed only once the gateway listened (the shutdown
@@ -26,13 +26,38 @@
  * Reported failure: a SIGHUP during startup or a graceful shutdown had the default action,
  * exit status 129 and no log line (same test file).
  *
+ * SIGQUIT (Ctrl-\, nginx's graceful stop) is a stop signal too: it ended the process by its
+ * default action (exit status 131, no line). The {@link IGNORED_SIGNALS}, signals whose default
+ * action ends a process but that no operator means as a stop, are listened for the same way
+ * and handed to {@link onIgnoredSignal}'s handler (the serving gateway logs one warning line
+ * each). Reported failure (a hostile operator's trial 45, finding 1): SIGUSR1 opened Node's
+ * inspector, an unauthenticated debugging port on loopback
+ * (test/regressions/sigusr1-opens-node-inspector.test.ts), and SIGUSR2 ended the gateway with
+ * a call in flight, exit status 140, no line
+ * (test/regressions/sigusr2-kills-gateway-without-log.test.ts).
+ *
  * Node's own start-up, before the bin's first statement runs (some tens of milliseconds; more
- * under a loader such as tsx), is out of reach: a signal then still has the default action.
+ * under a loader such as tsx), is out of reach: a signal then still has the default action
+ * (SIGUSR1: the inspector opens, unless Node runs with `--disable-sigusr1`, Node >= 22.14, as
+ * the Dockerfile's ENTRYPOINT does).
  */
+import { constants } from 'node:os';
 
 /** The signals that stop the gateway. */
-export const STOP_SIGNALS = ['SIGTERM', 'SIGINT'] as const;
+export const STOP_SIGNALS = ['SIGTERM', 'SIGINT', 'SIGQUIT'] as const;
 export type StopSignal = (typeof STOP_SIGNALS)[number];
+
+/**
+ * Signals whose default action ends the process (SIGUSR1's, in Node: opening the inspector)
+ * and that the gateway has no action for, where the platform has them: a listener keeps that
+ * default from running (checked on Linux with Node 20, 22 and 24: SIGUSR1 opens no inspector
+ * while a listener is on). Not here: the signals of a crash or of a debugger or profiler
+ * (SIGABRT, SIGBUS, SIGFPE, SIGILL, SIGSEGV, SIGSYS, SIGTRAP, SIGPROF), and SIGXCPU, the
+ * kernel's for a CPU-time limit; SIGPOLL is SIGIO's other name (one listener, not two).
+ */
+export const IGNORED_SIGNALS: readonly NodeJS.Signals[] = (['SIGUSR1', 'SIGUSR2', 'SIGALRM', 'SIGVTALRM', 'SIGIO', 'SIGPWR', 'SIGSTKFLT'] as const).filter(
+  (signal) => Object.hasOwn(constants.signals, signal),
+);
 
 /**
  * Where some signals go: a handler, `hold` (the first one waits for the next handler set),
@@ -79,18 +104,20 @@ class SignalRoute<S extends NodeJS.Signals> {
 
 const stops = new SignalRoute<StopSignal>(STOP_SIGNALS);
 const hangups = new SignalRoute<'SIGHUP'>(['SIGHUP']);
+const ignored = new SignalRoute<NodeJS.Signals>(IGNORED_SIGNALS);
 let installed = false;
 
 /**
- * Installs the process's SIGTERM, SIGINT and SIGHUP listeners, holding any signal until
- * {@link onStopSignal} / {@link onHangupSignal} set a handler. Once per process: later calls
- * do nothing.
+ * Installs the process's listeners of the stop signals, SIGHUP and the
+ * {@link IGNORED_SIGNALS}, holding any signal until {@link onStopSignal} / {@link onHangupSignal}
+ * / {@link onIgnoredSignal} set a handler. Once per process: later calls do nothing.
  */
 export function installStopSignals(): void {
   if (installed) return;
   installed = true;
   stops.install();
   hangups.install();
+  ignored.install();
 }
 
 /**
@@ -113,12 +140,22 @@ export function onHangupSignal(reload: (() => void) | 'ignore'): void {
 }
 
 /**
- * Gives SIGTERM, SIGINT and SIGHUP back their default action (the listeners are removed). A
- * signal held so far is raised again when `reraise` is true (the process then dies by it),
- * dropped otherwise (the command ended on its own meanwhile).
+ * Sets what one of the {@link IGNORED_SIGNALS} does: `handler`, called with each (at once,
+ * before this returns, for the first that came while held). Does nothing before
+ * {@link installStopSignals} or after {@link restoreStopSignals}.
+ */
+export function onIgnoredSignal(handler: (signal: NodeJS.Signals) => void): void {
+  ignored.route(handler);
+}
+
+/**
+ * Gives the stop signals, SIGHUP and the {@link IGNORED_SIGNALS} back their default action (the
+ * listeners are removed: SIGUSR1 then ends the process, as SIGUSR2 does; Node's inspector is
+ * not armed again). A signal held so far is raised again when `reraise` is true (the process
+ * then dies by it), dropped otherwise (the command ended on its own meanwhile).
  */
 export function restoreStopSignals(reraise: boolean): void {
-  const held = [stops.restore(), hangups.restore()];
+  const held = [stops.restore(), hangups.restore(), ignored.restore()];
   if (!reraise) return;
   for (const signal of held) if (signal !== undefined) process.kill(process.pid, signal);
 }

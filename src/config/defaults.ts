@@ -144,7 +144,7 @@ export const DEFAULT_LISTEN = Object.freeze({ host: '127.0.0.1', port: 8787 });
 export const DEFAULT_LOG_LEVEL: LogLevel = 'info';
 /** Built-in `resume.ttl_ms`: 1 h. */
 export const DEFAULT_RESUME_TTL_MS = HOUR_MS;
-/** Built-in `shutdown_grace_ms`: 10 s from SIGTERM/SIGINT to a forced exit. */
+/** Built-in `shutdown_grace_ms`: 10 s from SIGTERM/SIGINT/SIGQUIT to a forced exit. */
 export const DEFAULT_SHUTDOWN_GRACE_MS = 10 * SECOND_MS;
 /**
  * Built-in `request_timeout_ms`: 30 s for a host to send one whole request. Fastify turns

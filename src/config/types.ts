@@ -67,7 +67,7 @@ export interface GatewayConfig {
   readonly agents: ReadonlyMap<string, AgentConfig>;
   readonly resume: { readonly secret: string | undefined; readonly ttl_ms: number };
   readonly log_level: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
-  /** On SIGTERM/SIGINT: how long in-flight exchanges may take before the process exits anyway. */
+  /** On SIGTERM/SIGINT/SIGQUIT: how long in-flight exchanges may take before the process exits anyway. */
   readonly shutdown_grace_ms: number;
   /**
    * How long a host may take to send one whole request (head and body), in ms, before it is

@@ -34,6 +34,7 @@ export const GATEWAY_MESSAGES: readonly string[] = [
   'shutting down',
   'stopped',
   'stopped during startup',
+  'signal ignored: the gateway acts on SIGHUP (reload), SIGTERM, SIGINT and SIGQUIT (stop) only',
   'unhandled error',
   'No resume secret configured (resume.secret or ADCP_GATEWAY_RESUME_SECRET): using a random per-process secret, so SSE resumption will not survive a restart or work across replicas.',
   'agent backing off: its answers keep breaking size limits',

@@ -2,8 +2,10 @@
  * Prometheus metrics (prom-client), one registry per gateway instance: never the global
  * registry, so tests and embedders can build many apps in one process.
  *
- * Label cardinality is bounded by construction: `agent` comes from the config, `method` from
- * a fixed list of MCP method names (anything else is `other`), `outcome` and `reason` from
+ * Label cardinality is bounded by construction: `agent` comes from the config (a refusal's:
+ * or one of two fixed values, {@link REFUSAL_AGENT_UNKNOWN} and {@link REFUSAL_AGENT_NONE}),
+ * `method` from a fixed list of MCP method names (anything else is `other`), `status_class`
+ * from {@link STATUS_CLASSES}, `outcome` and `reason` from
  * the gateway's own catalogs (a result left unlifted: a text bound's three reasons,
  * mcp/types.ts TextBoundReason, and the four limits a lift may lack room under,
  * response/rewrite-room.ts LiftRoomReason),
@@ -52,6 +54,34 @@ export const METHOD_LABELS: ReadonlySet<string> = new Set([
  * stay small"; the names of `DiscoverySurface` in src/mcp/discovery-size.ts); others are `other`.
  */
 export const DISCOVERY_SURFACES: ReadonlySet<string> = new Set(Object.keys(DISCOVERY_TARGETS));
+
+/**
+ * The `status_class` label of `adcp_gateway_exchanges_total`: the class of the HTTP status the
+ * host got, or `none` when it got no response head (it left first, a shutdown cut the exchange
+ * first): index 0, then index `status / 100` for 1xx .. 5xx (Fastify sends no status outside
+ * 100..599: src/routing/undefined-status.ts). A seller's 401/403/429 is passed through as
+ * documented (docs/errors.md), outcome `ok`; this label is what shows it on a dashboard.
+ * Reported failure (a hostile operator's trial 45, finding 2: a revoked seller key, every call
+ * 401, counted only `outcome="ok"`): test/regressions/seller-4xx-counted-ok-in-metrics.test.ts.
+ */
+export const STATUS_CLASSES = ['none', '1xx', '2xx', '3xx', '4xx', '5xx'] as const;
+
+/** The index in {@link STATUS_CLASSES} of the status the host got (`null`: no response head). */
+export function statusClassIndex(hostStatus: number | null): number {
+  if (hostStatus === null || hostStatus < 100 || hostStatus > 599) return 0;
+  return Math.trunc(hostStatus / 100);
+}
+
+/**
+ * The `agent` of a refusal (`adcp_gateway_refusals_total`) whose path `/agents/<name>/mcp`
+ * names no configured agent, and of one on no agent's path (an ops path, any other path, a
+ * request the HTTP parser rejected): values no agent name takes (config/schema.ts
+ * AGENT_NAME_PATTERN: a letter or digit first), so the label stays bounded by the config.
+ * Reported failure (a hostile operator's trial 45, finding 3: a refusal on agent `a` was
+ * counted by reason alone): test/regressions/refusal-not-tied-to-agent-in-metrics.test.ts.
+ */
+export const REFUSAL_AGENT_UNKNOWN = '_unknown';
+export const REFUSAL_AGENT_NONE = '_none';
 
 /** Duration buckets in seconds: 5 ms .. 60 s (longer SSE streams land in +Inf). */
 export const DURATION_BUCKETS_SECONDS: readonly number[] = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
@@ -114,8 +144,8 @@ export interface GatewayMetrics {
   readonly contentType: string;
   /** The text exposition of every metric. */
   render(): Promise<string>;
-  /** Counts one finished exchange: a listener for `app.gateway.onExchangeEnd`. */
-  observeExchange(exchange: Exchange): void;
+  /** Counts one finished exchange: a listener for `app.gateway.onExchangeEnd` (`hostStatus`: the status the host got, null for no response head). */
+  observeExchange(exchange: Exchange, hostStatus: number | null): void;
   /**
    * Counts one discovery surface over its size target (`surface`: a `DiscoverySurface`
    * name; anything else is counted as `other`).
@@ -124,8 +154,11 @@ export interface GatewayMetrics {
   /** Counts one config reload attempt. */
   /** `unchanged`: the file and its `${VAR}` values were the running config's, nothing applied (a hostile trial 21, L1: it counted `ok`). */
   incConfigReload(result: 'ok' | 'error' | 'unchanged'): void;
-  /** Counts one host request refused before any seller was contacted (`reason`: docs/errors.md refusals). */
-  incRefusal(reason: string): void;
+  /**
+   * Counts one host request refused before any seller was contacted (`reason`: docs/errors.md
+   * refusals; `agent`: a configured agent, {@link REFUSAL_AGENT_UNKNOWN} or {@link REFUSAL_AGENT_NONE}).
+   */
+  incRefusal(reason: string, agent: string): void;
   /**
    * Counts one connection closed by `request_timeout_ms` having sent no byte (a browser's
    * speculative preconnect): no request, so no refusal, only a debug line (app.ts); the count
@@ -170,7 +203,11 @@ export function createMetrics(opts: CreateMetricsOptions = {}): GatewayMetrics {
   // prom-client when any of them is read (`collect`, which prom-client calls before reading).
   const tallied = <L extends string>(name: string, help: string, labelNames: readonly L[]): Counter<L> => counter(name, help, labelNames, () => tally.flush());
 
-  const exchanges = tallied('exchanges_total', 'Exchanges (host request -> seller -> host response) by agent, MCP method and outcome.', ['agent', 'method', 'outcome']);
+  const exchanges = tallied(
+    'exchanges_total',
+    "Exchanges (host request -> seller -> host response) by agent, MCP method, outcome and the class of the host's HTTP status (none: no response head).",
+    ['agent', 'method', 'outcome', 'status_class'],
+  );
   const sellerBytes = tallied('seller_bytes_total', 'Body bytes read from sellers: raw (as on the wire) and decoded (after content decoding).', ['agent', 'kind']);
   const hostBytes = tallied('host_bytes_total', 'Body bytes written to hosts.', ['agent']);
   const dedupeSaved = tallied('dedupe_saved_bytes_total', 'Bytes removed from tool results by dedupe and normalization.', ['agent']);
@@ -237,7 +274,11 @@ export function createMetrics(opts: CreateMetricsOptions = {}): GatewayMetrics {
   const resumes = tallied('resumes_total', 'SSE streams resumed with a verified Last-Event-ID.', ['agent']);
   const overshoots = counter('discovery_size_overshoot_total', 'Discovery responses over their size target, by surface.', ['agent', 'surface']);
   const reloads = counter('config_reloads_total', 'Config reload attempts by result.', ['result']);
-  const refusals = counter('refusals_total', 'Host requests refused before any seller was contacted, by reason (docs/errors.md).', ['reason']);
+  const refusals = counter(
+    'refusals_total',
+    'Host requests refused before any seller was contacted, by agent (_unknown: a path naming no configured agent; _none: no agent path) and reason (docs/errors.md).',
+    ['agent', 'reason'],
+  );
   const unusedConnections = counter(
     'unused_connections_total',
     "Connections closed by request_timeout_ms having sent no byte (a browser's speculative preconnect): answered 408, no request refused.",
@@ -262,10 +303,10 @@ export function createMetrics(opts: CreateMetricsOptions = {}): GatewayMetrics {
     registry,
     contentType: registry.contentType,
     render: () => registry.metrics(),
-    observeExchange(exchange) {
+    observeExchange(exchange, hostStatus) {
       const agent = exchange.agent.name;
       const method = methodLabel(exchange.rpc);
-      tally.add(exchange, agent, method);
+      tally.add(exchange, agent, method, statusClassIndex(hostStatus));
       duration.observe(agent, method, Number(process.hrtime.bigint() - exchange.startedAt) / 1e9);
     },
     incDiscoveryOvershoot(agent, surface) {
@@ -274,8 +315,8 @@ export function createMetrics(opts: CreateMetricsOptions = {}): GatewayMetrics {
     incConfigReload(result) {
       reloads.inc({ result });
     },
-    incRefusal(reason) {
-      refusals.inc({ reason: catalogLabel(REFUSALS, reason) });
+    incRefusal(reason, agent) {
+      refusals.inc({ agent, reason: catalogLabel(REFUSALS, reason) });
     },
     incUnusedConnection() {
       unusedConnections.inc();
@@ -294,7 +335,8 @@ export function createMetrics(opts: CreateMetricsOptions = {}): GatewayMetrics {
         if (!(metric instanceof Counter || metric instanceof Gauge)) continue; // the duration histogram: above
         if (!(metric as unknown as { labelNames?: readonly string[] }).labelNames?.includes('agent')) continue;
         for (const { labels } of (await metric.get()).values) {
-          if (typeof labels.agent === 'string' && !kept.has(labels.agent)) metric.remove(labels);
+          const agent = labels.agent;
+          if (typeof agent === 'string' && !kept.has(agent) && agent !== REFUSAL_AGENT_UNKNOWN && agent !== REFUSAL_AGENT_NONE) metric.remove(labels);
         }
       }
     },
@@ -303,8 +345,8 @@ export function createMetrics(opts: CreateMetricsOptions = {}): GatewayMetrics {
 
 /** One agent's counts since the last flush. */
 class AgentCounts {
-  /** Exchanges by `method` then `outcome` label. */
-  readonly exchanges = new Map<string, Map<string, number>>();
+  /** Exchanges by `method` then `outcome` label, then by `status_class` ({@link STATUS_CLASSES} index). */
+  readonly exchanges = new Map<string, Map<string, number[]>>();
   /** Breaches by `reason` label. */
   readonly breaches = new Map<string, number>();
   /** Results not lifted for a bound, what the text holds (a `__proto__` member, a lone surrogate, ...) or for room, by `reason` label (exchange.ts `textNotLifted`). */
@@ -317,7 +359,7 @@ class AgentCounts {
 }
 
 interface TalliedCounters {
-  exchanges: Counter<'agent' | 'method' | 'outcome'>;
+  exchanges: Counter<'agent' | 'method' | 'outcome' | 'status_class'>;
   sellerBytes: Counter<'agent' | 'kind'>;
   hostBytes: Counter<'agent'>;
   dedupeSaved: Counter<'agent'>;
@@ -339,13 +381,15 @@ class ExchangeTally {
 
   constructor(private readonly counters: TalliedCounters) {}
 
-  add(exchange: Exchange, agent: string, method: string): void {
+  add(exchange: Exchange, agent: string, method: string, statusClass: number): void {
     let counts = this.agents.get(agent);
     if (counts === undefined) this.agents.set(agent, (counts = new AgentCounts()));
     const outcome = exchange.outcome ?? 'unknown';
     let byOutcome = counts.exchanges.get(method);
     if (byOutcome === undefined) counts.exchanges.set(method, (byOutcome = new Map()));
-    byOutcome.set(outcome, (byOutcome.get(outcome) ?? 0) + 1);
+    let byClass = byOutcome.get(outcome);
+    if (byClass === undefined) byOutcome.set(outcome, (byClass = new Array<number>(STATUS_CLASSES.length).fill(0)));
+    byClass[statusClass]! += 1;
     counts.raw += exchange.bytesFromSeller;
     counts.decoded += exchange.bytesDecoded;
     counts.toHost += exchange.bytesToHost;
@@ -369,7 +413,9 @@ class ExchangeTally {
     const c = this.counters;
     for (const [agent, counts] of this.agents) {
       for (const [method, byOutcome] of counts.exchanges) {
-        for (const [outcome, n] of byOutcome) if (n > 0) c.exchanges.inc({ agent, method, outcome }, n);
+        for (const [outcome, byClass] of byOutcome) {
+          for (let i = 0; i < byClass.length; i++) if (byClass[i]! > 0) c.exchanges.inc({ agent, method, outcome, status_class: STATUS_CLASSES[i]! }, byClass[i]!);
+        }
         byOutcome.clear();
       }
       for (const [reason, n] of counts.breaches) if (n > 0) c.breaches.inc({ agent, reason }, n);

@@ -76,6 +76,8 @@ export interface SpawnOptions {
   env?: NodeJS.ProcessEnv;
   /** The child's stdin: `ignore` (default) or an open pipe nobody writes to. */
   stdin?: 'ignore' | 'pipe';
+  /** Node's own options, before the script (`--disable-sigusr1`, as the Dockerfile's ENTRYPOINT gives). */
+  nodeArgs?: readonly string[];
 }
 
 export type ChildProcess = ChildProcessByStdio<Writable | null, Readable, Readable>;
@@ -90,7 +92,8 @@ export function spawnCli(args: readonly string[], opts: SpawnOptions = {}): Chil
   return spawnNode(cliArgv(args), opts);
 }
 
-function spawnNode(argv: readonly string[], opts: SpawnOptions): ChildProcess {
+function spawnNode(script: readonly string[], opts: SpawnOptions): ChildProcess {
+  const argv = [...(opts.nodeArgs ?? []), ...script];
   const options = { cwd: opts.cwd ?? REPO, env: { PATH: process.env.PATH, HOME: process.env.HOME, ...opts.env } };
   return opts.stdin === 'pipe'
     ? spawn(process.execPath, argv, { ...options, stdio: ['pipe', 'pipe', 'pipe'] })
@@ -172,6 +175,8 @@ export interface GatewayProcess {
   readonly logs: LogEntry[];
   /** The first line whose `msg` starts with `msg`, already logged or when it is (30 s at most). */
   waitForLog(msg: string): Promise<LogEntry>;
+  /** Everything written to stderr so far. */
+  stderr(): string;
   /** The exit code, once the process has exited. */
   readonly exited: Promise<number | null>;
   /** SIGKILL, unless it has already exited (for `finally`). */
@@ -182,7 +187,7 @@ export interface GatewayProcess {
  * Starts the gateway (the CLI, `cliArgv`) on `configFile` and waits for its `gateway started`
  * line. The config must log at info (the default) so that line is written.
  */
-export async function startGatewayProcess(configFile: string, opts: Pick<SpawnOptions, 'stdin'> = {}): Promise<GatewayProcess> {
+export async function startGatewayProcess(configFile: string, opts: Pick<SpawnOptions, 'stdin' | 'env' | 'nodeArgs'> = {}): Promise<GatewayProcess> {
   const child = spawnCli(['--config', configFile], opts);
   const logs: LogEntry[] = [];
   const waiters: Array<{ msg: string; resolve: (e: LogEntry) => void }> = [];
@@ -225,7 +230,7 @@ export async function startGatewayProcess(configFile: string, opts: Pick<SpawnOp
     kill();
     throw new Error(`no address in the "gateway started" line: ${JSON.stringify(started)}`);
   }
-  return { child, address: started.address, logs, waitForLog, exited, kill };
+  return { child, address: started.address, logs, waitForLog, stderr: () => stderr, exited, kill };
 }
 
 /**

@@ -1,5 +1,5 @@
 /**
- * The gateway's refusal count for one reason (`adcp_gateway_refusals_total{reason}`), read
+ * The gateway's refusal count for one reason (`adcp_gateway_refusals_total{agent,reason}`, all agents), read
  * from its Prometheus text exposition: what the regression tests of refusals check moved by
  * exactly one per refused request.
  */
@@ -7,10 +7,17 @@ import assert from 'node:assert/strict';
 import type { ObservedGateway } from '../support/hostile-seller.js';
 import { withTimeout } from './timeout.js';
 
-/** The counter's value for `reason` in a `/metrics` text; 0 when the series is absent (never incremented). */
+/**
+ * The counter's value for `reason` in a `/metrics` text, summed over its `agent` label values
+ * (a configured agent, `_unknown`, `_none`); 0 when no series has it (never incremented).
+ */
 export function refusalCountIn(metricsText: string, reason: string): number {
-  const line = metricsText.split('\n').find((l) => l.startsWith(`adcp_gateway_refusals_total{reason="${reason}"}`));
-  return line === undefined ? 0 : Number(line.split(' ').pop());
+  let sum = 0;
+  for (const line of metricsText.split('\n')) {
+    const m = /^adcp_gateway_refusals_total\{(.*)\} (\S+)$/.exec(line);
+    if (m !== null && m[1]!.split(',').includes(`reason="${reason}"`)) sum += Number(m[2]);
+  }
+  return sum;
 }
 
 /** The counter's value for `reason` as the gateway at `baseUrl` serves it on `/metrics`. */

@@ -138,10 +138,10 @@ describe('metrics after real exchanges', () => {
     assert.equal(m.status, 200);
     assert.equal(m.contentType, 'text/plain; version=0.0.4; charset=utf-8');
     assert.deepEqual(series(m.samples, 'adcp_gateway_exchanges_total'), {
-      'agent=s,method=tools/call,outcome=rewritten': 1,
-      'agent=s,method=tools/list,outcome=ok': 1,
-      'agent=s,method=tools/call,outcome=ok': 1,
-      'agent=s,method=tools/call,outcome=local_error': 1,
+      'agent=s,method=tools/call,outcome=rewritten,status_class=2xx': 1,
+      'agent=s,method=tools/list,outcome=ok,status_class=2xx': 1,
+      'agent=s,method=tools/call,outcome=ok,status_class=2xx': 1,
+      'agent=s,method=tools/call,outcome=local_error,status_class=2xx': 1,
     });
     const raw = Buffer.byteLength(deduped) + Buffer.byteLength(plainList) + gzipped.length;
     const decoded = Buffer.byteLength(deduped) + Buffer.byteLength(plainList) + Buffer.byteLength(gzipBody);
@@ -177,7 +177,7 @@ describe('metrics after real exchanges', () => {
     await rawPost(gw.agentUrl('t'), { jsonrpc: '2.0', id: 9, method: 'x-seller/secret_method_name' });
     await ended;
     const m = await scrape(gw);
-    assert.equal(valueOf(m.samples, 'adcp_gateway_exchanges_total', { agent: 't', method: 'other', outcome: 'ok' }), 1);
+    assert.equal(valueOf(m.samples, 'adcp_gateway_exchanges_total', { agent: 't', method: 'other', outcome: 'ok', status_class: '2xx' }), 1);
     assert.doesNotMatch(m.text, /secret_method_name/);
 
     assert.equal(methodLabel({ kind: 'none', id: null, idText: undefined, method: undefined, toolName: undefined, taskId: undefined }), 'none');
@@ -234,7 +234,7 @@ describe('metrics after real exchanges', () => {
     await resumed;
     const m = await scrape(gw);
     assert.equal(valueOf(m.samples, 'adcp_gateway_resumes_total', { agent: 's' }), 1);
-    assert.equal(valueOf(m.samples, 'adcp_gateway_exchanges_total', { agent: 's', method: 'tools/call', outcome: 'resumable_end' }), 1);
+    assert.equal(valueOf(m.samples, 'adcp_gateway_exchanges_total', { agent: 's', method: 'tools/call', outcome: 'resumable_end', status_class: '2xx' }), 1);
   });
 });
 
@@ -244,8 +244,8 @@ describe('metrics: counters for other parts of the gateway', () => {
     metrics.incDiscoveryOvershoot('s', 'tools_list_page');
     metrics.incDiscoveryOvershoot('s', 'tools_list_page');
     metrics.incDiscoveryOvershoot('s', 'get_adcp_capabilities');
-    metrics.incRefusal('unknown_agent');
-    metrics.incRefusal('not-a-reason');
+    metrics.incRefusal('unknown_agent', '_unknown');
+    metrics.incRefusal('not-a-reason', 's');
     metrics.incDiscoveryOvershoot('s', 'some_seller_tool');
     metrics.incConfigReload('ok');
     metrics.incConfigReload('error');
@@ -256,7 +256,7 @@ describe('metrics: counters for other parts of the gateway', () => {
       'agent=s,surface=get_adcp_capabilities': 1,
       'agent=s,surface=other': 1,
     });
-    assert.deepEqual(series(samples, 'adcp_gateway_refusals_total'), { 'reason=unknown_agent': 1, 'reason=other': 1 });
+    assert.deepEqual(series(samples, 'adcp_gateway_refusals_total'), { 'agent=_unknown,reason=unknown_agent': 1, 'agent=s,reason=other': 1 });
     assert.deepEqual(series(samples, 'adcp_gateway_config_reloads_total'), { 'result=ok': 1, 'result=error': 2, 'result=unchanged': 0 });
   });
 

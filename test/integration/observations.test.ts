@@ -33,7 +33,7 @@ describe('observations', () => {
     const line = await stack.gateway.waitForLine((l) => l.msg === 'refused' && l.reason === 'unknown_agent');
     assert.equal(line.status, 404);
     assert.equal(line.agent, 'nope');
-    assert.equal(await metric('adcp_gateway_refusals_total', 'reason="unknown_agent"'), 1);
+    assert.equal(await metric('adcp_gateway_refusals_total', 'agent="_unknown",reason="unknown_agent"'), 1);
   });
 
   test('a tools/list page over 128 KiB passes untouched, with a warning and a metric', async () => {

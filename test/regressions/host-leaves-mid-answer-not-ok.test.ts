@@ -176,7 +176,7 @@ describe('a host that leaves while the gateway is still writing the answer', () 
     // Handed to the connection whole (reply.send); the host read only `wire` of it.
     assert.equal(line.bytes_to_host, ANSWER_BYTES);
     assert.ok(wire.length < ANSWER_BYTES, `the host read ${wire.length} bytes: less than the answer`);
-    assert.deepEqual(await exchangeMetric('j'), ['adcp_gateway_exchanges_total{agent="j",method="tools/call",outcome="host_aborted"} 1']);
+    assert.deepEqual(await exchangeMetric('j'), ['adcp_gateway_exchanges_total{agent="j",method="tools/call",outcome="host_aborted",status_class="2xx"} 1']);
   });
 
   test('SSE: host_aborted; bytes_to_host between the event bytes the host read and the whole stream', { timeout: TEST_TIMEOUT_MS }, async () => {

@@ -234,7 +234,7 @@ async function assertCut(agent: string, id: number, socket: net.Socket): Promise
     `adcp_gateway_limit_breaches_total{agent="${agent}",reason="host_not_reading"} 1`,
   ]);
   assert.deepEqual(await metricLines('adcp_gateway_exchanges_total{', agent), [
-    `adcp_gateway_exchanges_total{agent="${agent}",method="tools/call",outcome="local_error"} 1`,
+    `adcp_gateway_exchanges_total{agent="${agent}",method="tools/call",outcome="local_error",status_class="2xx"} 1`,
   ]);
 
   const { wire, closed } = await readRest(socket);

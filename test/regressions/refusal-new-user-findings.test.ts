@@ -56,7 +56,7 @@ describe('a request body that fails after its head is refused once', { timeout: 
       );
       assert.deepEqual(
         counts.filter((l) => l.includes(`reason="${reason}"`) || l.includes('reason="invalid_request"')),
-        [`adcp_gateway_refusals_total{reason="${reason}"} 1`],
+        [`adcp_gateway_refusals_total{agent="_none",reason="${reason}"} 1`],
       );
     });
   }

@@ -69,7 +69,7 @@ describe('removed-agent-metric-series-kept', { timeout: TEST_TIMEOUT_MS }, () =>
     assert.equal((await slow).status, 200);
     await stack.gateway.waitForLine((l) => l.msg === 'exchange' && l.agent === 'gone' && l.rpc_id === 2, 5_000);
     assert.deepEqual(seriesOf(await metricsText(), 'gone'), [], 'no series back for the call that ended after the reload');
-    assert.ok(after.includes('adcp_gateway_exchanges_total{agent="keep",method="tools/call",outcome="ok"} 1'), seriesOf(after, 'keep').join('\n'));
+    assert.ok(after.includes('adcp_gateway_exchanges_total{agent="keep",method="tools/call",outcome="ok",status_class="2xx"} 1'), seriesOf(after, 'keep').join('\n'));
     assert.ok(after.includes('adcp_gateway_agent_buffered_response_bytes{agent="keep"} 0'));
   });
 });

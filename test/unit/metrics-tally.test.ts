@@ -34,14 +34,14 @@ function lines(text: string, name: string): string[] {
 
 test('tallied counters: exact values at every read, nothing counted twice', async () => {
   const m = createMetrics();
-  m.observeExchange(exchange('a'));
-  m.observeExchange(exchange('a', { outcome: 'local_error', reason: 'raw_bytes', bytesDecoded: 0, bytesSaved: 7 }));
-  m.observeExchange(exchange('b', { stream: { startedAt: 0, usedBytes: 0, resumeFrom: 'e1' }, bytesFromSeller: 0, bytesDecoded: 0, bytesToHost: 0 }));
+  m.observeExchange(exchange('a'), 200);
+  m.observeExchange(exchange('a', { outcome: 'local_error', reason: 'raw_bytes', bytesDecoded: 0, bytesSaved: 7 }), 200);
+  m.observeExchange(exchange('b', { stream: { startedAt: 0, usedBytes: 0, resumeFrom: 'e1' }, bytesFromSeller: 0, bytesDecoded: 0, bytesToHost: 0 }), null);
   let text = await m.render();
   assert.deepEqual(lines(text, 'adcp_gateway_exchanges_total'), [
-    'adcp_gateway_exchanges_total{agent="a",method="tools/call",outcome="local_error"} 1',
-    'adcp_gateway_exchanges_total{agent="a",method="tools/call",outcome="ok"} 1',
-    'adcp_gateway_exchanges_total{agent="b",method="tools/call",outcome="ok"} 1',
+    'adcp_gateway_exchanges_total{agent="a",method="tools/call",outcome="local_error",status_class="2xx"} 1',
+    'adcp_gateway_exchanges_total{agent="a",method="tools/call",outcome="ok",status_class="2xx"} 1',
+    'adcp_gateway_exchanges_total{agent="b",method="tools/call",outcome="ok",status_class="none"} 1',
   ]);
   assert.deepEqual(lines(text, 'adcp_gateway_seller_bytes_total'), [
     'adcp_gateway_seller_bytes_total{agent="a",kind="decoded"} 20',
@@ -61,15 +61,20 @@ test('tallied counters: exact values at every read, nothing counted twice', asyn
   assert.deepEqual(gateway(await m.render()), gateway(text));
 
   // More exchanges, read through one metric only: flushed there too.
-  m.observeExchange(exchange('a'));
-  m.observeExchange(exchange('a'));
+  m.observeExchange(exchange('a'), 200);
+  m.observeExchange(exchange('a'), 401);
   const one = await m.registry.getSingleMetric('adcp_gateway_host_bytes_total')!.get();
   assert.deepEqual(
     one.values.map((v) => [v.labels, v.value]),
     [[{ agent: 'a' }, 20]],
   );
   text = await m.render();
-  assert.ok(lines(text, 'adcp_gateway_exchanges_total').includes('adcp_gateway_exchanges_total{agent="a",method="tools/call",outcome="ok"} 3'));
+  assert.deepEqual(lines(text, 'adcp_gateway_exchanges_total'), [
+    'adcp_gateway_exchanges_total{agent="a",method="tools/call",outcome="local_error",status_class="2xx"} 1',
+    'adcp_gateway_exchanges_total{agent="a",method="tools/call",outcome="ok",status_class="2xx"} 2',
+    'adcp_gateway_exchanges_total{agent="a",method="tools/call",outcome="ok",status_class="4xx"} 1',
+    'adcp_gateway_exchanges_total{agent="b",method="tools/call",outcome="ok",status_class="none"} 1',
+  ]);
   assert.deepEqual(lines(text, 'adcp_gateway_seller_bytes_total'), [
     'adcp_gateway_seller_bytes_total{agent="a",kind="decoded"} 60',
     'adcp_gateway_seller_bytes_total{agent="a",kind="raw"} 40',
@@ -79,14 +84,14 @@ test('tallied counters: exact values at every read, nothing counted twice', asyn
 test('texts_not_lifted_total: tallied by agent and reason from exchange.textNotLifted; no series for exchanges without one', async () => {
   // A reviewer: "a text over the bounds was silently not lifted".
   const m = createMetrics();
-  m.observeExchange(exchange('a'));
-  m.observeExchange(exchange('a', { outcome: 'rewritten' }));
+  m.observeExchange(exchange('a'), 200);
+  m.observeExchange(exchange('a', { outcome: 'rewritten' }), 200);
   let text = await m.render();
   assert.deepEqual(lines(text, 'adcp_gateway_texts_not_lifted_total'), []);
-  m.observeExchange(exchange('a', { textNotLifted: 'json_depth' }));
-  m.observeExchange(exchange('a', { textNotLifted: 'json_depth' }));
-  m.observeExchange(exchange('a', { textNotLifted: 'text_bytes' }));
-  m.observeExchange(exchange('b', { textNotLifted: 'json_nodes' }));
+  m.observeExchange(exchange('a', { textNotLifted: 'json_depth' }), 200);
+  m.observeExchange(exchange('a', { textNotLifted: 'json_depth' }), 200);
+  m.observeExchange(exchange('a', { textNotLifted: 'text_bytes' }), 200);
+  m.observeExchange(exchange('b', { textNotLifted: 'json_nodes' }), 200);
   text = await m.render();
   assert.deepEqual(lines(text, 'adcp_gateway_texts_not_lifted_total'), [
     'adcp_gateway_texts_not_lifted_total{agent="a",reason="json_depth"} 2',
@@ -94,7 +99,7 @@ test('texts_not_lifted_total: tallied by agent and reason from exchange.textNotL
     'adcp_gateway_texts_not_lifted_total{agent="b",reason="json_nodes"} 1',
   ]);
   // Read again, and after one more: nothing counted twice.
-  m.observeExchange(exchange('b', { textNotLifted: 'json_nodes' }));
+  m.observeExchange(exchange('b', { textNotLifted: 'json_nodes' }), 200);
   text = await m.render();
   assert.deepEqual(lines(text, 'adcp_gateway_texts_not_lifted_total'), [
     'adcp_gateway_texts_not_lifted_total{agent="a",reason="json_depth"} 2',
@@ -111,10 +116,10 @@ test('texts_not_lifted_total: tallied by agent and reason from exchange.textNotL
 // its positive bytes_saved, a grown one 0.
 test('dedupe_saved_bytes_total adds each exchange\'s positive bytes_saved only', async () => {
   const m = createMetrics();
-  m.observeExchange(exchange('a', { bytesSaved: 100 }));
-  m.observeExchange(exchange('a', { bytesSaved: -60 }));
+  m.observeExchange(exchange('a', { bytesSaved: 100 }), 200);
+  m.observeExchange(exchange('a', { bytesSaved: -60 }), 200);
   assert.deepEqual(lines(await m.render(), 'adcp_gateway_dedupe_saved_bytes_total'), ['adcp_gateway_dedupe_saved_bytes_total{agent="a"} 100']);
-  m.observeExchange(exchange('a', { bytesSaved: -76 }));
-  m.observeExchange(exchange('a', { bytesSaved: 5 }));
+  m.observeExchange(exchange('a', { bytesSaved: -76 }), 200);
+  m.observeExchange(exchange('a', { bytesSaved: 5 }), 200);
   assert.deepEqual(lines(await m.render(), 'adcp_gateway_dedupe_saved_bytes_total'), ['adcp_gateway_dedupe_saved_bytes_total{agent="a"} 105']);
 });

@@ -2,7 +2,8 @@
  * The container packaging agrees with the repository:
  * - every file the Dockerfile COPYs from the build context exists and is not excluded by
  *   .dockerignore;
- * - the ENTRYPOINT runs the package's `bin` target, which the build produces from src/;
+ * - the ENTRYPOINT runs the package's `bin` target, which the build produces from src/, under
+ *   `node --disable-sigusr1` (SIGUSR1 never opens Node's inspector);
  * - docker/docker-compose.yml mounts a config directory holding a file that parses with the real
  *   loader, listens on 0.0.0.0 (not the container's own loopback) on the EXPOSEd port, and the
  *   command's --config path is that file under the mount target;
@@ -123,13 +124,14 @@ describe('Dockerfile', () => {
     assert.deepEqual(fromBuild.map((i) => splitArgs(i.args).values[0]), ['/app/dist']);
   });
 
-  test("ENTRYPOINT runs the package's bin target, which the build emits from src/", () => {
+  test("ENTRYPOINT runs the package's bin target, which the build emits from src/, with node --disable-sigusr1", () => {
     const entrypoint = execForm(inFinal('ENTRYPOINT')[0]);
-    assert.equal(entrypoint.length, 2);
-    assert.equal(entrypoint[0], 'node');
+    assert.equal(entrypoint.length, 3);
+    // SIGUSR1 never opens Node's inspector (test/regressions/sigusr1-opens-node-inspector.test.ts).
+    assert.deepEqual(entrypoint.slice(0, 2), ['node', '--disable-sigusr1']);
     const bins = Object.values(pkg.bin);
     assert.equal(bins.length, 1);
-    assert.equal(normalize(entrypoint[1]!), normalize(bins[0]!));
+    assert.equal(normalize(entrypoint[2]!), normalize(bins[0]!));
 
     // tsconfig.build.json compiles rootDir -> outDir; the bin target must be the output of a real source file.
     const build = JSON.parse(read('tsconfig.build.json')) as { compilerOptions: { rootDir: string; outDir: string } };
