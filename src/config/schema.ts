@@ -26,6 +26,7 @@ import {
   SPEC_DEFAULT_RESPONSE_CEILING_BYTES,
 } from './defaults.js';
 import { urlAuthorityProblem, urlWritesUserinfo } from './url-authority.js';
+import { urlCharactersProblem } from './url-characters.js';
 
 /** Agent names become a URL path segment: `/agents/<name>/mcp`. */
 export const AGENT_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
@@ -158,6 +159,13 @@ const limitShape = {
 
 const url = z.string({ error: 'expected an absolute http: or https: URL' }).superRefine((value, ctx) => {
   // Messages never echo the URL: it could carry credentials or come from a secret variable.
+  // First: whitespace or a control character, which the parser below would quietly drop or
+  // encode (url-characters.ts); the checks after it would read another url than the one written.
+  const characters = urlCharactersProblem(value);
+  if (characters !== undefined) {
+    ctx.addIssue({ code: 'custom', message: characters });
+    return;
+  }
   let parsed: URL;
   try {
     parsed = new URL(value);
