@@ -46,6 +46,7 @@ import {
 } from './defaults.js';
 import { expandEnv } from './env.js';
 import { agentUrlSelfProblem, type OwnListener } from './agent-url-self.js';
+export type { OwnListener } from './agent-url-self.js';
 import { listenOverlap } from './listen-overlap.js';
 import { urlAuthorityProblem } from './url-authority.js';
 import { RESOLUTION, resolveLevel, type AgentResolution, type ResolvedLevel } from './resolve.js';
@@ -884,12 +885,17 @@ function opsListenProblems(tree: unknown, builder: TreeBuilder, lines: LineCount
  * a problem at `agents.<agent>.url`. A listener on port 0 is skipped (its port is known only
  * once it listens), as are values the schema rejects and a url that has a problem already.
  * Looks at the tree as written (values after `${VAR}` expansion), beside the schema's problems.
+ * `running`: on a reload, the listeners the gateway has as it runs (start-up host, bound port),
+ * checked after the file's: a change of `listen` applies only after a restart, and a reload
+ * checked the file's alone, so a file moving `listen.port` passed with an agent url naming the
+ * running port (a hostile new operator's trial 45, L4:
+ * test/regressions/reload-self-url-checked-against-file-listen.test.ts).
  */
-function agentUrlSelfProblems(tree: unknown, builder: TreeBuilder, lines: LineCounter, earlier: readonly ConfigProblem[]): ConfigProblem[] {
+function agentUrlSelfProblems(tree: unknown, builder: TreeBuilder, lines: LineCounter, earlier: readonly ConfigProblem[], running: readonly OwnListener[]): ConfigProblem[] {
   const agents = lookup(tree, ['agents']).value;
   if (agents === null || typeof agents !== 'object') return [];
   const { listen, ops } = writtenListeners(tree);
-  const listeners = [listen, ops].filter((l): l is OwnListener => l !== undefined);
+  const listeners = [listen, ops, ...running].filter((l): l is OwnListener => l !== undefined);
   if (listeners.length === 0) return [];
 
   const out: ConfigProblem[] = [];
@@ -1048,17 +1054,24 @@ function recordingEnv(env: NodeJS.ProcessEnv): { env: NodeJS.ProcessEnv; reads: 
  * Steps 1 to 4 of the loader: `text` checked, nothing resolved. Returns the validated tree
  * (null-prototype mappings; strings, numbers, booleans, lists and mappings only, so it can be
  * posted between threads) and the config's fingerprint (`digest`: the text's {@link textDigest},
- * when the caller has it already).
+ * when the caller has it already). `running`: a reload's running listeners, which agent urls
+ * may not name either (`agentUrlSelfProblems`).
  *
  * @throws ConfigError (source `label`) with every problem.
  */
-export function checkConfigText(text: string, rawEnv: NodeJS.ProcessEnv, label: string | undefined, digest = textDigest(text)): { raw: RawConfig; fingerprint: ConfigFingerprint } {
+export function checkConfigText(
+  text: string,
+  rawEnv: NodeJS.ProcessEnv,
+  label: string | undefined,
+  digest = textDigest(text),
+  running: readonly OwnListener[] = [],
+): { raw: RawConfig; fingerprint: ConfigFingerprint } {
   const { env, reads } = recordingEnv(rawEnv);
-  const raw = validate(text, env, label);
+  const raw = validate(text, env, label, running);
   return { raw, fingerprint: { digest, env: [...reads] } };
 }
 
-function validate(text: string, env: NodeJS.ProcessEnv, label: string | undefined): RawConfig {
+function validate(text: string, env: NodeJS.ProcessEnv, label: string | undefined, running: readonly OwnListener[]): RawConfig {
   // Same cap as loadConfigFile, for text given directly (parseConfig). A UTF-16 unit is 1 to 3
   // UTF-8 bytes, so the length alone settles most cases without counting bytes.
   if (text.length > MAX_CONFIG_FILE_BYTES || (text.length * 3 > MAX_CONFIG_FILE_BYTES && Buffer.byteLength(text, 'utf8') > MAX_CONFIG_FILE_BYTES)) {
@@ -1111,7 +1124,7 @@ function validate(text: string, env: NodeJS.ProcessEnv, label: string | undefine
   }
 
   problems.push(...opsListenProblems(tree, builder, lines));
-  problems.push(...agentUrlSelfProblems(tree, builder, lines, problems));
+  problems.push(...agentUrlSelfProblems(tree, builder, lines, problems, running));
 
   if (problems.length > 0 || !parsed.success) throw new ConfigError(sortProblems(problems), label);
   // The schema only validates (no transforms), so the validated tree is the raw config; use
