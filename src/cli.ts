@@ -30,6 +30,7 @@ import { ConfigError, loadConfigFile, type OwnListener } from './config/load.js'
 import { configNotes, formatGatewaySection, formatGuardTable, formatLimitsTable } from './config/table.js';
 import type { GatewayConfig } from './config/types.js';
 import { exitAfterLogFlush, logFlushed } from './observability/exit-after-log.js';
+import { listedNames } from './observability/listed-names.js';
 import { DEFAULT_PROBE_TIMEOUT_MS, PROBE_EXIT } from './probe/options.js';
 import { VERSION } from './version.js';
 import { keepExitCodeOnClosedOutput } from './ops/closed-output.js';
@@ -447,7 +448,7 @@ async function serve(config: GatewayConfig, path: string, io: CliIo, startup: St
     const { address, opsAddress } = await listenAll(app, config);
     listening = runningListeners(config, address, opsAddress);
     logger.info(
-      { address, ...(opsAddress !== undefined ? { ops_address: opsAddress } : {}), config: config.source, agents: [...config.agents.keys()], version: VERSION },
+      { address, ...(opsAddress !== undefined ? { ops_address: opsAddress } : {}), config: config.source, ...listedNames('agents', [...config.agents.keys()]), version: VERSION },
       'gateway started',
     );
   } catch (err) {

@@ -12,7 +12,8 @@
  *   nothing changed costs a read, not a parse). A valid file is applied
  *   with `GatewayControl.setConfig`: requests that arrive from then on use it; an exchange in
  *   flight keeps the limits it resolved when it started. The log says `config reloaded`
- *   with the agent names (never a header value or the resume secret).
+ *   with the agent names, the first 50 of each list and a count of the rest
+ *   (observability/listed-names.ts; never a header value or the resume secret).
  * - An invalid file is logged at error level with its problems (YAML path, line:column; the
  *   first 50 in file order, then `more_problems`, the number left out) as
  *   `config reload failed`, and the running config stays. So is a file that cannot be
@@ -58,6 +59,7 @@ import { watchConfigFile } from './config-watch.js';
 import { configFingerprint, ConfigError, readConfigText, textDigest, type ConfigProblem, type OwnListener } from './config/load.js';
 import { ConfigThread } from './config/off-thread.js';
 import { shownProblems } from './config/problem-list.js';
+import { listedNames } from './observability/listed-names.js';
 import { requestBodyLimit } from './config/resolve.js';
 import type { GatewayConfig } from './config/types.js';
 
@@ -185,9 +187,9 @@ export function createReloader(opts: ReloaderOptions): Reloader {
       {
         trigger,
         config: absolute,
-        agents,
-        added: agents.filter((a) => !before.has(a)),
-        removed: [...before].filter((a) => !next.agents.has(a)),
+        ...listedNames('agents', agents),
+        ...listedNames('added', agents.filter((a) => !before.has(a))),
+        ...listedNames('removed', [...before].filter((a) => !next.agents.has(a))),
       },
       'config reloaded',
     );

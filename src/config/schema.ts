@@ -408,11 +408,18 @@ export function listSchemaKeyPaths(): string[] {
 }
 
 /**
- * The keys allowed in the object at `path` (a path into the YAML tree: strings for mapping
- * keys, numbers for list indexes), or undefined when `path` does not lead to a strict object.
- * Used to suggest the closest key for an unknown one.
+ * The scalar type the setting at `path` (a path into the YAML tree) takes when that is a
+ * number or a boolean, else undefined (a string, a mapping, a list, or no such setting). A
+ * `${VAR}` always makes a string, so it can never set one of these: the loader says so instead
+ * of advising quotes (a hostile trial 45, Info).
  */
-export function knownKeysAt(path: readonly PropertyKey[]): string[] | undefined {
+export function nonStringScalarAt(path: readonly PropertyKey[]): 'number' | 'boolean' | undefined {
+  const s = schemaAt(path);
+  return s instanceof z.ZodNumber ? 'number' : s instanceof z.ZodBoolean ? 'boolean' : undefined;
+}
+
+/** The schema (unwrapped) of the value at `path`, or undefined when `path` leads nowhere. */
+function schemaAt(path: readonly PropertyKey[]): z.ZodType | undefined {
   let s: z.ZodType = configSchema;
   for (const segment of path) {
     s = unwrap(s);
@@ -428,6 +435,15 @@ export function knownKeysAt(path: readonly PropertyKey[]): string[] | undefined 
       return undefined;
     }
   }
-  s = unwrap(s);
+  return unwrap(s);
+}
+
+/**
+ * The keys allowed in the object at `path` (a path into the YAML tree: strings for mapping
+ * keys, numbers for list indexes), or undefined when `path` does not lead to a strict object.
+ * Used to suggest the closest key for an unknown one.
+ */
+export function knownKeysAt(path: readonly PropertyKey[]): string[] | undefined {
+  const s = schemaAt(path);
   return s instanceof z.ZodObject ? Object.keys(s.shape as object) : undefined;
 }
