@@ -10,8 +10,11 @@
  * report, not a url to guess at.
  */
 
-/** C0 and C1 controls, DEL, and every character JavaScript's `\s` takes as whitespace (space, NBSP, U+2028, BOM, ...). */
-const UNWANTED = /[\u0000-\u001f\u007f-\u009f\s]/gu;
+/** Every character JavaScript's `\s` takes as whitespace (space, tab, line breaks, NBSP, U+2028, BOM, ...). */
+const WHITESPACE = /\s/u;
+
+/** Whether `code` is a C0 control, DEL or a C1 control. */
+const isControl = (code: number): boolean => code <= 0x1f || (code >= 0x7f && code <= 0x9f);
 
 /** Names of the characters an operator is likely to meet; the others are "a control character" or "whitespace". */
 const NAMES: ReadonlyMap<number, string> = new Map([
@@ -36,12 +39,18 @@ function describeCharacter(code: number): string {
  * Never echoes the url (it may hold a credential, or come from a variable). Never throws.
  */
 export function urlCharactersProblem(text: string): string | undefined {
-  const found = [...text.matchAll(UNWANTED)];
-  const first = found[0];
-  if (first === undefined) return undefined;
-  const more = found.length > 1 ? `, and ${found.length - 1} more` : '';
+  let first = -1;
+  let count = 0;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (!isControl(code) && !WHITESPACE.test(text[i] as string)) continue;
+    if (first < 0) first = i;
+    count++;
+  }
+  if (first < 0) return undefined;
+  const more = count > 1 ? `, and ${count - 1} more` : '';
   return (
     'must not contain whitespace or control characters, which a URL parser quietly drops or percent-encodes ' +
-    `(the requests would go to another url than the one written): ${describeCharacter(first[0].codePointAt(0) ?? 0)} at character ${(first.index ?? 0) + 1}${more}`
+    `(the requests would go to another url than the one written): ${describeCharacter(text.charCodeAt(first))} at character ${first + 1}${more}`
   );
 }
