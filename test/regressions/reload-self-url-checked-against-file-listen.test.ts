@@ -11,7 +11,7 @@
  * then rewritten (1) with another `listen.port` and an agent url naming P, (2) keeping port 0
  * and an agent url naming P; (3) control: an agent url elsewhere.
  * Expected: (1) and (2) `config reload failed: keeping the running config`, one problem at
- * `agents.c.url` naming the running listen address; (3) `config reloaded`.
+ * the agent's url naming the running listen address; (3) `config reloaded`.
  */
 import assert from 'node:assert/strict';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -46,43 +46,45 @@ after(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-/** The first line after the first `from` lines whose msg is a reload's outcome (15 s at most). */
-async function reloadOutcome(from: number): Promise<LogEntry> {
+/**
+ * Writes `text` and sends SIGHUP; resolves with the first reload outcome (15 s at most) about
+ * this text: one naming agent `agent` (a file change and the SIGHUP may each log one, so an
+ * outcome of the text before could come after the write).
+ */
+async function reloadWith(text: string, agent: string): Promise<LogEntry> {
+  const from = gw.logs.length;
+  await writeFile(file, text);
+  gw.child.kill('SIGHUP');
+  const about = (e: LogEntry): boolean =>
+    (e.msg === FAILED && JSON.stringify(e.problems).includes(`"agents.${agent}.`)) || (e.msg === 'config reloaded' && Array.isArray(e.agents) && e.agents.includes(agent));
   return withTimeout(
     (async () => {
       for (;;) {
-        const found = gw.logs.slice(from).find((e) => e.msg === FAILED || e.msg === 'config reloaded');
+        const found = gw.logs.slice(from).find(about);
         if (found) return found;
         await new Promise((r) => setTimeout(r, 20));
       }
     })(),
     15_000,
-    `a reload's outcome; lines: ${JSON.stringify(gw.logs.map((e) => e.msg))}`,
+    `a reload's outcome about ${agent}; lines: ${JSON.stringify(gw.logs.map((e) => e.msg))}`,
   );
-}
-
-async function reloadWith(text: string): Promise<LogEntry> {
-  const from = gw.logs.length;
-  await writeFile(file, text);
-  gw.child.kill('SIGHUP');
-  return reloadOutcome(from);
 }
 
 describe('a reload checks agent urls against the listen address the gateway runs on', OPTIONS, () => {
   it('the file moves listen.port; agent c names the running port: refused (was: config reloaded)', async () => {
     const other = port === 4199 ? 4198 : 4199;
-    const line = await reloadWith(`listen: { host: 127.0.0.1, port: ${other} }\nagents:\n  a: { url: "http://127.0.0.1:9/mcp" }\n  c:\n    url: http://127.0.0.1:${port}/agents/a/mcp\n`);
+    const line = await reloadWith(`listen: { host: 127.0.0.1, port: ${other} }\nagents:\n  a: { url: "http://127.0.0.1:9/mcp" }\n  c:\n    url: http://127.0.0.1:${port}/agents/a/mcp\n`, 'c');
     assert.equal(line.msg, FAILED);
     assert.deepEqual(line.problems, [{ path: 'agents.c.url', line: 5, column: 10, message: running(port) }]);
     assert.equal(gw.logs.some((e) => e.msg?.startsWith('config reload: `listen`') === true), false);
   });
 
   it('the file keeps listen.port 0; agent c names the port it got: refused (was: not checked)', async () => {
-    const line = await reloadWith(`listen: { host: 127.0.0.1, port: 0 }\nagents:\n  a: { url: "http://127.0.0.1:9/mcp" }\n  c:\n    url: http://localhost:${port}/agents/a/mcp\n`);
+    const line = await reloadWith(`listen: { host: 127.0.0.1, port: 0 }\nagents:\n  a: { url: "http://127.0.0.1:9/mcp" }\n  zero:\n    url: http://localhost:${port}/agents/a/mcp\n`, 'zero');
     assert.equal(line.msg, FAILED);
     assert.deepEqual(line.problems, [
       {
-        path: 'agents.c.url',
+        path: 'agents.zero.url',
         line: 5,
         column: 10,
         message: running(port).replace(
@@ -94,8 +96,8 @@ describe('a reload checks agent urls against the listen address the gateway runs
   });
 
   it('control: agent c at another address reloads', async () => {
-    const line = await reloadWith(`listen: { host: 127.0.0.1, port: 0 }\nagents:\n  a: { url: "http://127.0.0.1:9/mcp" }\n  c:\n    url: http://127.0.0.1:9/agents/a/mcp\n`);
+    const line = await reloadWith(`listen: { host: 127.0.0.1, port: 0 }\nagents:\n  a: { url: "http://127.0.0.1:9/mcp" }\n  elsewhere:\n    url: http://127.0.0.1:9/agents/a/mcp\n`, 'elsewhere');
     assert.equal(line.msg, 'config reloaded');
-    assert.deepEqual(line.agents, ['a', 'c']);
+    assert.deepEqual(line.agents, ['a', 'elsewhere']);
   });
 });
