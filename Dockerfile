@@ -9,9 +9,13 @@
 # stops live reload once an editor saves by rename). Inside a container the config must say
 # `listen.host: 0.0.0.0`: 127.0.0.1 there is the container's own loopback, unreachable from
 # the buyer's container.
+#
+# Both stages pin the Node 22 the tests pin (scripts/node-binary.ts PINNED_NODE_VERSIONS; a test
+# checks they agree): `node:22-bookworm-slim` moved with every Node 22 release, so an image
+# built later ran a Node no test had run (a hostile trial 45). Raise both together.
 
 # ---- build ---------------------------------------------------------------------------------
-FROM node:22-bookworm-slim AS build
+FROM node:22.23.5-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 # --ignore-scripts: `prepare` would run the build before the sources are here; it runs below.
@@ -23,7 +27,7 @@ COPY src ./src
 RUN npm run build:tsc
 
 # ---- runtime -------------------------------------------------------------------------------
-FROM node:22-bookworm-slim
+FROM node:22.23.5-bookworm-slim
 ENV NODE_ENV=production
 WORKDIR /app
 COPY package.json package-lock.json ./

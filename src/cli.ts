@@ -27,10 +27,11 @@ import { Command, CommanderError, InvalidArgumentError } from 'commander';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { BOUNDS, CONFIG_PATH_ENV, DEFAULT_CONFIG_PATH, MIN_RESUME_SECRET_LENGTH, RESUME_SECRET_ENV } from './config/defaults.js';
-import { ConfigError, loadConfigFile } from './config/load.js';
+import { ConfigError, loadConfigFile, type OwnListener } from './config/load.js';
 import { configNotes, formatGatewaySection, formatGuardTable, formatLimitsTable } from './config/table.js';
 import type { GatewayConfig } from './config/types.js';
 import { exitAfterLogFlush, logFlushed } from './observability/exit-after-log.js';
+import { listedNames } from './observability/listed-names.js';
 import { DEFAULT_PROBE_TIMEOUT_MS, PROBE_EXIT } from './probe/options.js';
 import { VERSION } from './version.js';
 import { keepExitCodeOnClosedOutput } from './ops/closed-output.js';
@@ -443,6 +444,7 @@ async function serve(config: GatewayConfig, path: string, io: CliIo, startup: St
   tuneProcessMemory();
   let app: FastifyInstance;
   let createReloader: typeof import('./reload.js').createReloader;
+  let listening: OwnListener[] = [];
   try {
     const [{ buildApp }, { listenAll }, reload] = await Promise.all([import('./app.js'), import('./ops/listen.js'), import('./reload.js')]);
     if (startup.stopping) return undefined;
@@ -452,8 +454,9 @@ async function serve(config: GatewayConfig, path: string, io: CliIo, startup: St
     // Binding: a stop signal now waits for the graceful shutdown, installed once it listens.
     onStopSignal('hold');
     const { address, opsAddress } = await listenAll(app, config);
+    listening = runningListeners(config, address, opsAddress);
     logger.info(
-      { address, ...(opsAddress !== undefined ? { ops_address: opsAddress } : {}), config: config.source, agents: [...config.agents.keys()], version: VERSION },
+      { address, ...(opsAddress !== undefined ? { ops_address: opsAddress } : {}), config: config.source, ...listedNames('agents', [...config.agents.keys()]), version: VERSION },
       'gateway started',
     );
   } catch (err) {
@@ -468,6 +471,7 @@ async function serve(config: GatewayConfig, path: string, io: CliIo, startup: St
     path,
     env: io.env,
     control: app.gateway,
+    listening,
     log: logger,
     onResult: (result) => app.gateway.metrics.incConfigReload(!result.ok ? 'error' : result.unchanged === true ? 'unchanged' : 'ok'),
   });
@@ -482,6 +486,20 @@ async function serve(config: GatewayConfig, path: string, io: CliIo, startup: St
     reloader.close();
   });
   return undefined;
+}
+
+/**
+ * The listeners the gateway has as it runs, for a reload's check of agent urls (reload.ts
+ * `listening`): each with its start-up host and the port it got (`address`, `opsAddress`: what
+ * `listenAll` returned), so a `listen.port: 0` is checked at its real port.
+ */
+function runningListeners(config: GatewayConfig, address: string, opsAddress: string | undefined): OwnListener[] {
+  const portOf = (url: string): number => Number(new URL(url).port);
+  const out: OwnListener[] = [{ key: 'listen', host: config.listen.host, port: portOf(address), portIsDefault: false, running: true }];
+  if (opsAddress !== undefined && config.ops_listen !== undefined) {
+    out.push({ key: 'ops_listen', host: config.ops_listen.host, port: portOf(opsAddress), portIsDefault: false, running: true });
+  }
+  return out;
 }
 
 /** How often open SSE streams are ended again while shutting down (streams that started after the signal). */

@@ -32,6 +32,10 @@
  * `identityCheckMs`, at most `MAX_REWATCH_TRIES` times (10 min): once it is back, watched and
  * checked; if it never is, or the watch fails for another reason than a missing path, the
  * warning `config file watch stopped: reload with SIGHUP` is logged once and the watch ends.
+ * A directory already missing when the watch starts (removed while the gateway started) is
+ * looked for the same way: before, it logged `cannot watch the config file: reload with
+ * SIGHUP` and was never watched again (a hostile new operator's trial 45, L5:
+ * test/regressions/config-dir-gone-during-startup-never-watched.test.ts).
  * The timers are unref'd: they never hold the process open.
  */
 import { lstatSync, readlinkSync, stat, statSync, watch, type FSWatcher, type Stats } from 'node:fs';
@@ -94,6 +98,9 @@ export const IDENTITY_CHECK_MS = 1000;
 /** Tries to watch the directory again after it went away before giving up: 600 (10 min at 1 s). */
 export const MAX_REWATCH_TRIES = 600;
 
+/** The warning of a directory that is missing (at the start of the watch, or later): it is looked for every `identityCheckMs`. */
+const GONE_MSG = 'config directory is gone: watching for it to come back (reload with SIGHUP meanwhile)';
+
 /** Errors that mean the directory is (for now) not there: keep trying. Anything else stops the watch. */
 const MISSING_CODES = new Set(['ENOENT', 'ENOTDIR']);
 
@@ -104,9 +111,10 @@ function identity(s: Stats): string {
 
 /**
  * Starts the watch; returns its `close` (idempotent), or undefined when the directory cannot
- * be watched at start (logged at warn level: reload with SIGHUP). A directory replaced or
- * removed later is watched again (see the module doc); a watch that cannot be re-established
- * logs `config file watch stopped: reload with SIGHUP` once and stops.
+ * be watched at start for another reason than being missing (logged at warn level: reload
+ * with SIGHUP). A directory missing at start, or replaced or removed later, is watched once
+ * it is there (see the module doc); a watch that cannot be re-established logs
+ * `config file watch stopped: reload with SIGHUP` once and stops.
  */
 export function watchConfigFile(opts: ConfigWatchOptions): (() => void) | undefined {
   const { file, debounceMs, log } = opts;
@@ -214,7 +222,7 @@ export function watchConfigFile(opts: ConfigWatchOptions): (() => void) | undefi
       if (id === undefined) {
         const code = (statErr as NodeJS.ErrnoException | null)?.code ?? 'ENOTDIR';
         if (!MISSING_CODES.has(code)) return stop(statErr);
-        if (wasWatching) log.warn({ dir, code }, 'config directory is gone: watching for it to come back (reload with SIGHUP meanwhile)');
+        if (wasWatching) log.warn({ dir, code }, GONE_MSG);
         return retry(statErr);
       }
       try {
@@ -238,6 +246,13 @@ export function watchConfigFile(opts: ConfigWatchOptions): (() => void) | undefi
     return close;
   } catch (err) {
     dropWatcher();
+    const code = (err as NodeJS.ErrnoException).code ?? '';
+    if (MISSING_CODES.has(code)) {
+      // Gone already (removed while the gateway started): looked for as when it goes later.
+      log.warn({ dir, code }, GONE_MSG);
+      retry(err);
+      return close;
+    }
     log.warn({ err, dir }, 'cannot watch the config file: reload with SIGHUP');
     return undefined;
   }

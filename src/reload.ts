@@ -12,7 +12,8 @@
  *   nothing changed costs a read, not a parse). A valid file is applied
  *   with `GatewayControl.setConfig`: requests that arrive from then on use it; an exchange in
  *   flight keeps the limits it resolved when it started. The log says `config reloaded`
- *   with the agent names (never a header value or the resume secret).
+ *   with the agent names, the first 50 of each list and a count of the rest
+ *   (observability/listed-names.ts; never a header value or the resume secret).
  * - An invalid file is logged at error level with its problems (YAML path, line:column; the
  *   first 50 in file order, then `more_problems`, the number left out) as
  *   `config reload failed`, and the running config stays. So is a file that cannot be
@@ -55,9 +56,10 @@ import { resolve as resolvePath } from 'node:path';
 import type { Logger } from 'pino';
 import { warnInsecureAgent, type GatewayControl } from './app.js';
 import { watchConfigFile } from './config-watch.js';
-import { configFingerprint, ConfigError, readConfigText, textDigest, type ConfigProblem } from './config/load.js';
+import { configFingerprint, ConfigError, readConfigText, textDigest, type ConfigProblem, type OwnListener } from './config/load.js';
 import { ConfigThread } from './config/off-thread.js';
 import { shownProblems } from './config/problem-list.js';
+import { listedNames } from './observability/listed-names.js';
 import { requestBodyLimit } from './config/resolve.js';
 import type { GatewayConfig } from './config/types.js';
 
@@ -97,6 +99,14 @@ export interface ReloaderOptions {
    * Default: `control.config` when the reloader is created.
    */
   startupConfig?: GatewayConfig;
+  /**
+   * The addresses the gateway listens on (`listen`, and `ops_listen` when it has one: its
+   * start-up host, the port it got), which no agent url of a new file may name either: a change
+   * of `listen` applies only after a restart, and a reload that checked only the file's `listen`
+   * applied an agent url naming the running port (a hostile trial 45, L4). Default: none (only
+   * the file's listeners are checked, as at start-up).
+   */
+  listening?: readonly OwnListener[];
   /**
    * Called after every reload attempt that is logged, applied or failed (metrics:
    * `config_reloads_total`); not for a file check that finds no change, nor one that
@@ -148,7 +158,7 @@ export function createReloader(opts: ReloaderOptions): Reloader {
     // a page per turn (config/off-thread.ts). The text is read once (one bounded read, like the
     // loader's own: a FIFO or a huge file must not block or grow memory) and compared there.
     const running = control.config;
-    const outcome = await thread.load({ path: absolute, env, skipDigest: onlyIfChanged ? lastDigest : undefined, loaded: configFingerprint(running) });
+    const outcome = await thread.load({ path: absolute, env, skipDigest: onlyIfChanged ? lastDigest : undefined, loaded: configFingerprint(running), running: opts.listening });
     if (outcome.kind === 'skip') return undefined;
     if (outcome.kind === 'error' && outcome.digest === undefined) {
       // Whatever the file holds once it reads again is new: loaded and logged.
@@ -177,9 +187,9 @@ export function createReloader(opts: ReloaderOptions): Reloader {
       {
         trigger,
         config: absolute,
-        agents,
-        added: agents.filter((a) => !before.has(a)),
-        removed: [...before].filter((a) => !next.agents.has(a)),
+        ...listedNames('agents', agents),
+        ...listedNames('added', agents.filter((a) => !before.has(a))),
+        ...listedNames('removed', [...before].filter((a) => !next.agents.has(a))),
       },
       'config reloaded',
     );

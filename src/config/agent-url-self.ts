@@ -25,6 +25,12 @@ export interface OwnListener {
   readonly port: number;
   /** Whether the port is the built-in default (not written in the file). */
   readonly portIsDefault: boolean;
+  /**
+   * A listener the running gateway has (a reload: its start-up host and the port it got),
+   * not one the file writes: a change of `listen` or `ops_listen` applies only after a
+   * restart, so until then a url naming the running one loops (a hostile trial 45, L4).
+   */
+  readonly running?: boolean;
 }
 
 /** What the url's host is, by how it reaches the listener `key` (hosts are never echoed: they may come from `${VAR}`). */
@@ -38,7 +44,7 @@ const HOST_IS: Record<ListenerReach, (key: string) => string> = {
 
 /**
  * The problem of an agent url (`text`, after `${VAR}` expansion) that names one of
- * `listeners`, or undefined: when it names none, or is no http(s) URL the parser reads (the
+ * `listeners` (the first it names, in order), or undefined: when it names none, or is no http(s) URL the parser reads (the
  * schema reports that). The url's port is its written one, else 80 for `http:` and 443 for
  * `https:`. Never echoes the url (it may hold a credential). Never throws.
  */
@@ -55,7 +61,12 @@ export function agentUrlSelfProblem(text: string, listeners: readonly OwnListene
     if (listener.port !== port) continue;
     const reach = urlReachesListener(listener.host, url.hostname);
     if (reach === undefined) continue;
-    const what = `its port is ${listener.key}.port (${listener.port}${listener.portIsDefault ? ', the default' : ''}) and ${HOST_IS[reach](listener.key)}`;
+    const key = listener.running === true ? `the running ${listener.key}` : listener.key;
+    const portText =
+      listener.running === true
+        ? `${listener.port}; a change of ${listener.key} applies only after a restart`
+        : `${listener.port}${listener.portIsDefault ? ', the default' : ''}`;
+    const what = `its port is ${key}.port (${portText}) and ${HOST_IS[reach](key)}`;
     return listener.key === 'listen'
       ? `is the gateway's own listen address, so each call would come back to the gateway and be forwarded to it again, in a loop, ` +
           `until connections run out: ${what}; set the seller's MCP endpoint here, not the gateway's`

@@ -29,7 +29,7 @@ import { createHash } from 'node:crypto';
 import { constants as fsConstants, type Stats } from 'node:fs';
 import { open, stat, type FileHandle } from 'node:fs/promises';
 import { resolve as resolvePath } from 'node:path';
-import { isAlias, isMap, isScalar, isSeq, LineCounter, type Alias, type Document, type Node as YamlNode } from 'yaml';
+import { isAlias, isMap, isScalar, isSeq, LineCounter, Scalar, type Alias, type Document, type Node as YamlNode } from 'yaml';
 import type { z } from 'zod';
 import {
   BUILTIN_DEFAULTS,
@@ -46,16 +46,24 @@ import {
 } from './defaults.js';
 import { expandEnv } from './env.js';
 import { agentUrlSelfProblem, type OwnListener } from './agent-url-self.js';
+export type { OwnListener } from './agent-url-self.js';
 import { listenOverlap } from './listen-overlap.js';
 import { urlAuthorityProblem } from './url-authority.js';
 import { RESOLUTION, resolveLevel, type AgentResolution, type ResolvedLevel } from './resolve.js';
 import { deferMessage, moreProblemsLine, shownProblems } from './problem-list.js';
-import { configSchema, LIMIT_KEYS, type RawAgent, type RawConfig, type RawTool } from './schema.js';
+import { configSchema, LIMIT_KEYS, nonStringScalarAt, type RawAgent, type RawConfig, type RawTool } from './schema.js';
 import { unknownKeyMessage } from './suggest.js';
 import { aliasTargets } from './yaml-aliases.js';
 import { MAX_CONFIG_NESTING, parseConfigYaml, TOO_DEEP } from './yaml-document.js';
-import { flowReferenceCandidates, unquotedFlowReferenceMessage, unquotedFlowReferences, type UnquotedFlowReferences } from './yaml-flow-env.js';
+import {
+  flowReferenceCandidates,
+  unquotedFlowReferenceMessage,
+  unquotedFlowReferences,
+  type UnquotedFlowReference,
+  type UnquotedFlowReferences,
+} from './yaml-flow-env.js';
 import { inexactNumber } from './yaml-numbers.js';
+import { notUtf8Message, otherUnicodeEncoding } from './text-encoding.js';
 import { coreTagMisfit, describeTagged, isReadTag, isRefusedTagWarning } from './yaml-tags.js';
 import type { AgentConfig, GatewayConfig, Limits, ToolOverrides } from './types.js';
 import type { GuardSettings } from '../admission/agent-guard.js';
@@ -166,7 +174,8 @@ function tooLargeMessage(bytes: number | string): string {
 
 /**
  * The text of the config file at `absolute`: a regular file (symbolic links followed) of at
- * most `MAX_CONFIG_FILE_BYTES`, read with that cap. Throws `ConfigError` (source `label`),
+ * most `MAX_CONFIG_FILE_BYTES`, read with that cap, as UTF-8 (a file whose first bytes show
+ * UTF-16 or UTF-32 is refused, naming it: text-encoding.ts). Throws `ConfigError` (source `label`),
  * with `code` the system error code when the file could not be opened or read (`ENOENT`
  * for a missing file, `EACCES`, ...).
  *
@@ -212,6 +221,9 @@ export async function readConfigText(absolute: string, label: string = absolute)
       filled += bytesRead;
     }
     if (filled > MAX_CONFIG_FILE_BYTES) throw fail(tooLargeMessage(`more than ${MAX_CONFIG_FILE_BYTES}`));
+    // UTF-16 or UTF-32 named as such, not read as UTF-8 into a "got ��a\u0000g..." (text-encoding.ts).
+    const encoding = otherUnicodeEncoding(buffer.subarray(0, Math.min(filled, 4)));
+    if (encoding !== undefined) throw fail(notUtf8Message(encoding));
     return buffer.toString('utf8', 0, filled);
   } catch (err) {
     throw err instanceof ConfigError ? err : cannotRead(err);
@@ -241,6 +253,8 @@ class TreeBuilder {
   readonly expanded = new Set<string>();
   /** Paths whose `${VAR}` expansion failed (schema issues there would be noise). */
   readonly envFailed = new Set<string>();
+  /** Mappings (by path) holding a merge key `<<`, reported as such: a key missing from them may be one it was meant to bring. */
+  readonly mergeParents = new Set<string>();
   /**
    * The YAML text of each number value, by path (`1e30`, `9007199254740993`, `0x10`): what a
    * problem shows as "got", not the double it became (`1e+30`, `9007199254740992`).
@@ -372,6 +386,12 @@ class TreeBuilder {
           this.problem(path, 'mapping keys must be plain strings', keyAt);
           continue;
         }
+        if (key === '<<' && isScalar(keyNode) && keyNode.type === Scalar.PLAIN) {
+          // YAML 1.1's merge key: named, and the keys it would have brought not reported missing.
+          this.problem([...path, key], MERGE_KEY_MESSAGE, keyAt);
+          this.mergeParents.add(pathKey(path));
+          continue;
+        }
         if (Object.hasOwn(out, key)) {
           // yaml reports duplicates of identical keys; this catches e.g. `1:` and `"1":`.
           this.problem([...path, key], `duplicate key \`${key}\``, keyAt);
@@ -385,6 +405,15 @@ class TreeBuilder {
     return null;
   }
 }
+
+/**
+ * The problem of a YAML merge key (`<<: {...}`, `<<: *base`), which the config does not read
+ * (YAML 1.2 has none). Before, it was `unknown key \`<<\`` with the list of known keys, plus
+ * `missing required key \`url\`` for what it was meant to bring (a hostile new operator's trial
+ * 45, Info: test/regressions/config-merge-key-reported-as-unknown-key.test.ts). A quoted `"<<"`
+ * is an ordinary (unknown) key.
+ */
+const MERGE_KEY_MESSAGE = 'merge keys (<<) are not supported: write the keys out (an alias can stand for a whole mapping: `a: *base`)';
 
 /** `agents.<agent>.url`: a `${VAR}` here may not be set to the empty string (`emptyUrlVariableMessage`). */
 function isAgentUrlPath(path: readonly Segment[]): boolean {
@@ -585,6 +614,8 @@ function issuesToProblems(
     }
     const found = lookup(tree, path);
     if (!found.found && found.parentIsObject) {
+      // A key a merge key was meant to bring: the merge key's problem says it all.
+      if (builder.mergeParents.has(pathKey(path.slice(0, -1)))) continue;
       const key = String(path[path.length - 1] ?? '');
       const hint = path.length === 1 && key === 'agents' ? ' (at least one agent is required)' : '';
       add(path, path.length === 0 ? issue.message : `missing required key \`${key}\`${hint}`, 'key');
@@ -596,7 +627,8 @@ function issuesToProblems(
     if (typeof found.value === 'string' && isSecretPath(path) && issue.code !== 'invalid_type') {
       got = ''; // a secret's problem is its length or characters: "got a string" adds nothing
     } else if (typeof found.value === 'string' && fromEnv) {
-      got = ', got a string from ${...} (a substituted value is always a string)';
+      const kind = nonStringScalarAt(path);
+      got = `, got a string from \${...}${kind === undefined ? ' (a substituted value is always a string)' : `: ${variableCannotSet(kind)}`}`;
     }
     add(path, `${issue.message}${got}`, 'value');
   }
@@ -884,12 +916,17 @@ function opsListenProblems(tree: unknown, builder: TreeBuilder, lines: LineCount
  * a problem at `agents.<agent>.url`. A listener on port 0 is skipped (its port is known only
  * once it listens), as are values the schema rejects and a url that has a problem already.
  * Looks at the tree as written (values after `${VAR}` expansion), beside the schema's problems.
+ * `running`: on a reload, the listeners the gateway has as it runs (start-up host, bound port),
+ * checked after the file's: a change of `listen` applies only after a restart, and a reload
+ * checked the file's alone, so a file moving `listen.port` passed with an agent url naming the
+ * running port (a hostile new operator's trial 45, L4:
+ * test/regressions/reload-self-url-checked-against-file-listen.test.ts).
  */
-function agentUrlSelfProblems(tree: unknown, builder: TreeBuilder, lines: LineCounter, earlier: readonly ConfigProblem[]): ConfigProblem[] {
+function agentUrlSelfProblems(tree: unknown, builder: TreeBuilder, lines: LineCounter, earlier: readonly ConfigProblem[], running: readonly OwnListener[]): ConfigProblem[] {
   const agents = lookup(tree, ['agents']).value;
   if (agents === null || typeof agents !== 'object') return [];
   const { listen, ops } = writtenListeners(tree);
-  const listeners = [listen, ops].filter((l): l is OwnListener => l !== undefined);
+  const listeners = [listen, ops, ...running].filter((l): l is OwnListener => l !== undefined);
   if (listeners.length === 0) return [];
 
   const out: ConfigProblem[] = [];
@@ -977,6 +1014,26 @@ function yamlSyntaxProblems(doc: Document.Parsed, text: string, lines: LineCount
 }
 
 /**
+ * Why a `${VAR}` cannot set a setting of `kind`, and the fix. Before, an unquoted one in a flow
+ * mapping was told to be quoted (`write "${NUM}"`), and once quoted refused as "a substituted
+ * value is always a string" (a hostile new operator's trial 45, Info:
+ * test/regressions/config-env-number-advice-contradicts-itself.test.ts).
+ */
+function variableCannotSet(kind: 'number' | 'boolean'): string {
+  return kind === 'number'
+    ? 'a ${VAR} always makes a string, and this setting takes a number: write the number itself'
+    : 'a ${VAR} always makes a string, and this setting takes true or false: write true or false itself';
+}
+
+/** The problem of an unquoted flow `${VAR}`: quote it, or, where a number or boolean goes, write the value (`variableCannotSet`). */
+function flowReferenceMessage(r: UnquotedFlowReference): string {
+  const kind = nonStringScalarAt(r.path);
+  if (kind === undefined) return unquotedFlowReferenceMessage(r, isSecretPath(r.path));
+  const names = r.references.map((name) => `\`${name}\``).join(', ');
+  return `${names} cannot be used here: ${variableCannotSet(kind)}`;
+}
+
+/**
  * The problems of a file with unquoted `${VAR}` references in flow mappings or lists: one per
  * value holding them, at its YAML path and the first `${` (never echoing a value at a secret
  * path: `isSecretPath`), and the file's other syntax problems, read with the references masked
@@ -985,7 +1042,7 @@ function yamlSyntaxProblems(doc: Document.Parsed, text: string, lines: LineCount
 function unquotedFlowProblems(flow: UnquotedFlowReferences, text: string, lines: LineCounter): ConfigProblem[] {
   const at = (p: { offset: number; message: string }): ConfigProblem => withPosition({ path: '', message: p.message }, lines, p.offset);
   return [
-    ...flow.references.map((r) => withPosition({ path: formatPath(r.path), message: unquotedFlowReferenceMessage(r, isSecretPath(r.path)) }, lines, r.offset)),
+    ...flow.references.map((r) => withPosition({ path: formatPath(r.path), message: flowReferenceMessage(r) }, lines, r.offset)),
     ...yamlSyntaxProblems(flow.parsed.doc, text, lines),
     ...flow.parsed.problems.map(at),
     ...flow.parsed.versionProblems.map(at),
@@ -1048,17 +1105,24 @@ function recordingEnv(env: NodeJS.ProcessEnv): { env: NodeJS.ProcessEnv; reads: 
  * Steps 1 to 4 of the loader: `text` checked, nothing resolved. Returns the validated tree
  * (null-prototype mappings; strings, numbers, booleans, lists and mappings only, so it can be
  * posted between threads) and the config's fingerprint (`digest`: the text's {@link textDigest},
- * when the caller has it already).
+ * when the caller has it already). `running`: a reload's running listeners, which agent urls
+ * may not name either (`agentUrlSelfProblems`).
  *
  * @throws ConfigError (source `label`) with every problem.
  */
-export function checkConfigText(text: string, rawEnv: NodeJS.ProcessEnv, label: string | undefined, digest = textDigest(text)): { raw: RawConfig; fingerprint: ConfigFingerprint } {
+export function checkConfigText(
+  text: string,
+  rawEnv: NodeJS.ProcessEnv,
+  label: string | undefined,
+  digest = textDigest(text),
+  running: readonly OwnListener[] = [],
+): { raw: RawConfig; fingerprint: ConfigFingerprint } {
   const { env, reads } = recordingEnv(rawEnv);
-  const raw = validate(text, env, label);
+  const raw = validate(text, env, label, running);
   return { raw, fingerprint: { digest, env: [...reads] } };
 }
 
-function validate(text: string, env: NodeJS.ProcessEnv, label: string | undefined): RawConfig {
+function validate(text: string, env: NodeJS.ProcessEnv, label: string | undefined, running: readonly OwnListener[]): RawConfig {
   // Same cap as loadConfigFile, for text given directly (parseConfig). A UTF-16 unit is 1 to 3
   // UTF-8 bytes, so the length alone settles most cases without counting bytes.
   if (text.length > MAX_CONFIG_FILE_BYTES || (text.length * 3 > MAX_CONFIG_FILE_BYTES && Buffer.byteLength(text, 'utf8') > MAX_CONFIG_FILE_BYTES)) {
@@ -1111,7 +1175,7 @@ function validate(text: string, env: NodeJS.ProcessEnv, label: string | undefine
   }
 
   problems.push(...opsListenProblems(tree, builder, lines));
-  problems.push(...agentUrlSelfProblems(tree, builder, lines, problems));
+  problems.push(...agentUrlSelfProblems(tree, builder, lines, problems, running));
 
   if (problems.length > 0 || !parsed.success) throw new ConfigError(sortProblems(problems), label);
   // The schema only validates (no transforms), so the validated tree is the raw config; use

@@ -15,7 +15,7 @@
  * under tsx (through a bootstrap that registers tsx's loader in the worker: {@link newWorker}).
  */
 import { Worker } from 'node:worker_threads';
-import { ConfigAssembler, ConfigError, unknownKeyProblem, type ConfigFingerprint, type ConfigProblem } from './load.js';
+import { ConfigAssembler, ConfigError, unknownKeyProblem, type ConfigFingerprint, type ConfigProblem, type OwnListener } from './load.js';
 import type { RawAgent, RawConfig, RawTool } from './schema.js';
 import type { GatewayConfig } from './types.js';
 
@@ -30,6 +30,8 @@ export interface LoadJob {
   readonly skipDigest?: string | undefined;
   /** The running config's fingerprint: the same text and variable values answer `unchanged`. */
   readonly loaded?: ConfigFingerprint | undefined;
+  /** The listeners the gateway runs on, which no agent url may name (load.ts `agentUrlSelfProblems`). */
+  readonly running?: readonly OwnListener[] | undefined;
 }
 
 /** One problem as sent: an unknown key's message is made on this side, when read (`parent`: the path of its mapping). */

@@ -110,7 +110,7 @@ async function load(job: LoadJob): Promise<LoadReply> {
   if (job.skipDigest === digest) return { type: 'skip' };
   if (job.loaded !== undefined && job.loaded.digest === digest && sameEnvValues(job.loaded, job.env)) return { type: 'unchanged', digest };
   try {
-    const { raw, fingerprint } = checkConfigText(text, job.env, job.path, digest);
+    const { raw, fingerprint } = checkConfigText(text, job.env, job.path, digest, job.running ?? []);
     const { agents, ...header } = raw;
     pages = configPages(agents ?? {});
     return { type: 'config', fingerprint, header: header as RawConfig, pages: pages.length };

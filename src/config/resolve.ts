@@ -87,6 +87,17 @@ function resolutionOf(agent: AgentConfig): AgentResolution {
 }
 
 /**
+ * The `max_sse_event_bytes` a level of `agent` sets (the tool's, when `toolName` has a `tools:`
+ * entry, else the agent's; either inherited from the levels above), or undefined when none
+ * sets it. The limit in force is this capped by the response limit ({@link sseEventLimit}):
+ * `--check-config` shows both when the cap applies (config/table.ts).
+ */
+export function configuredSseEventBytes(agent: AgentConfig, toolName: string | undefined): number | undefined {
+  const resolution = resolutionOf(agent);
+  return ((toolName === undefined ? undefined : resolution.tools.get(toolName)) ?? resolution.agent).sseEventExplicit;
+}
+
+/**
  * The limits in force for one call.
  *
  * @param agent the agent the request is routed to (from the loaded config).

@@ -27,6 +27,8 @@ import {
   SPEC_DEFAULT_RESPONSE_CEILING_BYTES,
 } from './defaults.js';
 import { urlAuthorityProblem, urlWritesUserinfo } from './url-authority.js';
+import { urlCharactersProblem } from './url-characters.js';
+import { forbiddenHeaderReason } from './owned-headers.js';
 
 /** Agent names become a URL path segment: `/agents/<name>/mcp`. */
 export const AGENT_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
@@ -36,51 +38,6 @@ export const TOOL_NAME_PATTERN = new RegExp(`^[A-Za-z0-9_.-]{1,${MAX_TOOL_NAME_C
 export const HEADER_NAME_PATTERN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 /** Header values: no control characters except HTAB, nothing outside Latin-1 (what Node/undici accept). */
 const HEADER_VALUE_PATTERN = /^[\t\x20-\x7e\x80-\xff]*$/;
-
-/**
- * Header names an agent's `headers:` may not set, with the reason: those the gateway owns or
- * that break the exchange. A configured header replaces the host's (request/headers.ts), so
- * this is every name that request header policy strips (`STRIPPED_REQUEST_HEADERS`) except
- * `origin` and `referer` (a configured one is sent on purpose), and those it or the HTTP
- * client sets: hop-by-hop headers are per-connection (RFC 9110 §7.6.1); `host` comes from the
- * agent's `url`; `content-length` is computed; `x-max-response-bytes` is the gateway's own
- * per-call header and is never forwarded; `accept-encoding` is set from the agent's
- * `accept_encoding` key; `last-event-id` carries the seller's event id out of a host's resume
- * token; `x-adcp-gateway-exchange` is reserved; `via` is the host's with the gateway's entry
- * appended (request/via.ts: a configured one would hide the host's entries from loop detection
- * further on; a hostile new user's trial 10, F4).
- *
- * `expect` and `content-encoding` passed `--check-config`, then `expect: 100-continue` failed
- * every call to the agent `upstream_unreachable` (undici refuses the header: "expect header
- * not supported"; the seller is never contacted) and `content-encoding: gzip` mislabelled
- * every plain body forwarded (a new user's trial, 2026-12-03, F8:
- * test/regressions/config-header-expect-accepted-every-call-fails.test.ts).
- */
-export const FORBIDDEN_HEADERS: ReadonlyMap<string, string> = new Map([
-  ['connection', 'a hop-by-hop header'],
-  ['keep-alive', 'a hop-by-hop header'],
-  ['transfer-encoding', 'a hop-by-hop header'],
-  ['te', 'a hop-by-hop header'],
-  ['trailer', 'a hop-by-hop header'],
-  ['upgrade', 'a hop-by-hop header'],
-  ['host', 'set from the agent `url`'],
-  ['content-length', 'computed by the gateway'],
-  ['content-encoding', 'the gateway forwards request bodies uncompressed, and this would mislabel every one'],
-  ['expect', 'the gateway sends each request whole, and its HTTP client refuses the header, so every call would fail'],
-  ['x-max-response-bytes', "the gateway's per-call limit header, never forwarded"],
-  ['accept-encoding', 'set from the agent key `accept_encoding`'],
-  ['last-event-id', "set by the gateway from a host's resume token"],
-  ['x-adcp-gateway-exchange', 'reserved for the gateway'],
-  ['via', "set by the gateway: the host's Via with the gateway's own entry appended, by which it recognizes a request that loops back to it (RFC 9110 §7.6.3)"],
-]);
-
-/** Why a header name may not be configured, or undefined when it may. `name` is lower-cased. */
-export function forbiddenHeaderReason(name: string): string | undefined {
-  const reason = FORBIDDEN_HEADERS.get(name);
-  if (reason !== undefined) return reason;
-  if (name.startsWith('proxy-')) return 'a hop-by-hop header (proxy-*)';
-  return undefined;
-}
 
 /** A custom issue about a mapping key (a name) rather than its value: the loader points at the key. */
 const KEY_ISSUE = { at: 'key' } as const;
@@ -159,6 +116,13 @@ const limitShape = {
 
 const url = z.string({ error: 'expected an absolute http: or https: URL' }).superRefine((value, ctx) => {
   // Messages never echo the URL: it could carry credentials or come from a secret variable.
+  // First: whitespace or a control character, which the parser below would quietly drop or
+  // encode (url-characters.ts); the checks after it would read another url than the one written.
+  const characters = urlCharactersProblem(value);
+  if (characters !== undefined) {
+    ctx.addIssue({ code: 'custom', message: characters });
+    return;
+  }
   let parsed: URL;
   try {
     parsed = new URL(value);
@@ -445,11 +409,18 @@ export function listSchemaKeyPaths(): string[] {
 }
 
 /**
- * The keys allowed in the object at `path` (a path into the YAML tree: strings for mapping
- * keys, numbers for list indexes), or undefined when `path` does not lead to a strict object.
- * Used to suggest the closest key for an unknown one.
+ * The scalar type the setting at `path` (a path into the YAML tree) takes when that is a
+ * number or a boolean, else undefined (a string, a mapping, a list, or no such setting). A
+ * `${VAR}` always makes a string, so it can never set one of these: the loader says so instead
+ * of advising quotes (a hostile trial 45, Info).
  */
-export function knownKeysAt(path: readonly PropertyKey[]): string[] | undefined {
+export function nonStringScalarAt(path: readonly PropertyKey[]): 'number' | 'boolean' | undefined {
+  const s = schemaAt(path);
+  return s instanceof z.ZodNumber ? 'number' : s instanceof z.ZodBoolean ? 'boolean' : undefined;
+}
+
+/** The schema (unwrapped) of the value at `path`, or undefined when `path` leads nowhere. */
+function schemaAt(path: readonly PropertyKey[]): z.ZodType | undefined {
   let s: z.ZodType = configSchema;
   for (const segment of path) {
     s = unwrap(s);
@@ -465,6 +436,15 @@ export function knownKeysAt(path: readonly PropertyKey[]): string[] | undefined 
       return undefined;
     }
   }
-  s = unwrap(s);
+  return unwrap(s);
+}
+
+/**
+ * The keys allowed in the object at `path` (a path into the YAML tree: strings for mapping
+ * keys, numbers for list indexes), or undefined when `path` does not lead to a strict object.
+ * Used to suggest the closest key for an unknown one.
+ */
+export function knownKeysAt(path: readonly PropertyKey[]): string[] | undefined {
+  const s = schemaAt(path);
   return s instanceof z.ZodObject ? Object.keys(s.shape as object) : undefined;
 }

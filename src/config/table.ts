@@ -9,7 +9,9 @@
  */
 import { RESUME_SECRET_ENV } from './defaults.js';
 import { displayUrl } from './display-url.js';
-import { resolveCallLimits } from './resolve.js';
+import { limitNotes } from './limit-notes.js';
+import { configuredSseEventBytes, resolveCallLimits } from './resolve.js';
+import { gatewayNotes, transportNotes, transportWarnings } from './setting-notes.js';
 import { MIN_SEND_MS, MIN_SEND_SHARE, tooLateToSend } from '../admission/agent-guard.js';
 import { isLoopbackListenHost } from '../request/browser-guard.js';
 import type { AgentConfig, GatewayConfig, Limits } from './types.js';
@@ -49,12 +51,25 @@ function callCeilingCell(agent: AgentConfig, limits: Limits): string {
   return ceilingBelowLimit(agent, limits) ? `${effective} (configured ${String(agent.max_call_response_bytes)})` : effective;
 }
 
-function row(label: string, agent: AgentConfig, limits: Limits, isAgentRow: boolean): string[] {
+/**
+ * The `max_sse_event_bytes` cell: the limit in force, plus the configured value when the
+ * response limit caps it (`1000 (configured 999999999)`), as `max_call_response_bytes` shows
+ * its own (a hostile trial 45, L8: both showed 1000 alone;
+ * test/regressions/check-config-hides-clamped-sse-event-limit.test.ts).
+ */
+function sseEventCell(agent: AgentConfig, tool: string | undefined, limits: Limits): string {
+  const configured = configuredSseEventBytes(agent, tool);
+  const effective = String(limits.max_sse_event_bytes);
+  return configured !== undefined && configured > limits.max_sse_event_bytes ? `${effective} (configured ${configured})` : effective;
+}
+
+function row(label: string, agent: AgentConfig, tool: string | undefined, limits: Limits): string[] {
+  const isAgentRow = tool === undefined;
   return [
     label,
     isAgentRow ? displayUrl(agent.url) : '',
     String(limits.max_response_bytes),
-    String(limits.max_sse_event_bytes),
+    sseEventCell(agent, tool, limits),
     String(limits.max_json_depth),
     String(limits.max_json_nodes),
     String(limits.response_deadline_ms),
@@ -77,16 +92,17 @@ function row(label: string, agent: AgentConfig, limits: Limits, isAgentRow: bool
  * (bytes, ms); `max_call_response_bytes` is the effective ceiling for `X-Max-Response-Bytes`
  * (the configured value, or the resolved response limit when unset or lower); when the
  * configured value is lower than that row's response limit it follows in parentheses,
- * `4194304 (configured 1000)`. The url is `displayUrl`'s (query and credential-shaped path segments redacted). Columns are
+ * `4194304 (configured 1000)`. `max_sse_event_bytes` likewise: the limit in force, and the
+ * configured value when the response limit caps it, `1000 (configured 999999999)`. The url is `displayUrl`'s (query and credential-shaped path segments redacted). Columns are
  * left-aligned, separated by two spaces, with a dashed rule under the header; no trailing
  * spaces, no colors, no trailing newline. Pure: same config, same text.
  */
 export function formatLimitsTable(config: GatewayConfig): string {
   const rows: string[][] = [[...LIMITS_TABLE_COLUMNS]];
   for (const agent of config.agents.values()) {
-    rows.push(row(agent.name, agent, agent.limits, true));
+    rows.push(row(agent.name, agent, undefined, agent.limits));
     for (const tool of Object.keys(agent.tools)) {
-      rows.push(row(`${agent.name}/${tool}`, agent, resolveCallLimits(agent, tool, undefined), false));
+      rows.push(row(`${agent.name}/${tool}`, agent, tool, resolveCallLimits(agent, tool, undefined)));
     }
   }
   return alignedTable(rows);
@@ -188,10 +204,16 @@ function allowedHostsRow(config: GatewayConfig): string {
 
 /**
  * Warnings and notes about a valid config, one line each (empty when there is nothing to say):
- * - `WARNING: agent <a>: TLS certificate verification is OFF (tls_insecure_skip_verify)`;
+ * - `WARNING: agent <a>: TLS certificate verification is OFF (tls_insecure_skip_verify)` (an
+ *   https: url), `WARNING: agent <a>: its headers (...) go in clear text: ...` and `... its url
+ *   query goes in clear text: ...` (an http: url to a host that is not loopback), then
+ *   `note: resume.ttl_ms ...`, `note: shutdown_grace_ms ...` and `note: agent <a>:
+ *   tls_insecure_skip_verify has no effect ...` (an http: url): setting-notes.ts;
  * - `note: <a>[/<tool>]: max_call_response_bytes <n> is below max_response_bytes <m>: ...`
  *   for every agent or tool row whose response limit is above the agent's
  *   `max_call_response_bytes` (valid, but then a call can lower its limit and never raise it);
+ * - `note: <a>[/<tool>]: max_sse_event_bytes <n> is above max_response_bytes <m>: ...` for a
+ *   row whose configured event limit the response limit caps (the table shows both);
  * - `note: <a>: backoff_base_ms <b> is above backoff_max_ms <m>: every backoff is <m> ms`;
  * - `note: <a>: response_deadline_ms <d> is not above backoff_max_ms <m>: ...` (waiting
  *   requests would time out before the next probe);
@@ -202,22 +224,33 @@ function allowedHostsRow(config: GatewayConfig): string {
  *   (and `max_call_response_bytes` for an agent row): an answer that large is received only
  *   as the agent's oldest in flight, the others waiting for room against their deadline
  *   (admission/agent-guard.ts). A new user's trial (2026-12-03, F8): a tool limit of 1 GiB
- *   drew no note, and 8 of 30 concurrent 22.6 MB answers finished within an 8 s deadline.
+ *   drew no note, and 8 of 30 concurrent 22.6 MB answers finished within an 8 s deadline;
+ * - a `max_json_depth`, `max_json_nodes`, `max_response_bytes`, `max_sse_event_bytes` or
+ *   `max_request_bytes` below the smallest message it must let through (limit-notes.ts).
  */
 export function configNotes(config: GatewayConfig): string[] {
   const out: string[] = [];
+  for (const agent of config.agents.values()) out.push(...transportWarnings(agent));
+  out.push(...gatewayNotes(config));
+  for (const agent of config.agents.values()) out.push(...transportNotes(agent));
   for (const agent of config.agents.values()) {
-    if (agent.tls_insecure_skip_verify) out.push(`WARNING: agent ${agent.name}: TLS certificate verification is OFF (tls_insecure_skip_verify)`);
-  }
-  for (const agent of config.agents.values()) {
-    const rows: [string, Limits][] = [[agent.name, agent.limits]];
-    for (const tool of Object.keys(agent.tools)) rows.push([`${agent.name}/${tool}`, resolveCallLimits(agent, tool, undefined)]);
-    for (const [label, limits] of rows) {
-      if (!ceilingBelowLimit(agent, limits)) continue;
-      out.push(
-        `note: ${label}: max_call_response_bytes ${String(agent.max_call_response_bytes)} is below max_response_bytes ${limits.max_response_bytes}: ` +
-          'X-Max-Response-Bytes can lower the limit but never raise it',
-      );
+    const rows: [string, string | undefined][] = [[agent.name, undefined]];
+    for (const tool of Object.keys(agent.tools)) rows.push([`${agent.name}/${tool}`, tool]);
+    for (const [label, tool] of rows) {
+      const limits = tool === undefined ? agent.limits : resolveCallLimits(agent, tool, undefined);
+      if (ceilingBelowLimit(agent, limits)) {
+        out.push(
+          `note: ${label}: max_call_response_bytes ${String(agent.max_call_response_bytes)} is below max_response_bytes ${limits.max_response_bytes}: ` +
+            'X-Max-Response-Bytes can lower the limit but never raise it',
+        );
+      }
+      const events = configuredSseEventBytes(agent, tool);
+      if (events !== undefined && events > limits.max_sse_event_bytes) {
+        out.push(
+          `note: ${label}: max_sse_event_bytes ${events} is above max_response_bytes ${limits.max_response_bytes}: ` +
+            'an event limit is never above the response limit in force',
+        );
+      }
     }
   }
   for (const agent of config.agents.values()) {
@@ -253,73 +286,6 @@ export function configNotes(config: GatewayConfig): string[] {
       );
     }
   }
-  for (const agent of config.agents.values()) {
-    out.push(
-      ...structureNotes(agent.name, agent.limits, [
-        SMALLEST_RESPONSE,
-        { ...SMALLEST_TOOL_RESULT, what: 'every result of a tool without limits of its own' },
-        { ...smallestCall('t'), what: 'every call of a tool without limits of its own' },
-        SMALLEST_INITIALIZE,
-      ]),
-    );
-    for (const tool of Object.keys(agent.tools)) out.push(...structureNotes(`${agent.name}/${tool}`, resolveCallLimits(agent, tool, undefined), [SMALLEST_TOOL_RESULT, smallestCall(tool)]));
-  }
-  return out;
-}
-
-/** The smallest message a limits row must let through, with its nesting and JSON values (json-bounds.ts counts). */
-interface SmallestMessage {
-  readonly what: string;
-  readonly text: string;
-  readonly depth: number;
-  readonly nodes: number;
-}
-
-/** The smallest JSON-RPC response: every answer of an agent is at least this. */
-const SMALLEST_RESPONSE: SmallestMessage = { what: 'every answer', text: '{"jsonrpc":"2.0","id":1,"result":{}}', depth: 2, nodes: 4 };
-/** The smallest `tools/call` result (MCP CallToolResult: `content` is required). */
-const SMALLEST_TOOL_RESULT: SmallestMessage = { what: 'every tool result', text: '{"jsonrpc":"2.0","id":1,"result":{"content":[]}}', depth: 3, nodes: 5 };
-
-/**
- * The smallest `initialize` request a host sends (MCP, every revision the gateway serves:
- * `params` requires `protocolVersion`, `capabilities` and `clientInfo` with `name` and
- * `version`; a real SDK client sends more), which the agent's `max_json_depth` /
- * `max_json_nodes` bound (request/request-json-bounds.ts: every request but a `tools/call` of a
- * tool with bounds of its own). Below it, every session fails at its first request, refused 400
- * `invalid_request` (a hostile new-user trial 23, L2: `max_json_nodes: 8` drew no note). Its
- * depth, 3, is the smallest tool result's, so only its values add a note.
- */
-const SMALLEST_INITIALIZE: SmallestMessage = {
-  what: 'every initialize request',
-  text: '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"h","version":"1"}}}',
-  depth: 3,
-  nodes: 10,
-};
-
-/**
- * The smallest `tools/call` of `tool` (a configured name: `^[A-Za-z0-9_.-]{1,128}$`, nothing
- * to escape), which a tool's own `max_json_depth` / `max_json_nodes` bound too (a tool with
- * none: the agent's; request/request-json-bounds.ts, a hostile trial 22, F2).
- */
-function smallestCall(tool: string): SmallestMessage {
-  return { what: 'every call of it', text: `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"${tool}"}}`, depth: 2, nodes: 6 };
-}
-
-/**
- * Notes for structure bounds that messages of the row can never meet: for each of
- * `max_json_depth` and `max_json_nodes`, the first of `smallest` (smallest first) it is below
- * (an agent's: any answer, then a tool result, then a call of a tool
- * without bounds of its own, then the host's `initialize`; a tool's: its result, then its
- * call), so every such call is
- * refused `json_depth` / `json_nodes` (or the request itself `invalid_request`). A new user's
- * hostile trial 12, L5: `max_json_depth: 1` and `max_json_nodes: 3` passed --check-config with
- * no note and every call failed.
- */
-function structureNotes(label: string, limits: Limits, smallest: readonly SmallestMessage[]): string[] {
-  const out: string[] = [];
-  const depth = smallest.find((m) => limits.max_json_depth < m.depth);
-  if (depth !== undefined) out.push(`note: ${label}: max_json_depth ${limits.max_json_depth} refuses ${depth.what}: the smallest, ${depth.text}, has depth ${depth.depth}`);
-  const nodes = smallest.find((m) => limits.max_json_nodes < m.nodes);
-  if (nodes !== undefined) out.push(`note: ${label}: max_json_nodes ${limits.max_json_nodes} refuses ${nodes.what}: the smallest, ${nodes.text}, has ${nodes.nodes} values`);
+  for (const agent of config.agents.values()) out.push(...limitNotes(agent));
   return out;
 }

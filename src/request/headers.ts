@@ -70,7 +70,7 @@ export const STRIPPED_REQUEST_HEADERS: ReadonlySet<string> = new Set([
  * `Content-Length: 7` would announce bytes that never come, and its `Content-Type` a body
  * that is not there. `Transfer-Encoding` is hop-by-hop, never forwarded
  * ({@link STRIPPED_REQUEST_HEADERS}). An agent's configured header of these names is still sent
- * (only `content-type` may be configured: config/schema.ts).
+ * (none may be configured: config/owned-headers.ts).
  */
 
 /**

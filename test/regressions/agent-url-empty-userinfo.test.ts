@@ -56,10 +56,16 @@ describe('an agent url with an empty userinfo is refused as credentials are', ()
       'https://@seller.example:8443/mcp',
       'http://:@127.0.0.1:3001/mcp',
       'http://@[::1]:3001/mcp',
-      ' https://@seller.example/mcp',
-      'https://\t@seller.example/mcp',
     ]) {
       assert.deepEqual(urlProblems(url), [`agents.seller.url: ${CREDENTIALS}`], JSON.stringify(url));
+    }
+    // With a space or a tab, which the URL parser drops, the url is refused for that first
+    // (since a hostile trial 45, L3: agent-url-control-characters-quietly-rewritten.test.ts).
+    for (const [url, found] of [
+      [' https://@seller.example/mcp', 'U+0020 (space) at character 1'],
+      ['https://\t@seller.example/mcp', 'U+0009 (tab) at character 9'],
+    ]) {
+      assert.deepEqual(urlProblems(url as string), [`agents.seller.url: must not contain whitespace or control characters, which a URL parser quietly drops or percent-encodes (the requests would go to another url than the one written): ${found}`]);
     }
   });
 

@@ -7,7 +7,7 @@
  * ("expect header not supported") and the host got `upstream_unreachable`, the seller never
  * contacted; `content-encoding: gzip` passed too, and labelled every plain body the gateway
  * forwards as gzip.
- * Now (config/schema.ts `FORBIDDEN_HEADERS`): both are refused at the header name's YAML
+ * Now (config/owned-headers.ts `FORBIDDEN_HEADERS`): both are refused at the header name's YAML
  * path, saying why, and so is every header the request header policy strips or the gateway
  * sets itself (request/headers.ts `STRIPPED_REQUEST_HEADERS`) but `origin` and `referer`,
  * which may be configured on purpose.

@@ -82,11 +82,15 @@ describe('an agent url must keep an explicit host', { timeout: PROCESS_TEST_TIME
     }
   });
 
-  it('still accepted: a set variable, an IPv6 host, upper case, outer spaces, an empty variable outside a url', () => {
+  it('still accepted: a set variable, an IPv6 host, upper case, an empty variable outside a url', () => {
     assert.deepEqual(urlProblems('https://${SELLER_HOST}/adcp/mcp', { SELLER_HOST: 'sales.example' }), ['accepted https://sales.example/adcp/mcp']);
     assert.deepEqual(urlProblems('http://[::1]:3001/mcp', {}), ['accepted http://[::1]:3001/mcp']);
     assert.deepEqual(urlProblems('HTTPS://Sales.Example:8443/mcp', {}), ['accepted https://sales.example:8443/mcp']);
-    assert.deepEqual(urlProblems(' https://sales.example/mcp ', {}), ['accepted https://sales.example/mcp']);
+    // Outer spaces, which the URL parser trims, are refused since a hostile trial 45, L3
+    // (agent-url-control-characters-quietly-rewritten.test.ts).
+    assert.deepEqual(urlProblems(' https://sales.example/mcp ', {}), [
+      'agents.acme.url: must not contain whitespace or control characters, which a URL parser quietly drops or percent-encodes (the requests would go to another url than the one written): U+0020 (space) at character 1, and 1 more',
+    ]);
     // (In a header value an empty variable is an error too: empty-env-var-header-value.test.ts.)
     const config = parseConfig('listen: { host: "127.0.0.1${SUFFIX}" }\nagents:\n  acme:\n    url: https://sales.example/mcp\n', { env: { SUFFIX: '' } });
     assert.equal(config.listen.host, '127.0.0.1');

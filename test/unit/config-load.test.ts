@@ -341,7 +341,7 @@ describe('config validation rules (each with its YAML path)', () => {
 
   it('url: absolute http(s), no credentials, no fragment; never echoed', () => {
     const cases: [string, RegExp][] = [
-      ['not a url', /not a valid absolute URL/],
+      ['not-a-url', /not a valid absolute URL/],
       ['/relative/mcp', /not a valid absolute URL/],
       ['ftp://files.example/mcp', /scheme must be http: or https:, got "ftp:"/],
       ['https://user:hunter2@sales.example/mcp', /must not contain credentials/],

@@ -21,6 +21,7 @@ import { parseConfig } from '../../src/config/load.js';
 import { EXIT_LOG_FLUSH_WAIT_MS } from '../../src/observability/exit-after-log.js';
 import { EXIT_FLUSH_MAX_RETRIES } from '../../src/observability/log-destination.js';
 import { REPO } from '../helpers/repo.js';
+import { PINNED_NODE_VERSIONS } from '../../scripts/node-binary.js';
 
 const ROOT = REPO;
 const read = (p: string): string => readFileSync(join(ROOT, p), 'utf8');
@@ -113,9 +114,10 @@ describe('Dockerfile', () => {
     }
   });
 
-  test('two stages on node:22-bookworm-slim; the runtime stage installs production deps only and runs as node', () => {
+  test('two stages on the pinned node:22.x.y-bookworm-slim; the runtime stage installs production deps only and runs as node', () => {
     const froms = dockerfile.filter((i) => i.keyword === 'FROM').map((i) => i.args.split(/\s+/)[0]);
-    assert.deepEqual(froms, ['node:22-bookworm-slim', 'node:22-bookworm-slim']);
+    const image = `node:${PINNED_NODE_VERSIONS[22]}-bookworm-slim`;
+    assert.deepEqual(froms, [image, image]);
     const runs = inFinal('RUN').map((i) => i.args);
     assert.ok(runs.some((r) => /npm ci\b.*--omit=dev\b.*--ignore-scripts\b/.test(r)), 'runtime stage: npm ci --omit=dev --ignore-scripts');
     assert.deepEqual(inFinal('USER').map((i) => i.args.trim()), ['node']);

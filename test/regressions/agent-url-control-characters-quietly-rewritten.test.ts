@@ -1,0 +1,81 @@
+/**
+ * Regression (a hostile new operator's trial 45, L3, Low): an agent `url` holding a control
+ * character or whitespace was quietly rewritten by the URL parser instead of refused:
+ * `url: "http://127.0.0.\n1:3001/mcp"` (and the same through `${URLV}` holding a newline)
+ * passed `--check-config` and was shown as `http://127.0.0.1:3001/mcp`; `…/mc\tp` became
+ * `/mcp`; a trailing NUL or trailing spaces were dropped; `…/mc\u0000p` became `/mc%00p`.
+ * docs/configuration.md: the url is read from the text after `${VAR}` expansion, and forms a
+ * URL parser would quietly turn into another are errors.
+ *
+ * Input: the trial's configs (the newline written in the file and through a variable) with
+ * the real CLI (`--check-config`), and every other case with the real loader.
+ * Expected: a problem at `agents.<agent>.url` naming the character (code point, name,
+ * position), never the url; exit 2. A url without any still passes.
+ */
+import assert from 'node:assert/strict';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { ConfigError, parseConfig } from '../../src/config/load.js';
+import { assertCheckConfigProblems, PROCESS_TEST_TIMEOUT_MS, runCli } from '../helpers/process.js';
+
+const WHY = 'must not contain whitespace or control characters, which a URL parser quietly drops or percent-encodes (the requests would go to another url than the one written)';
+
+/** The problems (`path: message`) of agent `a` with `url` (a JS string written as a YAML double-quoted scalar), or `accepted <href>`. */
+function urlProblems(url: string, env: NodeJS.ProcessEnv = {}): string[] {
+  try {
+    const config = parseConfig(`agents:\n  a:\n    url: ${JSON.stringify(url)}\n`, { env });
+    return [`accepted ${config.agents.get('a')?.url.href ?? '?'}`];
+  } catch (err) {
+    assert.ok(err instanceof ConfigError, String(err));
+    return err.problems.map((p) => `${p.path}: ${p.message}`);
+  }
+}
+
+describe('an agent url with whitespace or a control character is refused', { timeout: PROCESS_TEST_TIMEOUT_MS }, () => {
+  it('--check-config, the trial\'s newline in the file and through ${URLV}: exit 2 (was: valid, shown as http://127.0.0.1:3001/mcp)', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'url-controls-'));
+    try {
+      const inFile = join(dir, 'newline.yaml');
+      await writeFile(inFile, 'agents:\n  a:\n    url: "http://127.0.0.\\n1:3001/mcp"\n');
+      await assertCheckConfigProblems(inFile, [`  agents.a.url (line 3, column 10): ${WHY}: U+000A (line feed) at character 16`]);
+
+      const fromVar = join(dir, 'env.yaml');
+      await writeFile(fromVar, 'agents:\n  a:\n    url: "${URLV}"\n');
+      const run = await runCli(['--config', fromVar, '--check-config'], { env: { URLV: 'http://127.0.0.\n1:3001/mcp' } });
+      assert.deepEqual(run, { code: 2, stdout: '', stderr: `${fromVar}: 1 problem\n  agents.a.url (line 3, column 10): ${WHY}: U+000A (line feed) at character 16\n` });
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('each form the trial found, and the other whitespace and controls', () => {
+    const cases: Array<[url: string, found: string]> = [
+      ['http://127.0.0.1:3001/mc\tp', 'U+0009 (tab) at character 25'],
+      ['http://127.0.0.1:3001/mcp\u0000', 'U+0000 (NUL) at character 26'],
+      ['http://127.0.0.1:3001/mcp  ', 'U+0020 (space) at character 26, and 1 more'],
+      ['http://127.0.0.1:3001/mc\u0000p', 'U+0000 (NUL) at character 25'],
+      [' http://127.0.0.1:3001/mcp', 'U+0020 (space) at character 1'],
+      ['http://127.0.0.1:3001/m cp', 'U+0020 (space) at character 24'],
+      ['http://127.0.0.1:3001/mcp\r', 'U+000D (carriage return) at character 26'],
+      ['http://127.0.0.1:3001/mcp\u0001', 'U+0001 (a control character) at character 26'],
+      ['http://127.0.0.1:3001/mcp\u007f', 'U+007F (DEL) at character 26'],
+      ['http://127.0.0.1:3001/mcp\u0085', 'U+0085 (a control character) at character 26'],
+      ['http://127.0.0.1:3001/mcp\u00a0', 'U+00A0 (no-break space) at character 26'],
+      ['http://127.0.0.1:3001/mcp\u2028', 'U+2028 (whitespace) at character 26'],
+      ['http://127.0.0.1:3001/mcp\ufeff', 'U+FEFF (whitespace) at character 26'],
+    ];
+    for (const [url, found] of cases) assert.deepEqual(urlProblems(url), [`agents.a.url: ${WHY}: ${found}`], JSON.stringify(url));
+    // Several: the first is named, with how many there are.
+    assert.deepEqual(urlProblems('http://127.0.0.1:3001/ m\tc p '), [`agents.a.url: ${WHY}: U+0020 (space) at character 23, and 3 more`]);
+    // Through a variable: the same (the value is never shown).
+    assert.deepEqual(urlProblems('${URLV}', { URLV: 'http://127.0.0.1:3001/mc\tp' }), [`agents.a.url: ${WHY}: U+0009 (tab) at character 25`]);
+  });
+
+  it('control: urls without any are accepted as before', () => {
+    assert.deepEqual(urlProblems('http://127.0.0.1:3001/mcp'), ['accepted http://127.0.0.1:3001/mcp']);
+    assert.deepEqual(urlProblems('https://sales.example/m%20cp?q=a+b'), ['accepted https://sales.example/m%20cp?q=a+b']);
+    assert.deepEqual(urlProblems('https://säles.example/mcp'), ['accepted https://xn--sles-loa.example/mcp']);
+  });
+});
