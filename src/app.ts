@@ -524,8 +524,14 @@ export async function buildApp(config: GatewayConfig, opts: BuildAppOptions = {}
   return app;
 }
 
-/** The start-up (and reload) warning for an agent with `tls_insecure_skip_verify: true`. */
+/**
+ * The start-up (and reload) warning for an agent with `tls_insecure_skip_verify: true`, on an
+ * `https:` url only: an `http:` url has no TLS to verify, so the setting does nothing there
+ * (`--check-config` notes that: config/setting-notes.ts), and "verification is OFF" would be
+ * false. Source: hostile trial 45, L7 (left over): test/regressions/tls-skip-warning-on-http-agent.test.ts.
+ */
 export function warnInsecureAgent(log: Logger, agent: AgentConfig): void {
+  if (agent.url.protocol !== 'https:') return;
   log.warn({ agent: agent.name, url: agent.url.origin }, 'TLS certificate verification is OFF for this agent (tls_insecure_skip_verify: true). Never use this in production.');
 }
 

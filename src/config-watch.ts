@@ -99,7 +99,7 @@ export const IDENTITY_CHECK_MS = 1000;
 export const MAX_REWATCH_TRIES = 600;
 
 /** The warning of a directory that is missing (at the start of the watch, or later): it is looked for every `identityCheckMs`. */
-const GONE_MSG = 'config directory is gone: watching for it to come back (reload with SIGHUP meanwhile)';
+export const GONE_MSG = 'config directory is gone: watching for it to come back (reload with SIGHUP meanwhile)';
 
 /** Errors that mean the directory is (for now) not there: keep trying. Anything else stops the watch. */
 const MISSING_CODES = new Set(['ENOENT', 'ENOTDIR']);
