@@ -35,7 +35,7 @@ RUN npm ci --omit=dev --ignore-scripts && npm cache clean --force
 COPY --from=build /app/dist ./dist
 USER node
 EXPOSE 8787
-# --disable-sigusr1 (Node >= 22.14; the image's node:22 is newer): SIGUSR1 (logrotate-style
+# --disable-sigusr1 (Node >= 22.14; the image's Node, 22.23.5, has it): SIGUSR1 (logrotate-style
 # tools send it) never opens Node's inspector, an unauthenticated debugging port on loopback,
 # which a buyer's container sharing the pod's network could use, not even in Node's own start-up
 # before the gateway's listener is on (README, "Signals").

@@ -143,8 +143,10 @@ Signals (serving):
                    shutdown_grace_ms (default 10 s) exit 1 anyway; a second signal exits 1 now;
                    during startup, before it listens: exit 0 at once (stopped during startup)
   SIGUSR1, SIGUSR2, SIGALRM, SIGVTALRM, SIGIO, SIGPWR, SIGSTKFLT
-                   ignored, with one warning line each (signal ignored); SIGUSR1 does not
-                   open Node's inspector (Node >= 22.14: run node --disable-sigusr1 too)
+                   ignored, with one warning line each (signal ignored; SIGUSR1: none
+                   under node --disable-sigusr1, where Node drops it); SIGUSR1 does not
+                   open Node's inspector (Node >= 22.14: run node --disable-sigusr1 too,
+                   or set NODE_OPTIONS=--disable-sigusr1)
 
 Exit codes:
   0  --check-config: the config is valid; serving: stopped cleanly by SIGTERM, SIGINT
@@ -508,7 +510,7 @@ const SHUTDOWN_SWEEP_MS = 50;
 /**
  * The one shutdown hook. Every exit it makes goes through `exitAfterLogFlush`
  * (observability/exit-after-log.ts): the lines written before it, its own last, reach
- * stdout in that order. On SIGTERM or SIGINT:
+ * stdout in that order. On SIGTERM, SIGINT or SIGQUIT:
  * 1. stop reloading; /readyz answers 503 (`setReady(false)`);
  * 2. `app.close()`: stop listening (a new connection is refused) and close idle keep-alive
  *    connections (a client that sends its next request on one sees the connection close);

@@ -39,7 +39,8 @@
  * Node's own start-up, before the bin's first statement runs (some tens of milliseconds; more
  * under a loader such as tsx), is out of reach: a signal then still has the default action
  * (SIGUSR1: the inspector opens, unless Node runs with `--disable-sigusr1`, Node >= 22.14, as
- * the Dockerfile's ENTRYPOINT does).
+ * the Dockerfile's ENTRYPOINT does; `NODE_OPTIONS=--disable-sigusr1` works too, Node 20 refuses
+ * both). Under that flag Node drops SIGUSR1 itself: the listener here never sees it (no line).
  */
 import { constants } from 'node:os';
 

@@ -6,7 +6,7 @@
  *   the floor (500 ms, response/sse-encode.ts `sseRetryCeilingMs`), more than half a token's
  *   life, so a host that waits as told may resume with an expired token (docs: "keep ttl_ms at
  *   1000 or more");
- * - `shutdown_grace_ms` below 1000: at SIGTERM or SIGINT the exchanges in flight get that long,
+ * - `shutdown_grace_ms` below 1000: at SIGTERM, SIGINT or SIGQUIT the exchanges in flight get that long,
  *   and the exit cuts those still open;
  * - `tls_insecure_skip_verify: true` on an `http:` url: no TLS, nothing to verify (it warned
  *   "verification is OFF");
@@ -36,7 +36,7 @@ export function gatewayNotes(config: GatewayConfig): string[] {
   const grace = config.shutdown_grace_ms;
   if (grace < MIN_SENSIBLE_SHUTDOWN_GRACE_MS) {
     out.push(
-      `note: shutdown_grace_ms ${grace} is below ${MIN_SENSIBLE_SHUTDOWN_GRACE_MS}: on SIGTERM or SIGINT, the JSON exchanges in flight get ${grace} ms to finish ` +
+      `note: shutdown_grace_ms ${grace} is below ${MIN_SENSIBLE_SHUTDOWN_GRACE_MS}: on SIGTERM, SIGINT or SIGQUIT, the JSON exchanges in flight get ${grace} ms to finish ` +
         'before the process exits 1 and cuts them',
     );
   }

@@ -76,7 +76,7 @@ describe('--check-config notes settings that break every call or do nothing', { 
     const notes = await notesOf('shutdown_grace_ms: 10\nresume: {ttl_ms: 10}\nagents:\n  a:\n    url: http://127.0.0.1:3001/mcp\n');
     assert.deepEqual(notes, [
       "note: resume.ttl_ms 10 is below 1000: a seller's retry: goes out as 500 ms (the floor), more than half a resume token's life, so a host that waits as told may resume with an expired token",
-      'note: shutdown_grace_ms 10 is below 1000: on SIGTERM or SIGINT, the JSON exchanges in flight get 10 ms to finish before the process exits 1 and cuts them',
+      'note: shutdown_grace_ms 10 is below 1000: on SIGTERM, SIGINT or SIGQUIT, the JSON exchanges in flight get 10 ms to finish before the process exits 1 and cuts them',
     ]);
     // At the bounds: nothing.
     assert.deepEqual(await notesOf('shutdown_grace_ms: 1000\nresume: {ttl_ms: 1000}\nagents:\n  a:\n    url: http://127.0.0.1:3001/mcp\n'), []);
