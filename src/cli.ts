@@ -136,7 +136,8 @@ Environment:
 Signals (serving):
   SIGHUP           reload the config file (a change of the file on disk does too); a
                    valid file applies to new requests, an invalid one is logged and the
-                   running config stays; listen, ops_listen and resume need a restart
+                   running config stays; listen, ops_listen and resume, and a
+                   max_request_bytes above the start-up maximum, need a restart
   SIGTERM, SIGINT, SIGQUIT
                    graceful shutdown: stop accepting, end SSE streams (clients resume
                    with their last event id), let in-flight requests finish, exit; after
