@@ -25,6 +25,13 @@
  *   passed `--check-config` and were sent verbatim, one `Mcp-Session-Id` for every host (a
  *   hostile new operator's trial 45, L6:
  *   test/regressions/config-headers-pin-per-request-transport-headers.test.ts).
+ *
+ * A name holding `_` is judged as its `-` spelling ({@link configuredHeaderRefusal}): CGI,
+ * WSGI, PHP and Rack read `_` and `-` in a header name alike (RFC 3875 §4.1.18:
+ * `HTTP_MCP_SESSION_ID`), as the request side has it for a host's names (request/headers.ts
+ * isWithheld). `mcp_session_id: x`, `last_event_id: y`, `content_type: z` passed
+ * `--check-config` and went to every seller (a docs review of the day's changes, finding 8:
+ * test/regressions/config-headers-underscore-spelling-accepted.test.ts).
  */
 
 const HOP_BY_HOP = 'a hop-by-hop header';
@@ -56,6 +63,26 @@ export const FORBIDDEN_HEADERS: ReadonlyMap<string, string> = new Map([
   ['x-adcp-gateway-exchange', 'reserved for the gateway'],
   ['via', "set by the gateway: the host's Via with the gateway's own entry appended, by which it recognizes a request that loops back to it (RFC 9110 §7.6.3)"],
 ]);
+
+/** Who reads `_` in a header name as `-`: the words the config errors give for it. */
+export const UNDERSCORE_READERS = 'a seller behind CGI, WSGI, PHP or Rack';
+
+/** The spelling such a seller reads header `name` as: each `_` a `-`. */
+export function dashSpelling(name: string): string {
+  return name.includes('_') ? name.replaceAll('_', '-') : name;
+}
+
+/**
+ * What follows "header `<name>` may not be configured" in the config error for `name`
+ * (lower-cased), or undefined when it may be configured: `: <reason>`, judged as its
+ * {@link dashSpelling} (the same reason, saying which name such a seller reads it as).
+ */
+export function configuredHeaderRefusal(name: string): string | undefined {
+  const dashed = dashSpelling(name);
+  const reason = forbiddenHeaderReason(dashed);
+  if (reason === undefined) return undefined;
+  return dashed === name ? `: ${reason}` : ` (${UNDERSCORE_READERS} reads it as \`${dashed}\`): ${reason}`;
+}
 
 /** Why a header name may not be configured, or undefined when it may. `name` is lower-cased. */
 export function forbiddenHeaderReason(name: string): string | undefined {

@@ -28,7 +28,7 @@ import {
 } from './defaults.js';
 import { urlAuthorityProblem, urlWritesUserinfo } from './url-authority.js';
 import { urlCharactersProblem } from './url-characters.js';
-import { forbiddenHeaderReason } from './owned-headers.js';
+import { configuredHeaderRefusal, dashSpelling, UNDERSCORE_READERS } from './owned-headers.js';
 
 /** Agent names become a URL path segment: `/agents/<name>/mcp`. */
 export const AGENT_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
@@ -160,20 +160,18 @@ const headers = z
         ctx.addIssue({ code: 'custom', path: [name], params: KEY_ISSUE, message: `invalid header name ${JSON.stringify(name)}: must be an HTTP token` });
         continue;
       }
-      const reason = forbiddenHeaderReason(lower);
-      if (reason !== undefined) {
-        ctx.addIssue({ code: 'custom', path: [name], params: KEY_ISSUE, message: `header \`${lower}\` may not be configured: ${reason}` });
+      const refusal = configuredHeaderRefusal(lower);
+      if (refusal !== undefined) {
+        ctx.addIssue({ code: 'custom', path: [name], params: KEY_ISSUE, message: `header \`${lower}\` may not be configured${refusal}` });
       }
-      const previous = seen.get(lower);
+      // Keyed by the `-` spelling: `x_api_key` beside `X-Api-Key` is one header to a seller that reads `_` as `-` (owned-headers.ts).
+      const key = dashSpelling(lower);
+      const previous = seen.get(key);
       if (previous !== undefined) {
-        ctx.addIssue({
-          code: 'custom',
-          path: [name],
-          params: KEY_ISSUE,
-          message: `header \`${name}\` repeats \`${previous}\` (header names are case-insensitive)`,
-        });
+        const why = previous.toLowerCase() === lower ? 'header names are case-insensitive' : `${UNDERSCORE_READERS} reads \`_\` in a header name as \`-\``;
+        ctx.addIssue({ code: 'custom', path: [name], params: KEY_ISSUE, message: `header \`${name}\` repeats \`${previous}\` (${why})` });
       } else {
-        seen.set(lower, name);
+        seen.set(key, name);
       }
     }
   }, ALWAYS);

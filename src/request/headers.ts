@@ -13,7 +13,8 @@
  * - `Origin` and `Referer` (a browser page's) are the gateway's to check, never forwarded.
  * - `Accept-Encoding` is the gateway's choice, never the host's: the gateway decodes, so it
  *   asks only for codings it can bound.
- * - A header set in the agent's config replaces the host's header of the same name.
+ * - A header set in the agent's config replaces the host's header of the same name, and its
+ *   twins: the host's names that are that name when `_` is read as `-` ({@link configuredTwins}).
  * - `Last-Event-ID` carries a gateway resume token on the host side; the seller gets back
  *   its own event id from inside the verified token (ARCHITECTURE §4).
  * - `Host` is the seller's (set by @fastify/reply-from from the agent URL).
@@ -153,7 +154,8 @@ function isStrippedName(name: string): boolean {
  * request/via.ts), appended to the host's Via (an agent may not configure `via`: schema.ts).
  * `withBody` false: the request goes without a body (a GET, a DELETE), so the host's
  * {@link BODY_HEADERS} are stripped too. A name holding `_` is judged as its `-` spelling
- * ({@link isWithheld}).
+ * ({@link isWithheld}), and a host's header that is a configured one's twin is withheld
+ * ({@link configuredTwins}).
  */
 export function applyRequestHeaderPolicy(
   headers: Record<string, string | string[] | undefined>,
@@ -166,13 +168,60 @@ export function applyRequestHeaderPolicy(
   // Every name in the order reply-from wrote it (for-in walks own string keys in insertion
   // order, as Object.assign and undici's Object.keys do), a stripped one with no value.
   const out: Record<string, string | string[] | undefined> = {};
-  for (const name in headers) out[name] = isWithheld(name, withBody) ? undefined : headers[name];
   const configured = agent.headers;
+  const twins = configuredTwins(configured);
+  if (twins === undefined) {
+    for (const name in headers) out[name] = isWithheld(name, withBody) ? undefined : headers[name];
+  } else {
+    for (const name in headers) out[name] = isWithheld(name, withBody) || isTwinOf(twins, name) ? undefined : headers[name];
+  }
   for (const name in configured) out[name] = configured[name];
   out['accept-encoding'] = acceptEncoding;
   if (lastEventId !== undefined) out['last-event-id'] = lastEventId;
   out.via = appendVia(out.via, viaEntry);
   return out;
+}
+
+/** An agent's configured header names in their `-` spelling, and whether one of them is written with `_`. */
+interface ConfiguredTwins {
+  readonly dashed: ReadonlySet<string>;
+  readonly underscored: boolean;
+}
+
+/** Per configured `headers` object (one per agent and config load): its {@link ConfiguredTwins}, or null for none configured. */
+const twinsOf = new WeakMap<Readonly<Record<string, string>>, ConfiguredTwins | null>();
+
+/**
+ * The twins to withhold for an agent's configured `headers` (names lower-cased by the loader),
+ * or undefined when it configures none; computed once per object.
+ *
+ * Why: a configured header replaces the host's field of that name (the host's `X-Api-Key` is
+ * never sent beside the agent's `x-api-key`), and a seller behind CGI, WSGI, PHP or Rack reads
+ * `_` and `-` in a header name alike (RFC 3875 §4.1.18: both `HTTP_X_API_KEY`), so the host's
+ * `X_Api_Key` is that field too, and is withheld as it is; either way round (a configured
+ * `x_api_key` withholds the host's `X-Api-Key`). Reported failure (a docs review of the day's
+ * changes, finding 8: a host's `X_Api_Key` reached the seller next to the configured
+ * `x-api-key`: test/regressions/host-underscore-twin-of-configured-header-reaches-seller.test.ts).
+ */
+function configuredTwins(configured: Readonly<Record<string, string>>): ConfiguredTwins | undefined {
+  let twins = twinsOf.get(configured);
+  if (twins === undefined) {
+    const names = Object.keys(configured);
+    twins = names.length === 0 ? null : { dashed: new Set(names.map((n) => n.replaceAll('_', '-'))), underscored: names.some((n) => n.includes('_')) };
+    twinsOf.set(configured, twins);
+  }
+  return twins ?? undefined;
+}
+
+/**
+ * Whether the host's header `name` (lower-case) is a configured header's twin: its `-`
+ * spelling is a configured name's. A name without `_` needs the lookup only when a configured
+ * name holds one (otherwise it is the configured name itself or none: the configured value
+ * replaces it anyway).
+ */
+function isTwinOf(twins: ConfiguredTwins, name: string): boolean {
+  if (name.includes('_')) return twins.dashed.has(name.replaceAll('_', '-'));
+  return twins.underscored && twins.dashed.has(name);
 }
 
 /**
