@@ -9,6 +9,7 @@ import type { AgentConfig, Limits } from './config/types.js';
 import type { AgentGuard, BufferLease } from './admission/agent-guard.js';
 import type { BodySource } from './response/body-source.js';
 import { SSE_RETRY_MAX_MS } from './response/sse-encode.js';
+import { MAX_STACKED_CODINGS } from './response/decode.js';
 import type { TextBoundReason, TextObjectReason } from './mcp/types.js';
 import type { LiftRoomReason } from './response/rewrite-room.js';
 import type { LocalErrorForm } from './mcp/local-error.js';
@@ -190,6 +191,22 @@ export function offeredCodings(codings: readonly string[], rpc: RpcPeek): readon
     withoutBrotli.set(codings, list);
   }
   return list;
+}
+
+/**
+ * How many content codings a seller's answer on this exchange may stack before it is refused
+ * `unsupported_encoding` (response/pipeline.ts): MAX_STACKED_CODINGS (response/decode.ts) on
+ * an exchange with {@link hasCumulativeBound}; one on a stream without a total (the standalone
+ * GET stream, a long-lived one), as `br` is not offered there ({@link offeredCodings}). Such a
+ * stream is read with no raw or decoded limit, so an intermediate layer was unbounded, its
+ * output seen by no count and no timer (only the last layer's output reaches sse_undelivered
+ * and the idle timer): `gzip, gzip` whose outer layer inflated an endless run of empty stored
+ * blocks, with a comment now and then, held a CPU core (8.78 s of CPU in 10 s at ~1 MB/s of
+ * wire; 68 bytes reached the host). Real sellers send one coding. Review 30, finding 1:
+ * test/regressions/get-stream-stacked-codings-unbounded-cpu.test.ts.
+ */
+export function maxStackedCodings(rpc: RpcPeek): number {
+  return hasCumulativeBound(rpc) ? MAX_STACKED_CODINGS : 1;
 }
 
 /** How the exchange ended, for the log line and metrics. */

@@ -10,7 +10,10 @@
  *   order they were applied). At most {@link MAX_STACKED_CODINGS} of them.
  * - Every layer is bounded, not just the last: an intermediate layer's output counts against
  *   its own counter with the same limit as `decoded`, so a bomb hidden in the middle of
- *   `gzip, gzip` cannot inflate unbounded before the last layer sees it.
+ *   `gzip, gzip` cannot inflate unbounded before the last layer sees it. Where `decoded` is
+ *   unbounded (a stream without a total, response/pipeline.ts), so would an intermediate
+ *   layer be: such a stream is refused more than one coding (exchange.ts maxStackedCodings;
+ *   review 30, finding 1).
  * - Output is counted where zlib produces it (each decoder's readable side is read in
  *   flowing mode, paused after every chunk, with a 1-byte readable high-water mark), so at a
  *   breach everything a decoder ever produced has been counted: a decoder produces at most
@@ -516,7 +519,9 @@ class DecoderChain {
     this.fed = codings.map(() => 0);
     this.inputEnded = codings.map(() => false);
     this.streamEnded = codings.map(() => false);
-    // Intermediate layers: same limit as the decoded budget, each with its own count.
+    // Intermediate layers: same limit as the decoded budget, each with its own count (an
+    // unbounded one only on a stream without a total, which has no intermediate layer:
+    // exchange.ts maxStackedCodings).
     this.budgets = codings.map((_, i) =>
       i === codings.length - 1 ? decoded : new ByteBudget(decoded.limit, 'decoded_bytes'),
     );

@@ -3,7 +3,8 @@
  * (ARCHITECTURE §2). Each stage lives in its own file.
  *
  *   1. status        5xx -> SERVICE_UNAVAILABLE `upstream_status`
- *   2. encoding      Content-Encoding parsed; an unknown coding -> `unsupported_encoding`;
+ *   2. encoding      Content-Encoding parsed; an unknown coding, or more than one on a stream
+ *                    without a total (exchange.ts maxStackedCodings) -> `unsupported_encoding`;
  *                    the body is then read through bounded decoders (decode.ts), raw and
  *                    decoded bytes both counted (body-source.ts); a coded answer loses the
  *                    seller's digests and ETag (headers.ts SELLER_BYTES_HEADERS)
@@ -38,7 +39,7 @@
  *   `upstream_not_mcp` too (routing/undefined-status.ts).
  */
 import type { FastifyBaseLogger, FastifyReply } from 'fastify';
-import { carriesRequest, hasCumulativeBound, isRequestStream, offeredCodings, type Exchange } from '../exchange.js';
+import { carriesRequest, hasCumulativeBound, isRequestStream, maxStackedCodings, offeredCodings, type Exchange } from '../exchange.js';
 import { answerWithLocalError } from '../errors/local-reply.js';
 import { bodyKind, repeatedContentType } from './content-type.js';
 import { handleJsonBody, handlePassThroughBody, type UpstreamBody } from './json-stage.js';
@@ -131,9 +132,14 @@ export async function handleUpstreamResponse(
   if (status >= 400 && requestStream && exchange.stream.resumeFrom !== undefined) return fail('upstream_status');
   const encoding = parseContentEncoding(res.headers['content-encoding']);
   // Only codings the gateway asked this agent for (`accept_encoding`, less `br` on a stream
-  // without end: exchange.ts offeredCodings): anything else is refused, not decoded.
+  // without end: exchange.ts offeredCodings): anything else is refused, not decoded. On such
+  // a stream, one coding at most (exchange.ts maxStackedCodings): it has no raw or decoded
+  // total (below), so an intermediate layer was unbounded and its output seen by no count or
+  // timer (`gzip, gzip` whose outer layer inflated endless empty stored blocks: a core pinned;
+  // review 30, finding 1: test/regressions/get-stream-stacked-codings-unbounded-cpu.test.ts).
   if (!encoding.ok) return fail('unsupported_encoding');
   if (encoding.codings.length > 0) {
+    if (encoding.codings.length > maxStackedCodings(exchange.rpc)) return fail('unsupported_encoding');
     const offered = offeredCodings(exchange.agent.accept_encoding, exchange.rpc);
     if (!encoding.codings.every((c) => offered.includes(c))) return fail('unsupported_encoding');
   }
@@ -173,6 +179,9 @@ export async function handleUpstreamResponse(
   // also bounded where those bytes are: wire bytes at the limit, each decoding layer at the limit + SSE_DECODED_SLACK_BYTES, slack
   // that lets the cumulative bound trip first on real output (it counts the final layer's
   // chunks, which are at most DECODER_CHUNK_BYTES each). test/regressions/compressed-flood.test.ts
+  // A stream without a total is opened with no raw or decoded limit: it has one coding at
+  // most (above), whose output is what the stage parses, counted by sse_undelivered and seen
+  // by the idle timer; its work per wire byte is one inflate's.
   // An empty body under a coding is no data in it where a body is needed: a 2xx answering a
   // request, 204 and 205 aside (no content by definition, RFC 9110 §15.3.5, §15.3.6):
   // upstream_encoding_invalid, not upstream_not_mcp (decode.ts DecodeOptions; a hostile trial

@@ -168,6 +168,30 @@ test('BodyPool splice: the source with each range replaced by its parts (strings
   assert.equal(pool.idleByteCount, 0, 'not lent by the pool');
 });
 
+test('BodyPool splice: overlapping edits throw instead of returning an earlier body\'s bytes', () => {
+  // The output is a view of a recycled buffer that held an earlier (another agent's) body.
+  // Overlapping edits make the computed size smaller than what the edits write; the copies
+  // stop at the end of the view, and a string cut there ends at a whole character, so the
+  // last bytes of the view were never written: the earlier body's (review 30, finding 2).
+  const pool = new BodyPool(1024, 1 << 20);
+  const earlier = pool.take(2000)!;
+  earlier.fill('S');
+  const response = new EventEmitter();
+  pool.recycleAfterSend(response, earlier);
+  response.emit('close');
+  const source = Buffer.alloc(3000, 'a');
+  // Removes [0, 3) and [1, 3000): 3,002 bytes of a 3,000-byte source; inserts 1,502 bytes
+  // ending in a 3-byte character: size 1,500 (the 2 KiB class), of which 1,499 (before the
+  // `€`) are written. Before the check: the 1,500 bytes returned, the last one an `S`.
+  const edits = [
+    { start: 0, end: 3, insert: [] },
+    { start: 1, end: 3000, insert: ['x'.repeat(1499) + '\u20ac'] },
+  ];
+  assert.equal(pool.idleByteCount, 2048, 'the earlier body\'s buffer is idle: the splice takes it');
+  assert.throws(() => pool.splice(source, edits), /^Error: splice wrote 1499 of 1500 bytes: its edits overlap, are out of order or out of range$/);
+  assert.equal(pool.idleByteCount, 0, 'it was taken');
+});
+
 test('BodyPool: a body not lent by the pool is never taken in', () => {
   const pool = new BodyPool(1024, 1 << 20);
   const response = new EventEmitter();
