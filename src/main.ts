@@ -6,12 +6,19 @@
  * a static import is loaded before this module's first statement runs, and loading the
  * gateway takes ~0.5 s, during which a stop signal had the default action (exit status 143,
  * no log line: test/regressions/stop-signal-during-startup.test.ts).
+ *
+ * Right after the listeners, an inspector Node opened though the process was not started to be
+ * inspected (a SIGUSR1 in Node's own start-up, before the listener: src/unasked-inspector.ts)
+ * is closed, with one warning line on stderr. `node:inspector` is imported only where Node has
+ * an inspector (a build without one throws on importing it).
  */
 import { installStopSignals } from './stop-signals.js';
 import { isEntryPoint } from './entry-point.js';
+import { closeUnaskedInspector } from './unasked-inspector.js';
 
 if (isEntryPoint(import.meta.url)) {
   installStopSignals();
+  if (process.features.inspector) closeUnaskedInspector(await import('node:inspector'));
   const { runCli } = await import('./cli.js');
   await runCli();
 }

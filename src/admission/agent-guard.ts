@@ -233,7 +233,7 @@ export type RecoveryListener = (agent: string, kind: string) => void;
  * for it too (observability/metrics.ts methodLabel), and what the backoff log lines say in
  * `call`. It was the empty string (a batch has no method), so the warning read `"call":""`
  * (a hostile new-user trial 14, L4: test/regressions/batch-backoff-log-call-empty.test.ts).
- * A lone request whose method is `batch` (no MCP method is) shares it.
+ * A lone request whose method is `batch` (no MCP method is) has `method "batch"` ({@link callKind}).
  */
 export const BATCH_CALL_KIND = 'batch';
 
@@ -242,9 +242,11 @@ export const BATCH_CALL_KIND = 'batch';
  * backoff log lines say in `call`), in three key spaces no request can cross:
  * - a `tools/call`'s: `tools/call <tool>` (`toolName`: its `params.name`; the peek reads none
  *   for another method);
- * - another request's: its method, when it holds no space (every MCP method); a method
- *   holding one gets `method <the method as a JSON string>` (`method "tools/call small_tool"`),
- *   which no tool's kind and no method without a space can be;
+ * - another request's: its method, when it holds no space (every MCP method), is not empty
+ *   and is not {@link BATCH_CALL_KIND}; any other method gets
+ *   `method <the method as a JSON string>` (`method "tools/call small_tool"`, `method "batch"`,
+ *   `method ""`), which no tool's kind and no method without a space can be; a message without
+ *   a method (a host's response) has `''`;
  * - {@link BATCH_CALL_KIND} for a batch (`batch` true).
  * A tool name or method longer than {@link MAX_TOOL_NAME_CHARS} (the longest tool name a config
  * accepts) is no kind of its own: every such tool has {@link OVER_LONG_TOOL_KIND}, every such
@@ -257,17 +259,21 @@ export const BATCH_CALL_KIND = 'batch';
  * kinds (M2): a kind that breached keeps its name while it backs off, up to
  * {@link MAX_KINDS_PER_AGENT} per agent, and the host chooses the names, each up to
  * `max_request_bytes`: 64 tools of ~4 MiB names answered over their limit kept ~226 MB
- * (test/regressions/backoff-kind-per-over-long-name-unbounded-memory.test.ts).
+ * (test/regressions/backoff-kind-per-over-long-name-unbounded-memory.test.ts). Why `batch` and
+ * the empty method are quoted (hostile trial 46, item 1): a request of method `batch` had the
+ * batches' kind, so it waited out their backoff and its clean answer, as the probe, ended it;
+ * a method `""` had the kind of a message without one
+ * (test/regressions/method-named-batch-shares-batch-backoff.test.ts).
  *
  * Cost: a tool's kind is the one string concatenation it always was; a method's kind is the
- * method itself, after a length comparison and one `includes(' ')`.
+ * method itself, after a length comparison, two string comparisons and one `includes(' ')`.
  */
 export function callKind(method: string | undefined, toolName: string | undefined, batch = false): string {
   if (batch) return BATCH_CALL_KIND;
   if (toolName !== undefined) return toolName.length > MAX_TOOL_NAME_CHARS ? OVER_LONG_TOOL_KIND : TOOL_KIND_PREFIX + toolName;
   if (method === undefined) return '';
   if (method.length > MAX_TOOL_NAME_CHARS) return OVER_LONG_METHOD_KIND;
-  return method.includes(' ') ? `method ${JSON.stringify(method)}` : method;
+  return method === '' || method === BATCH_CALL_KIND || method.includes(' ') ? `method ${JSON.stringify(method)}` : method;
 }
 
 /** The start of every tool's call kind ({@link callKind}). */

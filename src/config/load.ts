@@ -752,6 +752,7 @@ export class ConfigAssembler {
         dedupe_text: BUILTIN_DEFAULTS.dedupe_text,
       },
       sseEventExplicit: undefined,
+      sseEventOwn: false,
     };
     this.defaultsLevel = resolveLevel(builtinLevel, overridesOf(d));
     this.defaultRequest = Object.freeze({

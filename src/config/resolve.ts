@@ -20,12 +20,14 @@ export function requestBodyLimit(config: GatewayConfig): number {
 /**
  * Limits for one level (the agent, or one of its tools) resolved down to the built-ins, and
  * the explicit `max_sse_event_bytes` in force at that level (undefined: the SSE event limit
- * follows the response limit).
+ * follows the response limit), and whether this level set it itself (not inherited from the
+ * levels above: `--check-config` notes only that one, config/table.ts).
  * @internal
  */
 export interface ResolvedLevel {
   readonly limits: Limits;
   readonly sseEventExplicit: number | undefined;
+  readonly sseEventOwn: boolean;
 }
 
 /** @internal What the loader attaches to an `AgentConfig` (non-enumerable, frozen). */
@@ -62,7 +64,7 @@ export function resolveLevel(base: ResolvedLevel, overrides: Partial<Limits> | u
     sse_deadline_ms: o.sse_deadline_ms ?? base.limits.sse_deadline_ms,
     dedupe_text: o.dedupe_text ?? base.limits.dedupe_text,
   });
-  return Object.freeze({ limits, sseEventExplicit });
+  return Object.freeze({ limits, sseEventExplicit, sseEventOwn: o.max_sse_event_bytes !== undefined });
 }
 
 /** Resolutions rebuilt for `AgentConfig` objects the loader did not make (tests, hand-built configs). */
@@ -77,7 +79,7 @@ function resolutionOf(agent: AgentConfig): AgentResolution {
     // explicitly; treat it as "follows the response limit" when the two are equal.
     const explicit =
       agent.limits.max_sse_event_bytes === agent.limits.max_response_bytes ? undefined : agent.limits.max_sse_event_bytes;
-    const level: ResolvedLevel = { limits: agent.limits, sseEventExplicit: explicit };
+    const level: ResolvedLevel = { limits: agent.limits, sseEventExplicit: explicit, sseEventOwn: explicit !== undefined };
     const tools = new Map<string, ResolvedLevel>();
     for (const name of Object.keys(agent.tools)) tools.set(name, resolveLevel(level, agent.tools[name]));
     made = { agent: level, tools };
@@ -95,6 +97,19 @@ function resolutionOf(agent: AgentConfig): AgentResolution {
 export function configuredSseEventBytes(agent: AgentConfig, toolName: string | undefined): number | undefined {
   const resolution = resolutionOf(agent);
   return ((toolName === undefined ? undefined : resolution.tools.get(toolName)) ?? resolution.agent).sseEventExplicit;
+}
+
+/**
+ * The `max_sse_event_bytes` the row itself sets (the tool's own, when `toolName` has a `tools:`
+ * entry, else the agent's own), or undefined when that row inherits it or none sets it.
+ * `--check-config` notes an event limit above the row's response limit only then (config/table.ts):
+ * a `defaults` value above a tool's lower response limit is no mistake of the tool's (hostile
+ * trial 46, item 3: test/regressions/check-config-notes-inherited-sse-event-limit.test.ts).
+ */
+export function ownSseEventBytes(agent: AgentConfig, toolName: string | undefined): number | undefined {
+  const resolution = resolutionOf(agent);
+  const level = (toolName === undefined ? undefined : resolution.tools.get(toolName)) ?? resolution.agent;
+  return level.sseEventOwn ? level.sseEventExplicit : undefined;
 }
 
 /**
@@ -212,7 +227,8 @@ function strictestLevel(levels: readonly ResolvedLevel[]): ResolvedLevel {
     sse_deadline_ms: min((l) => l.sse_deadline_ms),
     dedupe_text: levels.some((l) => l.limits.dedupe_text === 'off') ? 'off' : 'summary',
   });
-  return Object.freeze({ limits, sseEventExplicit });
+  // A batch's strictest level is no row of the config (nothing notes it).
+  return Object.freeze({ limits, sseEventExplicit, sseEventOwn: false });
 }
 
 /** `level`'s limits with the call's response limit applied (see {@link resolveCallLimits}). */

@@ -116,8 +116,9 @@ const limitShape = {
 
 const url = z.string({ error: 'expected an absolute http: or https: URL' }).superRefine((value, ctx) => {
   // Messages never echo the URL: it could carry credentials or come from a secret variable.
-  // First: whitespace or a control character, which the parser below would quietly drop or
-  // encode (url-characters.ts); the checks after it would read another url than the one written.
+  // First: whitespace, a control character or any other non-ASCII one, which the parser below
+  // would quietly drop, map (IDNA) or encode (url-characters.ts); the checks after it would read
+  // another url than the one written.
   const characters = urlCharactersProblem(value);
   if (characters !== undefined) {
     ctx.addIssue({ code: 'custom', message: characters });

@@ -8,6 +8,14 @@
  * trial 45, L3: test/regressions/agent-url-control-characters-quietly-rewritten.test.ts). A
  * url the operator wrote (or a variable filled in) with such a character is a mistake to
  * report, not a url to guess at.
+ *
+ * Any other non-ASCII character likewise (hostile trial 46, item 4): the parser maps a host's
+ * by IDNA, which drops some (`exam\u00adple.com`, a soft hyphen: `example.com`) and turns others
+ * into ASCII ones (a full-width `１２７.0.0.1`: `127.0.0.1`; `EXAMPLE.com\u3002evil.com`, an
+ * ideographic full stop: `example.com.evil.com`), and percent-encodes a path's or query's; all
+ * passed `--check-config` (test/regressions/agent-url-non-ascii-quietly-rewritten.test.ts). The
+ * problem says to write an internationalized host in its punycode (`xn--`) form and to
+ * percent-encode a path's or query's non-ASCII bytes: the url then means what it says.
  */
 
 /** Every character JavaScript's `\s` takes as whitespace (space, tab, line breaks, NBSP, U+2028, BOM, ...). */
@@ -27,30 +35,77 @@ const NAMES: ReadonlyMap<number, string> = new Map([
   [0xa0, 'no-break space'],
 ]);
 
+/** Names of the non-ASCII characters (not whitespace) likely to hide in a host; the others are "a non-ASCII character". */
+const NON_ASCII_NAMES: ReadonlyMap<number, string> = new Map([
+  [0x00ad, 'soft hyphen'],
+  [0x200b, 'zero width space'],
+  [0x200c, 'zero width non-joiner'],
+  [0x200d, 'zero width joiner'],
+  [0x2060, 'word joiner'],
+  [0x3002, 'ideographic full stop'],
+  [0xff0e, 'fullwidth full stop'],
+  [0xff0f, 'fullwidth solidus'],
+  [0xff1a, 'fullwidth colon'],
+  [0xff61, 'halfwidth ideographic full stop'],
+]);
+
+const DIGITS = ['zero', 'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine'];
+
+/** The name of a non-ASCII character in {@link NON_ASCII_NAMES} or a full-width digit or Latin letter, else `a non-ASCII character`. */
+function nonAsciiName(code: number): string {
+  const known = NON_ASCII_NAMES.get(code);
+  if (known !== undefined) return known;
+  if (code >= 0xff10 && code <= 0xff19) return `fullwidth digit ${DIGITS[code - 0xff10]}`;
+  if (code >= 0xff21 && code <= 0xff3a) return `fullwidth latin capital letter ${String.fromCharCode(code - 0xff21 + 0x41)}`;
+  if (code >= 0xff41 && code <= 0xff5a) return `fullwidth latin small letter ${String.fromCharCode(code - 0xff41 + 0x61)}`;
+  return 'a non-ASCII character';
+}
+
 /** `U+000A (line feed)`. */
 function describeCharacter(code: number): string {
-  const name = NAMES.get(code) ?? (code <= 0x1f || (code >= 0x7f && code <= 0x9f) ? 'a control character' : 'whitespace');
+  const name = NAMES.get(code) ?? (isControl(code) ? 'a control character' : WHITESPACE.test(String.fromCodePoint(code)) ? 'whitespace' : nonAsciiName(code));
   return `U+${code.toString(16).toUpperCase().padStart(4, '0')} (${name})`;
 }
 
-/**
- * The problem of a url holding whitespace or a control character, or undefined when it holds
- * none: the first one by code point, name and 1-based position, and how many more there are.
- * Never echoes the url (it may hold a credential, or come from a variable). Never throws.
- */
-export function urlCharactersProblem(text: string): string | undefined {
-  let first = -1;
+/** The first character (code point) of `text` that `bad` takes, its 1-based position in code points, and how many there are; undefined when none. */
+function findCharacters(text: string, bad: (character: string, code: number) => boolean): { code: number; at: number; count: number } | undefined {
+  let found: { code: number; at: number } | undefined;
   let count = 0;
-  for (let i = 0; i < text.length; i++) {
-    const code = text.charCodeAt(i);
-    if (!isControl(code) && !WHITESPACE.test(text[i] as string)) continue;
-    if (first < 0) first = i;
+  let at = 0;
+  for (const character of text) {
+    at++;
+    const code = character.codePointAt(0) as number;
+    if (!bad(character, code)) continue;
+    found ??= { code, at };
     count++;
   }
-  if (first < 0) return undefined;
-  const more = count > 1 ? `, and ${count - 1} more` : '';
+  return found === undefined ? undefined : { ...found, count };
+}
+
+/**
+ * The problem of a url holding whitespace or a control character, or else any other non-ASCII
+ * character, or undefined when it holds none: the first one by code point, name and 1-based
+ * position (in characters), and how many more there are. Never echoes the url (it may hold a
+ * credential, or come from a variable). Never throws.
+ */
+export function urlCharactersProblem(text: string): string | undefined {
+  const blank = findCharacters(text, (character, code) => isControl(code) || WHITESPACE.test(character));
+  if (blank !== undefined) {
+    return (
+      'must not contain whitespace or control characters, which a URL parser quietly drops or percent-encodes ' +
+      `(the requests would go to another url than the one written): ${found(blank)}`
+    );
+  }
+  const nonAscii = findCharacters(text, (_character, code) => code > 0x7f);
+  if (nonAscii === undefined) return undefined;
   return (
-    'must not contain whitespace or control characters, which a URL parser quietly drops or percent-encodes ' +
-    `(the requests would go to another url than the one written): ${describeCharacter(text.charCodeAt(first))} at character ${first + 1}${more}`
+    "must be ASCII: a URL parser quietly rewrites any other character (a host's are mapped by IDNA, which drops some and turns others into ASCII ones; " +
+    `a path's or query's are percent-encoded), so the requests could go to another url than the one written: ${found(nonAscii)}; ` +
+    'write an internationalized host in its punycode form (xn--...), and percent-encode the UTF-8 bytes of a non-ASCII character in the path or query'
   );
+}
+
+/** `U+000A (line feed) at character 16, and 2 more`. */
+function found(first: { code: number; at: number; count: number }): string {
+  return `${describeCharacter(first.code)} at character ${first.at}${first.count > 1 ? `, and ${first.count - 1} more` : ''}`;
 }
