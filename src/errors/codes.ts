@@ -386,7 +386,7 @@ export const REFUSALS = {
   invalid_request: {
     statusCode: 400,
     jsonRpcCode: JSONRPC_INVALID_REQUEST,
-    description: "The request is not a valid JSON-RPC message (a request, notification, host response or batch that breaks JSON-RPC 2.0 or MCP: a wrong `jsonrpc`, `method`, id or `params`, a request's id null, an empty batch), is a batch from a host on MCP 2025-06-18 or later, is over its `max_json_depth` or `max_json_nodes` (a `tools/call`'s tool's when the tool sets them, else the agent's), writes a member the gateway acts on more than once or in another case, or a gateway header is malformed or MCP-Protocol-Version or Mcp-Session-Id is sent more than once. Details: [below](#invalid_request-in-detail).",
+    description: "The request is not a valid JSON-RPC message (a request, notification, host response or batch that breaks JSON-RPC 2.0 or MCP: a wrong `jsonrpc`, `method`, id or `params`, a request's id null, an empty batch), is a batch from a host on MCP 2025-06-18 or later, is over its `max_json_depth` or `max_json_nodes` (a `tools/call`'s tool's when the tool sets them, else the agent's), writes a member the gateway acts on more than once or in another case, or a gateway header is malformed, MCP-Protocol-Version or Mcp-Session-Id is sent more than once, or Mcp-Session-Id is no session ID (empty, or a character outside visible ASCII, 0x21-0x7E). Details: [below](#invalid_request-in-detail).",
     source: "ARCHITECTURE §3; JSON-RPC 2.0 §4.2, §5, §5.1, §6; regression tests: see [below](#invalid_request-in-detail)",
   },
   request_header_too_large: {

@@ -17,7 +17,8 @@ import { agentCookiePath, scopeSetCookies } from './set-cookie.js';
  * `Strict-Transport-Security`). `Set-Cookie` passes scoped to the agent's route ({@link scopeSetCookies}).
  * The headers that describe the seller's exact bytes (digests, `ETag`: {@link SELLER_BYTES_HEADERS})
  * pass only when those bytes reach the host unchanged ({@link dropSellerBytesHeaders}).
- * Everything else (`Mcp-Session-Id`, `Content-Type`, ...) passes; a `Content-Type` sent
+ * Everything else (`Mcp-Session-Id`, even one MCP does not allow, which the host is refused
+ * for sending back: request/session-id-header.ts; `Content-Type`, ...) passes; a `Content-Type` sent
  * as several lines naming the same media type passes as its first ({@link filterResponseHeaders}). Names are lowercase (as
  * undici gives them): one Set lookup per header, and a prefix check for the names starting
  * with `a`, `c` or `p` ({@link isStrippedResponseHeader}).

@@ -15,7 +15,7 @@ import { GATEWAY_FINISHED, GatewayAbortError, findGatewayAbort } from '../errors
 import { exchangeLogFields, plainInfoWriter } from '../observability/logger.js';
 import { applyRequestHeaderPolicy, isResumableEventId } from '../request/headers.js';
 import { createOwnVia, viaCarries } from '../request/via.js';
-import { isRepeatedSessionId, REPEATED_SESSION_ID_MESSAGE } from '../request/session-id-header.js';
+import { isRepeatedSessionId, notVisibleAsciiMessage, REPEATED_SESSION_ID_MESSAGE, sessionIdFault } from '../request/session-id-header.js';
 import { answerHeadRefusal, headRefusal } from '../request/head-refusal.js';
 import { NO_BODY, peekRequest, refusalIdOf } from '../request/peek.js';
 import { requestJsonBounds } from '../request/request-json-bounds.js';
@@ -298,9 +298,12 @@ export function createMcpHandler(deps: HandlerDeps) {
     }
     // Mcp-Session-Id sent twice, or as a list (`a, b`): refused the same way, never forwarded
     // as Node's join of the lines, which names no session (request/session-id-header.ts;
-    // hostile trial 43: the seller answered 404 "Session not found").
+    // hostile trial 43: the seller answered 404 "Session not found"). So is one no server can
+    // have issued: empty, or with a character outside MCP's 0x21-0x7E (a space, a tab, obs-text).
     const sessionHeader = request.headers['mcp-session-id'];
     if (isRepeatedSessionId(request.raw, sessionHeader)) return refuse(reply, 'invalid_request', rpc, REPEATED_SESSION_ID_MESSAGE);
+    const sessionFault = sessionIdFault(sessionHeader);
+    if (sessionFault !== undefined) return refuse(reply, 'invalid_request', rpc, notVisibleAsciiMessage(sessionFault));
     const callLimit = parseMaxResponseBytesHeader(request.headers['x-max-response-bytes']);
     if (!callLimit.ok) return refuse(reply, 'invalid_request', rpc, `Invalid X-Max-Response-Bytes header: ${callLimit.message}`);
 
