@@ -525,13 +525,23 @@ export async function buildApp(config: GatewayConfig, opts: BuildAppOptions = {}
 }
 
 /**
+ * Whether `agent` (if any) connects without TLS certificate verification: `tls_insecure_skip_verify:
+ * true` on an `https:` url (on an `http:` one there is no TLS, and the flag does nothing). A
+ * reload warns when this turns true (src/reload.ts): the flag turning on, or the url of an agent
+ * with the flag moving from `http:` to `https:` (review 31, finding 4: that logged nothing).
+ */
+export function skipsVerification(agent: AgentConfig | undefined): boolean {
+  return agent?.tls_insecure_skip_verify === true && agent.url.protocol === 'https:';
+}
+
+/**
  * The start-up (and reload) warning for an agent with `tls_insecure_skip_verify: true`, on an
  * `https:` url only: an `http:` url has no TLS to verify, so the setting does nothing there
  * (`--check-config` notes that: config/setting-notes.ts), and "verification is OFF" would be
  * false. Source: hostile trial 45, L7 (left over): test/regressions/tls-skip-warning-on-http-agent.test.ts.
  */
 export function warnInsecureAgent(log: Logger, agent: AgentConfig): void {
-  if (agent.url.protocol !== 'https:') return;
+  if (!skipsVerification(agent)) return;
   log.warn({ agent: agent.name, url: agent.url.origin }, 'TLS certificate verification is OFF for this agent (tls_insecure_skip_verify: true). Never use this in production.');
 }
 

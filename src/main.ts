@@ -9,16 +9,17 @@
  *
  * Right after the listeners, an inspector Node opened though the process was not started to be
  * inspected (a SIGUSR1 in Node's own start-up, before the listener: src/unasked-inspector.ts)
- * is closed, with one warning line on stderr. `node:inspector` is imported only where Node has
- * an inspector (a build without one throws on importing it).
+ * is closed, with one warning line on stderr; checked again once the event loop has turned and
+ * after 100 ms and 1 s, as Node opens it asynchronously. `node:inspector` is imported only
+ * where Node has an inspector (a build without one throws on importing it).
  */
 import { installStopSignals } from './stop-signals.js';
 import { isEntryPoint } from './entry-point.js';
-import { closeUnaskedInspector } from './unasked-inspector.js';
+import { guardAgainstUnaskedInspector } from './unasked-inspector.js';
 
 if (isEntryPoint(import.meta.url)) {
   installStopSignals();
-  if (process.features.inspector) closeUnaskedInspector(await import('node:inspector'));
+  if (process.features.inspector) guardAgainstUnaskedInspector(await import('node:inspector'));
   const { runCli } = await import('./cli.js');
   await runCli();
 }

@@ -54,7 +54,7 @@
  */
 import { resolve as resolvePath } from 'node:path';
 import type { Logger } from 'pino';
-import { warnInsecureAgent, type GatewayControl } from './app.js';
+import { skipsVerification, warnInsecureAgent, type GatewayControl } from './app.js';
 import { watchConfigFile } from './config-watch.js';
 import { configFingerprint, ConfigError, readConfigText, textDigest, type ConfigProblem, type OwnListener } from './config/load.js';
 import { ConfigThread } from './config/off-thread.js';
@@ -197,8 +197,10 @@ export function createReloader(opts: ReloaderOptions): Reloader {
       const what = key === 'max_request_bytes' ? `a \`max_request_bytes\` above ${startupBodyLimit} (the request body limit at start-up)` : `\`${key}\``;
       log.warn({ key, config: absolute }, `config reload: ${what} only takes effect after a restart; the running value stays`);
     }
+    // Warned when verification goes off: the flag on an https: url, where before it was not (the
+    // flag turned on, or the url moved from http:, where it did nothing: review 31, finding 4).
     for (const agent of next.agents.values()) {
-      if (agent.tls_insecure_skip_verify && previous.agents.get(agent.name)?.tls_insecure_skip_verify !== true) warnInsecureAgent(log, agent);
+      if (skipsVerification(agent) && !skipsVerification(previous.agents.get(agent.name))) warnInsecureAgent(log, agent);
     }
     return { ok: true, trigger, config: next, restartNeeded };
   }

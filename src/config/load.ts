@@ -810,11 +810,14 @@ export class ConfigAssembler {
     const raw = this.raw;
     const envSecret = this.env[RESUME_SECRET_ENV];
     const listenHost = raw.listen?.host ?? DEFAULT_LISTEN.host;
+    const defaults = { ...this.defaultsLevel.limits, ...this.defaultGuard, ...this.defaultRequest };
+    // The defaults' level, for the event limit `defaults` sets itself (resolve.ts defaultsOwnSseEventBytes).
+    Object.defineProperty(defaults, RESOLUTION, { value: this.defaultsLevel, enumerable: false, writable: false, configurable: false });
     const config: GatewayConfig = Object.freeze({
       listen: Object.freeze({ host: listenHost, port: raw.listen?.port ?? DEFAULT_LISTEN.port }),
       // ops_listen.host defaults to the gateway's own host.
       ops_listen: raw.ops_listen ? Object.freeze({ host: raw.ops_listen.host ?? listenHost, port: raw.ops_listen.port }) : undefined,
-      defaults: Object.freeze({ ...this.defaultsLevel.limits, ...this.defaultGuard, ...this.defaultRequest }),
+      defaults: Object.freeze(defaults),
       agents: this.agents,
       resume: Object.freeze({
         secret: raw.resume?.secret ?? (typeof envSecret === 'string' && envSecret !== '' ? envSecret : undefined),

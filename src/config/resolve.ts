@@ -112,6 +112,21 @@ export function ownSseEventBytes(agent: AgentConfig, toolName: string | undefine
   return level.sseEventOwn ? level.sseEventExplicit : undefined;
 }
 
+/** @internal What the loader attaches to a config's `defaults` (non-enumerable) under {@link RESOLUTION}: the defaults' level. */
+type DefaultsWithResolution = GatewayConfig['defaults'] & { readonly [RESOLUTION]?: ResolvedLevel };
+
+/**
+ * The `max_sse_event_bytes` that `defaults` itself sets, or undefined when it sets none (or the
+ * config was not made by the loader). `--check-config` notes it once when it is above the
+ * defaults' own response limit (config/table.ts): the rows that inherit it are not noted, so
+ * without this the clamp at the defaults level went unsaid (review 31, finding 5:
+ * test/regressions/check-config-notes-inherited-sse-event-limit.test.ts).
+ */
+export function defaultsOwnSseEventBytes(config: GatewayConfig): number | undefined {
+  const level = (config.defaults as DefaultsWithResolution)[RESOLUTION];
+  return level?.sseEventOwn === true ? level.sseEventExplicit : undefined;
+}
+
 /**
  * The limits in force for one call.
  *

@@ -26,7 +26,7 @@ import {
   MIN_RESUME_SECRET_LENGTH,
   SPEC_DEFAULT_RESPONSE_CEILING_BYTES,
 } from './defaults.js';
-import { urlAuthorityProblem, urlWritesUserinfo } from './url-authority.js';
+import { urlAuthorityPercentProblem, urlAuthorityProblem, urlWritesUserinfo } from './url-authority.js';
 import { urlCharactersProblem } from './url-characters.js';
 import { configuredHeaderRefusal, dashSpelling, UNDERSCORE_READERS } from './owned-headers.js';
 
@@ -122,6 +122,13 @@ const url = z.string({ error: 'expected an absolute http: or https: URL' }).supe
   const characters = urlCharactersProblem(value);
   if (characters !== undefined) {
     ctx.addIssue({ code: 'custom', message: characters });
+    return;
+  }
+  // Then a `%` in the authority, which the parser would decode in a host before mapping it
+  // (IDNA) as above: `exam%C2%ADple.com` is `example.com` (url-authority.ts).
+  const percent = urlAuthorityPercentProblem(value);
+  if (percent !== undefined) {
+    ctx.addIssue({ code: 'custom', message: percent });
     return;
   }
   let parsed: URL;

@@ -10,7 +10,7 @@
 import { RESUME_SECRET_ENV } from './defaults.js';
 import { displayUrl } from './display-url.js';
 import { limitNotes } from './limit-notes.js';
-import { configuredSseEventBytes, ownSseEventBytes, resolveCallLimits } from './resolve.js';
+import { configuredSseEventBytes, defaultsOwnSseEventBytes, ownSseEventBytes, resolveCallLimits } from './resolve.js';
 import { gatewayNotes, transportNotes, transportWarnings } from './setting-notes.js';
 import { MIN_SEND_MS, MIN_SEND_SHARE, tooLateToSend } from '../admission/agent-guard.js';
 import { isLoopbackListenHost } from '../request/browser-guard.js';
@@ -217,6 +217,9 @@ function allowedHostsRow(config: GatewayConfig): string {
  *   event limit inherited from `defaults` or the agent and capped by a lower row's response
  *   limit is shown so in the table but not noted: hostile trial 46, item 3, once per lower row,
  *   naming the tool, though nothing was wrong);
+ * - `note: defaults: max_sse_event_bytes <n> is above max_response_bytes <m>: ...`, once, when
+ *   `defaults` sets its own event limit above the defaults' response limit (the built-in one
+ *   when it sets none): review 31, finding 5 (no note at all for it otherwise);
  * - `note: <a>: backoff_base_ms <b> is above backoff_max_ms <m>: every backoff is <m> ms`;
  * - `note: <a>: response_deadline_ms <d> is not above backoff_max_ms <m>: ...` (waiting
  *   requests would time out before the next probe);
@@ -236,6 +239,13 @@ export function configNotes(config: GatewayConfig): string[] {
   for (const agent of config.agents.values()) out.push(...transportWarnings(agent));
   out.push(...gatewayNotes(config));
   for (const agent of config.agents.values()) out.push(...transportNotes(agent));
+  const defaultsEvents = defaultsOwnSseEventBytes(config);
+  if (defaultsEvents !== undefined && defaultsEvents > config.defaults.max_response_bytes) {
+    out.push(
+      `note: defaults: max_sse_event_bytes ${defaultsEvents} is above max_response_bytes ${config.defaults.max_response_bytes}: ` +
+        'an event limit is never above the response limit in force',
+    );
+  }
   for (const agent of config.agents.values()) {
     const rows: [string, string | undefined][] = [[agent.name, undefined]];
     for (const tool of Object.keys(agent.tools)) rows.push([`${agent.name}/${tool}`, tool]);

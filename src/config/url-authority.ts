@@ -37,12 +37,84 @@ const NO_SLASHES: unique symbol = Symbol('no // after the scheme');
  * followed by `//`; undefined for another scheme.
  */
 function writtenAuthority(text: string): string | typeof NO_SLASHES | undefined {
+  return authoritySpan(text)?.authority;
+}
+
+/** {@link writtenAuthority}, and where it starts in the reduced text (0-based; -1 with `NO_SLASHES`). */
+function authoritySpan(text: string): { authority: string | typeof NO_SLASHES; start: number } | undefined {
   const url = reduced(text);
   const scheme = HTTP_SCHEME.exec(url);
   if (scheme === null) return undefined;
   const rest = url.slice(scheme[0].length);
-  if (!rest.startsWith('//')) return NO_SLASHES;
-  return /^[^/\\?#]*/.exec(rest.slice(2))?.[0] ?? '';
+  if (!rest.startsWith('//')) return { authority: NO_SLASHES, start: -1 };
+  return { authority: /^[^/\\?#]*/.exec(rest.slice(2))?.[0] ?? '', start: scheme[0].length + 2 };
+}
+
+/** The host of an authority as written: after the last `@`, before the port (an IPv6 literal with its brackets). */
+function hostOf(authority: string): string {
+  const hostPort = authority.slice(authority.lastIndexOf('@') + 1);
+  return hostPort.startsWith('[') ? hostPort.slice(0, hostPort.indexOf(']') + 1) : (hostPort.split(':', 1)[0] ?? '');
+}
+
+/**
+ * The host of an `http:`/`https:` url's text as written (reduced as in `urlAuthorityProblem`),
+ * before any URL parser maps it; undefined for another scheme or a url without `//`.
+ */
+export function writtenHost(text: string): string | undefined {
+  const authority = writtenAuthority(text);
+  return authority === undefined || authority === NO_SLASHES ? undefined : hostOf(authority);
+}
+
+/**
+ * The host a URL parser (WHATWG, as Node's `URL` and undici) reads in `text`, or undefined when
+ * it does not parse or has none. Named in a problem to show what a written host turns into
+ * (a host is no secret; a url's query or userinfo may be, and are never named).
+ */
+export function parsedHost(text: string): string | undefined {
+  try {
+    const host = new URL(text).hostname;
+    return host === '' ? undefined : host;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Why an `http:`/`https:` url's text holds a `%` in its authority (between `//` and the next
+ * `/`, `\`, `?` or `#`), or undefined when it holds none (or the scheme is another one).
+ *
+ * Why: WHATWG URL parsing percent-decodes a host before its IDNA mapping, so the ASCII-only
+ * `http://exam%C2%ADple.com/mcp` (a soft hyphen, encoded) is read as `example.com`,
+ * `http://EXAMPLE.com%E3%80%82evil.com/mcp` (an ideographic full stop) as
+ * `example.com.evil.com`, and `http://%EF%BC%91%EF%BC%92%EF%BC%97.0.0.1:9/mcp` (full-width
+ * digits) as `127.0.0.1`: the url-characters.ts refusal of those characters written as such
+ * was bypassed (review 31, finding 1:
+ * test/regressions/agent-url-non-ascii-quietly-rewritten.test.ts). A host never needs a `%`
+ * (a port cannot hold one; a userinfo is refused anyway), so any `%` there is refused.
+ *
+ * @param text the url as the config gives it, after `${VAR}` expansion, with no whitespace or
+ *   control character (url-characters.ts refuses those first: the position counted is then
+ *   the position in `text`).
+ * @returns the first `%`'s 1-based position, how many more there are, the host the parser
+ *   would read when the `%` is in the host, and what to write instead. Never echoes the url.
+ */
+export function urlAuthorityPercentProblem(text: string): string | undefined {
+  const span = authoritySpan(text);
+  if (span === undefined || span.authority === NO_SLASHES) return undefined;
+  const { authority, start } = span;
+  const first = authority.indexOf('%');
+  if (first === -1) return undefined;
+  const count = authority.split('%').length - 1;
+  const hostStart = authority.lastIndexOf('@') + 1;
+  const inHost = first >= hostStart && first < hostStart + hostOf(authority).length;
+  const host = inHost ? parsedHost(text) : undefined;
+  return (
+    'must not contain `%` between `//` and the path: a URL parser decodes a host\'s percent-encoded bytes before mapping it (IDNA), ' +
+    'so the requests could go to another host than the one written (`exam%C2%ADple.com` is read as `example.com`), and a host never needs one: ' +
+    `\`%\` at character ${start + first + 1}${count > 1 ? `, and ${count - 1} more` : ''}` +
+    `${host === undefined ? '' : `; a URL parser reads this host as ${host}`}; ` +
+    'write the host itself, an internationalized one in its punycode form (xn--...)'
+  );
 }
 
 /**
@@ -62,9 +134,7 @@ export function urlAuthorityProblem(text: string): string | undefined {
   const authority = writtenAuthority(text);
   if (authority === undefined) return undefined;
   if (authority === NO_SLASHES) return 'must be written scheme://host[:port]/path: `//` and the host must follow the scheme';
-  const hostPort = authority.slice(authority.lastIndexOf('@') + 1);
-  const host = hostPort.startsWith('[') ? hostPort.slice(0, hostPort.indexOf(']') + 1) : hostPort.split(':', 1)[0];
-  if (host === undefined || host === '') {
+  if (hostOf(authority) === '') {
     return 'has no host between `//` and the path (a URL parser would take the first path segment as the host, and the agent\'s headers would go there)';
   }
   return undefined;

@@ -15,8 +15,16 @@
  * ideographic full stop: `example.com.evil.com`), and percent-encodes a path's or query's; all
  * passed `--check-config` (test/regressions/agent-url-non-ascii-quietly-rewritten.test.ts). The
  * problem says to write an internationalized host in its punycode (`xn--`) form and to
- * percent-encode a path's or query's non-ASCII bytes: the url then means what it says.
+ * percent-encode a path's or query's non-ASCII bytes: the url then means what it says. When
+ * the host holds one, the problem names the host the parser reads (`example.com`, or the
+ * punycode form: review 31, finding 8). Written percent-encoded in the host, such a character
+ * is refused by url-authority.ts `urlAuthorityPercentProblem`.
  */
+
+import { parsedHost, writtenHost } from './url-authority.js';
+
+/** Any character above U+007F. */
+const NON_ASCII = /[\u0080-\u{10ffff}]/u;
 
 /** Every character JavaScript's `\s` takes as whitespace (space, tab, line breaks, NBSP, U+2028, BOM, ...). */
 const WHITESPACE = /\s/u;
@@ -98,9 +106,12 @@ export function urlCharactersProblem(text: string): string | undefined {
   }
   const nonAscii = findCharacters(text, (_character, code) => code > 0x7f);
   if (nonAscii === undefined) return undefined;
+  // The host (no secret) as the parser maps it, when the written host holds one: `example.com` for `exam\u00adple.com`, the punycode of `s\u00e4les.example`.
+  const host = NON_ASCII.test(writtenHost(text) ?? '') ? parsedHost(text) : undefined;
   return (
     "must be ASCII: a URL parser quietly rewrites any other character (a host's are mapped by IDNA, which drops some and turns others into ASCII ones; " +
-    `a path's or query's are percent-encoded), so the requests could go to another url than the one written: ${found(nonAscii)}; ` +
+    `a path's or query's are percent-encoded), so the requests could go to another url than the one written: ${found(nonAscii)}` +
+    `${host === undefined ? '' : `; a URL parser reads this host as ${host}`}; ` +
     'write an internationalized host in its punycode form (xn--...), and percent-encode the UTF-8 bytes of a non-ASCII character in the path or query'
   );
 }

@@ -31,13 +31,21 @@ export const REDACTED = '[redacted]';
 /** Header names whose values are credentials, cookies, session ids or resume tokens. */
 const SECRET_HEADER_NAMES = ['authorization', 'proxy-authorization', 'cookie', 'set-cookie', 'mcp-session-id', 'last-event-id', 'x-api-key'];
 /**
- * {@link SECRET_HEADER_NAMES} and their underscore spellings (`mcp_session_id`, `x_api_key`):
- * CGI, WSGI, PHP and Rack servers read `_` as `-`, so a host may send either, and the
- * gateway strips the twins it owns (request/headers.ts); a logged header object holding one
- * must not show its value either. Source: a review of the request side (session 29, L2 and
- * its note: the twins were not redacted): test/regressions/underscore-twin-headers-not-redacted.test.ts.
+ * {@link SECRET_HEADER_NAMES} in every spelling with `_` for any of their `-`s (`mcp_session_id`,
+ * `x_api_key`, and the mixed `mcp_session-id`, `x-api_key`): CGI, WSGI, PHP and Rack servers
+ * read `_` as `-`, so a host may send any of them, and the gateway withholds the twins it owns
+ * (request/headers.ts, which judges a name by its `-` spelling); a logged header object
+ * holding one must not show its value either. Source: a review of the request side (session
+ * 29, L2 and its note: the twins were not redacted), then review 31, finding 6 (the mixed
+ * spellings were not): test/regressions/underscore-twin-headers-not-redacted.test.ts. Bounded:
+ * 2^k spellings of a name with k `-` (at most 2 here: 18 names in all).
  */
-const SECRET_HEADERS = [...SECRET_HEADER_NAMES, ...SECRET_HEADER_NAMES.filter((h) => h.includes('-')).map((h) => h.replaceAll('-', '_'))];
+const SECRET_HEADERS = SECRET_HEADER_NAMES.flatMap(separatorSpellings);
+
+/** `name` with each of its `-` kept or written `_`: every combination, `name` itself first. */
+function separatorSpellings(name: string): string[] {
+  return name.split('-').reduce<string[]>((spellings, part, i) => (i === 0 ? [part] : spellings.flatMap((s) => [`${s}-${part}`, `${s}_${part}`])), []);
+}
 
 /** Paths pino redacts in every log object. */
 export const REDACT_PATHS: readonly string[] = [

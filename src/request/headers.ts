@@ -119,12 +119,13 @@ const JUDGED_HEADERS: ReadonlySet<string> = new Set(['mcp-session-id', 'mcp-prot
  * protocol header is stripped rather than refused: the host's real header is the dash one.
  *
  * Cost per header: one Set lookup, a comparison of its first letter and one `includes('_')`;
- * only a name holding `_` is spelled again.
+ * only a name holding `_` is spelled again, once: a caller that has its `-` spelling already
+ * gives it as `dashedSpelling` (applyRequestHeaderPolicy, which gives it to {@link isTwinOf} too).
  */
-function isWithheld(name: string, withBody: boolean): boolean {
+function isWithheld(name: string, withBody: boolean, dashedSpelling?: string): boolean {
   if (isStrippedName(name) || (!withBody && BODY_HEADER_SET.has(name))) return true;
   if (!name.includes('_')) return false;
-  const dashed = name.replaceAll('_', '-');
+  const dashed = dashedSpelling ?? name.replaceAll('_', '-');
   return isStrippedName(dashed) || JUDGED_HEADERS.has(dashed) || (!withBody && BODY_HEADER_SET.has(dashed));
 }
 
@@ -173,7 +174,11 @@ export function applyRequestHeaderPolicy(
   if (twins === undefined) {
     for (const name in headers) out[name] = isWithheld(name, withBody) ? undefined : headers[name];
   } else {
-    for (const name in headers) out[name] = isWithheld(name, withBody) || isTwinOf(twins, name) ? undefined : headers[name];
+    for (const name in headers) {
+      // The `-` spelling of a name holding `_`, made once for both checks (review 31, finding 7).
+      const dashed = name.includes('_') ? name.replaceAll('_', '-') : undefined;
+      out[name] = isWithheld(name, withBody, dashed) || isTwinOf(twins, name, dashed) ? undefined : headers[name];
+    }
   }
   for (const name in configured) out[name] = configured[name];
   out['accept-encoding'] = acceptEncoding;
@@ -215,12 +220,12 @@ function configuredTwins(configured: Readonly<Record<string, string>>): Configur
 
 /**
  * Whether the host's header `name` (lower-case) is a configured header's twin: its `-`
- * spelling is a configured name's. A name without `_` needs the lookup only when a configured
- * name holds one (otherwise it is the configured name itself or none: the configured value
- * replaces it anyway).
+ * spelling (`dashed`, given when `name` holds `_`, else undefined) is a configured name's. A
+ * name without `_` needs the lookup only when a configured name holds one (otherwise it is
+ * the configured name itself or none: the configured value replaces it anyway).
  */
-function isTwinOf(twins: ConfiguredTwins, name: string): boolean {
-  if (name.includes('_')) return twins.dashed.has(name.replaceAll('_', '-'));
+function isTwinOf(twins: ConfiguredTwins, name: string, dashed: string | undefined): boolean {
+  if (dashed !== undefined) return twins.dashed.has(dashed);
   return twins.underscored && twins.dashed.has(name);
 }
 

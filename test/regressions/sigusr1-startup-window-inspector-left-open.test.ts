@@ -12,6 +12,15 @@
  * `closeUnaskedInspector`, and by a `--import` preload before the real CLI's first statement.
  * Expected: the port refuses connections afterwards and the exact line is written; with
  * `--inspect=127.0.0.1:0` (on the command line or in NODE_OPTIONS) it stays open, no line.
+ *
+ * Review 31, finding 2 (Medium): the bin checked once, at once, but Node opens the inspector
+ * asynchronously (its SIGUSR1 handler wakes a watchdog thread, which asks the main thread), so
+ * a signal just before the listener could open it after the check: it stayed open, no line
+ * (3 of ~75 timed runs). Here a preload opens it in the `setImmediate` after the bin's first
+ * `inspector.url()`; expected: closed, the line written. Finding 3 (Low): an inspector a
+ * preload opened on purpose (VS Code's auto-attach sets `VSCODE_INSPECTOR_OPTIONS`), or any
+ * with `ADCP_GATEWAY_KEEP_INSPECTOR=1`, was closed too; now it is kept, no line; and the line no
+ * longer says a SIGUSR1 opened it (it cannot know).
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -20,7 +29,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { after, before, describe, it } from 'node:test';
-import { inspectorClosedLine, startedToBeInspected } from '../../src/unasked-inspector.js';
+import { inspectorClosedLine, keepsInspector, startedToBeInspected } from '../../src/unasked-inspector.js';
 import { PROCESS_TEST_TIMEOUT_MS, REPO, runCli } from '../helpers/process.js';
 import { withTimeout } from '../helpers/timeout.js';
 
@@ -44,6 +53,28 @@ const accepts = await new Promise((resolve) => {
 process.stdout.write(JSON.stringify({ port, closed, lines, open: inspector.url() !== undefined, accepts }));
 `;
 
+/**
+ * A preload that opens the inspector (127.0.0.1:0) in the `setImmediate` after the first
+ * `inspector.url()` call (the bin's first check, through the builtin's ESM export), as a
+ * SIGUSR1 caught just before the bin's listener opens it after that check; it writes
+ * `preload: opened after the first check` once it has.
+ */
+const LATE_OPEN = `data:text/javascript,${encodeURIComponent(`
+import inspector from "node:inspector";
+import { syncBuiltinESMExports } from "node:module";
+const url = inspector.url;
+let first = true;
+inspector.url = function () {
+  const found = url.call(inspector);
+  if (first) {
+    first = false;
+    setImmediate(() => { inspector.open(0, "127.0.0.1"); process.stderr.write("preload: opened after the first check\\n"); });
+  }
+  return found;
+};
+syncBuiltinESMExports();
+`)}`;
+
 interface ChildResult {
   port: number;
   closed: boolean;
@@ -52,9 +83,9 @@ interface ChildResult {
   accepts: boolean;
 }
 
-/** Runs {@link CHILD} under `nodeArgs` and `NODE_OPTIONS`; its JSON result. */
-function runChild(nodeArgs: readonly string[], nodeOptions?: string): Promise<ChildResult> {
-  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME };
+/** Runs {@link CHILD} under `nodeArgs`, `NODE_OPTIONS` and `extraEnv`; its JSON result. */
+function runChild(nodeArgs: readonly string[], nodeOptions?: string, extraEnv: NodeJS.ProcessEnv = {}): Promise<ChildResult> {
+  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME, ...extraEnv };
   if (nodeOptions !== undefined) env.NODE_OPTIONS = nodeOptions;
   const child = spawn(process.execPath, [...nodeArgs, '--import', TSX, '--input-type=module', '-e', CHILD], { cwd: REPO, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
@@ -78,7 +109,8 @@ describe('sigusr1-startup-window-inspector-left-open', { timeout: PROCESS_TEST_T
     assert.deepEqual(r, { port: r.port, closed: true, lines: [`${inspectorClosedLine(`ws://127.0.0.1:${r.port}/x`)}\n`], open: false, accepts: false });
     assert.equal(
       r.lines[0],
-      `adcp-buyer-gateway: warning: closed Node's inspector on 127.0.0.1:${r.port}: it opened during Node's start-up (a SIGUSR1 before the gateway listened for it), not by --inspect; to debug, start with node --inspect\n`,
+      `adcp-buyer-gateway: warning: closed Node's inspector on 127.0.0.1:${r.port}, an inspector this process was not started with ` +
+        "(a SIGUSR1 during Node's start-up opens one, as can a preload); to debug, start with node --inspect, or set ADCP_GATEWAY_KEEP_INSPECTOR=1 to keep one a preload opens\n",
     );
   });
 
@@ -87,6 +119,29 @@ describe('sigusr1-startup-window-inspector-left-open', { timeout: PROCESS_TEST_T
       const r = await runChild(args, options);
       assert.deepEqual(r, { port: r.port, closed: false, lines: [], open: true, accepts: true }, `${args.join(' ')} NODE_OPTIONS=${options}`);
     }
+  });
+
+  it('VSCODE_INSPECTOR_OPTIONS set (VS Code\'s auto-attach) or ADCP_GATEWAY_KEEP_INSPECTOR=1: left open, no line', async () => {
+    for (const extra of [{ VSCODE_INSPECTOR_OPTIONS: '{"inspectorIpc":"/tmp/x.sock"}' }, { ADCP_GATEWAY_KEEP_INSPECTOR: '1' }]) {
+      const r = await runChild([], undefined, extra);
+      assert.deepEqual(r, { port: r.port, closed: false, lines: [], open: true, accepts: true }, JSON.stringify(extra));
+    }
+  });
+
+  it('what asks to keep an inspector a preload opened', () => {
+    const cases: Array<[NodeJS.ProcessEnv, boolean]> = [
+      [{}, false],
+      [{ ADCP_GATEWAY_KEEP_INSPECTOR: '1' }, true],
+      [{ ADCP_GATEWAY_KEEP_INSPECTOR: '0' }, false],
+      [{ ADCP_GATEWAY_KEEP_INSPECTOR: '' }, false],
+      [{ ADCP_GATEWAY_KEEP_INSPECTOR: 'true' }, false],
+      [{ VSCODE_INSPECTOR_OPTIONS: ':::{"inspectorIpc":"/tmp/node-cdp.sock"}' }, true],
+      [{ VSCODE_INSPECTOR_OPTIONS: '' }, false],
+    ];
+    assert.deepEqual(
+      cases.map(([env]) => keepsInspector(env)),
+      cases.map(([, expected]) => expected),
+    );
   });
 
   it('what counts as started to be inspected', () => {
@@ -124,6 +179,28 @@ describe('sigusr1-startup-window-inspector-left-open', { timeout: PROCESS_TEST_T
       assert.deepEqual(
         run.stderr.split('\n').filter((line) => line.startsWith('adcp-buyer-gateway:')),
         [inspectorClosedLine(`ws://127.0.0.1:${port}/`)],
+      );
+    });
+
+    it('closes one that opens after its first check, as Node opens one asynchronously (was: left open, no line)', async () => {
+      const run = await runCli(['--config', join(dir, 'gateway.yaml'), '--check-config'], { nodeArgs: ['--import', LATE_OPEN] });
+      assert.equal(run.code, 0, run.stderr);
+      const port = /Debugger listening on ws:\/\/127\.0\.0\.1:(\d+)\//.exec(run.stderr)?.[1];
+      assert.ok(port !== undefined, run.stderr);
+      assert.deepEqual(
+        run.stderr.split('\n').filter((line) => line.startsWith('adcp-buyer-gateway:') || line.startsWith('preload:')),
+        ['preload: opened after the first check', inspectorClosedLine(`ws://127.0.0.1:${port}/`)],
+      );
+    });
+
+    it('keeps one a preload opened with ADCP_GATEWAY_KEEP_INSPECTOR=1, no line', async () => {
+      const preload = `data:text/javascript,import inspector from "node:inspector"; inspector.open(0, "127.0.0.1");`;
+      const run = await runCli(['--config', join(dir, 'gateway.yaml'), '--check-config'], { nodeArgs: ['--import', preload], env: { ADCP_GATEWAY_KEEP_INSPECTOR: '1' } });
+      assert.equal(run.code, 0, run.stderr);
+      assert.match(run.stderr, /Debugger listening on ws:\/\/127\.0\.0\.1:\d+\//);
+      assert.deepEqual(
+        run.stderr.split('\n').filter((line) => line.startsWith('adcp-buyer-gateway:')),
+        [],
       );
     });
   });
