@@ -446,7 +446,7 @@ function boundsBreach(exchange: Exchange, failure: JsonScanFailure | undefined, 
  * carrying the request's id with an `error`, whose members the scan does not record: the parse
  * path judges it (rewrite.ts isWellFormedResponse).
  */
-function answersExchange(exchange: Exchange, body: Buffer, members: TopMembers): boolean | undefined {
+export function answersExchange(exchange: Exchange, body: Buffer, members: TopMembers): boolean | undefined {
   if (!jsonValueIs(body, members.jsonrpc, '2.0')) return false;
   // The answer to a POSTed notification or JSON-RPC response (MCP expects 202 with no body) holds no
   // JSON-RPC response, as on the standalone GET stream: no request of that POST awaits one, so a
@@ -487,7 +487,7 @@ function answersExchange(exchange: Exchange, body: Buffer, members: TopMembers):
  * a batch's included (answerBatch).
  * A non-2xx body passes through as it is (handlePassThroughBody).
  */
-function wellFormedUtf8(body: Buffer, limitBytes: number): Buffer {
+export function wellFormedUtf8(body: Buffer, limitBytes: number): Buffer {
   if (isUtf8(body)) return body;
   const repaired = Buffer.from(body.toString('utf8'), 'utf8');
   return bodyRewriteFits(repaired.length, limitBytes) ? repaired : body;

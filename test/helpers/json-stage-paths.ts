@@ -8,15 +8,14 @@
  * checks, rewriteScanned. Both end as the stage ends: the room check (rewrite-room.ts) and the
  * bytes sent. Only a single request's answer (no batch, no array body).
  *
- * Keep in step with answerFromBody, answersExchange and wellFormedUtf8 there.
+ * Keep in step with answerFromBody there (answersExchange and wellFormedUtf8 are the stage's own).
  */
-import { isUtf8 } from 'node:buffer';
 import type { Exchange } from '../../src/exchange.js';
-import { JsonScanner, type JsonScanSummary, type TopMembers } from '../../src/mcp/json-scan.js';
+import { JsonScanner, type JsonScanSummary } from '../../src/mcp/json-scan.js';
 import { NOT_JSON, parseJsonText } from '../../src/mcp/parse-json.js';
 import { repeatsMemberName } from '../../src/mcp/repeated-names.js';
-import { isRequestId, jsonValueIs } from '../../src/response/json-value-at.js';
-import { isResponseToExchange, scannedResponseWellFormed } from '../../src/response/rewrite.js';
+import { answersExchange, wellFormedUtf8 } from '../../src/response/json-stage.js';
+import { isResponseToExchange } from '../../src/response/rewrite.js';
 import { bodyRewriteFits, recordLiftSkippedForRoom } from '../../src/response/rewrite-room.js';
 import { mayRewrite, rewriteScanned, spliceScanned } from '../../src/response/scanned-message.js';
 
@@ -94,19 +93,4 @@ function parsedAnswer(exchange: Exchange, body: Buffer, scan: JsonScanSummary, s
     return sent(wellFormedUtf8(body, exchange.limits.max_response_bytes), 'ok');
   }
   return rewritten.changed ? sent(out, 'rewritten', rewritten.action) : sent(wellFormedUtf8(body, exchange.limits.max_response_bytes), 'ok');
-}
-
-/** json-stage.ts answersExchange, for a request's answer. */
-function answersExchange(exchange: Exchange, body: Buffer, members: TopMembers): boolean | undefined {
-  if (!jsonValueIs(body, members.jsonrpc, '2.0')) return false;
-  if (exchange.rpc.kind !== 'request') return undefined;
-  if (members.hasResult === members.hasError || members.hasMethod || !isRequestId(body, members.id, exchange.rpc)) return false;
-  return scannedResponseWellFormed(body, members);
-}
-
-/** json-stage.ts wellFormedUtf8. */
-function wellFormedUtf8(body: Buffer, limitBytes: number): Buffer {
-  if (isUtf8(body)) return body;
-  const repaired = Buffer.from(body.toString('utf8'), 'utf8');
-  return bodyRewriteFits(repaired.length, limitBytes) ? repaired : body;
 }
