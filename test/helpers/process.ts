@@ -6,7 +6,8 @@
  */
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcessByStdio } from 'node:child_process';
-import { availableParallelism } from 'node:os';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import { distStaleness } from '../../scripts/build-if-stale.js';
@@ -234,11 +235,28 @@ export async function startGatewayProcess(configFile: string, opts: Pick<SpawnOp
 }
 
 /**
- * Runs `--check-config` on the config file `path` and asserts it is refused with exactly
- * `problems` (each a line after the `<path>: N problem(s)` head): exit 2, nothing on stdout.
+ * Runs `--check-config` on the config file `path` (with `env` added to the CLI's environment)
+ * and asserts it is refused with exactly `problems` (each a line after the
+ * `<path>: N problem(s)` head): exit 2, nothing on stdout.
  */
-export async function assertCheckConfigProblems(path: string, problems: readonly string[]): Promise<void> {
-  const run = await runCli(['--config', path, '--check-config']);
+export async function assertCheckConfigProblems(path: string, problems: readonly string[], env: NodeJS.ProcessEnv = {}): Promise<void> {
+  const run = await runCli(['--config', path, '--check-config'], { env });
   const head = `${path}: ${problems.length} problem${problems.length === 1 ? '' : 's'}`;
   assert.deepEqual(run, { code: 2, stdout: '', stderr: `${[head, ...problems].join('\n')}\n` });
+}
+
+/**
+ * Writes `text` to a config file in a fresh temporary directory and asserts, as
+ * `assertCheckConfigProblems` does, that `--check-config` (with `env`) refuses it with exactly
+ * `problems`; the directory is removed after, also when the assertion fails.
+ */
+export async function assertCheckConfigTextProblems(text: string, problems: readonly string[], env: NodeJS.ProcessEnv = {}): Promise<void> {
+  const dir = await mkdtemp(join(tmpdir(), 'gw-check-config-'));
+  try {
+    const file = join(dir, 'gateway.yaml');
+    await writeFile(file, text);
+    await assertCheckConfigProblems(file, problems, env);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
 }

@@ -13,41 +13,19 @@
  * position), never the url; exit 2. A url without any still passes.
  */
 import assert from 'node:assert/strict';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { ConfigError, parseConfig } from '../../src/config/load.js';
-import { assertCheckConfigProblems, PROCESS_TEST_TIMEOUT_MS, runCli } from '../helpers/process.js';
+import { agentUrlProblems } from '../helpers/config-problems.js';
+import { assertCheckConfigTextProblems, PROCESS_TEST_TIMEOUT_MS } from '../helpers/process.js';
 
 const WHY = 'must not contain whitespace or control characters, which a URL parser quietly drops or percent-encodes (the requests would go to another url than the one written)';
 
-/** The problems (`path: message`) of agent `a` with `url` (a JS string written as a YAML double-quoted scalar), or `accepted <href>`. */
-function urlProblems(url: string, env: NodeJS.ProcessEnv = {}): string[] {
-  try {
-    const config = parseConfig(`agents:\n  a:\n    url: ${JSON.stringify(url)}\n`, { env });
-    return [`accepted ${config.agents.get('a')?.url.href ?? '?'}`];
-  } catch (err) {
-    assert.ok(err instanceof ConfigError, String(err));
-    return err.problems.map((p) => `${p.path}: ${p.message}`);
-  }
-}
-
 describe('an agent url with whitespace or a control character is refused', { timeout: PROCESS_TEST_TIMEOUT_MS }, () => {
   it('--check-config, the trial\'s newline in the file and through ${URLV}: exit 2 (was: valid, shown as http://127.0.0.1:3001/mcp)', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'url-controls-'));
-    try {
-      const inFile = join(dir, 'newline.yaml');
-      await writeFile(inFile, 'agents:\n  a:\n    url: "http://127.0.0.\\n1:3001/mcp"\n');
-      await assertCheckConfigProblems(inFile, [`  agents.a.url (line 3, column 10): ${WHY}: U+000A (line feed) at character 16`]);
-
-      const fromVar = join(dir, 'env.yaml');
-      await writeFile(fromVar, 'agents:\n  a:\n    url: "${URLV}"\n');
-      const run = await runCli(['--config', fromVar, '--check-config'], { env: { URLV: 'http://127.0.0.\n1:3001/mcp' } });
-      assert.deepEqual(run, { code: 2, stdout: '', stderr: `${fromVar}: 1 problem\n  agents.a.url (line 3, column 10): ${WHY}: U+000A (line feed) at character 16\n` });
-    } finally {
-      await rm(dir, { recursive: true, force: true });
-    }
+    const problem = `  agents.a.url (line 3, column 10): ${WHY}: U+000A (line feed) at character 16`;
+    // In the file.
+    await assertCheckConfigTextProblems('agents:\n  a:\n    url: "http://127.0.0.\\n1:3001/mcp"\n', [problem]);
+    // Through a variable.
+    await assertCheckConfigTextProblems('agents:\n  a:\n    url: "${URLV}"\n', [problem], { URLV: 'http://127.0.0.\n1:3001/mcp' });
   });
 
   it('each form the trial found, and the other whitespace and controls', () => {
@@ -66,18 +44,18 @@ describe('an agent url with whitespace or a control character is refused', { tim
       ['http://127.0.0.1:3001/mcp\u2028', 'U+2028 (whitespace) at character 26'],
       ['http://127.0.0.1:3001/mcp\ufeff', 'U+FEFF (whitespace) at character 26'],
     ];
-    for (const [url, found] of cases) assert.deepEqual(urlProblems(url), [`agents.a.url: ${WHY}: ${found}`], JSON.stringify(url));
+    for (const [url, found] of cases) assert.deepEqual(agentUrlProblems(url), [`agents.a.url: ${WHY}: ${found}`], JSON.stringify(url));
     // Several: the first is named, with how many there are.
-    assert.deepEqual(urlProblems('http://127.0.0.1:3001/ m\tc p '), [`agents.a.url: ${WHY}: U+0020 (space) at character 23, and 3 more`]);
+    assert.deepEqual(agentUrlProblems('http://127.0.0.1:3001/ m\tc p '), [`agents.a.url: ${WHY}: U+0020 (space) at character 23, and 3 more`]);
     // Through a variable: the same (the value is never shown).
-    assert.deepEqual(urlProblems('${URLV}', { URLV: 'http://127.0.0.1:3001/mc\tp' }), [`agents.a.url: ${WHY}: U+0009 (tab) at character 25`]);
+    assert.deepEqual(agentUrlProblems('${URLV}', { URLV: 'http://127.0.0.1:3001/mc\tp' }), [`agents.a.url: ${WHY}: U+0009 (tab) at character 25`]);
   });
 
   it('control: urls without any are accepted as before', () => {
-    assert.deepEqual(urlProblems('http://127.0.0.1:3001/mcp'), ['accepted http://127.0.0.1:3001/mcp']);
-    assert.deepEqual(urlProblems('https://sales.example/m%20cp?q=a+b'), ['accepted https://sales.example/m%20cp?q=a+b']);
+    assert.deepEqual(agentUrlProblems('http://127.0.0.1:3001/mcp'), ['accepted http://127.0.0.1:3001/mcp']);
+    assert.deepEqual(agentUrlProblems('https://sales.example/m%20cp?q=a+b'), ['accepted https://sales.example/m%20cp?q=a+b']);
     // An internationalized host in its punycode form (written `säles.example`, refused since hostile trial 46:
     // test/regressions/agent-url-non-ascii-quietly-rewritten.test.ts).
-    assert.deepEqual(urlProblems('https://xn--sles-loa.example/mcp'), ['accepted https://xn--sles-loa.example/mcp']);
+    assert.deepEqual(agentUrlProblems('https://xn--sles-loa.example/mcp'), ['accepted https://xn--sles-loa.example/mcp']);
   });
 });

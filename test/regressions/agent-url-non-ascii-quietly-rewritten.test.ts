@@ -19,12 +19,9 @@
  * with the real loader. Expected: exit 2 / the exact problem; the ASCII spellings pass.
  */
 import assert from 'node:assert/strict';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { ConfigError, parseConfig } from '../../src/config/load.js';
-import { PROCESS_TEST_TIMEOUT_MS, runCli } from '../helpers/process.js';
+import { agentUrlProblems } from '../helpers/config-problems.js';
+import { assertCheckConfigTextProblems, PROCESS_TEST_TIMEOUT_MS } from '../helpers/process.js';
 
 const WHY =
   'must be ASCII: a URL parser quietly rewrites any other character (a host\'s are mapped by IDNA, which drops some and turns others into ASCII ones; ' +
@@ -36,28 +33,10 @@ const PERCENT_WHY =
   'so the requests could go to another host than the one written (`exam%C2%ADple.com` is read as `example.com`), and a host never needs one';
 const PERCENT_ADVICE = 'write the host itself, an internationalized one in its punycode form (xn--...)';
 
-/** The problems (`path: message`) of agent `a` with `url` (a JS string written as a YAML double-quoted scalar), or `accepted <href>`. */
-function urlProblems(url: string, env: NodeJS.ProcessEnv = {}): string[] {
-  try {
-    const config = parseConfig(`agents:\n  a:\n    url: ${JSON.stringify(url)}\n`, { env });
-    return [`accepted ${config.agents.get('a')?.url.href ?? '?'}`];
-  } catch (err) {
-    assert.ok(err instanceof ConfigError, String(err));
-    return err.problems.map((p) => `${p.path}: ${p.message}`);
-  }
-}
-
 describe('agent-url-non-ascii-quietly-rewritten', { timeout: PROCESS_TEST_TIMEOUT_MS }, () => {
   it('--check-config, the trial\'s soft hyphen through ${U}: exit 2 (was: valid, example.com)', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'url-non-ascii-'));
-    try {
-      const file = join(dir, 'u.yaml');
-      await writeFile(file, 'agents:\n  a:\n    url: ${U}\n');
-      const run = await runCli(['--config', file, '--check-config'], { env: { U: 'http://exam\u00adple.com/mcp' } });
-      assert.deepEqual(run, { code: 2, stdout: '', stderr: `${file}: 1 problem\n  agents.a.url (line 3, column 10): ${WHY}: U+00AD (soft hyphen) at character 12; a URL parser reads this host as example.com; ${ADVICE}\n` });
-    } finally {
-      await rm(dir, { recursive: true, force: true });
-    }
+    const problem = `  agents.a.url (line 3, column 10): ${WHY}: U+00AD (soft hyphen) at character 12; a URL parser reads this host as example.com; ${ADVICE}`;
+    await assertCheckConfigTextProblems('agents:\n  a:\n    url: ${U}\n', [problem], { U: 'http://exam\u00adple.com/mcp' });
   });
 
   it('each form the trial found, and others', () => {
@@ -72,9 +51,9 @@ describe('agent-url-non-ascii-quietly-rewritten', { timeout: PROCESS_TEST_TIMEOU
       ['https://sales.example/mcp?q=\u00e9', 'U+00E9 (a non-ASCII character) at character 29'],
       ['https://sales.example/\u{1f600}/\u00e9', 'U+1F600 (a non-ASCII character) at character 23, and 1 more'],
     ];
-    for (const [url, found] of cases) assert.deepEqual(urlProblems(url), [`agents.a.url: ${WHY}: ${found}; ${ADVICE}`], JSON.stringify(url));
+    for (const [url, found] of cases) assert.deepEqual(agentUrlProblems(url), [`agents.a.url: ${WHY}: ${found}; ${ADVICE}`], JSON.stringify(url));
     // Whitespace and controls keep their own problem (checked first).
-    assert.match(urlProblems('http://s\u00e4les.example/mcp\u00a0')[0] ?? '', /^agents\.a\.url: must not contain whitespace or control characters, .*: U\+00A0 \(no-break space\) at character 25$/);
+    assert.match(agentUrlProblems('http://s\u00e4les.example/mcp\u00a0')[0] ?? '', /^agents\.a\.url: must not contain whitespace or control characters, .*: U\+00A0 \(no-break space\) at character 25$/);
   });
 
   it('the same characters percent-encoded in the host (review 31, finding 1; was: accepted, example.com, example.com.evil.com, 127.0.0.1)', () => {
@@ -87,24 +66,17 @@ describe('agent-url-non-ascii-quietly-rewritten', { timeout: PROCESS_TEST_TIMEOU
       ['http://127.0.0.1:%33001/mcp', '`%` at character 18'],
       ['http://u%40:p@127.0.0.1:3001/mcp', '`%` at character 9'],
     ];
-    for (const [url, found] of cases) assert.deepEqual(urlProblems(url), [`agents.a.url: ${PERCENT_WHY}: ${found}; ${PERCENT_ADVICE}`], url);
+    for (const [url, found] of cases) assert.deepEqual(agentUrlProblems(url), [`agents.a.url: ${PERCENT_WHY}: ${found}; ${PERCENT_ADVICE}`], url);
   });
 
   it('--check-config, a percent-encoded host through ${U}: exit 2, one problem at the url\'s YAML path', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'url-percent-host-'));
-    try {
-      const file = join(dir, 'u.yaml');
-      await writeFile(file, 'agents:\n  a:\n    url: ${U}\n');
-      const run = await runCli(['--config', file, '--check-config'], { env: { U: 'http://EXAMPLE.com%E3%80%82evil.com/mcp' } });
-      const found = '`%` at character 19, and 2 more; a URL parser reads this host as example.com.evil.com';
-      assert.deepEqual(run, { code: 2, stdout: '', stderr: `${file}: 1 problem\n  agents.a.url (line 3, column 10): ${PERCENT_WHY}: ${found}; ${PERCENT_ADVICE}\n` });
-    } finally {
-      await rm(dir, { recursive: true, force: true });
-    }
+    const found = '`%` at character 19, and 2 more; a URL parser reads this host as example.com.evil.com';
+    const problem = `  agents.a.url (line 3, column 10): ${PERCENT_WHY}: ${found}; ${PERCENT_ADVICE}`;
+    await assertCheckConfigTextProblems('agents:\n  a:\n    url: ${U}\n', [problem], { U: 'http://EXAMPLE.com%E3%80%82evil.com/mcp' });
   });
 
   it('control: the ASCII spellings are accepted', () => {
-    assert.deepEqual(urlProblems('https://xn--sles-loa.example/m%C3%A9p?q=%C3%A9'), ['accepted https://xn--sles-loa.example/m%C3%A9p?q=%C3%A9']);
-    assert.deepEqual(urlProblems('http://127.0.0.1:3001/mcp'), ['accepted http://127.0.0.1:3001/mcp']);
+    assert.deepEqual(agentUrlProblems('https://xn--sles-loa.example/m%C3%A9p?q=%C3%A9'), ['accepted https://xn--sles-loa.example/m%C3%A9p?q=%C3%A9']);
+    assert.deepEqual(agentUrlProblems('http://127.0.0.1:3001/mcp'), ['accepted http://127.0.0.1:3001/mcp']);
   });
 });

@@ -15,48 +15,27 @@
  * Expected: exit 2 and exactly the problems below; allowed ones load.
  */
 import assert from 'node:assert/strict';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { ConfigError, parseConfig } from '../../src/config/load.js';
-import { assertCheckConfigProblems, PROCESS_TEST_TIMEOUT_MS } from '../helpers/process.js';
+import { agentHeaderProblems } from '../helpers/config-problems.js';
+import { assertCheckConfigTextProblems, PROCESS_TEST_TIMEOUT_MS } from '../helpers/process.js';
 
 const MCP = 'an MCP transport header, which each host sets for its own requests (Mcp-Method, Mcp-Name, Mcp-Param-*): a configured one would replace every host\'s';
 
-/** The problems (`path: message`) of agent `a` with `headers` (YAML lines), or the headers it loaded. */
-function headerProblems(lines: string[]): string[] {
-  try {
-    const config = parseConfig(`agents:\n  a:\n    url: http://127.0.0.1:9/mcp\n    headers:\n${lines.map((l) => `      ${l}\n`).join('')}`, { env: {} });
-    return [`loaded ${JSON.stringify(config.agents.get('a')?.headers)}`];
-  } catch (err) {
-    assert.ok(err instanceof ConfigError, String(err));
-    return err.problems.map((p) => `${p.path}: ${p.message}`);
-  }
-}
-
 describe('per-request transport headers may not be configured', { timeout: PROCESS_TEST_TIMEOUT_MS }, () => {
   it("--check-config, the trial's headers: exit 2, one problem each (was: valid, sent verbatim)", async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'gw-owned-headers-'));
-    try {
-      const file = join(dir, 'gateway.yaml');
-      await writeFile(
-        file,
-        'agents:\n  a:\n    url: http://127.0.0.1:3001/mcp\n    headers: {content-type: text/plain, accept: text/html, mcp-protocol-version: "1999-01-01", mcp-session-id: shared-session}\n',
-      );
-      await assertCheckConfigProblems(file, [
+    await assertCheckConfigTextProblems(
+      'agents:\n  a:\n    url: http://127.0.0.1:3001/mcp\n    headers: {content-type: text/plain, accept: text/html, mcp-protocol-version: "1999-01-01", mcp-session-id: shared-session}\n',
+      [
         '  agents.a.headers.content-type (line 4, column 15): header `content-type` may not be configured: set by each host for the body it sends (application/json): a configured one would mislabel every body',
         "  agents.a.headers.accept (line 4, column 41): header `accept` may not be configured: set by each host for each request (MCP requires application/json and text/event-stream on a POST, text/event-stream on a GET): a configured one would replace every host's",
         '  agents.a.headers.mcp-protocol-version (line 4, column 60): header `mcp-protocol-version` may not be configured: the MCP version each host negotiated at initialize: a configured one would tell the seller every host speaks it',
         '  agents.a.headers.mcp-session-id (line 4, column 96): header `mcp-session-id` may not be configured: the session the seller gave each host at initialize: a configured one would put every host in one session',
-      ]);
-    } finally {
-      await rm(dir, { recursive: true, force: true });
-    }
+      ],
+    );
   });
 
   it('the other Mcp-* transport headers, in any case', () => {
-    assert.deepEqual(headerProblems(['Mcp-Method: tools/call', 'mcp-name: t', 'Mcp-Param-Region: eu', 'MCP-Anything: x']), [
+    assert.deepEqual(agentHeaderProblems(['Mcp-Method: tools/call', 'mcp-name: t', 'Mcp-Param-Region: eu', 'MCP-Anything: x']), [
       `agents.a.headers.Mcp-Method: header \`mcp-method\` may not be configured: ${MCP}`,
       `agents.a.headers.mcp-name: header \`mcp-name\` may not be configured: ${MCP}`,
       `agents.a.headers.Mcp-Param-Region: header \`mcp-param-region\` may not be configured: ${MCP}`,
@@ -65,7 +44,7 @@ describe('per-request transport headers may not be configured', { timeout: PROCE
   });
 
   it('control: credentials and other end-to-end headers still load', () => {
-    assert.deepEqual(headerProblems(['Authorization: "Bearer abcdefghijkl"', 'x-api-key: k', 'user-agent: buyer/1', 'cookie: a=b', 'origin: "https://buyer.example"', 'x-mcp-tenant: t']), [
+    assert.deepEqual(agentHeaderProblems(['Authorization: "Bearer abcdefghijkl"', 'x-api-key: k', 'user-agent: buyer/1', 'cookie: a=b', 'origin: "https://buyer.example"', 'x-mcp-tenant: t']), [
       'loaded {"authorization":"Bearer abcdefghijkl","x-api-key":"k","user-agent":"buyer/1","cookie":"a=b","origin":"https://buyer.example","x-mcp-tenant":"t"}',
     ]);
   });

@@ -18,45 +18,27 @@
  * Expected: exit 2 and exactly the problems below (was: exit 0, valid); the control loads.
  */
 import assert from 'node:assert/strict';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { ConfigError, parseConfig } from '../../src/config/load.js';
-import { assertCheckConfigProblems, PROCESS_TEST_TIMEOUT_MS } from '../helpers/process.js';
+import { agentHeaderProblems } from '../helpers/config-problems.js';
+import { assertCheckConfigTextProblems, PROCESS_TEST_TIMEOUT_MS } from '../helpers/process.js';
 
 /** What the message says between the name and the reason (the reason is the `-` spelling's, word for word). */
 const READ_AS = (dashed: string) => `(a seller behind CGI, WSGI, PHP or Rack reads it as \`${dashed}\`)`;
 
-/** The problems (`path: message`) of agent `a` with `headers` (YAML lines), or the headers it loaded. */
-function headerProblems(lines: string[]): string[] {
-  try {
-    const config = parseConfig(`agents:\n  a:\n    url: http://127.0.0.1:9/mcp\n    headers:\n${lines.map((l) => `      ${l}\n`).join('')}`, { env: {} });
-    return [`loaded ${JSON.stringify(config.agents.get('a')?.headers)}`];
-  } catch (err) {
-    assert.ok(err instanceof ConfigError, String(err));
-    return err.problems.map((p) => `${p.path}: ${p.message}`);
-  }
-}
-
 describe('underscore spellings of the headers an agent may not configure', { timeout: PROCESS_TEST_TIMEOUT_MS }, () => {
   it("--check-config, the finding's headers: exit 2, one problem each (was: valid)", async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'gw-underscore-headers-'));
-    try {
-      const file = join(dir, 'gateway.yaml');
-      await writeFile(file, 'agents:\n  a:\n    url: http://127.0.0.1:3001/mcp\n    headers: { mcp_session_id: x, last_event_id: y, content_type: z }\n');
-      await assertCheckConfigProblems(file, [
+    await assertCheckConfigTextProblems(
+      'agents:\n  a:\n    url: http://127.0.0.1:3001/mcp\n    headers: { mcp_session_id: x, last_event_id: y, content_type: z }\n',
+      [
         `  agents.a.headers.mcp_session_id (line 4, column 16): header \`mcp_session_id\` may not be configured ${READ_AS('mcp-session-id')}: the session the seller gave each host at initialize: a configured one would put every host in one session`,
         `  agents.a.headers.last_event_id (line 4, column 35): header \`last_event_id\` may not be configured ${READ_AS('last-event-id')}: set by the gateway from a host's resume token`,
         `  agents.a.headers.content_type (line 4, column 53): header \`content_type\` may not be configured ${READ_AS('content-type')}: set by each host for the body it sends (application/json): a configured one would mislabel every body`,
-      ]);
-    } finally {
-      await rm(dir, { recursive: true, force: true });
-    }
+      ],
+    );
   });
 
   it('prefix families and a twin pair (was: loaded)', () => {
-    assert.deepEqual(headerProblems(['Proxy_Authorization: "Basic eDp5"', 'Mcp_Param_Region: eu', 'X-Api-Key: k1', 'x_api_key: k2']), [
+    assert.deepEqual(agentHeaderProblems(['Proxy_Authorization: "Basic eDp5"', 'Mcp_Param_Region: eu', 'X-Api-Key: k1', 'x_api_key: k2']), [
       `agents.a.headers.Proxy_Authorization: header \`proxy_authorization\` may not be configured ${READ_AS('proxy-authorization')}: a hop-by-hop header (proxy-*)`,
       `agents.a.headers.Mcp_Param_Region: header \`mcp_param_region\` may not be configured ${READ_AS('mcp-param-region')}: an MCP transport header, which each host sets for its own requests (Mcp-Method, Mcp-Name, Mcp-Param-*): a configured one would replace every host's`,
       'agents.a.headers.x_api_key: header `x_api_key` repeats `X-Api-Key` (a seller behind CGI, WSGI, PHP or Rack reads `_` in a header name as `-`)',
@@ -64,6 +46,6 @@ describe('underscore spellings of the headers an agent may not configure', { tim
   });
 
   it('control: underscore names no owned header is read as still load', () => {
-    assert.deepEqual(headerProblems(['x_trace_id: t', 'X_Api_Key: k', 'session_token: s']), ['loaded {"x_trace_id":"t","x_api_key":"k","session_token":"s"}']);
+    assert.deepEqual(agentHeaderProblems(['x_trace_id: t', 'X_Api_Key: k', 'session_token: s']), ['loaded {"x_trace_id":"t","x_api_key":"k","session_token":"s"}']);
   });
 });

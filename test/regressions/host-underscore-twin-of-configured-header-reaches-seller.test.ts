@@ -19,60 +19,33 @@
  * `Via` pseudonymised): the configured header alone, `x_trace_id` kept.
  */
 import assert from 'node:assert/strict';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { after, before, describe, test } from 'node:test';
-import { toolResponse } from '../support/raw-seller.js';
-import { agentsYaml, startGateway, type RunningGateway } from '../helpers/gateway.js';
+import { describe, test } from 'node:test';
+import { agentsYaml } from '../helpers/gateway.js';
 import { writeAndRead } from '../helpers/http-wire.js';
+import { useHeaderLinesSeller } from '../helpers/seller-header-lines.js';
 import { TEST_TIMEOUT_MS } from '../helpers/timeout.js';
 
 describe("a host's underscore twin of a configured header", { timeout: TEST_TIMEOUT_MS }, () => {
-  /** Each request's header lines as the seller received them (`name: value`). */
-  const seen: string[][] = [];
-  let seller: http.Server;
-  let sellerPort: number;
-  let gw: RunningGateway;
-  let port: number;
-
-  before(async () => {
-    seller = http.createServer((req, res) => {
-      const lines: string[] = [];
-      for (let i = 0; i < req.rawHeaders.length; i += 2) lines.push(`${req.rawHeaders[i]}: ${req.rawHeaders[i + 1]}`);
-      seen.push(lines);
-      req.resume();
-      req.on('end', () => res.writeHead(200, { 'content-type': 'application/json' }).end(toolResponse(1, { content: [{ type: 'text', text: 'ok' }] })));
-    });
-    await new Promise<void>((resolve) => seller.listen(0, '127.0.0.1', resolve));
-    sellerPort = (seller.address() as AddressInfo).port;
-    const url = `http://127.0.0.1:${sellerPort}/mcp`;
-    gw = await startGateway(
-      agentsYaml({ a: { url, headers: '{ x-api-key: configured-a }' }, b: { url, headers: '{ x_api_key: configured-b }' } }, ['log_level: silent']),
-    );
-    port = Number(new URL(gw.baseUrl).port);
-  });
-  after(async () => {
-    await gw?.close();
-    seller?.closeAllConnections();
-    await new Promise((resolve) => seller?.close(resolve));
-  });
+  const wire = useHeaderLinesSeller((url) =>
+    agentsYaml({ a: { url, headers: '{ x-api-key: configured-a }' }, b: { url, headers: '{ x_api_key: configured-b }' } }, ['log_level: silent']),
+  );
 
   /** POSTs a tools/call to `agent` with the host's own key headers; the lines the seller got, the Via pseudonym replaced. */
   async function sellerLines(agent: string): Promise<string[]> {
     const body = '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","arguments":{}}}';
     const head =
-      `POST /agents/${agent}/mcp HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\n` +
+      `POST /agents/${agent}/mcp HTTP/1.1\r\nHost: 127.0.0.1:${wire.port}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\n` +
       `MCP-Protocol-Version: 2025-06-18\r\nX_Api_Key: host-underscore\r\nX-Api-Key: host-dash\r\nX_Trace_Id: t-1\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`;
-    const before = seen.length;
-    const answer = await writeAndRead(port, head, [], 5_000);
+    const before = wire.seen.length;
+    const answer = await writeAndRead(wire.port, head, [], 5_000);
     assert.match(answer.text, /^HTTP\/1\.1 200 /);
-    assert.equal(seen.length, before + 1);
-    return seen.at(-1)!.map((line) => line.replace(/adcp-gw-[0-9a-f]{16}/, 'adcp-gw-<pseudonym>'));
+    assert.equal(wire.seen.length, before + 1);
+    return wire.lastSeen();
   }
 
   test("configured x-api-key: the host's X_Api_Key is withheld, as its X-Api-Key is (was: sent beside it)", async () => {
     assert.deepEqual(await sellerLines('a'), [
-      `host: 127.0.0.1:${sellerPort}`,
+      `host: 127.0.0.1:${wire.sellerPort}`,
       'connection: keep-alive',
       'content-type: application/json',
       'accept: application/json, text/event-stream',
@@ -87,7 +60,7 @@ describe("a host's underscore twin of a configured header", { timeout: TEST_TIME
 
   test("configured x_api_key: the host's X-Api-Key is withheld, as its X_Api_Key is (was: sent beside it)", async () => {
     assert.deepEqual(await sellerLines('b'), [
-      `host: 127.0.0.1:${sellerPort}`,
+      `host: 127.0.0.1:${wire.sellerPort}`,
       'connection: keep-alive',
       'content-type: application/json',
       'accept: application/json, text/event-stream',

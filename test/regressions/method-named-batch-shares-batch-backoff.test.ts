@@ -17,53 +17,26 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { BATCH_CALL_KIND, callKind } from '../../src/admission/agent-guard.js';
-import { startRawSeller, toolResponse } from '../support/raw-seller.js';
-import { startGateway } from '../helpers/gateway.js';
-import { rawPost, toolCall } from '../helpers/raw.js';
-import { useSellerAndGateway } from '../helpers/stack.js';
-import { TEST_TIMEOUT_MS, withTimeout } from '../helpers/timeout.js';
-
-const METHOD_NOT_FOUND = (id: number): string => JSON.stringify({ jsonrpc: '2.0', id, error: { code: -32601, message: 'Method not found' } });
+import { methodNotFound, oversizedResult, useBackoffStack } from '../helpers/backoff-stack.js';
+import { toolCall } from '../helpers/raw.js';
+import { TEST_TIMEOUT_MS } from '../helpers/timeout.js';
 
 describe('method-named-batch-shares-batch-backoff', { timeout: TEST_TIMEOUT_MS }, () => {
-  const stack = useSellerAndGateway(
-    () =>
-      startRawSeller((req, res) => {
-        const body = req.body.toString('utf8');
-        res.writeHead(200, { 'content-type': 'application/json' });
-        if (body.startsWith('[')) {
-          res.end(`[${toolResponse(1, { content: [{ type: 'text', text: 'y'.repeat(5_000) }] })}]`);
-          return;
-        }
-        res.end(METHOD_NOT_FOUND((JSON.parse(body) as { id: number }).id));
-      }),
-    (seller) =>
-      startGateway(
-        [
-          'log_level: silent',
-          'agents:',
-          '  a:',
-          `    url: ${seller.url}`,
-          '    max_response_bytes: 1000',
-          '    backoff_after_breaches: 1',
-          '    backoff_base_ms: 60000',
-          '    backoff_max_ms: 60000',
-          '    response_deadline_ms: 1000',
-          '',
-        ].join('\n'),
-      ),
+  const { stack, post } = useBackoffStack(
+    (body) => (body.startsWith('[') ? `[${oversizedResult(1)}]` : methodNotFound((JSON.parse(body) as { id: number }).id)),
+    ['max_response_bytes: 1000', 'backoff_after_breaches: 1'],
+    // Batches are of MCP 2025-03-26 (2025-06-18 dropped them).
+    '2025-03-26',
   );
 
   test('a request of method "batch" is a kind of its own: sent at once while batches back off, its clean answer ending nothing', async () => {
-    // Batches are of MCP 2025-03-26 (2025-06-18 dropped them).
-    const post = (message: unknown) => withTimeout(rawPost(stack.gateway.agentUrl('a'), message, { 'mcp-protocol-version': '2025-03-26' }));
     const batch = await post([toolCall(1, 'get_products')]);
     assert.equal(batch.status, 200);
     assert.match(batch.text(), /"reason":"raw_bytes"/);
     const guard = stack.gateway.app.gateway.guard;
     assert.equal(guard.isBackingOff('a', BATCH_CALL_KIND), true);
     const odd = await post({ jsonrpc: '2.0', id: 3, method: 'batch' });
-    assert.deepEqual([odd.status, odd.text()], [200, METHOD_NOT_FOUND(3)]);
+    assert.deepEqual([odd.status, odd.text()], [200, methodNotFound(3)]);
     assert.deepEqual(
       stack.seller.requests.map((r) => r.body.toString('utf8').startsWith('[')),
       [true, false],

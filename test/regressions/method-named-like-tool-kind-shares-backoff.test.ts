@@ -20,42 +20,21 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { callKind } from '../../src/admission/agent-guard.js';
-import { startRawSeller, toolResponse } from '../support/raw-seller.js';
-import { startGateway } from '../helpers/gateway.js';
-import { rawPost, toolCall } from '../helpers/raw.js';
-import { useSellerAndGateway } from '../helpers/stack.js';
-import { TEST_TIMEOUT_MS, withTimeout } from '../helpers/timeout.js';
-
-const METHOD_NOT_FOUND = (id: number): string => JSON.stringify({ jsonrpc: '2.0', id, error: { code: -32601, message: 'Method not found' } });
+import { methodNotFound, oversizedResult, useBackoffStack } from '../helpers/backoff-stack.js';
+import { toolCall } from '../helpers/raw.js';
+import { TEST_TIMEOUT_MS } from '../helpers/timeout.js';
 
 describe('a method named like a tool’s backoff kind', { timeout: TEST_TIMEOUT_MS }, () => {
-  const stack = useSellerAndGateway(
-    () =>
-      startRawSeller((req, res) => {
-        const m = JSON.parse(req.body.toString('utf8')) as { id: number; method: string };
-        const body = m.method === 'tools/call' ? toolResponse(m.id, { content: [{ type: 'text', text: 'y'.repeat(5_000) }] }) : METHOD_NOT_FOUND(m.id);
-        res.writeHead(200, { 'content-type': 'application/json' }).end(body);
-      }),
-    (seller) =>
-      startGateway(
-        [
-          'log_level: silent',
-          'agents:',
-          '  a:',
-          `    url: ${seller.url}`,
-          '    backoff_after_breaches: 2',
-          '    backoff_base_ms: 60000',
-          '    backoff_max_ms: 60000',
-          '    response_deadline_ms: 1000',
-          '    tools:',
-          '      small_tool: { max_response_bytes: 1000 }',
-          '',
-        ].join('\n'),
-      ),
+  const { stack, post } = useBackoffStack(
+    (body) => {
+      const m = JSON.parse(body) as { id: number; method: string };
+      return m.method === 'tools/call' ? oversizedResult(m.id) : methodNotFound(m.id);
+    },
+    ['backoff_after_breaches: 2', 'tools:', '  small_tool: { max_response_bytes: 1000 }'],
+    '2025-06-18',
   );
 
   test('is a kind of its own: sent at once while the tool backs off, its clean answer ending nothing', async () => {
-    const post = (message: unknown) => withTimeout(rawPost(stack.gateway.agentUrl('a'), message, { 'mcp-protocol-version': '2025-06-18' }));
     for (const id of [1, 2]) {
       const res = await post(toolCall(id, 'small_tool'));
       const reason = (res.json() as { result: { structuredContent: { adcp_error: { details: { reason: string } } } } }).result.structuredContent.adcp_error.details.reason;
@@ -64,7 +43,7 @@ describe('a method named like a tool’s backoff kind', { timeout: TEST_TIMEOUT_
     const guard = stack.gateway.app.gateway.guard;
     assert.equal(guard.isBackingOff('a', callKind('tools/call', 'small_tool')), true);
     const odd = await post({ jsonrpc: '2.0', id: 3, method: 'tools/call small_tool' });
-    assert.deepEqual([odd.status, odd.text()], [200, METHOD_NOT_FOUND(3)]);
+    assert.deepEqual([odd.status, odd.text()], [200, methodNotFound(3)]);
     assert.deepEqual(
       stack.seller.requests.map((r) => (JSON.parse(r.body.toString('utf8')) as { method: string }).method),
       ['tools/call', 'tools/call', 'tools/call small_tool'],

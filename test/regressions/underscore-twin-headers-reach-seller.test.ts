@@ -20,12 +20,10 @@
  * pseudonymised): none of the twins, `X_Trace_Id` kept.
  */
 import assert from 'node:assert/strict';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { after, before, describe, test } from 'node:test';
-import { toolResponse } from '../support/raw-seller.js';
-import { agentsYaml, startGateway, type RunningGateway } from '../helpers/gateway.js';
+import { describe, test } from 'node:test';
+import { agentsYaml } from '../helpers/gateway.js';
 import { writeAndRead } from '../helpers/http-wire.js';
+import { useHeaderLinesSeller } from '../helpers/seller-header-lines.js';
 import { TEST_TIMEOUT_MS } from '../helpers/timeout.js';
 
 /** The twins and the host's own underscore header, as the host writes them. */
@@ -34,47 +32,17 @@ const TWINS =
   'Accept_Encoding: identity\r\nKeep_Alive: timeout=5\r\nX_Adcp_Gateway_Exchange: k\r\nX_Trace_Id: t-1\r\n';
 
 describe('underscore twins of the gateway’s headers', { timeout: TEST_TIMEOUT_MS }, () => {
-  /** Each request's header lines as the seller received them (`name: value`). */
-  const seen: string[][] = [];
-  let seller: http.Server;
-  let sellerPort: number;
-  let gw: RunningGateway;
-  let port: number;
-
-  before(async () => {
-    seller = http.createServer((req, res) => {
-      const lines: string[] = [];
-      for (let i = 0; i < req.rawHeaders.length; i += 2) lines.push(`${req.rawHeaders[i]}: ${req.rawHeaders[i + 1]}`);
-      seen.push(lines);
-      req.resume();
-      req.on('end', () => {
-        if (req.method === 'GET') res.writeHead(405, { allow: 'POST' }).end();
-        else res.writeHead(200, { 'content-type': 'application/json' }).end(toolResponse(1, { content: [{ type: 'text', text: 'ok' }] }));
-      });
-    });
-    await new Promise<void>((resolve) => seller.listen(0, '127.0.0.1', resolve));
-    sellerPort = (seller.address() as AddressInfo).port;
-    gw = await startGateway(agentsYaml({ a: `http://127.0.0.1:${sellerPort}/mcp` }, ['log_level: silent']));
-    port = Number(new URL(gw.baseUrl).port);
-  });
-  after(async () => {
-    await gw?.close();
-    seller?.closeAllConnections();
-    await new Promise((resolve) => seller?.close(resolve));
-  });
-
-  /** The lines the seller got for the last request, the Via pseudonym replaced. */
-  const lastSeen = (): string[] => seen.at(-1)!.map((line) => line.replace(/adcp-gw-[0-9a-f]{16}/, 'adcp-gw-<pseudonym>'));
+  const wire = useHeaderLinesSeller((url) => agentsYaml({ a: url }, ['log_level: silent']));
 
   test('a POST: none reaches the seller beside the real headers', async () => {
     const body = '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","arguments":{}}}';
     const head =
-      `POST /agents/a/mcp HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\n` +
+      `POST /agents/a/mcp HTTP/1.1\r\nHost: 127.0.0.1:${wire.port}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\n` +
       `MCP-Protocol-Version: 2025-06-18\r\nMcp-Session-Id: sid1\r\n${TWINS}Content-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`;
-    const answer = await writeAndRead(port, head, [], 5_000);
+    const answer = await writeAndRead(wire.port, head, [], 5_000);
     assert.match(answer.text, /^HTTP\/1\.1 200 /);
-    assert.deepEqual(lastSeen(), [
-      `host: 127.0.0.1:${sellerPort}`,
+    assert.deepEqual(wire.lastSeen(), [
+      `host: 127.0.0.1:${wire.sellerPort}`,
       'connection: keep-alive',
       'content-type: application/json',
       'accept: application/json, text/event-stream',
@@ -89,12 +57,12 @@ describe('underscore twins of the gateway’s headers', { timeout: TEST_TIMEOUT_
 
   test('a GET: no resume id, no body header, reaches the seller', async () => {
     const head =
-      `GET /agents/a/mcp HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAccept: text/event-stream\r\nMCP-Protocol-Version: 2025-06-18\r\nMcp-Session-Id: sid1\r\n` +
+      `GET /agents/a/mcp HTTP/1.1\r\nHost: 127.0.0.1:${wire.port}\r\nAccept: text/event-stream\r\nMCP-Protocol-Version: 2025-06-18\r\nMcp-Session-Id: sid1\r\n` +
       `${TWINS}Content_Type: application/json\r\nContent_Length: 7\r\nConnection: close\r\n\r\n`;
-    const answer = await writeAndRead(port, head, [], 5_000);
+    const answer = await writeAndRead(wire.port, head, [], 5_000);
     assert.match(answer.text, /^HTTP\/1\.1 405 /);
-    assert.deepEqual(lastSeen(), [
-      `host: 127.0.0.1:${sellerPort}`,
+    assert.deepEqual(wire.lastSeen(), [
+      `host: 127.0.0.1:${wire.sellerPort}`,
       'connection: keep-alive',
       'accept: text/event-stream',
       'mcp-protocol-version: 2025-06-18',
