@@ -23,6 +23,7 @@
  * - A request forwarded without a body (a GET, a DELETE: {@link BODY_HEADERS}) carries none of
  *   the host's headers that describe one.
  */
+import { dashSpelling } from '../config/owned-headers.js';
 import type { AgentConfig } from '../config/types.js';
 import { appendVia } from './via.js';
 import { isProxyFamilyName, PROXY_FIRST } from './proxy-name.js';
@@ -125,7 +126,7 @@ const JUDGED_HEADERS: ReadonlySet<string> = new Set(['mcp-session-id', 'mcp-prot
 function isWithheld(name: string, withBody: boolean, dashedSpelling?: string): boolean {
   if (isStrippedName(name) || (!withBody && BODY_HEADER_SET.has(name))) return true;
   if (!name.includes('_')) return false;
-  const dashed = dashedSpelling ?? name.replaceAll('_', '-');
+  const dashed = dashedSpelling ?? dashSpelling(name);
   return isStrippedName(dashed) || JUDGED_HEADERS.has(dashed) || (!withBody && BODY_HEADER_SET.has(dashed));
 }
 
@@ -176,7 +177,7 @@ export function applyRequestHeaderPolicy(
   } else {
     for (const name in headers) {
       // The `-` spelling of a name holding `_`, made once for both checks (review 31, finding 7).
-      const dashed = name.includes('_') ? name.replaceAll('_', '-') : undefined;
+      const dashed = name.includes('_') ? dashSpelling(name) : undefined;
       out[name] = isWithheld(name, withBody, dashed) || isTwinOf(twins, name, dashed) ? undefined : headers[name];
     }
   }
@@ -212,7 +213,7 @@ function configuredTwins(configured: Readonly<Record<string, string>>): Configur
   let twins = twinsOf.get(configured);
   if (twins === undefined) {
     const names = Object.keys(configured);
-    twins = names.length === 0 ? null : { dashed: new Set(names.map((n) => n.replaceAll('_', '-'))), underscored: names.some((n) => n.includes('_')) };
+    twins = names.length === 0 ? null : { dashed: new Set(names.map(dashSpelling)), underscored: names.some((n) => n.includes('_')) };
     twinsOf.set(configured, twins);
   }
   return twins ?? undefined;
