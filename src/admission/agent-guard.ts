@@ -21,7 +21,8 @@
  *    {@link MAX_WAITERS} already waiting, is granted too late to finish
  *    ({@link tooLateToSend}), or waits when the gateway shuts down ({@link AgentGuard.close})
  *    gets `agent_backoff` too. Requests admitted before the backoff began do not deepen it.
- *    Other outcomes (5xx, timeouts, resets) neither count nor reset. So a host retrying a
+ *    Other outcomes (5xx, timeouts, resets) neither count nor reset; a seller's own 4xx,
+ *    passed through, is a clean answer and resets it. So a host retrying a
  *    hostile seller gets an answer per backoff period instead of keeping the loop busy.
  * 2. **Buffered response bytes** (`max_buffered_response_bytes`), per agent. The response
  *    bytes the gateway holds for all of the agent's in-flight responses while they are
