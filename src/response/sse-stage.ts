@@ -287,12 +287,13 @@ export async function handleSseBody(
    * stream's first drop logged at once with the agent, the reason and the event's observed
    * bytes, then at most one summary per interval and one at the end) and the exchange line's
    * `events_dropped`; the exchange line's `reason`;
-   * `adcp_gateway_sse_events_dropped_total{agent,reason}`, per drop. The stream goes on. No
+   * `adcp_gateway_sse_events_dropped_total{agent,reason}`, per drop. `quiet`: an SDK's
+   * priming event (data `{}`), whose lines are debug (sse-drop-log.ts). The stream goes on. No
    * line per drop: a seller's flood of tiny responses filled the log buffer and lost lines,
    * the stream's exchange line among them (a new user's trial 9, F5).
    */
-  const drop = (reason: DropReason, observedBytes: number | undefined): void => {
-    (dropLog ??= new SseDropLog(exchange, log)).drop(reason, observedBytes);
+  const drop = (reason: DropReason, observedBytes: number | undefined, quiet?: boolean): void => {
+    (dropLog ??= new SseDropLog(exchange, log)).drop(reason, observedBytes, quiet);
     exchange.reason = reason;
     hooks.onSseEventDropped(reason);
   };
