@@ -501,10 +501,10 @@ export async function buildApp(config: GatewayConfig, opts: BuildAppOptions = {}
     },
     guard,
     resumeSecret,
-    endStreams() {
-      const open = streams.values();
-      for (const stream of open) stream.end(resumeSecret === 'configured');
-      return open.length;
+    endStreams(final = true) {
+      let ended = 0;
+      for (const stream of streams.values()) if (stream.end(resumeSecret === 'configured', final)) ended++;
+      return ended;
     },
     cutOpenExchanges() {
       const ends = openExchanges.values();
@@ -571,12 +571,15 @@ export interface GatewayControl {
    */
   readonly resumeSecret: 'configured' | 'per_process';
   /**
-   * Ends every open SSE stream for a shutdown (response/pipeline.ts SseShutdownEnd); returns
-   * how many. With a configured secret a stream ends plainly after an event id, so its client
-   * resumes with its last token elsewhere; with the per-process one (no resume could verify it)
-   * a request's stream gets `gateway_shutdown` for its id instead (a hostile new user's trial 13, M1).
+   * Ends the open SSE streams for a shutdown (response/pipeline.ts SseShutdownEnd); returns
+   * how many it ended. With a configured secret a stream ends plainly after an event id, so its
+   * client resumes with its last token elsewhere; a stream answering no request ends plainly.
+   * A request's stream that cannot be resumed (no event id sent, or the per-process secret,
+   * whose tokens no resume could verify: a hostile new user's trial 13, M1) gets
+   * `gateway_shutdown` for its id when `final` (the default), and is left to finish otherwise:
+   * while the grace runs (src/shutdown-streams.ts; a hostile trial 47, F1).
    */
-  endStreams(): number;
+  endStreams(final?: boolean): number;
   /**
    * For a shutdown's forced exit, called just before `process.exit` (cli.ts): ends every
    * exchange whose host answer is still open (not yet `close`d) with outcome `shutdown_cut`,

@@ -8,9 +8,10 @@
  *
  * Serving: SIGHUP (and a change of the file on disk) reloads the config (src/reload.ts);
  * SIGUSR1, SIGUSR2 and the other stop-signals.ts IGNORED_SIGNALS are logged and ignored (SIGUSR1
- * opens no inspector); SIGTERM/SIGINT/SIGQUIT shut down gracefully: not ready, stop accepting, end SSE streams (plainly,
- * resumable, after an event id; a request's that sent none yet, or any request's when the
- * resume secret is the random per-process one, with `gateway_shutdown`), let in-flight JSON finish, exit 0 -- or exit 1 after `shutdown_grace_ms`.
+ * opens no inspector); SIGTERM/SIGINT/SIGQUIT shut down gracefully: not ready, stop accepting, end SSE streams that can be
+ * resumed (plainly, after an event id, with a configured resume secret) or answer no request, let in-flight requests finish (a
+ * request's SSE stream that cannot be resumed too: `gateway_shutdown` if still open shortly before the grace ends:
+ * src/shutdown-streams.ts), exit 0 -- or exit 1 after `shutdown_grace_ms`.
  *
  * Exit codes (`EXIT_CODES`): 0 ok, 1 runtime failure, 2 invalid config or command line;
  * `probe` has its own (`PROBE_EXIT`): 0 within target, 1 over target or an error, 2 usage.
@@ -38,6 +39,7 @@ import { keepExitCodeOnClosedOutput } from './ops/closed-output.js';
 import { onHangupSignal, onIgnoredSignal, onStopSignal, restoreStopSignals } from './stop-signals.js';
 import { StartupStop } from './startup-stop.js';
 import { tuneProcessMemory } from './ops/process-memory.js';
+import { endStreamsForShutdown, type ShutdownStreams } from './shutdown-streams.js';
 
 /** Process exit codes. */
 export const EXIT_CODES = Object.freeze({
@@ -139,9 +141,12 @@ Signals (serving):
                    running config stays; listen, ops_listen and resume, and a
                    max_request_bytes above the start-up maximum, need a restart
   SIGTERM, SIGINT, SIGQUIT
-                   graceful shutdown: stop accepting, end SSE streams (clients resume
-                   with their last event id), let in-flight requests finish, exit; after
-                   shutdown_grace_ms (default 10 s) exit 1 anyway; a second signal exits 1 now;
+                   graceful shutdown: stop accepting, end SSE streams that can be resumed
+                   (clients resume with their last event id) or answer no request, let
+                   in-flight requests finish (a call's SSE stream that cannot be resumed
+                   too, answered gateway_shutdown if still open 1 s before the grace ends),
+                   exit; after shutdown_grace_ms (default 10 s) exit 1 anyway; a second
+                   signal exits 1 now;
                    during startup, before it listens: exit 0 at once (stopped during startup)
   SIGUSR1, SIGUSR2, SIGALRM, SIGVTALRM, SIGIO, SIGPWR, SIGSTKFLT
                    ignored, with one warning line each (signal ignored; SIGUSR1: none
@@ -505,9 +510,6 @@ function runningListeners(config: GatewayConfig, address: string, opsAddress: st
   return out;
 }
 
-/** How often open SSE streams are ended again while shutting down (streams that started after the signal). */
-const SHUTDOWN_SWEEP_MS = 50;
-
 /**
  * The one shutdown hook. Every exit it makes goes through `exitAfterLogFlush`
  * (observability/exit-after-log.ts): the lines written before it, its own last, reach
@@ -517,18 +519,22 @@ const SHUTDOWN_SWEEP_MS = 50;
  *    connections (a client that sends its next request on one sees the connection close);
  *    a request that still arrives on a connection opened before is refused 503 `draining`
  *    (src/routing/draining.ts);
- * 3. end every SSE stream to a host (`endStreams`): plainly, its last event id a resume
- *    token the client reconnects with, to this gateway's successor or another replica; a
- *    request's with `gateway_shutdown` when it sent no event id, or when the resume secret is
- *    the random per-process one (no other process verifies its tokens: the line's
- *    `resume_secret` says `per_process`); a stream that starts while closing is ended too;
+ * 3. end the SSE streams to hosts that can be resumed or answer no request, at once
+ *    (src/shutdown-streams.ts): plainly, the last event id a resume token the client
+ *    reconnects with, to this gateway's successor or another replica; a request's stream that
+ *    cannot be resumed (no event id sent, or the random per-process resume secret, whose
+ *    tokens no other process verifies: the line's `resume_secret` says `per_process`) is left
+ *    to finish, and answered `gateway_shutdown` only if it is still open
+ *    min(1000 ms, half the grace) before `shutdown_grace_ms` runs out; a stream that starts
+ *    while closing is handled the same way;
  * 4. in-flight JSON exchanges finish; each connection is closed once its response is out
  *    (buildApp's preClose hook: src/app.ts);
  * 5. exit 0 once everything is closed, or 1 after `shutdown_grace_ms` (of the config in
  *    force: the connections still open are then closed by the exit, with no response), or at
- *    once on a second signal, or when closing fails. Before such a forced exit each exchange
- *    still open writes its `exchange` line, outcome `shutdown_cut`, and the exit's own line
- *    says how many (`exchanges_cut`); they wrote none (a new user's trial).
+ *    once on a second signal, or when closing fails. Before such a forced exit each request's
+ *    stream still open gets its `gateway_shutdown` event, then each exchange still open
+ *    writes its `exchange` line, outcome `shutdown_cut`, and the exit's own line says how
+ *    many (`exchanges_cut`); they wrote none (a new user's trial).
  */
 function installShutdown(app: FastifyInstance, logger: Logger, beforeClose: () => void): void {
   let closing = false;
@@ -537,16 +543,21 @@ function installShutdown(app: FastifyInstance, logger: Logger, beforeClose: () =
    * exits or logs (a third signal, the grace timer, or the close finishing meanwhile).
    */
   let exiting = false;
+  /** The shutdown's SSE streams (src/shutdown-streams.ts), from the first signal on. */
+  let streams: ShutdownStreams | undefined;
   /**
-   * Exits 1: first the line of each exchange still open, then `msg` with `exchanges_cut`
-   * (how many; null if cutting them threw, which never stops the exit), then the exit once
-   * those lines are out (`exitAfterLogFlush`).
+   * Exits 1: first the `gateway_shutdown` event of each request's stream still open (a second
+   * signal comes while such streams are left to finish), then the line of each exchange still
+   * open, then `msg` with `exchanges_cut` (how many; null if cutting them threw, which never
+   * stops the exit), then the exit once those lines are out (`exitAfterLogFlush`).
    */
   const forcedExit = (level: 'warn' | 'error', fields: Record<string, unknown>, msg: string): void => {
     if (exiting) return;
     exiting = true;
     let cut: number | null = null;
     try {
+      streams?.stop();
+      streams?.endAll();
       cut = app.gateway.cutOpenExchanges();
     } catch (err) {
       logger.error({ err }, 'could not end the open exchanges before exiting');
@@ -566,13 +577,15 @@ function installShutdown(app: FastifyInstance, logger: Logger, beforeClose: () =
     );
     hardExit.unref();
     const closed = app.close();
-    const ended = app.gateway.endStreams();
-    logger.info({ signal, grace_ms: graceMs, sse_streams_ended: ended, resume_secret: app.gateway.resumeSecret }, 'shutting down');
-    const sweep = setInterval(() => app.gateway.endStreams(), SHUTDOWN_SWEEP_MS);
-    sweep.unref();
+    const ending = endStreamsForShutdown(app.gateway, logger, graceMs);
+    streams = ending;
+    logger.info(
+      { signal, grace_ms: graceMs, sse_streams_ended: ending.ended, sse_streams_finishing: ending.finishing, resume_secret: app.gateway.resumeSecret },
+      'shutting down',
+    );
     closed.then(
       () => {
-        clearInterval(sweep);
+        ending.stop();
         if (exiting) return; // a forced exit is on its way
         exiting = true;
         logger.info('stopped');

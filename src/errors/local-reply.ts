@@ -324,17 +324,19 @@ export function answerStreamOver(exchange: Exchange, reply: FastifyReply, token:
     clearTimeout(timer);
     return streams.remove(slot, entry);
   };
+  // It answers no request (its answer went out before): ended at once, `final` or not.
   const end: SseShutdownEnd = (tokensOutlive) => {
-    if (!release() || raw.writableEnded || raw.destroyed) return;
+    if (!release() || raw.writableEnded || raw.destroyed) return true;
     const frame = tokensOutlive ? `id: ${token}\n\n` : '';
     exchange.bytesToHost += frame.length; // a verified token is ASCII
     raw.end(frame);
+    return true;
   };
   const entry = { exchange, end };
   const slot = streams.add(entry);
-  const timer = setTimeout(end, idleMs, true);
+  const timer = setTimeout(end, idleMs, true, true);
   raw.once('close', release);
-  boundWhenAwaited(raw, () => end(true));
+  boundWhenAwaited(raw, () => end(true, true));
 }
 
 /**

@@ -32,6 +32,7 @@ export const GATEWAY_MESSAGES: readonly string[] = [
   'reloading the config',
   'could not end the open exchanges before exiting',
   'shutting down',
+  'shutdown_grace_ms nearly over: answering the calls still streaming with gateway_shutdown',
   'stopped',
   'stopped during startup',
   'signal ignored: the gateway acts on SIGHUP (reload), SIGTERM, SIGINT and SIGQUIT (stop) only',

@@ -54,3 +54,28 @@ export function isKindlessEventData(data: string | Buffer): boolean {
   if (isJsonObject(value)) return !namesKindMember(value);
   return Array.isArray(value) && value.length > 0 && value.every((m) => isJsonObject(m) && !namesKindMember(m));
 }
+
+/** JSON's insignificant whitespace (RFC 8259 §2): space, tab, LF, CR. */
+function isJsonWhitespace(c: number): boolean {
+  return c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d;
+}
+
+/**
+ * True when event data `data` (its text, or its UTF-8 bytes) is exactly an empty JSON object,
+ * `{}`, with JSON whitespace around or inside it (` { } `): what the MCP TypeScript SDK's
+ * event stores keep for a priming event, which its InMemoryEventStore can replay after real
+ * events on a resume. Its drop (`message_without_kind`) is logged at debug, not warn: it is
+ * ordinary SDK traffic (sse-drop-log.ts; a hostile trial 47, F2:
+ * test/regressions/sdk-priming-event-replayed-warns.test.ts). One pass, no parse.
+ */
+export function isEmptyObjectData(data: string | Buffer): boolean {
+  const at = typeof data === 'string' ? (i: number): number => data.charCodeAt(i) : (i: number): number => data[i]!;
+  const n = data.length;
+  let i = 0;
+  while (i < n && isJsonWhitespace(at(i))) i++;
+  if (i === n || at(i++) !== 0x7b) return false; // {
+  while (i < n && isJsonWhitespace(at(i))) i++;
+  if (i === n || at(i++) !== 0x7d) return false; // }
+  while (i < n && isJsonWhitespace(at(i))) i++;
+  return i === n;
+}

@@ -60,13 +60,22 @@ const EMPTY_IS_INVALID: DecodeOptions = Object.freeze({ emptyIsInvalid: true });
  * Ends a host's SSE stream at a graceful shutdown (response/sse-stage.ts). `tokensOutlive`:
  * the resume tokens this process minted verify after it exits, in its successor or another
  * replica (a resume secret is configured: `resume.secret` or `ADCP_GATEWAY_RESUME_SECRET`);
- * false with the random per-process secret. True: the stream ends plainly after an event id,
- * so the client resumes with its last token; a request's that sent none yet is answered
- * `gateway_shutdown`. False: a request's (a batch's) stream is answered `gateway_shutdown`
- * whatever it sent, as it has nothing to resume from either (a hostile new user's trial 13,
- * M1), and any other ends plainly with no id pending minted.
+ * false with the random per-process secret. `final`: false while the grace runs (the
+ * shutdown's first call and its sweeps: src/shutdown-streams.ts), true once it is nearly over
+ * (and for a reload's end, routing/open-streams.ts).
+ * - A stream answering no request (the standalone GET stream, a long-lived one, a POSTed
+ *   notification's) ends plainly, whatever `final` says; with no id pending minted when the
+ *   tokens die with the process.
+ * - A request's (a batch's) stream that can be resumed (`tokensOutlive`, and an event id sent
+ *   to the host, or one pending, which goes out then) ends plainly, so the client resumes
+ *   with its last token elsewhere.
+ * - Any other request's stream is left to finish while `final` is false (returns false: the
+ *   seller's answer still reaches the host); with `final` it is answered `gateway_shutdown`
+ *   (a hostile new user's trial 13, M1: a plain end sent the SDK client into resume refusals;
+ *   a hostile trial 47, F1: answering at once cut calls the seller answered within the grace).
+ * Returns false when the stream is left running, true otherwise (ended now, or already over).
  */
-export type SseShutdownEnd = (tokensOutlive: boolean) => void;
+export type SseShutdownEnd = (tokensOutlive: boolean, final: boolean) => boolean;
 
 export interface PipelineHooks {
   /**

@@ -12,12 +12,20 @@
  * - when the stream ends ({@link SseDropLog.end}), the drops not yet logged get a last
  *   summary, `stream_ended: true`; none when every drop was logged already.
  *
+ * An SDK's priming event replayed (data exactly `{}`, `message_without_kind`: the caller says
+ * so, `quiet`) is ordinary traffic, not a seller misbehaving: its drops are throttled the same
+ * way on their own, with the same lines at `debug` (a stream's first such drop has its own
+ * debug line; a later drop of another kind still gets its warn line). Reported (a hostile
+ * trial 47, F2): the MCP TypeScript SDK's InMemoryEventStore replays its priming event after
+ * real events on a resume, and each such resume wrote a warning
+ * (test/regressions/sdk-priming-event-replayed-warns.test.ts).
+ *
  * `dropped`: counts by reason since the previous drop line of the stream (`{"get_stream_response":
  * 4999}`); `dropped_total`: counts by reason over the whole stream so far, the first drop
  * included; `max_observed_bytes`: the largest `observed_bytes` among the drops `dropped`
  * counts (`null` when none had one). So a stream writes at most 2 lines plus one per interval
- * however many events its seller makes it drop, and the sum of `dropped` over its summaries
- * plus one is its drop count. The totals also go on the exchange (`Exchange.eventsDropped`:
+ * however many events its seller makes it drop (at each level, when some are `quiet`: above),
+ * and the sum of `dropped` over its summaries plus its first-drop lines is its drop count. The totals also go on the exchange (`Exchange.eventsDropped`:
  * the exchange line's `events_dropped`). The metric
  * `adcp_gateway_sse_events_dropped_total{agent,reason}` still counts every drop (the caller's
  * hook), so it is exact at any moment, where the log is at most one interval behind.
@@ -49,35 +57,46 @@ export type DropCounts = WarningCounts;
 /** The drop warnings of one stream (module doc). Made at the stream's first drop. */
 export class SseDropLog {
   private readonly throttle: StreamWarningThrottle;
+  /** The drops of SDK priming events (`quiet`), logged at debug; made at the first. */
+  private quietThrottle: StreamWarningThrottle | undefined;
 
   constructor(
     private readonly exchange: Exchange,
-    log: FastifyBaseLogger,
-    intervalMs: number = DROP_SUMMARY_INTERVAL_MS,
+    private readonly log: FastifyBaseLogger,
+    private readonly intervalMs: number = DROP_SUMMARY_INTERVAL_MS,
   ) {
-    const agent = exchange.agent.name;
-    this.throttle = new StreamWarningThrottle(
-      {
-        first: (reason, observedBytes) => log.warn({ agent, reason, observed_bytes: observedBytes }, FIRST_DROP_MSG),
-        summary: (dropped, maxObservedBytes, streamEnded) =>
-          log.warn(
-            { agent, dropped, dropped_total: { ...exchange.eventsDropped }, max_observed_bytes: maxObservedBytes, stream_ended: streamEnded },
-            DROP_SUMMARY_MSG,
-          ),
-      },
-      intervalMs,
-    );
+    this.throttle = this.throttleAt('warn');
   }
 
-  /** Counts one dropped event (its reason, its observed bytes when known); logs it if it is the stream's first. */
-  drop(reason: string, observedBytes: number | undefined): void {
+  /**
+   * Counts one dropped event (its reason, its observed bytes when known); logs it if it is the
+   * stream's first (of its level: `quiet`, an SDK's priming event, at debug; module doc).
+   */
+  drop(reason: string, observedBytes: number | undefined, quiet = false): void {
     const totals = (this.exchange.eventsDropped ??= {});
     totals[reason] = (totals[reason] ?? 0) + 1;
-    this.throttle.count(reason, observedBytes);
+    (quiet ? (this.quietThrottle ??= this.throttleAt('debug')) : this.throttle).count(reason, observedBytes);
   }
 
   /** The stream is over: the drops not yet logged get their summary now. Idempotent. */
   end(): void {
     this.throttle.end();
+    this.quietThrottle?.end();
+  }
+
+  private throttleAt(level: 'warn' | 'debug'): StreamWarningThrottle {
+    const { exchange, log } = this;
+    const agent = exchange.agent.name;
+    return new StreamWarningThrottle(
+      {
+        first: (reason, observedBytes) => log[level]({ agent, reason, observed_bytes: observedBytes }, FIRST_DROP_MSG),
+        summary: (dropped, maxObservedBytes, streamEnded) =>
+          log[level](
+            { agent, dropped, dropped_total: { ...exchange.eventsDropped }, max_observed_bytes: maxObservedBytes, stream_ended: streamEnded },
+            DROP_SUMMARY_MSG,
+          ),
+      },
+      this.intervalMs,
+    );
   }
 }

@@ -86,7 +86,7 @@ import type { Exchange } from '../exchange.js';
 import { withinJsonBounds } from '../mcp/json-bounds.js';
 import type { BatchAnswers } from './batch-answers.js';
 import { bodyPool } from './body-pool.js';
-import { isKindlessEventData } from './kindless-event.js';
+import { isEmptyObjectData, isKindlessEventData } from './kindless-event.js';
 import { inspectEventData, type EventDataOptions, type EventDataVerdict } from './sse-message.js';
 import { mayBeResponse, mayLackMethod } from './sse-response-sniff.js';
 
@@ -126,7 +126,7 @@ export class SseEventJudge {
     private readonly batchAnswers: BatchAnswers | undefined,
     wantsMessage: boolean,
     private readonly fail: (input: LocalErrorInput) => void,
-    private readonly drop: (reason: DropReason, observedBytes: number | undefined) => void,
+    private readonly drop: (reason: DropReason, observedBytes: number | undefined, quiet?: boolean) => void,
   ) {
     const limits = exchange.limits;
     this.perEventLimit = limits.max_sse_event_bytes;
@@ -178,9 +178,10 @@ export class SseEventJudge {
         }
         // Data that names no kind of message at all (`{}`: kindless-event.ts): no host reads it
         // as one, so it is dropped, not refused; its id goes with it, as a dropped event's on
-        // the standalone GET stream (a hostile trial 17, M1).
+        // the standalone GET stream (a hostile trial 17, M1). An SDK's priming event (exactly
+        // `{}`) is dropped quietly: its line is debug (a hostile trial 47, F2).
         if (verdict.kind === 'kindless') {
-          drop('message_without_kind', verdict.dataBytes);
+          drop('message_without_kind', verdict.dataBytes, isEmptyObjectData(content));
           return EVENT_REFUSED;
         }
         // The request's response in a named event: no answer (`namedEvent`), refused as one to another id.
@@ -221,7 +222,7 @@ export class SseEventJudge {
       // Data that names no kind of message at all is dropped, as on a request's stream ({@link
       // judge}; `take` counted nothing for it: such an object has no `id`).
       if (taken === 'foreign' && isKindlessEventData(content)) {
-        this.drop('message_without_kind', observedBytes);
+        this.drop('message_without_kind', observedBytes, isEmptyObjectData(content));
         return EVENT_REFUSED;
       }
       if (namedAnswer) this.exchange.answerEvent = shownInMessage(event);

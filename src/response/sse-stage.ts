@@ -287,12 +287,13 @@ export async function handleSseBody(
    * stream's first drop logged at once with the agent, the reason and the event's observed
    * bytes, then at most one summary per interval and one at the end) and the exchange line's
    * `events_dropped`; the exchange line's `reason`;
-   * `adcp_gateway_sse_events_dropped_total{agent,reason}`, per drop. The stream goes on. No
+   * `adcp_gateway_sse_events_dropped_total{agent,reason}`, per drop. `quiet`: an SDK's
+   * priming event (data `{}`), whose lines are debug (sse-drop-log.ts). The stream goes on. No
    * line per drop: a seller's flood of tiny responses filled the log buffer and lost lines,
    * the stream's exchange line among them (a new user's trial 9, F5).
    */
-  const drop = (reason: DropReason, observedBytes: number | undefined): void => {
-    (dropLog ??= new SseDropLog(exchange, log)).drop(reason, observedBytes);
+  const drop = (reason: DropReason, observedBytes: number | undefined, quiet?: boolean): void => {
+    (dropLog ??= new SseDropLog(exchange, log)).drop(reason, observedBytes, quiet);
     exchange.reason = reason;
     hooks.onSseEventDropped(reason);
   };
@@ -599,19 +600,25 @@ export async function handleSseBody(
     host.flushHeadSoon();
     timers.start();
   };
-  // Shutdown (pipeline.ts SseShutdownEnd): end plainly so the client resumes with its last
-  // token; a request stream that sent no event id yet has nothing to resume from, so its
-  // request is answered instead. So is every request stream when the tokens die with this
-  // process (`tokensOutlive` false: the random per-process secret): a resume anywhere is
-  // refused `resume_token_invalid` (HTTP 400, id null), which answers no pending call. An id
-  // still pending is then not minted: a token no process verifies only sends the client into
-  // that refusal (a stream answering no request, its client given no id before, reconnects
-  // without one). Reported failure (a hostile new user's trial 13, M1): such streams ended
-  // plainly, the MCP SDK client retried its resume 5 times against the restarted gateway and
-  // the call hung until the client's own timeout
-  // (test/regressions/restart-without-secret-hangs-sdk-call.test.ts).
-  hooks.onSseStart((tokensOutlive) => {
-    if (exchange.finished) return;
+  /**
+   * Set by the first shutdown call (pipeline.ts SseShutdownEnd): whether the tokens of this
+   * process outlive it (`onUpstreamEnd` reads it); undefined while no shutdown has begun.
+   */
+  let shutdownTokensOutlive: boolean | undefined;
+  /**
+   * Ends the stream for a shutdown: plainly so the client resumes with its last token; a
+   * request stream that sent no event id yet has nothing to resume from, so its request is
+   * answered instead. So is every request stream when the tokens die with this process
+   * (`tokensOutlive` false: the random per-process secret): a resume anywhere is refused
+   * `resume_token_invalid` (HTTP 400, id null), which answers no pending call. An id still
+   * pending is then not minted: a token no process verifies only sends the client into that
+   * refusal (a stream answering no request, its client given no id before, reconnects
+   * without one). Reported failure (a hostile new user's trial 13, M1): such streams ended
+   * plainly, the MCP SDK client retried its resume 5 times against the restarted gateway and
+   * the call hung until the client's own timeout
+   * (test/regressions/restart-without-secret-hangs-sdk-call.test.ts).
+   */
+  const endForShutdown = (tokensOutlive: boolean): void => {
     if (!tokensOutlive) {
       exchange.shutdownResumeSecret = 'per_process';
       ids.pendingId = undefined;
@@ -620,6 +627,31 @@ export async function handleSseBody(
     if (exchange.finished) return;
     if (requestStream && (!tokensOutlive || exchange.lastEventIdSent === undefined)) answer({ reason: 'gateway_shutdown' });
     else endPlainly('resumable_end');
+  };
+  // Shutdown (pipeline.ts SseShutdownEnd). A request's stream that cannot be resumed is left
+  // to finish while the grace runs (`final` false): the seller's answer, if it comes, reaches
+  // the host as it would have, and only a stream still open near the grace's end (`final`)
+  // is answered `gateway_shutdown`. Reported failure (a hostile trial 47, F1): such a call was
+  // answered `gateway_shutdown` at the signal although its seller answered within the grace,
+  // where a JSON answer finished
+  // (test/regressions/shutdown-answers-unresumable-sse-call-at-once.test.ts). A stream that
+  // can be resumed, or that answers no request, ends at once as before.
+  hooks.onSseStart((tokensOutlive, final) => {
+    if (exchange.finished) return true;
+    shutdownTokensOutlive = tokensOutlive;
+    if (requestStream && !final) {
+      // No token of this process verifies after it: nothing to resume from, anywhere.
+      if (!tokensOutlive) return false;
+      // Resumable once an event id went out: a pending one goes out now (with its own frame).
+      if (exchange.lastEventIdSent === undefined) {
+        writePendingId();
+        host.flush();
+        if (exchange.finished) return true;
+        if (exchange.lastEventIdSent === undefined) return false;
+      }
+    }
+    endForShutdown(tokensOutlive);
+    return true;
   });
 
   const source = res.body;
@@ -734,6 +766,13 @@ export async function handleSseBody(
   }
 
   function onUpstreamEnd(): void {
+    // Shutting down with tokens that die with this process: a request's stream the seller
+    // ends after an id (sent or pending) but before its response cannot be resumed anywhere
+    // (this gateway no longer listens; any other refuses the token), so its request is
+    // answered `gateway_shutdown` rather than ended plainly (`endForShutdown`).
+    if (shutdownTokensOutlive === false && requestStream && batchAnswers?.done !== true && (exchange.lastEventIdSent !== undefined || ids.pendingId !== undefined)) {
+      return endForShutdown(false);
+    }
     // Before the ending is chosen: a request's stream with an id is resumable.
     writePendingId();
     if (exchange.finished) return;

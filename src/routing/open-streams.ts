@@ -58,7 +58,7 @@ export function endStreamsOfReconfiguredAgents(streams: OpenStreams, next: Gatew
     const reason = reconfiguredReason(exchange.agent, next);
     if (reason === undefined) continue;
     exchange.reason = reason;
-    stream.end(true);
+    stream.end(true, true);
     ended++;
   }
   return ended;

@@ -16,13 +16,15 @@
  * gateway gets SIGTERM, exits, and is started again on the same port and config.
  *
  * Expectation:
- * - No resume secret: the call's stream ends with one final event, the gateway's
- *   `gateway_shutdown` tool error for the call's id (docs/errors.md: code `SERVICE_UNAVAILABLE`,
- *   recovery `transient`, `details: { reason: "gateway_shutdown" }`, `source: "sdk"`, the
- *   mutation warning), byte for byte after the progress event; `callTool` resolves with that
- *   result before the client's timeout; the client never resumes (no GET with `Last-Event-ID`).
- *   The old process's exchange line: outcome `local_error`, reason `gateway_shutdown`,
- *   `resume_secret: "per_process"`; its `shutting down` line `resume_secret: "per_process"`.
+ * - No resume secret: the call's stream is left to finish within `shutdown_grace_ms` (the
+ *   seller never answers here), then, 1 s before the grace runs out (a hostile trial 47, F1),
+ *   ends with one final event, the gateway's `gateway_shutdown` tool error for the call's id
+ *   (docs/errors.md: code `SERVICE_UNAVAILABLE`, recovery `transient`, `details: { reason:
+ *   "gateway_shutdown" }`, `source: "sdk"`, the mutation warning), byte for byte after the
+ *   progress event; `callTool` resolves with that result before the client's timeout; the
+ *   client never resumes (no GET with `Last-Event-ID`). The old process's exchange line:
+ *   outcome `local_error`, reason `gateway_shutdown`, `resume_secret: "per_process"`; its
+ *   `shutting down` line `resume_secret: "per_process"`, `sse_streams_finishing` 1.
  * - The same when a reload added a `resume.secret` before the shutdown: the codec is built at
  *   start-up (a reload logs that `resume` needs a restart), so the tokens still die with the
  *   process.
@@ -214,8 +216,13 @@ async function assertAnsweredGatewayShutdown(run: Run): Promise<void> {
   assert.equal(run.exitCode, 0);
   const line = callLine(run);
   assert.deepEqual([line.outcome, line.reason, line.resume_secret, line.rpc_id], ['local_error', 'gateway_shutdown', 'per_process', callId]);
+  // The stream is left to finish within the grace (the seller might still answer), then
+  // answered min(1000 ms, half the grace) before it runs out (src/shutdown-streams.ts; a
+  // hostile trial 47, F1: test/regressions/shutdown-answers-unresumable-sse-call-at-once.test.ts).
   const shuttingDown = run.oldLogs.find((l) => l.msg === 'shutting down');
-  assert.deepEqual([shuttingDown?.sse_streams_ended, shuttingDown?.resume_secret], [1, 'per_process']);
+  assert.deepEqual([shuttingDown?.sse_streams_ended, shuttingDown?.sse_streams_finishing, shuttingDown?.resume_secret], [0, 1, 'per_process']);
+  const nearlyOver = run.oldLogs.find((l) => l.msg === 'shutdown_grace_ms nearly over: answering the calls still streaming with gateway_shutdown');
+  assert.deepEqual([nearlyOver?.sse_streams_ended, nearlyOver?.margin_ms], [1, 1000]);
 }
 
 describe('restart-without-secret-hangs-sdk-call', { timeout: PROCESS_TEST_TIMEOUT_MS }, () => {
@@ -242,6 +249,6 @@ describe('restart-without-secret-hangs-sdk-call', { timeout: PROCESS_TEST_TIMEOU
     const line = callLine(run);
     assert.deepEqual([line.outcome, line.reason, 'resume_secret' in line], ['resumable_end', null, false]);
     const shuttingDown = run.oldLogs.find((l) => l.msg === 'shutting down');
-    assert.deepEqual([shuttingDown?.sse_streams_ended, shuttingDown?.resume_secret], [1, 'configured']);
+    assert.deepEqual([shuttingDown?.sse_streams_ended, shuttingDown?.sse_streams_finishing, shuttingDown?.resume_secret], [1, 0, 'configured']);
   });
 });

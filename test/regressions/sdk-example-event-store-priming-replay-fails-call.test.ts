@@ -18,8 +18,9 @@
  * host reads it as a response to its call 999). A batch (2025-03-26) of `ping` (1) and
  * `tools/list` (2): request 1's response, `{}`, request 2's response.
  * Expectation: the `{}` event is dropped, `message_without_kind` (its id made no resume
- * token), counted by the drop warning, the exchange line's `events_dropped` and
- * `adcp_gateway_sse_events_dropped_total`; the host gets exactly the progress and the result
+ * token), counted by the exchange line's `events_dropped` and
+ * `adcp_gateway_sse_events_dropped_total`; its drop line is debug, not warn (a hostile trial
+ * 47, F2: test/regressions/sdk-priming-event-replayed-warns.test.ts), so none at `info` here; the host gets exactly the progress and the result
  * (each with a resume token), outcome ok; the MCP SDK client gets the result, directly and
  * through the gateway, the resumed call included. Control: the id-only message still ends the
  * call `upstream_not_mcp`.
@@ -81,7 +82,8 @@ const gw = (): ObservedGateway => stack.gateway;
 /** The drops counted for this agent since line `seen` (the warnings) and by the metric since `before`. */
 async function assertOneDrop(seen: number, before: number, line: Record<string, unknown>): Promise<void> {
   assert.deepEqual({ outcome: line.outcome, reason: line.reason, events_dropped: line.events_dropped }, { outcome: 'ok', reason: REASON, events_dropped: { [REASON]: 1 } });
-  assert.deepEqual(droppedInLines(gw().lines.slice(seen), 's'), { [REASON]: 1 });
+  // The drop line of an SDK priming event is debug: none at this gateway's `info`.
+  assert.deepEqual(droppedInLines(gw().lines.slice(seen), 's'), {});
   assert.equal(droppedInMetrics(await gw().app.gateway.metrics.render(), 's', REASON), before + 1);
 }
 

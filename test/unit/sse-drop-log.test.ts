@@ -83,3 +83,21 @@ test('a steady flood: at most one summary per interval', () => {
   assert.deepEqual(exchange.eventsDropped, { get_stream_response: 10_001 });
   assert.deepEqual(summaries.at(-1)!.fields.dropped_total, { get_stream_response: 10_001 });
 });
+
+test('quiet drops (an SDK priming event, `{}`): the same lines at debug, throttled on their own; others still warn', () => {
+  const lines: Array<{ level: string; msg: string; fields: Record<string, unknown> }> = [];
+  const at = (level: string) => (fields: Record<string, unknown>, msg: string) => lines.push({ level, msg, fields: structuredClone(fields) });
+  const logger = { warn: at('warn'), debug: at('debug') } as unknown as FastifyBaseLogger;
+  const exchange = { agent: { name: 'a' }, eventsDropped: undefined } as unknown as Exchange;
+  const log = new SseDropLog(exchange, logger);
+  log.drop('message_without_kind', 2, true);
+  log.drop('message_without_kind', 2, true);
+  log.drop('message_without_kind', 20);
+  assert.deepEqual(lines, [
+    { level: 'debug', msg: FIRST_DROP_MSG, fields: { agent: 'a', reason: 'message_without_kind', observed_bytes: 2 } },
+    { level: 'warn', msg: FIRST_DROP_MSG, fields: { agent: 'a', reason: 'message_without_kind', observed_bytes: 20 } },
+  ]);
+  log.end();
+  assert.deepEqual(lines.slice(2), [{ level: 'debug', ...summary({ message_without_kind: 1 }, { message_without_kind: 3 }, 2, true) }]);
+  assert.deepEqual(exchange.eventsDropped, { message_without_kind: 3 });
+});
