@@ -14,7 +14,7 @@
  * sse-message.ts inspectEventData, then the stage's room check): where the JSON stage answers,
  * the event goes out with the same bytes, outcome, rewrite and `text_not_lifted`; where it
  * refuses, the stream gets the same refusal, but where the docs make the two differ
- * ({@link sseAgrees}).
+ * ({@link sseDisagreement}).
  *
  * The request's id is drawn from several written forms (test/helpers/written-request-ids.ts:
  * `7.0`, `7e0`, `-0`, `9007199254740993`, `"\u0037"`...), read by the peek as the gateway reads
@@ -31,14 +31,13 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { isUtf8 } from 'node:buffer';
 import path from 'node:path';
-import type { Exchange } from '../../src/exchange.js';
+import type { Exchange, RpcPeek } from '../../src/exchange.js';
 import { scanJson } from '../../src/mcp/json-scan.js';
 import { extractAdcpResponse } from '../../src/mcp/extract.js';
 import { runJsonStage, type StageAnswer, type StageRun } from '../helpers/json-stage-paths.js';
 import { runSseEvent, type SseAnswer } from '../helpers/sse-event-path.js';
 import { INVALID_BYTE_MARK, fromValue, shapes, type Gen, type Json, type Style, PLAIN } from '../helpers/tool-result-shapes.js';
 import { ID_GROUPS, hostRpc, mintedErrorId, sameIdValue, writtenId } from '../helpers/written-request-ids.js';
-import type { RpcPeek } from '../../src/exchange.js';
 import type { LocalErrorInput } from '../../src/errors/local-reply.js';
 import { REPO } from '../helpers/repo.js';
 
@@ -254,7 +253,7 @@ function makeCase(seed: number): Case | undefined {
 
   const bom = g.chance(0.05);
   const withSellerId = (idText: string): Buffer => {
-    const parts = text.replace(ID_MARK, idText).split(INVALID_BYTE_MARK).map((p) => Buffer.from(p, 'utf8'));
+    const parts = text.replace(ID_MARK, () => idText).split(INVALID_BYTE_MARK).map((p) => Buffer.from(p, 'utf8'));
     const joined = parts.length === 1 ? parts[0]! : Buffer.concat(parts.flatMap((p, k) => (k === 0 ? [p] : [Buffer.from([0xff]), p])));
     return bom ? Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), joined]) : joined;
   };
