@@ -337,7 +337,7 @@ function compare(c: Case, limits: Limits, label: string, mismatches: string[], r
   const json = data.bytes === body ? parse.answer : runJsonStage(() => c.exchange(limits), data.bytes, [], 'parse').answer;
   const sseLimits: Limits = { ...limits, max_sse_event_bytes: limits.max_response_bytes };
   const sse = runSseEvent(() => c.exchange(sseLimits), {
-    data: c.sse.form === 'bytes' ? undefined : data.text,
+    data: c.sse.form === 'bytes' ? undefined : data.text(),
     bytes: c.sse.form === 'text' ? undefined : data.bytes,
     wantsMessage: c.sse.wantsMessage,
   });
@@ -361,10 +361,11 @@ function shownAnswer(a: StageAnswer | SseAnswer): string {
   return 'bytes' in a ? `${JSON.stringify({ ...a, bytes: undefined })} bytes ${shown(a.bytes)}` : JSON.stringify(a);
 }
 
-/** The data of the SSE event carrying the JSON text `body`: its text as the stage decodes it (U+FFFD for each ill-formed sequence), and its UTF-8 bytes (`body` itself when well formed). */
-function eventData(body: Buffer): { text: string; bytes: Buffer } {
+/** The data of the SSE event carrying the JSON text `body`: its UTF-8 bytes (`body` itself when well formed), and its text as the stage decodes it (U+FFFD for each ill-formed sequence). */
+function eventData(body: Buffer): { bytes: Buffer; text: () => string } {
+  if (isUtf8(body)) return { bytes: body, text: () => body.toString('utf8') };
   const text = body.toString('utf8');
-  return { text, bytes: isUtf8(body) ? body : Buffer.from(text, 'utf8') };
+  return { bytes: Buffer.from(text, 'utf8'), text: () => text };
 }
 
 /**
@@ -428,7 +429,7 @@ function idDisagreement(c: Case, answer: StageAnswer, limits: Limits, reference:
     // A rewrite serialized whole (a result the splice declines, a 2026-07-28 tasks/get) writes
     // the seller's id as JSON.stringify does (`7e0` as `7`): its value kept (rewrite.ts, "Number
     // precision"), not its spelling. Counted, not refused.
-    if (sent !== writtenId(c.seller.subarray(bomBytes(c.seller)))) idCounts.respelledByRewrite++;
+    if (sent !== c.sellerId) idCounts.respelledByRewrite++;
   }
   if (reference && c.sellerId !== c.hostId && answer.kind !== 'bound') {
     const own = runJsonStage(() => c.exchange(limits), c.withSellerId(c.hostId), [], 'parse').answer.kind;
