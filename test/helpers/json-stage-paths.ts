@@ -21,7 +21,9 @@ import { mayRewrite, rewriteScanned, spliceScanned } from '../../src/response/sc
 
 /** What the stage did with a body. */
 export type StageAnswer =
-  | { readonly kind: 'bound' | 'not_mcp' | 'array' }
+  /** A structure bound broke while the body was read: the request's error (`json_depth`, `json_nodes`). */
+  | { readonly kind: 'bound'; readonly reason: 'json_depth' | 'json_nodes'; readonly limit: number }
+  | { readonly kind: 'not_mcp' | 'array' }
   | {
       readonly kind: 'sent';
       /** The bytes the host gets. */
@@ -53,7 +55,7 @@ export function runJsonStage(makeExchange: () => Exchange, seller: Buffer, cuts:
   for (const cut of [...cuts, seller.length]) {
     const failure = scanner.feed(seller.subarray(from, cut));
     from = cut;
-    if (failure !== undefined && failure.reason !== 'syntax') return { answer: { kind: 'bound' }, spliced: undefined };
+    if (failure !== undefined && failure.reason !== 'syntax') return { answer: { kind: 'bound', reason: failure.reason, limit: failure.limit }, spliced: undefined };
   }
   const body = scanner.leadingBomBytes === 0 ? seller : seller.subarray(scanner.leadingBomBytes);
   const scan = scanner.end();
