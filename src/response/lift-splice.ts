@@ -10,7 +10,9 @@
  * texts are judged from their bytes (mcp/lift-text.ts: decoded and scanned in WebAssembly,
  * with the top-level members the summary shows). The output is then
  * what splice.ts writes for the lift: the seller's bytes with the lifted item's text replaced
- * by the summary and `,"structuredContent":` + the text's bytes appended to `result`.
+ * by the summary and `,"structuredContent":` + the text's bytes appended to `result`, each raw
+ * CR and LF of them written as a space (lift-line-breaks.ts: the same value, and no line break
+ * in an SSE event's data).
  *
  * Why (issue 5, the (c) rewrite path must cost no more than decode + parse + stringify +
  * encode of the message, ~5-7 ms per MiB): measured in process on the bench's 1 and 4 MiB
@@ -53,6 +55,7 @@ import { escapesLoneSurrogate } from '../mcp/lone-surrogate.js';
 import { isTextItem, scannedToolResult } from './scanned-result.js';
 import { bodyPool } from './body-pool.js';
 import { SC_MEMBER } from './splice.js';
+import { liftedLineBreaksAsSpaces } from './lift-line-breaks.js';
 import { LIFT_LEVELS, liftOverJsonBound, recordLiftSkippedForRoom } from './rewrite-room.js';
 
 /**
@@ -106,8 +109,12 @@ export function spliceLegacyLift(exchange: Exchange, body: Buffer, scan: JsonSca
   const { bytes, summary } = lift;
   const text = items.texts[lift.index]!;
   // One copy of each part into the message (no intermediate copy of the lifted bytes).
-  return bodyPool.splice(body, [
+  const out = bodyPool.splice(body, [
     { start: text[0], end: text[1], insert: [summary] },
     { start: end, end, insert: [SC_MEMBER, bytes] },
   ]);
+  // The lifted bytes' line breaks as spaces (lift-line-breaks.ts), as the parse path writes them.
+  const at = end + summary.length - (text[1] - text[0]) + SC_MEMBER.length;
+  liftedLineBreaksAsSpaces(out, at, at + bytes.length);
+  return out;
 }

@@ -114,16 +114,25 @@ export function bodyRewriteFits(outBytes: number, limitBytes: number): boolean {
 /**
  * SSE: the bound the rewritten data of the response event would go over in place of the
  * seller's data (sse-stage.ts `deliver`, after the event's resume token was counted), or
- * undefined when it may replace it. Undefined when it is no longer; otherwise what it adds
- * must fit the stream's cumulative bound on top of the count so far (else
- * `'max_response_bytes'`), and the data must fit `max_sse_event_bytes` (else
- * `'max_sse_event_bytes'`). The stream's bound is named first when both would be broken: an
- * unset `max_sse_event_bytes` is the response limit, so a one-event answer at exactly
+ * undefined when it may replace it. What the rewrite adds to the host's stream is its data's
+ * bytes and its framing's: each LF of event data starts a `data: ` line (6 bytes,
+ * sse-encoded-size.ts encodedEventBytes). When that is more than nothing, it must fit the
+ * stream's cumulative bound on top of the count so far (else `'max_response_bytes'`); and
+ * longer data must fit `max_sse_event_bytes` (else `'max_sse_event_bytes'`; a bound on the
+ * data alone). The stream's bound is named first when both would be broken: an unset
+ * `max_sse_event_bytes` is the response limit, so a one-event answer at exactly
  * `max_response_bytes` breaks both, and raising `max_response_bytes` is what makes room then
  * (as on the JSON path, which names it too).
  *
- * @param outBytes      the rewritten data's UTF-8 length (bytes)
- * @param sellerBytes   the seller's data's UTF-8 length (bytes; within `maxEventBytes`)
+ * Why the framing (a read-only review, M1): a lift wrote a text's LFs raw, each a `data: `
+ * line on the host's stream that only the data's length was checked for: 100,000 of them
+ * took an answer bounded at 300,000 bytes to 700,209
+ * (test/regressions/sse-lift-newlines-exceed-max-response-bytes.test.ts). A lift now adds no
+ * line break (lift-line-breaks.ts); the framing is charged all the same.
+ *
+ * @param out           the rewritten data: its UTF-8 length (bytes) and its `data:` lines
+ *                      (sse-encoded-size.ts dataLineCount)
+ * @param seller        the seller's data, alike (its bytes within `maxEventBytes`)
  * @param maxEventBytes the exchange's `max_sse_event_bytes`
  * @param count         the request stream's cumulative count (`max_response_bytes`): the
  *                      seller's bytes through this event (all of the chunk range it was
@@ -135,12 +144,25 @@ export function bodyRewriteFits(outBytes: number, limitBytes: number): boolean {
  * @param pendingBytes  bytes of this event the count has yet to get (the LF of a CR LF still
  *                      to come: 0 or 1), counted as the resume tokens count them
  */
-export function eventRewriteOverBound(outBytes: number, sellerBytes: number, maxEventBytes: number, count: ByteBudget | undefined, pendingBytes: number): LiftRoomReason | undefined {
-  const added = outBytes - sellerBytes;
-  if (added <= 0) return undefined;
-  if (count !== undefined && count.used + pendingBytes + added > count.limit) return 'max_response_bytes';
-  return outBytes > maxEventBytes ? 'max_sse_event_bytes' : undefined;
+export function eventRewriteOverBound(out: EventData, seller: EventData, maxEventBytes: number, count: ByteBudget | undefined, pendingBytes: number): LiftRoomReason | undefined {
+  const added = eventRewriteAddedBytes(out, seller);
+  if (count !== undefined && added > 0 && count.used + pendingBytes + added > count.limit) return 'max_response_bytes';
+  return out.bytes > seller.bytes && out.bytes > maxEventBytes ? 'max_sse_event_bytes' : undefined;
 }
+
+/** An event's data as the encoder frames it: its UTF-8 length and its `data:` lines (sse-encoded-size.ts dataLineCount). */
+export interface EventData {
+  readonly bytes: number;
+  readonly lines: number;
+}
+
+/** What the host's stream gets more (less, when negative) with the data `out` in place of `seller`: data and `data: ` prefixes. */
+export function eventRewriteAddedBytes(out: EventData, seller: EventData): number {
+  return out.bytes - seller.bytes + DATA_PREFIX_BYTES * (out.lines - seller.lines);
+}
+
+/** `data: `: what each `data:` line adds to an event's data on the host's stream (sse-encoded-size.ts encodedEventBytes). */
+const DATA_PREFIX_BYTES = 6;
 
 /**
  * Records a rewrite skipped because its output would go over `reason`'s limit (the

@@ -13,13 +13,16 @@
  *   `,"structuredContent":` + the lifted JSON text | `}` closing result | the rest
  *
  * The lifted JSON text is the seller's own text item (the value normalization parsed it
- * into is exactly what a host's JSON.parse reads back), unless the text is not well-formed
- * (UTF-8 could not carry it: a lone code unit that the text's JSON pairs with an escape, such
+ * into is exactly what a host's JSON.parse reads back), each raw CR and LF of it written as a
+ * space (lift-line-breaks.ts: JSON whitespace either way; in an SSE event's data a line break
+ * broke the host's parse, or cost a `data: ` line the bounds did not count), unless the text
+ * is not well-formed (UTF-8 could not carry it: a lone code unit that the text's JSON pairs with an escape, such
  * as `<U+D800>\udc00`): then `JSON.stringify` of the parsed value. A text whose parsed value
  * holds a lone surrogate is never lifted (mcp/lone-surrogate.ts: a strict parser would refuse
  * the `\ud800` either way writes).
  *
- * Everything else keeps the seller's bytes: whitespace, key order, number spellings. So the
+ * Everything else keeps the seller's bytes: whitespace (a line break aside, in the lifted
+ * text), key order, number spellings. So the
  * output parses (JSON.parse) to the re-serialized rewrite except where the seller's own
  * bytes say more than a re-serialization would: `-0` stays `-0` (re-serialized: `0`), and a
  * duplicate key stays in place (an earlier `content` or `text` of the seller's is kept as
@@ -32,6 +35,7 @@ import { isUtf8 } from 'node:buffer';
 import type { TopMembers } from '../mcp/json-scan.js';
 import { isJsonObject, parsedTextFacts } from '../mcp/extract.js';
 import { bodyPool, type SpliceEdit } from './body-pool.js';
+import { liftedLineBreaksAsSpaces } from './lift-line-breaks.js';
 
 /**
  * Whether {@link spliceRewrite} writes a lifted text's own characters as `structuredContent`:
@@ -80,14 +84,21 @@ export function spliceRewrite(body: Buffer, members: TopMembers, before: unknown
   const lifted = newKeys.length === oldKeys.length + 1 && newKeys[newKeys.length - 1] === 'structuredContent' && !Object.hasOwn(oldResult, 'structuredContent');
   if (!lifted && newKeys.length !== oldKeys.length) return undefined;
   for (let k = 0; k < oldKeys.length; k++) if (oldKeys[k] !== newKeys[k]) return undefined;
+  let json: string | Buffer | undefined;
   if (lifted) {
     if (members.resultEnd === undefined || liftedText === undefined) return undefined;
     const sc = newResult.structuredContent;
-    const json = !liftedTextSplicedAsWritten(liftedText) ? JSON.stringify(sc) : ((isJsonObject(sc) ? parsedTextFacts(sc)?.bytes : undefined) ?? liftedText);
+    json = !liftedTextSplicedAsWritten(liftedText) ? JSON.stringify(sc) : ((isJsonObject(sc) ? parsedTextFacts(sc)?.bytes : undefined) ?? liftedText);
     edits.push({ start: members.resultEnd, end: members.resultEnd, insert: [SC_MEMBER, json] });
   }
   if (edits.length === 0) return undefined;
   edits.sort((a, b) => a.start - b.start);
-  return bodyPool.splice(body, edits);
+  const out = bodyPool.splice(body, edits);
+  if (json !== undefined) {
+    // The lift's edit is the last (every text is inside `result`): the seller's bytes from `resultEnd` follow it.
+    const end = out.length - (body.length - members.resultEnd!);
+    liftedLineBreaksAsSpaces(out, end - (typeof json === 'string' ? Buffer.byteLength(json) : json.length), end);
+  }
+  return out;
 }
 

@@ -3,7 +3,12 @@ import { dataLineCount } from './sse-encoded-size.js';
 /**
  * Serializes one SSE event (WHATWG HTML "Server-sent events" §9.2.6 field syntax).
  * `data` is split on LF into one `data:` line each, so a multi-line payload round-trips.
- * (A parsed event's data cannot contain CR: the parser split lines on it.)
+ * (A parsed event's data cannot contain CR: the parser split lines on it. Nor can the data the
+ * gateway writes: its errors are `JSON.stringify` output, and a rewrite adds no CR or LF to the
+ * seller's data, a lifted text's line breaks going out as spaces: lift-line-breaks.ts, checked
+ * on both rewrite paths by test/unit/rewrite-paths-differential-fuzz.test.ts. A CR written
+ * here would stay inside a `data:` line, where the host's parser ends the line: a read-only
+ * review, H1, test/regressions/sse-lift-with-cr-loses-answer.test.ts.)
  */
 export interface SseEventOut {
   /** Event id; an empty string is written as an empty `id:` field (it resets the client's last id). */

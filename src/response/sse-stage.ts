@@ -60,7 +60,8 @@
  *   with the limit at 1 MB, test/regressions/sse-notification-answer-unbounded.test.ts). The
  *   standalone GET stream and long-lived streams have no cumulative bound (keep-alives there
  *   are normal). A rewrite of the response event counts too: a lift whose
- *   added bytes would take the count (this event's token included) over the bound, or whose
+ *   added bytes (its data's, and 6 for each `data:` line it would add) would take the count
+ *   (this event's token included) over the bound, or whose
  *   data would be over `max_sse_event_bytes`, is not made; the seller's data goes out, and
  *   the exchange's `text_not_lifted` names the bound (rewrite-room.ts eventRewriteOverBound,
  *   recordLiftSkippedForRoom).
@@ -171,7 +172,7 @@ import { DirectChunks, bodyErrorToLocal } from './body-source.js';
 import { drainOrClose } from './drain.js';
 import { releaseBody, type DecoderRoom } from './decode.js';
 import { bodyPool } from './body-pool.js';
-import { eventRewriteOverBound, recordLiftSkippedForRoom } from './rewrite-room.js';
+import { eventRewriteAddedBytes, eventRewriteOverBound, recordLiftSkippedForRoom } from './rewrite-room.js';
 import { BatchAnswers } from './batch-answers.js';
 import { SseDropLog } from './sse-drop-log.js';
 import { SseEventIds } from './sse-event-ids.js';
@@ -404,6 +405,8 @@ export async function handleSseBody(
     // the stream's token budget, or none (sse-event-ids.ts).
     id = ids.eventId(id, final || verdict?.kind === 'response');
     if (exchange.finished) return;
+    /** The `data:` lines of `out` when it is a rewrite (counted for its bound, passed to the encoder). */
+    let outLines: number | undefined;
     if (verdict?.kind === 'forward') out = verdict.bytes;
     else if (verdict?.kind === 'response') {
       final = true;
@@ -415,10 +418,16 @@ export async function handleSseBody(
         bodyPool.recycleAfterSend(raw, out);
         // A lift that would not fit (rewrite-room.ts): the seller's data goes out instead. It is
         // judged on the stream's count as the bound keeps it: the seller's bytes through this
-        // event, with what every resume token added (this event's, charged above, included).
-        const overBound = eventRewriteOverBound(out.length, verdict.dataBytes, perEventLimit, cumulative, lines.lfExpected ? 1 : 0);
+        // event, with what every resume token added (this event's, charged above, included),
+        // and on what the rewrite adds to the host's stream, its framing included (the seller's
+        // lines are counted on a bounded stream only: elsewhere only the data's bound applies).
+        outLines = dataLineCount(out);
+        const rewritten = { bytes: out.length, lines: outLines };
+        const seller = { bytes: verdict.dataBytes, lines: dataLines ?? outLines };
+        const overBound = eventRewriteOverBound(rewritten, seller, perEventLimit, cumulative, lines.lfExpected ? 1 : 0);
         if (overBound !== undefined) {
           out = verdict.bytes;
+          outLines = dataLines;
           message = verdict.sellerMessage;
           // The skipped lift is reported (the exchange line's text_not_lifted, the metric).
           recordLiftSkippedForRoom(exchange, verdict.action, overBound);
@@ -427,15 +436,17 @@ export async function handleSseBody(
           exchange.actions.push(verdict.action);
           // The count goes on with the bytes sent (this event's token was minted before: a
           // token's count leaves out its own event's rewrite, and this event ends the stream).
-          if (cumulative !== undefined) cumulative.used += out.length - verdict.dataBytes;
+          if (cumulative !== undefined) cumulative.used += eventRewriteAddedBytes(rewritten, seller);
         }
       }
       if (message !== undefined) hooks.onResponseMessage(message, out.length);
     }
     if (out === undefined && data === undefined) out = bytes;
-    // The line count is the seller data's: a rewrite never adds a line break (JSON text as
-    // serialized has none; a splice keeps the seller's), so it is passed on only when it is that data.
-    if (out !== undefined) batch.eventBytes({ id, event }, out, out === sellerData ? dataLines : undefined);
+    // The line count the encoder is told: a rewrite's, counted above; the seller data's when
+    // that data goes out (else the encoder counts). No rewrite adds a line break (a lifted
+    // text's go out as spaces, lift-line-breaks.ts; JSON text as serialized has none; a splice
+    // keeps the seller's): counted all the same, so that the bound holds whatever a rewrite writes.
+    if (out !== undefined) batch.eventBytes({ id, event }, out, outLines ?? (out === sellerData ? dataLines : undefined));
     else batch.event({ id, event, data: data! }, dataLines);
     framedEvent(event, out ?? data!);
     // The responses it holds are the host's now (written before any later error event).

@@ -5,9 +5,10 @@
  * extract.ts), run on the same seller body (test/helpers/json-stage-paths.ts). The docs promise
  * the scan path "the parse path's exact bytes": wherever it answers, the bytes sent, the
  * outcome, the rewrite recorded and `text_not_lifted` must be the parse path's. Every answer
- * must also leave what an AdCP client extracts (mcp-response-extraction §Extraction Algorithm,
- * extract.ts extractAdcpResponse) as the seller's body gives it, and an answer built from an
- * AdCP vector (test/vectors/mcp-response-extraction.json) must extract to its `expected_data`.
+ * must also add no line break (CR or LF) to the seller's bytes (in an SSE event one broke the
+ * host's parse or cost a `data:` line), and leave what an AdCP client extracts
+ * (mcp-response-extraction §Extraction Algorithm, extract.ts extractAdcpResponse) as the
+ * seller's body gives it, and an answer built from an AdCP vector (test/vectors/mcp-response-extraction.json) must extract to its `expected_data`.
  *
  * The SSE stage judges the same message as an event's data on the request's stream
  * (test/helpers/sse-event-path.ts: sse-event-judge.ts SseEventJudge.judge, which calls
@@ -290,6 +291,13 @@ function bomBytes(bytes: Buffer): number {
   return bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? 3 : 0;
 }
 
+/** How many times `byte` occurs in `bytes`. */
+function occurrences(bytes: Buffer, byte: number): number {
+  let n = 0;
+  for (let at = bytes.indexOf(byte); at !== -1; at = bytes.indexOf(byte, at + 1)) n++;
+  return n;
+}
+
 /** What an AdCP client extracts from the `result` of the answer `bytes` (JSON, after any BOM). */
 function extracted(bytes: Buffer, limits: Limits): unknown {
   const m = JSON.parse(bytes.toString('utf8', bomBytes(bytes))) as Record<string, unknown>;
@@ -469,6 +477,11 @@ test('the scan path, wherever it answers, sends the parse path exact bytes, outc
     if (parse.answer.kind !== 'sent') continue;
     counts.sent++;
     if (parse.answer.action !== undefined) counts.parseRewritten[parse.answer.action as 'deduped' | 'lifted']++;
+    // No rewrite adds a line break (src/response/lift-line-breaks.ts): as an SSE event's data it
+    // has no more `data:` lines than the seller's, and no CR the host's parser would end a line at.
+    for (const byte of [0x0a, 0x0d]) {
+      if (occurrences(parse.answer.bytes, byte) > occurrences(c.seller, byte)) mismatches.push(`seed ${seed}: the answer adds a byte 0x0${byte.toString(16)}: ${JSON.stringify(parse.answer.bytes.toString('latin1'))}`);
+    }
     if (parse.answer.action === 'lifted') {
       // The lift's output at each bound it reaches, and one under: made, then skipped (rewrite-room.ts), by both paths alike.
       const out = scanJson(parse.answer.bytes, { maxDepth: 10_000, maxNodes: 10_000_000 });

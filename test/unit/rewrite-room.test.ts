@@ -3,6 +3,7 @@
  * (eventRewriteOverBound), and what a skipped rewrite records on the exchange
  * (recordLiftSkippedForRoom: the exchange line's `text_not_lifted`). Reported failures:
  * test/regressions/lift-grows-past-limit.test.ts (the lift took answers over the limit),
+ * test/regressions/sse-lift-newlines-exceed-max-response-bytes.test.ts (its `data:` lines were not counted),
  * test/regressions/lift-skipped-for-room-silent.test.ts (the skipped lift was not reported);
  * liftOverJsonBound and the counts it reads: test/regressions/lift-exceeds-json-depth-and-nodes.test.ts
  * (the lifted message went over max_json_depth and max_json_nodes).
@@ -11,29 +12,48 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Exchange } from '../../src/exchange.js';
 import { ByteBudget } from '../../src/response/byte-budget.js';
-import { LIFT_LEVELS, eventRewriteOverBound, liftOverJsonBound, recordLiftSkippedForRoom } from '../../src/response/rewrite-room.js';
+import { LIFT_LEVELS, eventRewriteAddedBytes, eventRewriteOverBound, liftOverJsonBound, recordLiftSkippedForRoom } from '../../src/response/rewrite-room.js';
 import { normalizeToolResult } from '../../src/mcp/normalize.js';
 import { judgeStringText } from '../../src/mcp/lift-text.js';
 import { scanJson } from '../../src/mcp/json-scan.js';
 
 const budget = (limit: number, used: number): ByteBudget => new ByteBudget(limit, 'sse_cumulative', used);
+/** Data of `bytes` in one `data:` line. */
+const one = (bytes: number) => ({ bytes, lines: 1 });
 
 test('eventRewriteOverBound: undefined when the rewrite is no longer or fits; else the limit it breaks, the stream\'s first', () => {
   // No longer than the seller's data: fits whatever the bounds.
-  assert.equal(eventRewriteOverBound(100, 100, 50, budget(10, 500), 0), undefined);
-  assert.equal(eventRewriteOverBound(90, 100, 50, budget(10, 500), 0), undefined);
+  assert.equal(eventRewriteOverBound(one(100), one(100), 50, budget(10, 500), 0), undefined);
+  assert.equal(eventRewriteOverBound(one(90), one(100), 50, budget(10, 500), 0), undefined);
   // Grows within both: the count reaching the limit exactly fits.
-  assert.equal(eventRewriteOverBound(120, 100, 120, budget(1000, 980), 0), undefined);
+  assert.equal(eventRewriteOverBound(one(120), one(100), 120, budget(1000, 980), 0), undefined);
   // The stream's count over its limit (the LF still to come counted).
-  assert.equal(eventRewriteOverBound(120, 100, 120, budget(1000, 981), 0), 'max_response_bytes');
-  assert.equal(eventRewriteOverBound(120, 100, 120, budget(1000, 980), 1), 'max_response_bytes');
+  assert.equal(eventRewriteOverBound(one(120), one(100), 120, budget(1000, 981), 0), 'max_response_bytes');
+  assert.equal(eventRewriteOverBound(one(120), one(100), 120, budget(1000, 980), 1), 'max_response_bytes');
   // The data over the per-event bound, the stream with room.
-  assert.equal(eventRewriteOverBound(121, 100, 120, budget(1000, 500), 0), 'max_sse_event_bytes');
+  assert.equal(eventRewriteOverBound(one(121), one(100), 120, budget(1000, 500), 0), 'max_sse_event_bytes');
   // Both: the stream's bound is named (an unset event bound is the response limit).
-  assert.equal(eventRewriteOverBound(121, 100, 120, budget(1000, 1000), 0), 'max_response_bytes');
+  assert.equal(eventRewriteOverBound(one(121), one(100), 120, budget(1000, 1000), 0), 'max_response_bytes');
   // No cumulative bound (the standalone GET stream): the event bound alone.
-  assert.equal(eventRewriteOverBound(121, 100, 120, undefined, 0), 'max_sse_event_bytes');
-  assert.equal(eventRewriteOverBound(120, 100, 120, undefined, 0), undefined);
+  assert.equal(eventRewriteOverBound(one(121), one(100), 120, undefined, 0), 'max_sse_event_bytes');
+  assert.equal(eventRewriteOverBound(one(120), one(100), 120, undefined, 0), undefined);
+});
+
+test('eventRewriteOverBound charges the framing: each data line more is 6 bytes (`data: `) on the host\'s stream (a read-only review, M1)', () => {
+  const data = (bytes: number, lines: number) => ({ bytes, lines });
+  // The review's lift: data 100,027 bytes shorter but 100,000 lines more (600,000 bytes of `data: `).
+  assert.equal(eventRewriteOverBound(data(100_083, 100_001), data(200_110, 1), 400_000, budget(300_000, 200_130), 0), 'max_response_bytes');
+  assert.equal(eventRewriteAddedBytes(data(100_083, 100_001), data(200_110, 1)), 499_973);
+  // Fewer lines make room for longer data; more lines take it.
+  assert.equal(eventRewriteAddedBytes(data(120, 1), data(100, 4)), 2);
+  assert.equal(eventRewriteOverBound(data(120, 1), data(100, 4), 120, budget(1000, 998), 0), undefined);
+  assert.equal(eventRewriteOverBound(data(120, 1), data(100, 4), 120, budget(1000, 999), 0), 'max_response_bytes');
+  assert.equal(eventRewriteOverBound(data(118, 1), data(100, 4), 120, budget(1000, 1000), 0), undefined);
+  assert.equal(eventRewriteOverBound(data(100, 2), data(100, 1), 100, budget(1000, 995), 0), 'max_response_bytes');
+  assert.equal(eventRewriteOverBound(data(100, 2), data(100, 1), 100, budget(1000, 994), 0), undefined);
+  // The per-event bound is on the data alone.
+  assert.equal(eventRewriteOverBound(data(121, 1), data(100, 9), 120, budget(1000, 0), 0), 'max_sse_event_bytes');
+  assert.equal(eventRewriteOverBound(data(90, 9), data(100, 1), 80, undefined, 0), undefined);
 });
 
 test('recordLiftSkippedForRoom: a lift records the limit; any other action nothing', () => {

@@ -45,15 +45,15 @@ test('dedupe: only the copy text changes; whitespace, key order and number spell
   assert.match(spliced.toString('utf8'), /"price": 12\.50, "name": "Premium sports CTV, prime time"\}\], "total": 1\.0\}/, 'number spellings kept');
 });
 
-test('lift: structuredContent appended before the closing brace of result, as the seller own text', () => {
-  const text = '{ "products": [ {"id": "p1"} ],\n "note": "caf\u00e9" }';
+test('lift: structuredContent appended before the closing brace of result, as the seller own text, its line breaks as spaces', () => {
+  const text = '{ "products": [ {"id": "p1"} ],\n "note":\r"caf\u00e9" }';
   const raw = `{"jsonrpc":"2.0","id":"a","result":{"content":[{"type":"text","text":${JSON.stringify(text)}}],"isError":false} }`;
   const { after, spliced } = rewriteAndSplice(raw);
   assert.ok(spliced);
   const summary = ((after as { result: { content: { text: string }[] } }).result.content[0]!).text;
   assert.equal(
     spliced.toString('utf8'),
-    `{"jsonrpc":"2.0","id":"a","result":{"content":[{"type":"text","text":${JSON.stringify(summary)}}],"isError":false,"structuredContent":${text}} }`,
+    `{"jsonrpc":"2.0","id":"a","result":{"content":[{"type":"text","text":${JSON.stringify(summary)}}],"isError":false,"structuredContent":{ "products": [ {"id": "p1"} ],  "note": "caf\u00e9" }} }`,
   );
   assert.deepEqual(JSON.parse(spliced.toString('utf8')), JSON.parse(JSON.stringify(after)));
 });
