@@ -15,6 +15,7 @@ import type { Exchange } from '../../src/exchange.js';
 import type { LocalErrorInput } from '../../src/errors/local-reply.js';
 import { ByteBudget } from '../../src/response/byte-budget.js';
 import { eventRewriteOverBound, recordLiftSkippedForRoom } from '../../src/response/rewrite-room.js';
+import { dataLineCount } from '../../src/response/sse-encoded-size.js';
 import { EVENT_REFUSED, SseEventJudge } from '../../src/response/sse-event-judge.js';
 
 /** What the stage did with the event. */
@@ -73,7 +74,10 @@ export function runSseEvent(makeExchange: () => Exchange, input: SseEventInput):
   let out = verdict.out;
   let outcome: 'ok' | 'rewritten' = 'ok';
   if (verdict.changed) {
-    const overBound = eventRewriteOverBound(out.length, verdict.dataBytes, limits.max_sse_event_bytes, cumulative, 0);
+    // As the stage frames them (sse-stage.ts): the data's bytes and its `data:` lines.
+    const rewritten = { bytes: out.length, lines: dataLineCount(out) };
+    const seller = { bytes: verdict.dataBytes, lines: dataLineCount(verdict.bytes) };
+    const overBound = eventRewriteOverBound(rewritten, seller, limits.max_sse_event_bytes, cumulative, 0);
     if (overBound !== undefined) {
       out = verdict.bytes;
       recordLiftSkippedForRoom(exchange, verdict.action, overBound);
