@@ -23,9 +23,11 @@
  * (`changed: false`), so the caller sends the seller's original bytes.
  *
  * Number precision: a changed message is re-serialized by the caller (`JSON.stringify`), so
- * every number outside strings (in `structuredContent`, `_meta`, the id...) goes through a
- * JavaScript double. When the seller's raw message has a number that can't survive that
- * ({@link hasLossyNumber}: `9007199254740993` became `9007199254740992`,
+ * every number outside strings (in `structuredContent`, `_meta`...) goes through a
+ * JavaScript double; the top-level `id` alone is written back as the seller's bytes
+ * (reserialized-message.ts: `7.0` stays `7.0`). When the seller's raw message has a number
+ * that can't survive a double, the id included ({@link hasLossyNumber}, over the whole text:
+ * `9007199254740993` became `9007199254740992`,
  * test/regressions/big-number-precision.test.ts), nothing is rewritten and the seller's bytes
  * go out. Numbers inside text items are checked by `normalizeToolResult`.
  */

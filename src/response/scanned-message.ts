@@ -15,6 +15,7 @@ import { reserializedLiftLoss } from '../mcp/reserialized-lift.js';
 import { valueCount } from '../mcp/deep-equal.js';
 import { spliceDedupe } from './dedupe-splice.js';
 import { spliceLegacyLift } from './lift-splice.js';
+import { stringifyWithSellerId } from './reserialized-message.js';
 
 /** False when the rewrite stage provably leaves this answer unchanged (rewrite.ts, normalize.ts). */
 export function mayRewrite(exchange: Exchange, scan: JsonScanSummary): boolean {
@@ -29,7 +30,7 @@ export function mayRewrite(exchange: Exchange, scan: JsonScanSummary): boolean {
  * rewriteResponse on the parsed `message` of the scanned `bytes`, and the bytes to send:
  * `bytes` itself when nothing changed; when it did, the seller's bytes with the changed
  * strings spliced (a `result` of a tool call, splice.ts) or else the rewritten message
- * serialized. A lift that would go out serialized (a 2026-07-28 `tasks/get`, a `result` the
+ * serialized, its `id` still the seller's bytes (reserialized-message.ts). A lift that would go out serialized (a 2026-07-28 `tasks/get`, a `result` the
  * splice declines) is not made when its text repeats a key or holds a negative zero, which
  * `JSON.stringify` of its object would drop (mcp/reserialized-lift.ts; recorded as
  * `text_not_lifted`): the seller's bytes go out (a hostile trial 26, L1:
@@ -80,7 +81,8 @@ export function rewriteScanned(exchange: Exchange, message: unknown, bytes: Buff
     if (rewritten.action === 'lifted') exchange.textNotLifted = loss;
     return unchanged();
   }
-  const out = Buffer.from(JSON.stringify(rewritten.message), 'utf8');
+  // Its id as the seller wrote it (`7.0` stays `7.0`, as the splice keeps it): reserialized-message.ts.
+  const out = Buffer.from(stringifyWithSellerId(rewritten.message, bytes, members), 'utf8');
   // A dedupe never grows an answer (normalize.ts summaryShortens): a re-serialization can,
   // where the seller's bytes are not valid UTF-8 (each invalid byte decodes to the 3-byte
   // U+FFFD: 100,366 bytes with 100,000 of them became 300,292, found in review). Then the
