@@ -21,8 +21,9 @@
  * `7.0`, `7e0`, `-0`, `9007199254740993`, `"\u0037"`...), read by the peek as the gateway reads
  * the host's request, and the seller answers it in the same spelling or another, or with
  * another id: every path must take the message for the response exactly when its id has the
- * request id's value (JSON-RPC 2.0 §5), keep that value in what it sends, and write the host's
- * id in every error it mints for the request (errors/json-rpc-text.ts).
+ * request id's value (JSON-RPC 2.0 §5), send the seller's id bytes as written (a rewrite
+ * spliced or re-serialized alike: response/reserialized-message.ts), and write the host's id
+ * in every error it mints for the request (errors/json-rpc-text.ts).
  *
  * Seeded and deterministic. `FUZZ_CASES` (default 3,000: a few seconds) and `FUZZ_SEED` (the
  * first seed, default 1) widen a local run: `FUZZ_CASES=200000 node --import tsx --test <this file>`.
@@ -310,7 +311,7 @@ function summary(a: StageAnswer): unknown {
 
 /** What {@link compare} counted, beyond the JSON stage's answers. */
 const sseCounts = { answered: 0, rewritten: 0, failed: 0, dropped: 0, forwarded: 0, skipped: 0 };
-const idCounts = { hostRespelled: 0, sellerRespelled: 0, otherValue: 0, sentRespelled: 0, respelledByRewrite: 0, mintedChecked: 0 };
+const idCounts = { hostRespelled: 0, sellerRespelled: 0, otherValue: 0, sentRespelled: 0, rewrittenKeepsSpelling: 0, mintedChecked: 0 };
 
 /**
  * Runs both paths on `c` under `limits`, then the SSE stage on the same message as an event's
@@ -448,10 +449,11 @@ function idDisagreement(c: Case, answer: StageAnswer, limits: Limits, reference:
     const sent = writtenId(answer.bytes);
     if (sent === undefined || !sameIdValue(sent, c.hostId)) return `answered with id ${sent} for the request id ${c.hostId}`;
     if (sent !== c.hostId) idCounts.sentRespelled++;
-    // A rewrite serialized whole (a result the splice declines, a 2026-07-28 tasks/get) writes
-    // the seller's id as JSON.stringify does (`7e0` as `7`): its value kept (rewrite.ts, "Number
-    // precision"), not its spelling. Counted, not refused.
-    if (sent !== c.sellerId) idCounts.respelledByRewrite++;
+    // Every answer sent carries the seller's id bytes, spliced or re-serialized whole (a result
+    // the splice declines, a 2026-07-28 tasks/get: response/reserialized-message.ts). A review,
+    // N1: the re-serialized answer wrote it as JSON.stringify does (`7e0` as `7`).
+    if (sent !== c.sellerId) return `answered with id ${sent} where the seller wrote ${c.sellerId}`;
+    if (answer.outcome === 'rewritten' && c.sellerId !== JSON.stringify(JSON.parse(c.sellerId))) idCounts.rewrittenKeepsSpelling++;
   }
   if (reference && c.sellerId !== c.hostId && answer.kind !== 'bound') {
     const own = runJsonStage(() => c.exchange(limits), c.withSellerId(c.hostId), [], 'parse').answer.kind;
@@ -529,6 +531,6 @@ test('the scan path, wherever it answers, sends the parse path exact bytes, outc
     assert.ok(counts.parseRewritten.deduped > counts.spliced.deduped && counts.liftBoundaries > 200);
     assert.ok(counts.vectors > 100, 'vector cases');
     assert.ok(sseCounts.rewritten > 300 && sseCounts.failed > 300 && sseCounts.dropped > 0 && sseCounts.forwarded > 0, 'the SSE stage answers, rewrites, refuses, drops and forwards');
-    assert.ok(idCounts.hostRespelled > 1000 && idCounts.sellerRespelled > 200 && idCounts.otherValue > 200 && idCounts.mintedChecked > 1000, 'request ids written otherwise');
+    assert.ok(idCounts.hostRespelled > 1000 && idCounts.sellerRespelled > 200 && idCounts.otherValue > 200 && idCounts.mintedChecked > 1000 && idCounts.rewrittenKeepsSpelling > 100, 'request ids written otherwise');
   }
 });
