@@ -205,9 +205,8 @@ export class SseChunkTaker {
    * unparsed up to the next event boundary, where the parser and the line feeder (with its
    * UTF-8 decoder) are reset, so later events on the standalone GET stream still flow (before
    * this, the terminated parser threw on the next feed and ended the GET stream:
-   * test/regressions/get-stream-oversized-event.test.ts). Line endings that are CR only are
-   * not seen as boundaries (sse-boundaries.ts): on such a stream the rest is dropped. Skipping
-   * is decoding too, with nothing sent to slow the seller: on a stream without a total the
+   * test/regressions/get-stream-oversized-event.test.ts), a blank line ended by a CR alone
+   * included (`takeBlocks`). Skipping is decoding too, with nothing sent to slow the seller: on a stream without a total the
    * skipped bytes count as undelivered (sse-undelivered.ts), so an event still going
    * `max_response_bytes` + the per-event cap past the last byte delivered ends the stream (hostile trial 32, L1:
    * `gzip, gzip` made 6,392 bytes decode to 536,870,920 while skipped; trial 37, F1: many such
@@ -348,18 +347,21 @@ export class SseChunkTaker {
     // boundary scanner leaves them out): on a request's stream so that each block's growth is
     // counted against its own bytes (`encoding.charge`), on a stream without a total so that a
     // frame clears only its own block from the undelivered count (sse-undelivered.ts; a
-    // CR-only stream's chunk was one piece: a comment at its start cleared it all). `ends`
-    // stay the boundaries `take` resets a skipped event at. A stream without a total takes
-    // every chunk block by block, for that count.
-    const blocks = chunk.indexOf(CR) !== -1 ? blankLineEnds(chunk, ...boundaries.lastBytes) : undefined;
+    // CR-only stream's chunk was one piece: a comment at its start cleared it all), and a
+    // skipped event ends at any of them (`takeBlocks`). A stream without a total takes every
+    // chunk block by block, for that count.
+    if (chunk.indexOf(CR) !== -1) {
+      const blocks = blankLineEnds(chunk, ...boundaries.lastBytes);
+      boundaries.advance(chunk);
+      return this.takeBlocks(chunk, blocks);
+    }
     const ends =
-      blocks !== undefined || withIds || this.skipping || crossing || undelivered !== undefined
+      withIds || this.skipping || crossing || undelivered !== undefined
         ? boundaries.endsIn(chunk)
         : lines.pendingBytes > 0 && last !== -1
           ? [boundaries.firstEnd(chunk)]
           : [];
     boundaries.advance(chunk);
-    if (blocks !== undefined) return this.takeBlocks(chunk, blocks, ends);
     let start = 0;
     for (const end of ends) {
       if (!this.take(chunk, start, end, true)) return false;
@@ -518,26 +520,18 @@ export class SseChunkTaker {
   }
 
   /**
-   * Takes `chunk` in pieces ending at each of `blocks` (blankLineEnds, ascending), then its
-   * rest; a piece ending at one of `ends` (SseBoundaryScanner.endsIn, ascending) is taken as
-   * at a boundary.
+   * Takes `chunk` in pieces ending at each of `blocks` (blankLineEnds, ascending: a superset of
+   * SseBoundaryScanner.endsIn), then its rest. Each piece ends at an event boundary, a blank
+   * line ended by a CR alone included, where a skip ends (`take`). Reported failure (review 33,
+   * item 2): only the boundaries the LF scanner sees ended a skip, so on a CR-only stream the
+   * events after one over its cap were all skipped, until `sse_undelivered` ended the stream
+   * (test/regressions/sse-cr-only-over-cap-event-silences-stream.test.ts).
    */
-  private takeBlocks(chunk: Buffer, blocks: number[], ends: number[]): boolean {
+  private takeBlocks(chunk: Buffer, blocks: number[]): boolean {
     let start = 0;
-    let k = 0;
     for (const end of blocks) {
-      while (k < ends.length && ends[k]! < end) {
-        if (!this.take(chunk, start, ends[k]!, true)) return false;
-        start = ends[k++]!;
-      }
-      const atBoundary = k < ends.length && ends[k] === end;
-      if (atBoundary) k++;
-      if (!this.take(chunk, start, end, atBoundary, true)) return false;
+      if (!this.take(chunk, start, end, true)) return false;
       start = end;
-    }
-    for (; k < ends.length; k++) {
-      if (!this.take(chunk, start, ends[k]!, true)) return false;
-      start = ends[k]!;
     }
     return start < chunk.length ? this.take(chunk, start, chunk.length, false) : true;
   }
