@@ -89,6 +89,15 @@ export interface SseTakerOut {
 export class SseChunkTaker {
   /** True from a per-event cap breach (an endless line) to the next event boundary (see `take`). */
   private skipping = false;
+  /**
+   * A bounded stream's last chunk ended with a CR that took its count to the limit exactly,
+   * not yet parsed: the LF of a CR LF after it would be the byte past the limit, and the
+   * event whose blank line it ends would then not be delivered (`takeCounted`, `takeChunk`,
+   * {@link releaseCrAtLimit}).
+   */
+  private heldCr = false;
+  /** The range that ended with the held CR ended its blocks (`take`'s `blockEnd`): they end once it is parsed. */
+  private heldCrEndsBlock = false;
   /** The bytes so far are whole event blocks: the parser and the line feeder hold nothing. */
   private atEventStart = true;
   /** An event block spanning chunks, held as bytes while it is in the form MCP servers write (sse-held-block.ts). */
@@ -244,20 +253,33 @@ export class SseChunkTaker {
       return undelivered.takeUpToLimit(start, end, (from, to, last) => this.takeCounted(chunk, from, to, last && atBoundary, last && blockEnd), this.out.endUndelivered);
     }
     this.earn(end - start);
+    /** Where the bytes parsed end: `end`, or before a CR at the limit point (`heldCr`). */
+    let to = end;
     if (cumulative) {
       // Counted with the LF a frame was matched against, or that ended the last block (sse-encoding-charge.ts).
       const fit = this.encoding.takeRange(chunk, start, end);
       if (fit < end - start) {
-        // Events complete before the limit point are still delivered; nothing past it is parsed.
-        if (fit > 0 && !this.skipping && !lines.push(chunk, start, start + fit)) this.lineCapBreached();
+        // Events complete before the limit point are still delivered; nothing past it is parsed,
+        // nor what it completes: a CR there whose LF is past it.
+        to = start + fit;
+        if (fit > 0 && chunk[to - 1] === CR && chunk[to] === LF) to--;
+        if (to > start && !this.skipping && !lines.push(chunk, start, to)) this.lineCapBreached();
         // `fail` answers on a bounded stream, the only one with a cumulative count.
         this.out.fail({ reason: 'sse_cumulative', limitBytes: cumulative.limit, observedBytes: cumulative.used });
         return false;
       }
+      // The range ends at the limit with a CR: parsed once the next byte shows that no LF
+      // completes it past the limit (`releaseCrAtLimit`), or never.
+      if (cumulative.used === cumulative.limit && chunk[end - 1] === CR && (end === chunk.length || chunk[end] === LF)) {
+        to = end - 1;
+        this.heldCr = end === chunk.length;
+      }
     }
-    if (!this.skipping && !lines.push(chunk, start, end)) this.lineCapBreached();
-    // The range's blocks are all written: the next block's growth is its own (sse-encoding-charge.ts).
-    if (blockEnd) this.encoding.blocksEnded(chunk, end);
+    if (!this.skipping && !lines.push(chunk, start, to)) this.lineCapBreached();
+    // The range's blocks are all written: the next block's growth is its own (sse-encoding-charge.ts);
+    // with a CR held, once it is parsed (its block's frame is matched against the range's bytes).
+    if (this.heldCr) this.heldCrEndsBlock = blockEnd;
+    else if (blockEnd) this.encoding.blocksEnded(chunk, end);
     // Skipping (from before, or from a breach while completing the held line in this range):
     // the dropped event ends at this boundary.
     if (this.skipping && atBoundary) {
@@ -286,6 +308,13 @@ export class SseChunkTaker {
   takeChunk(chunk: Buffer): boolean {
     const { cumulative, undelivered, held, boundaries, lines } = this;
     const n = chunk.length;
+    // The CR the last chunk ended with at the limit (`takeCounted`): an LF now is past the
+    // limit with it (its line never ends: nothing of it is parsed); any other byte ends its
+    // line at that CR, within the limit. Either way this chunk crosses the bound.
+    if (this.heldCr && n > 0) {
+      if (chunk[0] === LF) this.heldCr = false;
+      else if (this.releaseCrAtLimit() && this.exchange.finished) return false;
+    }
     // The chunk that crossed the cumulative bound is also taken block by block: the error
     // reports the count through the block that crossed (sse-split-across-events.test.ts).
     const crossing = cumulative !== undefined && cumulative.used + n > cumulative.limit;
@@ -381,6 +410,20 @@ export class SseChunkTaker {
     this.encoding.addRoom(bytes.length);
     this.boundaries.advance(bytes);
     this.idFields.passWithoutId(bytes);
+  }
+
+  /**
+   * Hands the parser the CR held back at the cumulative bound (`heldCr`), when there is one;
+   * true when it did. For the stage (sse-stage.ts) when the seller's next byte will not be
+   * read: its end, a reset, a timeout, the gateway's shutdown. No LF came, so the CR ends its
+   * line (an event's blank line: the event is dispatched), as on a CR-only stream.
+   */
+  releaseCrAtLimit(): boolean {
+    if (!this.heldCr) return false;
+    this.heldCr = false;
+    if (!this.skipping && !this.lines.push(CR_BYTE, 0, 1)) this.lineCapBreached();
+    if (this.heldCrEndsBlock) this.encoding.blocksEnded(CR_BYTE, 1);
+    return true;
   }
 
   /** The held bytes to the line feeder, in order, as if they had just arrived (a block not in the held form; the seller's end). */
@@ -548,6 +591,9 @@ export class SseChunkTaker {
     return last > start && last < n ? this.take(chunk, last, n, false) : this.take(chunk, start, n, last === n);
   }
 }
+
+/** A CR alone, the one {@link SseChunkTaker.releaseCrAtLimit} hands the parser. */
+const CR_BYTE = Buffer.from([CR]);
 
 /** The number of LF bytes at the start of `chunk`. */
 function leadingLfs(chunk: Buffer): number {

@@ -54,7 +54,9 @@
  *   bounded stream the parsed blocks are taken one at a time: a block's slack does not pay
  *   for the next one's growth) and before its token is minted (the token's count includes
  *   it). Events completed before the limit point are delivered; the bytes past it are never
- *   parsed; an event whose encoding or token takes the stream over is not delivered. Bounded:
+ *   parsed, nor a CR at it whose LF is past it (a CR ending the bytes at the limit waits for
+ *   the next byte: sse-chunk-taker.ts `heldCr`, `releaseCrAtLimit`); an event whose encoding
+ *   or token takes the stream over is not delivered. Bounded:
  *   every stream answering a POST, a request's, a batch's, and a POSTed notification's or
  *   JSON-RPC response's (exchange.ts hasCumulativeBound; these had no total: 271 MB reached the host
  *   with the limit at 1 MB, test/regressions/sse-notification-answer-unbounded.test.ts). The
@@ -589,7 +591,18 @@ export async function handleSseBody(
     endUndelivered,
   });
 
+  /**
+   * A CR the seller's bytes ended with at the cumulative bound, held until its next byte
+   * (sse-chunk-taker.ts `heldCr`), is parsed when that byte will not be read: the seller went
+   * silent (a timeout), ended, reset, or the gateway shuts down. No LF came: the CR ends its
+   * line (an event it completes goes out, within the bound, as on a CR-only stream).
+   */
+  const releaseCrAtLimit = (): void => {
+    if (!exchange.finished) taker.releaseCrAtLimit();
+  };
+
   const onTimeout = (input: LocalErrorInput): void => {
+    if (input.reason !== 'host_not_reading') releaseCrAtLimit();
     if (exchange.finished) return;
     // A host that is not reading cannot take a plain end either: it would wait behind the
     // bytes already written, and this stage in its drain wait, for good (the standalone GET
@@ -630,6 +643,9 @@ export async function handleSseBody(
    * (test/regressions/restart-without-secret-hangs-sdk-call.test.ts).
    */
   const endForShutdown = (tokensOutlive: boolean): void => {
+    // A CR held at the cumulative bound: its next byte will not be read now.
+    releaseCrAtLimit();
+    if (exchange.finished) return;
     if (!tokensOutlive) {
       exchange.shutdownResumeSecret = 'per_process';
       ids.pendingId = undefined;
@@ -745,6 +761,7 @@ export async function handleSseBody(
     }
     if (!exchange.finished && !taker.skippingToBoundary) {
       // An incomplete last line goes to the parser, then a line break (SseLineFeeder.finish).
+      releaseCrAtLimit();
       taker.releaseHeld();
       streamEnded = true;
       lines.finish();
@@ -752,6 +769,7 @@ export async function handleSseBody(
     }
     if (!exchange.finished) onUpstreamEnd();
   } catch (err) {
+    releaseCrAtLimit();
     const local = bodyErrorToLocal(exchange, err, limits.max_response_bytes, cumulative?.used ?? source.decoded.used);
     // A body its Content-Encoding cannot undo ends the stream as a breach does (the events
     // before it went out): the error on a bounded stream; a plain end on the standalone GET

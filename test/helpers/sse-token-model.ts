@@ -27,8 +27,8 @@
  * Its own length is not in it: the next token's count includes it.
  *
  * With a `limit` (max_response_bytes), the model stops where the stage answers
- * `sse_cumulative` (`over`): at a block whose dispatching byte (the blank line's LF, or its
- * CR with CR LF) lies past the limit, or whose encoding's growth or token's added length
+ * `sse_cumulative` (`over`): at a block whose blank line's last byte (its LF with CR LF:
+ * sse-chunk-taker.ts `heldCr`; review 33, item 1) lies past the limit, or whose encoding's growth or token's added length
  * takes the count through the block past it (that block is not delivered). The growth is
  * taken per block at its blank line: the stage charges a comment or `retry:` frame as it is
  * parsed, against the block's bytes received by then, which is the same unless such a frame
@@ -77,12 +77,13 @@ export function model(bytes: Buffer, usedBase = 0, limit = Infinity): ModelOut {
     return `id: ${kitToken(tokenId, count)}\n`;
   };
   /**
-   * The block's blank line starts at offset `at` and ends at `end` (stream offsets): an event
-   * with data, or an id alone. False when the stream goes over the limit here.
+   * The block's blank line ends at `end` (a stream offset): an event with data, or an id
+   * alone. False when the stream goes over the limit here.
    */
-  const dispatch = (at: number, end: number): boolean => {
-    // The byte that dispatches the block (the blank line's first) must be within the limit.
-    if (usedBase + at + 1 + added > limit) return false;
+  const dispatch = (end: number): boolean => {
+    // The blank line must be within the limit, the LF of a CR LF included (before review 33,
+    // item 1, the CR that dispatches it was enough).
+    if (usedBase + end + added > limit) return false;
     // The block's frames as written, seller id in place of a token, over the block's bytes.
     const idLine = id === undefined ? '' : id === '' ? 'id\n' : `id: ${id}\n`;
     const out = blockOut + (data.length > 0 ? idLine.length + (event === undefined ? 0 : `event: ${event}\n`.length) + data.reduce((n, d) => n + `data: ${d}\n`.length, 0) + 1 : id !== undefined ? idLine.length + 1 : 0);
@@ -119,7 +120,7 @@ export function model(bytes: Buffer, usedBase = 0, limit = Infinity): ModelOut {
     let next = j + 1;
     if (text[j] === '\r' && text[j + 1] === '\n') next = j + 2;
     if (line === '') {
-      if (!dispatch(j, next)) {
+      if (!dispatch(next)) {
         over = true;
         break;
       }
