@@ -35,8 +35,8 @@ const BOM_BYTES = UTF8_BOM.length;
  * through the event's blank line neither loses nor double-counts a byte.
  *
  * A blank line is LF LF or LF CR LF (WHATWG HTML §9.2.6 line endings). CR-only line endings
- * are valid SSE but are not detected here: such a stream is then counted per chunk, which
- * can only over-count (never lets bytes through uncounted).
+ * are valid SSE but are not detected here: the SSE stage cuts a chunk holding a CR at
+ * {@link blankLineEnds} instead (sse-chunk-taker.ts `takeChunk`).
  */
 export class SseBoundaryScanner {
   /** The last two bytes of the stream before the current chunk (-1 when none). */
@@ -103,7 +103,7 @@ export class SseBoundaryScanner {
  * the first line). A false yes only costs the SSE stage its one-piece path for that chunk; a
  * false no is impossible.
  *
- * Used by sse-stage.ts: an event with a non-empty id gets a resume token carrying the exact
+ * Used by sse-chunk-taker.ts: an event with a non-empty id gets a resume token carrying the exact
  * count through its end (ARCHITECTURE §4), so such chunks are parsed one event block at a
  * time; chunks without one are parsed in one piece.
  */
@@ -136,7 +136,7 @@ export class SseIdFieldWatch {
   /**
    * Moves past `chunk` without answering for it, for a chunk whose events before `lastEnd`
    * (its last boundary, {@link SseBoundaryScanner.lastEnd}) the caller takes one block at a
-   * time whatever they hold (sse-stage.ts, the planned path): only the bytes after that
+   * time whatever they hold (sse-chunk-taker.ts `takePlanned`): only the bytes after that
    * boundary are searched. With `lastEnd` -1, {@link check}.
    */
   pass(chunk: Buffer, lastEnd: number): void {
@@ -150,8 +150,8 @@ export class SseIdFieldWatch {
   }
 
   /**
-   * Moves past bytes of an event block known to hold no id line (sse-stage.ts: a block held
-   * as bytes, sse-held-block.ts), without searching them.
+   * Moves past bytes of an event block known to hold no id line (sse-chunk-taker.ts
+   * `passHeld`: a block held as bytes, sse-held-block.ts), without searching them.
    */
   passWithoutId(chunk: Buffer): void {
     this.open = false;
@@ -196,8 +196,8 @@ export class SseIdFieldWatch {
  *   never-ending line costs to its own bytes (the 100 MiB SSE attack: bench/README.md,
  *   Memory under attack), instead of a decoded copy per chunk in the parser's buffer.
  * - Cap: once the held line exceeds `maxLineBytes`, `push` returns false and drops it; the
- *   caller reports the breach (sse-stage.ts: `sse_event`) and calls {@link reset} at the
- *   next event boundary.
+ *   caller reports the breach (sse-chunk-taker.ts `lineCapBreached`: `sse_event`) and
+ *   calls {@link reset} at the next event boundary.
  * - The complete `data` lines of the event block still open, which the parser holds joined
  *   until the block's blank line, are counted ({@link openDataBytes}; sse-open-event.ts) for
  *   the agent's buffered-bytes cap, as the held line is ({@link pendingBytes}).
@@ -264,7 +264,7 @@ export class SseLineFeeder {
    * the CR of a blank line): with CR LF blank lines, the LF of that CR LF is still to come, in
    * the next chunk (CR LF is one line break: WHATWG HTML §9.2.6). The sink gets the line
    * complete at once ({@link emit}), so an event the parser dispatches there would be counted
-   * without that LF: the SSE stage counts it in the event's resume token (sse-stage.ts
+   * without that LF: the SSE stage counts it in the event's resume token (sse-event-ids.ts
    * `tokenCount`; reported failure: a token one byte short, after an LF-ended and after a
    * CR-ended line: test/regressions/sse-crlf-split-token-undercount.test.ts). When no LF
    * follows (a CR-only stream) that token counts one byte more than came: never fewer.
@@ -298,8 +298,8 @@ export class SseLineFeeder {
   /**
    * The bytes of the line the last {@link push} that returned false dropped: all of it that
    * was received, through the end of that push's range (field name included; over
-   * `maxLineBytes`). 0 before any. The `observed_bytes` of that breach (sse-stage.ts): the
-   * count went on to the end of what was read, not stopped at the cap (reported failure:
+   * `maxLineBytes`). 0 before any. The `observed_bytes` of that breach (sse-chunk-taker.ts
+   * `capBreached`): the count went on to the end of what was read, not stopped at the cap (reported failure:
    * test/regressions/sse-event-cap-observed-bytes.test.ts).
    */
   droppedLineBytes = 0;

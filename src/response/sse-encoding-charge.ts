@@ -170,7 +170,7 @@ export class SseEncodingCharge {
   }
 
   /**
-   * Counts a planned block of one ASCII line and `bytes`, LF line endings (sse-stage.ts
+   * Counts a planned block of one ASCII line and `bytes`, LF line endings (sse-chunk-taker.ts
    * takeSimple; a bounded stream only), as {@link takeRange} would: its first byte is no LF,
    * so nothing is paid and a pending LF debt is charged; its bytes are its frame's room.
    */

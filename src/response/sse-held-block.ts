@@ -1,7 +1,7 @@
 /**
  * An SSE event block that spans input chunks, held as the seller's bytes and dispatched from
  * them once its blank line arrives, without the line feeder's decode and eventsource-parser
- * (sse-stage.ts).
+ * (sse-chunk-taker.ts `passHeld`; the stage's `deliver` gets the event: sse-stage.ts).
  *
  * Why (issue 5, bench/README.md "SSE one-event results"): a 1 MiB response event arrives in
  * many chunks. Through the parser, its one `data:` line was joined, decoded into a 1 MiB
