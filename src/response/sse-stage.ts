@@ -784,8 +784,17 @@ export async function handleSseBody(
     // The drops and untokenized ids not yet logged get their summaries as the stream ends (before any await).
     dropLog?.end();
     ids.end();
-    // Closes the decoders' generator as `for await` would (a no-op once it is done).
-    if (decodedChunks !== undefined) await decodedChunks.return(undefined);
+    // Closes the decoders' generator as `for await` would (a no-op once it is done), before the
+    // lease its decoders are charged to is released. Were the close to reject, the releases
+    // below still run and this stage still resolves (it never rejects: its doc; review 33,
+    // item 4: test/regressions/sse-decoders-close-rejects-skips-release.test.ts).
+    if (decodedChunks !== undefined) {
+      try {
+        await decodedChunks.return(undefined);
+      } catch {
+        // The stream is over, answered or ended: nothing is left to tell the host or the seller.
+      }
+    }
     host.headSent();
     lease?.release();
     hooks.onSseEnd();

@@ -10,7 +10,7 @@ import type { FastifyBaseLogger, FastifyReply } from 'fastify';
 import { parseConfig } from '../../src/config/load.js';
 import { resolveCallLimits } from '../../src/config/resolve.js';
 import { createExchange, type Exchange, type RpcPeek } from '../../src/exchange.js';
-import { openBodySource } from '../../src/response/body-source.js';
+import { openBodySource, type BodySource } from '../../src/response/body-source.js';
 import { handleSseBody } from '../../src/response/sse-stage.js';
 import type { PipelineHooks } from '../../src/response/pipeline.js';
 
@@ -29,6 +29,10 @@ export interface StageRun {
   readonly drops: string[];
   /** The writes given as bytes (not text), as given: the raw path writes views of the seller's chunks. */
   readonly buffers: Buffer[];
+  /** How many times the stage called the `onSseEnd` hook (once, as it ends). */
+  readonly sseEnds: number;
+  /** The seller's body stream, as the stage left it. */
+  readonly stream: Readable;
 }
 
 export interface StageOptions {
@@ -48,6 +52,8 @@ export interface StageOptions {
   wantsResponseMessage?: boolean;
   /** The body's content codings (`['deflate']`: the chunks are the coded bytes, decoded as the gateway decodes them); default none. */
   codings?: readonly string[];
+  /** The body source the stage reads, made from the real one (to make its reads or its close fail). */
+  wrapBody?: (body: BodySource) => BodySource;
 }
 
 export const TOOL_CALL: RpcPeek = { kind: 'request', id: 1, idText: undefined, method: 'tools/call', toolName: 'get_products', taskId: undefined };
@@ -147,9 +153,12 @@ export async function runSseStage(chunks: ReadonlyArray<string | Buffer> | Async
   const log = { warn: (o: unknown) => warnings.push(o), debug() {}, info() {}, error() {} } as unknown as FastifyBaseLogger;
   const observed: Array<{ message: unknown; bytes: number }> = [];
   const drops: string[] = [];
+  let sseEnds = 0;
   const hooks: PipelineHooks = {
     onSseStart() {},
-    onSseEnd() {},
+    onSseEnd: () => {
+      sseEnds++;
+    },
     onSseEventDropped: (reason) => drops.push(reason),
     onSseEventIdNotTokenized() {},
     wantsResponseMessage: opts.wantsResponseMessage ?? true,
@@ -157,10 +166,11 @@ export async function runSseStage(chunks: ReadonlyArray<string | Buffer> | Async
   };
   const source = Symbol.asyncIterator in chunks ? chunks : chunks.map((c) => (typeof c === 'string' ? Buffer.from(c) : c));
   const stream = Readable.from(source, { objectMode: true, highWaterMark: 1 });
-  const body = openBodySource(stream, opts.codings ?? [], Infinity);
+  const opened = openBodySource(stream, opts.codings ?? [], Infinity);
+  const body = opts.wrapBody?.(opened) ?? opened;
   await handleSseBody(exchange, reply, { statusCode: 200, headers: { 'content-type': 'text/event-stream' }, body }, log, hooks);
   assert.equal(endedCorked, false, 'end() was called on a corked response (Node 22/24 then send the terminating chunk before the corked writes)');
-  return { exchange, writes, body: writes.join(''), ended, observed, warnings, drops, buffers };
+  return { exchange, writes, body: writes.join(''), ended, observed, warnings, drops, buffers, sseEnds, stream };
 }
 
 /** `bytes` cut at the given offsets. */
