@@ -30,6 +30,7 @@ export const GATEWAY_MESSAGES: readonly string[] = [
   'gateway started',
   'could not start',
   'reloading the config',
+  'config reload dropped: the gateway is shutting down',
   'could not end the open exchanges before exiting',
   'shutting down',
   'nothing in flight: ending the SSE streams that answer no request',
