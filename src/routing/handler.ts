@@ -479,15 +479,16 @@ export function createMcpHandler(deps: HandlerDeps) {
     // One function for the close of the host's answer and for a shutdown's cut, whichever
     // comes first: an exchange the forced exit cut wrote no line at all (a new user's trial,
     // test/regressions/shutdown-grace-cut-exchange-logged.test.ts).
-    /** Counted in `deps.quietStreams` (a stream answering no request), until `end`. */
+    /**
+     * Counted in `deps.quietStreams` (a stream answering no request: set once, where it
+     * starts, while the exchange is open), until `end`; `ended` once `end` ran, so a stream
+     * whose head comes after its host left is not counted.
+     */
     let quiet = false;
-    const countQuiet = (): void => {
-      if (quiet) return;
-      quiet = true;
-      deps.quietStreams.count++;
-    };
+    let ended = false;
     const end: OpenExchangeEnd = (cutByShutdown) => {
       if (!deps.openExchanges.remove(openSlot, end)) return; // ended already
+      ended = true;
       if (quiet) deps.quietStreams.count--;
       cancellable.unregister(cancelSlot, exchange);
       clearTimeout(deadline);
@@ -630,7 +631,10 @@ export function createMcpHandler(deps: HandlerDeps) {
               if (admission !== undefined) deps.guard.probeStreaming(admission);
               streamEntry = { exchange, end };
               streamSlot = deps.streams.add(streamEntry);
-              if (!isRequestStream(exchange.rpc)) countQuiet();
+              if (!ended && !isRequestStream(exchange.rpc)) {
+                quiet = true;
+                deps.quietStreams.count++;
+              }
             },
             onSseEnd: () => {
               if (streamEntry !== undefined) deps.streams.remove(streamSlot, streamEntry);
@@ -666,7 +670,10 @@ export function createMcpHandler(deps: HandlerDeps) {
     // the seller has nothing to replay (resume/token.ts `final`); held open empty, as the
     // seller would hold it, until the host closes it or sse_idle_timeout_ms.
     if (resumed?.final === true) {
-      countQuiet();
+      if (!ended) {
+        quiet = true;
+        deps.quietStreams.count++;
+      }
       answerStreamOver(exchange, reply, resumedToken, limits.sse_idle_timeout_ms, deps.streams);
       return undefined;
     }
