@@ -52,6 +52,7 @@ import { createResumeCodec, randomResumeSecret } from './resume/token.js';
 import { ResumeTailLedger } from './resume/tail-ledger.js';
 import { PreviousAgentUrls } from './resume/previous-urls.js';
 import { endStreamsOfReconfiguredAgents, type OpenStream, type OpenStreams } from './routing/open-streams.js';
+import type { SseShutdownPhase } from './response/pipeline.js';
 
 export interface BuildAppOptions {
   /** A pino logger, or `false` to silence logs. Default: a pino logger at `config.log_level`. */
@@ -336,6 +337,8 @@ export async function buildApp(config: GatewayConfig, opts: BuildAppOptions = {}
   const resumeSecret = config.resume.secret === undefined ? 'per_process' : 'configured';
   const streams: OpenStreams = new InFlightTable<OpenStream>();
   const openExchanges = new InFlightTable<OpenExchangeEnd>();
+  // How many of them are streams answering no request (routing/handler.ts HandlerDeps.quietStreams).
+  const quietStreams = { count: 0 };
   // Requests pipelined on a host's connection waiting for their turn (routing/pipelined-turn.ts).
   const turns = new PipelinedTurns();
   // Node's server.close() (Fastify's close, on SIGTERM) also closes every connection it deems
@@ -394,6 +397,7 @@ export async function buildApp(config: GatewayConfig, opts: BuildAppOptions = {}
     log: logger,
     streams,
     openExchanges,
+    quietStreams,
     turns,
     metrics,
     drain,
@@ -496,14 +500,17 @@ export async function buildApp(config: GatewayConfig, opts: BuildAppOptions = {}
     get openExchanges() {
       return openExchanges.size;
     },
+    get requestsInFlight() {
+      return openExchanges.size - quietStreams.count;
+    },
     get pipelinedWaiting() {
       return turns.size;
     },
     guard,
     resumeSecret,
-    endStreams(final = true) {
+    endStreams(phase = 'final') {
       let ended = 0;
-      for (const stream of streams.values()) if (stream.end(resumeSecret === 'configured', final)) ended++;
+      for (const stream of streams.values()) if (stream.end(resumeSecret === 'configured', phase)) ended++;
       return ended;
     },
     cutOpenExchanges() {
@@ -559,6 +566,12 @@ export interface GatewayControl {
   /** Exchanges whose host answer is not yet over (closed, or cut: `cutOpenExchanges`) right now. */
   readonly openExchanges: number;
   /**
+   * `openExchanges` less the SSE streams answering no request (the standalone GET stream, a
+   * long-lived one, a POSTed notification's): the exchanges a graceful shutdown waits for
+   * before it ends those streams (src/shutdown-streams.ts).
+   */
+  readonly requestsInFlight: number;
+  /**
    * Requests pipelined on hosts' connections (HTTP/1.1) waiting for the answers before them to
    * be written, not yet sent to a seller, right now (routing/pipelined-turn.ts).
    */
@@ -571,15 +584,13 @@ export interface GatewayControl {
    */
   readonly resumeSecret: 'configured' | 'per_process';
   /**
-   * Ends the open SSE streams for a shutdown (response/pipeline.ts SseShutdownEnd); returns
-   * how many it ended. With a configured secret a stream ends plainly after an event id, so its
-   * client resumes with its last token elsewhere; a stream answering no request ends plainly.
-   * A request's stream that cannot be resumed (no event id sent, or the per-process secret,
-   * whose tokens no resume could verify: a hostile new user's trial 13, M1) gets
-   * `gateway_shutdown` for its id when `final` (the default), and is left to finish otherwise:
-   * while the grace runs (src/shutdown-streams.ts; a hostile trial 47, F1).
+   * Ends the open SSE streams a shutdown's `phase` (default `final`) ends (response/pipeline.ts
+   * SseShutdownPhase, SseShutdownEnd); returns how many it ended. `grace` ends none;
+   * `no_requests` ends those answering no request, plainly; `final` ends every one: plainly
+   * when it can be resumed (a configured secret, an event id sent) or answers no request, else
+   * with `gateway_shutdown` for its request's id (a hostile new user's trial 13, M1).
    */
-  endStreams(final?: boolean): number;
+  endStreams(phase?: SseShutdownPhase): number;
   /**
    * For a shutdown's forced exit, called just before `process.exit` (cli.ts): ends every
    * exchange whose host answer is still open (not yet `close`d) with outcome `shutdown_cut`,

@@ -8,10 +8,10 @@
  *
  * Serving: SIGHUP (and a change of the file on disk) reloads the config (src/reload.ts);
  * SIGUSR1, SIGUSR2 and the other stop-signals.ts IGNORED_SIGNALS are logged and ignored (SIGUSR1
- * opens no inspector); SIGTERM/SIGINT/SIGQUIT shut down gracefully: not ready, stop accepting, end SSE streams that can be
- * resumed (plainly, after an event id, with a configured resume secret) or answer no request, let in-flight requests finish (a
- * request's SSE stream that cannot be resumed too: `gateway_shutdown` if still open shortly before the grace ends:
- * src/shutdown-streams.ts), exit 0 -- or exit 1 after `shutdown_grace_ms`.
+ * opens no inspector); SIGTERM/SIGINT/SIGQUIT shut down gracefully: not ready, stop accepting, let in-flight requests finish
+ * (their SSE streams too: ended shortly before the grace ends if still open, plainly when resumable, else with
+ * `gateway_shutdown`), end the SSE streams answering no request once no request is in flight (src/shutdown-streams.ts),
+ * exit 0 -- or exit 1 after `shutdown_grace_ms`.
  *
  * Exit codes (`EXIT_CODES`): 0 ok, 1 runtime failure, 2 invalid config or command line;
  * `probe` has its own (`PROBE_EXIT`): 0 within target, 1 over target or an error, 2 usage.
@@ -141,12 +141,12 @@ Signals (serving):
                    running config stays; listen, ops_listen and resume, and a
                    max_request_bytes above the start-up maximum, need a restart
   SIGTERM, SIGINT, SIGQUIT
-                   graceful shutdown: stop accepting, end SSE streams that can be resumed
-                   (clients resume with their last event id) or answer no request, let
-                   in-flight requests finish (a call's SSE stream that cannot be resumed
-                   too, answered gateway_shutdown if still open 1 s before the grace ends),
-                   exit; after shutdown_grace_ms (default 10 s) exit 1 anyway; a second
-                   signal exits 1 now;
+                   graceful shutdown: stop accepting, let in-flight requests finish (a
+                   call's SSE stream too; still open 1 s before the grace ends, it ends:
+                   plainly when its client can resume with its last event id, else
+                   answered gateway_shutdown), end the SSE streams answering no request
+                   once no request is in flight, exit; after shutdown_grace_ms (default
+                   10 s) exit 1 anyway; a second signal exits 1 now;
                    during startup, before it listens: exit 0 at once (stopped during startup)
   SIGUSR1, SIGUSR2, SIGALRM, SIGVTALRM, SIGIO, SIGPWR, SIGSTKFLT
                    ignored, with one warning line each (signal ignored; SIGUSR1: none
@@ -519,20 +519,21 @@ function runningListeners(config: GatewayConfig, address: string, opsAddress: st
  *    connections (a client that sends its next request on one sees the connection close);
  *    a request that still arrives on a connection opened before is refused 503 `draining`
  *    (src/routing/draining.ts);
- * 3. end the SSE streams to hosts that can be resumed or answer no request, at once
- *    (src/shutdown-streams.ts): plainly, the last event id a resume token the client
- *    reconnects with, to this gateway's successor or another replica; a request's stream that
- *    cannot be resumed (no event id sent, or the random per-process resume secret, whose
- *    tokens no other process verifies: the line's `resume_secret` says `per_process`) is left
- *    to finish, and answered `gateway_shutdown` only if it is still open
- *    min(1000 ms, half the grace) before `shutdown_grace_ms` runs out; a stream that starts
- *    while closing is handled the same way;
+ * 3. leave the SSE streams to hosts running (src/shutdown-streams.ts): a request's until it
+ *    finishes or min(1000 ms, half the grace) before `shutdown_grace_ms` runs out, when it
+ *    ends plainly if it can be resumed (a configured secret, an event id sent: the token the
+ *    client reconnects with to this gateway's successor), else with `gateway_shutdown` (no
+ *    event id sent, or the random per-process resume secret, whose tokens no other process
+ *    verifies: the line's `resume_secret` says `per_process`); one answering no request (the
+ *    standalone GET stream) until no request is in flight, just before the exit, or that
+ *    margin; a stream that starts while closing is handled the same way;
  * 4. in-flight JSON exchanges finish; each connection is closed once its response is out
  *    (buildApp's preClose hook: src/app.ts);
  * 5. exit 0 once everything is closed, or 1 after `shutdown_grace_ms` (of the config in
  *    force: the connections still open are then closed by the exit, with no response), or at
- *    once on a second signal, or when closing fails. Before such a forced exit each request's
- *    stream still open gets its `gateway_shutdown` event, then each exchange still open
+ *    once on a second signal, or when closing fails. Before such a forced exit each stream
+ *    still open ends as at the margin (a request's that cannot be resumed with its
+ *    `gateway_shutdown` event), then each exchange still open
  *    writes its `exchange` line, outcome `shutdown_cut`, and the exit's own line says how
  *    many (`exchanges_cut`); they wrote none (a new user's trial).
  */
@@ -546,8 +547,8 @@ function installShutdown(app: FastifyInstance, logger: Logger, beforeClose: () =
   /** The shutdown's SSE streams (src/shutdown-streams.ts), from the first signal on. */
   let streams: ShutdownStreams | undefined;
   /**
-   * Exits 1: first the `gateway_shutdown` event of each request's stream still open (a second
-   * signal comes while such streams are left to finish), then the line of each exchange still
+   * Exits 1: first the end of each SSE stream still open (a second signal comes while streams
+   * are left open: a request's that cannot be resumed gets `gateway_shutdown`), then the line of each exchange still
    * open, then `msg` with `exchanges_cut` (how many; null if cutting them threw, which never
    * stops the exit), then the exit once those lines are out (`exitAfterLogFlush`).
    */

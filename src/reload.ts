@@ -50,7 +50,9 @@
  * user's trial: test/regressions/config-watch-read-error-silent.test.ts.)
  * `SIGHUP` always reads the file (the environment or a referenced `${VAR}` may be what changed).
  * Reloads never overlap: they run one after another; those asked for while one waits to
- * start are coalesced with it (see `schedule`).
+ * start are coalesced with it (see `schedule`). Once the gateway shuts down (`close`), a
+ * reload still waiting, or one whose file is still loading, is dropped: one line,
+ * `DROPPED_MSG`, and nothing applied (a hostile operator's trial 49, finding 3).
  */
 import { resolve as resolvePath } from 'node:path';
 import type { Logger } from 'pino';
@@ -118,7 +120,10 @@ export interface ReloaderOptions {
 export interface Reloader {
   /** Loads the file now and applies it when valid. Resolves when done; never rejects. */
   reload(trigger?: ReloadTrigger): Promise<ReloadResult>;
-  /** Stops watching (pending and running reloads still finish). */
+  /**
+   * Stops reloading (the gateway shuts down): stops watching, and a reload still waiting to
+   * start, or running (its file being loaded), is dropped, not applied (`DROPPED_MSG`).
+   */
   close(): void;
 }
 
@@ -130,6 +135,9 @@ export const DEFAULT_RELOAD_MAX_DELAY_MS = 1000;
 
 /** The info line of a reload that found the running config's text and variable values: nothing is applied. */
 export const UNCHANGED_MSG = 'config unchanged: the file and the values of its ${VAR} references are those of the running config; nothing to reload';
+
+/** The info line of a reload dropped because the gateway began shutting down before it was applied (`Reloader.close`). */
+export const DROPPED_MSG = 'config reload dropped: the gateway is shutting down';
 
 /** The debug line of a file check that failed exactly as the failure last logged (which is not logged again). */
 export const REPEATED_FAILURE_MSG = 'config file check: the same failure as last logged, not logged again';
@@ -159,6 +167,8 @@ export function createReloader(opts: ReloaderOptions): Reloader {
     // loader's own: a FIFO or a huge file must not block or grow memory) and compared there.
     const running = control.config;
     const outcome = await thread.load({ path: absolute, env, skipDigest: onlyIfChanged ? lastDigest : undefined, loaded: configFingerprint(running), running: opts.listening });
+    // The gateway began shutting down while the file loaded (`close`): nothing applies.
+    if (closed) return dropped(trigger);
     if (outcome.kind === 'skip') return undefined;
     if (outcome.kind === 'error' && outcome.digest === undefined) {
       // Whatever the file holds once it reads again is new: loaded and logged.
@@ -206,6 +216,18 @@ export function createReloader(opts: ReloaderOptions): Reloader {
   }
 
   /**
+   * A reload that would start, or finishes, once the reloader is closed (the gateway shuts
+   * down: cli.ts): not applied, whatever the file holds; one line says so. Reported failure (a
+   * hostile operator's trial 49, finding 3): `SIGHUP` then `SIGTERM` 20 ms later logged
+   * `config reloaded` ~395 ms after `shutting down` and applied it, though a shutdown stops
+   * reloading (test/regressions/reload-finishing-after-sigterm-logged-applied.test.ts).
+   */
+  function dropped(trigger: ReloadTrigger): undefined {
+    log.info({ trigger, config: absolute }, DROPPED_MSG);
+    return undefined;
+  }
+
+  /**
    * Logs a failed reload (error level: the first `MAX_SHOWN_PROBLEMS` (50) problems, each with
    * its YAML path, and `more_problems`, the number left out, if any; `code` when the file could
    * not be read) and returns its result (with every problem); with `quietIfRepeated` (a file
@@ -244,6 +266,7 @@ export function createReloader(opts: ReloaderOptions): Reloader {
       if (onlyIfChanged) pendingFileCheck = undefined;
       else pendingForced = undefined;
       try {
+        if (closed) return dropped(trigger);
         const result = await attempt(trigger, onlyIfChanged);
         if (result) opts.onResult?.(result);
         return result;
@@ -294,7 +317,7 @@ export function createReloader(opts: ReloaderOptions): Reloader {
     async reload(trigger = 'manual') {
       // A forced reload always reads and reports.
       const result = await schedule(trigger, false);
-      return result ?? { ok: false, trigger, problems: [{ path: '', message: 'reload failed unexpectedly (see the log)' }] };
+      return result ?? { ok: false, trigger, problems: [{ path: '', message: closed ? DROPPED_MSG : 'reload failed unexpectedly (see the log)' }] };
     },
     close() {
       closed = true;

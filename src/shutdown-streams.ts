@@ -1,17 +1,29 @@
 /**
- * The open SSE streams during a graceful shutdown (src/cli.ts installShutdown), in two phases:
+ * The open SSE streams during a graceful shutdown (src/cli.ts installShutdown). The gateway is
+ * usually a sidecar restarted on the same port: until the old process exits there is nowhere
+ * for a host's client to reconnect to (a reconnect meets 503 `draining`, or a refused
+ * connection), so no stream is ended while the process still has to wait for something else:
  *
- * 1. While `shutdown_grace_ms` runs: at the signal, and every {@link SHUTDOWN_SWEEP_MS} after
- *    (a stream that started meanwhile, or became resumable), the streams that can be resumed
- *    elsewhere (a configured resume secret and an event id sent) and those that answer no
- *    request (the standalone GET stream, a long-lived one, a POSTed notification's) end at
- *    once, as before. A request's (a batch's) stream that cannot be resumed is left running:
- *    if the seller's answer comes, the host gets it as usual, and the process exits once
- *    nothing is in flight (`endStreams(false)`: response/pipeline.ts SseShutdownEnd).
- * 2. {@link shutdownAnswerMarginMs} before the grace runs out, every stream still open ends
- *    (`endStreams(true)`): such a request's stream with one final event, `gateway_shutdown`
- *    for its id, and one line, `shutdown_grace_ms nearly over: ...`, says how many. A stream
- *    that starts after that is ended by the next sweep the same way.
+ * 1. While `shutdown_grace_ms` runs and a request (or a batch) is in flight, every stream is
+ *    left running (`endStreams('grace')`): a request's stream, resumable or not, so the
+ *    seller's answer reaches the host on this process, as a JSON answer does; a stream
+ *    answering no request (the standalone GET stream, a long-lived one, a POSTed
+ *    notification's), so its client does not reconnect into `draining`.
+ * 2. Once no request is in flight (`requestsInFlight` 0: at the signal, when the last one
+ *    ends, or at a sweep), the streams answering no request end plainly
+ *    (`endStreams('no_requests')`), so the process exits and the client's reconnect goes to
+ *    the successor; ended after the signal, one line, `nothing in flight: ending the SSE
+ *    streams that answer no request`, says how many. With only such streams open at the
+ *    signal, the process exits at once, as before.
+ * 3. {@link shutdownAnswerMarginMs} before the grace runs out, every stream still open ends
+ *    (`endStreams('final')`): a request's stream that can be resumed (a configured secret, an
+ *    event id sent) plainly (outcome `resumable_end`: its client resumes on the successor with
+ *    its token), one that cannot with one final event, `gateway_shutdown` for its id, the
+ *    others plainly; one line, `shutdown_grace_ms nearly over: ending the SSE streams still
+ *    open`, says how many. A stream that starts after that is ended by the next sweep.
+ *
+ * The streams are looked at again every {@link SHUTDOWN_SWEEP_MS} (streams that started after
+ * the signal) and just after each exchange ends.
  *
  * Why the margin, min(1000 ms, half the grace): the final event has to be written to the
  * host's socket, its `exchange` line logged and its connection closed before the forced exit
@@ -20,13 +32,20 @@
  * streams answered in one turn, and a host reading its last bytes; a short grace keeps half of
  * itself for the seller to answer. A grace of 1 ms (the smallest) ends them all at the signal.
  *
- * Reported failure (a hostile trial 47, F1): every request's stream that could not be resumed
+ * Reported failures: a hostile trial 47, F1 (every request's stream that could not be resumed
  * was answered `gateway_shutdown` at the signal, although its seller would have answered
- * within the grace, as a JSON answer does
- * (test/regressions/shutdown-answers-unresumable-sse-call-at-once.test.ts).
+ * within the grace: test/regressions/shutdown-answers-unresumable-sse-call-at-once.test.ts); a
+ * hostile operator's trial 49, finding 1 (with a configured secret, a request's stream that
+ * had sent an event id ended at the signal; the SDK client's resume met `draining`, then a
+ * refused connection, and it gave up, the call unanswered though the seller answered 0.7 s
+ * after the signal: test/regressions/restart-with-secret-loses-answered-sse-call.test.ts) and
+ * finding 2 (the standalone GET stream ended at the signal; its client reconnected into
+ * `draining` and gave up for good:
+ * test/regressions/drain-ends-get-stream-into-draining-refusals.test.ts).
  */
 import type { Logger } from 'pino';
 import type { GatewayControl } from './app.js';
+import type { SseShutdownPhase } from './response/pipeline.js';
 
 /** How often open SSE streams are looked at again while shutting down (streams that started after the signal, or became resumable). */
 export const SHUTDOWN_SWEEP_MS = 50;
@@ -42,7 +61,7 @@ export function shutdownAnswerMarginMs(graceMs: number): number {
 export interface ShutdownStreams {
   /** Streams ended at the signal. */
   readonly ended: number;
-  /** Streams left to finish within the grace (requests' streams that cannot be resumed). */
+  /** Streams left open at the signal (all of them while a request is in flight). */
   readonly finishing: number;
   /** Ends every stream still open now (before a forced exit); returns how many. */
   endAll(): number;
@@ -50,21 +69,38 @@ export interface ShutdownStreams {
   stop(): void;
 }
 
-/** Starts the two phases (module doc) for a shutdown with `graceMs`. */
-export function endStreamsForShutdown(gateway: Pick<GatewayControl, 'openStreams' | 'endStreams'>, logger: Logger, graceMs: number): ShutdownStreams {
+/** Starts the phases (module doc) for a shutdown with `graceMs`. */
+export function endStreamsForShutdown(
+  gateway: Pick<GatewayControl, 'openStreams' | 'endStreams' | 'requestsInFlight' | 'onExchangeEnd'>,
+  logger: Logger,
+  graceMs: number,
+): ShutdownStreams {
   const marginMs = shutdownAnswerMarginMs(graceMs);
   const answerInMs = graceMs - marginMs;
   let final = answerInMs <= 0;
+  let stopped = false;
+  const phase = (): SseShutdownPhase => (final ? 'final' : gateway.requestsInFlight === 0 ? 'no_requests' : 'grace');
+  /** A later look (a sweep, an exchange's end): streams ended then are logged. */
+  const look = (): void => {
+    if (stopped) return;
+    const now = phase();
+    const n = gateway.endStreams(now);
+    if (n > 0 && now === 'no_requests') logger.info({ sse_streams_ended: n }, 'nothing in flight: ending the SSE streams that answer no request');
+  };
   const open = gateway.openStreams;
-  const ended = gateway.endStreams(final);
-  const sweep = setInterval(() => gateway.endStreams(final), SHUTDOWN_SWEEP_MS);
+  const ended = gateway.endStreams(phase());
+  const sweep = setInterval(look, SHUTDOWN_SWEEP_MS);
   sweep.unref();
+  // The last request's end: its streams answering no request end at once, not at the next sweep.
+  gateway.onExchangeEnd(() => {
+    if (!stopped) setImmediate(look);
+  });
   const answer = final
     ? undefined
     : setTimeout(() => {
         final = true;
-        const n = gateway.endStreams(true);
-        if (n > 0) logger.info({ grace_ms: graceMs, margin_ms: marginMs, sse_streams_ended: n }, 'shutdown_grace_ms nearly over: answering the calls still streaming with gateway_shutdown');
+        const n = gateway.endStreams('final');
+        if (n > 0) logger.info({ grace_ms: graceMs, margin_ms: marginMs, sse_streams_ended: n }, 'shutdown_grace_ms nearly over: ending the SSE streams still open');
       }, answerInMs);
   answer?.unref();
   return {
@@ -72,9 +108,10 @@ export function endStreamsForShutdown(gateway: Pick<GatewayControl, 'openStreams
     finishing: open - ended,
     endAll() {
       final = true;
-      return gateway.endStreams(true);
+      return gateway.endStreams('final');
     },
     stop() {
+      stopped = true;
       clearInterval(sweep);
       clearTimeout(answer);
     },

@@ -292,8 +292,8 @@ function batchErrorTexts(refs: readonly BatchRequestRef[], input: LocalErrorInpu
  * Not an error: the exchange ends with outcome `already_answered`, no reason.
  *
  * The stream ends when the host closes it; or after `idleMs` (the agent's
- * sse_idle_timeout_ms), or at a graceful shutdown (it is in `streams`, which app.ts
- * `endStreams` ends: {@link SseShutdownEnd}), or at once when another answer waits behind it
+ * sse_idle_timeout_ms), or at a graceful shutdown once no request is in flight (it is in
+ * `streams`, which app.ts `endStreams` ends: {@link SseShutdownEnd}), or at once when another answer waits behind it
  * on its connection (errors/earlier-answers.ts boundWhenAwaited): plainly, as an idle
  * standalone GET stream ends, after the one event `id: <token>` (`token`: the one resumed
  * from), so a client resumes from it again rather than with no id; with no event at a
@@ -324,8 +324,9 @@ export function answerStreamOver(exchange: Exchange, reply: FastifyReply, token:
     clearTimeout(timer);
     return streams.remove(slot, entry);
   };
-  // It answers no request (its answer went out before): ended at once, `final` or not.
-  const end: SseShutdownEnd = (tokensOutlive) => {
+  // It answers no request (its answer went out before): left during a shutdown's `grace`, as a standalone GET stream is.
+  const end: SseShutdownEnd = (tokensOutlive, phase) => {
+    if (phase === 'grace') return raw.writableEnded || raw.destroyed;
     if (!release() || raw.writableEnded || raw.destroyed) return true;
     const frame = tokensOutlive ? `id: ${token}\n\n` : '';
     exchange.bytesToHost += frame.length; // a verified token is ASCII
@@ -334,9 +335,9 @@ export function answerStreamOver(exchange: Exchange, reply: FastifyReply, token:
   };
   const entry = { exchange, end };
   const slot = streams.add(entry);
-  const timer = setTimeout(end, idleMs, true, true);
+  const timer = setTimeout(end, idleMs, true, 'final');
   raw.once('close', release);
-  boundWhenAwaited(raw, () => end(true, true));
+  boundWhenAwaited(raw, () => end(true, 'final'));
 }
 
 /**

@@ -57,25 +57,41 @@ export const SSE_DECODED_SLACK_BYTES = 64 * 1024;
 const EMPTY_IS_INVALID: DecodeOptions = Object.freeze({ emptyIsInvalid: true });
 
 /**
- * Ends a host's SSE stream at a graceful shutdown (response/sse-stage.ts). `tokensOutlive`:
- * the resume tokens this process minted verify after it exits, in its successor or another
- * replica (a resume secret is configured: `resume.secret` or `ADCP_GATEWAY_RESUME_SECRET`);
- * false with the random per-process secret. `final`: false while the grace runs (the
- * shutdown's first call and its sweeps: src/shutdown-streams.ts), true once it is nearly over
- * (and for a reload's end, routing/open-streams.ts).
+ * How far a graceful shutdown is, for the open SSE streams (src/shutdown-streams.ts):
+ * - `grace`: `shutdown_grace_ms` runs and a request (or a batch) is still in flight: every
+ *   stream is left running.
+ * - `no_requests`: the grace runs, and nothing but streams answering no request is left (the
+ *   process would exit but for them): those end now.
+ * - `final`: the grace is nearly over (src/shutdown-streams.ts shutdownAnswerMarginMs), a
+ *   second signal came, or the process exits: every stream ends. A reload's end of a
+ *   reconfigured agent's stream (routing/open-streams.ts) and an already-answered resume's
+ *   own timer use it too.
+ */
+export type SseShutdownPhase = 'grace' | 'no_requests' | 'final';
+
+/**
+ * Ends a host's SSE stream at a graceful shutdown (response/sse-stage.ts), as `phase`
+ * ({@link SseShutdownPhase}) allows. `tokensOutlive`: the resume tokens this process minted
+ * verify after it exits, in its successor or another replica (a resume secret is configured:
+ * `resume.secret` or `ADCP_GATEWAY_RESUME_SECRET`); false with the random per-process secret.
+ * - A request's (a batch's) stream is left running until `final` (returns false): the seller's
+ *   answer reaches the host on this process, as a JSON answer does. Then one that can be
+ *   resumed (`tokensOutlive`, and an event id sent to the host, or one pending, which goes out
+ *   then) ends plainly, so the client resumes with its last token on the successor; any other
+ *   is answered `gateway_shutdown` (a hostile new user's trial 13, M1: a plain end sent the
+ *   SDK client into resume refusals). Reported failures: a hostile trial 47, F1 (answered
+ *   `gateway_shutdown` at the signal although the seller answered within the grace); a hostile
+ *   operator's trial 49, finding 1 (with a configured secret, ended at the signal: on a
+ *   same-port restart the client's resume met 503 `draining`, then a refused connection, and
+ *   it gave up, its call unanswered).
  * - A stream answering no request (the standalone GET stream, a long-lived one, a POSTed
- *   notification's) ends plainly, whatever `final` says; with no id pending minted when the
- *   tokens die with the process.
- * - A request's (a batch's) stream that can be resumed (`tokensOutlive`, and an event id sent
- *   to the host, or one pending, which goes out then) ends plainly, so the client resumes
- *   with its last token elsewhere.
- * - Any other request's stream is left to finish while `final` is false (returns false: the
- *   seller's answer still reaches the host); with `final` it is answered `gateway_shutdown`
- *   (a hostile new user's trial 13, M1: a plain end sent the SDK client into resume refusals;
- *   a hostile trial 47, F1: answering at once cut calls the seller answered within the grace).
+ *   notification's) is left running during `grace` and ends plainly at `no_requests` or
+ *   `final`; with no id pending minted when the tokens die with the process. Reported failure
+ *   (trial 49, finding 2): ended at the signal, its client reconnected into 503 `draining` and
+ *   gave up for good.
  * Returns false when the stream is left running, true otherwise (ended now, or already over).
  */
-export type SseShutdownEnd = (tokensOutlive: boolean, final: boolean) => boolean;
+export type SseShutdownEnd = (tokensOutlive: boolean, phase: SseShutdownPhase) => boolean;
 
 export interface PipelineHooks {
   /**

@@ -655,28 +655,21 @@ export async function handleSseBody(
     if (requestStream && (!tokensOutlive || exchange.lastEventIdSent === undefined)) answer({ reason: 'gateway_shutdown' });
     else endPlainly('resumable_end');
   };
-  // Shutdown (pipeline.ts SseShutdownEnd). A request's stream that cannot be resumed is left
-  // to finish while the grace runs (`final` false): the seller's answer, if it comes, reaches
-  // the host as it would have, and only a stream still open near the grace's end (`final`)
-  // is answered `gateway_shutdown`. Reported failure (a hostile trial 47, F1): such a call was
-  // answered `gateway_shutdown` at the signal although its seller answered within the grace,
-  // where a JSON answer finished
-  // (test/regressions/shutdown-answers-unresumable-sse-call-at-once.test.ts). A stream that
-  // can be resumed, or that answers no request, ends at once as before.
-  hooks.onSseStart((tokensOutlive, final) => {
+  // Shutdown (pipeline.ts SseShutdownEnd): a request's stream, resumable or not, is left to
+  // finish until `final` (the grace nearly over, a second signal), so the seller's answer
+  // reaches the host on this process, as a JSON answer does; a stream answering no request is
+  // left until no request is in flight (`no_requests`: just before the exit) or `final`.
+  // Reported failures: a hostile trial 47, F1 (a call that could not be resumed was answered
+  // `gateway_shutdown` at the signal: test/regressions/shutdown-answers-unresumable-sse-call-at-once.test.ts);
+  // a hostile operator's trial 49, findings 1 and 2 (with a configured secret a resumable
+  // call's stream, and every standalone GET stream, ended at the signal: on a same-port
+  // restart the SDK client's reconnect met 503 `draining`, then a refused connection, and it
+  // gave up: test/regressions/restart-with-secret-loses-answered-sse-call.test.ts,
+  // test/regressions/drain-ends-get-stream-into-draining-refusals.test.ts).
+  hooks.onSseStart((tokensOutlive, phase) => {
     if (exchange.finished) return true;
     shutdownTokensOutlive = tokensOutlive;
-    if (requestStream && !final) {
-      // No token of this process verifies after it: nothing to resume from, anywhere.
-      if (!tokensOutlive) return false;
-      // Resumable once an event id went out: a pending one goes out now (with its own frame).
-      if (exchange.lastEventIdSent === undefined) {
-        writePendingId();
-        host.flush();
-        if (exchange.finished) return true;
-        if (exchange.lastEventIdSent === undefined) return false;
-      }
-    }
+    if (phase === 'grace' || (phase === 'no_requests' && requestStream)) return false;
     endForShutdown(tokensOutlive);
     return true;
   });

@@ -9,7 +9,7 @@ import type { Logger } from 'pino';
 import type { AgentConfig, GatewayConfig, Limits } from '../config/types.js';
 import { observedMs } from '../errors/elapsed.js';
 import { parseMaxResponseBytesHeader, resolveBatchLimits, resolveCallLimits, type CallLimitSource } from '../config/resolve.js';
-import { createExchange, hasCumulativeBound, offeredCodings, type Exchange, type RpcPeek } from '../exchange.js';
+import { createExchange, hasCumulativeBound, isRequestStream, offeredCodings, type Exchange, type RpcPeek } from '../exchange.js';
 import { answerStreamOver, answerWithLocalError, refuse, shownInMessage } from '../errors/local-reply.js';
 import { GATEWAY_FINISHED, GatewayAbortError, findGatewayAbort } from '../errors/abort.js';
 import { exchangeLogFields, plainInfoWriter } from '../observability/logger.js';
@@ -81,6 +81,14 @@ export interface HandlerDeps {
    * ends the exchange as `shutdown_cut` and writes its line at once.
    */
   openExchanges: InFlightTable<OpenExchangeEnd>;
+  /**
+   * How many of `openExchanges` are SSE streams that answer no request (the standalone GET
+   * stream, a long-lived one, a POSTed notification's or response's, an already-answered
+   * resume's: exchange.ts isRequestStream false), counted from their stream's start to their
+   * exchange's end. `openExchanges.size` less this is what a graceful shutdown waits for
+   * (app.ts `requestsInFlight`, src/shutdown-streams.ts).
+   */
+  quietStreams: { count: number };
   metrics: GatewayMetrics;
   /** Set once the gateway shuts down: every request is then refused 503 `draining` (routing/draining.ts). */
   drain: DrainState;
@@ -471,8 +479,17 @@ export function createMcpHandler(deps: HandlerDeps) {
     // One function for the close of the host's answer and for a shutdown's cut, whichever
     // comes first: an exchange the forced exit cut wrote no line at all (a new user's trial,
     // test/regressions/shutdown-grace-cut-exchange-logged.test.ts).
+    /**
+     * Counted in `deps.quietStreams` (a stream answering no request: set once, where it
+     * starts, while the exchange is open), until `end`; `ended` once `end` ran, so a stream
+     * whose head comes after its host left is not counted.
+     */
+    let quiet = false;
+    let ended = false;
     const end: OpenExchangeEnd = (cutByShutdown) => {
       if (!deps.openExchanges.remove(openSlot, end)) return; // ended already
+      ended = true;
+      if (quiet) deps.quietStreams.count--;
       cancellable.unregister(cancelSlot, exchange);
       clearTimeout(deadline);
       // A body reader still waiting for buffer room (a deadline, a host that left) stops now.
@@ -614,6 +631,10 @@ export function createMcpHandler(deps: HandlerDeps) {
               if (admission !== undefined) deps.guard.probeStreaming(admission);
               streamEntry = { exchange, end };
               streamSlot = deps.streams.add(streamEntry);
+              if (!ended && !isRequestStream(exchange.rpc)) {
+                quiet = true;
+                deps.quietStreams.count++;
+              }
             },
             onSseEnd: () => {
               if (streamEntry !== undefined) deps.streams.remove(streamSlot, streamEntry);
@@ -649,6 +670,10 @@ export function createMcpHandler(deps: HandlerDeps) {
     // the seller has nothing to replay (resume/token.ts `final`); held open empty, as the
     // seller would hold it, until the host closes it or sse_idle_timeout_ms.
     if (resumed?.final === true) {
+      if (!ended) {
+        quiet = true;
+        deps.quietStreams.count++;
+      }
       answerStreamOver(exchange, reply, resumedToken, limits.sse_idle_timeout_ms, deps.streams);
       return undefined;
     }

@@ -58,7 +58,7 @@ export function endStreamsOfReconfiguredAgents(streams: OpenStreams, next: Gatew
     const reason = reconfiguredReason(exchange.agent, next);
     if (reason === undefined) continue;
     exchange.reason = reason;
-    stream.end(true, true);
+    stream.end(true, 'final');
     ended++;
   }
   return ended;

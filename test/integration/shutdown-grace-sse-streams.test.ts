@@ -1,16 +1,22 @@
 /**
- * What a graceful shutdown's grace does to each kind of open SSE stream (`endStreams(false)`,
- * src/shutdown-streams.ts; response/pipeline.ts SseShutdownEnd): in-process gateways, with and
- * without a resume secret, on a raw seller on 127.0.0.1. The process-level behaviour (SIGTERM,
- * the grace's end, the exit code) is test/regressions/shutdown-answers-unresumable-sse-call-at-once.test.ts.
+ * What a graceful shutdown's phases do to each kind of open SSE stream (`endStreams('grace')`,
+ * `'no_requests'`, `'final'`: src/shutdown-streams.ts; response/pipeline.ts SseShutdownPhase):
+ * in-process gateways, with and without a resume secret, on a raw seller on 127.0.0.1. The
+ * process-level behaviour (SIGTERM, the grace's end, the exit code) is
+ * test/regressions/shutdown-answers-unresumable-sse-call-at-once.test.ts,
+ * restart-with-secret-loses-answered-sse-call.test.ts and
+ * drain-ends-get-stream-into-draining-refusals.test.ts.
  *
- * - A request's stream that cannot be resumed is left running (0 ended) and gets the seller's
- *   answer, byte for byte;
- * - with a configured secret it ends plainly at the first sweep after an event id went out;
+ * - A request's stream is left running during the grace (0 ended), and gets the seller's
+ *   answer, byte for byte; it counts in `requestsInFlight`;
+ * - with a configured secret and an event id sent it is still left running during the grace
+ *   (a hostile operator's trial 49, finding 1; before, the first sweep after the id ended it),
+ *   and at `final` ends plainly, its last id a token;
  * - without one, a seller that ends its stream after an event id gets `gateway_shutdown` for
  *   the call (no gateway verifies the token: a plain end would send the client into resume
  *   refusals), not a plain end;
- * - the standalone GET stream ends at once, as before.
+ * - the standalone GET stream does not count in `requestsInFlight`; it is left running during
+ *   the grace and ends plainly at `no_requests` (trial 49, finding 2; before, at once).
  */
 import assert from 'node:assert/strict';
 import type { ServerResponse } from 'node:http';
@@ -87,27 +93,29 @@ async function rest(reader: ReadableStreamDefaultReader<Uint8Array>): Promise<st
   }
 }
 
-describe('SSE streams during the shutdown grace (endStreams(false))', () => {
+describe('SSE streams during the shutdown phases (endStreams)', () => {
   it('no event id sent: left running, the seller result reaches the host', async () => {
     for (const gw of [withSecret, perProcess]) {
       const { reader, first } = await openStream(gw, 1);
       assert.equal(first, PROGRESS);
-      assert.equal(gw.app.gateway.endStreams(false), 0);
-      assert.equal(gw.app.gateway.endStreams(false), 0, 'a sweep leaves it too');
+      assert.deepEqual([gw.app.gateway.openExchanges, gw.app.gateway.requestsInFlight], [1, 1]);
+      assert.equal(gw.app.gateway.endStreams('grace'), 0);
+      assert.equal(gw.app.gateway.endStreams('no_requests'), 0, 'a request stream waits for final');
       open!.res.end(`event: message\ndata: ${toolResponse(1, RESULT)}\n\n`);
       assert.equal(await rest(reader), `event: message\ndata: ${toolResponse(1, RESULT)}\n\n`);
     }
   });
 
-  it('a configured secret: ended plainly at the first sweep after an event id went out', async () => {
+  it('a configured secret: left running after an event id went out, ended plainly at final', async () => {
     const { reader } = await openStream(withSecret, 2);
-    assert.equal(withSecret.app.gateway.endStreams(false), 0);
+    assert.equal(withSecret.app.gateway.endStreams('grace'), 0);
     const sent = new Promise<void>((resolve) => open!.res.write(`id: p1\n${PROGRESS}`, () => resolve()));
     await sent;
-    // The event reaches the host, then the sweep ends the stream (resumable: its id a token).
+    // The event reaches the host; the grace leaves the stream, final ends it (resumable: its id a token).
     let text = '';
     while (sseIds(text).length === 0) text += new TextDecoder().decode((await withTimeout(reader.read(), 5_000, 'the id event')).value);
-    assert.equal(withSecret.app.gateway.endStreams(false), 1);
+    assert.equal(withSecret.app.gateway.endStreams('grace'), 0);
+    assert.equal(withSecret.app.gateway.endStreams('final'), 1);
     text += await rest(reader);
     assert.equal(sseMessages(text).length, 1);
     assert.doesNotMatch(text, /adcp_error/);
@@ -116,7 +124,7 @@ describe('SSE streams during the shutdown grace (endStreams(false))', () => {
 
   it('no secret: the seller ending its stream after an event id gets gateway_shutdown, not a plain end', async () => {
     const { reader } = await openStream(perProcess, 3);
-    assert.equal(perProcess.app.gateway.endStreams(false), 0);
+    assert.equal(perProcess.app.gateway.endStreams('grace'), 0);
     open!.res.end(`id: p1\n${PROGRESS}`);
     const text = await rest(reader);
     const err = buildAdcpError({ reason: 'gateway_shutdown', method: 'tools/call', toolName: 'report' });
@@ -124,11 +132,13 @@ describe('SSE streams during the shutdown grace (endStreams(false))', () => {
     assert.equal(text, `id: ${token}\n${PROGRESS}event: message\ndata: ${JSON.stringify(localErrorMessage(3, 'tools/call', err, PROTOCOL))}\n\n`);
   });
 
-  it('the standalone GET stream ends at once', async () => {
+  it('the standalone GET stream: no request in flight; left during the grace, ended plainly once none is', async () => {
     for (const gw of [withSecret, perProcess]) {
       const { reader, first } = await openStream(gw);
       assert.equal(first, ': open\n');
-      assert.equal(gw.app.gateway.endStreams(false), 1);
+      assert.deepEqual([gw.app.gateway.openExchanges, gw.app.gateway.requestsInFlight], [1, 0]);
+      assert.equal(gw.app.gateway.endStreams('grace'), 0);
+      assert.equal(gw.app.gateway.endStreams('no_requests'), 1);
       assert.equal(await rest(reader), '');
       open!.res.end();
     }

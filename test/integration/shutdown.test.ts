@@ -1,7 +1,9 @@
 /**
  * Graceful shutdown of the real process (node dist/main.js): on SIGTERM an
- * in-flight JSON exchange completes, an open SSE stream ends plainly with its last event id
- * a resume token that a fresh gateway with the same secret accepts, and the process exits 0;
+ * in-flight JSON exchange completes, an open SSE stream the seller does not answer is left
+ * running and, at the grace's margin (src/shutdown-streams.ts), ends plainly with its last
+ * event id a resume token that a fresh gateway with the same secret accepts (before a hostile
+ * operator's trial 49, finding 1, it ended at the signal), and the process exits 0;
  * a request that hangs past shutdown_grace_ms makes it exit 1.
  */
 import assert from 'node:assert/strict';
@@ -69,7 +71,7 @@ async function readSse(reader: ReadableStreamDefaultReader<Uint8Array>, soFar: s
 }
 
 describe('graceful shutdown (SIGTERM)', () => {
-  it('in-flight JSON completes, the SSE stream ends plainly with a resumable token, exit 0', async () => {
+  it('in-flight JSON completes, the SSE stream ends plainly at the grace margin with a resumable token, exit 0', async () => {
     let releaseJson!: () => void;
     const jsonReleased = new Promise<void>((resolve) => (releaseJson = resolve));
     let jsonArrived!: () => void;
@@ -88,7 +90,8 @@ describe('graceful shutdown (SIGTERM)', () => {
       // ... and the seller keeps the stream open.
     });
 
-    const gw = await startNamedGateway('clean', 'shutdown_grace_ms: 60000\n');
+    // The margin: 1 s before the grace runs out (src/shutdown-streams.ts).
+    const gw = await startNamedGateway('clean', 'shutdown_grace_ms: 3000\n');
     try {
       const jsonResponse = post(gw.url, toolCall(1, 'slow_json'));
       await jsonAtSeller;
@@ -102,10 +105,18 @@ describe('graceful shutdown (SIGTERM)', () => {
       gw.child.kill('SIGTERM');
       const shuttingDown = await gw.waitForLog('shutting down');
       assert.equal(shuttingDown.signal, 'SIGTERM');
-      assert.equal(shuttingDown.sse_streams_ended, 1);
+      assert.deepEqual([shuttingDown.sse_streams_ended, shuttingDown.sse_streams_finishing], [0, 1]);
 
-      // The SSE stream ends plainly: no error event, its last id a resume token.
+      // The JSON exchange in flight completes.
+      releaseJson();
+      const json = await jsonResponse;
+      assert.equal(json.status, 200);
+      assert.deepEqual(await json.json(), { jsonrpc: '2.0', id: 1, result: JSON_RESULT });
+
+      // The SSE stream ends plainly at the margin: no error event, its last id a resume token.
       const rest = await withTimeout(readSse(reader, first.text), 10_000, 'SSE end');
+      const nearlyOver = await gw.waitForLog('shutdown_grace_ms nearly over: ending the SSE streams still open');
+      assert.deepEqual([nearlyOver.sse_streams_ended, nearlyOver.margin_ms], [1, 1000]);
       assert.equal(rest.ended, true);
       const messages = sseMessages(rest.text) as Array<{ method?: string; id?: unknown }>;
       assert.deepEqual(
@@ -115,12 +126,6 @@ describe('graceful shutdown (SIGTERM)', () => {
       assert.doesNotMatch(rest.text, /adcp_error/);
       const token = sseIds(rest.text).at(-1) ?? '';
       assert.match(token, /^agw1\./);
-
-      // The JSON exchange in flight completes.
-      releaseJson();
-      const json = await jsonResponse;
-      assert.equal(json.status, 200);
-      assert.deepEqual(await json.json(), { jsonrpc: '2.0', id: 1, result: JSON_RESULT });
 
       assert.equal(await withTimeout(gw.exited, 30_000, 'exit'), 0);
       assert.ok(gw.logs.some((e) => e.msg === 'stopped'));

@@ -191,11 +191,14 @@ describe('already-answered-resume-ends-at-once-sdk-reconnect-loop', { timeout: T
     assert.equal(stack.gateway.app.gateway.openStreams, 0);
   });
 
-  test('raw: a graceful shutdown (endStreams) ends the held stream plainly after `id: <token>`', async () => {
+  test('raw: a graceful shutdown (endStreams) ends the held stream plainly after `id: <token>`, once no request is in flight', async () => {
     const token = await finalToken(33);
     const held = await resumeGet(stack.gateway.agentUrl('s'), token);
     assert.equal(held.status, 200);
-    assert.equal(stack.gateway.app.gateway.endStreams(), 1);
+    // It answers no request: not what a shutdown waits for, left during its grace (trial 49, finding 2).
+    assert.equal(stack.gateway.app.gateway.requestsInFlight, 0);
+    assert.equal(stack.gateway.app.gateway.endStreams('grace'), 0);
+    assert.equal(stack.gateway.app.gateway.endStreams('no_requests'), 1);
     const { body } = await withTimeout(held.ended, 5_000, 'held stream end');
     assert.equal(body, `id: ${token}\n\n`);
     assert.equal((await resumeLine(33)).outcome, 'already_answered');

@@ -51,7 +51,7 @@ const SECRET = 'shutdown-unresumable-sse-call-secret-0123456789';
 const RESULT = { content: [{ type: 'text', text: 'report ready: 3 rows' }] };
 /** The client's own timeout for the call: far past every grace here. */
 const CALL_TIMEOUT_MS = 30_000;
-const NEARLY_OVER = 'shutdown_grace_ms nearly over: answering the calls still streaming with gateway_shutdown';
+const NEARLY_OVER = 'shutdown_grace_ms nearly over: ending the SSE streams still open';
 
 let seller: Server;
 let sellerUrl: string;
