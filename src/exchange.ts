@@ -256,6 +256,20 @@ export interface Exchange {
   /** HTTP status the seller answered with, if any. */
   upstreamStatus: number | undefined;
   /**
+   * The code of the transport failure that ended the exchange (routing/upstream-failure.ts
+   * `transportErrorCode`: `ECONNREFUSED`, `ENOTFOUND`, `HPE_INVALID_CHUNK_SIZE`, ...), set
+   * where it was answered `upstream_unreachable` or `upstream_reset` (routing/handler.ts
+   * `onUpstreamError`, response/body-source.ts `bodyErrorToLocal`); undefined otherwise (the
+   * common case). The exchange line's `upstream_error` (a new user's trial 50, findings 1, 2).
+   */
+  upstreamError: string | undefined;
+  /**
+   * A 3xx answer's `Location` as the log shows it (observability/upstream-location.ts:
+   * query, userinfo and fragment redacted, printable ASCII, 256 characters at most); undefined
+   * otherwise. The exchange line's `upstream_location` (a new user's trial 50, finding 3).
+   */
+  upstreamLocation: string | undefined;
+  /**
    * Bytes of the seller's header lines as the host would get them (`name: value\r\n` each,
    * after response/headers.ts filterResponseHeaders: stripped names gone, `Set-Cookie` scoped),
    * summed by the handler when the seller's head arrives (response/head-size.ts
@@ -527,6 +541,8 @@ export function createExchange(init: {
     bytesToHost: 0,
     bytesSaved: 0,
     upstreamStatus: undefined,
+    upstreamError: undefined,
+    upstreamLocation: undefined,
     hostHeaderBytes: 0,
     hostHeaderLines: 0,
     outcome: undefined,

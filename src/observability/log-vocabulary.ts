@@ -11,7 +11,8 @@
  * the sources by test/unit/log-scrub.test.ts); the MCP method names a `method` holds
  * (metrics.ts METHOD_LABELS); the exchange and refusal lines' `rpc_kind`, `outcome`, `reason`
  * and `text_not_lifted` values; the `resume_secret` values (the exchange and `shutting down`
- * lines); discovery surfaces. A value only partly one of these (a seller's
+ * lines); the exchange line's `upstream_error` codes of the transport failures the gateway
+ * knows (routing/upstream-failure.ts, routing/llhttp-reasons.ts); discovery surfaces. A value only partly one of these (a seller's
  * message quoting `tools/call`) is redacted as any other.
  */
 import { DROP_REASONS, END_REASONS, REASONS, REFUSALS } from '../errors/codes.js';
@@ -20,6 +21,8 @@ import type { TextNotLiftedReason } from '../exchange.js';
 import type { GatewayControl } from '../app.js';
 import { DISCOVERY_SURFACES, METHOD_LABELS, type RpcKindLabel } from './metrics.js';
 import { RECONFIGURED_REASONS } from '../routing/open-streams.js';
+import { TRANSPORT_FAILURE_CODES } from '../routing/upstream-failure.js';
+import { LLHTTP_REASON_CODES } from '../routing/llhttp-reasons.js';
 
 /** The `service` of every line (pino's base). */
 export const SERVICE_NAME = 'adcp-buyer-gateway';
@@ -105,6 +108,9 @@ const GATEWAY_TEXTS: ReadonlySet<string> = new Set([
   ...Object.keys(END_REASONS),
   ...Object.keys(REFUSALS),
   ...DISCOVERY_SURFACES,
+  ...TRANSPORT_FAILURE_CODES,
+  ...LLHTTP_REASON_CODES,
+  'HTTPParserError',
 ]);
 
 /** Whether `value` (a whole string value of a log line) is one of the gateway's own fixed texts. */

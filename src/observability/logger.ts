@@ -328,6 +328,14 @@ function bounded<T>(value: T): T | string {
  * a GET whose `Last-Event-ID` was a standalone GET stream's token for a url a reload moved the
  * agent from, served as a fresh GET stream at the new url (exchange.ts `resumeUrlMoved`;
  * hostile trial 36, F2: test/regressions/moved-agent-get-stream-given-up.test.ts).
+ * upstream_error, when a transport failure decided the outcome (`upstream_unreachable`,
+ * `upstream_reset`, a stream cut): its code as Node or undici names it (exchange.ts
+ * `upstreamError`; routing/upstream-failure.ts `transportErrorCode`). upstream_location, on a
+ * 3xx answer with a `Location`: that URL, redacted and bounded (exchange.ts
+ * `upstreamLocation`; upstream-location.ts). A new user's trial 50:
+ * test/regressions/upstream-unreachable-cause-not-logged.test.ts,
+ * test/regressions/malformed-seller-response-logged-as-reset.test.ts,
+ * test/regressions/seller-redirect-target-not-logged.test.ts.
  */
 export function exchangeLogFields(exchange: Exchange, hostStatus: number | null, httpMethod: string): Record<string, unknown> {
   const fields: Record<string, unknown> = {
@@ -347,6 +355,8 @@ export function exchangeLogFields(exchange: Exchange, hostStatus: number | null,
     reason: exchange.reason ?? null,
     duration_ms: Math.round(Number(process.hrtime.bigint() - exchange.startedAt) / 1e3) / 1e3,
   };
+  if (exchange.upstreamError !== undefined) fields.upstream_error = exchange.upstreamError;
+  if (exchange.upstreamLocation !== undefined) fields.upstream_location = exchange.upstreamLocation;
   if (exchange.textNotLifted !== undefined) fields.text_not_lifted = exchange.textNotLifted;
   if (exchange.eventsDropped !== undefined) fields.events_dropped = exchange.eventsDropped;
   if (exchange.eventIdsNotTokenized !== undefined) fields.event_ids_not_tokenized = exchange.eventIdsNotTokenized;

@@ -7,6 +7,7 @@ import type { Readable } from 'node:stream';
 import type { Exchange } from '../exchange.js';
 import type { LocalErrorInput } from '../errors/local-reply.js';
 import { findGatewayAbort } from '../errors/abort.js';
+import { transportErrorCode } from '../routing/upstream-failure.js';
 import { ByteBudget } from './byte-budget.js';
 import { DecodeError, countUncodedChunk, decodeStream, type DecodeOptions, type DecoderRoom } from './decode.js';
 import { LoadShedError, type BufferLease } from '../admission/agent-guard.js';
@@ -277,6 +278,9 @@ export function bodyErrorToLocal(exchange: Exchange, err: unknown, limitBytes: n
     return { reason: f.reason }; // unsupported_encoding, upstream_encoding_invalid: no details
   }
   if (findGatewayAbort(err) || exchange.finished) return undefined;
+  // Which failure cut the body, for the exchange line (`upstream_error`): a malformed
+  // response (`HPE_INVALID_CHUNK_SIZE`) from a network reset (trial 50, finding 2).
+  exchange.upstreamError = transportErrorCode(err);
   return { reason: 'upstream_reset', limitBytes, observedBytes };
 }
 

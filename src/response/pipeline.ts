@@ -49,6 +49,7 @@ import { openBodySource } from './body-source.js';
 import { retryAfterSeconds } from './retry-after.js';
 import { dropSellerBytesHeaders } from './headers.js';
 import { hostHeadOverLimit } from './head-size.js';
+import { shownLocation } from '../observability/upstream-location.js';
 
 /** Slack over the response limit for the decoded bytes of a compressed SSE request stream (see above); >= DECODER_CHUNK_BYTES. */
 export const SSE_DECODED_SLACK_BYTES = 64 * 1024;
@@ -127,6 +128,9 @@ export async function handleUpstreamResponse(
   hooks: PipelineHooks,
 ): Promise<void> {
   exchange.upstreamStatus = res.statusCode;
+  // A redirect is never followed (upstream_not_mcp): where it points goes to the exchange line
+  // (`upstream_location`), redacted and bounded (trial 50, finding 3). One range test otherwise.
+  if (res.statusCode >= 300 && res.statusCode < 400) exchange.upstreamLocation = shownLocation(res.headers.location);
   if (exchange.finished) {
     releaseBody(res.stream);
     return;

@@ -33,7 +33,7 @@ import type { PreviousAgentUrls } from '../resume/previous-urls.js';
 import { idsOfAwaitedKeys } from '../response/batch-answers.js';
 import { mergeQuery } from './query.js';
 import { withUpstreamHooks, type UpstreamDispatcher, type UpstreamHooks } from './dispatcher.js';
-import { isTransportFailure, rootCode } from './upstream-failure.js';
+import { isTransportFailure, rootCode, transportErrorCode } from './upstream-failure.js';
 import { answerUndefinedStatus, UndefinedStatusError } from './undefined-status.js';
 import type { InFlightTable } from '../inflight-table.js';
 import type { GatewayMetrics } from '../observability/metrics.js';
@@ -765,6 +765,9 @@ function observeDiscovery(exchange: Exchange, message: unknown, bytes: number, d
 function onUpstreamError(exchange: Exchange, reply: FastifyReply, error: unknown, requestStarted: boolean): void {
   if (exchange.finished || findGatewayAbort(error)) return;
   const reason = upstreamFailureReason(error, requestStarted);
+  // Which transport failure it was, for the exchange line (`upstream_error`): the reason alone
+  // does not tell a typo'd host from a seller that is down (trial 50, finding 1).
+  exchange.upstreamError = transportErrorCode(error);
   answerWithLocalError(
     exchange,
     reply,

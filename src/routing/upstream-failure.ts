@@ -11,7 +11,15 @@
  * one, test/regressions/response-errored-duplicate-warning.test.ts). Any other error (a TLS
  * certificate or protocol failure, an error of undici or of the gateway itself) also gets a
  * warning naming it: the reason alone would hide what to fix.
+ *
+ * The reason alone does not tell which transport failure it was, though: a typo'd host
+ * (`ENOTFOUND`) from a seller that is down (`ECONNREFUSED`), a seller's malformed HTTP
+ * (`HPE_INVALID_CHUNK_SIZE`) from a network reset (`ECONNRESET`). The exchange line's
+ * `upstream_error` names it ({@link transportErrorCode}; a new user's trial 50, findings 1
+ * and 2: test/regressions/upstream-unreachable-cause-not-logged.test.ts,
+ * test/regressions/malformed-seller-response-logged-as-reset.test.ts).
  */
+import { llhttpCodeOfMessage } from './llhttp-reasons.js';
 
 /**
  * System and undici error codes of transport failures (Node `net`/`dns` errno codes; undici
@@ -76,6 +84,36 @@ export function isTransportFailure(err: unknown): boolean {
   const code = rootCode(err);
   if (code === undefined) return hasParserError(err);
   return TRANSPORT_FAILURE_CODES.has(code) || code.startsWith('HPE_');
+}
+
+/** The shape of a code the exchange line shows: upper-case letters, digits and `_`, as Node, undici and llhttp write theirs. */
+const SAFE_CODE = /^[A-Z][A-Z0-9_]{1,63}$/;
+
+/**
+ * The exchange line's `upstream_error` for a failure of the upstream request: the transport
+ * failure's code as Node or undici names it ({@link rootCode}: `ECONNREFUSED`, `ENOTFOUND`,
+ * `UND_ERR_CONNECT_TIMEOUT`, `ECONNRESET`, `UND_ERR_SOCKET`, an llhttp `HPE_*` code: for
+ * undici's parser error, which carries none, the code of its reason, llhttp-reasons.ts), or
+ * `HTTPParserError` for a parser error whose reason is not listed there; undefined for any
+ * other error (one the gateway warns about: module docs) and for a code not of the shape of
+ * such codes ({@link SAFE_CODE}), so no free text reaches the line this way.
+ */
+export function transportErrorCode(err: unknown): string | undefined {
+  if (!isTransportFailure(err)) return undefined;
+  const code = rootCode(err);
+  if (code === undefined) return parserErrorCode(err); // isTransportFailure: hasParserError
+  return SAFE_CODE.test(code) ? code : undefined;
+}
+
+/**
+ * The llhttp code of undici's code-less `HTTPParserError` along `err.cause`, from its
+ * message's reason (llhttp-reasons.ts), or `HTTPParserError` when the reason is not listed.
+ */
+function parserErrorCode(err: unknown): string {
+  for (const e of causeChain(err)) {
+    if (e.name === 'HTTPParserError') return llhttpCodeOfMessage((e as { message?: unknown }).message) ?? 'HTTPParserError';
+  }
+  return 'HTTPParserError';
 }
 
 /** Whether an error along `err.cause` is named `HTTPParserError` (undici's, by name: any copy of undici). */
