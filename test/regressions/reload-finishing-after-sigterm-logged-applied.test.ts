@@ -10,8 +10,9 @@
  *
  * Input: the gateway as its own process (src/main.ts) on a raw seller (127.0.0.1) that holds a
  * `tools/call` until the test releases it, so the shutdown waits. The config file is rewritten
- * with 400 more agents (its parse in the reload's worker takes long enough that the reload
- * is still running at the second signal) and `shutdown_grace_ms: 3000`; then `SIGHUP`, and
+ * with 2,000 more agents (its parse in the reload's worker takes ~100-300 ms on the reference
+ * machine, so the reload is still running at the second signal, 20 ms later, on a machine
+ * several times faster too; 400 agents took 56-100 ms, too close) and `shutdown_grace_ms: 3000`; then `SIGHUP`, and
  * 20 ms later `SIGTERM`; the call is released 3000 ms after `shutting down`.
  *
  * Expectation: `shutting down` with the running `grace_ms` (10000); after it, the dropped line
@@ -70,7 +71,7 @@ describe('reload-finishing-after-sigterm-logged-applied', { timeout: PROCESS_TES
         10_000,
         'the call at the seller',
       );
-      const more = Array.from({ length: 400 }, (_, i) => `  extra${i}: { url: 'http://127.0.0.1:9/mcp/${i}' }\n`).join('');
+      const more = Array.from({ length: 2_000 }, (_, i) => `  extra${i}: { url: 'http://127.0.0.1:9/mcp/${i}' }\n`).join('');
       await writeFile(file, `${head}shutdown_grace_ms: 3000\nagents:\n  s: { url: ${seller.url} }\n${more}`);
       gw.child.kill('SIGHUP');
       await new Promise((resolve) => setTimeout(resolve, 20));
