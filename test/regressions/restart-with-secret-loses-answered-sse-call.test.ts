@@ -39,6 +39,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { PROCESS_TEST_TIMEOUT_MS, startGatewayProcess, type GatewayProcess } from '../helpers/process.js';
 import { withTimeout } from '../helpers/timeout.js';
+import { callAfterFirstProgress } from '../helpers/sdk-call-after-progress.js';
 import { JSON_RESULT, SSE_RESULT, startDrainSellers, watchingFetch, type Attempt, type DrainSellers } from '../support/sdk1/drain-sellers.js';
 
 const SECRET = 'restart-with-secret-loses-answered-sse-call-0123456789';
@@ -72,13 +73,7 @@ describe('restart-with-secret-loses-answered-sse-call', { timeout: PROCESS_TEST_
       await withTimeout(jsonClient.connect(new StreamableHTTPClientTransport(new URL(`${gw.address}/agents/json/mcp`))), 10_000, 'connect json');
       const jsonCall = jsonClient.callTool({ name: 'json_call', arguments: {} }, undefined, { timeout: CALL_TIMEOUT_MS });
       jsonCall.catch(() => {}); // awaited below; a failing run ends before
-      let progressed!: () => void;
-      const progress = new Promise<void>((resolve) => (progressed = resolve));
-      const sseCall = sseClient.callTool({ name: 'sse_call', arguments: {} }, undefined, { timeout: CALL_TIMEOUT_MS, onprogress: () => progressed() }).then(
-        (result) => ({ result }),
-        (error: Error) => ({ error: error.message }),
-      );
-      await withTimeout(progress, 10_000, 'the progress notification');
+      const { settled: sseCall } = await callAfterFirstProgress(sseClient, 'sse_call', CALL_TIMEOUT_MS);
 
       gw.child.kill('SIGTERM');
       await gw.waitForLog('shutting down');

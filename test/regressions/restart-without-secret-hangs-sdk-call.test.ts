@@ -45,6 +45,7 @@ import { buildAdcpError, localErrorMessage, toolErrorResult } from '../../src/mc
 import { SDK_ID } from '../../src/version.js';
 import { PROCESS_TEST_TIMEOUT_MS, startGatewayProcess, type GatewayProcess, type LogEntry } from '../helpers/process.js';
 import { withTimeout } from '../helpers/timeout.js';
+import { callAfterFirstProgress } from '../helpers/sdk-call-after-progress.js';
 import { RESUME_TOKEN } from '../support/hostile-seller.js';
 import { startRawSeller, toolResponse, type RawSeller } from '../support/raw-seller.js';
 import { recordingFetch, type SeenExchange } from '../helpers/recording-fetch.js';
@@ -136,13 +137,7 @@ async function callAcrossRestart(name: string, opts: { secret: boolean; reloadSe
       reconnectionOptions: { initialReconnectionDelay: 300, maxReconnectionDelay: 1000, reconnectionDelayGrowFactor: 1.5, maxRetries: 30 },
     });
     await withTimeout(client.connect(transport), 10_000, 'connect');
-    let progressed!: () => void;
-    const progress = new Promise<void>((resolve) => (progressed = resolve));
-    const call = client.callTool({ name: TOOL, arguments: {} }, undefined, { timeout: CALL_TIMEOUT_MS, onprogress: () => progressed() }).then(
-      (result) => ({ result }),
-      (error: Error) => ({ error }),
-    );
-    await withTimeout(progress, 10_000, 'the progress event');
+    const { settled: call } = await callAfterFirstProgress(client, TOOL, CALL_TIMEOUT_MS);
 
     old.child.kill('SIGTERM');
     const exitCode = await withTimeout(old.exited, 30_000, 'exit');

@@ -46,6 +46,7 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { buildAdcpError, toolErrorResult } from '../../src/mcp/local-error.js';
 import { PROCESS_TEST_TIMEOUT_MS, startGatewayProcess, type GatewayProcess, type LogEntry } from '../helpers/process.js';
 import { withTimeout } from '../helpers/timeout.js';
+import { callAfterFirstProgress } from '../helpers/sdk-call-after-progress.js';
 
 const SECRET = 'shutdown-unresumable-sse-call-secret-0123456789';
 const RESULT = { content: [{ type: 'text', text: 'report ready: 3 rows' }] };
@@ -139,13 +140,7 @@ async function callAcrossShutdown(name: string, tool: string, opts: { secret: bo
       reconnectionOptions: { initialReconnectionDelay: 200, maxReconnectionDelay: 1000, reconnectionDelayGrowFactor: 1.5, maxRetries: 2 },
     });
     await withTimeout(client.connect(transport), 10_000, 'connect');
-    let progressed!: () => void;
-    const progress = new Promise<void>((resolve) => (progressed = resolve));
-    const call = client.callTool({ name: tool, arguments: {} }, undefined, { timeout: CALL_TIMEOUT_MS, onprogress: () => progressed() }).then(
-      (result) => ({ result }),
-      (error: Error) => ({ error }),
-    );
-    await withTimeout(progress, 10_000, 'the progress notification');
+    const { settled: call } = await callAfterFirstProgress(client, tool, CALL_TIMEOUT_MS);
 
     gw.child.kill('SIGTERM');
     await gw.waitForLog('shutting down');
