@@ -142,11 +142,12 @@ Signals (serving):
                    max_request_bytes above the start-up maximum, need a restart
   SIGTERM, SIGINT, SIGQUIT
                    graceful shutdown: stop accepting, let in-flight requests finish (a
-                   call's SSE stream too; still open 1 s before the grace ends, it ends:
-                   plainly when its client can resume with its last event id, else
-                   answered gateway_shutdown), end the SSE streams answering no request
-                   once no request is in flight, exit; after shutdown_grace_ms (default
-                   10 s) exit 1 anyway; a second signal exits 1 now;
+                   call's SSE stream too; still open 1 s before the grace ends (for a
+                   grace under 2 s: half-way), it ends: plainly when its client can
+                   resume with its last event id, else answered gateway_shutdown), end
+                   the SSE streams answering no request once no request is in flight,
+                   exit; after shutdown_grace_ms (default 10 s) exit 1 anyway; a second
+                   signal exits 1 now;
                    during startup, before it listens: exit 0 at once (stopped during startup)
   SIGUSR1, SIGUSR2, SIGALRM, SIGVTALRM, SIGIO, SIGPWR, SIGSTKFLT
                    ignored, with one warning line each (signal ignored; SIGUSR1: none
