@@ -41,10 +41,22 @@
  * in one write behind a draining refusal were each logged `refused` and counted, the host
  * got only the first 503 (test/regressions/pipelined-after-draining-unanswered.test.ts).
  *
+ * A resume is not refused: a GET on an MCP endpoint carrying `Last-Event-ID` is handled as
+ * usual (a token that does not verify still gets `resume_token_invalid`), and the stream it
+ * resumes runs under the drain's rules (src/shutdown-streams.ts): a request's stream is kept
+ * during the grace and ended at its margin, and counted in flight, so the process waits for
+ * it. Only a connection opened before the signal can send one (the listener is closed).
+ * Reported failure (a hostile operator's trial 51, finding 1): a seller closed a call's stream
+ * during the drain (SEP-1699 polling: an event with an id, then the close) while another call
+ * kept the process up; the MCP SDK client's resume on its keep-alive connection got 503
+ * `draining`, its next a refused connection, and it gave up: the call hung to the client's
+ * timeout though the seller answered 2 s later
+ * (test/regressions/resume-during-drain-refused-draining.test.ts).
+ *
  * No `Retry-After` (RFC 9110 §10.2.3, optional on a 503): the gateway does not know when a
  * successor will listen, and another instance can take the request at once.
  */
-import type { FastifyReply } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { refuse } from '../errors/local-reply.js';
 import { refusalIdOf } from '../request/peek.js';
 import { closeConnectionAfter } from './closing-answers.js';
@@ -65,4 +77,9 @@ const DRAINING_MESSAGE = 'The gateway is shutting down: the request was not sent
 export function refuseDraining(reply: FastifyReply, method: string, body: Buffer | undefined): FastifyReply {
   closeConnectionAfter(reply);
   return refuse(reply, 'draining', refusalIdOf(method, body), DRAINING_MESSAGE);
+}
+
+/** Whether `request` resumes a stream (a GET carrying `Last-Event-ID`): served while draining (see file comment). */
+export function isResume(request: FastifyRequest): boolean {
+  return request.method === 'GET' && request.headers['last-event-id'] !== undefined;
 }

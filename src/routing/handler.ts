@@ -43,7 +43,7 @@ import { REASONS } from '../errors/codes.js';
 import { hostLeftMidAnswer } from './answer-cut.js';
 import { answerUnreached, connectionBytesWritten } from './unreached-answer.js';
 import { resetHostConnection } from '../response/host-reset.js';
-import { refuseDraining, type DrainState } from './draining.js';
+import { isResume, refuseDraining, type DrainState } from './draining.js';
 import { refuseUnknownAgent } from './unrouted.js';
 import { MAX_WAITING_PER_CONNECTION, type PipelinedTurns } from './pipelined-turn.js';
 import { CancellableRequests } from './cancellations.js';
@@ -200,8 +200,9 @@ export function createMcpHandler(deps: HandlerDeps) {
     // forwarded (`forward` below), its size on the exchange line.
     const sent = Buffer.isBuffer(request.body) ? request.body : undefined;
     const body = sent !== undefined && request.method === 'POST' ? withoutLeadingBom(sent) : sent;
-    // Shutting down: nothing more goes to a seller (one flag read on the normal path).
-    if (drain.draining) return refuseDraining(reply, request.method, body);
+    // Shutting down: nothing more goes to a seller (one flag read on the normal path), but a
+    // resume (a GET with `Last-Event-ID`), served as usual under the drain's rules (routing/draining.ts).
+    if (drain.draining && !isResume(request)) return refuseDraining(reply, request.method, body);
     // Refused from the head (request/head-refusal.ts, one function with `Expect: 100-continue`
     // in app.ts): a browser's request (Origin, Sec-Fetch-Site), a Host the gateway does not
     // serve, several Host fields, or none on HTTP/1.1 to a configured agent; each id null.

@@ -7,6 +7,9 @@
  *   a stream through a gateway with a configured resume secret can be resumed) and the
  *   standalone GET stream. Tool `sse_call`: one progress notification (an event with an id),
  *   then its result once the test releases it.
+ *   Tool `poll_call` (SEP-1699 polling): one progress notification, then, once `poll_close` is
+ *   released, the seller closes its own SSE stream for the call (`closeSSEStream`), and
+ *   answers once `poll_call` is released (on the stream the client resumes with `Last-Event-ID`).
  * - `json`: stateless, `enableJsonResponse` (answers are JSON bodies; a GET gets 405, which
  *   the SDK client takes as "no standalone stream"). Tool `json_call`: its result once released.
  *
@@ -20,6 +23,7 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { OrderedEventStore } from './ordered-event-store.js';
 
 export const SSE_RESULT = { content: [{ type: 'text', text: 'sse_call done' }] };
+export const POLL_RESULT = { content: [{ type: 'text', text: 'poll_call done' }] };
 export const JSON_RESULT = { content: [{ type: 'text', text: 'json_call done' }] };
 
 export interface DrainSellers {
@@ -28,7 +32,7 @@ export interface DrainSellers {
   /** `http://127.0.0.1:<port>/mcp` of the stateless JSON seller. */
   readonly jsonUrl: string;
   /** Lets `tool`'s runs answer, now and from now on. */
-  release(tool: 'sse_call' | 'json_call'): void;
+  release(tool: 'sse_call' | 'json_call' | 'poll_close' | 'poll_call'): void;
   /** Holds both tools again (between tests). */
   reset(): void;
   close(): Promise<void>;
@@ -68,6 +72,14 @@ export async function startDrainSellers(): Promise<DrainSellers> {
       if (token !== undefined) await extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress: 1, total: 2 } });
       await until('sse_call');
       return SSE_RESULT as never;
+    });
+    server.registerTool('poll_call', { description: 'Progress, closes its stream, then its result.' }, async (extra) => {
+      const token = extra._meta?.progressToken;
+      if (token !== undefined) await extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress: 1, total: 2 } });
+      await until('poll_close');
+      extra.closeSSEStream?.();
+      await until('poll_call');
+      return POLL_RESULT as never;
     });
     server.registerTool('json_call', { description: 'Its result once released.' }, async () => {
       await until('json_call');
@@ -116,8 +128,7 @@ export async function startDrainSellers(): Promise<DrainSellers> {
       released.clear();
     },
     async close() {
-      released.add('sse_call');
-      released.add('json_call');
+      for (const tool of ['sse_call', 'json_call', 'poll_close', 'poll_call']) released.add(tool);
       for (const set of waiting.values()) for (const resolve of set) resolve();
       for (const transport of sessions.values()) await transport.close().catch(() => {});
       for (const { server } of [sse, json]) {
