@@ -39,6 +39,7 @@ import { createUpstreamDispatcher } from './routing/dispatcher.js';
 import { isLoopbackListenHost, ownListenHosts } from './request/browser-guard.js';
 import { createMcpHandler, type OpenExchangeEnd } from './routing/handler.js';
 import { refuseDraining, type DrainState } from './routing/draining.js';
+import { drainClosingResponse } from './routing/drain-close-answers.js';
 import { closeConnectionAfter, whenWritten } from './routing/closing-answers.js';
 import { lingerAfterClosingAnswers, type LingeringClose } from './routing/lingering-close.js';
 import { PipelinedTurns } from './routing/pipelined-turn.js';
@@ -122,7 +123,14 @@ export async function buildApp(config: GatewayConfig, opts: BuildAppOptions = {}
     requestTimeout: config.request_timeout_ms,
     // Node answers an HTTP/1.1 request without Host with a bare 400 and tells no one (no log
     // line, no count, no JSON-RPC body: a new user's trial); the handler refuses it instead.
-    http: { headersTimeout: headersTimeoutMs(config.request_timeout_ms), connectionsCheckingInterval: CONNECTIONS_CHECK_MS, requireHostHeader: false },
+    // The listener that drains writes `Connection: close` on every head written while draining
+    // (routing/drain-close-answers.ts).
+    http: {
+      headersTimeout: headersTimeoutMs(config.request_timeout_ms),
+      connectionsCheckingInterval: CONNECTIONS_CHECK_MS,
+      requireHostHeader: false,
+      ...(scope.mcp ? { ServerResponse: drainClosingResponse(drain) } : {}),
+    },
     exposeHeadRoutes: false,
     // Off: a request that reaches a route while the gateway shuts down gets the gateway's own
     // answer, 503 `draining` in JSON-RPC, logged and counted (routing/draining.ts), and the ops

@@ -17,9 +17,9 @@
  * once. Then the shutdown as src/cli.ts runs it on SIGTERM, and in one write each: on the idle
  * connection POSTs 21, 22 and a GET; on the busy one POSTs 14 and 15 (then the seller answers
  * 10); on the ops one `GET /readyz` and POST 31.
- * Expected: on the wire, the first answer only (503 for 21; 200 for 10 then 503 for 14; the
- * /readyz 503), then the close; two `refused` lines (21, 14), two counts; the seller got none
- * of them. Before the fix: six `refused` lines and six counts for the same wire.
+ * Expected: on the wire, the first answer only (503 for 21; 200 for 10, with `Connection:
+ * close` as it is written while draining; the /readyz 503), then the close; one `refused`
+ * line (21), one count; the seller got none of them. Before the fix: six `refused` lines and six counts for the same wire.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
@@ -88,11 +88,16 @@ describe('requests pipelined behind a draining refusal', { timeout: TEST_TIMEOUT
     assert.equal(withoutDate(got.get('idle')!), drainingAnswer(21));
   });
 
-  test('the busy connection: the answer to 10, the 503 for 14, then the close; nothing for 15', () => {
+  // The answer to 10 is written while draining: `Connection: close` (a hostile operator's trial
+  // 51, finding 2: test/regressions/answer-during-drain-invites-reuse.test.ts), so 14 and 15 are not processed.
+  test('the busy connection: the answer to 10 (Connection: close), then the close; nothing for 14 or 15', () => {
     const text = got.get('busy')!;
-    const { responses } = parseResponses(Buffer.from(text, 'latin1'), 1);
-    assert.deepEqual({ status: responses[0]!.status, body: JSON.parse(responses[0]!.body) as unknown }, { status: 200, body: { jsonrpc: '2.0', id: 10, result: RESULT } });
-    assert.equal(withoutDate(text.slice(text.indexOf('HTTP/1.1', 1))), drainingAnswer(14));
+    const { responses, rest } = parseResponses(Buffer.from(text, 'latin1'), 1);
+    assert.deepEqual(
+      { status: responses[0]!.status, connection: responses[0]!.headers.connection, body: JSON.parse(responses[0]!.body) as unknown },
+      { status: 200, connection: 'close', body: { jsonrpc: '2.0', id: 10, result: RESULT } },
+    );
+    assert.equal(rest, '');
   });
 
   test('the ops connection: /readyz answers 503 draining (Connection: close), then the close; nothing for 31', () => {
@@ -101,19 +106,16 @@ describe('requests pipelined behind a draining refusal', { timeout: TEST_TIMEOUT
     assert.equal(rest, '');
   });
 
-  test('one refused line per 503 on the wire (21, 14): none for 22, the GET, 15 or 31', () => {
+  test('one refused line per 503 on the wire (21): none for 22, the GET, 14, 15 or 31', () => {
     const refused = gw.lines
       .slice(linesBefore)
       .filter((l) => l.msg === 'refused')
       .map((l) => ({ reason: l.reason, status: l.status, agent: l.agent, http_method: l.http_method }));
-    assert.deepEqual(refused, [
-      { reason: 'draining', status: 503, agent: 's', http_method: 'POST' },
-      { reason: 'draining', status: 503, agent: 's', http_method: 'POST' },
-    ]);
+    assert.deepEqual(refused, [{ reason: 'draining', status: 503, agent: 's', http_method: 'POST' }]);
   });
 
-  test('one count per 503 on the wire: two; the seller got none of the requests', async () => {
-    assert.equal(await refusals(), refusalsBefore + 2);
+  test('one count per 503 on the wire: one; the seller got none of the requests', async () => {
+    assert.equal(await refusals(), refusalsBefore + 1);
     assert.deepEqual(
       seller.requests.map((r) => (JSON.parse(r.body.toString('utf8')) as { id: number }).id),
       [1, 10],
