@@ -110,13 +110,14 @@ function identity(s: Stats): string {
 }
 
 /**
- * Starts the watch; returns its `close` (idempotent), or undefined when the directory cannot
+ * Starts the watch; returns its `close` (idempotent; true when a check was waiting, in its
+ * debounce, and is dropped: reload.ts logs that), or undefined when the directory cannot
  * be watched at start for another reason than being missing (logged at warn level: reload
  * with SIGHUP). A directory missing at start, or replaced or removed later, is watched once
  * it is there (see the module doc); a watch that cannot be re-established logs
  * `config file watch stopped: reload with SIGHUP` once and stops.
  */
-export function watchConfigFile(opts: ConfigWatchOptions): (() => void) | undefined {
+export function watchConfigFile(opts: ConfigWatchOptions): (() => boolean) | undefined {
   const { file, debounceMs, log } = opts;
   const maxDelayMs = Math.max(opts.maxDelayMs, debounceMs);
   const identityCheckMs = opts.identityCheckMs ?? IDENTITY_CHECK_MS;
@@ -152,12 +153,14 @@ export function watchConfigFile(opts: ConfigWatchOptions): (() => void) | undefi
     watcher?.close();
     watcher = watched = undefined;
   };
-  const close = (): void => {
+  const close = (): boolean => {
+    const waiting = !closed && quiet !== undefined;
     closed = true;
     clearTimers();
     clearTimeout(poll);
     clearTimeout(soon);
     dropWatcher();
+    return waiting;
   };
   const stop = (err: unknown): void => {
     log.warn({ err, dir }, 'config file watch stopped: reload with SIGHUP');

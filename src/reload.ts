@@ -52,7 +52,8 @@
  * Reloads never overlap: they run one after another; those asked for while one waits to
  * start are coalesced with it (see `schedule`). Once the gateway shuts down (`close`), a
  * reload still waiting, or one whose file is still loading, is dropped: one line,
- * `DROPPED_MSG`, and nothing applied (a hostile operator's trial 49, finding 3).
+ * `DROPPED_MSG`, and nothing applied (a hostile operator's trial 49, finding 3); so is a file
+ * check still in its debounce (trial 51, finding 3: dropped silently before).
  */
 import { resolve as resolvePath } from 'node:path';
 import type { Logger } from 'pino';
@@ -122,7 +123,8 @@ export interface Reloader {
   reload(trigger?: ReloadTrigger): Promise<ReloadResult>;
   /**
    * Stops reloading (the gateway shuts down): stops watching, and a reload still waiting to
-   * start, or running (its file being loaded), is dropped, not applied (`DROPPED_MSG`).
+   * start (a file check in its debounce included), or running (its file being loaded), is
+   * dropped, not applied: one `DROPPED_MSG` line each.
    */
   close(): void;
 }
@@ -320,8 +322,12 @@ export function createReloader(opts: ReloaderOptions): Reloader {
       return result ?? { ok: false, trigger, problems: [{ path: '', message: closed ? DROPPED_MSG : 'reload failed unexpectedly (see the log)' }] };
     },
     close() {
+      const wasClosed = closed;
       closed = true;
-      stopWatch?.();
+      // A file check waiting in its debounce is dropped too, with its line (a hostile
+      // operator's trial 51, finding 3: it went silently:
+      // test/regressions/pending-file-reload-dropped-silently.test.ts).
+      if (stopWatch?.() === true && !wasClosed) dropped('file');
       // The worker goes once the reloads asked for are done.
       void chain.then(() => thread.close());
     },
