@@ -534,9 +534,10 @@ function runningListeners(config: GatewayConfig, address: string, opsAddress: st
  *    force: the connections still open are then closed by the exit, with no response), or at
  *    once on a second signal, or when closing fails. Before such a forced exit each stream
  *    still open ends as at the margin (a request's that cannot be resumed with its
- *    `gateway_shutdown` event), then each exchange still open
- *    writes its `exchange` line, outcome `shutdown_cut`, and the exit's own line says how
- *    many (`exchanges_cut`); they wrote none (a new user's trial).
+ *    `gateway_shutdown` event), then (a turn later, so a stream whose ending went out keeps
+ *    its outcome) each exchange still open writes its `exchange` line, outcome
+ *    `shutdown_cut`, and the exit's own line says how many (`exchanges_cut`); they wrote
+ *    none (a new user's trial).
  */
 function installShutdown(app: FastifyInstance, logger: Logger, beforeClose: () => void): void {
   let closing = false;
@@ -556,16 +557,31 @@ function installShutdown(app: FastifyInstance, logger: Logger, beforeClose: () =
   const forcedExit = (level: 'warn' | 'error', fields: Record<string, unknown>, msg: string): void => {
     if (exiting) return;
     exiting = true;
-    let cut: number | null = null;
+    const failed = (err: unknown): void => logger.error({ err }, 'could not end the open exchanges before exiting');
+    let ended = 0;
     try {
       streams?.stop();
-      streams?.endAll();
-      cut = app.gateway.cutOpenExchanges();
+      ended = streams?.endAll() ?? 0;
     } catch (err) {
-      logger.error({ err }, 'could not end the open exchanges before exiting');
+      failed(err);
     }
-    logger[level]({ ...fields, exchanges_cut: cut }, msg);
-    exitAfterLogFlush(logger, EXIT_CODES.FAILURE);
+    // The cut a turn later when streams were just ended: one whose ending Node wrote out has
+    // closed by then and keeps its outcome (`local_error` gateway_shutdown, `resumable_end`);
+    // only what is still open is cut and counted. Before, those streams were logged
+    // `shutdown_cut` and counted in `exchanges_cut` too (a hostile operator's trial 51,
+    // finding 4: test/regressions/second-signal-logs-ended-streams-as-cut.test.ts).
+    const cutAndExit = (): void => {
+      let cut: number | null = null;
+      try {
+        cut = app.gateway.cutOpenExchanges();
+      } catch (err) {
+        failed(err);
+      }
+      logger[level]({ ...fields, exchanges_cut: cut }, msg);
+      exitAfterLogFlush(logger, EXIT_CODES.FAILURE);
+    };
+    if (ended > 0) setImmediate(cutAndExit);
+    else cutAndExit();
   };
   const onSignal = (signal: NodeJS.Signals): void => {
     if (closing) return forcedExit('warn', { signal }, 'second signal while shutting down: exiting now');
