@@ -102,6 +102,15 @@ export interface PipelineHooks {
   onSseStart(end: SseShutdownEnd): void;
   /** Called once when that SSE stream is over, whatever ended it. */
   onSseEnd(): void;
+  /**
+   * While shutting down, whether this process's resume tokens outlive it (a configured
+   * secret); undefined before (routing/draining.ts DrainState.tokensOutlive). Read when the
+   * seller ends an SSE stream the shutdown's `end` has not looked at yet (one that started
+   * after the signal): without it such a stream, its head, an event id and its end in one
+   * packet, ended plainly into a token no process verifies (review 34, item 1:
+   * test/regressions/stream-started-after-signal-ends-into-dead-token.test.ts).
+   */
+  shutdownTokensOutlive?(): boolean | undefined;
   /** An event broke a bound on a stream that answers no request and was dropped (sse-stage.ts). */
   onSseEventDropped(reason: string): void;
   /** A seller's event id could not be turned into a resume token (sse-event-ids.ts `hostEventId`). */
