@@ -90,7 +90,10 @@ export type SseShutdownPhase = 'grace' | 'no_requests' | 'final';
  *   `final`; with no id pending minted when the tokens die with the process. Reported failure
  *   (trial 49, finding 2): ended at the signal, its client reconnected into 503 `draining` and
  *   gave up for good.
- * Returns false when the stream is left running, true otherwise (ended now, or already over).
+ * Returns true when this call ended the stream; false when it is left running or was already
+ * over (not yet out of `streams`): the callers count the streams ended (app.ts `endStreams`,
+ * the `sse_streams_ended` of the shutdown's lines). Reported failure (review 34, item 4): an
+ * already finished stream counted as ended, and a `nothing in flight` line could repeat.
  */
 export type SseShutdownEnd = (tokensOutlive: boolean, phase: SseShutdownPhase) => boolean;
 

@@ -669,7 +669,9 @@ export async function handleSseBody(
   // gave up: test/regressions/restart-with-secret-loses-answered-sse-call.test.ts,
   // test/regressions/drain-ends-get-stream-into-draining-refusals.test.ts).
   hooks.onSseStart((tokensOutlive, phase) => {
-    if (exchange.finished) return true;
+    // Already over (its entry leaves `streams` as this stage ends): not counted as ended now
+    // (review 34, item 4: `sse_streams_ended` over-counted, the `nothing in flight` line repeated).
+    if (exchange.finished) return false;
     shutdownTokensOutlive = tokensOutlive;
     if (phase === 'grace' || (phase === 'no_requests' && requestStream)) return false;
     endForShutdown(tokensOutlive);
