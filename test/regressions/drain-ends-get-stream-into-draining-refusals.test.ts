@@ -86,6 +86,17 @@ async function setUp(name: string): Promise<Setup> {
   await withTimeout(sseClient.connect(new StreamableHTTPClientTransport(new URL(`${gw.address}/agents/sse/mcp`), { fetch: watchingFetch(seen, getOpen) })), 10_000, 'connect sse');
   await withTimeout(jsonClient.connect(new StreamableHTTPClientTransport(new URL(`${gw.address}/agents/json/mcp`))), 10_000, 'connect json');
   await withTimeout(opened, 10_000, 'the standalone GET stream');
+  // Every exchange but the open GET stream over (each client's initialize and initialized
+  // notification, and the json client's GET, answered 405): one still open at the signal is a
+  // request in flight, and the idle GET stream would then end after it, not at the signal
+  // (review 34: the `[1, 0]` of `shutting down` failed about one run in two).
+  await withTimeout(
+    (async () => {
+      while (gw.logs.filter((l) => l.msg === 'exchange').length < 5) await sleep(10);
+    })(),
+    10_000,
+    'the setup exchanges logged',
+  );
   return { gw, seen, jsonClient };
 }
 
