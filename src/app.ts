@@ -517,6 +517,8 @@ export async function buildApp(config: GatewayConfig, opts: BuildAppOptions = {}
     guard,
     resumeSecret,
     endStreams(phase = 'final') {
+      // From now on a stream learns the shutdown from its start (DrainState.tokensOutlive).
+      drain.tokensOutlive = resumeSecret === 'configured';
       let ended = 0;
       for (const stream of streams.values()) if (stream.end(resumeSecret === 'configured', phase)) ended++;
       return ended;

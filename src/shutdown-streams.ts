@@ -24,6 +24,12 @@
  *
  * The streams are looked at again every {@link SHUTDOWN_SWEEP_MS} (streams that started after
  * the signal) and just after each exchange ends.
+ * A stream that starts after the signal knows the shutdown from its start all the same
+ * (routing/draining.ts DrainState.tokensOutlive, set by the first `endStreams`): a seller
+ * that sends its head, an event id and its end in one packet ends it before any sweep, and
+ * without a configured secret its request is then answered `gateway_shutdown`, never ended
+ * plainly into a token no process verifies (review 34, item 1:
+ * test/regressions/stream-started-after-signal-ends-into-dead-token.test.ts).
  *
  * Why the margin, min(1000 ms, half the grace): the final event has to be written to the
  * host's socket, its `exchange` line logged and its connection closed before the forced exit

@@ -326,8 +326,9 @@ export function answerStreamOver(exchange: Exchange, reply: FastifyReply, token:
   };
   // It answers no request (its answer went out before): left during a shutdown's `grace`, as a standalone GET stream is.
   const end: SseShutdownEnd = (tokensOutlive, phase) => {
-    if (phase === 'grace') return raw.writableEnded || raw.destroyed;
-    if (!release() || raw.writableEnded || raw.destroyed) return true;
+    // Ended by this call only (SseShutdownEnd: an already-over stream is not counted).
+    if (phase === 'grace') return false;
+    if (!release() || raw.writableEnded || raw.destroyed) return false;
     const frame = tokensOutlive ? `id: ${token}\n\n` : '';
     exchange.bytesToHost += frame.length; // a verified token is ASCII
     raw.end(frame);

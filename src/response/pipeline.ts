@@ -90,7 +90,10 @@ export type SseShutdownPhase = 'grace' | 'no_requests' | 'final';
  *   `final`; with no id pending minted when the tokens die with the process. Reported failure
  *   (trial 49, finding 2): ended at the signal, its client reconnected into 503 `draining` and
  *   gave up for good.
- * Returns false when the stream is left running, true otherwise (ended now, or already over).
+ * Returns true when this call ended the stream; false when it is left running or was already
+ * over (not yet out of `streams`): the callers count the streams ended (app.ts `endStreams`,
+ * the `sse_streams_ended` of the shutdown's lines). Reported failure (review 34, item 4): an
+ * already finished stream counted as ended, and a `nothing in flight` line could repeat.
  */
 export type SseShutdownEnd = (tokensOutlive: boolean, phase: SseShutdownPhase) => boolean;
 
@@ -102,6 +105,15 @@ export interface PipelineHooks {
   onSseStart(end: SseShutdownEnd): void;
   /** Called once when that SSE stream is over, whatever ended it. */
   onSseEnd(): void;
+  /**
+   * While shutting down, whether this process's resume tokens outlive it (a configured
+   * secret); undefined before (routing/draining.ts DrainState.tokensOutlive). Read when the
+   * seller ends an SSE stream the shutdown's `end` has not looked at yet (one that started
+   * after the signal): without it such a stream, its head, an event id and its end in one
+   * packet, ended plainly into a token no process verifies (review 34, item 1:
+   * test/regressions/stream-started-after-signal-ends-into-dead-token.test.ts).
+   */
+  shutdownTokensOutlive?(): boolean | undefined;
   /** An event broke a bound on a stream that answers no request and was dropped (sse-stage.ts). */
   onSseEventDropped(reason: string): void;
   /** A seller's event id could not be turned into a resume token (sse-event-ids.ts `hostEventId`). */

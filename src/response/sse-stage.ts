@@ -626,7 +626,9 @@ export async function handleSseBody(
   };
   /**
    * Set by the first shutdown call (pipeline.ts SseShutdownEnd): whether the tokens of this
-   * process outlive it (`onUpstreamEnd` reads it); undefined while no shutdown has begun.
+   * process outlive it (`onUpstreamEnd` reads it, or the gateway's state,
+   * `hooks.shutdownTokensOutlive`, for a stream no shutdown call has reached yet); undefined
+   * while no shutdown has begun.
    */
   let shutdownTokensOutlive: boolean | undefined;
   /**
@@ -667,7 +669,9 @@ export async function handleSseBody(
   // gave up: test/regressions/restart-with-secret-loses-answered-sse-call.test.ts,
   // test/regressions/drain-ends-get-stream-into-draining-refusals.test.ts).
   hooks.onSseStart((tokensOutlive, phase) => {
-    if (exchange.finished) return true;
+    // Already over (its entry leaves `streams` as this stage ends): not counted as ended now
+    // (review 34, item 4: `sse_streams_ended` over-counted, the `nothing in flight` line repeated).
+    if (exchange.finished) return false;
     shutdownTokensOutlive = tokensOutlive;
     if (phase === 'grace' || (phase === 'no_requests' && requestStream)) return false;
     endForShutdown(tokensOutlive);
@@ -801,7 +805,11 @@ export async function handleSseBody(
     // ends after an id (sent or pending) but before its response cannot be resumed anywhere
     // (this gateway no longer listens; any other refuses the token), so its request is
     // answered `gateway_shutdown` rather than ended plainly (`endForShutdown`).
-    if (shutdownTokensOutlive === false && requestStream && batchAnswers?.done !== true && (exchange.lastEventIdSent !== undefined || ids.pendingId !== undefined)) {
+    // A stream that started after the signal may end before any shutdown call reaches it (its
+    // head, an event id and its end in one packet): the gateway's state says (review 34, item
+    // 1: test/regressions/stream-started-after-signal-ends-into-dead-token.test.ts).
+    const tokensOutlive = shutdownTokensOutlive ?? hooks.shutdownTokensOutlive?.();
+    if (tokensOutlive === false && requestStream && batchAnswers?.done !== true && (exchange.lastEventIdSent !== undefined || ids.pendingId !== undefined)) {
       return endForShutdown(false);
     }
     // Before the ending is chosen: a request's stream with an id is resumable.

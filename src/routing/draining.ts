@@ -64,6 +64,13 @@ import { closeConnectionAfter } from './closing-answers.js';
 /** Whether the gateway is shutting down: set once by the app's preClose hook (src/app.ts), never cleared. */
 export interface DrainState {
   draining: boolean;
+  /**
+   * Whether this process's resume tokens outlive it (a configured secret), set by the
+   * shutdown's first `endStreams` (app.ts), at the signal, a turn before `draining` (the
+   * preClose hook); undefined while no shutdown has begun. An SSE stage reads it when its
+   * seller ends the stream (pipeline.ts PipelineHooks.shutdownTokensOutlive).
+   */
+  tokensOutlive?: boolean;
 }
 
 const DRAINING_MESSAGE = 'The gateway is shutting down: the request was not sent to any seller; send it again (to another instance, or once the gateway is back).';

@@ -640,6 +640,7 @@ export function createMcpHandler(deps: HandlerDeps) {
             onSseEnd: () => {
               if (streamEntry !== undefined) deps.streams.remove(streamSlot, streamEntry);
             },
+            shutdownTokensOutlive: () => deps.drain.tokensOutlive,
             onSseEventDropped: (reason: string) => deps.metrics.incSseEventDropped(agent.name, reason),
             onSseEventIdNotTokenized: () => deps.metrics.incSseEventIdNotTokenized(agent.name),
             wantsResponseMessage: isDiscoveryRequest(exchange.rpc.method, exchange.rpc.toolName),

@@ -21,7 +21,9 @@
  *   and before `stopped`; nothing is refused `draining`; `shutting down` says
  *   `sse_streams_ended` 0, `sse_streams_finishing` 1; exit 0.
  * - Only the idle GET stream open: it ends at the signal (`sse_streams_ended` 1) and the
- *   process exits at once: `stopped` within 100 ms of `shutting down`.
+ *   process exits at once: `stopped` within 500 ms of `shutting down` (the default grace is
+ *   10 s: far below it proves no wait; 500 ms, not 100, holds on a busy CI runner: review
+ *   34, item 3).
  * - A second SIGTERM while the JSON call drains: exit 1 at once, the GET stream ended first
  *   (its exchange line, then the exit line).
  */
@@ -84,6 +86,17 @@ async function setUp(name: string): Promise<Setup> {
   await withTimeout(sseClient.connect(new StreamableHTTPClientTransport(new URL(`${gw.address}/agents/sse/mcp`), { fetch: watchingFetch(seen, getOpen) })), 10_000, 'connect sse');
   await withTimeout(jsonClient.connect(new StreamableHTTPClientTransport(new URL(`${gw.address}/agents/json/mcp`))), 10_000, 'connect json');
   await withTimeout(opened, 10_000, 'the standalone GET stream');
+  // Every exchange but the open GET stream over (each client's initialize and initialized
+  // notification, and the json client's GET, answered 405): one still open at the signal is a
+  // request in flight, and the idle GET stream would then end after it, not at the signal
+  // (review 34: the `[1, 0]` of `shutting down` failed about one run in two).
+  await withTimeout(
+    (async () => {
+      while (gw.logs.filter((l) => l.msg === 'exchange').length < 5) await sleep(10);
+    })(),
+    10_000,
+    'the setup exchanges logged',
+  );
   return { gw, seen, jsonClient };
 }
 
@@ -117,7 +130,7 @@ describe('drain-ends-get-stream-into-draining-refusals', { timeout: PROCESS_TEST
     assert.equal(code, 0);
   });
 
-  test('only the idle GET stream open: ended at the signal, stopped within 100 ms', async () => {
+  test('only the idle GET stream open: ended at the signal, stopped within 500 ms (at once: no grace waited)', async () => {
     const { gw } = await setUp('idle');
     gw.child.kill('SIGTERM');
     assert.equal(await withTimeout(gw.exited, 10_000, 'exit'), 0);
@@ -126,7 +139,7 @@ describe('drain-ends-get-stream-into-draining-refusals', { timeout: PROCESS_TEST
     assert.deepEqual([down?.sse_streams_ended, down?.sse_streams_finishing], [1, 0]);
     assert.equal(gw.logs[getLine(gw.logs)]?.outcome, 'resumable_end');
     const took = Date.parse(String(stopped?.time)) - Date.parse(String(down?.time));
-    assert.ok(took >= 0 && took < 100, `stopped ${took} ms after shutting down`);
+    assert.ok(took >= 0 && took < 500, `stopped ${took} ms after shutting down`);
   });
 
   test('a second signal while a JSON call drains: the GET stream ends, then exit 1 at once', async () => {

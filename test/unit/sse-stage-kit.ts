@@ -52,6 +52,10 @@ export interface StageOptions {
   wantsResponseMessage?: boolean;
   /** The body's content codings (`['deflate']`: the chunks are the coded bytes, decoded as the gateway decodes them); default none. */
   codings?: readonly string[];
+  /** PipelineHooks.onSseStart: given the stage's shutdown `end` (default: ignored). */
+  onSseStart?: PipelineHooks['onSseStart'];
+  /** PipelineHooks.shutdownTokensOutlive (default: none, no shutdown). */
+  shutdownTokensOutlive?: PipelineHooks['shutdownTokensOutlive'];
   /** The body source the stage reads, made from the real one (to make its reads or its close fail). */
   wrapBody?: (body: BodySource) => BodySource;
 }
@@ -155,7 +159,8 @@ export async function runSseStage(chunks: ReadonlyArray<string | Buffer> | Async
   const drops: string[] = [];
   let sseEnds = 0;
   const hooks: PipelineHooks = {
-    onSseStart() {},
+    onSseStart: opts.onSseStart ?? (() => {}),
+    shutdownTokensOutlive: opts.shutdownTokensOutlive,
     onSseEnd: () => {
       sseEnds++;
     },
