@@ -322,12 +322,12 @@ export function createReloader(opts: ReloaderOptions): Reloader {
       return result ?? { ok: false, trigger, problems: [{ path: '', message: closed ? DROPPED_MSG : 'reload failed unexpectedly (see the log)' }] };
     },
     close() {
-      const wasClosed = closed;
       closed = true;
       // A file check waiting in its debounce is dropped too, with its line (a hostile
       // operator's trial 51, finding 3: it went silently:
-      // test/regressions/pending-file-reload-dropped-silently.test.ts).
-      if (stopWatch?.() === true && !wasClosed) dropped('file');
+      // test/regressions/pending-file-reload-dropped-silently.test.ts). The watch's `close`
+      // says so once: a second call finds it closed (config-watch.ts).
+      if (stopWatch?.() === true) dropped('file');
       // The worker goes once the reloads asked for are done.
       void chain.then(() => thread.close());
     },

@@ -202,6 +202,11 @@ function allowedHostsRow(config: GatewayConfig): string {
   return `${listed} (and localhost, 127.0.0.1, [::1]: any other Host is refused, allowed_hosts is set)`;
 }
 
+/** The note for a `max_sse_event_bytes` set at `label` (an agent, `agent/tool`, or `defaults`) above the response limit in force there. */
+function eventAboveResponseNote(label: string, eventBytes: number, responseBytes: number): string {
+  return `note: ${label}: max_sse_event_bytes ${eventBytes} is above max_response_bytes ${responseBytes}: an event limit is never above the response limit in force`;
+}
+
 /**
  * Warnings and notes about a valid config, one line each (empty when there is nothing to say):
  * - `WARNING: agent <a>: TLS certificate verification is OFF (tls_insecure_skip_verify)` (an
@@ -241,10 +246,7 @@ export function configNotes(config: GatewayConfig): string[] {
   for (const agent of config.agents.values()) out.push(...transportNotes(agent));
   const defaultsEvents = defaultsOwnSseEventBytes(config);
   if (defaultsEvents !== undefined && defaultsEvents > config.defaults.max_response_bytes) {
-    out.push(
-      `note: defaults: max_sse_event_bytes ${defaultsEvents} is above max_response_bytes ${config.defaults.max_response_bytes}: ` +
-        'an event limit is never above the response limit in force',
-    );
+    out.push(eventAboveResponseNote('defaults', defaultsEvents, config.defaults.max_response_bytes));
   }
   for (const agent of config.agents.values()) {
     const rows: [string, string | undefined][] = [[agent.name, undefined]];
@@ -259,10 +261,7 @@ export function configNotes(config: GatewayConfig): string[] {
       }
       const events = ownSseEventBytes(agent, tool);
       if (events !== undefined && events > limits.max_sse_event_bytes) {
-        out.push(
-          `note: ${label}: max_sse_event_bytes ${events} is above max_response_bytes ${limits.max_response_bytes}: ` +
-            'an event limit is never above the response limit in force',
-        );
+        out.push(eventAboveResponseNote(label, events, limits.max_response_bytes));
       }
     }
   }

@@ -56,3 +56,8 @@ export function closingQuote(input: string | Uint8Array, open: number): number {
     from = q + 1;
   }
 }
+
+/** JSON's insignificant whitespace (RFC 8259 §2): space, tab, LF, CR. */
+export function isJsonWhitespace(c: number): boolean {
+  return c === SPACE || c === TAB || c === LF || c === CR;
+}

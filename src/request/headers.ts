@@ -90,7 +90,7 @@ export const STRIPPED_REQUEST_HEADERS: ReadonlySet<string> = new Set([
  * 28, L3 a: test/regressions/host-proxy-headers-forwarded.test.ts).
  */
 export function isStrippedRequestHeader(name: string): boolean {
-  return isWithheld(name, true);
+  return isWithheld(name, true, dashedName(name));
 }
 
 export const BODY_HEADERS: readonly string[] = ['content-length', 'content-type', 'content-encoding'];
@@ -119,15 +119,19 @@ const JUDGED_HEADERS: ReadonlySet<string> = new Set(['mcp-session-id', 'mcp-prot
  * test/regressions/underscore-twin-headers-reach-seller.test.ts). A twin of a session or
  * protocol header is stripped rather than refused: the host's real header is the dash one.
  *
- * Cost per header: one Set lookup, a comparison of its first letter and one `includes('_')`;
- * only a name holding `_` is spelled again, once: a caller that has its `-` spelling already
- * gives it as `dashedSpelling` (applyRequestHeaderPolicy, which gives it to {@link isTwinOf} too).
+ * Cost per header: one Set lookup, a comparison of its first letter; `dashed` is the name's
+ * `-` spelling when it holds `_` (undefined otherwise), made once by the caller
+ * ({@link dashedName}: applyRequestHeaderPolicy, which gives it to {@link isTwinOf} too).
  */
-function isWithheld(name: string, withBody: boolean, dashedSpelling?: string): boolean {
+function isWithheld(name: string, withBody: boolean, dashed: string | undefined): boolean {
   if (isStrippedName(name) || (!withBody && BODY_HEADER_SET.has(name))) return true;
-  if (!name.includes('_')) return false;
-  const dashed = dashedSpelling ?? dashSpelling(name);
+  if (dashed === undefined) return false;
   return isStrippedName(dashed) || JUDGED_HEADERS.has(dashed) || (!withBody && BODY_HEADER_SET.has(dashed));
+}
+
+/** The `-` spelling of a header name holding `_` (config/owned-headers.ts dashSpelling), else undefined: made once per name for {@link isWithheld} and {@link isTwinOf}. */
+function dashedName(name: string): string | undefined {
+  return name.includes('_') ? dashSpelling(name) : undefined;
 }
 
 /** One of {@link STRIPPED_REQUEST_HEADERS}, `Proxy` or a `Proxy-*` / `Proxy_*` name; the family is checked only for names starting with `p`. */
@@ -173,11 +177,11 @@ export function applyRequestHeaderPolicy(
   const configured = agent.headers;
   const twins = configuredTwins(configured);
   if (twins === undefined) {
-    for (const name in headers) out[name] = isWithheld(name, withBody) ? undefined : headers[name];
+    for (const name in headers) out[name] = isWithheld(name, withBody, dashedName(name)) ? undefined : headers[name];
   } else {
     for (const name in headers) {
       // The `-` spelling of a name holding `_`, made once for both checks (review 31, finding 7).
-      const dashed = name.includes('_') ? dashSpelling(name) : undefined;
+      const dashed = dashedName(name);
       out[name] = isWithheld(name, withBody, dashed) || isTwinOf(twins, name, dashed) ? undefined : headers[name];
     }
   }

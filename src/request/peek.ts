@@ -35,7 +35,7 @@ import { localErrorFormOf } from '../mcp/local-error.js';
 import { scanTopMembers, type ByteRange, type TextMember } from '../mcp/json-scan.js';
 import { jsonString, jsonStringIs, memberIndexes, plainMemberIndexes } from '../mcp/text-members.js';
 import { checkJsonBounds, withinJsonBounds, type JsonBoundsLimits } from '../mcp/json-bounds.js';
-import { closingQuote, COLON, COMMA, CR, DIGIT_0, DIGIT_9, DOT, LBRACE, LBRACKET, LF, LOWER_E, LOWER_F, LOWER_N, LOWER_T, MINUS, QUOTE, RBRACE, RBRACKET, SPACE, TAB, UPPER_E } from '../mcp/json-bytes.js';
+import { closingQuote, COLON, COMMA, CR, DIGIT_0, DIGIT_9, DOT, LBRACE, LBRACKET, LF, LOWER_E, LOWER_F, LOWER_N, LOWER_T, MINUS, QUOTE, RBRACE, RBRACKET, SPACE, TAB, UPPER_E, isJsonWhitespace } from '../mcp/json-bytes.js';
 import { writtenIdRanges } from '../mcp/written-ids.js';
 import { idTextOfNumber } from '../mcp/id-text.js';
 import { isJsonRpcErrorObject } from '../mcp/extract.js';
@@ -719,10 +719,10 @@ function idWrittenAsInteger(text: string): boolean {
   if (text.includes('\\u')) return false;
   for (let at = text.indexOf('"id"'); at !== -1; at = text.indexOf('"id"', at + 4)) {
     let i = at + 4;
-    while (isJsonSpace(text.charCodeAt(i))) i++;
+    while (isJsonWhitespace(text.charCodeAt(i))) i++;
     if (text.charCodeAt(i) !== COLON) continue; // the string "id" as a value
     i++;
-    while (isJsonSpace(text.charCodeAt(i))) i++;
+    while (isJsonWhitespace(text.charCodeAt(i))) i++;
     let c = text.charCodeAt(i);
     if (c === MINUS) c = text.charCodeAt(++i);
     if (c < DIGIT_0 || c > DIGIT_9) continue; // not a number
@@ -733,9 +733,6 @@ function idWrittenAsInteger(text: string): boolean {
   return true;
 }
 
-function isJsonSpace(c: number): boolean {
-  return c === SPACE || c === TAB || c === LF || c === CR;
-}
 
 /**
  * The number text at `range` of `body` (an id, read by JSON.parse as `id`) when

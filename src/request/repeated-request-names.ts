@@ -38,7 +38,7 @@
  * more (V8 stops at every quote), a byte walk of the body or a regular expression no less.
  */
 import type { ByteRange } from '../mcp/json-scan.js';
-import { BACKSLASH, COMMA, CR, LBRACE, LBRACKET, LF, QUOTE, RBRACE, RBRACKET, SPACE, TAB } from '../mcp/json-bytes.js';
+import { BACKSLASH, COMMA, LBRACE, LBRACKET, QUOTE, RBRACE, RBRACKET, isJsonWhitespace } from '../mcp/json-bytes.js';
 import { foldsTo } from '../mcp/repeated-names.js';
 import { jsonString, jsonStringIs } from '../mcp/text-members.js';
 
@@ -228,13 +228,10 @@ function objectMembers(view: Buffer, open: number): KeyedMember[] {
 }
 
 function skipSpace(view: Buffer, i: number): number {
-  while (i < view.length && isSpace(view[i]!)) i++;
+  while (i < view.length && isJsonWhitespace(view[i]!)) i++;
   return i;
 }
 
-function isSpace(b: number): boolean {
-  return b === SPACE || b === LF || b === CR || b === TAB;
-}
 
 /** The index after the JSON string opened at `open`. */
 function stringEnd(view: Buffer, open: number): number {
@@ -262,6 +259,6 @@ function valueEndAt(view: Buffer, start: number): number {
   }
   // A number or a literal: up to the next delimiter.
   let i = start;
-  while (i < view.length && view[i] !== COMMA && view[i] !== RBRACE && view[i] !== RBRACKET && !isSpace(view[i]!)) i++;
+  while (i < view.length && view[i] !== COMMA && view[i] !== RBRACE && view[i] !== RBRACKET && !isJsonWhitespace(view[i]!)) i++;
   return i;
 }

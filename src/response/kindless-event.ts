@@ -32,6 +32,7 @@
  * Cost: one parse of the data, only for an event the stream would otherwise end on.
  */
 import { isJsonObject } from '../mcp/extract.js';
+import { isJsonWhitespace } from '../mcp/json-bytes.js';
 import { mayHoldNonFiniteLiteral, NOT_LENIENT_JSON, parseWithNonFiniteLiterals } from '../mcp/lenient-json.js';
 import { namesKindMember } from '../mcp/repeated-names.js';
 
@@ -53,11 +54,6 @@ export function isKindlessEventData(data: string | Buffer): boolean {
   }
   if (isJsonObject(value)) return !namesKindMember(value);
   return Array.isArray(value) && value.length > 0 && value.every((m) => isJsonObject(m) && !namesKindMember(m));
-}
-
-/** JSON's insignificant whitespace (RFC 8259 §2): space, tab, LF, CR. */
-function isJsonWhitespace(c: number): boolean {
-  return c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d;
 }
 
 /**

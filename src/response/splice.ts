@@ -84,12 +84,15 @@ export function spliceRewrite(body: Buffer, members: TopMembers, before: unknown
   const lifted = newKeys.length === oldKeys.length + 1 && newKeys[newKeys.length - 1] === 'structuredContent' && !Object.hasOwn(oldResult, 'structuredContent');
   if (!lifted && newKeys.length !== oldKeys.length) return undefined;
   for (let k = 0; k < oldKeys.length; k++) if (oldKeys[k] !== newKeys[k]) return undefined;
+  // The text's own bytes when the lift writes them as written (JSON.stringify's never hold a raw line break).
   let json: string | Buffer | undefined;
   if (lifted) {
     if (members.resultEnd === undefined || liftedText === undefined) return undefined;
     const sc = newResult.structuredContent;
-    json = !liftedTextSplicedAsWritten(liftedText) ? JSON.stringify(sc) : ((isJsonObject(sc) ? parsedTextFacts(sc)?.bytes : undefined) ?? liftedText);
-    edits.push({ start: members.resultEnd, end: members.resultEnd, insert: [SC_MEMBER, json] });
+    const asWritten = liftedTextSplicedAsWritten(liftedText);
+    const inserted = !asWritten ? JSON.stringify(sc) : ((isJsonObject(sc) ? parsedTextFacts(sc)?.bytes : undefined) ?? liftedText);
+    if (asWritten) json = inserted;
+    edits.push({ start: members.resultEnd, end: members.resultEnd, insert: [SC_MEMBER, inserted] });
   }
   if (edits.length === 0) return undefined;
   edits.sort((a, b) => a.start - b.start);

@@ -82,7 +82,12 @@ export function rootCode(err: unknown): string | undefined {
  */
 export function isTransportFailure(err: unknown): boolean {
   const code = rootCode(err);
-  if (code === undefined) return hasParserError(err);
+  if (code === undefined) return findParserError(err) !== undefined;
+  return isTransportCode(code);
+}
+
+/** Whether `code` names a transport failure: one of {@link TRANSPORT_FAILURE_CODES}, or an llhttp `HPE_*` code. */
+function isTransportCode(code: string): boolean {
   return TRANSPORT_FAILURE_CODES.has(code) || code.startsWith('HPE_');
 }
 
@@ -99,25 +104,17 @@ const SAFE_CODE = /^[A-Z][A-Z0-9_]{1,63}$/;
  * such codes ({@link SAFE_CODE}), so no free text reaches the line this way.
  */
 export function transportErrorCode(err: unknown): string | undefined {
-  if (!isTransportFailure(err)) return undefined;
   const code = rootCode(err);
-  if (code === undefined) return parserErrorCode(err); // isTransportFailure: hasParserError
-  return SAFE_CODE.test(code) ? code : undefined;
-}
-
-/**
- * The llhttp code of undici's code-less `HTTPParserError` along `err.cause`, from its
- * message's reason (llhttp-reasons.ts), or `HTTPParserError` when the reason is not listed.
- */
-function parserErrorCode(err: unknown): string {
-  for (const e of causeChain(err)) {
-    if (e.name === 'HTTPParserError') return llhttpCodeOfMessage((e as { message?: unknown }).message) ?? 'HTTPParserError';
+  if (code === undefined) {
+    // Undici's code-less parser error: the llhttp code of its reason (llhttp-reasons.ts).
+    const parser = findParserError(err);
+    return parser === undefined ? undefined : (llhttpCodeOfMessage((parser as { message?: unknown }).message) ?? 'HTTPParserError');
   }
-  return 'HTTPParserError';
+  return isTransportCode(code) && SAFE_CODE.test(code) ? code : undefined;
 }
 
-/** Whether an error along `err.cause` is named `HTTPParserError` (undici's, by name: any copy of undici). */
-function hasParserError(err: unknown): boolean {
-  for (const e of causeChain(err)) if (e.name === 'HTTPParserError') return true;
-  return false;
+/** The error along `err.cause` named `HTTPParserError` (undici's, by name: any copy of undici), if any. */
+function findParserError(err: unknown): object | undefined {
+  for (const e of causeChain(err)) if (e.name === 'HTTPParserError') return e;
+  return undefined;
 }

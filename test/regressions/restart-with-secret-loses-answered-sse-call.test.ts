@@ -32,15 +32,14 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { PROCESS_TEST_TIMEOUT_MS, startGatewayProcess, type GatewayProcess } from '../helpers/process.js';
+import { PROCESS_TEST_TIMEOUT_MS } from '../helpers/process.js';
 import { withTimeout } from '../helpers/timeout.js';
 import { callAfterFirstProgress } from '../helpers/sdk-call-after-progress.js';
-import { JSON_RESULT, SSE_RESULT, startDrainSellers, watchingFetch, type Attempt, type DrainSellers } from '../support/sdk1/drain-sellers.js';
+import { openDrainSession } from '../helpers/drain-session.js';
+import { JSON_RESULT, SSE_RESULT, startDrainSellers, type DrainSellers } from '../support/sdk1/drain-sellers.js';
 
 const SECRET = 'restart-with-secret-loses-answered-sse-call-0123456789';
 /** The client's own timeout: far past the bounded waits below (the trial's was 45 s). */
@@ -62,17 +61,8 @@ after(async () => {
 
 describe('restart-with-secret-loses-answered-sse-call', { timeout: PROCESS_TEST_TIMEOUT_MS }, () => {
   test('a configured secret: the SSE call the seller answers 700 ms after SIGTERM gets its result on the old process', async () => {
-    const file = join(dir, 'gateway.yaml');
-    await writeFile(file, `listen: { host: 127.0.0.1, port: 0 }\nlog_level: info\nresume:\n  secret: ${SECRET}\nagents:\n  sse: { url: ${sellers.sseUrl} }\n  json: { url: ${sellers.jsonUrl} }\n`);
-    const gw: GatewayProcess = await startGatewayProcess(file);
-    const seen: Attempt[] = [];
-    const sseClient = new Client({ name: 'drain-host', version: '1.0.0' });
-    const jsonClient = new Client({ name: 'drain-host', version: '1.0.0' });
+    const { gw, sseClient, jsonCall, resumesAndRefusals, close } = await openDrainSession(sellers, dir, SECRET, CALL_TIMEOUT_MS);
     try {
-      await withTimeout(sseClient.connect(new StreamableHTTPClientTransport(new URL(`${gw.address}/agents/sse/mcp`), { fetch: watchingFetch(seen) })), 10_000, 'connect sse');
-      await withTimeout(jsonClient.connect(new StreamableHTTPClientTransport(new URL(`${gw.address}/agents/json/mcp`))), 10_000, 'connect json');
-      const jsonCall = jsonClient.callTool({ name: 'json_call', arguments: {} }, undefined, { timeout: CALL_TIMEOUT_MS });
-      jsonCall.catch(() => {}); // awaited below; a failing run ends before
       const { settled: sseCall } = await callAfterFirstProgress(sseClient, 'sse_call', CALL_TIMEOUT_MS);
 
       gw.child.kill('SIGTERM');
@@ -87,11 +77,7 @@ describe('restart-with-secret-loses-answered-sse-call', { timeout: PROCESS_TEST_
       assert.deepEqual(await withTimeout(jsonCall, 10_000, 'json_call'), JSON_RESULT);
       assert.equal(await withTimeout(gw.exited, 15_000, 'exit'), 0);
 
-      assert.deepEqual(
-        seen.filter((a) => a.lastEventId !== null || a.status === 503 || a.status === 'failed').map((a) => [a.method, a.lastEventId !== null, a.status]),
-        [],
-        'no resume, no 503, no refused connection',
-      );
+      assert.deepEqual(resumesAndRefusals(), [], 'no resume, no 503, no refused connection');
       const call = gw.logs.find((l) => l.msg === 'exchange' && l.method === 'tools/call' && l.tool === 'sse_call');
       assert.deepEqual([call?.outcome, call?.reason], ['ok', null]);
       const down = gw.logs.find((l) => l.msg === 'shutting down');
@@ -101,9 +87,7 @@ describe('restart-with-secret-loses-answered-sse-call', { timeout: PROCESS_TEST_
     } finally {
       sellers.release('sse_call');
       sellers.release('json_call');
-      await sseClient.close().catch(() => {});
-      await jsonClient.close().catch(() => {});
-      gw.kill();
+      await close();
     }
   });
 });
