@@ -574,6 +574,8 @@ export function createExchange(init: {
 /**
  * Opens the buffer lease the exchange's body reader counts its held bytes in (agent-guard.ts
  * `BufferLease`), with the exchange's load shedding; undefined without a guard (unit tests).
+ * It counts under the agent's settings in force, which a reload since the exchange began may
+ * have changed: the exchange's own `agent.guard` does not set them (review 35, F2).
  * The handler releases it when the host's answer closes, so a reader still waiting for room
  * then (a deadline or a host that left) is woken and stops (read-body.ts).
  */

@@ -2,7 +2,13 @@
  * Per-agent protection of the gateway and of the other agents from one hostile seller
  * (issue 5, "Memory under attack" and "Fairness"; ARCHITECTURE §5: other agents are
  * unaffected). Two mechanisms; their state is kept across config reloads (keyed by agent
- * name) while the settings are read on every call, so a reload applies at once:
+ * name) while the settings are read on every call, so a reload applies at once. An agent's
+ * settings are set by a reload ({@link AgentGuard.applySettings}) and by a new request
+ * ({@link AgentGuard.admit}: it carries the config in force) only: the lease of an answer to a
+ * request sent before the reload counts under the settings in force, not its own config's
+ * ({@link AgentGuard.lease}). It set them, and put the old cap or backoff back for the whole
+ * agent until its next request (review 35, F2:
+ * test/regressions/old-request-lease-reverts-reloaded-guard.test.ts):
  *
  * 1. **Backoff after bound breaches** (`backoff_after_breaches`, `backoff_base_ms`,
  *    `backoff_max_ms`), per agent AND per call kind (the JSON-RPC method, and for
@@ -301,6 +307,12 @@ export function tooLateToSend(remainingMs: number, deadlineMs: number): boolean 
 
 export class AgentGuard {
   private readonly agents = new Map<string, AgentState>();
+  /**
+   * The agents of the last reload ({@link applySettings}; undefined before one): the settings
+   * an agent the guard has no state for yet starts with when an older exchange's lease is the
+   * first to meet it.
+   */
+  private reloaded: ReadonlyMap<string, { readonly guard: GuardSettings }> | undefined = undefined;
   /** Set by {@link close}: no request waits any more. */
   private closed = false;
 
@@ -309,12 +321,17 @@ export class AgentGuard {
     private readonly onRecovered?: RecoveryListener,
   ) {}
 
-  private state(agent: string, settings: GuardSettings): AgentState {
+  /**
+   * The state of `agent`, made on first use with `settings` (or, for an older exchange's
+   * lease, `adopt` false, the last reload's settings for the agent when it has some). With
+   * `adopt` (a reload, a new request), `settings` become the agent's.
+   */
+  private state(agent: string, settings: GuardSettings, adopt: boolean): AgentState {
     let s = this.agents.get(agent);
     if (s === undefined) {
-      s = new AgentState(agent, settings);
+      s = new AgentState(agent, (adopt ? undefined : this.reloaded?.get(agent)?.guard) ?? settings);
       this.agents.set(agent, s);
-    } else if (s.settings !== settings) {
+    } else if (adopt && s.settings !== settings) {
       // A reload: the new settings apply at once (a shorter backoff, a disabled backoff).
       s.settings = settings;
       for (const b of s.breakers.values()) if (b.waiters.length > 0) this.pump(b);
@@ -323,9 +340,10 @@ export class AgentGuard {
     return s;
   }
 
-  /** Applies reloaded settings to the agents it knows (`agents`: name -> config with `guard`). */
+  /** Applies reloaded settings to the agents it knows, and keeps them for the others (`agents`: name -> config with `guard`). */
   applySettings(agents: ReadonlyMap<string, { readonly guard: GuardSettings }>): void {
-    for (const [name, agent] of agents) if (this.agents.has(name)) this.state(name, agent.guard);
+    this.reloaded = agents;
+    for (const [name, agent] of agents) if (this.agents.has(name)) this.state(name, agent.guard, true);
   }
 
   /**
@@ -360,7 +378,7 @@ export class AgentGuard {
    */
   admit(agent: string, kind: string, settings: GuardSettings, maxWaitMs: number): Admission | PendingAdmission {
     // A kind without breach history has no breaker (and takes no place): admitted at once.
-    const b = this.state(agent, settings).breakers.get(kind);
+    const b = this.state(agent, settings, true).breakers.get(kind);
     if (b === undefined || !b.backingOff) return { agent, kind, probe: false, holdsSlot: false };
     if (b.waiters.length === 0 && !b.probing && performance.now() >= b.openUntil) {
       b.probing = true;
@@ -457,9 +475,12 @@ export class AgentGuard {
    * Opens the buffer lease of one response of `agent` (see {@link BufferLease}); with
    * `shedKind` (its call kind, {@link callKind}), the response is shed instead of waiting
    * while that kind backs off (module doc, load shedding). Never give a probe's kind.
+   * `settings` (the exchange's config's) are used only for an agent the guard has neither
+   * state nor reloaded settings for: an exchange may predate the last reload, and its lease
+   * counts under the agent's settings in force (module doc).
    */
   lease(agent: string, settings: GuardSettings, shedKind?: string): BufferLease {
-    return new BufferLease(this.state(agent, settings), shedKind);
+    return new BufferLease(this.state(agent, settings, false), shedKind);
   }
 
   /** Bytes currently held for `agent`'s responses. */
