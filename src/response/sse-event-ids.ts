@@ -208,7 +208,7 @@ export class SseEventIds {
    */
   private noteTail(): void {
     if (this.encoding.cumulative === undefined || this.lastEventToken === undefined) return;
-    if (this.deliveredCount > this.lastEventTokenCount) this.exchange.resumeTails?.note(this.lastEventToken, this.deliveredCount);
+    if (this.deliveredCount > this.lastEventTokenCount) this.exchange.resumeTails?.note(this.lastEventToken, this.deliveredCount, this.exchange.agent.name);
   }
 
   /**

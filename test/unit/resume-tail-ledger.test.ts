@@ -16,7 +16,7 @@ test('a noted count is returned for its token, by signature; none for another', 
   let now = 1_000;
   const ledger = new ResumeTailLedger(60_000, 10, () => now);
   assert.equal(ledger.usedBytesFor(token(1)), undefined);
-  ledger.note(token(1), 91_055);
+  ledger.note(token(1), 91_055, 'a');
   assert.equal(ledger.usedBytesFor(token(1)), 91_055);
   assert.equal(ledger.usedBytesFor(token(1, 'other-payload')), 91_055);
   assert.equal(ledger.usedBytesFor(token(2)), undefined);
@@ -27,11 +27,11 @@ test('a noted count is returned for its token, by signature; none for another', 
 test('noted again: the larger count stays, its lifetime from the last note', () => {
   let now = 0;
   const ledger = new ResumeTailLedger(1_000, 10, () => now);
-  ledger.note(token(1), 500);
-  ledger.note(token(1), 300);
+  ledger.note(token(1), 500, 'a');
+  ledger.note(token(1), 300, 'a');
   assert.equal(ledger.usedBytesFor(token(1)), 500);
   now = 900;
-  ledger.note(token(1), 700);
+  ledger.note(token(1), 700, 'a');
   now = 1_800;
   assert.equal(ledger.usedBytesFor(token(1)), 700);
   assert.equal(ledger.size, 1);
@@ -40,30 +40,30 @@ test('noted again: the larger count stays, its lifetime from the last note', () 
 test('an entry expires ttlMs after its note, and is dropped', () => {
   let now = 0;
   const ledger = new ResumeTailLedger(1_000, 10, () => now);
-  ledger.note(token(1), 500);
+  ledger.note(token(1), 500, 'a');
   now = 1_000;
   assert.equal(ledger.usedBytesFor(token(1)), 500);
   now = 1_001;
   assert.equal(ledger.usedBytesFor(token(1)), undefined);
   assert.equal(ledger.size, 0);
   // An expired count is not kept by a new note either.
-  ledger.note(token(2), 900);
+  ledger.note(token(2), 900, 'a');
   now = 2_002;
-  ledger.note(token(2), 100);
+  ledger.note(token(2), 100, 'a');
   assert.equal(ledger.usedBytesFor(token(2)), 100);
 });
 
 test('bounded: the least recently noted go first; expired entries go at the next note', () => {
   let now = 0;
   const ledger = new ResumeTailLedger(1_000, 3, () => now);
-  for (let n = 0; n < 3; n++) ledger.note(token(n), n + 1);
-  ledger.note(token(0), 10); // noted again: now the most recent
-  ledger.note(token(3), 4);
+  for (let n = 0; n < 3; n++) ledger.note(token(n), n + 1, 'a');
+  ledger.note(token(0), 10, 'a'); // noted again: now the most recent
+  ledger.note(token(3), 4, 'a');
   assert.equal(ledger.size, 3);
   assert.equal(ledger.usedBytesFor(token(1)), undefined);
   assert.deepEqual([0, 2, 3].map((n) => ledger.usedBytesFor(token(n))), [10, 3, 4]);
   now = 1_500;
-  ledger.note(token(4), 5);
+  ledger.note(token(4), 5, 'a');
   assert.equal(ledger.size, 1);
   assert.equal(ledger.usedBytesFor(token(4)), 5);
 });
@@ -71,7 +71,7 @@ test('bounded: the least recently noted go first; expired entries go at the next
 test('the default bound is documented as 10000 entries', () => {
   assert.equal(RESUME_TAIL_ENTRIES, 10_000);
   const ledger = new ResumeTailLedger(60_000, undefined, () => 0);
-  for (let n = 0; n < RESUME_TAIL_ENTRIES + 5; n++) ledger.note(`agw1.p.${String(n).padStart(43, '0')}`, n);
+  for (let n = 0; n < RESUME_TAIL_ENTRIES + 5; n++) ledger.note(`agw1.p.${String(n).padStart(43, '0')}`, n, 'a');
   assert.equal(ledger.size, RESUME_TAIL_ENTRIES);
   assert.equal(ledger.usedBytesFor(`agw1.p.${'0'.repeat(43)}`), undefined);
 });
