@@ -3,11 +3,21 @@
  *
  * Every non-empty SSE event id forwarded to the host is replaced by a signed, opaque token
  * that carries the seller's id and the stream's byte count. On a GET with `Last-Event-ID`
- * the gateway verifies the token and seeds the request's cumulative budget from it, so
- * neither the seller nor the client can reset the count with a reconnect (spec:
+ * the gateway verifies the token and seeds the request's cumulative budget from it (spec:
  * mcp-response-extraction.md, Size Limits: the SSE bound is "carried across `Last-Event-ID`
- * resumption rather than reset by it"). Stateless: any replica with the same secret
- * verifies any token; no shared store.
+ * resumption rather than reset by it"). What holds: a resume starts from at least the count
+ * of the token it names (what the host received through that token's event; more when this
+ * process noted bytes sent after it, resume/tail-ledger.ts), so neither the seller nor a
+ * reconnect can set the count below it, and along one chain of resumes, each from the newest
+ * token the host took (as MCP SDK clients resume), the bound trips where one unbroken stream's
+ * would. What does not: the host chooses the token, and a token does not know it was used
+ * before. A host resuming again and again from an early token T1, or opening several resumes
+ * from T1 at once, gets up to the limit minus T1's count on each (routing/handler.ts
+ * resumedCount starts each from T1's own count; the tail ledger notes only a stream's last
+ * token). Stopping that needs a store of used tokens shared by the replicas, which this
+ * design does not have (docs/configuration.md, "The resume secret"; review 35, F4:
+ * test/regressions/older-token-resume-restarts-count-undocumented.test.ts). Stateless: any
+ * replica with the same secret verifies any token; no shared store.
  *
  * Pure: only `node:crypto` and config/agent-url-key.ts; no I/O, no clock other than the injected one.
  *
@@ -208,10 +218,15 @@ export interface ResumeState {
   /**
    * True on the token of the event that carried the response to the stream's request (a
    * request's stream only): the stream is over there (MCP Streamable HTTP: once the response
-   * is sent, the server closes the stream), so a `Last-Event-ID` resume from it is answered
-   * with an SSE stream that ends at once, empty, without contacting the seller
-   * (routing/handler.ts; errors/local-reply.ts answerStreamOver). Absent (false) otherwise;
-   * tokens minted before it existed never carry it. Reported failure: such a resume was sent
+   * is sent, the server closes the stream), so a `Last-Event-ID` resume from it is answered,
+   * without contacting the seller, with HTTP 200 and an SSE stream held open with nothing in
+   * it until the host closes it, or ended after `sse_idle_timeout_ms` (or at a graceful
+   * shutdown, or when another answer waits behind it on its connection) plainly after one
+   * event `id: <this token>`, so a client resumes from it again rather than with no id
+   * (routing/handler.ts; errors/local-reply.ts answerStreamOver; a stream that ended at once,
+   * empty, sent the MCP SDK 1.x client into a reconnect loop: hostile trial 17, M2; review 35,
+   * F6: test/regressions/final-token-resume-doc-says-ends-at-once.test.ts). Absent (false)
+   * otherwise; tokens minted before it existed never carry it. Reported failure: such a resume was sent
    * to the seller, which had nothing to replay, and the host got an `upstream_reset` (or, the
    * seller's stream kept open, an `sse_idle`) error for the id it already had its answer for
    * (test/regressions/sse-resume-from-final-response-token.test.ts).
