@@ -166,7 +166,7 @@ export const REASONS = {
     details: [],
     mayHaveExecuted: false,
     description:
-      "The agent backs off for this kind of call (its method, or its tool for tools/call): those answers kept breaking size or structure bounds (backoff_after_breaches), so the gateway sends one probe request after each backoff and answers the requests that waited for it without sending them when it breaches again, when the wait reaches response_deadline_ms, when its turn comes too late to finish within it, when 256 already wait, or when the gateway shuts down. A clean answer ends the backoff.",
+      "The agent backs off for this kind of call (its method, or its tool for tools/call): those answers kept breaking size or structure bounds (backoff_after_breaches), so the gateway sends one probe request after each backoff and answers the requests that waited for it without sending them when it breaches again, when the wait reaches response_deadline_ms, when its turn comes too late to finish within it, when 256 already wait, or when the gateway shuts down. A clean answer ends the backoff. A stream resumed with Last-Event-ID is never answered this: its request was sent already; its outcome counts for its kind as the request's answer would (docs/configuration.md backoff_after_breaches).",
     source: 'issue 5 (fairness: a hostile seller must not stall other agents); docs/configuration.md backoff_after_breaches',
   },
   pipeline_wait: {
