@@ -143,8 +143,9 @@ export const REASONS = {
     code: 'SERVICE_UNAVAILABLE',
     details: TIME,
     mayHaveExecuted: true,
-    description: "An SSE stream answering a POST did not finish within sse_deadline_ms (from its start, across Last-Event-ID resumes): a request's did not deliver the response, a notification's or JSON-RPC response's did not end.",
-    source: `${SIZE_LIMITS} (pair the cap with a deadline); ARCHITECTURE §3`,
+    description:
+      "An SSE stream answering a POST did not finish within sse_deadline_ms (from its start, across Last-Event-ID resumes): a request's did not deliver the response, a notification's or JSON-RPC response's did not end. A resume that comes after the deadline has run out gets it at once, and the seller is not contacted: HTTP 200 with one SSE event for the request's id (one per request a batch's token still awaits; HTTP 504, id null, where none is awaited), its exchange line `local_error`, `upstream_status` null, nothing from the seller.",
+    source: `${SIZE_LIMITS} (pair the cap with a deadline); ARCHITECTURE §3; review 35, F3 (such a resume sent the seller a GET with Last-Event-ID first: test/regressions/resume-past-deadline-contacts-seller.test.ts)`,
   },
   host_not_reading: {
     code: 'SERVICE_UNAVAILABLE',

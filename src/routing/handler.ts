@@ -29,6 +29,7 @@ import { handleUpstreamResponse, type SseShutdownEnd } from '../response/pipelin
 import { sseRetryCeilingMs } from '../response/sse-encode.js';
 import { awaitedFitsToken, RESUME_SIGNATURE_MESSAGE, type ResumeCodec, type ResumeState } from '../resume/token.js';
 import type { ResumeTailLedger } from '../resume/tail-ledger.js';
+import { resumedPastDeadline } from '../resume/resume-past-deadline.js';
 import type { PreviousAgentUrls } from '../resume/previous-urls.js';
 import { idsOfAwaitedKeys } from '../response/batch-answers.js';
 import { mergeQuery } from './query.js';
@@ -688,6 +689,15 @@ export function createMcpHandler(deps: HandlerDeps) {
     if (lateTurn) {
       answerWithLocalError(exchange, reply, { reason: 'pipeline_wait', limitMs: limits.response_deadline_ms, observedMs: Math.round(performance.now() - arrivedAt) });
       return undefined;
+    }
+    // A resume of a stream whose sse_deadline_ms has run out: `sse_deadline` at once, the
+    // seller not contacted (resume/resume-past-deadline.ts; review 35, F3).
+    if (resumed !== undefined) {
+      const pastDeadline = resumedPastDeadline(exchange);
+      if (pastDeadline !== undefined) {
+        answerWithLocalError(exchange, reply, pastDeadline);
+        return undefined;
+      }
     }
     // A host's cancellation marks the request it names, in its agent and session, while that
     // request's exchange is open (routing/cancellations.ts: its answer then ends plainly, not
