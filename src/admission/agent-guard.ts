@@ -396,6 +396,23 @@ export class AgentGuard {
   }
 
   /**
+   * Admits a resumed stream of a request of call kind `kind` (a GET with `Last-Event-ID`
+   * continuing a request's or a batch's stream; the kind from its token) at once, whether or
+   * not that kind backs off: the request was sent already and the host fetches its answer, so
+   * holding the resume back would only lose it. Its outcome counts through {@link finish} as
+   * the request's own answer would: a breach counts (it may start a backoff, never deepen one:
+   * it is no probe), a clean end resets the count and ends a backoff. Not a probe, so its
+   * answer may be shed. Review 35, F1: resumes counted nothing, so a seller breaking its
+   * bounds only on resumes was never held back
+   * (test/regressions/resume-breach-escapes-backoff.test.ts).
+   */
+  admitResumed(agent: string, kind: string, settings: GuardSettings): Admission {
+    // The agent's state is made now, so that `finish` finds it (after a restart, on another replica).
+    this.state(agent, settings);
+    return { agent, kind, probe: false, holdsSlot: false };
+  }
+
+  /**
    * The probe's answer started as an SSE stream within bounds: it gives up its probe slot
    * now, so the next waiter may go; its final outcome still counts through {@link finish}.
    */

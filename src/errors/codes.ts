@@ -143,8 +143,9 @@ export const REASONS = {
     code: 'SERVICE_UNAVAILABLE',
     details: TIME,
     mayHaveExecuted: true,
-    description: "An SSE stream answering a POST did not finish within sse_deadline_ms (from its start, across Last-Event-ID resumes): a request's did not deliver the response, a notification's or JSON-RPC response's did not end.",
-    source: `${SIZE_LIMITS} (pair the cap with a deadline); ARCHITECTURE §3`,
+    description:
+      "An SSE stream answering a POST did not finish within sse_deadline_ms (from its start, across Last-Event-ID resumes): a request's did not deliver the response, a notification's or JSON-RPC response's did not end. A resume that comes after the deadline has run out gets it at once, and the seller is not contacted: HTTP 200 with one SSE event for the request's id (one per request a batch's token still awaits; HTTP 504, id null, where none is awaited), its exchange line `local_error`, `upstream_status` null, nothing from the seller.",
+    source: `${SIZE_LIMITS} (pair the cap with a deadline); ARCHITECTURE §3; review 35, F3 (such a resume sent the seller a GET with Last-Event-ID first: test/regressions/resume-past-deadline-contacts-seller.test.ts)`,
   },
   host_not_reading: {
     code: 'SERVICE_UNAVAILABLE',
@@ -166,7 +167,7 @@ export const REASONS = {
     details: [],
     mayHaveExecuted: false,
     description:
-      "The agent backs off for this kind of call (its method, or its tool for tools/call): those answers kept breaking size or structure bounds (backoff_after_breaches), so the gateway sends one probe request after each backoff and answers the requests that waited for it without sending them when it breaches again, when the wait reaches response_deadline_ms, when its turn comes too late to finish within it, when 256 already wait, or when the gateway shuts down. A clean answer ends the backoff.",
+      "The agent backs off for this kind of call (its method, or its tool for tools/call): those answers kept breaking size or structure bounds (backoff_after_breaches), so the gateway sends one probe request after each backoff and answers the requests that waited for it without sending them when it breaches again, when the wait reaches response_deadline_ms, when its turn comes too late to finish within it, when 256 already wait, or when the gateway shuts down. A clean answer ends the backoff. A stream resumed with Last-Event-ID is never answered this: its request was sent already; its outcome counts for its kind as the request's answer would (docs/configuration.md backoff_after_breaches).",
     source: 'issue 5 (fairness: a hostile seller must not stall other agents); docs/configuration.md backoff_after_breaches',
   },
   pipeline_wait: {

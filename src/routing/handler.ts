@@ -29,6 +29,7 @@ import { handleUpstreamResponse, type SseShutdownEnd } from '../response/pipelin
 import { sseRetryCeilingMs } from '../response/sse-encode.js';
 import { awaitedFitsToken, RESUME_SIGNATURE_MESSAGE, type ResumeCodec, type ResumeState } from '../resume/token.js';
 import type { ResumeTailLedger } from '../resume/tail-ledger.js';
+import { resumedPastDeadline } from '../resume/resume-past-deadline.js';
 import type { PreviousAgentUrls } from '../resume/previous-urls.js';
 import { idsOfAwaitedKeys } from '../response/batch-answers.js';
 import { mergeQuery } from './query.js';
@@ -422,7 +423,8 @@ export function createMcpHandler(deps: HandlerDeps) {
     });
 
     // A request to an agent that backs off waits its turn (agent-guard.ts); a resumed stream,
-    // the standalone GET stream and notifications are never held back.
+    // the standalone GET stream and notifications are never held back (a resumed request's
+    // stream is admitted as it is sent: `forward` below).
     const arrivedAt = queuedAt?.ms ?? performance.now();
     // A request that waited for its turn on its connection is not sent when too little of its
     // deadline is left to finish within it (as a backoff turn granted too late: agent-guard.ts
@@ -434,9 +436,14 @@ export function createMcpHandler(deps: HandlerDeps) {
       lateTurn = tooLateToSend(maxWaitMs, limits.response_deadline_ms);
     }
     const kind = callKind(rpc.method, rpc.toolName, rpc.kind === 'batch');
-    const gate = !lateTurn && post && (rpc.kind === 'request' || rpc.kind === 'batch') ? deps.guard.admit(agent.name, kind, agent.guard, maxWaitMs) : undefined;
+    const answersRequest = rpc.kind === 'request' || rpc.kind === 'batch';
+    const gate = !lateTurn && post && answersRequest ? deps.guard.admit(agent.name, kind, agent.guard, maxWaitMs) : undefined;
     const pending = gate !== undefined && 'admitted' in gate ? gate : undefined;
     let admission = gate !== undefined && !('admitted' in gate) ? gate : undefined;
+    // Whether a byte bound broken may be under a limit lowered below the configured one, which
+    // does not count for the backoff (guardOutcome): the host's X-Max-Response-Bytes, or a
+    // resumed stream's limit from its token (its POST's, that header included).
+    const limitMayBeLowered = resumed !== undefined || callLimit.value !== undefined;
     let deadline: NodeJS.Timeout | undefined = undefined; // set once admitted
     // Set when undici starts writing the request: the connection (DNS, TCP, TLS) is up, so
     // from here on the seller may have received the request (undici calls onRequestStart
@@ -512,7 +519,7 @@ export function createMcpHandler(deps: HandlerDeps) {
       // A settled answer the host left before Node had written it all (answer-cut.ts).
       const leftMidAnswer = settled && hostLeftMidAnswer(exchange.outcome, request.raw, reply.raw);
       // The seller's answer counts for its agent's backoff as what it was, not as the host's leaving (as in `onDeadline`).
-      if (admission !== undefined) deps.guard.finish(admission, guardOutcome(exchange, callLimit.value !== undefined));
+      if (admission !== undefined) deps.guard.finish(admission, guardOutcome(exchange, limitMayBeLowered));
       if (leftMidAnswer) exchange.outcome = 'host_aborted';
       // No byte of the answer reached the host's connection (it had ended, on the host's FIN,
       // or closed before the answer's head: unreached-answer.ts): whatever the gateway made of
@@ -574,7 +581,7 @@ export function createMcpHandler(deps: HandlerDeps) {
         // The seller's answer counts for its agent's backoff as what it was (guardOutcome),
         // not as the host's stall: finished now, before the outcome is the host's.
         if (admission !== undefined) {
-          deps.guard.finish(admission, guardOutcome(exchange, callLimit.value !== undefined));
+          deps.guard.finish(admission, guardOutcome(exchange, limitMayBeLowered));
           admission = undefined;
         }
         exchange.outcome = 'local_error';
@@ -683,6 +690,15 @@ export function createMcpHandler(deps: HandlerDeps) {
       answerWithLocalError(exchange, reply, { reason: 'pipeline_wait', limitMs: limits.response_deadline_ms, observedMs: Math.round(performance.now() - arrivedAt) });
       return undefined;
     }
+    // A resume of a stream whose sse_deadline_ms has run out: `sse_deadline` at once, the
+    // seller not contacted (resume/resume-past-deadline.ts; review 35, F3).
+    if (resumed !== undefined) {
+      const pastDeadline = resumedPastDeadline(exchange);
+      if (pastDeadline !== undefined) {
+        answerWithLocalError(exchange, reply, pastDeadline);
+        return undefined;
+      }
+    }
     // A host's cancellation marks the request it names, in its agent and session, while that
     // request's exchange is open (routing/cancellations.ts: its answer then ends plainly, not
     // with an error made up for an id the host dropped); it is forwarded as before. Without a
@@ -692,6 +708,11 @@ export function createMcpHandler(deps: HandlerDeps) {
       if (cancelledId !== undefined) cancellable.cancel(agent.name, session, cancelledId);
     }
     if (pending === undefined) {
+      // A resumed request's (or batch's) stream, sent to the seller now, counts for its
+      // agent's backoff as the request's own answer would, for the kind in its token; never
+      // held back (agent-guard.ts admitResumed; review 35, F1: a seller breaking its bounds
+      // only on resumes was never held back).
+      if (resumed !== undefined && answersRequest) admission = deps.guard.admitResumed(agent.name, kind, agent.guard);
       forward();
       return undefined;
     }
@@ -721,7 +742,8 @@ export function createMcpHandler(deps: HandlerDeps) {
 /**
  * How an exchange counts for its agent's backoff: a size/structure bound broken
  * (`RESPONSE_TOO_LARGE`), a clean answer, or neither. A byte bound the host lowered itself
- * with X-Max-Response-Bytes (`callLimitSet`) does not count (the seller may be answering
+ * with X-Max-Response-Bytes (`callLimitSet`: set too on a resumed stream, whose limit is its
+ * token's, its POST's with that header) does not count (the seller may be answering
  * normally): the message bounds when the response limit was lowered, `sse_event` when the
  * event limit was (it follows the response limit unless configured); depth and node bounds
  * always count. The configured limits are resolved only in that rare case.
