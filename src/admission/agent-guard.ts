@@ -408,7 +408,7 @@ export class AgentGuard {
    */
   admitResumed(agent: string, kind: string, settings: GuardSettings): Admission {
     // The agent's state is made now, so that `finish` finds it (after a restart, on another replica).
-    this.state(agent, settings);
+    this.state(agent, settings, false);
     return { agent, kind, probe: false, holdsSlot: false };
   }
 
