@@ -27,7 +27,7 @@ import {
   SPEC_DEFAULT_RESPONSE_CEILING_BYTES,
 } from './defaults.js';
 import { urlAuthorityPercentProblem, urlAuthorityProblem, urlWritesUserinfo } from './url-authority.js';
-import { urlCharactersProblem } from './url-characters.js';
+import { urlBackslashProblem, urlCharactersProblem } from './url-characters.js';
 import { configuredHeaderRefusal, dashSpelling, UNDERSCORE_READERS } from './owned-headers.js';
 
 /** Agent names become a URL path segment: `/agents/<name>/mcp`. */
@@ -144,6 +144,10 @@ const url = z.string({ error: 'expected an absolute http: or https: URL' }).supe
   // Read from the text: the parser above makes a host of the first path segment (url-authority.ts).
   const authority = urlAuthorityProblem(value);
   if (authority !== undefined) ctx.addIssue({ code: 'custom', message: authority });
+  // A backslash, which the parser reads as `/` and an RFC 3986 reader does not (url-characters.ts);
+  // one that leaves no host, or no `//`, is reported by the problem above alone.
+  const backslash = authority === undefined ? urlBackslashProblem(value) : undefined;
+  if (backslash !== undefined) ctx.addIssue({ code: 'custom', message: backslash });
   // From the text too: the parser drops an empty userinfo (`https://@host/`, url-authority.ts).
   if (parsed.username !== '' || parsed.password !== '' || urlWritesUserinfo(value)) {
     ctx.addIssue({ code: 'custom', message: 'must not contain credentials (user:password@); send them with `headers` instead' });
