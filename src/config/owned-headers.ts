@@ -7,7 +7,9 @@
  *
  * - Every name the request header policy strips (request/headers.ts `STRIPPED_REQUEST_HEADERS`)
  *   except `origin` and `referer` (a configured one is sent on purpose): hop-by-hop headers are
- *   per connection (RFC 9110 §7.6.1; `proxy-*` by prefix); `expect` (undici refuses it, so
+ *   per connection (RFC 9110 §7.6.1; `proxy-*` by prefix), and `proxy`, the httpoxy name (review
+ *   36, F5: it passed and was sent to every seller, though the gateway strips it from hosts:
+ *   request/proxy-name.ts; test/regressions/config-header-proxy-accepted-sent-to-seller.test.ts); `expect` (undici refuses it, so
  *   every call failed `upstream_unreachable`: a new user's trial, 2026-12-03, F8);
  *   `x-max-response-bytes` (the gateway's own per-call header, never forwarded);
  *   `accept-encoding` (from the agent key `accept_encoding`); `last-event-id` (the seller's
@@ -34,6 +36,8 @@
  * test/regressions/config-headers-underscore-spelling-accepted.test.ts).
  */
 
+import { PROXY } from '../request/proxy-name.js';
+
 const HOP_BY_HOP = 'a hop-by-hop header';
 const MCP_TRANSPORT =
   "an MCP transport header, which each host sets for its own requests (Mcp-Method, Mcp-Name, Mcp-Param-*): a configured one would replace every host's";
@@ -46,6 +50,11 @@ export const FORBIDDEN_HEADERS: ReadonlyMap<string, string> = new Map([
   ['te', HOP_BY_HOP],
   ['trailer', HOP_BY_HOP],
   ['upgrade', HOP_BY_HOP],
+  [
+    PROXY,
+    'the httpoxy name: a seller behind CGI, WSGI, PHP or Rack reads it as `HTTP_PROXY`, the variable many HTTP clients take for their outbound proxy ' +
+      "(CVE-2016-5385), so it would send its own requests through the configured one; the gateway strips it from every host's request",
+  ],
   ['host', 'set from the agent `url`'],
   ['content-length', 'computed by the gateway'],
   ['content-type', 'set by each host for the body it sends (application/json): a configured one would mislabel every body'],
