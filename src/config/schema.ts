@@ -148,6 +148,15 @@ const url = z.string({ error: 'expected an absolute http: or https: URL' }).supe
   // one that leaves no host, or no `//`, is reported by the problem above alone.
   const backslash = authority === undefined ? urlBackslashProblem(value) : undefined;
   if (backslash !== undefined) ctx.addIssue({ code: 'custom', message: backslash });
+  // Port 0 (`:0`, `:00`): no seller listens there, every call failed upstream_unreachable (review 36, F5).
+  if (authority === undefined && parsed.port === '0') {
+    ctx.addIssue({
+      code: 'custom',
+      message:
+        'has port 0, where no seller can listen (a connection to it fails, so every call would fail upstream_unreachable): ' +
+        "write the seller's port (1 .. 65535), or none for the scheme's default (80 for http:, 443 for https:)",
+    });
+  }
   // From the text too: the parser drops an empty userinfo (`https://@host/`, url-authority.ts).
   if (parsed.username !== '' || parsed.password !== '' || urlWritesUserinfo(value)) {
     ctx.addIssue({ code: 'custom', message: 'must not contain credentials (user:password@); send them with `headers` instead' });
