@@ -73,6 +73,16 @@ export const FORBIDDEN_HEADERS: ReadonlyMap<string, string> = new Map([
   ['via', "set by the gateway: the host's Via with the gateway's own entry appended, by which it recognizes a request that loops back to it (RFC 9110 §7.6.3)"],
 ]);
 
+/**
+ * `__proto__`, refused by itself (not by its `-` spelling): a header object's assignment of it
+ * sets the object's prototype rather than a field (request/headers.ts applyRequestHeaderPolicy,
+ * then @fastify/reply-from's `Object.assign`), so the header was silently never sent (review
+ * 36, F4: test/regressions/config-header-proto-never-sent.test.ts). Refused rather than copied
+ * onto prototype-less objects: every object after the gateway's would drop it the same way.
+ */
+const PROTOTYPE_NAME = '__proto__';
+const PROTOTYPE_REASON = "a JavaScript object's prototype name: the gateway's header objects take it as their prototype rather than as a field, so it would never be sent";
+
 /** Who reads `_` in a header name as `-`: the words the config errors give for it. */
 export const UNDERSCORE_READERS = 'a seller behind CGI, WSGI, PHP or Rack';
 
@@ -87,6 +97,7 @@ export function dashSpelling(name: string): string {
  * {@link dashSpelling} (the same reason, saying which name such a seller reads it as).
  */
 export function configuredHeaderRefusal(name: string): string | undefined {
+  if (name === PROTOTYPE_NAME) return `: ${PROTOTYPE_REASON}`;
   const dashed = dashSpelling(name);
   const reason = forbiddenHeaderReason(dashed);
   if (reason === undefined) return undefined;

@@ -230,6 +230,11 @@ const tools = z
     }
   }, ALWAYS);
 
+/** The problem of an agent name that does not match {@link AGENT_NAME_PATTERN}. */
+export function invalidAgentNameMessage(name: string): string {
+  return `invalid agent name ${JSON.stringify(name.slice(0, 80))}: must match ${AGENT_NAME_PATTERN.source} (it is the path segment of /agents/<name>/mcp)`;
+}
+
 /** `agents.<agent>`. */
 export const agentSchema = z.strictObject(
   {
@@ -262,7 +267,7 @@ const agents = z
           code: 'custom',
           path: [name],
           params: KEY_ISSUE,
-          message: `invalid agent name ${JSON.stringify(name.slice(0, 80))}: must match ${AGENT_NAME_PATTERN.source} (it is the path segment of /agents/<name>/mcp)`,
+          message: invalidAgentNameMessage(name),
         });
       }
     }
