@@ -494,8 +494,10 @@ export async function buildApp(config: GatewayConfig, opts: BuildAppOptions = {}
       // Before the swap: an agent moved here remembers the url it had (resume/previous-urls.ts).
       previousUrls.update(current, next);
       current = next;
-      app.server.requestTimeout = next.request_timeout_ms;
-      app.server.headersTimeout = headersTimeoutMs(next.request_timeout_ms);
+      // On every listener built from serverOptions: the ops one too (review 36, F2: it kept the
+      // start-up timeout; test/regressions/ops-listen-reload-request-timeout-not-applied.test.ts).
+      applyRequestTimeout(app.server, next.request_timeout_ms);
+      if (opsApp !== undefined) applyRequestTimeout(opsApp.server, next.request_timeout_ms);
       guard.applySettings(next.agents); // a running backoff follows the new settings at once
       // The streams with no end of their own, of an agent removed or moved (hostile trial 34, F1).
       endStreamsOfReconfiguredAgents(streams, next);
@@ -642,4 +644,14 @@ const CONNECTIONS_CHECK_MS = 1_000;
 /** Node's head timeout: its default 60 s, or the request timeout when that is shorter (the head is part of the request). */
 function headersTimeoutMs(requestTimeoutMs: number): number {
   return Math.min(60_000, requestTimeoutMs);
+}
+
+/**
+ * A reloaded `request_timeout_ms` on a running listener: the two settings `serverOptions` gives
+ * a server from it (`requestTimeout`, and `headersTimeout` by {@link headersTimeoutMs}), which
+ * Node reads at each connection check. The only per-server settings a reload changes.
+ */
+function applyRequestTimeout(server: { requestTimeout: number; headersTimeout: number }, requestTimeoutMs: number): void {
+  server.requestTimeout = requestTimeoutMs;
+  server.headersTimeout = headersTimeoutMs(requestTimeoutMs);
 }

@@ -36,7 +36,10 @@
  * looked for the same way: before, it logged `cannot watch the config file: reload with
  * SIGHUP` and was never watched again (a hostile new operator's trial 45, L5:
  * test/regressions/config-dir-gone-during-startup-never-watched.test.ts).
- * The timers are unref'd: they never hold the process open.
+ * The timers are unref'd, the debounce's and its ceiling's too (they were not: review 36, F6:
+ * test/regressions/config-watch-debounce-timers-hold-process-open.test.ts), and the directory
+ * watch is not persistent: the watch never holds the process open. The gateway's listeners do,
+ * for as long as the watch runs (reload.ts closes it at shutdown), so a due check is not lost.
  */
 import { lstatSync, readlinkSync, stat, statSync, watch, type FSWatcher, type Stats } from 'node:fs';
 import { basename, dirname, isAbsolute, relative, resolve, sep } from 'node:path';
@@ -179,8 +182,8 @@ export function watchConfigFile(opts: ConfigWatchOptions): (() => boolean) | und
       }
       if (!eventCounts(filename, names)) return;
       if (quiet) quiet.refresh();
-      else quiet = setTimeout(due, debounceMs);
-      deadline ??= setTimeout(due, maxDelayMs);
+      else quiet = later(due, debounceMs);
+      deadline ??= later(due, maxDelayMs);
     });
     w.on('error', (err) => {
       if (closed || w !== watcher) return;

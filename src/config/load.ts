@@ -48,6 +48,7 @@ import { expandEnv } from './env.js';
 import { agentUrlSelfProblem, type OwnListener } from './agent-url-self.js';
 export type { OwnListener } from './agent-url-self.js';
 import { listenOverlap } from './listen-overlap.js';
+import { protoKeyIssues } from './proto-keys.js';
 import { urlAuthorityProblem } from './url-authority.js';
 import { RESOLUTION, resolveLevel, type AgentResolution, type ResolvedLevel } from './resolve.js';
 import { deferMessage, moreProblemsLine, shownProblems } from './problem-list.js';
@@ -1157,6 +1158,8 @@ function validate(text: string, env: NodeJS.ProcessEnv, label: string | undefine
 
   const parsed = configSchema.safeParse(tree);
   if (!parsed.success) problems.push(...issuesToProblems(parsed.error.issues, tree, builder, lines));
+  // The `__proto__` entries the schema's records skip, name and value (proto-keys.ts).
+  problems.push(...issuesToProblems(protoKeyIssues(tree), tree, builder, lines));
 
   // The resume secret may come from the environment instead of the file: same rule. Set but
   // empty is an error too, never "unset": it was, and a deployment whose secret variable

@@ -7,7 +7,9 @@
  *
  * - Every name the request header policy strips (request/headers.ts `STRIPPED_REQUEST_HEADERS`)
  *   except `origin` and `referer` (a configured one is sent on purpose): hop-by-hop headers are
- *   per connection (RFC 9110 §7.6.1; `proxy-*` by prefix); `expect` (undici refuses it, so
+ *   per connection (RFC 9110 §7.6.1; `proxy-*` by prefix), and `proxy`, the httpoxy name (review
+ *   36, F5: it passed and was sent to every seller, though the gateway strips it from hosts:
+ *   request/proxy-name.ts; test/regressions/config-header-proxy-accepted-sent-to-seller.test.ts); `expect` (undici refuses it, so
  *   every call failed `upstream_unreachable`: a new user's trial, 2026-12-03, F8);
  *   `x-max-response-bytes` (the gateway's own per-call header, never forwarded);
  *   `accept-encoding` (from the agent key `accept_encoding`); `last-event-id` (the seller's
@@ -34,6 +36,8 @@
  * test/regressions/config-headers-underscore-spelling-accepted.test.ts).
  */
 
+import { PROXY } from '../request/proxy-name.js';
+
 const HOP_BY_HOP = 'a hop-by-hop header';
 const MCP_TRANSPORT =
   "an MCP transport header, which each host sets for its own requests (Mcp-Method, Mcp-Name, Mcp-Param-*): a configured one would replace every host's";
@@ -46,6 +50,11 @@ export const FORBIDDEN_HEADERS: ReadonlyMap<string, string> = new Map([
   ['te', HOP_BY_HOP],
   ['trailer', HOP_BY_HOP],
   ['upgrade', HOP_BY_HOP],
+  [
+    PROXY,
+    'the httpoxy name: a seller behind CGI, WSGI, PHP or Rack reads it as `HTTP_PROXY`, the variable many HTTP clients take for their outbound proxy ' +
+      "(CVE-2016-5385), so it would send its own requests through the configured one; the gateway strips it from every host's request",
+  ],
   ['host', 'set from the agent `url`'],
   ['content-length', 'computed by the gateway'],
   ['content-type', 'set by each host for the body it sends (application/json): a configured one would mislabel every body'],
@@ -64,6 +73,16 @@ export const FORBIDDEN_HEADERS: ReadonlyMap<string, string> = new Map([
   ['via', "set by the gateway: the host's Via with the gateway's own entry appended, by which it recognizes a request that loops back to it (RFC 9110 §7.6.3)"],
 ]);
 
+/**
+ * `__proto__`, refused by itself (not by its `-` spelling): a header object's assignment of it
+ * sets the object's prototype rather than a field (request/headers.ts applyRequestHeaderPolicy,
+ * then @fastify/reply-from's `Object.assign`), so the header was silently never sent (review
+ * 36, F4: test/regressions/config-header-proto-never-sent.test.ts). Refused rather than copied
+ * onto prototype-less objects: every object after the gateway's would drop it the same way.
+ */
+const PROTOTYPE_NAME = '__proto__';
+const PROTOTYPE_REASON = "a JavaScript object's prototype name: the gateway's header objects take it as their prototype rather than as a field, so it would never be sent";
+
 /** Who reads `_` in a header name as `-`: the words the config errors give for it. */
 export const UNDERSCORE_READERS = 'a seller behind CGI, WSGI, PHP or Rack';
 
@@ -78,6 +97,7 @@ export function dashSpelling(name: string): string {
  * {@link dashSpelling} (the same reason, saying which name such a seller reads it as).
  */
 export function configuredHeaderRefusal(name: string): string | undefined {
+  if (name === PROTOTYPE_NAME) return `: ${PROTOTYPE_REASON}`;
   const dashed = dashSpelling(name);
   const reason = forbiddenHeaderReason(dashed);
   if (reason === undefined) return undefined;

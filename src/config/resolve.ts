@@ -276,6 +276,9 @@ const DECIMAL = /^[0-9]+$/;
 /** Digits beyond which a value is certainly above any ceiling (1 GiB) and above 2^53: treat as "huge". */
 const MAX_DIGITS = 15;
 
+/** `parseMaxResponseBytesHeader`'s message for a repeated header. */
+const SENT_TWICE = 'X-Max-Response-Bytes must be sent at most once';
+
 /** Result of `parseMaxResponseBytesHeader`. */
 export type MaxResponseBytesHeader = { ok: true; value: number | undefined } | { ok: false; message: string };
 
@@ -288,19 +291,25 @@ export type MaxResponseBytesHeader = { ok: true; value: number | undefined } | {
  *   - one decimal integer >= 1 (digits only: no sign, spaces, fraction or exponent; leading
  *     zeros allowed): `{ ok: true, value }`. Values above 2^53 (more than 15 digits) become
  *     `Number.MAX_SAFE_INTEGER`: `resolveCallLimits` clamps them to the agent's ceiling anyway;
- *   - anything else, including a repeated header (an array of 2+, or Node's `"a, b"` join):
- *     `{ ok: false, message }`, a sentence for a 400 reply. Never throws.
+ *   - a repeated header: `{ ok: false, message: 'X-Max-Response-Bytes must be sent at most
+ *     once' }`. Node joins repeated field lines into one value (`"5, 5"`), so any value holding
+ *     a comma counts (a list, or lines a proxy in front joined: RFC 9110 §5.3), as an array of
+ *     2+ does. Before, the join got the message below (review 36, F6:
+ *     test/regressions/x-max-response-bytes-sent-twice-said-not-an-integer.test.ts);
+ *   - anything else: `{ ok: false, message: 'X-Max-Response-Bytes must be a single decimal
+ *     integer >= 1 (bytes)' }`. Each message is a sentence for a 400 reply. Never throws.
  */
 export function parseMaxResponseBytesHeader(value: string | string[] | undefined): MaxResponseBytesHeader {
   if (value === undefined) return { ok: true, value: undefined };
   let single: string;
   if (Array.isArray(value)) {
     if (value.length === 0) return { ok: true, value: undefined };
-    if (value.length > 1) return { ok: false, message: 'X-Max-Response-Bytes must be sent at most once' };
+    if (value.length > 1) return { ok: false, message: SENT_TWICE };
     single = value[0] as string;
   } else {
     single = value;
   }
+  if (single.includes(',')) return { ok: false, message: SENT_TWICE };
   if (!DECIMAL.test(single)) {
     return { ok: false, message: 'X-Max-Response-Bytes must be a single decimal integer >= 1 (bytes)' };
   }

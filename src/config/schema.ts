@@ -27,7 +27,7 @@ import {
   SPEC_DEFAULT_RESPONSE_CEILING_BYTES,
 } from './defaults.js';
 import { urlAuthorityPercentProblem, urlAuthorityProblem, urlWritesUserinfo } from './url-authority.js';
-import { urlCharactersProblem } from './url-characters.js';
+import { urlBackslashProblem, urlCharactersProblem } from './url-characters.js';
 import { configuredHeaderRefusal, dashSpelling, UNDERSCORE_READERS } from './owned-headers.js';
 
 /** Agent names become a URL path segment: `/agents/<name>/mcp`. */
@@ -144,6 +144,19 @@ const url = z.string({ error: 'expected an absolute http: or https: URL' }).supe
   // Read from the text: the parser above makes a host of the first path segment (url-authority.ts).
   const authority = urlAuthorityProblem(value);
   if (authority !== undefined) ctx.addIssue({ code: 'custom', message: authority });
+  // A backslash, which the parser reads as `/` and an RFC 3986 reader does not (url-characters.ts);
+  // one that leaves no host, or no `//`, is reported by the problem above alone.
+  const backslash = authority === undefined ? urlBackslashProblem(value) : undefined;
+  if (backslash !== undefined) ctx.addIssue({ code: 'custom', message: backslash });
+  // Port 0 (`:0`, `:00`): no seller listens there, every call failed upstream_unreachable (review 36, F5).
+  if (authority === undefined && parsed.port === '0') {
+    ctx.addIssue({
+      code: 'custom',
+      message:
+        'has port 0, where no seller can listen (a connection to it fails, so every call would fail upstream_unreachable): ' +
+        "write the seller's port (1 .. 65535), or none for the scheme's default (80 for http:, 443 for https:)",
+    });
+  }
   // From the text too: the parser drops an empty userinfo (`https://@host/`, url-authority.ts).
   if (parsed.username !== '' || parsed.password !== '' || urlWritesUserinfo(value)) {
     ctx.addIssue({ code: 'custom', message: 'must not contain credentials (user:password@); send them with `headers` instead' });
@@ -217,6 +230,11 @@ const tools = z
     }
   }, ALWAYS);
 
+/** The problem of an agent name that does not match {@link AGENT_NAME_PATTERN}. */
+export function invalidAgentNameMessage(name: string): string {
+  return `invalid agent name ${JSON.stringify(name.slice(0, 80))}: must match ${AGENT_NAME_PATTERN.source} (it is the path segment of /agents/<name>/mcp)`;
+}
+
 /** `agents.<agent>`. */
 export const agentSchema = z.strictObject(
   {
@@ -249,7 +267,7 @@ const agents = z
           code: 'custom',
           path: [name],
           params: KEY_ISSUE,
-          message: `invalid agent name ${JSON.stringify(name.slice(0, 80))}: must match ${AGENT_NAME_PATTERN.source} (it is the path segment of /agents/<name>/mcp)`,
+          message: invalidAgentNameMessage(name),
         });
       }
     }

@@ -19,6 +19,13 @@
  * the host holds one, the problem names the host the parser reads (`example.com`, or the
  * punycode form: review 31, finding 8). Written percent-encoded in the host, such a character
  * is refused by url-authority.ts `urlAuthorityPercentProblem`.
+ *
+ * And a backslash ({@link urlBackslashProblem}; review 36, F1): WHATWG URL parsing reads `\` in
+ * an `http:`/`https:` url as `/`, where RFC 3986 readers (an operator, curl, Python's `urlsplit`)
+ * read it as a character of the userinfo, host or path. `http://evil.example\@seller.example/mcp`
+ * passed `--check-config` and sent the agent's configured headers to evil.example (path
+ * `/@seller.example/mcp`), while its reader saw host seller.example; `https://s/a\b` went to
+ * `/a/b` (test/regressions/agent-url-backslash-sends-headers-to-other-host.test.ts).
  */
 
 import { parsedHost, writtenHost } from './url-authority.js';
@@ -119,4 +126,33 @@ export function urlCharactersProblem(text: string): string | undefined {
 /** `U+000A (line feed) at character 16, and 2 more`. */
 function found(first: { code: number; at: number; count: number }): string {
   return `${describeCharacter(first.code)} at character ${first.at}${first.count > 1 ? `, and ${first.count - 1} more` : ''}`;
+}
+
+/** What ends an authority for an RFC 3986 reader (a `\` does not): the next `/`, `?` or `#`. */
+const RFC3986_AUTHORITY = /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i;
+
+/**
+ * The problem of a url holding a backslash, or undefined when it holds none: the first one's
+ * 1-based position, how many more there are, and, when it lies where an RFC 3986 reader still
+ * reads the authority (before the first `/`, `?` or `#` after `//`), the host a URL parser
+ * reads instead. Never echoes the url. Never throws.
+ *
+ * @param text the url as the config gives it, after `${VAR}` expansion, ASCII with no
+ *   whitespace or control character ({@link urlCharactersProblem} refuses those first: a
+ *   position is then both a character's and a UTF-16 unit's).
+ */
+export function urlBackslashProblem(text: string): string | undefined {
+  const first = text.indexOf('\\');
+  if (first === -1) return undefined;
+  const count = text.split('\\').length - 1;
+  const authority = RFC3986_AUTHORITY.exec(text);
+  const inAuthority = authority !== null && first < authority[0].length;
+  const host = inAuthority ? parsedHost(text) : undefined;
+  return (
+    'must not contain `\\`: a URL parser (WHATWG, as Node and its HTTP client) reads it as `/`, which ends the host where other readers ' +
+    '(RFC 3986: an operator, curl, Python) read on, so the requests could go to another host or path than the one written: ' +
+    `\`\\\` at character ${first + 1}${count > 1 ? `, and ${count - 1} more` : ''}` +
+    `${host === undefined ? '' : `; a URL parser reads this host as ${host}`}; ` +
+    'write `/` to separate path segments, and percent-encode a backslash the path or query needs as %5C'
+  );
 }

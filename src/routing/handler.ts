@@ -16,6 +16,7 @@ import { exchangeLogFields, plainInfoWriter } from '../observability/logger.js';
 import { applyRequestHeaderPolicy, isResumableEventId } from '../request/headers.js';
 import { createOwnVia, viaCarries } from '../request/via.js';
 import { isRepeatedSessionId, notVisibleAsciiMessage, REPEATED_SESSION_ID_MESSAGE, sessionIdFault } from '../request/session-id-header.js';
+import { mirroredHeaderProblem } from '../request/mirrored-headers.js';
 import { answerHeadRefusal, headRefusal } from '../request/head-refusal.js';
 import { NO_BODY, peekRequest, refusalIdOf } from '../request/peek.js';
 import { requestJsonBounds } from '../request/request-json-bounds.js';
@@ -314,6 +315,10 @@ export function createMcpHandler(deps: HandlerDeps) {
     if (isRepeatedSessionId(request.raw, sessionHeader)) return refuse(reply, 'invalid_request', rpc, REPEATED_SESSION_ID_MESSAGE);
     const sessionFault = sessionIdFault(sessionHeader);
     if (sessionFault !== undefined) return refuse(reply, 'invalid_request', rpc, notVisibleAsciiMessage(sessionFault));
+    // MCP 2026-07-28's Mcp-Method / Mcp-Name naming another method or tool than the body the
+    // gateway read its limits from: refused for the request's id (request/mirrored-headers.ts).
+    const mirrored = post ? mirroredHeaderProblem(request.headers, rpc) : undefined;
+    if (mirrored !== undefined) return refuse(reply, 'invalid_request', rpc, mirrored);
     const callLimit = parseMaxResponseBytesHeader(request.headers['x-max-response-bytes']);
     if (!callLimit.ok) return refuse(reply, 'invalid_request', rpc, `Invalid X-Max-Response-Bytes header: ${callLimit.message}`);
 
