@@ -71,7 +71,8 @@ export const GATEWAY_MESSAGES: readonly string[] = [
 
 const RPC_KINDS: readonly RpcKindLabel[] = ['request', 'notification', 'response', 'batch', 'none'];
 
-const OUTCOMES = ['ok', 'rewritten', 'local_error', 'refused', 'resumable_end', 'already_answered', 'host_aborted', 'cancelled', 'shutdown_cut'] as const satisfies readonly Outcome[];
+/** Every `outcome` of the exchange and refusal lines (README, Logs, "Levels", lists each: test/unit/exchange-line-level.test.ts). */
+export const OUTCOMES = ['ok', 'rewritten', 'local_error', 'refused', 'resumable_end', 'already_answered', 'host_aborted', 'cancelled', 'shutdown_cut'] as const satisfies readonly Outcome[];
 /** Fails to compile when `Outcome` gains a value not listed above. */
 const EVERY_OUTCOME: Exclude<Outcome, (typeof OUTCOMES)[number]> extends never ? true : never = true;
 

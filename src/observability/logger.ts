@@ -373,10 +373,11 @@ export function exchangeLogFields(exchange: Exchange, hostStatus: number | null,
 const REDACTED_TOP_KEYS: ReadonlySet<string> = new Set(REDACT_PATHS.map((p) => /^[^.[]+/.exec(p)![0]).filter((k) => k !== '*'));
 
 /**
- * Writes lines of scalar fields (the exchange line, the refusal line) at `info`, when
- * `logger` has `info` enabled (checked per line, so a reload's level change applies). Same
- * output as `logger.info(fields, msg)`, without pino's path redaction, which cannot match
- * such a line but costs ~40 µs a line: with a `*.` path pino runs @pinojs/redact on every
+ * Writes lines of scalar fields (the exchange line, the refusal line) at `level` (`info` or
+ * `warn`: the exchange line's follows its outcome, observability/exchange-level.ts), when
+ * `logger` has that level enabled (checked per line, so a reload's level change applies).
+ * Same output as `logger[level](fields, msg)`, without pino's path redaction, which cannot
+ * match such a line but costs ~40 µs a line: with a `*.` path pino runs @pinojs/redact on every
  * top-level value, re-parsing its paths each time (bench profile, issue 5). Value scrubbing
  * (`addLogSecrets`) still applies: it hooks the stream, which the child shares.
  *
@@ -384,21 +385,28 @@ const REDACTED_TOP_KEYS: ReadonlySet<string> = new Set(REDACT_PATHS.map((p) => /
  * field named by a redact path (`secret`, ...), or a string with a lone surrogate (pino
  * writes a short one raw, U+FFFD on the wire, where the redaction path escapes it).
  */
-export function plainInfoWriter(logger: Logger): (fields: Record<string, unknown>, msg: string) => void {
+export function plainLineWriter(logger: Logger): (level: 'info' | 'warn', fields: Record<string, unknown>, msg: string) => void {
   let plain: Logger | undefined;
-  return (fields, msg) => {
-    if (!logger.isLevelEnabled('info')) return;
+  return (level, fields, msg) => {
+    if (!logger.isLevelEnabled(level)) return;
     for (const key in fields) {
       const value = fields[key];
       const redactable =
         REDACTED_TOP_KEYS.has(key) || (typeof value === 'string' ? !value.isWellFormed() : value !== null && typeof value === 'object');
       if (redactable) {
-        logger.info(fields, msg);
+        logger[level](fields, msg);
         return;
       }
     }
-    (plain ??= logger.child({}, { redact: [], level: 'info' })).info(fields, msg);
+    // At `info`, the lowest level written here: the parent's level is checked above.
+    (plain ??= logger.child({}, { redact: [], level: 'info' }))[level](fields, msg);
   };
+}
+
+/** {@link plainLineWriter} at `info` (the refusal line). */
+export function plainInfoWriter(logger: Logger): (fields: Record<string, unknown>, msg: string) => void {
+  const write = plainLineWriter(logger);
+  return (fields, msg) => write('info', fields, msg);
 }
 
 /** The part of a pino logger a request's child logger needs (pino's `Logger`, fastify's `FastifyBaseLogger`). */

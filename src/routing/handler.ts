@@ -12,7 +12,8 @@ import { parseMaxResponseBytesHeader, resolveBatchLimits, resolveCallLimits, typ
 import { createExchange, hasCumulativeBound, isRequestStream, offeredCodings, type Exchange, type RpcPeek } from '../exchange.js';
 import { answerStreamOver, answerWithLocalError, refuse, shownInMessage } from '../errors/local-reply.js';
 import { GATEWAY_FINISHED, GatewayAbortError, findGatewayAbort } from '../errors/abort.js';
-import { exchangeLogFields, plainInfoWriter } from '../observability/logger.js';
+import { exchangeLogFields, plainLineWriter } from '../observability/logger.js';
+import { exchangeLineLevel } from '../observability/exchange-level.js';
 import { applyRequestHeaderPolicy, isResumableEventId } from '../request/headers.js';
 import { createOwnVia, viaCarries } from '../request/via.js';
 import { isRepeatedSessionId, notVisibleAsciiMessage, REPEATED_SESSION_ID_MESSAGE, sessionIdFault } from '../request/session-id-header.js';
@@ -129,7 +130,7 @@ interface QueuedAt {
 export type OpenExchangeEnd = (cutByShutdown?: true) => void;
 
 export function createMcpHandler(deps: HandlerDeps) {
-  const logInfo = plainInfoWriter(deps.log);
+  const logLine = plainLineWriter(deps.log);
   const loopbackListen = deps.loopbackListen;
   const ownHosts = deps.ownHosts;
   // The `retry:` ceiling of every stream: from the resume token lifetime, once (the codec,
@@ -521,6 +522,9 @@ export function createMcpHandler(deps: HandlerDeps) {
         // as host_aborted; test/regressions/get-stream-closed-by-host-not-aborted.test.ts).
         exchange.outcome = exchange.rpc.kind === 'none' && exchange.sseStarted ? 'ok' : 'host_aborted';
       }
+      // The line's level follows the outcome (exchange-level.ts), taken before the host's
+      // leaving can make it `host_aborted`: a minted error the host never got stays a failure.
+      const level = exchangeLineLevel(exchange.outcome, exchange.reason);
       // A settled answer the host left before Node had written it all (answer-cut.ts).
       const leftMidAnswer = settled && hostLeftMidAnswer(exchange.outcome, request.raw, reply.raw);
       // The seller's answer counts for its agent's backoff as what it was, not as the host's leaving (as in `onDeadline`).
@@ -544,7 +548,7 @@ export function createMcpHandler(deps: HandlerDeps) {
       // 200; `headersSent` says only that the head was made, not that it reached the host.
       const hostStatus = reply.raw.headersSent && !unreached ? reply.raw.statusCode : null;
       // Its fields are built only when the line is written (not at `silent`, e.g. `logger: false`).
-      if (deps.log.isLevelEnabled('info')) logInfo(exchangeLogFields(exchange, hostStatus, request.method), 'exchange');
+      if (deps.log.isLevelEnabled(level)) logLine(level, exchangeLogFields(exchange, hostStatus, request.method), 'exchange');
       deps.onExchangeEnd?.(exchange, hostStatus);
     };
     const openSlot = deps.openExchanges.add(end);

@@ -154,6 +154,8 @@ test('half-closed-host-logged-delivered: the seller answers after the host half-
     outcome: 'host_aborted',
     reason: null,
   });
+  // Info: the host's own leaving (hostile trial 53, F2: README, Logs, "Levels").
+  assert.equal((await lineFor(10)).level, 30);
 });
 
 test('half-closed-host-logged-delivered: the seller down: the minted error reaches no one, logged as not delivered', async () => {
@@ -170,6 +172,8 @@ test('half-closed-host-logged-delivered: the seller down: the minted error reach
     outcome: 'host_aborted', // was local_error
     reason: 'upstream_unreachable',
   });
+  // Warn: the minted error's level, the seller down whatever the host did (hostile trial 53, F2).
+  assert.equal((await lineFor(20)).level, 40);
 });
 
 test('half-closed-host-logged-delivered: two pipelined requests then a FIN: no answer, the second never processed, no line says delivered', async () => {

@@ -72,7 +72,7 @@ describe('a seller status outside 100-599', () => {
         expectedErrorJson({ id, method: 'tools/call', toolName: `status_${String(status).padStart(3, '0')}`, reason: 'upstream_not_mcp', upstreamStatus: status, cause: 'status_undefined' }),
       );
       assert.match(text, /The seller answered with an HTTP status outside 100-599/);
-      assert.deepEqual(lines.map(brief), [{ msg: 'exchange', level: 30, rpc_id: id, outcome: 'local_error', reason: 'upstream_not_mcp', upstream_status: status }]);
+      assert.deepEqual(lines.map(brief), [{ msg: 'exchange', level: 40, rpc_id: id, outcome: 'local_error', reason: 'upstream_not_mcp', upstream_status: status }]);
     });
   }
 

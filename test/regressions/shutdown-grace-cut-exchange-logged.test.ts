@@ -128,7 +128,7 @@ function assertExchangeLines(logs: LogEntry[]): void {
   assert.deepEqual(exchangeFields(byId.get(42)!), { agent: 'b', method: 'tools/list', tool: null, rpc_id: 42, ...CUT });
   for (const id of ['cut-a', 42]) {
     const line = byId.get(id)!;
-    assert.equal(line.level, 30); // info, as every exchange line
+    assert.equal(line.level, 40); // warn: a failed exchange (hostile trial 53, F2; it was info, as every exchange line)
     assert.equal(typeof line.duration_ms, 'number');
   }
 }

@@ -67,9 +67,9 @@ describe('scrubLogLine', () => {
   });
 });
 
-/** Every literal message of a log call in src/ (`log.info(fields, 'msg')`, `logInfo(fields, 'msg')`). */
+/** Every literal message of a log call in src/ (`log.info(fields, 'msg')`, `logInfo(fields, 'msg')`, `logLine(level, fields, 'msg')`). */
 function literalMessages(): Map<string, string> {
-  const LEVELS = new Set(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'logInfo']);
+  const LEVELS = new Set(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'logInfo', 'logLine']);
   const found = new Map<string, string>();
   const walk = (dir: string): void => {
     for (const entry of readdirSync(dir, { withFileTypes: true })) {

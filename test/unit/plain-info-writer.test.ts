@@ -6,7 +6,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
-import { addLogSecrets, createLogger, plainInfoWriter, REDACTED } from '../../src/observability/logger.js';
+import { addLogSecrets, createLogger, plainInfoWriter, plainLineWriter, REDACTED } from '../../src/observability/logger.js';
 
 function capture(level: string): { lines: string[]; logger: ReturnType<typeof createLogger> } {
   const lines: string[] = [];
@@ -86,4 +86,20 @@ test('nothing is written unless info is enabled, read per line (a reload changes
   write(EXCHANGE, 'exchange');
   assert.equal(lines.length, 2);
   assert.equal(JSON.parse(lines[1]!).level, 30);
+});
+
+test('plainLineWriter at warn: written at 40 when warn is enabled, the same bytes as logger.warn (a failed exchange: hostile trial 53, F2)', () => {
+  const { lines, logger } = capture('warn');
+  const write = plainLineWriter(logger);
+  const failed = { ...EXCHANGE, outcome: 'local_error', reason: 'upstream_unreachable' };
+  write('info', EXCHANGE, 'exchange');
+  assert.equal(lines.length, 0);
+  write('warn', failed, 'exchange');
+  logger.warn(failed, 'exchange');
+  assert.equal(lines.length, 2);
+  assert.equal(JSON.parse(lines[0]!).level, 40);
+  assert.equal(withoutTime(lines[0]!), withoutTime(lines[1]!));
+  logger.level = 'error';
+  write('warn', failed, 'exchange');
+  assert.equal(lines.length, 2);
 });
