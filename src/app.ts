@@ -34,6 +34,7 @@ import {
 } from './observability/logger.js';
 import { createMetrics, REFUSAL_AGENT_NONE, REFUSAL_AGENT_UNKNOWN, type GatewayMetrics, type GuardSample } from './observability/metrics.js';
 import { opsRoutes } from './ops/routes.js';
+import { opsHeadCheck } from './ops/head-check.js';
 import { agentNameOfPath, badUrlRefusal, isMcpMethod, MCP_METHODS, originFormOf, refuseUnknownAgent, refuseUnrouted, routedByPath, unroutedRefusal, type UnroutedScope } from './routing/unrouted.js';
 import { createUpstreamDispatcher } from './routing/dispatcher.js';
 import { isLoopbackListenHost, ownListenHosts } from './request/browser-guard.js';
@@ -92,6 +93,8 @@ export async function buildApp(config: GatewayConfig, opts: BuildAppOptions = {}
   // How the MCP endpoint checks `Host` (request/browser-guard.ts): read at start-up (`listen` needs a restart).
   const loopbackListen = isLoopbackListenHost(config.listen.host);
   const ownHosts = ownListenHosts(config.listen.host);
+  // The ops_listen listener's: the same rule with its own address (ops/head-check.ts; hostile trial 53, F4).
+  const opsHeadRefusal = config.ops_listen === undefined ? undefined : opsHeadCheck(config.ops_listen.host, () => current);
   /** Set once the shutdown begins (the preClose hook, below); read by every route but the ops ones. */
   const drain: DrainState = { draining: false };
   /** Logs and counts a request Node's HTTP parser rejected (set once the metrics exist, below). */
@@ -182,6 +185,8 @@ export async function buildApp(config: GatewayConfig, opts: BuildAppOptions = {}
     if (!routedByPath(req.method, target, scope)) return false;
     const agent = scope.mcp ? agentNameOfPath(target) : undefined;
     if (declaresOver(req.headers['content-length'], bodyBound(current, req.method, agent, bodyLimit)?.bytes ?? bodyLimit)) return false;
+    // An ops_listen head its check refuses (ops/head-check.ts): no 100 either.
+    if (!scope.mcp) return opsHeadRefusal?.(req) === undefined;
     if (agent === undefined || !isMcpMethod(req.method)) return true;
     const refusal = headRefusal(req, current, current.agents.has(agent), loopbackListen, ownHosts);
     if (refusal === undefined) return true;
@@ -475,7 +480,7 @@ export async function buildApp(config: GatewayConfig, opts: BuildAppOptions = {}
   // `draining` to its last request) and refuses as the gateway does (answerAsGateway).
   const opsApp = config.ops_listen ? Fastify(serverOptions(OPS_SCOPE)) : undefined;
   if (opsApp !== undefined) answerAsGateway(opsApp, OPS_SCOPE);
-  await (opsApp ?? app).register(opsRoutes, { metrics, notReadyReason });
+  await (opsApp ?? app).register(opsRoutes, { metrics, notReadyReason, ...(opsHeadRefusal !== undefined ? { headCheck: opsHeadRefusal } : {}) });
   app.addHook('onClose', async () => {
     removeLogSecrets();
     removeLogUrlQueries();

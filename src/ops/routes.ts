@@ -27,11 +27,17 @@
  * defect): a `GET /healthz` pipelined behind a standalone GET stream waited as long as the
  * stream lived (test/regressions/pipelined-ops-request-behind-get-stream-unbounded.test.ts).
  * The hook is this plugin's own (Fastify encapsulation): the MCP routes do not run it.
+ *
+ * On the `ops_listen` listener the same hook refuses a browser's or a rebound page's request
+ * from its head (`headCheck`: ops/head-check.ts; a hostile operator's trial 53, F4), before the
+ * route answers; a head that declares a body gets `Connection: close` (the body is never read).
  */
 import type { FastifyPluginAsync } from 'fastify';
 import { boundAnswersAhead } from '../errors/earlier-answers.js';
 import type { GatewayMetrics } from '../observability/metrics.js';
 import { NOSNIFF_NAME, NOSNIFF_VALUE } from '../errors/own-answer-headers.js';
+import { answerHeadRefusal } from '../request/head-refusal.js';
+import type { OpsHeadCheck } from './head-check.js';
 
 export const OPS_PATHS = Object.freeze({ health: '/healthz', ready: '/readyz', metrics: '/metrics' });
 /**
@@ -44,6 +50,8 @@ export interface OpsRoutesOptions {
   metrics: GatewayMetrics;
   /** Why the gateway is not ready (`not_listening`, `shutting_down`, ...), or undefined when it is ready. */
   notReadyReason(): string | undefined;
+  /** On the `ops_listen` listener: its browser and DNS-rebinding check (ops/head-check.ts); undefined on the main listener. */
+  headCheck?: OpsHeadCheck;
 }
 
 const NO_STORE = 'no-store';
@@ -57,6 +65,14 @@ export const opsRoutes: FastifyPluginAsync<OpsRoutesOptions> = async (app, opts)
     // 200 text/plain; Fetch: a nosniff response of a non-script type is blocked as a script).
     // The ops endpoints' answers are the gateway's own (errors/own-answer-headers.ts).
     reply.header(NOSNIFF_NAME, NOSNIFF_VALUE);
+    const refusal = opts.headCheck?.(request.raw);
+    if (refusal !== undefined) {
+      const headers = request.headers;
+      const length = headers['content-length'];
+      // Answered here, so `done` is not called: the route never runs.
+      answerHeadRefusal(reply, refusal, (length !== undefined && length !== '0') || headers['transfer-encoding'] !== undefined);
+      return;
+    }
     done();
   });
 
