@@ -14,6 +14,7 @@
  */
 import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
 import { TalliedHistogram } from './tallied-histogram.js';
+import { configReloadGauges, type ConfigReloadResult } from './config-reload-gauges.js';
 import { DROP_REASONS, REASONS, REFUSALS } from '../errors/codes.js';
 import { DISCOVERY_TARGETS } from '../mcp/discovery-size.js';
 import type { Exchange, Outcome, RpcPeek } from '../exchange.js';
@@ -151,9 +152,12 @@ export interface GatewayMetrics {
    * name; anything else is counted as `other`).
    */
   incDiscoveryOvershoot(agent: string, surface: string): void;
-  /** Counts one config reload attempt. */
-  /** `unchanged`: the file and its `${VAR}` values were the running config's, nothing applied (a hostile trial 21, L1: it counted `ok`). */
-  incConfigReload(result: 'ok' | 'error' | 'unchanged'): void;
+  /**
+   * Counts one config reload attempt, and sets the last-reload gauges (config-reload-gauges.ts:
+   * 0 after `error`, else 1 and the time; hostile trial 53, F8). `unchanged`: the file and its
+   * `${VAR}` values were the running config's, nothing applied (a hostile trial 21, L1: it counted `ok`).
+   */
+  incConfigReload(result: ConfigReloadResult): void;
   /**
    * Counts one host request refused before any seller was contacted (`reason`: docs/errors.md
    * refusals; `agent`: a configured agent, {@link REFUSAL_AGENT_UNKNOWN} or {@link REFUSAL_AGENT_NONE}).
@@ -274,6 +278,8 @@ export function createMetrics(opts: CreateMetricsOptions = {}): GatewayMetrics {
   const resumes = tallied('resumes_total', 'SSE streams resumed with a verified Last-Event-ID.', ['agent']);
   const overshoots = counter('discovery_size_overshoot_total', 'Discovery responses over their size target, by surface.', ['agent', 'surface']);
   const reloads = counter('config_reloads_total', 'Config reload attempts by result.', ['result']);
+  // Set as at a start from a valid file: the metrics are made with the app, from its config.
+  const lastReload = configReloadGauges(METRIC_PREFIX, registers);
   const refusals = counter(
     'refusals_total',
     'Host requests refused before any seller was contacted, by agent (_unknown: a path naming no configured agent; _none: no agent path) and reason (docs/errors.md).',
@@ -314,6 +320,7 @@ export function createMetrics(opts: CreateMetricsOptions = {}): GatewayMetrics {
     },
     incConfigReload(result) {
       reloads.inc({ result });
+      lastReload.record(result);
     },
     incRefusal(reason, agent) {
       refusals.inc({ agent, reason: catalogLabel(REFUSALS, reason) });

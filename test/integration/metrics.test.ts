@@ -258,6 +258,10 @@ describe('metrics: counters for other parts of the gateway', () => {
     });
     assert.deepEqual(series(samples, 'adcp_gateway_refusals_total'), { 'agent=_unknown,reason=unknown_agent': 1, 'agent=s,reason=other': 1 });
     assert.deepEqual(series(samples, 'adcp_gateway_config_reloads_total'), { 'result=ok': 1, 'result=error': 2, 'result=unchanged': 0 });
+    // The last attempt failed: the file on disk is not the config in force (hostile trial 53, F8).
+    assert.deepEqual(series(samples, 'adcp_gateway_config_last_reload_successful'), { '': 0 });
+    metrics.incConfigReload('unchanged');
+    assert.deepEqual(series(parseExposition(await metrics.render()), 'adcp_gateway_config_last_reload_successful'), { '': 1 });
   });
 
   test('each app has its own registry', async () => {
