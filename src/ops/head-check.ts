@@ -5,8 +5,10 @@
  * - `Host` (or an absolute-form target's authority) checked when `ops_listen.host` is a loopback
  *   address or `allowed_hosts` is not empty: served when it is `localhost`, `127.0.0.1` or
  *   `[::1]` (any port or none), listed in `allowed_hosts`, or the ops listener's own loopback
- *   address (`127.0.0.2`); else 403 `host_not_allowed`. More than one `Host` field: 400
- *   `malformed_http`, the connection closed.
+ *   address (`127.0.0.2`), or an IP address literal (`10.1.2.3:9464`, `[fd00::5]`: what a
+ *   Kubernetes probe or a Prometheus scrape by pod IP sends; DNS rebinding always carries a
+ *   host name, so serving literals weakens nothing); else 403 `host_not_allowed`. More than
+ *   one `Host` field: 400 `malformed_http`, the connection closed.
  * - `Origin` not loopback nor in `allowed_origins`, any `Origin` not listed on a GET, and
  *   `Sec-Fetch-Site: cross-site | same-site`: 403 `origin_not_allowed`.
  * Every refusal id null, logged (`refused`, agent null) and counted under `agent="_none"`, as
@@ -21,7 +23,8 @@
  */
 import type { IncomingMessage } from 'node:http';
 import type { GatewayConfig } from '../config/types.js';
-import { isLoopbackListenHost, ownListenHosts } from '../request/browser-guard.js';
+import { isIP } from 'node:net';
+import { absoluteFormAuthority, hostNameEnd, isLoopbackListenHost, ownListenHosts } from '../request/browser-guard.js';
 import { headRefusal, type HeadRefusal } from '../request/head-refusal.js';
 
 /** A request head's refusal on the ops listener bound to `opsHost` (`ops_listen.host`), or undefined (served); `config` gives the config in force. */
@@ -31,5 +34,18 @@ export function opsHeadCheck(opsHost: string, config: () => GatewayConfig): OpsH
   const loopbackListen = isLoopbackListenHost(opsHost);
   const ownHosts = ownListenHosts(opsHost);
   // `agentKnown` false: no agent on this listener, so an HTTP/1.1 head without Host is served as before.
-  return (req) => headRefusal(req, config(), false, loopbackListen, ownHosts);
+  return (req) => {
+    const refusal = headRefusal(req, config(), false, loopbackListen, ownHosts);
+    if (refusal?.reason === 'host_not_allowed' && isIpLiteralAuthority(absoluteFormAuthority(req.url ?? '/') ?? req.headers.host)) return undefined;
+    return refusal;
+  };
+}
+
+/** Whether `authority` (`host[:port]`) names its host by an IPv4 or a bracketed IPv6 literal. */
+export function isIpLiteralAuthority(authority: string | undefined): boolean {
+  if (authority === undefined) return false;
+  const end = hostNameEnd(authority, 0);
+  if (end <= 0) return false;
+  const name = authority.charCodeAt(0) === 0x5b /* [ */ ? authority.slice(1, end - 1) : authority.slice(0, end);
+  return authority.charCodeAt(0) === 0x5b ? isIP(name) === 6 : isIP(name) === 4;
 }

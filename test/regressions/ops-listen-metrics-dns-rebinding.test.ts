@@ -142,7 +142,7 @@ describe('ops_listen on 127.0.0.1: the ops endpoints refuse a rebound Host and a
 });
 
 describe('ops_listen on 0.0.0.0: Host checked only once allowed_hosts lists names, as on the main listener', () => {
-  test('allowed_hosts empty: served whatever its Host; set: a name not listed refused', async () => {
+  test('allowed_hosts empty: served whatever its Host; set: a name not listed refused, an IP literal served', async () => {
     const head = 'listen: { host: 127.0.0.1, port: 0 }\nops_listen: { host: 0.0.0.0, port: 0 }\n';
     const open = await start(`${head}${AGENTS}`, captureLog('silent'));
     const listed = await start(`${head}allowed_hosts: [gw.internal]\n${AGENTS}`, captureLog('silent'));
@@ -150,6 +150,9 @@ describe('ops_listen on 0.0.0.0: Host checked only once allowed_hosts lists name
       assert.equal((await request(open.ops, '/metrics', { host: 'rebind.evil.example' })).status, 200);
       assert.equal((await request(listed.ops, '/metrics', { host: 'rebind.evil.example' })).body, hostRefusal('rebind.evil.example'));
       assert.equal((await request(listed.ops, '/metrics', { host: 'gw.internal' })).status, 200);
+      // A probe or a scrape by pod IP names no host: served (DNS rebinding always names one).
+      for (const host of ['10.1.2.3:9464', '10.1.2.3', '[fd00::5]:9464', '[fd00::5]']) assert.equal((await request(listed.ops, '/healthz', { host })).status, 200, host);
+      for (const host of ['10.1.2.3.evil.example', '[fd00::5', '10.1.2:9464', '0x0a010203']) assert.equal((await request(listed.ops, '/healthz', { host })).status, 403, host);
     } finally {
       await withTimeout(Promise.all([open.app.close(), listed.app.close()]), 5_000, 'close');
     }
