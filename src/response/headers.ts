@@ -117,7 +117,8 @@ export const STRIPPED_RESPONSE_HEADERS: ReadonlySet<string> = new Set([
  * When the bytes differ (each caller names its case): a content coding the gateway decoded
  * (pipeline.ts: every coded answer, whatever its kind or status), a 2xx JSON answer whose body
  * is not the seller's (a rewrite, a dropped BOM, a UTF-8 repair: json-stage.ts
- * sendJsonAnswer), and every SSE stream (sse-stage.ts: its head goes out before any event, and
+ * sendJsonAnswer), an acknowledgement body dropped for an empty 202 (json-stage.ts dropAckBody;
+ * review 37, F2: test/regressions/dropped-ack-body-keeps-seller-digest-headers.test.ts), and every SSE stream (sse-stage.ts: its head goes out before any event, and
  * the stage re-encodes events, turns event ids into resume tokens, drops events that break a
  * bound, repairs UTF-8 and may end with its own error event). The seller's bytes passed
  * through unchanged (an uncoded JSON answer left as it was, a 4xx, a DELETE's answer) keep

@@ -544,14 +544,18 @@ function sendBody(exchange: Exchange, reply: FastifyReply, status: number, body:
  * 2xx acknowledgement body of `bytes` bytes, which is dropped (ack-body.ts: MCP Streamable
  * HTTP answers a POST without a request "202 Accepted with no body"); outcome `ok`, the
  * exchange line's `ack_body_dropped_bytes`. The seller's other headers go out as on any
- * answer (headers.ts). Source: a new user's hostile trial 12, M2
- * (test/regressions/notification-ack-body-breaks-sdk-connect.test.ts).
+ * answer (headers.ts), but for its Content-Type and the headers describing the dropped bytes
+ * (digests, `ETag`: headers.ts SELLER_BYTES_HEADERS, which pass only with those bytes; review
+ * 37, F2: they reached the host over the empty body,
+ * test/regressions/dropped-ack-body-keeps-seller-digest-headers.test.ts). Source: a new user's
+ * hostile trial 12, M2 (test/regressions/notification-ack-body-breaks-sdk-connect.test.ts).
  */
 function dropAckBody(exchange: Exchange, reply: FastifyReply, bytes: number): void {
   exchange.finished = true;
   exchange.outcome = 'ok';
   exchange.ackBodyDroppedBytes = bytes;
   reply.removeHeader('content-type');
+  dropSellerBytesHeaders(reply);
   reply.code(202).send();
 }
 
