@@ -506,6 +506,12 @@ export function wellFormedUtf8(body: Buffer, limitBytes: number): Buffer {
  *   label reads the text the gateway judged (ASCII under `charset=iso-8859-1` included: one rule);
  * - the seller's bytes, not well-formed UTF-8 (only when their repair would not fit
  *   `max_response_bytes`: wellFormedUtf8): the seller's label, which is the seller's word for them.
+ * - the seller's bytes whose label did not survive the header filter (a seller's `Connection`
+ *   naming `Content-Type`: hop-by-hop, headers.ts filterResponseHeaders), after the pipeline
+ *   judged them JSON by it: `application/json`, what the gateway judged (Fastify labelled the
+ *   reply `application/octet-stream`, logged `ok`, and the MCP SDK client refused it: review 37,
+ *   F3, test/regressions/seller-connection-content-type-octet-stream.test.ts). The SSE path
+ *   always writes its own `text/event-stream` (sse-headers.ts).
  *
  * Other bytes also go out without the seller's `Content-Digest`, `Repr-Digest`, `Digest`,
  * `Content-MD5` and `ETag` (headers.ts SELLER_BYTES_HEADERS: they describe the seller's bytes;
@@ -516,7 +522,7 @@ export function wellFormedUtf8(body: Buffer, limitBytes: number): Buffer {
  * charset=iso-8859-1` with a Latin-1 `é` (E9) reached the host as `EF BF BD` (the repair) under
  * the same label, and a host honouring it (Python `requests`) read `cafï¿½`
  * (test/regressions/json-charset-label-forwarded-after-utf8-repair.test.ts). Cost on an ordinary
- * answer: one buffer identity test and one string comparison (keepsJsonLabel's last label);
+ * answer: one buffer identity test, one header lookup and one string comparison (keepsJsonLabel's last label);
  * `isUtf8` again only under a label naming another charset.
  */
 function sendJsonAnswer(exchange: Exchange, reply: FastifyReply, res: UpstreamResponse, seller: Buffer, out: Buffer, outcome: 'ok' | 'rewritten'): void {
@@ -524,7 +530,7 @@ function sendJsonAnswer(exchange: Exchange, reply: FastifyReply, res: UpstreamRe
     reply.header('content-type', 'application/json');
     // Not the seller's bytes: its digests and ETag describe those (headers.ts SELLER_BYTES_HEADERS; trial 12, M4).
     dropSellerBytesHeaders(reply);
-  } else if (!keepsJsonLabel(res.headers['content-type']) && isUtf8(out)) reply.header('content-type', 'application/json');
+  } else if (!reply.hasHeader('content-type') || (!keepsJsonLabel(res.headers['content-type']) && isUtf8(out))) reply.header('content-type', 'application/json');
   sendBody(exchange, reply, res.statusCode, out, outcome);
 }
 
