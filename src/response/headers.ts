@@ -14,7 +14,7 @@ import { agentCookiePath, scopeSetCookies } from './set-cookie.js';
  * seller could forge; and the headers that point the host at another URL
  * (`Location`, `Content-Location`, `Refresh`), which its client could follow past the
  * gateway, and those that steer the host's client for the gateway's origin (`Alt-Svc`,
- * `Strict-Transport-Security`). `Set-Cookie` passes scoped to the agent's route ({@link scopeSetCookies}).
+ * `Strict-Transport-Security`, `Clear-Site-Data`, `Link`, `NEL`, `Report-To`, `Reporting-Endpoints`). `Set-Cookie` passes scoped to the agent's route ({@link scopeSetCookies}).
  * The headers that describe the seller's exact bytes (digests, `ETag`: {@link SELLER_BYTES_HEADERS})
  * pass only when those bytes reach the host unchanged ({@link dropSellerBytesHeaders}).
  * Everything else (`Mcp-Session-Id`, even one MCP does not allow, which the host is refused
@@ -75,6 +75,16 @@ export const STRIPPED_RESPONSE_HEADERS: ReadonlySet<string> = new Set([
   // MCP uses neither. `WWW-Authenticate` still passes: MCP authorization reads it on a 401.
   'clear-site-data',
   'link',
+  // Same kind, persisted for the gateway's origin too (review 37, F5:
+  // test/regressions/seller-reporting-headers-reach-host.test.ts): `NEL` (Network Error
+  // Logging) with `Report-To` makes a browser host remember, for `max_age` seconds, to report
+  // its requests to the gateway's origin (failed ones, and with `success_fraction` every one:
+  // URL, status, timing, its address as seen) to an endpoint the seller names, whatever seller
+  // they were for; `Reporting-Endpoints` names where the origin's CSP, COOP and deprecation
+  // reports go. MCP uses none.
+  'nel',
+  'report-to',
+  'reporting-endpoints',
 ]);
 
 /**
