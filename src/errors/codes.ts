@@ -80,7 +80,7 @@ export const REASONS = {
     code: 'RESPONSE_TOO_LARGE',
     details: BYTES,
     mayHaveExecuted: true,
-    description: 'The seller announced a Content-Length over the limit (pre-check; observed_bytes is the announced length, in the digits announced, leading zeros aside, even past 2^53 - 1, which a double cannot carry: a JSON number of up to 20 digits, exact for a host that reads integers exactly; hostile trial 28, L3: test/regressions/huge-content-length-observed-bytes-rounded.test.ts).',
+    description: "The seller announced a Content-Length over the limit (pre-check; observed_bytes is the announced length, in the digits announced, leading zeros aside, even past 2^53 - 1, which a double cannot carry: a JSON number of up to 20 digits, exact for a host that reads integers exactly; hostile trial 28, L3: test/regressions/huge-content-length-observed-bytes-rounded.test.ts). Never on a 204, whose Content-Length announces nothing: it has no body (RFC 9112 §6.3), and none is read (a bogus `Content-Length: 5000` on a notification's 204 was this error, and under the limit `upstream_reset`: review 37, F6, test/regressions/no-content-answer-bogus-content-length-refused.test.ts).",
     source: `${SIZE_LIMITS} (pre-reject an over-limit Content-Length)`,
   },
   raw_bytes: {

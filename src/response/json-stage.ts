@@ -28,6 +28,7 @@ import { answerWithLocalError } from '../errors/local-reply.js';
 import type { LocalErrorInput } from '../errors/local-reply.js';
 import { JsonScanner, type JsonScanFailure, type TopMembers } from '../mcp/json-scan.js';
 import { readBoundedBody } from './read-body.js';
+import { releaseBody } from './decode.js';
 import { bodyPool } from './body-pool.js';
 import { dropSellerBytesHeaders, hijackAndWriteHead } from './headers.js';
 import type { BodySource } from './body-source.js';
@@ -394,8 +395,23 @@ function sendUnlabelled(exchange: Exchange, reply: FastifyReply, status: number,
  * Reads the body under the response bounds, each chunk fed to `scanner` when given (a
  * depth/node breach stops the read: readBoundedBody `inspect`). Undefined when the exchange
  * was answered (a bound, a reset) or finished meanwhile.
+ *
+ * A 204 (or 304: any 3xx is refused before this stage, pipeline.ts) has no body, whatever its
+ * Content-Length says (RFC 9112 §6.3: such a response "is always terminated by the first empty
+ * line after the header fields"; RFC 9110 §8.6: a server must send it none there): its body is
+ * empty, the stream released unread. Reading it was wrong twice over: a bogus `Content-Length:
+ * 5000` over `max_response_bytes` was refused `content_length` before the read (read-body.ts),
+ * and one under it was `upstream_reset`, since undici (7.x) frames the 204 with no body, then
+ * fails that body with `ResponseContentLengthMismatchError` (0 bytes read, 5000 declared) and
+ * destroys the socket (review 37, F6:
+ * test/regressions/no-content-answer-bogus-content-length-refused.test.ts). Cost: one status
+ * comparison per body.
  */
 async function readBody(exchange: Exchange, reply: FastifyReply, res: UpstreamResponse, scanner: JsonScanner | undefined): Promise<Buffer | undefined> {
+  if (res.statusCode === 204 || res.statusCode === 304) {
+    releaseBody(res.body.stream);
+    return exchange.finished ? undefined : NO_CONTENT;
+  }
   const inspect = scanner && ((chunk: Buffer) => boundsBreach(exchange, scanner.feed(chunk), scanner.leadingBomBytes));
   const read = await readBoundedBody(exchange, res.body, res.headers['content-length'], exchange.limits.max_response_bytes, inspect);
   if (!read.ok) {
@@ -404,6 +420,9 @@ async function readBody(exchange: Exchange, reply: FastifyReply, res: UpstreamRe
   }
   return exchange.finished ? undefined : read.body;
 }
+
+/** The body of a 204 or 304 ({@link readBody}): empty, never written into. */
+const NO_CONTENT = Buffer.alloc(0);
 
 /**
  * `upstream_not_mcp` for a read body. It reports the seller's status (its one details field,

@@ -4,7 +4,9 @@
  * rather than buffer-then-check, pre-reject an over-limit Content-Length").
  *
  * - `Content-Length` above the limit: rejected before a byte is read (`content_length`).
- *   On an encoded body it is the wire length, so it is compared with the raw bound.
+ *   On an encoded body it is the wire length, so it is compared with the raw bound. A 204's
+ *   (or 304's) announces no body (RFC 9112 §6.3): such a body is never read, so never comes
+ *   here (json-stage.ts readBody; review 37, F6).
  * - Raw and decoded bytes are counted as chunks arrive (body-source.ts); the chunk that
  *   crosses a bound is dropped and the upstream request aborted (`raw_bytes`, `decoded_bytes`).
  * - The bytes held count against the agent's `max_buffered_response_bytes` while the body is
