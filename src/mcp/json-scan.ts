@@ -41,7 +41,7 @@
  * Also {@link scanStringText}: a JSON string of a scanned body (a legacy tool result's text)
  * decoded and scanned as a JSON text of its own in the same core, for the lift without parsing.
  */
-import { assertBoundLimit } from './json-bytes.js';
+import { assertBoundLimit, BACKSLASH } from './json-bytes.js';
 import { JSON_SCAN_WASM_BASE64 } from './json-scan-wasm.js';
 import { instantiateWasmCore, WASM_INT32_MAX as UNBOUNDED } from './wasm-core.js';
 import { matchBomStart, NOT_BOM, UTF8_BOM } from './utf8-bom.js';
@@ -320,6 +320,15 @@ export const SCAN_TEXT_MEMBERS = core.maxMembers();
 /** Int32 fields per member (assembly/json-scan.ts MEMBER_FIELDS). */
 const MEMBER_FIELDS = 6;
 let stackReserved = 0;
+
+/**
+ * The bytes of the core's WebAssembly memory: it only grows (a WebAssembly memory never shrinks),
+ * so this is also what it keeps for the process's life. For tests and diagnostics
+ * (test/regressions/scan-large-text-grows-wasm-memory.test.ts).
+ */
+export function coreMemoryBytes(): number {
+  return core.memory.buffer.byteLength;
+}
 
 /** Views of the core's memory, renewed when it grows (a grown memory detaches the old buffer). */
 let views = makeViews();
@@ -655,9 +664,11 @@ export interface ObjectTextScan extends ObjectTextFacts {
  * and {@link textSummary} read them (until the next call into this module).
  *
  * Returns the object text's facts; `null` when its decoded UTF-8 bytes are more than
- * `maxTextBytes` (checked first, once the escapes are decoded and before the scan, as
- * extract.ts readTextObject checks the size before anything else: such a text is passed over
- * whatever it holds, over a structure bound too); {@link TEXT_OVER_BOUND} when it starts with
+ * `maxTextBytes` (checked first, before anything is copied into the core, as extract.ts
+ * readTextObject checks the size before anything else: such a text is passed over whatever it
+ * holds, over a structure bound too, a lone surrogate counted as U+FFFD's 3 bytes, as
+ * `Buffer.byteLength` counts the JavaScript text there: {@link decodedBytesOver});
+ * {@link TEXT_OVER_BOUND} when it starts with
  * `{` (after JSON whitespace) and breaks `limits.maxDepth` or `limits.maxNodes` (what follows
  * the value that broke it is not read: it may be invalid after it); `null` when the text is no
  * JSON object otherwise (does not start with `{`, invalid before any bound breaks, a text
@@ -669,8 +680,17 @@ export interface ObjectTextScan extends ObjectTextFacts {
  * `JSON.parse` of the message, `Buffer.from` and `JSON.parse` of the text cost ~7 ms; this
  * pass ~1 ms (src/response/lift-splice.ts; the dedupe of a byte copy too: dedupe-splice.ts).
  *
- * Memory: the core's memory grows to hold the string and its decoded bytes (twice its length,
- * so at most twice the response byte bound) and keeps that size for the process's life.
+ * Memory: the core's memory grows to hold the string and its decoded bytes (room for twice
+ * the string's length) and keeps that size for the process's life (a WebAssembly memory never
+ * shrinks: {@link coreMemoryBytes}). Never for a text over `maxTextBytes`: its decoded length is
+ * counted in JavaScript first when the string is longer than that (only then can the decoded
+ * bytes be), so such a text costs no memory at all (before, a 100 MB text scanned under a
+ * 4 MiB bound grew it by 200 MB, for good, then answered `null`: review 37, F4,
+ * test/regressions/scan-large-text-grows-wasm-memory.test.ts). A string within the bound
+ * grows it to at most twice the bound; one longer than the bound whose decoded bytes fit it
+ * (escapes: up to 6 bytes written for 1 decoded) to twice its own length. The gateway scans
+ * only strings of a body it holds, under `max_response_bytes`, which is also the bound here
+ * (response/scanned-result.ts): at most twice `max_response_bytes` (docs/configuration.md).
  */
 export function scanObjectText(
   body: Uint8Array,
@@ -682,6 +702,9 @@ export function scanObjectText(
   assertBoundLimit('scanObjectText', 'maxNodes', limits.maxNodes);
   const len = range[1] - range[0] - 2;
   if (len <= 0) return null;
+  // The byte bound before the core's memory grows for the text (decodedBytesOver): a string no
+  // longer than the bound has no more decoded bytes than that, so only a longer one is counted.
+  if (len > maxTextBytes && decodedBytesOver(body, range[0] + 1, range[1] - 1, maxTextBytes)) return null;
   const stackBytes = (Math.min(toCoreBound(limits.maxDepth), len) >> 3) + 1;
   if (!reserveStack(stackBytes)) return undefined;
   // The text region lies past `stackBytes` of stack, where a deeper scanner's stack may be;
@@ -712,6 +735,54 @@ export function scanObjectText(
     mayHoldProtoKey: v.i32[s + I_PROTO_KEY] === 1,
   };
 }
+
+/** `Buffer#indexOf` of a byte, for a plain Uint8Array too (native; `Uint8Array#indexOf` is far slower on Node 20). */
+const indexOfByte = Buffer.prototype.indexOf as (this: Uint8Array, value: number, from: number) => number;
+
+/**
+ * Whether the JSON string content `bytes[start, end)` (no quotes; valid, as a successful scan
+ * found it) decodes to more than `max` UTF-8 bytes: each byte outside an escape is one, a
+ * `\uXXXX` escape 1-3 (a surrogate pair of them 4; a lone surrogate 3, U+FFFD's, as
+ * `Buffer.byteLength` counts it), any other escape 1. Counted without the core (so its memory
+ * does not grow: {@link scanObjectText}): one native search per backslash, stopping once over.
+ */
+function decodedBytesOver(bytes: Uint8Array, start: number, end: number, max: number): boolean {
+  let n = 0;
+  let at = start;
+  for (;;) {
+    const esc = indexOfByte.call(bytes, BACKSLASH, at);
+    if (esc < 0 || esc >= end) return n + (end - at) > max;
+    n += esc - at;
+    if (bytes[esc + 1] !== LOWER_U) {
+      n += 1;
+      at = esc + 2;
+    } else {
+      const cp = hex4At(bytes, esc + 2);
+      at = esc + 6;
+      if (cp >= 0xd800 && cp <= 0xdbff && bytes[at] === BACKSLASH && bytes[at + 1] === LOWER_U) {
+        const low = hex4At(bytes, at + 2);
+        if (low >= 0xdc00 && low <= 0xdfff) {
+          n += 4;
+          at += 6;
+          continue;
+        }
+      }
+      n += cp < 0x80 ? 1 : cp < 0x800 ? 2 : 3;
+    }
+    if (n > max) return true;
+  }
+}
+
+/** The four hex digits at `bytes[at]` as a number (valid JSON: they are hex digits). */
+function hex4At(bytes: Uint8Array, at: number): number {
+  let v = 0;
+  for (let k = at; k < at + 4; k++) {
+    const b = bytes[k]!;
+    v = (v << 4) | (b <= 0x39 ? b - 0x30 : (b | 0x20) - 0x61 + 10);
+  }
+  return v;
+}
+const LOWER_U = 0x75;
 
 /** {@link scanObjectText} with the object's members read out (tests, and a caller that needs them all); `null` for a text over a bound too. */
 export function scanStringText(body: Uint8Array, range: ByteRange, limits: JsonScanLimits): ObjectTextScan | null | undefined {
