@@ -88,8 +88,10 @@ export interface ChunkSink {
  *
  * Resolves with undefined at the end of the body, or with what `inspect` returned to stop
  * the read (the stream is then destroyed). Rejects as the iteration throws: a DecodeError
- * `raw_bytes` / `decoded_bytes` (the stream is destroyed), the stream's error, or
- * ERR_STREAM_PREMATURE_CLOSE when it closes before its end.
+ * `raw_bytes` / `decoded_bytes` (the stream is destroyed), a LoadShedError when `hold` was
+ * shed while the read waited for it (`hold.shedRetryAfterS` set: the stream is destroyed;
+ * admission/agent-guard.ts), the stream's error, or ERR_STREAM_PREMATURE_CLOSE when it closes
+ * before its end.
  */
 export function readDirect<T>(source: BodySource, chunks: ChunkSink, inspect?: (chunk: Buffer) => T | undefined, hold?: HeldBytes): Promise<T | undefined> {
   const { stream, raw, decoded } = source;

@@ -87,10 +87,15 @@ export async function readBoundedBody(
  * over): the chunks are then garbage as soon as they are scanned, and no second copy of the
  * whole body is made at its end (issue 5, JSON (a) at 4 MiB: holding the chunks for the
  * whole response and `Buffer.concat`-ing them cost a copy and a V8 mark-compact every few
- * responses, for the external memory held). The buffer is allocated when the first chunk
- * arrives, uninitialized, its pages touched only as bytes are copied in: a declared length
- * that never arrives costs address space (and counts in V8's external memory, which paces
- * its collections), not resident memory. Only the bytes copied in are ever exposed.
+ * responses, for the external memory held). The buffer is made when the first chunk arrives:
+ * a fresh one is uninitialized, its pages touched only as bytes are copied in, so a declared
+ * length that never arrives costs address space (and counts in V8's external memory, which
+ * paces its collections), not resident memory; but a length in the pool's range (16 KiB to
+ * 32 MiB: body-pool.ts) is served first by an idle pooled buffer, which an earlier body filled:
+ * resident already, held by this body until it ends (and garbage if it is abandoned), so such
+ * a length costs up to its class's capacity of resident memory, out of what the pool kept
+ * resident anyway (its idle buffers: at most 32 MiB process-wide, POOL_IDLE_MAX_BYTES). Only
+ * the bytes copied in are ever exposed (review 37, F7: this said "not resident memory" of both).
  *
  * Without one (chunked transfer, a decoded body), or past it (not reached: the HTTP parser
  * frames the body by it), the chunks are kept and concatenated at the end.
