@@ -38,6 +38,7 @@ export const GATEWAY_MESSAGES: readonly string[] = [
   'shutting down',
   'nothing in flight: ending the SSE streams that answer no request',
   'shutdown_grace_ms nearly over: ending the SSE streams still open',
+  'shutdown: SSE calls ended for their clients to resume on a successor',
   'stopped',
   'stopped during startup',
   'signal ignored: the gateway acts on SIGHUP (reload), SIGTERM, SIGINT and SIGQUIT (stop) only',
