@@ -51,6 +51,7 @@ export const GATEWAY_MESSAGES: readonly string[] = [
   'TLS certificate verification is OFF for this agent (tls_insecure_skip_verify: true). Never use this in production.',
   'config file watch stopped: reload with SIGHUP',
   'watching the config file for changes',
+  'config file watch off (--no-watch-config): reload with SIGHUP',
   'cannot watch the config file: reload with SIGHUP',
   'config directory watch failed: watching it again',
   'config directory is gone: watching for it to come back (reload with SIGHUP meanwhile)',
