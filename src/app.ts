@@ -523,11 +523,17 @@ export async function buildApp(config: GatewayConfig, opts: BuildAppOptions = {}
     },
     guard,
     resumeSecret,
-    endStreams(phase = 'final') {
+    endStreams(phase = 'final', onEnded) {
       // From now on a stream learns the shutdown from its start (DrainState.tokensOutlive).
       drain.tokensOutlive = resumeSecret === 'configured';
+      // The config in force (reloads stop at the signal): the `retry:` before each plain end.
+      const retryMs = current.shutdown_sse_retry_ms;
       let ended = 0;
-      for (const stream of streams.values()) if (stream.end(resumeSecret === 'configured', phase)) ended++;
+      for (const stream of streams.values()) {
+        if (!stream.end(resumeSecret === 'configured', phase, retryMs)) continue;
+        ended++;
+        onEnded?.(stream.exchange, retryMs);
+      }
       return ended;
     },
     cutOpenExchanges() {
@@ -605,9 +611,13 @@ export interface GatewayControl {
    * SseShutdownPhase, SseShutdownEnd); returns how many it ended. `grace` ends none;
    * `no_requests` ends those answering no request, plainly; `final` ends every one: plainly
    * when it can be resumed (a configured secret, an event id sent) or answers no request, else
-   * with `gateway_shutdown` for its request's id (a hostile new user's trial 13, M1).
+   * with `gateway_shutdown` for its request's id (a hostile new user's trial 13, M1). Each
+   * stream ended plainly gets the `retry:` of the config's `shutdown_sse_retry_ms` just before
+   * its end (response/shutdown-retry.ts). `onEnded`: called with the exchange of each stream
+   * this call ended, its outcome set, and that setting (src/shutdown-streams.ts lists the calls
+   * ended `resumable_end`).
    */
-  endStreams(phase?: SseShutdownPhase): number;
+  endStreams(phase?: SseShutdownPhase, onEnded?: (exchange: Exchange, retryMs: number) => void): number;
   /**
    * For a shutdown's forced exit, called just before `process.exit` (cli.ts): ends every
    * exchange whose host answer is still open (not yet `close`d) with outcome `shutdown_cut`,

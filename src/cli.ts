@@ -136,10 +136,14 @@ Environment:
   any \${VAR} that the config file references (e.g. seller tokens in headers)
 
 Signals (serving):
-  SIGHUP           reload the config file (a change of the file on disk does too); a
-                   valid file applies to new requests, an invalid one is logged and the
-                   running config stays; listen, ops_listen and resume, and a
-                   max_request_bytes above the start-up maximum, need a restart
+  SIGHUP           reload the config file (a change of the file on disk does too, checked
+                   100 ms after the last change, at most 1 s after the first, unless
+                   --no-watch-config: write a new file and rename it over the config, so
+                   no half-written file is read); a valid file applies to new requests,
+                   an invalid one is logged and the running config stays; listen,
+                   ops_listen and resume, a max_request_bytes above the start-up maximum,
+                   and a changed \${VAR} value (read from the environment at start), need a
+                   restart
   SIGTERM, SIGINT, SIGQUIT
                    graceful shutdown: stop accepting, let in-flight requests finish (a
                    call's SSE stream too; still open 1 s before the grace ends (for a
@@ -173,6 +177,8 @@ Every config key, unit and default: docs/configuration.md
 interface RootOptions {
   config?: string;
   checkConfig?: boolean;
+  /** `--no-watch-config` sets false (commander's negatable option: true unless given). */
+  watchConfig?: boolean;
 }
 
 interface ProbeCliOptions extends RootOptions {
@@ -283,6 +289,7 @@ export function buildProgram(io: CliIo, setExit: (code: number) => void): Comman
     .helpOption(`${HELP_SHORT}, --help`, 'show this help and exit')
     .option('-c, --config <file>', `config file (default: $${CONFIG_PATH_ENV}, else ${DEFAULT_CONFIG_PATH}; never empty; at most once)`, once(CONFIG_FLAGS, parseConfigPath, (): Command => program, EXIT_CODES.CONFIG))
     .option('--check-config', 'validate the config, print the gateway settings and the resolved limits per agent and tool, and exit')
+    .option('--no-watch-config', 'serving: do not reload when the config file changes on disk; reload on SIGHUP only')
     .addHelpText('after', HELP_AFTER)
     .showSuggestionAfterError(true)
     .exitOverride()
@@ -297,7 +304,7 @@ export function buildProgram(io: CliIo, setExit: (code: number) => void): Comman
       if (startup?.stopping === true) return;
       if (config === undefined) return setExit(EXIT_CODES.CONFIG);
       if (startup === undefined) return setExit(checkConfig(path, config, io));
-      const code = await serve(config, path, io, startup);
+      const code = await serve(config, path, io, startup, opts.watchConfig !== false);
       if (code !== undefined) setExit(code);
     });
   const probeCommand: Command = program
@@ -440,7 +447,7 @@ function checkConfig(path: string, config: GatewayConfig, io: CliIo): number {
  * startup goes no further). The gateway's modules are loaded here, after the `starting` line
  * (see the module comment).
  */
-async function serve(config: GatewayConfig, path: string, io: CliIo, startup: StartupStop): Promise<number | undefined> {
+async function serve(config: GatewayConfig, path: string, io: CliIo, startup: StartupStop, watchConfig: boolean): Promise<number | undefined> {
   const { createLogger } = await import('./observability/logger.js');
   if (startup.stopping) return undefined;
   const logger = createLogger(config.log_level);
@@ -479,6 +486,8 @@ async function serve(config: GatewayConfig, path: string, io: CliIo, startup: St
   const reloader = createReloader({
     path,
     env: io.env,
+    // `--no-watch-config`: SIGHUP only (a writer that cannot write the file atomically: README, "Config reload").
+    watch: watchConfig,
     control: app.gateway,
     listening,
     log: logger,
@@ -488,6 +497,7 @@ async function serve(config: GatewayConfig, path: string, io: CliIo, startup: St
     logger.info({ signal: 'SIGHUP' }, 'reloading the config');
     void reloader.reload('sighup');
   };
+  if (!watchConfig) logger.info({ config: config.source }, 'config file watch off (--no-watch-config): reload with SIGHUP');
   // The bin's SIGHUP listener (src/stop-signals.ts): a SIGHUP held during startup reloads now.
   onHangupSignal(onHangup);
   installShutdown(app, logger, () => {

@@ -48,7 +48,12 @@
  * `UNCHANGED_MSG`, when it is the text of the running config).
  * (Before, a file check dropped every read error silently: only SIGHUP reported it, a new
  * user's trial: test/regressions/config-watch-read-error-silent.test.ts.)
- * `SIGHUP` always reads the file (the environment or a referenced `${VAR}` may be what changed).
+ * `SIGHUP` always reads the file and reports what it finds (`UNCHANGED_MSG` included). The
+ * `${VAR}` values come from `env`, for the bin the process's environment, fixed at its start:
+ * a reload never sees a new value there (README, "Config reload"; a hostile operator's trial
+ * 53, F6: `export` then `SIGHUP` logged `UNCHANGED_MSG`). `watch: false` (the bin's
+ * `--no-watch-config`): `SIGHUP` only, for a writer that cannot replace the file atomically
+ * (trial 53, F5: a slow in-place write was read, and applied, half-written).
  * Reloads never overlap: they run one after another; those asked for while one waits to
  * start are coalesced with it (see `schedule`). Once the gateway shuts down (`close`), a
  * reload still waiting, or one whose file is still loading, is dropped: one line,

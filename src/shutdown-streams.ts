@@ -22,6 +22,18 @@
  *    others plainly; one line, `shutdown_grace_ms nearly over: ending the SSE streams still
  *    open`, says how many. A stream that starts after that is ended by the next sweep.
  *
+ * Every stream ended plainly gets a `retry:` field just before its end, the config's
+ * `shutdown_sse_retry_ms` (app.ts `endStreams`, response/shutdown-retry.ts): its client waits
+ * that long before it reconnects, to the successor. And each call's stream ended for its client
+ * to resume (outcome `resumable_end`) is listed at warn, `shutdown: SSE calls ended for their
+ * clients to resume on a successor` (`calls`: agent, tool,
+ * rpc_id: the fields of its `exchange` line; `retry_ms`): from then on the call is its client's
+ * to resume, which this process cannot see; the successor's `exchange` line for the resume (a
+ * GET, the same rpc_id) says it came. Before, nothing in the old log said a call had been
+ * handed over, and a client that gave up before the successor listened lost it without a trace
+ * (a hostile operator's trial 53, F1:
+ * test/regressions/slow-restart-leaves-resumable-sse-call-hanging.test.ts).
+ *
  * The streams are looked at again every {@link SHUTDOWN_SWEEP_MS} (streams that started after
  * the signal) and just after each exchange ends.
  * A stream that starts after the signal knows the shutdown from its start all the same
@@ -51,7 +63,11 @@
  */
 import type { Logger } from 'pino';
 import type { GatewayControl } from './app.js';
+import { isRequestStream, type Exchange } from './exchange.js';
+import { MAX_LISTED_NAMES } from './observability/listed-names.js';
+import { exchangeLogFields } from './observability/logger.js';
 import type { SseShutdownPhase } from './response/pipeline.js';
+import { shutdownRetryMs } from './response/shutdown-retry.js';
 
 /** How often open SSE streams are looked at again while shutting down (streams that started after the signal, or became resumable). */
 export const SHUTDOWN_SWEEP_MS = 50;
@@ -86,15 +102,34 @@ export function endStreamsForShutdown(
   let final = answerInMs <= 0;
   let stopped = false;
   const phase = (): SseShutdownPhase => (final ? 'final' : gateway.requestsInFlight === 0 ? 'no_requests' : 'grace');
+  /** Ends the streams `phase` ends, then lists at warn the calls' streams it ended for their clients to resume (module doc). */
+  const endStreams = (now: SseShutdownPhase): number => {
+    const resumable: Exchange[] = [];
+    let retryMs = 0;
+    const n = gateway.endStreams(now, (exchange, configuredMs) => {
+      if (exchange.outcome !== 'resumable_end' || !isRequestStream(exchange.rpc)) return;
+      resumable.push(exchange);
+      retryMs = shutdownRetryMs(configuredMs, exchange.sseRetryMaxMs) ?? 0;
+    });
+    if (resumable.length > 0) {
+      const calls = resumable.slice(0, MAX_LISTED_NAMES).map((exchange) => {
+        const { agent, tool, rpc_id } = exchangeLogFields(exchange, null, 'POST');
+        return { agent, tool, rpc_id };
+      });
+      const more = resumable.length > MAX_LISTED_NAMES ? { calls_more: resumable.length - MAX_LISTED_NAMES } : {};
+      logger.warn({ calls, ...more, retry_ms: retryMs }, 'shutdown: SSE calls ended for their clients to resume on a successor');
+    }
+    return n;
+  };
   /** A later look (a sweep, an exchange's end): streams ended then are logged. */
   const look = (): void => {
     if (stopped) return;
     const now = phase();
-    const n = gateway.endStreams(now);
+    const n = endStreams(now);
     if (n > 0 && now === 'no_requests') logger.info({ sse_streams_ended: n }, 'nothing in flight: ending the SSE streams that answer no request');
   };
   const open = gateway.openStreams;
-  const ended = gateway.endStreams(phase());
+  const ended = endStreams(phase());
   const sweep = setInterval(look, SHUTDOWN_SWEEP_MS);
   sweep.unref();
   // The last request's end: its streams answering no request end at once, not at the next sweep.
@@ -105,7 +140,7 @@ export function endStreamsForShutdown(
     ? undefined
     : setTimeout(() => {
         final = true;
-        const n = gateway.endStreams('final');
+        const n = endStreams('final');
         if (n > 0) logger.info({ grace_ms: graceMs, margin_ms: marginMs, sse_streams_ended: n }, 'shutdown_grace_ms nearly over: ending the SSE streams still open');
       }, answerInMs);
   answer?.unref();
@@ -114,7 +149,7 @@ export function endStreamsForShutdown(
     finishing: open - ended,
     endAll() {
       final = true;
-      return gateway.endStreams('final');
+      return endStreams('final');
     },
     stop() {
       stopped = true;

@@ -44,6 +44,12 @@ export const BOUNDS = Object.freeze({
   breaches: Object.freeze({ min: 0, max: 1_000 }),
   /** `listen.port`: 0 asks the OS for a free port. */
   port: Object.freeze({ min: 0, max: 65_535 }),
+  /**
+   * `shutdown_sse_retry_ms`, besides 0 (no `retry:` field): the range of the `retry:` values the
+   * gateway forwards from a seller (response/sse-encode.ts SSE_RETRY_MIN_MS .. SSE_RETRY_MAX_MS,
+   * 500 ms .. 5 min; response/shutdown-retry.ts checks they agree).
+   */
+  sseRetry: Object.freeze({ min: 500, max: 5 * 60 * 1000 }),
 });
 
 /**
@@ -146,6 +152,15 @@ export const DEFAULT_LOG_LEVEL: LogLevel = 'info';
 export const DEFAULT_RESUME_TTL_MS = HOUR_MS;
 /** Built-in `shutdown_grace_ms`: 10 s from SIGTERM/SIGINT/SIGQUIT to a forced exit. */
 export const DEFAULT_SHUTDOWN_GRACE_MS = 10 * SECOND_MS;
+/**
+ * Built-in `shutdown_sse_retry_ms`: 5 s. The `retry:` field written just before each SSE stream a
+ * graceful shutdown ends plainly, so a host's client waits that long before it reconnects to the
+ * successor (src/response/shutdown-retry.ts). With it the MCP TypeScript SDK client (1.x:
+ * 2 attempts by default, each this long after the last) reaches a successor that listens within
+ * 10 s of the stream's end; with its own backoff (1 s, then 1.5 s) within 2.5 s (a hostile
+ * operator's trial 53, F1: test/regressions/slow-restart-leaves-resumable-sse-call-hanging.test.ts).
+ */
+export const DEFAULT_SHUTDOWN_SSE_RETRY_MS = 5 * SECOND_MS;
 /**
  * Built-in `request_timeout_ms`: 30 s for a host to send one whole request. Fastify turns
  * Node's own request timeout off, so a host that sent a head and then dribbled (or never sent)

@@ -80,6 +80,18 @@ const port = intIn(BOUNDS.port.min, BOUNDS.port.max);
 const messages = intIn(BOUNDS.messages.min, BOUNDS.messages.max);
 const breaches = intIn(BOUNDS.breaches.min, BOUNDS.breaches.max, ' (0 turns the backoff off)');
 
+/** Why a `shutdown_sse_retry_ms` is refused. */
+const SSE_RETRY_ERROR = `expected 0 (no retry: field) or an integer >= ${BOUNDS.sseRetry.min} and <= ${BOUNDS.sseRetry.max} (5 min)`;
+/**
+ * `shutdown_sse_retry_ms`: 0, or the range of a `retry:` value the gateway forwards
+ * (BOUNDS.sseRetry: below 500 ms a host's client would come back before the successor had a
+ * chance to listen, as a seller's `retry: 1` made it hammer the gateway).
+ */
+const sseRetryMs = integer(SSE_RETRY_ERROR).check((ctx) => {
+  const v = ctx.value;
+  if (v !== 0 && (v < BOUNDS.sseRetry.min || v > BOUNDS.sseRetry.max)) ctx.issues.push({ code: 'custom', input: v, message: SSE_RETRY_ERROR });
+});
+
 /** The agent guard's keys (src/admission/agent-guard.ts): allowed in `defaults` and on an agent, not per tool. */
 const guardShape = {
   max_buffered_response_bytes: bytes.optional(),
@@ -373,6 +385,7 @@ export const configSchema = z.strictObject(
     ops_listen: opsListenSchema.nullish(),
     log_level: z.enum(LOG_LEVELS, { error: oneOf(LOG_LEVELS) }).optional(),
     shutdown_grace_ms: ms.optional(),
+    shutdown_sse_retry_ms: sseRetryMs.optional(),
     request_timeout_ms: ms.optional(),
     allowed_origins: z.array(originSchema, { error: 'expected a list of origins' }).nullish(),
     allowed_hosts: z.array(allowedHostSchema, { error: 'expected a list of host names' }).nullish(),

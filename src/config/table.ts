@@ -154,15 +154,16 @@ function hostPort(address: { readonly host: string; readonly port: number }): st
  * The process-wide settings, aligned, under a `gateway` heading (no trailing newline):
  * ```
  * gateway
- *   listen              127.0.0.1:8787
- *   ops_listen          none (/healthz, /readyz, /metrics are served on listen)
- *   log_level           info
- *   shutdown_grace_ms   10000
- *   request_timeout_ms  30000
- *   allowed_origins     none (and localhost, 127.0.0.1, [::1]: any other Origin is refused)
- *   allowed_hosts       none (and localhost, 127.0.0.1, [::1]: any other Host is refused, listen.host is loopback)
- *   resume secret       configured
- *   resume ttl_ms       3600000
+ *   listen                 127.0.0.1:8787
+ *   ops_listen             none (/healthz, /readyz, /metrics are served on listen)
+ *   log_level              info
+ *   shutdown_grace_ms      10000
+ *   shutdown_sse_retry_ms  5000
+ *   request_timeout_ms     30000
+ *   allowed_origins        none (and localhost, 127.0.0.1, [::1]: any other Origin is refused)
+ *   allowed_hosts          none (and localhost, 127.0.0.1, [::1]: any other Host is refused, listen.host is loopback)
+ *   resume secret          configured
+ *   resume ttl_ms          3600000
  * ```
  * The resume secret is `configured` (from `resume.secret` or the environment) or `random per
  * process (warning: ...)`; its value is never printed. Pure: same config, same text.
@@ -173,6 +174,7 @@ export function formatGatewaySection(config: GatewayConfig): string {
     ['ops_listen', config.ops_listen === undefined ? 'none (/healthz, /readyz, /metrics are served on listen)' : hostPort(config.ops_listen)],
     ['log_level', config.log_level],
     ['shutdown_grace_ms', String(config.shutdown_grace_ms)],
+    ['shutdown_sse_retry_ms', config.shutdown_sse_retry_ms === 0 ? '0 (no retry: field)' : String(config.shutdown_sse_retry_ms)],
     ['request_timeout_ms', String(config.request_timeout_ms)],
     ['allowed_origins', `${config.allowed_origins.length === 0 ? 'none' : config.allowed_origins.join(', ')} (and localhost, 127.0.0.1, [::1]: any other Origin is refused)`],
     ['allowed_hosts', allowedHostsRow(config)],

@@ -70,6 +70,12 @@ export interface GatewayConfig {
   /** On SIGTERM/SIGINT/SIGQUIT: how long in-flight exchanges may take before the process exits anyway. */
   readonly shutdown_grace_ms: number;
   /**
+   * The `retry:` value, in ms, written just before each SSE stream a graceful shutdown ends
+   * plainly (the host's client waits that long before it reconnects, to the successor); 0: none
+   * written (response/shutdown-retry.ts).
+   */
+  readonly shutdown_sse_retry_ms: number;
+  /**
    * How long a host may take to send one whole request (head and body), in ms, before it is
    * answered 408 `request_timeout` and its connection closed (Node's `server.requestTimeout`;
    * the head within the lower of this and 60 s, `server.headersTimeout`). Counted from the

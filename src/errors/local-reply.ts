@@ -34,6 +34,7 @@ import { buildAdcpError, buildAdcpErrorOfForm, localErrorMessage, localErrorMess
 import type { GatewayAdcpError } from '../mcp/types.js';
 import type { AdcpErrorReason, RefusalReason } from './codes.js';
 import { encodeSseEvent } from '../response/sse-encode.js';
+import { shutdownRetryFrame } from '../response/shutdown-retry.js';
 import { NOSNIFF_NAME, NOSNIFF_VALUE, OWN_JSON_HEADERS, OWN_SSE_HEADERS } from './own-answer-headers.js';
 import { resetHostConnection } from '../response/host-reset.js';
 import { ADDED_HEAD_BYTES, fieldLinesBytes, MAX_HOST_HEAD_BYTES, statusLineBytes } from '../response/head-size.js';
@@ -297,8 +298,9 @@ function batchErrorTexts(refs: readonly BatchRequestRef[], input: LocalErrorInpu
  * on its connection (errors/earlier-answers.ts boundWhenAwaited): plainly, as an idle
  * standalone GET stream ends, after the one event `id: <token>` (`token`: the one resumed
  * from), so a client resumes from it again rather than with no id; with no event at a
- * shutdown whose tokens die with the process (`tokensOutlive` false). `bytes_to_host` is 0, or
- * that event's bytes. Cost: one timer, one `close` listener, one entry in `streams`.
+ * shutdown whose tokens die with the process (`tokensOutlive` false); at a shutdown, then the
+ * `retry:` frame of `shutdown_sse_retry_ms` (response/shutdown-retry.ts). `bytes_to_host` is 0,
+ * or those frames' bytes. Cost: one timer, one `close` listener, one entry in `streams`.
  *
  * Reported failures: such a resume went to the seller, and the host got an `upstream_reset`
  * error event (the seller replayed nothing and closed) or an `sse_idle` one (it kept the
@@ -325,11 +327,12 @@ export function answerStreamOver(exchange: Exchange, reply: FastifyReply, token:
     return streams.remove(slot, entry);
   };
   // It answers no request (its answer went out before): left during a shutdown's `grace`, as a standalone GET stream is.
-  const end: SseShutdownEnd = (tokensOutlive, phase) => {
+  const end: SseShutdownEnd = (tokensOutlive, phase, retryMs) => {
     // Ended by this call only (SseShutdownEnd: an already-over stream is not counted).
     if (phase === 'grace') return false;
     if (!release() || raw.writableEnded || raw.destroyed) return false;
-    const frame = tokensOutlive ? `id: ${token}\n\n` : '';
+    // A shutdown's `retry:` last, as on any stream it ends plainly (response/shutdown-retry.ts).
+    const frame = (tokensOutlive ? `id: ${token}\n\n` : '') + shutdownRetryFrame(retryMs, exchange.sseRetryMaxMs);
     exchange.bytesToHost += frame.length; // a verified token is ASCII
     raw.end(frame);
     return true;

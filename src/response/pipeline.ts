@@ -90,12 +90,17 @@ export type SseShutdownPhase = 'grace' | 'no_requests' | 'final';
  *   `final`; with no id pending minted when the tokens die with the process. Reported failure
  *   (trial 49, finding 2): ended at the signal, its client reconnected into 503 `draining` and
  *   gave up for good.
+ * `retryMs`: the config's `shutdown_sse_retry_ms` (a shutdown's call, app.ts `endStreams`): a
+ * stream ended plainly gets the frame `retry: <ms>` just before its end, so the host's client
+ * waits that long before it reconnects to the successor (response/shutdown-retry.ts; a hostile
+ * operator's trial 53, F1); undefined or 0 (a reload's end, an already-answered resume's
+ * timer): none.
  * Returns true when this call ended the stream; false when it is left running or was already
  * over (not yet out of `streams`): the callers count the streams ended (app.ts `endStreams`,
  * the `sse_streams_ended` of the shutdown's lines). Reported failure (review 34, item 4): an
  * already finished stream counted as ended, and a `nothing in flight` line could repeat.
  */
-export type SseShutdownEnd = (tokensOutlive: boolean, phase: SseShutdownPhase) => boolean;
+export type SseShutdownEnd = (tokensOutlive: boolean, phase: SseShutdownPhase, retryMs?: number) => boolean;
 
 export interface PipelineHooks {
   /**

@@ -183,6 +183,7 @@ import { EVENT_REFUSED, SseEventJudge } from './sse-event-judge.js';
 import { SseStreamTimers } from './sse-stream-timers.js';
 import { SseHostWriter } from './sse-host-writer.js';
 import { SseChunkTaker } from './sse-chunk-taker.js';
+import { shutdownRetryFrame } from './shutdown-retry.js';
 import type { PipelineHooks } from './pipeline.js';
 
 /** Slack over `max_sse_event_bytes` for the parser's pending line buffer (field names, line breaks). */
@@ -644,7 +645,7 @@ export async function handleSseBody(
    * the call hung until the client's own timeout
    * (test/regressions/restart-without-secret-hangs-sdk-call.test.ts).
    */
-  const endForShutdown = (tokensOutlive: boolean): void => {
+  const endForShutdown = (tokensOutlive: boolean, retryMs?: number): void => {
     // A CR held at the cumulative bound: its next byte will not be read now.
     releaseCrAtLimit();
     if (exchange.finished) return;
@@ -654,8 +655,11 @@ export async function handleSseBody(
     }
     writePendingId();
     if (exchange.finished) return;
-    if (requestStream && (!tokensOutlive || exchange.lastEventIdSent === undefined)) answer({ reason: 'gateway_shutdown' });
-    else endPlainly('resumable_end');
+    if (requestStream && (!tokensOutlive || exchange.lastEventIdSent === undefined)) return answer({ reason: 'gateway_shutdown' });
+    // The client reconnects to the successor: told how long to wait first (shutdown-retry.ts).
+    const retry = shutdownRetryFrame(retryMs, exchange.sseRetryMaxMs);
+    if (retry !== '') batch.frame(retry);
+    endPlainly('resumable_end');
   };
   // Shutdown (pipeline.ts SseShutdownEnd): a request's stream, resumable or not, is left to
   // finish until `final` (the grace nearly over, a second signal), so the seller's answer
@@ -668,13 +672,13 @@ export async function handleSseBody(
   // restart the SDK client's reconnect met 503 `draining`, then a refused connection, and it
   // gave up: test/regressions/restart-with-secret-loses-answered-sse-call.test.ts,
   // test/regressions/drain-ends-get-stream-into-draining-refusals.test.ts).
-  hooks.onSseStart((tokensOutlive, phase) => {
+  hooks.onSseStart((tokensOutlive, phase, retryMs) => {
     // Already over (its entry leaves `streams` as this stage ends): not counted as ended now
     // (review 34, item 4: `sse_streams_ended` over-counted, the `nothing in flight` line repeated).
     if (exchange.finished) return false;
     shutdownTokensOutlive = tokensOutlive;
     if (phase === 'grace' || (phase === 'no_requests' && requestStream)) return false;
-    endForShutdown(tokensOutlive);
+    endForShutdown(tokensOutlive, retryMs);
     return true;
   });
 

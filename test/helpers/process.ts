@@ -185,11 +185,15 @@ export interface GatewayProcess {
 }
 
 /**
- * Starts the gateway (the CLI, `cliArgv`) on `configFile` and waits for its `gateway started`
- * line. The config must log at info (the default) so that line is written.
+ * Starts the gateway (the CLI, `cliArgv`) on `configFile` (then `opts.args`, e.g.
+ * `--no-watch-config`) and waits for its `gateway started` line. The config must log at info
+ * (the default) so that line is written.
  */
-export async function startGatewayProcess(configFile: string, opts: Pick<SpawnOptions, 'stdin' | 'env' | 'nodeArgs'> = {}): Promise<GatewayProcess> {
-  const child = spawnCli(['--config', configFile], opts);
+export async function startGatewayProcess(
+  configFile: string,
+  opts: Pick<SpawnOptions, 'stdin' | 'env' | 'nodeArgs'> & { args?: readonly string[] } = {},
+): Promise<GatewayProcess> {
+  const child = spawnCli(['--config', configFile, ...(opts.args ?? [])], opts);
   const logs: LogEntry[] = [];
   const waiters: Array<{ msg: string; resolve: (e: LogEntry) => void }> = [];
   const matches = (entry: LogEntry, msg: string): boolean => entry.msg?.startsWith(msg) === true;

@@ -164,12 +164,12 @@ describe('adcp-buyer-gateway CLI', { concurrency: true }, () => {
     const secret = 'r'.repeat(40);
     const { code, stdout } = await runCli(['--config', file('valid.yaml'), '--check-config'], { env: { ADCP_GATEWAY_RESUME_SECRET: secret } });
     assert.equal(code, 0);
-    assert.match(stdout, /^ {2}resume secret {7}configured$/m);
+    assert.match(stdout, /^ {2}resume secret {10}configured$/m);
     assert.doesNotMatch(stdout, /rrrrrrrr/);
 
     const without = await runCli(['--config', file('valid.yaml'), '--check-config']);
     assert.equal(without.code, 0);
-    assert.match(without.stdout, /^ {2}resume secret {7}random per process \(warning: /m);
+    assert.match(without.stdout, /^ {2}resume secret {10}random per process \(warning: /m);
   });
 
   it('--check-config prints a gateway section above the table: listeners, log_level, shutdown grace, resume', async () => {
@@ -187,15 +187,16 @@ describe('adcp-buyer-gateway CLI', { concurrency: true }, () => {
       blocks[1],
       [
         'gateway',
-        '  listen              127.0.0.1:8080',
-        '  ops_listen          127.0.0.1:9464',
-        '  log_level           debug',
-        '  shutdown_grace_ms   2500',
-        '  request_timeout_ms  30000',
-        '  allowed_origins     none (and localhost, 127.0.0.1, [::1]: any other Origin is refused)',
-        '  allowed_hosts       none (and localhost, 127.0.0.1, [::1]: any other Host is refused, listen.host is loopback)',
-        '  resume secret       configured',
-        '  resume ttl_ms       60000',
+        '  listen                 127.0.0.1:8080',
+        '  ops_listen             127.0.0.1:9464',
+        '  log_level              debug',
+        '  shutdown_grace_ms      2500',
+        '  shutdown_sse_retry_ms  5000',
+        '  request_timeout_ms     30000',
+        '  allowed_origins        none (and localhost, 127.0.0.1, [::1]: any other Origin is refused)',
+        '  allowed_hosts          none (and localhost, 127.0.0.1, [::1]: any other Host is refused, listen.host is loopback)',
+        '  resume secret          configured',
+        '  resume ttl_ms          60000',
       ].join('\n'),
     );
     assert.match(blocks[2] ?? '', /^agent\/tool {2,}url /);

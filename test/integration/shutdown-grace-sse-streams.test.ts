@@ -16,7 +16,10 @@
  *   the call (no gateway verifies the token: a plain end would send the client into resume
  *   refusals), not a plain end;
  * - the standalone GET stream does not count in `requestsInFlight`; it is left running during
- *   the grace and ends plainly at `no_requests` (trial 49, finding 2; before, at once).
+ *   the grace and ends plainly at `no_requests` (trial 49, finding 2; before, at once);
+ * - every stream ended plainly gets `retry: <shutdown_sse_retry_ms>` (default 5000) just
+ *   before its end, at most half of `resume.ttl_ms`; none with 0 (a hostile operator's trial 53,
+ *   F1: test/regressions/slow-restart-leaves-resumable-sse-call-hanging.test.ts).
  */
 import assert from 'node:assert/strict';
 import type { ServerResponse } from 'node:http';
@@ -120,6 +123,7 @@ describe('SSE streams during the shutdown phases (endStreams)', () => {
     assert.equal(sseMessages(text).length, 1);
     assert.doesNotMatch(text, /adcp_error/);
     assert.match(sseIds(text)[0]!, /^agw1\./);
+    assert.ok(text.endsWith(`${PROGRESS}retry: 5000\n\n`), JSON.stringify(text.slice(-40)));
   });
 
   it('no secret: the seller ending its stream after an event id gets gateway_shutdown, not a plain end', async () => {
@@ -139,8 +143,26 @@ describe('SSE streams during the shutdown phases (endStreams)', () => {
       assert.deepEqual([gw.app.gateway.openExchanges, gw.app.gateway.requestsInFlight], [1, 0]);
       assert.equal(gw.app.gateway.endStreams('grace'), 0);
       assert.equal(gw.app.gateway.endStreams('no_requests'), 1);
-      assert.equal(await rest(reader), '');
+      assert.equal(await rest(reader), 'retry: 5000\n\n');
       open!.res.end();
+    }
+  });
+
+  it('shutdown_sse_retry_ms: 0 writes no retry:, a value over half of resume.ttl_ms goes out as that half', async () => {
+    const agents = `agents:\n  s:\n    url: ${seller.url}\n`;
+    for (const [settings, tail] of [
+      ['shutdown_sse_retry_ms: 0', ''],
+      ['shutdown_sse_retry_ms: 300000\nresume:\n  ttl_ms: 60000', 'retry: 30000\n\n'],
+    ] as const) {
+      const gw = await startGateway(`log_level: silent\n${settings}\n${agents}`);
+      try {
+        const { reader } = await openStream(gw);
+        assert.equal(gw.app.gateway.endStreams('no_requests'), 1);
+        assert.equal(await rest(reader), tail, settings);
+        open!.res.end();
+      } finally {
+        await gw.close();
+      }
     }
   });
 });

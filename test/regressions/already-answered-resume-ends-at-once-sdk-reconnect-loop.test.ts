@@ -12,7 +12,8 @@
  * with no byte in it, the seller not contacted, until the host closes it, or until the agent's
  * sse_idle_timeout_ms, or a graceful shutdown (`endStreams`): then it ends plainly after the
  * one event `id: <the token resumed from>` (as an idle standalone GET stream ends after its
- * pending id), so a client resumes from it again, not with no id. The exchange line, written
+ * pending id), so a client resumes from it again, not with no id (at a shutdown, then the
+ * `retry:` of shutdown_sse_retry_ms, as on every stream a shutdown ends plainly). The exchange line, written
  * as it ends: outcome `already_answered`, reason null, upstream_status null.
  *
  * Input: (1) raw: a raw seller on 127.0.0.1 answers a tools/call over SSE (`id: e1`, the
@@ -200,7 +201,8 @@ describe('already-answered-resume-ends-at-once-sdk-reconnect-loop', { timeout: T
     assert.equal(stack.gateway.app.gateway.endStreams('grace'), 0);
     assert.equal(stack.gateway.app.gateway.endStreams('no_requests'), 1);
     const { body } = await withTimeout(held.ended, 5_000, 'held stream end');
-    assert.equal(body, `id: ${token}\n\n`);
+    // Then the shutdown's retry: (shutdown_sse_retry_ms, default 5000; trial 53, F1).
+    assert.equal(body, `id: ${token}\n\nretry: 5000\n\n`);
     assert.equal((await resumeLine(33)).outcome, 'already_answered');
     assert.equal(stack.gateway.app.gateway.openStreams, 0);
   });

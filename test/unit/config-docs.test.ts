@@ -50,7 +50,7 @@ describe('docs/configuration.md', () => {
     ]) {
       assert.ok(schema.includes(key), key);
     }
-    assert.equal(schema.length, 60); // 43 + ops_listen (3) + shutdown_grace_ms (1) + request_timeout_ms (1) + allowed_origins (1) + allowed_hosts (1) + the guard's 4 keys in defaults and agents + max_batch_messages in defaults and agents
+    assert.equal(schema.length, 61); // 43 + ops_listen (3) + shutdown_grace_ms (1) + shutdown_sse_retry_ms (1) + request_timeout_ms (1) + allowed_origins (1) + allowed_hosts (1) + the guard's 4 keys in defaults and agents + max_batch_messages in defaults and agents
   });
 });
 

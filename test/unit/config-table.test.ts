@@ -203,15 +203,16 @@ describe('formatGatewaySection', () => {
       formatGatewaySection(parseConfig(AGENT, { env: {} })),
       [
         'gateway',
-        '  listen              127.0.0.1:8787',
-        '  ops_listen          none (/healthz, /readyz, /metrics are served on listen)',
-        '  log_level           info',
-        '  shutdown_grace_ms   10000',
-        '  request_timeout_ms  30000',
-        '  allowed_origins     none (and localhost, 127.0.0.1, [::1]: any other Origin is refused)',
-        '  allowed_hosts       none (and localhost, 127.0.0.1, [::1]: any other Host is refused, listen.host is loopback)',
-        '  resume secret       random per process (warning: SSE resume tokens will not survive a restart or work across replicas; set resume.secret or ADCP_GATEWAY_RESUME_SECRET)',
-        '  resume ttl_ms       3600000',
+        '  listen                 127.0.0.1:8787',
+        '  ops_listen             none (/healthz, /readyz, /metrics are served on listen)',
+        '  log_level              info',
+        '  shutdown_grace_ms      10000',
+        '  shutdown_sse_retry_ms  5000',
+        '  request_timeout_ms     30000',
+        '  allowed_origins        none (and localhost, 127.0.0.1, [::1]: any other Origin is refused)',
+        '  allowed_hosts          none (and localhost, 127.0.0.1, [::1]: any other Host is refused, listen.host is loopback)',
+        '  resume secret          random per process (warning: SSE resume tokens will not survive a restart or work across replicas; set resume.secret or ADCP_GATEWAY_RESUME_SECRET)',
+        '  resume ttl_ms          3600000',
       ].join('\n'),
     );
   });
@@ -224,35 +225,36 @@ describe('formatGatewaySection', () => {
       text,
       [
         'gateway',
-        '  listen              [::1]:0 (any free port)',
-        '  ops_listen          0.0.0.0:9464',
-        '  log_level           warn',
-        '  shutdown_grace_ms   2500',
-        '  request_timeout_ms  5000',
-        '  allowed_origins     none (and localhost, 127.0.0.1, [::1]: any other Origin is refused)',
-        '  allowed_hosts       none (and localhost, 127.0.0.1, [::1]: any other Host is refused, listen.host is loopback)',
-        '  resume secret       configured',
-        '  resume ttl_ms       60000',
+        '  listen                 [::1]:0 (any free port)',
+        '  ops_listen             0.0.0.0:9464',
+        '  log_level              warn',
+        '  shutdown_grace_ms      2500',
+        '  shutdown_sse_retry_ms  5000',
+        '  request_timeout_ms     5000',
+        '  allowed_origins        none (and localhost, 127.0.0.1, [::1]: any other Origin is refused)',
+        '  allowed_hosts          none (and localhost, 127.0.0.1, [::1]: any other Host is refused, listen.host is loopback)',
+        '  resume secret          configured',
+        '  resume ttl_ms          60000',
       ].join('\n'),
     );
     assert.ok(!text.includes('ssss'), 'the secret is never printed');
     const fromEnv = formatGatewaySection(parseConfig(AGENT, { env: { ADCP_GATEWAY_RESUME_SECRET: secret } }));
-    assert.match(fromEnv, /^ {2}resume secret {7}configured$/m);
+    assert.match(fromEnv, /^ {2}resume secret {10}configured$/m);
     assert.ok(!fromEnv.includes('ssss'));
   });
 
   it('allowed_origins and allowed_hosts: the lists, and whether Host is checked (listen.host loopback, or allowed_hosts set)', () => {
     const rows = (yaml: string): string[] => formatGatewaySection(parseConfig(`${yaml}\n${AGENT}`, { env: {} })).split('\n').filter((l) => l.startsWith('  allowed_'));
     assert.deepEqual(rows('allowed_origins: ["https://console.example.com"]\nallowed_hosts: [gw.internal, "gw.example:8787"]'), [
-      '  allowed_origins     https://console.example.com (and localhost, 127.0.0.1, [::1]: any other Origin is refused)',
-      '  allowed_hosts       gw.internal, gw.example:8787 (and localhost, 127.0.0.1, [::1]: any other Host is refused, listen.host is loopback)',
+      '  allowed_origins        https://console.example.com (and localhost, 127.0.0.1, [::1]: any other Origin is refused)',
+      '  allowed_hosts          gw.internal, gw.example:8787 (and localhost, 127.0.0.1, [::1]: any other Host is refused, listen.host is loopback)',
     ]);
-    assert.deepEqual(rows('listen: { host: 0.0.0.0 }').slice(1), ['  allowed_hosts       none (Host is not checked: listen.host is not loopback)']);
+    assert.deepEqual(rows('listen: { host: 0.0.0.0 }').slice(1), ['  allowed_hosts          none (Host is not checked: listen.host is not loopback)']);
     assert.deepEqual(rows('listen: { host: 0.0.0.0 }\nallowed_hosts: [gateway]').slice(1), [
-      '  allowed_hosts       gateway (and localhost, 127.0.0.1, [::1]: any other Host is refused, allowed_hosts is set)',
+      '  allowed_hosts          gateway (and localhost, 127.0.0.1, [::1]: any other Host is refused, allowed_hosts is set)',
     ]);
     assert.deepEqual(rows('listen: { host: localhost }').slice(1), [
-      '  allowed_hosts       none (and localhost, 127.0.0.1, [::1]: any other Host is refused, listen.host is loopback)',
+      '  allowed_hosts          none (and localhost, 127.0.0.1, [::1]: any other Host is refused, listen.host is loopback)',
     ]);
   });
 });
