@@ -501,8 +501,11 @@ async function serve(config: GatewayConfig, path: string, io: CliIo, startup: St
   // The bin's SIGHUP listener (src/stop-signals.ts): a SIGHUP held during startup reloads now.
   onHangupSignal(onHangup);
   installShutdown(app, logger, () => {
-    onHangupSignal('ignore');
     reloader.close();
+    // A SIGHUP from now on gets the reloader's dropped line (trigger sighup), as one whose
+    // reload was running: the kernel may deliver a SIGHUP sent just before a SIGTERM after it,
+    // and it went silently (test/regressions/reload-finishing-after-sigterm-logged-applied.test.ts).
+    onHangupSignal(() => void reloader.reload('sighup'));
   });
   return undefined;
 }
