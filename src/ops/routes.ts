@@ -1,7 +1,7 @@
 /**
  * Operations endpoints, outside `/agents/` so they never clash with an agent:
  *
- * - `GET /healthz`: 200 `{"status":"ok"}` while the process runs (liveness);
+ * - `GET /healthz`: 200 `{"status":"ok"}` while the process runs and its port accepts connections (liveness; during a graceful shutdown the main port refuses new connections, the `ops_listen` one does not: README, "Probes during a graceful shutdown");
  * - `GET /readyz`: 200 `{"status":"ready"}` when the config is loaded and the gateway is
  *   listening, else 503 `{"status":"not_ready","reason":...}` (readiness: before listen,
  *   during shutdown, or when marked not ready);
