@@ -104,6 +104,14 @@ export const REASONS = {
     description: 'The data of one SSE event went over max_sse_event_bytes.',
     source: `${SIZE_LIMITS} (the bound applies to each SSE event)`,
   },
+  sse_event_memory: {
+    code: 'RESPONSE_TOO_LARGE',
+    details: BYTES,
+    mayHaveExecuted: true,
+    description:
+      "One SSE event not yet ended (no blank line yet) took what the gateway's parser holds for its complete `data` lines over twice the per-event cap, 2 x (max_sse_event_bytes + 65,536) (limit_bytes; the most one line within that cap may take decoded): counted as the parser's memory, the bytes of each piece of the event's lines that holds a `data` line (twice when not ASCII), plus 104 bytes per `data` line (64 for a one-byte value, 32 for an empty one) for the strings the parser builds to join them (eventsource-parser 3.1.1 on Node 20 and 22: 32 bytes per empty line, 64-65 for a one-character value, up to 104-105 for others); observed_bytes is that count with the piece that would have taken it over, which did not reach the parser. So an event of many short lines ends here long before its data reaches max_sse_event_bytes (about 224,000 empty `data:` lines, 1.3 MB of them, at the default 4 MiB: 38 bytes each), an event of one line never does. The same count is what the stream holds of the event against max_buffered_response_bytes.",
+    source: `${SIZE_LIMITS} (the bound applies to each SSE event); hostile trial 52, F1 (one event of 4.1M empty \`data:\` lines, 25 MB, held ~130 MB of the parser's strings counted as 4.1 MB: 10 standalone GET streams took the gateway to 1.47 GB under a 64 MiB cap, 8 crashed a 768 MB heap: test/regressions/sse-empty-data-lines-heap-uncounted.test.ts)`,
+  },
   sse_cumulative: {
     code: 'RESPONSE_TOO_LARGE',
     details: BYTES,
