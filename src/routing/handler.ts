@@ -653,7 +653,7 @@ export function createMcpHandler(deps: HandlerDeps) {
               if (streamEntry !== undefined) deps.streams.remove(streamSlot, streamEntry);
             },
             shutdownTokensOutlive: () => deps.drain.tokensOutlive,
-            onSseEventDropped: (reason: string) => deps.metrics.incSseEventDropped(agent.name, reason),
+            onSseEventDropped: (reason: string, count: number) => deps.metrics.incSseEventDropped(agent.name, reason, count),
             onSseEventIdNotTokenized: () => deps.metrics.incSseEventIdNotTokenized(agent.name),
             wantsResponseMessage: isDiscoveryRequest(exchange.rpc.method, exchange.rpc.toolName),
             onResponseMessage: (message: unknown, bytes: number) => observeDiscovery(exchange, message, bytes, deps),
