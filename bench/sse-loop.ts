@@ -21,7 +21,7 @@
  * - `idonly`: id-only blocks, `id: <n>` and the blank line (~9 bytes; a hostile trial's flood);
  * - `comment`: `: keepalive` and the blank line (13 bytes);
  * - `junk`: a line with an unknown field, `x` (2 bytes; the parser's `ParseError` per line,
- *   charged 256 bytes more: src/response/sse-ignored-lines.ts, hostile trial 52, F2; its
+ *   charged 1,024 bytes more: src/response/sse-ignored-lines.ts, hostile trial 52, F2; its
  *   "events" are lines);
  * - `empty`: `data: {}` and the blank line (10 bytes; dropped, `message_without_kind` on a
  *   request's stream, `get_stream_response` on the GET stream).

@@ -49,7 +49,7 @@
  *   bytes when positive (`data:x` goes out as `data: x`, `id:`/`event:`/`:` the same, a
  *   `retry:` on its own block with its value clamped, a last event's blank line, U+FFFD for
  *   invalid UTF-8: `encoding.charge`; raw-forwarded and held blocks go out as the seller's
- *   bytes and cost nothing more), and 256 bytes for each line the parser ignores with an
+ *   bytes and cost nothing more), and 1,024 bytes for each line the parser ignores with an
  *   error, an unknown field or an invalid `retry:` (`chargeIgnoredLine`, sse-ignored-lines.ts:
  *   hostile trial 52, F2, such lines cost ~300 ns per byte; on streams without a total the
  *   charge goes to the undelivered count below). So the host never receives more than the bound however the

@@ -55,7 +55,7 @@
  * - What it leaves counted: events dropped (a JSON-RPC response on the GET stream,
  *   `get_stream_response`; a breach's drop: `sse_event`, `sse_event_memory`, `json_depth`,
  *   `json_nodes`; data naming no kind of message), the bytes skipped of an event over the
- *   per-event cap, lines of unknown fields (`x: ...`; each also charged 256 bytes more,
+ *   per-event cap, lines of unknown fields (`x: ...`; each also charged 1,024 bytes more,
  *   {@link UndeliveredBytes.charge}: sse-ignored-lines.ts), id-only blocks (their id waits for the next event:
  *   sse-stage.ts `onIdOnly`), blank lines, an event's bytes before its blank line.
  * - The bound: the count may reach `limit`; the next byte with no frame before it ends the

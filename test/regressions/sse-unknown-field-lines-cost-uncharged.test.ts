@@ -2,33 +2,33 @@
  * Regression (hostile trial 52, F2, Medium): "junk SSE lines cost ~0.6 µs each and one seller
  * stalls every agent". For every line with an unknown field name (`x\n`, 2 bytes) or a
  * `retry:` that is not a number, eventsource-parser builds a `ParseError` (an `Error`), even
- * with stack capture off: ~300 ns per byte, where ordinary events cost ~2 ns per byte. (a) A
+ * with stack capture off: ~215-300 ns per byte, where ordinary events cost ~0.5-2 ns per byte. (a) A
  * standalone GET stream of 60 KB of `x` lines and a 1.1 KB comment per round (the comment's
  * 64x undelivered credit ahead) held `/healthz` at p50 145-913 ms for 20 s, logged `ok`;
  * (b) 8 calls answered with gzip SSE of 3.9 MiB of `x` lines (~18 KB on the wire) then a
  * valid result took 12-19 s of CPU in 20 s, within every limit, so no backoff. Also: each
  * dropped event was one prom-client increment (400k dropped `data: {}` events: 1.2 s).
  *
- * Now (src/response/sse-ignored-lines.ts): each such line counts 256 bytes more than its own,
+ * Now (src/response/sse-ignored-lines.ts): each such line counts 1,024 bytes more than its own,
  * against `max_response_bytes` on a request's stream (`sse_cumulative`) and the undelivered
- * limit on a stream without a total (`sse_undelivered`), so a flood ends after ~16,000 lines
+ * limit on a stream without a total (`sse_undelivered`), so a flood ends after ~4,000 lines
  * at 4 MiB; and a stream's drops reach `adcp_gateway_sse_events_dropped_total` one run per chunk
  * (src/response/sse-drop-metric.ts).
  *
  * Input: a raw seller (node:http, 127.0.0.1) behind the real gateway (every agent at
  * max_response_bytes 4 MiB), read by fetch:
- * - `junkget` (GET): 5 rounds of 30,000 `x` lines and a 1,102-byte comment, then the end;
+ * - `junkget` (GET): 5 rounds of 8,000 `x` lines and a 1,102-byte comment, then the end;
  * - `junkpost` (tools/call, gzip-coded SSE): 3.9 MiB of `x` lines, then the result;
  * - `retrypost` (tools/call): 400,000 `retry: x` lines (3.6 MB), then the result;
  * - `fewjunk` (tools/call, control): 100 `x-vendor: 1` lines, then the result;
  * - `dropget` (GET): 10,000 events `data: {}` (dropped, `get_stream_response`: no method), then the end.
  * Expected (counts, no timings):
- * - `junkget`: round 1 counts 30,000 x 258 + 1,102 = 7,741,102 bytes, under the undelivered
+ * - `junkget`: round 1 counts 8,000 x 1,026 + 1,102 = 8,209,102 bytes, under the undelivered
  *   limit 8,454,144 (4 MiB + 4 MiB + 65,536): its comment goes out; round 2 passes the limit
  *   before its comment, wherever the seller's bytes were cut: the host gets exactly one
  *   comment, then a plain end, `resumable_end`, `sse_undelivered` (before: all 5, `ok`);
  * - `junkpost`, `retrypost`: only the error event, `sse_cumulative`, limit_bytes 4,194,304,
- *   observed_bytes past it by at most one charge (256; where the seller's bytes were cut);
+ *   observed_bytes past it by at most one charge (1,024; where the seller's bytes were cut);
  *   before: the result, `ok`;
  * - `fewjunk`: the result exactly, `ok`;
  * - `dropget`: the exchange line's `events_dropped` and the metric 10,000; the stage (fed 10
@@ -53,8 +53,8 @@ const MAX_RESPONSE = 4 * 1024 * 1024;
 /** sse-undelivered.ts: max_response_bytes + max_sse_event_bytes (equal here) + 65,536. */
 const UNDELIVERED_LIMIT = 2 * MAX_RESPONSE + 65_536;
 /** sse-ignored-lines.ts SSE_IGNORED_LINE_CHARGE_BYTES. */
-const CHARGE = 256;
-const ROUND_LINES = 30_000;
+const CHARGE = 1024;
+const ROUND_LINES = 8_000;
 const ROUNDS = 5;
 const COMMENT_TEXT = 'c'.repeat(1100);
 const COMMENT = `:${COMMENT_TEXT}\n`;

@@ -17,7 +17,7 @@
  * edges and a stride are cut (their lines are all alike). A comment only lowers the count
  * (64 x its frame's bytes: sse-undelivered.ts UNDELIVERED_FRAME_CREDIT), so the comments
  * before pads are followed by a notification, which sets it to 0. Each unknown-field line
- * also counts SSE_IGNORED_LINE_CHARGE_BYTES (256) more than its bytes (hostile trial 52, F2:
+ * also counts SSE_IGNORED_LINE_CHARGE_BYTES (1,024) more than its bytes (hostile trial 52, F2:
  * src/response/sse-ignored-lines.ts): the pads end their runs sooner, at the same byte
  * however they are cut.
  */
@@ -102,10 +102,10 @@ for (const limit of LIMITS) {
 
 test('the limit counts from the last frame: the same stream with a limit past its longest undelivered run ends as the seller ends it', async () => {
   const { stream } = streamFor(290);
-  // Its four pads, 65,826 bytes and 65 unknown-field lines each (16,640 bytes of charges), count
-  // ~330,000 bytes with the frames between them (a notification forgives 64 x its ~75 bytes):
-  // under the limit at max_response_bytes 200,000 (465,536).
-  const run = await runCut(200_000, [Buffer.from(stream.toString('latin1').replace(/(x: endless\n)+$/, ''), 'latin1')]);
+  // Its four pads, 65,826 bytes and 65 unknown-field lines each (66,560 bytes of charges), count
+  // ~530,000 bytes with the frames between them (a notification forgives 64 x its ~75 bytes):
+  // under the limit at max_response_bytes 300,000 (665,536).
+  const run = await runCut(300_000, [Buffer.from(stream.toString('latin1').replace(/(x: endless\n)+$/, ''), 'latin1')]);
   assert.deepEqual([run.exchange.outcome, run.drops.length], ['ok', 4]);
 });
 
@@ -116,10 +116,10 @@ test('the limit counts from the last frame: the same stream with a limit past it
  * sent whole, the block's `x:` lines after the comment were forgiven and note 2 went out; cut
  * right after the comment, they were counted and the stream ended before note 2.
  * The block: a 60-byte `event:` line, the frame's line, then `x:` lines of `after` bytes and
- * the blank line; then note 2. After the frame's line the count holds `after` + 256 per `x:`
+ * the blank line; then note 2. After the frame's line the count holds `after` + 1,024 per `x:`
  * line (their charge, hostile trial 52, F2) + 1 + note 2's bytes: at the limit note 2 goes out,
  * one byte more and the stream ends before it. (The line before the frame was a 60-byte `x:`
- * line; with its charge, 316 bytes, a 4-byte comment's frame, forgiving 256, would no longer
+ * line; with its charge, 1,084 bytes, a 4-byte comment's frame, forgiving 256, would no longer
  * clear it: an `event:` line, which costs its bytes only, keeps what is tested.)
  */
 const IN_BLOCK_LIMIT = 120;
