@@ -5,7 +5,7 @@
  * forwarding, parsing, the checks, the encoder, the host writes into a fake response that only
  * counts bytes), which the bench's flood figure mixes with both processes' HTTP work.
  *
- *   node --import tsx bench/sse-loop.ts [--events 200000] [--reps 3] [--case progress,small,idonly,comment]
+ *   node --import tsx bench/sse-loop.ts [--events 200000] [--reps 3] [--case progress,small,idonly,comment,junk,empty]
  *        [--chunk writes,16384,65536] [--rpc request|get] [--node-flags '--cpu-prof --cpu-prof-dir=/tmp/prof']
  *   node --import tsx bench/profile-summary.ts /tmp/prof/CPU.<...>.cpuprofile
  *
@@ -19,7 +19,12 @@
  * - `small`: `data: {"jsonrpc":"2.0","method":"notifications/progress","params":{}}` and the
  *   blank line (72 bytes);
  * - `idonly`: id-only blocks, `id: <n>` and the blank line (~9 bytes; a hostile trial's flood);
- * - `comment`: `: keepalive` and the blank line (13 bytes).
+ * - `comment`: `: keepalive` and the blank line (13 bytes);
+ * - `junk`: a line with an unknown field, `x` (2 bytes; the parser's `ParseError` per line,
+ *   charged 1,024 bytes more: src/response/sse-ignored-lines.ts, hostile trial 52, F2; its
+ *   "events" are lines);
+ * - `empty`: `data: {}` and the blank line (10 bytes; dropped, `message_without_kind` on a
+ *   request's stream, `get_stream_response` on the GET stream).
  *
  * Chunking (`--chunk`): `writes`, the seller's writes of FLOOD_EVENTS_PER_WRITE events each as
  * undici hands them over (one chunk per HTTP chunk: the bench's flood), or a byte count, the
@@ -53,6 +58,8 @@ const CASES: Readonly<Record<string, (i: number, total: number) => string>> = {
   small: () => 'data: {"jsonrpc":"2.0","method":"notifications/progress","params":{}}\n\n',
   idonly: (i) => `id: ${i}\n\n`,
   comment: () => ': keepalive\n\n',
+  junk: () => 'x\n',
+  empty: () => 'data: {}\n\n',
 };
 
 const TOOL_CALL: RpcPeek = { kind: 'request', id: 1, idText: undefined, method: 'tools/call', toolName: 'get_products', taskId: undefined };

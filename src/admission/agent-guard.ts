@@ -33,7 +33,8 @@
  * 2. **Buffered response bytes** (`max_buffered_response_bytes`), per agent. The response
  *    bytes the gateway holds for all of the agent's in-flight responses while they are
  *    received (JSON bodies; of an SSE stream, the event not yet dispatched: its incomplete
- *    line and its complete `data:` lines, sse-stage.ts), and the brotli decoders of their
+ *    line and the memory the parser holds for its complete `data:` lines, sse-open-event.ts:
+ *    hostile trial 52, F1), and the brotli decoders of their
  *    coded bodies ({@link BufferLease.chargeDecoders}; decode.ts, a hostile new user's
  *    trial 15, H2). A response whose next chunk would find the agent over the cap waits
  *    before reading it (TCP back-pressure on that seller), except the agent's oldest

@@ -134,6 +134,7 @@ const MESSAGES: { readonly [R in AdcpErrorReason]: (d: GatewayErrorDetails) => s
   raw_bytes: (d) => `The seller's response exceeded ${limitPhrase(d.limit_bytes, 'byte', 'the byte limit')}`,
   decoded_bytes: (d) => `The seller's response exceeded ${limitPhrase(d.limit_bytes, 'byte', 'the byte limit')} once decompressed`,
   sse_event: (d) => `An SSE event from the seller exceeded ${limitPhrase(d.limit_bytes, 'byte', 'the byte limit')} for one event`,
+  sse_event_memory: (d) => `An SSE event from the seller held data lines over ${limitPhrase(d.limit_bytes, 'byte', 'the memory limit')} for one unfinished event`,
   sse_cumulative: (d) => `The seller's SSE stream exceeded ${limitPhrase(d.limit_bytes, 'byte', 'the byte limit')} in total`,
   json_depth: (d) => `The seller's response nests JSON deeper than ${limitPhrase(d.limit_depth, 'level', 'the depth limit')}`,
   json_nodes: (d) => `The seller's response holds more JSON values than ${limitPhrase(d.limit_nodes, 'value', 'the node limit')}`,

@@ -169,8 +169,8 @@ export interface GatewayMetrics {
    * shows a flood of them at any log level.
    */
   incUnusedConnection(): void;
-  /** Counts one SSE event dropped from a stream that answers no request (standalone GET, long-lived), or from any stream for data naming no kind of message, by reason: a breach's, or a DROP_REASONS entry (`get_stream_response`, `message_without_kind`). */
-  incSseEventDropped(agent: string, reason: string): void;
+  /** Counts `count` (default 1) SSE events dropped from a stream that answers no request (standalone GET, long-lived), or from any stream for data naming no kind of message, by reason: a breach's, or a DROP_REASONS entry (`get_stream_response`, `message_without_kind`); a stream adds its drops once per chunk (response/sse-drop-metric.ts). */
+  incSseEventDropped(agent: string, reason: string, count?: number): void;
   /** Counts one seller SSE event id that could not be turned into a resume token (response/sse-id-token-log.ts). */
   incSseEventIdNotTokenized(agent: string): void;
   /**
@@ -328,8 +328,8 @@ export function createMetrics(opts: CreateMetricsOptions = {}): GatewayMetrics {
     incUnusedConnection() {
       unusedConnections.inc();
     },
-    incSseEventDropped(agent, reason) {
-      dropped.inc({ agent, reason: Object.hasOwn(DROP_REASONS, reason) ? reason : catalogLabel(REASONS, reason) });
+    incSseEventDropped(agent, reason, count = 1) {
+      dropped.inc({ agent, reason: Object.hasOwn(DROP_REASONS, reason) ? reason : catalogLabel(REASONS, reason) }, count);
     },
     incSseEventIdNotTokenized(agent) {
       idsNotTokenized.inc({ agent });

@@ -119,8 +119,12 @@ export interface PipelineHooks {
    * test/regressions/stream-started-after-signal-ends-into-dead-token.test.ts).
    */
   shutdownTokensOutlive?(): boolean | undefined;
-  /** An event broke a bound on a stream that answers no request and was dropped (sse-stage.ts). */
-  onSseEventDropped(reason: string): void;
+  /**
+   * `count` (>= 1) events were dropped for `reason`, one after the other (sse-stage.ts `drop`):
+   * a run of drops of one reason, added once the stage has taken its chunk, or at the
+   * stream's end (sse-drop-metric.ts).
+   */
+  onSseEventDropped(reason: string, count: number): void;
   /** A seller's event id could not be turned into a resume token (sse-event-ids.ts `hostEventId`). */
   onSseEventIdNotTokenized(): void;
   /**

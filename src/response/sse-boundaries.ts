@@ -196,11 +196,18 @@ export class SseIdFieldWatch {
  *   never-ending line costs to its own bytes (the 100 MiB SSE attack: bench/README.md,
  *   Memory under attack), instead of a decoded copy per chunk in the parser's buffer.
  * - Cap: once the held line exceeds `maxLineBytes`, `push` returns false and drops it; the
- *   caller reports the breach (sse-chunk-taker.ts `lineCapBreached`: `sse_event`) and
+ *   caller reports the breach (sse-chunk-taker.ts `feederBreached`: `sse_event`) and
  *   calls {@link reset} at the next event boundary.
  * - The complete `data` lines of the event block still open, which the parser holds joined
- *   until the block's blank line, are counted ({@link openDataBytes}; sse-open-event.ts) for
- *   the agent's buffered-bytes cap, as the held line is ({@link pendingBytes}).
+ *   until the block's blank line, are counted as the heap they hold there ({@link openDataBytes};
+ *   sse-open-event.ts) for the agent's buffered-bytes cap, as the held line is
+ *   ({@link pendingBytes}). The part of a range that holds such lines goes to the sink as a
+ *   string of its own (not a slice of the chunk's text), so that the values the parser slices
+ *   from it keep only that part alive (hostile trial 52, F1: a 13-character `data:` line kept
+ *   its chunk's 60 KB comment). That count is capped ({@link maxOpenBytes}: twice
+ *   `maxLineBytes`, what one line at that cap may hold decoded): a part that would take it
+ *   over is not handed over, and `push` returns false ({@link breach} `memory`; the caller
+ *   reports `sse_event_memory`, drops the event and resets as for a line).
  *
  * Decoding is UTF-8 (TextDecoder, streaming, so a character split across chunks survives;
  * a leading BOM is dropped as the WHATWG decoder does). ASCII bytes, met while the decoder
@@ -246,6 +253,8 @@ export class SseLineFeeder {
   private expectingLf = false;
   /** The open block's complete `data` lines (sse-open-event.ts). */
   private readonly open = new SseOpenEventData();
+  /** The last text {@link decode} returned came from the streaming UTF-8 decoder (it may be a two-byte string). */
+  private lastWide = false;
 
   /**
    * @param sink         receives decoded text, in stream order: whole lines (a held line
@@ -256,7 +265,17 @@ export class SseLineFeeder {
   constructor(
     private readonly sink: (text: string) => void,
     readonly maxLineBytes: number,
-  ) {}
+  ) {
+    this.maxOpenBytes = 2 * maxLineBytes;
+  }
+
+  /**
+   * Bound on {@link openDataBytes} (inclusive): twice `maxLineBytes`, the heap one line of
+   * that many bytes may take decoded (a two-byte string: sse-open-event.ts), so that an event
+   * of one line within the line cap never reaches it, while one of many short `data:` lines,
+   * whose parser strings weigh more than its bytes, is stopped there (hostile trial 52, F1).
+   */
+  readonly maxOpenBytes: number;
 
   /**
    * True only while the sink is handed a text whose last character is a CR that is the last
@@ -286,14 +305,28 @@ export class SseLineFeeder {
   }
 
   /**
-   * Bytes the parser holds joined for the event not yet dispatched: the values of the complete
-   * `data` lines handed to the sink since the last blank line, one more per line
-   * (sse-open-event.ts). 0 after a blank line, {@link passedRaw}, {@link reset} and
-   * {@link finish}.
+   * Heap bytes the parser holds for the event not yet dispatched: the parts of the complete
+   * lines handed to the sink since the last blank line that hold a `data` line, and the
+   * parser's strings per such line (sse-open-event.ts). 0 after a blank line, {@link passedRaw},
+   * {@link reset} and {@link finish}; at most {@link maxOpenBytes}.
    */
   get openDataBytes(): number {
     return this.open.bytes;
   }
+
+  /**
+   * Why the last {@link push} that returned false did: `line`, the held incomplete line went
+   * over `maxLineBytes` ({@link droppedLineBytes}); `memory`, the open event's
+   * {@link openDataBytes} would have gone over {@link maxOpenBytes} ({@link droppedOpenBytes}).
+   * Undefined before any.
+   */
+  breach: 'line' | 'memory' | undefined = undefined;
+
+  /**
+   * The {@link openDataBytes} the part that the last `memory` {@link breach} did not hand over
+   * would have made (over {@link maxOpenBytes}): its `observed_bytes` (sse-chunk-taker.ts). 0 before any.
+   */
+  droppedOpenBytes = 0;
 
   /**
    * The bytes of the line the last {@link push} that returned false dropped: all of it that
@@ -306,7 +339,9 @@ export class SseLineFeeder {
 
   /**
    * Feeds `chunk[start, end)`. Returns false when the held incomplete line went over
-   * `maxLineBytes` (it is dropped, nothing of it reached the sink); true otherwise.
+   * `maxLineBytes` (it is dropped, nothing of it reached the sink), or when the open event's
+   * {@link openDataBytes} would go over {@link maxOpenBytes} (the part that would take it
+   * over, and the rest of the range, do not reach the sink: {@link breach}); true otherwise.
    */
   push(chunk: Buffer, start: number, end: number): boolean {
     if (start >= end) return true;
@@ -320,9 +355,9 @@ export class SseLineFeeder {
       // The held line ends at the range's first line break: handed over whole, with the
       // break (without it, the parser would hold the line and join it with the next text).
       from = firstBreak(chunk, start, cut) + 1;
-      this.completeHeld(chunk.subarray(start, from), from === end);
+      if (!this.completeHeld(chunk.subarray(start, from), from === end)) return false;
     }
-    if (from < cut) this.feed(chunk, from, cut, cut === end);
+    if (from < cut && !this.feed(chunk, from, cut, cut === end)) return false;
     return cut === end || this.hold(chunk.subarray(cut, end));
   }
 
@@ -344,7 +379,9 @@ export class SseLineFeeder {
    * user's trial 10, F5). After a CR the line break is the LF of a CR LF and changes nothing.
    */
   finish(): void {
-    if (this.heldBytes > 0) this.completeHeld(EMPTY, false);
+    // The seller's end: nothing waits after this line, which the parser drops with its event
+    // (never dispatched: sse-stage.ts `onEvent`), so no bound is checked.
+    if (this.heldBytes > 0) this.completeHeld(EMPTY, false, false);
     this.emit('\n', false);
     this.open.reset();
   }
@@ -417,6 +454,7 @@ export class SseLineFeeder {
   private hold(piece: Buffer): boolean {
     this.heldBytes += piece.length;
     if (this.heldBytes > this.maxLineBytes) {
+      this.breach = 'line';
       this.droppedLineBytes = this.heldBytes;
       this.held = [];
       this.heldBytes = 0;
@@ -428,25 +466,51 @@ export class SseLineFeeder {
 
   /**
    * The held line and `rest` (its end through its line break; empty at the end of the
-   * stream) as one buffer, decoded once and handed to the sink.
+   * stream) as one buffer, decoded once (a string of its own: sse-open-event.ts) and handed
+   * to the sink; false, nothing handed over, when it is a `data` line that would take the open
+   * event's count over {@link maxOpenBytes} (`bounded`).
    */
-  private completeHeld(rest: Buffer, rangeEnd: boolean): void {
+  private completeHeld(rest: Buffer, rangeEnd: boolean, bounded = true): boolean {
     const pieces = rest.length > 0 ? [...this.held, rest] : this.held;
     const all = pieces.length === 1 ? pieces[0]! : Buffer.concat(pieces, this.heldBytes + rest.length);
     this.held = [];
     this.heldBytes = 0;
     const text = this.decode(all, 0, all.length);
+    this.open.line(all, this.lastWide);
+    if (bounded && !this.withinOpenBound()) return false;
     const breakBytes = rest.length > 0 ? 1 : 0;
     const line = all.subarray(0, all.length - breakBytes);
     this.completed = startsWithData(line) ? new HeldDataLine(line, text.length - breakBytes) : undefined;
-    this.open.line(all);
     this.emit(text, rangeEnd);
+    return true;
   }
 
-  /** Decodes `chunk[start, end)` and hands it to the sink (`rangeEnd`: `end` is the end of the range pushed). */
-  private feed(chunk: Buffer, start: number, end: number, rangeEnd: boolean): void {
-    this.open.lines(chunk, start, end);
-    this.emit(this.decode(chunk, start, end), rangeEnd);
+  /**
+   * Decodes `chunk[start, end)` and hands it to the sink (`rangeEnd`: `end` is the end of the
+   * range pushed): the part of the open event that holds `data` lines, if any, as a string of
+   * its own, after the rest (sse-open-event.ts). False, that part not handed over, when it
+   * would take the open event's count over {@link maxOpenBytes}.
+   */
+  private feed(chunk: Buffer, start: number, end: number, rangeEnd: boolean): boolean {
+    const open = this.open.lines(chunk, start, end);
+    if (open === -1) {
+      this.emit(this.decode(chunk, start, end), rangeEnd);
+      return true;
+    }
+    if (open > start) this.emit(this.decode(chunk, start, open), false);
+    const text = this.decodeOwn(chunk, open, end);
+    this.open.part(end - open, this.lastWide);
+    if (!this.withinOpenBound()) return false;
+    this.emit(text, rangeEnd);
+    return true;
+  }
+
+  /** The open event's count is within {@link maxOpenBytes}; else records the `memory` breach (false). */
+  private withinOpenBound(): boolean {
+    if (this.open.bytes <= this.maxOpenBytes) return true;
+    this.breach = 'memory';
+    this.droppedOpenBytes = this.open.bytes;
+    return false;
   }
 
   /**
@@ -492,8 +556,31 @@ export class SseLineFeeder {
     if (text !== undefined) {
       // ASCII text is not a BOM, and a decoder would have dropped none: the start is past.
       this.fresh = false;
+      this.lastWide = false;
       return text;
     }
+    return this.decodeUtf8(chunk, start, end);
+  }
+
+  /**
+   * {@link decode} as a string of its own, never a slice of a longer one (the chunk's text the
+   * ASCII path caches): what the parser slices from it keeps only these bytes alive.
+   */
+  private decodeOwn(chunk: Buffer, start: number, end: number): string {
+    if (!this.dirty) {
+      const known = chunk === this.cachedChunk && start >= this.cachedFrom && this.cachedAscii;
+      if (known || isAscii(chunk.subarray(start, end))) {
+        this.fresh = false;
+        this.lastWide = false;
+        return chunk.toString('latin1', start, end);
+      }
+    }
+    return this.decodeUtf8(chunk, start, end);
+  }
+
+  /** `chunk[start, end)` through the streaming UTF-8 decoder (made now if need be). */
+  private decodeUtf8(chunk: Buffer, start: number, end: number): string {
+    this.lastWide = true;
     // A BOM is dropped only at the start (the decoder made now, or after a reset, is fresh).
     const decoder = (this.decoder ??= new TextDecoder('utf-8', { ignoreBOM: this.keepBom || !this.fresh }));
     this.fresh = false;

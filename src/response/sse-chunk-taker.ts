@@ -164,7 +164,7 @@ export class SseChunkTaker {
   /**
    * The per-event cap (`max_sse_event_bytes` + sse-stage.ts SSE_PENDING_SLACK_BYTES) broke before
    * the event ended (the parser's buffer: the stage's `onError`; a line over the feeder's cap:
-   * `lineCapBreached`). `observedBytes`, the bytes of the line that broke it as read so far, its
+   * `feederBreached`). `observedBytes`, the bytes of the line that broke it as read so far, its
    * field name included, its line break not: for a line still incomplete over the line
    * feeder's cap, through the end of the range that crossed (SseLineFeeder.droppedLineBytes);
    * for the data of an event over the parser's buffer (eventsource-parser counts UTF-16
@@ -175,20 +175,33 @@ export class SseChunkTaker {
    * (test/regressions/sse-event-cap-observed-bytes.test.ts).
    */
   capBreached(observedBytes: number): void {
-    if (this.skipping || this.exchange.finished) return;
-    // A bounded stream ends here (fail answers the request, or id null); the standalone GET stream drops
-    // the rest of this event and is reset at the next event boundary (see `take`).
-    this.skipping = true;
-    this.out.fail({ reason: 'sse_event', limitBytes: this.perEventLimit, observedBytes });
+    this.breached({ reason: 'sse_event', limitBytes: this.perEventLimit, observedBytes });
   }
 
   /**
-   * The line feeder dropped a line over its cap (`lines.push` returned false). The data lines
-   * the parser joined before it are dropped now, with their event, not at the next boundary:
-   * while skipping, the stream holds nothing (its lease counts nothing: the stage's read loop).
+   * A breach of the event being read (`sse_event`, `sse_event_memory`): a bounded stream ends
+   * here (fail answers the request, or id null); the standalone GET stream drops the rest of
+   * this event and is reset at the next event boundary (see `take`).
    */
-  private lineCapBreached(): void {
-    this.capBreached(this.lines.droppedLineBytes);
+  private breached(input: LocalErrorInput): void {
+    if (this.skipping || this.exchange.finished) return;
+    this.skipping = true;
+    this.out.fail(input);
+  }
+
+  /**
+   * The line feeder refused what it was pushed (`lines.push` returned false: SseLineFeeder.breach):
+   * a line over its cap (`sse_event`, {@link capBreached}), or a part of the open event that
+   * would take what the parser holds for it over the feeder's bound (`sse_event_memory`:
+   * limit SseLineFeeder.maxOpenBytes, observed the count with that part; hostile trial 52, F1).
+   * The data lines the parser joined before it are dropped now, with their event, not at the
+   * next boundary: while skipping, the stream holds nothing (its lease counts nothing: the
+   * stage's read loop).
+   */
+  private feederBreached(): void {
+    const { lines } = this;
+    if (lines.breach === 'memory') this.breached({ reason: 'sse_event_memory', limitBytes: lines.maxOpenBytes, observedBytes: lines.droppedOpenBytes });
+    else this.capBreached(lines.droppedLineBytes);
     this.restartParser();
   }
 
@@ -263,7 +276,7 @@ export class SseChunkTaker {
         // nor what it completes: a CR there whose LF is past it.
         to = start + fit;
         if (fit > 0 && chunk[to - 1] === CR && chunk[to] === LF) to--;
-        if (to > start && !this.skipping && !lines.push(chunk, start, to)) this.lineCapBreached();
+        if (to > start && !this.skipping && !lines.push(chunk, start, to)) this.feederBreached();
         // `fail` answers on a bounded stream, the only one with a cumulative count.
         this.out.fail({ reason: 'sse_cumulative', limitBytes: cumulative.limit, observedBytes: cumulative.used });
         return false;
@@ -275,7 +288,7 @@ export class SseChunkTaker {
         this.heldCr = end === chunk.length;
       }
     }
-    if (!this.skipping && !lines.push(chunk, start, to)) this.lineCapBreached();
+    if (!this.skipping && !lines.push(chunk, start, to)) this.feederBreached();
     // The range's blocks are all written: the next block's growth is its own (sse-encoding-charge.ts);
     // with a CR held, once it is parsed (its block's frame is matched against the range's bytes).
     if (this.heldCr) this.heldCrEndsBlock = blockEnd;
@@ -421,14 +434,18 @@ export class SseChunkTaker {
   releaseCrAtLimit(): boolean {
     if (!this.heldCr) return false;
     this.heldCr = false;
-    if (!this.skipping && !this.lines.push(CR_BYTE, 0, 1)) this.lineCapBreached();
+    if (!this.skipping && !this.lines.push(CR_BYTE, 0, 1)) this.feederBreached();
     if (this.heldCrEndsBlock) this.encoding.blocksEnded(CR_BYTE, 1);
     return true;
   }
 
-  /** The held bytes to the line feeder, in order, as if they had just arrived (a block not in the held form; the seller's end). */
+  /**
+   * The held bytes to the line feeder, in order, as if they had just arrived (a block not in
+   * the held form; the seller's end). They are one event block without its blank line: past a
+   * breach (`feederBreached`) the rest of them is skipped with it.
+   */
   releaseHeld(): void {
-    for (const piece of this.held.release()) this.lines.push(piece, 0, piece.length);
+    for (const piece of this.held.release()) if (!this.skipping && !this.lines.push(piece, 0, piece.length)) this.feederBreached();
   }
 
   /**

@@ -49,7 +49,10 @@
  *   bytes when positive (`data:x` goes out as `data: x`, `id:`/`event:`/`:` the same, a
  *   `retry:` on its own block with its value clamped, a last event's blank line, U+FFFD for
  *   invalid UTF-8: `encoding.charge`; raw-forwarded and held blocks go out as the seller's
- *   bytes and cost nothing more). So the host never receives more than the bound however the
+ *   bytes and cost nothing more), and 1,024 bytes for each line the parser ignores with an
+ *   error, an unknown field or an invalid `retry:` (`chargeIgnoredLine`, sse-ignored-lines.ts:
+ *   hostile trial 52, F2, such lines cost ~300 ns per byte; on streams without a total the
+ *   charge goes to the undelivered count below). So the host never receives more than the bound however the
  *   seller's events are shaped. A block's growth is counted against its own bytes (on a
  *   bounded stream the parsed blocks are taken one at a time: a block's slack does not pay
  *   for the next one's growth) and before its token is minted (the token's count includes
@@ -84,7 +87,11 @@
  *   own buffer (the data lines of the event so far): one endless `data:` line (the 100 MiB
  *   attack) costs its bytes up to the cap, then `sse_event` (or `sse_cumulative` first, when
  *   the response limit is the lower), without waiting for the line to end; its
- *   `observed_bytes` is the line's bytes read by then (SseChunkTaker.capBreached).
+ *   `observed_bytes` is the line's bytes read by then (SseChunkTaker.capBreached). What the
+ *   parser holds for the event's complete `data` lines, counted as memory (their bytes and
+ *   the parser's strings per line: sse-open-event.ts), is bounded at twice that cap ->
+ *   `sse_event_memory` (SseLineFeeder.maxOpenBytes; hostile trial 52, F1: 4.1M empty `data:`
+ *   lines, 25 MB, held ~130 MB of ConsStrings, counted 4.1 MB).
  * - structure: every event's data, whatever its `event:` name, is checked for depth/node
  *   bounds before JSON.parse (the scan of sse-message.ts, skipped where
  *   withinJsonBounds (mcp/json-bounds.ts) proves it would pass; a raw block proves it from its
@@ -98,8 +105,9 @@
  *   `max_buffered_response_bytes` (src/admission/agent-guard.ts), and so does a bounded
  *   stream's brotli decoder, from before its first byte is decoded to its end (decode.ts; a
  *   hostile new user's trial 15, H2: 30 such streams at lgwin 24 held 659 MB RSS, counted
- *   nowhere): the incomplete line, the block held as bytes, and the complete `data` lines the parser has joined
- *   (SseLineFeeder.openDataBytes; a hostile new user's trial 10, F3: an endless event of
+ *   nowhere): the incomplete line, the block held as bytes, and the memory the parser holds
+ *   for the complete `data` lines it has joined (SseLineFeeder.openDataBytes, sse-open-event.ts:
+ *   their bytes and 104 bytes per line, 64 for a one-byte value, 32 for an empty one; hostile trial 52, F1; a hostile new user's trial 10, F3: an endless event of
  *   complete lines held up to the parser's bound per stream uncounted,
  *   test/regressions/sse-event-lines-escape-buffer-cap.test.ts). Over it, the next chunk is
  *   read once the agent's other responses release enough (no idle timeout meanwhile).
@@ -148,7 +156,8 @@
  * stream's throttled warnings (sse-drop-log.ts: the first drop's "SSE stream: event
  * dropped", with the reason and observed_bytes, then summaries of the counts by reason; a new
  * user's trial 9, F5), for the exchange line (its `reason`, the last drop's, and
- * `events_dropped`) and in `adcp_gateway_sse_events_dropped_total` (per drop), and
+ * `events_dropped`) and in `adcp_gateway_sse_events_dropped_total` (every drop, added once
+ * per chunk taken: sse-drop-metric.ts), and
  * keeps the stream open, as a response there (above) is dropped: ending it would only make the
  * client reconnect into the same event. That holds for an endless `data:` line too: the
  * rest of that event is skipped up to the next blank line, then parsing resumes; what is
@@ -169,6 +178,7 @@ import { dataLineCount, encodedEventBytes, encodedIdOnlyBytes } from './sse-enco
 import { SseIdOnlyBlocks } from './sse-id-only.js';
 import { TokenCredit } from './sse-token-credit.js';
 import { UndeliveredBytes } from './sse-undelivered.js';
+import { SSE_IGNORED_LINE_CHARGE_BYTES, isIgnoredLineError } from './sse-ignored-lines.js';
 import type { UpstreamResponse } from './json-stage.js';
 import { DirectChunks, bodyErrorToLocal } from './body-source.js';
 import { drainOrClose } from './drain.js';
@@ -177,6 +187,7 @@ import { bodyPool } from './body-pool.js';
 import { eventRewriteAddedBytes, eventRewriteOverBound, recordLiftSkippedForRoom } from './rewrite-room.js';
 import { BatchAnswers } from './batch-answers.js';
 import { SseDropLog } from './sse-drop-log.js';
+import { SseDropMetric } from './sse-drop-metric.js';
 import { SseEventIds } from './sse-event-ids.js';
 import { SseEncodingCharge } from './sse-encoding-charge.js';
 import { EVENT_REFUSED, SseEventJudge } from './sse-event-judge.js';
@@ -291,7 +302,8 @@ export async function handleSseBody(
    * stream's first drop logged at once with the agent, the reason and the event's observed
    * bytes, then at most one summary per interval and one at the end) and the exchange line's
    * `events_dropped`; the exchange line's `reason`;
-   * `adcp_gateway_sse_events_dropped_total{agent,reason}`, per drop. `quiet`: an SDK's
+   * `adcp_gateway_sse_events_dropped_total{agent,reason}`, every drop, added per chunk
+   * (sse-drop-metric.ts: one increment per drop cost ~1 µs; hostile trial 52, F2). `quiet`: an SDK's
    * priming event (data `{}`), whose lines are debug (sse-drop-log.ts). The stream goes on. No
    * line per drop: a seller's flood of tiny responses filled the log buffer and lost lines,
    * the stream's exchange line among them (a new user's trial 9, F5).
@@ -299,8 +311,10 @@ export async function handleSseBody(
   const drop = (reason: DropReason, observedBytes: number | undefined, quiet?: boolean): void => {
     (dropLog ??= new SseDropLog(exchange, log)).drop(reason, observedBytes, quiet);
     exchange.reason = reason;
-    hooks.onSseEventDropped(reason);
+    dropMetric.drop(reason);
   };
+  /** The stream's drops on their way to the metric, added after each chunk and at the end (sse-drop-metric.ts). */
+  const dropMetric = new SseDropMetric((reason, n) => hooks.onSseEventDropped(reason, n));
   const fail = (input: LocalErrorInput): void => {
     if (bounded) answer(input);
     else drop(input.reason, input.observedBytes);
@@ -488,7 +502,10 @@ export async function handleSseBody(
     onError: (err: ParseError) => {
       // The parser is then terminated (it throws on the next feed): `lines` stops feeding it.
       if (err.type === 'max-buffer-size-exceeded') taker.capBreached(Math.max(perEventLimit + SSE_PENDING_SLACK_BYTES + 1, lines.takeCompletedLine()?.bytes.length ?? 0));
-      else log.debug({ agent: exchange.agent.name, err: err.message }, 'ignored malformed SSE line');
+      else {
+        if (isIgnoredLineError(err.type)) chargeIgnoredLine();
+        log.debug({ agent: exchange.agent.name, err: err.message }, 'ignored malformed SSE line');
+      }
     },
     maxBufferSize: perEventLimit + SSE_PENDING_SLACK_BYTES,
   });
@@ -535,6 +552,18 @@ export async function handleSseBody(
     batch.frame(encodeSseIdOnly(out));
     framed(out.length);
     if (out !== '') exchange.lastEventIdSent = out;
+  };
+  /**
+   * A line the parser ignored with an error (an unknown field, an invalid `retry:`) counts
+   * SSE_IGNORED_LINE_CHARGE_BYTES more (sse-ignored-lines.ts; hostile trial 52, F2): on a
+   * bounded stream against its total (past it, `sse_cumulative`: `encoding.chargeAdded` answers),
+   * on the others against the undelivered limit (past it, the stream ends `sse_undelivered`).
+   * Not once the seller's stream is over.
+   */
+  const chargeIgnoredLine = (): void => {
+    if (streamEnded || exchange.finished) return;
+    if (undelivered === undefined) encoding.chargeAdded(SSE_IGNORED_LINE_CHARGE_BYTES);
+    else if (!undelivered.charge(SSE_IGNORED_LINE_CHARGE_BYTES)) endUndelivered();
   };
   /** The seller's stream ended (`onIdOnly`). */
   let streamEnded = false;
@@ -731,6 +760,7 @@ export async function handleSseBody(
       timers.armIdle();
       const open = taker.takeChunk(chunk);
       host.flush();
+      dropMetric.flush();
       if (!open || exchange.finished) break;
       if (host.needDrain) {
         host.needDrain = false;
@@ -744,7 +774,7 @@ export async function handleSseBody(
       }
       if (lease !== undefined) {
         // While skipping an event over its cap, the parser holds none of it (it dropped its
-        // data, or was reset at the line's breach: sse-chunk-taker.ts `lineCapBreached`).
+        // data, or was reset at the line's breach: sse-chunk-taker.ts `feederBreached`).
         lease.set(lines.pendingBytes + taker.heldBytes + (taker.skippingToBoundary ? 0 : lines.openDataBytes));
         if (lease.mustWait) {
           // The gateway, not the seller, is the one not reading: no idle timeout meanwhile.
@@ -782,8 +812,10 @@ export async function handleSseBody(
     } else if (local && local.reason !== 'upstream_reset') fail(local);
     if (!exchange.finished) onUpstreamEnd();
   } finally {
-    // The drops and untokenized ids not yet logged get their summaries as the stream ends (before any await).
+    // The drops and untokenized ids not yet logged get their summaries as the stream ends (before
+    // any await), and the drops not yet counted their metric.
     dropLog?.end();
+    dropMetric.flush();
     ids.end();
     // Closes the decoders' generator as `for await` would (a no-op once it is done), before the
     // lease its decoders are charged to is released. Were the close to reject, the releases

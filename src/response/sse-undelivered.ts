@@ -53,9 +53,10 @@
  *   event in the run forgave the blocks after it, an event dropped there too, and cut in the
  *   run it did not: test/regressions/get-stream-invalid-utf8-run-undelivered-chunks.test.ts).
  * - What it leaves counted: events dropped (a JSON-RPC response on the GET stream,
- *   `get_stream_response`; a breach's drop: `sse_event`, `json_depth`, `json_nodes`; data
- *   naming no kind of message), the bytes skipped of an event over the per-event cap, lines
- *   of unknown fields (`x: ...`), id-only blocks (their id waits for the next event:
+ *   `get_stream_response`; a breach's drop: `sse_event`, `sse_event_memory`, `json_depth`,
+ *   `json_nodes`; data naming no kind of message), the bytes skipped of an event over the
+ *   per-event cap, lines of unknown fields (`x: ...`; each also charged 1,024 bytes more,
+ *   {@link UndeliveredBytes.charge}: sse-ignored-lines.ts), id-only blocks (their id waits for the next event:
  *   sse-stage.ts `onIdOnly`), blank lines, an event's bytes before its blank line.
  * - The bound: the count may reach `limit`; the next byte with no frame before it ends the
  *   stream plainly (outcome `resumable_end`, reason `sse_undelivered`, errors/codes.ts
@@ -104,6 +105,24 @@ export class UndeliveredBytes {
   /** Counts `n` decoded bytes the stage takes (the caller keeps the count within the limit: {@link room}). */
   take(n: number): void {
     this.count += n;
+  }
+
+  /**
+   * Counts `n` bytes that are no seller byte: the charge for a line the parser ignored
+   * (sse-ignored-lines.ts), at its line's place. True when they fit under the limit; false
+   * otherwise, the count then at the limit (the caller ends the stream, `sse_undelivered`, as
+   * at the next byte past it). Charges come between a piece's bytes, counted before it is
+   * parsed, and the frame at its end (sse-chunk-taker.ts `take`), so whether a piece ends the
+   * stream does not depend on where the seller's bytes were cut: its bytes and charges before
+   * its frame are the same however it arrives.
+   */
+  charge(n: number): boolean {
+    if (n > this.room) {
+      this.count = this.limit;
+      return false;
+    }
+    this.count += n;
+    return true;
   }
 
   /**

@@ -657,7 +657,7 @@ export function createMcpHandler(deps: HandlerDeps) {
               if (streamEntry !== undefined) deps.streams.remove(streamSlot, streamEntry);
             },
             shutdownTokensOutlive: () => deps.drain.tokensOutlive,
-            onSseEventDropped: (reason: string) => deps.metrics.incSseEventDropped(agent.name, reason),
+            onSseEventDropped: (reason: string, count: number) => deps.metrics.incSseEventDropped(agent.name, reason, count),
             onSseEventIdNotTokenized: () => deps.metrics.incSseEventIdNotTokenized(agent.name),
             wantsResponseMessage: isDiscoveryRequest(exchange.rpc.method, exchange.rpc.toolName),
             onResponseMessage: (message: unknown, bytes: number) => observeDiscovery(exchange, message, bytes, deps),
@@ -753,8 +753,8 @@ export function createMcpHandler(deps: HandlerDeps) {
  * (`RESPONSE_TOO_LARGE`), a clean answer, or neither. A byte bound the host lowered itself
  * with X-Max-Response-Bytes (`callLimitSet`: set too on a resumed stream, whose limit is its
  * token's, its POST's with that header) does not count (the seller may be answering
- * normally): the message bounds when the response limit was lowered, `sse_event` when the
- * event limit was (it follows the response limit unless configured); depth and node bounds
+ * normally): the message bounds when the response limit was lowered, `sse_event` and
+ * `sse_event_memory` (twice the event cap) when the event limit was (it follows the response limit unless configured); depth and node bounds
  * always count. The configured limits are resolved only in that rare case.
  */
 function guardOutcome(exchange: Exchange, callLimitSet: boolean): GuardOutcome {
@@ -765,7 +765,7 @@ function guardOutcome(exchange: Exchange, callLimitSet: boolean): GuardOutcome {
   if (reason === 'json_depth' || reason === 'json_nodes' || !callLimitSet) return 'breach';
   const { limits } = exchange;
   const configured = limitsOf(exchange.agent, exchange.rpc, undefined);
-  const lowered = reason === 'sse_event' ? limits.max_sse_event_bytes < configured.max_sse_event_bytes : limits.max_response_bytes < configured.max_response_bytes;
+  const lowered = reason === 'sse_event' || reason === 'sse_event_memory' ? limits.max_sse_event_bytes < configured.max_sse_event_bytes : limits.max_response_bytes < configured.max_response_bytes;
   return lowered ? 'other' : 'breach';
 }
 

@@ -14,6 +14,7 @@ import { startRawSeller } from '../support/raw-seller.js';
 import { startObservedGateway, type LogLine } from '../support/hostile-seller.js';
 import { SSE_PENDING_SLACK_BYTES } from '../../src/response/sse-stage.js';
 import { UNDELIVERED_FRAME_CREDIT } from '../../src/response/sse-undelivered.js';
+import { SSE_IGNORED_LINE_CHARGE_BYTES } from '../../src/response/sse-ignored-lines.js';
 
 export interface DeflateGetStreams<Case extends string> {
   /** The host's GET stream of agent `agent`, read to its end (at most 10 s). */
@@ -50,19 +51,23 @@ export const JUNK_MAX_RESPONSE_BYTES = 10_000;
 export const JUNK_LIMIT = 2 * JUNK_MAX_RESPONSE_BYTES + SSE_PENDING_SLACK_BYTES;
 /** One read of the gateway past the limit point, at most. */
 export const JUNK_READ = 65_536;
-/** A ~1 KB unknown-field line: decoded bytes that reach the host as nothing. */
+/** A ~1 KB unknown-field line: decoded bytes that reach the host as nothing (and, since hostile trial 52, F2, charged SSE_IGNORED_LINE_CHARGE_BYTES more). */
 export const JUNK_LINE = `x: ${'a'.repeat(994)}\n`;
 /** A notification as the seller frames it and the gateway forwards it. */
 export const junkNote = (n: number): string => `data: {"jsonrpc":"2.0","method":"notifications/message","params":{"n":${n}}}\n\n`;
 
 /**
  * Where a stream of `first` then `units` repeats of a `unitBytes` unit, each unit forwarding one
- * frame of `frameBytes`, ends by the `sse_undelivered` count's rules (sse-undelivered.ts): the
- * units delivered before the limit point, and the decoded bytes through it.
+ * frame of `frameBytes` at its end and holding `ignoredLines` lines the parser ignores (each
+ * charged SSE_IGNORED_LINE_CHARGE_BYTES before that frame: sse-ignored-lines.ts), ends by the
+ * `sse_undelivered` count's rules (sse-undelivered.ts): the units delivered before the limit
+ * point, and the decoded bytes through it (the next unit's bytes up to the limit point, all of
+ * them when only its charges pass it).
  */
-export function undeliveredEnd(firstBytes: number, unitBytes: number, frameBytes: number, units: number): { units: number; decodedThrough: number } {
+export function undeliveredEnd(firstBytes: number, unitBytes: number, frameBytes: number, units: number, ignoredLines = 0): { units: number; decodedThrough: number } {
+  const charged = unitBytes + ignoredLines * SSE_IGNORED_LINE_CHARGE_BYTES;
   let count = 0;
   let delivered = 0;
-  for (; delivered < units && count + unitBytes <= JUNK_LIMIT; delivered++) count = Math.max(0, count + unitBytes - UNDELIVERED_FRAME_CREDIT * frameBytes);
-  return { units: delivered, decodedThrough: firstBytes + delivered * unitBytes + (JUNK_LIMIT - count) };
+  for (; delivered < units && count + charged <= JUNK_LIMIT; delivered++) count = Math.max(0, count + charged - UNDELIVERED_FRAME_CREDIT * frameBytes);
+  return { units: delivered, decodedThrough: firstBytes + delivered * unitBytes + Math.min(unitBytes, JUNK_LIMIT - count) };
 }

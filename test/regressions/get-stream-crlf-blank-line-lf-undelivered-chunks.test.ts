@@ -15,7 +15,8 @@
  *
  * The stream (CR LF): note 1, a block of `x:` lines, note 2, which goes out when the count
  * (note 1's last LF, the `x:` block, note 2 through its blank line's CR) reaches the limit
- * exactly; one byte more and the stream ends before it. Whole, cut at every byte outside the `x:` block (in it, at its edges and a stride), and
+ * exactly (each `x:` line counting 1,024 more than its bytes since hostile trial 52, F2:
+ * test/helpers/charged-pad.ts); one byte more and the stream ends before it. Whole, cut at every byte outside the `x:` block (in it, at its edges and a stride), and
  * deflate-coded, the coded bytes cut at every byte.
  */
 import assert from 'node:assert/strict';
@@ -25,6 +26,7 @@ import type { RpcPeek } from '../../src/exchange.js';
 import { SSE_PENDING_SLACK_BYTES } from '../../src/response/sse-stage.js';
 import { cut, runSseStage, type StageRun } from '../unit/sse-stage-kit.js';
 import { cutPoints } from '../helpers/stream-cuts.js';
+import { padCounting } from '../helpers/charged-pad.js';
 
 const GET_STREAM: RpcPeek = { kind: 'none', id: null, idText: undefined, method: undefined, toolName: undefined, taskId: undefined };
 const MAX_RESPONSE_BYTES = 120;
@@ -34,23 +36,13 @@ const LIMIT = 2 * MAX_RESPONSE_BYTES + SSE_PENDING_SLACK_BYTES;
 const note = (n: number): string => `data: {"jsonrpc":"2.0","method":"notifications/message","params":{"n":${n}}}\n\n`;
 const crlf = (text: string): string => text.replaceAll('\n', '\r\n');
 
-/** A block of `x:` lines of exactly `bytes` bytes, CR LF line endings. */
-const pad = (bytes: number): string => {
-  const line = `x: ${'a'.repeat(995)}\r\n`;
-  const lines = Math.floor(bytes / line.length) - 1;
-  const last = bytes - lines * line.length - 'x: \r\n\r\n'.length;
-  const text = `${line.repeat(lines)}x: ${'b'.repeat(last)}\r\n\r\n`;
-  assert.equal(text.length, bytes);
-  return text;
-};
-
 /**
  * `over`: bytes past the limit point at note 2's blank line's CR. The count after note 1's
  * frame is its blank line's LF (1), then the `x:` block, then note 2 through that CR.
  */
 const streamFor = (over: number): { stream: Buffer; pad: [number, number] } => {
   const head = crlf(note(1));
-  const x = pad(LIMIT - 1 - (crlf(note(2)).length - 1) + over);
+  const x = padCounting(LIMIT - 1 - (crlf(note(2)).length - 1) + over, '\r\n');
   return { stream: Buffer.from(head + x + crlf(note(2))), pad: [head.length, head.length + x.length] };
 };
 

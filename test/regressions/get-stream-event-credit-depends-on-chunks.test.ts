@@ -18,7 +18,7 @@
  * The stream: note 1; a block of `x:` lines of 20,000 bytes; the event (a notification with
  * 60 `é`, or the same with `event: message`, or one of ASCII text); a block of `x:` lines;
  * note 2, which goes out when the count reaches the limit exactly by the rules (each byte
- * counted once; the event's frame lowers it by 64 x its block's bytes as written with LF; with
+ * counted once, each `x:` line 1,024 more since hostile trial 52, F2: test/helpers/charged-pad.ts; the event's frame lowers it by 64 x its block's bytes as written with LF; with
  * CR LF, the LF of a blank line is counted after its event's frame), the stream ends before
  * it one byte more. LF and CR LF, whole and cut at every byte but inside the `x:` blocks (there,
  * at their edges and a stride); deflate-coded, the coded bytes cut at every byte.
@@ -28,6 +28,7 @@ import { test } from 'node:test';
 import { deflateSync } from 'node:zlib';
 import type { RpcPeek } from '../../src/exchange.js';
 import { SSE_PENDING_SLACK_BYTES } from '../../src/response/sse-stage.js';
+import { padCount, padCounting } from '../helpers/charged-pad.js';
 import { UNDELIVERED_FRAME_CREDIT } from '../../src/response/sse-undelivered.js';
 import { cut, runSseStage, type StageRun } from '../unit/sse-stage-kit.js';
 import { cutPoints } from '../helpers/stream-cuts.js';
@@ -64,17 +65,17 @@ const streamFor = (name: EventName, eol: '\n' | '\r\n', over: number): { stream:
   const lines = (text: string): string => text.replaceAll('\n', eol);
   const lfAfter = eol.length - 1;
   const event = EVENTS[name];
+  const first = pad(BEFORE, eol);
   // Note 1's frame: the count 0, then its blank line's LF with CR LF.
   let count = lfAfter;
-  count += BEFORE;
+  count += padCount(first);
   // The event through its blank line's last CR or LF, then its frame, then that LF with CR LF.
   count = Math.max(0, count + bytes(lines(event)) - lfAfter - UNDELIVERED_FRAME_CREDIT * bytes(event)) + lfAfter;
   assert.ok(count > lfAfter, 'the frame leaves bytes counted');
   const after = LIMIT - count - (bytes(lines(note(2))) - lfAfter) + over;
   const head = lines(note(1));
-  const first = pad(BEFORE, eol);
   const middle = lines(event);
-  const second = pad(after, eol);
+  const second = padCounting(after, eol);
   const stream = Buffer.from(head + first + middle + second + lines(note(2)));
   const at = bytes(head);
   const at2 = at + first.length + bytes(middle);

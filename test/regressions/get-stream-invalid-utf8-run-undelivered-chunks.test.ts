@@ -19,6 +19,7 @@
  * response (dropped, `get_stream_response`); a block of `x:` lines; note 2. Each frame in the
  * run forgives everything before it (64 x its data bytes), so after the response the count is
  * the bytes of the run's last block and of the response: note 2 goes out when the `x:` block
+ * (its bytes, and 1,024 per line since hostile trial 52, F2: test/helpers/charged-pad.ts)
  * brings the count to the limit exactly, the stream ends before it one byte more. Run on LF and
  * CR LF line endings, whole and cut at every byte outside the `x:` block (in it, at its edges
  * and a stride), and deflate-coded, its coded bytes cut at every byte.
@@ -28,6 +29,7 @@ import { test } from 'node:test';
 import { deflateSync } from 'node:zlib';
 import type { RpcPeek } from '../../src/exchange.js';
 import { SSE_PENDING_SLACK_BYTES } from '../../src/response/sse-stage.js';
+import { padCounting } from '../helpers/charged-pad.js';
 import { cut, runSseStage, type StageRun } from '../unit/sse-stage-kit.js';
 import { cutPoints } from '../helpers/stream-cuts.js';
 
@@ -45,24 +47,7 @@ const repaired = (n: number): string => `data: {"jsonrpc":"2.0","method":"n","pa
 const OVER = Buffer.concat([Buffer.from('data: '), Buffer.alloc(100, 0xff), Buffer.from('\n\n')]);
 const RESPONSE = 'data: {"jsonrpc":"2.0","id":5,"result":{}}\n\n';
 
-/** A block of unknown-field lines of exactly `bytes` bytes, its blank line included. */
-const pad = (bytes: number): string => {
-  const line = `x: ${'a'.repeat(996)}\n`;
-  const lines = Math.floor((bytes - 1) / line.length) - 1;
-  const last = bytes - 1 - lines * line.length - 'x: \n'.length;
-  return `${line.repeat(lines)}x: ${'b'.repeat(last)}\n\n`;
-};
-
 const RUN = [invalid(1), OVER, Buffer.from(note(5)), OVER, invalid(2), OVER];
-
-/** A block of `x:` lines of exactly `bytes` bytes with `eol` line endings. */
-const padWith = (bytes: number, eol: string): string => {
-  for (let fewer = 0; fewer < 200; fewer++) {
-    const text = pad(bytes - fewer).replaceAll('\n', eol);
-    if (text.length === bytes) return text;
-  }
-  throw new Error(`no pad of ${bytes} bytes`);
-};
 
 /** The stream with LF or CR LF line endings; `over`: bytes the `x:` block takes past the limit point; where that block is. */
 const streamFor = (eol: '\n' | '\r\n', over: number): { stream: Buffer; pad: [number, number] } => {
@@ -72,7 +57,7 @@ const streamFor = (eol: '\n' | '\r\n', over: number): { stream: Buffer; pad: [nu
   // goes out at that line's CR, get-stream-crlf-blank-line-lf-undelivered-chunks.test.ts);
   // note 2 goes out at its blank line's last LF (with CR LF, at its CR).
   const counted = lines(OVER).length + lines(RESPONSE).length + (eol.length - 1);
-  const x = Buffer.from(padWith(LIMIT - counted - (lines(note(2)).length - (eol.length - 1)) + over, eol));
+  const x = Buffer.from(padCounting(LIMIT - counted - (lines(note(2)).length - (eol.length - 1)) + over, eol));
   const head = Buffer.concat([note(1), ...RUN, RESPONSE].map(lines));
   const stream = Buffer.concat([head, x, lines(note(2))]);
   return { stream, pad: [head.length, head.length + x.length] };

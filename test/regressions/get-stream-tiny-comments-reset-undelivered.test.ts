@@ -19,8 +19,9 @@
  *   limit), deflate-coded;
  * - heartbeats between events: 3,000 units of a notification and a `: keepalive` block.
  * Expected: junk ends (outcome `resumable_end`, reason `sse_undelivered`) at the exact point
- * the model below gives: the count grows by 1,000 - 128 per unit, and the unit whose bytes
- * would take it past the limit is not taken: the host gets the notification and the comments
+ * the model below gives: the count grows by 1,000 + 1,024 (the `x:` line's charge since
+ * hostile trial 52, F2: src/response/sse-ignored-lines.ts; 97 comments before it) - 128 per
+ * unit, and the unit whose bytes and charge would take it past the limit is not taken: the host gets the notification and the comments
  * before it; the gateway decoded at most the bytes up to that point and one read more. The
  * controls end as the seller ends them (`ok`), everything delivered.
  * Before the fix: junk went on to the seller's end (outcome `ok`, 2,000 comments).
@@ -47,8 +48,8 @@ const { readStream, exchangeLine } = useDeflateGetStreams(BODIES, JUNK_MAX_RESPO
 describe('get-stream-tiny-comments-reset-undelivered (review of e72ea9d, flaw 2)', { timeout: TEST_TIMEOUT_MS }, () => {
   test('junk with a `:\\n` every 1,000 bytes, deflate: ends with sse_undelivered at the exact point', async () => {
     // The stream's end by the count's rules: the frames delivered, and the decoded bytes up to the limit point.
-    const { units: comments, decodedThrough } = undeliveredEnd(FIRST.length, UNIT.length, 2, UNITS);
-    assert.equal(comments, 97);
+    const { units: comments, decodedThrough } = undeliveredEnd(FIRST.length, UNIT.length, 2, UNITS, 1);
+    assert.equal(comments, 45);
     const text = await readStream('junk');
     assert.equal(text, FIRST + ':\n'.repeat(comments));
     const line = await exchangeLine('junk');

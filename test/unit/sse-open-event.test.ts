@@ -1,19 +1,24 @@
 /**
  * The open event's data lines (src/response/sse-open-event.ts), through the line feeder that
- * counts them (sse-boundaries.ts SseLineFeeder.openDataBytes): what the parser holds joined
- * for an event not yet dispatched, counted for the agent's buffered-bytes cap (a hostile new
- * user's trial 10, F3: test/regressions/sse-event-lines-escape-buffer-cap.test.ts).
+ * counts them (sse-boundaries.ts SseLineFeeder.openDataBytes): what the parser holds for an
+ * event not yet dispatched, counted as heap for the agent's buffered-bytes cap (a hostile new
+ * user's trial 10, F3: test/regressions/sse-event-lines-escape-buffer-cap.test.ts) and bounded
+ * (SseLineFeeder.maxOpenBytes: hostile trial 52, F1,
+ * test/regressions/sse-empty-data-lines-heap-uncounted.test.ts): the bytes of each part of
+ * the open block handed to the parser that holds a `data` line (twice when not ASCII), and
+ * D = 104 per `data` line, O = 64 for a one-byte value, E = 32 for an empty one.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createParser } from 'eventsource-parser';
 import { SseLineFeeder } from '../../src/response/sse-boundaries.js';
+import { DATA_LINE_HEAP_BYTES as D, EMPTY_DATA_LINE_HEAP_BYTES as E, ONE_BYTE_DATA_LINE_HEAP_BYTES as O } from '../../src/response/sse-open-event.js';
 
 const LF = 0x0a;
 const CR = 0x0d;
 
 function feeder(): SseLineFeeder {
-  return new SseLineFeeder(() => {}, 1 << 30);
+  return new SseLineFeeder(() => {}, 1 << 28);
 }
 /** Pushes each piece as its own chunk; the count after each. */
 function counts(...pieces: string[]): number[] {
@@ -25,14 +30,19 @@ function counts(...pieces: string[]): number[] {
   });
 }
 
-test('the complete data lines of the open event are counted as the parser joins them (their values, one more per line); its blank line ends the count', () => {
-  assert.deepEqual(counts('data: a\n', 'data:bb\n', 'data:  ccc\n\n'), [2, 5, 0]);
+test('the complete data lines of the open event are counted as the parser holds them (the part of each chunk that holds them, D, O or E per line); its blank line ends the count', () => {
+  assert.deepEqual(counts('data: a\n', 'data:bb\n', 'data:  ccc\n\n'), [8 + O, 16 + O + D, 0]);
   // One chunk of many complete lines, no blank line: all of them.
-  assert.deepEqual(counts(`${'data: 0123456789\n'.repeat(100)}`), [1100]);
-  // Whole events then the next one's first lines: only the open one's.
-  assert.deepEqual(counts('data: 1\n\ndata: 2\ndata: 3\n\nevent: x\ndata: 4\n'), [2]);
+  assert.deepEqual(counts(`${'data: 0123456789\n'.repeat(100)}`), [1700 + 100 * D]);
+  // Whole events then the next one's first lines: only the open one's part (its `event:` line included).
+  assert.deepEqual(counts('data: 1\n\ndata: 2\ndata: 3\n\nevent: x\ndata: 4\n'), [17 + O]);
   // `data` alone is a data line (an empty one), as `data:`; `datax:` and `Data:` are other fields.
-  assert.deepEqual(counts('data\ndata:\ndatax: 1\nData: 2\n'), [2]);
+  assert.deepEqual(counts('data\ndata:\ndatax: 1\nData: 2\n'), [28 + 2 * E]);
+  // A part that is not ASCII counts twice its bytes (it may be a two-byte string).
+  const euro = Buffer.from('data: \u20ac\n');
+  const f = feeder();
+  f.push(euro, 0, euro.length);
+  assert.equal(f.openDataBytes, 2 * euro.length + D);
 });
 
 test('the incomplete line is not counted here (SseLineFeeder.pendingBytes counts it) until its line ends', () => {
@@ -42,38 +52,90 @@ test('the incomplete line is not counted here (SseLineFeeder.pendingBytes counts
     f.push(b, 0, b.length);
   };
   push('data: a\ndata: xx');
-  assert.deepEqual([f.openDataBytes, f.pendingBytes], [2, 8]);
+  assert.deepEqual([f.openDataBytes, f.pendingBytes], [8 + O, 8]);
   push('xx');
-  assert.deepEqual([f.openDataBytes, f.pendingBytes], [2, 10]);
+  assert.deepEqual([f.openDataBytes, f.pendingBytes], [8 + O, 10]);
   push('\n');
-  assert.deepEqual([f.openDataBytes, f.pendingBytes], [7, 0]);
+  assert.deepEqual([f.openDataBytes, f.pendingBytes], [8 + O + 11 + D, 0]);
   push('\n');
   assert.deepEqual([f.openDataBytes, f.pendingBytes], [0, 0]);
 });
 
-test('comments, event, id and unknown fields hold nothing in the parser: a block of them without a blank line counts 0', () => {
+test('comments, event, id and unknown fields hold nothing in the parser: a block of them without a blank line counts 0; in a part with a data line, their bytes count with it', () => {
   assert.deepEqual(counts(': ping\n', ': ping\n', 'event: x\nid: 7\nretry: 10\nfoo: bar\n'), [0, 0, 0]);
-  assert.deepEqual(counts(': ping\ndata: a\n: ping\n'), [2]);
+  assert.deepEqual(counts(': ping\ndata: a\n: ping\n'), [22 + O]);
+  // A data line then a comment in the next chunk: that chunk holds no data line.
+  assert.deepEqual(counts('data: a\n', `:${'c'.repeat(100)}\n`), [8 + O, 8 + O]);
 });
 
 test('CR LF and CR line breaks, a CR LF or a blank line split across chunks', () => {
-  assert.deepEqual(counts('data: a\r\n', 'data: b\r\n', '\r\n'), [2, 4, 0]);
-  assert.deepEqual(counts('data: a\r', '\ndata: b\r', '\n', '\r', '\n'), [2, 4, 4, 0, 0]);
-  assert.deepEqual(counts('data: a\r', 'data: b\r', '\r'), [2, 4, 0]);
-  assert.deepEqual(counts('data: a\n', '\n', 'data: b\n'), [2, 0, 2]);
-  assert.deepEqual(counts('data: a\r\n\r', '\ndata: b\r\n'), [0, 2]);
-  assert.deepEqual(counts('data: a\r\ndata: b\n\rdata: c\r'), [2]);
+  assert.deepEqual(counts('data: a\r\n', 'data: b\r\n', '\r\n'), [9 + O, 18 + 2 * O, 0]);
+  // The LF of a CR LF that starts a part counts with it (the parser gets the part without it).
+  assert.deepEqual(counts('data: a\r', '\ndata: b\r', '\n', '\r', '\n'), [8 + O, 17 + 2 * O, 17 + 2 * O, 0, 0]);
+  assert.deepEqual(counts('data: a\r', 'data: b\r', '\r'), [8 + O, 16 + 2 * O, 0]);
+  assert.deepEqual(counts('data: a\n', '\n', 'data: b\n'), [8 + O, 0, 8 + O]);
+  assert.deepEqual(counts('data: a\r\n\r', '\ndata: b\r\n'), [0, 10 + O]);
+  assert.deepEqual(counts('data: a\r\ndata: b\n\rdata: c\r'), [8 + O]);
 });
 
-test('a held line (over chunk edges) completed counts as its data line', () => {
-  assert.deepEqual(counts('data: ab', 'cd\ndata: e', 'f\n', '\n'), [0, 5, 8, 0]);
+test('a held line (over chunk edges) completed counts as its data line: its bytes and line break, D', () => {
+  assert.deepEqual(counts('data: ab', 'cd\ndata: e', 'f\n', '\n'), [0, 11 + D, 11 + D + 9 + D, 0]);
+});
+
+test('the part of a chunk that holds the open event\'s data lines goes to the parser as a text of its own, after the events before it', () => {
+  const texts: string[] = [];
+  const f = new SseLineFeeder((t) => texts.push(t), 1 << 20);
+  const chunk = Buffer.from(`data: 1\n\n:${'c'.repeat(50)}\ndata: ${'x'.repeat(20)}\n`);
+  f.push(chunk, 0, chunk.length);
+  assert.deepEqual(texts, ['data: 1\n\n', `:${'c'.repeat(50)}\ndata: ${'x'.repeat(20)}\n`]);
+  // A range without an open data line: one text, as before.
+  texts.length = 0;
+  const g = new SseLineFeeder((t) => texts.push(t), 1 << 20);
+  const whole = Buffer.from('data: 1\n\n: c\n');
+  g.push(whole, 0, whole.length);
+  assert.deepEqual(texts, ['data: 1\n\n: c\n']);
+});
+
+test('over maxOpenBytes (twice the line cap), the part that would take the count over is not handed over: push is false, breach memory, with the count it would have made', () => {
+  const texts: string[] = [];
+  const cap = 1000;
+  const f = new SseLineFeeder((t) => texts.push(t), cap);
+  assert.equal(f.maxOpenBytes, 2 * cap);
+  // 6 + 32 = 38 per empty line in chunks of 10 lines (380): 5 chunks fit (1900), the 6th does not (2280).
+  const ten = Buffer.from('data:\n'.repeat(10));
+  for (let k = 1; k <= 5; k++) {
+    assert.equal(f.push(ten, 0, ten.length), true);
+    assert.equal(f.openDataBytes, 380 * k);
+  }
+  assert.equal(f.push(ten, 0, ten.length), false);
+  assert.deepEqual([f.breach, f.droppedOpenBytes, texts.length], ['memory', 2280, 5]);
+  // The events before the part still went out: a closed event, then an open part over the bound.
+  const g = new SseLineFeeder((t) => texts.push(t), cap);
+  texts.length = 0;
+  const mixed = Buffer.concat([Buffer.from('data: 1\n\n'), Buffer.from('data:\n'.repeat(60))]);
+  assert.equal(g.push(mixed, 0, mixed.length), false);
+  assert.deepEqual([g.breach, g.droppedOpenBytes, texts], ['memory', 60 * 38, ['data: 1\n\n']]);
+  // A held line completed over the bound: not handed over either.
+  const h = new SseLineFeeder((t) => texts.push(t), cap);
+  texts.length = 0;
+  const forty = Buffer.from('data:\n'.repeat(40));
+  assert.equal(h.push(forty, 0, forty.length), true);
+  const line = Buffer.from(`data: ${'y'.repeat(400)}`);
+  assert.equal(h.push(line, 0, line.length), true);
+  assert.equal(h.push(Buffer.from('\n'), 0, 1), false);
+  assert.deepEqual([h.breach, h.droppedOpenBytes, texts], ['memory', 40 * 38 + line.length + 1 + D, ['data:\n'.repeat(40)]]);
+  // A line over the line cap is the line breach, as before.
+  const l = new SseLineFeeder(() => {}, cap);
+  const long = Buffer.from(`data: ${'z'.repeat(cap)}`);
+  assert.equal(l.push(long, 0, long.length), false);
+  assert.deepEqual([l.breach, l.droppedLineBytes], ['line', long.length]);
 });
 
 test('0 after raw-forwarded blocks, a reset and the stream end', () => {
   const f = feeder();
   const b = Buffer.from('data: a\ndata: b\n', 'latin1');
   f.push(b, 0, b.length);
-  assert.equal(f.openDataBytes, 4);
+  assert.equal(f.openDataBytes, 16 + 2 * O);
   f.reset();
   assert.equal(f.openDataBytes, 0);
   f.push(b, 0, b.length);
@@ -83,7 +145,7 @@ test('0 after raw-forwarded blocks, a reset and the stream end', () => {
   g.push(Buffer.from('data: a\n\n'), 0, 9);
   g.passedRaw();
   g.push(b, 0, b.length);
-  assert.equal(g.openDataBytes, 4);
+  assert.equal(g.openDataBytes, 16 + 2 * O);
 });
 
 /**
@@ -103,6 +165,46 @@ function parserHeld(bytes: Buffer): number {
   return data;
 }
 
+/**
+ * The open block of the complete lines of `bytes` (ASCII), read line by line (WHATWG HTML
+ * §9.2.6 line breaks): `heap`, D, O or E per `data` line; `lines`, those lines' bytes without
+ * their breaks (the least the parts counted hold); `block`, the bytes since the last blank
+ * line, one more (a part may start with the LF of that blank line's CR LF: the most).
+ */
+function openBlock(bytes: Buffer): { heap: number; lines: number; block: number } {
+  let heap = 0;
+  let lines = 0;
+  let blockStart = 0;
+  let i = 0;
+  let lineStart = 0;
+  let prevBreakEnd = -1;
+  while (i < bytes.length) {
+    const b = bytes[i]!;
+    if (b !== LF && b !== CR) {
+      i++;
+      continue;
+    }
+    const breakEnd = b === CR && bytes[i + 1] === LF ? i + 2 : i + 1;
+    if (i === lineStart && prevBreakEnd === lineStart) {
+      heap = 0;
+      lines = 0;
+      blockStart = breakEnd;
+    } else {
+      const line = bytes.toString('latin1', lineStart, i);
+      if (line === 'data' || line.startsWith('data:')) {
+        const value = line.length <= 5 ? 0 : line.length - (line[5] === ' ' ? 6 : 5);
+        heap += value === 0 ? E : value === 1 ? O : D;
+        lines += line.length;
+      }
+    }
+    prevBreakEnd = breakEnd;
+    lineStart = breakEnd;
+    i = breakEnd;
+  }
+  // The stream's start is a line start: a first empty line is a blank line too.
+  return { heap, lines, block: Math.min(bytes.length, lineStart) - blockStart + 1 };
+}
+
 /** A deterministic pseudo-random generator (xorshift32). */
 function rng(seed: number): () => number {
   let x = seed || 1;
@@ -114,7 +216,7 @@ function rng(seed: number): () => number {
   };
 }
 
-test('fuzz: any stream of data, comment, event, id lines and blank lines with any line breaks, cut anywhere: the count is what eventsource-parser holds, plus one', () => {
+test('fuzz: any stream of data, comment, event, id lines and blank lines with any line breaks, cut anywhere: the count is 0 exactly when eventsource-parser holds nothing, else its D, O and E per data line and between those lines\' bytes and the block\'s', () => {
   const breaks = ['\n', '\r\n', '\r'];
   const lines = ['data: x', 'data:yy', 'data', 'data:', 'data:  w', 'data: ' + 'z'.repeat(40), ': c', 'event: e', 'id: 1', 'datax: 1', ''];
   for (let seed = 1; seed <= 300; seed++) {
@@ -135,8 +237,16 @@ test('fuzz: any stream of data, comment, event, id lines and blank lines with an
       } else f.push(Buffer.from(stream.subarray(at, end)), 0, end - at);
       at = end;
       const sofar = stream.subarray(0, at);
+      const label = `seed ${seed}, ${JSON.stringify(sofar.toString('latin1'))}`;
       const held = parserHeld(sofar);
-      assert.equal(f.openDataBytes, held === -1 ? 0 : held + 1, `seed ${seed}, ${JSON.stringify(sofar.toString('latin1'))}`);
+      const open = openBlock(sofar);
+      assert.equal(open.heap === 0, held === -1, `reference: ${label}`);
+      if (held === -1) {
+        assert.equal(f.openDataBytes, 0, label);
+        continue;
+      }
+      const parts = f.openDataBytes - open.heap;
+      assert.ok(parts >= open.lines && parts <= open.block, `${f.openDataBytes} - ${open.heap} within [${open.lines}, ${open.block}]: ${label}`);
     }
   }
 });

@@ -25,8 +25,10 @@ export interface StageRun {
   readonly observed: Array<{ message: unknown; bytes: number }>;
   /** Warnings logged. */
   readonly warnings: unknown[];
-  /** The reason of every dropped event, in order (the `onSseEventDropped` hook: one per drop, where the warnings are throttled). */
+  /** The reason of every dropped event, in order (the `onSseEventDropped` hook's runs, expanded: every drop, where the warnings are throttled). */
   readonly drops: string[];
+  /** The `onSseEventDropped` calls, in order: [reason, count] (one per run of a reason in a chunk: sse-drop-metric.ts). */
+  readonly dropRuns: Array<[string, number]>;
   /** The writes given as bytes (not text), as given: the raw path writes views of the seller's chunks. */
   readonly buffers: Buffer[];
   /** How many times the stage called the `onSseEnd` hook (once, as it ends). */
@@ -157,6 +159,7 @@ export async function runSseStage(chunks: ReadonlyArray<string | Buffer> | Async
   const log = { warn: (o: unknown) => warnings.push(o), debug() {}, info() {}, error() {} } as unknown as FastifyBaseLogger;
   const observed: Array<{ message: unknown; bytes: number }> = [];
   const drops: string[] = [];
+  const dropRuns: Array<[string, number]> = [];
   let sseEnds = 0;
   const hooks: PipelineHooks = {
     onSseStart: opts.onSseStart ?? (() => {}),
@@ -164,7 +167,10 @@ export async function runSseStage(chunks: ReadonlyArray<string | Buffer> | Async
     onSseEnd: () => {
       sseEnds++;
     },
-    onSseEventDropped: (reason) => drops.push(reason),
+    onSseEventDropped: (reason, count) => {
+      dropRuns.push([reason, count]);
+      for (let i = 0; i < count; i++) drops.push(reason);
+    },
     onSseEventIdNotTokenized() {},
     wantsResponseMessage: opts.wantsResponseMessage ?? true,
     onResponseMessage: (message, bytes) => observed.push({ message, bytes }),
@@ -175,7 +181,7 @@ export async function runSseStage(chunks: ReadonlyArray<string | Buffer> | Async
   const body = opts.wrapBody?.(opened) ?? opened;
   await handleSseBody(exchange, reply, { statusCode: 200, headers: { 'content-type': 'text/event-stream' }, body }, log, hooks);
   assert.equal(endedCorked, false, 'end() was called on a corked response (Node 22/24 then send the terminating chunk before the corked writes)');
-  return { exchange, writes, body: writes.join(''), ended, observed, warnings, drops, buffers, sseEnds, stream };
+  return { exchange, writes, body: writes.join(''), ended, observed, warnings, drops, dropRuns, buffers, sseEnds, stream };
 }
 
 /** `bytes` cut at the given offsets. */

@@ -16,12 +16,16 @@
  * `max_response_bytes` of room, as it had before the cap was added. Within the pads only their
  * edges and a stride are cut (their lines are all alike). A comment only lowers the count
  * (64 x its frame's bytes: sse-undelivered.ts UNDELIVERED_FRAME_CREDIT), so the comments
- * before pads are followed by a notification, which sets it to 0.
+ * before pads are followed by a notification, which sets it to 0. Each unknown-field line
+ * also counts SSE_IGNORED_LINE_CHARGE_BYTES (1,024) more than its bytes (hostile trial 52, F2:
+ * src/response/sse-ignored-lines.ts): the pads end their runs sooner, at the same byte
+ * however they are cut.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { RpcPeek } from '../../src/exchange.js';
 import { SSE_PENDING_SLACK_BYTES } from '../../src/response/sse-stage.js';
+import { SSE_IGNORED_LINE_CHARGE_BYTES as CHARGE } from '../../src/response/sse-ignored-lines.js';
 import { cut, runSseStage, type StageRun } from './sse-stage-kit.js';
 import { cutPoints } from '../helpers/stream-cuts.js';
 
@@ -98,7 +102,10 @@ for (const limit of LIMITS) {
 
 test('the limit counts from the last frame: the same stream with a limit past its longest undelivered run ends as the seller ends it', async () => {
   const { stream } = streamFor(290);
-  const run = await runCut(100_000, [Buffer.from(stream.toString('latin1').replace(/(x: endless\n)+$/, ''), 'latin1')]);
+  // Its four pads, 65,826 bytes and 65 unknown-field lines each (66,560 bytes of charges), count
+  // ~530,000 bytes with the frames between them (a notification forgives 64 x its ~75 bytes):
+  // under the limit at max_response_bytes 300,000 (665,536).
+  const run = await runCut(300_000, [Buffer.from(stream.toString('latin1').replace(/(x: endless\n)+$/, ''), 'latin1')]);
   assert.deepEqual([run.exchange.outcome, run.drops.length], ['ok', 4]);
 });
 
@@ -108,15 +115,25 @@ test('the limit counts from the last frame: the same stream with a limit past it
  * parsed first, and the frame set the count to 0 with the bytes after that line in the range:
  * sent whole, the block's `x:` lines after the comment were forgiven and note 2 went out; cut
  * right after the comment, they were counted and the stream ended before note 2.
- * The block: a 60-byte `x:` line, the frame's line, then `x:` lines of `after` bytes and the
- * blank line; then note 2. After the frame's line the count holds `after` + 1 + note 2's
- * bytes: at the limit note 2 goes out, one byte more and the stream ends before it.
+ * The block: a 60-byte `event:` line, the frame's line, then `x:` lines of `after` bytes and
+ * the blank line; then note 2. After the frame's line the count holds `after` + 1,024 per `x:`
+ * line (their charge, hostile trial 52, F2) + 1 + note 2's bytes: at the limit note 2 goes out,
+ * one byte more and the stream ends before it. (The line before the frame was a 60-byte `x:`
+ * line; with its charge, 1,084 bytes, a 4-byte comment's frame, forgiving 256, would no longer
+ * clear it: an `event:` line, which costs its bytes only, keeps what is tested.)
  */
 const IN_BLOCK_LIMIT = 120;
 /** The undelivered limit at `max_response_bytes` IN_BLOCK_LIMIT (max_sse_event_bytes unset: equal to it). */
 const IN_BLOCK_ROOM = 2 * IN_BLOCK_LIMIT + SSE_PENDING_SLACK_BYTES;
+/** The unknown-field lines of `after` bytes ({@link pad} less its blank line), each charged CHARGE. */
+const xLines = (after: number): number => pad(after + 1).split('\n').length - 2;
+/** The `x:` bytes whose count with their charges is `target`, where one byte more counts one more (no line added). */
+const afterFor = (target: number): number => {
+  for (let after = target; after > 0; after--) if (after + CHARGE * xLines(after) === target && xLines(after + 1) === xLines(after)) return after;
+  throw new Error(`no x: lines count ${target}`);
+};
 const inBlockStream = (frameLine: string, after: number): { stream: Buffer; pads: Array<[number, number]> } => {
-  const head = note(1) + `x: ${'a'.repeat(56)}\n` + frameLine;
+  const head = note(1) + `event: ${'a'.repeat(52)}\n` + frameLine;
   const lines = pad(after + 1).slice(0, -1);
   assert.equal(lines.length, after);
   return { stream: Buffer.from(head + lines + '\n' + note(2)), pads: [[head.length, head.length + after]] };
@@ -126,7 +143,7 @@ for (const [name, frameLine, frame] of [
   ['a retry: line', 'retry: 1000\n', 'retry: 1000\n\n'],
 ] as const) {
   for (const over of [0, 1]) {
-    const after = IN_BLOCK_ROOM - 1 - note(2).length + over;
+    const after = afterFor(IN_BLOCK_ROOM - 1 - note(2).length) + over;
     test(`${name} in the middle of a block clears the count through its own line only, ${over === 0 ? 'at' : 'one byte past'} the limit: the same end at every cut`, async () => {
       const { stream, pads } = inBlockStream(frameLine, after);
       const expected = JSON.stringify(over === 0 ? { body: note(1) + frame + note(2), outcome: 'ok' } : { body: note(1) + frame, outcome: 'resumable_end', reason: 'sse_undelivered' });

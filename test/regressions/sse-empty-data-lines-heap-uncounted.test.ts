@@ -1,0 +1,169 @@
+/**
+ * Regression (hostile trial 52, F1, High): "a few standalone GET streams from one seller use up
+ * the heap and crash the gateway; the per-agent max_buffered_response_bytes counts ~1/32 of the
+ * real memory". A seller answered the SDK client's standalone GET with one SSE event of 4.1M
+ * empty `data:` lines and no blank line (25 MB): eventsource-parser joins each line into the
+ * event's data as a V8 ConsString, 32 bytes of heap per empty line, while the gateway counted
+ * each line as its value and one byte. 10 streams: RSS 1.47 GB with
+ * `adcp_gateway_agent_buffered_response_bytes` at 41,000,000 (under the 64 MiB cap), every
+ * exchange `ok`; 8 crashed a 768 MB heap. POST streams the same (20 calls of 690k lines: 608 MB
+ * RSS, ~14 MB counted).
+ *
+ * Now (src/response/sse-open-event.ts, sse-boundaries.ts SseLineFeeder): what the parser holds
+ * for the open event counts as heap, each part of the lines handed to it that holds a `data`
+ * line by its bytes and 32 bytes per empty `data` line (64 for a one-byte value, 104 per other), so an empty `data:`
+ * line counts 6 + 32 = 38; and an open event whose count would pass twice the per-event cap,
+ * 2 x (max_sse_event_bytes + 65,536), ends with `sse_event_memory` (a request's stream: the
+ * error; the standalone GET stream: the event dropped, the stream going on).
+ *
+ * Input: a raw seller (node:http, 127.0.0.1) behind the real gateway (every agent at
+ * max_response_bytes 4 MiB: its event cap 4,194,304 + 65,536, the memory bound 8,519,680),
+ * read by fetch:
+ * - `getheld` (standalone GET) and `postheld` (a tools/call): one event of 100,000 empty
+ *   `data:` lines, no blank line, held open until the test releases it (then its blank line,
+ *   a notification or the call's result, the end);
+ * - `getover` (GET) and `postover` (tools/call): 250,000 empty `data:` lines (9,500,000 as
+ *   counted), then the blank line, then a notification or the result, the end.
+ * Expected:
+ * 1. While held, the agent's gauge reads exactly 100,000 x 38 = 3,800,000 (before: 100,000),
+ *    never more; 0 once the stream is over.
+ * 2. `postover`: the host gets only the error event, `sse_event_memory`, limit_bytes 8,519,680,
+ *    observed_bytes whole lines (a multiple of 38) past it by at most one socket read (64 KiB
+ *    of lines: where the seller's bytes were cut); before: the event and the result, `ok`.
+ * 3. `getover`: the event is dropped (`sse_event_memory`, counted once in the exchange line and
+ *    `adcp_gateway_sse_events_dropped_total`), the notification after it reaches the host.
+ * No memory or time is measured: the gauge is what the gateway counts; waits are hang guards.
+ */
+import assert from 'node:assert/strict';
+import type { ServerResponse } from 'node:http';
+import { describe, test } from 'node:test';
+import { startRawSeller, toolResponse } from '../support/raw-seller.js';
+import { expectedErrorFrame, startObservedGateway } from '../support/hostile-seller.js';
+import { agentsYaml } from '../helpers/gateway.js';
+import { rawPost, toolCall } from '../helpers/raw.js';
+import { useSellerAndGateway } from '../helpers/stack.js';
+import { TEST_TIMEOUT_MS, withTimeout } from '../helpers/timeout.js';
+
+const MAX_RESPONSE = 4 * 1024 * 1024;
+/** SseLineFeeder.maxOpenBytes: twice the per-event cap (max_sse_event_bytes, equal to max_response_bytes here, + 65,536). */
+const MEMORY_BOUND = 2 * (MAX_RESPONSE + 65_536);
+/** One empty `data:` line as counted: its 6 bytes and the parser's ConsString (EMPTY_DATA_LINE_HEAP_BYTES). */
+const LINE = 6 + 32;
+const HELD_LINES = 100_000;
+const OVER_LINES = 250_000;
+/** One socket read of the gateway (the range whose part crossed the bound), in whole lines at most. */
+const READ_LINES = Math.ceil(65_536 / 6) + 1;
+
+const lines = (n: number): string => 'data:\n'.repeat(n);
+const NOTE = 'data: {"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"after"}}\n\n';
+const result = (id: number): string => `data: ${toolResponse(id, { content: [{ type: 'text', text: 'done' }] })}\n\n`;
+
+/** Releases for the held streams, by agent. */
+const held = new Map<string, () => void>();
+
+async function serve(agent: string, isGet: boolean, body: Buffer, res: ServerResponse): Promise<void> {
+  res.writeHead(200, { 'content-type': 'text/event-stream' });
+  const tail = isGet ? NOTE : result((JSON.parse(body.toString('utf8')) as { id: number }).id);
+  if (agent.endsWith('over')) {
+    res.end(lines(OVER_LINES) + '\n' + tail);
+    return;
+  }
+  res.write(lines(HELD_LINES));
+  await new Promise<void>((release) => held.set(agent, release));
+  res.end('\n' + tail);
+}
+
+const AGENTS = ['getheld', 'postheld', 'getover', 'postover'] as const;
+const stack = useSellerAndGateway(
+  () => startRawSeller((req, res) => serve(req.url.split('/')[1]!, req.method === 'GET', req.body, res)),
+  (seller) => {
+    const base = seller.url.replace(/\/mcp$/, '');
+    return startObservedGateway(
+      agentsYaml(Object.fromEntries(AGENTS.map((a) => [a, { url: `${base}/${a}/mcp`, max_response_bytes: MAX_RESPONSE, accept_encoding: '[identity]' }]))),
+    );
+  },
+);
+
+async function metric(name: string, agent: string, label = ''): Promise<number> {
+  const text = await (await fetch(`${stack.gateway.baseUrl}/metrics`)).text();
+  const line = text.split('\n').find((l) => l.startsWith(`${name}{`) && l.includes(`agent="${agent}"`) && l.includes(label));
+  return line === undefined ? 0 : Number(line.slice(line.lastIndexOf(' ') + 1));
+}
+const gauge = (agent: string): Promise<number> => metric('adcp_gateway_agent_buffered_response_bytes', agent);
+
+/** Samples the gauge until it reads `want` (hang guard: 400 samples, 5 ms apart); every sample at most `want`. */
+async function gaugeReaches(agent: string, want: number): Promise<void> {
+  const seen: number[] = [];
+  for (let i = 0; i < 400; i++) {
+    const v = await gauge(agent);
+    seen.push(v);
+    assert.ok(v <= want, `${agent}: the gauge ${v} over ${want}`);
+    if (v === want) return;
+    await new Promise((r) => setTimeout(r, 5));
+  }
+  assert.fail(`${agent}: the gauge never read ${want} (max seen ${Math.max(...seen)}, last ${seen.at(-1)})`);
+}
+
+/** Waits until the seller holds `agent`'s stream (hang guard), then releases it. */
+async function release(agent: string): Promise<void> {
+  for (let i = 0; i < 2000 && !held.has(agent); i++) await new Promise((r) => setTimeout(r, 5));
+  const step = held.get(agent);
+  assert.ok(step, `${agent}: the seller holds the stream`);
+  held.delete(agent);
+  step();
+}
+
+const getStream = async (agent: string): Promise<Response> => {
+  const res = await fetch(stack.gateway.agentUrl(agent), { headers: { accept: 'text/event-stream' } });
+  assert.equal(res.status, 200);
+  return res;
+};
+
+describe('an SSE event of many empty data: lines counts what the parser holds, and ends at its memory bound', () => {
+  test('standalone GET: 100,000 empty data: lines held open count 3,800,000 (38 each), 0 once the stream is over', { timeout: TEST_TIMEOUT_MS }, async () => {
+    const res = await getStream('getheld');
+    try {
+      await gaugeReaches('getheld', HELD_LINES * LINE);
+    } finally {
+      await release('getheld');
+    }
+    const text = await withTimeout(res.text(), 10_000, 'the getheld stream');
+    assert.ok(text.endsWith(NOTE), text.slice(-200));
+    assert.equal(await gauge('getheld'), 0);
+  });
+
+  test('tools/call: 100,000 empty data: lines held open count 3,800,000, 0 once answered', { timeout: TEST_TIMEOUT_MS }, async () => {
+    const call = rawPost(stack.gateway.agentUrl('postheld'), toolCall(7, 'get_products'));
+    try {
+      await gaugeReaches('postheld', HELD_LINES * LINE);
+    } finally {
+      await release('postheld');
+    }
+    const res = await withTimeout(call, 10_000, 'the postheld call');
+    assert.equal(res.status, 200);
+    assert.ok(res.text().endsWith(result(7)), res.text().slice(-200));
+    assert.equal(await gauge('postheld'), 0);
+  });
+
+  test('tools/call: 250,000 empty data: lines end with sse_event_memory at 8,519,680, nothing of the event forwarded', { timeout: TEST_TIMEOUT_MS }, async () => {
+    const res = await withTimeout(rawPost(stack.gateway.agentUrl('postover'), toolCall(8, 'get_products')), 10_000, 'the postover call');
+    assert.equal(res.status, 200);
+    const observed = Number(/"observed_bytes":(\d+)/.exec(res.text())?.[1] ?? NaN);
+    assert.ok(observed > MEMORY_BOUND && observed <= MEMORY_BOUND + READ_LINES * LINE && observed % LINE === 0, `observed_bytes ${observed}: ${res.text().slice(0, 300)}`);
+    const frame = expectedErrorFrame({ id: 8, method: 'tools/call', toolName: 'get_products', reason: 'sse_event_memory', limitBytes: MEMORY_BOUND, observedBytes: observed });
+    assert.equal(res.text(), frame);
+    const line = await stack.gateway.exchangeLine('postover', 8);
+    assert.equal(line.reason, 'sse_event_memory');
+    assert.equal(await gauge('postover'), 0);
+  });
+
+  test('standalone GET: the event of 250,000 empty data: lines is dropped (sse_event_memory), the notification after it goes out', { timeout: TEST_TIMEOUT_MS }, async () => {
+    const res = await getStream('getover');
+    const text = await withTimeout(res.text(), 10_000, 'the getover stream');
+    assert.equal(text, NOTE);
+    const line = await stack.gateway.waitForLine((l) => l.msg === 'exchange' && l.agent === 'getover');
+    assert.deepEqual([line.outcome, line.reason, line.events_dropped], ['ok', 'sse_event_memory', { sse_event_memory: 1 }]);
+    assert.equal(await metric('adcp_gateway_sse_events_dropped_total', 'getover', 'reason="sse_event_memory"'), 1);
+    assert.equal(await gauge('getover'), 0);
+  });
+});
