@@ -70,7 +70,7 @@ describe('--check-config reads an integer setting as its YAML text writes it', {
     const path = join(dir, 'exact.yaml');
     const run = await runCli(['--config', path, '--check-config']);
     assert.deepEqual([run.code, run.stderr], [0, '']);
-    assert.match(run.stdout, /\n {2}listen {14}127\.0\.0\.1:0 \(any free port\)\n/);
+    assert.match(run.stdout, /\n {2}listen {17}127\.0\.0\.1:0 \(any free port\)\n/);
     assert.match(run.stdout, /\na {11}http:\/\/127\.0\.0\.1:9\/mcp {2}4194304 {13}4194304 {14}64 {14}100000 {10}1000 {18}/);
   });
 });

@@ -81,6 +81,6 @@ describe('ADCP_GATEWAY_RESUME_SECRET set but empty', { timeout: PROCESS_TEST_TIM
   it("the file's resume.secret wins over it: valid, configured", async () => {
     const run = await runCli(['--config', withSecret, '--check-config'], { env: EMPTY });
     assert.equal(run.code, 0, run.stderr);
-    assert.match(run.stdout, /^ {2}resume secret {7}configured$/m);
+    assert.match(run.stdout, /^ {2}resume secret {10}configured$/m);
   });
 });
