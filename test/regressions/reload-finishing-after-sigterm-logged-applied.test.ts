@@ -41,31 +41,22 @@ import { loadConfigFile } from '../../src/config/load.js';
 import { createReloader, DROPPED_MSG, UNCHANGED_MSG } from '../../src/reload.js';
 import { captureLog } from '../helpers/capture-log.js';
 import { PROCESS_TEST_TIMEOUT_MS, startGatewayProcess } from '../helpers/process.js';
-import { toolCall } from '../helpers/raw.js';
+import { HELD_RESULT, sendHeldCall, startHeldCallSeller, type HeldCallSeller } from '../helpers/held-call.js';
 import { withTimeout } from '../helpers/timeout.js';
-import { startRawSeller, toolResponse, type RawSeller } from '../support/raw-seller.js';
 
 const DROPPED = DROPPED_MSG;
-const RESULT = { content: [{ type: 'text', text: 'held' }] };
 
-let seller: RawSeller;
+let held: HeldCallSeller;
 let dir: string;
-let release: () => void = () => {};
 
 before(async () => {
-  seller = await startRawSeller((req, res) => {
-    const msg = JSON.parse(req.body.toString('utf8')) as { id: number };
-    const body = toolResponse(msg.id, RESULT);
-    release = () => {
-      if (!res.headersSent && !res.destroyed) res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) }).end(body);
-    };
-  });
+  held = await startHeldCallSeller();
   dir = await mkdtemp(join(tmpdir(), 'gw-reload-sigterm-'));
 });
 
 after(async () => {
-  release();
-  await seller.close();
+  held.release();
+  await held.seller.close();
   await rm(dir, { recursive: true, force: true });
 });
 
@@ -73,9 +64,9 @@ describe('reload-finishing-after-sigterm-logged-applied', { timeout: PROCESS_TES
   test('createReloader: a SIGHUP reload whose load is running when close() comes is dropped, not applied', async () => {
     const file = join(dir, 'unit.yaml');
     const head = `listen: { host: 127.0.0.1, port: 0 }\nlog_level: info\n`;
-    await writeFile(file, `${head}agents:\n  s: { url: ${seller.url} }\n`);
+    await writeFile(file, `${head}agents:\n  s: { url: ${held.seller.url} }\n`);
     const running = await loadConfigFile(file, { env: {} });
-    await writeFile(file, `${head}shutdown_grace_ms: 3000\nagents:\n  s: { url: ${seller.url} }\n`);
+    await writeFile(file, `${head}shutdown_grace_ms: 3000\nagents:\n  s: { url: ${held.seller.url} }\n`);
     const log = captureLog('info');
     const applied: unknown[] = [];
     let closeAtRead = false;
@@ -103,28 +94,17 @@ describe('reload-finishing-after-sigterm-logged-applied', { timeout: PROCESS_TES
   test('the process: SIGHUP and SIGTERM in one turn, a call in flight: the reload is dropped, not applied', async () => {
     const file = join(dir, 'gateway.yaml');
     const more = Array.from({ length: 2_000 }, (_, i) => `  extra${i}: { url: 'http://127.0.0.1:9/mcp/${i}' }\n`).join('');
-    await writeFile(file, `listen: { host: 127.0.0.1, port: 0 }\nlog_level: info\nagents:\n  s: { url: ${seller.url} }\n${more}`);
+    await writeFile(file, `listen: { host: 127.0.0.1, port: 0 }\nlog_level: info\nagents:\n  s: { url: ${held.seller.url} }\n${more}`);
     const gw = await startGatewayProcess(file);
     try {
-      const call = fetch(`${gw.address}/agents/s/mcp`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25' },
-        body: JSON.stringify(toolCall(1, 'held')),
-      });
-      await withTimeout(
-        (async () => {
-          while (seller.requests.length === 0) await new Promise((resolve) => setTimeout(resolve, 10));
-        })(),
-        10_000,
-        'the call at the seller',
-      );
+      const { answer: call } = await sendHeldCall(gw.address, held.seller);
       gw.child.kill('SIGHUP');
       gw.child.kill('SIGTERM');
       await gw.waitForLog(DROPPED);
-      release();
+      held.release();
       const answer = await withTimeout(call, 10_000, 'the call');
       assert.equal(answer.status, 200);
-      assert.deepEqual(await answer.json(), { jsonrpc: '2.0', id: 1, result: RESULT });
+      assert.deepEqual(await answer.json(), { jsonrpc: '2.0', id: 1, result: HELD_RESULT });
       assert.equal(await withTimeout(gw.exited, 15_000, 'exit'), 0);
 
       const reloadLines = new Set(['config reloaded', UNCHANGED_MSG, DROPPED, 'shutting down', 'reloading the config']);
@@ -139,7 +119,7 @@ describe('reload-finishing-after-sigterm-logged-applied', { timeout: PROCESS_TES
       const dropped = gw.logs.find((l) => l.msg === DROPPED);
       assert.deepEqual([dropped?.trigger, dropped?.config, dropped?.level], ['sighup', file, 30]);
     } finally {
-      release();
+      held.release();
       gw.kill();
     }
   });

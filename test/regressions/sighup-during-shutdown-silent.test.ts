@@ -12,59 +12,38 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DROPPED_MSG, UNCHANGED_MSG } from '../../src/reload.js';
 import { PROCESS_TEST_TIMEOUT_MS, startGatewayProcess } from '../helpers/process.js';
-import { toolCall } from '../helpers/raw.js';
+import { HELD_RESULT, sendHeldCall, startHeldCallSeller, type HeldCallSeller } from '../helpers/held-call.js';
 import { withTimeout } from '../helpers/timeout.js';
-import { startRawSeller, toolResponse, type RawSeller } from '../support/raw-seller.js';
 
-const RESULT = { content: [{ type: 'text', text: 'held' }] };
-
-let seller: RawSeller;
+let held: HeldCallSeller;
 let dir: string;
-let release: () => void = () => {};
 
 before(async () => {
-  seller = await startRawSeller((req, res) => {
-    const msg = JSON.parse(req.body.toString('utf8')) as { id: number };
-    const body = toolResponse(msg.id, RESULT);
-    release = () => {
-      if (!res.headersSent && !res.destroyed) res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) }).end(body);
-    };
-  });
+  held = await startHeldCallSeller();
   dir = await mkdtemp(join(tmpdir(), 'gw-sighup-shutdown-'));
 });
 
 after(async () => {
-  release();
-  await seller.close();
+  held.release();
+  await held.seller.close();
   await rm(dir, { recursive: true, force: true });
 });
 
 describe('sighup-during-shutdown-silent', { timeout: PROCESS_TEST_TIMEOUT_MS }, () => {
   test('SIGTERM, then SIGHUP while a call holds the shutdown: the dropped line (trigger sighup), nothing reloaded, the call answered', async () => {
     const file = join(dir, 'gateway.yaml');
-    await writeFile(file, `listen: { host: 127.0.0.1, port: 0 }\nlog_level: info\nagents:\n  s: { url: ${seller.url} }\n`);
+    await writeFile(file, `listen: { host: 127.0.0.1, port: 0 }\nlog_level: info\nagents:\n  s: { url: ${held.seller.url} }\n`);
     const gw = await startGatewayProcess(file);
     try {
-      const call = fetch(`${gw.address}/agents/s/mcp`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25' },
-        body: JSON.stringify(toolCall(1, 'held')),
-      });
-      await withTimeout(
-        (async () => {
-          while (seller.requests.length === 0) await new Promise((resolve) => setTimeout(resolve, 10));
-        })(),
-        10_000,
-        'the call at the seller',
-      );
+      const { answer: call } = await sendHeldCall(gw.address, held.seller);
       gw.child.kill('SIGTERM');
       await gw.waitForLog('shutting down');
       gw.child.kill('SIGHUP');
       await gw.waitForLog(DROPPED_MSG);
-      release();
+      held.release();
       const answer = await withTimeout(call, 10_000, 'the call');
       assert.equal(answer.status, 200);
-      assert.deepEqual(await answer.json(), { jsonrpc: '2.0', id: 1, result: RESULT });
+      assert.deepEqual(await answer.json(), { jsonrpc: '2.0', id: 1, result: HELD_RESULT });
       assert.equal(await withTimeout(gw.exited, 15_000, 'exit'), 0);
       const dropped = gw.logs.filter((l) => l.msg === DROPPED_MSG);
       assert.deepEqual(
@@ -73,7 +52,7 @@ describe('sighup-during-shutdown-silent', { timeout: PROCESS_TEST_TIMEOUT_MS }, 
       );
       assert.equal(gw.logs.some((l) => l.msg === 'config reloaded' || l.msg === UNCHANGED_MSG || l.msg === 'reloading the config'), false, 'nothing reloaded');
     } finally {
-      release();
+      held.release();
       gw.kill();
     }
   });
