@@ -132,27 +132,34 @@ function found(first: { code: number; at: number; count: number }): string {
 const RFC3986_AUTHORITY = /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i;
 
 /**
- * The problem of a url holding a backslash, or undefined when it holds none: the first one's
- * 1-based position, how many more there are, and, when it lies where an RFC 3986 reader still
- * reads the authority (before the first `/`, `?` or `#` after `//`), the host a URL parser
- * reads instead. Never echoes the url. Never throws.
+ * The problem of a url holding a backslash before its query, or undefined when it holds none
+ * there: the first one's 1-based position, how many more there are, and, when it lies where an
+ * RFC 3986 reader still reads the authority (before the first `/`, `?` or `#` after `//`), the
+ * host a URL parser reads instead, unless that authority holds an `@`: what precedes it is then
+ * userinfo to such a reader, a credential perhaps, and is not echoed (a re-read of review 36's
+ * fix: `https://ghp_S3cretT0ken\@seller.example/mcp` printed the token as the host). A
+ * backslash in the query (after the first `?`) is sent as written by the URL parser, so it is
+ * allowed (a re-read: `?q=a\b` was refused with a reason that did not hold there). Never
+ * echoes the url. Never throws.
  *
  * @param text the url as the config gives it, after `${VAR}` expansion, ASCII with no
  *   whitespace or control character ({@link urlCharactersProblem} refuses those first: a
  *   position is then both a character's and a UTF-16 unit's).
  */
 export function urlBackslashProblem(text: string): string | undefined {
-  const first = text.indexOf('\\');
+  const queryAt = text.indexOf('?');
+  const beforeQuery = queryAt === -1 ? text : text.slice(0, queryAt);
+  const first = beforeQuery.indexOf('\\');
   if (first === -1) return undefined;
-  const count = text.split('\\').length - 1;
+  const count = beforeQuery.split('\\').length - 1;
   const authority = RFC3986_AUTHORITY.exec(text);
   const inAuthority = authority !== null && first < authority[0].length;
-  const host = inAuthority ? parsedHost(text) : undefined;
+  const host = inAuthority && !authority[0].includes('@') ? parsedHost(text) : undefined;
+  const hostNote = host !== undefined ? `; a URL parser reads this host as ${host}` : inAuthority ? '; a URL parser reads what precedes it as the host (not shown: other readers take it for userinfo)' : '';
   return (
-    'must not contain `\\`: a URL parser (WHATWG, as Node and its HTTP client) reads it as `/`, which ends the host where other readers ' +
+    'must not contain `\\` in its host or path: a URL parser (WHATWG, as Node and its HTTP client) reads it as `/`, which ends the host where other readers ' +
     '(RFC 3986: an operator, curl, Python) read on, so the requests could go to another host or path than the one written: ' +
-    `\`\\\` at character ${first + 1}${count > 1 ? `, and ${count - 1} more` : ''}` +
-    `${host === undefined ? '' : `; a URL parser reads this host as ${host}`}; ` +
-    'write `/` to separate path segments, and percent-encode a backslash the path or query needs as %5C'
+    `\`\\\` at character ${first + 1}${count > 1 ? `, and ${count - 1} more` : ''}${hostNote}; ` +
+    'write `/` to separate path segments, and percent-encode a backslash the path needs as %5C'
   );
 }

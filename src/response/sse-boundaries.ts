@@ -184,6 +184,16 @@ export class SseIdFieldWatch {
 }
 
 /**
+ * {@link SseLineFeeder.maxOpenBytes} ÷ `maxLineBytes`: 4. Twice (what one line at the cap
+ * holds decoded) ended honest events under `max_sse_event_bytes` made of many lines: a 4 MB
+ * event of 100-byte ASCII lines (4.19 MB + 104 per line), 1,500 lines of CJK text (each byte
+ * counted twice) (a re-read of hostile trial 52's fix). At four times, an event at the cap
+ * passes with lines of ~35 bytes or more on average (ASCII; ~50 of non-ASCII text), and one event
+ * still holds at most ~17 MiB at the default 4 MiB (it held ~130 MB before the count).
+ */
+export const OPEN_EVENT_MEMORY_FACTOR = 4;
+
+/**
  * Turns raw SSE bytes into text for the parser, line by line:
  *
  * - Complete lines (through the last LF or CR of a range) are decoded and handed to `sink`
@@ -204,8 +214,8 @@ export class SseIdFieldWatch {
  *   ({@link pendingBytes}). The part of a range that holds such lines goes to the sink as a
  *   string of its own (not a slice of the chunk's text), so that the values the parser slices
  *   from it keep only that part alive (hostile trial 52, F1: a 13-character `data:` line kept
- *   its chunk's 60 KB comment). That count is capped ({@link maxOpenBytes}: twice
- *   `maxLineBytes`, what one line at that cap may hold decoded): a part that would take it
+ *   its chunk's 60 KB comment). That count is capped ({@link maxOpenBytes}: four times
+ *   `maxLineBytes`, {@link OPEN_EVENT_MEMORY_FACTOR}): a part that would take it
  *   over is not handed over, and `push` returns false ({@link breach} `memory`; the caller
  *   reports `sse_event_memory`, drops the event and resets as for a line).
  *
@@ -266,7 +276,7 @@ export class SseLineFeeder {
     private readonly sink: (text: string) => void,
     readonly maxLineBytes: number,
   ) {
-    this.maxOpenBytes = 2 * maxLineBytes;
+    this.maxOpenBytes = OPEN_EVENT_MEMORY_FACTOR * maxLineBytes;
   }
 
   /**

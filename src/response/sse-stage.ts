@@ -89,7 +89,7 @@
  *   the response limit is the lower), without waiting for the line to end; its
  *   `observed_bytes` is the line's bytes read by then (SseChunkTaker.capBreached). What the
  *   parser holds for the event's complete `data` lines, counted as memory (their bytes and
- *   the parser's strings per line: sse-open-event.ts), is bounded at twice that cap ->
+ *   the parser's strings per line: sse-open-event.ts), is bounded at four times that cap ->
  *   `sse_event_memory` (SseLineFeeder.maxOpenBytes; hostile trial 52, F1: 4.1M empty `data:`
  *   lines, 25 MB, held ~130 MB of ConsStrings, counted 4.1 MB).
  * - structure: every event's data, whatever its `event:` name, is checked for depth/node

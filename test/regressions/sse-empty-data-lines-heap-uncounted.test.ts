@@ -12,22 +12,22 @@
  * Now (src/response/sse-open-event.ts, sse-boundaries.ts SseLineFeeder): what the parser holds
  * for the open event counts as heap, each part of the lines handed to it that holds a `data`
  * line by its bytes and 32 bytes per empty `data` line (64 for a one-byte value, 104 per other), so an empty `data:`
- * line counts 6 + 32 = 38; and an open event whose count would pass twice the per-event cap,
- * 2 x (max_sse_event_bytes + 65,536), ends with `sse_event_memory` (a request's stream: the
+ * line counts 6 + 32 = 38; and an open event whose count would pass four times the per-event
+ * cap, 4 x (max_sse_event_bytes + 65,536), ends with `sse_event_memory` (a request's stream: the
  * error; the standalone GET stream: the event dropped, the stream going on).
  *
  * Input: a raw seller (node:http, 127.0.0.1) behind the real gateway (every agent at
- * max_response_bytes 4 MiB: its event cap 4,194,304 + 65,536, the memory bound 8,519,680),
+ * max_response_bytes 4 MiB: its event cap 4,194,304 + 65,536, the memory bound 17,039,360),
  * read by fetch:
  * - `getheld` (standalone GET) and `postheld` (a tools/call): one event of 100,000 empty
  *   `data:` lines, no blank line, held open until the test releases it (then its blank line,
  *   a notification or the call's result, the end);
- * - `getover` (GET) and `postover` (tools/call): 250,000 empty `data:` lines (9,500,000 as
+ * - `getover` (GET) and `postover` (tools/call): 500,000 empty `data:` lines (19,000,000 as
  *   counted), then the blank line, then a notification or the result, the end.
  * Expected:
  * 1. While held, the agent's gauge reads exactly 100,000 x 38 = 3,800,000 (before: 100,000),
  *    never more; 0 once the stream is over.
- * 2. `postover`: the host gets only the error event, `sse_event_memory`, limit_bytes 8,519,680,
+ * 2. `postover`: the host gets only the error event, `sse_event_memory`, limit_bytes 17,039,360,
  *    observed_bytes whole lines (a multiple of 38) past it by at most one socket read (64 KiB
  *    of lines: where the seller's bytes were cut); before: the event and the result, `ok`.
  * 3. `getover`: the event is dropped (`sse_event_memory`, counted once in the exchange line and
@@ -45,12 +45,12 @@ import { useSellerAndGateway } from '../helpers/stack.js';
 import { TEST_TIMEOUT_MS, withTimeout } from '../helpers/timeout.js';
 
 const MAX_RESPONSE = 4 * 1024 * 1024;
-/** SseLineFeeder.maxOpenBytes: twice the per-event cap (max_sse_event_bytes, equal to max_response_bytes here, + 65,536). */
-const MEMORY_BOUND = 2 * (MAX_RESPONSE + 65_536);
+/** SseLineFeeder.maxOpenBytes: four times the per-event cap (max_sse_event_bytes, equal to max_response_bytes here, + 65,536). */
+const MEMORY_BOUND = 4 * (MAX_RESPONSE + 65_536);
 /** One empty `data:` line as counted: its 6 bytes and the parser's ConsString (EMPTY_DATA_LINE_HEAP_BYTES). */
 const LINE = 6 + 32;
 const HELD_LINES = 100_000;
-const OVER_LINES = 250_000;
+const OVER_LINES = 500_000;
 /** One socket read of the gateway (the range whose part crossed the bound), in whole lines at most. */
 const READ_LINES = Math.ceil(65_536 / 6) + 1;
 
@@ -145,7 +145,7 @@ describe('an SSE event of many empty data: lines counts what the parser holds, a
     assert.equal(await gauge('postheld'), 0);
   });
 
-  test('tools/call: 250,000 empty data: lines end with sse_event_memory at 8,519,680, nothing of the event forwarded', { timeout: TEST_TIMEOUT_MS }, async () => {
+  test('tools/call: 500,000 empty data: lines end with sse_event_memory at 17,039,360, nothing of the event forwarded', { timeout: TEST_TIMEOUT_MS }, async () => {
     const res = await withTimeout(rawPost(stack.gateway.agentUrl('postover'), toolCall(8, 'get_products')), 10_000, 'the postover call');
     assert.equal(res.status, 200);
     const observed = Number(/"observed_bytes":(\d+)/.exec(res.text())?.[1] ?? NaN);
@@ -157,7 +157,7 @@ describe('an SSE event of many empty data: lines counts what the parser holds, a
     assert.equal(await gauge('postover'), 0);
   });
 
-  test('standalone GET: the event of 250,000 empty data: lines is dropped (sse_event_memory), the notification after it goes out', { timeout: TEST_TIMEOUT_MS }, async () => {
+  test('standalone GET: the event of 500,000 empty data: lines is dropped (sse_event_memory), the notification after it goes out', { timeout: TEST_TIMEOUT_MS }, async () => {
     const res = await getStream('getover');
     const text = await withTimeout(res.text(), 10_000, 'the getover stream');
     assert.equal(text, NOTE);

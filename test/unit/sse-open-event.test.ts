@@ -96,34 +96,34 @@ test('the part of a chunk that holds the open event\'s data lines goes to the pa
   assert.deepEqual(texts, ['data: 1\n\n: c\n']);
 });
 
-test('over maxOpenBytes (twice the line cap), the part that would take the count over is not handed over: push is false, breach memory, with the count it would have made', () => {
+test('over maxOpenBytes (four times the line cap), the part that would take the count over is not handed over: push is false, breach memory, with the count it would have made', () => {
   const texts: string[] = [];
   const cap = 1000;
   const f = new SseLineFeeder((t) => texts.push(t), cap);
-  assert.equal(f.maxOpenBytes, 2 * cap);
-  // 6 + 32 = 38 per empty line in chunks of 10 lines (380): 5 chunks fit (1900), the 6th does not (2280).
+  assert.equal(f.maxOpenBytes, 4 * cap);
+  // 6 + 32 = 38 per empty line in chunks of 10 lines (380): 10 chunks fit (3800), the 11th does not (4180).
   const ten = Buffer.from('data:\n'.repeat(10));
-  for (let k = 1; k <= 5; k++) {
+  for (let k = 1; k <= 10; k++) {
     assert.equal(f.push(ten, 0, ten.length), true);
     assert.equal(f.openDataBytes, 380 * k);
   }
   assert.equal(f.push(ten, 0, ten.length), false);
-  assert.deepEqual([f.breach, f.droppedOpenBytes, texts.length], ['memory', 2280, 5]);
+  assert.deepEqual([f.breach, f.droppedOpenBytes, texts.length], ['memory', 4180, 10]);
   // The events before the part still went out: a closed event, then an open part over the bound.
   const g = new SseLineFeeder((t) => texts.push(t), cap);
   texts.length = 0;
-  const mixed = Buffer.concat([Buffer.from('data: 1\n\n'), Buffer.from('data:\n'.repeat(60))]);
+  const mixed = Buffer.concat([Buffer.from('data: 1\n\n'), Buffer.from('data:\n'.repeat(120))]);
   assert.equal(g.push(mixed, 0, mixed.length), false);
-  assert.deepEqual([g.breach, g.droppedOpenBytes, texts], ['memory', 60 * 38, ['data: 1\n\n']]);
+  assert.deepEqual([g.breach, g.droppedOpenBytes, texts], ['memory', 120 * 38, ['data: 1\n\n']]);
   // A held line completed over the bound: not handed over either.
   const h = new SseLineFeeder((t) => texts.push(t), cap);
   texts.length = 0;
-  const forty = Buffer.from('data:\n'.repeat(40));
-  assert.equal(h.push(forty, 0, forty.length), true);
+  const hundred = Buffer.from('data:\n'.repeat(100));
+  assert.equal(h.push(hundred, 0, hundred.length), true);
   const line = Buffer.from(`data: ${'y'.repeat(400)}`);
   assert.equal(h.push(line, 0, line.length), true);
   assert.equal(h.push(Buffer.from('\n'), 0, 1), false);
-  assert.deepEqual([h.breach, h.droppedOpenBytes, texts], ['memory', 40 * 38 + line.length + 1 + D, ['data:\n'.repeat(40)]]);
+  assert.deepEqual([h.breach, h.droppedOpenBytes, texts], ['memory', 100 * 38 + line.length + 1 + D, ['data:\n'.repeat(100)]]);
   // A line over the line cap is the line breach, as before.
   const l = new SseLineFeeder(() => {}, cap);
   const long = Buffer.from(`data: ${'z'.repeat(cap)}`);
