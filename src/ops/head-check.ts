@@ -46,6 +46,6 @@ export function isIpLiteralAuthority(authority: string | undefined): boolean {
   if (authority === undefined) return false;
   const end = hostNameEnd(authority, 0);
   if (end <= 0) return false;
-  const name = authority.charCodeAt(0) === 0x5b /* [ */ ? authority.slice(1, end - 1) : authority.slice(0, end);
-  return authority.charCodeAt(0) === 0x5b ? isIP(name) === 6 : isIP(name) === 4;
+  const bracketed = authority.charCodeAt(0) === 0x5b; /* [ */
+  return bracketed ? isIP(authority.slice(1, end - 1)) === 6 : isIP(authority.slice(0, end)) === 4;
 }

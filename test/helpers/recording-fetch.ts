@@ -12,15 +12,30 @@ export interface SeenExchange {
   lastEventId: string | null;
   /** The request body when it was a string (the SDK's JSON-RPC POSTs), else undefined. */
   body: string | undefined;
-  status: number;
+  /** The response's status; `failed` when fetch threw (a refused connection), recorded only with `recordFailures`. */
+  status: number | 'failed';
+  /** Date.now() when the response's head came (or fetch threw). */
+  at: number;
   /** The whole response body as the client read it; '' for none. A body the client's close aborts resolves ''. */
   text: Promise<string>;
 }
 
-/** A fetch that pushes each exchange onto `seen` as it starts answering. */
-export function recordingFetch(seen: SeenExchange[]): FetchLike {
+/**
+ * A fetch that pushes each exchange onto `seen` as it starts answering; with `recordFailures`,
+ * also each attempt whose fetch threw (status `failed`), then rethrows.
+ */
+export function recordingFetch(seen: SeenExchange[], opts: { recordFailures?: boolean } = {}): FetchLike {
   return async (url, init) => {
-    const res = await fetch(url, init);
+    const method = init?.method ?? 'GET';
+    const lastEventId = new Headers(init?.headers).get('last-event-id');
+    const sent = typeof init?.body === 'string' ? init.body : undefined;
+    let res: Response;
+    try {
+      res = await fetch(url, init);
+    } catch (err) {
+      if (opts.recordFailures === true) seen.push({ method, lastEventId, body: sent, status: 'failed', at: Date.now(), text: Promise.resolve('') });
+      throw err;
+    }
     let body = res.body;
     let text: Promise<string> = Promise.resolve('');
     if (body) {
@@ -29,7 +44,7 @@ export function recordingFetch(seen: SeenExchange[]): FetchLike {
       // A body the client's close aborts (the standalone GET's, a resumed stream's) would reject unread.
       text = new Response(b).text().catch(() => '');
     }
-    seen.push({ method: init?.method ?? 'GET', lastEventId: new Headers(init?.headers).get('last-event-id'), body: typeof init?.body === 'string' ? init.body : undefined, status: res.status, text });
+    seen.push({ method, lastEventId, body: sent, status: res.status, at: Date.now(), text });
     return new Response(body, { status: res.status, statusText: res.statusText, headers: res.headers });
   };
 }

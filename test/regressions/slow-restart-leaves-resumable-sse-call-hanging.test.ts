@@ -34,6 +34,7 @@
  *   (agent `sse`, tool `sse_call`, its rpc_id) with `retry_ms` 5000;
  * - the successor logs the resume's exchange (tools/call `sse_call`, same rpc_id, outcome ok).
  */
+import { recordingFetch, type SeenExchange } from '../helpers/recording-fetch.js';
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -57,36 +58,7 @@ const WARN_MSG = 'shutdown: SSE calls ended for their clients to resume on a suc
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** One HTTP attempt of the client: its status or `failed` (a refused connection), when, and its body. */
-interface Attempt {
-  method: string;
-  lastEventId: string | null;
-  status: number | 'failed';
-  at: number;
-  text: Promise<string>;
-}
-
-function attemptsFetch(seen: Attempt[]): (url: string | URL, init?: RequestInit) => Promise<Response> {
-  return async (url, init) => {
-    const method = init?.method ?? 'GET';
-    const lastEventId = new Headers(init?.headers).get('last-event-id');
-    let res: Response;
-    try {
-      res = await fetch(url, init);
-    } catch (err) {
-      seen.push({ method, lastEventId, status: 'failed', at: Date.now(), text: Promise.resolve('') });
-      throw err;
-    }
-    let body = res.body;
-    let text: Promise<string> = Promise.resolve('');
-    if (body) {
-      const [a, b] = body.tee();
-      body = a;
-      text = new Response(b).text().catch(() => '');
-    }
-    seen.push({ method, lastEventId, status: res.status, at: Date.now(), text });
-    return new Response(body, { status: res.status, statusText: res.statusText, headers: res.headers });
-  };
-}
+type Attempt = SeenExchange;
 
 interface Run {
   settled: SettledCall | { nothing: string };
@@ -113,7 +85,7 @@ before(async () => {
   const seen: Attempt[] = [];
   const client = new Client({ name: 'slow-restart-host', version: '1.0.0' });
   try {
-    await withTimeout(client.connect(new StreamableHTTPClientTransport(new URL(`${old.address}/agents/sse/mcp`), { fetch: attemptsFetch(seen) })), 10_000, 'connect');
+    await withTimeout(client.connect(new StreamableHTTPClientTransport(new URL(`${old.address}/agents/sse/mcp`), { fetch: recordingFetch(seen, { recordFailures: true }) })), 10_000, 'connect');
     const { settled: call } = await callAfterFirstProgress(client, 'sse_call', CALL_TIMEOUT_MS);
     old.child.kill('SIGTERM');
     await old.waitForLog('shutdown_grace_ms nearly over');
