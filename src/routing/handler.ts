@@ -751,18 +751,18 @@ export function createMcpHandler(deps: HandlerDeps) {
 /**
  * How an exchange counts for its agent's backoff: a size/structure bound broken
  * (`RESPONSE_TOO_LARGE`), a clean answer, or neither. A byte bound the host lowered itself
- * with X-Max-Response-Bytes (`callLimitSet`: set too on a resumed stream, whose limit is its
+ * with X-Max-Response-Bytes (`limitMayBeLowered`: set too on a resumed stream, whose limit is its
  * token's, its POST's with that header) does not count (the seller may be answering
  * normally): the message bounds when the response limit was lowered, `sse_event` and
- * `sse_event_memory` (twice the event cap) when the event limit was (it follows the response limit unless configured); depth and node bounds
+ * `sse_event_memory` (four times the event cap) when the event limit was (it follows the response limit unless configured); depth and node bounds
  * always count. The configured limits are resolved only in that rare case.
  */
-function guardOutcome(exchange: Exchange, callLimitSet: boolean): GuardOutcome {
+function guardOutcome(exchange: Exchange, limitMayBeLowered: boolean): GuardOutcome {
   if (exchange.outcome === 'ok' || exchange.outcome === 'rewritten') return 'clean';
   const reason = exchange.reason;
   if (reason === undefined || !Object.hasOwn(REASONS, reason)) return 'other';
   if (REASONS[reason as keyof typeof REASONS].code !== 'RESPONSE_TOO_LARGE') return 'other';
-  if (reason === 'json_depth' || reason === 'json_nodes' || !callLimitSet) return 'breach';
+  if (reason === 'json_depth' || reason === 'json_nodes' || !limitMayBeLowered) return 'breach';
   const { limits } = exchange;
   const configured = limitsOf(exchange.agent, exchange.rpc, undefined);
   const lowered = reason === 'sse_event' || reason === 'sse_event_memory' ? limits.max_sse_event_bytes < configured.max_sse_event_bytes : limits.max_response_bytes < configured.max_response_bytes;
