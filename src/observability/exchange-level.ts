@@ -9,8 +9,8 @@
  * - `warn` (40): an exchange the gateway refused or that failed: every minted error
  *   (`local_error`: a limit breach, a deadline, a backoff, an unreachable or reset seller, a
  *   seller that is not MCP, a host not reading, an internal error), `shutdown_cut`, and a
- *   stream ended for the seller's fault (`resumable_end` with reason `upstream_encoding_invalid`
- *   or `sse_undelivered`).
+ *   stream ended for the seller's fault (`resumable_end` with reason `upstream_encoding_invalid`,
+ *   `sse_undelivered` or `sse_wire_overhead`).
  *
  * `host_aborted` keeps the level of the answer the host left (routing/handler.ts takes it
  * before the outcome becomes `host_aborted`): a minted error that none of reached the host
@@ -25,8 +25,8 @@ import type { Outcome } from '../exchange.js';
 /** The pino level an exchange line is written at. */
 export type ExchangeLineLevel = 'info' | 'warn';
 
-/** The plain ends (`resumable_end`) that the seller's fault caused: its body undecodable, its stream full of bytes that reached the host as nothing. */
-const SELLER_FAULT_ENDS: ReadonlySet<string> = new Set(['upstream_encoding_invalid', 'sse_undelivered']);
+/** The plain ends (`resumable_end`) that the seller's fault caused: its body undecodable, its stream full of bytes that reached the host as nothing, its framing past its bound (routing/wire-meter.ts). */
+const SELLER_FAULT_ENDS: ReadonlySet<string> = new Set(['upstream_encoding_invalid', 'sse_undelivered', 'sse_wire_overhead']);
 
 /** The level of the line of an exchange that ended with `outcome` and `reason` (module doc). */
 export function exchangeLineLevel(outcome: Outcome | undefined, reason: string | undefined): ExchangeLineLevel {

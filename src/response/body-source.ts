@@ -8,6 +8,7 @@ import type { Exchange } from '../exchange.js';
 import type { LocalErrorInput } from '../errors/local-reply.js';
 import { findGatewayAbort } from '../errors/abort.js';
 import { transportErrorCode } from '../routing/upstream-failure.js';
+import { WireOverheadError } from '../routing/wire-meter.js';
 import { ByteBudget } from './byte-budget.js';
 import { DecodeError, countUncodedChunk, decodeStream, type DecodeOptions, type DecoderRoom } from './decode.js';
 import { LoadShedError, type BufferLease } from '../admission/agent-guard.js';
@@ -269,11 +270,16 @@ export function recordCounts(exchange: Exchange, source: BodySource): void {
 /**
  * Maps an error thrown while reading the body to the local error to answer with, or
  * undefined when the gateway itself aborted the read (the exchange is already answered).
+ * The wire meter's aborts (routing/wire-meter.ts) are `raw_bytes`: a total's DecodeError as
+ * the raw-bytes cap's, a WireOverheadError with its wire bytes as `observedBytes`.
  * `limitBytes` is the response limit in force, reported as `limit_bytes` (a compressed SSE
  * stream's decoded budget runs a slack over it: pipeline.ts).
  */
 export function bodyErrorToLocal(exchange: Exchange, err: unknown, limitBytes: number, observedBytes: number): LocalErrorInput | undefined {
   if (err instanceof LoadShedError) return { reason: 'agent_backoff_shed', retryAfterS: err.retryAfterS };
+  // The wire meter's framing bound on an answer without a total that is not an SSE stream
+  // (routing/wire-meter.ts; the SSE stage ends such a stream itself): a raw-bytes breach.
+  if (err instanceof WireOverheadError) return { reason: 'raw_bytes', limitBytes, observedBytes: err.observedBytes };
   if (err instanceof DecodeError) {
     const f = err.failure;
     if (f.reason === 'raw_bytes' || f.reason === 'decoded_bytes') return { reason: f.reason, limitBytes, observedBytes: f.observedBytes };

@@ -81,6 +81,11 @@
  *   bound but one over-cap event's skip (hostile trial 37, F1). Such a stream takes its parsed
  *   blocks one at a time, so that a frame clears its own block, and holds (sse-held-block.ts),
  *   forwards raw or reads as a simple block only what fits under that limit.
+ * - wire (routing/wire-meter.ts, on the connection, before undici parses the bytes): on a
+ *   bounded stream its wire bytes per response (head, chunk framing and extensions) within
+ *   2 x `max_response_bytes` + 64 KiB, past it `raw_bytes` (observed_bytes the wire bytes); on
+ *   a stream without a total its framing within 64 KiB + the body bytes delivered, past it a
+ *   plain end, `sse_wire_overhead` (review 37, F1).
  * - per event: an event's data bytes against `max_sse_event_bytes` -> `sse_event`. An
  *   incomplete line waits as the raw bytes it arrived in (SseLineFeeder: no decoded copy, no
  *   concatenation), capped at that bound + SSE_PENDING_SLACK_BYTES, and so is the parser's
@@ -181,6 +186,7 @@ import { UndeliveredBytes } from './sse-undelivered.js';
 import { SSE_IGNORED_LINE_CHARGE_BYTES, isIgnoredLineError } from './sse-ignored-lines.js';
 import type { UpstreamResponse } from './json-stage.js';
 import { DirectChunks, bodyErrorToLocal } from './body-source.js';
+import { WireOverheadError } from '../routing/wire-meter.js';
 import { drainOrClose } from './drain.js';
 import { releaseBody, type DecoderRoom } from './decode.js';
 import { bodyPool } from './body-pool.js';
@@ -581,6 +587,8 @@ export async function handleSseBody(
   const ids = new SseEventIds(exchange, log, hooks, encoding, credit, batchAnswers);
   /** The reason a stream without a total ends with at its undelivered limit (errors/codes.ts END_REASONS). */
   const UNDELIVERED: EndReason = 'sse_undelivered';
+  /** The reason a stream without a total ends with when its framing passes its bound (routing/wire-meter.ts). */
+  const WIRE_OVERHEAD: EndReason = 'sse_wire_overhead';
   /**
    * Ends a stream without a total at its undelivered limit (sse-undelivered.ts): plainly, so
    * that the host resumes (its pending id goes out first), reason `sse_undelivered`.
@@ -801,6 +809,13 @@ export async function handleSseBody(
     if (!exchange.finished) onUpstreamEnd();
   } catch (err) {
     releaseCrAtLimit();
+    // The wire meter's framing bound (routing/wire-meter.ts: only a stream without a total has
+    // it): ended plainly, as at its undelivered limit; the host resumes with its last event id.
+    if (err instanceof WireOverheadError && !bounded) {
+      exchange.reason = WIRE_OVERHEAD;
+      endPlainly('resumable_end');
+      return;
+    }
     const local = bodyErrorToLocal(exchange, err, limits.max_response_bytes, cumulative?.used ?? source.decoded.used);
     // A body its Content-Encoding cannot undo ends the stream as a breach does (the events
     // before it went out): the error on a bounded stream; a plain end on the standalone GET

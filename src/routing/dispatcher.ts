@@ -18,6 +18,10 @@
  *   it supports); every other answer keeps undici's body;
  * - a status outside 100-599 refused as the head arrives: the request is aborted with an
  *   {@link UndefinedStatusError}, which reaches the exchange as a failure (undefined-status.ts);
+ * - the wire bytes of each response (head, chunk framing and extensions included) bounded on
+ *   its connection by the exchange's {@link UpstreamHooks.wire} rule (wire-meter.ts: the
+ *   handler opens the response's meter when undici starts the request, counts the body bytes
+ *   it is given, and closes the meter when the request is over; review 37, F1);
  * - a failure before the response head goes to the exchange's `onFailure` hook, not to
  *   @fastify/reply-from's callback, which would log it as a `response errored` warning with
  *   a stack beside the exchange line that reports it ({@link UpstreamHooks.onFailure}).
@@ -31,6 +35,7 @@ import { bodyKind } from '../response/content-type.js';
 import { LightBody } from './light-body.js';
 import { isUndefinedStatus, UndefinedStatusError } from './undefined-status.js';
 import { UPSTREAM_POOL_OPTIONS, UpstreamPools, type UpstreamPool } from './upstream-pools.js';
+import type { ResponseMeter, WireMeteredHandler, WireRule, WireSlot } from './wire-meter.js';
 
 /** What the gateway learns about one upstream request (carried by its headers: {@link withUpstreamHooks}). */
 export interface UpstreamHooks {
@@ -61,6 +66,12 @@ export interface UpstreamHooks {
    * certificates.
    */
   readonly pool?: UpstreamPool | undefined;
+  /**
+   * How the response's wire bytes are bounded on its connection (wire-meter.ts): the exchange's
+   * `max_response_bytes` total, or the framing rule of a stream without one. Undefined: not
+   * metered (the fallback Agent's connections never are).
+   */
+  readonly wire?: WireRule | undefined;
 }
 
 /**
@@ -114,7 +125,11 @@ export interface UpstreamDispatcher {
  * ~2 µs a request (issue 5). `onConnect` is where undici's new-API `onRequestStart` comes
  * from (writeH1, on a connected socket), and `abort` is the function its controller calls.
  */
-class LegacyExchangeHandler {
+class LegacyExchangeHandler implements WireMeteredHandler {
+  /** The connection's slot, handed over by a metered client at dispatch (wire-meter.ts MeteredClient). */
+  wireSlot: WireSlot | undefined = undefined;
+  /** This response's wire meter, from `onConnect` on (when the request has a rule and a metered connection). */
+  private meter: ResponseMeter | undefined = undefined;
   private abort: ((reason?: Error) => void) | undefined;
   /** Set when this response's body is a {@link LightBody}: the wrapped handler then sees nothing more. */
   private light: LightBody | undefined;
@@ -130,6 +145,10 @@ class LegacyExchangeHandler {
 
   onConnect(abort: (reason?: Error) => void, context?: unknown): void {
     this.abort = abort;
+    // Opened before the request is written: every byte the seller sends for it counts.
+    const slot = this.wireSlot;
+    const rule = this.hooks.wire;
+    if (slot !== undefined && rule !== undefined) this.meter = slot.begin(rule, abort);
     this.hooks.onStart(abort);
     return this.h.onConnect(abort, context);
   }
@@ -173,15 +192,19 @@ class LegacyExchangeHandler {
     return this.h.onHeaders!(statusCode, rawHeaders, resume, statusMessage);
   }
   onData(chunk: Buffer): boolean {
+    const meter = this.meter;
+    if (meter !== undefined) meter.body += chunk.length;
     if (this.light !== undefined) return this.light.push(chunk);
     return this.h.onData!(chunk);
   }
   onComplete(trailers: Buffer[] | null): void {
+    this.meter?.end();
     this.hooks.onEnd();
     if (this.light !== undefined) return this.light.end();
     return this.h.onComplete!(trailers);
   }
   onError(err: Error): void {
+    this.meter?.end();
     this.hooks.onEnd();
     const light = this.light;
     // As undici's request handler does: after what is already queued to run.
@@ -201,6 +224,7 @@ class LegacyExchangeHandler {
     return this.h.onError(err);
   }
   onUpgrade(statusCode: number, rawHeaders: Buffer[], socket: Duplex): void {
+    this.meter?.end();
     return this.h.onUpgrade!(statusCode, rawHeaders, socket);
   }
 }
@@ -224,7 +248,9 @@ interface LegacyHandler {
 /**
  * The same for a handler on undici's new API (`onRequestStart` ...): not what reply-from
  * passes today, kept for any other caller. Every error goes to that handler (`onFailure` is
- * for reply-from's callback, which this API has not).
+ * for reply-from's callback, which this API has not). Not metered on the wire: the pool wraps
+ * it in undici's UnwrapHandler before its client sees it (wire-meter.ts), so only the body
+ * bytes count for it.
  */
 class ExchangeHandler implements Dispatcher.DispatchHandler {
   constructor(

@@ -27,6 +27,7 @@ import { filterResponseHeaders } from '../response/headers.js';
 import { parseContentEncoding } from '../response/decode.js';
 import { measureHeaderLines } from '../response/head-size.js';
 import { recordCounts } from '../response/body-source.js';
+import { STREAM_WIRE_RULE, totalWireRule, wireBreach } from './wire-meter.js';
 import { handleUpstreamResponse, type SseShutdownEnd } from '../response/pipeline.js';
 import { sseRetryCeilingMs } from '../response/sse-encode.js';
 import { awaitedFitsToken, RESUME_SIGNATURE_MESSAGE, type ResumeCodec, type ResumeState } from '../resume/token.js';
@@ -475,6 +476,13 @@ export function createMcpHandler(deps: HandlerDeps) {
       onFailure(error) {
         // The seller answered, with a status outside 100-599: not a failure to log (undefined-status.ts).
         if (error instanceof UndefinedStatusError) return answerUndefinedStatus(exchange, reply, error.status);
+        // The wire meter's abort before the head (1xx heads past the bound: wire-meter.ts): a
+        // bound broken, answered as such, no failure to log.
+        const wire = wireBreach(error, exchange.limits.max_response_bytes);
+        if (wire !== undefined) {
+          if (!exchange.finished) answerWithLocalError(exchange, reply, wire);
+          return;
+        }
         if (!exchange.finished && findGatewayAbort(error) === undefined && !isTransportFailure(error)) {
           deps.log.warn(
             { err: error, agent: agent.name, reason: upstreamFailureReason(error, requestStarted) },
@@ -486,6 +494,9 @@ export function createMcpHandler(deps: HandlerDeps) {
       // The connections of the agent's origin and TLS settings (upstream-pools.ts; a new
       // user's trial 9, F2): mapped when its config was applied, one WeakMap lookup here.
       pool: deps.upstream.poolFor(agent),
+      // Wire bytes per response (wire-meter.ts; review 37, F1): 2 x the limit + 64 KiB where
+      // the answer has a total; on a stream without one, framing within 64 KiB + its body bytes.
+      wire: bounded ? totalWireRule(limits.max_response_bytes) : STREAM_WIRE_RULE,
     };
     // What the host's connection had been given to send before this answer (the answers ahead
     // of it on the connection): `end` judges from it whether any of this answer went out.

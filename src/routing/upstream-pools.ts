@@ -26,9 +26,12 @@
  *   its pool (it waited for its turn behind an agent backoff) goes on a connection of its
  *   own, made under the settings it resolved (as it keeps the limits it resolved), closed
  *   once it is over: never a pooled connection of another profile.
+ * - Every pool makes its connections with wire-meter.ts's MeteredClient: the bytes each
+ *   response takes on the wire (chunk framing and extensions included) are bounded there.
  */
 import { Pool, type Dispatcher } from 'undici';
 import type { AgentConfig } from '../config/types.js';
+import { meteredClientFactory } from './wire-meter.js';
 
 /** How the gateway connects to an agent's seller. */
 export interface ConnectionProfile {
@@ -51,9 +54,11 @@ export function connectionProfile(agent: AgentConfig): ConnectionProfile {
 /**
  * Options of every upstream pool: no undici body timeout (it would cut SSE streams; the
  * response pipeline runs its own deadlines and SSE idle timeout: ARCHITECTURE §5) and no
- * headers timeout (the exchange deadline covers the wait for headers).
+ * headers timeout (the exchange deadline covers the wait for headers); one request at a time
+ * per connection over HTTP/1.1 (`pipelining: 1`, `allowH2: false`, undici's defaults said
+ * out loud: the wire meter counts one response at a time per socket, wire-meter.ts).
  */
-export const UPSTREAM_POOL_OPTIONS = { bodyTimeout: 0, headersTimeout: 0 } as const;
+export const UPSTREAM_POOL_OPTIONS = { bodyTimeout: 0, headersTimeout: 0, pipelining: 1, allowH2: false } as const;
 
 /** The pool of one connection profile. */
 export class UpstreamPool {
@@ -136,7 +141,8 @@ export class UpstreamPools {
   }
 
   private newPool(profile: ConnectionProfile): Pool {
-    const pool = new Pool(profile.origin, { ...UPSTREAM_POOL_OPTIONS, connect: profile.tls });
+    // Connections metered on the wire (wire-meter.ts: chunk framing counts; review 37, F1).
+    const pool = new Pool(profile.origin, { ...UPSTREAM_POOL_OPTIONS, connect: profile.tls, factory: meteredClientFactory });
     this.open.add(pool);
     // Made after close() (a pool first used then): closed at once, so its dispatch is refused.
     if (this.closed) this.closeWhenDone(pool);
