@@ -22,7 +22,7 @@
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startRawSeller, toolResponse } from '../support/raw-seller.js';
+import { answerSessionRequests, startRawSeller, toolResponse } from '../support/raw-seller.js';
 import { startObservedGateway } from '../support/hostile-seller.js';
 import { agentsYaml } from '../helpers/gateway.js';
 import { rawPost, toolCall } from '../helpers/raw.js';
@@ -41,16 +41,14 @@ const ANSWERS: Record<string, (id: number) => [Record<string, string>, string]> 
   sse_conn: (id) => [{ 'content-type': 'text/event-stream', connection: 'content-type' }, sseBody(id)],
 };
 
-const INIT_RESULT = { protocolVersion: '2025-06-18', capabilities: { tools: {} }, serverInfo: { name: 'conn-type', version: '1.0.0' } };
-
 const stack = useSellerAndGateway(
   () =>
     startRawSeller((req, res) => {
-      if (req.method !== 'POST') return void res.writeHead(405, { allow: 'POST' }).end();
-      const msg = JSON.parse(req.body.toString('utf8')) as { id?: number; method?: string; params?: { name?: string } };
-      if (msg.id === undefined) return void res.writeHead(202).end();
-      if (msg.method === 'initialize') return void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: msg.id, result: INIT_RESULT }));
-      const answer = ANSWERS[msg.params?.name ?? '']?.(msg.id);
+      const left = answerSessionRequests(req, res, 'conn-type');
+      if (left === undefined) return;
+      const msg = left.msg;
+      if (msg === undefined || typeof msg.id !== 'number') return void res.writeHead(500).end();
+      const answer = ANSWERS[String(msg.params?.name ?? '')]?.(msg.id);
       if (answer === undefined) return void res.writeHead(500).end();
       const [headers, body] = answer;
       res.writeHead(200, headers).end(body);
