@@ -296,7 +296,11 @@ const F_ITEM_TYPE = 48;
 const F_METHOD_START = 80;
 const F_METHOD_END = 81;
 const F64_SLOTS = 82;
-/** Items of `result.content` whose `text` and `type` ranges the scan keeps (assembly/json-scan.ts MAX_ITEMS); the scan-based rewrites decline a result with more. */
+/**
+ * Items of `result.content` whose `text` and `type` ranges the scan keeps (assembly/json-scan.ts
+ * MAX_ITEMS); the scan-based rewrites decline a result with more, and the parse path's splice
+ * finds the rest by a walk of the bytes (mcp/tool-result-ranges.ts; review 38).
+ */
 export const SCAN_CONTENT_ITEMS = 16;
 
 /** I_NAME_FLAGS bit (assembly/json-scan.ts NAMES_REPEATED; the other, NAMES_UNPROVED, only clears `namesDistinct`). */

@@ -205,9 +205,9 @@ export function normalizeToolResult(result: unknown, opts: NormalizeOptions): No
  * once per result, only for a text already found deep-equal (one bounds scan of that text and
  * a walk of `structured`). A byte copy (`text === structuredText`, and
  * response/dedupe-splice.ts) is as ambiguous as `structuredContent` itself, so removing it
- * loses nothing: that path has no such check and costs nothing more. Unknown (the answer is
- * then re-serialized: escaped keys, a `tasks/get` result; rewrite.ts) the host gets the
- * gateway's reading of `structuredContent`, no repeat, and the check is not needed.
+ * loses nothing: that path has no such check and costs nothing more. Unknown (a key written
+ * with an escape: a dedupe is then not made at all, response/scanned-message.ts) the check is
+ * not needed.
  *
  * The summary states no value (`status=`, an array's `[n]`) of a key `writtenStructured`
  * writes more than once at its top level: which one a host reads depends on its parser, and

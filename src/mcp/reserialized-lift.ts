@@ -4,10 +4,11 @@
  *
  * A lift (normalize.ts) puts the text's object into `structuredContent` and replaces the text
  * by a summary. Where the answer is spliced (response/splice.ts, lift-splice.ts: a
- * `tools/call` or `tasks/result` `result` with plain keys) `structuredContent` is the text's
- * bytes, so every host reads there what it read in the text. Where it is re-serialized (a
- * 2026-07-28 `tasks/get`, whose `result.result` is never spliced; a `result` with escaped
- * keys; a text that is not well-formed: response/scanned-message.ts rewriteScanned) two things a
+ * `tools/call` or `tasks/result` `result`, or a 2026-07-28 `tasks/get`'s `result.result`, with
+ * plain keys) `structuredContent` is the text's bytes, so every host reads there what it read
+ * in the text. Where it is re-serialized (a result with a key written with an escape, a body
+ * that is not valid UTF-8, a text that is not well-formed: response/scanned-message.ts
+ * rewriteScanned) two things a
  * host could read in the text are in nothing it receives:
  *
  * - a repeated key (`{"status":"rejected","status":"approved"}`, at any depth, the second

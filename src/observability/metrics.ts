@@ -218,7 +218,7 @@ export function createMetrics(opts: CreateMetricsOptions = {}): GatewayMetrics {
   const breaches = tallied('limit_breaches_total', 'Exchanges answered with a minted AdCP error, by details.reason (docs/errors.md).', ['agent', 'reason']);
   const textsNotLifted = tallied(
     'texts_not_lifted_total',
-    'Tool results left unlifted because the first text that may hold their JSON object was over a bound (text_bytes, json_depth, json_nodes), or holds a member named __proto__ (proto_key) or a lone surrogate (lone_surrogate), or, where the lift would go out re-serialized (a 2026-07-28 tasks/get), the text or the rest of the message repeats a key (repeated_key) or holds a negative zero (negative_zero), or the text to lift, or the message outside its strings, holds a number a double cannot carry (lossy_number), or because the lifted answer would not fit its limit (max_response_bytes, max_sse_event_bytes, max_json_depth, max_json_nodes); one per result.',
+    'Tool results left unlifted because the first text that may hold their JSON object was over a bound (text_bytes, json_depth, json_nodes), or holds a member named __proto__ (proto_key) or a lone surrogate (lone_surrogate), or, where the lift would go out re-serialized (a result with a key written with an escape), the text or the rest of the message repeats a key (repeated_key) or holds a negative zero (negative_zero), or the text to lift, or the message outside its strings, holds a number a double cannot carry (lossy_number), or because the lifted answer would not fit its limit (max_response_bytes, max_sse_event_bytes, max_json_depth, max_json_nodes); one per result.',
     ['agent', 'reason'],
   );
   const duration = new TalliedHistogram({

@@ -1,6 +1,7 @@
 /**
  * The JSON text of a rewritten message that goes out re-serialized (scanned-message.ts
- * rewriteScanned: a tool result the splice declines, a 2026-07-28 `tasks/get`), with its `id`
+ * rewriteScanned: a lift the splice declines, a key written with an escape or a body that is
+ * not valid UTF-8; until review 38 also a 2026-07-28 `tasks/get` and any dedupe), with its `id`
  * written as the seller wrote it: the seller's bytes of the id, not `JSON.stringify`'s writing
  * of its parsed value.
  *

@@ -247,9 +247,10 @@ export interface RawTextFacts {
    */
   readonly numbersRoundTrip?: boolean;
   /**
-   * The seller's exact text of `result.structuredContent` in the raw text (json-scan.ts
-   * members), for the fast copy check of `normalizeToolResult`; used only where the
-   * `CallToolResult` is `result`.
+   * The seller's exact text of the tool result's `structuredContent` in the raw text (at the
+   * `CallToolResult`'s location, {@link toolResultLocation}: json-scan.ts members for `result`,
+   * mcp/tool-result-ranges.ts for a `tasks/get`'s `result.result`), for the fast copy check of
+   * `normalizeToolResult` and its repeated-key rule (normalize.ts summarizeCopies).
    */
   readonly structuredContentText?: string | undefined;
   /**
@@ -259,9 +260,9 @@ export interface RawTextFacts {
    */
   readonly messageNodes?: number | undefined;
   /**
-   * The UTF-8 length of `result.content[index].text`'s JSON string as written in the raw text,
-   * where the scan located it (normalize.ts NormalizeOptions.writtenTextBytes); used only where
-   * the `CallToolResult` is `result`.
+   * The UTF-8 length of the tool result's `content[index].text` JSON string as written in the
+   * raw text, where the caller located it (normalize.ts NormalizeOptions.writtenTextBytes), at
+   * the `CallToolResult`'s location as {@link structuredContentText}.
    */
   readonly writtenTextBytes?: ((index: number) => number | undefined) | undefined;
 }
@@ -321,8 +322,8 @@ export function rewriteResponse(exchange: Exchange, message: unknown, raw?: stri
     maxTextBytes: limits.max_response_bytes,
     maxDepth: limits.max_json_depth,
     maxNodes: limits.max_json_nodes,
-    ...(location === 'result' && structuredContentText !== undefined ? { structuredContentText } : {}),
-    ...(location === 'result' && writtenTextBytes !== undefined ? { writtenTextBytes } : {}),
+    ...(structuredContentText !== undefined ? { structuredContentText } : {}),
+    ...(writtenTextBytes !== undefined ? { writtenTextBytes } : {}),
   });
   if (!out.changed) {
     // Not lifted because of a bound: the JSON and SSE stages both decide it here (lift-splice.ts declines every result it does not lift).

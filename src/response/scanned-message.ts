@@ -10,7 +10,7 @@
 import type { Exchange } from '../exchange.js';
 import type { JsonScanSummary, TopMembers } from '../mcp/json-scan.js';
 import { rewriteResponse, toolResultLocation, UNCHANGED, type RewriteOutcome } from './rewrite.js';
-import { liftedTextSplicedAsWritten, spliceRewrite } from './splice.js';
+import { liftedTextSplicedAsWritten, spliceRewrite, spliceTarget } from './splice.js';
 import { reserializedLiftLoss } from '../mcp/reserialized-lift.js';
 import { valueCount } from '../mcp/deep-equal.js';
 import { spliceDedupe } from './dedupe-splice.js';
@@ -29,9 +29,15 @@ export function mayRewrite(exchange: Exchange, scan: JsonScanSummary): boolean {
 /**
  * rewriteResponse on the parsed `message` of the scanned `bytes`, and the bytes to send:
  * `bytes` itself when nothing changed; when it did, the seller's bytes with the changed
- * strings spliced (a `result` of a tool call, splice.ts) or else the rewritten message
- * serialized, its `id` still the seller's bytes (reserialized-message.ts). A lift that would go out serialized (a 2026-07-28 `tasks/get`, a `result` the
- * splice declines) is not made when its text repeats a key or holds a negative zero, which
+ * strings spliced (splice.ts: a tool call's `result` or a 2026-07-28 `tasks/get`'s
+ * `result.result`, any number of items) or else, for a lift only, the rewritten message
+ * serialized, its `id` still the seller's bytes (reserialized-message.ts): where the splice
+ * declines (a key written with an escape on the way to the texts, a body that is not valid
+ * UTF-8). Re-serialized, every value outside the lifted text is written as `JSON.stringify`
+ * writes it (`1.0` as `1`, `1E2` as `100`, integer-like keys moved first in ascending order,
+ * whitespace dropped, escapes rewritten); a dedupe is therefore never re-serialized: the
+ * seller's bytes go out, so its `structuredContent` is never re-spelled (review 38). A lift
+ * that would go out serialized is not made when its text repeats a key or holds a negative zero, which
  * `JSON.stringify` of its object would drop (mcp/reserialized-lift.ts; recorded as
  * `text_not_lifted`): the seller's bytes go out (a hostile trial 26, L1:
  * test/regressions/tasks-get-lift-loses-repeated-key-and-negative-zero.test.ts). Nor when the
@@ -40,9 +46,25 @@ export function mayRewrite(exchange: Exchange, scan: JsonScanSummary): boolean {
  */
 export function rewriteScanned(exchange: Exchange, message: unknown, bytes: Buffer, scan: JsonScanSummary): { rewritten: ReturnType<typeof rewriteResponse>; out: Buffer } {
   const members: TopMembers | undefined = scan.members;
-  const sc = members?.plainKeys ? members.structuredContent : undefined;
+  const { method } = exchange.rpc;
+  const location = method === undefined ? undefined : toolResultLocation(method, exchange.protocolVersion);
+  // Where the tool result is in the bytes (splice.ts spliceTarget): for a `result`, the scan's
+  // ranges (a walk of the bytes, below, only once a rewrite was made, for a result of more items
+  // than the scan's first 16); for a 2026-07-28 `tasks/get`'s `result.result`, a walk made now,
+  // so that its rewrite reads the seller's bytes of `structuredContent` and of each text as a
+  // `result`'s does. Review 38: both went out re-serialized, the seller's `structuredContent`
+  // and `_meta` re-spelled.
+  let target = members !== undefined && location === 'result.result' ? spliceTarget(bytes, members, location) : undefined;
+  const sc = location === 'result' ? (members?.plainKeys ? members.structuredContent : undefined) : target?.plainKeys ? target.structuredContent : undefined;
   // The seller's length of each located text (splice.ts reads the same ranges under the same conditions).
-  const texts = members?.plainKeys && members.resultPlainKeys && members.content?.plainKeys ? members.content.texts : undefined;
+  const texts =
+    location === 'result'
+      ? members?.plainKeys && members.resultPlainKeys && members.content?.plainKeys
+        ? members.content.texts
+        : undefined
+      : target?.plainKeys
+        ? target.content?.texts
+        : undefined;
   const rewritten = rewriteResponse(exchange, message, bytes, {
     numbersRoundTrip: !scan.numberMayBeLossy,
     messageNodes: scan.nodes,
@@ -55,15 +77,21 @@ export function rewriteScanned(exchange: Exchange, message: unknown, bytes: Buff
   if (!rewritten.changed) return { rewritten, out: bytes };
   // No rewrite made: the seller's bytes go out (made only on the paths that refuse one).
   const unchanged = (): { rewritten: RewriteOutcome; out: Buffer } => ({ rewritten: UNCHANGED(message), out: bytes });
-  const spliceable = members !== undefined && toolResultLocation(exchange.rpc.method!, exchange.protocolVersion) === 'result';
+  if (members !== undefined && location === 'result') target = spliceTarget(bytes, members, location);
   // A lift whose object would go out re-serialized (below, or inside the splice for a text
   // that is not well-formed) is not made when that drops what the text says: a repeated key or
   // a negative zero (mcp/reserialized-lift.ts; a hostile trial 26, L1). Checked before the
   // splice in that rare case, else only once the splice declined.
   const { lifted } = rewritten;
-  if (lifted !== undefined && spliceable && !liftedTextSplicedAsWritten(lifted.text) && liftLosesOnReserialization(exchange, lifted)) return unchanged();
-  const spliced = spliceable ? spliceRewrite(bytes, members, message, rewritten.message) : undefined;
+  if (lifted !== undefined && target !== undefined && !liftedTextSplicedAsWritten(lifted.text) && liftLosesOnReserialization(exchange, lifted)) return unchanged();
+  const spliced = target !== undefined ? spliceRewrite(bytes, target, location!, message, rewritten.message) : undefined;
   if (spliced !== undefined) return { rewritten, out: spliced };
+  // A dedupe the splice declines (a key written with an escape on the way to a text, a body
+  // that is not valid UTF-8) is not made: re-serialized, the seller's own `structuredContent`
+  // and `_meta` would go out re-spelled (`1.0` as `1`, `1E3` as `1000`, integer-like keys
+  // reordered: ARCHITECTURE §5, "never drop or change `structuredContent` a seller sent";
+  // review 38). The seller's bytes go out, every copy kept.
+  if (rewritten.action === 'deduped') return unchanged();
   if (lifted !== undefined && liftLosesOnReserialization(exchange, lifted)) return unchanged();
   // The whole message goes out re-serialized, which drops what the seller wrote outside any
   // lifted text too: a key written twice anywhere (in the `structuredContent` a text copy was
@@ -83,11 +111,6 @@ export function rewriteScanned(exchange: Exchange, message: unknown, bytes: Buff
   }
   // Its id as the seller wrote it (`7.0` stays `7.0`, as the splice keeps it): reserialized-message.ts.
   const out = Buffer.from(stringifyWithSellerId(rewritten.message, bytes, members), 'utf8');
-  // A dedupe never grows an answer (normalize.ts summaryShortens): a re-serialization can,
-  // where the seller's bytes are not valid UTF-8 (each invalid byte decodes to the 3-byte
-  // U+FFFD: 100,366 bytes with 100,000 of them became 300,292, found in review). Then the
-  // seller's bytes go out unchanged, as for any answer not rewritten.
-  if (rewritten.action === 'deduped' && out.length > bytes.length) return unchanged();
   return { rewritten, out };
 }
 

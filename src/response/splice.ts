@@ -4,10 +4,13 @@
  * no more work than decode + parse + stringify + encode; `JSON.stringify` + encode of a
  * 1 MiB message alone cost ~5 ms).
  *
- * What normalization changes (normalize.ts) is always: the `text` of some `result.content`
- * items (replaced by a summary), and for a lift, `structuredContent` appended as the last
- * key of `result`. The JSON scan (json-scan.ts members) gives the byte range of each item's
- * `text` string and of the `}` closing `result`, so the output is:
+ * What normalization changes (normalize.ts) is always: the `text` of some `content` items of
+ * the tool result (`result`, or a 2026-07-28 `tasks/get`'s `result.result`: rewrite.ts
+ * toolResultLocation), replaced by a summary, and for a lift, `structuredContent` appended as
+ * the last key of the tool result. The JSON scan (json-scan.ts members) gives the byte range
+ * of each item's `text` string and of the `}` closing `result` for the first
+ * SCAN_CONTENT_ITEMS items; past them, and inside `result.result`, a walk of the bytes does
+ * (mcp/tool-result-ranges.ts, {@link spliceTarget}; review 38). The output is:
  *
  *   seller bytes up to item k's text | JSON string of the summary | seller bytes ... |
  *   `,"structuredContent":` + the lifted JSON text | `}` closing result | the rest
@@ -27,12 +30,17 @@
  * bytes say more than a re-serialization would: `-0` stays `-0` (re-serialized: `0`), and a
  * duplicate key stays in place (an earlier `content` or `text` of the seller's is kept as
  * written; JSON.parse reads the last one, which is the one rewritten). Found in review.
- * Returns undefined when the change is not of that shape or the scan lacks a range (escaped
- * keys, more items than the scan keeps, a `tasks/get` result), or when the body is not valid
- * UTF-8 (a rewritten body always is): the caller re-serializes.
+ * Returns undefined when the change is not of that shape or a key on the way is written with
+ * an escape (it may be another `result`, `content` or `text`), or when the body is not valid
+ * UTF-8 (a rewritten body always is): the caller then re-serializes a lift and sends a dedupe
+ * unchanged (scanned-message.ts rewriteScanned). Before review 38 it also declined a text past
+ * the scan's first 16 items and any `tasks/get` result, which then went out re-serialized, the
+ * seller's `structuredContent` and `_meta` re-spelled
+ * (test/regressions/dedupe-past-sixteen-items-respells-structured-content.test.ts).
  */
 import { isUtf8 } from 'node:buffer';
-import type { TopMembers } from '../mcp/json-scan.js';
+import { SCAN_CONTENT_ITEMS, type ByteRange, type ContentItems, type TopMembers } from '../mcp/json-scan.js';
+import { locateToolResult, type ToolResultLocation } from '../mcp/tool-result-ranges.js';
 import { isJsonObject, parsedTextFacts } from '../mcp/extract.js';
 import { bodyPool, type SpliceEdit } from './body-pool.js';
 import { liftedLineBreaksAsSpaces } from './lift-line-breaks.js';
@@ -51,19 +59,51 @@ export function liftedTextSplicedAsWritten(text: string): boolean {
 export const SC_MEMBER = Buffer.from(',"structuredContent":');
 
 /**
- * @param body the seller's message bytes, as scanned
- * @param before the parsed message; `after` the rewritten one (rewrite.ts, `result` location)
+ * Where the tool result is in the seller's bytes, as {@link spliceRewrite} needs it: from the
+ * scan's members for a `result` of at most {@link SCAN_CONTENT_ITEMS} items (no extra work),
+ * else from a walk of the bytes (mcp/tool-result-ranges.ts: a `result` with more items, a
+ * 2026-07-28 `tasks/get`'s `result.result`). Call only for an answer that was rewritten.
  */
-export function spliceRewrite(body: Buffer, members: TopMembers, before: unknown, after: unknown): Buffer | undefined {
+export interface SpliceTarget {
+  /** Every key on the way to the tool result, of it and of its `content` items is written plain (an escaped key may be another member). */
+  readonly plainKeys: boolean;
+  /** Offset of the `}` closing the tool result. */
+  readonly resultEnd: number | undefined;
+  /** The tool result's `content` items' `text` ranges (all of them). */
+  readonly content: ContentItems | undefined;
+  /** Range of the tool result's `structuredContent` value, or undefined. */
+  readonly structuredContent: ByteRange | undefined;
+}
+
+/**
+ * The {@link SpliceTarget} of the tool result at `location` in `body` (its scan's `members`);
+ * undefined when the bytes do not place it (no object there).
+ */
+export function spliceTarget(body: Buffer, members: TopMembers, location: ToolResultLocation): SpliceTarget | undefined {
   const items = members.content;
-  if (!members.plainKeys || !members.resultPlainKeys || items === undefined || !items.plainKeys) return undefined;
+  // A message key written with an escape: no walk either (its plainKeys would be false too).
+  if (location === 'result' && (!members.plainKeys || items === undefined || items.count <= SCAN_CONTENT_ITEMS)) {
+    const plainKeys = members.plainKeys && members.resultPlainKeys && items !== undefined && items.plainKeys;
+    return { plainKeys, resultEnd: members.resultEnd, content: items, structuredContent: members.structuredContent };
+  }
+  // Ranges past the scan's first items, or inside `result.result`: one walk, the seller's `structuredContent` jumped over.
+  const located = locateToolResult(body, location, members.plainKeys ? members.structuredContent : undefined);
+  return located && { plainKeys: located.plainKeys, resultEnd: located.end, content: located.content, structuredContent: located.structuredContent };
+}
+
+/**
+ * @param body the seller's message bytes, as scanned; `target` where its tool result is ({@link spliceTarget})
+ * @param before the parsed message; `after` the rewritten one (rewrite.ts, the tool result at `location`)
+ */
+export function spliceRewrite(body: Buffer, target: SpliceTarget, location: ToolResultLocation, before: unknown, after: unknown): Buffer | undefined {
+  const items = target.content;
+  if (!target.plainKeys || items === undefined) return undefined;
   // A rewritten body is valid UTF-8 (re-serialized from the U+FFFD-decoded parse): invalid
   // bytes kept outside the spliced parts would break that (test/regressions/invalid-utf8.test.ts).
   if (!isUtf8(body)) return undefined;
-  if (!isJsonObject(before) || !isJsonObject(after)) return undefined;
-  const oldResult = before.result;
-  const newResult = after.result;
-  if (!isJsonObject(oldResult) || !isJsonObject(newResult)) return undefined;
+  const oldResult = toolResultIn(before, location);
+  const newResult = toolResultIn(after, location);
+  if (oldResult === undefined || newResult === undefined) return undefined;
   const oldContent = oldResult.content;
   const newContent = newResult.content;
   if (!Array.isArray(oldContent) || !Array.isArray(newContent) || oldContent.length !== items.count || newContent.length !== items.count) return undefined;
@@ -87,21 +127,29 @@ export function spliceRewrite(body: Buffer, members: TopMembers, before: unknown
   // The text's own bytes when the lift writes them as written (JSON.stringify's never hold a raw line break).
   let json: string | Buffer | undefined;
   if (lifted) {
-    if (members.resultEnd === undefined || liftedText === undefined) return undefined;
+    if (target.resultEnd === undefined || liftedText === undefined) return undefined;
     const sc = newResult.structuredContent;
     const asWritten = liftedTextSplicedAsWritten(liftedText);
     const inserted = !asWritten ? JSON.stringify(sc) : ((isJsonObject(sc) ? parsedTextFacts(sc)?.bytes : undefined) ?? liftedText);
     if (asWritten) json = inserted;
-    edits.push({ start: members.resultEnd, end: members.resultEnd, insert: [SC_MEMBER, inserted] });
+    edits.push({ start: target.resultEnd, end: target.resultEnd, insert: [SC_MEMBER, inserted] });
   }
   if (edits.length === 0) return undefined;
   edits.sort((a, b) => a.start - b.start);
   const out = bodyPool.splice(body, edits);
   if (json !== undefined) {
     // The lift's edit is the last (every text is inside `result`): the seller's bytes from `resultEnd` follow it.
-    const end = out.length - (body.length - members.resultEnd!);
+    const end = out.length - (body.length - target.resultEnd!);
     liftedLineBreaksAsSpaces(out, end - (typeof json === 'string' ? Buffer.byteLength(json) : json.length), end);
   }
   return out;
+}
+
+/** The tool result object at `location` in a parsed message, or undefined. */
+function toolResultIn(message: unknown, location: ToolResultLocation): Record<string, unknown> | undefined {
+  if (!isJsonObject(message)) return undefined;
+  let result = message.result;
+  if (location === 'result.result') result = isJsonObject(result) ? result.result : undefined;
+  return isJsonObject(result) ? result : undefined;
 }
 

@@ -2,7 +2,7 @@
  * Reported failure (a review, N1; the differential fuzz counted it as "respelled ids"): where
  * the gateway rewrites an answer by re-serializing the whole message (a `tools/call` result
  * the scan-and-splice path declines, here a content item whose key is written `"t\u0079pe"`;
- * a 2026-07-28 `tasks/get`), the seller's response id went out as `JSON.stringify` writes its
+ * until review 38 a 2026-07-28 `tasks/get` too), the seller's response id went out as `JSON.stringify` writes its
  * value: `7.0`, `8e0` and `0.9e1` as `7`, `8` and `9`, the string `"a\u0022b"` as `"a\"b"`.
  * The value was kept, but a host that matches ids by their text missed the answer, and the
  * splice path (which keeps the seller's bytes) answered the same message with other id bytes.
@@ -16,6 +16,10 @@
  * (deduped) in its own spelling of the id, as a JSON body or as one SSE event. Expectation: the
  * host's exact answer bytes (the seller's id bytes in the re-serialized message) and the
  * exchange line's outcome `rewritten`; a plain-key control is spliced with the same id bytes.
+ * Since review 38 a dedupe is never re-serialized (the seller's `structuredContent` would be
+ * re-spelled: it is not made) and a `tasks/get` result is spliced: the escaped-key cases are a
+ * legacy text-only result the gateway lifts (still re-serialized), the `tasks/get` ones are
+ * spliced with the same id bytes.
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
@@ -34,9 +38,9 @@ interface Case {
   /** The request id as the host writes it, and the seller's id for it (one value, another spelling). */
   readonly hostId: string;
   readonly sellerId: string;
-  /** `tasks/get` on 2026-07-28 (its `result.result` is never spliced), else `tools/call` on 2025-06-18. */
+  /** `tasks/get` on 2026-07-28 (its `result.result` spliced since review 38), else `tools/call` on 2025-06-18. */
   readonly task: boolean;
-  /** How the content item's `type` key is written: escaped, the splice declines and the message is re-serialized. */
+  /** How the content item's `type` key is written: escaped, the splice declines and the message is re-serialized (then a lift: the seller sends no `structuredContent`). */
   readonly typeKey: keyof typeof TYPE_KEY;
   readonly sse: boolean;
   /** The exchange line's `rpc_id` (the host's id: its text when JSON.stringify writes it otherwise). */
@@ -59,16 +63,16 @@ const CASES: Record<string, Case> = {
   sse_spliced: { hostId: '"g\\u0022h"', sellerId: '"g\\u0022h"', task: false, typeKey: 'plain', sse: true, rpcId: 'g"h' },
 };
 
-/** The tool result, its text item's `type` key written as `key`, the text `text`. */
-const toolResult = (key: string, text: string): string => `{"content":[{${key}:"text","text":${JSON.stringify(text)}}],"structuredContent":${STATUS}}`;
+/** The tool result, its text item's `type` key written as `key`, the text `text`; without `structuredContent` when `legacy`. */
+const toolResult = (key: string, text: string, legacy = false): string => `{"content":[{${key}:"text","text":${JSON.stringify(text)}}]${legacy ? '' : `,"structuredContent":${STATUS}`}}`;
 
 /** The message with `id` written `idText` around the tool result `result`. */
 function message(c: Case, idText: string, result: string): string {
   return c.task ? `{"jsonrpc":"2.0","id":${idText},"result":{"taskId":"t1","status":"completed","result":${result}}}` : `{"jsonrpc":"2.0","id":${idText},"result":${result}}`;
 }
 
-const sellerMessage = (c: Case): string => message(c, c.sellerId, toolResult(TYPE_KEY[c.typeKey], STATUS));
-/** What the host gets: the text copy summarized, every key plain, the id the seller's bytes. */
+const sellerMessage = (c: Case): string => message(c, c.sellerId, toolResult(TYPE_KEY[c.typeKey], STATUS, c.typeKey === 'escaped'));
+/** What the host gets: the text copy summarized (or lifted, appended as `structuredContent`), every key plain, the id the seller's bytes. */
 const expectedMessage = (c: Case): string => message(c, c.sellerId, toolResult(TYPE_KEY.plain, SUMMARY));
 
 const stack = useSellerAndGateway(

@@ -20,6 +20,10 @@
  * gateway does not rewrite at all when its message holds such a number. A dedupe refused for
  * the same reasons sets no `text_not_lifted` (it is no lift): the field stays absent.
  *
+ * Since review 38 a `tasks/get` result is spliced (the seller's bytes kept: mcp/tool-result-ranges.ts),
+ * so its -0 and repeated key outside the text no longer stop the lift; the refusals are shown on
+ * a `tools/call` result with an escaped key (`_m\u0065ta`), which still goes out re-serialized.
+ *
  * Input: a raw seller behind the real gateway answering `tasks/get` (host on 2026-07-28) or
  * `tools/call` (host on 2025-06-18), chosen by task id or tool name, as a JSON body (one case
  * as a one-event SSE stream). Expectation: the host's exact bytes, the exchange line's
@@ -38,7 +42,7 @@ import { TEST_TIMEOUT_MS, withTimeout } from '../helpers/timeout.js';
 const TEXT = '{"status": "ok", "a": 1}';
 const SUMMARY = 'Result in structuredContent (24 bytes): status=ok; a.';
 
-type Path = 'task' | 'tool';
+type Path = 'task' | 'tool' | 'tool_escaped';
 
 interface Case {
   readonly path: Path;
@@ -56,14 +60,17 @@ interface Case {
 }
 
 const CASES: Record<string, Case> = {
-  task_negative_zero: { path: 'task', extra: '"n":-0.0', reason: 'negative_zero' },
-  task_negative_zero_sse: { path: 'task', extra: '"n":-0.0', sse: true, reason: 'negative_zero' },
+  tool_escaped_negative_zero: { path: 'tool_escaped', extra: '"n":-0.0', reason: 'negative_zero' },
+  tool_escaped_negative_zero_sse: { path: 'tool_escaped', extra: '"n":-0.0', sse: true, reason: 'negative_zero' },
   task_infinity: { path: 'task', extra: '"n":1e400', reason: 'lossy_number' },
   task_big_integer: { path: 'task', extra: '"n":12345678901234567891', reason: 'lossy_number' },
   task_big_integer_sse: { path: 'task', extra: '"n":12345678901234567891', sse: true, reason: 'lossy_number' },
-  task_repeated_key: { path: 'task', extra: '"n":1,"n":2', reason: 'repeated_key' },
-  // Spliced (a tools/call result with plain keys): -0 and a repeated key outside the text are
-  // kept as written, so the lift is made; a lossy number stops every rewrite.
+  tool_escaped_repeated_key: { path: 'tool_escaped', extra: '"n":1,"n":2', reason: 'repeated_key' },
+  // Spliced (a tools/call result with plain keys, a tasks/get result): -0 and a repeated key
+  // outside the text are kept as written, so the lift is made; a lossy number stops every rewrite.
+  task_negative_zero: { path: 'task', extra: '"n":-0.0', lifted: true },
+  task_negative_zero_sse: { path: 'task', extra: '"n":-0.0', sse: true, lifted: true },
+  task_repeated_key: { path: 'task', extra: '"n":1,"n":2', lifted: true },
   tool_big_integer: { path: 'tool', extra: '"n":12345678901234567891', reason: 'lossy_number' },
   tool_infinity: { path: 'tool', extra: '"n":1e400', reason: 'lossy_number' },
   tool_negative_zero: { path: 'tool', extra: '"n":-0.0', lifted: true },
@@ -73,9 +80,10 @@ const CASES: Record<string, Case> = {
   // Inside the text: a number a double cannot carry was never lifted, silently too.
   task_text_big_integer: { path: 'task', extra: '"n":1', text: '{"status":"ok","n":12345678901234567891}', reason: 'lossy_number' },
   tool_text_big_integer: { path: 'tool', extra: '"n":1', text: '{"status":"ok","n":12345678901234567891}', reason: 'lossy_number' },
-  // Controls: values a double carries exactly are lifted, re-serialized.
+  // Controls: values a double carries exactly are lifted (spliced; re-serialized with an escaped key: `1.0` written `1`).
   task_negative_half: { path: 'task', extra: '"n":-0.5', lifted: true },
   task_one_point_zero: { path: 'task', extra: '"n":1.0', lifted: true },
+  tool_escaped_one_point_zero: { path: 'tool_escaped', extra: '"n":1.0', lifted: true },
 };
 
 const item = (text: string): string => `{"type":"text","text":${JSON.stringify(text)}}`;
@@ -86,14 +94,16 @@ function sellerMessage(name: string, id: number): string {
   const text = c.text ?? TEXT;
   const sc = c.dedupe ? `,"structuredContent":${text}` : '';
   if (c.path === 'task') return `{"jsonrpc":"2.0","id":${id},"result":{"taskId":"${name}","status":"completed",${c.extra},"result":{"content":[${item(text)}]${sc}}}}`;
+  if (c.path === 'tool_escaped') return `{"jsonrpc":"2.0","id":${id},"result":{${c.extra},"content":[${item(text)}],"_m\\u0065ta":{"k":1}${sc}}}`;
   return `{"jsonrpc":"2.0","id":${id},"result":{${c.extra},"content":[${item(text)}]${sc}}}`;
 }
 
-/** The lifted message the host gets: re-serialized (task) or spliced (tool). */
+/** The lifted message the host gets: spliced (tool, task) or re-serialized (tool_escaped). */
 function liftedMessage(name: string, id: number): string {
   const c = CASES[name]!;
   if (c.path === 'tool') return `{"jsonrpc":"2.0","id":${id},"result":{${c.extra},"content":[${item(SUMMARY)}],"structuredContent":${TEXT}}}`;
-  return `{"jsonrpc":"2.0","id":${id},"result":{"taskId":"${name}","status":"completed",${c.extra.replace('1.0', '1')},"result":{"content":[${item(SUMMARY)}],"structuredContent":{"status":"ok","a":1}}}}`;
+  if (c.path === 'tool_escaped') return `{"jsonrpc":"2.0","id":${id},"result":{${c.extra.replace('1.0', '1')},"content":[${item(SUMMARY)}],"_meta":{"k":1},"structuredContent":{"status":"ok","a":1}}}`;
+  return `{"jsonrpc":"2.0","id":${id},"result":{"taskId":"${name}","status":"completed",${c.extra},"result":{"content":[${item(SUMMARY)}],"structuredContent":${TEXT}}}}`;
 }
 
 const frame = (data: string): string => `event: message\ndata: ${data}\n\n`;

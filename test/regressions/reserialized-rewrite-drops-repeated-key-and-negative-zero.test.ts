@@ -11,7 +11,12 @@
  *
  * Now (response/scanned-message.ts rewriteScanned): a rewrite that would go out re-serialized
  * is not made when the message writes a key twice anywhere or holds a -0: the seller's bytes
- * go out, outcome `ok`. Spliced answers (a `tools/call` with plain keys) are unchanged.
+ * go out, outcome `ok`. Spliced answers (a `tools/call` with plain keys) are unchanged. Since
+ * review 38 a `tasks/get` result is spliced too (mcp/tool-result-ranges.ts), so its -0 cases
+ * are rewritten with the seller's bytes kept (`-0` as written), and a dedupe is never
+ * re-serialized (test/regressions/dedupe-past-sixteen-items-respells-structured-content.test.ts);
+ * a `structuredContent` repeating a key still keeps its copy (normalize.ts summarizeCopies,
+ * now told the seller's bytes of a `tasks/get`'s `structuredContent` too).
  *
  * Input: a raw seller on 127.0.0.1 behind the real gateway; host requests on 2026-07-28
  * (tasks/get) and 2025-06-18 (tools/call). Expectation: the host's exact bytes and the
@@ -35,6 +40,8 @@ interface Case {
   readonly result: string;
   /** True: the rewrite is refused and the seller's bytes go out. */
   readonly unchanged: boolean;
+  /** Rewritten: the tool result the host gets, given the summary's JSON string (spliced: the seller's bytes around it). */
+  readonly rewritten?: (summary: string) => string;
 }
 
 const STATUS_DUP = `{"status":"rejected","status":"approved","pad":"${PAD}"}`;
@@ -45,15 +52,36 @@ const CASES: Record<string, Case> = {
   task_structured_dup: { task: true, result: `{"content":[${copy(STATUS)}],"structuredContent":${STATUS_DUP}}`, unchanged: true },
   tool_escaped_structured_dup: { task: false, result: `{"content":[${copy(STATUS)}],"structuredContent":${STATUS_DUP},"_m\\u0065ta":{"n":1}}`, unchanged: true },
   // M2: a -0 in structuredContent beside its copy; a -0 in _meta beside a liftable text.
-  task_structured_minus_zero: { task: true, result: `{"content":[${copy(MINUS_ZERO)}],"structuredContent":${MINUS_ZERO}}`, unchanged: true },
-  task_meta_minus_zero: { task: true, result: `{"content":[${copy(STATUS)}],"_meta":{"x":-0,"y":1}}`, unchanged: true },
-  // Controls: nothing lost, so the re-serialized rewrite is made (dedupe, lift).
-  task_structured: { task: true, result: `{"content":[${copy(STATUS)}],"structuredContent":${STATUS}}`, unchanged: false },
-  task_meta: { task: true, result: `{"content":[${copy(STATUS)}],"_meta":{"x":0,"y":1}}`, unchanged: false },
+  // Spliced since review 38: rewritten, the -0 kept as written.
+  task_structured_minus_zero: {
+    task: true,
+    result: `{"content":[${copy(MINUS_ZERO)}],"structuredContent":${MINUS_ZERO}}`,
+    unchanged: false,
+    rewritten: (summary) => `{"content":[{"type":"text","text":${summary}}],"structuredContent":${MINUS_ZERO}}`,
+  },
+  task_meta_minus_zero: {
+    task: true,
+    result: `{"content":[${copy(STATUS)}],"_meta":{"x":-0,"y":1}}`,
+    unchanged: false,
+    rewritten: (summary) => `{"content":[{"type":"text","text":${summary}}],"_meta":{"x":-0,"y":1},"structuredContent":${STATUS}}`,
+  },
+  // Controls: nothing lost, so the rewrite is made (dedupe, lift).
+  task_structured: {
+    task: true,
+    result: `{"content":[${copy(STATUS)}],"structuredContent":${STATUS}}`,
+    unchanged: false,
+    rewritten: (summary) => `{"content":[{"type":"text","text":${summary}}],"structuredContent":${STATUS}}`,
+  },
+  task_meta: {
+    task: true,
+    result: `{"content":[${copy(STATUS)}],"_meta":{"x":0,"y":1}}`,
+    unchanged: false,
+    rewritten: (summary) => `{"content":[{"type":"text","text":${summary}}],"_meta":{"x":0,"y":1},"structuredContent":${STATUS}}`,
+  },
 };
 
-function sellerMessage(c: Case, id: number): string {
-  return c.task ? `{"jsonrpc":"2.0","id":${id},"result":{"taskId":"t1","status":"completed","result":${c.result}}}` : `{"jsonrpc":"2.0","id":${id},"result":${c.result}}`;
+function sellerMessage(c: Case, id: number, result = c.result): string {
+  return c.task ? `{"jsonrpc":"2.0","id":${id},"result":{"taskId":"t1","status":"completed","result":${result}}}` : `{"jsonrpc":"2.0","id":${id},"result":${result}}`;
 }
 
 const stack = useSellerAndGateway(
@@ -80,9 +108,9 @@ describe('a rewrite that would go out re-serialized is not made when the message
         assert.equal(r.text(), sellerMessage(c, id));
         assert.deepEqual([line.outcome, line.reason], ['ok', null]);
       } else {
-        assert.notEqual(r.text(), sellerMessage(c, id));
         const text = (JSON.parse(r.text()) as { result: { result: { content: { text: string }[] } } }).result.result.content[0]!.text;
-        assert.match(text, /^Result in structuredContent \(\d+ bytes\): status=approved; pad\.$/);
+        assert.match(text, /^Result in structuredContent \(\d+ bytes\): (status=approved; pad|n, pad)\.$/);
+        assert.equal(r.text(), sellerMessage(c, id, c.rewritten!(JSON.stringify(text))));
         assert.deepEqual([line.outcome, line.reason], ['rewritten', null]);
       }
     });

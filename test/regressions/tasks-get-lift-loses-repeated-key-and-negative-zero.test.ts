@@ -20,6 +20,11 @@
  * `1.0` -> `1` and `1E2` -> `100` are the same JSON numbers (README): such a text is still
  * lifted, re-serialized.
  *
+ * Since review 38 a `tasks/get` result is spliced as a `tools/call` one is (the seller's bytes,
+ * the text's own bytes as `structuredContent`: mcp/tool-result-ranges.ts), so the trial's
+ * texts are lifted there with every member and `-0.0` kept; the refusal is shown on a
+ * `tools/call` result with an escaped key, which still goes out re-serialized.
+ *
  * Input: a raw seller on 127.0.0.1 behind the real gateway answering `tasks/get` (host on
  * 2026-07-28) and `tools/call` (host on 2025-06-18), chosen by task id or tool name, as a
  * JSON body (and one case as a one-event SSE stream). Expectation: the host's exact bytes,
@@ -61,22 +66,27 @@ interface Case {
 }
 
 const CASES: Record<string, Case> = {
-  task_status_dup: { path: 'task', text: STATUS_DUP, reason: 'repeated_key' },
-  task_status_dup_sse: { path: 'task', text: STATUS_DUP, sse: true, reason: 'repeated_key' },
-  task_status_dup_escaped: { path: 'task', text: STATUS_DUP_ESCAPED, reason: 'repeated_key' },
-  task_deep_dup: { path: 'task', text: DEEP_DUP, reason: 'repeated_key' },
-  task_negative_zero: { path: 'task', text: NUMBERS, reason: 'negative_zero' },
-  task_deep_negative_zero: { path: 'task', text: DEEP_NEGATIVE_ZERO, reason: 'negative_zero' },
   // A tools/call result with an escaped key (`_m\u0065ta`): not spliced, re-serialized.
   tool_escaped_status_dup: { path: 'tool_escaped', text: STATUS_DUP, reason: 'repeated_key' },
+  tool_escaped_status_dup_sse: { path: 'tool_escaped', text: STATUS_DUP, sse: true, reason: 'repeated_key' },
+  tool_escaped_status_dup_escaped: { path: 'tool_escaped', text: STATUS_DUP_ESCAPED, reason: 'repeated_key' },
+  tool_escaped_deep_dup: { path: 'tool_escaped', text: DEEP_DUP, reason: 'repeated_key' },
   tool_escaped_negative_zero: { path: 'tool_escaped', text: NUMBERS, reason: 'negative_zero' },
+  tool_escaped_deep_negative_zero: { path: 'tool_escaped', text: DEEP_NEGATIVE_ZERO, reason: 'negative_zero' },
   // Controls.
-  task_same_numbers: { path: 'task', text: SAME_NUMBERS, shown: 'price, e, neg, pad' },
-  task_status: { path: 'task', text: STATUS, shown: 'status=approved; pad' },
+  tool_escaped_same_numbers: { path: 'tool_escaped', text: SAME_NUMBERS, shown: 'price, e, neg, pad' },
   tool_escaped_status: { path: 'tool_escaped', text: STATUS, shown: 'status=approved; pad' },
   // Spliced: the text's bytes as structuredContent, both members and -0.0 kept (unchanged).
   tool_status_dup: { path: 'tool', text: STATUS_DUP, shown: 'status, pad' },
   tool_negative_zero: { path: 'tool', text: NUMBERS, shown: 'price, neg, e, pad' },
+  task_status_dup: { path: 'task', text: STATUS_DUP, shown: 'status, pad' },
+  task_status_dup_sse: { path: 'task', text: STATUS_DUP, sse: true, shown: 'status, pad' },
+  task_status_dup_escaped: { path: 'task', text: STATUS_DUP_ESCAPED, shown: 'status, pad' },
+  task_deep_dup: { path: 'task', text: DEEP_DUP, shown: 'a, pad' },
+  task_negative_zero: { path: 'task', text: NUMBERS, shown: 'price, neg, e, pad' },
+  task_deep_negative_zero: { path: 'task', text: DEEP_NEGATIVE_ZERO, shown: 'a[1], pad' },
+  task_same_numbers: { path: 'task', text: SAME_NUMBERS, shown: 'price, e, neg, pad' },
+  task_status: { path: 'task', text: STATUS, shown: 'status=approved; pad' },
 };
 
 /** The seller's message for call `id` of case `c`. */
@@ -87,12 +97,13 @@ function sellerMessage(c: Case, id: number): string {
   return `{"jsonrpc":"2.0","id":${id},"result":{"content":${content}}}`;
 }
 
-/** The lifted message the host gets: re-serialized (task, tool_escaped) or spliced (tool). */
+/** The lifted message the host gets: re-serialized (tool_escaped) or spliced (tool, task). */
 function liftedMessage(c: Case, id: number): string {
   const text = summary(c.text, c.shown!);
   if (c.path === 'tool') return `{"jsonrpc":"2.0","id":${id},"result":{"content":[${item(text)}],"structuredContent":${c.text}}}`;
+  if (c.path === 'task') return `{"jsonrpc":"2.0","id":${id},"result":{"taskId":"t1","status":"completed","result":{"content":[${item(text)}],"structuredContent":${c.text}}}}`;
   const m = JSON.parse(sellerMessage(c, id)) as { result: Record<string, unknown> & { result?: Record<string, unknown> } };
-  const toolResult = c.path === 'task' ? m.result.result! : m.result;
+  const toolResult = m.result;
   toolResult.content = [{ type: 'text', text }];
   toolResult.structuredContent = JSON.parse(c.text) as unknown;
   return JSON.stringify(m);
@@ -137,7 +148,7 @@ describe('a lift that would go out re-serialized is not made when the text repea
       .split('\n')
       .filter((l) => l.startsWith('adcp_gateway_texts_not_lifted_total{'))
       .sort();
-    assert.deepEqual(Object.fromEntries(counted), { repeated_key: 5, negative_zero: 3 });
-    assert.deepEqual(got, ['adcp_gateway_texts_not_lifted_total{agent="s",reason="negative_zero"} 3', 'adcp_gateway_texts_not_lifted_total{agent="s",reason="repeated_key"} 5']);
+    assert.deepEqual(Object.fromEntries(counted), { repeated_key: 4, negative_zero: 2 });
+    assert.deepEqual(got, ['adcp_gateway_texts_not_lifted_total{agent="s",reason="negative_zero"} 2', 'adcp_gateway_texts_not_lifted_total{agent="s",reason="repeated_key"} 4']);
   });
 });

@@ -98,14 +98,13 @@ test('declined (the parse path decides): deep-equal but not byte-equal copies, o
   assert.ok(fastPath(exchange(), escaped));
 });
 
-test('a dedupe the parse path would re-serialize longer (invalid UTF-8 elsewhere: U+FFFD is 3 bytes) sends the seller bytes', () => {
+test('a dedupe the parse path would re-serialize (invalid UTF-8 elsewhere) sends the seller bytes, longer or not (review 38: re-serialized, structuredContent was re-spelled)', () => {
   const sc = JSON.stringify({ a: 1, message: 'm'.repeat(100) });
   const head = Buffer.from(`{"jsonrpc":"2.0","id":7,"result":{"structuredContent":${sc},"content":[${textItem(sc)},{"type":"text","text":"`, 'utf8');
   const invalid = (n: number): Buffer => Buffer.concat([head, Buffer.alloc(n, 0xff), Buffer.from('"}]}}')]);
   assert.equal(fastPath(exchange(), invalid(1000)), undefined, 'not valid UTF-8: the parse path decides');
   assert.equal(parsePath(exchange(), invalid(1000)), undefined, '1,000 invalid bytes would become 3,000: unchanged');
-  const shorter = parsePath(exchange(), invalid(10));
-  assert.ok(shorter && shorter.length < invalid(10).length, 'a few: the re-serialized dedupe is shorter, and sent');
+  assert.equal(parsePath(exchange(), invalid(10)), undefined, 'a few: the re-serialized dedupe would be shorter, but is not made either');
 });
 
 test('texts that hold no object are left (as the parse path leaves them); other objects are left to the parse path, long ones told apart by their first bytes', () => {

@@ -8,7 +8,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { scanJson } from '../../src/mcp/json-scan.js';
 import { normalizeToolResult } from '../../src/mcp/normalize.js';
-import { spliceRewrite } from '../../src/response/splice.js';
+import { spliceRewrite, spliceTarget } from '../../src/response/splice.js';
 
 const LIMITS = { maxDepth: 64, maxNodes: 100_000 };
 const OPTS = { maxTextBytes: 4 * 1024 * 1024, maxDepth: 64, maxNodes: 100_000 };
@@ -22,7 +22,8 @@ function rewriteAndSplice(raw: string): { after: unknown; spliced: Buffer | unde
   const out = normalizeToolResult(before.result, OPTS);
   assert.ok(out.changed, 'the case must be one normalization changes');
   const after = { ...before, result: out.result };
-  return { after, spliced: spliceRewrite(body, scan.members, before, after) };
+  const target = spliceTarget(body, scan.members, 'result');
+  return { after, spliced: target && spliceRewrite(body, target, 'result', before, after) };
 }
 
 test('dedupe: only the copy text changes; whitespace, key order and number spellings stay the seller bytes', () => {
@@ -79,7 +80,7 @@ test('a text holding a lone surrogate is not lifted (lone_surrogate): neither sp
   }
 });
 
-test('not spliced (the caller re-serializes): escaped keys, an item past the 16 the scan keeps', () => {
+test('not spliced (the caller re-serializes a lift, sends a dedupe unchanged): escaped keys; an item past the 16 the scan keeps is spliced (review 38)', () => {
   // Longer than its summary (a shorter copy is kept as written).
   const sc = JSON.stringify({ a: 1, message: 'A message long enough that its summary is shorter.' });
   const copy = JSON.stringify(sc);
@@ -90,7 +91,11 @@ test('not spliced (the caller re-serializes): escaped keys, an item past the 16 
   const items = Array.from({ length: 17 }, () => '{"type":"image","data":"eA=="}');
   items.push(`{"type":"text","text":${copy}}`);
   const late = `{"jsonrpc":"2.0","id":1,"result":{"content":[${items.join(',')}],"structuredContent":${sc}}}`;
-  assert.equal(rewriteAndSplice(late).spliced, undefined);
+  // Placed by a walk of the bytes (splice.ts spliceTarget): only the copy's string changes.
+  const lateOut = rewriteAndSplice(late);
+  assert.ok(lateOut.spliced, 'a change past the first 16 items is spliced');
+  const summary = (lateOut.after as { result: { content: { text: string }[] } }).result.content[17]!.text;
+  assert.equal(lateOut.spliced.toString('utf8'), late.replace(`"text":${copy}`, `"text":${JSON.stringify(summary)}`));
   const early = `{"jsonrpc":"2.0","id":1,"result":{"content":[${[...items].reverse().join(',')}],"structuredContent":${sc}}}`;
   assert.ok(rewriteAndSplice(early).spliced, 'a change within the first 16 items is spliced');
 });
