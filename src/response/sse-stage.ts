@@ -192,7 +192,7 @@ import { eventRewriteAddedBytes, eventRewriteOverBound, recordLiftSkippedForRoom
 import { BatchAnswers } from './batch-answers.js';
 import { SseDropLog } from './sse-drop-log.js';
 import { SseDropMetric } from './sse-drop-metric.js';
-import { SseEventIds } from './sse-event-ids.js';
+import { SseEventIds, pendingIdFor } from './sse-event-ids.js';
 import { SseEncodingCharge } from './sse-encoding-charge.js';
 import { EVENT_REFUSED, SseEventJudge } from './sse-event-judge.js';
 import { SseStreamTimers } from './sse-stream-timers.js';
@@ -538,7 +538,7 @@ export async function handleSseBody(
   const onIdOnly = (id: string): void => {
     if (streamEnded || taker.skippingToBoundary || exchange.finished) return;
     if (!encoding.charge(encodedIdOnlyBytes(cumulative === undefined ? 0 : Buffer.byteLength(id)))) return;
-    ids.pendingId = id;
+    ids.pendingId = pendingIdFor(id);
   };
   /**
    * The pending id, if any, to the host as a block of its own (`id: <token>` and a blank
