@@ -209,12 +209,14 @@ export const OPEN_EVENT_MEMORY_FACTOR = 4;
  *   caller reports the breach (sse-chunk-taker.ts `feederBreached`: `sse_event`) and
  *   calls {@link reset} at the next event boundary.
  * - The complete `data` lines of the event block still open, which the parser holds joined
- *   until the block's blank line, are counted as the heap they hold there ({@link openDataBytes};
- *   sse-open-event.ts) for the agent's buffered-bytes cap, as the held line is
- *   ({@link pendingBytes}). The part of a range that holds such lines goes to the sink as a
- *   string of its own (not a slice of the chunk's text), so that the values the parser slices
- *   from it keep only that part alive (hostile trial 52, F1: a 13-character `data:` line kept
- *   its chunk's 60 KB comment). That count is capped ({@link maxOpenBytes}: four times
+ *   until the block's blank line, and the texts holding its last `event` and `id` values, are
+ *   counted as the heap they hold there ({@link openDataBytes}; sse-open-event.ts) for the
+ *   agent's buffered-bytes cap, as the held line is ({@link pendingBytes}). The part of a
+ *   range that holds such lines goes to the sink as a string of its own (not a slice of the
+ *   chunk's text), so that the values the parser slices from it keep only that part alive
+ *   (hostile trial 52, F1: a 13-character `data:` line kept its chunk's 60 KB comment; a
+ *   re-read of that fix, A: `event:` and `id:` values, up to the line cap each, were not
+ *   counted). That count is capped ({@link maxOpenBytes}: four times
  *   `maxLineBytes`, {@link OPEN_EVENT_MEMORY_FACTOR}): a part that would take it
  *   over is not handed over, and `push` returns false ({@link breach} `memory`; the caller
  *   reports `sse_event_memory`, drops the event and resets as for a line).
@@ -280,10 +282,11 @@ export class SseLineFeeder {
   }
 
   /**
-   * Bound on {@link openDataBytes} (inclusive): twice `maxLineBytes`, the heap one line of
-   * that many bytes may take decoded (a two-byte string: sse-open-event.ts), so that an event
-   * of one line within the line cap never reaches it, while one of many short `data:` lines,
-   * whose parser strings weigh more than its bytes, is stopped there (hostile trial 52, F1).
+   * Bound on {@link openDataBytes} (inclusive): {@link OPEN_EVENT_MEMORY_FACTOR} (4) times
+   * `maxLineBytes`, twice the heap one line of that many bytes may take decoded (a two-byte
+   * string: sse-open-event.ts), so that an event of one line within the line cap never reaches
+   * it, with its `event:` and `id:` lines, while one of many short `data:` lines, whose parser
+   * strings weigh more than its bytes, is stopped there (hostile trial 52, F1).
    */
   readonly maxOpenBytes: number;
 
@@ -315,10 +318,15 @@ export class SseLineFeeder {
   }
 
   /**
-   * Heap bytes the parser holds for the event not yet dispatched: the parts of the complete
-   * lines handed to the sink since the last blank line that hold a `data` line, and the
-   * parser's strings per such line (sse-open-event.ts). 0 after a blank line, {@link passedRaw},
-   * {@link reset} and {@link finish}; at most {@link maxOpenBytes}.
+   * Heap bytes the parser (and the id-only watch, sse-id-only.ts) hold for the event not yet
+   * dispatched, in bytes: the parts of the complete lines handed to the sink since the last
+   * blank line that hold a `data` line, the parser's strings per such line, and the texts
+   * holding the block's last `event` and `id` values (sse-open-event.ts). 0 after a blank
+   * line, {@link passedRaw}, {@link reset} and {@link finish}. At most {@link maxOpenBytes}
+   * while {@link push} answers true; once it answered false, what it was when that happened
+   * ({@link droppedOpenBytes} after a `memory` breach) until {@link reset}: the caller drops
+   * the event (the parser reset: sse-chunk-taker.ts `feederBreached`) and counts nothing of
+   * it while it skips to the next boundary (sse-stage.ts, its lease).
    */
   get openDataBytes(): number {
     return this.open.bytes;
@@ -486,6 +494,9 @@ export class SseLineFeeder {
     this.held = [];
     this.heldBytes = 0;
     const text = this.decode(all, 0, all.length);
+    // Not a chunk whose later ranges may follow: not kept as one (it would keep the line's
+    // bytes, up to the line cap, uncounted until the next chunk, a seller's silence long).
+    if (this.lastChunk === all) this.lastChunk = undefined;
     this.open.line(all, this.lastWide);
     if (bounded && !this.withinOpenBound()) return false;
     const breakBytes = rest.length > 0 ? 1 : 0;

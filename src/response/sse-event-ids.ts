@@ -41,13 +41,33 @@ import type { PipelineHooks } from './pipeline.js';
 import type { SseEncodingCharge } from './sse-encoding-charge.js';
 import { SseIdTokenLog } from './sse-id-token-log.js';
 import type { TokenCredit } from './sse-token-credit.js';
+import { MAX_RESUME_TOKEN_LENGTH } from '../resume/token.js';
+
+/**
+ * What the stream keeps as its pending id for a seller's event id `id`
+ * ({@link SseEventIds.pendingId}): `id`, or {@link UNTOKENIZABLE_ID} when it is longer than
+ * a resume token may be (MAX_RESUME_TOKEN_LENGTH, 4096 characters; a token carries the id,
+ * base64url-coded, so no token can carry such an id: routing/handler.ts `mintEventId` refuses
+ * it). Such an id still supersedes an earlier pending id and goes out as none, with the same
+ * warning; only its text is not kept. Why: a seller's id may be as long as the line cap
+ * (`max_sse_event_bytes` + 65,536), and a pending id is kept across events, until the next
+ * event or the stream's end, counted nowhere (a re-read of hostile trial 52's fix, A:
+ * test/regressions/sse-pending-over-long-id-kept.test.ts). One length read.
+ */
+export function pendingIdFor(id: string): string {
+  return id.length > MAX_RESUME_TOKEN_LENGTH ? UNTOKENIZABLE_ID : id;
+}
+
+/** The pending id kept for a seller's id no token can carry ({@link pendingIdFor}): NUL, which no seller id holds (WHATWG HTML §9.2.6 ignores such an id field), and which no token carries (request/headers.ts isResumableEventId). */
+export const UNTOKENIZABLE_ID = '\0';
 
 export class SseEventIds {
   /**
    * The seller's last event id the host has not been given (module doc): an id-only block's
-   * (the stage's `onIdOnly`), or the id of an event refused a token by the credit; the next
-   * event without an id of its own carries it ({@link eventId}), else the stream's end
-   * ({@link takePendingToken}). Undefined when there is none.
+   * (the stage's `onIdOnly`), or the id of an event refused a token by the credit, as
+   * {@link pendingIdFor} keeps it; the next event without an id of its own carries it
+   * ({@link eventId}), else the stream's end ({@link takePendingToken}). Undefined when there
+   * is none.
    */
   pendingId: string | undefined = undefined;
   /**
@@ -133,7 +153,7 @@ export class SseEventIds {
     // or the last of a batch's) gets its token whatever the budget: it ends the stream, and its
     // token says so (a resume from it is answered at once: resume/token.ts `final`).
     if (id !== undefined && id !== '' && !this.credit.available && !answers) {
-      this.pendingId = id;
+      this.pendingId = pendingIdFor(id);
       id = undefined;
     }
     if (id !== undefined) id = this.hostEventId(id, 'forwarded without an id', answers);

@@ -93,10 +93,12 @@
  *   attack) costs its bytes up to the cap, then `sse_event` (or `sse_cumulative` first, when
  *   the response limit is the lower), without waiting for the line to end; its
  *   `observed_bytes` is the line's bytes read by then (SseChunkTaker.capBreached). What the
- *   parser holds for the event's complete `data` lines, counted as memory (their bytes and
- *   the parser's strings per line: sse-open-event.ts), is bounded at four times that cap ->
- *   `sse_event_memory` (SseLineFeeder.maxOpenBytes; hostile trial 52, F1: 4.1M empty `data:`
- *   lines, 25 MB, held ~130 MB of ConsStrings, counted 4.1 MB).
+ *   parser holds for the event's complete `data` lines and its last `event` and `id` values,
+ *   counted as memory (their texts' bytes and the parser's strings per `data` line:
+ *   sse-open-event.ts), is bounded at four times that cap -> `sse_event_memory`
+ *   (SseLineFeeder.maxOpenBytes; hostile trial 52, F1: 4.1M empty `data:` lines, 25 MB, held
+ *   ~130 MB of ConsStrings, counted 4.1 MB; a re-read of that fix, A: `event:` and `id:`
+ *   values of up to that cap each were counted nowhere).
  * - structure: every event's data, whatever its `event:` name, is checked for depth/node
  *   bounds before JSON.parse (the scan of sse-message.ts, skipped where
  *   withinJsonBounds (mcp/json-bounds.ts) proves it would pass; a raw block proves it from its
@@ -111,8 +113,10 @@
  *   stream's brotli decoder, from before its first byte is decoded to its end (decode.ts; a
  *   hostile new user's trial 15, H2: 30 such streams at lgwin 24 held 659 MB RSS, counted
  *   nowhere): the incomplete line, the block held as bytes, and the memory the parser holds
- *   for the complete `data` lines it has joined (SseLineFeeder.openDataBytes, sse-open-event.ts:
- *   their bytes and 104 bytes per line, 64 for a one-byte value, 32 for an empty one; hostile trial 52, F1; a hostile new user's trial 10, F3: an endless event of
+ *   for the complete `data` lines it has joined and the event's last `event` and `id` values
+ *   (SseLineFeeder.openDataBytes, sse-open-event.ts: their texts' bytes and 104 bytes per
+ *   `data` line, 64 for a one-byte ASCII value, 32 for an empty one; hostile trial 52, F1, and
+ *   a re-read of its fix, A; a hostile new user's trial 10, F3: an endless event of
  *   complete lines held up to the parser's bound per stream uncounted,
  *   test/regressions/sse-event-lines-escape-buffer-cap.test.ts). Over it, the next chunk is
  *   read once the agent's other responses release enough (no idle timeout meanwhile).
@@ -194,7 +198,7 @@ import { eventRewriteAddedBytes, eventRewriteOverBound, recordLiftSkippedForRoom
 import { BatchAnswers } from './batch-answers.js';
 import { SseDropLog } from './sse-drop-log.js';
 import { SseDropMetric } from './sse-drop-metric.js';
-import { SseEventIds } from './sse-event-ids.js';
+import { SseEventIds, pendingIdFor } from './sse-event-ids.js';
 import { SseEncodingCharge } from './sse-encoding-charge.js';
 import { EVENT_REFUSED, SseEventJudge } from './sse-event-judge.js';
 import { SseStreamTimers } from './sse-stream-timers.js';
@@ -540,7 +544,7 @@ export async function handleSseBody(
   const onIdOnly = (id: string): void => {
     if (streamEnded || taker.skippingToBoundary || exchange.finished) return;
     if (!encoding.charge(encodedIdOnlyBytes(cumulative === undefined ? 0 : Buffer.byteLength(id)))) return;
-    ids.pendingId = id;
+    ids.pendingId = pendingIdFor(id);
   };
   /**
    * The pending id, if any, to the host as a block of its own (`id: <token>` and a blank
