@@ -54,6 +54,9 @@ describe('bench smoke (bench/run.ts --quick)', () => {
   });
 
   it('bench/ab.ts --quick (npm run bench:ab) compares the working tree with HEAD and prints its table; a bad option is refused', { timeout: RUN_TIMEOUT_MS + 10_000 }, async () => {
+    // Worktrees left by an earlier run that was killed (a stale `adcp-bench-ab-` entry made this test fail in a suite run after a killed one): only this run's must be gone.
+    const benchWorktrees = (): string[] => execFileSync('git', ['worktree', 'list', '--porcelain'], { cwd: REPO, encoding: 'utf8' }).split('\n').filter((line) => line.startsWith('worktree ') && line.includes('adcp-bench-ab-'));
+    const before = benchWorktrees();
     const child = spawnTsx('bench/ab.ts', ['--quick', '--cases', 'a,b']);
     const out = captureOutput(child);
     const code = await new Promise<number | null>((resolve, reject) => {
@@ -73,9 +76,8 @@ describe('bench smoke (bench/run.ts --quick)', () => {
     assert.match(out.stdout, /^\| case \| pass-through µs\/req \| base µs\/req \| head µs\/req \| base ÷ pass \| head ÷ pass \| head ÷ base per run \| head ÷ base, all runs \| head cheaper \|$/m);
     assert.match(out.stdout, /^\| 1 KiB \(a\) \| \d/m);
     assert.match(out.stdout, /^\| 1 KiB \(b\) \| \d[^\n]*\| [01] of 1 \|$/m);
-    // The temporary worktree of the base revision is gone.
-    const worktrees = execFileSync('git', ['worktree', 'list'], { cwd: REPO, encoding: 'utf8' });
-    assert.doesNotMatch(worktrees, /adcp-bench-ab-/);
+    // The temporary worktree of the base revision is gone: the same bench worktrees as before the run.
+    assert.deepEqual(benchWorktrees(), before);
 
     const bad = spawnTsx('bench/ab.ts', ['--rounds', '0']);
     const badOut = captureOutput(bad);
