@@ -34,7 +34,7 @@ export function clientErrorReason(code: string | undefined): ClientErrorReason {
 }
 
 const MESSAGES: Readonly<Record<ClientErrorReason, string>> = {
-  request_header_too_large: 'Request header fields too large: the request line and headers are over the HTTP server maximum.',
+  request_header_too_large: 'Request header fields too large: the request target and the header field names and values come to 16 KiB or more (the maximum header size of the HTTP server).',
   request_timeout: 'Request timeout: the whole request did not arrive within request_timeout_ms.',
   malformed_http: 'Bad request: the HTTP request is malformed.',
 };

@@ -408,8 +408,8 @@ export const REFUSALS = {
   request_header_too_large: {
     statusCode: 431,
     jsonRpcCode: JSONRPC_INVALID_REQUEST,
-    description: "The host's request head (request line and headers) is over Node's maximum header size (16 KiB unless --max-http-header-size says otherwise); answered by the HTTP server, id null, connection closed (after the answers to the requests pipelined before it on the connection, as for malformed_http).",
-    source: 'RFC 6585 §5; found by a new user (Fastify answered with its own non-JSON-RPC body)',
+    description: "The host's request head is over Node's maximum header size, 16 KiB (16,384 bytes, unless --max-http-header-size says otherwise), as Node counts it: the request target and the bytes of each header field name and value (a value's trailing spaces included), not the method, the version, the colons or the line ends, so 4,000 `X-a: 1` lines (32 KB on the wire) count 16,000 bytes; the total must stay under 16,384. Answered by the HTTP server, id null, connection closed (after the answers to the requests pipelined before it on the connection, as for malformed_http). Also a request with more than 1,000 header fields, on any path: Node keeps no more and drops the rest unseen, so such a head was forwarded truncated (an Origin after 1,000 padding fields never checked); refused from its head, id null, Connection: close, its body not read, nothing forwarded, no 100 Continue, with the message `Request header fields too large: the request has more than 1000 header fields (Node keeps no more, and the rest would be dropped unseen): send fewer.`",
+    source: 'RFC 6585 §5; found by a new user (Fastify answered with its own non-JSON-RPC body); hostile trial 54, F5a (the doc said 16 KiB while a 32 KB head of 4,000 short fields passed, and fields past the first 1,000 were dropped unseen: test/regressions/header-fields-past-node-count-dropped-forwarded.test.ts)',
   },
   request_timeout: {
     statusCode: 408,
