@@ -19,6 +19,7 @@ import { createOwnVia, viaCarries } from '../request/via.js';
 import { isRepeatedSessionId, notVisibleAsciiMessage, REPEATED_SESSION_ID_MESSAGE, sessionIdFault } from '../request/session-id-header.js';
 import { mirroredHeaderProblem } from '../request/mirrored-headers.js';
 import { answerHeadRefusal, headRefusal } from '../request/head-refusal.js';
+import { isRepeatedLastEventId, REPEATED_LAST_EVENT_ID_MESSAGE } from '../request/last-event-id-header.js';
 import { NO_BODY, peekRequest, refusalIdOf } from '../request/peek.js';
 import { requestJsonBounds } from '../request/request-json-bounds.js';
 import { withoutLeadingBom } from '../mcp/utf8-bom.js';
@@ -339,6 +340,8 @@ export function createMcpHandler(deps: HandlerDeps) {
     let resumeUrlMoved = false;
     const lastEventId = request.method === 'GET' ? request.headers['last-event-id'] : undefined;
     if (lastEventId !== undefined) {
+      // Sent more than once: its own message (request/last-event-id-header.ts; hostile trial 54, F5b).
+      if (isRepeatedLastEventId(request.raw, lastEventId)) return refuse(reply, 'resume_token_invalid', rpc, REPEATED_LAST_EVENT_ID_MESSAGE);
       resumedToken = Array.isArray(lastEventId) ? lastEventId.join(',') : lastEventId;
       // Verified against the agent's url in force: a token from before a reload that changed
       // it is refused (resume/token.ts; a hostile new user's trial 10, F7), except the
