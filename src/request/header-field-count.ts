@@ -4,7 +4,7 @@
  * `100 Continue`): 431 `request_header_too_large`, id null, `Connection: close`, its body
  * not read, nothing forwarded (docs/errors.md).
  *
- * Why: Node's HTTP server (v20-v24) keeps only the first 1,000 header fields of a request in
+ * Why: Node's HTTP server (measured on Node 20.20; lib/_http_common.js MAX_HEADER_PAIRS) keeps only the first 1,000 header fields of a request in
  * `req.headers` (its parser's default `maxHeaderPairs`, 2,000 entries of the flat
  * name/value list, when `server.maxHeadersCount` is unset) and silently drops the others;
  * its maximum header size (16,384) counts only the request target and the bytes of each field

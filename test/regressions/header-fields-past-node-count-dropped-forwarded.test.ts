@@ -1,7 +1,7 @@
 /**
  * Regression (hostile trial 54, F5a): `request_header_too_large` said the head may be 16 KiB,
  * but a 32 KB head of 4,000 `X-a: 1` lines was accepted and forwarded. What Node's HTTP server
- * does (v20-v24): its maximum header size (16,384) counts only the request target and the
+ * does (measured on Node 20.20): its maximum header size (16,384) counts only the request target and the
  * bytes of each field name and value (not the method, the version, the colons, the line
  * ends), and apart from it Node keeps only the first 1,000 header fields of a request in
  * `req.headers` (its parser's default `maxHeaderPairs`, 2,000 array entries) and silently
