@@ -53,6 +53,7 @@ import { InFlightTable } from './inflight-table.js';
 import { createResumeCodec, randomResumeSecret } from './resume/token.js';
 import { ResumeTailLedger } from './resume/tail-ledger.js';
 import { PreviousAgentUrls } from './resume/previous-urls.js';
+import { capHeaderFields, overHeaderFieldCap, TOO_MANY_HEADER_FIELDS_MESSAGE } from './request/header-field-count.js';
 import { endStreamsOfReconfiguredAgents, type OpenStream, type OpenStreams } from './routing/open-streams.js';
 import type { SseShutdownPhase } from './response/pipeline.js';
 
@@ -181,6 +182,8 @@ export async function buildApp(config: GatewayConfig, opts: BuildAppOptions = {}
    * whole).
    */
   const continueWanted = (req: IncomingMessage, scope: UnroutedScope): boolean => {
+    // Too many header fields: refused from the head on every path (the onRequest hook below).
+    if (overHeaderFieldCap(req)) return false;
     const target = originFormOf(req.url ?? '');
     if (!routedByPath(req.method, target, scope)) return false;
     const agent = scope.mcp ? agentNameOfPath(target) : undefined;
@@ -210,6 +213,16 @@ export async function buildApp(config: GatewayConfig, opts: BuildAppOptions = {}
     // The same parser is also registered under `application/json`, the media type MCP requests
     // carry: Fastify caches the parser it finds for a named type, but finds the catch-all anew
     // for every request (a ContentType parse and three lookups, ~0.8 µs; issue 5).
+    // A head with more header fields than Node keeps (the rest would be dropped unseen, the
+    // head forwarded truncated): 431 `request_header_too_large` from the head, on every path,
+    // before any other check (request/header-field-count.ts; hostile trial 54, F5a). Fastify
+    // runs the root's onRequest hooks for its not-found handler too.
+    capHeaderFields(target.server);
+    target.addHook('onRequest', (request, reply, done) => {
+      if (!overHeaderFieldCap(request.raw)) return done();
+      closeConnectionAfter(reply);
+      refuse(reply, 'request_header_too_large', null, TOO_MANY_HEADER_FIELDS_MESSAGE);
+    });
     target.removeAllContentTypeParsers();
     target.addContentTypeParser('*', { parseAs: 'buffer' }, keepBytes);
     target.addContentTypeParser('application/json', { parseAs: 'buffer' }, keepBytes);

@@ -7,7 +7,9 @@
  * `request_timeout`; anything else the parser rejects -> 400 `malformed_http`. A reset
  * connection, or one no longer writable, gets nothing. On a connection whose earlier requests
  * still have answers due (HTTP/1.1 pipelining), the refusal waits for them: they go out
- * first, in order (RFC 9112 §9.3.2; earlier-answers.ts).
+ * first, in order (RFC 9112 §9.3.2; earlier-answers.ts). Never inside a response already
+ * started: when the bytes cut the request whose own answer is being written, its head sent,
+ * the connection is closed, nothing written, nothing reported ({@link answerClientError}).
  *
  * Reported failure: a host whose headers were over 16 KiB got Fastify's own body
  * (`{"error":"Request Header Fields Too Large",...}`, no JSON-RPC error to read) and the
@@ -18,7 +20,7 @@ import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { requestRefusal } from '../mcp/local-error.js';
 import type { RefusalReason } from './codes.js';
-import { afterEarlierAnswers } from './earlier-answers.js';
+import { afterEarlierAnswers, answerBeingWritten } from './earlier-answers.js';
 import { OWN_JSON_HEAD_LINES, OWN_JSON_HEADERS } from './own-answer-headers.js';
 
 /** The refusals made for a request Node's HTTP server rejected. */
@@ -32,7 +34,7 @@ export function clientErrorReason(code: string | undefined): ClientErrorReason {
 }
 
 const MESSAGES: Readonly<Record<ClientErrorReason, string>> = {
-  request_header_too_large: 'Request header fields too large: the request line and headers are over the HTTP server maximum.',
+  request_header_too_large: 'Request header fields too large: the request target and the header field names and values come to 16 KiB or more (the maximum header size of the HTTP server).',
   request_timeout: 'Request timeout: the whole request did not arrive within request_timeout_ms.',
   malformed_http: 'Bad request: the HTTP request is malformed.',
 };
@@ -70,7 +72,8 @@ const refusedConnections = new WeakSet<Duplex>();
  * `clientError` event) and closes it: at once, or once the answers to the connection's
  * earlier requests are all written (earlier-answers.ts). Calls `refused` when it is written;
  * never when nothing could be written (a reset or unwritable connection, closed as it is;
- * a connection that died before its turn), nor for a connection refused already.
+ * a connection that died before its turn), nor for a connection refused already, nor when
+ * the request the bytes cut has its answer started (the connection closed, nothing written).
  */
 export function answerClientError(err: Error & { code?: string }, socket: Duplex, refused: ClientErrorRefused): void {
   if (err.code === 'ECONNRESET' || socket.destroyed) {
@@ -79,6 +82,18 @@ export function answerClientError(err: Error & { code?: string }, socket: Duplex
   }
   if (refusedConnections.has(socket)) return;
   refusedConnections.add(socket);
+  // The request these bytes cut has its own answer under way (its head written: a GET's
+  // stream, whose body no one read; an answer that closes the connection, its body still
+  // coming): a refusal now would be a second response head inside that answer's body (hostile
+  // trial 54, F2: a 408 inside an open chunked SSE answer, the request counted as an exchange
+  // and as a refusal). The connection closes, as Node's own clientError handler does once a
+  // head is sent (lib/_http_server.js socketOnError); the answer's own exchange line and count
+  // are its record (test/unit/client-error-started-response.test.ts).
+  const due = answerBeingWritten(socket);
+  if (due != null && !due.req.complete && due.headersSent) {
+    socket.destroy();
+    return;
+  }
   const reason = clientErrorReason(err.code);
   // Judged now: bytes the host sends from here on (there is no parser left to read them) do not count.
   const unused = unusedConnection(reason, socket);

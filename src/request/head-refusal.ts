@@ -12,7 +12,9 @@
  * - `host_not_allowed` (403): a `Host` (or an absolute-form target's authority) the gateway
  *   does not serve when it checks `Host` (browser-guard.ts isHostAllowed);
  * - `malformed_http` (400, the connection closed): an HTTP/1.1 request to a configured agent
- *   without `Host` (one to an unknown agent gets `unknown_agent`, for its id, first).
+ *   without `Host` (one to an unknown agent gets `unknown_agent`, for its id, first);
+ * - `invalid_request` (400, the connection closed, {@link GET_WITH_BODY_MESSAGE}): a GET that
+ *   declares a body ({@link declaresBody}), to any agent, configured or not.
  * What the handler refuses later depends on the body (`unknown_agent` and the gateway headers,
  * X-Max-Response-Bytes, MCP-Protocol-Version twice, a Via loop: for the request's id; an empty
  * body before an unreadable Content-Encoding): such a head still gets its 100.
@@ -37,7 +39,7 @@ import { isMediaType, removedContentTypeOf } from './unreadable-content-type.js'
 
 /** A refusal decided from the head: its reason, its message, and whether its answer closes the connection. */
 export interface HeadRefusal {
-  readonly reason: 'origin_not_allowed' | 'host_not_allowed' | 'malformed_http';
+  readonly reason: 'origin_not_allowed' | 'host_not_allowed' | 'malformed_http' | 'invalid_request';
   readonly message: string;
   readonly closes: boolean;
 }
@@ -119,7 +121,34 @@ export function headRefusal(req: IncomingMessage, config: GatewayConfig, agentKn
   if (agentKnown && host === undefined && req.httpVersion === '1.1') {
     return { reason: 'malformed_http', message: 'Bad request: an HTTP/1.1 request must carry a Host header.', closes: true };
   }
+  // A GET with a body: see GET_WITH_BODY_MESSAGE (hostile trial 54, F2).
+  if (req.method === 'GET' && declaresBody(headers)) return { reason: 'invalid_request', message: GET_WITH_BODY_MESSAGE, closes: true };
   return undefined;
+}
+
+/**
+ * The message of a GET refused for its body (`invalid_request`, 400, id null, the connection
+ * closed after it, the body never read; docs/errors.md, invalid_request in detail). MCP's GET
+ * opens or resumes a stream and carries no body (MCP Streamable HTTP; RFC 9110 §9.3.1: a GET's
+ * content has no generally defined semantics). Fastify never reads a GET's body, so such a
+ * request was forwarded and its stream answered while the body was still due; when it never
+ * came whole, Node's request timeout fired at request_timeout_ms and a 408 was written inside
+ * the open SSE answer, the request counted both as an exchange and as a refusal (hostile trial
+ * 54, F2: test/regressions/get-with-body-408-inside-sse-stream.test.ts). A DELETE's body is
+ * still read (bounded) before its answer, so its timeout comes before any answer: unchanged.
+ */
+export const GET_WITH_BODY_MESSAGE =
+  'Invalid Request: a GET to an MCP endpoint carries no body (it opens or resumes a stream: MCP Streamable HTTP), and this one declares one (Content-Length other than 0, or Transfer-Encoding); it was not read, nor sent to the seller: send the GET without a body.';
+
+/**
+ * Whether a request head declares a body (RFC 9112 §6.1, §6.3): any `Transfer-Encoding` field,
+ * or a `Content-Length` other than zero (Node's parser has refused one that is no number, or
+ * several that differ, before this runs). `Content-Length: 0` declares an empty body: none.
+ */
+export function declaresBody(headers: IncomingMessage['headers']): boolean {
+  if (headers['transfer-encoding'] !== undefined) return true;
+  const length = headers['content-length'];
+  return length !== undefined && !/^0+$/.test(length);
 }
 
 /**

@@ -72,6 +72,7 @@
  * |-----|-------------------|---------------------------|-----------------------|
  * | `u` | `upstreamId`      | non-empty string          | (required)            |
  * | `a` | `agent`           | non-empty string          | (required)            |
+| `h` | (session hash) (3)| 22 base64url characters   | no session            |
  * | `i` | `rpcId`           | string or finite number   | `null`                |
  * | `x` | `rpcIdText`       | JSON number text of `i`   | `undefined`           |
  * | `m` | `method`          | string                    | `undefined`           |
@@ -100,6 +101,23 @@
  * was carried) is a request answered with a JSON-RPC error, as every request of a batch was
  * then; a replica older than the letters reads a list with one as no list.
  *
+ * (3) The request that opened the stream carried an `Mcp-Session-Id` (MCP Streamable HTTP,
+ * Session Management): the first 16 bytes of HMAC-SHA256(sessionKey, the session ID as sent),
+ * base64url, `sessionKey` = HKDF-SHA256(secret, salt empty, info = "adcp-buyer-gateway resume
+ * v1 session", 32 bytes). Not the ID itself (session IDs are secrets; a token is only
+ * encoded, and hosts log event ids). `verify` is given the resuming request's
+ * `Mcp-Session-Id`: a token with `h` resumes only with the same session ID, else it is
+ * `resume_token_invalid` with a message of its own ({@link RESUME_OTHER_SESSION_MESSAGE},
+ * {@link RESUME_NO_SESSION_MESSAGE}). A token without `h` names no session and resumes with
+ * any or none: minted for a request without a session (a seller without sessions), or by a
+ * process older than the key, of the same secret (a rolling restart): such tokens resume as
+ * before until they expire (`ttl_ms`); a process older than the key refuses a token with it,
+ * as for every key below. Adds 29 bytes to the payload JSON (`,"h":"` and 22 characters and
+ * `"`), about 39 characters to the token (base64url), far within {@link MAX_RESUME_TOKEN_LENGTH}.
+ * Reported failure (hostile trial 54, F6: session A's token resumed with session B's
+ * `Mcp-Session-Id` was forwarded to the seller, which answered 200:
+ * test/regressions/resume-token-other-session-forwarded.test.ts).
+ *
  * Any other key, a `null` in an optional key, a wrong type, `b > l`, or an `x` without a
  * number `i` or that is not a JSON number reading as `i` makes the token invalid (strict
  * envelope: it is our own format, so anything else is not one of ours).
@@ -124,6 +142,7 @@
  *    `crypto.timingSafeEqual` (lengths first);
  * 3. payload: JSON, strict shape (above); fields read by known key only (prototype-safe);
  * 4. agent: must equal the agent of the URL the GET arrived on;
+ *    session: a token with a session hash (`h`) needs the same `Mcp-Session-Id` on the GET;
  * 5. age: `now - issuedAt > ttlMs` -> `resume_token_expired`; `issuedAt - now > 60 s`
  *    (beyond clock skew between replicas) -> `resume_token_invalid`.
  *
@@ -153,7 +172,13 @@ const SIGNATURE_CHARS = 43;
 const BASE64URL = /^[A-Za-z0-9_-]+$/;
 /** SSE id rules: an id with NUL is ignored by clients; CR/LF end the field. */
 const FORBIDDEN_ID_CHARS = /[\0\r\n]/;
-const PAYLOAD_KEYS: ReadonlySet<string> = new Set(['u', 'a', 'i', 'x', 'm', 't', 'r', 'f', 'w', 'b', 'l', 'v', 's', 'n']);
+const PAYLOAD_KEYS: ReadonlySet<string> = new Set(['u', 'a', 'h', 'i', 'x', 'm', 't', 'r', 'f', 'w', 'b', 'l', 'v', 's', 'n']);
+/** HKDF `info` for the key of a token's session hash (`h`). */
+const HKDF_INFO_SESSION = 'adcp-buyer-gateway resume v1 session';
+/** Bytes of HMAC-SHA256 a token's session hash keeps: 16 (128 bits), 22 base64url characters. */
+const SESSION_HASH_BYTES = 16;
+/** A session hash as a token carries it: 22 base64url characters. */
+const SESSION_HASH = /^[A-Za-z0-9_-]{22}$/;
 
 /**
  * Most characters of `w` (its JSON text) a token carries: a batch whose awaited ids take more
@@ -282,7 +307,9 @@ export interface ResumeCodec {
   /**
    * Mints the token for one SSE event (issuedAt = the codec's clock, floored to an integer),
    * signed for `seller`, the url of the seller the stream came from (the agent's configured
-   * `url` when the stream started; not carried: only `verify` with the same url accepts it).
+   * `url` when the stream started; not carried: only `verify` with the same url accepts it),
+   * bound to `session`, the `Mcp-Session-Id` of the request the stream answers (its keyed hash,
+   * payload key `h`; undefined: no session, a token any session resumes).
    *
    * The state is the gateway's own, except `upstreamId`, which the seller chose. For the
    * standalone GET stream (no cumulative bound), pass `usedBytes: 0`.
@@ -293,15 +320,16 @@ export interface ResumeCodec {
    *   `resume_token_too_long` when the token would exceed {@link MAX_RESUME_TOKEN_LENGTH}
    *   (in practice an oversized seller event id).
    */
-  mint(state: Omit<ResumeState, 'issuedAt'>, seller: URL): string;
+  mint(state: Omit<ResumeState, 'issuedAt'>, seller: URL, session?: string): string;
   /**
    * `agent` is the agent of the URL the GET arrived on, `seller` its configured `url` in force:
    * a token minted for another agent, or for another seller url, is invalid, unless that url
    * is one of `previous` (the agent's urls before the reloads that moved it, newest first:
    * resume/previous-urls.ts), when it is valid with `sellerMoved` (checked only once `seller`
-   * fails, one HMAC per url).
+   * fails, one HMAC per url). `session`: the resuming request's `Mcp-Session-Id` (undefined:
+   * none), which a token bound to a session must carry (payload key `h`).
    */
-  verify(token: string, agent: string, seller: URL, previous?: readonly URL[]): VerifyResult;
+  verify(token: string, agent: string, seller: URL, previous?: readonly URL[], session?: string): VerifyResult;
   /**
    * The lifetime `verify` allows a token, in milliseconds from its `issuedAt` (the option
    * given): the SSE stage bounds a seller's `retry:` by it (response/sse-encode.ts
@@ -371,17 +399,19 @@ export function createResumeCodec(opts: ResumeCodecOptions): ResumeCodec {
     return sameSignature(signText(signed, key), given) || (key !== seller.href && sameSignature(signText(signed, seller.href), given));
   };
   const signLegacy = (signed: string): string => createHmac('sha256', legacyKey).update(signed, 'latin1').digest('base64url');
+  const sessionKey = Buffer.from(hkdfSync('sha256', ikm, Buffer.alloc(0), HKDF_INFO_SESSION, 32));
+  const sessionHash: SessionHash = (session) => createHmac('sha256', sessionKey).update(session, 'utf8').digest().subarray(0, SESSION_HASH_BYTES).toString('base64url');
 
   return {
     ttlMs,
-    mint(state, seller) {
+    mint(state, seller, session) {
       const issuedAt = Math.floor(now());
       // Too long from its strings' lengths alone: refused before anything is serialized, hashed or encoded.
       const least = leastTokenLength(state);
       if (least > MAX_RESUME_TOKEN_LENGTH) {
         throw new ResumeMintError('resume_token_too_long', `resume token would be at least ${least} characters, over ${MAX_RESUME_TOKEN_LENGTH} (upstream event id too long?)`);
       }
-      const payload = encodePayload({ ...state, issuedAt });
+      const payload = encodePayload({ ...state, issuedAt }, session === undefined ? undefined : sessionHash(session));
       const signed = RESUME_TOKEN_PREFIX + Buffer.from(payload, 'utf8').toString('base64url');
       const token = `${signed}.${sign(signed, seller)}`;
       if (token.length > MAX_RESUME_TOKEN_LENGTH) {
@@ -393,9 +423,9 @@ export function createResumeCodec(opts: ResumeCodecOptions): ResumeCodec {
       return token;
     },
 
-    verify(token, agent, seller, previous = []) {
+    verify(token, agent, seller, previous = [], session) {
       try {
-        return verifyToken(token, agent, seller, previous, verifySeller, signLegacy, now(), ttlMs);
+        return verifyToken(token, agent, seller, previous, session, verifySeller, signLegacy, sessionHash, now(), ttlMs);
       } catch {
         // Defensive: nothing above is expected to throw, but verify never does.
         return invalid('Last-Event-ID could not be verified as a resume token.');
@@ -406,6 +436,9 @@ export function createResumeCodec(opts: ResumeCodecOptions): ResumeCodec {
 
 /** The signature of a token's signed text (prefix and payload part) for the seller url its stream came from. */
 type Signer = (signed: string, seller: URL) => string;
+
+/** The session hash (payload key `h`) of a session ID. */
+type SessionHash = (session: string) => string;
 
 /** Whether `given` is the signature of `signed` for `seller` (constant time for equal lengths). */
 type SellerCheck = (signed: string, given: Buffer, seller: URL) => boolean;
@@ -418,6 +451,14 @@ type SellerCheck = (signed: string, given: Buffer, seller: URL) => boolean;
 export const RESUME_SIGNATURE_MESSAGE =
   "Last-Event-ID resume token does not verify: minted with another resume secret, or for another seller url than this agent's (another agent's, or this agent's before a reload changed its url).";
 
+/** The message of a token bound to an MCP session resumed with another session's `Mcp-Session-Id` (hostile trial 54, F6). */
+export const RESUME_OTHER_SESSION_MESSAGE =
+  "Last-Event-ID resume token belongs to another MCP session than this request's Mcp-Session-Id: a stream is resumed only in the session it was opened in (send the Mcp-Session-Id of that session).";
+
+/** The message of a token bound to an MCP session resumed without `Mcp-Session-Id` (hostile trial 54, F6). */
+export const RESUME_NO_SESSION_MESSAGE =
+  'Last-Event-ID resume token belongs to an MCP session, and this request carries no Mcp-Session-Id: send the Mcp-Session-Id of the session the stream was opened in.';
+
 function invalid(message: string): VerifyResult {
   return { ok: false, reason: 'resume_token_invalid', message };
 }
@@ -427,8 +468,10 @@ function verifyToken(
   agent: unknown,
   seller: URL,
   previous: readonly URL[],
+  session: string | undefined,
   verifySeller: SellerCheck,
   signLegacy: (signed: string) => string,
+  sessionHash: SessionHash,
   nowMs: number,
   ttlMs: number,
 ): VerifyResult {
@@ -481,14 +524,20 @@ function verifyToken(
   } catch {
     return invalid('Last-Event-ID resume token payload is malformed.');
   }
-  const state = decodePayload(parsed);
-  if (state === undefined) {
+  const decoded = decodePayload(parsed);
+  if (decoded === undefined) {
     return invalid('Last-Event-ID resume token payload is malformed.');
   }
+  const { state, boundSession } = decoded;
 
   // 4. Agent.
   if (typeof agent !== 'string' || state.agent !== agent) {
     return invalid('Last-Event-ID resume token was minted for a different agent.');
+  }
+  // The session its stream was opened in, when it had one (payload key `h`; hostile trial 54, F6).
+  if (boundSession !== undefined) {
+    if (typeof session !== 'string') return invalid(RESUME_NO_SESSION_MESSAGE);
+    if (!sameSignature(sessionHash(session), Buffer.from(boundSession, 'latin1'))) return invalid(RESUME_OTHER_SESSION_MESSAGE);
   }
 
   // 5. Age.
@@ -569,13 +618,14 @@ export function leastTokenLength(s: Omit<ResumeState, 'issuedAt'>): number {
   return RESUME_TOKEN_PREFIX.length + Math.ceil((chars * 4) / 3) + 1 + SIGNATURE_CHARS;
 }
 
-function encodePayload(s: ResumeState): string {
+function encodePayload(s: ResumeState, sessionHash: string | undefined): string {
   const problem = shapeProblem(s);
   if (problem !== undefined) {
     throw new ResumeMintError('resume_state_invalid', `cannot mint a resume token: invalid ${problem}`);
   }
   // Key order fixed; optional keys omitted when null/undefined (shorter tokens).
   const p: Record<string, string | number | boolean | readonly string[]> = { u: s.upstreamId, a: s.agent };
+  if (sessionHash !== undefined) p.h = sessionHash;
   if (s.rpcId !== null) p.i = s.rpcId;
   if (s.rpcIdText !== undefined) p.x = s.rpcIdText;
   if (s.method !== undefined) p.m = s.method;
@@ -593,10 +643,10 @@ function encodePayload(s: ResumeState): string {
 
 /**
  * Builds a state from parsed JSON, reading known keys only (own properties; a `__proto__`
- * key from JSON.parse is an unknown key and makes the payload invalid). Undefined when the
- * shape is wrong.
+ * key from JSON.parse is an unknown key and makes the payload invalid), and the session hash
+ * it carries (`h`; undefined: none). Undefined when the shape is wrong.
  */
-function decodePayload(raw: unknown): ResumeState | undefined {
+function decodePayload(raw: unknown): { state: ResumeState; boundSession: string | undefined } | undefined {
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return undefined;
   for (const k of Object.keys(raw)) if (!PAYLOAD_KEYS.has(k)) return undefined;
   const o = raw as Record<string, unknown>;
@@ -617,6 +667,8 @@ function decodePayload(raw: unknown): ResumeState | undefined {
   if (has('f') && own('f') !== true) return undefined;
   const awaited = own('w');
   if (has('w') && !(Array.isArray(awaited) && awaited.every((k) => typeof k === 'string'))) return undefined;
+  const boundSession = own('h');
+  if (has('h') && !(typeof boundSession === 'string' && SESSION_HASH.test(boundSession))) return undefined;
 
   const state: ResumeState = {
     upstreamId: own('u') as string,
@@ -634,5 +686,5 @@ function decodePayload(raw: unknown): ResumeState | undefined {
     streamStartedAt: own('s') as number,
     issuedAt: own('n') as number,
   };
-  return shapeProblem(state) === undefined ? Object.freeze(state) : undefined;
+  return shapeProblem(state) === undefined ? { state: Object.freeze(state), boundSession: boundSession as string | undefined } : undefined;
 }

@@ -19,6 +19,7 @@ import { createOwnVia, viaCarries } from '../request/via.js';
 import { isRepeatedSessionId, notVisibleAsciiMessage, REPEATED_SESSION_ID_MESSAGE, sessionIdFault } from '../request/session-id-header.js';
 import { mirroredHeaderProblem } from '../request/mirrored-headers.js';
 import { answerHeadRefusal, headRefusal } from '../request/head-refusal.js';
+import { isRepeatedLastEventId, REPEATED_LAST_EVENT_ID_MESSAGE } from '../request/last-event-id-header.js';
 import { NO_BODY, peekRequest, refusalIdOf } from '../request/peek.js';
 import { requestJsonBounds } from '../request/request-json-bounds.js';
 import { withoutLeadingBom } from '../mcp/utf8-bom.js';
@@ -317,6 +318,9 @@ export function createMcpHandler(deps: HandlerDeps) {
     if (isRepeatedSessionId(request.raw, sessionHeader)) return refuse(reply, 'invalid_request', rpc, REPEATED_SESSION_ID_MESSAGE);
     const sessionFault = sessionIdFault(sessionHeader);
     if (sessionFault !== undefined) return refuse(reply, 'invalid_request', rpc, notVisibleAsciiMessage(sessionFault));
+    // The MCP session a cancellation is matched in (routing/cancellations.ts), a resume token is
+    // bound to and verified against (resume/token.ts).
+    const session = typeof sessionHeader === 'string' ? sessionHeader : undefined;
     // MCP 2026-07-28's Mcp-Method / Mcp-Name naming another method or tool than the body the
     // gateway read its limits from: refused for the request's id (request/mirrored-headers.ts).
     const mirrored = post ? mirroredHeaderProblem(request.headers, rpc) : undefined;
@@ -336,6 +340,8 @@ export function createMcpHandler(deps: HandlerDeps) {
     let resumeUrlMoved = false;
     const lastEventId = request.method === 'GET' ? request.headers['last-event-id'] : undefined;
     if (lastEventId !== undefined) {
+      // Sent more than once: its own message (request/last-event-id-header.ts; hostile trial 54, F5b).
+      if (isRepeatedLastEventId(request.raw, lastEventId)) return refuse(reply, 'resume_token_invalid', rpc, REPEATED_LAST_EVENT_ID_MESSAGE);
       resumedToken = Array.isArray(lastEventId) ? lastEventId.join(',') : lastEventId;
       // Verified against the agent's url in force: a token from before a reload that changed
       // it is refused (resume/token.ts; a hostile new user's trial 10, F7), except the
@@ -343,7 +349,8 @@ export function createMcpHandler(deps: HandlerDeps) {
       // stream answers no request, so the host gets a fresh one from the new seller, without
       // the old seller's event id (hostile trial 36, F2: the MCP SDK client stopped its GET
       // stream after two refusals). A request's stream cannot go on at another seller: refused.
-      const verified = deps.resume.verify(resumedToken, agent.name, agent.url, deps.previousUrls.of(agent.name));
+      // Bound to the session its stream was opened in (resume/token.ts `h`; hostile trial 54, F6).
+      const verified = deps.resume.verify(resumedToken, agent.name, agent.url, deps.previousUrls.of(agent.name), session);
       if (!verified.ok) return refuse(reply, verified.reason, rpc, verified.message);
       const resumedRpc = rpcOfResumedStream(verified.state);
       if (verified.sellerMoved === true) {
@@ -373,8 +380,6 @@ export function createMcpHandler(deps: HandlerDeps) {
     const answersNoRequest = rpc.kind === 'notification';
     // The bytes of a DELETE's body, which is not forwarded (undefined for none: the common case).
     const droppedBodyBytes = !post && body !== undefined && body.length > 0 ? body.length : undefined;
-    // The MCP session a cancellation is matched in (routing/cancellations.ts).
-    const session = typeof sessionHeader === 'string' ? sessionHeader : undefined;
     const exchange = createExchange({
       agent,
       rpc,
@@ -389,7 +394,8 @@ export function createMcpHandler(deps: HandlerDeps) {
       resumeUrlMoved,
       session,
       // Tokens are signed for the url of the seller this stream came from (`agent` is the
-      // config the exchange started under), so they resume only against it (resume/token.ts).
+      // config the exchange started under), so they resume only against it, and bound to the
+      // request's session, if any, so they resume only in it (resume/token.ts).
       mintEventId: (upstreamId, usedBytes, final, awaited) => {
         // An id the seller could not get back exactly in a Last-Event-ID header is not made a token.
         if (!isResumableEventId(upstreamId)) return undefined;
@@ -411,13 +417,13 @@ export function createMcpHandler(deps: HandlerDeps) {
         // token they would take over its length goes without them, as before.
         if (awaited !== undefined && !final && awaitedFitsToken(awaited)) {
           try {
-            return deps.resume.mint({ ...state, awaited }, agent.url);
+            return deps.resume.mint({ ...state, awaited }, agent.url, session);
           } catch {
             // Minted below without them.
           }
         }
         try {
-          return deps.resume.mint(state, agent.url);
+          return deps.resume.mint(state, agent.url, session);
         } catch {
           return undefined;
         }

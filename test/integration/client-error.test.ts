@@ -56,7 +56,7 @@ describe('requests the HTTP parser rejects', () => {
     const before = await refusalCount('request_header_too_large');
     const head = `POST /agents/s/mcp HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\nx-big: ${'a'.repeat(20_000)}\r\ncontent-length: 2\r\n\r\n{}`;
     const answer = await exchangeRaw(head);
-    const body = refusalBody('request_header_too_large', 'Request header fields too large: the request line and headers are over the HTTP server maximum.');
+    const body = refusalBody('request_header_too_large', 'Request header fields too large: the request target and the header field names and values come to 16 KiB or more (the maximum header size of the HTTP server).');
     assert.equal(answer, expectedAnswer('431 Request Header Fields Too Large', body));
     assert.equal(await refusalCount('request_header_too_large'), before + 1);
   });

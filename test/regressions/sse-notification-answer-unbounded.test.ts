@@ -131,7 +131,7 @@ describe('an SSE stream answering no request has the cumulative bound', { timeou
     assert.equal(r.status, 200);
     const tokens = sseIds(r.text());
     assert.equal(tokens.length, 40);
-    const last = codec.verify(tokens.at(-1)!, 's', stack.gateway.sellerUrl('s'));
+    const last = codec.verify(tokens.at(-1)!, 's', stack.gateway.sellerUrl('s'), [], HEADERS['mcp-session-id']);
     assert.ok(last.ok);
     // Each token adds its length over the seller id's (`e40`): the count is what the host got.
     assert.equal(last.state.usedBytes, r.bytes - (tokens.at(-1)!.length - 'e40'.length));
@@ -152,7 +152,7 @@ describe('an SSE stream answering no request has the cumulative bound', { timeou
     const resumedTokens = sseIds(text);
     // Cut where the count, carried over, reaches the limit: never 200 more events.
     assert.ok(resumedTokens.length < 100, `${resumedTokens.length} events after the resume`);
-    const used = codec.verify(resumedTokens.at(-1) ?? tokens.at(-1)!, 's', stack.gateway.sellerUrl('s'));
+    const used = codec.verify(resumedTokens.at(-1) ?? tokens.at(-1)!, 's', stack.gateway.sellerUrl('s'), [], HEADERS['mcp-session-id']);
     assert.ok(used.ok && used.state.usedBytes <= LIMIT);
     assert.match(text, /"sse_cumulative"/);
     assert.ok(text.endsWith('\n\n'));

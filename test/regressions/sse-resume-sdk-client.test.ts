@@ -99,7 +99,8 @@ describe('SSE resume with a real SDK client', { timeout: TEST_TIMEOUT_MS }, () =
       // s1-6's token included: the resume counts the token it resumed from.
       const beforeResume = added.slice(0, 7).reduce((a, b) => a + b, 0);
       const codec = createResumeCodec({ secret: RESUME_YAML[1].split(': ')[1]!, ttlMs: 60_000 });
-      const state7 = codec.verify(tokens[7]!, 'split', stack.gateway.sellerUrl('split'));
+      // Bound to the client's MCP session (resume/token.ts `h`: hostile trial 54, F6).
+      const state7 = codec.verify(tokens[7]!, 'split', stack.gateway.sellerUrl('split'), [], transport.sessionId);
       assert.ok(state7.ok);
       assert.equal(PRIMING_GROWTH, 2);
       assert.equal(state7.state.usedBytes, PRIMING.length + PRIMING_GROWTH + 7 * EVENT + beforeResume);
