@@ -59,6 +59,13 @@
  *    response's. Decoders count as held bytes: while they take the agent over its cap, its
  *    answers, br or not, are received one at a time, oldest first (a review of 0bb3129:
  *    test/regressions/br-decoder-over-cap-holds-back-other-answers.test.ts).
+ *    **Answers hosts have not taken** ({@link HostHold}) count too, outside the order, as
+ *    decoders do: what an ended answer, or an SSE stream waiting for its host's drain, holds
+ *    in the host's response until the host takes it. A non-reading host thus slows the
+ *    agent's answers (one at a time over the cap), never stalls them; and while the agent is
+ *    over its cap, an answer ending held or a response about to wait cuts the hosts that took
+ *    nothing for {@link HOST_STALL_MS} (`host_not_reading`), so what they hold past the cap is
+ *    about a second's worth of the agent's answers, not its timeouts' (hostile trial 54, F3).
  *    **Load shedding**: a response that must wait while its call kind backs off (mechanism 1)
  *    is not waited for: its lease is shed ({@link BufferLease.shedRetryAfterS} set, its
  *    bytes released; the reader stops and answers `agent_backoff_shed`, docs/errors.md),
@@ -206,6 +213,11 @@ class AgentState {
   blocked: BufferLease[] = [];
   /** The last {@link BufferLease.decoderTurn} handed out: decoder charges are served in this order. */
   decoderTurns = 0;
+  /** Of {@link heldBytes}: what answers written to hosts and not yet taken by their sockets hold ({@link HostHold}). */
+  hostHeldBytes = 0;
+  /** The {@link HostHold}s counted now, oldest first (a list linked through them, as the leases' is). */
+  firstHold: HostHold | undefined = undefined;
+  lastHold: HostHold | undefined = undefined;
 
   /** Appends `lease` to the holding list (it must not be in it). */
   linkLease(lease: BufferLease): void {
@@ -229,6 +241,125 @@ class AgentState {
     readonly name: string,
     public settings: GuardSettings,
   ) {}
+
+  /** Wakes, in arrival order, every waiting response that may go on now. */
+  wakeBlocked(): void {
+    if (this.blocked.length === 0) return;
+    for (const lease of this.blocked.slice()) if (!lease.blockedNow) lease.wake?.();
+  }
+
+  /**
+   * Re-reads what each {@link HostHold} holds now; with `cut`, resets the hosts that took
+   * nothing for {@link HOST_STALL_MS} (their bytes released at once), then wakes the waiting
+   * responses that may go on. O(holds): run only when a response is about to wait, when an
+   * answer ends holding bytes over the cap, and at a metrics scrape (without `cut`).
+   */
+  sweepHolds(cut: boolean): void {
+    if (this.firstHold === undefined) return;
+    const now = performance.now();
+    const before = this.hostHeldBytes;
+    let hold: HostHold | undefined = this.firstHold;
+    // One step per hold, each visited once (a cut unlinks only the hold it cuts).
+    while (hold !== undefined) {
+      const next: HostHold | undefined = hold.nextHold;
+      const stalledMs = hold.measure(now);
+      if (cut && stalledMs >= HOST_STALL_MS) {
+        hold.release();
+        hold.cut(stalledMs);
+      }
+      hold = next;
+    }
+    if (this.hostHeldBytes < before) this.wakeBlocked();
+  }
+}
+
+/**
+ * ms: how long a host may take nothing of what the gateway has written to it (an answer it
+ * ended, or an SSE stream waiting for the host to drain it), while its agent is over
+ * `max_buffered_response_bytes` and needs the room, before its connection is reset
+ * (`host_not_reading`). A host on a slow link that reads takes bytes every round trip; one
+ * that took none for a second while its agent's other answers need the memory is not reading.
+ * Hostile trial 54, F3: 150 hosts that never read held 4 MB answers each (RSS 396 -> 744 MB)
+ * for sse_idle_timeout_ms, counted nowhere
+ * (test/regressions/non-reading-hosts-hold-unbounded-answers.test.ts).
+ */
+export const HOST_STALL_MS = 1_000;
+
+/** What a {@link HostHold} measures: the host's response (`ServerResponse.writableLength`: written, not yet taken by the socket). */
+export interface HostPending {
+  readonly writableLength: number;
+}
+
+/**
+ * The bytes an answer written to its host holds until the host's socket takes them, counted
+ * against the agent's `max_buffered_response_bytes` (hostile trial 54, F3): from when the
+ * gateway ends the answer without Node having written it whole (routing/handler.ts), or an SSE
+ * stream starts waiting for its host's drain (sse-stage.ts), until the response finishes or
+ * closes ({@link release}). Outside the oldest-first order, as decoders are: while host-held
+ * bytes take the agent over its cap, its answers are received one at a time, oldest first, so
+ * a host that does not read slows the agent's other hosts, never stalls them. Measured
+ * (`writableLength`) when made and at each sweep ({@link AgentState.sweepHolds}); in between
+ * it counts what it held when last measured (at most that: nothing is written to a response
+ * while it is held). Made only off the fast path: an answer Node writes straight into the
+ * socket (nearly all) makes none.
+ */
+export class HostHold {
+  /** bytes: what the host's response held when last measured (counted in the agent's held bytes). */
+  bytes = 0;
+  /** performance.now() when the host was last seen taking bytes, or the hold began. */
+  takenAt: number;
+  /** Neighbours in the agent's list of holds. */
+  prevHold: HostHold | undefined = undefined;
+  nextHold: HostHold | undefined = undefined;
+  released = false;
+
+  constructor(
+    private readonly s: AgentState,
+    private readonly pending: HostPending,
+    /** Resets the host's connection (`host_not_reading`), given the ms it took nothing. */
+    readonly cut: (stalledMs: number) => void,
+  ) {
+    this.takenAt = performance.now();
+    this.prevHold = s.lastHold;
+    if (s.lastHold === undefined) s.firstHold = this;
+    else s.lastHold.nextHold = this;
+    s.lastHold = this;
+    this.set(pending.writableLength);
+  }
+
+  /** Re-reads what the response holds; returns the ms since the host last took bytes (0 when it just did). */
+  measure(now: number): number {
+    if (this.released) return 0;
+    const n = this.pending.writableLength;
+    if (n < this.bytes) {
+      this.set(n);
+      this.takenAt = now;
+      return 0;
+    }
+    return now - this.takenAt;
+  }
+
+  private set(n: number): void {
+    const d = n - this.bytes;
+    this.bytes = n;
+    this.s.hostHeldBytes += d;
+    this.s.heldBytes += d;
+  }
+
+  /** The host took it all, or its connection closed: the bytes are no longer held. Idempotent. */
+  release(): void {
+    if (this.released) return;
+    this.set(0);
+    this.released = true;
+    const s = this.s;
+    const { prevHold, nextHold } = this;
+    if (prevHold === undefined) s.firstHold = nextHold;
+    else prevHold.nextHold = nextHold;
+    if (nextHold === undefined) s.lastHold = prevHold;
+    else nextHold.prevHold = prevHold;
+    this.prevHold = this.nextHold = undefined;
+    s.wakeBlocked();
+  }
 }
 
 /** Called when a call kind starts or deepens a backoff (for the log line). */
@@ -501,6 +632,25 @@ export class AgentGuard {
     return new BufferLease(this.state(agent, settings, false), shedKind);
   }
 
+  /**
+   * Counts what the host's response `pending` holds (written, not yet taken by its socket)
+   * against `agent`'s `max_buffered_response_bytes` ({@link HostHold}), until the hold's
+   * `release()`; undefined when it holds nothing. When that takes the agent over its cap, the
+   * agent's hosts that took nothing for {@link HOST_STALL_MS} are `cut` (hostile trial 54, F3).
+   */
+  holdForHost(agent: string, settings: GuardSettings, pending: HostPending, cut: (stalledMs: number) => void): HostHold | undefined {
+    if (pending.writableLength <= 0) return undefined;
+    const s = this.state(agent, settings, false);
+    const hold = new HostHold(s, pending, cut);
+    if (s.heldBytes > s.settings.max_buffered_response_bytes) s.sweepHolds(true);
+    return hold;
+  }
+
+  /** Of {@link heldBytes}: what `agent`'s answers written to hosts hold, not yet taken (as last measured). */
+  hostHeldBytes(agent: string): number {
+    return this.agents.get(agent)?.hostHeldBytes ?? 0;
+  }
+
   /** Bytes currently held for `agent`'s responses. */
   heldBytes(agent: string): number {
     return this.agents.get(agent)?.heldBytes ?? 0;
@@ -530,12 +680,14 @@ export class AgentGuard {
    * kinds holding calls back now (in their backoff, or with a probe out or requests waiting;
    * a kind whose backoff ran out with no call since is not counted: its next call goes).
    */
-  *snapshot(): Generator<{ agent: string; heldBytes: number; bufferWaits: number; backingOff: number }> {
+  *snapshot(): Generator<{ agent: string; heldBytes: number; hostHeldBytes: number; bufferWaits: number; backingOff: number }> {
     const now = performance.now();
     for (const s of this.agents.values()) {
       let backingOff = 0;
       for (const b of s.breakers.values()) if (b.holdsBack(now)) backingOff++;
-      yield { agent: s.name, heldBytes: s.heldBytes, bufferWaits: s.bufferWaits, backingOff };
+      // What hosts have taken since the holds were last measured (no cut: a scrape only reads).
+      s.sweepHolds(false);
+      yield { agent: s.name, heldBytes: s.heldBytes, hostHeldBytes: s.hostHeldBytes, bufferWaits: s.bufferWaits, backingOff };
     }
   }
 
@@ -788,6 +940,11 @@ export class BufferLease {
   private waitFor(decoders: number | undefined, stream: WatchedBody | undefined, counted: boolean): Promise<boolean> {
     const aborted = (): boolean => stream?.destroyed === true && stream.readableEnded !== true;
     if (aborted()) return Promise.resolve(true);
+    // Hosts that took nothing of what they hold give the room back first (HOST_STALL_MS).
+    if (this.s.firstHold !== undefined) {
+      this.s.sweepHolds(true);
+      if (!(decoders === undefined ? this.mustWait : this.mustWaitForDecoders(decoders))) return Promise.resolve(false);
+    }
     if (this.breaker?.backingOff === true && this.shedNow()) return Promise.resolve(false);
     if (!counted) this.s.bufferWaits++;
     this.waitingDecoders = decoders;
@@ -839,9 +996,6 @@ export class BufferLease {
    * checks again before it charges).
    */
   private wakeOthers(): void {
-    if (this.s.blocked.length === 0) return;
-    for (const lease of this.s.blocked.slice()) {
-      if (!lease.blockedNow) lease.wake?.();
-    }
+    this.s.wakeBlocked();
   }
 }

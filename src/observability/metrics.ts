@@ -121,8 +121,10 @@ export function methodLabel(rpc: RpcPeek): string {
 /** One agent's agent-guard state (src/admission/agent-guard.ts `AgentGuard.snapshot`). */
 export interface GuardSample {
   readonly agent: string;
-  /** Response bytes held for the agent's in-flight responses now. */
+  /** Response bytes held for the agent's in-flight responses now (what hosts have not taken yet included). */
   readonly heldBytes: number;
+  /** Of {@link heldBytes}: bytes written to hosts' responses and not yet taken by their sockets (agent-guard.ts HostHold). */
+  readonly hostHeldBytes: number;
   /** Times one of its responses waited for `max_buffered_response_bytes`, since start. */
   readonly bufferWaits: number;
   /** Call kinds (method, or tool) of the agent backing off now. */
@@ -256,7 +258,16 @@ export function createMetrics(opts: CreateMetricsOptions = {}): GatewayMetrics {
         for (const g of guard()) this.set({ agent: g.agent }, value(g));
       },
     });
-  guardGauge('agent_buffered_response_bytes', "Response bytes held right now for an agent's in-flight responses (max_buffered_response_bytes).", (g) => g.heldBytes);
+  guardGauge(
+    'agent_buffered_response_bytes',
+    "Response bytes held right now for an agent's in-flight responses, answers written to hosts and not yet taken by their sockets included (max_buffered_response_bytes).",
+    (g) => g.heldBytes,
+  );
+  guardGauge(
+    'agent_host_held_response_bytes',
+    "Of agent_buffered_response_bytes: an agent's answers written to hosts' connections and not yet taken by their sockets, right now.",
+    (g) => g.hostHeldBytes,
+  );
   guardGauge(
     'agent_calls_backing_off',
     'Kinds of call (method, or tool) of an agent backing off right now after bound breaches (backoff_after_breaches).',

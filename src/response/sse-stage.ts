@@ -192,6 +192,8 @@ import type { UpstreamResponse } from './json-stage.js';
 import { DirectChunks, bodyErrorToLocal } from './body-source.js';
 import { WireOverheadError } from '../routing/wire-meter.js';
 import { drainOrClose } from './drain.js';
+import { HOST_STALL_MS } from '../admission/agent-guard.js';
+import { observedMs } from '../errors/elapsed.js';
 import { releaseBody, type DecoderRoom } from './decode.js';
 import { bodyPool } from './body-pool.js';
 import { eventRewriteAddedBytes, eventRewriteOverBound, recordLiftSkippedForRoom } from './rewrite-room.js';
@@ -657,6 +659,8 @@ export async function handleSseBody(
     }
   };
   const timers = new SseStreamTimers(exchange, raw, bounded, onTimeout);
+  /** A host holding room its agent needs took nothing for `stalledMs` (agent-guard.ts HostHold): cut as at its idle timeout. */
+  const onHostStall = (stalledMs: number): void => onTimeout({ reason: 'host_not_reading', limitMs: HOST_STALL_MS, observedMs: observedMs(stalledMs, HOST_STALL_MS) });
   /**
    * The timers (sse-stream-timers.ts), made when the stage first waits (for the seller, a
    * drain, the agent guard), with the head's flush at the end of this turn.
@@ -774,20 +778,26 @@ export async function handleSseBody(
       host.flush();
       dropMetric.flush();
       if (!open || exchange.finished) break;
+      // What the stage holds now, before any wait: an event written to the host is the host's
+      // to hold from here (HostHold below), not counted twice. While skipping an event over its
+      // cap, the parser holds none of it (it dropped its data, or was reset at the line's
+      // breach: sse-chunk-taker.ts `feederBreached`).
+      lease?.set(lines.pendingBytes + taker.heldBytes + (taker.skippingToBoundary ? 0 : lines.openDataBytes));
       if (host.needDrain) {
         host.needDrain = false;
         startTimers();
         // The host, not the seller, holds the stream back: its idle time starts now (onIdleTimer).
         timers.waitingForHost = true;
         timers.armIdle();
+        // What the host has not taken counts for the agent while the stage waits for it; over
+        // the cap, a host that takes none of it for HOST_STALL_MS is cut (hostile trial 54, F3).
+        const hold = exchange.guard?.holdForHost(exchange.agent.name, exchange.agent.guard, raw, onHostStall);
         await drainOrClose(raw);
+        hold?.release();
         timers.waitingForHost = false;
         timers.armIdle();
       }
       if (lease !== undefined) {
-        // While skipping an event over its cap, the parser holds none of it (it dropped its
-        // data, or was reset at the line's breach: sse-chunk-taker.ts `feederBreached`).
-        lease.set(lines.pendingBytes + taker.heldBytes + (taker.skippingToBoundary ? 0 : lines.openDataBytes));
         if (lease.mustWait) {
           // The gateway, not the seller, is the one not reading: no idle timeout meanwhile.
           startTimers();

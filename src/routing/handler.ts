@@ -43,7 +43,7 @@ import { answerUndefinedStatus, UndefinedStatusError } from './undefined-status.
 import type { InFlightTable } from '../inflight-table.js';
 import type { GatewayMetrics } from '../observability/metrics.js';
 import { isDiscoveryRequest, measureDiscovery } from '../mcp/discovery-size.js';
-import { callKind, tooLateToSend, type AgentGuard, type GuardOutcome } from '../admission/agent-guard.js';
+import { callKind, tooLateToSend, type AgentGuard, type GuardOutcome, type HostHold } from '../admission/agent-guard.js';
 import { REASONS } from '../errors/codes.js';
 import { hostLeftMidAnswer } from './answer-cut.js';
 import { answerUnreached, connectionBytesWritten } from './unreached-answer.js';
@@ -458,6 +458,8 @@ export function createMcpHandler(deps: HandlerDeps) {
     // resumed stream's limit from its token (its POST's, that header included).
     const limitMayBeLowered = resumed !== undefined || callLimit.value !== undefined;
     let deadline: NodeJS.Timeout | undefined = undefined; // set once admitted
+    /** What the ended answer holds, not yet taken by the host's socket, counted for its agent until `end` (agent-guard.ts HostHold). */
+    let hostHold: HostHold | undefined = undefined;
     // Set when undici starts writing the request: the connection (DNS, TCP, TLS) is up, so
     // from here on the seller may have received the request (undici calls onRequestStart
     // from writeH1, on a connected socket; a connect failure never reaches it).
@@ -525,6 +527,7 @@ export function createMcpHandler(deps: HandlerDeps) {
       clearTimeout(deadline);
       // A body reader still waiting for buffer room (a deadline, a host that left) stops now.
       exchange.bufferLease?.release();
+      hostHold?.release();
       pending?.cancel();
       // Settled before this end: the gateway had ended the answer (sent, or being written).
       const settled = exchange.finished;
@@ -689,8 +692,15 @@ export function createMcpHandler(deps: HandlerDeps) {
               // answer has its connection: a request pipelined behind another answer is sent
               // only at its turn (routing/pipelined-turn.ts).
               const raw = reply.raw;
-              if (raw.writableFinished || raw.destroyed) clearTimeout(deadline);
-              else if (exchange.sseStarted) deadline = setTimeout(onDeadline, limits.sse_idle_timeout_ms);
+              if (raw.writableFinished || raw.destroyed) {
+                clearTimeout(deadline);
+                return;
+              }
+              if (exchange.sseStarted) deadline = setTimeout(onDeadline, limits.sse_idle_timeout_ms);
+              // What Node holds of it counts for the agent until the host takes it (its 'close':
+              // `end`); over the cap, a host that takes none of it for HOST_STALL_MS is cut
+              // sooner, as at `onDeadline` (hostile trial 54, F3).
+              if (!ended) hostHold = deps.guard.holdForHost(agent.name, agent.guard, raw, onDeadline);
             },
             (err: unknown) => internalError(exchange, reply, log, err),
           );

@@ -1,0 +1,207 @@
+/**
+ * Regression (hostile trial 54, F3): answers held for hosts that do not read were bounded by
+ * nothing. `max_buffered_response_bytes` counted an answer only while it was received from the
+ * seller; once written to the host's response (Node's writable buffer), nothing counted it, and
+ * it stayed until the host took it or its time ran out (response_deadline_ms for a JSON answer,
+ * sse_idle_timeout_ms after an SSE stream's end or since its last drain: 5 minutes by default).
+ * 150 hosts with a 4 KiB receive buffer each calling a ~4 MB tool took the gateway's RSS from
+ * 396 to 744 MB, with `adcp_gateway_agent_buffered_response_bytes` at 0.
+ *
+ * Input: seller (node:http) -> gateway -> raw hosts (net.connect, paused before any byte
+ * arrives: the kernel buffers a few MiB, so answers are ANSWER_BYTES, 16 MiB), all on
+ * 127.0.0.1. Agents `count` (max_buffered_response_bytes 64 MiB: the answers below stay
+ * under it) and `a` (CAP, 1 MiB); response_deadline_ms and sse_idle_timeout_ms 60 s for both
+ * (never reached here: no cut below is a timeout's). The seller answers by the id's last digit:
+ * 1 and 4 a JSON result, 2 an SSE stream of one large progress event left open, 3 an SSE
+ * stream of the result.
+ * Expectation (docs/configuration.md max_buffered_response_bytes; agent-guard.ts HostHold):
+ * 1. (`count`) a JSON answer the gateway ended, and an SSE stream waiting for its host to drain
+ *    an event, count what the host's response still holds (its socket's `writableLength`,
+ *    exactly, and nothing else: the stream's event is no longer counted as received) in
+ *    `adcp_gateway_agent_buffered_response_bytes` and `adcp_gateway_agent_host_held_response_bytes`;
+ * 2. (`a`) over the cap, an answer that ends held for a host has the hosts that took nothing
+ *    for HOST_STALL_MS (1 s) cut: outcome `local_error`, reason `host_not_reading`, status 200,
+ *    their connections reset; the gauges then count the new answer's bytes only;
+ * 3. a host that reads gets its whole answer meanwhile: non-readers never stall the agent.
+ * Before the fix all 3 failed: the gauges counted 0; nothing was cut before 60 s; and the
+ * reading host's answer waited out its 10 s guard: the paused stream's lease still counted
+ * its 16 MiB event, already written to its host, while the stream waited for the drain, so
+ * that stream was the agent's "oldest" and every other answer waited behind it until its
+ * sse_idle_timeout_ms (the stage now sets its lease before waiting for the host). Waits
+ * here are hang guards, never timings; the one sleep (1.2 x HOST_STALL_MS) only makes the
+ * stall real.
+ */
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import net from 'node:net';
+import type { ServerResponse } from 'node:http';
+import { startRawSeller, toolResponseOfSize, type RawSeller } from '../support/raw-seller.js';
+import { startObservedGateway, type ObservedGateway } from '../support/hostile-seller.js';
+import { agentsYaml } from '../helpers/gateway.js';
+import { useSellerAndGateway } from '../helpers/stack.js';
+import { parseResponses, toolCallRequest } from '../helpers/http-wire.js';
+import { TEST_TIMEOUT_MS, withTimeout } from '../helpers/timeout.js';
+import * as guardModule from '../../src/admission/agent-guard.js';
+/** ms (1000): agent-guard.ts HOST_STALL_MS; read so, the suite loads on a tree without it (before the fix). */
+const HOST_STALL_MS = (guardModule as { HOST_STALL_MS?: number }).HOST_STALL_MS ?? 1000;
+
+const MIB = 1024 * 1024;
+const ANSWER_BYTES = 16 * MIB;
+const CAP = MIB;
+/** Most a host can read after its connection was reset (what its own kernel had received). */
+const RESET_READ_MAX_BYTES = MIB;
+
+/** A progress notification event of exactly `bytes`. */
+function progressEvent(bytes: number): string {
+  const head = `event: message\ndata: {"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":1,"progress":1,"message":"`;
+  const tail = '"}}\n\n';
+  return head + 'x'.repeat(bytes - head.length - tail.length) + tail;
+}
+
+/** The seller's answers, by the JSON-RPC id's last digit (module doc). */
+const open: ServerResponse[] = [];
+function startSeller(): Promise<RawSeller> {
+  return startRawSeller((req, res) => {
+    const id = (JSON.parse(req.body.toString('utf8')) as { id: number }).id;
+    if (id % 10 === 2) {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write(progressEvent(ANSWER_BYTES));
+      open.push(res);
+      return;
+    }
+    if (id % 10 === 3) {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.end(`event: message\ndata: ${toolResponseOfSize(id, ANSWER_BYTES)}\n\n`);
+      return;
+    }
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(toolResponseOfSize(id, ANSWER_BYTES));
+  });
+}
+
+const stack = useSellerAndGateway(startSeller, (seller) =>
+  startObservedGateway(
+    agentsYaml({
+      count: { url: seller.url, max_buffered_response_bytes: 64 * MIB, max_response_bytes: 2 * ANSWER_BYTES, response_deadline_ms: 60000, sse_idle_timeout_ms: 60000 },
+      a: { url: seller.url, max_buffered_response_bytes: CAP, max_response_bytes: 2 * ANSWER_BYTES, response_deadline_ms: 60000, sse_idle_timeout_ms: 60000 },
+    }),
+  ),
+);
+const gw = (): ObservedGateway => stack.gateway;
+
+/** The gateway's socket to each host, by the host's port. */
+const hostSockets = new Map<number, net.Socket>();
+const gatewaySide = (host: net.Socket): net.Socket => hostSockets.get(host.localPort!)!;
+
+/** A host that sends a tools/call to `agent` and reads nothing (paused before any byte arrives). */
+async function pausedHost(id: number, agent: string): Promise<net.Socket> {
+  if (hostSockets.size === 0) gw().app.server.on('connection', (s: net.Socket) => hostSockets.set(s.remotePort!, s));
+  const socket = net.connect(Number(new URL(gw().baseUrl).port), '127.0.0.1');
+  socket.pause();
+  socket.on('error', () => {}); // a reset: 'close' follows
+  await withTimeout(new Promise((resolve) => socket.once('connect', resolve)), 10_000, 'connect');
+  socket.write(toolCallRequest(id, agent));
+  return socket;
+}
+
+/** Both gauges of `agent` from one scrape (a missing series reads 0). */
+async function gauges(agent: string): Promise<{ held: number; hostHeld: number }> {
+  const text = await (await fetch(`${gw().baseUrl}/metrics`)).text();
+  const value = (name: string): number => {
+    const line = text.split('\n').find((l) => l.startsWith(`${name}{agent="${agent}"} `));
+    return line === undefined ? 0 : Number(line.slice(line.lastIndexOf(' ') + 1));
+  };
+  return { held: value('adcp_gateway_agent_buffered_response_bytes'), hostHeld: value('adcp_gateway_agent_host_held_response_bytes') };
+}
+
+/** Waits (at most 1000 looks, 10 ms apart: a hang guard) until `ok()`. */
+async function until(ok: () => boolean | Promise<boolean>): Promise<void> {
+  for (let k = 0; k < 1000 && !(await ok()); k++) await new Promise((resolve) => setTimeout(resolve, 10));
+}
+
+/** What a host reads until its connection closes, and whether it closed. */
+async function readRest(socket: net.Socket): Promise<{ bytes: number; closed: boolean }> {
+  let bytes = 0;
+  const closed = new Promise<boolean>((resolve) => {
+    socket.on('data', (c: Buffer) => (bytes += c.length));
+    socket.once('close', () => resolve(true));
+  });
+  socket.resume();
+  return { closed: await withTimeout(closed, 10_000, 'the close'), bytes };
+}
+
+describe('answers held for hosts that do not read count against max_buffered_response_bytes', () => {
+  const hosts: net.Socket[] = [];
+
+  test('counted: an ended JSON answer and an SSE stream waiting for its drain, what their responses hold, exactly', { timeout: TEST_TIMEOUT_MS }, async () => {
+    const json = await pausedHost(1, 'count');
+    // Written (and so ended) once the gateway's socket holds what the kernel did not take.
+    await until(() => (gatewaySide(json)?.writableLength ?? 0) > 4 * MIB);
+    const one = gatewaySide(json).writableLength;
+    assert.deepEqual(await gauges('count'), { held: one, hostHeld: one });
+
+    const stream = await pausedHost(2, 'count');
+    await until(() => (gatewaySide(stream)?.writableLength ?? 0) > 4 * MIB);
+    const two = gatewaySide(stream).writableLength;
+    assert.deepEqual(await gauges('count'), { held: one + two, hostHeld: one + two });
+    json.destroy();
+    stream.destroy();
+    await until(async () => (await gauges('count')).held === 0);
+    assert.deepEqual(await gauges('count'), { held: 0, hostHeld: 0 }, 'released once the hosts left');
+  });
+
+  test('over the cap, an answer ended held for a host cuts the hosts that took nothing for HOST_STALL_MS: host_not_reading, reset', { timeout: TEST_TIMEOUT_MS }, async () => {
+    hosts.push(await pausedHost(11, 'a'), await pausedHost(12, 'a'));
+    await until(() => hosts.every((h) => (gatewaySide(h)?.writableLength ?? 0) > 4 * MIB));
+    // Only makes the stall real (a lower bound, not a timing).
+    await new Promise((resolve) => setTimeout(resolve, 1.2 * HOST_STALL_MS));
+    hosts.push(await pausedHost(13, 'a'));
+
+    for (const id of [11, 12]) {
+      const line = await gw().exchangeLine('a', id, 10_000);
+      assert.deepEqual(
+        { outcome: line.outcome, reason: line.reason, status: line.status, upstream_status: line.upstream_status },
+        { outcome: 'local_error', reason: 'host_not_reading', status: 200, upstream_status: 200 },
+        `id ${id}`,
+      );
+    }
+    for (const host of hosts.slice(0, 2)) {
+      const { closed, bytes } = await readRest(host);
+      assert.equal(closed, true);
+      assert.ok(bytes < RESET_READ_MAX_BYTES, `${bytes} bytes read after the cut: the connection was reset`);
+    }
+    // The cut hosts hold nothing any more; the new answer holds what its socket did not take.
+    const third = hosts[2]!;
+    await until(async () => (gatewaySide(third)?.writableLength ?? 0) > 4 * MIB && (await gauges('a')).held === gatewaySide(third).writableLength);
+    const three = gatewaySide(third).writableLength;
+    assert.deepEqual(await gauges('a'), { held: three, hostHeld: three });
+  });
+
+  test('a host that reads gets its whole answer while others hold the agent over its cap', { timeout: TEST_TIMEOUT_MS }, async () => {
+    const socket = net.connect(Number(new URL(gw().baseUrl).port), '127.0.0.1');
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const whole = new Promise<void>((resolve, reject) => {
+      socket.on('data', (c: Buffer) => {
+        chunks.push(c);
+        size += c.length;
+        if (size < ANSWER_BYTES) return;
+        const s = Buffer.concat(chunks).toString('latin1');
+        const head = s.indexOf('\r\n\r\n');
+        const length = Number(/\r\ncontent-length: (\d+)/i.exec(s.slice(0, head))?.[1]);
+        if (s.length - head - 4 >= length) resolve();
+      });
+      socket.once('error', reject);
+    });
+    socket.write(toolCallRequest(14, 'a'));
+    await withTimeout(whole, 10_000, 'the whole answer');
+    socket.destroy();
+    const { responses } = parseResponses(Buffer.concat(chunks), 1);
+    assert.equal(responses[0]!.status, 200);
+    assert.ok(responses[0]!.body === toolResponseOfSize(14, ANSWER_BYTES), 'the whole answer');
+    const line = await gw().exchangeLine('a', 14, 10_000);
+    assert.deepEqual({ outcome: line.outcome, reason: line.reason }, { outcome: 'ok', reason: null });
+    for (const host of hosts) host.destroy();
+    for (const res of open) res.destroy();
+  });
+});
