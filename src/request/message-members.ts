@@ -25,7 +25,8 @@
  * four (`name`, `arguments`, `_meta`, `task`), `tasks/result` one (`taskId`) besides `_meta`.
  * A thousand leaves room for any extension a real client writes beside them, and refuses
  * bodies only their author's mistakes or an attack produce. Below it, a wide object costs the
- * walk (linear, no value made); above it, the walk still finds the id for the refusal.
+ * walk (linear, no value made); above it, the walk still finds the id for the refusal
+ * (unless more than 1000 of its keys may be names: then id null).
  */
 import type { TextMember } from '../mcp/json-scan.js';
 import { BACKSLASH, closingQuote, COMMA, LBRACE, LBRACKET, QUOTE, RBRACE, RBRACKET, isJsonWhitespace } from '../mcp/json-bytes.js';
