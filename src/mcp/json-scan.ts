@@ -844,6 +844,7 @@ export interface TopMembersScan {
  * Returns the facts; `null` when the bytes are not a JSON text within the limits (empty,
  * invalid, over a bound: {@link scanJson} would fail); `undefined` when it cannot tell
  * exactly: the object has more than {@link SCAN_TEXT_MEMBERS} members, or memory cannot grow.
+ * ({@link scanTopObject} tells these apart.)
  *
  * Why (issue 5): the JSON-RPC peek of a host request (request/peek.ts) was `JSON.parse` of
  * the whole body, every argument of a large request (a 4 MiB `sync_creatives`) made a
@@ -853,20 +854,62 @@ export interface TopMembersScan {
  * Memory: as scanStringText (the same region of the core, twice the length of `bytes`).
  */
 export function scanTopMembers(bytes: Uint8Array, limits: JsonScanLimits): TopMembersScan | null | undefined {
+  const scan = scanTopObject(bytes, limits);
+  if (scan === TEXT_INVALID || scan === TEXT_OVER_BOUND) return null;
+  return scan?.members === undefined ? undefined : (scan as TopMembersScan);
+}
+
+/**
+ * What {@link scanTopObject} found for a valid JSON text within the bounds whose top-level
+ * object has more members than the scan's table keeps ({@link SCAN_TEXT_MEMBERS}): no member
+ * is recorded, only how many are written.
+ */
+export interface WideTopObjectScan {
+  readonly top: 'object';
+  /** As in {@link TopMembersScan}. */
+  readonly nodes: number;
+  /** As in {@link TopMembersScan}. */
+  readonly depth: number;
+  /** None: the table holds only the first members. */
+  readonly members: undefined;
+  /** The members written in the object (repeated keys each counted), more than {@link SCAN_TEXT_MEMBERS}. */
+  readonly memberCount: number;
+}
+
+/** {@link scanTopObject}'s answer for bytes that are no JSON text (empty, or invalid before any bound breaks). */
+export const TEXT_INVALID = 'invalid';
+
+/**
+ * {@link scanTopMembers} telling its `null` and `undefined` apart: {@link TEXT_INVALID} for
+ * bytes that are no JSON text (empty, or invalid before a bound breaks: `JSON.parse` would
+ * throw, json-scan-wasm.test.ts checks the scan's validity against it), {@link TEXT_OVER_BOUND}
+ * when they break `limits.maxDepth` or `limits.maxNodes` first, a {@link WideTopObjectScan}
+ * (the member count, no members) for an object of more members than the table keeps, and
+ * `undefined` only when memory cannot grow.
+ *
+ * Why: a host request whose top-level object had 99,993 members (1.09 MB) was left to
+ * `JSON.parse` by the peek, ~230 ms of the event loop for each (a hostile trial 54:
+ * request/peek.ts MAX_MESSAGE_MEMBERS, test/regressions/wide-request-object-stalls-event-loop.test.ts).
+ */
+export function scanTopObject(bytes: Uint8Array, limits: JsonScanLimits): TopMembersScan | WideTopObjectScan | typeof TEXT_INVALID | typeof TEXT_OVER_BOUND | undefined {
   assertBoundLimit('scanTopMembers', 'maxDepth', limits.maxDepth);
   assertBoundLimit('scanTopMembers', 'maxNodes', limits.maxNodes);
   const len = bytes.length;
-  if (len === 0) return null;
+  if (len === 0) return TEXT_INVALID;
   const stackBytes = (Math.min(toCoreBound(limits.maxDepth), len) >> 3) + 1;
   if (!reserveStack(stackBytes)) return undefined;
   releaseCore();
   if (core.textRegion(len, stackBytes) === 0) return undefined;
   currentViews().u8.set(bytes, core.textOut());
   const top = scanTextOut(len, limits);
-  if (top === TEXT_OVER_BOUND) return null;
-  if (top == null) return top;
+  if (top === TEXT_OVER_BOUND) return top;
+  if (top === null) return TEXT_INVALID;
   const i32 = currentViews().i32;
-  return { top, nodes: i32[STATE_I32 + I_NODES]!, depth: i32[STATE_I32 + I_MAX_SEEN_DEPTH]!, members: top === 'object' ? textMembers() : [] };
+  const nodes = i32[STATE_I32 + I_NODES]!;
+  const depth = i32[STATE_I32 + I_MAX_SEEN_DEPTH]!;
+  // scanTextOut's undefined: an object of more members than the table keeps (all counted).
+  if (top === undefined) return { top: 'object', nodes, depth, members: undefined, memberCount: i32[STATE_I32 + I_TABLE_COUNT]! };
+  return { top, nodes, depth, members: top === 'object' ? textMembers() : [] };
 }
 
 /**

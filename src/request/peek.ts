@@ -7,13 +7,27 @@
  * - the parse: `JSON.parse` of the whole body. It reads a body under
  *   {@link PEEK_SCAN_MIN_BYTES}, every body the scan leaves undecided, and is the reference;
  * - the scan, for larger bodies: the body's structure scan in WebAssembly records the
- *   top-level members (mcp/json-scan.ts scanTopMembers); the keys a peek reads are found by
+ *   top-level members (mcp/json-scan.ts scanTopObject); the keys a peek reads are found by
  *   comparing their bytes (mcp/text-members.ts plainMemberIndexes; every key is decoded only
  *   when one is escaped) and only `method`, a string `id`, `params.name` of a `tools/call` and
- *   `params.taskId` of a `tasks/result` are decoded; it leaves undecided invalid JSON, a body
- *   over a bound, more members than the scan records (at the top, or in the `params` of a
- *   `tools/call` or a `tasks/result`). Both give the same answer
- *   for every body (test/unit/peek-scan.test.ts compares them).
+ *   `params.taskId` of a `tasks/result` are decoded; an object of more members than the scan's
+ *   table records (64: at the top, in a batch element, in the `params` of a `tools/call` or a
+ *   `tasks/result`, in a response's `error`) is walked for the members a peek reads
+ *   (request/message-members.ts readObjectMembers); it leaves undecided invalid JSON and a body
+ *   over a bound. Both give the same answer for every body (test/unit/peek-scan.test.ts
+ *   compares them).
+ *
+ * Both readings refuse a message object, the `params` of its `tools/call` or `tasks/result`,
+ * or its `error`, of more than MAX_MESSAGE_MEMBERS (1000) members, before any other rule of
+ * the message: `Invalid Request: the message has 99993 members, more than the 1000 the gateway
+ * reads.` (`"params" has …`, `"error" has …`), for the request's id as a names refusal carries
+ * it (null when `id` is written twice, for a host's response, or when more than 1000 of its
+ * keys may be names and its id is not read); a batch element so wide is refused as any other.
+ * The scan reading counts the members in the scan and walks the object's bytes, never
+ * `JSON.parse`: before, such an object was left to `JSON.parse` of the whole body, 200-580 ms
+ * of the event loop for a 1.09 MB body of 99,993 members (a hostile trial 54:
+ * test/regressions/wide-request-object-stalls-event-loop.test.ts; the bound's reasons:
+ * message-members.ts).
  *
  * Both readings also refuse a request writing a member the gateway acts on twice or in another
  * case (`"name":"a","Name":"b"` in a `tools/call`'s params; request/repeated-request-names.ts):
@@ -32,7 +46,8 @@
 import { isUtf8 } from 'node:buffer';
 import type { BatchRequestRef, RpcPeek } from '../exchange.js';
 import { localErrorFormOf } from '../mcp/local-error.js';
-import { scanTopMembers, type ByteRange, type TextMember } from '../mcp/json-scan.js';
+import { scanTopObject, TEXT_INVALID, TEXT_OVER_BOUND, type ByteRange, type TextMember, type TopMembersScan, type WideTopObjectScan } from '../mcp/json-scan.js';
+import { MAX_MESSAGE_MEMBERS, readObjectMembers, WIDE_MIN_BYTES, wideProblem, type ObjectMembers } from './message-members.js';
 import { jsonString, jsonStringIs, memberIndexes, plainMemberIndexes } from '../mcp/text-members.js';
 import { checkJsonBounds, withinJsonBounds, type JsonBoundsLimits } from '../mcp/json-bounds.js';
 import { closingQuote, COLON, COMMA, CR, DIGIT_0, DIGIT_9, DOT, LBRACE, LBRACKET, LF, LOWER_E, LOWER_F, LOWER_N, LOWER_T, MINUS, QUOTE, RBRACE, RBRACKET, SPACE, TAB, UPPER_E, isJsonWhitespace } from '../mcp/json-bytes.js';
@@ -123,7 +138,7 @@ const UNBOUNDED = { maxDepth: Infinity, maxNodes: Infinity };
  */
 export function peekJsonRpc(body: Buffer, bounds?: JsonBoundsLimits): PeekResult {
   if (!isUtf8(body)) return refusal('parse_error', NOT_UTF8_MESSAGE, null, undefined);
-  return (body.length < PEEK_SCAN_MIN_BYTES ? undefined : peekByScan(body, bounds)) ?? peekByParse(body, bounds);
+  return body.length < PEEK_SCAN_MIN_BYTES ? peekByParse(body, bounds) : scanReading(body, bounds ?? UNBOUNDED).result ?? peekByParse(body, bounds);
 }
 
 /**
@@ -162,8 +177,7 @@ const NOT_UTF8_MESSAGE = 'Parse error: the request body is not well-formed UTF-8
  * read under its agent's: a body over them is read by the scan only, for its top-level id as
  * an over-bound refusal reads it ({@link idOfOverBoundBody}: no JavaScript value, no
  * `JSON.parse`, null when the scan cannot tell), and `JSON.parse` is reached only for a body
- * within them (a small one, or one the scan leaves undecided: invalid JSON, more members than
- * it records), whose parse is bounded as a known agent's is.
+ * within them (a small one, or one the scan leaves undecided: invalid JSON), whose parse is bounded as a known agent's is.
  *
  * Before, it read the body unbounded, and a body the scan found invalid (or could not tell)
  * was `JSON.parse`d whole: 4 MiB of `[` to an unknown agent held the event loop 2 s, every
@@ -209,8 +223,8 @@ export const PEEK_SCAN_MIN_BYTES = 1024;
 
 /**
  * {@link peekJsonRpc} from the structure scan's member table, or undefined when the scan
- * cannot decide (then {@link peekByParse} does): not JSON, over a bound, more members than
- * the scan records. On a JSON text the scan's bounds are
+ * cannot decide (then {@link peekByParse} does): not JSON, over a bound (or memory cannot
+ * grow for the scan). On a JSON text the scan's bounds are
  * checkJsonBounds' (the same depth and value count: test/unit/json-scan-wasm.test.ts), so a
  * body the scan passes is one the parse reading passes too.
  */
@@ -226,14 +240,33 @@ interface JsonCounts {
 
 /**
  * {@link peekByScan}'s answer (`result`), with the body's counts when the scan read it whole
- * within `bounds` (`counts`; undefined when it was invalid, over a bound, or an object with
- * more members than the scan records), also when the member table cannot decide.
+ * within `bounds` (`counts`; undefined when it was invalid or over a bound), also when the
+ * member table cannot decide.
  */
 function scanReading(body: Buffer, bounds: JsonBoundsLimits): { result: PeekResult | undefined; counts: JsonCounts | undefined } {
-  const scan = scanTopMembers(body, bounds);
-  if (scan == null) return { result: undefined, counts: undefined };
-  const facts = factsOfScan(body, scan.top, scan.nodes, scan.members);
+  const scan = scanTopObject(body, bounds);
+  if (scan === undefined || scan === TEXT_INVALID || scan === TEXT_OVER_BOUND) return { result: undefined, counts: undefined };
+  const facts = factsOfScan(body, scan.top, scan.nodes, membersOfScan(body, scan));
   return { result: facts === undefined ? undefined : decide(facts), counts: { depth: scan.depth, nodes: scan.nodes } };
+}
+
+/**
+ * The members of the object `view` as its scan `scan` found them: the member table, or for an
+ * object of more members than the table keeps, the walk's (message-members.ts
+ * readObjectMembers: the members whose key may be a name the peek reads, and the count).
+ */
+function membersOfScan(view: Buffer, scan: TopMembersScan | WideTopObjectScan): ObjectMembers {
+  if (scan.members !== undefined) return { members: scan.members, count: scan.members.length };
+  return readObjectMembers(view, view.indexOf(LBRACE));
+}
+
+/**
+ * The members of the JSON object `view` (valid JSON: the value of a member of a scanned body)
+ * as {@link membersOfScan} reads them; undefined when memory cannot grow for the scan.
+ */
+function objectMembersOf(view: Buffer): ObjectMembers | undefined {
+  const scan = scanTopObject(view, UNBOUNDED);
+  return scan === undefined || scan === TEXT_INVALID || scan === TEXT_OVER_BOUND ? undefined : membersOfScan(view, scan);
 }
 
 /**
@@ -262,8 +295,7 @@ function scanReading(body: Buffer, bounds: JsonBoundsLimits): { result: PeekResu
  * own refusal given. Before, a `tools/call` cut in its params, or writing `name` twice, was
  * refused "over max_json_nodes" for the agent's bound though it was within its tool's (a
  * hostile new-user trial 23, L6:
- * test/regressions/truncated-tools-call-reported-over-json-nodes.test.ts). A repeated name the
- * unbounded scan cannot see (an object of more members than it records) keeps the old rule.
+ * test/regressions/truncated-tools-call-reported-over-json-nodes.test.ts).
  *
  * An agent none of whose tools sets other bounds (`bounds.tools` empty: nearly all) is read
  * exactly as before, one {@link peekJsonRpc} under the agent's bounds. Source: a hostile trial
@@ -341,7 +373,43 @@ export function peekByParse(body: Buffer, bounds?: JsonBoundsLimits): PeekResult
   }
   if (Array.isArray(msg)) return decide({ top: 'array', emptyArray: msg.length === 0, ...elementsOfValues(msg, body, text) });
   if (msg === null || typeof msg !== 'object') return decide({ top: 'scalar' });
-  return decide(factsOfObject(msg as Record<string, unknown>, body, text, parsedNamesProblem(body, text, msg as Record<string, unknown>)));
+  return decide(parsedObjectFacts(msg as Record<string, unknown>, body, text, body));
+}
+
+/**
+ * factsOfObject of the parsed object `m`, whose JSON text is `view` (`text` its decoding),
+ * with its names problem and its width ({@link wideOfText}); as the scan reading, the facts
+ * of an object with more than MAX_MESSAGE_MEMBERS keys that may be names are not read
+ * ({@link unreadFacts}). `body`: as factsOfObject's (undefined for a batch element).
+ */
+function parsedObjectFacts(m: Record<string, unknown>, view: Buffer, text: string, body: Buffer | undefined): ObjectFacts {
+  const wide = wideOfText(view, m);
+  if (wide?.unread === true) return unreadFacts(wide.problem);
+  return factsOfObject(m, body, text, parsedNamesProblem(view, text, m), wide?.problem);
+}
+
+/**
+ * The {@link ObjectFacts.wide} problem of the parsed message `m` read from its JSON text
+ * `view` (an object, JSON whitespace around it allowed): the members written in it, in the
+ * `params` object of a `tools/call` or a `tasks/result`, and in a response's `error`, counted
+ * by message-members.ts readObjectMembers, as the scan reading counts them. A text shorter than
+ * WIDE_MIN_BYTES holds no object that wide and is not walked (every body under
+ * PEEK_SCAN_MIN_BYTES: the parse reading's hot path pays one comparison). `unread`: the
+ * message object has more than MAX_MESSAGE_MEMBERS keys that may be names, whose facts the
+ * scan reading does not read (its id then null).
+ */
+function wideOfText(view: Buffer, m: Record<string, unknown>): { problem: string; unread: boolean } | undefined {
+  if (view.length < WIDE_MIN_BYTES) return undefined;
+  const top = readObjectMembers(view, view.indexOf(LBRACE));
+  if (top.members === undefined || top.count > MAX_MESSAGE_MEMBERS) return { problem: wideProblem('the message', top.count), unread: top.members === undefined };
+  const method = typeof m.method === 'string' ? m.method : undefined;
+  const key = method === 'tools/call' || method === TASKS_RESULT ? 'params' : method === undefined ? 'error' : undefined;
+  if (key === undefined) return undefined;
+  // The last of repeated keys, as JSON.parse keeps it.
+  const member = memberAt(top.members, decodedIndexes(view, top.members, [key])[0]!);
+  if (member?.first !== LBRACE) return undefined;
+  const count = readObjectMembers(view, member.value[0]).count;
+  return count > MAX_MESSAGE_MEMBERS ? { problem: wideProblem(key === 'params' ? '"params"' : '"error"', count), unread: false } : undefined;
 }
 
 /**
@@ -358,7 +426,7 @@ function parsedNamesProblem(view: Buffer, text: string, m: Record<string, unknow
  * ({@link idTextOf}); undefined for a batch element, whose id the gateway does not keep.
  * `names`: its names problem, read by the caller from the text.
  */
-function factsOfObject(m: Record<string, unknown>, body: Buffer | undefined, text: string, names: NamesProblem | undefined): ObjectFacts {
+function factsOfObject(m: Record<string, unknown>, body: Buffer | undefined, text: string, names: NamesProblem | undefined, wide: string | undefined): ObjectFacts {
   const hasId = Object.hasOwn(m, 'id');
   const id = hasId && isId(m.id) ? m.id : null;
   const method = typeof m.method === 'string' ? m.method : undefined;
@@ -388,6 +456,7 @@ function factsOfObject(m: Record<string, unknown>, body: Buffer | undefined, tex
     toolName,
     taskId,
     names,
+    wide,
   };
 }
 
@@ -449,6 +518,12 @@ interface ObjectFacts {
    * judged before every other rule; undefined when none is.
    */
   readonly names: NamesProblem | undefined;
+  /**
+   * The message object, the `params` of its `tools/call` or `tasks/result`, or its `error`
+   * (a response) has more than MAX_MESSAGE_MEMBERS members (message-members.ts): why, as
+   * message-members.ts wideProblem says it; judged before every other rule. Undefined otherwise.
+   */
+  readonly wide: string | undefined;
 }
 
 /**
@@ -474,6 +549,11 @@ function decide(f: BodyFacts): PeekResult {
   }
   if (f.top === 'scalar') return refusal('invalid_request', 'Invalid Request: a JSON-RPC message must be an object.', null, undefined);
   const { id, idText } = f;
+  if (f.wide !== undefined) {
+    // For the request's id, as a names refusal carries it.
+    const withId = f.names?.idAmbiguous !== true && !isResponse(f);
+    return refusal('invalid_request', `Invalid Request: ${f.wide}.`, withId ? id : null, withId ? idText : undefined);
+  }
   if (f.names !== undefined) {
     // For the request's id, unless the id is among the names written twice or is a host's response's.
     const withId = !f.names.idAmbiguous && !isResponse(f);
@@ -559,14 +639,18 @@ function elementsOfValues(batch: readonly unknown[], body: Buffer, text: string)
   // Each element's names problem: none when the native searches prove it for the whole text,
   // else read from each element's bytes.
   const objects = batch.filter((v): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v));
-  const elementRanges = mayRepeatNames(text, objects) ? elementRangesOf(body) : undefined;
+  // Each element's width too: read only in a body long enough to hold a wide object.
+  const namesRead = mayRepeatNames(text, objects);
+  const elementRanges = namesRead || body.length >= WIDE_MIN_BYTES ? elementRangesOf(body) : undefined;
   for (let index = 0; index < batch.length; index++) {
     const v = batch[index];
     if (v === null || typeof v !== 'object' || Array.isArray(v)) return { badElement: { index, why: notAMessage(`${kindOfValue(v)}, not an object`) }, requestIds, toolNames, messages: batch.length };
     const m = v as Record<string, unknown>;
     const range = elementRanges?.[index];
-    const names = range === undefined ? undefined : namesProblemOfText(body.subarray(range[0], range[1]), m.method === 'tools/call');
-    const facts = factsOfObject(m, undefined, '', names);
+    const view = range === undefined ? undefined : body.subarray(range[0], range[1]);
+    const names = view === undefined || !namesRead ? undefined : namesProblemOfText(view, m.method === 'tools/call');
+    const wide = view === undefined ? undefined : wideOfText(view, m);
+    const facts = wide?.unread === true ? unreadFacts(wide.problem) : factsOfObject(m, undefined, '', names, wide?.problem);
     const why = elementWhy(facts);
     if (why !== undefined) return { badElement: { index, why }, requestIds, toolNames, messages: batch.length };
     if (!isRequest(facts)) continue;
@@ -609,6 +693,7 @@ function isRequest(f: ObjectFacts): boolean {
  * ({@link messageProblem}), or it is an `initialize` (MCP 2025-03-26, Lifecycle).
  */
 function elementWhy(f: ObjectFacts): string | undefined {
+  if (f.wide !== undefined) return notAMessage(f.wide);
   if (f.names !== undefined) return notAMessage(f.names.problem);
   const problem = messageProblem(f);
   if (problem !== undefined) return notAMessage(problem);
@@ -634,8 +719,8 @@ export function kindOfValue(v: unknown): string {
  * test/regressions/request-over-json-bound-keeps-id.test.ts). Read by the scan without
  * bounds, as the scan reading reads it: no JavaScript value is made, the depth needs no call
  * stack, and the cost is linear in a body already within `max_request_bytes`. Null when the
- * body is not a JSON object, its id is not a string, a finite number or null, or the scan
- * cannot tell (more members than it records).
+ * body is not a JSON object, its id is not a string, a finite number or null, or it is not
+ * read (more than MAX_MESSAGE_MEMBERS keys that may be names: message-members.ts).
  */
 function idOfOverBoundBody(body: Buffer, facts = refusedBodyFacts(body)): { id: string | number | null; idText: string | undefined } {
   // A host's response, or an id written twice: id null, as decide() refuses them.
@@ -645,9 +730,9 @@ function idOfOverBoundBody(body: Buffer, facts = refusedBodyFacts(body)): { id: 
 /**
  * The facts of a body read without bounds, for a refusal ({@link idOfOverBoundBody},
  * {@link peekRequest}'s tool name): its top-level object's as the scan reads them; undefined
- * when it is not a JSON object or the scan cannot tell (more members than it records). Made
- * by the scan: no JavaScript value, no call stack for the depth, linear in a body already
- * within `max_request_bytes`.
+ * when it is not a JSON object (or memory cannot grow for the scan). Made by the scan (an
+ * object of more members than its table records: walked, message-members.ts): no JavaScript
+ * value, no call stack for the depth, linear in a body already within `max_request_bytes`.
  */
 function refusedBodyFacts(body: Buffer): ObjectFacts | undefined {
   return refusedBodyScan(body)?.facts;
@@ -658,9 +743,9 @@ function refusedBodyFacts(body: Buffer): ObjectFacts | undefined {
  * them: the scan read it whole); undefined when those facts are.
  */
 function refusedBodyScan(body: Buffer): { facts: ObjectFacts; counts: JsonCounts } | undefined {
-  const scan = scanTopMembers(body, UNBOUNDED);
-  if (scan?.top !== 'object') return undefined;
-  const facts = objectFactsOfScan(body, scan.members);
+  const scan = scanTopObject(body, UNBOUNDED);
+  if (typeof scan !== 'object' || scan.top !== 'object') return undefined;
+  const facts = objectFactsOfScan(body, membersOfScan(body, scan));
   return facts === undefined ? undefined : { facts, counts: { depth: scan.depth, nodes: scan.nodes } };
 }
 
@@ -751,10 +836,10 @@ function writtenOtherwise(body: Buffer, range: ByteRange, id: number): string | 
  * members (mcp/text-members.ts: the last of duplicate keys wins, escaped keys decoded; a name
  * the gateway acts on written twice or as a case variant is judged from the same table:
  * repeated-request-names.ts judgeKeys); or
- * undefined when `params` of a `tools/call`, or a response's `error`, has more members than
- * its scan records. A non-empty array has its elements read ({@link elementsOfText}).
+ * undefined when memory cannot grow for the scan of the `params` of a `tools/call`, or of a
+ * response's `error`. A non-empty array has its elements read ({@link elementsOfText}).
  */
-function factsOfScan(body: Buffer, top: 'object' | 'array' | 'scalar', nodes: number, members: readonly TextMember[]): BodyFacts | undefined {
+function factsOfScan(body: Buffer, top: 'object' | 'array' | 'scalar', nodes: number, members: ObjectMembers): BodyFacts | undefined {
   if (top === 'array') return nodes === 1 ? { top, emptyArray: true, badElement: undefined, requestIds: [], toolNames: [], messages: 0 } : { top, emptyArray: false, ...elementsOfText(body) };
   if (top === 'scalar') return { top };
   return objectFactsOfScan(body, members);
@@ -794,7 +879,11 @@ function decodedIndexes(view: Buffer, members: readonly TextMember[], keys: read
  * {@link factsOfScan} of an object (a whole body, or a batch element: a request's tool name
  * is kept too, for the batch's limits: RpcPeek.batchToolNames).
  */
-function objectFactsOfScan(body: Buffer, members: readonly TextMember[]): ObjectFacts | undefined {
+function objectFactsOfScan(body: Buffer, object: ObjectMembers): ObjectFacts | undefined {
+  const members = object.members;
+  let wide = object.count > MAX_MESSAGE_MEMBERS ? wideProblem('the message', object.count) : undefined;
+  // More than MAX_MESSAGE_MEMBERS members whose key may be a name: refused for id null, the id not read.
+  if (members === undefined) return unreadFacts(wide!);
   const at = plainMemberIndexes(body, members, PEEK_KEYS) ?? decodedIndexes(body, members, PEEK_KEY_TEXTS);
   const jsonrpc = memberAt(members, at[0]!);
   const method = memberAt(members, at[1]!);
@@ -828,22 +917,30 @@ function objectFactsOfScan(body: Buffer, members: readonly TextMember[]): Object
   }
   // A response's error, judged only for a message with no method (the parse's factsOfObject).
   const errorMember = methodText === undefined ? memberAt(members, at[5]!) : undefined;
-  const errorWellFormed = errorMember === undefined ? true : isErrorObjectText(body, errorMember);
-  if (errorWellFormed === undefined) return undefined;
+  let errorWellFormed = true;
+  if (errorMember !== undefined) {
+    const error = errorObjectOfText(body, errorMember);
+    if (error === undefined) return undefined;
+    errorWellFormed = error.wellFormed;
+    wide ??= error.wide;
+  }
   let names = judgeKeys(body, members, TOP_NAMES, undefined);
   let toolName: string | undefined;
   let taskId: string | undefined;
   // The params of a tools/call (its tool's name) or a tasks/result (its taskId: rare on the scan's path, a body of 1 KiB or more).
   if ((methodText === 'tools/call' || methodText === TASKS_RESULT) && params !== undefined && params.first === LBRACE) {
     const view = body.subarray(params.value[0], params.value[1]);
-    const inner = scanTopMembers(view, UNBOUNDED);
-    if (inner == null) return undefined;
+    const inner = objectMembersOf(view);
+    if (inner === undefined) return undefined;
+    if (inner.count > MAX_MESSAGE_MEMBERS) wide ??= wideProblem('"params"', inner.count);
+    // Undefined members (more than MAX_MESSAGE_MEMBERS keys that may be names): refused for its width, nothing read.
+    const paramsMembers = inner.members ?? [];
     if (methodText === 'tools/call') {
-      const name = stringMember(view, inner.members, NAME_KEY, 'name');
+      const name = stringMember(view, paramsMembers, NAME_KEY, 'name');
       if (name !== undefined) toolName = jsonString(view, name.value);
-      names ??= judgeKeys(view, inner.members, PARAMS_NAMES, 'params');
+      names ??= judgeKeys(view, paramsMembers, PARAMS_NAMES, 'params');
     } else {
-      const member = stringMember(view, inner.members, TASK_ID_KEY, 'taskId');
+      const member = stringMember(view, paramsMembers, TASK_ID_KEY, 'taskId');
       if (member !== undefined && member.value[1] - member.value[0] - 2 <= MAX_TASK_ID_TEXT_BYTES) taskId = keptTaskId(jsonString(view, member.value));
     }
   }
@@ -863,26 +960,56 @@ function objectFactsOfScan(body: Buffer, members: readonly TextMember[]): Object
     toolName,
     taskId,
     names,
+    wide,
+  };
+}
+
+/**
+ * The facts of a message object refused for its width (`wide`) whose members are not read
+ * (message-members.ts ObjectMembers.members undefined): no id, so the refusal carries id null
+ * (JSON-RPC 2.0 §5: null when the id could not be detected).
+ */
+function unreadFacts(wide: string): ObjectFacts {
+  return {
+    top: 'object',
+    jsonrpcIs20: false,
+    method: undefined,
+    hasId: false,
+    idValid: true,
+    idOutOfRange: false,
+    id: null,
+    idText: undefined,
+    hasResult: false,
+    hasError: false,
+    errorWellFormed: true,
+    paramsStructured: true,
+    toolName: undefined,
+    taskId: undefined,
+    names: undefined,
+    wide,
   };
 }
 
 /**
  * isJsonRpcErrorObject (mcp/extract.ts) of the member `error` of `body`, read from its bytes (the last of
- * duplicate keys, escaped keys decoded, as JSON.parse keeps them); undefined when the error
- * object has more members than the scan records.
+ * duplicate keys, escaped keys decoded, as JSON.parse keeps them), and its width problem when it
+ * has more than MAX_MESSAGE_MEMBERS members ({@link ObjectFacts.wide}); undefined when memory
+ * cannot grow for its scan.
  */
-function isErrorObjectText(body: Buffer, error: TextMember): boolean | undefined {
-  if (error.first !== LBRACE) return false;
+function errorObjectOfText(body: Buffer, error: TextMember): { wellFormed: boolean; wide: string | undefined } | undefined {
+  if (error.first !== LBRACE) return { wellFormed: false, wide: undefined };
   const view = body.subarray(error.value[0], error.value[1]);
-  const inner = scanTopMembers(view, UNBOUNDED);
-  if (inner == null) return undefined;
+  const inner = objectMembersOf(view);
+  if (inner === undefined) return undefined;
+  const wide = inner.count > MAX_MESSAGE_MEMBERS ? wideProblem('"error"', inner.count) : undefined;
+  if (inner.members === undefined) return { wellFormed: false, wide };
   const byKey = memberIndexes(view, inner.members);
   const code = inner.members[byKey.get('code') ?? -1];
   const message = inner.members[byKey.get('message') ?? -1];
-  if (code === undefined || message === undefined || message.first !== QUOTE) return false;
-  if (code.first !== MINUS && (code.first < DIGIT_0 || code.first > DIGIT_9)) return false;
+  if (code === undefined || message === undefined || message.first !== QUOTE) return { wellFormed: false, wide };
+  if (code.first !== MINUS && (code.first < DIGIT_0 || code.first > DIGIT_9)) return { wellFormed: false, wide };
   // A JSON number's text is a JavaScript numeric literal with the value JSON.parse gives it.
-  return Number.isInteger(Number(view.toString('latin1', code.value[0], code.value[1])));
+  return { wellFormed: Number.isInteger(Number(view.toString('latin1', code.value[0], code.value[1]))), wide };
 }
 
 /**
@@ -890,7 +1017,7 @@ function isErrorObjectText(body: Buffer, error: TextMember): boolean | undefined
  * ids of its requests, read from its bytes as {@link elementsOfValues} reads the parsed array:
  * an element that is not an object is told by its first byte; an object under
  * {@link PEEK_SCAN_MIN_BYTES} is parsed (the same trade as for a whole body), a larger one
- * scanned ({@link objectFactsOfScan}; parsed when it has more members than the scan records).
+ * scanned ({@link objectFactsOfScan}).
  * Stops at the first such element.
  */
 function elementsOfText(body: Buffer): Elements {
@@ -922,14 +1049,13 @@ function factsOfElement(body: Buffer, start: number, end: number): ObjectFacts |
   if (first !== LBRACE) return notAMessage(`${kindOfFirstByte(first)}, not an object`);
   const view = body.subarray(start, end);
   if (end - start >= PEEK_SCAN_MIN_BYTES) {
-    const scan = scanTopMembers(view, UNBOUNDED);
-    const facts = scan == null ? undefined : objectFactsOfScan(view, scan.members);
+    const members = objectMembersOf(view);
+    const facts = members === undefined ? undefined : objectFactsOfScan(view, members);
     if (facts !== undefined) return facts;
   }
   const text = view.toString('utf8');
   // An object (its first byte is `{`; the body is valid JSON).
-  const m = JSON.parse(text) as Record<string, unknown>;
-  return factsOfObject(m, view, text, parsedNamesProblem(view, text, m));
+  return parsedObjectFacts(JSON.parse(text) as Record<string, unknown>, view, text, view);
 }
 
 /** {@link kindOfValue} of a JSON value that is no object, from its first byte. */

@@ -15,6 +15,7 @@ import { isUtf8 } from 'node:buffer';
 import { MAX_TASK_ID_CHARS, NO_BODY, peekByParse, peekByScan, peekJsonRpc } from '../../src/request/peek.js';
 import { JsonScanner, scanJson, scanTopMembers } from '../../src/mcp/json-scan.js';
 import { rng } from '../helpers/json-fuzz.js';
+import { MAX_MESSAGE_MEMBERS } from '../../src/request/message-members.js';
 
 const BOUNDS = { maxDepth: 64, maxNodes: 100_000 };
 
@@ -309,17 +310,17 @@ test('bodies at and over the bounds', () => {
   same(`{"jsonrpc":"2.0","id":1,"method":"${'['.repeat(100)}"}`, BOUNDS);
 });
 
-test('more members than the scan records: the parse decides, the same way', () => {
+test('more members than the scan records: the scan reading walks them, deciding as the parse does', () => {
   const many = (n: number, at: number) => {
     const members = Array.from({ length: n }, (_, k) => `"k${k}":${k}`);
     members.splice(at, 0, '"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"t"}');
     return `{${members.join(',')}}`;
   };
-  for (const n of [60, 61, 62, 63, 64, 65, 200]) for (const at of [0, n]) same(many(n, at));
+  for (const n of [60, 61, 62, 63, 64, 65, 200]) for (const at of [0, n]) assert.ok(same(many(n, at)));
   const manyParams = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{${Array.from({ length: 100 }, (_, k) => `"a${k}":1`).join(',')},"name":"last"}}`;
   same(manyParams);
   assert.deepEqual(peekJsonRpc(Buffer.from(manyParams), BOUNDS), { ok: true, peek: { kind: 'request', id: 1, idText: undefined, method: 'tools/call', toolName: 'last', taskId: undefined } });
-  // A host's response whose error has more members than the scan records: the parse judges it.
+  // A host's response whose error has more members than the scan records: walked too.
   const manyError = (code: string, message: string) =>
     `{"jsonrpc":"2.0","id":7,"error":{${Array.from({ length: 100 }, (_, k) => `"d${k}":${k}`).join(',')},"code":${code},"message":${message}}}`;
   for (const [code, message, ok] of [
@@ -328,12 +329,50 @@ test('more members than the scan records: the parse decides, the same way', () =
     ['1', '5', false],
   ] as const) {
     const body = manyError(code, message);
-    assert.equal(peekByScan(Buffer.from(body), BOUNDS), undefined);
-    same(body);
+    assert.ok(same(body));
     assert.equal(peekJsonRpc(Buffer.from(body), BOUNDS).ok, ok, body.slice(-40));
     // ...and as a large batch element, after a small one.
     same(`[{"jsonrpc":"2.0","method":"n"},${body}]`);
     same(`[${body},{"jsonrpc":"2.0","id":0,"method":"initialize"}]`);
+  }
+});
+
+test(`an envelope object of more than ${MAX_MESSAGE_MEMBERS} members: refused by both readings, the scan's without JSON.parse`, () => {
+  const fill = (n: number, key = (k: number) => `k${k}`) => Array.from({ length: n }, (_, k) => `"${key(k)}":0`).join(',');
+  const refused = (body: string, message: string, id: string | number | null) => {
+    assert.ok(same(body), 'decided by the scan');
+    assert.deepEqual(peekJsonRpc(Buffer.from(body), BOUNDS), { ok: false, kind: 'invalid_request', message: `Invalid Request: ${message}.`, id, idText: undefined });
+  };
+  const most = MAX_MESSAGE_MEMBERS;
+  // The message object: 3 members besides the fill.
+  assert.equal(peekJsonRpc(Buffer.from(`{"jsonrpc":"2.0","id":1,"method":"ping",${fill(most - 3)}}`), BOUNDS).ok, true);
+  assert.ok(same(`{"jsonrpc":"2.0","id":1,"method":"ping",${fill(most - 3)}}`));
+  refused(`{"jsonrpc":"2.0","id":1,"method":"ping",${fill(most - 2)}}`, `the message has ${most + 1} members, more than the ${most} the gateway reads`, 1);
+  // The id is read wherever it is written; written twice (here as a case variant), id null.
+  refused(`{"jsonrpc":"2.0","method":"ping",${fill(most)},"id":"late"}`, `the message has ${most + 3} members, more than the ${most} the gateway reads`, 'late');
+  refused(`{"jsonrpc":"2.0","id":1,"method":"ping",${fill(most)},"ID":2}`, `the message has ${most + 4} members, more than the ${most} the gateway reads`, null);
+  refused(`{"jsonrpc":"2.0","\\u0069d":3,"method":"ping",${fill(most)}}`, `the message has ${most + 3} members, more than the ${most} the gateway reads`, 3);
+  // More than the bound of keys that may be names: refused, its id not read.
+  refused(`{"jsonrpc":"2.0","id":1,"method":"ping",${fill(most + 1, () => 'Id')}}`, `the message has ${most + 4} members, more than the ${most} the gateway reads`, null);
+  refused(`{"id":1,"method":"ping",${fill(most + 1, () => 'jsonrpc')}}`, `the message has ${most + 3} members, more than the ${most} the gateway reads`, null);
+  refused(`{"jsonrpc":"2.0","id":1,"method":"ping",${fill(most + 1, (k) => `x${k}`.slice(0, 2))}}`, `the message has ${most + 4} members, more than the ${most} the gateway reads`, 1);
+  // The params of a tools/call or a tasks/result, a response's error, a batch element.
+  assert.equal(peekJsonRpc(Buffer.from(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t",${fill(most - 1)}}}`), BOUNDS).ok, true);
+  refused(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t",${fill(most)},"nAme":"x"}}`, `"params" has ${most + 2} members, more than the ${most} the gateway reads`, 1);
+  refused(`{"jsonrpc":"2.0","id":"t","method":"tasks/result","params":{"taskId":"a",${fill(most)}}}`, `"params" has ${most + 1} members, more than the ${most} the gateway reads`, 't');
+  refused(`{"jsonrpc":"2.0","id":7,"error":{"code":1,"message":"m",${fill(most)}}}`, `"error" has ${most + 2} members, more than the ${most} the gateway reads`, null);
+  refused(
+    `[{"jsonrpc":"2.0","method":"n"},{"jsonrpc":"2.0","id":1,"method":"ping",${fill(most)}}]`,
+    `batch element 1 is not a JSON-RPC message (the message has ${most + 3} members, more than the ${most} the gateway reads)`,
+    null,
+  );
+  // Other methods' params, arguments and _meta are not read: not bounded here.
+  for (const body of [
+    `{"jsonrpc":"2.0","id":1,"method":"x/bulk","params":{${fill(most + 5)}}}`,
+    `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","arguments":{${fill(most + 5)}},"_meta":{${fill(most + 5)}}}}`,
+  ]) {
+    assert.ok(same(body));
+    assert.equal(peekJsonRpc(Buffer.from(body), BOUNDS).ok, true);
   }
 });
 
@@ -373,11 +412,12 @@ test('the scan reading decides every valid body within the bounds and its member
     ok: true,
     peek: { kind: 'request', id: 'x', idText: undefined, method: 'ping', toolName: undefined, taskId: undefined },
   });
-  // Left to the parse: not JSON, over a bound, more members than the scan records.
+  // Left to the parse: not JSON, over a bound.
   assert.equal(peekByScan(Buffer.from('{"jsonrpc":"2.0",'), BOUNDS), undefined);
   assert.equal(peekByScan(Buffer.from('{"jsonrpc":"2.0","id":1,"method":"ping","p":[[[]]]}'), { maxDepth: 2, maxNodes: 100 }), undefined);
+  // More members than the scan's table records: read by the walk (message-members.ts), decided.
   const wide = `{${Array.from({ length: 65 }, (_, k) => `"k${k}":${k}`).join(',')}}`;
-  assert.equal(peekByScan(Buffer.from(wide), BOUNDS), undefined);
+  assert.notEqual(peekByScan(Buffer.from(wide), BOUNDS), undefined);
 });
 
 test('a response scan cut mid-body by a peek ends as if scanned alone', () => {

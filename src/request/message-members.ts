@@ -1,0 +1,160 @@
+/**
+ * The members of a wide JSON-RPC object the peek reads (request/peek.ts), and the bound on how
+ * many it may have.
+ *
+ * A host's message object (a single request, a batch element), the `params` of a `tools/call`
+ * or a `tasks/result`, and a host's response's `error` are the objects the gateway reads
+ * members of ("envelope" objects: the tool's `arguments` and `_meta` are never read). Each may
+ * have at most {@link MAX_MESSAGE_MEMBERS} members written; one with more is refused
+ * `invalid_request` ({@link wideProblem}). The structure scan (mcp/json-scan.ts scanTopObject)
+ * records the first 64 members (SCAN_TEXT_MEMBERS) of an object and counts the rest; an
+ * object with more is read here ({@link readObjectMembers}), by a walk over its bytes that
+ * keeps only the members whose key may be a name the peek reads, so neither reading of the
+ * body turns to `JSON.parse` for it.
+ *
+ * Why (a hostile trial 54, Medium): an object of more members than the scan records was left
+ * to `JSON.parse` of the whole body, and V8 parses an object of many distinct keys slowly:
+ * `{"jsonrpc":"2.0","id":1,"method":"ping","k0":0,…,"k99989":0,"ID":2}` (1.09 MB, inside the
+ * default 4 MiB `max_request_bytes` and 100,000-node bound) held the event loop 200-580 ms
+ * per request (the same in a `tools/call`'s `params`; ~10 ms in `arguments`, which the scan
+ * skips), and two connections sending it took another agent's p99 from 200 ms to 2,704 ms
+ * (test/regressions/wide-request-object-stalls-event-loop.test.ts).
+ *
+ * Why 1000: JSON-RPC 2.0 §4-§5 define six members of a message (`jsonrpc`, `id`, `method`,
+ * `params`, `result`, `error`) and three of an error object; MCP's `tools/call` params have
+ * four (`name`, `arguments`, `_meta`, `task`), `tasks/result` one (`taskId`) besides `_meta`.
+ * A thousand leaves room for any extension a real client writes beside them, and refuses
+ * bodies only their author's mistakes or an attack produce. Below it, a wide object costs the
+ * walk (linear, no value made); above it, the walk still finds the id for the refusal
+ * (unless more than 1000 of its keys may be names: then id null).
+ */
+import type { TextMember } from '../mcp/json-scan.js';
+import { BACKSLASH, closingQuote, COMMA, LBRACE, LBRACKET, QUOTE, RBRACE, RBRACKET, isJsonWhitespace } from '../mcp/json-bytes.js';
+
+/**
+ * The most members (repeated keys each counted, as written) a host's message object, the
+ * `params` of its `tools/call` or `tasks/result`, or its response's `error` may have; more ->
+ * `invalid_request` (request/peek.ts). Not configurable: JSON-RPC defines six.
+ */
+export const MAX_MESSAGE_MEMBERS = 1000;
+
+/**
+ * The fewest bytes a JSON object of more than {@link MAX_MESSAGE_MEMBERS} members takes:
+ * `{`, that many `"":0` and the commas between them, `}`. A shorter text holds no such object
+ * (the parse reading looks no further: request/peek.ts).
+ */
+export const WIDE_MIN_BYTES = 2 + 5 * (MAX_MESSAGE_MEMBERS + 1) - 1;
+
+/** An object's members as {@link readObjectMembers} reads them. */
+export interface ObjectMembers {
+  /**
+   * The members whose key may be a name the peek reads ({@link mayBeName}), in the order
+   * written; undefined when there are more than {@link MAX_MESSAGE_MEMBERS} of them (only in an
+   * object of more members than that: then refused, and its id not read).
+   */
+  readonly members: readonly TextMember[] | undefined;
+  /** Every member written, repeated keys each counted. */
+  readonly count: number;
+}
+
+/**
+ * The members of the JSON object whose `{` is at `open` in `view` (a valid JSON text: scanned
+ * or parsed before; nothing here checks the grammar). Only members whose key
+ * {@link mayBeName} are kept (each as the scan's member table has it, `elements` 0), at most
+ * {@link MAX_MESSAGE_MEMBERS}: the peek looks up no other key, so its facts are the same as
+ * from the full table. Cost: one pass over the object's bytes, strings skipped with the native
+ * search of closingQuote, no recursion, an entry only per kept member (99,993 members of
+ * which none is kept: ~5 ms for 1.09 MB once compiled).
+ */
+export function readObjectMembers(view: Uint8Array, open: number): ObjectMembers {
+  let members: TextMember[] | undefined = [];
+  let count = 0;
+  let i = skipSpace(view, open + 1);
+  if (view[i] === RBRACE) return { members, count };
+  while (i < view.length) {
+    const keyEnd = closingQuote(view, i) + 1;
+    if (keyEnd === 0) break;
+    const valueStart = skipSpace(view, skipSpace(view, keyEnd) + 1);
+    const valueEnd = valueEndAt(view, valueStart);
+    count++;
+    if (members !== undefined && mayBeName(view, i, keyEnd)) {
+      if (members.length === MAX_MESSAGE_MEMBERS) members = undefined;
+      else members.push({ key: [i, keyEnd], value: [valueStart, valueEnd], first: view[valueStart]!, elements: 0 });
+    }
+    i = skipSpace(view, valueEnd);
+    if (view[i] !== COMMA) break;
+    i = skipSpace(view, i + 1);
+  }
+  return { members, count };
+}
+
+/**
+ * The names the peek looks up, lower-cased: request/peek.ts PEEK_KEY_TEXTS, `name`, `taskId`,
+ * an error's `code` and `message` (repeated-request-names.ts TOP_NAMES and PARAMS_NAMES among them).
+ */
+const NAMES = ['jsonrpc', 'method', 'id', 'params', 'result', 'error', 'name', 'taskid', 'code', 'message'];
+/** The longest of {@link NAMES}, in characters. */
+const LONGEST_NAME = 7;
+/** The most bytes a character takes in a JSON string: `\uXXXX`. */
+const MAX_CHAR_BYTES = 6;
+
+/**
+ * Whether the JSON string `view[start, end)` (a key, quotes included) may decode to, or fold
+ * under Go's case folding to, one of {@link NAMES}: a plain ASCII key equal to one but for the
+ * case of its letters, or a key holding a backslash or a non-ASCII byte (`\u0069d`; `ſ` and
+ * `K` fold to `s` and `k`) of at most {@link LONGEST_NAME} characters' worth of bytes. Any other
+ * key is none of them, and the peek does not keep it.
+ */
+function mayBeName(view: Uint8Array, start: number, end: number): boolean {
+  const length = end - start - 2;
+  if (length > LONGEST_NAME * MAX_CHAR_BYTES) return false;
+  for (let i = start + 1; i < end - 1; i++) if (view[i] === BACKSLASH || view[i]! >= 0x80) return true;
+  if (length > LONGEST_NAME) return false;
+  for (let n = 0; n < NAMES.length; n++) {
+    const name = NAMES[n]!;
+    if (name.length !== length) continue;
+    let same = true;
+    for (let k = 0; k < length && same; k++) same = (view[start + 1 + k]! | 0x20) === name.charCodeAt(k);
+    if (same) return true;
+  }
+  return false;
+}
+
+function skipSpace(view: Uint8Array, i: number): number {
+  while (i < view.length && isJsonWhitespace(view[i]!)) i++;
+  return i;
+}
+
+/** The index after the JSON value starting at `start` (valid JSON). */
+function valueEndAt(view: Uint8Array, start: number): number {
+  const first = view[start]!;
+  if (first === QUOTE) return closingQuote(view, start) + 1;
+  if (first === LBRACE || first === LBRACKET) {
+    let depth = 0;
+    for (let i = start; i < view.length; i++) {
+      const b = view[i]!;
+      if (b === QUOTE) i = closingQuote(view, i);
+      else if (b === LBRACE || b === LBRACKET) depth++;
+      else if ((b === RBRACE || b === RBRACKET) && --depth === 0) return i + 1;
+    }
+    return view.length;
+  }
+  // A number or a literal: up to the next delimiter.
+  let i = start;
+  while (i < view.length) {
+    const b = view[i]!;
+    if (b === COMMA || b === RBRACE || b === RBRACKET || isJsonWhitespace(b)) break;
+    i++;
+  }
+  return i;
+}
+
+/**
+ * Why an object of `count` members, more than {@link MAX_MESSAGE_MEMBERS}, is refused, as
+ * the refusal's message says it after `Invalid Request: ` (or a batch element's, inside
+ * `is not a JSON-RPC message (...)`): `of` names it. E.g. `the message has 99993 members, more
+ * than the 1000 the gateway reads`, `"params" has 99992 members, more than the 1000 the gateway reads`.
+ */
+export function wideProblem(of: 'the message' | '"params"' | '"error"', count: number): string {
+  return `${of} has ${count} members, more than the ${MAX_MESSAGE_MEMBERS} the gateway reads`;
+}
