@@ -5,7 +5,7 @@
  * forwarding, parsing, the checks, the encoder, the host writes into a fake response that only
  * counts bytes), which the bench's flood figure mixes with both processes' HTTP work.
  *
- *   node --import tsx bench/sse-loop.ts [--events 200000] [--reps 3] [--case progress,small,idonly,comment,junk,empty]
+ *   node --import tsx bench/sse-loop.ts [--events 200000] [--reps 3] [--case progress,small,idonly,comment,junk,empty,deep]
  *        [--chunk writes,16384,65536] [--rpc request|get] [--node-flags '--cpu-prof --cpu-prof-dir=/tmp/prof']
  *   node --import tsx bench/profile-summary.ts /tmp/prof/CPU.<...>.cpuprofile
  *
@@ -24,7 +24,11 @@
  *   charged 1,024 bytes more: src/response/sse-ignored-lines.ts, hostile trial 52, F2; its
  *   "events" are lines);
  * - `empty`: `data: {}` and the blank line (10 bytes; dropped, `message_without_kind` on a
- *   request's stream, `get_stream_response` on the GET stream).
+ *   request's stream, `get_stream_response` on the GET stream; each but the first charged
+ *   1,024 bytes more: src/response/sse-ignored-lines.ts SSE_DROPPED_EVENT_CHARGE_BYTES);
+ * - `deep`: `data: ` and 65 nested empty arrays (138 bytes; over the default max_json_depth
+ *   64: dropped on the GET stream, `json_depth`, charged as `empty`; the first one answers a
+ *   request's stream, so use it with `--rpc get`).
  *
  * Chunking (`--chunk`): `writes`, the seller's writes of FLOOD_EVENTS_PER_WRITE events each as
  * undici hands them over (one chunk per HTTP chunk: the bench's flood), or a byte count, the
@@ -60,6 +64,7 @@ const CASES: Readonly<Record<string, (i: number, total: number) => string>> = {
   comment: () => ': keepalive\n\n',
   junk: () => 'x\n',
   empty: () => 'data: {}\n\n',
+  deep: () => `data: ${'['.repeat(65)}${']'.repeat(65)}\n\n`,
 };
 
 const TOOL_CALL: RpcPeek = { kind: 'request', id: 1, idText: undefined, method: 'tools/call', toolName: 'get_products', taskId: undefined };

@@ -50,9 +50,10 @@
  *   `retry:` on its own block with its value clamped, a last event's blank line, U+FFFD for
  *   invalid UTF-8: `encoding.charge`; raw-forwarded and held blocks go out as the seller's
  *   bytes and cost nothing more), and 1,024 bytes for each line the parser ignores with an
- *   error, an unknown field or an invalid `retry:` (`chargeIgnoredLine`, sse-ignored-lines.ts:
- *   hostile trial 52, F2, such lines cost ~300 ns per byte; on streams without a total the
- *   charge goes to the undelivered count below). So the host never receives more than the bound however the
+ *   error, an unknown field or an invalid `retry:` (`chargeWork`, sse-ignored-lines.ts:
+ *   hostile trial 52, F2, such lines cost ~300 ns per byte), and 1,024 bytes for each event
+ *   dispatched and dropped but a connection's first `{}` (`refused`: trial 52's leftover, ~1-2
+ *   µs each); on streams without a total these charges go to the undelivered count below. So the host never receives more than the bound however the
  *   seller's events are shaped. A block's growth is counted against its own bytes (on a
  *   bounded stream the parsed blocks are taken one at a time: a block's slack does not pay
  *   for the next one's growth) and before its token is minted (the token's count includes
@@ -187,7 +188,7 @@ import { dataLineCount, encodedEventBytes, encodedIdOnlyBytes } from './sse-enco
 import { SseIdOnlyBlocks } from './sse-id-only.js';
 import { TokenCredit } from './sse-token-credit.js';
 import { UndeliveredBytes } from './sse-undelivered.js';
-import { SSE_IGNORED_LINE_CHARGE_BYTES, isIgnoredLineError } from './sse-ignored-lines.js';
+import { SSE_DROPPED_EVENT_CHARGE_BYTES, SSE_IGNORED_LINE_CHARGE_BYTES, isIgnoredLineError } from './sse-ignored-lines.js';
 import type { UpstreamResponse } from './json-stage.js';
 import { DirectChunks, bodyErrorToLocal } from './body-source.js';
 import { WireOverheadError } from '../routing/wire-meter.js';
@@ -199,6 +200,7 @@ import { bodyPool } from './body-pool.js';
 import { eventRewriteAddedBytes, eventRewriteOverBound, recordLiftSkippedForRoom } from './rewrite-room.js';
 import { BatchAnswers } from './batch-answers.js';
 import { SseDropLog } from './sse-drop-log.js';
+import { isEmptyObjectData } from './kindless-event.js';
 import { SseDropMetric } from './sse-drop-metric.js';
 import { SseEventIds, pendingIdFor } from './sse-event-ids.js';
 import { SseEncodingCharge } from './sse-encoding-charge.js';
@@ -387,6 +389,28 @@ export async function handleSseBody(
     deliver(ev.event, ev.id, ev.data, dataBytesOf(ev.data, line));
   };
 
+  /** No event with data `{}` was dropped on this connection yet: the first is not charged (`refused`). */
+  let primingFree = true;
+  /**
+   * An event dispatched to {@link deliver} (parsed, or held as bytes) that does not go out, its
+   * data `content`: refused by the per-event bound or the judge (sse-event-judge.ts). Unless
+   * that finished the exchange (a bounded stream's breach is answered), the event was dropped
+   * (`get_stream_response`, `notification_stream_response`, `message_without_kind`; on a stream
+   * without a total a breach too: `sse_event`, `json_depth`, `json_nodes`, `upstream_not_mcp`)
+   * and counts SSE_DROPPED_EVENT_CHARGE_BYTES more (sse-ignored-lines.ts; `chargeWork`), once
+   * per event, at its dispatch: after its block's bytes were counted and before anything after
+   * it, however the seller's bytes were cut. Not the connection's first dropped event whose
+   * data is an empty object (`{}`, JSON whitespace allowed: kindless-event.ts): an MCP SDK
+   * server's priming event, replayed on a resume. Reported failure (hostile trial 52, its
+   * leftover): such events cost ~1-2 µs each and counted only their own bytes
+   * (test/regressions/sse-dropped-events-cost-uncharged.test.ts).
+   */
+  const refused = (content: string | Buffer): void => {
+    if (exchange.finished) return;
+    if (primingFree && isEmptyObjectData(content)) primingFree = false;
+    else chargeWork(SSE_DROPPED_EVENT_CHARGE_BYTES);
+  };
+
   /**
    * One event to the host, after its checks and rewrite: `data` as text, or `bytes` (its
    * UTF-8 encoding, when the caller has it), or both.
@@ -396,16 +420,16 @@ export async function handleSseBody(
     const dataBytes = bytes !== undefined ? bytes.length : data!.length <= maxDataChars ? -1 : Buffer.byteLength(data!);
     if (dataBytes > perEventLimit) {
       fail({ reason: 'sse_event', limitBytes: perEventLimit, observedBytes: dataBytes });
-      return;
+      return refused(data ?? bytes!);
     }
     /** The data as UTF-8 bytes to send instead of `data`, when the checks produced them. */
     let out: Buffer | undefined;
     // Judged (sse-event-judge.ts): refused, it was reported (`fail`, `drop`) and nothing of it goes out.
     const verdict = judge.judge(event, data, bytes);
-    if (verdict === EVENT_REFUSED) return;
+    if (verdict === EVENT_REFUSED) return refused(data ?? bytes!);
     // A batch's stream: the responses it holds; the one completing the batch makes the event final.
     const completesBatch = batchAnswers !== undefined && judge.judgeBatch(event, data, bytes, dataBytes, verdict);
-    if (completesBatch === EVENT_REFUSED) return;
+    if (completesBatch === EVENT_REFUSED) return refused(data ?? bytes!);
     let final = completesBatch;
     const content = data ?? bytes!;
     // A non-empty seller id goes out as a resume token carrying the exact count through this
@@ -515,7 +539,7 @@ export async function handleSseBody(
       // The parser is then terminated (it throws on the next feed): `lines` stops feeding it.
       if (err.type === 'max-buffer-size-exceeded') taker.capBreached(Math.max(perEventLimit + SSE_PENDING_SLACK_BYTES + 1, lines.takeCompletedLine()?.bytes.length ?? 0));
       else {
-        if (isIgnoredLineError(err.type)) chargeIgnoredLine();
+        if (isIgnoredLineError(err.type)) chargeWork(SSE_IGNORED_LINE_CHARGE_BYTES);
         log.debug({ agent: exchange.agent.name, err: err.message }, 'ignored malformed SSE line');
       }
     },
@@ -566,16 +590,18 @@ export async function handleSseBody(
     if (out !== '') exchange.lastEventIdSent = out;
   };
   /**
-   * A line the parser ignored with an error (an unknown field, an invalid `retry:`) counts
-   * SSE_IGNORED_LINE_CHARGE_BYTES more (sse-ignored-lines.ts; hostile trial 52, F2): on a
-   * bounded stream against its total (past it, `sse_cumulative`: `encoding.chargeAdded` answers),
-   * on the others against the undelivered limit (past it, the stream ends `sse_undelivered`).
+   * Counts `bytes` more for the gateway's work on seller bytes that reach the host as nothing
+   * (sse-ignored-lines.ts): SSE_IGNORED_LINE_CHARGE_BYTES for a line the parser ignored with
+   * an error (an unknown field, an invalid `retry:`; hostile trial 52, F2),
+   * SSE_DROPPED_EVENT_CHARGE_BYTES for an event dispatched and dropped (`refused`): on a bounded
+   * stream against its total (past it, `sse_cumulative`: `encoding.chargeAdded` answers), on
+   * the others against the undelivered limit (past it, the stream ends `sse_undelivered`).
    * Not once the seller's stream is over.
    */
-  const chargeIgnoredLine = (): void => {
+  const chargeWork = (bytes: number): void => {
     if (streamEnded || exchange.finished) return;
-    if (undelivered === undefined) encoding.chargeAdded(SSE_IGNORED_LINE_CHARGE_BYTES);
-    else if (!undelivered.charge(SSE_IGNORED_LINE_CHARGE_BYTES)) endUndelivered();
+    if (undelivered === undefined) encoding.chargeAdded(bytes);
+    else if (!undelivered.charge(bytes)) endUndelivered();
   };
   /** The seller's stream ended (`onIdOnly`). */
   let streamEnded = false;

@@ -54,7 +54,9 @@
  *   run it did not: test/regressions/get-stream-invalid-utf8-run-undelivered-chunks.test.ts).
  * - What it leaves counted: events dropped (a JSON-RPC response on the GET stream,
  *   `get_stream_response`; a breach's drop: `sse_event`, `sse_event_memory`, `json_depth`,
- *   `json_nodes`; data naming no kind of message), the bytes skipped of an event over the
+ *   `json_nodes`; data naming no kind of message; each one the parser dispatched also charged
+ *   1,024 bytes more, {@link UndeliveredBytes.charge}, but a connection's first `{}`:
+ *   sse-ignored-lines.ts SSE_DROPPED_EVENT_CHARGE_BYTES, trial 52's leftover), the bytes skipped of an event over the
  *   per-event cap, lines of unknown fields (`x: ...`; each also charged 1,024 bytes more,
  *   {@link UndeliveredBytes.charge}: sse-ignored-lines.ts), id-only blocks (their id waits for the next event:
  *   sse-stage.ts `onIdOnly`), blank lines, an event's bytes before its blank line.
@@ -108,8 +110,8 @@ export class UndeliveredBytes {
   }
 
   /**
-   * Counts `n` bytes that are no seller byte: the charge for a line the parser ignored
-   * (sse-ignored-lines.ts), at its line's place. True when they fit under the limit; false
+   * Counts `n` bytes that are no seller byte: the charge for a line the parser ignored or an
+   * event it dispatched that was dropped (sse-ignored-lines.ts), at its line's or event's place. True when they fit under the limit; false
    * otherwise, the count then at the limit (the caller ends the stream, `sse_undelivered`, as
    * at the next byte past it). Charges come between a piece's bytes, counted before it is
    * parsed, and the frame at its end (sse-chunk-taker.ts `take`), so whether a piece ends the

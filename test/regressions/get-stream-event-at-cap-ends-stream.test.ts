@@ -19,9 +19,10 @@
  * - alone: `event: message`, `id: 7`, a notification whose data is exactly 100,000 bytes;
  * - junk: an unknown-field block (`x: ...`), a JSON-RPC response (dropped,
  *   `get_stream_response`), then that event;
- * - full junk: exactly 100,000 bytes of such junk (unknown-field lines, dropped responses),
- *   then the event in the form MCP servers write (`event: message`, one `data:` line, no id:
- *   held as bytes across chunks);
+ * - full junk: junk that counts exactly 100,000 bytes (50 dropped responses and an unknown-field
+ *   line, their bytes and 1,024 each: src/response/sse-ignored-lines.ts, hostile trial 52, F2,
+ *   and its leftover, dropped events), then the event in the form MCP servers write
+ *   (`event: message`, one `data:` line, no id: held as bytes across chunks);
  * then a second notification, and the seller's end.
  * Expected: the host gets the first notification, the event at the cap (`id: <token>` first,
  * carrying the seller's id 7), the second notification, exactly; the exchange ends as the
@@ -38,6 +39,11 @@ import { sseIds } from '../helpers/raw.js';
 import { startRawSeller } from '../support/raw-seller.js';
 import { startObservedGateway, type LogLine } from '../support/hostile-seller.js';
 import { createResumeCodec } from '../../src/resume/token.js';
+import { SSE_DROPPED_EVENT_CHARGE_BYTES, SSE_IGNORED_LINE_CHARGE_BYTES } from '../../src/response/sse-ignored-lines.js';
+
+/** What a dropped event and an unknown-field line each count on top of their bytes (the same). */
+const CHARGE = SSE_DROPPED_EVENT_CHARGE_BYTES;
+assert.equal(SSE_IGNORED_LINE_CHARGE_BYTES, CHARGE);
 
 const SECRET = 'get-stream-event-at-cap-secret-0123456789abcdef';
 const codec = createResumeCodec({ secret: SECRET, ttlMs: 60_000 });
@@ -60,19 +66,26 @@ const HELD_FORM = `event: message\ndata: ${AT_CAP}\n\n`;
 const dropped = (k: number): string => `data: {"jsonrpc":"2.0","id":${k},"result":{}}\n\n`;
 const UNKNOWN = 'x: an unknown field\n\n';
 
-/** Junk of exactly LIMIT bytes: 100 dropped responses, then unknown-field lines to the byte. */
+/** Dropped responses in FULL_JUNK. */
+const JUNK_RESPONSES = 50;
+/**
+ * Junk that counts exactly LIMIT: JUNK_RESPONSES dropped responses, then an unknown-field line
+ * to the byte, each of them counting 1,024 more than its bytes (sse-ignored-lines.ts). Before
+ * dropped events were charged: 100 responses and 100,000 bytes (the line's charge then came
+ * out of the per-event slack).
+ */
 const FULL_JUNK = ((): string => {
-  const responses = Array.from({ length: 100 }, (_, k) => dropped(1000 + k)).join('');
-  const rest = LIMIT - responses.length - 'x: \n\n'.length;
+  const responses = Array.from({ length: JUNK_RESPONSES }, (_, k) => dropped(1000 + k)).join('');
+  const rest = LIMIT - responses.length - (JUNK_RESPONSES + 1) * CHARGE - 'x: \n\n'.length;
   const junk = `${responses}x: ${'j'.repeat(rest)}\n\n`;
-  assert.equal(junk.length, LIMIT);
+  assert.equal(junk.length + (JUNK_RESPONSES + 1) * CHARGE, LIMIT);
   return junk;
 })();
 
 const CASES = {
   alone: { body: WITH_ID, drops: undefined },
   junk: { body: `${UNKNOWN}${dropped(9)}${WITH_ID}`, drops: { get_stream_response: 1 } },
-  'full-junk': { body: `${FULL_JUNK}${HELD_FORM}`, drops: { get_stream_response: 100 } },
+  'full-junk': { body: `${FULL_JUNK}${HELD_FORM}`, drops: { get_stream_response: JUNK_RESPONSES } },
 } as const;
 type Case = keyof typeof CASES;
 
@@ -122,5 +135,5 @@ describe('get-stream-event-at-cap-ends-stream', { timeout: TEST_TIMEOUT_MS }, ()
 
   test('the same after an unknown-field line and a dropped response', () => assertDelivered('junk', true));
 
-  test('the same, in the held form, after exactly max_response_bytes of junk', () => assertDelivered('full-junk', false));
+  test('the same, in the held form, after junk counting exactly max_response_bytes', () => assertDelivered('full-junk', false));
 });

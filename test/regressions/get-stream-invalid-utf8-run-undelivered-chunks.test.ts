@@ -18,7 +18,10 @@
  * notification, an event dropped, an event forwarded with a U+FFFD, an event dropped); a
  * response (dropped, `get_stream_response`); a block of `x:` lines; note 2. Each frame in the
  * run forgives everything before it (64 x its data bytes), so after the response the count is
- * the bytes of the run's last block and of the response: note 2 goes out when the `x:` block
+ * the bytes of the run's last block and of the response, and 1,024 for each of the two (events
+ * dispatched and dropped, since trial 52's leftover: src/response/sse-ignored-lines.ts
+ * SSE_DROPPED_EVENT_CHARGE_BYTES, charged at the event's dispatch however the bytes are cut):
+ * note 2 goes out when the `x:` block
  * (its bytes, and 1,024 per line since hostile trial 52, F2: test/helpers/charged-pad.ts)
  * brings the count to the limit exactly, the stream ends before it one byte more. Run on LF and
  * CR LF line endings, whole and cut at every byte outside the `x:` block (in it, at its edges
@@ -30,6 +33,7 @@ import { deflateSync } from 'node:zlib';
 import type { RpcPeek } from '../../src/exchange.js';
 import { SSE_PENDING_SLACK_BYTES } from '../../src/response/sse-stage.js';
 import { padCounting } from '../helpers/charged-pad.js';
+import { SSE_DROPPED_EVENT_CHARGE_BYTES as DROP_CHARGE } from '../../src/response/sse-ignored-lines.js';
 import { cut, runSseStage, type StageRun } from '../unit/sse-stage-kit.js';
 import { cutPoints } from '../helpers/stream-cuts.js';
 
@@ -55,8 +59,9 @@ const streamFor = (eol: '\n' | '\r\n', over: number): { stream: Buffer; pad: [nu
   // After the response the count holds the run's last block and the response (with CR LF,
   // and the LF of the last forwarded event's blank line, counted after its frame: the event
   // goes out at that line's CR, get-stream-crlf-blank-line-lf-undelivered-chunks.test.ts);
-  // note 2 goes out at its blank line's last LF (with CR LF, at its CR).
-  const counted = lines(OVER).length + lines(RESPONSE).length + (eol.length - 1);
+  // note 2 goes out at its blank line's last LF (with CR LF, at its CR). The last over-cap
+  // event and the response are dropped at their dispatch: 1,024 more each.
+  const counted = lines(OVER).length + lines(RESPONSE).length + 2 * DROP_CHARGE + (eol.length - 1);
   const x = Buffer.from(padCounting(LIMIT - counted - (lines(note(2)).length - (eol.length - 1)) + over, eol));
   const head = Buffer.concat([note(1), ...RUN, RESPONSE].map(lines));
   const stream = Buffer.concat([head, x, lines(note(2))]);

@@ -23,10 +23,12 @@
  *   (over max_sse_event_bytes 1,000 + the 65,536-byte line slack: skipped), 50 of them;
  *   the limit = 2 units + one id block (max_response_bytes 73,516);
  * - responses: units of an id-only block and a 900-byte JSON-RPC response (dropped,
- *   `get_stream_response`), 400 of them; the limit = 100 units + one id block;
+ *   `get_stream_response`), 400 of them; the limit = 100 units + one id block, each dropped
+ *   response counting SSE_DROPPED_EVENT_CHARGE_BYTES (1,024) more than its bytes (trial 52's
+ *   leftover: src/response/sse-ignored-lines.ts), so 100 units' bytes and an id block are decoded;
  * - held responses: the same with 100,000-byte responses in the form MCP servers write
  *   (`event: message`, one `data:` line: held as bytes across chunks), 20 of them;
- *   the limit = 3 units + one id block;
+ *   the limit = 3 units + one id block (the responses charged as above);
  * - unknown fields: blocks of an `id:` line and four 204-byte `x:` lines (an id-only block
  *   with an unknown field), 1,000 of them; the limit = 100 blocks, each `x:` line counting
  *   SSE_IGNORED_LINE_CHARGE_BYTES (1,024) more than its bytes (hostile trial 52, F2:
@@ -41,7 +43,10 @@
  * the notification and one read past them.
  * Controls: 400 dropped responses each followed by a delivered notification (366 KB dropped
  * in all, 4x the limit) end as the seller ends them (`ok`), every notification delivered; so
- * do 400 dropped responses each followed by a `: keepalive` comment, and 2,000 delivered
+ * do 400 dropped responses each followed by a 33-byte heartbeat comment (`: keepalive <time>`,
+ * forgiving 2,112 bytes, the response's 908 and its charge 1,024 included; a 12-byte
+ * `: keepalive` forgives 768, less than the charge alone, since trial 52's leftover:
+ * test/regressions/sse-dropped-events-cost-uncharged.test.ts), and 2,000 delivered
  * notifications (~150 KB, past a 92,012-byte limit and 11x max_response_bytes).
  * Before the fix: every stream went on to the seller's end (outcome `ok`).
  */
@@ -57,7 +62,7 @@ import { startRawSeller } from '../support/raw-seller.js';
 import { startObservedGateway, type LogLine } from '../support/hostile-seller.js';
 import { createResumeCodec } from '../../src/resume/token.js';
 import { SSE_PENDING_SLACK_BYTES } from '../../src/response/sse-stage.js';
-import { SSE_IGNORED_LINE_CHARGE_BYTES as CHARGE } from '../../src/response/sse-ignored-lines.js';
+import { SSE_DROPPED_EVENT_CHARGE_BYTES as DROP_CHARGE, SSE_IGNORED_LINE_CHARGE_BYTES as CHARGE } from '../../src/response/sse-ignored-lines.js';
 
 const SECRET = 'get-stream-undelivered-secret-0123456789abcdef';
 const codec = createResumeCodec({ secret: SECRET, ttlMs: 60_000 });
@@ -96,8 +101,8 @@ const UNKNOWN_BLOCK = unknownBlock(1).length;
 /** The undelivered limit per case: max_response_bytes + max_sse_event_bytes + SSE_PENDING_SLACK_BYTES (`agentLimits`). */
 const LIMITS = {
   'over-cap': 2 * OVER_CAP_UNIT + ID_BLOCK,
-  responses: 100 * RESPONSE_UNIT + ID_BLOCK,
-  'held-responses': 3 * HELD_UNIT + ID_BLOCK,
+  responses: 100 * (RESPONSE_UNIT + DROP_CHARGE) + ID_BLOCK,
+  'held-responses': 3 * (HELD_UNIT + DROP_CHARGE) + ID_BLOCK,
   unknown: 100 * (UNKNOWN_BLOCK + 4 * CHARGE),
   'id-only': 10_000 * ID_BLOCK,
   endless: 50_000 + 50_000 + SSE_PENDING_SLACK_BYTES,
@@ -121,6 +126,9 @@ const agentLimits = (kind: Case): Record<string, number> => {
   return events % 2 === 0 ? { max_response_bytes: response } : { max_response_bytes: response, max_sse_event_bytes: response - 1 };
 };
 
+/** A heartbeat comment of 33 bytes: its frame forgives 64 x 33 = 2,112 bytes, a dropped 900-byte response's 908 and charge 1,024 included. */
+const HEARTBEAT = ': keepalive 2026-01-01T00:00:00Z\n';
+
 const range = (n: number, f: (k: number) => string): string => Array.from({ length: n }, (_, k) => f(k + 1)).join('');
 
 /** The seller's body after the first notification, per case (the endless one is written in a loop). */
@@ -131,7 +139,7 @@ const BODIES: Partial<Record<Case, string>> = {
   unknown: range(1000, unknownBlock),
   'id-only': range(15_000, idBlock),
   'control-notes': range(400, (k) => `data: ${response(k)}\n\n${note(k + 1)}`),
-  'control-comments': range(400, (k) => `data: ${response(k)}\n\n: keepalive\n\n`),
+  'control-comments': range(400, (k) => `data: ${response(k)}\n\n${HEARTBEAT}\n`),
   'control-delivered': range(2000, (k) => note(k + 1)),
 };
 
@@ -193,10 +201,13 @@ const sellerIdOf = (agent: Case, token: string): string | undefined => {
 };
 
 /**
- * The decoded bytes the limit stands for: LIMITS but where unknown-field lines count their
- * charge too (the `unknown` blocks' bytes; the endless case's whole lines within it).
+ * The decoded bytes the limit stands for: LIMITS but where unknown-field lines and dropped
+ * events count their charge too (the `unknown` blocks' bytes; the responses' units and an id
+ * block; the endless case's whole lines within it).
  */
 const DECODED: Partial<Record<Case, number>> = {
+  responses: 100 * RESPONSE_UNIT + ID_BLOCK,
+  'held-responses': 3 * HELD_UNIT + ID_BLOCK,
   unknown: 100 * UNKNOWN_BLOCK,
   endless: Math.floor(LIMITS.endless / (1000 + CHARGE)) * 1000,
 };
@@ -243,9 +254,9 @@ describe('get-stream-undelivered-bytes-unbounded (hostile trial 37, F1)', { time
     assert.deepEqual([line.outcome, line.reason, line.events_dropped], ['ok', 'get_stream_response', { get_stream_response: 400 }]);
   });
 
-  test('control: small heartbeat comments between dropped responses keep the stream going', async () => {
+  test('control: heartbeat comments forgiving each dropped response and its charge keep the stream going', async () => {
     const text = await readStream('control-comments');
-    assert.equal(text, FIRST + ': keepalive\n'.repeat(400));
+    assert.equal(text, FIRST + HEARTBEAT.repeat(400));
     const line = await exchangeLine('control-comments');
     assert.deepEqual([line.outcome, line.reason, line.events_dropped], ['ok', 'get_stream_response', { get_stream_response: 400 }]);
   });
