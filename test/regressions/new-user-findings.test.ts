@@ -128,10 +128,14 @@ describe('found by a new user', () => {
     assert.equal(r.headers.get('content-type'), null);
   });
 
-  test('a deduped message with invalid UTF-8 outside the copy is re-serialized: the host gets valid UTF-8', async () => {
+  test('a message with invalid UTF-8 outside its text copy is not deduped: the seller\'s bytes go out, U+FFFD for the byte', async () => {
     // Input: structuredContent {"name":"caf<E9>"} (Latin-1 byte), and a text item that is its exact copy.
-    // Expectation: deduped, the body re-serialized (U+FFFD for the byte), not the seller bytes spliced.
-    // (A note makes the copy longer than its summary: a shorter copy is kept as written.)
+    // Expectation: no partial splice around the bad byte (the new user's finding: a spliced body
+    // kept the byte beside gateway-written text). Before review 38 the body was re-serialized
+    // (U+FFFD for the byte, structuredContent re-spelled); a dedupe never re-spells the seller's
+    // structuredContent now, so the answer goes out as any answer with nothing the gateway may
+    // rewrite (U+FFFD for the ill-formed byte: json-stage.ts) (test/regressions/dedupe-past-sixteen-items-respells-structured-content.test.ts).
+    // (A note makes the copy longer than its summary: a shorter copy is kept as written anyway.)
     const note = 'A note long enough that the summary is the shorter text.';
     const sc = Buffer.concat([Buffer.from('{"name":"caf'), Buffer.from([0xe9]), Buffer.from(`","note":"${note}"}`)]);
     const text = Buffer.concat([Buffer.from('{\\"name\\":\\"caf'), Buffer.from([0xe9]), Buffer.from(`\\",\\"note\\":\\"${note}\\"}`)]);
@@ -139,10 +143,10 @@ describe('found by a new user', () => {
     answer = (_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(body);
     const r = await call(37);
     assert.equal(r.status, 200);
-    const m = r.json() as { result: { content: { text: string }[]; structuredContent: unknown } };
-    assert.deepEqual(m.result.structuredContent, { name: 'caf\uFFFD', note });
-    assert.match(m.result.content[0]!.text, /^Result in structuredContent \(/);
-    assert.equal(Buffer.from(r.body.toString('utf8'), 'utf8').equals(r.body), true, 'valid UTF-8');
+    // The seller's bytes, the ill-formed byte as U+FFFD (json-stage.ts: every answer's), the copy kept.
+    assert.deepEqual(r.body, Buffer.from(body.toString('utf8'), 'utf8'));
+    const m = r.json() as { result: { content: { text: string }[] } };
+    assert.equal(m.result.content[0]!.text, `{"name":"caf\uFFFD","note":"${note}"}`);
   });
 
   test('a seller 4xx with a too-deep JSON body is bounded like any other answer', async () => {
