@@ -54,11 +54,10 @@
 import assert from 'node:assert/strict';
 import type { ServerResponse } from 'node:http';
 import { describe, test } from 'node:test';
-import { startRawSeller, toolResponse, toolResponseOfSize } from '../support/raw-seller.js';
-import { expectedErrorFrame, startObservedGateway } from '../support/hostile-seller.js';
-import { agentsYaml } from '../helpers/gateway.js';
+import { toolResponse, toolResponseOfSize } from '../support/raw-seller.js';
+import { expectedErrorFrame } from '../support/hostile-seller.js';
 import { rawPost, toolCall } from '../helpers/raw.js';
-import { useSellerAndGateway } from '../helpers/stack.js';
+import { useAgentPathStack } from '../helpers/agent-metrics.js';
 import { TEST_TIMEOUT_MS, withTimeout } from '../helpers/timeout.js';
 import { padCounting } from '../helpers/charged-pad.js';
 import { cutPoints } from '../helpers/stream-cuts.js';
@@ -98,15 +97,7 @@ function serve(agent: string, isGet: boolean, body: Buffer, res: ServerResponse)
 }
 
 const AGENTS = ['droppost', 'dropget', 'deepget', 'primingpost'] as const;
-const stack = useSellerAndGateway(
-  () => startRawSeller((req, res) => serve(req.url.split('/')[1]!, req.method === 'GET', req.body, res)),
-  (seller) => {
-    const base = seller.url.replace(/\/mcp$/, '');
-    return startObservedGateway(
-      agentsYaml(Object.fromEntries(AGENTS.map((a) => [a, { url: `${base}/${a}/mcp`, max_response_bytes: MAX_RESPONSE, accept_encoding: '[identity]' }]))),
-    );
-  },
-);
+const stack = useAgentPathStack(AGENTS, { max_response_bytes: MAX_RESPONSE, accept_encoding: '[identity]' }, serve);
 
 describe('events the SSE stage drops count 1,024 bytes more each (real gateway)', () => {
   test('tools/call: 10,000 data: {} events end with sse_cumulative at the 4,057th charge, nothing but the error forwarded', { timeout: TEST_TIMEOUT_MS }, async () => {

@@ -37,11 +37,10 @@
 import assert from 'node:assert/strict';
 import type { ServerResponse } from 'node:http';
 import { describe, test } from 'node:test';
-import { startRawSeller, toolResponse } from '../support/raw-seller.js';
-import { expectedErrorFrame, startObservedGateway } from '../support/hostile-seller.js';
-import { agentsYaml } from '../helpers/gateway.js';
+import { toolResponse } from '../support/raw-seller.js';
+import { expectedErrorFrame } from '../support/hostile-seller.js';
 import { rawPost, toolCall } from '../helpers/raw.js';
-import { useSellerAndGateway } from '../helpers/stack.js';
+import { agentMetric, bufferedGauge, gaugeReaches as reachesGauge, openGetStream, releaseHeld, useAgentPathStack } from '../helpers/agent-metrics.js';
 import { TEST_TIMEOUT_MS, withTimeout } from '../helpers/timeout.js';
 
 const MAX_RESPONSE = 4 * 1024 * 1024;
@@ -74,50 +73,15 @@ async function serve(agent: string, isGet: boolean, body: Buffer, res: ServerRes
 }
 
 const AGENTS = ['getheld', 'postheld', 'getover', 'postover'] as const;
-const stack = useSellerAndGateway(
-  () => startRawSeller((req, res) => serve(req.url.split('/')[1]!, req.method === 'GET', req.body, res)),
-  (seller) => {
-    const base = seller.url.replace(/\/mcp$/, '');
-    return startObservedGateway(
-      agentsYaml(Object.fromEntries(AGENTS.map((a) => [a, { url: `${base}/${a}/mcp`, max_response_bytes: MAX_RESPONSE, accept_encoding: '[identity]' }]))),
-    );
-  },
-);
+const stack = useAgentPathStack(AGENTS, { max_response_bytes: MAX_RESPONSE, accept_encoding: '[identity]' }, serve);
 
-async function metric(name: string, agent: string, label = ''): Promise<number> {
-  const text = await (await fetch(`${stack.gateway.baseUrl}/metrics`)).text();
-  const line = text.split('\n').find((l) => l.startsWith(`${name}{`) && l.includes(`agent="${agent}"`) && l.includes(label));
-  return line === undefined ? 0 : Number(line.slice(line.lastIndexOf(' ') + 1));
-}
-const gauge = (agent: string): Promise<number> => metric('adcp_gateway_agent_buffered_response_bytes', agent);
+const metric = (name: string, agent: string, label = ''): Promise<number> => agentMetric(stack.gateway.baseUrl, name, agent, label);
 
-/** Samples the gauge until it reads `want` (hang guard: 400 samples, 5 ms apart); every sample at most `want`. */
-async function gaugeReaches(agent: string, want: number): Promise<void> {
-  const seen: number[] = [];
-  for (let i = 0; i < 400; i++) {
-    const v = await gauge(agent);
-    seen.push(v);
-    assert.ok(v <= want, `${agent}: the gauge ${v} over ${want}`);
-    if (v === want) return;
-    await new Promise((r) => setTimeout(r, 5));
-  }
-  assert.fail(`${agent}: the gauge never read ${want} (max seen ${Math.max(...seen)}, last ${seen.at(-1)})`);
-}
+const gaugeReaches = (agent: string, want: number): Promise<void> => reachesGauge(stack.gateway.baseUrl, agent, want, true);
 
-/** Waits until the seller holds `agent`'s stream (hang guard), then releases it. */
-async function release(agent: string): Promise<void> {
-  for (let i = 0; i < 2000 && !held.has(agent); i++) await new Promise((r) => setTimeout(r, 5));
-  const step = held.get(agent);
-  assert.ok(step, `${agent}: the seller holds the stream`);
-  held.delete(agent);
-  step();
-}
+const release = (agent: string): Promise<void> => releaseHeld(held, agent);
 
-const getStream = async (agent: string): Promise<Response> => {
-  const res = await fetch(stack.gateway.agentUrl(agent), { headers: { accept: 'text/event-stream' } });
-  assert.equal(res.status, 200);
-  return res;
-};
+const getStream = (agent: string): Promise<Response> => openGetStream(stack.gateway.agentUrl(agent));
 
 describe('an SSE event of many empty data: lines counts what the parser holds, and ends at its memory bound', () => {
   test('standalone GET: 100,000 empty data: lines held open count 3,800,000 (38 each), 0 once the stream is over', { timeout: TEST_TIMEOUT_MS }, async () => {
@@ -129,7 +93,7 @@ describe('an SSE event of many empty data: lines counts what the parser holds, a
     }
     const text = await withTimeout(res.text(), 10_000, 'the getheld stream');
     assert.ok(text.endsWith(NOTE), text.slice(-200));
-    assert.equal(await gauge('getheld'), 0);
+    assert.equal(await bufferedGauge(stack.gateway.baseUrl, 'getheld'), 0);
   });
 
   test('tools/call: 100,000 empty data: lines held open count 3,800,000, 0 once answered', { timeout: TEST_TIMEOUT_MS }, async () => {
@@ -142,7 +106,7 @@ describe('an SSE event of many empty data: lines counts what the parser holds, a
     const res = await withTimeout(call, 10_000, 'the postheld call');
     assert.equal(res.status, 200);
     assert.ok(res.text().endsWith(result(7)), res.text().slice(-200));
-    assert.equal(await gauge('postheld'), 0);
+    assert.equal(await bufferedGauge(stack.gateway.baseUrl, 'postheld'), 0);
   });
 
   test('tools/call: 500,000 empty data: lines end with sse_event_memory at 17,039,360, nothing of the event forwarded', { timeout: TEST_TIMEOUT_MS }, async () => {
@@ -154,7 +118,7 @@ describe('an SSE event of many empty data: lines counts what the parser holds, a
     assert.equal(res.text(), frame);
     const line = await stack.gateway.exchangeLine('postover', 8);
     assert.equal(line.reason, 'sse_event_memory');
-    assert.equal(await gauge('postover'), 0);
+    assert.equal(await bufferedGauge(stack.gateway.baseUrl, 'postover'), 0);
   });
 
   test('standalone GET: the event of 500,000 empty data: lines is dropped (sse_event_memory), the notification after it goes out', { timeout: TEST_TIMEOUT_MS }, async () => {
@@ -164,6 +128,6 @@ describe('an SSE event of many empty data: lines counts what the parser holds, a
     const line = await stack.gateway.waitForLine((l) => l.msg === 'exchange' && l.agent === 'getover');
     assert.deepEqual([line.outcome, line.reason, line.events_dropped], ['ok', 'sse_event_memory', { sse_event_memory: 1 }]);
     assert.equal(await metric('adcp_gateway_sse_events_dropped_total', 'getover', 'reason="sse_event_memory"'), 1);
-    assert.equal(await gauge('getover'), 0);
+    assert.equal(await bufferedGauge(stack.gateway.baseUrl, 'getover'), 0);
   });
 });

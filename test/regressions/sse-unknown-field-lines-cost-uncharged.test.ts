@@ -41,11 +41,10 @@ import assert from 'node:assert/strict';
 import { gzipSync } from 'node:zlib';
 import type { ServerResponse } from 'node:http';
 import { describe, test } from 'node:test';
-import { startRawSeller, toolResponse } from '../support/raw-seller.js';
-import { expectedErrorFrame, startObservedGateway } from '../support/hostile-seller.js';
-import { agentsYaml } from '../helpers/gateway.js';
+import { toolResponse } from '../support/raw-seller.js';
+import { expectedErrorFrame } from '../support/hostile-seller.js';
 import { rawPost, toolCall } from '../helpers/raw.js';
-import { useSellerAndGateway } from '../helpers/stack.js';
+import { agentMetric, useAgentPathStack } from '../helpers/agent-metrics.js';
 import { TEST_TIMEOUT_MS, withTimeout } from '../helpers/timeout.js';
 import { encodeSseComment } from '../../src/response/sse-encode.js';
 import { runSseStage } from '../unit/sse-stage-kit.js';
@@ -79,19 +78,9 @@ function serve(agent: string, body: Buffer, res: ServerResponse): void {
 }
 
 const AGENTS = ['junkget', 'junkpost', 'retrypost', 'fewjunk', 'dropget'] as const;
-const stack = useSellerAndGateway(
-  () => startRawSeller((req, res) => serve(req.url.split('/')[1]!, req.body, res)),
-  (seller) => {
-    const base = seller.url.replace(/\/mcp$/, '');
-    return startObservedGateway(agentsYaml(Object.fromEntries(AGENTS.map((a) => [a, { url: `${base}/${a}/mcp`, max_response_bytes: MAX_RESPONSE }]))));
-  },
-);
+const stack = useAgentPathStack(AGENTS, { max_response_bytes: MAX_RESPONSE }, (agent, _isGet, body, res) => serve(agent, body, res));
 
-async function metric(name: string, agent: string, label: string): Promise<number> {
-  const text = await (await fetch(`${stack.gateway.baseUrl}/metrics`)).text();
-  const line = text.split('\n').find((l) => l.startsWith(`${name}{`) && l.includes(`agent="${agent}"`) && l.includes(label));
-  return line === undefined ? 0 : Number(line.slice(line.lastIndexOf(' ') + 1));
-}
+const metric = (name: string, agent: string, label = ''): Promise<number> => agentMetric(stack.gateway.baseUrl, name, agent, label);
 
 const readGet = async (agent: string): Promise<string> => {
   const res = await fetch(stack.gateway.agentUrl(agent), { headers: { accept: 'text/event-stream' } });
