@@ -166,6 +166,9 @@ export function peekJsonRpc(body: Buffer, bounds?: JsonBoundsLimits): PeekResult
  * best and worst of 5 loops of 1e6 calls), against ~2 µs for the parse reading of the same
  * body; ~50 µs at 4 MiB (response/json-stage.ts measured the same pass on answers).
  */
+/** The message of a body that is no JSON text (either reading). */
+const NOT_JSON_MESSAGE = 'Parse error: the request body is not valid JSON.';
+
 const NOT_UTF8_MESSAGE = 'Parse error: the request body is not well-formed UTF-8, which JSON exchanged between systems must be (RFC 8259 §8.1); send it as UTF-8.';
 
 /**
@@ -245,7 +248,14 @@ interface JsonCounts {
  */
 function scanReading(body: Buffer, bounds: JsonBoundsLimits): { result: PeekResult | undefined; counts: JsonCounts | undefined } {
   const scan = scanTopObject(body, bounds);
-  if (scan === undefined || scan === TEXT_INVALID || scan === TEXT_OVER_BOUND) return { result: undefined, counts: undefined };
+  // No JSON text: refused as the parse reading refuses it (over a bound first, then
+  // `parse_error`; the scan's verdict is JSON.parse's: test/unit/json-scan-wasm.test.ts),
+  // without a parse. Before, such a body went on to
+  // `JSON.parse`, which builds every member of a wide object before it fails: one byte less than
+  // trial 54's 99,990-member body held the event loop 140-760 ms (a re-read of its fix, Medium:
+  // test/regressions/wide-request-object-stalls-event-loop.test.ts).
+  if (scan === TEXT_INVALID) return { result: overBoundRefusal(body, body.toString('utf8'), bounds) ?? refusal('parse_error', NOT_JSON_MESSAGE, null, undefined), counts: undefined };
+  if (scan === undefined || scan === TEXT_OVER_BOUND) return { result: undefined, counts: undefined };
   const facts = factsOfScan(body, scan.top, scan.nodes, membersOfScan(body, scan));
   return { result: facts === undefined ? undefined : decide(facts), counts: { depth: scan.depth, nodes: scan.nodes } };
 }
@@ -358,22 +368,31 @@ export function peekByParse(body: Buffer, bounds?: JsonBoundsLimits): PeekResult
   // bounds by counting its brackets (withinJsonBounds); only one that proof cannot settle
   // pays the character scan.
   const text = body.toString('utf8');
-  if (bounds !== undefined && !withinJsonBounds(text, bounds)) {
-    const b = checkJsonBounds(body, bounds);
-    if (!b.ok) {
-      const { id, idText } = idOfOverBoundBody(body);
-      return refusal('invalid_request', overBoundMessage(b.reason, b.limit), id, idText);
-    }
-  }
+  const over = bounds === undefined ? undefined : overBoundRefusal(body, text, bounds);
+  if (over !== undefined) return over;
   let msg: unknown;
   try {
     msg = JSON.parse(text);
   } catch {
-    return refusal('parse_error', 'Parse error: the request body is not valid JSON.', null, undefined);
+    return refusal('parse_error', NOT_JSON_MESSAGE, null, undefined);
   }
   if (Array.isArray(msg)) return decide({ top: 'array', emptyArray: msg.length === 0, ...elementsOfValues(msg, body, text) });
   if (msg === null || typeof msg !== 'object') return decide({ top: 'scalar' });
   return decide(parsedObjectFacts(msg as Record<string, unknown>, body, text, body));
+}
+
+/**
+ * The refusal of a body over `bounds` (`invalid_request`, the bound named, the id the scan
+ * reads: {@link idOfOverBoundBody}), or undefined when it is within them. `text` is the body
+ * decoded. Checked before the body is judged JSON or not: a body over a bound is refused for
+ * it, valid JSON or not (the bound is proved by counting brackets, json-bounds.ts).
+ */
+function overBoundRefusal(body: Buffer, text: string, bounds: JsonBoundsLimits): PeekResult | undefined {
+  if (withinJsonBounds(text, bounds)) return undefined;
+  const b = checkJsonBounds(body, bounds);
+  if (b.ok) return undefined;
+  const { id, idText } = idOfOverBoundBody(body);
+  return refusal('invalid_request', overBoundMessage(b.reason, b.limit), id, idText);
 }
 
 /**

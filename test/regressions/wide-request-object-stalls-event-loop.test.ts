@@ -92,6 +92,31 @@ describe('wide-request-object-stalls-event-loop', { timeout: TEST_TIMEOUT_MS }, 
     });
   }
 
+  // Re-read of the fix (Medium): one byte less, the body is no JSON; the scan said so, and the
+  // peek fell through to JSON.parse of the whole body (140-270 ms, 761 ms through the gateway).
+  const PARSE_ERROR = '{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error: the request body is not valid JSON.","data":{"reason":"parse_error"}}}';
+  for (const [label, body] of [
+    ['its closing brace missing', `{"jsonrpc":"2.0","id":1,"method":"ping",${KEYS}`],
+    ['a trailing comma', `{"jsonrpc":"2.0","id":1,"method":"ping",${KEYS},}`],
+  ] as const) {
+    test(`the wide message object, ${label}: 400 parse_error, the seller not contacted, no JSON.parse of the body`, async () => {
+      bigParses = 0;
+      const seen = stack.seller.requests.length;
+      const r = await rawPost(stack.gateway.agentUrl('s'), body);
+      assert.deepEqual([r.status, r.text()], [400, PARSE_ERROR]);
+      assert.equal(stack.seller.requests.length, seen, 'the seller was contacted');
+      assert.equal(bigParses, 0, 'JSON.parse of the body');
+    });
+  }
+
+  test('the wide message object without its closing brace, to an unknown agent: 404 for id null, no JSON.parse of the body', async () => {
+    bigParses = 0;
+    const r = await rawPost(stack.gateway.agentUrl('nope'), `{"jsonrpc":"2.0","id":1,"method":"ping",${KEYS}`);
+    assert.equal(r.status, 404);
+    assert.equal((r.json() as { id: unknown }).id, null);
+    assert.equal(bigParses, 0, 'JSON.parse of the body');
+  });
+
   test('control: a message of 1000 members, and 99,990 keys inside arguments, are forwarded as written', async () => {
     const atBound = `{"jsonrpc":"2.0","id":3,"method":"ping",${KEYS.split(',').slice(0, 997).join(',')}}`;
     const inArguments = `{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"echo","arguments":{${KEYS}}}}`;

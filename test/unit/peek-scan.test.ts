@@ -412,8 +412,10 @@ test('the scan reading decides every valid body within the bounds and its member
     ok: true,
     peek: { kind: 'request', id: 'x', idText: undefined, method: 'ping', toolName: undefined, taskId: undefined },
   });
-  // Left to the parse: not JSON, over a bound.
-  assert.equal(peekByScan(Buffer.from('{"jsonrpc":"2.0",'), BOUNDS), undefined);
+  // Not JSON: refused by the scan as the parse refuses it, without a parse (a re-read of trial 54's fix).
+  assert.deepEqual(peekByScan(Buffer.from('{"jsonrpc":"2.0",'), BOUNDS), peekByParse(Buffer.from('{"jsonrpc":"2.0",'), BOUNDS));
+  assert.deepEqual(peekByScan(Buffer.from('{"jsonrpc":"2.0",'), BOUNDS), { ok: false, kind: 'parse_error', message: 'Parse error: the request body is not valid JSON.', id: null, idText: undefined });
+  // Left to the parse: over a bound.
   assert.equal(peekByScan(Buffer.from('{"jsonrpc":"2.0","id":1,"method":"ping","p":[[[]]]}'), { maxDepth: 2, maxNodes: 100 }), undefined);
   // More members than the scan's table records: read by the walk (message-members.ts), decided.
   const wide = `{${Array.from({ length: 65 }, (_, k) => `"k${k}":${k}`).join(',')}}`;
