@@ -4,9 +4,9 @@
  *
  *   0. wire          before any of this, on the seller's connection, before undici parses
  *                    the bytes (routing/wire-meter.ts): a response's wire bytes (1xx heads,
- *                    head, chunk framing and extensions, body) within 2 x max_response_bytes
+ *                    head, chunk framing and extensions, body) within 6 x max_response_bytes
  *                    + 64 KiB -> `raw_bytes` (observed_bytes the wire bytes); on a stream
- *                    without a total, its framing within 64 KiB + its body bytes -> a plain
+ *                    without a total, its framing within 128 KiB + 5 x its body bytes -> a plain
  *                    end, `sse_wire_overhead` (sse-stage.ts); the connection closed either way
  *   1. status        5xx -> SERVICE_UNAVAILABLE `upstream_status`
  *   2. encoding      Content-Encoding parsed; an unknown coding, or more than one on a stream

@@ -84,8 +84,8 @@
  *   forwards raw or reads as a simple block only what fits under that limit.
  * - wire (routing/wire-meter.ts, on the connection, before undici parses the bytes): on a
  *   bounded stream its wire bytes per response (head, chunk framing and extensions) within
- *   2 x `max_response_bytes` + 64 KiB, past it `raw_bytes` (observed_bytes the wire bytes); on
- *   a stream without a total its framing within 64 KiB + the body bytes delivered, past it a
+ *   6 x `max_response_bytes` + 64 KiB, past it `raw_bytes` (observed_bytes the wire bytes); on
+ *   a stream without a total its framing within 128 KiB + 5 x the body bytes delivered, past it a
  *   plain end, `sse_wire_overhead` (review 37, F1).
  * - per event: an event's data bytes against `max_sse_event_bytes` -> `sse_event`. An
  *   incomplete line waits as the raw bytes it arrived in (SseLineFeeder: no decoded copy, no

@@ -16,13 +16,15 @@
  * the moment its request starts, less what undici had already consumed: its 1xx heads, its
  * head, the framing, the body, the trailers):
  * - a response with a total ({@link totalWireRule}: every answer but an SSE stream without a
- *   cumulative bound): wire bytes <= 2 x max_response_bytes + {@link WIRE_SLACK_BYTES}. Past
+ *   cumulative bound): wire bytes <= 6 x max_response_bytes + {@link WIRE_SLACK_BYTES} (the
+ *   body and {@link WIRE_FRAMING_PER_BODY_BYTE} framing bytes for each of its bytes). Past
  *   it the request is aborted with the DecodeError `raw_bytes` the raw-bytes cap raises
  *   (limitBytes max_response_bytes, observedBytes the wire bytes), so the host gets
  *   RESPONSE_TOO_LARGE `raw_bytes` as for too many body bytes (docs/errors.md).
  * - a stream without a total ({@link STREAM_WIRE_RULE}: the standalone GET stream, a
  *   long-lived one: exchange.ts hasCumulativeBound): framing overhead (wire bytes minus the
- *   body bytes undici has delivered) <= {@link WIRE_SLACK_BYTES} + those body bytes. Past it
+ *   body bytes undici has delivered, of the bytes it took from the socket) <=
+ *   {@link STREAM_SLACK_BYTES} + 5 x those body bytes. Past it
  *   the request is aborted with a {@link WireOverheadError}: the SSE stage ends the stream
  *   plainly, `sse_wire_overhead` (errors/codes.ts END_REASONS); any other answer on such an
  *   exchange is reported as `raw_bytes` (body-source.ts bodyErrorToLocal).
@@ -58,21 +60,41 @@ import { DecodeError } from '../response/decode.js';
  */
 export const WIRE_SLACK_BYTES = 64 * 1024;
 
+/**
+ * The slack of the stream rule, bytes: {@link WIRE_SLACK_BYTES} and one more read (64 KiB) that
+ * undici took from the socket and holds unparsed while the SSE stage applies back-pressure:
+ * its body bytes are not yet delivered, so they look like framing until it resumes. A re-read
+ * of review 37's fix: a GET stream written one byte per chunk (5 framing bytes per body byte)
+ * ended `sse_wire_overhead` after 115 of 400 notifications with one read's slack.
+ */
+export const STREAM_SLACK_BYTES = 2 * WIRE_SLACK_BYTES;
+
+/**
+ * Framing bytes an honest seller may take per body byte: 5, what a body sent in 1-byte chunks
+ * without extensions takes (`1\r\n` + the byte + `\r\n`: 6 wire bytes per body byte), the most
+ * HTTP/1.1 chunking takes short of extensions or zero-padded sizes. A re-read of review 37's fix
+ * (Low-Medium): at 1 (2 x max_response_bytes in all) a Node seller writing its answer one
+ * character per `res.write` was refused `raw_bytes` at 61% of max_response_bytes, and a GET
+ * stream of notifications written byte by byte ended `sse_wire_overhead` after ~16 KiB
+ * (test/regressions/chunk-extensions-uncounted-raw-bytes.test.ts, the tiny-chunk cases).
+ */
+export const WIRE_FRAMING_PER_BODY_BYTE = 5;
+
 /** How a response's wire bytes are bounded (module doc). */
 export type WireRule = { readonly kind: 'total'; readonly limitBytes: number } | { readonly kind: 'stream' };
 
-/** The rule of a response with a total: wire bytes <= 2 x `limitBytes` (its max_response_bytes, >= 1) + {@link WIRE_SLACK_BYTES}. */
+/** The rule of a response with a total: wire bytes <= 6 x `limitBytes` (its max_response_bytes, >= 1) + {@link WIRE_SLACK_BYTES}. */
 export function totalWireRule(limitBytes: number): WireRule {
   return { kind: 'total', limitBytes };
 }
 
-/** The rule of a stream without a total: framing <= {@link WIRE_SLACK_BYTES} + the body bytes delivered. */
+/** The rule of a stream without a total: framing <= {@link STREAM_SLACK_BYTES} + 5 x the body bytes delivered. */
 export const STREAM_WIRE_RULE: WireRule = Object.freeze({ kind: 'stream' });
 
 /**
  * The abort reason of a stream without a total whose framing passed its bound:
  * `observedBytes` the wire bytes, `bodyBytes` the body bytes undici had delivered, so
- * `limitBytes` (the wire bytes the rule allowed then) = {@link WIRE_SLACK_BYTES} + 2 x `bodyBytes`.
+ * `limitBytes` (the wire bytes the rule allowed then) = {@link STREAM_SLACK_BYTES} + 6 x `bodyBytes`.
  */
 export class WireOverheadError extends Error {
   override readonly name = 'WireOverheadError';
@@ -81,8 +103,8 @@ export class WireOverheadError extends Error {
     readonly observedBytes: number,
     readonly bodyBytes: number,
   ) {
-    super(`the seller's framing took ${observedBytes - bodyBytes} bytes for ${bodyBytes} body bytes (at most ${WIRE_SLACK_BYTES} + the body bytes)`);
-    this.limitBytes = WIRE_SLACK_BYTES + 2 * bodyBytes;
+    super(`the seller's framing took ${observedBytes - bodyBytes} bytes for ${bodyBytes} body bytes (at most ${STREAM_SLACK_BYTES} + ${WIRE_FRAMING_PER_BODY_BYTE} x the body bytes)`);
+    this.limitBytes = STREAM_SLACK_BYTES + (1 + WIRE_FRAMING_PER_BODY_BYTE) * bodyBytes;
   }
 }
 
@@ -94,7 +116,7 @@ export class ResponseMeter {
   private readonly start: number;
   /** A total rule's max_response_bytes; -1 under the stream rule. */
   private readonly limitBytes: number;
-  /** The wire bytes allowed under a total rule: 2 x {@link limitBytes} + {@link WIRE_SLACK_BYTES}. */
+  /** The wire bytes allowed under a total rule: 6 x {@link limitBytes} + {@link WIRE_SLACK_BYTES}. */
   private readonly cap: number;
 
   constructor(
@@ -105,7 +127,7 @@ export class ResponseMeter {
   ) {
     this.start = socket.bytesRead - socket.readableLength;
     this.limitBytes = rule.kind === 'total' ? rule.limitBytes : -1;
-    this.cap = 2 * this.limitBytes + WIRE_SLACK_BYTES;
+    this.cap = (1 + WIRE_FRAMING_PER_BODY_BYTE) * this.limitBytes + WIRE_SLACK_BYTES;
   }
 
   /** Compares the wire bytes read so far with the rule (at each socket read, before undici parses it); aborts the request past it. */
@@ -113,7 +135,14 @@ export class ResponseMeter {
     const wire = this.socket.bytesRead - this.start;
     if (this.limitBytes >= 0) {
       if (wire > this.cap) this.trip(new DecodeError({ reason: 'raw_bytes', limitBytes: this.limitBytes, observedBytes: wire }));
-    } else if (wire - this.body > WIRE_SLACK_BYTES + this.body) this.trip(new WireOverheadError(wire, this.body));
+      return;
+    }
+    // The stream rule compares framing with the body undici delivered, so it counts only what
+    // undici took from the socket: bytes the socket buffers while the stage holds undici back
+    // (back-pressure) are neither parsed nor delivered yet (up to the socket's 64 KiB
+    // high-water mark), and one read undici took may wait unparsed ({@link STREAM_SLACK_BYTES}).
+    const taken = wire - this.socket.readableLength;
+    if (taken - this.body > STREAM_SLACK_BYTES + WIRE_FRAMING_PER_BODY_BYTE * this.body) this.trip(new WireOverheadError(taken, this.body));
   }
 
   /** The response is over (complete, failed or aborted): the socket's later reads are not its. */

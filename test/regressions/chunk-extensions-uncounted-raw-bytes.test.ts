@@ -9,24 +9,24 @@
  * Now (src/routing/wire-meter.ts): every byte the seller's connection delivers while a
  * response is in progress (head, chunk framing, extensions, trailers: the wire bytes) is
  * counted from that socket. A response with a total (`max_response_bytes`: every answer but an
- * SSE stream without a cumulative bound) may take at most 2 x max_response_bytes + 65,536 wire
- * bytes; past that the request is aborted, its connection closed, and the host answered
+ * SSE stream without a cumulative bound) may take at most 6 x max_response_bytes + 65,536 wire
+ * bytes (the body and 5 framing bytes per body byte, what 1-byte chunks take); past that the request is aborted, its connection closed, and the host answered
  * RESPONSE_TOO_LARGE `raw_bytes`, limit_bytes max_response_bytes, observed_bytes the wire
- * bytes. The standalone GET stream (and a long-lived one) may take at most 65,536 + its body
+ * bytes. The standalone GET stream (and a long-lived one) may take at most 131,072 + 5 x its body
  * bytes of framing (wire bytes minus the body bytes undici delivered); past that it ends plainly,
  * outcome `resumable_end`, reason `sse_wire_overhead`, its connection closed.
  *
  * Input: a raw HTTP seller on 127.0.0.1 (net.Server, raw bytes) behind the real gateway; agents
- * with max_response_bytes 10,000 (wire cap 85,536); a host POSTing JSON-RPC with fetch, a GET
+ * with max_response_bytes 10,000 (wire cap 125,536); a host POSTing JSON-RPC with fetch, a GET
  * stream read with fetch.
  * Expectations:
  * - 1-byte chunks with a 256 KiB extension each (a 75-byte tools/call answer, 19.7 MB on the
- *   wire): `raw_bytes`, limit_bytes 10,000, observed_bytes past 85,536 by at most two socket
+ *   wire): `raw_bytes`, limit_bytes 10,000, observed_bytes past 125,536 by at most two socket
  *   reads, the seller's socket closed with most of the flood unwritten; the same body in one
  *   honest chunk passes;
- * - 100 heads of `103 Early Hints` (~100 KB) before the answer: `raw_bytes` before its head;
- * - a chunked answer of exactly 85,536 wire bytes passes; of 85,537, `raw_bytes` with
- *   observed_bytes exactly 85,537, the seller's socket closed;
+ * - 200 heads of `103 Early Hints` (~200 KB) before the answer: `raw_bytes` before its head;
+ * - a chunked answer of exactly 125,536 wire bytes passes; of 125,537, `raw_bytes` with
+ *   observed_bytes exactly 125,537, the seller's socket closed;
  * - keep-alive: two answers of 85,000 wire bytes each, one after the other on one seller
  *   connection, both pass (the second is not charged for the first);
  * - an SSE answer to a POST whose events carry 256 KiB extensions: `raw_bytes` as the
@@ -35,7 +35,7 @@
  *   (`resumable_end`, `sse_wire_overhead`), the seller's socket closed; the same events
  *   honestly chunked (one chunk per event): every one delivered, ends `ok`.
  * Before the fix: 5 of the 8 tests failed (every flood was read whole and forwarded `ok`, the
- * 85,537-byte answer too); the controls and the keep-alive case passed.
+ * over-cap answer too); the controls and the keep-alive case passed.
  */
 import assert from 'node:assert/strict';
 import net from 'node:net';
@@ -48,8 +48,12 @@ import { startObservedGateway } from '../support/hostile-seller.js';
 import { toolResponse } from '../support/raw-seller.js';
 
 const LIMIT = 10_000;
-/** The wire cap of a response with a total: 2 x max_response_bytes + 65,536. */
-const CAP = 2 * LIMIT + 65_536;
+/** The wire cap of a response with a total: 6 x max_response_bytes + 65,536. */
+const CAP = 6 * LIMIT + 65_536;
+/** The tiny-chunk case's max_response_bytes (the re-read's probe: 65,536). */
+const TINY_LIMIT = 65_536;
+/** Notifications of the GET stream written one byte per chunk. */
+const TINY_NOTES = 400;
 /** One socket read of the gateway (the meter checks between reads). */
 const READ = 65_536;
 /** A chunk extension of 256 KiB (`;aaaa…`). */
@@ -76,11 +80,13 @@ const JSON_HEAD = 'HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nTransfer
 const SSE_HEAD = 'HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control: no-cache\r\nTransfer-Encoding: chunked\r\n\r\n';
 const chunk = (data: string, ext = ''): string => `${Buffer.byteLength(data).toString(16)}${ext ? `;${ext}` : ''}\r\n${data}\r\n`;
 const LAST = '0\r\n\r\n';
-/** A 103 Early Hints head of ~1 KB; {@link HINTS} of them come before the hints case's answer (~100 KB). */
+/** A 103 Early Hints head of ~1 KB; {@link HINTS} of them come before the hints case's answer (~200 KB). */
 const HINT = `HTTP/1.1 103 Early Hints\r\nLink: </x>; rel=preload; x=${'a'.repeat(1000)}\r\n\r\n`;
-const HINTS = 100;
+const HINTS = 200;
 /** The tools/call answer the seller writes (id 1: the flood's). */
 const okAnswer = (id: number): string => toolResponse(id, { content: [{ type: 'text', text: 'ok' }] });
+/** The tiny-chunk case's answer: 40,000 bytes. */
+const tinyAnswer = (id: number): string => toolResponse(id, { content: [{ type: 'text', text: 'x'.repeat(40_000 - okAnswer(id).length + 2) }] });
 /** The flood's wire bytes, were it read whole: its body's bytes, one chunk each with the extension. */
 const FLOOD_BYTES = okAnswer(1).length * (EXT.length + 7);
 const note = (n: number): string => `data: {"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":${n}}}\n\n`;
@@ -131,6 +137,18 @@ async function answer(kind: string, id: number | undefined, write: Write): Promi
       for (let n = 1; n <= FLOOD_EVENTS; n++) if (!(await write(chunk(note(n), EXT)))) return;
       await write(LAST);
       return;
+    case 'tiny': {
+      // A 40,000-byte answer (61% of TINY_LIMIT) one byte per chunk: 6 wire bytes per body byte.
+      const big = tinyAnswer(id ?? 0);
+      await write(JSON_HEAD + [...big].map((c) => chunk(c)).join('') + LAST);
+      return;
+    }
+    case 'get-tiny': {
+      let all = '';
+      for (let n = 1; n <= TINY_NOTES; n++) all += note(n);
+      await write(SSE_HEAD + [...all].map((c) => chunk(c)).join('') + LAST);
+      return;
+    }
     case 'get-honest':
       await write(SSE_HEAD);
       for (let n = 1; n <= FLOOD_EVENTS; n++) if (!(await write(chunk(note(n))))) return;
@@ -207,9 +225,9 @@ async function startFramingSeller(): Promise<FramingSeller> {
   };
 }
 
-const CASES = ['flood', 'honest', 'hints', 'at-cap', 'past-cap', 'keepalive', 'sse-flood', 'get-flood', 'get-honest'] as const;
+const CASES = ['flood', 'honest', 'hints', 'at-cap', 'past-cap', 'keepalive', 'sse-flood', 'get-flood', 'get-honest', 'tiny', 'get-tiny'] as const;
 const stack = useSellerAndGateway(startFramingSeller, (seller) =>
-  startObservedGateway(agentsYaml(Object.fromEntries(CASES.map((c) => [c, { url: `${seller.url}?case=${c}`, max_response_bytes: LIMIT, response_deadline_ms: 10_000 }])))),
+  startObservedGateway(agentsYaml(Object.fromEntries(CASES.map((c) => [c, { url: `${seller.url}?case=${c}`, max_response_bytes: c === 'tiny' ? TINY_LIMIT : LIMIT, response_deadline_ms: 10_000 }])))),
 );
 
 const HEADERS = { 'mcp-protocol-version': '2025-06-18' };
@@ -253,7 +271,7 @@ describe('chunk extensions count as raw (wire) bytes', { timeout: TEST_TIMEOUT_M
     assert.equal((await stack.gateway.exchangeLine('honest', 2)).outcome, 'ok');
   });
 
-  test('100 heads of 103 Early Hints (~100 KB) before the answer: raw_bytes before its head (was forwarded ok)', async () => {
+  test('200 heads of 103 Early Hints (~200 KB) before the answer: raw_bytes before its head (was forwarded ok)', async () => {
     const got = await call('hints', 8);
     const err = got.result.structuredContent?.adcp_error;
     assert.equal(err?.details.reason, 'raw_bytes', JSON.stringify(got).slice(0, 300));
@@ -267,7 +285,7 @@ describe('chunk extensions count as raw (wire) bytes', { timeout: TEST_TIMEOUT_M
     assert.deepEqual(stack.gateway.lines.filter((l) => l.agent === 'hints' && l.msg !== 'exchange').map((l) => l.msg), []);
   });
 
-  test('exactly 2 x max_response_bytes + 65,536 wire bytes pass; one byte more is raw_bytes, observed_bytes exactly that', async () => {
+  test('exactly 6 x max_response_bytes + 65,536 wire bytes pass; one byte more is raw_bytes, observed_bytes exactly that', async () => {
     const at = await call('at-cap', 3);
     assert.equal(at.result.content[0]!.text, 'ok');
     const past = await call('past-cap', 4);
@@ -312,5 +330,25 @@ describe('chunk extensions count as raw (wire) bytes', { timeout: TEST_TIMEOUT_M
     assert.equal(sseMessages(text).length, FLOOD_EVENTS);
     const line = await stack.gateway.waitForLine((l) => l.msg === 'exchange' && l.agent === 'get-honest');
     assert.equal(line.outcome, 'ok');
+  });
+
+  // A re-read of the fix (Low-Medium): at 2 x max_response_bytes + 64 KiB (framing up to 64 KiB +
+  // the body bytes on a GET stream), honest 1-byte chunks were refused: a 40,000-byte answer at
+  // max_response_bytes 65,536 got raw_bytes, and a GET stream written byte by byte ended
+  // sse_wire_overhead after ~16 KiB. Both failed before.
+  test('control: an answer at 61% of max_response_bytes sent one byte per chunk passes whole', async () => {
+    const r = await withTimeout(rawPost(stack.gateway.agentUrl('tiny'), toolCall(21, 'x'), HEADERS), undefined, 'the POST');
+    assert.equal(r.status, 200);
+    assert.equal(r.text(), tinyAnswer(21));
+    assert.equal(r.text().length, 40_000);
+    const line = await stack.gateway.exchangeLine('tiny', 21);
+    assert.deepEqual([line.outcome, line.reason], ['ok', null]);
+  });
+
+  test('control: a GET stream written one byte per chunk delivers every event and ends ok', async () => {
+    const res = await fetch(stack.gateway.agentUrl('get-tiny'), { headers: { accept: 'text/event-stream' } });
+    const text = await withTimeout(res.text(), 10_000, 'the GET stream');
+    const line = await stack.gateway.waitForLine((l) => l.msg === 'exchange' && l.agent === 'get-tiny');
+    assert.deepEqual([sseMessages(text).length, line.outcome, line.reason], [TINY_NOTES, 'ok', null]);
   });
 });
