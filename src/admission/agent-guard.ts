@@ -61,11 +61,13 @@
  *    test/regressions/br-decoder-over-cap-holds-back-other-answers.test.ts).
  *    **Answers hosts have not taken** ({@link HostHold}) count too, outside the order, as
  *    decoders do: what an ended answer, or an SSE stream waiting for its host's drain, holds
- *    in the host's response until the host takes it. A non-reading host thus slows the
- *    agent's answers (one at a time over the cap), never stalls them; and while the agent is
- *    over its cap, an answer ending held or a response about to wait cuts the hosts that took
- *    nothing for {@link HOST_STALL_MS} (`host_not_reading`), so what they hold past the cap is
- *    about a second's worth of the agent's answers, not its timeouts' (hostile trial 54, F3).
+ *    in the host's response until the host takes it (hostile trial 54, F3). A non-reading host
+ *    thus slows the agent's answers (one at a time over the cap), never stalls them, and is
+ *    cut only by its own timeouts (`host_not_reading`: response_deadline_ms, or
+ *    sse_idle_timeout_ms). No earlier cut: Node does not lower `writableLength` while one
+ *    write is in progress, so a host reading a large answer slowly but steadily looks exactly
+ *    like one that reads nothing (a stall cut by it, 502540d, reset such a host:
+ *    test/regressions/slow-reading-host-cut-by-stall-rule.test.ts).
  *    **Load shedding**: a response that must wait while its call kind backs off (mechanism 1)
  *    is not waited for: its lease is shed ({@link BufferLease.shedRetryAfterS} set, its
  *    bytes released; the reader stops and answers `agent_backoff_shed`, docs/errors.md),
@@ -249,41 +251,17 @@ class AgentState {
   }
 
   /**
-   * Re-reads what each {@link HostHold} holds now; with `cut`, resets the hosts that took
-   * nothing for {@link HOST_STALL_MS} (their bytes released at once), then wakes the waiting
-   * responses that may go on. O(holds): run only when a response is about to wait, when an
-   * answer ends holding bytes over the cap, and at a metrics scrape (without `cut`).
+   * Re-reads what each {@link HostHold} holds now, then wakes the waiting responses that may
+   * go on when hosts took some. O(holds): run only when a response is about to wait, and at a
+   * metrics scrape. Never cuts a host (the {@link HostHold} doc says why).
    */
-  sweepHolds(cut: boolean): void {
+  sweepHolds(): void {
     if (this.firstHold === undefined) return;
-    const now = performance.now();
     const before = this.hostHeldBytes;
-    let hold: HostHold | undefined = this.firstHold;
-    // One step per hold, each visited once (a cut unlinks only the hold it cuts).
-    while (hold !== undefined) {
-      const next: HostHold | undefined = hold.nextHold;
-      const stalledMs = hold.measure(now);
-      if (cut && stalledMs >= HOST_STALL_MS) {
-        hold.release();
-        hold.cut(stalledMs);
-      }
-      hold = next;
-    }
+    for (let hold: HostHold | undefined = this.firstHold; hold !== undefined; hold = hold.nextHold) hold.measure();
     if (this.hostHeldBytes < before) this.wakeBlocked();
   }
 }
-
-/**
- * ms: how long a host may take nothing of what the gateway has written to it (an answer it
- * ended, or an SSE stream waiting for the host to drain it), while its agent is over
- * `max_buffered_response_bytes` and needs the room, before its connection is reset
- * (`host_not_reading`). A host on a slow link that reads takes bytes every round trip; one
- * that took none for a second while its agent's other answers need the memory is not reading.
- * Hostile trial 54, F3: 150 hosts that never read held 4 MB answers each (RSS 396 -> 744 MB)
- * for sse_idle_timeout_ms, counted nowhere
- * (test/regressions/non-reading-hosts-hold-unbounded-answers.test.ts).
- */
-export const HOST_STALL_MS = 1_000;
 
 /** What a {@link HostHold} measures: the host's response (`ServerResponse.writableLength`: written, not yet taken by the socket). */
 export interface HostPending {
@@ -302,12 +280,19 @@ export interface HostPending {
  * it counts what it held when last measured (at most that: nothing is written to a response
  * while it is held). Made only off the fast path: an answer Node writes straight into the
  * socket (nearly all) makes none.
+ *
+ * Counting only: a hold never cuts its host; the host's own timeouts do (response_deadline_ms,
+ * sse_idle_timeout_ms: `host_not_reading`). A cut by progress (502540d: over the cap, a host
+ * whose `writableLength` had not gone down for 1 s was reset) cannot tell a slow reader from
+ * a non-reader: Node lowers `writableLength` (and `_handle.writeQueueSize`) only when a write
+ * completes, so a 4 MiB `res.end(buf)` reads 4194464 for the seconds a host takes reading it
+ * (a host at ~640 KB/s was reset 1.75 s in with 1,147,904 bytes read:
+ * test/regressions/slow-reading-host-cut-by-stall-rule.test.ts). Open: no JS-visible progress
+ * signal exists during one large write; writing large answers in slices would give one.
  */
 export class HostHold {
   /** bytes: what the host's response held when last measured (counted in the agent's held bytes). */
   bytes = 0;
-  /** performance.now() when the host was last seen taking bytes, or the hold began. */
-  takenAt: number;
   /** Neighbours in the agent's list of holds. */
   prevHold: HostHold | undefined = undefined;
   nextHold: HostHold | undefined = undefined;
@@ -316,10 +301,7 @@ export class HostHold {
   constructor(
     private readonly s: AgentState,
     private readonly pending: HostPending,
-    /** Resets the host's connection (`host_not_reading`), given the ms it took nothing. */
-    readonly cut: (stalledMs: number) => void,
   ) {
-    this.takenAt = performance.now();
     this.prevHold = s.lastHold;
     if (s.lastHold === undefined) s.firstHold = this;
     else s.lastHold.nextHold = this;
@@ -327,16 +309,11 @@ export class HostHold {
     this.set(pending.writableLength);
   }
 
-  /** Re-reads what the response holds; returns the ms since the host last took bytes (0 when it just did). */
-  measure(now: number): number {
-    if (this.released) return 0;
+  /** Re-reads what the response holds (only ever lower: nothing is written to it while held). */
+  measure(): void {
+    if (this.released) return;
     const n = this.pending.writableLength;
-    if (n < this.bytes) {
-      this.set(n);
-      this.takenAt = now;
-      return 0;
-    }
-    return now - this.takenAt;
+    if (n < this.bytes) this.set(n);
   }
 
   private set(n: number): void {
@@ -635,15 +612,12 @@ export class AgentGuard {
   /**
    * Counts what the host's response `pending` holds (written, not yet taken by its socket)
    * against `agent`'s `max_buffered_response_bytes` ({@link HostHold}), until the hold's
-   * `release()`; undefined when it holds nothing. When that takes the agent over its cap, the
-   * agent's hosts that took nothing for {@link HOST_STALL_MS} are `cut` (hostile trial 54, F3).
+   * `release()`; undefined when it holds nothing (hostile trial 54, F3). Counts only: the
+   * host is cut by its own timeouts, never by this ({@link HostHold}).
    */
-  holdForHost(agent: string, settings: GuardSettings, pending: HostPending, cut: (stalledMs: number) => void): HostHold | undefined {
+  holdForHost(agent: string, settings: GuardSettings, pending: HostPending): HostHold | undefined {
     if (pending.writableLength <= 0) return undefined;
-    const s = this.state(agent, settings, false);
-    const hold = new HostHold(s, pending, cut);
-    if (s.heldBytes > s.settings.max_buffered_response_bytes) s.sweepHolds(true);
-    return hold;
+    return new HostHold(this.state(agent, settings, false), pending);
   }
 
   /** Of {@link heldBytes}: what `agent`'s answers written to hosts hold, not yet taken (as last measured). */
@@ -685,8 +659,8 @@ export class AgentGuard {
     for (const s of this.agents.values()) {
       let backingOff = 0;
       for (const b of s.breakers.values()) if (b.holdsBack(now)) backingOff++;
-      // What hosts have taken since the holds were last measured (no cut: a scrape only reads).
-      s.sweepHolds(false);
+      // What hosts have taken since the holds were last measured.
+      s.sweepHolds();
       yield { agent: s.name, heldBytes: s.heldBytes, hostHeldBytes: s.hostHeldBytes, bufferWaits: s.bufferWaits, backingOff };
     }
   }
@@ -940,9 +914,9 @@ export class BufferLease {
   private waitFor(decoders: number | undefined, stream: WatchedBody | undefined, counted: boolean): Promise<boolean> {
     const aborted = (): boolean => stream?.destroyed === true && stream.readableEnded !== true;
     if (aborted()) return Promise.resolve(true);
-    // Hosts that took nothing of what they hold give the room back first (HOST_STALL_MS).
+    // What hosts took since last measured gives its room back first (HostHold).
     if (this.s.firstHold !== undefined) {
-      this.s.sweepHolds(true);
+      this.s.sweepHolds();
       if (!(decoders === undefined ? this.mustWait : this.mustWaitForDecoders(decoders))) return Promise.resolve(false);
     }
     if (this.breaker?.backingOff === true && this.shedNow()) return Promise.resolve(false);

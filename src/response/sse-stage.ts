@@ -193,8 +193,6 @@ import type { UpstreamResponse } from './json-stage.js';
 import { DirectChunks, bodyErrorToLocal } from './body-source.js';
 import { WireOverheadError } from '../routing/wire-meter.js';
 import { drainOrClose } from './drain.js';
-import { HOST_STALL_MS } from '../admission/agent-guard.js';
-import { observedMs } from '../errors/elapsed.js';
 import { releaseBody, type DecoderRoom } from './decode.js';
 import { bodyPool } from './body-pool.js';
 import { eventRewriteAddedBytes, eventRewriteOverBound, recordLiftSkippedForRoom } from './rewrite-room.js';
@@ -685,8 +683,6 @@ export async function handleSseBody(
     }
   };
   const timers = new SseStreamTimers(exchange, raw, bounded, onTimeout);
-  /** A host holding room its agent needs took nothing for `stalledMs` (agent-guard.ts HostHold): cut as at its idle timeout. */
-  const onHostStall = (stalledMs: number): void => onTimeout({ reason: 'host_not_reading', limitMs: HOST_STALL_MS, observedMs: observedMs(stalledMs, HOST_STALL_MS) });
   /**
    * The timers (sse-stream-timers.ts), made when the stage first waits (for the seller, a
    * drain, the agent guard), with the head's flush at the end of this turn.
@@ -815,9 +811,9 @@ export async function handleSseBody(
         // The host, not the seller, holds the stream back: its idle time starts now (onIdleTimer).
         timers.waitingForHost = true;
         timers.armIdle();
-        // What the host has not taken counts for the agent while the stage waits for it; over
-        // the cap, a host that takes none of it for HOST_STALL_MS is cut (hostile trial 54, F3).
-        const hold = exchange.guard?.holdForHost(exchange.agent.name, exchange.agent.guard, raw, onHostStall);
+        // What the host has not taken counts for the agent while the stage waits for it
+        // (hostile trial 54, F3); only the timers above cut the host (agent-guard.ts HostHold).
+        const hold = exchange.guard?.holdForHost(exchange.agent.name, exchange.agent.guard, raw);
         await drainOrClose(raw);
         hold?.release();
         timers.waitingForHost = false;

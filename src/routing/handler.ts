@@ -698,9 +698,8 @@ export function createMcpHandler(deps: HandlerDeps) {
               }
               if (exchange.sseStarted) deadline = setTimeout(onDeadline, limits.sse_idle_timeout_ms);
               // What Node holds of it counts for the agent until the host takes it (its 'close':
-              // `end`); over the cap, a host that takes none of it for HOST_STALL_MS is cut
-              // sooner, as at `onDeadline` (hostile trial 54, F3).
-              if (!ended) hostHold = deps.guard.holdForHost(agent.name, agent.guard, raw, onDeadline);
+              // `end`; hostile trial 54, F3); only `onDeadline` cuts the host (agent-guard.ts HostHold).
+              if (!ended) hostHold = deps.guard.holdForHost(agent.name, agent.guard, raw);
             },
             (err: unknown) => internalError(exchange, reply, log, err),
           );
