@@ -10,7 +10,8 @@
  * records the first 64 members (SCAN_TEXT_MEMBERS) of an object and counts the rest; an
  * object with more is read here ({@link readObjectMembers}), by a walk over its bytes that
  * keeps only the members whose key may be a name the peek reads, so neither reading of the
- * body turns to `JSON.parse` for it.
+ * body turns to `JSON.parse` for it. The same bound holds a seller's message object and its
+ * `error` (response/wide-answer.ts: `upstream_not_mcp`, told from the scan).
  *
  * Why (a hostile trial 54, Medium): an object of more members than the scan records was left
  * to `JSON.parse` of the whole body, and V8 parses an object of many distinct keys slowly:
@@ -28,7 +29,7 @@
  * walk (linear, no value made); above it, the walk still finds the id for the refusal
  * (unless more than 1000 of its keys may be names: then id null).
  */
-import type { TextMember } from '../mcp/json-scan.js';
+import { scanTopObject, TEXT_INVALID, TEXT_OVER_BOUND, type TextMember, type TopMembersScan, type WideTopObjectScan } from '../mcp/json-scan.js';
 import { BACKSLASH, closingQuote, COMMA, LBRACE, LBRACKET, QUOTE, RBRACE, RBRACKET, isJsonWhitespace } from '../mcp/json-bytes.js';
 
 /**
@@ -87,6 +88,40 @@ export function readObjectMembers(view: Uint8Array, open: number): ObjectMembers
   }
   return { members, count };
 }
+
+/**
+ * The members of the object `view` as its scan `scan` (mcp/json-scan.ts scanTopObject) found
+ * them: the member table, or for an object of more members than the table keeps, the walk's
+ * ({@link readObjectMembers}: the members whose key may be a name the peek reads, and the count).
+ */
+export function membersOfScan(view: Buffer, scan: TopMembersScan | WideTopObjectScan): ObjectMembers {
+  if (scan.members !== undefined) return { members: scan.members, count: scan.members.length };
+  return readObjectMembers(view, view.indexOf(LBRACE));
+}
+
+/**
+ * The members of the JSON object `view` (valid JSON: the value of a member of a scanned body)
+ * as {@link membersOfScan} reads them; undefined when memory cannot grow for the scan.
+ */
+export function objectMembersOf(view: Buffer): ObjectMembers | undefined {
+  const scan = scanTopObject(view, UNBOUNDED);
+  return scan === undefined || scan === TEXT_INVALID || scan === TEXT_OVER_BOUND ? undefined : membersOfScan(view, scan);
+}
+
+/**
+ * How many members (repeated keys each counted) the JSON object `view` (valid JSON, as for
+ * {@link objectMembersOf}) has, from its scan alone: no walk for an object wider than the
+ * scan's table (~ the scan's cost, where {@link readObjectMembers} over 99,993 members costs
+ * ~6 times as much); undefined when memory cannot grow for the scan. Used where only the width
+ * is judged (response/wide-answer.ts: a seller's `error`).
+ */
+export function objectMemberCount(view: Buffer): number | undefined {
+  const scan = scanTopObject(view, UNBOUNDED);
+  if (scan === undefined || scan === TEXT_INVALID || scan === TEXT_OVER_BOUND) return undefined;
+  return scan.members === undefined ? scan.memberCount : scan.members.length;
+}
+
+const UNBOUNDED = { maxDepth: Infinity, maxNodes: Infinity };
 
 /**
  * The names the peek looks up, lower-cased: request/peek.ts PEEK_KEY_TEXTS, `name`, `taskId`,

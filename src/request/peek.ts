@@ -46,8 +46,8 @@
 import { isUtf8 } from 'node:buffer';
 import type { BatchRequestRef, RpcPeek } from '../exchange.js';
 import { localErrorFormOf } from '../mcp/local-error.js';
-import { scanTopObject, TEXT_INVALID, TEXT_OVER_BOUND, type ByteRange, type TextMember, type TopMembersScan, type WideTopObjectScan } from '../mcp/json-scan.js';
-import { MAX_MESSAGE_MEMBERS, readObjectMembers, WIDE_MIN_BYTES, wideProblem, type ObjectMembers } from './message-members.js';
+import { scanTopObject, TEXT_INVALID, TEXT_OVER_BOUND, type ByteRange, type TextMember } from '../mcp/json-scan.js';
+import { MAX_MESSAGE_MEMBERS, membersOfScan, objectMembersOf, readObjectMembers, WIDE_MIN_BYTES, wideProblem, type ObjectMembers } from './message-members.js';
 import { jsonString, jsonStringIs, memberIndexes, plainMemberIndexes } from '../mcp/text-members.js';
 import { checkJsonBounds, withinJsonBounds, type JsonBoundsLimits } from '../mcp/json-bounds.js';
 import { closingQuote, COLON, COMMA, CR, DIGIT_0, DIGIT_9, DOT, LBRACE, LBRACKET, LF, LOWER_E, LOWER_F, LOWER_N, LOWER_T, MINUS, QUOTE, RBRACE, RBRACKET, SPACE, TAB, UPPER_E, isJsonWhitespace } from '../mcp/json-bytes.js';
@@ -258,25 +258,6 @@ function scanReading(body: Buffer, bounds: JsonBoundsLimits): { result: PeekResu
   if (scan === undefined || scan === TEXT_OVER_BOUND) return { result: undefined, counts: undefined };
   const facts = factsOfScan(body, scan.top, scan.nodes, membersOfScan(body, scan));
   return { result: facts === undefined ? undefined : decide(facts), counts: { depth: scan.depth, nodes: scan.nodes } };
-}
-
-/**
- * The members of the object `view` as its scan `scan` found them: the member table, or for an
- * object of more members than the table keeps, the walk's (message-members.ts
- * readObjectMembers: the members whose key may be a name the peek reads, and the count).
- */
-function membersOfScan(view: Buffer, scan: TopMembersScan | WideTopObjectScan): ObjectMembers {
-  if (scan.members !== undefined) return { members: scan.members, count: scan.members.length };
-  return readObjectMembers(view, view.indexOf(LBRACE));
-}
-
-/**
- * The members of the JSON object `view` (valid JSON: the value of a member of a scanned body)
- * as {@link membersOfScan} reads them; undefined when memory cannot grow for the scan.
- */
-function objectMembersOf(view: Buffer): ObjectMembers | undefined {
-  const scan = scanTopObject(view, UNBOUNDED);
-  return scan === undefined || scan === TEXT_INVALID || scan === TEXT_OVER_BOUND ? undefined : membersOfScan(view, scan);
 }
 
 /**

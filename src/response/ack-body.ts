@@ -21,7 +21,9 @@
  * - or an array with such an object among its elements, at any depth of nested arrays;
  * - or a text over the structure bounds (`max_json_depth`, `max_json_nodes`), which is not
  *   read further: a body with no Content-Type is refused `upstream_not_mcp` then, as before,
- *   and a JSON body got `json_depth` / `json_nodes` while it was read (json-stage.ts).
+ *   and a JSON body got `json_depth` / `json_nodes` while it was read (json-stage.ts);
+ * - or an object of more than 1000 members (or whose `error` has more: wide-answer.ts), which
+ *   is not parsed either: refused `upstream_not_mcp` (a hostile trial 54, F1).
  * Anything else is an acknowledgement: no JSON text (even leniently), a scalar (`null`, `1`,
  * `"ok"`), an object with none of those names, an array of such values (`[]` included).
  *
@@ -41,6 +43,7 @@ import { namesMessageMember } from '../mcp/repeated-names.js';
 import { isJsonObject } from '../mcp/extract.js';
 import { mayHoldNonFiniteLiteral, NOT_LENIENT_JSON, parseWithNonFiniteLiterals } from '../mcp/lenient-json.js';
 import { NOT_JSON, parseJsonText } from '../mcp/parse-json.js';
+import { isWideMessage } from './wide-answer.js';
 
 /** What {@link readAckBody} returns for an acknowledgement body. */
 export const ACK_BODY: unique symbol = Symbol('acknowledgement body');
@@ -62,8 +65,10 @@ export function readAckBody(text: Buffer, scan: JsonScanResult): unknown {
     const lenient = parseWithNonFiniteLiterals(text.toString('utf8'));
     return lenient === NOT_LENIENT_JSON || !holdsMessage(lenient) ? ACK_BODY : undefined;
   }
-  // A scalar holds no message; an object or array within the bounds is parsed.
+  // A scalar holds no message; an object or array within the bounds is parsed, but for an
+  // object of more than 1000 members, no acknowledgement and not parsed (wide-answer.ts).
   if (scan.top === 'scalar') return ACK_BODY;
+  if (isWideMessage(text, scan)) return undefined;
   const value = parseJsonText(text);
   // NOT_JSON: the scan read JSON, so never; refusing is the safe side.
   return value !== NOT_JSON && !holdsMessage(value) ? ACK_BODY : value;

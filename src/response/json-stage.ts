@@ -43,6 +43,7 @@ import { repeatsMemberName, type NameFacts } from '../mcp/repeated-names.js';
 import { keepsJsonLabel } from './content-type.js';
 import { ACK_BODY, isUnscannedAckBody, readAckBody } from './ack-body.js';
 import { NOT_JSON, parseJsonText } from '../mcp/parse-json.js';
+import { isWideMessage } from './wide-answer.js';
 
 export interface UpstreamBody {
   statusCode: number;
@@ -136,7 +137,9 @@ function answerFromBody(exchange: Exchange, reply: FastifyReply, res: UpstreamRe
   // A message repeating a member name (`"id":999,"id":1`) is no answer, whichever member a
   // host's parser keeps (mcp/repeated-names.ts); told by the scan here, from the parsed
   // message below when the scan cannot tell.
-  if (!scan.ok || scan.repeatedName) {
+  // So is a message object (or its `error`) of more than 1000 members, told without parsing
+  // it (wide-answer.ts; a hostile trial 54, F1: its `JSON.parse` held the event loop ~200 ms).
+  if (!scan.ok || scan.repeatedName || isWideMessage(body, scan)) {
     answerWithLocalError(exchange, reply, notMcp);
     return;
   }

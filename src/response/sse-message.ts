@@ -50,6 +50,10 @@
  *   a message naming no method included, an id-only one or none at all), or an array holding
  *   one: verdict `unsolicited`, never forwarded (standaloneVerdict).
  *
+ * - A message object, or its `error`, of more than 1000 members (wide-answer.ts) is judged
+ *   without parsing it (wideVerdict: forwarded unread when the scan reads a request or
+ *   notification, else `foreign` / `unsolicited`; a hostile trial 54, F1).
+ *
  * Measured on the bench's 1 MiB one-event results: checkJsonBounds + JSON.parse +
  * JSON.stringify + a UTF-8 encode were ~10 ms of the gateway's ~11 ms per request.
  */
@@ -66,6 +70,7 @@ import { judgeArrayAnswer } from './array-answer.js';
 import type { NotMcpCause } from '../mcp/local-error.js';
 import { mayHoldNonFiniteLiteral, parseWithNonFiniteLiterals } from '../mcp/lenient-json.js';
 import { isKindlessEventData } from './kindless-event.js';
+import { isWideMessage } from './wide-answer.js';
 
 /** The outcome of {@link inspectEventData}. */
 export type EventDataVerdict =
@@ -83,7 +88,13 @@ export type EventDataVerdict =
    * (mcp/local-error.ts NotMcpCause: `batch_removed`, an array holding the request's
    * response on a host's revision without batches).
    */
-  | { readonly kind: 'foreign'; readonly dataBytes: number; readonly cause?: NotMcpCause }
+  | {
+      readonly kind: 'foreign';
+      readonly dataBytes: number;
+      readonly cause?: NotMcpCause;
+      /** A message object (or its `error`) of more than 1000 members (wide-answer.ts): refused unread, never judged `kindless`. */
+      readonly wide?: true;
+    }
   /**
    * A JSON-RPC response on the standalone GET stream ({@link isUnsolicitedResponse}: a message
    * naming no method included), or an array holding one: it must not reach the host; the
@@ -141,7 +152,7 @@ export function inspectEventData(exchange: Exchange, data: string | undefined, o
   // a hostile trial 17, M1). The scan tells the usual case (`{}`: judgeEventData); data it
   // cannot (escaped keys, an array, lenient JSON) is parsed again here, on this path only:
   // the stream would end on it.
-  if (verdict.kind !== 'foreign' || !isKindlessEventData(data ?? dataBytes!)) return verdict;
+  if (verdict.kind !== 'foreign' || verdict.wide === true || !isKindlessEventData(data ?? dataBytes!)) return verdict;
   return { kind: 'kindless', dataBytes: verdict.dataBytes };
 }
 
@@ -166,6 +177,9 @@ function judgeEventData(exchange: Exchange, data: string | undefined, opts: Even
   }
   if (!opts.mayBeResponse) return { kind: 'forward', bytes };
   const members = scan.members;
+  // A message object (or its `error`) of more than 1000 members is not parsed (wide-answer.ts;
+  // a hostile trial 54, F1): a batch's stream aside (its data is parsed: batch-answers.ts).
+  if (exchange.rpc.kind !== 'batch' && isWideMessage(bytes, scan)) return wideVerdict(exchange, bytes, members!, scan.repeatedName);
   // No request to answer (the standalone GET stream, a notification's or host response's stream): no response passes.
   if (exchange.rpc.kind === 'none' || exchange.rpc.kind === 'notification') return standaloneVerdict(text, bytes, members, scan.repeatedName);
   // Only an object can be a response (isResponseToExchange), or hold it: a batch.
@@ -208,6 +222,21 @@ function judgeEventData(exchange: Exchange, data: string | undefined, opts: Even
   if (!isResponseToExchange(exchange, message, bytes, members) || repeatsMemberName(scan, message)) return parsedVerdict(exchange, message, bytes, scan);
   const { rewritten, out } = rewriteScanned(exchange, message, bytes, scan);
   return { kind: 'response', out, dataBytes: bytes.length, changed: rewritten.changed, action: rewritten.action, message: rewritten.message, bytes, sellerMessage: message };
+}
+
+/**
+ * The verdict for data `bytes` whose message object (`members`: the scan's), or its `error`,
+ * has more than 1000 members (wide-answer.ts), told without parsing it: a request or
+ * notification as the scan reads one (every key plain, no `result` or `error`, no name
+ * repeated, a method name: json-value-at.ts isMethodName) is forwarded unread, as one of any
+ * width was before (a request or notification is not judged by its other names); anything else
+ * is refused as a response the gateway does not read: `foreign` on a request's stream (the
+ * stream ends `upstream_not_mcp`, as a JSON body so wide is refused: json-stage.ts), never
+ * `kindless`; `unsolicited` where no request awaits a response (dropped).
+ */
+function wideVerdict(exchange: Exchange, bytes: Buffer, members: TopMembers, repeatedName: boolean): EventDataVerdict {
+  if (members.plainKeys && !members.hasResult && !members.hasError && !repeatedName && isMethodName(bytes, members.method)) return { kind: 'forward', bytes };
+  return exchange.rpc.kind === 'request' ? { kind: 'foreign', dataBytes: bytes.length, wide: true } : { kind: 'unsolicited', dataBytes: bytes.length };
 }
 
 /**
