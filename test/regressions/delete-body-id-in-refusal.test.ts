@@ -58,6 +58,14 @@ const tooDeepBody = JSON.stringify({
   },
 });
 
+/**
+ * A GET to an MCP endpoint that declares a body is refused from its head, before its agent or
+ * its place in the pipeline is judged, id null (hostile trial 54, F2:
+ * test/regressions/get-with-body-408-inside-sse-stream.test.ts).
+ */
+const GET_BODY_REFUSAL =
+  '{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid Request: a GET to an MCP endpoint carries no body (it opens or resumes a stream: MCP Streamable HTTP), and this one declares one (Content-Length other than 0, or Transfer-Encoding); it was not read, nor sent to the seller: send the GET without a body.","data":{"reason":"invalid_request"}}}';
+
 describe('a DELETE (or GET) with a JSON-RPC body, refused before it is judged', { timeout: TEST_TIMEOUT_MS * 2 }, () => {
   const releases = new Map<number, () => void>();
   let seller: RawSeller;
@@ -93,7 +101,7 @@ describe('a DELETE (or GET) with a JSON-RPC body, refused before it is judged', 
     await seller?.close();
   });
 
-  test('unknown_agent: a DELETE and a GET with a body get the exact 404 for id null', async () => {
+  test('unknown_agent: a DELETE with a body gets the exact 404 for id null, a GET with a body the GET-body refusal', async () => {
     const conn = await connect();
     conn.socket.write(withBody('DELETE', '/agents/nope/mcp') + withBody('GET', '/agents/nope/mcp'));
     const { responses, rest } = await withTimeout(responsesWhenWhole(conn, 2), 5_000, 'the two refusals');
@@ -102,12 +110,12 @@ describe('a DELETE (or GET) with a JSON-RPC body, refused before it is judged', 
       responses.map((r) => ({ status: r.status, body: r.body })),
       [
         { status: 404, body: unknownAgentBody },
-        { status: 404, body: unknownAgentBody },
+        { status: 400, body: GET_BODY_REFUSAL },
       ],
     );
   });
 
-  test('pipeline_too_deep: a DELETE and a GET with a body behind 16 waiting calls get the exact 503 for id null', async () => {
+  test('pipeline_too_deep: a DELETE with a body behind 16 waiting calls gets the exact 503 for id null, a GET with a body the GET-body refusal', async () => {
     const conn = await connect();
     conn.socket.write(Array.from({ length: 17 }, (_, k) => toolCallRequest(k + 1, 'h')).join('') + withBody('DELETE', '/agents/h/mcp') + withBody('GET', '/agents/h/mcp'));
     await held(1);
@@ -122,7 +130,7 @@ describe('a DELETE (or GET) with a JSON-RPC body, refused before it is judged', 
       responses.slice(17).map((r) => ({ status: r.status, body: r.body })),
       [
         { status: 503, body: tooDeepBody },
-        { status: 503, body: tooDeepBody },
+        { status: 400, body: GET_BODY_REFUSAL },
       ],
     );
     assert.equal(

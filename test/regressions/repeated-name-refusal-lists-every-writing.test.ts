@@ -24,8 +24,12 @@ test('40 writings of "method" in a small request (the parse reading): 8 quoted, 
   assert.deepEqual(refusalOf(40, 0), { kind: 'invalid_request', message: `Invalid Request: the member "method" is written 40 times (${quoted}, and 32 more); send it once.` });
 });
 
-test('4,000 writings in a request over 1 KiB (the scan reading): 8 quoted, then how many more', () => {
-  assert.deepEqual(refusalOf(4000, PEEK_SCAN_MIN_BYTES), { kind: 'invalid_request', message: `Invalid Request: the member "method" is written 4000 times (${quoted}, and 3992 more); send it once.` });
+test('900 writings in a request over 1 KiB (the scan reading): 8 quoted, then how many more', () => {
+  assert.deepEqual(refusalOf(900, PEEK_SCAN_MIN_BYTES), { kind: 'invalid_request', message: `Invalid Request: the member "method" is written 900 times (${quoted}, and 892 more); send it once.` });
+});
+
+test('4,000 writings: over the 1000 members a message object may have, refused for that first (hostile trial 54, F1)', () => {
+  assert.deepEqual(refusalOf(4000, PEEK_SCAN_MIN_BYTES), { kind: 'invalid_request', message: 'Invalid Request: the message has 4003 members, more than the 1000 the gateway reads.' });
 });
 
 test('8 writings: all quoted, nothing more said', () => {
