@@ -14,7 +14,9 @@
  * `content` item 16 or later, and for every `tasks/get` result
  * (test/regressions/dedupe-past-sixteen-items-respells-structured-content.test.ts).
  *
- * Cost: only on the parse path, once a rewrite was made (the message was already parsed):
+ * Cost: only on the parse path (the message was already parsed): for a `tools/call` once a
+ * rewrite was made; for a 2026-07-28 `tasks/get`, before the rewrite, for every parsed answer
+ * whose text may hold an object, rewritten or not (scanned-message.ts `spliceTarget`; a re-read):
  * one pass over the bytes, no recursion (nesting is an explicit counter), strings skipped
  * with the native search of json-bytes.ts closingQuote; the value at `skip` (the seller's
  * `structuredContent`, whose range the scan knows for a `result`) is jumped over. Measured
