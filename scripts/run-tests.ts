@@ -1,5 +1,5 @@
 /**
- * `npm test` (after its `pretest`, scripts/build-tests.ts): `node --test --test-concurrency=2
+ * `npm test` (after its `pretest`, scripts/build-tests.ts): `node --test --test-concurrency=3
  * --test-reporter=spec <files>` (spec unless the args name a reporter: {@link nodeTestArgs}), the files the compiled tests, `dist-test/X.test.js` for each
  * `X.test.ts` under test/ (sorted), given to node as an argv array: a file whose name holds a
  * space runs (the script's `$(find test ... | sed ...)` was split at it by the shell: hostile
@@ -18,8 +18,13 @@ import { filesUnder } from './build-tests.js';
 import { TEST_BUILD_DIR } from './repo-root.js';
 import { selectTests } from './test-selection.js';
 
-/** node's options before `npm test --`'s options and the files. */
-export const NODE_TEST_OPTIONS = ['--test', '--test-concurrency=2'];
+/**
+ * node's options before `npm test --`'s options and the files. Three files at once: a full run
+ * at two kept the 2-core CI machine about half busy (user + sys 1,254 s over 1,191 s of wall
+ * time: the files wait on timers, sockets and the gateways they start), and CI took 865 s of
+ * its 15 minutes (stop 53); the suite passed with two runs side by side (four files at once).
+ */
+export const NODE_TEST_OPTIONS = ['--test', '--test-concurrency=3'];
 
 /** The reporter when `npm test --` names none. */
 export const DEFAULT_REPORTER = '--test-reporter=spec';
