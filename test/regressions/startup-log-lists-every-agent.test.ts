@@ -18,6 +18,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { PROCESS_TEST_TIMEOUT_MS, startGatewayProcess, type GatewayProcess, type LogEntry } from '../helpers/process.js';
 import { withTimeout } from '../helpers/timeout.js';
+import { replaceFile } from '../helpers/config-reload.js';
 
 const names = (prefix: string, from: number, to: number): string[] => Array.from({ length: to - from }, (_, i) => `${prefix}${String(from + i).padStart(5, '0')}`);
 const yaml = (agents: string[]): string => `listen: { host: 127.0.0.1, port: 0 }\nagents:\n${agents.map((a) => `  ${a}: { url: "http://127.0.0.1:9/mcp" }\n`).join('')}`;
@@ -53,7 +54,7 @@ test('gateway started and config reloaded list 50 agent names and count the rest
 
     let from = gw.logs.length;
     const more = [...first, ...names('agent-', 3000, 3010)];
-    await writeFile(file, yaml(more));
+    await replaceFile(file, yaml(more));
     gw.child.kill('SIGHUP');
     const grown = await reloaded(gw, from);
     assert.deepEqual(fields(grown, ['msg', 'agents', 'agents_more', 'added', 'added_more', 'removed', 'removed_more']), {
@@ -68,7 +69,7 @@ test('gateway started and config reloaded list 50 agent names and count the rest
 
     from = gw.logs.length;
     const others = names('other-', 0, 60);
-    await writeFile(file, yaml(others));
+    await replaceFile(file, yaml(others));
     gw.child.kill('SIGHUP');
     const swapped = await reloaded(gw, from);
     assert.deepEqual(fields(swapped, ['agents', 'agents_more', 'added', 'added_more', 'removed', 'removed_more']), {
