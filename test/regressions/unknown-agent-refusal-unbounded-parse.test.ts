@@ -25,6 +25,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { refusalIdOf } from '../../src/request/peek.js';
 import { SCAN_TEXT_MEMBERS } from '../../src/mcp/json-scan.js';
+import { countBigParses } from '../helpers/big-parses.js';
 import { agentsYaml, startGateway, type RunningGateway } from '../helpers/gateway.js';
 import { TEST_TIMEOUT_MS, withTimeout } from '../helpers/timeout.js';
 
@@ -40,43 +41,33 @@ function idOf(body: Buffer): { id: unknown; idText: unknown } {
   return { id: ref?.id, idText: ref?.idText };
 }
 
-/** Calls of `JSON.parse` on a text of 1 MiB or more while the wrapper is in place. */
-let bigParses = 0;
-const parse = JSON.parse;
-function countBigParses(): void {
-  JSON.parse = function countingParse(this: unknown, text: string, reviver?: (key: string, value: unknown) => unknown): unknown {
-    if (typeof text === 'string' && text.length >= BIG) bigParses++;
-    return parse.call(JSON, text, reviver) as unknown;
-  } as typeof JSON.parse;
-}
-
 describe('the id of a refusal made before the request is judged', { timeout: TEST_TIMEOUT_MS }, () => {
   let gw: RunningGateway;
   before(async () => {
     gw = await startGateway(agentsYaml({ h: 'http://127.0.0.1:9/mcp' }, ['log_level: silent']));
-    countBigParses();
   });
   after(async () => {
-    JSON.parse = parse;
     await gw?.close();
   });
+  /** Calls of `JSON.parse` on a text of 1 MiB or more. */
+  const bigParses = countBigParses(BIG);
 
   test('is read without JSON.parse for a body over the built-in bounds', () => {
-    bigParses = 0;
+    bigParses.reset();
     assert.deepEqual(idOf(OPEN_BRACKETS), { id: null, idText: undefined });
     assert.deepEqual(idOf(MANY_MEMBERS_DEEP), { id: 7, idText: undefined });
     assert.deepEqual(idOf(DEEP_ID_7), { id: 7, idText: undefined });
-    assert.equal(bigParses, 0, 'no JSON.parse of the body');
+    assert.equal(bigParses.count, 0, 'no JSON.parse of the body');
   });
 
   test('4 MiB of `[` to an unknown agent: the exact 404 for id null, without JSON.parse', async () => {
-    bigParses = 0;
+    bigParses.reset();
     const res = await withTimeout(fetch(gw.agentUrl('nope'), { method: 'POST', headers: { 'content-type': 'application/json' }, body: OPEN_BRACKETS }));
     assert.equal(res.status, 404);
     assert.equal(
       await res.text(),
       '{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Unknown agent \\"nope\\": no such agent in the gateway config.","data":{"reason":"unknown_agent","agent":"nope"}}}',
     );
-    assert.equal(bigParses, 0, 'no JSON.parse of the body');
+    assert.equal(bigParses.count, 0, 'no JSON.parse of the body');
   });
 });

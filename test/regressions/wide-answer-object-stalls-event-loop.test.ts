@@ -22,7 +22,8 @@
  * the response goes out as written, unparsed (nothing to rewrite in it). No timing asserted.
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
+import { countBigParses } from '../helpers/big-parses.js';
 import { agentsYaml } from '../helpers/gateway.js';
 import { useSellerAndGateway } from '../helpers/stack.js';
 import { TEST_TIMEOUT_MS } from '../helpers/timeout.js';
@@ -48,10 +49,8 @@ const MESSAGES: Record<string, (id: number) => string> = {
   sse_control_notification: (id) => `{"jsonrpc":"2.0","id":${id},${RESULT}}`,
 };
 
-/** Calls of `JSON.parse` on a text of {@link BIG} characters or more while the wrapper is in place. */
-let bigParses = 0;
+/** A text of this many characters or more is an answer: `JSON.parse` of one is counted. */
 const BIG = 512 * 1024;
-const parse = JSON.parse;
 
 describe('wide-answer-object-stalls-event-loop', { timeout: TEST_TIMEOUT_MS }, () => {
   const stack = useSellerAndGateway(
@@ -66,22 +65,14 @@ describe('wide-answer-object-stalls-event-loop', { timeout: TEST_TIMEOUT_MS }, (
       }),
     (seller) => startObservedGateway(agentsYaml({ seller: seller.url })),
   );
-  before(() => {
-    JSON.parse = function countingParse(this: unknown, text: string, reviver?: (key: string, value: unknown) => unknown): unknown {
-      if (typeof text === 'string' && text.length >= BIG) bigParses++;
-      return parse.call(JSON, text, reviver) as unknown;
-    } as typeof JSON.parse;
-  });
-  after(() => {
-    JSON.parse = parse;
-  });
+  const bigParses = countBigParses(BIG);
 
   let id = 1;
   for (const tool of ['json_wide_message', 'json_wide_error', 'sse_wide_message', 'sse_wide_error']) {
     test(`${tool}: upstream_not_mcp for the call's id, no JSON.parse of the answer`, async () => {
-      bigParses = 0;
+      bigParses.reset();
       await assertToolCallUpstreamNotMcp(stack.gateway, tool, id++, {});
-      assert.equal(bigParses, 0, 'JSON.parse of the answer');
+      assert.equal(bigParses.count, 0, 'JSON.parse of the answer');
     });
   }
 
@@ -93,9 +84,9 @@ describe('wide-answer-object-stalls-event-loop', { timeout: TEST_TIMEOUT_MS }, (
   });
 
   test('control: an SSE notification of 99,993 members before the response goes out as written, unparsed', async () => {
-    bigParses = 0;
+    bigParses.reset();
     const n = id++;
     await assertToolCallPassed(stack.gateway, 'sse_control_notification', n, {}, frame(WIDE_NOTIFICATION) + frame(MESSAGES.sse_control_notification!(n)));
-    assert.equal(bigParses, 0, 'JSON.parse of the notification');
+    assert.equal(bigParses.count, 0, 'JSON.parse of the notification');
   });
 });

@@ -25,7 +25,8 @@
  * and 99,990 keys inside `arguments`, forwarded as written. No timing asserted.
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
+import { countBigParses } from '../helpers/big-parses.js';
 import { agentsYaml } from '../helpers/gateway.js';
 import { rawPost } from '../helpers/raw.js';
 import { assertRefusedUnsent } from '../helpers/refused-unsent.js';
@@ -60,10 +61,8 @@ const CASES: ReadonlyArray<readonly [label: string, body: string, expected: stri
   ],
 ];
 
-/** Calls of `JSON.parse` on a text of {@link BIG} characters or more while the wrapper is in place. */
-let bigParses = 0;
+/** A text of this many characters or more is the body: `JSON.parse` of one is counted. */
 const BIG = 512 * 1024;
-const parse = JSON.parse;
 
 describe('wide-request-object-stalls-event-loop', { timeout: TEST_TIMEOUT_MS }, () => {
   const stack = useSellerAndGateway(
@@ -74,21 +73,13 @@ describe('wide-request-object-stalls-event-loop', { timeout: TEST_TIMEOUT_MS }, 
       }),
     (seller) => startObservedGateway(agentsYaml({ s: seller.url })),
   );
-  before(() => {
-    JSON.parse = function countingParse(this: unknown, text: string, reviver?: (key: string, value: unknown) => unknown): unknown {
-      if (typeof text === 'string' && text.length >= BIG) bigParses++;
-      return parse.call(JSON, text, reviver) as unknown;
-    } as typeof JSON.parse;
-  });
-  after(() => {
-    JSON.parse = parse;
-  });
+  const bigParses = countBigParses(BIG);
 
   for (const [label, body, expected] of CASES) {
     test(`${label}: 400 invalid_request for its width, the seller not contacted, no JSON.parse of the body`, async () => {
-      bigParses = 0;
+      bigParses.reset();
       await assertRefusedUnsent(stack, 's', body, expected);
-      assert.equal(bigParses, 0, 'JSON.parse of the body');
+      assert.equal(bigParses.count, 0, 'JSON.parse of the body');
     });
   }
 
@@ -100,21 +91,21 @@ describe('wide-request-object-stalls-event-loop', { timeout: TEST_TIMEOUT_MS }, 
     ['a trailing comma', `{"jsonrpc":"2.0","id":1,"method":"ping",${KEYS},}`],
   ] as const) {
     test(`the wide message object, ${label}: 400 parse_error, the seller not contacted, no JSON.parse of the body`, async () => {
-      bigParses = 0;
+      bigParses.reset();
       const seen = stack.seller.requests.length;
       const r = await rawPost(stack.gateway.agentUrl('s'), body);
       assert.deepEqual([r.status, r.text()], [400, PARSE_ERROR]);
       assert.equal(stack.seller.requests.length, seen, 'the seller was contacted');
-      assert.equal(bigParses, 0, 'JSON.parse of the body');
+      assert.equal(bigParses.count, 0, 'JSON.parse of the body');
     });
   }
 
   test('the wide message object without its closing brace, to an unknown agent: 404 for id null, no JSON.parse of the body', async () => {
-    bigParses = 0;
+    bigParses.reset();
     const r = await rawPost(stack.gateway.agentUrl('nope'), `{"jsonrpc":"2.0","id":1,"method":"ping",${KEYS}`);
     assert.equal(r.status, 404);
     assert.equal((r.json() as { id: unknown }).id, null);
-    assert.equal(bigParses, 0, 'JSON.parse of the body');
+    assert.equal(bigParses.count, 0, 'JSON.parse of the body');
   });
 
   test('control: a message of 1000 members, and 99,990 keys inside arguments, are forwarded as written', async () => {
