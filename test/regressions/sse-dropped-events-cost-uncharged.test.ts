@@ -54,10 +54,10 @@
 import assert from 'node:assert/strict';
 import type { ServerResponse } from 'node:http';
 import { describe, test } from 'node:test';
-import { toolResponse, toolResponseOfSize } from '../support/raw-seller.js';
+import { toolResponseOfSize } from '../support/raw-seller.js';
 import { expectedErrorFrame } from '../support/hostile-seller.js';
 import { rawPost, toolCall } from '../helpers/raw.js';
-import { useAgentPathStack } from '../helpers/agent-metrics.js';
+import { AFTER_NOTE as NOTE, doneResult, useAgentPathStack } from '../helpers/agent-metrics.js';
 import { TEST_TIMEOUT_MS, withTimeout } from '../helpers/timeout.js';
 import { padCounting } from '../helpers/charged-pad.js';
 import { cutPoints } from '../helpers/stream-cuts.js';
@@ -72,7 +72,6 @@ const UNDELIVERED_LIMIT = 2 * MAX_RESPONSE + SSE_PENDING_SLACK_BYTES;
 const EMPTY = 'data: {}\n\n';
 /** 65 nested arrays: over the default max_json_depth 64 (`json_depth`). */
 const DEEP = `data: ${'['.repeat(65)}${']'.repeat(65)}\n\n`;
-const NOTE = 'data: {"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"after"}}\n\n';
 /** A result event of `bytes` bytes (its `data: `, LF and blank line included). */
 const resultEvent = (id: number, bytes: number): string => `data: ${toolResponseOfSize(id, bytes - 8)}\n\n`;
 
@@ -180,7 +179,7 @@ describe('the charge comes once per dropped event, wherever the seller bytes are
 
     for (const fits of [true, false]) {
       test(`tools/call (${eol === '\n' ? 'LF' : 'CR LF'}): ${fits ? 'max_response_bytes the count through the result: it goes out' : 'one byte short of the last dropped event\'s charge: sse_cumulative, observed_bytes that count'}`, async () => {
-        const result = `data: ${toolResponse(1, { content: [{ type: 'text', text: 'done' }] })}\n\n`;
+        const result = doneResult(1);
         const kindless = ['{"a":1}', '{"b":2}', '{"c":3}'];
         const before = lines(EMPTY + note(1) + kindless.map((k) => `data: ${k}\n\n`).join(''), eol);
         const stream = Buffer.concat([before, lines(result, eol)]);

@@ -35,12 +35,10 @@
  * No memory or time is measured: the gauge is what the gateway counts; waits are hang guards.
  */
 import assert from 'node:assert/strict';
-import type { ServerResponse } from 'node:http';
 import { describe, test } from 'node:test';
-import { toolResponse } from '../support/raw-seller.js';
 import { expectedErrorFrame } from '../support/hostile-seller.js';
 import { rawPost, toolCall } from '../helpers/raw.js';
-import { agentMetric, bufferedGauge, gaugeReaches as reachesGauge, openGetStream, releaseHeld, useAgentPathStack } from '../helpers/agent-metrics.js';
+import { AFTER_NOTE as NOTE, doneResult as result, useHeldEventStack } from '../helpers/agent-metrics.js';
 import { TEST_TIMEOUT_MS, withTimeout } from '../helpers/timeout.js';
 
 const MAX_RESPONSE = 4 * 1024 * 1024;
@@ -54,59 +52,37 @@ const OVER_LINES = 500_000;
 const READ_LINES = Math.ceil(65_536 / 6) + 1;
 
 const lines = (n: number): string => 'data:\n'.repeat(n);
-const NOTE = 'data: {"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"after"}}\n\n';
-const result = (id: number): string => `data: ${toolResponse(id, { content: [{ type: 'text', text: 'done' }] })}\n\n`;
-
-/** Releases for the held streams, by agent. */
-const held = new Map<string, () => void>();
-
-async function serve(agent: string, isGet: boolean, body: Buffer, res: ServerResponse): Promise<void> {
-  res.writeHead(200, { 'content-type': 'text/event-stream' });
-  const tail = isGet ? NOTE : result((JSON.parse(body.toString('utf8')) as { id: number }).id);
-  if (agent.endsWith('over')) {
-    res.end(lines(OVER_LINES) + '\n' + tail);
-    return;
-  }
-  res.write(lines(HELD_LINES));
-  await new Promise<void>((release) => held.set(agent, release));
-  res.end('\n' + tail);
-}
 
 const AGENTS = ['getheld', 'postheld', 'getover', 'postover'] as const;
-const stack = useAgentPathStack(AGENTS, { max_response_bytes: MAX_RESPONSE, accept_encoding: '[identity]' }, serve);
-
-const metric = (name: string, agent: string, label = ''): Promise<number> => agentMetric(stack.gateway.baseUrl, name, agent, label);
-
-const gaugeReaches = (agent: string, want: number): Promise<void> => reachesGauge(stack.gateway.baseUrl, agent, want, true);
-
-const release = (agent: string): Promise<void> => releaseHeld(held, agent);
-
-const getStream = (agent: string): Promise<Response> => openGetStream(stack.gateway.agentUrl(agent));
+/** `*held`: 100,000 empty `data:` lines held open; `*over`: 500,000 and the rest at once. */
+const stack = useHeldEventStack(AGENTS, { max_response_bytes: MAX_RESPONSE, accept_encoding: '[identity]' }, (agent) =>
+  agent.endsWith('over') ? { lines: lines(OVER_LINES), held: false } : { lines: lines(HELD_LINES), held: true },
+);
 
 describe('an SSE event of many empty data: lines counts what the parser holds, and ends at its memory bound', () => {
   test('standalone GET: 100,000 empty data: lines held open count 3,800,000 (38 each), 0 once the stream is over', { timeout: TEST_TIMEOUT_MS }, async () => {
-    const res = await getStream('getheld');
+    const res = await stack.getStream('getheld');
     try {
-      await gaugeReaches('getheld', HELD_LINES * LINE);
+      await stack.gaugeReaches('getheld', HELD_LINES * LINE, true);
     } finally {
-      await release('getheld');
+      await stack.release('getheld');
     }
     const text = await withTimeout(res.text(), 10_000, 'the getheld stream');
     assert.ok(text.endsWith(NOTE), text.slice(-200));
-    assert.equal(await bufferedGauge(stack.gateway.baseUrl, 'getheld'), 0);
+    assert.equal(await stack.gauge('getheld'), 0);
   });
 
   test('tools/call: 100,000 empty data: lines held open count 3,800,000, 0 once answered', { timeout: TEST_TIMEOUT_MS }, async () => {
     const call = rawPost(stack.gateway.agentUrl('postheld'), toolCall(7, 'get_products'));
     try {
-      await gaugeReaches('postheld', HELD_LINES * LINE);
+      await stack.gaugeReaches('postheld', HELD_LINES * LINE, true);
     } finally {
-      await release('postheld');
+      await stack.release('postheld');
     }
     const res = await withTimeout(call, 10_000, 'the postheld call');
     assert.equal(res.status, 200);
     assert.ok(res.text().endsWith(result(7)), res.text().slice(-200));
-    assert.equal(await bufferedGauge(stack.gateway.baseUrl, 'postheld'), 0);
+    assert.equal(await stack.gauge('postheld'), 0);
   });
 
   test('tools/call: 500,000 empty data: lines end with sse_event_memory at 17,039,360, nothing of the event forwarded', { timeout: TEST_TIMEOUT_MS }, async () => {
@@ -118,16 +94,16 @@ describe('an SSE event of many empty data: lines counts what the parser holds, a
     assert.equal(res.text(), frame);
     const line = await stack.gateway.exchangeLine('postover', 8);
     assert.equal(line.reason, 'sse_event_memory');
-    assert.equal(await bufferedGauge(stack.gateway.baseUrl, 'postover'), 0);
+    assert.equal(await stack.gauge('postover'), 0);
   });
 
   test('standalone GET: the event of 500,000 empty data: lines is dropped (sse_event_memory), the notification after it goes out', { timeout: TEST_TIMEOUT_MS }, async () => {
-    const res = await getStream('getover');
+    const res = await stack.getStream('getover');
     const text = await withTimeout(res.text(), 10_000, 'the getover stream');
     assert.equal(text, NOTE);
     const line = await stack.gateway.waitForLine((l) => l.msg === 'exchange' && l.agent === 'getover');
     assert.deepEqual([line.outcome, line.reason, line.events_dropped], ['ok', 'sse_event_memory', { sse_event_memory: 1 }]);
-    assert.equal(await metric('adcp_gateway_sse_events_dropped_total', 'getover', 'reason="sse_event_memory"'), 1);
-    assert.equal(await bufferedGauge(stack.gateway.baseUrl, 'getover'), 0);
+    assert.equal(await stack.metric('adcp_gateway_sse_events_dropped_total', 'getover', 'reason="sse_event_memory"'), 1);
+    assert.equal(await stack.gauge('getover'), 0);
   });
 });

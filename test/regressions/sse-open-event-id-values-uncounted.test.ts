@@ -33,12 +33,10 @@
  * No memory or time is measured: the gauge is what the gateway counts; waits are hang guards.
  */
 import assert from 'node:assert/strict';
-import type { ServerResponse } from 'node:http';
 import { describe, test } from 'node:test';
-import { toolResponse } from '../support/raw-seller.js';
 import { expectedErrorFrame } from '../support/hostile-seller.js';
 import { rawPost, toolCall } from '../helpers/raw.js';
-import { agentMetric, bufferedGauge, gaugeReaches as reachesGauge, openGetStream, releaseHeld, useAgentPathStack } from '../helpers/agent-metrics.js';
+import { AFTER_NOTE as NOTE, useHeldEventStack } from '../helpers/agent-metrics.js';
 import { TEST_TIMEOUT_MS, withTimeout } from '../helpers/timeout.js';
 
 const MAX_RESPONSE = 4 * 1024 * 1024;
@@ -54,46 +52,25 @@ const ID_LINE = `id: ${'i'.repeat(MIB)}\n`;
 const DATA_LINES = 421_000;
 const DATA_COUNT = DATA_LINES * (6 + 32);
 
-const NOTE = 'data: {"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"after"}}\n\n';
-const result = (id: number): string => `data: ${toolResponse(id, { content: [{ type: 'text', text: 'done' }] })}\n\n`;
-
-/** Releases for the held streams, by agent. */
-const held = new Map<string, () => void>();
-
-async function serve(agent: string, isGet: boolean, body: Buffer, res: ServerResponse): Promise<void> {
-  res.writeHead(200, { 'content-type': 'text/event-stream' });
-  const tail = isGet ? NOTE : result((JSON.parse(body.toString('utf8')) as { id: number }).id);
-  if (agent === 'postover' || agent === 'getover') {
-    res.end('data:\n'.repeat(DATA_LINES) + (agent === 'postover' ? EVENT_LINE : ID_LINE) + '\n' + tail);
-    return;
-  }
-  res.write(EVENT_LINE + EVENT_LINE_2 + ID_LINE);
-  await new Promise<void>((release) => held.set(agent, release));
-  res.end('\n' + tail);
-}
-
 const AGENTS = ['getheld', 'getover', 'postover'] as const;
-const stack = useAgentPathStack(AGENTS, { max_response_bytes: MAX_RESPONSE, accept_encoding: '[identity]' }, serve);
-
-const metric = (name: string, agent: string, label = ''): Promise<number> => agentMetric(stack.gateway.baseUrl, name, agent, label);
-
-const gaugeReaches = (agent: string, want: number): Promise<void> => reachesGauge(stack.gateway.baseUrl, agent, want);
-
-const release = (agent: string): Promise<void> => releaseHeld(held, agent);
-
-const getStream = (agent: string): Promise<Response> => openGetStream(stack.gateway.agentUrl(agent));
+/** `getheld`: the three 1 MiB lines held open; `postover`, `getover`: the data lines and an `event:` or `id:` line, the rest at once. */
+const stack = useHeldEventStack(AGENTS, { max_response_bytes: MAX_RESPONSE, accept_encoding: '[identity]' }, (agent) =>
+  agent === 'postover' || agent === 'getover'
+    ? { lines: 'data:\n'.repeat(DATA_LINES) + (agent === 'postover' ? EVENT_LINE : ID_LINE), held: false }
+    : { lines: EVENT_LINE + EVENT_LINE_2 + ID_LINE, held: true },
+);
 
 describe("an open SSE event's event: and id: values count as its memory", () => {
   test('standalone GET: two 1 MiB event: lines and a 1 MiB id: line held open count the last event: line and the id: line, 2,097,165; 0 once over', { timeout: TEST_TIMEOUT_MS }, async () => {
-    const res = await getStream('getheld');
+    const res = await stack.getStream('getheld');
     try {
-      await gaugeReaches('getheld', EVENT_LINE_2.length + ID_LINE.length);
+      await stack.gaugeReaches('getheld', EVENT_LINE_2.length + ID_LINE.length);
     } finally {
-      await release('getheld');
+      await stack.release('getheld');
     }
     const text = await withTimeout(res.text(), 10_000, 'the getheld stream');
     assert.equal(text, NOTE);
-    assert.equal(await bufferedGauge(stack.gateway.baseUrl, 'getheld'), 0);
+    assert.equal(await stack.gauge('getheld'), 0);
   });
 
   test('tools/call: 421,000 empty data: lines then a 1 MiB event: line end with sse_event_memory, observed the data lines and that line', { timeout: TEST_TIMEOUT_MS }, async () => {
@@ -104,19 +81,19 @@ describe("an open SSE event's event: and id: values count as its memory", () => 
     assert.equal(res.text(), frame);
     const line = await stack.gateway.exchangeLine('postover', 8);
     assert.equal(line.reason, 'sse_event_memory');
-    assert.equal(await bufferedGauge(stack.gateway.baseUrl, 'postover'), 0);
+    assert.equal(await stack.gauge('postover'), 0);
   });
 
   test('standalone GET: 421,000 empty data: lines then a 1 MiB id: line: the event is dropped (sse_event_memory), the notification after it goes out', { timeout: TEST_TIMEOUT_MS }, async () => {
     assert.ok(DATA_COUNT + ID_LINE.length > MEMORY_BOUND);
-    const res = await getStream('getover');
+    const res = await stack.getStream('getover');
     const text = await withTimeout(res.text(), 10_000, 'the getover stream');
     assert.equal(text, NOTE);
     const dropped = await stack.gateway.waitForLine((l) => l.msg === 'SSE stream: event dropped' && l.agent === 'getover');
     assert.deepEqual([dropped.reason, dropped.observed_bytes], ['sse_event_memory', DATA_COUNT + ID_LINE.length]);
     const line = await stack.gateway.waitForLine((l) => l.msg === 'exchange' && l.agent === 'getover');
     assert.deepEqual([line.outcome, line.reason, line.events_dropped], ['ok', 'sse_event_memory', { sse_event_memory: 1 }]);
-    assert.equal(await metric('adcp_gateway_sse_events_dropped_total', 'getover', 'reason="sse_event_memory"'), 1);
-    assert.equal(await bufferedGauge(stack.gateway.baseUrl, 'getover'), 0);
+    assert.equal(await stack.metric('adcp_gateway_sse_events_dropped_total', 'getover', 'reason="sse_event_memory"'), 1);
+    assert.equal(await stack.gauge('getover'), 0);
   });
 });
