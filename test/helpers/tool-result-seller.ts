@@ -9,7 +9,7 @@
 import { answerSessionRequests, startRawSeller, type RawSeller } from '../support/raw-seller.js';
 
 /** The seller's message for call `id` of a tool whose result is `result` (raw JSON text). */
-export function resultMessageText(id: number, result: string): string {
+export function resultMessageText(id: number | string, result: string): string {
   return `{"jsonrpc":"2.0","id":${id},"result":${result}}`;
 }
 

@@ -24,18 +24,15 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { startRawSeller } from '../support/raw-seller.js';
-import { startObservedGateway } from '../support/hostile-seller.js';
-import { agentsYaml } from '../helpers/gateway.js';
-import { rawPost } from '../helpers/raw.js';
-import { useSellerAndGateway } from '../helpers/stack.js';
-import { TEST_TIMEOUT_MS, withTimeout } from '../helpers/timeout.js';
+import { postCase, resultMessage, textItem, useCaseStack } from '../helpers/task-or-tool.js';
+import { TEST_TIMEOUT_MS } from '../helpers/timeout.js';
+import { messageEvent as frame } from '../helpers/tool-result-seller.js';
 
 /** The seller's `structuredContent` bytes: spellings and a key order `JSON.stringify` would not keep. */
 const SC = `{"status":"completed","price":1.0,"cpm":2.50,"budget":1E3,"by_year":{"2026":"a","2025":"b"},"pad":"${'p'.repeat(300)}"}`;
 const META = '{"n":1e2,"7":"x","1":"y"}';
-const COPY = `{"type":"text","text":${JSON.stringify(SC)}}`;
-const SUMMARY = `{"type":"text","text":${JSON.stringify(`Result in structuredContent (${Buffer.byteLength(SC)} bytes): status=completed; price, cpm, budget, by_year, pad.`)}}`;
+const COPY = textItem(SC);
+const SUMMARY = textItem(`Result in structuredContent (${Buffer.byteLength(SC)} bytes): status=completed; price, cpm, budget, by_year, pad.`);
 const IMAGES = Array.from({ length: 17 }, () => '{"type":"image","data":"eA==","mimeType":"image/png"}');
 
 type Path = 'tool' | 'tool_sse' | 'task';
@@ -91,24 +88,12 @@ const CASES: Record<string, Case> = {
 };
 
 /** The seller's message for call `id` of case `c`, with `result` as the tool result. */
-function message(c: Case, id: number, result: string): string {
-  if (c.path === 'task') return `{"jsonrpc":"2.0","id":${id},"result":{"taskId":"t1","status":"completed","result":${result}}}`;
-  return `{"jsonrpc":"2.0","id":${id},"result":${result}}`;
-}
+const message = (c: Case, id: number, result: string): string => resultMessage(c.path === 'task', id, result);
 
-const frame = (data: string): string => `event: message\ndata: ${data}\n\n`;
-
-const stack = useSellerAndGateway(
-  () =>
-    startRawSeller((req, res) => {
-      const call = JSON.parse(req.body.toString('utf8')) as { id: number; params: { name?: string; taskId?: string } };
-      const c = CASES[call.params.name ?? call.params.taskId!]!;
-      const body = message(c, call.id, c.result);
-      const sse = c.path === 'tool_sse';
-      res.writeHead(200, { 'content-type': sse ? 'text/event-stream' : 'application/json' }).end(sse ? frame(body) : body);
-    }),
-  (seller) => startObservedGateway(agentsYaml({ s: seller.url })),
-);
+const stack = useCaseStack((name, id) => {
+  const c = CASES[name]!;
+  return { body: message(c, id, c.result), sse: c.path === 'tool_sse' };
+});
 
 let nextId = 1;
 
@@ -116,10 +101,7 @@ describe("a rewritten answer keeps the seller's bytes of structuredContent and _
   for (const [name, c] of Object.entries(CASES)) {
     test(`${name}: ${c.expected === undefined ? "the seller's bytes" : 'spliced, structuredContent as the seller wrote it'}`, async () => {
       const id = nextId++;
-      const task = c.path === 'task';
-      const call = task ? { jsonrpc: '2.0', id, method: 'tasks/get', params: { taskId: name } } : { jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: {} } };
-      const version = task ? '2026-07-28' : c.path === 'tool_sse' ? '2025-11-25' : '2025-06-18';
-      const r = await withTimeout(rawPost(stack.gateway.agentUrl('s'), call, { 'mcp-protocol-version': version }));
+      const r = await postCase(stack.gateway.agentUrl('s'), c.path === 'task', id, name, c.path === 'tool_sse' ? '2025-11-25' : undefined);
       assert.equal(r.status, 200);
       const expected = message(c, id, c.expected ?? c.result);
       assert.equal(r.text(), c.path === 'tool_sse' ? frame(expected) : expected);

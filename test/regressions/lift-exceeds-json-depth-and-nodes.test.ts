@@ -24,12 +24,12 @@
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startRawSeller } from '../support/raw-seller.js';
 import { startObservedGateway } from '../support/hostile-seller.js';
-import { rawPost } from '../helpers/raw.js';
 import { agentsYaml } from '../helpers/gateway.js';
 import { useSellerAndGateway } from '../helpers/stack.js';
+import { postCase, startCaseSeller } from '../helpers/task-or-tool.js';
 import { TEST_TIMEOUT_MS } from '../helpers/timeout.js';
+import { messageEvent } from '../helpers/tool-result-seller.js';
 import { assertTextNotLifted } from '../helpers/text-not-lifted.js';
 import { summarizeStructuredContent } from '../../src/mcp/summary.js';
 
@@ -133,18 +133,8 @@ function liftedMessage(name: string, id: number): string {
   return `${spliced.slice(0, -2)},"structuredContent":${text}}}`;
 }
 
-const frame = (data: string): Buffer => Buffer.from(`event: message\ndata: ${data}\n\n`);
-const asBody = (c: Case, msg: string): Buffer => (c.sse ? frame(msg) : Buffer.from(msg));
-
 const stack = useSellerAndGateway(
-  () =>
-    startRawSeller((req, res) => {
-      const call = JSON.parse(req.body.toString('utf8')) as { id: number; params: { name?: string; taskId?: string } };
-      const name = call.params.name ?? call.params.taskId!;
-      const c = CASES[name]!;
-      res.writeHead(200, { 'content-type': c.sse ? 'text/event-stream' : 'application/json' });
-      res.end(asBody(c, sellerMessage(name, call.id)));
-    }),
+  () => startCaseSeller((name, id) => ({ body: sellerMessage(name, id), sse: CASES[name]!.sse })),
   (seller) => startObservedGateway(agentsYaml({ t: { url: seller.url, max_json_depth: T_DEPTH, max_json_nodes: T_NODES }, a: seller.url })),
 );
 
@@ -156,14 +146,10 @@ describe('a lift whose output would be over max_json_depth or max_json_nodes is 
   for (const [name, c] of Object.entries(CASES)) {
     test(name, async () => {
       const id = nextId++;
-      const call =
-        c.path === 'task'
-          ? { jsonrpc: '2.0', id, method: 'tasks/get', params: { taskId: name } }
-          : { jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: {} } };
-      const r = await rawPost(stack.gateway.agentUrl(c.agent), call, { 'mcp-protocol-version': c.path === 'task' ? '2026-07-28' : '2025-06-18' });
+      const r = await postCase(stack.gateway.agentUrl(c.agent), c.path === 'task', id, name);
       assert.equal(r.status, 200);
       const expected = c.over ? sellerMessage(name, id) : liftedMessage(name, id);
-      assert.equal(r.text(), asBody(c, expected).toString('utf8'), c.over ? "the seller's bytes" : 'the lifted message');
+      assert.equal(r.text(), c.sse ? messageEvent(expected) : expected, c.over ? "the seller's bytes" : 'the lifted message');
       if (!c.over) {
         // The edge is exact: the host's message is at the bound.
         const host = JSON.parse(expected) as unknown;

@@ -23,12 +23,9 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { startRawSeller } from '../support/raw-seller.js';
-import { startObservedGateway } from '../support/hostile-seller.js';
-import { agentsYaml } from '../helpers/gateway.js';
-import { useSellerAndGateway } from '../helpers/stack.js';
-import { rawPost } from '../helpers/raw.js';
-import { TEST_TIMEOUT_MS, withTimeout } from '../helpers/timeout.js';
+import { postCase, resultMessage, useCaseStack } from '../helpers/task-or-tool.js';
+import { TEST_TIMEOUT_MS } from '../helpers/timeout.js';
+import { messageEvent } from '../helpers/tool-result-seller.js';
 
 const STATUS = `{"status":"approved","pad":"${'p'.repeat(400)}"}`;
 const SUMMARY = `Result in structuredContent (${Buffer.byteLength(STATUS)} bytes): status=approved; pad.`;
@@ -67,34 +64,23 @@ const CASES: Record<string, Case> = {
 const toolResult = (key: string, text: string, legacy = false): string => `{"content":[{${key}:"text","text":${JSON.stringify(text)}}]${legacy ? '' : `,"structuredContent":${STATUS}`}}`;
 
 /** The message with `id` written `idText` around the tool result `result`. */
-function message(c: Case, idText: string, result: string): string {
-  return c.task ? `{"jsonrpc":"2.0","id":${idText},"result":{"taskId":"t1","status":"completed","result":${result}}}` : `{"jsonrpc":"2.0","id":${idText},"result":${result}}`;
-}
+const message = (c: Case, idText: string, result: string): string => resultMessage(c.task, idText, result);
 
 const sellerMessage = (c: Case): string => message(c, c.sellerId, toolResult(TYPE_KEY[c.typeKey], STATUS, c.typeKey === 'escaped'));
 /** What the host gets: the text copy summarized (or lifted, appended as `structuredContent`), every key plain, the id the seller's bytes. */
 const expectedMessage = (c: Case): string => message(c, c.sellerId, toolResult(TYPE_KEY.plain, SUMMARY));
 
-const stack = useSellerAndGateway(
-  () =>
-    startRawSeller((req, res) => {
-      const call = JSON.parse(req.body.toString('utf8')) as { params: { name?: string; taskId?: string } };
-      const c = CASES[call.params.name ?? call.params.taskId!]!;
-      if (!c.sse) return void res.writeHead(200, { 'content-type': 'application/json' }).end(sellerMessage(c));
-      res.writeHead(200, { 'content-type': 'text/event-stream' }).end(`event: message\ndata: ${sellerMessage(c)}\n\n`);
-    }),
-  (seller) => startObservedGateway(agentsYaml({ s: seller.url })),
-);
+const stack = useCaseStack((name) => {
+  const c = CASES[name]!;
+  return { body: sellerMessage(c), sse: c.sse };
+});
 
 describe("a re-serialized answer carries the seller's id bytes as written", { timeout: TEST_TIMEOUT_MS }, () => {
   for (const [name, c] of Object.entries(CASES)) {
     test(`${name}: id ${c.sellerId} for the host's ${c.hostId} (${c.task ? 'tasks/get' : 'tools/call'}, ${c.sse ? 'SSE' : 'JSON'}, ${c.typeKey} key)`, async () => {
-      const call = c.task
-        ? `{"jsonrpc":"2.0","id":${c.hostId},"method":"tasks/get","params":{"taskId":"${name}"}}`
-        : `{"jsonrpc":"2.0","id":${c.hostId},"method":"tools/call","params":{"name":"${name}","arguments":{}}}`;
-      const r = await withTimeout(rawPost(stack.gateway.agentUrl('s'), call, { 'mcp-protocol-version': c.task ? '2026-07-28' : '2025-06-18' }));
+      const r = await postCase(stack.gateway.agentUrl('s'), c.task, c.hostId, name);
       assert.equal(r.status, 200);
-      assert.equal(r.text(), c.sse ? `event: message\ndata: ${expectedMessage(c)}\n\n` : expectedMessage(c));
+      assert.equal(r.text(), c.sse ? messageEvent(expectedMessage(c)) : expectedMessage(c));
       const line = await stack.gateway.exchangeLine('s', c.rpcId as string);
       assert.deepEqual([line.outcome, line.reason], ['rewritten', null]);
     });

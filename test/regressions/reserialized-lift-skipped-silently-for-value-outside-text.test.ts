@@ -31,12 +31,9 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { startRawSeller } from '../support/raw-seller.js';
-import { startObservedGateway } from '../support/hostile-seller.js';
-import { agentsYaml } from '../helpers/gateway.js';
-import { rawPost } from '../helpers/raw.js';
-import { useSellerAndGateway } from '../helpers/stack.js';
-import { TEST_TIMEOUT_MS, withTimeout } from '../helpers/timeout.js';
+import { postCase, textItem as item, useCaseStack } from '../helpers/task-or-tool.js';
+import { TEST_TIMEOUT_MS } from '../helpers/timeout.js';
+import { messageEvent as frame } from '../helpers/tool-result-seller.js';
 
 /** The trial's liftable text (mk.py): `{"status": "ok", "a": 1}`. */
 const TEXT = '{"status": "ok", "a": 1}';
@@ -86,8 +83,6 @@ const CASES: Record<string, Case> = {
   tool_escaped_one_point_zero: { path: 'tool_escaped', extra: '"n":1.0', lifted: true },
 };
 
-const item = (text: string): string => `{"type":"text","text":${JSON.stringify(text)}}`;
-
 /** The seller's message for call `id` of `name`. */
 function sellerMessage(name: string, id: number): string {
   const c = CASES[name]!;
@@ -106,19 +101,7 @@ function liftedMessage(name: string, id: number): string {
   return `{"jsonrpc":"2.0","id":${id},"result":{"taskId":"${name}","status":"completed",${c.extra},"result":{"content":[${item(SUMMARY)}],"structuredContent":${TEXT}}}}`;
 }
 
-const frame = (data: string): string => `event: message\ndata: ${data}\n\n`;
-
-const stack = useSellerAndGateway(
-  () =>
-    startRawSeller((req, res) => {
-      const call = JSON.parse(req.body.toString('utf8')) as { id: number; params: { name?: string; taskId?: string } };
-      const name = call.params.name ?? call.params.taskId!;
-      const body = sellerMessage(name, call.id);
-      const sse = CASES[name]!.sse === true;
-      res.writeHead(200, { 'content-type': sse ? 'text/event-stream' : 'application/json' }).end(sse ? frame(body) : body);
-    }),
-  (seller) => startObservedGateway(agentsYaml({ s: seller.url })),
-);
+const stack = useCaseStack((name, id) => ({ body: sellerMessage(name, id), sse: CASES[name]!.sse }));
 
 const counted = new Map<string, number>();
 let nextId = 100;
@@ -127,9 +110,7 @@ describe('a lift not made because a value outside the text cannot be re-serializ
   for (const [name, c] of Object.entries(CASES)) {
     test(`${name}: ${c.lifted ? 'lifted' : `the seller's bytes, text_not_lifted ${c.reason ?? 'absent'}`}`, async () => {
       const id = nextId++;
-      const task = c.path === 'task';
-      const call = task ? { jsonrpc: '2.0', id, method: 'tasks/get', params: { taskId: name } } : { jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: {} } };
-      const r = await withTimeout(rawPost(stack.gateway.agentUrl('s'), call, { 'mcp-protocol-version': task ? '2026-07-28' : '2025-06-18' }));
+      const r = await postCase(stack.gateway.agentUrl('s'), c.path === 'task', id, name);
       assert.equal(r.status, 200);
       const expected = c.lifted ? liftedMessage(name, id) : sellerMessage(name, id);
       assert.equal(r.text(), c.sse ? frame(expected) : expected);

@@ -24,15 +24,10 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { startRawSeller } from '../support/raw-seller.js';
-import { startObservedGateway } from '../support/hostile-seller.js';
-import { agentsYaml } from '../helpers/gateway.js';
-import { rawPost } from '../helpers/raw.js';
-import { useSellerAndGateway } from '../helpers/stack.js';
-import { TEST_TIMEOUT_MS, withTimeout } from '../helpers/timeout.js';
+import { postCase, resultMessage, textItem as copy, useCaseStack } from '../helpers/task-or-tool.js';
+import { TEST_TIMEOUT_MS } from '../helpers/timeout.js';
 
 const PAD = 'p'.repeat(400);
-const copy = (structured: string): string => `{"type":"text","text":${JSON.stringify(structured)}}`;
 
 interface Case {
   readonly task: boolean;
@@ -80,19 +75,9 @@ const CASES: Record<string, Case> = {
   },
 };
 
-function sellerMessage(c: Case, id: number, result = c.result): string {
-  return c.task ? `{"jsonrpc":"2.0","id":${id},"result":{"taskId":"t1","status":"completed","result":${result}}}` : `{"jsonrpc":"2.0","id":${id},"result":${result}}`;
-}
+const sellerMessage = (c: Case, id: number, result = c.result): string => resultMessage(c.task, id, result);
 
-const stack = useSellerAndGateway(
-  () =>
-    startRawSeller((req, res) => {
-      const call = JSON.parse(req.body.toString('utf8')) as { id: number; params: { name?: string; taskId?: string } };
-      const c = CASES[call.params.name ?? call.params.taskId!]!;
-      res.writeHead(200, { 'content-type': 'application/json' }).end(sellerMessage(c, call.id));
-    }),
-  (seller) => startObservedGateway(agentsYaml({ s: seller.url })),
-);
+const stack = useCaseStack((name, id) => ({ body: sellerMessage(CASES[name]!, id) }));
 
 let nextId = 300;
 
@@ -100,8 +85,7 @@ describe('a rewrite that would go out re-serialized is not made when the message
   for (const [name, c] of Object.entries(CASES)) {
     test(`${name}: ${c.unchanged ? "the seller's bytes" : 'rewritten'}`, async () => {
       const id = nextId++;
-      const call = c.task ? { jsonrpc: '2.0', id, method: 'tasks/get', params: { taskId: name } } : { jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: {} } };
-      const r = await withTimeout(rawPost(stack.gateway.agentUrl('s'), call, { 'mcp-protocol-version': c.task ? '2026-07-28' : '2025-06-18' }));
+      const r = await postCase(stack.gateway.agentUrl('s'), c.task, id, name);
       assert.equal(r.status, 200);
       const line = await stack.gateway.exchangeLine('s', id);
       if (c.unchanged) {

@@ -32,15 +32,11 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { startRawSeller } from '../support/raw-seller.js';
-import { startObservedGateway } from '../support/hostile-seller.js';
-import { agentsYaml } from '../helpers/gateway.js';
-import { rawPost } from '../helpers/raw.js';
-import { useSellerAndGateway } from '../helpers/stack.js';
-import { TEST_TIMEOUT_MS, withTimeout } from '../helpers/timeout.js';
+import { postCase, resultMessage, textItem as item, useCaseStack } from '../helpers/task-or-tool.js';
+import { TEST_TIMEOUT_MS } from '../helpers/timeout.js';
+import { messageEvent as frame } from '../helpers/tool-result-seller.js';
 
 const PAD = 'p'.repeat(400);
-const item = (text: string): string => `{"type":"text","text":${JSON.stringify(text)}}`;
 const summary = (text: string, shown: string): string => `Result in structuredContent (${Buffer.byteLength(text)} bytes): ${shown}.`;
 
 /** The trial's texts. */
@@ -92,16 +88,13 @@ const CASES: Record<string, Case> = {
 /** The seller's message for call `id` of case `c`. */
 function sellerMessage(c: Case, id: number): string {
   const content = `[${item(c.text)}]`;
-  if (c.path === 'task') return `{"jsonrpc":"2.0","id":${id},"result":{"taskId":"t1","status":"completed","result":{"content":${content}}}}`;
-  if (c.path === 'tool_escaped') return `{"jsonrpc":"2.0","id":${id},"result":{"content":${content},"_m\\u0065ta":{"n":1}}}`;
-  return `{"jsonrpc":"2.0","id":${id},"result":{"content":${content}}}`;
+  return resultMessage(c.path === 'task', id, c.path === 'tool_escaped' ? `{"content":${content},"_m\\u0065ta":{"n":1}}` : `{"content":${content}}`);
 }
 
 /** The lifted message the host gets: re-serialized (tool_escaped) or spliced (tool, task). */
 function liftedMessage(c: Case, id: number): string {
   const text = summary(c.text, c.shown!);
-  if (c.path === 'tool') return `{"jsonrpc":"2.0","id":${id},"result":{"content":[${item(text)}],"structuredContent":${c.text}}}`;
-  if (c.path === 'task') return `{"jsonrpc":"2.0","id":${id},"result":{"taskId":"t1","status":"completed","result":{"content":[${item(text)}],"structuredContent":${c.text}}}}`;
+  if (c.path !== 'tool_escaped') return resultMessage(c.path === 'task', id, `{"content":[${item(text)}],"structuredContent":${c.text}}`);
   const m = JSON.parse(sellerMessage(c, id)) as { result: Record<string, unknown> & { result?: Record<string, unknown> } };
   const toolResult = m.result;
   toolResult.content = [{ type: 'text', text }];
@@ -109,18 +102,10 @@ function liftedMessage(c: Case, id: number): string {
   return JSON.stringify(m);
 }
 
-const frame = (data: string): string => `event: message\ndata: ${data}\n\n`;
-
-const stack = useSellerAndGateway(
-  () =>
-    startRawSeller((req, res) => {
-      const call = JSON.parse(req.body.toString('utf8')) as { id: number; params: { name?: string; taskId?: string } };
-      const c = CASES[call.params.name ?? call.params.taskId!]!;
-      const body = sellerMessage(c, call.id);
-      res.writeHead(200, { 'content-type': c.sse ? 'text/event-stream' : 'application/json' }).end(c.sse ? frame(body) : body);
-    }),
-  (seller) => startObservedGateway(agentsYaml({ s: seller.url })),
-);
+const stack = useCaseStack((name, id) => {
+  const c = CASES[name]!;
+  return { body: sellerMessage(c, id), sse: c.sse };
+});
 
 const counted = new Map<string, number>();
 let nextId = 100;
@@ -129,9 +114,7 @@ describe('a lift that would go out re-serialized is not made when the text repea
   for (const [name, c] of Object.entries(CASES)) {
     test(`${name}: ${c.reason === undefined ? 'lifted' : `the seller's bytes, text_not_lifted ${c.reason}`}`, async () => {
       const id = nextId++;
-      const task = c.path === 'task';
-      const call = task ? { jsonrpc: '2.0', id, method: 'tasks/get', params: { taskId: name } } : { jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: {} } };
-      const r = await withTimeout(rawPost(stack.gateway.agentUrl('s'), call, { 'mcp-protocol-version': task ? '2026-07-28' : '2025-06-18' }));
+      const r = await postCase(stack.gateway.agentUrl('s'), c.path === 'task', id, name);
       assert.equal(r.status, 200);
       const expected = c.reason === undefined ? liftedMessage(c, id) : sellerMessage(c, id);
       assert.equal(r.text(), c.sse ? frame(expected) : expected);
