@@ -50,12 +50,14 @@ import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import net from 'node:net';
 import type { ServerResponse } from 'node:http';
-import { startRawSeller, type RawSeller } from '../support/raw-seller.js';
+import { startIdDispatchingSeller } from '../support/raw-seller.js';
 import { expectedErrorJson, observedMsAtLeast, startObservedGateway, type ObservedGateway } from '../support/hostile-seller.js';
 import { agentsYaml } from '../helpers/gateway.js';
 import { useSellerAndGateway } from '../helpers/stack.js';
 import { parseResponses, toolCallRequest } from '../helpers/http-wire.js';
 import { sseMessages } from '../helpers/raw.js';
+import { bufferedGauge } from '../helpers/agent-metrics.js';
+import { pausedHost as startPausedHost } from '../helpers/paused-host.js';
 import { TEST_TIMEOUT_MS, withTimeout } from '../helpers/timeout.js';
 
 const ANSWER_BYTES = 16 * 1024 * 1024;
@@ -121,14 +123,7 @@ const ANSWERS = new Map<number, Answer>([
   [22, smallJsonAnswer],
 ]);
 
-function startSeller(): Promise<RawSeller> {
-  return startRawSeller((req, res) => {
-    const id = (JSON.parse(req.body.toString('utf8')) as { id: number }).id;
-    ANSWERS.get(id)!(res, id);
-  });
-}
-
-const stack = useSellerAndGateway(startSeller, (seller) =>
+const stack = useSellerAndGateway(() => startIdDispatchingSeller(ANSWERS), (seller) =>
   startObservedGateway(
     agentsYaml({
       j: { url: seller.url, response_deadline_ms: JSON_DEADLINE_MS, max_response_bytes: LARGE_LIMIT },
@@ -145,20 +140,7 @@ const gw = (): ObservedGateway => stack.gateway;
 const hostSockets = new Map<number, net.Socket>();
 
 /** A host that sends a tools/call and reads nothing (paused before any byte arrives). */
-async function pausedHost(agent: string, id: number): Promise<net.Socket> {
-  const socket = net.connect(Number(new URL(gw().baseUrl).port), '127.0.0.1');
-  socket.pause();
-  await withTimeout(
-    new Promise<void>((resolve, reject) => {
-      socket.once('connect', resolve);
-      socket.once('error', reject);
-    }),
-    10_000,
-    'connect',
-  );
-  socket.write(toolCallRequest(id, agent));
-  return socket;
-}
+const pausedHost = (agent: string, id: number): Promise<net.Socket> => startPausedHost(gw().baseUrl, agent, id);
 
 /**
  * Reads everything the host can still get, until its connection closes, or until `complete`
@@ -216,10 +198,7 @@ async function metricLines(prefix: string, agent: string): Promise<string[]> {
 }
 
 /** The bytes the gateway holds for `agent`'s in-flight responses (its buffered-bytes gauge). */
-async function heldBytes(agent: string): Promise<number> {
-  const [line] = await metricLines('adcp_gateway_agent_buffered_response_bytes{', agent);
-  return line === undefined ? 0 : Number(line.slice(line.lastIndexOf(' ') + 1));
-}
+const heldBytes = (agent: string): Promise<number> => bufferedGauge(gw().baseUrl, agent);
 
 /** Expectation 1: the exchange line, the metrics, and what the host can still read. */
 async function assertCut(agent: string, id: number, socket: net.Socket): Promise<string> {

@@ -39,11 +39,10 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import net from 'node:net';
 import type { ServerResponse } from 'node:http';
-import { startRawSeller, toolResponseOfSize, type RawSeller } from '../support/raw-seller.js';
-import { startObservedGateway, type ObservedGateway } from '../support/hostile-seller.js';
-import { agentsYaml } from '../helpers/gateway.js';
-import { useSellerAndGateway } from '../helpers/stack.js';
-import { parseResponses, toolCallRequest } from '../helpers/http-wire.js';
+import { toolResponseOfSize } from '../support/raw-seller.js';
+import type { ObservedGateway } from '../support/hostile-seller.js';
+import { toolCallRequest } from '../helpers/http-wire.js';
+import { assertWholeAnswer, holdsWholeResponse, pausedHost as startPausedHost, useSizedAnswerStack } from '../helpers/paused-host.js';
 import { TEST_TIMEOUT_MS, withTimeout } from '../helpers/timeout.js';
 
 const MIB = 1024 * 1024;
@@ -57,35 +56,25 @@ function progressEvent(bytes: number): string {
   return head + 'x'.repeat(bytes - head.length - tail.length) + tail;
 }
 
-/** The seller's answers, by the JSON-RPC id's last digit (module doc). */
+/** The SSE streams the seller left open. */
 const open: ServerResponse[] = [];
-function startSeller(): Promise<RawSeller> {
-  return startRawSeller((req, res) => {
-    const id = (JSON.parse(req.body.toString('utf8')) as { id: number }).id;
-    if (id % 10 === 2) {
-      res.writeHead(200, { 'content-type': 'text/event-stream' });
-      res.write(progressEvent(ANSWER_BYTES));
-      open.push(res);
-      return;
-    }
-    if (id % 10 === 3) {
-      res.writeHead(200, { 'content-type': 'text/event-stream' });
-      res.end(`event: message\ndata: ${toolResponseOfSize(id, ANSWER_BYTES)}\n\n`);
-      return;
-    }
-    res.writeHead(200, { 'content-type': 'application/json' });
-    res.end(toolResponseOfSize(id, ANSWER_BYTES));
-  });
+/** The seller's SSE answers, by the JSON-RPC id's last digit (module doc); the others a JSON result of ANSWER_BYTES. */
+function sseAnswer(res: ServerResponse, id: number): boolean {
+  if (id % 10 === 2) {
+    res.writeHead(200, { 'content-type': 'text/event-stream' });
+    res.write(progressEvent(ANSWER_BYTES));
+    open.push(res);
+    return true;
+  }
+  if (id % 10 === 3) {
+    res.writeHead(200, { 'content-type': 'text/event-stream' });
+    res.end(`event: message\ndata: ${toolResponseOfSize(id, ANSWER_BYTES)}\n\n`);
+    return true;
+  }
+  return false;
 }
 
-const stack = useSellerAndGateway(startSeller, (seller) =>
-  startObservedGateway(
-    agentsYaml({
-      count: { url: seller.url, max_buffered_response_bytes: 64 * MIB, max_response_bytes: 2 * ANSWER_BYTES, response_deadline_ms: 60000, sse_idle_timeout_ms: 60000 },
-      a: { url: seller.url, max_buffered_response_bytes: CAP, max_response_bytes: 2 * ANSWER_BYTES, response_deadline_ms: 60000, sse_idle_timeout_ms: 60000 },
-    }),
-  ),
-);
+const stack = useSizedAnswerStack(ANSWER_BYTES, { count: 64 * MIB, a: CAP }, sseAnswer);
 const gw = (): ObservedGateway => stack.gateway;
 
 /** The gateway's socket to each host, by the host's port. */
@@ -95,12 +84,7 @@ const gatewaySide = (host: net.Socket): net.Socket => hostSockets.get(host.local
 /** A host that sends a tools/call to `agent` and reads nothing (paused before any byte arrives). */
 async function pausedHost(id: number, agent: string): Promise<net.Socket> {
   if (hostSockets.size === 0) gw().app.server.on('connection', (s: net.Socket) => hostSockets.set(s.remotePort!, s));
-  const socket = net.connect(Number(new URL(gw().baseUrl).port), '127.0.0.1');
-  socket.pause();
-  socket.on('error', () => {}); // a reset: 'close' follows
-  await withTimeout(new Promise((resolve) => socket.once('connect', resolve)), 10_000, 'connect');
-  socket.write(toolCallRequest(id, agent));
-  return socket;
+  return startPausedHost(gw().baseUrl, agent, id);
 }
 
 /** Both gauges of `agent` from one scrape (a missing series reads 0). */
@@ -126,11 +110,7 @@ async function wholeAnswer(socket: net.Socket): Promise<Buffer> {
     socket.on('data', (c: Buffer) => {
       chunks.push(c);
       size += c.length;
-      if (size < ANSWER_BYTES) return;
-      const s = Buffer.concat(chunks).toString('latin1');
-      const head = s.indexOf('\r\n\r\n');
-      const length = Number(/\r\ncontent-length: (\d+)/i.exec(s.slice(0, head))?.[1]);
-      if (s.length - head - 4 >= length) resolve();
+      if (size >= ANSWER_BYTES && holdsWholeResponse(Buffer.concat(chunks))) resolve();
     });
     socket.once('error', reject);
     socket.once('close', () => reject(new Error(`closed after ${size} bytes`)));
@@ -180,11 +160,7 @@ describe('answers held for hosts that do not read count against max_buffered_res
 
     // The first host reads at last: its whole answer, the exchange `ok`; its bytes released.
     const first = hosts.shift()!;
-    const { responses } = parseResponses(await wholeAnswer(first), 1);
-    assert.equal(responses[0]!.status, 200);
-    assert.ok(responses[0]!.body === toolResponseOfSize(11, ANSWER_BYTES), 'the whole answer');
-    const line = await gw().exchangeLine('a', 11, 10_000);
-    assert.deepEqual({ outcome: line.outcome, reason: line.reason, status: line.status }, { outcome: 'ok', reason: null, status: 200 });
+    await assertWholeAnswer(gw(), 'a', 11, await wholeAnswer(first), ANSWER_BYTES);
     first.destroy();
     const rest = gatewaySide(hosts[0]!).writableLength + gatewaySide(hosts[1]!).writableLength;
     await until(async () => (await gauges('a')).held === rest);
@@ -196,11 +172,7 @@ describe('answers held for hosts that do not read count against max_buffered_res
     socket.write(toolCallRequest(14, 'a'));
     const wire = await wholeAnswer(socket);
     socket.destroy();
-    const { responses } = parseResponses(wire, 1);
-    assert.equal(responses[0]!.status, 200);
-    assert.ok(responses[0]!.body === toolResponseOfSize(14, ANSWER_BYTES), 'the whole answer');
-    const line = await gw().exchangeLine('a', 14, 10_000);
-    assert.deepEqual({ outcome: line.outcome, reason: line.reason }, { outcome: 'ok', reason: null });
+    await assertWholeAnswer(gw(), 'a', 14, wire, ANSWER_BYTES);
     for (const host of hosts) host.destroy();
     for (const res of open) res.destroy();
   });

@@ -9,8 +9,8 @@
  * `local_error host_not_reading`, once two non-reading hosts called the same agent.
  *
  * Input: seller (node:http) answering every tools/call with a 4 MiB JSON result -> gateway
- * (agent `a`: max_buffered_response_bytes 6 MiB, response_deadline_ms 60 s) -> raw hosts on
- * 127.0.0.1: A reads 32 KiB every 50 ms from the start; 1.5 s in, host B calls and reads
+ * (agent `a`: max_buffered_response_bytes 6 MiB, response_deadline_ms and sse_idle_timeout_ms
+ * 60 s) -> raw hosts on 127.0.0.1: A reads 32 KiB every 50 ms from the start; 1.5 s in, host B calls and reads
  * nothing; 0.5 s later host C does the same (A's and B's answers, 4 MiB each as Node counts a
  * write in progress, take the agent over its cap).
  * Expectation (docs/configuration.md max_buffered_response_bytes): nothing cuts a host before
@@ -22,11 +22,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import net from 'node:net';
-import { startRawSeller, toolResponseOfSize } from '../support/raw-seller.js';
-import { startObservedGateway, type ObservedGateway } from '../support/hostile-seller.js';
-import { agentsYaml } from '../helpers/gateway.js';
-import { useSellerAndGateway } from '../helpers/stack.js';
-import { parseResponses, toolCallRequest } from '../helpers/http-wire.js';
+import type { ObservedGateway } from '../support/hostile-seller.js';
+import { assertWholeAnswer, holdsWholeResponse, pausedHost, useSizedAnswerStack } from '../helpers/paused-host.js';
 import { withTimeout } from '../helpers/timeout.js';
 
 const MIB = 1024 * 1024;
@@ -35,41 +32,21 @@ const ANSWER_BYTES = 4 * MIB;
 const READ_BYTES = 32 * 1024;
 const READ_EVERY_MS = 50;
 
-const stack = useSellerAndGateway(
-  () =>
-    startRawSeller((req, res) => {
-      const id = (JSON.parse(req.body.toString('utf8')) as { id: number }).id;
-      res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(toolResponseOfSize(id, ANSWER_BYTES));
-    }),
-  (seller) => startObservedGateway(agentsYaml({ a: { url: seller.url, max_buffered_response_bytes: 6 * MIB, max_response_bytes: 2 * ANSWER_BYTES, response_deadline_ms: 60000 } })),
-);
+const stack = useSizedAnswerStack(ANSWER_BYTES, { a: 6 * MIB });
 const gw = (): ObservedGateway => stack.gateway;
 
 /** A host that calls agent `a` with JSON-RPC id `id`, paused before any byte arrives. */
-function host(id: number): net.Socket {
-  const socket = net.connect(Number(new URL(gw().baseUrl).port), '127.0.0.1');
-  socket.pause();
-  socket.on('error', () => {}); // a reset: 'close' follows
-  socket.once('connect', () => socket.write(toolCallRequest(id, 'a')));
-  return socket;
-}
+const host = (id: number): Promise<net.Socket> => pausedHost(gw().baseUrl, 'a', id);
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 test('a host reading slowly but steadily gets its whole answer while non-reading hosts take its agent over the cap', { timeout: 60_000 }, async () => {
-  const reader = host(21);
+  const reader = await host(21);
   const chunks: Buffer[] = [];
   let closed = false;
   reader.once('close', () => (closed = true));
   /** Whether A holds its whole answer (head and Content-Length body). */
-  const whole = (): boolean => {
-    const s = Buffer.concat(chunks).toString('latin1');
-    const head = s.indexOf('\r\n\r\n');
-    if (head < 0) return false;
-    const length = Number(/\r\ncontent-length: (\d+)/i.exec(s.slice(0, head))?.[1]);
-    return s.length - head - 4 >= length;
-  };
+  const whole = (): boolean => holdsWholeResponse(Buffer.concat(chunks));
   let tick: NodeJS.Timeout | undefined = undefined;
   const done = new Promise<void>((resolve) => {
     // At most 800 ticks (40 s): a hang guard; A needs ~130.
@@ -83,19 +60,15 @@ test('a host reading slowly but steadily gets its whole answer while non-reading
     }, READ_EVERY_MS);
   });
   await sleep(1500);
-  const others = [host(22)];
+  const others = [await host(22)];
   await sleep(500);
-  others.push(host(23));
+  others.push(await host(23));
   await withTimeout(done, 45_000, "A's answer");
   clearInterval(tick);
 
   const wire = Buffer.concat(chunks);
   assert.ok(whole(), `A read ${wire.length} bytes, then its connection ${closed ? 'closed' : 'stalled'}`);
-  const { responses } = parseResponses(wire, 1);
-  assert.equal(responses[0]!.status, 200);
-  assert.ok(responses[0]!.body === toolResponseOfSize(21, ANSWER_BYTES), 'the whole answer, byte for byte');
-  const line = await gw().exchangeLine('a', 21, 10_000);
-  assert.deepEqual({ outcome: line.outcome, reason: line.reason, status: line.status }, { outcome: 'ok', reason: null, status: 200 });
+  await assertWholeAnswer(gw(), 'a', 21, wire, ANSWER_BYTES);
   reader.destroy();
   for (const socket of others) socket.destroy();
 });
