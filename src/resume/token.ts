@@ -72,7 +72,7 @@
  * |-----|-------------------|---------------------------|-----------------------|
  * | `u` | `upstreamId`      | non-empty string          | (required)            |
  * | `a` | `agent`           | non-empty string          | (required)            |
-| `h` | (session hash) (3)| 22 base64url characters   | no session            |
+ * | `h` | (session hash) (3)| 22 base64url characters   | no session            |
  * | `i` | `rpcId`           | string or finite number   | `null`                |
  * | `x` | `rpcIdText`       | JSON number text of `i`   | `undefined`           |
  * | `m` | `method`          | string                    | `undefined`           |

@@ -504,8 +504,8 @@ export function createMcpHandler(deps: HandlerDeps) {
       // The connections of the agent's origin and TLS settings (upstream-pools.ts; a new
       // user's trial 9, F2): mapped when its config was applied, one WeakMap lookup here.
       pool: deps.upstream.poolFor(agent),
-      // Wire bytes per response (wire-meter.ts; review 37, F1): 2 x the limit + 64 KiB where
-      // the answer has a total; on a stream without one, framing within 64 KiB + its body bytes.
+      // Wire bytes per response (wire-meter.ts; review 37, F1): 6 x the limit + 64 KiB where
+      // the answer has a total; on a stream without one, framing within 128 KiB + 5 x its body bytes.
       wire: bounded ? totalWireRule(limits.max_response_bytes) : STREAM_WIRE_RULE,
     };
     // What the host's connection had been given to send before this answer (the answers ahead
