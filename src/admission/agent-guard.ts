@@ -296,7 +296,7 @@ export class HostHold {
   /** Neighbours in the agent's list of holds. */
   prevHold: HostHold | undefined = undefined;
   nextHold: HostHold | undefined = undefined;
-  released = false;
+  private released = false;
 
   constructor(
     private readonly s: AgentState,
@@ -309,9 +309,12 @@ export class HostHold {
     this.set(pending.writableLength);
   }
 
-  /** Re-reads what the response holds (only ever lower: nothing is written to it while held). */
+  /**
+   * Re-reads what the response holds (only ever lower: nothing is written to it while held).
+   * Called only for a hold in its agent's list ({@link AgentState.sweepHolds}), which a hold
+   * leaves when released.
+   */
   measure(): void {
-    if (this.released) return;
     const n = this.pending.writableLength;
     if (n < this.bytes) this.set(n);
   }
@@ -618,11 +621,6 @@ export class AgentGuard {
   holdForHost(agent: string, settings: GuardSettings, pending: HostPending): HostHold | undefined {
     if (pending.writableLength <= 0) return undefined;
     return new HostHold(this.state(agent, settings, false), pending);
-  }
-
-  /** Of {@link heldBytes}: what `agent`'s answers written to hosts hold, not yet taken (as last measured). */
-  hostHeldBytes(agent: string): number {
-    return this.agents.get(agent)?.hostHeldBytes ?? 0;
   }
 
   /** Bytes currently held for `agent`'s responses. */

@@ -27,8 +27,11 @@ export interface NormalizeOptions {
    * it (the JSON stage's scan, json-scan.ts). A text item equal to it is a copy without
    * being parsed and compared (a seller's `JSON.stringify(structuredContent)` text): the same
    * text parses to the same value. Issue 5 (rewrite path within the parse + stringify floor).
+   * A function is asked (once) only for a result with a `structuredContent` object to dedupe
+   * against, so that a caller that must walk the bytes to find it (a 2026-07-28 `tasks/get`'s
+   * `result.result`: response/scanned-message.ts) walks nothing for any other answer.
    */
-  structuredContentText?: string;
+  structuredContentText?: string | (() => string | undefined);
   /**
    * The UTF-8 length of content item `index`'s `text` JSON string (quotes included) as the
    * seller wrote it, when the caller located it (the JSON scan's ranges, json-scan.ts
@@ -165,7 +168,9 @@ export function normalizeToolResult(result: unknown, opts: NormalizeOptions): No
   const structured = ownValue(result, 'structuredContent');
   if (structured !== undefined) {
     if (!isJsonObject(structured) || isAdcpErrorOnly(structured)) return unchanged;
-    const { items, replaced } = summarizeCopies(content, 0, structured, opts, -1, opts.structuredContentText, opts.structuredContentText);
+    const given = opts.structuredContentText;
+    const structuredText = typeof given === 'function' ? given() : given;
+    const { items, replaced } = summarizeCopies(content, 0, structured, opts, -1, structuredText, structuredText);
     if (replaced === 0) return unchanged;
     return { result: copyWith(result, items, undefined), changed: true, action: 'deduped', replacedItems: replaced };
   }

@@ -15,8 +15,8 @@
  * (test/regressions/dedupe-past-sixteen-items-respells-structured-content.test.ts).
  *
  * Cost: only on the parse path (the message was already parsed): for a `tools/call` once a
- * rewrite was made; for a 2026-07-28 `tasks/get`, before the rewrite, for every parsed answer
- * whose text may hold an object, rewritten or not (scanned-message.ts `spliceTarget`; a re-read):
+ * rewrite was made; for a 2026-07-28 `tasks/get`, once its rewrite needs the ranges (a dedupe's
+ * copy check, or a rewrite made), never for an answer left before that (scanned-message.ts):
  * one pass over the bytes, no recursion (nesting is an explicit counter), strings skipped
  * with the native search of json-bytes.ts closingQuote; the value at `skip` (the seller's
  * `structuredContent`, whose range the scan knows for a `result`) is jumped over. Measured

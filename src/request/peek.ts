@@ -138,7 +138,7 @@ const UNBOUNDED = { maxDepth: Infinity, maxNodes: Infinity };
  */
 export function peekJsonRpc(body: Buffer, bounds?: JsonBoundsLimits): PeekResult {
   if (!isUtf8(body)) return refusal('parse_error', NOT_UTF8_MESSAGE, null, undefined);
-  return body.length < PEEK_SCAN_MIN_BYTES ? peekByParse(body, bounds) : scanReading(body, bounds ?? UNBOUNDED).result ?? peekByParse(body, bounds);
+  return body.length < PEEK_SCAN_MIN_BYTES ? peekByParse(body, bounds) : peekByScan(body, bounds) ?? peekByParse(body, bounds);
 }
 
 /**

@@ -250,9 +250,10 @@ export interface RawTextFacts {
    * The seller's exact text of the tool result's `structuredContent` in the raw text (at the
    * `CallToolResult`'s location, {@link toolResultLocation}: json-scan.ts members for `result`,
    * mcp/tool-result-ranges.ts for a `tasks/get`'s `result.result`), for the fast copy check of
-   * `normalizeToolResult` and its repeated-key rule (normalize.ts summarizeCopies).
+   * `normalizeToolResult` and its repeated-key rule (normalize.ts summarizeCopies). A function
+   * is asked only when a dedupe needs it (normalize.ts NormalizeOptions.structuredContentText).
    */
-  readonly structuredContentText?: string | undefined;
+  readonly structuredContentText?: string | (() => string | undefined) | undefined;
   /**
    * The raw text's JSON values (its scan's node count, json-scan.ts): a lift whose message
    * would hold more than `max_json_nodes` with the lifted object's is skipped

@@ -8,9 +8,9 @@
  * (rewrite-room.ts), which knows what the host has received.
  */
 import type { Exchange } from '../exchange.js';
-import type { JsonScanSummary, TopMembers } from '../mcp/json-scan.js';
+import type { ByteRange, ContentItems, JsonScanSummary, TopMembers } from '../mcp/json-scan.js';
 import { rewriteResponse, toolResultLocation, UNCHANGED, type RewriteOutcome } from './rewrite.js';
-import { liftedTextSplicedAsWritten, spliceRewrite, spliceTarget } from './splice.js';
+import { liftedTextSplicedAsWritten, spliceRewrite, spliceTarget, type SpliceTarget } from './splice.js';
 import { reserializedLiftLoss } from '../mcp/reserialized-lift.js';
 import { valueCount } from '../mcp/deep-equal.js';
 import { spliceDedupe } from './dedupe-splice.js';
@@ -43,41 +43,57 @@ export function mayRewrite(exchange: Exchange, scan: JsonScanSummary): boolean {
  * test/regressions/tasks-get-lift-loses-repeated-key-and-negative-zero.test.ts). Nor when the
  * rest of the message does (recorded the same way, a hostile trial 39, item 2), or holds a
  * number a double cannot carry (rewrite.ts: `lossy_number`).
+ *
+ * `locate`: where the tool result is in `bytes` (splice.ts spliceTarget, the default; a seam
+ * for tests to count its walks), asked once at most, only when the rewrite needs its ranges.
  */
-export function rewriteScanned(exchange: Exchange, message: unknown, bytes: Buffer, scan: JsonScanSummary): { rewritten: ReturnType<typeof rewriteResponse>; out: Buffer } {
+export function rewriteScanned(
+  exchange: Exchange,
+  message: unknown,
+  bytes: Buffer,
+  scan: JsonScanSummary,
+  locate: typeof spliceTarget = spliceTarget,
+): { rewritten: ReturnType<typeof rewriteResponse>; out: Buffer } {
   const members: TopMembers | undefined = scan.members;
   const { method } = exchange.rpc;
   const location = method === undefined ? undefined : toolResultLocation(method, exchange.protocolVersion);
-  // Where the tool result is in the bytes (splice.ts spliceTarget): for a `result`, the scan's
-  // ranges (a walk of the bytes, below, only once a rewrite was made, for a result of more items
-  // than the scan's first 16); for a 2026-07-28 `tasks/get`'s `result.result`, a walk made now,
-  // so that its rewrite reads the seller's bytes of `structuredContent` and of each text as a
-  // `result`'s does. Review 38: both went out re-serialized, the seller's `structuredContent`
-  // and `_meta` re-spelled.
-  let target = members !== undefined && location === 'result.result' ? spliceTarget(bytes, members, location) : undefined;
-  const sc = location === 'result' ? (members?.plainKeys ? members.structuredContent : undefined) : target?.plainKeys ? target.structuredContent : undefined;
+  // Where the tool result is in the bytes (splice.ts spliceTarget), found once, when first
+  // needed: for a `result`, the scan's ranges (a walk of the bytes, below, only once a rewrite
+  // was made, for a result of more items than the scan's first 16); for a 2026-07-28
+  // `tasks/get`'s `result.result`, a walk made when the rewrite first asks for the seller's
+  // bytes of `structuredContent` or of a text (a dedupe's copy check, a copy's length), so
+  // that its rewrite reads them as a `result`'s does (review 38: both went out re-serialized,
+  // the seller's `structuredContent` and `_meta` re-spelled), or once a rewrite was made; an
+  // answer the rewrite leaves before that (not `completed`, `isError`, no text to lift or
+  // dedupe) is never walked (a re-read).
+  let found: { target: SpliceTarget | undefined } | undefined;
+  const targetOf = (): SpliceTarget | undefined =>
+    (found ??= { target: members !== undefined && location !== undefined ? locate(bytes, members, location) : undefined }).target;
+  // The walked tool result of a `result.result`, when its keys are plain (splice.ts reads its ranges under the same condition).
+  const plainWalked = (): SpliceTarget | undefined => {
+    const walked = location === 'result.result' ? targetOf() : undefined;
+    return walked?.plainKeys ? walked : undefined;
+  };
+  const sc = (): ByteRange | undefined => (location === 'result' ? (members?.plainKeys ? members.structuredContent : undefined) : plainWalked()?.structuredContent);
   // The seller's length of each located text (splice.ts reads the same ranges under the same conditions).
-  const texts =
-    location === 'result'
-      ? members?.plainKeys && members.resultPlainKeys && members.content?.plainKeys
-        ? members.content.texts
-        : undefined
-      : target?.plainKeys
-        ? target.content?.texts
-        : undefined;
+  const texts = (): ContentItems['texts'] | undefined =>
+    location === 'result' ? (members?.plainKeys && members.resultPlainKeys && members.content?.plainKeys ? members.content.texts : undefined) : plainWalked()?.content?.texts;
   const rewritten = rewriteResponse(exchange, message, bytes, {
     numbersRoundTrip: !scan.numberMayBeLossy,
     messageNodes: scan.nodes,
-    structuredContentText: sc && bytes.toString('utf8', sc[0], sc[1]),
-    writtenTextBytes: texts && ((index) => {
-      const range = texts[index];
+    structuredContentText: () => {
+      const range = sc();
+      return range && bytes.toString('utf8', range[0], range[1]);
+    },
+    writtenTextBytes: (index) => {
+      const range = texts()?.[index];
       return range && range[1] - range[0];
-    }),
+    },
   });
   if (!rewritten.changed) return { rewritten, out: bytes };
   // No rewrite made: the seller's bytes go out (made only on the paths that refuse one).
   const unchanged = (): { rewritten: RewriteOutcome; out: Buffer } => ({ rewritten: UNCHANGED(message), out: bytes });
-  if (members !== undefined && location === 'result') target = spliceTarget(bytes, members, location);
+  const target = targetOf();
   // A lift whose object would go out re-serialized (below, or inside the splice for a text
   // that is not well-formed) is not made when that drops what the text says: a repeated key or
   // a negative zero (mcp/reserialized-lift.ts; a hostile trial 26, L1). Checked before the

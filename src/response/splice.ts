@@ -62,7 +62,8 @@ export const SC_MEMBER = Buffer.from(',"structuredContent":');
  * Where the tool result is in the seller's bytes, as {@link spliceRewrite} needs it: from the
  * scan's members for a `result` of at most {@link SCAN_CONTENT_ITEMS} items (no extra work),
  * else from a walk of the bytes (mcp/tool-result-ranges.ts: a `result` with more items, a
- * 2026-07-28 `tasks/get`'s `result.result`). Call only for an answer that was rewritten.
+ * 2026-07-28 `tasks/get`'s `result.result`). Asked only once a rewrite needs it (an answer that
+ * was rewritten, or a `result.result` whose dedupe reads the seller's bytes: scanned-message.ts).
  */
 export interface SpliceTarget {
   /** Every key on the way to the tool result, of it and of its `content` items is written plain (an escaped key may be another member). */

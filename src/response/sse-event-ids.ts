@@ -59,7 +59,7 @@ export function pendingIdFor(id: string): string {
 }
 
 /** The pending id kept for a seller's id no token can carry ({@link pendingIdFor}): NUL, which no seller id holds (WHATWG HTML §9.2.6 ignores such an id field), and which no token carries (request/headers.ts isResumableEventId). */
-export const UNTOKENIZABLE_ID = '\0';
+const UNTOKENIZABLE_ID = '\0';
 
 export class SseEventIds {
   /**

@@ -223,11 +223,7 @@ export class SseOpenEventData {
     const n = line.length;
     if (n === 0) return;
     const last = line[n - 1]!;
-    this.walkHeap = 0;
-    this.walkData = false;
-    this.walkEvent = KEPT_NONE;
-    this.walkId = KEPT_NONE;
-    this.walkCr = last === CR;
+    this.startWalk(last === CR);
     this.take(line, 0, n - (last === LF || last === CR ? 1 : 0), -2);
     if (this.walkData || this.walkEvent !== KEPT_NONE || this.walkId !== KEPT_NONE) this.part(n, wide);
     this.prev2 = n >= 2 ? line[n - 2]! : this.prev1;
@@ -248,6 +244,15 @@ export class SseOpenEventData {
     this.prev2 = -1;
   }
 
+  /** A new walk ({@link walk}, {@link line}): nothing read yet; `withCr` whether its bytes may hold a CR. */
+  private startWalk(withCr: boolean): void {
+    this.walkHeap = 0;
+    this.walkData = false;
+    this.walkEvent = KEPT_NONE;
+    this.walkId = KEPT_NONE;
+    this.walkCr = withCr;
+  }
+
   /** The block ended: the parser holds nothing of it. */
   private clear(): void {
     this.bytes = 0;
@@ -263,11 +268,7 @@ export class SseOpenEventData {
    * byte before `from` (-1: none), `withCr` whether the range may hold a CR.
    */
   private walk(chunk: Buffer, from: number, to: number, before: number, withCr: boolean): void {
-    this.walkHeap = 0;
-    this.walkData = false;
-    this.walkEvent = KEPT_NONE;
-    this.walkId = KEPT_NONE;
-    this.walkCr = withCr;
+    this.startWalk(withCr);
     let i = from;
     // The LF of a CR LF whose CR came before: no line.
     if (i < to && chunk[i] === LF && before === CR) i++;

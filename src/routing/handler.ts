@@ -380,6 +380,11 @@ export function createMcpHandler(deps: HandlerDeps) {
     const answersNoRequest = rpc.kind === 'notification';
     // The bytes of a DELETE's body, which is not forwarded (undefined for none: the common case).
     const droppedBodyBytes = !post && body !== undefined && body.length > 0 ? body.length : undefined;
+    // Tokens are signed for the url of the seller this stream came from (`agent` is the config
+    // the exchange started under), so they resume only against it, and bound to the request's
+    // session, if any, so they resume only in it (resume/token.ts); the session's hash is
+    // computed once, at the stream's first token, not for each event (mintFor).
+    const mintToken = deps.resume.mintFor(agent.url, session);
     const exchange = createExchange({
       agent,
       rpc,
@@ -393,9 +398,6 @@ export function createMcpHandler(deps: HandlerDeps) {
       opensStream: request.method === 'GET',
       resumeUrlMoved,
       session,
-      // Tokens are signed for the url of the seller this stream came from (`agent` is the
-      // config the exchange started under), so they resume only against it, and bound to the
-      // request's session, if any, so they resume only in it (resume/token.ts).
       mintEventId: (upstreamId, usedBytes, final, awaited) => {
         // An id the seller could not get back exactly in a Last-Event-ID header is not made a token.
         if (!isResumableEventId(upstreamId)) return undefined;
@@ -417,13 +419,13 @@ export function createMcpHandler(deps: HandlerDeps) {
         // token they would take over its length goes without them, as before.
         if (awaited !== undefined && !final && awaitedFitsToken(awaited)) {
           try {
-            return deps.resume.mint({ ...state, awaited }, agent.url, session);
+            return mintToken({ ...state, awaited });
           } catch {
             // Minted below without them.
           }
         }
         try {
-          return deps.resume.mint(state, agent.url, session);
+          return mintToken(state);
         } catch {
           return undefined;
         }
@@ -502,8 +504,8 @@ export function createMcpHandler(deps: HandlerDeps) {
       // The connections of the agent's origin and TLS settings (upstream-pools.ts; a new
       // user's trial 9, F2): mapped when its config was applied, one WeakMap lookup here.
       pool: deps.upstream.poolFor(agent),
-      // Wire bytes per response (wire-meter.ts; review 37, F1): 2 x the limit + 64 KiB where
-      // the answer has a total; on a stream without one, framing within 64 KiB + its body bytes.
+      // Wire bytes per response (wire-meter.ts; review 37, F1): 6 x the limit + 64 KiB where
+      // the answer has a total; on a stream without one, framing within 128 KiB + 5 x its body bytes.
       wire: bounded ? totalWireRule(limits.max_response_bytes) : STREAM_WIRE_RULE,
     };
     // What the host's connection had been given to send before this answer (the answers ahead

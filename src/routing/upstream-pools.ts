@@ -31,7 +31,7 @@
  */
 import { Pool, type Dispatcher } from 'undici';
 import type { AgentConfig } from '../config/types.js';
-import { meteredClientFactory } from './wire-meter.js';
+import { METERED_CONNECTION_OPTIONS, meteredClientFactory } from './wire-meter.js';
 
 /** How the gateway connects to an agent's seller. */
 export interface ConnectionProfile {
@@ -55,10 +55,11 @@ export function connectionProfile(agent: AgentConfig): ConnectionProfile {
  * Options of every upstream pool: no undici body timeout (it would cut SSE streams; the
  * response pipeline runs its own deadlines and SSE idle timeout: ARCHITECTURE §5) and no
  * headers timeout (the exchange deadline covers the wait for headers); one request at a time
- * per connection over HTTP/1.1 (`pipelining: 1`, `allowH2: false`, undici's defaults said
- * out loud: the wire meter counts one response at a time per socket, wire-meter.ts).
+ * per connection over HTTP/1.1 (wire-meter.ts METERED_CONNECTION_OPTIONS: `pipelining: 1`,
+ * `allowH2: false`, undici's defaults said out loud: the wire meter counts one response at a
+ * time per socket, and its MeteredClient refuses options that allow more).
  */
-export const UPSTREAM_POOL_OPTIONS = { bodyTimeout: 0, headersTimeout: 0, pipelining: 1, allowH2: false } as const;
+export const UPSTREAM_POOL_OPTIONS = { bodyTimeout: 0, headersTimeout: 0, ...METERED_CONNECTION_OPTIONS } as const;
 
 /** The pool of one connection profile. */
 export class UpstreamPool {

@@ -40,7 +40,8 @@
  * its rule before undici parses that read. The handler counts the body bytes undici delivers
  * into it (`onData`) and closes it when the request is over (`onComplete`, `onError`), so a
  * kept-alive connection's next response starts from 0. One response at a time per socket:
- * `pipelining: 1` and no HTTP/2 (`allowH2: false`), set here whatever the pool says.
+ * {@link METERED_CONNECTION_OPTIONS} (`pipelining: 1`, no HTTP/2), the pool's options
+ * (upstream-pools.ts), which a MeteredClient requires.
  * A check comes with each read, so a response passes its bound by at most what one 'readable'
  * brings: one read (64 KiB for TCP, a TLS record for TLS), or, after undici paused for
  * back-pressure, what the socket buffered meanwhile (its high-water mark, 64 KiB) and the
@@ -201,6 +202,9 @@ export interface WireMeteredHandler {
 /**
  * An undici Client whose connections are metered (module doc): the `factory` of the gateway's
  * seller pools (upstream-pools.ts). `options` are the pool's, `connect` its connector function.
+ *
+ * @throws {TypeError} `connect` is not a function; `options` allow more than one response at a
+ *   time per socket (`pipelining` over 1, `allowH2`: give the pool {@link METERED_CONNECTION_OPTIONS}).
  */
 export class MeteredClient extends Client {
   private readonly slot: WireSlot;
@@ -209,7 +213,8 @@ export class MeteredClient extends Client {
     const slot = new WireSlot();
     const connect = options.connect;
     if (typeof connect !== 'function') throw new TypeError('MeteredClient: the pool gives its connector as `connect`');
-    super(origin, { ...options, connect: slot.wrapConnector(connect), pipelining: 1, allowH2: false });
+    if ((options.pipelining ?? 1) > 1 || options.allowH2 === true) throw new TypeError('MeteredClient: one response at a time per socket (pipelining 1, allowH2 false)');
+    super(origin, { ...options, connect: slot.wrapConnector(connect) });
     this.slot = slot;
   }
 
@@ -218,6 +223,15 @@ export class MeteredClient extends Client {
     return super.dispatch(opts, handler);
   }
 }
+
+/**
+ * What a metered connection needs of its pool's options (one response at a time per socket):
+ * `pipelining: 1` (a Pool hands it to the clients it makes) and `allowH2: false` (the Pool's
+ * own connector offers `h2` by ALPN only when allowed; a client's `allowH2` does not reach a
+ * connector given to it). Both undici's defaults, said out loud; upstream-pools.ts
+ * UPSTREAM_POOL_OPTIONS spreads them.
+ */
+export const METERED_CONNECTION_OPTIONS = { pipelining: 1, allowH2: false } as const;
 
 /** The Pool `factory` making {@link MeteredClient}s. */
 export function meteredClientFactory(origin: URL, options: object): Dispatcher {

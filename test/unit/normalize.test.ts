@@ -353,3 +353,19 @@ describe('long texts (>= 16 Ki chars: bounds and number checks by the WebAssembl
     assert.equal(lift(`{"note":"${pad}\u0001"}`).changed, false, 'a raw control character (JSON.parse refuses it too)');
   });
 });
+
+test('structuredContentText given as a function: asked once, only for a dedupe, and read as its string is', () => {
+  const sc = '{"a":1,"b":"' + 'x'.repeat(300) + '"}';
+  const structured = JSON.parse(sc) as Record<string, unknown>;
+  let asked = 0;
+  const lazy = { ...LIMITS, structuredContentText: () => (asked++, sc) };
+  const deduped = normalizeToolResult({ content: [text(sc), text(sc)], structuredContent: structured }, lazy);
+  assert.deepEqual(deduped, normalizeToolResult({ content: [text(sc), text(sc)], structuredContent: structured }, { ...LIMITS, structuredContentText: sc }));
+  assert.equal(deduped.action, 'deduped');
+  assert.equal(asked, 1);
+  // A lift, an isError result, an adcp_error-only structuredContent: never asked.
+  assert.equal(normalizeToolResult({ content: [text(sc)] }, lazy).action, 'lifted');
+  assert.equal(normalizeToolResult({ content: [text(sc)], structuredContent: structured, isError: true }, lazy).changed, false);
+  assert.equal(normalizeToolResult({ content: [text('{"adcp_error":{"code":"X"}}')], structuredContent: { adcp_error: { code: 'X' } } }, lazy).changed, false);
+  assert.equal(asked, 1);
+});

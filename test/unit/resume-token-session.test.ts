@@ -52,3 +52,15 @@ test('an `h` of another shape is a malformed payload', () => {
     assert.deepEqual(v, { ok: false, reason: 'resume_token_invalid', message: 'Last-Event-ID resume token payload is malformed.' }, String(h));
   }
 });
+
+test('mintFor(seller, session) mints the tokens mint(state, seller, session) mints, and its errors', () => {
+  for (const session of [undefined, 'sess-A']) {
+    const mint = codec.mintFor(TEST_SELLER, session);
+    for (const state of [base, { ...base, usedBytes: 20, final: true }, { ...base, upstreamId: 'e3', rpcId: 'r' }]) {
+      assert.equal(mint(state), codec.mint(state, TEST_SELLER, session));
+    }
+    assert.throws(() => mint({ ...base, upstreamId: 'u'.repeat(4096) }), { name: 'ResumeMintError', code: 'resume_token_too_long' });
+    assert.throws(() => mint({ ...base, usedBytes: 101 }), { name: 'ResumeMintError', code: 'resume_state_invalid' });
+  }
+  assert.notEqual(codec.mintFor(TEST_SELLER, 'sess-B')(base), codec.mint(base, TEST_SELLER, 'sess-A'));
+});

@@ -12,7 +12,9 @@ import { after, before, describe, test } from 'node:test';
 import { parseConfig } from '../../src/config/load.js';
 import type { AgentConfig } from '../../src/config/types.js';
 import { createUpstreamDispatcher, withUpstreamHooks, type UpstreamDispatcher } from '../../src/routing/dispatcher.js';
-import { connectionProfile } from '../../src/routing/upstream-pools.js';
+import { UPSTREAM_POOL_OPTIONS, connectionProfile } from '../../src/routing/upstream-pools.js';
+import { MeteredClient } from '../../src/routing/wire-meter.js';
+import type { buildConnector } from 'undici';
 
 /** The agents of a config with these `name: {url, tls_insecure_skip_verify}` entries. */
 function agents(entries: Record<string, [url: string, skipVerify: boolean]>): Map<string, AgentConfig> {
@@ -133,5 +135,19 @@ describe('a request on a retired pool', () => {
     // The retired pool's close is over: it is destroyed (a transport failure, upstream-failure.ts).
     await assert.rejects(send(), { code: 'UND_ERR_DESTROYED' });
     assert.equal(ports.length, 2);
+  });
+});
+
+describe('one response at a time per metered connection (wire-meter.ts METERED_CONNECTION_OPTIONS)', () => {
+  const connect: buildConnector.connector = (_options, callback) => callback(new Error('not connected'), null);
+  test('the pools\' options carry pipelining 1 and no HTTP/2; a MeteredClient refuses options that allow more', async () => {
+    assert.equal(UPSTREAM_POOL_OPTIONS.pipelining, 1);
+    assert.equal(UPSTREAM_POOL_OPTIONS.allowH2, false);
+    const made = new MeteredClient('http://127.0.0.1:9', { ...UPSTREAM_POOL_OPTIONS, connect });
+    assert.equal(made.pipelining, 1);
+    await made.close();
+    const refused = /^MeteredClient: one response at a time per socket \(pipelining 1, allowH2 false\)$/;
+    assert.throws(() => new MeteredClient('http://127.0.0.1:9', { pipelining: 2, connect }), { name: 'TypeError', message: refused });
+    assert.throws(() => new MeteredClient('http://127.0.0.1:9', { allowH2: true, connect }), { name: 'TypeError', message: refused });
   });
 });
