@@ -86,6 +86,18 @@ export function jsonStringIs(view: Uint8Array, range: ByteRange, text: string): 
 }
 
 /**
+ * The member of `members` (the members of an object in `view`, as a scan or walk records them,
+ * in text order) that `JSON.parse` keeps for the key `key` (ASCII): the last one whose key is
+ * `key` once decoded ({@link jsonStringIs}: only a key holding a backslash is decoded);
+ * undefined when none is.
+ */
+export function keptMember<M extends { readonly key: ByteRange }>(view: Uint8Array, members: readonly M[], key: string): M | undefined {
+  let kept: M | undefined;
+  for (let m = 0; m < members.length; m++) if (jsonStringIs(view, members[m]!.key, key)) kept = members[m];
+  return kept;
+}
+
+/**
  * Whether the JSON string at `view[range]` (quotes included) is written as exactly the bytes
  * `text` between its quotes: no escape decoded, so `"\u0069d"` is not `id` (for a caller that
  * tells escaped keys apart itself: {@link plainMemberIndexes}, tool-result-ranges.ts);

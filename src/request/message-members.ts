@@ -31,6 +31,7 @@
  */
 import { scanTopObject, TEXT_INVALID, TEXT_OVER_BOUND, type TextMember, type TopMembersScan, type WideTopObjectScan } from '../mcp/json-scan.js';
 import { BACKSLASH, JsonMemberWalk, LBRACE } from '../mcp/json-bytes.js';
+import { keptMember } from '../mcp/text-members.js';
 
 /**
  * The most members (repeated keys each counted, as written) a host's message object, the
@@ -115,6 +116,43 @@ export function objectMemberCount(view: Buffer): number | undefined {
 }
 
 const UNBOUNDED = { maxDepth: Infinity, maxNodes: Infinity };
+
+/** An object of a JSON-RPC message with more than {@link MAX_MESSAGE_MEMBERS} members, as {@link wideObjectOf} finds it. */
+export interface WideObject {
+  /** Which: the message object, or the object of its `params` or `error` member ({@link wideProblem}'s `of`). */
+  readonly of: 'the message' | '"params"' | '"error"';
+  /** Its members as written, repeated keys each counted. */
+  readonly count: number;
+  /**
+   * The message object has more than {@link MAX_MESSAGE_MEMBERS} members whose key may be a
+   * name ({@link ObjectMembers.members} undefined): its facts, its id among them, are not read.
+   */
+  readonly unread: boolean;
+}
+
+/**
+ * The first object of the JSON-RPC message `view` (a valid JSON object text, JSON whitespace
+ * around it allowed) with more than {@link MAX_MESSAGE_MEMBERS} members: the message object,
+ * whose members `top` the caller read ({@link readObjectMembers} or {@link objectMembersOf}),
+ * then the object of its member `inner` (the last such member, escaped keys decoded, as
+ * `JSON.parse` keeps it: text-members.ts keptMember), when it is an object; undefined when
+ * none is, or `inner` is undefined and the message object is not. The one judgement of a
+ * host's message (request/peek.ts: `params` of a `tools/call` or `tasks/result`, a response's
+ * `error`) and a seller's (response/wide-answer.ts: its `error`).
+ *
+ * The inner object is counted by its structure scan ({@link objectMemberCount}: the WebAssembly
+ * scan, ~3x faster than the walk over a 4 MiB value, as fast over 99,992 small members), by
+ * the walk ({@link readObjectMembers}) only when memory cannot grow for the scan; both count
+ * the same on valid JSON.
+ */
+export function wideObjectOf(view: Buffer, top: ObjectMembers, inner: 'params' | 'error' | undefined): WideObject | undefined {
+  if (top.members === undefined || top.count > MAX_MESSAGE_MEMBERS) return { of: 'the message', count: top.count, unread: top.members === undefined };
+  if (inner === undefined) return undefined;
+  const member = keptMember(view, top.members, inner);
+  if (member?.first !== LBRACE) return undefined;
+  const count = objectMemberCount(view.subarray(member.value[0], member.value[1])) ?? readObjectMembers(view, member.value[0]).count;
+  return count > MAX_MESSAGE_MEMBERS ? { of: inner === 'params' ? '"params"' : '"error"', count, unread: false } : undefined;
+}
 
 /**
  * The names the peek looks up, lower-cased: request/peek.ts PEEK_KEY_TEXTS, `name`, `taskId`,

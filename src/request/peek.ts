@@ -47,7 +47,7 @@ import { isUtf8 } from 'node:buffer';
 import type { BatchRequestRef, RpcPeek } from '../exchange.js';
 import { localErrorFormOf } from '../mcp/local-error.js';
 import { scanTopObject, TEXT_INVALID, TEXT_OVER_BOUND, type ByteRange, type TextMember } from '../mcp/json-scan.js';
-import { MAX_MESSAGE_MEMBERS, membersOfScan, objectMembersOf, readObjectMembers, WIDE_MIN_BYTES, wideProblem, type ObjectMembers } from './message-members.js';
+import { MAX_MESSAGE_MEMBERS, membersOfScan, objectMembersOf, readObjectMembers, WIDE_MIN_BYTES, wideObjectOf, wideProblem, type ObjectMembers } from './message-members.js';
 import { jsonString, jsonStringIs, memberIndexes, plainMemberIndexes } from '../mcp/text-members.js';
 import { checkJsonBounds, withinJsonBounds, type JsonBoundsLimits } from '../mcp/json-bounds.js';
 import { closingQuote, COLON, COMMA, CR, DIGIT_0, DIGIT_9, DOT, LBRACE, LBRACKET, LF, LOWER_E, LOWER_F, LOWER_N, LOWER_T, MINUS, QUOTE, RBRACE, RBRACKET, SPACE, TAB, UPPER_E, isJsonWhitespace } from '../mcp/json-bytes.js';
@@ -391,8 +391,11 @@ function parsedObjectFacts(m: Record<string, unknown>, view: Buffer, text: strin
 /**
  * The {@link ObjectFacts.wide} problem of the parsed message `m` read from its JSON text
  * `view` (an object, JSON whitespace around it allowed): the members written in it, in the
- * `params` object of a `tools/call` or a `tasks/result`, and in a response's `error`, counted
- * by message-members.ts readObjectMembers, as the scan reading counts them. A text shorter than
+ * `params` object of a `tools/call` or a `tasks/result`, and in a response's `error`, judged
+ * by message-members.ts wideObjectOf, as the scan reading counts them and a seller's answer is
+ * judged (response/wide-answer.ts); the message object's members by the walk
+ * (readObjectMembers), which needs no scan memory (a scan that could not grow it is one reason
+ * a body this long is parsed). A text shorter than
  * WIDE_MIN_BYTES holds no object that wide and is not walked (every body under
  * PEEK_SCAN_MIN_BYTES: the parse reading's hot path pays one comparison). `unread`: the
  * message object has more than MAX_MESSAGE_MEMBERS keys that may be names, whose facts the
@@ -400,16 +403,10 @@ function parsedObjectFacts(m: Record<string, unknown>, view: Buffer, text: strin
  */
 function wideOfText(view: Buffer, m: Record<string, unknown>): { problem: string; unread: boolean } | undefined {
   if (view.length < WIDE_MIN_BYTES) return undefined;
-  const top = readObjectMembers(view, view.indexOf(LBRACE));
-  if (top.members === undefined || top.count > MAX_MESSAGE_MEMBERS) return { problem: wideProblem('the message', top.count), unread: top.members === undefined };
   const method = typeof m.method === 'string' ? m.method : undefined;
   const key = method === 'tools/call' || method === TASKS_RESULT ? 'params' : method === undefined ? 'error' : undefined;
-  if (key === undefined) return undefined;
-  // The last of repeated keys, as JSON.parse keeps it.
-  const member = memberAt(top.members, decodedIndexes(view, top.members, [key])[0]!);
-  if (member?.first !== LBRACE) return undefined;
-  const count = readObjectMembers(view, member.value[0]).count;
-  return count > MAX_MESSAGE_MEMBERS ? { problem: wideProblem(key === 'params' ? '"params"' : '"error"', count), unread: false } : undefined;
+  const wide = wideObjectOf(view, readObjectMembers(view, view.indexOf(LBRACE)), key);
+  return wide === undefined ? undefined : { problem: wideProblem(wide.of, wide.count), unread: wide.unread };
 }
 
 /**
