@@ -17,7 +17,7 @@
  * Cost: only on the parse path (the message was already parsed): for a `tools/call` once a
  * rewrite was made; for a 2026-07-28 `tasks/get`, before the rewrite, for every parsed answer
  * whose text may hold an object, rewritten or not (scanned-message.ts `spliceTarget`; a re-read):
- * one pass over the bytes by the shared walk (json-bytes.ts JsonMemberWalk, jsonValueEnd), no
+ * one pass over the bytes by the shared walk (json-bytes.ts firstJsonMember, jsonValueEnd), no
  * recursion (nesting is an explicit counter), strings skipped with the native search of
  * json-bytes.ts closingQuote; the value at `skip` (the seller's
  * `structuredContent`, whose range the scan knows for a `result`) is jumped over. Measured
@@ -26,7 +26,7 @@
  * `tasks/get`); 4 MiB ~1.4-2.3 ms and ~2.4-4.6 ms; `JSON.parse` of the same message, which
  * this path has already paid, 3-10 ms and 10-29 ms.
  */
-import { BACKSLASH, COMMA, JsonMemberWalk, jsonValueEnd, LBRACE, LBRACKET, QUOTE, RBRACKET, skipJsonSpace } from './json-bytes.js';
+import { BACKSLASH, closingQuote, COMMA, firstJsonMember, jsonMemberValue, jsonValueEnd, LBRACE, LBRACKET, nextJsonMember, QUOTE, RBRACKET, skipJsonSpace } from './json-bytes.js';
 import { jsonStringWrittenAs } from './text-members.js';
 import type { ByteRange, ContentItems } from './json-scan.js';
 
@@ -95,7 +95,7 @@ const STRUCTURED_CONTENT = Buffer.from('structuredContent');
 
 /**
  * One walk of a valid JSON text: the shared walk (json-bytes.ts skipJsonSpace, jsonValueEnd,
- * JsonMemberWalk) with the value at `skip` jumped over and whether every key read was written
+ * firstJsonMember) with the value at `skip` jumped over and whether every key read was written
  * plain.
  */
 class Walk {
@@ -121,18 +121,20 @@ class Walk {
    * Reads the members of the object opening at `open` (a `{`): for each, `visit(key, value)`
    * (`key` the key's range, quotes included; `value` the value's first offset) returns the
    * offset past the value when it read it, or undefined to have it skipped ({@link value}).
-   * Returns the offset of the closing `}` (JsonMemberWalk.end). A key holding a backslash
+   * Returns the offset of the closing `}` (json-bytes.ts nextJsonMember). A key holding a backslash
    * clears {@link plainKeys}.
    */
   members(open: number, visit: (key: ByteRange, value: number) => number | undefined): number {
     const b = this.bytes;
-    const walk = new JsonMemberWalk(b, open);
-    while (walk.next()) {
-      for (let k = walk.keyStart + 1; this.plainKeys && k < walk.keyEnd - 1; k++) if (b[k] === BACKSLASH) this.plainKeys = false;
-      const value = walk.valueStart;
-      walk.resumeAt(visit([walk.keyStart, walk.keyEnd], value) ?? this.value(value));
+    let key = firstJsonMember(b, open);
+    while (key >= 0) {
+      const close = closingQuote(b, key);
+      if (close < 0) return b.length;
+      for (let k = key + 1; this.plainKeys && k < close; k++) if (b[k] === BACKSLASH) this.plainKeys = false;
+      const value = jsonMemberValue(b, close + 1);
+      key = nextJsonMember(b, visit([key, close + 1], value) ?? this.value(value));
     }
-    return walk.end;
+    return ~key;
   }
 
   /** The offset past the value starting at `at`: the end of {@link skip} when it starts there, else jsonValueEnd. */

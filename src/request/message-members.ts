@@ -30,7 +30,7 @@
  * (unless more than 1000 of its keys may be names: then id null).
  */
 import { scanTopObject, TEXT_INVALID, TEXT_OVER_BOUND, type TextMember, type TopMembersScan, type WideTopObjectScan } from '../mcp/json-scan.js';
-import { BACKSLASH, JsonMemberWalk, LBRACE } from '../mcp/json-bytes.js';
+import { BACKSLASH, closingQuote, firstJsonMember, jsonMemberValue, jsonValueEnd, LBRACE, nextJsonMember } from '../mcp/json-bytes.js';
 import { keptMember } from '../mcp/text-members.js';
 
 /**
@@ -64,7 +64,7 @@ export interface ObjectMembers {
  * or parsed before; nothing here checks the grammar). Only members whose key
  * {@link mayBeName} are kept (each as the scan's member table has it, `elements` 0), at most
  * {@link MAX_MESSAGE_MEMBERS}: the peek looks up no other key, so its facts are the same as
- * from the full table. Read by the shared walk (mcp/json-bytes.ts JsonMemberWalk; on invalid
+ * from the full table. Read by the shared walk (mcp/json-bytes.ts firstJsonMember; on invalid
  * JSON its answer, never a throw nor a loop). Cost: one pass over the object's bytes, strings
  * skipped with the native search of closingQuote, no recursion, an entry only per kept member
  * (99,993 members of which none is kept: ~5 ms for 1.09 MB once compiled).
@@ -72,13 +72,17 @@ export interface ObjectMembers {
 export function readObjectMembers(view: Uint8Array, open: number): ObjectMembers {
   let members: TextMember[] | undefined = [];
   let count = 0;
-  const walk = new JsonMemberWalk(view, open);
-  while (walk.next()) {
+  for (let key = firstJsonMember(view, open); key >= 0; ) {
+    const keyEnd = closingQuote(view, key) + 1;
+    if (keyEnd === 0) break;
+    const valueStart = jsonMemberValue(view, keyEnd);
+    const valueEnd = jsonValueEnd(view, valueStart);
     count++;
-    if (members !== undefined && mayBeName(view, walk.keyStart, walk.keyEnd)) {
+    if (members !== undefined && mayBeName(view, key, keyEnd)) {
       if (members.length === MAX_MESSAGE_MEMBERS) members = undefined;
-      else members.push({ key: [walk.keyStart, walk.keyEnd], value: [walk.valueStart, walk.valueEnd()], first: view[walk.valueStart]!, elements: 0 });
+      else members.push({ key: [key, keyEnd], value: [valueStart, valueEnd], first: view[valueStart]!, elements: 0 });
     }
+    key = nextJsonMember(view, valueEnd);
   }
   return { members, count };
 }

@@ -38,7 +38,7 @@
  * more (V8 stops at every quote), a byte walk of the body or a regular expression no less.
  */
 import type { ByteRange } from '../mcp/json-scan.js';
-import { BACKSLASH, JsonMemberWalk, LBRACE, skipJsonSpace } from '../mcp/json-bytes.js';
+import { BACKSLASH, closingQuote, firstJsonMember, jsonMemberValue, jsonValueEnd, LBRACE, nextJsonMember, skipJsonSpace } from '../mcp/json-bytes.js';
 import { foldsTo } from '../mcp/repeated-names.js';
 import { jsonString, jsonStringIs } from '../mcp/text-members.js';
 
@@ -209,10 +209,16 @@ function occurrences(text: string, pattern: string, limit: number): number {
 // ---------------------------------------------------------------------------------------
 // Reading an object's members from valid JSON bytes
 
-/** The members of the object whose `{` is at `open` in `view` (valid JSON), in text order (mcp/json-bytes.ts JsonMemberWalk). */
+/** The members of the object whose `{` is at `open` in `view` (valid JSON), in text order (mcp/json-bytes.ts firstJsonMember). */
 function objectMembers(view: Buffer, open: number): KeyedMember[] {
   const members: KeyedMember[] = [];
-  const walk = new JsonMemberWalk(view, open);
-  while (walk.next()) members.push({ key: [walk.keyStart, walk.keyEnd], value: [walk.valueStart, walk.valueEnd()], first: view[walk.valueStart]! });
+  for (let key = firstJsonMember(view, open); key >= 0; ) {
+    const keyEnd = closingQuote(view, key) + 1;
+    if (keyEnd === 0) break;
+    const valueStart = jsonMemberValue(view, keyEnd);
+    const valueEnd = jsonValueEnd(view, valueStart);
+    members.push({ key: [key, keyEnd], value: [valueStart, valueEnd], first: view[valueStart]! });
+    key = nextJsonMember(view, valueEnd);
+  }
   return members;
 }

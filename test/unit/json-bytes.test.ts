@@ -1,6 +1,6 @@
 /**
  * The shared walk of a JSON text's bytes (src/mcp/json-bytes.ts skipJsonSpace, jsonValueEnd,
- * JsonMemberWalk), which the peek's wide objects (request/message-members.ts), the repeated-name
+ * firstJsonMember / jsonMemberValue / nextJsonMember), which the peek's wide objects (request/message-members.ts), the repeated-name
  * check (request/repeated-request-names.ts) and the tool result's ranges
  * (mcp/tool-result-ranges.ts) read with (before, a copy each: a re-read after trial 54).
  *
@@ -13,22 +13,44 @@
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { JsonMemberWalk, jsonValueEnd, skipJsonSpace } from '../../src/mcp/json-bytes.js';
+import { closingQuote, firstJsonMember, jsonMemberValue, jsonValueEnd, nextJsonMember, skipJsonSpace } from '../../src/mcp/json-bytes.js';
 import { rng } from '../helpers/json-fuzz.js';
 
 const b = (s: string): Buffer => Buffer.from(s, 'utf8');
 
-/** Each member the walk visits as [key text, value text], and its `end`. */
+/** A member as the walk gives it: its key [keyStart, keyEnd) and its value's first byte. */
+interface Member {
+  readonly keyStart: number;
+  readonly keyEnd: number;
+  readonly valueStart: number;
+}
+
+/**
+ * The walk over the object at `open` in `bytes`, as its docstring's loop takes it: `read`
+ * gives the offset past each member's value (jsonValueEnd unless the caller reads it itself).
+ * Returns where it ended: ~key of the last step, or bytes.length at an unterminated key.
+ */
+function walk(bytes: Buffer, open: number, read: (m: Member) => number = (m) => jsonValueEnd(bytes, m.valueStart)): number {
+  let key = firstJsonMember(bytes, open);
+  for (let n = 0; key >= 0; n++) {
+    assert.ok(n < 10_000, 'the walk loops');
+    const close = closingQuote(bytes, key);
+    if (close < 0) return bytes.length;
+    key = nextJsonMember(bytes, read({ keyStart: key, keyEnd: close + 1, valueStart: jsonMemberValue(bytes, close + 1) }));
+  }
+  return ~key;
+}
+
+/** Each member the walk visits as [key text, value text], and its end. */
 function walkOf(text: string, open = text.indexOf('{')): { members: [string, string][]; end: number } {
   const bytes = b(text);
-  const walk = new JsonMemberWalk(bytes, open);
   const members: [string, string][] = [];
-  for (let n = 0; walk.next(); n++) {
-    assert.ok(n < 10_000, 'the walk loops');
-    members.push([bytes.toString('utf8', walk.keyStart, walk.keyEnd), bytes.toString('utf8', walk.valueStart, walk.valueEnd())]);
-  }
-  assert.equal(walk.next(), false, 'next() stays false once ended');
-  return { members, end: walk.end };
+  const end = walk(bytes, open, (m) => {
+    const valueEnd = jsonValueEnd(bytes, m.valueStart);
+    members.push([bytes.toString('utf8', m.keyStart, m.keyEnd), bytes.toString('utf8', m.valueStart, valueEnd)]);
+    return valueEnd;
+  });
+  return { members, end };
 }
 
 describe('skipJsonSpace', () => {
@@ -97,7 +119,7 @@ describe('jsonValueEnd', () => {
   });
 });
 
-describe('JsonMemberWalk', () => {
+describe('firstJsonMember, jsonMemberValue, nextJsonMember', () => {
   test('members in the order written, repeats and escaped keys each visited; `end` at the closing brace', () => {
     const text = '{ "a" : 1 ,\n"a":"x\\"}",\t"\\u0061":{"b":[1,"]"]}\r}';
     assert.deepEqual(walkOf(text), {
@@ -118,16 +140,18 @@ describe('JsonMemberWalk', () => {
     assert.deepEqual(walkOf(text, 3), { members: [['"k"', '{"n":2}']], end: 15 });
     assert.deepEqual(walkOf(text, 8), { members: [['"n"', '2']], end: 14 });
   });
-  test('resumeAt: the caller read the value itself, the walk goes on from there', () => {
+  test("the caller's own end of a value: the walk goes on from there", () => {
     const bytes = b('{"a":[1,2],"b":3}');
-    const walk = new JsonMemberWalk(bytes, 0);
-    assert.ok(walk.next());
-    walk.resumeAt(10);
-    assert.equal(walk.valueEnd(), 10);
-    assert.ok(walk.next());
-    assert.deepEqual([walk.keyStart, walk.keyEnd, walk.valueStart, walk.valueEnd()], [11, 14, 15, 16]);
-    assert.equal(walk.next(), false);
-    assert.equal(walk.end, 16);
+    const seen: number[][] = [];
+    const end = walk(bytes, 0, (m) => {
+      seen.push([m.keyStart, m.keyEnd, m.valueStart]);
+      return m.keyStart === 1 ? 10 : jsonValueEnd(bytes, m.valueStart);
+    });
+    assert.deepEqual(seen, [
+      [1, 4, 5],
+      [11, 14, 15],
+    ]);
+    assert.equal(end, 16);
   });
   test('invalid input: the walk ends where it cannot go on, never a throw or a loop', () => {
     for (const [text, members, end] of [
@@ -187,20 +211,20 @@ function checkObject(bytes: Buffer, open: number, label: string, checked: { obje
   const close = jsonValueEnd(bytes, open);
   const expected = JSON.parse(bytes.toString('utf8', open, close)) as unknown;
   const rebuilt: Record<string, unknown> = {};
-  const walk = new JsonMemberWalk(bytes, open);
-  while (walk.next()) {
+  const end = walk(bytes, open, (m) => {
     checked.members++;
-    const key = JSON.parse(bytes.toString('utf8', walk.keyStart, walk.keyEnd)) as unknown;
+    const key = JSON.parse(bytes.toString('utf8', m.keyStart, m.keyEnd)) as unknown;
     assert.equal(typeof key, 'string', `${label}: a key's range`);
     // The value's range holds exactly one JSON value, no whitespace around it.
-    const end = walk.valueEnd();
-    assert.ok(end > walk.valueStart && bytes[end - 1]! > 0x20 && bytes[walk.valueStart]! > 0x20, `${label}: a value's range`);
-    const value = JSON.parse(bytes.toString('utf8', walk.valueStart, end)) as unknown;
+    const valueEnd = jsonValueEnd(bytes, m.valueStart);
+    assert.ok(valueEnd > m.valueStart && bytes[valueEnd - 1]! > 0x20 && bytes[m.valueStart]! > 0x20, `${label}: a value's range`);
+    const value = JSON.parse(bytes.toString('utf8', m.valueStart, valueEnd)) as unknown;
     // Own data properties, `__proto__` too, the last of repeated keys winning (JSON.parse).
     Object.defineProperty(rebuilt, key as string, { value, enumerable: true, writable: true, configurable: true });
-    if (bytes[walk.valueStart] === 0x7b) checkObject(bytes, walk.valueStart, label, checked);
-  }
-  assert.equal(walk.end, close - 1, `${label}: end`);
+    if (bytes[m.valueStart] === 0x7b) checkObject(bytes, m.valueStart, label, checked);
+    return valueEnd;
+  });
+  assert.equal(end, close - 1, `${label}: end`);
   assert.deepStrictEqual(rebuilt, expected, label);
   checked.objects++;
 }
