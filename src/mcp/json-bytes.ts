@@ -158,6 +158,10 @@ function isScalarEnd(c: number): boolean {
  * looked at: a member missing it has its value read one byte past where it should be.
  *
  * Whitespace anywhere between the tokens is JSON's ({@link skipJsonSpace}).
+ *
+ * This step: the first member of the object whose `{` is at `open`, as the offset of its
+ * key's opening `"`; or, when it has none, `~end` (negative; `end` is the offset of the `}` on
+ * valid JSON).
  */
 export function firstJsonMember(bytes: Uint8Array, open: number): number {
   const at = skipJsonSpace(bytes, open + 1);
