@@ -63,13 +63,9 @@ export function jsonString(view: Buffer, [start, end]: ByteRange): string {
 export function plainMemberIndexes(view: Uint8Array, members: readonly TextMember[], keys: readonly Uint8Array[]): number[] | undefined {
   const found = keys.map(() => -1);
   for (let m = 0; m < members.length; m++) {
-    const [start, end] = members[m]!.key;
-    const length = end - start - 2;
-    for (let i = start + 1; i < end - 1; i++) if (view[i] === BACKSLASH) return undefined;
-    for (let k = 0; k < keys.length; k++) {
-      const key = keys[k]!;
-      if (key.length === length && bytesAt(view, start + 1, key)) found[k] = m;
-    }
+    const key = members[m]!.key;
+    for (let i = key[0] + 1; i < key[1] - 1; i++) if (view[i] === BACKSLASH) return undefined;
+    for (let k = 0; k < keys.length; k++) if (jsonStringWrittenAs(view, key, keys[k]!)) found[k] = m;
   }
   return found;
 }
@@ -89,7 +85,27 @@ export function jsonStringIs(view: Uint8Array, range: ByteRange, text: string): 
   return false;
 }
 
-function bytesAt(view: Uint8Array, at: number, bytes: Uint8Array): boolean {
-  for (let i = 0; i < bytes.length; i++) if (view[at + i] !== bytes[i]) return false;
+/**
+ * The member of `members` (the members of an object in `view`, as a scan or walk records them,
+ * in text order) that `JSON.parse` keeps for the key `key` (ASCII): the last one whose key is
+ * `key` once decoded ({@link jsonStringIs}: only a key holding a backslash is decoded);
+ * undefined when none is.
+ */
+export function keptMember<M extends { readonly key: ByteRange }>(view: Uint8Array, members: readonly M[], key: string): M | undefined {
+  let kept: M | undefined;
+  for (let m = 0; m < members.length; m++) if (jsonStringIs(view, members[m]!.key, key)) kept = members[m];
+  return kept;
+}
+
+/**
+ * Whether the JSON string at `view[range]` (quotes included) is written as exactly the bytes
+ * `text` between its quotes: no escape decoded, so `"\u0069d"` is not `id` (for a caller that
+ * tells escaped keys apart itself: {@link plainMemberIndexes}, tool-result-ranges.ts);
+ * {@link jsonStringIs} decodes.
+ */
+export function jsonStringWrittenAs(view: Uint8Array, range: ByteRange, text: Uint8Array): boolean {
+  const start = range[0];
+  if (range[1] - start !== text.length + 2) return false;
+  for (let i = 0; i < text.length; i++) if (view[start + 1 + i] !== text[i]) return false;
   return true;
 }

@@ -17,15 +17,17 @@
  * Cost: only on the parse path (the message was already parsed): for a `tools/call` once a
  * rewrite was made; for a 2026-07-28 `tasks/get`, once its rewrite needs the ranges (a dedupe's
  * copy check, or a rewrite made), never for an answer left before that (scanned-message.ts):
- * one pass over the bytes, no recursion (nesting is an explicit counter), strings skipped
- * with the native search of json-bytes.ts closingQuote; the value at `skip` (the seller's
+ * one pass over the bytes by the shared walk (json-bytes.ts firstJsonMember, jsonValueEnd), no
+ * recursion (nesting is an explicit counter), strings skipped with the native search of
+ * json-bytes.ts closingQuote; the value at `skip` (the seller's
  * `structuredContent`, whose range the scan knows for a `result`) is jumped over. Measured
  * in process on the bench's get_products result (bench/cases.ts, variant b, a loaded 2-core
  * machine): 1 MiB ~0.6-1.5 ms with `structuredContent` jumped, ~0.7-2.5 ms walked whole (a
  * `tasks/get`); 4 MiB ~1.4-2.3 ms and ~2.4-4.6 ms; `JSON.parse` of the same message, which
  * this path has already paid, 3-10 ms and 10-29 ms.
  */
-import { closingQuote, COMMA, isJsonWhitespace, LBRACE, LBRACKET, QUOTE, RBRACE, RBRACKET, BACKSLASH } from './json-bytes.js';
+import { BACKSLASH, closingQuote, COMMA, firstJsonMember, jsonMemberValue, jsonValueEnd, LBRACE, LBRACKET, nextJsonMember, QUOTE, RBRACKET, skipJsonSpace } from './json-bytes.js';
+import { jsonStringWrittenAs } from './text-members.js';
 import type { ByteRange, ContentItems } from './json-scan.js';
 
 /** The tool result located by {@link locateToolResult}. */
@@ -91,7 +93,11 @@ const TEXT = Buffer.from('text');
 const TYPE = Buffer.from('type');
 const STRUCTURED_CONTENT = Buffer.from('structuredContent');
 
-/** One walk of a valid JSON text. */
+/**
+ * One walk of a valid JSON text: the shared walk (json-bytes.ts skipJsonSpace, jsonValueEnd,
+ * firstJsonMember) with the value at `skip` jumped over and whether every key read was written
+ * plain.
+ */
 class Walk {
   /** False once a key read by {@link members} was written with an escape. */
   plainKeys = true;
@@ -101,64 +107,41 @@ class Walk {
     private readonly skip: ByteRange | undefined,
   ) {}
 
-  /** The first non-whitespace offset from `at`. */
+  /** The first non-whitespace offset from `at` (skipJsonSpace). */
   space(at: number): number {
-    const b = this.bytes;
-    while (at < b.length && isJsonWhitespace(b[at]!)) at++;
-    return at;
+    return skipJsonSpace(this.bytes, at);
   }
 
-  /** Whether the key string `key` (quotes included) is `name` written plain. */
+  /** Whether the key string `key` (quotes included) is `name` written plain (text-members.ts jsonStringWrittenAs). */
   keyIs(key: ByteRange, name: Uint8Array): boolean {
-    if (key[1] - key[0] !== name.length + 2) return false;
-    for (let k = 0; k < name.length; k++) if (this.bytes[key[0] + 1 + k] !== name[k]) return false;
-    return true;
+    return jsonStringWrittenAs(this.bytes, key, name);
   }
 
   /**
    * Reads the members of the object opening at `open` (a `{`): for each, `visit(key, value)`
    * (`key` the key's range, quotes included; `value` the value's first offset) returns the
-   * offset past the value when it read it, or undefined to have it skipped. Returns the
-   * offset of the closing `}`. A key holding a backslash clears {@link plainKeys}.
+   * offset past the value when it read it, or undefined to have it skipped ({@link value}).
+   * Returns the offset of the closing `}` (json-bytes.ts nextJsonMember). A key holding a backslash
+   * clears {@link plainKeys}.
    */
   members(open: number, visit: (key: ByteRange, value: number) => number | undefined): number {
     const b = this.bytes;
-    let at = this.space(open + 1);
-    if (b[at] === RBRACE) return at;
-    for (;;) {
-      const close = closingQuote(b, at);
+    let key = firstJsonMember(b, open);
+    while (key >= 0) {
+      const close = closingQuote(b, key);
       if (close < 0) return b.length;
-      for (let k = at + 1; this.plainKeys && k < close; k++) if (b[k] === BACKSLASH) this.plainKeys = false;
-      const value = this.space(this.space(close + 1) + 1); // past the `:`
-      const end = visit([at, close + 1], value) ?? this.value(value);
-      at = this.space(end);
-      if (b[at] !== COMMA) return at < b.length ? at : b.length;
-      at = this.space(at + 1);
+      for (let k = key + 1; this.plainKeys && k < close; k++) if (b[k] === BACKSLASH) this.plainKeys = false;
+      const value = jsonMemberValue(b, close + 1);
+      key = nextJsonMember(b, visit([key, close + 1], value) ?? this.value(value));
     }
+    return ~key;
   }
 
-  /** The offset past the value starting at `at`. */
+  /** The offset past the value starting at `at`: the end of {@link skip} when it starts there, else jsonValueEnd. */
   value(at: number): number {
-    const b = this.bytes;
     const skip = this.skip;
     if (skip !== undefined && at === skip[0]) return skip[1];
-    const c = b[at];
-    if (c === QUOTE) return closingQuote(b, at) + 1 || b.length;
-    if (c !== LBRACE && c !== LBRACKET) {
-      while (at < b.length && !isScalarEnd(b[at]!)) at++;
-      return at;
-    }
-    let depth = 0;
-    for (; at < b.length; at++) {
-      const d = b[at]!;
-      if (d === QUOTE) {
-        const close = closingQuote(b, at);
-        if (close < 0) return b.length;
-        at = close;
-      } else if (d === LBRACE || d === LBRACKET) depth++;
-      else if ((d === RBRACE || d === RBRACKET) && --depth === 0) return at + 1;
-    }
-    return b.length;
+    return jsonValueEnd(this.bytes, at);
   }
 
   /** The tool result object opening at `open`: its closing `}`, its last `content` array's items, its last `structuredContent`'s range. */
@@ -217,9 +200,4 @@ class Walk {
     // `plainKeys` of the items is the walk's (toolResult reads it for the whole result).
     return { items: { count: texts.length, plainKeys: this.plainKeys, texts, types }, end: Math.min(at + 1, b.length) };
   }
-}
-
-/** A byte that ends a number or literal: whitespace, `,`, `}`, `]`. */
-function isScalarEnd(c: number): boolean {
-  return c <= 0x20 || c === COMMA || c === RBRACE || c === RBRACKET;
 }

@@ -47,7 +47,7 @@ import { isUtf8 } from 'node:buffer';
 import type { BatchRequestRef, RpcPeek } from '../exchange.js';
 import { localErrorFormOf } from '../mcp/local-error.js';
 import { scanTopObject, TEXT_INVALID, TEXT_OVER_BOUND, type ByteRange, type TextMember } from '../mcp/json-scan.js';
-import { MAX_MESSAGE_MEMBERS, membersOfScan, objectMembersOf, readObjectMembers, WIDE_MIN_BYTES, wideProblem, type ObjectMembers } from './message-members.js';
+import { MAX_MESSAGE_MEMBERS, membersOfScan, objectMembersOf, readObjectMembers, WIDE_MIN_BYTES, wideObjectOf, wideProblem, type ObjectMembers } from './message-members.js';
 import { jsonString, jsonStringIs, memberIndexes, plainMemberIndexes } from '../mcp/text-members.js';
 import { checkJsonBounds, withinJsonBounds, type JsonBoundsLimits } from '../mcp/json-bounds.js';
 import { closingQuote, COLON, COMMA, CR, DIGIT_0, DIGIT_9, DOT, LBRACE, LBRACKET, LF, LOWER_E, LOWER_F, LOWER_N, LOWER_T, MINUS, QUOTE, RBRACE, RBRACKET, SPACE, TAB, UPPER_E, isJsonWhitespace } from '../mcp/json-bytes.js';
@@ -225,9 +225,9 @@ export function refusalIdOf(method: string, body: Buffer | undefined): { id: str
 export const PEEK_SCAN_MIN_BYTES = 1024;
 
 /**
- * {@link peekJsonRpc} from the structure scan's member table, or undefined when the scan
- * cannot decide (then {@link peekByParse} does): not JSON, over a bound (or memory cannot
- * grow for the scan). On a JSON text the scan's bounds are
+ * {@link peekJsonRpc} from the structure scan's member table (a body that is no JSON, or over
+ * a bound, refused as the parse reading refuses it), or undefined when the scan cannot decide
+ * (then {@link peekByParse} does): memory cannot grow for the scan. On a JSON text the scan's bounds are
  * checkJsonBounds' (the same depth and value count: test/unit/json-scan-wasm.test.ts), so a
  * body the scan passes is one the parse reading passes too.
  */
@@ -248,14 +248,21 @@ interface JsonCounts {
  */
 function scanReading(body: Buffer, bounds: JsonBoundsLimits): { result: PeekResult | undefined; counts: JsonCounts | undefined } {
   const scan = scanTopObject(body, bounds);
-  // No JSON text: refused as the parse reading refuses it (over a bound first, then
-  // `parse_error`; the scan's verdict is JSON.parse's: test/unit/json-scan-wasm.test.ts),
-  // without a parse. Before, such a body went on to
-  // `JSON.parse`, which builds every member of a wide object before it fails: one byte less than
-  // trial 54's 99,990-member body held the event loop 140-760 ms (a re-read of its fix, Medium:
-  // test/regressions/wide-request-object-stalls-event-loop.test.ts).
-  if (scan === TEXT_INVALID) return { result: overBoundRefusal(body, body.toString('utf8'), bounds) ?? refusal('parse_error', NOT_JSON_MESSAGE, null, undefined), counts: undefined };
-  if (scan === undefined || scan === TEXT_OVER_BOUND) return { result: undefined, counts: undefined };
+  // No JSON text, or one over a bound: refused as the parse reading refuses it (over a bound
+  // first, then `parse_error`; the scan's verdict is JSON.parse's and its bounds are
+  // checkJsonBounds': test/unit/json-scan-wasm.test.ts), by one path, without a parse or a
+  // decoding of the body. Before, a body that is no JSON went on to `JSON.parse`, which builds
+  // every member of a wide object before it fails: one byte less than trial 54's
+  // 99,990-member body held the event loop 140-760 ms (a re-read of its fix, Medium:
+  // test/regressions/wide-request-object-stalls-event-loop.test.ts); one over a bound to
+  // peekByParse, which decoded it and checked its bounds again (a later re-read).
+  if (scan === TEXT_INVALID || scan === TEXT_OVER_BOUND) {
+    const over = overBoundRefusal(body, body, bounds);
+    // Over a bound for the scan yet within for checkJsonBounds: never; left to the parse reading, as before.
+    const result = over ?? (scan === TEXT_INVALID ? refusal('parse_error', NOT_JSON_MESSAGE, null, undefined) : undefined);
+    return { result, counts: undefined };
+  }
+  if (scan === undefined) return { result: undefined, counts: undefined };
   const facts = factsOfScan(body, scan.top, scan.nodes, membersOfScan(body, scan));
   return { result: facts === undefined ? undefined : decide(facts), counts: { depth: scan.depth, nodes: scan.nodes } };
 }
@@ -365,10 +372,12 @@ export function peekByParse(body: Buffer, bounds?: JsonBoundsLimits): PeekResult
 /**
  * The refusal of a body over `bounds` (`invalid_request`, the bound named, the id the scan
  * reads: {@link idOfOverBoundBody}), or undefined when it is within them. `text` is the body
- * decoded. Checked before the body is judged JSON or not: a body over a bound is refused for
- * it, valid JSON or not (the bound is proved by counting brackets, json-bounds.ts).
+ * decoded, or the body itself when the caller has no decoding (the scan reading): the proof of
+ * withinJsonBounds holds on either, and checkJsonBounds (exact) decides what it does not prove,
+ * so the answer is the same. Checked before the body is judged JSON or not: a body over a bound
+ * is refused for it, valid JSON or not (the bound is proved by counting brackets, json-bounds.ts).
  */
-function overBoundRefusal(body: Buffer, text: string, bounds: JsonBoundsLimits): PeekResult | undefined {
+function overBoundRefusal(body: Buffer, text: string | Buffer, bounds: JsonBoundsLimits): PeekResult | undefined {
   if (withinJsonBounds(text, bounds)) return undefined;
   const b = checkJsonBounds(body, bounds);
   if (b.ok) return undefined;
@@ -391,8 +400,11 @@ function parsedObjectFacts(m: Record<string, unknown>, view: Buffer, text: strin
 /**
  * The {@link ObjectFacts.wide} problem of the parsed message `m` read from its JSON text
  * `view` (an object, JSON whitespace around it allowed): the members written in it, in the
- * `params` object of a `tools/call` or a `tasks/result`, and in a response's `error`, counted
- * by message-members.ts readObjectMembers, as the scan reading counts them. A text shorter than
+ * `params` object of a `tools/call` or a `tasks/result`, and in a response's `error`, judged
+ * by message-members.ts wideObjectOf, as the scan reading counts them and a seller's answer is
+ * judged (response/wide-answer.ts); the message object's members by the walk
+ * (readObjectMembers), which needs no scan memory (a scan that could not grow it is one reason
+ * a body this long is parsed). A text shorter than
  * WIDE_MIN_BYTES holds no object that wide and is not walked (every body under
  * PEEK_SCAN_MIN_BYTES: the parse reading's hot path pays one comparison). `unread`: the
  * message object has more than MAX_MESSAGE_MEMBERS keys that may be names, whose facts the
@@ -400,16 +412,10 @@ function parsedObjectFacts(m: Record<string, unknown>, view: Buffer, text: strin
  */
 function wideOfText(view: Buffer, m: Record<string, unknown>): { problem: string; unread: boolean } | undefined {
   if (view.length < WIDE_MIN_BYTES) return undefined;
-  const top = readObjectMembers(view, view.indexOf(LBRACE));
-  if (top.members === undefined || top.count > MAX_MESSAGE_MEMBERS) return { problem: wideProblem('the message', top.count), unread: top.members === undefined };
   const method = typeof m.method === 'string' ? m.method : undefined;
   const key = method === 'tools/call' || method === TASKS_RESULT ? 'params' : method === undefined ? 'error' : undefined;
-  if (key === undefined) return undefined;
-  // The last of repeated keys, as JSON.parse keeps it.
-  const member = memberAt(top.members, decodedIndexes(view, top.members, [key])[0]!);
-  if (member?.first !== LBRACE) return undefined;
-  const count = readObjectMembers(view, member.value[0]).count;
-  return count > MAX_MESSAGE_MEMBERS ? { problem: wideProblem(key === 'params' ? '"params"' : '"error"', count), unread: false } : undefined;
+  const wide = wideObjectOf(view, readObjectMembers(view, view.indexOf(LBRACE)), key);
+  return wide === undefined ? undefined : { problem: wideProblem(wide.of, wide.count), unread: wide.unread };
 }
 
 /**

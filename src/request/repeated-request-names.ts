@@ -38,7 +38,7 @@
  * more (V8 stops at every quote), a byte walk of the body or a regular expression no less.
  */
 import type { ByteRange } from '../mcp/json-scan.js';
-import { BACKSLASH, COMMA, LBRACE, LBRACKET, QUOTE, RBRACE, RBRACKET, isJsonWhitespace } from '../mcp/json-bytes.js';
+import { BACKSLASH, closingQuote, firstJsonMember, jsonMemberValue, jsonValueEnd, LBRACE, nextJsonMember, skipJsonSpace } from '../mcp/json-bytes.js';
 import { foldsTo } from '../mcp/repeated-names.js';
 import { jsonString, jsonStringIs } from '../mcp/text-members.js';
 
@@ -147,10 +147,10 @@ function nameOfKey(view: Buffer, [start, end]: ByteRange, names: readonly string
  * valid JSON object (JSON whitespace around it allowed). Its own members are judged against
  * {@link TOP_NAMES}; when they pass and `toolsCall` (its `method` is `tools/call`, as
  * `JSON.parse` read it), the members of its `params` object against {@link PARAMS_NAMES}.
- * Cost: one pass over the bytes, strings skipped a byte at a time.
+ * Cost: one pass over the bytes, strings skipped by the native search (json-bytes.ts closingQuote).
  */
 export function namesProblemOfText(view: Buffer, toolsCall: boolean): NamesProblem | undefined {
-  const members = objectMembers(view, skipSpace(view, 0));
+  const members = objectMembers(view, skipJsonSpace(view, 0));
   const top = judgeKeys(view, members, TOP_NAMES, undefined);
   if (top !== undefined || !toolsCall) return top;
   const params = members.find((m) => jsonStringIs(view, m.key, 'params'));
@@ -209,56 +209,16 @@ function occurrences(text: string, pattern: string, limit: number): number {
 // ---------------------------------------------------------------------------------------
 // Reading an object's members from valid JSON bytes
 
-/** The members of the object whose `{` is at `open` in `view` (valid JSON), in text order. */
+/** The members of the object whose `{` is at `open` in `view` (valid JSON), in text order (mcp/json-bytes.ts firstJsonMember). */
 function objectMembers(view: Buffer, open: number): KeyedMember[] {
   const members: KeyedMember[] = [];
-  let i = skipSpace(view, open + 1);
-  if (view[i] === RBRACE) return members;
-  for (;;) {
-    const keyEnd = stringEnd(view, i);
-    const key: ByteRange = [i, keyEnd];
-    // The colon, then the value.
-    i = skipSpace(view, skipSpace(view, keyEnd) + 1);
-    const valueEnd = valueEndAt(view, i);
-    members.push({ key, value: [i, valueEnd], first: view[i]! });
-    i = skipSpace(view, valueEnd);
-    if (view[i] !== COMMA) return members;
-    i = skipSpace(view, i + 1);
+  for (let key = firstJsonMember(view, open); key >= 0; ) {
+    const keyEnd = closingQuote(view, key) + 1;
+    if (keyEnd === 0) break;
+    const valueStart = jsonMemberValue(view, keyEnd);
+    const valueEnd = jsonValueEnd(view, valueStart);
+    members.push({ key: [key, keyEnd], value: [valueStart, valueEnd], first: view[valueStart]! });
+    key = nextJsonMember(view, valueEnd);
   }
-}
-
-function skipSpace(view: Buffer, i: number): number {
-  while (i < view.length && isJsonWhitespace(view[i]!)) i++;
-  return i;
-}
-
-
-/** The index after the JSON string opened at `open`. */
-function stringEnd(view: Buffer, open: number): number {
-  for (let i = open + 1; i < view.length; i++) {
-    const b = view[i]!;
-    if (b === QUOTE) return i + 1;
-    if (b === BACKSLASH) i++;
-  }
-  return view.length;
-}
-
-/** The index after the JSON value starting at `start`. */
-function valueEndAt(view: Buffer, start: number): number {
-  const first = view[start]!;
-  if (first === QUOTE) return stringEnd(view, start);
-  if (first === LBRACE || first === LBRACKET) {
-    let depth = 0;
-    for (let i = start; i < view.length; i++) {
-      const b = view[i]!;
-      if (b === QUOTE) i = stringEnd(view, i) - 1;
-      else if (b === LBRACE || b === LBRACKET) depth++;
-      else if ((b === RBRACE || b === RBRACKET) && --depth === 0) return i + 1;
-    }
-    return view.length;
-  }
-  // A number or a literal: up to the next delimiter.
-  let i = start;
-  while (i < view.length && view[i] !== COMMA && view[i] !== RBRACE && view[i] !== RBRACKET && !isJsonWhitespace(view[i]!)) i++;
-  return i;
+  return members;
 }

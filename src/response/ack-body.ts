@@ -55,9 +55,11 @@ export const ACK_BODY: unique symbol = Symbol('acknowledgement body');
  * object or an array within the bounds (mcp/parse-json.ts parseJsonText: {@link NOT_JSON} if
  * `JSON.parse` refuses what the scan read, never in practice), else undefined (not parsed: no
  * JSON text, or over the bounds). `scan`: the structure scan of `text` under the agent's
- * bounds; a depth or node breach makes it no acknowledgement.
+ * bounds; a depth or node breach makes it no acknowledgement. `wide`: isWideMessage(text, scan)
+ * (wide-answer.ts) when the caller judged it already (json-stage.ts judges it once for both
+ * readings of the body), else judged here when needed.
  */
-export function readAckBody(text: Buffer, scan: JsonScanResult): unknown {
+export function readAckBody(text: Buffer, scan: JsonScanResult, wide?: boolean): unknown {
   if (!scan.ok) {
     if (scan.reason !== 'syntax') return undefined;
     // No JSON text: an acknowledgement unless a lenient host reads a message in it.
@@ -68,7 +70,7 @@ export function readAckBody(text: Buffer, scan: JsonScanResult): unknown {
   // A scalar holds no message; an object or array within the bounds is parsed, but for an
   // object of more than 1000 members, no acknowledgement and not parsed (wide-answer.ts).
   if (scan.top === 'scalar') return ACK_BODY;
-  if (isWideMessage(text, scan)) return undefined;
+  if (wide ?? isWideMessage(text, scan)) return undefined;
   const value = parseJsonText(text);
   // NOT_JSON: the scan read JSON, so never; refusing is the safe side.
   return value !== NOT_JSON && !holdsMessage(value) ? ACK_BODY : value;

@@ -124,10 +124,14 @@ function answerFromBody(exchange: Exchange, reply: FastifyReply, res: UpstreamRe
   // acknowledgement check reads it), else below unless the scan judges the answer alone (a
   // request's answer on the fast path is never parsed).
   let message: unknown;
+  // Whether the message object (or its `error`) is too wide to parse (wide-answer.ts): judged
+  // here once for both readings of a POST's answer without a request, below otherwise.
+  let wide: boolean | undefined;
   // A body that is no JSON-RPC message answering a POST without a request: an acknowledgement,
   // dropped (ack-body.ts; a body holding a message is judged below, as before).
   if (!carriesRequest(exchange.rpc)) {
-    message = readAckBody(body, scan);
+    wide = scan.ok && isWideMessage(body, scan);
+    message = readAckBody(body, scan, wide);
     if (message === ACK_BODY) {
       dropAckBody(exchange, reply, seller.length);
       return;
@@ -139,7 +143,7 @@ function answerFromBody(exchange: Exchange, reply: FastifyReply, res: UpstreamRe
   // message below when the scan cannot tell.
   // So is a message object (or its `error`) of more than 1000 members, told without parsing
   // it (wide-answer.ts; a hostile trial 54, F1: its `JSON.parse` held the event loop ~200 ms).
-  if (!scan.ok || scan.repeatedName || isWideMessage(body, scan)) {
+  if (!scan.ok || scan.repeatedName || (wide ?? isWideMessage(body, scan))) {
     answerWithLocalError(exchange, reply, notMcp);
     return;
   }

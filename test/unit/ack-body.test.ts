@@ -76,6 +76,19 @@ describe('readAckBody', () => {
     assert.equal(read('{"jsonrpc":"2.0","id":1,"result":{"score":NaN}}'), undefined, 'NaN');
   });
 
+  test('the width as the caller judged it (json-stage.ts judges it once for both readings): wide, undefined without a parse; not wide, parsed', () => {
+    const body = Buffer.from('{"jsonrpc":"2.0","id":1,"result":{}}');
+    const scanner = new JsonScanner({ ...LIMITS, ignoreBom: true });
+    scanner.feed(body);
+    const scan = scanner.end();
+    assert.equal(readAckBody(body, scan, true), undefined);
+    assert.deepEqual(readAckBody(body, scan, false), { jsonrpc: '2.0', id: 1, result: {} });
+    const wide = Buffer.from(`{"jsonrpc":"2.0","id":1,"result":{},${Array.from({ length: 1001 }, (_, i) => `"k${i}":0`).join(',')}}`);
+    const wideScanner = new JsonScanner({ maxDepth: 8, maxNodes: 5000, ignoreBom: true });
+    wideScanner.feed(wide);
+    assert.equal(readAckBody(wide, wideScanner.end()), undefined, 'judged here when not given');
+  });
+
   test('a scan that read JSON the parse refuses (never in practice): NOT_JSON, no acknowledgement', () => {
     assert.equal(readAckBody(Buffer.from('{"a"'), { ok: true, top: 'object' } as Parameters<typeof readAckBody>[1]), NOT_JSON);
   });

@@ -415,8 +415,20 @@ test('the scan reading decides every valid body within the bounds and its member
   // Not JSON: refused by the scan as the parse refuses it, without a parse (a re-read of trial 54's fix).
   assert.deepEqual(peekByScan(Buffer.from('{"jsonrpc":"2.0",'), BOUNDS), peekByParse(Buffer.from('{"jsonrpc":"2.0",'), BOUNDS));
   assert.deepEqual(peekByScan(Buffer.from('{"jsonrpc":"2.0",'), BOUNDS), { ok: false, kind: 'parse_error', message: 'Parse error: the request body is not valid JSON.', id: null, idText: undefined });
-  // Left to the parse: over a bound.
-  assert.equal(peekByScan(Buffer.from('{"jsonrpc":"2.0","id":1,"method":"ping","p":[[[]]]}'), { maxDepth: 2, maxNodes: 100 }), undefined);
+  // Over a bound: refused by the scan as the parse reading refuses it (the same path,
+  // overBoundRefusal), the id read, no second decoding and check of the body by the parse
+  // reading (a re-read after trial 54; before, left to it: undefined here).
+  for (const [text, bounds, message] of [
+    ['{"jsonrpc":"2.0","id":1,"method":"ping","p":[[[]]]}', { maxDepth: 2, maxNodes: 100 }, 'Invalid Request: the request body is over max_json_depth (2).'],
+    ['{"jsonrpc":"2.0","id":"a","method":"ping","p":[1,2,3]}', { maxDepth: 64, maxNodes: 4 }, 'Invalid Request: the request body is over max_json_nodes (4).'],
+    ['{"jsonrpc":"2.0","id":2,"method":"ping","p":[[[]]]', { maxDepth: 2, maxNodes: 100 }, 'Invalid Request: the request body is over max_json_depth (2).'],
+  ] as const) {
+    const body = Buffer.from(text);
+    const id = text.includes('"a"') ? 'a' : Number(text.slice(text.indexOf('"id":') + 5, text.indexOf(',"method"')));
+    const expected = { ok: false, kind: 'invalid_request', message, id: text.endsWith('}') ? id : null, idText: undefined };
+    assert.deepEqual(peekByScan(body, bounds), expected, text);
+    assert.deepEqual(peekByParse(body, bounds), expected, text);
+  }
   // More members than the scan's table records: read by the walk (message-members.ts), decided.
   const wide = `{${Array.from({ length: 65 }, (_, k) => `"k${k}":${k}`).join(',')}}`;
   assert.notEqual(peekByScan(Buffer.from(wide), BOUNDS), undefined);
