@@ -235,6 +235,7 @@ async function main(): Promise<void> {
   temporary.push(base.dir);
   const head = compileSnapshot();
   temporary.push(head.dir);
+  log(`base ${base.cached ? 'taken from the compile cache' : 'compiled'} (sources sha256 ${base.hash}…), head ${head.cached ? 'taken from the compile cache' : 'compiled'} (sources sha256 ${head.hash}…)`);
   const snapshots: Record<'base' | 'head', CompiledSnapshot> = { base, head };
   for (const side of ['base', 'head'] as const) if (snapshots[side].diagnostics) log(`${side}: tsc reported type errors (it still emitted):\n${snapshots[side].diagnostics}`);
 

@@ -292,7 +292,7 @@ const snapshot = compileSnapshot();
 const removeSnapshot = (): void => rmSync(snapshot.dir, { recursive: true, force: true });
 process.on('exit', removeSnapshot);
 useCompiled(snapshot.out);
-log(`compiled in ${(snapshot.ms / 1000).toFixed(1)} s (sources sha256 ${snapshot.hash}…)${snapshot.diagnostics ? ': tsc reported type errors (see Warnings)' : ''}`);
+log(`${snapshot.cached ? 'taken from the compile cache' : 'compiled'} in ${(snapshot.ms / 1000).toFixed(1)} s (sources sha256 ${snapshot.hash}…)${snapshot.diagnostics ? ': tsc reported type errors (see Warnings)' : ''}`);
 
 // ---------------------------------------------------------------------------------------
 // Processes

@@ -13,6 +13,8 @@ import { REPO, captureOutput, runScript, spawnTsx } from '../helpers/process.js'
 const RUN_TIMEOUT_MS = 120_000;
 
 describe('bench smoke (bench/run.ts --quick)', () => {
+  /** Set when the quick run compiled (or took from the cache) this working tree: the A/B's head is then in the compile cache. */
+  let quickRunDone = false;
   it('runs the quick mode to completion and prints the tables', { timeout: RUN_TIMEOUT_MS + 10_000 }, async () => {
     // --node-flags reaches the server children: V8's GC trace lines appear on stdout.
     // --alloc-prof: the gateway child writes its allocation profile, which profile-summary.ts reads.
@@ -51,6 +53,7 @@ describe('bench smoke (bench/run.ts --quick)', () => {
     assert.match(summaryOut.stdout, /^Sampled allocations: \d+\.\d MiB in all/m);
     assert.match(summaryOut.stdout, /^\| MiB \| share \| function \|$/m);
     rmSync(profile);
+    quickRunDone = true;
   });
 
   it('bench/ab.ts --quick (npm run bench:ab) compares the working tree with HEAD and prints its table; a bad option is refused', { timeout: RUN_TIMEOUT_MS + 10_000 }, async () => {
@@ -72,6 +75,13 @@ describe('bench smoke (bench/run.ts --quick)', () => {
       });
     });
     assert.equal(code, 0, `bench/ab.ts --quick exited ${code}\n${out.stderr}`);
+    // The compile cache (bench/compile.ts): the test before compiled this working tree, so the
+    // head is taken from the cache, and so is the base when HEAD holds the same sources (a clean
+    // clone, as in CI): the smoke test compiled the same tree three times (~45 s of CPU).
+    const compiled = /base (compiled|taken from the compile cache) \(sources sha256 ([0-9a-f]{12})…\), head (compiled|taken from the compile cache) \(sources sha256 ([0-9a-f]{12})…\)/.exec(out.stderr);
+    assert.ok(compiled, out.stderr);
+    if (quickRunDone) assert.equal(compiled[3], 'taken from the compile cache', 'the head, compiled by the test before');
+    if (compiled[2] === compiled[4]) assert.equal(compiled[1], 'taken from the compile cache', 'the base, the same sources as the head');
     assert.match(out.stdout, /^# Gateway A\/B: working tree \(head\) against HEAD \(base, [0-9a-f]+\)$/m);
     assert.match(out.stdout, /^\| case \| pass-through µs\/req \| base µs\/req \| head µs\/req \| base ÷ pass \| head ÷ pass \| head ÷ base per run \| head ÷ base, all runs \| head cheaper \|$/m);
     assert.match(out.stdout, /^\| 1 KiB \(a\) \| \d/m);
