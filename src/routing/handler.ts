@@ -52,6 +52,7 @@ import { isResume, refuseDraining, type DrainState } from './draining.js';
 import { refuseUnknownAgent } from './unrouted.js';
 import { MAX_WAITING_PER_CONNECTION, type PipelinedTurns } from './pipelined-turn.js';
 import { CancellableRequests } from './cancellations.js';
+import { InFlightRequestIds } from './in-flight-ids.js';
 import { cancelledRequestIdOf } from '../mcp/cancelled-id.js';
 import type { OpenStream, OpenStreams } from './open-streams.js';
 
@@ -143,6 +144,8 @@ export function createMcpHandler(deps: HandlerDeps) {
   const ownVia = createOwnVia();
   // The requests in flight a host's `notifications/cancelled` can name (routing/cancellations.ts).
   const cancellable = new CancellableRequests();
+  // The request ids in flight per agent and session: one reused is refused (routing/in-flight-ids.ts).
+  const inFlightIds = new InFlightRequestIds();
 
   /**
    * A request whose answer is queued behind another on its connection (HTTP/1.1 pipelining):
@@ -437,6 +440,16 @@ export function createMcpHandler(deps: HandlerDeps) {
       startedAt: queuedAt?.hr,
     });
 
+    // A request whose id is in flight in its agent and session (or a batch holding one, or one
+    // id twice) is refused, not sent: MCP has a request ID never reused within a session, and
+    // the seller's transport, mapping responses by id, would answer the second and leave the
+    // first without an answer (routing/in-flight-ids.ts; hostile trial 54, F4). Otherwise its
+    // ids are held until `end`, whatever ends the exchange (nothing returns between here and
+    // `end`'s registration below, and nothing is admitted yet). Only a POST carries a new request:
+    // a resumed stream (a GET with Last-Event-ID) continues one, is never refused, holds nothing.
+    const idClaim = post ? inFlightIds.claim(agent.name, session, rpc) : undefined;
+    if (idClaim?.refusal !== undefined) return refuse(reply, 'invalid_request', rpc, idClaim.refusal);
+    const heldIds = idClaim?.held;
     // A request to an agent that backs off waits its turn (agent-guard.ts); a resumed stream,
     // the standalone GET stream and notifications are never held back (a resumed request's
     // stream is admitted as it is sent: `forward` below).
@@ -524,6 +537,7 @@ export function createMcpHandler(deps: HandlerDeps) {
     const end: OpenExchangeEnd = (cutByShutdown) => {
       if (!deps.openExchanges.remove(openSlot, end)) return; // ended already
       ended = true;
+      inFlightIds.release(heldIds);
       if (quiet) deps.quietStreams.count--;
       cancellable.unregister(cancelSlot, exchange);
       clearTimeout(deadline);
