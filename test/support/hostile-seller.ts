@@ -85,6 +85,7 @@ import { stringifyJsonRpc } from '../../src/errors/json-rpc-text.js';
 import { agentsYaml, startGateway, type AgentYaml, type RunningGateway } from '../helpers/gateway.js';
 import type { RawResponse } from '../helpers/raw.js';
 import { useSellerAndGateway, type SellerAndGateway } from '../helpers/stack.js';
+import { brotliOfZeros, gzipOfZeros } from '../helpers/zero-bombs.js';
 
 export const HOSTILE_MODES = [
   'ok',
@@ -203,50 +204,6 @@ async function compressZeros(make: () => zlib.Gzip | zlib.BrotliCompress, total:
   return Buffer.concat(out);
 }
 
-/**
- * Compressed `total` zero bytes (`total` >= 3 x `segment`), made by compressing only three
- * `segment`s of them: `make()`'s stream is fed `segment` zeros and flushed with `flush` three
- * times, which ends each segment's output on a byte boundary; from the 2nd on, the encoder's
- * state after a segment is what it was before it, so the 2nd segment's bytes stand for every
- * later one (checked: the 3rd's must be the same, else this throws). Then the leftover zeros
- * (`total` mod `segment`) and the stream's end. Compressing the whole of 1 GiB took 1-2 s of
- * CPU in each test process that made a bomb (three files make the same ones).
- */
-async function repeatedZeros(make: () => zlib.DeflateRaw | zlib.BrotliCompress, flush: number, total: number, segment: number): Promise<Buffer> {
-  const zeros = Buffer.alloc(segment);
-  const stream = make();
-  let out: Buffer[] = [];
-  stream.on('data', (c: Buffer) => out.push(c));
-  const ended = new Promise<void>((resolve, reject) => {
-    stream.on('end', resolve);
-    stream.on('error', reject);
-  });
-  const take = (): Buffer => {
-    const b = Buffer.concat(out);
-    out = [];
-    return b;
-  };
-  const segments: Buffer[] = [];
-  for (let k = 0; k < 3; k++) {
-    stream.write(zeros);
-    await new Promise<void>((resolve) => stream.flush(flush, () => resolve()));
-    segments.push(take());
-  }
-  assert.ok(segments[1]!.equals(segments[2]!), 'the compressed segments of zeros repeat');
-  const count = Math.floor(total / segment);
-  stream.end(zeros.subarray(0, total % segment));
-  await ended;
-  return Buffer.concat([segments[0]!, ...Array.from({ length: count - 1 }, () => segments[1]!), take()]);
-}
-
-/** CRC-32 (the gzip trailer's) of `total` zero bytes. */
-function crc32OfZeros(total: number): number {
-  const zeros = Buffer.alloc(Math.min(MIB, total));
-  let crc = 0;
-  for (let left = total; left > 0; left -= zeros.length) crc = zlib.crc32(left >= zeros.length ? zeros : zeros.subarray(0, left), crc);
-  return crc;
-}
-
 function cached(key: string, make: () => Promise<Buffer>): Promise<Buffer> {
   let p = bombCache.get(key);
   if (!p) {
@@ -257,27 +214,17 @@ function cached(key: string, make: () => Promise<Buffer>): Promise<Buffer> {
 }
 
 /**
- * gzip (deflate level 9, a full flush after each MiB) of `zeros` zero bytes (a whole number of
- * MiB, at least 3): 1 GiB -> ~1 MB, its trailer's CRC-32 and size those of the zeros. Made once
- * per process and size, from three MiB of them ({@link repeatedZeros}).
+ * gzip (deflate level 9, a full flush after each MiB) of `zeros` zero bytes (at least 3 MiB):
+ * 1 GiB -> ~1 MB, its trailer's CRC-32 and size those of the zeros. Made once per process and
+ * size, from three MiB of them (test/helpers/zero-bombs.ts).
  */
 export function gzipBomb(zeros = GIB): Promise<Buffer> {
-  return cached(`gzip:${zeros}`, async () => {
-    assert.ok(zeros % MIB === 0 && zeros >= 3 * MIB, 'a gzip bomb of whole MiB');
-    const deflated = await repeatedZeros(() => zlib.createDeflateRaw({ level: 9 }), zlib.constants.Z_FULL_FLUSH, zeros, MIB);
-    const trailer = Buffer.alloc(8);
-    trailer.writeUInt32LE(crc32OfZeros(zeros), 0);
-    trailer.writeUInt32LE(zeros % 2 ** 32, 4);
-    // Magic, deflate, no flags, no mtime, XFL 2 (maximum compression), OS 3 (Unix).
-    return Buffer.concat([Buffer.from([0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 2, 3]), deflated, trailer]);
-  });
+  return cached(`gzip:${zeros}`, () => gzipOfZeros(zeros, 9));
 }
 
-/** brotli (quality 5, flushed every 16 MiB) of `zeros` zero bytes (at least 48 MiB): 1 GiB -> ~1 KB. */
+/** brotli (quality 5, flushed every 16 MiB) of `zeros` zero bytes (at least 48 MiB): 1 GiB -> ~1.6 KB. */
 export function brotliBomb(zeros = GIB): Promise<Buffer> {
-  return cached(`br:${zeros}`, () =>
-    repeatedZeros(() => zlib.createBrotliCompress({ params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 5 } }), zlib.constants.BROTLI_OPERATION_FLUSH, zeros, 16 * MIB),
-  );
+  return cached(`br:${zeros}`, () => brotliOfZeros(zeros, 5));
 }
 
 /** gzip level 0 (stored blocks) of `zeros` zero bytes, then gzip level 9 of that: the OUTER layer is the bomb. */
