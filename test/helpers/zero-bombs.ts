@@ -71,3 +71,27 @@ export async function gzipOfZeros(total: number, level: number): Promise<Buffer>
 export function brotliOfZeros(total: number, quality: number): Promise<Buffer> {
   return repeatedZeros(() => zlib.createBrotliCompress({ params: { [zlib.constants.BROTLI_PARAM_QUALITY]: quality } }), zlib.constants.BROTLI_OPERATION_FLUSH, total, 16 * MIB);
 }
+
+/**
+ * gzip of `total` zero bytes in stored (uncompressed) deflate blocks of 65,535 bytes, what gzip
+ * level 0 writes: the inner layer of a bomb whose outer layer inflates to it. Built by hand
+ * (~0.7 s of CPU less than zlib at level 0 for 64 MiB).
+ */
+export function storedGzipOfZeros(total: number): Buffer {
+  const BLOCK = 65_535;
+  const blocks = Math.max(1, Math.ceil(total / BLOCK));
+  const out = Buffer.alloc(10 + blocks * 5 + total + 8);
+  Buffer.from([0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 3]).copy(out, 0);
+  let at = 10;
+  for (let k = 0, left = total; k < blocks; k++) {
+    const len = Math.min(BLOCK, left);
+    out[at] = k === blocks - 1 ? 1 : 0; // BFINAL on the last, BTYPE 00 (stored)
+    out.writeUInt16LE(len, at + 1);
+    out.writeUInt16LE(~len & 0xffff, at + 3);
+    at += 5 + len; // the block's bytes: zeros, as allocated
+    left -= len;
+  }
+  out.writeUInt32LE(crc32OfZeros(total), at);
+  out.writeUInt32LE(total % 2 ** 32, at + 4);
+  return out;
+}
