@@ -15,13 +15,15 @@
  * the raw path counts them. Computed only when the lower bound (the data's length + 8) does not
  * bring the count to 0 already.
  *
- * The stream: note 1; a block of `x:` lines of 20,000 bytes; the event (a notification with
+ * The stream: note 1; a block of `x:` lines counting 20,000; the event (a notification with
  * 60 `é`, or the same with `event: message`, or one of ASCII text); a block of `x:` lines;
  * note 2, which goes out when the count reaches the limit exactly by the rules (each byte
  * counted once, each `x:` line 1,024 more since hostile trial 52, F2: test/helpers/charged-pad.ts; the event's frame lowers it by 64 x its block's bytes as written with LF; with
  * CR LF, the LF of a blank line is counted after its event's frame), the stream ends before
  * it one byte more. LF and CR LF, whole and cut at every byte but inside the `x:` blocks (there,
- * at their edges and a stride); deflate-coded, the coded bytes cut at every byte.
+ * at their edges and every 16th byte: short lines, ~1.5 KB in all, test/helpers/charged-pad.ts;
+ * they were ~1,000-byte lines, ~65 KB, and 20x the CPU); deflate-coded, the coded bytes cut at
+ * every byte.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
@@ -38,6 +40,7 @@ const GET_STREAM: RpcPeek = { kind: 'none', id: null, idText: undefined, method:
 const MAX_RESPONSE_BYTES = 1000;
 /** The undelivered limit: `max_response_bytes` + the per-event cap (`max_sse_event_bytes` unset: equal to it, + the slack). */
 const LIMIT = 2 * MAX_RESPONSE_BYTES + SSE_PENDING_SLACK_BYTES;
+/** What the first `x:` block counts: more than the event's frame forgives (64 x its ~190 bytes). */
 const BEFORE = 20_000;
 
 const note = (n: number): string => `data: {"jsonrpc":"2.0","method":"notifications/message","params":{"n":${n}}}\n\n`;
@@ -48,16 +51,6 @@ const EVENTS = {
 } as const;
 type EventName = keyof typeof EVENTS;
 
-/** A block of `x:` lines of exactly `bytes` bytes with `eol` line endings. */
-const pad = (bytes: number, eol: string): string => {
-  const line = `x: ${'a'.repeat(996 - eol.length)}${eol}`;
-  const lines = Math.floor(bytes / line.length) - 1;
-  const last = bytes - lines * line.length - 'x: '.length - 2 * eol.length;
-  const text = `${line.repeat(lines)}x: ${'b'.repeat(last)}${eol}${eol}`;
-  assert.equal(text.length, bytes);
-  return text;
-};
-
 const bytes = (text: string): number => Buffer.byteLength(text);
 
 /** The stream, `over` bytes past the limit point at note 2; where its `x:` blocks are. */
@@ -65,7 +58,7 @@ const streamFor = (name: EventName, eol: '\n' | '\r\n', over: number): { stream:
   const lines = (text: string): string => text.replaceAll('\n', eol);
   const lfAfter = eol.length - 1;
   const event = EVENTS[name];
-  const first = pad(BEFORE, eol);
+  const first = padCounting(BEFORE, eol);
   // Note 1's frame: the count 0, then its blank line's LF with CR LF.
   let count = lfAfter;
   count += padCount(first);
@@ -96,7 +89,7 @@ for (const name of Object.keys(EVENTS) as EventName[]) {
     for (const over of [0, 1]) {
       test(`${name}, ${eol === '\n' ? 'LF' : 'CR LF'}, note 2 ${over === 0 ? 'at' : 'one byte past'} the limit point: whole and cut at every byte, the same end`, async () => {
         const { stream, pads } = streamFor(name, eol, over);
-        const cuts = [[], ...cutPoints(stream.length, pads).map((at) => [at])];
+        const cuts = [[], ...cutPoints(stream.length, pads, 16).map((at) => [at])];
         const differ: string[] = [];
         for (const at of cuts) if (brief(await runIt(cut(stream, at))) !== expected(name, over)) differ.push(at.length === 0 ? 'whole' : String(at[0]));
         assert.equal(differ.length, 0, `${differ.length} of ${cuts.length} (whole, cut at each point) differ from the expected end: ${differ.slice(0, 8).join(', ')}`);

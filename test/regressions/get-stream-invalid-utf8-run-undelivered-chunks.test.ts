@@ -25,7 +25,7 @@
  * (its bytes, and 1,024 per line since hostile trial 52, F2: test/helpers/charged-pad.ts)
  * brings the count to the limit exactly, the stream ends before it one byte more. Run on LF and
  * CR LF line endings, whole and cut at every byte outside the `x:` block (in it, at its edges
- * and a stride), and deflate-coded, its coded bytes cut at every byte.
+ * and every 16th byte: short lines, ~1 KB), and deflate-coded, its coded bytes cut at every byte.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
@@ -88,7 +88,7 @@ for (const eol of ['\n', '\r\n'] as const) {
     test(`${name}: whole and cut at every byte, the same end`, async () => {
       const { stream, pad: padAt } = streamFor(eol, over);
       const want = expected(over);
-      const cuts = [[], ...cutPoints(stream.length, [padAt]).map((at) => [at])];
+      const cuts = [[], ...cutPoints(stream.length, [padAt], 16).map((at) => [at])];
       const differ: string[] = [];
       for (const at of cuts) if (brief(await runIt(cut(stream, at))) !== want) differ.push(at.length === 0 ? 'whole' : String(at[0]));
       assert.equal(differ.length, 0, `${differ.length} of ${cuts.length} (whole, cut at each point) differ from the expected end: ${differ.slice(0, 8).join(', ')}`);

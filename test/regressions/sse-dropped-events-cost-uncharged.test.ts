@@ -34,7 +34,7 @@
  * - `primingpost`: the result exactly, `ok` (the priming event is not charged).
  *
  * Part 2, the SSE stage alone (test/unit/sse-stage-kit.ts), each stream whole and cut at
- * every byte (outside a pad of `x:` lines: test/helpers/stream-cuts.ts), LF and CR LF: the
+ * every byte (in a pad of `x:` lines, every 16th: test/helpers/stream-cuts.ts), LF and CR LF: the
  * same end, the charge coming once per dropped event wherever the seller's bytes are cut:
  * - GET stream (max_response_bytes 100: limit 65,736): a notification; `{}` (free), three
  *   responses and a kindless `{"a":1}` after it (each charged), a second `{}` (charged); `x:`
@@ -142,7 +142,7 @@ const lines = (text: string, eol: string): Buffer => Buffer.from(text.replaceAll
 /** Runs `stream` whole and cut once at every point (but inside `pad`): the briefs that differ from `want`. */
 async function differing(stream: Buffer, pad: [number, number] | undefined, want: string, rpc: RpcPeek, yaml: string[]): Promise<string[]> {
   const differ: string[] = [];
-  for (const at of [[], ...cutPoints(stream.length, pad === undefined ? [] : [pad]).map((p) => [p])]) {
+  for (const at of [[], ...cutPoints(stream.length, pad === undefined ? [] : [pad], 16).map((p) => [p])]) {
     const got = brief(await runSseStage(cut(stream, at), { rpc, agentYaml: yaml }));
     if (got !== want) differ.push(`${at.length === 0 ? 'whole' : at[0]}: ${got.slice(-160)}`);
   }

@@ -85,6 +85,7 @@ import { stringifyJsonRpc } from '../../src/errors/json-rpc-text.js';
 import { agentsYaml, startGateway, type AgentYaml, type RunningGateway } from '../helpers/gateway.js';
 import type { RawResponse } from '../helpers/raw.js';
 import { useSellerAndGateway, type SellerAndGateway } from '../helpers/stack.js';
+import { brotliOfZeros, gzipOfZeros, storedGzipOfZeros } from '../helpers/zero-bombs.js';
 
 export const HOSTILE_MODES = [
   'ok',
@@ -184,25 +185,6 @@ export function messageFrame(data: string, id?: string): string {
 
 const bombCache = new Map<string, Promise<Buffer>>();
 
-/** Compresses `total` zero bytes through `make()`, fed 1 MiB at a time (never holds the plain bytes). */
-async function compressZeros(make: () => zlib.Gzip | zlib.BrotliCompress, total: number): Promise<Buffer> {
-  const zeros = Buffer.alloc(Math.min(MIB, total));
-  const stream = make();
-  const out: Buffer[] = [];
-  stream.on('data', (c: Buffer) => out.push(c));
-  const ended = new Promise<void>((resolve, reject) => {
-    stream.on('end', resolve);
-    stream.on('error', reject);
-  });
-  for (let left = total; left > 0; left -= zeros.length) {
-    const piece = left >= zeros.length ? zeros : zeros.subarray(0, left);
-    if (!stream.write(piece)) await new Promise<void>((resolve) => stream.once('drain', resolve));
-  }
-  stream.end();
-  await ended;
-  return Buffer.concat(out);
-}
-
 function cached(key: string, make: () => Promise<Buffer>): Promise<Buffer> {
   let p = bombCache.get(key);
   if (!p) {
@@ -212,23 +194,24 @@ function cached(key: string, make: () => Promise<Buffer>): Promise<Buffer> {
   return p;
 }
 
-/** gzip (level 9) of `zeros` zero bytes: 1 GiB -> ~1 MB. Made once per process and size. */
+/**
+ * gzip (deflate level 9, a full flush after each MiB) of `zeros` zero bytes (at least 3 MiB):
+ * 1 GiB -> ~1 MB, its trailer's CRC-32 and size those of the zeros. Made once per process and
+ * size, from three MiB of them (test/helpers/zero-bombs.ts).
+ */
 export function gzipBomb(zeros = GIB): Promise<Buffer> {
-  return cached(`gzip:${zeros}`, () => compressZeros(() => zlib.createGzip({ level: 9 }), zeros));
+  return cached(`gzip:${zeros}`, () => gzipOfZeros(zeros, 9));
 }
 
-/** brotli (quality 5) of `zeros` zero bytes: 1 GiB -> ~1.6 KB. */
+/** brotli (quality 5, flushed every 16 MiB) of `zeros` zero bytes (at least 48 MiB): 1 GiB -> ~1.6 KB. */
 export function brotliBomb(zeros = GIB): Promise<Buffer> {
-  return cached(`br:${zeros}`, () =>
-    compressZeros(() => zlib.createBrotliCompress({ params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 5 } }), zeros),
-  );
+  return cached(`br:${zeros}`, () => brotliOfZeros(zeros, 5));
 }
 
 /** gzip level 0 (stored blocks) of `zeros` zero bytes, then gzip level 9 of that: the OUTER layer is the bomb. */
 export function middleLayerBomb(zeros = 64 * MIB): Promise<Buffer> {
   return cached(`middle:${zeros}`, async () => {
-    const stored = await compressZeros(() => zlib.createGzip({ level: 0 }), zeros);
-    return zlib.gzipSync(stored, { level: 9 });
+    return zlib.gzipSync(storedGzipOfZeros(zeros), { level: 9 });
   });
 }
 
@@ -242,8 +225,7 @@ export function emptyBlockFlood(bytes: number): Buffer {
   const blocks = Math.max(0, Math.floor((bytes - header.length) / 5));
   const out = Buffer.alloc(header.length + blocks * 5);
   header.copy(out, 0);
-  const block = Buffer.from([0x00, 0x00, 0x00, 0xff, 0xff]);
-  for (let i = 0; i < blocks; i++) block.copy(out, header.length + i * 5);
+  if (blocks > 0) out.fill(Buffer.from([0x00, 0x00, 0x00, 0xff, 0xff]), header.length);
   return out;
 }
 
@@ -579,9 +561,9 @@ export async function startHostileSeller(): Promise<HostileSeller> {
 
       case 'compressed-flood': {
         const contentType = params.get('sse') === '1' ? 'text/event-stream' : 'application/json';
-        const flood = emptyBlockFlood(num(params, 'mib', 8) * MIB);
+        const bytes = num(params, 'mib', 8) * MIB;
         const middle = params.get('middle') === '1';
-        const body = middle ? await cached(`flood-middle:${flood.length}`, async () => zlib.gzipSync(flood, { level: 9 })) : flood;
+        const body = middle ? await cached(`flood-middle:${bytes}`, async () => zlib.gzipSync(emptyBlockFlood(bytes), { level: 9 })) : emptyBlockFlood(bytes);
         res.writeHead(200, { 'content-type': contentType, 'content-encoding': middle ? 'gzip, gzip' : 'gzip' });
         return writeInPieces(ctx, body, 65536, false); // then silence, the connection left open
       }

@@ -56,7 +56,10 @@ export function toolResponseOfSize(id: string | number, bytes: number): string {
   const base = toolResponse(id, { content: [{ type: 'text', text: '' }] });
   const pad = bytes - Buffer.byteLength(base);
   if (pad < 0) throw new Error(`cannot make a message of ${bytes} bytes (minimum ${Buffer.byteLength(base)})`);
-  return toolResponse(id, { content: [{ type: 'text', text: 'x'.repeat(pad) }] });
+  // The padding spliced into the empty text (the last `""` of `base`): the bytes JSON.stringify
+  // would give, without a pass over a string of up to tens of MB.
+  const at = base.lastIndexOf('""') + 1;
+  return base.slice(0, at) + 'x'.repeat(pad) + base.slice(at);
 }
 
 /** How a test answers the request with JSON-RPC id `id` ({@link startIdDispatchingSeller}). */

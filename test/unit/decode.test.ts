@@ -22,6 +22,7 @@ import {
   parseContentEncoding,
 } from '../../src/response/decode.js';
 import { AgentGuard, LoadShedError } from '../../src/admission/agent-guard.js';
+import { brotliOfZeros, gzipOfZeros } from '../helpers/zero-bombs.js';
 
 const KiB = 1024;
 const MiB = 1024 * KiB;
@@ -109,13 +110,12 @@ async function eventually(condition: () => boolean, what: string): Promise<void>
 /** Bombs, built once per file: 256 MiB of zeros, compressed. */
 const bombs = (() => {
   let built: { gzip: Buffer; br: Buffer; gzipOfGzip: Buffer; middle: Buffer } | undefined;
-  return () => {
+  return async () => {
     if (built) return built;
-    const zeros = Buffer.alloc(256 * MiB);
-    const gzip = zlib.gzipSync(zeros);
-    const br = zlib.brotliCompressSync(zeros, {
-      params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 5, [zlib.constants.BROTLI_PARAM_SIZE_HINT]: zeros.length },
-    });
+    // 256 MiB of zeros, gzip level 6 and brotli quality 5, made from a few compressed MiB
+    // repeated (compressing all of them took ~2.5 s of CPU): test/helpers/zero-bombs.ts.
+    const gzip = await gzipOfZeros(256 * MiB, 6);
+    const br = await brotliOfZeros(256 * MiB, 5);
     // Middle-layer bomb for `gzip, gzip`: the outer layer inflates to 32 MiB of a gzip
     // member made of empty stored blocks (00 00 00 FF FF), which the inner layer decodes to
     // nothing, so only the intermediate bound can stop it. Built as a multi-member gzip so
@@ -637,7 +637,7 @@ describe('decodeStream: bombs stop at the decoded limit', () => {
   }
 
   it('gzip bomb (256 MiB of zeros, ~250 KB on the wire)', async (t) => {
-    const { gzip } = bombs();
+    const { gzip } = await bombs();
     // 4 MiB is a whole number of chunks; 4 MiB + 1000 B is not.
     for (const limit of [BOMB_LIMIT, BOMB_LIMIT + 1000]) {
       const { failure, overshoot, yielded } = await explode(gzip, ['gzip'], limit);
@@ -650,7 +650,7 @@ describe('decodeStream: bombs stop at the decoded limit', () => {
   });
 
   it('brotli bomb (256 MiB of zeros, a few hundred bytes on the wire)', async (t) => {
-    const { br } = bombs();
+    const { br } = await bombs();
     const { failure, overshoot, yielded } = await explode(br, ['br']);
     t.diagnostic(`wire ${br.length} B; produced past the limit: ${overshoot.join(', ')} B; yielded ${yielded} B`);
     assert.equal(failure.reason, 'decoded_bytes');
@@ -659,7 +659,7 @@ describe('decodeStream: bombs stop at the decoded limit', () => {
   });
 
   it('a gzip bomb inside an outer gzip layer (`gzip, gzip`)', async (t) => {
-    const { gzipOfGzip, gzip } = bombs();
+    const { gzipOfGzip, gzip } = await bombs();
     const { failure, overshoot, yielded } = await explode(gzipOfGzip, ['gzip', 'gzip']);
     t.diagnostic(`wire ${gzipOfGzip.length} B; produced past the limit: ${overshoot.join(', ')} B; yielded ${yielded} B`);
     assert.equal(failure.reason, 'decoded_bytes');
@@ -670,7 +670,7 @@ describe('decodeStream: bombs stop at the decoded limit', () => {
   });
 
   it('a bomb in the middle layer is bounded there, though the last layer produces nothing', async (t) => {
-    const { middle } = bombs();
+    const { middle } = await bombs();
     const { failure, overshoot, yielded } = await explode(middle, ['gzip', 'gzip']);
     t.diagnostic(`wire ${middle.length} B; produced past the limit: ${overshoot.join(', ')} B; yielded ${yielded} B`);
     assert.equal(failure.reason, 'decoded_bytes');
@@ -683,7 +683,7 @@ describe('decodeStream: bombs stop at the decoded limit', () => {
   });
 
   it('backpressure: a slow consumer keeps the decoder at most two chunks ahead', async (t) => {
-    const { gzip } = bombs();
+    const { gzip } = await bombs();
     const { open, decoders } = observing();
     const { raw, decoded } = budgets(64 * MiB, 2 * MiB);
     let yielded = 0;
@@ -707,7 +707,7 @@ describe('decodeStream: bombs stop at the decoded limit', () => {
 
 describe('decodeStream: early stop', () => {
   it('a consumer break destroys every decoder and closes the source', async () => {
-    const { gzip } = bombs();
+    const { gzip } = await bombs();
     let closed = false;
     async function* source(): AsyncGenerator<Buffer> {
       try {

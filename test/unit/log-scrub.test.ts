@@ -78,8 +78,13 @@ function literalMessages(): Map<string, string> {
       else if (path.endsWith('.ts')) visit(path);
     }
   };
+  // Only files whose text holds such a call (a level's name, type arguments, `?.`, then `(`) are
+  // parsed: ~30 of ~200 (parsing them all was ~1.5 s of CPU); a call the parser finds has that text.
+  const MAY_CALL = /\b(?:fatal|error|warn|info|debug|trace|logInfo|logLine)\s*(?:<[^>]*>)?\s*(?:\?\.)?\s*\(/;
   const visit = (path: string): void => {
-    const file = ts.createSourceFile(path, readFileSync(path, 'utf8'), ts.ScriptTarget.Latest, true);
+    const text = readFileSync(path, 'utf8');
+    if (!MAY_CALL.test(text)) return;
+    const file = ts.createSourceFile(path, text, ts.ScriptTarget.Latest, true);
     const each = (node: ts.Node): void => {
       if (ts.isCallExpression(node)) {
         const callee = node.expression;

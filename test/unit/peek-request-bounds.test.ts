@@ -146,6 +146,10 @@ test('random requests, single and batched, under and over 1 KiB, valid and cut: 
               ? `{"jsonrpc":"1.0","id":${i},"method":"tools/call","params":{"name":"${name}","arguments":${args}}}`
               : `{"jsonrpc":"2.0","method":"tools/call","params":{"name":"${name}","arguments":${args}}}`;
     if (r() < 0.1) body = body.slice(0, Math.floor(r() * body.length));
+    // Bodies over 64 KiB (123 of the 3,000, 16 of their 27 MB: the generator's nesting has no
+    // size bound) are drawn but not checked: each holds thousands of values, over the widest
+    // bound (400) as 260 smaller ones are, and they were the most of this test's CPU.
+    if (body.length > 64 * 1024) continue;
     same(body, `#${i}: ${body.slice(0, 120)}`);
   }
 });

@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { Readable } from 'node:stream';
 import type { FastifyBaseLogger, FastifyReply } from 'fastify';
 import { parseConfig } from '../../src/config/load.js';
+import type { AgentConfig } from '../../src/config/types.js';
 import { resolveCallLimits } from '../../src/config/resolve.js';
 import { createExchange, type Exchange, type RpcPeek } from '../../src/exchange.js';
 import { openBodySource, type BodySource } from '../../src/response/body-source.js';
@@ -65,12 +66,30 @@ export interface StageOptions {
 export const TOOL_CALL: RpcPeek = { kind: 'request', id: 1, idText: undefined, method: 'tools/call', toolName: 'get_products', taskId: undefined };
 
 /**
+ * The agent each distinct agent YAML gives, parsed once per process: the cut and fuzz tests run
+ * the stage thousands of times with the same few configs, and parsing (YAML, schema) was ~30%
+ * of their CPU. The gateway too shares one `AgentConfig` among all its exchanges (the loader's
+ * objects are read-only; nothing the stage does is kept on them). At most 1,000 kept (a test
+ * that draws its limits at random starts over past that).
+ */
+const agents = new Map<string, AgentConfig>();
+function agentFor(yaml: string): AgentConfig {
+  let agent = agents.get(yaml);
+  if (agent === undefined) {
+    agent = parseConfig(yaml, { env: {}, source: 'sse-stage-kit' }).agents.get('s')!;
+    if (agents.size >= 1_000) agents.clear();
+    agents.set(yaml, agent);
+  }
+  return agent;
+}
+
+/**
  * Runs the SSE stage over `chunks` (each one read from the seller as one chunk; an async
  * iterable is read only as fast as the stage asks) and returns what the host got.
  */
 export async function runSseStage(chunks: ReadonlyArray<string | Buffer> | AsyncIterable<Buffer>, opts: StageOptions = {}): Promise<StageRun> {
   const yaml = ['log_level: silent', 'agents:', '  s:', '    url: http://127.0.0.1:9/mcp', ...(opts.agentYaml ?? []).map((l) => `    ${l}`), ''].join('\n');
-  const agent = parseConfig(yaml, { env: {}, source: 'sse-stage-kit' }).agents.get('s')!;
+  const agent = agentFor(yaml);
   const rpc = opts.rpc ?? TOOL_CALL;
   const limits = resolveCallLimits(agent, rpc.toolName, undefined);
   const protocolVersion = opts.protocolVersion ?? '2025-06-18';

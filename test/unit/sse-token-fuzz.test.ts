@@ -46,6 +46,15 @@ function gen(seed: number, mode: 'lf' | 'crlf' | 'cr' | 'mixed'): string {
 const counts = (body: string): Array<[string, number]> => [...body.matchAll(/^id: tok\(([^,]*),(\d+)\)$/gm)].map((m) => [m[1]!, Number(m[2])]);
 const strip = (body: string): string => body.replace(/event: message\ndata: [^\n]*upstream_reset[^\n]*\n\n$/, '').replace(/tok\(([^,]*),\d+\)/g, 'tok($1)');
 
+/**
+ * Random chunkings per input. It was 25 (15,000 stage runs in all); 150 inputs of 10 chunkings
+ * each still catch what this fuzz found: with the fix of ed57ec3 undone (sse-encoding-charge.ts
+ * `endedBlockLf` never set) mixed seeds 88 and 91 fail at their 1st chunking and 128 at its 2nd,
+ * and no other seed at any of its 25; a room one byte too large per range over 7 bytes fails 57 lf
+ * seeds, 47 of them within 10 chunkings (cr and mixed seeds too). (Fewer inputs would lose the rare one.)
+ */
+const CHUNKINGS = 10;
+
 for (const mode of ['lf', 'crlf', 'cr', 'mixed'] as const) {
   test(`fuzz ${mode}`, async () => {
     const failures: string[] = [];
@@ -53,7 +62,7 @@ for (const mode of ['lf', 'crlf', 'cr', 'mixed'] as const) {
       const input = gen(seed * 7919, mode);
       const bytes = Buffer.from(input, 'latin1');
       const exp = model(bytes);
-      for (const chunks of randomCuts(bytes, 25, seed)) {
+      for (const chunks of randomCuts(bytes, CHUNKINGS, seed)) {
         const r = await runSseStage(chunks);
         const label = JSON.stringify(chunks.map((c) => c.toString('latin1')));
         if (strip(r.body) !== strip(exp.body)) {

@@ -27,7 +27,40 @@ const BLOCKS = [
   'id: q\n\n',
 ];
 
-async function check(input: string, label: string, opts: { three: boolean; random: number; eolExact: boolean; rpc?: typeof GET_STREAM }): Promise<string[]> {
+/**
+ * Every cut into two chunks, and into three where the cuts are at `points` or the middle chunk is
+ * at most 8 bytes long.
+ */
+function* sampledThreeCuts(bytes: Buffer, points: readonly number[]): Generator<Buffer[]> {
+  yield [bytes];
+  for (let a = 1; a < bytes.length; a++) yield [bytes.subarray(0, a), bytes.subarray(a)];
+  const at = new Set(points);
+  for (let a = 1; a < bytes.length; a++) {
+    for (let b = a + 1; b < bytes.length; b++) {
+      if (b - a <= 8 || (at.has(a) && at.has(b))) yield [bytes.subarray(0, a), bytes.subarray(a, b), bytes.subarray(b)];
+    }
+  }
+}
+
+/**
+ * The cut points of `input` for {@link sampledThreeCuts}: every byte but the middles of the
+ * PROGRESS data (8 bytes in from each edge), which are cut every 13th byte. Its JSON is the same
+ * to the token counts wherever it is cut (one event's data line); a cut at each of its bytes is
+ * still tried, alone (the 2-cuts) and next to every short middle chunk. Every 3-cut of the
+ * 243-byte stream with two PROGRESS events was 29,404 stage runs, ~85% of this file's CPU.
+ */
+function progressCutPoints(input: string): number[] {
+  const interiors: Array<[number, number]> = [];
+  for (let from = input.indexOf(PROGRESS); from >= 0; from = input.indexOf(PROGRESS, from + 1)) interiors.push([from + 8, from + PROGRESS.length - 8]);
+  const out: number[] = [];
+  for (let at = 1; at < input.length; at++) {
+    const inside = interiors.find(([from, to]) => at > from && at < to);
+    if (inside === undefined || (at - inside[0]) % 13 === 0) out.push(at);
+  }
+  return out;
+}
+
+async function check(input: string, label: string, opts: { three: boolean; random: number; eolExact: boolean; rpc?: typeof GET_STREAM; threePoints?: number[] }): Promise<string[]> {
   const bytes = Buffer.from(input, 'latin1');
   const expected = model(bytes, 0);
   const failures: string[] = [];
@@ -37,7 +70,7 @@ async function check(input: string, label: string, opts: { three: boolean; rando
     const exp = opts.rpc ? expected.body.replace(/tok\(([^,]*),\d+\)/g, 'tok($1,*)') : expected.body;
     if (body !== exp) failures.push(`${label} cuts=${JSON.stringify(chunks.map((c) => c.toString('latin1')))}\n  expected ${JSON.stringify(exp)}\n  actual   ${JSON.stringify(body)}`);
   };
-  for (const chunks of allCuts(bytes, opts.three)) {
+  for (const chunks of opts.threePoints ? sampledThreeCuts(bytes, opts.threePoints) : allCuts(bytes, opts.three)) {
     await run(chunks);
     if (failures.length > 5) return failures;
   }
@@ -67,9 +100,10 @@ test('short CR LF streams: every 3-cut', async () => {
   }
 });
 
-test('short LF streams: every 3-cut', async () => {
+test('short LF streams: every 3-cut (of two PROGRESS events: but within their data, see progressCutPoints)', async () => {
   for (const input of ['id: a\n\nid: b\ndata: x\n\n', `event: message\ndata: ${PROGRESS}\n\nid: a\n\nevent: message\ndata: ${PROGRESS}\n\n`, 'data: a\n\nid: b\nretry: 5\n\n']) {
-    const f = await check(input, 'LF3', { three: true, random: 0, eolExact: true });
+    const threePoints = input.includes(PROGRESS) ? progressCutPoints(input) : undefined;
+    const f = await check(input, 'LF3', { three: true, random: 0, eolExact: true, threePoints });
     assert.deepEqual(f, []);
   }
 });

@@ -14,7 +14,11 @@
  * get-stream-event-at-cap-ends-stream.test.ts). So each run of undelivered blocks starts with
  * a pad: a block of unknown-field lines of exactly that cap's bytes, after which the run has
  * `max_response_bytes` of room, as it had before the cap was added. Within the pads only their
- * edges and a stride are cut (their lines are all alike). A comment only lowers the count
+ * edges and a stride are cut (their lines are all alike). The pads count their lines' charge
+ * (below): sized by their bytes alone, as they were from 477ed0c on, each counted ~2x the cap
+ * and every run ended inside the first pad, ~32 KB in, where cuts are 4,099 bytes apart (and at
+ * twice the bytes per run). Counted, the runs at these limits end at the first block of `x:`
+ * lines after the first pad (2,072 counted: more than any limit here), cut at every byte. A comment only lowers the count
  * (64 x its frame's bytes: sse-undelivered.ts UNDELIVERED_FRAME_CREDIT), so the comments
  * before pads are followed by a notification, which sets it to 0. Each unknown-field line
  * also counts SSE_IGNORED_LINE_CHARGE_BYTES (1,024) more than its bytes (hostile trial 52, F2:
@@ -41,10 +45,21 @@ const pad = (bytes: number): string => {
   return `${line.repeat(lines)}x: ${'b'.repeat(last)}\n\n`;
 };
 
-/** The mixed stream for `limit`, each run of undelivered blocks after a frame starting with a pad of the per-event cap; and where the pads are. */
+/**
+ * A block of unknown-field lines that counts exactly `count`: its bytes, its blank line
+ * included, plus CHARGE for each line. The lines share the bytes evenly (at most 1,000 each).
+ */
+const countedPad = (count: number): string => {
+  const lines = Math.ceil((count - 1) / (1000 + CHARGE));
+  const text = count - 1 - lines * CHARGE;
+  const out = Array.from({ length: lines }, (_, i) => `x: ${'a'.repeat(Math.floor(text / lines) + (i < text % lines ? 1 : 0) - 4)}\n`).join('') + '\n';
+  assert.equal(out.length + lines * CHARGE, count);
+  return out;
+};
+
+/** The mixed stream for `limit`, each run of undelivered blocks after a frame starting with a pad that counts the per-event cap; and where the pads are. */
 const streamFor = (limit: number): { stream: Buffer; pads: Array<[number, number]> } => {
-  const padText = pad(limit + SSE_PENDING_SLACK_BYTES);
-  assert.equal(padText.length, limit + SSE_PENDING_SLACK_BYTES);
+  const padText = countedPad(limit + SSE_PENDING_SLACK_BYTES);
   const parts = [
     note(1),
     padText,
@@ -90,7 +105,9 @@ for (const limit of LIMITS) {
     const whole = await runCut(limit, [stream]);
     assert.equal(whole.exchange.outcome, 'resumable_end');
     assert.equal(whole.exchange.reason, 'sse_undelivered');
-    assert.ok(whole.body.startsWith(note(1)), whole.body);
+    // Past the first pad, its id-only block and a dropped response, the `x: junk` block ends it.
+    assert.equal(whole.body, `${note(1)}id: tok(a,0)\n\n`);
+    assert.deepEqual(whole.drops, ['get_stream_response']);
     const expected = outcome(whole);
     const points = cutPoints(stream.length, pads);
     for (const at of points) assert.equal(outcome(await runCut(limit, cut(stream, [at]))), expected, `cut at ${at}`);
@@ -102,8 +119,8 @@ for (const limit of LIMITS) {
 
 test('the limit counts from the last frame: the same stream with a limit past its longest undelivered run ends as the seller ends it', async () => {
   const { stream } = streamFor(290);
-  // Its four pads, 65,826 bytes and 65 unknown-field lines each (66,560 bytes of charges), count
-  // ~530,000 bytes with the frames between them (a notification forgives 64 x its ~75 bytes):
+  // Its four pads, counting 65,826 each (32,034 bytes and 33 unknown-field lines), count
+  // ~270,000 bytes with the frames between them (a notification forgives 64 x its ~75 bytes):
   // under the limit at max_response_bytes 300,000 (665,536).
   const run = await runCut(300_000, [Buffer.from(stream.toString('latin1').replace(/(x: endless\n)+$/, ''), 'latin1')]);
   assert.deepEqual([run.exchange.outcome, run.drops.length], ['ok', 4]);
