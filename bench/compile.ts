@@ -151,6 +151,11 @@ function keepInCache(entry: string, out: string, diagnostics: string): void {
     } catch {
       rmSync(staging, { recursive: true, force: true });
     }
+    // A staging directory of a run that died while copying: gone once older than a compile may take.
+    for (const name of readdirSync(CACHE_DIR)) {
+      const path = join(CACHE_DIR, name);
+      if (name.includes('.tmp-') && Date.now() - statSync(path).mtimeMs > TSC_TIMEOUT_MS) rmSync(path, { recursive: true, force: true });
+    }
     const entries = readdirSync(CACHE_DIR)
       .filter((name) => /^[0-9a-f]{32}$/.test(name))
       .map((name) => ({ path: join(CACHE_DIR, name), mtimeMs: statSync(join(CACHE_DIR, name)).mtimeMs }))
@@ -161,7 +166,7 @@ function keepInCache(entry: string, out: string, diagnostics: string): void {
   }
 }
 
-/** sha256 over the relative path and bytes of every file of src/ and of the bench's .ts files, in name order. */
+/** sha256 over the relative path and bytes (each followed by a NUL) of every file of src/ and of the bench's .ts files, in name order. */
 function hashSources(dir: string): string {
   const hash = createHash('sha256');
   const walk = (d: string, keep: (name: string) => boolean): void => {
@@ -170,7 +175,9 @@ function hashSources(dir: string): string {
       if (e.isDirectory()) walk(p, keep);
       else if (keep(e.name)) {
         hash.update(relative(dir, p));
+        hash.update('\0');
         hash.update(readFileSync(p));
+        hash.update('\0');
       }
     }
   };

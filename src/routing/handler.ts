@@ -447,7 +447,7 @@ export function createMcpHandler(deps: HandlerDeps) {
     // ids are held until `end`, whatever ends the exchange (nothing returns between here and
     // `end`'s registration below, and nothing is admitted yet). Only a POST carries a new request:
     // a resumed stream (a GET with Last-Event-ID) continues one, is never refused, holds nothing.
-    const idClaim = post ? inFlightIds.claim(agent.name, session, rpc) : undefined;
+    const idClaim = post ? inFlightIds.claim(agent.url.href, session, rpc) : undefined;
     if (idClaim?.refusal !== undefined) return refuse(reply, 'invalid_request', rpc, idClaim.refusal);
     const heldIds = idClaim?.held;
     // A request to an agent that backs off waits its turn (agent-guard.ts); a resumed stream,

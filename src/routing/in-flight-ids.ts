@@ -1,6 +1,6 @@
 /**
- * The request ids a host has in flight in each MCP session, per agent, so that a request
- * reusing one is refused before it reaches the seller.
+ * The request ids a host has in flight in each MCP session, per seller endpoint, so that a
+ * request reusing one is refused before it reaches the seller.
  *
  * MCP Basic, Requests (2025-03-26, 2025-06-18, 2025-11-25): "The request ID MUST NOT have
  * been previously used by the requestor within the same session." A host that broke it had
@@ -13,13 +13,15 @@
  * the gateway's `upstream_reset`.
  *
  * What is refused (routing/handler.ts; `invalid_request`, HTTP 400, docs/errors.md "Request
- * ids in flight"): a POSTed request whose id is in flight in the same agent and session (the
- * host's `Mcp-Session-Id`, exactly), for its id; a POSTed batch holding such an id, or holding
- * one id more than once, id null (as every refusal of a batch). Ids compare as JSON-RPC
- * compares them, and as the gateway matches a seller's response id to its request
- * (response/json-value-at.ts isRequestId): a string and a number are never one id (`"1"` is
- * not `1`); a string is the same string; a number the same value as written (`7.0` is `7`,
- * `9007199254740993` is not `9007199254740992`).
+ * ids in flight"): a POSTed request whose id is in flight in the same seller endpoint (the
+ * agent's `url`: two agents of one seller URL share its sessions, and its transport's map of
+ * ids; re-read of session 33) and session (the host's `Mcp-Session-Id`, exactly), for its id; a POSTed batch holding such an id, or holding
+ * one id more than once, id null (as every refusal of a batch). Ids compare as the seller's
+ * transport tells them apart: a string and a number are never one id (`"1"` is not `1`); a
+ * string is the same string; a number the same double (`7.0` is `7`, `-0` is `0`; and, since
+ * the MCP TypeScript SDK maps responses by the parsed id, `1e-400` is `0` and
+ * `9007199254740993` is `9007199254740992`: two ids JSON-RPC keeps apart that such a seller
+ * cannot, so the second was answered with the first's response; re-read of session 33).
  *
  * What is in flight: a request (or a batch's requests) from the moment the handler takes it
  * (its exchange is made; a backoff wait included) until its exchange ends (routing/handler.ts
@@ -38,14 +40,13 @@
  * MAX_WAITING_PER_CONNECTION pipelined per connection, backoff's MAX_WAITERS), and a session
  * with nothing in flight holds nothing: no per-session state outlives its last request, so a
  * session's end (DELETE, expiry) needs nothing of its own. Cost per request with a session:
- * one key string (agent, session, id) built and hashed, one `has`, one `add`, one `delete`.
+ * one key string (seller url, session, id) built and hashed, one `has`, one `add`, one `delete`.
  * A flat `Set` of keys, not a map of sessions to their ids: a host keeps one or a few calls
  * in flight per session, so a per-session entry would be made and dropped for nearly every
  * request; the `Set` holds strings only (no exchange), so what V8 keeps of its tables under
  * churn (src/inflight-table.ts, issue 5) is a few short strings.
  */
 import type { RpcIdRef, RpcPeek } from '../exchange.js';
-import { exactDecimal, sameJsonNumber } from '../mcp/json-numbers.js';
 import { shownInMessage } from '../errors/local-reply.js';
 
 /** The keys a request holds while in flight ({@link InFlightRequestIds.claim}): none, one, or a batch's. */
@@ -62,22 +63,23 @@ const RULE = '(MCP: a request ID must not be reused within a session)';
 export class InFlightRequestIds {
   private readonly keys = new Set<string>();
 
-  /** Ids held now, over every agent and session. */
+  /** Ids held now, over every seller endpoint and session. */
   get size(): number {
     return this.keys.size;
   }
 
   /**
-   * Holds the ids of `rpc`, a message POSTed to agent `agent` in session `session`, or tells
-   * why it is refused: one of its ids is in flight in that agent and session, or a batch
+   * Holds the ids of `rpc`, a message POSTed to the seller endpoint `seller` (the agent's url)
+   * in session `session`, or tells why it is refused: one of its ids is in flight in that
+   * endpoint and session, or a batch
    * holds one id twice (the message of an `invalid_request` refusal; nothing held then). A
    * notification, a host's response, a batch without requests, or no session: nothing held.
    * The held ids go back with {@link release}, once, when the request's exchange ends.
    */
-  claim(agent: string, session: string | undefined, rpc: RpcPeek): IdClaim {
+  claim(seller: string, session: string | undefined, rpc: RpcPeek): IdClaim {
     if (session === undefined) return NOTHING_HELD;
     if (rpc.kind === 'request') {
-      const key = `${agent} ${session} ${idKey(rpc)}`;
+      const key = `${seller} ${session} ${idKey(rpc)}`;
       if (this.keys.has(key)) {
         return { refusal: `Invalid Request: request id ${shownId(rpc)} is already in flight in this session ${RULE}; it was not sent to the seller: send it with an id not used before in this session.` };
       }
@@ -86,7 +88,7 @@ export class InFlightRequestIds {
     }
     const refs = rpc.kind === 'batch' ? rpc.batchRequestIds : undefined;
     if (refs === undefined || refs.length === 0) return NOTHING_HELD;
-    const prefix = `${agent} ${session} `;
+    const prefix = `${seller} ${session} `;
     const batchKeys: string[] = [];
     const seen = new Set<string>();
     for (const ref of refs) {
@@ -118,21 +120,15 @@ export class InFlightRequestIds {
 }
 
 /**
- * The key of a request id: equal exactly for the same JSON-RPC id. A string `s` and the
- * string; a number `n` and the text `JSON.stringify` writes for its double, when the id as
- * written has exactly that value (every id written as JSON.stringify writes it, `1.0` for 1,
- * `-0` for 0), else `x` and its exact value (json-numbers.ts exactDecimal: an id a double
- * changes, `9007199254740993`). Two texts of one value take the same branch (it depends on the
- * value only), so the keys are equal exactly when the values are. No parse on the common path.
+ * The key of a request id: `s` and the string; `n` and the double a number parses to (the
+ * peek's `id`; String(-0) is `0`), so ids one double holds share a key (see the header);
+ * `z` for null (refused by the peek, request/peek.ts, kept apart all the same).
  */
 function idKey(ref: RpcIdRef): string {
   const id = ref.id;
   if (typeof id === 'string') return `s${id}`;
-  // A request's id null is refused by the peek (request/peek.ts); kept apart all the same.
   if (id === null) return 'z';
-  const text = ref.idText;
-  if (text === undefined || sameJsonNumber(text, String(id))) return `n${id}`;
-  return `x${exactDecimal(text)}`;
+  return `n${String(id)}`;
 }
 
 /** An id as a refusal's message shows it: a number as the host wrote it, a string quoted; either cut to its first 64 characters. */

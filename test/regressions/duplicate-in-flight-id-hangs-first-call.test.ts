@@ -251,6 +251,27 @@ describe('a request id already in flight in its session is refused, the first ca
     assert.deepEqual(onlyMessage(await withTimeout(first, 5_000, 'the first call')), result(7, 'b7'));
   });
 
+  test('re-read of session 33: the same session through another agent of the same seller url, and ids one double holds, are refused', async () => {
+    const a = await openSession('s');
+    const first = post('s', toolCall(7, 'wait', { key: 'u7' }), a);
+    await stack.seller.started('u7');
+    // Agent `t` has the same seller url as `s`: the seller's session, and its transport's map of ids, are the same.
+    assertRefused(await post('t', toolCall(7, 'echo', { key: 'via t' }), a), inFlightRefusal('7'));
+    stack.seller.release('u7');
+    assert.deepEqual(onlyMessage(await withTimeout(first, 5_000, 'the first call')), result(7, 'u7'));
+
+    // 0 and 1e-400 (one double, 0): the SDK seller maps responses by the parsed id. (2^53 and
+    // 2^53 + 1 are one double too, but the SDK refuses ids past its safe integers.)
+    for (const [held, again] of [['0', '1e-400']] as const) {
+      const key = `d${held}`;
+      const waiting = post('s', `{"jsonrpc":"2.0","id":${held},"method":"tools/call","params":{"name":"wait","arguments":{"key":"${key}"}}}`, a);
+      await stack.seller.started(key);
+      assertRefused(await post('s', `{"jsonrpc":"2.0","id":${again},"method":"tools/call","params":{"name":"echo","arguments":{"key":"x"}}}`, a), inFlightRefusal(again));
+      stack.seller.release(key);
+      assert.equal((onlyMessage(await withTimeout(waiting, 5_000, 'the first call')) as { result?: unknown }).result !== undefined, true, `id ${held} got its result`);
+    }
+  });
+
   test('a string id in flight: refused with its text', async () => {
     const a = await openSession('s');
     const first = post('s', toolCall('job-1', 'wait', { key: 'job' }), a);
