@@ -327,7 +327,8 @@ export interface ResumeCodec {
    * errors), with the session's keyed hash (payload key `h`) computed once, at its first token,
    * rather than once per event (one HMAC-SHA256: about 3 of a token's 10 to 14 us with a
    * session; a re-read of trial 54's F6 fix). Nothing is computed until it first mints (a
-   * stream with no event id mints nothing). routing/handler.ts makes one per exchange.
+   * stream with no event id mints nothing). routing/handler.ts makes one per exchange, at its
+   * first token (none for an exchange that mints none: a JSON answer).
    *
    * @throws {ResumeMintError} from the function returned, as `mint`.
    */

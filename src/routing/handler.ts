@@ -386,8 +386,9 @@ export function createMcpHandler(deps: HandlerDeps) {
     // Tokens are signed for the url of the seller this stream came from (`agent` is the config
     // the exchange started under), so they resume only against it, and bound to the request's
     // session, if any, so they resume only in it (resume/token.ts); the session's hash is
-    // computed once, at the stream's first token, not for each event (mintFor).
-    const mintToken = deps.resume.mintFor(agent.url, session);
+    // computed once, at the stream's first token, not for each event (mintFor), and mintFor
+    // itself is called at that token: most exchanges (JSON answers) mint none.
+    let mintToken: ReturnType<ResumeCodec['mintFor']> | undefined;
     const exchange = createExchange({
       agent,
       rpc,
@@ -422,13 +423,13 @@ export function createMcpHandler(deps: HandlerDeps) {
         // token they would take over its length goes without them, as before.
         if (awaited !== undefined && !final && awaitedFitsToken(awaited)) {
           try {
-            return mintToken({ ...state, awaited });
+            return (mintToken ??= deps.resume.mintFor(agent.url, session))({ ...state, awaited });
           } catch {
             // Minted below without them.
           }
         }
         try {
-          return mintToken(state);
+          return (mintToken ??= deps.resume.mintFor(agent.url, session))(state);
         } catch {
           return undefined;
         }
