@@ -9,6 +9,7 @@
  */
 import type { Exchange } from '../exchange.js';
 import type { ByteRange, ContentItems, JsonScanSummary, TopMembers } from '../mcp/json-scan.js';
+import type { ToolResultLocation } from '../mcp/tool-result-ranges.js';
 import { rewriteResponse, toolResultLocation, UNCHANGED, type RewriteOutcome } from './rewrite.js';
 import { liftedTextSplicedAsWritten, spliceRewrite, spliceTarget, type SpliceTarget } from './splice.js';
 import { reserializedLiftLoss } from '../mcp/reserialized-lift.js';
@@ -66,40 +67,36 @@ export function rewriteScanned(
   // the seller's `structuredContent` and `_meta` re-spelled), or once a rewrite was made; an
   // answer the rewrite leaves before that (not `completed`, `isError`, no text to lift or
   // dedupe) is never walked (a re-read).
-  let found: { target: SpliceTarget | undefined } | undefined;
-  const targetOf = (): SpliceTarget | undefined =>
-    (found ??= { target: members !== undefined && location !== undefined ? locate(bytes, members, location) : undefined }).target;
-  // The walked tool result of a `result.result`, when its keys are plain (splice.ts reads its ranges under the same condition).
-  const plainWalked = (): SpliceTarget | undefined => {
-    const walked = location === 'result.result' ? targetOf() : undefined;
-    return walked?.plainKeys ? walked : undefined;
+  // `found` once `located`: one getter, shared by the rewrite's two questions and the splice.
+  let located = false;
+  let found: SpliceTarget | undefined;
+  const targetOf = (): SpliceTarget | undefined => {
+    if (!located) {
+      found = members !== undefined && location !== undefined ? locate(bytes, members, location) : undefined;
+      located = true;
+    }
+    return found;
   };
-  const sc = (): ByteRange | undefined => (location === 'result' ? (members?.plainKeys ? members.structuredContent : undefined) : plainWalked()?.structuredContent);
-  // The seller's length of each located text (splice.ts reads the same ranges under the same conditions).
-  const texts = (): ContentItems['texts'] | undefined =>
-    location === 'result' ? (members?.plainKeys && members.resultPlainKeys && members.content?.plainKeys ? members.content.texts : undefined) : plainWalked()?.content?.texts;
   const rewritten = rewriteResponse(exchange, message, bytes, {
     numbersRoundTrip: !scan.numberMayBeLossy,
     messageNodes: scan.nodes,
     structuredContentText: () => {
-      const range = sc();
+      const range = writtenStructuredContent(location, members, targetOf);
       return range && bytes.toString('utf8', range[0], range[1]);
     },
     writtenTextBytes: (index) => {
-      const range = texts()?.[index];
+      const range = writtenTexts(location, members, targetOf)?.[index];
       return range && range[1] - range[0];
     },
   });
   if (!rewritten.changed) return { rewritten, out: bytes };
-  // No rewrite made: the seller's bytes go out (made only on the paths that refuse one).
-  const unchanged = (): { rewritten: RewriteOutcome; out: Buffer } => ({ rewritten: UNCHANGED(message), out: bytes });
   const target = targetOf();
   // A lift whose object would go out re-serialized (below, or inside the splice for a text
   // that is not well-formed) is not made when that drops what the text says: a repeated key or
   // a negative zero (mcp/reserialized-lift.ts; a hostile trial 26, L1). Checked before the
   // splice in that rare case, else only once the splice declined.
   const { lifted } = rewritten;
-  if (lifted !== undefined && target !== undefined && !liftedTextSplicedAsWritten(lifted.text) && liftLosesOnReserialization(exchange, lifted)) return unchanged();
+  if (lifted !== undefined && target !== undefined && !liftedTextSplicedAsWritten(lifted.text) && liftLosesOnReserialization(exchange, lifted)) return unchanged(message, bytes);
   const spliced = target !== undefined ? spliceRewrite(bytes, target, location!, message, rewritten.message) : undefined;
   if (spliced !== undefined) return { rewritten, out: spliced };
   // A dedupe the splice declines (a key written with an escape on the way to a text, a body
@@ -107,8 +104,8 @@ export function rewriteScanned(
   // and `_meta` would go out re-spelled (`1.0` as `1`, `1E3` as `1000`, integer-like keys
   // reordered: ARCHITECTURE §5, "never drop or change `structuredContent` a seller sent";
   // review 38). The seller's bytes go out, every copy kept.
-  if (rewritten.action === 'deduped') return unchanged();
-  if (lifted !== undefined && liftLosesOnReserialization(exchange, lifted)) return unchanged();
+  if (rewritten.action === 'deduped') return unchanged(message, bytes);
+  if (lifted !== undefined && liftLosesOnReserialization(exchange, lifted)) return unchanged(message, bytes);
   // The whole message goes out re-serialized, which drops what the seller wrote outside any
   // lifted text too: a key written twice anywhere (in the `structuredContent` a text copy was
   // found equal to, the envelope, `_meta`) keeps only its last value, and a -0 loses its sign.
@@ -123,11 +120,32 @@ export function rewriteScanned(
   const loss = messageLossOnReserialization(message, scan.nodes);
   if (loss !== undefined) {
     if (rewritten.action === 'lifted') exchange.textNotLifted = loss;
-    return unchanged();
+    return unchanged(message, bytes);
   }
   // Its id as the seller wrote it (`7.0` stays `7.0`, as the splice keeps it): reserialized-message.ts.
   const out = Buffer.from(stringifyWithSellerId(rewritten.message, bytes, members), 'utf8');
   return { rewritten, out };
+}
+
+/** No rewrite made: the seller's bytes go out (rewriteScanned, on the paths that refuse one). */
+function unchanged(message: unknown, bytes: Buffer): { rewritten: RewriteOutcome; out: Buffer } {
+  return { rewritten: UNCHANGED(message), out: bytes };
+}
+
+/** `walked` (the tool result of a `result.result`, splice.ts spliceTarget) when its keys are plain: splice.ts reads its ranges under the same condition. */
+function plainWalked(location: ToolResultLocation | undefined, walked: () => SpliceTarget | undefined): SpliceTarget | undefined {
+  const target = location === 'result.result' ? walked() : undefined;
+  return target?.plainKeys ? target : undefined;
+}
+
+/** The seller's range of the tool result's `structuredContent` (rewriteScanned: the scan's for a `result`, else the walk's, `walked` asked only then); undefined where a key on the way is escaped. */
+function writtenStructuredContent(location: ToolResultLocation | undefined, members: TopMembers | undefined, walked: () => SpliceTarget | undefined): ByteRange | undefined {
+  return location === 'result' ? (members?.plainKeys ? members.structuredContent : undefined) : plainWalked(location, walked)?.structuredContent;
+}
+
+/** The seller's range of each located text of the tool result, as {@link writtenStructuredContent} (splice.ts reads the same ranges under the same conditions). */
+function writtenTexts(location: ToolResultLocation | undefined, members: TopMembers | undefined, walked: () => SpliceTarget | undefined): ContentItems['texts'] | undefined {
+  return location === 'result' ? (members?.plainKeys && members.resultPlainKeys && members.content?.plainKeys ? members.content.texts : undefined) : plainWalked(location, walked)?.content?.texts;
 }
 
 /**
