@@ -9,8 +9,10 @@
  * "Received a response for an unknown message ID"), the exchange line said `local_error` /
  * `upstream_reset` and `adcp_gateway_limit_breaches_total` counted it.
  *
- * Now the gateway keeps the single requests in flight by agent, `Mcp-Session-Id` and id
- * (src/routing/cancellations.ts); a cancellation in the same session marks the one it names,
+ * Now the gateway keeps the single requests in flight by seller url (the agent's `url`),
+ * `Mcp-Session-Id` and id (src/routing/in-flight-requests.ts); a cancellation in the same
+ * session of the same seller marks the one it names (sent through another agent of that
+ * seller url too: the seller's session is the same, so is its cancellation),
  * and an error the gateway would mint because the seller sent no answer (`upstream_reset`,
  * `sse_idle`, `deadline_exceeded`, ...) is not sent: the host's answer ends plainly, the
  * exchange line says outcome `cancelled` with the reason not minted, and no breach is counted
@@ -143,13 +145,20 @@ describe('a call the host cancelled gets no made-up error for its id', { timeout
     assert.deepEqual(await outcomeOf('s', 7), { outcome: 'cancelled', reason: 'upstream_reset', status: 200 });
   });
 
-  test('the cancellation names 11 written 1.1e1: the same id, cancelled', async () => {
-    const call = await openCall('s', 11, 'session-a');
-    await withTimeout(call.progressed, 5_000, 'progress event');
-    await cancel('s', '1.1e1', 'session-a');
-    assert.equal(await withTimeout(call.body, 5_000, 'end of stream'), PROGRESS_FRAME);
-    assert.deepEqual(await outcomeOf('s', 11), { outcome: 'cancelled', reason: 'upstream_reset', status: 200 });
-  });
+  for (const [label, id, cancelAgent, idText] of [
+    ['the cancellation names 11 written 1.1e1: the same id, cancelled', 11, 's', '1.1e1'],
+    // Agent `j` has the seller url of `s`: the seller's session, so the cancellation, is the same.
+    ["cancelled through another agent of the same seller url (its session and ids are the seller's): cancelled", 15, 'j', '15'],
+  ] as const) {
+    test(label, async () => {
+      onCancel = 'end';
+      const call = await openCall('s', id, 'session-a');
+      await withTimeout(call.progressed, 5_000, 'progress event');
+      await cancel(cancelAgent, idText, 'session-a');
+      assert.equal(await withTimeout(call.body, 5_000, 'end of stream'), PROGRESS_FRAME);
+      assert.deepEqual(await outcomeOf('s', id), { outcome: 'cancelled', reason: 'upstream_reset', status: 200 });
+    });
+  }
 
   test('cancelled, the seller keeps the stream open: it ends plainly at sse_idle, outcome cancelled', async () => {
     onCancel = 'keep';

@@ -9,7 +9,8 @@
  * SDK threw "No connection established for request ID: 7"); the first call waited until
  * sse_idle_timeout_ms and got a made-up `sse_idle` error.
  *
- * Now the gateway keeps the ids in flight per agent and session (src/routing/in-flight-ids.ts)
+ * Now the gateway keeps the requests in flight per seller url and session
+ * (src/routing/in-flight-requests.ts)
  * and refuses such a request before it reaches the seller: HTTP 400, `invalid_request`,
  * JSON-RPC -32600, for its id, with a message of its own (docs/errors.md, "invalid_request in
  * detail", "Request ids in flight"); so is a batch holding such an id, or one id twice, id
@@ -243,7 +244,7 @@ describe('a request id already in flight in its session is refused, the first ca
     await stack.seller.started('b7');
     assert.deepEqual(onlyMessage(await post('s', toolCall(7, 'echo', { key: 'other session' }), b)), result(7, 'other session'));
     assert.deepEqual(onlyMessage(await post('s', toolCall('7', 'echo', { key: 'string id' }), a)), result('7', 'string id'));
-    // The same Mcp-Session-Id sent to another agent: not refused (ids are held per agent and session).
+    // The same Mcp-Session-Id sent to another agent (another seller url): not refused (ids are held per seller url and session).
     assert.deepEqual(onlyMessage(await post('o', toolCall(7, 'echo', { key: 'other agent' }), a)), result(7, 'other agent'));
     // 7.0 and 7 are one id (compared by value, as written, as a response id is): refused, the id as written.
     assertRefused(await post('s', '{"jsonrpc":"2.0","id":7.0,"method":"tools/call","params":{"name":"echo","arguments":{"key":"y"}}}', a), inFlightRefusal('7.0'));
