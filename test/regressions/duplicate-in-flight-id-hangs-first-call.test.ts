@@ -19,20 +19,18 @@
  * id in another session, `"7"` beside 7 (JSON-RPC compares ids by type), and requests without
  * a session (a stateless seller: nothing to scope the rule to).
  *
- * Input: a real MCP SDK 1.x seller (sessions; `wait` answers once the test releases its `key`,
- * `echo` at once), raw HTTP requests from the test (the SDK client never reuses an id).
+ * Input: a real MCP SDK 1.x seller (sessions: test/helpers/sdk-session-seller.ts; `wait`
+ * answers once the test releases its `key`, `echo` at once), raw HTTP requests from the test
+ * (the SDK client never reuses an id).
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { randomUUID } from 'node:crypto';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { CallToolRequestSchema, isInitializeRequest, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { startObservedGateway, type ObservedGateway } from '../support/hostile-seller.js';
 import { agentsYaml } from '../helpers/gateway.js';
 import { rawPost, sseMessages, toolCall, type RawResponse } from '../helpers/raw.js';
+import { startSdkSessionSeller } from '../helpers/sdk-session-seller.js';
 import { useSellerAndGateway } from '../helpers/stack.js';
 import { TEST_TIMEOUT_MS, withTimeout } from '../helpers/timeout.js';
 
@@ -45,7 +43,7 @@ interface WaitSeller {
   /** Lets the `wait` call with this key return `<key> done`. */
   release(key: string): void;
   /** The ids of the `tools/call` requests that reached the seller, in order. */
-  readonly callIds: unknown[];
+  readonly callIds: readonly unknown[];
   close(): Promise<void>;
 }
 
@@ -71,7 +69,6 @@ async function startWaitSeller(): Promise<WaitSeller> {
     }
     return g;
   };
-  const callIds: unknown[] = [];
   const newServer = (): Server => {
     const server = new Server({ name: 'wait-seller', version: '1.0.0' }, { capabilities: { tools: {} } });
     server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: [] }));
@@ -87,57 +84,18 @@ async function startWaitSeller(): Promise<WaitSeller> {
     });
     return server;
   };
-  const sessions = new Map<string, StreamableHTTPServerTransport>();
-  const transports = new Set<StreamableHTTPServerTransport>();
-  const http = createServer((req: IncomingMessage, res: ServerResponse) => {
-    void (async () => {
-      const chunks: Buffer[] = [];
-      for await (const c of req) chunks.push(c as Buffer);
-      const body = req.method === 'POST' ? (JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown) : undefined;
-      for (const m of Array.isArray(body) ? body : [body]) {
-        const msg = m as { method?: unknown; id?: unknown } | undefined;
-        if (msg?.method === 'tools/call') callIds.push(msg.id);
-      }
-      if (req.url === '/stateless') {
-        const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
-        const server = newServer();
-        res.on('close', () => void transport.close().then(() => server.close()));
-        await server.connect(transport);
-        await transport.handleRequest(req, res, body);
-        return;
-      }
-      const sid = req.headers['mcp-session-id'];
-      let t = typeof sid === 'string' ? sessions.get(sid) : undefined;
-      if (t === undefined) {
-        if (sid !== undefined || !isInitializeRequest(body)) {
-          res.writeHead(sid ? 404 : 400).end();
-          return;
-        }
-        const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
-          sessionIdGenerator: () => randomUUID(),
-          onsessioninitialized: (id) => void sessions.set(id, transport),
-          onsessionclosed: (id) => void sessions.delete(id),
-        });
-        transports.add(transport);
-        t = transport;
-        await newServer().connect(t);
-      }
-      await t.handleRequest(req, res, body);
-    })().catch(() => res.destroy());
-  });
-  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
-  const base = `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
+  const seller = await startSdkSessionSeller(newServer);
   return {
-    url: `${base}/mcp`,
-    statelessUrl: `${base}/stateless`,
+    url: seller.url,
+    statelessUrl: seller.statelessUrl,
     started: (key) => withTimeout(gate(key).startedP, 5_000, `wait call ${key} at the seller`),
     release: (key) => gate(key).release(),
-    callIds,
+    get callIds() {
+      return seller.messages.filter((m) => (m as { method?: unknown } | null)?.method === 'tools/call').map((m) => (m as { id?: unknown }).id);
+    },
     close: async () => {
       for (const g of gates.values()) g.release();
-      for (const t of transports) await t.close().catch(() => undefined);
-      http.closeAllConnections();
-      await new Promise<void>((resolve) => http.close(() => resolve()));
+      await seller.close();
     },
   };
 }
