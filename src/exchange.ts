@@ -394,13 +394,14 @@ export interface Exchange {
   sseStarted: boolean;
   /**
    * The host's `Mcp-Session-Id` on this request (undefined without one: a stateless seller,
-   * an `initialize`). With the agent's name and the request's id, what a host's
-   * `notifications/cancelled` is matched with (routing/cancellations.ts).
+   * an `initialize`). With the agent's url (the seller endpoint) and the request's id, what a
+   * request reusing an id and a host's `notifications/cancelled` are matched with
+   * (routing/in-flight-requests.ts).
    */
   readonly session: string | undefined;
   /**
-   * True once a `notifications/cancelled` the host sent in the same MCP session (agent and
-   * `Mcp-Session-Id`) named this request's id (routing/cancellations.ts; a single request's
+   * True once a `notifications/cancelled` the host sent in the same MCP session (seller url
+   * and `Mcp-Session-Id`) named this request's id (routing/in-flight-requests.ts; a single request's
    * exchange only, never a batch's). The host has then dropped the id (MCP cancellation: the
    * receiver "SHOULD NOT send a response"): an error the gateway would make up because the
    * seller sent no answer (errors/local-reply.ts CANCELLED_QUIET_REASONS) is not sent, and the

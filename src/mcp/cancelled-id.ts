@@ -6,7 +6,7 @@
  * the same value exactly as written, `1.0` names `1`, `9007199254740993` does not name
  * `9007199254740992`; a string never a number).
  *
- * Used by routing/cancellations.ts (trial 17, L1: a cancelled call later got a made-up
+ * Used by routing/in-flight-requests.ts (trial 17, L1: a cancelled call later got a made-up
  * `upstream_reset` error for an id its client had already dropped).
  */
 import { scanTopMembers, type ByteRange, type TextMember } from './json-scan.js';

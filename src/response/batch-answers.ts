@@ -18,7 +18,7 @@
  * same string (escapes decoded), `null` only `null`, a number the same mathematical value as
  * written, never through a double (`2.0` answers `2`; `9007199254740992` does not answer
  * `9007199254740993`). A batch holding one id twice waits for two responses with it (one sent
- * without a session: in a session it is refused before it is sent, routing/in-flight-ids.ts).
+ * without a session: in a session it is refused before it is sent, routing/in-flight-requests.ts).
  *
  * A response to an id not awaited (an id not in the batch, or one whose request already had
  * its response: a second response for it) answers no request of the batch: a client routes

@@ -51,8 +51,7 @@ import { resetHostConnection } from '../response/host-reset.js';
 import { isResume, refuseDraining, type DrainState } from './draining.js';
 import { refuseUnknownAgent } from './unrouted.js';
 import { MAX_WAITING_PER_CONNECTION, type PipelinedTurns } from './pipelined-turn.js';
-import { CancellableRequests } from './cancellations.js';
-import { InFlightRequestIds } from './in-flight-ids.js';
+import { InFlightRequests } from './in-flight-requests.js';
 import { cancelledRequestIdOf } from '../mcp/cancelled-id.js';
 import type { OpenStream, OpenStreams } from './open-streams.js';
 
@@ -142,10 +141,10 @@ export function createMcpHandler(deps: HandlerDeps) {
   const drain = deps.drain;
   // This app's Via pseudonym and entries (request/via.ts): random, made once, kept across reloads.
   const ownVia = createOwnVia();
-  // The requests in flight a host's `notifications/cancelled` can name (routing/cancellations.ts).
-  const cancellable = new CancellableRequests();
-  // The request ids in flight per agent and session: one reused is refused (routing/in-flight-ids.ts).
-  const inFlightIds = new InFlightRequestIds();
+  // The requests in flight per seller url (the agent's `url`) and session: a POSTed request
+  // reusing an id held there is refused, and a host's `notifications/cancelled` marks the one
+  // it names (routing/in-flight-requests.ts).
+  const inFlight = new InFlightRequests();
 
   /**
    * A request whose answer is queued behind another on its connection (HTTP/1.1 pipelining):
@@ -321,7 +320,7 @@ export function createMcpHandler(deps: HandlerDeps) {
     if (isRepeatedSessionId(request.raw, sessionHeader)) return refuse(reply, 'invalid_request', rpc, REPEATED_SESSION_ID_MESSAGE);
     const sessionFault = sessionIdFault(sessionHeader);
     if (sessionFault !== undefined) return refuse(reply, 'invalid_request', rpc, notVisibleAsciiMessage(sessionFault));
-    // The MCP session a cancellation is matched in (routing/cancellations.ts), a resume token is
+    // The MCP session request ids are scoped to (routing/in-flight-requests.ts), a resume token is
     // bound to and verified against (resume/token.ts).
     const session = typeof sessionHeader === 'string' ? sessionHeader : undefined;
     // MCP 2026-07-28's Mcp-Method / Mcp-Name naming another method or tool than the body the
@@ -441,16 +440,17 @@ export function createMcpHandler(deps: HandlerDeps) {
       startedAt: queuedAt?.hr,
     });
 
-    // A request whose id is in flight in its agent and session (or a batch holding one, or one
-    // id twice) is refused, not sent: MCP has a request ID never reused within a session, and
-    // the seller's transport, mapping responses by id, would answer the second and leave the
-    // first without an answer (routing/in-flight-ids.ts; hostile trial 54, F4). Otherwise its
-    // ids are held until `end`, whatever ends the exchange (nothing returns between here and
-    // `end`'s registration below, and nothing is admitted yet). Only a POST carries a new request:
-    // a resumed stream (a GET with Last-Event-ID) continues one, is never refused, holds nothing.
-    const idClaim = post ? inFlightIds.claim(agent.url.href, session, rpc) : undefined;
-    if (idClaim?.refusal !== undefined) return refuse(reply, 'invalid_request', rpc, idClaim.refusal);
-    const heldIds = idClaim?.held;
+    // A request whose id is in flight in its seller url and session (or a batch holding one,
+    // or one id twice) is refused, not sent: MCP has a request ID never reused within a
+    // session, and the seller's transport, mapping responses by id, would answer the second
+    // and leave the first without an answer (routing/in-flight-requests.ts; hostile trial 54,
+    // F4). Otherwise a request or batch in a session is registered until `end`, whatever ends
+    // the exchange (nothing returns between here and `end`'s registration below, and nothing
+    // is admitted yet): its ids held, and a single request's open to a host's cancellation.
+    // A resumed stream (a GET with Last-Event-ID) continues a request: never refused, it holds
+    // no id, and a single request's may be cancelled.
+    const inFlightSlot = inFlight.open(exchange);
+    if (typeof inFlightSlot !== 'number') return refuse(reply, 'invalid_request', rpc, inFlightSlot.refusal);
     // A request to an agent that backs off waits its turn (agent-guard.ts); a resumed stream,
     // the standalone GET stream and notifications are never held back (a resumed request's
     // stream is admitted as it is sent: `forward` below).
@@ -538,9 +538,8 @@ export function createMcpHandler(deps: HandlerDeps) {
     const end: OpenExchangeEnd = (cutByShutdown) => {
       if (!deps.openExchanges.remove(openSlot, end)) return; // ended already
       ended = true;
-      inFlightIds.release(heldIds);
+      inFlight.close(inFlightSlot, exchange);
       if (quiet) deps.quietStreams.count--;
-      cancellable.unregister(cancelSlot, exchange);
       clearTimeout(deadline);
       // A body reader still waiting for buffer room (a deadline, a host that left) stops now.
       exchange.bufferLease?.release();
@@ -589,8 +588,6 @@ export function createMcpHandler(deps: HandlerDeps) {
       deps.onExchangeEnd?.(exchange, hostStatus);
     };
     const openSlot = deps.openExchanges.add(end);
-    // A single request in a session, until it ends: a host's cancellation may name it.
-    const cancelSlot = cancellable.register(exchange);
     // `on`, not `once`: a response emits 'close' once, and `once` costs a wrapper and a removal per request.
     // Its response has the connection (a pipelined request is processed at its turn only), so
     // Node emits its 'close' however the connection ends.
@@ -751,13 +748,13 @@ export function createMcpHandler(deps: HandlerDeps) {
         return undefined;
       }
     }
-    // A host's cancellation marks the request it names, in its agent and session, while that
-    // request's exchange is open (routing/cancellations.ts: its answer then ends plainly, not
+    // A host's cancellation marks the request it names, in its seller url and session, while that
+    // request's exchange is open (routing/in-flight-requests.ts: its answer then ends plainly, not
     // with an error made up for an id the host dropped); it is forwarded as before. Without a
     // session it marks nothing. Source: trial 17, L1.
     if (rpc.kind === 'notification' && rpc.method === 'notifications/cancelled' && session !== undefined && body !== undefined) {
       const cancelledId = cancelledRequestIdOf(body);
-      if (cancelledId !== undefined) cancellable.cancel(agent.name, session, cancelledId);
+      if (cancelledId !== undefined) inFlight.cancel(agent.url.href, session, cancelledId);
     }
     if (pending === undefined) {
       // A resumed request's (or batch's) stream, sent to the seller now, counts for its

@@ -9,8 +9,10 @@
  * "Received a response for an unknown message ID"), the exchange line said `local_error` /
  * `upstream_reset` and `adcp_gateway_limit_breaches_total` counted it.
  *
- * Now the gateway keeps the single requests in flight by agent, `Mcp-Session-Id` and id
- * (src/routing/cancellations.ts); a cancellation in the same session marks the one it names,
+ * Now the gateway keeps the single requests in flight by seller url (the agent's `url`),
+ * `Mcp-Session-Id` and id (src/routing/in-flight-requests.ts); a cancellation in the same
+ * session of the same seller marks the one it names (sent through another agent of that
+ * seller url too: the seller's session is the same, so is its cancellation),
  * and an error the gateway would mint because the seller sent no answer (`upstream_reset`,
  * `sse_idle`, `deadline_exceeded`, ...) is not sent: the host's answer ends plainly, the
  * exchange line says outcome `cancelled` with the reason not minted, and no breach is counted
@@ -24,22 +26,21 @@
  * another session; no session (a stateless seller: not matched, by design); a cancellation
  * naming the id as a string `"12"` for the number 12. A cancellation naming 11 as `1.1e1`
  * matches (ids compare exactly by value, as response ids do). And the real SDK client against
- * an SDK seller without an event store: its error count and the exchange line.
+ * an SDK seller without an event store (test/helpers/sdk-session-seller.ts): its error count
+ * and the exchange line.
  */
 import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { randomUUID } from 'node:crypto';
+import type { ServerResponse } from 'node:http';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { CallToolRequestSchema, isInitializeRequest, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { startRawSeller, type RawSeller, type SeenRequest } from '../support/raw-seller.js';
 import { startObservedGateway, type ObservedGateway } from '../support/hostile-seller.js';
 import { agentsYaml } from '../helpers/gateway.js';
 import { rawPost, sseMessages, toolCall } from '../helpers/raw.js';
+import { startSdkSessionSeller, type SdkSessionSeller } from '../helpers/sdk-session-seller.js';
 import { useSellerAndGateway } from '../helpers/stack.js';
 import { TEST_TIMEOUT_MS, withTimeout } from '../helpers/timeout.js';
 
@@ -143,13 +144,20 @@ describe('a call the host cancelled gets no made-up error for its id', { timeout
     assert.deepEqual(await outcomeOf('s', 7), { outcome: 'cancelled', reason: 'upstream_reset', status: 200 });
   });
 
-  test('the cancellation names 11 written 1.1e1: the same id, cancelled', async () => {
-    const call = await openCall('s', 11, 'session-a');
-    await withTimeout(call.progressed, 5_000, 'progress event');
-    await cancel('s', '1.1e1', 'session-a');
-    assert.equal(await withTimeout(call.body, 5_000, 'end of stream'), PROGRESS_FRAME);
-    assert.deepEqual(await outcomeOf('s', 11), { outcome: 'cancelled', reason: 'upstream_reset', status: 200 });
-  });
+  for (const [label, id, cancelAgent, idText] of [
+    ['the cancellation names 11 written 1.1e1: the same id, cancelled', 11, 's', '1.1e1'],
+    // Agent `j` has the seller url of `s`: the seller's session, so the cancellation, is the same.
+    ["cancelled through another agent of the same seller url (its session and ids are the seller's): cancelled", 15, 'j', '15'],
+  ] as const) {
+    test(label, async () => {
+      onCancel = 'end';
+      const call = await openCall('s', id, 'session-a');
+      await withTimeout(call.progressed, 5_000, 'progress event');
+      await cancel(cancelAgent, idText, 'session-a');
+      assert.equal(await withTimeout(call.body, 5_000, 'end of stream'), PROGRESS_FRAME);
+      assert.deepEqual(await outcomeOf('s', id), { outcome: 'cancelled', reason: 'upstream_reset', status: 200 });
+    });
+  }
 
   test('cancelled, the seller keeps the stream open: it ends plainly at sse_idle, outcome cancelled', async () => {
     onCancel = 'keep';
@@ -207,48 +215,18 @@ describe('a call the host cancelled gets no made-up error for its id', { timeout
 // ---------------------------------------------------------------------------------------
 // The real SDK client (trial 17's repro): a seller built with the SDK server, no event store.
 
-/** An SDK 1.x seller whose `slow` tool waits until its request is cancelled (or 4 s), then returns. */
-async function startSdkSeller(): Promise<{ url: string; close(): Promise<void> }> {
-  const sessions = new Map<string, StreamableHTTPServerTransport>();
-  const http = createServer((req: IncomingMessage, res: ServerResponse) => {
-    void (async () => {
-      const chunks: Buffer[] = [];
-      for await (const c of req) chunks.push(c as Buffer);
-      const body = req.method === 'POST' ? (JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown) : undefined;
-      const sid = req.headers['mcp-session-id'];
-      let t = typeof sid === 'string' ? sessions.get(sid) : undefined;
-      if (t === undefined) {
-        if (sid !== undefined || !isInitializeRequest(body)) {
-          res.writeHead(sid ? 404 : 400).end();
-          return;
-        }
-        const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
-          sessionIdGenerator: () => randomUUID(),
-          onsessioninitialized: (id) => void sessions.set(id, transport),
-          onsessionclosed: (id) => void sessions.delete(id),
-        });
-        t = transport;
-        const server = new Server({ name: 'cancel-seller', version: '1.0.0' }, { capabilities: { tools: {} } });
-        server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: [{ name: 'slow', inputSchema: { type: 'object' as const } }] }));
-        server.setRequestHandler(CallToolRequestSchema, async (_req, extra) => {
-          const until = Date.now() + 4_000;
-          while (!extra.signal.aborted && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
-          return { content: [{ type: 'text', text: 'slow done' }] };
-        });
-        await server.connect(t);
-      }
-      await t.handleRequest(req, res, body);
-    })().catch(() => res.destroy());
+/** An SDK 1.x seller (sessions, no event store) whose `slow` tool waits until its request is cancelled (or 4 s), then returns. */
+function startSdkSeller(): Promise<SdkSessionSeller> {
+  return startSdkSessionSeller(() => {
+    const server = new Server({ name: 'cancel-seller', version: '1.0.0' }, { capabilities: { tools: {} } });
+    server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: [{ name: 'slow', inputSchema: { type: 'object' as const } }] }));
+    server.setRequestHandler(CallToolRequestSchema, async (_req, extra) => {
+      const until = Date.now() + 4_000;
+      while (!extra.signal.aborted && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
+      return { content: [{ type: 'text', text: 'slow done' }] };
+    });
+    return server;
   });
-  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp`,
-    close: async () => {
-      for (const t of sessions.values()) await t.close().catch(() => undefined);
-      http.closeAllConnections();
-      await new Promise<void>((resolve) => http.close(() => resolve()));
-    },
-  };
 }
 
 describe('the MCP SDK client aborts a call through the gateway', { timeout: TEST_TIMEOUT_MS }, () => {

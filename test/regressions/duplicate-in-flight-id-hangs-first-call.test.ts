@@ -9,7 +9,8 @@
  * SDK threw "No connection established for request ID: 7"); the first call waited until
  * sse_idle_timeout_ms and got a made-up `sse_idle` error.
  *
- * Now the gateway keeps the ids in flight per agent and session (src/routing/in-flight-ids.ts)
+ * Now the gateway keeps the requests in flight per seller url and session
+ * (src/routing/in-flight-requests.ts)
  * and refuses such a request before it reaches the seller: HTTP 400, `invalid_request`,
  * JSON-RPC -32600, for its id, with a message of its own (docs/errors.md, "invalid_request in
  * detail", "Request ids in flight"); so is a batch holding such an id, or one id twice, id
@@ -18,20 +19,18 @@
  * id in another session, `"7"` beside 7 (JSON-RPC compares ids by type), and requests without
  * a session (a stateless seller: nothing to scope the rule to).
  *
- * Input: a real MCP SDK 1.x seller (sessions; `wait` answers once the test releases its `key`,
- * `echo` at once), raw HTTP requests from the test (the SDK client never reuses an id).
+ * Input: a real MCP SDK 1.x seller (sessions: test/helpers/sdk-session-seller.ts; `wait`
+ * answers once the test releases its `key`, `echo` at once), raw HTTP requests from the test
+ * (the SDK client never reuses an id).
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { randomUUID } from 'node:crypto';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { CallToolRequestSchema, isInitializeRequest, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { startObservedGateway, type ObservedGateway } from '../support/hostile-seller.js';
 import { agentsYaml } from '../helpers/gateway.js';
 import { rawPost, sseMessages, toolCall, type RawResponse } from '../helpers/raw.js';
+import { startSdkSessionSeller } from '../helpers/sdk-session-seller.js';
 import { useSellerAndGateway } from '../helpers/stack.js';
 import { TEST_TIMEOUT_MS, withTimeout } from '../helpers/timeout.js';
 
@@ -44,7 +43,7 @@ interface WaitSeller {
   /** Lets the `wait` call with this key return `<key> done`. */
   release(key: string): void;
   /** The ids of the `tools/call` requests that reached the seller, in order. */
-  readonly callIds: unknown[];
+  readonly callIds: readonly unknown[];
   close(): Promise<void>;
 }
 
@@ -70,7 +69,6 @@ async function startWaitSeller(): Promise<WaitSeller> {
     }
     return g;
   };
-  const callIds: unknown[] = [];
   const newServer = (): Server => {
     const server = new Server({ name: 'wait-seller', version: '1.0.0' }, { capabilities: { tools: {} } });
     server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: [] }));
@@ -86,57 +84,18 @@ async function startWaitSeller(): Promise<WaitSeller> {
     });
     return server;
   };
-  const sessions = new Map<string, StreamableHTTPServerTransport>();
-  const transports = new Set<StreamableHTTPServerTransport>();
-  const http = createServer((req: IncomingMessage, res: ServerResponse) => {
-    void (async () => {
-      const chunks: Buffer[] = [];
-      for await (const c of req) chunks.push(c as Buffer);
-      const body = req.method === 'POST' ? (JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown) : undefined;
-      for (const m of Array.isArray(body) ? body : [body]) {
-        const msg = m as { method?: unknown; id?: unknown } | undefined;
-        if (msg?.method === 'tools/call') callIds.push(msg.id);
-      }
-      if (req.url === '/stateless') {
-        const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
-        const server = newServer();
-        res.on('close', () => void transport.close().then(() => server.close()));
-        await server.connect(transport);
-        await transport.handleRequest(req, res, body);
-        return;
-      }
-      const sid = req.headers['mcp-session-id'];
-      let t = typeof sid === 'string' ? sessions.get(sid) : undefined;
-      if (t === undefined) {
-        if (sid !== undefined || !isInitializeRequest(body)) {
-          res.writeHead(sid ? 404 : 400).end();
-          return;
-        }
-        const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
-          sessionIdGenerator: () => randomUUID(),
-          onsessioninitialized: (id) => void sessions.set(id, transport),
-          onsessionclosed: (id) => void sessions.delete(id),
-        });
-        transports.add(transport);
-        t = transport;
-        await newServer().connect(t);
-      }
-      await t.handleRequest(req, res, body);
-    })().catch(() => res.destroy());
-  });
-  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
-  const base = `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
+  const seller = await startSdkSessionSeller(newServer);
   return {
-    url: `${base}/mcp`,
-    statelessUrl: `${base}/stateless`,
+    url: seller.url,
+    statelessUrl: seller.statelessUrl,
     started: (key) => withTimeout(gate(key).startedP, 5_000, `wait call ${key} at the seller`),
     release: (key) => gate(key).release(),
-    callIds,
+    get callIds() {
+      return seller.messages.filter((m) => (m as { method?: unknown } | null)?.method === 'tools/call').map((m) => (m as { id?: unknown }).id);
+    },
     close: async () => {
       for (const g of gates.values()) g.release();
-      for (const t of transports) await t.close().catch(() => undefined);
-      http.closeAllConnections();
-      await new Promise<void>((resolve) => http.close(() => resolve()));
+      await seller.close();
     },
   };
 }
@@ -243,7 +202,7 @@ describe('a request id already in flight in its session is refused, the first ca
     await stack.seller.started('b7');
     assert.deepEqual(onlyMessage(await post('s', toolCall(7, 'echo', { key: 'other session' }), b)), result(7, 'other session'));
     assert.deepEqual(onlyMessage(await post('s', toolCall('7', 'echo', { key: 'string id' }), a)), result('7', 'string id'));
-    // The same Mcp-Session-Id sent to another agent: not refused (ids are held per agent and session).
+    // The same Mcp-Session-Id sent to another agent (another seller url): not refused (ids are held per seller url and session).
     assert.deepEqual(onlyMessage(await post('o', toolCall(7, 'echo', { key: 'other agent' }), a)), result(7, 'other agent'));
     // 7.0 and 7 are one id (compared by value, as written, as a response id is): refused, the id as written.
     assertRefused(await post('s', '{"jsonrpc":"2.0","id":7.0,"method":"tools/call","params":{"name":"echo","arguments":{"key":"y"}}}', a), inFlightRefusal('7.0'));

@@ -1,33 +1,15 @@
 /**
- * The requests a host's `notifications/cancelled` can name (src/routing/cancellations.ts) and
- * the id it names (src/mcp/cancelled-id.ts): what is registered, what a cancellation marks,
- * and the exact id comparison (trial 17, L1;
+ * The requests a host's `notifications/cancelled` can name (src/routing/in-flight-requests.ts,
+ * the registry of requests in flight) and the id it names (src/mcp/cancelled-id.ts): what is
+ * registered, what a cancellation marks, and the exact id comparison (trial 17, L1;
  * test/regressions/cancelled-call-gets-minted-upstream-reset.test.ts).
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { parseConfig } from '../../src/config/load.js';
-import { resolveCallLimits } from '../../src/config/resolve.js';
-import { createExchange, type Exchange, type RpcPeek } from '../../src/exchange.js';
-import { CancellableRequests, NOT_REGISTERED } from '../../src/routing/cancellations.js';
+import type { RpcPeek } from '../../src/exchange.js';
+import { InFlightRequests, NOT_REGISTERED } from '../../src/routing/in-flight-requests.js';
 import { cancelledRequestIdOf, type WrittenRequestId } from '../../src/mcp/cancelled-id.js';
-
-const yaml = ['log_level: silent', 'agents:', '  s:', '    url: http://127.0.0.1:9/mcp', '  t:', '    url: http://127.0.0.1:9/mcp', ''].join('\n');
-const agents = parseConfig(yaml, { env: {}, source: 'cancellations' }).agents;
-
-function exchangeOf(agentName: string, rpc: RpcPeek, session: string | undefined): Exchange {
-  const agent = agents.get(agentName)!;
-  return createExchange({
-    agent,
-    rpc,
-    limits: resolveCallLimits(agent, rpc.toolName, undefined),
-    protocolVersion: '2025-06-18',
-    normalize: true,
-    stream: { startedAt: Date.now(), usedBytes: 0, resumeFrom: undefined },
-    mintEventId: () => undefined,
-    session,
-  });
-}
+import { exchangeOf, SELLER, slotOf } from '../helpers/in-flight-exchanges.js';
 
 /** A requestId as a notification writes it (`text`: its JSON value). */
 const written = (text: string): WrittenRequestId => ({ bytes: Buffer.from(text), range: [0, text.length] });
@@ -35,27 +17,33 @@ const written = (text: string): WrittenRequestId => ({ bytes: Buffer.from(text),
 const call = (id: string | number, idText?: string): RpcPeek => ({ kind: 'request', id, idText, method: 'tools/call', toolName: 'get_products', taskId: undefined });
 
 test('registers single requests with a session only', () => {
-  const r = new CancellableRequests();
-  assert.equal(r.register(exchangeOf('s', call(1), undefined)), NOT_REGISTERED);
-  assert.equal(r.register(exchangeOf('s', { kind: 'notification', id: null, idText: undefined, method: 'notifications/progress', toolName: undefined, taskId: undefined }, 'a')), NOT_REGISTERED);
-  assert.equal(r.register(exchangeOf('s', { kind: 'batch', id: null, idText: undefined, method: undefined, toolName: undefined, taskId: undefined, batchRequestIds: [] }, 'a')), NOT_REGISTERED);
+  const r = new InFlightRequests();
+  assert.equal(r.open(exchangeOf('s', call(1), undefined)), NOT_REGISTERED);
+  assert.equal(r.open(exchangeOf('s', { kind: 'notification', id: null, idText: undefined, method: 'notifications/progress', toolName: undefined, taskId: undefined }, 'a')), NOT_REGISTERED);
+  assert.equal(r.open(exchangeOf('s', { kind: 'batch', id: null, idText: undefined, method: undefined, toolName: undefined, taskId: undefined, batchRequestIds: [] }, 'a')), NOT_REGISTERED);
   const x = exchangeOf('s', call(1), 'a');
-  const slot = r.register(x);
+  const slot = slotOf(r.open(x));
   assert.notEqual(slot, NOT_REGISTERED);
   assert.equal(r.size, 1);
-  r.unregister(slot, x);
-  r.unregister(slot, x); // twice: a no-op
+  r.close(slot, x);
+  r.close(slot, x); // twice: a no-op
   assert.equal(r.size, 0);
-  assert.equal(r.cancel('s', 'a', written('1')), 0, 'an ended exchange is not marked');
+  assert.equal(r.cancel(SELLER, 'a', written('1')), 0, 'an ended exchange is not marked');
   assert.equal(x.cancelled, false);
 });
 
 test('a cancellation marks the request of its agent, session and id, exactly', () => {
-  const r = new CancellableRequests();
+  const r = new InFlightRequests();
   const target = exchangeOf('s', call(7), 'a');
   const others = [exchangeOf('s', call(7), 'b'), exchangeOf('t', call(7), 'a'), exchangeOf('s', call('7'), 'a'), exchangeOf('s', call(8), 'a')];
-  for (const x of [target, ...others]) r.register(x);
-  assert.equal(r.cancel('s', 'a', written('7.0')), 1);
+  // `t`'s 7 in session a is refused (agents s and t share the seller url, so its sessions and
+  // ids): never in flight beside `s`'s, so never marked with it.
+  const opened = [target, ...others].map((x) => r.open(x));
+  assert.deepEqual(
+    opened.map((o) => typeof o === 'number'),
+    [true, true, false, true, true],
+  );
+  assert.equal(r.cancel(SELLER, 'a', written('7.0')), 1);
   assert.equal(target.cancelled, true);
   assert.deepEqual(
     others.map((x) => x.cancelled),
@@ -82,9 +70,9 @@ test('the requestId of a notifications/cancelled, as written', () => {
 
 test('ids compare exactly: by value as written for numbers, escapes decoded, never a string for a number', () => {
   const marks = (requestId: string, id: string | number, idText?: string): boolean => {
-    const r = new CancellableRequests();
-    r.register(exchangeOf('s', call(id, idText), 'a'));
-    return r.cancel('s', 'a', written(requestId)) === 1;
+    const r = new InFlightRequests();
+    slotOf(r.open(exchangeOf('s', call(id, idText), 'a')));
+    return r.cancel(SELLER, 'a', written(requestId)) === 1;
   };
   assert.equal(marks('1', 1), true);
   assert.equal(marks('1.0', 1), true);

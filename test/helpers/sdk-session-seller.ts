@@ -1,0 +1,81 @@
+/**
+ * A real MCP TypeScript SDK 1.x seller with sessions, serving a `Server` the test builds: at
+ * `/mcp`, an `initialize` without `Mcp-Session-Id` gets a new StreamableHTTPServerTransport
+ * (`sessionIdGenerator: randomUUID`, no event store) and a new server, and each later request
+ * goes to its session's transport (an unknown session: 404; no session and no `initialize`:
+ * 400; DELETE ends the session); at `/stateless`, each request gets a fresh server and
+ * transport with no session (so it takes any `Mcp-Session-Id`). The SDK transport maps each
+ * response to its stream by the parsed request id, which is what
+ * test/regressions/duplicate-in-flight-id-hangs-first-call.test.ts and
+ * test/regressions/cancelled-call-gets-minted-upstream-reset.test.ts (the SDK client's
+ * cancellation) need of it.
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { randomUUID } from 'node:crypto';
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+
+export interface SdkSessionSeller {
+  /** The stateful endpoint: `http://127.0.0.1:<port>/mcp`. */
+  readonly url: string;
+  /** The stateless endpoint: `http://127.0.0.1:<port>/stateless`. */
+  readonly statelessUrl: string;
+  /** Each JSON-RPC message POSTed to either endpoint, parsed, in order (a batch's elements one by one). */
+  readonly messages: unknown[];
+  /** Closes every session's transport and the HTTP server. */
+  close(): Promise<void>;
+}
+
+/** Starts the seller on 127.0.0.1; `newServer` makes the server of each session (and of each stateless request). */
+export async function startSdkSessionSeller(newServer: () => Server): Promise<SdkSessionSeller> {
+  const sessions = new Map<string, StreamableHTTPServerTransport>();
+  const transports = new Set<StreamableHTTPServerTransport>();
+  const messages: unknown[] = [];
+  const http = createServer((req: IncomingMessage, res: ServerResponse) => {
+    void (async () => {
+      const chunks: Buffer[] = [];
+      for await (const c of req) chunks.push(c as Buffer);
+      const body = req.method === 'POST' ? (JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown) : undefined;
+      if (body !== undefined) messages.push(...(Array.isArray(body) ? body : [body]));
+      if (req.url === '/stateless') {
+        const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+        const server = newServer();
+        res.on('close', () => void transport.close().then(() => server.close()));
+        await server.connect(transport);
+        await transport.handleRequest(req, res, body);
+        return;
+      }
+      const sid = req.headers['mcp-session-id'];
+      let t = typeof sid === 'string' ? sessions.get(sid) : undefined;
+      if (t === undefined) {
+        if (sid !== undefined || !isInitializeRequest(body)) {
+          res.writeHead(sid ? 404 : 400).end();
+          return;
+        }
+        const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+          sessionIdGenerator: () => randomUUID(),
+          onsessioninitialized: (id) => void sessions.set(id, transport),
+          onsessionclosed: (id) => void sessions.delete(id),
+        });
+        transports.add(transport);
+        t = transport;
+        await newServer().connect(t);
+      }
+      await t.handleRequest(req, res, body);
+    })().catch(() => res.destroy());
+  });
+  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
+  const base = `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
+  return {
+    url: `${base}/mcp`,
+    statelessUrl: `${base}/stateless`,
+    messages,
+    close: async () => {
+      for (const t of transports) await t.close().catch(() => undefined);
+      http.closeAllConnections();
+      await new Promise<void>((resolve) => http.close(() => resolve()));
+    },
+  };
+}
