@@ -2,12 +2,11 @@
  * The gateway (or another repo script) as a real child process, run from the repo with a
  * clean environment, for the CLI, probe, reload, shutdown and two-process tests: the CLI as
  * `node dist/main.js` when dist/ is current with src/ (see `cliArgv`), other scripts as
- * `node --import tsx <script>`.
+ * `node --import tsx <script>`. What `--check-config` says of a config's contents is checked
+ * in the test's own process (./check-config.ts): a spawn is for what only the process shows.
  */
-import assert from 'node:assert/strict';
 import { spawn, type ChildProcessByStdio } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { availableParallelism, tmpdir } from 'node:os';
+import { availableParallelism } from 'node:os';
 import { join, relative } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import { distStaleness } from '../../scripts/build-if-stale.js';
@@ -93,9 +92,14 @@ export function spawnCli(args: readonly string[], opts: SpawnOptions = {}): Chil
   return spawnNode(cliArgv(args), opts);
 }
 
+/** The environment of a child (the CLI's, a script's): PATH and HOME, then `env` (no ADCP_* leaking in from the developer's shell). */
+export function cliEnv(env: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+  return { PATH: process.env.PATH, HOME: process.env.HOME, ...env };
+}
+
 function spawnNode(script: readonly string[], opts: SpawnOptions): ChildProcess {
   const argv = [...(opts.nodeArgs ?? []), ...script];
-  const options = { cwd: opts.cwd ?? REPO, env: { PATH: process.env.PATH, HOME: process.env.HOME, ...opts.env } };
+  const options = { cwd: opts.cwd ?? REPO, env: cliEnv(opts.env) };
   return opts.stdin === 'pipe'
     ? spawn(process.execPath, argv, { ...options, stdio: ['pipe', 'pipe', 'pipe'] })
     : spawn(process.execPath, argv, { ...options, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -236,31 +240,4 @@ export async function startGatewayProcess(
     throw new Error(`no address in the "gateway started" line: ${JSON.stringify(started)}`);
   }
   return { child, address: started.address, logs, waitForLog, stderr: () => stderr, exited, kill };
-}
-
-/**
- * Runs `--check-config` on the config file `path` (with `env` added to the CLI's environment)
- * and asserts it is refused with exactly `problems` (each a line after the
- * `<path>: N problem(s)` head): exit 2, nothing on stdout.
- */
-export async function assertCheckConfigProblems(path: string, problems: readonly string[], env: NodeJS.ProcessEnv = {}): Promise<void> {
-  const run = await runCli(['--config', path, '--check-config'], { env });
-  const head = `${path}: ${problems.length} problem${problems.length === 1 ? '' : 's'}`;
-  assert.deepEqual(run, { code: 2, stdout: '', stderr: `${[head, ...problems].join('\n')}\n` });
-}
-
-/**
- * Writes `text` to a config file in a fresh temporary directory and asserts, as
- * `assertCheckConfigProblems` does, that `--check-config` (with `env`) refuses it with exactly
- * `problems`; the directory is removed after, also when the assertion fails.
- */
-export async function assertCheckConfigTextProblems(text: string, problems: readonly string[], env: NodeJS.ProcessEnv = {}): Promise<void> {
-  const dir = await mkdtemp(join(tmpdir(), 'gw-check-config-'));
-  try {
-    const file = join(dir, 'gateway.yaml');
-    await writeFile(file, text);
-    await assertCheckConfigProblems(file, problems, env);
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
 }

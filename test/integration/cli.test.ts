@@ -1,5 +1,8 @@
 // The `adcp-buyer-gateway` bin as a real process: node dist/main.js ... (src/main.ts through tsx
-// when dist/ is stale: test/helpers/process.ts `cliArgv`).
+// when dist/ is stale: test/helpers/process.ts `cliArgv`). What `--check-config` prints of a
+// config's contents (the gateway section, the redacted url) is checked in this process, through
+// the CLI's own `main` (test/helpers/check-config.ts); the exit codes, streams, environment and
+// flags of the real process stay spawned here.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -7,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { withTakenPort } from '../helpers/ports.js';
+import { checkConfigRun } from '../helpers/check-config.js';
 import { runCli, startGatewayProcess } from '../helpers/process.js';
 
 let dir: string;
@@ -178,7 +182,7 @@ describe('adcp-buyer-gateway CLI', { concurrency: true }, () => {
       file('gateway.yaml'),
       `listen: { host: 127.0.0.1, port: 8080 }\nops_listen: { port: 9464 }\nlog_level: debug\nshutdown_grace_ms: 2500\nresume: { secret: "${secret}", ttl_ms: 60000 }\n${VALID.slice(VALID.indexOf('defaults:'))}`,
     );
-    const { code, stdout, stderr } = await runCli(['--config', file('gateway.yaml'), '--check-config']);
+    const { code, stdout, stderr } = await checkConfigRun(file('gateway.yaml'));
     assert.equal(stderr, '');
     assert.equal(code, 0);
     const blocks = stdout.split('\n\n');
@@ -208,7 +212,7 @@ describe('adcp-buyer-gateway CLI', { concurrency: true }, () => {
       file('query.yaml'),
       'agents:\n  q:\n    url: http://127.0.0.1:1/mcp?key=abcdefghijkl\n    max_response_bytes: 8388608\n    max_call_response_bytes: 1000\n',
     );
-    const { code, stdout } = await runCli(['--config', file('query.yaml'), '--check-config']);
+    const { code, stdout } = await checkConfigRun(file('query.yaml'));
     assert.equal(code, 0);
     assert.doesNotMatch(stdout, /abcdefghijkl|key=/);
     assert.match(stdout, /^q {2,}http:\/\/127\.0\.0\.1:1\/mcp\?\[redacted\] {2,}8388608 /m);
@@ -218,8 +222,9 @@ describe('adcp-buyer-gateway CLI', { concurrency: true }, () => {
 
   it('ops_listen.port equal to listen.port is a config error (exit 2) at --check-config and at start', async () => {
     await writeFile(file('clash.yaml'), `listen: { host: 0.0.0.0, port: 18787 }\nops_listen: { host: 127.0.0.1, port: 18787 }\n${VALID.slice(VALID.indexOf('agents:'))}`);
-    for (const args of [['--check-config'], []]) {
-      const { code, stdout, stderr } = await runCli(['--config', file('clash.yaml'), ...args]);
+    // The check in process, the start as a real process.
+    for (const run of [() => checkConfigRun(file('clash.yaml')), () => runCli(['--config', file('clash.yaml')])]) {
+      const { code, stdout, stderr } = await run();
       assert.equal(code, 2, stderr);
       assert.equal(stdout, '');
       assert.match(stderr, /clash\.yaml: 1 problem\n {2}ops_listen\.port \(line 2, column \d+\): must differ from listen\.port \(18787\)/);

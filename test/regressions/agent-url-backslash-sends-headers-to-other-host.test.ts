@@ -10,13 +10,14 @@
  * naming its position (never the url), and, when it is where an RFC 3986 reader still reads
  * the authority, the host a URL parser would read.
  *
- * Input: the reviewer's file (/tmp/r36/bs.yaml) with the real CLI, every other case with the
+ * Input: the reviewer's file (/tmp/r36/bs.yaml) with the CLI's `--check-config` (in process: helpers/check-config.ts), every other case with the
  * real loader. Expected: exit 2 / the exact problem; a url without a backslash passes.
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { agentUrlProblems } from '../helpers/config-problems.js';
-import { assertCheckConfigTextProblems, PROCESS_TEST_TIMEOUT_MS } from '../helpers/process.js';
+import { assertCheckConfigTextProblems } from '../helpers/check-config.js';
+import { PROCESS_TEST_TIMEOUT_MS } from '../helpers/process.js';
 
 const WHY =
   'must not contain `\\` in its host or path: a URL parser (WHATWG, as Node and its HTTP client) reads it as `/`, which ends the host where other readers ' +

@@ -8,14 +8,15 @@
  * URL parser would quietly turn into another are errors.
  *
  * Input: the trial's configs (the newline written in the file and through a variable) with
- * the real CLI (`--check-config`), and every other case with the real loader.
+ * the CLI's `--check-config` (in process: helpers/check-config.ts), and every other case with the real loader.
  * Expected: a problem at `agents.<agent>.url` naming the character (code point, name,
  * position), never the url; exit 2. A url without any still passes.
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { agentUrlProblems } from '../helpers/config-problems.js';
-import { assertCheckConfigTextProblems, PROCESS_TEST_TIMEOUT_MS } from '../helpers/process.js';
+import { assertCheckConfigTextProblems } from '../helpers/check-config.js';
+import { PROCESS_TEST_TIMEOUT_MS } from '../helpers/process.js';
 
 const WHY = 'must not contain whitespace or control characters, which a URL parser quietly drops or percent-encodes (the requests would go to another url than the one written)';
 

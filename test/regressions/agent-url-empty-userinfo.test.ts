@@ -8,7 +8,7 @@
  * treat its presence as an error (it is used to obscure the authority). Now the userinfo is
  * read from the url's text after `${VAR}` expansion (config/url-authority.ts), as the host is.
  *
- * Input: a config with such a url checked with the real CLI (`--check-config`); urls with an
+ * Input: a config with such a url checked with the CLI's `--check-config` (in process: helpers/check-config.ts); urls with an
  * empty userinfo parsed in-process (written, and from a variable).
  * Expected: the credentials problem at `agents.<agent>.url` (the message credentials get,
  * never echoing the url); exit 2 for the CLI. An `@` in the path or the query is still
@@ -20,7 +20,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { ConfigError, parseConfig } from '../../src/config/load.js';
-import { PROCESS_TEST_TIMEOUT_MS, runCli } from '../helpers/process.js';
+import { checkConfigRun } from '../helpers/check-config.js';
+import { PROCESS_TEST_TIMEOUT_MS } from '../helpers/process.js';
 
 const CREDENTIALS = 'must not contain credentials (user:password@); send them with `headers` instead';
 
@@ -41,7 +42,7 @@ describe('an agent url with an empty userinfo is refused as credentials are', ()
     try {
       const file = join(dir, 'userinfo.yaml');
       await writeFile(file, 'agents:\n  seller:\n    url: https://@seller.example/mcp\n    headers: { Authorization: "Bearer tok-12345678" }\n');
-      const run = await runCli(['--config', file, '--check-config']);
+      const run = await checkConfigRun(file);
       assert.deepEqual(run, { code: 2, stdout: '', stderr: `${file}: 1 problem\n  agents.seller.url (line 3, column 10): ${CREDENTIALS}\n` });
     } finally {
       await rm(dir, { recursive: true, force: true });

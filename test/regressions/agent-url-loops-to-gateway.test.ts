@@ -5,7 +5,7 @@
  * recursed through the gateway about 10,000 times (about 1,000 at `ulimit -n 2048`), one socket
  * and one exchange line per hop, until connections failed.
  *
- * Input, 1: the trial's config through the real CLI (`--check-config`), and more spellings of
+ * Input, 1: the trial's config through the CLI's `--check-config` (in process: helpers/check-config.ts), and more spellings of
  * the gateway's own address (and its ops_listen address) parsed in-process.
  * Expected: exit 2 and one problem at `agents.<agent>.url` saying why (hosts never echoed);
  * `listen.port: 0`, another port or an address no connection shares still pass.
@@ -26,7 +26,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { ConfigError, parseConfig } from '../../src/config/load.js';
-import { assertCheckConfigProblems, PROCESS_TEST_TIMEOUT_MS, startGatewayProcess, type GatewayProcess } from '../helpers/process.js';
+import { assertCheckConfigProblems } from '../helpers/check-config.js';
+import { PROCESS_TEST_TIMEOUT_MS, startGatewayProcess, type GatewayProcess } from '../helpers/process.js';
 import { rawPost, toolCall } from '../helpers/raw.js';
 import { startRawSeller, toolResponse, type RawSeller } from '../support/raw-seller.js';
 

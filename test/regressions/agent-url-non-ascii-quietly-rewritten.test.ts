@@ -15,13 +15,14 @@
  * `%EF%BC%91%EF%BC%92%EF%BC%97.0.0.1` as 127.0.0.1. Now any `%` between `//` and the path is an
  * error at the url's YAML path, naming its position and the host the parser would read.
  *
- * Input: the soft hyphen through `${U}` with the real CLI (as the trial did), every other case
+ * Input: the soft hyphen through `${U}` with the CLI's `--check-config` (as the trial did; in process: helpers/check-config.ts), every other case
  * with the real loader. Expected: exit 2 / the exact problem; the ASCII spellings pass.
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { agentUrlProblems } from '../helpers/config-problems.js';
-import { assertCheckConfigTextProblems, PROCESS_TEST_TIMEOUT_MS } from '../helpers/process.js';
+import { assertCheckConfigTextProblems } from '../helpers/check-config.js';
+import { PROCESS_TEST_TIMEOUT_MS } from '../helpers/process.js';
 
 const WHY =
   'must be ASCII: a URL parser quietly rewrites any other character (a host\'s are mapped by IDNA, which drops some and turns others into ASCII ones; ' +

@@ -4,13 +4,14 @@
  * listen on port 0; a connection to it fails). Now port 0, however written (`:0`, `:00`), is
  * an error at the url's YAML path saying so.
  *
- * Input: the reviewer's url (/tmp/r36/cfg3.mts, `port0`) with the real CLI and the real loader.
+ * Input: the reviewer's url (/tmp/r36/cfg3.mts, `port0`) with the CLI's `--check-config` (in process: helpers/check-config.ts) and the real loader.
  * Expected: exit 2 / exactly the problem below; a written port 1 .. 65535 or none passes.
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { agentUrlProblems } from '../helpers/config-problems.js';
-import { assertCheckConfigTextProblems, PROCESS_TEST_TIMEOUT_MS } from '../helpers/process.js';
+import { assertCheckConfigTextProblems } from '../helpers/check-config.js';
+import { PROCESS_TEST_TIMEOUT_MS } from '../helpers/process.js';
 
 const WHY =
   'has port 0, where no seller can listen (a connection to it fails, so every call would fail upstream_unreachable): ' +

@@ -7,7 +7,7 @@
  * is "never above that response limit").
  *
  * Input: the trial's c1.yaml, and an agent whose event limit is below its response limit
- * (control), checked with the real CLI.
+ * (control), checked with the CLI's `--check-config` (in process: helpers/check-config.ts).
  * Expected: exit 0; the `max_sse_event_bytes` cells `1000 (configured 999999999)` and
  * `1000 (configured 2000)`, one note per row saying why; the control's cell as is, no note.
  */
@@ -16,7 +16,8 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { PROCESS_TEST_TIMEOUT_MS, runCli } from '../helpers/process.js';
+import { checkConfigRun } from '../helpers/check-config.js';
+import { PROCESS_TEST_TIMEOUT_MS } from '../helpers/process.js';
 
 const C1 = [
   'agents:',
@@ -39,7 +40,7 @@ test("--check-config shows a clamped max_sse_event_bytes as '(configured N)', wi
   try {
     const file = join(dir, 'c1.yaml');
     await writeFile(file, C1);
-    const { code, stdout, stderr } = await runCli(['--config', file, '--check-config']);
+    const { code, stdout, stderr } = await checkConfigRun(file);
     assert.deepEqual({ code, stderr }, { code: 0, stderr: '' });
     assert.deepEqual(
       stdout.split('\n').filter((line) => line.startsWith('note: ') || line.startsWith('WARNING: ')),

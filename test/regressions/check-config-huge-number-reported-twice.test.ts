@@ -8,7 +8,7 @@
  * the safe integers as its own issue, next to the key's `max`/`min` one (config/schema.ts).
  *
  * Input: a config file with such numbers (and `-1e30`, a fraction, two numbers below 2^53, a
- * hex integer in range) under `defaults`, an agent and a tool, checked with the real CLI
+ * hex integer in range) under `defaults`, an agent and a tool, checked with the CLI's `--check-config` (in process: helpers/check-config.ts)
  * (`--check-config`).
  * Expected: exit 2, nothing on stdout, and on stderr exactly one line per bad key, each
  * showing the YAML text of the value (`got 1e30`, `got 9007199254740993`, `got 1.5e9`);
@@ -20,7 +20,8 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { PROCESS_TEST_TIMEOUT_MS, runCli } from '../helpers/process.js';
+import { checkConfigRun } from '../helpers/check-config.js';
+import { PROCESS_TEST_TIMEOUT_MS } from '../helpers/process.js';
 
 const CONFIG = [
   'defaults:',
@@ -51,7 +52,7 @@ test('--check-config: one line per key, the number as written', { timeout: PROCE
   try {
     const file = join(dir, 'v.yaml');
     await writeFile(file, CONFIG);
-    const { code, stdout, stderr } = await runCli(['--config', file, '--check-config']);
+    const { code, stdout, stderr } = await checkConfigRun(file);
     assert.equal(stdout, '');
     assert.deepEqual(stderr.trimEnd().split('\n'), [
       `${file}: 9 problems`,

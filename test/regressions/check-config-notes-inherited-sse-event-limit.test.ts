@@ -24,7 +24,8 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { PROCESS_TEST_TIMEOUT_MS, runCli } from '../helpers/process.js';
+import { checkConfigRun } from '../helpers/check-config.js';
+import { PROCESS_TEST_TIMEOUT_MS } from '../helpers/process.js';
 
 const CONFIG = [
   'defaults:',
@@ -69,7 +70,7 @@ test('check-config-notes-inherited-sse-event-limit: only an event limit set on t
   try {
     const file = join(dir, 'n1.yaml');
     await writeFile(file, CONFIG);
-    const { code, stdout, stderr } = await runCli(['--config', file, '--check-config']);
+    const { code, stdout, stderr } = await checkConfigRun(file);
     assert.deepEqual({ code, stderr }, { code: 0, stderr: '' });
     assert.deepEqual(
       eventNotes(stdout),
@@ -114,7 +115,7 @@ test('check-config-notes-inherited-sse-event-limit: an event limit `defaults` se
         '',
       ].join('\n'),
     );
-    const { code, stdout, stderr } = await runCli(['--config', file, '--check-config']);
+    const { code, stdout, stderr } = await checkConfigRun(file);
     assert.deepEqual({ code, stderr }, { code: 0, stderr: '' });
     assert.deepEqual(eventNotes(stdout), [
       'note: defaults: max_sse_event_bytes 999999 is above max_response_bytes 100000: an event limit is never above the response limit in force',

@@ -21,6 +21,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { displayPath, displayUrl } from '../../src/config/display-url.js';
 import { initializeResult, METHOD_NOT_FOUND, startProbeSeller } from '../helpers/probe-seller.js';
+import { checkConfigRun } from '../helpers/check-config.js';
 import { PROCESS_TEST_TIMEOUT_MS, runCli } from '../helpers/process.js';
 import type { RawSeller } from '../support/raw-seller.js';
 
@@ -50,7 +51,7 @@ after(async () => {
 
 describe('an agent url with a key in its path', { timeout: PROCESS_TEST_TIMEOUT_MS }, () => {
   it('--check-config shows the path segment as [redacted] (was: the whole url)', async () => {
-    const run = await runCli(['--check-config', '--config', file('path.yaml')]);
+    const run = await checkConfigRun(file('path.yaml'));
     assert.equal(run.code, 0, run.stderr);
     assert.ok(!run.stdout.includes('SECRET123'), run.stdout);
     const row = run.stdout.split('\n').find((line) => line.startsWith('p '));
@@ -74,7 +75,7 @@ describe('an agent url with a key in its path', { timeout: PROCESS_TEST_TIMEOUT_
 
   it('a query too: --check-config and probe print the same text', async () => {
     const expected = `${origin}/adcp/[redacted]/mcp?[redacted]`;
-    const check = await runCli(['--check-config', '--config', file('path-query.yaml')]);
+    const check = await checkConfigRun(file('path-query.yaml'));
     assert.equal(check.code, 0, check.stderr);
     assert.equal(check.stdout.split('\n').find((line) => line.startsWith('p '))?.split(/ {2,}/)[1], expected);
     const probe = await runCli(['probe', 'p', '--json', '--config', file('path-query.yaml')]);

@@ -9,7 +9,7 @@
  * but a `tools/call` of a tool with bounds of its own).
  *
  * Input: a config with `defaults.max_json_nodes: 9` (agent `d` inherits it), agent `e` at 8 and
- * agent `ok` at 10, checked with the real CLI (`--check-config`); then the same config served
+ * agent `ok` at 10, checked with the CLI's `--check-config` (in process: helpers/check-config.ts); then the same config served
  * by the real gateway in front of a raw seller on 127.0.0.1, and the smallest initialize
  * (MCP: `protocolVersion`, `capabilities`, `clientInfo` with `name` and `version`) POSTed to each.
  * Expected: exit 0, and one note per agent below 10 values, naming the smallest initialize and
@@ -23,7 +23,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { startGateway } from '../helpers/gateway.js';
-import { PROCESS_TEST_TIMEOUT_MS, runCli } from '../helpers/process.js';
+import { checkConfigRun } from '../helpers/check-config.js';
+import { PROCESS_TEST_TIMEOUT_MS } from '../helpers/process.js';
 import { withTimeout } from '../helpers/timeout.js';
 import { startRawSeller } from '../support/raw-seller.js';
 
@@ -40,7 +41,7 @@ test('--check-config notes a max_json_nodes below the smallest initialize, and o
   try {
     const file = join(dir, 'g.yaml');
     await writeFile(file, config('http://127.0.0.1:9/mcp'));
-    const { code, stdout, stderr } = await runCli(['--config', file, '--check-config']);
+    const { code, stdout, stderr } = await checkConfigRun(file);
     assert.equal(stderr, '');
     assert.deepEqual(
       stdout.split('\n').filter((line) => line.startsWith('note: ')),

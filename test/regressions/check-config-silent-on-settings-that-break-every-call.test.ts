@@ -10,7 +10,7 @@
  *   that it has no effect;
  * - a bearer token in `headers` over plain `http:` to a host that is not loopback: nothing.
  *
- * Input: configs with those settings, checked with the real CLI; then agents at the byte
+ * Input: configs with those settings, checked with the CLI's `--check-config` (in process: helpers/check-config.ts); then agents at the byte
  * bounds, served by the real gateway in front of a raw seller on 127.0.0.1.
  * Expected: exit 0 and exactly the notes and warnings below (derived: the smallest answer,
  * `{"jsonrpc":"2.0","id":1,"result":{}}`, is 36 bytes; the smallest tool result 48; the
@@ -24,7 +24,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { startGateway } from '../helpers/gateway.js';
-import { PROCESS_TEST_TIMEOUT_MS, runCli } from '../helpers/process.js';
+import { checkConfigRun } from '../helpers/check-config.js';
+import { PROCESS_TEST_TIMEOUT_MS } from '../helpers/process.js';
 import { withTimeout } from '../helpers/timeout.js';
 import { startRawSeller } from '../support/raw-seller.js';
 
@@ -39,7 +40,7 @@ async function notesOf(text: string): Promise<string[]> {
   try {
     const file = join(dir, 'g.yaml');
     await writeFile(file, text);
-    const { code, stdout, stderr } = await runCli(['--config', file, '--check-config']);
+    const { code, stdout, stderr } = await checkConfigRun(file);
     assert.deepEqual({ code, stderr }, { code: 0, stderr: '' });
     return stdout.split('\n').filter((line) => line.startsWith('note: ') || line.startsWith('WARNING: '));
   } finally {

@@ -5,7 +5,7 @@
  * `${VAR}` can never set a number or a boolean (docs/configuration.md, `${VAR}`).
  *
  * Input: the trial's e1 (flow, unquoted), e5 (block, unquoted) and e6 (quoted) configs with
- * `NUM=5`, and a boolean setting, with the real CLI (`--check-config`); a string setting in a
+ * `NUM=5`, and a boolean setting, with the CLI's `--check-config` (in process: helpers/check-config.ts); a string setting in a
  * flow mapping (control: quoting is the fix there, as before).
  * Expected: exit 2; for a number or boolean setting, one problem saying to write the value
  * itself, never to quote it; for a string setting, the quoting advice.
@@ -15,7 +15,8 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { PROCESS_TEST_TIMEOUT_MS, runCli } from '../helpers/process.js';
+import { checkConfigRun } from '../helpers/check-config.js';
+import { PROCESS_TEST_TIMEOUT_MS } from '../helpers/process.js';
 
 const AGENT = 'agents:\n  a: {url: "http://127.0.0.1:3001/mcp"}\n';
 const NUMBER = 'a ${VAR} always makes a string, and this setting takes a number: write the number itself';
@@ -42,7 +43,7 @@ test('a ${VAR} where a number or boolean goes: the advice is to write the value,
     for (const [name, text, problem] of CASES) {
       const file = join(dir, `${name.split(' ')[0]}.yaml`);
       await writeFile(file, text);
-      const run = await runCli(['--config', file, '--check-config'], { env: { NUM: '5', FLAG: 'true', HOST: '127.0.0.1' } });
+      const run = await checkConfigRun(file, { NUM: '5', FLAG: 'true', HOST: '127.0.0.1' });
       assert.deepEqual(run, { code: 2, stdout: '', stderr: `${file}: 1 problem\n  ${problem}\n` }, name);
     }
   } finally {

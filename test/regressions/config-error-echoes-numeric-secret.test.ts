@@ -8,7 +8,8 @@
  * the loader refuses for its text (`123456789012345678901.5`, `-0`) as its text. The docs say of
  * both keys that their values are never echoed in errors (docs/configuration.md).
  *
- * Input: the trial's config checked with the real CLI (`--check-config`) and started with it;
+ * Input: the trial's config checked with the CLI's `--check-config` (in process: helpers/check-config.ts) and
+ * started as a real process;
  * a running gateway with the gateway's own logger (createLogger) reloading a file whose header
  * is rewritten as an unquoted number; configs parsed in-process with numbers and booleans of
  * every YAML form at `resume.secret`, `resume`, `agents.<agent>.headers` and a header.
@@ -27,6 +28,7 @@ import { createLogger } from '../../src/observability/logger.js';
 import { createReloader } from '../../src/reload.js';
 import { lineSink } from '../helpers/capture-log.js';
 import { startGateway } from '../helpers/gateway.js';
+import { checkConfigRun } from '../helpers/check-config.js';
 import { PROCESS_TEST_TIMEOUT_MS, runCli } from '../helpers/process.js';
 import { TEST_TIMEOUT_MS } from '../helpers/timeout.js';
 
@@ -73,7 +75,7 @@ describe('a secret written as an unquoted number is never echoed in a config err
   it('--check-config: the trial\'s config reports both keys by type, exit 2 (was: both values shown)', { timeout: PROCESS_TEST_TIMEOUT_MS }, async () => {
     const file = join(dir, 'check.yaml');
     await writeFile(file, TRIAL);
-    assert.deepEqual(await runCli(['--config', file, '--check-config']), { code: 2, stdout: '', stderr: TRIAL_REPORT(file) });
+    assert.deepEqual(await checkConfigRun(file), { code: 2, stdout: '', stderr: TRIAL_REPORT(file) });
   });
 
   it('start-up: the same report, exit 2, nothing on stdout', { timeout: PROCESS_TEST_TIMEOUT_MS }, async () => {

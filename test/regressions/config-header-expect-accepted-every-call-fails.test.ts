@@ -12,7 +12,7 @@
  * sets itself (request/headers.ts `STRIPPED_REQUEST_HEADERS`) but `origin` and `referer`,
  * which may be configured on purpose.
  *
- * Input: the trial's config file, and one with `content-encoding`, checked with the real CLI
+ * Input: the trial's config file, and one with `content-encoding`, checked with the CLI's `--check-config` (in process: helpers/check-config.ts)
  * (`--check-config`); every stripped name, with the real loader (`parseConfig`).
  * Expected: exit 2, nothing on stdout, exactly the stderr below; one problem per stripped name.
  */
@@ -23,7 +23,8 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { ConfigError, parseConfig } from '../../src/config/load.js';
 import { STRIPPED_REQUEST_HEADERS } from '../../src/request/headers.js';
-import { assertCheckConfigProblems, PROCESS_TEST_TIMEOUT_MS } from '../helpers/process.js';
+import { assertCheckConfigProblems } from '../helpers/check-config.js';
+import { PROCESS_TEST_TIMEOUT_MS } from '../helpers/process.js';
 
 const OPTIONS = { timeout: PROCESS_TEST_TIMEOUT_MS };
 const LISTEN = 'listen: { host: 127.0.0.1, port: 4201 }\n';

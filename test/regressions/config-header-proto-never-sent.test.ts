@@ -7,7 +7,7 @@
  * `Object.assign`). Now the name is refused at its YAML path, saying why
  * (config/owned-headers.ts); the header policy itself is unchanged.
  *
- * Input: the reviewer's config (/tmp/r36/proto.mts, cfg2.mts) with the real CLI and the real
+ * Input: the reviewer's config (/tmp/r36/proto.mts, cfg2.mts) with the CLI's `--check-config` (in process: helpers/check-config.ts) and the real
  * loader. Expected: exit 2 / exactly the problem below; other names of Object.prototype's
  * members (`constructor`, `toString`), which are plain fields, are loaded and sent.
  */
@@ -16,7 +16,8 @@ import { describe, it } from 'node:test';
 import { parseConfig } from '../../src/config/load.js';
 import { applyRequestHeaderPolicy } from '../../src/request/headers.js';
 import { agentHeaderProblems } from '../helpers/config-problems.js';
-import { assertCheckConfigTextProblems, PROCESS_TEST_TIMEOUT_MS } from '../helpers/process.js';
+import { assertCheckConfigTextProblems } from '../helpers/check-config.js';
+import { PROCESS_TEST_TIMEOUT_MS } from '../helpers/process.js';
 
 const WHY = "a JavaScript object's prototype name: the gateway's header objects take it as their prototype rather than as a field, so it would never be sent";
 

@@ -6,13 +6,14 @@
  * and the config already refused `proxy-*` and `proxy_*`. Now it is refused at the name's YAML
  * path, saying why (config/owned-headers.ts, the family read as request/proxy-name.ts reads it).
  *
- * Input: the reviewer's header (/tmp/r36/proto.mts) with the real CLI and the real loader.
+ * Input: the reviewer's header (/tmp/r36/proto.mts) with the CLI's `--check-config` (in process: helpers/check-config.ts) and the real loader.
  * Expected: exit 2 / exactly the problem below; names that only start with the letters pass.
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { agentHeaderProblems } from '../helpers/config-problems.js';
-import { assertCheckConfigTextProblems, PROCESS_TEST_TIMEOUT_MS } from '../helpers/process.js';
+import { assertCheckConfigTextProblems } from '../helpers/check-config.js';
+import { PROCESS_TEST_TIMEOUT_MS } from '../helpers/process.js';
 
 const WHY =
   'the httpoxy name: a seller behind CGI, WSGI, PHP or Rack reads it as `HTTP_PROXY`, the variable many HTTP clients take for their outbound proxy ' +

@@ -10,14 +10,15 @@
  * request is refused at the name's YAML path, saying why: those the request policy strips or
  * the gateway sets (as before), `content-type`, `accept`, and every `Mcp-*` transport header.
  *
- * Input: the trial's headers, checked with the real CLI (`--check-config`); the other MCP
+ * Input: the trial's headers, checked with the CLI's `--check-config` (in process: helpers/check-config.ts); the other MCP
  * transport names and headers that stay allowed, with the real loader.
  * Expected: exit 2 and exactly the problems below; allowed ones load.
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { agentHeaderProblems } from '../helpers/config-problems.js';
-import { assertCheckConfigTextProblems, PROCESS_TEST_TIMEOUT_MS } from '../helpers/process.js';
+import { assertCheckConfigTextProblems } from '../helpers/check-config.js';
+import { PROCESS_TEST_TIMEOUT_MS } from '../helpers/process.js';
 
 const MCP = 'an MCP transport header, which each host sets for its own requests (Mcp-Method, Mcp-Name, Mcp-Param-*): a configured one would replace every host\'s';
 

@@ -12,7 +12,7 @@
  * reason at its YAML path, naming the spelling such a seller reads; and two configured names
  * that are one name so read (`x_api_key` beside `X-Api-Key`) are refused as a repeat.
  *
- * Input: the finding's headers, checked with the real CLI (`--check-config`); then the real
+ * Input: the finding's headers, checked with the CLI's `--check-config` (in process: helpers/check-config.ts); then the real
  * loader on a twin pair, on `proxy_authorization` / `Mcp_Param_Region` (prefix families), and on
  * underscore names no owned header reads as (`x_trace_id`).
  * Expected: exit 2 and exactly the problems below (was: exit 0, valid); the control loads.
@@ -20,7 +20,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { agentHeaderProblems } from '../helpers/config-problems.js';
-import { assertCheckConfigTextProblems, PROCESS_TEST_TIMEOUT_MS } from '../helpers/process.js';
+import { assertCheckConfigTextProblems } from '../helpers/check-config.js';
+import { PROCESS_TEST_TIMEOUT_MS } from '../helpers/process.js';
 
 /** What the message says between the name and the reason (the reason is the `-` spelling's, word for word). */
 const READ_AS = (dashed: string) => `(a seller behind CGI, WSGI, PHP or Rack reads it as \`${dashed}\`)`;

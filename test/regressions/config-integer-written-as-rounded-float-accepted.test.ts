@@ -11,7 +11,7 @@
  * negative zero. A float whose text is an integer still counts as one, as docs/configuration.md
  * says (`16.0`, `4.194304e6`; a control below).
  *
- * Input: config files with those numbers, checked with the real CLI (`--check-config`).
+ * Input: config files with those numbers, checked with the CLI's `--check-config` (in process: helpers/check-config.ts).
  * Expected: exit 2, nothing on stdout, and exactly the stderr below; the control: exit 0.
  */
 import assert from 'node:assert/strict';
@@ -19,7 +19,8 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { assertCheckConfigProblems, PROCESS_TEST_TIMEOUT_MS, runCli } from '../helpers/process.js';
+import { assertCheckConfigProblems, checkConfigRun } from '../helpers/check-config.js';
+import { PROCESS_TEST_TIMEOUT_MS } from '../helpers/process.js';
 
 const OPTIONS = { timeout: PROCESS_TEST_TIMEOUT_MS };
 const AGENT = 'agents:\n  a:\n    url: http://127.0.0.1:9/mcp\n';
@@ -68,7 +69,7 @@ describe('--check-config reads an integer setting as its YAML text writes it', {
 
   test('control: floats whose text is an integer count as that integer (docs/configuration.md)', OPTIONS, async () => {
     const path = join(dir, 'exact.yaml');
-    const run = await runCli(['--config', path, '--check-config']);
+    const run = await checkConfigRun(path);
     assert.deepEqual([run.code, run.stderr], [0, '']);
     assert.match(run.stdout, /\n {2}listen {17}127\.0\.0\.1:0 \(any free port\)\n/);
     assert.match(run.stdout, /\na {11}http:\/\/127\.0\.0\.1:9\/mcp {2}4194304 {13}4194304 {14}64 {14}100000 {10}1000 {18}/);

@@ -5,7 +5,7 @@
  * saying merge keys are not supported (docs/configuration.md: "merge keys (`<<:`) are not
  * supported").
  *
- * Input: the trial's t13.yaml, and a merge of an alias, with the real CLI (`--check-config`);
+ * Input: the trial's t13.yaml, and a merge of an alias, with the CLI's `--check-config` (in process: helpers/check-config.ts);
  * a quoted `"<<"` key (control: an ordinary unknown key).
  * Expected: exit 2, one problem at the merge key saying so and what to do, and no problem for
  * the keys it would have brought.
@@ -15,7 +15,8 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { assertCheckConfigProblems, PROCESS_TEST_TIMEOUT_MS, runCli } from '../helpers/process.js';
+import { assertCheckConfigProblems, checkConfigRun } from '../helpers/check-config.js';
+import { PROCESS_TEST_TIMEOUT_MS } from '../helpers/process.js';
 
 const MERGE = 'merge keys (<<) are not supported: write the keys out (an alias can stand for a whole mapping: `a: *base`)';
 
@@ -32,7 +33,7 @@ test('a merge key is named as such, without the problems of the keys it would br
 
     const quoted = join(dir, 'quoted.yaml');
     await writeFile(quoted, 'agents:\n  a:\n    url: http://127.0.0.1:3001/mcp\n    "<<": 1\n');
-    const run = await runCli(['--config', quoted, '--check-config']);
+    const run = await checkConfigRun(quoted);
     assert.equal(run.code, 2);
     assert.match(run.stderr, /^ {2}agents\.a\["<<"\] \(line 4, column 5\): unknown key `<<`/m);
   } finally {

@@ -6,14 +6,15 @@
  * named `__proto__` (no valid agent name) with `url: 5` threw `TypeError: Invalid URL` instead of
  * a config problem. (The header case: config-header-proto-never-sent.test.ts.)
  *
- * Input: such configs, with the real loader and the real CLI. Expected: exactly the problems
+ * Input: such configs, with the real loader and the CLI's `--check-config` (in process: helpers/check-config.ts). Expected: exactly the problems
  * any other tool or agent would get, at their YAML paths; a tool named `__proto__` with valid
  * limits is still loaded as data (test/unit/config-load.test.ts).
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { configProblems } from '../helpers/config-problems.js';
-import { assertCheckConfigTextProblems, PROCESS_TEST_TIMEOUT_MS } from '../helpers/process.js';
+import { assertCheckConfigTextProblems } from '../helpers/check-config.js';
+import { PROCESS_TEST_TIMEOUT_MS } from '../helpers/process.js';
 
 const AGENT_NAME = 'invalid agent name "__proto__": must match ^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$ (it is the path segment of /agents/<name>/mcp)';
 const BYTES = 'expected an integer >= 1 and <= 1073741824 (1 GiB)';

@@ -16,7 +16,7 @@
  *
  * Input: configs with 1,000 problems (`MANY`: unknown keys under an agent; one typo in an anchor
  * that 1,000 tools alias), 50 and 51 problems, and 60 uses of an anchor holding a 100 KB key:
- * checked with the real CLI (`--check-config`), loaded with `parseConfig`, and reloaded by the
+ * checked with the CLI's `--check-config` (in process: helpers/check-config.ts), loaded with `parseConfig`, and reloaded by the
  * real reloader of a running gateway.
  * Expected: the report's exact text (head with the full count, 50 problems, the "more" line);
  * every problem still in `ConfigError.problems`; the reload failure logged with 50 problems and
@@ -35,7 +35,8 @@ import { KeySuggester } from '../../src/config/suggest.js';
 import { createReloader } from '../../src/reload.js';
 import { captureLog } from '../helpers/capture-log.js';
 import { startGateway } from '../helpers/gateway.js';
-import { PROCESS_TEST_TIMEOUT_MS, runCli } from '../helpers/process.js';
+import { checkConfigRun } from '../helpers/check-config.js';
+import { PROCESS_TEST_TIMEOUT_MS } from '../helpers/process.js';
 import { TEST_TIMEOUT_MS } from '../helpers/timeout.js';
 
 const CAP = 50;
@@ -95,7 +96,7 @@ describe('a config with thousands of problems: 50 shown, then how many more; sug
   test('--check-config of 1,000 unknown keys prints the count, the first 50 in file order, and "... and 950 more problems"', { timeout: PROCESS_TEST_TIMEOUT_MS }, async () => {
     const path = join(dir, 'keys.yaml');
     await writeFile(path, unknownKeys(MANY));
-    const run = await runCli(['--config', path, '--check-config']);
+    const run = await checkConfigRun(path);
     const lines = [`${path}: ${MANY} problems`, ...Array.from({ length: CAP }, (_, i) => unknownKeyLine(i)), `  ... and ${MANY - CAP} more problems`];
     assert.deepEqual(run, { code: 2, stdout: '', stderr: `${lines.join('\n')}\n` });
   });

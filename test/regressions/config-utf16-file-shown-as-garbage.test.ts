@@ -5,7 +5,7 @@
  * rather than saying what is wrong with it.
  *
  * Input: one valid config saved as UTF-16 LE and BE (with a byte order mark and without),
- * and UTF-32 LE, checked with the real CLI (`--check-config`); the same text as UTF-8
+ * and UTF-32 LE, checked with the CLI's `--check-config` (in process: helpers/check-config.ts); the same text as UTF-8
  * (control), and a UTF-8 file with a stray NUL byte (not taken for UTF-16).
  * Expected: exit 2, one problem naming the encoding and the fix; the UTF-8 file is valid.
  */
@@ -14,7 +14,8 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { PROCESS_TEST_TIMEOUT_MS, runCli } from '../helpers/process.js';
+import { checkConfigRun } from '../helpers/check-config.js';
+import { PROCESS_TEST_TIMEOUT_MS } from '../helpers/process.js';
 
 const TEXT = 'agents:\n  a:\n    url: http://127.0.0.1:3001/mcp\n';
 const BOM = '\ufeff';
@@ -42,17 +43,17 @@ test('a UTF-16 or UTF-32 config file is named as such (was: its bytes shown as t
     for (const [name, bytes, encoding] of CASES) {
       const file = join(dir, `${name}.yaml`);
       await writeFile(file, bytes);
-      const run = await runCli(['--config', file, '--check-config']);
+      const run = await checkConfigRun(file);
       assert.deepEqual(run, { code: 2, stdout: '', stderr: `${file}: 1 problem\n  the file is not UTF-8: it looks like ${encoding}; save it as UTF-8\n` }, name);
     }
     const utf8 = join(dir, 'utf8.yaml');
     await writeFile(utf8, TEXT);
-    const ok = await runCli(['--config', utf8, '--check-config']);
+    const ok = await checkConfigRun(utf8);
     assert.equal(ok.code, 0, ok.stderr);
     // A NUL in a UTF-8 file is no sign of UTF-16: the loader's own problems, as before.
     const nul = join(dir, 'nul.yaml');
     await writeFile(nul, 'agents:\n  a:\n    url: "http://127.0.0.1:3001/mcp"\u0000\n');
-    const run = await runCli(['--config', nul, '--check-config']);
+    const run = await checkConfigRun(nul);
     assert.equal(run.code, 2);
     assert.doesNotMatch(run.stderr, /not UTF-8/);
   } finally {

@@ -12,7 +12,7 @@
  * file read so (test/regressions/config-yaml-directive-hides-other-problems.test.ts);
  * `%YAML 1.2` is fine.
  *
- * Input: config files with such directives, checked with the real CLI (`--check-config`) and
+ * Input: config files with such directives, checked with the CLI's `--check-config` (in process: helpers/check-config.ts) and
  * the loader the live reload uses (`loadConfigFile`).
  * Expected: exit 2, nothing on stdout, and exactly the stderr below: the directive's problem,
  * then the YAML 1.2 reading's (`020` is 20); `%YAML 1.2`: the YAML 1.2 reading alone.
@@ -23,7 +23,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { ConfigError, loadConfigFile } from '../../src/config/load.js';
-import { assertCheckConfigProblems, PROCESS_TEST_TIMEOUT_MS } from '../helpers/process.js';
+import { assertCheckConfigProblems } from '../helpers/check-config.js';
+import { PROCESS_TEST_TIMEOUT_MS } from '../helpers/process.js';
 
 const OPTIONS = { timeout: PROCESS_TEST_TIMEOUT_MS };
 

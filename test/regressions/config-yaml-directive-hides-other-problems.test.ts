@@ -9,7 +9,7 @@
  * Now (config/yaml-document.ts, config/load.ts) the file is read as YAML 1.2 all the same and
  * the directive is one problem among the others, listed in file order with them.
  *
- * Input: config files checked with the real CLI (`--check-config`) and the loader the live
+ * Input: config files checked with the CLI's `--check-config` (in process: helpers/check-config.ts) and the loader the live
  * reload uses (`loadConfigFile`): `%YAML 1.1` / `---` in front of a body with an unknown key,
  * a value out of range and a value YAML 1.1 would read as a number (`1:30`); `%YAML 1.3`
  * after a comment, no `---`, in front of the same body; `%YAML 1.1` / `---` and nothing else;
@@ -24,7 +24,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { ConfigError, loadConfigFile } from '../../src/config/load.js';
-import { assertCheckConfigProblems, PROCESS_TEST_TIMEOUT_MS } from '../helpers/process.js';
+import { assertCheckConfigProblems } from '../helpers/check-config.js';
+import { PROCESS_TEST_TIMEOUT_MS } from '../helpers/process.js';
 
 const OPTIONS = { timeout: PROCESS_TEST_TIMEOUT_MS };
 

@@ -12,7 +12,7 @@
  * at the value's YAML path, showing the tag and what was written (under `headers`, the tag
  * only), and the rest of the file is checked.
  *
- * Input: config files with such values, checked with the real CLI (`--check-config`) and the
+ * Input: config files with such values, checked with the CLI's `--check-config` (in process: helpers/check-config.ts) and the
  * real loader (`parseConfig`).
  * Expected: exit 2, nothing on stdout, and exactly the stderr below; the values read.
  */
@@ -22,7 +22,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { ConfigError, parseConfig } from '../../src/config/load.js';
-import { assertCheckConfigProblems, PROCESS_TEST_TIMEOUT_MS } from '../helpers/process.js';
+import { assertCheckConfigProblems } from '../helpers/check-config.js';
+import { PROCESS_TEST_TIMEOUT_MS } from '../helpers/process.js';
 
 const OPTIONS = { timeout: PROCESS_TEST_TIMEOUT_MS };
 const AGENT = 'agents:\n  a:\n    url: http://127.0.0.1:9/mcp\n';

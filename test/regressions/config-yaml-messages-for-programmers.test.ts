@@ -15,7 +15,7 @@
  * of anchors took 100 s and 2 GB and printed a 10,000-segment path); a `!!binary` or
  * `!!timestamp` value is named as what it is.
  *
- * Input: config files with those contents, checked with the real CLI (`--check-config`).
+ * Input: config files with those contents, checked with the CLI's `--check-config` (in process: helpers/check-config.ts).
  * Expected: exit 2, nothing on stdout, and exactly the stderr below: the file, one problem,
  * its position (and YAML path where it has one) and what is wrong.
  */
@@ -24,7 +24,8 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { PROCESS_TEST_TIMEOUT_MS, runCli } from '../helpers/process.js';
+import { checkConfigRun } from '../helpers/check-config.js';
+import { PROCESS_TEST_TIMEOUT_MS } from '../helpers/process.js';
 
 const OPTIONS = { timeout: PROCESS_TEST_TIMEOUT_MS };
 const AGENT = 'agents:\n  a:\n    url: http://127.0.0.1:9/mcp\n';
@@ -96,7 +97,7 @@ describe('--check-config names what is wrong with the YAML, for an operator', { 
   for (const [label, file, , problem] of CASES) {
     test(`${label}: exit 2, one problem, in an operator's words (was yaml's, or wrong)`, OPTIONS, async () => {
       const path = join(dir, file);
-      const run = await runCli(['--config', path, '--check-config']);
+      const run = await checkConfigRun(path);
       assert.deepEqual(run, { code: 2, stdout: '', stderr: `${path}: 1 problem\n${problem}\n` });
     });
   }

@@ -17,7 +17,7 @@
  * its YAML path, the tag named, in the words the other problems use; a key with one is refused
  * as a mapping key.
  *
- * Input: config files with those values, checked with the real CLI (`--check-config`).
+ * Input: config files with those values, checked with the CLI's `--check-config` (in process: helpers/check-config.ts).
  * Expected: exit 2, nothing on stdout, and exactly the stderr below.
  */
 import assert from 'node:assert/strict';
@@ -25,7 +25,8 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { PROCESS_TEST_TIMEOUT_MS, runCli } from '../helpers/process.js';
+import { checkConfigRun } from '../helpers/check-config.js';
+import { PROCESS_TEST_TIMEOUT_MS } from '../helpers/process.js';
 
 const OPTIONS = { timeout: PROCESS_TEST_TIMEOUT_MS };
 const AGENT = 'agents:\n  a:\n    url: http://127.0.0.1:9/mcp\n';
@@ -59,7 +60,7 @@ describe('--check-config names a tag outside the YAML core schema, at its path',
   for (const [label, file, , problem] of CASES) {
     test(`${label}: exit 2, one problem naming the tag and the path`, OPTIONS, async () => {
       const path = join(dir, file);
-      const run = await runCli(['--config', path, '--check-config']);
+      const run = await checkConfigRun(path);
       assert.deepEqual(run, { code: 2, stdout: '', stderr: `${path}: 1 problem\n${problem}\n` });
     });
   }

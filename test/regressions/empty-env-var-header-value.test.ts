@@ -7,7 +7,8 @@
  * (test/regressions/empty-env-var-url-host.test.ts); now one in an agent header value is too,
  * through the same expansion (config/env.ts `refuseEmpty`, config/load.ts).
  *
- * Input: the trial's config checked with the real CLI (`--check-config`) and started with it
+ * Input: the trial's config checked with the CLI's `--check-config` (in process: helpers/check-config.ts) and
+ * started as a real process
  * (serving); a running gateway (a real seller behind it) reloading a file whose header takes
  * an empty variable; configs parsed in-process with empty variables in header values.
  * Expected: a config error at `agents.<agent>.headers.<name>` naming the variable, never a
@@ -26,7 +27,8 @@ import { createReloader } from '../../src/reload.js';
 import { startRawSeller, toolResponse } from '../support/raw-seller.js';
 import { captureLog } from '../helpers/capture-log.js';
 import { startGateway } from '../helpers/gateway.js';
-import { PROCESS_TEST_TIMEOUT_MS, PROCESS_TIMEOUT_MS, captureOutput, runCli, spawnCli } from '../helpers/process.js';
+import { checkConfigRun } from '../helpers/check-config.js';
+import { PROCESS_TEST_TIMEOUT_MS, PROCESS_TIMEOUT_MS, captureOutput, spawnCli } from '../helpers/process.js';
 import { rawPost, toolCall } from '../helpers/raw.js';
 import { jsonAnswer } from '../helpers/seller-answers.js';
 import { TEST_TIMEOUT_MS } from '../helpers/timeout.js';
@@ -96,7 +98,7 @@ describe('a variable set but empty in an agent header value is a config error', 
   it('--check-config: the trial\'s config with SELLER_TOKEN="" is an error at the header\'s path naming the variable (was: valid)', { timeout: PROCESS_TEST_TIMEOUT_MS }, async () => {
     const file = join(dir, 'check.yaml');
     await writeFile(file, TRIAL);
-    const run = await runCli(['--config', file, '--check-config'], { env: TRIAL_ENV });
+    const run = await checkConfigRun(file, TRIAL_ENV);
     assert.deepEqual(run, { code: 2, stdout: '', stderr: `${file}: 1 problem\n${TRIAL_PROBLEM}\n` });
   });
 

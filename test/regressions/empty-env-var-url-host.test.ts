@@ -9,7 +9,7 @@
  * accepted and quietly rewritten the same way. RFC 9110 §4.2.1: an http(s) URI with an empty
  * host is invalid.
  *
- * Input: the trial's config checked with the real CLI (`--check-config`, the variable set but
+ * Input: the trial's config checked with the CLI's `--check-config` (in process: helpers/check-config.ts; the variable set but
  * empty); configs parsed in-process with an empty variable elsewhere in the url, and with
  * urls written without `//` and a host.
  * Expected: a config error at `agents.<agent>.url` naming the variable (never its value or
@@ -23,7 +23,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { ConfigError, parseConfig } from '../../src/config/load.js';
-import { PROCESS_TEST_TIMEOUT_MS, runCli } from '../helpers/process.js';
+import { checkConfigRun } from '../helpers/check-config.js';
+import { PROCESS_TEST_TIMEOUT_MS } from '../helpers/process.js';
 
 const WHY = "(an empty variable in a url is an error: it changes where the agent's requests and headers go)";
 const NO_HOST = "has no host between `//` and the path (a URL parser would take the first path segment as the host, and the agent's headers would go there)";
@@ -46,7 +47,7 @@ describe('an agent url must keep an explicit host', { timeout: PROCESS_TEST_TIME
     try {
       const file = join(dir, 'emptyhost.yaml');
       await writeFile(file, 'agents:\n  acme: {url: "https://${SELLER_HOST}/adcp/mcp", headers: {authorization: "Bearer ${ACME_TOKEN}"}}\n');
-      const run = await runCli(['--config', file, '--check-config'], { env: { SELLER_HOST: '', ACME_TOKEN: 'tok-12345678' } });
+      const run = await checkConfigRun(file, { SELLER_HOST: '', ACME_TOKEN: 'tok-12345678' });
       assert.deepEqual(run, {
         code: 2,
         stdout: '',

@@ -18,6 +18,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { checkConfigRun } from '../helpers/check-config.js';
 import { captureOutput, PROCESS_TEST_TIMEOUT_MS, PROCESS_TIMEOUT_MS, runCli, spawnCli } from '../helpers/process.js';
 
 const EMPTY = { ADCP_GATEWAY_RESUME_SECRET: '' };
@@ -46,7 +47,7 @@ const report = (path: string): string => `${path}: 1 problem\n${PROBLEM}\n`;
 
 describe('ADCP_GATEWAY_RESUME_SECRET set but empty', { timeout: PROCESS_TEST_TIMEOUT_MS }, () => {
   it('--check-config: a problem naming the variable, exit 2 (was: valid, random per process, exit 0)', async () => {
-    const run = await runCli(['--config', file, '--check-config'], { env: EMPTY });
+    const run = await checkConfigRun(file, EMPTY);
     assert.deepEqual(run, { code: 2, stdout: '', stderr: report(file) });
   });
 
@@ -79,7 +80,7 @@ describe('ADCP_GATEWAY_RESUME_SECRET set but empty', { timeout: PROCESS_TEST_TIM
   });
 
   it("the file's resume.secret wins over it: valid, configured", async () => {
-    const run = await runCli(['--config', withSecret, '--check-config'], { env: EMPTY });
+    const run = await checkConfigRun(withSecret, EMPTY);
     assert.equal(run.code, 0, run.stderr);
     assert.match(run.stdout, /^ {2}resume secret {10}configured$/m);
   });

@@ -7,7 +7,7 @@
  * which Fastify binds on 127.0.0.1 and ::1), an IPv4-mapped IPv6 address or a short IPv4
  * spelling (`127.1`) of the same address slipped through.
  *
- * Input: the trial's two configs checked with the real CLI (`--check-config`); more spellings
+ * Input: the trial's two configs checked with the CLI's `--check-config` (in process: helpers/check-config.ts); more spellings
  * parsed in-process.
  * Expected: exit 2 and exactly one problem at `ops_listen.port` saying both hosts take the
  * same address (hosts never echoed); hosts with no common address still pass.
@@ -18,7 +18,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { ConfigError, parseConfig } from '../../src/config/load.js';
-import { PROCESS_TEST_TIMEOUT_MS, runCli } from '../helpers/process.js';
+import { checkConfigRun } from '../helpers/check-config.js';
+import { PROCESS_TEST_TIMEOUT_MS } from '../helpers/process.js';
 
 const PORT = 38787;
 const SAME_ADDRESS =
@@ -47,7 +48,7 @@ describe('ops_listen on listen\'s address, spelled differently', { timeout: PROC
       try {
         const file = join(dir, 'ops-same.yaml');
         await writeFile(file, yaml('127.0.0.1', opsHost));
-        const run = await runCli(['--config', file, '--check-config']);
+        const run = await checkConfigRun(file);
         assert.deepEqual(run, { code: 2, stdout: '', stderr: `${file}: 1 problem\n  ops_listen.port (line 2, column ${opsHost.length + 30}): ${SAME_ADDRESS}\n` });
       } finally {
         await rm(dir, { recursive: true, force: true });

@@ -17,7 +17,7 @@
  * yaml's cascade; a value under `headers` or `resume` is not echoed. Block style and a quoted
  * flow value still load.
  *
- * Input: config files checked with the real CLI (`--check-config`), and texts parsed by the
+ * Input: config files checked with the CLI's `--check-config` (in process: helpers/check-config.ts), and texts parsed by the
  * real loader (`parseConfig`).
  * Expected: exit 2, nothing on stdout, exactly the stderr below; the valid forms exit 0.
  */
@@ -27,7 +27,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { ConfigError, parseConfig } from '../../src/config/load.js';
-import { assertCheckConfigProblems, PROCESS_TEST_TIMEOUT_MS, runCli } from '../helpers/process.js';
+import { assertCheckConfigProblems, checkConfigRun } from '../helpers/check-config.js';
+import { PROCESS_TEST_TIMEOUT_MS } from '../helpers/process.js';
 
 const OPTIONS = { timeout: PROCESS_TEST_TIMEOUT_MS };
 const WHY = '(unquoted, YAML reads its braces as a mapping)';
@@ -98,7 +99,7 @@ describe('--check-config: an unquoted ${VAR} in a flow mapping or list, named at
 
   for (const file of ['block.yaml', 'quoted.yaml']) {
     test(`${file}: still valid`, OPTIONS, async () => {
-      const run = await runCli(['--config', join(dir, file), '--check-config'], { env: { SELLER_URL: SELLER } });
+      const run = await checkConfigRun(join(dir, file), { SELLER_URL: SELLER });
       assert.equal(run.code, 0, run.stderr);
       assert.ok(run.stdout.startsWith(`${join(dir, file)}: valid\n`), run.stdout);
     });
