@@ -10,7 +10,7 @@ import type { AgentConfig, GatewayConfig, Limits } from '../config/types.js';
 import { observedMs } from '../errors/elapsed.js';
 import { parseMaxResponseBytesHeader, resolveBatchLimits, resolveCallLimits, type CallLimitSource } from '../config/resolve.js';
 import { createExchange, hasCumulativeBound, isRequestStream, offeredCodings, type Exchange, type RpcPeek } from '../exchange.js';
-import { answerStreamOver, answerWithLocalError, refuse, shownInMessage } from '../errors/local-reply.js';
+import { answerCancelledUnsent, answerStreamOver, answerWithLocalError, refuse, shownInMessage } from '../errors/local-reply.js';
 import { GATEWAY_FINISHED, GatewayAbortError, findGatewayAbort } from '../errors/abort.js';
 import { exchangeLogFields, plainLineWriter } from '../observability/logger.js';
 import { exchangeLineLevel } from '../observability/exchange-level.js';
@@ -122,6 +122,8 @@ type McpRequest = FastifyRequest<{ Params: { agent: string } }>;
 interface QueuedAt {
   readonly ms: number;
   readonly hr: bigint;
+  /** The host cancelled the request while it waited (its registration: InFlightRequests.openWaiting). */
+  readonly cancelled: boolean;
 }
 
 /**
@@ -157,8 +159,13 @@ export function createMcpHandler(deps: HandlerDeps) {
    * GET or a DELETE: request/peek.ts refusalIdOf; its body is not kept while the refusal waits
    * for its own turn). Reported failure (a hostile new-user trial 15, H1):
    * test/regressions/pipelined-answers-unbounded-memory.test.ts.
+   *
+   * While it waits, a POSTed single request in a session is registered among the requests in
+   * flight ({@link waitingEntry}), so that a host's cancellation can name it: one cancelled
+   * meanwhile is not sent at its turn (hostile trial 55, F2:
+   * test/regressions/cancelled-while-held-still-sent.test.ts).
    */
-  function waitForTurn(request: McpRequest, reply: FastifyReply, body: Buffer | undefined): FastifyReply | Promise<FastifyReply | undefined> {
+  function waitForTurn(request: McpRequest, reply: FastifyReply, body: Buffer | undefined, agent: AgentConfig): FastifyReply | Promise<FastifyReply | undefined> {
     const socket = request.raw.socket;
     if (!deps.turns.hasRoom(socket)) {
       (request as { body: unknown }).body = undefined;
@@ -171,9 +178,12 @@ export function createMcpHandler(deps: HandlerDeps) {
         { limit_requests: MAX_WAITING_PER_CONNECTION },
       );
     }
-    const queuedAt: QueuedAt = { ms: performance.now(), hr: process.hrtime.bigint() };
+    const ms = performance.now();
+    const hr = process.hrtime.bigint();
+    const waiting = waitingEntry(request, body, agent);
     return new Promise((resolve, reject) => {
       deps.turns.whenTurnComes(socket, reply.raw, (processable) => {
+        if (waiting !== undefined) inFlight.close(waiting.slot, waiting.entry);
         if (!processable) {
           reply.hijack();
           resolve(undefined);
@@ -181,12 +191,28 @@ export function createMcpHandler(deps: HandlerDeps) {
         }
         try {
           // Nothing returned: forwarded (sent by the handler itself); the reply then stands for it.
-          resolve(mcpHandler(request, reply, queuedAt) ?? reply);
+          resolve(mcpHandler(request, reply, { ms, hr, cancelled: waiting?.entry.cancelled === true }) ?? reply);
         } catch (err) {
           reject(err instanceof Error ? err : new Error(String(err)));
         }
       });
     });
+  }
+
+  /**
+   * The registration of a request about to wait for its turn on its connection
+   * (InFlightRequests.openWaiting), when it is a POSTed single request (peeked under its agent's
+   * structure bounds) with one `Mcp-Session-Id` a server can have issued; undefined for any
+   * other (nothing a cancellation could name: a refusal at its turn, a notification, a batch, a
+   * GET). The body is peeked again at its turn, with the checks before it (pipelining is rare:
+   * MCP clients send one request per connection at a time).
+   */
+  function waitingEntry(request: McpRequest, body: Buffer | undefined, agent: AgentConfig): ReturnType<InFlightRequests['openWaiting']> {
+    if (request.method !== 'POST' || body === undefined || body.length === 0 || body.length > agent.max_request_bytes) return undefined;
+    const header = request.headers['mcp-session-id'];
+    if (typeof header !== 'string' || isRepeatedSessionId(request.raw, header) || sessionIdFault(header) !== undefined) return undefined;
+    const peek = peekRequest(body, requestJsonBounds(agent));
+    return peek.ok ? inFlight.openWaiting(agent, header, peek.peek) : undefined;
   }
 
   // Not `async`, and nothing returned for a request forwarded at once (nearly all): the
@@ -229,7 +255,7 @@ export function createMcpHandler(deps: HandlerDeps) {
     // read (`writableEnded`).
     if (queuedAt === undefined) {
       const connection = reply.raw.socket;
-      if (connection === null) return waitForTurn(request, reply, body);
+      if (connection === null) return waitForTurn(request, reply, body, agent);
       if (connection.writableEnded) {
         reply.hijack();
         return undefined;
@@ -451,6 +477,9 @@ export function createMcpHandler(deps: HandlerDeps) {
     // no id, and a single request's may be cancelled.
     const inFlightSlot = inFlight.open(exchange);
     if (typeof inFlightSlot !== 'number') return refuse(reply, 'invalid_request', rpc, inFlightSlot.refusal);
+    // Cancelled while it waited for its turn on its connection (registered then: waitForTurn):
+    // never sent, answered below once its exchange's end is in place (hostile trial 55, F2).
+    if (queuedAt?.cancelled === true && rpc.kind === 'request') exchange.cancelled = true;
     // A request to an agent that backs off waits its turn (agent-guard.ts); a resumed stream,
     // the standalone GET stream and notifications are never held back (a resumed request's
     // stream is admitted as it is sent: `forward` below).
@@ -466,7 +495,7 @@ export function createMcpHandler(deps: HandlerDeps) {
     }
     const kind = callKind(rpc.method, rpc.toolName, rpc.kind === 'batch');
     const answersRequest = rpc.kind === 'request' || rpc.kind === 'batch';
-    const gate = !lateTurn && post && answersRequest ? deps.guard.admit(agent.name, kind, agent.guard, maxWaitMs) : undefined;
+    const gate = !lateTurn && !exchange.cancelled && post && answersRequest ? deps.guard.admit(agent.name, kind, agent.guard, maxWaitMs) : undefined;
     const pending = gate !== undefined && 'admitted' in gate ? gate : undefined;
     let admission = gate !== undefined && !('admitted' in gate) ? gate : undefined;
     // Whether a byte bound broken may be under a limit lowered below the configured one, which
@@ -735,6 +764,14 @@ export function createMcpHandler(deps: HandlerDeps) {
       answerStreamOver(exchange, reply, resumedToken, limits.sse_idle_timeout_ms, deps.streams);
       return undefined;
     }
+    // A request the host cancelled before it was sent is never sent (errors/local-reply.ts
+    // answerCancelledUnsent): here one cancelled while pipelined; one waiting for its backoff
+    // turn, below (`onCancelled`). Hostile trial 55, F2:
+    // test/regressions/cancelled-while-held-still-sent.test.ts.
+    if (exchange.cancelled) {
+      answerCancelledUnsent(exchange, reply);
+      return undefined;
+    }
     if (lateTurn) {
       answerWithLocalError(exchange, reply, { reason: 'pipeline_wait', limitMs: limits.response_deadline_ms, observedMs: Math.round(performance.now() - arrivedAt) });
       return undefined;
@@ -765,7 +802,14 @@ export function createMcpHandler(deps: HandlerDeps) {
       forward();
       return undefined;
     }
+    // Cancelled by its host while it waits: answered at once, its place in the queue given up,
+    // never sent (a turn granted meanwhile is given back below).
+    exchange.onCancelled = () => {
+      pending.cancel();
+      answerCancelledUnsent(exchange, reply);
+    };
     return pending.admitted.then((granted) => {
+      exchange.onCancelled = undefined;
       if (exchange.finished) {
         // The host went away while waiting; a turn granted at that moment is given back.
         if (granted !== undefined) deps.guard.finish(granted, 'other');
