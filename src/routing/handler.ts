@@ -52,6 +52,7 @@ import { isResume, refuseDraining, type DrainState } from './draining.js';
 import { refuseUnknownAgent } from './unrouted.js';
 import { MAX_WAITING_PER_CONNECTION, type PipelinedTurns } from './pipelined-turn.js';
 import { InFlightRequests } from './in-flight-requests.js';
+import { answerCancelledResume, CancelledRequests } from './cancelled-requests.js';
 import { cancelledRequestIdOf } from '../mcp/cancelled-id.js';
 import type { OpenStream, OpenStreams } from './open-streams.js';
 
@@ -147,6 +148,10 @@ export function createMcpHandler(deps: HandlerDeps) {
   // reusing an id held there is refused, and a host's `notifications/cancelled` marks the one
   // it names (routing/in-flight-requests.ts).
   const inFlight = new InFlightRequests();
+  // The cancellations of requests, per seller url, session and id, for as long as their resume
+  // tokens are honoured (the codec's ttl, fixed at start-up): a resume of one is answered 405,
+  // not sent (routing/cancelled-requests.ts; hostile trial 55, F1).
+  const cancellations = new CancelledRequests(deps.resume.ttlMs);
 
   /**
    * A request whose answer is queued behind another on its connection (HTTP/1.1 pipelining):
@@ -568,6 +573,9 @@ export function createMcpHandler(deps: HandlerDeps) {
       if (!deps.openExchanges.remove(openSlot, end)) return; // ended already
       ended = true;
       inFlight.close(inFlightSlot, exchange);
+      // A request the host cancelled: remembered from its end, after which its stream mints no
+      // more tokens, so a resume from any of them is known for as long as it is honoured.
+      if (exchange.cancelled && session !== undefined) cancellations.rememberRequest(agent.url.href, session, exchange.rpc);
       if (quiet) deps.quietStreams.count--;
       clearTimeout(deadline);
       // A body reader still waiting for buffer room (a deadline, a host that left) stops now.
@@ -753,6 +761,13 @@ export function createMcpHandler(deps: HandlerDeps) {
       });
     };
 
+    // A resume of a request the host cancelled (routing/cancelled-requests.ts): 405 at once, the
+    // seller not contacted, no error for the id the host dropped (hostile trial 55, F1:
+    // test/regressions/cancelled-call-resumed-gets-sse-idle.test.ts).
+    if (resumed !== undefined && session !== undefined && cancellations.has(agent.url.href, session, rpc)) {
+      answerCancelledResume(exchange, reply);
+      return undefined;
+    }
     // A resume from the token of the event that carried the response: that stream is over,
     // the seller has nothing to replay (resume/token.ts `final`); held open empty, as the
     // seller would hold it, until the host closes it or sse_idle_timeout_ms.
@@ -791,7 +806,11 @@ export function createMcpHandler(deps: HandlerDeps) {
     // session it marks nothing. Source: trial 17, L1.
     if (rpc.kind === 'notification' && rpc.method === 'notifications/cancelled' && session !== undefined && body !== undefined) {
       const cancelledId = cancelledRequestIdOf(body);
-      if (cancelledId !== undefined) inFlight.cancel(agent.url.href, session, cancelledId);
+      if (cancelledId !== undefined) {
+        inFlight.cancel(agent.url.href, session, cancelledId);
+        // Matched or not (it may come between a stream's cut and its resume): a resume of it is not sent.
+        cancellations.rememberWritten(agent.url.href, session, cancelledId);
+      }
     }
     if (pending === undefined) {
       // A resumed request's (or batch's) stream, sent to the seller now, counts for its
