@@ -218,7 +218,7 @@ export type Outcome =
   | 'resumable_end' // SSE ended plainly after an event id, so the host resumes
   | 'already_answered' // a Last-Event-ID resume from the token of the event that carried the response: an SSE stream held open with nothing in it until the host closes it or sse_idle_timeout_ms, the seller not contacted (resume/token.ts `final`)
   | 'host_aborted' // the host went away before its answer was all written: before it was settled, while Node still wrote a forwarded one (routing/answer-cut.ts), or before any byte of it reached the connection, whatever it was (routing/unreached-answer.ts)
-  | 'cancelled' // the host cancelled the request (`notifications/cancelled`) and the seller sent no answer: ended plainly, no error minted for the id (errors/local-reply.ts endCancelled)
+  | 'cancelled' // the host cancelled the request (`notifications/cancelled`) and the seller sent no answer: ended plainly, no error minted for the id (errors/local-reply.ts endCancelled); or cancelled before it was sent, never sent (answerCancelledUnsent)
   | 'shutdown_cut'; // still open when a shutdown's forced exit came (shutdown_grace_ms over, a second signal): the exit closes the host's connection
 
 export interface Exchange {
@@ -413,6 +413,14 @@ export interface Exchange {
    */
   cancelled: boolean;
   /**
+   * Set by the handler while it holds the request before sending it (a backoff wait:
+   * routing/handler.ts), else undefined: called once when a cancellation marks it
+   * (routing/in-flight-requests.ts `cancel`), so that a request the host cancelled is answered
+   * at once and never sent (hostile trial 55, F2:
+   * test/regressions/cancelled-while-held-still-sent.test.ts).
+   */
+  onCancelled: (() => void) | undefined;
+  /**
    * True for a DELETE (MCP Streamable HTTP: it ends the session). Its 2xx answer is never an
    * SSE stream (pipeline.ts: `upstream_not_mcp`); any other passes through as a 4xx does.
    */
@@ -562,6 +570,7 @@ export function createExchange(init: {
     sseStarted: false,
     session: init.session,
     cancelled: false,
+    onCancelled: undefined,
     endsSession: init.endsSession === true,
     opensStream: init.opensStream === true,
     resumeUrlMoved: init.resumeUrlMoved === true,

@@ -233,6 +233,28 @@ function endCancelled(exchange: Exchange, reply: FastifyReply, reason: AdcpError
   sseStreamOf(reply, '');
 }
 
+/**
+ * Answers a POSTed request the host cancelled before the gateway sent it (Exchange.cancelled
+ * set while it waited for its agent's backoff turn or for its pipelined turn on its
+ * connection): it is never sent, and the host gets what {@link endCancelled} gives an answer
+ * not begun, HTTP 200 and an SSE stream that ends at once with nothing in it. Why that: MCP
+ * Streamable HTTP answers a POSTed request with JSON or an SSE stream (202 is for
+ * notifications and responses); the host's client dropped the id with its cancellation, and
+ * the MCP TypeScript SDK client (1.x) reads such a stream without a message or an event id and
+ * does nothing more (no error, no resume: it resumes only after an event with an id), as the
+ * Python SDK client does. The exchange line says outcome `cancelled`, reason null, no
+ * `upstream_status`; nothing counts for the agent's backoff (no turn was taken, or it was given
+ * back). No-op once the exchange is finished. Source: hostile trial 55, F2 (such a request was
+ * sent after the cancellation, which the seller had ignored, and the seller ran it:
+ * test/regressions/cancelled-while-held-still-sent.test.ts).
+ */
+export function answerCancelledUnsent(exchange: Exchange, reply: FastifyReply): void {
+  if (exchange.finished) return;
+  exchange.finished = true;
+  exchange.outcome = 'cancelled';
+  sseStreamOf(reply, '');
+}
+
 /** The final SSE `message` events carrying `texts` (JSON-RPC messages), one each, in order. */
 function sseFrames(texts: readonly string[]): string {
   let frames = '';

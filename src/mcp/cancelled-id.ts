@@ -29,8 +29,10 @@ export interface WrittenRequestId {
  * read as a `notifications/cancelled`: request/peek.ts), as written. Undefined when there is
  * none to match: no `params` object, no `requestId`, one that is neither a string nor a number,
  * or an object with more members than the scan records (json-scan.ts scanTopMembers).
- * Duplicate keys: the last wins, escaped keys decoded, as `JSON.parse` reads them. Cost: two
- * scans of a small body, only for a cancellation.
+ * Escaped keys decoded, as `JSON.parse` reads them. A `requestId` written twice or in another
+ * case never gets here: the peek refuses it (request/repeated-request-names.ts; hostile trial
+ * 55, F5), as it refuses `params` of more than 1000 members. Cost: two scans of a small body,
+ * only for a cancellation.
  */
 export function cancelledRequestIdOf(body: Buffer): WrittenRequestId | undefined {
   const params = memberNamed(body, 'params', PARAMS_KEY);

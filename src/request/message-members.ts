@@ -2,9 +2,9 @@
  * The members of a wide JSON-RPC object the peek reads (request/peek.ts), and the bound on how
  * many it may have.
  *
- * A host's message object (a single request, a batch element), the `params` of a `tools/call`
- * or a `tasks/result`, and a host's response's `error` are the objects the gateway reads
- * members of ("envelope" objects: the tool's `arguments` and `_meta` are never read). Each may
+ * A host's message object (a single request, a batch element), the `params` of a `tools/call`,
+ * a `tasks/result` or a `notifications/cancelled`, and a host's response's `error` are the
+ * objects the gateway reads members of ("envelope" objects: the tool's `arguments` and `_meta` are never read). Each may
  * have at most {@link MAX_MESSAGE_MEMBERS} members written; one with more is refused
  * `invalid_request` ({@link wideProblem}). The structure scan (mcp/json-scan.ts scanTopObject)
  * records the first 64 members (SCAN_TEXT_MEMBERS) of an object and counts the rest; an
@@ -35,7 +35,8 @@ import { keptMember } from '../mcp/text-members.js';
 
 /**
  * The most members (repeated keys each counted, as written) a host's message object, the
- * `params` of its `tools/call` or `tasks/result`, or its response's `error` may have; more ->
+ * `params` of its `tools/call`, `tasks/result` or `notifications/cancelled`, or its response's
+ * `error` may have; more ->
  * `invalid_request` (request/peek.ts). Not configurable: JSON-RPC defines six.
  */
 export const MAX_MESSAGE_MEMBERS = 1000;
@@ -141,7 +142,7 @@ export interface WideObject {
  * then the object of its member `inner` (the last such member, escaped keys decoded, as
  * `JSON.parse` keeps it: text-members.ts keptMember), when it is an object; undefined when
  * none is, or `inner` is undefined and the message object is not. The one judgement of a
- * host's message (request/peek.ts: `params` of a `tools/call` or `tasks/result`, a response's
+ * host's message (request/peek.ts: `params` of a `tools/call`, `tasks/result` or `notifications/cancelled`, a response's
  * `error`) and a seller's (response/wide-answer.ts: its `error`).
  *
  * The inner object is counted by its structure scan ({@link objectMemberCount}: the WebAssembly
@@ -160,11 +161,12 @@ export function wideObjectOf(view: Buffer, top: ObjectMembers, inner: 'params' |
 
 /**
  * The names the peek looks up, lower-cased: request/peek.ts PEEK_KEY_TEXTS, `name`, `taskId`,
- * an error's `code` and `message` (repeated-request-names.ts TOP_NAMES and PARAMS_NAMES among them).
+ * `requestId`, an error's `code` and `message` (repeated-request-names.ts TOP_NAMES,
+ * PARAMS_NAMES and CANCELLED_PARAMS_NAMES among them).
  */
-const NAMES = ['jsonrpc', 'method', 'id', 'params', 'result', 'error', 'name', 'taskid', 'code', 'message'];
+const NAMES = ['jsonrpc', 'method', 'id', 'params', 'result', 'error', 'name', 'taskid', 'requestid', 'code', 'message'];
 /** The longest of {@link NAMES}, in characters. */
-const LONGEST_NAME = 7;
+const LONGEST_NAME = 9;
 /** The most bytes a character takes in a JSON string: `\uXXXX`. */
 const MAX_CHAR_BYTES = 6;
 

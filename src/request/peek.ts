@@ -17,7 +17,7 @@
  *   over a bound. Both give the same answer for every body (test/unit/peek-scan.test.ts
  *   compares them).
  *
- * Both readings refuse a message object, the `params` of its `tools/call` or `tasks/result`,
+ * Both readings refuse a message object, the `params` of its `tools/call`, `tasks/result` or `notifications/cancelled`,
  * or its `error`, of more than MAX_MESSAGE_MEMBERS (1000) members, before any other rule of
  * the message: `Invalid Request: the message has 99993 members, more than the 1000 the gateway
  * reads.` (`"params" has …`, `"error" has …`), for the request's id as a names refusal carries
@@ -54,7 +54,7 @@ import { closingQuote, COLON, COMMA, CR, DIGIT_0, DIGIT_9, DOT, LBRACE, LBRACKET
 import { writtenIdRanges } from '../mcp/written-ids.js';
 import { idTextOfNumber } from '../mcp/id-text.js';
 import { isJsonRpcErrorObject } from '../mcp/extract.js';
-import { judgeKeys, mayRepeatNames, namesProblemOfText, PARAMS_NAMES, TOP_NAMES, type NamesProblem } from './repeated-request-names.js';
+import { CANCELLED_PARAMS_NAMES, judgeKeys, mayRepeatNames, namesProblemOfText, PARAMS_NAMES, TOP_NAMES, type NamesProblem } from './repeated-request-names.js';
 import type { RequestJsonBounds } from './request-json-bounds.js';
 import { BUILTIN_DEFAULTS } from '../config/defaults.js';
 
@@ -62,6 +62,8 @@ export const NO_BODY: RpcPeek = Object.freeze({ kind: 'none', id: null, idText: 
 
 /** The method whose `params.taskId` the peek reads (RpcPeek.taskId). */
 const TASKS_RESULT = 'tasks/result';
+/** The method whose `params.requestId` the gateway reads (mcp/cancelled-id.ts): its `params` are judged as a `tools/call`'s (names, width). */
+const CANCELLED = 'notifications/cancelled';
 
 /**
  * The longest `params.taskId` of a `tasks/result` the peek keeps (RpcPeek.taskId), in UTF-16
@@ -413,7 +415,7 @@ function parsedObjectFacts(m: Record<string, unknown>, view: Buffer, text: strin
 function wideOfText(view: Buffer, m: Record<string, unknown>): { problem: string; unread: boolean } | undefined {
   if (view.length < WIDE_MIN_BYTES) return undefined;
   const method = typeof m.method === 'string' ? m.method : undefined;
-  const key = method === 'tools/call' || method === TASKS_RESULT ? 'params' : method === undefined ? 'error' : undefined;
+  const key = method === 'tools/call' || method === TASKS_RESULT || method === CANCELLED ? 'params' : method === undefined ? 'error' : undefined;
   const wide = wideObjectOf(view, readObjectMembers(view, view.indexOf(LBRACE)), key);
   return wide === undefined ? undefined : { problem: wideProblem(wide.of, wide.count), unread: wide.unread };
 }
@@ -423,7 +425,7 @@ function wideOfText(view: Buffer, m: Record<string, unknown>): { problem: string
  * which `JSON.parse` read as `m`: proved absent by native searches, else read from the bytes.
  */
 function parsedNamesProblem(view: Buffer, text: string, m: Record<string, unknown>): NamesProblem | undefined {
-  return mayRepeatNames(text, [m]) ? namesProblemOfText(view, m.method === 'tools/call') : undefined;
+  return mayRepeatNames(text, [m]) ? namesProblemOfText(view, m.method) : undefined;
 }
 
 /**
@@ -525,7 +527,7 @@ interface ObjectFacts {
    */
   readonly names: NamesProblem | undefined;
   /**
-   * The message object, the `params` of its `tools/call` or `tasks/result`, or its `error`
+   * The message object, the `params` of its `tools/call`, `tasks/result` or `notifications/cancelled`, or its `error`
    * (a response) has more than MAX_MESSAGE_MEMBERS members (message-members.ts): why, as
    * message-members.ts wideProblem says it; judged before every other rule. Undefined otherwise.
    */
@@ -654,7 +656,7 @@ function elementsOfValues(batch: readonly unknown[], body: Buffer, text: string)
     const m = v as Record<string, unknown>;
     const range = elementRanges?.[index];
     const view = range === undefined ? undefined : body.subarray(range[0], range[1]);
-    const names = view === undefined || !namesRead ? undefined : namesProblemOfText(view, m.method === 'tools/call');
+    const names = view === undefined || !namesRead ? undefined : namesProblemOfText(view, m.method);
     const wide = view === undefined ? undefined : wideOfText(view, m);
     const facts = wide?.unread === true ? unreadFacts(wide.problem) : factsOfObject(m, undefined, '', names, wide?.problem);
     const why = elementWhy(facts);
@@ -937,8 +939,9 @@ function objectFactsOfScan(body: Buffer, object: ObjectMembers): ObjectFacts | u
   let names = judgeKeys(body, members, TOP_NAMES, undefined);
   let toolName: string | undefined;
   let taskId: string | undefined;
-  // The params of a tools/call (its tool's name) or a tasks/result (its taskId: rare on the scan's path, a body of 1 KiB or more).
-  if ((methodText === 'tools/call' || methodText === TASKS_RESULT) && params !== undefined && params.first === LBRACE) {
+  // The params of a tools/call (its tool's name), a tasks/result (its taskId: rare on the scan's
+  // path, a body of 1 KiB or more) or a notifications/cancelled (its requestId: names only).
+  if ((methodText === 'tools/call' || methodText === TASKS_RESULT || methodText === CANCELLED) && params !== undefined && params.first === LBRACE) {
     const view = body.subarray(params.value[0], params.value[1]);
     const inner = objectMembersOf(view);
     if (inner === undefined) return undefined;
@@ -949,6 +952,8 @@ function objectFactsOfScan(body: Buffer, object: ObjectMembers): ObjectFacts | u
       const name = stringMember(view, paramsMembers, 'name');
       if (name !== undefined) toolName = jsonString(view, name.value);
       names ??= judgeKeys(view, paramsMembers, PARAMS_NAMES, 'params');
+    } else if (methodText === CANCELLED) {
+      names ??= judgeKeys(view, paramsMembers, CANCELLED_PARAMS_NAMES, 'params');
     } else {
       const member = stringMember(view, paramsMembers, 'taskId');
       if (member !== undefined && member.value[1] - member.value[0] - 2 <= MAX_TASK_ID_TEXT_BYTES) taskId = keptTaskId(jsonString(view, member.value));

@@ -16,10 +16,16 @@
  * such an object is unpredictable". The seller's direction has the same rule
  * (mcp/repeated-names.ts).
  *
- * What counts ({@link TOP_NAMES}, {@link PARAMS_NAMES}): in the message object, `jsonrpc`, `id`,
- * `method`, `params`, `result`, `error`; in the `params` object of a `tools/call`, `name` (the
- * members the gateway reads; it never reads `arguments`, which belong to the tool, nor any other
- * name, so their repeats pass). A key counts as a writing of a name when it decodes to it
+ * What counts ({@link TOP_NAMES}, {@link paramsNamesOf}): in the message object, `jsonrpc`, `id`,
+ * `method`, `params`, `result`, `error`; in the `params` object of a `tools/call`, `name`; in the
+ * `params` of a `notifications/cancelled`, `requestId` (the members the gateway reads; it never
+ * reads `arguments`, which belong to the tool, nor any other name, so their repeats pass). The
+ * cancellation's `requestId` since the gateway acts on it (routing/in-flight-requests.ts: it
+ * marks the request it names): `{"requestId":0,"requestId":5}` marked request 5 (JSON.parse
+ * keeps the last) where a seller keeping the first cancelled request 0, and `{"RequestId":0}`
+ * marked nothing where a Go seller cancelled request 0; the gateway then minted `sse_idle` for a
+ * request the seller had dropped (hostile trial 55, F5:
+ * test/regressions/cancel-repeated-requestid-not-refused.test.ts). A key counts as a writing of a name when it decodes to it
  * (`"\u006eame"` is `name`, as `JSON.parse` reads it) or equals it only under Go's case folding
  * (`"Name"`, `"ID"`, `"paramſ"`: mcp/repeated-names.ts foldsTo). Refused: a name with two or more
  * writings, and a lone writing that is a case variant (the gateway reads no `name`, a Go seller
@@ -46,6 +52,20 @@ import { jsonString, jsonStringIs } from '../mcp/text-members.js';
 export const TOP_NAMES: readonly string[] = ['jsonrpc', 'id', 'method', 'params', 'result', 'error'];
 /** The members of a `tools/call`'s `params` the gateway acts on (the tool name). */
 export const PARAMS_NAMES: readonly string[] = ['name'];
+/** The members of a `notifications/cancelled`'s `params` the gateway acts on (the request it cancels: mcp/cancelled-id.ts). */
+export const CANCELLED_PARAMS_NAMES: readonly string[] = ['requestId'];
+
+/** The method whose `params.requestId` the gateway acts on. */
+const CANCELLED = 'notifications/cancelled';
+
+/**
+ * The members of the `params` object the gateway acts on in a message whose `method` is
+ * `method` (as `JSON.parse` read it): {@link PARAMS_NAMES} for a `tools/call`,
+ * {@link CANCELLED_PARAMS_NAMES} for a `notifications/cancelled`, undefined for any other.
+ */
+export function paramsNamesOf(method: unknown): readonly string[] | undefined {
+  return method === 'tools/call' ? PARAMS_NAMES : method === CANCELLED ? CANCELLED_PARAMS_NAMES : undefined;
+}
 
 /** Why a message is refused: the text after `Invalid Request: `, and whether its `id` is one of the names concerned. */
 export interface NamesProblem {
@@ -109,9 +129,9 @@ export const SHOWN_WRITINGS = 8;
  * Which of `names` the JSON string `view[key]` is a writing of (its index), and whether it is
  * the name itself once decoded; undefined for none. A key written with an escape or a
  * multi-byte character takes more bytes than the characters it decodes to, so one of a name's
- * length in bytes is compared as ASCII bytes (`| 0x20` folds exactly `A`-`Z` onto the
- * lower-case letters of a name), and only a longer one holding a backslash or a byte >= 0x80
- * is decoded.
+ * length in bytes is compared as ASCII bytes (`| 0x20` on both sides: a name is ASCII letters,
+ * and among letters it folds exactly `A`-`Z` onto `a`-`z`; `requestId` has an upper-case one),
+ * and only a longer one holding a backslash or a byte >= 0x80 is decoded.
  */
 function nameOfKey(view: Buffer, [start, end]: ByteRange, names: readonly string[]): { index: number; exact: boolean } | undefined {
   const length = end - start - 2;
@@ -127,7 +147,7 @@ function nameOfKey(view: Buffer, [start, end]: ByteRange, names: readonly string
         const b = view[start + 1 + i]!;
         const c = name.charCodeAt(i);
         exact &&= b === c;
-        folded = (b | 0x20) === c;
+        folded = (b | 0x20) === (c | 0x20);
       }
       if (folded) return { index: n, exact };
     }
@@ -145,22 +165,23 @@ function nameOfKey(view: Buffer, [start, end]: ByteRange, names: readonly string
 /**
  * {@link judgeKeys} of an object text read from its bytes (no member table): `view` holds a
  * valid JSON object (JSON whitespace around it allowed). Its own members are judged against
- * {@link TOP_NAMES}; when they pass and `toolsCall` (its `method` is `tools/call`, as
- * `JSON.parse` read it), the members of its `params` object against {@link PARAMS_NAMES}.
- * Cost: one pass over the bytes, strings skipped by the native search (json-bytes.ts closingQuote).
+ * {@link TOP_NAMES}; when they pass, the members of its `params` object against
+ * {@link paramsNamesOf} its `method` (`method`: as `JSON.parse` read it). Cost: one pass over
+ * the bytes, strings skipped by the native search (json-bytes.ts closingQuote).
  */
-export function namesProblemOfText(view: Buffer, toolsCall: boolean): NamesProblem | undefined {
+export function namesProblemOfText(view: Buffer, method: unknown): NamesProblem | undefined {
   const members = objectMembers(view, skipJsonSpace(view, 0));
   const top = judgeKeys(view, members, TOP_NAMES, undefined);
-  if (top !== undefined || !toolsCall) return top;
+  const names = paramsNamesOf(method);
+  if (top !== undefined || names === undefined) return top;
   const params = members.find((m) => jsonStringIs(view, m.key, 'params'));
-  return params === undefined || params.first !== LBRACE ? undefined : judgeKeys(view, objectMembers(view, params.value[0]), PARAMS_NAMES, 'params');
+  return params === undefined || params.first !== LBRACE ? undefined : judgeKeys(view, objectMembers(view, params.value[0]), names, 'params');
 }
 
 /**
  * Whether the JSON text `text` (which `JSON.parse` read) may write a name of {@link TOP_NAMES}
  * twice or as a case variant in one of the message objects `objects` (the parsed body, or a
- * batch's object elements), or {@link PARAMS_NAMES} in a `tools/call`'s `params`; false only
+ * batch's object elements), or one of {@link paramsNamesOf} its method in its `params`; false only
  * when proved not. The proof: no `\u` in the text, so a key that decodes to a name is written
  * as the name (no other escape makes a letter); no parsed key is a case variant of a name
  * (Go's folding: a variant is another key to `JSON.parse`, so it is kept); and for each name
@@ -172,26 +193,29 @@ export function namesProblemOfText(view: Buffer, toolsCall: boolean): NamesProbl
  */
 export function mayRepeatNames(text: string, objects: readonly Record<string, unknown>[]): boolean {
   if (text.includes('\\u')) return true;
-  const expected = [0, 0, 0, 0, 0, 0, 0];
+  const expected = PATTERNS.map(() => 0);
   for (const o of objects) {
     for (const key of Object.keys(o)) {
       const k = TOP_NAMES.indexOf(key);
       if (k >= 0) expected[k]!++;
       else if (isVariant(key, TOP_NAMES)) return true;
     }
-    const params = o.method === 'tools/call' ? o.params : undefined;
+    const names = paramsNamesOf(o.method);
+    const params = names === undefined ? undefined : o.params;
     if (params === null || typeof params !== 'object' || Array.isArray(params)) continue;
     for (const key of Object.keys(params)) {
-      if (key === 'name') expected[NAME]!++;
-      else if (isVariant(key, PARAMS_NAMES)) return true;
+      if (names!.includes(key)) expected[PATTERN_NAMES.indexOf(key, NAME)]!++;
+      else if (isVariant(key, names!)) return true;
     }
   }
   for (let k = 0; k < expected.length; k++) if (expected[k]! > 0 && occurrences(text, PATTERNS[k]!, expected[k]!) !== expected[k]) return true;
   return false;
 }
 
-/** The search pattern of each name: TOP_NAMES, then `name` (index {@link NAME}). */
-const PATTERNS = [...TOP_NAMES, ...PARAMS_NAMES].map((name) => `${name}"`);
+/** The names searched for: TOP_NAMES, then from index {@link NAME} those of `params` (PARAMS_NAMES, CANCELLED_PARAMS_NAMES). */
+const PATTERN_NAMES = [...TOP_NAMES, ...PARAMS_NAMES, ...CANCELLED_PARAMS_NAMES];
+/** The search pattern of each of {@link PATTERN_NAMES}. */
+const PATTERNS = PATTERN_NAMES.map((name) => `${name}"`);
 const NAME = TOP_NAMES.length;
 
 function isVariant(key: string, names: readonly string[]): boolean {

@@ -10,7 +10,7 @@ import type { AgentConfig, GatewayConfig, Limits } from '../config/types.js';
 import { observedMs } from '../errors/elapsed.js';
 import { parseMaxResponseBytesHeader, resolveBatchLimits, resolveCallLimits, type CallLimitSource } from '../config/resolve.js';
 import { createExchange, hasCumulativeBound, isRequestStream, offeredCodings, type Exchange, type RpcPeek } from '../exchange.js';
-import { answerStreamOver, answerWithLocalError, refuse, shownInMessage } from '../errors/local-reply.js';
+import { answerCancelledUnsent, answerStreamOver, answerWithLocalError, refuse, shownInMessage } from '../errors/local-reply.js';
 import { GATEWAY_FINISHED, GatewayAbortError, findGatewayAbort } from '../errors/abort.js';
 import { exchangeLogFields, plainLineWriter } from '../observability/logger.js';
 import { exchangeLineLevel } from '../observability/exchange-level.js';
@@ -52,6 +52,7 @@ import { isResume, refuseDraining, type DrainState } from './draining.js';
 import { refuseUnknownAgent } from './unrouted.js';
 import { MAX_WAITING_PER_CONNECTION, type PipelinedTurns } from './pipelined-turn.js';
 import { InFlightRequests } from './in-flight-requests.js';
+import { answerCancelledResume, CancelledRequests } from './cancelled-requests.js';
 import { cancelledRequestIdOf } from '../mcp/cancelled-id.js';
 import type { OpenStream, OpenStreams } from './open-streams.js';
 
@@ -122,6 +123,8 @@ type McpRequest = FastifyRequest<{ Params: { agent: string } }>;
 interface QueuedAt {
   readonly ms: number;
   readonly hr: bigint;
+  /** The host cancelled the request while it waited (its registration: InFlightRequests.openWaiting). */
+  readonly cancelled: boolean;
 }
 
 /**
@@ -145,6 +148,10 @@ export function createMcpHandler(deps: HandlerDeps) {
   // reusing an id held there is refused, and a host's `notifications/cancelled` marks the one
   // it names (routing/in-flight-requests.ts).
   const inFlight = new InFlightRequests();
+  // The cancellations of requests, per seller url, session and id, for as long as their resume
+  // tokens are honoured (the codec's ttl, fixed at start-up): a resume of one is answered 405,
+  // not sent (routing/cancelled-requests.ts; hostile trial 55, F1).
+  const cancellations = new CancelledRequests(deps.resume.ttlMs);
 
   /**
    * A request whose answer is queued behind another on its connection (HTTP/1.1 pipelining):
@@ -157,8 +164,13 @@ export function createMcpHandler(deps: HandlerDeps) {
    * GET or a DELETE: request/peek.ts refusalIdOf; its body is not kept while the refusal waits
    * for its own turn). Reported failure (a hostile new-user trial 15, H1):
    * test/regressions/pipelined-answers-unbounded-memory.test.ts.
+   *
+   * While it waits, a POSTed single request in a session is registered among the requests in
+   * flight ({@link waitingEntry}), so that a host's cancellation can name it: one cancelled
+   * meanwhile is not sent at its turn (hostile trial 55, F2:
+   * test/regressions/cancelled-while-held-still-sent.test.ts).
    */
-  function waitForTurn(request: McpRequest, reply: FastifyReply, body: Buffer | undefined): FastifyReply | Promise<FastifyReply | undefined> {
+  function waitForTurn(request: McpRequest, reply: FastifyReply, body: Buffer | undefined, agent: AgentConfig): FastifyReply | Promise<FastifyReply | undefined> {
     const socket = request.raw.socket;
     if (!deps.turns.hasRoom(socket)) {
       (request as { body: unknown }).body = undefined;
@@ -171,9 +183,12 @@ export function createMcpHandler(deps: HandlerDeps) {
         { limit_requests: MAX_WAITING_PER_CONNECTION },
       );
     }
-    const queuedAt: QueuedAt = { ms: performance.now(), hr: process.hrtime.bigint() };
+    const ms = performance.now();
+    const hr = process.hrtime.bigint();
+    const waiting = waitingEntry(request, body, agent);
     return new Promise((resolve, reject) => {
       deps.turns.whenTurnComes(socket, reply.raw, (processable) => {
+        if (waiting !== undefined) inFlight.close(waiting.slot, waiting.entry);
         if (!processable) {
           reply.hijack();
           resolve(undefined);
@@ -181,12 +196,28 @@ export function createMcpHandler(deps: HandlerDeps) {
         }
         try {
           // Nothing returned: forwarded (sent by the handler itself); the reply then stands for it.
-          resolve(mcpHandler(request, reply, queuedAt) ?? reply);
+          resolve(mcpHandler(request, reply, { ms, hr, cancelled: waiting?.entry.cancelled === true }) ?? reply);
         } catch (err) {
           reject(err instanceof Error ? err : new Error(String(err)));
         }
       });
     });
+  }
+
+  /**
+   * The registration of a request about to wait for its turn on its connection
+   * (InFlightRequests.openWaiting), when it is a POSTed single request (peeked under its agent's
+   * structure bounds) with one `Mcp-Session-Id` a server can have issued; undefined for any
+   * other (nothing a cancellation could name: a refusal at its turn, a notification, a batch, a
+   * GET). The body is peeked again at its turn, with the checks before it (pipelining is rare:
+   * MCP clients send one request per connection at a time).
+   */
+  function waitingEntry(request: McpRequest, body: Buffer | undefined, agent: AgentConfig): ReturnType<InFlightRequests['openWaiting']> {
+    if (request.method !== 'POST' || body === undefined || body.length === 0 || body.length > agent.max_request_bytes) return undefined;
+    const header = request.headers['mcp-session-id'];
+    if (typeof header !== 'string' || isRepeatedSessionId(request.raw, header) || sessionIdFault(header) !== undefined) return undefined;
+    const peek = peekRequest(body, requestJsonBounds(agent));
+    return peek.ok ? inFlight.openWaiting(agent, header, peek.peek) : undefined;
   }
 
   // Not `async`, and nothing returned for a request forwarded at once (nearly all): the
@@ -229,7 +260,7 @@ export function createMcpHandler(deps: HandlerDeps) {
     // read (`writableEnded`).
     if (queuedAt === undefined) {
       const connection = reply.raw.socket;
-      if (connection === null) return waitForTurn(request, reply, body);
+      if (connection === null) return waitForTurn(request, reply, body, agent);
       if (connection.writableEnded) {
         reply.hijack();
         return undefined;
@@ -451,6 +482,9 @@ export function createMcpHandler(deps: HandlerDeps) {
     // no id, and a single request's may be cancelled.
     const inFlightSlot = inFlight.open(exchange);
     if (typeof inFlightSlot !== 'number') return refuse(reply, 'invalid_request', rpc, inFlightSlot.refusal);
+    // Cancelled while it waited for its turn on its connection (registered then: waitForTurn):
+    // never sent, answered below once its exchange's end is in place (hostile trial 55, F2).
+    if (queuedAt?.cancelled === true && rpc.kind === 'request') exchange.cancelled = true;
     // A request to an agent that backs off waits its turn (agent-guard.ts); a resumed stream,
     // the standalone GET stream and notifications are never held back (a resumed request's
     // stream is admitted as it is sent: `forward` below).
@@ -466,7 +500,7 @@ export function createMcpHandler(deps: HandlerDeps) {
     }
     const kind = callKind(rpc.method, rpc.toolName, rpc.kind === 'batch');
     const answersRequest = rpc.kind === 'request' || rpc.kind === 'batch';
-    const gate = !lateTurn && post && answersRequest ? deps.guard.admit(agent.name, kind, agent.guard, maxWaitMs) : undefined;
+    const gate = !lateTurn && !exchange.cancelled && post && answersRequest ? deps.guard.admit(agent.name, kind, agent.guard, maxWaitMs) : undefined;
     const pending = gate !== undefined && 'admitted' in gate ? gate : undefined;
     let admission = gate !== undefined && !('admitted' in gate) ? gate : undefined;
     // Whether a byte bound broken may be under a limit lowered below the configured one, which
@@ -539,6 +573,9 @@ export function createMcpHandler(deps: HandlerDeps) {
       if (!deps.openExchanges.remove(openSlot, end)) return; // ended already
       ended = true;
       inFlight.close(inFlightSlot, exchange);
+      // A request the host cancelled: remembered from its end, after which its stream mints no
+      // more tokens, so a resume from any of them is known for as long as it is honoured.
+      if (exchange.cancelled && session !== undefined) cancellations.rememberRequest(agent.url.href, session, exchange.rpc);
       if (quiet) deps.quietStreams.count--;
       clearTimeout(deadline);
       // A body reader still waiting for buffer room (a deadline, a host that left) stops now.
@@ -724,6 +761,13 @@ export function createMcpHandler(deps: HandlerDeps) {
       });
     };
 
+    // A resume of a request the host cancelled (routing/cancelled-requests.ts): 405 at once, the
+    // seller not contacted, no error for the id the host dropped (hostile trial 55, F1:
+    // test/regressions/cancelled-call-resumed-gets-sse-idle.test.ts).
+    if (resumed !== undefined && session !== undefined && cancellations.has(agent.url.href, session, rpc)) {
+      answerCancelledResume(exchange, reply);
+      return undefined;
+    }
     // A resume from the token of the event that carried the response: that stream is over,
     // the seller has nothing to replay (resume/token.ts `final`); held open empty, as the
     // seller would hold it, until the host closes it or sse_idle_timeout_ms.
@@ -733,6 +777,14 @@ export function createMcpHandler(deps: HandlerDeps) {
         deps.quietStreams.count++;
       }
       answerStreamOver(exchange, reply, resumedToken, limits.sse_idle_timeout_ms, deps.streams);
+      return undefined;
+    }
+    // A request the host cancelled before it was sent is never sent (errors/local-reply.ts
+    // answerCancelledUnsent): here one cancelled while pipelined; one waiting for its backoff
+    // turn, below (`onCancelled`). Hostile trial 55, F2:
+    // test/regressions/cancelled-while-held-still-sent.test.ts.
+    if (exchange.cancelled) {
+      answerCancelledUnsent(exchange, reply);
       return undefined;
     }
     if (lateTurn) {
@@ -754,7 +806,11 @@ export function createMcpHandler(deps: HandlerDeps) {
     // session it marks nothing. Source: trial 17, L1.
     if (rpc.kind === 'notification' && rpc.method === 'notifications/cancelled' && session !== undefined && body !== undefined) {
       const cancelledId = cancelledRequestIdOf(body);
-      if (cancelledId !== undefined) inFlight.cancel(agent.url.href, session, cancelledId);
+      if (cancelledId !== undefined) {
+        inFlight.cancel(agent.url.href, session, cancelledId);
+        // Matched or not (it may come between a stream's cut and its resume): a resume of it is not sent.
+        cancellations.rememberWritten(agent.url.href, session, cancelledId);
+      }
     }
     if (pending === undefined) {
       // A resumed request's (or batch's) stream, sent to the seller now, counts for its
@@ -765,7 +821,14 @@ export function createMcpHandler(deps: HandlerDeps) {
       forward();
       return undefined;
     }
+    // Cancelled by its host while it waits: answered at once, its place in the queue given up,
+    // never sent (a turn granted meanwhile is given back below).
+    exchange.onCancelled = () => {
+      pending.cancel();
+      answerCancelledUnsent(exchange, reply);
+    };
     return pending.admitted.then((granted) => {
+      exchange.onCancelled = undefined;
       if (exchange.finished) {
         // The host went away while waiting; a turn granted at that moment is given back.
         if (granted !== undefined) deps.guard.finish(granted, 'other');

@@ -26,8 +26,20 @@
  * - a single request's stream resumed with `Last-Event-ID` (a GET): it continues a request
  *   that went out already, so it holds no id (never refused, and once the request's own
  *   stream is cut, `resumable_end`, its id is free, while the host resumes and after); a
- *   cancellation can name it. A batch's resumed stream is not registered.
+ *   cancellation can name it. A batch's resumed stream is not registered;
+ * - a POSTed single request pipelined (HTTP/1.1) behind another answer on its connection,
+ *   while it waits for its turn (routing/pipelined-turn.ts), before its exchange exists
+ *   ({@link InFlightRequests.openWaiting}: its seller endpoint, session and id as the peek reads
+ *   them then): a cancellation can name it, and it holds no id (its id is judged at its turn,
+ *   as before, when its exchange is registered in its place).
  * Notifications, the host's responses and the standalone GET stream are not registered.
+ *
+ * A request marked before it is sent is never sent (routing/handler.ts): hostile trial 55, F2
+ * (a call cancelled while it waited for its agent's backoff turn, or pipelined behind another
+ * answer, went to the seller after the cancellation, which the seller had ignored, so the
+ * seller ran it: test/regressions/cancelled-while-held-still-sent.test.ts). A registered
+ * entry's `onCancelled` (set by the handler while it holds the request in a backoff wait) is
+ * called once when a cancellation marks it.
  *
  * The id rule (one, the seller transport's): ids are the peek's parsed values (RpcPeek.id,
  * `string | number | null`) compared with `===`: a string and a number are never one id
@@ -85,14 +97,15 @@
  * (test/unit/in-flight-requests.test.ts). A session with thousands in flight at once walks
  * them per request in it: that host's own load.
  *
- * Memory: one slot per registered exchange and one `Map` entry per session with something
- * registered, each dropped when its exchange ends: what is held is bounded by the exchanges
- * in flight (their own bounds: connections, MAX_WAITING_PER_CONNECTION pipelined per
+ * Memory: one slot per registered exchange or waiting request (a small object of five
+ * references) and one `Map` entry per session with something registered, each dropped when its
+ * exchange ends or its wait does: what is held is bounded by the exchanges in flight and the
+ * requests waiting (their own bounds: connections, MAX_WAITING_PER_CONNECTION pipelined per
  * connection, backoff's MAX_WAITERS), and a session with nothing in flight holds nothing, so a
  * session's end (DELETE, expiry) needs nothing of its own. The slot arrays keep their length
  * (the peak in flight), emptied slots holding nothing.
  */
-import type { BatchRequestRef, Exchange, RpcIdRef } from '../exchange.js';
+import type { BatchRequestRef, Exchange, RpcIdRef, RpcPeek } from '../exchange.js';
 import type { WrittenRequestId } from '../mcp/cancelled-id.js';
 import { shownInMessage } from '../errors/local-reply.js';
 import { isRequestId } from '../response/json-value-at.js';
@@ -105,6 +118,32 @@ export interface IdRefusal {
   readonly refusal: string;
 }
 
+/**
+ * What the registry reads of a registered request: an {@link Exchange}, or a
+ * {@link WaitingRequest}. `opensStream`: it holds no id (a resumed stream, a waiting request).
+ */
+export interface InFlightEntry {
+  readonly agent: { readonly url: URL };
+  readonly rpc: RpcPeek;
+  readonly session: string | undefined;
+  readonly opensStream: boolean;
+  /** Set by {@link InFlightRequests.cancel}. */
+  cancelled: boolean;
+  /** Called once, after it is marked, when a cancellation names it (Exchange.onCancelled). */
+  onCancelled: (() => void) | undefined;
+}
+
+/**
+ * A POSTed single request waiting for its turn on its connection (routing/pipelined-turn.ts),
+ * registered by {@link InFlightRequests.openWaiting} until its turn or its connection's close:
+ * `cancelled` tells its exchange, made at its turn, that the host cancelled it meanwhile.
+ */
+export interface WaitingRequest extends InFlightEntry {
+  readonly session: string;
+  /** A waiting request holds no id (module doc). */
+  readonly opensStream: true;
+}
+
 /** The end of a chain. */
 const NONE = -1;
 
@@ -114,8 +153,8 @@ const RULE = '(MCP: a request ID must not be reused within a session)';
 export class InFlightRequests {
   /** Each session with something registered: the first slot of its chain. */
   private readonly heads = new Map<string, number>();
-  /** The exchange in each slot; undefined when free. */
-  private readonly exchanges: Array<Exchange | undefined> = [];
+  /** The entry (an exchange, a waiting request) in each slot; undefined when free. */
+  private readonly exchanges: Array<InFlightEntry | undefined> = [];
   /** The next and previous slot in the slot's session chain ({@link NONE} at its ends). */
   private readonly next: number[] = [];
   private readonly prev: number[] = [];
@@ -154,8 +193,25 @@ export class InFlightRequests {
     } else if (posted && head !== NONE && this.holds(head, exchange.agent.url.href, rpc.id)) {
       return { refusal: `Invalid Request: request id ${shownId(rpc)} is already in flight in this session ${RULE}; it was not sent to the seller: send it with an id not used before in this session.` };
     }
+    return this.link(exchange, session, head);
+  }
+
+  /**
+   * Registers a POSTed single request (`rpc.kind` 'request') of the seller endpoint `agent.url`
+   * in `session` waiting for its turn on its connection (module doc): the entry and its slot,
+   * for {@link close} (at its turn, or its connection's close). It holds no id, so it is never
+   * refused here. Undefined for any other `rpc`.
+   */
+  openWaiting(agent: { readonly url: URL }, session: string, rpc: RpcPeek): { entry: WaitingRequest; slot: number } | undefined {
+    if (rpc.kind !== 'request') return undefined;
+    const entry: WaitingRequest = { agent, rpc, session, opensStream: true, cancelled: false, onCancelled: undefined };
+    return { entry, slot: this.link(entry, session, this.heads.get(session) ?? NONE) };
+  }
+
+  /** Puts `entry` in a free slot, linked into the chain of `session` whose first slot is `head`. */
+  private link(entry: InFlightEntry, session: string, head: number): number {
     const slot = this.free.length > 0 ? this.free.pop()! : this.exchanges.length;
-    this.exchanges[slot] = exchange;
+    this.exchanges[slot] = entry;
     this.count++;
     if (head === NONE) {
       this.next[slot] = NONE;
@@ -172,8 +228,8 @@ export class InFlightRequests {
     return slot;
   }
 
-  /** Ends the registration of `exchange` (its slot from {@link open}); a no-op when not registered or closed already. */
-  close(slot: number, exchange: Exchange): void {
+  /** Ends the registration of `exchange` (its slot from {@link open} or {@link openWaiting}); a no-op when not registered or closed already. */
+  close(slot: number, exchange: InFlightEntry): void {
     if (slot < 0 || this.exchanges[slot] !== exchange) return;
     const before = this.prev[slot]!;
     const after = this.next[slot]!;
@@ -194,19 +250,27 @@ export class InFlightRequests {
   /**
    * Marks cancelled (Exchange.cancelled) each cancellable request registered in the seller
    * endpoint `seller` (an agent's `url.href`) and session `session` whose id is `id` as written
-   * (module doc); how many it marked (0 when none is in flight: the request was answered
+   * (module doc), then calls the `onCancelled` of each it marked (none is called twice: it is
+   * cleared first); how many it marked (0 when none is in flight: the request was answered
    * already, or never went through this gateway).
    */
   cancel(seller: string, session: string, id: WrittenRequestId): number {
-    let marked = 0;
+    let marked: InFlightEntry[] | undefined;
     for (let slot = this.heads.get(session) ?? NONE; slot !== NONE; slot = this.next[slot]!) {
       const exchange = this.exchanges[slot]!;
       if (exchange.rpc.kind === 'request' && exchange.agent.url.href === seller && isRequestId(id.bytes, id.range, exchange.rpc)) {
         exchange.cancelled = true;
-        marked++;
+        (marked ??= []).push(exchange);
       }
     }
-    return marked;
+    if (marked === undefined) return 0;
+    // After the walk: a callback may end its exchange, and so its registration.
+    for (const exchange of marked) {
+      const then = exchange.onCancelled;
+      exchange.onCancelled = undefined;
+      then?.();
+    }
+    return marked.length;
   }
 
   /** Whether a POSTed exchange of `seller` in the chain from `head` holds the id `id`. */

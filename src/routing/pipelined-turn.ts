@@ -56,8 +56,11 @@
  *
  * While a request waits: nothing of it has reached a seller, it holds no backoff turn
  * (admission/agent-guard.ts admits it at its turn) and no exchange (no line, no count, no
- * entry in the open exchanges): an answer ahead of it that has no deadline of its own (the
- * standalone GET stream) is bounded by its agent's sse_deadline_ms
+ * entry in the open exchanges); a POSTed single request in a session is registered among the
+ * requests in flight (routing/in-flight-requests.ts openWaiting), so that a host's cancellation
+ * can name it, and one cancelled meanwhile is not sent at its turn (hostile trial 55, F2). An
+ * answer ahead of it that has no deadline of its own (the standalone GET stream) is bounded by
+ * its agent's sse_deadline_ms
  * (errors/earlier-answers.ts `boundAnswersAhead`), and its response_deadline_ms runs from its
  * arrival, the wait included: granted its turn too late to finish within it, it is answered
  * `pipeline_wait` without being sent (routing/handler.ts). When the connection closes first

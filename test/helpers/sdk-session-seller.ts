@@ -8,13 +8,15 @@
  * response to its stream by the parsed request id, which is what
  * test/regressions/duplicate-in-flight-id-hangs-first-call.test.ts and
  * test/regressions/cancelled-call-gets-minted-upstream-reset.test.ts (the SDK client's
- * cancellation) need of it.
+ * cancellation) need of it. With `eventStore` (a new store per session) its streams are
+ * resumable: a priming event with an id on each POST stream (MCP 2025-11-25), replays on a GET
+ * with `Last-Event-ID` (test/regressions/cancelled-call-resumed-gets-sse-idle.test.ts).
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomUUID } from 'node:crypto';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { StreamableHTTPServerTransport, type EventStore } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 
 export interface SdkSessionSeller {
@@ -24,17 +26,24 @@ export interface SdkSessionSeller {
   readonly statelessUrl: string;
   /** Each JSON-RPC message POSTed to either endpoint, parsed, in order (a batch's elements one by one). */
   readonly messages: unknown[];
+  /** The `Last-Event-ID` of each GET, in order (null for a GET without one: the standalone stream). */
+  readonly gets: Array<string | null>;
   /** Closes every session's transport and the HTTP server. */
   close(): Promise<void>;
 }
 
-/** Starts the seller on 127.0.0.1; `newServer` makes the server of each session (and of each stateless request). */
-export async function startSdkSessionSeller(newServer: () => Server): Promise<SdkSessionSeller> {
+/**
+ * Starts the seller on 127.0.0.1; `newServer` makes the server of each session (and of each
+ * stateless request); `eventStore`, when given, the event store of each session.
+ */
+export async function startSdkSessionSeller(newServer: () => Server, eventStore?: () => EventStore): Promise<SdkSessionSeller> {
   const sessions = new Map<string, StreamableHTTPServerTransport>();
   const transports = new Set<StreamableHTTPServerTransport>();
   const messages: unknown[] = [];
+  const gets: Array<string | null> = [];
   const http = createServer((req: IncomingMessage, res: ServerResponse) => {
     void (async () => {
+      if (req.method === 'GET') gets.push((req.headers['last-event-id'] as string | undefined) ?? null);
       const chunks: Buffer[] = [];
       for await (const c of req) chunks.push(c as Buffer);
       const body = req.method === 'POST' ? (JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown) : undefined;
@@ -56,6 +65,7 @@ export async function startSdkSessionSeller(newServer: () => Server): Promise<Sd
         }
         const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
           sessionIdGenerator: () => randomUUID(),
+          ...(eventStore !== undefined ? { eventStore: eventStore() } : {}),
           onsessioninitialized: (id) => void sessions.set(id, transport),
           onsessionclosed: (id) => void sessions.delete(id),
         });
@@ -72,6 +82,7 @@ export async function startSdkSessionSeller(newServer: () => Server): Promise<Sd
     url: `${base}/mcp`,
     statelessUrl: `${base}/stateless`,
     messages,
+    gets,
     close: async () => {
       for (const t of transports) await t.close().catch(() => undefined);
       http.closeAllConnections();

@@ -84,3 +84,22 @@ test('ids compare exactly: by value as written for numbers, escapes decoded, nev
   assert.equal(marks('"a\\u0062"', 'ab'), true);
   assert.equal(marks('"a"', 'b'), false);
 });
+
+test('a request waiting for its pipelined turn: cancellable, holds no id, closed at its turn; onCancelled once (hostile trial 55, F2)', () => {
+  const r = new InFlightRequests();
+  const agent = exchangeOf('s', call(1), 'a').agent;
+  assert.equal(r.openWaiting(agent, 'a', { kind: 'notification', id: null, idText: undefined, method: 'notifications/progress', toolName: undefined, taskId: undefined }), undefined);
+  const waiting = r.openWaiting(agent, 'a', call(61))!;
+  // Its id is judged at its turn, not while it waits: a request with its id is registered beside it.
+  const other = exchangeOf('s', call(61), 'a');
+  const otherSlot = slotOf(r.open(other));
+  let called = 0;
+  other.onCancelled = () => called++;
+  assert.equal(r.cancel(SELLER, 'a', written('61')), 2);
+  assert.deepEqual([waiting.entry.cancelled, other.cancelled, called, other.onCancelled], [true, true, 1, undefined]);
+  assert.equal(r.cancel(SELLER, 'a', written('61')), 2);
+  assert.equal(called, 1, 'called once');
+  r.close(waiting.slot, waiting.entry);
+  r.close(otherSlot, other);
+  assert.deepEqual([r.size, r.sessions], [0, 0]);
+});

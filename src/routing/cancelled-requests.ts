@@ -1,0 +1,178 @@
+/**
+ * The requests a host cancelled, remembered for as long as their streams can be resumed, so that
+ * a resume of one (a GET with `Last-Event-ID` whose token names it) is answered without the
+ * seller and without an error for an id the host dropped (routing/handler.ts).
+ *
+ * Why (hostile trial 55, F1): a cancelled request's stream ends plainly (outcome `cancelled`, or
+ * `resumable_end` when the seller ends it: routing/in-flight-requests.ts), and when it had
+ * carried an event with an id the MCP SDK client (1.x), which resumes a POST stream that gave it
+ * an event id and no response, sends a GET with `Last-Event-ID`. That resume was a new exchange
+ * that knew nothing of the cancellation: it went to the seller, which had dropped the request
+ * and held the stream open, and at `sse_idle_timeout_ms` the host got a made-up `sse_idle` error
+ * for the id (the SDK client: "Received a response for an unknown message ID"), logged
+ * `local_error` and counted in `adcp_gateway_limit_breaches_total`; after `sse_deadline_ms`, the
+ * same with `sse_deadline` (test/regressions/cancelled-call-resumed-gets-sse-idle.test.ts).
+ *
+ * What is remembered: each `notifications/cancelled` in an MCP session, by seller endpoint (the
+ * agent's `url`), `Mcp-Session-Id` and the `requestId` as written (matched or not: a cancellation
+ * may come while nothing is in flight, between a stream's cut and its resume); and again, when
+ * its exchange ends, each request a cancellation marked (its stream may have minted tokens after
+ * the cancellation came). An id matches as routing/in-flight-requests.ts matches a cancellation
+ * (response/json-value-at.ts isRequestId): a string the same string, escapes decoded; a number
+ * the same value exactly as written (`1.0` names `1`, `9007199254740993` does not name
+ * `9007199254740992`: mcp/json-numbers.ts exactDecimal); never a string for a number.
+ *
+ * For how long: `resume.ttl_ms` from the last time it was remembered, the lifetime of a resume
+ * token (resume/token.ts: `now - issuedAt > ttlMs` is expired), and every token of such a
+ * stream was minted before (at the latest when its exchange ended). A token the gateway no longer
+ * honours is refused as before (`resume_token_expired`), so nothing is remembered past it.
+ *
+ * How many: at most {@link CANCELLED_REQUESTS_REMEMBERED} entries, all agents and sessions
+ * together; past that the oldest is dropped first (a Map keeps insertion order, and with one
+ * lifetime for all the oldest entry is also the first to expire), and expired entries are dropped
+ * from the front as new ones come. An entry is the SHA-256 of its seller url, session and
+ * canonical id (a 32-character one-byte string, whatever the length of the session id or a
+ * string id: a host's 16 KiB session header or a 1 MB string id takes no more) and its expiry
+ * time: measured ~100 bytes an entry (Node 20.20, 100,000 such keys in a Map, heap used after a
+ * full GC before and after), so ~1 MB when full. Cost: one SHA-256 (~2.5 µs) per cancellation
+ * remembered, and per resume while anything is remembered (none otherwise).
+ * A host sending cancellations by the thousand can only push out the oldest entries; a resume of
+ * one pushed out goes to the seller as before (its error minted as before: the gap this closes).
+ *
+ * Per process, as resume/tail-ledger.ts: a resume that reaches another replica, or this one after
+ * a restart, is sent to the seller as before. A request id is never reused within a session
+ * (MCP Basic, Requests; a POST reusing one in flight is refused: routing/in-flight-requests.ts),
+ * so only a host breaking that rule after a cancellation would find a later request's resumes
+ * answered so too.
+ *
+ * No I/O; the clock is injected.
+ */
+import { createHash } from 'node:crypto';
+import type { FastifyReply } from 'fastify';
+import type { Exchange, RpcPeek } from '../exchange.js';
+import type { WrittenRequestId } from '../mcp/cancelled-id.js';
+import { exactDecimal } from '../mcp/json-numbers.js';
+import { QUOTE } from '../mcp/json-bytes.js';
+import { NOSNIFF_NAME, NOSNIFF_VALUE } from '../errors/own-answer-headers.js';
+import { MCP_METHODS } from './unrouted.js';
+
+/** Most cancellations remembered at once, all agents and sessions together (module doc). */
+export const CANCELLED_REQUESTS_REMEMBERED = 10_000;
+
+export class CancelledRequests {
+  /** Each remembered cancellation's key ({@link keyOf}) and when it expires (Unix ms), oldest first. */
+  private readonly until = new Map<string, number>();
+
+  /**
+   * @param ttlMs      how long an entry lives (ms): the resume token lifetime (`resume.ttl_ms`)
+   * @param maxEntries at most this many entries ({@link CANCELLED_REQUESTS_REMEMBERED})
+   * @param now        the clock (Unix ms)
+   */
+  constructor(
+    private readonly ttlMs: number,
+    private readonly maxEntries: number = CANCELLED_REQUESTS_REMEMBERED,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /** Entries held (expired ones not yet dropped included). */
+  get size(): number {
+    return this.until.size;
+  }
+
+  /** Remembers the cancellation naming `id` (a `requestId` as written) in the seller endpoint `seller` (an agent's `url.href`) and `session`. */
+  rememberWritten(seller: string, session: string, id: WrittenRequestId): void {
+    this.remember(keyOf(seller, session, writtenIdText(id)));
+  }
+
+  /** Remembers the cancellation of the request `rpc` (its exchange marked cancelled) in `seller` and `session`; anything but a single request is ignored. */
+  rememberRequest(seller: string, session: string, rpc: Pick<RpcPeek, 'kind' | 'id' | 'idText'>): void {
+    const id = requestIdText(rpc);
+    if (id !== undefined) this.remember(keyOf(seller, session, id));
+  }
+
+  /** Whether a cancellation of the request `rpc` (a resume token's: its id and exact text) in `seller` and `session` is remembered, unexpired. */
+  has(seller: string, session: string, rpc: Pick<RpcPeek, 'kind' | 'id' | 'idText'>): boolean {
+    if (this.until.size === 0) return false;
+    const id = requestIdText(rpc);
+    if (id === undefined) return false;
+    const key = keyOf(seller, session, id);
+    const expiresAt = this.until.get(key);
+    if (expiresAt === undefined) return false;
+    if (expiresAt >= this.now()) return true;
+    this.until.delete(key);
+    return false;
+  }
+
+  private remember(key: string): void {
+    const nowMs = this.now();
+    // Remembered again: it goes last, with a new lifetime.
+    this.until.delete(key);
+    for (const [oldest, expiresAt] of this.until) {
+      if (expiresAt >= nowMs) break;
+      this.until.delete(oldest);
+    }
+    this.until.set(key, nowMs + this.ttlMs);
+    while (this.until.size > this.maxEntries) this.until.delete(this.until.keys().next().value!);
+  }
+}
+
+/**
+ * The canonical text of a request's id: `s` and the string, or `n` and the exact value of the
+ * number as the host wrote it (mcp/json-numbers.ts exactDecimal: `1.0` and `1` are one);
+ * undefined for anything but a single request.
+ */
+function requestIdText(rpc: Pick<RpcPeek, 'kind' | 'id' | 'idText'>): string | undefined {
+  if (rpc.kind !== 'request') return undefined;
+  const id = rpc.id;
+  if (typeof id === 'string') return `s${id}`;
+  if (typeof id === 'number') return `n${exactDecimal(rpc.idText ?? JSON.stringify(id))}`;
+  return undefined;
+}
+
+/** {@link requestIdText} of a `requestId` as written (a JSON string or number: mcp/cancelled-id.ts). */
+function writtenIdText({ bytes, range }: WrittenRequestId): string {
+  if (bytes[range[0]] === QUOTE) return `s${JSON.parse(bytes.toString('utf8', range[0], range[1])) as string}`;
+  return `n${exactDecimal(bytes.toString('latin1', range[0], range[1]))}`;
+}
+
+/**
+ * The key of a cancellation: the SHA-256 of `seller`, `session` and `id` (a canonical id text),
+ * as a 32-character one-byte string. NUL separates them: a url's href and a session id (visible
+ * ASCII: request/session-id-header.ts) hold none. UTF-16 code units are hashed as they are, so
+ * two string ids differing only in a lone surrogate stay apart.
+ */
+function keyOf(seller: string, session: string, id: string): string {
+  return createHash('sha256').update(`${seller}\0${session}\0${id}`, 'utf16le').digest().toString('latin1');
+}
+
+/** The `Allow` of an MCP endpoint (routing/unrouted.ts). */
+const ALLOW = MCP_METHODS.join(', ');
+
+/**
+ * Answers a resume (a GET with `Last-Event-ID`) of a request the host cancelled
+ * ({@link CancelledRequests.has}) without the seller: HTTP 405 with `Allow: POST, GET, DELETE`,
+ * `Cache-Control: no-store`, no body; outcome `cancelled`, reason null (no error was due: the
+ * host dropped the id), no breach, nothing for the agent's backoff.
+ *
+ * Why 405 (MCP Streamable HTTP: the server "MUST either return Content-Type: text/event-stream in
+ * response to this HTTP GET, or else return HTTP 405 Method Not Allowed, indicating that the
+ * server does not offer an SSE stream at this endpoint"): it is the one answer the MCP
+ * TypeScript SDK client (1.x) takes quietly and finally, `_startOrAuthSse` returns on it with no
+ * error and no retry. Anything else costs the host more: an SSE stream that ends at once, empty,
+ * makes that client reconnect after its delay with a plain GET (no event gave it an id), which
+ * the seller answers 409 while the session's standalone stream is open, until it gives up, each
+ * try an `onerror` ("Maximum reconnection attempts (2) exceeded" at the end; README, Outcome
+ * `already_answered`); the MCP Python SDK client (its main branch, 2026) resumes an empty ended
+ * stream again every second without end, and gives a 405 up after two tries logged at debug
+ * (`_handle_reconnection`); a stream held open empty holds a connection for a request no one
+ * awaits, and ends at sse_idle_timeout_ms into the same reconnection; another status (404, 410) is an error and retried by both. `Allow` lists
+ * the endpoint's methods (RFC 9110 §15.5.6 asks for it on a 405): GET is still taken there, for
+ * the standalone stream and other resumes. The seller is not contacted: its GET would be held
+ * open for nothing (it dropped the request) or refused.
+ */
+export function answerCancelledResume(exchange: Exchange, reply: FastifyReply): void {
+  if (exchange.finished) return;
+  exchange.finished = true;
+  exchange.outcome = 'cancelled';
+  reply.code(405).headers({ allow: ALLOW, 'cache-control': 'no-store', [NOSNIFF_NAME]: NOSNIFF_VALUE }).send();
+}
