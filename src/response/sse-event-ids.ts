@@ -39,7 +39,7 @@ import type { Exchange } from '../exchange.js';
 import type { BatchAnswers } from './batch-answers.js';
 import type { PipelineHooks } from './pipeline.js';
 import type { SseEncodingCharge } from './sse-encoding-charge.js';
-import { SseIdTokenLog } from './sse-id-token-log.js';
+import { SseIdTokenLog, tokenRefusalCause } from './sse-id-token-log.js';
 import type { TokenCredit } from './sse-token-credit.js';
 import { MAX_RESUME_TOKEN_LENGTH } from '../resume/token.js';
 
@@ -183,9 +183,9 @@ export class SseEventIds {
   /**
    * The id the host gets for a seller's event id (an event's: {@link eventId}; an id-only
    * block's: {@link takePendingToken}): a resume token carrying {@link tokenCount}, an empty id
-   * unchanged; undefined, with a warning saying what happens to the event (`what`), when no
-   * token can be made (an id a Last-Event-ID header cannot carry back, a token over 4096
-   * characters: routing/handler.ts). `final`: the event carries the response to the request;
+   * unchanged; undefined, with a warning saying what happens to the event (`what`) and why
+   * (sse-id-token-log.ts tokenRefusalCause), when no token can be made (an id a Last-Event-ID
+   * header cannot carry back, a token over 4096 characters: routing/handler.ts). `final`: the event carries the response to the request;
    * its token says so, and a resume from it ends at once (resume/token.ts `final`).
    */
   private hostEventId(sellerId: string, what: string, final = false): string | undefined {
@@ -195,7 +195,7 @@ export class SseEventIds {
     if (token === undefined) {
       // Throttled per stream (sse-id-token-log.ts): one line per such id filled the log buffer
       // (a hostile new user's trial 10, F2).
-      (this.idTokenLog ??= new SseIdTokenLog(this.exchange, this.log)).notTokenized(what);
+      (this.idTokenLog ??= new SseIdTokenLog(this.exchange, this.log)).notTokenized(what, () => tokenRefusalCause(this.exchange, sellerId === UNTOKENIZABLE_ID ? undefined : sellerId));
       this.hooks.onSseEventIdNotTokenized();
       return token;
     }

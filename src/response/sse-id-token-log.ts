@@ -5,8 +5,9 @@
  * stream as the drop warnings are (stream-warning-throttle.ts, the same throttle):
  *
  * - the stream's first such id is logged at once, as before: `warn`,
- *   `SSE event id could not be turned into a resume token: <what>` (`forwarded without an id`,
- *   or `id-only block dropped` for a pending id at the stream's end), `{ agent }`;
+ *   `SSE event id could not be turned into a resume token: <what> (<why>)` (`what`:
+ *   `forwarded without an id`, or `id-only block dropped` for a pending id at the stream's end;
+ *   `why`: {@link tokenRefusalCause}), `{ agent }`;
  * - every later one is only counted; {@link WARNING_SUMMARY_INTERVAL_MS} after the first one
  *   not yet logged, one summary: `warn`, {@link IDS_NOT_TOKENIZED_SUMMARY_MSG},
  *   `{ agent, not_tokenized, not_tokenized_total, stream_ended: false }` (`not_tokenized`:
@@ -28,6 +29,8 @@
  */
 import type { FastifyBaseLogger } from 'fastify';
 import type { Exchange } from '../exchange.js';
+import { isResumableEventId } from '../request/headers.js';
+import { MAX_RESUME_TOKEN_LENGTH } from '../resume/token.js';
 import { StreamWarningThrottle, WARNING_SUMMARY_INTERVAL_MS } from './stream-warning-throttle.js';
 
 /** The first line's message, before what happened to the event (`forwarded without an id`...). */
@@ -38,6 +41,8 @@ export const IDS_NOT_TOKENIZED_SUMMARY_MSG = 'SSE event ids could not be turned 
 /** The untokenizable-id warnings of one stream (module doc). Made at the stream's first such id. */
 export class SseIdTokenLog {
   private readonly throttle: StreamWarningThrottle;
+  /** No id was counted yet: the next is logged, with its cause. */
+  private first = true;
 
   constructor(
     private readonly exchange: Exchange,
@@ -58,9 +63,18 @@ export class SseIdTokenLog {
     );
   }
 
-  /** Counts one seller id not turned into a token (`what`: what happened to its event); logs it if it is the stream's first. */
-  notTokenized(what: string): void {
+  /**
+   * Counts one seller id not turned into a token (`what`: what happened to its event); logs it
+   * if it is the stream's first, with why no token was made (`why`, asked only then:
+   * {@link tokenRefusalCause}).
+   */
+  notTokenized(what: string, why: () => string): void {
     this.exchange.eventIdsNotTokenized = (this.exchange.eventIdsNotTokenized ?? 0) + 1;
+    if (this.first) {
+      this.first = false;
+      this.throttle.count(`${what} (${why()})`, undefined);
+      return;
+    }
     this.throttle.count(what, undefined);
   }
 
@@ -69,3 +83,43 @@ export class SseIdTokenLog {
     this.throttle.end();
   }
 }
+
+/**
+ * Why a seller's event id `sellerId` got no resume token (the first warning's parenthesis;
+ * `undefined`: an id over {@link MAX_RESUME_TOKEN_LENGTH} characters, whose text a pending id
+ * does not keep: sse-event-ids.ts pendingIdFor):
+ * - `the seller's event id cannot be sent back in a Last-Event-ID header (printable ASCII only)`
+ *   (request/headers.ts isResumableEventId);
+ * - `the token would be over 4096 characters: <part> is <n> characters; <others>`: what a token
+ *   carries of variable length (resume/token.ts payload; base64url makes each character about
+ *   1.33 of the token), longest first: the request's id (its JSON text, `i`), its tool name
+ *   (`t`), its method (`m`), the seller's event id (`u`), the agent's name (`a`); the seller's id
+ *   is always named, the others when over 64 characters. The session adds a fixed 39 characters
+ *   (a hash, whatever the `Mcp-Session-Id`), and a batch's awaited ids at most 1,366 (left out
+ *   of a token they would take over the limit): neither is named. Reported failure (hostile
+ *   trial 55, F4): a 3,000-character string request id pushed every token of its stream over
+ *   the limit, and the warning, saying only that the seller's id `ev1` could not be turned into
+ *   a token, read as the seller's fault
+ *   (test/regressions/long-request-id-token-warning-blames-seller.test.ts).
+ * Computed once per stream, for its first such id.
+ */
+export function tokenRefusalCause(exchange: Exchange, sellerId: string | undefined): string {
+  if (sellerId === undefined) return `the token would be over ${MAX_RESUME_TOKEN_LENGTH} characters: the seller's event id is over ${MAX_RESUME_TOKEN_LENGTH} characters`;
+  if (!isResumableEventId(sellerId)) return "the seller's event id cannot be sent back in a Last-Event-ID header (printable ASCII only)";
+  const { rpc } = exchange;
+  const idChars = rpc.idText !== undefined ? rpc.idText.length : rpc.id === null ? 0 : typeof rpc.id === 'string' ? JSON.stringify(rpc.id).length : String(rpc.id).length;
+  const parts: Array<[string, number]> = [
+    ["the request's id", idChars],
+    ['the tool name', rpc.toolName?.length ?? 0],
+    ['the method', rpc.method?.length ?? 0],
+    ["the seller's event id", sellerId.length],
+    ["the agent's name", exchange.agent.name.length],
+  ];
+  const named = parts.filter(([part, n]) => part === "the seller's event id" || n > NAMED_PART_CHARS).sort((a, b) => b[1] - a[1]);
+  const [[lead, leadChars], ...rest] = named as [[string, number], ...Array<[string, number]>];
+  const others = rest.map(([part, n]) => `; ${part} ${n}`).join('');
+  return `the token would be over ${MAX_RESUME_TOKEN_LENGTH} characters: ${lead} is ${leadChars} characters${others}`;
+}
+
+/** A token part {@link tokenRefusalCause} names besides the seller's id: longer than this (characters). */
+const NAMED_PART_CHARS = 64;

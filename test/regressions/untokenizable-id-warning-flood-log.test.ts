@@ -36,6 +36,8 @@ import { useSellerAndGateway } from '../helpers/stack.js';
 import { TEST_TIMEOUT_MS, withTimeout } from '../helpers/timeout.js';
 
 const FIRST = 'SSE event id could not be turned into a resume token: ';
+/** Why, on the first line (src/response/sse-id-token-log.ts tokenRefusalCause; hostile trial 55, F4). */
+const UNSENDABLE = " (the seller's event id cannot be sent back in a Last-Event-ID header (printable ASCII only))";
 const SUMMARY = 'SSE event ids could not be turned into resume tokens';
 const NOTE = JSON.stringify({ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: 'n' } });
 const PROGRESS = JSON.stringify({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 't', progress: 1 } });
@@ -97,7 +99,7 @@ describe('SSE event ids that cannot become resume tokens: warnings throttled per
     assert.equal(text, frame(NOTE).repeat(FLOOD + 4));
     const { exchange, lines } = await idLines('flood');
     assert.deepEqual(lines, [
-      { level: 40, msg: FIRST + 'forwarded without an id', agent: 'flood' },
+      { level: 40, msg: FIRST + 'forwarded without an id' + UNSENDABLE, agent: 'flood' },
       { level: 40, msg: SUMMARY, agent: 'flood', not_tokenized: FLOOD + 1, not_tokenized_total: FLOOD + 2, stream_ended: true },
     ]);
     assert.equal(await notTokenizedMetric('flood'), FLOOD + 2);
@@ -113,7 +115,7 @@ describe('SSE event ids that cannot become resume tokens: warnings throttled per
     assert.equal(r.text(), frame(PROGRESS).repeat(ON_CALL) + frame(response(7)));
     const { exchange, lines } = await idLines('call');
     assert.deepEqual(lines, [
-      { level: 40, msg: FIRST + 'forwarded without an id', agent: 'call' },
+      { level: 40, msg: FIRST + 'forwarded without an id' + UNSENDABLE, agent: 'call' },
       { level: 40, msg: SUMMARY, agent: 'call', not_tokenized: ON_CALL - 1, not_tokenized_total: ON_CALL, stream_ended: true },
     ]);
     assert.equal(await notTokenizedMetric('call'), ON_CALL);
@@ -124,7 +126,7 @@ describe('SSE event ids that cannot become resume tokens: warnings throttled per
     const res = await fetch(gw().agentUrl('idonly'), { headers: GET_HEADERS });
     assert.equal(await withTimeout(res.text(), 10_000, 'GET stream'), frame(NOTE));
     const { exchange, lines } = await idLines('idonly');
-    assert.deepEqual(lines, [{ level: 40, msg: FIRST + 'id-only block dropped', agent: 'idonly' }]);
+    assert.deepEqual(lines, [{ level: 40, msg: FIRST + 'id-only block dropped' + UNSENDABLE, agent: 'idonly' }]);
     assert.equal(await notTokenizedMetric('idonly'), 1);
     assert.equal(exchange.event_ids_not_tokenized, 1);
   });

@@ -5,7 +5,8 @@
  * real waiting, no timing assertion): the first id is logged at once; later ones wait for one
  * summary an interval after the first of them; the stream's end logs those not yet logged, and
  * nothing when there are none. The exchange's count (`eventIdsNotTokenized`) is exact after
- * every id. Reported failure: a hostile new user's trial 10, F2
+ * every id; the first line carries the cause, asked for once (hostile trial 55, F4). Reported
+ * failure: a hostile new user's trial 10, F2
  * (test/regressions/untokenizable-id-warning-flood-log.test.ts).
  */
 import { afterEach, beforeEach, mock, test } from 'node:test';
@@ -37,8 +38,8 @@ afterEach(() => mock.timers.reset());
 
 test('one id: its line at once, nothing at the end', () => {
   const { log, lines, exchange } = setup();
-  log.notTokenized('forwarded without an id');
-  assert.deepEqual(lines, [{ msg: `${FIRST_ID_NOT_TOKENIZED_MSG}forwarded without an id`, fields: { agent: 'a' } }]);
+  log.notTokenized('forwarded without an id', () => 'why');
+  assert.deepEqual(lines, [{ msg: `${FIRST_ID_NOT_TOKENIZED_MSG}forwarded without an id (why)`, fields: { agent: 'a' } }]);
   log.end();
   assert.equal(lines.length, 1);
   assert.equal(exchange.eventIdsNotTokenized, 1);
@@ -46,7 +47,10 @@ test('one id: its line at once, nothing at the end', () => {
 
 test('later ids: one summary an interval after the first of them, then the end\'s', () => {
   const { log, lines, exchange } = setup();
-  for (let i = 0; i < 1001; i++) log.notTokenized('forwarded without an id');
+  let asked = 0;
+  const why = (): string => `why ${++asked}`;
+  for (let i = 0; i < 1001; i++) log.notTokenized('forwarded without an id', why);
+  assert.equal(asked, 1, 'the cause is asked for the first id only');
   assert.equal(lines.length, 1);
   assert.equal(exchange.eventIdsNotTokenized, 1001);
   mock.timers.tick(WARNING_SUMMARY_INTERVAL_MS - 1);
@@ -55,8 +59,8 @@ test('later ids: one summary an interval after the first of them, then the end\'
   assert.deepEqual(lines[1], summary(1000, 1001, false));
   mock.timers.tick(WARNING_SUMMARY_INTERVAL_MS * 2);
   assert.equal(lines.length, 2, 'nothing pending: no line');
-  log.notTokenized('forwarded without an id');
-  log.notTokenized('id-only block dropped');
+  log.notTokenized('forwarded without an id', why);
+  log.notTokenized('id-only block dropped', why);
   log.end();
   assert.deepEqual(lines[2], summary(2, 1003, true));
   log.end();

@@ -1,0 +1,97 @@
+/**
+ * Regression (hostile trial 55, F4, Info): a long but valid host request id (a 3,000-character
+ * string) pushed every resume token of its stream over the 4,096-character limit (a token
+ * carries the request's id, base64url-coded): the events went out without ids, and the warning
+ * said `SSE event id could not be turned into a resume token: forwarded without an id`, though
+ * the seller's event id was `ev1`; the docs named only the seller's id as what can push a token
+ * over the limit. Now the first warning says why (src/response/sse-id-token-log.ts
+ * tokenRefusalCause): the part of the token that made it too long and its length, the seller's
+ * id beside it; or that the seller's id cannot be sent back in a Last-Event-ID header.
+ *
+ * Input: a raw seller answering each tools/call with SSE: a progress notification with
+ * `id: ev1`, then the response with `id: ev2` -> gateway (agent `s`, a configured resume
+ * secret) -> raw POSTs (no session): (a) request id `"i" x 3000`; (b) id 9, tool name
+ * `"t" x 3000`; (c) control: id 7, tool `get_products`. A second agent `u` whose seller answers
+ * with `id: \x01` events: (d) id 8.
+ * Expectation: (a) and (b) get both events without an `id:` line, the stream ends `ok`; the
+ * agent's first warning is exactly `... forwarded without an id (the token would be over 4096
+ * characters: the request's id is 3002 characters; the seller's event id 3)` (b: `the tool
+ * name is 3000 characters`), then one end summary for the second id. (c) gets tokens and no
+ * warning. (d): `(the seller's event id cannot be sent back in a Last-Event-ID header
+ * (printable ASCII only))`. Before the fix: (a), (b) and (d) failed (the line ended at
+ * `forwarded without an id`), (c) passed.
+ */
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { startRawSeller, type RawSeller } from '../support/raw-seller.js';
+import { RESUME_TOKEN, RESUME_YAML, startObservedGateway, type ObservedGateway } from '../support/hostile-seller.js';
+import { agentsYaml } from '../helpers/gateway.js';
+import { rawPost, sseIds, toolCall } from '../helpers/raw.js';
+import { useSellerAndGateway } from '../helpers/stack.js';
+import { TEST_TIMEOUT_MS, withTimeout } from '../helpers/timeout.js';
+
+const FIRST = 'SSE event id could not be turned into a resume token: ';
+const SUMMARY = 'SSE event ids could not be turned into resume tokens';
+const PROGRESS = JSON.stringify({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 1, progress: 1 } });
+const frame = (data: string, id?: string): string => `${id === undefined ? '' : `id: ${id}\n`}data: ${data}\n\n`;
+const response = (id: unknown): string => JSON.stringify({ jsonrpc: '2.0', id, result: { content: [] } });
+
+const stack = useSellerAndGateway(
+  () =>
+    startRawSeller((req, res) => {
+      const { id } = JSON.parse(req.body.toString('utf8')) as { id: unknown };
+      const [first, second] = req.url.includes('ctl') ? ['\x01', '\x01'] : ['ev1', 'ev2'];
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.end(frame(PROGRESS, first) + frame(response(id), second));
+    }),
+  (seller: RawSeller) => startObservedGateway(agentsYaml({ s: `${seller.url}?s=s`, u: `${seller.url}?s=ctl` }, RESUME_YAML)),
+);
+const gw = (): ObservedGateway => stack.gateway;
+const HEADERS = { 'mcp-protocol-version': '2025-06-18' };
+
+/** Calls `agent` with JSON-RPC id `id` and tool `tool`; its body, and the agent's warning lines (msg, and the summary's counts) once its exchange line is written. */
+async function call(agent: string, id: string | number, tool: string): Promise<{ text: string; outcome: unknown; warnings: unknown[] }> {
+  const before = gw().lines.length;
+  const r = await withTimeout(rawPost(gw().agentUrl(agent), toolCall(id, tool), HEADERS), 10_000, 'the call');
+  assert.equal(r.status, 200);
+  const exchange = await gw().waitForLine((l) => l.msg === 'exchange' && l.agent === agent && gw().lines.indexOf(l) >= before);
+  const warnings = gw()
+    .lines.slice(before)
+    .filter((l) => l.agent === agent && typeof l.msg === 'string' && (l.msg.startsWith(FIRST) || l.msg === SUMMARY))
+    .map((l) => (l.msg === SUMMARY ? { msg: l.msg, not_tokenized: l.not_tokenized, not_tokenized_total: l.not_tokenized_total } : l.msg));
+  return { text: r.text(), outcome: exchange.outcome, warnings };
+}
+
+describe('the untokenized-id warning says what made the token too long', { timeout: TEST_TIMEOUT_MS }, () => {
+  const longId = 'i'.repeat(3000);
+  const longTool = 't'.repeat(3000);
+  for (const [label, id, tool, cause] of [
+    ['a 3,000-character request id', longId, 'get_products', "the token would be over 4096 characters: the request's id is 3002 characters; the seller's event id 3"],
+    ['a 3,000-character tool name', 9, longTool, "the token would be over 4096 characters: the tool name is 3000 characters; the seller's event id 3"],
+  ] as const) {
+    test(`${label}: the events without ids, the warning names it`, async () => {
+      const { text, outcome, warnings } = await call('s', id, tool);
+      assert.equal(text, frame(PROGRESS) + frame(response(id)));
+      assert.equal(outcome, 'ok');
+      assert.deepEqual(warnings, [`${FIRST}forwarded without an id (${cause})`, { msg: SUMMARY, not_tokenized: 1, not_tokenized_total: 2 }]);
+    });
+  }
+
+  test('control: a short request id and tool name get tokens and no warning', async () => {
+    const { text, outcome, warnings } = await call('s', 7, 'get_products');
+    const ids = sseIds(text);
+    assert.equal(ids.length, 2);
+    for (const token of ids) assert.match(token, RESUME_TOKEN);
+    assert.equal(outcome, 'ok');
+    assert.deepEqual(warnings, []);
+  });
+
+  test('a seller id a Last-Event-ID header cannot carry: the warning says so', async () => {
+    const { text, warnings } = await call('u', 8, 'get_products');
+    assert.equal(text, frame(PROGRESS) + frame(response(8)));
+    assert.deepEqual(warnings, [
+      `${FIRST}forwarded without an id (the seller's event id cannot be sent back in a Last-Event-ID header (printable ASCII only))`,
+      { msg: SUMMARY, not_tokenized: 1, not_tokenized_total: 2 },
+    ]);
+  });
+});
