@@ -27,7 +27,6 @@
  * the control's host gets both small events and the stream ends as the seller ends it (`ok`).
  */
 import assert from 'node:assert/strict';
-import type { ServerResponse } from 'node:http';
 import { describe, test } from 'node:test';
 import { agentsYaml } from '../helpers/gateway.js';
 import { useSellerAndGateway } from '../helpers/stack.js';
@@ -36,27 +35,13 @@ import { startRawSeller } from '../support/raw-seller.js';
 import { startObservedGateway } from '../support/hostile-seller.js';
 import { sseMessages } from '../helpers/raw.js';
 import { SSE_PENDING_SLACK_BYTES } from '../../src/response/sse-stage.js';
+import { drainOrClose } from '../../src/response/drain.js';
 
 const EVENT_LIMIT = 10_000;
 const RESPONSE_LIMIT = 200_000;
 /** The undelivered limit (response/sse-undelivered.ts): max_response_bytes + the per-event cap. */
 const ALLOWANCE = RESPONSE_LIMIT + EVENT_LIMIT + SSE_PENDING_SLACK_BYTES;
 const READ = 65_536;
-/**
- * Until `res` drains or closes, with both listeners removed after: a listener left on each
- * wait added an 11th `close` listener (MaxListenersExceededWarning in the CI run of session 33,
- * traced here in session 34).
- */
-const drainedOrClosed = (res: ServerResponse): Promise<void> =>
-  new Promise<void>((resolve) => {
-    const done = (): void => {
-      res.off('drain', done);
-      res.off('close', done);
-      resolve();
-    };
-    res.once('drain', done);
-    res.once('close', done);
-  });
 const note = (n: number): string => `data: {"jsonrpc":"2.0","method":"notifications/message","params":{"n":${n}}}\n\n`;
 
 const stack = useSellerAndGateway(
@@ -72,7 +57,7 @@ const stack = useSellerAndGateway(
       res.write('data: ');
       const block = Buffer.alloc(64 * 1024, 'a');
       for (let written = 0; written < 32 * 1024 * 1024 && !res.destroyed; written += block.length) {
-        if (!res.write(block)) await drainedOrClosed(res);
+        if (!res.write(block)) await drainOrClose(res);
       }
       res.end();
     }),

@@ -62,6 +62,7 @@ import { startRawSeller } from '../support/raw-seller.js';
 import { startObservedGateway, type LogLine } from '../support/hostile-seller.js';
 import { createResumeCodec } from '../../src/resume/token.js';
 import { SSE_PENDING_SLACK_BYTES } from '../../src/response/sse-stage.js';
+import { drainOrClose } from '../../src/response/drain.js';
 import { SSE_DROPPED_EVENT_CHARGE_BYTES as DROP_CHARGE, SSE_IGNORED_LINE_CHARGE_BYTES as CHARGE } from '../../src/response/sse-ignored-lines.js';
 
 const SECRET = 'get-stream-undelivered-secret-0123456789abcdef';
@@ -161,18 +162,6 @@ const serve = async (kind: Case, res: ServerResponse): Promise<void> => {
   }
   res.end();
 };
-
-/** Resolves when `res` drains or closes (its listeners removed either way). */
-const drainOrClose = (res: ServerResponse): Promise<void> =>
-  new Promise<void>((resolve) => {
-    const done = (): void => {
-      res.off('drain', done);
-      res.off('close', done);
-      resolve();
-    };
-    res.on('drain', done);
-    res.on('close', done);
-  });
 
 const stack = useSellerAndGateway(
   () => startRawSeller((req, res) => serve(new URL(req.url, 'http://x').searchParams.get('case') as Case, res)),
