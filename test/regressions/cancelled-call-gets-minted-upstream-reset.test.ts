@@ -34,13 +34,13 @@ import assert from 'node:assert/strict';
 import type { ServerResponse } from 'node:http';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { startRawSeller, type RawSeller, type SeenRequest } from '../support/raw-seller.js';
 import { startObservedGateway, type ObservedGateway } from '../support/hostile-seller.js';
 import { agentsYaml } from '../helpers/gateway.js';
 import { rawPost, sseMessages, toolCall } from '../helpers/raw.js';
 import { startSdkSessionSeller, type SdkSessionSeller } from '../helpers/sdk-session-seller.js';
+import { abortSlowSdkCall } from '../helpers/sdk-aborted-call.js';
 import { useSellerAndGateway } from '../helpers/stack.js';
 import { TEST_TIMEOUT_MS, withTimeout } from '../helpers/timeout.js';
 
@@ -237,18 +237,7 @@ describe('the MCP SDK client aborts a call through the gateway', { timeout: TEST
   });
 
   test('no error for the cancelled id after the session is deleted; the exchange ends cancelled', async () => {
-    const transport = new StreamableHTTPClientTransport(new URL(sdk.gateway.agentUrl('s')), {
-      reconnectionOptions: { initialReconnectionDelay: 50, maxReconnectionDelay: 200, reconnectionDelayGrowFactor: 1, maxRetries: 0 },
-    });
-    const client = new Client({ name: 'cancel-host', version: '1.0.0' });
-    clients.push(client);
-    const errors: string[] = [];
-    client.onerror = (e) => errors.push(String(e));
-    await withTimeout(client.connect(transport), 10_000, 'connect');
-    const ac = new AbortController();
-    const call = client.callTool({ name: 'slow', arguments: {} }, undefined, { signal: ac.signal });
-    setTimeout(() => ac.abort('user'), 300);
-    await assert.rejects(call, /user/);
+    const { transport, errors } = await abortSlowSdkCall(sdk.gateway.agentUrl('s'), 0, clients);
     const cancelLine = await sdk.gateway.waitForLine((l) => l.msg === 'exchange' && l.method === 'notifications/cancelled');
     assert.equal(cancelLine.status, 202);
     await new Promise((r) => setTimeout(r, 200));

@@ -32,7 +32,6 @@ import assert from 'node:assert/strict';
 import type { ServerResponse } from 'node:http';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { startRawSeller, toolResponse, type RawSeller, type SeenRequest } from '../support/raw-seller.js';
 import { RESUME_YAML, startObservedGateway, type ObservedGateway } from '../support/hostile-seller.js';
@@ -40,6 +39,7 @@ import { OrderedEventStore } from '../support/sdk1/ordered-event-store.js';
 import { agentsYaml } from '../helpers/gateway.js';
 import { rawPost, sseIds, toolCall } from '../helpers/raw.js';
 import { startSdkSessionSeller, type SdkSessionSeller } from '../helpers/sdk-session-seller.js';
+import { abortSlowSdkCall } from '../helpers/sdk-aborted-call.js';
 import { useSellerAndGateway } from '../helpers/stack.js';
 import { TEST_TIMEOUT_MS, withTimeout } from '../helpers/timeout.js';
 
@@ -209,18 +209,7 @@ describe('cancelled-call-resumed-gets-sse-idle: the MCP SDK client aborts a call
   });
 
   test('no error for the cancelled id, no resume at the seller; the next call in the session works', async () => {
-    const transport = new StreamableHTTPClientTransport(new URL(sdk.gateway.agentUrl('s')), {
-      reconnectionOptions: { initialReconnectionDelay: 50, maxReconnectionDelay: 200, reconnectionDelayGrowFactor: 1, maxRetries: 2 },
-    });
-    const client = new Client({ name: 'cancel-host', version: '1.0.0' });
-    clients.push(client);
-    const errors: string[] = [];
-    client.onerror = (e) => errors.push(String(e));
-    await withTimeout(client.connect(transport), 10_000, 'connect');
-    const ac = new AbortController();
-    const call = client.callTool({ name: 'slow', arguments: {} }, undefined, { signal: ac.signal });
-    setTimeout(() => ac.abort('user gave up'), 300);
-    await assert.rejects(call, /user gave up/);
+    const { client, errors } = await abortSlowSdkCall(sdk.gateway.agentUrl('s'), 2, clients);
     const posted = await sdk.gateway.waitForLine((l) => l.msg === 'exchange' && l.method === 'tools/call' && l.http_method === 'POST');
     assert.deepEqual([posted.outcome, posted.reason], ['cancelled', 'sse_idle']);
     // The client resumes the stream it had a priming event on: answered at once, quietly.
