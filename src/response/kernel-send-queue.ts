@@ -80,11 +80,9 @@ async function readTables(): Promise<void> {
   for (const [path, v6] of tables) {
     try {
       collectSendQueues(await readFile(path, 'latin1'), v6, wanted, found);
-    } catch (err) {
-      // Nothing found in it. No IPv4 table (no /proc) or no right to it: none is read again;
-      // any other failure (EMFILE) only fails this read.
-      const code = (err as NodeJS.ErrnoException).code;
-      if (!v6 && (code === 'ENOENT' || code === 'EACCES')) tablesReadable = false;
+    } catch {
+      // No such table (no /proc, or no IPv6): nothing found in it. Without the IPv4 one, none is readable.
+      if (!v6) tablesReadable = false;
     }
   }
   readTimer = undefined;
