@@ -287,10 +287,8 @@ export interface HostPending {
  * a non-reader: Node lowers `writableLength` (and `_handle.writeQueueSize`) only when a write
  * completes, so a 4 MiB `res.end(buf)` reads 4194464 for the seconds a host takes reading it
  * (a host at ~640 KB/s was reset 1.75 s in with 1,147,904 bytes read:
- * test/regressions/slow-reading-host-cut-by-stall-rule.test.ts). The host's own timeouts judge
- * its progress by the kernel's send queue (response/host-take-watch.ts: slices would not help,
- * Linux reports a socket writable only once a third of its send buffer is free; hostile trial 55,
- * F3); a hold is measured by `writableLength` alone.
+ * test/regressions/slow-reading-host-cut-by-stall-rule.test.ts). Open: no JS-visible progress
+ * signal exists during one large write; writing large answers in slices would give one.
  */
 export class HostHold {
   /** bytes: what the host's response held when last measured (counted in the agent's held bytes). */

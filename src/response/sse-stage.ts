@@ -125,13 +125,10 @@
  *   but not yet taken by its socket, the next chunk is read after it drains (TCP back-pressure
  *   on the seller, whose bytes then wait in the kernel, not in the gateway). The seller is
  *   not waited for meanwhile, so the idle time is the host's: `sse_idle_timeout_ms` without
- *   the host taking any byte (a drain, or the kernel's send queue moving: host-take-watch.ts),
- *   or `sse_deadline_ms` running out during the wait, is `host_not_reading` (its
- *   connection reset: errors/local-reply.ts). Reported failures: such a host was logged and
+ *   a drain, or `sse_deadline_ms` running out during the wait, is `host_not_reading` (its
+ *   connection reset: errors/local-reply.ts). Reported failure: such a host was logged and
  *   counted as the seller's `sse_idle`
- *   (test/regressions/sse-host-stops-reading-not-seller-idle.test.ts); a host reading slowly but
- *   steadily was reset, a drain being Node's only signal (hostile trial 55, F3:
- *   test/regressions/slow-reading-host-reset-as-not-reading.test.ts).
+ *   (test/regressions/sse-host-stops-reading-not-seller-idle.test.ts).
  *
  * Which events pass (sse-event-judge.ts, whose doc holds the rules and their reported
  * failures): a JSON-RPC response to another id, or any message that is no request,
@@ -207,8 +204,6 @@ import { SseEventIds, pendingIdFor } from './sse-event-ids.js';
 import { SseEncodingCharge } from './sse-encoding-charge.js';
 import { EVENT_REFUSED, SseEventJudge } from './sse-event-judge.js';
 import { SseStreamTimers } from './sse-stream-timers.js';
-import { HostTakeWatch } from './host-take-watch.js';
-import { observedMs } from '../errors/elapsed.js';
 import { SseHostWriter } from './sse-host-writer.js';
 import { SseChunkTaker } from './sse-chunk-taker.js';
 import { shutdownRetryFrame } from './shutdown-retry.js';
@@ -813,19 +808,13 @@ export async function handleSseBody(
       if (host.needDrain) {
         host.needDrain = false;
         startTimers();
-        // The host, not the seller, holds the stream back: no seller idle time meanwhile; the
-        // host's is watched from now (host-take-watch.ts: any byte it takes counts), the
-        // deadline still runs (sse-stream-timers.ts: `host_not_reading` during the wait).
+        // The host, not the seller, holds the stream back: its idle time starts now (onIdleTimer).
         timers.waitingForHost = true;
-        timers.pauseIdle();
-        const watch = new HostTakeWatch(raw, limits.sse_idle_timeout_ms, (idleMs) =>
-          onTimeout({ reason: 'host_not_reading', limitMs: limits.sse_idle_timeout_ms, observedMs: observedMs(idleMs, limits.sse_idle_timeout_ms) }),
-        );
+        timers.armIdle();
         // What the host has not taken counts for the agent while the stage waits for it
-        // (hostile trial 54, F3); only the watch and the deadline cut the host (agent-guard.ts HostHold).
+        // (hostile trial 54, F3); only the timers above cut the host (agent-guard.ts HostHold).
         const hold = exchange.guard?.holdForHost(exchange.agent.name, exchange.agent.guard, raw);
         await drainOrClose(raw);
-        watch.stop();
         hold?.release();
         timers.waitingForHost = false;
         timers.armIdle();

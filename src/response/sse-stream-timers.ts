@@ -2,10 +2,8 @@
  * The SSE stage's clocks (sse-stage.ts; its module doc, Bounds, "time"): the idle timer,
  * `sse_idle_timeout_ms` without a byte from the seller while the stage waits for it ->
  * `sse_idle`, and the deadline, `sse_deadline_ms` over the whole stream (from its first start,
- * across resumes) -> `sse_deadline`, or `host_not_reading` when it runs out while the stage
- * waits for the host to drain its response ({@link SseStreamTimers.waitingForHost}). The idle
- * timer is paused during such a wait: the host's idleness is host-take-watch.ts's (any byte the
- * host takes counts; hostile trial 55, F3). What a
+ * across resumes) -> `sse_deadline`; either one running out while the stage waits for the host
+ * to drain its response ({@link SseStreamTimers.waitingForHost}) -> `host_not_reading`. What a
  * timeout does to the stream is the stage's (`onTimeout`, given to the constructor: the error
  * answer, or a plain end). Times in ms: performance.now() for the idle time, Date.now() for the
  * deadline (the stream's `startedAt` is wall-clock, from its resume token).
@@ -27,15 +25,15 @@ import type { Exchange } from '../exchange.js';
 
 export class SseStreamTimers {
   /**
-   * The stage waits for the host to drain its response (the seller is not read meanwhile): a
-   * deadline then is the host's, not the seller's (`host_not_reading`); the idle timer is paused
-   * meanwhile (the stage watches the host: host-take-watch.ts).
+   * The stage waits for the host to drain its response (the seller is not read meanwhile):
+   * idle time then is the host's, not the seller's (`host_not_reading`).
    */
   waitingForHost = false;
   private idleTimer: NodeJS.Timeout | undefined = undefined;
   /**
-   * When the stream last made progress (performance.now ms): a byte from the seller, or the
-   * host draining its response. `observed_ms` of sse_idle.
+   * When the stream last made progress (performance.now ms): a byte from the seller, the host
+   * draining its response, or the start of a wait for the host. `observed_ms` of sse_idle and
+   * of an idle host_not_reading.
    */
   private lastByteAt = performance.now();
   private idleRecheck = false;
@@ -113,8 +111,9 @@ export class SseStreamTimers {
   /**
    * One timer per idle period, not one per chunk: when it fires it answers if the stream made
    * no progress for sse_idle_timeout_ms, else it waits again for what is left of that time.
-   * The answer is `sse_idle` (the seller sent nothing): the timer is paused while the stage
-   * waits for its host, whose idleness host-take-watch.ts decides (`host_not_reading`).
+   * The answer blames the side waited for: `sse_idle` (the seller sent nothing) or
+   * `host_not_reading` (the host took nothing of what was written: a standalone GET stream,
+   * which has no deadline, is bounded by this alone).
    *
    * Time found up, it looks once more after one turn of the event loop (`idleRecheck`), whose
    * poll phase reads what the sockets hold: a timer that came due while the gateway's event
@@ -142,7 +141,7 @@ export class SseStreamTimers {
       return;
     }
     this.idleTimer = undefined;
-    this.onTimeout({ reason: 'sse_idle', limitMs: limits.sse_idle_timeout_ms, observedMs: observedMs(idleMs, limits.sse_idle_timeout_ms) });
+    this.onTimeout({ reason: this.waitingForHost ? 'host_not_reading' : 'sse_idle', limitMs: limits.sse_idle_timeout_ms, observedMs: observedMs(idleMs, limits.sse_idle_timeout_ms) });
   };
 
   private readonly onDeadline = (): void => {

@@ -48,7 +48,6 @@ import { REASONS } from '../errors/codes.js';
 import { hostLeftMidAnswer } from './answer-cut.js';
 import { answerUnreached, connectionBytesWritten } from './unreached-answer.js';
 import { resetHostConnection } from '../response/host-reset.js';
-import { watchEndedAnswer } from '../response/host-take-watch.js';
 import { isResume, refuseDraining, type DrainState } from './draining.js';
 import { refuseUnknownAgent } from './unrouted.js';
 import { MAX_WAITING_PER_CONNECTION, type PipelinedTurns } from './pipelined-turn.js';
@@ -644,10 +643,9 @@ export function createMcpHandler(deps: HandlerDeps) {
       // priority-queue insert and removal) per request (issue 5).
       //
       // The same timer, and the same function, then bound the host taking an answer the
-      // gateway has ended (`settled` below): the rest of the deadline for a JSON answer; for an
-      // SSE stream, sse_idle_timeout_ms without the host taking any of it (host-take-watch.ts).
-      // A host that has not taken it all by then gets its connection reset, and the exchange
-      // ends as `host_not_reading`.
+      // gateway has ended (`settled` below): the rest of the deadline for a JSON answer,
+      // sse_idle_timeout_ms from the end for an SSE stream. A host that has not taken it all
+      // by then gets its connection destroyed, and the exchange ends as `host_not_reading`.
       // Without this, an answer Node could not write straight into the socket (the host not
       // reading; up to max_response_bytes held) never finished: its 'close' never came, so
       // the exchange wrote no line, was never counted, and held its connection and bytes for
@@ -740,9 +738,8 @@ export function createMcpHandler(deps: HandlerDeps) {
               if (!exchange.finished) return;
               // `settled`: the answer is ended. Nearly always Node wrote it straight into the
               // socket (`writableFinished` at once): no timer is left. Otherwise the host has
-              // the rest of the deadline (JSON: the timer runs on), or (SSE, whose stage cleared
-              // the deadline) until it takes none of it for sse_idle_timeout_ms
-              // (response/host-take-watch.ts), to take it (`onDeadline`). The
+              // the rest of the deadline (JSON: the timer runs on) or sse_idle_timeout_ms from
+              // now (SSE, whose stage cleared the deadline) to take it (`onDeadline`). The
               // answer has its connection: a request pipelined behind another answer is sent
               // only at its turn (routing/pipelined-turn.ts).
               const raw = reply.raw;
@@ -750,7 +747,7 @@ export function createMcpHandler(deps: HandlerDeps) {
                 clearTimeout(deadline);
                 return;
               }
-              if (exchange.sseStarted) watchEndedAnswer(raw, limits.sse_idle_timeout_ms, onDeadline);
+              if (exchange.sseStarted) deadline = setTimeout(onDeadline, limits.sse_idle_timeout_ms);
               // What Node holds of it counts for the agent until the host takes it (its 'close':
               // `end`; hostile trial 54, F3); only `onDeadline` cuts the host (agent-guard.ts HostHold).
               if (!ended) hostHold = deps.guard.holdForHost(agent.name, agent.guard, raw);
