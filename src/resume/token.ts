@@ -614,6 +614,19 @@ function shapeProblem(s: ResumeState): string | undefined {
 }
 
 /**
+ * Whether some token could carry a request id that takes at least `idChars` characters of the
+ * payload's JSON (a string id: its UTF-16 length and its quotes; a number: its text as written,
+ * which a token carries as `i` or `x`), everything else of the token at its least: the bound
+ * {@link leastTokenLength} applies, from a length alone. False means no token of that request
+ * can be minted, so no resume of it can come (routing/cancelled-requests.ts skips remembering
+ * its cancellation: a review of hostile trial 55, F1's fix, where a 4M-character id cost
+ * 59-180 ms of parse and hash: test/regressions/cancel-huge-request-id-hashed.test.ts).
+ */
+export function idMayFitToken(idChars: number): boolean {
+  return RESUME_TOKEN_PREFIX.length + Math.ceil((idChars * 4) / 3) + 1 + SIGNATURE_CHARS <= MAX_RESUME_TOKEN_LENGTH;
+}
+
+/**
  * A lower bound, in characters, of the token {@link ResumeCodec.mint} makes of `s`, from the
  * lengths of its strings only (O(number of strings), nothing read character by character): a
  * string's JSON text is at least its quotes and its UTF-16 length (escapes only lengthen it),

@@ -32,10 +32,14 @@
  * lifetime for all the oldest entry is also the first to expire), and expired entries are dropped
  * from the front as new ones come. An entry is the SHA-256 of its seller url, session and
  * canonical id (a 32-character one-byte string, whatever the length of the session id or a
- * string id: a host's 16 KiB session header or a 1 MB string id takes no more) and its expiry
+ * string id: a host's 16 KiB session header or a 3,000-character string id takes no more) and its expiry
  * time: measured ~100 bytes an entry (Node 20.20, 100,000 such keys in a Map, heap used after a
  * full GC before and after), so ~1 MB when full. Cost: one SHA-256 (~2.5 µs) per cancellation
  * remembered, and per resume while anything is remembered (none otherwise).
+ * An id no resume token could carry (over ~3,000 characters: resume/token.ts idMayFitToken) is
+ * not remembered, decided from its length before it is parsed or hashed: no resume of it can
+ * come (a review of this fix: a 4M-character string id cost 59-180 ms of parse and hash;
+ * test/regressions/cancel-huge-request-id-hashed.test.ts).
  * A host sending cancellations by the thousand can only push out the oldest entries; a resume of
  * one pushed out goes to the seller as before (its error minted as before: the gap this closes).
  *
@@ -52,9 +56,13 @@ import type { FastifyReply } from 'fastify';
 import type { Exchange, RpcPeek } from '../exchange.js';
 import type { WrittenRequestId } from '../mcp/cancelled-id.js';
 import { exactDecimal } from '../mcp/json-numbers.js';
+import { idMayFitToken } from '../resume/token.js';
 import { QUOTE } from '../mcp/json-bytes.js';
 import { NOSNIFF_NAME, NOSNIFF_VALUE } from '../errors/own-answer-headers.js';
 import { MCP_METHODS } from './unrouted.js';
+
+/** `s`, the first character of a string id's canonical text ({@link requestIdText}). */
+const S = 0x73;
 
 /** Most cancellations remembered at once, all agents and sessions together (module doc). */
 export const CANCELLED_REQUESTS_REMEMBERED = 10_000;
@@ -81,11 +89,16 @@ export class CancelledRequests {
 
   /** Remembers the cancellation naming `id` (a `requestId` as written) in the seller endpoint `seller` (an agent's `url.href`) and `session`. */
   rememberWritten(seller: string, session: string, id: WrittenRequestId): void {
-    this.remember(keyOf(seller, session, writtenIdText(id)));
+    if (!writtenIdMayFitToken(id)) return;
+    const text = writtenIdText(id);
+    // A string's length known now (`s` and its characters): with its quotes, as a token carries it.
+    if (text.charCodeAt(0) === S && !idMayFitToken(text.length + 1)) return;
+    this.remember(keyOf(seller, session, text));
   }
 
   /** Remembers the cancellation of the request `rpc` (its exchange marked cancelled) in `seller` and `session`; anything but a single request is ignored. */
   rememberRequest(seller: string, session: string, rpc: Pick<RpcPeek, 'kind' | 'id' | 'idText'>): void {
+    if (!requestIdMayFitToken(rpc)) return;
     const id = requestIdText(rpc);
     if (id !== undefined) this.remember(keyOf(seller, session, id));
   }
@@ -127,6 +140,34 @@ function requestIdText(rpc: Pick<RpcPeek, 'kind' | 'id' | 'idText'>): string | u
   if (typeof id === 'string') return `s${id}`;
   if (typeof id === 'number') return `n${exactDecimal(rpc.idText ?? JSON.stringify(id))}`;
   return undefined;
+}
+
+/**
+ * Whether a token could carry the id of `rpc` (resume/token.ts idMayFitToken), from its length
+ * alone: a string id with its quotes, a number as its text (kept, or as `JSON.stringify` writes
+ * it, at most 24 characters). A request whose id no token carries has no resume to answer.
+ */
+function requestIdMayFitToken(rpc: Pick<RpcPeek, 'id' | 'idText'>): boolean {
+  const id = rpc.id;
+  return typeof id === 'string' ? idMayFitToken(id.length + 2) : idMayFitToken(rpc.idText?.length ?? 0);
+}
+
+/**
+ * Whether a token could carry the request a `requestId` as written names, from its written
+ * length alone (nothing parsed or hashed): a string's characters are at least a sixth of its
+ * bytes between the quotes (`\uXXXX`, six bytes, is the longest writing of one UTF-16 unit;
+ * one that may fit, at most ~18 KB, is parsed and its length checked before it is hashed);
+ * a number is carried as its request wrote it, taken to be as the cancellation writes it.
+ * Narrowing: a cancellation writing a number longer than a token carries (over ~3,000
+ * characters: `1.000…0`) that names a request written short (`1`) is not remembered, though
+ * that request has tokens; the request is still remembered at its end when the cancellation
+ * found it in flight (rememberRequest), so only a cancellation sent between a stream's cut and
+ * its resume, spelling the id otherwise than the request did, is missed (its resume then goes
+ * to the seller as before this memory).
+ */
+function writtenIdMayFitToken({ bytes, range }: WrittenRequestId): boolean {
+  const length = range[1] - range[0];
+  return bytes[range[0]] === QUOTE ? idMayFitToken(Math.ceil((length - 2) / 6) + 2) : idMayFitToken(length);
 }
 
 /** {@link requestIdText} of a `requestId` as written (a JSON string or number: mcp/cancelled-id.ts). */
