@@ -475,6 +475,14 @@ export interface Exchange {
   /** The body reader's buffer lease ({@link openBufferLease}), released when the host's answer closes. */
   bufferLease: BufferLease | undefined;
   /**
+   * Why {@link mintEventId} last made no token, when the codec refused one
+   * (resume/token.ts ResumeMintError: its code, `resume_token_too_long` or
+   * `resume_state_invalid`, and its message, which names a field, never a value); undefined
+   * until then. Read for the untokenized-id warning's cause (response/sse-id-token-log.ts
+   * tokenRefusalCause; hostile trial 55, F4).
+   */
+  tokenRefusal: { readonly code: string; readonly message: string } | undefined;
+  /**
    * Mints the event id forwarded to the host for a seller's event id; undefined when minting
    * is impossible (the event then goes out without an id). `final`: the event carries the
    * response to the stream's request (the token says so: resume/token.ts `final`).
@@ -578,6 +586,7 @@ export function createExchange(init: {
     guard: init.guard,
     shedKind: undefined,
     bufferLease: undefined,
+    tokenRefusal: undefined,
   };
 }
 

@@ -101,11 +101,16 @@ export class SseIdTokenLog {
  *   the limit, and the warning, saying only that the seller's id `ev1` could not be turned into
  *   a token, read as the seller's fault
  *   (test/regressions/long-request-id-token-warning-blames-seller.test.ts).
+ * - otherwise the refusal the codec reported (Exchange.tokenRefusal): `the resume token could
+ *   not be minted: <code>, <message>` (`resume_state_invalid` and the field it names), never
+ *   "over 4096" when the length was not the cause (review of trial 55, F4's fix, Nit).
  * Computed once per stream, for its first such id.
  */
 export function tokenRefusalCause(exchange: Exchange, sellerId: string | undefined): string {
   if (sellerId === undefined) return `the token would be over ${MAX_RESUME_TOKEN_LENGTH} characters: the seller's event id is over ${MAX_RESUME_TOKEN_LENGTH} characters`;
   if (!isResumableEventId(sellerId)) return "the seller's event id cannot be sent back in a Last-Event-ID header (printable ASCII only)";
+  const refusal = exchange.tokenRefusal;
+  if (refusal?.code !== 'resume_token_too_long') return `the resume token could not be minted: ${refusal === undefined ? 'no cause reported' : `${refusal.code}, ${refusal.message}`}`;
   const { rpc } = exchange;
   const idChars = rpc.idText !== undefined ? rpc.idText.length : rpc.id === null ? 0 : typeof rpc.id === 'string' ? JSON.stringify(rpc.id).length : String(rpc.id).length;
   const parts: Array<[string, number]> = [

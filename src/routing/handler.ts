@@ -31,7 +31,7 @@ import { recordCounts } from '../response/body-source.js';
 import { STREAM_WIRE_RULE, totalWireRule, wireBreach } from './wire-meter.js';
 import { handleUpstreamResponse, type SseShutdownEnd } from '../response/pipeline.js';
 import { sseRetryCeilingMs } from '../response/sse-encode.js';
-import { awaitedFitsToken, RESUME_SIGNATURE_MESSAGE, type ResumeCodec, type ResumeState } from '../resume/token.js';
+import { awaitedFitsToken, RESUME_SIGNATURE_MESSAGE, ResumeMintError, type ResumeCodec, type ResumeState } from '../resume/token.js';
 import type { ResumeTailLedger } from '../resume/tail-ledger.js';
 import { resumedPastDeadline } from '../resume/resume-past-deadline.js';
 import type { PreviousAgentUrls } from '../resume/previous-urls.js';
@@ -460,7 +460,8 @@ export function createMcpHandler(deps: HandlerDeps) {
         }
         try {
           return (mintToken ??= deps.resume.mintFor(agent.url, session))(state);
-        } catch {
+        } catch (err) {
+          exchange.tokenRefusal = err instanceof ResumeMintError ? { code: err.code, message: err.message } : { code: 'error', message: String(err) };
           return undefined;
         }
       },

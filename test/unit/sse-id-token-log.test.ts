@@ -13,7 +13,7 @@ import { afterEach, beforeEach, mock, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Exchange } from '../../src/exchange.js';
-import { FIRST_ID_NOT_TOKENIZED_MSG, IDS_NOT_TOKENIZED_SUMMARY_MSG, SseIdTokenLog } from '../../src/response/sse-id-token-log.js';
+import { FIRST_ID_NOT_TOKENIZED_MSG, IDS_NOT_TOKENIZED_SUMMARY_MSG, SseIdTokenLog, tokenRefusalCause } from '../../src/response/sse-id-token-log.js';
 import { WARNING_SUMMARY_INTERVAL_MS } from '../../src/response/stream-warning-throttle.js';
 
 interface Line {
@@ -65,4 +65,19 @@ test('later ids: one summary an interval after the first of them, then the end\'
   assert.deepEqual(lines[2], summary(2, 1003, true));
   log.end();
   assert.equal(lines.length, 3, 'end is idempotent');
+});
+
+test('the cause says "over 4096" only when the length refused the token; another refusal is named as it is', () => {
+  const exchange = (tokenRefusal: Exchange['tokenRefusal']): Exchange =>
+    ({ agent: { name: 'a' }, rpc: { kind: 'request', id: 'r'.repeat(3_000), idText: undefined, method: 'tools/call', toolName: 't' }, tokenRefusal }) as unknown as Exchange;
+  assert.equal(
+    tokenRefusalCause(exchange({ code: 'resume_token_too_long', message: 'resume token would be 4200 characters, over 4096' }), 'ev1'),
+    "the token would be over 4096 characters: the request's id is 3002 characters; the seller's event id 3",
+  );
+  assert.equal(
+    tokenRefusalCause(exchange({ code: 'resume_state_invalid', message: 'cannot mint a resume token: invalid usedBytes' }), 'ev1'),
+    'the resume token could not be minted: resume_state_invalid, cannot mint a resume token: invalid usedBytes',
+  );
+  assert.equal(tokenRefusalCause(exchange(undefined), 'ev1'), 'the resume token could not be minted: no cause reported');
+  assert.equal(tokenRefusalCause(exchange(undefined), 'év1'), "the seller's event id cannot be sent back in a Last-Event-ID header (printable ASCII only)");
 });
