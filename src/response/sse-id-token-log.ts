@@ -112,7 +112,9 @@ export function tokenRefusalCause(exchange: Exchange, sellerId: string | undefin
   const refusal = exchange.tokenRefusal;
   if (refusal?.code !== 'resume_token_too_long') return `the resume token could not be minted: ${refusal === undefined ? 'no cause reported' : `${refusal.code}, ${refusal.message}`}`;
   const { rpc } = exchange;
-  const idChars = rpc.idText !== undefined ? rpc.idText.length : rpc.id === null ? 0 : typeof rpc.id === 'string' ? JSON.stringify(rpc.id).length : String(rpc.id).length;
+  // A string id's length without its escapes: never `JSON.stringify` a host's id here, which
+  // can be megabytes (resume-token-refused-after-serializing-huge-host-id counts such calls).
+  const idChars = rpc.idText !== undefined ? rpc.idText.length : rpc.id === null ? 0 : typeof rpc.id === 'string' ? rpc.id.length + 2 : String(rpc.id).length;
   const parts: Array<[string, number]> = [
     ["the request's id", idChars],
     ['the tool name', rpc.toolName?.length ?? 0],
