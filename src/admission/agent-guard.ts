@@ -288,7 +288,9 @@ export interface HostPending {
  * completes, so a 4 MiB `res.end(buf)` reads 4194464 for the seconds a host takes reading it
  * (a host at ~640 KB/s was reset 1.75 s in with 1,147,904 bytes read:
  * test/regressions/slow-reading-host-cut-by-stall-rule.test.ts). Open: no JS-visible progress
- * signal exists during one large write; writing large answers in slices would give one.
+ * signal exists during one large write, nor with slices (Linux reports a socket writable only
+ * once about a third of its send buffer is free; hostile trial 55, F3, docs/errors.md
+ * host_not_reading).
  */
 export class HostHold {
   /** bytes: what the host's response held when last measured (counted in the agent's held bytes). */
