@@ -263,6 +263,8 @@ const EXPONENT = /^[+-]?\d+$/;
  * is not a number is returned as it is, with a leading `?` (never a canonical text). Two
  * number texts have the same value exactly when their canonical texts are equal
  * ({@link sameJsonNumber}), so it keys a lookup of ids by value (response/batch-answers.ts).
+ *
+ * Linear in the text, whatever the exponent's length (no `BigInt` of it: {@link addToInteger}).
  */
 export function exactDecimal(text: string): string {
   const negative = text.charCodeAt(0) === MINUS;
@@ -280,6 +282,63 @@ export function exactDecimal(text: string): string {
   let last = digits.length;
   while (digits.charCodeAt(last - 1) === DIGIT_0) last--;
   // value = digits[first, last) as an integer x 10^(exponent + intDigits - last)
-  const scale = BigInt(exponentText) + BigInt(intDigits - last);
-  return `${negative ? '-' : ''}${digits.slice(first, last)}e${scale}`;
+  return `${negative ? '-' : ''}${digits.slice(first, last)}e${addToInteger(exponentText, intDigits - last)}`;
+}
+
+/** Exponents of at most this many digits (after leading zeros) are exact as doubles, and so is their sum with a shift. */
+const EXACT_EXPONENT_DIGITS = 15;
+/** 10^{@link EXACT_EXPONENT_DIGITS}: the base of the low part in {@link addToInteger}. */
+const LOW_BASE = 10 ** EXACT_EXPONENT_DIGITS;
+
+/**
+ * `integer + shift` written as `String(BigInt)` writes it (`-` for a negative, no leading zero,
+ * `0` for zero), where `integer` is a decimal integer text (`/^[+-]?\d+$/`, any length, leading
+ * zeros allowed) and `shift` an integer with |shift| < 2^31 (a text's digit count).
+ *
+ * Linear in the text: never `BigInt(integer)`, whose parse is quadratic in the digits
+ * (`BigInt('9'.repeat(4e6))` took ~1.15 s; a host's `notifications/cancelled` with
+ * `{"requestId":1e999…9}` stalled the gateway 3.7-14 s: hostile trial 56, F1;
+ * test/regressions/huge-exponent-number-stalls-gateway.test.ts). Up to 15 digits the sum is
+ * done in doubles (exact: below 2^53). Past that |integer| >= 10^15 > |shift|, so the sum has
+ * the sign of `integer`, and its magnitude is |integer| +- |shift| done on the last 15 digits
+ * with one carry or borrow rippling into the rest.
+ */
+function addToInteger(integer: string, shift: number): string {
+  const sign = integer.charCodeAt(0);
+  const negative = sign === MINUS;
+  let from = sign === MINUS || sign === PLUS ? 1 : 0;
+  while (from < integer.length - 1 && integer.charCodeAt(from) === DIGIT_0) from++;
+  const length = integer.length - from;
+  if (length <= EXACT_EXPONENT_DIGITS) return String(Number(integer.slice(from)) * (negative ? -1 : 1) + shift);
+  // |integer| + delta, delta of either sign, |delta| < LOW_BASE <= |integer|: positive.
+  const delta = negative ? -shift : shift;
+  const cut = integer.length - EXACT_EXPONENT_DIGITS;
+  let low = Number(integer.slice(cut)) + delta;
+  let high = integer.slice(from, cut);
+  if (low >= LOW_BASE) {
+    low -= LOW_BASE;
+    high = stepDigits(high, 1);
+  } else if (low < 0) {
+    low += LOW_BASE;
+    high = stepDigits(high, -1);
+  }
+  let magnitude = high + String(low).padStart(EXACT_EXPONENT_DIGITS, '0');
+  let zeros = 0;
+  while (zeros < magnitude.length - 1 && magnitude.charCodeAt(zeros) === DIGIT_0) zeros++;
+  if (zeros > 0) magnitude = magnitude.slice(zeros);
+  return negative ? `-${magnitude}` : magnitude;
+}
+
+/**
+ * The decimal digit text `digits` (no sign, nonzero when `step` is -1) plus `step` (1 or -1), as
+ * digits of the same length, or one more on a carry out (`99` + 1 -> `100`; `10` - 1 -> `09`).
+ * Linear: only the run of trailing 9s (or 0s) changes.
+ */
+function stepDigits(digits: string, step: 1 | -1): string {
+  const wrap = step === 1 ? 0x39 : DIGIT_0; // the digit that carries or borrows
+  let k = digits.length - 1;
+  while (k >= 0 && digits.charCodeAt(k) === wrap) k--;
+  const tail = (step === 1 ? '0' : '9').repeat(digits.length - 1 - k);
+  if (k < 0) return `1${tail}`; // only 9s, plus one (a borrow past the first digit cannot happen: nonzero)
+  return digits.slice(0, k) + String.fromCharCode(digits.charCodeAt(k) + step) + tail;
 }

@@ -4,7 +4,7 @@
  * Shared by the JSON stage, the SSE stage and the scan-based rewrites (scanned-result.ts).
  */
 import type { ByteRange } from '../mcp/json-scan.js';
-import { sameJsonNumber } from '../mcp/json-numbers.js';
+import { exactDecimal, sameJsonNumber } from '../mcp/json-numbers.js';
 import type { RpcPeek } from '../exchange.js';
 
 /** The JSON value at `range` of `bytes` (a small member such as `jsonrpc` or `id`), or undefined. */
@@ -95,6 +95,32 @@ export function isRequestId(bytes: Buffer, range: ByteRange | undefined, rpc: Pi
     if (value !== undefined) return value === id;
   }
   return sameJsonNumber(bytes.toString('latin1', start, end), rpc.idText ?? String(id));
+}
+
+/**
+ * {@link isRequestId} for one id against many requests: a function giving, for a request `rpc`,
+ * exactly `isRequestId(bytes, range, rpc)`, with the id's own reading done once (its small
+ * integer value, or its exact value, json-numbers.ts exactDecimal, computed at the first request
+ * that needs it) rather than once per request. For a cancellation, compared with each request
+ * in flight in its session (routing/in-flight-requests.ts cancel): a `requestId` of 4 MB was
+ * read once per request in flight (hostile trial 56, F1;
+ * test/regressions/huge-exponent-number-stalls-gateway.test.ts).
+ */
+export function requestIdMatcher(bytes: Buffer, range: ByteRange): (rpc: Pick<RpcPeek, 'id' | 'idText'>) => boolean {
+  const start = range[0];
+  const end = range[1];
+  const first = bytes[start]!;
+  const isNumber = first === 0x2d || (first >= 0x30 && first <= 0x39);
+  const small = isNumber ? smallIntegerAt(bytes, start, end) : undefined;
+  let exact: string | undefined;
+  return (rpc) => {
+    const id = rpc.id;
+    if (typeof id !== 'number') return jsonValueIs(bytes, range, id);
+    if (!isNumber) return false;
+    if (rpc.idText === undefined && small !== undefined) return small === id;
+    exact ??= exactDecimal(bytes.toString('latin1', start, end));
+    return exact === exactDecimal(rpc.idText ?? String(id));
+  };
 }
 
 /**

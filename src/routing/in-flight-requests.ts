@@ -108,7 +108,7 @@
 import type { BatchRequestRef, Exchange, RpcIdRef, RpcPeek } from '../exchange.js';
 import type { WrittenRequestId } from '../mcp/cancelled-id.js';
 import { shownInMessage } from '../errors/local-reply.js';
-import { isRequestId } from '../response/json-value-at.js';
+import { requestIdMatcher } from '../response/json-value-at.js';
 
 /** What {@link InFlightRequests.open} gives for an exchange not registered (no session, nothing to hold or cancel). */
 export const NOT_REGISTERED = -1;
@@ -256,9 +256,10 @@ export class InFlightRequests {
    */
   cancel(seller: string, session: string, id: WrittenRequestId): number {
     let marked: InFlightEntry[] | undefined;
+    const isId = requestIdMatcher(id.bytes, id.range); // the id read once, not once per request in flight (trial 56 F1)
     for (let slot = this.heads.get(session) ?? NONE; slot !== NONE; slot = this.next[slot]!) {
       const exchange = this.exchanges[slot]!;
-      if (exchange.rpc.kind === 'request' && exchange.agent.url.href === seller && isRequestId(id.bytes, id.range, exchange.rpc)) {
+      if (exchange.rpc.kind === 'request' && exchange.agent.url.href === seller && isId(exchange.rpc)) {
         exchange.cancelled = true;
         (marked ??= []).push(exchange);
       }

@@ -5,7 +5,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Exchange } from '../../src/exchange.js';
-import { hasLossyNumber } from '../../src/mcp/json-numbers.js';
+import { exactDecimal, hasLossyNumber, sameJsonNumber } from '../../src/mcp/json-numbers.js';
 import { normalizeToolResult } from '../../src/mcp/normalize.js';
 import { rewriteResponse } from '../../src/response/rewrite.js';
 
@@ -311,5 +311,100 @@ describe('rewriteResponse checks the raw message', () => {
     assert.equal(rewriteResponse(exchange(), message, untouchable).changed, false);
     const dup = { jsonrpc: '2.0', id: 7, result: { content: [text(JSON.stringify({ a: 1, message: LONG }))], structuredContent: { a: 1, message: LONG } } };
     assert.throws(() => rewriteResponse(exchange(), dup, untouchable), /raw scanned/);
+  });
+});
+
+/**
+ * exactDecimal's reference: the canonical text as it was computed before hostile trial 56 F1's
+ * fix, with `BigInt` of the exponent (exact, but quadratic in the exponent's digits). The fix
+ * (json-numbers.ts addToInteger: linear string arithmetic) must give the same text for every input.
+ */
+function exactDecimalByBigInt(text: string): string {
+  const negative = text.charCodeAt(0) === 0x2d;
+  let e = text.indexOf('e');
+  if (e === -1) e = text.indexOf('E');
+  const mantissa = text.slice(negative ? 1 : 0, e === -1 ? text.length : e);
+  const exponentText = e === -1 ? '0' : text.slice(e + 1);
+  const dot = mantissa.indexOf('.');
+  const digits = dot === -1 ? mantissa : mantissa.slice(0, dot) + mantissa.slice(dot + 1);
+  if (!/^[+-]?\d+$/.test(exponentText) || !/^\d+$/.test(digits)) return `?${text}`;
+  const intDigits = dot === -1 ? mantissa.length : dot;
+  let first = 0;
+  while (first < digits.length && digits[first] === '0') first++;
+  if (first === digits.length) return '0';
+  let last = digits.length;
+  while (digits[last - 1] === '0') last--;
+  return `${negative ? '-' : ''}${digits.slice(first, last)}e${BigInt(exponentText) + BigInt(intDigits - last)}`;
+}
+
+describe('exactDecimal: the same canonical text as the BigInt reference (hostile trial 56 F1: linear, not quadratic)', () => {
+  /** mulberry32: a seeded generator, the same cases every run. */
+  function seeded(seed: number): () => number {
+    let a = seed >>> 0;
+    return () => {
+      a = (a + 0x6d2b79f5) >>> 0;
+      let t = a;
+      t = Math.imul(t ^ (t >>> 15), t | 1);
+      t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+      return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+    };
+  }
+  const random = seeded(56);
+  const int = (n: number) => Math.floor(random() * n);
+  const pick = <T>(xs: readonly T[]): T => xs[int(xs.length)]!;
+  const digitRun = (n: number) => Array.from({ length: n }, () => String(int(10))).join('');
+  const zeros = (n: number) => '0'.repeat(n);
+
+  /** Exponent magnitudes: small, around the 15/16-digit split and 2^53, huge with carries and borrows in the low 15 digits. */
+  function exponentDigits(): string {
+    switch (int(9)) {
+      case 0: return String(int(400));
+      case 1: return String(10 ** 15 + int(200) - 100);
+      case 2: return String(2 ** 53 + int(2000) - 1000);
+      case 3: return String(10 ** 16 + int(200) - 100);
+      case 4: return '9'.repeat(1 + int(40));
+      case 5: return `1${zeros(15 + int(30))}`;
+      case 6: return `${1 + int(9)}${digitRun(int(30))}${pick(['0', '9'])}`.padEnd(16 + int(20), pick(['0', '9']));
+      case 7: return `${1 + int(9)}${digitRun(15 + int(200))}`;
+      default: return `${digitRun(int(5))}${'9'.repeat(int(20))}${zeros(int(20))}`;
+    }
+  }
+
+  function spelling(): string {
+    const sign = pick(['', '', '-']);
+    const leading = pick(['', '', '0', '00']);
+    const intPart = pick(['0', digitRun(1 + int(25)), `${1 + int(9)}${zeros(int(25))}`, '1']);
+    const fraction = pick(['', '', `.${digitRun(1 + int(25))}`, `.${zeros(int(10))}${digitRun(1 + int(5))}`, '.0', `.${zeros(1 + int(20))}`]);
+    const hasExponent = random() < 0.85;
+    const exponent = hasExponent ? `${pick(['e', 'E'])}${pick(['', '+', '-'])}${pick(['', '', zeros(1 + int(20))])}${exponentDigits()}` : '';
+    return `${sign}${leading}${intPart}${fraction}${exponent}`;
+  }
+
+  test('20,000 seeded spellings: identical texts; sameJsonNumber agrees on pairs', () => {
+    const texts: string[] = [];
+    for (let k = 0; k < 20_000; k++) {
+      const text = spelling();
+      texts.push(text);
+      assert.equal(exactDecimal(text), exactDecimalByBigInt(text), text);
+    }
+    for (let k = 0; k + 1 < texts.length; k += 2) {
+      const a = texts[k]!;
+      const b = texts[k + 1]!;
+      assert.equal(sameJsonNumber(a, b), exactDecimalByBigInt(a) === exactDecimalByBigInt(b), `${a} vs ${b}`);
+    }
+  });
+
+  test('edges: -0, signs and zeros of the exponent, carries and borrows past 15 digits, not-a-number texts', () => {
+    const fixed = [
+      '0', '-0', '0.0', '-0.000e-5', '0e999999999999999999999', '1', '-1', '1.0', '10', '1e0', '1E+0', '1e-0', '1e00000', '1e-00000',
+      '100e-2', '0.001', '1.5e-1', '123.456e3', '1e+21', '-1.2345678901234568E+16', '9007199254740993', '9.007199254740993e15',
+      `1e${2 ** 53}`, `1e${2 ** 53 + 1}`, `1e-${2 ** 53 - 1}`, '1e999999999999999', '10e999999999999999', '100e999999999999999',
+      '0.1e1000000000000000', '0.01e1000000000000000', '0.1e-999999999999999', '10e-1000000000000000', '1.5e-1000000000000000',
+      '0.001e10000000000000000', '1000e9999999999999999', `1e${'9'.repeat(50)}`, `10e${'9'.repeat(50)}`, `1.1e-${'9'.repeat(50)}`,
+      `0.000001e${'0'.repeat(30)}1${zeros(30)}`, `1e-${'0'.repeat(30)}1${zeros(30)}`, `-5e+${'0'.repeat(5)}${'9'.repeat(16)}`,
+      `12.34e1${zeros(15)}`, `1234000e-1${zeros(15)}`, `-0.5e-1${zeros(14)}`, `5e1${zeros(14)}`,
+      '', '-', 'e5', '1e', '1e+', '1e-', '1e+-5', '1.2.3', 'abc', '1e5.5', '1e٣', '١', '.5', '5.', '-.5e3', '+1', '1e 5', 'NaN', 'Infinity',
+    ];
+    for (const text of fixed) assert.equal(exactDecimal(text), exactDecimalByBigInt(text), JSON.stringify(text));
   });
 });
