@@ -14,7 +14,7 @@
  * same with `sse_deadline` (test/regressions/cancelled-call-resumed-gets-sse-idle.test.ts).
  *
  * What is remembered: each `notifications/cancelled` in an MCP session, by seller endpoint (the
- * agent's `url`), `Mcp-Session-Id` and the `requestId` as written (matched or not: a cancellation
+ * agent's `url`, normalized: config/agent-url-key.ts agentKeyOf; trial 56, F2), `Mcp-Session-Id` and the `requestId` as written (matched or not: a cancellation
  * may come while nothing is in flight, between a stream's cut and its resume); and again, when
  * its exchange ends, each request a cancellation marked (its stream may have minted tokens after
  * the cancellation came). An id matches as routing/in-flight-requests.ts matches a cancellation
@@ -87,7 +87,7 @@ export class CancelledRequests {
     return this.until.size;
   }
 
-  /** Remembers the cancellation naming `id` (a `requestId` as written) in the seller endpoint `seller` (an agent's `url.href`) and `session`. */
+  /** Remembers the cancellation naming `id` (a `requestId` as written) in the seller endpoint `seller` (an agent's normalized url: config/agent-url-key.ts agentKeyOf) and `session`. */
   rememberWritten(seller: string, session: string, id: WrittenRequestId): void {
     if (!writtenIdMayFitToken(id)) return;
     const text = writtenIdText(id);
