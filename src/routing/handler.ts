@@ -484,6 +484,10 @@ export function createMcpHandler(deps: HandlerDeps) {
     // no id, and a single request's may be cancelled.
     const inFlightSlot = inFlight.open(exchange);
     if (typeof inFlightSlot !== 'number') return refuse(reply, 'invalid_request', rpc, inFlightSlot.refusal);
+    // A new request with an id in its session: a cancellation remembered for that id named an
+    // earlier call, which is over; this call's resumes go to the seller (routing/cancelled-requests.ts
+    // forget; hostile trial 56, F3).
+    if (session !== undefined && !exchange.opensStream && rpc.kind === 'request') cancellations.forget(agentKeyOf(agent), session, rpc);
     // Cancelled while it waited for its turn on its connection (registered then: waitForTurn):
     // never sent, answered below once its exchange's end is in place (hostile trial 55, F2).
     if (queuedAt?.cancelled === true && rpc.kind === 'request') exchange.cancelled = true;
