@@ -74,3 +74,20 @@ function madeKey(parsed: URL): string {
 export function sameAgentUrl(a: URL | string, b: URL | string): boolean {
   return agentUrlKey(a) === agentUrlKey(b);
 }
+
+/** Where config/load.ts keeps an agent's {@link agentUrlKey}, made once when the agent is loaded. */
+export const AGENT_URL_KEY: unique symbol = Symbol('agentUrlKey');
+
+/**
+ * The seller endpoint of `agent` as the gateway compares it ({@link agentUrlKey} of its `url`):
+ * the key made at config load (config/load.ts, {@link AGENT_URL_KEY}), so a request reads it
+ * and makes nothing; an agent made otherwise (tests) has its key made here. The scope of the
+ * requests in flight and of the remembered cancellations (routing/in-flight-requests.ts,
+ * routing/cancelled-requests.ts) as it is of resume tokens: two agents whose urls only respell
+ * one endpoint (`/mcp?`, `/m%63p` for `/mcp`) share its ids and cancellations (hostile trial
+ * 56, F2: they keyed on `url.href`, and a reused id through the respelled agent reached the
+ * seller; test/regressions/respelled-agent-url-not-sharing-in-flight-ids.test.ts).
+ */
+export function agentKeyOf(agent: { readonly url: URL }): string {
+  return (agent as { readonly [AGENT_URL_KEY]?: string })[AGENT_URL_KEY] ?? agentUrlKey(agent.url);
+}

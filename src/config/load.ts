@@ -47,6 +47,7 @@ import {
 } from './defaults.js';
 import { expandEnv } from './env.js';
 import { agentUrlSelfProblem, type OwnListener } from './agent-url-self.js';
+import { AGENT_URL_KEY, agentUrlKey } from './agent-url-key.js';
 export type { OwnListener } from './agent-url-self.js';
 import { listenOverlap } from './listen-overlap.js';
 import { protoKeyIssues } from './proto-keys.js';
@@ -862,6 +863,8 @@ export class ConfigAssembler {
       tools: Object.freeze(a.tools),
     };
     Object.defineProperty(agent, RESOLUTION, { value: resolution, enumerable: false, writable: false, configurable: false });
+    // The seller endpoint as requests in flight and remembered cancellations are scoped (agent-url-key.ts agentKeyOf): made once here.
+    Object.defineProperty(agent, AGENT_URL_KEY, { value: agentUrlKey(agent.url), enumerable: false, writable: false, configurable: false });
     Map.prototype.set.call(this.agents, a.name, Object.freeze(agent));
   }
 }

@@ -14,7 +14,7 @@
  * same with `sse_deadline` (test/regressions/cancelled-call-resumed-gets-sse-idle.test.ts).
  *
  * What is remembered: each `notifications/cancelled` in an MCP session, by seller endpoint (the
- * agent's `url`), `Mcp-Session-Id` and the `requestId` as written (matched or not: a cancellation
+ * agent's `url`, normalized: config/agent-url-key.ts agentKeyOf; trial 56, F2), `Mcp-Session-Id` and the `requestId` as written (matched or not: a cancellation
  * may come while nothing is in flight, between a stream's cut and its resume); and again, when
  * its exchange ends, each request a cancellation marked (its stream may have minted tokens after
  * the cancellation came). An id matches as routing/in-flight-requests.ts matches a cancellation
@@ -32,10 +32,13 @@
  * lifetime for all the oldest entry is also the first to expire), and expired entries are dropped
  * from the front as new ones come. An entry is the SHA-256 of its seller url, session and
  * canonical id (a 32-character one-byte string, whatever the length of the session id or a
- * string id: a host's 16 KiB session header or a 3,000-character string id takes no more) and its expiry
- * time: measured ~100 bytes an entry (Node 20.20, 100,000 such keys in a Map, heap used after a
- * full GC before and after), so ~1 MB when full. Cost: one SHA-256 (~2.5 µs) per cancellation
- * remembered, and per resume while anything is remembered (none otherwise).
+ * string id: a host's 16 KiB session header or a 3,000-character string id takes no more), its expiry
+ * time and its session's tally (a session id up to SHORT_SESSION characters kept once per session,
+ * a longer one not kept: the tally of long sessions). Measured at the 10,000 cap (Node 20.20, heap
+ * used after a full GC): ~1.5 MB with 100 per session (trial 56 measured 1.82 MB before the
+ * tallies), ~4.8 MB with each in a 64-character session of its own. Cost: one SHA-256
+ * (~2.5 µs) per cancellation remembered, and per resume or new request (forget) in a session with
+ * something remembered; a `Map` lookup of the session otherwise (~0.02-0.05 µs).
  * An id no resume token could carry (over ~3,000 characters: resume/token.ts idMayFitToken) is
  * not remembered, decided from its length before it is parsed or hashed: no resume of it can
  * come (a review of this fix: a 4M-character string id cost 59-180 ms of parse and hash;
@@ -45,9 +48,9 @@
  *
  * Per process, as resume/tail-ledger.ts: a resume that reaches another replica, or this one after
  * a restart, is sent to the seller as before. A request id is never reused within a session
- * (MCP Basic, Requests; a POST reusing one in flight is refused: routing/in-flight-requests.ts),
- * so only a host breaking that rule after a cancellation would find a later request's resumes
- * answered so too.
+ * (MCP Basic, Requests; a POST reusing one in flight is refused: routing/in-flight-requests.ts);
+ * once a call is over its id may be sent again (docs/errors.md), and such a new request forgets
+ * the cancellation ({@link CancelledRequests.forget}: hostile trial 56, F3).
  *
  * No I/O; the clock is injected.
  */
@@ -67,9 +70,34 @@ const S = 0x73;
 /** Most cancellations remembered at once, all agents and sessions together (module doc). */
 export const CANCELLED_REQUESTS_REMEMBERED = 10_000;
 
+/** The entries remembered in one session (or, for every session longer than {@link SHORT_SESSION}, in all of them together). */
+interface SessionTally {
+  readonly tag: string;
+  count: number;
+}
+
+/** A remembered cancellation: when it expires (Unix ms), and its session's tally. */
+interface Remembered {
+  readonly expiresAt: number;
+  readonly tally: SessionTally;
+}
+
+/**
+ * The longest session id tallied by itself (characters): a longer one (a host's own choice, up
+ * to 16 KiB) is tallied with every other long one under {@link LONG_SESSIONS}, so no tally keeps
+ * a long session string alive; a request in such a session hashes while any of them is remembered.
+ */
+const SHORT_SESSION = 64;
+/** The tally of long sessions: NUL, which no session id holds (visible ASCII). */
+const LONG_SESSIONS = '\0long';
+
+const tagOf = (session: string): string => (session.length <= SHORT_SESSION ? session : LONG_SESSIONS);
+
 export class CancelledRequests {
-  /** Each remembered cancellation's key ({@link keyOf}) and when it expires (Unix ms), oldest first. */
-  private readonly until = new Map<string, number>();
+  /** Each remembered cancellation's key ({@link keyOf}), its expiry and its session's tally, oldest first. */
+  private readonly until = new Map<string, Remembered>();
+  /** The sessions with something remembered (by {@link tagOf}): a request in any other hashes nothing. */
+  private readonly sessions = new Map<string, SessionTally>();
 
   /**
    * @param ttlMs      how long an entry lives (ms): the resume token lifetime (`resume.ttl_ms`)
@@ -87,45 +115,83 @@ export class CancelledRequests {
     return this.until.size;
   }
 
-  /** Remembers the cancellation naming `id` (a `requestId` as written) in the seller endpoint `seller` (an agent's `url.href`) and `session`. */
+  /** Sessions with an entry held (long sessions counted as one: {@link SHORT_SESSION}). */
+  get sessionCount(): number {
+    return this.sessions.size;
+  }
+
+  /** Remembers the cancellation naming `id` (a `requestId` as written) in the seller endpoint `seller` (an agent's normalized url: config/agent-url-key.ts agentKeyOf) and `session`. */
   rememberWritten(seller: string, session: string, id: WrittenRequestId): void {
     if (!writtenIdMayFitToken(id)) return;
     const text = writtenIdText(id);
     // A string's length known now (`s` and its characters): with its quotes, as a token carries it.
     if (text.charCodeAt(0) === S && !idMayFitToken(text.length + 1)) return;
-    this.remember(keyOf(seller, session, text));
+    this.remember(keyOf(seller, session, text), session);
   }
 
   /** Remembers the cancellation of the request `rpc` (its exchange marked cancelled) in `seller` and `session`; anything but a single request is ignored. */
   rememberRequest(seller: string, session: string, rpc: Pick<RpcPeek, 'kind' | 'id' | 'idText'>): void {
     if (!requestIdMayFitToken(rpc)) return;
     const id = requestIdText(rpc);
-    if (id !== undefined) this.remember(keyOf(seller, session, id));
+    if (id !== undefined) this.remember(keyOf(seller, session, id), session);
   }
 
   /** Whether a cancellation of the request `rpc` (a resume token's: its id and exact text) in `seller` and `session` is remembered, unexpired. */
   has(seller: string, session: string, rpc: Pick<RpcPeek, 'kind' | 'id' | 'idText'>): boolean {
-    if (this.until.size === 0) return false;
+    if (this.until.size === 0 || !this.sessions.has(tagOf(session))) return false;
     const id = requestIdText(rpc);
     if (id === undefined) return false;
     const key = keyOf(seller, session, id);
-    const expiresAt = this.until.get(key);
-    if (expiresAt === undefined) return false;
-    if (expiresAt >= this.now()) return true;
-    this.until.delete(key);
+    const entry = this.until.get(key);
+    if (entry === undefined) return false;
+    if (entry.expiresAt >= this.now()) return true;
+    this.drop(key, entry);
     return false;
   }
 
-  private remember(key: string): void {
+  /**
+   * Forgets the cancellation of the id of `rpc` in `seller` and `session`, if remembered: called
+   * when a new request opens with that id there (a POST the in-flight registry registers:
+   * routing/handler.ts). A call that is over frees its id (docs/errors.md, "Request ids in
+   * flight"); a cancellation names the call it cancelled, so the new call's resumes go to the
+   * seller, and only the cancelled call's own resumes, before, get 405. Source: hostile trial 56,
+   * F3 (a new call with a cancelled call's id had its resume answered 405, never sent:
+   * test/regressions/reused-id-after-cancel-resume-gets-405.test.ts). Cost when nothing is
+   * remembered in `session`: a `Map` lookup of it, no hash.
+   */
+  forget(seller: string, session: string, rpc: Pick<RpcPeek, 'kind' | 'id' | 'idText'>): void {
+    if (this.until.size === 0 || !this.sessions.has(tagOf(session)) || !requestIdMayFitToken(rpc)) return;
+    const id = requestIdText(rpc);
+    if (id === undefined) return;
+    const key = keyOf(seller, session, id);
+    const entry = this.until.get(key);
+    if (entry !== undefined) this.drop(key, entry);
+  }
+
+  private remember(key: string, session: string): void {
     const nowMs = this.now();
     // Remembered again: it goes last, with a new lifetime.
-    this.until.delete(key);
-    for (const [oldest, expiresAt] of this.until) {
-      if (expiresAt >= nowMs) break;
-      this.until.delete(oldest);
+    const again = this.until.get(key);
+    if (again !== undefined) this.drop(key, again);
+    for (const [oldest, entry] of this.until) {
+      if (entry.expiresAt >= nowMs) break;
+      this.drop(oldest, entry);
     }
-    this.until.set(key, nowMs + this.ttlMs);
-    while (this.until.size > this.maxEntries) this.until.delete(this.until.keys().next().value!);
+    const tag = tagOf(session);
+    let tally = this.sessions.get(tag);
+    if (tally === undefined) this.sessions.set(tag, (tally = { tag, count: 0 }));
+    tally.count++;
+    this.until.set(key, { expiresAt: nowMs + this.ttlMs, tally });
+    while (this.until.size > this.maxEntries) {
+      const [oldest, entry] = this.until.entries().next().value!;
+      this.drop(oldest, entry);
+    }
+  }
+
+  /** Drops the entry `entry` held under `key`, and its session's tally with its last entry. */
+  private drop(key: string, entry: Remembered): void {
+    this.until.delete(key);
+    if (--entry.tally.count === 0) this.sessions.delete(entry.tally.tag);
   }
 }
 

@@ -8,6 +8,7 @@ import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import type { AgentConfig, GatewayConfig, Limits } from '../config/types.js';
 import { observedMs } from '../errors/elapsed.js';
+import { agentKeyOf } from '../config/agent-url-key.js';
 import { parseMaxResponseBytesHeader, resolveBatchLimits, resolveCallLimits, type CallLimitSource } from '../config/resolve.js';
 import { createExchange, hasCumulativeBound, isRequestStream, offeredCodings, type Exchange, type RpcPeek } from '../exchange.js';
 import { answerCancelledUnsent, answerStreamOver, answerWithLocalError, refuse, shownInMessage } from '../errors/local-reply.js';
@@ -483,6 +484,10 @@ export function createMcpHandler(deps: HandlerDeps) {
     // no id, and a single request's may be cancelled.
     const inFlightSlot = inFlight.open(exchange);
     if (typeof inFlightSlot !== 'number') return refuse(reply, 'invalid_request', rpc, inFlightSlot.refusal);
+    // A new request with an id in its session: a cancellation remembered for that id named an
+    // earlier call, which is over; this call's resumes go to the seller (routing/cancelled-requests.ts
+    // forget; hostile trial 56, F3).
+    if (session !== undefined && !exchange.opensStream && rpc.kind === 'request') cancellations.forget(agentKeyOf(agent), session, rpc);
     // Cancelled while it waited for its turn on its connection (registered then: waitForTurn):
     // never sent, answered below once its exchange's end is in place (hostile trial 55, F2).
     if (queuedAt?.cancelled === true && rpc.kind === 'request') exchange.cancelled = true;
@@ -576,7 +581,7 @@ export function createMcpHandler(deps: HandlerDeps) {
       inFlight.close(inFlightSlot, exchange);
       // A request the host cancelled: remembered from its end, after which its stream mints no
       // more tokens, so a resume from any of them is known for as long as it is honoured.
-      if (exchange.cancelled && session !== undefined) cancellations.rememberRequest(agent.url.href, session, exchange.rpc);
+      if (exchange.cancelled && session !== undefined) cancellations.rememberRequest(agentKeyOf(agent), session, exchange.rpc);
       if (quiet) deps.quietStreams.count--;
       clearTimeout(deadline);
       // A body reader still waiting for buffer room (a deadline, a host that left) stops now.
@@ -765,7 +770,7 @@ export function createMcpHandler(deps: HandlerDeps) {
     // A resume of a request the host cancelled (routing/cancelled-requests.ts): 405 at once, the
     // seller not contacted, no error for the id the host dropped (hostile trial 55, F1:
     // test/regressions/cancelled-call-resumed-gets-sse-idle.test.ts).
-    if (resumed !== undefined && session !== undefined && cancellations.has(agent.url.href, session, rpc)) {
+    if (resumed !== undefined && session !== undefined && cancellations.has(agentKeyOf(agent), session, rpc)) {
       answerCancelledResume(exchange, reply);
       return undefined;
     }
@@ -808,9 +813,9 @@ export function createMcpHandler(deps: HandlerDeps) {
     if (rpc.kind === 'notification' && rpc.method === 'notifications/cancelled' && session !== undefined && body !== undefined) {
       const cancelledId = cancelledRequestIdOf(body);
       if (cancelledId !== undefined) {
-        inFlight.cancel(agent.url.href, session, cancelledId);
+        inFlight.cancel(agentKeyOf(agent), session, cancelledId);
         // Matched or not (it may come between a stream's cut and its resume): a resume of it is not sent.
-        cancellations.rememberWritten(agent.url.href, session, cancelledId);
+        cancellations.rememberWritten(agentKeyOf(agent), session, cancelledId);
       }
     }
     if (pending === undefined) {

@@ -6,7 +6,9 @@
  * InFlightTable walked whole), which kept the same requests twice, matched by two rules.
  *
  * Where (the scope of an id): the seller endpoint (the agent's `url`: two agents of one seller
- * URL share its sessions and its transport's map of ids; re-read of session 33) and the MCP
+ * URL share its sessions and its transport's map of ids; re-read of session 33; compared as
+ * config/agent-url-key.ts agentKeyOf writes it, as resume tokens are signed, so a url only
+ * respelled, `/mcp?` or `/m%63p` for `/mcp`, is the same endpoint: hostile trial 56, F2) and the MCP
  * session (the host's `Mcp-Session-Id`, exactly). MCP Basic, Requests (2025-03-26, 2025-06-18,
  * 2025-11-25): "The request ID MUST NOT have been previously used by the requestor within the
  * same session"; so ids are unique within a session only, and a request without a session (a
@@ -109,6 +111,7 @@ import type { BatchRequestRef, Exchange, RpcIdRef, RpcPeek } from '../exchange.j
 import type { WrittenRequestId } from '../mcp/cancelled-id.js';
 import { shownInMessage } from '../errors/local-reply.js';
 import { requestIdMatcher } from '../response/json-value-at.js';
+import { agentKeyOf } from '../config/agent-url-key.js';
 
 /** What {@link InFlightRequests.open} gives for an exchange not registered (no session, nothing to hold or cancel). */
 export const NOT_REGISTERED = -1;
@@ -188,9 +191,9 @@ export class InFlightRequests {
     if (rpc.kind !== 'request' && (batch === undefined || batch.length === 0)) return NOT_REGISTERED;
     const head = this.heads.get(session) ?? NONE;
     if (batch !== undefined) {
-      const refusal = this.batchRefusal(head, exchange.agent.url.href, batch);
+      const refusal = this.batchRefusal(head, agentKeyOf(exchange.agent), batch);
       if (refusal !== undefined) return refusal;
-    } else if (posted && head !== NONE && this.holds(head, exchange.agent.url.href, rpc.id)) {
+    } else if (posted && head !== NONE && this.holds(head, agentKeyOf(exchange.agent), rpc.id)) {
       return { refusal: `Invalid Request: request id ${shownId(rpc)} is already in flight in this session ${RULE}; it was not sent to the seller: send it with an id not used before in this session.` };
     }
     return this.link(exchange, session, head);
@@ -249,7 +252,7 @@ export class InFlightRequests {
 
   /**
    * Marks cancelled (Exchange.cancelled) each cancellable request registered in the seller
-   * endpoint `seller` (an agent's `url.href`) and session `session` whose id is `id` as written
+   * endpoint `seller` (an agent's normalized url: config/agent-url-key.ts agentKeyOf) and session `session` whose id is `id` as written
    * (module doc), then calls the `onCancelled` of each it marked (none is called twice: it is
    * cleared first); how many it marked (0 when none is in flight: the request was answered
    * already, or never went through this gateway).
@@ -259,7 +262,7 @@ export class InFlightRequests {
     const isId = requestIdMatcher(id.bytes, id.range); // the id read once, not once per request in flight (trial 56 F1)
     for (let slot = this.heads.get(session) ?? NONE; slot !== NONE; slot = this.next[slot]!) {
       const exchange = this.exchanges[slot]!;
-      if (exchange.rpc.kind === 'request' && exchange.agent.url.href === seller && isId(exchange.rpc)) {
+      if (exchange.rpc.kind === 'request' && agentKeyOf(exchange.agent) === seller && isId(exchange.rpc)) {
         exchange.cancelled = true;
         (marked ??= []).push(exchange);
       }
@@ -278,7 +281,7 @@ export class InFlightRequests {
   private holds(head: number, seller: string, id: RpcIdRef['id']): boolean {
     for (let slot = head; slot !== NONE; slot = this.next[slot]!) {
       const exchange = this.exchanges[slot]!;
-      if (exchange.opensStream || exchange.agent.url.href !== seller) continue;
+      if (exchange.opensStream || agentKeyOf(exchange.agent) !== seller) continue;
       const rpc = exchange.rpc;
       if (rpc.kind === 'request') {
         if (rpc.id === id) return true;
@@ -299,7 +302,7 @@ export class InFlightRequests {
     const held = new Set<RpcIdRef['id']>();
     for (let slot = head; slot !== NONE; slot = this.next[slot]!) {
       const exchange = this.exchanges[slot]!;
-      if (exchange.opensStream || exchange.agent.url.href !== seller) continue;
+      if (exchange.opensStream || agentKeyOf(exchange.agent) !== seller) continue;
       const rpc = exchange.rpc;
       if (rpc.kind === 'request') held.add(rpc.id);
       else for (const ref of rpc.batchRequestIds!) held.add(ref.id);

@@ -5,6 +5,7 @@
  * test/unit/in-flight-requests.test.ts and test/unit/cancellations.test.ts.
  */
 import assert from 'node:assert/strict';
+import { agentKeyOf } from '../../src/config/agent-url-key.js';
 import { parseConfig } from '../../src/config/load.js';
 import { resolveCallLimits } from '../../src/config/resolve.js';
 import { createExchange, type Exchange, type RpcPeek } from '../../src/exchange.js';
@@ -14,8 +15,8 @@ import type { IdRefusal } from '../../src/routing/in-flight-requests.js';
 const yaml = ['log_level: silent', 'agents:', '  s:', '    url: http://127.0.0.1:9/mcp', '  t:', '    url: http://127.0.0.1:9/mcp', '  o:', '    url: http://127.0.0.1:9/other', ''].join('\n');
 const agents = parseConfig(yaml, { env: {}, source: 'in-flight-exchanges' }).agents;
 
-/** The seller endpoint of agents `s` and `t` (`url.href`), as the handler names it to the registry. */
-export const SELLER = agents.get('s')!.url.href;
+/** The seller endpoint of agents `s` and `t` (config/agent-url-key.ts agentKeyOf), as the handler names it to the registry. */
+export const SELLER = agentKeyOf(agents.get('s')!);
 
 /**
  * An exchange of agent `agentName` (`s`, `t` or `o`) for `rpc` in `session` (none when

@@ -1,0 +1,106 @@
+/**
+ * Regression (hostile trial 56, F3): "a request id reused after its call was cancelled and is
+ * over has its resume answered 405". docs/errors.md ("Request ids in flight"): once a call is
+ * over its id may be sent again. Id 77's stream was cut and the call cancelled (remembered:
+ * routing/cancelled-requests.ts); then id 77 was sent again in the session, and when that new
+ * call's stream was cut its resume got 405 (the old 77's remembered cancellation), outcome
+ * `cancelled`, the seller never contacted: the host's uncancelled call never got its answer (the
+ * MCP SDK client, rejoining a session with ids restarting at 0, saw its call time out).
+ *
+ * Now a new request opening with an id in a session (a POST the in-flight registry registers)
+ * forgets any remembered cancellation of that id there: only the cancelled call's own resumes,
+ * made before, get 405.
+ *
+ * Input: a raw seller on 127.0.0.1 (a `tools/call` gets one event `id: e<id>`; the first id 77
+ * is held until its cancellation reaches the seller, the second then cut; a resume is answered
+ * with its response); agent `r`, resume tokens on.
+ */
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { ServerResponse } from 'node:http';
+import { startRawSeller, toolResponse, type RawSeller, type SeenRequest } from '../support/raw-seller.js';
+import { RESUME_YAML, startObservedGateway, type ObservedGateway } from '../support/hostile-seller.js';
+import { agentsYaml } from '../helpers/gateway.js';
+import { rawPost, sseIds, toolCall } from '../helpers/raw.js';
+import { useSellerAndGateway } from '../helpers/stack.js';
+import { TEST_TIMEOUT_MS, withTimeout } from '../helpers/timeout.js';
+
+const SESSION = 'session-f3';
+const HEADERS = { 'mcp-session-id': SESSION, 'mcp-protocol-version': '2025-06-18' };
+const progress = (id: number): string => `id: e${id}\ndata: ${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: id, progress: 1 } })}\n\n`;
+
+let held: ServerResponse | undefined;
+
+function answer(req: SeenRequest, res: ServerResponse): void {
+  if (req.method === 'GET') {
+    res.writeHead(200, { 'content-type': 'text/event-stream' }).end(`id: r77\ndata: ${toolResponse(77, { content: [{ type: 'text', text: 'done 77' }] })}\n\n`);
+    return;
+  }
+  const msg = JSON.parse(req.body.toString('utf8')) as { id?: number; method?: string };
+  if (msg.method === 'tools/call') {
+    res.writeHead(200, { 'content-type': 'text/event-stream' });
+    res.write(progress(msg.id!));
+    if (held === undefined) held = res;
+    else res.end(); // the second id 77: its stream is cut after its event
+    return;
+  }
+  res.writeHead(202).end();
+  if (msg.method === 'notifications/cancelled') held?.end();
+}
+
+const stack = useSellerAndGateway<RawSeller, ObservedGateway>(
+  () => startRawSeller(answer),
+  (seller) => startObservedGateway(agentsYaml({ r: { url: seller.url, sse_idle_timeout_ms: 1000 } }, RESUME_YAML)),
+);
+
+/** POSTs tools/call `id` to `agent`; resolves once its first event arrived, with the rest of the body to come. */
+async function openCall(agent: string, id: number): Promise<{ first: string; rest: Promise<string> }> {
+  const res = await fetch(stack.gateway.agentUrl(agent), {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...HEADERS },
+    body: JSON.stringify(toolCall(id, 'get_products')),
+  });
+  const reader = (res.body as ReadableStream<Uint8Array>).getReader();
+  const decoder = new TextDecoder();
+  let first = '';
+  while (!first.includes('\n\n')) {
+    const r = await reader.read();
+    assert.ok(!r.done, 'the stream ended before its first event');
+    first += decoder.decode(r.value, { stream: true });
+  }
+  const rest = (async () => {
+    let text = '';
+    for (let r = await reader.read(); !r.done; r = await reader.read()) text += decoder.decode(r.value, { stream: true });
+    return text;
+  })();
+  return { first, rest };
+}
+
+const cancel = async (agent: string, id: number): Promise<number> =>
+  (await rawPost(stack.gateway.agentUrl(agent), `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":${id},"reason":"user"}}`, HEADERS)).status;
+
+const resume = (token: string): Promise<Response> => fetch(stack.gateway.agentUrl('r'), { headers: { accept: 'text/event-stream', 'last-event-id': token, ...HEADERS } });
+
+describe('reused-id-after-cancel-resume-gets-405', { timeout: TEST_TIMEOUT_MS }, () => {
+  test("id 77 cancelled and over, then sent again: the new call's resume reaches the seller and gets its answer", async () => {
+    const first = await openCall('r', 77);
+    const [oldToken] = sseIds(first.first);
+    assert.ok(oldToken !== undefined && oldToken.startsWith('agw1.'), first.first);
+    assert.equal(await cancel('r', 77), 202);
+    assert.equal(await withTimeout(first.rest, 5_000, 'end of the cancelled stream'), '');
+    // The cancelled call's own resume: 405, not sent.
+    const old = await resume(oldToken);
+    assert.deepEqual([old.status, await old.text()], [405, '']);
+
+    const second = await openCall('r', 77);
+    const [newToken] = sseIds(second.first);
+    assert.ok(newToken !== undefined && newToken.startsWith('agw1.'), second.first);
+    assert.equal(await withTimeout(second.rest, 5_000, 'end of the cut stream'), '');
+    const resumed = await resume(newToken);
+    assert.equal(resumed.status, 200);
+    assert.match(await withTimeout(resumed.text(), 5_000, 'resume body'), /done 77/);
+    assert.equal(stack.seller.requests.filter((r) => r.method === 'GET').length, 1, "the new call's resume reached the seller");
+    const line = await stack.gateway.waitForLine((l) => l.msg === 'exchange' && l.agent === 'r' && l.rpc_id === 77 && l.http_method === 'GET' && l.status === 200);
+    assert.notEqual(line.outcome, 'cancelled');
+  });
+});
