@@ -119,8 +119,36 @@ export function requestIdMatcher(bytes: Buffer, range: ByteRange): (rpc: Pick<Rp
     if (!isNumber) return false;
     if (rpc.idText === undefined && small !== undefined) return small === id;
     exact ??= exactDecimal(bytes.toString('latin1', start, end));
-    return exact === exactDecimal(rpc.idText ?? String(id));
+    return exact === exactRequestNumber(rpc, id);
   };
+}
+
+/**
+ * The exact value (json-numbers.ts exactDecimal) of each request's `idText`, computed once per
+ * request object (RpcPeek is never changed once peeked): a request in flight whose id the host
+ * wrote long (`0.000…01` with 3.9M zeros) was canonicalized again at every cancellation in its
+ * session, ~130 ms each (a review; test/regressions/cancel-against-huge-id-text-recomputed.test.ts).
+ * Weak: an entry goes with its request.
+ */
+const exactIdTexts = new WeakMap<object, string>();
+let idTextCanonicalizations = 0;
+
+/** How many `idText`s {@link requestIdMatcher} has canonicalized (exactDecimal) since the process started: a seam for tests. */
+export function idTextCanonicalizationCount(): number {
+  return idTextCanonicalizations;
+}
+
+/** The exact value of the number id `id` of `rpc`: its `idText`'s (cached per `rpc`), else `String(id)`'s (at most 24 characters). */
+function exactRequestNumber(rpc: Pick<RpcPeek, 'id' | 'idText'>, id: number): string {
+  const idText = rpc.idText;
+  if (idText === undefined) return exactDecimal(String(id));
+  let exact = exactIdTexts.get(rpc);
+  if (exact === undefined) {
+    idTextCanonicalizations++;
+    exact = exactDecimal(idText);
+    exactIdTexts.set(rpc, exact);
+  }
+  return exact;
 }
 
 /**
