@@ -136,6 +136,20 @@ export class CancelledRequests {
     if (id !== undefined) this.remember(keyOf(seller, session, id), session);
   }
 
+  /**
+   * Renews the cancellation of the request `rpc` in `seller` and `session` (a new lifetime from
+   * now) only while it is still remembered: for a resumed stream's end (routing/handler.ts),
+   * whose cancellation was remembered when it came ({@link rememberWritten}). Never re-added
+   * once a newer request with that id opened there and {@link forget} dropped it: that call's
+   * resumes got 405 when the cancelled resume ended after it opened (a review of hostile trial
+   * 56, F3; test/regressions/reused-id-after-cancel-resume-gets-405.test.ts).
+   */
+  renewRequest(seller: string, session: string, rpc: Pick<RpcPeek, 'kind' | 'id' | 'idText'>): void {
+    if (this.until.size === 0 || !this.sessions.has(tagOf(session)) || !requestIdMayFitToken(rpc)) return;
+    const id = requestIdText(rpc);
+    if (id !== undefined && this.until.has(keyOf(seller, session, id))) this.remember(keyOf(seller, session, id), session);
+  }
+
   /** Whether a cancellation of the request `rpc` (a resume token's: its id and exact text) in `seller` and `session` is remembered, unexpired. */
   has(seller: string, session: string, rpc: Pick<RpcPeek, 'kind' | 'id' | 'idText'>): boolean {
     if (this.until.size === 0 || !this.sessions.has(tagOf(session))) return false;

@@ -581,7 +581,11 @@ export function createMcpHandler(deps: HandlerDeps) {
       inFlight.close(inFlightSlot, exchange);
       // A request the host cancelled: remembered from its end, after which its stream mints no
       // more tokens, so a resume from any of them is known for as long as it is honoured.
-      if (exchange.cancelled && session !== undefined) cancellations.rememberRequest(agentKeyOf(agent), session, exchange.rpc);
+      // A resumed stream's (remembered when cancelled) only renewed: a newer call may hold its id now (review of trial 56, F3).
+      if (exchange.cancelled && session !== undefined) {
+        if (exchange.opensStream) cancellations.renewRequest(agentKeyOf(agent), session, exchange.rpc);
+        else cancellations.rememberRequest(agentKeyOf(agent), session, exchange.rpc);
+      }
       if (quiet) deps.quietStreams.count--;
       clearTimeout(deadline);
       // A body reader still waiting for buffer room (a deadline, a host that left) stops now.

@@ -74,3 +74,25 @@ test(`at most ${CANCELLED_REQUESTS_REMEMBERED} by default; past the cap the olde
   big.rememberWritten(SELLER, 's'.repeat(16_000), written(JSON.stringify('x'.repeat(2_000))));
   assert.equal(big.has(SELLER, 's'.repeat(16_000), request('x'.repeat(2_000))), true);
 });
+
+test("a cancelled resume ending after a newer call reused its id: renewed only while remembered, the newer call's resumes not refused (review of trial 56, F3)", () => {
+  let now = 1_000;
+  const c = new CancelledRequests(60_000, CANCELLED_REQUESTS_REMEMBERED, () => now);
+  // A's resume (a GET) is cancelled: remembered when the cancellation comes.
+  c.rememberWritten(SELLER, 'a', written('5'));
+  // B, a new POST with id 5, opens: the cancellation forgotten (routing/handler.ts).
+  c.forget(SELLER, 'a', request(5));
+  now += 10;
+  // A's resume ends (handler.ts end): renewed only while remembered.
+  c.renewRequest(SELLER, 'a', request(5));
+  assert.equal(c.has(SELLER, 'a', request(5)), false, "B's resumes go to the seller");
+  assert.equal(c.size, 0);
+  // Without a newer call: renewed, a new lifetime from the resume's end.
+  c.rememberWritten(SELLER, 'a', written('6'));
+  now += 50_000;
+  c.renewRequest(SELLER, 'a', request(6, '6.0'));
+  now += 50_000;
+  assert.equal(c.has(SELLER, 'a', request(6)), true);
+  c.renewRequest(SELLER, 'b', request(6)); // nothing remembered in b: nothing added
+  assert.equal(c.has(SELLER, 'b', request(6)), false);
+});
