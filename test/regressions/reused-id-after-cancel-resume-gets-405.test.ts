@@ -9,7 +9,9 @@
  *
  * Now a new request opening with an id in a session (a POST the in-flight registry registers)
  * forgets any remembered cancellation of that id there: only the cancelled call's own resumes,
- * made before, get 405.
+ * made before, get 405. And (a review: F3 could come back) a cancelled resume that ends after
+ * the newer call opened only renews a cancellation still remembered (cancelled-requests.ts
+ * renewRequest), never re-adding the one the newer call's open forgot.
  *
  * Input: a raw seller on 127.0.0.1 (a `tools/call` gets one event `id: e<id>`; the first id 77
  * is held until its cancellation reaches the seller, the second then cut; a resume is answered
@@ -31,7 +33,20 @@ const progress = (id: number): string => `id: e${id}\ndata: ${JSON.stringify({ j
 
 let held: ServerResponse | undefined;
 
+/** The first resume of id 5 (`Last-Event-ID: e5`), held open; the second is answered. */
+let heldResume: ServerResponse | undefined;
+
 function answer(req: SeenRequest, res: ServerResponse): void {
+  if (req.method === 'GET' && req.headers['last-event-id'] === 'e5') {
+    res.writeHead(200, { 'content-type': 'text/event-stream' });
+    if (heldResume === undefined) {
+      heldResume = res;
+      res.flushHeaders();
+    } else {
+      res.end(`id: r5\ndata: ${toolResponse(5, { content: [{ type: 'text', text: 'done 5' }] })}\n\n`);
+    }
+    return;
+  }
   if (req.method === 'GET') {
     res.writeHead(200, { 'content-type': 'text/event-stream' }).end(`id: r77\ndata: ${toolResponse(77, { content: [{ type: 'text', text: 'done 77' }] })}\n\n`);
     return;
@@ -40,7 +55,8 @@ function answer(req: SeenRequest, res: ServerResponse): void {
   if (msg.method === 'tools/call') {
     res.writeHead(200, { 'content-type': 'text/event-stream' });
     res.write(progress(msg.id!));
-    if (held === undefined) held = res;
+    if (msg.id === 5) res.end(); // both calls with id 5: cut after their event
+    else if (held === undefined) held = res;
     else res.end(); // the second id 77: its stream is cut after its event
     return;
   }
@@ -102,5 +118,31 @@ describe('reused-id-after-cancel-resume-gets-405', { timeout: TEST_TIMEOUT_MS },
     assert.equal(stack.seller.requests.filter((r) => r.method === 'GET').length, 1, "the new call's resume reached the seller");
     const line = await stack.gateway.waitForLine((l) => l.msg === 'exchange' && l.agent === 'r' && l.rpc_id === 77 && l.http_method === 'GET' && l.status === 200);
     assert.notEqual(line.outcome, 'cancelled');
+  });
+
+  test("id 5's resume cancelled while open, id 5 sent again, then the old resume ends: the new call's resume still reaches the seller", async () => {
+    const first = await openCall('r', 5);
+    const [oldToken] = sseIds(first.first);
+    assert.ok(oldToken !== undefined && oldToken.startsWith('agw1.'), first.first);
+    assert.equal(await withTimeout(first.rest, 5_000, 'end of the cut stream'), '');
+    // A's resume: open at the seller, held.
+    const oldResume = await resume(oldToken);
+    assert.equal(oldResume.status, 200);
+    const oldBody = oldResume.text();
+    assert.ok(heldResume !== undefined, 'the seller holds the first resume');
+    assert.equal(await cancel('r', 5), 202);
+    // B: a new call with id 5 (the cancelled resume does not hold it), cut after its event.
+    const second = await openCall('r', 5);
+    const [newToken] = sseIds(second.first);
+    assert.ok(newToken !== undefined && newToken.startsWith('agw1.'), second.first);
+    assert.equal(await withTimeout(second.rest, 5_000, 'end of the cut stream'), '');
+    // A's resume ends only now (not by the gateway's idle timer before B opened).
+    assert.equal(heldResume.destroyed, false, 'the first resume was still open when B opened');
+    heldResume.end();
+    await withTimeout(oldBody, 5_000, "end of the cancelled resume's body");
+    const resumed = await resume(newToken);
+    assert.equal(resumed.status, 200);
+    assert.match(await withTimeout(resumed.text(), 5_000, 'resume body'), /done 5/);
+    assert.equal(stack.seller.requests.filter((r) => r.method === 'GET' && r.headers['last-event-id'] === 'e5').length, 2, "the new call's resume reached the seller");
   });
 });
