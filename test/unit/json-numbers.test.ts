@@ -8,6 +8,7 @@ import type { Exchange } from '../../src/exchange.js';
 import { exactDecimal, hasLossyNumber, sameJsonNumber } from '../../src/mcp/json-numbers.js';
 import { normalizeToolResult } from '../../src/mcp/normalize.js';
 import { rewriteResponse } from '../../src/response/rewrite.js';
+import { rng } from '../helpers/json-fuzz.js';
 
 /** Checks string and bytes input agree (also a Uint8Array that is a view at an offset) and returns the answer. */
 function lossy(text: string): boolean {
@@ -338,17 +339,8 @@ function exactDecimalByBigInt(text: string): string {
 }
 
 describe('exactDecimal: the same canonical text as the BigInt reference (hostile trial 56 F1: linear, not quadratic)', () => {
-  /** mulberry32: a seeded generator, the same cases every run. */
-  function seeded(seed: number): () => number {
-    let a = seed >>> 0;
-    return () => {
-      a = (a + 0x6d2b79f5) >>> 0;
-      let t = a;
-      t = Math.imul(t ^ (t >>> 15), t | 1);
-      t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-      return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-    };
-  }
+  /** The seeded generator of the JSON fuzz tests (test/helpers/json-fuzz.ts): the same cases every run. */
+  const seeded = rng;
   const random = seeded(56);
   const int = (n: number) => Math.floor(random() * n);
   const pick = <T>(xs: readonly T[]): T => xs[int(xs.length)]!;
