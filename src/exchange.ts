@@ -14,6 +14,7 @@ import type { TextBoundReason, TextObjectReason } from './mcp/types.js';
 import type { LiftRoomReason } from './response/rewrite-room.js';
 import type { LocalErrorForm } from './mcp/local-error.js';
 import type { ResumeTailLedger } from './resume/tail-ledger.js';
+import type { ResumeState } from './resume/token.js';
 
 /** Why a tool result was left unlifted ({@link Exchange.textNotLifted}): a text bound, what the text's object holds, or the room a lift's output lacked. */
 export type TextNotLiftedReason = TextBoundReason | TextObjectReason | LiftRoomReason;
@@ -478,10 +479,12 @@ export interface Exchange {
    * Why {@link mintEventId} last made no token, when the codec refused one
    * (resume/token.ts ResumeMintError: its code, `resume_token_too_long` or
    * `resume_state_invalid`, and its message, which names a field, never a value); undefined
-   * until then. Read for the untokenized-id warning's cause (response/sse-id-token-log.ts
-   * tokenRefusalCause; hostile trial 55, F4).
+   * until then, and the state it was asked to mint (`state`: the token's parts as they were
+   * given, measured only if the warning is written: resume/token.ts tokenPartCosts). Read for
+   * the untokenized-id warning's cause (response/sse-id-token-log.ts tokenRefusalCause; hostile
+   * trial 55, F4; trial 56, F4: the cause measured the exchange's request, not the token).
    */
-  tokenRefusal: { readonly code: string; readonly message: string } | undefined;
+  tokenRefusal: { readonly code: string; readonly message: string; readonly state: Omit<ResumeState, 'issuedAt'> } | undefined;
   /**
    * Mints the event id forwarded to the host for a seller's event id; undefined when minting
    * is impossible (the event then goes out without an id). `final`: the event carries the

@@ -30,7 +30,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Exchange } from '../exchange.js';
 import { isResumableEventId } from '../request/headers.js';
-import { MAX_RESUME_TOKEN_LENGTH } from '../resume/token.js';
+import { MAX_RESUME_TOKEN_LENGTH, tokenPartCosts, type TokenPartCost } from '../resume/token.js';
 import { StreamWarningThrottle, WARNING_SUMMARY_INTERVAL_MS } from './stream-warning-throttle.js';
 
 /** The first line's message, before what happened to the event (`forwarded without an id`...). */
@@ -90,43 +90,55 @@ export class SseIdTokenLog {
  * does not keep: sse-event-ids.ts pendingIdFor):
  * - `the seller's event id cannot be sent back in a Last-Event-ID header (printable ASCII only)`
  *   (request/headers.ts isResumableEventId);
- * - `the token would be over 4096 characters: <part> is <n> characters; <others>`: what a token
- *   carries of variable length (resume/token.ts payload; base64url makes each character about
- *   1.33 of the token), longest first: the request's id (its JSON text, `i`), its tool name
- *   (`t`), its method (`m`), the seller's event id (`u`), the agent's name (`a`); the seller's id
- *   is always named, the others when over 64 characters. The session adds a fixed 39 characters
- *   (a hash, whatever the `Mcp-Session-Id`), and a batch's awaited ids at most 1,366 (left out
- *   of a token they would take over the limit): neither is named. Reported failure (hostile
- *   trial 55, F4): a 3,000-character string request id pushed every token of its stream over
- *   the limit, and the warning, saying only that the seller's id `ev1` could not be turned into
- *   a token, read as the seller's fault
- *   (test/regressions/long-request-id-token-warning-blames-seller.test.ts).
+ * - `the token would be over 4096 characters: <part> takes <n> of them; <part> <n>...`: what
+ *   the refused token carries of variable length (Exchange.tokenRefusal's `state`, as it was
+ *   given to the codec), each part measured as the token encodes it (resume/token.ts
+ *   tokenPartCosts: the characters of the token its JSON value takes, escapes, UTF-8 and
+ *   base64url included; `over <n>` past 65,536), biggest first: the request's id (`i`, and
+ *   `x`), the tool name (`t`; a batch's: the levels its limits came from), the method (`m`),
+ *   the seller's event id (`u`), the agent's name (`a`), the protocol version (`v`), a batch's
+ *   awaited ids (`w`); the seller's id is always named, the others when over
+ *   {@link NAMED_PART_CHARS} characters. The session's hash (about 39 characters), the counts,
+ *   the keys, the prefix and the signature are fixed and not named. Reported failures: hostile
+ *   trial 55, F4 (a 3,000-character string request id pushed every token of its stream over the
+ *   limit, and the warning, naming only the seller's id `ev1`, read as the seller's fault:
+ *   test/regressions/long-request-id-token-warning-blames-seller.test.ts); hostile trial 56, F4
+ *   (a 3,100-character `MCP-Protocol-Version` was not named, and the seller's id was blamed; a
+ *   string id was measured by its UTF-16 length, 700 U+0001 characters as 702 though the token
+ *   carries `\u0001` for each, and a shorter tool name was named first:
+ *   test/regressions/token-warning-misnames-protocol-version.test.ts).
  * - otherwise the refusal the codec reported (Exchange.tokenRefusal): `the resume token could
  *   not be minted: <code>, <message>` (`resume_state_invalid` and the field it names), never
  *   "over 4096" when the length was not the cause (review of trial 55, F4's fix, Nit).
- * Computed once per stream, for its first such id.
+ * Computed once per stream, for its first such id: at most 49,152 characters of each part read
+ * (tokenPartCosts), never a `JSON.stringify` of a host's id, which can be megabytes
+ * (resume-token-refused-after-serializing-huge-host-id counts such calls).
  */
 export function tokenRefusalCause(exchange: Exchange, sellerId: string | undefined): string {
   if (sellerId === undefined) return `the token would be over ${MAX_RESUME_TOKEN_LENGTH} characters: the seller's event id is over ${MAX_RESUME_TOKEN_LENGTH} characters`;
   if (!isResumableEventId(sellerId)) return "the seller's event id cannot be sent back in a Last-Event-ID header (printable ASCII only)";
   const refusal = exchange.tokenRefusal;
   if (refusal?.code !== 'resume_token_too_long') return `the resume token could not be minted: ${refusal === undefined ? 'no cause reported' : `${refusal.code}, ${refusal.message}`}`;
-  const { rpc } = exchange;
-  // A string id's length without its escapes: never `JSON.stringify` a host's id here, which
-  // can be megabytes (resume-token-refused-after-serializing-huge-host-id counts such calls).
-  const idChars = rpc.idText !== undefined ? rpc.idText.length : rpc.id === null ? 0 : typeof rpc.id === 'string' ? rpc.id.length + 2 : String(rpc.id).length;
-  const parts: Array<[string, number]> = [
-    ["the request's id", idChars],
-    ['the tool name', rpc.toolName?.length ?? 0],
-    ['the method', rpc.method?.length ?? 0],
-    ["the seller's event id", sellerId.length],
-    ["the agent's name", exchange.agent.name.length],
-  ];
-  const named = parts.filter(([part, n]) => part === "the seller's event id" || n > NAMED_PART_CHARS).sort((a, b) => b[1] - a[1]);
-  const [[lead, leadChars], ...rest] = named as [[string, number], ...Array<[string, number]>];
-  const others = rest.map(([part, n]) => `; ${part} ${n}`).join('');
-  return `the token would be over ${MAX_RESUME_TOKEN_LENGTH} characters: ${lead} is ${leadChars} characters${others}`;
+  // Stable sort: equal parts keep the payload's order.
+  const named = tokenPartCosts(refusal.state)
+    .filter(({ key, chars }) => key === 'u' || chars > NAMED_PART_CHARS)
+    .sort((a, b) => b.chars - a.chars);
+  const size = ({ chars, over }: TokenPartCost): string => `${over ? 'over ' : ''}${chars}`;
+  const [lead, ...rest] = named as [TokenPartCost, ...TokenPartCost[]];
+  const others = rest.map((p) => `; ${PART_NAMES[p.key]} ${size(p)}`).join('');
+  return `the token would be over ${MAX_RESUME_TOKEN_LENGTH} characters: ${PART_NAMES[lead.key]} takes ${size(lead)} of them${others}`;
 }
 
-/** A token part {@link tokenRefusalCause} names besides the seller's id: longer than this (characters). */
+/** How the warning names each part of a token (resume/token.ts TokenPartCost `key`). */
+const PART_NAMES: Readonly<Record<TokenPartCost['key'], string>> = {
+  i: "the request's id",
+  t: 'the tool name',
+  m: 'the method',
+  u: "the seller's event id",
+  a: "the agent's name",
+  v: 'the protocol version',
+  w: "the batch's awaited ids",
+};
+
+/** A token part {@link tokenRefusalCause} names besides the seller's id: taking more than this of the token (characters). */
 const NAMED_PART_CHARS = 64;

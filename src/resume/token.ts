@@ -657,6 +657,96 @@ export function leastTokenLength(s: Omit<ResumeState, 'issuedAt'>): number {
   return RESUME_TOKEN_PREFIX.length + Math.ceil((chars * 4) / 3) + 1 + SIGNATURE_CHARS;
 }
 
+/** A part of a token's payload of variable length (the keys above), as {@link tokenPartCosts} measures it. */
+export interface TokenPartCost {
+  /**
+   * The payload key: `i` the request's id (with `x`, its number text, when carried), `t` the
+   * tool name, `m` the method, `u` the seller's event id, `a` the agent's name, `v` the protocol
+   * version, `w` a batch's awaited ids.
+   */
+  readonly key: 'i' | 't' | 'm' | 'u' | 'a' | 'v' | 'w';
+  /**
+   * Characters of the token the part's JSON value takes: its UTF-8 bytes in the payload (quotes
+   * and escapes included: `\u0001` is 6) x 4/3 (base64url), rounded up; its key and comma
+   * are not counted. With `over`, at least this many (the measure stopped there).
+   */
+  readonly chars: number;
+  /** The part is over {@link MEASURED_PART_TOKEN_CHARS}: `chars` is that bound, not its size. */
+  readonly over: boolean;
+}
+
+/**
+ * The most characters of a token {@link tokenPartCosts} measures a part to: 65,536 (49,152 bytes
+ * of JSON), 16 times {@link MAX_RESUME_TOKEN_LENGTH}. A longer part is only said to be over it,
+ * so measuring costs at most 49,152 characters read per part, whatever the host sent (a request
+ * id can be megabytes: resume-token-refused-after-serializing-huge-host-id).
+ */
+export const MEASURED_PART_TOKEN_CHARS = 65_536;
+const MEASURED_PART_BYTES = (MEASURED_PART_TOKEN_CHARS * 3) / 4;
+
+/**
+ * What each part of variable length of `s` takes of the token {@link ResumeCodec.mint} would
+ * make of it (`{ key, chars, over }`, in the order `key` lists them; absent parts left out),
+ * read from the payload's own encoding rather than serialized: a string's JSON text as
+ * `JSON.stringify` writes it (`"` and `\` and `\b\f\n\r\t` 2 bytes, other controls below
+ * U+0020 and lone surrogates 6 as `\uXXXX`, others their UTF-8 bytes), a number's text as
+ * written, each counted to at most {@link MEASURED_PART_TOKEN_CHARS} (one pass, nothing
+ * allocated). The session's hash
+ * (about 39 characters), the counts and times (at most ~16 digits each), the keys and the
+ * prefix and signature (49) are fixed and not listed. For the refused token's warning
+ * (response/sse-id-token-log.ts tokenRefusalCause), once per stream. Reported failure
+ * (hostile trial 56, F4): the warning measured a string id by its UTF-16 length, 700 U+0001
+ * characters as 702 though the token carries 4,202 bytes of them, and left the protocol version
+ * out, so a 3,100-character `MCP-Protocol-Version` blamed the seller's event id
+ * (test/regressions/token-warning-misnames-protocol-version.test.ts).
+ */
+export function tokenPartCosts(s: Omit<ResumeState, 'issuedAt'>): TokenPartCost[] {
+  const parts: TokenPartCost[] = [];
+  const push = (key: TokenPartCost['key'], bytes: number): void => {
+    const over = bytes > MEASURED_PART_BYTES;
+    parts.push({ key, chars: over ? MEASURED_PART_TOKEN_CHARS : Math.ceil((bytes * 4) / 3), over });
+  };
+  const str = (v: unknown, budget = MEASURED_PART_BYTES): number => (typeof v === 'string' ? jsonStringBytes(v, budget) : 0);
+  if (s.rpcId !== null) {
+    // A number's text has no escapes (JSON_NUMBER); `x` is carried beside `i` as a string.
+    const idBytes = typeof s.rpcId === 'number' ? String(s.rpcId).length + (typeof s.rpcIdText === 'string' ? s.rpcIdText.length + 2 : 0) : str(s.rpcId);
+    push('i', idBytes);
+  }
+  if (s.toolName !== undefined) push('t', str(s.toolName));
+  if (s.method !== undefined) push('m', str(s.method));
+  push('u', str(s.upstreamId));
+  push('a', str(s.agent));
+  push('v', str(s.protocolVersion));
+  if (Array.isArray(s.awaited)) {
+    // `[`, `]` and the commas, then each entry's JSON text while under the bound.
+    let bytes = s.awaited.length === 0 ? 2 : s.awaited.length + 1;
+    for (const k of s.awaited) if (bytes <= MEASURED_PART_BYTES) bytes += str(k, MEASURED_PART_BYTES - bytes + 1);
+    push('w', bytes);
+  }
+  return parts;
+}
+
+/**
+ * The UTF-8 bytes of `JSON.stringify(text)` (its quotes included), counted without making it;
+ * once past `budget`, a number over it (the rest not read).
+ */
+function jsonStringBytes(text: string, budget: number): number {
+  let bytes = 2;
+  for (let k = 0; k < text.length && bytes <= budget; k++) {
+    const c = text.charCodeAt(k);
+    if (c < 0x20) bytes += c === 0x08 || c === 0x09 || c === 0x0a || c === 0x0c || c === 0x0d ? 2 : 6;
+    else if (c === 0x22 || c === 0x5c) bytes += 2;
+    else if (c < 0x80) bytes += 1;
+    else if (c < 0x800) bytes += 2;
+    else if (c >= 0xd800 && c <= 0xdbff && k + 1 < text.length && (text.charCodeAt(k + 1) & 0xfc00) === 0xdc00) {
+      bytes += 4;
+      k++;
+    } else if (c >= 0xd800 && c <= 0xdfff) bytes += 6;
+    else bytes += 3;
+  }
+  return bytes;
+}
+
 function encodePayload(s: ResumeState, sessionHash: string | undefined): string {
   const problem = shapeProblem(s);
   if (problem !== undefined) {

@@ -462,7 +462,7 @@ export function createMcpHandler(deps: HandlerDeps) {
         try {
           return (mintToken ??= deps.resume.mintFor(agent.url, session))(state);
         } catch (err) {
-          exchange.tokenRefusal = err instanceof ResumeMintError ? { code: err.code, message: err.message } : { code: 'error', message: String(err) };
+          exchange.tokenRefusal = err instanceof ResumeMintError ? { code: err.code, message: err.message, state } : { code: 'error', message: String(err), state };
           return undefined;
         }
       },

@@ -15,6 +15,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Exchange } from '../../src/exchange.js';
 import { FIRST_ID_NOT_TOKENIZED_MSG, IDS_NOT_TOKENIZED_SUMMARY_MSG, SseIdTokenLog, tokenRefusalCause } from '../../src/response/sse-id-token-log.js';
 import { WARNING_SUMMARY_INTERVAL_MS } from '../../src/response/stream-warning-throttle.js';
+import { MEASURED_PART_TOKEN_CHARS, tokenPartCosts, type ResumeState } from '../../src/resume/token.js';
 
 interface Line {
   msg: string;
@@ -67,17 +68,67 @@ test('later ids: one summary an interval after the first of them, then the end\'
   assert.equal(lines.length, 3, 'end is idempotent');
 });
 
+const STATE: Omit<ResumeState, 'issuedAt'> = Object.freeze({
+  upstreamId: 'ev1',
+  agent: 'a',
+  rpcId: 'r'.repeat(3_000),
+  method: 'tools/call',
+  toolName: 't',
+  usedBytes: 0,
+  limitBytes: 4_194_304,
+  protocolVersion: '2025-11-25',
+  streamStartedAt: 1_767_225_600_000,
+});
+const tooLong = (state: Omit<ResumeState, 'issuedAt'>): Exchange['tokenRefusal'] => ({ code: 'resume_token_too_long', message: 'resume token would be 4200 characters, over 4096', state });
+const withRefusal = (tokenRefusal: Exchange['tokenRefusal']): Exchange => ({ agent: { name: 'a' }, tokenRefusal }) as unknown as Exchange;
+
 test('the cause says "over 4096" only when the length refused the token; another refusal is named as it is', () => {
-  const exchange = (tokenRefusal: Exchange['tokenRefusal']): Exchange =>
-    ({ agent: { name: 'a' }, rpc: { kind: 'request', id: 'r'.repeat(3_000), idText: undefined, method: 'tools/call', toolName: 't' }, tokenRefusal }) as unknown as Exchange;
   assert.equal(
-    tokenRefusalCause(exchange({ code: 'resume_token_too_long', message: 'resume token would be 4200 characters, over 4096' }), 'ev1'),
-    "the token would be over 4096 characters: the request's id is 3002 characters; the seller's event id 3",
+    tokenRefusalCause(withRefusal(tooLong(STATE)), 'ev1'),
+    "the token would be over 4096 characters: the request's id takes 4003 of them; the seller's event id 7",
   );
   assert.equal(
-    tokenRefusalCause(exchange({ code: 'resume_state_invalid', message: 'cannot mint a resume token: invalid usedBytes' }), 'ev1'),
+    tokenRefusalCause(withRefusal({ code: 'resume_state_invalid', message: 'cannot mint a resume token: invalid usedBytes', state: STATE }), 'ev1'),
     'the resume token could not be minted: resume_state_invalid, cannot mint a resume token: invalid usedBytes',
   );
-  assert.equal(tokenRefusalCause(exchange(undefined), 'ev1'), 'the resume token could not be minted: no cause reported');
-  assert.equal(tokenRefusalCause(exchange(undefined), 'év1'), "the seller's event id cannot be sent back in a Last-Event-ID header (printable ASCII only)");
+  assert.equal(tokenRefusalCause(withRefusal(undefined), 'ev1'), 'the resume token could not be minted: no cause reported');
+  assert.equal(tokenRefusalCause(withRefusal(undefined), 'év1'), "the seller's event id cannot be sent back in a Last-Event-ID header (printable ASCII only)");
+});
+
+test('the cause names the parts of the refused state, measured as the token encodes them, biggest first (hostile trial 56, F4)', () => {
+  const cause = (over: Partial<Omit<ResumeState, 'issuedAt'>>): string => tokenRefusalCause(withRefusal(tooLong({ ...STATE, ...over })), 'ev1');
+  // The protocol version is a part: 3,102 bytes of JSON, 4136 of the token.
+  assert.equal(cause({ rpcId: 5, protocolVersion: 'p'.repeat(3100) }), "the token would be over 4096 characters: the protocol version takes 4136 of them; the seller's event id 7");
+  // Escapes count: 700 U+0001 are 4,202 bytes (`\u0001` each), before a 1,500-character tool name.
+  assert.equal(
+    cause({ rpcId: '\x01'.repeat(700), toolName: 't'.repeat(1500) }),
+    "the token would be over 4096 characters: the request's id takes 5603 of them; the tool name 2003; the seller's event id 7",
+  );
+  // UTF-8: 1,000 `é` are 2,002 bytes, over 1,500 ASCII characters of method; a batch's levels (its `t`), the agent's name.
+  assert.equal(
+    cause({ rpcId: 'é'.repeat(1000), method: 'm'.repeat(1500), agent: 'g'.repeat(100) }),
+    "the token would be over 4096 characters: the request's id takes 2670 of them; the method 2003; the agent's name 136; the seller's event id 7",
+  );
+  // A number id with its text (`x`) carried beside it; a huge string id said to be over the bound, never measured whole.
+  assert.equal(cause({ rpcId: 1, rpcIdText: '1.' + '0'.repeat(3000) }), "the token would be over 4096 characters: the request's id takes 4007 of them; the seller's event id 7");
+  assert.equal(
+    cause({ rpcId: 'h'.repeat(1_000_000), toolName: 'k'.repeat(70_000) }),
+    "the token would be over 4096 characters: the request's id takes over 65536 of them; the tool name over 65536; the seller's event id 7",
+  );
+});
+
+test('tokenPartCosts: each string part is its JSON text\'s UTF-8 bytes x 4/3, as JSON.stringify and base64url make it', () => {
+  const samples = ['', 'a', '"', '\\', '\b\f\n\r\t', '\x00\x01\x1f', '\x7f', 'é', '\u07ff', '\u0800', '\u2028\u2029', '😀', '\ud800', '\udc00x', '\ud800\ud800\udc00', 'mixed "é\x02😀\\'];
+  for (const text of samples) {
+    const [cost] = tokenPartCosts({ ...STATE, rpcId: text });
+    assert.deepEqual(cost, { key: 'i', chars: Math.ceil((Buffer.byteLength(JSON.stringify(text)) * 4) / 3), over: false }, JSON.stringify(text));
+  }
+  const awaited = ['k1', 'é"2'];
+  const w = tokenPartCosts({ ...STATE, awaited }).find((p) => p.key === 'w');
+  assert.deepEqual(w, { key: 'w', chars: Math.ceil((Buffer.byteLength(JSON.stringify(awaited)) * 4) / 3), over: false });
+  assert.deepEqual(
+    tokenPartCosts({ ...STATE, rpcId: null, method: undefined, toolName: undefined }).map((p) => p.key),
+    ['u', 'a', 'v'],
+  );
+  assert.equal(MEASURED_PART_TOKEN_CHARS, 65_536);
 });
