@@ -30,6 +30,7 @@ import { TEST_TIMEOUT_MS, withTimeout } from '../helpers/timeout.js';
 
 const SESSION = 'session-f2';
 const HEADERS = { 'mcp-session-id': SESSION, 'mcp-protocol-version': '2025-06-18' };
+
 const stack = useSellerAndGateway<RawSeller, ObservedGateway>(
   () =>
     startCutAndResumeSeller(
