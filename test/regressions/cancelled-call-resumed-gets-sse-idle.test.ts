@@ -29,15 +29,15 @@
  */
 import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { ServerResponse } from 'node:http';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
-import { startRawSeller, toolResponse, type RawSeller, type SeenRequest } from '../support/raw-seller.js';
+import type { RawSeller } from '../support/raw-seller.js';
 import { RESUME_YAML, startObservedGateway, type ObservedGateway } from '../support/hostile-seller.js';
 import { OrderedEventStore } from '../support/sdk1/ordered-event-store.js';
 import { agentsYaml } from '../helpers/gateway.js';
-import { rawPost, sseIds, toolCall } from '../helpers/raw.js';
+import { resumeAnswer, sessionHost, startCutAndResumeSeller } from '../helpers/cut-and-resume.js';
+import { sseIds } from '../helpers/raw.js';
 import { startSdkSessionSeller, type SdkSessionSeller } from '../helpers/sdk-session-seller.js';
 import { abortSlowSdkCall } from '../helpers/sdk-aborted-call.js';
 import { useSellerAndGateway } from '../helpers/stack.js';
@@ -45,39 +45,22 @@ import { TEST_TIMEOUT_MS, withTimeout } from '../helpers/timeout.js';
 
 const SESSION = 'session-f1';
 const HEADERS = { 'mcp-session-id': SESSION, 'mcp-protocol-version': '2025-06-18' };
-const progress = (id: number): string => `id: e${id}\ndata: ${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: id, progress: 1 } })}\n\n`;
-
-/** The open `tools/call` streams by id, and the resumes the seller holds. */
-const calls = new Map<number, ServerResponse>();
-const resumesHeld: ServerResponse[] = [];
-
-function answer(req: SeenRequest, res: ServerResponse): void {
-  if (req.method === 'GET') {
-    // The control's resume gets its response; any other is held open (the seller dropped its call).
-    if (req.headers['last-event-id'] === 'e22') {
-      res.writeHead(200, { 'content-type': 'text/event-stream' }).end(`id: e22r\ndata: ${toolResponse(22, { content: [{ type: 'text', text: 'done 22' }] })}\n\n`);
-      return;
-    }
-    res.writeHead(200, { 'content-type': 'text/event-stream' });
-    res.write(': held\n\n');
-    resumesHeld.push(res);
-    return;
-  }
-  const msg = JSON.parse(req.body.toString('utf8')) as { id?: number; method?: string; params?: { requestId?: number } };
-  if (msg.method === 'tools/call') {
-    res.writeHead(200, { 'content-type': 'text/event-stream' });
-    res.write(progress(msg.id!));
-    if (msg.id === 22) res.end(); // the control: its stream drops after the event, no cancellation
-    else calls.set(msg.id!, res);
-    return;
-  }
-  res.writeHead(202).end();
-  // MCP: no response for a cancelled request; its stream ends.
-  if (msg.method === 'notifications/cancelled') calls.get(msg.params!.requestId!)?.end();
-}
 
 const stack = useSellerAndGateway<RawSeller, ObservedGateway>(
-  () => startRawSeller(answer),
+  () =>
+    startCutAndResumeSeller(
+      // The control (22): its stream drops after the event, no cancellation; the others are held until cancelled.
+      (id) => (id === 22 ? 'cut' : 'until-cancelled'),
+      (req, res) => {
+        // The control's resume gets its response; any other is held open (the seller dropped its call).
+        if (req.headers['last-event-id'] === 'e22') {
+          res.writeHead(200, { 'content-type': 'text/event-stream' }).end(resumeAnswer(22, 'e22r'));
+          return;
+        }
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        res.write(': held\n\n');
+      },
+    ),
   (seller) =>
     startObservedGateway(
       agentsYaml(
@@ -89,38 +72,11 @@ const stack = useSellerAndGateway<RawSeller, ObservedGateway>(
       ),
     ),
 );
-after(() => {
-  for (const res of resumesHeld) res.destroy();
-});
-
-/** POSTs tools/call `id` to `agent`; resolves once its first event arrived, with the rest of the body to come. */
-async function openCall(agent: string, id: number): Promise<{ first: string; rest: Promise<string> }> {
-  const res = await fetch(stack.gateway.agentUrl(agent), {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...HEADERS },
-    body: JSON.stringify(toolCall(id, 'get_products')),
-  });
-  const reader = (res.body as ReadableStream<Uint8Array>).getReader();
-  const decoder = new TextDecoder();
-  let first = '';
-  while (!first.includes('\n\n')) {
-    const r = await reader.read();
-    assert.ok(!r.done, 'the stream ended before its first event');
-    first += decoder.decode(r.value, { stream: true });
-  }
-  const rest = (async () => {
-    let text = '';
-    for (let r = await reader.read(); !r.done; r = await reader.read()) text += decoder.decode(r.value, { stream: true });
-    return text;
-  })();
-  return { first, rest };
-}
-
-const cancel = async (agent: string, id: number): Promise<number> =>
-  (await rawPost(stack.gateway.agentUrl(agent), `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":${id},"reason":"user"}}`, HEADERS)).status;
+const host = sessionHost((agent) => stack.gateway.agentUrl(agent), HEADERS);
+const { openCall, cancel } = host;
 
 async function resume(agent: string, token: string): Promise<{ status: number; headers: Record<string, string>; body: string }> {
-  const res = await fetch(stack.gateway.agentUrl(agent), { headers: { accept: 'text/event-stream', 'last-event-id': token, ...HEADERS } });
+  const res = await host.resume(agent, token);
   const headers: Record<string, string> = {};
   for (const name of ['allow', 'cache-control', 'content-type', 'content-length']) {
     const v = res.headers.get(name);

@@ -18,41 +18,28 @@
  * ends, the others are held; a resume is answered with its response); agents `a` (`/mcp`), `c`
  * (`/m%63p`) and `d` (`/mcp?`), sse_idle_timeout_ms 1000, resume tokens on.
  */
-import { after, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { ServerResponse } from 'node:http';
-import { startRawSeller, toolResponse, type RawSeller, type SeenRequest } from '../support/raw-seller.js';
+import type { RawSeller } from '../support/raw-seller.js';
 import { RESUME_YAML, startObservedGateway, type ObservedGateway } from '../support/hostile-seller.js';
 import { agentsYaml } from '../helpers/gateway.js';
+import { resumeAnswer, sessionHost, startCutAndResumeSeller } from '../helpers/cut-and-resume.js';
 import { rawPost, sseIds, toolCall } from '../helpers/raw.js';
 import { useSellerAndGateway } from '../helpers/stack.js';
 import { TEST_TIMEOUT_MS, withTimeout } from '../helpers/timeout.js';
 
 const SESSION = 'session-f2';
 const HEADERS = { 'mcp-session-id': SESSION, 'mcp-protocol-version': '2025-06-18' };
-const progress = (id: number): string => `id: e${id}\ndata: ${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: id, progress: 1 } })}\n\n`;
-
-const held: ServerResponse[] = [];
-
-function answer(req: SeenRequest, res: ServerResponse): void {
-  if (req.method === 'GET') {
-    const id = Number(String(req.headers['last-event-id']).slice(1));
-    res.writeHead(200, { 'content-type': 'text/event-stream' }).end(`id: r${id}\ndata: ${toolResponse(id, { content: [{ type: 'text', text: `done ${id}` }] })}\n\n`);
-    return;
-  }
-  const msg = JSON.parse(req.body.toString('utf8')) as { id?: number; method?: string };
-  if (msg.method === 'tools/call') {
-    res.writeHead(200, { 'content-type': 'text/event-stream' });
-    res.write(progress(msg.id!));
-    if (msg.id === 9) res.end();
-    else held.push(res);
-    return;
-  }
-  res.writeHead(202).end();
-}
 
 const stack = useSellerAndGateway<RawSeller, ObservedGateway>(
-  () => startRawSeller(answer),
+  () =>
+    startCutAndResumeSeller(
+      (id) => (id === 9 ? 'cut' : 'hold'),
+      (req, res) => {
+        const id = Number(String(req.headers['last-event-id']).slice(1));
+        res.writeHead(200, { 'content-type': 'text/event-stream' }).end(resumeAnswer(id));
+      },
+    ),
   (seller) =>
     startObservedGateway(
       agentsYaml(
@@ -65,35 +52,7 @@ const stack = useSellerAndGateway<RawSeller, ObservedGateway>(
       ),
     ),
 );
-after(() => {
-  for (const res of held) res.destroy();
-});
-
-/** POSTs tools/call `id` to `agent`; resolves once its first event arrived, with the rest of the body to come. */
-async function openCall(agent: string, id: number): Promise<{ first: string; rest: Promise<string> }> {
-  const res = await fetch(stack.gateway.agentUrl(agent), {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...HEADERS },
-    body: JSON.stringify(toolCall(id, 'get_products')),
-  });
-  const reader = (res.body as ReadableStream<Uint8Array>).getReader();
-  const decoder = new TextDecoder();
-  let first = '';
-  while (!first.includes('\n\n')) {
-    const r = await reader.read();
-    assert.ok(!r.done, 'the stream ended before its first event');
-    first += decoder.decode(r.value, { stream: true });
-  }
-  const rest = (async () => {
-    let text = '';
-    for (let r = await reader.read(); !r.done; r = await reader.read()) text += decoder.decode(r.value, { stream: true });
-    return text;
-  })();
-  return { first, rest };
-}
-
-const cancel = async (agent: string, id: number): Promise<number> =>
-  (await rawPost(stack.gateway.agentUrl(agent), `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":${id},"reason":"user"}}`, HEADERS)).status;
+const { openCall, cancel, resume } = sessionHost((agent) => stack.gateway.agentUrl(agent), HEADERS);
 
 const callsAtSeller = (id: number): number =>
   stack.seller.requests.filter((r) => r.method === 'POST' && (JSON.parse(r.body.toString('utf8')) as { id?: unknown; method?: string }).method === 'tools/call' && (JSON.parse(r.body.toString('utf8')) as { id?: unknown }).id === id).length;
@@ -125,7 +84,7 @@ describe('respelled-agent-url-not-sharing-in-flight-ids', { timeout: TEST_TIMEOU
     assert.ok(token !== undefined && token.startsWith('agw1.'), call.first);
     assert.equal(await withTimeout(call.rest, 5_000, 'end of the dropped stream'), '');
     assert.equal(await cancel('d', 9), 202);
-    const res = await fetch(stack.gateway.agentUrl('a'), { headers: { accept: 'text/event-stream', 'last-event-id': token, ...HEADERS } });
+    const res = await resume('a', token);
     assert.deepEqual([res.status, await res.text()], [405, '']);
     assert.equal(stack.seller.requests.filter((r) => r.method === 'GET').length, 0, 'no resume reached the seller');
   });

@@ -20,82 +20,45 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ServerResponse } from 'node:http';
-import { startRawSeller, toolResponse, type RawSeller, type SeenRequest } from '../support/raw-seller.js';
+import type { RawSeller } from '../support/raw-seller.js';
 import { RESUME_YAML, startObservedGateway, type ObservedGateway } from '../support/hostile-seller.js';
 import { agentsYaml } from '../helpers/gateway.js';
-import { rawPost, sseIds, toolCall } from '../helpers/raw.js';
+import { resumeAnswer, sessionHost, startCutAndResumeSeller } from '../helpers/cut-and-resume.js';
+import { sseIds } from '../helpers/raw.js';
 import { useSellerAndGateway } from '../helpers/stack.js';
 import { TEST_TIMEOUT_MS, withTimeout } from '../helpers/timeout.js';
 
 const SESSION = 'session-f3';
 const HEADERS = { 'mcp-session-id': SESSION, 'mcp-protocol-version': '2025-06-18' };
-const progress = (id: number): string => `id: e${id}\ndata: ${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: id, progress: 1 } })}\n\n`;
-
-let held: ServerResponse | undefined;
 
 /** The first resume of id 5 (`Last-Event-ID: e5`), held open; the second is answered. */
 let heldResume: ServerResponse | undefined;
 
-function answer(req: SeenRequest, res: ServerResponse): void {
-  if (req.method === 'GET' && req.headers['last-event-id'] === 'e5') {
-    res.writeHead(200, { 'content-type': 'text/event-stream' });
-    if (heldResume === undefined) {
-      heldResume = res;
-      res.flushHeaders();
-    } else {
-      res.end(`id: r5\ndata: ${toolResponse(5, { content: [{ type: 'text', text: 'done 5' }] })}\n\n`);
-    }
-    return;
-  }
-  if (req.method === 'GET') {
-    res.writeHead(200, { 'content-type': 'text/event-stream' }).end(`id: r77\ndata: ${toolResponse(77, { content: [{ type: 'text', text: 'done 77' }] })}\n\n`);
-    return;
-  }
-  const msg = JSON.parse(req.body.toString('utf8')) as { id?: number; method?: string };
-  if (msg.method === 'tools/call') {
-    res.writeHead(200, { 'content-type': 'text/event-stream' });
-    res.write(progress(msg.id!));
-    if (msg.id === 5) res.end(); // both calls with id 5: cut after their event
-    else if (held === undefined) held = res;
-    else res.end(); // the second id 77: its stream is cut after its event
-    return;
-  }
-  res.writeHead(202).end();
-  if (msg.method === 'notifications/cancelled') held?.end();
-}
-
 const stack = useSellerAndGateway<RawSeller, ObservedGateway>(
-  () => startRawSeller(answer),
+  () =>
+    startCutAndResumeSeller(
+      // Both calls with id 5, and the second id 77: cut after their event; the first id 77: held until cancelled.
+      (id, nth) => (id === 77 && nth === 1 ? 'until-cancelled' : 'cut'),
+      (req, res) => {
+        if (req.headers['last-event-id'] === 'e5') {
+          res.writeHead(200, { 'content-type': 'text/event-stream' });
+          if (heldResume === undefined) {
+            heldResume = res;
+            res.flushHeaders();
+          } else {
+            res.end(resumeAnswer(5));
+          }
+          return;
+        }
+        res.writeHead(200, { 'content-type': 'text/event-stream' }).end(resumeAnswer(77));
+      },
+    ),
   (seller) => startObservedGateway(agentsYaml({ r: { url: seller.url, sse_idle_timeout_ms: 1000 } }, RESUME_YAML)),
 );
 
-/** POSTs tools/call `id` to `agent`; resolves once its first event arrived, with the rest of the body to come. */
-async function openCall(agent: string, id: number): Promise<{ first: string; rest: Promise<string> }> {
-  const res = await fetch(stack.gateway.agentUrl(agent), {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...HEADERS },
-    body: JSON.stringify(toolCall(id, 'get_products')),
-  });
-  const reader = (res.body as ReadableStream<Uint8Array>).getReader();
-  const decoder = new TextDecoder();
-  let first = '';
-  while (!first.includes('\n\n')) {
-    const r = await reader.read();
-    assert.ok(!r.done, 'the stream ended before its first event');
-    first += decoder.decode(r.value, { stream: true });
-  }
-  const rest = (async () => {
-    let text = '';
-    for (let r = await reader.read(); !r.done; r = await reader.read()) text += decoder.decode(r.value, { stream: true });
-    return text;
-  })();
-  return { first, rest };
-}
-
-const cancel = async (agent: string, id: number): Promise<number> =>
-  (await rawPost(stack.gateway.agentUrl(agent), `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":${id},"reason":"user"}}`, HEADERS)).status;
-
-const resume = (token: string): Promise<Response> => fetch(stack.gateway.agentUrl('r'), { headers: { accept: 'text/event-stream', 'last-event-id': token, ...HEADERS } });
+const host = sessionHost((agent) => stack.gateway.agentUrl(agent), HEADERS);
+const { openCall, cancel } = host;
+const resume = (token: string): Promise<Response> => host.resume('r', token);
 
 describe('reused-id-after-cancel-resume-gets-405', { timeout: TEST_TIMEOUT_MS }, () => {
   test("id 77 cancelled and over, then sent again: the new call's resume reaches the seller and gets its answer", async () => {
