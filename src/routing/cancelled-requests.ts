@@ -20,7 +20,9 @@
  * the cancellation came). An id matches as routing/in-flight-requests.ts matches a cancellation
  * (response/json-value-at.ts isRequestId): a string the same string, escapes decoded; a number
  * the same value exactly as written (`1.0` names `1`, `9007199254740993` does not name
- * `9007199254740992`: mcp/json-numbers.ts exactDecimal); never a string for a number.
+ * `9007199254740992`: mcp/json-numbers.ts exactDecimal); never a string for a number. One function
+ * gives both the key's id and the registry's (response/json-value-at.ts canonicalRequestId),
+ * computed once per request.
  *
  * For how long: `resume.ttl_ms` from the last time it was remembered, the lifetime of a resume
  * token (resume/token.ts: `now - issuedAt > ttlMs` is expired), and every token of such a
@@ -58,7 +60,7 @@ import { createHash } from 'node:crypto';
 import type { FastifyReply } from 'fastify';
 import type { Exchange, RpcPeek } from '../exchange.js';
 import type { WrittenRequestId } from '../mcp/cancelled-id.js';
-import { exactDecimal } from '../mcp/json-numbers.js';
+import { canonicalRequestId, canonicalWrittenId } from '../response/json-value-at.js';
 import { idMayFitToken } from '../resume/token.js';
 import { QUOTE } from '../mcp/json-bytes.js';
 import { NOSNIFF_NAME, NOSNIFF_VALUE } from '../errors/own-answer-headers.js';
@@ -123,7 +125,7 @@ export class CancelledRequests {
   /** Remembers the cancellation naming `id` (a `requestId` as written) in the seller endpoint `seller` (an agent's normalized url: config/agent-url-key.ts agentKeyOf) and `session`. */
   rememberWritten(seller: string, session: string, id: WrittenRequestId): void {
     if (!writtenIdMayFitToken(id)) return;
-    const text = writtenIdText(id);
+    const text = canonicalWrittenId(id.bytes, id.range);
     // A string's length known now (`s` and its characters): with its quotes, as a token carries it.
     if (text.charCodeAt(0) === S && !idMayFitToken(text.length + 1)) return;
     this.remember(keyOf(seller, session, text), session);
@@ -147,7 +149,9 @@ export class CancelledRequests {
   renewRequest(seller: string, session: string, rpc: Pick<RpcPeek, 'kind' | 'id' | 'idText'>): void {
     if (this.until.size === 0 || !this.sessions.has(tagOf(session)) || !requestIdMayFitToken(rpc)) return;
     const id = requestIdText(rpc);
-    if (id !== undefined && this.until.has(keyOf(seller, session, id))) this.remember(keyOf(seller, session, id), session);
+    if (id === undefined) return;
+    const key = keyOf(seller, session, id);
+    if (this.until.has(key)) this.remember(key, session);
   }
 
   /** Whether a cancellation of the request `rpc` (a resume token's: its id and exact text) in `seller` and `session` is remembered, unexpired. */
@@ -210,16 +214,12 @@ export class CancelledRequests {
 }
 
 /**
- * The canonical text of a request's id: `s` and the string, or `n` and the exact value of the
- * number as the host wrote it (mcp/json-numbers.ts exactDecimal: `1.0` and `1` are one);
- * undefined for anything but a single request.
+ * The canonical text of a request's id (response/json-value-at.ts canonicalRequestId: `s` and
+ * the string, or `n` and the exact value of the number as the host wrote it, kept per request
+ * object); undefined for anything but a single request.
  */
 function requestIdText(rpc: Pick<RpcPeek, 'kind' | 'id' | 'idText'>): string | undefined {
-  if (rpc.kind !== 'request') return undefined;
-  const id = rpc.id;
-  if (typeof id === 'string') return `s${id}`;
-  if (typeof id === 'number') return `n${exactDecimal(rpc.idText ?? JSON.stringify(id))}`;
-  return undefined;
+  return rpc.kind === 'request' ? canonicalRequestId(rpc) : undefined;
 }
 
 /**
@@ -248,12 +248,6 @@ function requestIdMayFitToken(rpc: Pick<RpcPeek, 'id' | 'idText'>): boolean {
 function writtenIdMayFitToken({ bytes, range }: WrittenRequestId): boolean {
   const length = range[1] - range[0];
   return bytes[range[0]] === QUOTE ? idMayFitToken(Math.ceil((length - 2) / 6) + 2) : idMayFitToken(length);
-}
-
-/** {@link requestIdText} of a `requestId` as written (a JSON string or number: mcp/cancelled-id.ts). */
-function writtenIdText({ bytes, range }: WrittenRequestId): string {
-  if (bytes[range[0]] === QUOTE) return `s${JSON.parse(bytes.toString('utf8', range[0], range[1])) as string}`;
-  return `n${exactDecimal(bytes.toString('latin1', range[0], range[1]))}`;
 }
 
 /**
