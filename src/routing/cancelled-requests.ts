@@ -32,7 +32,9 @@
  * How many: at most {@link CANCELLED_REQUESTS_REMEMBERED} entries, all agents and sessions
  * together; past that the oldest is dropped first (a Map keeps insertion order, and with one
  * lifetime for all the oldest entry is also the first to expire), and expired entries are dropped
- * from the front as new ones come. An entry is the SHA-256 of its seller url, session and
+ * from the front as new ones come and at each lookup (has, forget, renewRequest: a review, Low,
+ * test/regressions/cancel-store-expired-not-swept.test.ts), so an expired session's tally goes
+ * with its last entry. An entry is the SHA-256 of its seller url, session and
  * canonical id (a 32-character one-byte string, whatever the length of the session id or a
  * string id: a host's 16 KiB session header or a 3,000-character string id takes no more), its expiry
  * time and its session's tally (a session id up to SHORT_SESSION characters kept once per session,
@@ -100,6 +102,11 @@ export class CancelledRequests {
   private readonly until = new Map<string, Remembered>();
   /** The sessions with something remembered (by {@link tagOf}): a request in any other hashes nothing. */
   private readonly sessions = new Map<string, SessionTally>();
+  /**
+   * No entry expires before this (Unix ms; Infinity when none is held): a lower bound of the
+   * front's expiry, so that {@link sweep} reads no entry while the front is unexpired.
+   */
+  private frontExpiresAt = Infinity;
 
   /**
    * @param ttlMs      how long an entry lives (ms): the resume token lifetime (`resume.ttl_ms`)
@@ -147,7 +154,7 @@ export class CancelledRequests {
    * 56, F3; test/regressions/reused-id-after-cancel-resume-gets-405.test.ts).
    */
   renewRequest(seller: string, session: string, rpc: Pick<RpcPeek, 'kind' | 'id' | 'idText'>): void {
-    if (this.until.size === 0 || !this.sessions.has(tagOf(session)) || !requestIdMayFitToken(rpc)) return;
+    if (!this.holdsLive(session) || !requestIdMayFitToken(rpc)) return;
     const id = requestIdText(rpc);
     if (id === undefined) return;
     const key = keyOf(seller, session, id);
@@ -156,7 +163,7 @@ export class CancelledRequests {
 
   /** Whether a cancellation of the request `rpc` (a resume token's: its id and exact text) in `seller` and `session` is remembered, unexpired. */
   has(seller: string, session: string, rpc: Pick<RpcPeek, 'kind' | 'id' | 'idText'>): boolean {
-    if (this.until.size === 0 || !this.sessions.has(tagOf(session))) return false;
+    if (!this.holdsLive(session)) return false;
     const id = requestIdText(rpc);
     if (id === undefined) return false;
     const key = keyOf(seller, session, id);
@@ -178,7 +185,7 @@ export class CancelledRequests {
    * remembered in `session`: a `Map` lookup of it, no hash.
    */
   forget(seller: string, session: string, rpc: Pick<RpcPeek, 'kind' | 'id' | 'idText'>): void {
-    if (this.until.size === 0 || !this.sessions.has(tagOf(session)) || !requestIdMayFitToken(rpc)) return;
+    if (!this.holdsLive(session) || !requestIdMayFitToken(rpc)) return;
     const id = requestIdText(rpc);
     if (id === undefined) return;
     const key = keyOf(seller, session, id);
@@ -191,19 +198,48 @@ export class CancelledRequests {
     // Remembered again: it goes last, with a new lifetime.
     const again = this.until.get(key);
     if (again !== undefined) this.drop(key, again);
-    for (const [oldest, entry] of this.until) {
-      if (entry.expiresAt >= nowMs) break;
-      this.drop(oldest, entry);
-    }
+    this.sweep(nowMs);
     const tag = tagOf(session);
     let tally = this.sessions.get(tag);
     if (tally === undefined) this.sessions.set(tag, (tally = { tag, count: 0 }));
     tally.count++;
-    this.until.set(key, { expiresAt: nowMs + this.ttlMs, tally });
+    const expiresAt = nowMs + this.ttlMs;
+    this.until.set(key, { expiresAt, tally });
+    if (expiresAt < this.frontExpiresAt) this.frontExpiresAt = expiresAt;
     while (this.until.size > this.maxEntries) {
       const [oldest, entry] = this.until.entries().next().value!;
       this.drop(oldest, entry);
     }
+  }
+
+  /**
+   * Whether `session` has something remembered, once the expired entries at the front are
+   * dropped ({@link sweep}): false at once when nothing is held. Swept here, not only in
+   * {@link remember}: after `resume.ttl_ms` with nothing new remembered, an expired entry kept
+   * its session's tally, and every request (forget) and resume (has) in that session hashed a
+   * key for nothing (a review, Low: test/regressions/cancel-store-expired-not-swept.test.ts).
+   */
+  private holdsLive(session: string): boolean {
+    if (this.until.size === 0) return false;
+    this.sweep(this.now());
+    return this.sessions.has(tagOf(session));
+  }
+
+  /**
+   * Drops the entries at the front expired at `nowMs` (`expiresAt < nowMs`, as {@link has}
+   * reads it), stopping at the first unexpired one (entries are in the order remembered, so of
+   * expiry); nothing read while {@link frontExpiresAt} says the front is unexpired.
+   */
+  private sweep(nowMs: number): void {
+    if (nowMs <= this.frontExpiresAt) return;
+    for (const [oldest, entry] of this.until) {
+      if (entry.expiresAt >= nowMs) {
+        this.frontExpiresAt = entry.expiresAt;
+        return;
+      }
+      this.drop(oldest, entry);
+    }
+    this.frontExpiresAt = Infinity;
   }
 
   /** Drops the entry `entry` held under `key`, and its session's tally with its last entry. */
