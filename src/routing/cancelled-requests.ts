@@ -176,8 +176,9 @@ export class CancelledRequests {
 
   /**
    * Forgets the cancellation of the id of `rpc` in `seller` and `session`, if remembered: called
-   * when a new request opens with that id there (a POST the in-flight registry registers:
-   * routing/handler.ts). A call that is over frees its id (docs/errors.md, "Request ids in
+   * when a new request with that id is sent there (a POSTed single request, once no refusal
+   * can leave it unsent: routing/handler.ts `forward`; a review's Nit,
+   * test/regressions/cancel-forgotten-by-request-refused-unsent.test.ts). A call that is over frees its id (docs/errors.md, "Request ids in
    * flight"); a cancellation names the call it cancelled, so the new call's resumes go to the
    * seller, and only the cancelled call's own resumes, before, get 405. Source: hostile trial 56,
    * F3 (a new call with a cancelled call's id had its resume answered 405, never sent:

@@ -484,10 +484,6 @@ export function createMcpHandler(deps: HandlerDeps) {
     // no id, and a single request's may be cancelled.
     const inFlightSlot = inFlight.open(exchange);
     if (typeof inFlightSlot !== 'number') return refuse(reply, 'invalid_request', rpc, inFlightSlot.refusal);
-    // A new request with an id in its session: a cancellation remembered for that id named an
-    // earlier call, which is over; this call's resumes go to the seller (routing/cancelled-requests.ts
-    // forget; hostile trial 56, F3).
-    if (session !== undefined && !exchange.opensStream && rpc.kind === 'request') cancellations.forget(agentKeyOf(agent), session, rpc);
     // Cancelled while it waited for its turn on its connection (registered then: waitForTurn):
     // never sent, answered below once its exchange's end is in place (hostile trial 55, F2).
     if (queuedAt?.cancelled === true && rpc.kind === 'request') exchange.cancelled = true;
@@ -642,6 +638,12 @@ export function createMcpHandler(deps: HandlerDeps) {
 
     /** Sends the admitted request to the seller (reply-from), its answer to the response pipeline. */
     const forward = (): FastifyReply => {
+      // A new request with an id in its session, sent now: a cancellation remembered for that id
+      // named an earlier call, which is over; this call's resumes go to the seller
+      // (routing/cancelled-requests.ts forget; hostile trial 56, F3). Here, after every refusal
+      // that leaves it unsent (cancelled, pipeline_wait, agent_backoff): a request never sent
+      // has no resume, and the earlier call's resumes still get 405.
+      if (session !== undefined && !exchange.opensStream && rpc.kind === 'request') cancellations.forget(agentKeyOf(agent), session, rpc);
       // Its answer is shed rather than held when it waits for buffer room while its kind backs
       // off (agent-guard.ts, load shedding); never a probe: its outcome decides the backoff.
       if (admission !== undefined && !admission.probe) exchange.shedKind = admission.kind;
