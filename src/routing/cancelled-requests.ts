@@ -13,11 +13,14 @@
  * `local_error` and counted in `adcp_gateway_limit_breaches_total`; after `sse_deadline_ms`, the
  * same with `sse_deadline` (test/regressions/cancelled-call-resumed-gets-sse-idle.test.ts).
  *
- * What is remembered: each `notifications/cancelled` in an MCP session, by seller endpoint (the
+ * What is remembered: each `notifications/cancelled` in an MCP session that the seller answered
+ * 2xx (one it refused, 401 or 404, is not: a review, Low,
+ * test/regressions/cancel-refused-by-seller-still-drops-request.test.ts), by seller endpoint (the
  * agent's `url`, normalized: config/agent-url-key.ts agentKeyOf; trial 56, F2), `Mcp-Session-Id` and the `requestId` as written (matched or not: a cancellation
  * may come while nothing is in flight, between a stream's cut and its resume); and again, when
- * its exchange ends, each request a cancellation marked (its stream may have minted tokens after
- * the cancellation came). An id matches as routing/in-flight-requests.ts matches a cancellation
+ * its exchange ends, each request an accepted cancellation marked (its stream may have minted
+ * tokens after the cancellation came; one ending before the seller's answer is remembered at
+ * that answer, by the id as the cancellation wrote it). An id matches as routing/in-flight-requests.ts matches a cancellation
  * (response/json-value-at.ts isRequestId): a string the same string, escapes decoded; a number
  * the same value exactly as written (`1.0` names `1`, `9007199254740993` does not name
  * `9007199254740992`: mcp/json-numbers.ts exactDecimal); never a string for a number. One function
