@@ -411,16 +411,27 @@ export interface Exchange {
    * the id, which the MCP SDK client logged as "Received a response for an unknown message
    * ID", counted as a limit breach
    * (test/regressions/cancelled-call-gets-minted-upstream-reset.test.ts).
+   *
+   * Set when the cancellation comes, until the seller answers it: kept once the seller accepted
+   * one naming this request (2xx: {@link cancelAccepted}), cleared when the seller refused
+   * every one (a review, Low: test/regressions/cancel-refused-by-seller-still-drops-request.test.ts;
+   * routing/in-flight-requests.ts PendingCancellation).
    */
   cancelled: boolean;
+  /** How many cancellations naming this request await the seller's answer (routing/in-flight-requests.ts PendingCancellation). */
+  cancelsAwaited: number;
+  /** True once the seller answered a cancellation naming this request with 2xx: the host's cancellation took effect (never sent if not yet; remembered for its resumes). */
+  cancelAccepted: boolean;
   /**
    * Set by the handler while it holds the request before sending it (a backoff wait:
-   * routing/handler.ts), else undefined: called once when a cancellation marks it
-   * (routing/in-flight-requests.ts `cancel`), so that a request the host cancelled is answered
-   * at once and never sent (hostile trial 55, F2:
+   * routing/handler.ts), else undefined: called once when the seller accepts a cancellation
+   * naming it (routing/in-flight-requests.ts PendingCancellation), so that a request the host
+   * cancelled is answered at once and never sent (hostile trial 55, F2:
    * test/regressions/cancelled-while-held-still-sent.test.ts).
    */
   onCancelled: (() => void) | undefined;
+  /** Set by the handler when a held request's turn came while {@link cancelsAwaited}: called once when it falls to 0. */
+  onCancelsSettled: (() => void) | undefined;
   /**
    * True for a DELETE (MCP Streamable HTTP: it ends the session). Its 2xx answer is never an
    * SSE stream (pipeline.ts: `upstream_not_mcp`); any other passes through as a 4xx does.
@@ -581,7 +592,10 @@ export function createExchange(init: {
     sseStarted: false,
     session: init.session,
     cancelled: false,
+    cancelsAwaited: 0,
+    cancelAccepted: false,
     onCancelled: undefined,
+    onCancelsSettled: undefined,
     endsSession: init.endsSession === true,
     opensStream: init.opensStream === true,
     resumeUrlMoved: init.resumeUrlMoved === true,

@@ -100,11 +100,13 @@ export function isRequestId(bytes: Buffer, range: ByteRange | undefined, rpc: Pi
 /**
  * {@link isRequestId} for one id against many requests: a function giving, for a request `rpc`,
  * exactly `isRequestId(bytes, range, rpc)`, with the id's own reading done once (its small
- * integer value, or its exact value, json-numbers.ts exactDecimal, computed at the first request
- * that needs it) rather than once per request. For a cancellation, compared with each request
- * in flight in its session (routing/in-flight-requests.ts cancel): a `requestId` of 4 MB was
- * read once per request in flight (hostile trial 56, F1;
- * test/regressions/huge-exponent-number-stalls-gateway.test.ts).
+ * integer value, or its canonical text, {@link canonicalWrittenId}, computed at the first
+ * request that needs it) rather than once per request. For a cancellation, compared with each
+ * request in flight in its session (routing/in-flight-requests.ts cancel): a `requestId` of
+ * 4 MB was read once per request in flight (hostile trial 56, F1;
+ * test/regressions/huge-exponent-number-stalls-gateway.test.ts). A number is compared by
+ * {@link canonicalRequestId}, the key routing/cancelled-requests.ts remembers it by, so the
+ * two agree on every pair of ids (test/unit/canonical-request-id.test.ts).
  */
 export function requestIdMatcher(bytes: Buffer, range: ByteRange): (rpc: Pick<RpcPeek, 'id' | 'idText'>) => boolean {
   const start = range[0];
@@ -112,43 +114,67 @@ export function requestIdMatcher(bytes: Buffer, range: ByteRange): (rpc: Pick<Rp
   const first = bytes[start]!;
   const isNumber = first === 0x2d || (first >= 0x30 && first <= 0x39);
   const small = isNumber ? smallIntegerAt(bytes, start, end) : undefined;
-  let exact: string | undefined;
+  let canonical: string | undefined;
   return (rpc) => {
     const id = rpc.id;
     if (typeof id !== 'number') return jsonValueIs(bytes, range, id);
     if (!isNumber) return false;
     if (rpc.idText === undefined && small !== undefined) return small === id;
-    exact ??= exactDecimal(bytes.toString('latin1', start, end));
-    return exact === exactRequestNumber(rpc, id);
+    canonical ??= canonicalWrittenId(bytes, range);
+    return canonical === canonicalRequestId(rpc);
   };
 }
 
 /**
- * The exact value (json-numbers.ts exactDecimal) of each request's `idText`, computed once per
- * request object (RpcPeek is never changed once peeked): a request in flight whose id the host
- * wrote long (`0.000…01` with 3.9M zeros) was canonicalized again at every cancellation in its
- * session, ~130 ms each (a review; test/regressions/cancel-against-huge-id-text-recomputed.test.ts).
- * Weak: an entry goes with its request.
+ * The canonical text of a request's id, one for every way of writing it: `s` and the string
+ * (escapes decoded: `"a\u0062"` is `sab`), or `n` and the exact value of the number as the
+ * host wrote it (`rpc.idText` when the peek kept it, else `String(id)`; mcp/json-numbers.ts
+ * exactDecimal: `1.0` and `1E+0` are `n1e0`, `-0` is `n0`, `1e-400` stays apart from `0` and
+ * `9007199254740993` from `9007199254740992`); undefined for a null id. Two ids are one id
+ * exactly when their canonical texts are equal; never a string for a number (`s` / `n`).
+ *
+ * The one rule for both the registry of requests in flight (its cancellation matching:
+ * {@link requestIdMatcher}) and the cancellations remembered for resumes (their keys:
+ * routing/cancelled-requests.ts). A number's is computed once per request object (RpcPeek is
+ * never changed once peeked) when it has an `idText`, and kept while the request lives: a
+ * request whose id the host wrote long (`0.000…01` with 3.9M zeros) was canonicalized again at
+ * every cancellation in its session, ~130 ms each, and once more by the cancellation memory
+ * at its end, at a new request's open and at a resume (reviews;
+ * test/regressions/cancel-against-huge-id-text-recomputed.test.ts). A number without `idText`
+ * (at most 24 characters as `String` writes it) is computed when asked.
  */
-const exactIdTexts = new WeakMap<object, string>();
-let idTextCanonicalizations = 0;
-
-/** How many `idText`s {@link requestIdMatcher} has canonicalized (exactDecimal) since the process started: a seam for tests. */
-export function idTextCanonicalizationCount(): number {
-  return idTextCanonicalizations;
+export function canonicalRequestId(rpc: Pick<RpcPeek, 'id' | 'idText'>): string | undefined {
+  const id = rpc.id;
+  if (typeof id === 'string') return `s${id}`;
+  if (typeof id !== 'number') return undefined;
+  const idText = rpc.idText;
+  if (idText === undefined) return `n${exactDecimal(String(id))}`;
+  let canonical = canonicalIds.get(rpc);
+  if (canonical === undefined) {
+    idTextCanonicalizations++;
+    canonical = `n${exactDecimal(idText)}`;
+    canonicalIds.set(rpc, canonical);
+  }
+  return canonical;
 }
 
-/** The exact value of the number id `id` of `rpc`: its `idText`'s (cached per `rpc`), else `String(id)`'s (at most 24 characters). */
-function exactRequestNumber(rpc: Pick<RpcPeek, 'id' | 'idText'>, id: number): string {
-  const idText = rpc.idText;
-  if (idText === undefined) return exactDecimal(String(id));
-  let exact = exactIdTexts.get(rpc);
-  if (exact === undefined) {
-    idTextCanonicalizations++;
-    exact = exactDecimal(idText);
-    exactIdTexts.set(rpc, exact);
-  }
-  return exact;
+/**
+ * {@link canonicalRequestId} of an id as written at `range` of `bytes` (a JSON string or
+ * number: a cancellation's `requestId`, mcp/cancelled-id.ts): `s` and the string as
+ * `JSON.parse` reads it, or `n` and the number's exact value.
+ */
+export function canonicalWrittenId(bytes: Buffer, range: ByteRange): string {
+  if (bytes[range[0]] === 0x22) return `s${JSON.parse(bytes.toString('utf8', range[0], range[1])) as string}`;
+  return `n${exactDecimal(bytes.toString('latin1', range[0], range[1]))}`;
+}
+
+/** {@link canonicalRequestId} of each request with an `idText`, per request object. Weak: an entry goes with its request. */
+const canonicalIds = new WeakMap<object, string>();
+let idTextCanonicalizations = 0;
+
+/** How many `idText`s {@link canonicalRequestId} has canonicalized (exactDecimal) since the process started: a seam for tests. */
+export function idTextCanonicalizationCount(): number {
+  return idTextCanonicalizations;
 }
 
 /**

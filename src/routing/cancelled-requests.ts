@@ -13,14 +13,19 @@
  * `local_error` and counted in `adcp_gateway_limit_breaches_total`; after `sse_deadline_ms`, the
  * same with `sse_deadline` (test/regressions/cancelled-call-resumed-gets-sse-idle.test.ts).
  *
- * What is remembered: each `notifications/cancelled` in an MCP session, by seller endpoint (the
+ * What is remembered: each `notifications/cancelled` in an MCP session that the seller answered
+ * 2xx (one it refused, 401 or 404, is not: a review, Low,
+ * test/regressions/cancel-refused-by-seller-still-drops-request.test.ts), by seller endpoint (the
  * agent's `url`, normalized: config/agent-url-key.ts agentKeyOf; trial 56, F2), `Mcp-Session-Id` and the `requestId` as written (matched or not: a cancellation
  * may come while nothing is in flight, between a stream's cut and its resume); and again, when
- * its exchange ends, each request a cancellation marked (its stream may have minted tokens after
- * the cancellation came). An id matches as routing/in-flight-requests.ts matches a cancellation
+ * its exchange ends, each request an accepted cancellation marked (its stream may have minted
+ * tokens after the cancellation came; one ending before the seller's answer is remembered at
+ * that answer, by the id as the cancellation wrote it). An id matches as routing/in-flight-requests.ts matches a cancellation
  * (response/json-value-at.ts isRequestId): a string the same string, escapes decoded; a number
  * the same value exactly as written (`1.0` names `1`, `9007199254740993` does not name
- * `9007199254740992`: mcp/json-numbers.ts exactDecimal); never a string for a number.
+ * `9007199254740992`: mcp/json-numbers.ts exactDecimal); never a string for a number. One function
+ * gives both the key's id and the registry's (response/json-value-at.ts canonicalRequestId),
+ * computed once per request.
  *
  * For how long: `resume.ttl_ms` from the last time it was remembered, the lifetime of a resume
  * token (resume/token.ts: `now - issuedAt > ttlMs` is expired), and every token of such a
@@ -30,7 +35,9 @@
  * How many: at most {@link CANCELLED_REQUESTS_REMEMBERED} entries, all agents and sessions
  * together; past that the oldest is dropped first (a Map keeps insertion order, and with one
  * lifetime for all the oldest entry is also the first to expire), and expired entries are dropped
- * from the front as new ones come. An entry is the SHA-256 of its seller url, session and
+ * from the front as new ones come and at each lookup (has, forget, renewRequest: a review, Low,
+ * test/regressions/cancel-store-expired-not-swept.test.ts), so an expired session's tally goes
+ * with its last entry. An entry is the SHA-256 of its seller url, session and
  * canonical id (a 32-character one-byte string, whatever the length of the session id or a
  * string id: a host's 16 KiB session header or a 3,000-character string id takes no more), its expiry
  * time and its session's tally (a session id up to SHORT_SESSION characters kept once per session,
@@ -58,7 +65,7 @@ import { createHash } from 'node:crypto';
 import type { FastifyReply } from 'fastify';
 import type { Exchange, RpcPeek } from '../exchange.js';
 import type { WrittenRequestId } from '../mcp/cancelled-id.js';
-import { exactDecimal } from '../mcp/json-numbers.js';
+import { canonicalRequestId, canonicalWrittenId } from '../response/json-value-at.js';
 import { idMayFitToken } from '../resume/token.js';
 import { QUOTE } from '../mcp/json-bytes.js';
 import { NOSNIFF_NAME, NOSNIFF_VALUE } from '../errors/own-answer-headers.js';
@@ -98,6 +105,11 @@ export class CancelledRequests {
   private readonly until = new Map<string, Remembered>();
   /** The sessions with something remembered (by {@link tagOf}): a request in any other hashes nothing. */
   private readonly sessions = new Map<string, SessionTally>();
+  /**
+   * No entry expires before this (Unix ms; Infinity when none is held): a lower bound of the
+   * front's expiry, so that {@link sweep} reads no entry while the front is unexpired.
+   */
+  private frontExpiresAt = Infinity;
 
   /**
    * @param ttlMs      how long an entry lives (ms): the resume token lifetime (`resume.ttl_ms`)
@@ -123,7 +135,7 @@ export class CancelledRequests {
   /** Remembers the cancellation naming `id` (a `requestId` as written) in the seller endpoint `seller` (an agent's normalized url: config/agent-url-key.ts agentKeyOf) and `session`. */
   rememberWritten(seller: string, session: string, id: WrittenRequestId): void {
     if (!writtenIdMayFitToken(id)) return;
-    const text = writtenIdText(id);
+    const text = canonicalWrittenId(id.bytes, id.range);
     // A string's length known now (`s` and its characters): with its quotes, as a token carries it.
     if (text.charCodeAt(0) === S && !idMayFitToken(text.length + 1)) return;
     this.remember(keyOf(seller, session, text), session);
@@ -145,14 +157,16 @@ export class CancelledRequests {
    * 56, F3; test/regressions/reused-id-after-cancel-resume-gets-405.test.ts).
    */
   renewRequest(seller: string, session: string, rpc: Pick<RpcPeek, 'kind' | 'id' | 'idText'>): void {
-    if (this.until.size === 0 || !this.sessions.has(tagOf(session)) || !requestIdMayFitToken(rpc)) return;
+    if (!this.holdsLive(session) || !requestIdMayFitToken(rpc)) return;
     const id = requestIdText(rpc);
-    if (id !== undefined && this.until.has(keyOf(seller, session, id))) this.remember(keyOf(seller, session, id), session);
+    if (id === undefined) return;
+    const key = keyOf(seller, session, id);
+    if (this.until.has(key)) this.remember(key, session);
   }
 
   /** Whether a cancellation of the request `rpc` (a resume token's: its id and exact text) in `seller` and `session` is remembered, unexpired. */
   has(seller: string, session: string, rpc: Pick<RpcPeek, 'kind' | 'id' | 'idText'>): boolean {
-    if (this.until.size === 0 || !this.sessions.has(tagOf(session))) return false;
+    if (!this.holdsLive(session)) return false;
     const id = requestIdText(rpc);
     if (id === undefined) return false;
     const key = keyOf(seller, session, id);
@@ -165,8 +179,9 @@ export class CancelledRequests {
 
   /**
    * Forgets the cancellation of the id of `rpc` in `seller` and `session`, if remembered: called
-   * when a new request opens with that id there (a POST the in-flight registry registers:
-   * routing/handler.ts). A call that is over frees its id (docs/errors.md, "Request ids in
+   * when a new request with that id is sent there (a POSTed single request, once no refusal
+   * can leave it unsent: routing/handler.ts `forward`; a review's Nit,
+   * test/regressions/cancel-forgotten-by-request-refused-unsent.test.ts). A call that is over frees its id (docs/errors.md, "Request ids in
    * flight"); a cancellation names the call it cancelled, so the new call's resumes go to the
    * seller, and only the cancelled call's own resumes, before, get 405. Source: hostile trial 56,
    * F3 (a new call with a cancelled call's id had its resume answered 405, never sent:
@@ -174,7 +189,7 @@ export class CancelledRequests {
    * remembered in `session`: a `Map` lookup of it, no hash.
    */
   forget(seller: string, session: string, rpc: Pick<RpcPeek, 'kind' | 'id' | 'idText'>): void {
-    if (this.until.size === 0 || !this.sessions.has(tagOf(session)) || !requestIdMayFitToken(rpc)) return;
+    if (!this.holdsLive(session) || !requestIdMayFitToken(rpc)) return;
     const id = requestIdText(rpc);
     if (id === undefined) return;
     const key = keyOf(seller, session, id);
@@ -187,19 +202,48 @@ export class CancelledRequests {
     // Remembered again: it goes last, with a new lifetime.
     const again = this.until.get(key);
     if (again !== undefined) this.drop(key, again);
-    for (const [oldest, entry] of this.until) {
-      if (entry.expiresAt >= nowMs) break;
-      this.drop(oldest, entry);
-    }
+    this.sweep(nowMs);
     const tag = tagOf(session);
     let tally = this.sessions.get(tag);
     if (tally === undefined) this.sessions.set(tag, (tally = { tag, count: 0 }));
     tally.count++;
-    this.until.set(key, { expiresAt: nowMs + this.ttlMs, tally });
+    const expiresAt = nowMs + this.ttlMs;
+    this.until.set(key, { expiresAt, tally });
+    if (expiresAt < this.frontExpiresAt) this.frontExpiresAt = expiresAt;
     while (this.until.size > this.maxEntries) {
       const [oldest, entry] = this.until.entries().next().value!;
       this.drop(oldest, entry);
     }
+  }
+
+  /**
+   * Whether `session` has something remembered, once the expired entries at the front are
+   * dropped ({@link sweep}): false at once when nothing is held. Swept here, not only in
+   * {@link remember}: after `resume.ttl_ms` with nothing new remembered, an expired entry kept
+   * its session's tally, and every request (forget) and resume (has) in that session hashed a
+   * key for nothing (a review, Low: test/regressions/cancel-store-expired-not-swept.test.ts).
+   */
+  private holdsLive(session: string): boolean {
+    if (this.until.size === 0) return false;
+    this.sweep(this.now());
+    return this.sessions.has(tagOf(session));
+  }
+
+  /**
+   * Drops the entries at the front expired at `nowMs` (`expiresAt < nowMs`, as {@link has}
+   * reads it), stopping at the first unexpired one (entries are in the order remembered, so of
+   * expiry); nothing read while {@link frontExpiresAt} says the front is unexpired.
+   */
+  private sweep(nowMs: number): void {
+    if (nowMs <= this.frontExpiresAt) return;
+    for (const [oldest, entry] of this.until) {
+      if (entry.expiresAt >= nowMs) {
+        this.frontExpiresAt = entry.expiresAt;
+        return;
+      }
+      this.drop(oldest, entry);
+    }
+    this.frontExpiresAt = Infinity;
   }
 
   /** Drops the entry `entry` held under `key`, and its session's tally with its last entry. */
@@ -210,16 +254,12 @@ export class CancelledRequests {
 }
 
 /**
- * The canonical text of a request's id: `s` and the string, or `n` and the exact value of the
- * number as the host wrote it (mcp/json-numbers.ts exactDecimal: `1.0` and `1` are one);
- * undefined for anything but a single request.
+ * The canonical text of a request's id (response/json-value-at.ts canonicalRequestId: `s` and
+ * the string, or `n` and the exact value of the number as the host wrote it, kept per request
+ * object); undefined for anything but a single request.
  */
 function requestIdText(rpc: Pick<RpcPeek, 'kind' | 'id' | 'idText'>): string | undefined {
-  if (rpc.kind !== 'request') return undefined;
-  const id = rpc.id;
-  if (typeof id === 'string') return `s${id}`;
-  if (typeof id === 'number') return `n${exactDecimal(rpc.idText ?? JSON.stringify(id))}`;
-  return undefined;
+  return rpc.kind === 'request' ? canonicalRequestId(rpc) : undefined;
 }
 
 /**
@@ -248,12 +288,6 @@ function requestIdMayFitToken(rpc: Pick<RpcPeek, 'id' | 'idText'>): boolean {
 function writtenIdMayFitToken({ bytes, range }: WrittenRequestId): boolean {
   const length = range[1] - range[0];
   return bytes[range[0]] === QUOTE ? idMayFitToken(Math.ceil((length - 2) / 6) + 2) : idMayFitToken(length);
-}
-
-/** {@link requestIdText} of a `requestId` as written (a JSON string or number: mcp/cancelled-id.ts). */
-function writtenIdText({ bytes, range }: WrittenRequestId): string {
-  if (bytes[range[0]] === QUOTE) return `s${JSON.parse(bytes.toString('utf8', range[0], range[1])) as string}`;
-  return `n${exactDecimal(bytes.toString('latin1', range[0], range[1]))}`;
 }
 
 /**

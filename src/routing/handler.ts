@@ -44,7 +44,7 @@ import { answerUndefinedStatus, UndefinedStatusError } from './undefined-status.
 import type { InFlightTable } from '../inflight-table.js';
 import type { GatewayMetrics } from '../observability/metrics.js';
 import { isDiscoveryRequest, measureDiscovery } from '../mcp/discovery-size.js';
-import { callKind, tooLateToSend, type AgentGuard, type GuardOutcome, type HostHold } from '../admission/agent-guard.js';
+import { callKind, tooLateToSend, type Admission, type AgentGuard, type GuardOutcome, type HostHold } from '../admission/agent-guard.js';
 import { REASONS } from '../errors/codes.js';
 import { hostLeftMidAnswer } from './answer-cut.js';
 import { answerUnreached, connectionBytesWritten } from './unreached-answer.js';
@@ -188,7 +188,7 @@ export function createMcpHandler(deps: HandlerDeps) {
     const hr = process.hrtime.bigint();
     const waiting = waitingEntry(request, body, agent);
     return new Promise((resolve, reject) => {
-      deps.turns.whenTurnComes(socket, reply.raw, (processable) => {
+      const atTurn = (processable: boolean): void => {
         if (waiting !== undefined) inFlight.close(waiting.slot, waiting.entry);
         if (!processable) {
           reply.hijack();
@@ -201,6 +201,15 @@ export function createMcpHandler(deps: HandlerDeps) {
         } catch (err) {
           reject(err instanceof Error ? err : new Error(String(err)));
         }
+      };
+      deps.turns.whenTurnComes(socket, reply.raw, (processable) => {
+        // Its turn came while a cancellation naming it awaits the seller's answer: it waits for
+        // that answer (in-flight-requests.ts PendingCancellation), its connection checked again then.
+        if (processable && waiting !== undefined && waiting.entry.cancelsAwaited > 0) {
+          waiting.entry.onCancelsSettled = () => atTurn(!socket.destroyed && !socket.writableEnded);
+          return;
+        }
+        atTurn(processable);
       });
     });
   }
@@ -484,13 +493,9 @@ export function createMcpHandler(deps: HandlerDeps) {
     // no id, and a single request's may be cancelled.
     const inFlightSlot = inFlight.open(exchange);
     if (typeof inFlightSlot !== 'number') return refuse(reply, 'invalid_request', rpc, inFlightSlot.refusal);
-    // A new request with an id in its session: a cancellation remembered for that id named an
-    // earlier call, which is over; this call's resumes go to the seller (routing/cancelled-requests.ts
-    // forget; hostile trial 56, F3).
-    if (session !== undefined && !exchange.opensStream && rpc.kind === 'request') cancellations.forget(agentKeyOf(agent), session, rpc);
     // Cancelled while it waited for its turn on its connection (registered then: waitForTurn):
     // never sent, answered below once its exchange's end is in place (hostile trial 55, F2).
-    if (queuedAt?.cancelled === true && rpc.kind === 'request') exchange.cancelled = true;
+    if (queuedAt?.cancelled === true && rpc.kind === 'request') exchange.cancelled = exchange.cancelAccepted = true;
     // A request to an agent that backs off waits its turn (agent-guard.ts); a resumed stream,
     // the standalone GET stream and notifications are never held back (a resumed request's
     // stream is admitted as it is sent: `forward` below).
@@ -575,14 +580,19 @@ export function createMcpHandler(deps: HandlerDeps) {
      */
     let quiet = false;
     let ended = false;
+    /** A forwarded `notifications/cancelled`'s: settles it with whether the seller answered it 2xx (below). */
+    let settleCancellation: ((accepted: boolean) => void) | undefined;
     const end: OpenExchangeEnd = (cutByShutdown) => {
       if (!deps.openExchanges.remove(openSlot, end)) return; // ended already
       ended = true;
       inFlight.close(inFlightSlot, exchange);
-      // A request the host cancelled: remembered from its end, after which its stream mints no
-      // more tokens, so a resume from any of them is known for as long as it is honoured.
+      // A cancellation whose exchange ends without a 2xx head from the seller: refused.
+      settleCancellation?.(false);
+      // A request the host cancelled, the seller accepting it: remembered from its end, after
+      // which its stream mints no more tokens, so a resume from any of them is known for as
+      // long as it is honoured (one ending before the seller's answer: remembered at that answer).
       // A resumed stream's (remembered when cancelled) only renewed: a newer call may hold its id now (review of trial 56, F3).
-      if (exchange.cancelled && session !== undefined) {
+      if (exchange.cancelAccepted && session !== undefined) {
         if (exchange.opensStream) cancellations.renewRequest(agentKeyOf(agent), session, exchange.rpc);
         else cancellations.rememberRequest(agentKeyOf(agent), session, exchange.rpc);
       }
@@ -642,6 +652,12 @@ export function createMcpHandler(deps: HandlerDeps) {
 
     /** Sends the admitted request to the seller (reply-from), its answer to the response pipeline. */
     const forward = (): FastifyReply => {
+      // A new request with an id in its session, sent now: a cancellation remembered for that id
+      // named an earlier call, which is over; this call's resumes go to the seller
+      // (routing/cancelled-requests.ts forget; hostile trial 56, F3). Here, after every refusal
+      // that leaves it unsent (cancelled, pipeline_wait, agent_backoff): a request never sent
+      // has no resume, and the earlier call's resumes still get 405.
+      if (session !== undefined && !exchange.opensStream && rpc.kind === 'request') cancellations.forget(agentKeyOf(agent), session, rpc);
       // Its answer is shed rather than held when it waits for buffer room while its kind backs
       // off (agent-guard.ts, load shedding); never a probe: its outcome decides the backoff.
       if (admission !== undefined && !admission.probe) exchange.shedKind = admission.kind;
@@ -719,6 +735,7 @@ export function createMcpHandler(deps: HandlerDeps) {
         // Only an agent URL with a query needs merging (query.ts); otherwise reply-from forwards the host's.
         queryString: agent.url.search === '' ? undefined : mergeQuery,
         onResponse: (_req, _rep, res) => {
+          settleCancellation?.(res.statusCode >= 200 && res.statusCode < 300);
           // The stream's entry in `deps.streams` (graceful shutdown ends it: SseShutdownEnd).
           let streamSlot = 0;
           let streamEntry: OpenStream | undefined;
@@ -813,13 +830,21 @@ export function createMcpHandler(deps: HandlerDeps) {
     // A host's cancellation marks the request it names, in its seller url and session, while that
     // request's exchange is open (routing/in-flight-requests.ts: its answer then ends plainly, not
     // with an error made up for an id the host dropped); it is forwarded as before. Without a
-    // session it marks nothing. Source: trial 17, L1.
+    // session it marks nothing. Source: trial 17, L1. The mark holds only if the seller accepts
+    // the cancellation (2xx); a request held meanwhile is not sent before that answer, and is
+    // sent after a refusal (a review, Low: anyone knowing a session id dropped held requests;
+    // test/regressions/cancel-refused-by-seller-still-drops-request.test.ts).
     if (rpc.kind === 'notification' && rpc.method === 'notifications/cancelled' && session !== undefined && body !== undefined) {
       const cancelledId = cancelledRequestIdOf(body);
       if (cancelledId !== undefined) {
-        inFlight.cancel(agentKeyOf(agent), session, cancelledId);
-        // Matched or not (it may come between a stream's cut and its resume): a resume of it is not sent.
-        cancellations.rememberWritten(agentKeyOf(agent), session, cancelledId);
+        const seller = agentKeyOf(agent);
+        const marked = inFlight.markCancelled(seller, session, cancelledId);
+        settleCancellation = (accepted) => {
+          settleCancellation = undefined;
+          marked?.settle(accepted);
+          // Matched or not (it may come between a stream's cut and its resume): a resume of it is not sent.
+          if (accepted) cancellations.rememberWritten(seller, session, cancelledId);
+        };
       }
     }
     if (pending === undefined) {
@@ -831,13 +856,17 @@ export function createMcpHandler(deps: HandlerDeps) {
       forward();
       return undefined;
     }
-    // Cancelled by its host while it waits: answered at once, its place in the queue given up,
-    // never sent (a turn granted meanwhile is given back below).
+    // Cancelled by its host while it waits (the seller accepted the cancellation): answered at
+    // once, its place in the queue given up, never sent (a turn granted meanwhile is given back
+    // below). A turn that comes while a cancellation naming it awaits the seller's answer waits
+    // for that answer (in-flight-requests.ts PendingCancellation).
     exchange.onCancelled = () => {
       pending.cancel();
       answerCancelledUnsent(exchange, reply);
     };
-    return pending.admitted.then((granted) => {
+    const settled = (granted: Admission | undefined): Admission | undefined | Promise<Admission | undefined> =>
+      exchange.cancelsAwaited === 0 ? granted : new Promise((resolve) => (exchange.onCancelsSettled = () => resolve(granted)));
+    return pending.admitted.then(settled).then((granted) => {
       exchange.onCancelled = undefined;
       if (exchange.finished) {
         // The host went away while waiting; a turn granted at that moment is given back.

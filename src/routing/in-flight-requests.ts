@@ -36,12 +36,14 @@
  *   as before, when its exchange is registered in its place).
  * Notifications, the host's responses and the standalone GET stream are not registered.
  *
- * A request marked before it is sent is never sent (routing/handler.ts): hostile trial 55, F2
+ * A mark holds once the seller accepts the cancellation (answers it 2xx), and is withdrawn when
+ * it refuses it (a review, Low: {@link PendingCancellation}); a request marked before it is sent
+ * is not sent before that answer, and never once accepted (routing/handler.ts): hostile trial 55, F2
  * (a call cancelled while it waited for its agent's backoff turn, or pipelined behind another
  * answer, went to the seller after the cancellation, which the seller had ignored, so the
  * seller ran it: test/regressions/cancelled-while-held-still-sent.test.ts). A registered
  * entry's `onCancelled` (set by the handler while it holds the request in a backoff wait) is
- * called once when a cancellation marks it.
+ * called once when the seller accepts a cancellation naming it.
  *
  * The id rule (one, the seller transport's): ids are the peek's parsed values (RpcPeek.id,
  * `string | number | null`) compared with `===`: a string and a number are never one id
@@ -62,7 +64,7 @@
  *
  * Cancellation (MCP "Cancellation": a host cancels a request it sent with
  * `notifications/cancelled` `{requestId}`; the receiver "SHOULD NOT send a response for the
- * cancelled request", and the host drops the id): {@link InFlightRequests.cancel} marks
+ * cancelled request", and the host drops the id): {@link InFlightRequests.markCancelled} marks
  * (Exchange.cancelled) each cancellable request registered in the seller endpoint and session
  * whose id is the `requestId` as written, exactly (response/json-value-at.ts isRequestId, as
  * a seller's response id is compared: `1.0` and `1.1e1` name `1` and `11`; `1e-400` does not
@@ -130,10 +132,16 @@ export interface InFlightEntry {
   readonly rpc: RpcPeek;
   readonly session: string | undefined;
   readonly opensStream: boolean;
-  /** Set by {@link InFlightRequests.cancel}. */
+  /** Set by {@link InFlightRequests.markCancelled}; cleared when the seller refused every cancellation naming it (Exchange.cancelled). */
   cancelled: boolean;
-  /** Called once, after it is marked, when a cancellation names it (Exchange.onCancelled). */
+  /** Cancellations naming it whose seller's answer has not come (Exchange.cancelsAwaited). */
+  cancelsAwaited: number;
+  /** True once the seller accepted one (Exchange.cancelAccepted). */
+  cancelAccepted: boolean;
+  /** Called once when the seller accepts a cancellation naming it (Exchange.onCancelled). */
   onCancelled: (() => void) | undefined;
+  /** Called once when {@link cancelsAwaited} falls to 0 (Exchange.onCancelsSettled). */
+  onCancelsSettled: (() => void) | undefined;
 }
 
 /**
@@ -207,7 +215,7 @@ export class InFlightRequests {
    */
   openWaiting(agent: { readonly url: URL }, session: string, rpc: RpcPeek): { entry: WaitingRequest; slot: number } | undefined {
     if (rpc.kind !== 'request') return undefined;
-    const entry: WaitingRequest = { agent, rpc, session, opensStream: true, cancelled: false, onCancelled: undefined };
+    const entry: WaitingRequest = { agent, rpc, session, opensStream: true, cancelled: false, cancelsAwaited: 0, cancelAccepted: false, onCancelled: undefined, onCancelsSettled: undefined };
     return { entry, slot: this.link(entry, session, this.heads.get(session) ?? NONE) };
   }
 
@@ -251,30 +259,32 @@ export class InFlightRequests {
   }
 
   /**
-   * Marks cancelled (Exchange.cancelled) each cancellable request registered in the seller
-   * endpoint `seller` (an agent's normalized url: config/agent-url-key.ts agentKeyOf) and session `session` whose id is `id` as written
-   * (module doc), then calls the `onCancelled` of each it marked (none is called twice: it is
-   * cleared first); how many it marked (0 when none is in flight: the request was answered
-   * already, or never went through this gateway).
+   * Marks cancelled (Exchange.cancelled), until the seller's answer to the cancellation, each
+   * cancellable request registered in the seller endpoint `seller` (an agent's normalized url:
+   * config/agent-url-key.ts agentKeyOf) and session `session` whose id is `id` as written (module
+   * doc): the marked requests, to settle with the seller's answer ({@link PendingCancellation});
+   * undefined when none is in flight (the request was answered already, or never went through
+   * this gateway).
    */
-  cancel(seller: string, session: string, id: WrittenRequestId): number {
+  markCancelled(seller: string, session: string, id: WrittenRequestId): PendingCancellation | undefined {
     let marked: InFlightEntry[] | undefined;
     const isId = requestIdMatcher(id.bytes, id.range); // the id read once, not once per request in flight (trial 56 F1)
     for (let slot = this.heads.get(session) ?? NONE; slot !== NONE; slot = this.next[slot]!) {
       const exchange = this.exchanges[slot]!;
       if (exchange.rpc.kind === 'request' && agentKeyOf(exchange.agent) === seller && isId(exchange.rpc)) {
         exchange.cancelled = true;
+        exchange.cancelsAwaited++;
         (marked ??= []).push(exchange);
       }
     }
-    if (marked === undefined) return 0;
-    // After the walk: a callback may end its exchange, and so its registration.
-    for (const exchange of marked) {
-      const then = exchange.onCancelled;
-      exchange.onCancelled = undefined;
-      then?.();
-    }
-    return marked.length;
+    return marked === undefined ? undefined : new PendingCancellation(marked);
+  }
+
+  /** {@link markCancelled}, the cancellation accepted at once ({@link PendingCancellation.settle} true): how many it marked. */
+  cancel(seller: string, session: string, id: WrittenRequestId): number {
+    const pending = this.markCancelled(seller, session, id);
+    pending?.settle(true);
+    return pending?.count ?? 0;
   }
 
   /** Whether a POSTed exchange of `seller` in the chain from `head` holds the id `id`. */
@@ -320,6 +330,51 @@ export class InFlightRequests {
       seen.add(ref.id);
     }
     return undefined;
+  }
+}
+
+/**
+ * The requests one `notifications/cancelled` marked ({@link InFlightRequests.markCancelled}),
+ * until the seller answers it: {@link settle} once, with whether it answered 2xx (the handler,
+ * at the notification's response head; false at the notification's end without one: a
+ * refusal, a failure, a timeout). Accepted, each request stays marked (Exchange.cancelAccepted)
+ * and its `onCancelled` is called once (a request held in a backoff wait is answered then,
+ * never sent); refused, the mark is withdrawn unless another cancellation naming it was
+ * accepted. Either way, once no cancellation naming it awaits its answer, its
+ * `onCancelsSettled` is called once (a held request whose turn came meanwhile goes on then:
+ * sent when the cancellation was refused). Source: a review (Low): the mark took effect when
+ * the cancellation came, so anyone knowing a session id had a held request dropped unsent and
+ * its resumes answered 405, though the seller refused that cancellation (401, 404)
+ * (test/regressions/cancel-refused-by-seller-still-drops-request.test.ts).
+ */
+export class PendingCancellation {
+  private settled = false;
+
+  constructor(private readonly marked: readonly InFlightEntry[]) {}
+
+  /** How many requests it marked. */
+  get count(): number {
+    return this.marked.length;
+  }
+
+  /** Settles it with the seller's answer (`accepted`: 2xx); a no-op after the first call. */
+  settle(accepted: boolean): void {
+    if (this.settled) return;
+    this.settled = true;
+    for (const entry of this.marked) {
+      entry.cancelsAwaited--;
+      if (accepted && !entry.cancelAccepted) {
+        entry.cancelAccepted = true;
+        const then = entry.onCancelled;
+        entry.onCancelled = undefined;
+        then?.();
+      }
+      if (entry.cancelsAwaited > 0) continue;
+      if (!entry.cancelAccepted) entry.cancelled = false;
+      const then = entry.onCancelsSettled;
+      entry.onCancelsSettled = undefined;
+      then?.();
+    }
   }
 }
 

@@ -103,3 +103,27 @@ test('a request waiting for its pipelined turn: cancellable, holds no id, closed
   r.close(otherSlot, other);
   assert.deepEqual([r.size, r.sessions], [0, 0]);
 });
+
+test('a mark holds once the seller accepts a cancellation, is withdrawn when it refuses every one; callbacks once (a review, Low)', () => {
+  const r = new InFlightRequests();
+  const x = exchangeOf('s', call(9), 'a');
+  slotOf(r.open(x));
+  const calls: string[] = [];
+  x.onCancelled = () => calls.push('accepted');
+  x.onCancelsSettled = () => calls.push('settled');
+  const refused = r.markCancelled(SELLER, 'a', written('9'))!;
+  assert.deepEqual([refused.count, x.cancelled, x.cancelsAwaited], [1, true, 1], 'marked until the answer');
+  refused.settle(false);
+  refused.settle(true); // settled once: a no-op
+  assert.deepEqual([x.cancelled, x.cancelAccepted, x.cancelsAwaited, calls], [false, false, 0, ['settled']]);
+  // Two cancellations: one refused, one accepted, in either order: kept.
+  x.onCancelled = () => calls.push('accepted');
+  x.onCancelsSettled = () => calls.push('settled');
+  const first = r.markCancelled(SELLER, 'a', written('9.0'))!;
+  const second = r.markCancelled(SELLER, 'a', written('9'))!;
+  first.settle(true);
+  assert.deepEqual([x.cancelled, x.cancelAccepted, x.cancelsAwaited], [true, true, 1]);
+  second.settle(false);
+  assert.deepEqual([x.cancelled, x.cancelAccepted, x.cancelsAwaited, calls], [true, true, 0, ['settled', 'accepted', 'settled']]);
+  assert.equal(r.markCancelled(SELLER, 'a', written('8')), undefined, 'none in flight');
+});
