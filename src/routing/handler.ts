@@ -21,7 +21,7 @@ import { isRepeatedSessionId, notVisibleAsciiMessage, REPEATED_SESSION_ID_MESSAG
 import { mirroredHeaderProblem } from '../request/mirrored-headers.js';
 import { answerHeadRefusal, headRefusal } from '../request/head-refusal.js';
 import { isRepeatedLastEventId, REPEATED_LAST_EVENT_ID_MESSAGE } from '../request/last-event-id-header.js';
-import { NO_BODY, peekRequest, refusalIdOf } from '../request/peek.js';
+import { NO_BODY, peekRequest, refusalIdOf, type PeekResult } from '../request/peek.js';
 import { requestJsonBounds } from '../request/request-json-bounds.js';
 import { withoutLeadingBom } from '../mcp/utf8-bom.js';
 import { hasBatches, hostReadsStructuredContent, isRepeatedProtocolVersion, NO_BATCHES_SINCE, protocolVersionOf } from '../mcp/revision.js';
@@ -126,6 +126,18 @@ interface QueuedAt {
   readonly hr: bigint;
   /** The host cancelled the request while it waited (its registration: InFlightRequests.openWaiting). */
   readonly cancelled: boolean;
+  /**
+   * The peek of its body made when it began to wait (`waitingEntry`), under the bounds of
+   * `agent` then: used again at its turn when the config still has that same agent object (no
+   * reload changed it), so the body is not read twice; a reload in between makes it peek anew.
+   */
+  readonly peeked: WaitingPeek | undefined;
+}
+
+/** A body's peek under one agent config object's bounds (request/request-json-bounds.ts). */
+interface WaitingPeek {
+  readonly agent: AgentConfig;
+  readonly result: PeekResult;
 }
 
 /**
@@ -186,7 +198,7 @@ export function createMcpHandler(deps: HandlerDeps) {
     }
     const ms = performance.now();
     const hr = process.hrtime.bigint();
-    const waiting = waitingEntry(request, body, agent);
+    const { waiting, peeked } = waitingEntry(request, body, agent);
     return new Promise((resolve, reject) => {
       const atTurn = (processable: boolean): void => {
         if (waiting !== undefined) inFlight.close(waiting.slot, waiting.entry);
@@ -197,7 +209,7 @@ export function createMcpHandler(deps: HandlerDeps) {
         }
         try {
           // Nothing returned: forwarded (sent by the handler itself); the reply then stands for it.
-          resolve(mcpHandler(request, reply, { ms, hr, cancelled: waiting?.entry.cancelled === true }) ?? reply);
+          resolve(mcpHandler(request, reply, { ms, hr, cancelled: waiting?.entry.cancelled === true, peeked }) ?? reply);
         } catch (err) {
           reject(err instanceof Error ? err : new Error(String(err)));
         }
@@ -219,15 +231,20 @@ export function createMcpHandler(deps: HandlerDeps) {
    * (InFlightRequests.openWaiting), when it is a POSTed single request (peeked under its agent's
    * structure bounds) with one `Mcp-Session-Id` a server can have issued; undefined for any
    * other (nothing a cancellation could name: a refusal at its turn, a notification, a batch, a
-   * GET). The body is peeked again at its turn, with the checks before it (pipelining is rare:
-   * MCP clients send one request per connection at a time).
+   * GET). The checks before the peek run again at its turn; the peek made here is handed on
+   * (`peeked`, QueuedAt.peeked) and used then when its agent's config object is still the one
+   * in force, so the body is read once (it was read twice before).
    */
-  function waitingEntry(request: McpRequest, body: Buffer | undefined, agent: AgentConfig): ReturnType<InFlightRequests['openWaiting']> {
-    if (request.method !== 'POST' || body === undefined || body.length === 0 || body.length > agent.max_request_bytes) return undefined;
+  function waitingEntry(
+    request: McpRequest,
+    body: Buffer | undefined,
+    agent: AgentConfig,
+  ): { waiting: ReturnType<InFlightRequests['openWaiting']>; peeked: WaitingPeek | undefined } {
+    if (request.method !== 'POST' || body === undefined || body.length === 0 || body.length > agent.max_request_bytes) return { waiting: undefined, peeked: undefined };
     const header = request.headers['mcp-session-id'];
-    if (typeof header !== 'string' || isRepeatedSessionId(request.raw, header) || sessionIdFault(header) !== undefined) return undefined;
-    const peek = peekRequest(body, requestJsonBounds(agent));
-    return peek.ok ? inFlight.openWaiting(agent, header, peek.peek) : undefined;
+    if (typeof header !== 'string' || isRepeatedSessionId(request.raw, header) || sessionIdFault(header) !== undefined) return { waiting: undefined, peeked: undefined };
+    const result = peekRequest(body, requestJsonBounds(agent));
+    return { waiting: result.ok ? inFlight.openWaiting(agent, header, result.peek) : undefined, peeked: { agent, result } };
   }
 
   // Not `async`, and nothing returned for a request forwarded at once (nearly all): the
@@ -304,7 +321,9 @@ export function createMcpHandler(deps: HandlerDeps) {
       // The structure bounds first, then the JSON-RPC facts (request/peek.ts): a tools/call's
       // its tool's max_json_depth / max_json_nodes, any other body the agent's
       // (request/request-json-bounds.ts; a hostile trial 22, F2).
-      const peek = peekRequest(body, requestJsonBounds(agent));
+      // Peeked already when it began to wait for its turn under this same agent config (waitingEntry).
+      const peeked = queuedAt?.peeked;
+      const peek = peeked !== undefined && peeked.agent === agent ? peeked.result : peekRequest(body, requestJsonBounds(agent));
       if (!peek.ok) return refuse(reply, peek.kind, peek, peek.message);
       rpc = peek.peek;
       // MCP removed batches in 2025-06-18: a batch from a host on that revision or later is
