@@ -831,19 +831,22 @@ export function createMcpHandler(deps: HandlerDeps) {
     // request's exchange is open (routing/in-flight-requests.ts: its answer then ends plainly, not
     // with an error made up for an id the host dropped); it is forwarded as before. Without a
     // session it marks nothing. Source: trial 17, L1. The mark holds only if the seller accepts
-    // the cancellation (2xx); a request held meanwhile is not sent before that answer, and is
-    // sent after a refusal (a review, Low: anyone knowing a session id dropped held requests;
+    // the cancellation (2xx); a request held meanwhile is not sent before that answer (within its
+    // deadline: InFlightRequests.holdForCancels), and is sent after a refusal (a review, Low:
+    // anyone knowing a session id dropped held requests;
     // test/regressions/cancel-refused-by-seller-still-drops-request.test.ts).
     if (rpc.kind === 'notification' && rpc.method === 'notifications/cancelled' && session !== undefined && body !== undefined) {
       const cancelledId = cancelledRequestIdOf(body);
       if (cancelledId !== undefined) {
         const seller = agentKeyOf(agent);
         const marked = inFlight.markCancelled(seller, session, cancelledId);
+        // Awaiting the seller's answer: a new request sent with its id meanwhile supersedes it (cancelled-requests.ts).
+        const awaited = cancellations.awaitSeller(seller, session, cancelledId);
         settleCancellation = (accepted) => {
           settleCancellation = undefined;
+          // Matched or not (it may come between a stream's cut and its resume): accepted, a resume of it is not sent.
+          cancellations.settle(awaited, accepted);
           marked?.settle(accepted);
-          // Matched or not (it may come between a stream's cut and its resume): a resume of it is not sent.
-          if (accepted) cancellations.rememberWritten(seller, session, cancelledId);
         };
       }
     }
