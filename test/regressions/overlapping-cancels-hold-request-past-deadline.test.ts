@@ -18,7 +18,7 @@
  * `cancel_wait` (docs/errors.md), unsent.
  *
  * Input: a raw seller on 127.0.0.1 that holds each `notifications/cancelled` until the test
- * answers it (or never, for `hung` ones), holds `tools/call` 1, 10 and 20 (the answers ahead
+ * answers it (`hung` ones only once the request they name was answered), holds `tools/call` 1, 10 and 20 (the answers ahead
  * of pipelined calls), answers `create_media_buy` 49 and 59 over 1,000 bytes (a breach) and any
  * other call with a small JSON result. Agents (one url): `p` and `q` (pipelined calls; q's
  * deadline 1,000 ms), `b` and `d` (backoff after one breach for 1 s; d's deadline 3,000 ms),
@@ -170,7 +170,7 @@ describe('overlapping-cancels-hold-request-past-deadline', { timeout: 60_000 }, 
 
   test('pipelined: a cancellation left unanswered (sent through an agent with a longer deadline) holds it only within its own deadline; answered cancel_wait, unsent', { timeout: 20_000 }, async () => {
     const conn = await pipeline('q', 10, 11);
-    await cancel('slow', 11); // never answered: its exchange lasts slow's 8,000 ms
+    const hung = await cancel('slow', 11); // not answered while it matters: its exchange may last slow's 8,000 ms
     await endAhead(conn, 10);
     const { responses } = await withTimeout(responsesWhenWhole(conn, 2), 10_000, 'both answers');
     conn.socket.destroy();
@@ -179,6 +179,8 @@ describe('overlapping-cancels-hold-request-past-deadline', { timeout: 60_000 }, 
     assert.equal(callsSent().includes(11), false);
     const line = await stack.gateway.exchangeLine('q', 11);
     assert.deepEqual([line.outcome, line.reason, line.upstream_status], ['local_error', 'cancel_wait', null]);
+    hung.seller.writeHead(404).end();
+    assert.equal(await hung.status, 404);
   });
 
   test('backoff: granted its turn while a cancellation awaits, a later cancellation does not extend the wait; sent (the probe) once the first is refused', { timeout: 20_000 }, async () => {
@@ -198,7 +200,7 @@ describe('overlapping-cancels-hold-request-past-deadline', { timeout: 60_000 }, 
 
   test('backoff: a cancellation left unanswered holds the granted turn only within its deadline; answered cancel_wait, unsent, the turn given back', { timeout: 20_000 }, async () => {
     const { answer: waiting } = await waitingForBackoff('d', 59, 60);
-    await cancel('slow', 60); // never answered: its exchange lasts slow's 8,000 ms
+    const hung = await cancel('slow', 60); // not answered while it matters: its exchange may last slow's 8,000 ms
     const answer = await withTimeout(waiting, 10_000, 'call 60 answered');
     assert.equal(answer.status, 200);
     assertCancelWait(await answer.text(), 60, 3000);
@@ -208,5 +210,7 @@ describe('overlapping-cancels-hold-request-past-deadline', { timeout: 60_000 }, 
     // The probe's turn was given back: the next call of that kind is sent (the probe) and answered.
     const next = await withTimeout(post('d', 61), 5_000, 'call 61 answered');
     assert.deepEqual([next.status, await next.text()], [200, toolResponse(61, { content: [{ type: 'text', text: 'done 61' }] })]);
+    hung.seller.writeHead(404).end();
+    assert.equal(await hung.status, 404);
   });
 });
