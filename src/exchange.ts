@@ -15,6 +15,7 @@ import type { LiftRoomReason } from './response/rewrite-room.js';
 import type { LocalErrorForm } from './mcp/local-error.js';
 import type { ResumeTailLedger } from './resume/tail-ledger.js';
 import type { ResumeState } from './resume/token.js';
+import type { CancelHold } from './routing/in-flight-requests.js';
 
 /** Why a tool result was left unlifted ({@link Exchange.textNotLifted}): a text bound, what the text's object holds, or the room a lift's output lacked. */
 export type TextNotLiftedReason = TextBoundReason | TextObjectReason | LiftRoomReason;
@@ -430,8 +431,12 @@ export interface Exchange {
    * test/regressions/cancelled-while-held-still-sent.test.ts).
    */
   onCancelled: (() => void) | undefined;
-  /** Set by the handler when a held request's turn came while {@link cancelsAwaited}: called once when it falls to 0. */
-  onCancelsSettled: (() => void) | undefined;
+  /**
+   * While the handler holds the request at its backoff turn for the seller's answers to the
+   * cancellations naming it that were awaited then (routing/in-flight-requests.ts
+   * holdForCancels, its deadline bounding it); else undefined.
+   */
+  cancelHold: CancelHold | undefined;
   /**
    * True for a DELETE (MCP Streamable HTTP: it ends the session). Its 2xx answer is never an
    * SSE stream (pipeline.ts: `upstream_not_mcp`); any other passes through as a 4xx does.
@@ -595,7 +600,7 @@ export function createExchange(init: {
     cancelsAwaited: 0,
     cancelAccepted: false,
     onCancelled: undefined,
-    onCancelsSettled: undefined,
+    cancelHold: undefined,
     endsSession: init.endsSession === true,
     opensStream: init.opensStream === true,
     resumeUrlMoved: init.resumeUrlMoved === true,

@@ -416,7 +416,16 @@ export const MIN_SEND_MS = 1_000;
 
 /** True when a request with `remainingMs` of its `deadlineMs` left should not be sent. */
 export function tooLateToSend(remainingMs: number, deadlineMs: number): boolean {
-  return remainingMs < Math.min(MIN_SEND_MS, deadlineMs * MIN_SEND_SHARE);
+  return sendWindowMs(remainingMs, deadlineMs) < 0;
+}
+
+/**
+ * How long (ms) a request with `remainingMs` of its `deadlineMs` left may still wait before it
+ * is {@link tooLateToSend} (negative once it is): what bounds a request held at its turn for
+ * the seller's answer to a cancellation naming it (routing/handler.ts, `cancel_wait`).
+ */
+export function sendWindowMs(remainingMs: number, deadlineMs: number): number {
+  return remainingMs - Math.min(MIN_SEND_MS, deadlineMs * MIN_SEND_SHARE);
 }
 
 export class AgentGuard {

@@ -188,6 +188,15 @@ export const REASONS = {
     source:
       'a hostile new-user trial 15, H1 (pipelined requests were forwarded at once and their answers held behind the answer being written, outside max_buffered_response_bytes: test/regressions/pipelined-answers-unbounded-memory.test.ts); docs/configuration.md response_deadline_ms',
   },
+  cancel_wait: {
+    code: 'SERVICE_UNAVAILABLE',
+    details: TIME,
+    mayHaveExecuted: false,
+    description:
+      "A `notifications/cancelled` naming the request (its seller url, session and id) came before the gateway sent it (pipelined behind other answers on its connection, or waiting for its agent's backoff turn), and the gateway sends such a request only once the seller has answered the cancellation (2xx: never sent; any other answer: sent); its turn came while that answer was awaited, and less than 1 s or a quarter of its response_deadline_ms was left (the deadline runs from the request's arrival, every wait included) before the seller refused it, or before any answer came, so it was not sent. Cancellations that came after its turn are not waited for. observed_ms is how long it waited in all. Send it again if the host did not cancel it (anyone knowing the session id can send a cancellation; the seller decides whether it holds).",
+    source:
+      'a review of the cancel-accept fix, Medium 2 (a request held for such answers waited as long as new cancellations kept coming, or as long as a twin agent\'s deadline, past its own: 5,368 ms and 4,115 ms with a 1,000 ms deadline, then answered `pipeline_wait`: test/regressions/overlapping-cancels-hold-request-past-deadline.test.ts); docs/configuration.md response_deadline_ms',
+  },
   agent_backoff_shed: {
     code: 'SERVICE_UNAVAILABLE',
     details: [],

@@ -185,7 +185,7 @@ export function answerWithLocalError(exchange: Exchange, reply: FastifyReply, in
   for (const [name, value] of Object.entries(reply.getHeaders())) {
     if (!keptOnLocalReply(name, value)) reply.removeHeader(name);
   }
-  const status = answerable ? 200 : input.reason === 'deadline_exceeded' || input.reason === 'sse_deadline' || input.reason === 'pipeline_wait' ? 504 : 502;
+  const status = answerable ? 200 : input.reason === 'deadline_exceeded' || input.reason === 'sse_deadline' || input.reason === 'pipeline_wait' || input.reason === 'cancel_wait' ? 504 : 502;
   // A batch's errors go out as one JSON array (JSON-RPC 2.0 §6: "an Array containing the corresponding Response objects").
   const body = batchIds !== undefined ? `[${texts.join(',')}]` : texts[0]!;
   exchange.bytesToHost += Buffer.byteLength(body);

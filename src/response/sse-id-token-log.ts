@@ -90,7 +90,7 @@ export class SseIdTokenLog {
  * does not keep: sse-event-ids.ts pendingIdFor):
  * - `the seller's event id cannot be sent back in a Last-Event-ID header (printable ASCII only)`
  *   (request/headers.ts isResumableEventId);
- * - `the token would be over 4096 characters: <part> takes <n> of them; <part> <n>...`: what
+ * - `the token would be over 4096 characters: <part> takes <n> characters of the token; <part> <n>...`: what
  *   the refused token carries of variable length (Exchange.tokenRefusal's `state`, as it was
  *   given to the codec), each part measured as the token encodes it (resume/token.ts
  *   tokenPartCosts: the characters of the token its JSON value takes, escapes, UTF-8 and
@@ -126,7 +126,7 @@ export function tokenRefusalCause(exchange: Exchange, sellerId: string | undefin
   const size = ({ chars, over }: TokenPartCost): string => `${over ? 'over ' : ''}${chars}`;
   const [lead, ...rest] = named as [TokenPartCost, ...TokenPartCost[]];
   const others = rest.map((p) => `; ${PART_NAMES[p.key]} ${size(p)}`).join('');
-  return `the token would be over ${MAX_RESUME_TOKEN_LENGTH} characters: ${PART_NAMES[lead.key]} takes ${size(lead)} of them${others}`;
+  return `the token would be over ${MAX_RESUME_TOKEN_LENGTH} characters: ${PART_NAMES[lead.key]} takes ${size(lead)} characters of the token${others}`;
 }
 
 /** How the warning names each part of a token (resume/token.ts TokenPartCost `key`). */

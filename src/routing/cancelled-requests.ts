@@ -59,6 +59,20 @@
  * once a call is over its id may be sent again (docs/errors.md), and such a new request forgets
  * the cancellation ({@link CancelledRequests.forget}: hostile trial 56, F3).
  *
+ * Awaiting the seller: a cancellation is remembered only once the seller answers it 2xx, so
+ * from its arrival to that answer it is noted as awaited ({@link CancelledRequests.awaitSeller},
+ * keyed as a remembered entry), and a new request sent with its id meanwhile ({@link forget})
+ * supersedes it: its 2xx then remembers nothing, the id naming the new call by then (a review of
+ * the cancel-accept fix, Medium 1: the late 2xx remembered it, and the new call's resume got
+ * 405, never sent: test/regressions/reused-id-before-late-cancel-accept-gets-405.test.ts). A
+ * note goes when its cancellation settles ({@link settle}: at the seller's answer, or at the
+ * end of the notification's exchange without one: a failure, its deadline, the host leaving,
+ * so none outlives its exchange), at most {@link CANCELLED_REQUESTS_REMEMBERED} at once (the
+ * oldest pushed out first: its 2xx then remembers nothing, its resumes go to the seller as
+ * before this memory). Cost: the key's SHA-256 once per cancellation that may name a resume
+ * (reused for its entry at the 2xx), and a request (forget) in a session with a cancellation
+ * awaited hashes its key, as one with something remembered does.
+ *
  * No I/O; the clock is injected.
  */
 import { createHash } from 'node:crypto';
@@ -89,6 +103,28 @@ interface Remembered {
   readonly tally: SessionTally;
 }
 
+/** The cancellations of one key awaiting the seller's answer ({@link CancelledRequests.awaitSeller}). */
+interface Awaiting {
+  /** How many are awaited. */
+  count: number;
+  /** Raised by each new request sent with the key's id ({@link CancelledRequests.forget}): a cancellation noted before it remembers nothing. */
+  generation: number;
+  readonly tally: SessionTally;
+}
+
+/**
+ * One cancellation awaiting the seller's answer ({@link CancelledRequests.awaitSeller}), to
+ * give to {@link CancelledRequests.settle} once. Opaque to callers.
+ */
+export interface AwaitedCancellation {
+  readonly key: string;
+  readonly session: string;
+  readonly awaiting: Awaiting;
+  /** {@link Awaiting.generation} when it came. */
+  readonly generation: number;
+  settled: boolean;
+}
+
 /**
  * The longest session id tallied by itself (characters): a longer one (a host's own choice, up
  * to 16 KiB) is tallied with every other long one under {@link LONG_SESSIONS}, so no tally keeps
@@ -110,6 +146,10 @@ export class CancelledRequests {
    * front's expiry, so that {@link sweep} reads no entry while the front is unexpired.
    */
   private frontExpiresAt = Infinity;
+  /** The cancellations awaiting the seller's answer, by key ({@link keyOf}), oldest first (module doc). */
+  private readonly awaiting = new Map<string, Awaiting>();
+  /** The sessions with a cancellation awaited (by {@link tagOf}): a request in any other hashes nothing for them. */
+  private readonly awaitingSessions = new Map<string, SessionTally>();
 
   /**
    * @param ttlMs      how long an entry lives (ms): the resume token lifetime (`resume.ttl_ms`)
@@ -132,13 +172,55 @@ export class CancelledRequests {
     return this.sessions.size;
   }
 
+  /** Cancellations awaiting the seller's answer (their keys; several of one key count once). */
+  get awaitedSize(): number {
+    return this.awaiting.size;
+  }
+
   /** Remembers the cancellation naming `id` (a `requestId` as written) in the seller endpoint `seller` (an agent's normalized url: config/agent-url-key.ts agentKeyOf) and `session`. */
   rememberWritten(seller: string, session: string, id: WrittenRequestId): void {
-    if (!writtenIdMayFitToken(id)) return;
-    const text = canonicalWrittenId(id.bytes, id.range);
-    // A string's length known now (`s` and its characters): with its quotes, as a token carries it.
-    if (text.charCodeAt(0) === S && !idMayFitToken(text.length + 1)) return;
-    this.remember(keyOf(seller, session, text), session);
+    const key = writtenKeyOf(seller, session, id);
+    if (key !== undefined) this.remember(key, session);
+  }
+
+  /**
+   * Notes the cancellation naming `id` (a `requestId` as written) in `seller` and `session`,
+   * forwarded to the seller, as awaiting its answer (module doc): what to give {@link settle}
+   * with that answer; undefined for an id no resume token could carry (nothing to remember).
+   * Past {@link CANCELLED_REQUESTS_REMEMBERED} keys awaited, the oldest is pushed out.
+   */
+  awaitSeller(seller: string, session: string, id: WrittenRequestId): AwaitedCancellation | undefined {
+    const key = writtenKeyOf(seller, session, id);
+    if (key === undefined) return undefined;
+    let awaiting = this.awaiting.get(key);
+    if (awaiting === undefined) {
+      const tag = tagOf(session);
+      let tally = this.awaitingSessions.get(tag);
+      if (tally === undefined) this.awaitingSessions.set(tag, (tally = { tag, count: 0 }));
+      tally.count++;
+      this.awaiting.set(key, (awaiting = { count: 0, generation: 0, tally }));
+      while (this.awaiting.size > this.maxEntries) {
+        const [oldest, entry] = this.awaiting.entries().next().value!;
+        this.dropAwaited(oldest, entry);
+      }
+    }
+    awaiting.count++;
+    return { key, session, awaiting, generation: awaiting.generation, settled: false };
+  }
+
+  /**
+   * Settles `awaited` ({@link awaitSeller}) with the seller's answer (`accepted`: 2xx): remembers
+   * the cancellation when accepted, unless a new request with its id was sent since it came
+   * ({@link forget}) or it was pushed out; either way it is no longer awaited. A no-op for
+   * undefined and after the first call.
+   */
+  settle(awaited: AwaitedCancellation | undefined, accepted: boolean): void {
+    if (awaited === undefined || awaited.settled) return;
+    awaited.settled = true;
+    const { key, awaiting } = awaited;
+    const current = this.awaiting.get(key) === awaiting;
+    if (accepted && current && awaiting.generation === awaited.generation) this.remember(key, awaited.session);
+    if (--awaiting.count === 0 && current) this.dropAwaited(key, awaiting);
   }
 
   /** Remembers the cancellation of the request `rpc` (its exchange marked cancelled) in `seller` and `session`; anything but a single request is ignored. */
@@ -185,16 +267,23 @@ export class CancelledRequests {
    * flight"); a cancellation names the call it cancelled, so the new call's resumes go to the
    * seller, and only the cancelled call's own resumes, before, get 405. Source: hostile trial 56,
    * F3 (a new call with a cancelled call's id had its resume answered 405, never sent:
-   * test/regressions/reused-id-after-cancel-resume-gets-405.test.ts). Cost when nothing is
-   * remembered in `session`: a `Map` lookup of it, no hash.
+   * test/regressions/reused-id-after-cancel-resume-gets-405.test.ts). A cancellation of that id
+   * still awaiting the seller's answer ({@link awaitSeller}) is superseded: its 2xx remembers
+   * nothing (a review of the cancel-accept fix, Medium 1:
+   * test/regressions/reused-id-before-late-cancel-accept-gets-405.test.ts). Cost when nothing is
+   * remembered or awaited in `session`: a `Map` lookup of it, no hash.
    */
   forget(seller: string, session: string, rpc: Pick<RpcPeek, 'kind' | 'id' | 'idText'>): void {
-    if (!this.holdsLive(session) || !requestIdMayFitToken(rpc)) return;
+    const awaited = this.awaiting.size > 0 && this.awaitingSessions.has(tagOf(session));
+    if ((!this.holdsLive(session) && !awaited) || !requestIdMayFitToken(rpc)) return;
     const id = requestIdText(rpc);
     if (id === undefined) return;
     const key = keyOf(seller, session, id);
     const entry = this.until.get(key);
     if (entry !== undefined) this.drop(key, entry);
+    // A cancellation of the id awaiting the seller named an earlier call: its 2xx remembers nothing (module doc).
+    const awaiting = awaited ? this.awaiting.get(key) : undefined;
+    if (awaiting !== undefined) awaiting.generation++;
   }
 
   private remember(key: string, session: string): void {
@@ -251,6 +340,25 @@ export class CancelledRequests {
     this.until.delete(key);
     if (--entry.tally.count === 0) this.sessions.delete(entry.tally.tag);
   }
+
+  /** Drops the awaited cancellations `entry` of `key` (settled, or pushed out), and their session's awaited tally with its last key. */
+  private dropAwaited(key: string, entry: Awaiting): void {
+    this.awaiting.delete(key);
+    if (--entry.tally.count === 0) this.awaitingSessions.delete(entry.tally.tag);
+  }
+}
+
+/**
+ * The key ({@link keyOf}) of the cancellation naming `id` (a `requestId` as written) in `seller`
+ * and `session`; undefined for an id no resume token could carry ({@link writtenIdMayFitToken},
+ * then a string's length once decoded), nothing hashed then.
+ */
+function writtenKeyOf(seller: string, session: string, id: WrittenRequestId): string | undefined {
+  if (!writtenIdMayFitToken(id)) return undefined;
+  const text = canonicalWrittenId(id.bytes, id.range);
+  // A string's length known now (`s` and its characters): with its quotes, as a token carries it.
+  if (text.charCodeAt(0) === S && !idMayFitToken(text.length + 1)) return undefined;
+  return keyOf(seller, session, text);
 }
 
 /**

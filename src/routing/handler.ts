@@ -44,7 +44,7 @@ import { answerUndefinedStatus, UndefinedStatusError } from './undefined-status.
 import type { InFlightTable } from '../inflight-table.js';
 import type { GatewayMetrics } from '../observability/metrics.js';
 import { isDiscoveryRequest, measureDiscovery } from '../mcp/discovery-size.js';
-import { callKind, tooLateToSend, type Admission, type AgentGuard, type GuardOutcome, type HostHold } from '../admission/agent-guard.js';
+import { callKind, sendWindowMs, tooLateToSend, type Admission, type AgentGuard, type GuardOutcome, type HostHold } from '../admission/agent-guard.js';
 import { REASONS } from '../errors/codes.js';
 import { hostLeftMidAnswer } from './answer-cut.js';
 import { answerUnreached, connectionBytesWritten } from './unreached-answer.js';
@@ -52,7 +52,7 @@ import { resetHostConnection } from '../response/host-reset.js';
 import { isResume, refuseDraining, type DrainState } from './draining.js';
 import { refuseUnknownAgent } from './unrouted.js';
 import { MAX_WAITING_PER_CONNECTION, type PipelinedTurns } from './pipelined-turn.js';
-import { InFlightRequests } from './in-flight-requests.js';
+import { type CancelHoldEnd, InFlightRequests } from './in-flight-requests.js';
 import { answerCancelledResume, CancelledRequests } from './cancelled-requests.js';
 import { cancelledRequestIdOf } from '../mcp/cancelled-id.js';
 import type { OpenStream, OpenStreams } from './open-streams.js';
@@ -124,7 +124,7 @@ type McpRequest = FastifyRequest<{ Params: { agent: string } }>;
 interface QueuedAt {
   readonly ms: number;
   readonly hr: bigint;
-  /** The host cancelled the request while it waited (its registration: InFlightRequests.openWaiting). */
+  /** The host cancelled the request while it waited, the seller accepting it (its registration: InFlightRequests.openWaiting). */
   readonly cancelled: boolean;
   /**
    * The peek of its body made when it began to wait (`waitingEntry`), under the bounds of
@@ -132,6 +132,12 @@ interface QueuedAt {
    * reload changed it), so the body is not read twice; a reload in between makes it peek anew.
    */
   readonly peeked: WaitingPeek | undefined;
+  /**
+   * How its hold at its turn for the seller's answers to cancellations naming it ended
+   * (InFlightRequests.holdForCancels); undefined when it was not held. Past its time
+   * (`timeout`), or too late once refused, it is answered `cancel_wait`, not `pipeline_wait`.
+   */
+  readonly cancelHold: CancelHoldEnd | undefined;
 }
 
 /** A body's peek under one agent config object's bounds (request/request-json-bounds.ts). */
@@ -200,7 +206,7 @@ export function createMcpHandler(deps: HandlerDeps) {
     const hr = process.hrtime.bigint();
     const { waiting, peeked } = waitingEntry(request, body, agent);
     return new Promise((resolve, reject) => {
-      const atTurn = (processable: boolean): void => {
+      const atTurn = (processable: boolean, cancelHold: CancelHoldEnd | undefined): void => {
         if (waiting !== undefined) inFlight.close(waiting.slot, waiting.entry);
         if (!processable) {
           reply.hijack();
@@ -209,19 +215,27 @@ export function createMcpHandler(deps: HandlerDeps) {
         }
         try {
           // Nothing returned: forwarded (sent by the handler itself); the reply then stands for it.
-          resolve(mcpHandler(request, reply, { ms, hr, cancelled: waiting?.entry.cancelled === true, peeked }) ?? reply);
+          resolve(mcpHandler(request, reply, { ms, hr, cancelled: waiting?.entry.cancelAccepted === true, cancelHold, peeked }) ?? reply);
         } catch (err) {
           reject(err instanceof Error ? err : new Error(String(err)));
         }
       };
       deps.turns.whenTurnComes(socket, reply.raw, (processable) => {
         // Its turn came while a cancellation naming it awaits the seller's answer: it waits for
-        // that answer (in-flight-requests.ts PendingCancellation), its connection checked again then.
-        if (processable && waiting !== undefined && waiting.entry.cancelsAwaited > 0) {
-          waiting.entry.onCancelsSettled = () => atTurn(!socket.destroyed && !socket.writableEnded);
-          return;
+        // the answers to those awaited now (not to later ones), at most until too little of its
+        // deadline is left to send it (InFlightRequests.holdForCancels; a review of the
+        // cancel-accept fix, Medium 2), its connection checked again then. Too late already: on
+        // at once (`pipeline_wait`). Not counted in the pipelined_requests_waiting gauge meanwhile.
+        const entry = waiting?.entry;
+        if (processable && entry !== undefined && entry.cancelsAwaited > 0 && !entry.cancelAccepted) {
+          const deadlineMs = limitsOf(agent, entry.rpc, undefined).response_deadline_ms;
+          const windowMs = sendWindowMs(deadlineMs - (performance.now() - ms), deadlineMs);
+          if (windowMs >= 0) {
+            inFlight.holdForCancels(entry, Math.ceil(windowMs), (end) => atTurn(!socket.destroyed && !socket.writableEnded, end));
+            return;
+          }
         }
-        atTurn(processable);
+        atTurn(processable, undefined);
       });
     });
   }
@@ -526,7 +540,8 @@ export function createMcpHandler(deps: HandlerDeps) {
     let lateTurn = false;
     if (queuedAt !== undefined) {
       maxWaitMs = Math.max(0, Math.ceil(limits.response_deadline_ms - (performance.now() - queuedAt.ms)));
-      lateTurn = tooLateToSend(maxWaitMs, limits.response_deadline_ms);
+      // Held at its turn past its time for a cancellation's answer: too late, whatever the clock reads now.
+      lateTurn = queuedAt.cancelHold === 'timeout' || tooLateToSend(maxWaitMs, limits.response_deadline_ms);
     }
     const kind = callKind(rpc.method, rpc.toolName, rpc.kind === 'batch');
     const answersRequest = rpc.kind === 'request' || rpc.kind === 'batch';
@@ -834,7 +849,9 @@ export function createMcpHandler(deps: HandlerDeps) {
       return undefined;
     }
     if (lateTurn) {
-      answerWithLocalError(exchange, reply, { reason: 'pipeline_wait', limitMs: limits.response_deadline_ms, observedMs: Math.round(performance.now() - arrivedAt) });
+      // Named for what it waited for last: the seller's answer to a cancellation (held at its turn), else the answers ahead of it.
+      const reason = queuedAt?.cancelHold !== undefined ? 'cancel_wait' : 'pipeline_wait';
+      answerWithLocalError(exchange, reply, { reason, limitMs: limits.response_deadline_ms, observedMs: Math.round(performance.now() - arrivedAt) });
       return undefined;
     }
     // A resume of a stream whose sse_deadline_ms has run out: `sse_deadline` at once, the
@@ -850,19 +867,22 @@ export function createMcpHandler(deps: HandlerDeps) {
     // request's exchange is open (routing/in-flight-requests.ts: its answer then ends plainly, not
     // with an error made up for an id the host dropped); it is forwarded as before. Without a
     // session it marks nothing. Source: trial 17, L1. The mark holds only if the seller accepts
-    // the cancellation (2xx); a request held meanwhile is not sent before that answer, and is
-    // sent after a refusal (a review, Low: anyone knowing a session id dropped held requests;
+    // the cancellation (2xx); a request held meanwhile is not sent before that answer (within its
+    // deadline: InFlightRequests.holdForCancels), and is sent after a refusal (a review, Low:
+    // anyone knowing a session id dropped held requests;
     // test/regressions/cancel-refused-by-seller-still-drops-request.test.ts).
     if (rpc.kind === 'notification' && rpc.method === 'notifications/cancelled' && session !== undefined && body !== undefined) {
       const cancelledId = cancelledRequestIdOf(body);
       if (cancelledId !== undefined) {
         const seller = agentKeyOf(agent);
         const marked = inFlight.markCancelled(seller, session, cancelledId);
+        // Awaiting the seller's answer: a new request sent with its id meanwhile supersedes it (cancelled-requests.ts).
+        const awaited = cancellations.awaitSeller(seller, session, cancelledId);
         settleCancellation = (accepted) => {
           settleCancellation = undefined;
+          // Matched or not (it may come between a stream's cut and its resume): accepted, a resume of it is not sent.
+          cancellations.settle(awaited, accepted);
           marked?.settle(accepted);
-          // Matched or not (it may come between a stream's cut and its resume): a resume of it is not sent.
-          if (accepted) cancellations.rememberWritten(seller, session, cancelledId);
         };
       }
     }
@@ -877,24 +897,41 @@ export function createMcpHandler(deps: HandlerDeps) {
     }
     // Cancelled by its host while it waits (the seller accepted the cancellation): answered at
     // once, its place in the queue given up, never sent (a turn granted meanwhile is given back
-    // below). A turn that comes while a cancellation naming it awaits the seller's answer waits
-    // for that answer (in-flight-requests.ts PendingCancellation).
+    // below). A turn granted while a cancellation naming it awaits the seller's answer is held
+    // for the answers to those awaited then (not to later ones), at most until too little of its
+    // deadline is left to send it (InFlightRequests.holdForCancels): the granted turn, a probe's
+    // slot maybe, holds its kind's other calls back meanwhile (a review of the cancel-accept
+    // fix, Medium 2: held as long as cancellations kept coming, past the deadline).
     exchange.onCancelled = () => {
       pending.cancel();
       answerCancelledUnsent(exchange, reply);
     };
-    const settled = (granted: Admission | undefined): Admission | undefined | Promise<Admission | undefined> =>
-      exchange.cancelsAwaited === 0 ? granted : new Promise((resolve) => (exchange.onCancelsSettled = () => resolve(granted)));
+    let cancelHold: CancelHoldEnd | undefined = undefined;
+    const settled = (granted: Admission | undefined): Admission | undefined | Promise<Admission | undefined> => {
+      if (granted === undefined || exchange.cancelsAwaited === 0 || exchange.cancelAccepted || exchange.finished) return granted;
+      const windowMs = sendWindowMs(limits.response_deadline_ms - (performance.now() - arrivedAt), limits.response_deadline_ms);
+      if (windowMs < 0) return granted; // granted too late already: `agent_backoff` below
+      return new Promise((resolve) =>
+        inFlight.holdForCancels(exchange, Math.ceil(windowMs), (end) => {
+          cancelHold = end;
+          resolve(granted);
+        }),
+      );
+    };
     return pending.admitted.then(settled).then((granted) => {
       exchange.onCancelled = undefined;
       if (exchange.finished) {
-        // The host went away while waiting; a turn granted at that moment is given back.
+        // The host went away while waiting (or the seller accepted its cancellation); a turn granted at that moment is given back.
         if (granted !== undefined) deps.guard.finish(granted, 'other');
         return reply;
       }
-      // Granted too late to finish within the deadline: not sent; the turn passes on.
-      if (granted !== undefined && tooLateToSend(limits.response_deadline_ms - (performance.now() - arrivedAt), limits.response_deadline_ms)) {
+      // Granted too late to finish within the deadline (or held past it for a cancellation's answer): not sent; the turn passes on.
+      if (granted !== undefined && (cancelHold === 'timeout' || tooLateToSend(limits.response_deadline_ms - (performance.now() - arrivedAt), limits.response_deadline_ms))) {
         deps.guard.finish(granted, 'other');
+        if (cancelHold !== undefined) {
+          answerWithLocalError(exchange, reply, { reason: 'cancel_wait', limitMs: limits.response_deadline_ms, observedMs: Math.round(performance.now() - arrivedAt) });
+          return reply;
+        }
       } else {
         admission = granted;
       }

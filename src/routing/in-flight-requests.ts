@@ -38,7 +38,9 @@
  *
  * A mark holds once the seller accepts the cancellation (answers it 2xx), and is withdrawn when
  * it refuses it (a review, Low: {@link PendingCancellation}); a request marked before it is sent
- * is not sent before that answer, and never once accepted (routing/handler.ts): hostile trial 55, F2
+ * is not sent before the answers to the cancellations awaited when its turn came (at most until
+ * too little of its deadline is left to send it: {@link InFlightRequests.holdForCancels}), and
+ * never once one is accepted (routing/handler.ts): hostile trial 55, F2
  * (a call cancelled while it waited for its agent's backoff turn, or pipelined behind another
  * answer, went to the seller after the cancellation, which the seller had ignored, so the
  * seller ran it: test/regressions/cancelled-while-held-still-sent.test.ts). A registered
@@ -140,8 +142,27 @@ export interface InFlightEntry {
   cancelAccepted: boolean;
   /** Called once when the seller accepts a cancellation naming it (Exchange.onCancelled). */
   onCancelled: (() => void) | undefined;
-  /** Called once when {@link cancelsAwaited} falls to 0 (Exchange.onCancelsSettled). */
-  onCancelsSettled: (() => void) | undefined;
+  /** While the handler holds it at its turn for the seller's answers to cancellations naming it ({@link InFlightRequests.holdForCancels}; Exchange.cancelHold). */
+  cancelHold: CancelHold | undefined;
+}
+
+/**
+ * How a hold at a request's turn ended ({@link InFlightRequests.holdForCancels}): `accepted`, the
+ * seller accepted a cancellation naming it (never send it); `refused`, every cancellation
+ * awaited at its turn was answered otherwise (send it, if its deadline leaves time); `timeout`,
+ * too little of its deadline was left to send it before those answers came; `closed`, its
+ * registration ended first (its exchange ended: the host left).
+ */
+export type CancelHoldEnd = 'accepted' | 'refused' | 'timeout' | 'closed';
+
+/** A request held at its turn ({@link InFlightRequests.holdForCancels}). */
+export interface CancelHold {
+  /** Of the cancellations naming it awaited at its turn, how many still are. */
+  awaited: number;
+  /** The last cancellation ({@link PendingCancellation.seq}) made before its turn: later ones are not waited for. */
+  readonly upTo: number;
+  readonly timer: NodeJS.Timeout;
+  readonly then: (end: CancelHoldEnd) => void;
 }
 
 /**
@@ -172,6 +193,8 @@ export class InFlightRequests {
   /** Empty slots, reused last-in first-out. */
   private readonly free: number[] = [];
   private count = 0;
+  /** The last cancellation's number ({@link PendingCancellation.seq}). */
+  private seq = 0;
 
   /** Exchanges registered now, over every seller endpoint and session. */
   get size(): number {
@@ -215,7 +238,7 @@ export class InFlightRequests {
    */
   openWaiting(agent: { readonly url: URL }, session: string, rpc: RpcPeek): { entry: WaitingRequest; slot: number } | undefined {
     if (rpc.kind !== 'request') return undefined;
-    const entry: WaitingRequest = { agent, rpc, session, opensStream: true, cancelled: false, cancelsAwaited: 0, cancelAccepted: false, onCancelled: undefined, onCancelsSettled: undefined };
+    const entry: WaitingRequest = { agent, rpc, session, opensStream: true, cancelled: false, cancelsAwaited: 0, cancelAccepted: false, onCancelled: undefined, cancelHold: undefined };
     return { entry, slot: this.link(entry, session, this.heads.get(session) ?? NONE) };
   }
 
@@ -239,9 +262,10 @@ export class InFlightRequests {
     return slot;
   }
 
-  /** Ends the registration of `exchange` (its slot from {@link open} or {@link openWaiting}); a no-op when not registered or closed already. */
+  /** Ends the registration of `exchange` (its slot from {@link open} or {@link openWaiting}), and its hold (`closed`: {@link holdForCancels}); a no-op when not registered or closed already. */
   close(slot: number, exchange: InFlightEntry): void {
     if (slot < 0 || this.exchanges[slot] !== exchange) return;
+    endHold(exchange, 'closed');
     const before = this.prev[slot]!;
     const after = this.next[slot]!;
     if (before !== NONE) {
@@ -267,6 +291,7 @@ export class InFlightRequests {
    * this gateway).
    */
   markCancelled(seller: string, session: string, id: WrittenRequestId): PendingCancellation | undefined {
+    const seq = ++this.seq;
     let marked: InFlightEntry[] | undefined;
     const isId = requestIdMatcher(id.bytes, id.range); // the id read once, not once per request in flight (trial 56 F1)
     for (let slot = this.heads.get(session) ?? NONE; slot !== NONE; slot = this.next[slot]!) {
@@ -277,7 +302,29 @@ export class InFlightRequests {
         (marked ??= []).push(exchange);
       }
     }
-    return marked === undefined ? undefined : new PendingCancellation(marked);
+    return marked === undefined ? undefined : new PendingCancellation(marked, seq);
+  }
+
+  /**
+   * Holds the registered request `entry` at its turn (its backoff turn granted, or its pipelined
+   * turn come) while cancellations naming it await the seller's answer: `then` is called once,
+   * with how the hold ended ({@link CancelHoldEnd}): at once (synchronously) `accepted` when one
+   * was accepted already, `refused` when none is awaited; else when the seller accepts one
+   * naming it (whenever it came), when every one awaited now has been answered otherwise, after
+   * `maxMs` (`timeout`: the time left before its deadline leaves too little to send it), or when
+   * its registration ends (`closed`). A cancellation that comes during the hold marks it as
+   * before (accepted, it ends the hold: never sent) but does not lengthen it. Source: a review
+   * of the cancel-accept fix, Medium 2: each new cancellation lengthened the wait, which no
+   * timer bounded (a request held 5,368 ms by cancellations each refused 401, its deadline
+   * 1,000 ms: test/regressions/overlapping-cancels-hold-request-past-deadline.test.ts).
+   */
+  holdForCancels(entry: InFlightEntry, maxMs: number, then: (end: CancelHoldEnd) => void): void {
+    if (entry.cancelAccepted || entry.cancelsAwaited === 0) {
+      then(entry.cancelAccepted ? 'accepted' : 'refused');
+      return;
+    }
+    endHold(entry, 'closed'); // one hold at a time
+    entry.cancelHold = { awaited: entry.cancelsAwaited, upTo: this.seq, timer: setTimeout(endHold, maxMs, entry, 'timeout'), then };
   }
 
   /** {@link markCancelled}, the cancellation accepted at once ({@link PendingCancellation.settle} true): how many it marked. */
@@ -340,9 +387,9 @@ export class InFlightRequests {
  * refusal, a failure, a timeout). Accepted, each request stays marked (Exchange.cancelAccepted)
  * and its `onCancelled` is called once (a request held in a backoff wait is answered then,
  * never sent); refused, the mark is withdrawn unless another cancellation naming it was
- * accepted. Either way, once no cancellation naming it awaits its answer, its
- * `onCancelsSettled` is called once (a held request whose turn came meanwhile goes on then:
- * sent when the cancellation was refused). Source: a review (Low): the mark took effect when
+ * accepted. A request held at its turn ({@link InFlightRequests.holdForCancels}) ends its hold
+ * on an acceptance, and once every cancellation awaited at its turn is answered otherwise (then
+ * sent, if its deadline leaves time). Source: a review (Low): the mark took effect when
  * the cancellation came, so anyone knowing a session id had a held request dropped unsent and
  * its resumes answered 405, though the seller refused that cancellation (401, 404)
  * (test/regressions/cancel-refused-by-seller-still-drops-request.test.ts).
@@ -350,7 +397,15 @@ export class InFlightRequests {
 export class PendingCancellation {
   private settled = false;
 
-  constructor(private readonly marked: readonly InFlightEntry[]) {}
+  /**
+   * @param marked the requests it marked
+   * @param seq    its number in its registry, in order of arrival: a request held at its turn
+   *               waits only for those up to its {@link CancelHold.upTo}
+   */
+  constructor(
+    private readonly marked: readonly InFlightEntry[],
+    readonly seq: number,
+  ) {}
 
   /** How many requests it marked. */
   get count(): number {
@@ -369,13 +424,22 @@ export class PendingCancellation {
         entry.onCancelled = undefined;
         then?.();
       }
-      if (entry.cancelsAwaited > 0) continue;
-      if (!entry.cancelAccepted) entry.cancelled = false;
-      const then = entry.onCancelsSettled;
-      entry.onCancelsSettled = undefined;
-      then?.();
+      if (entry.cancelsAwaited === 0 && !entry.cancelAccepted) entry.cancelled = false;
+      const hold = entry.cancelHold;
+      if (hold === undefined) continue;
+      if (entry.cancelAccepted) endHold(entry, 'accepted');
+      else if (this.seq <= hold.upTo && --hold.awaited === 0) endHold(entry, 'refused');
     }
   }
+}
+
+/** Ends the hold of `entry` ({@link InFlightRequests.holdForCancels}), if any, with `end`: its timer cleared, its `then` called once. */
+function endHold(entry: InFlightEntry, end: CancelHoldEnd): void {
+  const hold = entry.cancelHold;
+  if (hold === undefined) return;
+  entry.cancelHold = undefined;
+  clearTimeout(hold.timer);
+  hold.then(end);
 }
 
 /** An id as a refusal's message shows it: a number as the host wrote it, a string quoted; either cut to its first 64 characters. */

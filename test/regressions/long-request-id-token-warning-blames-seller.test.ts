@@ -15,8 +15,8 @@
  * with `id: \x01` events: (d) id 8.
  * Expectation: (a) and (b) get both events without an `id:` line, the stream ends `ok`; the
  * agent's first warning is exactly `... forwarded without an id (the token would be over 4096
- * characters: the request's id takes 4003 of them; the seller's event id 7)` (b: `the tool
- * name takes 4003 of them`: each part as the token carries it, its JSON text x 4/3 for
+ * characters: the request's id takes 4003 characters of the token; the seller's event id 7)` (b: `the tool
+ * name takes 4003 characters of the token`: each part as the token carries it, its JSON text x 4/3 for
  * base64url, since hostile trial 56, F4), then one end summary for the second id. (c) gets tokens and no
  * warning. (d): `(the seller's event id cannot be sent back in a Last-Event-ID header
  * (printable ASCII only))`. Before the fix: (a), (b) and (d) failed (the line ended at
@@ -67,8 +67,8 @@ describe('the untokenized-id warning says what made the token too long', { timeo
   const longId = 'i'.repeat(3000);
   const longTool = 't'.repeat(3000);
   for (const [label, id, tool, cause] of [
-    ['a 3,000-character request id', longId, 'get_products', "the token would be over 4096 characters: the request's id takes 4003 of them; the seller's event id 7"],
-    ['a 3,000-character tool name', 9, longTool, "the token would be over 4096 characters: the tool name takes 4003 of them; the seller's event id 7"],
+    ['a 3,000-character request id', longId, 'get_products', "the token would be over 4096 characters: the request's id takes 4003 characters of the token; the seller's event id 7"],
+    ['a 3,000-character tool name', 9, longTool, "the token would be over 4096 characters: the tool name takes 4003 characters of the token; the seller's event id 7"],
   ] as const) {
     test(`${label}: the events without ids, the warning names it`, async () => {
       const { text, outcome, warnings } = await call('s', id, tool);

@@ -21,8 +21,8 @@
  * 3100`; (b) id `\x01 x 700`, tool `t x 1500`, `MCP-Protocol-Version: 2025-06-18`.
  * Expectation: both events without an `id:` line, the stream ends `ok`; the agent's first warning
  * is exactly `... forwarded without an id (the token would be over 4096 characters: the protocol
- * version takes 4136 of them; the seller's event id 7)` (a: 3,102 bytes of JSON x 4/3), and
- * `(... the request's id takes 5603 of them; the tool name 2003; the seller's event id 7)` (b:
+ * version takes 4136 characters of the token; the seller's event id 7)` (a: 3,102 bytes of JSON x 4/3), and
+ * `(... the request's id takes 5603 characters of the token; the tool name 2003; the seller's event id 7)` (b:
  * 4,202 and 1,502 bytes), then one end summary for the second id. Before the fix: both tests
  * failed (2 of 2: the lines quoted above).
  */
@@ -67,13 +67,13 @@ async function call(id: string | number, tool: string, version: string): Promise
 
 describe('the untokenized-id warning names the part that made the token too long, as the token carries it', { timeout: TEST_TIMEOUT_MS }, () => {
   for (const [label, id, tool, version, cause] of [
-    ['(a) a 3,100-character MCP-Protocol-Version', 5, 'get_products', 'p'.repeat(3100), "the token would be over 4096 characters: the protocol version takes 4136 of them; the seller's event id 7"],
+    ['(a) a 3,100-character MCP-Protocol-Version', 5, 'get_products', 'p'.repeat(3100), "the token would be over 4096 characters: the protocol version takes 4136 characters of the token; the seller's event id 7"],
     [
       '(b) a request id of 700 U+0001 characters beside a 1,500-character tool name',
       '\x01'.repeat(700),
       't'.repeat(1500),
       '2025-06-18',
-      "the token would be over 4096 characters: the request's id takes 5603 of them; the tool name 2003; the seller's event id 7",
+      "the token would be over 4096 characters: the request's id takes 5603 characters of the token; the tool name 2003; the seller's event id 7",
     ],
   ] as const) {
     test(label, async () => {

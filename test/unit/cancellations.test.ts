@@ -104,26 +104,71 @@ test('a request waiting for its pipelined turn: cancellable, holds no id, closed
   assert.deepEqual([r.size, r.sessions], [0, 0]);
 });
 
-test('a mark holds once the seller accepts a cancellation, is withdrawn when it refuses every one; callbacks once (a review, Low)', () => {
+test('a mark holds once the seller accepts a cancellation, is withdrawn when it refuses every one; onCancelled once (a review, Low)', () => {
   const r = new InFlightRequests();
   const x = exchangeOf('s', call(9), 'a');
   slotOf(r.open(x));
   const calls: string[] = [];
   x.onCancelled = () => calls.push('accepted');
-  x.onCancelsSettled = () => calls.push('settled');
   const refused = r.markCancelled(SELLER, 'a', written('9'))!;
   assert.deepEqual([refused.count, x.cancelled, x.cancelsAwaited], [1, true, 1], 'marked until the answer');
   refused.settle(false);
   refused.settle(true); // settled once: a no-op
-  assert.deepEqual([x.cancelled, x.cancelAccepted, x.cancelsAwaited, calls], [false, false, 0, ['settled']]);
+  assert.deepEqual([x.cancelled, x.cancelAccepted, x.cancelsAwaited, calls], [false, false, 0, []]);
   // Two cancellations: one refused, one accepted, in either order: kept.
-  x.onCancelled = () => calls.push('accepted');
-  x.onCancelsSettled = () => calls.push('settled');
   const first = r.markCancelled(SELLER, 'a', written('9.0'))!;
   const second = r.markCancelled(SELLER, 'a', written('9'))!;
   first.settle(true);
   assert.deepEqual([x.cancelled, x.cancelAccepted, x.cancelsAwaited], [true, true, 1]);
   second.settle(false);
-  assert.deepEqual([x.cancelled, x.cancelAccepted, x.cancelsAwaited, calls], [true, true, 0, ['settled', 'accepted', 'settled']]);
+  assert.deepEqual([x.cancelled, x.cancelAccepted, x.cancelsAwaited, calls], [true, true, 0, ['accepted']]);
   assert.equal(r.markCancelled(SELLER, 'a', written('8')), undefined, 'none in flight');
+});
+
+test('a hold at its turn waits only for the cancellations awaited then; an acceptance, a timeout or a close ends it once (review of the cancel-accept fix, Medium 2)', async () => {
+  const r = new InFlightRequests();
+  const hold = (x: ReturnType<typeof exchangeOf>, maxMs = 60_000): string[] => {
+    const ends: string[] = [];
+    r.holdForCancels(x, maxMs, (end) => ends.push(end));
+    return ends;
+  };
+  // Nothing awaited: on at once.
+  const x = exchangeOf('s', call(1), 'a');
+  const xSlot = slotOf(r.open(x));
+  assert.deepEqual(hold(x), ['refused']);
+  // Awaited at its turn: a later cancellation does not lengthen the hold, though it still marks.
+  const early = r.markCancelled(SELLER, 'a', written('1'))!;
+  const ends = hold(x);
+  const late = r.markCancelled(SELLER, 'a', written('1'))!;
+  assert.deepEqual([x.cancelsAwaited, ends], [2, []]);
+  early.settle(false);
+  assert.deepEqual([ends, x.cancelled, x.cancelHold], [['refused'], true, undefined], 'on, marked by the later one until its answer');
+  late.settle(false);
+  assert.deepEqual([ends, x.cancelled], [['refused'], false]);
+  // A later cancellation accepted during the hold ends it: never sent.
+  const awaited = r.markCancelled(SELLER, 'a', written('1'))!;
+  const ends2 = hold(x);
+  r.markCancelled(SELLER, 'a', written('1'))!.settle(true);
+  assert.deepEqual([ends2, x.cancelAccepted], [['accepted'], true]);
+  awaited.settle(false);
+  assert.deepEqual(ends2, ['accepted'], 'once');
+  assert.deepEqual(hold(x), ['accepted'], 'accepted already: at once');
+  // Closed while held: `closed`, its timer cleared.
+  const y = exchangeOf('s', call(2), 'a');
+  const ySlot = slotOf(r.open(y));
+  const pending = r.markCancelled(SELLER, 'a', written('2'))!;
+  const ends3 = hold(y);
+  r.close(ySlot, y);
+  pending.settle(false);
+  assert.deepEqual([ends3, y.cancelHold], [['closed'], undefined]);
+  // Past its time: `timeout`, the cancellation still awaited; its answer then changes nothing.
+  const z = exchangeOf('s', call(3), 'a');
+  slotOf(r.open(z));
+  const hung = r.markCancelled(SELLER, 'a', written('3'))!;
+  const ends4 = hold(z, 5);
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  assert.deepEqual([ends4, z.cancelsAwaited], [['timeout'], 1]);
+  hung.settle(false);
+  assert.deepEqual(ends4, ['timeout']);
+  r.close(xSlot, x);
 });

@@ -96,3 +96,49 @@ test("a cancelled resume ending after a newer call reused its id: renewed only w
   c.renewRequest(SELLER, 'b', request(6)); // nothing remembered in b: nothing added
   assert.equal(c.has(SELLER, 'b', request(6)), false);
 });
+
+test('a cancellation awaiting the seller: remembered at its 2xx unless a new request with its id was sent meanwhile; dropped when settled, at most the cap (review of the cancel-accept fix, Medium 1)', () => {
+  const c = new CancelledRequests(60_000, 2);
+  // Accepted with nothing sent meanwhile: remembered.
+  const plain = c.awaitSeller(SELLER, 'a', written('1'));
+  assert.equal(c.awaitedSize, 1);
+  c.settle(plain, true);
+  c.settle(plain, false); // once
+  assert.deepEqual([c.has(SELLER, 'a', request(1)), c.awaitedSize], [true, 0]);
+  // A new request 5 sent (forget) before the 2xx: the id names it now, nothing remembered.
+  const superseded = c.awaitSeller(SELLER, 'a', written('5.0'));
+  c.forget(SELLER, 'a', request(5));
+  c.settle(superseded, true);
+  assert.deepEqual([c.has(SELLER, 'a', request(5)), c.awaitedSize], [false, 0]);
+  // A second cancellation of 6, come after the new request, names it: remembered; the first not.
+  const before = c.awaitSeller(SELLER, 'a', written('6'));
+  c.forget(SELLER, 'a', request(6));
+  const after = c.awaitSeller(SELLER, 'a', written('6'));
+  assert.equal(c.awaitedSize, 1, 'one key');
+  c.settle(before, true);
+  assert.equal(c.has(SELLER, 'a', request(6)), false);
+  c.settle(after, true);
+  assert.deepEqual([c.has(SELLER, 'a', request(6)), c.awaitedSize], [true, 0]);
+  // Another session's or seller's request forgets nothing awaited here; a refusal remembers nothing.
+  const other = c.awaitSeller(SELLER, 'a', written('7'));
+  c.forget(SELLER, 'b', request(7));
+  c.forget('http://127.0.0.1:9/other', 'a', request(7));
+  c.settle(other, true);
+  assert.equal(c.has(SELLER, 'a', request(7)), true);
+  const refused = c.awaitSeller(SELLER, 'a', written('8'));
+  c.settle(refused, false);
+  assert.deepEqual([c.has(SELLER, 'a', request(8)), c.awaitedSize], [false, 0]);
+  // Past the cap the oldest awaited is pushed out: its 2xx remembers nothing, and a new note of its key starts afresh.
+  const pushed = c.awaitSeller(SELLER, 'a', written('9'));
+  const kept = [c.awaitSeller(SELLER, 'a', written('10')), c.awaitSeller(SELLER, 'a', written('11'))];
+  assert.equal(c.awaitedSize, 2);
+  const again = c.awaitSeller(SELLER, 'a', written('9'));
+  c.settle(pushed, true);
+  assert.deepEqual([c.has(SELLER, 'a', request(9)), c.awaitedSize], [false, 2], 'pushed out: nothing remembered, the newer note of 9 kept');
+  c.settle(again, true);
+  assert.equal(c.has(SELLER, 'a', request(9)), true);
+  for (const k of kept) c.settle(k, false);
+  assert.equal(c.awaitedSize, 0);
+  // An id no token could carry: nothing noted.
+  assert.equal(c.awaitSeller(SELLER, 'a', written(JSON.stringify('x'.repeat(5_000)))), undefined);
+});

@@ -85,7 +85,7 @@ const withRefusal = (tokenRefusal: Exchange['tokenRefusal']): Exchange => ({ age
 test('the cause says "over 4096" only when the length refused the token; another refusal is named as it is', () => {
   assert.equal(
     tokenRefusalCause(withRefusal(tooLong(STATE)), 'ev1'),
-    "the token would be over 4096 characters: the request's id takes 4003 of them; the seller's event id 7",
+    "the token would be over 4096 characters: the request's id takes 4003 characters of the token; the seller's event id 7",
   );
   assert.equal(
     tokenRefusalCause(withRefusal({ code: 'resume_state_invalid', message: 'cannot mint a resume token: invalid usedBytes', state: STATE }), 'ev1'),
@@ -98,22 +98,22 @@ test('the cause says "over 4096" only when the length refused the token; another
 test('the cause names the parts of the refused state, measured as the token encodes them, biggest first (hostile trial 56, F4)', () => {
   const cause = (over: Partial<Omit<ResumeState, 'issuedAt'>>): string => tokenRefusalCause(withRefusal(tooLong({ ...STATE, ...over })), 'ev1');
   // The protocol version is a part: 3,102 bytes of JSON, 4136 of the token.
-  assert.equal(cause({ rpcId: 5, protocolVersion: 'p'.repeat(3100) }), "the token would be over 4096 characters: the protocol version takes 4136 of them; the seller's event id 7");
+  assert.equal(cause({ rpcId: 5, protocolVersion: 'p'.repeat(3100) }), "the token would be over 4096 characters: the protocol version takes 4136 characters of the token; the seller's event id 7");
   // Escapes count: 700 U+0001 are 4,202 bytes (`\u0001` each), before a 1,500-character tool name.
   assert.equal(
     cause({ rpcId: '\x01'.repeat(700), toolName: 't'.repeat(1500) }),
-    "the token would be over 4096 characters: the request's id takes 5603 of them; the tool name 2003; the seller's event id 7",
+    "the token would be over 4096 characters: the request's id takes 5603 characters of the token; the tool name 2003; the seller's event id 7",
   );
   // UTF-8: 1,000 `é` are 2,002 bytes, over 1,500 ASCII characters of method; a batch's levels (its `t`), the agent's name.
   assert.equal(
     cause({ rpcId: 'é'.repeat(1000), method: 'm'.repeat(1500), agent: 'g'.repeat(100) }),
-    "the token would be over 4096 characters: the request's id takes 2670 of them; the method 2003; the agent's name 136; the seller's event id 7",
+    "the token would be over 4096 characters: the request's id takes 2670 characters of the token; the method 2003; the agent's name 136; the seller's event id 7",
   );
   // A number id with its text (`x`) carried beside it; a huge string id said to be over the bound, never measured whole.
-  assert.equal(cause({ rpcId: 1, rpcIdText: '1.' + '0'.repeat(3000) }), "the token would be over 4096 characters: the request's id takes 4007 of them; the seller's event id 7");
+  assert.equal(cause({ rpcId: 1, rpcIdText: '1.' + '0'.repeat(3000) }), "the token would be over 4096 characters: the request's id takes 4007 characters of the token; the seller's event id 7");
   assert.equal(
     cause({ rpcId: 'h'.repeat(1_000_000), toolName: 'k'.repeat(70_000) }),
-    "the token would be over 4096 characters: the request's id takes over 65536 of them; the tool name over 65536; the seller's event id 7",
+    "the token would be over 4096 characters: the request's id takes over 65536 characters of the token; the tool name over 65536; the seller's event id 7",
   );
 });
 
