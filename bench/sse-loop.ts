@@ -171,6 +171,7 @@ async function runOnce(chunks: readonly Buffer[], rpc: RpcPeek): Promise<Run> {
     onSseEnd() {},
     onSseEventDropped() {},
     onSseEventIdNotTokenized() {},
+    onSeller202Answer() {},
     wantsResponseMessage: false,
     onResponseMessage() {},
   };

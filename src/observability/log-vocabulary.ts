@@ -67,6 +67,7 @@ export const GATEWAY_MESSAGES: readonly string[] = [
   'upstream request failed with an unexpected error',
   'exchange',
   'discovery response over its size target (AdCP managing-response-size)',
+  'seller answered a request 202 Accepted with a body: sent to the host as 200',
   'response pipeline failed',
   'could not drop the metric series of removed agents',
 ];

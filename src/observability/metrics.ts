@@ -175,6 +175,8 @@ export interface GatewayMetrics {
   incSseEventDropped(agent: string, reason: string, count?: number): void;
   /** Counts one seller SSE event id that could not be turned into a resume token (response/sse-id-token-log.ts). */
   incSseEventIdNotTokenized(agent: string): void;
+  /** Counts one exchange whose seller answered a POST holding a request 202 Accepted with a body, sent to the host as 200 (response/accepted-answer.ts). */
+  incSeller202Answer(agent: string): void;
   /**
    * Drops every series whose `agent` is not in `kept` (the agents of the config a reload
    * applied), and the counts not yet added for them: a retired agent name no longer costs
@@ -311,6 +313,11 @@ export function createMetrics(opts: CreateMetricsOptions = {}): GatewayMetrics {
     'Seller SSE event ids that could not be turned into resume tokens (not sendable back in Last-Event-ID, or a token over 4096 characters): the host got the event without an id, or no id-only block.',
     ['agent'],
   );
+  const seller202Answers = counter(
+    'seller_202_answers_total',
+    'Answers to a POST holding a request that the seller sent 202 Accepted with a body (JSON or SSE; MCP keeps 202 for a POST without a request, and the MCP SDK client drops its body): sent to the host as 200.',
+    ['agent'],
+  );
   reloads.inc({ result: 'ok' }, 0);
   reloads.inc({ result: 'error' }, 0);
   reloads.inc({ result: 'unchanged' }, 0);
@@ -344,6 +351,9 @@ export function createMetrics(opts: CreateMetricsOptions = {}): GatewayMetrics {
     },
     incSseEventIdNotTokenized(agent) {
       idsNotTokenized.inc({ agent });
+    },
+    incSeller202Answer(agent) {
+      seller202Answers.inc({ agent });
     },
     async forgetAgents(kept) {
       tally.forget(kept);

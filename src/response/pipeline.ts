@@ -31,6 +31,9 @@
  *                                  bounded, never judged as JSON-RPC (no host reads it)
  *      - 2xx application/json   -> json-stage: bounded buffer (raw bytes) -> structure bounds
  *                                  -> parse -> rewrite -> original bytes or re-serialized
+ *      - a 202 (JSON or SSE) answering a POST that holds a request goes out as 200, its body as
+ *                                  above, with a warning (accepted-answer.ts; MCP reserves 202
+ *                                  for POSTs without a request; the SDK client drops its body)
  *      - 2xx, no Content-Type   -> passed through when empty (202 for a notification);
  *                                  to a POST without a request, a body that is no
  *                                  JSON-RPC message is dropped: 202, no body (ack-body.ts);
@@ -48,7 +51,8 @@ import type { FastifyBaseLogger, FastifyReply } from 'fastify';
 import { carriesRequest, hasCumulativeBound, isRequestStream, maxStackedCodings, offeredCodings, type Exchange } from '../exchange.js';
 import { answerWithLocalError } from '../errors/local-reply.js';
 import { bodyKind, repeatedContentType } from './content-type.js';
-import { handleJsonBody, handlePassThroughBody, type UpstreamBody } from './json-stage.js';
+import { handleJsonBody, handlePassThroughBody, type UpstreamBody, type UpstreamResponse } from './json-stage.js';
+import { acceptedAnswerAs200 } from './accepted-answer.js';
 import { handleSseBody } from './sse-stage.js';
 import { parseContentEncoding, releaseBody, type DecodeOptions } from './decode.js';
 import { openBodySource } from './body-source.js';
@@ -133,6 +137,11 @@ export interface PipelineHooks {
   onSseEventDropped(reason: string, count: number): void;
   /** A seller's event id could not be turned into a resume token (sse-event-ids.ts `hostEventId`). */
   onSseEventIdNotTokenized(): void;
+  /**
+   * A seller's 202 answering a POST that holds a request went to the host as 200 (its head
+   * written: accepted-answer.ts); once per exchange.
+   */
+  onSeller202Answer(): void;
   /**
    * True when {@link onResponseMessage} observes anything for this exchange (a discovery
    * request, `isDiscoveryRequest`): otherwise a stage may skip parsing a body it forwards
@@ -250,7 +259,10 @@ export async function handleUpstreamResponse(
       ? openBodySource(res.stream, encoding.codings, limitBytes, limitBytes + SSE_DECODED_SLACK_BYTES, decodeOptions)
       : openBodySource(res.stream, encoding.codings, Infinity, Infinity, decodeOptions);
   exchange.bodySource = body;
-  const upstream = { statusCode: status, headers: res.headers, body };
+  // A 202 answering a POST that holds a request goes out as 200 when its answer is sent on
+  // (accepted-answer.ts: the MCP SDK client drops a 202's body; hostile trial 57, F1).
+  const as200 = sse || kind === 'json' ? acceptedAnswerAs200(exchange, status, sse ? 'sse' : 'json', log, hooks) : undefined;
+  const upstream: UpstreamResponse = { statusCode: status, headers: res.headers, body, as200 };
   if (status >= 200 && status < 300) {
     if (sse) return handleSseBody(exchange, reply, upstream, log, hooks);
     // A GET is answered with SSE or 405 (MCP Streamable HTTP, "Listening for Messages from the

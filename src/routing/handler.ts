@@ -791,6 +791,7 @@ export function createMcpHandler(deps: HandlerDeps) {
             shutdownTokensOutlive: () => deps.drain.tokensOutlive,
             onSseEventDropped: (reason: string, count: number) => deps.metrics.incSseEventDropped(agent.name, reason, count),
             onSseEventIdNotTokenized: () => deps.metrics.incSseEventIdNotTokenized(agent.name),
+            onSeller202Answer: () => deps.metrics.incSeller202Answer(agent.name),
             wantsResponseMessage: isDiscoveryRequest(exchange.rpc.method, exchange.rpc.toolName),
             onResponseMessage: (message: unknown, bytes: number) => observeDiscovery(exchange, message, bytes, deps),
           };

@@ -62,7 +62,7 @@ function reply(): { reply: FastifyReply; sent: unknown[] } {
   return { reply: r as unknown as FastifyReply, sent };
 }
 
-const hooks: PipelineHooks = { onSseStart() {}, onSseEnd() {}, onSseEventDropped() {}, onSseEventIdNotTokenized() {}, wantsResponseMessage: false, onResponseMessage() {} };
+const hooks: PipelineHooks = { onSseStart() {}, onSseEnd() {}, onSseEventDropped() {}, onSseEventIdNotTokenized() {}, onSeller202Answer() {}, wantsResponseMessage: false, onResponseMessage() {} };
 const log = { warn() {}, debug() {}, info() {}, error() {} } as unknown as FastifyBaseLogger;
 const tick = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 const headers = { 'content-type': 'application/json' };

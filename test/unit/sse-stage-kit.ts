@@ -191,6 +191,7 @@ export async function runSseStage(chunks: ReadonlyArray<string | Buffer> | Async
       for (let i = 0; i < count; i++) drops.push(reason);
     },
     onSseEventIdNotTokenized() {},
+    onSeller202Answer() {},
     wantsResponseMessage: opts.wantsResponseMessage ?? true,
     onResponseMessage: (message, bytes) => observed.push({ message, bytes }),
   };

@@ -1,0 +1,72 @@
+/**
+ * A seller's `202 Accepted` answering a POST that holds a request: sent to the host as `200`.
+ *
+ * MCP Streamable HTTP (2025-06-18, "Sending Messages to the Server"; 2025-03-26 alike): the
+ * server answers a POST of only notifications and responses "202 Accepted with no body", and a
+ * POST holding a request with `Content-Type: text/event-stream` or `application/json`. A seller
+ * that answers a request 202 with its response anyway (`application/json`, or SSE with
+ * `data: {"jsonrpc":"2.0","id":2,"result":...}`) broke that rule, and the MCP SDK client
+ * (TypeScript, 1.32.2: its transport returns at `status === 202`, the body cancelled unread)
+ * never reads the answer: `callTool` waits to its own timeout, though the call ran (a
+ * `create_media_buy`, perhaps). So such an answer goes to the host as 200, its body through the
+ * pipeline as any 2xx answer's (bounds, rewrite: json-stage.ts, sse-stage.ts), with a warning
+ * ({@link SELLER_202_ANSWER_MSG}, `warn`, `{ agent, method, body }`: `method` the exchange's
+ * metric label, metrics.ts methodLabel, `batch` for a batch; `body` `json` or `sse`) and
+ * `adcp_gateway_seller_202_answers_total{agent}`, once per exchange, as its head is written.
+ *
+ * Which answers: status 202, a POST holding a request (exchange.ts carriesRequest: a request,
+ * or a 2025-03-26 batch holding one), answered with JSON the JSON stage sends on, or with SSE
+ * (the stream's head is written before any event: a stream with no event at all ends with the
+ * error for the request's id, which a 200 lets the host read). Not:
+ * - a 202 with no body, or one that is no response to the request (no Content-Type, a JSON body
+ *   refused): `upstream_not_mcp` for its id, as before ("A request's answer is never an
+ *   acknowledgement"), no warning: the host gets the gateway's error, not the seller's 202;
+ * - a POST of only notifications and responses: its 202 is MCP's (ack-body.ts);
+ * - a GET, the standalone stream or a resume of a request's stream with `Last-Event-ID` (whose
+ *   exchange has the request's kind): MCP has a GET answered SSE or 405, and the SDK client
+ *   reads a GET's stream whatever its 2xx status, so its 202 passes as before;
+ * - a DELETE (no request).
+ *
+ * Reported failure: hostile trial 57, F1 (the 202 passed on, logged `ok`, the SDK client's
+ * call hung: test/regressions/seller-202-answer-hangs-sdk-client.test.ts).
+ */
+import type { FastifyBaseLogger } from 'fastify';
+import { carriesRequest, type Exchange } from '../exchange.js';
+import { methodLabel } from '../observability/metrics.js';
+
+/** The warning's message (module doc). */
+export const SELLER_202_ANSWER_MSG = 'seller answered a request 202 Accepted with a body: sent to the host as 200';
+
+/**
+ * For a seller's 2xx `status` answering `exchange` with a body of `body` kind: undefined when the
+ * answer keeps the seller's status; for a 202 answering a POST that holds a request (module
+ * doc), the function the stage calls once as it writes the answer's head with status 200: it
+ * logs the warning on `log` and calls `hooks.onSeller202Answer` (the metric: pipeline.ts
+ * PipelineHooks). Cost on any other answer: one comparison, nothing allocated.
+ */
+export function acceptedAnswerAs200(
+  exchange: Exchange,
+  status: number,
+  body: 'json' | 'sse',
+  log: FastifyBaseLogger,
+  hooks: { onSeller202Answer(): void },
+): (() => void) | undefined {
+  if (status !== 202 || exchange.opensStream || exchange.stream.resumeFrom !== undefined || !carriesRequest(exchange.rpc)) return undefined;
+  let done = false;
+  return () => {
+    if (done) return;
+    done = true;
+    log.warn({ agent: exchange.agent.name, method: methodLabel(exchange.rpc), body }, SELLER_202_ANSWER_MSG);
+    hooks.onSeller202Answer();
+  };
+}
+
+/**
+ * The status of the host's head for the seller's answer `res` sent on: `res.statusCode`, or 200
+ * when {@link acceptedAnswerAs200} gave it `as200`, which this calls (the warning, once).
+ */
+export function hostAnswerStatus(res: { readonly statusCode: number; readonly as200?: (() => void) | undefined }): number {
+  if (res.as200 === undefined) return res.statusCode;
+  res.as200();
+  return 200;
+}
