@@ -9,6 +9,16 @@
  * Pure: no I/O, no Fastify or undici. Cheap: it returns `[]` at once for any method other
  * than `tools/list` and `tools/call` of `get_adcp_capabilities`, and otherwise serializes at
  * most the capabilities payload and two of its fields.
+ *
+ * One definition for both: the live gateway (routing/handler.ts, its warning and
+ * `adcp_gateway_discovery_size_overshoot_total`) and `probe` (probe/probe.ts, its rows) measure
+ * a `tools/list` page on the same bytes, every byte of the answer the host receives through
+ * the response ({@link DiscoveryInput.bytes}), with what an SSE answer carried before the
+ * response said apart ({@link BeforeResponse}, {@link beforeResponseText}). The live check
+ * measured the response event's data alone, and a page answered after 3,000
+ * `notifications/progress` events (499,944 bytes to the host) drew no warning and no count
+ * where the probe reported it over (hostile trial 57, F2:
+ * test/regressions/discovery-size-ignores-sse-events-before-response.test.ts).
  */
 import { extractAdcpResponse, isJsonObject, ownValue } from './extract.js';
 
@@ -80,6 +90,32 @@ export const COUNTERPARTY_FIELD_PATHS: Readonly<Record<'publisher_domains' | 'da
   data_provider_domains: Object.freeze(['signals', 'data_provider_domains']),
 });
 
+/**
+ * What an SSE answer carried before its response's event, as a host's SSE reader sees it
+ * (WHATWG HTML §9.2.6): `events`, those dispatched before the response's (each with at least
+ * one `data:` line, whatever its `event:` name: progress notifications, server requests, ...);
+ * `bytes`, every byte before the block that holds the response's event (those events, comments,
+ * `retry:` and id-only blocks, blank lines; a comment line with no blank line between it and the
+ * response's event is in that block, as the reader sees it). Counted in a `tools/list` page's
+ * `bytes`. The probe reads it on the wire (probe/rpc.ts `readSseResponse`), the gateway counts
+ * what it gives the host (response/sse-encode.ts `SseFrameBatch.answerSoFar`).
+ */
+export interface BeforeResponse {
+  readonly events: number;
+  readonly bytes: number;
+}
+
+/**
+ * The text a report or a log line gives a {@link BeforeResponse}:
+ * `3,000 events before the response: 310,890 bytes` (`1 event ...`; numbers with `en-US`
+ * thousands separators). The probe's table puts it after a row's result, in parentheses; the
+ * gateway's warning after its message.
+ */
+export function beforeResponseText(before: BeforeResponse): string {
+  const { events, bytes } = before;
+  return `${events.toLocaleString('en-US')} event${events === 1 ? '' : 's'} before the response: ${bytes.toLocaleString('en-US')} bytes`;
+}
+
 export interface DiscoveryMeasurement {
   readonly surface: DiscoverySurface;
   /** UTF-8 bytes of the surface's uncompressed serialized JSON. */
@@ -87,6 +123,12 @@ export interface DiscoveryMeasurement {
   readonly target_bytes: number;
   /** `bytes > target_bytes` (exactly at the target is within it). */
   readonly over: boolean;
+  /**
+   * On a whole answer's surface (`tools_list_page`, `get_adcp_capabilities`): what the SSE
+   * answer carried before the response ({@link DiscoveryInput.before}), when it carried any
+   * byte; absent otherwise (a JSON body, nothing before, a counterparty field's surface).
+   */
+  readonly before?: BeforeResponse;
 }
 
 export interface DiscoveryInput {
@@ -97,12 +139,15 @@ export interface DiscoveryInput {
   /** The parsed JSON-RPC response message (one object; a batch array measures nothing). */
   readonly message: unknown;
   /**
-   * UTF-8 byte length of that message as serialized on the wire to the host: the JSON body,
-   * or the `data` of the SSE event that carried it (the gateway's own warning). The probe
-   * passes every byte of the answer instead, an SSE answer's events before the response
-   * included (probe/rpc.ts `answerBytes`). Used for `tools/list` only.
+   * Every byte of the answer the host receives through the response, as UTF-8 on the wire:
+   * the JSON body; on SSE, all the stream carried before the response's event and that event
+   * whole, its `id:`, `event:` and `data:` lines and the blank line ending it. The probe reads
+   * it (probe/rpc.ts `answerBytes`); the gateway counts it as it writes (response/sse-stage.ts,
+   * `SseFrameBatch.answerSoFar`). Used for `tools/list` only.
    */
   readonly bytes: number;
+  /** On SSE: what came before the response's event (counted in `bytes` too). Absent for a JSON body. */
+  readonly before?: BeforeResponse;
 }
 
 /**
@@ -110,13 +155,14 @@ export interface DiscoveryInput {
  *
  * Contract:
  * - `method: 'tools/list'` and `message` a JSON-RPC success response (an object with a
- *   `result` object): one `tools_list_page` measurement whose `bytes` is `input.bytes` (the
- *   whole JSON-RPC message of that page, as the spec's "serialized MCP response").
+ *   `result` object): one `tools_list_page` measurement whose `bytes` is `input.bytes` (every
+ *   byte of the answer through that page's message: the spec's "serialized MCP response", and
+ *   on SSE what the host had to read before it), with `input.before` when it holds any byte.
  * - `method: 'tools/call'`, `toolName: 'get_adcp_capabilities'`, and `message` a success
  *   response whose result yields an AdCP payload (`extractAdcpResponse`: `structuredContent`,
  *   else the first text item that parses to a JSON object; nothing when `isError`): a
  *   `get_adcp_capabilities` measurement of `JSON.stringify(payload)` (compact: whitespace in
- *   a text item does not count), then, for each counterparty-asserted field present in the
+ *   a text item does not count; `input.before` beside it, as for a page), then, for each counterparty-asserted field present in the
  *   payload (own properties along `COUNTERPARTY_FIELD_PATHS`), its `JSON.stringify` bytes,
  *   then `counterparty_fields_total` (their sum) when at least one is present.
  * - Anything else (another method, an error response, a JSON-RPC error, a batch, a value
@@ -129,14 +175,14 @@ export function measureDiscovery(input: DiscoveryInput): DiscoveryMeasurement[] 
   const { method, message } = input;
   if (method === 'tools/list') {
     if (!isSuccess(message)) return [];
-    return [measurement('tools_list_page', input.bytes)];
+    return [withBefore(measurement('tools_list_page', input.bytes), input.before)];
   }
   if (method !== 'tools/call' || input.toolName !== CAPABILITIES_TOOL || !isSuccess(message)) return [];
   const payload = extractAdcpResponse(ownValue(message, 'result'));
   if (payload === null) return [];
   const documentBytes = serializedBytes(payload);
   if (documentBytes === undefined) return [];
-  const out = [measurement('get_adcp_capabilities', documentBytes)];
+  const out = [withBefore(measurement('get_adcp_capabilities', documentBytes), input.before)];
   let total = 0;
   let present = 0;
   for (const surface of ['publisher_domains', 'data_provider_domains'] as const) {
@@ -150,6 +196,11 @@ export function measureDiscovery(input: DiscoveryInput): DiscoveryMeasurement[] 
   }
   if (present > 0) out.push(measurement('counterparty_fields_total', total));
   return out;
+}
+
+/** `m` with `before` when it holds any byte (a JSON body, or an SSE answer whose response came first, has none). */
+function withBefore(m: DiscoveryMeasurement, before: BeforeResponse | undefined): DiscoveryMeasurement {
+  return before === undefined || before.bytes === 0 ? m : { ...m, before: { events: before.events, bytes: before.bytes } };
 }
 
 function measurement(surface: DiscoverySurface, bytes: number): DiscoveryMeasurement {

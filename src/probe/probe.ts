@@ -32,7 +32,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { buildApp } from '../app.js';
 import { displayUrl } from '../config/display-url.js';
 import type { AgentConfig, GatewayConfig } from '../config/types.js';
-import { CAPABILITIES_TOOL, DISCOVERY_TARGETS, measureDiscovery, type DiscoveryMeasurement, type DiscoverySurface } from '../mcp/discovery-size.js';
+import { CAPABILITIES_TOOL, DISCOVERY_TARGETS, measureDiscovery, type BeforeResponse, type DiscoveryMeasurement, type DiscoverySurface } from '../mcp/discovery-size.js';
 import { extractAdcpError, isJsonObject, ownValue } from '../mcp/extract.js';
 import { VERSION } from '../version.js';
 import { createRpcClient, PROBE_PROTOCOL_VERSION, type RpcReply } from './rpc.js';
@@ -235,7 +235,7 @@ async function probeAgent(client: ReturnType<typeof createRpcClient>, explain: E
     }
     seen.tools += tools.length;
     if (tools.some((t) => isJsonObject(t) && ownValue(t, 'name') === CAPABILITIES_TOOL)) offersCapabilities = true;
-    const [m] = measureDiscovery({ method: 'tools/list', toolName: undefined, message: reply.message, bytes: reply.answerBytes });
+    const [m] = measureDiscovery({ method: 'tools/list', toolName: undefined, message: reply.message, ...sizeOf(reply) });
     rows.push({ ...base, status: statusOf(m), tools: tools.length });
     const next = ownValue(result, 'nextCursor');
     if (next === undefined || next === '') {
@@ -277,14 +277,14 @@ async function probeAgent(client: ReturnType<typeof createRpcClient>, explain: E
     rows.push({ surface: 'get_adcp_capabilities', ...received(caps), target_bytes: capsTarget, status: 'error', error: capsError });
     return report();
   }
-  const measured = measureDiscovery({ method: 'tools/call', toolName: CAPABILITIES_TOOL, message: caps.message, bytes: caps.bytes });
+  const measured = measureDiscovery({ method: 'tools/call', toolName: CAPABILITIES_TOOL, message: caps.message, ...sizeOf(caps) });
   if (measured.length === 0) {
     rows.push({ surface: 'get_adcp_capabilities', ...received(caps), target_bytes: capsTarget, status: 'error', error: 'the result carries no AdCP payload' });
     return report();
   }
   for (const m of measured) {
     const answer = m.surface === 'get_adcp_capabilities' ? { transport: transportOf(caps) } : {};
-    rows.push({ surface: m.surface, ...answer, bytes: m.bytes, ...(m.surface === 'get_adcp_capabilities' ? beforeOf(caps) : {}), target_bytes: m.target_bytes, status: statusOf(m) });
+    rows.push({ surface: m.surface, ...answer, bytes: m.bytes, ...beforeFields(m.before), target_bytes: m.target_bytes, status: statusOf(m) });
   }
   return report();
 }
@@ -340,7 +340,21 @@ function received(reply: RpcReply): { transport?: 'json' | 'sse'; bytes?: number
 /** `events_before` and `bytes_before` of an SSE answer that carried anything before its response's event; nothing otherwise. */
 function beforeOf(reply: RpcReply): { events_before?: number; bytes_before?: number } {
   const before = reply.before;
-  return before === undefined || before.bytes === 0 ? {} : { events_before: before.events, bytes_before: before.bytes };
+  return before === undefined || before.bytes === 0 ? {} : beforeFields(before);
+}
+
+function beforeFields(before: BeforeResponse | undefined): { events_before?: number; bytes_before?: number } {
+  return before === undefined ? {} : { events_before: before.events, bytes_before: before.bytes };
+}
+
+/**
+ * A reply's size for `measureDiscovery`, as the live gateway passes it (routing/handler.ts
+ * observeDiscovery): every byte of the answer through the response, and what an SSE answer
+ * carried before it. The capabilities surfaces are measured on the document (`bytes` serves a
+ * page only).
+ */
+function sizeOf(reply: RpcReply): { bytes: number; before?: BeforeResponse } {
+  return reply.before === undefined ? { bytes: reply.answerBytes } : { bytes: reply.answerBytes, before: reply.before };
 }
 
 /**

@@ -6,6 +6,7 @@
 import type { ProbeReport, ProbeRow } from './probe.js';
 import { shownText } from './shown-text.js';
 import { inertJson } from '../observability/inert-json.js';
+import { beforeResponseText } from '../mcp/discovery-size.js';
 
 const COLUMNS = ['surface', 'via', 'bytes', 'target', 'result'] as const;
 /** Columns right-aligned (numbers). */
@@ -38,8 +39,8 @@ function label(row: ProbeRow): string {
 function result(row: ProbeRow): string {
   const status = statusText(row);
   if (row.bytes_before === undefined) return status;
-  const events = row.events_before ?? 0;
-  return `${status} (${n(events)} event${events === 1 ? '' : 's'} before the response: ${n(row.bytes_before)} bytes)`;
+  // The same text as the gateway's discovery-size warning (mcp/discovery-size.ts).
+  return `${status} (${beforeResponseText({ events: row.events_before ?? 0, bytes: row.bytes_before })})`;
 }
 
 function statusText(row: ProbeRow): string {

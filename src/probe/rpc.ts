@@ -25,6 +25,7 @@ import { request } from 'undici';
 import { shownInMessage } from '../errors/local-reply.js';
 import { mediaTypeEssence } from '../response/content-type.js';
 import { namedEventAnswer } from './answer-events.js';
+import type { BeforeResponse } from '../mcp/discovery-size.js';
 
 /** The MCP revision the probe offers in `initialize` (the server may answer with an older one). */
 export const PROBE_PROTOCOL_VERSION = '2025-11-25';
@@ -51,7 +52,7 @@ export interface RpcReply {
    * the bytes before the response's event (those events, comments, id-only blocks, blank
    * lines): `answerBytes` less the response's event.
    */
-  readonly before?: { readonly events: number; readonly bytes: number };
+  readonly before?: BeforeResponse;
   /** Response headers (lower-cased names). */
   readonly headers: Readonly<Record<string, string | string[] | undefined>>;
   /** Why no response message could be read, when `message` is undefined. */

@@ -60,6 +60,7 @@ import { retryAfterSeconds } from './retry-after.js';
 import { dropSellerBytesHeaders } from './headers.js';
 import { hostHeadOverLimit } from './head-size.js';
 import { shownLocation } from '../observability/upstream-location.js';
+import type { BeforeResponse } from '../mcp/discovery-size.js';
 
 /** Slack over the response limit for the decoded bytes of a compressed SSE request stream (see above); >= DECODER_CHUNK_BYTES. */
 export const SSE_DECODED_SLACK_BYTES = 64 * 1024;
@@ -150,10 +151,13 @@ export interface PipelineHooks {
   readonly wantsResponseMessage: boolean;
   /**
    * The seller's response to the exchange's request, as forwarded: the parsed message (after
-   * any rewrite) and the UTF-8 bytes of it the host receives (JSON body or SSE event data).
+   * any rewrite), `bytes`, every UTF-8 byte of the answer the host receives through it (the
+   * JSON body; on SSE the stream through the response's event, the events before it
+   * included), and on SSE `before`, what came before the response's event
+   * (mcp/discovery-size.ts DiscoveryInput: the same as `probe` measures; hostile trial 57, F2).
    * For observation only (discovery sizes); must not throw or change anything.
    */
-  onResponseMessage(message: unknown, bytes: number): void;
+  onResponseMessage(message: unknown, bytes: number, before?: BeforeResponse): void;
 }
 
 export async function handleUpstreamResponse(

@@ -246,10 +246,42 @@ export class SseFrameBatch {
   /** The chunk of the raw range being extended (its first block is the last part), and the range's end. */
   private rawChunk: Buffer | undefined;
   private rawEnd = 0;
+  /** What the stream gave the host so far, kept from {@link countAnswer} on (a discovery answer's stream only). */
+  private answer: AnswerCount | undefined;
+
+  /**
+   * Counts from now on what this stream gives the host, for {@link answerSoFar}: the bytes
+   * written, the events, the comment lines since the last blank line. Called by the SSE stage
+   * on a discovery request's stream only (PipelineHooks.wantsResponseMessage): elsewhere
+   * nothing is counted. Per frame O(1), but for a raw range: one native search per event block
+   * in it (its `LF LF`), to count its events.
+   */
+  countAnswer(): void {
+    this.answer = { written: 0, events: 0, commentTail: 0 };
+  }
+
+  /**
+   * What the host got and is being given on this stream since {@link countAnswer}, the frames
+   * queued and not yet written included: `bytes`, every byte; `events`, the events (frames
+   * with `data:` lines: {@link event}, {@link eventBytes}, each block of a {@link raw} range);
+   * `commentTail`, the bytes of the comment lines queued since the last frame ending with a
+   * blank line (a host's SSE reader reads them in the next event's block). Undefined when not
+   * counting. Costs one pass over the text queued (at most one input chunk's frames): call it
+   * once per answer, not per event.
+   */
+  answerSoFar(): { readonly bytes: number; readonly events: number; readonly commentTail: number } | undefined {
+    const answer = this.answer;
+    if (answer === undefined) return undefined;
+    this.closeRaw();
+    let queued = Buffer.byteLength(this.text);
+    for (const part of this.parts) queued += typeof part === 'string' ? Buffer.byteLength(part) : part.length;
+    return { bytes: answer.written + queued, events: answer.events, commentTail: answer.commentTail };
+  }
 
   /** Adds one event, as {@link encodeSseEvent} writes it (`lines`: as there). */
   event(ev: SseEventOut, lines?: number): void {
     this.text += encodeSseEvent(ev, lines);
+    if (this.answer !== undefined) countEvents(this.answer, 1);
   }
 
   /**
@@ -263,6 +295,7 @@ export class SseFrameBatch {
    * caller counted them (else they are counted here).
    */
   eventBytes(ev: Omit<SseEventOut, 'data'>, data: Buffer, lines?: number): void {
+    if (this.answer !== undefined) countEvents(this.answer, 1);
     this.text += eventHead(ev);
     const count = lines ?? dataLineCount(data);
     if (data.length <= SMALL_EVENT_DATA_BYTES || count > VIEW_EVENT_MAX_LINES) {
@@ -291,6 +324,8 @@ export class SseFrameBatch {
   /** Adds `chunk[start, end)` as it is (event blocks the stage forwards as the seller's bytes). */
   raw(chunk: Buffer, start: number, end: number): void {
     if (start >= end) return;
+    // Canonical blocks (sse-raw-events.ts): each holds one `LF LF`, its end, and one event.
+    if (this.answer !== undefined) countEvents(this.answer, blockEndsIn(chunk, start, end));
     // The next block of the same chunk extends the pending range (one view at the end).
     if (this.rawChunk === chunk && this.rawEnd === start && this.text === '') {
       this.rawEnd = end;
@@ -301,9 +336,15 @@ export class SseFrameBatch {
     this.rawEnd = end;
   }
 
-  /** Adds a frame already encoded (a comment, a `retry:`). */
+  /** Adds a frame already encoded (a comment, a `retry:`, an id-only block). */
   frame(frame: string): void {
     this.text += frame;
+    const answer = this.answer;
+    if (answer === undefined) return;
+    // A comment line (sse-encode.ts encodeSseComment: `:` first, no blank line after it) joins
+    // the next event's block; a `retry:` or id-only frame ends with its blank line.
+    if (frame.charCodeAt(0) === COLON) answer.commentTail += Buffer.byteLength(frame);
+    else answer.commentTail = 0;
   }
 
   /**
@@ -315,6 +356,12 @@ export class SseFrameBatch {
    */
   flush(sink: SseSink): { bytes: number; full: boolean } {
     this.closeRaw();
+    const written = this.write(sink);
+    if (this.answer !== undefined) this.answer.written += written.bytes;
+    return written;
+  }
+
+  private write(sink: SseSink): { bytes: number; full: boolean } {
     if (this.parts.length === 0) {
       const text = this.text;
       if (text === '') return { bytes: 0, full: false };
@@ -357,6 +404,29 @@ export class SseFrameBatch {
     const start = first.byteOffset - chunk.byteOffset;
     if (start + first.length !== this.rawEnd) this.parts[last] = chunk.subarray(start, this.rawEnd);
   }
+}
+
+/** What {@link SseFrameBatch.countAnswer} keeps: bytes written, events queued, the comment lines' bytes since the last blank line. */
+interface AnswerCount {
+  written: number;
+  events: number;
+  commentTail: number;
+}
+
+const COLON = 0x3a;
+const LF_LF = Buffer.from('\n\n', 'latin1');
+
+/** `n` more events queued, each ending with its blank line. */
+function countEvents(answer: AnswerCount, n: number): void {
+  answer.events += n;
+  answer.commentTail = 0;
+}
+
+/** How many `LF LF` pairs `chunk[start, end)` holds, each counted past its end (a raw range's event blocks). */
+function blockEndsIn(chunk: Buffer, start: number, end: number): number {
+  let n = 0;
+  for (let at = chunk.indexOf(LF_LF, start); at !== -1 && at + 2 <= end; at = chunk.indexOf(LF_LF, at + 2)) n++;
+  return n;
 }
 
 function writePart(sink: SseSink, part: string | Buffer): { bytes: number; full: boolean } {

@@ -183,7 +183,7 @@ import type { DropReason, EndReason } from '../errors/codes.js';
 import { ByteBudget } from './byte-budget.js';
 import { SseLineFeeder } from './sse-boundaries.js';
 import { dataBytesOf } from './sse-event-data-bytes.js';
-import { clampSseRetryMs, encodeSseComment, encodeSseIdOnly, encodeSseRetry } from './sse-encode.js';
+import { clampSseRetryMs, encodeSseComment, encodeSseIdOnly, encodeSseRetry, type SseFrameBatch } from './sse-encode.js';
 import { dataLineCount, encodedEventBytes, encodedIdOnlyBytes } from './sse-encoded-size.js';
 import { SseIdOnlyBlocks } from './sse-id-only.js';
 import { TokenCredit } from './sse-token-credit.js';
@@ -301,6 +301,9 @@ export async function handleSseBody(
   const host = new SseHostWriter(reply, hostAnswerStatus(res), exchange);
   exchange.sseStarted = true;
   const batch = host.batch;
+  // A discovery request's answer is measured on what the host receives through the response,
+  // the events before it included, as `probe` measures it (`responseSize`).
+  if (hooks.wantsResponseMessage) batch.countAnswer();
   const answer = (input: LocalErrorInput): void => {
     host.flush();
     // A batch's stream: the error answers each request still awaited, one event each
@@ -460,6 +463,8 @@ export async function handleSseBody(
     if (exchange.finished) return;
     /** The `data:` lines of `out` when it is a rewrite (counted for its bound, passed to the encoder). */
     let outLines: number | undefined;
+    /** The response message as it goes out, for the discovery hooks (set when they want it). */
+    let observed: unknown;
     if (verdict?.kind === 'forward') out = verdict.bytes;
     else if (verdict?.kind === 'response') {
       final = true;
@@ -492,20 +497,43 @@ export async function handleSseBody(
           if (cumulative !== undefined) cumulative.used += eventRewriteAddedBytes(rewritten, seller);
         }
       }
-      if (message !== undefined) hooks.onResponseMessage(message, out.length);
+      observed = message;
     }
     if (out === undefined && data === undefined) out = bytes;
+    /** What the host was given before this event, when it is a response to measure. */
+    const before = observed === undefined ? undefined : batch.answerSoFar();
     // The line count the encoder is told: a rewrite's, counted above; the seller data's when
     // that data goes out (else the encoder counts). No rewrite adds a line break (a lifted
     // text's go out as spaces, lift-line-breaks.ts; JSON text as serialized has none; a splice
     // keeps the seller's): counted all the same, so that the bound holds whatever a rewrite writes.
     if (out !== undefined) batch.eventBytes({ id, event }, out, outLines ?? (out === sellerData ? dataLines : undefined));
     else batch.event({ id, event, data: data! }, dataLines);
+    if (observed !== undefined) responseSize(observed, before);
     framedEvent(event, out ?? data!);
     // The responses it holds are the host's now (written before any later error event).
     batchAnswers?.delivered();
     ids.eventSent(id, final);
     if (final) endPlainly(exchange.actions.length > 0 ? 'rewritten' : 'ok');
+  };
+
+  /**
+   * Hands the response `message`, just queued for the host, to the discovery hooks
+   * (PipelineHooks.onResponseMessage) with its size as the host receives it: every byte this
+   * stream gave the host through the response's event (`SseFrameBatch.answerSoFar`: written and
+   * queued), and what came before that event's block, `before` (the events before it, the bytes
+   * before it but the comment lines that open its block): what `probe` reads on the wire
+   * (probe/rpc.ts `answerBytes`, `before`; mcp/discovery-size.ts BeforeResponse). Counted as
+   * the frames are queued, O(1) per frame (a raw range: a search per event block), nothing
+   * serialized again. It measured the response event's data alone: 3,000 progress events
+   * before a tiny `tools/list` page, 499,944 bytes to the host, drew no warning and no metric
+   * where the probe reported the page over its target (hostile trial 57, F2:
+   * test/regressions/discovery-size-ignores-sse-events-before-response.test.ts). The batch
+   * counts from the stream's start whenever the hooks want the message (`countAnswer`).
+   */
+  const responseSize = (message: unknown, before: ReturnType<SseFrameBatch['answerSoFar']>): void => {
+    const through = batch.answerSoFar();
+    if (before === undefined || through === undefined) return;
+    hooks.onResponseMessage(message, through.bytes, { events: before.events, bytes: before.bytes - before.commentTail });
   };
 
   /**

@@ -2,6 +2,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import {
+  beforeResponseText,
   CAPABILITIES_TARGET_BYTES,
   COUNTERPARTY_FIELD_TARGET_BYTES,
   COUNTERPARTY_FIELDS_TOTAL_TARGET_BYTES,
@@ -66,6 +67,18 @@ describe('tools/list', () => {
     ]);
   });
 
+  it('an SSE answer: what came before the response is kept beside the bytes (which count it), when it holds a byte; one text for probe and warning (hostile trial 57, F2)', () => {
+    assert.deepEqual(measureDiscovery({ method: 'tools/list', toolName: undefined, message: page, bytes: 499_944, before: { events: 3000, bytes: 499_890 } }), [
+      { surface: 'tools_list_page', bytes: 499_944, target_bytes: 131_072, over: true, before: { events: 3000, bytes: 499_890 } },
+    ]);
+    assert.deepEqual(measureDiscovery({ method: 'tools/list', toolName: undefined, message: page, bytes: 54, before: { events: 0, bytes: 0 } }), [
+      { surface: 'tools_list_page', bytes: 54, target_bytes: 131_072, over: false },
+    ]);
+    assert.equal(beforeResponseText({ events: 3000, bytes: 499_890 }), '3,000 events before the response: 499,890 bytes');
+    assert.equal(beforeResponseText({ events: 1, bytes: 9 }), '1 event before the response: 9 bytes');
+    assert.equal(beforeResponseText({ events: 0, bytes: 11 }), '0 events before the response: 11 bytes');
+  });
+
   it('a JSON-RPC error, a batch or a non-object measures nothing', () => {
     const error = { jsonrpc: '2.0', id: 1, error: { code: -32050, message: 'too large' } };
     for (const message of [error, [page], null, 'x', { jsonrpc: '2.0', id: 1, result: [] }]) {
@@ -84,6 +97,20 @@ describe('get_adcp_capabilities', () => {
     assert.deepEqual(capsCall(response({ content: [], structuredContent: past })), [
       { surface: 'get_adcp_capabilities', bytes: 65_537, target_bytes: 65_536, over: true },
     ]);
+  });
+
+  it('what an SSE answer carried before its result goes beside the document, not on its fields', () => {
+    const doc = capabilitiesOfSize(1_000, { media_buy: { portfolio: { publisher_domains: ['a.example'] } } });
+    const message = response({ content: [], structuredContent: doc });
+    const m = measureDiscovery({ method: 'tools/call', toolName: 'get_adcp_capabilities', message, bytes: 5_000, before: { events: 2, bytes: 3_900 } });
+    assert.deepEqual(
+      m.map((x) => [x.surface, x.bytes, x.before]),
+      [
+        ['get_adcp_capabilities', 1_000, { events: 2, bytes: 3_900 }],
+        ['publisher_domains', bytesOf(['a.example']), undefined],
+        ['counterparty_fields_total', bytesOf(['a.example']), undefined],
+      ],
+    );
   });
 
   it('measures the payload, not the envelope or the duplicated text', () => {

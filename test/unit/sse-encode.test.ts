@@ -79,6 +79,31 @@ test('text and bytes: written in order with the socket corked, uncorked at the e
   assert.deepEqual(batch.flush(s), { bytes: 0, full: false });
 });
 
+test('answerSoFar: nothing unless counting; then bytes written and queued, events (each raw block one), the comment lines since the last blank line (hostile trial 57, F2)', () => {
+  const plain = new SseFrameBatch();
+  plain.event({ data: 'x' });
+  assert.equal(plain.answerSoFar(), undefined);
+
+  const chunk = Buffer.from('data: 1\n\ndata: 2\n\nevent: e\ndata: 3\n\n');
+  const batch = new SseFrameBatch();
+  batch.countAnswer();
+  batch.raw(chunk, 0, 9);
+  batch.raw(chunk, 9, chunk.length);
+  batch.frame(': é\n');
+  const s = sink();
+  const written = batch.flush(s).bytes;
+  assert.deepEqual(batch.answerSoFar(), { bytes: written, events: 3, commentTail: Buffer.byteLength(': é\n') });
+  batch.frame(':\n');
+  assert.deepEqual(batch.answerSoFar(), { bytes: written + 2, events: 3, commentTail: Buffer.byteLength(': é\n') + 2 });
+  batch.eventBytes({ id: 't' }, Buffer.from('{"a":"é"}'));
+  assert.deepEqual(batch.answerSoFar(), { bytes: Buffer.byteLength(`${s.text()}:\nid: t\ndata: {"a":"é"}\n\n`), events: 4, commentTail: 0 });
+  batch.frame(': c\n');
+  batch.frame('retry: 500\n\n');
+  assert.equal(batch.answerSoFar()!.commentTail, 0, 'a retry: frame ends its block');
+  batch.flush(s);
+  assert.deepEqual(batch.answerSoFar(), { bytes: Buffer.byteLength(s.text()), events: 4, commentTail: 0 });
+});
+
 test('a write that wants a drain is reported', () => {
   const batch = new SseFrameBatch();
   batch.raw(Buffer.from('data: 1\n\n'), 0, 9);

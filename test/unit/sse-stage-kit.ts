@@ -22,8 +22,8 @@ export interface StageRun {
   /** The whole body the host received. */
   readonly body: string;
   readonly ended: boolean;
-  /** Response messages observed through the pipeline hook (discovery sizes). */
-  readonly observed: Array<{ message: unknown; bytes: number }>;
+  /** Response messages observed through the pipeline hook (discovery sizes): every byte through the response, and what came before it. */
+  readonly observed: Array<{ message: unknown; bytes: number; before?: { events: number; bytes: number } }>;
   /** Warnings logged. */
   readonly warnings: unknown[];
   /** The reason of every dropped event, in order (the `onSseEventDropped` hook's runs, expanded: every drop, where the warnings are throttled). */
@@ -176,7 +176,7 @@ export async function runSseStage(chunks: ReadonlyArray<string | Buffer> | Async
   const reply = { raw, hijack() {}, getHeaders: () => ({}), sent: false } as unknown as FastifyReply;
   const warnings: unknown[] = [];
   const log = { warn: (o: unknown) => warnings.push(o), debug() {}, info() {}, error() {} } as unknown as FastifyBaseLogger;
-  const observed: Array<{ message: unknown; bytes: number }> = [];
+  const observed: Array<{ message: unknown; bytes: number; before?: { events: number; bytes: number } }> = [];
   const drops: string[] = [];
   const dropRuns: Array<[string, number]> = [];
   let sseEnds = 0;
@@ -193,7 +193,7 @@ export async function runSseStage(chunks: ReadonlyArray<string | Buffer> | Async
     onSseEventIdNotTokenized() {},
     onSeller202Answer() {},
     wantsResponseMessage: opts.wantsResponseMessage ?? true,
-    onResponseMessage: (message, bytes) => observed.push({ message, bytes }),
+    onResponseMessage: (message, bytes, before) => observed.push(before === undefined ? { message, bytes } : { message, bytes, before }),
   };
   const source = Symbol.asyncIterator in chunks ? chunks : chunks.map((c) => (typeof c === 'string' ? Buffer.from(c) : c));
   const stream = Readable.from(source, { objectMode: true, highWaterMark: 1 });

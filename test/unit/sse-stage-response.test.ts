@@ -32,10 +32,11 @@ test('a response the rewrite leaves unchanged goes out as the seller bytes, unpa
     assert.equal(r.exchange.outcome, 'ok');
     assert.deepEqual(r.observed, [], 'not parsed for the hook');
   }
-  // Observed when the pipeline wants the message (discovery): parsed, same bytes.
+  // Observed when the pipeline wants the message (discovery): parsed, same bytes, measured on
+  // every byte the host gets through it, the event before it said apart (hostile trial 57, F2).
   const seen = await runSseStage([stream]);
   assert.equal(seen.body, stream);
-  assert.deepEqual(seen.observed, [{ message: JSON.parse(data), bytes: Buffer.byteLength(data) }]);
+  assert.deepEqual(seen.observed, [{ message: JSON.parse(data), bytes: Buffer.byteLength(stream), before: { events: 1, bytes: Buffer.byteLength(progress(1)) } }]);
 });
 
 test('a pretty-printed response over several data lines goes out line for line', async () => {
@@ -55,7 +56,7 @@ test('a dedupe is spliced into the seller bytes: its spacing and number spelling
     const summary = (JSON.parse(out) as { result: { content: Array<{ text: string }> } }).result.content[0]!.text;
     assert.equal(out, data.replace(JSON.stringify(text), JSON.stringify(summary)));
     assert.equal(r.exchange.bytesSaved, Buffer.byteLength(data) - Buffer.byteLength(out));
-    if (wantsResponseMessage) assert.deepEqual(r.observed, [{ message: JSON.parse(out), bytes: Buffer.byteLength(out) }]);
+    if (wantsResponseMessage) assert.deepEqual(r.observed, [{ message: JSON.parse(out), bytes: Buffer.byteLength(r.body), before: { events: 1, bytes: Buffer.byteLength(r.writes[0]!) } }]);
   }
 });
 
