@@ -14,6 +14,7 @@ import { GATEWAY_MESSAGES, isGatewayText } from '../../src/observability/log-voc
 import { DROP_SUMMARY_MSG, FIRST_DROP_MSG } from '../../src/response/sse-drop-log.js';
 import { GONE_MSG } from '../../src/config-watch.js';
 import { SELLER_202_ANSWER_MSG } from '../../src/response/accepted-answer.js';
+import { DISCOVERY_OVER_TARGET_MSG } from '../../src/routing/handler.js';
 import { DROPPED_MSG, REPEATED_FAILURE_MSG } from '../../src/reload.js';
 import { REPO } from '../helpers/process.js';
 
@@ -106,7 +107,7 @@ describe('the gateway texts', () => {
   test('every literal log message of the sources is listed, and every listed one is in the sources', () => {
     const literal = literalMessages();
     assert.deepEqual([...literal.keys()].filter((m) => !GATEWAY_MESSAGES.includes(m)), []);
-    const constants = [FIRST_DROP_MSG, DROP_SUMMARY_MSG, REPEATED_FAILURE_MSG, DROPPED_MSG, GONE_MSG, SELLER_202_ANSWER_MSG];
+    const constants = [FIRST_DROP_MSG, DROP_SUMMARY_MSG, REPEATED_FAILURE_MSG, DROPPED_MSG, GONE_MSG, SELLER_202_ANSWER_MSG, DISCOVERY_OVER_TARGET_MSG];
     assert.deepEqual(GATEWAY_MESSAGES.filter((m) => !literal.has(m) && !constants.includes(m)), []);
     for (const m of [...GATEWAY_MESSAGES, ...constants]) assert.equal(isGatewayText(m), true, m);
   });
