@@ -12,7 +12,7 @@
  * copy (test/regressions/big-number-precision.test.ts). The fix is conservative: what can't
  * round-trip is never rewritten, the seller's bytes go out as they are.
  */
-import { closingQuote, TAB, LF, CR, SPACE, QUOTE, PLUS, MINUS, DOT, DIGIT_0, DIGIT_9, UPPER_E, LOWER_E } from './json-bytes.js';
+import { closingQuote, QUOTE, PLUS, MINUS, DOT, DIGIT_0, DIGIT_9, UPPER_E, LOWER_E } from './json-bytes.js';
 
 
 /**
@@ -28,6 +28,13 @@ const SAFE_SIGNIFICANT_DIGITS = 15;
  */
 const MIN_SAFE_EXPONENT = -307;
 const MAX_SAFE_EXPONENT = 307;
+/**
+ * Past these decimal exponents of the first significant digit `Number` reads no nonzero finite
+ * double: from 1e309 up it is `Infinity` (the largest double is 1.7976931348623157e308), below
+ * 1e-324 it is 0 (under half the smallest, 5e-324).
+ */
+const MAX_FINITE_EXPONENT = 308;
+const MIN_NONZERO_EXPONENT = -324;
 /** The shortest round-trip form of a double has at most 17 significant digits. */
 const MAX_SHORTEST_DIGITS = 17;
 /** `String(x)` writes an integer in full only below 1e21 (at most 21 digits), exponential above. */
@@ -62,97 +69,157 @@ const MAX_FULL_INTEGER_DIGITS = 21;
  * >= 0x80 are never `"`, `\`, a digit or a sign). Syntax is not validated (the text has
  * been, or will be, parsed); for invalid JSON the answer is whatever the scan saw.
  *
- * Complexity: one forward pass, O(n) time, no allocation except the rare rule-3 check (a few
- * strings the size of the token, for tokens of 16-21 integer digits or 16-17 significant
- * digits, or at the edges of the double range). Strings are skipped with
- * {@link closingQuote} like `checkJsonBounds`; each digit costs a few comparisons. Returns at the first
- * lossy token.
+ * Complexity: one forward pass, O(n) time: each character read once (`charCodeAt` or an
+ * index, a tight loop per part of a number token), no copy; no allocation except the rare
+ * rule-3 check, a few strings of at most ~25 characters whatever the token's length (for
+ * tokens of 16-21 integer digits or 16-17 significant digits, or near the edges of the double
+ * range; a value past them is lossy without converting). Strings are skipped with
+ * {@link closingQuote} like `checkJsonBounds`. Returns at the first lossy token. Before (a
+ * follow-up of hostile trial 56), a rule-3 token was copied whole and read by `Number` twice:
+ * a seller's `1e-` and 4M digits cost ~0.1-0.2 s of the event loop
+ * (test/regressions/huge-number-lossy-check-stalls-gateway.test.ts).
  */
 export function hasLossyNumber(input: string | Uint8Array): boolean {
   const str = typeof input === 'string' ? input : undefined;
-  const bytes = typeof input === 'string' ? undefined : input;
+  const bytes = str === undefined ? (input as Uint8Array) : undefined;
   const n = input.length;
-
   for (let i = 0; i < n; i++) {
-    let c = str !== undefined ? str.charCodeAt(i) : (bytes as Uint8Array)[i] as number;
-    if (c === SPACE || c === LF || c === CR || c === TAB) continue;
-
+    let c = str !== undefined ? str.charCodeAt(i) : bytes![i]!;
     if (c === QUOTE) {
       const close = closingQuote(input, i);
       if (close === -1) return false; // unterminated string: no number after it
       i = close;
       continue;
     }
-
     if (c !== MINUS && (c < DIGIT_0 || c > DIGIT_9)) continue;
 
-    // A number token: -?int(.frac)?([eE][+-]?exp)?
+    // A number token: -?int(.frac)?([eE]exp)?, each part read by a loop of its own.
     const start = i;
-    if (c === MINUS) {
-      i++;
-      c = i < n ? (str !== undefined ? str.charCodeAt(i) : (bytes as Uint8Array)[i] as number) : -1;
-    }
-    /** Mantissa digits seen (integer and fraction parts). */
-    let digits = 0;
-    let intDigits = 0;
-    /** Mantissa index of the first and last nonzero digit; -1 while all zero. */
-    let firstNonZero = -1;
-    let lastNonZero = -1;
-    let fractionOrExponent = false;
-    let exponent = 0;
-    let exponentNegative = false;
-    let part = 0; // 0 integer, 1 fraction, 2 exponent
-    for (; i < n; i++) {
-      c = str !== undefined ? str.charCodeAt(i) : (bytes as Uint8Array)[i] as number;
-      if (c >= DIGIT_0 && c <= DIGIT_9) {
-        if (part === 2) {
-          // A double, never clamped (a clamp could let leading zeros cancel a huge exponent):
-          // past 2^53 it is inexact, past 309 digits Infinity, both far outside the band below.
-          exponent = exponent * 10 + (c - DIGIT_0);
-        } else {
+    if (c === MINUS) i++;
+    const mantissaStart = i;
+    /** Offsets of the `.` (-1 when none), and of the first and last nonzero mantissa digit (-1 while all zero). */
+    let dot = -1;
+    let first = -1;
+    let last = -1;
+    for (;;) {
+      if (str !== undefined) {
+        for (; i < n; i++) {
+          c = str.charCodeAt(i);
+          if (c < DIGIT_0 || c > DIGIT_9) break;
           if (c !== DIGIT_0) {
-            if (firstNonZero === -1) firstNonZero = digits;
-            lastNonZero = digits;
+            if (first === -1) first = i;
+            last = i;
           }
-          digits++;
-          if (part === 0) intDigits++;
         }
-      } else if (c === DOT && part === 0) {
-        part = 1;
-        fractionOrExponent = true;
-      } else if ((c === LOWER_E || c === UPPER_E) && part !== 2) {
-        part = 2;
-        fractionOrExponent = true;
-      } else if ((c === PLUS || c === MINUS) && part === 2) {
-        if (c === MINUS) exponentNegative = true;
       } else {
-        break;
+        for (; i < n; i++) {
+          c = bytes![i]!;
+          if (c < DIGIT_0 || c > DIGIT_9) break;
+          if (c !== DIGIT_0) {
+            if (first === -1) first = i;
+            last = i;
+          }
+        }
       }
+      if (i < n && c === DOT && dot === -1) {
+        dot = i++;
+        continue; // the fraction's digits
+      }
+      break;
+    }
+    const intDigits = (dot === -1 ? i : dot) - mantissaStart;
+    let fractionOrExponent = dot !== -1;
+    // The exponent: digits, `+` and `-` in any order (a `-` anywhere makes it negative), as
+    // the scan always read it; `Number` reads only `[eE][+-]?\d+` (well formed). A double,
+    // never clamped (a clamp could let leading zeros cancel a huge exponent): past 2^53 it is
+    // inexact, past 309 digits Infinity, both far outside the bands below.
+    let exponent = 0;
+    let wellFormed = true;
+    if (i < n && (c === LOWER_E || c === UPPER_E)) {
+      fractionOrExponent = true;
+      let negative = false;
+      let digits = 0;
+      let signs = 0;
+      let signAfterDigit = false;
+      for (i++; i < n; i++) {
+        const from = i;
+        if (str !== undefined) {
+          for (; i < n; i++) {
+            c = str.charCodeAt(i);
+            if (c < DIGIT_0 || c > DIGIT_9) break;
+            exponent = exponent * 10 + (c - DIGIT_0);
+          }
+        } else {
+          for (; i < n; i++) {
+            c = bytes![i]!;
+            if (c < DIGIT_0 || c > DIGIT_9) break;
+            exponent = exponent * 10 + (c - DIGIT_0);
+          }
+        }
+        digits += i - from;
+        if (i === n || (c !== PLUS && c !== MINUS)) break;
+        if (c === MINUS) negative = true;
+        if (digits > 0) signAfterDigit = true;
+        signs++;
+      }
+      if (negative) exponent = -exponent;
+      wellFormed = digits > 0 && signs <= 1 && !signAfterDigit;
     }
     const end = i;
     i--; // the loop's i++ lands on the character after the token
 
-    const significant = firstNonZero === -1 ? 0 : lastNonZero - firstNonZero + 1;
     if (!fractionOrExponent) {
-      if (digits <= SAFE_SIGNIFICANT_DIGITS) continue;
-      if (digits > MAX_FULL_INTEGER_DIGITS || significant > MAX_SHORTEST_DIGITS) return true;
+      if (intDigits <= SAFE_SIGNIFICANT_DIGITS) continue;
+      const significant = first === -1 ? 0 : last - first + 1;
+      if (intDigits > MAX_FULL_INTEGER_DIGITS || significant > MAX_SHORTEST_DIGITS) return true;
       if (!integerRoundTrips(tokenText(input, start, end))) return true;
-    } else {
-      if (significant === 0) continue; // zero: stays an exact 0
-      if (significant <= SAFE_SIGNIFICANT_DIGITS) {
-        // Decimal exponent of the first significant digit: the value is in [10^e, 10^(e+1)).
-        const e = intDigits - 1 - firstNonZero + (exponentNegative ? -exponent : exponent);
-        if (e >= MIN_SAFE_EXPONENT && e <= MAX_SAFE_EXPONENT) continue;
-      } else if (significant > MAX_SHORTEST_DIGITS) {
-        return true;
-      }
-      if (!decimalRoundTrips(tokenText(input, start, end))) return true;
+      continue;
     }
+    if (first === -1) continue; // zero: stays an exact 0
+    // Mantissa indexes of the first and last nonzero digit (the `.` not counted).
+    const firstIndex = first - mantissaStart - (dot !== -1 && first > dot ? 1 : 0);
+    const significant = last - mantissaStart - (dot !== -1 && last > dot ? 1 : 0) - firstIndex + 1;
+    // Decimal exponent of the first significant digit: the value is in [10^e, 10^(e+1)).
+    const e = intDigits - 1 - firstIndex + exponent;
+    if (significant <= SAFE_SIGNIFICANT_DIGITS) {
+      if (e >= MIN_SAFE_EXPONENT && e <= MAX_SAFE_EXPONENT) continue;
+    } else if (significant > MAX_SHORTEST_DIGITS) {
+      return true;
+    }
+    // Rule 3, decided without converting when `Number` would give NaN (an exponent it does
+    // not read, `1e5-3`), `Infinity` (written `null`) or 0: lossy.
+    if (!wellFormed || e > MAX_FINITE_EXPONENT || e < MIN_NONZERO_EXPONENT) return true;
+    const token = end - start <= MAX_DOUBLE_TEXT ? tokenText(input, start, end) : shortSpelling(input, start, first, last, dot, e - significant + 1);
+    if (!decimalRoundTrips(token)) return true;
   }
   return false;
 }
 
-/** The token `input[start, end)` as a string (number tokens are ASCII). */
+/**
+ * The longest `String(number)`: 25 characters (`-0.0000012345678901234567`). A token longer than
+ * this is never its double's text, and rule 3 reads it spelled short ({@link shortSpelling}).
+ */
+const MAX_DOUBLE_TEXT = 25;
+
+/**
+ * The value of a longer number token of `input` (at `start`) spelled short for rule 3:
+ * `[-]<digits>e<exponent>`, its significant digits (from its first nonzero digit at `first` to
+ * its last at `last`, the `.` at `dot` left out: at most 17) as an integer, scaled by
+ * 10^`exponent`. The same exact value as the token, so `Number` reads the same double and
+ * {@link decimalRoundTrips} gives the same answer; at most ~25 characters however long the
+ * token is. Before, the token itself was copied and read by `Number` twice: a seller's `1e-`
+ * and 4M digits cost ~0.1-0.2 s of the event loop (a follow-up of hostile trial 56;
+ * test/regressions/huge-number-lossy-check-stalls-gateway.test.ts).
+ */
+function shortSpelling(input: string | Uint8Array, start: number, first: number, last: number, dot: number, exponent: number): string {
+  const str = typeof input === 'string' ? input : undefined;
+  const at = (k: number): number => (str !== undefined ? str.charCodeAt(k) : (input as Uint8Array)[k]!);
+  let digits = at(start) === MINUS ? '-' : '';
+  for (let k = first; k <= last; k++) if (k !== dot) digits += String.fromCharCode(at(k));
+  return `${digits}e${exponent}`;
+}
+
+/** The token `input[start, end)` as a string (number tokens are ASCII; in rule 3 an integer's, at most 22 characters). */
 function tokenText(input: string | Uint8Array, start: number, end: number): string {
   if (typeof input === 'string') return input.slice(start, end);
   if (Buffer.isBuffer(input)) return input.toString('latin1', start, end);
