@@ -352,6 +352,81 @@ export function exactDecimal(text: string): string {
   return `${negative ? '-' : ''}${digits.slice(first, last)}e${addToInteger(exponentText, intDigits - last)}`;
 }
 
+/**
+ * The least and the greatest length `exactDecimal(text)` can have, for `text` the latin1 text of
+ * `bytes[start, end)`, read from the bytes: one pass, no string made (no copy of the text, no
+ * canonical text). Equal, the exact length, unless the exponent has more than 15 digits after
+ * its leading zeros; then it is within one of it either way (a carry or a borrow in
+ * {@link addToInteger} may add or take a digit). A text that is not a number: its length + 1
+ * (`?` and the text).
+ *
+ * Why: a canonical text of a number written long is as long (`1e` and 4M nines: a 4 MB
+ * exponent), and making it for a cancellation's `requestId` (response/json-value-at.ts
+ * requestIdMatcher) cost a 4 MB latin1 copy, regular expressions over it and another copy
+ * when the exponent was added to, ~0.1 s of the event loop per cancellation, to compare it with
+ * request ids a few characters long (a follow-up of hostile trial 56;
+ * test/regressions/cancel-huge-number-id-canonicalized.test.ts). Two numbers whose canonical
+ * lengths differ are not equal: the lengths decide most comparisons.
+ */
+export function exactDecimalLengthRange(bytes: Uint8Array, start: number, end: number): readonly [number, number] {
+  const invalid = [end - start + 1, end - start + 1] as const;
+  const negative = bytes[start] === MINUS;
+  // exactDecimal's `e`: the first `e`, else the first `E`.
+  const text = bytes.subarray(start, end); // a view, no copy
+  let e = text.indexOf(LOWER_E);
+  if (e === -1) e = text.indexOf(UPPER_E);
+  e = e === -1 ? end : start + e;
+  // The mantissa, its first `.` left out: at least one digit, nothing but digits.
+  let dot = -1;
+  let digits = 0;
+  let first = -1;
+  let last = -1;
+  for (let k = negative ? start + 1 : start; k < e; k++) {
+    const c = bytes[k]!;
+    if (c === DOT && dot === -1) {
+      dot = digits;
+      continue;
+    }
+    if (c < DIGIT_0 || c > DIGIT_9) return invalid;
+    if (c !== DIGIT_0) {
+      if (first === -1) first = digits;
+      last = digits;
+    }
+    digits++;
+  }
+  if (digits === 0) return invalid;
+  // The exponent, `[+-]?\d+` (none reads as `0`): its sign, and its digits after leading zeros (one kept).
+  let exponentNegative = false;
+  let from = e + 1;
+  if (e < end) {
+    const sign = bytes[from];
+    if (sign === PLUS || sign === MINUS) {
+      exponentNegative = sign === MINUS;
+      from++;
+    }
+    if (from === end) return invalid;
+    for (let k = from; k < end; k++) {
+      const c = bytes[k]!;
+      if (c < DIGIT_0 || c > DIGIT_9) return invalid;
+    }
+    while (from < end - 1 && bytes[from] === DIGIT_0) from++;
+  }
+  if (first === -1) return [1, 1]; // `0`
+  const intDigits = dot === -1 ? digits : dot;
+  const shift = intDigits - (last + 1);
+  const head = (negative ? 1 : 0) + (last - first + 1) + 1; // [-]<digits>e
+  const exponentDigits = e < end ? end - from : 1;
+  if (exponentDigits > EXACT_EXPONENT_DIGITS) {
+    const sign = exponentNegative ? 1 : 0;
+    return [head + sign + exponentDigits - 1, head + sign + exponentDigits + 1];
+  }
+  // As addToInteger writes it: exact in doubles.
+  let value = 0;
+  for (let k = from; k < end && e < end; k++) value = value * 10 + (bytes[k]! - DIGIT_0);
+  const length = head + String(value * (exponentNegative ? -1 : 1) + shift).length;
+  return [length, length];
+}
+
 /** Exponents of at most this many digits (after leading zeros) are exact as doubles, and so is their sum with a shift. */
 const EXACT_EXPONENT_DIGITS = 15;
 /** 10^{@link EXACT_EXPONENT_DIGITS}: the base of the low part in {@link addToInteger}. */

@@ -6,13 +6,17 @@
  *   spelled short, and decides NaN, Infinity and 0 without converting), against the version
  *   before it, kept in test/helpers/lossy-number-before.ts: the same answer on seeded random
  *   number spellings, valid or not, alone and inside texts, as a string, a Buffer and a
- *   Uint8Array view.
+ *   Uint8Array view;
+ * - `exactDecimalLengthRange` against `exactDecimal(text).length`, and `requestIdMatcher`
+ *   (which now decides by those lengths first) against `isRequestId`, which it must equal.
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { hasLossyNumber } from '../../src/mcp/json-numbers.js';
+import { exactDecimal, exactDecimalLengthRange, hasLossyNumber } from '../../src/mcp/json-numbers.js';
+import { isRequestId, requestIdMatcher } from '../../src/response/json-value-at.js';
 import { hasLossyNumberBefore } from '../helpers/lossy-number-before.js';
 import { rng } from '../helpers/json-fuzz.js';
+import { hostRpc } from '../helpers/written-request-ids.js';
 
 const random = rng(5656);
 const int = (n: number) => Math.floor(random() * n);
@@ -122,5 +126,51 @@ describe('hasLossyNumber: the same answers as the version before (seeded)', () =
     }
     const items = Array.from({ length: 20_000 }, (_, i) => ({ id: i, price: (i * 1.37) % 1000, ratio: i / 7, big: 2 ** 53 + i, tiny: i * 1e-310 }));
     assertSame(JSON.stringify({ items }));
+  });
+});
+
+describe('exactDecimalLengthRange: the length of exactDecimal, from the bytes', () => {
+  /** Exponent digits: short, around 15/16 digits, long with carries and borrows (as json-numbers.test.ts spells them). */
+  const exponentDigits = () =>
+    pick([String(int(400)), String(10 ** 15 + int(200) - 100), String(10 ** 16 + int(200) - 100), '9'.repeat(1 + int(40)), `1${zeros(15 + int(30))}`, digitRun(1 + int(60)), `${zeros(1 + int(20))}${int(99)}`]);
+  const spelling = () =>
+    `${pick(['', '', '-'])}${pick(['', '0', '00'])}${pick(['0', digitRun(1 + int(25)), `${1 + int(9)}${zeros(int(25))}`, '1', ''])}` +
+    `${pick(['', '', `.${digitRun(1 + int(25))}`, `.${zeros(int(30))}${digitRun(1 + int(5))}`, '.0', '.'])}` +
+    (random() < 0.8 ? `${pick(['e', 'E'])}${pick(['', '+', '-'])}${exponentDigits()}` : '');
+  const INVALID = ['', '-', 'e5', '1e', '1e+', '1e+-5', '1.2.3', 'abc', '1e5.5', '.5', '5.', '-.5e3', '+1', '1e 5', '1E5e3', '1e5E3', '--1', '-e', '0x10'];
+
+  test('20,000 seeded spellings and the invalid texts: the length within the range; exact unless the exponent is over 15 digits', () => {
+    for (let k = 0; k < 20_000 + INVALID.length; k++) {
+      const text = k < INVALID.length ? INVALID[k]! : spelling();
+      const bytes = Buffer.from(`e1.-${text}5e-1`, 'latin1'); // read at an offset: nothing outside the range
+      const [min, max] = exactDecimalLengthRange(bytes, 4, 4 + text.length);
+      const length = exactDecimal(text).length;
+      assert.ok(min <= length && length <= max, `${text}: ${length} not in [${min}, ${max}]`);
+      const exponent = /[eE][+-]?0*(\d+)$/.exec(text)?.[1] ?? '';
+      if (exponent.length <= 15) assert.equal(max, min, text);
+      else assert.ok(max - min <= 2, text);
+    }
+  });
+
+  test('requestIdMatcher is isRequestId: seeded written ids against requests with and without idText', () => {
+    const written = () => pick([spelling(), String(int(20)), '"7"', `${int(5)}e${int(3)}`, `${int(5)}.0`, '7', '-0', '1e-400', `1e${'9'.repeat(30)}`, `10e${'9'.repeat(29)}8`]);
+    const requests = () => pick(['7', '7.0', '70e-1', '1', '0', '-0', '0.0', '9007199254740993', '12345678901234567890', '1e-400', '10e-401', '"7"', `1e-${'9'.repeat(30)}`, spelling()]);
+    let matched = 0;
+    for (let k = 0; k < 5_000; k++) {
+      const id = written();
+      const bytes = Buffer.from(` ${id} `);
+      const range = [1, 1 + id.length] as const;
+      const isId = requestIdMatcher(bytes, range);
+      for (let r = 0; r < 4; r++) {
+        const text = requests();
+        // A request the peek takes: valid JSON, not read as infinite.
+        if (!/^-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?$|^"7"$/.test(text) || JSON.parse(text) === Infinity || JSON.parse(text) === -Infinity) continue;
+        const rpc = hostRpc(text, 'tools/call');
+        const expected = isRequestId(bytes, range, rpc);
+        assert.equal(isId(rpc), expected, `${id} vs request ${text}`);
+        if (expected) matched++;
+      }
+    }
+    assert.ok(matched > 100, `matches in the sample: ${matched}`);
   });
 });
