@@ -105,9 +105,9 @@ describe('hasLossyNumber: the same answers as the version before (seeded)', () =
     }
   });
 
-  test('20,000 random tokens and 20,000 aimed at rule 3, alone and inside texts: identical; both answers common', () => {
+  test('10,000 random tokens and 10,000 aimed at rule 3, alone and inside texts: identical; both answers common', () => {
     const answers = { true: 0, false: 0, longTrue: 0, longFalse: 0 };
-    for (let k = 0; k < 20_000; k++) {
+    for (let k = 0; k < 10_000; k++) {
       for (const t of [token(), ruleThreeToken()]) {
         const lossy = assertSame(t);
         answers[lossy ? 'true' : 'false']++;
@@ -115,7 +115,7 @@ describe('hasLossyNumber: the same answers as the version before (seeded)', () =
         assertSame(inText(t));
       }
     }
-    for (const [key, count] of Object.entries(answers)) assert.ok(count > 1000, `${key}: ${count}`);
+    for (const [key, count] of Object.entries(answers)) assert.ok(count > 500, `${key}: ${count}`);
   });
 
   test('texts of megabytes: a 1 MB number of each kind, and many small numbers', () => {
@@ -137,23 +137,29 @@ describe('exactDecimalLengthRange: the length of exactDecimal, from the bytes', 
     `${pick(['', '', '-'])}${pick(['', '0', '00'])}${pick(['0', digitRun(1 + int(25)), `${1 + int(9)}${zeros(int(25))}`, '1', ''])}` +
     `${pick(['', '', `.${digitRun(1 + int(25))}`, `.${zeros(int(30))}${digitRun(1 + int(5))}`, '.0', '.'])}` +
     (random() < 0.8 ? `${pick(['e', 'E'])}${pick(['', '+', '-'])}${exponentDigits()}` : '');
-  const INVALID = ['', '-', 'e5', '1e', '1e+', '1e+-5', '1.2.3', 'abc', '1e5.5', '.5', '5.', '-.5e3', '+1', '1e 5', '1E5e3', '1e5E3', '--1', '-e', '0x10'];
+  const INVALID = ['-', '1e', '1e+', '1e+-5', '1.2.3', '1e5.5', '5.', '-.5e3', '1e 5', '1E5e3', '1e5E3', '--1', '-e', '0x10', '7e', '7.0.0', '70e-1-', '7 '];
 
-  test('20,000 seeded spellings and the invalid texts: the length within the range; exact unless the exponent is over 15 digits', () => {
-    for (let k = 0; k < 20_000 + INVALID.length; k++) {
-      const text = k < INVALID.length ? INVALID[k]! : spelling();
+  test('20,000 seeded spellings: the length within the range; exact unless the exponent is over 15 digits', () => {
+    let numbers = 0;
+    for (let k = 0; k < 20_000; k++) {
+      const text = spelling();
+      const canonical = exactDecimal(text);
+      if (canonical.startsWith('?')) continue; // not a number: the range means nothing (its doc)
+      numbers++;
       const bytes = Buffer.from(`e1.-${text}5e-1`, 'latin1'); // read at an offset: nothing outside the range
       const [min, max] = exactDecimalLengthRange(bytes, 4, 4 + text.length);
-      const length = exactDecimal(text).length;
+      const length = canonical.length;
       assert.ok(min <= length && length <= max, `${text}: ${length} not in [${min}, ${max}]`);
       const exponent = /[eE][+-]?0*(\d+)$/.exec(text)?.[1] ?? '';
       if (exponent.length <= 15) assert.equal(max, min, text);
       else assert.ok(max - min <= 2, text);
     }
+    assert.ok(numbers > 15_000, `numbers among the spellings: ${numbers}`);
   });
 
   test('requestIdMatcher is isRequestId: seeded written ids against requests with and without idText', () => {
-    const written = () => pick([spelling(), String(int(20)), '"7"', `${int(5)}e${int(3)}`, `${int(5)}.0`, '7', '-0', '1e-400', `1e${'9'.repeat(30)}`, `10e${'9'.repeat(29)}8`]);
+    // Written ids: numbers, and texts no scan would pass (the matcher must still be isRequestId on them).
+    const written = () => pick([spelling(), spelling(), String(int(20)), '"7"', `${int(5)}e${int(3)}`, `${int(5)}.0`, '7', '-0', '1e-400', `1e${'9'.repeat(30)}`, `10e${'9'.repeat(29)}8`, pick(INVALID)]);
     const requests = () => pick(['7', '7.0', '70e-1', '1', '0', '-0', '0.0', '9007199254740993', '12345678901234567890', '1e-400', '10e-401', '"7"', `1e-${'9'.repeat(30)}`, spelling()]);
     let matched = 0;
     for (let k = 0; k < 5_000; k++) {
