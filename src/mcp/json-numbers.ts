@@ -130,13 +130,17 @@ export function hasLossyNumber(input: string | Uint8Array): boolean {
     const intDigits = (dot === -1 ? i : dot) - mantissaStart;
     let fractionOrExponent = dot !== -1;
     // The exponent: digits, `+` and `-` in any order (a `-` anywhere makes it negative), as
-    // the scan always read it; `Number` reads only `[eE][+-]?\d+` (well formed). A double,
-    // never clamped (a clamp could let leading zeros cancel a huge exponent): past 2^53 it is
-    // inexact, past 309 digits Infinity, both far outside the bands below.
+    // the scan always read it; `Number` reads only `[eE][+-]?\d+` (well formed). Its value is
+    // kept a small integer (below 10^9): the interpreter, which runs this loop until it is
+    // optimized (a check seldom called runs cold), boxes each new double, and a 4M-digit
+    // exponent cost 4M allocations. Past it, {@link exponentPast} decides.
     let exponent = 0;
+    let exponentStart = -1;
+    let exponentOverflow = false;
     let wellFormed = true;
     if (i < n && (c === LOWER_E || c === UPPER_E)) {
       fractionOrExponent = true;
+      exponentStart = i + 1;
       let negative = false;
       let digits = 0;
       let signs = 0;
@@ -147,13 +151,15 @@ export function hasLossyNumber(input: string | Uint8Array): boolean {
           for (; i < n; i++) {
             c = str.charCodeAt(i);
             if (c < DIGIT_0 || c > DIGIT_9) break;
-            exponent = exponent * 10 + (c - DIGIT_0);
+            if (exponent < EXPONENT_CAP) exponent = exponent * 10 + (c - DIGIT_0);
+            else exponentOverflow = true;
           }
         } else {
           for (; i < n; i++) {
             c = bytes![i]!;
             if (c < DIGIT_0 || c > DIGIT_9) break;
-            exponent = exponent * 10 + (c - DIGIT_0);
+            if (exponent < EXPONENT_CAP) exponent = exponent * 10 + (c - DIGIT_0);
+            else exponentOverflow = true;
           }
         }
         digits += i - from;
@@ -180,7 +186,8 @@ export function hasLossyNumber(input: string | Uint8Array): boolean {
     const firstIndex = first - mantissaStart - (dot !== -1 && first > dot ? 1 : 0);
     const significant = last - mantissaStart - (dot !== -1 && last > dot ? 1 : 0) - firstIndex + 1;
     // Decimal exponent of the first significant digit: the value is in [10^e, 10^(e+1)).
-    const e = intDigits - 1 - firstIndex + exponent;
+    const base = intDigits - 1 - firstIndex;
+    const e = base + (exponentOverflow ? exponentPast(str, bytes, exponentStart, end, base, exponent < 0) : exponent);
     if (significant <= SAFE_SIGNIFICANT_DIGITS) {
       if (e >= MIN_SAFE_EXPONENT && e <= MAX_SAFE_EXPONENT) continue;
     } else if (significant > MAX_SHORTEST_DIGITS) {
@@ -193,6 +200,26 @@ export function hasLossyNumber(input: string | Uint8Array): boolean {
     if (!decimalRoundTrips(token)) return true;
   }
   return false;
+}
+
+/** Below this an exponent's value times 10 plus a digit is still a small integer (under 2^30). */
+const EXPONENT_CAP = 100_000_000;
+
+/**
+ * The value of an exponent of 10^9 or more (`input[from, end)`, its digits and signs as
+ * {@link hasLossyNumber} read them; `negative` its sign), added to `base` (the mantissa's part of
+ * the decimal exponent, |base| below the mantissa's length): `Infinity` with its sign when the
+ * sum is outside any band whatever its exact value (always but for a mantissa of about 10^9
+ * characters); else the double the scan always read, digit by digit.
+ */
+function exponentPast(str: string | undefined, bytes: Uint8Array | undefined, from: number, end: number, base: number, negative: boolean): number {
+  if (Math.abs(base) + 1000 < 10 * EXPONENT_CAP) return negative ? -Infinity : Infinity;
+  let exponent = 0;
+  for (let k = from; k < end; k++) {
+    const c = str !== undefined ? str.charCodeAt(k) : bytes![k]!;
+    if (c >= DIGIT_0 && c <= DIGIT_9) exponent = exponent * 10 + (c - DIGIT_0);
+  }
+  return negative ? -exponent : exponent;
 }
 
 /**
