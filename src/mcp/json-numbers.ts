@@ -12,7 +12,7 @@
  * copy (test/regressions/big-number-precision.test.ts). The fix is conservative: what can't
  * round-trip is never rewritten, the seller's bytes go out as they are.
  */
-import { closingQuote, TAB, LF, CR, SPACE, QUOTE, PLUS, MINUS, DOT, DIGIT_0, DIGIT_9, UPPER_E, LOWER_E } from './json-bytes.js';
+import { closingQuote, QUOTE, PLUS, MINUS, DOT, DIGIT_0, DIGIT_9, UPPER_E, LOWER_E } from './json-bytes.js';
 
 
 /**
@@ -28,6 +28,13 @@ const SAFE_SIGNIFICANT_DIGITS = 15;
  */
 const MIN_SAFE_EXPONENT = -307;
 const MAX_SAFE_EXPONENT = 307;
+/**
+ * Past these decimal exponents of the first significant digit `Number` reads no nonzero finite
+ * double: from 1e309 up it is `Infinity` (the largest double is 1.7976931348623157e308), below
+ * 1e-324 it is 0 (under half the smallest, 5e-324).
+ */
+const MAX_FINITE_EXPONENT = 308;
+const MIN_NONZERO_EXPONENT = -324;
 /** The shortest round-trip form of a double has at most 17 significant digits. */
 const MAX_SHORTEST_DIGITS = 17;
 /** `String(x)` writes an integer in full only below 1e21 (at most 21 digits), exponential above. */
@@ -62,97 +69,184 @@ const MAX_FULL_INTEGER_DIGITS = 21;
  * >= 0x80 are never `"`, `\`, a digit or a sign). Syntax is not validated (the text has
  * been, or will be, parsed); for invalid JSON the answer is whatever the scan saw.
  *
- * Complexity: one forward pass, O(n) time, no allocation except the rare rule-3 check (a few
- * strings the size of the token, for tokens of 16-21 integer digits or 16-17 significant
- * digits, or at the edges of the double range). Strings are skipped with
- * {@link closingQuote} like `checkJsonBounds`; each digit costs a few comparisons. Returns at the first
- * lossy token.
+ * Complexity: one forward pass, O(n) time: each character read once (`charCodeAt` or an
+ * index, a tight loop per part of a number token), no copy; no allocation except the rare
+ * rule-3 check, a few strings of at most ~25 characters whatever the token's length (for
+ * tokens of 16-21 integer digits or 16-17 significant digits, or near the edges of the double
+ * range; a value past them is lossy without converting). Strings are skipped with
+ * {@link closingQuote} like `checkJsonBounds`. Returns at the first lossy token. Before (a
+ * follow-up of hostile trial 56), a rule-3 token was copied whole and read by `Number` twice:
+ * a seller's `1e-` and 4M digits cost ~0.1-0.2 s of the event loop
+ * (test/regressions/huge-number-lossy-check-stalls-gateway.test.ts).
  */
 export function hasLossyNumber(input: string | Uint8Array): boolean {
   const str = typeof input === 'string' ? input : undefined;
-  const bytes = typeof input === 'string' ? undefined : input;
+  const bytes = str === undefined ? (input as Uint8Array) : undefined;
   const n = input.length;
-
   for (let i = 0; i < n; i++) {
-    let c = str !== undefined ? str.charCodeAt(i) : (bytes as Uint8Array)[i] as number;
-    if (c === SPACE || c === LF || c === CR || c === TAB) continue;
-
+    let c = str !== undefined ? str.charCodeAt(i) : bytes![i]!;
     if (c === QUOTE) {
       const close = closingQuote(input, i);
       if (close === -1) return false; // unterminated string: no number after it
       i = close;
       continue;
     }
-
     if (c !== MINUS && (c < DIGIT_0 || c > DIGIT_9)) continue;
 
-    // A number token: -?int(.frac)?([eE][+-]?exp)?
+    // A number token: -?int(.frac)?([eE]exp)?, each part read by a loop of its own.
     const start = i;
-    if (c === MINUS) {
-      i++;
-      c = i < n ? (str !== undefined ? str.charCodeAt(i) : (bytes as Uint8Array)[i] as number) : -1;
-    }
-    /** Mantissa digits seen (integer and fraction parts). */
-    let digits = 0;
-    let intDigits = 0;
-    /** Mantissa index of the first and last nonzero digit; -1 while all zero. */
-    let firstNonZero = -1;
-    let lastNonZero = -1;
-    let fractionOrExponent = false;
-    let exponent = 0;
-    let exponentNegative = false;
-    let part = 0; // 0 integer, 1 fraction, 2 exponent
-    for (; i < n; i++) {
-      c = str !== undefined ? str.charCodeAt(i) : (bytes as Uint8Array)[i] as number;
-      if (c >= DIGIT_0 && c <= DIGIT_9) {
-        if (part === 2) {
-          // A double, never clamped (a clamp could let leading zeros cancel a huge exponent):
-          // past 2^53 it is inexact, past 309 digits Infinity, both far outside the band below.
-          exponent = exponent * 10 + (c - DIGIT_0);
-        } else {
+    if (c === MINUS) i++;
+    const mantissaStart = i;
+    /** Offsets of the `.` (-1 when none), and of the first and last nonzero mantissa digit (-1 while all zero). */
+    let dot = -1;
+    let first = -1;
+    let last = -1;
+    for (;;) {
+      if (str !== undefined) {
+        for (; i < n; i++) {
+          c = str.charCodeAt(i);
+          if (c < DIGIT_0 || c > DIGIT_9) break;
           if (c !== DIGIT_0) {
-            if (firstNonZero === -1) firstNonZero = digits;
-            lastNonZero = digits;
+            if (first === -1) first = i;
+            last = i;
           }
-          digits++;
-          if (part === 0) intDigits++;
         }
-      } else if (c === DOT && part === 0) {
-        part = 1;
-        fractionOrExponent = true;
-      } else if ((c === LOWER_E || c === UPPER_E) && part !== 2) {
-        part = 2;
-        fractionOrExponent = true;
-      } else if ((c === PLUS || c === MINUS) && part === 2) {
-        if (c === MINUS) exponentNegative = true;
       } else {
-        break;
+        for (; i < n; i++) {
+          c = bytes![i]!;
+          if (c < DIGIT_0 || c > DIGIT_9) break;
+          if (c !== DIGIT_0) {
+            if (first === -1) first = i;
+            last = i;
+          }
+        }
       }
+      if (i < n && c === DOT && dot === -1) {
+        dot = i++;
+        continue; // the fraction's digits
+      }
+      break;
+    }
+    const intDigits = (dot === -1 ? i : dot) - mantissaStart;
+    let fractionOrExponent = dot !== -1;
+    // The exponent: digits, `+` and `-` in any order (a `-` anywhere makes it negative), as
+    // the scan always read it; `Number` reads only `[eE][+-]?\d+` (well formed). Its value is
+    // kept a small integer (below 10^9): the interpreter, which runs this loop until it is
+    // optimized (a check seldom called runs cold), boxes each new double, and a 4M-digit
+    // exponent cost 4M allocations. Past it, {@link exponentPast} decides.
+    let exponent = 0;
+    let exponentStart = -1;
+    let exponentOverflow = false;
+    let wellFormed = true;
+    if (i < n && (c === LOWER_E || c === UPPER_E)) {
+      fractionOrExponent = true;
+      exponentStart = i + 1;
+      let negative = false;
+      let digits = 0;
+      let signs = 0;
+      let signAfterDigit = false;
+      for (i++; i < n; i++) {
+        const from = i;
+        if (str !== undefined) {
+          for (; i < n; i++) {
+            c = str.charCodeAt(i);
+            if (c < DIGIT_0 || c > DIGIT_9) break;
+            if (exponent < EXPONENT_CAP) exponent = exponent * 10 + (c - DIGIT_0);
+            else exponentOverflow = true;
+          }
+        } else {
+          for (; i < n; i++) {
+            c = bytes![i]!;
+            if (c < DIGIT_0 || c > DIGIT_9) break;
+            if (exponent < EXPONENT_CAP) exponent = exponent * 10 + (c - DIGIT_0);
+            else exponentOverflow = true;
+          }
+        }
+        digits += i - from;
+        if (i === n || (c !== PLUS && c !== MINUS)) break;
+        if (c === MINUS) negative = true;
+        if (digits > 0) signAfterDigit = true;
+        signs++;
+      }
+      if (negative) exponent = -exponent;
+      wellFormed = digits > 0 && signs <= 1 && !signAfterDigit;
     }
     const end = i;
     i--; // the loop's i++ lands on the character after the token
 
-    const significant = firstNonZero === -1 ? 0 : lastNonZero - firstNonZero + 1;
     if (!fractionOrExponent) {
-      if (digits <= SAFE_SIGNIFICANT_DIGITS) continue;
-      if (digits > MAX_FULL_INTEGER_DIGITS || significant > MAX_SHORTEST_DIGITS) return true;
+      if (intDigits <= SAFE_SIGNIFICANT_DIGITS) continue;
+      const significant = first === -1 ? 0 : last - first + 1;
+      if (intDigits > MAX_FULL_INTEGER_DIGITS || significant > MAX_SHORTEST_DIGITS) return true;
       if (!integerRoundTrips(tokenText(input, start, end))) return true;
-    } else {
-      if (significant === 0) continue; // zero: stays an exact 0
-      if (significant <= SAFE_SIGNIFICANT_DIGITS) {
-        // Decimal exponent of the first significant digit: the value is in [10^e, 10^(e+1)).
-        const e = intDigits - 1 - firstNonZero + (exponentNegative ? -exponent : exponent);
-        if (e >= MIN_SAFE_EXPONENT && e <= MAX_SAFE_EXPONENT) continue;
-      } else if (significant > MAX_SHORTEST_DIGITS) {
-        return true;
-      }
-      if (!decimalRoundTrips(tokenText(input, start, end))) return true;
+      continue;
     }
+    if (first === -1) continue; // zero: stays an exact 0
+    // Mantissa indexes of the first and last nonzero digit (the `.` not counted).
+    const firstIndex = first - mantissaStart - (dot !== -1 && first > dot ? 1 : 0);
+    const significant = last - mantissaStart - (dot !== -1 && last > dot ? 1 : 0) - firstIndex + 1;
+    // Decimal exponent of the first significant digit: the value is in [10^e, 10^(e+1)).
+    const base = intDigits - 1 - firstIndex;
+    const e = base + (exponentOverflow ? exponentPast(str, bytes, exponentStart, end, base, exponent < 0) : exponent);
+    if (significant <= SAFE_SIGNIFICANT_DIGITS) {
+      if (e >= MIN_SAFE_EXPONENT && e <= MAX_SAFE_EXPONENT) continue;
+    } else if (significant > MAX_SHORTEST_DIGITS) {
+      return true;
+    }
+    // Rule 3, decided without converting when `Number` would give NaN (an exponent it does
+    // not read, `1e5-3`), `Infinity` (written `null`) or 0: lossy.
+    if (!wellFormed || e > MAX_FINITE_EXPONENT || e < MIN_NONZERO_EXPONENT) return true;
+    const token = end - start <= MAX_DOUBLE_TEXT ? tokenText(input, start, end) : shortSpelling(input, start, first, last, dot, e - significant + 1);
+    if (!decimalRoundTrips(token)) return true;
   }
   return false;
 }
 
-/** The token `input[start, end)` as a string (number tokens are ASCII). */
+/** Below this an exponent's value times 10 plus a digit is still a small integer (under 2^30). */
+const EXPONENT_CAP = 100_000_000;
+
+/**
+ * The value of an exponent of 10^9 or more (`input[from, end)`, its digits and signs as
+ * {@link hasLossyNumber} read them; `negative` its sign), added to `base` (the mantissa's part of
+ * the decimal exponent, |base| below the mantissa's length): `Infinity` with its sign when the
+ * sum is outside any band whatever its exact value (always but for a mantissa of about 10^9
+ * characters); else the double the scan always read, digit by digit.
+ */
+function exponentPast(str: string | undefined, bytes: Uint8Array | undefined, from: number, end: number, base: number, negative: boolean): number {
+  if (Math.abs(base) + 1000 < 10 * EXPONENT_CAP) return negative ? -Infinity : Infinity;
+  let exponent = 0;
+  for (let k = from; k < end; k++) {
+    const c = str !== undefined ? str.charCodeAt(k) : bytes![k]!;
+    if (c >= DIGIT_0 && c <= DIGIT_9) exponent = exponent * 10 + (c - DIGIT_0);
+  }
+  return negative ? -exponent : exponent;
+}
+
+/**
+ * The longest `String(number)`: 25 characters (`-0.0000012345678901234567`). A token longer than
+ * this is never its double's text, and rule 3 reads it spelled short ({@link shortSpelling}).
+ */
+const MAX_DOUBLE_TEXT = 25;
+
+/**
+ * The value of a longer number token of `input` (at `start`) spelled short for rule 3:
+ * `[-]<digits>e<exponent>`, its significant digits (from its first nonzero digit at `first` to
+ * its last at `last`, the `.` at `dot` left out: at most 17) as an integer, scaled by
+ * 10^`exponent`. The same exact value as the token, so `Number` reads the same double and
+ * {@link decimalRoundTrips} gives the same answer; at most ~25 characters however long the
+ * token is. Before, the token itself was copied and read by `Number` twice: a seller's `1e-`
+ * and 4M digits cost ~0.1-0.2 s of the event loop (a follow-up of hostile trial 56;
+ * test/regressions/huge-number-lossy-check-stalls-gateway.test.ts).
+ */
+function shortSpelling(input: string | Uint8Array, start: number, first: number, last: number, dot: number, exponent: number): string {
+  const str = typeof input === 'string' ? input : undefined;
+  const at = (k: number): number => (str !== undefined ? str.charCodeAt(k) : (input as Uint8Array)[k]!);
+  let digits = at(start) === MINUS ? '-' : '';
+  for (let k = first; k <= last; k++) if (k !== dot) digits += String.fromCharCode(at(k));
+  return `${digits}e${exponent}`;
+}
+
+/** The token `input[start, end)` as a string (number tokens are ASCII; in rule 3 an integer's, at most 22 characters). */
 function tokenText(input: string | Uint8Array, start: number, end: number): string {
   if (typeof input === 'string') return input.slice(start, end);
   if (Buffer.isBuffer(input)) return input.toString('latin1', start, end);
@@ -283,6 +377,75 @@ export function exactDecimal(text: string): string {
   while (digits.charCodeAt(last - 1) === DIGIT_0) last--;
   // value = digits[first, last) as an integer x 10^(exponent + intDigits - last)
   return `${negative ? '-' : ''}${digits.slice(first, last)}e${addToInteger(exponentText, intDigits - last)}`;
+}
+
+/**
+ * The least and the greatest length `exactDecimal(text)` can have, for `text` the latin1 text of
+ * `bytes[start, end)`, a number as exactDecimal reads one (`-?`, digits with at most one `.`,
+ * at least one digit; then optionally `e` or `E`, a sign and digits: a JSON number, as a
+ * scanned body's value is). Equal, the exact length, unless the exponent has more than 15
+ * digits after its leading zeros; then it is within one of it either way (a carry or a borrow
+ * in {@link addToInteger} may add or take a digit). Not validated: for another text the range
+ * means nothing (exactDecimal gives it `?` and the text, which no number's canonical text
+ * equals, so a caller comparing canonical texts loses nothing).
+ *
+ * Cost: no string made (no copy of the text, no canonical text); the `e` and the `.` found by
+ * the native `indexOf`, and only the zeros around the significant digits and before the
+ * exponent's first nonzero digit walked (`1e` and 4M nines: a few bytes read; `0.000…01`:
+ * each zero once).
+ *
+ * Why: a canonical text of a number written long is as long (`1e` and 4M nines: a 4 MB
+ * exponent), and making it for a cancellation's `requestId` (response/json-value-at.ts
+ * requestIdMatcher) cost a 4 MB latin1 copy, regular expressions over it and another copy
+ * when the exponent was added to, ~0.1 s of the event loop per cancellation, to compare it with
+ * request ids a few characters long (a follow-up of hostile trial 56;
+ * test/regressions/cancel-huge-number-id-canonicalized.test.ts). Two numbers whose canonical
+ * lengths differ are not equal: the lengths decide most comparisons.
+ */
+export function exactDecimalLengthRange(bytes: Uint8Array, start: number, end: number): readonly [number, number] {
+  const text = bytes.subarray(start, end); // a view, no copy
+  // exactDecimal's `e`: the first `e`, else the first `E`.
+  let e = text.indexOf(LOWER_E);
+  if (e === -1) e = text.indexOf(UPPER_E);
+  const mantissaEnd = e === -1 ? end : start + e;
+  const negative = bytes[start] === MINUS;
+  const mantissaStart = negative ? start + 1 : start;
+  const dotAt = text.subarray(mantissaStart - start, mantissaEnd - start).indexOf(DOT);
+  const dot = dotAt === -1 ? -1 : mantissaStart + dotAt;
+  // The first and the last nonzero digit.
+  let first = mantissaStart;
+  while (first < mantissaEnd && (bytes[first] === DIGIT_0 || first === dot)) first++;
+  if (first === mantissaEnd) return [1, 1]; // `0`
+  let last = mantissaEnd - 1;
+  while (bytes[last] === DIGIT_0 || last === dot) last--;
+  // Their indexes among the digits (the `.` not counted).
+  const firstIndex = first - mantissaStart - (dot !== -1 && first > dot ? 1 : 0);
+  const lastIndex = last - mantissaStart - (dot !== -1 && last > dot ? 1 : 0);
+  const intDigits = (dot === -1 ? mantissaEnd : dot) - mantissaStart;
+  const shift = intDigits - (lastIndex + 1);
+  const head = (negative ? 1 : 0) + (lastIndex - firstIndex + 1) + 1; // [-]<digits>e
+  // The exponent (none reads as `0`): its sign, and its digits after leading zeros (one kept).
+  let exponentNegative = false;
+  let from = end;
+  if (e !== -1) {
+    from = mantissaEnd + 1;
+    const sign = bytes[from];
+    if (sign === PLUS || sign === MINUS) {
+      exponentNegative = sign === MINUS;
+      from++;
+    }
+    while (from < end - 1 && bytes[from] === DIGIT_0) from++;
+  }
+  const exponentDigits = end - from;
+  if (exponentDigits > EXACT_EXPONENT_DIGITS) {
+    const sign = exponentNegative ? 1 : 0;
+    return [head + sign + exponentDigits - 1, head + sign + exponentDigits + 1];
+  }
+  // As addToInteger writes it: exact in doubles.
+  let value = 0;
+  for (let k = from; k < end; k++) value = value * 10 + (bytes[k]! - DIGIT_0);
+  const length = head + String(value * (exponentNegative ? -1 : 1) + shift).length;
+  return [length, length];
 }
 
 /** Exponents of at most this many digits (after leading zeros) are exact as doubles, and so is their sum with a shift. */

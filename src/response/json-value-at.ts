@@ -4,7 +4,7 @@
  * Shared by the JSON stage, the SSE stage and the scan-based rewrites (scanned-result.ts).
  */
 import type { ByteRange } from '../mcp/json-scan.js';
-import { exactDecimal, sameJsonNumber } from '../mcp/json-numbers.js';
+import { exactDecimal, exactDecimalLengthRange, sameJsonNumber } from '../mcp/json-numbers.js';
 import type { RpcPeek } from '../exchange.js';
 
 /** The JSON value at `range` of `bytes` (a small member such as `jsonrpc` or `id`), or undefined. */
@@ -106,7 +106,12 @@ export function isRequestId(bytes: Buffer, range: ByteRange | undefined, rpc: Pi
  * 4 MB was read once per request in flight (hostile trial 56, F1;
  * test/regressions/huge-exponent-number-stalls-gateway.test.ts). A number is compared by
  * {@link canonicalRequestId}, the key routing/cancelled-requests.ts remembers it by, so the
- * two agree on every pair of ids (test/unit/canonical-request-id.test.ts).
+ * two agree on every pair of ids (test/unit/canonical-request-id.test.ts). And the id's own
+ * canonical text is made only for a request whose own has a length it may have
+ * (json-numbers.ts exactDecimalLengthRange: one pass over the bytes, nothing copied): a
+ * `requestId` `1e` and 4M nines was copied (4 MB) and canonicalized to be compared with ids
+ * like `1`, ~0.1 s per cancellation (a follow-up of trial 56;
+ * test/regressions/cancel-huge-number-id-canonicalized.test.ts).
  */
 export function requestIdMatcher(bytes: Buffer, range: ByteRange): (rpc: Pick<RpcPeek, 'id' | 'idText'>) => boolean {
   const start = range[0];
@@ -114,14 +119,19 @@ export function requestIdMatcher(bytes: Buffer, range: ByteRange): (rpc: Pick<Rp
   const first = bytes[start]!;
   const isNumber = first === 0x2d || (first >= 0x30 && first <= 0x39);
   const small = isNumber ? smallIntegerAt(bytes, start, end) : undefined;
+  let lengths: readonly [number, number] | undefined;
   let canonical: string | undefined;
   return (rpc) => {
     const id = rpc.id;
     if (typeof id !== 'number') return jsonValueIs(bytes, range, id);
     if (!isNumber) return false;
     if (rpc.idText === undefined && small !== undefined) return small === id;
+    const theirs = canonicalRequestId(rpc)!; // `n` and the exact value's text: a number id
+    // Canonical texts of different lengths differ: the id's own is made only when the lengths may agree.
+    lengths ??= exactDecimalLengthRange(bytes, start, end);
+    if (theirs.length - 1 < lengths[0] || theirs.length - 1 > lengths[1]) return false;
     canonical ??= canonicalWrittenId(bytes, range);
-    return canonical === canonicalRequestId(rpc);
+    return canonical === theirs;
   };
 }
 
