@@ -14,6 +14,7 @@ import type { TextBoundReason, TextObjectReason } from './mcp/types.js';
 import type { LiftRoomReason } from './response/rewrite-room.js';
 import type { LocalErrorForm } from './mcp/local-error.js';
 import type { ResumeTailLedger } from './resume/tail-ledger.js';
+import type { HostAnswerWaits } from './routing/host-answer-waits.js';
 import type { ResumeState } from './resume/token.js';
 import type { CancelHold } from './routing/in-flight-requests.js';
 
@@ -518,6 +519,14 @@ export interface Exchange {
    */
   readonly resumeTails: ResumeTailLedger | undefined;
   /**
+   * Where the server-to-client requests (`elicitation/create`, ...) this exchange's SSE stream
+   * carries await the host's answer, and where the stream, when it has a deadline, waits for
+   * them, its idle clock paused meanwhile (routing/host-answer-waits.ts; hostile trial 57, F3).
+   * Set in a session (`session`); undefined without one, and in unit tests: nothing is tracked,
+   * the idle clock runs as before.
+   */
+  readonly hostAnswers: HostAnswerWaits | undefined;
+  /**
    * The greatest `retry:` value (ms) the SSE stage forwards on this exchange's stream: a
    * seller's higher one goes out as this (response/sse-encode.ts clampSseRetryMs). Half the
    * resume token lifetime within [500, 300000] ms (sse-encode.ts sseRetryCeilingMs), so that a
@@ -550,6 +559,8 @@ export function createExchange(init: {
   mintEventId: Exchange['mintEventId'];
   /** {@link Exchange.resumeTails}; undefined when absent (unit tests). */
   resumeTails?: ResumeTailLedger | undefined;
+  /** {@link Exchange.hostAnswers}; undefined when absent (unit tests). */
+  hostAnswers?: HostAnswerWaits | undefined;
   /** {@link Exchange.sseRetryMaxMs}; default SSE_RETRY_MAX_MS (unit tests). */
   sseRetryMaxMs?: number;
   /**
@@ -569,6 +580,7 @@ export function createExchange(init: {
     stream: init.stream,
     mintEventId: init.mintEventId,
     resumeTails: init.resumeTails,
+    hostAnswers: init.hostAnswers,
     sseRetryMaxMs: init.sseRetryMaxMs ?? SSE_RETRY_MAX_MS,
     startedAt: init.startedAt ?? process.hrtime.bigint(),
     bytesFromSeller: 0,

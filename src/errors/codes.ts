@@ -145,8 +145,8 @@ export const REASONS = {
     code: 'SERVICE_UNAVAILABLE',
     details: TIME,
     mayHaveExecuted: true,
-    description: 'The SSE stream sent no byte (comments included) for sse_idle_timeout_ms before the stream was over (on a request stream: before its response arrived), counted while the gateway was waiting for the seller (not while a host that stopped reading held the stream back: host_not_reading).',
-    source: 'ARCHITECTURE §3 and §5 (the gateway idle timeout replaces undici body timeout)',
+    description: "The SSE stream sent no byte (comments included) for sse_idle_timeout_ms before the stream was over (on a request stream: before its response arrived), counted while the gateway was waiting for the seller (not while a host that stopped reading held the stream back: host_not_reading; nor, on a stream with a deadline, while a request the seller sent to the host, elicitation/create and the like, awaited the host's answer in the same session: sse_idle_timeout_ms in docs/configuration.md).",
+    source: 'ARCHITECTURE §3 and §5 (the gateway idle timeout replaces undici body timeout); hostile trial 57, F3 (a host answering an elicitation after the limit had its call end sse_idle: test/regressions/elicitation-wait-hits-sse-idle.test.ts)',
   },
   sse_deadline: {
     code: 'SERVICE_UNAVAILABLE',

@@ -205,6 +205,9 @@ import { SseEventIds, pendingIdFor } from './sse-event-ids.js';
 import { SseEncodingCharge } from './sse-encoding-charge.js';
 import { EVENT_REFUSED, SseEventJudge } from './sse-event-judge.js';
 import { SseStreamTimers } from './sse-stream-timers.js';
+import { serverRequestIdOf } from './server-request-id.js';
+import type { StreamHostWaits } from '../routing/host-answer-waits.js';
+import { agentKeyOf } from '../config/agent-url-key.js';
 import { SseHostWriter } from './sse-host-writer.js';
 import { SseChunkTaker } from './sse-chunk-taker.js';
 import { shutdownRetryFrame } from './shutdown-retry.js';
@@ -514,6 +517,38 @@ export async function handleSseBody(
     batchAnswers?.delivered();
     ids.eventSent(id, final);
     if (final) endPlainly(exchange.actions.length > 0 ? 'rewritten' : 'ok');
+    // A request of the seller's to the host (elicitation/create, ...): idle clocks wait for
+    // the host's answer (`awaitIfServerRequest`).
+    else if (hostAnswers !== undefined) awaitIfServerRequest(sellerData);
+  };
+
+  /**
+   * The host's answers to the seller's requests (routing/host-answer-waits.ts), in this stream's
+   * seller endpoint and session (Exchange.hostAnswers: undefined without a session). A stream
+   * with a deadline is a member from its start (`hostWaits`, below, with the timers as its
+   * clock) and waits, its idle clock paused: on a request's or a batch's stream, for the
+   * requests it carries; on any stream, for those a stream answering no request carried, which
+   * that stream shares with its session (a member without a clock from its first). Hostile
+   * trial 57, F3: test/regressions/elicitation-wait-hits-sse-idle.test.ts.
+   */
+  const hostAnswers = exchange.hostAnswers;
+  const session = exchange.session;
+  const sellerKey = hostAnswers !== undefined ? agentKeyOf(exchange.agent) : '';
+  let hostWaits: StreamHostWaits | undefined;
+  /** The structure bounds a candidate request's data is scanned under (server-request-id.ts). */
+  const scanBounds = { maxDepth: limits.max_json_depth, maxNodes: limits.max_json_nodes };
+  /**
+   * When the data `sellerData` of an event just queued for the host is a JSON-RPC request
+   * (server-request-id.ts), the host's answer to it is waited for: by this stream when it
+   * answers a request (a long-lived one, with no deadline, does not wait), else by every
+   * stream with a deadline in its seller endpoint and session.
+   */
+  const awaitIfServerRequest = (sellerData: string | Buffer): void => {
+    if (exchange.finished || (requestStream && hostWaits === undefined)) return;
+    const id = serverRequestIdOf(sellerData, scanBounds);
+    if (id === undefined) return;
+    if (requestStream) hostWaits!.await(id);
+    else (hostWaits ??= hostAnswers!.openStream(sellerKey, session!, undefined)).awaitShared(id);
   };
 
   /**
@@ -811,6 +846,8 @@ export async function handleSseBody(
         };
   const decodedChunks = direct === undefined ? source.chunksWithin(decoderRoom) : undefined;
   if (decodedChunks !== undefined) startTimers(); // its first chunk is awaited
+  // A member for the host's answers until its end (`finally`): only a stream with a deadline waits for them.
+  if (hostAnswers !== undefined && bounded) hostWaits = hostAnswers.openStream(sellerKey, session!, timers);
   try {
     while (true) {
       let chunk: Buffer | null | undefined;
@@ -913,6 +950,8 @@ export async function handleSseBody(
     lease?.release();
     hooks.onSseEnd();
     timers.clear();
+    // A stream that is over waits for nothing (its shared requests go with its session's last member).
+    hostWaits?.close();
     // An upstream request that ended whole is left to end; one still open is aborted (decode.ts).
     releaseBody(source.stream);
   }

@@ -16,6 +16,15 @@
  * `sse_idle` (test/regressions/sse-host-stops-reading-not-seller-idle.test.ts); an idle timer
  * that came due during an event-loop stall blamed a seller that kept sending
  * (test/regressions/sse-idle-after-event-loop-stall.test.ts).
+ *
+ * The idle time runs only while the seller is the one waited for: not while the gateway waits
+ * (for buffer or decoder room: {@link SseStreamTimers.pauseIdle}), and not while the seller
+ * waits for the host, a server-to-client request it sent on the stream (`elicitation/create`,
+ * `sampling/createMessage`, `roots/list`, ...) awaiting the host's answer
+ * ({@link SseStreamTimers.awaitHostAnswer}, routing/host-answer-waits.ts): from the host's
+ * answer it runs again from zero. The deadline runs throughout. Hostile trial 57, F3: a tool
+ * that asked its host for approval got `sse_idle` when the host took longer than the limit to
+ * answer (test/regressions/elicitation-wait-hits-sse-idle.test.ts).
  */
 import type { ServerResponse } from 'node:http';
 import { observedMs } from '../errors/elapsed.js';
@@ -40,6 +49,10 @@ export class SseStreamTimers {
   private deadlineTimer: NodeJS.Timeout | undefined = undefined;
   /** {@link start} ran: the timers are made. */
   private on = false;
+  /** The gateway waits (for buffer or decoder room) between {@link pauseIdle} and the next {@link armIdle}: no idle time runs. */
+  private gatewayWaits = false;
+  /** A server-to-client request sent on the stream awaits the host's answer ({@link awaitHostAnswer}): the seller's silence is no idle time. */
+  private hostAnswerAwaited = false;
   private readonly limits: Exchange['limits'];
 
   /**
@@ -61,14 +74,46 @@ export class SseStreamTimers {
     return this.on;
   }
 
-  /** A byte came, or the host drained: the idle time restarts from now (the running timer finds out when it fires). */
+  /** A byte came, or the host drained, or the gateway's wait ended: the idle time restarts from now (the running timer finds out when it fires). */
   armIdle(): void {
-    this.lastByteAt = performance.now();
-    if (this.on && this.idleTimer === undefined) this.idleTimer = this.setIdleTimer(this.limits.sse_idle_timeout_ms);
+    this.gatewayWaits = false;
+    this.restartIdle();
   }
 
   /** The gateway waits (for buffer or decoder room), not the seller: no idle time runs meanwhile ({@link armIdle} after). */
   pauseIdle(): void {
+    this.gatewayWaits = true;
+    this.stopIdleTimer();
+  }
+
+  /**
+   * The seller sent a server-to-client request on the stream and waits for the host's answer:
+   * no idle time runs until {@link hostAnswered} (but while the stage waits for the host to
+   * drain its response, when the idle time is the host's: `host_not_reading`). Bytes from the
+   * seller meanwhile (progress, logging) do not restart it. The deadline runs on.
+   */
+  awaitHostAnswer(): void {
+    this.hostAnswerAwaited = true;
+    if (!this.waitingForHost) this.stopIdleTimer();
+  }
+
+  /** The host answered every server-to-client request awaited ({@link awaitHostAnswer}): the idle time runs again, from now. */
+  hostAnswered(): void {
+    this.hostAnswerAwaited = false;
+    this.restartIdle();
+  }
+
+  /** The idle time counts now: the seller is waited for (or the host, draining), not the gateway's room nor the host's answer. */
+  private idleRuns(): boolean {
+    return !this.gatewayWaits && (this.waitingForHost || !this.hostAnswerAwaited);
+  }
+
+  private restartIdle(): void {
+    this.lastByteAt = performance.now();
+    if (this.on && this.idleTimer === undefined && this.idleRuns()) this.idleTimer = this.setIdleTimer(this.limits.sse_idle_timeout_ms);
+  }
+
+  private stopIdleTimer(): void {
     clearTimeout(this.idleTimer);
     this.idleTimer = undefined;
   }
@@ -84,8 +129,9 @@ export class SseStreamTimers {
     this.on = true;
     const limits = this.limits;
     const exchange = this.exchange;
-    // The idle time still runs from the last byte (or the start): not restarted here.
-    this.idleTimer = this.setIdleTimer(Math.max(0, Math.ceil(limits.sse_idle_timeout_ms - (performance.now() - this.lastByteAt))));
+    // The idle time still runs from the last byte (or the start): not restarted here. None
+    // while a server request awaits the host's answer (awaitHostAnswer: it is set then).
+    if (this.idleRuns()) this.idleTimer = this.setIdleTimer(Math.max(0, Math.ceil(limits.sse_idle_timeout_ms - (performance.now() - this.lastByteAt))));
     // sse_deadline_ms runs from the stream's first start, across resumes. Only a bounded
     // stream has a deadline (a request's, a notification's: the cap paired with a deadline):
     // the standalone GET stream and long-lived streams have no natural end (ARCHITECTURE §5);
@@ -128,6 +174,12 @@ export class SseStreamTimers {
   }
 
   private readonly onIdleTimer = (): void => {
+    // Set while the stage waited for the host to drain, and the seller awaits the host's answer
+    // now: no idle time (hostAnswered sets the timer again).
+    if (!this.idleRuns()) {
+      this.idleTimer = undefined;
+      return;
+    }
     const limits = this.limits;
     const idleMs = performance.now() - this.lastByteAt;
     if (idleMs < limits.sse_idle_timeout_ms) {

@@ -53,6 +53,7 @@ import { isResume, refuseDraining, type DrainState } from './draining.js';
 import { refuseUnknownAgent } from './unrouted.js';
 import { MAX_WAITING_PER_CONNECTION, type PipelinedTurns } from './pipelined-turn.js';
 import { type CancelHoldEnd, InFlightRequests } from './in-flight-requests.js';
+import { HostAnswerWaits } from './host-answer-waits.js';
 import { answerCancelledResume, CancelledRequests } from './cancelled-requests.js';
 import { cancelledRequestIdOf } from '../mcp/cancelled-id.js';
 import type { OpenStream, OpenStreams } from './open-streams.js';
@@ -171,6 +172,10 @@ export function createMcpHandler(deps: HandlerDeps) {
   // tokens are honoured (the codec's ttl, fixed at start-up): a resume of one is answered 405,
   // not sent (routing/cancelled-requests.ts; hostile trial 55, F1).
   const cancellations = new CancelledRequests(deps.resume.ttlMs);
+  // The server-to-client requests (elicitation/create, ...) SSE streams carry, per seller url and
+  // session, until the host POSTs their answers: those streams' idle clocks are paused meanwhile
+  // (routing/host-answer-waits.ts; hostile trial 57, F3).
+  const hostAnswers = new HostAnswerWaits();
 
   /**
    * A request whose answer is queued behind another on its connection (HTTP/1.1 pipelining):
@@ -510,6 +515,8 @@ export function createMcpHandler(deps: HandlerDeps) {
       },
       // Where the stream notes its count at its end, when the host got bytes after its last event token (sse-event-ids.ts noteTail).
       resumeTails: bounded ? deps.resumeTails : undefined,
+      // In a session, a stream's server requests pause idle clocks until the host's answers (host-answer-waits.ts).
+      hostAnswers: session !== undefined ? hostAnswers : undefined,
       sseRetryMaxMs,
       // A request that waited for its turn: its duration runs from its arrival, as its deadline does.
       startedAt: queuedAt?.hr,
@@ -887,6 +894,10 @@ export function createMcpHandler(deps: HandlerDeps) {
         };
       }
     }
+    // The host's answer to a seller's request (elicitation/create, ...): the streams of its
+    // seller url and session awaiting that id run their idle clocks again, from now
+    // (host-answer-waits.ts; hostile trial 57, F3). Forwarded as before.
+    if (post && rpc.kind === 'notification' && rpc.method === undefined && session !== undefined) hostAnswers.answered(agentKeyOf(agent), session, rpc);
     if (pending === undefined) {
       // A resumed request's (or batch's) stream, sent to the seller now, counts for its
       // agent's backoff as the request's own answer would, for the kind in its token; never

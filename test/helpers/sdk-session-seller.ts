@@ -28,6 +28,13 @@ export interface SdkSessionSeller {
   readonly messages: unknown[];
   /** The `Last-Event-ID` of each GET, in order (null for a GET without one: the standalone stream). */
   readonly gets: Array<string | null>;
+  /**
+   * The `Mcp-Session-Id` of each GET the seller answered 200, once its head is written: from
+   * then on the session's transport has the stream (the SDK's standalone GET stream, where it
+   * sends a request with no related request, dropping it while no such stream is open:
+   * test/regressions/elicitation-wait-hits-sse-idle.test.ts).
+   */
+  readonly openedGets: string[];
   /** Closes every session's transport and the HTTP server. */
   close(): Promise<void>;
 }
@@ -41,9 +48,19 @@ export async function startSdkSessionSeller(newServer: () => Server, eventStore?
   const transports = new Set<StreamableHTTPServerTransport>();
   const messages: unknown[] = [];
   const gets: Array<string | null> = [];
+  const openedGets: string[] = [];
   const http = createServer((req: IncomingMessage, res: ServerResponse) => {
     void (async () => {
-      if (req.method === 'GET') gets.push((req.headers['last-event-id'] as string | undefined) ?? null);
+      if (req.method === 'GET') {
+        gets.push((req.headers['last-event-id'] as string | undefined) ?? null);
+        const session = req.headers['mcp-session-id'];
+        const writeHead = res.writeHead.bind(res) as (...args: unknown[]) => ServerResponse;
+        res.writeHead = ((...args: unknown[]) => {
+          const out = writeHead(...args);
+          if (res.statusCode === 200 && typeof session === 'string') openedGets.push(session);
+          return out;
+        }) as ServerResponse['writeHead'];
+      }
       const chunks: Buffer[] = [];
       for await (const c of req) chunks.push(c as Buffer);
       const body = req.method === 'POST' ? (JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown) : undefined;
@@ -83,6 +100,7 @@ export async function startSdkSessionSeller(newServer: () => Server, eventStore?
     statelessUrl: `${base}/stateless`,
     messages,
     gets,
+    openedGets,
     close: async () => {
       for (const t of transports) await t.close().catch(() => undefined);
       http.closeAllConnections();

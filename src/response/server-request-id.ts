@@ -1,0 +1,55 @@
+/**
+ * Whether an SSE event's data is a server-to-client JSON-RPC request (`elicitation/create`,
+ * `sampling/createMessage`, `roots/list`, ...), and its id: the SSE stage pauses the stream's
+ * idle clock until the host answers it (routing/host-answer-waits.ts, whose doc holds the
+ * rules and the reported failure: hostile trial 57, F3).
+ *
+ * Cost: a native search of the data for `id"` (each hit checked for the `"` before it) for an
+ * event that reaches the stage's `deliver` on a stream where requests are tracked (~0.1-0.2 µs
+ * for a 100-byte notification; searching `"id"` itself took twice that, a string of JSON
+ * holding many `"`); only data holding `"id"` is scanned (the WebAssembly scan, json-scan.ts
+ * scanJson). A notification holding no `"id"` costs the search alone, and most go out raw on
+ * such streams (a block holding `"id` is parsed: sse-raw-events.ts), never reaching `deliver`.
+ * Conservative: data it cannot read exactly (an escaped or repeated top-level key, an array, an
+ * id written in more than MAX_AWAITED_ID_BYTES bytes) is no request for this, and the idle clock
+ * then runs as before.
+ */
+import { scanJson, type JsonScanLimits } from '../mcp/json-scan.js';
+import { DIGIT_0, DIGIT_9, MINUS, QUOTE } from '../mcp/json-bytes.js';
+import { MAX_AWAITED_ID_BYTES } from '../routing/host-answer-waits.js';
+import { canonicalWrittenId, isMethodName } from './json-value-at.js';
+
+/**
+ * The canonical id (json-value-at.ts canonicalWrittenId) of the JSON-RPC request that event
+ * data `data` (its text, or its UTF-8 bytes) is: a JSON object with a top-level `method` that
+ * is a non-empty string (json-value-at.ts isMethodName), an `id` that is a string or a number
+ * written in at most MAX_AWAITED_ID_BYTES bytes, no `result` or `error`, every top-level key
+ * written plainly and none repeated; undefined for anything else. `limits`: the structure
+ * bounds the scan runs under (the event's data was within them already).
+ */
+export function serverRequestIdOf(data: string | Buffer, limits: JsonScanLimits): string | undefined {
+  if (!holdsIdKey(data)) return undefined;
+  const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
+  const scan = scanJson(bytes, limits);
+  if (!scan.ok || scan.repeatedName) return undefined;
+  const m = scan.members;
+  if (m === undefined || !m.plainKeys || m.hasResult || m.hasError || !isMethodName(bytes, m.method)) return undefined;
+  const id = m.id;
+  if (id === undefined || id[1] - id[0] > MAX_AWAITED_ID_BYTES) return undefined;
+  const first = bytes[id[0]]!;
+  if (first !== QUOTE && first !== MINUS && (first < DIGIT_0 || first > DIGIT_9)) return undefined;
+  return canonicalWrittenId(bytes, id);
+}
+
+/** `id"` as bytes. */
+const ID_QUOTE_BYTES = Buffer.from('id"', 'latin1');
+
+/** `data` holds `"id"` (a cheaper search than for `"id"` itself: fewer candidate positions). */
+function holdsIdKey(data: string | Buffer): boolean {
+  if (typeof data === 'string') {
+    for (let at = data.indexOf('id"'); at !== -1; at = data.indexOf('id"', at + 3)) if (at > 0 && data.charCodeAt(at - 1) === QUOTE) return true;
+    return false;
+  }
+  for (let at = data.indexOf(ID_QUOTE_BYTES); at !== -1; at = data.indexOf(ID_QUOTE_BYTES, at + 3)) if (at > 0 && data[at - 1] === QUOTE) return true;
+  return false;
+}

@@ -1,0 +1,195 @@
+/**
+ * The server-to-client requests a seller sent whose answer the host has not POSTed yet, per
+ * seller endpoint and MCP session, and the SSE streams waiting on them: while a stream waits,
+ * its idle clock is paused (response/sse-stream-timers.ts awaitHostAnswer), and once nothing
+ * it waits for is outstanding the clock runs again from zero (`hostAnswered`).
+ *
+ * Why: MCP lets a server ask its client something in the middle of a request
+ * (`elicitation/create`, `sampling/createMessage`, `roots/list`, ...). The seller is then
+ * silent on the call's stream until the host answers with a separate POST carrying the JSON-RPC
+ * response (or error) for that id in the same session. That silence is the host's (a human
+ * approving, a model sampling), not the seller's: `sse_idle_timeout_ms` ended the call with
+ * `sse_idle` whenever the host took longer than it, where the call straight to the seller
+ * succeeded (hostile trial 57, F3:
+ * test/regressions/elicitation-wait-hits-sse-idle.test.ts).
+ *
+ * Which streams wait (response/sse-stage.ts; the request read by response/server-request-id.ts):
+ * - a request's or a batch's stream waits for the requests it carries (the MCP SDKs send a
+ *   request made for a call on that call's stream: `extra.sendRequest`, `relatedRequestId`);
+ * - a request on a stream answering no request names no call: the standalone GET stream (where
+ *   the MCP TypeScript SDK's `server.elicitInput()` sends it by default) or a POSTed
+ *   notification's or response's stream. Until the host answers it, every stream of that seller
+ *   endpoint and session waits for it, those opened meanwhile included (the call's stream may
+ *   reach the gateway after the request: they come on two connections).
+ * Only streams with a deadline wait (exchange.ts hasCumulativeBound: a request's, a batch's, a
+ * POSTed notification's or response's), so `sse_deadline_ms` bounds every pause; the standalone
+ * GET stream and long-lived streams never do (their idle end is a plain end the host resumes
+ * from, and the host's answer reaches the seller by POST all the same). Nothing waits without a
+ * session (the host's `Mcp-Session-Id`: nothing scopes an id), for a request in a JSON array or
+ * with an escaped or repeated top-level key, nor for an id written in more than
+ * {@link MAX_AWAITED_ID_BYTES} bytes; at most {@link MAX_AWAITED_PER_STREAM} ids are tracked per
+ * stream and per session's shared set (more are not: a stream waits while any tracked one is
+ * outstanding).
+ *
+ * The answer (routing/handler.ts): a POSTed single JSON-RPC response or error (no `method`;
+ * request/peek.ts `notification` kind) to the same seller endpoint (config/agent-url-key.ts
+ * agentKeyOf, as for the requests in flight: routing/in-flight-requests.ts) with the same
+ * `Mcp-Session-Id`, when it arrives, whatever the seller then answers to it; ids match by the
+ * gateway's canonical id (response/json-value-at.ts canonicalRequestId, canonicalWrittenId: `7`
+ * and `7.0` are one id, `"7"` another). A response inside a batch (2025-03-26) is not read for
+ * this: a stream waiting for it stays paused until it ends or its deadline.
+ *
+ * Memory: per seller endpoint and session, an entry while a member is open: each stream with a
+ * deadline (registered as it starts), and each other stream once it carried a request; each
+ * member a small object, and a `Set` of at most {@link MAX_AWAITED_PER_STREAM} canonical ids of
+ * at most about {@link MAX_AWAITED_ID_BYTES} bytes (a stream's own, the session's shared ones).
+ * A member leaves at its stream's end ({@link StreamHostWaits.close}), the entry with its last
+ * one, its shared ids with it: bounded by the streams open. Cost: per stream with a deadline in a
+ * session, two `Map` lookups and a `Set` insertion and deletion; per event, two native searches
+ * (server-request-id.ts); per host response POST, a `Map` lookup, and a walk of its session's
+ * members when there are any.
+ */
+import type { RpcIdRef } from '../exchange.js';
+import { canonicalRequestId } from '../response/json-value-at.js';
+
+/** Ids tracked at once per stream, and per session's shared set: more are not (a stream waits while any tracked one is outstanding). */
+export const MAX_AWAITED_PER_STREAM = 16;
+
+/** The longest id tracked or matched: as the seller writes it, in bytes; a host's id (its string, or its number's text when kept), in characters. */
+export const MAX_AWAITED_ID_BYTES = 256;
+
+/** What a waiting stream pauses and restarts: its idle clock (response/sse-stream-timers.ts). */
+export interface IdleClock {
+  awaitHostAnswer(): void;
+  hostAnswered(): void;
+}
+
+/** The members of one seller endpoint and session, and the requests awaited by all of them. */
+class SessionWaits {
+  readonly members = new Set<StreamHostWaits>();
+  /** Canonical ids of requests that came on streams answering no request: every member with a clock waits for them. */
+  shared: Set<string> | undefined = undefined;
+
+  get sharedCount(): number {
+    return this.shared === undefined ? 0 : this.shared.size;
+  }
+}
+
+export class HostAnswerWaits {
+  /** Per session, per seller endpoint (agentKeyOf): its entry while a member is open. */
+  private readonly bySession = new Map<string, Map<string, SessionWaits>>();
+
+  /** Sessions with an entry (a seam for tests). */
+  get sessions(): number {
+    return this.bySession.size;
+  }
+
+  /**
+   * A member for a stream of seller endpoint `seller` in `session`, until its
+   * {@link StreamHostWaits.close}: with `clock` (a stream with a deadline, registered as it
+   * starts) it waits for the requests it carries ({@link StreamHostWaits.await}) and for the
+   * session's shared ones ({@link StreamHostWaits.awaitShared}), already outstanding or to come;
+   * without (any other stream, once it carries a request) it only keeps the shared ones it adds.
+   */
+  openStream(seller: string, session: string, clock: IdleClock | undefined): StreamHostWaits {
+    let sellers = this.bySession.get(session);
+    if (sellers === undefined) this.bySession.set(session, (sellers = new Map()));
+    let entry = sellers.get(seller);
+    if (entry === undefined) sellers.set(seller, (entry = new SessionWaits()));
+    const stream = new StreamHostWaits(this, entry, seller, session, clock);
+    entry.members.add(stream);
+    stream.update();
+    return stream;
+  }
+
+  /**
+   * The host POSTed the response with id `rpc` (a host's response's peek) to `seller` in
+   * `session`: that id is no longer awaited there, and each member that now waits for nothing
+   * has its idle clock restarted. Nothing when there is no entry (one `Map` lookup), or the id
+   * is null or longer than {@link MAX_AWAITED_ID_BYTES}.
+   */
+  answered(seller: string, session: string, rpc: RpcIdRef): void {
+    const entry = this.bySession.get(session)?.get(seller);
+    if (entry === undefined) return;
+    const text = typeof rpc.id === 'string' ? rpc.id : rpc.idText;
+    if (text !== undefined && text.length > MAX_AWAITED_ID_BYTES) return;
+    const id = canonicalRequestId(rpc);
+    if (id === undefined) return;
+    entry.shared?.delete(id);
+    for (const stream of entry.members) stream.answer(id);
+  }
+
+  /** @internal {@link StreamHostWaits.close}'s. */
+  leave(stream: StreamHostWaits, entry: SessionWaits): void {
+    if (!entry.members.delete(stream) || entry.members.size > 0) return;
+    const sellers = this.bySession.get(stream.session);
+    if (sellers?.get(stream.seller) !== entry) return;
+    sellers.delete(stream.seller);
+    if (sellers.size === 0) this.bySession.delete(stream.session);
+  }
+}
+
+/** One member ({@link HostAnswerWaits.openStream}): a stream, and the ids it waits for itself. */
+export class StreamHostWaits {
+  /** The canonical ids of the requests this stream carried (json-value-at.ts canonicalWrittenId); made at the first. */
+  private ids: Set<string> | undefined = undefined;
+  /** Its clock is paused (awaitHostAnswer called, hostAnswered not since). */
+  private paused = false;
+  private closed = false;
+
+  constructor(
+    private readonly registry: HostAnswerWaits,
+    private readonly entry: SessionWaits,
+    readonly seller: string,
+    readonly session: string,
+    private readonly clock: IdleClock | undefined,
+  ) {}
+
+  /** Whether the stream waits for an answer (one of its own requests, or a shared one, is outstanding). */
+  get awaiting(): boolean {
+    return !this.closed && ((this.ids !== undefined && this.ids.size > 0) || this.entry.sharedCount > 0);
+  }
+
+  /** The stream carried a request with canonical id `id`, made for its own call: it waits for the host's answer. */
+  await(id: string): void {
+    if (this.closed) return;
+    const ids = (this.ids ??= new Set());
+    if (ids.size >= MAX_AWAITED_PER_STREAM || ids.has(id)) return;
+    ids.add(id);
+    this.update();
+  }
+
+  /** The stream (answering no request) carried a request with canonical id `id`: every member of its session waits for it. */
+  awaitShared(id: string): void {
+    if (this.closed) return;
+    const entry = this.entry;
+    const shared = (entry.shared ??= new Set());
+    if (shared.size >= MAX_AWAITED_PER_STREAM || shared.has(id)) return;
+    shared.add(id);
+    if (shared.size === 1) for (const stream of entry.members) stream.update();
+  }
+
+  /** @internal The host answered `id` ({@link HostAnswerWaits.answered}, the shared set updated first). */
+  answer(id: string): void {
+    this.ids?.delete(id);
+    this.update();
+  }
+
+  /** @internal Pauses or restarts the clock when whether it waits has changed. */
+  update(): void {
+    if (this.clock === undefined) return;
+    const awaiting = this.awaiting;
+    if (awaiting === this.paused) return;
+    this.paused = awaiting;
+    if (awaiting) this.clock.awaitHostAnswer();
+    else this.clock.hostAnswered();
+  }
+
+  /** The stream is over: it leaves its session's entry (the entry, its shared ids with it, goes with its last member); its clock is never called again. */
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.ids = undefined;
+    this.registry.leave(this, this.entry);
+  }
+}

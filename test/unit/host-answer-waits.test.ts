@@ -1,0 +1,125 @@
+/**
+ * routing/host-answer-waits.ts and response/server-request-id.ts (hostile trial 57, F3): which
+ * seller messages are server requests, which streams wait for the host's answer, which answer
+ * ends the wait (seller endpoint, session, canonical id), and that nothing outlives its streams.
+ */
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { HostAnswerWaits, MAX_AWAITED_PER_STREAM, type IdleClock } from '../../src/routing/host-answer-waits.js';
+import { serverRequestIdOf } from '../../src/response/server-request-id.js';
+import { canonicalRequestId } from '../../src/response/json-value-at.js';
+
+const BOUNDS = { maxDepth: 64, maxNodes: 100_000 };
+
+/** A clock that records its calls: `p` paused, `r` restarted. */
+function clock(): IdleClock & { calls: string } {
+  const c = { calls: '', awaitHostAnswer: () => void (c.calls += 'p'), hostAnswered: () => void (c.calls += 'r') };
+  return c;
+}
+
+/** The canonical id of the number `n` (json-value-at.ts). */
+const num = (n: number): string => canonicalRequestId({ id: n, idText: undefined })!;
+
+const answer = (id: string | number, idText?: string): { id: string | number; idText: string | undefined } => ({ id, idText });
+
+describe('serverRequestIdOf', () => {
+  test('a request with a method and a string or number id: its canonical id, from text or bytes', () => {
+    assert.equal(serverRequestIdOf('{"method":"elicitation/create","params":{},"jsonrpc":"2.0","id":0}', BOUNDS), 'n0');
+    assert.equal(serverRequestIdOf(Buffer.from('{"jsonrpc":"2.0","id":"a\\u0062","method":"roots/list"}'), BOUNDS), 'sab');
+    assert.equal(serverRequestIdOf('{"jsonrpc":"2.0","id":7.0,"method":"sampling/createMessage"}', BOUNDS), 'n7e0');
+  });
+
+  test('no request: a notification, a response, an empty method, an escaped or repeated key, an array, null, a long id', () => {
+    for (const data of [
+      '{"jsonrpc":"2.0","method":"notifications/progress","params":{"id":1}}',
+      '{"jsonrpc":"2.0","id":1,"result":{"method":"x"}}',
+      '{"jsonrpc":"2.0","id":1,"method":""}',
+      '{"jsonrpc":"2.0","\\u0069d":1,"method":"x"}',
+      '{"jsonrpc":"2.0","id":1,"id":2,"method":"x"}',
+      '[{"jsonrpc":"2.0","id":1,"method":"x"}]',
+      '{"jsonrpc":"2.0","id":null,"method":"x"}',
+      `{"jsonrpc":"2.0","id":"${'x'.repeat(300)}","method":"x"}`,
+      'not json "id" "method"',
+    ]) {
+      assert.equal(serverRequestIdOf(data, BOUNDS), undefined, data.slice(0, 60));
+    }
+  });
+});
+
+describe('HostAnswerWaits', () => {
+  test("a stream waits for its own request until the host's answer for that id, in its seller and session", () => {
+    const waits = new HostAnswerWaits();
+    const c = clock();
+    const s = waits.openStream('seller', 'S1', c);
+    s.await(num(3));
+    assert.equal(c.calls, 'p');
+    waits.answered('other-seller', 'S1', answer(3));
+    waits.answered('seller', 'S2', answer(3));
+    waits.answered('seller', 'S1', answer('3'));
+    waits.answered('seller', 'S1', answer(4));
+    assert.equal(c.calls, 'p', 'another seller, session or id: still waiting');
+    waits.answered('seller', 'S1', answer(3, '3.00'));
+    assert.equal(c.calls, 'pr', 'the same id, however written');
+    s.close();
+    assert.equal(waits.sessions, 0);
+  });
+
+  test('two requests: the clock restarts once both are answered', () => {
+    const waits = new HostAnswerWaits();
+    const c = clock();
+    const s = waits.openStream('seller', 'S', c);
+    s.await(num(1));
+    s.await(num(2));
+    waits.answered('seller', 'S', answer(1));
+    assert.equal(c.calls, 'p');
+    waits.answered('seller', 'S', answer(2));
+    assert.equal(c.calls, 'pr');
+    s.close();
+  });
+
+  test("a request on a stream answering no call: every stream of the session waits, one opened meanwhile too, not another session's", () => {
+    const waits = new HostAnswerWaits();
+    const a = clock();
+    const other = clock();
+    const sa = waits.openStream('seller', 'S', a);
+    const so = waits.openStream('seller', 'T', other);
+    const get = waits.openStream('seller', 'S', undefined);
+    get.awaitShared(num(0));
+    const b = clock();
+    const sb = waits.openStream('seller', 'S', b);
+    assert.deepEqual([a.calls, b.calls, other.calls], ['p', 'p', '']);
+    // The GET stream ends (the SDK client reconnects it): its request is still awaited.
+    get.close();
+    assert.deepEqual([a.calls, b.calls], ['p', 'p']);
+    waits.answered('seller', 'S', answer(0));
+    assert.deepEqual([a.calls, b.calls], ['pr', 'pr']);
+    for (const s of [sa, so, sb]) s.close();
+    assert.equal(waits.sessions, 0);
+  });
+
+  test('a stream that ends is never called again; the last member takes the shared requests with it', () => {
+    const waits = new HostAnswerWaits();
+    const c = clock();
+    const s = waits.openStream('seller', 'S', c);
+    const get = waits.openStream('seller', 'S', undefined);
+    get.awaitShared(num(9));
+    s.close();
+    get.close();
+    waits.answered('seller', 'S', answer(9));
+    assert.equal(c.calls, 'p');
+    assert.equal(waits.sessions, 0);
+    const later = clock();
+    waits.openStream('seller', 'S', later).close();
+    assert.equal(later.calls, '', 'nothing outstanding from before');
+  });
+
+  test(`at most ${MAX_AWAITED_PER_STREAM} ids per stream are tracked`, () => {
+    const waits = new HostAnswerWaits();
+    const c = clock();
+    const s = waits.openStream('seller', 'S', c);
+    for (let i = 0; i <= MAX_AWAITED_PER_STREAM; i++) s.await(num(i));
+    for (let i = 0; i < MAX_AWAITED_PER_STREAM; i++) waits.answered('seller', 'S', answer(i));
+    assert.equal(c.calls, 'pr', 'the untracked one is not waited for');
+    s.close();
+  });
+});
