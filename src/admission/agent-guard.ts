@@ -26,7 +26,8 @@
  *    still counting. A request that waits longer than its `response_deadline_ms`, finds
  *    {@link MAX_WAITERS} already waiting, is granted too late to finish
  *    ({@link tooLateToSend}), or waits when the gateway shuts down ({@link AgentGuard.close})
- *    gets `agent_backoff` too. Requests admitted before the backoff began do not deepen it.
+ *    gets `agent_backoff` too; one waiting when a reload removes or moves its agent is let go
+ *    at once ({@link AgentGuard.releaseWaiters}: `unknown_agent`, `agent_url_changed`). Requests admitted before the backoff began do not deepen it.
  *    Other outcomes (5xx, timeouts, resets) neither count nor reset; a seller's own 4xx,
  *    passed through, is a clean answer and resets it. So a host retrying a
  *    hostile seller gets an answer per backoff period instead of keeping the loop busy.
@@ -604,6 +605,32 @@ export class AgentGuard {
         for (const w of b.waiters.slice()) this.drop(b, w, undefined);
       }
     }
+  }
+
+  /**
+   * A reload removed or moved agents (`gone(name)` true for each, by name): every request
+   * waiting for the turn of one of their call kinds is let go now, resolved undefined (no turn
+   * granted), its timer cleared, and the kind's pump timer with it; routing/handler.ts then
+   * answers it from the config in force (`unknown_agent`, `agent_url_changed`), never sending
+   * it. The kinds' breach counts, backoffs and a probe in flight stay (the state survives
+   * reloads: an agent added back finds it as it was). Returns how many were let go. Hostile
+   * trial 57, F4: such requests waited out the backoff, then went to the removed agent's
+   * seller with the old config (test/regressions/backoff-waiter-sent-after-agent-removed.test.ts).
+   */
+  releaseWaiters(gone: (agent: string) => boolean): number {
+    let released = 0;
+    for (const s of this.agents.values()) {
+      let waiting = false;
+      for (const b of s.breakers.values()) if (b.waiters.length > 0) waiting = true;
+      if (!waiting || !gone(s.name)) continue;
+      for (const b of s.breakers.values()) {
+        clearTimeout(b.pumpTimer);
+        b.pumpTimer = undefined;
+        released += b.waiters.length;
+        for (const w of b.waiters.slice()) this.drop(b, w, undefined);
+      }
+    }
+    return released;
   }
 
   /** True while `agent`'s call kind `kind` backs off (tests, the ops view). */

@@ -400,6 +400,12 @@ export function shownInMessage(value: string): string {
  * it could not be read. A refusal queued behind another answer on its connection (HTTP/1.1
  * pipelining: no socket yet) bounds an answer ahead of it that has no deadline of its own
  * (errors/earlier-answers.ts `boundAnswersAhead`).
+ *
+ * `exchange`: given for a request the gateway had taken up (its exchange open: one waiting for
+ * its agent's backoff turn when a reload removed the agent, routing/handler.ts): the refusal is
+ * that exchange's outcome (`refused`, `reason`), written on its `exchange` line, and no
+ * `refused` line or refusal count is made for it (README, Metrics: a host request is an
+ * exchange or a refusal, never both). Hostile trial 57, F4.
  */
 export function refuse(
   reply: FastifyReply,
@@ -410,7 +416,7 @@ export function refuse(
   extra?: Record<string, unknown>,
 ): FastifyReply {
   const { statusCode, body } = requestRefusal(reason, id === null ? null : id.id, message, extra);
-  (reply.server as unknown as { [REFUSAL_LISTENER]?: RefusalListener })[REFUSAL_LISTENER]?.(reply, reason, statusCode);
+  if (exchange === undefined) (reply.server as unknown as { [REFUSAL_LISTENER]?: RefusalListener })[REFUSAL_LISTENER]?.(reply, reason, statusCode);
   const text = Buffer.from(stringifyJsonRpc(body, id?.idText));
   if (reply.raw.socket === null) boundAnswersAhead(reply.request.raw.socket, reply.raw);
   if (exchange) {

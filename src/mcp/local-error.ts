@@ -148,6 +148,7 @@ const MESSAGES: { readonly [R in AdcpErrorReason]: (d: GatewayErrorDetails) => s
     `The gateway did not send this request: it waited ${msPhrase(d.observed_ms, 'too long')} on its connection for the answers pipelined before it, too late to finish within ${msPhrase(d.limit_ms, 'the deadline')}`,
   cancel_wait: (d) =>
     `The gateway did not send this request: it held it for the seller's answer to a cancellation naming it, ${msPhrase(d.observed_ms, 'too long')} in all, too late to finish within ${msPhrase(d.limit_ms, 'the deadline')}`,
+  agent_url_changed: () => 'The gateway did not send this request: a config reload moved its agent to another url while it waited for its backoff turn; send it again',
   agent_backoff_shed: () => "The gateway stopped reading the seller's answer: its recent answers kept breaking size limits and the agent's buffer was full",
   // Also a response head or framing undici cannot read (an oversized header, two
   // Content-Lengths): not "the connection closed" (a new user's trial).

@@ -56,7 +56,7 @@ import { type CancelHoldEnd, InFlightRequests } from './in-flight-requests.js';
 import { HostAnswerWaits } from './host-answer-waits.js';
 import { answerCancelledResume, CancelledRequests } from './cancelled-requests.js';
 import { cancelledRequestIdOf } from '../mcp/cancelled-id.js';
-import type { OpenStream, OpenStreams } from './open-streams.js';
+import { reconfiguredReason, type OpenStream, type OpenStreams } from './open-streams.js';
 
 export interface HandlerDeps {
   getConfig(): GatewayConfig;
@@ -935,6 +935,21 @@ export function createMcpHandler(deps: HandlerDeps) {
       if (exchange.finished) {
         // The host went away while waiting (or the seller accepted its cancellation); a turn granted at that moment is given back.
         if (granted !== undefined) deps.guard.finish(granted, 'other');
+        return reply;
+      }
+      // Its wait over (a turn granted or not), the config in force is read again: a request is
+      // resolved when taken up and keeps that config (url, headers, limits) as any exchange in
+      // flight does, but is never sent to a seller the config no longer gives its agent. A reload
+      // removed the agent: 404 `unknown_agent`, the body a request arriving now gets (its id read
+      // as the pipelined turn reads it: refusalIdOf); moved it to another url: `agent_url_changed`.
+      // Not sent, a granted turn given back. The reload lets such waits go at once
+      // (AgentGuard.releaseWaiters, app.ts). Hostile trial 57, F4: such a request went to the
+      // removed agent's seller with the old config when its backoff ended.
+      const reconfigured = reconfiguredReason(agent, deps.getConfig());
+      if (reconfigured !== undefined) {
+        if (granted !== undefined) deps.guard.finish(granted, 'other');
+        if (reconfigured === 'agent_removed') refuseUnknownAgent(reply, request.params.agent, refusalIdOf(request.method, body), exchange);
+        else answerWithLocalError(exchange, reply, { reason: 'agent_url_changed' });
         return reply;
       }
       // Granted too late to finish within the deadline (or held past it for a cancellation's answer): not sent; the turn passes on.

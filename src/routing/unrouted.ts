@@ -22,6 +22,7 @@ import type { UnroutedRefusal } from '../errors/connect-refusal.js';
 import { refuse, SHOWN_CHARS, shownInMessage } from '../errors/local-reply.js';
 import { OPS_METHODS, OPS_PATHS } from '../ops/routes.js';
 import type { JsonRpcIdRef } from '../errors/json-rpc-text.js';
+import type { Exchange } from '../exchange.js';
 
 /** Methods MCP Streamable HTTP uses on the MCP endpoint. */
 export const MCP_METHODS = ['POST', 'GET', 'DELETE'] as const;
@@ -147,8 +148,9 @@ export function badUrlRefusal(reply: FastifyReply, target: string, scope: Unrout
 /**
  * Refuses a request to an agent the config does not have: 404 `unknown_agent`, the name
  * (`agent`, as the route gives it) to its first 64 characters, for `id` (request/peek.ts
- * refusalIdOf; null when no body was read: request/agent-body-limit.ts).
+ * refusalIdOf; null when no body was read: request/agent-body-limit.ts). `exchange`: the open
+ * exchange of a request taken up before a reload removed its agent (errors/local-reply.ts refuse).
  */
-export function refuseUnknownAgent(reply: FastifyReply, agent: string, id: JsonRpcIdRef | null): FastifyReply {
-  return refuse(reply, 'unknown_agent', id, `Unknown agent "${shownInMessage(agent)}": no such agent in the gateway config.`, undefined, { agent: shownInMessage(agent) });
+export function refuseUnknownAgent(reply: FastifyReply, agent: string, id: JsonRpcIdRef | null, exchange?: Exchange): FastifyReply {
+  return refuse(reply, 'unknown_agent', id, `Unknown agent "${shownInMessage(agent)}": no such agent in the gateway config.`, exchange, { agent: shownInMessage(agent) });
 }
