@@ -205,7 +205,7 @@ import { SseEventIds, pendingIdFor } from './sse-event-ids.js';
 import { SseEncodingCharge } from './sse-encoding-charge.js';
 import { EVENT_REFUSED, SseEventJudge } from './sse-event-judge.js';
 import { SseStreamTimers } from './sse-stream-timers.js';
-import { serverRequestIdOf } from './server-request-id.js';
+import { sellerCancelledIdOf, serverRequestIdOf } from './server-request-id.js';
 import type { StreamHostWaits } from '../routing/host-answer-waits.js';
 import { agentKeyOf } from '../config/agent-url-key.js';
 import { SseHostWriter } from './sse-host-writer.js';
@@ -535,6 +535,13 @@ export async function handleSseBody(
   const session = exchange.session;
   const sellerKey = hostAnswers !== undefined ? agentKeyOf(exchange.agent) : '';
   let hostWaits: StreamHostWaits | undefined;
+  /**
+   * Whether a request of the seller's is awaited in this stream's seller endpoint and session:
+   * then every block is parsed (no raw run: the taker's `readAll`), so that the seller's
+   * `notifications/cancelled` for it reaches `deliver` (review of trial 57 F3's fix:
+   * test/regressions/seller-cancelled-elicitation-pauses-session-idle.test.ts).
+   */
+  const awaitedInSession = (): boolean => hostAnswers !== undefined && hostAnswers.anyAwaited(sellerKey, session!);
   /** The structure bounds a candidate request's data is scanned under (server-request-id.ts). */
   const scanBounds = { maxDepth: limits.max_json_depth, maxNodes: limits.max_json_nodes };
   /**
@@ -544,7 +551,13 @@ export async function handleSseBody(
    * stream with a deadline in its seller endpoint and session.
    */
   const awaitIfServerRequest = (sellerData: string | Buffer): void => {
-    if (exchange.finished || (requestStream && hostWaits === undefined)) return;
+    if (exchange.finished) return;
+    // The seller gave up on a request of its own (any stream of its session): no answer is awaited for it.
+    if (awaitedInSession()) {
+      const cancelled = sellerCancelledIdOf(sellerData, scanBounds);
+      if (cancelled !== undefined) return hostAnswers!.cancelledBySeller(sellerKey, session!, cancelled);
+    }
+    if (requestStream && hostWaits === undefined) return;
     const id = serverRequestIdOf(sellerData, scanBounds);
     if (id === undefined) return;
     if (requestStream) hostWaits!.await(id);
@@ -722,6 +735,7 @@ export async function handleSseBody(
     framed,
     fail,
     endUndelivered,
+    readAll: awaitedInSession,
   });
 
   /**
@@ -847,7 +861,7 @@ export async function handleSseBody(
   const decodedChunks = direct === undefined ? source.chunksWithin(decoderRoom) : undefined;
   if (decodedChunks !== undefined) startTimers(); // its first chunk is awaited
   // A member for the host's answers until its end (`finally`): only a stream with a deadline waits for them.
-  if (hostAnswers !== undefined && bounded) hostWaits = hostAnswers.openStream(sellerKey, session!, timers);
+  if (hostAnswers !== undefined && bounded) hostWaits = hostAnswers.openStream(sellerKey, session!, timers, limits.sse_idle_timeout_ms);
   try {
     while (true) {
       let chunk: Buffer | null | undefined;
