@@ -20,7 +20,9 @@
  *   the MCP TypeScript SDK's `server.elicitInput()` sends it by default) or a POSTed
  *   notification's or response's stream. Until the host answers it, every stream of that seller
  *   endpoint and session waits for it, those opened meanwhile included (the call's stream may
- *   reach the gateway after the request: they come on two connections).
+ *   reach the gateway after the request: they come on two connections), but only those opened
+ *   within their own `sse_idle_timeout_ms` of it (`graceMs`), so that an id nobody ends pauses
+ *   only the streams open around it (review of trial 57 F3's fix).
  * Only streams with a deadline wait (exchange.ts hasCumulativeBound: a request's, a batch's, a
  * POSTed notification's or response's), so `sse_deadline_ms` bounds every pause; the standalone
  * GET stream and long-lived streams never do (their idle end is a plain end the host resumes
@@ -37,7 +39,14 @@
  * `Mcp-Session-Id`, when it arrives, whatever the seller then answers to it; ids match by the
  * gateway's canonical id (response/json-value-at.ts canonicalRequestId, canonicalWrittenId: `7`
  * and `7.0` are one id, `"7"` another). A response inside a batch (2025-03-26) is not read for
- * this: a stream waiting for it stays paused until it ends or its deadline.
+ * this: a stream waiting for it stays paused until it ends or its deadline. The seller's own
+ * `notifications/cancelled` naming it ends the wait too ({@link HostAnswerWaits.cancelledBySeller};
+ * the SDKs' request timeout, after which the host SHOULD NOT answer: before, such an id on the
+ * GET stream paused every stream of the session to its deadline; review of trial 57 F3's fix,
+ * test/regressions/seller-cancelled-elicitation-pauses-session-idle.test.ts). To read it, the
+ * session's streams are parsed, no raw run, while anything is awaited in it
+ * ({@link HostAnswerWaits.anyAwaited}, asked per planned chunk: sse-chunk-taker.ts `readAll`).
+ * Not tracked: a resumed stream (`Last-Event-ID`) does not inherit its first stream's ids.
  *
  * Memory: per seller endpoint and session, an entry while a member is open: each stream with a
  * deadline (registered as it starts), and each other stream once it carried a request; each
