@@ -206,6 +206,7 @@ import { SseEncodingCharge } from './sse-encoding-charge.js';
 import { EVENT_REFUSED, SseEventJudge } from './sse-event-judge.js';
 import { SseStreamTimers } from './sse-stream-timers.js';
 import { sellerCancelledIdOf, serverRequestIdOf } from './server-request-id.js';
+import type { ScannedMembers } from './sse-message.js';
 import type { StreamHostWaits } from '../routing/host-answer-waits.js';
 import { agentKeyOf } from '../config/agent-url-key.js';
 import { SseHostWriter } from './sse-host-writer.js';
@@ -519,7 +520,7 @@ export async function handleSseBody(
     if (final) endPlainly(exchange.actions.length > 0 ? 'rewritten' : 'ok');
     // A request of the seller's to the host (elicitation/create, ...): idle clocks wait for
     // the host's answer (`awaitIfServerRequest`).
-    else if (hostAnswers !== undefined) awaitIfServerRequest(sellerData);
+    else if (hostAnswers !== undefined) awaitIfServerRequest(sellerData, verdict?.kind === 'forward' ? verdict.scanned : undefined);
   };
 
   /**
@@ -550,7 +551,7 @@ export async function handleSseBody(
    * answers a request (a long-lived one, with no deadline, does not wait), else by every
    * stream with a deadline in its seller endpoint and session.
    */
-  const awaitIfServerRequest = (sellerData: string | Buffer): void => {
+  const awaitIfServerRequest = (sellerData: string | Buffer, scanned: ScannedMembers | undefined): void => {
     if (exchange.finished) return;
     // The seller gave up on a request of its own (any stream of its session): no answer is awaited for it.
     if (awaitedInSession()) {
@@ -558,7 +559,7 @@ export async function handleSseBody(
       if (cancelled !== undefined) return hostAnswers!.cancelledBySeller(sellerKey, session!, cancelled);
     }
     if (requestStream && hostWaits === undefined) return;
-    const id = serverRequestIdOf(sellerData, scanBounds);
+    const id = serverRequestIdOf(sellerData, scanBounds, scanned);
     if (id === undefined) return;
     if (requestStream) hostWaits!.await(id);
     else (hostWaits ??= hostAnswers!.openStream(sellerKey, session!, undefined)).awaitShared(id);
