@@ -14,10 +14,12 @@
  * id written in more than MAX_AWAITED_ID_BYTES bytes) is no request for this, and the idle clock
  * then runs as before.
  */
-import { scanJson, type JsonScanLimits } from '../mcp/json-scan.js';
+import { scanJson, type JsonScanLimits, type TopMembers } from '../mcp/json-scan.js';
+import type { ScannedMembers } from './sse-message.js';
 import { DIGIT_0, DIGIT_9, MINUS, QUOTE } from '../mcp/json-bytes.js';
 import { MAX_AWAITED_ID_BYTES } from '../routing/host-answer-waits.js';
 import { canonicalWrittenId, isMethodName } from './json-value-at.js';
+import { cancelledRequestIdOf } from '../mcp/cancelled-id.js';
 
 /**
  * The canonical id (json-value-at.ts canonicalWrittenId) of the JSON-RPC request that event
@@ -25,20 +27,65 @@ import { canonicalWrittenId, isMethodName } from './json-value-at.js';
  * is a non-empty string (json-value-at.ts isMethodName), an `id` that is a string or a number
  * written in at most MAX_AWAITED_ID_BYTES bytes, no `result` or `error`, every top-level key
  * written plainly and none repeated; undefined for anything else. `limits`: the structure
- * bounds the scan runs under (the event's data was within them already).
+ * bounds the scan runs under (the event's data was within them already). `scanned`: the
+ * judge's scan of `data` (bytes only; sse-message.ts forward verdict), read instead of scanning
+ * again: a 1.05 MB notification holding nested `"id"` keys was scanned twice, ~8.7 ms more per
+ * event (review of trial 57 F3's fix: test/regressions/server-request-check-rescans-events.test.ts).
  */
-export function serverRequestIdOf(data: string | Buffer, limits: JsonScanLimits): string | undefined {
+export function serverRequestIdOf(data: string | Buffer, limits: JsonScanLimits, scanned?: ScannedMembers): string | undefined {
   if (!holdsIdKey(data)) return undefined;
   const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
-  const scan = scanJson(bytes, limits);
-  if (!scan.ok || scan.repeatedName) return undefined;
-  const m = scan.members;
+  let m: TopMembers | undefined;
+  if (scanned !== undefined && typeof data !== 'string') {
+    if (scanned.repeatedName) return undefined;
+    m = scanned.members;
+  } else {
+    scans++;
+    const scan = scanJson(bytes, limits);
+    if (!scan.ok || scan.repeatedName) return undefined;
+    m = scan.members;
+  }
   if (m === undefined || !m.plainKeys || m.hasResult || m.hasError || !isMethodName(bytes, m.method)) return undefined;
   const id = m.id;
   if (id === undefined || id[1] - id[0] > MAX_AWAITED_ID_BYTES) return undefined;
   const first = bytes[id[0]]!;
   if (first !== QUOTE && first !== MINUS && (first < DIGIT_0 || first > DIGIT_9)) return undefined;
   return canonicalWrittenId(bytes, id);
+}
+
+let scans = 0;
+
+/** How many times {@link serverRequestIdOf} scanned event data itself (no `scanned` to reuse) since the process started: a seam for tests. */
+export function serverRequestScanCount(): number {
+  return scans;
+}
+
+/** `"notifications/cancelled"`, the method value as the SDKs write it (JSON-RPC method value bytes). */
+const CANCELLED_METHOD = Buffer.from('"notifications/cancelled"', 'latin1');
+
+/**
+ * The canonical id (json-value-at.ts canonicalWrittenId) of the request a seller's
+ * `notifications/cancelled` event (data `data`: its text or UTF-8 bytes) names
+ * (`params.requestId`, a string or a number written in at most MAX_AWAITED_ID_BYTES bytes; read
+ * by mcp/cancelled-id.ts): the seller gave up on its own request to the host (the MCP
+ * TypeScript SDK's request timeout, 60 s by default, or an abort), which the host then SHOULD
+ * NOT answer (MCP 2025-03-26 "Cancellation"), so no host POST would end the wait (review of
+ * trial 57 F3's fix: test/regressions/seller-cancelled-elicitation-pauses-session-idle.test.ts).
+ * Undefined for anything else: a top-level `method` written other than exactly
+ * `"notifications/cancelled"`, an `id`, `result` or `error`, an escaped or repeated top-level key.
+ * Cost: a native search for the method's text; a scan only for data holding it.
+ */
+export function sellerCancelledIdOf(data: string | Buffer, limits: JsonScanLimits): string | undefined {
+  if (typeof data === 'string' ? !data.includes('"notifications/cancelled"') : data.indexOf(CANCELLED_METHOD) === -1) return undefined;
+  const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
+  const scan = scanJson(bytes, limits);
+  if (!scan.ok || scan.repeatedName) return undefined;
+  const m = scan.members;
+  if (m === undefined || !m.plainKeys || m.hasResult || m.hasError || m.id !== undefined || m.method === undefined) return undefined;
+  if (!bytes.subarray(m.method[0], m.method[1]).equals(CANCELLED_METHOD)) return undefined;
+  const written = cancelledRequestIdOf(bytes);
+  if (written === undefined || written.range[1] - written.range[0] > MAX_AWAITED_ID_BYTES) return undefined;
+  return canonicalWrittenId(written.bytes, written.range);
 }
 
 /** `id"` as bytes. */

@@ -84,6 +84,13 @@ export interface SseTakerOut {
   readonly fail: (input: LocalErrorInput) => void;
   /** A stream without a total reached its undelivered limit (sse-undelivered.ts): the stage's `endUndelivered`. */
   readonly endUndelivered: () => void;
+  /**
+   * While true, no block is forwarded raw (every chunk is parsed, its events reach the stage's
+   * `deliver`): the stage's seller requests awaited in its session, so that a seller's
+   * `notifications/cancelled` (which the raw plan forwards unread) is read
+   * (routing/host-answer-waits.ts). Asked once per planned chunk.
+   */
+  readonly readAll?: () => boolean;
 }
 
 export class SseChunkTaker {
@@ -375,7 +382,7 @@ export class SseChunkTaker {
     }
     const fromEventStart = this.atEventStart;
     this.atEventStart = last === n;
-    if (last !== -1 && !this.skipping && !crossing && chunk.indexOf(CR) === -1) {
+    if (last !== -1 && !this.skipping && !crossing && chunk.indexOf(CR) === -1 && this.out.readAll?.() !== true) {
       // Blank lines at an event start dispatch nothing; the planner, which stops at a lone LF
       // at a chunk's start, begins after them (else an id event after them was parsed with the
       // rest of the chunk, its token counted through the chunk's end: review of 6e630d2).

@@ -72,12 +72,28 @@ import { mayHoldNonFiniteLiteral, parseWithNonFiniteLiterals } from '../mcp/leni
 import { isKindlessEventData } from './kindless-event.js';
 import { isWideMessage } from './wide-answer.js';
 
+/** What a whole scan read of a message's top level (json-scan.ts scanJson). */
+export interface ScannedMembers {
+  readonly members: TopMembers | undefined;
+  readonly repeatedName: boolean;
+}
+
 /** The outcome of {@link inspectEventData}. */
 export type EventDataVerdict =
   /** A structure bound broke: `json_depth` or `json_nodes` (limit, observed as json-bounds.ts). */
   | { readonly kind: 'breach'; readonly reason: 'json_depth' | 'json_nodes'; readonly limit: number; readonly observed: number; readonly dataBytes: number }
   /** Not the response: the data goes out as it is, as `bytes` when given (its UTF-8 bytes). */
-  | { readonly kind: 'forward'; readonly bytes: Buffer | undefined }
+  | {
+      readonly kind: 'forward';
+      readonly bytes: Buffer | undefined;
+      /**
+       * The scan of `bytes` that judged it, when it ran whole (its top-level members, and whether
+       * a name repeats): server-request-id.ts reads a server request's id from it rather than
+       * scanning the data again (review of trial 57 F3's fix:
+       * test/regressions/server-request-check-rescans-events.test.ts).
+       */
+      readonly scanned?: ScannedMembers;
+    }
   /**
    * A message with `result` or `error` on a request's stream that is not the response to the
    * request ({@link isForeignResponse}: another id, no id, both members, a `method` beside them
@@ -175,13 +191,16 @@ function judgeEventData(exchange: Exchange, data: string | undefined, opts: Even
     if (opts.mayBeResponse && mayHoldNonFiniteLiteral(bytes)) return lenientVerdict(exchange, parseWithNonFiniteLiterals(text()), bytes);
     return { kind: 'forward', bytes };
   }
-  if (!opts.mayBeResponse) return { kind: 'forward', bytes };
+  if (!opts.mayBeResponse) return { kind: 'forward', bytes, scanned: { members: scan.members, repeatedName: scan.repeatedName } };
   const members = scan.members;
   // A message object (or its `error`) of more than 1000 members is not parsed (wide-answer.ts;
   // a hostile trial 54, F1): a batch's stream aside (its data is parsed: batch-answers.ts).
   if (exchange.rpc.kind !== 'batch' && isWideMessage(bytes, scan)) return wideVerdict(exchange, bytes, members!, scan.repeatedName);
   // No request to answer (the standalone GET stream, a notification's or host response's stream): no response passes.
-  if (exchange.rpc.kind === 'none' || exchange.rpc.kind === 'notification') return standaloneVerdict(text, bytes, members, scan.repeatedName);
+  if (exchange.rpc.kind === 'none' || exchange.rpc.kind === 'notification') {
+    const verdict = standaloneVerdict(text, bytes, members, scan.repeatedName);
+    return verdict.kind === 'forward' ? { kind: 'forward', bytes, scanned: { members, repeatedName: scan.repeatedName } } : verdict;
+  }
   // Only an object can be a response (isResponseToExchange), or hold it: a batch.
   if (members === undefined) return batchVerdict(exchange, text, bytes, scan);
   if (members.plainKeys && !opts.wantsMessage) {
@@ -194,7 +213,7 @@ function judgeEventData(exchange: Exchange, data: string | undefined, opts: Even
       // id-only message (the request's id or another) or none at all (rewrite.ts claimsAnswer,
       // lacksMethod): `foreign`, as a JSON body gets upstream_not_mcp for it. Cost: two
       // property reads and two bytes of the method's range (json-value-at.ts isMethodName).
-      if (exchange.rpc.kind !== 'request' || isMethodName(bytes, members.method)) return { kind: 'forward', bytes };
+      if (exchange.rpc.kind !== 'request' || isMethodName(bytes, members.method)) return { kind: 'forward', bytes, scanned: { members, repeatedName: false } };
       // No `id` and no `method` written either, and none in another case (a repeat, above): it
       // names no kind of message at all (kindless-event.ts), told from the scan, not parsed.
       return members.id === undefined && !members.hasMethod ? { kind: 'kindless', dataBytes: bytes.length } : { kind: 'foreign', dataBytes: bytes.length };
@@ -279,7 +298,7 @@ function parsedVerdict(exchange: Exchange, message: unknown, bytes: Buffer, scan
   const foreign =
     isForeignResponse(exchange, message, bytes, scan.members) ||
     (isJsonObject(message) && (claimsResponseInAnyCase(message) || (rpc.kind === 'request' && lacksMethodInAnyCase(message))) && repeatsMemberName(scan, message));
-  return foreign ? { kind: 'foreign', dataBytes: bytes.length } : { kind: 'forward', bytes };
+  return foreign ? { kind: 'foreign', dataBytes: bytes.length } : { kind: 'forward', bytes, scanned: { members: scan.members, repeatedName: scan.repeatedName } };
 }
 
 /**

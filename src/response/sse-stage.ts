@@ -205,7 +205,8 @@ import { SseEventIds, pendingIdFor } from './sse-event-ids.js';
 import { SseEncodingCharge } from './sse-encoding-charge.js';
 import { EVENT_REFUSED, SseEventJudge } from './sse-event-judge.js';
 import { SseStreamTimers } from './sse-stream-timers.js';
-import { serverRequestIdOf } from './server-request-id.js';
+import { sellerCancelledIdOf, serverRequestIdOf } from './server-request-id.js';
+import type { ScannedMembers } from './sse-message.js';
 import type { StreamHostWaits } from '../routing/host-answer-waits.js';
 import { agentKeyOf } from '../config/agent-url-key.js';
 import { SseHostWriter } from './sse-host-writer.js';
@@ -519,7 +520,7 @@ export async function handleSseBody(
     if (final) endPlainly(exchange.actions.length > 0 ? 'rewritten' : 'ok');
     // A request of the seller's to the host (elicitation/create, ...): idle clocks wait for
     // the host's answer (`awaitIfServerRequest`).
-    else if (hostAnswers !== undefined) awaitIfServerRequest(sellerData);
+    else if (hostAnswers !== undefined) awaitIfServerRequest(sellerData, verdict?.kind === 'forward' ? verdict.scanned : undefined);
   };
 
   /**
@@ -535,6 +536,13 @@ export async function handleSseBody(
   const session = exchange.session;
   const sellerKey = hostAnswers !== undefined ? agentKeyOf(exchange.agent) : '';
   let hostWaits: StreamHostWaits | undefined;
+  /**
+   * Whether a request of the seller's is awaited in this stream's seller endpoint and session:
+   * then every block is parsed (no raw run: the taker's `readAll`), so that the seller's
+   * `notifications/cancelled` for it reaches `deliver` (review of trial 57 F3's fix:
+   * test/regressions/seller-cancelled-elicitation-pauses-session-idle.test.ts).
+   */
+  const awaitedInSession = (): boolean => hostAnswers !== undefined && hostAnswers.anyAwaited(sellerKey, session!);
   /** The structure bounds a candidate request's data is scanned under (server-request-id.ts). */
   const scanBounds = { maxDepth: limits.max_json_depth, maxNodes: limits.max_json_nodes };
   /**
@@ -543,9 +551,15 @@ export async function handleSseBody(
    * answers a request (a long-lived one, with no deadline, does not wait), else by every
    * stream with a deadline in its seller endpoint and session.
    */
-  const awaitIfServerRequest = (sellerData: string | Buffer): void => {
-    if (exchange.finished || (requestStream && hostWaits === undefined)) return;
-    const id = serverRequestIdOf(sellerData, scanBounds);
+  const awaitIfServerRequest = (sellerData: string | Buffer, scanned: ScannedMembers | undefined): void => {
+    if (exchange.finished) return;
+    // The seller gave up on a request of its own (any stream of its session): no answer is awaited for it.
+    if (awaitedInSession()) {
+      const cancelled = sellerCancelledIdOf(sellerData, scanBounds);
+      if (cancelled !== undefined) return hostAnswers!.cancelledBySeller(sellerKey, session!, cancelled);
+    }
+    if (requestStream && hostWaits === undefined) return;
+    const id = serverRequestIdOf(sellerData, scanBounds, scanned);
     if (id === undefined) return;
     if (requestStream) hostWaits!.await(id);
     else (hostWaits ??= hostAnswers!.openStream(sellerKey, session!, undefined)).awaitShared(id);
@@ -722,6 +736,7 @@ export async function handleSseBody(
     framed,
     fail,
     endUndelivered,
+    readAll: awaitedInSession,
   });
 
   /**
@@ -847,7 +862,7 @@ export async function handleSseBody(
   const decodedChunks = direct === undefined ? source.chunksWithin(decoderRoom) : undefined;
   if (decodedChunks !== undefined) startTimers(); // its first chunk is awaited
   // A member for the host's answers until its end (`finally`): only a stream with a deadline waits for them.
-  if (hostAnswers !== undefined && bounded) hostWaits = hostAnswers.openStream(sellerKey, session!, timers);
+  if (hostAnswers !== undefined && bounded) hostWaits = hostAnswers.openStream(sellerKey, session!, timers, limits.sse_idle_timeout_ms);
   try {
     while (true) {
       let chunk: Buffer | null | undefined;

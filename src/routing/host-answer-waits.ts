@@ -20,7 +20,9 @@
  *   the MCP TypeScript SDK's `server.elicitInput()` sends it by default) or a POSTed
  *   notification's or response's stream. Until the host answers it, every stream of that seller
  *   endpoint and session waits for it, those opened meanwhile included (the call's stream may
- *   reach the gateway after the request: they come on two connections).
+ *   reach the gateway after the request: they come on two connections), but only those opened
+ *   within their own `sse_idle_timeout_ms` of it (`graceMs`), so that an id nobody ends pauses
+ *   only the streams open around it (review of trial 57 F3's fix).
  * Only streams with a deadline wait (exchange.ts hasCumulativeBound: a request's, a batch's, a
  * POSTed notification's or response's), so `sse_deadline_ms` bounds every pause; the standalone
  * GET stream and long-lived streams never do (their idle end is a plain end the host resumes
@@ -37,7 +39,14 @@
  * `Mcp-Session-Id`, when it arrives, whatever the seller then answers to it; ids match by the
  * gateway's canonical id (response/json-value-at.ts canonicalRequestId, canonicalWrittenId: `7`
  * and `7.0` are one id, `"7"` another). A response inside a batch (2025-03-26) is not read for
- * this: a stream waiting for it stays paused until it ends or its deadline.
+ * this: a stream waiting for it stays paused until it ends or its deadline. The seller's own
+ * `notifications/cancelled` naming it ends the wait too ({@link HostAnswerWaits.cancelledBySeller};
+ * the SDKs' request timeout, after which the host SHOULD NOT answer: before, such an id on the
+ * GET stream paused every stream of the session to its deadline; review of trial 57 F3's fix,
+ * test/regressions/seller-cancelled-elicitation-pauses-session-idle.test.ts). To read it, the
+ * session's streams are parsed, no raw run, while anything is awaited in it
+ * ({@link HostAnswerWaits.anyAwaited}, asked per planned chunk: sse-chunk-taker.ts `readAll`).
+ * Not tracked: a resumed stream (`Last-Event-ID`) does not inherit its first stream's ids.
  *
  * Memory: per seller endpoint and session, an entry while a member is open: each stream with a
  * deadline (registered as it starts), and each other stream once it carried a request; each
@@ -67,8 +76,8 @@ export interface IdleClock {
 /** The members of one seller endpoint and session, and the requests awaited by all of them. */
 class SessionWaits {
   readonly members = new Set<StreamHostWaits>();
-  /** Canonical ids of requests that came on streams answering no request: every member with a clock waits for them. */
-  shared: Set<string> | undefined = undefined;
+  /** Canonical ids of requests that came on streams answering no request, each with when it was seen (`performance.now()`): members with a clock wait for them (StreamHostWaits.awaiting). */
+  shared: Map<string, number> | undefined = undefined;
 
   get sharedCount(): number {
     return this.shared === undefined ? 0 : this.shared.size;
@@ -90,13 +99,17 @@ export class HostAnswerWaits {
    * starts) it waits for the requests it carries ({@link StreamHostWaits.await}) and for the
    * session's shared ones ({@link StreamHostWaits.awaitShared}), already outstanding or to come;
    * without (any other stream, once it carries a request) it only keeps the shared ones it adds.
+   * `graceMs` (the stream's `sse_idle_timeout_ms`): a shared request seen more than that before
+   * this stream opened is not waited for by it (the call it was made for had its stream open by
+   * then), so a shared id nobody ends (a seller that never answers, cancels or closes) pauses
+   * only the streams open around it, each at most until its own `sse_deadline_ms`.
    */
-  openStream(seller: string, session: string, clock: IdleClock | undefined): StreamHostWaits {
+  openStream(seller: string, session: string, clock: IdleClock | undefined, graceMs = Infinity): StreamHostWaits {
     let sellers = this.bySession.get(session);
     if (sellers === undefined) this.bySession.set(session, (sellers = new Map()));
     let entry = sellers.get(seller);
     if (entry === undefined) sellers.set(seller, (entry = new SessionWaits()));
-    const stream = new StreamHostWaits(this, entry, seller, session, clock);
+    const stream = new StreamHostWaits(this, entry, seller, session, clock, graceMs);
     entry.members.add(stream);
     stream.update();
     return stream;
@@ -115,6 +128,29 @@ export class HostAnswerWaits {
     if (text !== undefined && text.length > MAX_AWAITED_ID_BYTES) return;
     const id = canonicalRequestId(rpc);
     if (id === undefined) return;
+    this.release(entry, id);
+  }
+
+  /**
+   * The seller cancelled its own request with canonical id `id` (a `notifications/cancelled`
+   * on any stream of `seller` in `session`: response/server-request-id.ts sellerCancelledIdOf):
+   * as {@link answered}, no answer is awaited for it any more (the host SHOULD NOT send one).
+   */
+  cancelledBySeller(seller: string, session: string, id: string): void {
+    const entry = this.bySession.get(session)?.get(seller);
+    if (entry !== undefined) this.release(entry, id);
+  }
+
+  /** Whether any request is awaited in `seller`'s `session` (a stream's own or a shared one): one or two `Map` lookups and a walk of its members. */
+  anyAwaited(seller: string, session: string): boolean {
+    const entry = this.bySession.get(session)?.get(seller);
+    if (entry === undefined) return false;
+    if (entry.sharedCount > 0) return true;
+    for (const stream of entry.members) if (stream.ownAwaited) return true;
+    return false;
+  }
+
+  private release(entry: SessionWaits, id: string): void {
     entry.shared?.delete(id);
     for (const stream of entry.members) stream.answer(id);
   }
@@ -143,11 +179,25 @@ export class StreamHostWaits {
     readonly seller: string,
     readonly session: string,
     private readonly clock: IdleClock | undefined,
+    private readonly graceMs: number,
   ) {}
 
-  /** Whether the stream waits for an answer (one of its own requests, or a shared one, is outstanding). */
+  /** When it opened (`performance.now()`). */
+  private readonly openedAt = performance.now();
+
+  /** Whether the stream waits for an answer (one of its own requests is outstanding, or a shared one seen no more than its `graceMs` before it opened). */
   get awaiting(): boolean {
-    return !this.closed && ((this.ids !== undefined && this.ids.size > 0) || this.entry.sharedCount > 0);
+    if (this.closed) return false;
+    if (this.ids !== undefined && this.ids.size > 0) return true;
+    const shared = this.entry.shared;
+    if (shared === undefined) return false;
+    for (const seenAt of shared.values()) if (seenAt + this.graceMs >= this.openedAt) return true;
+    return false;
+  }
+
+  /** @internal It waits for a request it carried itself. */
+  get ownAwaited(): boolean {
+    return this.ids !== undefined && this.ids.size > 0;
   }
 
   /** The stream carried a request with canonical id `id`, made for its own call: it waits for the host's answer. */
@@ -163,10 +213,10 @@ export class StreamHostWaits {
   awaitShared(id: string): void {
     if (this.closed) return;
     const entry = this.entry;
-    const shared = (entry.shared ??= new Set());
+    const shared = (entry.shared ??= new Map());
     if (shared.size >= MAX_AWAITED_PER_STREAM || shared.has(id)) return;
-    shared.add(id);
-    if (shared.size === 1) for (const stream of entry.members) stream.update();
+    shared.set(id, performance.now());
+    for (const stream of entry.members) stream.update();
   }
 
   /** @internal The host answered `id` ({@link HostAnswerWaits.answered}, the shared set updated first). */

@@ -6,7 +6,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { HostAnswerWaits, MAX_AWAITED_PER_STREAM, type IdleClock } from '../../src/routing/host-answer-waits.js';
-import { serverRequestIdOf } from '../../src/response/server-request-id.js';
+import { sellerCancelledIdOf, serverRequestIdOf } from '../../src/response/server-request-id.js';
 import { canonicalRequestId } from '../../src/response/json-value-at.js';
 
 const BOUNDS = { maxDepth: 64, maxNodes: 100_000 };
@@ -121,5 +121,52 @@ describe('HostAnswerWaits', () => {
     for (let i = 0; i < MAX_AWAITED_PER_STREAM; i++) waits.answered('seller', 'S', answer(i));
     assert.equal(c.calls, 'pr', 'the untracked one is not waited for');
     s.close();
+  });
+
+  test("the seller's cancellation of its own request ends the wait, shared or a stream's own (review of trial 57 F3's fix)", () => {
+    const waits = new HostAnswerWaits();
+    const a = clock();
+    const sa = waits.openStream('seller', 'S', a);
+    const get = waits.openStream('seller', 'S', undefined);
+    get.awaitShared(num(3));
+    sa.await(canonicalRequestId(answer('x'))!);
+    assert.equal(waits.anyAwaited('seller', 'S'), true);
+    waits.cancelledBySeller('seller', 'S', num(3));
+    assert.equal(a.calls, 'p', 'still waits for its own');
+    waits.cancelledBySeller('seller', 'S', 'sx');
+    assert.equal(a.calls, 'pr');
+    assert.equal(waits.anyAwaited('seller', 'S'), false);
+    for (const s of [sa, get]) s.close();
+    assert.equal(waits.sessions, 0);
+  });
+
+  test('a shared request seen more than its graceMs before a stream opened does not pause that stream', () => {
+    const waits = new HostAnswerWaits();
+    const get = waits.openStream('seller', 'S', undefined);
+    get.awaitShared(num(0));
+    const late = clock();
+    const sl = waits.openStream('seller', 'S', late, -1);
+    const soon = clock();
+    const ss = waits.openStream('seller', 'S', soon, 60_000);
+    assert.deepEqual([late.calls, soon.calls], ['', 'p']);
+    for (const s of [get, sl, ss]) s.close();
+  });
+});
+
+describe('sellerCancelledIdOf', () => {
+  test("a seller's notifications/cancelled: the canonical id of params.requestId", () => {
+    assert.equal(sellerCancelledIdOf('{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":0,"reason":"timeout"}}', BOUNDS), 'n0');
+    assert.equal(sellerCancelledIdOf(Buffer.from('{"method":"notifications/cancelled","params":{"requestId":"a\\u0062"},"jsonrpc":"2.0"}'), BOUNDS), 'sab');
+  });
+  test('anything else: another method, the text nested, an id beside it, a repeated key, no requestId', () => {
+    for (const data of [
+      '{"jsonrpc":"2.0","method":"notifications/progress","params":{"requestId":0,"note":"notifications/cancelled"}}',
+      '{"jsonrpc":"2.0","method":"x","params":{"m":{"method":"notifications/cancelled","params":{"requestId":0}}}}',
+      '{"jsonrpc":"2.0","id":1,"method":"notifications/cancelled","params":{"requestId":0}}',
+      '{"jsonrpc":"2.0","method":"notifications/cancelled","method":"notifications/cancelled","params":{"requestId":0}}',
+      '{"jsonrpc":"2.0","method":"notifications/cancelled","params":{}}',
+      `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"${'a'.repeat(300)}"}}`,
+    ])
+      assert.equal(sellerCancelledIdOf(data, BOUNDS), undefined, data);
   });
 });
