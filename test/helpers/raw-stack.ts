@@ -25,3 +25,17 @@ export async function until(what: string, ok: () => boolean, detail?: () => stri
   for (let i = 0; i < 1_000 && !ok(); i++) await new Promise((r) => setTimeout(r, 5));
   assert.ok(ok(), `timed out waiting until ${what}${detail ? ` (${detail()})` : ''}`);
 }
+
+/**
+ * The JSON-RPC ids of the `tools/call`s that reached `seller` (its POSTs, in the order they came;
+ * other methods and other JSON-RPC messages aside). Shared by the held/pipelined cancellation
+ * regressions (cancelled-while-held-still-sent, cancel-refused-by-seller-still-drops-request,
+ * overlapping-cancels-hold-request-past-deadline, pipelined-request-peeked-twice).
+ */
+export function toolCallIdsSent(seller: RawSeller): unknown[] {
+  return seller.requests
+    .filter((r) => r.method === 'POST')
+    .map((r) => JSON.parse(r.body.toString('utf8')) as { id?: unknown; method?: string })
+    .filter((m) => m.method === 'tools/call')
+    .map((m) => m.id);
+}

@@ -24,6 +24,7 @@ import { startObservedGateway, type ObservedGateway } from '../support/hostile-s
 import { agentsYaml } from '../helpers/gateway.js';
 import { openRawConnection, responsesWhenWhole } from '../helpers/http-wire.js';
 import { useSellerAndGateway } from '../helpers/stack.js';
+import { toolCallIdsSent, until } from '../helpers/raw-stack.js';
 import { TEST_TIMEOUT_MS, withTimeout } from '../helpers/timeout.js';
 
 const SESSION = 'session-pipelined-peek';
@@ -52,16 +53,7 @@ const stack = useSellerAndGateway<RawSeller, ObservedGateway>(
 );
 
 /** The ids of the `tools/call`s that reached the seller, in order. */
-const callsSent = (): unknown[] =>
-  stack.seller.requests
-    .map((r) => JSON.parse(r.body.toString('utf8')) as { id?: unknown; method?: string })
-    .filter((m) => m.method === 'tools/call')
-    .map((m) => m.id);
-
-async function until(what: string, met: () => boolean): Promise<void> {
-  for (let i = 0; i < 500 && !met(); i++) await new Promise((r) => setTimeout(r, 10));
-  assert.ok(met(), what);
-}
+const callsSent = (): unknown[] => toolCallIdsSent(stack.seller);
 
 /** A `tools/call` with 30 arguments: 40 JSON values in all (over 20, under 1000). */
 function call(id: number): string {
