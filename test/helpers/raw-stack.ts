@@ -6,7 +6,8 @@
  * (test/integration/load-shed.test.ts) and the brotli-window regressions (trial 15, H2).
  */
 import assert from 'node:assert/strict';
-import { startRawSeller, type RawHandler, type RawSeller } from '../support/raw-seller.js';
+import type { ServerResponse } from 'node:http';
+import { startRawSeller, toolResponse, type RawHandler, type RawSeller } from '../support/raw-seller.js';
 import { startGateway, type RunningGateway } from './gateway.js';
 import { useSellerAndGateway, type SellerAndGateway } from './stack.js';
 
@@ -38,4 +39,25 @@ export function toolCallIdsSent(seller: RawSeller): unknown[] {
     .map((r) => JSON.parse(r.body.toString('utf8')) as { id?: unknown; method?: string })
     .filter((m) => m.method === 'tools/call')
     .map((m) => m.id);
+}
+
+/**
+ * A raw seller's answer for the held/pipelined regressions: anything but a `tools/call` 202 with
+ * no body; a `tools/call` whose id `hold` picks handed unanswered to `onHold` (the test releases
+ * it); any other `tools/call` 200 `application/json`, a result of one text content `text(id)`
+ * (`done <id>` unless given).
+ */
+export function answerToolCallsHolding(hold: (id: number) => boolean, onHold: (res: ServerResponse) => void, text: (id: number) => string = (id) => `done ${id}`): RawHandler {
+  return (req, res) => {
+    const msg = JSON.parse(req.body.toString('utf8')) as { id?: number; method?: string };
+    if (msg.method !== 'tools/call') {
+      res.writeHead(202).end();
+      return;
+    }
+    if (hold(msg.id!)) {
+      onHold(res);
+      return;
+    }
+    res.writeHead(200, { 'content-type': 'application/json' }).end(toolResponse(msg.id!, { content: [{ type: 'text', text: text(msg.id!) }] }));
+  };
 }
