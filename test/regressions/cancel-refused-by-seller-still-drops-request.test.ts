@@ -29,6 +29,7 @@ import { agentsYaml } from '../helpers/gateway.js';
 import { rawPost, sseIds, toolCall } from '../helpers/raw.js';
 import { openRawConnection, responsesWhenWhole } from '../helpers/http-wire.js';
 import { useSellerAndGateway } from '../helpers/stack.js';
+import { toolCallIdsSent, until } from '../helpers/raw-stack.js';
 import { TEST_TIMEOUT_MS, withTimeout } from '../helpers/timeout.js';
 
 const SESSION = 'session-refused-cancel';
@@ -92,17 +93,7 @@ const stack = useSellerAndGateway<RawSeller, ObservedGateway>(
 );
 
 /** The ids of the `tools/call`s that reached the seller, in order. */
-const callsSent = (): unknown[] =>
-  stack.seller.requests
-    .filter((r) => r.method === 'POST')
-    .map((r) => JSON.parse(r.body.toString('utf8')) as { id?: unknown; method?: string })
-    .filter((m) => m.method === 'tools/call')
-    .map((m) => m.id);
-
-async function until(what: string, met: () => boolean): Promise<void> {
-  for (let i = 0; i < 500 && !met(); i++) await new Promise((r) => setTimeout(r, 10));
-  assert.ok(met(), what);
-}
+const callsSent = (): unknown[] => toolCallIdsSent(stack.seller);
 
 const cancel = async (agent: string, id: number, headers: Record<string, string>): Promise<number> =>
   (await rawPost(stack.gateway.agentUrl(agent), `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":${id},"reason":"user"}}`, headers)).status;

@@ -24,12 +24,13 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ServerResponse } from 'node:http';
-import { startRawSeller, toolResponse, type RawSeller, type SeenRequest } from '../support/raw-seller.js';
+import { startRawSeller, toolResponse, type RawSeller } from '../support/raw-seller.js';
 import { startObservedGateway, type ObservedGateway } from '../support/hostile-seller.js';
 import { agentsYaml } from '../helpers/gateway.js';
 import { rawPost, toolCall } from '../helpers/raw.js';
 import { openRawConnection, responsesWhenWhole } from '../helpers/http-wire.js';
 import { useSellerAndGateway } from '../helpers/stack.js';
+import { answerToolCallsHolding, toolCallIdsSent, until } from '../helpers/raw-stack.js';
 import { TEST_TIMEOUT_MS, withTimeout } from '../helpers/timeout.js';
 
 const SESSION = 'session-held';
@@ -38,19 +39,7 @@ const HEADERS = { 'mcp-session-id': SESSION, 'mcp-protocol-version': '2025-06-18
 /** Call 60's answer, held until the test releases it. */
 let held: ServerResponse | undefined;
 
-function answer(req: SeenRequest, res: ServerResponse): void {
-  const msg = JSON.parse(req.body.toString('utf8')) as { id?: number; method?: string };
-  if (msg.method !== 'tools/call') {
-    res.writeHead(202).end();
-    return;
-  }
-  if (msg.id === 60) {
-    held = res;
-    return;
-  }
-  const text = msg.id === 49 ? 'y'.repeat(5_000) : `done ${msg.id}`;
-  res.writeHead(200, { 'content-type': 'application/json' }).end(toolResponse(msg.id!, { content: [{ type: 'text', text }] }));
-}
+const answer = answerToolCallsHolding((id) => id === 60, (res) => (held = res), (id) => (id === 49 ? 'y'.repeat(5_000) : `done ${id}`));
 
 const stack = useSellerAndGateway<RawSeller, ObservedGateway>(
   () => startRawSeller(answer),
@@ -64,16 +53,7 @@ const stack = useSellerAndGateway<RawSeller, ObservedGateway>(
 );
 
 /** The ids of the `tools/call`s that reached the seller, in order. */
-const callsSent = (): unknown[] =>
-  stack.seller.requests
-    .map((r) => JSON.parse(r.body.toString('utf8')) as { id?: unknown; method?: string })
-    .filter((m) => m.method === 'tools/call')
-    .map((m) => m.id);
-
-async function until(what: string, met: () => boolean): Promise<void> {
-  for (let i = 0; i < 500 && !met(); i++) await new Promise((r) => setTimeout(r, 10));
-  assert.ok(met(), what);
-}
+const callsSent = (): unknown[] => toolCallIdsSent(stack.seller);
 
 const cancel = async (agent: string, id: number): Promise<number> =>
   (await rawPost(stack.gateway.agentUrl(agent), `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":${id},"reason":"user"}}`, HEADERS)).status;

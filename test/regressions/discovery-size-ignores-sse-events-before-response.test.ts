@@ -65,6 +65,20 @@ function warningFields(gateway: ObservedGateway, agent: string): unknown[] {
     .map((l) => ({ level: l.level, msg: l.msg, agent: l.agent, surface: l.surface, bytes: l.bytes, target_bytes: l.target_bytes, events_before: l.events_before, bytes_before: l.bytes_before }));
 }
 
+/** The warning (as {@link warningFields} gives it) for a tools/list page of `bytes` behind the 3,000 events (499,890 bytes) on `agent`. */
+function overshootWarning(agent: string, bytes: number): unknown {
+  return {
+    level: 40,
+    msg: `${WARNING}; 3,000 events before the response: 499,890 bytes`,
+    agent,
+    surface: 'tools_list_page',
+    bytes,
+    target_bytes: 131_072,
+    events_before: 3000,
+    bytes_before: 499_890,
+  };
+}
+
 /** Waits for the exchange line of request `id` on `agent` (the warning is written before it), or `ms`. */
 async function settled(gateway: ObservedGateway, agent: string, id: number): Promise<void> {
   await gateway.exchangeLine(agent, id, 5_000);
@@ -81,18 +95,7 @@ describe('the live discovery-size check counts what the host receives through th
     assert.equal(r.status, 200);
     assert.equal(r.text(), `${BEFORE}${page(2)}`, 'the host gets the seller\'s bytes as they are');
     await settled(gateway, 'a', 2);
-    assert.deepEqual(warningFields(gateway, 'a'), [
-      {
-        level: 40,
-        msg: `${WARNING}; 3,000 events before the response: 499,890 bytes`,
-        agent: 'a',
-        surface: 'tools_list_page',
-        bytes: 499_944,
-        target_bytes: 131_072,
-        events_before: 3000,
-        bytes_before: 499_890,
-      },
-    ]);
+    assert.deepEqual(warningFields(gateway, 'a'), [overshootWarning('a', 499_944)]);
     assert.equal(await metric(gateway, 'agent="a",surface="tools_list_page"'), 1);
 
     // The probe's reader through the same gateway reads the same numbers.
@@ -112,18 +115,7 @@ describe('the live discovery-size check counts what the host receives through th
     assert.equal(r.text(), `${BEFORE}: working\n${page(2)}`);
     assert.equal(r.bytes, 499_954);
     await settled(gateway, 'c', 2);
-    assert.deepEqual(warningFields(gateway, 'c'), [
-      {
-        level: 40,
-        msg: `${WARNING}; 3,000 events before the response: 499,890 bytes`,
-        agent: 'c',
-        surface: 'tools_list_page',
-        bytes: 499_954,
-        target_bytes: 131_072,
-        events_before: 3000,
-        bytes_before: 499_890,
-      },
-    ]);
+    assert.deepEqual(warningFields(gateway, 'c'), [overshootWarning('c', 499_954)]);
     assert.equal(await metric(gateway, 'agent="c",surface="tools_list_page"'), 1);
 
     const client = createRpcClient({ url: gateway.agentUrl('c'), timeoutMs: 10_000, maxBodyBytes: 4 * 1024 * 1024 });

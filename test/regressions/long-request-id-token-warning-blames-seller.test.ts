@@ -27,15 +27,10 @@ import assert from 'node:assert/strict';
 import { startRawSeller, type RawSeller } from '../support/raw-seller.js';
 import { RESUME_TOKEN, RESUME_YAML, startObservedGateway, type ObservedGateway } from '../support/hostile-seller.js';
 import { agentsYaml } from '../helpers/gateway.js';
-import { rawPost, sseIds, toolCall } from '../helpers/raw.js';
+import { sseIds } from '../helpers/raw.js';
 import { useSellerAndGateway } from '../helpers/stack.js';
-import { TEST_TIMEOUT_MS, withTimeout } from '../helpers/timeout.js';
-
-const FIRST = 'SSE event id could not be turned into a resume token: ';
-const SUMMARY = 'SSE event ids could not be turned into resume tokens';
-const PROGRESS = JSON.stringify({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 1, progress: 1 } });
-const frame = (data: string, id?: string): string => `${id === undefined ? '' : `id: ${id}\n`}data: ${data}\n\n`;
-const response = (id: unknown): string => JSON.stringify({ jsonrpc: '2.0', id, result: { content: [] } });
+import { FIRST, PROGRESS, SUMMARY, callCollectingWarnings, frame, response } from '../helpers/token-warning.js';
+import { TEST_TIMEOUT_MS } from '../helpers/timeout.js';
 
 const stack = useSellerAndGateway(
   () =>
@@ -51,17 +46,7 @@ const gw = (): ObservedGateway => stack.gateway;
 const HEADERS = { 'mcp-protocol-version': '2025-06-18' };
 
 /** Calls `agent` with JSON-RPC id `id` and tool `tool`; its body, and the agent's warning lines (msg, and the summary's counts) once its exchange line is written. */
-async function call(agent: string, id: string | number, tool: string): Promise<{ text: string; outcome: unknown; warnings: unknown[] }> {
-  const before = gw().lines.length;
-  const r = await withTimeout(rawPost(gw().agentUrl(agent), toolCall(id, tool), HEADERS), 10_000, 'the call');
-  assert.equal(r.status, 200);
-  const exchange = await gw().waitForLine((l) => l.msg === 'exchange' && l.agent === agent && gw().lines.indexOf(l) >= before);
-  const warnings = gw()
-    .lines.slice(before)
-    .filter((l) => l.agent === agent && typeof l.msg === 'string' && (l.msg.startsWith(FIRST) || l.msg === SUMMARY))
-    .map((l) => (l.msg === SUMMARY ? { msg: l.msg, not_tokenized: l.not_tokenized, not_tokenized_total: l.not_tokenized_total } : l.msg));
-  return { text: r.text(), outcome: exchange.outcome, warnings };
-}
+const call = (agent: string, id: string | number, tool: string): ReturnType<typeof callCollectingWarnings> => callCollectingWarnings(gw(), agent, id, tool, HEADERS);
 
 describe('the untokenized-id warning says what made the token too long', { timeout: TEST_TIMEOUT_MS }, () => {
   const longId = 'i'.repeat(3000);

@@ -35,6 +35,7 @@ import { agentsYaml } from '../helpers/gateway.js';
 import { rawPost, toolCall } from '../helpers/raw.js';
 import { openRawConnection, responsesWhenWhole, type RawConnection } from '../helpers/http-wire.js';
 import { useSellerAndGateway } from '../helpers/stack.js';
+import { toolCallIdsSent, until } from '../helpers/raw-stack.js';
 import { withTimeout } from '../helpers/timeout.js';
 import { callKind } from '../../src/admission/agent-guard.js';
 
@@ -82,17 +83,7 @@ const stack = useSellerAndGateway<RawSeller, ObservedGateway>(
 );
 
 /** The ids of the `tools/call`s that reached the seller, in order. */
-const callsSent = (): unknown[] =>
-  stack.seller.requests
-    .filter((r) => r.method === 'POST')
-    .map((r) => JSON.parse(r.body.toString('utf8')) as { id?: unknown; method?: string })
-    .filter((m) => m.method === 'tools/call')
-    .map((m) => m.id);
-
-async function until(what: string, met: () => boolean): Promise<void> {
-  for (let i = 0; i < 500 && !met(); i++) await new Promise((r) => setTimeout(r, 10));
-  assert.ok(met(), what);
-}
+const callsSent = (): unknown[] => toolCallIdsSent(stack.seller);
 
 /** Sends a cancellation of `id` through `agent` with other credentials; resolves with the held answer of the seller (the n-th for `id`) and the host's status to come. */
 async function cancel(agent: string, id: number): Promise<{ seller: ServerResponse; status: Promise<number> }> {

@@ -19,11 +19,12 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ServerResponse } from 'node:http';
 import { parseConfig } from '../../src/config/load.js';
-import { startRawSeller, toolResponse, type RawSeller, type SeenRequest } from '../support/raw-seller.js';
+import { startRawSeller, toolResponse, type RawSeller } from '../support/raw-seller.js';
 import { startObservedGateway, type ObservedGateway } from '../support/hostile-seller.js';
 import { agentsYaml } from '../helpers/gateway.js';
 import { openRawConnection, responsesWhenWhole } from '../helpers/http-wire.js';
 import { useSellerAndGateway } from '../helpers/stack.js';
+import { answerToolCallsHolding, toolCallIdsSent, until } from '../helpers/raw-stack.js';
 import { TEST_TIMEOUT_MS, withTimeout } from '../helpers/timeout.js';
 
 const SESSION = 'session-pipelined-peek';
@@ -31,18 +32,7 @@ const SESSION = 'session-pipelined-peek';
 /** The held answer (the call the pipelined one waits behind), released by the test. */
 let held: ServerResponse | undefined;
 
-function answer(req: SeenRequest, res: ServerResponse): void {
-  const msg = JSON.parse(req.body.toString('utf8')) as { id?: number; method?: string };
-  if (msg.method !== 'tools/call') {
-    res.writeHead(202).end();
-    return;
-  }
-  if (msg.id === 70 || msg.id === 80) {
-    held = res;
-    return;
-  }
-  res.writeHead(200, { 'content-type': 'application/json' }).end(toolResponse(msg.id!, { content: [{ type: 'text', text: `done ${msg.id}` }] }));
-}
+const answer = answerToolCallsHolding((id) => id === 70 || id === 80, (res) => (held = res));
 
 const yaml = (sellerUrl: string, maxJsonNodes: number): string => agentsYaml({ p: { url: sellerUrl, max_json_nodes: maxJsonNodes } });
 
@@ -52,16 +42,7 @@ const stack = useSellerAndGateway<RawSeller, ObservedGateway>(
 );
 
 /** The ids of the `tools/call`s that reached the seller, in order. */
-const callsSent = (): unknown[] =>
-  stack.seller.requests
-    .map((r) => JSON.parse(r.body.toString('utf8')) as { id?: unknown; method?: string })
-    .filter((m) => m.method === 'tools/call')
-    .map((m) => m.id);
-
-async function until(what: string, met: () => boolean): Promise<void> {
-  for (let i = 0; i < 500 && !met(); i++) await new Promise((r) => setTimeout(r, 10));
-  assert.ok(met(), what);
-}
+const callsSent = (): unknown[] => toolCallIdsSent(stack.seller);
 
 /** A `tools/call` with 30 arguments: 40 JSON values in all (over 20, under 1000). */
 function call(id: number): string {

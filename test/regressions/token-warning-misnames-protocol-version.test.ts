@@ -31,15 +31,9 @@ import assert from 'node:assert/strict';
 import { startRawSeller, type RawSeller } from '../support/raw-seller.js';
 import { RESUME_YAML, startObservedGateway, type ObservedGateway } from '../support/hostile-seller.js';
 import { agentsYaml } from '../helpers/gateway.js';
-import { rawPost, toolCall } from '../helpers/raw.js';
 import { useSellerAndGateway } from '../helpers/stack.js';
-import { TEST_TIMEOUT_MS, withTimeout } from '../helpers/timeout.js';
-
-const FIRST = 'SSE event id could not be turned into a resume token: ';
-const SUMMARY = 'SSE event ids could not be turned into resume tokens';
-const PROGRESS = JSON.stringify({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 1, progress: 1 } });
-const frame = (data: string, id?: string): string => `${id === undefined ? '' : `id: ${id}\n`}data: ${data}\n\n`;
-const response = (id: unknown): string => JSON.stringify({ jsonrpc: '2.0', id, result: { content: [] } });
+import { FIRST, PROGRESS, SUMMARY, callCollectingWarnings, frame, response } from '../helpers/token-warning.js';
+import { TEST_TIMEOUT_MS } from '../helpers/timeout.js';
 
 const stack = useSellerAndGateway(
   () =>
@@ -53,17 +47,8 @@ const stack = useSellerAndGateway(
 const gw = (): ObservedGateway => stack.gateway;
 
 /** Calls agent `s` with JSON-RPC id `id`, tool `tool` and `MCP-Protocol-Version: version`; its body, outcome and the agent's warning lines once its exchange line is written. */
-async function call(id: string | number, tool: string, version: string): Promise<{ text: string; outcome: unknown; warnings: unknown[] }> {
-  const before = gw().lines.length;
-  const r = await withTimeout(rawPost(gw().agentUrl('s'), toolCall(id, tool), { 'mcp-protocol-version': version }), 10_000, 'the call');
-  assert.equal(r.status, 200);
-  const exchange = await gw().waitForLine((l) => l.msg === 'exchange' && l.agent === 's' && gw().lines.indexOf(l) >= before);
-  const warnings = gw()
-    .lines.slice(before)
-    .filter((l) => l.agent === 's' && typeof l.msg === 'string' && (l.msg.startsWith(FIRST) || l.msg === SUMMARY))
-    .map((l) => (l.msg === SUMMARY ? { msg: l.msg, not_tokenized: l.not_tokenized, not_tokenized_total: l.not_tokenized_total } : l.msg));
-  return { text: r.text(), outcome: exchange.outcome, warnings };
-}
+const call = (id: string | number, tool: string, version: string): ReturnType<typeof callCollectingWarnings> =>
+  callCollectingWarnings(gw(), 's', id, tool, { 'mcp-protocol-version': version });
 
 describe('the untokenized-id warning names the part that made the token too long, as the token carries it', { timeout: TEST_TIMEOUT_MS }, () => {
   for (const [label, id, tool, version, cause] of [
