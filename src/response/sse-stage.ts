@@ -206,6 +206,7 @@ import { SseEncodingCharge } from './sse-encoding-charge.js';
 import { EVENT_REFUSED, SseEventJudge } from './sse-event-judge.js';
 import { SseStreamTimers } from './sse-stream-timers.js';
 import { sellerCancelledIdOf, serverRequestIdOf } from './server-request-id.js';
+import { canonicalRequestId } from './json-value-at.js';
 import type { ScannedMembers } from './sse-message.js';
 import type { StreamHostWaits } from '../routing/host-answer-waits.js';
 import { agentKeyOf } from '../config/agent-url-key.js';
@@ -862,7 +863,9 @@ export async function handleSseBody(
   const decodedChunks = direct === undefined ? source.chunksWithin(decoderRoom) : undefined;
   if (decodedChunks !== undefined) startTimers(); // its first chunk is awaited
   // A member for the host's answers until its end (`finally`): only a stream with a deadline waits for them.
-  if (hostAnswers !== undefined && bounded) hostWaits = hostAnswers.openStream(sellerKey, session!, timers, limits.sse_idle_timeout_ms);
+  // A resume of a request's stream (its call's canonical id) waits for what its call's earlier stream left awaited (HostAnswerWaits.park).
+  const callId = hostAnswers !== undefined && bounded && exchange.rpc.kind === 'request' ? canonicalRequestId(exchange.rpc) : undefined;
+  if (hostAnswers !== undefined && bounded) hostWaits = hostAnswers.openStream(sellerKey, session!, timers, limits.sse_idle_timeout_ms, exchange.stream.resumeToken !== undefined ? callId : undefined);
   try {
     while (true) {
       let chunk: Buffer | null | undefined;
@@ -966,7 +969,8 @@ export async function handleSseBody(
     hooks.onSseEnd();
     timers.clear();
     // A stream that is over waits for nothing (its shared requests go with its session's last member).
-    hostWaits?.close();
+    // A request's stream that ended resumable leaves its requests still awaited to its call's resume, until its deadline.
+    hostWaits?.close(callId !== undefined && exchange.outcome === 'resumable_end' ? { call: callId, expiresAt: exchange.stream.startedAt + limits.sse_deadline_ms } : undefined);
     // An upstream request that ended whole is left to end; one still open is aborted (decode.ts).
     releaseBody(source.stream);
   }

@@ -46,14 +46,29 @@
  * test/regressions/seller-cancelled-elicitation-pauses-session-idle.test.ts). To read it, the
  * session's streams are parsed, no raw run, while anything is awaited in it
  * ({@link HostAnswerWaits.anyAwaited}, asked per planned chunk: sse-chunk-taker.ts `readAll`).
- * Not tracked: a resumed stream (`Last-Event-ID`) does not inherit its first stream's ids.
+ *
+ * A resume (review of trial 57 F3's fix, Medium: test/regressions/elicitation-wait-lost-on-resume.test.ts):
+ * MCP 2025-11-25 lets a server close a call's stream while it waits (the SDK's
+ * `closeSSEStream()`); the host resumes it with `Last-Event-ID`, and the ids the first stream
+ * waited for died with it, so the resume ran its idle clock while the human decided
+ * (`sse_idle`). Now a request's stream that ends resumable (`resumable_end`) with its own ids
+ * outstanding parks them for its call ({@link HostAnswerWaits.park}: keyed by seller endpoint,
+ * session and the call's canonical request id) until the stream's deadline (`startedAt` +
+ * `sse_deadline_ms`, which a resume of it keeps), and a resume of that call inherits them
+ * ({@link HostAnswerWaits.openStream} `resumes`). The host's answer and the seller's
+ * cancellation drop parked ids as they end a stream's wait; a parked call left with none, or
+ * past its deadline (a timer per parked call, unref'd), is dropped. Not parked: a batch's
+ * stream's ids, those of a stream that ended otherwise (an error, the host's disconnect).
  *
  * Memory: per seller endpoint and session, an entry while a member is open: each stream with a
  * deadline (registered as it starts), and each other stream once it carried a request; each
  * member a small object, and a `Set` of at most {@link MAX_AWAITED_PER_STREAM} canonical ids of
  * at most about {@link MAX_AWAITED_ID_BYTES} bytes (a stream's own, the session's shared ones).
  * A member leaves at its stream's end ({@link StreamHostWaits.close}), the entry with its last
- * one, its shared ids with it: bounded by the streams open. Cost: per stream with a deadline in a
+ * one, its shared ids with it: bounded by the streams open. Parked calls: at most
+ * {@link MAX_PARKED_CALLS_PER_SESSION} per seller endpoint and session and {@link MAX_PARKED_CALLS}
+ * in all, each a small object, a timer and its ids (at most {@link MAX_AWAITED_PER_STREAM});
+ * while none is parked, one `size` check per answer, cancellation, resume and `anyAwaited`. Cost: per stream with a deadline in a
  * session, two `Map` lookups and a `Set` insertion and deletion; per event, two native searches
  * (server-request-id.ts); per host response POST, a `Map` lookup, and a walk of its session's
  * members when there are any.
@@ -73,6 +88,21 @@ export interface IdleClock {
   hostAnswered(): void;
 }
 
+/** Calls with parked ids at most per seller endpoint and session: a call's stream ending resumable with more parks nothing (its resume runs its idle clock, as before). */
+export const MAX_PARKED_CALLS_PER_SESSION = 16;
+
+/** Calls with parked ids at most in all: past it, the oldest parked call's ids are dropped. */
+export const MAX_PARKED_CALLS = 1024;
+
+/** A call's own awaited ids, left by its stream that ended resumable ({@link StreamHostWaits.close} `park`). */
+interface Parked {
+  readonly seller: string;
+  readonly session: string;
+  readonly call: string;
+  readonly ids: Set<string>;
+  readonly timer: NodeJS.Timeout;
+}
+
 /** The members of one seller endpoint and session, and the requests awaited by all of them. */
 class SessionWaits {
   readonly members = new Set<StreamHostWaits>();
@@ -88,9 +118,22 @@ export class HostAnswerWaits {
   /** Per session, per seller endpoint (agentKeyOf): its entry while a member is open. */
   private readonly bySession = new Map<string, Map<string, SessionWaits>>();
 
+  /**
+   * Parked calls (resumable ends with ids outstanding), per session, per seller endpoint, per
+   * call's canonical request id; {@link parkedCount} of them in all, in {@link parkedOrder} from
+   * the oldest. Empty (and never walked) while nothing is parked.
+   */
+  private readonly parkedBySession = new Map<string, Map<string, Map<string, Parked>>>();
+  private readonly parkedOrder = new Set<Parked>();
+
   /** Sessions with an entry (a seam for tests). */
   get sessions(): number {
     return this.bySession.size;
+  }
+
+  /** Calls with parked ids (a seam for tests). */
+  get parkedCount(): number {
+    return this.parkedOrder.size;
   }
 
   /**
@@ -103,16 +146,79 @@ export class HostAnswerWaits {
    * this stream opened is not waited for by it (the call it was made for had its stream open by
    * then), so a shared id nobody ends (a seller that never answers, cancels or closes) pauses
    * only the streams open around it, each at most until its own `sse_deadline_ms`.
+   * `resumes`: the stream resumes (`Last-Event-ID`) the call with that canonical request id: it
+   * waits for the ids that call's earlier stream parked ({@link park}), which are unparked.
    */
-  openStream(seller: string, session: string, clock: IdleClock | undefined, graceMs = Infinity): StreamHostWaits {
+  openStream(seller: string, session: string, clock: IdleClock | undefined, graceMs = Infinity, resumes?: string): StreamHostWaits {
     let sellers = this.bySession.get(session);
     if (sellers === undefined) this.bySession.set(session, (sellers = new Map()));
     let entry = sellers.get(seller);
     if (entry === undefined) sellers.set(seller, (entry = new SessionWaits()));
     const stream = new StreamHostWaits(this, entry, seller, session, clock, graceMs);
     entry.members.add(stream);
+    // A resume of a call whose stream ended resumable with its own requests outstanding waits for them (`park`).
+    if (resumes !== undefined && this.parkedOrder.size > 0) {
+      const parked = this.parkedBySession.get(session)?.get(seller)?.get(resumes);
+      if (parked !== undefined) {
+        this.unpark(parked);
+        for (const id of parked.ids) stream.await(id);
+      }
+    }
     stream.update();
     return stream;
+  }
+
+  /**
+   * The stream of call `call` (its canonical request id: json-value-at.ts canonicalRequestId)
+   * of `seller` in `session` ended resumable (`resumable_end`) with its own requests `ids`
+   * outstanding: they are kept for the call until `expiresAt` (Unix ms: the stream's
+   * `startedAt` + `sse_deadline_ms`, past which a resume ends `sse_deadline` anyway), for a
+   * resume of it ({@link openStream} `resumes`), unless the host answers them or the seller
+   * cancels them first. At most {@link MAX_PARKED_CALLS_PER_SESSION} calls per seller endpoint
+   * and session (more park nothing) and {@link MAX_PARKED_CALLS} in all (the oldest dropped).
+   * A second park for the same call replaces the first.
+   */
+  park(seller: string, session: string, call: string, ids: ReadonlySet<string>, expiresAt: number): void {
+    const delayMs = expiresAt - Date.now();
+    if (ids.size === 0 || !(delayMs > 0)) return;
+    let sellers = this.parkedBySession.get(session);
+    let calls = sellers?.get(seller);
+    const before = calls?.get(call);
+    if (before !== undefined) this.unpark(before);
+    else if (calls !== undefined && calls.size >= MAX_PARKED_CALLS_PER_SESSION) return;
+    if (this.parkedOrder.size >= MAX_PARKED_CALLS) this.unpark(this.parkedOrder.values().next().value!);
+    // Looked up again: an unpark may have dropped the maps.
+    sellers = this.parkedBySession.get(session);
+    if (sellers === undefined) this.parkedBySession.set(session, (sellers = new Map()));
+    calls = sellers.get(seller);
+    if (calls === undefined) sellers.set(seller, (calls = new Map()));
+    const timer = setTimeout(() => this.unpark(parked), Math.min(delayMs, 2 ** 31 - 1));
+    timer.unref();
+    const parked: Parked = { seller, session, call, ids: new Set(ids), timer };
+    calls.set(call, parked);
+    this.parkedOrder.add(parked);
+  }
+
+  private unpark(parked: Parked): void {
+    if (!this.parkedOrder.delete(parked)) return;
+    clearTimeout(parked.timer);
+    const sellers = this.parkedBySession.get(parked.session);
+    const calls = sellers?.get(parked.seller);
+    if (calls?.get(parked.call) !== parked) return;
+    calls.delete(parked.call);
+    if (calls.size > 0) return;
+    sellers!.delete(parked.seller);
+    if (sellers!.size === 0) this.parkedBySession.delete(parked.session);
+  }
+
+  /** The host answered or the seller cancelled `id` in `seller`'s `session`: no parked call waits for it (a parked call left with none is dropped). */
+  private releaseParked(seller: string, session: string, id: string): void {
+    const calls = this.parkedBySession.get(session)?.get(seller);
+    if (calls === undefined) return;
+    for (const parked of [...calls.values()]) {
+      parked.ids.delete(id);
+      if (parked.ids.size === 0) this.unpark(parked);
+    }
   }
 
   /**
@@ -123,12 +229,13 @@ export class HostAnswerWaits {
    */
   answered(seller: string, session: string, rpc: RpcIdRef): void {
     const entry = this.bySession.get(session)?.get(seller);
-    if (entry === undefined) return;
+    if (entry === undefined && this.parkedOrder.size === 0) return;
     const text = typeof rpc.id === 'string' ? rpc.id : rpc.idText;
     if (text !== undefined && text.length > MAX_AWAITED_ID_BYTES) return;
     const id = canonicalRequestId(rpc);
     if (id === undefined) return;
-    this.release(entry, id);
+    if (this.parkedOrder.size > 0) this.releaseParked(seller, session, id);
+    if (entry !== undefined) this.release(entry, id);
   }
 
   /**
@@ -137,12 +244,14 @@ export class HostAnswerWaits {
    * as {@link answered}, no answer is awaited for it any more (the host SHOULD NOT send one).
    */
   cancelledBySeller(seller: string, session: string, id: string): void {
+    if (this.parkedOrder.size > 0) this.releaseParked(seller, session, id);
     const entry = this.bySession.get(session)?.get(seller);
     if (entry !== undefined) this.release(entry, id);
   }
 
   /** Whether any request is awaited in `seller`'s `session` (a stream's own or a shared one): one or two `Map` lookups and a walk of its members. */
   anyAwaited(seller: string, session: string): boolean {
+    if (this.parkedOrder.size > 0 && this.parkedBySession.get(session)?.has(seller) === true) return true;
     const entry = this.bySession.get(session)?.get(seller);
     if (entry === undefined) return false;
     if (entry.sharedCount > 0) return true;
@@ -235,10 +344,16 @@ export class StreamHostWaits {
     else this.clock.hostAnswered();
   }
 
-  /** The stream is over: it leaves its session's entry (the entry, its shared ids with it, goes with its last member); its clock is never called again. */
-  close(): void {
+  /**
+   * The stream is over: it leaves its session's entry (the entry, its shared ids with it, goes
+   * with its last member); its clock is never called again. `park`: it ended resumable, a
+   * request's stream: its own ids still outstanding are kept for a resume of its call
+   * ({@link HostAnswerWaits.park}).
+   */
+  close(park?: { readonly call: string; readonly expiresAt: number }): void {
     if (this.closed) return;
     this.closed = true;
+    if (park !== undefined && this.ids !== undefined && this.ids.size > 0) this.registry.park(this.seller, this.session, park.call, this.ids, park.expiresAt);
     this.ids = undefined;
     this.registry.leave(this, this.entry);
   }

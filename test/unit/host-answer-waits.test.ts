@@ -5,7 +5,7 @@
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { HostAnswerWaits, MAX_AWAITED_PER_STREAM, type IdleClock } from '../../src/routing/host-answer-waits.js';
+import { HostAnswerWaits, MAX_AWAITED_PER_STREAM, MAX_PARKED_CALLS, MAX_PARKED_CALLS_PER_SESSION, type IdleClock } from '../../src/routing/host-answer-waits.js';
 import { sellerCancelledIdOf, serverRequestIdOf } from '../../src/response/server-request-id.js';
 import { canonicalRequestId } from '../../src/response/json-value-at.js';
 
@@ -150,6 +150,76 @@ describe('HostAnswerWaits', () => {
     const ss = waits.openStream('seller', 'S', soon, 60_000);
     assert.deepEqual([late.calls, soon.calls], ['', 'p']);
     for (const s of [get, sl, ss]) s.close();
+  });
+
+  // Review of trial 57 F3's fix (Medium): test/regressions/elicitation-wait-lost-on-resume.test.ts.
+  test("a call's stream ended resumable leaves its outstanding ids to its resume, in its seller and session only", () => {
+    const waits = new HostAnswerWaits();
+    const call = num(1);
+    const first = waits.openStream('seller', 'S', clock(), 600);
+    first.await(num(0));
+    first.await(num(9));
+    waits.answered('seller', 'S', answer(9));
+    first.close({ call, expiresAt: Date.now() + 60_000 });
+    assert.deepEqual([waits.sessions, waits.parkedCount, waits.anyAwaited('seller', 'S'), waits.anyAwaited('seller', 'T')], [0, 1, true, false]);
+    // Another session, seller or call inherits nothing; a fresh (not resumed) stream neither.
+    const others = [clock(), clock(), clock(), clock()];
+    const streams = [
+      waits.openStream('seller', 'T', others[0], 600, call),
+      waits.openStream('other', 'S', others[1], 600, call),
+      waits.openStream('seller', 'S', others[2], 600, num(2)),
+      waits.openStream('seller', 'S', others[3], 600),
+    ];
+    assert.deepEqual(others.map((c) => c.calls), ['', '', '', '']);
+    const c = clock();
+    const resumed = waits.openStream('seller', 'S', c, 600, call);
+    assert.deepEqual([c.calls, waits.parkedCount], ['p', 0]);
+    waits.answered('seller', 'S', answer(0));
+    assert.equal(c.calls, 'pr');
+    for (const s of [...streams, resumed]) s.close();
+    assert.deepEqual([waits.sessions, waits.parkedCount], [0, 0]);
+  });
+
+  test("parked ids: the host's answer or the seller's cancellation drops them while no stream is open; so do their expiry and a plain end", async () => {
+    const waits = new HostAnswerWaits();
+    const park = (id: number, call: number, expiresAt = Date.now() + 60_000): void => {
+      const s = waits.openStream('seller', 'S', clock(), 600);
+      s.await(num(id));
+      s.close({ call: num(call), expiresAt });
+    };
+    park(0, 1);
+    waits.answered('seller', 'S', answer(0));
+    park(5, 2);
+    waits.cancelledBySeller('seller', 'S', num(5));
+    assert.equal(waits.parkedCount, 0);
+    park(6, 3, Date.now() - 1);
+    assert.equal(waits.parkedCount, 0, 'past its deadline: nothing parked');
+    park(7, 4, Date.now() + 20);
+    assert.equal(waits.parkedCount, 1);
+    await new Promise((r) => setTimeout(r, 60));
+    assert.equal(waits.parkedCount, 0, 'expired');
+    const plain = waits.openStream('seller', 'S', clock(), 600);
+    plain.await(num(8));
+    plain.close();
+    const c = clock();
+    waits.openStream('seller', 'S', c, 600, num(0)).close();
+    assert.deepEqual([waits.parkedCount, c.calls], [0, '']);
+  });
+
+  test(`parked calls: at most ${MAX_PARKED_CALLS_PER_SESSION} per seller and session, ${MAX_PARKED_CALLS} in all (the oldest dropped)`, () => {
+    const waits = new HostAnswerWaits();
+    const park = (session: string, call: number): void => {
+      const s = waits.openStream('seller', session, undefined);
+      s.await(num(0));
+      s.close({ call: num(call), expiresAt: Date.now() + 60_000 });
+    };
+    for (let i = 0; i < MAX_PARKED_CALLS_PER_SESSION + 3; i++) park('S', i);
+    assert.equal(waits.parkedCount, MAX_PARKED_CALLS_PER_SESSION);
+    for (let i = 0; i < MAX_PARKED_CALLS; i++) park(`T${i}`, 1);
+    assert.equal(waits.parkedCount, MAX_PARKED_CALLS);
+    assert.equal(waits.anyAwaited('seller', 'S'), false, "the oldest, session S's, dropped first");
+    for (let i = 0; i < MAX_PARKED_CALLS; i++) waits.answered('seller', `T${i}`, answer(0));
+    assert.equal(waits.parkedCount, 0);
   });
 });
 
