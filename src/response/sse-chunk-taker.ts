@@ -382,7 +382,12 @@ export class SseChunkTaker {
     }
     const fromEventStart = this.atEventStart;
     this.atEventStart = last === n;
-    if (last !== -1 && !this.skipping && !crossing && chunk.indexOf(CR) === -1 && this.out.readAll?.() !== true) {
+    // Every block parsed (the stage's `readAll`): taken one block at a time below, as a planned
+    // chunk's blocks are, so that the count (each block's encoding charge, the resume tokens,
+    // the cumulative bound) is the same whether or not it is read (review of trial 57 F3's
+    // fix: test/regressions/sse-read-all-changes-byte-count.test.ts).
+    const readAll = last !== -1 && this.out.readAll?.() === true;
+    if (last !== -1 && !this.skipping && !crossing && chunk.indexOf(CR) === -1 && !readAll) {
       // Blank lines at an event start dispatch nothing; the planner, which stops at a lone LF
       // at a chunk's start, begins after them (else an id event after them was parsed with the
       // rest of the chunk, its token counted through the chunk's end: review of 6e630d2).
@@ -405,7 +410,7 @@ export class SseChunkTaker {
       return this.takeBlocks(chunk, blocks);
     }
     const ends =
-      withIds || this.skipping || crossing || undelivered !== undefined
+      withIds || this.skipping || crossing || undelivered !== undefined || readAll
         ? boundaries.endsIn(chunk)
         : lines.pendingBytes > 0 && last !== -1
           ? [boundaries.firstEnd(chunk)]

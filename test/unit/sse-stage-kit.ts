@@ -13,6 +13,7 @@ import { resolveCallLimits } from '../../src/config/resolve.js';
 import { createExchange, type Exchange, type RpcPeek } from '../../src/exchange.js';
 import { openBodySource, type BodySource } from '../../src/response/body-source.js';
 import { handleSseBody } from '../../src/response/sse-stage.js';
+import type { HostAnswerWaits } from '../../src/routing/host-answer-waits.js';
 import type { PipelineHooks } from '../../src/response/pipeline.js';
 
 export interface StageRun {
@@ -39,6 +40,8 @@ export interface StageRun {
 }
 
 export interface StageOptions {
+  /** The exchange's host-answer waits and session (routing/host-answer-waits.ts; default: none). */
+  hostAnswers?: { waits: HostAnswerWaits; session: string };
   /** Agent YAML lines under `agents.s:` besides `url` (e.g. `max_response_bytes: 8192`). */
   agentYaml?: string[];
   rpc?: RpcPeek;
@@ -101,6 +104,8 @@ export async function runSseStage(chunks: ReadonlyArray<string | Buffer> | Async
     normalize: protocolVersion >= '2025-06-18' && limits.dedupe_text !== 'off',
     stream: { startedAt: Date.now(), usedBytes: opts.usedBytes ?? 0, resumeFrom: undefined },
     mintEventId: opts.mint ?? ((id, used) => `tok(${id},${used})`),
+    hostAnswers: opts.hostAnswers?.waits,
+    session: opts.hostAnswers?.session,
   });
   const writes: string[] = [];
   const buffers: Buffer[] = [];
