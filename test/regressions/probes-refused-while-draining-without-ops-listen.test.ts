@@ -56,6 +56,14 @@ function probe(base: string, path: string, agent: Agent | false): Promise<Probe>
 
 const DRAINING = '{"status":"not_ready","reason":"draining"}';
 
+/** A new connection to a draining gateway without ops_listen gets no HTTP answer: one of these. */
+const REFUSED = new Set(['ECONNREFUSED', 'ECONNRESET']);
+
+/** The connection error's code of a probe, or its HTTP outcome as text (never in {@link REFUSED}). */
+function errorOf(p: Probe): string {
+  return 'error' in p ? p.error : `HTTP ${p.status} ${p.body}`;
+}
+
 let sellers: DrainSellers;
 let dir: string;
 
@@ -103,8 +111,10 @@ const readme = (): string => readFileSync(join(REPO, 'README.md'), 'utf8').repla
 describe('probes-refused-while-draining-without-ops-listen', { timeout: PROCESS_TEST_TIMEOUT_MS }, () => {
   test('without ops_listen: a new connection to /readyz or /healthz is refused; one opened before gets 503 draining, Connection: close', async () => {
     await drain('no-ops', false, async (base, keepAlive) => {
-      assert.deepEqual(await probe(base, '/readyz', false), { error: 'ECONNREFUSED' });
-      assert.deepEqual(await probe(base, '/healthz', false), { error: 'ECONNREFUSED' });
+      // No HTTP answer: refused, or reset when the connect raced the listener's close (Fastify
+      // closes it a moment after the `shutting down` line: seen once in CI, stop 57's check).
+      assert.ok(REFUSED.has(errorOf(await probe(base, '/readyz', false))));
+      assert.ok(REFUSED.has(errorOf(await probe(base, '/healthz', false))));
       assert.deepEqual(await probe(base, '/readyz', keepAlive), { status: 503, connection: 'close', body: DRAINING });
     });
   });
