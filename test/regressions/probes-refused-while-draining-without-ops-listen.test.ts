@@ -13,8 +13,9 @@
  * GETs, each on a new connection, and one on a keep-alive connection opened before the signal.
  *
  * Expectation:
- * - without `ops_listen`: a new connection to `/readyz` or `/healthz` is refused
- *   (`ECONNREFUSED`); the keep-alive connection opened before gets `/readyz` 503 `draining`
+ * - without `ops_listen`: a new connection to `/readyz` or `/healthz` gets no HTTP answer: refused
+ *   (`ECONNREFUSED`), or reset (`ECONNRESET`) when its connect races the listener's close (seen
+ *   in CI; README says both); the keep-alive connection opened before gets `/readyz` 503 `draining`
  *   with `Connection: close`;
  * - with `ops_listen`: `/readyz` 503 `{"status":"not_ready","reason":"draining"}` and `/healthz`
  *   200 on new connections to the ops port;
@@ -130,7 +131,8 @@ describe('probes-refused-while-draining-without-ops-listen', { timeout: PROCESS_
     const text = readme();
     assert.match(text, /\*\*Probes during a graceful shutdown\*\*/);
     assert.match(text, /\*\*With `ops_listen`\*\*: the ops port keeps accepting connections until the drain is over .* `\/readyz` answers 503 `\{"status":"not_ready","reason":"draining"\}`, `\/healthz` 200/);
-    assert.match(text, /\*\*Without `ops_listen`\*\*: .* Every new connection is refused \(`ECONNREFUSED`: curl exit code 7, a failed `fetch`\), `\/healthz` and `\/readyz` included/);
+    assert.match(text, /\*\*Without `ops_listen`\*\*: .* A new connection gets no HTTP answer, `\/healthz` and `\/readyz` included: it is refused \(`ECONNREFUSED`: curl exit code 7, a failed `fetch`\), or, when its connect races the listener's close, accepted and then reset \(`ECONNRESET`/);
+    assert.doesNotMatch(text, /Every new connection is refused/);
     assert.match(text, /Set `ops_listen` when a probe must tell a draining gateway from a dead one/);
     assert.doesNotMatch(text, /\| `GET \/healthz` \| 200 `\{"status":"ok"\}` while the process runs \|/);
   });
