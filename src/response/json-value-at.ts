@@ -4,7 +4,7 @@
  * Shared by the JSON stage, the SSE stage and the scan-based rewrites (scanned-result.ts).
  */
 import type { ByteRange } from '../mcp/json-scan.js';
-import { exactDecimal, exactDecimalLengthRange, sameJsonNumber } from '../mcp/json-numbers.js';
+import { exactDecimal, exactDecimalLengthRange } from '../mcp/json-numbers.js';
 import type { RpcPeek } from '../exchange.js';
 
 /** The JSON value at `range` of `bytes` (a small member such as `jsonrpc` or `id`), or undefined. */
@@ -79,7 +79,14 @@ export function isMethodName(bytes: Buffer, range: ByteRange | undefined): boole
  *
  * Cost: for a string, null, or a number written as an integer of up to 15 digits against a
  * request id without `idText` (every real answer), {@link jsonValueIs}'s byte fast path, no
- * allocation; any other number allocates its text and the request's for the exact comparison.
+ * allocation. Any other number is first measured in place (json-numbers.ts
+ * exactDecimalLengthRange: the lengths its canonical text can have, nothing copied) against the
+ * request's canonical text ({@link canonicalRequestId}, kept per request when it has an
+ * `idText`); only when the lengths may agree is it copied out and canonicalized for the exact
+ * comparison. Before, a seller's 4 MB numeric id (`1e` and 4M nines) was copied and
+ * canonicalized against a request `1` at every check, 40-120 ms each (now under 0.3 ms; a review of the
+ * cancellation's length pre-check, which {@link requestIdMatcher} already had:
+ * test/regressions/seller-response-huge-id-canonicalized.test.ts).
  */
 export function isRequestId(bytes: Buffer, range: ByteRange | undefined, rpc: Pick<RpcPeek, 'id' | 'idText'>): boolean {
   const id = rpc.id;
@@ -89,12 +96,18 @@ export function isRequestId(bytes: Buffer, range: ByteRange | undefined, rpc: Pi
   const end = range[1];
   const first = bytes[start]!;
   if (first !== 0x2d && (first < 0x30 || first > 0x39)) return false; // not a number
-  if (rpc.idText === undefined) {
+  const idText = rpc.idText;
+  if (idText === undefined) {
     // An integer below 10^15 (exact as a double) against an id whose exact value is the double's.
     const value = smallIntegerAt(bytes, start, end);
     if (value !== undefined) return value === id;
   }
-  return sameJsonNumber(bytes.toString('latin1', start, end), rpc.idText ?? String(id));
+  // Canonical texts of different lengths differ: the id is copied out only when the lengths may agree.
+  const theirs = canonicalRequestId(rpc)!; // `n` and the exact value's text: a number id
+  const lengths = exactDecimalLengthRange(bytes, start, end);
+  if (theirs.length - 1 < lengths[0] || theirs.length - 1 > lengths[1]) return false;
+  const text = bytes.toString('latin1', start, end);
+  return text === (idText ?? String(id)) || `n${exactDecimal(text)}` === theirs;
 }
 
 /**
