@@ -31,22 +31,68 @@ export interface WrittenRequestId {
  * or an object with more members than the scan records (json-scan.ts scanTopMembers).
  * Escaped keys decoded, as `JSON.parse` reads them. A `requestId` written twice or in another
  * case never gets here: the peek refuses it (request/repeated-request-names.ts; hostile trial
- * 55, F5), as it refuses `params` of more than 1000 members. Cost: two scans of a small body,
- * only for a cancellation.
+ * 55, F5), as it refuses `params` of more than 1000 members.
+ *
+ * Cost: none when the peek read this very body (the same Buffer) by its scan (every body of
+ * request/peek.ts PEEK_SCAN_MIN_BYTES or more): it scanned `params` already and left what it
+ * found ({@link rememberPeekedCancel}). Otherwise (a small body the peek parsed, a seller's
+ * event: response/server-request-id.ts) two scans, the body's and its `params`'. Before, a 4 MB
+ * cancellation was scanned twice more after the peek's own scans, ~15-45 ms of the event loop
+ * per cancellation (a review of the cancellation path:
+ * test/regressions/cancel-body-scanned-again-after-peek.test.ts).
  */
 export function cancelledRequestIdOf(body: Buffer): WrittenRequestId | undefined {
+  const peeked = peekedRequestIds.get(body);
+  if (peeked !== undefined) return peeked ?? undefined;
   const params = memberNamed(body, 'params', PARAMS_KEY);
   if (params === undefined || params.first !== LBRACE) return undefined;
   const view = body.subarray(params.value[0], params.value[1]);
-  const member = memberNamed(view, 'requestId', REQUEST_ID_KEY);
+  const scan = scanMembers(view);
+  return scan === undefined ? undefined : requestIdIn(view, scan);
+}
+
+/**
+ * Left by the request peek (request/peek.ts), which scanned the `params` object of the
+ * `notifications/cancelled` `body` (its bytes `params`, its members `members` in text order):
+ * what {@link cancelledRequestIdOf} then answers for that Buffer, with no scan of its own.
+ * Kept per Buffer, weakly (an entry goes with its body); a body's bytes never change once read.
+ */
+export function rememberPeekedCancel(body: Buffer, params: Buffer, members: readonly TextMember[]): void {
+  peekedRequestIds.set(body, requestIdIn(params, members) ?? null);
+}
+
+/** {@link rememberPeekedCancel}'s answers by body: null for a body that names no request to match. */
+const peekedRequestIds = new WeakMap<Buffer, WrittenRequestId | null>();
+
+/** The `requestId` member of the `params` object `view` scanned as `members`, when a string or a number. */
+function requestIdIn(view: Buffer, members: readonly TextMember[]): WrittenRequestId | undefined {
+  const member = keptMemberNamed(view, members, 'requestId', REQUEST_ID_KEY);
   if (member === undefined) return undefined;
   const first = member.first;
   return first === QUOTE || first === MINUS || (first >= DIGIT_0 && first <= DIGIT_9) ? { bytes: view, range: member.value } : undefined;
 }
 
 function memberNamed(view: Buffer, key: string, keyBytes: readonly Uint8Array[]): TextMember | undefined {
+  const members = scanMembers(view);
+  return members === undefined ? undefined : keptMemberNamed(view, members, key, keyBytes);
+}
+
+/** The members of the object `view`, by one scan (counted: {@link cancelledIdScanCount}); undefined when it is no object the scan records. */
+function scanMembers(view: Buffer): readonly TextMember[] | undefined {
+  scans++;
   const scan = scanTopMembers(view, UNBOUNDED);
-  if (scan == null || scan.top !== 'object') return undefined;
-  const at = plainMemberIndexes(view, scan.members, keyBytes)?.[0] ?? memberIndexes(view, scan.members).get(key) ?? -1;
-  return at < 0 ? undefined : scan.members[at];
+  return scan == null || scan.top !== 'object' ? undefined : scan.members;
+}
+
+/** The member `JSON.parse` keeps for `key` (`keyBytes`: its bytes) of the object `view` scanned as `members`. */
+function keptMemberNamed(view: Buffer, members: readonly TextMember[], key: string, keyBytes: readonly Uint8Array[]): TextMember | undefined {
+  const at = plainMemberIndexes(view, members, keyBytes)?.[0] ?? memberIndexes(view, members).get(key) ?? -1;
+  return at < 0 ? undefined : members[at];
+}
+
+let scans = 0;
+
+/** How many scans {@link cancelledRequestIdOf} has made since the process started (a plain counter): a seam for tests. */
+export function cancelledIdScanCount(): number {
+  return scans;
 }

@@ -47,6 +47,7 @@ import { isUtf8 } from 'node:buffer';
 import type { BatchRequestRef, RpcPeek } from '../exchange.js';
 import { localErrorFormOf } from '../mcp/local-error.js';
 import { scanTopObject, TEXT_INVALID, TEXT_OVER_BOUND, type ByteRange, type TextMember } from '../mcp/json-scan.js';
+import { rememberPeekedCancel } from '../mcp/cancelled-id.js';
 import { MAX_MESSAGE_MEMBERS, membersOfScan, objectMembersOf, readObjectMembers, WIDE_MIN_BYTES, wideObjectOf, wideProblem, type ObjectMembers } from './message-members.js';
 import { jsonString, jsonStringIs, keptMember, memberIndexes, plainMemberIndexes } from '../mcp/text-members.js';
 import { checkJsonBounds, withinJsonBounds, type JsonBoundsLimits } from '../mcp/json-bounds.js';
@@ -954,6 +955,8 @@ function objectFactsOfScan(body: Buffer, object: ObjectMembers): ObjectFacts | u
       names ??= judgeKeys(view, paramsMembers, PARAMS_NAMES, 'params');
     } else if (methodText === CANCELLED) {
       names ??= judgeKeys(view, paramsMembers, CANCELLED_PARAMS_NAMES, 'params');
+      // Its requestId, for routing/handler.ts (mcp/cancelled-id.ts cancelledRequestIdOf): not scanned again there.
+      if (inner.members !== undefined) rememberPeekedCancel(body, view, inner.members);
     } else {
       const member = stringMember(view, paramsMembers, 'taskId');
       if (member !== undefined && member.value[1] - member.value[0] - 2 <= MAX_TASK_ID_TEXT_BYTES) taskId = keptTaskId(jsonString(view, member.value));
