@@ -55,3 +55,24 @@ export function legacyToken(secret: string, payload: unknown): string {
   const head = tokenHead(payload);
   return `${head}.${legacySignature(secret, head)}`;
 }
+
+/**
+ * A `tools/call` stream's resume state (tool `t`, nothing used of a 4 MiB bound, MCP
+ * 2025-11-25, started 2026-01-01T00:00:00Z), for the event `upstreamId` of agent `agent`'s
+ * request `rpcId`; frozen. The fixture the token-length tests share
+ * (test/unit/sse-id-token-log.test.ts,
+ * test/regressions/resume-token-refused-after-serializing-huge-host-id.test.ts).
+ */
+export function toolCallState(upstreamId: string, agent: string, rpcId: string | number): Omit<ResumeState, 'issuedAt'> {
+  return Object.freeze({
+    upstreamId,
+    agent,
+    rpcId,
+    method: 'tools/call',
+    toolName: 't',
+    usedBytes: 0,
+    limitBytes: 4_194_304,
+    protocolVersion: '2025-11-25',
+    streamStartedAt: 1_767_225_600_000,
+  });
+}

@@ -21,7 +21,8 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { MAX_AWAITED_CHARS, MAX_RESUME_TOKEN_LENGTH, ResumeMintError, awaitedFitsToken, createResumeCodec, leastTokenLength, type ResumeState } from '../../src/resume/token.js';
+import { MAX_AWAITED_CHARS, MAX_RESUME_TOKEN_LENGTH, ResumeMintError, awaitedFitsToken, createResumeCodec, leastTokenLength } from '../../src/resume/token.js';
+import { toolCallState } from '../helpers/resume-codec.js';
 import { startRawSeller } from '../support/raw-seller.js';
 import { agentsYaml, startGateway } from '../helpers/gateway.js';
 import { useSellerAndGateway } from '../helpers/stack.js';
@@ -61,17 +62,7 @@ async function largeStringifies<T>(atLeast: number, run: () => Promise<T>): Prom
   }
 }
 
-const STATE: Omit<ResumeState, 'issuedAt'> = Object.freeze({
-  upstreamId: 'e1',
-  agent: 'acme',
-  rpcId: 7,
-  method: 'tools/call',
-  toolName: 't',
-  usedBytes: 0,
-  limitBytes: 4_194_304,
-  protocolVersion: '2025-11-25',
-  streamStartedAt: 1_767_225_600_000,
-});
+const STATE = toolCallState('e1', 'acme', 7);
 const SELLER = new URL('http://127.0.0.1:9/mcp');
 const codec = createResumeCodec({ secret: 'a-test-secret-that-is-at-least-32-characters-long', ttlMs: 3_600_000, now: () => 1_767_225_600_000 });
 

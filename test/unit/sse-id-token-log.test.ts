@@ -16,6 +16,7 @@ import type { Exchange } from '../../src/exchange.js';
 import { FIRST_ID_NOT_TOKENIZED_MSG, IDS_NOT_TOKENIZED_SUMMARY_MSG, SseIdTokenLog, tokenRefusalCause } from '../../src/response/sse-id-token-log.js';
 import { WARNING_SUMMARY_INTERVAL_MS } from '../../src/response/stream-warning-throttle.js';
 import { MEASURED_PART_TOKEN_CHARS, tokenPartCosts, type ResumeState } from '../../src/resume/token.js';
+import { toolCallState } from '../helpers/resume-codec.js';
 
 interface Line {
   msg: string;
@@ -68,17 +69,7 @@ test('later ids: one summary an interval after the first of them, then the end\'
   assert.equal(lines.length, 3, 'end is idempotent');
 });
 
-const STATE: Omit<ResumeState, 'issuedAt'> = Object.freeze({
-  upstreamId: 'ev1',
-  agent: 'a',
-  rpcId: 'r'.repeat(3_000),
-  method: 'tools/call',
-  toolName: 't',
-  usedBytes: 0,
-  limitBytes: 4_194_304,
-  protocolVersion: '2025-11-25',
-  streamStartedAt: 1_767_225_600_000,
-});
+const STATE = toolCallState('ev1', 'a', 'r'.repeat(3_000));
 const tooLong = (state: Omit<ResumeState, 'issuedAt'>): Exchange['tokenRefusal'] => ({ code: 'resume_token_too_long', message: 'resume token would be 4200 characters, over 4096', state });
 const withRefusal = (tokenRefusal: Exchange['tokenRefusal']): Exchange => ({ agent: { name: 'a' }, tokenRefusal }) as unknown as Exchange;
 
