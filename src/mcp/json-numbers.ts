@@ -127,7 +127,8 @@ export function hasLossyNumber(input: string | Uint8Array): boolean {
       }
       break;
     }
-    const intDigits = (dot === -1 ? i : dot) - mantissaStart;
+    mantissaShape(mantissaStart, i, dot, first, last);
+    const intDigits = mantissaIntDigits;
     let fractionOrExponent = dot !== -1;
     // The exponent: digits, `+` and `-` in any order (a `-` anywhere makes it negative), as
     // the scan always read it; `Number` reads only `[eE][+-]?\d+` (well formed). Its value is
@@ -174,19 +175,16 @@ export function hasLossyNumber(input: string | Uint8Array): boolean {
     const end = i;
     i--; // the loop's i++ lands on the character after the token
 
+    const significant = mantissaSignificant;
     if (!fractionOrExponent) {
       if (intDigits <= SAFE_SIGNIFICANT_DIGITS) continue;
-      const significant = first === -1 ? 0 : last - first + 1;
       if (intDigits > MAX_FULL_INTEGER_DIGITS || significant > MAX_SHORTEST_DIGITS) return true;
       if (!integerRoundTrips(tokenText(input, start, end))) return true;
       continue;
     }
     if (first === -1) continue; // zero: stays an exact 0
-    // Mantissa indexes of the first and last nonzero digit (the `.` not counted).
-    const firstIndex = first - mantissaStart - (dot !== -1 && first > dot ? 1 : 0);
-    const significant = last - mantissaStart - (dot !== -1 && last > dot ? 1 : 0) - firstIndex + 1;
     // Decimal exponent of the first significant digit: the value is in [10^e, 10^(e+1)).
-    const base = intDigits - 1 - firstIndex;
+    const base = intDigits - 1 - mantissaFirstIndex;
     const e = base + (exponentOverflow ? exponentPast(str, bytes, exponentStart, end, base, exponent < 0) : exponent);
     if (significant <= SAFE_SIGNIFICANT_DIGITS) {
       if (e >= MIN_SAFE_EXPONENT && e <= MAX_SAFE_EXPONENT) continue;
@@ -200,6 +198,36 @@ export function hasLossyNumber(input: string | Uint8Array): boolean {
     if (!decimalRoundTrips(token)) return true;
   }
   return false;
+}
+
+/** Outputs of {@link mantissaShape} (module scratch: no allocation per number token). */
+let mantissaIntDigits = 0;
+/** Index among the mantissa's digits (the `.` not counted) of its first nonzero digit; meaningless for a zero. */
+let mantissaFirstIndex = 0;
+/** Digits from the first to the last nonzero one (the `.` not counted); 0 for a zero. */
+let mantissaSignificant = 0;
+
+/**
+ * The shape of a number's mantissa `[mantissaStart, mantissaEnd)` (its sign left out: digits
+ * with at most one `.`, at offset `dot`, -1 when none) given the offsets of its first and last
+ * nonzero digit (`first`, `last`; -1 when every digit is 0), as {@link hasLossyNumber} and
+ * {@link exactDecimalLengthRange} read it: into {@link mantissaIntDigits} (the digits before the
+ * `.`), {@link mantissaFirstIndex} and {@link mantissaSignificant}. The value is then the
+ * significant digits as an integer times 10^(exponent + intDigits - firstIndex - significant).
+ * Pure arithmetic on the offsets: how they are found stays each caller's (hasLossyNumber walks
+ * every digit forward, as it must to find where the token ends; exactDecimalLengthRange knows
+ * the end and walks only the zeros at either end, so a 4 MB mantissa costs it a few reads).
+ */
+function mantissaShape(mantissaStart: number, mantissaEnd: number, dot: number, first: number, last: number): void {
+  mantissaIntDigits = (dot === -1 ? mantissaEnd : dot) - mantissaStart;
+  if (first === -1) {
+    mantissaFirstIndex = 0;
+    mantissaSignificant = 0;
+    return;
+  }
+  const firstIndex = first - mantissaStart - (dot !== -1 && first > dot ? 1 : 0);
+  mantissaFirstIndex = firstIndex;
+  mantissaSignificant = last - mantissaStart - (dot !== -1 && last > dot ? 1 : 0) - firstIndex + 1;
 }
 
 /** Below this an exponent's value times 10 plus a digit is still a small integer (under 2^30). */
@@ -418,12 +446,9 @@ export function exactDecimalLengthRange(bytes: Uint8Array, start: number, end: n
   if (first === mantissaEnd) return [1, 1]; // `0`
   let last = mantissaEnd - 1;
   while (bytes[last] === DIGIT_0 || last === dot) last--;
-  // Their indexes among the digits (the `.` not counted).
-  const firstIndex = first - mantissaStart - (dot !== -1 && first > dot ? 1 : 0);
-  const lastIndex = last - mantissaStart - (dot !== -1 && last > dot ? 1 : 0);
-  const intDigits = (dot === -1 ? mantissaEnd : dot) - mantissaStart;
-  const shift = intDigits - (lastIndex + 1);
-  const head = (negative ? 1 : 0) + (lastIndex - firstIndex + 1) + 1; // [-]<digits>e
+  mantissaShape(mantissaStart, mantissaEnd, dot, first, last);
+  const shift = mantissaIntDigits - (mantissaFirstIndex + mantissaSignificant);
+  const head = (negative ? 1 : 0) + mantissaSignificant + 1; // [-]<digits>e
   // The exponent (none reads as `0`): its sign, and its digits after leading zeros (one kept).
   let exponentNegative = false;
   let from = end;
