@@ -631,8 +631,9 @@ export function idMayFitToken(idChars: number): boolean {
  * lengths of its strings only (O(number of strings), nothing read character by character): a
  * string's JSON text is at least its quotes and its UTF-16 length (escapes only lengthen it),
  * its UTF-8 bytes at least that many, and base64url writes 4 characters per 3 bytes; the
- * prefix, the `.` and the signature are added. Fields of the wrong type count nothing (the
- * shape check refuses them).
+ * prefix, the `.` and the signature are added. The parts are {@link walkTokenParts}' (the list
+ * {@link tokenPartCosts} reads too; a batch's awaited ids with their brackets and commas); a
+ * number id counts nothing, nor do fields of the wrong type (the shape check refuses them).
  *
  * Why: every event with an id of a stream mints a token, and a state over
  * {@link MAX_RESUME_TOKEN_LENGTH} was refused only once its whole payload had been serialized,
@@ -642,19 +643,62 @@ export function idMayFitToken(idChars: number): boolean {
  * test/regressions/resume-token-refused-after-serializing-huge-host-id.test.ts).
  */
 export function leastTokenLength(s: Omit<ResumeState, 'issuedAt'>): number {
-  let chars = 0;
-  const add = (v: unknown): void => {
-    if (typeof v === 'string') chars += v.length + 2;
-  };
-  add(s.upstreamId);
-  add(s.agent);
-  add(s.rpcId);
-  add(s.rpcIdText);
-  add(s.method);
-  add(s.toolName);
-  add(s.protocolVersion);
-  if (Array.isArray(s.awaited)) for (const k of s.awaited) add(k);
-  return RESUME_TOKEN_PREFIX.length + Math.ceil((chars * 4) / 3) + 1 + SIGNATURE_CHARS;
+  leastBytes = 0;
+  walkTokenParts(s, LEAST, addLeast);
+  return RESUME_TOKEN_PREFIX.length + Math.ceil((leastBytes * 4) / 3) + 1 + SIGNATURE_CHARS;
+}
+
+/** {@link leastTokenLength}'s sum (module scratch: no closure or allocation per event). */
+let leastBytes = 0;
+const addLeast = (_key: TokenPartCost['key'], bytes: number): void => {
+  leastBytes += bytes;
+};
+
+/**
+ * How a reader of {@link walkTokenParts} counts a value's JSON bytes: a string's (its quotes
+ * included; past `budget` it may stop, a number over it), a number's.
+ */
+interface PartMeasure {
+  readonly string: (text: string, budget: number) => number;
+  readonly number: (value: number) => number;
+}
+
+/** {@link leastTokenLength}'s: a string at least its quotes and its UTF-16 length (O(1)); a number nothing (a lower bound). */
+const LEAST: PartMeasure = { string: (text) => text.length + 2, number: () => 0 };
+/** {@link tokenPartCosts}': a string's JSON text as JSON.stringify writes it, counted to `budget`; a number's text (no escapes). */
+const EXACT: PartMeasure = { string: (text, budget) => jsonStringBytes(text, budget), number: (value) => String(value).length };
+
+/** `v`'s bytes as `m` counts a string; 0 for a value of another type (the shape check refuses it). */
+function stringBytes(m: PartMeasure, v: unknown, budget: number): number {
+  return typeof v === 'string' ? m.string(v, budget) : 0;
+}
+
+/**
+ * The one list of a token payload's parts of variable length (TokenPartCost.key, in its order;
+ * absent parts left out: no `i` for a null id, no `t` or `m` when undefined, no `w` unless a
+ * list), each given to `part` with its JSON bytes as `m` counts them, to at least
+ * {@link MEASURED_PART_BYTES} (a part past it may be cut short there). Read by
+ * {@link leastTokenLength} (every event with an id: a lower bound from lengths) and
+ * {@link tokenPartCosts} (a refused token's warning: exact), so the two cannot disagree on
+ * which parts a token has (before, each listed them: a review, duplicate code).
+ */
+function walkTokenParts(s: Omit<ResumeState, 'issuedAt'>, m: PartMeasure, part: (key: TokenPartCost['key'], bytes: number) => void): void {
+  if (s.rpcId !== null) {
+    // A number's text has no escapes (JSON_NUMBER); `x`, its text as written, is carried beside `i` as a string.
+    const id = s.rpcId;
+    part('i', (typeof id === 'number' ? m.number(id) : stringBytes(m, id, MEASURED_PART_BYTES)) + stringBytes(m, s.rpcIdText, MEASURED_PART_BYTES));
+  }
+  if (s.toolName !== undefined) part('t', stringBytes(m, s.toolName, MEASURED_PART_BYTES));
+  if (s.method !== undefined) part('m', stringBytes(m, s.method, MEASURED_PART_BYTES));
+  part('u', stringBytes(m, s.upstreamId, MEASURED_PART_BYTES));
+  part('a', stringBytes(m, s.agent, MEASURED_PART_BYTES));
+  part('v', stringBytes(m, s.protocolVersion, MEASURED_PART_BYTES));
+  if (Array.isArray(s.awaited)) {
+    // `[`, `]` and the commas, then each entry's JSON text while under the bound.
+    let bytes = s.awaited.length === 0 ? 2 : s.awaited.length + 1;
+    for (const k of s.awaited) if (bytes <= MEASURED_PART_BYTES) bytes += stringBytes(m, k, MEASURED_PART_BYTES - bytes + 1);
+    part('w', bytes);
+  }
 }
 
 /** A part of a token's payload of variable length (the keys above), as {@link tokenPartCosts} measures it. */
@@ -702,27 +746,10 @@ const MEASURED_PART_BYTES = (MEASURED_PART_TOKEN_CHARS * 3) / 4;
  */
 export function tokenPartCosts(s: Omit<ResumeState, 'issuedAt'>): TokenPartCost[] {
   const parts: TokenPartCost[] = [];
-  const push = (key: TokenPartCost['key'], bytes: number): void => {
+  walkTokenParts(s, EXACT, (key, bytes) => {
     const over = bytes > MEASURED_PART_BYTES;
     parts.push({ key, chars: over ? MEASURED_PART_TOKEN_CHARS : Math.ceil((bytes * 4) / 3), over });
-  };
-  const str = (v: unknown, budget = MEASURED_PART_BYTES): number => (typeof v === 'string' ? jsonStringBytes(v, budget) : 0);
-  if (s.rpcId !== null) {
-    // A number's text has no escapes (JSON_NUMBER); `x` is carried beside `i` as a string.
-    const idBytes = typeof s.rpcId === 'number' ? String(s.rpcId).length + (typeof s.rpcIdText === 'string' ? s.rpcIdText.length + 2 : 0) : str(s.rpcId);
-    push('i', idBytes);
-  }
-  if (s.toolName !== undefined) push('t', str(s.toolName));
-  if (s.method !== undefined) push('m', str(s.method));
-  push('u', str(s.upstreamId));
-  push('a', str(s.agent));
-  push('v', str(s.protocolVersion));
-  if (Array.isArray(s.awaited)) {
-    // `[`, `]` and the commas, then each entry's JSON text while under the bound.
-    let bytes = s.awaited.length === 0 ? 2 : s.awaited.length + 1;
-    for (const k of s.awaited) if (bytes <= MEASURED_PART_BYTES) bytes += str(k, MEASURED_PART_BYTES - bytes + 1);
-    push('w', bytes);
-  }
+  });
   return parts;
 }
 
