@@ -35,7 +35,17 @@ export interface WrittenRequestId {
  * only for a cancellation.
  */
 export function cancelledRequestIdOf(body: Buffer): WrittenRequestId | undefined {
-  const params = memberNamed(body, 'params', PARAMS_KEY);
+  return requestIdInParams(body, memberNamed(body, 'params', PARAMS_KEY));
+}
+
+/**
+ * {@link cancelledRequestIdOf} once the notification's `params` member is found (`params`: the
+ * member of `body`'s top-level object that `JSON.parse` keeps, from a scan of `body`; undefined
+ * when there is none): its `requestId` as written, or undefined as there. One scan, of the
+ * `params` value alone. For a caller that scanned `body`'s top level already
+ * (response/server-request-id.ts sellerCancelledIdOf).
+ */
+export function requestIdInParams(body: Buffer, params: TextMember | undefined): WrittenRequestId | undefined {
   if (params === undefined || params.first !== LBRACE) return undefined;
   const view = body.subarray(params.value[0], params.value[1]);
   const member = memberNamed(view, 'requestId', REQUEST_ID_KEY);

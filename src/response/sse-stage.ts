@@ -556,7 +556,7 @@ export async function handleSseBody(
     if (exchange.finished) return;
     // The seller gave up on a request of its own (any stream of its session): no answer is awaited for it.
     if (awaitedInSession()) {
-      const cancelled = sellerCancelledIdOf(sellerData, scanBounds);
+      const cancelled = sellerCancelledIdOf(sellerData, scanBounds, scanned);
       if (cancelled !== undefined) return hostAnswers!.cancelledBySeller(sellerKey, session!, cancelled);
     }
     if (requestStream && hostWaits === undefined) return;
