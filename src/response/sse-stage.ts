@@ -205,7 +205,7 @@ import { SseEventIds, pendingIdFor } from './sse-event-ids.js';
 import { SseEncodingCharge } from './sse-encoding-charge.js';
 import { EVENT_REFUSED, SseEventJudge } from './sse-event-judge.js';
 import { SseStreamTimers } from './sse-stream-timers.js';
-import { sellerCancelledIdOf, serverRequestIdOf } from './server-request-id.js';
+import { CANCELLED_METHOD, sellerCancelledIdOf, serverRequestIdOf } from './server-request-id.js';
 import { canonicalRequestId } from './json-value-at.js';
 import type { ScannedMembers } from './sse-message.js';
 import type { StreamHostWaits } from '../routing/host-answer-waits.js';
@@ -537,13 +537,18 @@ export async function handleSseBody(
   const session = exchange.session;
   const sellerKey = hostAnswers !== undefined ? agentKeyOf(exchange.agent) : '';
   let hostWaits: StreamHostWaits | undefined;
-  /**
-   * Whether a request of the seller's is awaited in this stream's seller endpoint and session:
-   * then every block is parsed (no raw run: the taker's `readAll`), so that the seller's
-   * `notifications/cancelled` for it reaches `deliver` (review of trial 57 F3's fix:
-   * test/regressions/seller-cancelled-elicitation-pauses-session-idle.test.ts).
-   */
+  /** Whether a request of the seller's is awaited in this stream's seller endpoint and session. */
   const awaitedInSession = (): boolean => hostAnswers !== undefined && hostAnswers.anyAwaited(sellerKey, session!);
+  /**
+   * Whether planned chunk `chunk` is parsed event by event (no raw run: the taker's `readAll`):
+   * a request of the seller's is awaited in the session and the chunk holds
+   * `"notifications/cancelled"` (one native search), so that the seller's cancellation of it
+   * reaches `deliver` (review of trial 57 F3's fix:
+   * test/regressions/seller-cancelled-elicitation-pauses-session-idle.test.ts). Before, every
+   * chunk of the session's streams was parsed while anything was awaited (hot-path review of
+   * the elicitation tracking).
+   */
+  const readAll = (chunk: Buffer): boolean => awaitedInSession() && chunk.indexOf(CANCELLED_METHOD) !== -1;
   /** The structure bounds a candidate request's data is scanned under (server-request-id.ts). */
   const scanBounds = { maxDepth: limits.max_json_depth, maxNodes: limits.max_json_nodes };
   /**
@@ -737,7 +742,7 @@ export async function handleSseBody(
     framed,
     fail,
     endUndelivered,
-    readAll: awaitedInSession,
+    readAll,
   });
 
   /**

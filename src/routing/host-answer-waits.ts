@@ -43,9 +43,10 @@
  * `notifications/cancelled` naming it ends the wait too ({@link HostAnswerWaits.cancelledBySeller};
  * the SDKs' request timeout, after which the host SHOULD NOT answer: before, such an id on the
  * GET stream paused every stream of the session to its deadline; review of trial 57 F3's fix,
- * test/regressions/seller-cancelled-elicitation-pauses-session-idle.test.ts). To read it, the
- * session's streams are parsed, no raw run, while anything is awaited in it
- * ({@link HostAnswerWaits.anyAwaited}, asked per planned chunk: sse-chunk-taker.ts `readAll`).
+ * test/regressions/seller-cancelled-elicitation-pauses-session-idle.test.ts). To read it, a
+ * chunk of the session's streams holding `"notifications/cancelled"` is parsed, no raw run,
+ * while anything is awaited in it ({@link HostAnswerWaits.anyAwaited}, then one native search,
+ * per planned chunk: sse-stage.ts `readAll`).
  *
  * A resume (review of trial 57 F3's fix, Medium: test/regressions/elicitation-wait-lost-on-resume.test.ts):
  * MCP 2025-11-25 lets a server close a call's stream while it waits (the SDK's
