@@ -208,7 +208,7 @@ import { SseStreamTimers } from './sse-stream-timers.js';
 import { CANCELLED_METHOD, sellerCancelledIdOf, serverRequestIdOf } from './server-request-id.js';
 import { canonicalRequestId } from './json-value-at.js';
 import type { ScannedMembers } from './sse-message.js';
-import type { StreamHostWaits } from '../routing/host-answer-waits.js';
+import { sessionKeyOf, type StreamHostWaits } from '../routing/host-answer-waits.js';
 import { agentKeyOf } from '../config/agent-url-key.js';
 import { SseHostWriter } from './sse-host-writer.js';
 import { SseChunkTaker } from './sse-chunk-taker.js';
@@ -537,8 +537,14 @@ export async function handleSseBody(
   const session = exchange.session;
   const sellerKey = hostAnswers !== undefined ? agentKeyOf(exchange.agent) : '';
   let hostWaits: StreamHostWaits | undefined;
-  /** Whether a request of the seller's is awaited in this stream's seller endpoint and session. */
-  const awaitedInSession = (): boolean => hostAnswers !== undefined && hostAnswers.anyAwaited(sellerKey, session!);
+  /** This stream's seller endpoint and session as one key (host-answer-waits.ts sessionKeyOf), made once. */
+  const sessionKey = hostAnswers !== undefined ? sessionKeyOf(sellerKey, session!) : '';
+  /**
+   * Whether a request of the seller's is awaited in this stream's seller endpoint and session:
+   * its member's O(1) answer, else one `Map` lookup (a stream without a deadline that carried no
+   * request yet).
+   */
+  const awaitedInSession = (): boolean => (hostWaits !== undefined ? hostWaits.anyAwaited() : hostAnswers !== undefined && hostAnswers.anyAwaitedIn(sessionKey));
   /**
    * Whether planned chunk `chunk` is parsed event by event (no raw run: the taker's `readAll`):
    * a request of the seller's is awaited in the session and the chunk holds
@@ -568,7 +574,8 @@ export async function handleSseBody(
     const id = serverRequestIdOf(sellerData, scanBounds, scanned);
     if (id === undefined) return;
     if (requestStream) hostWaits!.await(id);
-    else (hostWaits ??= hostAnswers!.openStream(sellerKey, session!, undefined)).awaitShared(id);
+    // Kept at most the stream's idle limit + deadline (StreamHostWaits.awaitShared).
+    else (hostWaits ??= hostAnswers!.openStream(sellerKey, session!, undefined)).awaitShared(id, limits.sse_idle_timeout_ms + limits.sse_deadline_ms);
   };
 
   /**
@@ -869,8 +876,11 @@ export async function handleSseBody(
   if (decodedChunks !== undefined) startTimers(); // its first chunk is awaited
   // A member for the host's answers until its end (`finally`): only a stream with a deadline waits for them.
   // A resume of a request's stream (its call's canonical id) waits for what its call's earlier stream left awaited (HostAnswerWaits.park).
-  const callId = hostAnswers !== undefined && bounded && exchange.rpc.kind === 'request' ? canonicalRequestId(exchange.rpc) : undefined;
-  if (hostAnswers !== undefined && bounded) hostWaits = hostAnswers.openStream(sellerKey, session!, timers, limits.sse_idle_timeout_ms, exchange.stream.resumeToken !== undefined ? callId : undefined);
+  // The call's id is made only there and at a resumable end (not per stream: hot-path review of the elicitation tracking).
+  const callId = (): string | undefined => (exchange.rpc.kind === 'request' ? canonicalRequestId(exchange.rpc) : undefined);
+  if (hostAnswers !== undefined && bounded) {
+    hostWaits = hostAnswers.openStream(sellerKey, session!, timers, limits.sse_idle_timeout_ms, exchange.stream.resumeToken !== undefined ? callId() : undefined, exchange.stream.startedAt);
+  }
   try {
     while (true) {
       let chunk: Buffer | null | undefined;
@@ -975,7 +985,10 @@ export async function handleSseBody(
     timers.clear();
     // A stream that is over waits for nothing (its shared requests go with its session's last member).
     // A request's stream that ended resumable leaves its requests still awaited to its call's resume, until its deadline.
-    hostWaits?.close(callId !== undefined && exchange.outcome === 'resumable_end' ? { call: callId, expiresAt: exchange.stream.startedAt + limits.sse_deadline_ms } : undefined);
+    if (hostWaits !== undefined) {
+      const call = bounded && exchange.outcome === 'resumable_end' ? callId() : undefined;
+      hostWaits.close(call !== undefined ? { call, expiresAt: exchange.stream.startedAt + limits.sse_deadline_ms, startedAt: exchange.stream.startedAt } : undefined);
+    }
     // An upstream request that ended whole is left to end; one still open is aborted (decode.ts).
     releaseBody(source.stream);
   }
