@@ -103,7 +103,11 @@ export function sellerCancelledIdOf(data: string | Buffer, limits: JsonScanLimit
     const key = member.key;
     for (let i = key[0] + 1; i < key[1] - 1; i++) if (bytes[i] === BACKSLASH) return undefined;
     const name = messageNameOf(bytes, key);
-    if (name === -1) continue;
+    if (name === -1) {
+      // A key equal to one of those names under Go's case folding (`"Method"`, `"reſult"`) is a repeat to the scan.
+      if (foldsToMessageName(bytes, key)) return undefined;
+      continue;
+    }
     if ((seen & (1 << name)) !== 0) return undefined;
     seen |= 1 << name;
     if (name === NAME_METHOD) method = member;
@@ -128,6 +132,33 @@ const MESSAGE_NAMES = ['jsonrpc', 'id', 'method', 'params', 'result', 'error'].m
 const NAME_JSONRPC = 0;
 const NAME_METHOD = 2;
 const NAME_PARAMS = 3;
+
+/**
+ * Whether the key at `bytes[key]` (quotes included, no escape), written as none of
+ * {@link MESSAGE_NAMES}, equals `jsonrpc`, `id`, `method`, `result` or `error` under Go's case
+ * folding (ASCII case; `ſ`, UTF-8 C5 BF, as `s`): what the scan counts as a repeated name
+ * (assembly/json-scan.ts caseVariant, level 1; `params` is not folded there).
+ */
+function foldsToMessageName(bytes: Buffer, key: ByteRange): boolean {
+  const at = key[0] + 1;
+  const n = key[1] - key[0] - 2;
+  const folds = (name: string, s = -1): boolean => {
+    let k = 0;
+    for (let i = 0; i < n; i++, k++) {
+      if (k === s) {
+        if (bytes[at + i] !== 0xc5 || bytes[at + i + 1] !== 0xbf) return false;
+        i++;
+      } else if ((bytes[at + i]! | 0x20) !== name.charCodeAt(k)) return false;
+    }
+    return k === name.length;
+  };
+  if (n === 2) return folds('id');
+  if (n === 5) return folds('error');
+  if (n === 6) return folds('result') || folds('method');
+  if (n === 7) return folds('jsonrpc') || folds('result', 2);
+  if (n === 8) return folds('jsonrpc', 1);
+  return false;
+}
 
 /** The index in {@link MESSAGE_NAMES} of the key at `bytes[key]` (a JSON string, quotes included, no escape), or -1. */
 function messageNameOf(bytes: Buffer, key: ByteRange): number {
