@@ -22,7 +22,9 @@
  *   endpoint and session waits for it, those opened meanwhile included (the call's stream may
  *   reach the gateway after the request: they come on two connections), but only those opened
  *   within their own `sse_idle_timeout_ms` of it (`graceMs`), so that an id nobody ends pauses
- *   only the streams open around it (review of trial 57 F3's fix).
+ *   only the streams open around it (review of trial 57 F3's fix); and the id itself expires
+ *   after the sharing stream's `sse_idle_timeout_ms` + `sse_deadline_ms` (by then no stream of
+ *   the same limits waits for it: {@link StreamHostWaits.awaitShared}).
  * Only streams with a deadline wait (exchange.ts hasCumulativeBound: a request's, a batch's, a
  * POSTed notification's or response's), so `sse_deadline_ms` bounds every pause; the standalone
  * GET stream and long-lived streams never do (their idle end is a plain end the host resumes
@@ -54,25 +56,29 @@
  * waited for died with it, so the resume ran its idle clock while the human decided
  * (`sse_idle`). Now a request's stream that ends resumable (`resumable_end`) with its own ids
  * outstanding parks them for its call ({@link HostAnswerWaits.park}: keyed by seller endpoint,
- * session and the call's canonical request id) until the stream's deadline (`startedAt` +
- * `sse_deadline_ms`, which a resume of it keeps), and a resume of that call inherits them
- * ({@link HostAnswerWaits.openStream} `resumes`). The host's answer and the seller's
+ * session and the call's canonical request id, one string) until the stream's deadline
+ * (`startedAt` + `sse_deadline_ms`, which a resume of it keeps), and a resume of that call with
+ * the same first start (`startedAt`, from its token: not another call re-using the id) inherits
+ * them ({@link HostAnswerWaits.openStream} `resumes`). The host's answer and the seller's
  * cancellation drop parked ids as they end a stream's wait; a parked call left with none, or
  * past its deadline (a timer per parked call, unref'd), is dropped. Not parked: a batch's
  * stream's ids, those of a stream that ended otherwise (an error, the host's disconnect).
  *
- * Memory: per seller endpoint and session, an entry while a member is open: each stream with a
+ * Memory: per seller endpoint and session (one string key), an entry while a member is open: each stream with a
  * deadline (registered as it starts), and each other stream once it carried a request; each
  * member a small object, and a `Set` of at most {@link MAX_AWAITED_PER_STREAM} canonical ids of
  * at most about {@link MAX_AWAITED_ID_BYTES} bytes (a stream's own, the session's shared ones).
  * A member leaves at its stream's end ({@link StreamHostWaits.close}), the entry with its last
  * one, its shared ids with it: bounded by the streams open. Parked calls: at most
  * {@link MAX_PARKED_CALLS_PER_SESSION} per seller endpoint and session and {@link MAX_PARKED_CALLS}
- * in all, each a small object, a timer and its ids (at most {@link MAX_AWAITED_PER_STREAM});
- * while none is parked, one `size` check per answer, cancellation, resume and `anyAwaited`. Cost: per stream with a deadline in a
- * session, two `Map` lookups and a `Set` insertion and deletion; per event, two native searches
- * (server-request-id.ts); per host response POST, a `Map` lookup, and a walk of its session's
- * members when there are any.
+ * in all (across sellers and sessions: the call parked longest ago is dropped first), each a
+ * small object, a timer and its ids (at most {@link MAX_AWAITED_PER_STREAM}); a shared id, a
+ * timer. While none is parked, one `size` check per answer, cancellation, resume and
+ * `anyAwaited`. Cost: per stream with a deadline in a session, a key string, a `Map` lookup and
+ * a `Set` insertion and deletion; per planned chunk, `anyAwaited` (O(1) on the stream's member:
+ * two counts, and a `Map` lookup while a call is parked) and, while true, one native search
+ * (sse-stage.ts `readAll`); per event, two native searches (server-request-id.ts); per host
+ * response POST, a `Map` lookup, and a walk of its session's members when there are any.
  */
 import type { RpcIdRef } from '../exchange.js';
 import { canonicalRequestId } from '../response/json-value-at.js';
