@@ -35,8 +35,9 @@ export interface WrittenRequestId {
  *
  * Cost: none when the peek read this very body (the same Buffer) by its scan (every body of
  * request/peek.ts PEEK_SCAN_MIN_BYTES or more): it scanned `params` already and left what it
- * found ({@link rememberPeekedCancel}). Otherwise (a small body the peek parsed, a seller's
- * event: response/server-request-id.ts) two scans, the body's and its `params`'. Before, a 4 MB
+ * found ({@link rememberPeekedCancel}). Otherwise (a small body the peek parsed) two scans, the body's and
+ * its `params`' (a seller's event, whose top level the SSE judge scanned already, goes through
+ * {@link requestIdInParams}: one). Before, a 4 MB
  * cancellation was scanned twice more after the peek's own scans, ~15-45 ms of the event loop
  * per cancellation (a review of the cancellation path:
  * test/regressions/cancel-body-scanned-again-after-peek.test.ts).
@@ -44,7 +45,17 @@ export interface WrittenRequestId {
 export function cancelledRequestIdOf(body: Buffer): WrittenRequestId | undefined {
   const peeked = peekedRequestIds.get(body);
   if (peeked !== undefined) return peeked ?? undefined;
-  const params = memberNamed(body, 'params', PARAMS_KEY);
+  return requestIdInParams(body, memberNamed(body, 'params', PARAMS_KEY));
+}
+
+/**
+ * {@link cancelledRequestIdOf} once the notification's `params` member is found (`params`: the
+ * member of `body`'s top-level object that `JSON.parse` keeps, from a scan of `body`; undefined
+ * when there is none): its `requestId` as written, or undefined as there. One scan, of the
+ * `params` value alone. For a caller that scanned `body`'s top level already
+ * (response/server-request-id.ts sellerCancelledIdOf).
+ */
+export function requestIdInParams(body: Buffer, params: TextMember | undefined): WrittenRequestId | undefined {
   if (params === undefined || params.first !== LBRACE) return undefined;
   const view = body.subarray(params.value[0], params.value[1]);
   const scan = scanMembers(view);

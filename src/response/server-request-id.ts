@@ -14,12 +14,13 @@
  * id written in more than MAX_AWAITED_ID_BYTES bytes) is no request for this, and the idle clock
  * then runs as before.
  */
-import { scanJson, type JsonScanLimits, type TopMembers } from '../mcp/json-scan.js';
+import { scanJson, scanTopMembers, type ByteRange, type JsonScanLimits, type TextMember, type TopMembers } from '../mcp/json-scan.js';
 import type { ScannedMembers } from './sse-message.js';
-import { DIGIT_0, DIGIT_9, MINUS, QUOTE } from '../mcp/json-bytes.js';
+import { BACKSLASH, DIGIT_0, DIGIT_9, MINUS, QUOTE } from '../mcp/json-bytes.js';
 import { MAX_AWAITED_ID_BYTES } from '../routing/host-answer-waits.js';
 import { canonicalWrittenId, isMethodName } from './json-value-at.js';
-import { cancelledRequestIdOf } from '../mcp/cancelled-id.js';
+import { requestIdInParams } from '../mcp/cancelled-id.js';
+import { jsonStringWrittenAs } from '../mcp/text-members.js';
 
 /**
  * The canonical id (json-value-at.ts canonicalWrittenId) of the JSON-RPC request that event
@@ -60,8 +61,10 @@ export function serverRequestScanCount(): number {
   return scans;
 }
 
-/** `"notifications/cancelled"`, the method value as the SDKs write it (JSON-RPC method value bytes). */
-const CANCELLED_METHOD = Buffer.from('"notifications/cancelled"', 'latin1');
+/** `"notifications/cancelled"`, the method value as the SDKs write it (JSON-RPC method value text). */
+export const CANCELLED_METHOD_TEXT = '"notifications/cancelled"';
+/** {@link CANCELLED_METHOD_TEXT} as bytes. */
+export const CANCELLED_METHOD = Buffer.from(CANCELLED_METHOD_TEXT, 'latin1');
 
 /**
  * The canonical id (json-value-at.ts canonicalWrittenId) of the request a seller's
@@ -73,19 +76,94 @@ const CANCELLED_METHOD = Buffer.from('"notifications/cancelled"', 'latin1');
  * trial 57 F3's fix: test/regressions/seller-cancelled-elicitation-pauses-session-idle.test.ts).
  * Undefined for anything else: a top-level `method` written other than exactly
  * `"notifications/cancelled"`, an `id`, `result` or `error`, an escaped or repeated top-level key.
- * Cost: a native search for the method's text; a scan only for data holding it.
+ * `scanned`: the judge's scan of `data` (bytes only; sse-message.ts forward verdict), whose
+ * top-level facts turn away data that is no such notification without a scan here.
+ * Cost: a native search for the method's text; for data holding it, one scan of its top level
+ * (json-scan.ts scanTopMembers, under `limits`), which tells the facts above and finds `params`,
+ * and one of the `params` value (mcp/cancelled-id.ts requestIdInParams). Before, a scanJson for
+ * the facts and a second scan of the whole data to find `params` (hot-path review of the
+ * elicitation tracking).
  */
-export function sellerCancelledIdOf(data: string | Buffer, limits: JsonScanLimits): string | undefined {
-  if (typeof data === 'string' ? !data.includes('"notifications/cancelled"') : data.indexOf(CANCELLED_METHOD) === -1) return undefined;
+export function sellerCancelledIdOf(data: string | Buffer, limits: JsonScanLimits, scanned?: ScannedMembers): string | undefined {
+  if (typeof data === 'string' ? !data.includes(CANCELLED_METHOD_TEXT) : data.indexOf(CANCELLED_METHOD) === -1) return undefined;
   const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
-  const scan = scanJson(bytes, limits);
-  if (!scan.ok || scan.repeatedName) return undefined;
-  const m = scan.members;
-  if (m === undefined || !m.plainKeys || m.hasResult || m.hasError || m.id !== undefined || m.method === undefined) return undefined;
-  if (!bytes.subarray(m.method[0], m.method[1]).equals(CANCELLED_METHOD)) return undefined;
-  const written = cancelledRequestIdOf(bytes);
+  if (scanned !== undefined && typeof data !== 'string') {
+    const m = scanned.members;
+    if (scanned.repeatedName || m === undefined || !m.plainKeys || m.hasResult || m.hasError || m.id !== undefined || m.method === undefined) return undefined;
+    if (!bytes.subarray(m.method[0], m.method[1]).equals(CANCELLED_METHOD)) return undefined;
+  }
+  cancelScans++;
+  const top = scanTopMembers(bytes, limits);
+  if (top == null || top.top !== 'object') return undefined;
+  // The facts scanJson tells (json-scan.ts TopMembers, JsonScanSummary.repeatedName), from the members as written.
+  let method: TextMember | undefined;
+  let params: TextMember | undefined;
+  let seen = 0;
+  for (const member of top.members) {
+    const key = member.key;
+    for (let i = key[0] + 1; i < key[1] - 1; i++) if (bytes[i] === BACKSLASH) return undefined;
+    const name = messageNameOf(bytes, key);
+    if (name === -1) {
+      // A key equal to one of those names under Go's case folding (`"Method"`, `"reſult"`) is a repeat to the scan.
+      if (foldsToMessageName(bytes, key)) return undefined;
+      continue;
+    }
+    if ((seen & (1 << name)) !== 0) return undefined;
+    seen |= 1 << name;
+    if (name === NAME_METHOD) method = member;
+    else if (name === NAME_PARAMS) params = member;
+    else if (name !== NAME_JSONRPC) return undefined; // `id`, `result`, `error`
+  }
+  if (method === undefined || !bytes.subarray(method.value[0], method.value[1]).equals(CANCELLED_METHOD)) return undefined;
+  const written = requestIdInParams(bytes, params);
   if (written === undefined || written.range[1] - written.range[0] > MAX_AWAITED_ID_BYTES) return undefined;
   return canonicalWrittenId(written.bytes, written.range);
+}
+
+let cancelScans = 0;
+
+/** How many times {@link sellerCancelledIdOf} scanned event data's top level since the process started: a seam for tests. */
+export function sellerCancelledScanCount(): number {
+  return cancelScans;
+}
+
+/** The message names whose repeat scanJson reports at a top-level object (JsonScanSummary.repeatedName), as bytes: indexes {@link messageNameOf} returns. */
+const MESSAGE_NAMES = ['jsonrpc', 'id', 'method', 'params', 'result', 'error'].map((name) => Buffer.from(name, 'latin1'));
+const NAME_JSONRPC = 0;
+const NAME_METHOD = 2;
+const NAME_PARAMS = 3;
+
+/**
+ * Whether the key at `bytes[key]` (quotes included, no escape), written as none of
+ * {@link MESSAGE_NAMES}, equals `jsonrpc`, `id`, `method`, `result` or `error` under Go's case
+ * folding (ASCII case; `ſ`, UTF-8 C5 BF, as `s`): what the scan counts as a repeated name
+ * (assembly/json-scan.ts caseVariant, level 1; `params` is not folded there).
+ */
+function foldsToMessageName(bytes: Buffer, key: ByteRange): boolean {
+  const at = key[0] + 1;
+  const n = key[1] - key[0] - 2;
+  const folds = (name: string, s = -1): boolean => {
+    let k = 0;
+    for (let i = 0; i < n; i++, k++) {
+      if (k === s) {
+        if (bytes[at + i] !== 0xc5 || bytes[at + i + 1] !== 0xbf) return false;
+        i++;
+      } else if ((bytes[at + i]! | 0x20) !== name.charCodeAt(k)) return false;
+    }
+    return k === name.length;
+  };
+  if (n === 2) return folds('id');
+  if (n === 5) return folds('error');
+  if (n === 6) return folds('result') || folds('method');
+  if (n === 7) return folds('jsonrpc') || folds('result', 2);
+  if (n === 8) return folds('jsonrpc', 1);
+  return false;
+}
+
+/** The index in {@link MESSAGE_NAMES} of the key at `bytes[key]` (a JSON string, quotes included, no escape), or -1. */
+function messageNameOf(bytes: Buffer, key: ByteRange): number {
+  for (let k = 0; k < MESSAGE_NAMES.length; k++) if (jsonStringWrittenAs(bytes, key, MESSAGE_NAMES[k]!)) return k;
+  return -1;
 }
 
 /** `id"` as bytes. */

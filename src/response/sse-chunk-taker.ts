@@ -85,12 +85,13 @@ export interface SseTakerOut {
   /** A stream without a total reached its undelivered limit (sse-undelivered.ts): the stage's `endUndelivered`. */
   readonly endUndelivered: () => void;
   /**
-   * While true, no block is forwarded raw (every chunk is parsed, its events reach the stage's
-   * `deliver`): the stage's seller requests awaited in its session, so that a seller's
-   * `notifications/cancelled` (which the raw plan forwards unread) is read
-   * (routing/host-answer-waits.ts). Asked once per planned chunk.
+   * When true for a planned chunk (one without CR holding a complete event block), none of its
+   * blocks is forwarded raw (its events reach the stage's `deliver`): the stage's seller requests
+   * awaited in its session and the chunk holds a seller's `notifications/cancelled` (which the
+   * raw plan forwards unread), so that it is read (routing/host-answer-waits.ts). Asked once
+   * per planned chunk.
    */
-  readonly readAll?: () => boolean;
+  readonly readAll?: (chunk: Buffer) => boolean;
 }
 
 export class SseChunkTaker {
@@ -382,11 +383,11 @@ export class SseChunkTaker {
     }
     const fromEventStart = this.atEventStart;
     this.atEventStart = last === n;
-    // Every block parsed (the stage's `readAll`): taken one block at a time below, as a planned
-    // chunk's blocks are, so that the count (each block's encoding charge, the resume tokens,
-    // the cumulative bound) is the same whether or not it is read (review of trial 57 F3's
-    // fix: test/regressions/sse-read-all-changes-byte-count.test.ts).
-    const readAll = last !== -1 && this.out.readAll?.() === true;
+    // Every block parsed (the stage's `readAll`: a cancellation in it may end a wait): taken one
+    // block at a time below, as a planned chunk's blocks are, so that the count (each block's
+    // encoding charge, the resume tokens, the cumulative bound) is the same whether or not it
+    // is read (review of trial 57 F3's fix: test/regressions/sse-read-all-changes-byte-count.test.ts).
+    const readAll = last !== -1 && !this.skipping && !crossing && this.out.readAll?.(chunk) === true;
     if (last !== -1 && !this.skipping && !crossing && chunk.indexOf(CR) === -1 && !readAll) {
       // Blank lines at an event start dispatch nothing; the planner, which stops at a lone LF
       // at a chunk's start, begins after them (else an id event after them was parsed with the

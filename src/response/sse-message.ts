@@ -78,6 +78,9 @@ export interface ScannedMembers {
   readonly repeatedName: boolean;
 }
 
+/** {@link ScannedMembers} of data that is no JSON object text: no request, no cancellation (server-request-id.ts). */
+export const NO_TOP_OBJECT: ScannedMembers = Object.freeze({ members: undefined, repeatedName: false });
+
 /** The outcome of {@link inspectEventData}. */
 export type EventDataVerdict =
   /** A structure bound broke: `json_depth` or `json_nodes` (limit, observed as json-bounds.ts). */
@@ -85,14 +88,16 @@ export type EventDataVerdict =
   /** Not the response: the data goes out as it is, as `bytes` when given (its UTF-8 bytes). */
   | {
       readonly kind: 'forward';
-      readonly bytes: Buffer | undefined;
+      readonly bytes: Buffer;
       /**
-       * The scan of `bytes` that judged it, when it ran whole (its top-level members, and whether
-       * a name repeats): server-request-id.ts reads a server request's id from it rather than
-       * scanning the data again (review of trial 57 F3's fix:
-       * test/regressions/server-request-check-rescans-events.test.ts).
+       * What the scan of `bytes` that judged it read (its top-level members, and whether a name
+       * repeats); {@link NO_TOP_OBJECT} for data that is no JSON object text (not JSON, lenient
+       * JSON, an array or a scalar): server-request-id.ts reads a server request's id (and a
+       * seller's cancellation's facts) from it rather than scanning the data again (review of
+       * trial 57 F3's fix, and the hot-path review of it: a lenient, wide or array forward was
+       * scanned again: test/regressions/server-request-check-rescans-events.test.ts).
        */
-      readonly scanned?: ScannedMembers;
+      readonly scanned: ScannedMembers;
     }
   /**
    * A message with `result` or `error` on a request's stream that is not the response to the
@@ -184,12 +189,12 @@ function judgeEventData(exchange: Exchange, data: string | undefined, opts: Even
     // Not JSON. Data that starts as a JSON array or object may still be read by a lenient
     // parser (`NaN`, `Infinity`: Python's json.loads reads on), so it is counted past the
     // error (checkJsonBounds); anything else is text, forwarded as it is (module doc).
-    if (!startsAsContainer(bytes)) return { kind: 'forward', bytes };
+    if (!startsAsContainer(bytes)) return { kind: 'forward', bytes, scanned: NO_TOP_OBJECT };
     const bounds = checkJsonBounds(bytes, limits);
     if (!bounds.ok) return { kind: 'breach', reason: bounds.reason, limit: bounds.limit, observed: bounds.observed, dataBytes: bytes.length };
     // A response to a lenient host (`NaN`, `Infinity` read as numbers: lenient-json.ts) is judged as one (lenientVerdict).
     if (opts.mayBeResponse && mayHoldNonFiniteLiteral(bytes)) return lenientVerdict(exchange, parseWithNonFiniteLiterals(text()), bytes);
-    return { kind: 'forward', bytes };
+    return { kind: 'forward', bytes, scanned: NO_TOP_OBJECT };
   }
   if (!opts.mayBeResponse) return { kind: 'forward', bytes, scanned: { members: scan.members, repeatedName: scan.repeatedName } };
   const members = scan.members;
@@ -199,7 +204,7 @@ function judgeEventData(exchange: Exchange, data: string | undefined, opts: Even
   // No request to answer (the standalone GET stream, a notification's or host response's stream): no response passes.
   if (exchange.rpc.kind === 'none' || exchange.rpc.kind === 'notification') {
     const verdict = standaloneVerdict(text, bytes, members, scan.repeatedName);
-    return verdict.kind === 'forward' ? { kind: 'forward', bytes, scanned: { members, repeatedName: scan.repeatedName } } : verdict;
+    return verdict;
   }
   // Only an object can be a response (isResponseToExchange), or hold it: a batch.
   if (members === undefined) return batchVerdict(exchange, text, bytes, scan);
@@ -254,7 +259,7 @@ function judgeEventData(exchange: Exchange, data: string | undefined, opts: Even
  * `kindless`; `unsolicited` where no request awaits a response (dropped).
  */
 function wideVerdict(exchange: Exchange, bytes: Buffer, members: TopMembers, repeatedName: boolean): EventDataVerdict {
-  if (members.plainKeys && !members.hasResult && !members.hasError && !repeatedName && isMethodName(bytes, members.method)) return { kind: 'forward', bytes };
+  if (members.plainKeys && !members.hasResult && !members.hasError && !repeatedName && isMethodName(bytes, members.method)) return { kind: 'forward', bytes, scanned: { members, repeatedName } };
   return exchange.rpc.kind === 'request' ? { kind: 'foreign', dataBytes: bytes.length, wide: true } : { kind: 'unsolicited', dataBytes: bytes.length };
 }
 
@@ -280,7 +285,7 @@ function wideVerdict(exchange: Exchange, bytes: Buffer, members: TopMembers, rep
 function lenientVerdict(exchange: Exchange, value: unknown, bytes: Buffer): EventDataVerdict {
   const { rpc } = exchange;
   const response = Array.isArray(value) ? value.some((m) => !isJsonObject(m) || claimsAnswer(m)) : isJsonObject(value) && claimsAnswer(value);
-  if (!response) return { kind: 'forward', bytes };
+  if (!response) return { kind: 'forward', bytes, scanned: NO_TOP_OBJECT };
   return rpc.kind === 'request' ? { kind: 'foreign', dataBytes: bytes.length } : { kind: 'unsolicited', dataBytes: bytes.length };
 }
 
@@ -365,13 +370,13 @@ export function isForeignResponse(exchange: Exchange, message: unknown, bytes: B
  * scalar) is forwarded. Sources: array-answer.ts.
  */
 function batchVerdict(exchange: Exchange, text: () => string, bytes: Buffer, names: NameFacts): EventDataVerdict {
-  if (exchange.rpc.kind !== 'request' || firstByte(bytes) !== LBRACKET) return { kind: 'forward', bytes };
+  if (exchange.rpc.kind !== 'request' || firstByte(bytes) !== LBRACKET) return { kind: 'forward', bytes, scanned: NO_TOP_OBJECT };
   const message: unknown = JSON.parse(text());
-  if (!Array.isArray(message)) return { kind: 'forward', bytes };
+  if (!Array.isArray(message)) return { kind: 'forward', bytes, scanned: NO_TOP_OBJECT };
   const held = judgeArrayAnswer(exchange, message, bytes, names);
   if (held === 'answer') return unchangedResponse(bytes, message);
   if (held === 'batch_removed') return { kind: 'foreign', dataBytes: bytes.length, cause: 'batch_removed' };
-  return held === 'foreign' ? { kind: 'foreign', dataBytes: bytes.length } : { kind: 'forward', bytes };
+  return held === 'foreign' ? { kind: 'foreign', dataBytes: bytes.length } : { kind: 'forward', bytes, scanned: NO_TOP_OBJECT };
 }
 
 /**
@@ -397,7 +402,7 @@ function batchVerdict(exchange: Exchange, text: () => string, bytes: Buffer, nam
 function standaloneVerdict(text: () => string, bytes: Buffer, members: TopMembers | undefined, repeatedName: boolean): EventDataVerdict {
   let unsolicited: boolean;
   if (members === undefined) {
-    if (firstByte(bytes) !== LBRACKET) return { kind: 'forward', bytes };
+    if (firstByte(bytes) !== LBRACKET) return { kind: 'forward', bytes, scanned: NO_TOP_OBJECT };
     const message: unknown = JSON.parse(text());
     // An element that is not an object (a nested array) is no message either: dropped as a response would be.
     unsolicited = Array.isArray(message) && holdsResponse(message);
@@ -409,7 +414,7 @@ function standaloneVerdict(text: () => string, bytes: Buffer, members: TopMember
   } else {
     unsolicited = isUnsolicitedResponse(JSON.parse(text()));
   }
-  return unsolicited ? { kind: 'unsolicited', dataBytes: bytes.length } : { kind: 'forward', bytes };
+  return unsolicited ? { kind: 'unsolicited', dataBytes: bytes.length } : { kind: 'forward', bytes, scanned: { members, repeatedName } };
 }
 
 /**

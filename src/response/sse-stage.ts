@@ -205,10 +205,10 @@ import { SseEventIds, pendingIdFor } from './sse-event-ids.js';
 import { SseEncodingCharge } from './sse-encoding-charge.js';
 import { EVENT_REFUSED, SseEventJudge } from './sse-event-judge.js';
 import { SseStreamTimers } from './sse-stream-timers.js';
-import { sellerCancelledIdOf, serverRequestIdOf } from './server-request-id.js';
+import { CANCELLED_METHOD, sellerCancelledIdOf, serverRequestIdOf } from './server-request-id.js';
 import { canonicalRequestId } from './json-value-at.js';
 import type { ScannedMembers } from './sse-message.js';
-import type { StreamHostWaits } from '../routing/host-answer-waits.js';
+import { sessionKeyOf, type StreamHostWaits } from '../routing/host-answer-waits.js';
 import { agentKeyOf } from '../config/agent-url-key.js';
 import { SseHostWriter } from './sse-host-writer.js';
 import { SseChunkTaker } from './sse-chunk-taker.js';
@@ -537,13 +537,24 @@ export async function handleSseBody(
   const session = exchange.session;
   const sellerKey = hostAnswers !== undefined ? agentKeyOf(exchange.agent) : '';
   let hostWaits: StreamHostWaits | undefined;
+  /** This stream's seller endpoint and session as one key (host-answer-waits.ts sessionKeyOf), made once. */
+  const sessionKey = hostAnswers !== undefined ? sessionKeyOf(sellerKey, session!) : '';
   /**
    * Whether a request of the seller's is awaited in this stream's seller endpoint and session:
-   * then every block is parsed (no raw run: the taker's `readAll`), so that the seller's
-   * `notifications/cancelled` for it reaches `deliver` (review of trial 57 F3's fix:
-   * test/regressions/seller-cancelled-elicitation-pauses-session-idle.test.ts).
+   * its member's O(1) answer, else one `Map` lookup (a stream without a deadline that carried no
+   * request yet).
    */
-  const awaitedInSession = (): boolean => hostAnswers !== undefined && hostAnswers.anyAwaited(sellerKey, session!);
+  const awaitedInSession = (): boolean => (hostWaits !== undefined ? hostWaits.anyAwaited() : hostAnswers !== undefined && hostAnswers.anyAwaitedIn(sessionKey));
+  /**
+   * Whether planned chunk `chunk` is parsed event by event (no raw run: the taker's `readAll`):
+   * a request of the seller's is awaited in the session and the chunk holds
+   * `"notifications/cancelled"` (one native search), so that the seller's cancellation of it
+   * reaches `deliver` (review of trial 57 F3's fix:
+   * test/regressions/seller-cancelled-elicitation-pauses-session-idle.test.ts). Before, every
+   * chunk of the session's streams was parsed while anything was awaited (hot-path review of
+   * the elicitation tracking).
+   */
+  const readAll = (chunk: Buffer): boolean => awaitedInSession() && chunk.indexOf(CANCELLED_METHOD) !== -1;
   /** The structure bounds a candidate request's data is scanned under (server-request-id.ts). */
   const scanBounds = { maxDepth: limits.max_json_depth, maxNodes: limits.max_json_nodes };
   /**
@@ -556,14 +567,15 @@ export async function handleSseBody(
     if (exchange.finished) return;
     // The seller gave up on a request of its own (any stream of its session): no answer is awaited for it.
     if (awaitedInSession()) {
-      const cancelled = sellerCancelledIdOf(sellerData, scanBounds);
+      const cancelled = sellerCancelledIdOf(sellerData, scanBounds, scanned);
       if (cancelled !== undefined) return hostAnswers!.cancelledBySeller(sellerKey, session!, cancelled);
     }
     if (requestStream && hostWaits === undefined) return;
     const id = serverRequestIdOf(sellerData, scanBounds, scanned);
     if (id === undefined) return;
     if (requestStream) hostWaits!.await(id);
-    else (hostWaits ??= hostAnswers!.openStream(sellerKey, session!, undefined)).awaitShared(id);
+    // Kept at most the stream's idle limit + deadline (StreamHostWaits.awaitShared).
+    else (hostWaits ??= hostAnswers!.openStream(sellerKey, session!, undefined)).awaitShared(id, limits.sse_idle_timeout_ms + limits.sse_deadline_ms);
   };
 
   /**
@@ -737,7 +749,7 @@ export async function handleSseBody(
     framed,
     fail,
     endUndelivered,
-    readAll: awaitedInSession,
+    readAll,
   });
 
   /**
@@ -864,8 +876,11 @@ export async function handleSseBody(
   if (decodedChunks !== undefined) startTimers(); // its first chunk is awaited
   // A member for the host's answers until its end (`finally`): only a stream with a deadline waits for them.
   // A resume of a request's stream (its call's canonical id) waits for what its call's earlier stream left awaited (HostAnswerWaits.park).
-  const callId = hostAnswers !== undefined && bounded && exchange.rpc.kind === 'request' ? canonicalRequestId(exchange.rpc) : undefined;
-  if (hostAnswers !== undefined && bounded) hostWaits = hostAnswers.openStream(sellerKey, session!, timers, limits.sse_idle_timeout_ms, exchange.stream.resumeToken !== undefined ? callId : undefined);
+  // The call's id is made only there and at a resumable end (not per stream: hot-path review of the elicitation tracking).
+  const callId = (): string | undefined => (exchange.rpc.kind === 'request' ? canonicalRequestId(exchange.rpc) : undefined);
+  if (hostAnswers !== undefined && bounded) {
+    hostWaits = hostAnswers.openStream(sellerKey, session!, timers, limits.sse_idle_timeout_ms, exchange.stream.resumeToken !== undefined ? callId() : undefined, exchange.stream.startedAt);
+  }
   try {
     while (true) {
       let chunk: Buffer | null | undefined;
@@ -970,7 +985,10 @@ export async function handleSseBody(
     timers.clear();
     // A stream that is over waits for nothing (its shared requests go with its session's last member).
     // A request's stream that ended resumable leaves its requests still awaited to its call's resume, until its deadline.
-    hostWaits?.close(callId !== undefined && exchange.outcome === 'resumable_end' ? { call: callId, expiresAt: exchange.stream.startedAt + limits.sse_deadline_ms } : undefined);
+    if (hostWaits !== undefined) {
+      const call = bounded && exchange.outcome === 'resumable_end' ? callId() : undefined;
+      hostWaits.close(call !== undefined ? { call, expiresAt: exchange.stream.startedAt + limits.sse_deadline_ms, startedAt: exchange.stream.startedAt } : undefined);
+    }
     // An upstream request that ended whole is left to end; one still open is aborted (decode.ts).
     releaseBody(source.stream);
   }

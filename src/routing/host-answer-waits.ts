@@ -22,7 +22,9 @@
  *   endpoint and session waits for it, those opened meanwhile included (the call's stream may
  *   reach the gateway after the request: they come on two connections), but only those opened
  *   within their own `sse_idle_timeout_ms` of it (`graceMs`), so that an id nobody ends pauses
- *   only the streams open around it (review of trial 57 F3's fix).
+ *   only the streams open around it (review of trial 57 F3's fix); and the id itself expires
+ *   after the sharing stream's `sse_idle_timeout_ms` + `sse_deadline_ms` (by then no stream of
+ *   the same limits waits for it: {@link StreamHostWaits.awaitShared}).
  * Only streams with a deadline wait (exchange.ts hasCumulativeBound: a request's, a batch's, a
  * POSTed notification's or response's), so `sse_deadline_ms` bounds every pause; the standalone
  * GET stream and long-lived streams never do (their idle end is a plain end the host resumes
@@ -43,9 +45,10 @@
  * `notifications/cancelled` naming it ends the wait too ({@link HostAnswerWaits.cancelledBySeller};
  * the SDKs' request timeout, after which the host SHOULD NOT answer: before, such an id on the
  * GET stream paused every stream of the session to its deadline; review of trial 57 F3's fix,
- * test/regressions/seller-cancelled-elicitation-pauses-session-idle.test.ts). To read it, the
- * session's streams are parsed, no raw run, while anything is awaited in it
- * ({@link HostAnswerWaits.anyAwaited}, asked per planned chunk: sse-chunk-taker.ts `readAll`).
+ * test/regressions/seller-cancelled-elicitation-pauses-session-idle.test.ts). To read it, a
+ * chunk of the session's streams holding `"notifications/cancelled"` is parsed, no raw run,
+ * while anything is awaited in it ({@link HostAnswerWaits.anyAwaited}, then one native search,
+ * per planned chunk: sse-stage.ts `readAll`).
  *
  * A resume (review of trial 57 F3's fix, Medium: test/regressions/elicitation-wait-lost-on-resume.test.ts):
  * MCP 2025-11-25 lets a server close a call's stream while it waits (the SDK's
@@ -53,25 +56,29 @@
  * waited for died with it, so the resume ran its idle clock while the human decided
  * (`sse_idle`). Now a request's stream that ends resumable (`resumable_end`) with its own ids
  * outstanding parks them for its call ({@link HostAnswerWaits.park}: keyed by seller endpoint,
- * session and the call's canonical request id) until the stream's deadline (`startedAt` +
- * `sse_deadline_ms`, which a resume of it keeps), and a resume of that call inherits them
- * ({@link HostAnswerWaits.openStream} `resumes`). The host's answer and the seller's
+ * session and the call's canonical request id, one string) until the stream's deadline
+ * (`startedAt` + `sse_deadline_ms`, which a resume of it keeps), and a resume of that call with
+ * the same first start (`startedAt`, from its token: not another call re-using the id) inherits
+ * them ({@link HostAnswerWaits.openStream} `resumes`). The host's answer and the seller's
  * cancellation drop parked ids as they end a stream's wait; a parked call left with none, or
  * past its deadline (a timer per parked call, unref'd), is dropped. Not parked: a batch's
  * stream's ids, those of a stream that ended otherwise (an error, the host's disconnect).
  *
- * Memory: per seller endpoint and session, an entry while a member is open: each stream with a
+ * Memory: per seller endpoint and session (one string key), an entry while a member is open: each stream with a
  * deadline (registered as it starts), and each other stream once it carried a request; each
  * member a small object, and a `Set` of at most {@link MAX_AWAITED_PER_STREAM} canonical ids of
  * at most about {@link MAX_AWAITED_ID_BYTES} bytes (a stream's own, the session's shared ones).
  * A member leaves at its stream's end ({@link StreamHostWaits.close}), the entry with its last
  * one, its shared ids with it: bounded by the streams open. Parked calls: at most
  * {@link MAX_PARKED_CALLS_PER_SESSION} per seller endpoint and session and {@link MAX_PARKED_CALLS}
- * in all, each a small object, a timer and its ids (at most {@link MAX_AWAITED_PER_STREAM});
- * while none is parked, one `size` check per answer, cancellation, resume and `anyAwaited`. Cost: per stream with a deadline in a
- * session, two `Map` lookups and a `Set` insertion and deletion; per event, two native searches
- * (server-request-id.ts); per host response POST, a `Map` lookup, and a walk of its session's
- * members when there are any.
+ * in all (across sellers and sessions: the call parked longest ago is dropped first), each a
+ * small object, a timer and its ids (at most {@link MAX_AWAITED_PER_STREAM}); a shared id, a
+ * timer. While none is parked, one `size` check per answer, cancellation, resume and
+ * `anyAwaited`. Cost: per stream with a deadline in a session, a key string, a `Map` lookup and
+ * a `Set` insertion and deletion; per planned chunk, `anyAwaited` (O(1) on the stream's member:
+ * two counts, and a `Map` lookup while a call is parked) and, while true, one native search
+ * (sse-stage.ts `readAll`); per event, two native searches (server-request-id.ts); per host
+ * response POST, a `Map` lookup, and a walk of its session's members when there are any.
  */
 import type { RpcIdRef } from '../exchange.js';
 import { canonicalRequestId } from '../response/json-value-at.js';
@@ -96,35 +103,74 @@ export const MAX_PARKED_CALLS = 1024;
 
 /** A call's own awaited ids, left by its stream that ended resumable ({@link StreamHostWaits.close} `park`). */
 interface Parked {
-  readonly seller: string;
+  /** Its seller endpoint and session ({@link sessionKeyOf}). */
   readonly session: string;
-  readonly call: string;
+  /** {@link session}, NUL, the call's canonical request id: its key in {@link HostAnswerWaits}'s parked calls. */
+  readonly key: string;
+  /** When the call's stream first started (Unix ms, as its resume token carries it), when told: a resume must name the same. */
+  readonly startedAt: number | undefined;
   readonly ids: Set<string>;
   readonly timer: NodeJS.Timeout;
+}
+
+/** A request awaited by all members of a session (one that came on a stream answering no request). */
+interface SharedWait {
+  /** When it was seen (`performance.now()`). */
+  readonly seenAt: number;
+  /** Its expiry ({@link StreamHostWaits.awaitShared} `keepMs`), undefined when it has none. */
+  readonly timer: NodeJS.Timeout | undefined;
+}
+
+/** The one key of seller endpoint `seller` (agentKeyOf) and MCP session `session`: both joined by a NUL (neither holds one: an agent url, a header value). */
+export function sessionKeyOf(seller: string, session: string): string {
+  return `${seller}\0${session}`;
 }
 
 /** The members of one seller endpoint and session, and the requests awaited by all of them. */
 class SessionWaits {
   readonly members = new Set<StreamHostWaits>();
-  /** Canonical ids of requests that came on streams answering no request, each with when it was seen (`performance.now()`): members with a clock wait for them (StreamHostWaits.awaiting). */
-  shared: Map<string, number> | undefined = undefined;
+  /** Canonical ids of requests that came on streams answering no request: members with a clock wait for them (StreamHostWaits.awaiting). */
+  shared: Map<string, SharedWait> | undefined = undefined;
+  /** The latest `seenAt` of {@link shared} (-Infinity when empty): a member waits for a shared id when this one is within its grace. */
+  newestSeenAt = -Infinity;
+  /** Members whose own ids are not empty: {@link StreamHostWaits.anyAwaited} is O(1). */
+  holding = 0;
 
-  get sharedCount(): number {
-    return this.shared === undefined ? 0 : this.shared.size;
+  constructor(readonly key: string) {}
+
+  /** Drops shared id `id`, its expiry with it; false when it was not shared. */
+  dropShared(id: string): boolean {
+    const shared = this.shared;
+    const wait = shared?.get(id);
+    if (wait === undefined) return false;
+    clearTimeout(wait.timer);
+    shared!.delete(id);
+    let newest = -Infinity;
+    for (const other of shared!.values()) if (other.seenAt > newest) newest = other.seenAt;
+    this.newestSeenAt = newest;
+    return true;
+  }
+
+  /** The entry is gone: its shared ids' expiries with it. */
+  clear(): void {
+    if (this.shared === undefined) return;
+    for (const wait of this.shared.values()) clearTimeout(wait.timer);
+    this.shared = undefined;
+    this.newestSeenAt = -Infinity;
   }
 }
 
 export class HostAnswerWaits {
-  /** Per session, per seller endpoint (agentKeyOf): its entry while a member is open. */
-  private readonly bySession = new Map<string, Map<string, SessionWaits>>();
+  /** Per seller endpoint and session ({@link sessionKeyOf}): its entry while a member is open. */
+  private readonly bySession = new Map<string, SessionWaits>();
 
   /**
-   * Parked calls (resumable ends with ids outstanding), per session, per seller endpoint, per
-   * call's canonical request id; {@link parkedCount} of them in all, in {@link parkedOrder} from
-   * the oldest. Empty (and never walked) while nothing is parked.
+   * Parked calls (resumable ends with ids outstanding), by {@link Parked.key}, in the order
+   * parked (the oldest first: a re-park moves to the end); and per seller endpoint and session,
+   * its parked calls. Empty (and never walked) while nothing is parked.
    */
-  private readonly parkedBySession = new Map<string, Map<string, Map<string, Parked>>>();
-  private readonly parkedOrder = new Set<Parked>();
+  private readonly parked = new Map<string, Parked>();
+  private readonly parkedBySession = new Map<string, Set<Parked>>();
 
   /** Sessions with an entry (a seam for tests). */
   get sessions(): number {
@@ -133,7 +179,7 @@ export class HostAnswerWaits {
 
   /** Calls with parked ids (a seam for tests). */
   get parkedCount(): number {
-    return this.parkedOrder.size;
+    return this.parked.size;
   }
 
   /**
@@ -146,20 +192,23 @@ export class HostAnswerWaits {
    * this stream opened is not waited for by it (the call it was made for had its stream open by
    * then), so a shared id nobody ends (a seller that never answers, cancels or closes) pauses
    * only the streams open around it, each at most until its own `sse_deadline_ms`.
-   * `resumes`: the stream resumes (`Last-Event-ID`) the call with that canonical request id: it
-   * waits for the ids that call's earlier stream parked ({@link park}), which are unparked.
+   * `resumes`: the stream resumes (`Last-Event-ID`) the call with that canonical request id,
+   * first started at `startedAt` (Unix ms, from its resume token): it waits for the ids that
+   * call's earlier stream parked ({@link park}) with the same `startedAt`, which are unparked.
+   * A call id the host re-used for another call (another start) inherits nothing (hot-path
+   * review of the elicitation tracking:
+   * test/regressions/reused-call-id-inherits-parked-wait.test.ts).
    */
-  openStream(seller: string, session: string, clock: IdleClock | undefined, graceMs = Infinity, resumes?: string): StreamHostWaits {
-    let sellers = this.bySession.get(session);
-    if (sellers === undefined) this.bySession.set(session, (sellers = new Map()));
-    let entry = sellers.get(seller);
-    if (entry === undefined) sellers.set(seller, (entry = new SessionWaits()));
+  openStream(seller: string, session: string, clock: IdleClock | undefined, graceMs = Infinity, resumes?: string, startedAt?: number): StreamHostWaits {
+    const key = sessionKeyOf(seller, session);
+    let entry = this.bySession.get(key);
+    if (entry === undefined) this.bySession.set(key, (entry = new SessionWaits(key)));
     const stream = new StreamHostWaits(this, entry, seller, session, clock, graceMs);
     entry.members.add(stream);
     // A resume of a call whose stream ended resumable with its own requests outstanding waits for them (`park`).
-    if (resumes !== undefined && this.parkedOrder.size > 0) {
-      const parked = this.parkedBySession.get(session)?.get(seller)?.get(resumes);
-      if (parked !== undefined) {
+    if (resumes !== undefined && this.parked.size > 0) {
+      const parked = this.parked.get(`${key}\0${resumes}`);
+      if (parked !== undefined && parked.startedAt === startedAt) {
         this.unpark(parked);
         for (const id of parked.ids) stream.await(id);
       }
@@ -170,52 +219,48 @@ export class HostAnswerWaits {
 
   /**
    * The stream of call `call` (its canonical request id: json-value-at.ts canonicalRequestId)
-   * of `seller` in `session` ended resumable (`resumable_end`) with its own requests `ids`
+   * of `seller` in `session`, first started at `startedAt` (Unix ms; a resume must name the
+   * same: {@link openStream}), ended resumable (`resumable_end`) with its own requests `ids`
    * outstanding: they are kept for the call until `expiresAt` (Unix ms: the stream's
    * `startedAt` + `sse_deadline_ms`, past which a resume ends `sse_deadline` anyway), for a
    * resume of it ({@link openStream} `resumes`), unless the host answers them or the seller
    * cancels them first. At most {@link MAX_PARKED_CALLS_PER_SESSION} calls per seller endpoint
-   * and session (more park nothing) and {@link MAX_PARKED_CALLS} in all (the oldest dropped).
-   * A second park for the same call replaces the first.
+   * and session (more park nothing) and {@link MAX_PARKED_CALLS} in all, across sellers and
+   * sessions (the oldest parked dropped). A second park for the same call replaces the first.
    */
-  park(seller: string, session: string, call: string, ids: ReadonlySet<string>, expiresAt: number): void {
+  park(seller: string, session: string, call: string, ids: ReadonlySet<string>, expiresAt: number, startedAt?: number): void {
     const delayMs = expiresAt - Date.now();
     if (ids.size === 0 || !(delayMs > 0)) return;
-    let sellers = this.parkedBySession.get(session);
-    let calls = sellers?.get(seller);
-    const before = calls?.get(call);
+    const sessionKey = sessionKeyOf(seller, session);
+    const key = `${sessionKey}\0${call}`;
+    const before = this.parked.get(key);
     if (before !== undefined) this.unpark(before);
-    else if (calls !== undefined && calls.size >= MAX_PARKED_CALLS_PER_SESSION) return;
-    if (this.parkedOrder.size >= MAX_PARKED_CALLS) this.unpark(this.parkedOrder.values().next().value!);
-    // Looked up again: an unpark may have dropped the maps.
-    sellers = this.parkedBySession.get(session);
-    if (sellers === undefined) this.parkedBySession.set(session, (sellers = new Map()));
-    calls = sellers.get(seller);
-    if (calls === undefined) sellers.set(seller, (calls = new Map()));
+    else if ((this.parkedBySession.get(sessionKey)?.size ?? 0) >= MAX_PARKED_CALLS_PER_SESSION) return;
+    if (this.parked.size >= MAX_PARKED_CALLS) this.unpark(this.parked.values().next().value!);
     const timer = setTimeout(() => this.unpark(parked), Math.min(delayMs, 2 ** 31 - 1));
     timer.unref();
-    const parked: Parked = { seller, session, call, ids: new Set(ids), timer };
-    calls.set(call, parked);
-    this.parkedOrder.add(parked);
+    const parked: Parked = { session: sessionKey, key, startedAt, ids: new Set(ids), timer };
+    this.parked.set(key, parked);
+    let calls = this.parkedBySession.get(sessionKey);
+    if (calls === undefined) this.parkedBySession.set(sessionKey, (calls = new Set()));
+    calls.add(parked);
   }
 
   private unpark(parked: Parked): void {
-    if (!this.parkedOrder.delete(parked)) return;
+    if (this.parked.get(parked.key) !== parked) return;
+    this.parked.delete(parked.key);
     clearTimeout(parked.timer);
-    const sellers = this.parkedBySession.get(parked.session);
-    const calls = sellers?.get(parked.seller);
-    if (calls?.get(parked.call) !== parked) return;
-    calls.delete(parked.call);
-    if (calls.size > 0) return;
-    sellers!.delete(parked.seller);
-    if (sellers!.size === 0) this.parkedBySession.delete(parked.session);
+    const calls = this.parkedBySession.get(parked.session);
+    if (calls === undefined) return;
+    calls.delete(parked);
+    if (calls.size === 0) this.parkedBySession.delete(parked.session);
   }
 
-  /** The host answered or the seller cancelled `id` in `seller`'s `session`: no parked call waits for it (a parked call left with none is dropped). */
-  private releaseParked(seller: string, session: string, id: string): void {
-    const calls = this.parkedBySession.get(session)?.get(seller);
+  /** The host answered or the seller cancelled `id` in session `key` ({@link sessionKeyOf}): no parked call waits for it (a parked call left with none is dropped). */
+  private releaseParked(key: string, id: string): void {
+    const calls = this.parkedBySession.get(key);
     if (calls === undefined) return;
-    for (const parked of [...calls.values()]) {
+    for (const parked of [...calls]) {
       parked.ids.delete(id);
       if (parked.ids.size === 0) this.unpark(parked);
     }
@@ -228,13 +273,14 @@ export class HostAnswerWaits {
    * is null or longer than {@link MAX_AWAITED_ID_BYTES}.
    */
   answered(seller: string, session: string, rpc: RpcIdRef): void {
-    const entry = this.bySession.get(session)?.get(seller);
-    if (entry === undefined && this.parkedOrder.size === 0) return;
+    const key = sessionKeyOf(seller, session);
+    const entry = this.bySession.get(key);
+    if (entry === undefined && this.parked.size === 0) return;
     const text = typeof rpc.id === 'string' ? rpc.id : rpc.idText;
     if (text !== undefined && text.length > MAX_AWAITED_ID_BYTES) return;
     const id = canonicalRequestId(rpc);
     if (id === undefined) return;
-    if (this.parkedOrder.size > 0) this.releaseParked(seller, session, id);
+    if (this.parked.size > 0) this.releaseParked(key, id);
     if (entry !== undefined) this.release(entry, id);
   }
 
@@ -244,33 +290,48 @@ export class HostAnswerWaits {
    * as {@link answered}, no answer is awaited for it any more (the host SHOULD NOT send one).
    */
   cancelledBySeller(seller: string, session: string, id: string): void {
-    if (this.parkedOrder.size > 0) this.releaseParked(seller, session, id);
-    const entry = this.bySession.get(session)?.get(seller);
+    const key = sessionKeyOf(seller, session);
+    if (this.parked.size > 0) this.releaseParked(key, id);
+    const entry = this.bySession.get(key);
     if (entry !== undefined) this.release(entry, id);
   }
 
-  /** Whether any request is awaited in `seller`'s `session` (a stream's own or a shared one): one or two `Map` lookups and a walk of its members. */
+  /**
+   * Whether any request is awaited in `seller`'s `session` (a stream's own, a shared or a parked
+   * one): one `Map` lookup, a second while anything is parked. A member asks its own
+   * ({@link StreamHostWaits.anyAwaited}: no lookup).
+   */
   anyAwaited(seller: string, session: string): boolean {
-    if (this.parkedOrder.size > 0 && this.parkedBySession.get(session)?.has(seller) === true) return true;
-    const entry = this.bySession.get(session)?.get(seller);
-    if (entry === undefined) return false;
-    if (entry.sharedCount > 0) return true;
-    for (const stream of entry.members) if (stream.ownAwaited) return true;
-    return false;
+    return this.anyAwaitedIn(sessionKeyOf(seller, session));
+  }
+
+  /** {@link anyAwaited} for session `key` ({@link sessionKeyOf}, made once by the caller). */
+  anyAwaitedIn(key: string): boolean {
+    const entry = this.bySession.get(key);
+    return (entry !== undefined && (entry.holding > 0 || entry.newestSeenAt !== -Infinity)) || this.parkedIn(key);
+  }
+
+  /** @internal Whether a call of session `key` ({@link sessionKeyOf}) has parked ids: no lookup while nothing is parked. */
+  parkedIn(key: string): boolean {
+    return this.parked.size > 0 && this.parkedBySession.has(key);
   }
 
   private release(entry: SessionWaits, id: string): void {
-    entry.shared?.delete(id);
+    entry.dropShared(id);
     for (const stream of entry.members) stream.answer(id);
+  }
+
+  /** @internal A shared id's expiry ({@link StreamHostWaits.awaitShared} `keepMs`): no member waits for it any more. */
+  expireShared(entry: SessionWaits, id: string): void {
+    if (!entry.dropShared(id)) return;
+    for (const stream of entry.members) stream.update();
   }
 
   /** @internal {@link StreamHostWaits.close}'s. */
   leave(stream: StreamHostWaits, entry: SessionWaits): void {
     if (!entry.members.delete(stream) || entry.members.size > 0) return;
-    const sellers = this.bySession.get(stream.session);
-    if (sellers?.get(stream.seller) !== entry) return;
-    sellers.delete(stream.seller);
-    if (sellers.size === 0) this.bySession.delete(stream.session);
+    entry.clear();
+    if (this.bySession.get(entry.key) === entry) this.bySession.delete(entry.key);
   }
 }
 
@@ -298,15 +359,19 @@ export class StreamHostWaits {
   get awaiting(): boolean {
     if (this.closed) return false;
     if (this.ids !== undefined && this.ids.size > 0) return true;
-    const shared = this.entry.shared;
-    if (shared === undefined) return false;
-    for (const seenAt of shared.values()) if (seenAt + this.graceMs >= this.openedAt) return true;
-    return false;
+    return this.entry.newestSeenAt + this.graceMs >= this.openedAt;
   }
 
-  /** @internal It waits for a request it carried itself. */
-  get ownAwaited(): boolean {
-    return this.ids !== undefined && this.ids.size > 0;
+  /**
+   * Whether any request is awaited in the stream's seller endpoint and session (a member's own,
+   * a shared or a parked one): as {@link HostAnswerWaits.anyAwaited}, in O(1) (counts kept as
+   * ids come and go; a `Map` lookup only while some call is parked). Asked per planned chunk of
+   * the stream (response/sse-stage.ts `readAll`): before, two `Map` lookups and a walk of the
+   * members' ids per chunk (hot-path review of the elicitation tracking).
+   */
+  anyAwaited(): boolean {
+    const entry = this.entry;
+    return entry.holding > 0 || entry.newestSeenAt !== -Infinity || this.registry.parkedIn(entry.key);
   }
 
   /** The stream carried a request with canonical id `id`, made for its own call: it waits for the host's answer. */
@@ -314,23 +379,41 @@ export class StreamHostWaits {
     if (this.closed) return;
     const ids = (this.ids ??= new Set());
     if (ids.size >= MAX_AWAITED_PER_STREAM || ids.has(id)) return;
+    if (ids.size === 0) this.entry.holding++;
     ids.add(id);
     this.update();
   }
 
-  /** The stream (answering no request) carried a request with canonical id `id`: every member of its session waits for it. */
-  awaitShared(id: string): void {
+  /**
+   * The stream (answering no request) carried a request with canonical id `id`: every member of
+   * its session waits for it, until the host answers it, the seller cancels it, the session's
+   * last member leaves, or `keepMs` (ms) from now: the stream's `sse_idle_timeout_ms` +
+   * `sse_deadline_ms` (a member waits for it only when opened within its `graceMs`, the same
+   * `sse_idle_timeout_ms` for the session's streams but a tool's own, and pauses at most to its
+   * own `sse_deadline_ms`: by then no member of the same limits still waits for it). Before, such an id
+   * lasted as long as the GET stream and kept every chunk of the session's streams parsed
+   * (hot-path review of the elicitation tracking:
+   * test/regressions/shared-elicitation-wait-never-expires.test.ts). O(1) per member updated.
+   */
+  awaitShared(id: string, keepMs = Infinity): void {
     if (this.closed) return;
     const entry = this.entry;
     const shared = (entry.shared ??= new Map());
     if (shared.size >= MAX_AWAITED_PER_STREAM || shared.has(id)) return;
-    shared.set(id, performance.now());
+    const seenAt = performance.now();
+    let timer: NodeJS.Timeout | undefined;
+    if (Number.isFinite(keepMs)) {
+      timer = setTimeout(() => this.registry.expireShared(entry, id), Math.min(Math.max(keepMs, 0), 2 ** 31 - 1));
+      timer.unref();
+    }
+    shared.set(id, { seenAt, timer });
+    entry.newestSeenAt = seenAt;
     for (const stream of entry.members) stream.update();
   }
 
   /** @internal The host answered `id` ({@link HostAnswerWaits.answered}, the shared set updated first). */
   answer(id: string): void {
-    this.ids?.delete(id);
+    if (this.ids?.delete(id) === true && this.ids.size === 0) this.entry.holding--;
     this.update();
   }
 
@@ -348,12 +431,15 @@ export class StreamHostWaits {
    * The stream is over: it leaves its session's entry (the entry, its shared ids with it, goes
    * with its last member); its clock is never called again. `park`: it ended resumable, a
    * request's stream: its own ids still outstanding are kept for a resume of its call
-   * ({@link HostAnswerWaits.park}).
+   * ({@link HostAnswerWaits.park}; `startedAt`, its first start, Unix ms).
    */
-  close(park?: { readonly call: string; readonly expiresAt: number }): void {
+  close(park?: { readonly call: string; readonly expiresAt: number; readonly startedAt?: number }): void {
     if (this.closed) return;
     this.closed = true;
-    if (park !== undefined && this.ids !== undefined && this.ids.size > 0) this.registry.park(this.seller, this.session, park.call, this.ids, park.expiresAt);
+    if (this.ids !== undefined && this.ids.size > 0) {
+      this.entry.holding--;
+      if (park !== undefined) this.registry.park(this.seller, this.session, park.call, this.ids, park.expiresAt, park.startedAt);
+    }
     this.ids = undefined;
     this.registry.leave(this, this.entry);
   }

@@ -9,6 +9,16 @@
  * notification whose params hold 200 objects with an `"id"` each, then an elicitation request
  * (id 5), then the call's response. Expected: the host gets the three events as sent; the
  * server-request check scanned nothing itself (serverRequestScanCount unchanged).
+ *
+ * Hot-path review of the fix: a forward verdict the judge reached past a parse or a failed scan
+ * (lenient JSON with `NaN`, an array) carried no scan, and the check scanned the data again; a
+ * seller's `notifications/cancelled` was scanned whole twice (scanJson, then a scan for
+ * `params`). Input, on a second call's stream: a request written method first (`"method"`
+ * leads: the judge proves it no response and does not scan it, its data a string), a lenient
+ * request (`"v":NaN`), an array holding a request, the cancellation of the first request, the
+ * response. Expected: the three events and the cancellation go out as sent; the check scanned
+ * once in all (the string request, which nothing scanned before it: 3 before the fix); the
+ * cancellation's top level was scanned once (sellerCancelledScanCount).
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -17,19 +27,30 @@ import { startGateway } from '../helpers/gateway.js';
 import { rawPost } from '../helpers/raw.js';
 import { useSellerAndGateway } from '../helpers/stack.js';
 import { TEST_TIMEOUT_MS } from '../helpers/timeout.js';
-import { serverRequestScanCount } from '../../src/response/server-request-id.js';
+import { sellerCancelledScanCount, serverRequestScanCount } from '../../src/response/server-request-id.js';
 
 const HEADERS = { 'mcp-protocol-version': '2025-11-25', 'mcp-session-id': 's-1' };
 const NOTE = JSON.stringify({ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: Array.from({ length: 200 }, (_, i) => ({ id: i })) } });
 const ASK = '{"jsonrpc":"2.0","id":5,"method":"roots/list"}';
 const DONE = '{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"done"}]}}';
 const BODY = [NOTE, ASK, DONE].map((d) => `event: message\ndata: ${d}\n\n`).join('');
+const STRING_ASK = '{"method":"roots/list","jsonrpc":"2.0","id":6}';
+const LENIENT_ASK = '{"jsonrpc":"2.0","id":7,"method":"roots/list","params":{"v":NaN}}';
+const ARRAY_ASK = '[{"jsonrpc":"2.0","id":8,"method":"roots/list"}]';
+const CANCEL = '{"method":"notifications/cancelled","params":{"requestId":6,"reason":"timeout"},"jsonrpc":"2.0"}';
+const DONE_2 = '{"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"done"}]}}';
+const ASKS_2 = [STRING_ASK, LENIENT_ASK, ARRAY_ASK].map((d) => `event: message\ndata: ${d}\n\n`).join('');
+/** Written once the asks are out (a chunk of its own: a chunk is planned as a whole, sse-chunk-taker.ts `readAll`). */
+const CANCEL_2 = [CANCEL, DONE_2].map((d) => `event: message\ndata: ${d}\n\n`).join('');
+const BODY_2 = ASKS_2 + CANCEL_2;
 
 const stack = useSellerAndGateway(
   () =>
-    startRawSeller((_req, res) => {
+    startRawSeller((req, res) => {
       res.writeHead(200, { 'content-type': 'text/event-stream' });
-      res.end(BODY);
+      if (!req.body.includes('"id":2')) return void res.end(BODY);
+      res.write(ASKS_2);
+      setTimeout(() => res.end(CANCEL_2), 50).unref();
     }),
   (seller) => startGateway(`agents:\n  s:\n    url: ${seller.url}\n`),
 );
@@ -41,5 +62,15 @@ describe('server-request-check-rescans-events', { timeout: TEST_TIMEOUT_MS }, ()
     assert.equal(res.status, 200);
     assert.equal(res.body.toString('utf8'), BODY);
     assert.equal(serverRequestScanCount() - before, 0);
+  });
+
+  test('a lenient or array forward is not scanned again, a string request once, a cancellation once', async () => {
+    const before = serverRequestScanCount();
+    const cancelBefore = sellerCancelledScanCount();
+    const res = await rawPost(stack.gateway.agentUrl('s'), { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 't', arguments: {} } }, HEADERS);
+    assert.equal(res.status, 200);
+    assert.equal(res.body.toString('utf8'), BODY_2);
+    assert.equal(serverRequestScanCount() - before, 1);
+    assert.equal(sellerCancelledScanCount() - cancelBefore, 1);
   });
 });

@@ -40,3 +40,15 @@ test('sse-read-all-changes-byte-count: max_response_bytes ends the stream at the
     assert.equal(readAll.body, plain.body, `limit ${limit}`);
   }
 });
+
+/** A chunk holding a seller's cancellation (of a request nobody awaits): the one chunk read block by block while a request is awaited (sse-stage.ts `readAll`). */
+const CANCEL_CHUNKS = [': c\n\ndata:x\n\n', 'data: {"method":"notifications/cancelled","params":{"requestId":98},"jsonrpc":"2.0"}\n\nid: 7\ndata: y\n\n'];
+
+test('sse-read-all-changes-byte-count: a chunk holding a cancellation, read block by block, gives the same bytes, tokens and end', async () => {
+  for (const limit of [undefined, 100, 110, 118, 119, 120, 130]) {
+    const agentYaml = limit === undefined ? [] : [`max_response_bytes: ${limit}`];
+    const plain = await runSseStage(CANCEL_CHUNKS, { agentYaml });
+    const readAll = await runSseStage(CANCEL_CHUNKS, { agentYaml, hostAnswers: awaitingSession() });
+    assert.equal(readAll.body, plain.body, `limit ${limit}`);
+  }
+});

@@ -236,6 +236,11 @@ describe('sellerCancelledIdOf', () => {
       '{"jsonrpc":"2.0","method":"notifications/cancelled","method":"notifications/cancelled","params":{"requestId":0}}',
       '{"jsonrpc":"2.0","method":"notifications/cancelled","params":{}}',
       `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"${'a'.repeat(300)}"}}`,
+      // A name in another case, or with `ſ` for `s`, repeats it (as the scan reads it: json-scan.ts repeatedName), an escaped key may be one.
+      '{"jsonrpc":"2.0","method":"notifications/cancelled","Method":"x","params":{"requestId":0}}',
+      '{"jsonrpc":"2.0","method":"notifications/cancelled","reſult":{},"params":{"requestId":0}}',
+      '{"jsonrpc":"2.0","method":"notifications/cancelled","\\u0069d":1,"params":{"requestId":0}}',
+      '{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":0},"params":{"requestId":1}}',
     ])
       assert.equal(sellerCancelledIdOf(data, BOUNDS), undefined, data);
   });
