@@ -198,9 +198,20 @@ export function measureDiscovery(input: DiscoveryInput): DiscoveryMeasurement[] 
   return out;
 }
 
-/** `m` with `before` when it holds any byte (a JSON body, or an SSE answer whose response came first, has none). */
+/**
+ * `before` when it holds any byte, as a copy of its two counts; undefined otherwise (a JSON
+ * body has none; an SSE answer whose response came first has 0 bytes). The one place where
+ * "nothing before the response" is decided: {@link measureDiscovery}'s `before` and the probe's
+ * row fields (probe/probe.ts `beforeFields`) both read it.
+ */
+export function shownBefore(before: BeforeResponse | undefined): BeforeResponse | undefined {
+  return before === undefined || before.bytes === 0 ? undefined : { events: before.events, bytes: before.bytes };
+}
+
+/** `m` with `before` when it holds any byte ({@link shownBefore}). */
 function withBefore(m: DiscoveryMeasurement, before: BeforeResponse | undefined): DiscoveryMeasurement {
-  return before === undefined || before.bytes === 0 ? m : { ...m, before: { events: before.events, bytes: before.bytes } };
+  const shown = shownBefore(before);
+  return shown === undefined ? m : { ...m, before: shown };
 }
 
 function measurement(surface: DiscoverySurface, bytes: number): DiscoveryMeasurement {

@@ -32,7 +32,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { buildApp } from '../app.js';
 import { displayUrl } from '../config/display-url.js';
 import type { AgentConfig, GatewayConfig } from '../config/types.js';
-import { CAPABILITIES_TOOL, DISCOVERY_TARGETS, measureDiscovery, type BeforeResponse, type DiscoveryMeasurement, type DiscoverySurface } from '../mcp/discovery-size.js';
+import { CAPABILITIES_TOOL, DISCOVERY_TARGETS, measureDiscovery, shownBefore, type BeforeResponse, type DiscoveryMeasurement, type DiscoverySurface } from '../mcp/discovery-size.js';
 import { extractAdcpError, isJsonObject, ownValue } from '../mcp/extract.js';
 import { VERSION } from '../version.js';
 import { createRpcClient, PROBE_PROTOCOL_VERSION, type RpcReply } from './rpc.js';
@@ -334,17 +334,16 @@ function transportOf(reply: RpcReply): 'json' | 'sse' | undefined {
 function received(reply: RpcReply): { transport?: 'json' | 'sse'; bytes?: number; events_before?: number; bytes_before?: number } {
   const transport = transportOf(reply);
   if (transport === undefined || reply.message === undefined) return transport === undefined ? {} : { transport };
-  return { transport, bytes: reply.answerBytes, ...beforeOf(reply) };
+  return { transport, bytes: reply.answerBytes, ...beforeFields(reply.before) };
 }
 
-/** `events_before` and `bytes_before` of an SSE answer that carried anything before its response's event; nothing otherwise. */
-function beforeOf(reply: RpcReply): { events_before?: number; bytes_before?: number } {
-  const before = reply.before;
-  return before === undefined || before.bytes === 0 ? {} : beforeFields(before);
-}
-
+/**
+ * `events_before` and `bytes_before` of an SSE answer that carried anything before its
+ * response's event (mcp/discovery-size.ts `shownBefore`, as a measurement's `before`); nothing otherwise.
+ */
 function beforeFields(before: BeforeResponse | undefined): { events_before?: number; bytes_before?: number } {
-  return before === undefined ? {} : { events_before: before.events, bytes_before: before.bytes };
+  const shown = shownBefore(before);
+  return shown === undefined ? {} : { events_before: shown.events, bytes_before: shown.bytes };
 }
 
 /**
