@@ -573,8 +573,8 @@ export async function handleSseBody(
    * queued), and what came before that event's block, `before` (the events before it, the bytes
    * before it but the comment lines that open its block): what `probe` reads on the wire
    * (probe/rpc.ts `answerBytes`, `before`; mcp/discovery-size.ts BeforeResponse). Counted as
-   * the frames are queued, O(1) per frame (a raw range: a search per event block), nothing
-   * serialized again. It measured the response event's data alone: 3,000 progress events
+   * the frames are queued (the UTF-8 length of each frame's text; a raw range: a search per
+   * event block, within it), nothing serialized again; `answerSoFar` reads the counts, O(1). It measured the response event's data alone: 3,000 progress events
    * before a tiny `tools/list` page, 499,944 bytes to the host, drew no warning and no metric
    * where the probe reported the page over its target (hostile trial 57, F2:
    * test/regressions/discovery-size-ignores-sse-events-before-response.test.ts). The batch
