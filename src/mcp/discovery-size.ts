@@ -141,9 +141,15 @@ export interface DiscoveryInput {
   /**
    * Every byte of the answer the host receives through the response, as UTF-8 on the wire:
    * the JSON body; on SSE, all the stream carried before the response's event and that event
-   * whole, its `id:`, `event:` and `data:` lines and the blank line ending it. The probe reads
-   * it (probe/rpc.ts `answerBytes`); the gateway counts it as it writes (response/sse-stage.ts,
-   * `SseFrameBatch.answerSoFar`). Used for `tools/list` only.
+   * whole, its `id:`, `event:` and `data:` lines and the blank line ending it, each gateway
+   * resume token on an `id:` line counted as the seller's event id it carries (the target is
+   * about the seller's answer: 1,000 events with short ids, 126,843 bytes from the seller, were
+   * judged at 335,628 with their tokens; review of hostile trial 57 F2's fix:
+   * test/regressions/discovery-size-counts-gateway-resume-tokens.test.ts). The probe reads
+   * it (probe/rpc.ts `answerBytes` less `tokenBytes`); the gateway counts it as it writes
+   * (response/sse-stage.ts `responseSize`: `SseFrameBatch.answerSoFar` less
+   * `SseEventIds.tokenBytesAdded`). Used for `tools/list` only. {@link before}'s bytes are
+   * counted the same way.
    */
   readonly bytes: number;
   /** On SSE: what came before the response's event (counted in `bytes` too). Absent for a JSON body. */
