@@ -190,7 +190,6 @@ import { TokenCredit } from './sse-token-credit.js';
 import { UndeliveredBytes } from './sse-undelivered.js';
 import { SSE_DROPPED_EVENT_CHARGE_BYTES, SSE_IGNORED_LINE_CHARGE_BYTES, isIgnoredLineError } from './sse-ignored-lines.js';
 import type { UpstreamResponse } from './json-stage.js';
-import { hostAnswerStatus } from './accepted-answer.js';
 import { DirectChunks, bodyErrorToLocal } from './body-source.js';
 import { WireOverheadError } from '../routing/wire-meter.js';
 import { drainOrClose } from './drain.js';
@@ -303,7 +302,8 @@ export async function handleSseBody(
   // The head is committed now (sse-host-writer.ts); the frames of each input chunk go out
   // together when it is done (`host.flush`), before the next chunk is awaited. The seller's
   // status, but 200 for a 202 answering a request (accepted-answer.ts: hostile trial 57, F1).
-  const host = new SseHostWriter(reply, hostAnswerStatus(res), exchange);
+  const host = new SseHostWriter(reply, res.hostStatus ?? res.statusCode, exchange);
+  res.accepted?.headWritten();
   exchange.sseStarted = true;
   const batch = host.batch;
   // A discovery request's answer is measured on what the host receives through the response,
