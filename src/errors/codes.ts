@@ -66,6 +66,16 @@ export interface ReasonSpec {
   readonly details: readonly DetailField[];
   /** false only when the request never reached the seller, so no operation can have run. */
   readonly mayHaveExecuted: boolean;
+  /**
+   * The HTTP status of this error's JSON body when it answers no request (id null: the
+   * standalone GET stream, a POSTed notification or response; errors/local-reply.ts
+   * `answerWithLocalError`): 504 (Gateway Timeout) when time ran out (a deadline, a wait behind
+   * another answer), else 502 (Bad Gateway), RFC 9110 §15.6.3 and §15.6.5. An error that answers
+   * a request goes out with HTTP 200 (its JSON-RPC error carries the failure). docs/errors.md,
+   * the reasons table's `HTTP status (id null)` column. Before, local-reply.ts picked 504 from a
+   * list of reason names kept apart from this catalog.
+   */
+  readonly idNullStatus: 502 | 504;
   readonly description: string;
   readonly source: string;
 }
@@ -80,6 +90,7 @@ export const REASONS = {
     code: 'RESPONSE_TOO_LARGE',
     details: BYTES,
     mayHaveExecuted: true,
+    idNullStatus: 502,
     description: "The seller announced a Content-Length over the limit (pre-check; observed_bytes is the announced length, in the digits announced, leading zeros aside, even past 2^53 - 1, which a double cannot carry: a JSON number of up to 20 digits, exact for a host that reads integers exactly; hostile trial 28, L3: test/regressions/huge-content-length-observed-bytes-rounded.test.ts). Never on a 204, whose Content-Length announces nothing: it has no body (RFC 9112 §6.3), and none is read (a bogus `Content-Length: 5000` on a notification's 204 was this error, and under the limit `upstream_reset`: review 37, F6, test/regressions/no-content-answer-bogus-content-length-refused.test.ts).",
     source: `${SIZE_LIMITS} (pre-reject an over-limit Content-Length)`,
   },
@@ -87,6 +98,7 @@ export const REASONS = {
     code: 'RESPONSE_TOO_LARGE',
     details: BYTES,
     mayHaveExecuted: true,
+    idNullStatus: 502,
     description:
       "The bytes received on the wire, before decoding, went over the limit: the body as received (still content-coded, its chunked framing removed) over max_response_bytes, or the whole response as its connection delivered it (1xx heads, the head, chunk sizes and chunk extensions, trailers and the body) over 6 x max_response_bytes + 65,536 bytes (the body and 5 bytes of framing for each of its bytes, what a body sent in 1-byte chunks takes): then observed_bytes is those wire bytes and limit_bytes still max_response_bytes. The wire bytes are checked at each read of the connection, before they are parsed, so observed_bytes may pass that bound by up to two reads (64 KiB each); the connection is closed. On the standalone GET stream and a long-lived stream, which have no total, the wire bytes bound the framing instead (`sse_wire_overhead`); an answer there that is not SSE (a 4xx) whose framing breaks that bound gets this error, observed_bytes its wire bytes.",
     source: `${SIZE_LIMITS} (bound raw bytes as they arrive); review 37, F1 (chunk extensions were never counted: 800 chunks of 1 byte, each with a 1 MiB extension, 839 MB on the wire, were counted as 875 bytes and forwarded ok after 1.8 s of CPU: test/regressions/chunk-extensions-uncounted-raw-bytes.test.ts)`,
@@ -95,6 +107,7 @@ export const REASONS = {
     code: 'RESPONSE_TOO_LARGE',
     details: BYTES,
     mayHaveExecuted: true,
+    idNullStatus: 502,
     description: 'The body went over the limit once decompressed.',
     source: `${SIZE_LIMITS} (bound decoded bytes)`,
   },
@@ -102,6 +115,7 @@ export const REASONS = {
     code: 'RESPONSE_TOO_LARGE',
     details: BYTES,
     mayHaveExecuted: true,
+    idNullStatus: 502,
     description: 'The data of one SSE event went over max_sse_event_bytes.',
     source: `${SIZE_LIMITS} (the bound applies to each SSE event)`,
   },
@@ -109,6 +123,7 @@ export const REASONS = {
     code: 'RESPONSE_TOO_LARGE',
     details: BYTES,
     mayHaveExecuted: true,
+    idNullStatus: 502,
     description:
       "One SSE event not yet ended (no blank line yet) took what the gateway's parser holds for its complete `data` lines and its last `event` and `id` values over four times the per-event cap, 4 x (max_sse_event_bytes + 65,536) (limit_bytes; twice, the bound until a re-read of trial 52's fix, ended honest events of many 100-byte lines under the cap): counted as the parser's memory, the bytes of each piece of the event's lines that holds a `data` line (twice when not ASCII), plus 104 bytes per `data` line (64 for a one-byte ASCII value, 32 for an empty one) for the strings the parser builds to join them (eventsource-parser 3.1.1 on Node 20 and 22: 32 bytes per empty line, 64-65 for a one-character value, up to 104-105 for others), plus the bytes of the piece holding the last non-empty `event:` value and of the one holding the last non-empty `id:` value when no `data` line is in it (twice when not ASCII; an `id:` line's twice again when its piece holds a CR; a later `event:` line replaces the former: the parser keeps one value each; a re-read of that fix: each may reach the per-event cap, and 8 standalone GET streams of a 4 MiB `event:` and a 4 MiB `id:` line each held 113 MB counted as 0); observed_bytes is that count with the piece that would have taken it over, which did not reach the parser. So an event of many short lines ends here long before its data reaches max_sse_event_bytes (about 448,000 empty `data:` lines, 2.7 MB of them, at the default 4 MiB: 38 bytes each); an event of one line never does, nor one at the cap whose lines average ~35 bytes or more (~50 of non-ASCII text). The same count is what the stream holds of the event against max_buffered_response_bytes.",
     source: `${SIZE_LIMITS} (the bound applies to each SSE event); hostile trial 52, F1 (one event of 4.1M empty \`data:\` lines, 25 MB, held ~130 MB of the parser's strings counted as 4.1 MB: 10 standalone GET streams took the gateway to 1.47 GB under a 64 MiB cap, 8 crashed a 768 MB heap: test/regressions/sse-empty-data-lines-heap-uncounted.test.ts); a re-read of that fix, A (\`event:\` and \`id:\` values uncounted: test/regressions/sse-open-event-id-values-uncounted.test.ts)`,
@@ -117,6 +132,7 @@ export const REASONS = {
     code: 'RESPONSE_TOO_LARGE',
     details: BYTES,
     mayHaveExecuted: true,
+    idNullStatus: 502,
     description: "An SSE stream answering a POST (a request's, a batch's, a notification's or JSON-RPC response's; not the standalone GET stream nor a long-lived one) went over the limit: all its bytes, plus what the gateway's resume tokens add to the host's stream (each token's length over the seller event id it replaces), plus what the gateway's re-encoding of an event block adds over the seller's bytes for it (e.g. `data: x` for `data:x`), plus 1,024 bytes for each line the parser ignores (an unknown field such as `x`, a `retry:` whose value is no number) and for each event it drops (data naming no kind of message such as `{}`, but a connection's first `{}`: an MCP SDK server's priming event; a response on a notification's or response's stream) (what such a line or event costs the gateway, src/response/sse-ignored-lines.ts; observed_bytes is then past the limit by at most 1,024), counted across Last-Event-ID reconnects. The event whose encoding or token would cross the limit is not delivered.",
     source: `${SIZE_LIMITS} (cumulative per request, carried across resumption); a new user's trial (a notification's SSE answer had no total: test/regressions/sse-notification-answer-unbounded.test.ts); hostile trial 52, F2 (3.9 MiB of \`x\` lines, ~0.6 µs each, within the limit: 8 such calls took 12-19 s of CPU in 20 s: test/regressions/sse-unknown-field-lines-cost-uncharged.test.ts); its leftover (dropped events, ~0.9 µs each for a 10-byte \`data: {}\`, counted as their bytes only: ~400,000 per call within 4 MiB: test/regressions/sse-dropped-events-cost-uncharged.test.ts)`,
   },
@@ -124,6 +140,7 @@ export const REASONS = {
     code: 'RESPONSE_TOO_LARGE',
     details: ['limit_depth', 'observed_depth', ...BYTES],
     mayHaveExecuted: true,
+    idNullStatus: 502,
     description: 'The JSON nests arrays/objects deeper than max_json_depth (observed_depth is the limit plus one: the scan stops there).',
     source: `${SIZE_LIMITS} (bound JSON depth after the cap passes)`,
   },
@@ -131,6 +148,7 @@ export const REASONS = {
     code: 'RESPONSE_TOO_LARGE',
     details: ['limit_nodes', 'observed_nodes', ...BYTES],
     mayHaveExecuted: true,
+    idNullStatus: 502,
     description: 'The JSON holds more values than max_json_nodes (observed_nodes is the limit plus one: the scan stops there).',
     source: `${SIZE_LIMITS} (bound JSON node count after the cap passes)`,
   },
@@ -138,6 +156,7 @@ export const REASONS = {
     code: 'SERVICE_UNAVAILABLE',
     details: TIME,
     mayHaveExecuted: true,
+    idNullStatus: 504,
     description: 'A JSON response did not arrive in full within response_deadline_ms.',
     source: `${SIZE_LIMITS} (pair the cap with a deadline)`,
   },
@@ -145,6 +164,7 @@ export const REASONS = {
     code: 'SERVICE_UNAVAILABLE',
     details: TIME,
     mayHaveExecuted: true,
+    idNullStatus: 502,
     description: "The SSE stream sent no byte (comments included) for sse_idle_timeout_ms before the stream was over (on a request stream: before its response arrived), counted while the gateway was waiting for the seller (not while a host that stopped reading held the stream back: host_not_reading; nor, on a stream with a deadline, while a request the seller sent to the host, elicitation/create and the like, awaited the host's answer in the same session: sse_idle_timeout_ms in docs/configuration.md).",
     source: 'ARCHITECTURE §3 and §5 (the gateway idle timeout replaces undici body timeout); hostile trial 57, F3 (a host answering an elicitation after the limit had its call end sse_idle: test/regressions/elicitation-wait-hits-sse-idle.test.ts)',
   },
@@ -152,6 +172,7 @@ export const REASONS = {
     code: 'SERVICE_UNAVAILABLE',
     details: TIME,
     mayHaveExecuted: true,
+    idNullStatus: 504,
     description:
       "An SSE stream answering a POST did not finish within sse_deadline_ms (from its start, across Last-Event-ID resumes): a request's did not deliver the response, a notification's or JSON-RPC response's did not end. A resume that comes after the deadline has run out gets it at once, and the seller is not contacted: HTTP 200 with one SSE event for the request's id (one per request a batch's token still awaits; HTTP 504, id null, where none is awaited), its exchange line `local_error`, `upstream_status` null, nothing from the seller.",
     source: `${SIZE_LIMITS} (pair the cap with a deadline); ARCHITECTURE §3; review 35, F3 (such a resume sent the seller a GET with Last-Event-ID first: test/regressions/resume-past-deadline-contacts-seller.test.ts)`,
@@ -160,6 +181,7 @@ export const REASONS = {
     code: 'SERVICE_UNAVAILABLE',
     details: TIME,
     mayHaveExecuted: true,
+    idNullStatus: 502,
     description:
       "The host did not take what the gateway wrote to it. While an SSE stream runs: none of it for sse_idle_timeout_ms, or sse_deadline_ms ran out while the gateway waited for it (the seller is not read meanwhile, so it is not its sse_idle). Once the gateway has ended the answer (a JSON body; an SSE stream's last event and end): not all of it by the end of response_deadline_ms (JSON) or within sse_idle_timeout_ms of the end (SSE). Progress is what the host's socket reports (Node's `drain`, an ended answer's last byte handed over), and on Linux a writer is told the socket can take more only once about a third of its send buffer is free again (the send buffer grows to a few MiB on loopback), so a host reading slower than roughly that much per sse_idle_timeout_ms (e.g. a 4 KiB receive buffer read at ~120 KB/s with a 3 s limit) is reset host_not_reading although it reads (hostile trial 55, F3: left open). The host's connection is then reset, as the rest could not reach it; after an ended answer, this reason and outcome local_error replace the answer's own in the exchange line and the metrics. Never sooner: what a host has not taken counts against its agent's max_buffered_response_bytes meanwhile (over it, the agent's answers are received one at a time, oldest first), but a host is not cut for holding that room, as a slow reader cannot be told from one that does not read while Node writes one large answer (test/regressions/slow-reading-host-cut-by-stall-rule.test.ts).",
     source: 'reported by a new user (a host that stopped reading was logged and counted as the seller going silent, sse_idle); an ended answer the host never took held its connection and bytes for good, with no exchange line (test/regressions/host-never-reads-the-answer.test.ts); hostile trial 54, F3 (150 hosts that never read held 4 MB answers each, counted nowhere, for sse_idle_timeout_ms: test/regressions/non-reading-hosts-hold-unbounded-answers.test.ts; a cut after 1 s without progress, tried for it, reset a host reading slowly but steadily: test/regressions/slow-reading-host-cut-by-stall-rule.test.ts); hostile trial 55, F3 (a host reading ~117 KB/s through a 4 KiB receive buffer was reset 3.1 s into a 3 s sse_idle_timeout_ms; counting the send queue in the kernel as progress, tried for it, was reverted: after an SSE end it restarted the clock at every change with no overall cap, so a host taking a little per limit held a whole answer, counted in max_buffered_response_bytes, for days); ARCHITECTURE §3 (neither possible: reset)',
@@ -168,6 +190,7 @@ export const REASONS = {
     code: 'SERVICE_UNAVAILABLE',
     details: [],
     mayHaveExecuted: false,
+    idNullStatus: 502,
     description: 'No connection to the seller (DNS, connect or TLS failure): the request was not delivered.',
     source: 'ARCHITECTURE §3',
   },
@@ -175,6 +198,7 @@ export const REASONS = {
     code: 'SERVICE_UNAVAILABLE',
     details: [],
     mayHaveExecuted: false,
+    idNullStatus: 502,
     description:
       "The agent backs off for this kind of call (its method, or its tool for tools/call): those answers kept breaking size or structure bounds (backoff_after_breaches), so the gateway sends one probe request after each backoff and answers the requests that waited for it without sending them when it breaches again, when the wait reaches response_deadline_ms, when its turn comes too late to finish within it, when 256 already wait, or when the gateway shuts down. A clean answer ends the backoff. A stream resumed with Last-Event-ID is never answered this: its request was sent already; its outcome counts for its kind as the request's answer would (docs/configuration.md backoff_after_breaches).",
     source: 'issue 5 (fairness: a hostile seller must not stall other agents); docs/configuration.md backoff_after_breaches',
@@ -183,6 +207,7 @@ export const REASONS = {
     code: 'SERVICE_UNAVAILABLE',
     details: TIME,
     mayHaveExecuted: false,
+    idNullStatus: 504,
     description:
       "The request was pipelined on its HTTP/1.1 connection behind answers still being written, and the gateway sends such a request to its seller only at its turn, once the answers before it were written; its turn came with less than 1 s or a quarter of its response_deadline_ms left (the deadline runs from the request's arrival, the wait included), so it was not sent. observed_ms is how long it waited. Send it again on a connection with nothing ahead of it.",
     source:
@@ -192,6 +217,7 @@ export const REASONS = {
     code: 'SERVICE_UNAVAILABLE',
     details: TIME,
     mayHaveExecuted: false,
+    idNullStatus: 504,
     description:
       "A `notifications/cancelled` naming the request (its seller url, session and id) came before the gateway sent it (pipelined behind other answers on its connection, or waiting for its agent's backoff turn), and the gateway sends such a request only once the seller has answered the cancellation (2xx: never sent; any other answer: sent); its turn came while that answer was awaited, and less than 1 s or a quarter of its response_deadline_ms was left (the deadline runs from the request's arrival, every wait included) before the seller refused it, or before any answer came, so it was not sent. Cancellations that came after its turn are not waited for. observed_ms is how long it waited in all. Send it again if the host did not cancel it (anyone knowing the session id can send a cancellation; the seller decides whether it holds).",
     source:
@@ -201,6 +227,7 @@ export const REASONS = {
     code: 'SERVICE_UNAVAILABLE',
     details: [],
     mayHaveExecuted: false,
+    idNullStatus: 502,
     description:
       "A config reload moved the request's agent to another url (another resource: a url only respelled, `/mcp?` for `/mcp`, is no move) while the request waited for its agent's backoff turn (backoff_after_breaches). Such a request was resolved under the config of its arrival (url, headers, limits), as every exchange in flight keeps its config, and a request not yet sent goes to no seller the config no longer gives its agent: not to the seller the agent left, and not with the old config's headers to the new one. So it was not sent; it is answered at the reload, its place in the queue given up. Send it again: it goes to the new url. A reload that removes the agent answers such requests unknown_agent instead; one that keeps the agent's url (its headers or limits changed) leaves them to be sent at their turn as they were resolved (docs/configuration.md, Reload).",
     source:
@@ -210,6 +237,7 @@ export const REASONS = {
     code: 'SERVICE_UNAVAILABLE',
     details: [],
     mayHaveExecuted: true,
+    idNullStatus: 502,
     description:
       "The request was sent, but its answer was waiting for room under the agent's max_buffered_response_bytes while that kind of call backs off (backoff_after_breaches): the gateway stopped reading it instead of holding it (load shedding). Answers that read on within the cap, and the agent's oldest, are never shed.",
     source: 'issue 5 (memory under attack: 50 concurrent 100 MiB answers); docs/configuration.md max_buffered_response_bytes',
@@ -218,6 +246,7 @@ export const REASONS = {
     code: 'SERVICE_UNAVAILABLE',
     details: [],
     mayHaveExecuted: true,
+    idNullStatus: 502,
     description: 'The seller closed or reset the connection, or sent an unreadable response, after the request was sent and before its response was complete. The seller may not have received it: a request sent on a kept-alive connection just as the seller closes it (the seller\'s `Keep-Alive: timeout` not kept, or the two ends\' timers crossing) fails the same way, with no byte of an answer (hostile trial 42, L2: 5 of 200 calls to a seller that closed each connection 0-30 ms after its answer), and the gateway never sends a request twice, so the host is told, either way, that the seller may have completed it. An unsolicited `100 Continue` or a `101 Switching Protocols` counts as an unreadable response (undici, the gateway\'s HTTP client, closes the connection on them; the gateway never sends `Expect` or `Upgrade` to a seller; a new user\'s trial, 2026-12-03). A body that arrived whole but cannot be decoded by its Content-Encoding is `upstream_encoding_invalid` instead. On SSE that includes a stream that ends cleanly with the response in an event its blank line never completed (`data: {…}\\n` and the end): such an event is never dispatched (WHATWG HTML §9.2.6), so nothing of it is forwarded (a hostile new user\'s trial 10, F5).',
     source: "ARCHITECTURE §3; a hostile new user's trial 10, F5 (an SSE event cut off after its last line's line break was forwarded as the answer, logged `ok`: test/regressions/sse-unterminated-event-delivered.test.ts)",
   },
@@ -225,6 +254,7 @@ export const REASONS = {
     code: 'SERVICE_UNAVAILABLE',
     details: ['limit_bytes', 'observed_bytes', 'limit_lines', 'observed_lines'],
     mayHaveExecuted: true,
+    idNullStatus: 502,
     description:
       "The seller's response head was too large. Either the head the host would get is over 16,384 bytes (MAX_HOST_HEAD_BYTES, src/response/head-size.ts: Node's and undici's default header limit, which most HTTP clients share) or over 99 header lines (MAX_HOST_HEAD_LINES: the most Python's http.client reads, which `requests` and `urllib` use: 100 lines after the status line, the blank line ending the head among them, then `HTTPException: got more than 100 headers`; Rust's hyper and Envoy read 100 by default; Node's http client keeps 2,000 and drops the rest), both fixed, not configured, counted as written: the status line (in the bytes), the seller's header lines as the gateway forwards them (stripped ones gone, each Set-Cookie and each line of a repeated header a line, each Set-Cookie with its added `; Path=/agents/<name>/mcp`), and a reserve of 221 bytes and 7 lines for the lines the gateway and Node add (the SSE headers, Content-Length, Date, Connection, Keep-Alive, and the blank line in the bytes); judged on a 2xx or 4xx answer when its head arrives, before anything is written to the host or the body is read. Over the bytes: limit_bytes and observed_bytes, that count, which may exceed what Node would write by up to a few hundred bytes (the seller's lines a gateway line replaces, such as its Content-Type, count too), never fall short of it. Over the lines alone: limit_lines and observed_lines, counted alike, up to 5 lines over what Node writes on a JSON answer and 3 on an SSE one (the reserve's SSE Cache-Control and X-Accel-Buffering lines, absent on JSON; its Keep-Alive line, absent to a `Connection: close` host; and the seller's own Date and Content-Type, which count beside the lines written in their place; hostile trial 44). The seller's headers, cookies included, are not forwarded and its body is not read (its cookies are not dropped to make the rest fit: a session or load balancer that relies on them would break on the next call, with no word of why). Or the seller's head was over the limit the gateway reads it with (undici's maxHeaderSize, Node's --max-http-header-size, 16,384 by default, counted over header names and values): limit_bytes is that limit, observed_bytes absent (undici stops reading at the limit). Either way the request was delivered.",
     source:
@@ -234,6 +264,7 @@ export const REASONS = {
     code: 'SERVICE_UNAVAILABLE',
     details: ['upstream_status'],
     mayHaveExecuted: true,
+    idNullStatus: 502,
     description: 'The seller answered with an HTTP 5xx status, or with any error status to a resumed request stream (whose request would otherwise never be answered); with Content-Type as several field lines with differing values it is `upstream_not_mcp` instead, whatever the status.',
     source:
       "ARCHITECTURE §3; a new user's trial 6 (a 500 or 503 with differing Content-Type lines was `upstream_status`, a 4xx or 3xx `upstream_not_mcp`: test/regressions/differing-repeated-content-type-on-5xx-upstream-status.test.ts)",
@@ -242,6 +273,7 @@ export const REASONS = {
     code: 'SERVICE_UNAVAILABLE',
     details: ['upstream_status'],
     mayHaveExecuted: true,
+    idNullStatus: 502,
     description: "The seller did not answer with MCP: a 2xx that is not JSON or SSE (an empty answer to a request included), a 3xx, a status outside 100-599 (RFC 9110 §15: `600`, `099`; its message says so), Content-Type as several field lines with differing values (checked first, whatever the status), a body that is no JSON-RPC message or no well-formed response to the request's id (another id, a repeated member name, a message object or its `error` of more than 1000 members), anything but SSE to a GET, or SSE to a DELETE. The host gets this error (for each request a batch still awaits; HTTP 502, id null, where none awaits one). A notification's non-SSE 2xx answer holding no JSON-RPC message is an acknowledgement: the host gets 202. Details: [below](#upstream_not_mcp-in-detail).",
     source: "ARCHITECTURE §3; JSON-RPC 2.0 §4, §5; regression tests: see [below](#upstream_not_mcp-in-detail)",
   },
@@ -249,6 +281,7 @@ export const REASONS = {
     code: 'SERVICE_UNAVAILABLE',
     details: [],
     mayHaveExecuted: true,
+    idNullStatus: 502,
     description:
       "The gateway shut down and the request's SSE stream could not be resumed: it had sent no event id to resume from, or had sent one while the resume secret is the random per-process one (none configured: no gateway verifies this process's tokens once it exits, so a resume is refused `resume_token_invalid`). Such a stream is left to finish within `shutdown_grace_ms`; this error comes when it is still open min(1000 ms, half the grace) before the grace runs out, or at a second signal, or (per-process secret) when the seller ends it after an event id without the answer; for the request's id, for each request still awaited on a batch's stream. With a configured secret a stream that sent an event id is left to finish the same way and, still open then, ends plainly instead (outcome `resumable_end`): the host's MCP client resumes with its last token on the successor.",
     source:
@@ -258,6 +291,7 @@ export const REASONS = {
     code: 'SERVICE_UNAVAILABLE',
     details: [],
     mayHaveExecuted: true,
+    idNullStatus: 502,
     description:
       'The seller used a Content-Encoding the gateway did not ask for (a coding not in the agent\'s `accept_encoding`, or `br` on the standalone GET stream or a long-lived stream, which are not offered it: docs/configuration.md accept_encoding) or cannot decode (anything but `gzip`, `x-gzip`, `deflate`, `br` and `identity`: `compress`, `zstd`, `gzip;q=1`), or stacked more than 4 codings (`MAX_STACKED_CODINGS`, src/response/decode.ts: `gzip, gzip` decodes, up to 4 layers; a list of 5 or more codings other than `identity` is refused before any decoder is made, `identity` entries and empty list elements being no coding and ignored), or more than one `br` (`MAX_BROTLI_LAYERS`: no encoder stacks brotli, and each layer holds a window of up to 16 MiB), or stacked more than one coding on the standalone GET stream or a long-lived stream (they have no total, raw or decoded, so an intermediate layer there would be bounded by nothing: exchange.ts maxStackedCodings; `gzip, gzip` whose outer layer inflated endless empty stored blocks held a CPU core). RFC 9110 §8.4 sets no maximum and real sellers send one coding; each layer is a decoder of its own (a zlib stream, or a brotli window of up to 16 MiB) whose output is bounded separately by the decoded-bytes limit, so every layer multiplies what one small compressed body can make the gateway decode.',
     source: 'ARCHITECTURE §3; a new user\'s trial, 2026-12-03 (the 4-layer limit was undocumented; identity entries not counted: a hostile trial, F8); a hostile new user\'s trial 15, H2 (brotli windows outside every bound: 30 GET streams with one `br` layer took 655 MB, `br, br, br, br` ~62 MB per GET stream: test/regressions/brotli-window-on-get-stream-unbounded.test.ts); review 30, finding 1 (`gzip, gzip` on the GET stream, its intermediate layer unbounded: 8.78 s of CPU in 10 s at ~1 MB/s of wire: test/regressions/get-stream-stacked-codings-unbounded-cpu.test.ts)',
@@ -266,6 +300,7 @@ export const REASONS = {
     code: 'SERVICE_UNAVAILABLE',
     details: [],
     mayHaveExecuted: true,
+    idNullStatus: 502,
     description:
       "The seller's body could not be decoded by its declared Content-Encoding (any layer of it: `gzip`, `x-gzip`, `deflate`, `br`): corrupt data (a wrong CRC-32 or Adler-32, an invalid block), data that is not in that coding (a body labelled `gzip` that is not gzip; under `deflate`, data that is neither a zlib stream, RFC 9110 §8.4.1.2, nor a raw deflate stream, RFC 1951: raw deflate is decoded, as browsers and curl do, since servers send it under that name), an empty body where the answer needs content (the 2xx answer to a request, 204 and 205 aside: no byte is data in any coding; a 202 or 204 with no body answering a notification passes as before), a compressed stream cut short in a body that nonetheless ended (its Content-Length reached, its last chunk sent, or its connection closed where that ends the body), or any byte after the end of the compressed stream, the same for every coding. For `gzip` a next member is data, not such a byte (RFC 1952 §2.2: a gzip file is a series of members; Node's gunzip decodes it): `gzip(A)` then `gzip(B)` is the body AB, while anything else after the last member is this error, zero bytes included (Node's gunzip alone would skip them as padding); after a `deflate` or `br` stream every byte is, a second stream included (RFC 9110 §8.4.1: one stream per coding; Node's inflate and brotli decoders stop at its end). The connection was sound: a reset or close before the body's end stays `upstream_reset`. A JSON body is read whole, so nothing of it is forwarded. On SSE the events decoded before it go out, then it ends the stream as a bound's breach does (the error for the request's id; for id null on a notification's stream); the standalone GET stream or a long-lived one ends plainly instead (outcome `resumable_end`, this reason), as sse_idle ends it. An SSE stream is decoded as it arrives, so a check value (at the stream's end) is verified at the end only, and a request's stream ends at its response: what follows the response is not read, a wrong check value there included, as on an uncompressed stream.",
     source:

@@ -32,7 +32,7 @@ import type { BatchRequestRef, Exchange } from '../exchange.js';
 import { stringifyJsonRpc, type JsonRpcIdRef } from './json-rpc-text.js';
 import { buildAdcpError, buildAdcpErrorOfForm, localErrorMessage, localErrorMessageOfForm, requestRefusal, type LocalErrorForm, type NotMcpCause } from '../mcp/local-error.js';
 import type { GatewayAdcpError } from '../mcp/types.js';
-import type { AdcpErrorReason, RefusalReason } from './codes.js';
+import { REASONS, type AdcpErrorReason, type RefusalReason } from './codes.js';
 import { encodeSseEvent } from '../response/sse-encode.js';
 import { shutdownRetryFrame } from '../response/shutdown-retry.js';
 import { NOSNIFF_NAME, NOSNIFF_VALUE, OWN_JSON_HEADERS, OWN_SSE_HEADERS } from './own-answer-headers.js';
@@ -185,7 +185,8 @@ export function answerWithLocalError(exchange: Exchange, reply: FastifyReply, in
   for (const [name, value] of Object.entries(reply.getHeaders())) {
     if (!keptOnLocalReply(name, value)) reply.removeHeader(name);
   }
-  const status = answerable ? 200 : input.reason === 'deadline_exceeded' || input.reason === 'sse_deadline' || input.reason === 'pipeline_wait' || input.reason === 'cancel_wait' ? 504 : 502;
+  // Answering no request: the reason's own status (errors/codes.ts ReasonSpec.idNullStatus: 504 when time ran out, else 502).
+  const status = answerable ? 200 : REASONS[input.reason].idNullStatus;
   // A batch's errors go out as one JSON array (JSON-RPC 2.0 §6: "an Array containing the corresponding Response objects").
   const body = batchIds !== undefined ? `[${texts.join(',')}]` : texts[0]!;
   exchange.bytesToHost += Buffer.byteLength(body);

@@ -141,9 +141,15 @@ export interface DiscoveryInput {
   /**
    * Every byte of the answer the host receives through the response, as UTF-8 on the wire:
    * the JSON body; on SSE, all the stream carried before the response's event and that event
-   * whole, its `id:`, `event:` and `data:` lines and the blank line ending it. The probe reads
-   * it (probe/rpc.ts `answerBytes`); the gateway counts it as it writes (response/sse-stage.ts,
-   * `SseFrameBatch.answerSoFar`). Used for `tools/list` only.
+   * whole, its `id:`, `event:` and `data:` lines and the blank line ending it, each gateway
+   * resume token on an `id:` line counted as the seller's event id it carries (the target is
+   * about the seller's answer: 1,000 events with short ids, 126,843 bytes from the seller, were
+   * judged at 335,628 with their tokens; review of hostile trial 57 F2's fix:
+   * test/regressions/discovery-size-counts-gateway-resume-tokens.test.ts). The probe reads
+   * it (probe/rpc.ts `answerBytes` less `tokenBytes`); the gateway counts it as it writes
+   * (response/sse-stage.ts `responseSize`: `SseFrameBatch.answerSoFar` less
+   * `SseEventIds.tokenBytesAdded`). Used for `tools/list` only. {@link before}'s bytes are
+   * counted the same way.
    */
   readonly bytes: number;
   /** On SSE: what came before the response's event (counted in `bytes` too). Absent for a JSON body. */
@@ -198,9 +204,20 @@ export function measureDiscovery(input: DiscoveryInput): DiscoveryMeasurement[] 
   return out;
 }
 
-/** `m` with `before` when it holds any byte (a JSON body, or an SSE answer whose response came first, has none). */
+/**
+ * `before` when it holds any byte, as a copy of its two counts; undefined otherwise (a JSON
+ * body has none; an SSE answer whose response came first has 0 bytes). The one place where
+ * "nothing before the response" is decided: {@link measureDiscovery}'s `before` and the probe's
+ * row fields (probe/probe.ts `beforeFields`) both read it.
+ */
+export function shownBefore(before: BeforeResponse | undefined): BeforeResponse | undefined {
+  return before === undefined || before.bytes === 0 ? undefined : { events: before.events, bytes: before.bytes };
+}
+
+/** `m` with `before` when it holds any byte ({@link shownBefore}). */
 function withBefore(m: DiscoveryMeasurement, before: BeforeResponse | undefined): DiscoveryMeasurement {
-  return before === undefined || before.bytes === 0 ? m : { ...m, before: { events: before.events, bytes: before.bytes } };
+  const shown = shownBefore(before);
+  return shown === undefined ? m : { ...m, before: shown };
 }
 
 function measurement(surface: DiscoverySurface, bytes: number): DiscoveryMeasurement {

@@ -15,7 +15,9 @@
  * Each response is measured on the bytes the gateway sent (after its normalization), so the
  * report shows what a host on the gateway receives: every byte of the answer through the
  * response (rpc.ts `answerBytes`), on SSE the events before the response included, which the
- * row also counts apart (`events_before`, `bytes_before`). It counted the response message
+ * row also counts apart (`events_before`, `bytes_before`), each resume token counted as the
+ * seller's event id it carries (`sizeOf`: the target is about the seller's answer, as the live
+ * check counts it). It counted the response message
  * alone, and a page answered after 3,000 progress events was reported at 195 bytes, `all
  * within target`, for 311,093 bytes delivered (a hostile new user's trial 15, L1:
  * test/regressions/probe-ignores-events-before-response.test.ts). The capabilities document
@@ -32,7 +34,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { buildApp } from '../app.js';
 import { displayUrl } from '../config/display-url.js';
 import type { AgentConfig, GatewayConfig } from '../config/types.js';
-import { CAPABILITIES_TOOL, DISCOVERY_TARGETS, measureDiscovery, type BeforeResponse, type DiscoveryMeasurement, type DiscoverySurface } from '../mcp/discovery-size.js';
+import { CAPABILITIES_TOOL, DISCOVERY_TARGETS, measureDiscovery, shownBefore, type BeforeResponse, type DiscoveryMeasurement, type DiscoverySurface } from '../mcp/discovery-size.js';
 import { extractAdcpError, isJsonObject, ownValue } from '../mcp/extract.js';
 import { VERSION } from '../version.js';
 import { createRpcClient, PROBE_PROTOCOL_VERSION, type RpcReply } from './rpc.js';
@@ -334,27 +336,33 @@ function transportOf(reply: RpcReply): 'json' | 'sse' | undefined {
 function received(reply: RpcReply): { transport?: 'json' | 'sse'; bytes?: number; events_before?: number; bytes_before?: number } {
   const transport = transportOf(reply);
   if (transport === undefined || reply.message === undefined) return transport === undefined ? {} : { transport };
-  return { transport, bytes: reply.answerBytes, ...beforeOf(reply) };
-}
-
-/** `events_before` and `bytes_before` of an SSE answer that carried anything before its response's event; nothing otherwise. */
-function beforeOf(reply: RpcReply): { events_before?: number; bytes_before?: number } {
-  const before = reply.before;
-  return before === undefined || before.bytes === 0 ? {} : beforeFields(before);
-}
-
-function beforeFields(before: BeforeResponse | undefined): { events_before?: number; bytes_before?: number } {
-  return before === undefined ? {} : { events_before: before.events, bytes_before: before.bytes };
+  const size = sizeOf(reply);
+  return { transport, bytes: size.bytes, ...beforeFields(size.before) };
 }
 
 /**
- * A reply's size for `measureDiscovery`, as the live gateway passes it (routing/handler.ts
- * observeDiscovery): every byte of the answer through the response, and what an SSE answer
- * carried before it. The capabilities surfaces are measured on the document (`bytes` serves a
- * page only).
+ * `events_before` and `bytes_before` of an SSE answer that carried anything before its
+ * response's event (mcp/discovery-size.ts `shownBefore`, as a measurement's `before`); nothing otherwise.
+ */
+function beforeFields(before: BeforeResponse | undefined): { events_before?: number; bytes_before?: number } {
+  const shown = shownBefore(before);
+  return shown === undefined ? {} : { events_before: shown.events, bytes_before: shown.bytes };
+}
+
+/**
+ * A reply's size for `measureDiscovery` and its row, as the live gateway passes it
+ * (routing/handler.ts observeDiscovery): every byte of the answer through the response, and
+ * what an SSE answer carried before it, each resume token counted as the seller id it carries
+ * (rpc.ts `tokenBytes`; the live stage: response/sse-event-ids.ts `tokenBytesAdded`): the
+ * target is about the seller's answer, and a page behind 1,000 events with short ids, 126,843
+ * bytes from the seller, was reported over at 335,628 (review of hostile trial 57 F2's fix:
+ * test/regressions/discovery-size-counts-gateway-resume-tokens.test.ts). The capabilities
+ * surfaces are measured on the document (`bytes` serves a page only).
  */
 function sizeOf(reply: RpcReply): { bytes: number; before?: BeforeResponse } {
-  return reply.before === undefined ? { bytes: reply.answerBytes } : { bytes: reply.answerBytes, before: reply.before };
+  const tokens = reply.tokenBytes ?? { through: 0, before: 0 };
+  const bytes = reply.answerBytes - tokens.through;
+  return reply.before === undefined ? { bytes } : { bytes, before: { events: reply.before.events, bytes: reply.before.bytes - tokens.before } };
 }
 
 /**

@@ -26,6 +26,7 @@ import { shownInMessage } from '../errors/local-reply.js';
 import { mediaTypeEssence } from '../response/content-type.js';
 import { namedEventAnswer } from './answer-events.js';
 import type { BeforeResponse } from '../mcp/discovery-size.js';
+import { MAX_RESUME_TOKEN_LENGTH, resumeTokenSellerId } from '../resume/token.js';
 
 /** The MCP revision the probe offers in `initialize` (the server may answer with an older one). */
 export const PROBE_PROTOCOL_VERSION = '2025-11-25';
@@ -53,6 +54,16 @@ export interface RpcReply {
    * lines): `answerBytes` less the response's event.
    */
   readonly before?: BeforeResponse;
+  /**
+   * On SSE, with a response message, when the gateway's resume tokens on `id:` lines added
+   * anything: what they added over the seller ids they carry (each token's length less its
+   * id's UTF-8 bytes; resume/token.ts `resumeTokenSellerId`), through the response's event
+   * (`through`, in `answerBytes`) and before it (`before`, in `before.bytes`). The probe
+   * measures without it, as the live check does (mcp/discovery-size.ts DiscoveryInput.bytes):
+   * the target is about the seller's answer (review of hostile trial 57 F2's fix:
+   * test/regressions/discovery-size-counts-gateway-resume-tokens.test.ts).
+   */
+  readonly tokenBytes?: { readonly through: number; readonly before: number };
   /** Response headers (lower-cased names). */
   readonly headers: Readonly<Record<string, string | string[] | undefined>>;
   /** Why no response message could be read, when `message` is undefined. */
@@ -189,7 +200,7 @@ async function readSseResponse(
   id: number | undefined,
   max: number,
   abort: () => void,
-): Promise<Pick<RpcReply, 'transport' | 'message' | 'bytes' | 'answerBytes' | 'before' | 'problem'>> {
+): Promise<Pick<RpcReply, 'transport' | 'message' | 'bytes' | 'answerBytes' | 'before' | 'tokenBytes' | 'problem'>> {
   let found: { message: unknown; bytes: number } | { problem: string } | undefined;
   let lastEventId: string | undefined;
   /** Events dispatched so far, the response's included once it comes. */
@@ -219,6 +230,13 @@ async function readSseResponse(
   /** Once found: the bytes through the response's event, and those before that event. */
   let through = 0;
   let beforeBytes = 0;
+  /** What the tokens on `id:` lines added so far (`tokenBytes`), and by the start of the block being read; once found, before the response's event. */
+  let tokens = 0;
+  let tokensAtBlockStart = 0;
+  let tokensBefore = 0;
+  /** The line being read, when it starts with `i` (it may be an `id:` line) and is not longer than a token's line may be. */
+  let idLine: Buffer[] | undefined;
+  let idLineBytes = 0;
   try {
     for await (const chunk of body) {
       size += chunk.length;
@@ -232,12 +250,27 @@ async function readSseResponse(
         parser.feed(decoder.decode(chunk.subarray(from, to), { stream: true }));
         fed += to - from;
         const blank = lineStart && lf !== -1 && (to - from === 1 || (to - from === 2 && chunk[from] === 0x0d));
+        if (lineStart && chunk[from] === 0x69) {
+          idLine = [];
+          idLineBytes = 0;
+        }
+        if (idLine !== undefined) {
+          idLine.push(chunk.subarray(from, to));
+          idLineBytes += to - from;
+          if (idLineBytes > MAX_RESUME_TOKEN_LENGTH + 8) idLine = undefined;
+          else if (lf !== -1) {
+            tokens += tokenAdded(Buffer.concat(idLine, idLineBytes));
+            idLine = undefined;
+          }
+        }
         lineStart = lf !== -1;
         if (found) {
           through = fed;
           beforeBytes = blockStart;
+          tokensBefore = tokensAtBlockStart;
         } else if (blank) {
           blockStart = fed;
+          tokensAtBlockStart = tokens;
         }
         from = to;
       }
@@ -249,7 +282,8 @@ async function readSseResponse(
   if (found) {
     abort();
     if ('problem' in found) return { transport: 'sse', message: undefined, bytes: 0, answerBytes: 0, problem: found.problem };
-    return { transport: 'sse', ...found, answerBytes: through, before: { events: events - 1, bytes: beforeBytes } };
+    const reply = { transport: 'sse' as const, ...found, answerBytes: through, before: { events: events - 1, bytes: beforeBytes } };
+    return tokens === 0 ? reply : { ...reply, tokenBytes: { through: tokens, before: tokensBefore } };
   }
   if (id === undefined) return { transport: 'sse', message: undefined, bytes: 0, answerBytes: 0 };
   return {
@@ -259,6 +293,20 @@ async function readSseResponse(
     answerBytes: 0,
     problem: lastEventId === undefined ? 'SSE stream ended without a response' : 'SSE stream ended without a response (resumable; the probe does not resume)',
   };
+}
+
+/**
+ * What a whole line (its line break included) adds as a gateway resume token over the seller
+ * id it carries: for `id: <token>` (or `id:<token>`), the token's length less the id's UTF-8
+ * bytes; 0 for any other line.
+ */
+function tokenAdded(line: Buffer): number {
+  if (line.length < 4 || line[1] !== 0x64 || line[2] !== 0x3a) return 0;
+  let end = line.length - 1;
+  if (end > 3 && line[end - 1] === 0x0d) end--;
+  const value = line.toString('latin1', line[3] === 0x20 ? 4 : 3, end);
+  const sellerId = resumeTokenSellerId(value);
+  return sellerId === undefined ? 0 : value.length - Buffer.byteLength(sellerId);
 }
 
 function isResponseTo(message: unknown, id: number): boolean {

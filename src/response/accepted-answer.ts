@@ -12,7 +12,15 @@
  * pipeline as any 2xx answer's (bounds, rewrite: json-stage.ts, sse-stage.ts), with a warning
  * ({@link SELLER_202_ANSWER_MSG}, `warn`, `{ agent, method, body }`: `method` the exchange's
  * metric label, metrics.ts methodLabel, `batch` for a batch; `body` `json` or `sse`) and
- * `adcp_gateway_seller_202_answers_total{agent}`, once per exchange, as its head is written.
+ * `adcp_gateway_seller_202_answers_total{agent}`, once per exchange, when the host's 200 head
+ * is written ({@link AcceptedAnswer.headWritten}): for JSON as the answer is sent on (a body
+ * refused, answered with the gateway's error, is not counted); for SSE as the stream starts,
+ * before any event: the stream is the host's from its head, and one that carries no response
+ * (the seller ends it, goes idle, breaks a bound) ends with the error for the request's id on
+ * that 200, so it is counted too: what is counted is the 202 the gateway rewrote, not a
+ * response. pipeline.ts decides the status (`UpstreamResponse.hostStatus`), the stages report
+ * where they commit the head; reading the status does nothing else (a review Nit: the status
+ * read logged as a side effect).
  *
  * Which answers: status 202, a POST holding a request (exchange.ts carriesRequest: a request,
  * or a 2025-03-26 batch holding one), answered with JSON the JSON stage sends on, or with SSE
@@ -38,35 +46,48 @@ import { methodLabel } from '../observability/metrics.js';
 export const SELLER_202_ANSWER_MSG = 'seller answered a request 202 Accepted with a body: sent to the host as 200';
 
 /**
+ * A seller's 202 answering a POST that holds a request, sent on as 200 (module doc): made by
+ * {@link acceptedAnswer}; the stage that writes the host's head calls {@link headWritten}.
+ */
+export class AcceptedAnswer {
+  private reported = false;
+
+  constructor(
+    private readonly exchange: Exchange,
+    /** How the answer came: `json` or `sse` (the warning's `body`). */
+    readonly body: 'json' | 'sse',
+    private readonly log: FastifyBaseLogger,
+    private readonly hooks: { onSeller202Answer(): void },
+  ) {}
+
+  /**
+   * The host's head (status 200) was just written for this answer: the warning on the
+   * exchange's log and `hooks.onSeller202Answer` (the metric: pipeline.ts PipelineHooks), once
+   * per exchange, whatever number of calls.
+   */
+  headWritten(): void {
+    if (this.reported) return;
+    this.reported = true;
+    const exchange = this.exchange;
+    this.log.warn({ agent: exchange.agent.name, method: methodLabel(exchange.rpc), body: this.body }, SELLER_202_ANSWER_MSG);
+    this.hooks.onSeller202Answer();
+  }
+}
+
+/**
  * For a seller's 2xx `status` answering `exchange` with a body of `body` kind: undefined when the
  * answer keeps the seller's status; for a 202 answering a POST that holds a request (module
- * doc), the function the stage calls once as it writes the answer's head with status 200: it
- * logs the warning on `log` and calls `hooks.onSeller202Answer` (the metric: pipeline.ts
- * PipelineHooks). Cost on any other answer: one comparison, nothing allocated.
+ * doc), the {@link AcceptedAnswer} whose head goes out as 200 (pipeline.ts sets
+ * `UpstreamResponse.hostStatus` from it). Reports nothing itself. Cost on any other answer: one
+ * comparison, nothing allocated.
  */
-export function acceptedAnswerAs200(
+export function acceptedAnswer(
   exchange: Exchange,
   status: number,
   body: 'json' | 'sse',
   log: FastifyBaseLogger,
   hooks: { onSeller202Answer(): void },
-): (() => void) | undefined {
+): AcceptedAnswer | undefined {
   if (status !== 202 || exchange.opensStream || exchange.stream.resumeFrom !== undefined || !carriesRequest(exchange.rpc)) return undefined;
-  let done = false;
-  return () => {
-    if (done) return;
-    done = true;
-    log.warn({ agent: exchange.agent.name, method: methodLabel(exchange.rpc), body }, SELLER_202_ANSWER_MSG);
-    hooks.onSeller202Answer();
-  };
-}
-
-/**
- * The status of the host's head for the seller's answer `res` sent on: `res.statusCode`, or 200
- * when {@link acceptedAnswerAs200} gave it `as200`, which this calls (the warning, once).
- */
-export function hostAnswerStatus(res: { readonly statusCode: number; readonly as200?: (() => void) | undefined }): number {
-  if (res.as200 === undefined) return res.statusCode;
-  res.as200();
-  return 200;
+  return new AcceptedAnswer(exchange, body, log, hooks);
 }

@@ -52,7 +52,7 @@ import { carriesRequest, hasCumulativeBound, isRequestStream, maxStackedCodings,
 import { answerWithLocalError } from '../errors/local-reply.js';
 import { bodyKind, repeatedContentType } from './content-type.js';
 import { handleJsonBody, handlePassThroughBody, type UpstreamBody, type UpstreamResponse } from './json-stage.js';
-import { acceptedAnswerAs200 } from './accepted-answer.js';
+import { acceptedAnswer } from './accepted-answer.js';
 import { handleSseBody } from './sse-stage.js';
 import { parseContentEncoding, releaseBody, type DecodeOptions } from './decode.js';
 import { openBodySource } from './body-source.js';
@@ -264,9 +264,10 @@ export async function handleUpstreamResponse(
       : openBodySource(res.stream, encoding.codings, Infinity, Infinity, decodeOptions);
   exchange.bodySource = body;
   // A 202 answering a POST that holds a request goes out as 200 when its answer is sent on
-  // (accepted-answer.ts: the MCP SDK client drops a 202's body; hostile trial 57, F1).
-  const as200 = sse || kind === 'json' ? acceptedAnswerAs200(exchange, status, sse ? 'sse' : 'json', log, hooks) : undefined;
-  const upstream: UpstreamResponse = { statusCode: status, headers: res.headers, body, as200 };
+  // (accepted-answer.ts: the MCP SDK client drops a 202's body; hostile trial 57, F1). Decided
+  // here; the stage that writes the head reports it (`accepted.headWritten`).
+  const accepted = sse || kind === 'json' ? acceptedAnswer(exchange, status, sse ? 'sse' : 'json', log, hooks) : undefined;
+  const upstream: UpstreamResponse = { statusCode: status, headers: res.headers, body, hostStatus: accepted === undefined ? status : 200, accepted };
   if (status >= 200 && status < 300) {
     if (sse) return handleSseBody(exchange, reply, upstream, log, hooks);
     // A GET is answered with SSE or 405 (MCP Streamable HTTP, "Listening for Messages from the

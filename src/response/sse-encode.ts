@@ -251,13 +251,16 @@ export class SseFrameBatch {
 
   /**
    * Counts from now on what this stream gives the host, for {@link answerSoFar}: the bytes
-   * written, the events, the comment lines since the last blank line. Called by the SSE stage
-   * on a discovery request's stream only (PipelineHooks.wantsResponseMessage): elsewhere
-   * nothing is counted. Per frame O(1), but for a raw range: one native search per event block
-   * in it (its `LF LF`), to count its events.
+   * queued (written or not), the events, the comment lines since the last blank line, each
+   * added as its frame is queued. Called by the SSE stage on a discovery request's stream only
+   * (PipelineHooks.wantsResponseMessage): elsewhere nothing is counted. Per frame: the UTF-8
+   * length of the text it adds (an {@link event}'s whole frame, an {@link eventBytes}'s head
+   * alone: its data is bytes already), and for a raw range one native search per event block
+   * in it, within the range (its `LF LF`, to count its events: the raw plan merges a run's
+   * blocks into one segment, sse-raw-plan.ts, so the taker has no count to pass).
    */
   countAnswer(): void {
-    this.answer = { written: 0, events: 0, commentTail: 0 };
+    this.answer = { bytes: 0, events: 0, commentTail: 0 };
   }
 
   /**
@@ -266,22 +269,23 @@ export class SseFrameBatch {
    * with `data:` lines: {@link event}, {@link eventBytes}, each block of a {@link raw} range);
    * `commentTail`, the bytes of the comment lines queued since the last frame ending with a
    * blank line (a host's SSE reader reads them in the next event's block). Undefined when not
-   * counting. Costs one pass over the text queued (at most one input chunk's frames): call it
-   * once per answer, not per event.
+   * counting. O(1): the counts are kept as frames are queued. Before, it measured all the text
+   * queued (one input chunk's frames) at each call, twice per response event (review of hostile
+   * trial 57 F2's fix).
    */
   answerSoFar(): { readonly bytes: number; readonly events: number; readonly commentTail: number } | undefined {
     const answer = this.answer;
-    if (answer === undefined) return undefined;
-    this.closeRaw();
-    let queued = Buffer.byteLength(this.text);
-    for (const part of this.parts) queued += typeof part === 'string' ? Buffer.byteLength(part) : part.length;
-    return { bytes: answer.written + queued, events: answer.events, commentTail: answer.commentTail };
+    return answer === undefined ? undefined : { bytes: answer.bytes, events: answer.events, commentTail: answer.commentTail };
   }
 
   /** Adds one event, as {@link encodeSseEvent} writes it (`lines`: as there). */
   event(ev: SseEventOut, lines?: number): void {
-    this.text += encodeSseEvent(ev, lines);
-    if (this.answer !== undefined) countEvents(this.answer, 1);
+    const frame = encodeSseEvent(ev, lines);
+    this.text += frame;
+    const answer = this.answer;
+    if (answer === undefined) return;
+    answer.bytes += Buffer.byteLength(frame);
+    countEvents(answer, 1);
   }
 
   /**
@@ -295,9 +299,16 @@ export class SseFrameBatch {
    * caller counted them (else they are counted here).
    */
   eventBytes(ev: Omit<SseEventOut, 'data'>, data: Buffer, lines?: number): void {
-    if (this.answer !== undefined) countEvents(this.answer, 1);
-    this.text += eventHead(ev);
+    const head = eventHead(ev);
+    this.text += head;
     const count = lines ?? dataLineCount(data);
+    const answer = this.answer;
+    if (answer !== undefined) {
+      // The frame: its head, `data: ` before each line, the data (its LFs end all lines but
+      // the last), then LF LF.
+      answer.bytes += Buffer.byteLength(head) + data.length + 6 * count + 2;
+      countEvents(answer, 1);
+    }
     if (data.length <= SMALL_EVENT_DATA_BYTES || count > VIEW_EVENT_MAX_LINES) {
       // Small data: the text before it, its `data:` lines and the blank line as one Buffer
       // (one copy of the data), so that a batch ending with it (a one-event answer) is one
@@ -324,8 +335,12 @@ export class SseFrameBatch {
   /** Adds `chunk[start, end)` as it is (event blocks the stage forwards as the seller's bytes). */
   raw(chunk: Buffer, start: number, end: number): void {
     if (start >= end) return;
-    // Canonical blocks (sse-raw-events.ts): each holds one `LF LF`, its end, and one event.
-    if (this.answer !== undefined) countEvents(this.answer, blockEndsIn(chunk, start, end));
+    const answer = this.answer;
+    if (answer !== undefined) {
+      answer.bytes += end - start;
+      // Canonical blocks (sse-raw-events.ts): each holds one `LF LF`, its end, and one event.
+      countEvents(answer, blockEndsIn(chunk, start, end));
+    }
     // The next block of the same chunk extends the pending range (one view at the end).
     if (this.rawChunk === chunk && this.rawEnd === start && this.text === '') {
       this.rawEnd = end;
@@ -341,9 +356,11 @@ export class SseFrameBatch {
     this.text += frame;
     const answer = this.answer;
     if (answer === undefined) return;
+    const bytes = Buffer.byteLength(frame);
+    answer.bytes += bytes;
     // A comment line (sse-encode.ts encodeSseComment: `:` first, no blank line after it) joins
     // the next event's block; a `retry:` or id-only frame ends with its blank line.
-    if (frame.charCodeAt(0) === COLON) answer.commentTail += Buffer.byteLength(frame);
+    if (frame.charCodeAt(0) === COLON) answer.commentTail += bytes;
     else answer.commentTail = 0;
   }
 
@@ -356,9 +373,7 @@ export class SseFrameBatch {
    */
   flush(sink: SseSink): { bytes: number; full: boolean } {
     this.closeRaw();
-    const written = this.write(sink);
-    if (this.answer !== undefined) this.answer.written += written.bytes;
-    return written;
+    return this.write(sink);
   }
 
   private write(sink: SseSink): { bytes: number; full: boolean } {
@@ -406,9 +421,9 @@ export class SseFrameBatch {
   }
 }
 
-/** What {@link SseFrameBatch.countAnswer} keeps: bytes written, events queued, the comment lines' bytes since the last blank line. */
+/** What {@link SseFrameBatch.countAnswer} keeps: bytes queued (written or not), events queued, the comment lines' bytes since the last blank line. */
 interface AnswerCount {
-  written: number;
+  bytes: number;
   events: number;
   commentTail: number;
 }
@@ -422,10 +437,15 @@ function countEvents(answer: AnswerCount, n: number): void {
   answer.commentTail = 0;
 }
 
-/** How many `LF LF` pairs `chunk[start, end)` holds, each counted past its end (a raw range's event blocks). */
+/**
+ * How many `LF LF` pairs `chunk[start, end)` holds, each counted past its end (a raw range's
+ * event blocks). Searched within the range: searched in the whole chunk, the search after its
+ * last block ran on through the next block (the response's, up to `max_sse_event_bytes`).
+ */
 function blockEndsIn(chunk: Buffer, start: number, end: number): number {
+  const range = chunk.subarray(start, end);
   let n = 0;
-  for (let at = chunk.indexOf(LF_LF, start); at !== -1 && at + 2 <= end; at = chunk.indexOf(LF_LF, at + 2)) n++;
+  for (let at = range.indexOf(LF_LF); at !== -1; at = range.indexOf(LF_LF, at + 2)) n++;
   return n;
 }
 

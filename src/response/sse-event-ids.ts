@@ -71,6 +71,16 @@ export class SseEventIds {
    */
   pendingId: string | undefined = undefined;
   /**
+   * What the resume tokens minted so far on this stream added to what the host gets, in bytes:
+   * each token's length less its seller id's UTF-8 bytes (negative for a token shorter than its
+   * id), summed. The discovery-size check subtracts it (sse-stage.ts `responseSize`): the
+   * target is about the seller's answer, and 1,000 events with short ids (126,843 bytes) drew
+   * the warning at 335,628 bytes, what their tokens took them to (review of hostile trial 57
+   * F2's fix: test/regressions/discovery-size-counts-gateway-resume-tokens.test.ts). One
+   * addition per token.
+   */
+  tokenBytesAdded = 0;
+  /**
    * The last token the host got with an event on this exchange, unless that event carried the
    * response (the token a host takes as its Last-Event-ID: an id-only block's token is not, for
    * the MCP SDK clients and eventsource-parser 3), and the count a resume from it starts from
@@ -200,6 +210,7 @@ export class SseEventIds {
       return token;
     }
     const added = token.length - Buffer.byteLength(sellerId);
+    this.tokenBytesAdded += added;
     this.mintedResumeCount = count + Math.max(0, added);
     this.credit.spend(added);
     if (this.encoding.cumulative !== undefined && added > 0) this.chargeToken(added);

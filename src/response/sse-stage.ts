@@ -190,7 +190,6 @@ import { TokenCredit } from './sse-token-credit.js';
 import { UndeliveredBytes } from './sse-undelivered.js';
 import { SSE_DROPPED_EVENT_CHARGE_BYTES, SSE_IGNORED_LINE_CHARGE_BYTES, isIgnoredLineError } from './sse-ignored-lines.js';
 import type { UpstreamResponse } from './json-stage.js';
-import { hostAnswerStatus } from './accepted-answer.js';
 import { DirectChunks, bodyErrorToLocal } from './body-source.js';
 import { WireOverheadError } from '../routing/wire-meter.js';
 import { drainOrClose } from './drain.js';
@@ -303,7 +302,8 @@ export async function handleSseBody(
   // The head is committed now (sse-host-writer.ts); the frames of each input chunk go out
   // together when it is done (`host.flush`), before the next chunk is awaited. The seller's
   // status, but 200 for a 202 answering a request (accepted-answer.ts: hostile trial 57, F1).
-  const host = new SseHostWriter(reply, hostAnswerStatus(res), exchange);
+  const host = new SseHostWriter(reply, res.hostStatus ?? res.statusCode, exchange);
+  res.accepted?.headWritten();
   exchange.sseStarted = true;
   const batch = host.batch;
   // A discovery request's answer is measured on what the host receives through the response,
@@ -464,6 +464,8 @@ export async function handleSseBody(
     }
     // The id it goes out with: its own, or the stream's pending id, as a resume token within
     // the stream's token budget, or none (sse-event-ids.ts).
+    /** What the tokens added before this event's, for the discovery size (`responseSize`). */
+    const tokensBefore = ids.tokenBytesAdded;
     id = ids.eventId(id, final || verdict?.kind === 'response');
     if (exchange.finished) return;
     /** The `data:` lines of `out` when it is a rewrite (counted for its bound, passed to the encoder). */
@@ -513,7 +515,7 @@ export async function handleSseBody(
     // keeps the seller's): counted all the same, so that the bound holds whatever a rewrite writes.
     if (out !== undefined) batch.eventBytes({ id, event }, out, outLines ?? (out === sellerData ? dataLines : undefined));
     else batch.event({ id, event, data: data! }, dataLines);
-    if (observed !== undefined) responseSize(observed, before);
+    if (observed !== undefined) responseSize(observed, before, tokensBefore);
     framedEvent(event, out ?? data!);
     // The responses it holds are the host's now (written before any later error event).
     batchAnswers?.delivered();
@@ -585,17 +587,23 @@ export async function handleSseBody(
    * queued), and what came before that event's block, `before` (the events before it, the bytes
    * before it but the comment lines that open its block): what `probe` reads on the wire
    * (probe/rpc.ts `answerBytes`, `before`; mcp/discovery-size.ts BeforeResponse). Counted as
-   * the frames are queued, O(1) per frame (a raw range: a search per event block), nothing
-   * serialized again. It measured the response event's data alone: 3,000 progress events
+   * the frames are queued (the UTF-8 length of each frame's text; a raw range: a search per
+   * event block, within it), nothing serialized again; `answerSoFar` reads the counts, O(1). It measured the response event's data alone: 3,000 progress events
    * before a tiny `tools/list` page, 499,944 bytes to the host, drew no warning and no metric
    * where the probe reported the page over its target (hostile trial 57, F2:
    * test/regressions/discovery-size-ignores-sse-events-before-response.test.ts). The batch
    * counts from the stream's start whenever the hooks want the message (`countAnswer`).
+   * Each resume token is counted as the seller id it carries (`ids.tokenBytesAdded`, through
+   * the response's event; `tokensBefore`, before it): the target is about the seller's answer,
+   * and 1,000 progress events with short ids (126,843 bytes from the seller) drew the warning at
+   * 335,628, what their tokens took them to; the probe counts them alike (probe/rpc.ts
+   * `tokenBytes`; review of trial 57 F2's fix:
+   * test/regressions/discovery-size-counts-gateway-resume-tokens.test.ts).
    */
-  const responseSize = (message: unknown, before: ReturnType<SseFrameBatch['answerSoFar']>): void => {
+  const responseSize = (message: unknown, before: ReturnType<SseFrameBatch['answerSoFar']>, tokensBefore: number): void => {
     const through = batch.answerSoFar();
     if (before === undefined || through === undefined) return;
-    hooks.onResponseMessage(message, through.bytes, { events: before.events, bytes: before.bytes - before.commentTail });
+    hooks.onResponseMessage(message, through.bytes - ids.tokenBytesAdded, { events: before.events, bytes: before.bytes - before.commentTail - tokensBefore });
   };
 
   /**

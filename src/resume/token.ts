@@ -798,6 +798,30 @@ function encodePayload(s: ResumeState, sessionHash: string | undefined): string 
 }
 
 /**
+ * The seller's event id a token of this format carries (payload key `u`), read without
+ * verifying its signature; undefined when `token` is not of that shape (no prefix, not two
+ * base64url parts, a payload that is no JSON object with a non-empty string `u`). For
+ * measuring only, never for trusting: the probe's SSE reader counts a token on an `id:` line
+ * as the seller id it carries (probe/rpc.ts `tokenBytes`), as the live discovery-size check
+ * does (response/sse-event-ids.ts `tokenBytesAdded`), so that both measure the seller's answer,
+ * not the gateway's tokens (mcp/discovery-size.ts DiscoveryInput.bytes).
+ */
+export function resumeTokenSellerId(token: string): string | undefined {
+  if (!token.startsWith(RESUME_TOKEN_PREFIX) || token.length > MAX_RESUME_TOKEN_LENGTH) return undefined;
+  const dot = token.indexOf('.', RESUME_TOKEN_PREFIX.length);
+  if (dot === -1 || token.indexOf('.', dot + 1) !== -1) return undefined;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(Buffer.from(token.slice(RESUME_TOKEN_PREFIX.length, dot), 'base64url').toString('utf8'));
+  } catch {
+    return undefined;
+  }
+  if (typeof parsed !== 'object' || parsed === null || !Object.hasOwn(parsed, 'u')) return undefined;
+  const u = (parsed as Record<string, unknown>).u;
+  return typeof u === 'string' && u !== '' ? u : undefined;
+}
+
+/**
  * Builds a state from parsed JSON, reading known keys only (own properties; a `__proto__`
  * key from JSON.parse is an unknown key and makes the payload invalid), and the session hash
  * it carries (`h`; undefined: none). Undefined when the shape is wrong.

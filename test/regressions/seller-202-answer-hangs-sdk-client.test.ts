@@ -232,11 +232,18 @@ describe('seller-202-answer-hangs-sdk-client', { timeout: TEST_TIMEOUT_MS }, () 
     assert.deepEqual({ outcome: resumed.line.outcome, warnings: resumed.warnings }, { outcome: 'ok', warnings: [] });
   });
 
-  test('adcp_gateway_seller_202_answers_total counts each exchange whose 202 went out as 200', async () => {
+  test('adcp_gateway_seller_202_answers_total counts each exchange whose 202 went out as 200, when that head is written', async () => {
     const before = await agentMetric(gw().baseUrl, 'adcp_gateway_seller_202_answers_total', 's');
     await post(toolCall(5, '202_json_plain'));
     await post(toolCall(6, '202_sse_plain'));
     await post(toolCall(8, '200_json_plain'));
     assert.equal(await agentMetric(gw().baseUrl, 'adcp_gateway_seller_202_answers_total', 's'), before + 2);
+    // An SSE 202's head goes out as 200 before any event: counted though its stream carries no
+    // response (it ends with the error for the request's id, on that 200) or breaks a bound. A
+    // JSON 202 over its limit is never sent on (the gateway's error answers it): not counted.
+    await post(toolCall(9, '202_sseEmpty'));
+    await post(toolCall(10, '202_sse_big'));
+    await post(toolCall(11, '202_json_big'));
+    assert.equal(await agentMetric(gw().baseUrl, 'adcp_gateway_seller_202_answers_total', 's'), before + 4);
   });
 });

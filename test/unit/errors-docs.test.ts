@@ -78,11 +78,12 @@ describe('docs/errors.md matches src/errors/codes.ts', () => {
   });
 
   test('reasons', () => {
-    const rows = table(['Reason', 'Code', 'Recovery', 'Details fields', 'Meaning', 'Source']);
+    const rows = table(['Reason', 'Code', 'HTTP status (id null)', 'Recovery', 'Details fields', 'Meaning', 'Source']);
     sameNames(rows.keys(), Object.keys(REASONS), 'reasons');
     for (const [reason, spec] of Object.entries(REASONS)) {
       const row = rows.get(reason)!;
       assert.equal(row.Code, `\`${spec.code}\``, reason);
+      assert.equal(row['HTTP status (id null)'], String(spec.idNullStatus), reason);
       assert.equal(row.Recovery, recoveryCell(spec.code), reason);
       const fields = spec.details.length === 0 ? 'none' : spec.details.map((f) => `\`${f}\``).join(', ');
       assert.equal(row['Details fields'], fields, reason);
