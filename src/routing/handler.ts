@@ -535,7 +535,7 @@ export function createMcpHandler(deps: HandlerDeps) {
     if (typeof inFlightSlot !== 'number') return refuse(reply, 'invalid_request', rpc, inFlightSlot.refusal);
     // Cancelled while it waited for its turn on its connection (registered then: waitForTurn):
     // never sent, answered below once its exchange's end is in place (hostile trial 55, F2).
-    if (queuedAt?.cancelled === true && rpc.kind === 'request') exchange.cancelled = exchange.cancelAccepted = true;
+    if (queuedAt?.cancelled === true && rpc.kind === 'request') exchange.cancelAccepted = true;
     // A request to an agent that backs off waits its turn (agent-guard.ts); a resumed stream,
     // the standalone GET stream and notifications are never held back (a resumed request's
     // stream is admitted as it is sent: `forward` below).

@@ -134,8 +134,8 @@ export interface InFlightEntry {
   readonly rpc: RpcPeek;
   readonly session: string | undefined;
   readonly opensStream: boolean;
-  /** Set by {@link InFlightRequests.markCancelled}; cleared when the seller refused every cancellation naming it (Exchange.cancelled). */
-  cancelled: boolean;
+  /** Marked by {@link InFlightRequests.markCancelled} until the seller refused every cancellation naming it: {@link cancelAccepted} or {@link cancelsAwaited} above 0 (Exchange.cancelled). */
+  readonly cancelled: boolean;
   /** Cancellations naming it whose seller's answer has not come (Exchange.cancelsAwaited). */
   cancelsAwaited: number;
   /** True once the seller accepted one (Exchange.cancelAccepted). */
@@ -238,7 +238,19 @@ export class InFlightRequests {
    */
   openWaiting(agent: { readonly url: URL }, session: string, rpc: RpcPeek): { entry: WaitingRequest; slot: number } | undefined {
     if (rpc.kind !== 'request') return undefined;
-    const entry: WaitingRequest = { agent, rpc, session, opensStream: true, cancelled: false, cancelsAwaited: 0, cancelAccepted: false, onCancelled: undefined, cancelHold: undefined };
+    const entry: WaitingRequest = {
+      agent,
+      rpc,
+      session,
+      opensStream: true,
+      get cancelled(): boolean {
+        return this.cancelAccepted || this.cancelsAwaited > 0;
+      },
+      cancelsAwaited: 0,
+      cancelAccepted: false,
+      onCancelled: undefined,
+      cancelHold: undefined,
+    };
     return { entry, slot: this.link(entry, session, this.heads.get(session) ?? NONE) };
   }
 
@@ -297,7 +309,6 @@ export class InFlightRequests {
     for (let slot = this.heads.get(session) ?? NONE; slot !== NONE; slot = this.next[slot]!) {
       const exchange = this.exchanges[slot]!;
       if (exchange.rpc.kind === 'request' && agentKeyOf(exchange.agent) === seller && isId(exchange.rpc)) {
-        exchange.cancelled = true;
         exchange.cancelsAwaited++;
         (marked ??= []).push(exchange);
       }
@@ -325,13 +336,6 @@ export class InFlightRequests {
     }
     endHold(entry, 'closed'); // one hold at a time
     entry.cancelHold = { awaited: entry.cancelsAwaited, upTo: this.seq, timer: setTimeout(endHold, maxMs, entry, 'timeout'), then };
-  }
-
-  /** {@link markCancelled}, the cancellation accepted at once ({@link PendingCancellation.settle} true): how many it marked. */
-  cancel(seller: string, session: string, id: WrittenRequestId): number {
-    const pending = this.markCancelled(seller, session, id);
-    pending?.settle(true);
-    return pending?.count ?? 0;
   }
 
   /** Whether a POSTed exchange of `seller` in the chain from `head` holds the id `id`. */
@@ -424,7 +428,6 @@ export class PendingCancellation {
         entry.onCancelled = undefined;
         then?.();
       }
-      if (entry.cancelsAwaited === 0 && !entry.cancelAccepted) entry.cancelled = false;
       const hold = entry.cancelHold;
       if (hold === undefined) continue;
       if (entry.cancelAccepted) endHold(entry, 'accepted');
