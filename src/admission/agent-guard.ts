@@ -598,13 +598,7 @@ export class AgentGuard {
    */
   close(): void {
     this.closed = true;
-    for (const s of this.agents.values()) {
-      for (const b of s.breakers.values()) {
-        clearTimeout(b.pumpTimer);
-        b.pumpTimer = undefined;
-        for (const w of b.waiters.slice()) this.drop(b, w, undefined);
-      }
-    }
+    for (const s of this.agents.values()) this.releaseAgentWaiters(s);
   }
 
   /**
@@ -622,13 +616,23 @@ export class AgentGuard {
     for (const s of this.agents.values()) {
       let waiting = false;
       for (const b of s.breakers.values()) if (b.waiters.length > 0) waiting = true;
-      if (!waiting || !gone(s.name)) continue;
-      for (const b of s.breakers.values()) {
-        clearTimeout(b.pumpTimer);
-        b.pumpTimer = undefined;
-        released += b.waiters.length;
-        for (const w of b.waiters.slice()) this.drop(b, w, undefined);
-      }
+      if (waiting && gone(s.name)) released += this.releaseAgentWaiters(s);
+    }
+    return released;
+  }
+
+  /**
+   * Lets go every request waiting for a turn of one of `s`'s call kinds (resolved undefined:
+   * no turn granted), each kind's pump timer cleared; how many it let go. For {@link close}
+   * and {@link releaseWaiters}.
+   */
+  private releaseAgentWaiters(s: AgentState): number {
+    let released = 0;
+    for (const b of s.breakers.values()) {
+      clearTimeout(b.pumpTimer);
+      b.pumpTimer = undefined;
+      released += b.waiters.length;
+      for (const w of b.waiters.slice()) this.drop(b, w, undefined);
     }
     return released;
   }
