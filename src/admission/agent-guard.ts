@@ -602,7 +602,8 @@ export class AgentGuard {
   }
 
   /**
-   * A reload removed or moved agents (`gone(name)` true for each, by name): every request
+   * A reload removed or moved agents (`reload.gone(name)` true for each, by name:
+   * routing/agent-reload.ts AgentReload): every request
    * waiting for the turn of one of their call kinds is let go now, resolved undefined (no turn
    * granted), its timer cleared, and the kind's pump timer with it; routing/handler.ts then
    * answers it from the config in force (`unknown_agent`, `agent_url_changed`), never sending
@@ -611,12 +612,12 @@ export class AgentGuard {
    * trial 57, F4: such requests waited out the backoff, then went to the removed agent's
    * seller with the old config (test/regressions/backoff-waiter-sent-after-agent-removed.test.ts).
    */
-  releaseWaiters(gone: (agent: string) => boolean): number {
+  releaseWaiters(reload: { gone(agent: string): boolean }): number {
     let released = 0;
     for (const s of this.agents.values()) {
       let waiting = false;
       for (const b of s.breakers.values()) if (b.waiters.length > 0) waiting = true;
-      if (waiting && gone(s.name)) released += this.releaseAgentWaiters(s);
+      if (waiting && reload.gone(s.name)) released += this.releaseAgentWaiters(s);
     }
     return released;
   }
