@@ -44,7 +44,7 @@ import { answerUndefinedStatus, UndefinedStatusError } from './undefined-status.
 import type { InFlightTable } from '../inflight-table.js';
 import type { GatewayMetrics } from '../observability/metrics.js';
 import { beforeResponseText, isDiscoveryRequest, measureDiscovery, type BeforeResponse } from '../mcp/discovery-size.js';
-import { callKind, sendWindowMs, tooLateToSend, type Admission, type AgentGuard, type GuardOutcome, type HostHold } from '../admission/agent-guard.js';
+import { callKind, type Admission, type AgentGuard, type GuardOutcome, type HostHold } from '../admission/agent-guard.js';
 import { REASONS } from '../errors/codes.js';
 import { hostLeftMidAnswer } from './answer-cut.js';
 import { answerUnreached, connectionBytesWritten } from './unreached-answer.js';
@@ -52,7 +52,7 @@ import { resetHostConnection } from '../response/host-reset.js';
 import { isResume, refuseDraining, type DrainState } from './draining.js';
 import { refuseUnknownAgent } from './unrouted.js';
 import { MAX_WAITING_PER_CONNECTION, type PipelinedTurns } from './pipelined-turn.js';
-import { type CancelHoldEnd, InFlightRequests } from './in-flight-requests.js';
+import { awaitsCancelAnswer, type CancelHoldEnd, InFlightRequests, turnVerdict, type TurnVerdict } from './in-flight-requests.js';
 import { HostAnswerWaits } from './host-answer-waits.js';
 import { answerCancelledResume, CancelledRequests } from './cancelled-requests.js';
 import { cancelledRequestIdOf } from '../mcp/cancelled-id.js';
@@ -136,9 +136,20 @@ interface QueuedAt {
   /**
    * How its hold at its turn for the seller's answers to cancellations naming it ended
    * (InFlightRequests.holdForCancels); undefined when it was not held. Past its time
-   * (`timeout`), or too late once refused, it is answered `cancel_wait`, not `pipeline_wait`.
+   * (`timeout`), or too late once refused, it is answered `cancel_wait`, not `pipeline_wait`
+   * (in-flight-requests.ts turnVerdict).
    */
   readonly cancelHold: CancelHoldEnd | undefined;
+  /** The limits resolved for its hold at its turn (`cancelHold`), used again when nothing they came from changed; undefined when not resolved. */
+  readonly limits: HeldLimits | undefined;
+}
+
+/** Limits resolved for a request (limitsOf) from its agent config object, its peek and its X-Max-Response-Bytes value. */
+interface HeldLimits {
+  readonly agent: AgentConfig;
+  readonly rpc: RpcPeek;
+  readonly call: number | undefined;
+  readonly limits: Limits;
 }
 
 /** A body's peek under one agent config object's bounds (request/request-json-bounds.ts). */
@@ -211,7 +222,7 @@ export function createMcpHandler(deps: HandlerDeps) {
     const hr = process.hrtime.bigint();
     const { waiting, peeked } = waitingEntry(request, body, agent);
     return new Promise((resolve, reject) => {
-      const atTurn = (processable: boolean, cancelHold: CancelHoldEnd | undefined): void => {
+      const atTurn = (processable: boolean, cancelHold: CancelHoldEnd | undefined, held: HeldLimits | undefined): void => {
         if (waiting !== undefined) inFlight.close(waiting.slot, waiting.entry);
         if (!processable) {
           reply.hijack();
@@ -220,7 +231,7 @@ export function createMcpHandler(deps: HandlerDeps) {
         }
         try {
           // Nothing returned: forwarded (sent by the handler itself); the reply then stands for it.
-          resolve(mcpHandler(request, reply, { ms, hr, cancelled: waiting?.entry.cancelAccepted === true, cancelHold, peeked }) ?? reply);
+          resolve(mcpHandler(request, reply, { ms, hr, cancelled: waiting?.entry.cancelAccepted === true, cancelHold, peeked, limits: held }) ?? reply);
         } catch (err) {
           reject(err instanceof Error ? err : new Error(String(err)));
         }
@@ -228,19 +239,18 @@ export function createMcpHandler(deps: HandlerDeps) {
       deps.turns.whenTurnComes(socket, reply.raw, (processable) => {
         // Its turn came while a cancellation naming it awaits the seller's answer: it waits for
         // the answers to those awaited now (not to later ones), at most until too little of its
-        // deadline is left to send it (InFlightRequests.holdForCancels; a review of the
+        // deadline is left to send it (InFlightRequests.holdAtTurn; a review of the
         // cancel-accept fix, Medium 2), its connection checked again then. Too late already: on
         // at once (`pipeline_wait`). Not counted in the pipelined_requests_waiting gauge meanwhile.
+        // Its limits, resolved for the hold, are handed on (QueuedAt.limits).
         const entry = waiting?.entry;
-        if (processable && entry !== undefined && entry.cancelsAwaited > 0 && !entry.cancelAccepted) {
-          const deadlineMs = limitsOf(agent, entry.rpc, undefined).response_deadline_ms;
-          const windowMs = sendWindowMs(deadlineMs - (performance.now() - ms), deadlineMs);
-          if (windowMs >= 0) {
-            inFlight.holdForCancels(entry, Math.ceil(windowMs), (end) => atTurn(!socket.destroyed && !socket.writableEnded, end));
-            return;
-          }
+        let held: HeldLimits | undefined;
+        if (processable && entry !== undefined && awaitsCancelAnswer(entry)) {
+          const resolved = (held = heldLimits(request, agent, entry.rpc));
+          const then = (end: CancelHoldEnd): void => atTurn(!socket.destroyed && !socket.writableEnded, end, resolved);
+          if (inFlight.holdAtTurn(entry, resolved.limits.response_deadline_ms, ms, then)) return;
         }
-        atTurn(processable, undefined);
+        atTurn(processable, undefined, held);
       });
     });
   }
@@ -445,7 +455,13 @@ export function createMcpHandler(deps: HandlerDeps) {
 
     // A resumed stream keeps the response limit it started with, from its token, as is (a
     // reload that lowered the agent's since does not apply to it: hostile trial 24, F2).
-    const limits = resumed ? limitsOf(agent, rpc, resumed.limitBytes, 'token') : limitsOf(agent, rpc, callLimit.value);
+    // A request held at its pipelined turn has them resolved already (QueuedAt.limits), unless a reload changed its agent since.
+    const held = queuedAt?.limits;
+    const limits = resumed
+      ? limitsOf(agent, rpc, resumed.limitBytes, 'token')
+      : held !== undefined && held.agent === agent && held.rpc === rpc && held.call === callLimit.value
+        ? held.limits
+        : limitsOf(agent, rpc, callLimit.value);
     const protocolVersion = resumed ? resumed.protocolVersion : protocolVersionOf(versionHeader);
     // Tokens of a stream with the cumulative bound carry its count (0 on the standalone GET
     // stream, which counts nothing); a stream answering no request says so (resume/token.ts).
@@ -541,15 +557,16 @@ export function createMcpHandler(deps: HandlerDeps) {
     // stream is admitted as it is sent: `forward` below).
     const arrivedAt = queuedAt?.ms ?? performance.now();
     // A request that waited for its turn on its connection is not sent when too little of its
-    // deadline is left to finish within it (as a backoff turn granted too late: agent-guard.ts
-    // tooLateToSend); otherwise its backoff wait may take what is left.
+    // deadline is left to finish within it, or when held at its turn past its time for a
+    // cancellation's answer (as a backoff turn granted too late: in-flight-requests.ts
+    // turnVerdict); otherwise its backoff wait may take what is left.
     let maxWaitMs = limits.response_deadline_ms;
-    let lateTurn = false;
+    let turn: TurnVerdict = 'send';
     if (queuedAt !== undefined) {
       maxWaitMs = Math.max(0, Math.ceil(limits.response_deadline_ms - (performance.now() - queuedAt.ms)));
-      // Held at its turn past its time for a cancellation's answer: too late, whatever the clock reads now.
-      lateTurn = queuedAt.cancelHold === 'timeout' || tooLateToSend(maxWaitMs, limits.response_deadline_ms);
+      turn = turnVerdict(queuedAt.cancelHold, maxWaitMs, limits.response_deadline_ms);
     }
+    const lateTurn = turn !== 'send';
     const kind = callKind(rpc.method, rpc.toolName, rpc.kind === 'batch');
     const answersRequest = rpc.kind === 'request' || rpc.kind === 'batch';
     const gate = !lateTurn && !exchange.cancelled && post && answersRequest ? deps.guard.admit(agent.name, kind, agent.guard, maxWaitMs) : undefined;
@@ -858,7 +875,7 @@ export function createMcpHandler(deps: HandlerDeps) {
     }
     if (lateTurn) {
       // Named for what it waited for last: the seller's answer to a cancellation (held at its turn), else the answers ahead of it.
-      const reason = queuedAt?.cancelHold !== undefined ? 'cancel_wait' : 'pipeline_wait';
+      const reason = turn === 'cancel_wait' ? 'cancel_wait' : 'pipeline_wait';
       answerWithLocalError(exchange, reply, { reason, limitMs: limits.response_deadline_ms, observedMs: Math.round(performance.now() - arrivedAt) });
       return undefined;
     }
@@ -920,15 +937,15 @@ export function createMcpHandler(deps: HandlerDeps) {
     };
     let cancelHold: CancelHoldEnd | undefined = undefined;
     const settled = (granted: Admission | undefined): Admission | undefined | Promise<Admission | undefined> => {
-      if (granted === undefined || exchange.cancelsAwaited === 0 || exchange.cancelAccepted || exchange.finished) return granted;
-      const windowMs = sendWindowMs(limits.response_deadline_ms - (performance.now() - arrivedAt), limits.response_deadline_ms);
-      if (windowMs < 0) return granted; // granted too late already: `agent_backoff` below
-      return new Promise((resolve) =>
-        inFlight.holdForCancels(exchange, Math.ceil(windowMs), (end) => {
+      if (granted === undefined || exchange.finished || !awaitsCancelAnswer(exchange)) return granted;
+      return new Promise((resolve) => {
+        const then = (end: CancelHoldEnd): void => {
           cancelHold = end;
           resolve(granted);
-        }),
-      );
+        };
+        // Not held: granted too late already (`agent_backoff` below).
+        if (!inFlight.holdAtTurn(exchange, limits.response_deadline_ms, arrivedAt, then)) resolve(granted);
+      });
     };
     return pending.admitted.then(settled).then((granted) => {
       exchange.onCancelled = undefined;
@@ -953,9 +970,10 @@ export function createMcpHandler(deps: HandlerDeps) {
         return reply;
       }
       // Granted too late to finish within the deadline (or held past it for a cancellation's answer): not sent; the turn passes on.
-      if (granted !== undefined && (cancelHold === 'timeout' || tooLateToSend(limits.response_deadline_ms - (performance.now() - arrivedAt), limits.response_deadline_ms))) {
+      const verdict = granted === undefined ? undefined : turnVerdict(cancelHold, limits.response_deadline_ms - (performance.now() - arrivedAt), limits.response_deadline_ms);
+      if (granted !== undefined && verdict !== 'send') {
         deps.guard.finish(granted, 'other');
-        if (cancelHold !== undefined) {
+        if (verdict === 'cancel_wait') {
           answerWithLocalError(exchange, reply, { reason: 'cancel_wait', limitMs: limits.response_deadline_ms, observedMs: Math.round(performance.now() - arrivedAt) });
           return reply;
         }
@@ -1123,6 +1141,17 @@ function acceptEncoding(codings: readonly string[]): string {
  */
 function limitsOf(agent: AgentConfig, rpc: RpcPeek, call: number | undefined, source: CallLimitSource = 'header'): Limits {
   return rpc.kind === 'batch' ? resolveBatchLimits(agent, rpc.batchToolNames, call, source) : resolveCallLimits(agent, rpc.toolName, call, source);
+}
+
+/**
+ * The limits of a POSTed request of `agent` peeked as `rpc` ({@link limitsOf}), under its
+ * `X-Max-Response-Bytes` (none when that header is invalid: the request is refused for it
+ * before its limits are read), with what they came from (HeldLimits).
+ */
+function heldLimits(request: McpRequest, agent: AgentConfig, rpc: RpcPeek): HeldLimits {
+  const callLimit = parseMaxResponseBytesHeader(request.headers['x-max-response-bytes']);
+  const call = callLimit.ok ? callLimit.value : undefined;
+  return { agent, rpc, call, limits: limitsOf(agent, rpc, call) };
 }
 
 /** Marks a batch's stream in a resume token (a batch has no single method or id). */

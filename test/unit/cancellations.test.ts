@@ -7,7 +7,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { RpcPeek } from '../../src/exchange.js';
-import { InFlightRequests, NOT_REGISTERED } from '../../src/routing/in-flight-requests.js';
+import { InFlightRequests, NOT_REGISTERED, turnVerdict } from '../../src/routing/in-flight-requests.js';
 import { cancelledRequestIdOf, type WrittenRequestId } from '../../src/mcp/cancelled-id.js';
 import { acceptedCancel, exchangeOf, SELLER, slotOf } from '../helpers/in-flight-exchanges.js';
 
@@ -171,4 +171,25 @@ test('a hold at its turn waits only for the cancellations awaited then; an accep
   hung.settle(false);
   assert.deepEqual(ends4, ['timeout']);
   r.close(xSlot, x);
+});
+
+test("a request's turn, both sites' one mechanism (holdAtTurn, turnVerdict): held only while a cancellation is awaited, none accepted, and its deadline leaves time; late once held is cancel_wait", () => {
+  const r = new InFlightRequests();
+  const x = exchangeOf('s', call(4), 'a');
+  const slot = slotOf(r.open(x));
+  const ends: string[] = [];
+  const then = (end: string): number => ends.push(end);
+  assert.equal(r.holdAtTurn(x, 10_000, performance.now(), then), false, 'nothing awaited: not held');
+  const pending = r.markCancelled(SELLER, 'a', written('4'))!;
+  assert.equal(r.holdAtTurn(x, 10_000, performance.now() - 10_000, then), false, 'its deadline spent: not held');
+  assert.equal(r.holdAtTurn(x, 10_000, performance.now(), then), true, 'held');
+  pending.settle(false);
+  assert.deepEqual(ends, ['refused']);
+  r.markCancelled(SELLER, 'a', written('4'))!.settle(true);
+  assert.equal(r.holdAtTurn(x, 10_000, performance.now(), then), false, 'accepted already: not held');
+  r.close(slot, x);
+  assert.deepEqual(
+    [turnVerdict(undefined, 10_000, 10_000), turnVerdict(undefined, 0, 10_000), turnVerdict('refused', 10_000, 10_000), turnVerdict('refused', 0, 10_000), turnVerdict('timeout', 10_000, 10_000)],
+    ['send', 'too_late', 'send', 'cancel_wait', 'cancel_wait'],
+  );
 });
