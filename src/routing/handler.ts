@@ -3,14 +3,13 @@
  * contacted, builds the exchange, forwards through @fastify/reply-from, and hands the
  * seller's answer to the response pipeline.
  */
-import { maxHeaderSize } from 'node:http';
-import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
-import type { AgentConfig, GatewayConfig, Limits } from '../config/types.js';
+import type { AgentConfig, GatewayConfig } from '../config/types.js';
 import { observedMs } from '../errors/elapsed.js';
 import { agentKeyOf } from '../config/agent-url-key.js';
-import { parseMaxResponseBytesHeader, resolveBatchLimits, resolveCallLimits, type CallLimitSource } from '../config/resolve.js';
-import { createExchange, hasCumulativeBound, isRequestStream, offeredCodings, type Exchange, type RpcPeek } from '../exchange.js';
+import { parseMaxResponseBytesHeader } from '../config/resolve.js';
+import { createExchange, hasCumulativeBound, isRequestStream, offeredCodings, type Exchange } from '../exchange.js';
 import { answerCancelledUnsent, answerStreamOver, answerWithLocalError, refuse, shownInMessage } from '../errors/local-reply.js';
 import { GATEWAY_FINISHED, GatewayAbortError, findGatewayAbort } from '../errors/abort.js';
 import { exchangeLogFields, plainLineWriter } from '../observability/logger.js';
@@ -26,7 +25,6 @@ import { requestJsonBounds } from '../request/request-json-bounds.js';
 import { withoutLeadingBom } from '../mcp/utf8-bom.js';
 import { hasBatches, hostReadsStructuredContent, isRepeatedProtocolVersion, NO_BATCHES_SINCE, protocolVersionOf } from '../mcp/revision.js';
 import { filterResponseHeaders } from '../response/headers.js';
-import { parseContentEncoding } from '../response/decode.js';
 import { measureHeaderLines } from '../response/head-size.js';
 import { recordCounts } from '../response/body-source.js';
 import { STREAM_WIRE_RULE, totalWireRule, wireBreach } from './wire-meter.js';
@@ -36,16 +34,14 @@ import { awaitedFitsToken, RESUME_SIGNATURE_MESSAGE, ResumeMintError, type Resum
 import type { ResumeTailLedger } from '../resume/tail-ledger.js';
 import { resumedPastDeadline } from '../resume/resume-past-deadline.js';
 import type { PreviousAgentUrls } from '../resume/previous-urls.js';
-import { idsOfAwaitedKeys } from '../response/batch-answers.js';
 import { mergeQuery } from './query.js';
 import { withUpstreamHooks, type UpstreamDispatcher, type UpstreamHooks } from './dispatcher.js';
-import { isTransportFailure, rootCode, transportErrorCode } from './upstream-failure.js';
+import { isTransportFailure } from './upstream-failure.js';
 import { answerUndefinedStatus, UndefinedStatusError } from './undefined-status.js';
 import type { InFlightTable } from '../inflight-table.js';
 import type { GatewayMetrics } from '../observability/metrics.js';
-import { beforeResponseText, isDiscoveryRequest, measureDiscovery, type BeforeResponse } from '../mcp/discovery-size.js';
-import { callKind, type Admission, type AgentGuard, type GuardOutcome, type HostHold } from '../admission/agent-guard.js';
-import { REASONS } from '../errors/codes.js';
+import { isDiscoveryRequest, type BeforeResponse } from '../mcp/discovery-size.js';
+import { callKind, type Admission, type AgentGuard, type HostHold } from '../admission/agent-guard.js';
 import { hostLeftMidAnswer } from './answer-cut.js';
 import { answerUnreached, connectionBytesWritten } from './unreached-answer.js';
 import { resetHostConnection } from '../response/host-reset.js';
@@ -57,6 +53,11 @@ import { HostAnswerWaits } from './host-answer-waits.js';
 import { answerCancelledResume, CancelledRequests } from './cancelled-requests.js';
 import { cancelledRequestIdOf } from '../mcp/cancelled-id.js';
 import { reconfiguredReason, type OpenStream, type OpenStreams } from './open-streams.js';
+import { guardOutcome, heldLimits, limitsOf, type HeldLimits } from './request-limits.js';
+import { BATCH_METHOD, batchLevelsText, resumedCount, rpcOfResumedStream } from './resumed-stream.js';
+import { internalError, onUpstreamError, upstreamFailureReason } from './upstream-errors.js';
+import { observeDiscovery } from './discovery-warning.js';
+import { acceptEncoding, namesCoding } from './request-codings.js';
 
 export interface HandlerDeps {
   getConfig(): GatewayConfig;
@@ -142,14 +143,6 @@ interface QueuedAt {
   readonly cancelHold: CancelHoldEnd | undefined;
   /** The limits resolved for its hold at its turn (`cancelHold`), used again when nothing they came from changed; undefined when not resolved. */
   readonly limits: HeldLimits | undefined;
-}
-
-/** Limits resolved for a request (limitsOf) from its agent config object, its peek and its X-Max-Response-Bytes value. */
-interface HeldLimits {
-  readonly agent: AgentConfig;
-  readonly rpc: RpcPeek;
-  readonly call: number | undefined;
-  readonly limits: Limits;
 }
 
 /** A body's peek under one agent config object's bounds (request/request-json-bounds.ts). */
@@ -990,256 +983,3 @@ export function createMcpHandler(deps: HandlerDeps) {
   };
   return mcpHandler;
 }
-
-/**
- * How an exchange counts for its agent's backoff: a size/structure bound broken
- * (`RESPONSE_TOO_LARGE`), a clean answer, or neither. A byte bound the host lowered itself
- * with X-Max-Response-Bytes (`limitMayBeLowered`: set too on a resumed stream, whose limit is its
- * token's, its POST's with that header) does not count (the seller may be answering
- * normally): the message bounds when the response limit was lowered, `sse_event` and
- * `sse_event_memory` (four times the event cap) when the event limit was (it follows the response limit unless configured); depth and node bounds
- * always count. The configured limits are resolved only in that rare case.
- */
-function guardOutcome(exchange: Exchange, limitMayBeLowered: boolean): GuardOutcome {
-  if (exchange.outcome === 'ok' || exchange.outcome === 'rewritten') return 'clean';
-  const reason = exchange.reason;
-  if (reason === undefined || !Object.hasOwn(REASONS, reason)) return 'other';
-  if (REASONS[reason as keyof typeof REASONS].code !== 'RESPONSE_TOO_LARGE') return 'other';
-  if (reason === 'json_depth' || reason === 'json_nodes' || !limitMayBeLowered) return 'breach';
-  const { limits } = exchange;
-  const configured = limitsOf(exchange.agent, exchange.rpc, undefined);
-  const lowered = reason === 'sse_event' || reason === 'sse_event_memory' ? limits.max_sse_event_bytes < configured.max_sse_event_bytes : limits.max_response_bytes < configured.max_response_bytes;
-  return lowered ? 'other' : 'breach';
-}
-
-/** The discovery-size warning's message; a measurement with anything before the response adds `; <beforeResponseText>`. */
-export const DISCOVERY_OVER_TARGET_MSG = 'discovery response over its size target (AdCP managing-response-size)';
-
-/**
- * Discovery sizes (AdCP "Managing response size"): a `tools/list` page over 128 KiB, a
- * `get_adcp_capabilities` document over 64 KiB, or a counterparty-asserted field over its
- * budget is a warning and a metric (`adcp_gateway_discovery_size_overshoot_total{agent,surface}`),
- * never a rejection below the limit. Measured by `measureDiscovery` on what the host receives,
- * as `probe` measures it: a page on every byte of its answer through the response (`bytes`),
- * the events an SSE answer carried before the response included (`before`). The warning has
- * `agent`, `surface`, `bytes`, `target_bytes`, and with `before`, `events_before` and
- * `bytes_before`, its message then saying so: `...; 3,000 events before the response: 499,749
- * bytes` (`beforeResponseText`, the probe's row note). Hostile trial 57, F2: the warning and
- * the metric saw the response event's data alone and stayed silent on a page the probe
- * reported over its target
- * (test/regressions/discovery-size-ignores-sse-events-before-response.test.ts).
- */
-function observeDiscovery(exchange: Exchange, message: unknown, bytes: number, before: BeforeResponse | undefined, deps: HandlerDeps): void {
-  const { method, toolName } = exchange.rpc;
-  if (!isDiscoveryRequest(method, toolName)) return;
-  for (const m of measureDiscovery({ method, toolName, message, bytes, ...(before !== undefined ? { before } : {}) })) {
-    if (!m.over) continue;
-    deps.metrics.incDiscoveryOvershoot(exchange.agent.name, m.surface);
-    const made = m.before;
-    deps.log.warn(
-      {
-        agent: exchange.agent.name,
-        surface: m.surface,
-        bytes: m.bytes,
-        target_bytes: m.target_bytes,
-        ...(made !== undefined ? { events_before: made.events, bytes_before: made.bytes } : {}),
-      },
-      made === undefined ? DISCOVERY_OVER_TARGET_MSG : `${DISCOVERY_OVER_TARGET_MSG}; ${beforeResponseText(made)}`,
-    );
-  }
-}
-
-/**
- * Maps a failure before the seller's response headers to a local error (ARCHITECTURE §3).
- * `upstream_unreachable` says the request was NOT delivered (no "may have completed" warning),
- * so it is only for failures before the request started: once it did, any failure (a reset,
- * a response head undici cannot parse) is `upstream_reset`
- * (test/regressions/unreadable-response-head.test.ts), except a response head over undici's
- * header limit: `upstream_headers_too_large`, with that limit ({@link upstreamFailureReason}).
- */
-function onUpstreamError(exchange: Exchange, reply: FastifyReply, error: unknown, requestStarted: boolean): void {
-  if (exchange.finished || findGatewayAbort(error)) return;
-  const reason = upstreamFailureReason(error, requestStarted);
-  // Which transport failure it was, for the exchange line (`upstream_error`): the reason alone
-  // does not tell a typo'd host from a seller that is down (trial 50, finding 1).
-  exchange.upstreamError = transportErrorCode(error);
-  answerWithLocalError(
-    exchange,
-    reply,
-    reason === 'upstream_headers_too_large'
-      ? { reason, limitBytes: UPSTREAM_HEAD_LIMIT_BYTES }
-      : { reason, limitBytes: exchange.limits.max_response_bytes, observedBytes: 0 },
-  );
-}
-
-/**
- * The limit undici reads a seller's response head with: `maxHeaderSize`, which the gateway's
- * pools leave at its default, Node's `http.maxHeaderSize` (16 KiB unless
- * --max-http-header-size says otherwise), counted over header names and values.
- */
-const UPSTREAM_HEAD_LIMIT_BYTES = maxHeaderSize;
-
-/**
- * The reason of a failure before the response head (see `onUpstreamError`). A head over
- * undici's limit (`UND_ERR_HEADERS_OVERFLOW`) is `upstream_headers_too_large`, as a head the
- * host could not read is (pipeline.ts): it was `upstream_reset`, "connection closed ... or
- * could not be read", with no word of the headers' size (a hostile new user's trial 15, L3:
- * test/regressions/seller-headers-over-limit-reported-as-reset.test.ts). The request was
- * delivered then, whatever `requestStarted` says.
- */
-function upstreamFailureReason(error: unknown, requestStarted: boolean): 'upstream_reset' | 'upstream_unreachable' | 'upstream_headers_too_large' {
-  const code = rootCode(error);
-  if (code === 'UND_ERR_HEADERS_OVERFLOW') return 'upstream_headers_too_large';
-  return requestStarted || code === 'ECONNRESET' || code === 'UND_ERR_SOCKET' || code === 'EPIPE' ? 'upstream_reset' : 'upstream_unreachable';
-}
-
-function internalError(exchange: Exchange, reply: FastifyReply, log: FastifyBaseLogger, err: unknown): void {
-  log.error({ err, agent: exchange.agent.name }, 'response pipeline failed');
-  if (exchange.finished) return;
-  exchange.finished = true;
-  exchange.outcome = 'local_error';
-  exchange.reason = 'internal_error';
-  exchange.abortUpstream(GATEWAY_FINISHED);
-  if (exchange.sseStarted || reply.raw.headersSent) {
-    resetHostConnection(reply.raw);
-    return;
-  }
-  refuse(reply, 'internal_error', exchange.rpc, 'Internal error in the gateway.');
-}
-
-/**
- * Whether a host's `Content-Encoding` value names a coding: any element that is neither empty
- * nor `identity` (case-insensitive, trimmed), known to the gateway or not (parseContentEncoding,
- * the seller side's reader: an unknown one fails it, a known one is listed). `""`, `","`,
- * `"identity, "` name none.
- */
-function namesCoding(value: string): boolean {
-  const parsed = parseContentEncoding(value);
-  return !parsed.ok || parsed.codings.length > 0;
-}
-
-/** `acceptEncoding` per agent codings list (config objects are frozen, so the header value never changes). */
-const acceptEncodingCache = new WeakMap<readonly string[], string>();
-
-/** The Accept-Encoding the gateway sends: the agent's codings, `identity` alone when none. */
-function acceptEncoding(codings: readonly string[]): string {
-  let value = acceptEncodingCache.get(codings);
-  if (value === undefined) {
-    const list = codings.filter((c) => c !== 'identity');
-    value = list.length === 0 ? 'identity' : list.join(', ');
-    acceptEncodingCache.set(codings, value);
-  }
-  return value;
-}
-
-/**
- * The limits in force for a request (config/resolve.ts): a batch's, the strictest of its
- * elements' levels (resolveBatchLimits; a reviewer: a batch escaped its tools' limits,
- * test/regressions/batch-escapes-tool-limits.test.ts); any other's, its tool's or its agent's
- * (resolveCallLimits). `call`: the `X-Max-Response-Bytes` value (bytes, `source` `header`),
- * or a resumed stream's limit from its token (`source` `token`: taken as is), or undefined.
- */
-function limitsOf(agent: AgentConfig, rpc: RpcPeek, call: number | undefined, source: CallLimitSource = 'header'): Limits {
-  return rpc.kind === 'batch' ? resolveBatchLimits(agent, rpc.batchToolNames, call, source) : resolveCallLimits(agent, rpc.toolName, call, source);
-}
-
-/**
- * The limits of a POSTed request of `agent` peeked as `rpc` ({@link limitsOf}), under its
- * `X-Max-Response-Bytes` (none when that header is invalid: the request is refused for it
- * before its limits are read), with what they came from (HeldLimits).
- */
-function heldLimits(request: McpRequest, agent: AgentConfig, rpc: RpcPeek): HeldLimits {
-  const callLimit = parseMaxResponseBytesHeader(request.headers['x-max-response-bytes']);
-  const call = callLimit.ok ? callLimit.value : undefined;
-  return { agent, rpc, call, limits: limitsOf(agent, rpc, call) };
-}
-
-/** Marks a batch's stream in a resume token (a batch has no single method or id). */
-const BATCH_METHOD = '';
-
-/**
- * What a batch's resume tokens carry in `t` (resume/token.ts `toolName`), so that a stream
- * resumed with `Last-Event-ID` gets the batch's limits again ({@link limitsOf}), as a single
- * request's gets its tool's from its token: the batch's tools that have a `tools:` entry
- * (`toolNames`: RpcPeek.batchToolNames, one per request: a notification or a host's response
- * takes no part, as in resolveBatchLimits), each once, in order, joined by `,` (a configured
- * tool name has none: `^[A-Za-z0-9_.-]{1,128}$`, config/schema.ts), after an empty name when
- * any request is at the agent's level (another method, a tool without an entry):
- * `,get_products` is the agent's level and get_products', `get_products` get_products' alone.
- * Undefined when every request is at the agent's level, or there is none (as on tokens minted
- * before: the agent's level). A replica older than this ignores `t` on a batch's token
- * (agent's level). Read back by {@link rpcOfResumedStream}. Names are those configured when
- * the stream started; the resumed stream resolves them against the config then in force.
- */
-function batchLevelsText(agent: AgentConfig, toolNames: readonly (string | undefined)[] | undefined): string | undefined {
-  let agentLevel = false;
-  const tools = new Set<string>();
-  for (const name of toolNames ?? []) {
-    if (name !== undefined && Object.hasOwn(agent.tools, name)) tools.add(name);
-    else agentLevel = true;
-  }
-  if (tools.size === 0) return undefined;
-  return `${agentLevel ? ',' : ''}${[...tools].join(',')}`;
-}
-
-/**
- * The count a stream resumed from `token` (the `Last-Event-ID` text, verified) starts from:
- * the token's count plus what the token itself added to the host's stream, its length
- * (ASCII) over the UTF-8 length of the seller id it replaced (as sse-event-ids.ts chargeToken
- * charged it after minting). A token cannot carry a count that includes itself, and the
- * resume used to restore the count without it: a seller answering every resume with one
- * id-only block and closing made each resume add its ~7 bytes while the host received a new
- * ~230-byte token, some 29 times `max_response_bytes` in all (reported failure, a new user's
- * hostile trial F6: test/regressions/resume-loop-exceeds-cumulative-bound.test.ts). A token
- * the host got was charged within the bound, so the sum is at most the limit. `bounded`
- * false (the standalone GET stream, long-lived streams): their tokens count nothing, 0.
- *
- * When this process noted that the stream the token came from went on past it (`tails`:
- * resume/tail-ledger.ts; events without an id, then an end or a break), the larger count, at
- * most the limit: what the host received after the token is in no token, and a seller
- * resending it on every resume had an SDK host's one call receive 18x `max_response_bytes`
- * (hostile trial 24, F1:
- * test/regressions/resume-untokenized-bytes-escape-cumulative-bound.test.ts). Another
- * replica, or this one after a restart, has no note: the token's count.
- */
-function resumedCount(state: ResumeState, token: string, bounded: boolean, tails: ResumeTailLedger): number {
-  if (!bounded) return state.usedBytes;
-  const own = state.usedBytes + Math.max(0, token.length - Buffer.byteLength(state.upstreamId));
-  const noted = tails.usedBytesFor(token);
-  return noted === undefined ? own : Math.max(own, noted);
-}
-
-/**
- * The JSON-RPC facts of the stream a verified token resumes: a request's stream, a POSTed
- * notification's or response's (`notification`: bounded, errors for id null), a batch's
- * (its levels from `t`: {@link batchLevelsText}; its requests still awaited from `w`, so that
- * the stream ends once they are answered, as the first one would have: sse-stage.ts; a token
- * without `w` gives none, and the stream then ends as an unanswered batch's), or the
- * standalone GET stream. Reported failure (a reviewer: a resumed batch stream did not know
- * its request ids): test/regressions/sse-batch-resumed-stream-never-ends-cleanly.test.ts.
- */
-function rpcOfResumedStream(state: ResumeState): RpcPeek {
-  if (state.answersNoRequest === true) return { kind: 'notification', id: state.rpcId, idText: state.rpcIdText, method: state.method, toolName: state.toolName, taskId: undefined };
-  if (state.method === undefined) return NO_BODY;
-  if (state.method === BATCH_METHOD) {
-    const batchToolNames = state.toolName?.split(',').map((name) => (name === '' ? undefined : name));
-    // The requests still awaited when the token was minted (resume/token.ts `w`), when it carries them.
-    const batchRequestIds = state.awaited === undefined ? undefined : idsOfAwaitedKeys(state.awaited);
-    return {
-      kind: 'batch',
-      id: null,
-      idText: undefined,
-      method: undefined,
-      toolName: undefined,
-      taskId: undefined,
-      ...(batchRequestIds !== undefined ? { batchRequestIds } : {}),
-      ...(batchToolNames !== undefined ? { batchToolNames } : {}),
-    };
-  }
-  // The id as the host wrote it when a double cannot carry it (resume/token.ts `x`): the
-  // seller's response is matched to it exactly, and errors carry it. A token carries no
-  // taskId (RpcPeek.taskId): an error minted on a resumed `tasks/result` stream has no
-  // `_meta` naming its task.
-  return { kind: 'request', id: state.rpcId, idText: state.rpcIdText, method: state.method, toolName: state.toolName, taskId: undefined };
-}
-
