@@ -41,19 +41,20 @@ import { answerUndefinedStatus, UndefinedStatusError } from './undefined-status.
 import type { InFlightTable } from '../inflight-table.js';
 import type { GatewayMetrics } from '../observability/metrics.js';
 import { isDiscoveryRequest, type BeforeResponse } from '../mcp/discovery-size.js';
-import { callKind, type Admission, type AgentGuard, type HostHold } from '../admission/agent-guard.js';
+import { callKind, type AgentGuard, type HostHold } from '../admission/agent-guard.js';
 import { hostLeftMidAnswer } from './answer-cut.js';
 import { answerUnreached, connectionBytesWritten } from './unreached-answer.js';
 import { resetHostConnection } from '../response/host-reset.js';
 import { isResume, refuseDraining, type DrainState } from './draining.js';
 import { refuseUnknownAgent } from './unrouted.js';
 import type { PipelinedTurns } from './pipelined-turn.js';
-import { awaitsCancelAnswer, type CancelHoldEnd, InFlightRequests, turnVerdict, type TurnVerdict } from './in-flight-requests.js';
+import { InFlightRequests, turnVerdict, type TurnVerdict } from './in-flight-requests.js';
 import { HostAnswerWaits } from './host-answer-waits.js';
 import { answerCancelledResume, CancelledRequests } from './cancelled-requests.js';
 import { cancelledRequestIdOf } from '../mcp/cancelled-id.js';
-import { reconfiguredReason, type OpenStream, type OpenStreams } from './open-streams.js';
+import type { OpenStream, OpenStreams } from './open-streams.js';
 import { createTurnWaiter, type McpRequest, type QueuedAt } from './pipelined-wait.js';
+import { awaitBackoffTurn } from './backoff-wait.js';
 import { guardOutcome, limitsOf } from './request-limits.js';
 import { BATCH_METHOD, batchLevelsText, resumedCount, rpcOfResumedStream } from './resumed-stream.js';
 import { internalError, onUpstreamError, upstreamFailureReason } from './upstream-errors.js';
@@ -797,67 +798,9 @@ export function createMcpHandler(deps: HandlerDeps) {
       forward();
       return undefined;
     }
-    // Cancelled by its host while it waits (the seller accepted the cancellation): answered at
-    // once, its place in the queue given up, never sent (a turn granted meanwhile is given back
-    // below). A turn granted while a cancellation naming it awaits the seller's answer is held
-    // for the answers to those awaited then (not to later ones), at most until too little of its
-    // deadline is left to send it (InFlightRequests.holdForCancels): the granted turn, a probe's
-    // slot maybe, holds its kind's other calls back meanwhile (a review of the cancel-accept
-    // fix, Medium 2: held as long as cancellations kept coming, past the deadline).
-    exchange.onCancelled = () => {
-      pending.cancel();
-      answerCancelledUnsent(exchange, reply);
-    };
-    let cancelHold: CancelHoldEnd | undefined = undefined;
-    const settled = (granted: Admission | undefined): Admission | undefined | Promise<Admission | undefined> => {
-      if (granted === undefined || exchange.finished || !awaitsCancelAnswer(exchange)) return granted;
-      return new Promise((resolve) => {
-        const then = (end: CancelHoldEnd): void => {
-          cancelHold = end;
-          resolve(granted);
-        };
-        // Not held: granted too late already (`agent_backoff` below).
-        if (!inFlight.holdAtTurn(exchange, limits.response_deadline_ms, arrivedAt, then)) resolve(granted);
-      });
-    };
-    return pending.admitted.then(settled).then((granted) => {
-      exchange.onCancelled = undefined;
-      if (exchange.finished) {
-        // The host went away while waiting (or the seller accepted its cancellation); a turn granted at that moment is given back.
-        if (granted !== undefined) deps.guard.finish(granted, 'other');
-        return reply;
-      }
-      // Its wait over (a turn granted or not), the config in force is read again: a request is
-      // resolved when taken up and keeps that config (url, headers, limits) as any exchange in
-      // flight does, but is never sent to a seller the config no longer gives its agent. A reload
-      // removed the agent: 404 `unknown_agent`, the body a request arriving now gets (its id read
-      // as the pipelined turn reads it: refusalIdOf); moved it to another url: `agent_url_changed`.
-      // Not sent, a granted turn given back. The reload lets such waits go at once
-      // (AgentGuard.releaseWaiters, app.ts). Hostile trial 57, F4: such a request went to the
-      // removed agent's seller with the old config when its backoff ended.
-      const reconfigured = reconfiguredReason(agent, deps.getConfig());
-      if (reconfigured !== undefined) {
-        if (granted !== undefined) deps.guard.finish(granted, 'other');
-        if (reconfigured === 'agent_removed') refuseUnknownAgent(reply, request.params.agent, refusalIdOf(request.method, body), exchange);
-        else answerWithLocalError(exchange, reply, { reason: 'agent_url_changed' });
-        return reply;
-      }
-      // Granted too late to finish within the deadline (or held past it for a cancellation's answer): not sent; the turn passes on.
-      const verdict = granted === undefined ? undefined : turnVerdict(cancelHold, limits.response_deadline_ms - (performance.now() - arrivedAt), limits.response_deadline_ms);
-      if (granted !== undefined && verdict !== 'send') {
-        deps.guard.finish(granted, 'other');
-        if (verdict === 'cancel_wait') {
-          answerWithLocalError(exchange, reply, { reason: 'cancel_wait', limitMs: limits.response_deadline_ms, observedMs: Math.round(performance.now() - arrivedAt) });
-          return reply;
-        }
-      } else {
-        admission = granted;
-      }
-      if (admission === undefined) {
-        const retryAfterS = deps.guard.retryAfterS(agent.name, kind);
-        answerWithLocalError(exchange, reply, { reason: 'agent_backoff', ...(retryAfterS !== undefined ? { retryAfterS } : {}) });
-        return reply;
-      }
+    // Waits for its backoff turn (routing/backoff-wait.ts), then sent with the turn granted.
+    return awaitBackoffTurn({ request, reply, body, exchange, pending, limits, arrivedAt, kind, guard: deps.guard, inFlight, getConfig: deps.getConfig }, (granted) => {
+      admission = granted;
       return forward();
     });
   };
