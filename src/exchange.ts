@@ -78,7 +78,7 @@ export interface RpcPeek {
    * resolveBatchLimits; none: the agent's). A notification or a host's response takes no part:
    * the seller sends no answer to it, so it has no answer to bound. On a batch's stream resumed
    * with `Last-Event-ID`: the configured tools among them as its token carries them
-   * (routing/handler.ts batchLevelsText). Reported failures: a batch escaped its tools'
+   * (routing/resumed-stream.ts batchLevelsText). Reported failures: a batch escaped its tools'
    * limits (a reviewer: test/regressions/batch-escapes-tool-limits.test.ts); a notification
    * in a batch brought the agent's level in, tightening its tool calls' limits
    * (test/regressions/batch-notification-tightens-tool-limits.test.ts).
