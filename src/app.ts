@@ -54,7 +54,8 @@ import { createResumeCodec, randomResumeSecret } from './resume/token.js';
 import { ResumeTailLedger } from './resume/tail-ledger.js';
 import { PreviousAgentUrls } from './resume/previous-urls.js';
 import { capHeaderFields, overHeaderFieldCap, TOO_MANY_HEADER_FIELDS_MESSAGE } from './request/header-field-count.js';
-import { endStreamsOfReconfiguredAgents, reconfiguredReason, type OpenStream, type OpenStreams } from './routing/open-streams.js';
+import { endStreamsOfReconfiguredAgents, type OpenStream, type OpenStreams } from './routing/open-streams.js';
+import { AgentReload } from './routing/agent-reload.js';
 import type { SseShutdownPhase } from './response/pipeline.js';
 
 export interface BuildAppOptions {
@@ -510,8 +511,9 @@ export async function buildApp(config: GatewayConfig, opts: BuildAppOptions = {}
       // Its agents' TLS settings too: their new requests go on connections made under them.
       upstream.configure(next.agents.values());
       // Before the swap: an agent moved here remembers the url it had (resume/previous-urls.ts).
-      previousUrls.update(current, next);
-      const previous = current;
+      // Which agents the reload removes or moves, worked out once for the three below (routing/agent-reload.ts).
+      const reload = new AgentReload(current, next);
+      previousUrls.update(reload);
       current = next;
       // On every listener built from serverOptions: the ops one too (review 36, F2: it kept the
       // start-up timeout; test/regressions/ops-listen-reload-request-timeout-not-applied.test.ts).
@@ -520,12 +522,9 @@ export async function buildApp(config: GatewayConfig, opts: BuildAppOptions = {}
       guard.applySettings(next.agents); // a running backoff follows the new settings at once
       // Requests waiting out the backoff of an agent removed or moved are answered now, never
       // sent (routing/handler.ts: unknown_agent, agent_url_changed; hostile trial 57, F4).
-      guard.releaseWaiters((name) => {
-        const was = previous.agents.get(name);
-        return was === undefined ? !next.agents.has(name) : reconfiguredReason(was, next) !== undefined;
-      });
+      guard.releaseWaiters(reload);
       // The streams with no end of their own, of an agent removed or moved (hostile trial 34, F1).
-      endStreamsOfReconfiguredAgents(streams, next);
+      endStreamsOfReconfiguredAgents(streams, reload);
       // The metric series of removed agents (hostile trial 34, F2).
       metrics.forgetAgents(new Set(next.agents.keys())).catch((err: unknown) => logger.warn({ err }, 'could not drop the metric series of removed agents'));
     },

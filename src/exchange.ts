@@ -78,7 +78,7 @@ export interface RpcPeek {
    * resolveBatchLimits; none: the agent's). A notification or a host's response takes no part:
    * the seller sends no answer to it, so it has no answer to bound. On a batch's stream resumed
    * with `Last-Event-ID`: the configured tools among them as its token carries them
-   * (routing/handler.ts batchLevelsText). Reported failures: a batch escaped its tools'
+   * (routing/resumed-stream.ts batchLevelsText). Reported failures: a batch escaped its tools'
    * limits (a reviewer: test/regressions/batch-escapes-tool-limits.test.ts); a notification
    * in a batch brought the agent's level in, tightening its tool calls' limits
    * (test/regressions/batch-notification-tightens-tool-limits.test.ts).
@@ -417,9 +417,10 @@ export interface Exchange {
    * Set when the cancellation comes, until the seller answers it: kept once the seller accepted
    * one naming this request (2xx: {@link cancelAccepted}), cleared when the seller refused
    * every one (a review, Low: test/regressions/cancel-refused-by-seller-still-drops-request.test.ts;
-   * routing/in-flight-requests.ts PendingCancellation).
+   * routing/in-flight-requests.ts PendingCancellation). A getter: {@link cancelAccepted} or
+   * {@link cancelsAwaited} above 0, never kept in step by hand.
    */
-  cancelled: boolean;
+  readonly cancelled: boolean;
   /** How many cancellations naming this request await the seller's answer (routing/in-flight-requests.ts PendingCancellation). */
   cancelsAwaited: number;
   /** True once the seller answered a cancellation naming this request with 2xx: the host's cancellation took effect (never sent if not yet; remembered for its resumes). */
@@ -608,7 +609,9 @@ export function createExchange(init: {
     finished: false,
     sseStarted: false,
     session: init.session,
-    cancelled: false,
+    get cancelled(): boolean {
+      return this.cancelAccepted || this.cancelsAwaited > 0;
+    },
     cancelsAwaited: 0,
     cancelAccepted: false,
     onCancelled: undefined,

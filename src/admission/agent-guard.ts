@@ -598,17 +598,12 @@ export class AgentGuard {
    */
   close(): void {
     this.closed = true;
-    for (const s of this.agents.values()) {
-      for (const b of s.breakers.values()) {
-        clearTimeout(b.pumpTimer);
-        b.pumpTimer = undefined;
-        for (const w of b.waiters.slice()) this.drop(b, w, undefined);
-      }
-    }
+    for (const s of this.agents.values()) this.releaseAgentWaiters(s);
   }
 
   /**
-   * A reload removed or moved agents (`gone(name)` true for each, by name): every request
+   * A reload removed or moved agents (`reload.gone(name)` true for each, by name:
+   * routing/agent-reload.ts AgentReload): every request
    * waiting for the turn of one of their call kinds is let go now, resolved undefined (no turn
    * granted), its timer cleared, and the kind's pump timer with it; routing/handler.ts then
    * answers it from the config in force (`unknown_agent`, `agent_url_changed`), never sending
@@ -617,18 +612,28 @@ export class AgentGuard {
    * trial 57, F4: such requests waited out the backoff, then went to the removed agent's
    * seller with the old config (test/regressions/backoff-waiter-sent-after-agent-removed.test.ts).
    */
-  releaseWaiters(gone: (agent: string) => boolean): number {
+  releaseWaiters(reload: { gone(agent: string): boolean }): number {
     let released = 0;
     for (const s of this.agents.values()) {
       let waiting = false;
       for (const b of s.breakers.values()) if (b.waiters.length > 0) waiting = true;
-      if (!waiting || !gone(s.name)) continue;
-      for (const b of s.breakers.values()) {
-        clearTimeout(b.pumpTimer);
-        b.pumpTimer = undefined;
-        released += b.waiters.length;
-        for (const w of b.waiters.slice()) this.drop(b, w, undefined);
-      }
+      if (waiting && reload.gone(s.name)) released += this.releaseAgentWaiters(s);
+    }
+    return released;
+  }
+
+  /**
+   * Lets go every request waiting for a turn of one of `s`'s call kinds (resolved undefined:
+   * no turn granted), each kind's pump timer cleared; how many it let go. For {@link close}
+   * and {@link releaseWaiters}.
+   */
+  private releaseAgentWaiters(s: AgentState): number {
+    let released = 0;
+    for (const b of s.breakers.values()) {
+      clearTimeout(b.pumpTimer);
+      b.pumpTimer = undefined;
+      released += b.waiters.length;
+      for (const w of b.waiters.slice()) this.drop(b, w, undefined);
     }
     return released;
   }

@@ -20,7 +20,7 @@
  * `resume_token_invalid`, as before.
  */
 import { sameAgentUrl } from '../config/agent-url-key.js';
-import type { GatewayConfig } from '../config/types.js';
+import type { AgentReload } from '../routing/agent-reload.js';
 
 /** How many previous urls are remembered per agent: the last 4 moves. */
 export const MAX_PREVIOUS_URLS = 4;
@@ -31,16 +31,17 @@ export class PreviousAgentUrls {
   #byAgent = new Map<string, readonly URL[]>();
 
   /**
-   * Notes the reload from `previous` to `next` (before `next` applies): each agent of `next`
-   * whose url `previous` had at another resource gets that url first in its list; every list
+   * Notes `reload` from `previous` to `next` (before `next` applies): each agent of `next`
+   * whose url `previous` had at another resource (moved: AgentReload.reconfigured) gets that
+   * url first in its list; every list
    * keeps only urls other than the agent's new one, at most {@link MAX_PREVIOUS_URLS}; agents
    * `next` does not have are forgotten. O(agents × MAX_PREVIOUS_URLS).
    */
-  update(previous: GatewayConfig, next: GatewayConfig): void {
+  update(reload: AgentReload): void {
     const byAgent = new Map<string, readonly URL[]>();
-    for (const agent of next.agents.values()) {
-      const was = previous.agents.get(agent.name);
-      const list = [...(was === undefined ? [] : [was.url]), ...(this.#byAgent.get(agent.name) ?? NONE)];
+    for (const agent of reload.next.agents.values()) {
+      const moved = reload.reconfigured.get(agent.name);
+      const list = [...(moved === undefined ? [] : [moved.was.url]), ...(this.#byAgent.get(agent.name) ?? NONE)];
       const kept: URL[] = [];
       for (const url of list) {
         if (kept.length === MAX_PREVIOUS_URLS) break;

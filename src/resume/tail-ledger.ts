@@ -15,7 +15,7 @@
  * So when a bounded stream ends (whatever ended it) with bytes sent to the host after the
  * last token it gave with an event, the SSE stage notes that token and the stream's count at
  * its end here (sse-event-ids.ts `noteTail`), and a resume from that token starts from the larger
- * of the token's count and this one (routing/handler.ts resumedCount). The bound then trips at
+ * of the token's count and this one (routing/resumed-stream.ts resumedCount). The bound then trips at
  * the byte where one unbroken stream holding the same events would.
  *
  * Why not in the token: the host keeps the last id it took, and no token goes out after the

@@ -88,7 +88,7 @@
  *
  * (1) On a batch's token (`m` the empty string) `t` names the levels the batch's limits came
  * from: its configured tools, joined by `,`, after an empty name when the agent's own level
- * took part too (routing/handler.ts batchLevelsText); a replica older than that reads the
+ * took part too (routing/resumed-stream.ts batchLevelsText); a replica older than that reads the
  * batch's token as before and ignores it (the agent's level).
  *
  * (2) Only on a batch's token: the requests of the batch still without their response after

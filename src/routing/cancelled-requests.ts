@@ -136,11 +136,40 @@ const LONG_SESSIONS = '\0long';
 
 const tagOf = (session: string): string => (session.length <= SHORT_SESSION ? session : LONG_SESSIONS);
 
+/** The sessions with entries of one kind (remembered, awaited), each with its tally, by {@link tagOf}: a request in any other hashes nothing for them. */
+class SessionTallies {
+  private readonly bySession = new Map<string, SessionTally>();
+
+  /** Sessions with an entry (long sessions counted as one). */
+  get size(): number {
+    return this.bySession.size;
+  }
+
+  /** Whether `session` has an entry. */
+  has(session: string): boolean {
+    return this.bySession.has(tagOf(session));
+  }
+
+  /** Counts one more entry in `session`: its tally, made with its first entry. */
+  add(session: string): SessionTally {
+    const tag = tagOf(session);
+    let tally = this.bySession.get(tag);
+    if (tally === undefined) this.bySession.set(tag, (tally = { tag, count: 0 }));
+    tally.count++;
+    return tally;
+  }
+
+  /** Counts one entry fewer in `tally`'s session, dropped with its last. */
+  remove(tally: SessionTally): void {
+    if (--tally.count === 0) this.bySession.delete(tally.tag);
+  }
+}
+
 export class CancelledRequests {
   /** Each remembered cancellation's key ({@link keyOf}), its expiry and its session's tally, oldest first. */
   private readonly until = new Map<string, Remembered>();
-  /** The sessions with something remembered (by {@link tagOf}): a request in any other hashes nothing. */
-  private readonly sessions = new Map<string, SessionTally>();
+  /** The sessions with something remembered: a request in any other hashes nothing. */
+  private readonly sessions = new SessionTallies();
   /**
    * No entry expires before this (Unix ms; Infinity when none is held): a lower bound of the
    * front's expiry, so that {@link sweep} reads no entry while the front is unexpired.
@@ -148,8 +177,8 @@ export class CancelledRequests {
   private frontExpiresAt = Infinity;
   /** The cancellations awaiting the seller's answer, by key ({@link keyOf}), oldest first (module doc). */
   private readonly awaiting = new Map<string, Awaiting>();
-  /** The sessions with a cancellation awaited (by {@link tagOf}): a request in any other hashes nothing for them. */
-  private readonly awaitingSessions = new Map<string, SessionTally>();
+  /** The sessions with a cancellation awaited: a request in any other hashes nothing for them. */
+  private readonly awaitingSessions = new SessionTallies();
 
   /**
    * @param ttlMs      how long an entry lives (ms): the resume token lifetime (`resume.ttl_ms`)
@@ -194,11 +223,7 @@ export class CancelledRequests {
     if (key === undefined) return undefined;
     let awaiting = this.awaiting.get(key);
     if (awaiting === undefined) {
-      const tag = tagOf(session);
-      let tally = this.awaitingSessions.get(tag);
-      if (tally === undefined) this.awaitingSessions.set(tag, (tally = { tag, count: 0 }));
-      tally.count++;
-      this.awaiting.set(key, (awaiting = { count: 0, generation: 0, tally }));
+      this.awaiting.set(key, (awaiting = { count: 0, generation: 0, tally: this.awaitingSessions.add(session) }));
       while (this.awaiting.size > this.maxEntries) {
         const [oldest, entry] = this.awaiting.entries().next().value!;
         this.dropAwaited(oldest, entry);
@@ -274,7 +299,7 @@ export class CancelledRequests {
    * remembered or awaited in `session`: a `Map` lookup of it, no hash.
    */
   forget(seller: string, session: string, rpc: Pick<RpcPeek, 'kind' | 'id' | 'idText'>): void {
-    const awaited = this.awaiting.size > 0 && this.awaitingSessions.has(tagOf(session));
+    const awaited = this.awaiting.size > 0 && this.awaitingSessions.has(session);
     if ((!this.holdsLive(session) && !awaited) || !requestIdMayFitToken(rpc)) return;
     const id = requestIdText(rpc);
     if (id === undefined) return;
@@ -292,12 +317,8 @@ export class CancelledRequests {
     const again = this.until.get(key);
     if (again !== undefined) this.drop(key, again);
     this.sweep(nowMs);
-    const tag = tagOf(session);
-    let tally = this.sessions.get(tag);
-    if (tally === undefined) this.sessions.set(tag, (tally = { tag, count: 0 }));
-    tally.count++;
     const expiresAt = nowMs + this.ttlMs;
-    this.until.set(key, { expiresAt, tally });
+    this.until.set(key, { expiresAt, tally: this.sessions.add(session) });
     if (expiresAt < this.frontExpiresAt) this.frontExpiresAt = expiresAt;
     while (this.until.size > this.maxEntries) {
       const [oldest, entry] = this.until.entries().next().value!;
@@ -315,7 +336,7 @@ export class CancelledRequests {
   private holdsLive(session: string): boolean {
     if (this.until.size === 0) return false;
     this.sweep(this.now());
-    return this.sessions.has(tagOf(session));
+    return this.sessions.has(session);
   }
 
   /**
@@ -338,13 +359,13 @@ export class CancelledRequests {
   /** Drops the entry `entry` held under `key`, and its session's tally with its last entry. */
   private drop(key: string, entry: Remembered): void {
     this.until.delete(key);
-    if (--entry.tally.count === 0) this.sessions.delete(entry.tally.tag);
+    this.sessions.remove(entry.tally);
   }
 
   /** Drops the awaited cancellations `entry` of `key` (settled, or pushed out), and their session's awaited tally with its last key. */
   private dropAwaited(key: string, entry: Awaiting): void {
     this.awaiting.delete(key);
-    if (--entry.tally.count === 0) this.awaitingSessions.delete(entry.tally.tag);
+    this.awaitingSessions.remove(entry.tally);
   }
 }
 

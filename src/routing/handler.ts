@@ -3,14 +3,13 @@
  * contacted, builds the exchange, forwards through @fastify/reply-from, and hands the
  * seller's answer to the response pipeline.
  */
-import { maxHeaderSize } from 'node:http';
-import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply } from 'fastify';
 import type { Logger } from 'pino';
-import type { AgentConfig, GatewayConfig, Limits } from '../config/types.js';
+import type { GatewayConfig } from '../config/types.js';
 import { observedMs } from '../errors/elapsed.js';
 import { agentKeyOf } from '../config/agent-url-key.js';
-import { parseMaxResponseBytesHeader, resolveBatchLimits, resolveCallLimits, type CallLimitSource } from '../config/resolve.js';
-import { createExchange, hasCumulativeBound, isRequestStream, offeredCodings, type Exchange, type RpcPeek } from '../exchange.js';
+import { parseMaxResponseBytesHeader } from '../config/resolve.js';
+import { createExchange, hasCumulativeBound, isRequestStream, offeredCodings, type Exchange } from '../exchange.js';
 import { answerCancelledUnsent, answerStreamOver, answerWithLocalError, refuse, shownInMessage } from '../errors/local-reply.js';
 import { GATEWAY_FINISHED, GatewayAbortError, findGatewayAbort } from '../errors/abort.js';
 import { exchangeLogFields, plainLineWriter } from '../observability/logger.js';
@@ -21,12 +20,11 @@ import { isRepeatedSessionId, notVisibleAsciiMessage, REPEATED_SESSION_ID_MESSAG
 import { mirroredHeaderProblem } from '../request/mirrored-headers.js';
 import { answerHeadRefusal, headRefusal } from '../request/head-refusal.js';
 import { isRepeatedLastEventId, REPEATED_LAST_EVENT_ID_MESSAGE } from '../request/last-event-id-header.js';
-import { NO_BODY, peekRequest, refusalIdOf, type PeekResult } from '../request/peek.js';
+import { NO_BODY, peekRequest, refusalIdOf } from '../request/peek.js';
 import { requestJsonBounds } from '../request/request-json-bounds.js';
 import { withoutLeadingBom } from '../mcp/utf8-bom.js';
 import { hasBatches, hostReadsStructuredContent, isRepeatedProtocolVersion, NO_BATCHES_SINCE, protocolVersionOf } from '../mcp/revision.js';
 import { filterResponseHeaders } from '../response/headers.js';
-import { parseContentEncoding } from '../response/decode.js';
 import { measureHeaderLines } from '../response/head-size.js';
 import { recordCounts } from '../response/body-source.js';
 import { STREAM_WIRE_RULE, totalWireRule, wireBreach } from './wire-meter.js';
@@ -36,27 +34,32 @@ import { awaitedFitsToken, RESUME_SIGNATURE_MESSAGE, ResumeMintError, type Resum
 import type { ResumeTailLedger } from '../resume/tail-ledger.js';
 import { resumedPastDeadline } from '../resume/resume-past-deadline.js';
 import type { PreviousAgentUrls } from '../resume/previous-urls.js';
-import { idsOfAwaitedKeys } from '../response/batch-answers.js';
 import { mergeQuery } from './query.js';
 import { withUpstreamHooks, type UpstreamDispatcher, type UpstreamHooks } from './dispatcher.js';
-import { isTransportFailure, rootCode, transportErrorCode } from './upstream-failure.js';
+import { isTransportFailure } from './upstream-failure.js';
 import { answerUndefinedStatus, UndefinedStatusError } from './undefined-status.js';
 import type { InFlightTable } from '../inflight-table.js';
 import type { GatewayMetrics } from '../observability/metrics.js';
-import { beforeResponseText, isDiscoveryRequest, measureDiscovery, type BeforeResponse } from '../mcp/discovery-size.js';
-import { callKind, sendWindowMs, tooLateToSend, type Admission, type AgentGuard, type GuardOutcome, type HostHold } from '../admission/agent-guard.js';
-import { REASONS } from '../errors/codes.js';
+import { isDiscoveryRequest, type BeforeResponse } from '../mcp/discovery-size.js';
+import { callKind, type AgentGuard, type HostHold } from '../admission/agent-guard.js';
 import { hostLeftMidAnswer } from './answer-cut.js';
 import { answerUnreached, connectionBytesWritten } from './unreached-answer.js';
 import { resetHostConnection } from '../response/host-reset.js';
 import { isResume, refuseDraining, type DrainState } from './draining.js';
 import { refuseUnknownAgent } from './unrouted.js';
-import { MAX_WAITING_PER_CONNECTION, type PipelinedTurns } from './pipelined-turn.js';
-import { type CancelHoldEnd, InFlightRequests } from './in-flight-requests.js';
+import type { PipelinedTurns } from './pipelined-turn.js';
+import { InFlightRequests, turnVerdict, type TurnVerdict } from './in-flight-requests.js';
 import { HostAnswerWaits } from './host-answer-waits.js';
 import { answerCancelledResume, CancelledRequests } from './cancelled-requests.js';
 import { cancelledRequestIdOf } from '../mcp/cancelled-id.js';
-import { reconfiguredReason, type OpenStream, type OpenStreams } from './open-streams.js';
+import type { OpenStream, OpenStreams } from './open-streams.js';
+import { createTurnWaiter, type McpRequest, type QueuedAt } from './pipelined-wait.js';
+import { awaitBackoffTurn } from './backoff-wait.js';
+import { guardOutcome, limitsOf } from './request-limits.js';
+import { BATCH_METHOD, batchLevelsText, resumedCount, rpcOfResumedStream } from './resumed-stream.js';
+import { internalError, onUpstreamError, upstreamFailureReason } from './upstream-errors.js';
+import { observeDiscovery } from './discovery-warning.js';
+import { acceptEncoding, namesCoding } from './request-codings.js';
 
 export interface HandlerDeps {
   getConfig(): GatewayConfig;
@@ -113,40 +116,6 @@ export interface HandlerDeps {
   onExchangeEnd?: (exchange: Exchange, hostStatus: number | null) => void;
 }
 
-type McpRequest = FastifyRequest<{ Params: { agent: string } }>;
-
-/**
- * When a request that waits for its turn on its connection (routing/pipelined-turn.ts) reached
- * the handler first, on each clock its processing reads, both read once there (neither derived
- * from the other): `ms`, performance.now(), which its response_deadline_ms and `pipeline_wait`
- * run from; `hr`, process.hrtime.bigint(), its exchange's `startedAt` (the exchange line's
- * duration_ms, the duration metric).
- */
-interface QueuedAt {
-  readonly ms: number;
-  readonly hr: bigint;
-  /** The host cancelled the request while it waited, the seller accepting it (its registration: InFlightRequests.openWaiting). */
-  readonly cancelled: boolean;
-  /**
-   * The peek of its body made when it began to wait (`waitingEntry`), under the bounds of
-   * `agent` then: used again at its turn when the config still has that same agent object (no
-   * reload changed it), so the body is not read twice; a reload in between makes it peek anew.
-   */
-  readonly peeked: WaitingPeek | undefined;
-  /**
-   * How its hold at its turn for the seller's answers to cancellations naming it ended
-   * (InFlightRequests.holdForCancels); undefined when it was not held. Past its time
-   * (`timeout`), or too late once refused, it is answered `cancel_wait`, not `pipeline_wait`.
-   */
-  readonly cancelHold: CancelHoldEnd | undefined;
-}
-
-/** A body's peek under one agent config object's bounds (request/request-json-bounds.ts). */
-interface WaitingPeek {
-  readonly agent: AgentConfig;
-  readonly result: PeekResult;
-}
-
 /**
  * Ends an exchange's record once: its exchange line, then the `onExchangeEnd` listeners.
  * No argument when the host's answer closes (Node's `close` event passes none); `true` when a
@@ -177,94 +146,9 @@ export function createMcpHandler(deps: HandlerDeps) {
   // (routing/host-answer-waits.ts; hostile trial 57, F3).
   const hostAnswers = new HostAnswerWaits();
 
-  /**
-   * A request whose answer is queued behind another on its connection (HTTP/1.1 pipelining):
-   * processed at its turn (a promise of its reply, as for a request that waits for its backoff
-   * turn), its wait counted in its response_deadline_ms and its duration (`queuedAt`), or left
-   * unanswered when the connection closes first (an answer ahead of it closed it, the host
-   * left): hijacked (Fastify sends nothing for it), nothing sent to a seller, no line, no count
-   * (routing/pipelined-turn.ts). With {@link MAX_WAITING_PER_CONNECTION} waiting on the
-   * connection already, refused `pipeline_too_deep` at once, for its id (a POST's, null for a
-   * GET or a DELETE: request/peek.ts refusalIdOf; its body is not kept while the refusal waits
-   * for its own turn). Reported failure (a hostile new-user trial 15, H1):
-   * test/regressions/pipelined-answers-unbounded-memory.test.ts.
-   *
-   * While it waits, a POSTed single request in a session is registered among the requests in
-   * flight ({@link waitingEntry}), so that a host's cancellation can name it: one cancelled
-   * meanwhile is not sent at its turn (hostile trial 55, F2:
-   * test/regressions/cancelled-while-held-still-sent.test.ts).
-   */
-  function waitForTurn(request: McpRequest, reply: FastifyReply, body: Buffer | undefined, agent: AgentConfig): FastifyReply | Promise<FastifyReply | undefined> {
-    const socket = request.raw.socket;
-    if (!deps.turns.hasRoom(socket)) {
-      (request as { body: unknown }).body = undefined;
-      return refuse(
-        reply,
-        'pipeline_too_deep',
-        refusalIdOf(request.method, body),
-        `Too many requests pipelined on one connection: ${MAX_WAITING_PER_CONNECTION} already wait for the answers before them. This one was not sent to any seller: send it again once earlier answers have arrived, or on another connection.`,
-        undefined,
-        { limit_requests: MAX_WAITING_PER_CONNECTION },
-      );
-    }
-    const ms = performance.now();
-    const hr = process.hrtime.bigint();
-    const { waiting, peeked } = waitingEntry(request, body, agent);
-    return new Promise((resolve, reject) => {
-      const atTurn = (processable: boolean, cancelHold: CancelHoldEnd | undefined): void => {
-        if (waiting !== undefined) inFlight.close(waiting.slot, waiting.entry);
-        if (!processable) {
-          reply.hijack();
-          resolve(undefined);
-          return;
-        }
-        try {
-          // Nothing returned: forwarded (sent by the handler itself); the reply then stands for it.
-          resolve(mcpHandler(request, reply, { ms, hr, cancelled: waiting?.entry.cancelAccepted === true, cancelHold, peeked }) ?? reply);
-        } catch (err) {
-          reject(err instanceof Error ? err : new Error(String(err)));
-        }
-      };
-      deps.turns.whenTurnComes(socket, reply.raw, (processable) => {
-        // Its turn came while a cancellation naming it awaits the seller's answer: it waits for
-        // the answers to those awaited now (not to later ones), at most until too little of its
-        // deadline is left to send it (InFlightRequests.holdForCancels; a review of the
-        // cancel-accept fix, Medium 2), its connection checked again then. Too late already: on
-        // at once (`pipeline_wait`). Not counted in the pipelined_requests_waiting gauge meanwhile.
-        const entry = waiting?.entry;
-        if (processable && entry !== undefined && entry.cancelsAwaited > 0 && !entry.cancelAccepted) {
-          const deadlineMs = limitsOf(agent, entry.rpc, undefined).response_deadline_ms;
-          const windowMs = sendWindowMs(deadlineMs - (performance.now() - ms), deadlineMs);
-          if (windowMs >= 0) {
-            inFlight.holdForCancels(entry, Math.ceil(windowMs), (end) => atTurn(!socket.destroyed && !socket.writableEnded, end));
-            return;
-          }
-        }
-        atTurn(processable, undefined);
-      });
-    });
-  }
-
-  /**
-   * The registration of a request about to wait for its turn on its connection
-   * (InFlightRequests.openWaiting), when it is a POSTed single request (peeked under its agent's
-   * structure bounds) with one `Mcp-Session-Id` a server can have issued; undefined for any
-   * other (nothing a cancellation could name: a refusal at its turn, a notification, a batch, a
-   * GET). The checks before the peek run again at its turn; the peek made here is handed on
-   * (`peeked`, QueuedAt.peeked) and used then when its agent's config object is still the one
-   * in force, so the body is read once (it was read twice before).
-   */
-  function waitingEntry(
-    request: McpRequest,
-    body: Buffer | undefined,
-    agent: AgentConfig,
-  ): { waiting: ReturnType<InFlightRequests['openWaiting']>; peeked: WaitingPeek | undefined } {
-    if (request.method !== 'POST' || body === undefined || body.length === 0 || body.length > agent.max_request_bytes) return { waiting: undefined, peeked: undefined };
-    const header = request.headers['mcp-session-id'];
-    if (typeof header !== 'string' || isRepeatedSessionId(request.raw, header) || sessionIdFault(header) !== undefined) return { waiting: undefined, peeked: undefined };
-    const result = peekRequest(body, requestJsonBounds(agent));
-    return { waiting: result.ok ? inFlight.openWaiting(agent, header, result.peek) : undefined, peeked: { agent, result } };
-  }
+  // A request pipelined behind another answer on its connection waits for its turn there,
+  // then is processed by `mcpHandler` (routing/pipelined-wait.ts).
+  const waitForTurn = createTurnWaiter(deps.turns, inFlight, (request, reply, queuedAt) => mcpHandler(request, reply, queuedAt));
 
   // Not `async`, and nothing returned for a request forwarded at once (nearly all): the
   // handler has sent or will send the reply itself (Fastify's callback style, as for any
@@ -445,7 +329,13 @@ export function createMcpHandler(deps: HandlerDeps) {
 
     // A resumed stream keeps the response limit it started with, from its token, as is (a
     // reload that lowered the agent's since does not apply to it: hostile trial 24, F2).
-    const limits = resumed ? limitsOf(agent, rpc, resumed.limitBytes, 'token') : limitsOf(agent, rpc, callLimit.value);
+    // A request held at its pipelined turn has them resolved already (QueuedAt.limits), unless a reload changed its agent since.
+    const held = queuedAt?.limits;
+    const limits = resumed
+      ? limitsOf(agent, rpc, resumed.limitBytes, 'token')
+      : held !== undefined && held.agent === agent && held.rpc === rpc && held.call === callLimit.value
+        ? held.limits
+        : limitsOf(agent, rpc, callLimit.value);
     const protocolVersion = resumed ? resumed.protocolVersion : protocolVersionOf(versionHeader);
     // Tokens of a stream with the cumulative bound carry its count (0 on the standalone GET
     // stream, which counts nothing); a stream answering no request says so (resume/token.ts).
@@ -535,21 +425,22 @@ export function createMcpHandler(deps: HandlerDeps) {
     if (typeof inFlightSlot !== 'number') return refuse(reply, 'invalid_request', rpc, inFlightSlot.refusal);
     // Cancelled while it waited for its turn on its connection (registered then: waitForTurn):
     // never sent, answered below once its exchange's end is in place (hostile trial 55, F2).
-    if (queuedAt?.cancelled === true && rpc.kind === 'request') exchange.cancelled = exchange.cancelAccepted = true;
+    if (queuedAt?.cancelled === true && rpc.kind === 'request') exchange.cancelAccepted = true;
     // A request to an agent that backs off waits its turn (agent-guard.ts); a resumed stream,
     // the standalone GET stream and notifications are never held back (a resumed request's
     // stream is admitted as it is sent: `forward` below).
     const arrivedAt = queuedAt?.ms ?? performance.now();
     // A request that waited for its turn on its connection is not sent when too little of its
-    // deadline is left to finish within it (as a backoff turn granted too late: agent-guard.ts
-    // tooLateToSend); otherwise its backoff wait may take what is left.
+    // deadline is left to finish within it, or when held at its turn past its time for a
+    // cancellation's answer (as a backoff turn granted too late: in-flight-requests.ts
+    // turnVerdict); otherwise its backoff wait may take what is left.
     let maxWaitMs = limits.response_deadline_ms;
-    let lateTurn = false;
+    let turn: TurnVerdict = 'send';
     if (queuedAt !== undefined) {
       maxWaitMs = Math.max(0, Math.ceil(limits.response_deadline_ms - (performance.now() - queuedAt.ms)));
-      // Held at its turn past its time for a cancellation's answer: too late, whatever the clock reads now.
-      lateTurn = queuedAt.cancelHold === 'timeout' || tooLateToSend(maxWaitMs, limits.response_deadline_ms);
+      turn = turnVerdict(queuedAt.cancelHold, maxWaitMs, limits.response_deadline_ms);
     }
+    const lateTurn = turn !== 'send';
     const kind = callKind(rpc.method, rpc.toolName, rpc.kind === 'batch');
     const answersRequest = rpc.kind === 'request' || rpc.kind === 'batch';
     const gate = !lateTurn && !exchange.cancelled && post && answersRequest ? deps.guard.admit(agent.name, kind, agent.guard, maxWaitMs) : undefined;
@@ -858,7 +749,7 @@ export function createMcpHandler(deps: HandlerDeps) {
     }
     if (lateTurn) {
       // Named for what it waited for last: the seller's answer to a cancellation (held at its turn), else the answers ahead of it.
-      const reason = queuedAt?.cancelHold !== undefined ? 'cancel_wait' : 'pipeline_wait';
+      const reason = turn === 'cancel_wait' ? 'cancel_wait' : 'pipeline_wait';
       answerWithLocalError(exchange, reply, { reason, limitMs: limits.response_deadline_ms, observedMs: Math.round(performance.now() - arrivedAt) });
       return undefined;
     }
@@ -907,310 +798,11 @@ export function createMcpHandler(deps: HandlerDeps) {
       forward();
       return undefined;
     }
-    // Cancelled by its host while it waits (the seller accepted the cancellation): answered at
-    // once, its place in the queue given up, never sent (a turn granted meanwhile is given back
-    // below). A turn granted while a cancellation naming it awaits the seller's answer is held
-    // for the answers to those awaited then (not to later ones), at most until too little of its
-    // deadline is left to send it (InFlightRequests.holdForCancels): the granted turn, a probe's
-    // slot maybe, holds its kind's other calls back meanwhile (a review of the cancel-accept
-    // fix, Medium 2: held as long as cancellations kept coming, past the deadline).
-    exchange.onCancelled = () => {
-      pending.cancel();
-      answerCancelledUnsent(exchange, reply);
-    };
-    let cancelHold: CancelHoldEnd | undefined = undefined;
-    const settled = (granted: Admission | undefined): Admission | undefined | Promise<Admission | undefined> => {
-      if (granted === undefined || exchange.cancelsAwaited === 0 || exchange.cancelAccepted || exchange.finished) return granted;
-      const windowMs = sendWindowMs(limits.response_deadline_ms - (performance.now() - arrivedAt), limits.response_deadline_ms);
-      if (windowMs < 0) return granted; // granted too late already: `agent_backoff` below
-      return new Promise((resolve) =>
-        inFlight.holdForCancels(exchange, Math.ceil(windowMs), (end) => {
-          cancelHold = end;
-          resolve(granted);
-        }),
-      );
-    };
-    return pending.admitted.then(settled).then((granted) => {
-      exchange.onCancelled = undefined;
-      if (exchange.finished) {
-        // The host went away while waiting (or the seller accepted its cancellation); a turn granted at that moment is given back.
-        if (granted !== undefined) deps.guard.finish(granted, 'other');
-        return reply;
-      }
-      // Its wait over (a turn granted or not), the config in force is read again: a request is
-      // resolved when taken up and keeps that config (url, headers, limits) as any exchange in
-      // flight does, but is never sent to a seller the config no longer gives its agent. A reload
-      // removed the agent: 404 `unknown_agent`, the body a request arriving now gets (its id read
-      // as the pipelined turn reads it: refusalIdOf); moved it to another url: `agent_url_changed`.
-      // Not sent, a granted turn given back. The reload lets such waits go at once
-      // (AgentGuard.releaseWaiters, app.ts). Hostile trial 57, F4: such a request went to the
-      // removed agent's seller with the old config when its backoff ended.
-      const reconfigured = reconfiguredReason(agent, deps.getConfig());
-      if (reconfigured !== undefined) {
-        if (granted !== undefined) deps.guard.finish(granted, 'other');
-        if (reconfigured === 'agent_removed') refuseUnknownAgent(reply, request.params.agent, refusalIdOf(request.method, body), exchange);
-        else answerWithLocalError(exchange, reply, { reason: 'agent_url_changed' });
-        return reply;
-      }
-      // Granted too late to finish within the deadline (or held past it for a cancellation's answer): not sent; the turn passes on.
-      if (granted !== undefined && (cancelHold === 'timeout' || tooLateToSend(limits.response_deadline_ms - (performance.now() - arrivedAt), limits.response_deadline_ms))) {
-        deps.guard.finish(granted, 'other');
-        if (cancelHold !== undefined) {
-          answerWithLocalError(exchange, reply, { reason: 'cancel_wait', limitMs: limits.response_deadline_ms, observedMs: Math.round(performance.now() - arrivedAt) });
-          return reply;
-        }
-      } else {
-        admission = granted;
-      }
-      if (admission === undefined) {
-        const retryAfterS = deps.guard.retryAfterS(agent.name, kind);
-        answerWithLocalError(exchange, reply, { reason: 'agent_backoff', ...(retryAfterS !== undefined ? { retryAfterS } : {}) });
-        return reply;
-      }
+    // Waits for its backoff turn (routing/backoff-wait.ts), then sent with the turn granted.
+    return awaitBackoffTurn({ request, reply, body, exchange, pending, limits, arrivedAt, kind, guard: deps.guard, inFlight, getConfig: deps.getConfig }, (granted) => {
+      admission = granted;
       return forward();
     });
   };
   return mcpHandler;
 }
-
-/**
- * How an exchange counts for its agent's backoff: a size/structure bound broken
- * (`RESPONSE_TOO_LARGE`), a clean answer, or neither. A byte bound the host lowered itself
- * with X-Max-Response-Bytes (`limitMayBeLowered`: set too on a resumed stream, whose limit is its
- * token's, its POST's with that header) does not count (the seller may be answering
- * normally): the message bounds when the response limit was lowered, `sse_event` and
- * `sse_event_memory` (four times the event cap) when the event limit was (it follows the response limit unless configured); depth and node bounds
- * always count. The configured limits are resolved only in that rare case.
- */
-function guardOutcome(exchange: Exchange, limitMayBeLowered: boolean): GuardOutcome {
-  if (exchange.outcome === 'ok' || exchange.outcome === 'rewritten') return 'clean';
-  const reason = exchange.reason;
-  if (reason === undefined || !Object.hasOwn(REASONS, reason)) return 'other';
-  if (REASONS[reason as keyof typeof REASONS].code !== 'RESPONSE_TOO_LARGE') return 'other';
-  if (reason === 'json_depth' || reason === 'json_nodes' || !limitMayBeLowered) return 'breach';
-  const { limits } = exchange;
-  const configured = limitsOf(exchange.agent, exchange.rpc, undefined);
-  const lowered = reason === 'sse_event' || reason === 'sse_event_memory' ? limits.max_sse_event_bytes < configured.max_sse_event_bytes : limits.max_response_bytes < configured.max_response_bytes;
-  return lowered ? 'other' : 'breach';
-}
-
-/** The discovery-size warning's message; a measurement with anything before the response adds `; <beforeResponseText>`. */
-export const DISCOVERY_OVER_TARGET_MSG = 'discovery response over its size target (AdCP managing-response-size)';
-
-/**
- * Discovery sizes (AdCP "Managing response size"): a `tools/list` page over 128 KiB, a
- * `get_adcp_capabilities` document over 64 KiB, or a counterparty-asserted field over its
- * budget is a warning and a metric (`adcp_gateway_discovery_size_overshoot_total{agent,surface}`),
- * never a rejection below the limit. Measured by `measureDiscovery` on what the host receives,
- * as `probe` measures it: a page on every byte of its answer through the response (`bytes`),
- * the events an SSE answer carried before the response included (`before`). The warning has
- * `agent`, `surface`, `bytes`, `target_bytes`, and with `before`, `events_before` and
- * `bytes_before`, its message then saying so: `...; 3,000 events before the response: 499,749
- * bytes` (`beforeResponseText`, the probe's row note). Hostile trial 57, F2: the warning and
- * the metric saw the response event's data alone and stayed silent on a page the probe
- * reported over its target
- * (test/regressions/discovery-size-ignores-sse-events-before-response.test.ts).
- */
-function observeDiscovery(exchange: Exchange, message: unknown, bytes: number, before: BeforeResponse | undefined, deps: HandlerDeps): void {
-  const { method, toolName } = exchange.rpc;
-  if (!isDiscoveryRequest(method, toolName)) return;
-  for (const m of measureDiscovery({ method, toolName, message, bytes, ...(before !== undefined ? { before } : {}) })) {
-    if (!m.over) continue;
-    deps.metrics.incDiscoveryOvershoot(exchange.agent.name, m.surface);
-    const made = m.before;
-    deps.log.warn(
-      {
-        agent: exchange.agent.name,
-        surface: m.surface,
-        bytes: m.bytes,
-        target_bytes: m.target_bytes,
-        ...(made !== undefined ? { events_before: made.events, bytes_before: made.bytes } : {}),
-      },
-      made === undefined ? DISCOVERY_OVER_TARGET_MSG : `${DISCOVERY_OVER_TARGET_MSG}; ${beforeResponseText(made)}`,
-    );
-  }
-}
-
-/**
- * Maps a failure before the seller's response headers to a local error (ARCHITECTURE §3).
- * `upstream_unreachable` says the request was NOT delivered (no "may have completed" warning),
- * so it is only for failures before the request started: once it did, any failure (a reset,
- * a response head undici cannot parse) is `upstream_reset`
- * (test/regressions/unreadable-response-head.test.ts), except a response head over undici's
- * header limit: `upstream_headers_too_large`, with that limit ({@link upstreamFailureReason}).
- */
-function onUpstreamError(exchange: Exchange, reply: FastifyReply, error: unknown, requestStarted: boolean): void {
-  if (exchange.finished || findGatewayAbort(error)) return;
-  const reason = upstreamFailureReason(error, requestStarted);
-  // Which transport failure it was, for the exchange line (`upstream_error`): the reason alone
-  // does not tell a typo'd host from a seller that is down (trial 50, finding 1).
-  exchange.upstreamError = transportErrorCode(error);
-  answerWithLocalError(
-    exchange,
-    reply,
-    reason === 'upstream_headers_too_large'
-      ? { reason, limitBytes: UPSTREAM_HEAD_LIMIT_BYTES }
-      : { reason, limitBytes: exchange.limits.max_response_bytes, observedBytes: 0 },
-  );
-}
-
-/**
- * The limit undici reads a seller's response head with: `maxHeaderSize`, which the gateway's
- * pools leave at its default, Node's `http.maxHeaderSize` (16 KiB unless
- * --max-http-header-size says otherwise), counted over header names and values.
- */
-const UPSTREAM_HEAD_LIMIT_BYTES = maxHeaderSize;
-
-/**
- * The reason of a failure before the response head (see `onUpstreamError`). A head over
- * undici's limit (`UND_ERR_HEADERS_OVERFLOW`) is `upstream_headers_too_large`, as a head the
- * host could not read is (pipeline.ts): it was `upstream_reset`, "connection closed ... or
- * could not be read", with no word of the headers' size (a hostile new user's trial 15, L3:
- * test/regressions/seller-headers-over-limit-reported-as-reset.test.ts). The request was
- * delivered then, whatever `requestStarted` says.
- */
-function upstreamFailureReason(error: unknown, requestStarted: boolean): 'upstream_reset' | 'upstream_unreachable' | 'upstream_headers_too_large' {
-  const code = rootCode(error);
-  if (code === 'UND_ERR_HEADERS_OVERFLOW') return 'upstream_headers_too_large';
-  return requestStarted || code === 'ECONNRESET' || code === 'UND_ERR_SOCKET' || code === 'EPIPE' ? 'upstream_reset' : 'upstream_unreachable';
-}
-
-function internalError(exchange: Exchange, reply: FastifyReply, log: FastifyBaseLogger, err: unknown): void {
-  log.error({ err, agent: exchange.agent.name }, 'response pipeline failed');
-  if (exchange.finished) return;
-  exchange.finished = true;
-  exchange.outcome = 'local_error';
-  exchange.reason = 'internal_error';
-  exchange.abortUpstream(GATEWAY_FINISHED);
-  if (exchange.sseStarted || reply.raw.headersSent) {
-    resetHostConnection(reply.raw);
-    return;
-  }
-  refuse(reply, 'internal_error', exchange.rpc, 'Internal error in the gateway.');
-}
-
-/**
- * Whether a host's `Content-Encoding` value names a coding: any element that is neither empty
- * nor `identity` (case-insensitive, trimmed), known to the gateway or not (parseContentEncoding,
- * the seller side's reader: an unknown one fails it, a known one is listed). `""`, `","`,
- * `"identity, "` name none.
- */
-function namesCoding(value: string): boolean {
-  const parsed = parseContentEncoding(value);
-  return !parsed.ok || parsed.codings.length > 0;
-}
-
-/** `acceptEncoding` per agent codings list (config objects are frozen, so the header value never changes). */
-const acceptEncodingCache = new WeakMap<readonly string[], string>();
-
-/** The Accept-Encoding the gateway sends: the agent's codings, `identity` alone when none. */
-function acceptEncoding(codings: readonly string[]): string {
-  let value = acceptEncodingCache.get(codings);
-  if (value === undefined) {
-    const list = codings.filter((c) => c !== 'identity');
-    value = list.length === 0 ? 'identity' : list.join(', ');
-    acceptEncodingCache.set(codings, value);
-  }
-  return value;
-}
-
-/**
- * The limits in force for a request (config/resolve.ts): a batch's, the strictest of its
- * elements' levels (resolveBatchLimits; a reviewer: a batch escaped its tools' limits,
- * test/regressions/batch-escapes-tool-limits.test.ts); any other's, its tool's or its agent's
- * (resolveCallLimits). `call`: the `X-Max-Response-Bytes` value (bytes, `source` `header`),
- * or a resumed stream's limit from its token (`source` `token`: taken as is), or undefined.
- */
-function limitsOf(agent: AgentConfig, rpc: RpcPeek, call: number | undefined, source: CallLimitSource = 'header'): Limits {
-  return rpc.kind === 'batch' ? resolveBatchLimits(agent, rpc.batchToolNames, call, source) : resolveCallLimits(agent, rpc.toolName, call, source);
-}
-
-/** Marks a batch's stream in a resume token (a batch has no single method or id). */
-const BATCH_METHOD = '';
-
-/**
- * What a batch's resume tokens carry in `t` (resume/token.ts `toolName`), so that a stream
- * resumed with `Last-Event-ID` gets the batch's limits again ({@link limitsOf}), as a single
- * request's gets its tool's from its token: the batch's tools that have a `tools:` entry
- * (`toolNames`: RpcPeek.batchToolNames, one per request: a notification or a host's response
- * takes no part, as in resolveBatchLimits), each once, in order, joined by `,` (a configured
- * tool name has none: `^[A-Za-z0-9_.-]{1,128}$`, config/schema.ts), after an empty name when
- * any request is at the agent's level (another method, a tool without an entry):
- * `,get_products` is the agent's level and get_products', `get_products` get_products' alone.
- * Undefined when every request is at the agent's level, or there is none (as on tokens minted
- * before: the agent's level). A replica older than this ignores `t` on a batch's token
- * (agent's level). Read back by {@link rpcOfResumedStream}. Names are those configured when
- * the stream started; the resumed stream resolves them against the config then in force.
- */
-function batchLevelsText(agent: AgentConfig, toolNames: readonly (string | undefined)[] | undefined): string | undefined {
-  let agentLevel = false;
-  const tools = new Set<string>();
-  for (const name of toolNames ?? []) {
-    if (name !== undefined && Object.hasOwn(agent.tools, name)) tools.add(name);
-    else agentLevel = true;
-  }
-  if (tools.size === 0) return undefined;
-  return `${agentLevel ? ',' : ''}${[...tools].join(',')}`;
-}
-
-/**
- * The count a stream resumed from `token` (the `Last-Event-ID` text, verified) starts from:
- * the token's count plus what the token itself added to the host's stream, its length
- * (ASCII) over the UTF-8 length of the seller id it replaced (as sse-event-ids.ts chargeToken
- * charged it after minting). A token cannot carry a count that includes itself, and the
- * resume used to restore the count without it: a seller answering every resume with one
- * id-only block and closing made each resume add its ~7 bytes while the host received a new
- * ~230-byte token, some 29 times `max_response_bytes` in all (reported failure, a new user's
- * hostile trial F6: test/regressions/resume-loop-exceeds-cumulative-bound.test.ts). A token
- * the host got was charged within the bound, so the sum is at most the limit. `bounded`
- * false (the standalone GET stream, long-lived streams): their tokens count nothing, 0.
- *
- * When this process noted that the stream the token came from went on past it (`tails`:
- * resume/tail-ledger.ts; events without an id, then an end or a break), the larger count, at
- * most the limit: what the host received after the token is in no token, and a seller
- * resending it on every resume had an SDK host's one call receive 18x `max_response_bytes`
- * (hostile trial 24, F1:
- * test/regressions/resume-untokenized-bytes-escape-cumulative-bound.test.ts). Another
- * replica, or this one after a restart, has no note: the token's count.
- */
-function resumedCount(state: ResumeState, token: string, bounded: boolean, tails: ResumeTailLedger): number {
-  if (!bounded) return state.usedBytes;
-  const own = state.usedBytes + Math.max(0, token.length - Buffer.byteLength(state.upstreamId));
-  const noted = tails.usedBytesFor(token);
-  return noted === undefined ? own : Math.max(own, noted);
-}
-
-/**
- * The JSON-RPC facts of the stream a verified token resumes: a request's stream, a POSTed
- * notification's or response's (`notification`: bounded, errors for id null), a batch's
- * (its levels from `t`: {@link batchLevelsText}; its requests still awaited from `w`, so that
- * the stream ends once they are answered, as the first one would have: sse-stage.ts; a token
- * without `w` gives none, and the stream then ends as an unanswered batch's), or the
- * standalone GET stream. Reported failure (a reviewer: a resumed batch stream did not know
- * its request ids): test/regressions/sse-batch-resumed-stream-never-ends-cleanly.test.ts.
- */
-function rpcOfResumedStream(state: ResumeState): RpcPeek {
-  if (state.answersNoRequest === true) return { kind: 'notification', id: state.rpcId, idText: state.rpcIdText, method: state.method, toolName: state.toolName, taskId: undefined };
-  if (state.method === undefined) return NO_BODY;
-  if (state.method === BATCH_METHOD) {
-    const batchToolNames = state.toolName?.split(',').map((name) => (name === '' ? undefined : name));
-    // The requests still awaited when the token was minted (resume/token.ts `w`), when it carries them.
-    const batchRequestIds = state.awaited === undefined ? undefined : idsOfAwaitedKeys(state.awaited);
-    return {
-      kind: 'batch',
-      id: null,
-      idText: undefined,
-      method: undefined,
-      toolName: undefined,
-      taskId: undefined,
-      ...(batchRequestIds !== undefined ? { batchRequestIds } : {}),
-      ...(batchToolNames !== undefined ? { batchToolNames } : {}),
-    };
-  }
-  // The id as the host wrote it when a double cannot carry it (resume/token.ts `x`): the
-  // seller's response is matched to it exactly, and errors carry it. A token carries no
-  // taskId (RpcPeek.taskId): an error minted on a resumed `tasks/result` stream has no
-  // `_meta` naming its task.
-  return { kind: 'request', id: state.rpcId, idText: state.rpcIdText, method: state.method, toolName: state.toolName, taskId: undefined };
-}
-

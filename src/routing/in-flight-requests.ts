@@ -116,6 +116,7 @@ import type { WrittenRequestId } from '../mcp/cancelled-id.js';
 import { shownInMessage } from '../errors/local-reply.js';
 import { requestIdMatcher } from '../response/json-value-at.js';
 import { agentKeyOf } from '../config/agent-url-key.js';
+import { sendWindowMs, tooLateToSend } from '../admission/agent-guard.js';
 
 /** What {@link InFlightRequests.open} gives for an exchange not registered (no session, nothing to hold or cancel). */
 export const NOT_REGISTERED = -1;
@@ -134,8 +135,8 @@ export interface InFlightEntry {
   readonly rpc: RpcPeek;
   readonly session: string | undefined;
   readonly opensStream: boolean;
-  /** Set by {@link InFlightRequests.markCancelled}; cleared when the seller refused every cancellation naming it (Exchange.cancelled). */
-  cancelled: boolean;
+  /** Marked by {@link InFlightRequests.markCancelled} until the seller refused every cancellation naming it: {@link cancelAccepted} or {@link cancelsAwaited} above 0 (Exchange.cancelled). */
+  readonly cancelled: boolean;
   /** Cancellations naming it whose seller's answer has not come (Exchange.cancelsAwaited). */
   cancelsAwaited: number;
   /** True once the seller accepted one (Exchange.cancelAccepted). */
@@ -238,7 +239,19 @@ export class InFlightRequests {
    */
   openWaiting(agent: { readonly url: URL }, session: string, rpc: RpcPeek): { entry: WaitingRequest; slot: number } | undefined {
     if (rpc.kind !== 'request') return undefined;
-    const entry: WaitingRequest = { agent, rpc, session, opensStream: true, cancelled: false, cancelsAwaited: 0, cancelAccepted: false, onCancelled: undefined, cancelHold: undefined };
+    const entry: WaitingRequest = {
+      agent,
+      rpc,
+      session,
+      opensStream: true,
+      get cancelled(): boolean {
+        return this.cancelAccepted || this.cancelsAwaited > 0;
+      },
+      cancelsAwaited: 0,
+      cancelAccepted: false,
+      onCancelled: undefined,
+      cancelHold: undefined,
+    };
     return { entry, slot: this.link(entry, session, this.heads.get(session) ?? NONE) };
   }
 
@@ -297,7 +310,6 @@ export class InFlightRequests {
     for (let slot = this.heads.get(session) ?? NONE; slot !== NONE; slot = this.next[slot]!) {
       const exchange = this.exchanges[slot]!;
       if (exchange.rpc.kind === 'request' && agentKeyOf(exchange.agent) === seller && isId(exchange.rpc)) {
-        exchange.cancelled = true;
         exchange.cancelsAwaited++;
         (marked ??= []).push(exchange);
       }
@@ -327,11 +339,21 @@ export class InFlightRequests {
     entry.cancelHold = { awaited: entry.cancelsAwaited, upTo: this.seq, timer: setTimeout(endHold, maxMs, entry, 'timeout'), then };
   }
 
-  /** {@link markCancelled}, the cancellation accepted at once ({@link PendingCancellation.settle} true): how many it marked. */
-  cancel(seller: string, session: string, id: WrittenRequestId): number {
-    const pending = this.markCancelled(seller, session, id);
-    pending?.settle(true);
-    return pending?.count ?? 0;
+  /**
+   * The hold at a request's turn (its backoff turn granted, or its pipelined turn come: both
+   * routing/handler.ts sites call this, then {@link turnVerdict}): when cancellations naming
+   * the registered request `entry` await the seller's answer and none was accepted, it is held
+   * ({@link holdForCancels}) for at most what its deadline leaves before it is too late to send
+   * it (agent-guard.ts sendWindowMs: `deadlineMs` from `startedMs`, performance.now() at its
+   * arrival), `then` called once with how the hold ended; true then. False, `then` never
+   * called, when it is not held: nothing awaited, one accepted already, or too late already.
+   */
+  holdAtTurn(entry: InFlightEntry, deadlineMs: number, startedMs: number, then: (end: CancelHoldEnd) => void): boolean {
+    if (!awaitsCancelAnswer(entry)) return false;
+    const windowMs = sendWindowMs(deadlineMs - (performance.now() - startedMs), deadlineMs);
+    if (windowMs < 0) return false;
+    this.holdForCancels(entry, Math.ceil(windowMs), then);
+    return true;
   }
 
   /** Whether a POSTed exchange of `seller` in the chain from `head` holds the id `id`. */
@@ -424,13 +446,32 @@ export class PendingCancellation {
         entry.onCancelled = undefined;
         then?.();
       }
-      if (entry.cancelsAwaited === 0 && !entry.cancelAccepted) entry.cancelled = false;
       const hold = entry.cancelHold;
       if (hold === undefined) continue;
       if (entry.cancelAccepted) endHold(entry, 'accepted');
       else if (this.seq <= hold.upTo && --hold.awaited === 0) endHold(entry, 'refused');
     }
   }
+}
+
+/** Whether `entry` waits for the seller's answer to a cancellation naming it, none accepted yet: what {@link InFlightRequests.holdAtTurn} holds. */
+export function awaitsCancelAnswer(entry: InFlightEntry): boolean {
+  return entry.cancelsAwaited > 0 && !entry.cancelAccepted;
+}
+
+/**
+ * How a request's turn is judged once its hold ({@link InFlightRequests.holdAtTurn}) is over:
+ * `send`; `cancel_wait`, it was held (`held`: how its hold ended) and is past its time
+ * (`timeout`, whatever the clock reads now) or too late to send now; `too_late`, it was not
+ * held and too little of its deadline is left (the caller's own reason: `pipeline_wait`,
+ * `agent_backoff`). Too late: agent-guard.ts tooLateToSend with `remainingMs` of `deadlineMs`.
+ */
+export type TurnVerdict = 'send' | 'cancel_wait' | 'too_late';
+
+/** The {@link TurnVerdict} of a turn whose hold ended as `held` (undefined: not held), `remainingMs` of its `deadlineMs` left. */
+export function turnVerdict(held: CancelHoldEnd | undefined, remainingMs: number, deadlineMs: number): TurnVerdict {
+  if (held !== 'timeout' && !tooLateToSend(remainingMs, deadlineMs)) return 'send';
+  return held === undefined ? 'too_late' : 'cancel_wait';
 }
 
 /** Ends the hold of `entry` ({@link InFlightRequests.holdForCancels}), if any, with `end`: its timer cleared, its `then` called once. */

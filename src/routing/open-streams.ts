@@ -22,6 +22,7 @@
  */
 import { sameAgentUrl } from '../config/agent-url-key.js';
 import type { AgentConfig, GatewayConfig } from '../config/types.js';
+import type { AgentReload } from './agent-reload.js';
 import { hasCumulativeBound, type Exchange } from '../exchange.js';
 import type { InFlightTable } from '../inflight-table.js';
 import type { SseShutdownEnd } from '../response/pipeline.js';
@@ -47,15 +48,15 @@ export function reconfiguredReason(agent: AgentConfig, next: GatewayConfig): (ty
 /**
  * Ends, plainly and resumable (SseShutdownEnd with tokens that outlive it: same process), each
  * open stream without a cumulative bound (the standalone GET stream, a long-lived one) whose
- * agent `next` removes or moves, its exchange's `reason` set first (module doc). Returns how
- * many it ended.
+ * agent `reload` removes or moves (AgentReload.reasonFor), its exchange's `reason` set first
+ * (module doc). Returns how many it ended.
  */
-export function endStreamsOfReconfiguredAgents(streams: OpenStreams, next: GatewayConfig): number {
+export function endStreamsOfReconfiguredAgents(streams: OpenStreams, reload: AgentReload): number {
   let ended = 0;
   for (const stream of streams.values()) {
     const exchange = stream.exchange;
     if (exchange.finished || hasCumulativeBound(exchange.rpc)) continue;
-    const reason = reconfiguredReason(exchange.agent, next);
+    const reason = reload.reasonFor(exchange.agent);
     if (reason === undefined) continue;
     exchange.reason = reason;
     stream.end(true, 'final');

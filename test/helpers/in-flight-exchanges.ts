@@ -10,7 +10,8 @@ import { parseConfig } from '../../src/config/load.js';
 import { resolveCallLimits } from '../../src/config/resolve.js';
 import { createExchange, type Exchange, type RpcPeek } from '../../src/exchange.js';
 import { peekJsonRpc } from '../../src/request/peek.js';
-import type { IdRefusal } from '../../src/routing/in-flight-requests.js';
+import type { IdRefusal, InFlightRequests } from '../../src/routing/in-flight-requests.js';
+import type { WrittenRequestId } from '../../src/mcp/cancelled-id.js';
 
 const yaml = ['log_level: silent', 'agents:', '  s:', '    url: http://127.0.0.1:9/mcp', '  t:', '    url: http://127.0.0.1:9/mcp', '  o:', '    url: http://127.0.0.1:9/other', ''].join('\n');
 const agents = parseConfig(yaml, { env: {}, source: 'in-flight-exchanges' }).agents;
@@ -49,4 +50,16 @@ export function batchOf(...idTexts: string[]): RpcPeek {
 export function slotOf(opened: number | IdRefusal): number {
   assert.equal(typeof opened, 'number', JSON.stringify(opened));
   return opened as number;
+}
+
+/**
+ * A host's cancellation of `id` in `seller` and `session`, the seller accepting it, as the
+ * handler runs it (src/routing/handler.ts): InFlightRequests.markCancelled when the
+ * notification comes, PendingCancellation.settle(true) at the seller's 2xx head. How many
+ * requests it marked.
+ */
+export function acceptedCancel(r: InFlightRequests, seller: string, session: string, id: WrittenRequestId): number {
+  const pending = r.markCancelled(seller, session, id);
+  pending?.settle(true);
+  return pending?.count ?? 0;
 }

@@ -29,7 +29,7 @@ import type { WrittenRequestId } from '../../src/mcp/cancelled-id.js';
 import type { RawSeller } from '../support/raw-seller.js';
 import { agentsYaml, startGateway, type RunningGateway } from '../helpers/gateway.js';
 import { sessionHost, startCutAndResumeSeller, type OpenCall } from '../helpers/cut-and-resume.js';
-import { exchangeOf, SELLER, slotOf } from '../helpers/in-flight-exchanges.js';
+import { acceptedCancel, exchangeOf, SELLER, slotOf } from '../helpers/in-flight-exchanges.js';
 import { countLongNumberWork } from '../helpers/long-number-work.js';
 import { rawPost } from '../helpers/raw.js';
 import { useSellerAndGateway } from '../helpers/stack.js';
@@ -47,7 +47,7 @@ const LONG_IDS = [`1e${NINES}`, NINES, `1.${ZEROS}1`, `1e-${NINES}`, `-0.${ZEROS
 test('4 requests in flight (ids 1-4), 6 cancellations with 100,000-character ids: none marked, no copy of the id', async () => {
   const r = new InFlightRequests();
   for (const id of ['1', '2', '3', '4']) slotOf(r.open(exchangeOf('s', hostRpc(id, 'tools/call'), 'a')));
-  const work = await countLongNumberWork(() => LONG_IDS.map((id) => r.cancel(SELLER, 'a', written(id))));
+  const work = await countLongNumberWork(() => LONG_IDS.map((id) => acceptedCancel(r, SELLER, 'a', written(id))));
   assert.deepEqual(work.result, [0, 0, 0, 0, 0, 0]);
   assert.deepEqual({ reads: work.reads, copies: work.copies }, { reads: 0, copies: 0 });
 });
@@ -57,7 +57,7 @@ test('a long cancellation that may name a long request id is still compared exac
   const x = exchangeOf('s', hostRpc(`1e-${ZEROS}7`, 'tools/call'), 'a');
   slotOf(r.open(x));
   slotOf(r.open(exchangeOf('s', hostRpc('2.5', 'tools/call'), 'a')));
-  const work = await countLongNumberWork(() => [r.cancel(SELLER, 'a', written(`1e-${ZEROS}8`)), r.cancel(SELLER, 'a', written(`10e-0${ZEROS}8`))]);
+  const work = await countLongNumberWork(() => [acceptedCancel(r, SELLER, 'a', written(`1e-${ZEROS}8`)), acceptedCancel(r, SELLER, 'a', written(`10e-0${ZEROS}8`))]);
   assert.deepEqual(work.result, [0, 1]);
   assert.equal(x.cancelled, true);
   // `1e-8` and `1e-7` have canonical texts of one length: each id is copied once and compared.

@@ -7,9 +7,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { RpcPeek } from '../../src/exchange.js';
-import { InFlightRequests, NOT_REGISTERED } from '../../src/routing/in-flight-requests.js';
+import { InFlightRequests, NOT_REGISTERED, turnVerdict } from '../../src/routing/in-flight-requests.js';
 import { cancelledRequestIdOf, type WrittenRequestId } from '../../src/mcp/cancelled-id.js';
-import { exchangeOf, SELLER, slotOf } from '../helpers/in-flight-exchanges.js';
+import { acceptedCancel, exchangeOf, SELLER, slotOf } from '../helpers/in-flight-exchanges.js';
 
 /** A requestId as a notification writes it (`text`: its JSON value). */
 const written = (text: string): WrittenRequestId => ({ bytes: Buffer.from(text), range: [0, text.length] });
@@ -28,7 +28,7 @@ test('registers single requests with a session only', () => {
   r.close(slot, x);
   r.close(slot, x); // twice: a no-op
   assert.equal(r.size, 0);
-  assert.equal(r.cancel(SELLER, 'a', written('1')), 0, 'an ended exchange is not marked');
+  assert.equal(acceptedCancel(r, SELLER, 'a', written('1')), 0, 'an ended exchange is not marked');
   assert.equal(x.cancelled, false);
 });
 
@@ -43,7 +43,7 @@ test('a cancellation marks the request of its agent, session and id, exactly', (
     opened.map((o) => typeof o === 'number'),
     [true, true, false, true, true],
   );
-  assert.equal(r.cancel(SELLER, 'a', written('7.0')), 1);
+  assert.equal(acceptedCancel(r, SELLER, 'a', written('7.0')), 1);
   assert.equal(target.cancelled, true);
   assert.deepEqual(
     others.map((x) => x.cancelled),
@@ -72,7 +72,7 @@ test('ids compare exactly: by value as written for numbers, escapes decoded, nev
   const marks = (requestId: string, id: string | number, idText?: string): boolean => {
     const r = new InFlightRequests();
     slotOf(r.open(exchangeOf('s', call(id, idText), 'a')));
-    return r.cancel(SELLER, 'a', written(requestId)) === 1;
+    return acceptedCancel(r, SELLER, 'a', written(requestId)) === 1;
   };
   assert.equal(marks('1', 1), true);
   assert.equal(marks('1.0', 1), true);
@@ -95,9 +95,9 @@ test('a request waiting for its pipelined turn: cancellable, holds no id, closed
   const otherSlot = slotOf(r.open(other));
   let called = 0;
   other.onCancelled = () => called++;
-  assert.equal(r.cancel(SELLER, 'a', written('61')), 2);
+  assert.equal(acceptedCancel(r, SELLER, 'a', written('61')), 2);
   assert.deepEqual([waiting.entry.cancelled, other.cancelled, called, other.onCancelled], [true, true, 1, undefined]);
-  assert.equal(r.cancel(SELLER, 'a', written('61')), 2);
+  assert.equal(acceptedCancel(r, SELLER, 'a', written('61')), 2);
   assert.equal(called, 1, 'called once');
   r.close(waiting.slot, waiting.entry);
   r.close(otherSlot, other);
@@ -171,4 +171,25 @@ test('a hold at its turn waits only for the cancellations awaited then; an accep
   hung.settle(false);
   assert.deepEqual(ends4, ['timeout']);
   r.close(xSlot, x);
+});
+
+test("a request's turn, both sites' one mechanism (holdAtTurn, turnVerdict): held only while a cancellation is awaited, none accepted, and its deadline leaves time; late once held is cancel_wait", () => {
+  const r = new InFlightRequests();
+  const x = exchangeOf('s', call(4), 'a');
+  const slot = slotOf(r.open(x));
+  const ends: string[] = [];
+  const then = (end: string): number => ends.push(end);
+  assert.equal(r.holdAtTurn(x, 10_000, performance.now(), then), false, 'nothing awaited: not held');
+  const pending = r.markCancelled(SELLER, 'a', written('4'))!;
+  assert.equal(r.holdAtTurn(x, 10_000, performance.now() - 10_000, then), false, 'its deadline spent: not held');
+  assert.equal(r.holdAtTurn(x, 10_000, performance.now(), then), true, 'held');
+  pending.settle(false);
+  assert.deepEqual(ends, ['refused']);
+  r.markCancelled(SELLER, 'a', written('4'))!.settle(true);
+  assert.equal(r.holdAtTurn(x, 10_000, performance.now(), then), false, 'accepted already: not held');
+  r.close(slot, x);
+  assert.deepEqual(
+    [turnVerdict(undefined, 10_000, 10_000), turnVerdict(undefined, 0, 10_000), turnVerdict('refused', 10_000, 10_000), turnVerdict('refused', 0, 10_000), turnVerdict('timeout', 10_000, 10_000)],
+    ['send', 'too_late', 'send', 'cancel_wait', 'cancel_wait'],
+  );
 });

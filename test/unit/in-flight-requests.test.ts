@@ -13,7 +13,7 @@ import v8 from 'node:v8';
 import vm from 'node:vm';
 import type { Exchange } from '../../src/exchange.js';
 import { InFlightRequests, NOT_REGISTERED, type IdRefusal } from '../../src/routing/in-flight-requests.js';
-import { batchOf, exchangeOf, SELLER, slotOf } from '../helpers/in-flight-exchanges.js';
+import { acceptedCancel, batchOf, exchangeOf, SELLER, slotOf } from '../helpers/in-flight-exchanges.js';
 import { hostRpc } from '../helpers/written-request-ids.js';
 
 /** A `tools/call` whose id the host wrote `idText`, as the peek reads it. */
@@ -95,7 +95,7 @@ test('nothing outlives its last request: closing in any order empties every sess
   // Slots are reused: the arrays grow to the peak in flight only.
   const again = exchangeOf('s', call('1'), 'z');
   assert.ok(slotOf(r2.open(again)) < 30);
-  assert.equal(r.cancel(SELLER, 'nobody', { bytes: Buffer.from('1'), range: [0, 1] }), 0);
+  assert.equal(acceptedCancel(r, SELLER, 'nobody', { bytes: Buffer.from('1'), range: [0, 1] }), 0);
 });
 
 /** The engine's `gc()`, without starting node with --expose-gc. */

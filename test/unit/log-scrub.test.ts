@@ -14,7 +14,7 @@ import { GATEWAY_MESSAGES, isGatewayText } from '../../src/observability/log-voc
 import { DROP_SUMMARY_MSG, FIRST_DROP_MSG } from '../../src/response/sse-drop-log.js';
 import { GONE_MSG } from '../../src/config-watch.js';
 import { SELLER_202_ANSWER_MSG } from '../../src/response/accepted-answer.js';
-import { DISCOVERY_OVER_TARGET_MSG } from '../../src/routing/handler.js';
+import { DISCOVERY_OVER_TARGET_MSG } from '../../src/routing/discovery-warning.js';
 import { DROPPED_MSG, REPEATED_FAILURE_MSG } from '../../src/reload.js';
 import { REPO } from '../helpers/process.js';
 

@@ -4,6 +4,7 @@ import { describe, it } from 'node:test';
 import { parseConfig } from '../../src/config/load.js';
 import { MAX_PREVIOUS_URLS, PreviousAgentUrls } from '../../src/resume/previous-urls.js';
 import type { GatewayConfig } from '../../src/config/types.js';
+import { AgentReload } from '../../src/routing/agent-reload.js';
 
 const config = (agents: Record<string, string>): GatewayConfig =>
   parseConfig(['agents:', ...Object.entries(agents).flatMap(([name, url]) => [`  ${name}:`, `    url: "${url}"`]), ''].join('\n'), { env: {} });
@@ -16,9 +17,9 @@ describe('PreviousAgentUrls', () => {
     const c1 = config({ acme: 'http://a.example/mcp', kept: 'http://k.example/mcp' });
     const c2 = config({ acme: 'http://b.example/mcp', kept: 'http://k.example/mcp' });
     const c3 = config({ acme: 'http://c.example/mcp', kept: 'http://k.example/mcp' });
-    p.update(c1, c2);
+    p.update(new AgentReload(c1, c2));
     assert.deepEqual(hrefs(p.of('acme')), ['http://a.example/mcp']);
-    p.update(c2, c3);
+    p.update(new AgentReload(c2, c3));
     assert.deepEqual(hrefs(p.of('acme')), ['http://b.example/mcp', 'http://a.example/mcp']);
     assert.deepEqual(p.of('kept'), []);
     assert.deepEqual(p.of('unknown'), []);
@@ -27,12 +28,12 @@ describe('PreviousAgentUrls', () => {
   it('a respelling is no move (config/agent-url-key.ts), and the url in force is never a previous one', () => {
     const p = new PreviousAgentUrls();
     const a = config({ acme: 'http://a.example/mcp' });
-    p.update(a, config({ acme: 'http://a.example/mcp?' }));
-    p.update(config({ acme: 'http://a.example/mcp?' }), config({ acme: 'http://a.example/m%63p' }));
+    p.update(new AgentReload(a, config({ acme: 'http://a.example/mcp?' })));
+    p.update(new AgentReload(config({ acme: 'http://a.example/mcp?' }), config({ acme: 'http://a.example/m%63p' })));
     assert.deepEqual(p.of('acme'), []);
     const b = config({ acme: 'http://b.example/mcp' });
-    p.update(a, b);
-    p.update(b, config({ acme: 'http://a.example/m%63p' })); // back where it was, respelled
+    p.update(new AgentReload(a, b));
+    p.update(new AgentReload(b, config({ acme: 'http://a.example/m%63p' }))); // back where it was, respelled
     assert.deepEqual(hrefs(p.of('acme')), ['http://b.example/mcp']);
   });
 
@@ -41,12 +42,12 @@ describe('PreviousAgentUrls', () => {
     let was = config({ acme: 'http://s0.example/mcp' });
     for (let i = 1; i <= 6; i++) {
       const next = config({ acme: `http://s${i}.example/mcp` });
-      p.update(was, next);
+      p.update(new AgentReload(was, next));
       was = next;
     }
     assert.deepEqual(hrefs(p.of('acme')), ['http://s5.example/mcp', 'http://s4.example/mcp', 'http://s3.example/mcp', 'http://s2.example/mcp']);
     const back = config({ acme: 'http://s4.example/mcp' });
-    p.update(was, back);
+    p.update(new AgentReload(was, back));
     assert.deepEqual(hrefs(p.of('acme')), ['http://s6.example/mcp', 'http://s5.example/mcp', 'http://s3.example/mcp', 'http://s2.example/mcp']);
   });
 
@@ -54,11 +55,11 @@ describe('PreviousAgentUrls', () => {
     const p = new PreviousAgentUrls();
     const a = config({ acme: 'http://a.example/mcp', other: 'http://o.example/mcp' });
     const b = config({ acme: 'http://b.example/mcp', other: 'http://o.example/mcp' });
-    p.update(a, b);
+    p.update(new AgentReload(a, b));
     const without = config({ other: 'http://o.example/mcp' });
-    p.update(b, without);
+    p.update(new AgentReload(b, without));
     assert.deepEqual(p.of('acme'), []);
-    p.update(without, config({ acme: 'http://c.example/mcp', other: 'http://o.example/mcp' }));
+    p.update(new AgentReload(without, config({ acme: 'http://c.example/mcp', other: 'http://o.example/mcp' })));
     assert.deepEqual(p.of('acme'), []);
   });
 });
