@@ -84,7 +84,7 @@ export class SseEventIds {
    * The last token the host got with an event on this exchange, unless that event carried the
    * response (the token a host takes as its Last-Event-ID: an id-only block's token is not, for
    * the MCP SDK clients and eventsource-parser 3), and the count a resume from it starts from
-   * (its count and what it added: routing/handler.ts resumedCount). {@link noteTail} compares
+   * (its count and what it added: routing/resumed-stream.ts resumedCount). {@link noteTail} compares
    * the stream's count at its end with it. A resumed bounded stream starts with the token it
    * resumes from and the count it resumed at (exchange.ts `stream.resumeToken`): the host
    * resumes from it again until an event brings a newer one, so bytes without an id after the
@@ -230,7 +230,7 @@ export class SseEventIds {
    * When the host got bytes after the last token it got with an event (events and comments
    * without an id, an id-only block's token), notes that token and the count through the last
    * frame the host got ({@link deliveredCount}: not an event the seller cut off), so that a
-   * resume from it starts there (resume/tail-ledger.ts; routing/handler.ts resumedCount). Such
+   * resume from it starts there (resume/tail-ledger.ts; routing/resumed-stream.ts resumedCount). Such
    * bytes are in no token the host resumes from: a seller answering each resume with one small
    * event with an id and ~90 KB without, then a drop, had an SDK host's one call receive 18x
    * `max_response_bytes` over 20 resumes (hostile trial 24, F1:
