@@ -39,8 +39,9 @@ export interface WrittenRequestId {
  *
  * Cost: none when the peek read this very body (the same Buffer) by its scan (every body of
  * request/peek.ts PEEK_SCAN_MIN_BYTES or more): it scanned `params` already and left what it
- * found ({@link rememberPeekedCancel}). Otherwise (a small body the peek parsed) two scans, the body's and
- * its `params`' (a seller's event, whose top level the SSE judge scanned already, goes through
+ * found ({@link rememberPeekedCancel}). Otherwise (a small body the peek parsed, a copy, a
+ * BOM-led body's subarray) two scans, the body's and its `params`' (each with the walk of
+ * message-members.ts readObjectMembers too for an object of more than 64 members; a seller's event, whose top level the SSE judge scanned already, goes through
  * {@link requestIdInParams}: one). Before, a 4 MB
  * cancellation was scanned twice more after the peek's own scans, ~15-45 ms of the event loop
  * per cancellation (a review of the cancellation path:
