@@ -9,12 +9,10 @@
  * Used by routing/in-flight-requests.ts (trial 17, L1: a cancelled call later got a made-up
  * `upstream_reset` error for an id its client had already dropped).
  */
-import { scanTopMembers, type ByteRange, type TextMember } from './json-scan.js';
+import type { ByteRange, TextMember } from './json-scan.js';
 import { memberIndexes, plainMemberIndexes } from './text-members.js';
 import { DIGIT_0, DIGIT_9, LBRACE, MINUS, QUOTE } from './json-bytes.js';
-
-/** The body is bounded by the peek already (its structure bounds): the scan adds none. */
-const UNBOUNDED = { maxDepth: Infinity, maxNodes: Infinity };
+import { objectMembersOf } from '../request/message-members.js';
 const PARAMS_KEY = [Buffer.from('params')];
 const REQUEST_ID_KEY = [Buffer.from('requestId')];
 
@@ -27,16 +25,23 @@ export interface WrittenRequestId {
 /**
  * `params.requestId` of the JSON-RPC notification `body` (a JSON object text the request peek
  * read as a `notifications/cancelled`: request/peek.ts), as written. Undefined when there is
- * none to match: no `params` object, no `requestId`, one that is neither a string nor a number,
- * or an object with more members than the scan records (json-scan.ts scanTopMembers).
+ * none to match: no `params` object, no `requestId`, one that is neither a string nor a number.
+ * Members are read as the peek reads them (request/message-members.ts objectMembersOf: the
+ * scan's table, or for an object of more members than it keeps, the walk's name-like keys), so
+ * the answer is the same whichever path reads the body (the peek's remembered scan, a fresh
+ * scan of a body the peek parsed or of a copy, a seller's event) for any object of up to the
+ * peek's MAX_MESSAGE_MEMBERS (1000) members that may be names; more than that -> undefined.
+ * Before, a `params` or top level of more than 64 members gave undefined to every path but the
+ * peek's scan (a review of e6f624a: test/regressions/wide-cancel-id-depends-on-path.test.ts).
  * Escaped keys decoded, as `JSON.parse` reads them. A `requestId` written twice or in another
  * case never gets here: the peek refuses it (request/repeated-request-names.ts; hostile trial
  * 55, F5), as it refuses `params` of more than 1000 members.
  *
  * Cost: none when the peek read this very body (the same Buffer) by its scan (every body of
  * request/peek.ts PEEK_SCAN_MIN_BYTES or more): it scanned `params` already and left what it
- * found ({@link rememberPeekedCancel}). Otherwise (a small body the peek parsed) two scans, the body's and
- * its `params`' (a seller's event, whose top level the SSE judge scanned already, goes through
+ * found ({@link rememberPeekedCancel}). Otherwise (a small body the peek parsed, a copy, a
+ * BOM-led body's subarray) two scans, the body's and its `params`' (each with the walk of
+ * message-members.ts readObjectMembers too for an object of more than 64 members; a seller's event, whose top level the SSE judge scanned already, goes through
  * {@link requestIdInParams}: one). Before, a 4 MB
  * cancellation was scanned twice more after the peek's own scans, ~15-45 ms of the event loop
  * per cancellation (a review of the cancellation path:
@@ -88,11 +93,15 @@ function memberNamed(view: Buffer, key: string, keyBytes: readonly Uint8Array[])
   return members === undefined ? undefined : keptMemberNamed(view, members, key, keyBytes);
 }
 
-/** The members of the object `view`, by one scan (counted: {@link cancelledIdScanCount}); undefined when it is no object the scan records. */
+/**
+ * The members of the object `view` as the peek reads them (request/message-members.ts
+ * objectMembersOf: one scan, counted by {@link cancelledIdScanCount}, and for an object wider
+ * than the scan's table the walk's name-like keys); undefined when more than 1000 of its keys
+ * may be names, or memory cannot grow for the scan. A `view` that is no object has no members.
+ */
 function scanMembers(view: Buffer): readonly TextMember[] | undefined {
   scans++;
-  const scan = scanTopMembers(view, UNBOUNDED);
-  return scan == null || scan.top !== 'object' ? undefined : scan.members;
+  return objectMembersOf(view)?.members;
 }
 
 /** The member `JSON.parse` keeps for `key` (`keyBytes`: its bytes) of the object `view` scanned as `members`. */

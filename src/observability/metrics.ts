@@ -315,7 +315,7 @@ export function createMetrics(opts: CreateMetricsOptions = {}): GatewayMetrics {
   );
   const seller202Answers = counter(
     'seller_202_answers_total',
-    'Answers to a POST holding a request that the seller sent 202 Accepted with a body (JSON or SSE; MCP keeps 202 for a POST without a request, and the MCP SDK client drops its body): sent to the host as 200.',
+    'Answers to a POST holding a request that the seller sent 202 Accepted with a body (JSON or SSE; MCP keeps 202 for a POST without a request, and the MCP SDK client drops its body), sent to the host as 200: counted when the gateway writes the 200 head (a JSON answer as it is sent on, an SSE answer as its stream starts; one the gateway answers with its own error instead is not counted).',
     ['agent'],
   );
   reloads.inc({ result: 'ok' }, 0);

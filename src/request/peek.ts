@@ -890,9 +890,12 @@ function decodedIndexes(view: Buffer, members: readonly TextMember[], keys: read
 
 /**
  * {@link factsOfScan} of an object (a whole body, or a batch element: a request's tool name
- * is kept too, for the batch's limits: RpcPeek.batchToolNames).
+ * is kept too, for the batch's limits: RpcPeek.batchToolNames). `element`: `body` is a batch
+ * element's bytes (a subarray made for this read, which no later lookup holds), so a
+ * cancellation's `requestId` is not remembered for it (mcp/cancelled-id.ts rememberPeekedCancel:
+ * only a whole body's, which routing/handler.ts looks up).
  */
-function objectFactsOfScan(body: Buffer, object: ObjectMembers): ObjectFacts | undefined {
+function objectFactsOfScan(body: Buffer, object: ObjectMembers, element = false): ObjectFacts | undefined {
   const members = object.members;
   let wide = object.count > MAX_MESSAGE_MEMBERS ? wideProblem('the message', object.count) : undefined;
   // More than MAX_MESSAGE_MEMBERS members whose key may be a name: refused for id null, the id not read.
@@ -956,7 +959,7 @@ function objectFactsOfScan(body: Buffer, object: ObjectMembers): ObjectFacts | u
     } else if (methodText === CANCELLED) {
       names ??= judgeKeys(view, paramsMembers, CANCELLED_PARAMS_NAMES, 'params');
       // Its requestId, for routing/handler.ts (mcp/cancelled-id.ts cancelledRequestIdOf): not scanned again there.
-      if (inner.members !== undefined) rememberPeekedCancel(body, view, inner.members);
+      if (inner.members !== undefined && !element) rememberPeekedCancel(body, view, inner.members);
     } else {
       const member = stringMember(view, paramsMembers, 'taskId');
       if (member !== undefined && member.value[1] - member.value[0] - 2 <= MAX_TASK_ID_TEXT_BYTES) taskId = keptTaskId(jsonString(view, member.value));
@@ -1068,7 +1071,7 @@ function factsOfElement(body: Buffer, start: number, end: number): ObjectFacts |
   const view = body.subarray(start, end);
   if (end - start >= PEEK_SCAN_MIN_BYTES) {
     const members = objectMembersOf(view);
-    const facts = members === undefined ? undefined : objectFactsOfScan(view, members);
+    const facts = members === undefined ? undefined : objectFactsOfScan(view, members, true);
     if (facts !== undefined) return facts;
   }
   const text = view.toString('utf8');

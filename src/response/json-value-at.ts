@@ -102,12 +102,22 @@ export function isRequestId(bytes: Buffer, range: ByteRange | undefined, rpc: Pi
     const value = smallIntegerAt(bytes, start, end);
     if (value !== undefined) return value === id;
   }
+  // The id written as the request's own text (an echo, `1.5` for `1.5`): compared in place
+  // first, nothing copied or canonicalized (String(id) is not canonicalized for every check).
+  const mine = idText ?? String(id);
+  if (writtenAs(bytes, start, end, mine)) return true;
   // Canonical texts of different lengths differ: the id is copied out only when the lengths may agree.
   const theirs = canonicalRequestId(rpc)!; // `n` and the exact value's text: a number id
   const lengths = exactDecimalLengthRange(bytes, start, end);
   if (theirs.length - 1 < lengths[0] || theirs.length - 1 > lengths[1]) return false;
-  const text = bytes.toString('latin1', start, end);
-  return text === (idText ?? String(id)) || `n${exactDecimal(text)}` === theirs;
+  return `n${exactDecimal(bytes.toString('latin1', start, end))}` === theirs;
+}
+
+/** Whether `bytes[start, end)` (a JSON number's text: ASCII) is `text`, compared in place. */
+function writtenAs(bytes: Buffer, start: number, end: number, text: string): boolean {
+  if (end - start !== text.length) return false;
+  for (let i = 0; i < text.length; i++) if (bytes[start + i] !== text.charCodeAt(i)) return false;
+  return true;
 }
 
 /**
