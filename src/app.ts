@@ -521,7 +521,7 @@ export async function buildApp(config: GatewayConfig, opts: BuildAppOptions = {}
       if (opsApp !== undefined) applyRequestTimeout(opsApp.server, next.request_timeout_ms);
       guard.applySettings(next.agents); // a running backoff follows the new settings at once
       // Requests waiting out the backoff of an agent removed or moved are answered now, never
-      // sent (routing/handler.ts: unknown_agent, agent_url_changed; hostile trial 57, F4).
+      // sent (routing/backoff-wait.ts: unknown_agent, agent_url_changed; hostile trial 57, F4).
       guard.releaseWaiters(reload);
       // The streams with no end of their own, of an agent removed or moved (hostile trial 34, F1).
       endStreamsOfReconfiguredAgents(streams, reload);

@@ -423,7 +423,7 @@ export function tooLateToSend(remainingMs: number, deadlineMs: number): boolean 
 /**
  * How long (ms) a request with `remainingMs` of its `deadlineMs` left may still wait before it
  * is {@link tooLateToSend} (negative once it is): what bounds a request held at its turn for
- * the seller's answer to a cancellation naming it (routing/handler.ts, `cancel_wait`).
+ * the seller's answer to a cancellation naming it (routing/pipelined-wait.ts, routing/backoff-wait.ts; `cancel_wait`).
  */
 export function sendWindowMs(remainingMs: number, deadlineMs: number): number {
   return remainingMs - Math.min(MIN_SEND_MS, deadlineMs * MIN_SEND_SHARE);
@@ -605,7 +605,7 @@ export class AgentGuard {
    * A reload removed or moved agents (`reload.gone(name)` true for each, by name:
    * routing/agent-reload.ts AgentReload): every request
    * waiting for the turn of one of their call kinds is let go now, resolved undefined (no turn
-   * granted), its timer cleared, and the kind's pump timer with it; routing/handler.ts then
+   * granted), its timer cleared, and the kind's pump timer with it; routing/backoff-wait.ts then
    * answers it from the config in force (`unknown_agent`, `agent_url_changed`), never sending
    * it. The kinds' breach counts, backoffs and a probe in flight stay (the state survives
    * reloads: an agent added back finds it as it was). Returns how many were let go. Hostile

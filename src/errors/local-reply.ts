@@ -403,7 +403,7 @@ export function shownInMessage(value: string): string {
  * (errors/earlier-answers.ts `boundAnswersAhead`).
  *
  * `exchange`: given for a request the gateway had taken up (its exchange open: one waiting for
- * its agent's backoff turn when a reload removed the agent, routing/handler.ts): the refusal is
+ * its agent's backoff turn when a reload removed the agent, routing/backoff-wait.ts): the refusal is
  * that exchange's outcome (`refused`, `reason`), written on its `exchange` line, and no
  * `refused` line or refusal count is made for it (README, Metrics: a host request is an
  * exchange or a refusal, never both). Hostile trial 57, F4.

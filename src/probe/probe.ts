@@ -351,7 +351,7 @@ function beforeFields(before: BeforeResponse | undefined): { events_before?: num
 
 /**
  * A reply's size for `measureDiscovery` and its row, as the live gateway passes it
- * (routing/handler.ts observeDiscovery): every byte of the answer through the response, and
+ * (routing/discovery-warning.ts observeDiscovery): every byte of the answer through the response, and
  * what an SSE answer carried before it, each resume token counted as the seller id it carries
  * (rpc.ts `tokenBytes`; the live stage: response/sse-event-ids.ts `tokenBytesAdded`): the
  * target is about the seller's answer, and a page behind 1,000 events with short ids, 126,843

@@ -48,12 +48,12 @@ import { resetHostConnection } from '../response/host-reset.js';
 import { isResume, refuseDraining, type DrainState } from './draining.js';
 import { refuseUnknownAgent } from './unrouted.js';
 import type { PipelinedTurns } from './pipelined-turn.js';
-import { InFlightRequests, turnVerdict, type TurnVerdict } from './in-flight-requests.js';
+import { InFlightRequests } from './in-flight-requests.js';
 import { HostAnswerWaits } from './host-answer-waits.js';
 import { answerCancelledResume, CancelledRequests } from './cancelled-requests.js';
 import { cancelledRequestIdOf } from '../mcp/cancelled-id.js';
 import type { OpenStream, OpenStreams } from './open-streams.js';
-import { createTurnWaiter, type McpRequest, type QueuedAt } from './pipelined-wait.js';
+import { createTurnWaiter, queuedTurn, type McpRequest, type QueuedAt } from './pipelined-wait.js';
 import { awaitBackoffTurn } from './backoff-wait.js';
 import { guardOutcome, limitsOf } from './request-limits.js';
 import { BATCH_METHOD, batchLevelsText, resumedCount, rpcOfResumedStream } from './resumed-stream.js';
@@ -434,12 +434,7 @@ export function createMcpHandler(deps: HandlerDeps) {
     // deadline is left to finish within it, or when held at its turn past its time for a
     // cancellation's answer (as a backoff turn granted too late: in-flight-requests.ts
     // turnVerdict); otherwise its backoff wait may take what is left.
-    let maxWaitMs = limits.response_deadline_ms;
-    let turn: TurnVerdict = 'send';
-    if (queuedAt !== undefined) {
-      maxWaitMs = Math.max(0, Math.ceil(limits.response_deadline_ms - (performance.now() - queuedAt.ms)));
-      turn = turnVerdict(queuedAt.cancelHold, maxWaitMs, limits.response_deadline_ms);
-    }
+    const { maxWaitMs, turn } = queuedTurn(queuedAt, limits.response_deadline_ms, performance.now());
     const lateTurn = turn !== 'send';
     const kind = callKind(rpc.method, rpc.toolName, rpc.kind === 'batch');
     const answersRequest = rpc.kind === 'request' || rpc.kind === 'batch';
@@ -799,7 +794,7 @@ export function createMcpHandler(deps: HandlerDeps) {
       return undefined;
     }
     // Waits for its backoff turn (routing/backoff-wait.ts), then sent with the turn granted.
-    return awaitBackoffTurn({ request, reply, body, exchange, pending, limits, arrivedAt, kind, guard: deps.guard, inFlight, getConfig: deps.getConfig }, (granted) => {
+    return awaitBackoffTurn({ request, reply, body, exchange, pending, limits, arrivedAt, kind, guard: deps.guard, inFlight, getConfig: () => deps.getConfig() }, (granted) => {
       admission = granted;
       return forward();
     });

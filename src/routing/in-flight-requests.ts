@@ -341,7 +341,7 @@ export class InFlightRequests {
 
   /**
    * The hold at a request's turn (its backoff turn granted, or its pipelined turn come: both
-   * routing/handler.ts sites call this, then {@link turnVerdict}): when cancellations naming
+   * sites call this, routing/pipelined-wait.ts and routing/backoff-wait.ts, then {@link turnVerdict}): when cancellations naming
    * the registered request `entry` await the seller's answer and none was accepted, it is held
    * ({@link holdForCancels}) for at most what its deadline leaves before it is too late to send
    * it (agent-guard.ts sendWindowMs: `deadlineMs` from `startedMs`, performance.now() at its

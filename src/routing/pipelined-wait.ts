@@ -12,7 +12,7 @@ import { isRepeatedSessionId, sessionIdFault } from '../request/session-id-heade
 import { peekRequest, refusalIdOf, type PeekResult } from '../request/peek.js';
 import { requestJsonBounds } from '../request/request-json-bounds.js';
 import { MAX_WAITING_PER_CONNECTION, type PipelinedTurns } from './pipelined-turn.js';
-import { awaitsCancelAnswer, type CancelHoldEnd, type InFlightRequests } from './in-flight-requests.js';
+import { awaitsCancelAnswer, turnVerdict, type CancelHoldEnd, type InFlightRequests, type TurnVerdict } from './in-flight-requests.js';
 import { heldLimits, type HeldLimits } from './request-limits.js';
 
 export type McpRequest = FastifyRequest<{ Params: { agent: string } }>;
@@ -153,4 +153,22 @@ export function createTurnWaiter(
   }
 
   return waitForTurn;
+}
+
+/**
+ * How a request is judged when the handler takes it up (`queuedAt`: given when it waited for
+ * its turn on its connection; `deadlineMs`: its response_deadline_ms; `nowMs`:
+ * performance.now()). `maxWaitMs`: how long its backoff wait may still take (ms, whole,
+ * rounded up; the whole deadline for a request that did not wait). `turn`: `send`, or not sent
+ * (too little of its deadline left, or held at its turn past its time for a cancellation's
+ * answer: in-flight-requests.ts turnVerdict). The verdict is judged on the exact time left, as
+ * InFlightRequests.holdAtTurn judged whether to hold: on the rounded-up time, a request with a
+ * cancellation still awaiting the seller's answer was neither held nor refused when its send
+ * window was between -1 and 0 ms (a review of the one cancel-hold mechanism, Low;
+ * test/unit/pipelined-turn-sliver-sent-while-cancel-awaited.test.ts).
+ */
+export function queuedTurn(queuedAt: Pick<QueuedAt, 'ms' | 'cancelHold'> | undefined, deadlineMs: number, nowMs: number): { readonly maxWaitMs: number; readonly turn: TurnVerdict } {
+  if (queuedAt === undefined) return { maxWaitMs: deadlineMs, turn: 'send' };
+  const remainingMs = deadlineMs - (nowMs - queuedAt.ms);
+  return { maxWaitMs: Math.max(0, Math.ceil(remainingMs)), turn: turnVerdict(queuedAt.cancelHold, remainingMs, deadlineMs) };
 }

@@ -10,8 +10,8 @@ import type { Exchange, RpcPeek } from '../exchange.js';
 import type { GuardOutcome } from '../admission/agent-guard.js';
 import { REASONS } from '../errors/codes.js';
 
-export /** Limits resolved for a request (limitsOf) from its agent config object, its peek and its X-Max-Response-Bytes value. */
-interface HeldLimits {
+/** Limits resolved for a request (limitsOf) from its agent config object, its peek and its X-Max-Response-Bytes value. */
+export interface HeldLimits {
   readonly agent: AgentConfig;
   readonly rpc: RpcPeek;
   readonly call: number | undefined;
