@@ -4,7 +4,7 @@
  * (test sources and their compiled outputs: no compile, no `pretest`), the repository's
  * scripts/ and node_modules/ linked. For the tests of scripts/run-tests.ts.
  */
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
@@ -20,12 +20,24 @@ export interface NpmTestTree {
   root: string;
   /** `npm test` with `extra` appended to the script as written (e.g. ` 'a b'`). */
   npmTest(extra: string): NpmTestRun;
+  /** {@link npmTest} without blocking: several runs at once (a test file's cases side by side). */
+  npmTestAsync(extra: string): Promise<NpmTestRun>;
   remove(): void;
 }
 
 /** A compiled test file whose one test, `name`, passes (or throws). */
 export const compiledTest = (name: string, passes = true): string =>
   `import { test } from 'node:test';\ntest(${JSON.stringify(name)}, () => {${passes ? '' : " throw new Error('no'); "}});\n`;
+
+/**
+ * The environment of a run: without NODE_TEST_CONTEXT, which node --test sets for the calling
+ * file (a node --test run with it reports to that file's runner, not as spec lines); this node first on PATH.
+ */
+function runEnv(): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env, PATH: `${dirname(process.execPath)}${delimiter}${process.env.PATH ?? ''}` };
+  delete env.NODE_TEST_CONTEXT;
+  return env;
+}
 
 export function npmTestTree(prefix: string, files: Record<string, string>): NpmTestTree {
   const root = mkdtempSync(join(tmpdir(), prefix));
@@ -42,12 +54,19 @@ export function npmTestTree(prefix: string, files: Record<string, string>): NpmT
   return {
     root,
     npmTest(extra) {
-      // Without NODE_TEST_CONTEXT, which node --test sets for the calling file: a node --test run
-      // with it reports to that file's runner, not as spec lines.
-      const env: NodeJS.ProcessEnv = { ...process.env, PATH: `${dirname(process.execPath)}${delimiter}${process.env.PATH ?? ''}` };
-      delete env.NODE_TEST_CONTEXT;
-      const run = spawnSync('sh', ['-c', `${script}${extra}`], { cwd: root, env, encoding: 'utf8', timeout: 60_000 });
+      const run = spawnSync('sh', ['-c', `${script}${extra}`], { cwd: root, env: runEnv(), encoding: 'utf8', timeout: 60_000 });
       return { status: run.status, stdout: run.stdout, stderr: run.stderr };
+    },
+    npmTestAsync(extra) {
+      return new Promise((resolve, reject) => {
+        const child = spawn('sh', ['-c', `${script}${extra}`], { cwd: root, env: runEnv(), timeout: 60_000 });
+        let stdout = '';
+        let stderr = '';
+        child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+        child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+        child.on('error', reject);
+        child.on('close', (status) => resolve({ status, stdout, stderr }));
+      });
     },
     remove() {
       rmSync(root, { recursive: true, force: true });

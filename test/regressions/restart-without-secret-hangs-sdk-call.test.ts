@@ -98,7 +98,7 @@ after(async () => {
 type Seen = SeenExchange;
 
 const configYaml = (port: number, secret: boolean): string =>
-  `listen: { host: 127.0.0.1, port: ${port} }\nlog_level: info\n# Short: a seller that never answers is answered 1 s before it runs out (src/shutdown-streams.ts).\nshutdown_grace_ms: 2500\n${secret ? `resume:\n  secret: ${SECRET}\n` : ''}agents:\n  s:\n    url: ${seller.url}\n`;
+  `listen: { host: 127.0.0.1, port: ${port} }\nlog_level: info\n# Short: a seller that never answers is answered 1 s before it runs out (src/shutdown-streams.ts), the longest margin, at 2000 and up.\nshutdown_grace_ms: 2000\n${secret ? `resume:\n  secret: ${SECRET}\n` : ''}agents:\n  s:\n    url: ${seller.url}\n`;
 
 interface Run {
   /** How callTool settled. */

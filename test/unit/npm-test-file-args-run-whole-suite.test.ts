@@ -15,7 +15,9 @@ import { compiledTest, npmTestTree, specResults } from '../helpers/npm-test-tree
 
 const REFUSED_HINT = "(test/.../X.test.ts or dist-test/test/.../X.test.js); an option's value goes after = (--option=value)";
 
-describe('npm-test-file-args-run-whole-suite', () => {
+// The cases run side by side (each is an `npm test` of its own, ~2 s mostly waiting on process
+// start-up): one after another the file took ~33 s alone, 58 s in a CI run.
+describe('npm-test-file-args-run-whole-suite', { concurrency: 4 }, () => {
   const tree = npmTestTree('npm-test-file-args-', {
     'test/unit/a b.test.ts': '',
     'test/unit/fails.test.ts': '',
@@ -38,38 +40,38 @@ describe('npm-test-file-args-run-whole-suite', () => {
     ['its source after ./', "'./test/unit/a b.test.ts'"],
     ['its source, absolute', `'${tree.root}/test/unit/a b.test.ts'`],
   ]) {
-    test(`a file named by ${label}: that file alone runs, exit 0`, () => {
-      const run = tree.npmTest(` ${arg}`);
+    test(`a file named by ${label}: that file alone runs, exit 0`, async () => {
+      const run = await tree.npmTestAsync(` ${arg}`);
       assert.deepEqual(specResults(run.stdout), passesAlone('spaced'));
       assert.equal(run.stderr, '');
       assert.equal(run.status, 0);
     });
   }
 
-  test('the failing file alone: exit 1', () => {
-    const run = tree.npmTest(' test/unit/fails.test.ts');
+  test('the failing file alone: exit 1', async () => {
+    const run = await tree.npmTestAsync(' test/unit/fails.test.ts');
     assert.deepEqual(specResults(run.stdout), ['✖ fails', 'ℹ tests 1', 'ℹ pass 0', 'ℹ fail 1', '✖ failing tests:', '✖ fails']);
     assert.equal(run.stderr, '');
     assert.equal(run.status, 1);
   });
 
-  test('two files, one named twice (source and compiled): each runs once', () => {
-    const run = tree.npmTest(" test/regressions/other.test.ts 'dist-test/test/unit/a b.test.js' 'test/unit/a b.test.ts'");
+  test('two files, one named twice (source and compiled): each runs once', async () => {
+    const run = await tree.npmTestAsync(" test/regressions/other.test.ts 'dist-test/test/unit/a b.test.js' 'test/unit/a b.test.ts'");
     assert.deepEqual(specResults(run.stdout).sort(), ['ℹ fail 0', 'ℹ pass 2', 'ℹ tests 2', '✔ other', '✔ spaced']);
     assert.equal(run.stderr, '');
     assert.equal(run.status, 0);
   });
 
-  test('an option with its value as the next arg, no file: the whole suite, the option applied', () => {
-    const run = tree.npmTest(' --test-name-pattern spaced');
+  test('an option with its value as the next arg, no file: the whole suite, the option applied', async () => {
+    const run = await tree.npmTestAsync(' --test-name-pattern spaced');
     assert.deepEqual(specResults(run.stdout), ['✔ spaced', 'ℹ tests 3', 'ℹ pass 1', 'ℹ fail 0']);
     assert.equal(run.stderr, '');
     assert.equal(run.status, 0);
   });
 
-  test('an option (both forms) and a file: the file, the option applied', () => {
+  test('an option (both forms) and a file: the file, the option applied', async () => {
     for (const option of [' --test-name-pattern other', " '--test-name-pattern=other'"]) {
-      const run = tree.npmTest(`${option} test/unit/fails.test.ts`);
+      const run = await tree.npmTestAsync(`${option} test/unit/fails.test.ts`);
       assert.deepEqual(specResults(run.stdout), ['ℹ tests 1', 'ℹ pass 0', 'ℹ fail 0'], option);
       assert.equal(run.stderr, '', option);
       assert.equal(run.status, 0, option);
@@ -83,8 +85,8 @@ describe('npm-test-file-args-run-whole-suite', () => {
     ['test/unit', 'test/unit'],
     ["'test/unit/a b.test.ts' --title spaced", 'spaced'],
   ]) {
-    test(`${arg}: refused, one line on stderr, exit 1, nothing run`, () => {
-      const run = tree.npmTest(` ${arg}`);
+    test(`${arg}: refused, one line on stderr, exit 1, nothing run`, async () => {
+      const run = await tree.npmTestAsync(` ${arg}`);
       assert.equal(run.stdout, '');
       assert.equal(run.stderr, `npm test: ${JSON.stringify(shown)} is not a test file ${REFUSED_HINT}\n`);
       assert.equal(run.status, 1);
@@ -94,8 +96,8 @@ describe('npm-test-file-args-run-whole-suite', () => {
   // Hostile trial 31, L1: an option that takes a value, last: node took the first test file for
   // its value and, no file named, ran every file it found (helpers included), exit 0.
   for (const args of [' test/unit/fails.test.ts --test-name-pattern', ' --test-name-pattern', ' test/unit/fails.test.ts --test-concurrency']) {
-    test(`${args.trim()}: refused, the option needs a value, exit 1, nothing run`, () => {
-      const run = tree.npmTest(args);
+    test(`${args.trim()}: refused, the option needs a value, exit 1, nothing run`, async () => {
+      const run = await tree.npmTestAsync(args);
       const option = args.trim().split(' ').at(-1)!;
       assert.equal(run.stdout, '');
       assert.equal(run.stderr, `npm test: ${option} needs a value (${option}=value, or the value as the next argument)\n`);
