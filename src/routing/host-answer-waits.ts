@@ -23,8 +23,10 @@
  *   reach the gateway after the request: they come on two connections), but only those opened
  *   within their own `sse_idle_timeout_ms` of it (`graceMs`), so that an id nobody ends pauses
  *   only the streams open around it (review of trial 57 F3's fix); and the id itself expires
- *   after the sharing stream's `sse_idle_timeout_ms` + `sse_deadline_ms` (by then no stream of
- *   the same limits waits for it: {@link StreamHostWaits.awaitShared}).
+ *   at the largest `sse_idle_timeout_ms` + `sse_deadline_ms` from when it was seen among the
+ *   sharing stream's and those of the streams waiting for it (a tool's own for its call: by
+ *   then none waits for it; review of e863d18: {@link StreamHostWaits.awaitShared}). The
+ *   sharing stream's end does not end it while another member is open.
  * Only streams with a deadline wait (exchange.ts hasCumulativeBound: a request's, a batch's, a
  * POSTed notification's or response's), so `sse_deadline_ms` bounds every pause; the standalone
  * GET stream and long-lived streams never do (their idle end is a plain end the host resumes
@@ -40,7 +42,9 @@
  * agentKeyOf, as for the requests in flight: routing/in-flight-requests.ts) with the same
  * `Mcp-Session-Id`, when it arrives, whatever the seller then answers to it; ids match by the
  * gateway's canonical id (response/json-value-at.ts canonicalRequestId, canonicalWrittenId: `7`
- * and `7.0` are one id, `"7"` another). A response inside a batch (2025-03-26) is not read for
+ * and `7.0` are one id, `"7"` another), by value exactly as written: a seller's
+ * `100000000000000000001` answered `100000000000000000000` (a JavaScript host's `JSON.parse`
+ * rounds it) does not match, and the wait lasts to the id's expiry or the stream's deadline. A response inside a batch (2025-03-26) is not read for
  * this: a stream waiting for it stays paused until it ends or its deadline. The seller's own
  * `notifications/cancelled` naming it ends the wait too ({@link HostAnswerWaits.cancelledBySeller};
  * the SDKs' request timeout, after which the host SHOULD NOT answer: before, such an id on the
