@@ -14,7 +14,8 @@
  * id written in more than MAX_AWAITED_ID_BYTES bytes) is no request for this, and the idle clock
  * then runs as before.
  */
-import { scanJson, scanTopMembers, type ByteRange, type JsonScanLimits, type TextMember, type TopMembers } from '../mcp/json-scan.js';
+import { scanJson, scanTopObject, TEXT_INVALID, TEXT_OVER_BOUND, type ByteRange, type JsonScanLimits, type TextMember, type TopMembers } from '../mcp/json-scan.js';
+import { membersOfScan } from '../request/message-members.js';
 import type { ScannedMembers } from './sse-message.js';
 import { BACKSLASH, DIGIT_0, DIGIT_9, MINUS, QUOTE } from '../mcp/json-bytes.js';
 import { MAX_AWAITED_ID_BYTES } from '../routing/host-answer-waits.js';
@@ -79,10 +80,15 @@ export const CANCELLED_METHOD = Buffer.from(CANCELLED_METHOD_TEXT, 'latin1');
  * `scanned`: the judge's scan of `data` (bytes only; sse-message.ts forward verdict), whose
  * top-level facts turn away data that is no such notification without a scan here.
  * Cost: a native search for the method's text; for data holding it, one scan of its top level
- * (json-scan.ts scanTopMembers, under `limits`), which tells the facts above and finds `params`,
+ * (json-scan.ts scanTopObject, under `limits`), which tells the facts above and finds `params`,
  * and one of the `params` value (mcp/cancelled-id.ts requestIdInParams). Before, a scanJson for
  * the facts and a second scan of the whole data to find `params` (hot-path review of the
- * elicitation tracking).
+ * elicitation tracking). A top level or `params` of 65-1000 members is read as the request
+ * peek reads a host's (request/message-members.ts membersOfScan, objectMembersOf: the scan's
+ * table, else a walk keeping the members whose key may be a name); more than 1000 such keys
+ * -> undefined. Before, over 64 members at either level gave undefined, and the stream stayed
+ * paused until the seller next spoke (hostile trial 58:
+ * test/regressions/seller-wide-cancel-keeps-stream-paused.test.ts).
  */
 export function sellerCancelledIdOf(data: string | Buffer, limits: JsonScanLimits, scanned?: ScannedMembers): string | undefined {
   if (typeof data === 'string' ? !data.includes(CANCELLED_METHOD_TEXT) : data.indexOf(CANCELLED_METHOD) === -1) return undefined;
@@ -93,13 +99,16 @@ export function sellerCancelledIdOf(data: string | Buffer, limits: JsonScanLimit
     if (!bytes.subarray(m.method[0], m.method[1]).equals(CANCELLED_METHOD)) return undefined;
   }
   cancelScans++;
-  const top = scanTopMembers(bytes, limits);
-  if (top == null || top.top !== 'object') return undefined;
+  const top = scanTopObject(bytes, limits);
+  if (top === undefined || top === TEXT_INVALID || top === TEXT_OVER_BOUND || top.top !== 'object') return undefined;
+  // Wider than the scan's table (64): the walk's members whose key may be a name (message-members.ts membersOfScan), as the peek reads a host's.
+  const members = membersOfScan(bytes, top).members;
+  if (members === undefined) return undefined;
   // The facts scanJson tells (json-scan.ts TopMembers, JsonScanSummary.repeatedName), from the members as written.
   let method: TextMember | undefined;
   let params: TextMember | undefined;
   let seen = 0;
-  for (const member of top.members) {
+  for (const member of members) {
     const key = member.key;
     for (let i = key[0] + 1; i < key[1] - 1; i++) if (bytes[i] === BACKSLASH) return undefined;
     const name = messageNameOf(bytes, key);

@@ -576,7 +576,7 @@ export async function handleSseBody(
     const id = serverRequestIdOf(sellerData, scanBounds, scanned);
     if (id === undefined) return;
     if (requestStream) hostWaits!.await(id);
-    // Kept at most the stream's idle limit + deadline (StreamHostWaits.awaitShared).
+    // Kept this stream's idle limit + deadline, or longer for a waiting stream of longer limits (StreamHostWaits.awaitShared).
     else (hostWaits ??= hostAnswers!.openStream(sellerKey, session!, undefined)).awaitShared(id, limits.sse_idle_timeout_ms + limits.sse_deadline_ms);
   };
 
@@ -887,7 +887,9 @@ export async function handleSseBody(
   // The call's id is made only there and at a resumable end (not per stream: hot-path review of the elicitation tracking).
   const callId = (): string | undefined => (exchange.rpc.kind === 'request' ? canonicalRequestId(exchange.rpc) : undefined);
   if (hostAnswers !== undefined && bounded) {
-    hostWaits = hostAnswers.openStream(sellerKey, session!, timers, limits.sse_idle_timeout_ms, exchange.stream.resumeToken !== undefined ? callId() : undefined, exchange.stream.startedAt);
+    // Its own idle limit + deadline (a tool's for its call) keep the shared ids it waits for at least that long (StreamHostWaits.awaitShared).
+    const keepMs = limits.sse_idle_timeout_ms + limits.sse_deadline_ms;
+    hostWaits = hostAnswers.openStream(sellerKey, session!, timers, limits.sse_idle_timeout_ms, exchange.stream.resumeToken !== undefined ? callId() : undefined, exchange.stream.startedAt, keepMs);
   }
   try {
     while (true) {

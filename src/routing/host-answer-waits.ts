@@ -23,8 +23,10 @@
  *   reach the gateway after the request: they come on two connections), but only those opened
  *   within their own `sse_idle_timeout_ms` of it (`graceMs`), so that an id nobody ends pauses
  *   only the streams open around it (review of trial 57 F3's fix); and the id itself expires
- *   after the sharing stream's `sse_idle_timeout_ms` + `sse_deadline_ms` (by then no stream of
- *   the same limits waits for it: {@link StreamHostWaits.awaitShared}).
+ *   at the largest `sse_idle_timeout_ms` + `sse_deadline_ms` from when it was seen among the
+ *   sharing stream's and those of the streams waiting for it (a tool's own for its call: by
+ *   then none waits for it; review of e863d18: {@link StreamHostWaits.awaitShared}). The
+ *   sharing stream's end does not end it while another member is open.
  * Only streams with a deadline wait (exchange.ts hasCumulativeBound: a request's, a batch's, a
  * POSTed notification's or response's), so `sse_deadline_ms` bounds every pause; the standalone
  * GET stream and long-lived streams never do (their idle end is a plain end the host resumes
@@ -40,7 +42,9 @@
  * agentKeyOf, as for the requests in flight: routing/in-flight-requests.ts) with the same
  * `Mcp-Session-Id`, when it arrives, whatever the seller then answers to it; ids match by the
  * gateway's canonical id (response/json-value-at.ts canonicalRequestId, canonicalWrittenId: `7`
- * and `7.0` are one id, `"7"` another). A response inside a batch (2025-03-26) is not read for
+ * and `7.0` are one id, `"7"` another), by value exactly as written: a seller's
+ * `100000000000000000001` answered `100000000000000000000` (a JavaScript host's `JSON.parse`
+ * rounds it) does not match, and the wait lasts to the id's expiry or the stream's deadline. A response inside a batch (2025-03-26) is not read for
  * this: a stream waiting for it stays paused until it ends or its deadline. The seller's own
  * `notifications/cancelled` naming it ends the wait too ({@link HostAnswerWaits.cancelledBySeller};
  * the SDKs' request timeout, after which the host SHOULD NOT answer: before, such an id on the
@@ -117,8 +121,10 @@ interface Parked {
 interface SharedWait {
   /** When it was seen (`performance.now()`). */
   readonly seenAt: number;
-  /** Its expiry ({@link StreamHostWaits.awaitShared} `keepMs`), undefined when it has none. */
-  readonly timer: NodeJS.Timeout | undefined;
+  /** When it expires (`performance.now()` ms; Infinity: never): the largest `keepMs` from {@link seenAt} of the stream that shared it and of the members that wait for it ({@link StreamHostWaits.awaitShared}). */
+  expiresAt: number;
+  /** Its expiry's timer, undefined when it has none. */
+  timer: NodeJS.Timeout | undefined;
 }
 
 /** The one key of seller endpoint `seller` (agentKeyOf) and MCP session `session`: both joined by a NUL (neither holds one: an agent url, a header value). */
@@ -199,12 +205,16 @@ export class HostAnswerWaits {
    * review of the elicitation tracking:
    * test/regressions/reused-call-id-inherits-parked-wait.test.ts).
    */
-  openStream(seller: string, session: string, clock: IdleClock | undefined, graceMs = Infinity, resumes?: string, startedAt?: number): StreamHostWaits {
+  openStream(seller: string, session: string, clock: IdleClock | undefined, graceMs = Infinity, resumes?: string, startedAt?: number, keepMs = 0): StreamHostWaits {
     const key = sessionKeyOf(seller, session);
     let entry = this.bySession.get(key);
     if (entry === undefined) this.bySession.set(key, (entry = new SessionWaits(key)));
-    const stream = new StreamHostWaits(this, entry, seller, session, clock, graceMs);
+    const stream = new StreamHostWaits(this, entry, seller, session, clock, graceMs, keepMs);
     entry.members.add(stream);
+    // The shared ids it waits for are kept at least its own `keepMs` from when they were seen (StreamHostWaits.awaitShared).
+    if (clock !== undefined && entry.shared !== undefined) {
+      for (const [id, wait] of entry.shared) if (stream.waitsFor(wait.seenAt)) this.keepShared(entry, id, wait, wait.seenAt + keepMs);
+    }
     // A resume of a call whose stream ended resumable with its own requests outstanding waits for them (`park`).
     if (resumes !== undefined && this.parked.size > 0) {
       const parked = this.parked.get(`${key}\0${resumes}`);
@@ -321,6 +331,22 @@ export class HostAnswerWaits {
     for (const stream of entry.members) stream.answer(id);
   }
 
+  /**
+   * @internal Shared id `id` of `entry` (its `wait`) is kept at least to `expiresAt`
+   * (`performance.now()` ms): its expiry moves there when later; `delayMs`, the time to it when
+   * the caller knows it exactly (a new id: its `keepMs`).
+   */
+  keepShared(entry: SessionWaits, id: string, wait: SharedWait, expiresAt: number, delayMs = expiresAt - performance.now()): void {
+    if (!(expiresAt > wait.expiresAt)) return;
+    wait.expiresAt = expiresAt;
+    clearTimeout(wait.timer);
+    wait.timer = undefined;
+    if (!Number.isFinite(expiresAt)) return;
+    const timer = setTimeout(() => this.expireShared(entry, id), Math.min(Math.max(delayMs, 0), 2 ** 31 - 1));
+    timer.unref();
+    wait.timer = timer;
+  }
+
   /** @internal A shared id's expiry ({@link StreamHostWaits.awaitShared} `keepMs`): no member waits for it any more. */
   expireShared(entry: SessionWaits, id: string): void {
     if (!entry.dropShared(id)) return;
@@ -350,6 +376,8 @@ export class StreamHostWaits {
     readonly session: string,
     private readonly clock: IdleClock | undefined,
     private readonly graceMs: number,
+    /** Its own `sse_idle_timeout_ms` + `sse_deadline_ms` (ms; 0 when not told): a shared id it waits for is kept at least that long from when it was seen. */
+    readonly keepMs: number,
   ) {}
 
   /** When it opened (`performance.now()`). */
@@ -360,6 +388,11 @@ export class StreamHostWaits {
     if (this.closed) return false;
     if (this.ids !== undefined && this.ids.size > 0) return true;
     return this.entry.newestSeenAt + this.graceMs >= this.openedAt;
+  }
+
+  /** @internal Whether it waits for a shared id seen at `seenAt` (`performance.now()`): it has a clock, is open, and opened no more than its `graceMs` after. */
+  waitsFor(seenAt: number): boolean {
+    return this.clock !== undefined && !this.closed && seenAt + this.graceMs >= this.openedAt;
   }
 
   /**
@@ -387,13 +420,18 @@ export class StreamHostWaits {
   /**
    * The stream (answering no request) carried a request with canonical id `id`: every member of
    * its session waits for it, until the host answers it, the seller cancels it, the session's
-   * last member leaves, or `keepMs` (ms) from now: the stream's `sse_idle_timeout_ms` +
-   * `sse_deadline_ms` (a member waits for it only when opened within its `graceMs`, the same
-   * `sse_idle_timeout_ms` for the session's streams but a tool's own, and pauses at most to its
-   * own `sse_deadline_ms`: by then no member of the same limits still waits for it). Before, such an id
-   * lasted as long as the GET stream and kept every chunk of the session's streams parsed
-   * (hot-path review of the elicitation tracking:
-   * test/regressions/shared-elicitation-wait-never-expires.test.ts). O(1) per member updated.
+   * last member leaves, or it expires: the largest `keepMs` (ms) from now among this stream's
+   * (its `sse_idle_timeout_ms` + `sse_deadline_ms`) and those of the members that wait for it
+   * ({@link HostAnswerWaits.openStream} `keepMs`: each its own `sse_idle_timeout_ms` +
+   * `sse_deadline_ms`, a tool's own limits for its call's stream), those opened later within
+   * their `graceMs` included. A member pauses at most to its own `sse_deadline_ms`, so by then
+   * none still waits for it. Before, such an id lasted as long as the GET stream and kept every
+   * chunk of the session's streams parsed (hot-path review of the elicitation tracking:
+   * test/regressions/shared-elicitation-wait-never-expires.test.ts); then it expired at the
+   * sharing stream's limits alone, and a tool's call with a longer `sse_deadline_ms` ran its
+   * idle clock again while the human still decided (review of e863d18:
+   * test/regressions/shared-elicitation-expires-before-tool-deadline.test.ts). O(1) per member
+   * updated.
    */
   awaitShared(id: string, keepMs = Infinity): void {
     if (this.closed) return;
@@ -401,12 +439,11 @@ export class StreamHostWaits {
     const shared = (entry.shared ??= new Map());
     if (shared.size >= MAX_AWAITED_PER_STREAM || shared.has(id)) return;
     const seenAt = performance.now();
-    let timer: NodeJS.Timeout | undefined;
-    if (Number.isFinite(keepMs)) {
-      timer = setTimeout(() => this.registry.expireShared(entry, id), Math.min(Math.max(keepMs, 0), 2 ** 31 - 1));
-      timer.unref();
-    }
-    shared.set(id, { seenAt, timer });
+    let keep = keepMs;
+    for (const stream of entry.members) if (stream.keepMs > keep && stream.waitsFor(seenAt)) keep = stream.keepMs;
+    const wait: SharedWait = { seenAt, expiresAt: -Infinity, timer: undefined };
+    shared.set(id, wait);
+    this.registry.keepShared(entry, id, wait, seenAt + keep, keep);
     entry.newestSeenAt = seenAt;
     for (const stream of entry.members) stream.update();
   }

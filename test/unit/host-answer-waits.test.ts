@@ -3,7 +3,7 @@
  * seller messages are server requests, which streams wait for the host's answer, which answer
  * ends the wait (seller endpoint, session, canonical id), and that nothing outlives its streams.
  */
-import { describe, test } from 'node:test';
+import { describe, mock, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { HostAnswerWaits, MAX_AWAITED_PER_STREAM, MAX_PARKED_CALLS, MAX_PARKED_CALLS_PER_SESSION, type IdleClock } from '../../src/routing/host-answer-waits.js';
 import { sellerCancelledIdOf, serverRequestIdOf } from '../../src/response/server-request-id.js';
@@ -243,5 +243,39 @@ describe('sellerCancelledIdOf', () => {
       '{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":0},"params":{"requestId":1}}',
     ])
       assert.equal(sellerCancelledIdOf(data, BOUNDS), undefined, data);
+  });
+});
+
+// Review of e863d18: a shared id is kept to the largest idle limit + deadline among the stream that
+// shared it and the members waiting for it (a tool's call with a longer sse_deadline_ms).
+describe('a shared id is kept for the members waiting for it (their own keepMs)', () => {
+  test('a member open before it, and one opened within its grace after it, each keep it to their own keepMs; one without a clock does not', () => {
+    mock.timers.enable({ apis: ['setTimeout'] });
+    try {
+      const waits = new HostAnswerWaits();
+      const get = waits.openStream('seller', 'S', undefined, Infinity, undefined, undefined, 99_000);
+      const early = clock();
+      const before = waits.openStream('seller', 'S', early, 300, undefined, undefined, 5_300);
+      get.awaitShared('n1', 700);
+      assert.equal(early.calls, 'p');
+      mock.timers.tick(5_299);
+      assert.deepEqual([early.calls, waits.anyAwaited('seller', 'S')], ['p', true]);
+      mock.timers.tick(1);
+      assert.deepEqual([early.calls, waits.anyAwaited('seller', 'S')], ['pr', false]);
+      before.close();
+      // A member opened after the id (the call's stream on its own connection), within its grace: from the id's sighting.
+      get.awaitShared('n2', 700);
+      const late = clock();
+      const after = waits.openStream('seller', 'S', late, 300, undefined, undefined, 2_000);
+      mock.timers.tick(1_999);
+      assert.deepEqual([late.calls, waits.anyAwaited('seller', 'S')], ['p', true]);
+      mock.timers.tick(1);
+      assert.deepEqual([late.calls, waits.anyAwaited('seller', 'S')], ['pr', false]);
+      after.close();
+      get.close();
+      assert.equal(waits.sessions, 0);
+    } finally {
+      mock.timers.reset();
+    }
   });
 });
