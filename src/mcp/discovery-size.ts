@@ -141,14 +141,17 @@ export interface DiscoveryInput {
   /**
    * Every byte of the answer the host receives through the response, as UTF-8 on the wire:
    * the JSON body; on SSE, all the stream carried before the response's event and that event
-   * whole, its `id:`, `event:` and `data:` lines and the blank line ending it, each gateway
-   * resume token on an `id:` line counted as the seller's event id it carries (the target is
-   * about the seller's answer: 1,000 events with short ids, 126,843 bytes from the seller, were
-   * judged at 335,628 with their tokens; review of hostile trial 57 F2's fix:
-   * test/regressions/discovery-size-counts-gateway-resume-tokens.test.ts). The probe reads
+   * whole, its `id:`, `event:` and `data:` lines and the blank line ending it, less each `id:`
+   * line carrying a gateway resume token (the target is about the seller's answer: 1,000 events
+   * with short ids, 126,843 bytes from the seller, were judged at 335,628 with their tokens;
+   * review of hostile trial 57 F2's fix:
+   * test/regressions/discovery-size-counts-gateway-resume-tokens.test.ts; the whole line, not
+   * the token counted as the seller id it carries: which events get a token depends on the
+   * tokens' lengths, and probe and the live check disagreed, hostile trial 58, 1:
+   * test/regressions/probe-and-live-discovery-size-disagree.test.ts). The probe reads
    * it (probe/rpc.ts `answerBytes` less `tokenBytes`); the gateway counts it as it writes
    * (response/sse-stage.ts `responseSize`: `SseFrameBatch.answerSoFar` less
-   * `SseEventIds.tokenBytesAdded`). Used for `tools/list` only. {@link before}'s bytes are
+   * `SseEventIds.tokenLineBytes`). Used for `tools/list` only. {@link before}'s bytes are
    * counted the same way.
    */
   readonly bytes: number;

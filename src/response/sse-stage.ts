@@ -465,7 +465,7 @@ export async function handleSseBody(
     // The id it goes out with: its own, or the stream's pending id, as a resume token within
     // the stream's token budget, or none (sse-event-ids.ts).
     /** What the tokens added before this event's, for the discovery size (`responseSize`). */
-    const tokensBefore = ids.tokenBytesAdded;
+    const tokensBefore = ids.tokenLineBytes;
     id = ids.eventId(id, final || verdict?.kind === 'response');
     if (exchange.finished) return;
     /** The `data:` lines of `out` when it is a rewrite (counted for its bound, passed to the encoder). */
@@ -593,8 +593,8 @@ export async function handleSseBody(
    * where the probe reported the page over its target (hostile trial 57, F2:
    * test/regressions/discovery-size-ignores-sse-events-before-response.test.ts). The batch
    * counts from the stream's start whenever the hooks want the message (`countAnswer`).
-   * Each resume token is counted as the seller id it carries (`ids.tokenBytesAdded`, through
-   * the response's event; `tokensBefore`, before it): the target is about the seller's answer,
+   * Each resume token's `id:` line is not counted (`ids.tokenLineBytes`, through the
+   * response's event; `tokensBefore`, before it): the target is about the seller's answer,
    * and 1,000 progress events with short ids (126,843 bytes from the seller) drew the warning at
    * 335,628, what their tokens took them to; the probe counts them alike (probe/rpc.ts
    * `tokenBytes`; review of trial 57 F2's fix:
@@ -603,7 +603,7 @@ export async function handleSseBody(
   const responseSize = (message: unknown, before: ReturnType<SseFrameBatch['answerSoFar']>, tokensBefore: number): void => {
     const through = batch.answerSoFar();
     if (before === undefined || through === undefined) return;
-    hooks.onResponseMessage(message, through.bytes - ids.tokenBytesAdded, { events: before.events, bytes: before.bytes - before.commentTail - tokensBefore });
+    hooks.onResponseMessage(message, through.bytes - ids.tokenLineBytes, { events: before.events, bytes: before.bytes - before.commentTail - tokensBefore });
   };
 
   /**
