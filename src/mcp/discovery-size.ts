@@ -94,10 +94,13 @@ export const COUNTERPARTY_FIELD_PATHS: Readonly<Record<'publisher_domains' | 'da
  * What an SSE answer carried before its response's event, as a host's SSE reader sees it
  * (WHATWG HTML §9.2.6): `events`, those dispatched before the response's (each with at least
  * one `data:` line, whatever its `event:` name: progress notifications, server requests, ...);
- * `bytes`, every byte before the block that holds the response's event (those events, comments,
+ * `bytes`, every byte before the response's event's own lines (those events, comments,
  * `retry:` and id-only blocks, blank lines; a comment line with no blank line between it and the
- * response's event is in that block, as the reader sees it). Counted in a `tools/list` page's
- * `bytes`. The probe reads it on the wire (probe/rpc.ts `readSseResponse`), the gateway counts
+ * response's event too, though the reader reads it in that event's block: the gateway writes
+ * comments so, and ~132 KB of comments before a page were no "before" at all, in the probe's
+ * row or the warning: hostile trial 58, 2,
+ * test/regressions/discovery-size-comments-before-response-unexplained.test.ts; `events` 0
+ * then). Counted in a `tools/list` page's `bytes`. The probe reads it on the wire (probe/rpc.ts `readSseResponse`), the gateway counts
  * what it gives the host (response/sse-encode.ts `SseFrameBatch.answerSoFar`).
  */
 export interface BeforeResponse {

@@ -229,6 +229,9 @@ async function readSseResponse(
   let fed = 0;
   let blockStart = 0;
   let lineStart = true;
+  /** Whether the line being read is a comment (`:` first), and whether the block being read has had a line other than a comment. */
+  let commentLine = false;
+  let blockHasField = false;
   /** Once found: the bytes through the response's event, and those before that event. */
   let through = 0;
   let beforeBytes = 0;
@@ -265,14 +268,21 @@ async function readSseResponse(
             idLine = undefined;
           }
         }
+        if (lineStart && !blank) {
+          commentLine = chunk[from] === 0x3a;
+          if (!commentLine) blockHasField = true;
+        }
         lineStart = lf !== -1;
         if (found) {
           through = fed;
           beforeBytes = blockStart;
           tokensBefore = tokensAtBlockStart;
-        } else if (blank) {
+        } else if (blank || (lf !== -1 && commentLine && !blockHasField)) {
+          // A blank line ends a block; a comment line that opens one is before its event too
+          // (the gateway writes comments without a blank line: hostile trial 58, 2).
           blockStart = fed;
           tokensAtBlockStart = tokens;
+          if (blank) blockHasField = false;
         }
         from = to;
       }

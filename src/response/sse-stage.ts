@@ -585,7 +585,8 @@ export async function handleSseBody(
    * (PipelineHooks.onResponseMessage) with its size as the host receives it: every byte this
    * stream gave the host through the response's event (`SseFrameBatch.answerSoFar`: written and
    * queued), and what came before that event's block, `before` (the events before it, the bytes
-   * before it but the comment lines that open its block): what `probe` reads on the wire
+   * before its own lines, the comment lines that open its block included: hostile trial 58, 2,
+   * test/regressions/discovery-size-comments-before-response-unexplained.test.ts): what `probe` reads on the wire
    * (probe/rpc.ts `answerBytes`, `before`; mcp/discovery-size.ts BeforeResponse). Counted as
    * the frames are queued (the UTF-8 length of each frame's text; a raw range: a search per
    * event block, within it), nothing serialized again; `answerSoFar` reads the counts, O(1). It measured the response event's data alone: 3,000 progress events
@@ -603,7 +604,7 @@ export async function handleSseBody(
   const responseSize = (message: unknown, before: ReturnType<SseFrameBatch['answerSoFar']>, tokensBefore: number): void => {
     const through = batch.answerSoFar();
     if (before === undefined || through === undefined) return;
-    hooks.onResponseMessage(message, through.bytes - ids.tokenLineBytes, { events: before.events, bytes: before.bytes - before.commentTail - tokensBefore });
+    hooks.onResponseMessage(message, through.bytes - ids.tokenLineBytes, { events: before.events, bytes: before.bytes - tokensBefore });
   };
 
   /**
