@@ -94,10 +94,13 @@ export const COUNTERPARTY_FIELD_PATHS: Readonly<Record<'publisher_domains' | 'da
  * What an SSE answer carried before its response's event, as a host's SSE reader sees it
  * (WHATWG HTML §9.2.6): `events`, those dispatched before the response's (each with at least
  * one `data:` line, whatever its `event:` name: progress notifications, server requests, ...);
- * `bytes`, every byte before the block that holds the response's event (those events, comments,
+ * `bytes`, every byte before the response's event's own lines (those events, comments,
  * `retry:` and id-only blocks, blank lines; a comment line with no blank line between it and the
- * response's event is in that block, as the reader sees it). Counted in a `tools/list` page's
- * `bytes`. The probe reads it on the wire (probe/rpc.ts `readSseResponse`), the gateway counts
+ * response's event too, though the reader reads it in that event's block: the gateway writes
+ * comments so, and ~132 KB of comments before a page were no "before" at all, in the probe's
+ * row or the warning: hostile trial 58, 2,
+ * test/regressions/discovery-size-comments-before-response-unexplained.test.ts; `events` 0
+ * then). Counted in a `tools/list` page's `bytes`. The probe reads it on the wire (probe/rpc.ts `readSseResponse`), the gateway counts
  * what it gives the host (response/sse-encode.ts `SseFrameBatch.answerSoFar`).
  */
 export interface BeforeResponse {
@@ -141,14 +144,17 @@ export interface DiscoveryInput {
   /**
    * Every byte of the answer the host receives through the response, as UTF-8 on the wire:
    * the JSON body; on SSE, all the stream carried before the response's event and that event
-   * whole, its `id:`, `event:` and `data:` lines and the blank line ending it, each gateway
-   * resume token on an `id:` line counted as the seller's event id it carries (the target is
-   * about the seller's answer: 1,000 events with short ids, 126,843 bytes from the seller, were
-   * judged at 335,628 with their tokens; review of hostile trial 57 F2's fix:
-   * test/regressions/discovery-size-counts-gateway-resume-tokens.test.ts). The probe reads
+   * whole, its `id:`, `event:` and `data:` lines and the blank line ending it, less each `id:`
+   * line carrying a gateway resume token (the target is about the seller's answer: 1,000 events
+   * with short ids, 126,843 bytes from the seller, were judged at 335,628 with their tokens;
+   * review of hostile trial 57 F2's fix:
+   * test/regressions/discovery-size-counts-gateway-resume-tokens.test.ts; the whole line, not
+   * the token counted as the seller id it carries: which events get a token depends on the
+   * tokens' lengths, and probe and the live check disagreed, hostile trial 58, 1:
+   * test/regressions/probe-and-live-discovery-size-disagree.test.ts). The probe reads
    * it (probe/rpc.ts `answerBytes` less `tokenBytes`); the gateway counts it as it writes
    * (response/sse-stage.ts `responseSize`: `SseFrameBatch.answerSoFar` less
-   * `SseEventIds.tokenBytesAdded`). Used for `tools/list` only. {@link before}'s bytes are
+   * `SseEventIds.tokenLineBytes`). Used for `tools/list` only. {@link before}'s bytes are
    * counted the same way.
    */
   readonly bytes: number;

@@ -15,9 +15,9 @@
  * Each response is measured on the bytes the gateway sent (after its normalization), so the
  * report shows what a host on the gateway receives: every byte of the answer through the
  * response (rpc.ts `answerBytes`), on SSE the events before the response included, which the
- * row also counts apart (`events_before`, `bytes_before`), each resume token counted as the
- * seller's event id it carries (`sizeOf`: the target is about the seller's answer, as the live
- * check counts it). It counted the response message
+ * row also counts apart (`events_before`, `bytes_before`), without the `id:` lines carrying
+ * resume tokens (`sizeOf`: the target is about the seller's answer, as the live check counts
+ * it). It counted the response message
  * alone, and a page answered after 3,000 progress events was reported at 195 bytes, `all
  * within target`, for 311,093 bytes delivered (a hostile new user's trial 15, L1:
  * test/regressions/probe-ignores-events-before-response.test.ts). The capabilities document
@@ -352,11 +352,12 @@ function beforeFields(before: BeforeResponse | undefined): { events_before?: num
 /**
  * A reply's size for `measureDiscovery` and its row, as the live gateway passes it
  * (routing/discovery-warning.ts observeDiscovery): every byte of the answer through the response, and
- * what an SSE answer carried before it, each resume token counted as the seller id it carries
- * (rpc.ts `tokenBytes`; the live stage: response/sse-event-ids.ts `tokenBytesAdded`): the
+ * what an SSE answer carried before it, without the `id:` lines carrying resume tokens
+ * (rpc.ts `tokenBytes`; the live stage: response/sse-event-ids.ts `tokenLineBytes`): the
  * target is about the seller's answer, and a page behind 1,000 events with short ids, 126,843
  * bytes from the seller, was reported over at 335,628 (review of hostile trial 57 F2's fix:
- * test/regressions/discovery-size-counts-gateway-resume-tokens.test.ts). The capabilities
+ * test/regressions/discovery-size-counts-gateway-resume-tokens.test.ts; hostile trial 58, 1:
+ * test/regressions/probe-and-live-discovery-size-disagree.test.ts). The capabilities
  * surfaces are measured on the document (`bytes` serves a page only).
  */
 function sizeOf(reply: RpcReply): { bytes: number; before?: BeforeResponse } {

@@ -55,13 +55,15 @@ export interface RpcReply {
    */
   readonly before?: BeforeResponse;
   /**
-   * On SSE, with a response message, when the gateway's resume tokens on `id:` lines added
-   * anything: what they added over the seller ids they carry (each token's length less its
-   * id's UTF-8 bytes; resume/token.ts `resumeTokenSellerId`), through the response's event
+   * On SSE, with a response message, when there were any: the bytes of the `id:` lines that
+   * carry the gateway's resume tokens (each whole line, its line break included; a token is
+   * what resume/token.ts `resumeTokenSellerId` reads one from), through the response's event
    * (`through`, in `answerBytes`) and before it (`before`, in `before.bytes`). The probe
-   * measures without it, as the live check does (mcp/discovery-size.ts DiscoveryInput.bytes):
+   * measures without them, as the live check does (mcp/discovery-size.ts DiscoveryInput.bytes):
    * the target is about the seller's answer (review of hostile trial 57 F2's fix:
-   * test/regressions/discovery-size-counts-gateway-resume-tokens.test.ts).
+   * test/regressions/discovery-size-counts-gateway-resume-tokens.test.ts), and which events get
+   * a token depends on the tokens' lengths (hostile trial 58, 1:
+   * test/regressions/probe-and-live-discovery-size-disagree.test.ts).
    */
   readonly tokenBytes?: { readonly through: number; readonly before: number };
   /** Response headers (lower-cased names). */
@@ -227,10 +229,13 @@ async function readSseResponse(
   let fed = 0;
   let blockStart = 0;
   let lineStart = true;
+  /** Whether the line being read is a comment (`:` first), and whether the block being read has had a line other than a comment. */
+  let commentLine = false;
+  let blockHasField = false;
   /** Once found: the bytes through the response's event, and those before that event. */
   let through = 0;
   let beforeBytes = 0;
-  /** What the tokens on `id:` lines added so far (`tokenBytes`), and by the start of the block being read; once found, before the response's event. */
+  /** The bytes of the token-carrying `id:` lines so far (`tokenBytes`), and by the start of the block being read; once found, before the response's event. */
   let tokens = 0;
   let tokensAtBlockStart = 0;
   let tokensBefore = 0;
@@ -259,18 +264,25 @@ async function readSseResponse(
           idLineBytes += to - from;
           if (idLineBytes > MAX_RESUME_TOKEN_LENGTH + 8) idLine = undefined;
           else if (lf !== -1) {
-            tokens += tokenAdded(Buffer.concat(idLine, idLineBytes));
+            tokens += tokenLineBytes(Buffer.concat(idLine, idLineBytes));
             idLine = undefined;
           }
+        }
+        if (lineStart && !blank) {
+          commentLine = chunk[from] === 0x3a;
+          if (!commentLine) blockHasField = true;
         }
         lineStart = lf !== -1;
         if (found) {
           through = fed;
           beforeBytes = blockStart;
           tokensBefore = tokensAtBlockStart;
-        } else if (blank) {
+        } else if (blank || (lf !== -1 && commentLine && !blockHasField)) {
+          // A blank line ends a block; a comment line that opens one is before its event too
+          // (the gateway writes comments without a blank line: hostile trial 58, 2).
           blockStart = fed;
           tokensAtBlockStart = tokens;
+          if (blank) blockHasField = false;
         }
         from = to;
       }
@@ -296,17 +308,15 @@ async function readSseResponse(
 }
 
 /**
- * What a whole line (its line break included) adds as a gateway resume token over the seller
- * id it carries: for `id: <token>` (or `id:<token>`), the token's length less the id's UTF-8
- * bytes; 0 for any other line.
+ * The bytes of a whole line (its line break included) that carries a gateway resume token,
+ * `id: <token>` (or `id:<token>`); 0 for any other line.
  */
-function tokenAdded(line: Buffer): number {
+function tokenLineBytes(line: Buffer): number {
   if (line.length < 4 || line[1] !== 0x64 || line[2] !== 0x3a) return 0;
   let end = line.length - 1;
   if (end > 3 && line[end - 1] === 0x0d) end--;
   const value = line.toString('latin1', line[3] === 0x20 ? 4 : 3, end);
-  const sellerId = resumeTokenSellerId(value);
-  return sellerId === undefined ? 0 : value.length - Buffer.byteLength(sellerId);
+  return resumeTokenSellerId(value) === undefined ? 0 : line.length;
 }
 
 function isResponseTo(message: unknown, id: number): boolean {

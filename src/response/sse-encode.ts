@@ -260,22 +260,24 @@ export class SseFrameBatch {
    * blocks into one segment, sse-raw-plan.ts, so the taker has no count to pass).
    */
   countAnswer(): void {
-    this.answer = { bytes: 0, events: 0, commentTail: 0 };
+    this.answer = { bytes: 0, events: 0 };
   }
 
   /**
    * What the host got and is being given on this stream since {@link countAnswer}, the frames
    * queued and not yet written included: `bytes`, every byte; `events`, the events (frames
-   * with `data:` lines: {@link event}, {@link eventBytes}, each block of a {@link raw} range);
-   * `commentTail`, the bytes of the comment lines queued since the last frame ending with a
-   * blank line (a host's SSE reader reads them in the next event's block). Undefined when not
+   * with `data:` lines: {@link event}, {@link eventBytes}, each block of a {@link raw} range).
+   * A comment line queued before an event is in `bytes` before it, though a host's SSE reader
+   * reads it in that event's block (the stage writes comments without a blank line): the
+   * discovery size counts it as before the response (hostile trial 58, 2:
+   * test/regressions/discovery-size-comments-before-response-unexplained.test.ts). Undefined when not
    * counting. O(1): the counts are kept as frames are queued. Before, it measured all the text
    * queued (one input chunk's frames) at each call, twice per response event (review of hostile
    * trial 57 F2's fix).
    */
-  answerSoFar(): { readonly bytes: number; readonly events: number; readonly commentTail: number } | undefined {
+  answerSoFar(): { readonly bytes: number; readonly events: number } | undefined {
     const answer = this.answer;
-    return answer === undefined ? undefined : { bytes: answer.bytes, events: answer.events, commentTail: answer.commentTail };
+    return answer === undefined ? undefined : { bytes: answer.bytes, events: answer.events };
   }
 
   /** Adds one event, as {@link encodeSseEvent} writes it (`lines`: as there). */
@@ -356,12 +358,7 @@ export class SseFrameBatch {
     this.text += frame;
     const answer = this.answer;
     if (answer === undefined) return;
-    const bytes = Buffer.byteLength(frame);
-    answer.bytes += bytes;
-    // A comment line (sse-encode.ts encodeSseComment: `:` first, no blank line after it) joins
-    // the next event's block; a `retry:` or id-only frame ends with its blank line.
-    if (frame.charCodeAt(0) === COLON) answer.commentTail += bytes;
-    else answer.commentTail = 0;
+    answer.bytes += Buffer.byteLength(frame);
   }
 
   /**
@@ -421,20 +418,17 @@ export class SseFrameBatch {
   }
 }
 
-/** What {@link SseFrameBatch.countAnswer} keeps: bytes queued (written or not), events queued, the comment lines' bytes since the last blank line. */
+/** What {@link SseFrameBatch.countAnswer} keeps: bytes queued (written or not), events queued. */
 interface AnswerCount {
   bytes: number;
   events: number;
-  commentTail: number;
 }
 
-const COLON = 0x3a;
 const LF_LF = Buffer.from('\n\n', 'latin1');
 
 /** `n` more events queued, each ending with its blank line. */
 function countEvents(answer: AnswerCount, n: number): void {
   answer.events += n;
-  answer.commentTail = 0;
 }
 
 /**

@@ -58,6 +58,9 @@ export function pendingIdFor(id: string): string {
   return id.length > MAX_RESUME_TOKEN_LENGTH ? UNTOKENIZABLE_ID : id;
 }
 
+/** What an `id:` line adds around its token, in bytes: `id: ` and the LF (sse-encode.ts `eventHead`). */
+const TOKEN_ID_LINE_FRAMING = 5;
+
 /** The pending id kept for a seller's id no token can carry ({@link pendingIdFor}): NUL, which no seller id holds (WHATWG HTML §9.2.6 ignores such an id field), and which no token carries (request/headers.ts isResumableEventId). */
 const UNTOKENIZABLE_ID = '\0';
 
@@ -71,15 +74,20 @@ export class SseEventIds {
    */
   pendingId: string | undefined = undefined;
   /**
-   * What the resume tokens minted so far on this stream added to what the host gets, in bytes:
-   * each token's length less its seller id's UTF-8 bytes (negative for a token shorter than its
-   * id), summed. The discovery-size check subtracts it (sse-stage.ts `responseSize`): the
-   * target is about the seller's answer, and 1,000 events with short ids (126,843 bytes) drew
-   * the warning at 335,628 bytes, what their tokens took them to (review of hostile trial 57
-   * F2's fix: test/regressions/discovery-size-counts-gateway-resume-tokens.test.ts). One
-   * addition per token.
+   * The bytes of the `id:` lines carrying the resume tokens minted so far on this stream, as
+   * the host gets them: each `id: <token>` and its LF (the token's ASCII length + 5), summed.
+   * The discovery-size check subtracts it (sse-stage.ts `responseSize`): the target is about
+   * the seller's answer, and 1,000 events with short ids (126,843 bytes) drew the warning at
+   * 335,628 bytes, what their tokens took them to (review of hostile trial 57 F2's fix:
+   * test/regressions/discovery-size-counts-gateway-resume-tokens.test.ts). The whole line, not
+   * the token less its seller id: an event refused a token by the credit goes out with no `id:`
+   * line, and how many are refused depends on the tokens' lengths (the host's session id, the
+   * request's id), so a host's answer and the probe's (its own session) counted the seller's ids
+   * of different events; the same seller was 142,619 bytes live and 142,675 in `probe`
+   * (hostile trial 58, 1: test/regressions/probe-and-live-discovery-size-disagree.test.ts).
+   * One addition per token.
    */
-  tokenBytesAdded = 0;
+  tokenLineBytes = 0;
   /**
    * The last token the host got with an event on this exchange, unless that event carried the
    * response (the token a host takes as its Last-Event-ID: an id-only block's token is not, for
@@ -210,7 +218,7 @@ export class SseEventIds {
       return token;
     }
     const added = token.length - Buffer.byteLength(sellerId);
-    this.tokenBytesAdded += added;
+    this.tokenLineBytes += TOKEN_ID_LINE_FRAMING + token.length;
     this.mintedResumeCount = count + Math.max(0, added);
     this.credit.spend(added);
     if (this.encoding.cumulative !== undefined && added > 0) this.chargeToken(added);

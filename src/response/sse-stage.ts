@@ -465,7 +465,7 @@ export async function handleSseBody(
     // The id it goes out with: its own, or the stream's pending id, as a resume token within
     // the stream's token budget, or none (sse-event-ids.ts).
     /** What the tokens added before this event's, for the discovery size (`responseSize`). */
-    const tokensBefore = ids.tokenBytesAdded;
+    const tokensBefore = ids.tokenLineBytes;
     id = ids.eventId(id, final || verdict?.kind === 'response');
     if (exchange.finished) return;
     /** The `data:` lines of `out` when it is a rewrite (counted for its bound, passed to the encoder). */
@@ -585,7 +585,8 @@ export async function handleSseBody(
    * (PipelineHooks.onResponseMessage) with its size as the host receives it: every byte this
    * stream gave the host through the response's event (`SseFrameBatch.answerSoFar`: written and
    * queued), and what came before that event's block, `before` (the events before it, the bytes
-   * before it but the comment lines that open its block): what `probe` reads on the wire
+   * before its own lines, the comment lines that open its block included: hostile trial 58, 2,
+   * test/regressions/discovery-size-comments-before-response-unexplained.test.ts): what `probe` reads on the wire
    * (probe/rpc.ts `answerBytes`, `before`; mcp/discovery-size.ts BeforeResponse). Counted as
    * the frames are queued (the UTF-8 length of each frame's text; a raw range: a search per
    * event block, within it), nothing serialized again; `answerSoFar` reads the counts, O(1). It measured the response event's data alone: 3,000 progress events
@@ -593,8 +594,8 @@ export async function handleSseBody(
    * where the probe reported the page over its target (hostile trial 57, F2:
    * test/regressions/discovery-size-ignores-sse-events-before-response.test.ts). The batch
    * counts from the stream's start whenever the hooks want the message (`countAnswer`).
-   * Each resume token is counted as the seller id it carries (`ids.tokenBytesAdded`, through
-   * the response's event; `tokensBefore`, before it): the target is about the seller's answer,
+   * Each resume token's `id:` line is not counted (`ids.tokenLineBytes`, through the
+   * response's event; `tokensBefore`, before it): the target is about the seller's answer,
    * and 1,000 progress events with short ids (126,843 bytes from the seller) drew the warning at
    * 335,628, what their tokens took them to; the probe counts them alike (probe/rpc.ts
    * `tokenBytes`; review of trial 57 F2's fix:
@@ -603,7 +604,7 @@ export async function handleSseBody(
   const responseSize = (message: unknown, before: ReturnType<SseFrameBatch['answerSoFar']>, tokensBefore: number): void => {
     const through = batch.answerSoFar();
     if (before === undefined || through === undefined) return;
-    hooks.onResponseMessage(message, through.bytes - ids.tokenBytesAdded, { events: before.events, bytes: before.bytes - before.commentTail - tokensBefore });
+    hooks.onResponseMessage(message, through.bytes - ids.tokenLineBytes, { events: before.events, bytes: before.bytes - tokensBefore });
   };
 
   /**

@@ -801,9 +801,9 @@ function encodePayload(s: ResumeState, sessionHash: string | undefined): string 
  * The seller's event id a token of this format carries (payload key `u`), read without
  * verifying its signature; undefined when `token` is not of that shape (no prefix, not two
  * base64url parts, a payload that is no JSON object with a non-empty string `u`). For
- * measuring only, never for trusting: the probe's SSE reader counts a token on an `id:` line
- * as the seller id it carries (probe/rpc.ts `tokenBytes`), as the live discovery-size check
- * does (response/sse-event-ids.ts `tokenBytesAdded`), so that both measure the seller's answer,
+ * measuring only, never for trusting: the probe's SSE reader leaves an `id:` line carrying a
+ * token out of its count (probe/rpc.ts `tokenBytes`), as the live discovery-size check does
+ * (response/sse-event-ids.ts `tokenLineBytes`), so that both measure the seller's answer,
  * not the gateway's tokens (mcp/discovery-size.ts DiscoveryInput.bytes).
  */
 export function resumeTokenSellerId(token: string): string | undefined {

@@ -8,10 +8,12 @@
  * "Managing response size": "AdCP producers SHOULD keep each serialized MCP response at or
  * below 128 KiB"); a token is the gateway's. The probe (through the same gateway) reported the
  * same page over as well.
- * Now both count the answer as the host receives it with each resume token counted as the
- * seller id it carries (the live stage: sse-event-ids.ts `tokenBytesAdded`; the probe's reader:
- * probe/rpc.ts `tokenBytes`, resume/token.ts `resumeTokenSellerId`): for a seller writing its
- * events as the gateway does (`id: `, `data: `, LF), exactly the seller's bytes.
+ * Now both count the answer as the host receives it without the `id:` lines carrying resume
+ * tokens (the live stage: sse-event-ids.ts `tokenLineBytes`; the probe's reader: probe/rpc.ts
+ * `tokenBytes`, resume/token.ts `resumeTokenSellerId`): for a seller writing its events as the
+ * gateway does (`id: `, `data: `, LF), exactly the seller's bytes less its `id:` lines (at
+ * first each token counted as the seller id it carries; hostile trial 58, 1: which events get a
+ * token depends on the tokens' lengths).
  *
  * Input: a raw node:http seller on 127.0.0.1 answering `tools/list` over SSE with N progress
  * events, each `id: <i>` and a 3-character message, then the page (with an id of its own):
@@ -69,10 +71,15 @@ async function metric(gateway: ObservedGateway, agent: string): Promise<number> 
   return line ? Number(line.split(' ').at(-1)) : 0;
 }
 
-/** The seller's bytes of its answer to request `id` on `agent`: all of it, and before the page's event. */
+/**
+ * The seller's bytes of its answer to request `id` on `agent`, its `id:` lines left out (as
+ * both count it since hostile trial 58, 1: test/regressions/probe-and-live-discovery-size-disagree.test.ts):
+ * all of it, and before the page's event.
+ */
 function sellerBytes(agent: string, id: number): { total: number; before: number } {
   const n = EVENTS[agent]!;
-  return { total: Buffer.byteLength(before(n) + page(n, id)), before: Buffer.byteLength(before(n)) };
+  const noIds = (text: string): number => Buffer.byteLength(text.replace(/^id: [^\n]*\n/gm, ''));
+  return { total: noIds(before(n) + page(n, id)), before: noIds(before(n)) };
 }
 
 async function probeRow(agent: string): Promise<unknown> {

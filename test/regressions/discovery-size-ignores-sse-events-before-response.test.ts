@@ -8,8 +8,7 @@
  * from `probe`, exit 1, while the live gateway delivered the same 499,944 bytes to a host with
  * no warning and no metric (the response event's data: 44 bytes).
  * Now the SSE stage counts what it gives the host as it queues it (response/sse-encode.ts
- * `SseFrameBatch.answerSoFar`: bytes written and queued, events, the comment lines that open
- * the next block), and the warning is judged by `measureDiscovery` on the answer's bytes
+ * `SseFrameBatch.answerSoFar`: bytes written and queued, events), and the warning is judged by `measureDiscovery` on the answer's bytes
  * through the response, as the probe's are, with what came before it said apart (the probe's
  * row note, mcp/discovery-size.ts `beforeResponseText`).
  *
@@ -66,16 +65,16 @@ function warningFields(gateway: ObservedGateway, agent: string): unknown[] {
 }
 
 /** The warning (as {@link warningFields} gives it) for a tools/list page of `bytes` behind the 3,000 events (499,890 bytes) on `agent`. */
-function overshootWarning(agent: string, bytes: number): unknown {
+function overshootWarning(agent: string, bytes: number, before = 499_890): unknown {
   return {
     level: 40,
-    msg: `${WARNING}; 3,000 events before the response: 499,890 bytes`,
+    msg: `${WARNING}; 3,000 events before the response: ${before.toLocaleString('en-US')} bytes`,
     agent,
     surface: 'tools_list_page',
     bytes,
     target_bytes: 131_072,
     events_before: 3000,
-    bytes_before: 499_890,
+    bytes_before: before,
   };
 }
 
@@ -108,19 +107,21 @@ describe('the live discovery-size check counts what the host receives through th
     assert.equal(await metric(gateway, 'agent="a",surface="tools_list_page"'), 2);
   });
 
-  test('a comment just before the page: in the page\'s block, as a host\'s SSE reader (and the probe) reads it', { timeout: TEST_TIMEOUT_MS }, async () => {
+  // The comment line is before the response, though a host's SSE reader reads it in the page's
+  // block (hostile trial 58, 2: test/regressions/discovery-size-comments-before-response-unexplained.test.ts).
+  test('a comment just before the page: before the response, in the warning and the probe alike', { timeout: TEST_TIMEOUT_MS }, async () => {
     const { gateway } = stack;
     const r = await rawPost(gateway.agentUrl('c'), { jsonrpc: '2.0', id: 2, method: 'tools/list', params: {} }, { 'mcp-protocol-version': '2025-06-18' });
     // The gateway writes the comment as `: working\n` (its blank line dispatches nothing).
     assert.equal(r.text(), `${BEFORE}: working\n${page(2)}`);
     assert.equal(r.bytes, 499_954);
     await settled(gateway, 'c', 2);
-    assert.deepEqual(warningFields(gateway, 'c'), [overshootWarning('c', 499_954)]);
+    assert.deepEqual(warningFields(gateway, 'c'), [overshootWarning('c', 499_954, 499_900)]);
     assert.equal(await metric(gateway, 'agent="c",surface="tools_list_page"'), 1);
 
     const client = createRpcClient({ url: gateway.agentUrl('c'), timeoutMs: 10_000, maxBodyBytes: 4 * 1024 * 1024 });
     client.setSession(undefined, '2025-06-18');
     const reply = await client.call('tools/list', {});
-    assert.deepEqual({ answerBytes: reply.answerBytes, before: reply.before }, { answerBytes: 499_954, before: { events: 3000, bytes: 499_890 } });
+    assert.deepEqual({ answerBytes: reply.answerBytes, before: reply.before }, { answerBytes: 499_954, before: { events: 3000, bytes: 499_900 } });
   });
 });

@@ -92,16 +92,15 @@ test('answerSoFar: nothing unless counting; then bytes written and queued, event
   batch.frame(': é\n');
   const s = sink();
   const written = batch.flush(s).bytes;
-  assert.deepEqual(batch.answerSoFar(), { bytes: written, events: 3, commentTail: Buffer.byteLength(': é\n') });
+  assert.deepEqual(batch.answerSoFar(), { bytes: written, events: 3 });
   batch.frame(':\n');
-  assert.deepEqual(batch.answerSoFar(), { bytes: written + 2, events: 3, commentTail: Buffer.byteLength(': é\n') + 2 });
+  assert.deepEqual(batch.answerSoFar(), { bytes: written + 2, events: 3 });
   batch.eventBytes({ id: 't' }, Buffer.from('{"a":"é"}'));
-  assert.deepEqual(batch.answerSoFar(), { bytes: Buffer.byteLength(`${s.text()}:\nid: t\ndata: {"a":"é"}\n\n`), events: 4, commentTail: 0 });
+  assert.deepEqual(batch.answerSoFar(), { bytes: Buffer.byteLength(`${s.text()}:\nid: t\ndata: {"a":"é"}\n\n`), events: 4 });
   batch.frame(': c\n');
   batch.frame('retry: 500\n\n');
-  assert.equal(batch.answerSoFar()!.commentTail, 0, 'a retry: frame ends its block');
   batch.flush(s);
-  assert.deepEqual(batch.answerSoFar(), { bytes: Buffer.byteLength(s.text()), events: 4, commentTail: 0 });
+  assert.deepEqual(batch.answerSoFar(), { bytes: Buffer.byteLength(s.text()), events: 4 });
 });
 
 test('a write that wants a drain is reported', () => {
