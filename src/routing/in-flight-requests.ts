@@ -135,8 +135,6 @@ export interface InFlightEntry {
   readonly rpc: RpcPeek;
   readonly session: string | undefined;
   readonly opensStream: boolean;
-  /** Marked by {@link InFlightRequests.markCancelled} until the seller refused every cancellation naming it: {@link cancelAccepted} or {@link cancelsAwaited} above 0 (Exchange.cancelled). */
-  readonly cancelled: boolean;
   /** Cancellations naming it whose seller's answer has not come (Exchange.cancelsAwaited). */
   cancelsAwaited: number;
   /** True once the seller accepted one (Exchange.cancelAccepted). */
@@ -169,7 +167,7 @@ export interface CancelHold {
 /**
  * A POSTed single request waiting for its turn on its connection (routing/pipelined-turn.ts),
  * registered by {@link InFlightRequests.openWaiting} until its turn or its connection's close:
- * `cancelled` tells its exchange, made at its turn, that the host cancelled it meanwhile.
+ * `cancelAccepted` tells its exchange, made at its turn, that the host cancelled it meanwhile, the seller accepting it.
  */
 export interface WaitingRequest extends InFlightEntry {
   readonly session: string;
@@ -244,9 +242,6 @@ export class InFlightRequests {
       rpc,
       session,
       opensStream: true,
-      get cancelled(): boolean {
-        return this.cancelAccepted || this.cancelsAwaited > 0;
-      },
       cancelsAwaited: 0,
       cancelAccepted: false,
       onCancelled: undefined,

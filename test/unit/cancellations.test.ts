@@ -96,7 +96,7 @@ test('a request waiting for its pipelined turn: cancellable, holds no id, closed
   let called = 0;
   other.onCancelled = () => called++;
   assert.equal(acceptedCancel(r, SELLER, 'a', written('61')), 2);
-  assert.deepEqual([waiting.entry.cancelled, other.cancelled, called, other.onCancelled], [true, true, 1, undefined]);
+  assert.deepEqual([waiting.entry.cancelAccepted, other.cancelled, called, other.onCancelled], [true, true, 1, undefined]);
   assert.equal(acceptedCancel(r, SELLER, 'a', written('61')), 2);
   assert.equal(called, 1, 'called once');
   r.close(waiting.slot, waiting.entry);
