@@ -144,6 +144,11 @@ class SessionWaits {
 
   constructor(readonly key: string) {}
 
+  /** Whether a member's own ids or a shared id are awaited here (parked ones aside: {@link HostAnswerWaits.parkedIn}): O(1). */
+  get holdsAny(): boolean {
+    return this.holding > 0 || this.newestSeenAt !== -Infinity;
+  }
+
   /** Drops shared id `id`, its expiry with it; false when it was not shared. */
   dropShared(id: string): boolean {
     const shared = this.shared;
@@ -317,8 +322,7 @@ export class HostAnswerWaits {
 
   /** {@link anyAwaited} for session `key` ({@link sessionKeyOf}, made once by the caller). */
   anyAwaitedIn(key: string): boolean {
-    const entry = this.bySession.get(key);
-    return (entry !== undefined && (entry.holding > 0 || entry.newestSeenAt !== -Infinity)) || this.parkedIn(key);
+    return this.bySession.get(key)?.holdsAny === true || this.parkedIn(key);
   }
 
   /** @internal Whether a call of session `key` ({@link sessionKeyOf}) has parked ids: no lookup while nothing is parked. */
@@ -403,8 +407,7 @@ export class StreamHostWaits {
    * members' ids per chunk (hot-path review of the elicitation tracking).
    */
   anyAwaited(): boolean {
-    const entry = this.entry;
-    return entry.holding > 0 || entry.newestSeenAt !== -Infinity || this.registry.parkedIn(entry.key);
+    return this.entry.holdsAny || this.registry.parkedIn(this.entry.key);
   }
 
   /** The stream carried a request with canonical id `id`, made for its own call: it waits for the host's answer. */
