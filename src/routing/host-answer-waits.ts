@@ -214,7 +214,7 @@ export class HostAnswerWaits {
     const key = sessionKeyOf(seller, session);
     let entry = this.bySession.get(key);
     if (entry === undefined) this.bySession.set(key, (entry = new SessionWaits(key)));
-    const stream = new StreamHostWaits(this, entry, seller, session, clock, graceMs, keepMs);
+    const stream = new StreamHostWaits(this, entry, clock, graceMs, keepMs);
     entry.members.add(stream);
     // The shared ids it waits for are kept at least its own `keepMs` from when they were seen (StreamHostWaits.awaitShared).
     if (clock !== undefined && entry.shared !== undefined) {
@@ -234,8 +234,8 @@ export class HostAnswerWaits {
 
   /**
    * The stream of call `call` (its canonical request id: json-value-at.ts canonicalRequestId)
-   * of `seller` in `session`, first started at `startedAt` (Unix ms; a resume must name the
-   * same: {@link openStream}), ended resumable (`resumable_end`) with its own requests `ids`
+   * of seller endpoint and session `sessionKey` ({@link sessionKeyOf}), first started at
+   * `startedAt` (Unix ms; a resume must name the same: {@link openStream}), ended resumable (`resumable_end`) with its own requests `ids`
    * outstanding: they are kept for the call until `expiresAt` (Unix ms: the stream's
    * `startedAt` + `sse_deadline_ms`, past which a resume ends `sse_deadline` anyway), for a
    * resume of it ({@link openStream} `resumes`), unless the host answers them or the seller
@@ -243,10 +243,9 @@ export class HostAnswerWaits {
    * and session (more park nothing) and {@link MAX_PARKED_CALLS} in all, across sellers and
    * sessions (the oldest parked dropped). A second park for the same call replaces the first.
    */
-  park(seller: string, session: string, call: string, ids: ReadonlySet<string>, expiresAt: number, startedAt?: number): void {
+  park(sessionKey: string, call: string, ids: ReadonlySet<string>, expiresAt: number, startedAt?: number): void {
     const delayMs = expiresAt - Date.now();
     if (ids.size === 0 || !(delayMs > 0)) return;
-    const sessionKey = sessionKeyOf(seller, session);
     const key = `${sessionKey}\0${call}`;
     const before = this.parked.get(key);
     if (before !== undefined) this.unpark(before);
@@ -376,8 +375,6 @@ export class StreamHostWaits {
   constructor(
     private readonly registry: HostAnswerWaits,
     private readonly entry: SessionWaits,
-    readonly seller: string,
-    readonly session: string,
     private readonly clock: IdleClock | undefined,
     private readonly graceMs: number,
     /** Its own `sse_idle_timeout_ms` + `sse_deadline_ms` (ms; 0 when not told): a shared id it waits for is kept at least that long from when it was seen. */
@@ -478,7 +475,7 @@ export class StreamHostWaits {
     this.closed = true;
     if (this.ids !== undefined && this.ids.size > 0) {
       this.entry.holding--;
-      if (park !== undefined) this.registry.park(this.seller, this.session, park.call, this.ids, park.expiresAt, park.startedAt);
+      if (park !== undefined) this.registry.park(this.entry.key, park.call, this.ids, park.expiresAt, park.startedAt);
     }
     this.ids = undefined;
     this.registry.leave(this, this.entry);
