@@ -51,7 +51,7 @@
  * GET stream paused every stream of the session to its deadline; review of trial 57 F3's fix,
  * test/regressions/seller-cancelled-elicitation-pauses-session-idle.test.ts). To read it, a
  * chunk of the session's streams holding `"notifications/cancelled"` is parsed, no raw run,
- * while anything is awaited in it ({@link HostAnswerWaits.anyAwaited}, then one native search,
+ * while anything is awaited in it ({@link HostAnswerWaits.anyAwaitedIn}, then one native search,
  * per planned chunk: sse-stage.ts `readAll`).
  *
  * A resume (review of trial 57 F3's fix, Medium: test/regressions/elicitation-wait-lost-on-resume.test.ts):
@@ -235,8 +235,9 @@ export class HostAnswerWaits {
   /**
    * The stream of call `call` (its canonical request id: json-value-at.ts canonicalRequestId)
    * of seller endpoint and session `sessionKey` ({@link sessionKeyOf}), first started at
-   * `startedAt` (Unix ms; a resume must name the same: {@link openStream}), ended resumable (`resumable_end`) with its own requests `ids`
-   * outstanding: they are kept for the call until `expiresAt` (Unix ms: the stream's
+   * `startedAt` (Unix ms; a resume must name the same: {@link openStream}), ended resumable
+   * (`resumable_end`) with its own requests `ids` outstanding: they are kept for the call until
+   * `expiresAt` (Unix ms: the stream's
    * `startedAt` + `sse_deadline_ms`, past which a resume ends `sse_deadline` anyway), for a
    * resume of it ({@link openStream} `resumes`), unless the host answers them or the seller
    * cancels them first. At most {@link MAX_PARKED_CALLS_PER_SESSION} calls per seller endpoint
@@ -311,15 +312,11 @@ export class HostAnswerWaits {
   }
 
   /**
-   * Whether any request is awaited in `seller`'s `session` (a stream's own, a shared or a parked
-   * one): one `Map` lookup, a second while anything is parked. A member asks its own
-   * ({@link StreamHostWaits.anyAwaited}: no lookup).
+   * Whether any request is awaited in seller endpoint and session `key` ({@link sessionKeyOf},
+   * made once by the caller): a stream's own, a shared or a parked one. One `Map` lookup, a
+   * second while anything is parked. A member asks its own ({@link StreamHostWaits.anyAwaited}:
+   * no lookup).
    */
-  anyAwaited(seller: string, session: string): boolean {
-    return this.anyAwaitedIn(sessionKeyOf(seller, session));
-  }
-
-  /** {@link anyAwaited} for session `key` ({@link sessionKeyOf}, made once by the caller). */
   anyAwaitedIn(key: string): boolean {
     return this.bySession.get(key)?.holdsAny === true || this.parkedIn(key);
   }
@@ -398,7 +395,7 @@ export class StreamHostWaits {
 
   /**
    * Whether any request is awaited in the stream's seller endpoint and session (a member's own,
-   * a shared or a parked one): as {@link HostAnswerWaits.anyAwaited}, in O(1) (counts kept as
+   * a shared or a parked one): as {@link HostAnswerWaits.anyAwaitedIn}, in O(1) (counts kept as
    * ids come and go; a `Map` lookup only while some call is parked). Asked per planned chunk of
    * the stream (response/sse-stage.ts `readAll`): before, two `Map` lookups and a walk of the
    * members' ids per chunk (hot-path review of the elicitation tracking).
