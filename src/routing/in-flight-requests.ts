@@ -39,13 +39,14 @@
  * A mark holds once the seller accepts the cancellation (answers it 2xx), and is withdrawn when
  * it refuses it (a review, Low: {@link PendingCancellation}); a request marked before it is sent
  * is not sent before the answers to the cancellations awaited when its turn came (at most until
- * too little of its deadline is left to send it: {@link InFlightRequests.holdForCancels}), and
- * never once one is accepted (routing/handler.ts): hostile trial 55, F2
- * (a call cancelled while it waited for its agent's backoff turn, or pipelined behind another
- * answer, went to the seller after the cancellation, which the seller had ignored, so the
- * seller ran it: test/regressions/cancelled-while-held-still-sent.test.ts). A registered
- * entry's `onCancelled` (set by the handler while it holds the request in a backoff wait) is
- * called once when the seller accepts a cancellation naming it.
+ * too little of its deadline is left to send it: {@link InFlightRequests.holdAtTurn}), and
+ * never once one is accepted (routing/backoff-wait.ts awaitBackoffTurn,
+ * routing/pipelined-wait.ts): hostile trial 55, F2 (a call cancelled while it waited for its
+ * agent's backoff turn, or pipelined behind another answer, went to the seller after the
+ * cancellation, which the seller had ignored, so the seller ran it:
+ * test/regressions/cancelled-while-held-still-sent.test.ts). A registered entry's
+ * `onCancelled` (set by routing/backoff-wait.ts awaitBackoffTurn while the request waits for
+ * its backoff turn) is called once when the seller accepts a cancellation naming it.
  *
  * The id rule (one, the seller transport's): ids are the peek's parsed values (RpcPeek.id,
  * `string | number | null`) compared with `===`: a string and a number are never one id
