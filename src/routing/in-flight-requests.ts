@@ -326,7 +326,7 @@ export class InFlightRequests {
    * timer bounded (a request held 5,368 ms by cancellations each refused 401, its deadline
    * 1,000 ms: test/regressions/overlapping-cancels-hold-request-past-deadline.test.ts).
    */
-  holdForCancels(entry: InFlightEntry, maxMs: number, then: (end: CancelHoldEnd) => void): void {
+  private holdForCancels(entry: InFlightEntry, maxMs: number, then: (end: CancelHoldEnd) => void): void {
     if (entry.cancelAccepted || entry.cancelsAwaited === 0) {
       then(entry.cancelAccepted ? 'accepted' : 'refused');
       return;
