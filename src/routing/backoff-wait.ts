@@ -14,7 +14,7 @@ import type { Admission, AgentGuard, PendingAdmission } from '../admission/agent
 import { type CancelHoldEnd, type InFlightRequests, turnVerdict } from './in-flight-requests.js';
 import { reconfiguredReason } from './open-streams.js';
 import { refuseUnknownAgent } from './unrouted.js';
-import type { McpRequest } from './pipelined-wait.js';
+import type { McpRequest } from './request-limits.js';
 
 /** What the handler gives a request's backoff wait. */
 export interface BackoffWait {
