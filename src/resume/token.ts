@@ -12,7 +12,7 @@
  * token the host took (as MCP SDK clients resume), the bound trips where one unbroken stream's
  * would. What does not: the host chooses the token, and a token does not know it was used
  * before. A host resuming again and again from an early token T1, or opening several resumes
- * from T1 at once, gets up to the limit minus T1's count on each (routing/handler.ts
+ * from T1 at once, gets up to the limit minus T1's count on each (routing/resumed-stream.ts
  * resumedCount starts each from T1's own count; the tail ledger notes only a stream's last
  * token). Stopping that needs a store of used tokens shared by the replicas, which this
  * design does not have (docs/configuration.md, "The resume secret"; review 35, F4:

@@ -11,10 +11,10 @@ import type { Exchange } from '../exchange.js';
 import { answerCancelledUnsent, answerWithLocalError } from '../errors/local-reply.js';
 import { refusalIdOf } from '../request/peek.js';
 import type { Admission, AgentGuard, PendingAdmission } from '../admission/agent-guard.js';
-import { awaitsCancelAnswer, type CancelHoldEnd, type InFlightRequests, turnVerdict } from './in-flight-requests.js';
+import { type CancelHoldEnd, type InFlightRequests, turnVerdict } from './in-flight-requests.js';
 import { reconfiguredReason } from './open-streams.js';
 import { refuseUnknownAgent } from './unrouted.js';
-import type { McpRequest } from './pipelined-wait.js';
+import type { McpRequest } from './request-limits.js';
 
 /** What the handler gives a request's backoff wait. */
 export interface BackoffWait {
@@ -56,15 +56,17 @@ export function awaitBackoffTurn(wait: BackoffWait, send: (granted: Admission) =
   };
   let cancelHold: CancelHoldEnd | undefined = undefined;
   const settled = (granted: Admission | undefined): Admission | undefined | Promise<Admission | undefined> => {
-    if (granted === undefined || exchange.finished || !awaitsCancelAnswer(exchange)) return granted;
-    return new Promise((resolve) => {
-      const then = (end: CancelHoldEnd): void => {
-        cancelHold = end;
-        resolve(granted);
-      };
-      // Not held: granted too late already (`agent_backoff` below).
-      if (!inFlight.holdAtTurn(exchange, limits.response_deadline_ms, arrivedAt, then)) resolve(granted);
-    });
+    if (granted === undefined || exchange.finished) return granted;
+    // Held (InFlightRequests.holdAtTurn, which judges whether a cancellation is awaited) until
+    // the hold ends: `then` is only called after holdAtTurn returned true, `wake` set by then.
+    // Not held (nothing awaited, or granted too late already: `agent_backoff` below): on at once.
+    let wake: ((granted: Admission) => void) | undefined;
+    const then = (end: CancelHoldEnd): void => {
+      cancelHold = end;
+      wake!(granted);
+    };
+    if (!inFlight.holdAtTurn(exchange, limits.response_deadline_ms, arrivedAt, then)) return granted;
+    return new Promise((resolve) => (wake = resolve));
   };
   return pending.admitted.then(settled).then((granted) => {
     exchange.onCancelled = undefined;

@@ -51,7 +51,7 @@
  * GET stream paused every stream of the session to its deadline; review of trial 57 F3's fix,
  * test/regressions/seller-cancelled-elicitation-pauses-session-idle.test.ts). To read it, a
  * chunk of the session's streams holding `"notifications/cancelled"` is parsed, no raw run,
- * while anything is awaited in it ({@link HostAnswerWaits.anyAwaited}, then one native search,
+ * while anything is awaited in it ({@link HostAnswerWaits.anyAwaitedIn}, then one native search,
  * per planned chunk: sse-stage.ts `readAll`).
  *
  * A resume (review of trial 57 F3's fix, Medium: test/regressions/elicitation-wait-lost-on-resume.test.ts):
@@ -144,6 +144,11 @@ class SessionWaits {
 
   constructor(readonly key: string) {}
 
+  /** Whether a member's own ids or a shared id are awaited here (parked ones aside: {@link HostAnswerWaits.parkedIn}): O(1). */
+  get holdsAny(): boolean {
+    return this.holding > 0 || this.newestSeenAt !== -Infinity;
+  }
+
   /** Drops shared id `id`, its expiry with it; false when it was not shared. */
   dropShared(id: string): boolean {
     const shared = this.shared;
@@ -209,7 +214,7 @@ export class HostAnswerWaits {
     const key = sessionKeyOf(seller, session);
     let entry = this.bySession.get(key);
     if (entry === undefined) this.bySession.set(key, (entry = new SessionWaits(key)));
-    const stream = new StreamHostWaits(this, entry, seller, session, clock, graceMs, keepMs);
+    const stream = new StreamHostWaits(this, entry, clock, graceMs, keepMs);
     entry.members.add(stream);
     // The shared ids it waits for are kept at least its own `keepMs` from when they were seen (StreamHostWaits.awaitShared).
     if (clock !== undefined && entry.shared !== undefined) {
@@ -229,19 +234,19 @@ export class HostAnswerWaits {
 
   /**
    * The stream of call `call` (its canonical request id: json-value-at.ts canonicalRequestId)
-   * of `seller` in `session`, first started at `startedAt` (Unix ms; a resume must name the
-   * same: {@link openStream}), ended resumable (`resumable_end`) with its own requests `ids`
-   * outstanding: they are kept for the call until `expiresAt` (Unix ms: the stream's
+   * of seller endpoint and session `sessionKey` ({@link sessionKeyOf}), first started at
+   * `startedAt` (Unix ms; a resume must name the same: {@link openStream}), ended resumable
+   * (`resumable_end`) with its own requests `ids` outstanding: they are kept for the call until
+   * `expiresAt` (Unix ms: the stream's
    * `startedAt` + `sse_deadline_ms`, past which a resume ends `sse_deadline` anyway), for a
    * resume of it ({@link openStream} `resumes`), unless the host answers them or the seller
    * cancels them first. At most {@link MAX_PARKED_CALLS_PER_SESSION} calls per seller endpoint
    * and session (more park nothing) and {@link MAX_PARKED_CALLS} in all, across sellers and
    * sessions (the oldest parked dropped). A second park for the same call replaces the first.
    */
-  park(seller: string, session: string, call: string, ids: ReadonlySet<string>, expiresAt: number, startedAt?: number): void {
+  park(sessionKey: string, call: string, ids: ReadonlySet<string>, expiresAt: number, startedAt?: number): void {
     const delayMs = expiresAt - Date.now();
     if (ids.size === 0 || !(delayMs > 0)) return;
-    const sessionKey = sessionKeyOf(seller, session);
     const key = `${sessionKey}\0${call}`;
     const before = this.parked.get(key);
     if (before !== undefined) this.unpark(before);
@@ -307,18 +312,13 @@ export class HostAnswerWaits {
   }
 
   /**
-   * Whether any request is awaited in `seller`'s `session` (a stream's own, a shared or a parked
-   * one): one `Map` lookup, a second while anything is parked. A member asks its own
-   * ({@link StreamHostWaits.anyAwaited}: no lookup).
+   * Whether any request is awaited in seller endpoint and session `key` ({@link sessionKeyOf},
+   * made once by the caller): a stream's own, a shared or a parked one. One `Map` lookup, a
+   * second while anything is parked. A member asks its own ({@link StreamHostWaits.anyAwaited}:
+   * no lookup).
    */
-  anyAwaited(seller: string, session: string): boolean {
-    return this.anyAwaitedIn(sessionKeyOf(seller, session));
-  }
-
-  /** {@link anyAwaited} for session `key` ({@link sessionKeyOf}, made once by the caller). */
   anyAwaitedIn(key: string): boolean {
-    const entry = this.bySession.get(key);
-    return (entry !== undefined && (entry.holding > 0 || entry.newestSeenAt !== -Infinity)) || this.parkedIn(key);
+    return this.bySession.get(key)?.holdsAny === true || this.parkedIn(key);
   }
 
   /** @internal Whether a call of session `key` ({@link sessionKeyOf}) has parked ids: no lookup while nothing is parked. */
@@ -372,8 +372,6 @@ export class StreamHostWaits {
   constructor(
     private readonly registry: HostAnswerWaits,
     private readonly entry: SessionWaits,
-    readonly seller: string,
-    readonly session: string,
     private readonly clock: IdleClock | undefined,
     private readonly graceMs: number,
     /** Its own `sse_idle_timeout_ms` + `sse_deadline_ms` (ms; 0 when not told): a shared id it waits for is kept at least that long from when it was seen. */
@@ -397,14 +395,13 @@ export class StreamHostWaits {
 
   /**
    * Whether any request is awaited in the stream's seller endpoint and session (a member's own,
-   * a shared or a parked one): as {@link HostAnswerWaits.anyAwaited}, in O(1) (counts kept as
+   * a shared or a parked one): as {@link HostAnswerWaits.anyAwaitedIn}, in O(1) (counts kept as
    * ids come and go; a `Map` lookup only while some call is parked). Asked per planned chunk of
    * the stream (response/sse-stage.ts `readAll`): before, two `Map` lookups and a walk of the
    * members' ids per chunk (hot-path review of the elicitation tracking).
    */
   anyAwaited(): boolean {
-    const entry = this.entry;
-    return entry.holding > 0 || entry.newestSeenAt !== -Infinity || this.registry.parkedIn(entry.key);
+    return this.entry.holdsAny || this.registry.parkedIn(this.entry.key);
   }
 
   /** The stream carried a request with canonical id `id`, made for its own call: it waits for the host's answer. */
@@ -475,7 +472,7 @@ export class StreamHostWaits {
     this.closed = true;
     if (this.ids !== undefined && this.ids.size > 0) {
       this.entry.holding--;
-      if (park !== undefined) this.registry.park(this.seller, this.session, park.call, this.ids, park.expiresAt, park.startedAt);
+      if (park !== undefined) this.registry.park(this.entry.key, park.call, this.ids, park.expiresAt, park.startedAt);
     }
     this.ids = undefined;
     this.registry.leave(this, this.entry);

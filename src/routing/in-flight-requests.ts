@@ -39,13 +39,14 @@
  * A mark holds once the seller accepts the cancellation (answers it 2xx), and is withdrawn when
  * it refuses it (a review, Low: {@link PendingCancellation}); a request marked before it is sent
  * is not sent before the answers to the cancellations awaited when its turn came (at most until
- * too little of its deadline is left to send it: {@link InFlightRequests.holdForCancels}), and
- * never once one is accepted (routing/handler.ts): hostile trial 55, F2
- * (a call cancelled while it waited for its agent's backoff turn, or pipelined behind another
- * answer, went to the seller after the cancellation, which the seller had ignored, so the
- * seller ran it: test/regressions/cancelled-while-held-still-sent.test.ts). A registered
- * entry's `onCancelled` (set by the handler while it holds the request in a backoff wait) is
- * called once when the seller accepts a cancellation naming it.
+ * too little of its deadline is left to send it: {@link InFlightRequests.holdAtTurn}), and
+ * never once one is accepted (routing/backoff-wait.ts awaitBackoffTurn,
+ * routing/pipelined-wait.ts): hostile trial 55, F2 (a call cancelled while it waited for its
+ * agent's backoff turn, or pipelined behind another answer, went to the seller after the
+ * cancellation, which the seller had ignored, so the seller ran it:
+ * test/regressions/cancelled-while-held-still-sent.test.ts). A registered entry's
+ * `onCancelled` (set by routing/backoff-wait.ts awaitBackoffTurn while the request waits for
+ * its backoff turn) is called once when the seller accepts a cancellation naming it.
  *
  * The id rule (one, the seller transport's): ids are the peek's parsed values (RpcPeek.id,
  * `string | number | null`) compared with `===`: a string and a number are never one id
@@ -135,8 +136,6 @@ export interface InFlightEntry {
   readonly rpc: RpcPeek;
   readonly session: string | undefined;
   readonly opensStream: boolean;
-  /** Marked by {@link InFlightRequests.markCancelled} until the seller refused every cancellation naming it: {@link cancelAccepted} or {@link cancelsAwaited} above 0 (Exchange.cancelled). */
-  readonly cancelled: boolean;
   /** Cancellations naming it whose seller's answer has not come (Exchange.cancelsAwaited). */
   cancelsAwaited: number;
   /** True once the seller accepted one (Exchange.cancelAccepted). */
@@ -169,7 +168,7 @@ export interface CancelHold {
 /**
  * A POSTed single request waiting for its turn on its connection (routing/pipelined-turn.ts),
  * registered by {@link InFlightRequests.openWaiting} until its turn or its connection's close:
- * `cancelled` tells its exchange, made at its turn, that the host cancelled it meanwhile.
+ * `cancelAccepted` tells its exchange, made at its turn, that the host cancelled it meanwhile, the seller accepting it.
  */
 export interface WaitingRequest extends InFlightEntry {
   readonly session: string;
@@ -244,9 +243,6 @@ export class InFlightRequests {
       rpc,
       session,
       opensStream: true,
-      get cancelled(): boolean {
-        return this.cancelAccepted || this.cancelsAwaited > 0;
-      },
       cancelsAwaited: 0,
       cancelAccepted: false,
       onCancelled: undefined,
@@ -330,7 +326,7 @@ export class InFlightRequests {
    * timer bounded (a request held 5,368 ms by cancellations each refused 401, its deadline
    * 1,000 ms: test/regressions/overlapping-cancels-hold-request-past-deadline.test.ts).
    */
-  holdForCancels(entry: InFlightEntry, maxMs: number, then: (end: CancelHoldEnd) => void): void {
+  private holdForCancels(entry: InFlightEntry, maxMs: number, then: (end: CancelHoldEnd) => void): void {
     if (entry.cancelAccepted || entry.cancelsAwaited === 0) {
       then(entry.cancelAccepted ? 'accepted' : 'refused');
       return;

@@ -5,7 +5,7 @@
  * (in-flight-requests.ts holdAtTurn), then processed by the handler with when it first came
  * ({@link QueuedAt}).
  */
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply } from 'fastify';
 import type { AgentConfig } from '../config/types.js';
 import { refuse } from '../errors/local-reply.js';
 import { isRepeatedSessionId, sessionIdFault } from '../request/session-id-header.js';
@@ -13,9 +13,7 @@ import { peekRequest, refusalIdOf, type PeekResult } from '../request/peek.js';
 import { requestJsonBounds } from '../request/request-json-bounds.js';
 import { MAX_WAITING_PER_CONNECTION, type PipelinedTurns } from './pipelined-turn.js';
 import { awaitsCancelAnswer, turnVerdict, type CancelHoldEnd, type InFlightRequests, type TurnVerdict } from './in-flight-requests.js';
-import { heldLimits, type HeldLimits } from './request-limits.js';
-
-export type McpRequest = FastifyRequest<{ Params: { agent: string } }>;
+import { heldLimits, type HeldLimits, type McpRequest } from './request-limits.js';
 
 /**
  * When a request that waits for its turn on its connection (routing/pipelined-turn.ts) reached

@@ -10,6 +10,9 @@ import type { Exchange, RpcPeek } from '../exchange.js';
 import type { GuardOutcome } from '../admission/agent-guard.js';
 import { REASONS } from '../errors/codes.js';
 
+/** A request to the gateway's MCP route (`/agents/:agent/mcp`, app.ts): `params.agent`, the agent's name. */
+export type McpRequest = FastifyRequest<{ Params: { agent: string } }>;
+
 /** Limits resolved for a request (limitsOf) from its agent config object, its peek and its X-Max-Response-Bytes value. */
 export interface HeldLimits {
   readonly agent: AgentConfig;

@@ -2,7 +2,7 @@
  * Regression (review 35, F4, Low, docs): src/resume/token.ts said "neither the seller nor the
  * client can reset the count with a reconnect", but a host resuming again from an early token
  * T1 (or opening several resumes from T1 at once) gets up to the limit minus T1's count on each:
- * routing/handler.ts resumedCount starts each resume from T1's own count, and the tail ledger
+ * routing/resumed-stream.ts resumedCount starts each resume from T1's own count, and the tail ledger
  * notes only a stream's last token. It is the host's choice and a stateless token cannot see
  * it; the docs now say exactly what holds (the bound along one chain of resumes, each from the
  * newest token taken) and what does not (a resume forked from an older token), in token.ts and

@@ -2,7 +2,7 @@
  * Regression (perf round 57): "a pipelined request is peeked twice". A POSTed request in a
  * session pipelined (HTTP/1.1) behind another answer on its connection was peeked (its body
  * decoded, its structure bounds proved, `JSON.parse`d, its member names checked) when it began
- * to wait, to register it for a host's cancellation (routing/handler.ts `waitingEntry`), and
+ * to wait, to register it for a host's cancellation (routing/pipelined-wait.ts `waitingEntry`), and
  * then again at its turn. The peek is now handed on (QueuedAt.peeked) and used at its turn
  * when its agent's config object is still the one in force.
  *

@@ -6,7 +6,7 @@
  * host resumed from, which it did receive, was never counted. Each resume added only the
  * seller's ~7 bytes while the host received a new ~230-byte token: 87,642 bytes to the host
  * for a 3,000-byte bound (398 resumes) before `sse_cumulative`.
- * Now (src/routing/handler.ts resumedCount) a resumed stream's count is the token's count
+ * Now (src/routing/resumed-stream.ts resumedCount) a resumed stream's count is the token's count
  * plus what that token added to the host's stream (its length over the seller id's), so it is
  * exactly what the host received through the token's event, across any number of resumes.
  *

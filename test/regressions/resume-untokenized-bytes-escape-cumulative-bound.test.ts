@@ -11,7 +11,7 @@
  * Now (src/resume/tail-ledger.ts; sse-event-ids.ts `noteTail`) a stream that ends resumable with
  * bytes after the last token the host took as its Last-Event-ID is remembered, keyed by that
  * token, with its count at its end, and a resume from it starts from that count
- * (routing/handler.ts resumedCount): the bound trips at the same byte as on one unbroken
+ * (routing/resumed-stream.ts resumedCount): the bound trips at the same byte as on one unbroken
  * stream holding the same events.
  *
  * Input: a raw seller on 127.0.0.1 (the trial's modes/loop.mjs) answering up to 12 resumes

@@ -16,7 +16,7 @@
  */
 import { mock, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { HostAnswerWaits, type IdleClock } from '../../src/routing/host-answer-waits.js';
+import { HostAnswerWaits, sessionKeyOf, type IdleClock } from '../../src/routing/host-answer-waits.js';
 
 function clock(): IdleClock & { calls: string } {
   const c = { calls: '', awaitHostAnswer: () => void (c.calls += 'p'), hostAnswered: () => void (c.calls += 'r') };
@@ -31,11 +31,11 @@ test('shared-elicitation-wait-never-expires: a shared request expires after the 
     get.awaitShared('n5', 1_000 + 5_000);
     const c = clock();
     const call = waits.openStream('seller', 'S', c, 1_000);
-    assert.deepEqual([c.calls, waits.anyAwaited('seller', 'S')], ['p', true]);
+    assert.deepEqual([c.calls, waits.anyAwaitedIn(sessionKeyOf('seller', 'S'))], ['p', true]);
     mock.timers.tick(5_999);
-    assert.deepEqual([c.calls, waits.anyAwaited('seller', 'S')], ['p', true]);
+    assert.deepEqual([c.calls, waits.anyAwaitedIn(sessionKeyOf('seller', 'S'))], ['p', true]);
     mock.timers.tick(1);
-    assert.deepEqual([c.calls, waits.anyAwaited('seller', 'S')], ['pr', false]);
+    assert.deepEqual([c.calls, waits.anyAwaitedIn(sessionKeyOf('seller', 'S'))], ['pr', false]);
     call.close();
     get.close();
     assert.equal(waits.sessions, 0);

@@ -11,7 +11,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { runSseStage } from '../unit/sse-stage-kit.js';
-import { HostAnswerWaits } from '../../src/routing/host-answer-waits.js';
+import { HostAnswerWaits, sessionKeyOf } from '../../src/routing/host-answer-waits.js';
 
 const CHUNKS = [': c\n\ndata:x\n\n', 'id: 7\ndata: y\n\n'];
 const SELLER = 'http://127.0.0.1:9/mcp';
@@ -21,7 +21,7 @@ const SESSION = 'session-1';
 function awaitingSession(): { waits: HostAnswerWaits; session: string } {
   const waits = new HostAnswerWaits();
   waits.openStream(SELLER, SESSION, undefined).awaitShared('n99');
-  assert.equal(waits.anyAwaited(SELLER, SESSION), true);
+  assert.equal(waits.anyAwaitedIn(sessionKeyOf(SELLER, SESSION)), true);
   return { waits, session: SESSION };
 }
 

@@ -10,6 +10,7 @@ import type { RpcPeek } from '../../src/exchange.js';
 import { InFlightRequests, NOT_REGISTERED, turnVerdict } from '../../src/routing/in-flight-requests.js';
 import { cancelledRequestIdOf, type WrittenRequestId } from '../../src/mcp/cancelled-id.js';
 import { acceptedCancel, exchangeOf, SELLER, slotOf } from '../helpers/in-flight-exchanges.js';
+import { sendWindowMs } from '../../src/admission/agent-guard.js';
 
 /** A requestId as a notification writes it (`text`: its JSON value). */
 const written = (text: string): WrittenRequestId => ({ bytes: Buffer.from(text), range: [0, text.length] });
@@ -96,7 +97,7 @@ test('a request waiting for its pipelined turn: cancellable, holds no id, closed
   let called = 0;
   other.onCancelled = () => called++;
   assert.equal(acceptedCancel(r, SELLER, 'a', written('61')), 2);
-  assert.deepEqual([waiting.entry.cancelled, other.cancelled, called, other.onCancelled], [true, true, 1, undefined]);
+  assert.deepEqual([waiting.entry.cancelAccepted, other.cancelled, called, other.onCancelled], [true, true, 1, undefined]);
   assert.equal(acceptedCancel(r, SELLER, 'a', written('61')), 2);
   assert.equal(called, 1, 'called once');
   r.close(waiting.slot, waiting.entry);
@@ -127,15 +128,17 @@ test('a mark holds once the seller accepts a cancellation, is withdrawn when it 
 
 test('a hold at its turn waits only for the cancellations awaited then; an acceptance, a timeout or a close ends it once (review of the cancel-accept fix, Medium 2)', async () => {
   const r = new InFlightRequests();
+  // Held through holdAtTurn, its deadline leaving it `maxMs` to hold (started that long before its send window's end); `not held` when holdAtTurn holds nothing.
+  const deadlineMs = 120_000;
   const hold = (x: ReturnType<typeof exchangeOf>, maxMs = 60_000): string[] => {
     const ends: string[] = [];
-    r.holdForCancels(x, maxMs, (end) => ends.push(end));
+    if (!r.holdAtTurn(x, deadlineMs, performance.now() - (sendWindowMs(deadlineMs, deadlineMs) - maxMs), (end) => ends.push(end))) ends.push('not held');
     return ends;
   };
   // Nothing awaited: on at once.
   const x = exchangeOf('s', call(1), 'a');
   const xSlot = slotOf(r.open(x));
-  assert.deepEqual(hold(x), ['refused']);
+  assert.deepEqual(hold(x), ['not held']);
   // Awaited at its turn: a later cancellation does not lengthen the hold, though it still marks.
   const early = r.markCancelled(SELLER, 'a', written('1'))!;
   const ends = hold(x);
@@ -152,7 +155,7 @@ test('a hold at its turn waits only for the cancellations awaited then; an accep
   assert.deepEqual([ends2, x.cancelAccepted], [['accepted'], true]);
   awaited.settle(false);
   assert.deepEqual(ends2, ['accepted'], 'once');
-  assert.deepEqual(hold(x), ['accepted'], 'accepted already: at once');
+  assert.deepEqual(hold(x), ['not held'], 'accepted already: at once');
   // Closed while held: `closed`, its timer cleared.
   const y = exchangeOf('s', call(2), 'a');
   const ySlot = slotOf(r.open(y));

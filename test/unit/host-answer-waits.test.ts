@@ -5,7 +5,7 @@
  */
 import { describe, mock, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { HostAnswerWaits, MAX_AWAITED_PER_STREAM, MAX_PARKED_CALLS, MAX_PARKED_CALLS_PER_SESSION, type IdleClock } from '../../src/routing/host-answer-waits.js';
+import { HostAnswerWaits, sessionKeyOf, MAX_AWAITED_PER_STREAM, MAX_PARKED_CALLS, MAX_PARKED_CALLS_PER_SESSION, type IdleClock } from '../../src/routing/host-answer-waits.js';
 import { sellerCancelledIdOf, serverRequestIdOf } from '../../src/response/server-request-id.js';
 import { canonicalRequestId } from '../../src/response/json-value-at.js';
 
@@ -130,12 +130,12 @@ describe('HostAnswerWaits', () => {
     const get = waits.openStream('seller', 'S', undefined);
     get.awaitShared(num(3));
     sa.await(canonicalRequestId(answer('x'))!);
-    assert.equal(waits.anyAwaited('seller', 'S'), true);
+    assert.equal(waits.anyAwaitedIn(sessionKeyOf('seller', 'S')), true);
     waits.cancelledBySeller('seller', 'S', num(3));
     assert.equal(a.calls, 'p', 'still waits for its own');
     waits.cancelledBySeller('seller', 'S', 'sx');
     assert.equal(a.calls, 'pr');
-    assert.equal(waits.anyAwaited('seller', 'S'), false);
+    assert.equal(waits.anyAwaitedIn(sessionKeyOf('seller', 'S')), false);
     for (const s of [sa, get]) s.close();
     assert.equal(waits.sessions, 0);
   });
@@ -161,7 +161,7 @@ describe('HostAnswerWaits', () => {
     first.await(num(9));
     waits.answered('seller', 'S', answer(9));
     first.close({ call, expiresAt: Date.now() + 60_000 });
-    assert.deepEqual([waits.sessions, waits.parkedCount, waits.anyAwaited('seller', 'S'), waits.anyAwaited('seller', 'T')], [0, 1, true, false]);
+    assert.deepEqual([waits.sessions, waits.parkedCount, waits.anyAwaitedIn(sessionKeyOf('seller', 'S')), waits.anyAwaitedIn(sessionKeyOf('seller', 'T'))], [0, 1, true, false]);
     // Another session, seller or call inherits nothing; a fresh (not resumed) stream neither.
     const others = [clock(), clock(), clock(), clock()];
     const streams = [
@@ -217,7 +217,7 @@ describe('HostAnswerWaits', () => {
     assert.equal(waits.parkedCount, MAX_PARKED_CALLS_PER_SESSION);
     for (let i = 0; i < MAX_PARKED_CALLS; i++) park(`T${i}`, 1);
     assert.equal(waits.parkedCount, MAX_PARKED_CALLS);
-    assert.equal(waits.anyAwaited('seller', 'S'), false, "the oldest, session S's, dropped first");
+    assert.equal(waits.anyAwaitedIn(sessionKeyOf('seller', 'S')), false, "the oldest, session S's, dropped first");
     for (let i = 0; i < MAX_PARKED_CALLS; i++) waits.answered('seller', `T${i}`, answer(0));
     assert.equal(waits.parkedCount, 0);
   });
@@ -259,18 +259,18 @@ describe('a shared id is kept for the members waiting for it (their own keepMs)'
       get.awaitShared('n1', 700);
       assert.equal(early.calls, 'p');
       mock.timers.tick(5_299);
-      assert.deepEqual([early.calls, waits.anyAwaited('seller', 'S')], ['p', true]);
+      assert.deepEqual([early.calls, waits.anyAwaitedIn(sessionKeyOf('seller', 'S'))], ['p', true]);
       mock.timers.tick(1);
-      assert.deepEqual([early.calls, waits.anyAwaited('seller', 'S')], ['pr', false]);
+      assert.deepEqual([early.calls, waits.anyAwaitedIn(sessionKeyOf('seller', 'S'))], ['pr', false]);
       before.close();
       // A member opened after the id (the call's stream on its own connection), within its grace: from the id's sighting.
       get.awaitShared('n2', 700);
       const late = clock();
       const after = waits.openStream('seller', 'S', late, 300, undefined, undefined, 2_000);
       mock.timers.tick(1_999);
-      assert.deepEqual([late.calls, waits.anyAwaited('seller', 'S')], ['p', true]);
+      assert.deepEqual([late.calls, waits.anyAwaitedIn(sessionKeyOf('seller', 'S'))], ['p', true]);
       mock.timers.tick(1);
-      assert.deepEqual([late.calls, waits.anyAwaited('seller', 'S')], ['pr', false]);
+      assert.deepEqual([late.calls, waits.anyAwaitedIn(sessionKeyOf('seller', 'S'))], ['pr', false]);
       after.close();
       get.close();
       assert.equal(waits.sessions, 0);
