@@ -302,7 +302,7 @@ export async function handleSseBody(
   // The head is committed now (sse-host-writer.ts); the frames of each input chunk go out
   // together when it is done (`host.flush`), before the next chunk is awaited. The seller's
   // status, but 200 for a 202 answering a request (accepted-answer.ts: hostile trial 57, F1).
-  const host = new SseHostWriter(reply, res.hostStatus ?? res.statusCode, exchange);
+  const host = new SseHostWriter(reply, res.hostStatus, exchange);
   res.accepted?.headWritten();
   exchange.sseStarted = true;
   const batch = host.batch;
