@@ -454,7 +454,7 @@ export async function handleSseBody(
     // What the encoding adds over the seller's block is charged first (`encoding.charge`), so
     // that this event's token counts it; the data as the seller sent it (a rewrite is counted
     // below), the id as the seller's (the token's own addition: `chargeToken`).
-    const sellerData = verdict?.kind === 'response' ? verdict.bytes : verdict?.kind === 'forward' && verdict.bytes !== undefined ? verdict.bytes : content;
+    const sellerData = verdict?.kind === 'response' ? verdict.bytes : verdict?.kind === 'forward' ? verdict.bytes : content;
     let dataLines: number | undefined;
     if (cumulative !== undefined) {
       dataLines = dataLineCount(sellerData);
