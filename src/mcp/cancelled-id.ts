@@ -41,8 +41,10 @@ export interface WrittenRequestId {
  * request/peek.ts PEEK_SCAN_MIN_BYTES or more): it scanned `params` already and left what it
  * found ({@link rememberPeekedCancel}). Otherwise (a small body the peek parsed, a copy, a
  * BOM-led body's subarray) two scans, the body's and its `params`' (each with the walk of
- * message-members.ts readObjectMembers too for an object of more than 64 members; a seller's event, whose top level the SSE judge scanned already, goes through
- * {@link requestIdInParams}: one). Before, a 4 MB
+ * message-members.ts readObjectMembers too for an object of more than 64 members). A seller's
+ * event does not come here: response/server-request-id.ts sellerCancelledIdOf uses the SSE
+ * judge's scan only to turn away data that is no such notification, then scans the event's
+ * top level itself and its `params` by {@link requestIdInParams}: two as well. Before, a 4 MB
  * cancellation was scanned twice more after the peek's own scans, ~15-45 ms of the event loop
  * per cancellation (a review of the cancellation path:
  * test/regressions/cancel-body-scanned-again-after-peek.test.ts).

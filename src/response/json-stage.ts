@@ -59,10 +59,10 @@ export interface UpstreamResponse {
   body: BodySource;
   /**
    * The status of the host's head when the answer is sent on, decided by pipeline.ts: the
-   * seller's, but 200 for a 202 answering a POST that holds a request ({@link accepted});
-   * absent: `statusCode`. `statusCode` stays the seller's (the errors' `upstream_status`).
+   * seller's, but 200 for a 202 answering a POST that holds a request ({@link accepted}).
+   * `statusCode` stays the seller's (the errors' `upstream_status`).
    */
-  hostStatus?: number;
+  hostStatus: number;
   /**
    * Set with `hostStatus` 200 for a seller's 202 answering a POST that holds a request
    * (accepted-answer.ts): the stage that writes the host's head calls its `headWritten` (the
@@ -571,7 +571,7 @@ function sendJsonAnswer(exchange: Exchange, reply: FastifyReply, res: UpstreamRe
     dropSellerBytesHeaders(reply);
   } else if (!reply.hasHeader('content-type') || (!keepsJsonLabel(res.headers['content-type']) && isUtf8(out))) reply.header('content-type', 'application/json');
   // The seller's status, but 200 for a 202 answering a request (pipeline.ts; accepted-answer.ts: hostile trial 57, F1).
-  sendBody(exchange, reply, res.hostStatus ?? res.statusCode, out, outcome);
+  sendBody(exchange, reply, res.hostStatus, out, outcome);
   res.accepted?.headWritten();
 }
 

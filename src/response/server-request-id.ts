@@ -63,7 +63,7 @@ export function serverRequestScanCount(): number {
 }
 
 /** `"notifications/cancelled"`, the method value as the SDKs write it (JSON-RPC method value text). */
-export const CANCELLED_METHOD_TEXT = '"notifications/cancelled"';
+const CANCELLED_METHOD_TEXT = '"notifications/cancelled"';
 /** {@link CANCELLED_METHOD_TEXT} as bytes. */
 export const CANCELLED_METHOD = Buffer.from(CANCELLED_METHOD_TEXT, 'latin1');
 

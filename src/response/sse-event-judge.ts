@@ -214,7 +214,7 @@ export class SseEventJudge {
     const batchAnswers = this.batchAnswers!;
     const content = data ?? bytes!;
     if (content.length === 0 || !(mayBeResponse(content) || mayLackMethod(content))) return false;
-    const taken = batchAnswers.take(verdict?.kind === 'forward' && verdict.bytes !== undefined ? verdict.bytes : content);
+    const taken = batchAnswers.take(verdict?.kind === 'forward' ? verdict.bytes : content);
     // A response to one of the batch's requests in a named event answers none (`namedEvent`).
     const namedAnswer = batchAnswers.answeredUndelivered && namedEvent(event);
     if (taken === 'foreign' || namedAnswer) {

@@ -405,8 +405,9 @@ function standaloneVerdict(text: () => string, bytes: Buffer, members: TopMember
     if (firstByte(bytes) !== LBRACKET) return { kind: 'forward', bytes, scanned: NO_TOP_OBJECT };
     const message: unknown = JSON.parse(text());
     // An element that is not an object (a nested array) is no message either: dropped as a response would be.
-    unsolicited = Array.isArray(message) && holdsResponse(message);
-  } else if (members.plainKeys) {
+    return Array.isArray(message) && holdsResponse(message) ? { kind: 'unsolicited', dataBytes: bytes.length } : { kind: 'forward', bytes, scanned: NO_TOP_OBJECT };
+  }
+  if (members.plainKeys) {
     // A `result` or `error` (or a `method`) named in another case is a repeat (`repeatedName`):
     // parsed. A message naming no method (an id-only message, or none at all: rewrite.ts
     // lacksMethod): two property reads and two bytes (json-value-at.ts isMethodName).

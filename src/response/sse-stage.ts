@@ -302,7 +302,7 @@ export async function handleSseBody(
   // The head is committed now (sse-host-writer.ts); the frames of each input chunk go out
   // together when it is done (`host.flush`), before the next chunk is awaited. The seller's
   // status, but 200 for a 202 answering a request (accepted-answer.ts: hostile trial 57, F1).
-  const host = new SseHostWriter(reply, res.hostStatus ?? res.statusCode, exchange);
+  const host = new SseHostWriter(reply, res.hostStatus, exchange);
   res.accepted?.headWritten();
   exchange.sseStarted = true;
   const batch = host.batch;
@@ -454,7 +454,7 @@ export async function handleSseBody(
     // What the encoding adds over the seller's block is charged first (`encoding.charge`), so
     // that this event's token counts it; the data as the seller sent it (a rewrite is counted
     // below), the id as the seller's (the token's own addition: `chargeToken`).
-    const sellerData = verdict?.kind === 'response' ? verdict.bytes : verdict?.kind === 'forward' && verdict.bytes !== undefined ? verdict.bytes : content;
+    const sellerData = verdict?.kind === 'response' ? verdict.bytes : verdict?.kind === 'forward' ? verdict.bytes : content;
     let dataLines: number | undefined;
     if (cumulative !== undefined) {
       dataLines = dataLineCount(sellerData);
