@@ -505,19 +505,17 @@ function verifyToken(
   if (typeof token !== 'string' || token.length === 0) {
     return invalid('Last-Event-ID is empty or not a string.');
   }
-  if (token.length > MAX_RESUME_TOKEN_LENGTH) {
+  const parts = tokenParts(token);
+  if (parts === 'long') {
     return invalid(`Last-Event-ID is longer than ${MAX_RESUME_TOKEN_LENGTH} characters.`);
   }
-  if (!token.startsWith(RESUME_TOKEN_PREFIX)) {
+  if (parts === 'foreign') {
     return invalid('Last-Event-ID is not a resume token minted by this gateway.');
   }
-  const body = token.slice(RESUME_TOKEN_PREFIX.length);
-  const dot = body.indexOf('.');
-  if (dot <= 0 || body.indexOf('.', dot + 1) !== -1) {
+  if (parts === 'malformed') {
     return invalid('Last-Event-ID is not a well-formed resume token.');
   }
-  const payloadPart = body.slice(0, dot);
-  const signaturePart = body.slice(dot + 1);
+  const { payloadPart, signaturePart, signed } = parts;
   if (
     signaturePart.length !== SIGNATURE_CHARS ||
     !BASE64URL.test(payloadPart) ||
@@ -534,7 +532,6 @@ function verifyToken(
   // so it is marked `sellerMoved` too, and a request's stream is not resumed at the new seller
   // with it (routing/handler.ts). Reported failure (a review, 2026-12-05, Nit: such a token for a
   // `tools/call` stream verified unmarked after a move; test/unit/resume-token-previous-url.test.ts).
-  const signed = token.slice(0, RESUME_TOKEN_PREFIX.length + dot);
   const given = Buffer.from(signaturePart, 'latin1');
   let sellerMoved = false;
   if (!verifySeller(signed, given, seller)) {
@@ -544,10 +541,8 @@ function verifyToken(
   }
 
   // 3. Payload shape.
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(Buffer.from(payloadPart, 'base64url').toString('utf8'));
-  } catch {
+  const parsed = payloadJson(payloadPart);
+  if (parsed === undefined) {
     return invalid('Last-Event-ID resume token payload is malformed.');
   }
   const decoded = decodePayload(parsed);
@@ -807,18 +802,42 @@ function encodePayload(s: ResumeState, sessionHash: string | undefined): string 
  * not the gateway's tokens (mcp/discovery-size.ts DiscoveryInput.bytes).
  */
 export function resumeTokenSellerId(token: string): string | undefined {
-  if (!token.startsWith(RESUME_TOKEN_PREFIX) || token.length > MAX_RESUME_TOKEN_LENGTH) return undefined;
-  const dot = token.indexOf('.', RESUME_TOKEN_PREFIX.length);
-  if (dot === -1 || token.indexOf('.', dot + 1) !== -1) return undefined;
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(Buffer.from(token.slice(RESUME_TOKEN_PREFIX.length, dot), 'base64url').toString('utf8'));
-  } catch {
-    return undefined;
-  }
+  const parts = tokenParts(token);
+  if (typeof parts === 'string') return undefined;
+  const parsed = payloadJson(parts.payloadPart);
   if (typeof parsed !== 'object' || parsed === null || !Object.hasOwn(parsed, 'u')) return undefined;
   const u = (parsed as Record<string, unknown>).u;
   return typeof u === 'string' && u !== '' ? u : undefined;
+}
+
+/**
+ * A token's text split into its payload and signature parts (the text between the prefix and
+ * the one dot, and after it) and `signed`, the text the signature covers (prefix and payload).
+ * Otherwise why not: `'long'` (over MAX_RESUME_TOKEN_LENGTH characters), `'foreign'` (no
+ * RESUME_TOKEN_PREFIX), `'malformed'` (no dot, an empty payload, or a second dot). The parts
+ * are not checked for base64url here. Shared by verifyToken and resumeTokenSellerId.
+ */
+function tokenParts(
+  token: string,
+): { payloadPart: string; signaturePart: string; signed: string } | 'long' | 'foreign' | 'malformed' {
+  if (token.length > MAX_RESUME_TOKEN_LENGTH) return 'long';
+  if (!token.startsWith(RESUME_TOKEN_PREFIX)) return 'foreign';
+  const dot = token.indexOf('.', RESUME_TOKEN_PREFIX.length);
+  if (dot <= RESUME_TOKEN_PREFIX.length || token.indexOf('.', dot + 1) !== -1) return 'malformed';
+  return {
+    payloadPart: token.slice(RESUME_TOKEN_PREFIX.length, dot),
+    signaturePart: token.slice(dot + 1),
+    signed: token.slice(0, dot),
+  };
+}
+
+/** A payload part's base64url-decoded UTF-8 text parsed as JSON; undefined when it is not JSON. */
+function payloadJson(payloadPart: string): unknown {
+  try {
+    return JSON.parse(Buffer.from(payloadPart, 'base64url').toString('utf8')) as unknown;
+  } catch {
+    return undefined;
+  }
 }
 
 /**
