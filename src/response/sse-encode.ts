@@ -1,4 +1,4 @@
-import { dataLineCount } from './sse-encoded-size.js';
+import { dataLineCount, encodedEventBytes } from './sse-encoded-size.js';
 
 /**
  * Serializes one SSE event (WHATWG HTML "Server-sent events" §9.2.6 field syntax).
@@ -306,9 +306,14 @@ export class SseFrameBatch {
     const count = lines ?? dataLineCount(data);
     const answer = this.answer;
     if (answer !== undefined) {
-      // The frame: its head, `data: ` before each line, the data (its LFs end all lines but
-      // the last), then LF LF.
-      answer.bytes += Buffer.byteLength(head) + data.length + 6 * count + 2;
+      // The frame as sse-encoded-size.ts measures it (its head, `data: ` before each line,
+      // the data, then LF LF).
+      answer.bytes += encodedEventBytes(
+        ev.id === undefined ? -1 : Buffer.byteLength(ev.id),
+        ev.event === undefined ? -1 : Buffer.byteLength(ev.event),
+        count,
+        data.length,
+      );
       countEvents(answer, 1);
     }
     if (data.length <= SMALL_EVENT_DATA_BYTES || count > VIEW_EVENT_MAX_LINES) {
