@@ -92,25 +92,64 @@ export function isRequestId(bytes: Buffer, range: ByteRange | undefined, rpc: Pi
   const id = rpc.id;
   if (typeof id !== 'number') return jsonValueIs(bytes, range, id);
   if (range === undefined) return false;
+  const first = bytes[range[0]]!;
+  if (first !== 0x2d && (first < 0x30 || first > 0x39)) return false; // not a number
+  return writtenNumberIs(bytes, range, rpc, id, true, undefined);
+}
+
+/** What {@link writtenNumberIs} has read of one written number id, kept across requests ({@link requestIdMatcher}). */
+interface WrittenNumberReading {
+  /** Whether `small` has been read. */
+  smallRead?: boolean;
+  /** {@link smallIntegerAt} of the id. */
+  small?: number | undefined;
+  /** json-numbers.ts exactDecimalLengthRange of the id. */
+  lengths?: readonly [number, number];
+  /** {@link canonicalWrittenId} of the id. */
+  canonical?: string;
+}
+
+/**
+ * Whether the number written at `bytes[range]` (its first byte `-` or a digit) is the number
+ * id `id` of `rpc`: the steps of {@link isRequestId} and {@link requestIdMatcher} for a number,
+ * once. `echo`: before the canonical comparison, compare the bytes in place with the request's
+ * own text (`idText`, else String(id)). `kept`: what is read of the written id (its small
+ * integer value, the lengths of its canonical text, that text) is kept there for the next
+ * request; undefined: read for this comparison only (nothing allocated on the fast path).
+ */
+function writtenNumberIs(
+  bytes: Buffer,
+  range: ByteRange,
+  rpc: Pick<RpcPeek, 'id' | 'idText'>,
+  id: number,
+  echo: boolean,
+  kept: WrittenNumberReading | undefined,
+): boolean {
   const start = range[0];
   const end = range[1];
-  const first = bytes[start]!;
-  if (first !== 0x2d && (first < 0x30 || first > 0x39)) return false; // not a number
-  const idText = rpc.idText;
-  if (idText === undefined) {
+  if (rpc.idText === undefined) {
     // An integer below 10^15 (exact as a double) against an id whose exact value is the double's.
-    const value = smallIntegerAt(bytes, start, end);
-    if (value !== undefined) return value === id;
+    let small: number | undefined;
+    if (kept === undefined) small = smallIntegerAt(bytes, start, end);
+    else {
+      if (kept.smallRead !== true) {
+        kept.small = smallIntegerAt(bytes, start, end);
+        kept.smallRead = true;
+      }
+      small = kept.small;
+    }
+    if (small !== undefined) return small === id;
   }
   // The id written as the request's own text (an echo, `1.5` for `1.5`): compared in place
   // first, nothing copied or canonicalized (String(id) is not canonicalized for every check).
-  const mine = idText ?? String(id);
-  if (writtenAs(bytes, start, end, mine)) return true;
+  if (echo && writtenAs(bytes, start, end, rpc.idText ?? String(id))) return true;
   // Canonical texts of different lengths differ: the id is copied out only when the lengths may agree.
   const theirs = canonicalRequestId(rpc)!; // `n` and the exact value's text: a number id
-  const lengths = exactDecimalLengthRange(bytes, start, end);
+  const lengths =
+    kept === undefined ? exactDecimalLengthRange(bytes, start, end) : (kept.lengths ??= exactDecimalLengthRange(bytes, start, end));
   if (theirs.length - 1 < lengths[0] || theirs.length - 1 > lengths[1]) return false;
-  return `n${exactDecimal(bytes.toString('latin1', start, end))}` === theirs;
+  const mine = kept === undefined ? canonicalWrittenId(bytes, range) : (kept.canonical ??= canonicalWrittenId(bytes, range));
+  return mine === theirs;
 }
 
 /** Whether `bytes[start, end)` (a JSON number's text: ASCII) is `text`, compared in place. */
@@ -137,24 +176,14 @@ function writtenAs(bytes: Buffer, start: number, end: number, text: string): boo
  * test/regressions/cancel-huge-number-id-canonicalized.test.ts).
  */
 export function requestIdMatcher(bytes: Buffer, range: ByteRange): (rpc: Pick<RpcPeek, 'id' | 'idText'>) => boolean {
-  const start = range[0];
-  const end = range[1];
-  const first = bytes[start]!;
+  const first = bytes[range[0]]!;
   const isNumber = first === 0x2d || (first >= 0x30 && first <= 0x39);
-  const small = isNumber ? smallIntegerAt(bytes, start, end) : undefined;
-  let lengths: readonly [number, number] | undefined;
-  let canonical: string | undefined;
+  const kept: WrittenNumberReading = {};
   return (rpc) => {
     const id = rpc.id;
     if (typeof id !== 'number') return jsonValueIs(bytes, range, id);
     if (!isNumber) return false;
-    if (rpc.idText === undefined && small !== undefined) return small === id;
-    const theirs = canonicalRequestId(rpc)!; // `n` and the exact value's text: a number id
-    // Canonical texts of different lengths differ: the id's own is made only when the lengths may agree.
-    lengths ??= exactDecimalLengthRange(bytes, start, end);
-    if (theirs.length - 1 < lengths[0] || theirs.length - 1 > lengths[1]) return false;
-    canonical ??= canonicalWrittenId(bytes, range);
-    return canonical === theirs;
+    return writtenNumberIs(bytes, range, rpc, id, false, kept);
   };
 }
 
