@@ -9,7 +9,6 @@ import { startSdkSessionSeller } from '../helpers/sdk-session-seller.js';
 import { useSellerAndGateway } from '../helpers/stack.js';
 import { withTimeout } from '../helpers/timeout.js';
 
-
 function newServer(): McpServer['server'] {
   const mcp = new McpServer({ name: 'elicit-seller', version: '1.0.0' });
   // `server.elicitInput()`: the request goes on the standalone GET stream (a shared id).
