@@ -436,7 +436,7 @@ export interface Exchange {
   /**
    * While the handler holds the request at its backoff turn for the seller's answers to the
    * cancellations naming it that were awaited then (routing/in-flight-requests.ts
-   * holdForCancels, its deadline bounding it); else undefined.
+   * InFlightRequests.holdAtTurn, its deadline bounding it); else undefined.
    */
   cancelHold: CancelHold | undefined;
   /**

@@ -7,8 +7,8 @@
  *      requests: HTTP 200 with a JSON array of such messages, one for each of its requests,
  *      each the one that request would get alone ({@link batchAnswered},
  *      {@link batchErrorTexts}); a request with no id to answer (GET stream, notification, a
- *      batch of only notifications and responses) gets 502 (504 for a deadline) with a
- *      JSON-RPC error body, id null;
+ *      batch of only notifications and responses) gets 502, or 504 for the reasons docs/errors.md's
+ *      reasons table marks so (its "HTTP status (id null)" column), with a JSON-RPC error body, id null;
  *    - SSE already started: one final `message` event with that JSON-RPC message (a batch's
  *      stream: one event for each request still awaited; id null on a stream answering no
  *      id: a notification's, a response's, a batch's without requests), then end;

@@ -47,7 +47,7 @@ export function awaitBackoffTurn(wait: BackoffWait, send: (granted: Admission) =
   // once, its place in the queue given up, never sent (a turn granted meanwhile is given back
   // below). A turn granted while a cancellation naming it awaits the seller's answer is held
   // for the answers to those awaited then (not to later ones), at most until too little of its
-  // deadline is left to send it (InFlightRequests.holdForCancels): the granted turn, a probe's
+  // deadline is left to send it (InFlightRequests.holdAtTurn): the granted turn, a probe's
   // slot maybe, holds its kind's other calls back meanwhile (a review of the cancel-accept
   // fix, Medium 2: held as long as cancellations kept coming, past the deadline).
   exchange.onCancelled = () => {

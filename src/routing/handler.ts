@@ -762,7 +762,7 @@ export function createMcpHandler(deps: HandlerDeps) {
     // with an error made up for an id the host dropped); it is forwarded as before. Without a
     // session it marks nothing. Source: trial 17, L1. The mark holds only if the seller accepts
     // the cancellation (2xx); a request held meanwhile is not sent before that answer (within its
-    // deadline: InFlightRequests.holdForCancels), and is sent after a refusal (a review, Low:
+    // deadline: InFlightRequests.holdAtTurn), and is sent after a refusal (a review, Low:
     // anyone knowing a session id dropped held requests;
     // test/regressions/cancel-refused-by-seller-still-drops-request.test.ts).
     if (rpc.kind === 'notification' && rpc.method === 'notifications/cancelled' && session !== undefined && body !== undefined) {

@@ -35,7 +35,7 @@ export interface QueuedAt {
   readonly peeked: WaitingPeek | undefined;
   /**
    * How its hold at its turn for the seller's answers to cancellations naming it ended
-   * (InFlightRequests.holdForCancels); undefined when it was not held. Past its time
+   * (InFlightRequests.holdAtTurn); undefined when it was not held. Past its time
    * (`timeout`), or too late once refused, it is answered `cancel_wait`, not `pipeline_wait`
    * (in-flight-requests.ts turnVerdict).
    */

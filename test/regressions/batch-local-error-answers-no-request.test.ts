@@ -2,7 +2,8 @@
  * Regression ("a batch's local error answers none of its requests"): a host on MCP 2025-03-26
  * POSTed a JSON-RPC batch `[{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","id":2,
  * "method":"tools/list"}]`, and the seller's answer broke a bound (over max_response_bytes, a
- * deadline, not MCP, unreachable). The gateway answered HTTP 502 (504 for a deadline) with ONE
+ * deadline, not MCP, unreachable). The gateway answered HTTP 502 (or 504 for the reasons docs/errors.md's
+ * reasons table marks so in its "HTTP status (id null)" column) with ONE
  * JSON-RPC error whose id is null, and on an SSE stream ended with one error event for id null.
  * A host's JSON-RPC client matches each response to its call by id alone, so that error
  * answered none of its calls: each waited until its own timeout (the MCP SDK client's

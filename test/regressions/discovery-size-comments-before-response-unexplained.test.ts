@@ -21,21 +21,19 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { parseConfig } from '../../src/config/load.js';
 import { runProbe } from '../../src/probe/probe.js';
-import { startRawSeller } from '../support/raw-seller.js';
+import { answerSessionRequests, startRawSeller } from '../support/raw-seller.js';
 import { startObservedGateway } from '../support/hostile-seller.js';
 import { rawPost } from '../helpers/raw.js';
 import { useSellerAndGateway } from '../helpers/stack.js';
 import { TEST_TIMEOUT_MS } from '../helpers/timeout.js';
 
-const INIT = { protocolVersion: '2025-11-25', capabilities: { tools: {} }, serverInfo: { name: 'raw', version: '1' } };
 const COMMENT = ': keepalive comment padding padding padding\n\n';
 
 const stack = useSellerAndGateway(
   () =>
     startRawSeller((req, res) => {
-      const msg = JSON.parse(req.body.toString('utf8') || 'null') as { id?: number; method?: string } | null;
-      if (msg?.id === undefined) return void res.writeHead(202).end();
-      if (msg.method === 'initialize') return void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: msg.id, result: INIT }));
+      const msg = answerSessionRequests(req, res, 'raw')?.msg;
+      if (msg === undefined) return;
       res.writeHead(200, { 'content-type': 'text/event-stream' });
       for (let i = 0; i < 3000; i++) res.write(COMMENT);
       res.end(`data: ${JSON.stringify({ jsonrpc: '2.0', id: msg.id, result: { tools: [{ name: 't', inputSchema: { type: 'object' } }] } })}\n\n`);

@@ -30,14 +30,13 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { parseConfig } from '../../src/config/load.js';
 import { runProbe } from '../../src/probe/probe.js';
-import { startRawSeller } from '../support/raw-seller.js';
+import { answerSessionRequests, startRawSeller } from '../support/raw-seller.js';
 import { startObservedGateway, type ObservedGateway } from '../support/hostile-seller.js';
 import { rawPost } from '../helpers/raw.js';
 import { useSellerAndGateway } from '../helpers/stack.js';
 import { TEST_TIMEOUT_MS } from '../helpers/timeout.js';
 
 const TARGET = 131_072;
-const INIT = { protocolVersion: '2025-06-18', capabilities: { tools: {} }, serverInfo: { name: 'raw', version: '1' } };
 const progress = (i: number): string =>
   `id: ${i}\ndata: {"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":1,"progress":${i},"message":"${'m'.repeat(3)}"}}\n\n`;
 const before = (n: number): string => Array.from({ length: n }, (_, i) => progress(i)).join('');
@@ -47,12 +46,11 @@ const EVENTS: Record<string, number> = { under: 1000, over: 1300 };
 const stack = useSellerAndGateway(
   () =>
     startRawSeller((req, res) => {
-      const msg = JSON.parse(req.body.toString('utf8') || 'null') as { id?: number; method?: string } | null;
-      if (msg?.id === undefined) return void res.writeHead(202).end();
-      if (msg.method === 'initialize') return void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: msg.id, result: INIT }));
+      const msg = answerSessionRequests(req, res, 'raw')?.msg;
+      if (msg === undefined) return;
       const n = EVENTS[req.url!.slice(1)]!;
       res.writeHead(200, { 'content-type': 'text/event-stream' });
-      res.end(`${before(n)}${page(n, msg.id)}`);
+      res.end(`${before(n)}${page(n, msg.id as number)}`);
     }),
   (seller) => startObservedGateway(`agents:\n${Object.keys(EVENTS).map((a) => `  ${a}:\n    url: ${new URL(seller.url).origin}/${a}\n`).join('')}`),
 );

@@ -28,10 +28,9 @@ import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { startObservedGateway } from '../support/hostile-seller.js';
 import { agentsYaml } from '../helpers/gateway.js';
+import { connectElicitingHost } from '../helpers/eliciting-host.js';
 import { startSdkSessionSeller } from '../helpers/sdk-session-seller.js';
 import { useSellerAndGateway } from '../helpers/stack.js';
 import { TEST_TIMEOUT_MS, withTimeout } from '../helpers/timeout.js';
@@ -83,23 +82,9 @@ after(async () => {
   for (const c of clients) await c.close().catch(() => undefined);
 });
 
-/** An SDK client with elicitation, connected to agent `agent`, answering each elicitation after `answerMs`. */
-async function connect(agent: string, answerMs: number): Promise<Client> {
-  const client = new Client({ name: 'elicit-host', version: '1.0.0' }, { capabilities: { elicitation: {} } });
-  client.setRequestHandler(ElicitRequestSchema, async () => {
-    await sleep(answerMs);
-    return { action: 'accept', content: { ok: true } };
-  });
-  clients.push(client);
-  const transport = new StreamableHTTPClientTransport(new URL(stack.gateway.agentUrl(agent)));
-  await withTimeout(client.connect(transport), 5_000, 'connect');
-  // The SDK seller drops a request for the standalone GET stream while that stream is not open
-  // (the client opens it after connect): wait until the seller has it (bounded).
-  const session = transport.sessionId;
-  for (let i = 0; i < 500 && !stack.seller.openedGets.includes(session ?? ''); i++) await sleep(10);
-  assert.ok(session !== undefined && stack.seller.openedGets.includes(session), 'the client opened its GET stream');
-  return client;
-}
+/** An eliciting host connected to agent `agent`, answering each elicitation after `answerMs`. */
+const connect = (agent: string, answerMs: number): Promise<Client> =>
+  connectElicitingHost(stack.gateway.agentUrl(agent), stack.seller, answerMs, clients);
 
 async function call(client: Client, name: string): Promise<unknown> {
   return withTimeout(client.callTool({ name, arguments: {} }, undefined, { timeout: 10_000 }), 10_000, name);

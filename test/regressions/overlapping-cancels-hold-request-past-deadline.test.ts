@@ -14,7 +14,7 @@
  *
  * Now a held request waits only for the cancellations awaited when its turn came (a later one
  * still stops it if accepted before it is sent), at most until too little of its deadline is
- * left to send it (routing/in-flight-requests.ts holdForCancels); past that it is answered
+ * left to send it (routing/in-flight-requests.ts InFlightRequests.holdAtTurn); past that it is answered
  * `cancel_wait` (docs/errors.md), unsent.
  *
  * Input: a raw seller on 127.0.0.1 that holds each `notifications/cancelled` until the test

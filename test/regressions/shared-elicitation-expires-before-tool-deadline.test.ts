@@ -2,15 +2,12 @@ import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { startObservedGateway } from '../support/hostile-seller.js';
 import { agentsYaml } from '../helpers/gateway.js';
+import { connectElicitingHost, reasonOrText } from '../helpers/eliciting-host.js';
 import { startSdkSessionSeller } from '../helpers/sdk-session-seller.js';
 import { useSellerAndGateway } from '../helpers/stack.js';
 import { withTimeout } from '../helpers/timeout.js';
-
-const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 function newServer(): McpServer['server'] {
   const mcp = new McpServer({ name: 'elicit-seller', version: '1.0.0' });
@@ -39,24 +36,11 @@ const stack = useSellerAndGateway(
 const clients: Client[] = [];
 after(async () => { for (const c of clients) await c.close().catch(() => undefined); });
 
-async function connect(answerMs: number): Promise<Client> {
-  const client = new Client({ name: 'h', version: '1.0.0' }, { capabilities: { elicitation: {} } });
-  client.setRequestHandler(ElicitRequestSchema, async () => { await sleep(answerMs); return { action: 'accept', content: { ok: true } }; });
-  clients.push(client);
-  const transport = new StreamableHTTPClientTransport(new URL(stack.gateway.agentUrl('e')));
-  await withTimeout(client.connect(transport), 5_000, 'connect');
-  const session = transport.sessionId;
-  for (let i = 0; i < 500 && !stack.seller.openedGets.includes(session ?? ''); i++) await sleep(10);
-  return client;
-}
-interface CallOutcome {
-  isError?: boolean;
-  structuredContent?: { adcp_error?: { details?: { reason?: string } } };
-  content?: { text?: string }[];
-}
+const connect = (answerMs: number): Promise<Client> =>
+  connectElicitingHost(stack.gateway.agentUrl('e'), stack.seller, answerMs, clients);
 async function ask(c: Client): Promise<string | undefined> {
-  const o = (await withTimeout(c.callTool({ name: 'ask', arguments: {} }, undefined, { timeout: 10_000 }), 10_000, 'ask')) as CallOutcome;
-  return o.isError === true ? o.structuredContent?.adcp_error?.details?.reason : o.content?.[0]?.text;
+  const o = (await withTimeout(c.callTool({ name: 'ask', arguments: {} }, undefined, { timeout: 10_000 }), 10_000, 'ask'));
+  return reasonOrText(o);
 }
 
 /**

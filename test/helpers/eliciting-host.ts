@@ -1,0 +1,55 @@
+/**
+ * A host that answers elicitations: a real MCP TypeScript SDK client declaring the `elicitation`
+ * capability, connected through the gateway to a test/helpers/sdk-session-seller.ts seller,
+ * accepting each elicitation (`{ action: 'accept', content: { ok: true } }`) after `answerMs`.
+ * Shared by test/regressions/shared-elicitation-expires-before-tool-deadline.test.ts,
+ * test/regressions/seller-cancelled-elicitation-pauses-session-idle.test.ts and
+ * test/regressions/elicitation-wait-hits-sse-idle.test.ts.
+ */
+import assert from 'node:assert/strict';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import type { SdkSessionSeller } from './sdk-session-seller.js';
+import { withTimeout } from './timeout.js';
+
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * Connects a new eliciting host to `agentUrl` (the gateway's URL of an agent fronting `seller`),
+ * pushed onto `clients` for the caller to close. It returns once `seller` has the session's
+ * standalone GET stream open (polled every 10 ms, 500 times at most; asserted): the SDK seller
+ * drops a request with no related request (an elicitation) while that stream is not open.
+ */
+export async function connectElicitingHost(
+  agentUrl: string,
+  seller: SdkSessionSeller,
+  answerMs: number,
+  clients: Client[],
+): Promise<Client> {
+  const client = new Client({ name: 'elicit-host', version: '1.0.0' }, { capabilities: { elicitation: {} } });
+  client.setRequestHandler(ElicitRequestSchema, async () => {
+    await sleep(answerMs);
+    return { action: 'accept', content: { ok: true } };
+  });
+  clients.push(client);
+  const transport = new StreamableHTTPClientTransport(new URL(agentUrl));
+  await withTimeout(client.connect(transport), 5_000, 'connect');
+  const session = transport.sessionId;
+  for (let i = 0; i < 500 && !seller.openedGets.includes(session ?? ''); i++) await sleep(10);
+  assert.ok(session !== undefined && seller.openedGets.includes(session), 'the client opened its GET stream');
+  return client;
+}
+
+/** What a `tools/call` result is: a minted tool error (docs/errors.md) or a text result. */
+interface CallOutcome {
+  isError?: boolean;
+  structuredContent?: { adcp_error?: { details?: { reason?: string } } };
+  content?: { text?: string }[];
+}
+
+/** The `adcp_error.details.reason` of a minted tool error result, else the result's first text. */
+export function reasonOrText(result: unknown): string | undefined {
+  const o = result as CallOutcome;
+  return o.isError === true ? o.structuredContent?.adcp_error?.details?.reason : o.content?.[0]?.text;
+}
