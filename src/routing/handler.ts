@@ -329,13 +329,7 @@ export function createMcpHandler(deps: HandlerDeps) {
 
     // A resumed stream keeps the response limit it started with, from its token, as is (a
     // reload that lowered the agent's since does not apply to it: hostile trial 24, F2).
-    // A request held at its pipelined turn has them resolved already (QueuedAt.limits), unless a reload changed its agent since.
-    const held = queuedAt?.limits;
-    const limits = resumed
-      ? limitsOf(agent, rpc, resumed.limitBytes, 'token')
-      : held !== undefined && held.agent === agent && held.rpc === rpc && held.call === callLimit.value
-        ? held.limits
-        : limitsOf(agent, rpc, callLimit.value);
+    const limits = resumed ? limitsOf(agent, rpc, resumed.limitBytes, 'token') : limitsOf(agent, rpc, callLimit.value);
     const protocolVersion = resumed ? resumed.protocolVersion : protocolVersionOf(versionHeader);
     // Tokens of a stream with the cumulative bound carry its count (0 on the standalone GET
     // stream, which counts nothing); a stream answering no request says so (resume/token.ts).

@@ -13,7 +13,7 @@ import { peekRequest, refusalIdOf, type PeekResult } from '../request/peek.js';
 import { requestJsonBounds } from '../request/request-json-bounds.js';
 import { MAX_WAITING_PER_CONNECTION, type PipelinedTurns } from './pipelined-turn.js';
 import { awaitsCancelAnswer, turnVerdict, type CancelHoldEnd, type InFlightRequests, type TurnVerdict } from './in-flight-requests.js';
-import { heldLimits, type HeldLimits, type McpRequest } from './request-limits.js';
+import { limitsOf, type McpRequest } from './request-limits.js';
 
 /**
  * When a request that waits for its turn on its connection (routing/pipelined-turn.ts) reached
@@ -40,8 +40,6 @@ export interface QueuedAt {
    * (in-flight-requests.ts turnVerdict).
    */
   readonly cancelHold: CancelHoldEnd | undefined;
-  /** The limits resolved for its hold at its turn (`cancelHold`), used again when nothing they came from changed; undefined when not resolved. */
-  readonly limits: HeldLimits | undefined;
 }
 
 /** A body's peek under one agent config object's bounds (request/request-json-bounds.ts). */
@@ -96,7 +94,7 @@ export function createTurnWaiter(
     const hr = process.hrtime.bigint();
     const { waiting, peeked } = waitingEntry(request, body, agent);
     return new Promise((resolve, reject) => {
-      const atTurn = (processable: boolean, cancelHold: CancelHoldEnd | undefined, held: HeldLimits | undefined): void => {
+      const atTurn = (processable: boolean, cancelHold: CancelHoldEnd | undefined): void => {
         if (waiting !== undefined) inFlight.close(waiting.slot, waiting.entry);
         if (!processable) {
           reply.hijack();
@@ -105,7 +103,7 @@ export function createTurnWaiter(
         }
         try {
           // Nothing returned: forwarded (sent by the handler itself); the reply then stands for it.
-          resolve(processAtTurn(request, reply, { ms, hr, cancelled: waiting?.entry.cancelAccepted === true, cancelHold, peeked, limits: held }) ?? reply);
+          resolve(processAtTurn(request, reply, { ms, hr, cancelled: waiting?.entry.cancelAccepted === true, cancelHold, peeked }) ?? reply);
         } catch (err) {
           reject(err instanceof Error ? err : new Error(String(err)));
         }
@@ -116,15 +114,18 @@ export function createTurnWaiter(
         // deadline is left to send it (InFlightRequests.holdAtTurn; a review of the
         // cancel-accept fix, Medium 2), its connection checked again then. Too late already: on
         // at once (`pipeline_wait`). Not counted in the pipelined_requests_waiting gauge meanwhile.
-        // Its limits, resolved for the hold, are handed on (QueuedAt.limits).
+        // The hold needs only its response_deadline_ms, which X-Max-Response-Bytes never
+        // changes: its agent's level for the peeked request (limitsOf: the level's object,
+        // resolved once per agent config object in config/resolve.ts). The handler resolves
+        // its limits at its turn under the config then in force: a reload while it is held
+        // applies (a re-read, M1: they were cached here, QueuedAt.limits;
+        // test/regressions/held-pipelined-request-keeps-limits-from-before-reload.test.ts).
         const entry = waiting?.entry;
-        let held: HeldLimits | undefined;
         if (processable && entry !== undefined && awaitsCancelAnswer(entry)) {
-          const resolved = (held = heldLimits(request, agent, entry.rpc));
-          const then = (end: CancelHoldEnd): void => atTurn(!socket.destroyed && !socket.writableEnded, end, resolved);
-          if (inFlight.holdAtTurn(entry, resolved.limits.response_deadline_ms, ms, then)) return;
+          const then = (end: CancelHoldEnd): void => atTurn(!socket.destroyed && !socket.writableEnded, end);
+          if (inFlight.holdAtTurn(entry, limitsOf(agent, entry.rpc, undefined).response_deadline_ms, ms, then)) return;
         }
-        atTurn(processable, undefined, held);
+        atTurn(processable, undefined);
       });
     });
   }

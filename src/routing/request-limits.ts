@@ -1,25 +1,17 @@
 /**
- * The limits a request is handled under (routing/handler.ts): resolved from its agent and its
- * peek (config/resolve.ts), handed on from a hold at its pipelined turn, and how its exchange
- * counts for its agent's backoff against them.
+ * The limits a request is handled under (routing/handler.ts; its hold at its pipelined turn,
+ * routing/pipelined-wait.ts): resolved from its agent and its peek (config/resolve.ts), and how
+ * its exchange counts for its agent's backoff against them.
  */
 import type { FastifyRequest } from 'fastify';
 import type { AgentConfig, Limits } from '../config/types.js';
-import { parseMaxResponseBytesHeader, resolveBatchLimits, resolveCallLimits, type CallLimitSource } from '../config/resolve.js';
+import { resolveBatchLimits, resolveCallLimits, type CallLimitSource } from '../config/resolve.js';
 import type { Exchange, RpcPeek } from '../exchange.js';
 import type { GuardOutcome } from '../admission/agent-guard.js';
 import { REASONS } from '../errors/codes.js';
 
 /** A request to the gateway's MCP route (`/agents/:agent/mcp`, app.ts): `params.agent`, the agent's name. */
 export type McpRequest = FastifyRequest<{ Params: { agent: string } }>;
-
-/** Limits resolved for a request (limitsOf) from its agent config object, its peek and its X-Max-Response-Bytes value. */
-export interface HeldLimits {
-  readonly agent: AgentConfig;
-  readonly rpc: RpcPeek;
-  readonly call: number | undefined;
-  readonly limits: Limits;
-}
 
 /**
  * The limits in force for a request (config/resolve.ts): a batch's, the strictest of its
@@ -30,17 +22,6 @@ export interface HeldLimits {
  */
 export function limitsOf(agent: AgentConfig, rpc: RpcPeek, call: number | undefined, source: CallLimitSource = 'header'): Limits {
   return rpc.kind === 'batch' ? resolveBatchLimits(agent, rpc.batchToolNames, call, source) : resolveCallLimits(agent, rpc.toolName, call, source);
-}
-
-/**
- * The limits of a POSTed request of `agent` peeked as `rpc` ({@link limitsOf}), under its
- * `X-Max-Response-Bytes` (none when that header is invalid: the request is refused for it
- * before its limits are read), with what they came from (HeldLimits).
- */
-export function heldLimits(request: Pick<FastifyRequest, 'headers'>, agent: AgentConfig, rpc: RpcPeek): HeldLimits {
-  const callLimit = parseMaxResponseBytesHeader(request.headers['x-max-response-bytes']);
-  const call = callLimit.ok ? callLimit.value : undefined;
-  return { agent, rpc, call, limits: limitsOf(agent, rpc, call) };
 }
 
 /**
