@@ -181,7 +181,7 @@ async function runOnce(chunks: readonly Buffer[], rpc: RpcPeek): Promise<Run> {
   stream.push(null);
   const body = openBodySource(stream, [], Infinity);
   const t0 = process.cpuUsage();
-  await handleSseBody(exchange, reply, { statusCode: 200, hostStatus: 200, headers: { 'content-type': 'text/event-stream' }, body }, log, hooks);
+  await handleSseBody(exchange, reply, { statusCode: 200, headers: { 'content-type': 'text/event-stream' }, body }, log, hooks);
   const t = process.cpuUsage(t0);
   return { cpuNs: (t.user + t.system) * 1000, bytesOut, outcome: exchange.outcome };
 }

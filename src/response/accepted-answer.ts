@@ -18,9 +18,9 @@
  * before any event: the stream is the host's from its head, and one that carries no response
  * (the seller ends it, goes idle, breaks a bound) ends with the error for the request's id on
  * that 200, so it is counted too: what is counted is the 202 the gateway rewrote, not a
- * response. pipeline.ts decides the status (`UpstreamResponse.hostStatus`), the stages report
- * where they commit the head; reading the status does nothing else (a review Nit: the status
- * read logged as a side effect).
+ * response. pipeline.ts decides whether (`UpstreamResponse.accepted`), the stages read the
+ * head's status from that ({@link hostStatusOf}) and report where they commit the head; reading
+ * the status does nothing else (a review Nit: the status read logged as a side effect).
  *
  * Which answers: status 202, a POST holding a request (exchange.ts carriesRequest: a request,
  * or a 2025-03-26 batch holding one), answered with JSON the JSON stage sends on, or with SSE
@@ -77,9 +77,9 @@ export class AcceptedAnswer {
 /**
  * For a seller's 2xx `status` answering `exchange` with a body of `body` kind: undefined when the
  * answer keeps the seller's status; for a 202 answering a POST that holds a request (module
- * doc), the {@link AcceptedAnswer} whose head goes out as 200 (pipeline.ts sets
- * `UpstreamResponse.hostStatus` from it). Reports nothing itself. Cost on any other answer: one
- * comparison, nothing allocated.
+ * doc), the {@link AcceptedAnswer} whose head goes out as 200 (pipeline.ts hands it on as
+ * `UpstreamResponse.accepted`; {@link hostStatusOf}). Reports nothing itself. Cost on any other
+ * answer: one comparison, nothing allocated.
  */
 export function acceptedAnswer(
   exchange: Exchange,
@@ -90,4 +90,14 @@ export function acceptedAnswer(
 ): AcceptedAnswer | undefined {
   if (status !== 202 || exchange.opensStream || exchange.stream.resumeFrom !== undefined || !carriesRequest(exchange.rpc)) return undefined;
   return new AcceptedAnswer(exchange, body, log, hooks);
+}
+
+/**
+ * The status of the host's head for a seller's answer sent on: the seller's `statusCode`, but
+ * 200 when it is a 202 answering a POST that holds a request (`accepted`: {@link acceptedAnswer};
+ * hostile trial 57, F1). Derived, not stored beside `accepted` (a re-read, L3: the two could
+ * only agree). Reports nothing: the stage that writes the head calls `accepted.headWritten()`.
+ */
+export function hostStatusOf(res: { readonly statusCode: number; readonly accepted?: AcceptedAnswer | undefined }): number {
+  return res.accepted === undefined ? res.statusCode : 200;
 }

@@ -44,7 +44,7 @@ import { keepsJsonLabel } from './content-type.js';
 import { ACK_BODY, isUnscannedAckBody, readAckBody } from './ack-body.js';
 import { NOT_JSON, parseJsonText } from '../mcp/parse-json.js';
 import { isWideMessage } from './wide-answer.js';
-import type { AcceptedAnswer } from './accepted-answer.js';
+import { hostStatusOf, type AcceptedAnswer } from './accepted-answer.js';
 
 export interface UpstreamBody {
   statusCode: number;
@@ -58,15 +58,10 @@ export interface UpstreamResponse {
   headers: Record<string, string | string[] | undefined>;
   body: BodySource;
   /**
-   * The status of the host's head when the answer is sent on, decided by pipeline.ts: the
-   * seller's, but 200 for a 202 answering a POST that holds a request ({@link accepted}).
-   * `statusCode` stays the seller's (the errors' `upstream_status`).
-   */
-  hostStatus: number;
-  /**
-   * Set with `hostStatus` 200 for a seller's 202 answering a POST that holds a request
-   * (accepted-answer.ts): the stage that writes the host's head calls its `headWritten` (the
-   * warning and the metric), once it has.
+   * Set, by pipeline.ts, for a seller's 202 answering a POST that holds a request
+   * (accepted-answer.ts): its head goes to the host as 200 (accepted-answer.ts hostStatusOf;
+   * `statusCode` stays the seller's, the errors' `upstream_status`), and the stage that writes
+   * that head calls its `headWritten` (the warning and the metric), once it has.
    */
   accepted?: AcceptedAnswer | undefined;
 }
@@ -570,8 +565,8 @@ function sendJsonAnswer(exchange: Exchange, reply: FastifyReply, res: UpstreamRe
     // Not the seller's bytes: its digests and ETag describe those (headers.ts SELLER_BYTES_HEADERS; trial 12, M4).
     dropSellerBytesHeaders(reply);
   } else if (!reply.hasHeader('content-type') || (!keepsJsonLabel(res.headers['content-type']) && isUtf8(out))) reply.header('content-type', 'application/json');
-  // The seller's status, but 200 for a 202 answering a request (pipeline.ts; accepted-answer.ts: hostile trial 57, F1).
-  sendBody(exchange, reply, res.hostStatus, out, outcome);
+  // The seller's status, but 200 for a 202 answering a request (accepted-answer.ts hostStatusOf: hostile trial 57, F1).
+  sendBody(exchange, reply, hostStatusOf(res), out, outcome);
   res.accepted?.headWritten();
 }
 

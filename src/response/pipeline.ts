@@ -267,7 +267,7 @@ export async function handleUpstreamResponse(
   // (accepted-answer.ts: the MCP SDK client drops a 202's body; hostile trial 57, F1). Decided
   // here; the stage that writes the head reports it (`accepted.headWritten`).
   const accepted = sse || kind === 'json' ? acceptedAnswer(exchange, status, sse ? 'sse' : 'json', log, hooks) : undefined;
-  const upstream: UpstreamResponse = { statusCode: status, headers: res.headers, body, hostStatus: accepted === undefined ? status : 200, accepted };
+  const upstream: UpstreamResponse = { statusCode: status, headers: res.headers, body, accepted };
   if (status >= 200 && status < 300) {
     if (sse) return handleSseBody(exchange, reply, upstream, log, hooks);
     // A GET is answered with SSE or 405 (MCP Streamable HTTP, "Listening for Messages from the

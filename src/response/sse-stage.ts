@@ -190,6 +190,7 @@ import { TokenCredit } from './sse-token-credit.js';
 import { UndeliveredBytes } from './sse-undelivered.js';
 import { SSE_DROPPED_EVENT_CHARGE_BYTES, SSE_IGNORED_LINE_CHARGE_BYTES, isIgnoredLineError } from './sse-ignored-lines.js';
 import type { UpstreamResponse } from './json-stage.js';
+import { hostStatusOf } from './accepted-answer.js';
 import { DirectChunks, bodyErrorToLocal } from './body-source.js';
 import { WireOverheadError } from '../routing/wire-meter.js';
 import { drainOrClose } from './drain.js';
@@ -301,8 +302,8 @@ export async function handleSseBody(
 
   // The head is committed now (sse-host-writer.ts); the frames of each input chunk go out
   // together when it is done (`host.flush`), before the next chunk is awaited. The seller's
-  // status, but 200 for a 202 answering a request (accepted-answer.ts: hostile trial 57, F1).
-  const host = new SseHostWriter(reply, res.hostStatus, exchange);
+  // status, but 200 for a 202 answering a request (accepted-answer.ts hostStatusOf: hostile trial 57, F1).
+  const host = new SseHostWriter(reply, hostStatusOf(res), exchange);
   res.accepted?.headWritten();
   exchange.sseStarted = true;
   const batch = host.batch;

@@ -204,7 +204,7 @@ export async function runSseStage(chunks: ReadonlyArray<string | Buffer> | Async
   const stream = Readable.from(source, { objectMode: true, highWaterMark: 1 });
   const opened = openBodySource(stream, opts.codings ?? [], Infinity);
   const body = opts.wrapBody?.(opened) ?? opened;
-  await handleSseBody(exchange, reply, { statusCode: 200, hostStatus: 200, headers: { 'content-type': 'text/event-stream' }, body }, log, hooks);
+  await handleSseBody(exchange, reply, { statusCode: 200, headers: { 'content-type': 'text/event-stream' }, body }, log, hooks);
   assert.equal(endedCorked, false, 'end() was called on a corked response (Node 22/24 then send the terminating chunk before the corked writes)');
   return { exchange, writes, body: writes.join(''), ended, observed, warnings, drops, dropRuns, buffers, sseEnds, stream };
 }
