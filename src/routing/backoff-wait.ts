@@ -55,18 +55,18 @@ export function awaitBackoffTurn(wait: BackoffWait, send: (granted: Admission) =
     answerCancelledUnsent(exchange, reply);
   };
   let cancelHold: CancelHoldEnd | undefined = undefined;
-  const settled = (granted: Admission | undefined): Admission | undefined | Promise<Admission | undefined> => {
+  const settled = (granted: Admission | undefined): Admission | undefined | Promise<Admission> => {
     if (granted === undefined || exchange.finished) return granted;
     // Held (InFlightRequests.holdAtTurn, which judges whether a cancellation is awaited) until
-    // the hold ends: `then` is only called after holdAtTurn returned true, `wake` set by then.
-    // Not held (nothing awaited, or granted too late already: `agent_backoff` below): on at once.
-    let wake: ((granted: Admission) => void) | undefined;
-    const then = (end: CancelHoldEnd): void => {
-      cancelHold = end;
-      wake!(granted);
-    };
-    if (!inFlight.holdAtTurn(exchange, limits.response_deadline_ms, arrivedAt, then)) return granted;
-    return new Promise((resolve) => (wake = resolve));
+    // the hold ends (`cancelHold`: how). Not held (nothing awaited, or granted too late
+    // already: `agent_backoff` below): on at once.
+    return new Promise((resolve) => {
+      const held = inFlight.holdAtTurn(exchange, limits.response_deadline_ms, arrivedAt, (end) => {
+        cancelHold = end;
+        resolve(granted);
+      });
+      if (!held) resolve(granted);
+    });
   };
   return pending.admitted.then(settled).then((granted) => {
     exchange.onCancelled = undefined;
@@ -90,17 +90,17 @@ export function awaitBackoffTurn(wait: BackoffWait, send: (granted: Admission) =
       else answerWithLocalError(exchange, reply, { reason: 'agent_url_changed' });
       return reply;
     }
-    // Granted too late to finish within the deadline (or held past it for a cancellation's answer): not sent; the turn passes on.
-    const verdict = granted === undefined ? undefined : turnVerdict(cancelHold, limits.response_deadline_ms - (performance.now() - arrivedAt), limits.response_deadline_ms);
-    if (granted !== undefined && verdict !== 'send') {
+    if (granted !== undefined) {
+      const verdict = turnVerdict(cancelHold, limits.response_deadline_ms - (performance.now() - arrivedAt), limits.response_deadline_ms);
+      if (verdict === 'send') return send(granted);
+      // Granted too late to finish within the deadline (or held past it for a cancellation's answer): not sent; the turn passes on.
       guard.finish(granted, 'other');
       if (verdict === 'cancel_wait') {
         answerWithLocalError(exchange, reply, { reason: 'cancel_wait', limitMs: limits.response_deadline_ms, observedMs: Math.round(performance.now() - arrivedAt) });
         return reply;
       }
-    } else if (granted !== undefined) {
-      return send(granted);
     }
+    // Not granted (PendingAdmission.admitted: the probe breached, the wait bound passed, the queue was full), or granted too late: `agent_backoff`.
     const retryAfterS = guard.retryAfterS(agent.name, kind);
     answerWithLocalError(exchange, reply, { reason: 'agent_backoff', ...(retryAfterS !== undefined ? { retryAfterS } : {}) });
     return reply;
