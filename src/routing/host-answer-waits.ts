@@ -109,7 +109,7 @@ export const MAX_PARKED_CALLS = 1024;
 interface Parked {
   /** Its seller endpoint and session ({@link sessionKeyOf}). */
   readonly session: string;
-  /** {@link session}, NUL, the call's canonical request id: its key in {@link HostAnswerWaits}'s parked calls. */
+  /** Its key in {@link HostAnswerWaits}'s parked calls ({@link parkedKeyOf}: {@link session}, NUL, the call's canonical request id). */
   readonly key: string;
   /** When the call's stream first started (Unix ms, as its resume token carries it), when told: a resume must name the same. */
   readonly startedAt: number | undefined;
@@ -130,6 +130,11 @@ interface SharedWait {
 /** The one key of seller endpoint `seller` (agentKeyOf) and MCP session `session`: both joined by a NUL (neither holds one: an agent url, a header value). */
 export function sessionKeyOf(seller: string, session: string): string {
   return `${seller}\0${session}`;
+}
+
+/** The key of call `call` (its canonical request id) of session `sessionKey` ({@link sessionKeyOf}) among the parked calls: both joined by a NUL (Parked.key). */
+function parkedKeyOf(sessionKey: string, call: string): string {
+  return `${sessionKey}\0${call}`;
 }
 
 /** The members of one seller endpoint and session, and the requests awaited by all of them. */
@@ -222,7 +227,7 @@ export class HostAnswerWaits {
     }
     // A resume of a call whose stream ended resumable with its own requests outstanding waits for them (`park`).
     if (resumes !== undefined && this.parked.size > 0) {
-      const parked = this.parked.get(`${key}\0${resumes}`);
+      const parked = this.parked.get(parkedKeyOf(key, resumes));
       if (parked !== undefined && parked.startedAt === startedAt) {
         this.unpark(parked);
         for (const id of parked.ids) stream.await(id);
@@ -247,7 +252,7 @@ export class HostAnswerWaits {
   park(sessionKey: string, call: string, ids: ReadonlySet<string>, expiresAt: number, startedAt?: number): void {
     const delayMs = expiresAt - Date.now();
     if (ids.size === 0 || !(delayMs > 0)) return;
-    const key = `${sessionKey}\0${call}`;
+    const key = parkedKeyOf(sessionKey, call);
     const before = this.parked.get(key);
     if (before !== undefined) this.unpark(before);
     else if ((this.parkedBySession.get(sessionKey)?.size ?? 0) >= MAX_PARKED_CALLS_PER_SESSION) return;
@@ -385,12 +390,17 @@ export class StreamHostWaits {
   get awaiting(): boolean {
     if (this.closed) return false;
     if (this.ids !== undefined && this.ids.size > 0) return true;
-    return this.entry.newestSeenAt + this.graceMs >= this.openedAt;
+    return this.withinGrace(this.entry.newestSeenAt);
+  }
+
+  /** Whether a shared id seen at `seenAt` (`performance.now()`) was seen no more than its `graceMs` before it opened. */
+  private withinGrace(seenAt: number): boolean {
+    return seenAt + this.graceMs >= this.openedAt;
   }
 
   /** @internal Whether it waits for a shared id seen at `seenAt` (`performance.now()`): it has a clock, is open, and opened no more than its `graceMs` after. */
   waitsFor(seenAt: number): boolean {
-    return this.clock !== undefined && !this.closed && seenAt + this.graceMs >= this.openedAt;
+    return this.clock !== undefined && !this.closed && this.withinGrace(seenAt);
   }
 
   /**
