@@ -1,10 +1,21 @@
 /** The discovery-size warning and metric of routing/handler.ts (AdCP "Managing response size"). */
 import type { Exchange } from '../exchange.js';
 import { beforeResponseText, isDiscoveryRequest, measureDiscovery, type BeforeResponse } from '../mcp/discovery-size.js';
-import type { HandlerDeps } from './handler.js';
+import type { Logger } from 'pino';
+import type { GatewayMetrics } from '../observability/metrics.js';
 
 /** The discovery-size warning's message; a measurement with anything before the response adds `; <beforeResponseText>`. */
 export const DISCOVERY_OVER_TARGET_MSG = 'discovery response over its size target (AdCP managing-response-size)';
+
+/**
+ * Where {@link observeDiscovery} reports (routing/handler.ts passes its HandlerDeps): the metric
+ * and the app's logger, no more (a re-read, L5: the whole HandlerDeps type imported from
+ * handler.ts made a type cycle).
+ */
+export interface DiscoveryReport {
+  readonly metrics: Pick<GatewayMetrics, 'incDiscoveryOvershoot'>;
+  readonly log: Pick<Logger, 'warn'>;
+}
 
 /**
  * Discovery sizes (AdCP "Managing response size"): a `tools/list` page over 128 KiB, a
@@ -20,7 +31,7 @@ export const DISCOVERY_OVER_TARGET_MSG = 'discovery response over its size targe
  * reported over its target
  * (test/regressions/discovery-size-ignores-sse-events-before-response.test.ts).
  */
-export function observeDiscovery(exchange: Exchange, message: unknown, bytes: number, before: BeforeResponse | undefined, deps: HandlerDeps): void {
+export function observeDiscovery(exchange: Exchange, message: unknown, bytes: number, before: BeforeResponse | undefined, deps: DiscoveryReport): void {
   const { method, toolName } = exchange.rpc;
   if (!isDiscoveryRequest(method, toolName)) return;
   for (const m of measureDiscovery({ method, toolName, message, bytes, ...(before !== undefined ? { before } : {}) })) {
