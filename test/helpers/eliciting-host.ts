@@ -4,11 +4,12 @@
  * accepting each elicitation (`{ action: 'accept', content: { ok: true } }`) after `answerMs`.
  * Shared by test/regressions/shared-elicitation-expires-before-tool-deadline.test.ts,
  * test/regressions/seller-cancelled-elicitation-pauses-session-idle.test.ts and
- * test/regressions/elicitation-wait-hits-sse-idle.test.ts.
+ * test/regressions/elicitation-wait-hits-sse-idle.test.ts, test/regressions/elicitation-wait-lost-on-resume.test.ts
+ * ({@link reasonOrText} also by test/regressions/seller-wide-cancel-keeps-stream-paused.test.ts, whose host declines).
  */
 import assert from 'node:assert/strict';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { StreamableHTTPClientTransport, type StreamableHTTPClientTransportOptions } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { SdkSessionSeller } from './sdk-session-seller.js';
 import { withTimeout } from './timeout.js';
@@ -20,12 +21,15 @@ const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms
  * pushed onto `clients` for the caller to close. It returns once `seller` has the session's
  * standalone GET stream open (polled every 10 ms, 500 times at most; asserted): the SDK seller
  * drops a request with no related request (an elicitation) while that stream is not open.
+ * `transportOptions` go to the client's transport (e.g. `reconnectionOptions` for a test whose
+ * seller closes the call's stream: test/regressions/elicitation-wait-lost-on-resume.test.ts).
  */
 export async function connectElicitingHost(
   agentUrl: string,
   seller: SdkSessionSeller,
   answerMs: number,
   clients: Client[],
+  transportOptions?: StreamableHTTPClientTransportOptions,
 ): Promise<Client> {
   const client = new Client({ name: 'elicit-host', version: '1.0.0' }, { capabilities: { elicitation: {} } });
   client.setRequestHandler(ElicitRequestSchema, async () => {
@@ -33,7 +37,7 @@ export async function connectElicitingHost(
     return { action: 'accept', content: { ok: true } };
   });
   clients.push(client);
-  const transport = new StreamableHTTPClientTransport(new URL(agentUrl));
+  const transport = new StreamableHTTPClientTransport(new URL(agentUrl), transportOptions);
   await withTimeout(client.connect(transport), 5_000, 'connect');
   const session = transport.sessionId;
   for (let i = 0; i < 500 && !seller.openedGets.includes(session ?? ''); i++) await sleep(10);

@@ -23,6 +23,7 @@ import type { ServerResponse } from 'node:http';
 import { startRawSeller, toolResponse, type RawSeller, type SeenRequest } from '../support/raw-seller.js';
 import { startObservedGateway, type ObservedGateway } from '../support/hostile-seller.js';
 import { agentsYaml, type AgentYaml } from '../helpers/gateway.js';
+import { openAnswer, toolCallPost } from '../helpers/open-answer.js';
 import { rawPost, toolCall } from '../helpers/raw.js';
 import { openRawConnection, responsesWhenWhole } from '../helpers/http-wire.js';
 import { useSellerAndGateway } from '../helpers/stack.js';
@@ -89,12 +90,8 @@ const lineOf = async (agent: string, id: number): Promise<unknown[]> => {
   return [l.outcome, l.reason, l.status, l.upstream_status];
 };
 
-const post = (agent: string, id: number): Promise<Response> =>
-  fetch(stack.gateway.agentUrl(agent), {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...HEADERS },
-    body: JSON.stringify(toolCall(id, TOOL)),
-  });
+/** A host's POST of tools/call `id` in the session. */
+const post = (id: number): RequestInit => toolCallPost(id, TOOL, HEADERS);
 
 function pipelined(id: number): string {
   const body = JSON.stringify(toolCall(id, TOOL));
@@ -130,22 +127,11 @@ describe('cancel-requestid-before-wide-params-ignored', { timeout: TEST_TIMEOUT_
 
     test(`${size.name}: an open call's stream ends plainly after its progress event, outcome cancelled (no made-up error)`, async () => {
       const id = 70 + n;
-      const res = await post('s', id);
-      assert.equal(res.status, 200);
-      let text = '';
-      let progressed: () => void = () => {};
-      const progress = new Promise<void>((resolve) => (progressed = resolve));
-      const body = (async () => {
-        const decoder = new TextDecoder();
-        for await (const chunk of res.body as AsyncIterable<Uint8Array>) {
-          text += decoder.decode(chunk, { stream: true });
-          if (text.includes(PROGRESS_FRAME)) progressed();
-        }
-        return text;
-      })();
-      await withTimeout(progress, 5_000, 'progress event');
+      const answer = await openAnswer(stack.gateway.agentUrl('s'), post(id));
+      assert.equal(answer.status, 200);
+      await until('the progress event', () => answer.text.includes(PROGRESS_FRAME));
       assert.equal(await cancel('s', id, size.others), 202);
-      assert.equal(await withTimeout(body, 5_000, 'end of stream'), PROGRESS_FRAME);
+      assert.equal(await withTimeout(answer.done, 5_000, 'end of stream'), PROGRESS_FRAME);
       const line = await stack.gateway.exchangeLine('s', id);
       assert.deepEqual([line.outcome, line.reason], ['cancelled', 'upstream_reset']);
     });
@@ -155,7 +141,7 @@ describe('cancel-requestid-before-wide-params-ignored', { timeout: TEST_TIMEOUT_
       const broke = await rawPost(stack.gateway.agentUrl(agent), toolCall(breach, TOOL), HEADERS);
       assert.match(broke.text(), /"reason\\":\\"raw_bytes\\"/);
       assert.equal((await stack.gateway.exchangeLine(agent, breach)).reason, 'raw_bytes');
-      const waiting = post(agent, id);
+      const waiting = fetch(stack.gateway.agentUrl(agent), post(id));
       await until(`call ${id} waits for its turn`, () => stack.gateway.app.gateway.openExchanges === 1);
       assert.equal(await cancel(agent, id, size.others), 202);
       const res = await withTimeout(waiting, 5_000, `call ${id} answered`);

@@ -20,18 +20,16 @@
 import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { RESUME_YAML, startObservedGateway } from '../support/hostile-seller.js';
 import { OrderedEventStore } from '../support/sdk1/ordered-event-store.js';
+import { connectElicitingHost } from '../helpers/eliciting-host.js';
 import { agentsYaml } from '../helpers/gateway.js';
 import { startSdkSessionSeller } from '../helpers/sdk-session-seller.js';
 import { useSellerAndGateway } from '../helpers/stack.js';
 import { withTimeout } from '../helpers/timeout.js';
 
 const IDLE_MS = 600;
-const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 function newServer(): McpServer['server'] {
   const mcp = new McpServer({ name: 'elicit-seller', version: '1.0.0' });
@@ -56,16 +54,9 @@ after(async () => {
 
 describe('elicitation-wait-lost-on-resume', { timeout: 30_000 }, () => {
   test('a call whose stream the seller closes while its elicitation awaits the host, resumed, waits for the answer', async () => {
-    const client = new Client({ name: 'h', version: '1.0.0' }, { capabilities: { elicitation: {} } });
-    client.setRequestHandler(ElicitRequestSchema, async () => {
-      await sleep(2000);
-      return { action: 'accept', content: { ok: true } };
-    });
-    clients.push(client);
-    const transport = new StreamableHTTPClientTransport(new URL(stack.gateway.agentUrl('e')), {
+    const client = await connectElicitingHost(stack.gateway.agentUrl('e'), stack.seller, 2000, clients, {
       reconnectionOptions: { initialReconnectionDelay: 100, maxReconnectionDelay: 200, reconnectionDelayGrowFactor: 1, maxRetries: 2 },
     });
-    await withTimeout(client.connect(transport), 5_000, 'connect');
     const r = (await withTimeout(client.callTool({ name: 'ask_close', arguments: {} }, undefined, { timeout: 8_000 }), 9_000, 'call').catch((e: unknown) => ({ thrown: String(e) }))) as {
       content?: { text?: string }[];
       thrown?: string;

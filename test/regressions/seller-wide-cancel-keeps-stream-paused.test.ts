@@ -6,6 +6,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { startObservedGateway } from '../support/hostile-seller.js';
 import { startRawSeller, type SeenMessage, type SeenRequest } from '../support/raw-seller.js';
+import { reasonOrText } from '../helpers/eliciting-host.js';
 import { agentsYaml } from '../helpers/gateway.js';
 import { useSellerAndGateway } from '../helpers/stack.js';
 import { withTimeout } from '../helpers/timeout.js';
@@ -54,11 +55,6 @@ const stack = useSellerAndGateway(
 const clients: Client[] = [];
 after(async () => { for (const c of clients) await c.close().catch(() => undefined); });
 
-interface CallOutcome {
-  isError?: boolean;
-  structuredContent?: { adcp_error?: { details?: { reason?: string } } };
-  content?: { text?: string }[];
-}
 async function call(name: string): Promise<string | undefined> {
   const client = new Client({ name: 'h', version: '1.0.0' }, { capabilities: { elicitation: {} } });
   // A human slower than the test: the seller's cancellation is the only end of the wait.
@@ -68,8 +64,7 @@ async function call(name: string): Promise<string | undefined> {
   });
   clients.push(client);
   await withTimeout(client.connect(new StreamableHTTPClientTransport(new URL(stack.gateway.agentUrl('w')))), 5_000, 'connect');
-  const o = (await withTimeout(client.callTool({ name, arguments: {} }, undefined, { timeout: 10_000 }), 10_000, name)) as CallOutcome;
-  return o.isError === true ? o.structuredContent?.adcp_error?.details?.reason : o.content?.[0]?.text;
+  return reasonOrText(await withTimeout(client.callTool({ name, arguments: {} }, undefined, { timeout: 10_000 }), 10_000, name));
 }
 
 /**

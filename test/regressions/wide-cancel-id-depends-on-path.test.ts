@@ -25,7 +25,9 @@ import type { ServerResponse } from 'node:http';
 import { startRawSeller, type RawSeller, type SeenRequest } from '../support/raw-seller.js';
 import { startObservedGateway, type ObservedGateway } from '../support/hostile-seller.js';
 import { agentsYaml } from '../helpers/gateway.js';
-import { rawPost, toolCall } from '../helpers/raw.js';
+import { openAnswer, toolCallPost } from '../helpers/open-answer.js';
+import { rawPost } from '../helpers/raw.js';
+import { until } from '../helpers/raw-stack.js';
 import { useSellerAndGateway } from '../helpers/stack.js';
 import { TEST_TIMEOUT_MS, withTimeout } from '../helpers/timeout.js';
 
@@ -96,28 +98,13 @@ const stack = useSellerAndGateway<RawSeller, ObservedGateway>(
 
 test('through the gateway: a 639-byte cancellation with 72 members in params cancels the call it names (no made-up error)', { timeout: TEST_TIMEOUT_MS }, async () => {
   const headers = { 'mcp-protocol-version': '2025-06-18', 'mcp-session-id': 'session-wide-cancel' };
-  const res = await fetch(stack.gateway.agentUrl('s'), {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
-    body: JSON.stringify(toolCall(7, 'get_products')),
-  });
-  assert.equal(res.status, 200);
-  let text = '';
-  let progressed: () => void = () => {};
-  const progress = new Promise<void>((resolve) => (progressed = resolve));
-  const body = (async () => {
-    const decoder = new TextDecoder();
-    for await (const chunk of res.body as AsyncIterable<Uint8Array>) {
-      text += decoder.decode(chunk, { stream: true });
-      if (text.includes(PROGRESS_FRAME)) progressed();
-    }
-    return text;
-  })();
-  await withTimeout(progress, 5_000, 'progress event');
+  const answer = await openAnswer(stack.gateway.agentUrl('s'), toolCallPost(7, 'get_products', headers));
+  assert.equal(answer.status, 200);
+  await until('the progress event', () => answer.text.includes(PROGRESS_FRAME));
   const posted = await withTimeout(rawPost(stack.gateway.agentUrl('s'), wideParams(0), headers), undefined, 'the cancellation');
   assert.equal(posted.status, 202);
   // Marked cancelled: the stream ends plainly after the progress event, no error event for id 7.
-  assert.equal(await withTimeout(body, 5_000, 'end of stream'), PROGRESS_FRAME);
+  assert.equal(await withTimeout(answer.done, 5_000, 'end of stream'), PROGRESS_FRAME);
   const line = await stack.gateway.exchangeLine('s', 7);
   assert.deepEqual([line.outcome, line.reason], ['cancelled', 'upstream_reset']);
 });
