@@ -105,7 +105,8 @@ const I_MESSAGE_KEYS: i32 = 56; // keys of the message objects as written (the t
 const I_PROTO_KEY: i32 = 57;
 /** The hex digits read so far of a key's `\u` escape cut by a chunk's end, one byte each (token; I_PROTO_KEY). */
 const I_ESCAPE_DIGITS: i32 = 58;
-/** 59: unused (the float64 slots that follow start 8-byte aligned). */
+/** The top-level object has a `params` member (unescaped key), range in F_PARAMS_* (src/response/server-request-id.ts sellerCancelledIdOf). */
+const I_HAS_PARAMS: i32 = 59;
 const I32_SLOTS: i32 = 60;
 // Float64 slots (absolute byte offsets in the text).
 const F_CONSUMED: i32 = 0;
@@ -128,7 +129,9 @@ const F_ITEM_TEXT: i32 = 16; // [start, end) of item k's `text` string at 16 + 2
 const F_ITEM_TYPE: i32 = 48; // [start, end) of item k's `type` string at 48 + 2k
 const F_METHOD_START: i32 = 80; // [start, end) of the top-level object's last `method` value
 const F_METHOD_END: i32 = 81;
-const F64_SLOTS: i32 = 82;
+const F_PARAMS_START: i32 = 82; // [start, end) of the top-level object's last `params` value
+const F_PARAMS_END: i32 = 83;
+const F64_SLOTS: i32 = 84;
 /** Items of `result.content` whose `text` and `type` ranges are kept (the scan-based rewrites decline a result with more). */
 const MAX_ITEMS: i32 = 16;
 /** Members of a top-level object recorded in TABLE. */
@@ -727,6 +730,9 @@ function keyDone(): void {
   else if (bit == BIT_METHOD) {
     setI(I_HAS_METHOD, 1);
     captureKey = 6;
+  } else if (bit == BIT_PARAMS) {
+    setI(I_HAS_PARAMS, 1);
+    captureKey = 7;
   }
 }
 
@@ -810,6 +816,9 @@ function valueDoneAt(absoluteEnd: f64): void {
   } else if (captureKey == 6) {
     setF(F_METHOD_START, captureStart);
     setF(F_METHOD_END, absoluteEnd);
+  } else if (captureKey == 7) {
+    setF(F_PARAMS_START, captureStart);
+    setF(F_PARAMS_END, absoluteEnd);
   } else {
     setI(I_HAS_RESULT_TYPE, 1);
     setF(F_RESULT_TYPE_START, captureStart);

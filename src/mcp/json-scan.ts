@@ -126,6 +126,14 @@ export interface TopMembers {
    * (test/regressions/seller-message-without-kind-forwarded.test.ts).
    */
   readonly method: ByteRange | undefined;
+  /**
+   * Range of the last top-level `params` value (any JSON value), key written without an
+   * escape; captured as `method` is. Read where a seller's `notifications/cancelled` names the
+   * request it gives up (response/server-request-id.ts sellerCancelledIdOf), so that the SSE
+   * judge's scan finds it with no second scan of the event's top level (re-read review of
+   * 7767818, M3: test/regressions/server-request-check-rescans-events.test.ts).
+   */
+  readonly params: ByteRange | undefined;
   /** False when a top-level key is written with an escape (`"\u0069d"`): the facts above may then miss a member. */
   readonly plainKeys: boolean;
   /**
@@ -276,6 +284,7 @@ const I_HAS_METHOD = 53;
 const I_NAME_FLAGS = 55;
 const I_MESSAGE_KEYS = 56;
 const I_PROTO_KEY = 57;
+const I_HAS_PARAMS = 59;
 /** Int32 slots (8 of them, from 40, carry the bytes of the key being read). */
 const I32_SLOTS = 60;
 const F_CAPTURE_START = 1;
@@ -295,7 +304,9 @@ const F_ITEM_TEXT = 16;
 const F_ITEM_TYPE = 48;
 const F_METHOD_START = 80;
 const F_METHOD_END = 81;
-const F64_SLOTS = 82;
+const F_PARAMS_START = 82;
+const F_PARAMS_END = 83;
+const F64_SLOTS = 84;
 /**
  * Items of `result.content` whose `text` and `type` ranges the scan keeps (assembly/json-scan.ts
  * MAX_ITEMS); the scan-based rewrites decline a result with more, and the parse path's splice
@@ -486,6 +497,7 @@ export class JsonScanner {
               hasError: i32[s + I_HAS_ERROR] === 1,
               hasMethod: i32[s + I_HAS_METHOD] === 1,
               method: i32[s + I_HAS_METHOD] ? [f64[f + F_METHOD_START]!, f64[f + F_METHOD_END]!] : undefined,
+              params: i32[s + I_HAS_PARAMS] ? [f64[f + F_PARAMS_START]!, f64[f + F_PARAMS_END]!] : undefined,
               plainKeys: i32[s + I_PLAIN_KEYS] === 1,
               structuredContent: i32[s + I_HAS_SC] && !i32[s + I_SC_ESCAPED_KEY] ? [f64[f + F_SC_START]!, f64[f + F_SC_END]!] : undefined,
               resultPlainKeys: hasResult && i32[s + I_SC_ESCAPED_KEY] === 0,

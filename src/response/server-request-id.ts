@@ -14,14 +14,13 @@
  * id written in more than MAX_AWAITED_ID_BYTES bytes) is no request for this, and the idle clock
  * then runs as before.
  */
-import { scanJson, scanTopObject, TEXT_INVALID, TEXT_OVER_BOUND, type ByteRange, type JsonScanLimits, type TextMember, type TopMembers } from '../mcp/json-scan.js';
-import { membersOfScan } from '../request/message-members.js';
+import { scanJson, type ByteRange, type JsonScanLimits, type TopMembers } from '../mcp/json-scan.js';
+import { MAX_MESSAGE_MEMBERS, readObjectMembers } from '../request/message-members.js';
 import type { ScannedMembers } from './sse-message.js';
-import { BACKSLASH, DIGIT_0, DIGIT_9, MINUS, QUOTE } from '../mcp/json-bytes.js';
+import { DIGIT_0, DIGIT_9, LBRACE, MINUS, QUOTE } from '../mcp/json-bytes.js';
 import { MAX_AWAITED_ID_BYTES } from '../routing/host-answer-waits.js';
 import { canonicalWrittenId, isMethodName } from './json-value-at.js';
 import { requestIdInParams } from '../mcp/cancelled-id.js';
-import { jsonStringWrittenAs } from '../mcp/text-members.js';
 
 /**
  * The canonical id (json-value-at.ts canonicalWrittenId) of the JSON-RPC request that event
@@ -76,103 +75,60 @@ export const CANCELLED_METHOD = Buffer.from(CANCELLED_METHOD_TEXT, 'latin1');
  * NOT answer (MCP 2025-03-26 "Cancellation"), so no host POST would end the wait (review of
  * trial 57 F3's fix: test/regressions/seller-cancelled-elicitation-pauses-session-idle.test.ts).
  * Undefined for anything else: a top-level `method` written other than exactly
- * `"notifications/cancelled"`, an `id`, `result` or `error`, an escaped or repeated top-level key.
+ * `"notifications/cancelled"`, an `id`, `result` or `error`, an escaped or repeated top-level
+ * key (a key equal to `jsonrpc`, `id`, `method`, `result` or `error` only under Go's case
+ * folding, `"Method"`, `"reſult"`, included: the scan's `repeatedName`, assembly/json-scan.ts
+ * caseVariant, the one judgement mcp/repeated-names.ts documents).
+ *
  * `scanned`: the judge's scan of `data` (bytes only; sse-message.ts forward verdict), whose
- * top-level facts turn away data that is no such notification without a scan here.
- * Cost: a native search for the method's text; for data holding it, one scan of its top level
- * (json-scan.ts scanTopObject, under `limits`), which tells the facts above and finds `params`,
- * and one of the `params` value (mcp/cancelled-id.ts requestIdInParams). Before, a scanJson for
- * the facts and a second scan of the whole data to find `params` (hot-path review of the
- * elicitation tracking). A top level or `params` of 65-1000 members is read as the request
- * peek reads a host's (request/message-members.ts membersOfScan, objectMembersOf: the scan's
- * table, else a walk keeping the members whose key may be a name); more than 1000 such keys
- * -> undefined. Before, over 64 members at either level gave undefined, and the stream stayed
- * paused until the seller next spoke (hostile trial 58:
- * test/regressions/seller-wide-cancel-keeps-stream-paused.test.ts).
+ * facts are read and whose `params` range is looked up (json-scan.ts TopMembers.params): no
+ * scan of the top level here. Without it (text data), one scanJson under `limits`, counted by
+ * {@link sellerCancelledScanCount}. Then one scan of the `params` value
+ * (mcp/cancelled-id.ts requestIdInParams). Before, given the judge's scan, the top level was
+ * scanned again (json-scan.ts scanTopObject) to find `params` and its keys judged again here
+ * (re-read review of 7767818, M3:
+ * test/regressions/server-request-check-rescans-events.test.ts). A `params` of 65-1000 members
+ * is read as the request peek reads a host's (hostile trial 58:
+ * test/regressions/seller-wide-cancel-keeps-stream-paused.test.ts). A top level of more than
+ * 1000 members is walked (request/message-members.ts readObjectMembers, counted as a scan):
+ * more than 1000 of its keys that may be names -> undefined, as before.
  */
 export function sellerCancelledIdOf(data: string | Buffer, limits: JsonScanLimits, scanned?: ScannedMembers): string | undefined {
   if (typeof data === 'string' ? !data.includes(CANCELLED_METHOD_TEXT) : data.indexOf(CANCELLED_METHOD) === -1) return undefined;
   const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
-  if (scanned !== undefined && typeof data !== 'string') {
-    const m = scanned.members;
-    if (scanned.repeatedName || m === undefined || !m.plainKeys || m.hasResult || m.hasError || m.id !== undefined || m.method === undefined) return undefined;
-    if (!bytes.subarray(m.method[0], m.method[1]).equals(CANCELLED_METHOD)) return undefined;
+  let scan = typeof data === 'string' ? undefined : scanned;
+  if (scan === undefined) {
+    cancelScans++;
+    const own = scanJson(bytes, limits);
+    if (!own.ok) return undefined;
+    scan = own;
   }
-  cancelScans++;
-  const top = scanTopObject(bytes, limits);
-  if (top === undefined || top === TEXT_INVALID || top === TEXT_OVER_BOUND || top.top !== 'object') return undefined;
-  // Wider than the scan's table (64): the walk's members whose key may be a name (message-members.ts membersOfScan), as the peek reads a host's.
-  const members = membersOfScan(bytes, top).members;
-  if (members === undefined) return undefined;
-  // The facts scanJson tells (json-scan.ts TopMembers, JsonScanSummary.repeatedName), from the members as written.
-  let method: TextMember | undefined;
-  let params: TextMember | undefined;
-  let seen = 0;
-  for (const member of members) {
-    const key = member.key;
-    for (let i = key[0] + 1; i < key[1] - 1; i++) if (bytes[i] === BACKSLASH) return undefined;
-    const name = messageNameOf(bytes, key);
-    if (name === -1) {
-      // A key equal to one of those names under Go's case folding (`"Method"`, `"reſult"`) is a repeat to the scan.
-      if (foldsToMessageName(bytes, key)) return undefined;
-      continue;
-    }
-    if ((seen & (1 << name)) !== 0) return undefined;
-    seen |= 1 << name;
-    if (name === NAME_METHOD) method = member;
-    else if (name === NAME_PARAMS) params = member;
-    else if (name !== NAME_JSONRPC) return undefined; // `id`, `result`, `error`
+  const m = scan.members;
+  if (scan.repeatedName || m === undefined || !m.plainKeys || m.hasResult || m.hasError || m.id !== undefined || m.method === undefined) return undefined;
+  if (!bytes.subarray(m.method[0], m.method[1]).equals(CANCELLED_METHOD)) return undefined;
+  if (scan.messageKeys > MAX_MESSAGE_MEMBERS) {
+    cancelScans++;
+    if (readObjectMembers(bytes, bytes.indexOf(LBRACE)).members === undefined) return undefined;
   }
-  if (method === undefined || !bytes.subarray(method.value[0], method.value[1]).equals(CANCELLED_METHOD)) return undefined;
-  const written = requestIdInParams(bytes, params);
+  const params = m.params;
+  // requestIdInParams reads the member's value and first byte; the scan keeps no key range for `params`.
+  const written = params === undefined ? undefined : requestIdInParams(bytes, { key: NO_KEY, value: params, first: bytes[params[0]]!, elements: 0 });
   if (written === undefined || written.range[1] - written.range[0] > MAX_AWAITED_ID_BYTES) return undefined;
   return canonicalWrittenId(written.bytes, written.range);
 }
 
+/** The key range given with the `params` member found from a scan's facts (read by no one: {@link sellerCancelledIdOf}). */
+const NO_KEY: ByteRange = [0, 0];
+
 let cancelScans = 0;
 
-/** How many times {@link sellerCancelledIdOf} scanned event data's top level since the process started: a seam for tests. */
+/**
+ * How many times {@link sellerCancelledIdOf} scanned event data's top level itself (no
+ * `scanned` to read, or a walk of an object of more than 1000 members) since the process
+ * started: a seam for tests.
+ */
 export function sellerCancelledScanCount(): number {
   return cancelScans;
-}
-
-/** The message names whose repeat scanJson reports at a top-level object (JsonScanSummary.repeatedName), as bytes: indexes {@link messageNameOf} returns. */
-const MESSAGE_NAMES = ['jsonrpc', 'id', 'method', 'params', 'result', 'error'].map((name) => Buffer.from(name, 'latin1'));
-const NAME_JSONRPC = 0;
-const NAME_METHOD = 2;
-const NAME_PARAMS = 3;
-
-/**
- * Whether the key at `bytes[key]` (quotes included, no escape), written as none of
- * {@link MESSAGE_NAMES}, equals `jsonrpc`, `id`, `method`, `result` or `error` under Go's case
- * folding (ASCII case; `ſ`, UTF-8 C5 BF, as `s`): what the scan counts as a repeated name
- * (assembly/json-scan.ts caseVariant, level 1; `params` is not folded there).
- */
-function foldsToMessageName(bytes: Buffer, key: ByteRange): boolean {
-  const at = key[0] + 1;
-  const n = key[1] - key[0] - 2;
-  const folds = (name: string, s = -1): boolean => {
-    let k = 0;
-    for (let i = 0; i < n; i++, k++) {
-      if (k === s) {
-        if (bytes[at + i] !== 0xc5 || bytes[at + i + 1] !== 0xbf) return false;
-        i++;
-      } else if ((bytes[at + i]! | 0x20) !== name.charCodeAt(k)) return false;
-    }
-    return k === name.length;
-  };
-  if (n === 2) return folds('id');
-  if (n === 5) return folds('error');
-  if (n === 6) return folds('result') || folds('method');
-  if (n === 7) return folds('jsonrpc') || folds('result', 2);
-  if (n === 8) return folds('jsonrpc', 1);
-  return false;
-}
-
-/** The index in {@link MESSAGE_NAMES} of the key at `bytes[key]` (a JSON string, quotes included, no escape), or -1. */
-function messageNameOf(bytes: Buffer, key: ByteRange): number {
-  for (let k = 0; k < MESSAGE_NAMES.length; k++) if (jsonStringWrittenAs(bytes, key, MESSAGE_NAMES[k]!)) return k;
-  return -1;
 }
 
 /** `id"` as bytes. */

@@ -72,14 +72,16 @@ import { mayHoldNonFiniteLiteral, parseWithNonFiniteLiterals } from '../mcp/leni
 import { isKindlessEventData } from './kindless-event.js';
 import { isWideMessage } from './wide-answer.js';
 
-/** What a whole scan read of a message's top level (json-scan.ts scanJson). */
-export interface ScannedMembers {
-  readonly members: TopMembers | undefined;
-  readonly repeatedName: boolean;
-}
+/**
+ * What a whole scan read of a message's top level (json-scan.ts scanJson): its top-level
+ * members, whether a name repeats, and how many keys its message objects have. A
+ * {@link JsonScanSummary} is one: a forward verdict carries the judge's scan itself, no copy
+ * of these fields per event (re-read review of 7767818, L1).
+ */
+export type ScannedMembers = Pick<JsonScanSummary, 'members' | 'repeatedName' | 'messageKeys'>;
 
 /** {@link ScannedMembers} of data that is no JSON object text: no request, no cancellation (server-request-id.ts). */
-export const NO_TOP_OBJECT: ScannedMembers = Object.freeze({ members: undefined, repeatedName: false });
+export const NO_TOP_OBJECT: ScannedMembers = Object.freeze({ members: undefined, repeatedName: false, messageKeys: 0 });
 
 /** The outcome of {@link inspectEventData}. */
 export type EventDataVerdict =
@@ -196,16 +198,13 @@ function judgeEventData(exchange: Exchange, data: string | undefined, opts: Even
     if (opts.mayBeResponse && mayHoldNonFiniteLiteral(bytes)) return lenientVerdict(exchange, parseWithNonFiniteLiterals(text()), bytes);
     return { kind: 'forward', bytes, scanned: NO_TOP_OBJECT };
   }
-  if (!opts.mayBeResponse) return { kind: 'forward', bytes, scanned: { members: scan.members, repeatedName: scan.repeatedName } };
+  if (!opts.mayBeResponse) return { kind: 'forward', bytes, scanned: scan };
   const members = scan.members;
   // A message object (or its `error`) of more than 1000 members is not parsed (wide-answer.ts;
   // a hostile trial 54, F1): a batch's stream aside (its data is parsed: batch-answers.ts).
-  if (exchange.rpc.kind !== 'batch' && isWideMessage(bytes, scan)) return wideVerdict(exchange, bytes, members!, scan.repeatedName);
+  if (exchange.rpc.kind !== 'batch' && isWideMessage(bytes, scan)) return wideVerdict(exchange, bytes, scan);
   // No request to answer (the standalone GET stream, a notification's or host response's stream): no response passes.
-  if (exchange.rpc.kind === 'none' || exchange.rpc.kind === 'notification') {
-    const verdict = standaloneVerdict(text, bytes, members, scan.repeatedName);
-    return verdict;
-  }
+  if (exchange.rpc.kind === 'none' || exchange.rpc.kind === 'notification') return standaloneVerdict(text, bytes, scan);
   // Only an object can be a response (isResponseToExchange), or hold it: a batch.
   if (members === undefined) return batchVerdict(exchange, text, bytes, scan);
   if (members.plainKeys && !opts.wantsMessage) {
@@ -218,7 +217,7 @@ function judgeEventData(exchange: Exchange, data: string | undefined, opts: Even
       // id-only message (the request's id or another) or none at all (rewrite.ts claimsAnswer,
       // lacksMethod): `foreign`, as a JSON body gets upstream_not_mcp for it. Cost: two
       // property reads and two bytes of the method's range (json-value-at.ts isMethodName).
-      if (exchange.rpc.kind !== 'request' || isMethodName(bytes, members.method)) return { kind: 'forward', bytes, scanned: { members, repeatedName: false } };
+      if (exchange.rpc.kind !== 'request' || isMethodName(bytes, members.method)) return { kind: 'forward', bytes, scanned: scan };
       // No `id` and no `method` written either, and none in another case (a repeat, above): it
       // names no kind of message at all (kindless-event.ts), told from the scan, not parsed.
       return members.id === undefined && !members.hasMethod ? { kind: 'kindless', dataBytes: bytes.length } : { kind: 'foreign', dataBytes: bytes.length };
@@ -249,7 +248,7 @@ function judgeEventData(exchange: Exchange, data: string | undefined, opts: Even
 }
 
 /**
- * The verdict for data `bytes` whose message object (`members`: the scan's), or its `error`,
+ * The verdict for data `bytes` (its scan `scan`) whose message object, or its `error`,
  * has more than 1000 members (wide-answer.ts), told without parsing it: a request or
  * notification as the scan reads one (every key plain, no `result` or `error`, no name
  * repeated, a method name: json-value-at.ts isMethodName) is forwarded unread, as one of any
@@ -258,8 +257,9 @@ function judgeEventData(exchange: Exchange, data: string | undefined, opts: Even
  * stream ends `upstream_not_mcp`, as a JSON body so wide is refused: json-stage.ts), never
  * `kindless`; `unsolicited` where no request awaits a response (dropped).
  */
-function wideVerdict(exchange: Exchange, bytes: Buffer, members: TopMembers, repeatedName: boolean): EventDataVerdict {
-  if (members.plainKeys && !members.hasResult && !members.hasError && !repeatedName && isMethodName(bytes, members.method)) return { kind: 'forward', bytes, scanned: { members, repeatedName } };
+function wideVerdict(exchange: Exchange, bytes: Buffer, scan: JsonScanSummary): EventDataVerdict {
+  const members = scan.members!; // a message object (wide-answer.ts isWideMessage)
+  if (members.plainKeys && !members.hasResult && !members.hasError && !scan.repeatedName && isMethodName(bytes, members.method)) return { kind: 'forward', bytes, scanned: scan };
   return exchange.rpc.kind === 'request' ? { kind: 'foreign', dataBytes: bytes.length, wide: true } : { kind: 'unsolicited', dataBytes: bytes.length };
 }
 
@@ -303,7 +303,7 @@ function parsedVerdict(exchange: Exchange, message: unknown, bytes: Buffer, scan
   const foreign =
     isForeignResponse(exchange, message, bytes, scan.members) ||
     (isJsonObject(message) && (claimsResponseInAnyCase(message) || (rpc.kind === 'request' && lacksMethodInAnyCase(message))) && repeatsMemberName(scan, message));
-  return foreign ? { kind: 'foreign', dataBytes: bytes.length } : { kind: 'forward', bytes, scanned: { members: scan.members, repeatedName: scan.repeatedName } };
+  return foreign ? { kind: 'foreign', dataBytes: bytes.length } : { kind: 'forward', bytes, scanned: scan };
 }
 
 /**
@@ -385,7 +385,7 @@ function batchVerdict(exchange: Exchange, text: () => string, bytes: Buffer, nam
  * rpcOfResumedStream), and on the stream answering a POSTed notification or JSON-RPC response
  * (`rpc.kind` 'notification', resumed or not: no request awaits a response there either; a new
  * user's trial 8, F4: test/regressions/notification-answer-carries-response-forwarded.test.ts),
- * for JSON data `bytes` (scan members `members`, undefined when not an
+ * for JSON data `bytes` (its scan `scan`, whose `members` are undefined when not an
  * object): `unsolicited` when it is a JSON-RPC response ({@link isUnsolicitedResponse}) or an
  * array holding one, else `forward`. Parsed only when the scan cannot tell: an array, or an
  * object with a key written with an escape.
@@ -399,7 +399,8 @@ function batchVerdict(exchange: Exchange, text: () => string, bytes: Buffer, nam
  * GET stream; the MCP SDK client took it as its call's result, 4x the tool's 10,000-byte limit,
  * its duplicated text not removed (test/regressions/get-stream-answers-pending-call.test.ts).
  */
-function standaloneVerdict(text: () => string, bytes: Buffer, members: TopMembers | undefined, repeatedName: boolean): EventDataVerdict {
+function standaloneVerdict(text: () => string, bytes: Buffer, scan: JsonScanSummary): EventDataVerdict {
+  const members = scan.members;
   let unsolicited: boolean;
   if (members === undefined) {
     if (firstByte(bytes) !== LBRACKET) return { kind: 'forward', bytes, scanned: NO_TOP_OBJECT };
@@ -411,11 +412,11 @@ function standaloneVerdict(text: () => string, bytes: Buffer, members: TopMember
     // A `result` or `error` (or a `method`) named in another case is a repeat (`repeatedName`):
     // parsed. A message naming no method (an id-only message, or none at all: rewrite.ts
     // lacksMethod): two property reads and two bytes (json-value-at.ts isMethodName).
-    unsolicited = members.hasResult || members.hasError || !isMethodName(bytes, members.method) || (repeatedName && isUnsolicitedResponse(JSON.parse(text())));
+    unsolicited = members.hasResult || members.hasError || !isMethodName(bytes, members.method) || (scan.repeatedName && isUnsolicitedResponse(JSON.parse(text())));
   } else {
     unsolicited = isUnsolicitedResponse(JSON.parse(text()));
   }
-  return unsolicited ? { kind: 'unsolicited', dataBytes: bytes.length } : { kind: 'forward', bytes, scanned: { members, repeatedName } };
+  return unsolicited ? { kind: 'unsolicited', dataBytes: bytes.length } : { kind: 'forward', bytes, scanned: scan };
 }
 
 /**

@@ -104,6 +104,7 @@ function reference(b: Uint8Array, limits: JsonScanLimits, noteProtoKeys = false)
     hasError: false,
     hasMethod: false,
     method: undefined as ByteRange | undefined,
+    params: undefined as ByteRange | undefined,
     plainKeys: true,
     sc: undefined as ByteRange | undefined,
     /** A key of the last `result` is written with an escape. */
@@ -260,6 +261,7 @@ function reference(b: Uint8Array, limits: JsonScanLimits, noteProtoKeys = false)
       if (role === 'top' && plain('jsonrpc')) m.jsonrpc = range;
       if (role === 'top' && plain('id')) m.id = range;
       if (role === 'top' && plain('method')) m.method = range;
+      if (role === 'top' && plain('params')) m.params = range;
       if (role === 'result' && plain('structuredContent')) m.sc = range;
       if (role === 'result' && plain('isError')) m.isError = range;
       if (role === 'result' && plain('resultType')) m.resultType = range;
@@ -366,6 +368,7 @@ function reference(b: Uint8Array, limits: JsonScanLimits, noteProtoKeys = false)
             hasError: m.hasError,
             hasMethod: m.hasMethod,
             method: m.method,
+            params: m.params,
             plainKeys: m.plainKeys,
             structuredContent: m.resultEscaped ? undefined : m.sc,
             resultPlainKeys: m.hasResult && !m.resultEscaped,
@@ -416,6 +419,7 @@ function crossCheckReference(bytes: Buffer, ref: JsonScanResult, label: string, 
   assert.equal(ref.members!.hasError, Object.hasOwn(o, 'error'), label);
   assert.equal(ref.members!.hasMethod, Object.hasOwn(o, 'method'), label);
   assert.deepEqual(slice(ref.members!.method), Object.hasOwn(o, 'method') ? o.method : undefined, label);
+  assert.deepEqual(slice(ref.members!.params), Object.hasOwn(o, 'params') ? o.params : undefined, label);
   const sc = ref.members!.structuredContent;
   const result = o.result as Record<string, unknown>;
   if (sc !== undefined) {

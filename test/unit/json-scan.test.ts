@@ -154,6 +154,7 @@ test('members of a JSON-RPC message: ranges of jsonrpc and id, result and error 
     hasError: false,
     hasMethod: false,
     method: undefined,
+    params: undefined,
     plainKeys: true,
     structuredContent: undefined,
     resultPlainKeys: true,
