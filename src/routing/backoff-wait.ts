@@ -11,7 +11,7 @@ import type { Exchange } from '../exchange.js';
 import { answerCancelledUnsent, answerWithLocalError } from '../errors/local-reply.js';
 import { refusalIdOf } from '../request/peek.js';
 import type { Admission, AgentGuard, PendingAdmission } from '../admission/agent-guard.js';
-import { type CancelHoldEnd, type InFlightRequests, turnVerdict } from './in-flight-requests.js';
+import { awaitsCancelAnswer, type CancelHoldEnd, type InFlightRequests, turnVerdict } from './in-flight-requests.js';
 import { reconfiguredReason } from './open-streams.js';
 import { refuseUnknownAgent } from './unrouted.js';
 import type { McpRequest } from './request-limits.js';
@@ -56,7 +56,8 @@ export function awaitBackoffTurn(wait: BackoffWait, send: (granted: Admission) =
   };
   let cancelHold: CancelHoldEnd | undefined = undefined;
   const settled = (granted: Admission | undefined): Admission | undefined | Promise<Admission> => {
-    if (granted === undefined || exchange.finished) return granted;
+    // Nothing awaited (the usual case): on at once, no promise in between.
+    if (granted === undefined || exchange.finished || !awaitsCancelAnswer(exchange)) return granted;
     // Held (InFlightRequests.holdAtTurn, which judges whether a cancellation is awaited) until
     // the hold ends (`cancelHold`: how). Not held (nothing awaited, or granted too late
     // already: `agent_backoff` below): on at once.

@@ -115,8 +115,10 @@ export function createTurnWaiter(
         // cancel-accept fix, Medium 2), its connection checked again then. Too late already: on
         // at once (`pipeline_wait`). Not counted in the pipelined_requests_waiting gauge meanwhile.
         // The hold needs only its response_deadline_ms, which X-Max-Response-Bytes never
-        // changes: its agent's level for the peeked request (limitsOf: the level's object,
-        // resolved once per agent config object in config/resolve.ts). The handler resolves
+        // changes: the level of the agent it came to (the config when it arrived: a reload
+        // lowering response_deadline_ms while it is held does not shorten the hold, a review
+        // Low left as is) for the peeked request (limitsOf: the level's object, resolved once
+        // per agent config object in config/resolve.ts). The handler resolves
         // its limits at its turn under the config then in force: a reload while it is held
         // applies (a re-read, M1: they were cached here, QueuedAt.limits;
         // test/regressions/held-pipelined-request-keeps-limits-from-before-reload.test.ts).

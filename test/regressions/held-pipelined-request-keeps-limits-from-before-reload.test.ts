@@ -5,7 +5,7 @@
  * connection, whose turn comes while a host's cancellation naming it awaits the seller's answer,
  * is held at its turn (routing/in-flight-requests.ts holdAtTurn) with its agent's
  * response_deadline_ms. Its limits must be those in force when it is sent (routing/handler.ts
- * limitsOf, memoised per agent config object in config/resolve.ts), never limits resolved for
+ * limitsOf, precomputed per agent config object in config/resolve.ts), never limits resolved for
  * its hold under the agent it came to: a reload meanwhile that lowers its agent's
  * max_response_bytes applies to it, and its X-Max-Response-Bytes still applies without a reload.
  *
