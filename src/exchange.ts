@@ -537,8 +537,8 @@ export interface Exchange {
   readonly sseRetryMaxMs: number;
 }
 
-/** Makes the exchange record for a request whose agent, peek and limits are known. */
-export function createExchange(init: {
+/** What {@link createExchange} is given. */
+export type ExchangeInit = {
   agent: AgentConfig;
   rpc: RpcPeek;
   limits: Limits;
@@ -570,62 +570,85 @@ export function createExchange(init: {
    * now when undefined.
    */
   startedAt?: bigint | undefined;
-}): Exchange {
-  // Fields listed one by one (no spread): one object shape, built without a copy loop.
-  return {
-    agent: init.agent,
-    rpc: init.rpc,
-    limits: init.limits,
-    protocolVersion: init.protocolVersion,
-    normalize: init.normalize,
-    stream: init.stream,
-    mintEventId: init.mintEventId,
-    resumeTails: init.resumeTails,
-    hostAnswers: init.hostAnswers,
-    sseRetryMaxMs: init.sseRetryMaxMs ?? SSE_RETRY_MAX_MS,
-    startedAt: init.startedAt ?? process.hrtime.bigint(),
-    bytesFromSeller: 0,
-    bytesDecoded: 0,
-    bodySource: undefined,
-    bytesToHost: 0,
-    bytesSaved: 0,
-    upstreamStatus: undefined,
-    upstreamError: undefined,
-    upstreamLocation: undefined,
-    hostHeaderBytes: 0,
-    hostHeaderLines: 0,
-    outcome: undefined,
-    reason: undefined,
-    actions: [],
-    textNotLifted: undefined,
-    eventsDropped: undefined,
-    eventIdsNotTokenized: undefined,
-    cookiesDropped: undefined,
-    answerEvent: undefined,
-    ackBodyDroppedBytes: undefined,
-    requestBodyDroppedBytes: init.requestBodyDroppedBytes,
-    shutdownResumeSecret: undefined,
-    abortUpstream: () => {},
-    finished: false,
-    sseStarted: false,
-    session: init.session,
-    get cancelled(): boolean {
-      return this.cancelAccepted || this.cancelsAwaited > 0;
-    },
-    cancelsAwaited: 0,
-    cancelAccepted: false,
-    onCancelled: undefined,
-    cancelHold: undefined,
-    endsSession: init.endsSession === true,
-    opensStream: init.opensStream === true,
-    resumeUrlMoved: init.resumeUrlMoved === true,
-    lastEventIdSent: undefined,
-    guard: init.guard,
-    shedKind: undefined,
-    bufferLease: undefined,
-    tokenRefusal: undefined,
-  };
+};
+
+/** Makes the exchange record for a request whose agent, peek and limits are known. */
+export function createExchange(init: ExchangeInit): Exchange {
+  return new ExchangeRecord(init) as unknown as Exchange;
 }
+
+/**
+ * The exchange record ({@link Exchange}): a class, so that every exchange has the same hidden
+ * class with its properties in the object and {@link Exchange.cancelled} a getter on the
+ * prototype. Why not an object literal: a literal holding a getter (`get cancelled()`,
+ * 294764c) is made in V8's dictionary mode (`%HasFastProperties` false), ~2.3-3.5 µs to make
+ * in a loop against ~0.3 µs for this class, and each of the dozens of reads of an exchange's
+ * properties per request a hash lookup (~20-30 ns against ~2 ns). Issue 5, 1 KiB results
+ * (bench/README.md, "The exchange record in dictionary mode"). Every property is written in the
+ * constructor, in one order, so that no later write changes its shape.
+ */
+class ExchangeRecord {
+  constructor(init: ExchangeInit) {
+    const x = this as unknown as Writable<Exchange>;
+    x.agent = init.agent;
+    x.rpc = init.rpc;
+    x.limits = init.limits;
+    x.protocolVersion = init.protocolVersion;
+    x.normalize = init.normalize;
+    x.stream = init.stream;
+    x.mintEventId = init.mintEventId;
+    x.resumeTails = init.resumeTails;
+    x.hostAnswers = init.hostAnswers;
+    x.sseRetryMaxMs = init.sseRetryMaxMs ?? SSE_RETRY_MAX_MS;
+    x.startedAt = init.startedAt ?? process.hrtime.bigint();
+    x.bytesFromSeller = 0;
+    x.bytesDecoded = 0;
+    x.bodySource = undefined;
+    x.bytesToHost = 0;
+    x.bytesSaved = 0;
+    x.upstreamStatus = undefined;
+    x.upstreamError = undefined;
+    x.upstreamLocation = undefined;
+    x.hostHeaderBytes = 0;
+    x.hostHeaderLines = 0;
+    x.outcome = undefined;
+    x.reason = undefined;
+    x.actions = [];
+    x.textNotLifted = undefined;
+    x.eventsDropped = undefined;
+    x.eventIdsNotTokenized = undefined;
+    x.cookiesDropped = undefined;
+    x.answerEvent = undefined;
+    x.ackBodyDroppedBytes = undefined;
+    x.requestBodyDroppedBytes = init.requestBodyDroppedBytes;
+    x.shutdownResumeSecret = undefined;
+    x.abortUpstream = () => {};
+    x.finished = false;
+    x.sseStarted = false;
+    x.session = init.session;
+    x.cancelsAwaited = 0;
+    x.cancelAccepted = false;
+    x.onCancelled = undefined;
+    x.cancelHold = undefined;
+    x.endsSession = init.endsSession === true;
+    x.opensStream = init.opensStream === true;
+    x.resumeUrlMoved = init.resumeUrlMoved === true;
+    x.lastEventIdSent = undefined;
+    x.guard = init.guard;
+    x.shedKind = undefined;
+    x.bufferLease = undefined;
+    x.tokenRefusal = undefined;
+  }
+
+  /** {@link Exchange.cancelled}: {@link Exchange.cancelAccepted} or {@link Exchange.cancelsAwaited} above 0. */
+  get cancelled(): boolean {
+    const x = this as unknown as Exchange;
+    return x.cancelAccepted || x.cancelsAwaited > 0;
+  }
+}
+
+/** `T` with its `readonly` dropped: the record's constructor writes every property once. */
+type Writable<T> = { -readonly [K in keyof T]: T[K] };
 
 /**
  * Opens the buffer lease the exchange's body reader counts its held bytes in (agent-guard.ts
