@@ -17,6 +17,7 @@ import type { ResumeTailLedger } from './resume/tail-ledger.js';
 import type { HostAnswerWaits } from './routing/host-answer-waits.js';
 import type { ResumeState } from './resume/token.js';
 import type { CancelHold } from './routing/in-flight-requests.js';
+import type { WrittenRequestId } from './mcp/cancelled-id.js';
 
 /** Why a tool result was left unlifted ({@link Exchange.textNotLifted}): a text bound, what the text's object holds, or the room a lift's output lacked. */
 export type TextNotLiftedReason = TextBoundReason | TextObjectReason | LiftRoomReason;
@@ -92,6 +93,16 @@ export interface RpcPeek {
    * a hostile new-user trial 14, M1, test/regressions/batch-minted-errors-unbounded.test.ts).
    */
   readonly batchMessages?: number;
+  /**
+   * Of a `notifications/cancelled` whose `params` object the peek read by its scan (a body of
+   * request/peek.ts PEEK_SCAN_MIN_BYTES or more; absent on every other peek, so a single
+   * request's costs nothing): its `params.requestId` as written (a string or a number: its
+   * JSON value's bytes), or null when there is none to match. Read by mcp/cancelled-id.ts
+   * cancelledRequestIdOf (routing/handler.ts) with no scan of its own (a review of the
+   * cancellation path: test/regressions/cancel-body-scanned-again-after-peek.test.ts; kept
+   * here, not in a WeakMap keyed by the body Buffer: a re-read of 7767818, L2).
+   */
+  readonly cancelledRequestId?: WrittenRequestId | null;
 }
 
 /** A JSON-RPC request id as the peek keeps it: the value, and its text when JSON.stringify writes it otherwise (RpcPeek.idText). */

@@ -47,7 +47,7 @@ import { isUtf8 } from 'node:buffer';
 import type { BatchRequestRef, RpcPeek } from '../exchange.js';
 import { localErrorFormOf } from '../mcp/local-error.js';
 import { scanTopObject, TEXT_INVALID, TEXT_OVER_BOUND, type ByteRange, type TextMember } from '../mcp/json-scan.js';
-import { rememberPeekedCancel } from '../mcp/cancelled-id.js';
+import { peekedCancelledId, type WrittenRequestId } from '../mcp/cancelled-id.js';
 import { MAX_MESSAGE_MEMBERS, membersOfScan, objectMembersOf, readObjectMembers, WIDE_MIN_BYTES, wideObjectOf, wideProblem, type ObjectMembers } from './message-members.js';
 import { jsonString, jsonStringIs, keptMember, memberIndexes, plainMemberIndexes } from '../mcp/text-members.js';
 import { checkJsonBounds, withinJsonBounds, type JsonBoundsLimits } from '../mcp/json-bounds.js';
@@ -533,6 +533,12 @@ interface ObjectFacts {
    * message-members.ts wideProblem says it; judged before every other rule. Undefined otherwise.
    */
   readonly wide: string | undefined;
+  /**
+   * Of a `notifications/cancelled` read by the scan (not a batch element): its
+   * `params.requestId` as written, null when none to match (RpcPeek.cancelledRequestId);
+   * absent otherwise.
+   */
+  readonly cancelledRequestId?: WrittenRequestId | null;
 }
 
 /**
@@ -578,6 +584,9 @@ function decide(f: BodyFacts): PeekResult {
   }
   // The host answering a server-initiated request: forwarded as is.
   if (f.method === undefined) return { ok: true, peek: { kind: 'notification', id, idText, method: undefined, toolName: undefined, taskId: undefined } };
+  const cancelledRequestId = f.cancelledRequestId;
+  // Only a scanned cancellation's peek has the member (RpcPeek.cancelledRequestId): every other keeps one shape.
+  if (cancelledRequestId !== undefined) return { ok: true, peek: { kind: f.hasId ? 'request' : 'notification', id, idText, method: f.method, toolName: f.toolName, taskId: f.taskId, cancelledRequestId } };
   return { ok: true, peek: { kind: f.hasId ? 'request' : 'notification', id, idText, method: f.method, toolName: f.toolName, taskId: f.taskId } };
 }
 
@@ -891,8 +900,7 @@ function decodedIndexes(view: Buffer, members: readonly TextMember[], keys: read
 /**
  * {@link factsOfScan} of an object (a whole body, or a batch element: a request's tool name
  * is kept too, for the batch's limits: RpcPeek.batchToolNames). `element`: `body` is a batch
- * element's bytes (a subarray made for this read, which no later lookup holds), so a
- * cancellation's `requestId` is not remembered for it (mcp/cancelled-id.ts rememberPeekedCancel:
+ * element's bytes, so a cancellation's `requestId` is not kept for it (RpcPeek.cancelledRequestId:
  * only a whole body's, which routing/handler.ts looks up).
  */
 function objectFactsOfScan(body: Buffer, object: ObjectMembers, element = false): ObjectFacts | undefined {
@@ -943,6 +951,7 @@ function objectFactsOfScan(body: Buffer, object: ObjectMembers, element = false)
   let names = judgeKeys(body, members, TOP_NAMES, undefined);
   let toolName: string | undefined;
   let taskId: string | undefined;
+  let cancelledRequestId: WrittenRequestId | null | undefined;
   // The params of a tools/call (its tool's name), a tasks/result (its taskId: rare on the scan's
   // path, a body of 1 KiB or more) or a notifications/cancelled (its requestId: names only).
   if ((methodText === 'tools/call' || methodText === TASKS_RESULT || methodText === CANCELLED) && params !== undefined && params.first === LBRACE) {
@@ -959,7 +968,7 @@ function objectFactsOfScan(body: Buffer, object: ObjectMembers, element = false)
     } else if (methodText === CANCELLED) {
       names ??= judgeKeys(view, paramsMembers, CANCELLED_PARAMS_NAMES, 'params');
       // Its requestId, for routing/handler.ts (mcp/cancelled-id.ts cancelledRequestIdOf): not scanned again there.
-      if (inner.members !== undefined && !element) rememberPeekedCancel(body, view, inner.members);
+      if (inner.members !== undefined && !element) cancelledRequestId = peekedCancelledId(view, inner.members);
     } else {
       const member = stringMember(view, paramsMembers, 'taskId');
       if (member !== undefined && member.value[1] - member.value[0] - 2 <= MAX_TASK_ID_TEXT_BYTES) taskId = keptTaskId(jsonString(view, member.value));
@@ -982,6 +991,7 @@ function objectFactsOfScan(body: Buffer, object: ObjectMembers, element = false)
     taskId,
     names,
     wide,
+    cancelledRequestId,
   };
 }
 
