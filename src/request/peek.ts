@@ -228,6 +228,13 @@ export function refusalIdOf(method: string, body: Buffer | undefined): { id: str
 export const PEEK_SCAN_MIN_BYTES = 1024;
 
 /**
+ * The shortest string id (its bytes between the quotes) whose written bytes the peek keeps
+ * (RpcPeek.idWritten): 1 KiB. A shorter one is compared character by character about as
+ * cheaply as its copy would cost (hostile trial 58, F5).
+ */
+export const LONG_ID_BYTES = 1024;
+
+/**
  * {@link peekJsonRpc} from the structure scan's member table (a body that is no JSON, or over
  * a bound, refused as the parse reading refuses it), or undefined when the scan cannot decide
  * (then {@link peekByParse} does): memory cannot grow for the scan. On a JSON text the scan's bounds are
@@ -539,6 +546,8 @@ interface ObjectFacts {
    * absent otherwise.
    */
   readonly cancelledRequestId?: WrittenRequestId | null;
+  /** Of a request read by the scan (not a batch element) with a string id of LONG_ID_BYTES or more: its bytes as written (RpcPeek.idWritten). */
+  readonly idWritten?: Buffer;
 }
 
 /**
@@ -584,6 +593,9 @@ function decide(f: BodyFacts): PeekResult {
   }
   // The host answering a server-initiated request: forwarded as is.
   if (f.method === undefined) return { ok: true, peek: { kind: 'notification', id, idText, method: undefined, toolName: undefined, taskId: undefined } };
+  const idWritten = f.idWritten;
+  // Only a request with a long string id read by the scan has the member (RpcPeek.idWritten).
+  if (idWritten !== undefined && f.hasId) return { ok: true, peek: { kind: 'request', id, idText, method: f.method, toolName: f.toolName, taskId: f.taskId, idWritten } };
   const cancelledRequestId = f.cancelledRequestId;
   // Only a scanned cancellation's peek has the member (RpcPeek.cancelledRequestId): every other keeps one shape.
   if (cancelledRequestId !== undefined) return { ok: true, peek: { kind: f.hasId ? 'request' : 'notification', id, idText, method: f.method, toolName: f.toolName, taskId: f.taskId, cancelledRequestId } };
@@ -920,9 +932,15 @@ function objectFactsOfScan(body: Buffer, object: ObjectMembers, element = false)
   let idValid = true;
   let idOutOfRange = false;
   let idText: string | undefined;
+  let idWritten: Buffer | undefined;
   if (idMember !== undefined) {
     const first = idMember.first;
-    if (first === QUOTE) id = jsonString(body, idMember.value);
+    if (first === QUOTE) {
+      id = jsonString(body, idMember.value);
+      // A long id's bytes as written, copied (RpcPeek.idWritten): a seller's echo is compared as bytes.
+      const [from, to] = idMember.value;
+      if (to - from - 2 >= LONG_ID_BYTES && !element) idWritten = Buffer.from(body.subarray(from + 1, to - 1));
+    }
     else if (first === LOWER_N) id = null;
     else if (first === MINUS || (first >= DIGIT_0 && first <= DIGIT_9)) {
       // A JSON number's text is a JavaScript numeric literal with the same value (`Number`
@@ -992,6 +1010,7 @@ function objectFactsOfScan(body: Buffer, object: ObjectMembers, element = false)
     names,
     wide,
     cancelledRequestId,
+    idWritten,
   };
 }
 
