@@ -13,6 +13,7 @@ import type { ByteRange, TextMember } from './json-scan.js';
 import { memberIndexes, plainMemberIndexes } from './text-members.js';
 import { DIGIT_0, DIGIT_9, LBRACE, MINUS, QUOTE } from './json-bytes.js';
 import { objectMembersOf } from '../request/message-members.js';
+import type { RpcPeek } from '../exchange.js';
 const PARAMS_KEY = [Buffer.from('params')];
 const REQUEST_ID_KEY = [Buffer.from('requestId')];
 
@@ -28,7 +29,7 @@ export interface WrittenRequestId {
  * none to match: no `params` object, no `requestId`, one that is neither a string nor a number.
  * Members are read as the peek reads them (request/message-members.ts objectMembersOf: the
  * scan's table, or for an object of more members than it keeps, the walk's name-like keys), so
- * the answer is the same whichever path reads the body (the peek's remembered scan, a fresh
+ * the answer is the same whichever path reads the body (the peek's result, a fresh
  * scan of a body the peek parsed or of a copy, a seller's event) for any object of up to the
  * peek's MAX_MESSAGE_MEMBERS (1000) members that may be names; more than that -> undefined.
  * Before, a `params` or top level of more than 64 members gave undefined to every path but the
@@ -37,11 +38,14 @@ export interface WrittenRequestId {
  * case never gets here: the peek refuses it (request/repeated-request-names.ts; hostile trial
  * 55, F5), as it refuses `params` of more than 1000 members.
  *
- * Cost: none when the peek read this very body (the same Buffer) by its scan (every body of
- * request/peek.ts PEEK_SCAN_MIN_BYTES or more): it scanned `params` already and left what it
- * found ({@link rememberPeekedCancel}). Otherwise (a small body the peek parsed, a copy, a
- * BOM-led body's subarray) two scans, the body's and its `params`' (each with the walk of
- * message-members.ts readObjectMembers too for an object of more than 64 members). A seller's
+ * `peeked`: the request peek's result for `body` (request/peek.ts), when the caller has it.
+ * Cost: none when that peek read the body by its scan (every body of request/peek.ts
+ * PEEK_SCAN_MIN_BYTES or more, a BOM-led one's subarray too): it scanned `params` already and
+ * left what it found on its result (RpcPeek.cancelledRequestId: {@link peekedCancelledId};
+ * before, a WeakMap keyed by the body Buffer held it: a re-read of 7767818, L2).
+ * Otherwise (no peek given, a small body the peek parsed) two scans, the body's and its
+ * `params`' (each with the walk of message-members.ts readObjectMembers too for an object of
+ * more than 64 members). A seller's
  * event does not come here: response/server-request-id.ts sellerCancelledIdOf uses the SSE
  * judge's scan only to turn away data that is no such notification, then scans the event's
  * top level itself and its `params` by {@link requestIdInParams}: two as well. Before, a 4 MB
@@ -49,9 +53,9 @@ export interface WrittenRequestId {
  * per cancellation (a review of the cancellation path:
  * test/regressions/cancel-body-scanned-again-after-peek.test.ts).
  */
-export function cancelledRequestIdOf(body: Buffer): WrittenRequestId | undefined {
-  const peeked = peekedRequestIds.get(body);
-  if (peeked !== undefined) return peeked ?? undefined;
+export function cancelledRequestIdOf(body: Buffer, peeked?: RpcPeek): WrittenRequestId | undefined {
+  const known = peeked?.cancelledRequestId;
+  if (known !== undefined) return known ?? undefined;
   return requestIdInParams(body, memberNamed(body, 'params', PARAMS_KEY));
 }
 
@@ -70,17 +74,14 @@ export function requestIdInParams(body: Buffer, params: TextMember | undefined):
 }
 
 /**
- * Left by the request peek (request/peek.ts), which scanned the `params` object of the
- * `notifications/cancelled` `body` (its bytes `params`, its members `members` in text order):
- * what {@link cancelledRequestIdOf} then answers for that Buffer, with no scan of its own.
- * Kept per Buffer, weakly (an entry goes with its body); a body's bytes never change once read.
+ * What the request peek (request/peek.ts) leaves on its result (RpcPeek.cancelledRequestId)
+ * for a `notifications/cancelled` whose `params` object it scanned (its bytes `params`, its
+ * members `members` in text order): the `requestId` as written, or null when there is none to
+ * match. {@link cancelledRequestIdOf} given that peek answers it with no scan of its own.
  */
-export function rememberPeekedCancel(body: Buffer, params: Buffer, members: readonly TextMember[]): void {
-  peekedRequestIds.set(body, requestIdIn(params, members) ?? null);
+export function peekedCancelledId(params: Buffer, members: readonly TextMember[]): WrittenRequestId | null {
+  return requestIdIn(params, members) ?? null;
 }
-
-/** {@link rememberPeekedCancel}'s answers by body: null for a body that names no request to match. */
-const peekedRequestIds = new WeakMap<Buffer, WrittenRequestId | null>();
 
 /** The `requestId` member of the `params` object `view` scanned as `members`, when a string or a number. */
 function requestIdIn(view: Buffer, members: readonly TextMember[]): WrittenRequestId | undefined {

@@ -127,8 +127,7 @@ export function hasLossyNumber(input: string | Uint8Array): boolean {
       }
       break;
     }
-    mantissaShape(mantissaStart, i, dot, first, last);
-    const intDigits = mantissaIntDigits;
+    const intDigits = (dot === -1 ? i : dot) - mantissaStart;
     let fractionOrExponent = dot !== -1;
     // The exponent: digits, `+` and `-` in any order (a `-` anywhere makes it negative), as
     // the scan always read it; `Number` reads only `[eE][+-]?\d+` (well formed). Its value is
@@ -175,16 +174,19 @@ export function hasLossyNumber(input: string | Uint8Array): boolean {
     const end = i;
     i--; // the loop's i++ lands on the character after the token
 
-    const significant = mantissaSignificant;
+    if (!fractionOrExponent && intDigits <= SAFE_SIGNIFICANT_DIGITS) continue; // rule 1, the common case
+    // The first significant digit's index and the significant digits (from the first to the
+    // last nonzero one; 0 for a zero).
+    const firstIndex = first === -1 ? 0 : digitIndex(mantissaStart, dot, first);
+    const significant = first === -1 ? 0 : digitIndex(mantissaStart, dot, last) - firstIndex + 1;
     if (!fractionOrExponent) {
-      if (intDigits <= SAFE_SIGNIFICANT_DIGITS) continue;
       if (intDigits > MAX_FULL_INTEGER_DIGITS || significant > MAX_SHORTEST_DIGITS) return true;
       if (!integerRoundTrips(tokenText(input, start, end))) return true;
       continue;
     }
     if (first === -1) continue; // zero: stays an exact 0
     // Decimal exponent of the first significant digit: the value is in [10^e, 10^(e+1)).
-    const base = intDigits - 1 - mantissaFirstIndex;
+    const base = intDigits - 1 - firstIndex;
     const e = base + (exponentOverflow ? exponentPast(str, bytes, exponentStart, end, base, exponent < 0) : exponent);
     if (significant <= SAFE_SIGNIFICANT_DIGITS) {
       if (e >= MIN_SAFE_EXPONENT && e <= MAX_SAFE_EXPONENT) continue;
@@ -200,34 +202,21 @@ export function hasLossyNumber(input: string | Uint8Array): boolean {
   return false;
 }
 
-/** Outputs of {@link mantissaShape} (module scratch: no allocation per number token). */
-let mantissaIntDigits = 0;
-/** Index among the mantissa's digits (the `.` not counted) of its first nonzero digit; meaningless for a zero. */
-let mantissaFirstIndex = 0;
-/** Digits from the first to the last nonzero one (the `.` not counted); 0 for a zero. */
-let mantissaSignificant = 0;
-
 /**
- * The shape of a number's mantissa `[mantissaStart, mantissaEnd)` (its sign left out: digits
- * with at most one `.`, at offset `dot`, -1 when none) given the offsets of its first and last
- * nonzero digit (`first`, `last`; -1 when every digit is 0), as {@link hasLossyNumber} and
- * {@link exactDecimalLengthRange} read it: into {@link mantissaIntDigits} (the digits before the
- * `.`), {@link mantissaFirstIndex} and {@link mantissaSignificant}. The value is then the
- * significant digits as an integer times 10^(exponent + intDigits - firstIndex - significant).
- * Pure arithmetic on the offsets: how they are found stays each caller's (hasLossyNumber walks
- * every digit forward, as it must to find where the token ends; exactDecimalLengthRange knows
- * the end and walks only the zeros at either end, so a 4 MB mantissa costs it a few reads).
+ * The index among a number's mantissa digits (the `.` not counted) of the digit at offset `at`,
+ * the mantissa starting at `mantissaStart` with its `.` at offset `dot` (-1 when none). With the
+ * first and last nonzero digits' offsets, as {@link hasLossyNumber} and
+ * {@link exactDecimalLengthRange} read a mantissa: its first significant digit's index
+ * (`firstIndex`) and its significant digits (`digitIndex(last) - firstIndex + 1`); the value is
+ * then the significant digits as an integer times 10^(exponent + intDigits - firstIndex -
+ * significant), intDigits being the digits before the `.`. Pure arithmetic on the offsets: how
+ * they are found stays each caller's (hasLossyNumber walks every digit forward, as it must to
+ * find where the token ends; exactDecimalLengthRange knows the end and walks only the zeros at
+ * either end, so a 4 MB mantissa costs it a few reads). A return value, not module scratch
+ * outputs as before (a re-read of 7767818, L4).
  */
-function mantissaShape(mantissaStart: number, mantissaEnd: number, dot: number, first: number, last: number): void {
-  mantissaIntDigits = (dot === -1 ? mantissaEnd : dot) - mantissaStart;
-  if (first === -1) {
-    mantissaFirstIndex = 0;
-    mantissaSignificant = 0;
-    return;
-  }
-  const firstIndex = first - mantissaStart - (dot !== -1 && first > dot ? 1 : 0);
-  mantissaFirstIndex = firstIndex;
-  mantissaSignificant = last - mantissaStart - (dot !== -1 && last > dot ? 1 : 0) - firstIndex + 1;
+function digitIndex(mantissaStart: number, dot: number, at: number): number {
+  return at - mantissaStart - (dot !== -1 && at > dot ? 1 : 0);
 }
 
 /** Below this an exponent's value times 10 plus a digit is still a small integer (under 2^30). */
@@ -446,9 +435,11 @@ export function exactDecimalLengthRange(bytes: Uint8Array, start: number, end: n
   if (first === mantissaEnd) return [1, 1]; // `0`
   let last = mantissaEnd - 1;
   while (bytes[last] === DIGIT_0 || last === dot) last--;
-  mantissaShape(mantissaStart, mantissaEnd, dot, first, last);
-  const shift = mantissaIntDigits - (mantissaFirstIndex + mantissaSignificant);
-  const head = (negative ? 1 : 0) + mantissaSignificant + 1; // [-]<digits>e
+  const intDigits = (dot === -1 ? mantissaEnd : dot) - mantissaStart;
+  const firstIndex = digitIndex(mantissaStart, dot, first);
+  const significant = digitIndex(mantissaStart, dot, last) - firstIndex + 1;
+  const shift = intDigits - (firstIndex + significant);
+  const head = (negative ? 1 : 0) + significant + 1; // [-]<digits>e
   // The exponent (none reads as `0`): its sign, and its digits after leading zeros (one kept).
   let exponentNegative = false;
   let from = end;

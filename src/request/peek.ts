@@ -47,7 +47,7 @@ import { isUtf8 } from 'node:buffer';
 import type { BatchRequestRef, RpcPeek } from '../exchange.js';
 import { localErrorFormOf } from '../mcp/local-error.js';
 import { scanTopObject, TEXT_INVALID, TEXT_OVER_BOUND, type ByteRange, type TextMember } from '../mcp/json-scan.js';
-import { rememberPeekedCancel } from '../mcp/cancelled-id.js';
+import { peekedCancelledId, type WrittenRequestId } from '../mcp/cancelled-id.js';
 import { MAX_MESSAGE_MEMBERS, membersOfScan, objectMembersOf, readObjectMembers, WIDE_MIN_BYTES, wideObjectOf, wideProblem, type ObjectMembers } from './message-members.js';
 import { jsonString, jsonStringIs, keptMember, memberIndexes, plainMemberIndexes } from '../mcp/text-members.js';
 import { checkJsonBounds, withinJsonBounds, type JsonBoundsLimits } from '../mcp/json-bounds.js';
@@ -226,6 +226,13 @@ export function refusalIdOf(method: string, body: Buffer | undefined): { id: str
  * scan wins for any shape measured. The bench's 187-byte request is parsed.
  */
 export const PEEK_SCAN_MIN_BYTES = 1024;
+
+/**
+ * The shortest string id (its bytes between the quotes) whose written bytes the peek keeps
+ * (RpcPeek.idWritten): 1 KiB. A shorter one is compared character by character about as
+ * cheaply as its copy would cost (hostile trial 58, F5).
+ */
+export const LONG_ID_BYTES = 1024;
 
 /**
  * {@link peekJsonRpc} from the structure scan's member table (a body that is no JSON, or over
@@ -533,6 +540,14 @@ interface ObjectFacts {
    * message-members.ts wideProblem says it; judged before every other rule. Undefined otherwise.
    */
   readonly wide: string | undefined;
+  /**
+   * Of a `notifications/cancelled` read by the scan (not a batch element): its
+   * `params.requestId` as written, null when none to match (RpcPeek.cancelledRequestId);
+   * absent otherwise.
+   */
+  readonly cancelledRequestId?: WrittenRequestId | null;
+  /** Of a request read by the scan (not a batch element) with a string id of LONG_ID_BYTES or more: its bytes as written (RpcPeek.idWritten). */
+  readonly idWritten?: Buffer;
 }
 
 /**
@@ -578,6 +593,12 @@ function decide(f: BodyFacts): PeekResult {
   }
   // The host answering a server-initiated request: forwarded as is.
   if (f.method === undefined) return { ok: true, peek: { kind: 'notification', id, idText, method: undefined, toolName: undefined, taskId: undefined } };
+  const idWritten = f.idWritten;
+  // Only a request with a long string id read by the scan has the member (RpcPeek.idWritten).
+  if (idWritten !== undefined && f.hasId) return { ok: true, peek: { kind: 'request', id, idText, method: f.method, toolName: f.toolName, taskId: f.taskId, idWritten } };
+  const cancelledRequestId = f.cancelledRequestId;
+  // Only a scanned cancellation's peek has the member (RpcPeek.cancelledRequestId): every other keeps one shape.
+  if (cancelledRequestId !== undefined) return { ok: true, peek: { kind: f.hasId ? 'request' : 'notification', id, idText, method: f.method, toolName: f.toolName, taskId: f.taskId, cancelledRequestId } };
   return { ok: true, peek: { kind: f.hasId ? 'request' : 'notification', id, idText, method: f.method, toolName: f.toolName, taskId: f.taskId } };
 }
 
@@ -891,8 +912,7 @@ function decodedIndexes(view: Buffer, members: readonly TextMember[], keys: read
 /**
  * {@link factsOfScan} of an object (a whole body, or a batch element: a request's tool name
  * is kept too, for the batch's limits: RpcPeek.batchToolNames). `element`: `body` is a batch
- * element's bytes (a subarray made for this read, which no later lookup holds), so a
- * cancellation's `requestId` is not remembered for it (mcp/cancelled-id.ts rememberPeekedCancel:
+ * element's bytes, so a cancellation's `requestId` is not kept for it (RpcPeek.cancelledRequestId:
  * only a whole body's, which routing/handler.ts looks up).
  */
 function objectFactsOfScan(body: Buffer, object: ObjectMembers, element = false): ObjectFacts | undefined {
@@ -912,9 +932,15 @@ function objectFactsOfScan(body: Buffer, object: ObjectMembers, element = false)
   let idValid = true;
   let idOutOfRange = false;
   let idText: string | undefined;
+  let idWritten: Buffer | undefined;
   if (idMember !== undefined) {
     const first = idMember.first;
-    if (first === QUOTE) id = jsonString(body, idMember.value);
+    if (first === QUOTE) {
+      id = jsonString(body, idMember.value);
+      // A long id's bytes as written, copied (RpcPeek.idWritten): a seller's echo is compared as bytes.
+      const [from, to] = idMember.value;
+      if (to - from - 2 >= LONG_ID_BYTES && !element) idWritten = Buffer.from(body.subarray(from + 1, to - 1));
+    }
     else if (first === LOWER_N) id = null;
     else if (first === MINUS || (first >= DIGIT_0 && first <= DIGIT_9)) {
       // A JSON number's text is a JavaScript numeric literal with the same value (`Number`
@@ -943,6 +969,7 @@ function objectFactsOfScan(body: Buffer, object: ObjectMembers, element = false)
   let names = judgeKeys(body, members, TOP_NAMES, undefined);
   let toolName: string | undefined;
   let taskId: string | undefined;
+  let cancelledRequestId: WrittenRequestId | null | undefined;
   // The params of a tools/call (its tool's name), a tasks/result (its taskId: rare on the scan's
   // path, a body of 1 KiB or more) or a notifications/cancelled (its requestId: names only).
   if ((methodText === 'tools/call' || methodText === TASKS_RESULT || methodText === CANCELLED) && params !== undefined && params.first === LBRACE) {
@@ -959,7 +986,7 @@ function objectFactsOfScan(body: Buffer, object: ObjectMembers, element = false)
     } else if (methodText === CANCELLED) {
       names ??= judgeKeys(view, paramsMembers, CANCELLED_PARAMS_NAMES, 'params');
       // Its requestId, for routing/handler.ts (mcp/cancelled-id.ts cancelledRequestIdOf): not scanned again there.
-      if (inner.members !== undefined && !element) rememberPeekedCancel(body, view, inner.members);
+      if (inner.members !== undefined && !element) cancelledRequestId = peekedCancelledId(view, inner.members);
     } else {
       const member = stringMember(view, paramsMembers, 'taskId');
       if (member !== undefined && member.value[1] - member.value[0] - 2 <= MAX_TASK_ID_TEXT_BYTES) taskId = keptTaskId(jsonString(view, member.value));
@@ -982,6 +1009,8 @@ function objectFactsOfScan(body: Buffer, object: ObjectMembers, element = false)
     taskId,
     names,
     wide,
+    cancelledRequestId,
+    idWritten,
   };
 }
 

@@ -638,16 +638,9 @@ export function idMayFitToken(idChars: number): boolean {
  * test/regressions/resume-token-refused-after-serializing-huge-host-id.test.ts).
  */
 export function leastTokenLength(s: Omit<ResumeState, 'issuedAt'>): number {
-  leastBytes = 0;
-  walkTokenParts(s, LEAST, addLeast);
+  const leastBytes = walkTokenParts(s, LEAST, undefined);
   return RESUME_TOKEN_PREFIX.length + Math.ceil((leastBytes * 4) / 3) + 1 + SIGNATURE_CHARS;
 }
-
-/** {@link leastTokenLength}'s sum (module scratch: no closure or allocation per event). */
-let leastBytes = 0;
-const addLeast = (_key: TokenPartCost['key'], bytes: number): void => {
-  leastBytes += bytes;
-};
 
 /**
  * How a reader of {@link walkTokenParts} counts a value's JSON bytes: a string's (its quotes
@@ -675,25 +668,41 @@ function stringBytes(m: PartMeasure, v: unknown, budget: number): number {
  * {@link MEASURED_PART_BYTES} (a part past it may be cut short there). Read by
  * {@link leastTokenLength} (every event with an id: a lower bound from lengths) and
  * {@link tokenPartCosts} (a refused token's warning: exact), so the two cannot disagree on
- * which parts a token has (before, each listed them: a review, duplicate code).
+ * which parts a token has (before, each listed them: a review, duplicate code). Returns the
+ * sum of the parts' bytes ({@link leastTokenLength} needs only that: `part` undefined; before, a
+ * module-level scratch sum filled by a callback: a re-read of 7767818, L4).
  */
-function walkTokenParts(s: Omit<ResumeState, 'issuedAt'>, m: PartMeasure, part: (key: TokenPartCost['key'], bytes: number) => void): void {
+function walkTokenParts(s: Omit<ResumeState, 'issuedAt'>, m: PartMeasure, part: ((key: TokenPartCost['key'], bytes: number) => void) | undefined): number {
+  let sum = 0;
+  let bytes: number;
   if (s.rpcId !== null) {
     // A number's text has no escapes (JSON_NUMBER); `x`, its text as written, is carried beside `i` as a string.
     const id = s.rpcId;
-    part('i', (typeof id === 'number' ? m.number(id) : stringBytes(m, id, MEASURED_PART_BYTES)) + stringBytes(m, s.rpcIdText, MEASURED_PART_BYTES));
+    sum += bytes = (typeof id === 'number' ? m.number(id) : stringBytes(m, id, MEASURED_PART_BYTES)) + stringBytes(m, s.rpcIdText, MEASURED_PART_BYTES);
+    part?.('i', bytes);
   }
-  if (s.toolName !== undefined) part('t', stringBytes(m, s.toolName, MEASURED_PART_BYTES));
-  if (s.method !== undefined) part('m', stringBytes(m, s.method, MEASURED_PART_BYTES));
-  part('u', stringBytes(m, s.upstreamId, MEASURED_PART_BYTES));
-  part('a', stringBytes(m, s.agent, MEASURED_PART_BYTES));
-  part('v', stringBytes(m, s.protocolVersion, MEASURED_PART_BYTES));
+  if (s.toolName !== undefined) {
+    sum += bytes = stringBytes(m, s.toolName, MEASURED_PART_BYTES);
+    part?.('t', bytes);
+  }
+  if (s.method !== undefined) {
+    sum += bytes = stringBytes(m, s.method, MEASURED_PART_BYTES);
+    part?.('m', bytes);
+  }
+  sum += bytes = stringBytes(m, s.upstreamId, MEASURED_PART_BYTES);
+  part?.('u', bytes);
+  sum += bytes = stringBytes(m, s.agent, MEASURED_PART_BYTES);
+  part?.('a', bytes);
+  sum += bytes = stringBytes(m, s.protocolVersion, MEASURED_PART_BYTES);
+  part?.('v', bytes);
   if (Array.isArray(s.awaited)) {
     // `[`, `]` and the commas, then each entry's JSON text while under the bound.
-    let bytes = s.awaited.length === 0 ? 2 : s.awaited.length + 1;
+    bytes = s.awaited.length === 0 ? 2 : s.awaited.length + 1;
     for (const k of s.awaited) if (bytes <= MEASURED_PART_BYTES) bytes += stringBytes(m, k, MEASURED_PART_BYTES - bytes + 1);
-    part('w', bytes);
+    sum += bytes;
+    part?.('w', bytes);
   }
+  return sum;
 }
 
 /** A part of a token's payload of variable length (the keys above), as {@link tokenPartCosts} measures it. */

@@ -760,7 +760,7 @@ export function createMcpHandler(deps: HandlerDeps) {
     // anyone knowing a session id dropped held requests;
     // test/regressions/cancel-refused-by-seller-still-drops-request.test.ts).
     if (rpc.kind === 'notification' && rpc.method === 'notifications/cancelled' && session !== undefined && body !== undefined) {
-      const cancelledId = cancelledRequestIdOf(body);
+      const cancelledId = cancelledRequestIdOf(body, rpc);
       if (cancelledId !== undefined) {
         const seller = agentKeyOf(agent);
         const marked = inFlight.markCancelled(seller, session, cancelledId);

@@ -6,8 +6,9 @@
  * loop on top of the peek, per cancellation.
  *
  * Now the peek, which scans the `params` of a `notifications/cancelled` for its names
- * (repeated-request-names.ts), leaves the `requestId` it finds for that body
- * (cancelled-id.ts rememberPeekedCancel), and cancelledRequestIdOf answers from it with no scan;
+ * (repeated-request-names.ts), leaves the `requestId` it finds on its result
+ * (RpcPeek.cancelledRequestId; at first in a WeakMap keyed by the body Buffer: a re-read of
+ * 7767818, L2), and cancelledRequestIdOf given that peek answers from it with no scan;
  * a body the peek did not read by its scan (a small body it parsed) is scanned as before. The
  * answer is the same either way.
  *
@@ -50,7 +51,7 @@ test('after the peek read a cancellation, its requestId is found with no scan, t
     const peek = peekJsonRpc(body);
     assert.ok(peek.ok && peek.peek.method === 'notifications/cancelled', name);
     const before = cancelledIdScanCount();
-    assert.equal(textOf(cancelledRequestIdOf(body)), scanned, name);
+    assert.equal(textOf(cancelledRequestIdOf(body, peek.peek)), scanned, name);
     assert.equal(cancelledIdScanCount() - before, 0, `${name}: scans after the peek`);
   }
   assert.deepEqual(
@@ -61,9 +62,11 @@ test('after the peek read a cancellation, its requestId is found with no scan, t
 
 test('a body the peek did not scan (a small one it parsed) is scanned: body and params', () => {
   const body = Buffer.from(cancel('{"requestId":5}'));
-  assert.ok(peekJsonRpc(body).ok);
+  const peek = peekJsonRpc(body);
+  assert.ok(peek.ok);
+  assert.equal(peek.peek.cancelledRequestId, undefined);
   const before = cancelledIdScanCount();
-  assert.equal(textOf(cancelledRequestIdOf(body)), '5');
+  assert.equal(textOf(cancelledRequestIdOf(body, peek.peek)), '5');
   assert.equal(cancelledIdScanCount() - before, 2);
 });
 

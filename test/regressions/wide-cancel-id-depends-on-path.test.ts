@@ -59,12 +59,14 @@ test('a 72-member cancellation names request 7 whichever path reads it: fresh, a
     const body = Buffer.from(text);
     const peek = peekJsonRpc(body);
     assert.ok(peek.ok && peek.peek.method === 'notifications/cancelled', name);
-    assert.equal(textOf(cancelledRequestIdOf(body)), '7', `${name}: after the peek`);
+    assert.equal(textOf(cancelledRequestIdOf(body, peek.peek)), '7', `${name}: after the peek`);
     assert.equal(textOf(cancelledRequestIdOf(Buffer.from(body))), '7', `${name}: a copy`);
     // As routing/handler.ts reads a BOM-led body: each withoutLeadingBom is a new subarray.
     const led = Buffer.concat([BOM, body]);
-    assert.ok(peekJsonRpc(withoutLeadingBom(led)).ok, `${name}: BOM-led peek`);
-    assert.equal(textOf(cancelledRequestIdOf(withoutLeadingBom(led))), '7', `${name}: BOM-led`);
+    const ledPeek = peekJsonRpc(withoutLeadingBom(led));
+    assert.ok(ledPeek.ok, `${name}: BOM-led peek`);
+    assert.equal(textOf(cancelledRequestIdOf(withoutLeadingBom(led), ledPeek.peek)), '7', `${name}: BOM-led`);
+    assert.equal(textOf(cancelledRequestIdOf(withoutLeadingBom(led))), '7', `${name}: BOM-led, no peek`);
   }
 });
 
