@@ -301,15 +301,30 @@ export async function handleSseBody(
 
   // The head is committed now (sse-host-writer.ts); the frames of each input chunk go out
   // together when it is done (`host.flush`), before the next chunk is awaited. The seller's
-  // status, but 200 for a 202 answering a request (accepted-answer.ts: hostile trial 57, F1).
-  const host = new SseHostWriter(reply, res.hostStatus, exchange);
-  res.accepted?.headWritten();
-  exchange.sseStarted = true;
+  // status, but 200 for a 202 answering a request (accepted-answer.ts: hostile trial 57, F1),
+  // whose head waits for the stream's first event (sse-host-writer.ts, Deferred head): one
+  // that ends before any is an empty 202 (`onUpstreamEnd`; hostile trial 59, F1).
+  const accepted = res.accepted;
+  const host = new SseHostWriter(
+    reply,
+    res.hostStatus,
+    exchange,
+    accepted === undefined
+      ? undefined
+      : () => {
+          accepted.headWritten();
+          exchange.sseStarted = true;
+        },
+  );
+  if (accepted === undefined) exchange.sseStarted = true;
   const batch = host.batch;
   // A discovery request's answer is measured on what the host receives through the response,
   // the events before it included, as `probe` measures it (`responseSize`).
   if (hooks.wantsResponseMessage) batch.countAnswer();
-  const answer = (input: LocalErrorInput): void => {
+  const answer = (input: LocalErrorInput, asEmpty = false): void => {
+    // A deferred head (a 202's: sse-host-writer.ts) goes out now with what is held, but for an
+    // answer to a stream that ended with nothing (`asEmpty`: onUpstreamEnd).
+    if (!asEmpty) host.startStream();
     host.flush();
     // A batch's stream: the error answers each request still awaited, one event each
     // (errors/local-reply.ts batchAnswered), not one for id null that answers none.
@@ -1022,6 +1037,13 @@ export async function handleSseBody(
     // A batch without requests waits for nothing: its stream ends as a notification's.
     if (!requestStream || batchAnswers?.done === true) return endPlainly('ok');
     if (exchange.lastEventIdSent !== undefined) return endPlainly('resumable_end');
+    // A seller's 202 whose stream the seller ended before any event (no body, comments or blank
+    // lines only): nothing went to the host (its head deferred: sse-host-writer.ts), and it is
+    // answered as an empty 202 of any other type is, `upstream_not_mcp` for its id as a JSON
+    // body, no warning (hostile trial 59, F1). A reset, a timeout or a bound starts the stream.
+    if (host.headDeferred && streamEnded) {
+      return answer({ reason: 'upstream_not_mcp', limitBytes: limits.max_response_bytes, observedBytes: cumulative?.used ?? source.raw.used, upstreamStatus: res.statusCode }, true);
+    }
     answer({
       reason: 'upstream_reset',
       limitBytes: limits.max_response_bytes,
