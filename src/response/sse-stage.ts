@@ -907,6 +907,15 @@ export async function handleSseBody(
     const keepMs = limits.sse_idle_timeout_ms + limits.sse_deadline_ms;
     hostWaits = hostAnswers.openStream(sellerKey, session!, timers, limits.sse_idle_timeout_ms, exchange.stream.resumeToken !== undefined ? callId() : undefined, exchange.stream.startedAt, keepMs);
   }
+  // The host cancelled the call (its `notifications/cancelled` accepted by the seller: routing/
+  // in-flight-requests.ts PendingCancellation): it answers none of the requests made for it, so
+  // the stream waits for none (StreamHostWaits.hostCancelled; hostile trial 59, F2: it stayed
+  // open to sse_deadline_ms). Now, or when the seller accepts one (`onCancelled`, unset below).
+  const onCallCancelled = (): void => hostWaits?.hostCancelled();
+  if (hostWaits !== undefined && exchange.rpc.kind === 'request') {
+    if (exchange.cancelAccepted) onCallCancelled();
+    else if (exchange.onCancelled === undefined) exchange.onCancelled = onCallCancelled;
+  }
   try {
     while (true) {
       let chunk: Buffer | null | undefined;
@@ -1011,6 +1020,7 @@ export async function handleSseBody(
     timers.clear();
     // A stream that is over waits for nothing (its shared requests go with its session's last member).
     // A request's stream that ended resumable leaves its requests still awaited to its call's resume, until its deadline.
+    if (exchange.onCancelled === onCallCancelled) exchange.onCancelled = undefined;
     if (hostWaits !== undefined) {
       const call = bounded && exchange.outcome === 'resumable_end' ? callId() : undefined;
       hostWaits.close(call !== undefined ? { call, expiresAt: exchange.stream.startedAt + limits.sse_deadline_ms, startedAt: exchange.stream.startedAt } : undefined);
