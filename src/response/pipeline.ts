@@ -255,8 +255,12 @@ export async function handleUpstreamResponse(
   // request, 204 and 205 aside (no content by definition, RFC 9110 §15.3.5, §15.3.6):
   // upstream_encoding_invalid, not upstream_not_mcp (decode.ts DecodeOptions; a hostile trial
   // 26, L4 b: test/regressions/empty-coded-body-reported-not-mcp.test.ts). Elsewhere (a 202 to
-  // a notification, a 4xx) an empty coded body is empty, as before.
-  const decodeOptions = encoding.codings.length > 0 && status >= 200 && status < 300 && status !== 204 && status !== 205 && carriesRequest(exchange.rpc) ? EMPTY_IS_INVALID : undefined;
+  // a notification, a 4xx) an empty coded body is empty, as before; so is a 202's answering a
+  // request: an empty 202 is `upstream_not_mcp` for its id, whatever its Content-Type or coding
+  // (nothing to decode; accepted-answer.ts; hostile trial 59, F1:
+  // test/regressions/seller-empty-202-sse-answer-sent-as-200.test.ts).
+  const decodeOptions =
+    encoding.codings.length > 0 && status >= 200 && status < 300 && status !== 202 && status !== 204 && status !== 205 && carriesRequest(exchange.rpc) ? EMPTY_IS_INVALID : undefined;
   const body = !sse
     ? openBodySource(res.stream, encoding.codings, limitBytes, limitBytes, decodeOptions)
     : hasCumulativeBound(exchange.rpc) && encoding.codings.length > 0

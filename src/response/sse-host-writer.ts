@@ -19,6 +19,17 @@
  *   {@link SseHostWriter.needDrain} tells the stage to wait for its drain before reading on.
  * - The plain end ({@link SseHostWriter.end}): the last frames and the end in one socket write.
  *
+ * - Deferred head (`onHead` given: a seller's 202 answering a request, sent on as 200:
+ *   accepted-answer.ts): committed only with the first event or raw range for the host, or
+ *   once the comments, `retry:` lines and id-only blocks held before it reach
+ *   {@link SSE_HOST_BUFFER_BYTES} (UTF-16 units), or at the plain end, or when the stage
+ *   answers with an error event ({@link SseHostWriter.startStream}); `onHead` runs then. Until
+ *   then nothing is written ({@link SseHostWriter.headDeferred}): a stream the seller ends
+ *   before is answered as an empty 202 is, the gateway's JSON error for the request's id
+ *   (sse-stage.ts onUpstreamEnd: `upstream_not_mcp`), the frames held dropped. Reported failure: hostile trial 59, F1 (an empty 202 SSE answer went to the
+ *   host as 200 with `upstream_reset`, warned and counted as a 202 with a body:
+ *   test/regressions/seller-empty-202-sse-answer-sent-as-200.test.ts).
+ *
  * One writer per stream; nothing allocated per event here (the batch's own buffers aside).
  */
 import type { FastifyReply } from 'fastify';
@@ -62,21 +73,48 @@ export class SseHostWriter {
   /** The head has not gone out with bytes written, and the stream is not over. */
   private headPending = true;
   private headTimer: NodeJS.Immediate | undefined = undefined;
+  /** The head waits for the first event (module doc, Deferred head): `onHead` until it is committed. */
+  private onHead: (() => void) | undefined;
 
-  /** Takes over `reply` and commits the SSE head with the seller's `statusCode` (module doc, Head). */
+  /**
+   * Takes over `reply` and commits the SSE head with `statusCode` (module doc, Head); with
+   * `onHead`, later (module doc, Deferred head), `onHead` called as it is committed.
+   */
   constructor(
-    reply: FastifyReply,
-    statusCode: number,
+    private readonly reply: FastifyReply,
+    private readonly statusCode: number,
     private readonly exchange: Exchange,
+    onHead?: () => void,
   ) {
     this.raw = reply.raw;
-    hijackAndWriteHead(reply, statusCode, SSE_RESPONSE_HEADERS, false);
+    this.onHead = onHead;
+    if (onHead === undefined) hijackAndWriteHead(reply, statusCode, SSE_RESPONSE_HEADERS, false);
+  }
+
+  /** The head is deferred and not committed yet: nothing went to the host (module doc, Deferred head). */
+  get headDeferred(): boolean {
+    return this.onHead !== undefined;
+  }
+
+  /** Commits a deferred head now (module doc, Deferred head): the stream is the host's from here. */
+  startStream(): void {
+    const onHead = this.onHead;
+    if (onHead === undefined) return;
+    this.onHead = undefined;
+    hijackAndWriteHead(this.reply, this.statusCode, SSE_RESPONSE_HEADERS, false);
+    onHead();
   }
 
   /** Writes the queued frames to the host, if it can still take them; counts them, and notes when it must drain. */
   flush(): void {
     const raw = this.raw;
     if (raw.writableEnded || raw.destroyed) return;
+    if (this.onHead !== undefined) {
+      // Deferred: held while the batch is empty or only frames under the bound (module doc).
+      const held = this.batch.framesOnly();
+      if (held !== -1 && held < SSE_HOST_BUFFER_BYTES) return;
+      this.startStream();
+    }
     const { bytes, full } = this.batch.flush(raw);
     if (bytes === 0) return;
     this.headSent();
@@ -94,7 +132,7 @@ export class SseHostWriter {
 
   /** The stage waits for the first time: a head not yet sent goes out alone at the end of this turn. */
   flushHeadSoon(): void {
-    if (!this.headPending) return;
+    if (!this.headPending || this.onHead !== undefined) return;
     const raw = this.raw;
     this.headTimer = setImmediate(() => {
       this.headTimer = undefined;
@@ -116,6 +154,7 @@ export class SseHostWriter {
   end(outcome: 'ok' | 'rewritten' | 'resumable_end'): void {
     const raw = this.raw;
     const exchange = this.exchange;
+    this.startStream();
     const socket = !raw.writableEnded && !raw.destroyed ? raw.socket : null;
     socket?.cork();
     this.flush();

@@ -302,15 +302,30 @@ export async function handleSseBody(
 
   // The head is committed now (sse-host-writer.ts); the frames of each input chunk go out
   // together when it is done (`host.flush`), before the next chunk is awaited. The seller's
-  // status, but 200 for a 202 answering a request (accepted-answer.ts hostStatusOf: hostile trial 57, F1).
-  const host = new SseHostWriter(reply, hostStatusOf(res), exchange);
-  res.accepted?.headWritten();
-  exchange.sseStarted = true;
+  // status, but 200 for a 202 answering a request (accepted-answer.ts hostStatusOf: hostile trial 57, F1),
+  // whose head waits for the stream's first event (sse-host-writer.ts, Deferred head): one
+  // that ends before any is an empty 202 (`onUpstreamEnd`; hostile trial 59, F1).
+  const accepted = res.accepted;
+  const host = new SseHostWriter(
+    reply,
+    hostStatusOf(res),
+    exchange,
+    accepted === undefined
+      ? undefined
+      : () => {
+          accepted.headWritten();
+          exchange.sseStarted = true;
+        },
+  );
+  if (accepted === undefined) exchange.sseStarted = true;
   const batch = host.batch;
   // A discovery request's answer is measured on what the host receives through the response,
   // the events before it included, as `probe` measures it (`responseSize`).
   if (hooks.wantsResponseMessage) batch.countAnswer();
-  const answer = (input: LocalErrorInput): void => {
+  const answer = (input: LocalErrorInput, asEmpty = false): void => {
+    // A deferred head (a 202's: sse-host-writer.ts) goes out now with what is held, but for an
+    // answer to a stream that ended with nothing (`asEmpty`: onUpstreamEnd).
+    if (!asEmpty) host.startStream();
     host.flush();
     // A batch's stream: the error answers each request still awaited, one event each
     // (errors/local-reply.ts batchAnswered), not one for id null that answers none.
@@ -893,6 +908,15 @@ export async function handleSseBody(
     const keepMs = limits.sse_idle_timeout_ms + limits.sse_deadline_ms;
     hostWaits = hostAnswers.openStream(sellerKey, session!, timers, limits.sse_idle_timeout_ms, exchange.stream.resumeToken !== undefined ? callId() : undefined, exchange.stream.startedAt, keepMs);
   }
+  // The host cancelled the call (its `notifications/cancelled` accepted by the seller: routing/
+  // in-flight-requests.ts PendingCancellation): it answers none of the requests made for it, so
+  // the stream waits for none (StreamHostWaits.hostCancelled; hostile trial 59, F2: it stayed
+  // open to sse_deadline_ms). Now, or when the seller accepts one (`onCancelled`, unset below).
+  const onCallCancelled = (): void => hostWaits?.hostCancelled();
+  if (hostWaits !== undefined && exchange.rpc.kind === 'request') {
+    if (exchange.cancelAccepted) onCallCancelled();
+    else if (exchange.onCancelled === undefined) exchange.onCancelled = onCallCancelled;
+  }
   try {
     while (true) {
       let chunk: Buffer | null | undefined;
@@ -997,6 +1021,7 @@ export async function handleSseBody(
     timers.clear();
     // A stream that is over waits for nothing (its shared requests go with its session's last member).
     // A request's stream that ended resumable leaves its requests still awaited to its call's resume, until its deadline.
+    if (exchange.onCancelled === onCallCancelled) exchange.onCancelled = undefined;
     if (hostWaits !== undefined) {
       const call = bounded && exchange.outcome === 'resumable_end' ? callId() : undefined;
       hostWaits.close(call !== undefined ? { call, expiresAt: exchange.stream.startedAt + limits.sse_deadline_ms, startedAt: exchange.stream.startedAt } : undefined);
@@ -1023,6 +1048,13 @@ export async function handleSseBody(
     // A batch without requests waits for nothing: its stream ends as a notification's.
     if (!requestStream || batchAnswers?.done === true) return endPlainly('ok');
     if (exchange.lastEventIdSent !== undefined) return endPlainly('resumable_end');
+    // A seller's 202 whose stream the seller ended before any event (no body, comments or blank
+    // lines only): nothing went to the host (its head deferred: sse-host-writer.ts), and it is
+    // answered as an empty 202 of any other type is, `upstream_not_mcp` for its id as a JSON
+    // body, no warning (hostile trial 59, F1). A reset, a timeout or a bound starts the stream.
+    if (host.headDeferred && streamEnded) {
+      return answer({ reason: 'upstream_not_mcp', limitBytes: limits.max_response_bytes, observedBytes: cumulative?.used ?? source.raw.used, upstreamStatus: res.statusCode }, true);
+    }
     answer({
       reason: 'upstream_reset',
       limitBytes: limits.max_response_bytes,

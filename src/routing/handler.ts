@@ -216,7 +216,14 @@ export function createMcpHandler(deps: HandlerDeps) {
       // trial 20, H1: with the BOM left out, a Content-Length 1-3 bytes over was waited for).
       const sentBytes = sent!.length;
       if (sentBytes > agent.max_request_bytes) {
-        return refuse(reply, 'request_too_large', null, `Request body of ${sentBytes} bytes is over this agent's max_request_bytes (${agent.max_request_bytes}).`, undefined, {
+        // The body was read (under a larger bound a reload has since lowered: one pipelined
+        // behind another answer, or read as the reload came): refused for its id, as the other
+        // refusals of a read request are; the peek made as it began to wait, else the id read
+        // alone, bounded (peek.ts requestIdOf). Before, id null (hostile trial 59, I3:
+        // test/regressions/held-request-over-lowered-limit-refused-id-null.test.ts).
+        const held = queuedAt?.peeked?.result;
+        const id = held === undefined ? refusalIdOf(request.method, body) : held.ok ? held.peek : held;
+        return refuse(reply, 'request_too_large', id, `Request body of ${sentBytes} bytes is over this agent's max_request_bytes (${agent.max_request_bytes}).`, undefined, {
           limit_bytes: agent.max_request_bytes,
           observed_bytes: sentBytes,
         });

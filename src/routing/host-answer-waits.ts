@@ -373,6 +373,8 @@ export class StreamHostWaits {
   /** Its clock is paused (awaitHostAnswer called, hostAnswered not since). */
   private paused = false;
   private closed = false;
+  /** The host cancelled its call ({@link hostCancelled}): it waits for nothing. */
+  private cancelled = false;
 
   constructor(
     private readonly registry: HostAnswerWaits,
@@ -388,7 +390,7 @@ export class StreamHostWaits {
 
   /** Whether the stream waits for an answer (one of its own requests is outstanding, or a shared one seen no more than its `graceMs` before it opened). */
   get awaiting(): boolean {
-    if (this.closed) return false;
+    if (this.closed || this.cancelled) return false;
     if (this.ids !== undefined && this.ids.size > 0) return true;
     return this.withinGrace(this.entry.newestSeenAt);
   }
@@ -453,6 +455,21 @@ export class StreamHostWaits {
     this.registry.keepShared(entry, id, wait, seenAt + keep, keep);
     entry.newestSeenAt = seenAt;
     for (const stream of entry.members) stream.update();
+  }
+
+  /**
+   * The host cancelled the stream's call (its `notifications/cancelled` accepted by the seller:
+   * response/sse-stage.ts): the host answers none of the requests made for it (MCP
+   * "Cancellation": the call's work is abandoned), so the stream waits for nothing from now on,
+   * its own requests nor shared ones: a paused clock restarts from zero and ends the stream at
+   * `sse_idle_timeout_ms` of the seller's silence. Before, the seller's unanswered request
+   * kept it paused to `sse_deadline_ms` (hostile trial 59, F2:
+   * test/regressions/cancelled-call-elicitation-pauses-idle-to-deadline.test.ts).
+   */
+  hostCancelled(): void {
+    if (this.closed || this.cancelled) return;
+    this.cancelled = true;
+    this.update();
   }
 
   /** @internal The host answered `id` ({@link HostAnswerWaits.answered}, the shared set updated first). */

@@ -9,7 +9,8 @@
  *
  * Now: an empty body under a coding is `upstream_encoding_invalid` where the gateway needs a
  * body, the 2xx answer to a request (204 and 205 aside: no content by definition, RFC 9110
- * §15.3.5, §15.3.6), as a JSON body and as an SSE stream, and so is an inner layer that gets no
+ * §15.3.5, §15.3.6; and 202, an empty 202 being `upstream_not_mcp` whatever its coding: hostile
+ * trial 59, F1), as a JSON body and as an SSE stream, and so is an inner layer that gets no
  * byte (`gzip, gzip` whose outer member holds nothing). Elsewhere an empty body stays empty
  * under any coding (decode.ts): the 202 answer to a notification with `Content-Encoding: gzip`
  * (common) passes as before, and a 204 answering a request stays `upstream_not_mcp`.
@@ -47,7 +48,9 @@ const CASES: Record<string, Case> = {
   json_gzip_chunked: { status: 200, type: 'application/json', coding: 'gzip', body: EMPTY, chunked: true, reason: 'upstream_encoding_invalid' },
   json_deflate_length_0: { status: 200, type: 'application/json', coding: 'deflate', body: EMPTY, reason: 'upstream_encoding_invalid' },
   json_br_length_0: { status: 200, type: 'application/json', coding: 'br', body: EMPTY, reason: 'upstream_encoding_invalid' },
-  json_x_gzip_202: { status: 202, type: 'application/json', coding: 'x-gzip', body: EMPTY, reason: 'upstream_encoding_invalid' },
+  // An empty 202 answering a request is an empty 202, whatever its coding: nothing to decode
+  // (hostile trial 59, F1: test/regressions/seller-empty-202-sse-answer-sent-as-200.test.ts).
+  json_x_gzip_202: { status: 202, type: 'application/json', coding: 'x-gzip', body: EMPTY, reason: 'upstream_not_mcp' },
   no_type_gzip_length_0: { status: 200, type: '', coding: 'gzip', body: EMPTY, reason: 'upstream_encoding_invalid' },
   // The outer member holds no byte: the inner gzip layer gets none.
   json_gzip_gzip_inner_empty: { status: 200, type: 'application/json', coding: 'gzip, gzip', body: gzipSync(EMPTY), reason: 'upstream_encoding_invalid' },

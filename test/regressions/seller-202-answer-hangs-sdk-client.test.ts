@@ -21,7 +21,8 @@
  * lift, `max_response_bytes`), with one warning line per exchange
  * (`SELLER_202_ANSWER_MSG`, `{agent, method, body}`) and
  * `adcp_gateway_seller_202_answers_total{agent}`; the SDK client gets its result. Unchanged:
- * an empty 202 answering a request is `upstream_not_mcp` for its id; a POST without a request
+ * an empty 202 answering a request (SSE too: hostile trial 59, F1) is `upstream_not_mcp` for
+ * its id; a POST without a request
  * keeps the seller's 202; a GET (standalone stream, or a resume of a request's stream) answered
  * 202 SSE keeps its 202 (the SDK client reads a GET's stream whatever its 2xx); none of these
  * warns.
@@ -174,12 +175,11 @@ describe('seller-202-answer-hangs-sdk-client', { timeout: TEST_TIMEOUT_MS }, () 
     }
   }
 
-  test('raw host, an SSE 202 with no event answering a request: as the same empty stream sent 200 (the error for its id, not a 202 the SDK drops); one warning', async () => {
-    const ok = await post(toolCall(3, '200_sseEmpty'));
+  test('raw host, an empty SSE 202 answering a request: an empty 202, upstream_not_mcp for its id as JSON (not a 202 the SDK drops); no warning (hostile trial 59, F1)', async () => {
     const accepted = await post(toolCall(3, '202_sseEmpty'));
-    assert.deepEqual(shape(accepted), shape(ok));
     assert.equal(accepted.r.status, 200);
-    assert.deepEqual(accepted.warnings, [warning('sse')]);
+    assert.equal(accepted.r.text(), expectedErrorJson({ id: 3, method: 'tools/call', toolName: '202_sseEmpty', reason: 'upstream_not_mcp', upstreamStatus: 202, observedBytes: 0 }));
+    assert.deepEqual(accepted.warnings, []);
   });
 
   test('a 2025-03-26 batch holding a request answered 202 with JSON and with SSE: 200, the same bytes as sent 200; one warning each', async () => {
@@ -238,12 +238,13 @@ describe('seller-202-answer-hangs-sdk-client', { timeout: TEST_TIMEOUT_MS }, () 
     await post(toolCall(6, '202_sse_plain'));
     await post(toolCall(8, '200_json_plain'));
     assert.equal(await agentMetric(gw().baseUrl, 'adcp_gateway_seller_202_answers_total', 's'), before + 2);
-    // An SSE 202's head goes out as 200 before any event: counted though its stream carries no
-    // response (it ends with the error for the request's id, on that 200) or breaks a bound. A
-    // JSON 202 over its limit is never sent on (the gateway's error answers it): not counted.
+    // An SSE 202's head goes out as 200 with its first event, or with the error for its id when
+    // it breaks a bound: counted. One the seller ends before any event is an empty 202
+    // (upstream_not_mcp as JSON: hostile trial 59, F1), and a JSON 202 over its limit is never
+    // sent on (the gateway's error answers it): neither counted.
     await post(toolCall(9, '202_sseEmpty'));
     await post(toolCall(10, '202_sse_big'));
     await post(toolCall(11, '202_json_big'));
-    assert.equal(await agentMetric(gw().baseUrl, 'adcp_gateway_seller_202_answers_total', 's'), before + 4);
+    assert.equal(await agentMetric(gw().baseUrl, 'adcp_gateway_seller_202_answers_total', 's'), before + 3);
   });
 });
