@@ -46,9 +46,10 @@ export interface WrittenRequestId {
  * Otherwise (no peek given, a small body the peek parsed) two scans, the body's and its
  * `params`' (each with the walk of message-members.ts readObjectMembers too for an object of
  * more than 64 members). A seller's
- * event does not come here: response/server-request-id.ts sellerCancelledIdOf uses the SSE
- * judge's scan only to turn away data that is no such notification, then scans the event's
- * top level itself and its `params` by {@link requestIdInParams}: two as well. Before, a 4 MB
+ * event does not come here: response/server-request-id.ts sellerCancelledIdOf reads the SSE
+ * judge's scan (its facts and `TopMembers.params`, the range of the top-level `params` value;
+ * only text data gets a scan of its own) and scans that `params` once by
+ * {@link requestIdInParams} (a re-read of 7767818, M3: it scanned the top level again). Before, a 4 MB
  * cancellation was scanned twice more after the peek's own scans, ~15-45 ms of the event loop
  * per cancellation (a review of the cancellation path:
  * test/regressions/cancel-body-scanned-again-after-peek.test.ts).
