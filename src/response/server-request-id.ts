@@ -17,7 +17,8 @@
 import { scanJson, type ByteRange, type JsonScanLimits, type TopMembers } from '../mcp/json-scan.js';
 import { MAX_MESSAGE_MEMBERS, readObjectMembers } from '../request/message-members.js';
 import type { ScannedMembers } from './sse-message.js';
-import { DIGIT_0, DIGIT_9, LBRACE, MINUS, QUOTE } from '../mcp/json-bytes.js';
+import { BACKSLASH, COLON, CR, DIGIT_0, DIGIT_9, LBRACE, LF, MINUS, QUOTE, SPACE, TAB } from '../mcp/json-bytes.js';
+import { jsonStringIs } from '../mcp/text-members.js';
 import { MAX_AWAITED_ID_BYTES } from '../routing/host-answer-waits.js';
 import { canonicalWrittenId, isMethodName } from './json-value-at.js';
 import { requestIdInParams } from '../mcp/cancelled-id.js';
@@ -61,10 +62,62 @@ export function serverRequestScanCount(): number {
   return scans;
 }
 
+/** The method a seller's cancellation names, decoded. */
+const CANCELLED_METHOD_NAME = 'notifications/cancelled';
 /** `"notifications/cancelled"`, the method value as the SDKs write it (JSON-RPC method value text). */
-const CANCELLED_METHOD_TEXT = '"notifications/cancelled"';
+const CANCELLED_METHOD_TEXT = `"${CANCELLED_METHOD_NAME}"`;
 /** {@link CANCELLED_METHOD_TEXT} as bytes. */
 export const CANCELLED_METHOD = Buffer.from(CANCELLED_METHOD_TEXT, 'latin1');
+/** `"method"`, the top-level key (written plainly: an escaped key is not read) as bytes. */
+const METHOD_KEY = Buffer.from('"method"', 'latin1');
+
+/**
+ * Whether seller bytes `chunk` (a planned chunk of SSE lines, or one event's data) may hold a
+ * `notifications/cancelled` that {@link sellerCancelledIdOf} reads: they hold
+ * `"notifications/cancelled"` as the SDKs write it, or a `"method"` key whose string value
+ * holds a backslash (any escape: PHP's json_encode writes `"notifications\/cancelled"`, and
+ * `"notifications/\u0063ancelled"` is the same string; hostile trial 59, I1:
+ * test/regressions/php-escaped-seller-cancel-keeps-stream-paused.test.ts). False proves that no
+ * event complete in `chunk` is a cancellation read there: such a message has a plain top-level
+ * `"method"` key, then (JSON whitespace, `:`, and, in SSE lines, a multi-line event's LF and
+ * `data:` line start) its string value, which is either those exact bytes or holds an escape.
+ * Conservative: a `"method"` elsewhere (a string value, a nested key) with an escaped value, or
+ * a value running past the chunk's end, answers true (the chunk is parsed event by event).
+ *
+ * Cost: one native search when the plain spelling is there (as before); without it, one
+ * native search for a backslash, and only a chunk holding one is searched for `"method"`, each
+ * hit's value walked to its closing quote (each byte at most once: linear in the chunk).
+ */
+export function mayHoldSellerCancel(chunk: Buffer): boolean {
+  if (chunk.indexOf(CANCELLED_METHOD) !== -1) return true;
+  return chunk.indexOf(BACKSLASH) !== -1 && holdsEscapedMethodValue(chunk);
+}
+
+/** Whether byte `b` may stand between a `"method"` key and its value in SSE lines: JSON whitespace, `:`, or a letter of `data`. */
+function betweenKeyAndValue(b: number): boolean {
+  return b === SPACE || b === TAB || b === LF || b === CR || b === COLON || b === 0x64 /* d */ || b === 0x61 /* a */ || b === 0x74 /* t */;
+}
+
+/** Whether some `"method"` in `bytes` is followed by a string value holding a backslash, or by a value `bytes` ends before closing ({@link mayHoldSellerCancel}). */
+function holdsEscapedMethodValue(bytes: Buffer): boolean {
+  const n = bytes.length;
+  for (let at = bytes.indexOf(METHOD_KEY); at !== -1; ) {
+    let i = at + METHOD_KEY.length;
+    while (i < n && betweenKeyAndValue(bytes[i]!)) i++;
+    if (i === n) return true;
+    if (bytes[i] === QUOTE) {
+      for (i++; i < n; i++) {
+        const b = bytes[i]!;
+        if (b === BACKSLASH) return true;
+        if (b === QUOTE || b === LF) break;
+      }
+      if (i === n) return true;
+    }
+    // From the byte that stopped the walk (a closing quote may open the next `"method"`): each byte walked once.
+    at = bytes.indexOf(METHOD_KEY, i);
+  }
+  return false;
+}
 
 /**
  * The canonical id (json-value-at.ts canonicalWrittenId) of the request a seller's
@@ -74,8 +127,13 @@ export const CANCELLED_METHOD = Buffer.from(CANCELLED_METHOD_TEXT, 'latin1');
  * TypeScript SDK's request timeout, 60 s by default, or an abort), which the host then SHOULD
  * NOT answer (MCP 2025-03-26 "Cancellation"), so no host POST would end the wait (review of
  * trial 57 F3's fix: test/regressions/seller-cancelled-elicitation-pauses-session-idle.test.ts).
- * Undefined for anything else: a top-level `method` written other than exactly
- * `"notifications/cancelled"`, an `id`, `result` or `error`, an escaped or repeated top-level
+ * The `method` value is compared as the JSON string it is, decoded (`"notifications\/cancelled"`,
+ * as PHP's json_encode writes it, and `"notifications/\u0063ancelled"` are the method too, as the
+ * request peek reads a host's: request/peek.ts; hostile trial 59, I1:
+ * test/regressions/php-escaped-seller-cancel-keeps-stream-paused.test.ts); data holding neither
+ * the plain spelling nor a backslash is not scanned ({@link mayHoldSellerCancel}).
+ * Undefined for anything else: a top-level `method` that is not that string, an `id`, `result`
+ * or `error`, an escaped or repeated top-level
  * key (a key equal to `jsonrpc`, `id`, `method`, `result` or `error` only under Go's case
  * folding, `"Method"`, `"reſult"`, included: the scan's `repeatedName`, assembly/json-scan.ts
  * caseVariant, the one judgement mcp/repeated-names.ts documents).
@@ -94,8 +152,10 @@ export const CANCELLED_METHOD = Buffer.from(CANCELLED_METHOD_TEXT, 'latin1');
  * more than 1000 of its keys that may be names -> undefined, as before.
  */
 export function sellerCancelledIdOf(data: string | Buffer, limits: JsonScanLimits, scanned?: ScannedMembers): string | undefined {
-  if (typeof data === 'string' ? !data.includes(CANCELLED_METHOD_TEXT) : data.indexOf(CANCELLED_METHOD) === -1) return undefined;
+  const plain = typeof data === 'string' ? data.includes(CANCELLED_METHOD_TEXT) : data.indexOf(CANCELLED_METHOD) !== -1;
+  if (!plain && (typeof data === 'string' ? !data.includes('\\') : data.indexOf(BACKSLASH) === -1)) return undefined;
   const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
+  if (!plain && !holdsEscapedMethodValue(bytes)) return undefined;
   let scan = typeof data === 'string' ? undefined : scanned;
   if (scan === undefined) {
     cancelScans++;
@@ -105,7 +165,8 @@ export function sellerCancelledIdOf(data: string | Buffer, limits: JsonScanLimit
   }
   const m = scan.members;
   if (scan.repeatedName || m === undefined || !m.plainKeys || m.hasResult || m.hasError || m.id !== undefined || m.method === undefined) return undefined;
-  if (!bytes.subarray(m.method[0], m.method[1]).equals(CANCELLED_METHOD)) return undefined;
+  // The value decoded (jsonStringIs: the plain bytes compared first, only a value holding a backslash decoded).
+  if (bytes[m.method[0]] !== QUOTE || !jsonStringIs(bytes, m.method, CANCELLED_METHOD_NAME)) return undefined;
   if (scan.messageKeys > MAX_MESSAGE_MEMBERS) {
     cancelScans++;
     if (readObjectMembers(bytes, bytes.indexOf(LBRACE)).members === undefined) return undefined;

@@ -205,7 +205,7 @@ import { SseEventIds, pendingIdFor } from './sse-event-ids.js';
 import { SseEncodingCharge } from './sse-encoding-charge.js';
 import { EVENT_REFUSED, SseEventJudge } from './sse-event-judge.js';
 import { SseStreamTimers } from './sse-stream-timers.js';
-import { CANCELLED_METHOD, sellerCancelledIdOf, serverRequestIdOf } from './server-request-id.js';
+import { mayHoldSellerCancel, sellerCancelledIdOf, serverRequestIdOf } from './server-request-id.js';
 import { canonicalRequestId } from './json-value-at.js';
 import type { ScannedMembers } from './sse-message.js';
 import { sessionKeyOf, type StreamHostWaits } from '../routing/host-answer-waits.js';
@@ -565,14 +565,16 @@ export async function handleSseBody(
   const awaitedInSession = (): boolean => (hostWaits !== undefined ? hostWaits.anyAwaited() : hostAnswers !== undefined && hostAnswers.anyAwaitedIn(sessionKey));
   /**
    * Whether planned chunk `chunk` is parsed event by event (no raw run: the taker's `readAll`):
-   * a request of the seller's is awaited in the session and the chunk holds
-   * `"notifications/cancelled"` (one native search), so that the seller's cancellation of it
+   * a request of the seller's is awaited in the session and the chunk may hold a cancellation
+   * (server-request-id.ts mayHoldSellerCancel: `"notifications/cancelled"`, one native search,
+   * or a `"method"` whose value holds an escape), so that the seller's cancellation of it
    * reaches `deliver` (review of trial 57 F3's fix:
    * test/regressions/seller-cancelled-elicitation-pauses-session-idle.test.ts). Before, every
    * chunk of the session's streams was parsed while anything was awaited (hot-path review of
-   * the elicitation tracking).
+   * the elicitation tracking); then a PHP seller's `"notifications\/cancelled"` went out raw,
+   * unread (hostile trial 59, I1: test/regressions/php-escaped-seller-cancel-keeps-stream-paused.test.ts).
    */
-  const readAll = (chunk: Buffer): boolean => awaitedInSession() && chunk.indexOf(CANCELLED_METHOD) !== -1;
+  const readAll = (chunk: Buffer): boolean => awaitedInSession() && mayHoldSellerCancel(chunk);
   /** The structure bounds a candidate request's data is scanned under (server-request-id.ts). */
   const scanBounds = { maxDepth: limits.max_json_depth, maxNodes: limits.max_json_nodes };
   /**
