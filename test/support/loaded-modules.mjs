@@ -8,6 +8,7 @@
  * Plain JavaScript: it runs before tsx, and with the built CLI (node dist/main.js).
  */
 import { appendFileSync } from 'node:fs';
+import process from 'node:process';
 import { createRequire, register } from 'node:module';
 import { isMainThread } from 'node:worker_threads';
 
