@@ -22,14 +22,17 @@
  * 0), one while it binds its ports waits for the graceful shutdown, installed once it listens.
  * So that a stop during startup is prompt and `--check-config`, `--help` and `probe`'s usage
  * errors are quick, the gateway itself (Fastify, undici, the pipeline) is loaded only by the
- * command that runs it (`serve`, `probe`), after the config is loaded.
+ * command that runs it (`serve`, `probe`), after the config is loaded; the config's loader
+ * (zod, yaml) only by a command that reads the config, and `--check-config`'s tables by it
+ * alone. `--version`, `--help` and a usage error load none of them, nor the logger (pino) or
+ * the metrics (prom-client): test/regressions/cli-version-loads-metrics-stack.test.ts. Only
+ * types are imported statically from those modules.
  */
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { BOUNDS, CONFIG_PATH_ENV, DEFAULT_CONFIG_PATH, MIN_RESUME_SECRET_LENGTH, RESUME_SECRET_ENV } from './config/defaults.js';
-import { ConfigError, loadConfigFile, type OwnListener } from './config/load.js';
-import { configNotes, formatGatewaySection, formatGuardTable, formatLimitsTable } from './config/table.js';
+import type { OwnListener } from './config/load.js';
 import type { GatewayConfig } from './config/types.js';
 import { exitAfterLogFlush, logFlushed } from './observability/exit-after-log.js';
 import { listedNames } from './observability/listed-names.js';
@@ -39,7 +42,7 @@ import { keepExitCodeOnClosedOutput } from './ops/closed-output.js';
 import { onHangupSignal, onIgnoredSignal, onStopSignal, restoreStopSignals } from './stop-signals.js';
 import { StartupStop } from './startup-stop.js';
 import { tuneProcessMemory } from './ops/process-memory.js';
-import { endStreamsForShutdown, type ShutdownStreams } from './shutdown-streams.js';
+import type { endStreamsForShutdown, ShutdownStreams } from './shutdown-streams.js';
 
 /** Process exit codes. */
 export const EXIT_CODES = Object.freeze({
@@ -99,9 +102,11 @@ export function configPathFrom(flag: string | undefined, env: NodeJS.ProcessEnv,
 
 /**
  * Loads the config; on a `ConfigError` writes its report to stderr and returns undefined
- * (the caller exits with `EXIT_CODES.CONFIG`). Other errors propagate.
+ * (the caller exits with `EXIT_CODES.CONFIG`). Other errors propagate. The loader (config/load.ts,
+ * with zod and yaml) is imported here, by the command that reads the config (see the module comment).
  */
 export async function loadConfigOrReport(path: string, io: CliIo): Promise<GatewayConfig | undefined> {
+  const { ConfigError, loadConfigFile } = await import('./config/load.js');
   try {
     return await loadConfigFile(path, { env: io.env });
   } catch (err) {
@@ -303,7 +308,7 @@ export function buildProgram(io: CliIo, setExit: (code: number) => void): Comman
       const config = await loadConfigOrReport(path, io);
       if (startup?.stopping === true) return;
       if (config === undefined) return setExit(EXIT_CODES.CONFIG);
-      if (startup === undefined) return setExit(checkConfig(path, config, io));
+      if (startup === undefined) return setExit(await checkConfig(path, config, io));
       const code = await serve(config, path, io, startup, opts.watchConfig !== false);
       if (code !== undefined) setExit(code);
     });
@@ -432,9 +437,11 @@ async function probe(config: GatewayConfig, agent: string, opts: ProbeCliOptions
 /**
  * `--check-config` on a valid config, on stdout: `<path>: valid`, the gateway section, any
  * warnings and notes, then the limits table and the agent guard table, separated by blank
- * lines. No secret is printed.
+ * lines. No secret is printed. The tables' module (config/table.ts) is imported here, by the
+ * one command that prints them.
  */
-function checkConfig(path: string, config: GatewayConfig, io: CliIo): number {
+async function checkConfig(path: string, config: GatewayConfig, io: CliIo): Promise<number> {
+  const { configNotes, formatGatewaySection, formatGuardTable, formatLimitsTable } = await import('./config/table.js');
   const notes = configNotes(config);
   const blocks = [`${path}: valid`, formatGatewaySection(config), ...(notes.length > 0 ? [notes.join('\n')] : []), formatLimitsTable(config), formatGuardTable(config)];
   io.stdout(`${blocks.join('\n\n')}\n`);
@@ -460,11 +467,18 @@ async function serve(config: GatewayConfig, path: string, io: CliIo, startup: St
   tuneProcessMemory();
   let app: FastifyInstance;
   let createReloader: typeof import('./reload.js').createReloader;
+  let endStreams: EndStreams;
   let listening: OwnListener[] = [];
   try {
-    const [{ buildApp }, { listenAll }, reload] = await Promise.all([import('./app.js'), import('./ops/listen.js'), import('./reload.js')]);
+    const [{ buildApp }, { listenAll }, reload, shutdownStreams] = await Promise.all([
+      import('./app.js'),
+      import('./ops/listen.js'),
+      import('./reload.js'),
+      import('./shutdown-streams.js'),
+    ]);
     if (startup.stopping) return undefined;
     createReloader = reload.createReloader;
+    endStreams = shutdownStreams.endStreamsForShutdown;
     app = await buildApp(config, { logger });
     if (startup.stopping) return undefined;
     // Binding: a stop signal now waits for the graceful shutdown, installed once it listens.
@@ -500,7 +514,7 @@ async function serve(config: GatewayConfig, path: string, io: CliIo, startup: St
   if (!watchConfig) logger.info({ config: config.source }, 'config file watch off (--no-watch-config): reload with SIGHUP');
   // The bin's SIGHUP listener (src/stop-signals.ts): a SIGHUP held during startup reloads now.
   onHangupSignal(onHangup);
-  installShutdown(app, logger, () => {
+  installShutdown(app, logger, endStreams, () => {
     reloader.close();
     // A SIGHUP from now on gets the reloader's dropped line (trigger sighup), as one whose
     // reload was running: the kernel may deliver a SIGHUP sent just before a SIGTERM after it,
@@ -523,6 +537,9 @@ function runningListeners(config: GatewayConfig, address: string, opsAddress: st
   }
   return out;
 }
+
+/** src/shutdown-streams.ts's `endStreamsForShutdown`, loaded with the gateway (`serve`). */
+type EndStreams = typeof endStreamsForShutdown;
 
 /**
  * The one shutdown hook. Every exit it makes goes through `exitAfterLogFlush`
@@ -552,7 +569,7 @@ function runningListeners(config: GatewayConfig, address: string, opsAddress: st
  *    `shutdown_cut`, and the exit's own line says how many (`exchanges_cut`); they wrote
  *    none (a new user's trial).
  */
-function installShutdown(app: FastifyInstance, logger: Logger, beforeClose: () => void): void {
+function installShutdown(app: FastifyInstance, logger: Logger, endStreamsForShutdown: EndStreams, beforeClose: () => void): void {
   let closing = false;
   /**
    * Set by the first exit: while it waits for the log to be written out, nothing else

@@ -13,7 +13,7 @@
  * http://127.0.0.1:9/mcp/sk-live-SECRET123abcdefXYZ0987/` was printed whole by `--check-config`
  * and by `probe` (test/regressions/check-config-prints-path-credential.test.ts).
  */
-import { REDACTED } from '../observability/logger.js';
+import { REDACTED } from '../observability/redacted.js';
 
 
 /** A path segment this long or longer that mixes ASCII letters and digits is hidden (API keys, tokens, UUIDs). */

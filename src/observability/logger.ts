@@ -24,9 +24,10 @@ import { compileScrubRules, scrubLogLine, type ScrubRules } from './log-scrub.js
 import { isGatewayText, SERVICE_NAME } from './log-vocabulary.js';
 import { rpcKindLabel } from './metrics.js';
 import { queryPrefixOf, querySecretTexts } from './url-query-redaction.js';
+import { REDACTED } from './redacted.js';
 
-/** The text that replaces a redacted value. */
-export const REDACTED = '[redacted]';
+/** The text that replaces a redacted value (./redacted.ts). */
+export { REDACTED };
 
 /** Header names whose values are credentials, cookies, session ids or resume tokens. */
 const SECRET_HEADER_NAMES = ['authorization', 'proxy-authorization', 'cookie', 'set-cookie', 'mcp-session-id', 'last-event-id', 'x-api-key'];
