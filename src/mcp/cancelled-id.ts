@@ -57,19 +57,20 @@ export interface WrittenRequestId {
 export function cancelledRequestIdOf(body: Buffer, peeked?: RpcPeek): WrittenRequestId | undefined {
   const known = peeked?.cancelledRequestId;
   if (known !== undefined) return known ?? undefined;
-  return requestIdInParams(body, memberNamed(body, 'params', PARAMS_KEY));
+  return requestIdInParams(body, memberNamed(body, 'params', PARAMS_KEY)?.value);
 }
 
 /**
- * {@link cancelledRequestIdOf} once the notification's `params` member is found (`params`: the
- * member of `body`'s top-level object that `JSON.parse` keeps, from a scan of `body`; undefined
- * when there is none): its `requestId` as written, or undefined as there. One scan, of the
- * `params` value alone. For a caller that scanned `body`'s top level already
- * (response/server-request-id.ts sellerCancelledIdOf).
+ * {@link cancelledRequestIdOf} once the notification's `params` value is found (`params`: the
+ * byte range in `body` of the value of the `params` member that `JSON.parse` keeps, from a scan
+ * of `body`; undefined when there is none): its `requestId` as written, or undefined as there
+ * (also when that value is no object). One scan, of the `params` value alone. For a caller that
+ * scanned `body`'s top level already (response/server-request-id.ts sellerCancelledIdOf, from
+ * the SSE judge's scan: TopMembers.params).
  */
-export function requestIdInParams(body: Buffer, params: TextMember | undefined): WrittenRequestId | undefined {
-  if (params === undefined || params.first !== LBRACE) return undefined;
-  const view = body.subarray(params.value[0], params.value[1]);
+export function requestIdInParams(body: Buffer, params: ByteRange | undefined): WrittenRequestId | undefined {
+  if (params === undefined || body[params[0]] !== LBRACE) return undefined;
+  const view = body.subarray(params[0], params[1]);
   const scan = scanMembers(view);
   return scan === undefined ? undefined : requestIdIn(view, scan);
 }

@@ -14,7 +14,7 @@
  * id written in more than MAX_AWAITED_ID_BYTES bytes) is no request for this, and the idle clock
  * then runs as before.
  */
-import { scanJson, type ByteRange, type JsonScanLimits, type TopMembers } from '../mcp/json-scan.js';
+import { scanJson, type JsonScanLimits, type TopMembers } from '../mcp/json-scan.js';
 import { MAX_MESSAGE_MEMBERS, readObjectMembers } from '../request/message-members.js';
 import type { ScannedMembers } from './sse-message.js';
 import { BACKSLASH, COLON, CR, DIGIT_0, DIGIT_9, LBRACE, LF, MINUS, QUOTE, SPACE, TAB } from '../mcp/json-bytes.js';
@@ -171,15 +171,10 @@ export function sellerCancelledIdOf(data: string | Buffer, limits: JsonScanLimit
     cancelScans++;
     if (readObjectMembers(bytes, bytes.indexOf(LBRACE)).members === undefined) return undefined;
   }
-  const params = m.params;
-  // requestIdInParams reads the member's value and first byte; the scan keeps no key range for `params`.
-  const written = params === undefined ? undefined : requestIdInParams(bytes, { key: NO_KEY, value: params, first: bytes[params[0]]!, elements: 0 });
+  const written = requestIdInParams(bytes, m.params);
   if (written === undefined || written.range[1] - written.range[0] > MAX_AWAITED_ID_BYTES) return undefined;
   return canonicalWrittenId(written.bytes, written.range);
 }
-
-/** The key range given with the `params` member found from a scan's facts (read by no one: {@link sellerCancelledIdOf}). */
-const NO_KEY: ByteRange = [0, 0];
 
 let cancelScans = 0;
 
