@@ -5,7 +5,8 @@
  * Shared by test/regressions/shared-elicitation-expires-before-tool-deadline.test.ts,
  * test/regressions/seller-cancelled-elicitation-pauses-session-idle.test.ts and
  * test/regressions/elicitation-wait-hits-sse-idle.test.ts, test/regressions/elicitation-wait-lost-on-resume.test.ts
- * ({@link reasonOrText} also by test/regressions/seller-wide-cancel-keeps-stream-paused.test.ts, whose host declines).
+ * ({@link reasonOrText} also by test/regressions/seller-wide-cancel-keeps-stream-paused.test.ts and
+ * test/regressions/php-escaped-seller-cancel-keeps-stream-paused.test.ts, through {@link callWithSlowHuman}).
  */
 import assert from 'node:assert/strict';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -56,4 +57,27 @@ interface CallOutcome {
 export function reasonOrText(result: unknown): string | undefined {
   const o = result as CallOutcome;
   return o.isError === true ? o.structuredContent?.adcp_error?.details?.reason : o.content?.[0]?.text;
+}
+
+/**
+ * A new host session (pushed onto `clients` for the caller to close) calls tool `name` at
+ * `agentUrl` (no arguments, 10 s timeout) with a human slower than any test: each elicitation is
+ * declined only after 20 s, or when the SDK aborts it (the seller's `notifications/cancelled`),
+ * so the seller's cancellation is the only end of the wait. Its result as {@link reasonOrText}.
+ * Shared by test/regressions/seller-wide-cancel-keeps-stream-paused.test.ts and
+ * test/regressions/php-escaped-seller-cancel-keeps-stream-paused.test.ts.
+ */
+export async function callWithSlowHuman(agentUrl: string, name: string, clients: Client[]): Promise<string | undefined> {
+  const client = new Client({ name: 'h', version: '1.0.0' }, { capabilities: { elicitation: {} } });
+  client.setRequestHandler(ElicitRequestSchema, async (_r, extra) => {
+    await new Promise((r) => {
+      const t = setTimeout(r, 20_000);
+      t.unref();
+      extra.signal.addEventListener('abort', r);
+    });
+    return { action: 'decline' };
+  });
+  clients.push(client);
+  await withTimeout(client.connect(new StreamableHTTPClientTransport(new URL(agentUrl))), 5_000, 'connect');
+  return reasonOrText(await withTimeout(client.callTool({ name, arguments: {} }, undefined, { timeout: 10_000 }), 10_000, name));
 }

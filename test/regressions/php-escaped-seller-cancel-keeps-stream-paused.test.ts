@@ -2,14 +2,11 @@ import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type http from 'node:http';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { startObservedGateway } from '../support/hostile-seller.js';
 import { startRawSeller, type SeenMessage, type SeenRequest } from '../support/raw-seller.js';
-import { reasonOrText } from '../helpers/eliciting-host.js';
+import { callWithSlowHuman } from '../helpers/eliciting-host.js';
 import { agentsYaml } from '../helpers/gateway.js';
 import { useSellerAndGateway } from '../helpers/stack.js';
-import { withTimeout } from '../helpers/timeout.js';
 
 const IDLE_MS = 600;
 /** How long the seller stays silent after its cancellation before it answers the call: far past IDLE_MS. */
@@ -101,18 +98,7 @@ after(async () => {
   for (const s of getStreams.values()) s.destroy();
 });
 
-/** A new host session's call of tool `name`: its error's reason, or its text. */
-async function call(name: string): Promise<string | undefined> {
-  const client = new Client({ name: 'h', version: '1.0.0' }, { capabilities: { elicitation: {} } });
-  // A human slower than the test: the seller's cancellation is the only end of the wait.
-  client.setRequestHandler(ElicitRequestSchema, async (_r, extra) => {
-    await new Promise((r) => { const t = setTimeout(r, 20_000); t.unref(); extra.signal.addEventListener('abort', r); });
-    return { action: 'decline' };
-  });
-  clients.push(client);
-  await withTimeout(client.connect(new StreamableHTTPClientTransport(new URL(stack.gateway.agentUrl('p')))), 5_000, 'connect');
-  return reasonOrText(await withTimeout(client.callTool({ name, arguments: {} }, undefined, { timeout: 10_000 }), 10_000, name));
-}
+const call = (name: string): Promise<string | undefined> => callWithSlowHuman(stack.gateway.agentUrl('p'), name, clients);
 
 /**
  * Hostile trial 59, I1: a seller's `notifications/cancelled` written
