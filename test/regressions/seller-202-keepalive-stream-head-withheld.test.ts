@@ -8,16 +8,19 @@
  * worked before the fix failed.
  *
  * Now the head waits only for the body's first byte or its end, at most 1,000 ms
- * (sse-host-writer.ts ACCEPTED_HEAD_WAIT_MS): the first comment sends it, with the comment.
+ * (sse-host-writer.ts ACCEPTED_HEAD_WAIT_MS): the first comment sends it, with the comment; a
+ * seller silent for longer gets it sent alone after those 1,000 ms.
  *
  * Input: a raw node:http seller on 127.0.0.1 behind the real gateway, answering `tools/call`
  * `<status>_pings` with `text/event-stream`: a comment every 100 ms, 15 of them, then the
- * response; a raw host (fetch).
+ * response; `<status>_silent` with no byte until the test has seen the host's head (5 s at
+ * most), then the response; a raw host (fetch).
  * Expectation: for the 202, the host's head (200) arrives before the seller sent its response
  * (no timing: the seller records when it sends it); the host gets the same bytes as for the
  * same stream sent 200 (the 15 comments, as the gateway writes them, then the response), exchange line `ok`, one warning
- * and one count of `adcp_gateway_seller_202_answers_total`. Before the fix: the head came with
- * the response (after the seller sent it).
+ * and one count of `adcp_gateway_seller_202_answers_total`; the same for the silent one. Before
+ * the fix: the head came with the response (after the seller sent it: the silent one's after
+ * its 5 s).
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -38,6 +41,8 @@ const PING = ': ping\n\n';
 
 /** Ids whose response the seller has started to write. */
 const responseSent = new Set<number>();
+/** `_silent` answers waiting for the test: id -> send the response now. */
+const releases = new Map<number, () => void>();
 
 function answer(req: SeenRequest, res: ServerResponse): void {
   if (req.method !== 'POST') return void res.writeHead(405).end();
@@ -47,6 +52,19 @@ function answer(req: SeenRequest, res: ServerResponse): void {
   const name = msg.params?.name ?? '';
   res.writeHead(Number(name.slice(0, 3)), { 'content-type': SSE });
   res.flushHeaders();
+  if (name.endsWith('_silent')) {
+    // No byte until the test releases it (once the host has its head), or 5 s at most.
+    const release = (): void => {
+      clearTimeout(fallback);
+      releases.delete(id);
+      if (res.destroyed || responseSent.has(id)) return;
+      responseSent.add(id);
+      res.end(`data: ${toolResponse(id, RESULT)}\n\n`);
+    };
+    const fallback = setTimeout(release, 5_000);
+    releases.set(id, release);
+    return;
+  }
   let sent = 0;
   const timer = setInterval(() => {
     if (res.destroyed) return void clearInterval(timer);
@@ -77,6 +95,7 @@ async function call(id: number, name: string): Promise<{ status: number; sentAtH
     'answer head',
   );
   const sentAtHead = responseSent.has(id);
+  releases.get(id)?.();
   const text = await withTimeout(res.text(), 10_000, 'answer body');
   const line = await gw().waitForLine((l) => l.msg === 'exchange' && l.agent === 's' && gw().lines.indexOf(l) >= from);
   const warnings = gw().lines.slice(from).filter((l) => l.msg === SELLER_202_ANSWER_MSG).length;
@@ -92,5 +111,12 @@ describe('seller-202-keepalive-stream-head-withheld', { timeout: TEST_TIMEOUT_MS
     assert.equal(ok.text.match(/^: ping$/gm)?.length, PINGS);
     assert.ok(ok.text.endsWith(`data: ${toolResponse(1, RESULT)}\n\n`));
     assert.deepEqual(accepted, { status: 200, sentAtHead: false, text: ok.text.replace('"id":1', '"id":2'), outcome: 'ok', warnings: 1, counted: 1 });
+  });
+
+  test('a 202 SSE answer silent before its response: the host gets its 200 head (1,000 ms after the stage starts) before the response, then the same bytes as sent 200', async () => {
+    const ok = await call(3, '200_silent');
+    const accepted = await call(4, '202_silent');
+    assert.equal(ok.text, `data: ${toolResponse(3, RESULT)}\n\n`);
+    assert.deepEqual(accepted, { status: 200, sentAtHead: false, text: `data: ${toolResponse(4, RESULT)}\n\n`, outcome: 'ok', warnings: 1, counted: 1 });
   });
 });
