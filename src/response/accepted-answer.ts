@@ -14,27 +14,31 @@
  * metric label, metrics.ts methodLabel, `batch` for a batch; `body` `json` or `sse`) and
  * `adcp_gateway_seller_202_answers_total{agent}`, once per exchange, when the host's 200 head
  * is written ({@link AcceptedAnswer.headWritten}): for JSON as the answer is sent on (a body
- * refused, answered with the gateway's error, is not counted); for SSE with the stream's first
- * event (sse-host-writer.ts, Deferred head: comments before it are held with the head), or with
- * the error for the request's id when the stream goes idle or breaks a bound before one: the
- * stream is the host's from its head, and one that carries no response (the seller ends it,
- * goes idle, breaks a bound) ends with that error on that 200, so it is counted too: what is
- * counted is the 202 the gateway rewrote, not a response. pipeline.ts decides whether
+ * refused, answered with the gateway's error, is not counted); for SSE with the body's first
+ * byte (after decoding), or 1,000 ms (sse-host-writer.ts ACCEPTED_HEAD_WAIT_MS) after the stream's stage starts
+ * without one, or with the error for the request's id when the stream breaks before either
+ * (sse-host-writer.ts, Deferred head): the stream is the host's from its head, and one that
+ * carries no response (the seller ends it, goes idle, breaks a bound, sends only comments or
+ * a cut-off event) ends with that error on that 200, so it is counted too: what is counted is
+ * the 202 the gateway rewrote, not a response. pipeline.ts decides whether
  * (`UpstreamResponse.accepted`), the stages read the head's status from that
  * ({@link hostStatusOf}) and report where they commit the head; reading the status does nothing
  * else (a review Nit: the status read logged as a side effect).
  *
  * Which answers: status 202, a POST holding a request (exchange.ts carriesRequest: a request,
  * or a 2025-03-26 batch holding one), answered with JSON the JSON stage sends on, or with SSE
- * (the stream's head is written before any event: a stream with no event at all ends with the
- * error for the request's id, which a 200 lets the host read). Not:
- * - a 202 with no body (any Content-Type, any coding: pipeline.ts), or an SSE one the seller
- *   ends before any event (comments, blank lines: no JSON-RPC message; sse-stage.ts
- *   onUpstreamEnd), or one that is no response to the request (no Content-Type, a JSON body
- *   refused): `upstream_not_mcp` for its id, as before ("A request's answer is never an
- *   acknowledgement"), no warning: the host gets the gateway's error, not the seller's 202
- *   (the empty SSE 202 went out as 200 with `upstream_reset`, warned and counted: hostile
- *   trial 59, F1, test/regressions/seller-empty-202-sse-answer-sent-as-200.test.ts);
+ * (the stream's head is written before any event: a stream with bytes but no event ends with
+ * the error for the request's id, which a 200 lets the host read). Not:
+ * - a 202 with no body: no byte at all after decoding (`Content-Length: 0`, an empty chunked
+ *   body, a coding with no byte), any Content-Type (pipeline.ts; for SSE, a body that ends so
+ *   within that 1,000 ms: sse-stage.ts onUpstreamEnd), or one that is no
+ *   response to the request (no Content-Type, a JSON body refused): `upstream_not_mcp` for its
+ *   id, as before ("A request's answer is never an acknowledgement"), no warning: the host gets
+ *   the gateway's error, not the seller's 202 (the empty SSE 202 went out as 200 with
+ *   `upstream_reset`, warned and counted: hostile trial 59, F1,
+ *   test/regressions/seller-empty-202-sse-answer-sent-as-200.test.ts). An SSE 202 with any byte
+ *   (comments only, a cut-off event, a `retry:` line) is no empty 202: sent on as 200 (review
+ *   of that fix, Low);
  * - a POST of only notifications and responses: its 202 is MCP's (ack-body.ts);
  * - a GET, the standalone stream or a resume of a request's stream with `Last-Event-ID` (whose
  *   exchange has the request's kind): MCP has a GET answered SSE or 405, and the SDK client

@@ -248,8 +248,6 @@ export class SseFrameBatch {
   private rawEnd = 0;
   /** What the stream gave the host so far, kept from {@link countAnswer} on (a discovery answer's stream only). */
   private answer: AnswerCount | undefined;
-  /** UTF-16 units of `text` added by {@link frame} since the last flush (for {@link framesOnly}). */
-  private frameChars = 0;
 
   /**
    * Counts from now on what this stream gives the host, for {@link answerSoFar}: the bytes
@@ -363,7 +361,6 @@ export class SseFrameBatch {
   /** Adds a frame already encoded (a comment, a `retry:`, an id-only block). */
   frame(frame: string): void {
     this.text += frame;
-    this.frameChars += frame.length;
     const answer = this.answer;
     if (answer === undefined) return;
     answer.bytes += Buffer.byteLength(frame);
@@ -378,17 +375,7 @@ export class SseFrameBatch {
    */
   flush(sink: SseSink): { bytes: number; full: boolean } {
     this.closeRaw();
-    this.frameChars = 0;
     return this.write(sink);
-  }
-
-  /**
-   * What the batch holds since the last flush, in UTF-16 units, when it is only frames added by
-   * {@link frame} (comments, `retry:` lines, id-only blocks: no event); -1 when it holds an
-   * event or a raw range. O(1). For the deferred head of a seller's 202 (sse-host-writer.ts).
-   */
-  framesOnly(): number {
-    return this.parts.length === 0 && this.text.length === this.frameChars ? this.frameChars : -1;
   }
 
   private write(sink: SseSink): { bytes: number; full: boolean } {

@@ -20,15 +20,24 @@
  * - The plain end ({@link SseHostWriter.end}): the last frames and the end in one socket write.
  *
  * - Deferred head (`onHead` given: a seller's 202 answering a request, sent on as 200:
- *   accepted-answer.ts): committed only with the first event or raw range for the host, or
- *   once the comments, `retry:` lines and id-only blocks held before it reach
- *   {@link SSE_HOST_BUFFER_BYTES} (UTF-16 units), or at the plain end, or when the stage
- *   answers with an error event ({@link SseHostWriter.startStream}); `onHead` runs then. Until
- *   then nothing is written ({@link SseHostWriter.headDeferred}): a stream the seller ends
- *   before is answered as an empty 202 is, the gateway's JSON error for the request's id
- *   (sse-stage.ts onUpstreamEnd: `upstream_not_mcp`), the frames held dropped. Reported failure: hostile trial 59, F1 (an empty 202 SSE answer went to the
- *   host as 200 with `upstream_reset`, warned and counted as a 202 with a body:
- *   test/regressions/seller-empty-202-sse-answer-sent-as-200.test.ts).
+ *   accepted-answer.ts): committed, `onHead` run, at the body's first byte (after decoding:
+ *   the stage calls {@link SseHostWriter.startStream} as it takes a non-empty chunk), or
+ *   {@link ACCEPTED_HEAD_WAIT_MS} after the writer is made, or when the stage answers or ends
+ *   the stream (an error event, a reset, a timeout, a bound, a shutdown, a body ended after
+ *   that wait). From then on the stream is as any other: comments, a cut-off event or a
+ *   `retry:` line alone are a stream without its response, `upstream_reset` on the 200. Until
+ *   then nothing is written ({@link SseHostWriter.headDeferred}): a body the seller ends with no
+ *   byte at all (`Content-Length: 0`, an empty chunked body, a coding with no byte) is an
+ *   empty 202, answered as one of any other type is, the gateway's JSON error for the
+ *   request's id (sse-stage.ts onUpstreamEnd: `upstream_not_mcp`). Reported failures: hostile
+ *   trial 59, F1 (an empty 202 SSE answer went to the host as 200 with `upstream_reset`, warned
+ *   and counted: test/regressions/seller-empty-202-sse-answer-sent-as-200.test.ts); review of
+ *   its fix, Medium (the head then waited for the first event: a seller sending only
+ *   keep-alive comments gave the host no head for up to `sse_deadline_ms`, and Node's fetch,
+ *   the MCP SDK client's, gives up after 300 s without one:
+ *   test/regressions/seller-202-keepalive-stream-head-withheld.test.ts) and Low (a 202 whose
+ *   response event was cut off was `upstream_not_mcp` where the same bytes sent 200 were
+ *   `upstream_reset`: test/regressions/seller-202-cut-off-event-reported-empty.test.ts).
  *
  * One writer per stream; nothing allocated per event here (the batch's own buffers aside).
  */
@@ -61,6 +70,15 @@ import { SSE_RESPONSE_HEADERS } from './sse-headers.js';
  */
 export const SSE_HOST_BUFFER_BYTES = 64 * 1024;
 
+/**
+ * The longest the host's 200 head for a seller's 202 SSE answer waits for the body's first
+ * byte or its end (ms; module doc, Deferred head). Long enough for a seller's empty body to
+ * end (it comes with its head, or just after); short against the 300 s Node's fetch (the MCP
+ * SDK client's) waits for a head, so a stream that is slow to start reaches the host as before
+ * the wait (review of hostile trial 59 F1's fix, Medium).
+ */
+export const ACCEPTED_HEAD_WAIT_MS = 1_000;
+
 export class SseHostWriter {
   /** Frames of the input chunk being processed, written to the host together by {@link flush}. */
   readonly batch = new SseFrameBatch();
@@ -73,12 +91,15 @@ export class SseHostWriter {
   /** The head has not gone out with bytes written, and the stream is not over. */
   private headPending = true;
   private headTimer: NodeJS.Immediate | undefined = undefined;
-  /** The head waits for the first event (module doc, Deferred head): `onHead` until it is committed. */
+  /** The head waits for the body's first byte (module doc, Deferred head): `onHead` until it is committed. */
   private onHead: (() => void) | undefined;
+  /** Commits a deferred head {@link ACCEPTED_HEAD_WAIT_MS} after the writer is made. */
+  private deferTimer: NodeJS.Timeout | undefined = undefined;
 
   /**
    * Takes over `reply` and commits the SSE head with `statusCode` (module doc, Head); with
-   * `onHead`, later (module doc, Deferred head), `onHead` called as it is committed.
+   * `onHead`, later (module doc, Deferred head: at most {@link ACCEPTED_HEAD_WAIT_MS} ms from
+   * now), `onHead` called as it is committed.
    */
   constructor(
     private readonly reply: FastifyReply,
@@ -89,6 +110,7 @@ export class SseHostWriter {
     this.raw = reply.raw;
     this.onHead = onHead;
     if (onHead === undefined) hijackAndWriteHead(reply, statusCode, SSE_RESPONSE_HEADERS, false);
+    else this.deferTimer = setTimeout(() => this.startStream(), ACCEPTED_HEAD_WAIT_MS);
   }
 
   /** The head is deferred and not committed yet: nothing went to the host (module doc, Deferred head). */
@@ -96,25 +118,33 @@ export class SseHostWriter {
     return this.onHead !== undefined;
   }
 
-  /** Commits a deferred head now (module doc, Deferred head): the stream is the host's from here. */
+  /**
+   * Commits a deferred head now (module doc, Deferred head): the stream is the host's from
+   * here; the head goes out with the bytes written in this turn, else alone at its end. O(1),
+   * nothing once committed (called per non-empty input chunk).
+   */
   startStream(): void {
     const onHead = this.onHead;
     if (onHead === undefined) return;
     this.onHead = undefined;
+    this.clearDeferTimer();
     hijackAndWriteHead(this.reply, this.statusCode, SSE_RESPONSE_HEADERS, false);
     onHead();
+    this.flushHeadSoon();
+  }
+
+  private clearDeferTimer(): void {
+    if (this.deferTimer === undefined) return;
+    clearTimeout(this.deferTimer);
+    this.deferTimer = undefined;
   }
 
   /** Writes the queued frames to the host, if it can still take them; counts them, and notes when it must drain. */
   flush(): void {
     const raw = this.raw;
     if (raw.writableEnded || raw.destroyed) return;
-    if (this.onHead !== undefined) {
-      // Deferred: held while the batch is empty or only frames under the bound (module doc).
-      const held = this.batch.framesOnly();
-      if (held !== -1 && held < SSE_HOST_BUFFER_BYTES) return;
-      this.startStream();
-    }
+    // Deferred (module doc): no byte came, so nothing is queued; nothing goes out before the head.
+    if (this.onHead !== undefined) return;
     const { bytes, full } = this.batch.flush(raw);
     if (bytes === 0) return;
     this.headSent();
@@ -122,9 +152,10 @@ export class SseHostWriter {
     if (full && raw.writableLength >= SSE_HOST_BUFFER_BYTES) this.needDrain = true;
   }
 
-  /** The head went out with bytes written, or the stream is over: nothing left for the timer to do. */
+  /** The head went out with bytes written, or the stream is over: nothing left for the timers to do. */
   headSent(): void {
     this.headPending = false;
+    this.clearDeferTimer();
     if (this.headTimer === undefined) return;
     clearImmediate(this.headTimer);
     this.headTimer = undefined;
@@ -132,7 +163,7 @@ export class SseHostWriter {
 
   /** The stage waits for the first time: a head not yet sent goes out alone at the end of this turn. */
   flushHeadSoon(): void {
-    if (!this.headPending || this.onHead !== undefined) return;
+    if (!this.headPending || this.onHead !== undefined || this.headTimer !== undefined) return;
     const raw = this.raw;
     this.headTimer = setImmediate(() => {
       this.headTimer = undefined;

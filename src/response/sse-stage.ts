@@ -303,8 +303,9 @@ export async function handleSseBody(
   // The head is committed now (sse-host-writer.ts); the frames of each input chunk go out
   // together when it is done (`host.flush`), before the next chunk is awaited. The seller's
   // status, but 200 for a 202 answering a request (accepted-answer.ts hostStatusOf: hostile trial 57, F1),
-  // whose head waits for the stream's first event (sse-host-writer.ts, Deferred head): one
-  // that ends before any is an empty 202 (`onUpstreamEnd`; hostile trial 59, F1).
+  // whose head waits for the body's first byte, at most ACCEPTED_HEAD_WAIT_MS (sse-host-writer.ts,
+  // Deferred head): a body that ends with none is an empty 202 (`onUpstreamEnd`; hostile trial
+  // 59, F1, and the review of its fix).
   const accepted = res.accepted;
   const host = new SseHostWriter(
     reply,
@@ -323,8 +324,8 @@ export async function handleSseBody(
   // the events before it included, as `probe` measures it (`responseSize`).
   if (hooks.wantsResponseMessage) batch.countAnswer();
   const answer = (input: LocalErrorInput, asEmpty = false): void => {
-    // A deferred head (a 202's: sse-host-writer.ts) goes out now with what is held, but for an
-    // answer to a stream that ended with nothing (`asEmpty`: onUpstreamEnd).
+    // A deferred head (a 202's: sse-host-writer.ts) goes out now, but for the answer to a body
+    // that ended with no byte (`asEmpty`: onUpstreamEnd).
     if (!asEmpty) host.startStream();
     host.flush();
     // A batch's stream: the error answers each request still awaited, one event each
@@ -933,6 +934,8 @@ export async function handleSseBody(
         chunk = next.done === true ? undefined : next.value;
       }
       if (chunk === undefined || exchange.finished) break;
+      // The body's first byte: a 202's deferred head goes out (sse-host-writer.ts; O(1) after).
+      if (chunk.length > 0) host.startStream();
       timers.armIdle();
       const open = taker.takeChunk(chunk);
       host.flush();
@@ -1050,10 +1053,12 @@ export async function handleSseBody(
     // A batch without requests waits for nothing: its stream ends as a notification's.
     if (!requestStream || batchAnswers?.done === true) return endPlainly('ok');
     if (exchange.lastEventIdSent !== undefined) return endPlainly('resumable_end');
-    // A seller's 202 whose stream the seller ended before any event (no body, comments or blank
-    // lines only): nothing went to the host (its head deferred: sse-host-writer.ts), and it is
-    // answered as an empty 202 of any other type is, `upstream_not_mcp` for its id as a JSON
-    // body, no warning (hostile trial 59, F1). A reset, a timeout or a bound starts the stream.
+    // A seller's 202 whose body ended with no byte at all (after decoding) within
+    // ACCEPTED_HEAD_WAIT_MS: nothing went to the host (its head deferred: sse-host-writer.ts),
+    // and it is answered as an empty 202 of any other type is, `upstream_not_mcp` for its id as
+    // a JSON body, no warning (hostile trial 59, F1). A byte (a comment, a cut-off event, a
+    // `retry:` line), that wait's end, a reset, a timeout or a bound starts the stream: then the
+    // error below on the 200 (review of trial 59 F1's fix, Medium and Low).
     if (host.headDeferred && streamEnded) {
       return answer({ reason: 'upstream_not_mcp', limitBytes: limits.max_response_bytes, observedBytes: cumulative?.used ?? source.raw.used, upstreamStatus: res.statusCode }, true);
     }

@@ -416,9 +416,9 @@ export class StreamHostWaits {
     return this.entry.holdsAny || this.registry.parkedIn(this.entry.key);
   }
 
-  /** The stream carried a request with canonical id `id`, made for its own call: it waits for the host's answer. */
+  /** The stream carried a request with canonical id `id`, made for its own call: it waits for the host's answer (not once its call is cancelled: {@link hostCancelled}). */
   await(id: string): void {
-    if (this.closed) return;
+    if (this.closed || this.cancelled) return;
     const ids = (this.ids ??= new Set());
     if (ids.size >= MAX_AWAITED_PER_STREAM || ids.has(id)) return;
     if (ids.size === 0) this.entry.holding++;
@@ -464,11 +464,19 @@ export class StreamHostWaits {
    * its own requests nor shared ones: a paused clock restarts from zero and ends the stream at
    * `sse_idle_timeout_ms` of the seller's silence. Before, the seller's unanswered request
    * kept it paused to `sse_deadline_ms` (hostile trial 59, F2:
-   * test/regressions/cancelled-call-elicitation-pauses-idle-to-deadline.test.ts).
+   * test/regressions/cancelled-call-elicitation-pauses-idle-to-deadline.test.ts). Its own ids
+   * are dropped, and any it carries later ignored: nothing of its call is awaited in the
+   * session nor parked at its end.
    */
   hostCancelled(): void {
     if (this.closed || this.cancelled) return;
     this.cancelled = true;
+    // Its own ids are dropped: no longer awaited in the session (anyAwaited), nor parked at a
+    // resumable end, where they took one of the parked slots for a call whose resume the host
+    // never makes (review of trial 59 F2's fix, Nit:
+    // test/regressions/cancelled-call-ids-parked-on-resumable-end.test.ts).
+    if (this.ids !== undefined && this.ids.size > 0) this.entry.holding--;
+    this.ids = undefined;
     this.update();
   }
 

@@ -21,8 +21,8 @@
  * lift, `max_response_bytes`), with one warning line per exchange
  * (`SELLER_202_ANSWER_MSG`, `{agent, method, body}`) and
  * `adcp_gateway_seller_202_answers_total{agent}`; the SDK client gets its result. Unchanged:
- * an empty 202 answering a request (SSE too: hostile trial 59, F1) is `upstream_not_mcp` for
- * its id; a POST without a request
+ * an empty 202 answering a request (no byte of body, SSE too: hostile trial 59, F1) is
+ * `upstream_not_mcp` for its id; a POST without a request
  * keeps the seller's 202; a GET (standalone stream, or a resume of a request's stream) answered
  * 202 SSE keeps its 202 (the SDK client reads a GET's stream whatever its 2xx); none of these
  * warns.
@@ -238,10 +238,11 @@ describe('seller-202-answer-hangs-sdk-client', { timeout: TEST_TIMEOUT_MS }, () 
     await post(toolCall(6, '202_sse_plain'));
     await post(toolCall(8, '200_json_plain'));
     assert.equal(await agentMetric(gw().baseUrl, 'adcp_gateway_seller_202_answers_total', 's'), before + 2);
-    // An SSE 202's head goes out as 200 with its first event, or with the error for its id when
-    // it breaks a bound: counted. One the seller ends before any event is an empty 202
-    // (upstream_not_mcp as JSON: hostile trial 59, F1), and a JSON 202 over its limit is never
-    // sent on (the gateway's error answers it): neither counted.
+    // An SSE 202's head goes out as 200 with its body's first byte (at most 1,000 ms after its
+    // stage starts), or with the error for its id when it breaks a bound first: counted. One
+    // whose body has no byte is an empty 202 (upstream_not_mcp as JSON: hostile trial 59, F1,
+    // and the review of its fix), and a JSON 202 over its limit is never sent on (the gateway's
+    // error answers it): neither counted.
     await post(toolCall(9, '202_sseEmpty'));
     await post(toolCall(10, '202_sse_big'));
     await post(toolCall(11, '202_json_big'));

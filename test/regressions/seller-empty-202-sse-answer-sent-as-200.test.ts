@@ -1,25 +1,34 @@
 /**
  * Regression (hostile trial 59, F1, Low): a seller answered a `tools/call` POST `202 Accepted`
  * labelled `Content-Type: text/event-stream` with an empty body (`Content-Length: 0`, or an
- * empty chunked body, or only a comment). The gateway sent it to the host as 200
- * `text/event-stream` ending with `upstream_reset` for the id, warned "seller answered a request
- * 202 Accepted with a body: sent to the host as 200" and counted
- * `adcp_gateway_seller_202_answers_total`, where README ("Sends on as 200 a request's answer
- * its seller sent 202 Accepted") says an empty 202 is `upstream_not_mcp` for its id, no warning,
- * as without the label. Also an empty 202 with `Content-Encoding: gzip` was
- * `upstream_encoding_invalid` (README's encoding paragraph) where its 202 paragraph said
- * `upstream_not_mcp`: now one rule, an empty 202 has nothing to decode.
+ * empty chunked body). The gateway sent it to the host as 200 `text/event-stream` ending with
+ * `upstream_reset` for the id, warned "seller answered a request 202 Accepted with a body: sent
+ * to the host as 200" and counted `adcp_gateway_seller_202_answers_total`, where README ("Sends
+ * on as 200 a request's answer its seller sent 202 Accepted") says an empty 202 is
+ * `upstream_not_mcp` for its id, no warning, as without the label. Also an empty 202 with
+ * `Content-Encoding: gzip` was `upstream_encoding_invalid` (README's encoding paragraph) where
+ * its 202 paragraph said `upstream_not_mcp`: now one rule, an empty 202 has nothing to decode.
  *
  * Input: a raw node:http seller on 127.0.0.1 behind the real gateway; each `tools/call` answered
  * as its tool name says; a raw host (fetch).
- * Expectation: every empty 202 answering a request (SSE with no byte, SSE whose body is only
- * comments and blank lines, JSON or SSE under gzip with no byte) gets HTTP 200 and the
- * gateway's JSON `upstream_not_mcp` error for its id (`upstream_status` 202, observed bytes the
- * body's), exchange line `local_error` / `upstream_not_mcp`, no warning, the metric unchanged.
- * Unchanged: a 202 SSE whose comment comes before the response goes to the host as the same
- * answer sent 200 (the comment included), warned and counted once.
+ * Expectation: every empty 202 answering a request, a body with no byte at all after decoding
+ * (SSE with `Content-Length: 0` or an empty chunked body, JSON or SSE under gzip with no byte,
+ * SSE under gzip whose member holds nothing) gets HTTP 200 and the gateway's JSON
+ * `upstream_not_mcp` error for its id (`upstream_status` 202, observed bytes 0), exchange line
+ * `local_error` / `upstream_not_mcp`, no warning, the metric unchanged.
+ * Not empty (changed by the review of this fix, Medium and Low): a 202 SSE body of only a
+ * comment, or only blank lines, has bytes. Its fix first deferred the host's head to the
+ * stream's first event and answered these `upstream_not_mcp` too, but a seller sending only
+ * keep-alive comments then gave the host no head for up to `sse_deadline_ms`
+ * (test/regressions/seller-202-keepalive-stream-head-withheld.test.ts). Now the head waits only
+ * for the body's first byte (at most 1,000 ms: sse-host-writer.ts ACCEPTED_HEAD_WAIT_MS), so
+ * these go to the host as the same bytes sent 200 do (the comment, then `upstream_reset` for the
+ * id on the 200), warned and counted once. Unchanged: a 202 SSE whose comment comes before the
+ * response goes to the host as the same answer sent 200 (the comment included), warned and
+ * counted once.
  */
 import { describe, test } from 'node:test';
+import { gzipSync } from 'node:zlib';
 import assert from 'node:assert/strict';
 import type { ServerResponse } from 'node:http';
 import { startRawSeller, toolResponse, type RawSeller, type SeenRequest } from '../support/raw-seller.js';
@@ -36,13 +45,18 @@ const SSE = 'text/event-stream';
 const JSON_TYPE = 'application/json';
 
 /** Empty answers: tool name -> [Content-Type, body bytes, gzip, Content-Length set]. */
-const EMPTY: Readonly<Record<string, readonly [string, string, boolean, boolean]>> = {
-  sse_cl0: [SSE, '', false, true],
-  sse_chunked: [SSE, '', false, false],
-  sse_comment_only: [SSE, ': keepalive\n\n', false, false],
-  sse_blank_lines: [SSE, '\n\n\n', false, true],
-  json_gzip_cl0: [JSON_TYPE, '', true, true],
-  sse_gzip_cl0: [SSE, '', true, true],
+const EMPTY: Readonly<Record<string, readonly [string, Buffer, boolean, boolean]>> = {
+  sse_cl0: [SSE, Buffer.alloc(0), false, true],
+  sse_chunked: [SSE, Buffer.alloc(0), false, false],
+  json_gzip_cl0: [JSON_TYPE, Buffer.alloc(0), true, true],
+  sse_gzip_cl0: [SSE, Buffer.alloc(0), true, true],
+  sse_gzip_empty_member: [SSE, gzipSync(Buffer.alloc(0)), true, false],
+};
+
+/** Bodies with bytes but no event, answered `<status>_<name>`: not empty (module doc). */
+const NOT_EMPTY: Readonly<Record<string, string>> = {
+  comment_only: ': keepalive\n\n',
+  blank_lines: '\n\n\n',
 };
 
 type Msg = { id?: number; method?: string; params?: { name?: string; protocolVersion?: string } };
@@ -60,8 +74,9 @@ function answer(req: SeenRequest, res: ServerResponse): void {
   if (name.endsWith('comment_then_response')) {
     return void res.writeHead(Number(name.slice(0, 3)), { 'content-type': SSE }).end(`: keepalive\n\ndata: ${toolResponse(msg.id, RESULT)}\n\n`);
   }
-  const [type, text, gzip, cl] = EMPTY[name]!;
-  const body = Buffer.from(text);
+  const notEmpty = NOT_EMPTY[name.slice(4)];
+  if (notEmpty !== undefined) return void res.writeHead(Number(name.slice(0, 3)), { 'content-type': SSE }).end(notEmpty);
+  const [type, body, gzip, cl] = EMPTY[name]!;
   const headers: Record<string, string> = { 'content-type': type };
   if (gzip) headers['content-encoding'] = 'gzip';
   if (cl) headers['content-length'] = String(body.length);
@@ -102,14 +117,26 @@ async function post(id: number, name: string): Promise<Seen> {
 
 describe('seller-empty-202-sse-answer-sent-as-200', { timeout: TEST_TIMEOUT_MS }, () => {
   let id = 10;
-  for (const [name, [, text]] of Object.entries(EMPTY)) {
+  for (const name of Object.keys(EMPTY)) {
     test(`an empty 202 answering a request (${name}) is upstream_not_mcp for its id as JSON, no warning, not counted`, async () => {
       const seen = await post(++id, name);
-      const expected = expectedErrorJson({ id, method: 'tools/call', toolName: name, reason: 'upstream_not_mcp', upstreamStatus: 202, observedBytes: Buffer.byteLength(text) });
+      const expected = expectedErrorJson({ id, method: 'tools/call', toolName: name, reason: 'upstream_not_mcp', upstreamStatus: 202, observedBytes: 0 });
       assert.deepEqual(
         { status: seen.r.status, type: seen.r.headers.get('content-type'), text: seen.r.text(), outcome: seen.line.outcome, reason: seen.line.reason, upstream: seen.line.upstream_status, warnings: seen.warnings, counted: seen.counted },
         { status: 200, type: 'application/json; charset=utf-8', text: expected, outcome: 'local_error', reason: 'upstream_not_mcp', upstream: 202, warnings: 0, counted: 0 },
       );
+    });
+  }
+
+  for (const name of Object.keys(NOT_EMPTY)) {
+    test(`a 202 SSE body with bytes but no event (${name}) is no empty 202: as the same body sent 200 (upstream_reset on the 200), warned and counted once`, async () => {
+      const ok = await post(20, `200_${name}`);
+      const accepted = await post(20, `202_${name}`);
+      assert.deepEqual(
+        { status: accepted.r.status, type: accepted.r.headers.get('content-type'), text: accepted.r.text(), outcome: accepted.line.outcome, reason: accepted.line.reason, upstream: accepted.line.upstream_status, warnings: accepted.warnings, counted: accepted.counted },
+        { status: 200, type: ok.r.headers.get('content-type'), text: ok.r.text().replace('200_', '202_'), outcome: ok.line.outcome, reason: 'upstream_reset', upstream: 202, warnings: 1, counted: 1 },
+      );
+      assert.equal(ok.line.reason, 'upstream_reset');
     });
   }
 
