@@ -68,6 +68,13 @@ const CANCELLED_METHOD_NAME = 'notifications/cancelled';
 const CANCELLED_METHOD_TEXT = `"${CANCELLED_METHOD_NAME}"`;
 /** {@link CANCELLED_METHOD_TEXT} as bytes. */
 export const CANCELLED_METHOD = Buffer.from(CANCELLED_METHOD_TEXT, 'latin1');
+/**
+ * The most bytes a JSON string (quotes included) decoding to {@link CANCELLED_METHOD_NAME} is
+ * written in: each of its 23 characters as a 6-byte `\uXXXX` escape, plus the 2 quotes. A
+ * longer `method` value is not decoded: before, a 3 MB escaped value was (148 ms; review of
+ * 4741ba0, Nit).
+ */
+export const MAX_ESCAPED_METHOD_BYTES = 6 * CANCELLED_METHOD_NAME.length + 2;
 /** `"method"`, the top-level key (written plainly: an escaped key is not read) as bytes. */
 const METHOD_KEY = Buffer.from('"method"', 'latin1');
 
@@ -115,7 +122,8 @@ function holdsEscapedMethodValue(bytes: Buffer): boolean {
  * as PHP's json_encode writes it, and `"notifications/\u0063ancelled"` are the method too, as the
  * request peek reads a host's: request/peek.ts; hostile trial 59, I1:
  * test/regressions/php-escaped-seller-cancel-keeps-stream-paused.test.ts); data holding neither
- * the plain spelling nor a `"method"` whose value holds a backslash is not scanned. Such data reaches this reader when its
+ * the plain spelling nor a `"method"` whose value holds a backslash is not scanned, and a value
+ * over {@link MAX_ESCAPED_METHOD_BYTES} is not decoded. Such data reaches this reader when its
  * block is parsed: on a stream where responses are judged (a request's, a batch's, the
  * standalone GET, a POSTed notification's or response's), every block holding a backslash is
  * (sse-raw-events.ts RawEventLimits.answerable), so an escaped spelling is read there; on any
@@ -154,8 +162,10 @@ export function sellerCancelledIdOf(data: string | Buffer, limits: JsonScanLimit
   }
   const m = scan.members;
   if (scan.repeatedName || m === undefined || !m.plainKeys || m.hasResult || m.hasError || m.id !== undefined || m.method === undefined) return undefined;
-  // The value decoded (jsonStringIs: the plain bytes compared first, only a value holding a backslash decoded).
-  if (bytes[m.method[0]] !== QUOTE || !jsonStringIs(bytes, m.method, CANCELLED_METHOD_NAME)) return undefined;
+  // The value decoded (jsonStringIs: the plain bytes compared first, only a value holding a
+  // backslash decoded), and only when short enough to decode to the name (review of 4741ba0, Nit).
+  if (bytes[m.method[0]] !== QUOTE || m.method[1] - m.method[0] > MAX_ESCAPED_METHOD_BYTES) return undefined;
+  if (!jsonStringIs(bytes, m.method, CANCELLED_METHOD_NAME)) return undefined;
   if (scan.messageKeys > MAX_MESSAGE_MEMBERS) {
     cancelScans++;
     if (readObjectMembers(bytes, bytes.indexOf(LBRACE)).members === undefined) return undefined;

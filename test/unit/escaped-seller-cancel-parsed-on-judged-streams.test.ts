@@ -13,7 +13,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { planRawEvents, type RawEventLimits } from '../../src/response/sse-raw-events.js';
 import { planRawEventsFast } from '../../src/response/sse-raw-plan.js';
-import { sellerCancelledIdOf } from '../../src/response/server-request-id.js';
+import { MAX_ESCAPED_METHOD_BYTES, sellerCancelledIdOf } from '../../src/response/server-request-id.js';
 
 const SCAN = { maxDepth: 64, maxNodes: 10_000 };
 const judged = (j: boolean): RawEventLimits => ({ maxEventBytes: 65_536, maxDepth: 64, maxNodes: 65_536, answerable: j, responseKeys: j, methodNamed: j });
@@ -55,4 +55,14 @@ test('on a judged stream no planner forwards an escaped cancellation raw, wherev
 test('control: where responses are not judged (a batch stream resumed), the escaped cancellation beside progress goes out raw (documented: not read there)', () => {
   const chunk = Buffer.from(progress + `data: ${SPELLINGS[0]}\n\n` + progress, 'latin1');
   for (const plan of [planRawEvents, planRawEventsFast]) assert.equal(rawBlocks(chunk, plan(chunk, 0, judged(false))), chunk.toString('latin1'), plan.name);
+});
+
+test('a method value longer than any spelling of notifications/cancelled is not decoded, and the longest spelling is read', () => {
+  const all = [...'notifications/cancelled'].map((c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`).join('');
+  assert.equal(all.length + 2, MAX_ESCAPED_METHOD_BYTES);
+  const plain = sellerCancelledIdOf('{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":7}}', SCAN);
+  assert.notEqual(plain, undefined);
+  assert.equal(sellerCancelledIdOf(`{"jsonrpc":"2.0","method":"${all}","params":{"requestId":7}}`, SCAN), plain);
+  assert.equal(sellerCancelledIdOf(`{"jsonrpc":"2.0","method":"${all} ","params":{"requestId":7}}`, SCAN), undefined);
+  assert.equal(sellerCancelledIdOf(`{"jsonrpc":"2.0","method":"${'\\/'.repeat(100_000)}","params":{"requestId":7}}`, SCAN), undefined);
 });
