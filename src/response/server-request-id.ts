@@ -68,37 +68,28 @@ const CANCELLED_METHOD_NAME = 'notifications/cancelled';
 const CANCELLED_METHOD_TEXT = `"${CANCELLED_METHOD_NAME}"`;
 /** {@link CANCELLED_METHOD_TEXT} as bytes. */
 export const CANCELLED_METHOD = Buffer.from(CANCELLED_METHOD_TEXT, 'latin1');
+/**
+ * The most bytes a JSON string (quotes included) decoding to {@link CANCELLED_METHOD_NAME} is
+ * written in: each of its 23 characters as a 6-byte `\uXXXX` escape, plus the 2 quotes. A
+ * longer `method` value is not decoded: before, a 3 MB escaped value was (148 ms; review of
+ * 4741ba0, Nit).
+ */
+export const MAX_ESCAPED_METHOD_BYTES = 6 * CANCELLED_METHOD_NAME.length + 2;
 /** `"method"`, the top-level key (written plainly: an escaped key is not read) as bytes. */
 const METHOD_KEY = Buffer.from('"method"', 'latin1');
-
-/**
- * Whether seller bytes `chunk` (a planned chunk of SSE lines, or one event's data) may hold a
- * `notifications/cancelled` that {@link sellerCancelledIdOf} reads: they hold
- * `"notifications/cancelled"` as the SDKs write it, or a `"method"` key whose string value
- * holds a backslash (any escape: PHP's json_encode writes `"notifications\/cancelled"`, and
- * `"notifications/\u0063ancelled"` is the same string; hostile trial 59, I1:
- * test/regressions/php-escaped-seller-cancel-keeps-stream-paused.test.ts). False proves that no
- * event complete in `chunk` is a cancellation read there: such a message has a plain top-level
- * `"method"` key, then (JSON whitespace, `:`, and, in SSE lines, a multi-line event's LF and
- * `data:` line start) its string value, which is either those exact bytes or holds an escape.
- * Conservative: a `"method"` elsewhere (a string value, a nested key) with an escaped value, or
- * a value running past the chunk's end, answers true (the chunk is parsed event by event).
- *
- * Cost: one native search when the plain spelling is there (as before); without it, one
- * native search for a backslash, and only a chunk holding one is searched for `"method"`, each
- * hit's value walked to its closing quote (each byte at most once: linear in the chunk).
- */
-export function mayHoldSellerCancel(chunk: Buffer): boolean {
-  if (chunk.indexOf(CANCELLED_METHOD) !== -1) return true;
-  return chunk.indexOf(BACKSLASH) !== -1 && holdsEscapedMethodValue(chunk);
-}
 
 /** Whether byte `b` may stand between a `"method"` key and its value in SSE lines: JSON whitespace, `:`, or a letter of `data`. */
 function betweenKeyAndValue(b: number): boolean {
   return b === SPACE || b === TAB || b === LF || b === CR || b === COLON || b === 0x64 /* d */ || b === 0x61 /* a */ || b === 0x74 /* t */;
 }
 
-/** Whether some `"method"` in `bytes` is followed by a string value holding a backslash, or by a value `bytes` ends before closing ({@link mayHoldSellerCancel}). */
+/**
+ * Whether some `"method"` in event data `bytes` is followed (JSON whitespace, `:`, or the letters
+ * of `data`, which only make the filter looser) by a string
+ * value holding a backslash, or by a value `bytes` ends before closing: the filter that lets
+ * {@link sellerCancelledIdOf} skip the scan of data holding a backslash only elsewhere (a
+ * progress text's `\n`). Each byte walked at most once (linear in `bytes`).
+ */
 function holdsEscapedMethodValue(bytes: Buffer): boolean {
   const n = bytes.length;
   for (let at = bytes.indexOf(METHOD_KEY); at !== -1; ) {
@@ -131,7 +122,13 @@ function holdsEscapedMethodValue(bytes: Buffer): boolean {
  * as PHP's json_encode writes it, and `"notifications/\u0063ancelled"` are the method too, as the
  * request peek reads a host's: request/peek.ts; hostile trial 59, I1:
  * test/regressions/php-escaped-seller-cancel-keeps-stream-paused.test.ts); data holding neither
- * the plain spelling nor a backslash is not scanned ({@link mayHoldSellerCancel}).
+ * the plain spelling nor a `"method"` whose value holds a backslash is not scanned, and a value
+ * over {@link MAX_ESCAPED_METHOD_BYTES} is not decoded. Such data reaches this reader when its
+ * block is parsed: on a stream where responses are judged (a request's, a batch's, the
+ * standalone GET, a POSTed notification's or response's), every block holding a backslash is
+ * (sse-raw-events.ts RawEventLimits.answerable), so an escaped spelling is read there; on any
+ * other (a batch's stream resumed), only a chunk holding the plain spelling is parsed for it
+ * (sse-stage.ts `readAll`), as the docs say (docs/configuration.md `sse_idle_timeout_ms`).
  * Undefined for anything else: a top-level `method` that is not that string, an `id`, `result`
  * or `error`, an escaped or repeated top-level
  * key (a key equal to `jsonrpc`, `id`, `method`, `result` or `error` only under Go's case
@@ -165,8 +162,10 @@ export function sellerCancelledIdOf(data: string | Buffer, limits: JsonScanLimit
   }
   const m = scan.members;
   if (scan.repeatedName || m === undefined || !m.plainKeys || m.hasResult || m.hasError || m.id !== undefined || m.method === undefined) return undefined;
-  // The value decoded (jsonStringIs: the plain bytes compared first, only a value holding a backslash decoded).
-  if (bytes[m.method[0]] !== QUOTE || !jsonStringIs(bytes, m.method, CANCELLED_METHOD_NAME)) return undefined;
+  // The value decoded (jsonStringIs: the plain bytes compared first, only a value holding a
+  // backslash decoded), and only when short enough to decode to the name (review of 4741ba0, Nit).
+  if (bytes[m.method[0]] !== QUOTE || m.method[1] - m.method[0] > MAX_ESCAPED_METHOD_BYTES) return undefined;
+  if (!jsonStringIs(bytes, m.method, CANCELLED_METHOD_NAME)) return undefined;
   if (scan.messageKeys > MAX_MESSAGE_MEMBERS) {
     cancelScans++;
     if (readObjectMembers(bytes, bytes.indexOf(LBRACE)).members === undefined) return undefined;

@@ -205,7 +205,7 @@ import { SseEventIds, pendingIdFor } from './sse-event-ids.js';
 import { SseEncodingCharge } from './sse-encoding-charge.js';
 import { EVENT_REFUSED, SseEventJudge } from './sse-event-judge.js';
 import { SseStreamTimers } from './sse-stream-timers.js';
-import { mayHoldSellerCancel, sellerCancelledIdOf, serverRequestIdOf } from './server-request-id.js';
+import { CANCELLED_METHOD, sellerCancelledIdOf, serverRequestIdOf } from './server-request-id.js';
 import { canonicalRequestId } from './json-value-at.js';
 import type { ScannedMembers } from './sse-message.js';
 import { sessionKeyOf, type StreamHostWaits } from '../routing/host-answer-waits.js';
@@ -566,16 +566,22 @@ export async function handleSseBody(
   const awaitedInSession = (): boolean => (hostWaits !== undefined ? hostWaits.anyAwaited() : hostAnswers !== undefined && hostAnswers.anyAwaitedIn(sessionKey));
   /**
    * Whether planned chunk `chunk` is parsed event by event (no raw run: the taker's `readAll`):
-   * a request of the seller's is awaited in the session and the chunk may hold a cancellation
-   * (server-request-id.ts mayHoldSellerCancel: `"notifications/cancelled"`, one native search,
-   * or a `"method"` whose value holds an escape), so that the seller's cancellation of it
+   * a request of the seller's is awaited in the session and the chunk holds
+   * `"notifications/cancelled"` (one native search), so that the seller's cancellation of it
    * reaches `deliver` (review of trial 57 F3's fix:
    * test/regressions/seller-cancelled-elicitation-pauses-session-idle.test.ts). Before, every
    * chunk of the session's streams was parsed while anything was awaited (hot-path review of
-   * the elicitation tracking); then a PHP seller's `"notifications\/cancelled"` went out raw,
-   * unread (hostile trial 59, I1: test/regressions/php-escaped-seller-cancel-keeps-stream-paused.test.ts).
+   * the elicitation tracking). An escaped spelling (PHP's `"notifications\/cancelled"`,
+   * `"notifications/\u0063ancelled"`: hostile trial 59, I1) holds a backslash, and on a stream
+   * where responses are judged (`judged` below) every block holding one is parsed anyway
+   * (sse-raw-events.ts RawEventLimits.answerable), so it is read with no search here
+   * (test/regressions/php-escaped-seller-cancel-keeps-stream-paused.test.ts,
+   * test/unit/escaped-seller-cancel-parsed-on-judged-streams.test.ts); only on a batch's stream
+   * resumed is it not. A search for escaped spellings here (4741ba0) cost ~10x per ordinary
+   * chunk while a request was awaited (59 KB of progress events with `\n` in their texts:
+   * 108-131 us against 12.6) and was dropped (review of 4741ba0, Medium).
    */
-  const readAll = (chunk: Buffer): boolean => awaitedInSession() && mayHoldSellerCancel(chunk);
+  const readAll = (chunk: Buffer): boolean => awaitedInSession() && chunk.indexOf(CANCELLED_METHOD) !== -1;
   /** The structure bounds a candidate request's data is scanned under (server-request-id.ts). */
   const scanBounds = { maxDepth: limits.max_json_depth, maxNodes: limits.max_json_nodes };
   /**

@@ -52,7 +52,12 @@
  * test/regressions/seller-cancelled-elicitation-pauses-session-idle.test.ts). To read it, a
  * chunk of the session's streams holding `"notifications/cancelled"` is parsed, no raw run,
  * while anything is awaited in it ({@link HostAnswerWaits.anyAwaitedIn}, then one native search,
- * per planned chunk: sse-stage.ts `readAll`).
+ * per planned chunk: sse-stage.ts `readAll`). Its `method` is compared decoded (PHP's
+ * `"notifications\/cancelled"`, `"notifications/\u0063ancelled"`: hostile trial 59, I1;
+ * response/server-request-id.ts sellerCancelledIdOf): such a spelling holds a backslash, and a
+ * block holding one is parsed anyway on every stream where responses are judged
+ * (response/sse-raw-events.ts RawEventLimits.answerable), so it is read there with no further
+ * search; on a batch's stream resumed (not judged) only the plain spelling is searched.
  *
  * A resume (review of trial 57 F3's fix, Medium: test/regressions/elicitation-wait-lost-on-resume.test.ts):
  * MCP 2025-11-25 lets a server close a call's stream while it waits (the SDK's
