@@ -315,7 +315,7 @@ export function createMetrics(opts: CreateMetricsOptions = {}): GatewayMetrics {
   );
   const seller202Answers = counter(
     'seller_202_answers_total',
-    "Answers to a POST holding a request that the seller sent 202 Accepted with a body (JSON or SSE; MCP keeps 202 for a POST without a request, and the MCP SDK client drops its body), sent to the host as 200: counted when the gateway writes the 200 head (a JSON answer as it is sent on; an SSE answer with its body's first byte, or 1,000 ms after its stream starts without one, or with the error for its id if it breaks first, whether or not a response follows; an empty 202, no byte of body, and a JSON answer the gateway answers with its own error instead are not counted).",
+    "Answers to a POST holding a request that the seller sent 202 Accepted with a body (JSON or SSE; MCP keeps 202 for a POST without a request, and the MCP SDK client drops its body), sent to the host as 200: counted when the gateway writes the 200 head (a JSON answer as it is sent on; an SSE answer with its body's first byte, or 1,000 ms after its stage starts without one, or with the error for its id if it breaks first, whether or not a response follows; an empty 202, no byte of body (an SSE one ended within those 1,000 ms), and a JSON answer the gateway answers with its own error instead are not counted).",
     ['agent'],
   );
   reloads.inc({ result: 'ok' }, 0);

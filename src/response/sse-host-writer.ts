@@ -93,7 +93,7 @@ export class SseHostWriter {
   private headTimer: NodeJS.Immediate | undefined = undefined;
   /** The head waits for the body's first byte (module doc, Deferred head): `onHead` until it is committed. */
   private onHead: (() => void) | undefined;
-  /** Commits a deferred head {@link ACCEPTED_HEAD_WAIT_MS} after the writer is made. */
+  /** Commits a deferred head {@link ACCEPTED_HEAD_WAIT_MS} after the writer is made (the stage's start). */
   private deferTimer: NodeJS.Timeout | undefined = undefined;
 
   /**
@@ -110,7 +110,20 @@ export class SseHostWriter {
     this.raw = reply.raw;
     this.onHead = onHead;
     if (onHead === undefined) hijackAndWriteHead(reply, statusCode, SSE_RESPONSE_HEADERS, false);
-    else this.deferTimer = setTimeout(() => this.startStream(), ACCEPTED_HEAD_WAIT_MS);
+    else this.deferTimer = setTimeout(() => this.commitAfterWait(), ACCEPTED_HEAD_WAIT_MS);
+  }
+
+  /**
+   * The deferred head's wait ran out: committed unless the exchange ended or the host's
+   * response is already sent or gone meanwhile (the stage's `finally` clears the timer on
+   * every path it reaches; this guards one it does not, so a timer never writes a second head:
+   * a review of the deferred head, Nit).
+   */
+  private commitAfterWait(): void {
+    this.deferTimer = undefined;
+    const raw = this.raw;
+    if (this.exchange.finished || raw.headersSent || raw.destroyed) return;
+    this.startStream();
   }
 
   /** The head is deferred and not committed yet: nothing went to the host (module doc, Deferred head). */
