@@ -450,11 +450,16 @@ export interface Exchange {
   /** True once the seller answered a cancellation naming this request with 2xx: the host's cancellation took effect (never sent if not yet; remembered for its resumes). */
   cancelAccepted: boolean;
   /**
-   * Set by the handler while it holds the request before sending it (a backoff wait:
-   * routing/handler.ts), else undefined: called once when the seller accepts a cancellation
-   * naming it (routing/in-flight-requests.ts PendingCancellation), so that a request the host
-   * cancelled is answered at once and never sent (hostile trial 55, F2:
-   * test/regressions/cancelled-while-held-still-sent.test.ts).
+   * Called once when the seller accepts a cancellation naming this request
+   * (routing/in-flight-requests.ts PendingCancellation, which clears it first), else undefined.
+   * Two users set it, one at a time: routing/backoff-wait.ts awaitBackoffTurn, while the request
+   * waits for its backoff turn before it is sent, so that a request the host cancelled is
+   * answered at once and never sent (hostile trial 55, F2:
+   * test/regressions/cancelled-while-held-still-sent.test.ts), clearing it when the wait ends;
+   * and response/sse-stage.ts, while the request's SSE stream waits for host answers, so that
+   * the stream then waits for none (StreamHostWaits.hostCancelled; hostile trial 59, F2). The
+   * stage sets it only when the slot is empty (undefined), never over the wait's, and clears it
+   * at the stream's end only if it still holds its own.
    */
   onCancelled: (() => void) | undefined;
   /**
@@ -562,7 +567,7 @@ export interface Exchange {
 }
 
 /** What {@link createExchange} is given. */
-export type ExchangeInit = {
+type ExchangeInit = {
   agent: AgentConfig;
   rpc: RpcPeek;
   limits: Limits;
