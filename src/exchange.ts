@@ -39,14 +39,17 @@ export interface RpcPeek {
   readonly idText: string | undefined;
   /**
    * Of a request whose string id of request/peek.ts LONG_ID_BYTES (1 KiB) or more the peek read by its
-   * scan (absent on every other peek): the id's bytes between its quotes as the host wrote them
+   * scan (undefined on every other single-message peek, and absent on a batch's; written on each
+   * single-message peek, as `cancelledRequestId` is, so that they share one hidden class: a
+   * re-read of today's changes, Low: test/regressions/rpc-peek-shapes-differ.test.ts; optional
+   * only so that tests' literals need not name it): the id's bytes between its quotes as the host wrote them
    * (a copy: the body is not held), so a seller's echo of it is compared as bytes
    * (response/json-value-at.ts isRequestId: equal bytes are the same string, escapes or not;
    * different bytes are compared as before). Before, a 4.1 MB id was compared character by
    * character, ~21 ms of gateway CPU per response (hostile trial 58, F5:
    * test/regressions/huge-string-id-compared-char-by-char.test.ts).
    */
-  readonly idWritten?: Buffer;
+  readonly idWritten?: Buffer | undefined;
   /** The JSON-RPC method, or undefined (batch, no body). */
   readonly method: string | undefined;
   /** `params.name` of a `tools/call` request. */
@@ -105,14 +108,14 @@ export interface RpcPeek {
   readonly batchMessages?: number;
   /**
    * Of a `notifications/cancelled` whose `params` object the peek read by its scan (a body of
-   * request/peek.ts PEEK_SCAN_MIN_BYTES or more; absent on every other peek, so a single
-   * request's costs nothing): its `params.requestId` as written (a string or a number: its
+   * request/peek.ts PEEK_SCAN_MIN_BYTES or more; undefined on every other single-message peek,
+   * absent on a batch's, as `idWritten`): its `params.requestId` as written (a string or a number: its
    * JSON value's bytes), or null when there is none to match. Read by mcp/cancelled-id.ts
    * cancelledRequestIdOf (routing/handler.ts) with no scan of its own (a review of the
    * cancellation path: test/regressions/cancel-body-scanned-again-after-peek.test.ts; kept
    * here, not in a WeakMap keyed by the body Buffer: a re-read of 7767818, L2).
    */
-  readonly cancelledRequestId?: WrittenRequestId | null;
+  readonly cancelledRequestId?: WrittenRequestId | null | undefined;
 }
 
 /** A JSON-RPC request id as the peek keeps it: the value, and its text when JSON.stringify writes it otherwise (RpcPeek.idText). */
@@ -447,11 +450,16 @@ export interface Exchange {
   /** True once the seller answered a cancellation naming this request with 2xx: the host's cancellation took effect (never sent if not yet; remembered for its resumes). */
   cancelAccepted: boolean;
   /**
-   * Set by the handler while it holds the request before sending it (a backoff wait:
-   * routing/handler.ts), else undefined: called once when the seller accepts a cancellation
-   * naming it (routing/in-flight-requests.ts PendingCancellation), so that a request the host
-   * cancelled is answered at once and never sent (hostile trial 55, F2:
-   * test/regressions/cancelled-while-held-still-sent.test.ts).
+   * Called once when the seller accepts a cancellation naming this request
+   * (routing/in-flight-requests.ts PendingCancellation, which clears it first), else undefined.
+   * Two users set it, one at a time: routing/backoff-wait.ts awaitBackoffTurn, while the request
+   * waits for its backoff turn before it is sent, so that a request the host cancelled is
+   * answered at once and never sent (hostile trial 55, F2:
+   * test/regressions/cancelled-while-held-still-sent.test.ts), clearing it when the wait ends;
+   * and response/sse-stage.ts, while the request's SSE stream waits for host answers, so that
+   * the stream then waits for none (StreamHostWaits.hostCancelled; hostile trial 59, F2). The
+   * stage sets it only when the slot is empty (undefined), never over the wait's, and clears it
+   * at the stream's end only if it still holds its own.
    */
   onCancelled: (() => void) | undefined;
   /**
@@ -559,7 +567,7 @@ export interface Exchange {
 }
 
 /** What {@link createExchange} is given. */
-export type ExchangeInit = {
+type ExchangeInit = {
   agent: AgentConfig;
   rpc: RpcPeek;
   limits: Limits;

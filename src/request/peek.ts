@@ -59,7 +59,13 @@ import { CANCELLED_PARAMS_NAMES, judgeKeys, mayRepeatNames, namesProblemOfText, 
 import type { RequestJsonBounds } from './request-json-bounds.js';
 import { BUILTIN_DEFAULTS } from '../config/defaults.js';
 
-export const NO_BODY: RpcPeek = Object.freeze({ kind: 'none', id: null, idText: undefined, method: undefined, toolName: undefined, taskId: undefined });
+/**
+ * The peek of a request with no body (GET, DELETE). Not frozen: a frozen object has a hidden
+ * class of its own, and it is read where every single-message peek is (exchange.rpc): it has
+ * their one shape (RpcPeek: every member written, in one order; a re-read of today's changes,
+ * Low: test/regressions/rpc-peek-shapes-differ.test.ts). Its members are readonly to TypeScript.
+ */
+export const NO_BODY: RpcPeek = { kind: 'none', id: null, idText: undefined, method: undefined, toolName: undefined, taskId: undefined, idWritten: undefined, cancelledRequestId: undefined };
 
 /** The method whose `params.taskId` the peek reads (RpcPeek.taskId). */
 const TASKS_RESULT = 'tasks/result';
@@ -591,15 +597,14 @@ function decide(f: BodyFacts): PeekResult {
     const response = isResponse(f);
     return refusal('invalid_request', `Invalid Request: ${problem}.`, response ? null : id, response ? undefined : idText);
   }
+  // Every single-message peek writes every member but the batch's, in one order (RpcPeek): one
+  // hidden class for the reads of exchange.rpc (a re-read of today's changes, Low:
+  // test/regressions/rpc-peek-shapes-differ.test.ts). `idWritten`: a request's with a long string
+  // id read by the scan; `cancelledRequestId`: a scanned cancellation's; else undefined.
   // The host answering a server-initiated request: forwarded as is.
-  if (f.method === undefined) return { ok: true, peek: { kind: 'notification', id, idText, method: undefined, toolName: undefined, taskId: undefined } };
-  const idWritten = f.idWritten;
-  // Only a request with a long string id read by the scan has the member (RpcPeek.idWritten).
-  if (idWritten !== undefined && f.hasId) return { ok: true, peek: { kind: 'request', id, idText, method: f.method, toolName: f.toolName, taskId: f.taskId, idWritten } };
-  const cancelledRequestId = f.cancelledRequestId;
-  // Only a scanned cancellation's peek has the member (RpcPeek.cancelledRequestId): every other keeps one shape.
-  if (cancelledRequestId !== undefined) return { ok: true, peek: { kind: f.hasId ? 'request' : 'notification', id, idText, method: f.method, toolName: f.toolName, taskId: f.taskId, cancelledRequestId } };
-  return { ok: true, peek: { kind: f.hasId ? 'request' : 'notification', id, idText, method: f.method, toolName: f.toolName, taskId: f.taskId } };
+  if (f.method === undefined) return { ok: true, peek: { kind: 'notification', id, idText, method: undefined, toolName: undefined, taskId: undefined, idWritten: undefined, cancelledRequestId: undefined } };
+  const idWritten = f.hasId ? f.idWritten : undefined;
+  return { ok: true, peek: { kind: f.hasId ? 'request' : 'notification', id, idText, method: f.method, toolName: f.toolName, taskId: f.taskId, idWritten, cancelledRequestId: f.cancelledRequestId } };
 }
 
 /**
@@ -938,6 +943,10 @@ function objectFactsOfScan(body: Buffer, object: ObjectMembers, element = false)
     if (first === QUOTE) {
       id = jsonString(body, idMember.value);
       // A long id's bytes as written, copied (RpcPeek.idWritten): a seller's echo is compared as bytes.
+      // The copy is held for the exchange's life beside the id's string (RpcPeek.id, kept too),
+      // about doubling what a long id holds, and is not counted in the exchange's buffer lease
+      // (exchange.ts openBufferLease): bounded by the body, at most the agent's max_request_bytes
+      // (4 MiB by default; a re-read of today's changes, Nit).
       const [from, to] = idMember.value;
       if (to - from - 2 >= LONG_ID_BYTES && !element) idWritten = Buffer.from(body.subarray(from + 1, to - 1));
     }

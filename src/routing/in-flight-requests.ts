@@ -45,8 +45,11 @@
  * agent's backoff turn, or pipelined behind another answer, went to the seller after the
  * cancellation, which the seller had ignored, so the seller ran it:
  * test/regressions/cancelled-while-held-still-sent.test.ts). A registered entry's
- * `onCancelled` (set by routing/backoff-wait.ts awaitBackoffTurn while the request waits for
- * its backoff turn) is called once when the seller accepts a cancellation naming it.
+ * `onCancelled` is called once (and cleared) when the seller accepts a cancellation naming it.
+ * Two users set it (Exchange.onCancelled): routing/backoff-wait.ts awaitBackoffTurn while the
+ * request waits for its backoff turn (answered then, never sent), and response/sse-stage.ts
+ * while the request's SSE stream waits for host answers (it then waits for none: hostile trial
+ * 59, F2); the stage sets it only when the slot is empty, never over the wait's.
  *
  * The id rule (one, the seller transport's): ids are the peek's parsed values (RpcPeek.id,
  * `string | number | null`) compared with `===`: a string and a number are never one id

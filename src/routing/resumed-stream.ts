@@ -74,7 +74,7 @@ export function resumedCount(state: ResumeState, token: string, bounded: boolean
  * its request ids): test/regressions/sse-batch-resumed-stream-never-ends-cleanly.test.ts.
  */
 export function rpcOfResumedStream(state: ResumeState): RpcPeek {
-  if (state.answersNoRequest === true) return { kind: 'notification', id: state.rpcId, idText: state.rpcIdText, method: state.method, toolName: state.toolName, taskId: undefined };
+  if (state.answersNoRequest === true) return { kind: 'notification', id: state.rpcId, idText: state.rpcIdText, method: state.method, toolName: state.toolName, taskId: undefined, idWritten: undefined, cancelledRequestId: undefined };
   if (state.method === undefined) return NO_BODY;
   if (state.method === BATCH_METHOD) {
     const batchToolNames = state.toolName?.split(',').map((name) => (name === '' ? undefined : name));
@@ -95,5 +95,5 @@ export function rpcOfResumedStream(state: ResumeState): RpcPeek {
   // seller's response is matched to it exactly, and errors carry it. A token carries no
   // taskId (RpcPeek.taskId): an error minted on a resumed `tasks/result` stream has no
   // `_meta` naming its task.
-  return { kind: 'request', id: state.rpcId, idText: state.rpcIdText, method: state.method, toolName: state.toolName, taskId: undefined };
+  return { kind: 'request', id: state.rpcId, idText: state.rpcIdText, method: state.method, toolName: state.toolName, taskId: undefined, idWritten: undefined, cancelledRequestId: undefined };
 }

@@ -108,7 +108,7 @@ test('by hand: each tool its own bound, every other body the agent\'s; the messa
     });
   }
   const wide = peekRequest(Buffer.from(call('wide', `{"a":{"b":{"c":[${'1,'.repeat(100)}1]}},"pad":${PAD}}`, '9')), BOUNDS);
-  assert.deepEqual(wide.ok && wide.peek, { kind: 'request', id: 9, idText: undefined, method: 'tools/call', toolName: 'wide', taskId: undefined });
+  assert.deepEqual(wide.ok && wide.peek, { kind: 'request', id: 9, idText: undefined, method: 'tools/call', toolName: 'wide', taskId: undefined, idWritten: undefined, cancelledRequestId: undefined });
 });
 
 test('no tool with bounds of its own: exactly peekJsonRpc under the agent\'s', () => {

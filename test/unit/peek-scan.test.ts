@@ -319,7 +319,7 @@ test('more members than the scan records: the scan reading walks them, deciding 
   for (const n of [60, 61, 62, 63, 64, 65, 200]) for (const at of [0, n]) assert.ok(same(many(n, at)));
   const manyParams = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{${Array.from({ length: 100 }, (_, k) => `"a${k}":1`).join(',')},"name":"last"}}`;
   same(manyParams);
-  assert.deepEqual(peekJsonRpc(Buffer.from(manyParams), BOUNDS), { ok: true, peek: { kind: 'request', id: 1, idText: undefined, method: 'tools/call', toolName: 'last', taskId: undefined } });
+  assert.deepEqual(peekJsonRpc(Buffer.from(manyParams), BOUNDS), { ok: true, peek: { kind: 'request', id: 1, idText: undefined, method: 'tools/call', toolName: 'last', taskId: undefined, idWritten: undefined, cancelledRequestId: undefined } });
   // A host's response whose error has more members than the scan records: walked too.
   const manyError = (code: string, message: string) =>
     `{"jsonrpc":"2.0","id":7,"error":{${Array.from({ length: 100 }, (_, k) => `"d${k}":${k}`).join(',')},"code":${code},"message":${message}}}`;
@@ -395,7 +395,7 @@ test('the scan reading decides every valid body within the bounds and its member
     scan.members.map((m) => body.toString('latin1', m.key[0], m.key[1])),
     ['"jsonrpc"', '"id"', '"method"', '"params"'],
   );
-  assert.deepEqual(peekByScan(body, BOUNDS), { ok: true, peek: { kind: 'request', id: 1, idText: undefined, method: 'tools/call', toolName: 'get_products', taskId: undefined } });
+  assert.deepEqual(peekByScan(body, BOUNDS), { ok: true, peek: { kind: 'request', id: 1, idText: undefined, method: 'tools/call', toolName: 'get_products', taskId: undefined, idWritten: undefined, cancelledRequestId: undefined } });
   // Each hand-written body the parse accepts (escaped keys included): decided by the scan.
   for (const text of HAND) {
     const bytes = Buffer.from(text);
@@ -410,7 +410,7 @@ test('the scan reading decides every valid body within the bounds and its member
   }
   assert.deepEqual(peekByScan(Buffer.from('{"jsonrpc":"2.0","\\u0069d":"x","m\\u0065thod":"ping"}'), BOUNDS), {
     ok: true,
-    peek: { kind: 'request', id: 'x', idText: undefined, method: 'ping', toolName: undefined, taskId: undefined },
+    peek: { kind: 'request', id: 'x', idText: undefined, method: 'ping', toolName: undefined, taskId: undefined, idWritten: undefined, cancelledRequestId: undefined },
   });
   // Not JSON: refused by the scan as the parse refuses it, without a parse (a re-read of trial 54's fix).
   assert.deepEqual(peekByScan(Buffer.from('{"jsonrpc":"2.0",'), BOUNDS), peekByParse(Buffer.from('{"jsonrpc":"2.0",'), BOUNDS));
@@ -608,9 +608,9 @@ test('params, a host response and initialize: the exact refusals, single and in 
     [`{"jsonrpc":"2.0","id":7,"error":{${pad},"c\u006fde":-32000,"message":5}}`, refused(`Invalid Request: ${ERROR}.`)],
     ['{"jsonrpc":"1.0","id":7,"result":{}}', refused('Invalid Request: "jsonrpc" must be "2.0".')],
     // Accepted: a Structured params, a well-formed response, initialize alone.
-    ['{"jsonrpc":"2.0","id":5,"method":"ping","params":[]}', { ok: true, peek: { kind: 'request', id: 5, idText: undefined, method: 'ping', toolName: undefined, taskId: undefined } }],
-    [`{"jsonrpc":"2.0","id":7,${pad},"error":{"code":1e2,"message":"m","data":null}}`, { ok: true, peek: { kind: 'notification', id: 7, idText: undefined, method: undefined, toolName: undefined, taskId: undefined } }],
-    ['{"jsonrpc":"2.0","id":0,"method":"initialize","params":{}}', { ok: true, peek: { kind: 'request', id: 0, idText: undefined, method: 'initialize', toolName: undefined, taskId: undefined } }],
+    ['{"jsonrpc":"2.0","id":5,"method":"ping","params":[]}', { ok: true, peek: { kind: 'request', id: 5, idText: undefined, method: 'ping', toolName: undefined, taskId: undefined, idWritten: undefined, cancelledRequestId: undefined } }],
+    [`{"jsonrpc":"2.0","id":7,${pad},"error":{"code":1e2,"message":"m","data":null}}`, { ok: true, peek: { kind: 'notification', id: 7, idText: undefined, method: undefined, toolName: undefined, taskId: undefined, idWritten: undefined, cancelledRequestId: undefined } }],
+    ['{"jsonrpc":"2.0","id":0,"method":"initialize","params":{}}', { ok: true, peek: { kind: 'request', id: 0, idText: undefined, method: 'initialize', toolName: undefined, taskId: undefined, idWritten: undefined, cancelledRequestId: undefined } }],
     // Batches: the same rules for each element, and no initialize.
     [`[${call},{"jsonrpc":"2.0","method":"n","params":5}]`, refused(element(1, '"params" must be an object or an array'))],
     [`[{"jsonrpc":"2.0","method":"n",${pad},"params":"x"},${call}]`, refused(element(0, '"params" must be an object or an array'))],
@@ -676,7 +676,8 @@ test('a tasks/result keeps its params.taskId, a string of at most MAX_TASK_ID_CH
   };
   const shape = ['kind', 'id', 'idText', 'method', 'toolName', 'taskId'];
   for (const body of [call('{"taskId":"t"}'), '{"jsonrpc":"2.0","id":1,"method":"ping"}', '{"jsonrpc":"2.0","id":1,"result":{}}', '[{"jsonrpc":"2.0","id":1,"method":"ping"}]']) assert.deepEqual(keys(body), shape, body);
-  assert.deepEqual(Object.keys(NO_BODY), shape);
+  // A single message's and NO_BODY write idWritten and cancelledRequestId too (test/regressions/rpc-peek-shapes-differ.test.ts).
+  assert.deepEqual(Object.keys(NO_BODY), [...shape, 'idWritten', 'cancelledRequestId']);
 });
 
 test('a batch names its first element that is no JSON-RPC message, in both readings', () => {
