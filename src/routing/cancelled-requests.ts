@@ -237,15 +237,19 @@ export class CancelledRequests {
    * Settles `awaited` ({@link awaitSeller}) with the seller's answer (`accepted`: 2xx): remembers
    * the cancellation when accepted, unless a new request with its id was sent since it came
    * ({@link forget}) or it was pushed out; either way it is no longer awaited. A no-op for
-   * undefined and after the first call.
+   * undefined and after the first call. Returns whether it remembered it: accepted, and still
+   * naming the call it came for (routing/handler.ts then drops that call's parked ids:
+   * host-answer-waits.ts HostAnswerWaits.callCancelled); false otherwise, and for a no-op.
    */
-  settle(awaited: AwaitedCancellation | undefined, accepted: boolean): void {
-    if (awaited === undefined || awaited.settled) return;
+  settle(awaited: AwaitedCancellation | undefined, accepted: boolean): boolean {
+    if (awaited === undefined || awaited.settled) return false;
     awaited.settled = true;
     const { key, awaiting } = awaited;
     const current = this.awaiting.get(key) === awaiting;
-    if (accepted && current && awaiting.generation === awaited.generation) this.remember(key, awaited.session);
+    const remembered = accepted && current && awaiting.generation === awaited.generation;
+    if (remembered) this.remember(key, awaited.session);
     if (--awaiting.count === 0 && current) this.dropAwaited(key, awaiting);
+    return remembered;
   }
 
   /** Remembers the cancellation of the request `rpc` (its exchange marked cancelled) in `seller` and `session`; anything but a single request is ignored. */

@@ -776,8 +776,15 @@ export function createMcpHandler(deps: HandlerDeps) {
         settleCancellation = (accepted) => {
           settleCancellation = undefined;
           // Matched or not (it may come between a stream's cut and its resume): accepted, a resume of it is not sent.
-          cancellations.settle(awaited, accepted);
+          const remembered = cancellations.settle(awaited, accepted);
           marked?.settle(accepted);
+          // Accepted: the ids the call's stream parked at a resumable end are dropped (the host
+          // neither answers nor resumes a cancelled call), unless a new request with its id was
+          // sent meanwhile (`remembered` false: that call may have parked them); an id no resume
+          // token could carry (`awaited` undefined) is never resumed. Before, they held a parked
+          // slot and kept the session's chunks parsed to sse_deadline_ms (review of trial 59 F2's
+          // fix, Low: test/regressions/cancelled-parked-call-holds-slot.test.ts).
+          if (accepted && (remembered || awaited === undefined)) hostAnswers.callCancelled(seller, session, cancelledId);
         };
       }
     }

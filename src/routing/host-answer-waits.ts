@@ -70,7 +70,9 @@
  * the same first start (`startedAt`, from its token: not another call re-using the id) inherits
  * them ({@link HostAnswerWaits.openStream} `resumes`). The host's answer and the seller's
  * cancellation drop parked ids as they end a stream's wait; a parked call left with none, or
- * past its deadline (a timer per parked call, unref'd), is dropped. Not parked: a batch's
+ * past its deadline (a timer per parked call, unref'd), is dropped, and so is a call whose
+ * cancellation by the host the seller accepted ({@link HostAnswerWaits.callCancelled}: the host
+ * neither answers nor resumes it; review of trial 59 F2's fix, Low). Not parked: a batch's
  * stream's ids, those of a stream that ended otherwise (an error, the host's disconnect).
  *
  * Memory: per seller endpoint and session (one string key), an entry while a member is open: each stream with a
@@ -90,7 +92,8 @@
  * response POST, a `Map` lookup, and a walk of its session's members when there are any.
  */
 import type { RpcIdRef } from '../exchange.js';
-import { canonicalRequestId } from '../response/json-value-at.js';
+import type { WrittenRequestId } from '../mcp/cancelled-id.js';
+import { canonicalRequestId, canonicalWrittenId } from '../response/json-value-at.js';
 
 /** Ids tracked at once per stream, and per session's shared set: more are not (a stream waits while any tracked one is outstanding). */
 export const MAX_AWAITED_PER_STREAM = 16;
@@ -319,6 +322,32 @@ export class HostAnswerWaits {
     if (this.parked.size > 0) this.releaseParked(key, id);
     const entry = this.bySession.get(key);
     if (entry !== undefined) this.release(entry, id);
+  }
+
+  /**
+   * The seller accepted (2xx) the host's `notifications/cancelled` naming call `call` (its
+   * `requestId` as written: mcp/cancelled-id.ts) of `seller` in `session`: the ids that call's
+   * stream parked at its resumable end ({@link park}) are dropped, the call's alone (same seller
+   * endpoint, session and canonical request id: a request that names the call, not one of the
+   * seller's requests). The host answers none of the requests made for a cancelled call and
+   * never resumes it (routing/cancelled-requests.ts: a resume gets 405), so they only held one
+   * of the {@link MAX_PARKED_CALLS_PER_SESSION} / {@link MAX_PARKED_CALLS} parked slots and kept
+   * {@link anyAwaitedIn} true (the session's chunks holding `"notifications/cancelled"` parsed
+   * event by event) until the call's `sse_deadline_ms`. Called only once the seller accepted
+   * (routing/handler.ts: not while its answer is awaited, not after a refusal), and not when a
+   * new request with that id was sent since the cancellation came (that call, not the cancelled
+   * one, may have parked ids by then). A stream of the call still open is told by
+   * {@link StreamHostWaits.hostCancelled}. Source: review of trial 59 F2's fix, Low
+   * (test/regressions/cancelled-parked-call-holds-slot.test.ts). Cost: one `size` check while
+   * nothing is parked; else a `Map` lookup, and the id's canonical text when its session has a
+   * parked call.
+   */
+  callCancelled(seller: string, session: string, call: WrittenRequestId): void {
+    if (this.parked.size === 0) return;
+    const key = sessionKeyOf(seller, session);
+    if (!this.parkedBySession.has(key)) return;
+    const parked = this.parked.get(parkedKeyOf(key, canonicalWrittenId(call.bytes, call.range)));
+    if (parked !== undefined) this.unpark(parked);
   }
 
   /**
