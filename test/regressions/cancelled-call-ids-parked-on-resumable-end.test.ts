@@ -19,17 +19,13 @@
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { HostAnswerWaits, sessionKeyOf, MAX_PARKED_CALLS_PER_SESSION, type IdleClock } from '../../src/routing/host-answer-waits.js';
+import { HostAnswerWaits, sessionKeyOf, MAX_PARKED_CALLS_PER_SESSION } from '../../src/routing/host-answer-waits.js';
+import { clock } from '../helpers/recording-idle-clock.js';
 
 const SELLER = 'http://127.0.0.1:9/mcp';
 const SESSION = 'session-1';
 const KEY = sessionKeyOf(SELLER, SESSION);
 
-/** A clock that records its calls: `p` paused, `r` restarted. */
-function clock(): IdleClock & { calls: string } {
-  const c = { calls: '', awaitHostAnswer: () => void (c.calls += 'p'), hostAnswered: () => void (c.calls += 'r') };
-  return c;
-}
 
 /** A resumable end as sse-stage.ts closes a request's stream: parked for `call` for a minute. */
 const parkFor = (call: string): { call: string; expiresAt: number; startedAt: number } => ({ call, expiresAt: Date.now() + 60_000, startedAt: 1 });

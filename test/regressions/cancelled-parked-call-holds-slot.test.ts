@@ -25,7 +25,8 @@
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { HostAnswerWaits, sessionKeyOf, MAX_PARKED_CALLS_PER_SESSION, type IdleClock } from '../../src/routing/host-answer-waits.js';
+import { HostAnswerWaits, sessionKeyOf, MAX_PARKED_CALLS_PER_SESSION } from '../../src/routing/host-answer-waits.js';
+import { clock } from '../helpers/recording-idle-clock.js';
 import { CancelledRequests } from '../../src/routing/cancelled-requests.js';
 import type { WrittenRequestId } from '../../src/mcp/cancelled-id.js';
 import type { RpcPeek } from '../../src/exchange.js';
@@ -35,11 +36,6 @@ const SELLER = 'http://127.0.0.1:9/mcp';
 const SESSION = 'session-1';
 const KEY = sessionKeyOf(SELLER, SESSION);
 
-/** A clock that records its calls: `p` paused, `r` restarted. */
-function clock(): IdleClock & { calls: string } {
-  const c = { calls: '', awaitHostAnswer: () => void (c.calls += 'p'), hostAnswered: () => void (c.calls += 'r') };
-  return c;
-}
 
 /** A `requestId` as a host's `notifications/cancelled` writes it (mcp/cancelled-id.ts): the JSON text `text`. */
 function written(text: string): WrittenRequestId {

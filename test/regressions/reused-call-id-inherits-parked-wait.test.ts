@@ -14,12 +14,9 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { HostAnswerWaits, type IdleClock } from '../../src/routing/host-answer-waits.js';
+import { HostAnswerWaits } from '../../src/routing/host-answer-waits.js';
+import { clock } from '../helpers/recording-idle-clock.js';
 
-function clock(): IdleClock & { calls: string } {
-  const c = { calls: '', awaitHostAnswer: () => void (c.calls += 'p'), hostAnswered: () => void (c.calls += 'r') };
-  return c;
-}
 
 test('reused-call-id-inherits-parked-wait: a resume of another call with the same id does not inherit the parked wait', () => {
   const waits = new HostAnswerWaits();

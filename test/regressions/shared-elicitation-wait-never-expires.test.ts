@@ -16,12 +16,9 @@
  */
 import { mock, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { HostAnswerWaits, sessionKeyOf, type IdleClock } from '../../src/routing/host-answer-waits.js';
+import { HostAnswerWaits, sessionKeyOf } from '../../src/routing/host-answer-waits.js';
+import { clock } from '../helpers/recording-idle-clock.js';
 
-function clock(): IdleClock & { calls: string } {
-  const c = { calls: '', awaitHostAnswer: () => void (c.calls += 'p'), hostAnswered: () => void (c.calls += 'r') };
-  return c;
-}
 
 test('shared-elicitation-wait-never-expires: a shared request expires after the idle limit + the deadline', () => {
   mock.timers.enable({ apis: ['setTimeout'] });

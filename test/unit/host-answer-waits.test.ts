@@ -5,17 +5,13 @@
  */
 import { describe, mock, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { HostAnswerWaits, sessionKeyOf, MAX_AWAITED_PER_STREAM, MAX_PARKED_CALLS, MAX_PARKED_CALLS_PER_SESSION, type IdleClock } from '../../src/routing/host-answer-waits.js';
+import { HostAnswerWaits, sessionKeyOf, MAX_AWAITED_PER_STREAM, MAX_PARKED_CALLS, MAX_PARKED_CALLS_PER_SESSION } from '../../src/routing/host-answer-waits.js';
+import { clock } from '../helpers/recording-idle-clock.js';
 import { sellerCancelledIdOf, serverRequestIdOf } from '../../src/response/server-request-id.js';
 import { canonicalRequestId } from '../../src/response/json-value-at.js';
 
 const BOUNDS = { maxDepth: 64, maxNodes: 100_000 };
 
-/** A clock that records its calls: `p` paused, `r` restarted. */
-function clock(): IdleClock & { calls: string } {
-  const c = { calls: '', awaitHostAnswer: () => void (c.calls += 'p'), hostAnswered: () => void (c.calls += 'r') };
-  return c;
-}
 
 /** The canonical id of the number `n` (json-value-at.ts). */
 const num = (n: number): string => canonicalRequestId({ id: n, idText: undefined })!;
