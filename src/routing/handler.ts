@@ -780,11 +780,14 @@ export function createMcpHandler(deps: HandlerDeps) {
           marked?.settle(accepted);
           // Accepted: the ids the call's stream parked at a resumable end are dropped (the host
           // neither answers nor resumes a cancelled call), unless a new request with its id was
-          // sent meanwhile (`remembered` false: that call may have parked them); an id no resume
-          // token could carry (`awaited` undefined) is never resumed. Before, they held a parked
-          // slot and kept the session's chunks parsed to sse_deadline_ms (review of trial 59 F2's
-          // fix, Low: test/regressions/cancelled-parked-call-holds-slot.test.ts).
-          if (accepted && (remembered || awaited === undefined)) hostAnswers.callCancelled(seller, session, cancelledId);
+          // sent meanwhile (`remembered` false: that call may have parked them). Not for an id
+          // no resume token could carry (`awaited` undefined, `remembered` false): its stream
+          // carries no token, so it rarely parks anything (what it does park lasts to its
+          // deadline, as before), and canonicalizing a 4 MB id here cost ~70-215 ms of the event
+          // loop per cancellation (review of the fix, Low). Before,
+          // the ids held a parked slot and kept the session's chunks parsed to sse_deadline_ms
+          // (review of trial 59 F2's fix, Low: test/regressions/cancelled-parked-call-holds-slot.test.ts).
+          if (accepted && remembered) hostAnswers.callCancelled(seller, session, cancelledId);
         };
       }
     }
