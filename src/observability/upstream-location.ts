@@ -17,7 +17,7 @@
  *   the logger's own guard);
  * - its first {@link MAX_LOCATION_CHARS} (256) characters, an escape never cut in two.
  */
-import { REDACTED } from './logger.js';
+import { REDACTED } from './redacted.js';
 
 /** Characters of `upstream_location` at most. */
 export const MAX_LOCATION_CHARS = 256;

@@ -149,12 +149,17 @@ function holdsEscapedMethodValue(bytes: Buffer): boolean {
  * more than 1000 of its keys that may be names -> undefined, as before.
  */
 export function sellerCancelledIdOf(data: string | Buffer, limits: JsonScanLimits, scanned?: ScannedMembers): string | undefined {
-  const plain = typeof data === 'string' ? data.includes(CANCELLED_METHOD_TEXT) : data.indexOf(CANCELLED_METHOD) !== -1;
-  if (!plain && (typeof data === 'string' ? !data.includes('\\') : data.indexOf(BACKSLASH) === -1)) return undefined;
-  const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
-  if (!plain && !holdsEscapedMethodValue(bytes)) return undefined;
+  // Given the judge's scan, its facts decide at once (below); the text filters, native
+  // searches of the whole data, only spare data with no scan its own (final re-read, Low: they
+  // ran per event before the scan was read).
   let scan = typeof data === 'string' ? undefined : scanned;
-  if (scan === undefined) {
+  let bytes: Buffer;
+  if (scan !== undefined) bytes = data as Buffer;
+  else {
+    const plain = typeof data === 'string' ? data.includes(CANCELLED_METHOD_TEXT) : data.indexOf(CANCELLED_METHOD) !== -1;
+    if (!plain && (typeof data === 'string' ? !data.includes('\\') : data.indexOf(BACKSLASH) === -1)) return undefined;
+    bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
+    if (!plain && !holdsEscapedMethodValue(bytes)) return undefined;
     cancelScans++;
     const own = scanJson(bytes, limits);
     if (!own.ok) return undefined;

@@ -330,10 +330,7 @@ export class InFlightRequests {
    * 1,000 ms: test/regressions/overlapping-cancels-hold-request-past-deadline.test.ts).
    */
   private holdForCancels(entry: InFlightEntry, maxMs: number, then: (end: CancelHoldEnd) => void): void {
-    if (entry.cancelAccepted || entry.cancelsAwaited === 0) {
-      then(entry.cancelAccepted ? 'accepted' : 'refused');
-      return;
-    }
+    // Its only caller, holdAtTurn, holds only an entry that awaitsCancelAnswer.
     endHold(entry, 'closed'); // one hold at a time
     entry.cancelHold = { awaited: entry.cancelsAwaited, upTo: this.seq, timer: setTimeout(endHold, maxMs, entry, 'timeout'), then };
   }
